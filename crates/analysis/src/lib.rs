@@ -1,0 +1,8 @@
+//! Every analysis tracelogic offers, as pure functions over the [`tracelogic_model::Trace`].
+//!
+//! Results are plain serialisable structs: the CLI prints them, the web app draws them,
+//! tests compare them. Nothing here knows which format a trace came from, and nothing here
+//! does I/O.
+
+pub mod matrix;
+pub mod summary;

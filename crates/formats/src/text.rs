@@ -1,0 +1,10 @@
+//! Reader for the text format (to be implemented).
+
+use crate::{FormatError, InputFile, ProgressSink};
+use tracelogic_model::Trace;
+
+/// Read a text trace from its files.
+pub fn read(files: &[InputFile], progress: &mut dyn ProgressSink) -> Result<Trace, FormatError> {
+    let _ = (files, progress);
+    Err(FormatError::new("(input)", "the text reader is not implemented yet"))
+}

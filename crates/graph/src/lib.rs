@@ -1,0 +1,1 @@
+//! Graph algorithms shared by topology, similarity and pattern analyses (to be implemented).

@@ -1,0 +1,468 @@
+//! The one trace model every tracelogic reader fills and every analysis reads.
+//!
+//! A [`Trace`] is a set of [`RankTrace`]s (one per `MPI_COMM_WORLD` rank), each an ordered
+//! stream of MPI [calls](Calls) stored column by column, plus the point-to-point operations
+//! ([`P2p`]) and collective operations ([`Collectives`]) those calls carry. Names (MPI
+//! functions, regions, call paths, metrics) are interned once per trace. Peers are always
+//! world ranks: readers translate communicator-relative ranks through [`Communicator`]
+//! membership before they store them, so analyses never see a communicator-local rank and
+//! never learn which format a trace came from.
+//!
+//! The layout is columnar because real traces reach hundreds of millions of calls: a call
+//! costs about 30 bytes, a point-to-point operation about 40.
+
+mod kinds;
+pub mod matching;
+pub mod query;
+
+pub use kinds::{CallKind, CollectiveOp};
+pub use matching::{match_messages, Matching, Message};
+pub use query::Selection;
+
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+/// A rank in `MPI_COMM_WORLD` (0-based).
+pub type Rank = u32;
+/// A point in time, in nanoseconds since the trace's time origin.
+pub type Time = u64;
+/// Index into [`Trace::functions`].
+pub type FuncId = u32;
+/// Index into [`Trace::regions`].
+pub type RegionId = u32;
+/// Index into [`Trace::callpaths`]; [`NO_CALLPATH`] when the format records none.
+pub type CallpathId = u32;
+/// Index into [`Trace::comms`].
+pub type CommId = u32;
+/// Index of a call inside one [`RankTrace`]'s [`Calls`].
+pub type CallIdx = u32;
+
+/// Peer value of a receive whose source was `MPI_ANY_SOURCE` and could not be resolved.
+pub const ANY_SOURCE: Rank = u32::MAX;
+/// Tag value of a receive posted with `MPI_ANY_TAG` and not resolved from a status.
+pub const ANY_TAG: i32 = -1;
+/// Root value of a root-less collective.
+pub const NO_ROOT: Rank = u32::MAX;
+/// Call-path value when the format records no enclosing region.
+pub const NO_CALLPATH: CallpathId = u32::MAX;
+/// Request-completion value of a non-blocking operation that never completed in the trace.
+pub const NOT_COMPLETED: CallIdx = u32::MAX;
+/// The communicator id of `MPI_COMM_WORLD` in every trace (readers create it first).
+pub const COMM_WORLD: CommId = 0;
+
+/// An interning table: each distinct string is stored once and named by its index.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Interner {
+    names: Vec<String>,
+    #[serde(skip)]
+    index: HashMap<String, u32>,
+}
+
+impl Interner {
+    /// Index of `name`, adding it if new.
+    pub fn intern(&mut self, name: &str) -> u32 {
+        if self.index.len() != self.names.len() {
+            self.rebuild_index();
+        }
+        if let Some(&i) = self.index.get(name) {
+            return i;
+        }
+        let i = self.names.len() as u32;
+        self.names.push(name.to_owned());
+        self.index.insert(name.to_owned(), i);
+        i
+    }
+    /// Index of `name` if it was interned.
+    pub fn get(&self, name: &str) -> Option<u32> {
+        if self.index.len() == self.names.len() {
+            self.index.get(name).copied()
+        } else {
+            self.names.iter().position(|n| n == name).map(|i| i as u32)
+        }
+    }
+    /// The name behind an index.
+    pub fn name(&self, id: u32) -> &str {
+        &self.names[id as usize]
+    }
+    /// Number of distinct names.
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+    /// True when nothing was interned.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+    /// All names in index order.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+    fn rebuild_index(&mut self) {
+        self.index = self
+            .names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.clone(), i as u32))
+            .collect();
+    }
+}
+
+/// A communicator: its members as world ranks, in communicator-rank order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Communicator {
+    /// A readable name (`MPI_COMM_WORLD`, `comm 3`, or the name the trace gives).
+    pub name: String,
+    /// `members[i]` is the world rank of communicator rank `i`.
+    pub members: Vec<Rank>,
+}
+
+impl Communicator {
+    /// World rank of communicator rank `local`, if it is a member.
+    pub fn world_rank(&self, local: u32) -> Option<Rank> {
+        self.members.get(local as usize).copied()
+    }
+    /// Communicator rank of world rank `world`, if it is a member.
+    pub fn local_rank(&self, world: Rank) -> Option<u32> {
+        self.members.iter().position(|&m| m == world).map(|i| i as u32)
+    }
+}
+
+/// A thread of execution inside a rank (an OTF2 location, a Paraver thread, a DUMPI thread id).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Location {
+    /// The id the format uses (OTF2 location id, thread number...).
+    pub id: u64,
+    /// Readable name, e.g. `Master thread` or `THREAD 1.1.1`.
+    pub name: String,
+}
+
+/// The calls of one rank, column by column; row `i` of every column is call `i`, in program order.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Calls {
+    /// MPI function of the call (index into [`Trace::functions`]), e.g. `MPI_Isend`.
+    pub func: Vec<FuncId>,
+    /// Classification of the function.
+    pub kind: Vec<CallKind>,
+    /// Entry time.
+    pub enter: Vec<Time>,
+    /// Exit time (equal to `enter` when the format records only one timestamp).
+    pub exit: Vec<Time>,
+    /// Enclosing user call path (regions entered and not yet left), or [`NO_CALLPATH`].
+    pub callpath: Vec<CallpathId>,
+    /// Index into [`RankTrace::locations`] of the thread that made the call.
+    pub location: Vec<u16>,
+}
+
+impl Calls {
+    /// Number of calls.
+    pub fn len(&self) -> usize {
+        self.func.len()
+    }
+    /// True when the rank made no call.
+    pub fn is_empty(&self) -> bool {
+        self.func.is_empty()
+    }
+}
+
+/// Direction of a point-to-point operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum P2pDir {
+    /// This rank sends to `peer`.
+    Send,
+    /// This rank receives from `peer`.
+    Recv,
+}
+
+/// Point-to-point operations of one rank (one per send or receive; `MPI_Sendrecv` gives two),
+/// ordered by the call that posted them.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct P2p {
+    /// Call that posted the operation (`MPI_Send`, `MPI_Isend`, `MPI_Recv`, `MPI_Irecv`...).
+    pub post: Vec<CallIdx>,
+    /// Call that completed it: the post itself for blocking calls, the `MPI_Wait*`/`MPI_Test*`
+    /// for non-blocking ones, [`NOT_COMPLETED`] if no completion was recorded.
+    pub complete: Vec<CallIdx>,
+    /// Send or receive.
+    pub dir: Vec<P2pDir>,
+    /// World rank of the partner ([`ANY_SOURCE`] for an unresolved wildcard receive).
+    pub peer: Vec<Rank>,
+    /// Message tag ([`ANY_TAG`] for an unresolved wildcard).
+    pub tag: Vec<i32>,
+    /// Communicator (index into [`Trace::comms`]).
+    pub comm: Vec<CommId>,
+    /// Message size in bytes (count × datatype size). For receives, the size actually received
+    /// where the format records it, else the posted buffer size.
+    pub bytes: Vec<u64>,
+}
+
+impl P2p {
+    /// Number of operations.
+    pub fn len(&self) -> usize {
+        self.post.len()
+    }
+    /// True when the rank has no point-to-point operation.
+    pub fn is_empty(&self) -> bool {
+        self.post.is_empty()
+    }
+}
+
+/// Collective operations of one rank, ordered by their call.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Collectives {
+    /// The call (for non-blocking collectives, the initiating call).
+    pub call: Vec<CallIdx>,
+    /// Which collective.
+    pub op: Vec<CollectiveOp>,
+    /// Communicator.
+    pub comm: Vec<CommId>,
+    /// World rank of the root, or [`NO_ROOT`].
+    pub root: Vec<Rank>,
+    /// Bytes this rank contributes (send buffer).
+    pub bytes_sent: Vec<u64>,
+    /// Bytes this rank receives (receive buffer).
+    pub bytes_recv: Vec<u64>,
+}
+
+impl Collectives {
+    /// Number of collective operations.
+    pub fn len(&self) -> usize {
+        self.call.len()
+    }
+    /// True when the rank took part in no collective.
+    pub fn is_empty(&self) -> bool {
+        self.call.is_empty()
+    }
+}
+
+/// Samples of one hardware counter or metric on one rank (OTF2 Metric events, DUMPI PAPI).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct MetricSamples {
+    /// Index into [`Trace::metrics`].
+    pub metric: u32,
+    /// Sample times.
+    pub time: Vec<Time>,
+    /// Sample values as recorded (accumulated counters stay accumulated).
+    pub value: Vec<f64>,
+}
+
+/// Everything one rank did.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct RankTrace {
+    /// World rank.
+    pub rank: Rank,
+    /// Threads / locations of the rank; `Calls::location` indexes this.
+    pub locations: Vec<Location>,
+    /// MPI calls in program order.
+    pub calls: Calls,
+    /// Point-to-point operations.
+    pub p2p: P2p,
+    /// Collective operations.
+    pub collectives: Collectives,
+    /// Counter samples, one series per metric.
+    pub metrics: Vec<MetricSamples>,
+    /// First and last timestamp seen on this rank (any event, not only MPI calls); `None`
+    /// when the rank recorded nothing.
+    pub span: Option<(Time, Time)>,
+}
+
+/// A whole run: all ranks, communicators and interned names.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Trace {
+    /// Short name of the format it was read from (`otf2`, `dumpi`, `paraver`, `csv`, `text`,
+    /// `generated`). For display only: analyses must not depend on it.
+    pub format: String,
+    /// Where it came from (file or folder name), for messages.
+    pub source: String,
+    /// One entry per world rank; `ranks[r].rank == r`.
+    pub ranks: Vec<RankTrace>,
+    /// Communicators; index [`COMM_WORLD`] is `MPI_COMM_WORLD`.
+    pub comms: Vec<Communicator>,
+    /// MPI function names (MPI standard spelling, e.g. `MPI_Waitall`).
+    pub functions: Interner,
+    /// User region names (functions, loops) from Enter/Leave or event records.
+    pub regions: Interner,
+    /// Call paths: each a list of regions from outermost to innermost.
+    pub callpaths: Vec<Vec<RegionId>>,
+    /// Metric names (e.g. `PAPI_TOT_INS`).
+    pub metrics: Interner,
+    /// Free-form facts from the file headers (host, tracer version, clock resolution...).
+    pub meta: Vec<(String, String)>,
+    /// Things the reader noticed but could work around (shown to the user).
+    pub warnings: Vec<String>,
+}
+
+impl Trace {
+    /// An empty trace of `n` ranks with `MPI_COMM_WORLD` defined.
+    pub fn new(format: &str, source: &str, n: u32) -> Trace {
+        Trace {
+            format: format.to_owned(),
+            source: source.to_owned(),
+            ranks: (0..n)
+                .map(|r| RankTrace {
+                    rank: r,
+                    ..Default::default()
+                })
+                .collect(),
+            comms: vec![Communicator {
+                name: "MPI_COMM_WORLD".into(),
+                members: (0..n).collect(),
+            }],
+            ..Default::default()
+        }
+    }
+
+    /// Number of world ranks.
+    pub fn num_ranks(&self) -> u32 {
+        self.ranks.len() as u32
+    }
+
+    /// Total number of MPI call records.
+    pub fn num_calls(&self) -> u64 {
+        self.ranks.iter().map(|r| r.calls.len() as u64).sum()
+    }
+
+    /// Earliest and latest timestamp over all ranks (0, 0 for an empty trace).
+    pub fn span(&self) -> (Time, Time) {
+        self.ranks
+            .iter()
+            .filter_map(|r| r.span)
+            .reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)))
+            .unwrap_or((0, 0))
+    }
+
+    /// Name of the MPI function of call `i` on rank `r`.
+    pub fn call_name(&self, r: Rank, i: CallIdx) -> &str {
+        self.functions.name(self.ranks[r as usize].calls.func[i as usize])
+    }
+
+    /// Intern a call path given as region ids (outermost first).
+    pub fn intern_callpath(&mut self, path: &[RegionId]) -> CallpathId {
+        // Linear probing is fine: call paths are few and readers cache their last id.
+        if let Some(i) = self.callpaths.iter().position(|p| p == path) {
+            return i as CallpathId;
+        }
+        self.callpaths.push(path.to_vec());
+        (self.callpaths.len() - 1) as CallpathId
+    }
+
+    /// Append a call to rank `r` and return its index; the function name is interned and
+    /// classified. Extends the rank's span.
+    pub fn push_call(
+        &mut self,
+        r: Rank,
+        func: &str,
+        enter: Time,
+        exit: Time,
+        callpath: CallpathId,
+        location: u16,
+    ) -> CallIdx {
+        let f = self.functions.intern(func);
+        let rt = &mut self.ranks[r as usize];
+        let c = &mut rt.calls;
+        let idx = c.func.len() as CallIdx;
+        c.func.push(f);
+        c.kind.push(CallKind::classify(func));
+        c.enter.push(enter);
+        c.exit.push(exit.max(enter));
+        c.callpath.push(callpath);
+        c.location.push(location);
+        rt.extend_span(enter, exit.max(enter));
+        idx
+    }
+
+    /// Append a point-to-point operation to rank `r`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn push_p2p(
+        &mut self,
+        r: Rank,
+        post: CallIdx,
+        complete: CallIdx,
+        dir: P2pDir,
+        peer: Rank,
+        tag: i32,
+        comm: CommId,
+        bytes: u64,
+    ) {
+        let p = &mut self.ranks[r as usize].p2p;
+        p.post.push(post);
+        p.complete.push(complete);
+        p.dir.push(dir);
+        p.peer.push(peer);
+        p.tag.push(tag);
+        p.comm.push(comm);
+        p.bytes.push(bytes);
+    }
+
+    /// Append a collective operation to rank `r`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn push_collective(
+        &mut self,
+        r: Rank,
+        call: CallIdx,
+        op: CollectiveOp,
+        comm: CommId,
+        root: Rank,
+        bytes_sent: u64,
+        bytes_recv: u64,
+    ) {
+        let c = &mut self.ranks[r as usize].collectives;
+        c.call.push(call);
+        c.op.push(op);
+        c.comm.push(comm);
+        c.root.push(root);
+        c.bytes_sent.push(bytes_sent);
+        c.bytes_recv.push(bytes_recv);
+    }
+
+    /// Add a communicator (or return the existing one with the same members and name).
+    pub fn add_comm(&mut self, name: &str, members: Vec<Rank>) -> CommId {
+        if let Some(i) = self.comms.iter().position(|c| c.members == members && c.name == name) {
+            return i as CommId;
+        }
+        self.comms.push(Communicator {
+            name: name.to_owned(),
+            members,
+        });
+        (self.comms.len() - 1) as CommId
+    }
+
+    /// Sort every rank's point-to-point and collective operations by posting call, keeping
+    /// the relative order of operations posted by the same call. Readers call this once at the
+    /// end when they could not append in order.
+    pub fn normalise_order(&mut self) {
+        for rt in &mut self.ranks {
+            let p = &mut rt.p2p;
+            if p.post.windows(2).any(|w| w[0] > w[1]) {
+                let mut perm: Vec<usize> = (0..p.post.len()).collect();
+                perm.sort_by_key(|&i| p.post[i]);
+                p.post = perm.iter().map(|&i| p.post[i]).collect();
+                p.complete = perm.iter().map(|&i| p.complete[i]).collect();
+                p.dir = perm.iter().map(|&i| p.dir[i]).collect();
+                p.peer = perm.iter().map(|&i| p.peer[i]).collect();
+                p.tag = perm.iter().map(|&i| p.tag[i]).collect();
+                p.comm = perm.iter().map(|&i| p.comm[i]).collect();
+                p.bytes = perm.iter().map(|&i| p.bytes[i]).collect();
+            }
+            let c = &mut rt.collectives;
+            if c.call.windows(2).any(|w| w[0] > w[1]) {
+                let mut perm: Vec<usize> = (0..c.call.len()).collect();
+                perm.sort_by_key(|&i| c.call[i]);
+                c.call = perm.iter().map(|&i| c.call[i]).collect();
+                c.op = perm.iter().map(|&i| c.op[i]).collect();
+                c.comm = perm.iter().map(|&i| c.comm[i]).collect();
+                c.root = perm.iter().map(|&i| c.root[i]).collect();
+                c.bytes_sent = perm.iter().map(|&i| c.bytes_sent[i]).collect();
+                c.bytes_recv = perm.iter().map(|&i| c.bytes_recv[i]).collect();
+            }
+        }
+    }
+}
+
+impl RankTrace {
+    /// Widen the rank's span to cover `[a, b]`.
+    pub fn extend_span(&mut self, a: Time, b: Time) {
+        self.span = Some(match self.span {
+            None => (a.min(b), a.max(b)),
+            Some((lo, hi)) => (lo.min(a), hi.max(b)),
+        });
+    }
+}

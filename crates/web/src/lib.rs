@@ -1,0 +1,1 @@
+//! The tracelogic web application (to be implemented).
