@@ -1,4 +1,50 @@
-fn main() {
-    eprintln!("tracelogic: not built yet");
-    std::process::exit(2);
+//! `tracelogic`: the command-line shell over the tracelogic core. It parses arguments, loads
+//! traces, calls one core function per subcommand and prints tables or JSON.
+//!
+//! Exit codes: 0 ok, 1 the analysis found nothing, 2 bad input or usage.
+
+mod common;
+mod generate;
+mod matrix;
+mod query;
+mod summary;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// Turn MPI communication traces into understanding.
+#[derive(Parser)]
+#[command(name = "tracelogic", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// What is in a trace: ranks, calls by kind, bytes, duration, communicators, unmatched messages.
+    Summary(summary::Args),
+    /// The rank-to-rank communication matrix and its filtered binary form.
+    Matrix(matrix::Args),
+    /// Select calls and messages by ranks, time window, size and kind.
+    Query(query::Args),
+    /// Write synthetic traces of known topologies.
+    Generate(generate::Args),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Summary(a) => summary::run(a),
+        Command::Matrix(a) => matrix::run(a),
+        Command::Query(a) => query::run(a),
+        Command::Generate(a) => generate::run(a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("tracelogic: {e}");
+            e.exit_code()
+        }
+    }
 }
