@@ -5,4 +5,6 @@
 //! does I/O.
 
 pub mod matrix;
+pub mod replay;
 pub mod summary;
+pub mod topology;

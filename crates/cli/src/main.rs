@@ -7,7 +7,9 @@ mod common;
 mod generate;
 mod matrix;
 mod query;
+mod replay;
 mod summary;
+mod topology;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -30,6 +32,10 @@ enum Command {
     Query(query::Args),
     /// Write synthetic traces of known topologies.
     Generate(generate::Args),
+    /// Identify the communication topology and the rank-to-coordinate mapping.
+    Topology(topology::Args),
+    /// Predict run time under other networks and classify what limits performance.
+    Replay(replay::Args),
 }
 
 fn main() -> ExitCode {
@@ -39,6 +45,8 @@ fn main() -> ExitCode {
         Command::Matrix(a) => matrix::run(a),
         Command::Query(a) => query::run(a),
         Command::Generate(a) => generate::run(a),
+        Command::Topology(a) => topology::run(a),
+        Command::Replay(a) => replay::run(a),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,1 @@
+//! Network what-if: multi-configuration replay and bound classification (seed 004). To be implemented.
