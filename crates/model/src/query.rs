@@ -1,14 +1,23 @@
 //! Selections of calls and messages (thesis ch. 3, §3.5.2): by ranks, time window, message
 //! size and call kind. Every analysis accepts a [`Selection`].
+//!
+//! A selection is plain data; the `selects_*` methods decide membership for one call or
+//! operation, [`fan_in_out`] aggregates what the selected ranks send and receive, and the
+//! `parse_*` functions read the command-line syntax (`0-3,7`, `send,isend,collective`,
+//! `1.5s`, `64Ki`).
 
-use crate::{CallKind, Rank, Time};
+use crate::{CallIdx, CallKind, CommId, P2pDir, Rank, Time, Trace, ANY_SOURCE};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
 
 /// Which part of a trace to look at. The default selects everything.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Selection {
     /// Only these world ranks (`None` = all).
     pub ranks: Option<Vec<Rank>>,
+    /// Only ranks that are members of this communicator (intersected with `ranks`).
+    #[serde(default)]
+    pub comm: Option<CommId>,
     /// Only calls entered at or after this time.
     pub from: Option<Time>,
     /// Only calls entered before this time.
@@ -19,4 +28,519 @@ pub struct Selection {
     pub max_bytes: Option<u64>,
     /// Only calls of these kinds (`None` = all).
     pub kinds: Option<Vec<CallKind>>,
+}
+
+impl Selection {
+    /// The selection of everything (same as `Selection::default()`).
+    pub fn all() -> Selection {
+        Selection::default()
+    }
+
+    /// True when `rank` is in the rank list (if any) and a member of the communicator (if any).
+    pub fn selects_rank(&self, trace: &Trace, rank: Rank) -> bool {
+        if let Some(ranks) = &self.ranks {
+            if !ranks.contains(&rank) {
+                return false;
+            }
+        }
+        match self.comm {
+            None => true,
+            Some(c) => trace.comms.get(c as usize).is_some_and(|c| c.members.contains(&rank)),
+        }
+    }
+
+    /// True when time `t` is inside the window `[from, to)`.
+    pub fn selects_time(&self, t: Time) -> bool {
+        self.from.is_none_or(|f| t >= f) && self.to.is_none_or(|e| t < e)
+    }
+
+    /// True when a size of `bytes` is inside `[min_bytes, max_bytes]`.
+    pub fn selects_bytes(&self, bytes: u64) -> bool {
+        self.min_bytes.is_none_or(|m| bytes >= m) && self.max_bytes.is_none_or(|m| bytes <= m)
+    }
+
+    /// True when `kind` is one of the selected call kinds.
+    pub fn selects_kind(&self, kind: CallKind) -> bool {
+        self.kinds.as_ref().is_none_or(|k| k.contains(&kind))
+    }
+
+    /// True when call `call` of `rank` is selected: selected rank, entered inside the window,
+    /// of a selected kind, and — when size bounds are set — moving a size inside them. The size
+    /// of a call is the largest of its point-to-point operations and collective buffers; a
+    /// call that moves no data (`MPI_Wait`, `MPI_Barrier`...) has size 0. Out-of-range indices
+    /// are not selected.
+    pub fn selects_call(&self, trace: &Trace, rank: Rank, call: CallIdx) -> bool {
+        let Some(rt) = trace.ranks.get(rank as usize) else {
+            return false;
+        };
+        let c = &rt.calls;
+        let i = call as usize;
+        if i >= c.len() || !self.selects_rank(trace, rank) {
+            return false;
+        }
+        if !self.selects_time(c.enter[i]) || !self.selects_kind(c.kind[i]) {
+            return false;
+        }
+        if self.min_bytes.is_none() && self.max_bytes.is_none() {
+            return true;
+        }
+        self.selects_bytes(call_bytes(trace, rank, call))
+    }
+
+    /// True when point-to-point operation `op` of `rank` is selected: selected rank, posting
+    /// call entered inside the window and of a selected kind, size inside the bounds.
+    pub fn selects_p2p(&self, trace: &Trace, rank: Rank, op: usize) -> bool {
+        let Some(rt) = trace.ranks.get(rank as usize) else {
+            return false;
+        };
+        if op >= rt.p2p.len() || !self.selects_rank(trace, rank) || !self.selects_bytes(rt.p2p.bytes[op]) {
+            return false;
+        }
+        self.selects_posting_call(rt, rt.p2p.post[op])
+    }
+
+    /// True when collective operation `op` of `rank` is selected: selected rank, call entered
+    /// inside the window and of a selected kind, larger of its two buffers inside the bounds.
+    pub fn selects_collective(&self, trace: &Trace, rank: Rank, op: usize) -> bool {
+        let Some(rt) = trace.ranks.get(rank as usize) else {
+            return false;
+        };
+        let co = &rt.collectives;
+        if op >= co.len() || !self.selects_rank(trace, rank) {
+            return false;
+        }
+        if !self.selects_bytes(co.bytes_sent[op].max(co.bytes_recv[op])) {
+            return false;
+        }
+        self.selects_posting_call(rt, co.call[op])
+    }
+
+    fn selects_posting_call(&self, rt: &crate::RankTrace, call: CallIdx) -> bool {
+        let c = &rt.calls;
+        let i = call as usize;
+        i < c.len() && self.selects_time(c.enter[i]) && self.selects_kind(c.kind[i])
+    }
+}
+
+/// The data a call moves: the largest of the point-to-point operations it posted and of its
+/// collective buffers (0 when it moves none).
+pub fn call_bytes(trace: &Trace, rank: Rank, call: CallIdx) -> u64 {
+    let Some(rt) = trace.ranks.get(rank as usize) else {
+        return 0;
+    };
+    let p = &rt.p2p;
+    let a = p.post.partition_point(|&c| c < call);
+    let b = p.post.partition_point(|&c| c <= call);
+    let p2p = p.bytes[a..b].iter().copied().max().unwrap_or(0);
+    let co = &rt.collectives;
+    let a = co.call.partition_point(|&c| c < call);
+    let b = co.call.partition_point(|&c| c <= call);
+    let coll = (a..b)
+        .map(|i| co.bytes_sent[i].max(co.bytes_recv[i]))
+        .max()
+        .unwrap_or(0);
+    p2p.max(coll)
+}
+
+/// What one rank sends and receives inside a selection.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RankFan {
+    /// World rank.
+    pub rank: Rank,
+    /// Bytes of its selected point-to-point sends.
+    pub p2p_bytes_out: u64,
+    /// Bytes of its selected point-to-point receives.
+    pub p2p_bytes_in: u64,
+    /// Bytes it contributed to selected collectives (send buffers).
+    pub collective_bytes_out: u64,
+    /// Bytes it received from selected collectives (receive buffers).
+    pub collective_bytes_in: u64,
+    /// Fan-out: `p2p_bytes_out + collective_bytes_out`.
+    pub bytes_out: u64,
+    /// Fan-in: `p2p_bytes_in + collective_bytes_in`.
+    pub bytes_in: u64,
+    /// Selected point-to-point send operations.
+    pub messages_out: u64,
+    /// Selected point-to-point receive operations.
+    pub messages_in: u64,
+    /// Distinct ranks it sent to.
+    pub peers_out: u32,
+    /// Distinct ranks it received from (wildcard receives that were never resolved excluded).
+    pub peers_in: u32,
+}
+
+/// Fan-in and fan-out of every selected rank, in rank order. Each rank's figures come from its
+/// own operations (sends for fan-out, receives for fan-in), so they follow the selection's time
+/// window, kinds and sizes on that rank.
+pub fn fan_in_out(trace: &Trace, selection: &Selection) -> Vec<RankFan> {
+    let mut out = Vec::new();
+    for rt in &trace.ranks {
+        let rank = rt.rank;
+        if !selection.selects_rank(trace, rank) {
+            continue;
+        }
+        let mut f = RankFan {
+            rank,
+            ..Default::default()
+        };
+        let mut peers_out = BTreeSet::new();
+        let mut peers_in = BTreeSet::new();
+        let p = &rt.p2p;
+        for i in 0..p.len() {
+            if !selection.selects_p2p(trace, rank, i) {
+                continue;
+            }
+            match p.dir[i] {
+                P2pDir::Send => {
+                    f.p2p_bytes_out += p.bytes[i];
+                    f.messages_out += 1;
+                    peers_out.insert(p.peer[i]);
+                }
+                P2pDir::Recv => {
+                    f.p2p_bytes_in += p.bytes[i];
+                    f.messages_in += 1;
+                    if p.peer[i] != ANY_SOURCE {
+                        peers_in.insert(p.peer[i]);
+                    }
+                }
+            }
+        }
+        let co = &rt.collectives;
+        for i in 0..co.len() {
+            if selection.selects_collective(trace, rank, i) {
+                f.collective_bytes_out += co.bytes_sent[i];
+                f.collective_bytes_in += co.bytes_recv[i];
+            }
+        }
+        f.bytes_out = f.p2p_bytes_out + f.collective_bytes_out;
+        f.bytes_in = f.p2p_bytes_in + f.collective_bytes_in;
+        f.peers_out = peers_out.len() as u32;
+        f.peers_in = peers_in.len() as u32;
+        out.push(f);
+    }
+    out
+}
+
+/// Largest number of ranks one `parse_ranks` range may name, so `0-4000000000` is refused
+/// instead of allocating gigabytes.
+pub const MAX_RANKS_IN_LIST: u64 = 1 << 24;
+
+/// Parse a rank list such as `3`, `0-3,7` or `0-1,4-5`: comma-separated single ranks and
+/// inclusive ranges. Returns the ranks sorted without duplicates.
+pub fn parse_ranks(text: &str) -> Result<Vec<Rank>, String> {
+    let mut ranks = BTreeSet::new();
+    for part in text.split(',') {
+        let part = part.trim();
+        if part.is_empty() {
+            return Err(format!("empty item in rank list `{text}`"));
+        }
+        let num = |s: &str| -> Result<Rank, String> {
+            s.trim()
+                .parse::<Rank>()
+                .map_err(|_| format!("`{}` is not a rank (a non-negative integer) in `{text}`", s.trim()))
+        };
+        match part.split_once('-') {
+            None => {
+                ranks.insert(num(part)?);
+            }
+            Some((a, b)) => {
+                let (a, b) = (num(a)?, num(b)?);
+                if a > b {
+                    return Err(format!("range `{part}` runs backwards"));
+                }
+                if (b - a) as u64 + ranks.len() as u64 >= MAX_RANKS_IN_LIST {
+                    return Err(format!("range `{part}` names more than {MAX_RANKS_IN_LIST} ranks"));
+                }
+                ranks.extend(a..=b);
+            }
+        }
+    }
+    Ok(ranks.into_iter().collect())
+}
+
+/// Parse one call-kind name: `send`, `isend`, `recv`, `irecv`, `sendrecv`, `completion` (or
+/// `wait`), `probe`, `collective`, `communicator`, `lifecycle`, `other`. `p2p` stands for the
+/// five point-to-point kinds, hence the `Vec`.
+pub fn parse_kind(name: &str) -> Result<Vec<CallKind>, String> {
+    use CallKind::*;
+    Ok(match name.trim().to_ascii_lowercase().as_str() {
+        "send" => vec![Send],
+        "isend" => vec![Isend],
+        "recv" => vec![Recv],
+        "irecv" => vec![Irecv],
+        "sendrecv" => vec![SendRecv],
+        "completion" | "wait" => vec![Completion],
+        "probe" => vec![Probe],
+        "collective" => vec![Collective],
+        "communicator" | "comm" => vec![Communicator],
+        "lifecycle" => vec![Lifecycle],
+        "other" => vec![Other],
+        "p2p" => vec![Send, Isend, Recv, Irecv, SendRecv],
+        other => {
+            return Err(format!(
+                "unknown call kind `{other}` (expected send, isend, recv, irecv, sendrecv, p2p, completion, \
+                 probe, collective, communicator, lifecycle, other)"
+            ))
+        }
+    })
+}
+
+/// Parse a comma-separated list of call kinds (see [`parse_kind`]), sorted without duplicates.
+pub fn parse_kinds(text: &str) -> Result<Vec<CallKind>, String> {
+    let mut kinds = BTreeSet::new();
+    for part in text.split(',') {
+        kinds.extend(parse_kind(part)?);
+    }
+    Ok(kinds.into_iter().collect())
+}
+
+/// Parse a duration with a unit — `1.5s`, `200ms`, `300us` (or `µs`), `10ns` — into
+/// nanoseconds. `0` needs no unit. Fractions below a nanosecond are truncated.
+pub fn parse_time(text: &str) -> Result<Time, String> {
+    let t = text.trim();
+    let split = t.find(|c: char| !(c.is_ascii_digit() || c == '.')).unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let scale: u64 = match unit.trim() {
+        "s" => 1_000_000_000,
+        "ms" => 1_000_000,
+        "us" | "µs" => 1_000,
+        "ns" => 1,
+        "" if !number.is_empty() && number.chars().all(|c| c == '0' || c == '.') => 1,
+        "" => return Err(format!("time `{t}` needs a unit: s, ms, us or ns (e.g. `1.5s`)")),
+        u => return Err(format!("unknown time unit `{u}` in `{t}` (expected s, ms, us or ns)")),
+    };
+    let (int, frac) = number.split_once('.').unwrap_or((number, ""));
+    if int.is_empty() && frac.is_empty() || frac.contains('.') {
+        return Err(format!("`{t}` is not a time (e.g. `1.5s`, `200ms`)"));
+    }
+    let whole: u64 = if int.is_empty() {
+        0
+    } else {
+        int.parse().map_err(|_| format!("`{t}` is not a time"))?
+    };
+    let mut ns = whole
+        .checked_mul(scale)
+        .ok_or_else(|| format!("time `{t}` is too large"))?;
+    // Decimal fraction scaled exactly, digit by digit, without floating point.
+    let mut place = scale;
+    for d in frac.chars() {
+        place /= 10;
+        if place == 0 {
+            break;
+        }
+        ns = ns
+            .checked_add(d.to_digit(10).unwrap_or(0) as u64 * place)
+            .ok_or_else(|| format!("time `{t}` is too large"))?;
+    }
+    Ok(ns)
+}
+
+/// Parse a byte count: a plain integer, optionally followed by `k`/`M`/`G` (powers of 1000) or
+/// `Ki`/`Mi`/`Gi` (powers of 1024), with an optional trailing `B`.
+pub fn parse_bytes(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let split = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (number, unit) = t.split_at(split);
+    let unit = unit.trim();
+    let unit = unit.strip_suffix('B').unwrap_or(unit);
+    let scale: u64 = match unit {
+        "" => 1,
+        "k" | "K" => 1_000,
+        "M" => 1_000_000,
+        "G" => 1_000_000_000,
+        "Ki" => 1 << 10,
+        "Mi" => 1 << 20,
+        "Gi" => 1 << 30,
+        u => {
+            return Err(format!(
+                "unknown size unit `{u}` in `{t}` (expected k, M, G, Ki, Mi or Gi)"
+            ))
+        }
+    };
+    let n: u64 = number
+        .parse()
+        .map_err(|_| format!("`{t}` is not a byte count (e.g. `4096` or `64Ki`)"))?;
+    n.checked_mul(scale)
+        .ok_or_else(|| format!("byte count `{t}` is too large"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{CollectiveOp, NO_CALLPATH, NO_ROOT};
+
+    /// Rank 0: Send 100 B to 1 at t=10, Barrier at t=20, Isend 5000 B to 2 at t=30, Wait at t=40.
+    /// Rank 1: Recv 100 B from 0 at t=15, Allreduce 8/8 B at t=25.
+    /// Rank 2: Irecv 5000 B from ANY_SOURCE at t=5, Wait at t=45.
+    fn trace() -> Trace {
+        let mut t = Trace::new("test", "test", 3);
+        let c = t.push_call(0, "MPI_Send", 10, 11, NO_CALLPATH, 0);
+        t.push_p2p(0, c, c, P2pDir::Send, 1, 0, 0, 100);
+        t.push_call(0, "MPI_Barrier", 20, 21, NO_CALLPATH, 0);
+        let c = t.push_call(0, "MPI_Isend", 30, 31, NO_CALLPATH, 0);
+        let w = t.push_call(0, "MPI_Wait", 40, 41, NO_CALLPATH, 0);
+        t.push_p2p(0, c, w, P2pDir::Send, 2, 0, 0, 5000);
+        let c = t.push_call(1, "MPI_Recv", 15, 16, NO_CALLPATH, 0);
+        t.push_p2p(1, c, c, P2pDir::Recv, 0, 0, 0, 100);
+        let c = t.push_call(1, "MPI_Allreduce", 25, 26, NO_CALLPATH, 0);
+        t.push_collective(1, c, CollectiveOp::Allreduce, 0, NO_ROOT, 8, 8);
+        let c = t.push_call(2, "MPI_Irecv", 5, 6, NO_CALLPATH, 0);
+        let w = t.push_call(2, "MPI_Wait", 45, 46, NO_CALLPATH, 0);
+        t.push_p2p(2, c, w, P2pDir::Recv, ANY_SOURCE, 0, 0, 5000);
+        t
+    }
+
+    fn selected_calls(t: &Trace, s: &Selection) -> Vec<(Rank, CallIdx)> {
+        let mut v = Vec::new();
+        for rt in &t.ranks {
+            for i in 0..rt.calls.len() as CallIdx {
+                if s.selects_call(t, rt.rank, i) {
+                    v.push((rt.rank, i));
+                }
+            }
+        }
+        v
+    }
+
+    #[test]
+    fn default_selects_everything() {
+        let t = trace();
+        assert_eq!(selected_calls(&t, &Selection::all()).len(), t.num_calls() as usize);
+        assert!(!Selection::all().selects_call(&t, 0, 99));
+        assert!(!Selection::all().selects_call(&t, 7, 0));
+        assert!(!Selection::all().selects_p2p(&t, 0, 2));
+    }
+
+    #[test]
+    fn ranks_and_communicator_members() {
+        let mut t = trace();
+        let c = t.add_comm("pair", vec![1, 2]);
+        let s = Selection {
+            ranks: Some(vec![0, 1]),
+            comm: Some(c),
+            ..Default::default()
+        };
+        assert_eq!(selected_calls(&t, &s), vec![(1, 0), (1, 1)]);
+        let s = Selection {
+            comm: Some(42),
+            ..Default::default()
+        };
+        assert!(selected_calls(&t, &s).is_empty());
+    }
+
+    #[test]
+    fn time_window_is_half_open_on_entry() {
+        let t = trace();
+        let s = Selection {
+            from: Some(15),
+            to: Some(30),
+            ..Default::default()
+        };
+        assert_eq!(selected_calls(&t, &s), vec![(0, 1), (1, 0), (1, 1)]);
+    }
+
+    #[test]
+    fn size_bounds_use_the_data_a_call_moves() {
+        let t = trace();
+        let s = Selection {
+            min_bytes: Some(100),
+            max_bytes: Some(4999),
+            ..Default::default()
+        };
+        assert_eq!(selected_calls(&t, &s), vec![(0, 0), (1, 0)]);
+        assert!(!s.selects_p2p(&t, 0, 1));
+        assert!(s.selects_p2p(&t, 0, 0));
+        let small = Selection {
+            max_bytes: Some(8),
+            ..Default::default()
+        };
+        assert!(small.selects_collective(&t, 1, 0));
+        assert_eq!(call_bytes(&t, 0, 3), 0);
+        assert_eq!(call_bytes(&t, 0, 2), 5000);
+    }
+
+    #[test]
+    fn kinds_apply_to_the_posting_call() {
+        let t = trace();
+        let s = Selection {
+            kinds: Some(vec![CallKind::Isend, CallKind::Collective]),
+            ..Default::default()
+        };
+        assert_eq!(selected_calls(&t, &s), vec![(0, 1), (0, 2), (1, 1)]);
+        assert!(s.selects_p2p(&t, 0, 1));
+        assert!(!s.selects_p2p(&t, 0, 0));
+    }
+
+    #[test]
+    fn fan_in_and_out_per_rank() {
+        let t = trace();
+        let f = fan_in_out(&t, &Selection::all());
+        assert_eq!(f.len(), 3);
+        assert_eq!(
+            (f[0].bytes_out, f[0].bytes_in, f[0].messages_out, f[0].peers_out),
+            (5100, 0, 2, 2)
+        );
+        assert_eq!(
+            (f[1].p2p_bytes_in, f[1].collective_bytes_in, f[1].bytes_in),
+            (100, 8, 108)
+        );
+        assert_eq!((f[1].bytes_out, f[1].peers_in), (8, 1));
+        assert_eq!((f[2].bytes_in, f[2].peers_in), (5000, 0));
+        let late = Selection {
+            from: Some(20),
+            ranks: Some(vec![0]),
+            ..Default::default()
+        };
+        let f = fan_in_out(&t, &late);
+        assert_eq!(f.len(), 1);
+        assert_eq!((f[0].bytes_out, f[0].messages_out), (5000, 1));
+    }
+
+    #[test]
+    fn rank_lists() {
+        assert_eq!(parse_ranks("0-3,7").unwrap(), vec![0, 1, 2, 3, 7]);
+        assert_eq!(parse_ranks("5").unwrap(), vec![5]);
+        assert_eq!(parse_ranks(" 4-5, 1 ,4").unwrap(), vec![1, 4, 5]);
+        assert!(parse_ranks("3-1").unwrap_err().contains("backwards"));
+        assert!(parse_ranks("0,,2").is_err());
+        assert!(parse_ranks("a").unwrap_err().contains("`a`"));
+        assert!(parse_ranks("-1").is_err());
+        assert!(parse_ranks("0-4000000000").unwrap_err().contains("more than"));
+    }
+
+    #[test]
+    fn kind_lists() {
+        assert_eq!(
+            parse_kinds("send,isend,collective").unwrap(),
+            vec![CallKind::Send, CallKind::Isend, CallKind::Collective]
+        );
+        assert_eq!(parse_kinds("p2p").unwrap().len(), 5);
+        assert!(parse_kinds("sends").unwrap_err().contains("sends"));
+    }
+
+    #[test]
+    fn times_with_units() {
+        assert_eq!(parse_time("1.5s").unwrap(), 1_500_000_000);
+        assert_eq!(parse_time("200ms").unwrap(), 200_000_000);
+        assert_eq!(parse_time("300us").unwrap(), 300_000);
+        assert_eq!(parse_time("300µs").unwrap(), 300_000);
+        assert_eq!(parse_time("10ns").unwrap(), 10);
+        assert_eq!(parse_time("0.000000001s").unwrap(), 1);
+        assert_eq!(parse_time("0").unwrap(), 0);
+        assert!(parse_time("15").unwrap_err().contains("unit"));
+        assert!(parse_time("2h").unwrap_err().contains("`h`"));
+        assert!(parse_time("1.2.3s").is_err());
+        assert!(parse_time("s").is_err());
+        assert!(parse_time("99999999999999999999s").is_err());
+    }
+
+    #[test]
+    fn byte_counts() {
+        assert_eq!(parse_bytes("4096").unwrap(), 4096);
+        assert_eq!(parse_bytes("64Ki").unwrap(), 65536);
+        assert_eq!(parse_bytes("2MB").unwrap(), 2_000_000);
+        assert!(parse_bytes("12x").is_err());
+        assert!(parse_bytes("").is_err());
+        assert!(parse_bytes("99999999999Gi").is_err());
+    }
 }
