@@ -1,14 +1,16 @@
 //! What is in a trace: ranks, calls by kind, bytes, duration, communicators, unmatched messages.
-//! To be implemented with the foundation issue.
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use tracelogic_model::{Matching, P2pDir, Trace};
 
 /// Overview of a trace, as `tracelogic summary --json` prints it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Summary {
     /// Source format name (`otf2`, `dumpi`, ...).
     pub format: String,
+    /// Where the trace came from (file or folder name).
+    pub source: String,
     /// Number of world ranks.
     pub ranks: u32,
     /// Total MPI call records.
@@ -21,12 +23,22 @@ pub struct Summary {
     pub p2p_bytes: u64,
     /// Point-to-point send operations.
     pub p2p_messages: u64,
+    /// Point-to-point receive operations.
+    pub p2p_receives: u64,
+    /// Collective operations over all ranks (one per rank taking part).
+    pub collective_ops: u64,
     /// Bytes contributed to collectives over all ranks.
     pub collective_bytes: u64,
     /// Wall-clock span of the trace in seconds.
     pub duration_s: f64,
+    /// Earliest timestamp of the trace, in nanoseconds.
+    pub start_ns: u64,
+    /// Latest timestamp of the trace, in nanoseconds.
+    pub end_ns: u64,
     /// Communicators: name and size.
     pub communicators: Vec<CommunicatorInfo>,
+    /// Sends matched with their receive.
+    pub matched_messages: u64,
     /// Sends no receive matched.
     pub unmatched_sends: u64,
     /// Receives no send matched.
@@ -45,7 +57,114 @@ pub struct CommunicatorInfo {
 }
 
 /// Summarise `trace`, with the unmatched counts taken from `matching`.
-pub fn summarize(trace: &tracelogic_model::Trace, matching: &tracelogic_model::Matching) -> Summary {
-    let _ = (trace, matching);
-    unimplemented!("summary lands with the foundation issue")
+pub fn summarize(trace: &Trace, matching: &Matching) -> Summary {
+    let mut by_func = vec![0u64; trace.functions.len()];
+    let mut s = Summary {
+        format: trace.format.clone(),
+        source: trace.source.clone(),
+        ranks: trace.num_ranks(),
+        calls: trace.num_calls(),
+        ..Default::default()
+    };
+    for rt in &trace.ranks {
+        s.calls_per_rank.push(rt.calls.len() as u64);
+        for &f in &rt.calls.func {
+            if let Some(c) = by_func.get_mut(f as usize) {
+                *c += 1;
+            }
+        }
+        let p = &rt.p2p;
+        for i in 0..p.len() {
+            match p.dir[i] {
+                P2pDir::Send => {
+                    s.p2p_messages += 1;
+                    s.p2p_bytes += p.bytes[i];
+                }
+                P2pDir::Recv => s.p2p_receives += 1,
+            }
+        }
+        s.collective_ops += rt.collectives.len() as u64;
+        s.collective_bytes += rt.collectives.bytes_sent.iter().sum::<u64>();
+    }
+    for (f, &count) in by_func.iter().enumerate() {
+        if count > 0 {
+            *s.calls_by_kind
+                .entry(trace.functions.name(f as u32).to_owned())
+                .or_default() += count;
+        }
+    }
+    let (start, end) = trace.span();
+    s.start_ns = start;
+    s.end_ns = end;
+    s.duration_s = end.saturating_sub(start) as f64 / 1e9;
+    s.communicators = trace
+        .comms
+        .iter()
+        .map(|c| CommunicatorInfo {
+            name: c.name.clone(),
+            size: c.members.len() as u32,
+        })
+        .collect();
+    s.matched_messages = matching.messages.len() as u64;
+    s.unmatched_sends = matching.unmatched_sends;
+    s.unmatched_recvs = matching.unmatched_recvs;
+    s.warnings = trace.warnings.clone();
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tracelogic_model::{match_messages, CollectiveOp, NO_CALLPATH, NO_ROOT};
+
+    #[test]
+    fn counts_calls_bytes_and_unmatched() {
+        let mut t = Trace::new("test", "two.txt", 2);
+        t.push_call(0, "MPI_Init", 1_000, 2_000, NO_CALLPATH, 0);
+        let c = t.push_call(0, "MPI_Isend", 3_000, 3_100, NO_CALLPATH, 0);
+        let w = t.push_call(0, "MPI_Wait", 3_200, 3_300, NO_CALLPATH, 0);
+        t.push_p2p(0, c, w, P2pDir::Send, 1, 0, 0, 64);
+        let c = t.push_call(0, "MPI_Isend", 4_000, 4_100, NO_CALLPATH, 0);
+        t.push_p2p(0, c, c, P2pDir::Send, 1, 9, 0, 16);
+        let c = t.push_call(1, "MPI_Recv", 2_500, 3_500, NO_CALLPATH, 0);
+        t.push_p2p(1, c, c, P2pDir::Recv, 0, 0, 0, 64);
+        let c = t.push_call(1, "MPI_Allreduce", 5_000, 1_001_000, NO_CALLPATH, 0);
+        t.push_collective(1, c, CollectiveOp::Allreduce, 0, NO_ROOT, 8, 8);
+        t.add_comm("row", vec![1]);
+        t.warnings.push("clock skew".into());
+
+        let s = summarize(&t, &match_messages(&t));
+        assert_eq!((s.ranks, s.calls), (2, 6));
+        assert_eq!(s.calls_per_rank, vec![4, 2]);
+        assert_eq!(s.calls_by_kind["MPI_Isend"], 2);
+        assert_eq!(s.calls_by_kind["MPI_Allreduce"], 1);
+        assert_eq!(s.calls_by_kind.len(), 5);
+        assert_eq!((s.p2p_messages, s.p2p_bytes, s.p2p_receives), (2, 80, 1));
+        assert_eq!((s.collective_ops, s.collective_bytes), (1, 8));
+        assert_eq!((s.matched_messages, s.unmatched_sends, s.unmatched_recvs), (1, 1, 0));
+        assert_eq!((s.start_ns, s.end_ns), (1_000, 1_001_000));
+        assert!((s.duration_s - 0.001).abs() < 1e-12);
+        assert_eq!(s.communicators.len(), 2);
+        assert_eq!(s.communicators[1].size, 1);
+        assert_eq!(s.warnings, vec!["clock skew".to_string()]);
+        let json = serde_json::to_value(&s).unwrap();
+        for field in [
+            "ranks",
+            "calls",
+            "calls_by_kind",
+            "unmatched_sends",
+            "unmatched_recvs",
+            "format",
+        ] {
+            assert!(json.get(field).is_some(), "missing {field}");
+        }
+    }
+
+    #[test]
+    fn empty_trace() {
+        let t = Trace::new("text", "empty", 0);
+        let s = summarize(&t, &match_messages(&t));
+        assert_eq!((s.ranks, s.calls, s.duration_s), (0, 0, 0.0));
+        assert!(s.calls_by_kind.is_empty());
+    }
 }
