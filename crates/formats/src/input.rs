@@ -1,9 +1,14 @@
 //! Input sets: files, archives, and format detection.
 //!
-//! To be implemented (foundation issue): tar / tar.gz / zip expansion with size limits, and
-//! detection of the format from content.
+//! A trace reaches tracelogic as a set of in-memory files: several per-rank files, the content of
+//! a folder, or archives. [`expand_archives`] replaces every archive (tar, gzip, tar.gz, zip, in
+//! any nesting) by its members, under limits that turn a decompression bomb into a clear error
+//! instead of an out-of-memory abort. [`detect`] then decides the format from the files' content;
+//! file names only break ties.
 
 use crate::FormatError;
+use flate2::read::MultiGzDecoder;
+use std::io::{Cursor, Read};
 
 /// One input file held in memory, named by its path relative to the input root (for an
 /// archive, its path inside the archive; for a folder, its path inside the folder).
@@ -53,13 +58,467 @@ impl Format {
     }
 }
 
+/// Most bytes all archives of one input set may unpack to (2 GiB): the browser's 32-bit
+/// address space cannot hold more, and no real trace archive comes close.
+pub const MAX_UNPACKED_BYTES: u64 = 2 << 30;
+/// Most bytes an archive may unpack to per byte of its own size. Trace data compresses about
+/// 5–30×; a decompression bomb compresses about 1000×.
+pub const MAX_EXPANSION_RATIO: u64 = 200;
+/// Most members (files) all archives of one input set may hold together.
+pub const MAX_MEMBERS: usize = 100_000;
+/// Most levels of archives inside archives (a `.tar.gz` counts two: gzip, then tar).
+pub const MAX_NESTING: u32 = 4;
+
+/// The kind of archive a file is, from its first bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ArchiveKind {
+    Gzip,
+    Zip,
+    Tar,
+}
+
+fn archive_kind(file: &InputFile) -> Option<ArchiveKind> {
+    let b = &file.bytes;
+    if b.starts_with(&[0x1f, 0x8b]) {
+        return Some(ArchiveKind::Gzip);
+    }
+    if b.starts_with(b"PK\x03\x04") || b.starts_with(b"PK\x05\x06") {
+        return Some(ArchiveKind::Zip);
+    }
+    if b.len() >= 512 && &b[257..262] == b"ustar" {
+        return Some(ArchiveKind::Tar);
+    }
+    // Old (v7) tar files carry no magic; accept them only when the name says tar and the
+    // header checksum is right.
+    if b.len() >= 512 && file.name.to_ascii_lowercase().ends_with(".tar") && tar_checksum_ok(&b[..512]) {
+        return Some(ArchiveKind::Tar);
+    }
+    None
+}
+
+fn tar_checksum_ok(header: &[u8]) -> bool {
+    let field = &header[148..156];
+    let text: String = field
+        .iter()
+        .take_while(|&&c| c != 0 && c != b' ')
+        .map(|&c| c as char)
+        .collect();
+    let Ok(stored) = u32::from_str_radix(text.trim(), 8) else {
+        return false;
+    };
+    let sum: u32 = header
+        .iter()
+        .enumerate()
+        .map(|(i, &c)| if (148..156).contains(&i) { b' ' as u32 } else { c as u32 })
+        .sum();
+    sum == stored
+}
+
+/// What remains of the unpacking limits while one top-level input is expanded.
+struct Budget {
+    /// Bytes still allowed by [`MAX_UNPACKED_BYTES`] and the expansion ratio.
+    bytes_left: u64,
+    members_left: usize,
+    /// The cap that applies, for the error message.
+    cap: u64,
+    cap_reason: &'static str,
+}
+
+impl Budget {
+    fn exceeded(&self, archive: &str) -> FormatError {
+        FormatError::new(
+            archive,
+            format!(
+                "archive unpacks to more than {} bytes ({}); refusing to unpack it (possible decompression bomb)",
+                self.cap, self.cap_reason
+            ),
+        )
+    }
+    /// Read `reader` to its end, charging the bytes against the budget.
+    fn read_all(&mut self, mut reader: impl Read, archive: &str, member: &str) -> Result<Vec<u8>, FormatError> {
+        let mut out = Vec::new();
+        let limit = self.bytes_left.saturating_add(1);
+        (&mut reader)
+            .take(limit)
+            .read_to_end(&mut out)
+            .map_err(|e| FormatError::new(archive, format!("cannot unpack member `{member}`: {e}")))?;
+        if out.len() as u64 > self.bytes_left {
+            return Err(self.exceeded(archive));
+        }
+        self.bytes_left -= out.len() as u64;
+        Ok(out)
+    }
+    fn take_member(&mut self, archive: &str) -> Result<(), FormatError> {
+        if self.members_left == 0 {
+            return Err(FormatError::new(
+                archive,
+                format!("archives hold more than {MAX_MEMBERS} files; refusing to unpack them"),
+            ));
+        }
+        self.members_left -= 1;
+        Ok(())
+    }
+}
+
 /// Replace every archive in `files` by its members (recursively), leaving other files as they are.
+///
+/// Archives are recognised by their first bytes, never by name: gzip (`1f 8b`; a single
+/// compressed file, named like the archive without `.gz`, `.tgz` becoming `.tar`), zip
+/// (`PK\x03\x04`, stored or deflate members) and tar (`ustar` at byte 257). A member is named by
+/// the archive's folder joined with its path inside the archive. Folders, links, `__MACOSX/`
+/// and `.DS_Store` entries are dropped. Finally a folder that encloses every file (`run1/` in
+/// `run1/traces.otf2`, `run1/traces.def`...) is stripped from all names, so a zipped folder reads
+/// like the folder's content.
+///
+/// Limits, checked while unpacking and never after allocating: each top-level archive may unpack
+/// to at most [`MAX_EXPANSION_RATIO`] times its own size, all of them together to at most
+/// [`MAX_UNPACKED_BYTES`], with at most [`MAX_MEMBERS`] members and [`MAX_NESTING`] levels of
+/// archives inside archives. Crossing a limit, or a corrupt archive, gives a [`FormatError`]
+/// naming the archive (`outer.zip > inner.tar` for an archive inside another).
 pub fn expand_archives(files: Vec<InputFile>) -> Result<Vec<InputFile>, FormatError> {
-    Ok(files)
+    let mut out = Vec::with_capacity(files.len());
+    let mut total_left = MAX_UNPACKED_BYTES;
+    let mut members_left = MAX_MEMBERS;
+    for file in files {
+        if archive_kind(&file).is_none() {
+            out.push(file);
+            continue;
+        }
+        let ratio_cap = (file.bytes.len() as u64).saturating_mul(MAX_EXPANSION_RATIO);
+        let (cap, cap_reason) = if ratio_cap < total_left {
+            (ratio_cap, "200 times the archive's size")
+        } else {
+            (total_left, "the limit for all archives of one input")
+        };
+        let mut budget = Budget {
+            bytes_left: cap,
+            members_left,
+            cap,
+            cap_reason,
+        };
+        let top = file.name.clone();
+        expand_one(file, 0, &mut budget, &mut out).map_err(|mut e| {
+            if e.file != top {
+                e.file = format!("{top} > {}", e.file);
+            }
+            e
+        })?;
+        total_left -= cap - budget.bytes_left;
+        members_left = budget.members_left;
+    }
+    strip_common_folder(&mut out);
+    Ok(out)
+}
+
+fn expand_one(file: InputFile, depth: u32, budget: &mut Budget, out: &mut Vec<InputFile>) -> Result<(), FormatError> {
+    let Some(kind) = archive_kind(&file) else {
+        budget.take_member(&file.name)?;
+        out.push(file);
+        return Ok(());
+    };
+    if depth >= MAX_NESTING {
+        return Err(FormatError::new(
+            &file.name,
+            format!("archives are nested more than {MAX_NESTING} levels deep; refusing to unpack further"),
+        ));
+    }
+    let folder = match file.name.rfind('/') {
+        Some(i) => &file.name[..=i],
+        None => "",
+    };
+    let mut members = Vec::new();
+    match kind {
+        ArchiveKind::Gzip => {
+            let base = file.name.rsplit('/').next().unwrap_or("");
+            let lower = base.to_ascii_lowercase();
+            let inner = if lower.ends_with(".tgz") {
+                format!("{}.tar", &base[..base.len() - 4])
+            } else if lower.ends_with(".gz") && base.len() > 3 {
+                base[..base.len() - 3].to_owned()
+            } else {
+                format!("{base}.unpacked")
+            };
+            let bytes = budget.read_all(MultiGzDecoder::new(&file.bytes[..]), &file.name, &inner)?;
+            members.push(InputFile::new(format!("{folder}{inner}"), bytes));
+        }
+        ArchiveKind::Tar => {
+            let mut archive = tar::Archive::new(Cursor::new(&file.bytes[..]));
+            let entries = archive
+                .entries()
+                .map_err(|e| FormatError::new(&file.name, format!("not a readable tar archive: {e}")))?;
+            for entry in entries {
+                let entry = entry.map_err(|e| FormatError::new(&file.name, format!("corrupt tar archive: {e}")))?;
+                let offset = entry.raw_header_position();
+                if !entry.header().entry_type().is_file() {
+                    continue;
+                }
+                let path = entry.path_bytes();
+                let name = String::from_utf8_lossy(&path).into_owned();
+                let Some(clean) = clean_member_name(&name) else {
+                    continue;
+                };
+                let size = entry.size();
+                if size > budget.bytes_left {
+                    return Err(budget.exceeded(&file.name));
+                }
+                if size > file.bytes.len() as u64 {
+                    return Err(FormatError::at_offset(
+                        &file.name,
+                        offset,
+                        format!("tar member `{name}` claims {size} bytes but the archive is shorter"),
+                    ));
+                }
+                budget.take_member(&file.name)?;
+                let bytes = budget.read_all(entry, &file.name, &name)?;
+                members.push(InputFile::new(format!("{folder}{clean}"), bytes));
+            }
+        }
+        ArchiveKind::Zip => {
+            let mut archive = zip::ZipArchive::new(Cursor::new(&file.bytes[..]))
+                .map_err(|e| FormatError::new(&file.name, format!("not a readable zip archive: {e}")))?;
+            if archive.len() > budget.members_left {
+                return Err(FormatError::new(
+                    &file.name,
+                    format!(
+                        "zip archive lists {} members, more than the limit of {MAX_MEMBERS}",
+                        archive.len()
+                    ),
+                ));
+            }
+            for i in 0..archive.len() {
+                let entry = archive
+                    .by_index(i)
+                    .map_err(|e| FormatError::new(&file.name, format!("cannot read zip member {i}: {e}")))?;
+                if !entry.is_file() {
+                    continue;
+                }
+                let name = String::from_utf8_lossy(entry.name_raw()).into_owned();
+                let Some(clean) = clean_member_name(&name) else {
+                    continue;
+                };
+                if entry.size() > budget.bytes_left {
+                    return Err(budget.exceeded(&file.name));
+                }
+                budget.take_member(&file.name)?;
+                let bytes = budget.read_all(entry, &file.name, &name)?;
+                members.push(InputFile::new(format!("{folder}{clean}"), bytes));
+            }
+        }
+    }
+    for member in members {
+        expand_one(member, depth + 1, budget, out)?;
+    }
+    Ok(())
+}
+
+/// Normalise a member path to `a/b/c` (no `.`, `..`, leading `/` or `\`); `None` for entries
+/// that are not trace data (macOS resource forks and folder metadata).
+fn clean_member_name(name: &str) -> Option<String> {
+    let parts: Vec<&str> = name
+        .split(['/', '\\'])
+        .filter(|p| !p.is_empty() && *p != "." && *p != "..")
+        .collect();
+    let last = *parts.last()?;
+    if parts.first() == Some(&"__MACOSX") || last == ".DS_Store" || last.starts_with("._") {
+        return None;
+    }
+    Some(parts.join("/"))
+}
+
+/// Remove leading folders shared by every file name.
+fn strip_common_folder(files: &mut [InputFile]) {
+    loop {
+        let Some(first) = files.first() else { return };
+        let Some(slash) = first.name.find('/') else { return };
+        let prefix = first.name[..=slash].to_owned();
+        if !files.iter().all(|f| f.name.starts_with(&prefix)) {
+            return;
+        }
+        for f in files.iter_mut() {
+            f.name.drain(..prefix.len());
+        }
+    }
+}
+
+/// What the content of one file says about its format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Evidence {
+    /// The file alone identifies the format (an OTF2 anchor, a DUMPI `.bin` or `.meta`, a
+    /// Paraver `.prv`, a Pipit CSV, a native text trace).
+    Main(Format),
+    /// A companion file (OTF2 `.evt`/`.def`, Paraver `.pcf`/`.row`): it decides the format
+    /// only when no main file does.
+    Companion(Format),
+    /// Nothing recognisable.
+    Unknown,
+}
+
+fn text_start(bytes: &[u8]) -> &[u8] {
+    let b = bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(bytes);
+    let start = b.iter().position(|c| !c.is_ascii_whitespace()).unwrap_or(b.len());
+    &b[start..]
+}
+
+fn first_line(bytes: &[u8]) -> &[u8] {
+    let end = bytes.iter().position(|&c| c == b'\n').unwrap_or(bytes.len());
+    let line = &bytes[..end];
+    line.strip_suffix(b"\r").unwrap_or(line)
+}
+
+fn classify(file: &InputFile) -> Evidence {
+    let b = &file.bytes[..];
+    let lower = file.name.to_ascii_lowercase();
+    if b.len() >= 7 && b[0] == 0x03 && (b[1] == 0x42 || b[1] == 0x23) {
+        if &b[2..7] == b"OTF2\0" {
+            return Evidence::Main(Format::Otf2);
+        }
+        // Chunked OTF2 files start with the 18-byte chunk header 03 <endianness> u64 u64; the
+        // name breaks the tie with any other binary that happens to start alike.
+        if b.len() >= 18 && (lower.ends_with(".evt") || lower.ends_with(".def")) {
+            return Evidence::Companion(Format::Otf2);
+        }
+    }
+    if b.starts_with(b"\xff\xaa\xddDUMPI") {
+        return Evidence::Main(Format::Dumpi);
+    }
+    let t = text_start(b);
+    let head = first_line(t);
+    if head.starts_with(b"#tracelogic-text") {
+        return Evidence::Main(Format::Text);
+    }
+    if head.starts_with(b"#Paraver") {
+        return Evidence::Main(Format::Paraver);
+    }
+    if head == b"new format" && first_line(text_start(&t[head.len()..])).starts_with(b"#Paraver") {
+        return Evidence::Main(Format::Paraver);
+    }
+    if head.starts_with(b"Timestamp (") || head.starts_with(b"\"Timestamp (") {
+        return Evidence::Main(Format::PipitCsv);
+    }
+    let sample = &t[..t.len().min(4096)];
+    if is_dumpi_meta(sample) {
+        return Evidence::Main(Format::Dumpi);
+    }
+    if head.starts_with(b"LEVEL ") && (lower.ends_with(".row") || head.windows(6).any(|w| w == b" SIZE ")) {
+        return Evidence::Companion(Format::Paraver);
+    }
+    if head.starts_with(b"DEFAULT_OPTIONS")
+        || head.starts_with(b"DEFAULT_SEMANTIC")
+        || head.starts_with(b"STATES")
+        || (head.starts_with(b"EVENT_TYPE") && lower.ends_with(".pcf"))
+    {
+        return Evidence::Companion(Format::Paraver);
+    }
+    Evidence::Unknown
+}
+
+/// A DUMPI metafile is `key=value` lines including `numprocs` and `fileprefix`.
+fn is_dumpi_meta(sample: &[u8]) -> bool {
+    let mut numprocs = false;
+    let mut prefix = false;
+    for line in sample.split(|&c| c == b'\n') {
+        numprocs |= line.starts_with(b"numprocs=");
+        prefix |= line.starts_with(b"fileprefix=");
+    }
+    numprocs && prefix
+}
+
+/// The first bytes of a file, printable, for "what was found" messages.
+fn describe_start(bytes: &[u8]) -> String {
+    if bytes.is_empty() {
+        return "the file is empty".into();
+    }
+    let n = bytes.len().min(16);
+    let escaped: String = bytes[..n]
+        .iter()
+        .flat_map(|&c| std::ascii::escape_default(c))
+        .map(char::from)
+        .collect();
+    let hex: Vec<String> = bytes[..n].iter().map(|c| format!("{c:02x}")).collect();
+    format!("it starts with \"{escaped}\" ({})", hex.join(" "))
 }
 
 /// Decide which format a set of files is in, from content first.
+///
+/// Each file is classified by its first bytes: OTF2 anchor (`03 42|23 "OTF2\0"`), DUMPI
+/// `.bin` (`ff aa dd "DUMPI"`) or `.meta` (`numprocs=` and `fileprefix=` lines), Paraver
+/// (`#Paraver` first line), Pipit CSV (`Timestamp (` header), native text
+/// (`#tracelogic-text`). Companion files (OTF2 chunk files named `.evt`/`.def`, Paraver
+/// `.pcf`/`.row`) decide only when no main file is present. Files nothing recognises
+/// (`MANIFEST.md`, `scorep.cfg`...) are ignored when some other file identifies the format.
+///
+/// Errors: files of two formats (naming one file of each), or no recognisable file (naming
+/// the first file and its first bytes).
 pub fn detect(files: &[InputFile]) -> Result<Format, FormatError> {
-    let _ = files;
-    Err(FormatError::new("(input)", "format detection is not implemented yet"))
+    let mut main: Vec<(Format, &str)> = Vec::new();
+    let mut companion: Vec<(Format, &str)> = Vec::new();
+    for f in files {
+        match classify(f) {
+            Evidence::Main(fmt) => {
+                if !main.iter().any(|(m, _)| *m == fmt) {
+                    main.push((fmt, &f.name));
+                }
+            }
+            Evidence::Companion(fmt) => {
+                if !companion.iter().any(|(m, _)| *m == fmt) {
+                    companion.push((fmt, &f.name));
+                }
+            }
+            Evidence::Unknown => {}
+        }
+    }
+    let found = if main.is_empty() { &companion } else { &main };
+    match found.as_slice() {
+        [(fmt, _)] => Ok(*fmt),
+        [] => {
+            let Some(first) = files.first() else {
+                return Err(FormatError::new("(no input)", "no files were given"));
+            };
+            let others = if files.len() > 1 {
+                format!(" (nor any of the other {} files)", files.len() - 1)
+            } else {
+                String::new()
+            };
+            Err(FormatError::at_offset(
+                &first.name,
+                0,
+                format!(
+                    "not a trace format tracelogic reads (OTF2, SST DUMPI, Paraver, Pipit CSV, tracelogic text){others}: {}",
+                    describe_start(&first.bytes)
+                ),
+            ))
+        }
+        [(a, fa), (b, fb), ..] => Err(FormatError::new(
+            fb,
+            format!(
+                "the input mixes trace formats: `{fa}` is {} but `{fb}` is {}; give the files of one trace only",
+                a.name(),
+                b.name()
+            ),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn member_names_are_normalised() {
+        assert_eq!(clean_member_name("./run1//a.evt").as_deref(), Some("run1/a.evt"));
+        assert_eq!(clean_member_name("/../x/y").as_deref(), Some("x/y"));
+        assert_eq!(clean_member_name("__MACOSX/run1/._a"), None);
+        assert_eq!(clean_member_name("dir/"), None);
+    }
+
+    #[test]
+    fn common_folder_is_stripped_only_when_shared() {
+        let mut files = vec![InputFile::new("a/b/x", ""), InputFile::new("a/b/y/z", "")];
+        strip_common_folder(&mut files);
+        assert_eq!(files[0].name, "x");
+        assert_eq!(files[1].name, "y/z");
+        let mut files = vec![InputFile::new("a/x", ""), InputFile::new("b/y", "")];
+        strip_common_folder(&mut files);
+        assert_eq!(files[0].name, "a/x");
+    }
 }

@@ -9,6 +9,8 @@
 pub mod csv;
 pub mod dumpi;
 mod error;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod fs;
 pub mod input;
 pub mod otf2;
 pub mod paraver;
