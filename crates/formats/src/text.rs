@@ -1,16 +1,1135 @@
-//! Reader for the text format (to be implemented).
+//! tracelogic's native text format: one MPI call per line, easy to write by hand.
+//!
+//! The format carries every field of the [`Trace`] model, so [`write`] followed by [`read`]
+//! gives back the same trace (same ids, same order). The complete grammar, every key and a
+//! hand-written example are in `docs/formats.md` of the repository; in short:
+//!
+//! ```text
+//! #tracelogic-text 1
+//! ranks 2
+//! 0 0 1.5us MPI_Send send=1 tag=7 bytes=1024
+//! 1 0 2us   MPI_Recv recv=0 tag=7 bytes=1024
+//! ```
+//!
+//! Reading is a single pass over the bytes: lines and tokens are slices of the input, and
+//! names are interned once, so the only allocations are the model's own columns.
 
-use crate::{FormatError, InputFile, ProgressSink};
-use tracelogic_model::Trace;
+use crate::{FormatError, InputFile, Progress, ProgressSink};
+use std::borrow::Cow;
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use tracelogic_model::{
+    CallKind, CollectiveOp, CommId, FuncId, Location, MetricSamples, P2pDir, Rank, Time, Trace, ANY_SOURCE, ANY_TAG,
+    COMM_WORLD, NOT_COMPLETED, NO_CALLPATH, NO_ROOT,
+};
 
-/// Read a text trace from its files.
-pub fn read(files: &[InputFile], progress: &mut dyn ProgressSink) -> Result<Trace, FormatError> {
-    let _ = (files, progress);
-    Err(FormatError::new("(input)", "the text reader is not implemented yet"))
+/// First line of every native text trace (followed by a space and the format version).
+pub const MAGIC: &str = "#tracelogic-text";
+/// The format version this module reads and writes.
+pub const VERSION: u32 = 1;
+
+/// Every collective operation with the spelling used by `coll=`.
+const COLLECTIVE_OPS: [(&str, CollectiveOp); 18] = [
+    ("Barrier", CollectiveOp::Barrier),
+    ("Bcast", CollectiveOp::Bcast),
+    ("Gather", CollectiveOp::Gather),
+    ("Gatherv", CollectiveOp::Gatherv),
+    ("Scatter", CollectiveOp::Scatter),
+    ("Scatterv", CollectiveOp::Scatterv),
+    ("Allgather", CollectiveOp::Allgather),
+    ("Allgatherv", CollectiveOp::Allgatherv),
+    ("Alltoall", CollectiveOp::Alltoall),
+    ("Alltoallv", CollectiveOp::Alltoallv),
+    ("Alltoallw", CollectiveOp::Alltoallw),
+    ("Reduce", CollectiveOp::Reduce),
+    ("Allreduce", CollectiveOp::Allreduce),
+    ("ReduceScatter", CollectiveOp::ReduceScatter),
+    ("ReduceScatterBlock", CollectiveOp::ReduceScatterBlock),
+    ("Scan", CollectiveOp::Scan),
+    ("Exscan", CollectiveOp::Exscan),
+    ("Other", CollectiveOp::Other),
+];
+
+/// Every call kind with the spelling used by `kind=`.
+const CALL_KINDS: [(&str, CallKind); 11] = [
+    ("Send", CallKind::Send),
+    ("Isend", CallKind::Isend),
+    ("Recv", CallKind::Recv),
+    ("Irecv", CallKind::Irecv),
+    ("SendRecv", CallKind::SendRecv),
+    ("Completion", CallKind::Completion),
+    ("Probe", CallKind::Probe),
+    ("Collective", CallKind::Collective),
+    ("Communicator", CallKind::Communicator),
+    ("Lifecycle", CallKind::Lifecycle),
+    ("Other", CallKind::Other),
+];
+
+fn op_name(op: CollectiveOp) -> &'static str {
+    COLLECTIVE_OPS
+        .iter()
+        .find(|(_, o)| *o == op)
+        .map(|(n, _)| *n)
+        .unwrap_or("Other")
+}
+
+fn kind_name(kind: CallKind) -> &'static str {
+    CALL_KINDS
+        .iter()
+        .find(|(_, k)| *k == kind)
+        .map(|(n, _)| *n)
+        .unwrap_or("Other")
+}
+
+// ------------------------------------------------------------------------------------------
+// Writing
+// ------------------------------------------------------------------------------------------
+
+/// True when `s` cannot be written as a bare token.
+fn needs_quotes(s: &str) -> bool {
+    s.is_empty()
+        || s.starts_with('#')
+        || s.bytes()
+            .any(|c| c.is_ascii_whitespace() || c == b'"' || c == b'=' || c == b'\\' || c.is_ascii_control())
+}
+
+/// Append `s` as a token, quoting and escaping it when needed.
+fn push_token(out: &mut String, s: &str) {
+    if !needs_quotes(s) {
+        out.push_str(s);
+        return;
+    }
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// Members as comma-separated ranks and ranges: `0-3,8,10-11`.
+fn push_members(out: &mut String, members: &[Rank]) {
+    if members.is_empty() {
+        out.push('-');
+        return;
+    }
+    let mut i = 0;
+    while i < members.len() {
+        let start = members[i];
+        let mut j = i;
+        while j + 1 < members.len() && members[j + 1] == members[j].wrapping_add(1) && members[j + 1] > members[j] {
+            j += 1;
+        }
+        if i > 0 {
+            out.push(',');
+        }
+        if j > i {
+            let _ = write!(out, "{start}-{}", members[j]);
+        } else {
+            let _ = write!(out, "{start}");
+        }
+        i = j + 1;
+    }
 }
 
 /// Write `trace` in the native text format (the reader reads it back unchanged).
+///
+/// Names are declared before use (`function`, `region`, `metric`, `callpath` lines) so ids
+/// survive the round trip; calls follow rank by rank in program order, each carrying its
+/// point-to-point operations (`send=`/`recv=`), collective (`coll=`) and the requests it
+/// completes (`wait=`). Non-blocking operations get `req=` ids equal to their index in the
+/// rank's operations. `Trace::format` is not written: a trace read back says `text`.
 pub fn write(trace: &Trace) -> String {
-    let _ = trace;
-    unimplemented!("text writer lands with the foundation issue")
+    let mut out = String::with_capacity(64 + trace.num_calls() as usize * 48);
+    let _ = writeln!(out, "{MAGIC} {VERSION}");
+    out.push_str("source ");
+    push_token(&mut out, &trace.source);
+    out.push('\n');
+    let _ = writeln!(out, "ranks {}", trace.num_ranks());
+    for (k, v) in &trace.meta {
+        out.push_str("meta ");
+        push_token(&mut out, k);
+        out.push(' ');
+        push_token(&mut out, v);
+        out.push('\n');
+    }
+    for w in &trace.warnings {
+        out.push_str("warning ");
+        push_token(&mut out, w);
+        out.push('\n');
+    }
+    for (i, c) in trace.comms.iter().enumerate() {
+        let _ = write!(out, "comm {i} ");
+        push_token(&mut out, &c.name);
+        out.push(' ');
+        push_members(&mut out, &c.members);
+        out.push('\n');
+    }
+    for (keyword, names) in [
+        ("function", trace.functions.names()),
+        ("region", trace.regions.names()),
+        ("metric", trace.metrics.names()),
+    ] {
+        for (i, n) in names.iter().enumerate() {
+            let _ = write!(out, "{keyword} {i} ");
+            push_token(&mut out, n);
+            out.push('\n');
+        }
+    }
+    for (i, path) in trace.callpaths.iter().enumerate() {
+        let _ = write!(out, "callpath {i}");
+        for r in path {
+            let _ = write!(out, " {r}");
+        }
+        out.push('\n');
+    }
+    for rt in &trace.ranks {
+        write_rank(&mut out, trace, rt);
+    }
+    out
+}
+
+fn write_rank(out: &mut String, trace: &Trace, rt: &tracelogic_model::RankTrace) {
+    let r = rt.rank;
+    for loc in &rt.locations {
+        let _ = write!(out, "location {r} {} ", loc.id);
+        push_token(out, &loc.name);
+        out.push('\n');
+    }
+    if let Some((a, b)) = rt.span {
+        let _ = writeln!(out, "span {r} {a} {b}");
+    }
+    let calls = &rt.calls;
+    let p = &rt.p2p;
+    let c = &rt.collectives;
+    // Operations grouped by their posting call, and the requests each call completes; the
+    // model keeps operations sorted by call, but the writer does not rely on it.
+    let mut p2p_by_call: HashMap<u32, Vec<usize>> = HashMap::new();
+    let mut waits: HashMap<u32, Vec<usize>> = HashMap::new();
+    for i in 0..p.len() {
+        p2p_by_call.entry(p.post[i]).or_default().push(i);
+        if p.complete[i] != p.post[i] && p.complete[i] != NOT_COMPLETED {
+            waits.entry(p.complete[i]).or_default().push(i);
+        }
+    }
+    let mut coll_by_call: HashMap<u32, Vec<usize>> = HashMap::new();
+    for i in 0..c.len() {
+        coll_by_call.entry(c.call[i]).or_default().push(i);
+    }
+    for i in 0..calls.len() {
+        let idx = i as u32;
+        let func = trace.functions.name(calls.func[i]);
+        let _ = write!(out, "{r} {} {} ", calls.enter[i], calls.exit[i]);
+        push_token(out, func);
+        let kind = calls.kind[i];
+        if kind != CallKind::classify(func) {
+            let _ = write!(out, " kind={}", kind_name(kind));
+        }
+        if calls.location[i] != 0 {
+            let _ = write!(out, " loc={}", calls.location[i]);
+        }
+        if calls.callpath[i] != NO_CALLPATH {
+            let _ = write!(out, " cp={}", calls.callpath[i]);
+        }
+        for &o in p2p_by_call.get(&idx).map(Vec::as_slice).unwrap_or(&[]) {
+            let dir = if p.dir[o] == P2pDir::Send { "send" } else { "recv" };
+            if p.peer[o] == ANY_SOURCE {
+                let _ = write!(out, " {dir}=any");
+            } else {
+                let _ = write!(out, " {dir}={}", p.peer[o]);
+            }
+            if p.tag[o] == ANY_TAG {
+                out.push_str(" tag=any");
+            } else {
+                let _ = write!(out, " tag={}", p.tag[o]);
+            }
+            let _ = write!(out, " bytes={}", p.bytes[o]);
+            if p.comm[o] != COMM_WORLD {
+                let _ = write!(out, " comm={}", p.comm[o]);
+            }
+            if p.complete[o] != p.post[o] {
+                let _ = write!(out, " req={o}");
+            }
+        }
+        let colls = coll_by_call.get(&idx).map(Vec::as_slice).unwrap_or(&[]);
+        for &o in colls {
+            let _ = write!(out, " coll={}", op_name(c.op[o]));
+            if c.comm[o] != COMM_WORLD {
+                let _ = write!(out, " comm={}", c.comm[o]);
+            }
+            if c.root[o] != NO_ROOT {
+                let _ = write!(out, " root={}", c.root[o]);
+            }
+            let _ = write!(out, " sent={} recvd={}", c.bytes_sent[o], c.bytes_recv[o]);
+        }
+        if colls.is_empty() && kind == CallKind::Collective {
+            out.push_str(" coll=none");
+        }
+        if let Some(w) = waits.get(&idx) {
+            out.push_str(" wait=");
+            for (k, o) in w.iter().enumerate() {
+                if k > 0 {
+                    out.push(',');
+                }
+                let _ = write!(out, "{o}");
+            }
+        }
+        out.push('\n');
+    }
+    for m in &rt.metrics {
+        let name = trace.metrics.name(m.metric);
+        for (t, v) in m.time.iter().zip(&m.value) {
+            let _ = write!(out, "sample {r} ");
+            push_token(out, name);
+            let _ = writeln!(out, " {t} {v:?}");
+        }
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+// Reading
+// ------------------------------------------------------------------------------------------
+
+/// One token of a line: a word, or `key=value`.
+struct Token<'a> {
+    key: Cow<'a, str>,
+    value: Option<Cow<'a, str>>,
+}
+
+/// Splits one line into tokens; `#` at the start of a token starts a comment.
+struct Lexer<'a> {
+    line: &'a str,
+    pos: usize,
+}
+
+impl<'a> Lexer<'a> {
+    fn new(line: &'a str) -> Lexer<'a> {
+        Lexer { line, pos: 0 }
+    }
+
+    fn quoted(&mut self) -> Result<Cow<'a, str>, String> {
+        let bytes = self.line.as_bytes();
+        let start = self.pos + 1;
+        let mut i = start;
+        let mut owned: Option<String> = None;
+        loop {
+            let Some(&c) = bytes.get(i) else {
+                return Err("a quoted string is not closed before the end of the line".into());
+            };
+            match c {
+                b'"' => {
+                    self.pos = i + 1;
+                    return Ok(match owned {
+                        Some(s) => Cow::Owned(s),
+                        None => Cow::Borrowed(&self.line[start..i]),
+                    });
+                }
+                b'\\' => {
+                    let s = owned.get_or_insert_with(|| self.line[start..i].to_owned());
+                    let esc = match bytes.get(i + 1) {
+                        Some(b'"') => '"',
+                        Some(b'\\') => '\\',
+                        Some(b'n') => '\n',
+                        Some(b't') => '\t',
+                        Some(b'r') => '\r',
+                        _ => return Err("unknown escape in a quoted string (use \\\" \\\\ \\n \\t \\r)".into()),
+                    };
+                    s.push(esc);
+                    i += 2;
+                }
+                _ => {
+                    let ch_len = utf8_len(c);
+                    if let Some(s) = owned.as_mut() {
+                        s.push_str(&self.line[i..i + ch_len]);
+                    }
+                    i += ch_len;
+                }
+            }
+        }
+    }
+
+    fn bare(&mut self, stop_at_equals: bool) -> Result<&'a str, String> {
+        let bytes = self.line.as_bytes();
+        let start = self.pos;
+        while let Some(&c) = bytes.get(self.pos) {
+            if c == b' ' || c == b'\t' || (stop_at_equals && c == b'=') {
+                break;
+            }
+            if c == b'"' {
+                return Err(format!(
+                    "unexpected `\"` inside `{}`",
+                    &self.line[start..self.pos.min(start + 40)]
+                ));
+            }
+            self.pos += 1;
+        }
+        Ok(&self.line[start..self.pos])
+    }
+
+    fn next_token(&mut self) -> Result<Option<Token<'a>>, String> {
+        let bytes = self.line.as_bytes();
+        while matches!(bytes.get(self.pos), Some(b' ' | b'\t')) {
+            self.pos += 1;
+        }
+        match bytes.get(self.pos) {
+            None | Some(b'#') => return Ok(None),
+            Some(b'"') => {
+                let word = self.quoted()?;
+                return Ok(Some(Token { key: word, value: None }));
+            }
+            _ => {}
+        }
+        let key = self.bare(true)?;
+        if bytes.get(self.pos) != Some(&b'=') {
+            return Ok(Some(Token {
+                key: Cow::Borrowed(key),
+                value: None,
+            }));
+        }
+        self.pos += 1;
+        let value = if bytes.get(self.pos) == Some(&b'"') {
+            self.quoted()?
+        } else {
+            Cow::Borrowed(self.bare(false)?)
+        };
+        Ok(Some(Token {
+            key: Cow::Borrowed(key),
+            value: Some(value),
+        }))
+    }
+
+    /// The next plain word (not `key=value`), or an error naming what was expected.
+    fn word(&mut self, what: &str) -> Result<Cow<'a, str>, String> {
+        match self.next_token()? {
+            Some(Token { key, value: None }) => Ok(key),
+            Some(Token { key, value: Some(_) }) => Err(format!("expected {what}, found `{key}=...`")),
+            None => Err(format!("expected {what} before the end of the line")),
+        }
+    }
+
+    fn end(&mut self) -> Result<(), String> {
+        match self.next_token()? {
+            None => Ok(()),
+            Some(t) => Err(format!("unexpected `{}` at the end of the line", t.key)),
+        }
+    }
+}
+
+fn utf8_len(first: u8) -> usize {
+    match first {
+        0xf0..=0xff => 4,
+        0xe0..=0xef => 3,
+        0xc0..=0xdf => 2,
+        _ => 1,
+    }
+}
+
+fn parse_u64(s: &str, what: &str) -> Result<u64, String> {
+    s.parse::<u64>()
+        .map_err(|_| format!("{what} must be a non-negative integer, found `{s}`"))
+}
+
+fn parse_u32(s: &str, what: &str) -> Result<u32, String> {
+    s.parse::<u32>()
+        .map_err(|_| format!("{what} must be an integer from 0 to {}, found `{s}`", u32::MAX))
+}
+
+/// A time in ns: `1500`, `1500ns`, `1.5us`, `2ms`, `0.25s`, rounded to the nearest ns.
+fn parse_time(s: &str) -> Result<Time, String> {
+    let digits_end = s
+        .bytes()
+        .position(|c| !(c.is_ascii_digit() || c == b'.'))
+        .unwrap_or(s.len());
+    let (num, unit) = s.split_at(digits_end);
+    let scale: u128 = match unit {
+        "" | "ns" => 1,
+        "us" => 1_000,
+        "ms" => 1_000_000,
+        "s" => 1_000_000_000,
+        _ => return Err(format!("time `{s}` has an unknown unit (use ns, us, ms or s)")),
+    };
+    let (int, frac) = num.split_once('.').unwrap_or((num, ""));
+    if int.is_empty() && frac.is_empty() || frac.contains('.') || frac.len() > 18 {
+        return Err(format!("`{s}` is not a time"));
+    }
+    let int_v: u128 = if int.is_empty() {
+        0
+    } else {
+        int.parse().map_err(|_| format!("`{s}` is not a time"))?
+    };
+    let mut ns = int_v
+        .checked_mul(scale)
+        .ok_or_else(|| format!("time `{s}` is too large"))?;
+    if !frac.is_empty() {
+        let f: u128 = frac.parse().map_err(|_| format!("`{s}` is not a time"))?;
+        let denom = 10u128.pow(frac.len() as u32);
+        ns += (f * scale + denom / 2) / denom;
+    }
+    Time::try_from(ns).map_err(|_| format!("time `{s}` is too large"))
+}
+
+/// Members written as `0-3,8`; `-` for none.
+fn parse_members(s: &str, num_ranks: u32) -> Result<Vec<Rank>, String> {
+    let mut out = Vec::new();
+    if s == "-" {
+        return Ok(out);
+    }
+    for part in s.split(',') {
+        let (a, b) = match part.split_once('-') {
+            Some((a, b)) => (parse_u32(a, "a member rank")?, parse_u32(b, "a member rank")?),
+            None => {
+                let a = parse_u32(part, "a member rank")?;
+                (a, a)
+            }
+        };
+        if a > b || b >= num_ranks {
+            return Err(format!("member range `{part}` is not within ranks 0..{num_ranks}"));
+        }
+        if out.len() as u64 + u64::from(b - a) + 1 > u64::from(num_ranks) {
+            return Err(format!("communicator lists more members than the {num_ranks} ranks"));
+        }
+        out.extend(a..=b);
+    }
+    Ok(out)
+}
+
+/// An operation being built from the keys of a call line.
+enum Item {
+    P2p {
+        dir: P2pDir,
+        peer: Rank,
+        tag: i32,
+        comm: CommId,
+        bytes: u64,
+        req: Option<u64>,
+    },
+    Coll {
+        op: Option<CollectiveOp>,
+        comm: CommId,
+        root: Rank,
+        sent: u64,
+        recvd: u64,
+    },
+}
+
+/// Reader state over one file.
+struct Reader<'t> {
+    file: &'t str,
+    trace: Trace,
+    /// `ranks` was seen.
+    has_ranks: bool,
+    /// Call kind of each function id, so classification runs once per name.
+    kinds: Vec<CallKind>,
+    /// Explicit `span` lines, applied at the end.
+    spans: Vec<(Rank, Time, Time)>,
+    /// Open requests: (rank, request id) → index into the rank's p2p operations.
+    pending: HashMap<(Rank, u64), usize>,
+    explicit_source: bool,
+    items: Vec<Item>,
+}
+
+impl<'t> Reader<'t> {
+    fn rank(&self, s: &str) -> Result<Rank, String> {
+        if !self.has_ranks {
+            return Err("a `ranks N` line must come before anything that names a rank".into());
+        }
+        let r = parse_u32(s, "a rank")?;
+        if r >= self.trace.num_ranks() {
+            return Err(format!(
+                "rank {r} is out of range (the trace has {} ranks)",
+                self.trace.num_ranks()
+            ));
+        }
+        Ok(r)
+    }
+
+    fn peer(&self, s: &str) -> Result<Rank, String> {
+        if s == "any" {
+            Ok(ANY_SOURCE)
+        } else {
+            self.rank(s)
+        }
+    }
+
+    fn comm(&self, s: &str) -> Result<CommId, String> {
+        let c = parse_u32(s, "a communicator id")?;
+        if c as usize >= self.trace.comms.len() {
+            return Err(format!(
+                "communicator {c} is not defined (define it with a `comm` line first)"
+            ));
+        }
+        Ok(c)
+    }
+
+    fn func_id(&mut self, name: &str) -> FuncId {
+        let f = self.trace.functions.intern(name);
+        while self.kinds.len() <= f as usize {
+            let n = self.trace.functions.name(self.kinds.len() as u32);
+            self.kinds.push(CallKind::classify(n));
+        }
+        f
+    }
+
+    fn declare(&mut self, keyword: &str, lx: &mut Lexer) -> Result<(), String> {
+        let id = parse_u32(&lx.word("an id")?, "an id")?;
+        let name = lx.word("a name")?;
+        lx.end()?;
+        let table = match keyword {
+            "function" => &mut self.trace.functions,
+            "region" => &mut self.trace.regions,
+            _ => &mut self.trace.metrics,
+        };
+        if table.get(&name).is_some() {
+            return Err(format!("{keyword} `{name}` is declared twice"));
+        }
+        if id as usize != table.len() {
+            return Err(format!(
+                "{keyword} ids must count up from 0: expected {}, found {id}",
+                table.len()
+            ));
+        }
+        table.intern(&name);
+        if keyword == "function" {
+            self.func_id(&name);
+        }
+        Ok(())
+    }
+
+    fn directive(&mut self, keyword: &str, lx: &mut Lexer, remaining: usize) -> Result<(), String> {
+        match keyword {
+            "ranks" => {
+                if self.has_ranks {
+                    return Err("`ranks` is given twice".into());
+                }
+                let n = parse_u32(&lx.word("the number of ranks")?, "the number of ranks")?;
+                lx.end()?;
+                // Every rank costs memory before any of its lines is read: refuse counts the
+                // file cannot plausibly describe.
+                if n as u64 > 65_536 + remaining as u64 {
+                    return Err(format!("{n} ranks is more than this file can describe"));
+                }
+                let keep = std::mem::take(&mut self.trace);
+                let mut t = Trace::new("text", &keep.source, n);
+                t.meta = keep.meta;
+                t.warnings = keep.warnings;
+                self.trace = t;
+                self.has_ranks = true;
+            }
+            "source" => {
+                self.trace.source = lx.word("the source name")?.into_owned();
+                self.explicit_source = true;
+                lx.end()?;
+            }
+            "meta" => {
+                let k = lx.word("a key")?.into_owned();
+                let v = lx.word("a value")?.into_owned();
+                lx.end()?;
+                self.trace.meta.push((k, v));
+            }
+            "warning" => {
+                let w = lx.word("the warning text")?.into_owned();
+                lx.end()?;
+                self.trace.warnings.push(w);
+            }
+            "comm" => {
+                if !self.has_ranks {
+                    return Err("a `ranks N` line must come before `comm`".into());
+                }
+                let id = parse_u32(&lx.word("a communicator id")?, "a communicator id")?;
+                let name = lx.word("a communicator name")?.into_owned();
+                let members = parse_members(&lx.word("the members")?, self.trace.num_ranks())?;
+                lx.end()?;
+                let comm = tracelogic_model::Communicator { name, members };
+                if id == COMM_WORLD && self.trace.comms.len() == 1 {
+                    self.trace.comms[0] = comm;
+                } else if id as usize == self.trace.comms.len() {
+                    self.trace.comms.push(comm);
+                } else {
+                    return Err(format!(
+                        "communicator ids must count up from 0: expected {}, found {id}",
+                        self.trace.comms.len()
+                    ));
+                }
+            }
+            "function" | "region" | "metric" => self.declare(keyword, lx)?,
+            "callpath" => {
+                let id = parse_u32(&lx.word("an id")?, "an id")?;
+                if id as usize != self.trace.callpaths.len() {
+                    return Err(format!(
+                        "callpath ids must count up from 0: expected {}, found {id}",
+                        self.trace.callpaths.len()
+                    ));
+                }
+                let mut path = Vec::new();
+                while let Some(t) = lx.next_token()? {
+                    let r = parse_u32(&t.key, "a region id")?;
+                    if r as usize >= self.trace.regions.len() || t.value.is_some() {
+                        return Err(format!("region {} is not declared", t.key));
+                    }
+                    path.push(r);
+                }
+                self.trace.callpaths.push(path);
+            }
+            "location" => {
+                let r = self.rank(&lx.word("a rank")?)?;
+                let id = parse_u64(&lx.word("a location id")?, "a location id")?;
+                let name = lx.word("a location name")?.into_owned();
+                lx.end()?;
+                let locs = &mut self.trace.ranks[r as usize].locations;
+                if locs.len() >= u16::MAX as usize {
+                    return Err(format!("rank {r} has more than {} locations", u16::MAX));
+                }
+                locs.push(Location { id, name });
+            }
+            "span" => {
+                let r = self.rank(&lx.word("a rank")?)?;
+                let a = parse_time(&lx.word("the first time")?)?;
+                let b = parse_time(&lx.word("the last time")?)?;
+                lx.end()?;
+                self.spans.push((r, a, b));
+            }
+            "sample" => {
+                let r = self.rank(&lx.word("a rank")?)?;
+                let name = lx.word("a metric name")?;
+                let t = parse_time(&lx.word("a time")?)?;
+                let v_text = lx.word("a value")?;
+                let v: f64 = v_text
+                    .parse()
+                    .map_err(|_| format!("metric value must be a number, found `{v_text}`"))?;
+                lx.end()?;
+                let m = self.trace.metrics.intern(&name);
+                let rt = &mut self.trace.ranks[r as usize];
+                let series = match rt.metrics.iter().position(|s| s.metric == m) {
+                    Some(i) => i,
+                    None => {
+                        rt.metrics.push(MetricSamples {
+                            metric: m,
+                            ..Default::default()
+                        });
+                        rt.metrics.len() - 1
+                    }
+                };
+                rt.metrics[series].time.push(t);
+                rt.metrics[series].value.push(v);
+            }
+            _ => return Err(format!("unknown line keyword `{keyword}`")),
+        }
+        Ok(())
+    }
+
+    fn call(&mut self, rank_text: &str, lx: &mut Lexer) -> Result<(), String> {
+        let r = self.rank(rank_text)?;
+        let enter = parse_time(&lx.word("the enter time")?)?;
+        let exit_text = lx.word("the exit time")?;
+        let exit = match exit_text.strip_prefix('+') {
+            Some(d) => enter
+                .checked_add(parse_time(d)?)
+                .ok_or_else(|| "exit time is too large".to_string())?,
+            None => parse_time(&exit_text)?,
+        };
+        if exit < enter {
+            return Err(format!("exit time {exit} is before enter time {enter}"));
+        }
+        let func_name = lx.word("an MPI function name")?;
+        let func = self.func_id(&func_name);
+        let mut kind = self.kinds[func as usize];
+        let mut loc: u16 = 0;
+        let mut cp = NO_CALLPATH;
+        let mut waits: Vec<u64> = Vec::new();
+        let mut no_coll = false;
+        self.items.clear();
+        while let Some(tok) = lx.next_token()? {
+            let key: &str = &tok.key;
+            let Some(value) = tok.value else {
+                return Err(format!("expected key=value, found `{key}`"));
+            };
+            let v: &str = &value;
+            match key {
+                "kind" => {
+                    kind = CALL_KINDS
+                        .iter()
+                        .find(|(n, _)| *n == v)
+                        .map(|(_, k)| *k)
+                        .ok_or_else(|| format!("unknown call kind `{v}`"))?;
+                }
+                "loc" => {
+                    loc = v
+                        .parse()
+                        .map_err(|_| format!("loc must be a location index, found `{v}`"))?;
+                    let n = self.trace.ranks[r as usize].locations.len();
+                    if n > 0 && loc as usize >= n {
+                        return Err(format!(
+                            "location index {loc} is not declared for rank {r} ({n} locations)"
+                        ));
+                    }
+                }
+                "cp" => {
+                    cp = parse_u32(v, "a callpath id")?;
+                    if cp as usize >= self.trace.callpaths.len() {
+                        return Err(format!("callpath {cp} is not declared"));
+                    }
+                }
+                "path" => {
+                    let regions: Vec<u32> = v.split('/').map(|name| self.trace.regions.intern(name)).collect();
+                    cp = self.trace.intern_callpath(&regions);
+                }
+                "wait" => {
+                    for id in v.split(',') {
+                        waits.push(parse_u64(id, "a request id")?);
+                    }
+                }
+                "send" | "recv" | "peer" => {
+                    let dir = match key {
+                        "send" => P2pDir::Send,
+                        "recv" => P2pDir::Recv,
+                        _ => match kind {
+                            CallKind::Send | CallKind::Isend => P2pDir::Send,
+                            CallKind::Recv | CallKind::Irecv => P2pDir::Recv,
+                            _ => {
+                                return Err(format!(
+                                    "peer= needs a send or receive call; on {func_name} write send= or recv="
+                                ))
+                            }
+                        },
+                    };
+                    let peer = self.peer(v)?;
+                    self.items.push(Item::P2p {
+                        dir,
+                        peer,
+                        tag: 0,
+                        comm: COMM_WORLD,
+                        bytes: 0,
+                        req: None,
+                    });
+                }
+                "coll" => {
+                    if v == "none" {
+                        no_coll = true;
+                        continue;
+                    }
+                    let op = COLLECTIVE_OPS
+                        .iter()
+                        .find(|(n, _)| *n == v)
+                        .map(|(_, o)| *o)
+                        .ok_or_else(|| format!("unknown collective `{v}`"))?;
+                    self.items.push(Item::Coll {
+                        op: Some(op),
+                        comm: COMM_WORLD,
+                        root: NO_ROOT,
+                        sent: 0,
+                        recvd: 0,
+                    });
+                }
+                "tag" | "bytes" | "comm" | "req" | "root" | "sent" | "recvd" => {
+                    if self.items.is_empty() {
+                        if kind != CallKind::Collective {
+                            return Err(format!("`{key}=` comes before any send=, recv=, peer= or coll="));
+                        }
+                        self.items.push(Item::Coll {
+                            op: None,
+                            comm: COMM_WORLD,
+                            root: NO_ROOT,
+                            sent: 0,
+                            recvd: 0,
+                        });
+                    }
+                    let comm_id = if key == "comm" { Some(self.comm(v)?) } else { None };
+                    let rank_val = if key == "root" { Some(self.rank(v)?) } else { None };
+                    let item = self.items.last_mut().expect("an item was just ensured");
+                    match (item, key) {
+                        (Item::P2p { tag, .. }, "tag") => {
+                            *tag = if v == "any" {
+                                ANY_TAG
+                            } else {
+                                v.parse()
+                                    .map_err(|_| format!("tag must be an integer or `any`, found `{v}`"))?
+                            }
+                        }
+                        (Item::P2p { bytes, .. }, "bytes") => *bytes = parse_u64(v, "bytes")?,
+                        (Item::P2p { comm, .. }, "comm") | (Item::Coll { comm, .. }, "comm") => {
+                            *comm = comm_id.expect("parsed above")
+                        }
+                        (Item::P2p { req, .. }, "req") => *req = Some(parse_u64(v, "a request id")?),
+                        (Item::Coll { root, .. }, "root") => *root = rank_val.expect("parsed above"),
+                        (Item::Coll { sent, .. }, "sent") => *sent = parse_u64(v, "sent")?,
+                        (Item::Coll { recvd, .. }, "recvd") => *recvd = parse_u64(v, "recvd")?,
+                        (Item::Coll { sent, recvd, .. }, "bytes") => {
+                            let b = parse_u64(v, "bytes")?;
+                            *sent = b;
+                            *recvd = b;
+                        }
+                        (Item::P2p { .. }, _) => {
+                            return Err(format!("`{key}=` does not apply to a point-to-point operation"))
+                        }
+                        (Item::Coll { .. }, _) => return Err(format!("`{key}=` does not apply to a collective")),
+                    }
+                }
+                _ => return Err(format!("unknown key `{key}`")),
+            }
+        }
+        if kind == CallKind::Collective && self.items.is_empty() && !no_coll {
+            self.items.push(Item::Coll {
+                op: None,
+                comm: COMM_WORLD,
+                root: NO_ROOT,
+                sent: 0,
+                recvd: 0,
+            });
+        }
+
+        let rt = &mut self.trace.ranks[r as usize];
+        let idx = rt.calls.len();
+        if idx >= u32::MAX as usize - 1 {
+            return Err(format!("rank {r} has more calls than the model holds"));
+        }
+        let idx = idx as u32;
+        let c = &mut rt.calls;
+        c.func.push(func);
+        c.kind.push(kind);
+        c.enter.push(enter);
+        c.exit.push(exit);
+        c.callpath.push(cp);
+        c.location.push(loc);
+        rt.extend_span(enter, exit);
+
+        for item in self.items.drain(..) {
+            match item {
+                Item::P2p {
+                    dir,
+                    peer,
+                    tag,
+                    comm,
+                    bytes,
+                    req,
+                } => {
+                    let op = rt.p2p.len();
+                    let complete = match req {
+                        None => idx,
+                        Some(id) => {
+                            if self.pending.insert((r, id), op).is_some() {
+                                return Err(format!("request {id} of rank {r} is posted again before it completed"));
+                            }
+                            NOT_COMPLETED
+                        }
+                    };
+                    let p = &mut rt.p2p;
+                    p.post.push(idx);
+                    p.complete.push(complete);
+                    p.dir.push(dir);
+                    p.peer.push(peer);
+                    p.tag.push(tag);
+                    p.comm.push(comm);
+                    p.bytes.push(bytes);
+                }
+                Item::Coll {
+                    op,
+                    comm,
+                    root,
+                    sent,
+                    recvd,
+                } => {
+                    let op = match op.or_else(|| CollectiveOp::from_name(&func_name)) {
+                        Some(op) => op,
+                        None => return Err(format!("{func_name} is not a collective: give coll=<operation>")),
+                    };
+                    let cl = &mut rt.collectives;
+                    cl.call.push(idx);
+                    cl.op.push(op);
+                    cl.comm.push(comm);
+                    cl.root.push(root);
+                    cl.bytes_sent.push(sent);
+                    cl.bytes_recv.push(recvd);
+                }
+            }
+        }
+        for id in waits {
+            let Some(op) = self.pending.remove(&(r, id)) else {
+                return Err(format!("wait={id}: rank {r} has no open request {id}"));
+            };
+            rt.p2p.complete[op] = idx;
+        }
+        Ok(())
+    }
+}
+
+/// Read a native text trace from its files (exactly one file must start with the magic line).
+///
+/// Errors name the file and 1-based line: unknown keywords or keys, numbers out of range,
+/// ranks, communicators, call paths or requests used before they are defined.
+pub fn read(files: &[InputFile], progress: &mut dyn ProgressSink) -> Result<Trace, FormatError> {
+    let texts: Vec<&InputFile> = files
+        .iter()
+        .filter(|f| {
+            let b = f.bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&f.bytes);
+            b.starts_with(MAGIC.as_bytes())
+        })
+        .collect();
+    let file = match texts.as_slice() {
+        [f] => *f,
+        [] => {
+            let name = files.first().map(|f| f.name.as_str()).unwrap_or("(no input)");
+            return Err(FormatError::at_line(
+                name,
+                1,
+                format!("the first line must be `{MAGIC} {VERSION}`"),
+            ));
+        }
+        [a, b, ..] => {
+            return Err(FormatError::new(
+                &b.name,
+                format!(
+                    "several text traces were given (`{}` and `{}`); give one",
+                    a.name, b.name
+                ),
+            ))
+        }
+    };
+    read_one(file, progress)
+}
+
+fn read_one(file: &InputFile, progress: &mut dyn ProgressSink) -> Result<Trace, FormatError> {
+    let name = file.name.as_str();
+    let bytes = file.bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&file.bytes);
+    let total = file.bytes.len() as u64;
+    let mut reader = Reader {
+        file: name,
+        trace: Trace::new("text", name, 0),
+        has_ranks: false,
+        kinds: Vec::new(),
+        spans: Vec::new(),
+        pending: HashMap::new(),
+        explicit_source: false,
+        items: Vec::new(),
+    };
+    let mut next_report = 0u64;
+    let mut pos = 0usize;
+    let mut line_no = 0u64;
+    while pos < bytes.len() {
+        line_no += 1;
+        let end = memchr(b'\n', &bytes[pos..]).map(|i| pos + i).unwrap_or(bytes.len());
+        let raw = &bytes[pos..end];
+        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+        let line_start = pos;
+        pos = end + 1;
+        if line_start as u64 >= next_report {
+            next_report = line_start as u64 + (4 << 20);
+            let p = Progress {
+                stage: "reading calls".into(),
+                bytes_done: line_start as u64,
+                bytes_total: total,
+            };
+            if !progress.report(&p) {
+                return Err(FormatError::cancelled(name));
+            }
+        }
+        let line = std::str::from_utf8(raw).map_err(|e| {
+            FormatError::at_line(
+                name,
+                line_no,
+                format!("not UTF-8 text (byte {} of the line)", e.valid_up_to() + 1),
+            )
+        })?;
+        if line_no == 1 {
+            check_magic(line).map_err(|m| FormatError::at_line(name, 1, m))?;
+            continue;
+        }
+        reader
+            .line(line, bytes.len() - pos.min(bytes.len()))
+            .map_err(|m| FormatError::at_line(reader.file, line_no, m))?;
+    }
+    if line_no == 0 {
+        return Err(FormatError::at_line(name, 1, "the file is empty"));
+    }
+    if !reader.has_ranks {
+        return Err(FormatError::at_line(name, line_no, "the file has no `ranks N` line"));
+    }
+    let mut trace = reader.trace;
+    for (r, a, b) in reader.spans {
+        trace.ranks[r as usize].span = Some((a, b));
+    }
+    if !reader.explicit_source {
+        trace.source = name.to_owned();
+    }
+    Ok(trace)
+}
+
+impl Reader<'_> {
+    fn line(&mut self, line: &str, remaining: usize) -> Result<(), String> {
+        let mut lx = Lexer::new(line);
+        let Some(first) = lx.next_token()? else {
+            return Ok(());
+        };
+        if first.value.is_some() {
+            return Err(format!("a line cannot start with `{}=`", first.key));
+        }
+        if first.key.as_bytes()[0].is_ascii_digit() {
+            self.call(&first.key, &mut lx)
+        } else {
+            self.directive(&first.key, &mut lx, remaining)
+        }
+    }
+}
+
+fn check_magic(line: &str) -> Result<(), String> {
+    let rest = line
+        .strip_prefix(MAGIC)
+        .ok_or_else(|| format!("the first line must be `{MAGIC} {VERSION}`"))?;
+    let v = rest.trim();
+    match v.parse::<u32>() {
+        Ok(VERSION) => Ok(()),
+        Ok(other) => Err(format!(
+            "text format version {other} is not supported (this reader reads {VERSION})"
+        )),
+        Err(_) => Err(format!("the first line must be `{MAGIC} {VERSION}`, found `{line}`")),
+    }
+}
+
+fn memchr(needle: u8, haystack: &[u8]) -> Option<usize> {
+    haystack.iter().position(|&c| c == needle)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_take_units_and_round_to_ns() {
+        assert_eq!(parse_time("1500").unwrap(), 1500);
+        assert_eq!(parse_time("1.5us").unwrap(), 1500);
+        assert_eq!(parse_time("2ms").unwrap(), 2_000_000);
+        assert_eq!(parse_time("0.25s").unwrap(), 250_000_000);
+        assert_eq!(parse_time("1.0005us").unwrap(), 1001);
+        assert!(parse_time("3h").is_err());
+        assert!(parse_time("1.2.3").is_err());
+        assert!(parse_time("99999999999999999999s").is_err());
+    }
+
+    #[test]
+    fn members_use_ranges() {
+        let mut s = String::new();
+        push_members(&mut s, &[0, 1, 2, 3, 8, 10, 11]);
+        assert_eq!(s, "0-3,8,10-11");
+        assert_eq!(parse_members(&s, 12).unwrap(), vec![0, 1, 2, 3, 8, 10, 11]);
+        assert!(parse_members("0-20", 12).is_err());
+    }
+
+    #[test]
+    fn tokens_quote_and_unquote() {
+        let mut s = String::new();
+        push_token(&mut s, "int main(int, \"char\"**)\\");
+        let mut lx = Lexer::new(&s);
+        assert_eq!(lx.word("x").unwrap(), "int main(int, \"char\"**)\\");
+        let mut lx = Lexer::new("a=\"b c\" d=e # comment");
+        let t = lx.next_token().unwrap().unwrap();
+        assert_eq!((t.key.as_ref(), t.value.as_deref()), ("a", Some("b c")));
+        let t = lx.next_token().unwrap().unwrap();
+        assert_eq!((t.key.as_ref(), t.value.as_deref()), ("d", Some("e")));
+        assert!(lx.next_token().unwrap().is_none());
+    }
 }
