@@ -46,11 +46,32 @@ pub enum Family {
     AllToAll,
     /// A cycle. `dims = [n]`.
     Ring,
+    /// A path (1D grid). `dims = [n]`.
+    Line,
+    /// Periodic 3D 7-point stencil (the six face neighbours; the same graph as a 3D torus).
+    Stencil7,
+    /// Non-periodic 3D 7-point stencil (the same graph as a 3D grid).
+    Stencil7Mesh,
+    /// Periodic 3D 19-point stencil (faces and edges of the 3×3×3 cube around a node).
+    Stencil19,
+    /// Non-periodic 3D 19-point stencil.
+    Stencil19Mesh,
+    /// Periodic 3D 27-point stencil (the full 3×3×3 cube around a node).
+    Stencil27,
+    /// Non-periodic 3D 27-point stencil.
+    Stencil27Mesh,
+    /// Heap-numbered k-ary tree: the children of `i` are `k·i+1 ..= k·i+k`. `dims = [k, n]`.
+    KaryTree,
+    /// One centre (node 0) talking to every other node. `dims = [n]`.
+    Star,
+    /// Butterfly network of dimension k: k+1 levels of 2^k rows; node `level·2^k + row` is linked
+    /// to `(level+1, row)` and `(level+1, row xor 2^level)`. `dims = [k]`.
+    Butterfly,
 }
 
 impl Family {
     /// Every family, in the order candidates are listed.
-    pub const ALL: [Family; 10] = [
+    pub const ALL: [Family; 20] = [
         Family::Grid,
         Family::Torus,
         Family::Stencil6,
@@ -61,6 +82,16 @@ impl Family {
         Family::BinaryTree,
         Family::AllToAll,
         Family::Ring,
+        Family::Line,
+        Family::Stencil7,
+        Family::Stencil7Mesh,
+        Family::Stencil19,
+        Family::Stencil19Mesh,
+        Family::Stencil27,
+        Family::Stencil27Mesh,
+        Family::KaryTree,
+        Family::Star,
+        Family::Butterfly,
     ];
 
     /// The name used in JSON and on the command line (`grid`, `stencil6`, `binary-tree`, ...).
@@ -76,6 +107,16 @@ impl Family {
             Family::BinaryTree => "binary-tree",
             Family::AllToAll => "all-to-all",
             Family::Ring => "ring",
+            Family::Line => "line",
+            Family::Stencil7 => "stencil7",
+            Family::Stencil7Mesh => "stencil7-mesh",
+            Family::Stencil19 => "stencil19",
+            Family::Stencil19Mesh => "stencil19-mesh",
+            Family::Stencil27 => "stencil27",
+            Family::Stencil27Mesh => "stencil27-mesh",
+            Family::KaryTree => "kary-tree",
+            Family::Star => "star",
+            Family::Butterfly => "butterfly",
         }
     }
 
@@ -84,7 +125,9 @@ impl Family {
         Family::ALL.into_iter().find(|f| f.name() == name)
     }
 
-    fn is_cartesian(self) -> bool {
+    /// True for families whose nodes are Cartesian coordinates and whose directions are offsets
+    /// (grids, tori, lines and the 2D/3D stencils).
+    pub fn is_cartesian(self) -> bool {
         matches!(
             self,
             Family::Grid
@@ -93,11 +136,46 @@ impl Family {
                 | Family::Stencil6Mesh
                 | Family::Stencil8
                 | Family::Stencil8Mesh
+                | Family::Line
+                | Family::Stencil7
+                | Family::Stencil7Mesh
+                | Family::Stencil19
+                | Family::Stencil19Mesh
+                | Family::Stencil27
+                | Family::Stencil27Mesh
         )
     }
 
-    fn periodic(self) -> bool {
-        matches!(self, Family::Torus | Family::Stencil6 | Family::Stencil8)
+    /// True for Cartesian families that wrap around in every dimension.
+    pub fn periodic(self) -> bool {
+        matches!(
+            self,
+            Family::Torus
+                | Family::Stencil6
+                | Family::Stencil8
+                | Family::Stencil7
+                | Family::Stencil19
+                | Family::Stencil27
+        )
+    }
+
+    fn is_stencil2d(self) -> bool {
+        matches!(
+            self,
+            Family::Stencil6 | Family::Stencil6Mesh | Family::Stencil8 | Family::Stencil8Mesh
+        )
+    }
+
+    fn is_stencil3d(self) -> bool {
+        matches!(
+            self,
+            Family::Stencil7
+                | Family::Stencil7Mesh
+                | Family::Stencil19
+                | Family::Stencil19Mesh
+                | Family::Stencil27
+                | Family::Stencil27Mesh
+        )
     }
 }
 
@@ -112,8 +190,16 @@ pub enum Direction {
     Child(u8),
     /// Across hypercube dimension `k` (flip bit k).
     Bit(u8),
-    /// To the node `k` places further along (mod n) in a ring or all-to-all.
+    /// To the node `k` places further along (mod n) in a ring or all-to-all; in a star, from the
+    /// centre to leaf `k` and from leaf `i` back to the centre with `k = n − i`.
     Shift(u32),
+    /// In a butterfly: to the next level (`up`) or the previous one, on the same row or across.
+    Butterfly {
+        /// Toward level + 1.
+        up: bool,
+        /// To the row that differs in the level's bit (otherwise the same row).
+        cross: bool,
+    },
 }
 
 impl Direction {
@@ -127,6 +213,11 @@ impl Direction {
             Direction::Child(i) => format!("child{i}"),
             Direction::Bit(k) => format!("bit{k}"),
             Direction::Shift(k) => format!("+{k}"),
+            Direction::Butterfly { up, cross } => format!(
+                "{}-{}",
+                if *up { "up" } else { "down" },
+                if *cross { "cross" } else { "straight" }
+            ),
         }
     }
 }
@@ -188,7 +279,7 @@ pub struct TopologySpec {
 
 impl TopologySpec {
     /// A topology from a family and its dimensions, checking they make sense (at least one
-    /// node; 2D for stencils; a hypercube dimension below 31).
+    /// node; 2D or 3D for stencils; a hypercube dimension below 31; `[k, n]` for k-ary trees).
     pub fn new(family: Family, dims: Vec<u32>) -> Result<TopologySpec, String> {
         if dims.is_empty() || dims.contains(&0) {
             return Err(format!("{}: dimensions must be positive, got {dims:?}", family.name()));
@@ -204,15 +295,32 @@ impl TopologySpec {
             Family::Hypercube if dims.len() != 1 || dims[0] > 30 => {
                 return Err("hypercube: give one dimension d (2^d nodes, d ≤ 30)".into())
             }
-            Family::BinaryTree | Family::AllToAll | Family::Ring if dims.len() != 1 => {
+            f if f.is_stencil3d() && dims.len() != 3 => {
+                return Err(format!(
+                    "{}: 3D stencils have 3 dimensions, got {}",
+                    family.name(),
+                    dims.len()
+                ))
+            }
+            Family::BinaryTree | Family::AllToAll | Family::Ring | Family::Line | Family::Star if dims.len() != 1 => {
                 return Err(format!("{}: give one size n", family.name()))
+            }
+            Family::KaryTree if dims.len() != 2 || dims[0] < 2 || dims[0] > 255 => {
+                return Err("kary-tree: give the arity k (2..=255) and the size n, as KxN".into())
+            }
+            Family::Butterfly if dims.len() != 1 || dims[0] > 24 => {
+                return Err("butterfly: give one dimension k ((k+1)·2^k nodes, k ≤ 24)".into())
             }
             _ => {}
         }
-        let n = dims
-            .iter()
-            .try_fold(1u64, |acc, &d| acc.checked_mul(d as u64))
-            .unwrap_or(u64::MAX);
+        let n = match family {
+            Family::KaryTree => dims[1] as u64,
+            Family::Butterfly => (dims[0] as u64 + 1) << dims[0],
+            _ => dims
+                .iter()
+                .try_fold(1u64, |acc, &d| acc.checked_mul(d as u64))
+                .unwrap_or(u64::MAX),
+        };
         if family != Family::Hypercube && n > u32::MAX as u64 / 2 {
             return Err(format!("{}: {n} nodes is too many", family.name()));
         }
@@ -243,6 +351,8 @@ impl TopologySpec {
     pub fn num_nodes(&self) -> u32 {
         match self.family {
             Family::Hypercube => 1 << self.dims[0],
+            Family::KaryTree => self.dims[1],
+            Family::Butterfly => (self.dims[0] + 1) << self.dims[0],
             _ => self.dims.iter().product(),
         }
     }
@@ -261,11 +371,22 @@ impl TopologySpec {
             Family::BinaryTree => format!("{d}-node binary tree"),
             Family::AllToAll => format!("{d}-node all-to-all"),
             Family::Ring => format!("{d}-node ring"),
+            Family::Line => format!("{d}-node line"),
+            Family::Stencil7 => format!("{d} 7-point stencil"),
+            Family::Stencil7Mesh => format!("{d} 7-point stencil (no wrap-around)"),
+            Family::Stencil19 => format!("{d} 19-point stencil"),
+            Family::Stencil19Mesh => format!("{d} 19-point stencil (no wrap-around)"),
+            Family::Stencil27 => format!("{d} 27-point stencil"),
+            Family::Stencil27Mesh => format!("{d} 27-point stencil (no wrap-around)"),
+            Family::KaryTree => format!("{}-node {}-ary tree", self.dims[1], self.dims[0]),
+            Family::Star => format!("{d}-node star"),
+            Family::Butterfly => format!("{d}-dimensional butterfly ({} nodes)", self.num_nodes()),
         }
     }
 
     /// Coordinates of `node`: Cartesian coordinates (dimension 0 first); hypercube bits (bit 0
-    /// first); `[depth, position in level]` for trees; `[node]` for rings and all-to-all.
+    /// first); `[depth, position in level]` for trees; `[level, row]` for butterflies; `[node]`
+    /// for rings, stars and all-to-all.
     pub fn coords(&self, node: u32) -> Vec<u32> {
         match self.family {
             f if f.is_cartesian() => {
@@ -284,6 +405,17 @@ impl TopologySpec {
                 let depth = 31 - (node + 1).leading_zeros();
                 vec![depth, node + 1 - (1 << depth)]
             }
+            Family::KaryTree => {
+                let k = self.dims[0] as u64;
+                let (mut depth, mut first, mut width) = (0u32, 0u64, 1u64);
+                while node as u64 >= first + width {
+                    first += width;
+                    width *= k;
+                    depth += 1;
+                }
+                vec![depth, (node as u64 - first) as u32]
+            }
+            Family::Butterfly => vec![node >> self.dims[0], node & ((1 << self.dims[0]) - 1)],
             _ => vec![node],
         }
     }
@@ -317,10 +449,29 @@ impl TopologySpec {
                         out.push(Direction::Offset(o));
                     }
                 }
-                if matches!(
-                    f,
-                    Family::Stencil6 | Family::Stencil6Mesh | Family::Stencil8 | Family::Stencil8Mesh
-                ) {
+                if f.is_stencil3d() && !matches!(f, Family::Stencil7 | Family::Stencil7Mesh) {
+                    let corners = matches!(f, Family::Stencil27 | Family::Stencil27Mesh);
+                    for a in [1i8, -1] {
+                        for b in [1i8, -1] {
+                            for (i, j) in [(0, 1), (0, 2), (1, 2)] {
+                                let mut o = vec![0i8; 3];
+                                o[i] = a;
+                                o[j] = b;
+                                out.push(Direction::Offset(o));
+                            }
+                        }
+                    }
+                    if corners {
+                        for a in [1i8, -1] {
+                            for b in [1i8, -1] {
+                                for c in [1i8, -1] {
+                                    out.push(Direction::Offset(vec![a, b, c]));
+                                }
+                            }
+                        }
+                    }
+                }
+                if f.is_stencil2d() {
                     out.push(Direction::Offset(vec![1, -1]));
                     out.push(Direction::Offset(vec![-1, 1]));
                 }
@@ -333,7 +484,14 @@ impl TopologySpec {
             Family::Hypercube => (0..self.dims[0] as u8).map(Direction::Bit).collect(),
             Family::BinaryTree => vec![Direction::Parent, Direction::Child(0), Direction::Child(1)],
             Family::Ring => vec![Direction::Shift(1), Direction::Shift(self.dims[0] - 1)],
-            Family::AllToAll => (1..self.dims[0]).map(Direction::Shift).collect(),
+            Family::AllToAll | Family::Star => (1..self.dims[0]).map(Direction::Shift).collect(),
+            Family::KaryTree => std::iter::once(Direction::Parent)
+                .chain((0..self.dims[0] as u8).map(Direction::Child))
+                .collect(),
+            Family::Butterfly => [(true, false), (true, true), (false, false), (false, true)]
+                .into_iter()
+                .map(|(up, cross)| Direction::Butterfly { up, cross })
+                .collect(),
             _ => unreachable!(),
         }
     }
@@ -370,6 +528,32 @@ impl TopologySpec {
             (Family::Ring | Family::AllToAll, Direction::Shift(k)) if *k < n => {
                 ((node as u64 + *k as u64) % n as u64) as u32
             }
+            (Family::Star, Direction::Shift(k)) if *k < n => {
+                let t = ((node as u64 + *k as u64) % n as u64) as u32;
+                if node != 0 && t != 0 {
+                    return None;
+                }
+                t
+            }
+            (Family::KaryTree, Direction::Parent) if node > 0 => (node - 1) / self.dims[0],
+            (Family::KaryTree, Direction::Child(i)) if (*i as u32) < self.dims[0] => {
+                let c = self.dims[0] as u64 * node as u64 + 1 + *i as u64;
+                if c >= n as u64 {
+                    return None;
+                }
+                c as u32
+            }
+            (Family::Butterfly, Direction::Butterfly { up, cross }) => {
+                let k = self.dims[0];
+                let (level, row) = (node >> k, node & ((1 << k) - 1));
+                let (to, bit) = match up {
+                    true if level < k => (level + 1, level),
+                    false if level > 0 => (level - 1, level - 1),
+                    _ => return None,
+                };
+                let row = if *cross { row ^ (1 << bit) } else { row };
+                (to << k) | row
+            }
             _ => return None,
         };
         (target != node).then_some(target)
@@ -396,14 +580,140 @@ impl TopologySpec {
             Direction::Offset(o) => Direction::Offset(o.iter().map(|&x| -x).collect()),
             Direction::Bit(k) => Direction::Bit(*k),
             Direction::Child(_) => Direction::Parent,
+            Direction::Parent if self.family == Family::KaryTree => {
+                Direction::Child(((node_from.max(1) - 1) % self.dims[0]) as u8)
+            }
             Direction::Parent => Direction::Child(((node_from + 1) % 2) as u8),
+            Direction::Butterfly { up, cross } => Direction::Butterfly { up: !up, cross: *cross },
             Direction::Shift(k) => Direction::Shift((self.num_nodes() - k) % self.num_nodes()),
         })
+    }
+
+    /// How many nodes have each degree, computed from the family's structure without building
+    /// the graph (O(1) to O(3^dims)); this is what candidate elimination compares first.
+    pub fn degree_histogram(&self) -> std::collections::BTreeMap<u32, u64> {
+        let n = self.num_nodes() as u64;
+        let mut hist = std::collections::BTreeMap::new();
+        let mut add = |deg: u32, count: u64| {
+            if count > 0 {
+                *hist.entry(deg).or_insert(0) += count;
+            }
+        };
+        match self.family {
+            Family::Grid | Family::Torus | Family::Line | Family::Stencil7 | Family::Stencil7Mesh => {
+                // Neighbours along different dimensions are distinct: the degree is a sum of
+                // independent per-dimension contributions, so the histogram is a convolution.
+                let periodic = self.family.periodic();
+                let mut acc: std::collections::BTreeMap<u32, u64> = [(0u32, 1u64)].into();
+                for &d in &self.dims {
+                    let per: Vec<(u32, u64)> = match (d, periodic) {
+                        (1, _) => vec![(0, 1)],
+                        (2, _) => vec![(1, 2)],
+                        (d, true) => vec![(2, d as u64)],
+                        (d, false) => vec![(1, 2), (2, d as u64 - 2)],
+                    };
+                    let mut next = std::collections::BTreeMap::new();
+                    for (&deg, &cnt) in &acc {
+                        for &(pd, pc) in &per {
+                            *next.entry(deg + pd).or_insert(0) += cnt * pc;
+                        }
+                    }
+                    acc = next;
+                }
+                for (deg, cnt) in acc {
+                    add(deg, cnt);
+                }
+            }
+            f if f.is_cartesian() => {
+                // Degrees depend only on whether each coordinate is first, last or inside: one
+                // representative node per class, weighted by the class size.
+                let classes: Vec<Vec<(u32, u64)>> = self
+                    .dims
+                    .iter()
+                    .map(|&d| match d {
+                        1 => vec![(0, 1)],
+                        2 => vec![(0, 1), (1, 1)],
+                        d => vec![(0, 1), (1, d as u64 - 2), (d - 1, 1)],
+                    })
+                    .collect();
+                let mut idx = vec![0usize; classes.len()];
+                loop {
+                    let coords: Vec<u32> = idx.iter().zip(&classes).map(|(&i, c)| c[i].0).collect();
+                    let weight: u64 = idx.iter().zip(&classes).map(|(&i, c)| c[i].1).product();
+                    let node = self.node_at(&coords).expect("class representative inside");
+                    add(self.neighbours(node).len() as u32, weight);
+                    let mut k = 0;
+                    loop {
+                        if k == idx.len() {
+                            return hist;
+                        }
+                        idx[k] += 1;
+                        if idx[k] < classes[k].len() {
+                            break;
+                        }
+                        idx[k] = 0;
+                        k += 1;
+                    }
+                }
+            }
+            Family::Hypercube => add(self.dims[0], n),
+            Family::Ring => add(if n <= 2 { n as u32 - 1 } else { 2 }, n),
+            Family::AllToAll => add(n as u32 - 1, n),
+            Family::Star => {
+                add(n as u32 - 1, 1);
+                add(1, n - 1);
+            }
+            Family::Butterfly => {
+                let (k, rows) = (self.dims[0] as u64, 1u64 << self.dims[0]);
+                if k == 0 {
+                    add(0, 1);
+                } else {
+                    add(2, 2 * rows);
+                    add(4, (k - 1) * rows);
+                }
+            }
+            Family::BinaryTree | Family::KaryTree => {
+                let k = if self.family == Family::BinaryTree {
+                    2
+                } else {
+                    self.dims[0] as u64
+                };
+                // Node i has min(k, n−1−k·i) children (when positive) and a parent unless i = 0.
+                let full = if n > k { (n - 1 - k) / k + 1 } else { 0 };
+                let rest = (n - 1) - k * full;
+                let partial = u64::from(rest > 0);
+                let leaves = n - full - partial;
+                let parent = |i: u64| u32::from(i > 0);
+                if full > 0 {
+                    add(k as u32, 1); // the root
+                    add(k as u32 + 1, full - 1);
+                }
+                if partial == 1 {
+                    add(rest as u32 + parent(full), 1);
+                }
+                if leaves > 0 {
+                    add(1, leaves - u64::from(n == 1));
+                    if n == 1 {
+                        add(0, 1);
+                    }
+                }
+            }
+            _ => unreachable!(),
+        }
+        hist
+    }
+
+    /// Number of edges, from [`TopologySpec::degree_histogram`] (no graph is built).
+    pub fn edge_count(&self) -> u64 {
+        self.degree_histogram().iter().map(|(&d, &c)| d as u64 * c).sum::<u64>() / 2
     }
 
     /// The graph of this topology. O(n · directions).
     pub fn graph(&self) -> Graph {
         let n = self.num_nodes();
+        if self.family == Family::Star {
+            return Graph::from_edges(n, (1..n).map(|v| (0, v)));
+        }
         let dirs = self.directions();
         let edges = (0..n).flat_map(|u| {
             let dirs = &dirs;

@@ -1,8 +1,17 @@
 //! Graph algorithms for tracelogic over plain undirected graphs: the reference topology
-//! families ([`families`]), and (with the topology issue) invariants, spectra, isomorphism with
-//! a mapping, and common subgraphs. One engine, used by topology, similarity and patterns alike.
+//! families ([`families`]) and the candidates of a given size ([`catalog`]), invariants and
+//! spectra ([`invariants`]), colour refinement ([`refine`]), isomorphism with a verified mapping
+//! under a step budget ([`iso`]), closest matches with their differing edges ([`near`]) and the
+//! plain edge-list file format ([`edgelist`]). One engine, used by topology, similarity and
+//! patterns alike.
 
+pub mod catalog;
+pub mod edgelist;
 pub mod families;
+pub mod invariants;
+pub mod iso;
+pub mod near;
+pub mod refine;
 
 pub use families::{Direction, Family, TopologySpec};
 use serde::{Deserialize, Serialize};
@@ -70,6 +79,74 @@ impl Graph {
     /// Every edge once, as `(u, v)` with `u < v`, in increasing order.
     pub fn edges(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
         (0..self.num_nodes()).flat_map(move |u| self.neighbors(u).iter().filter(move |&&v| u < v).map(move |&v| (u, v)))
+    }
+
+    /// Build from an edge list whose node ids may be out of range: an error names the first
+    /// offending edge instead of panicking (for edges read from files).
+    pub fn try_from_edges(n: u32, edges: impl IntoIterator<Item = (u32, u32)>) -> Result<Graph, String> {
+        let edges: Vec<(u32, u32)> = edges.into_iter().collect();
+        if let Some((i, &(u, v))) = edges.iter().enumerate().find(|(_, &(u, v))| u >= n || v >= n) {
+            return Err(format!("edge {} ({u}, {v}) names a node outside 0..{n}", i + 1));
+        }
+        Ok(Graph::from_edges(n, edges))
+    }
+
+    /// How many nodes have each degree.
+    pub fn degree_histogram(&self) -> std::collections::BTreeMap<u32, u64> {
+        let mut hist = std::collections::BTreeMap::new();
+        for u in 0..self.num_nodes() {
+            *hist.entry(self.degree(u)).or_insert(0) += 1;
+        }
+        hist
+    }
+
+    /// Largest degree (0 for a graph without edges).
+    pub fn max_degree(&self) -> u32 {
+        (0..self.num_nodes()).map(|u| self.degree(u)).max().unwrap_or(0)
+    }
+
+    /// Connected components, each as its sorted node list, largest first (ties by first node).
+    pub fn components(&self) -> Vec<Vec<u32>> {
+        let n = self.num_nodes() as usize;
+        let mut seen = vec![false; n];
+        let mut out = Vec::new();
+        for s in 0..n {
+            if seen[s] {
+                continue;
+            }
+            seen[s] = true;
+            let mut comp = vec![s as u32];
+            let mut i = 0;
+            while i < comp.len() {
+                for &v in self.neighbors(comp[i]) {
+                    if !seen[v as usize] {
+                        seen[v as usize] = true;
+                        comp.push(v);
+                    }
+                }
+                i += 1;
+            }
+            comp.sort_unstable();
+            out.push(comp);
+        }
+        out.sort_by(|a, b| b.len().cmp(&a.len()).then(a[0].cmp(&b[0])));
+        out
+    }
+
+    /// The subgraph induced by `nodes` (renumbered `0..nodes.len()` in the given order).
+    pub fn induced(&self, nodes: &[u32]) -> Graph {
+        let mut index = vec![u32::MAX; self.num_nodes() as usize];
+        for (i, &u) in nodes.iter().enumerate() {
+            index[u as usize] = i as u32;
+        }
+        let edges = nodes.iter().flat_map(|&u| {
+            let index = &index;
+            self.neighbors(u)
+                .iter()
+                .filter(move |&&v| index[v as usize] != u32::MAX)
+                .map(move |&v| (index[u as usize], index[v as usize]))
+        });
+        Graph::from_edges(nodes.len() as u32, edges.collect::<Vec<_>>())
     }
 
     /// The same graph with node `u` renamed `perm[u]`.

@@ -1,0 +1,141 @@
+//! Which family members could have `n` nodes: every factorisation for grids and tori (any
+//! number of dimensions), 2D factorisations for 6/8-point stencils, 3D ones for 7/19/27-point
+//! stencils, and the one-parameter families (ring, line, star, all-to-all, trees, hypercube,
+//! butterfly) where `n` fits.
+//!
+//! Dimension orders that give the same graph are listed once (extents non-increasing); the
+//! 1-dimensional grid and torus are listed as `line` and `ring`.
+
+use crate::families::{Family, TopologySpec};
+
+/// Every factorisation of `n` into factors ≥ 2, each in non-increasing order.
+pub fn factorisations(n: u32) -> Vec<Vec<u32>> {
+    fn rec(rest: u32, max: u32, cur: &mut Vec<u32>, out: &mut Vec<Vec<u32>>) {
+        if rest == 1 {
+            if !cur.is_empty() {
+                out.push(cur.clone());
+            }
+            return;
+        }
+        let mut f = max.min(rest);
+        while f >= 2 {
+            if rest / f * f == rest {
+                cur.push(f);
+                rec(rest / f, f, cur, out);
+                cur.pop();
+            }
+            f -= 1;
+        }
+    }
+    let mut out = Vec::new();
+    if n >= 2 {
+        rec(n, n, &mut Vec::new(), &mut out);
+    }
+    out
+}
+
+/// Candidate topologies with `n` nodes, in [`Family::ALL`] order then by dimensions.
+pub fn candidates(n: u32) -> Vec<TopologySpec> {
+    let mut out = Vec::new();
+    let mut push = |family: Family, dims: Vec<u32>| {
+        if let Ok(s) = TopologySpec::new(family, dims) {
+            if s.num_nodes() == n {
+                out.push(s);
+            }
+        }
+    };
+    if n == 0 {
+        return Vec::new();
+    }
+    let facts = factorisations(n);
+    for f in &facts {
+        if f.len() >= 2 {
+            push(Family::Grid, f.clone());
+            push(Family::Torus, f.clone());
+        }
+    }
+    for f in facts.iter().filter(|f| f.len() == 2) {
+        for fam in [
+            Family::Stencil6,
+            Family::Stencil6Mesh,
+            Family::Stencil8,
+            Family::Stencil8Mesh,
+        ] {
+            push(fam, f.clone());
+        }
+    }
+    for f in facts.iter().filter(|f| f.len() == 3) {
+        for fam in [
+            Family::Stencil7,
+            Family::Stencil7Mesh,
+            Family::Stencil19,
+            Family::Stencil19Mesh,
+            Family::Stencil27,
+            Family::Stencil27Mesh,
+        ] {
+            push(fam, f.clone());
+        }
+    }
+    if n >= 2 && n.is_power_of_two() {
+        push(Family::Hypercube, vec![n.trailing_zeros()]);
+    }
+    if n >= 2 {
+        push(Family::BinaryTree, vec![n]);
+        push(Family::AllToAll, vec![n]);
+        push(Family::Line, vec![n]);
+        push(Family::Star, vec![n]);
+    }
+    if n >= 3 {
+        push(Family::Ring, vec![n]);
+    }
+    for k in 3..n.saturating_sub(1).min(256) {
+        push(Family::KaryTree, vec![k, n]);
+    }
+    for k in 1..=24u32 {
+        if ((k as u64 + 1) << k) == n as u64 {
+            push(Family::Butterfly, vec![k]);
+        }
+    }
+    out.sort_by_key(|s| Family::ALL.iter().position(|&f| f == s.family));
+    out
+}
+
+/// How simple a topology is to name, lower first: fewer parameters, then a fixed family
+/// preference (rings and lines before hypercubes, grids before tori, tori before stencils).
+/// Equivalent matches are reported under the simplest one.
+pub fn simplicity(spec: &TopologySpec) -> (usize, usize) {
+    const PREFERENCE: [Family; 20] = [
+        Family::Ring,
+        Family::Line,
+        Family::Star,
+        Family::AllToAll,
+        Family::Hypercube,
+        Family::BinaryTree,
+        Family::KaryTree,
+        Family::Grid,
+        Family::Torus,
+        Family::Stencil6,
+        Family::Stencil6Mesh,
+        Family::Stencil8,
+        Family::Stencil8Mesh,
+        Family::Stencil7,
+        Family::Stencil7Mesh,
+        Family::Stencil19,
+        Family::Stencil19Mesh,
+        Family::Stencil27,
+        Family::Stencil27Mesh,
+        Family::Butterfly,
+    ];
+    let params = if spec.family == Family::KaryTree {
+        2
+    } else {
+        spec.dims.len()
+    };
+    (
+        params,
+        PREFERENCE
+            .iter()
+            .position(|&f| f == spec.family)
+            .unwrap_or(PREFERENCE.len()),
+    )
+}

@@ -1,0 +1,225 @@
+//! The graph engine against generated family members: invariants, refinement, isomorphism
+//! (with petgraph's VF2 as an oracle on small graphs), alignment and the edge-list format.
+
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+use tracelogic_graph::catalog::{candidates, factorisations};
+use tracelogic_graph::invariants::{closed_walks, spectra_agree, spectrum};
+use tracelogic_graph::iso::{isomorphism, verify, IsoOptions, IsoOutcome};
+use tracelogic_graph::near::align;
+use tracelogic_graph::{edgelist, Graph, TopologySpec};
+
+fn spec(s: &str) -> TopologySpec {
+    TopologySpec::parse(s).unwrap()
+}
+
+fn random_perm(n: u32, rng: &mut StdRng) -> Vec<u32> {
+    let mut p: Vec<u32> = (0..n).collect();
+    p.shuffle(rng);
+    p
+}
+
+fn to_petgraph(g: &Graph) -> petgraph::graph::UnGraph<(), ()> {
+    let mut pg = petgraph::graph::UnGraph::new_undirected();
+    let nodes: Vec<_> = (0..g.num_nodes()).map(|_| pg.add_node(())).collect();
+    for (u, v) in g.edges() {
+        pg.add_edge(nodes[u as usize], nodes[v as usize], ());
+    }
+    pg
+}
+
+const SAMPLES: &[&str] = &[
+    "grid:4x2",
+    "grid:5x3",
+    "grid:3x3x2",
+    "torus:4x4",
+    "torus:5x3",
+    "torus:2x2x2x2",
+    "torus:4x2",
+    "stencil6:3x3",
+    "stencil6:6x4",
+    "stencil6-mesh:5x4",
+    "stencil8:4x4",
+    "stencil8-mesh:4x3",
+    "stencil7:3x3x2",
+    "stencil19:3x3x3",
+    "stencil19-mesh:4x3x2",
+    "stencil27:3x3x3",
+    "stencil27-mesh:3x3x2",
+    "hypercube:4",
+    "binary-tree:12",
+    "kary-tree:3x20",
+    "star:9",
+    "all-to-all:7",
+    "ring:9",
+    "line:7",
+    "butterfly:3",
+];
+
+#[test]
+fn degree_histograms_from_structure_match_built_graphs() {
+    for s in SAMPLES
+        .iter()
+        .copied()
+        .chain(["grid:2x2x3x5", "torus:2x7", "kary-tree:4x1", "kary-tree:5x6"])
+    {
+        let t = spec(s);
+        let g = t.graph();
+        assert_eq!(t.degree_histogram(), g.degree_histogram(), "{s}");
+        assert_eq!(t.edge_count(), g.num_edges() as u64, "{s}");
+        assert_eq!(g.num_nodes(), t.num_nodes(), "{s}");
+    }
+}
+
+#[test]
+fn every_candidate_histogram_matches_its_graph() {
+    for n in [6u32, 8, 12, 16, 24, 27, 30, 64] {
+        for t in candidates(n) {
+            let g = t.graph();
+            assert_eq!(t.degree_histogram(), g.degree_histogram(), "{}", t.label());
+        }
+    }
+}
+
+#[test]
+fn factorisations_of_16_and_12() {
+    let f16 = factorisations(16);
+    assert_eq!(
+        f16,
+        vec![vec![16], vec![8, 2], vec![4, 4], vec![4, 2, 2], vec![2, 2, 2, 2]]
+    );
+    assert_eq!(factorisations(12).len(), 4); // 12, 6x2, 4x3, 3x2x2
+    assert!(factorisations(1).is_empty());
+}
+
+#[test]
+fn isomorphism_finds_verified_mapping_under_any_numbering() {
+    let mut rng = StdRng::seed_from_u64(7);
+    for s in SAMPLES {
+        let g = spec(s).graph();
+        let perm = random_perm(g.num_nodes(), &mut rng);
+        let h = g.relabel(&perm);
+        match isomorphism(&h, &g, IsoOptions::for_nodes(g.num_nodes())) {
+            IsoOutcome::Isomorphic { mapping, .. } => verify(&h, &g, &mapping).unwrap(),
+            other => panic!("{s}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn agrees_with_petgraph_vf2_on_small_pairs() {
+    // All pairs of same-sized candidates for a few sizes, plus one-edge perturbations.
+    let mut rng = StdRng::seed_from_u64(11);
+    let mut checked = 0;
+    for n in [8u32, 9, 12, 16] {
+        let graphs: Vec<Graph> = candidates(n).iter().map(|t| t.graph()).collect();
+        for a in &graphs {
+            let a = a.relabel(&random_perm(n, &mut rng));
+            for b in &graphs {
+                let ours = isomorphism(&a, b, IsoOptions::for_nodes(n));
+                let theirs = petgraph::algo::is_isomorphic(&to_petgraph(&a), &to_petgraph(b));
+                assert!(!matches!(ours, IsoOutcome::GaveUp { .. }));
+                assert_eq!(ours.mapping().is_some(), theirs);
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 100);
+}
+
+#[test]
+fn degree_preserving_swap_is_not_isomorphic_and_does_not_hang() {
+    // The look-alike that makes plain VF2 explode: swap two edges of a torus keeping degrees.
+    let g = spec("torus:32x32").graph();
+    let mut edges: Vec<(u32, u32)> = g.edges().collect();
+    let (a, b) = (edges[0], edges[700]);
+    assert!(!g.has_edge(a.0, b.1) && !g.has_edge(b.0, a.1));
+    edges[0] = (a.0, b.1);
+    edges[700] = (b.0, a.1);
+    let h = Graph::from_edges(1024, edges);
+    assert_eq!(h.degree_histogram(), g.degree_histogram());
+    let out = isomorphism(&h, &g, IsoOptions::for_nodes(1024));
+    assert!(matches!(out, IsoOutcome::NotIsomorphic { .. }), "{out:?}");
+}
+
+#[test]
+fn a_tiny_budget_gives_up_instead_of_searching() {
+    let g = spec("stencil6:16x16").graph();
+    let h = g.relabel(&random_perm(256, &mut StdRng::seed_from_u64(3)));
+    let out = isomorphism(
+        &h,
+        &g,
+        IsoOptions {
+            max_steps: 10,
+            refine_rounds: 4,
+        },
+    );
+    assert_eq!(out, IsoOutcome::GaveUp { steps: 10 });
+}
+
+#[test]
+fn large_random_torus_and_stencil_are_proved() {
+    let mut rng = StdRng::seed_from_u64(5);
+    for s in ["torus:64x64", "stencil6:64x32", "grid:50x40"] {
+        let g = spec(s).graph();
+        let h = g.relabel(&random_perm(g.num_nodes(), &mut rng));
+        let out = isomorphism(&h, &g, IsoOptions::for_nodes(g.num_nodes()));
+        verify(&h, &g, out.mapping().unwrap_or_else(|| panic!("{s}: {out:?}"))).unwrap();
+    }
+}
+
+#[test]
+fn closed_walks_match_spectral_moments() {
+    for s in ["torus:4x4", "stencil6:3x3", "binary-tree:10", "grid:3x3x2"] {
+        let g = spec(s).graph();
+        let w = closed_walks(&g, 3, u64::MAX).unwrap();
+        let ev = spectrum(&g).unwrap();
+        for (k, &c) in w.counts.iter().enumerate() {
+            let moment: f64 = ev.iter().map(|l| l.powi(k as i32 + 1)).sum();
+            assert!(
+                (moment - c as f64).abs() < 1e-6 * moment.abs().max(1.0),
+                "{s} k={}",
+                k + 1
+            );
+        }
+        // tr(A²) = 2m; walks are invariant under renumbering.
+        assert_eq!(w.counts[1], 2 * g.num_edges() as u64);
+        let h = g.relabel(&random_perm(g.num_nodes(), &mut StdRng::seed_from_u64(1)));
+        assert_eq!(closed_walks(&h, 3, u64::MAX).unwrap(), w);
+        assert!(spectra_agree(&spectrum(&h).unwrap(), &ev));
+    }
+}
+
+#[test]
+fn alignment_reports_the_missing_and_extra_edges() {
+    let mut rng = StdRng::seed_from_u64(9);
+    let g = spec("torus:6x6").graph();
+    let perm = random_perm(36, &mut rng);
+    let mut edges: Vec<(u32, u32)> = g.edges().collect();
+    let removed = edges.remove(rng.gen_range(0..edges.len()));
+    let h = Graph::from_edges(36, edges.iter().map(|&(u, v)| (perm[u as usize], perm[v as usize])));
+    assert!(isomorphism(&h, &g, IsoOptions::for_nodes(36)).mapping().is_none());
+    let a = align(&h, &g, 4, 4).unwrap();
+    assert_eq!(a.distance(), 1, "{a:?}");
+    assert!(a.extra.is_empty());
+    let (x, y) = (perm[removed.0 as usize], perm[removed.1 as usize]);
+    assert_eq!(a.missing, vec![(x.min(y), x.max(y))]);
+}
+
+#[test]
+fn edge_list_round_trip_and_errors() {
+    let g = spec("stencil6:3x3").graph();
+    let text = edgelist::write(&g, Some("BT 9"));
+    assert_eq!(edgelist::parse(&text, "bt.txt").unwrap(), g);
+    let e = edgelist::parse("3 2\n0 1\n1 5\n", "x.txt").unwrap_err();
+    assert!(e.contains("x.txt") && e.contains("line 3"), "{e}");
+    let e = edgelist::parse("3 2\n0 1\n", "x.txt").unwrap_err();
+    assert!(e.contains("only 1"), "{e}");
+    let e = edgelist::parse("4 4000000000\n0 1\n", "x.txt").unwrap_err();
+    assert!(e.contains("announces"), "{e}");
+    let e = edgelist::parse("4\n", "x.txt").unwrap_err();
+    assert!(e.contains("line 1"), "{e}");
+    let e = edgelist::parse("", "x.txt").unwrap_err();
+    assert!(e.contains("empty"), "{e}");
+}
