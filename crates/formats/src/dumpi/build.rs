@@ -1,0 +1,1086 @@
+//! The model layer: DUMPI records of all ranks → one [`Trace`].
+//!
+//! DUMPI stores communicator, group and request handles local to each rank's file, and peers
+//! relative to the communicator of the call. Communicator membership can depend on every rank
+//! (`MPI_Comm_split` orders members by the colour and key all ranks passed), so the reader works
+//! in two steps: while reading each rank it names every communicator by how it was derived
+//! (parent, how many creation calls on that parent came before, split colour), which all member
+//! ranks agree on without knowing the members; once all ranks are read it computes the
+//! memberships in creation order and translates peers and roots to world ranks.
+
+use super::raw::{BinFile, Record, Status, Value};
+use super::spec::{FUNCTION_ENTER, FUNCTION_EXIT};
+use crate::{FormatError, Progress, ProgressSink};
+use std::collections::HashMap;
+use tracelogic_model::{
+    CallIdx, CallpathId, CollectiveOp, CommId, Communicator, Location, MetricSamples, P2pDir, Rank, Trace, ANY_SOURCE,
+    ANY_TAG, NOT_COMPLETED, NO_CALLPATH, NO_ROOT,
+};
+
+/// DUMPI communicator handles with a fixed meaning.
+const COMM_NULL: u16 = 1;
+const COMM_WORLD: u16 = 2;
+const COMM_SELF: u16 = 3;
+/// DUMPI group handles with a fixed meaning.
+const GROUP_EMPTY: u16 = 2;
+/// DUMPI's `MPI_ANY_SOURCE` / `MPI_ANY_TAG`.
+const DUMPI_ANY: i32 = -1;
+/// Progress is reported at least this often (bytes of records).
+const PROGRESS_STEP: usize = 4 << 20;
+
+/// Byte sizes of the built-in datatypes on an LP64 machine, used when a file's size table lacks
+/// an entry or gives 0 for a type that has a size (libdumpi writes 0 for `MPI_LONG_LONG_INT`).
+const BUILTIN_SIZES: [u64; 28] = [
+    0, 0, 1, 1, 1, 1, 4, 2, 2, 4, 4, 8, 8, 4, 8, 16, 8, 8, 8, 1, 0, 0, 8, 12, 16, 6, 8, 32,
+];
+
+/// How a communicator was derived; identical on every member rank.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Derivation {
+    World,
+    SelfOf(Rank),
+    /// The `seq`-th creation call on `parent` (counted per rank, collective so equal on all).
+    Derived {
+        parent: u32,
+        seq: u32,
+        how: How,
+    },
+    /// A handle the trace uses without a recorded creation call.
+    Unknown {
+        rank: Rank,
+        handle: u16,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum How {
+    Dup,
+    Split(i32),
+    Create,
+    Cart,
+    Graph,
+    /// A creation whose membership DUMPI does not record (inter-communicators, `Cart_sub`...).
+    Untracked(&'static str),
+}
+
+/// A group, kept as the expression that built it so it can be evaluated once memberships are known.
+#[derive(Debug, Clone)]
+enum GroupExpr {
+    Empty,
+    OfComm(u32),
+    Incl(Box<GroupExpr>, Vec<i32>),
+    Excl(Box<GroupExpr>, Vec<i32>),
+    RangeIncl(Box<GroupExpr>, Vec<Vec<i32>>),
+    RangeExcl(Box<GroupExpr>, Vec<Vec<i32>>),
+    Union(Box<GroupExpr>, Box<GroupExpr>),
+    Intersection(Box<GroupExpr>, Box<GroupExpr>),
+    Difference(Box<GroupExpr>, Box<GroupExpr>),
+    Unknown,
+}
+
+#[derive(Debug, Default)]
+struct CommInfo {
+    /// Split contributions: (key, world rank).
+    split: Vec<(i32, Rank)>,
+    /// Group of a `Comm_create`.
+    group: Option<GroupExpr>,
+    /// Number of members of a `Cart_create` / `Graph_create` (first n of the parent).
+    size: Option<usize>,
+    members: Option<Vec<Rank>>,
+}
+
+/// Bytes of a collective, resolved once the communicator size and this rank's place are known.
+#[derive(Debug, Clone)]
+enum CollBytes {
+    Plain {
+        sent: u64,
+        recv: u64,
+        sent_per_member: bool,
+        recv_per_member: bool,
+    },
+    ByRoot {
+        root: (u64, u64),
+        other: (u64, u64),
+    },
+    ReduceScatter {
+        counts: Vec<i32>,
+        size: u64,
+    },
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Template {
+    dir: P2pDir,
+    peer: i32,
+    tag: i32,
+    comm: u32,
+    bytes: u64,
+}
+
+/// Drop the rows of a column whose `keep` entry is false.
+trait Retain {
+    fn retain_mask(&mut self, keep: &[bool]);
+}
+
+impl<T> Retain for Vec<T> {
+    fn retain_mask(&mut self, keep: &[bool]) {
+        let mut it = keep.iter();
+        self.retain(|_| *it.next().unwrap_or(&true));
+    }
+}
+
+/// Per-rank reading state.
+#[derive(Default)]
+struct RankState {
+    comms: HashMap<u16, u32>,
+    groups: HashMap<u16, GroupExpr>,
+    seq: HashMap<u32, u32>,
+    pending: HashMap<i32, usize>,
+    persistent: HashMap<i32, Template>,
+    threads: HashMap<u16, u16>,
+    /// Communicator-relative peer of each p2p operation (translated at the end).
+    p2p_local_peer: Vec<i32>,
+    /// Communicator-relative root and bytes of each collective.
+    coll_fix: Vec<(i32, CollBytes)>,
+    regions: Vec<u32>,
+    callpath: CallpathId,
+    metric_index: HashMap<u32, usize>,
+}
+
+/// Builds the trace rank by rank, then resolves communicators.
+pub(crate) struct Builder {
+    pub trace: Trace,
+    derivations: Vec<Derivation>,
+    derivation_ids: HashMap<Derivation, u32>,
+    infos: Vec<CommInfo>,
+    ranks: Vec<RankState>,
+    warnings: HashMap<String, u64>,
+    min_time: u64,
+}
+
+impl Builder {
+    pub fn new(source: &str, n: u32) -> Builder {
+        let mut b = Builder {
+            trace: Trace::new("dumpi", source, n),
+            derivations: Vec::new(),
+            derivation_ids: HashMap::new(),
+            infos: Vec::new(),
+            ranks: (0..n).map(|_| RankState::default()).collect(),
+            warnings: HashMap::new(),
+            min_time: u64::MAX,
+        };
+        b.intern(Derivation::World);
+        b
+    }
+
+    fn warn(&mut self, msg: String) {
+        *self.warnings.entry(msg).or_default() += 1;
+    }
+
+    fn intern(&mut self, d: Derivation) -> u32 {
+        if let Some(&i) = self.derivation_ids.get(&d) {
+            return i;
+        }
+        let i = self.derivations.len() as u32;
+        self.derivations.push(d.clone());
+        self.derivation_ids.insert(d, i);
+        self.infos.push(CommInfo::default());
+        i
+    }
+
+    fn comm(&mut self, r: Rank, handle: u16) -> u32 {
+        if let Some(&c) = self.ranks[r as usize].comms.get(&handle) {
+            return c;
+        }
+        let d = match handle {
+            COMM_WORLD => Derivation::World,
+            COMM_SELF => Derivation::SelfOf(r),
+            _ => Derivation::Unknown { rank: r, handle },
+        };
+        let c = self.intern(d);
+        self.ranks[r as usize].comms.insert(handle, c);
+        c
+    }
+
+    /// Register the creation of `newcomm` from `oldcomm` on rank `r`.
+    fn derive(&mut self, r: Rank, oldcomm: u16, newcomm: u16, how: How) -> Option<u32> {
+        let parent = self.comm(r, oldcomm);
+        let seq_ref = self.ranks[r as usize].seq.entry(parent).or_default();
+        let seq = *seq_ref;
+        *seq_ref += 1;
+        if newcomm <= COMM_NULL {
+            return None;
+        }
+        let c = self.intern(Derivation::Derived { parent, seq, how });
+        self.ranks[r as usize].comms.insert(newcomm, c);
+        Some(c)
+    }
+
+    fn group(&self, r: Rank, handle: u16) -> GroupExpr {
+        if handle == GROUP_EMPTY {
+            return GroupExpr::Empty;
+        }
+        self.ranks[r as usize]
+            .groups
+            .get(&handle)
+            .cloned()
+            .unwrap_or(GroupExpr::Unknown)
+    }
+
+    /// Read all records of rank `r`'s file into the trace.
+    pub fn read_rank(
+        &mut self,
+        r: Rank,
+        file: &BinFile,
+        bytes_before: u64,
+        bytes_total: u64,
+        progress: &mut dyn ProgressSink,
+    ) -> Result<(), FormatError> {
+        let sizes: Vec<u64> = (0..file.type_sizes.len().max(BUILTIN_SIZES.len()))
+            .map(|i| {
+                let s = file.type_sizes.get(i).copied().unwrap_or(0).max(0) as u64;
+                if s == 0 && i < BUILTIN_SIZES.len() {
+                    BUILTIN_SIZES[i]
+                } else {
+                    s
+                }
+            })
+            .collect();
+        if file.type_sizes.is_empty() {
+            self.warn(format!(
+                "{}: no datatype size table; built-in sizes of a 64-bit machine assumed",
+                file.name
+            ));
+        }
+        let mut records = file.records();
+        let mut next_report = PROGRESS_STEP;
+        while let Some(rec) = records.next() {
+            let rec = rec?;
+            let pos = records.position();
+            if pos >= next_report {
+                next_report = pos + PROGRESS_STEP;
+                let p = Progress {
+                    stage: format!("reading rank {r}"),
+                    bytes_done: bytes_before + pos as u64,
+                    bytes_total,
+                };
+                if !progress.report(&p) {
+                    return Err(FormatError::cancelled(file.name));
+                }
+            }
+            self.record(r, file, &sizes, &rec);
+        }
+        let pending = self.ranks[r as usize].pending.len();
+        if pending > 0 {
+            self.warn(format!(
+                "rank {r}: {pending} non-blocking operation(s) never completed in the trace"
+            ));
+        }
+        Ok(())
+    }
+
+    fn times(&mut self, rec: &Record) -> (u64, u64) {
+        let iv = rec.wall.or(rec.cpu);
+        let (a, b) = iv.map(|t| (t.start.ns(), t.stop.ns())).unwrap_or((0, 0));
+        self.min_time = self.min_time.min(a);
+        (a, b)
+    }
+
+    fn location(&mut self, r: Rank, thread: u16) -> u16 {
+        let rt = &mut self.trace.ranks[r as usize];
+        *self.ranks[r as usize].threads.entry(thread).or_insert_with(|| {
+            rt.locations.push(Location {
+                id: thread as u64,
+                name: format!("thread {thread}"),
+            });
+            (rt.locations.len() - 1) as u16
+        })
+    }
+
+    fn record(&mut self, r: Rank, file: &BinFile, sizes: &[u64], rec: &Record) {
+        let (enter, exit) = self.times(rec);
+        if rec.call == FUNCTION_ENTER || rec.call == FUNCTION_EXIT {
+            self.user_function(r, file, rec, enter);
+            return;
+        }
+        let spec = rec.spec();
+        let name = match spec.name.strip_prefix("DUMPIO_") {
+            Some(io) => format!("MPIO_{io}"),
+            None => format!("MPI_{}", spec.name),
+        };
+        let loc = self.location(r, rec.thread);
+        let callpath = self.ranks[r as usize].callpath;
+        let call = self.trace.push_call(r, &name, enter, exit, callpath, loc);
+        if !rec.perf.is_empty() {
+            self.perf(r, file, rec, enter, exit);
+        }
+        let size = |dt: i64| -> u64 { sizes.get(dt.max(0) as usize).copied().unwrap_or(0) };
+        let int = |n: &str| rec.int(n).unwrap_or(0);
+        let bytes = |count: &str, dt: &str| int(count).max(0) as u64 * size(int(dt));
+        let handle = |n: &str| rec.int(n).unwrap_or(0) as u16;
+        let status = rec.statuses().first().copied();
+        match spec.name {
+            "Send" | "Bsend" | "Ssend" | "Rsend" => {
+                let c = self.comm(r, handle("comm"));
+                self.post(
+                    r,
+                    call,
+                    call,
+                    P2pDir::Send,
+                    int("dest") as i32,
+                    int("tag") as i32,
+                    c,
+                    bytes("count", "datatype"),
+                );
+            }
+            "Isend" | "Ibsend" | "Issend" | "Irsend" => {
+                let c = self.comm(r, handle("comm"));
+                let op = self.post(
+                    r,
+                    call,
+                    NOT_COMPLETED,
+                    P2pDir::Send,
+                    int("dest") as i32,
+                    int("tag") as i32,
+                    c,
+                    bytes("count", "datatype"),
+                );
+                self.track(r, int("request") as i32, op);
+            }
+            "Recv" => {
+                let c = self.comm(r, handle("comm"));
+                let op = self.post(
+                    r,
+                    call,
+                    call,
+                    P2pDir::Recv,
+                    int("source") as i32,
+                    int("tag") as i32,
+                    c,
+                    bytes("count", "datatype"),
+                );
+                if let (Some(op), Some(s)) = (op, status) {
+                    self.resolve_recv(r, op, &s);
+                }
+            }
+            "Irecv" => {
+                let c = self.comm(r, handle("comm"));
+                let op = self.post(
+                    r,
+                    call,
+                    NOT_COMPLETED,
+                    P2pDir::Recv,
+                    int("source") as i32,
+                    int("tag") as i32,
+                    c,
+                    bytes("count", "datatype"),
+                );
+                self.track(r, int("request") as i32, op);
+            }
+            "Sendrecv" => {
+                let c = self.comm(r, handle("comm"));
+                self.post(
+                    r,
+                    call,
+                    call,
+                    P2pDir::Send,
+                    int("dest") as i32,
+                    int("sendtag") as i32,
+                    c,
+                    bytes("sendcount", "sendtype"),
+                );
+                let op = self.post(
+                    r,
+                    call,
+                    call,
+                    P2pDir::Recv,
+                    int("source") as i32,
+                    int("recvtag") as i32,
+                    c,
+                    bytes("recvcount", "recvtype"),
+                );
+                if let (Some(op), Some(s)) = (op, status) {
+                    self.resolve_recv(r, op, &s);
+                }
+            }
+            "Sendrecv_replace" => {
+                let c = self.comm(r, handle("comm"));
+                let b = bytes("count", "datatype");
+                self.post(
+                    r,
+                    call,
+                    call,
+                    P2pDir::Send,
+                    int("dest") as i32,
+                    int("sendtag") as i32,
+                    c,
+                    b,
+                );
+                let op = self.post(
+                    r,
+                    call,
+                    call,
+                    P2pDir::Recv,
+                    int("source") as i32,
+                    int("recvtag") as i32,
+                    c,
+                    b,
+                );
+                if let (Some(op), Some(s)) = (op, status) {
+                    self.resolve_recv(r, op, &s);
+                }
+            }
+            "Send_init" | "Bsend_init" | "Ssend_init" | "Rsend_init" | "Recv_init" => {
+                let recv = spec.name == "Recv_init";
+                let t = Template {
+                    dir: if recv { P2pDir::Recv } else { P2pDir::Send },
+                    peer: int(if recv { "source" } else { "dest" }) as i32,
+                    tag: int("tag") as i32,
+                    comm: self.comm(r, handle("comm")),
+                    bytes: bytes("count", "datatype"),
+                };
+                self.ranks[r as usize].persistent.insert(int("request") as i32, t);
+            }
+            "Start" => self.start(r, call, int("request") as i32),
+            "Startall" => {
+                for &req in rec.ints("requests").unwrap_or(&[]) {
+                    self.start(r, call, req);
+                }
+            }
+            "Wait" => self.complete(r, int("request") as i32, call, status.as_ref()),
+            "Test" | "Request_get_status" => {
+                if int("flag") != 0 && spec.name == "Test" {
+                    self.complete(r, int("request") as i32, call, status.as_ref());
+                }
+            }
+            "Waitany" | "Testany" => {
+                let reqs = rec.ints("requests").unwrap_or(&[]);
+                let idx = int("index");
+                let done = spec.name == "Waitany" || int("flag") != 0;
+                if done && idx >= 0 && (idx as usize) < reqs.len() {
+                    self.complete(r, reqs[idx as usize], call, status.as_ref());
+                }
+            }
+            "Waitall" | "Testall" => {
+                if spec.name == "Waitall" || int("flag") != 0 {
+                    let reqs = rec.ints("requests").unwrap_or(&[]).to_vec();
+                    let st = rec.statuses();
+                    for (i, req) in reqs.into_iter().enumerate() {
+                        let s = if st.len() == rec.ints("requests").map_or(0, |q| q.len()) {
+                            st.get(i)
+                        } else {
+                            None
+                        };
+                        self.complete(r, req, call, s);
+                    }
+                }
+            }
+            "Waitsome" | "Testsome" => {
+                let reqs = rec.ints("requests").unwrap_or(&[]);
+                let st = rec.statuses();
+                for (j, &i) in rec.ints("indices").unwrap_or(&[]).iter().enumerate() {
+                    if i >= 0 && (i as usize) < reqs.len() {
+                        self.complete(r, reqs[i as usize], call, st.get(j));
+                    }
+                }
+            }
+            "Request_free" => {
+                let req = int("request") as i32;
+                self.ranks[r as usize].pending.remove(&req);
+                self.ranks[r as usize].persistent.remove(&req);
+            }
+            "Comm_dup" => {
+                self.derive(r, handle("oldcomm"), handle("newcomm"), How::Dup);
+            }
+            "Comm_split" => {
+                let color = int("color") as i32;
+                if let Some(c) = self.derive(r, handle("oldcomm"), handle("newcomm"), How::Split(color)) {
+                    self.infos[c as usize].split.push((int("key") as i32, r));
+                }
+            }
+            "Comm_create" => {
+                let g = self.group(r, handle("group"));
+                if let Some(c) = self.derive(r, handle("oldcomm"), handle("newcomm"), How::Create) {
+                    self.infos[c as usize].group.get_or_insert(g);
+                }
+            }
+            "Cart_create" => {
+                let n: i64 = rec
+                    .ints("dims")
+                    .unwrap_or(&[])
+                    .iter()
+                    .map(|&d| d.max(0) as i64)
+                    .product();
+                if let Some(c) = self.derive(r, handle("oldcomm"), handle("newcomm"), How::Cart) {
+                    self.infos[c as usize].size.get_or_insert(n as usize);
+                }
+            }
+            "Graph_create" => {
+                let n = int("nodes").max(0) as usize;
+                if let Some(c) = self.derive(r, handle("oldcomm"), handle("newcomm"), How::Graph) {
+                    self.infos[c as usize].size.get_or_insert(n);
+                }
+            }
+            "Cart_sub"
+            | "Intercomm_create"
+            | "Intercomm_merge"
+            | "Comm_accept"
+            | "Comm_connect"
+            | "Comm_spawn"
+            | "Comm_spawn_multiple" => {
+                let (old, new) = match spec.name {
+                    "Intercomm_create" => ("localcomm", "newcomm"),
+                    "Intercomm_merge" => ("comm", "newcomm"),
+                    _ => ("oldcomm", "newcomm"),
+                };
+                self.warn(format!(
+                    "MPI_{} is not followed: operations on the communicators it creates are left out",
+                    spec.name
+                ));
+                self.derive(r, handle(old), handle(new), How::Untracked(spec.name));
+            }
+            "Comm_free" | "Comm_disconnect" => {
+                let h = handle("comm");
+                self.ranks[r as usize].comms.remove(&h);
+            }
+            "Comm_group" => {
+                let c = self.comm(r, handle("comm"));
+                self.ranks[r as usize]
+                    .groups
+                    .insert(handle("group"), GroupExpr::OfComm(c));
+            }
+            "Group_incl" | "Group_excl" => {
+                let g = Box::new(self.group(r, handle("group")));
+                let ranks = rec.ints("ranks").unwrap_or(&[]).to_vec();
+                let e = if spec.name == "Group_incl" {
+                    GroupExpr::Incl(g, ranks)
+                } else {
+                    GroupExpr::Excl(g, ranks)
+                };
+                self.ranks[r as usize].groups.insert(handle("newgroup"), e);
+            }
+            "Group_range_incl" | "Group_range_excl" => {
+                let g = Box::new(self.group(r, handle("group")));
+                let ranges = match rec.arg("ranges") {
+                    Some(Value::IntRows(v)) => v.clone(),
+                    _ => Vec::new(),
+                };
+                let e = if spec.name == "Group_range_incl" {
+                    GroupExpr::RangeIncl(g, ranges)
+                } else {
+                    GroupExpr::RangeExcl(g, ranges)
+                };
+                self.ranks[r as usize].groups.insert(handle("newgroup"), e);
+            }
+            "Group_union" | "Group_intersection" | "Group_difference" => {
+                let a = Box::new(self.group(r, handle("group1")));
+                let b = Box::new(self.group(r, handle("group2")));
+                let e = match spec.name {
+                    "Group_union" => GroupExpr::Union(a, b),
+                    "Group_intersection" => GroupExpr::Intersection(a, b),
+                    _ => GroupExpr::Difference(a, b),
+                };
+                self.ranks[r as usize].groups.insert(handle("newgroup"), e);
+            }
+            "Group_free" => {
+                let h = handle("group");
+                self.ranks[r as usize].groups.remove(&h);
+            }
+            _ => {
+                if let Some(op) = CollectiveOp::from_name(&name) {
+                    self.collective(r, call, op, rec, &size);
+                }
+            }
+        }
+    }
+
+    fn collective(&mut self, r: Rank, call: CallIdx, op: CollectiveOp, rec: &Record, size: &dyn Fn(i64) -> u64) {
+        let int = |n: &str| rec.int(n).unwrap_or(0);
+        let b = |count: &str, dt: &str| int(count).max(0) as u64 * size(int(dt));
+        let sum = |counts: &str, dt: &str| -> u64 {
+            rec.ints(counts)
+                .unwrap_or(&[])
+                .iter()
+                .map(|&c| c.max(0) as u64)
+                .sum::<u64>()
+                * size(int(dt))
+        };
+        let plain = |sent, recv| CollBytes::Plain {
+            sent,
+            recv,
+            sent_per_member: false,
+            recv_per_member: false,
+        };
+        let mut root = -1;
+        let bytes = match op {
+            CollectiveOp::Barrier => plain(0, 0),
+            CollectiveOp::Bcast => {
+                root = int("root") as i32;
+                let n = b("count", "datatype");
+                CollBytes::ByRoot {
+                    root: (n, 0),
+                    other: (0, n),
+                }
+            }
+            CollectiveOp::Reduce => {
+                root = int("root") as i32;
+                let n = b("count", "datatype");
+                CollBytes::ByRoot {
+                    root: (n, n),
+                    other: (n, 0),
+                }
+            }
+            CollectiveOp::Allreduce | CollectiveOp::Scan | CollectiveOp::Exscan => {
+                let n = b("count", "datatype");
+                plain(n, n)
+            }
+            CollectiveOp::Gather => {
+                root = int("root") as i32;
+                CollBytes::Plain {
+                    sent: b("sendcount", "sendtype"),
+                    recv: b("recvcount", "recvtype"),
+                    sent_per_member: false,
+                    recv_per_member: true,
+                }
+            }
+            CollectiveOp::Gatherv => {
+                root = int("root") as i32;
+                plain(b("sendcount", "sendtype"), sum("recvcounts", "recvtype"))
+            }
+            CollectiveOp::Scatter => {
+                root = int("root") as i32;
+                CollBytes::Plain {
+                    sent: b("sendcount", "sendtype"),
+                    recv: b("recvcount", "recvtype"),
+                    sent_per_member: true,
+                    recv_per_member: false,
+                }
+            }
+            CollectiveOp::Scatterv => {
+                root = int("root") as i32;
+                plain(sum("sendcounts", "sendtype"), b("recvcount", "recvtype"))
+            }
+            CollectiveOp::Allgather => CollBytes::Plain {
+                sent: b("sendcount", "sendtype"),
+                recv: b("recvcount", "recvtype"),
+                sent_per_member: false,
+                recv_per_member: true,
+            },
+            CollectiveOp::Allgatherv => plain(b("sendcount", "sendtype"), sum("recvcounts", "recvtype")),
+            CollectiveOp::Alltoall => CollBytes::Plain {
+                sent: b("sendcount", "sendtype"),
+                recv: b("recvcount", "recvtype"),
+                sent_per_member: true,
+                recv_per_member: true,
+            },
+            CollectiveOp::Alltoallv => plain(sum("sendcounts", "sendtype"), sum("recvcounts", "recvtype")),
+            CollectiveOp::Alltoallw => {
+                let w = |counts: &str, types: &str| -> u64 {
+                    let c = rec.ints(counts).unwrap_or(&[]);
+                    let t = rec.ints(types).unwrap_or(&[]);
+                    c.iter().zip(t).map(|(&c, &t)| c.max(0) as u64 * size(t as i64)).sum()
+                };
+                plain(w("sendcounts", "sendtypes"), w("recvcounts", "recvtypes"))
+            }
+            CollectiveOp::ReduceScatter | CollectiveOp::ReduceScatterBlock => CollBytes::ReduceScatter {
+                counts: rec.ints("recvcounts").unwrap_or(&[]).to_vec(),
+                size: size(int("datatype")),
+            },
+            CollectiveOp::Other => plain(0, 0),
+        };
+        let comm = self.comm(r, rec.int("comm").unwrap_or(COMM_WORLD as i64) as u16);
+        self.trace.push_collective(r, call, op, comm, NO_ROOT, 0, 0);
+        self.ranks[r as usize].coll_fix.push((root, bytes));
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn post(
+        &mut self,
+        r: Rank,
+        call: CallIdx,
+        complete: CallIdx,
+        dir: P2pDir,
+        peer: i32,
+        tag: i32,
+        comm: u32,
+        bytes: u64,
+    ) -> Option<usize> {
+        if peer < 0 && !(dir == P2pDir::Recv && peer == DUMPI_ANY) {
+            // MPI_PROC_NULL (stored as the MPI library's raw value): no message.
+            return None;
+        }
+        let tag = if tag == DUMPI_ANY && dir == P2pDir::Recv {
+            ANY_TAG
+        } else {
+            tag
+        };
+        self.trace.push_p2p(r, call, complete, dir, 0, tag, comm, bytes);
+        let st = &mut self.ranks[r as usize];
+        st.p2p_local_peer.push(peer);
+        Some(st.p2p_local_peer.len() - 1)
+    }
+
+    fn track(&mut self, r: Rank, request: i32, op: Option<usize>) {
+        if let Some(op) = op {
+            self.ranks[r as usize].pending.insert(request, op);
+        }
+    }
+
+    fn start(&mut self, r: Rank, call: CallIdx, request: i32) {
+        let Some(t) = self.ranks[r as usize].persistent.get(&request).copied() else {
+            return;
+        };
+        let op = self.post(r, call, NOT_COMPLETED, t.dir, t.peer, t.tag, t.comm, t.bytes);
+        self.track(r, request, op);
+    }
+
+    fn complete(&mut self, r: Rank, request: i32, call: CallIdx, status: Option<&Status>) {
+        let Some(op) = self.ranks[r as usize].pending.remove(&request) else {
+            return;
+        };
+        self.trace.ranks[r as usize].p2p.complete[op] = call;
+        if let Some(s) = status {
+            if self.trace.ranks[r as usize].p2p.dir[op] == P2pDir::Recv {
+                self.resolve_recv(r, op, s);
+            }
+        }
+    }
+
+    /// Use a receive's status where it is plausible: the source for a wildcard receive, the tag
+    /// for a wildcard tag, and the bytes actually received (at most the posted buffer).
+    fn resolve_recv(&mut self, r: Rank, op: usize, s: &Status) {
+        if s.cancelled != 0 || s.source < 0 {
+            return;
+        }
+        let st = &mut self.ranks[r as usize];
+        let p = &mut self.trace.ranks[r as usize].p2p;
+        if st.p2p_local_peer[op] == DUMPI_ANY {
+            st.p2p_local_peer[op] = s.source;
+        } else if st.p2p_local_peer[op] != s.source {
+            return;
+        }
+        if p.tag[op] == ANY_TAG && s.tag >= 0 {
+            p.tag[op] = s.tag;
+        }
+        if s.bytes >= 0 && (s.bytes as u64) <= p.bytes[op] {
+            p.bytes[op] = s.bytes as u64;
+        }
+    }
+
+    fn user_function(&mut self, r: Rank, file: &BinFile, rec: &Record, time: u64) {
+        self.trace.ranks[r as usize].extend_span(time, time);
+        let addr = rec.int("fn").unwrap_or(0) as u64;
+        if rec.call == FUNCTION_ENTER {
+            let name = file
+                .functions
+                .iter()
+                .find(|(a, _)| *a == addr)
+                .map(|(_, n)| n.clone())
+                .unwrap_or_else(|| format!("0x{addr:x}"));
+            let region = self.trace.regions.intern(&name);
+            self.ranks[r as usize].regions.push(region);
+        } else {
+            self.ranks[r as usize].regions.pop();
+        }
+        let st = &mut self.ranks[r as usize];
+        st.callpath = if st.regions.is_empty() {
+            NO_CALLPATH
+        } else {
+            self.trace.intern_callpath(&st.regions)
+        };
+    }
+
+    fn perf(&mut self, r: Rank, file: &BinFile, rec: &Record, enter: u64, exit: u64) {
+        for (i, &(at_entry, at_exit)) in rec.perf.iter().enumerate() {
+            let label = file
+                .perf_labels
+                .get(i)
+                .cloned()
+                .unwrap_or_else(|| format!("PAPI counter {i}"));
+            let m = self.trace.metrics.intern(&label);
+            let rt = &mut self.trace.ranks[r as usize];
+            let series = *self.ranks[r as usize].metric_index.entry(m).or_insert_with(|| {
+                rt.metrics.push(MetricSamples {
+                    metric: m,
+                    ..Default::default()
+                });
+                rt.metrics.len() - 1
+            });
+            let s = &mut rt.metrics[series];
+            s.time.extend([enter, exit]);
+            s.value.extend([at_entry as f64, at_exit as f64]);
+        }
+    }
+
+    /// Evaluate a group to world ranks, given the members of communicators resolved so far.
+    fn eval(&self, g: &GroupExpr) -> Option<Vec<Rank>> {
+        let pick = |base: &[Rank], idx: &[i32]| -> Option<Vec<Rank>> {
+            idx.iter()
+                .map(|&i| base.get(usize::try_from(i).ok()?).copied())
+                .collect()
+        };
+        let ranges = |base: &[Rank], rows: &[Vec<i32>]| -> Option<Vec<usize>> {
+            let mut out = Vec::new();
+            for row in rows {
+                let [first, last, stride] = row[..] else { return None };
+                if stride == 0 {
+                    return None;
+                }
+                let mut i = first as i64;
+                while (stride > 0 && i <= last as i64) || (stride < 0 && i >= last as i64) {
+                    if i < 0 || i as usize >= base.len() || out.len() > base.len() {
+                        return None;
+                    }
+                    out.push(i as usize);
+                    i += stride as i64;
+                }
+            }
+            Some(out)
+        };
+        Some(match g {
+            GroupExpr::Empty => Vec::new(),
+            GroupExpr::OfComm(c) => self.infos[*c as usize].members.clone()?,
+            GroupExpr::Incl(b, idx) => pick(&self.eval(b)?, idx)?,
+            GroupExpr::Excl(b, idx) => {
+                let base = self.eval(b)?;
+                base.iter()
+                    .enumerate()
+                    .filter(|(i, _)| !idx.contains(&(*i as i32)))
+                    .map(|(_, &m)| m)
+                    .collect()
+            }
+            GroupExpr::RangeIncl(b, rows) => {
+                let base = self.eval(b)?;
+                ranges(&base, rows)?.into_iter().map(|i| base[i]).collect()
+            }
+            GroupExpr::RangeExcl(b, rows) => {
+                let base = self.eval(b)?;
+                let drop = ranges(&base, rows)?;
+                base.iter()
+                    .enumerate()
+                    .filter(|(i, _)| !drop.contains(i))
+                    .map(|(_, &m)| m)
+                    .collect()
+            }
+            GroupExpr::Union(a, b) => {
+                let mut a = self.eval(a)?;
+                for m in self.eval(b)? {
+                    if !a.contains(&m) {
+                        a.push(m);
+                    }
+                }
+                a
+            }
+            GroupExpr::Intersection(a, b) => {
+                let b = self.eval(b)?;
+                self.eval(a)?.into_iter().filter(|m| b.contains(m)).collect()
+            }
+            GroupExpr::Difference(a, b) => {
+                let b = self.eval(b)?;
+                self.eval(a)?.into_iter().filter(|m| !b.contains(m)).collect()
+            }
+            GroupExpr::Unknown => return None,
+        })
+    }
+
+    /// Compute memberships, translate peers and roots, shift times to the earliest wall time.
+    pub fn finish(mut self) -> Trace {
+        let n = self.trace.num_ranks();
+        // Parents are always interned before their children, so one pass in id order suffices.
+        let mut comm_ids: Vec<Option<CommId>> = vec![None; self.derivations.len()];
+        for i in 0..self.derivations.len() {
+            let members = match self.derivations[i].clone() {
+                Derivation::World => Some((0..n).collect()),
+                Derivation::SelfOf(r) => Some(vec![r]),
+                Derivation::Unknown { .. } => None,
+                Derivation::Derived { parent, how, .. } => {
+                    let pm = self.infos[parent as usize].members.clone();
+                    match (how, pm) {
+                        (_, None) | (How::Untracked(_), _) => None,
+                        (How::Dup, Some(pm)) => Some(pm),
+                        (How::Split(_), Some(pm)) => {
+                            let mut v: Vec<(i32, usize, Rank)> = Vec::new();
+                            let mut ok = true;
+                            for &(key, w) in &self.infos[i].split {
+                                match pm.iter().position(|&m| m == w) {
+                                    Some(old) => v.push((key, old, w)),
+                                    None => ok = false,
+                                }
+                            }
+                            v.sort();
+                            ok.then(|| v.into_iter().map(|x| x.2).collect())
+                        }
+                        (How::Create, Some(_)) => self.infos[i].group.as_ref().and_then(|g| self.eval(g)),
+                        (How::Cart | How::Graph, Some(pm)) => {
+                            let k = self.infos[i].size.unwrap_or(pm.len()).min(pm.len());
+                            Some(pm[..k].to_vec())
+                        }
+                    }
+                }
+            };
+            self.infos[i].members = members.clone();
+            comm_ids[i] = match (&self.derivations[i], members) {
+                (Derivation::World, _) => Some(tracelogic_model::COMM_WORLD),
+                (Derivation::SelfOf(_), Some(m)) => Some(self.trace.add_comm("MPI_COMM_SELF", m)),
+                (d, Some(m)) => {
+                    let name = match d {
+                        Derivation::Derived { parent, how, .. } => {
+                            let p = comm_ids[*parent as usize]
+                                .map(|c| self.trace.comms[c as usize].name.clone())
+                                .unwrap_or_default();
+                            let id = self.trace.comms.len();
+                            match how {
+                                How::Dup => format!("comm {id} (dup of {p})"),
+                                How::Split(c) => format!("comm {id} (split of {p}, colour {c})"),
+                                How::Create => format!("comm {id} (created from {p})"),
+                                How::Cart => format!("comm {id} (cartesian, from {p})"),
+                                How::Graph => format!("comm {id} (graph, from {p})"),
+                                How::Untracked(_) => format!("comm {id}"),
+                            }
+                        }
+                        _ => format!("comm {}", self.trace.comms.len()),
+                    };
+                    self.trace.comms.push(Communicator { name, members: m });
+                    Some((self.trace.comms.len() - 1) as CommId)
+                }
+                (_, None) => None,
+            };
+        }
+
+        let mut dropped = 0u64;
+        let mut bad_root = 0u64;
+        for r in 0..n as usize {
+            let st = std::mem::take(&mut self.ranks[r]);
+            let rt = &mut self.trace.ranks[r];
+            // Point-to-point: translate peers; drop operations whose communicator is unknown.
+            let p = &mut rt.p2p;
+            let mut keep = vec![true; p.len()];
+            for (i, &local) in st.p2p_local_peer.iter().enumerate() {
+                let d = p.comm[i] as usize;
+                let members = self.infos[d].members.as_deref();
+                match (comm_ids[d], members) {
+                    (Some(cid), Some(m)) => {
+                        p.comm[i] = cid;
+                        p.peer[i] = if local == DUMPI_ANY {
+                            ANY_SOURCE
+                        } else {
+                            match m.get(local as usize) {
+                                Some(&w) => w,
+                                None => {
+                                    keep[i] = false;
+                                    continue;
+                                }
+                            }
+                        };
+                    }
+                    _ => keep[i] = false,
+                }
+            }
+            if keep.iter().any(|k| !k) {
+                dropped += keep.iter().filter(|k| !**k).count() as u64;
+                let k = |v: &mut dyn Retain| v.retain_mask(&keep);
+                k(&mut p.post);
+                k(&mut p.complete);
+                k(&mut p.dir);
+                k(&mut p.peer);
+                k(&mut p.tag);
+                k(&mut p.comm);
+                k(&mut p.bytes);
+            }
+            // Collectives: roots to world ranks, bytes that depend on the communicator.
+            let c = &mut rt.collectives;
+            let mut keep = vec![true; c.len()];
+            for (i, (root, bytes)) in st.coll_fix.into_iter().enumerate() {
+                let d = c.comm[i] as usize;
+                let (Some(cid), Some(m)) = (comm_ids[d], self.infos[d].members.as_deref()) else {
+                    keep[i] = false;
+                    continue;
+                };
+                c.comm[i] = cid;
+                let size = m.len() as u64;
+                let me = m.iter().position(|&w| w == r as Rank);
+                c.root[i] = if root >= 0 {
+                    match m.get(root as usize) {
+                        Some(&w) => w,
+                        None => {
+                            bad_root += 1;
+                            NO_ROOT
+                        }
+                    }
+                } else {
+                    NO_ROOT
+                };
+                let (s, v) = match bytes {
+                    CollBytes::Plain {
+                        sent,
+                        recv,
+                        sent_per_member,
+                        recv_per_member,
+                    } => (
+                        if sent_per_member { sent * size } else { sent },
+                        if recv_per_member { recv * size } else { recv },
+                    ),
+                    CollBytes::ByRoot { root: at_root, other } => {
+                        if root >= 0 && me == Some(root as usize) {
+                            at_root
+                        } else {
+                            other
+                        }
+                    }
+                    CollBytes::ReduceScatter { counts, size: ts } => {
+                        let total: u64 = counts.iter().map(|&x| x.max(0) as u64).sum::<u64>() * ts;
+                        let mine = me.and_then(|i| counts.get(i)).map_or(0, |&x| x.max(0) as u64 * ts);
+                        (total, mine)
+                    }
+                };
+                c.bytes_sent[i] = s;
+                c.bytes_recv[i] = v;
+            }
+            if keep.iter().any(|k| !k) {
+                dropped += keep.iter().filter(|k| !**k).count() as u64;
+                let k = |v: &mut dyn Retain| v.retain_mask(&keep);
+                k(&mut c.call);
+                k(&mut c.op);
+                k(&mut c.comm);
+                k(&mut c.root);
+                k(&mut c.bytes_sent);
+                k(&mut c.bytes_recv);
+            }
+        }
+        if dropped > 0 {
+            self.warn(format!(
+                "{dropped} operation(s) left out: their communicator's members or their peer could not be determined"
+            ));
+        }
+        if bad_root > 0 {
+            self.warn(format!(
+                "{bad_root} collective(s) name a root outside their communicator"
+            ));
+        }
+
+        // Times relative to the earliest wall time of the set.
+        let origin = if self.min_time == u64::MAX { 0 } else { self.min_time };
+        for rt in &mut self.trace.ranks {
+            for t in rt.calls.enter.iter_mut().chain(rt.calls.exit.iter_mut()) {
+                *t = t.saturating_sub(origin);
+            }
+            for m in &mut rt.metrics {
+                for t in &mut m.time {
+                    *t = t.saturating_sub(origin);
+                }
+            }
+            rt.span = rt
+                .span
+                .map(|(a, b)| (a.saturating_sub(origin), b.saturating_sub(origin)));
+        }
+        let mut warnings: Vec<(String, u64)> = self.warnings.into_iter().collect();
+        warnings.sort();
+        for (w, count) in warnings {
+            self.trace
+                .warnings
+                .push(if count > 1 { format!("{w} ({count} times)") } else { w });
+        }
+        self.trace.normalise_order();
+        self.trace
+    }
+}

@@ -1,0 +1,191 @@
+//! SST DUMPI traces: a `PREFIX.meta` text file plus one big-endian `PREFIX-NNNN.bin` per rank.
+//!
+//! Two layers:
+//! - [`raw`] parses one `.bin` file (index, header, datatype sizes, PAPI labels, function names)
+//!   and yields its call records with times, thread and every argument decoded, as stored. It is
+//!   what a conformance test compares with `dumpi2ascii`.
+//! - [`read`] turns the records of all ranks into the shared [`Trace`] model: MPI standard call
+//!   names, wall times in ns from the earliest wall time of the set, point-to-point operations
+//!   with world-rank peers and bytes from each file's datatype size table, requests linked to the
+//!   call that completed them, collectives, communicators followed through `Comm_dup`,
+//!   `Comm_split`, `Comm_create` and the group calls, PAPI counters as metrics, and user function
+//!   enter/exit records as call paths.
+//!
+//! [`write`] produces files in the current libdumpi layout that both this reader and the
+//! official `libundumpi` read back.
+
+mod build;
+pub mod raw;
+pub mod spec;
+mod write;
+
+pub use write::write;
+
+use crate::{FormatError, InputFile, Progress, ProgressSink};
+use std::collections::HashMap;
+use tracelogic_model::Trace;
+
+/// The facts of a `.meta` file.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Meta {
+    /// All `key=value` pairs in file order.
+    pub entries: Vec<(String, String)>,
+    /// Number of ranks (`numprocs`).
+    pub numprocs: u32,
+    /// Prefix of the per-rank files, relative to the metafile's folder (`fileprefix`).
+    pub fileprefix: String,
+}
+
+/// Parse a DUMPI `.meta` file.
+pub fn parse_meta(file: &InputFile) -> Result<Meta, FormatError> {
+    let text = std::str::from_utf8(&file.bytes)
+        .map_err(|e| FormatError::at_offset(&file.name, e.valid_up_to() as u64, "metafile is not UTF-8 text"))?;
+    let mut meta = Meta::default();
+    let mut numprocs_line = None;
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        let Some((k, v)) = line.split_once('=') else {
+            return Err(FormatError::at_line(
+                &file.name,
+                i as u64 + 1,
+                format!("expected key=value, found {line:?}"),
+            ));
+        };
+        let (k, v) = (k.trim().to_owned(), v.trim().to_owned());
+        match k.as_str() {
+            "numprocs" => {
+                meta.numprocs = v.parse().ok().filter(|&n| n > 0).ok_or_else(|| {
+                    FormatError::at_line(
+                        &file.name,
+                        i as u64 + 1,
+                        format!("numprocs must be a positive number, found {v:?}"),
+                    )
+                })?;
+                numprocs_line = Some(i);
+            }
+            "fileprefix" => meta.fileprefix = v.clone(),
+            _ => {}
+        }
+        meta.entries.push((k, v));
+    }
+    if numprocs_line.is_none() {
+        return Err(FormatError::new(&file.name, "metafile has no numprocs line"));
+    }
+    Ok(meta)
+}
+
+/// Find the per-rank files of a trace: `DIR/PREFIX-<rank>.bin` for the rank-number width for
+/// which all `numprocs` files exist (libdumpi pads to 4 digits).
+fn rank_files<'f>(
+    meta_file: &InputFile,
+    meta: &Meta,
+    files: &'f [InputFile],
+) -> Result<Vec<&'f InputFile>, FormatError> {
+    let by_name: HashMap<&str, &InputFile> = files.iter().map(|f| (f.name.as_str(), f)).collect();
+    let dir = meta_file.name.rfind('/').map_or("", |i| &meta_file.name[..=i]);
+    let stem = meta_file.name[dir.len()..]
+        .strip_suffix(".meta")
+        .unwrap_or(&meta_file.name[dir.len()..]);
+    let n = meta.numprocs;
+    let mut prefixes = vec![meta.fileprefix.rsplit('/').next().unwrap_or("").to_owned()];
+    if !meta.fileprefix.is_empty() && meta.fileprefix.contains('/') {
+        prefixes.insert(0, meta.fileprefix.clone());
+    }
+    prefixes.push(stem.to_owned());
+    for prefix in prefixes.iter().filter(|p| !p.is_empty()) {
+        let name = |w: usize, r: u32| format!("{dir}{prefix}-{r:0w$}.bin");
+        for w in [4usize, 1, 2, 3, 5, 6, 7, 8, 9, 10] {
+            if w == 1 || n <= 10u32.saturating_pow(w as u32) {
+                let found: Option<Vec<&InputFile>> =
+                    (0..n).map(|r| by_name.get(name(w, r).as_str()).copied()).collect();
+                if let Some(v) = found {
+                    return Ok(v);
+                }
+            }
+        }
+    }
+    let prefix = prefixes.iter().find(|p| !p.is_empty()).cloned().unwrap_or_default();
+    let missing = (0..n)
+        .map(|r| format!("{dir}{prefix}-{r:04}.bin"))
+        .find(|f| !by_name.contains_key(f.as_str()))
+        .unwrap_or_else(|| format!("{dir}{prefix}-NNNN.bin"));
+    Err(FormatError::new(
+        &missing,
+        format!(
+            "rank file missing: {} says numprocs={n} but this file is not among the inputs",
+            meta_file.name
+        ),
+    ))
+}
+
+/// Read a DUMPI trace (one `.meta` file and its per-rank `.bin` files) into the model.
+pub fn read(files: &[InputFile], progress: &mut dyn ProgressSink) -> Result<Trace, FormatError> {
+    let metas: Vec<&InputFile> = files.iter().filter(|f| f.name.ends_with(".meta")).collect();
+    let meta_file = match metas[..] {
+        [m] => m,
+        [] => return Err(FormatError::new("(input)", "no DUMPI .meta file among the inputs")),
+        _ => {
+            let names: Vec<&str> = metas.iter().map(|m| m.name.as_str()).collect();
+            return Err(FormatError::new(
+                "(input)",
+                format!(
+                    "several DUMPI .meta files ({}): give one trace at a time",
+                    names.join(", ")
+                ),
+            ));
+        }
+    };
+    let meta = parse_meta(meta_file)?;
+    let bins = rank_files(meta_file, &meta, files)?;
+    let bytes_total: u64 = bins.iter().map(|f| f.bytes.len() as u64).sum();
+    let source = meta_file.name.strip_suffix(".meta").unwrap_or(&meta_file.name);
+    let mut b = build::Builder::new(source, meta.numprocs);
+    let mut bytes_done = 0u64;
+    let mut header0 = None;
+    for (r, f) in bins.iter().enumerate() {
+        let p = Progress {
+            stage: format!("reading rank {r}"),
+            bytes_done,
+            bytes_total,
+        };
+        if !progress.report(&p) {
+            return Err(FormatError::cancelled(&f.name));
+        }
+        let bin = raw::BinFile::parse(&f.name, &f.bytes)?;
+        b.read_rank(r as u32, &bin, bytes_done, bytes_total, progress)?;
+        if header0.is_none() {
+            header0 = Some(bin.header.clone());
+        }
+        bytes_done += f.bytes.len() as u64;
+    }
+    let mut trace = b.finish();
+    for (k, v) in &meta.entries {
+        if matches!(
+            k.as_str(),
+            "hostname" | "numprocs" | "username" | "startime" | "fileprefix"
+        ) {
+            let key = if k == "startime" { "start time" } else { k.as_str() };
+            trace.meta.push((key.to_owned(), v.clone()));
+        }
+    }
+    if let Some(h) = header0 {
+        let (a, b, c) = h.version;
+        trace.meta.push(("dumpi version".into(), format!("{a}.{b}.{c}")));
+        if !h.mesh_size.is_empty() {
+            let dims: Vec<String> = h.mesh_size.iter().map(|d| d.to_string()).collect();
+            trace.meta.push(("mesh size".into(), dims.join("x")));
+        }
+    }
+    let done = Progress {
+        stage: "done".into(),
+        bytes_done: bytes_total,
+        bytes_total,
+    };
+    if !progress.report(&done) {
+        return Err(FormatError::cancelled(&meta_file.name));
+    }
+    Ok(trace)
+}

@@ -1,0 +1,669 @@
+//! The low-level DUMPI layer: one `.bin` file's index, header, datatype sizes, and its stream of
+//! call records with their decoded arguments, exactly as they are stored.
+//!
+//! Everything is big endian. The index at the end of the file locates the other sections; the
+//! record stream runs from the body offset (after two `u32` time biases) to the header offset and
+//! ends with an `END_OF_STREAM` label. Every length read from the file is checked against the
+//! bytes that remain before anything is allocated, so a hostile file gives a [`FormatError`] with
+//! the file name and byte offset, never a panic or a huge allocation.
+
+use super::spec::{call_spec, CallSpec, FieldKind, END_OF_STREAM};
+use crate::FormatError;
+
+/// The 8 magic bytes at the start of every `.bin` file and as the first index entry.
+pub const MAGIC: [u8; 8] = [0xff, 0xaa, 0xdd, 0x44, 0x55, 0x4d, 0x50, 0x49];
+
+/// Mask bits 0-1: statuses were recorded.
+pub const MASK_STATUSES: u8 = 0x03;
+/// Mask bit 2: CPU times present.
+pub const MASK_CPU_TIME: u8 = 0x04;
+/// Mask bit 3: wall-clock times present.
+pub const MASK_WALL_TIME: u8 = 0x08;
+/// Mask bit 6: thread id present.
+pub const MASK_THREAD: u8 = 0x40;
+/// Mask bit 7: PAPI counter values present.
+pub const MASK_PERF: u8 = 0x80;
+
+/// The section offsets from the index at the end of the file (0 = section absent).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Index {
+    /// Number of index entries found (8 for dumpi >= 0.6.6, down to 5 for old files).
+    pub entries: u8,
+    /// Datatype size table.
+    pub sizes: u64,
+    /// Function address table (user function names).
+    pub function_addresses: u64,
+    /// PAPI counter labels.
+    pub perf_labels: u64,
+    /// Header (version, host, mesh).
+    pub header: u64,
+    /// Body: time biases then the record stream.
+    pub body: u64,
+    /// Footer (call counts).
+    pub footer: u64,
+    /// Key/value records (never written by libdumpi).
+    pub keyval: u64,
+}
+
+/// The per-file header.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Header {
+    /// DUMPI version that wrote the file (major, minor, sub).
+    pub version: (u8, u8, u8),
+    /// Start of tracing, seconds since the epoch.
+    pub start_time: u64,
+    /// Host name of the rank.
+    pub hostname: String,
+    /// User name.
+    pub username: String,
+    /// Coordinates of the rank in the machine mesh (empty when not on a mesh machine).
+    pub mesh_coords: Vec<i32>,
+    /// Size of the machine mesh per dimension.
+    pub mesh_size: Vec<i32>,
+}
+
+/// A timestamp: seconds (bias already added) and nanoseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Clock {
+    /// Whole seconds.
+    pub sec: u64,
+    /// Nanoseconds within the second (as stored; not range-checked).
+    pub nsec: u32,
+}
+
+impl Clock {
+    /// The time in nanoseconds.
+    pub fn ns(self) -> u64 {
+        self.sec.saturating_mul(1_000_000_000).saturating_add(self.nsec as u64)
+    }
+}
+
+/// Entry and exit time of a call on one clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Interval {
+    /// Entry.
+    pub start: Clock,
+    /// Exit.
+    pub stop: Clock,
+}
+
+/// One recorded `MPI_Status`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Status {
+    /// Bytes received.
+    pub bytes: i32,
+    /// Source rank, relative to the communicator.
+    pub source: i32,
+    /// Cancelled flag.
+    pub cancelled: u8,
+    /// Error code.
+    pub error: u8,
+    /// Tag (`-1` for traces older than 0.6.3, which did not store it).
+    pub tag: i32,
+}
+
+/// A decoded argument value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Value {
+    /// A conditional field that is not present in this record.
+    Absent,
+    /// Any scalar integer or handle.
+    Int(i64),
+    /// An array of integers or handles.
+    Ints(Vec<i32>),
+    /// An array of integer arrays.
+    IntRows(Vec<Vec<i32>>),
+    /// A string.
+    Str(String),
+    /// An array of strings.
+    Strs(Vec<String>),
+    /// An array of string arrays.
+    StrRows(Vec<Vec<String>>),
+    /// Statuses: `None` when the record mask says none were recorded, an empty list when the
+    /// application passed `MPI_STATUS(ES)_IGNORE`.
+    Statuses(Option<Vec<Status>>),
+}
+
+/// One call record of the stream.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Record {
+    /// Byte offset of the record's call id in the file.
+    pub offset: u64,
+    /// DUMPI call id.
+    pub call: u16,
+    /// The mask byte (which optional parts are present).
+    pub mask: u8,
+    /// Thread id (0 when not recorded).
+    pub thread: u16,
+    /// CPU time, when recorded.
+    pub cpu: Option<Interval>,
+    /// Wall-clock time, when recorded.
+    pub wall: Option<Interval>,
+    /// PAPI counter values (at entry, at exit), in the order of the file's perf labels.
+    pub perf: Vec<(u64, u64)>,
+    /// Argument values, aligned with the call spec's fields.
+    pub args: Vec<Value>,
+}
+
+impl Record {
+    /// The layout of this record's call.
+    pub fn spec(&self) -> &'static CallSpec {
+        call_spec(self.call).expect("records are only built for known calls")
+    }
+    /// The argument named `name`, if the call has it and it is present.
+    pub fn arg(&self, name: &str) -> Option<&Value> {
+        let i = self.spec().fields.iter().position(|f| f.name == name)?;
+        match &self.args[i] {
+            Value::Absent => None,
+            v => Some(v),
+        }
+    }
+    /// A scalar argument.
+    pub fn int(&self, name: &str) -> Option<i64> {
+        match self.arg(name)? {
+            Value::Int(v) => Some(*v),
+            _ => None,
+        }
+    }
+    /// An integer array argument.
+    pub fn ints(&self, name: &str) -> Option<&[i32]> {
+        match self.arg(name)? {
+            Value::Ints(v) => Some(v),
+            _ => None,
+        }
+    }
+    /// The statuses of the record (its `status` or `statuses` field), if recorded and not ignored.
+    pub fn statuses(&self) -> &[Status] {
+        for v in &self.args {
+            if let Value::Statuses(Some(s)) = v {
+                return s;
+            }
+        }
+        &[]
+    }
+}
+
+/// One parsed `.bin` file: sections decoded, records read lazily with [`BinFile::records`].
+#[derive(Debug, Clone)]
+pub struct BinFile<'a> {
+    /// File name, for errors.
+    pub name: &'a str,
+    bytes: &'a [u8],
+    /// Section offsets.
+    pub index: Index,
+    /// Header.
+    pub header: Header,
+    /// Byte size of every DUMPI datatype id (built-ins 0-27, user types from 28); empty when the
+    /// file has no size table.
+    pub type_sizes: Vec<i32>,
+    /// PAPI counter names, in the order the records store their values.
+    pub perf_labels: Vec<String>,
+    /// User function addresses and names (for function enter/exit records).
+    pub functions: Vec<(u64, String)>,
+    /// Seconds added to every stored CPU time.
+    pub cpu_bias: u32,
+    /// Seconds added to every stored wall time.
+    pub wall_bias: u32,
+    stream_start: usize,
+    stream_end: usize,
+}
+
+/// A bounds-checked big-endian cursor over one file.
+#[derive(Debug, Clone)]
+pub(crate) struct Cursor<'a> {
+    name: &'a str,
+    bytes: &'a [u8],
+    pos: usize,
+    end: usize,
+}
+
+impl<'a> Cursor<'a> {
+    pub(crate) fn new(name: &'a str, bytes: &'a [u8], pos: usize, end: usize) -> Cursor<'a> {
+        Cursor {
+            name,
+            bytes,
+            pos,
+            end: end.min(bytes.len()),
+        }
+    }
+    fn err(&self, at: usize, msg: impl Into<String>) -> FormatError {
+        FormatError::at_offset(self.name, at as u64, msg)
+    }
+    fn remaining(&self) -> usize {
+        self.end.saturating_sub(self.pos)
+    }
+    fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8], FormatError> {
+        if self.remaining() < n {
+            return Err(self.err(
+                self.pos,
+                format!("truncated {what}: needs {n} bytes, only {} remain", self.remaining()),
+            ));
+        }
+        let s = &self.bytes[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(s)
+    }
+    fn u8(&mut self, what: &str) -> Result<u8, FormatError> {
+        Ok(self.take(1, what)?[0])
+    }
+    fn u16(&mut self, what: &str) -> Result<u16, FormatError> {
+        let b = self.take(2, what)?;
+        Ok(u16::from_be_bytes([b[0], b[1]]))
+    }
+    fn u32(&mut self, what: &str) -> Result<u32, FormatError> {
+        let b = self.take(4, what)?;
+        Ok(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+    }
+    fn i32(&mut self, what: &str) -> Result<i32, FormatError> {
+        Ok(self.u32(what)? as i32)
+    }
+    fn u64(&mut self, what: &str) -> Result<u64, FormatError> {
+        let b = self.take(8, what)?;
+        Ok(u64::from_be_bytes(b.try_into().expect("8 bytes")))
+    }
+    /// A length that must be non-negative and leave room for `len * min_elem` more bytes.
+    fn len(&mut self, what: &str, min_elem: usize) -> Result<usize, FormatError> {
+        let at = self.pos;
+        let n = self.i32(what)?;
+        if n < 0 {
+            return Err(self.err(at, format!("negative length {n} for {what}")));
+        }
+        let n = n as usize;
+        if n.saturating_mul(min_elem) > self.remaining() {
+            return Err(self.err(
+                at,
+                format!(
+                    "length {n} of {what} needs at least {} bytes but only {} remain",
+                    n.saturating_mul(min_elem),
+                    self.remaining()
+                ),
+            ));
+        }
+        Ok(n)
+    }
+    fn str32(&mut self, what: &str) -> Result<String, FormatError> {
+        let n = self.len(what, 1)?;
+        Ok(String::from_utf8_lossy(self.take(n, what)?).into_owned())
+    }
+    fn str16(&mut self, what: &str) -> Result<String, FormatError> {
+        let n = self.u16(what)? as usize;
+        Ok(String::from_utf8_lossy(self.take(n, what)?).into_owned())
+    }
+    fn i32s(&mut self, what: &str) -> Result<Vec<i32>, FormatError> {
+        let n = self.len(what, 4)?;
+        (0..n).map(|_| self.i32(what)).collect()
+    }
+}
+
+fn version_at_least(v: (u8, u8, u8), want: (u8, u8, u8)) -> bool {
+    v >= want
+}
+
+impl<'a> BinFile<'a> {
+    /// Parse the index, header, datatype sizes, perf labels and function names of a `.bin` file.
+    pub fn parse(name: &'a str, bytes: &'a [u8]) -> Result<BinFile<'a>, FormatError> {
+        if bytes.len() < MAGIC.len() || bytes[..8] != MAGIC {
+            return Err(FormatError::at_offset(
+                name,
+                0,
+                "not a DUMPI .bin file: the magic bytes ff aa dd 'DUMPI' are missing",
+            ));
+        }
+        let index = read_index(name, bytes)?;
+        let file_len = bytes.len() as u64;
+        let index_start = file_len - 8 * index.entries as u64;
+        for (what, off) in [
+            ("datatype sizes", index.sizes),
+            ("function addresses", index.function_addresses),
+            ("perf labels", index.perf_labels),
+            ("header", index.header),
+            ("body", index.body),
+            ("footer", index.footer),
+        ] {
+            if off >= index_start && off != 0 {
+                return Err(FormatError::at_offset(
+                    name,
+                    index_start,
+                    format!("index entry for the {what} points to byte {off}, past the sections (file has {file_len} bytes)"),
+                ));
+            }
+        }
+        if index.header == 0 || index.body == 0 {
+            return Err(FormatError::at_offset(
+                name,
+                index_start,
+                "index has no header or body offset",
+            ));
+        }
+        let end = index_start as usize;
+        let header = read_header(&mut Cursor::new(name, bytes, index.header as usize, end))?;
+
+        let mut body = Cursor::new(name, bytes, index.body as usize, end);
+        let cpu_bias = body.u32("CPU time bias")?;
+        let wall_bias = body.u32("wall time bias")?;
+        let stream_start = body.pos;
+        let stream_end = if index.header as usize >= stream_start {
+            index.header as usize
+        } else {
+            end
+        };
+
+        let mut type_sizes = Vec::new();
+        if index.sizes != 0 {
+            let mut c = Cursor::new(name, bytes, index.sizes as usize, end);
+            type_sizes = c.i32s("datatype size table")?;
+        }
+        let mut perf_labels = Vec::new();
+        if index.perf_labels != 0 {
+            let mut c = Cursor::new(name, bytes, index.perf_labels as usize, end);
+            let n = c.len("perf label count", 2)?;
+            for _ in 0..n {
+                perf_labels.push(c.str16("perf label")?);
+            }
+        }
+        let mut functions = Vec::new();
+        if index.function_addresses != 0 {
+            let mut c = Cursor::new(name, bytes, index.function_addresses as usize, end);
+            let n = c.len("function address count", 10)?;
+            for _ in 0..n {
+                let addr = c.u64("function address")?;
+                functions.push((addr, c.str16("function name")?));
+            }
+        }
+        Ok(BinFile {
+            name,
+            bytes,
+            index,
+            header,
+            type_sizes,
+            perf_labels,
+            functions,
+            cpu_bias,
+            wall_bias,
+            stream_start,
+            stream_end,
+        })
+    }
+
+    /// Size of the whole file in bytes.
+    pub fn len(&self) -> usize {
+        self.bytes.len()
+    }
+
+    /// True for an empty file (never the case for a parsed file).
+    pub fn is_empty(&self) -> bool {
+        self.bytes.is_empty()
+    }
+
+    /// The call records in stream order, stopping at `END_OF_STREAM`.
+    pub fn records(&self) -> Records<'a, '_> {
+        Records {
+            file: self,
+            cur: Cursor::new(self.name, self.bytes, self.stream_start, self.stream_end),
+            done: false,
+        }
+    }
+}
+
+fn read_index(name: &str, bytes: &[u8]) -> Result<Index, FormatError> {
+    let len = bytes.len();
+    let at = |entries: usize| -> Option<usize> { len.checked_sub(entries * 8).filter(|&o| o >= 8) };
+    let is_magic = |o: usize| bytes[o..o + 8] == MAGIC;
+    let entries = [8usize, 7, 6, 5]
+        .into_iter()
+        .find(|&e| at(e).is_some_and(is_magic))
+        .ok_or_else(|| {
+            FormatError::at_offset(
+                name,
+                len.saturating_sub(64) as u64,
+                format!("no DUMPI index at the end of the file (file of {len} bytes truncated or not a DUMPI trace)"),
+            )
+        })?;
+    let base = at(entries).expect("checked");
+    let e: Vec<u64> = (0..entries)
+        .map(|i| u64::from_be_bytes(bytes[base + 8 * i..base + 8 * i + 8].try_into().expect("8 bytes")))
+        .collect();
+    // Older layouts drop the sizes, then the function addresses, then the perf labels.
+    let mut idx = Index {
+        entries: entries as u8,
+        ..Index::default()
+    };
+    let rest = &e[1..];
+    let skip = 8 - entries;
+    let full: Vec<u64> = std::iter::repeat_n(0, skip).chain(rest.iter().copied()).collect();
+    idx.sizes = full[0];
+    idx.function_addresses = full[1];
+    idx.perf_labels = full[2];
+    idx.header = full[3];
+    idx.body = full[4];
+    idx.footer = full[5];
+    idx.keyval = full[6];
+    Ok(idx)
+}
+
+fn read_header(c: &mut Cursor) -> Result<Header, FormatError> {
+    let version = (
+        c.u8("header version")?,
+        c.u8("header version")?,
+        c.u8("header version")?,
+    );
+    let start_time = c.u64("header start time")?;
+    let hostname = c.str16("header host name")?;
+    let username = c.str16("header user name")?;
+    let at = c.pos;
+    let meshdim = c.i32("mesh dimension")?;
+    if !(0..=64).contains(&meshdim) {
+        return Err(c.err(at, format!("implausible mesh dimension {meshdim}")));
+    }
+    let mesh_coords = (0..meshdim)
+        .map(|_| c.i32("mesh coordinate"))
+        .collect::<Result<_, _>>()?;
+    let mut mesh_size = Vec::new();
+    if meshdim != 0 && version > (0, 4, 0) {
+        mesh_size = c.i32s("mesh sizes")?;
+    }
+    Ok(Header {
+        version,
+        start_time,
+        hostname,
+        username,
+        mesh_coords,
+        mesh_size,
+    })
+}
+
+/// Iterator over the records of a [`BinFile`].
+pub struct Records<'a, 'f> {
+    file: &'f BinFile<'a>,
+    cur: Cursor<'a>,
+    done: bool,
+}
+
+impl Records<'_, '_> {
+    /// Byte offset of the next record.
+    pub fn position(&self) -> usize {
+        self.cur.pos
+    }
+
+    fn next_record(&mut self) -> Result<Option<Record>, FormatError> {
+        let c = &mut self.cur;
+        let offset = c.pos;
+        if c.remaining() == 0 {
+            return Err(c.err(offset, "call stream ends without an END_OF_STREAM record"));
+        }
+        let call = c.u16("call id")?;
+        if call == END_OF_STREAM {
+            return Ok(None);
+        }
+        let spec = call_spec(call).ok_or_else(|| c.err(offset, format!("unknown DUMPI call id {call}")))?;
+        let mask = c.u8("record mask")?;
+        let thread = if mask & MASK_THREAD != 0 {
+            c.u16("thread id")?
+        } else {
+            0
+        };
+        let interval = |bias: u32, c: &mut Cursor| -> Result<Interval, FormatError> {
+            let s = c.u16("start seconds")?;
+            let sn = c.u32("start nanoseconds")?;
+            let e = c.u16("stop seconds")?;
+            let en = c.u32("stop nanoseconds")?;
+            Ok(Interval {
+                start: Clock {
+                    sec: bias as u64 + s as u64,
+                    nsec: sn,
+                },
+                stop: Clock {
+                    sec: bias as u64 + e as u64,
+                    nsec: en,
+                },
+            })
+        };
+        let cpu = if mask & MASK_CPU_TIME != 0 {
+            Some(interval(self.file.cpu_bias, c)?)
+        } else {
+            None
+        };
+        let wall = if mask & MASK_WALL_TIME != 0 {
+            Some(interval(self.file.wall_bias, c)?)
+        } else {
+            None
+        };
+        let mut perf = Vec::new();
+        if mask & MASK_PERF != 0 {
+            let n = c.u8("PAPI counter count")? as usize;
+            for _ in 0..n {
+                perf.push((c.u64("PAPI value")?, c.u64("PAPI value")?));
+            }
+        }
+        let version = self.file.header.version;
+        let mut args: Vec<Value> = Vec::with_capacity(spec.fields.len());
+        for field in spec.fields {
+            if let Some((a, b)) = field.only_if_equal {
+                if args[a] != args[b] {
+                    args.push(Value::Absent);
+                    continue;
+                }
+            }
+            let what = field.name;
+            let v = match field.kind {
+                FieldKind::I32 => Value::Int(c.i32(what)? as i64),
+                FieldKind::U16 => Value::Int(c.u16(what)? as i64),
+                FieldKind::U8 => Value::Int(c.u8(what)? as i64),
+                FieldKind::U64 => Value::Int(c.u64(what)? as i64),
+                FieldKind::I32Arr => Value::Ints(c.i32s(what)?),
+                FieldKind::U16Arr => {
+                    let n = c.len(what, 2)?;
+                    Value::Ints(
+                        (0..n)
+                            .map(|_| c.u16(what).map(|v| v as i32))
+                            .collect::<Result<_, _>>()?,
+                    )
+                }
+                FieldKind::U8Arr => {
+                    let n = c.len(what, 1)?;
+                    Value::Ints((0..n).map(|_| c.u8(what).map(|v| v as i32)).collect::<Result<_, _>>()?)
+                }
+                FieldKind::I32Arr2 => {
+                    let n = c.len(what, 4)?;
+                    Value::IntRows((0..n).map(|_| c.i32s(what)).collect::<Result<_, _>>()?)
+                }
+                FieldKind::Str => Value::Str(c.str32(what)?),
+                FieldKind::StrArr => {
+                    let n = c.len(what, 4)?;
+                    Value::Strs((0..n).map(|_| c.str32(what)).collect::<Result<_, _>>()?)
+                }
+                FieldKind::StrArr2 => {
+                    let n = c.len(what, 4)?;
+                    let mut rows = Vec::with_capacity(n);
+                    for _ in 0..n {
+                        let m = c.len(what, 4)?;
+                        rows.push((0..m).map(|_| c.str32(what)).collect::<Result<_, _>>()?);
+                    }
+                    Value::StrRows(rows)
+                }
+                FieldKind::Status | FieldKind::Statuses => {
+                    if mask & MASK_STATUSES == 0 {
+                        Value::Statuses(None)
+                    } else {
+                        let at = c.pos;
+                        let n = c.i32(what)?;
+                        let with_tag = version_at_least(version, (0, 6, 3));
+                        let each = if with_tag { 14 } else { 10 };
+                        if n > 0 && (n as usize).saturating_mul(each) > c.remaining() {
+                            return Err(c.err(
+                                at,
+                                format!(
+                                    "{n} statuses need {} bytes but only {} remain",
+                                    n as usize * each,
+                                    c.remaining()
+                                ),
+                            ));
+                        }
+                        let mut list = Vec::with_capacity(n.max(0) as usize);
+                        for _ in 0..n.max(0) {
+                            list.push(Status {
+                                bytes: c.i32("status bytes")?,
+                                source: c.i32("status source")?,
+                                cancelled: c.u8("status cancelled")?,
+                                error: c.u8("status error")?,
+                                tag: if with_tag { c.i32("status tag")? } else { -1 },
+                            });
+                        }
+                        Value::Statuses(Some(list))
+                    }
+                }
+                FieldKind::Argv => {
+                    if !version_at_least(version, (0, 6, 2)) {
+                        c.i32("repeated argc")?;
+                    }
+                    let argc = match args.last() {
+                        Some(Value::Int(n)) => *n,
+                        _ => 0,
+                    };
+                    if argc < 0 || (argc as usize).saturating_mul(4) > c.remaining() {
+                        return Err(c.err(c.pos, format!("argc {argc} does not fit in the remaining bytes")));
+                    }
+                    Value::Strs((0..argc).map(|_| c.str32(what)).collect::<Result<_, _>>()?)
+                }
+                FieldKind::I32ArrSince(a, b, d) => {
+                    if version_at_least(version, (a, b, d)) {
+                        Value::Ints(c.i32s(what)?)
+                    } else {
+                        Value::Ints(vec![c.i32(what)?])
+                    }
+                }
+            };
+            args.push(v);
+        }
+        Ok(Some(Record {
+            offset: offset as u64,
+            call,
+            mask,
+            thread,
+            cpu,
+            wall,
+            perf,
+            args,
+        }))
+    }
+}
+
+impl Iterator for Records<'_, '_> {
+    type Item = Result<Record, FormatError>;
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.done {
+            return None;
+        }
+        match self.next_record() {
+            Ok(Some(r)) => Some(Ok(r)),
+            Ok(None) => {
+                self.done = true;
+                None
+            }
+            Err(e) => {
+                self.done = true;
+                Some(Err(e))
+            }
+        }
+    }
+}
