@@ -1,0 +1,764 @@
+//! The anchor file, global definitions and local definitions of an OTF2 archive
+//! (formats.md §1.4, §1.7, §1.8, appendix A).
+//!
+//! Definitions are kept in the order the file gives them (the official reader lists them in
+//! that order) with an index by id. Fields that only newer OTF2 versions write are `None`/default
+//! when absent; bytes a newer writer appends are skipped through the record length.
+
+use super::buffer::{ChunkedFile, Cursor, LITTLE_ENDIAN};
+use crate::FormatError;
+use std::collections::HashMap;
+
+/// The "undefined" value of every 32-bit reference.
+pub const UNDEFINED_U32: u32 = u32::MAX;
+/// The "undefined" value of 64-bit references (locations).
+pub const UNDEFINED_U64: u64 = u64::MAX;
+
+/// Facts from the anchor file `NAME.otf2`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Anchor {
+    /// Version (major, minor, bugfix) of the OTF2 library that wrote the archive.
+    pub version: (u8, u8, u8),
+    /// Size of every chunk of the `.evt` files but the last.
+    pub chunk_size_events: u64,
+    /// Size of every chunk of the `.def` files but the last.
+    pub chunk_size_defs: u64,
+    /// File substrate (1 POSIX, 2 SION, 3 NONE).
+    pub substrate: u8,
+    /// Compression (1 NONE, 2 ZLIB).
+    pub compression: u8,
+    /// Number of locations the writer announced.
+    pub number_of_locations: u64,
+    /// Number of global definition records the writer announced.
+    pub number_of_global_defs: u64,
+    /// Machine name.
+    pub machine_name: String,
+    /// Creator, e.g. `Score-P 7.1`.
+    pub creator: String,
+    /// Free-text description.
+    pub description: String,
+    /// Trace properties (`OTF2::MPI_COMMUNICATION_COMPLETE` = `true` ...).
+    pub properties: Vec<(String, String)>,
+    /// Random trace id.
+    pub trace_id: u64,
+}
+
+/// Chunk sizes the OTF2 library accepts (256 KiB to 16 MiB).
+const CHUNK_RANGE: std::ops::RangeInclusive<u64> = 256 * 1024..=16 * 1024 * 1024;
+
+impl Anchor {
+    /// Parse the anchor file; refuses SION substrates and compressed archives, which this
+    /// reader does not support.
+    pub fn parse(file: &str, data: &[u8]) -> Result<Anchor, FormatError> {
+        let mut c = Cursor::new(file, data);
+        let marker = c.u8("anchor header")?;
+        let order = c.u8("anchor byte order")?;
+        if marker != 0x03 || !(order == LITTLE_ENDIAN || order == super::buffer::BIG_ENDIAN) {
+            return Err(FormatError::at_offset(
+                file,
+                0,
+                "not an OTF2 anchor file (bad header bytes)",
+            ));
+        }
+        c.big_endian = order != LITTLE_ENDIAN;
+        let magic_at = c.pos;
+        if c.cstring("magic")? != "OTF2" {
+            return Err(c.error_at(magic_at, "not an OTF2 anchor file (missing \"OTF2\" magic)"));
+        }
+        let at = c.pos;
+        let anchor_version = c.u8("anchor format")?;
+        let _trace_format = c.u8("trace format")?;
+        if anchor_version == 0 {
+            return Err(c.error_at(at, "unsupported anchor format version 0"));
+        }
+        let version = (c.u8("version")?, c.u8("version")?, c.u8("version")?);
+        let at = c.pos;
+        let chunk_size_events = c.u64_full("event chunk size")?;
+        let chunk_size_defs = c.u64_full("definition chunk size")?;
+        for (v, what) in [(chunk_size_events, "event"), (chunk_size_defs, "definition")] {
+            if !CHUNK_RANGE.contains(&v) {
+                return Err(c.error_at(
+                    at,
+                    format!("{what} chunk size {v} outside the OTF2 range 256 KiB..16 MiB"),
+                ));
+            }
+        }
+        let at = c.pos;
+        let substrate = c.u8("file substrate")?;
+        let compression = c.u8("compression")?;
+        match substrate {
+            1 => {}
+            2 => {
+                return Err(c.error_at(
+                    at,
+                    "SION file substrate is not supported (only POSIX archives can be read)",
+                ))
+            }
+            s => return Err(c.error_at(at, format!("file substrate {s} is not supported (only POSIX archives)"))),
+        }
+        if compression != 1 {
+            return Err(c.error_at(
+                at + 1,
+                format!("compressed archive (compression {compression}) is not supported; decompress it with otf2 tools first"),
+            ));
+        }
+        let number_of_locations = c.u64_full("number of locations")?;
+        let number_of_global_defs = c.u64_full("number of global definitions")?;
+        let machine_name = c.cstring("machine name")?;
+        let creator = c.cstring("creator")?;
+        let description = c.cstring("description")?;
+        let n = c.u32_full("number of properties")? as u64;
+        let n = c.count(n, 2, "properties")?;
+        let mut properties = Vec::with_capacity(n);
+        for _ in 0..n {
+            properties.push((c.cstring("property name")?, c.cstring("property value")?));
+        }
+        let trace_id = c.u64_full("trace id")?;
+        c.u32_full("number of snapshots")?;
+        c.u32_full("number of thumbnails")?;
+        let at = c.pos;
+        if c.u8("end of file")? != super::buffer::END_OF_FILE {
+            return Err(c.error_at(at, "anchor file does not end with the end-of-file record"));
+        }
+        Ok(Anchor {
+            version,
+            chunk_size_events,
+            chunk_size_defs,
+            substrate,
+            compression,
+            number_of_locations,
+            number_of_global_defs,
+            machine_name,
+            creator,
+            description,
+            properties,
+            trace_id,
+        })
+    }
+}
+
+/// Definitions of one kind, in file order, with an index by id.
+#[derive(Debug, Clone)]
+pub struct Table<K, T> {
+    /// Definitions in file order.
+    pub items: Vec<T>,
+    index: HashMap<K, usize>,
+}
+
+impl<K, T> Default for Table<K, T> {
+    fn default() -> Self {
+        Table {
+            items: Vec::new(),
+            index: HashMap::new(),
+        }
+    }
+}
+
+impl<K: std::hash::Hash + Eq + Copy + std::fmt::Display, T> Table<K, T> {
+    fn insert(&mut self, id: K, item: T, c: &Cursor, at: usize, kind: &str) -> Result<(), FormatError> {
+        if self.index.insert(id, self.items.len()).is_some() {
+            return Err(c.error_at(at, format!("{kind} {id} is defined twice")));
+        }
+        self.items.push(item);
+        Ok(())
+    }
+    /// The definition with id `id`.
+    pub fn get(&self, id: K) -> Option<&T> {
+        self.index.get(&id).map(|&i| &self.items[i])
+    }
+    /// Position of `id` in file order.
+    pub fn position(&self, id: K) -> Option<usize> {
+        self.index.get(&id).copied()
+    }
+    /// Number of definitions.
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+    /// True when there is none.
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+}
+
+/// Timer facts: converts ticks to seconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ClockProperties {
+    /// Ticks per second.
+    pub timer_resolution: u64,
+    /// Tick value of the trace start.
+    pub global_offset: u64,
+    /// Ticks from start to end.
+    pub trace_length: u64,
+    /// Wall-clock time of the start in ns since the epoch (OTF2 3.0+ writers).
+    pub realtime_timestamp: Option<u64>,
+}
+
+/// A node of the system tree (machine, node...).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SystemTreeNode {
+    /// Id.
+    pub id: u32,
+    /// Name (string ref).
+    pub name: u32,
+    /// Class name (string ref), e.g. `node`.
+    pub class_name: u32,
+    /// Parent node or undefined.
+    pub parent: u32,
+}
+
+/// A location group: one process (= one MPI rank in Score-P traces).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LocationGroup {
+    /// Id.
+    pub id: u32,
+    /// Name (string ref), e.g. `MPI Rank 0`.
+    pub name: u32,
+    /// 0 UNKNOWN, 1 PROCESS, 2 ACCELERATOR.
+    pub kind: u8,
+    /// System-tree node it runs on.
+    pub system_tree_parent: u32,
+}
+
+/// A location: one thread or stream with its own event file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    /// Id (names the files `NAME/<id>.evt` and `.def`).
+    pub id: u64,
+    /// Name (string ref), e.g. `Master thread`.
+    pub name: u32,
+    /// 0 UNKNOWN, 1 CPU_THREAD, 2 ACCELERATOR_STREAM, 3 METRIC.
+    pub kind: u8,
+    /// Number of events the writer announced.
+    pub number_of_events: u64,
+    /// The location group (process) it belongs to.
+    pub group: u32,
+    /// Offset of the definition record in the global definition file.
+    pub offset: u64,
+}
+
+/// A code region (function, MPI call, loop...).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Region {
+    /// Id.
+    pub id: u32,
+    /// Name (string ref).
+    pub name: u32,
+    /// Canonical name (string ref; OTF2 1.1+), undefined when absent.
+    pub canonical_name: u32,
+    /// Description (string ref).
+    pub description: u32,
+    /// Role (appendix C), 0 when absent.
+    pub role: u8,
+    /// Paradigm (appendix C; 4 = MPI), 0 when absent.
+    pub paradigm: u8,
+    /// Flags.
+    pub flags: u32,
+    /// Source file (string ref).
+    pub source_file: u32,
+    /// First source line.
+    pub begin_line: u32,
+    /// Last source line.
+    pub end_line: u32,
+}
+
+/// A group: of locations, regions, metrics, or communicator ranks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Group {
+    /// Id.
+    pub id: u32,
+    /// Name (string ref).
+    pub name: u32,
+    /// Group type (appendix C: 4 COMM_LOCATIONS, 5 COMM_GROUP, 6 COMM_SELF ...).
+    pub kind: u8,
+    /// Paradigm (4 = MPI).
+    pub paradigm: u8,
+    /// Group flags (bit 0: GLOBAL_MEMBERS).
+    pub flags: u32,
+    /// Members: location ids for COMM_LOCATIONS, indices into it (ranks) for COMM_GROUP.
+    pub members: Vec<u64>,
+    /// Offset of the definition record.
+    pub offset: u64,
+}
+
+/// A communicator.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Comm {
+    /// Id.
+    pub id: u32,
+    /// Name (string ref).
+    pub name: u32,
+    /// Its COMM_GROUP / COMM_SELF group.
+    pub group: u32,
+    /// Parent communicator or undefined.
+    pub parent: u32,
+    /// Flags (OTF2 3.0+).
+    pub flags: u32,
+    /// Offset of the definition record.
+    pub offset: u64,
+}
+
+/// An attribute that events may carry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Attribute {
+    /// Id.
+    pub id: u32,
+    /// Name (string ref).
+    pub name: u32,
+    /// Value type (appendix C `Type`).
+    pub kind: u8,
+}
+
+/// One counter of a metric class.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MetricMember {
+    /// Id.
+    pub id: u32,
+    /// Name (string ref), e.g. `PAPI_TOT_INS`.
+    pub name: u32,
+    /// Description (string ref).
+    pub description: u32,
+    /// 0 OTHER, 1 PAPI, 2 RUSAGE, 3 USER.
+    pub metric_type: u8,
+    /// Accumulated / absolute / relative mode bits.
+    pub mode: u8,
+    /// Value type (appendix C `Type`).
+    pub value_type: u8,
+    /// Unit (string ref).
+    pub unit: u32,
+}
+
+/// A metric class: the counters a Metric event carries, in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MetricClass {
+    /// Id (shares the id space with metric instances).
+    pub id: u32,
+    /// Member ids in value order.
+    pub members: Vec<u32>,
+    /// Occurrence (appendix C).
+    pub occurrence: u8,
+    /// Offset of the definition record.
+    pub offset: u64,
+}
+
+/// A metric instance: a metric class recorded by one location for another scope.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MetricInstance {
+    /// Id (shares the id space with metric classes).
+    pub id: u32,
+    /// Its class.
+    pub class: u32,
+    /// The recording location.
+    pub recorder: u64,
+}
+
+/// Every global definition a reader needs.
+#[derive(Debug, Clone, Default)]
+pub struct GlobalDefs {
+    /// Clock properties (required).
+    pub clock: ClockProperties,
+    /// Strings by id.
+    pub strings: Table<u32, String>,
+    /// System tree nodes.
+    pub system_tree_nodes: Table<u32, SystemTreeNode>,
+    /// Location groups.
+    pub location_groups: Table<u32, LocationGroup>,
+    /// Locations.
+    pub locations: Table<u64, Location>,
+    /// Regions.
+    pub regions: Table<u32, Region>,
+    /// Groups.
+    pub groups: Table<u32, Group>,
+    /// Communicators.
+    pub comms: Table<u32, Comm>,
+    /// Attributes.
+    pub attributes: Table<u32, Attribute>,
+    /// Metric members.
+    pub metric_members: Table<u32, MetricMember>,
+    /// Metric classes.
+    pub metric_classes: Table<u32, MetricClass>,
+    /// Metric instances.
+    pub metric_instances: Table<u32, MetricInstance>,
+    /// Number of definition records read.
+    pub records: u64,
+    /// Ids of records this reader does not know, skipped by their length.
+    pub unknown_records: Vec<(u8, u64)>,
+}
+
+impl GlobalDefs {
+    /// The string behind a reference; `""` for undefined or unknown refs.
+    pub fn string(&self, id: u32) -> &str {
+        self.strings.get(id).map(String::as_str).unwrap_or("")
+    }
+
+    /// Parse the global definition file.
+    pub fn parse(file: &str, data: &[u8], chunk_size: u64) -> Result<GlobalDefs, FormatError> {
+        let mut defs = GlobalDefs::default();
+        let mut f = ChunkedFile::open(file, data, chunk_size)?;
+        let mut clock_seen = false;
+        while let Some((id, at)) = f.next_type()? {
+            let len = f.cur.record_length()?;
+            let mut c = f.cur.sub(len);
+            let off = at as u64;
+            defs.records += 1;
+            match id {
+                5 => {
+                    defs.clock = ClockProperties {
+                        timer_resolution: c.cu64("timer resolution")?,
+                        global_offset: c.cu64("global offset")?,
+                        trace_length: c.cu64("trace length")?,
+                        realtime_timestamp: if c.has_more() {
+                            Some(c.cu64("realtime timestamp")?)
+                        } else {
+                            None
+                        },
+                    };
+                    if defs.clock.timer_resolution == 0 {
+                        return Err(c.error_at(at, "clock properties give a timer resolution of 0 ticks per second"));
+                    }
+                    clock_seen = true;
+                }
+                6..=8 => {} // Paradigm, ParadigmProperty, IoParadigm: not needed.
+                10 => {
+                    let sid = c.cu32("string id")?;
+                    let s = c.cstring("string")?;
+                    defs.strings.insert(sid, s, &c, at, "string")?;
+                }
+                11 => {
+                    let a = Attribute {
+                        id: c.cu32("attribute id")?,
+                        name: c.cu32("attribute name")?,
+                        kind: c.u8("attribute type")?,
+                    };
+                    defs.attributes.insert(a.id, a, &c, at, "attribute")?;
+                }
+                12 => {
+                    let n = SystemTreeNode {
+                        id: c.cu32("system tree node id")?,
+                        name: c.cu32("name")?,
+                        class_name: c.cu32("class name")?,
+                        parent: c.cu32("parent")?,
+                    };
+                    defs.system_tree_nodes.insert(n.id, n, &c, at, "system tree node")?;
+                }
+                13 => {
+                    let g = LocationGroup {
+                        id: c.cu32("location group id")?,
+                        name: c.cu32("name")?,
+                        kind: c.u8("location group type")?,
+                        system_tree_parent: c.cu32("system tree parent")?,
+                    };
+                    defs.location_groups.insert(g.id, g, &c, at, "location group")?;
+                }
+                14 => {
+                    let l = Location {
+                        id: c.cu64("location id")?,
+                        name: c.cu32("name")?,
+                        kind: c.u8("location type")?,
+                        number_of_events: c.cu64("number of events")?,
+                        group: c.cu32("location group")?,
+                        offset: off,
+                    };
+                    defs.locations.insert(l.id, l, &c, at, "location")?;
+                }
+                15 => {
+                    let mut r = Region {
+                        id: c.cu32("region id")?,
+                        name: c.cu32("name")?,
+                        description: c.cu32("description")?,
+                        canonical_name: UNDEFINED_U32,
+                        role: 0,
+                        paradigm: 0,
+                        flags: 0,
+                        source_file: UNDEFINED_U32,
+                        begin_line: 0,
+                        end_line: 0,
+                    };
+                    c.u8("region type")?;
+                    r.source_file = c.cu32("source file")?;
+                    r.begin_line = c.cu32("begin line")?;
+                    r.end_line = c.cu32("end line")?;
+                    if c.has_more() {
+                        r.canonical_name = c.cu32("canonical name")?;
+                        r.role = c.u8("region role")?;
+                        r.paradigm = c.u8("paradigm")?;
+                        r.flags = c.cu32("region flags")?;
+                    }
+                    defs.regions.insert(r.id, r, &c, at, "region")?;
+                }
+                18 => {
+                    let gid = c.cu32("group id")?;
+                    let name = c.cu32("name")?;
+                    let old_type = c.u8("group type")?;
+                    let n = c.cu32("number of members")? as u64;
+                    let n = c.count(n, 1, "group members")?;
+                    let mut members = Vec::with_capacity(n);
+                    for _ in 0..n {
+                        members.push(c.cu64("group member")?);
+                    }
+                    let (kind, paradigm, flags) = if c.has_more() {
+                        (c.u8("group type")?, c.u8("paradigm")?, c.cu32("group flags")?)
+                    } else {
+                        (old_type, 0, 0)
+                    };
+                    let g = Group {
+                        id: gid,
+                        name,
+                        kind,
+                        paradigm,
+                        flags,
+                        members,
+                        offset: off,
+                    };
+                    defs.groups.insert(gid, g, &c, at, "group")?;
+                }
+                19 => {
+                    let m = MetricMember {
+                        id: c.cu32("metric member id")?,
+                        name: c.cu32("name")?,
+                        description: c.cu32("description")?,
+                        metric_type: c.u8("metric type")?,
+                        mode: c.u8("metric mode")?,
+                        value_type: c.u8("value type")?,
+                        unit: {
+                            c.u8("base")?;
+                            c.ci64("exponent")?;
+                            c.cu32("unit")?
+                        },
+                    };
+                    defs.metric_members.insert(m.id, m, &c, at, "metric member")?;
+                }
+                20 => {
+                    let mid = c.cu32("metric class id")?;
+                    let n = c.u8("number of metrics")? as u64;
+                    let n = c.count(n, 1, "metric members")?;
+                    let mut members = Vec::with_capacity(n);
+                    for _ in 0..n {
+                        members.push(c.cu32("metric member")?);
+                    }
+                    let occurrence = c.u8("metric occurrence")?;
+                    let m = MetricClass {
+                        id: mid,
+                        members,
+                        occurrence,
+                        offset: off,
+                    };
+                    defs.metric_classes.insert(mid, m, &c, at, "metric class")?;
+                }
+                21 => {
+                    let m = MetricInstance {
+                        id: c.cu32("metric instance id")?,
+                        class: c.cu32("metric class")?,
+                        recorder: c.cu64("recorder")?,
+                    };
+                    defs.metric_instances.insert(m.id, m, &c, at, "metric instance")?;
+                }
+                22 => {
+                    let cm = Comm {
+                        id: c.cu32("comm id")?,
+                        name: c.cu32("name")?,
+                        group: c.cu32("group")?,
+                        parent: c.cu32("parent")?,
+                        flags: if c.has_more() { c.cu32("comm flags")? } else { 0 },
+                        offset: off,
+                    };
+                    defs.comms.insert(cm.id, cm, &c, at, "communicator")?;
+                }
+                16 | 17 | 23..=43 => {} // Known, not needed for MPI analysis.
+                other => defs.unknown_records.push((other, off)),
+            }
+        }
+        if !clock_seen {
+            return Err(FormatError::new(
+                file,
+                "global definitions lack the ClockProperties record",
+            ));
+        }
+        defs.validate(file)?;
+        Ok(defs)
+    }
+
+    /// Check the references the model layer follows, so it can index without surprises.
+    fn validate(&self, file: &str) -> Result<(), FormatError> {
+        for l in &self.locations.items {
+            if self.location_groups.get(l.group).is_none() {
+                return Err(FormatError::at_offset(
+                    file,
+                    l.offset,
+                    format!("location {} refers to undefined location group {}", l.id, l.group),
+                ));
+            }
+        }
+        for cm in &self.comms.items {
+            if self.groups.get(cm.group).is_none() {
+                return Err(FormatError::at_offset(
+                    file,
+                    cm.offset,
+                    format!("communicator {} refers to undefined group {}", cm.id, cm.group),
+                ));
+            }
+        }
+        for m in &self.metric_classes.items {
+            if let Some(bad) = m.members.iter().find(|&&id| self.metric_members.get(id).is_none()) {
+                return Err(FormatError::at_offset(
+                    file,
+                    m.offset,
+                    format!("metric class {} refers to undefined metric member {bad}", m.id),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Local-to-global translation of one reference type for one location.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum IdMap {
+    /// `global = map[local]`.
+    Dense(Vec<u64>),
+    /// Explicit pairs.
+    Sparse(HashMap<u64, u64>),
+}
+
+impl IdMap {
+    /// The global id of `local`; ids not in the map stay unchanged (as in the OTF2 library).
+    pub fn global(&self, local: u64) -> u64 {
+        match self {
+            IdMap::Dense(v) => v.get(local as usize).copied().unwrap_or(local),
+            IdMap::Sparse(m) => m.get(&local).copied().unwrap_or(local),
+        }
+    }
+}
+
+/// Number of `MappingType` values (appendix C).
+pub const MAPPING_TYPES: usize = 15;
+/// Mapping type of string references.
+pub const MAP_STRING: u8 = 0;
+/// Mapping type of attribute references.
+pub const MAP_ATTRIBUTE: u8 = 1;
+/// Mapping type of location references.
+pub const MAP_LOCATION: u8 = 2;
+/// Mapping type of region references.
+pub const MAP_REGION: u8 = 3;
+/// Mapping type of group references.
+pub const MAP_GROUP: u8 = 4;
+/// Mapping type of metric references.
+pub const MAP_METRIC: u8 = 5;
+/// Mapping type of communicator references.
+pub const MAP_COMM: u8 = 6;
+
+/// A clock-offset sample: at local `time` the location's clock was `offset` ticks off.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ClockOffset {
+    /// Local time of the measurement.
+    pub time: u64,
+    /// Offset to add.
+    pub offset: i64,
+    /// Standard deviation of the measurement.
+    pub stddev: f64,
+}
+
+/// The local definitions of one location: mapping tables and clock offsets.
+#[derive(Debug, Clone, Default)]
+pub struct LocalDefs {
+    /// One optional map per mapping type.
+    pub maps: Vec<Option<IdMap>>,
+    /// Clock offsets in file order.
+    pub clock_offsets: Vec<ClockOffset>,
+}
+
+impl LocalDefs {
+    /// Parse a location's `.def` file.
+    pub fn parse(file: &str, data: &[u8], chunk_size: u64) -> Result<LocalDefs, FormatError> {
+        let mut defs = LocalDefs {
+            maps: vec![None; MAPPING_TYPES],
+            clock_offsets: Vec::new(),
+        };
+        let mut f = ChunkedFile::open(file, data, chunk_size)?;
+        while let Some((id, at)) = f.next_type()? {
+            let len = f.cur.record_length()?;
+            let mut c = f.cur.sub(len);
+            match id {
+                5 => {
+                    let kind = c.u8("mapping type")?;
+                    let n = c.cu64("id map size")?;
+                    let mode = c.u8("id map mode")?;
+                    let map = match mode {
+                        0 => {
+                            let n = c.count(n, 1, "id map entries")?;
+                            let mut v = Vec::with_capacity(n);
+                            for _ in 0..n {
+                                v.push(c.cu64("global id")?);
+                            }
+                            IdMap::Dense(v)
+                        }
+                        1 => {
+                            let n = c.count(n, 2, "id map pairs")?;
+                            let mut m = HashMap::with_capacity(n);
+                            for _ in 0..n {
+                                let l = c.cu64("local id")?;
+                                m.insert(l, c.cu64("global id")?);
+                            }
+                            IdMap::Sparse(m)
+                        }
+                        m => {
+                            return Err(
+                                c.error_at(at, format!("unknown id map mode {m} (expected 0 dense or 1 sparse)"))
+                            )
+                        }
+                    };
+                    match defs.maps.get_mut(kind as usize) {
+                        Some(slot) => *slot = Some(map),
+                        None => return Err(c.error_at(at, format!("unknown mapping type {kind}"))),
+                    }
+                }
+                6 => {
+                    let o = ClockOffset {
+                        time: c.u64_full("clock offset time")?,
+                        offset: c.ci64("clock offset")?,
+                        stddev: c.f64("clock offset deviation")?,
+                    };
+                    defs.clock_offsets.push(o);
+                }
+                _ => {} // Local copies of global definitions: the global ones are authoritative.
+            }
+        }
+        Ok(defs)
+    }
+
+    /// Translate a 32-bit reference of mapping type `kind`.
+    pub fn map32(&self, kind: u8, id: u32) -> u32 {
+        match &self.maps[kind as usize] {
+            Some(m) => m.global(id as u64) as u32,
+            None => id,
+        }
+    }
+
+    /// Translate a 64-bit reference of mapping type `kind`.
+    pub fn map64(&self, kind: u8, id: u64) -> u64 {
+        match &self.maps[kind as usize] {
+            Some(m) => m.global(id),
+            None => id,
+        }
+    }
+
+    /// Apply the clock-offset correction to a local timestamp (formats.md §1.8): linear
+    /// interpolation between consecutive offsets, extrapolated from the first/last interval.
+    pub fn correct(&self, t: u64) -> u64 {
+        let o = &self.clock_offsets;
+        if o.len() < 2 {
+            return t;
+        }
+        let last = o.len() - 2;
+        let i = (0..=last).find(|&i| t <= o[i + 1].time).unwrap_or(last);
+        let (a, b) = (o[i], o[i + 1]);
+        let dt = b.time.wrapping_sub(a.time) as i64 as f64;
+        let slope = if dt == 0.0 {
+            0.0
+        } else {
+            (b.offset - a.offset) as f64 / dt
+        };
+        let diff = t.wrapping_sub(a.time) as i64;
+        let corr = a.offset.wrapping_add((slope * diff as f64).round() as i64);
+        t.wrapping_add(corr as u64)
+    }
+}

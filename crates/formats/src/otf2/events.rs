@@ -1,0 +1,409 @@
+//! Event records of one location (formats.md §1.6, §1.9, appendix B), decoded with the
+//! location's clock-offset correction and local→global id mapping applied, as the official
+//! reader delivers them.
+
+use super::buffer::ChunkedFile;
+use super::defs::{LocalDefs, MAP_ATTRIBUTE, MAP_COMM, MAP_LOCATION, MAP_METRIC, MAP_REGION, MAP_STRING};
+use crate::FormatError;
+
+/// A value of an event attribute or metric, by its OTF2 type.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Value {
+    /// UINT8/16/32/64.
+    Unsigned(u64),
+    /// INT8/16/32/64.
+    Signed(i64),
+    /// FLOAT or DOUBLE.
+    Float(f64),
+    /// A reference (already mapped to its global id) of the given OTF2 type.
+    Ref(u8, u64),
+}
+
+impl Value {
+    /// The value as a number (references give their id).
+    pub fn as_f64(self) -> f64 {
+        match self {
+            Value::Unsigned(v) => v as f64,
+            Value::Signed(v) => v as f64,
+            Value::Float(v) => v,
+            Value::Ref(_, v) => v as f64,
+        }
+    }
+}
+
+/// One attribute attached to an event.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AttributeValue {
+    /// Attribute definition id (global).
+    pub attribute: u32,
+    /// The value.
+    pub value: Value,
+}
+
+/// What happened, with every definition reference already global.
+#[derive(Debug, Clone, PartialEq)]
+pub enum EventKind {
+    /// The measurement system flushed its buffer until `stop_time`.
+    BufferFlush { stop_time: u64 },
+    /// Measurement switched on (1) or off (2).
+    MeasurementOnOff { mode: u8 },
+    /// A region was entered.
+    Enter { region: u32 },
+    /// A region was left.
+    Leave { region: u32 },
+    /// Blocking send (receiver is a rank in `comm`).
+    MpiSend {
+        receiver: u32,
+        comm: u32,
+        tag: u32,
+        length: u64,
+    },
+    /// Non-blocking send posted.
+    MpiIsend {
+        receiver: u32,
+        comm: u32,
+        tag: u32,
+        length: u64,
+        request: u64,
+    },
+    /// Non-blocking send completed.
+    MpiIsendComplete { request: u64 },
+    /// Non-blocking receive posted.
+    MpiIrecvRequest { request: u64 },
+    /// Blocking receive completed (sender is a rank in `comm`).
+    MpiRecv {
+        sender: u32,
+        comm: u32,
+        tag: u32,
+        length: u64,
+    },
+    /// Non-blocking receive completed.
+    MpiIrecv {
+        sender: u32,
+        comm: u32,
+        tag: u32,
+        length: u64,
+        request: u64,
+    },
+    /// Unsuccessful test of a request.
+    MpiRequestTest { request: u64 },
+    /// A request was cancelled.
+    MpiRequestCancelled { request: u64 },
+    /// A collective operation starts.
+    MpiCollectiveBegin,
+    /// A collective operation ends (root is a rank in `comm` or a `CollectiveRoot` value).
+    MpiCollectiveEnd {
+        op: u8,
+        comm: u32,
+        root: u32,
+        sent: u64,
+        received: u64,
+    },
+    /// Counter values of a metric class or instance, one per member, with their types.
+    Metric { metric: u32, values: Vec<(u8, u64)> },
+    /// The program started, with its name and arguments (string refs).
+    ProgramBegin { name: u32, arguments: Vec<u32> },
+    /// The program ended.
+    ProgramEnd { exit_status: i64 },
+    /// A non-blocking collective was started.
+    NonBlockingCollectiveRequest { request: u64 },
+    /// A non-blocking collective completed.
+    NonBlockingCollectiveComplete {
+        op: u8,
+        comm: u32,
+        root: u32,
+        sent: u64,
+        received: u64,
+        request: u64,
+    },
+    /// A communicator was created.
+    CommCreate { comm: u32 },
+    /// A communicator was destroyed.
+    CommDestroy { comm: u32 },
+    /// A known record this reader does not decode (OpenMP, threads, RMA, I/O...).
+    Other { id: u8 },
+    /// A record id this reader does not know; skipped by its length.
+    Unknown { id: u8 },
+}
+
+/// One event of a location.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Event {
+    /// Timestamp in ticks after clock-offset correction.
+    pub time: u64,
+    /// Byte offset of the record (its id byte) in the `.evt` file.
+    pub offset: u64,
+    /// Attributes attached to the event.
+    pub attributes: Vec<AttributeValue>,
+    /// The event.
+    pub kind: EventKind,
+}
+
+/// Iterates the events of one location in file order.
+pub struct LocationEvents<'a> {
+    file: ChunkedFile<'a>,
+    local: &'a LocalDefs,
+    raw_time: u64,
+    time: u64,
+    read: u64,
+    failed: bool,
+    /// Number of records with an unknown id skipped so far.
+    pub unknown_records: u64,
+}
+
+/// OTF2 type codes of references that are compressed 64-bit (locations) in attribute values.
+const TYPE_LOCATION: u8 = 13;
+
+impl<'a> LocationEvents<'a> {
+    /// Start reading the `.evt` file `name` with the location's local definitions.
+    pub fn new(
+        name: &'a str,
+        data: &'a [u8],
+        chunk_size: u64,
+        local: &'a LocalDefs,
+    ) -> Result<LocationEvents<'a>, FormatError> {
+        Ok(LocationEvents {
+            file: ChunkedFile::open(name, data, chunk_size)?,
+            local,
+            raw_time: 0,
+            time: local.correct(0),
+            read: 0,
+            failed: false,
+            unknown_records: 0,
+        })
+    }
+
+    /// Name of the event file.
+    pub fn file_name(&self) -> &'a str {
+        self.file.cur.file
+    }
+
+    /// Number of events decoded so far.
+    pub fn events_read(&self) -> u64 {
+        self.read
+    }
+
+    fn attribute_list(&mut self) -> Result<Vec<AttributeValue>, FormatError> {
+        let len = self.file.cur.record_length()?;
+        let mut c = self.file.cur.sub(len);
+        let n = c.cu32("attribute count")? as u64;
+        let n = c.count(n, 3, "attributes")?;
+        let mut out = Vec::with_capacity(n);
+        for _ in 0..n {
+            let attribute = self.local.map32(MAP_ATTRIBUTE, c.cu32("attribute id")?);
+            let at = c.pos;
+            let ty = c.u8("attribute type")?;
+            let value = match ty {
+                1 | 5 => {
+                    let b = c.u8("attribute value")?;
+                    if ty == 1 {
+                        Value::Unsigned(b as u64)
+                    } else {
+                        Value::Signed(b as i8 as i64)
+                    }
+                }
+                2 => Value::Unsigned(c.u16_full("attribute value")? as u64),
+                6 => Value::Signed(c.u16_full("attribute value")? as i16 as i64),
+                3 => Value::Unsigned(c.cu32("attribute value")? as u64),
+                7 => Value::Signed(c.cu32("attribute value")? as i32 as i64),
+                4 => Value::Unsigned(c.cu64("attribute value")?),
+                8 => Value::Signed(c.ci64("attribute value")?),
+                9 => Value::Float(c.f32("attribute value")? as f64),
+                10 => Value::Float(c.f64("attribute value")?),
+                TYPE_LOCATION => Value::Ref(ty, self.local.map64(MAP_LOCATION, c.cu64("attribute value")?)),
+                // Reference types 11..=25 map with MappingType `type - 11` (appendix C).
+                11..=25 => Value::Ref(ty, self.local.map32(ty - 11, c.cu32("attribute value")?) as u64),
+                0 => return Err(c.error_at(at, "attribute of type NONE")),
+                _ => Value::Unsigned(c.cu64("attribute value")?),
+            };
+            out.push(AttributeValue { attribute, value });
+        }
+        Ok(out)
+    }
+
+    fn decode(&mut self, id: u8) -> Result<EventKind, FormatError> {
+        let l = self.local;
+        // Singletons: one compressed field and no length byte.
+        let c = &mut self.file.cur;
+        match id {
+            12 => {
+                return Ok(EventKind::Enter {
+                    region: l.map32(MAP_REGION, c.cu32("region")?),
+                })
+            }
+            13 => {
+                return Ok(EventKind::Leave {
+                    region: l.map32(MAP_REGION, c.cu32("region")?),
+                })
+            }
+            16 => {
+                return Ok(EventKind::MpiIsendComplete {
+                    request: c.cu64("request id")?,
+                })
+            }
+            17 => {
+                return Ok(EventKind::MpiIrecvRequest {
+                    request: c.cu64("request id")?,
+                })
+            }
+            20 => {
+                return Ok(EventKind::MpiRequestTest {
+                    request: c.cu64("request id")?,
+                })
+            }
+            21 => {
+                return Ok(EventKind::MpiRequestCancelled {
+                    request: c.cu64("request id")?,
+                })
+            }
+            24 => {
+                c.cu32("requested threads")?;
+                return Ok(EventKind::Other { id });
+            }
+            28..=30 => {
+                c.cu64("task id")?;
+                return Ok(EventKind::Other { id });
+            }
+            _ => {}
+        }
+        let len = c.record_length()?;
+        let mut c = c.sub(len);
+        let comm = |c: &mut super::buffer::Cursor| -> Result<u32, FormatError> {
+            Ok(l.map32(MAP_COMM, c.cu32("communicator")?))
+        };
+        Ok(match id {
+            10 => EventKind::BufferFlush {
+                stop_time: l.correct(c.u64_full("stop time")?),
+            },
+            11 => EventKind::MeasurementOnOff {
+                mode: c.u8("measurement mode")?,
+            },
+            14 => EventKind::MpiSend {
+                receiver: c.cu32("receiver")?,
+                comm: comm(&mut c)?,
+                tag: c.cu32("tag")?,
+                length: c.cu64("message length")?,
+            },
+            15 => EventKind::MpiIsend {
+                receiver: c.cu32("receiver")?,
+                comm: comm(&mut c)?,
+                tag: c.cu32("tag")?,
+                length: c.cu64("message length")?,
+                request: c.cu64("request id")?,
+            },
+            18 => EventKind::MpiRecv {
+                sender: c.cu32("sender")?,
+                comm: comm(&mut c)?,
+                tag: c.cu32("tag")?,
+                length: c.cu64("message length")?,
+            },
+            19 => EventKind::MpiIrecv {
+                sender: c.cu32("sender")?,
+                comm: comm(&mut c)?,
+                tag: c.cu32("tag")?,
+                length: c.cu64("message length")?,
+                request: c.cu64("request id")?,
+            },
+            22 => EventKind::MpiCollectiveBegin,
+            23 => EventKind::MpiCollectiveEnd {
+                op: c.u8("collective op")?,
+                comm: comm(&mut c)?,
+                root: c.cu32("root")?,
+                sent: c.cu64("size sent")?,
+                received: c.cu64("size received")?,
+            },
+            31 => {
+                let metric = l.map32(MAP_METRIC, c.cu32("metric")?);
+                let n = c.u8("number of metric values")? as u64;
+                let n = c.count(n, 2, "metric values")?;
+                let mut values = Vec::with_capacity(n);
+                for _ in 0..n {
+                    let ty = c.u8("metric value type")?;
+                    values.push((ty, c.cu64("metric value")?));
+                }
+                EventKind::Metric { metric, values }
+            }
+            83 => {
+                let name = l.map32(MAP_STRING, c.cu32("program name")?);
+                let n = c.cu32("number of arguments")? as u64;
+                let n = c.count(n, 1, "program arguments")?;
+                let mut arguments = Vec::with_capacity(n);
+                for _ in 0..n {
+                    arguments.push(l.map32(MAP_STRING, c.cu32("program argument")?));
+                }
+                EventKind::ProgramBegin { name, arguments }
+            }
+            84 => EventKind::ProgramEnd {
+                exit_status: c.ci64("exit status")?,
+            },
+            85 => EventKind::NonBlockingCollectiveRequest {
+                request: c.cu64("request id")?,
+            },
+            86 => EventKind::NonBlockingCollectiveComplete {
+                op: c.u8("collective op")?,
+                comm: comm(&mut c)?,
+                root: c.cu32("root")?,
+                sent: c.cu64("size sent")?,
+                received: c.cu64("size received")?,
+                request: c.cu64("request id")?,
+            },
+            87 => EventKind::CommCreate { comm: comm(&mut c)? },
+            88 => EventKind::CommDestroy { comm: comm(&mut c)? },
+            25..=27 | 32..=82 | 89..=92 => EventKind::Other { id },
+            _ => {
+                self.unknown_records += 1;
+                EventKind::Unknown { id }
+            }
+        })
+    }
+
+    fn next_event(&mut self) -> Result<Option<Event>, FormatError> {
+        let mut attributes = Vec::new();
+        loop {
+            let Some((id, at)) = self.file.next_type()? else {
+                return Ok(None);
+            };
+            match id {
+                0x05 => {
+                    self.raw_time = self.file.cur.u64_full("timestamp")?;
+                    self.time = self.local.correct(self.raw_time);
+                }
+                0x06 => attributes = self.attribute_list()?,
+                0x03 | 0x04 => {
+                    return Err(self
+                        .file
+                        .cur
+                        .error_at(at, format!("unexpected buffer record 0x{id:02x} inside a chunk")))
+                }
+                _ => {
+                    let kind = self.decode(id)?;
+                    self.read += 1;
+                    return Ok(Some(Event {
+                        time: self.time,
+                        offset: at as u64,
+                        attributes,
+                        kind,
+                    }));
+                }
+            }
+        }
+    }
+}
+
+impl Iterator for LocationEvents<'_> {
+    type Item = Result<Event, FormatError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed {
+            return None;
+        }
+        match self.next_event() {
+            Ok(Some(e)) => Some(Ok(e)),
+            Ok(None) => None,
+            Err(e) => {
+                self.failed = true;
+                Some(Err(e))
+            }
+        }
+    }
+}

@@ -1,0 +1,34 @@
+//! OTF2 (Score-P's Open Trace Format 2) reader and writer, written from the format facts in
+//! `shared/docs/formats.md` §1 and appendices A–C.
+//!
+//! Two layers:
+//! - [`archive`]: the archive as OTF2 sees it — anchor, global definitions, per-location local
+//!   definitions and event files, events decoded with clock-offset correction and local→global
+//!   id mapping applied, per location or merged in time order (as the official reader does).
+//! - [`read`]: the tracelogic [`Trace`] built from those events: world ranks, communicators with
+//!   world-rank members, MPI calls from `MPI_*` Enter/Leave pairs, point-to-point and collective
+//!   operations, metric samples.
+//!
+//! [`write`] produces an archive that this reader and the official OTF2 library both read.
+
+pub mod archive;
+mod buffer;
+pub mod defs;
+pub mod events;
+mod model;
+mod writer;
+
+pub use archive::Archive;
+pub use writer::{write, write_with_chunk_size};
+
+use crate::{FormatError, InputFile, ProgressSink};
+use tracelogic_model::Trace;
+
+/// Read an OTF2 archive given as its files named by relative path (`traces.otf2`,
+/// `traces.def`, `traces/0.evt`, `traces/0.def`...); other files in the set are ignored.
+///
+/// Refuses compressed and SION archives. Every error names the file and the byte offset.
+pub fn read(files: &[InputFile], progress: &mut dyn ProgressSink) -> Result<Trace, FormatError> {
+    let archive = Archive::open(files)?;
+    model::build(&archive, progress)
+}

@@ -1,0 +1,791 @@
+//! From OTF2 events to the tracelogic [`Trace`]: world ranks from the MPI location group
+//! order, communicators with world-rank members, MPI calls from `MPI_*` Enter/Leave pairs,
+//! point-to-point and collective operations from the MPI event records, metric samples.
+
+use super::archive::Archive;
+use super::defs::{GlobalDefs, UNDEFINED_U32};
+use super::events::EventKind;
+use crate::{FormatError, Progress, ProgressSink};
+use std::collections::HashMap;
+use tracelogic_model::{
+    CallIdx, CallpathId, CollectiveOp, CommId, Location, MetricSamples, P2pDir, Rank, RankTrace, RegionId, Time, Trace,
+    ANY_SOURCE, COMM_WORLD, NOT_COMPLETED, NO_ROOT,
+};
+
+const PARADIGM_MPI: u8 = 4;
+const GROUP_COMM_LOCATIONS: u8 = 4;
+const GROUP_COMM_GROUP: u8 = 5;
+const GROUP_COMM_SELF: u8 = 6;
+const LOCATION_GROUP_PROCESS: u8 = 1;
+/// `CollectiveRoot` SELF: the calling process is the root (inter-communicators).
+const ROOT_SELF: u32 = u32::MAX - 1;
+/// Events between two progress reports inside one location.
+const PROGRESS_EVERY: u64 = 1 << 20;
+
+/// OTF2 `CollectiveOp` enum → model collective (handles and windows become `Other`).
+fn collective_from_enum(op: u8) -> CollectiveOp {
+    use CollectiveOp::*;
+    match op {
+        0 => Barrier,
+        1 => Bcast,
+        2 => Gather,
+        3 => Gatherv,
+        4 => Scatter,
+        5 => Scatterv,
+        6 => Allgather,
+        7 => Allgatherv,
+        8 => Alltoall,
+        9 => Alltoallv,
+        10 => Alltoallw,
+        11 => Allreduce,
+        12 => Reduce,
+        13 => ReduceScatter,
+        14 => Scan,
+        15 => Exscan,
+        16 => ReduceScatterBlock,
+        _ => Other,
+    }
+}
+
+/// Model collective → OTF2 `CollectiveOp` enum (used by the writer).
+pub(crate) fn collective_to_enum(op: CollectiveOp) -> u8 {
+    (0..=16).find(|&e| collective_from_enum(e) == op).unwrap_or(0)
+}
+
+/// How an OTF2 communicator maps to model communicators.
+#[derive(Debug, Clone, Copy)]
+enum CommMapping {
+    /// One model communicator for every rank.
+    Fixed(CommId),
+    /// `MPI_COMM_SELF`-like: a one-member communicator per rank.
+    PerRank,
+}
+
+/// Ticks → nanoseconds since the trace start.
+#[derive(Debug, Clone, Copy)]
+struct Clock {
+    offset: u64,
+    resolution: u64,
+}
+
+impl Clock {
+    fn ns(self, t: u64) -> Time {
+        let d = t.saturating_sub(self.offset);
+        if self.resolution == 1_000_000_000 {
+            return d;
+        }
+        ((d as u128 * 1_000_000_000 + self.resolution as u128 / 2) / self.resolution as u128) as Time
+    }
+}
+
+/// Region facts the event loop needs, by position in the region table.
+struct RegionInfo {
+    name: String,
+    mpi: bool,
+    trace_region: Option<RegionId>,
+}
+
+/// Builds the model from an archive.
+struct Builder<'a> {
+    archive: &'a Archive<'a>,
+    defs: &'a GlobalDefs,
+    trace: Trace,
+    clock: Clock,
+    comms: HashMap<u32, CommMapping>,
+    self_comms: HashMap<Rank, CommId>,
+    regions: Vec<RegionInfo>,
+    callpaths: HashMap<Vec<RegionId>, CallpathId>,
+    metric_series: Vec<HashMap<u32, usize>>,
+    counters: Counters,
+}
+
+/// Oddities counted over the whole trace and reported once as warnings.
+#[derive(Default)]
+struct Counters {
+    unknown_events: u64,
+    unbalanced_leaves: u64,
+    unclosed_calls: u64,
+    unmatched_completions: u64,
+    uncompleted_receives: u64,
+}
+
+/// Per-location state of the event loop.
+#[derive(Default)]
+struct LocationState {
+    /// Open regions: (region position, call index if it is an MPI call).
+    stack: Vec<(usize, Option<CallIdx>)>,
+    /// Regions of the open non-MPI frames (model region ids).
+    user_path: Vec<RegionId>,
+    path: Option<CallpathId>,
+    open_calls: Vec<CallIdx>,
+    isends: HashMap<u64, usize>,
+    irecvs: HashMap<u64, CallIdx>,
+    collectives: HashMap<u64, (Option<CallIdx>, Time)>,
+    collective_begin: Option<Time>,
+}
+
+fn is_mpi_region(name: &str, paradigm: u8) -> bool {
+    paradigm == PARADIGM_MPI || name.starts_with("MPI_") || name.starts_with("PMPI_")
+}
+
+/// Build the trace of `archive`, reporting progress per location.
+pub(crate) fn build(archive: &Archive, progress: &mut dyn ProgressSink) -> Result<Trace, FormatError> {
+    let defs = &archive.defs;
+    let defs_name = archive.files[archive.defs_file].name.as_str();
+    let (ranks_of_groups, nranks) = world_ranks(defs, defs_name)?;
+    let mut trace = Trace::new("otf2", archive.anchor_name(), nranks);
+    add_meta(archive, &mut trace);
+    let regions = defs
+        .regions
+        .items
+        .iter()
+        .map(|r| {
+            let name = defs.string(r.name).to_owned();
+            RegionInfo {
+                mpi: is_mpi_region(&name, r.paradigm),
+                name,
+                trace_region: None,
+            }
+        })
+        .collect();
+    let mut b = Builder {
+        archive,
+        defs,
+        clock: Clock {
+            offset: defs.clock.global_offset,
+            resolution: defs.clock.timer_resolution,
+        },
+        trace,
+        comms: HashMap::new(),
+        self_comms: HashMap::new(),
+        regions,
+        callpaths: HashMap::new(),
+        metric_series: vec![HashMap::new(); nranks as usize],
+        counters: Counters::default(),
+    };
+    b.define_comms(defs_name, nranks)?;
+    if !defs.unknown_records.is_empty() {
+        let ids: Vec<String> = defs
+            .unknown_records
+            .iter()
+            .take(5)
+            .map(|(id, off)| format!("{id} at byte {off}"))
+            .collect();
+        b.trace.warnings.push(format!(
+            "{defs_name}: skipped {} definition records with unknown ids ({})",
+            defs.unknown_records.len(),
+            ids.join(", ")
+        ));
+    }
+
+    let files = archive.files;
+    let bytes_total: u64 = files.iter().map(|f| f.bytes.len() as u64).sum();
+    let mut bytes_done = files[archive.anchor_file].bytes.len() as u64 + files[archive.defs_file].bytes.len() as u64;
+    let mut multi_location = vec![false; nranks as usize];
+    for (i, lf) in archive.locations.iter().enumerate() {
+        let loc = &defs.locations.items[i];
+        let stage = format!("reading location {} ({} events)", loc.id, loc.number_of_events);
+        if !progress.report(&Progress {
+            stage,
+            bytes_done,
+            bytes_total,
+        }) {
+            return Err(FormatError::cancelled(archive.anchor_name()));
+        }
+        let Some(&rank) = ranks_of_groups.get(&loc.group) else {
+            if loc.number_of_events > 0 {
+                b.trace.warnings.push(format!(
+                    "location {} ({}) belongs to no MPI rank; its {} events were not read",
+                    loc.id,
+                    defs.string(loc.name),
+                    loc.number_of_events
+                ));
+            }
+            continue;
+        };
+        let rt = &mut b.trace.ranks[rank as usize];
+        if rt.locations.len() >= u16::MAX as usize {
+            return Err(FormatError::at_offset(
+                defs_name,
+                loc.offset,
+                format!("rank {rank} has more than {} locations", u16::MAX),
+            ));
+        }
+        let loc_index = rt.locations.len() as u16;
+        rt.locations.push(Location {
+            id: loc.id,
+            name: defs.string(loc.name).to_owned(),
+        });
+        if loc_index > 0 {
+            multi_location[rank as usize] = true;
+        }
+        b.read_location(i, rank, loc_index, progress, &mut bytes_done, bytes_total)?;
+        for f in [lf.evt, lf.def].into_iter().flatten() {
+            bytes_done += files[f].bytes.len() as u64;
+        }
+    }
+    for (r, multi) in multi_location.iter().enumerate() {
+        if *multi {
+            sort_calls_by_entry(&mut b.trace.ranks[r]);
+        }
+    }
+    b.finish_warnings();
+    let mut trace = b.trace;
+    trace.normalise_order();
+    progress.report(&Progress {
+        stage: "done".into(),
+        bytes_done: bytes_total,
+        bytes_total,
+    });
+    Ok(trace)
+}
+
+/// World rank of each location group: its position in the MPI COMM_LOCATIONS group, or else
+/// the order of process location groups.
+fn world_ranks(defs: &GlobalDefs, file: &str) -> Result<(HashMap<u32, Rank>, u32), FormatError> {
+    let mut ranks = HashMap::new();
+    let mpi_locations = defs
+        .groups
+        .items
+        .iter()
+        .find(|g| g.kind == GROUP_COMM_LOCATIONS && g.paradigm == PARADIGM_MPI);
+    if let Some(g) = mpi_locations {
+        for (rank, &loc_id) in g.members.iter().enumerate() {
+            let loc = defs.locations.get(loc_id).ok_or_else(|| {
+                FormatError::at_offset(
+                    file,
+                    g.offset,
+                    format!("MPI location group lists undefined location {loc_id}"),
+                )
+            })?;
+            ranks.entry(loc.group).or_insert(rank as Rank);
+        }
+        return Ok((ranks, g.members.len() as u32));
+    }
+    let processes: Vec<u32> = defs
+        .location_groups
+        .items
+        .iter()
+        .filter(|g| g.kind == LOCATION_GROUP_PROCESS)
+        .map(|g| g.id)
+        .collect();
+    let groups = if processes.is_empty() {
+        defs.location_groups.items.iter().map(|g| g.id).collect()
+    } else {
+        processes
+    };
+    for (rank, g) in groups.iter().enumerate() {
+        ranks.insert(*g, rank as Rank);
+    }
+    Ok((ranks, groups.len() as u32))
+}
+
+fn add_meta(archive: &Archive, trace: &mut Trace) {
+    let a = &archive.anchor;
+    let c = &archive.defs.clock;
+    let meta = &mut trace.meta;
+    meta.push((
+        "otf2 version".into(),
+        format!("{}.{}.{}", a.version.0, a.version.1, a.version.2),
+    ));
+    for (k, v) in [
+        ("creator", &a.creator),
+        ("machine", &a.machine_name),
+        ("description", &a.description),
+    ] {
+        if !v.is_empty() {
+            meta.push((k.into(), v.clone()));
+        }
+    }
+    meta.push(("timer resolution (ticks/s)".into(), c.timer_resolution.to_string()));
+    meta.push(("global offset (ticks)".into(), c.global_offset.to_string()));
+    meta.push(("trace length (ticks)".into(), c.trace_length.to_string()));
+    if let Some(rt) = c.realtime_timestamp {
+        meta.push(("realtime timestamp (ns since epoch)".into(), rt.to_string()));
+    }
+    meta.push(("locations".into(), archive.defs.locations.len().to_string()));
+    meta.push(("trace id".into(), format!("{:016x}", a.trace_id)));
+    for (k, v) in &a.properties {
+        meta.push((k.clone(), v.clone()));
+    }
+}
+
+/// Reorder the calls of a rank with several threads by entry time (stable, so each thread
+/// keeps its order) and renumber the operations that refer to them.
+fn sort_calls_by_entry(rt: &mut RankTrace) {
+    let c = &mut rt.calls;
+    let mut perm: Vec<usize> = (0..c.len()).collect();
+    perm.sort_by_key(|&i| c.enter[i]);
+    if perm.iter().enumerate().all(|(a, &b)| a == b) {
+        return;
+    }
+    let mut new_index = vec![0 as CallIdx; perm.len()];
+    for (new, &old) in perm.iter().enumerate() {
+        new_index[old] = new as CallIdx;
+    }
+    c.func = perm.iter().map(|&i| c.func[i]).collect();
+    c.kind = perm.iter().map(|&i| c.kind[i]).collect();
+    c.enter = perm.iter().map(|&i| c.enter[i]).collect();
+    c.exit = perm.iter().map(|&i| c.exit[i]).collect();
+    c.callpath = perm.iter().map(|&i| c.callpath[i]).collect();
+    c.location = perm.iter().map(|&i| c.location[i]).collect();
+    let renumber = |i: &mut CallIdx| {
+        if *i != NOT_COMPLETED {
+            *i = new_index[*i as usize];
+        }
+    };
+    rt.p2p.post.iter_mut().for_each(renumber);
+    rt.p2p.complete.iter_mut().for_each(renumber);
+    rt.collectives.call.iter_mut().for_each(renumber);
+}
+
+impl Builder<'_> {
+    /// Communicators with world-rank members; the one over all ranks in order becomes
+    /// `MPI_COMM_WORLD` (id 0), other MPI communicators follow in definition order.
+    fn define_comms(&mut self, file: &str, nranks: u32) -> Result<(), FormatError> {
+        let defs = self.defs;
+        let mut world_found = false;
+        for cm in &defs.comms.items {
+            let g = defs.groups.get(cm.group).expect("validated by GlobalDefs::parse");
+            if g.kind == GROUP_COMM_SELF {
+                self.comms.insert(cm.id, CommMapping::PerRank);
+                continue;
+            }
+            if g.kind != GROUP_COMM_GROUP {
+                continue;
+            }
+            let mut members = Vec::with_capacity(g.members.len());
+            for &m in &g.members {
+                if m >= nranks as u64 {
+                    return Err(FormatError::at_offset(
+                        file,
+                        g.offset,
+                        format!(
+                            "group {} of communicator {} lists rank {m}, but there are {nranks} ranks",
+                            g.id, cm.id
+                        ),
+                    ));
+                }
+                members.push(m as Rank);
+            }
+            let is_world = members.len() == nranks as usize && members.iter().enumerate().all(|(i, &m)| i as Rank == m);
+            if !world_found && is_world && cm.parent == UNDEFINED_U32 && g.paradigm == PARADIGM_MPI {
+                world_found = true;
+                self.comms.insert(cm.id, CommMapping::Fixed(COMM_WORLD));
+                continue;
+            }
+            if g.paradigm != PARADIGM_MPI && g.paradigm != 0 {
+                continue; // e.g. Score-P's "Process x Threads" measurement communicator
+            }
+            let id = self.trace.add_comm(&self.comm_name(cm.id), members);
+            self.comms.insert(cm.id, CommMapping::Fixed(id));
+        }
+        Ok(())
+    }
+
+    fn comm_name(&self, id: u32) -> String {
+        let cm = self.defs.comms.get(id).expect("caller checked");
+        match self.defs.string(cm.name) {
+            "" => format!("comm {id}"),
+            n => n.to_owned(),
+        }
+    }
+
+    /// Model communicator of OTF2 communicator `comm` as seen by `rank`.
+    fn comm(&mut self, comm: u32, rank: Rank, file: &str, offset: u64) -> Result<CommId, FormatError> {
+        match self.comms.get(&comm) {
+            Some(CommMapping::Fixed(id)) => Ok(*id),
+            Some(CommMapping::PerRank) => Ok(*self
+                .self_comms
+                .entry(rank)
+                .or_insert_with(|| self.trace.add_comm("MPI_COMM_SELF", vec![rank]))),
+            None => {
+                // Defined but not an MPI communicator group (or not defined at all).
+                let Some(cm) = self.defs.comms.get(comm) else {
+                    return Err(FormatError::at_offset(
+                        file,
+                        offset,
+                        format!("event refers to undefined communicator {comm}"),
+                    ));
+                };
+                let g = self.defs.groups.get(cm.group).expect("validated by GlobalDefs::parse");
+                let n = self.trace.num_ranks() as u64;
+                let members: Vec<Rank> = g.members.iter().filter(|&&m| m < n).map(|&m| m as Rank).collect();
+                let id = self.trace.add_comm(&self.comm_name(comm), members);
+                self.comms.insert(comm, CommMapping::Fixed(id));
+                Ok(id)
+            }
+        }
+    }
+
+    /// World rank of communicator rank `local` in `comm`.
+    fn world(&self, comm: CommId, local: u32, what: &str, file: &str, offset: u64) -> Result<Rank, FormatError> {
+        if local == UNDEFINED_U32 {
+            return Ok(ANY_SOURCE);
+        }
+        let c = &self.trace.comms[comm as usize];
+        c.world_rank(local).ok_or_else(|| {
+            FormatError::at_offset(
+                file,
+                offset,
+                format!(
+                    "{what} {local} is not a rank of communicator '{}' ({} members)",
+                    c.name,
+                    c.members.len()
+                ),
+            )
+        })
+    }
+
+    fn region(&self, id: u32, file: &str, offset: u64) -> Result<usize, FormatError> {
+        self.defs
+            .regions
+            .position(id)
+            .ok_or_else(|| FormatError::at_offset(file, offset, format!("event refers to undefined region {id}")))
+    }
+
+    fn callpath(&mut self, st: &mut LocationState) -> CallpathId {
+        if let Some(p) = st.path {
+            return p;
+        }
+        let p = match self.callpaths.get(&st.user_path) {
+            Some(&p) => p,
+            None => {
+                let p = self.trace.intern_callpath(&st.user_path);
+                self.callpaths.insert(st.user_path.clone(), p);
+                p
+            }
+        };
+        st.path = Some(p);
+        p
+    }
+
+    /// The innermost open MPI call, or a new call named `name` at `t` for MPI events recorded
+    /// outside any MPI region.
+    fn current_call(&mut self, st: &mut LocationState, rank: Rank, loc: u16, name: &str, t: Time) -> CallIdx {
+        if let Some(&c) = st.open_calls.last() {
+            return c;
+        }
+        let path = self.callpath(st);
+        self.trace.push_call(rank, name, t, t, path, loc)
+    }
+
+    fn read_location(
+        &mut self,
+        index: usize,
+        rank: Rank,
+        loc: u16,
+        progress: &mut dyn ProgressSink,
+        bytes_done: &mut u64,
+        bytes_total: u64,
+    ) -> Result<(), FormatError> {
+        let archive = self.archive;
+        let Some(mut events) = archive.events(index)? else {
+            return Ok(());
+        };
+        let file = events.file_name();
+        let mut st = LocationState::default();
+        let mut last_time = 0;
+        let mut n = 0u64;
+        for ev in &mut events {
+            let ev = ev?;
+            n += 1;
+            if n % PROGRESS_EVERY == 0
+                && !progress.report(&Progress {
+                    stage: format!("reading {file}"),
+                    bytes_done: *bytes_done + ev.offset,
+                    bytes_total,
+                })
+            {
+                return Err(FormatError::cancelled(file));
+            }
+            let t = self.clock.ns(ev.time);
+            last_time = t;
+            let off = ev.offset;
+            self.trace.ranks[rank as usize].extend_span(t, t);
+            match ev.kind {
+                EventKind::Enter { region } => {
+                    let pos = self.region(region, file, off)?;
+                    if self.regions[pos].mpi {
+                        let path = self.callpath(&mut st);
+                        let name = &self.regions[pos].name;
+                        let c = self.trace.push_call(rank, name, t, t, path, loc);
+                        st.open_calls.push(c);
+                        st.stack.push((pos, Some(c)));
+                    } else {
+                        let info = &mut self.regions[pos];
+                        let rid = *info
+                            .trace_region
+                            .get_or_insert_with(|| self.trace.regions.intern(&info.name));
+                        st.user_path.push(rid);
+                        st.path = None;
+                        st.stack.push((pos, None));
+                    }
+                }
+                EventKind::Leave { region } => {
+                    self.region(region, file, off)?;
+                    match st.stack.pop() {
+                        None => self.counters.unbalanced_leaves += 1,
+                        Some((_, Some(c))) => {
+                            st.open_calls.pop();
+                            let calls = &mut self.trace.ranks[rank as usize].calls;
+                            calls.exit[c as usize] = t.max(calls.enter[c as usize]);
+                        }
+                        Some((_, None)) => {
+                            st.user_path.pop();
+                            st.path = None;
+                        }
+                    }
+                }
+                EventKind::MpiSend {
+                    receiver,
+                    comm,
+                    tag,
+                    length,
+                } => {
+                    let call = self.current_call(&mut st, rank, loc, "MPI_Send", t);
+                    let comm = self.comm(comm, rank, file, off)?;
+                    let peer = self.world(comm, receiver, "receiver", file, off)?;
+                    self.trace
+                        .push_p2p(rank, call, call, P2pDir::Send, peer, tag as i32, comm, length);
+                }
+                EventKind::MpiIsend {
+                    receiver,
+                    comm,
+                    tag,
+                    length,
+                    request,
+                } => {
+                    let call = self.current_call(&mut st, rank, loc, "MPI_Isend", t);
+                    let comm = self.comm(comm, rank, file, off)?;
+                    let peer = self.world(comm, receiver, "receiver", file, off)?;
+                    st.isends.insert(request, self.trace.ranks[rank as usize].p2p.len());
+                    self.trace
+                        .push_p2p(rank, call, NOT_COMPLETED, P2pDir::Send, peer, tag as i32, comm, length);
+                }
+                EventKind::MpiIsendComplete { request } => {
+                    let call = self.current_call(&mut st, rank, loc, "MPI_Wait", t);
+                    match st.isends.remove(&request) {
+                        Some(op) => self.trace.ranks[rank as usize].p2p.complete[op] = call,
+                        None => self.counters.unmatched_completions += 1,
+                    }
+                }
+                EventKind::MpiIrecvRequest { request } => {
+                    let call = self.current_call(&mut st, rank, loc, "MPI_Irecv", t);
+                    st.irecvs.insert(request, call);
+                }
+                EventKind::MpiIrecv {
+                    sender,
+                    comm,
+                    tag,
+                    length,
+                    request,
+                } => {
+                    let post = st.irecvs.remove(&request);
+                    let name = if post.is_some() { "MPI_Wait" } else { "MPI_Irecv" };
+                    let call = self.current_call(&mut st, rank, loc, name, t);
+                    let comm = self.comm(comm, rank, file, off)?;
+                    let peer = self.world(comm, sender, "sender", file, off)?;
+                    let post = post.unwrap_or(call);
+                    self.trace
+                        .push_p2p(rank, post, call, P2pDir::Recv, peer, tag as i32, comm, length);
+                }
+                EventKind::MpiRecv {
+                    sender,
+                    comm,
+                    tag,
+                    length,
+                } => {
+                    let call = self.current_call(&mut st, rank, loc, "MPI_Recv", t);
+                    let comm = self.comm(comm, rank, file, off)?;
+                    let peer = self.world(comm, sender, "sender", file, off)?;
+                    self.trace
+                        .push_p2p(rank, call, call, P2pDir::Recv, peer, tag as i32, comm, length);
+                }
+                EventKind::MpiRequestCancelled { request } => {
+                    st.isends.remove(&request);
+                    st.irecvs.remove(&request);
+                }
+                EventKind::MpiCollectiveBegin => st.collective_begin = Some(t),
+                EventKind::MpiCollectiveEnd {
+                    op,
+                    comm,
+                    root,
+                    sent,
+                    received,
+                } => {
+                    let begin = st.collective_begin.take().unwrap_or(t);
+                    let call = st.open_calls.last().copied();
+                    self.collective(
+                        rank,
+                        loc,
+                        &mut st,
+                        call,
+                        begin,
+                        t,
+                        (op, comm, root, sent, received),
+                        file,
+                        off,
+                    )?;
+                }
+                EventKind::NonBlockingCollectiveRequest { request } => {
+                    st.collectives.insert(request, (st.open_calls.last().copied(), t));
+                }
+                EventKind::NonBlockingCollectiveComplete {
+                    op,
+                    comm,
+                    root,
+                    sent,
+                    received,
+                    request,
+                } => {
+                    let (call, begin) = match st.collectives.remove(&request) {
+                        Some((call, begin)) => (call, begin),
+                        None => (st.open_calls.last().copied(), t),
+                    };
+                    self.collective(
+                        rank,
+                        loc,
+                        &mut st,
+                        call,
+                        begin,
+                        t,
+                        (op, comm, root, sent, received),
+                        file,
+                        off,
+                    )?;
+                }
+                EventKind::Metric { metric, values } => self.metric(rank, metric, &values, t, file, off)?,
+                EventKind::Unknown { .. } => self.counters.unknown_events += 1,
+                _ => {}
+            }
+        }
+        while let Some((_, frame)) = st.stack.pop() {
+            if let Some(c) = frame {
+                self.counters.unclosed_calls += 1;
+                let calls = &mut self.trace.ranks[rank as usize].calls;
+                calls.exit[c as usize] = last_time.max(calls.enter[c as usize]);
+            }
+        }
+        self.counters.uncompleted_receives += st.irecvs.len() as u64;
+        let announced = self.defs.locations.items[index].number_of_events;
+        if announced != events.events_read() {
+            self.trace.warnings.push(format!(
+                "{file}: {} events read, the definitions announce {announced}",
+                events.events_read()
+            ));
+        }
+        Ok(())
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn collective(
+        &mut self,
+        rank: Rank,
+        loc: u16,
+        st: &mut LocationState,
+        call: Option<CallIdx>,
+        begin: Time,
+        t: Time,
+        (op, comm, root, sent, received): (u8, u32, u32, u64, u64),
+        file: &str,
+        off: u64,
+    ) -> Result<(), FormatError> {
+        let comm = self.comm(comm, rank, file, off)?;
+        let from_region = call.and_then(|c| tracelogic_model::CollectiveOp::from_name(self.trace.call_name(rank, c)));
+        let op = from_region.unwrap_or_else(|| collective_from_enum(op));
+        let call = match call {
+            Some(c) => c,
+            None => {
+                let path = self.callpath(st);
+                self.trace.push_call(rank, op.mpi_name(), begin, t, path, loc)
+            }
+        };
+        let root = match root {
+            UNDEFINED_U32 => NO_ROOT,
+            ROOT_SELF => rank,
+            r if r > ROOT_SELF => NO_ROOT,
+            r => self.world(comm, r, "root", file, off)?,
+        };
+        self.trace.push_collective(rank, call, op, comm, root, sent, received);
+        Ok(())
+    }
+
+    fn metric(
+        &mut self,
+        rank: Rank,
+        metric: u32,
+        values: &[(u8, u64)],
+        t: Time,
+        file: &str,
+        off: u64,
+    ) -> Result<(), FormatError> {
+        let defs = self.defs;
+        let class = defs
+            .metric_classes
+            .get(metric)
+            .or_else(|| {
+                defs.metric_instances
+                    .get(metric)
+                    .and_then(|i| defs.metric_classes.get(i.class))
+            })
+            .ok_or_else(|| {
+                FormatError::at_offset(file, off, format!("Metric event refers to undefined metric {metric}"))
+            })?;
+        for (i, &(ty, raw)) in values.iter().enumerate() {
+            let name = match class.members.get(i).and_then(|&m| defs.metric_members.get(m)) {
+                Some(m) => defs.string(m.name).to_owned(),
+                None => format!("metric {metric}[{i}]"),
+            };
+            let value = match ty {
+                8 => raw as i64 as f64,
+                10 => f64::from_bits(raw),
+                _ => raw as f64,
+            };
+            let id = self.trace.metrics.intern(&name);
+            let rt = &mut self.trace.ranks[rank as usize];
+            let series = *self.metric_series[rank as usize].entry(id).or_insert_with(|| {
+                rt.metrics.push(MetricSamples {
+                    metric: id,
+                    ..Default::default()
+                });
+                rt.metrics.len() - 1
+            });
+            rt.metrics[series].time.push(t);
+            rt.metrics[series].value.push(value);
+        }
+        Ok(())
+    }
+
+    fn finish_warnings(&mut self) {
+        let c = &self.counters;
+        let w = &mut self.trace.warnings;
+        if c.unknown_events > 0 {
+            w.push(format!("skipped {} event records with unknown ids", c.unknown_events));
+        }
+        if c.unbalanced_leaves > 0 {
+            w.push(format!(
+                "{} Leave events without a matching Enter were ignored",
+                c.unbalanced_leaves
+            ));
+        }
+        if c.unclosed_calls > 0 {
+            w.push(format!(
+                "{} MPI calls were never left; they end at their location's last event",
+                c.unclosed_calls
+            ));
+        }
+        if c.unmatched_completions > 0 {
+            w.push(format!(
+                "{} MpiIsendComplete events name no pending MpiIsend request",
+                c.unmatched_completions
+            ));
+        }
+        if c.uncompleted_receives > 0 {
+            w.push(format!(
+                "{} receive requests (MpiIrecvRequest) never completed; their sender is unknown, so they are not listed",
+                c.uncompleted_receives
+            ));
+        }
+    }
+}
