@@ -1,1 +1,0 @@
-//! Network what-if: multi-configuration replay and bound classification (seed 004). To be implemented.

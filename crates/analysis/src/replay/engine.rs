@@ -1,0 +1,754 @@
+//! The replay itself: extended Lamport clocks over K network configurations at once.
+//!
+//! Every rank owns five vectors of K clocks (predicted time and its four terms). A worklist
+//! advances one rank at a time until it needs something not yet known (a message whose send
+//! has not been replayed, a collective whose members have not all arrived), parks it, and wakes
+//! it exactly when that input appears. Every call is visited once and every visit does O(K)
+//! work in straight loops over `f64` slices, so the cost is O(calls × K).
+
+use super::collective::schedule;
+use super::network::{Configuration, MessageTable};
+use super::{Breakdown, ConfigurationResult, RankBreakdown, Replay, ReplayWarnings};
+use std::collections::HashMap;
+use tracelogic_model::{CallKind, CollectiveOp, CommId, Matching, P2pDir, Rank, Trace, NOT_COMPLETED};
+
+const CLOCK: usize = 0;
+const COMPUTE: usize = 1;
+const WAIT: usize = 2;
+const LATENCY: usize = 3;
+const BANDWIDTH: usize = 4;
+const TERMS: usize = 5;
+const NONE: u32 = u32::MAX;
+
+/// Per-configuration network parameters, as slices the kernels stream over.
+struct Params<'a> {
+    alpha: Vec<f64>,
+    beta: Vec<f64>,
+    table: Option<&'a MessageTable>,
+}
+
+impl Params<'_> {
+    /// Bytes that enter the β term for an `n`-byte message.
+    fn effective(&self, bytes: f64) -> f64 {
+        match self.table {
+            Some(t) => t.effective_bytes(bytes),
+            None => bytes,
+        }
+    }
+}
+
+/// Pool of K-vectors (send times, collective start times) reused through a free list, so the
+/// replay allocates per message in flight, never per configuration.
+struct Pool {
+    k: usize,
+    data: Vec<f64>,
+    refs: Vec<u8>,
+    free: Vec<u32>,
+}
+
+impl Pool {
+    fn alloc(&mut self, init: &[f64], refs: u8) -> u32 {
+        if let Some(s) = self.free.pop() {
+            let at = s as usize * self.k;
+            self.data[at..at + self.k].copy_from_slice(init);
+            self.refs[s as usize] = refs;
+            s
+        } else {
+            self.data.extend_from_slice(init);
+            self.refs.push(refs);
+            (self.refs.len() - 1) as u32
+        }
+    }
+    fn get(&self, s: u32) -> &[f64] {
+        let at = s as usize * self.k;
+        &self.data[at..at + self.k]
+    }
+    fn get_mut(&mut self, s: u32) -> &mut [f64] {
+        let at = s as usize * self.k;
+        &mut self.data[at..at + self.k]
+    }
+    fn release(&mut self, s: u32) {
+        let r = &mut self.refs[s as usize];
+        *r = r.saturating_sub(1);
+        if *r == 0 {
+            self.free.push(s);
+        }
+    }
+}
+
+/// What a parked rank waits for.
+#[derive(Clone, Copy, PartialEq)]
+enum Block {
+    Running,
+    /// The send `(sender, op)` feeding the current receive has not been replayed yet.
+    Recv(Rank, u32),
+    /// Not all members reached the collective instance.
+    Collective((CommId, u32)),
+}
+
+/// Where a rank is inside its current call.
+#[derive(Clone, Copy, PartialEq)]
+enum Stage {
+    Enter,
+    Collectives,
+    WaitCollective((CommId, u32)),
+    Post,
+    Complete,
+}
+
+struct Cursor {
+    call: usize,
+    post: usize,
+    complete: usize,
+    coll: usize,
+    stage: Stage,
+    /// The call posted, completed or joined something the network model prices.
+    modelled: bool,
+    /// Give up on the receive the rank is parked on (its send never comes).
+    force_recv: bool,
+    block: Block,
+    done: bool,
+}
+
+/// One collective instance: the `seq`-th collective on a communicator.
+struct Instance {
+    start: u32,
+    arrived: u32,
+    expected: u32,
+    consumed: u32,
+    bytes: u64,
+    op: CollectiveOp,
+    waiters: Vec<Rank>,
+    complete: bool,
+    forced: bool,
+    steps: f64,
+    effective_bytes: f64,
+}
+
+/// Per-rank indexes built once before the replay.
+struct Plan {
+    /// Point-to-point ops in posting order.
+    post_order: Vec<u32>,
+    /// Ops that complete, in completion-call order.
+    complete_order: Vec<u32>,
+    /// Collective records in call order.
+    coll_order: Vec<u32>,
+    /// For a send op: the receiver it feeds (NONE if unmatched).
+    send_to: Vec<(Rank, u32)>,
+    /// For a receive op: the send that feeds it (NONE if unmatched).
+    recv_from: Vec<(Rank, u32)>,
+    /// For a send op: its pooled send-time vector once posted, else NONE.
+    send_slot: Vec<u32>,
+}
+
+fn sorted_by<F: Fn(u32) -> u32>(n: usize, key: F) -> Vec<u32> {
+    let mut v: Vec<u32> = (0..n as u32).collect();
+    v.sort_by_key(|&i| key(i));
+    v
+}
+
+// ---- kernels: straight loops over K the compiler vectorises -----------------------------
+
+fn advance(clock: &mut [f64], term: &mut [f64], dt: f64) {
+    for (c, t) in clock.iter_mut().zip(term.iter_mut()) {
+        *c += dt;
+        *t += dt;
+    }
+}
+
+/// A send occupies its rank until its bytes are injected: `start + B·β`.
+fn complete_send(clock: &mut [f64], bandwidth: &mut [f64], start: &[f64], beta: &[f64], eff: f64) {
+    for (((c, bw), s), b) in clock.iter_mut().zip(bandwidth.iter_mut()).zip(start).zip(beta) {
+        let d = (s + eff * b - *c).max(0.0);
+        *bw += d;
+        *c += d;
+    }
+}
+
+/// A receive completes at `max(clock, sent + α + B·β)`; the idle time before the sender sent is
+/// waiting, the rest is split between latency and bandwidth in proportion α : B·β.
+#[allow(clippy::too_many_arguments)]
+fn complete_recv(
+    clock: &mut [f64],
+    wait: &mut [f64],
+    latency: &mut [f64],
+    bandwidth: &mut [f64],
+    sent: &[f64],
+    alpha: &[f64],
+    beta: &[f64],
+    eff: f64,
+) {
+    let k = clock.len();
+    let (wait, latency, bandwidth) = (&mut wait[..k], &mut latency[..k], &mut bandwidth[..k]);
+    let (sent, alpha, beta) = (&sent[..k], &alpha[..k], &beta[..k]);
+    for i in 0..k {
+        let c = clock[i];
+        let a = alpha[i];
+        let xb = eff * beta[i];
+        let transfer_cost = a + xb;
+        let delta = (sent[i] + transfer_cost - c).max(0.0);
+        let idle = (sent[i] - c).max(0.0);
+        let transfer = delta - idle;
+        let lat = transfer * (a / transfer_cost.max(f64::MIN_POSITIVE));
+        wait[i] += idle;
+        latency[i] += lat;
+        bandwidth[i] += transfer - lat;
+        clock[i] = c + delta;
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn apply_collective(
+    clock: &mut [f64],
+    wait: &mut [f64],
+    latency: &mut [f64],
+    bandwidth: &mut [f64],
+    start: &[f64],
+    alpha: &[f64],
+    beta: &[f64],
+    steps: f64,
+    eff: f64,
+) {
+    let k = clock.len();
+    let (wait, latency, bandwidth) = (&mut wait[..k], &mut latency[..k], &mut bandwidth[..k]);
+    let (start, alpha, beta) = (&start[..k], &alpha[..k], &beta[..k]);
+    for i in 0..k {
+        let c = clock[i];
+        let s = start[i].max(c);
+        let l = steps * alpha[i];
+        let b = eff * beta[i];
+        wait[i] += s - c;
+        latency[i] += l;
+        bandwidth[i] += b;
+        clock[i] = s + l + b;
+    }
+}
+
+fn max_into(dst: &mut [f64], src: &[f64]) {
+    for (d, s) in dst.iter_mut().zip(src) {
+        *d = d.max(*s);
+    }
+}
+
+fn ns_to_s(ns: u64) -> f64 {
+    ns as f64 * 1e-9
+}
+
+struct Engine<'a> {
+    trace: &'a Trace,
+    params: Params<'a>,
+    k: usize,
+    /// `ranks × TERMS × K`: per rank its clock and the four terms.
+    state: Vec<f64>,
+    pool: Pool,
+    plans: Vec<Plan>,
+    cursors: Vec<Cursor>,
+    coll_seq: HashMap<(Rank, CommId), u32>,
+    instances: HashMap<(CommId, u32), Instance>,
+    comm_sizes: Vec<u32>,
+    worklist: Vec<Rank>,
+    warnings: ReplayWarnings,
+}
+
+impl<'a> Engine<'a> {
+    fn new(trace: &'a Trace, matching: &Matching, configs: &[Configuration], table: Option<&'a MessageTable>) -> Self {
+        let k = configs.len();
+        let n = trace.ranks.len();
+        let mut warnings = ReplayWarnings::default();
+        let mut plans: Vec<Plan> = trace
+            .ranks
+            .iter()
+            .map(|rt| {
+                let p = &rt.p2p;
+                let ops = p.len();
+                let complete_order = {
+                    let mut v: Vec<u32> = (0..ops as u32)
+                        .filter(|&i| p.complete[i as usize] != NOT_COMPLETED)
+                        .collect();
+                    v.sort_by_key(|&i| p.complete[i as usize]);
+                    v
+                };
+                Plan {
+                    post_order: sorted_by(ops, |i| p.post[i as usize]),
+                    complete_order,
+                    coll_order: sorted_by(rt.collectives.len(), |i| rt.collectives.call[i as usize]),
+                    send_to: vec![(NONE, NONE); ops],
+                    recv_from: vec![(NONE, NONE); ops],
+                    send_slot: vec![NONE; ops],
+                }
+            })
+            .collect();
+        for m in &matching.messages {
+            let (s, r) = (m.sender as usize, m.receiver as usize);
+            let ok = s < n
+                && r < n
+                && (m.send_op as usize) < plans[s].send_to.len()
+                && (m.recv_op as usize) < plans[r].recv_from.len()
+                && trace.ranks[s].p2p.dir[m.send_op as usize] == P2pDir::Send
+                && trace.ranks[r].p2p.dir[m.recv_op as usize] == P2pDir::Recv;
+            if !ok {
+                warnings.invalid_messages += 1;
+                continue;
+            }
+            plans[s].send_to[m.send_op as usize] = (m.receiver, m.recv_op);
+            plans[r].recv_from[m.recv_op as usize] = (m.sender, m.send_op);
+        }
+        let comm_sizes = trace
+            .comms
+            .iter()
+            .map(|c| {
+                let mut members: Vec<Rank> = c.members.iter().copied().filter(|&m| (m as usize) < n).collect();
+                members.sort_unstable();
+                members.dedup();
+                members.len().max(1) as u32
+            })
+            .collect();
+        Engine {
+            trace,
+            params: Params {
+                alpha: configs.iter().map(|c| c.latency_s).collect(),
+                beta: configs.iter().map(|c| 1.0 / c.bandwidth_bytes_per_s).collect(),
+                table,
+            },
+            k,
+            state: vec![0.0; n * TERMS * k],
+            pool: Pool {
+                k,
+                data: Vec::new(),
+                refs: Vec::new(),
+                free: Vec::new(),
+            },
+            plans,
+            cursors: (0..n)
+                .map(|_| Cursor {
+                    call: 0,
+                    post: 0,
+                    complete: 0,
+                    coll: 0,
+                    stage: Stage::Enter,
+                    modelled: false,
+                    force_recv: false,
+                    block: Block::Running,
+                    done: false,
+                })
+                .collect(),
+            coll_seq: HashMap::new(),
+            instances: HashMap::new(),
+            comm_sizes,
+            worklist: (0..n as Rank).rev().collect(),
+            warnings,
+        }
+    }
+
+    /// The five K-vectors of rank `r`: clock, compute, wait, latency, bandwidth.
+    fn terms(state: &mut [f64], k: usize, r: Rank) -> [&mut [f64]; TERMS] {
+        let block = &mut state[r as usize * TERMS * k..(r as usize + 1) * TERMS * k];
+        let (clock, rest) = block.split_at_mut(k);
+        let (compute, rest) = rest.split_at_mut(k);
+        let (wait, rest) = rest.split_at_mut(k);
+        let (latency, bandwidth) = rest.split_at_mut(k);
+        [clock, compute, wait, latency, bandwidth]
+    }
+
+    fn run(&mut self) {
+        loop {
+            while let Some(r) = self.worklist.pop() {
+                self.advance_rank(r);
+            }
+            // Nothing runnable: either all done, or the trace's dependencies cannot be met.
+            let Some(r) = (0..self.cursors.len()).find(|&r| !self.cursors[r].done) else {
+                break;
+            };
+            let r = r as Rank;
+            match self.cursors[r as usize].block {
+                Block::Recv(..) => {
+                    self.warnings.unresolved_recvs += 1;
+                    let c = &mut self.cursors[r as usize];
+                    c.force_recv = true;
+                    c.block = Block::Running;
+                    self.worklist.push(r);
+                }
+                Block::Collective(key) => {
+                    self.warnings.incomplete_collectives += 1;
+                    self.complete_instance(key, true);
+                }
+                Block::Running => self.worklist.push(r),
+            }
+        }
+    }
+
+    fn advance_rank(&mut self, r: Rank) {
+        let trace = self.trace;
+        let rt = &trace.ranks[r as usize];
+        let calls = &rt.calls;
+        let k = self.k;
+        loop {
+            let cur = &mut self.cursors[r as usize];
+            if cur.done || cur.block != Block::Running {
+                return;
+            }
+            let i = cur.call;
+            if i >= calls.len() {
+                let tail = match (rt.span, calls.exit.last()) {
+                    (Some((_, end)), Some(&last)) => end.saturating_sub(last),
+                    (Some((start, end)), None) => end.saturating_sub(start),
+                    (None, _) => 0,
+                };
+                cur.done = true;
+                let [clock, compute, ..] = Self::terms(&mut self.state, k, r);
+                advance(clock, compute, ns_to_s(tail));
+                return;
+            }
+            match cur.stage {
+                Stage::Enter => {
+                    let prev = if i == 0 {
+                        rt.span.map(|s| s.0).unwrap_or(calls.enter[0])
+                    } else {
+                        calls.exit[i - 1]
+                    };
+                    cur.stage = Stage::Collectives;
+                    cur.modelled = false;
+                    let [clock, compute, ..] = Self::terms(&mut self.state, k, r);
+                    advance(clock, compute, ns_to_s(calls.enter[i].saturating_sub(prev)));
+                }
+                Stage::Collectives => {
+                    let plan = &self.plans[r as usize];
+                    let colls = &rt.collectives;
+                    match plan.coll_order.get(cur.coll) {
+                        Some(&j) if colls.call[j as usize] as usize == i => {
+                            cur.modelled = true;
+                            let j = j as usize;
+                            let comm = colls.comm[j];
+                            let seq = self.coll_seq.entry((r, comm)).or_insert(0);
+                            let key = (comm, *seq);
+                            *seq += 1;
+                            let ready = self.arrive(r, key, colls.op[j], colls.bytes_sent[j].max(colls.bytes_recv[j]));
+                            let cur = &mut self.cursors[r as usize];
+                            cur.stage = Stage::WaitCollective(key);
+                            if !ready {
+                                cur.block = Block::Collective(key);
+                                return;
+                            }
+                        }
+                        Some(&j) if (colls.call[j as usize] as usize) < i => cur.coll += 1,
+                        _ => cur.stage = Stage::Post,
+                    }
+                }
+                Stage::WaitCollective(key) => {
+                    self.leave_collective(r, key);
+                    let cur = &mut self.cursors[r as usize];
+                    cur.coll += 1;
+                    cur.stage = Stage::Collectives;
+                }
+                Stage::Post => {
+                    let plan = &self.plans[r as usize];
+                    match plan.post_order.get(cur.post) {
+                        Some(&op) if rt.p2p.post[op as usize] as usize <= i => {
+                            cur.post += 1;
+                            if rt.p2p.post[op as usize] as usize == i {
+                                cur.modelled = true;
+                                if rt.p2p.dir[op as usize] == P2pDir::Send {
+                                    self.post_send(r, op);
+                                }
+                            }
+                        }
+                        _ => cur.stage = Stage::Complete,
+                    }
+                }
+                Stage::Complete => {
+                    let plan = &self.plans[r as usize];
+                    let Some(&op) = plan.complete_order.get(cur.complete) else {
+                        self.finish_call(r);
+                        continue;
+                    };
+                    let at = rt.p2p.complete[op as usize] as usize;
+                    if at > i {
+                        self.finish_call(r);
+                        continue;
+                    }
+                    if at < i {
+                        cur.complete += 1;
+                        continue;
+                    }
+                    cur.modelled = true;
+                    if !self.complete_op(r, op) {
+                        return;
+                    }
+                    self.cursors[r as usize].complete += 1;
+                }
+            }
+        }
+    }
+
+    fn finish_call(&mut self, r: Rank) {
+        let trace = self.trace;
+        let calls = &trace.ranks[r as usize].calls;
+        let cur = &mut self.cursors[r as usize];
+        let i = cur.call;
+        let kind = calls.kind[i];
+        let priced = cur.modelled
+            || matches!(
+                kind,
+                CallKind::Send
+                    | CallKind::Isend
+                    | CallKind::Recv
+                    | CallKind::Irecv
+                    | CallKind::SendRecv
+                    | CallKind::Completion
+                    | CallKind::Collective
+            );
+        if kind == CallKind::Collective && !cur.modelled {
+            self.warnings.collectives_without_record += 1;
+        }
+        cur.call += 1;
+        cur.stage = Stage::Enter;
+        if !priced {
+            let dt = ns_to_s(calls.exit[i].saturating_sub(calls.enter[i]));
+            let [clock, compute, ..] = Self::terms(&mut self.state, self.k, r);
+            advance(clock, compute, dt);
+        }
+    }
+
+    fn post_send(&mut self, r: Rank, op: u32) {
+        let plan = &self.plans[r as usize];
+        let (to, _) = plan.send_to[op as usize];
+        let refs =
+            u8::from(to != NONE) + u8::from(self.trace.ranks[r as usize].p2p.complete[op as usize] != NOT_COMPLETED);
+        if refs == 0 {
+            return;
+        }
+        let at = r as usize * TERMS * self.k;
+        let slot = self.pool.alloc(&self.state[at..at + self.k], refs);
+        self.plans[r as usize].send_slot[op as usize] = slot;
+        if to != NONE && self.cursors[to as usize].block == Block::Recv(r, op) {
+            self.cursors[to as usize].block = Block::Running;
+            self.worklist.push(to);
+        }
+    }
+
+    /// Complete op `op` of rank `r` at the current call; false if the rank must park.
+    fn complete_op(&mut self, r: Rank, op: u32) -> bool {
+        let k = self.k;
+        let trace = self.trace;
+        let p2p = &trace.ranks[r as usize].p2p;
+        match p2p.dir[op as usize] {
+            P2pDir::Send => {
+                let slot = self.plans[r as usize].send_slot[op as usize];
+                if slot == NONE {
+                    return true;
+                }
+                let eff = self.params.effective(p2p.bytes[op as usize] as f64);
+                let [clock, _, _, _, bandwidth] = Self::terms(&mut self.state, k, r);
+                complete_send(clock, bandwidth, self.pool.get(slot), &self.params.beta, eff);
+                self.pool.release(slot);
+                true
+            }
+            P2pDir::Recv => {
+                let (from, from_op) = self.plans[r as usize].recv_from[op as usize];
+                if from == NONE {
+                    self.warnings.unmatched_recvs += 1;
+                    return true;
+                }
+                let cur = &mut self.cursors[r as usize];
+                if cur.force_recv {
+                    cur.force_recv = false;
+                    return true;
+                }
+                let slot = self.plans[from as usize].send_slot[from_op as usize];
+                if slot == NONE {
+                    cur.block = Block::Recv(from, from_op);
+                    return false;
+                }
+                let bytes = self.trace.ranks[from as usize].p2p.bytes[from_op as usize];
+                let eff = self.params.effective(bytes as f64);
+                let [clock, _, wait, latency, bandwidth] = Self::terms(&mut self.state, k, r);
+                complete_recv(
+                    clock,
+                    wait,
+                    latency,
+                    bandwidth,
+                    self.pool.get(slot),
+                    &self.params.alpha,
+                    &self.params.beta,
+                    eff,
+                );
+                self.pool.release(slot);
+                true
+            }
+        }
+    }
+
+    /// Rank `r` reaches collective instance `key`; true if it can leave at once.
+    fn arrive(&mut self, r: Rank, key: (CommId, u32), op: CollectiveOp, bytes: u64) -> bool {
+        let k = self.k;
+        let at = r as usize * TERMS * k;
+        let clock = &self.state[at..at + k];
+        let expected = match self.comm_sizes.get(key.0 as usize) {
+            Some(&p) => p,
+            None => {
+                self.warnings.unknown_communicators += 1;
+                1
+            }
+        };
+        let inst = match self.instances.get_mut(&key) {
+            Some(inst) => inst,
+            None => {
+                let start = self.pool.alloc(clock, 1);
+                self.instances.entry(key).or_insert(Instance {
+                    start,
+                    arrived: 0,
+                    expected,
+                    consumed: 0,
+                    bytes: 0,
+                    op,
+                    waiters: Vec::new(),
+                    complete: false,
+                    forced: false,
+                    steps: 0.0,
+                    effective_bytes: 0.0,
+                })
+            }
+        };
+        if inst.complete {
+            return true;
+        }
+        if inst.op != op {
+            self.warnings.mismatched_collectives += 1;
+        }
+        inst.arrived += 1;
+        inst.bytes = inst.bytes.max(bytes);
+        max_into(self.pool.get_mut(inst.start), clock);
+        if inst.arrived >= inst.expected {
+            self.complete_instance(key, false);
+            true
+        } else {
+            inst.waiters.push(r);
+            false
+        }
+    }
+
+    fn complete_instance(&mut self, key: (CommId, u32), forced: bool) {
+        let Some(inst) = self.instances.get_mut(&key) else {
+            return;
+        };
+        let sched = schedule(inst.op, inst.expected, inst.bytes as f64);
+        inst.steps = sched.steps;
+        inst.effective_bytes = sched.steps * self.params.effective(sched.bytes_per_step);
+        inst.complete = true;
+        inst.forced = forced;
+        for w in inst.waiters.drain(..) {
+            self.cursors[w as usize].block = Block::Running;
+            self.worklist.push(w);
+        }
+    }
+
+    fn leave_collective(&mut self, r: Rank, key: (CommId, u32)) {
+        let k = self.k;
+        let Some(inst) = self.instances.get_mut(&key) else {
+            return;
+        };
+        let [clock, _, wait, latency, bandwidth] = Self::terms(&mut self.state, k, r);
+        apply_collective(
+            clock,
+            wait,
+            latency,
+            bandwidth,
+            self.pool.get(inst.start),
+            &self.params.alpha,
+            &self.params.beta,
+            inst.steps,
+            inst.effective_bytes,
+        );
+        inst.consumed += 1;
+        if !inst.forced && inst.consumed >= inst.expected {
+            self.pool.release(inst.start);
+            self.instances.remove(&key);
+        }
+    }
+
+    fn results(self, configs: &[Configuration], per_rank: bool) -> (Vec<ConfigurationResult>, ReplayWarnings) {
+        let k = self.k;
+        let n = self.trace.ranks.len();
+        let mut predicted = vec![0.0f64; k];
+        let mut critical = vec![0 as Rank; k];
+        for r in 0..n {
+            let clock = &self.state[r * TERMS * k..r * TERMS * k + k];
+            for j in 0..k {
+                if clock[j] > predicted[j] {
+                    predicted[j] = clock[j];
+                    critical[j] = r as Rank;
+                }
+            }
+        }
+        // Mean over ranks of each term, a rank that ends early waiting for the last one.
+        let mut sums = vec![0.0f64; TERMS * k];
+        for r in 0..n {
+            let block = &self.state[r * TERMS * k..(r + 1) * TERMS * k];
+            for t in COMPUTE..TERMS {
+                let (dst, src) = (&mut sums[t * k..(t + 1) * k], &block[t * k..(t + 1) * k]);
+                for (d, s) in dst.iter_mut().zip(src) {
+                    *d += s;
+                }
+            }
+            for j in 0..k {
+                sums[WAIT * k + j] += predicted[j] - block[CLOCK * k + j];
+            }
+        }
+        let ranks = n.max(1) as f64;
+        let out = configs
+            .iter()
+            .enumerate()
+            .map(|(j, c)| ConfigurationResult {
+                configuration: c.clone(),
+                predicted_s: predicted[j],
+                breakdown: Breakdown {
+                    compute_s: sums[COMPUTE * k + j] / ranks,
+                    wait_s: sums[WAIT * k + j] / ranks,
+                    latency_term_s: sums[LATENCY * k + j] / ranks,
+                    bandwidth_term_s: sums[BANDWIDTH * k + j] / ranks,
+                },
+                critical_rank: critical[j],
+                ranks: per_rank.then(|| {
+                    (0..n)
+                        .map(|r| {
+                            let b = &self.state[r * TERMS * k..(r + 1) * TERMS * k];
+                            RankBreakdown {
+                                rank: r as Rank,
+                                end_s: b[CLOCK * k + j],
+                                breakdown: Breakdown {
+                                    compute_s: b[COMPUTE * k + j],
+                                    wait_s: b[WAIT * k + j] + predicted[j] - b[CLOCK * k + j],
+                                    latency_term_s: b[LATENCY * k + j],
+                                    bandwidth_term_s: b[BANDWIDTH * k + j],
+                                },
+                            }
+                        })
+                        .collect()
+                }),
+            })
+            .collect();
+        (out, self.warnings)
+    }
+}
+
+/// Replay `trace` under every configuration in `configs` at once (see the module docs of
+/// [`super`]). `configs` must not be empty.
+pub fn replay_configurations(
+    trace: &Trace,
+    matching: &Matching,
+    configs: &[Configuration],
+    table: Option<&MessageTable>,
+    per_rank: bool,
+) -> Replay {
+    let mut engine = Engine::new(trace, matching, configs, table);
+    engine.run();
+    let (configurations, warnings) = engine.results(configs, per_rank);
+    let (start, end) = trace.span();
+    Replay {
+        configurations,
+        measured_s: ns_to_s(end.saturating_sub(start)),
+        calls: trace.num_calls(),
+        messages: matching.messages.len() as u64,
+        warnings,
+    }
+}

@@ -1,0 +1,515 @@
+//! Network what-if (seed 004): replay a trace with extended Lamport clocks under many network
+//! configurations in one pass, break the predicted time into computation, waiting, latency and
+//! bandwidth, and classify what bounds the run (compute, latency, bandwidth, load imbalance).
+//!
+//! Each rank advances by the compute time the trace shows between its MPI calls; messages cost
+//! `α + n·β` (Hockney) or a [`MessageTable`] time under an eager protocol; collectives
+//! synchronise their communicator and then cost what the [`collective`] models say. The model,
+//! the attribution of time to the four terms and the classification rule are written down in
+//! `docs/replay.md`.
+//!
+//! ```
+//! use tracelogic_analysis::replay::{what_if, Network, WhatIfOptions, SEED_SCALES};
+//! use tracelogic_model::{match_messages, Trace, NO_CALLPATH};
+//!
+//! let mut trace = Trace::new("generated", "doc", 2);
+//! for r in 0..2 {
+//!     trace.push_call(r, "MPI_Init", 0, 0, NO_CALLPATH, 0);
+//!     trace.push_call(r, "MPI_Finalize", 1_000_000_000, 1_000_000_000, NO_CALLPATH, 0);
+//! }
+//! let options = WhatIfOptions::new(vec![Network::ethernet_10g()], SEED_SCALES.to_vec());
+//! let report = what_if(&trace, &match_messages(&trace), &options).unwrap();
+//! assert_eq!(report.classification[0].label, "Comp.");
+//! ```
+
+pub mod collective;
+mod engine;
+pub mod network;
+
+pub use network::{
+    configurations, parse_bandwidth, parse_scales, parse_seconds, Configuration, MessageTable, Network, Sweep,
+    SEED_SCALES,
+};
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use tracelogic_model::{Matching, Rank, Trace};
+
+/// Most configurations one replay accepts (seed 004 runs up to 256; state is ranks × 5 × K).
+pub const MAX_CONFIGURATIONS: usize = 4096;
+
+/// Predicted time split into the four terms of seed 004. The terms add up to the predicted time.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Breakdown {
+    /// Time between MPI calls as the trace recorded it, plus MPI calls the model does not price.
+    pub compute_s: f64,
+    /// Time blocked on a partner that had not yet sent or arrived (load imbalance), including
+    /// the time a rank that ends early waits for the last one.
+    pub wait_s: f64,
+    /// Share of communication time due to α.
+    pub latency_term_s: f64,
+    /// Share of communication time due to n·β.
+    pub bandwidth_term_s: f64,
+}
+
+impl Breakdown {
+    /// Sum of the four terms.
+    pub fn total_s(&self) -> f64 {
+        self.compute_s + self.wait_s + self.latency_term_s + self.bandwidth_term_s
+    }
+}
+
+/// One rank's predicted time under one configuration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RankBreakdown {
+    /// World rank.
+    pub rank: Rank,
+    /// When the rank's last event happens.
+    pub end_s: f64,
+    /// Its terms, padded with waiting up to the run's predicted time.
+    #[serde(flatten)]
+    pub breakdown: Breakdown,
+}
+
+/// The prediction under one configuration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConfigurationResult {
+    /// The configuration (network, label, scale, α, bandwidth).
+    #[serde(flatten)]
+    pub configuration: Configuration,
+    /// Predicted run time: when the last rank ends.
+    pub predicted_s: f64,
+    /// Mean over ranks of each rank's terms; adds up to `predicted_s`.
+    #[serde(flatten)]
+    pub breakdown: Breakdown,
+    /// The rank that ends last.
+    pub critical_rank: Rank,
+    /// Per-rank terms when asked for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ranks: Option<Vec<RankBreakdown>>,
+}
+
+/// Things the replay had to work around; all zero on a complete, consistent trace.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReplayWarnings {
+    /// Receives no send matched: they complete at the receiver's own clock.
+    pub unmatched_recvs: u64,
+    /// Receives whose matched send is never reached (cyclic or truncated trace): completed at
+    /// the receiver's own clock.
+    pub unresolved_recvs: u64,
+    /// Collective instances some member never reached: completed with the members that did.
+    pub incomplete_collectives: u64,
+    /// Collective instances whose members disagree on the operation.
+    pub mismatched_collectives: u64,
+    /// Collective calls with no collective record (priced at zero).
+    pub collectives_without_record: u64,
+    /// Collectives on a communicator id the trace does not define (treated as one rank).
+    pub unknown_communicators: u64,
+    /// Matched messages whose ranks or operations do not exist in the trace (ignored).
+    pub invalid_messages: u64,
+}
+
+impl ReplayWarnings {
+    /// True when nothing had to be worked around.
+    pub fn is_empty(&self) -> bool {
+        *self == ReplayWarnings::default()
+    }
+}
+
+/// The result of one multi-configuration replay.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Replay {
+    /// One prediction per configuration, in the order given.
+    pub configurations: Vec<ConfigurationResult>,
+    /// Duration the trace recorded (first to last timestamp over all ranks).
+    pub measured_s: f64,
+    /// MPI calls replayed.
+    pub calls: u64,
+    /// Matched messages replayed.
+    pub messages: u64,
+    /// What had to be worked around.
+    pub warnings: ReplayWarnings,
+}
+
+/// Why a replay could not run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReplayError(pub String);
+
+impl fmt::Display for ReplayError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ReplayError {}
+
+/// Replay `trace` once under every configuration of `configs` (1 to [`MAX_CONFIGURATIONS`]),
+/// with messages priced by Hockney's model or, if given, by `table`. `matching` must come from
+/// [`tracelogic_model::match_messages`] on the same trace. Costs O(calls × K) time and
+/// O(ranks × K) memory plus one K-vector per message in flight.
+pub fn replay(
+    trace: &Trace,
+    matching: &Matching,
+    configs: &[Configuration],
+    table: Option<&MessageTable>,
+    per_rank: bool,
+) -> Result<Replay, ReplayError> {
+    if configs.is_empty() {
+        return Err(ReplayError("no network configuration to replay".into()));
+    }
+    if configs.len() > MAX_CONFIGURATIONS {
+        return Err(ReplayError(format!(
+            "{} configurations requested; at most {MAX_CONFIGURATIONS} fit one replay",
+            configs.len()
+        )));
+    }
+    if let Some(c) = configs.iter().find(|c| {
+        !(c.latency_s.is_finite()
+            && c.latency_s >= 0.0
+            && c.bandwidth_bytes_per_s.is_finite()
+            && c.bandwidth_bytes_per_s > 0.0)
+    }) {
+        return Err(ReplayError(format!(
+            "configuration {} {} has latency {} s and bandwidth {} B/s; need latency ≥ 0 and bandwidth > 0",
+            c.network, c.label, c.latency_s, c.bandwidth_bytes_per_s
+        )));
+    }
+    Ok(engine::replay_configurations(trace, matching, configs, table, per_rank))
+}
+
+/// The labels of seed 004's Table 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Bound {
+    /// Insensitive to the network, little waiting: computation dominates.
+    Compute,
+    /// Insensitive to the network, much waiting: load imbalance dominates.
+    Imbalance,
+    /// Network-dominated, mostly through latency.
+    Latency,
+    /// Network-dominated, mostly through bandwidth.
+    Bandwidth,
+    /// Network-dominated, latency and bandwidth alike.
+    Communication,
+    /// Sensitive to the network, with much waiting.
+    ImbalanceSensitive,
+    /// Sensitive to the network, mostly through latency.
+    LatencySensitive,
+    /// Sensitive to the network, mostly through bandwidth.
+    BandwidthSensitive,
+    /// Sensitive to the network, latency and bandwidth alike.
+    CommunicationSensitive,
+}
+
+impl Bound {
+    /// The short label of seed 004's Table 1 (`Comp.`, `Imb.-s`, `Latency`, `BW-s`, ...).
+    pub fn label(self) -> &'static str {
+        match self {
+            Bound::Compute => "Comp.",
+            Bound::Imbalance => "Imb.",
+            Bound::Latency => "Latency",
+            Bound::Bandwidth => "BW",
+            Bound::Communication => "Comm.",
+            Bound::ImbalanceSensitive => "Imb.-s",
+            Bound::LatencySensitive => "Latency-s",
+            Bound::BandwidthSensitive => "BW-s",
+            Bound::CommunicationSensitive => "Comm.-s",
+        }
+    }
+}
+
+/// Thresholds of the classification rule (see `docs/replay.md`).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Thresholds {
+    /// Below this relative change of predicted time across the scaled set the run is
+    /// insensitive to the network.
+    pub insensitive_spread: f64,
+    /// At or above this estimated network share of the run time the run is network-bound.
+    pub bound_share: f64,
+    /// At or above this share of waiting in the base prediction, imbalance is what matters.
+    pub imbalance_wait_share: f64,
+    /// One sweep's spread must be this many times the other's to name latency or bandwidth.
+    pub dominance: f64,
+}
+
+impl Default for Thresholds {
+    fn default() -> Self {
+        Thresholds {
+            insensitive_spread: 0.10,
+            bound_share: 0.5,
+            imbalance_wait_share: 0.2,
+            dominance: 2.0,
+        }
+    }
+}
+
+/// The classification of a run on one network, with the numbers it rests on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Classification {
+    /// Network the classification is for.
+    pub network: String,
+    /// The class.
+    pub bound: Bound,
+    /// Its Table 1 label.
+    pub label: String,
+    /// Why, in words, with the figures.
+    pub reason: String,
+    /// (T(slowest scaled) − T(fastest scaled)) / T(base).
+    pub spread: f64,
+    /// Estimated share of the base time that a faster network removes (see `docs/replay.md`).
+    pub network_share: f64,
+    /// Spread of the bandwidth-only sweep, relative to T(base).
+    pub bandwidth_spread: f64,
+    /// Spread of the latency-only sweep, relative to T(base).
+    pub latency_spread: f64,
+    /// Waiting over predicted time in the base configuration.
+    pub wait_share: f64,
+    /// Computation over predicted time in the base configuration.
+    pub compute_share: f64,
+}
+
+fn sweep_ends<'r>(
+    results: &'r [ConfigurationResult],
+    network: &str,
+    sweep: Sweep,
+    base: &'r ConfigurationResult,
+) -> (&'r ConfigurationResult, &'r ConfigurationResult) {
+    let mut slow = base;
+    let mut fast = base;
+    for r in results
+        .iter()
+        .filter(|r| r.configuration.network == network && r.configuration.sweep == sweep)
+    {
+        if r.configuration.scale < slow.configuration.scale {
+            slow = r;
+        }
+        if r.configuration.scale > fast.configuration.scale {
+            fast = r;
+        }
+    }
+    (slow, fast)
+}
+
+/// Classify the run on `network` from the configurations [`configurations`] made for it.
+/// `None` if the base or every scaled configuration of that network is missing, or the base
+/// predicts zero time.
+pub fn classify(results: &[ConfigurationResult], network: &str, thresholds: &Thresholds) -> Option<Classification> {
+    let base = results
+        .iter()
+        .find(|r| r.configuration.network == network && r.configuration.sweep == Sweep::Base)?;
+    let t1 = base.predicted_s;
+    if t1 <= 0.0 {
+        return None;
+    }
+    let (slow, fast) = sweep_ends(results, network, Sweep::Scaled, base);
+    if std::ptr::eq(slow, fast) {
+        return None;
+    }
+    let (bw_slow, bw_fast) = sweep_ends(results, network, Sweep::BandwidthOnly, base);
+    let (lat_slow, lat_fast) = sweep_ends(results, network, Sweep::LatencyOnly, base);
+    let spread = (slow.predicted_s - fast.predicted_s) / t1;
+    let bandwidth_spread = (bw_slow.predicted_s - bw_fast.predicted_s) / t1;
+    let latency_spread = (lat_slow.predicted_s - lat_fast.predicted_s) / t1;
+    // If time = C + M/s, then T(1) − T(s) = M(1 − 1/s): estimate M/T(1) from the fastest
+    // configuration, or from the slowest when no faster one was asked for.
+    let network_share = if fast.configuration.scale > 1.0 {
+        (t1 - fast.predicted_s) / (t1 * (1.0 - 1.0 / fast.configuration.scale))
+    } else {
+        (slow.predicted_s - t1) / (t1 * (1.0 / slow.configuration.scale - 1.0))
+    };
+    let wait_share = base.breakdown.wait_s / t1;
+    let compute_share = base.breakdown.compute_s / t1;
+    let th = thresholds;
+    let which = |bound_lat: Bound, bound_bw: Bound, bound_comm: Bound| {
+        if latency_spread >= th.dominance * bandwidth_spread {
+            (bound_lat, "mostly through latency")
+        } else if bandwidth_spread >= th.dominance * latency_spread {
+            (bound_bw, "mostly through bandwidth")
+        } else {
+            (bound_comm, "through latency and bandwidth alike")
+        }
+    };
+    let pct = |x: f64| format!("{:.1}%", 100.0 * x);
+    let change = format!(
+        "predicted time changes {} from {} to {}",
+        pct(spread),
+        slow.configuration.label,
+        fast.configuration.label
+    );
+    let sweeps = format!(
+        "latency-only sweep {}, bandwidth-only sweep {}",
+        pct(latency_spread),
+        pct(bandwidth_spread)
+    );
+    let (bound, reason) = if spread < th.insensitive_spread {
+        if wait_share >= th.imbalance_wait_share {
+            (
+                Bound::Imbalance,
+                format!(
+                    "{change} (< {}): insensitive to the network; ranks wait {} of the time (≥ {}): load imbalance bounds the run",
+                    pct(th.insensitive_spread),
+                    pct(wait_share),
+                    pct(th.imbalance_wait_share)
+                ),
+            )
+        } else {
+            (
+                Bound::Compute,
+                format!(
+                    "{change} (< {}): insensitive to the network; computation is {} and waiting {} of the time",
+                    pct(th.insensitive_spread),
+                    pct(compute_share),
+                    pct(wait_share)
+                ),
+            )
+        }
+    } else if network_share >= th.bound_share {
+        let (b, how) = which(Bound::Latency, Bound::Bandwidth, Bound::Communication);
+        (
+            b,
+            format!(
+                "{change}; a faster network removes an estimated {} of the time (≥ {}): network-bound, {how} ({sweeps})",
+                pct(network_share),
+                pct(th.bound_share)
+            ),
+        )
+    } else if wait_share >= th.imbalance_wait_share {
+        (
+            Bound::ImbalanceSensitive,
+            format!(
+                "{change} (≥ {}) but the network accounts for only {}; ranks wait {} of the time (≥ {}): imbalance-sensitive",
+                pct(th.insensitive_spread),
+                pct(network_share),
+                pct(wait_share),
+                pct(th.imbalance_wait_share)
+            ),
+        )
+    } else {
+        let (b, how) = which(
+            Bound::LatencySensitive,
+            Bound::BandwidthSensitive,
+            Bound::CommunicationSensitive,
+        );
+        (
+            b,
+            format!(
+                "{change} (≥ {}) with the network accounting for {} (< {}): sensitive, {how} ({sweeps})",
+                pct(th.insensitive_spread),
+                pct(network_share),
+                pct(th.bound_share)
+            ),
+        )
+    };
+    Some(Classification {
+        network: network.to_owned(),
+        bound,
+        label: bound.label().to_owned(),
+        reason,
+        spread,
+        network_share,
+        bandwidth_spread,
+        latency_spread,
+        wait_share,
+        compute_share,
+    })
+}
+
+/// The base prediction of the network closest to the recording machine, against the
+/// measured duration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Validation {
+    /// Network taken as the recording machine's.
+    pub network: String,
+    /// Its base prediction.
+    pub predicted_s: f64,
+    /// Duration the trace recorded.
+    pub measured_s: f64,
+    /// (predicted − measured) / measured; `None` when nothing was measured.
+    pub relative_error: Option<f64>,
+}
+
+/// What [`what_if`] predicts for and how.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WhatIfOptions {
+    /// Networks to classify on.
+    pub networks: Vec<Network>,
+    /// Scale factors of the scaled set and the two sweeps ([`SEED_SCALES`] by default).
+    pub scales: Vec<f64>,
+    /// Message-time table replacing Hockney's line, if any.
+    pub table: Option<MessageTable>,
+    /// Name of the network closest to the machine that recorded the trace (default: the first).
+    pub recorded_on: Option<String>,
+    /// Keep per-rank breakdowns.
+    pub per_rank: bool,
+    /// Classification thresholds.
+    pub thresholds: Thresholds,
+}
+
+impl WhatIfOptions {
+    /// Options for `networks` and `scales`, everything else default.
+    pub fn new(networks: Vec<Network>, scales: Vec<f64>) -> WhatIfOptions {
+        WhatIfOptions {
+            networks,
+            scales,
+            table: None,
+            recorded_on: None,
+            per_rank: false,
+            thresholds: Thresholds::default(),
+        }
+    }
+}
+
+/// The full what-if report, as `tracelogic replay --json` prints it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WhatIf {
+    /// Every configuration replayed: per network its base, scaled set and sweeps.
+    pub configurations: Vec<ConfigurationResult>,
+    /// Duration the trace recorded.
+    pub measured_s: f64,
+    /// Prediction on the recording machine's network against `measured_s`.
+    pub reference: Option<Validation>,
+    /// One classification per network.
+    pub classification: Vec<Classification>,
+    /// MPI calls replayed.
+    pub calls: u64,
+    /// Matched messages replayed.
+    pub messages: u64,
+    /// What had to be worked around.
+    pub warnings: ReplayWarnings,
+}
+
+/// Replay `trace` under every network of `options` with its scaled set and sweeps in one pass,
+/// classify the run on each network and compare the recording network's prediction with the
+/// measured duration.
+pub fn what_if(trace: &Trace, matching: &Matching, options: &WhatIfOptions) -> Result<WhatIf, ReplayError> {
+    if options.networks.is_empty() {
+        return Err(ReplayError("no network to predict for".into()));
+    }
+    let configs = configurations(&options.networks, &options.scales);
+    let replay = replay(trace, matching, &configs, options.table.as_ref(), options.per_rank)?;
+    let classification = options
+        .networks
+        .iter()
+        .filter_map(|n| classify(&replay.configurations, &n.name, &options.thresholds))
+        .collect();
+    let recorded = options.recorded_on.as_deref().unwrap_or(&options.networks[0].name);
+    let reference = replay
+        .configurations
+        .iter()
+        .find(|c| c.configuration.network == recorded && c.configuration.sweep == Sweep::Base)
+        .map(|c| Validation {
+            network: recorded.to_owned(),
+            predicted_s: c.predicted_s,
+            measured_s: replay.measured_s,
+            relative_error: (replay.measured_s > 0.0).then(|| (c.predicted_s - replay.measured_s) / replay.measured_s),
+        });
+    Ok(WhatIf {
+        configurations: replay.configurations,
+        measured_s: replay.measured_s,
+        reference,
+        classification,
+        calls: replay.calls,
+        messages: replay.messages,
+        warnings: replay.warnings,
+    })
+}
