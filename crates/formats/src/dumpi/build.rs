@@ -140,6 +140,8 @@ struct RankState {
     threads: HashMap<u16, u16>,
     /// Communicator-relative peer of each p2p operation (translated at the end).
     p2p_local_peer: Vec<i32>,
+    /// Whether each p2p operation was posted with `MPI_ANY_SOURCE`.
+    p2p_wildcard: Vec<bool>,
     /// Communicator-relative root and bytes of each collective.
     coll_fix: Vec<(i32, CollBytes)>,
     regions: Vec<u32>,
@@ -717,6 +719,7 @@ impl Builder {
         self.trace.push_p2p(r, call, complete, dir, 0, tag, comm, bytes);
         let st = &mut self.ranks[r as usize];
         st.p2p_local_peer.push(peer);
+        st.p2p_wildcard.push(peer == DUMPI_ANY);
         Some(st.p2p_local_peer.len() - 1)
     }
 
@@ -925,9 +928,11 @@ impl Builder {
                 (d, Some(m)) => {
                     let name = match d {
                         Derivation::Derived { parent, how, .. } => {
-                            let p = comm_ids[*parent as usize]
-                                .map(|c| self.trace.comms[c as usize].name.clone())
-                                .unwrap_or_default();
+                            let p = match comm_ids[*parent as usize] {
+                                Some(tracelogic_model::COMM_WORLD) => "MPI_COMM_WORLD".to_owned(),
+                                Some(c) => format!("comm {c}"),
+                                None => "an unknown communicator".to_owned(),
+                            };
                             let id = self.trace.comms.len();
                             match how {
                                 How::Dup => format!("comm {id} (dup of {p})"),
@@ -966,6 +971,8 @@ impl Builder {
                         } else {
                             match m.get(local as usize) {
                                 Some(&w) => w,
+                                // A status source outside the communicator: keep the wildcard.
+                                None if st.p2p_wildcard[i] => ANY_SOURCE,
                                 None => {
                                     keep[i] = false;
                                     continue;
