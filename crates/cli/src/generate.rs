@@ -1,12 +1,590 @@
-//! `tracelogic generate` (to be implemented).
+//! `tracelogic generate`: write a synthetic trace of a known topology, and its ground truth.
+//!
+//! The flags fill a [`tracelogic_synth::Spec`] (starting from `--spec FILE` when given, else
+//! from the defaults), `tracelogic_synth::generate_with_truth` builds the trace, and one of the
+//! format writers turns it into files.
 
-use crate::common::{CliError, CliResult};
+use crate::common::{emit, set_stage, CliError, CliResult};
+use std::collections::BTreeMap;
+use std::fs;
+use std::path::{Component, Path, PathBuf};
+use std::process::ExitCode;
+use tracelogic_model::Trace;
+use tracelogic_synth::{
+    generate_with_truth, parse_bytes, parse_duration_ns, CollectiveSpec, Noise, Numbering, Phase, Spec, Style,
+    TopologySpec, Truth,
+};
+
+/// The formats `generate` writes.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutFormat {
+    /// tracelogic's native text format: one file.
+    Text,
+    /// SST DUMPI: `NAME.meta` and one `NAME-RANK.bin` per rank, in the `--out` folder.
+    Dumpi,
+    /// OTF2 archive (`NAME.otf2`, `NAME.def`, `NAME/` with per-location files) in the `--out` folder.
+    Otf2,
+}
+
+/// Per-direction message sizes: `4096` or `4096,east=8KiB,north=1KiB`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SizeArg {
+    /// Size of every message without an override.
+    pub default: Option<u64>,
+    /// Overrides by direction name.
+    pub by_direction: BTreeMap<String, u64>,
+}
+
+fn size_arg(text: &str) -> Result<SizeArg, String> {
+    let mut out = SizeArg {
+        default: None,
+        by_direction: BTreeMap::new(),
+    };
+    for item in text.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        match item.split_once('=') {
+            Some((dir, size)) => {
+                out.by_direction.insert(dir.trim().to_owned(), parse_bytes(size)?);
+            }
+            None if out.default.is_none() => out.default = Some(parse_bytes(item)?),
+            None => return Err(format!("two default sizes in `{text}` (use SIZE,DIRECTION=SIZE,...)")),
+        }
+    }
+    if out.default.is_none() && out.by_direction.is_empty() {
+        return Err("empty size".into());
+    }
+    Ok(out)
+}
+
+fn fraction_arg(text: &str) -> Result<f64, String> {
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|x| x.is_finite() && *x >= 0.0)
+        .ok_or_else(|| format!("expected a number ≥ 0, got `{text}`"))
+}
+
+fn bandwidth_arg(text: &str) -> Result<f64, String> {
+    fraction_arg(text).and_then(|x| {
+        if x > 0.0 {
+            Ok(x)
+        } else {
+            Err("the bandwidth must be positive".into())
+        }
+    })
+}
 
 /// Arguments of `tracelogic generate`.
-#[derive(clap::Args)]
-pub struct Args {}
+#[derive(clap::Args, Debug)]
+pub struct Args {
+    /// Topology as FAMILY:DIMS: grid:8x8, torus:4x4x4, stencil6:4x4, hypercube:4, binary-tree:15,
+    /// ring:8, all-to-all:6 ... (required unless --spec or every phase names one).
+    #[arg(long, value_parser = TopologySpec::parse, value_name = "FAMILY:DIMS")]
+    pub topology: Option<TopologySpec>,
+    /// Which node each rank plays: row-major (identity), random, or partial:FRACTION (that share
+    /// of the ranks renumbered among themselves, e.g. partial:0.67 or partial:2/3).
+    #[arg(long, value_name = "row-major|random|partial:F")]
+    pub numbering: Option<Numbering>,
+    /// Seed of every random choice (numbering, imbalance, noise) [default: 0].
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Iterations of the pattern [default: 10].
+    #[arg(long)]
+    pub iterations: Option<u32>,
+    /// Message size, optionally per direction: 4096, 64KiB, 4096,east=8KiB [default: 4096].
+    #[arg(long, value_parser = size_arg, value_name = "SIZE[,DIR=SIZE...]")]
+    pub bytes: Option<SizeArg>,
+    /// Compute time per iteration: 10us, 2ms, 500ns [default: 10us].
+    #[arg(long, value_parser = parse_duration_ns, value_name = "DURATION")]
+    pub compute: Option<u64>,
+    /// Per-rank imbalance: rank r computes compute × (1 + F × random[0,1)) [default: 0].
+    #[arg(long, value_parser = fraction_arg, value_name = "F")]
+    pub imbalance: Option<f64>,
+    /// Exchange style: isend (Irecv/Isend/Waitall), sendrecv, blocking, wavefront [default: isend].
+    #[arg(long, value_name = "isend|sendrecv|blocking|wavefront")]
+    pub style: Option<Style>,
+    /// A collective on MPI_COMM_WORLD every EVERY iterations: allreduce:5, barrier:1, bcast:10:1KiB
+    /// (repeatable; replaces the spec's list).
+    #[arg(long = "collective", value_name = "OP:EVERY[:BYTES]")]
+    pub collectives: Vec<CollectiveSpec>,
+    /// Low-volume noise: FRACTION of the ranks each send PERCENT% of the message size to a fixed
+    /// random non-neighbour every iteration, e.g. 0.1:2%.
+    #[arg(long, value_name = "FRACTION:PERCENT%")]
+    pub noise: Option<Noise>,
+    /// JSON file with a list of phases (or an object with a "phases" list); each phase may set
+    /// topology, iterations, bytes, direction_bytes, compute_ns, style.
+    #[arg(long = "phases", value_name = "FILE")]
+    pub phases_file: Option<PathBuf>,
+    /// One phase, repeatable, run in order after those of --phases:
+    /// topology=ring:8,iterations=5,bytes=1KiB,compute=20us,style=sendrecv.
+    #[arg(long = "phase", value_name = "KEY=VALUE,...")]
+    pub phase: Vec<Phase>,
+    /// Start from this spec: a JSON spec, or a truth file written by --truth (its "spec").
+    #[arg(long, value_name = "FILE")]
+    pub spec: Option<PathBuf>,
+    /// Clock model: fixed cost of every MPI call [default: 500ns].
+    #[arg(long, value_parser = parse_duration_ns, value_name = "DURATION")]
+    pub overhead: Option<u64>,
+    /// Clock model: network latency [default: 2us].
+    #[arg(long, value_parser = parse_duration_ns, value_name = "DURATION")]
+    pub latency: Option<u64>,
+    /// Clock model: bandwidth in GB/s (bytes per nanosecond) [default: 1].
+    #[arg(long, value_parser = bandwidth_arg, value_name = "GB/S")]
+    pub bandwidth: Option<f64>,
+    /// Output format.
+    #[arg(long, value_enum)]
+    pub format: OutFormat,
+    /// Where to write: the file for text, a folder (created if needed) for dumpi and otf2.
+    #[arg(long, value_name = "PATH")]
+    pub out: PathBuf,
+    /// Base name of the DUMPI / OTF2 files [default: the --out folder's name].
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Also write the ground truth as JSON: spec, rank → node permutation, phases, noise links.
+    #[arg(long, value_name = "FILE")]
+    pub truth: Option<PathBuf>,
+}
 
 /// Run `tracelogic generate`.
-pub fn run(_args: Args) -> CliResult {
-    Err(CliError::Input("`generate` is not implemented yet".into()))
+pub fn run(args: Args) -> CliResult {
+    let spec = build_spec(&args)?;
+    set_stage(format!("generating {}", spec.topology.label()));
+    let (trace, truth) = generate_with_truth(&spec).map_err(|e| CliError::Input(format!("cannot generate: {e}")))?;
+    let written = write_trace(&trace, args.format, &args.out, args.name.as_deref())?;
+    if let Some(path) = &args.truth {
+        set_stage(format!("writing {}", path.display()));
+        let json = serde_json::to_string_pretty(&truth).map_err(|e| CliError::Internal(e.to_string()))?;
+        fs::write(path, json + "\n").map_err(|e| CliError::Input(format!("cannot write {}: {e}", path.display())))?;
+    }
+    let bytes: u64 = written.iter().map(|(_, b)| b).sum();
+    emit(|out| {
+        writeln!(
+            out,
+            "generated {}: {} ranks, {} calls, {} messages; wrote {} file(s), {bytes} bytes, to {}",
+            phases_label(&truth),
+            truth.ranks,
+            truth.calls,
+            truth.messages,
+            written.len(),
+            args.out.display()
+        )
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn phases_label(truth: &Truth) -> String {
+    let labels: Vec<&str> = truth.phases.iter().map(|p| p.label.as_str()).collect();
+    labels.join(" then ")
+}
+
+/// The spec the flags describe: `--spec` (or the defaults), then every flag given on top.
+fn build_spec(args: &Args) -> Result<Spec, CliError> {
+    let mut spec = match &args.spec {
+        Some(path) => read_spec(path)?,
+        None => Spec::default(),
+    };
+    if let Some(t) = &args.topology {
+        spec.topology = t.clone();
+    }
+    if let Some(n) = args.numbering {
+        spec.numbering = n;
+    }
+    if let Some(s) = args.seed {
+        spec.seed = s;
+    }
+    if let Some(i) = args.iterations {
+        spec.iterations = i;
+    }
+    if let Some(b) = &args.bytes {
+        if let Some(d) = b.default {
+            spec.bytes = d;
+        }
+        spec.direction_bytes.extend(b.by_direction.clone());
+    }
+    if let Some(c) = args.compute {
+        spec.compute_ns = c;
+    }
+    if let Some(i) = args.imbalance {
+        spec.imbalance = i;
+    }
+    if let Some(s) = args.style {
+        spec.style = s;
+    }
+    if !args.collectives.is_empty() {
+        spec.collectives = args.collectives.clone();
+    }
+    if let Some(n) = args.noise {
+        spec.noise = Some(n);
+    }
+    if let Some(o) = args.overhead {
+        spec.clock.overhead_ns = o;
+    }
+    if let Some(l) = args.latency {
+        spec.clock.latency_ns = l;
+    }
+    if let Some(b) = args.bandwidth {
+        spec.clock.bandwidth = b;
+    }
+    let mut phases = Vec::new();
+    if let Some(path) = &args.phases_file {
+        phases.extend(read_phases(path)?);
+    }
+    phases.extend(args.phase.iter().cloned());
+    if !phases.is_empty() {
+        spec.phases = phases;
+    }
+    if args.topology.is_none() && args.spec.is_none() {
+        match spec.phases.iter().find_map(|p| p.topology.clone()) {
+            Some(first) if spec.phases.iter().all(|p| p.topology.is_some()) => spec.topology = first,
+            _ => {
+                return Err(CliError::Input(
+                    "--topology is required (e.g. --topology torus:4x4), unless --spec or every phase names one".into(),
+                ))
+            }
+        }
+    }
+    Ok(spec)
+}
+
+fn read_json(path: &Path) -> Result<serde_json::Value, CliError> {
+    let text = fs::read_to_string(path).map_err(|e| CliError::Input(format!("cannot read {}: {e}", path.display())))?;
+    serde_json::from_str(&text).map_err(|e| CliError::Input(format!("{}: not valid JSON: {e}", path.display())))
+}
+
+/// A spec file, or a truth file (whose `spec` field is the spec).
+fn read_spec(path: &Path) -> Result<Spec, CliError> {
+    let mut value = read_json(path)?;
+    if value_is_truth(&value) {
+        value = value["spec"].take();
+    }
+    serde_json::from_value(value).map_err(|e| CliError::Input(format!("{}: not a generator spec: {e}", path.display())))
+}
+
+fn value_is_truth(v: &serde_json::Value) -> bool {
+    v.get("node_of_rank").is_some()
+}
+
+/// A list of phases, or an object with a `phases` list.
+fn read_phases(path: &Path) -> Result<Vec<Phase>, CliError> {
+    let mut value = read_json(path)?;
+    if let Some(inner) = value.get_mut("phases") {
+        value = inner.take();
+    }
+    let phases: Vec<Phase> = serde_json::from_value(value)
+        .map_err(|e| CliError::Input(format!("{}: not a list of phases: {e}", path.display())))?;
+    if phases.is_empty() {
+        return Err(CliError::Input(format!(
+            "{}: the list of phases is empty",
+            path.display()
+        )));
+    }
+    Ok(phases)
+}
+
+/// Write `trace` in `format` at `out`; returns the paths written with their sizes.
+fn write_trace(
+    trace: &Trace,
+    format: OutFormat,
+    out: &Path,
+    name: Option<&str>,
+) -> Result<Vec<(PathBuf, u64)>, CliError> {
+    let io_err = |p: &Path, e: std::io::Error| CliError::Input(format!("cannot write {}: {e}", p.display()));
+    if format == OutFormat::Text {
+        set_stage("writing the text trace");
+        let text = tracelogic_formats::text::write(trace);
+        if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+            fs::create_dir_all(parent).map_err(|e| io_err(parent, e))?;
+        }
+        fs::write(out, &text).map_err(|e| io_err(out, e))?;
+        return Ok(vec![(out.to_path_buf(), text.len() as u64)]);
+    }
+    let name = match name {
+        Some(n) => n.to_owned(),
+        None => out
+            .file_name()
+            .and_then(|n| n.to_str())
+            .filter(|n| !n.is_empty() && *n != "." && *n != "..")
+            .unwrap_or("trace")
+            .to_owned(),
+    };
+    if name.is_empty() || name.contains(['/', '\\']) {
+        return Err(CliError::Input(format!("--name `{name}` must be a plain file name")));
+    }
+    let files = match format {
+        OutFormat::Dumpi => {
+            set_stage("writing DUMPI files");
+            tracelogic_formats::dumpi::write(trace, &name)
+        }
+        _ => {
+            set_stage("writing OTF2 files");
+            tracelogic_formats::otf2::write(trace, &name)
+        }
+    };
+    if out.is_file() {
+        return Err(CliError::Input(format!(
+            "{} is a file; --out must be a folder for this format",
+            out.display()
+        )));
+    }
+    fs::create_dir_all(out).map_err(|e| io_err(out, e))?;
+    let mut written = Vec::with_capacity(files.len());
+    for f in files {
+        let rel = Path::new(&f.name);
+        if rel.components().any(|c| !matches!(c, Component::Normal(_))) {
+            return Err(CliError::Internal(format!(
+                "the writer produced an unsafe file name `{}`",
+                f.name
+            )));
+        }
+        let path = out.join(rel);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).map_err(|e| io_err(parent, e))?;
+        }
+        fs::write(&path, &f.bytes).map_err(|e| io_err(&path, e))?;
+        written.push((path, f.bytes.len() as u64));
+    }
+    Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cmd {
+        #[command(flatten)]
+        args: Args,
+    }
+
+    fn parse(flags: &[&str]) -> Result<Args, clap::Error> {
+        let mut argv = vec!["generate"];
+        argv.extend_from_slice(flags);
+        Cmd::try_parse_from(argv).map(|c| c.args)
+    }
+
+    fn temp(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("tracelogic-generate-{}-{name}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn flags_fill_the_spec() {
+        let args = parse(&[
+            "--topology",
+            "stencil6:4x4",
+            "--numbering",
+            "partial:0.67",
+            "--seed",
+            "7",
+            "--iterations",
+            "3",
+            "--bytes",
+            "2KiB,east=8KiB",
+            "--compute",
+            "20us",
+            "--imbalance",
+            "0.1",
+            "--style",
+            "sendrecv",
+            "--collective",
+            "allreduce:5",
+            "--collective",
+            "barrier:2",
+            "--noise",
+            "0.1:2%",
+            "--latency",
+            "1us",
+            "--format",
+            "text",
+            "--out",
+            "x.txt",
+        ])
+        .unwrap();
+        let s = build_spec(&args).unwrap();
+        assert_eq!(s.topology, TopologySpec::parse("stencil6:4x4").unwrap());
+        assert_eq!(s.numbering, Numbering::Partial(0.67));
+        assert_eq!((s.seed, s.iterations, s.bytes, s.compute_ns), (7, 3, 2048, 20_000));
+        assert_eq!(s.direction_bytes.get("east"), Some(&8192));
+        assert_eq!(s.style, Style::Sendrecv);
+        assert_eq!(s.collectives.len(), 2);
+        assert_eq!(
+            s.noise,
+            Some(Noise {
+                fraction: 0.1,
+                percent: 2.0
+            })
+        );
+        assert_eq!(s.clock.latency_ns, 1000);
+        assert_eq!(s.imbalance, 0.1);
+    }
+
+    #[test]
+    fn bad_flags_are_usage_errors() {
+        for bad in [
+            &["--topology", "blob:4", "--format", "text", "--out", "x"][..],
+            &[
+                "--topology",
+                "grid:4x4",
+                "--numbering",
+                "shuffled",
+                "--format",
+                "text",
+                "--out",
+                "x",
+            ],
+            &[
+                "--topology",
+                "grid:4x4",
+                "--compute",
+                "10 lightyears",
+                "--format",
+                "text",
+                "--out",
+                "x",
+            ],
+            &[
+                "--topology",
+                "grid:4x4",
+                "--collective",
+                "gather:2",
+                "--format",
+                "text",
+                "--out",
+                "x",
+            ],
+            &[
+                "--topology",
+                "grid:4x4",
+                "--noise",
+                "3:1%",
+                "--format",
+                "text",
+                "--out",
+                "x",
+            ],
+            &["--topology", "grid:4x4", "--format", "paraver", "--out", "x"],
+            &["--topology", "grid:4x4", "--format", "text"],
+            &[
+                "--topology",
+                "grid:4x4",
+                "--phase",
+                "topology=ring:4,speed=3",
+                "--format",
+                "text",
+                "--out",
+                "x",
+            ],
+        ] {
+            let e = parse(bad).map(|_| ()).unwrap_err();
+            assert_eq!(e.exit_code(), 2, "{bad:?}: {e}");
+        }
+        let no_topology = parse(&["--format", "text", "--out", "x"]).unwrap();
+        let e = build_spec(&no_topology).unwrap_err();
+        assert!(e.to_string().contains("--topology is required"), "{e}");
+        assert_eq!(e.exit_code(), ExitCode::from(2));
+    }
+
+    #[test]
+    fn generation_errors_are_input_errors() {
+        let dir = temp("wavefront-torus");
+        let out = dir.join("t.txt");
+        let args = parse(&[
+            "--topology",
+            "torus:4x4",
+            "--style",
+            "wavefront",
+            "--format",
+            "text",
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .unwrap();
+        let e = run(args).unwrap_err();
+        assert!(matches!(e, CliError::Input(_)));
+        assert!(e.to_string().contains("2D grid"), "{e}");
+        assert!(!out.exists());
+    }
+
+    #[test]
+    fn phases_from_flags_and_file_and_spec_from_truth() {
+        let dir = temp("phases");
+        let file = dir.join("phases.json");
+        fs::write(
+            &file,
+            r#"{"phases": [{"topology": "grid:4x4", "iterations": 2, "direction_bytes": {"east": 10}}]}"#,
+        )
+        .unwrap();
+        let args = parse(&[
+            "--phases",
+            file.to_str().unwrap(),
+            "--phase",
+            "topology=ring:16,bytes=1KiB",
+            "--format",
+            "text",
+            "--out",
+            "x",
+        ])
+        .unwrap();
+        let s = build_spec(&args).unwrap();
+        assert_eq!(s.phases.len(), 2);
+        assert_eq!(s.topology, TopologySpec::parse("grid:4x4").unwrap());
+        assert_eq!(s.phases[1].bytes, Some(1024));
+
+        let (_, truth) = generate_with_truth(&s).unwrap();
+        let truth_file = dir.join("truth.json");
+        fs::write(&truth_file, serde_json::to_string(&truth).unwrap()).unwrap();
+        let again =
+            build_spec(&parse(&["--spec", truth_file.to_str().unwrap(), "--format", "text", "--out", "x"]).unwrap())
+                .unwrap();
+        assert_eq!(again, s);
+
+        fs::write(&file, "[]").unwrap();
+        let e = build_spec(&parse(&["--phases", file.to_str().unwrap(), "--format", "text", "--out", "x"]).unwrap())
+            .unwrap_err();
+        assert!(e.to_string().contains("empty"), "{e}");
+        fs::write(&file, "{not json").unwrap();
+        let e = build_spec(&parse(&["--phases", file.to_str().unwrap(), "--format", "text", "--out", "x"]).unwrap())
+            .unwrap_err();
+        assert!(e.to_string().contains("not valid JSON"), "{e}");
+    }
+
+    #[test]
+    fn dumpi_files_and_truth_are_written() {
+        let dir = temp("dumpi");
+        let out = dir.join("ring");
+        let truth = dir.join("truth.json");
+        let args = parse(&[
+            "--topology",
+            "ring:4",
+            "--numbering",
+            "random",
+            "--seed",
+            "3",
+            "--iterations",
+            "2",
+            "--format",
+            "dumpi",
+            "--out",
+            out.to_str().unwrap(),
+            "--truth",
+            truth.to_str().unwrap(),
+        ])
+        .unwrap();
+        run(args).unwrap();
+        let mut names: Vec<String> = fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert!(names.contains(&"ring.meta".to_string()), "{names:?}");
+        assert_eq!(names.iter().filter(|n| n.ends_with(".bin")).count(), 4, "{names:?}");
+        let t: Truth = serde_json::from_str(&fs::read_to_string(&truth).unwrap()).unwrap();
+        assert_eq!(t.ranks, 4);
+        assert_eq!(t.messages, 4 * 2 * 2);
+        let mut nodes = t.node_of_rank.clone();
+        nodes.sort_unstable();
+        assert_eq!(nodes, vec![0, 1, 2, 3]);
+    }
 }
