@@ -1,12 +1,269 @@
-//! `tracelogic replay` (to be implemented).
+//! `tracelogic replay`: predict the run time under other networks and classify what bounds it.
 
-use crate::common::{CliError, CliResult};
+use crate::common::{emit, load_trace, print_json, set_stage, table, CliError, CliResult};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use tracelogic_analysis::replay::{
+    parse_scales, what_if, MessageTable, Network, Sweep, WhatIf, WhatIfOptions, MAX_CONFIGURATIONS, SEED_SCALES,
+};
+use tracelogic_model::match_messages;
 
 /// Arguments of `tracelogic replay`.
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Trace files, folders or archives (together one trace).
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Network to predict for and classify on; repeat for several. A preset (`1GbE`, `10GbE`,
+    /// `QDR`) or `alpha=5us,beta=0.8ns` / `latency=5us,bandwidth=10Gb/s`. Default: all presets.
+    #[arg(long = "network", value_name = "PRESET|alpha=..,beta=..", value_parser = Network::parse)]
+    pub networks: Vec<Network>,
+    /// Speed-up factors of the scaled set and of the bandwidth-only and latency-only sweeps.
+    #[arg(long, value_name = "LIST", default_value = "1/8,1/4,1/2,1,2,4,8", value_parser = scales_arg)]
+    pub scales: Scales,
+    /// Measured message times (`bytes seconds` per line) replacing Hockney's model; its own
+    /// network (`table`) is added first and is taken as the recording machine's.
+    #[arg(long, value_name = "FILE")]
+    pub table: Option<PathBuf>,
+    /// Network closest to the machine that recorded the trace (default: the first one).
+    #[arg(long, value_name = "NAME")]
+    pub recorded_on: Option<String>,
+    /// Keep each rank's breakdown (JSON `ranks` per configuration; a table for the reference).
+    #[arg(long)]
+    pub per_rank: bool,
+    /// Print JSON (schema in docs/cli.md).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// Scale factors as one flag value (`1/8,1/4,...`).
+#[derive(Debug, Clone)]
+pub struct Scales(pub Vec<f64>);
+
+fn scales_arg(text: &str) -> Result<Scales, String> {
+    parse_scales(text).map(Scales)
+}
 
 /// Run `tracelogic replay`.
-pub fn run(_args: Args) -> CliResult {
-    Err(CliError::Input("`replay` is not implemented yet".into()))
+pub fn run(args: Args) -> CliResult {
+    let table = match &args.table {
+        None => None,
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| CliError::Input(format!("cannot read {}: {e}", path.display())))?;
+            Some(MessageTable::parse(&text).map_err(|e| CliError::Input(format!("{}: {e}", path.display())))?)
+        }
+    };
+    let mut networks = if args.networks.is_empty() {
+        Network::presets()
+    } else {
+        args.networks.clone()
+    };
+    if let Some(t) = &table {
+        networks.insert(0, t.network());
+    }
+    let scales: Vec<f64> = args.scales.0.clone();
+    let scales = if scales.is_empty() {
+        SEED_SCALES.to_vec()
+    } else {
+        scales
+    };
+    let per_network = 1 + 3 * scales.iter().filter(|&&s| (s - 1.0).abs() > 1e-12).count();
+    if networks.len() * per_network > MAX_CONFIGURATIONS {
+        return Err(CliError::Input(format!(
+            "{} networks × {per_network} configurations each exceed the {MAX_CONFIGURATIONS} one replay holds",
+            networks.len()
+        )));
+    }
+    if let Some(name) = &args.recorded_on {
+        if !networks.iter().any(|n| &n.name == name) {
+            let known: Vec<&str> = networks.iter().map(|n| n.name.as_str()).collect();
+            return Err(CliError::Input(format!(
+                "--recorded-on: no network `{name}` among {}",
+                known.join(", ")
+            )));
+        }
+    }
+    let trace = load_trace(&args.paths)?;
+    set_stage("matching messages");
+    let matching = match_messages(&trace);
+    set_stage("replaying the trace");
+    let options = WhatIfOptions {
+        table,
+        recorded_on: args.recorded_on.clone(),
+        per_rank: args.per_rank,
+        ..WhatIfOptions::new(networks, scales)
+    };
+    let report = what_if(&trace, &matching, &options).map_err(|e| CliError::Input(e.to_string()))?;
+    if args.json {
+        print_json(&report)?;
+    } else {
+        let text = human(&report, args.per_rank);
+        emit(|out| out.write_all(text.as_bytes()))?;
+    }
+    if trace.num_calls() == 0 {
+        return Err(CliError::NothingFound(format!(
+            "{}: the trace has no MPI calls to replay",
+            trace.source
+        )));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn fmt_s(s: f64) -> String {
+    format!("{s:.6}")
+}
+
+fn fmt_bandwidth(b: f64) -> String {
+    let bits = b * 8.0;
+    if bits >= 1e9 {
+        format!("{:.4} Gb/s", bits / 1e9)
+    } else {
+        format!("{:.4} Mb/s", bits / 1e6)
+    }
+}
+
+fn fmt_latency(l: f64) -> String {
+    format!("{:.3} us", l * 1e6)
+}
+
+fn human(r: &WhatIf, per_rank: bool) -> String {
+    let mut o = String::new();
+    o += &format!(
+        "replayed {} MPI calls and {} messages; measured duration {:.6} s\n",
+        r.calls, r.messages, r.measured_s
+    );
+    if let Some(v) = &r.reference {
+        let err = v
+            .relative_error
+            .map(|e| format!("{:+.1}%", 100.0 * e))
+            .unwrap_or_else(|| "n/a".into());
+        o += &format!(
+            "on {} (taken as the recording network) predicted {:.6} s vs measured {:.6} s: error {err}\n",
+            v.network, v.predicted_s, v.measured_s
+        );
+    }
+    let mut names: Vec<&str> = Vec::new();
+    for c in &r.configurations {
+        if !names.contains(&c.configuration.network.as_str()) {
+            names.push(&c.configuration.network);
+        }
+    }
+    for name in names {
+        o += &format!("\nnetwork {name}\n");
+        let base = r
+            .configurations
+            .iter()
+            .find(|c| c.configuration.network == name && c.configuration.sweep == Sweep::Base)
+            .map(|c| c.predicted_s)
+            .unwrap_or(0.0);
+        let mut rows = Vec::new();
+        for sweep in [Sweep::Scaled, Sweep::BandwidthOnly, Sweep::LatencyOnly] {
+            let mut group: Vec<_> = r
+                .configurations
+                .iter()
+                .filter(|c| {
+                    c.configuration.network == name
+                        && (c.configuration.sweep == sweep || c.configuration.sweep == Sweep::Base)
+                })
+                .collect();
+            group.sort_by(|a, b| a.configuration.scale.total_cmp(&b.configuration.scale));
+            for c in group {
+                let b = &c.breakdown;
+                let change = if base > 0.0 {
+                    format!("{:+.1}%", 100.0 * (c.predicted_s - base) / base)
+                } else {
+                    "n/a".into()
+                };
+                let sweep_name = match c.configuration.sweep {
+                    Sweep::Base => "base",
+                    Sweep::Scaled => "scaled",
+                    Sweep::BandwidthOnly => "bandwidth",
+                    Sweep::LatencyOnly => "latency",
+                };
+                rows.push(vec![
+                    sweep_name.to_owned(),
+                    c.configuration.label.clone(),
+                    fmt_bandwidth(c.configuration.bandwidth_bytes_per_s),
+                    fmt_latency(c.configuration.latency_s),
+                    fmt_s(c.predicted_s),
+                    change,
+                    fmt_s(b.compute_s),
+                    fmt_s(b.wait_s),
+                    fmt_s(b.latency_term_s),
+                    fmt_s(b.bandwidth_term_s),
+                ]);
+            }
+        }
+        let t = table(
+            &[
+                "sweep",
+                "config",
+                "bandwidth",
+                "latency",
+                "predicted s",
+                "vs base",
+                "compute s",
+                "wait s",
+                "latency s",
+                "bandwidth s",
+            ],
+            rows,
+            &[2, 3, 4, 5, 6, 7, 8, 9],
+        );
+        o += &indent(&t);
+        if let Some(c) = r.classification.iter().find(|c| c.network == name) {
+            o += &format!("  classification: {}\n  reason: {}\n", c.label, c.reason);
+        } else {
+            o += "  classification: n/a (needs scale factors on both sides of 1 or at least one ≠ 1)\n";
+        }
+    }
+    if per_rank {
+        let recorded = r.reference.as_ref().map(|v| v.network.as_str());
+        if let Some(c) = r
+            .configurations
+            .iter()
+            .find(|c| Some(c.configuration.network.as_str()) == recorded && c.configuration.sweep == Sweep::Base)
+        {
+            if let Some(ranks) = &c.ranks {
+                o += &format!("\nper rank on {} {}\n", c.configuration.network, c.configuration.label);
+                let rows = ranks
+                    .iter()
+                    .map(|rb| {
+                        vec![
+                            rb.rank.to_string(),
+                            fmt_s(rb.end_s),
+                            fmt_s(rb.breakdown.compute_s),
+                            fmt_s(rb.breakdown.wait_s),
+                            fmt_s(rb.breakdown.latency_term_s),
+                            fmt_s(rb.breakdown.bandwidth_term_s),
+                        ]
+                    })
+                    .collect();
+                o += &indent(&table(
+                    &["rank", "ends s", "compute s", "wait s", "latency s", "bandwidth s"],
+                    rows,
+                    &[0, 1, 2, 3, 4, 5],
+                ));
+            }
+        }
+    }
+    let w = &r.warnings;
+    if !w.is_empty() {
+        o += &format!(
+            "\nworked around: {} unmatched receives, {} receives whose send never came, {} incomplete collectives, {} mismatched collectives, {} collective calls without a record, {} unknown communicators, {} invalid messages\n",
+            w.unmatched_recvs,
+            w.unresolved_recvs,
+            w.incomplete_collectives,
+            w.mismatched_collectives,
+            w.collectives_without_record,
+            w.unknown_communicators,
+            w.invalid_messages
+        );
+    }
+    o
+}
+
+fn indent(text: &str) -> String {
+    text.lines().map(|l| format!("  {}\n", l.trim_end())).collect()
 }
