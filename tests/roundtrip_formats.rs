@@ -27,7 +27,7 @@ fn rich_spec() -> Spec {
         collectives: vec![
             "allreduce:2".parse().unwrap(),
             "barrier:3".parse().unwrap(),
-            "bcast:3:1KiB".parse().unwrap(),
+            "bcast:3:1Ki".parse().unwrap(),
         ],
         phases: vec![
             phase("torus:4x4", Style::Isend, 3, 4096),

@@ -9,10 +9,10 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Component, Path, PathBuf};
 use std::process::ExitCode;
+use tracelogic_model::query::{parse_bytes, parse_time};
 use tracelogic_model::Trace;
 use tracelogic_synth::{
-    generate_with_truth, parse_bytes, parse_duration_ns, CollectiveSpec, Noise, Numbering, Phase, Spec, Style,
-    TopologySpec, Truth,
+    generate_with_truth, CollectiveSpec, Noise, Numbering, Phase, Spec, Style, TopologySpec, Truth,
 };
 
 /// The formats `generate` writes.
@@ -26,7 +26,7 @@ pub enum OutFormat {
     Otf2,
 }
 
-/// Per-direction message sizes: `4096` or `4096,east=8KiB,north=1KiB`.
+/// Per-direction message sizes: `4096` or `4096,east=8Ki,north=1Ki`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SizeArg {
     /// Size of every message without an override.
@@ -90,11 +90,11 @@ pub struct Args {
     /// Iterations of the pattern [default: 10].
     #[arg(long)]
     pub iterations: Option<u32>,
-    /// Message size, optionally per direction: 4096, 64KiB, 4096,east=8KiB [default: 4096].
+    /// Message size, optionally per direction: 4096, 64Ki, 4096,east=8Ki [default: 4096].
     #[arg(long, value_parser = size_arg, value_name = "SIZE[,DIR=SIZE...]")]
     pub bytes: Option<SizeArg>,
     /// Compute time per iteration: 10us, 2ms, 500ns [default: 10us].
-    #[arg(long, value_parser = parse_duration_ns, value_name = "DURATION")]
+    #[arg(long, value_parser = parse_time, value_name = "DURATION")]
     pub compute: Option<u64>,
     /// Per-rank imbalance: rank r computes compute × (1 + F × random[0,1)) [default: 0].
     #[arg(long, value_parser = fraction_arg, value_name = "F")]
@@ -102,7 +102,7 @@ pub struct Args {
     /// Exchange style: isend (Irecv/Isend/Waitall), sendrecv, blocking, wavefront [default: isend].
     #[arg(long, value_name = "isend|sendrecv|blocking|wavefront")]
     pub style: Option<Style>,
-    /// A collective on MPI_COMM_WORLD every EVERY iterations: allreduce:5, barrier:1, bcast:10:1KiB
+    /// A collective on MPI_COMM_WORLD every EVERY iterations: allreduce:5, barrier:1, bcast:10:1Ki
     /// (repeatable; replaces the spec's list).
     #[arg(long = "collective", value_name = "OP:EVERY[:BYTES]")]
     pub collectives: Vec<CollectiveSpec>,
@@ -115,17 +115,17 @@ pub struct Args {
     #[arg(long = "phases", value_name = "FILE")]
     pub phases_file: Option<PathBuf>,
     /// One phase, repeatable, run in order after those of --phases:
-    /// topology=ring:8,iterations=5,bytes=1KiB,compute=20us,style=sendrecv.
+    /// topology=ring:8,iterations=5,bytes=1Ki,compute=20us,style=sendrecv.
     #[arg(long = "phase", value_name = "KEY=VALUE,...")]
     pub phase: Vec<Phase>,
     /// Start from this spec: a JSON spec, or a truth file written by --truth (its "spec").
     #[arg(long, value_name = "FILE")]
     pub spec: Option<PathBuf>,
     /// Clock model: fixed cost of every MPI call [default: 500ns].
-    #[arg(long, value_parser = parse_duration_ns, value_name = "DURATION")]
+    #[arg(long, value_parser = parse_time, value_name = "DURATION")]
     pub overhead: Option<u64>,
     /// Clock model: network latency [default: 2us].
-    #[arg(long, value_parser = parse_duration_ns, value_name = "DURATION")]
+    #[arg(long, value_parser = parse_time, value_name = "DURATION")]
     pub latency: Option<u64>,
     /// Clock model: bandwidth in GB/s (bytes per nanosecond) [default: 1].
     #[arg(long, value_parser = bandwidth_arg, value_name = "GB/S")]
@@ -381,7 +381,7 @@ mod tests {
             "--iterations",
             "3",
             "--bytes",
-            "2KiB,east=8KiB",
+            "2Ki,east=8Ki",
             "--compute",
             "20us",
             "--imbalance",
@@ -520,7 +520,7 @@ mod tests {
             "--phases",
             file.to_str().unwrap(),
             "--phase",
-            "topology=ring:16,bytes=1KiB",
+            "topology=ring:16,bytes=1Ki",
             "--format",
             "text",
             "--out",

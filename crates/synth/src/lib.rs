@@ -56,7 +56,7 @@ pub use spec::{Clock, CollectiveSpec, Noise, Numbering, Phase, Spec, Style};
 /// The topology types a [`Spec`] names, re-exported so users of the generator need no other crate.
 pub use tracelogic_graph::{Direction, Family, TopologySpec};
 pub use truth::{NoiseLink, PhaseTruth, Truth};
-pub use units::{format_duration_ns, parse_bytes, parse_duration_ns};
+pub use units::format_duration_ns;
 
 use tracelogic_model::Trace;
 

@@ -1,11 +1,12 @@
 //! What to generate: the [`Spec`] and its parts, with the textual forms the command line uses.
 
-use crate::units::{format_duration_ns, parse_bytes, parse_duration_ns};
+use crate::units::format_duration_ns;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt;
 use std::str::FromStr;
 use tracelogic_graph::TopologySpec;
+use tracelogic_model::query::{parse_bytes, parse_time};
 use tracelogic_model::CollectiveOp;
 
 /// A synthetic SPMD program on a known topology, everything needed to generate its trace.
@@ -175,7 +176,7 @@ pub struct CollectiveSpec {
 
 impl FromStr for CollectiveSpec {
     type Err = String;
-    /// `OP:EVERY[:BYTES]`, e.g. `allreduce:5`, `bcast:10:1KiB`, `barrier:1`.
+    /// `OP:EVERY[:BYTES]`, e.g. `allreduce:5`, `bcast:10:1Ki`, `barrier:1`.
     fn from_str(s: &str) -> Result<CollectiveSpec, String> {
         let mut parts = s.trim().split(':');
         let op = match parts.next().unwrap_or("") {
@@ -289,7 +290,7 @@ pub struct Phase {
 
 impl FromStr for Phase {
     type Err = String;
-    /// Comma-separated `key=value` pairs: `topology=torus:4x4,iterations=5,bytes=1KiB,
+    /// Comma-separated `key=value` pairs: `topology=torus:4x4,iterations=5,bytes=1Ki,
     /// compute=20us,style=sendrecv`.
     fn from_str(s: &str) -> Result<Phase, String> {
         let mut phase = Phase::default();
@@ -305,7 +306,7 @@ impl FromStr for Phase {
                     phase.iterations = Some(v.parse().map_err(|_| err(format!("bad iteration count `{v}`")))?)
                 }
                 "bytes" => phase.bytes = Some(parse_bytes(v).map_err(err)?),
-                "compute" => phase.compute_ns = Some(parse_duration_ns(v).map_err(err)?),
+                "compute" => phase.compute_ns = Some(parse_time(v).map_err(err)?),
                 "style" => phase.style = Some(v.parse().map_err(err)?),
                 other => {
                     return Err(err(format!(
@@ -461,7 +462,7 @@ mod tests {
 
         let c: CollectiveSpec = "allreduce:5".parse().unwrap();
         assert_eq!((c.op, c.every, c.bytes), (CollectiveOp::Allreduce, 5, 8));
-        let c: CollectiveSpec = "bcast:2:1KiB".parse().unwrap();
+        let c: CollectiveSpec = "bcast:2:1Ki".parse().unwrap();
         assert_eq!((c.op, c.every, c.bytes), (CollectiveOp::Bcast, 2, 1024));
         assert_eq!(c.to_string().parse::<CollectiveSpec>(), Ok(c));
         assert!("barrier:0".parse::<CollectiveSpec>().is_err());
@@ -472,7 +473,7 @@ mod tests {
         assert!("0.1".parse::<Noise>().is_err());
         assert!("2:5%".parse::<Noise>().is_err());
 
-        let p: Phase = "topology=grid:4x2,iterations=3,bytes=1KiB,compute=5us,style=sendrecv"
+        let p: Phase = "topology=grid:4x2,iterations=3,bytes=1Ki,compute=5us,style=sendrecv"
             .parse()
             .unwrap();
         assert_eq!(p.iterations, Some(3));

@@ -295,7 +295,7 @@ fn noise_links_are_low_volume_and_off_topology() {
 fn collectives_every_k_iterations_on_comm_world() {
     let s = Spec {
         iterations: 10,
-        collectives: vec!["allreduce:5".parse().unwrap(), "bcast:10:1KiB".parse().unwrap()],
+        collectives: vec!["allreduce:5".parse().unwrap(), "bcast:10:1Ki".parse().unwrap()],
         ..spec("hypercube:3")
     };
     let trace = generate(&s).unwrap();
