@@ -1,1 +1,745 @@
-//! Topology identification with proof and rank-to-coordinate mapping (seed 000 §4.2). To be implemented.
+//! Topology identification with proof and rank-to-coordinate mapping (seed 000 §4.2, issue 3).
+//!
+//! From the communication matrix: filter low-volume pairs (automatic threshold at the widest
+//! relative gap of the sorted pair volumes, or a fixed percentage), build the undirected graph,
+//! then eliminate candidate topologies in increasing cost — node and edge counts, sorted degree
+//! sequence, colour refinement, spectrum — and prove the survivors by isomorphism with a
+//! verified mapping (the paper's Table 7, with timings). Every candidate isomorphic to the
+//! graph is an equivalent; the simplest is the match. When nothing matches, the closest
+//! candidates are reported with the edges that differ. The method and its choices are in
+//! `docs/topology.md`.
+
+use crate::matrix::CommMatrix;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+pub use tracelogic_graph;
+use tracelogic_graph::catalog::{candidates, simplicity};
+use tracelogic_graph::invariants::{closed_walks, closed_walks_within, spectra_agree, spectrum};
+use tracelogic_graph::iso::{isomorphism, IsoOptions, IsoOutcome};
+use tracelogic_graph::near::align;
+use tracelogic_graph::refine::refine_joint;
+use tracelogic_graph::{Graph, TopologySpec};
+use web_time::Instant;
+
+/// How low-volume pairs are filtered out before the graph is built.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase", tag = "mode", content = "percent")]
+pub enum Threshold {
+    /// Cut at the widest relative gap in the sorted pair volumes (see [`auto_threshold`]).
+    Auto,
+    /// Drop pairs whose volume is below this percentage of the largest pair's (the paper: 5).
+    Percent(f64),
+}
+
+/// A user-defined reference pattern (an edge list file, or the saved graph of another run).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CustomPattern {
+    /// Name shown in labels (usually the file name).
+    pub name: String,
+    /// The pattern's graph; node ids are its "coordinates".
+    pub graph: Graph,
+}
+
+/// Options of [`identify_matrix`] and [`identify_graph`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TopologyOptions {
+    /// Filtering rule.
+    pub threshold: Threshold,
+    /// User patterns tried alongside the built-in families.
+    pub library: Vec<CustomPattern>,
+    /// Step budget of each isomorphism search (`None`: [`IsoOptions::for_nodes`]).
+    pub max_steps: Option<u64>,
+    /// How many near matches to report when nothing matches exactly.
+    pub near_matches: usize,
+}
+
+impl Default for TopologyOptions {
+    fn default() -> Self {
+        TopologyOptions {
+            threshold: Threshold::Auto,
+            library: Vec::new(),
+            max_steps: None,
+            near_matches: 3,
+        }
+    }
+}
+
+/// A pair of ranks and the traffic between them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PairTraffic {
+    /// Lower rank.
+    pub a: u32,
+    /// Higher rank.
+    pub b: u32,
+    /// Bytes (or messages, see [`FilterReport::metric`]) exchanged in both directions.
+    pub volume: u64,
+    /// Share of all point-to-point traffic (0..1).
+    pub share: f64,
+}
+
+/// What filtering kept and removed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FilterReport {
+    /// `auto`, `fixed`, or `none` (the input was a bare graph).
+    pub mode: String,
+    /// `bytes`, or `messages` when no message carried a byte.
+    pub metric: String,
+    /// The threshold applied, in percent of the largest pair volume.
+    pub threshold_pct: f64,
+    /// Largest pair volume (both directions).
+    pub max_volume: u64,
+    /// Communicating pairs before filtering.
+    pub pairs_before: usize,
+    /// Pairs kept as edges.
+    pub pairs_kept: usize,
+    /// The removed pairs, largest first.
+    pub removed: Vec<PairTraffic>,
+    /// Share of all traffic the removed pairs carried (0..1).
+    pub removed_share: f64,
+    /// Automatic mode: ratio between the volumes on either side of the chosen gap (`None` when
+    /// no gap was wide enough and nothing was removed).
+    pub gap_ratio: Option<f64>,
+}
+
+/// A named topology, as shown to users.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TopologyMatch {
+    /// Family name (`grid`, `torus`, `stencil6`, `hypercube`, ..., or `custom`).
+    pub family: String,
+    /// Dimensions (`[4, 4]`, `[3]` for a 3-cube, `[n]` for one-size families and customs).
+    pub dims: Vec<u32>,
+    /// Human label, e.g. `4x4 6-point stencil`.
+    pub label: String,
+}
+
+/// One row of the candidate-elimination table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Stage {
+    /// `generated`, `nodes and edges`, `degree sequence`, `colour refinement`, `spectrum`,
+    /// `isomorphism`.
+    pub name: String,
+    /// Candidates left after this stage.
+    pub candidates: usize,
+    /// Their labels (at most 64 listed).
+    pub survivors: Vec<String>,
+    /// Time spent in this stage.
+    pub milliseconds: f64,
+}
+
+/// A neighbour of a rank in the identified topology, with its logical direction.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Neighbour {
+    /// Direction name (`east`, `north`, `southwest`, `up`, `+d3`, `parent`, `bit2`, ...).
+    pub direction: String,
+    /// The neighbouring rank.
+    pub rank: u32,
+}
+
+/// Where a rank sits in the identified topology.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RankPlace {
+    /// The rank.
+    pub rank: u32,
+    /// Its node in the reference numbering (row-major for Cartesian families).
+    pub node: u32,
+    /// Its coordinates (see `TopologySpec::coords`).
+    pub coords: Vec<u32>,
+    /// Its neighbours by direction.
+    pub neighbours: Vec<Neighbour>,
+}
+
+/// A candidate that almost matches, with the edges that differ.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NearMatch {
+    /// The candidate.
+    pub topology: TopologyMatch,
+    /// Edges to add plus edges to remove.
+    pub distance: usize,
+    /// Communicating pairs the candidate does not have, with their traffic.
+    pub extra_edges: Vec<PairTraffic>,
+    /// Pairs the candidate has that do not communicate (after filtering), with the traffic
+    /// filtering removed from them, if any.
+    pub missing_edges: Vec<PairTraffic>,
+    /// The alignment used: rank → candidate node.
+    pub mapping: Vec<u32>,
+}
+
+/// The identification of one connected graph (or of the whole graph).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Identification {
+    /// Number of ranks (nodes).
+    pub ranks: u32,
+    /// Number of edges.
+    pub edge_count: usize,
+    /// The simplest isomorphic candidate, or `None`.
+    #[serde(rename = "match")]
+    pub matched: Option<TopologyMatch>,
+    /// Every candidate isomorphic to the graph, simplest first (includes the match).
+    pub equivalents: Vec<TopologyMatch>,
+    /// Candidate elimination, stage by stage.
+    pub stages: Vec<Stage>,
+    /// Rank → coordinates and directions in the match (empty without a match).
+    pub mapping: Vec<RankPlace>,
+    /// Candidates whose isomorphism search ran out of budget (neither proved nor refuted).
+    pub gave_up: Vec<String>,
+    /// Closest candidates when nothing matched.
+    pub near_matches: Vec<NearMatch>,
+    /// Closed-walk counts `tr(A^k)`, k = 1.., modulo 2^64 (the scalable spectral invariant).
+    pub walk_counts: Vec<u64>,
+    /// Adjacency eigenvalues of the graph, increasing (moderate sizes only).
+    pub spectrum: Option<Vec<f64>>,
+    /// Eigenvalues of the matched candidate (equal to `spectrum` when matched; for plotting).
+    pub candidate_spectrum: Option<Vec<f64>>,
+}
+
+/// A connected component analysed on its own.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Component {
+    /// Its ranks, increasing; node `i` of the component is `ranks[i]`.
+    pub ranks: Vec<u32>,
+    /// Its identification (mapping ranks are global ranks).
+    pub identification: Identification,
+}
+
+/// The full result of `tracelogic topology`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TopologyReport {
+    /// Ranks in the run.
+    pub ranks: u32,
+    /// True when the run has no point-to-point traffic at all (collectives only, like NAS EP/FT).
+    pub no_point_to_point: bool,
+    /// Filtering figures.
+    pub filter: FilterReport,
+    /// The edges of the filtered graph, `[a, b]` with `a < b`.
+    pub edges: Vec<[u32; 2]>,
+    /// Ranks left without any edge.
+    pub isolated_ranks: Vec<u32>,
+    /// Identification of the whole graph (ranks with no edge included).
+    #[serde(flatten)]
+    pub identification: Identification,
+    /// When the graph is disconnected: each component of two or more ranks, identified alone.
+    pub components: Vec<Component>,
+}
+
+/// Symmetric pair volumes `(a, b, volume)` with `a < b`, largest first, and the metric used.
+pub fn pair_volumes(m: &CommMatrix) -> (Vec<PairVolume>, &'static str) {
+    let n = m.ranks as usize;
+    let total_bytes: u64 = m.bytes.iter().sum();
+    let (vals, metric) = if total_bytes == 0 {
+        (&m.messages, "messages")
+    } else {
+        (&m.bytes, "bytes")
+    };
+    let at = |i: usize, j: usize| vals.get(i * n + j).copied().unwrap_or(0);
+    let mut pairs = Vec::new();
+    for i in 0..n {
+        for j in i + 1..n {
+            let v = at(i, j).saturating_add(at(j, i));
+            if v > 0 {
+                pairs.push((i as u32, j as u32, v));
+            }
+        }
+    }
+    pairs.sort_by(|x, y| y.2.cmp(&x.2).then((x.0, x.1).cmp(&(y.0, y.1))));
+    (pairs, metric)
+}
+
+/// The automatic threshold: the widest relative gap `v_i / v_{i+1}` between consecutive sorted
+/// pair volumes, among cuts that keep an edge at every rank that has traffic (so the dominant
+/// pattern is never cut away), and only if the gap is at least 2×. Returns how many pairs to
+/// keep and the gap ratio, or `None` (keep everything).
+pub fn auto_threshold(volumes_desc: &[u64], pairs: &[(u32, u32)], ranks: u32) -> Option<(usize, f64)> {
+    let mut touched = vec![false; ranks as usize];
+    let total = {
+        let mut t = vec![false; ranks as usize];
+        for &(a, b) in pairs {
+            t[a as usize] = true;
+            t[b as usize] = true;
+        }
+        t.iter().filter(|&&x| x).count()
+    };
+    let mut covered = 0;
+    let mut best: Option<(usize, f64)> = None;
+    for i in 0..volumes_desc.len().saturating_sub(1) {
+        for r in [pairs[i].0, pairs[i].1] {
+            if !std::mem::replace(&mut touched[r as usize], true) {
+                covered += 1;
+            }
+        }
+        if covered < total || volumes_desc[i + 1] == volumes_desc[i] {
+            continue;
+        }
+        let ratio = volumes_desc[i] as f64 / volumes_desc[i + 1].max(1) as f64;
+        if ratio >= 2.0 && best.is_none_or(|(_, r)| ratio > r) {
+            best = Some((i + 1, ratio));
+        }
+    }
+    best
+}
+
+/// A pair of ranks `(a, b)`, `a < b`, and their volume.
+type PairVolume = (u32, u32, u64);
+
+fn filter_matrix(m: &CommMatrix, threshold: Threshold) -> (FilterReport, Vec<(u32, u32)>, Vec<PairVolume>) {
+    let (pairs, metric) = pair_volumes(m);
+    let total: u128 = pairs.iter().map(|p| p.2 as u128).sum();
+    let max_volume = pairs.first().map_or(0, |p| p.2);
+    let share = |v: u64| if total == 0 { 0.0 } else { v as f64 / total as f64 };
+    let volumes: Vec<u64> = pairs.iter().map(|p| p.2).collect();
+    let (keep, threshold_pct, gap_ratio, mode) = match threshold {
+        Threshold::Percent(pct) => {
+            let keep = pairs
+                .iter()
+                .take_while(|p| p.2 as f64 * 100.0 >= pct * max_volume as f64)
+                .count();
+            (keep, pct, None, "fixed")
+        }
+        Threshold::Auto => {
+            let endpoints: Vec<(u32, u32)> = pairs.iter().map(|p| (p.0, p.1)).collect();
+            match auto_threshold(&volumes, &endpoints, m.ranks) {
+                Some((keep, ratio)) => {
+                    // Halfway (geometrically) across the gap.
+                    let cut = (volumes[keep - 1] as f64 * volumes[keep] as f64).sqrt();
+                    (keep, 100.0 * cut / max_volume as f64, Some(ratio), "auto")
+                }
+                None => (pairs.len(), 0.0, None, "auto"),
+            }
+        }
+    };
+    let removed: Vec<PairTraffic> = pairs[keep..]
+        .iter()
+        .map(|&(a, b, v)| PairTraffic {
+            a,
+            b,
+            volume: v,
+            share: share(v),
+        })
+        .collect();
+    let report = FilterReport {
+        mode: mode.into(),
+        metric: metric.into(),
+        threshold_pct,
+        max_volume,
+        pairs_before: pairs.len(),
+        pairs_kept: keep,
+        removed_share: removed.iter().map(|r| r.share).sum(),
+        removed,
+        gap_ratio,
+    };
+    let kept = pairs[..keep].iter().map(|p| (p.0, p.1)).collect();
+    (report, kept, pairs)
+}
+
+/// Identify the topology of a run from its communication matrix.
+pub fn identify_matrix(m: &CommMatrix, opts: &TopologyOptions) -> TopologyReport {
+    let (filter, kept, pairs) = filter_matrix(m, opts.threshold);
+    let total: u128 = pairs.iter().map(|p| p.2 as u128).sum();
+    let volume: BTreeMap<(u32, u32), u64> = pairs.iter().map(|&(a, b, v)| ((a, b), v)).collect();
+    let traffic = move |a: u32, b: u32| {
+        let (a, b) = (a.min(b), a.max(b));
+        let v = volume.get(&(a, b)).copied().unwrap_or(0);
+        PairTraffic {
+            a,
+            b,
+            volume: v,
+            share: if total == 0 { 0.0 } else { v as f64 / total as f64 },
+        }
+    };
+    let g = Graph::from_edges(m.ranks, kept);
+    let no_p2p = pairs.is_empty();
+    report(g, filter, no_p2p, &traffic, opts)
+}
+
+/// Identify the topology of a bare graph (an edge list from another tool); no filtering.
+pub fn identify_graph(g: &Graph, opts: &TopologyOptions) -> TopologyReport {
+    let filter = FilterReport {
+        mode: "none".into(),
+        metric: "edges".into(),
+        threshold_pct: 0.0,
+        max_volume: 1,
+        pairs_before: g.num_edges(),
+        pairs_kept: g.num_edges(),
+        removed: Vec::new(),
+        removed_share: 0.0,
+        gap_ratio: None,
+    };
+    let m = g.num_edges().max(1) as f64;
+    let traffic = |a: u32, b: u32| {
+        let on = g.has_edge(a, b);
+        PairTraffic {
+            a: a.min(b),
+            b: a.max(b),
+            volume: on as u64,
+            share: if on { 1.0 / m } else { 0.0 },
+        }
+    };
+    report(g.clone(), filter, g.num_edges() == 0, &traffic, opts)
+}
+
+fn report(
+    g: Graph,
+    filter: FilterReport,
+    no_p2p: bool,
+    traffic: &dyn Fn(u32, u32) -> PairTraffic,
+    opts: &TopologyOptions,
+) -> TopologyReport {
+    let n = g.num_nodes();
+    let identity: Vec<u32> = (0..n).collect();
+    let identification = if no_p2p {
+        empty_identification(&g)
+    } else {
+        identify(&g, &identity, traffic, opts)
+    };
+    let comps = g.components();
+    let isolated_ranks: Vec<u32> = comps.iter().filter(|c| c.len() == 1).map(|c| c[0]).collect();
+    let components = if comps.len() > 1 && !no_p2p {
+        comps
+            .iter()
+            .filter(|c| c.len() > 1)
+            .map(|c| Component {
+                ranks: c.clone(),
+                identification: identify(&g.induced(c), c, traffic, opts),
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    TopologyReport {
+        ranks: n,
+        no_point_to_point: no_p2p,
+        filter,
+        edges: g.edges().map(|(a, b)| [a, b]).collect(),
+        isolated_ranks,
+        identification,
+        components,
+    }
+}
+
+fn empty_identification(g: &Graph) -> Identification {
+    Identification {
+        ranks: g.num_nodes(),
+        edge_count: g.num_edges(),
+        matched: None,
+        equivalents: Vec::new(),
+        stages: Vec::new(),
+        mapping: Vec::new(),
+        gave_up: Vec::new(),
+        near_matches: Vec::new(),
+        walk_counts: Vec::new(),
+        spectrum: None,
+        candidate_spectrum: None,
+    }
+}
+
+/// A candidate: a family member or a user pattern.
+#[derive(Clone)]
+enum Candidate<'a> {
+    Spec(TopologySpec),
+    Custom(&'a CustomPattern),
+}
+
+impl Candidate<'_> {
+    fn describe(&self) -> TopologyMatch {
+        match self {
+            Candidate::Spec(s) => TopologyMatch {
+                family: s.family.name().into(),
+                dims: s.dims.clone(),
+                label: s.label(),
+            },
+            Candidate::Custom(c) => TopologyMatch {
+                family: "custom".into(),
+                dims: vec![c.graph.num_nodes()],
+                label: format!("custom pattern {} ({} nodes)", c.name, c.graph.num_nodes()),
+            },
+        }
+    }
+
+    fn edge_count(&self) -> u64 {
+        match self {
+            Candidate::Spec(s) => s.edge_count(),
+            Candidate::Custom(c) => c.graph.num_edges() as u64,
+        }
+    }
+
+    fn degrees(&self) -> BTreeMap<u32, u64> {
+        match self {
+            Candidate::Spec(s) => s.degree_histogram(),
+            Candidate::Custom(c) => c.graph.degree_histogram(),
+        }
+    }
+
+    fn graph(&self) -> Graph {
+        match self {
+            Candidate::Spec(s) => s.graph(),
+            Candidate::Custom(c) => c.graph.clone(),
+        }
+    }
+
+    fn simplicity(&self) -> (usize, usize) {
+        match self {
+            Candidate::Spec(s) => simplicity(s),
+            Candidate::Custom(_) => (usize::MAX, 0),
+        }
+    }
+}
+
+/// Walk-count work allowed per graph (sparse multiply-adds; ~0.1–0.3 s natively).
+const WALK_BUDGET: u64 = 200_000_000;
+
+/// Largest number of differing edges a near match may have.
+const NEAR_MAX_DISTANCE: u64 = 6;
+/// Step budget of each near-match search round (plus 16 per node).
+const NEAR_STEPS_BASE: u64 = 100_000;
+
+/// Lower bound of the edit distance from the degree histograms: half the L1 distance of the
+/// sorted degree sequences, and the edge-count difference.
+fn degree_distance(a: &BTreeMap<u32, u64>, b: &BTreeMap<u32, u64>, ma: u64, mb: u64) -> u64 {
+    let expand = |h: &BTreeMap<u32, u64>| -> Vec<(u32, u64)> { h.iter().map(|(&d, &c)| (d, c)).collect() };
+    let (ea, eb) = (expand(a), expand(b));
+    let (mut i, mut j, mut ra, mut rb, mut l1) = (0, 0, 0u64, 0u64, 0u64);
+    while i < ea.len() && j < eb.len() {
+        if ra == 0 {
+            ra = ea[i].1;
+        }
+        if rb == 0 {
+            rb = eb[j].1;
+        }
+        let take = ra.min(rb);
+        l1 += take * ea[i].0.abs_diff(eb[j].0) as u64;
+        ra -= take;
+        rb -= take;
+        if ra == 0 {
+            i += 1;
+        }
+        if rb == 0 {
+            j += 1;
+        }
+    }
+    l1.div_ceil(2).max(ma.abs_diff(mb))
+}
+
+/// Identify one graph whose node `i` is rank `ranks[i]`.
+fn identify(
+    g: &Graph,
+    ranks: &[u32],
+    traffic: &dyn Fn(u32, u32) -> PairTraffic,
+    opts: &TopologyOptions,
+) -> Identification {
+    let n = g.num_nodes();
+    let m = g.num_edges() as u64;
+    let mut stages = Vec::new();
+    let mut stage = |name: &str, start: Instant, survivors: &[Candidate]| {
+        stages.push(Stage {
+            name: name.into(),
+            candidates: survivors.len(),
+            survivors: survivors.iter().take(64).map(|c| c.describe().label).collect(),
+            milliseconds: start.elapsed().as_secs_f64() * 1e3,
+        });
+    };
+
+    let t = Instant::now();
+    let all: Vec<Candidate> = candidates(n)
+        .into_iter()
+        .map(Candidate::Spec)
+        .chain(
+            opts.library
+                .iter()
+                .filter(|c| c.graph.num_nodes() == n)
+                .map(Candidate::Custom),
+        )
+        .collect();
+    stage("generated", t, &all);
+
+    let t = Instant::now();
+    let mut left: Vec<Candidate> = all.iter().filter(|c| c.edge_count() == m).cloned().collect();
+    stage("nodes and edges", t, &left);
+
+    let t = Instant::now();
+    let degrees = g.degree_histogram();
+    left.retain(|c| c.degrees() == degrees);
+    stage("degree sequence", t, &left);
+
+    let t = Instant::now();
+    let mut graphs: Vec<Graph> = left.iter().map(Candidate::graph).collect();
+    let keep: Vec<bool> = graphs
+        .iter()
+        .map(|h| refine_joint(&[g, h], 32).histograms_agree())
+        .collect();
+    retain_pairs(&mut left, &mut graphs, &keep);
+    stage("colour refinement", t, &left);
+
+    let t = Instant::now();
+    let walks = closed_walks_within(g, WALK_BUDGET);
+    let half = walks.counts.len() / 2;
+    let app_spectrum = spectrum(g);
+    let mut cand_spectra: Vec<Option<Vec<f64>>> = Vec::new();
+    let keep: Vec<bool> = graphs
+        .iter()
+        .map(|h| {
+            let same_walks = if half >= 1 {
+                closed_walks(h, half, u64::MAX).is_some_and(|w| w == walks)
+            } else {
+                true
+            };
+            let s = if same_walks { spectrum(h) } else { None };
+            let same = same_walks
+                && match (&app_spectrum, &s) {
+                    (Some(a), Some(b)) => spectra_agree(a, b),
+                    _ => true,
+                };
+            cand_spectra.push(s);
+            same
+        })
+        .collect();
+    let mut kept_spectra: Vec<Option<Vec<f64>>> = cand_spectra
+        .into_iter()
+        .zip(&keep)
+        .filter(|(_, &k)| k)
+        .map(|(s, _)| s)
+        .collect();
+    retain_pairs(&mut left, &mut graphs, &keep);
+    stage("spectrum", t, &left);
+
+    let t = Instant::now();
+    let iso_opts = IsoOptions {
+        max_steps: opts.max_steps.unwrap_or(IsoOptions::for_nodes(n).max_steps),
+        ..IsoOptions::for_nodes(n)
+    };
+    let mut proved: Vec<(Candidate, Vec<u32>, Option<Vec<f64>>)> = Vec::new();
+    let mut gave_up = Vec::new();
+    for ((c, h), s) in left.iter().zip(&graphs).zip(kept_spectra.iter_mut()) {
+        match isomorphism(g, h, iso_opts) {
+            IsoOutcome::Isomorphic { mapping, .. } => proved.push((c.clone(), mapping, s.take())),
+            IsoOutcome::GaveUp { steps } => {
+                gave_up.push(format!("{} (gave up after {steps} steps)", c.describe().label))
+            }
+            IsoOutcome::NotIsomorphic { .. } => {}
+        }
+    }
+    proved.sort_by_key(|(c, _, _)| c.simplicity());
+    let survivors: Vec<Candidate> = proved.iter().map(|p| p.0.clone()).collect();
+    stage("isomorphism", t, &survivors);
+
+    let mut out = Identification {
+        ranks: n,
+        edge_count: m as usize,
+        matched: None,
+        equivalents: survivors.iter().map(Candidate::describe).collect(),
+        stages,
+        mapping: Vec::new(),
+        gave_up,
+        near_matches: Vec::new(),
+        walk_counts: walks.counts,
+        spectrum: app_spectrum,
+        candidate_spectrum: None,
+    };
+    if let Some((best, mapping, s)) = proved.into_iter().next() {
+        out.matched = Some(best.describe());
+        out.mapping = places(&best, &mapping, ranks);
+        out.candidate_spectrum = s;
+    } else if opts.near_matches > 0 {
+        let t = Instant::now();
+        out.near_matches = near_matches(g, ranks, &all, traffic, opts.near_matches);
+        out.stages.push(Stage {
+            name: "near matches".into(),
+            candidates: out.near_matches.len(),
+            survivors: out.near_matches.iter().map(|c| c.topology.label.clone()).collect(),
+            milliseconds: t.elapsed().as_secs_f64() * 1e3,
+        });
+    }
+    out
+}
+
+fn retain_pairs<T>(left: &mut Vec<Candidate>, graphs: &mut Vec<T>, keep: &[bool]) {
+    let mut i = 0;
+    left.retain(|_| {
+        i += 1;
+        keep[i - 1]
+    });
+    let mut i = 0;
+    graphs.retain(|_| {
+        i += 1;
+        keep[i - 1]
+    });
+}
+
+fn places(c: &Candidate, mapping: &[u32], ranks: &[u32]) -> Vec<RankPlace> {
+    let mut rank_of_node = vec![0u32; mapping.len()];
+    for (i, &node) in mapping.iter().enumerate() {
+        rank_of_node[node as usize] = ranks[i];
+    }
+    mapping
+        .iter()
+        .enumerate()
+        .map(|(i, &node)| match c {
+            Candidate::Spec(s) => RankPlace {
+                rank: ranks[i],
+                node,
+                coords: s.coords(node),
+                neighbours: s
+                    .neighbours(node)
+                    .into_iter()
+                    .map(|(d, v)| Neighbour {
+                        direction: d.name(),
+                        rank: rank_of_node[v as usize],
+                    })
+                    .collect(),
+            },
+            Candidate::Custom(p) => RankPlace {
+                rank: ranks[i],
+                node,
+                coords: vec![node],
+                neighbours: p
+                    .graph
+                    .neighbors(node)
+                    .iter()
+                    .map(|&v| Neighbour {
+                        direction: format!("node{v}"),
+                        rank: rank_of_node[v as usize],
+                    })
+                    .collect(),
+            },
+        })
+        .collect()
+}
+
+/// Closest candidates: the ones with the smallest degree-sequence lower bound are aligned with
+/// a bounded greedy search; the best alignments are reported with their differing edges.
+fn near_matches(
+    g: &Graph,
+    ranks: &[u32],
+    all: &[Candidate],
+    traffic: &dyn Fn(u32, u32) -> PairTraffic,
+    count: usize,
+) -> Vec<NearMatch> {
+    let degrees = g.degree_histogram();
+    let m = g.num_edges() as u64;
+    let mut bounded: Vec<(u64, &Candidate)> = all
+        .iter()
+        .map(|c| (degree_distance(&degrees, &c.degrees(), m, c.edge_count()), c))
+        .collect();
+    bounded.sort_by_key(|&(b, c)| (b, c.simplicity()));
+    let limit = NEAR_MAX_DISTANCE.min((m / 4).max(1));
+    let steps = NEAR_STEPS_BASE + 16 * g.num_nodes() as u64;
+    let mut found: Vec<NearMatch> = bounded
+        .into_iter()
+        .filter(|&(b, _)| b <= limit)
+        .take(count * 2)
+        .filter_map(|(b, c)| {
+            let h = c.graph();
+            let a = align(g, &h, b as usize, limit as usize, steps)?;
+            let rank = |u: u32| ranks[u as usize];
+            Some(NearMatch {
+                topology: c.describe(),
+                distance: a.distance(),
+                extra_edges: a.extra.iter().map(|&(u, v)| traffic(rank(u), rank(v))).collect(),
+                missing_edges: a.missing.iter().map(|&(u, v)| traffic(rank(u), rank(v))).collect(),
+                mapping: a.mapping,
+            })
+        })
+        .filter(|nm| nm.distance as u64 <= limit)
+        .collect();
+    found.sort_by_key(|nm| nm.distance);
+    found.truncate(count);
+    found
+}

@@ -160,6 +160,15 @@ pub fn matching_order(g: &Graph, colours: &[u32], rarity: &[u32]) -> Vec<u32> {
     order
 }
 
+/// The complement graph (every non-adjacent pair becomes an edge). O(n²).
+pub fn complement(g: &Graph) -> Graph {
+    let n = g.num_nodes();
+    let edges: Vec<(u32, u32)> = (0..n)
+        .flat_map(|u| (u + 1..n).filter(move |&v| !g.has_edge(u, v)).map(move |v| (u, v)))
+        .collect();
+    Graph::from_edges(n, edges)
+}
+
 /// Decide whether `g1` and `g2` are isomorphic and, if so, return a verified mapping.
 pub fn isomorphism(g1: &Graph, g2: &Graph, opts: IsoOptions) -> IsoOutcome {
     let not = |reason: &str, steps| IsoOutcome::NotIsomorphic {
@@ -175,6 +184,19 @@ pub fn isomorphism(g1: &Graph, g2: &Graph, opts: IsoOptions) -> IsoOutcome {
     }
     if g1.degree_histogram() != g2.degree_histogram() {
         return not("degree sequence", 0);
+    }
+    // Dense graphs have sparse complements with the same isomorphisms, and constrain the search
+    // far better that way (a matched-neighbour count says little when nearly all are adjacent).
+    let pairs = n as u64 * (n as u64).saturating_sub(1) / 2;
+    if 2 * g1.num_edges() as u64 > pairs {
+        let (c1, c2) = (complement(g1), complement(g2));
+        return match isomorphism(&c1, &c2, opts) {
+            IsoOutcome::Isomorphic { mapping, steps } => match verify(g1, g2, &mapping) {
+                Ok(()) => IsoOutcome::Isomorphic { mapping, steps },
+                Err(e) => not(&format!("internal error: complement mapping invalid: {e}"), steps),
+            },
+            other => other,
+        };
     }
     let colouring = refine_joint(&[g1, g2], opts.refine_rounds);
     if !colouring.histograms_agree() {

@@ -8,10 +8,9 @@
 //! the edit distance, which is exact for the common case of a handful of stray or missing edges.
 
 use crate::iso::matching_order;
-use crate::refine::refine;
+use crate::refine::refine_joint;
 use crate::Graph;
 use serde::{Deserialize, Serialize};
-use std::cmp::Reverse;
 
 const NONE: u32 = u32::MAX;
 
@@ -58,115 +57,131 @@ pub fn differences(g1: &Graph, g2: &Graph, mapping: &[u32]) -> Alignment {
     }
 }
 
-fn greedy(g1: &Graph, g2: &Graph, order: &[u32], root_image: u32) -> Vec<u32> {
+/// Depth-first search for a mapping of `g1` onto `g2` that differs in at most `k` edges,
+/// following `order` (a VF2++ order of `g1`), cheapest candidates first; `None` if none exists
+/// or the step budget runs out.
+fn bounded_search(g1: &Graph, g2: &Graph, order: &[u32], k: usize, max_steps: u64) -> Option<Vec<u32>> {
     let n = g1.num_nodes() as usize;
+    let mut position = vec![0usize; n];
+    for (i, &u) in order.iter().enumerate() {
+        position[u as usize] = i;
+    }
     let mut map1 = vec![NONE; n];
     let mut map2 = vec![NONE; n];
-    // Unmatched g2 nodes by degree, for nodes with no usable neighbour (lazy removal).
-    let max_deg = g2.max_degree() as usize;
-    let mut by_degree: Vec<Vec<u32>> = vec![Vec::new(); max_deg + 1];
-    for v in (0..n as u32).rev() {
-        by_degree[g2.degree(v) as usize].push(v);
-    }
-    let mut score: Vec<u32> = vec![0; n];
-    let mut touched: Vec<u32> = Vec::new();
-    for (i, &u) in order.iter().enumerate() {
-        touched.clear();
-        for &x in g1.neighbors(u) {
-            let img = map1[x as usize];
-            if img == NONE {
-                continue;
-            }
-            for &v in g2.neighbors(img) {
-                if map2[v as usize] == NONE {
-                    if score[v as usize] == 0 {
-                        touched.push(v);
-                    }
-                    score[v as usize] += 1;
+    let mut mark = vec![0u32; n];
+    let mut stamp = 0u32;
+    // Per depth: candidate list (cost, node), next index, cost paid at this depth.
+    let mut cands: Vec<Vec<(usize, u32)>> = vec![Vec::new(); n];
+    let mut next = vec![0usize; n];
+    let mut paid = vec![0usize; n + 1];
+    let mut total = 0usize;
+    let mut steps = 0u64;
+    let mut depth = 0usize;
+    let mut fresh = true;
+    loop {
+        if depth == n {
+            return Some(map1);
+        }
+        let u = order[depth];
+        if fresh {
+            stamp += 1;
+            let mut list = Vec::new();
+            let earlier: Vec<u32> = g1
+                .neighbors(u)
+                .iter()
+                .copied()
+                .filter(|&x| position[x as usize] < depth)
+                .collect();
+            let mut consider = |v: u32, list: &mut Vec<(usize, u32)>| {
+                if map2[v as usize] != NONE || mark[v as usize] == stamp {
+                    return;
                 }
-            }
-        }
-        let du = g1.degree(u) as i64;
-        let best = touched
-            .iter()
-            .copied()
-            .max_by_key(|&v| (score[v as usize], Reverse((g2.degree(v) as i64 - du).abs()), Reverse(v)));
-        for &v in &touched {
-            score[v as usize] = 0;
-        }
-        let v = match best {
-            Some(v) => v,
-            None if i == 0 && map2[root_image as usize] == NONE => root_image,
-            None => {
-                // Closest degree among unmatched nodes.
-                let mut pick = NONE;
-                'outer: for delta in 0..=max_deg.max(du as usize) {
-                    for d in [du - delta as i64, du + delta as i64] {
-                        if d < 0 || d as usize > max_deg {
-                            continue;
-                        }
-                        let bucket = &mut by_degree[d as usize];
-                        while let Some(&v) = bucket.last() {
-                            if map2[v as usize] == NONE {
-                                pick = v;
-                                break 'outer;
-                            }
-                            bucket.pop();
-                        }
+                mark[v as usize] = stamp;
+                let agree = earlier.iter().filter(|&&x| g2.has_edge(map1[x as usize], v)).count();
+                let matched = g2.neighbors(v).iter().filter(|&&w| map2[w as usize] != NONE).count();
+                let cost = (earlier.len() - agree) + (matched - agree);
+                if total + cost <= k {
+                    list.push((cost, v));
+                }
+            };
+            if earlier.is_empty() {
+                for v in 0..n as u32 {
+                    consider(v, &mut list);
+                }
+            } else {
+                for &x in &earlier {
+                    for &v in g2.neighbors(map1[x as usize]) {
+                        consider(v, &mut list);
                     }
                 }
-                pick
             }
-        };
-        map1[u as usize] = v;
-        map2[v as usize] = u;
+            let du = g1.degree(u);
+            list.sort_by_key(|&(c, v)| (c, g2.degree(v).abs_diff(du), v));
+            cands[depth] = list;
+            next[depth] = 0;
+            fresh = false;
+        }
+        if next[depth] < cands[depth].len() {
+            let (cost, v) = cands[depth][next[depth]];
+            next[depth] += 1;
+            steps += 1;
+            if steps > max_steps {
+                return None;
+            }
+            map1[u as usize] = v;
+            map2[v as usize] = u;
+            paid[depth] = cost;
+            total += cost;
+            depth += 1;
+            fresh = true;
+            continue;
+        }
+        if depth == 0 {
+            return None;
+        }
+        depth -= 1;
+        let w = order[depth];
+        map2[map1[w as usize] as usize] = NONE;
+        map1[w as usize] = NONE;
+        total -= paid[depth];
     }
-    map1
 }
 
-/// The best greedy alignment of `g1` onto `g2` over up to `roots × images` restarts, or `None`
-/// if the node counts differ. O(restarts · (n + m) log Δ).
-pub fn align(g1: &Graph, g2: &Graph, roots: usize, images: usize) -> Option<Alignment> {
+/// The closest alignment of `g1` onto `g2` differing in at most `max_distance` edges, found by
+/// iterative deepening on the number of differing edges (from `min_distance`, a lower bound
+/// such as the degree-sequence one), each round bounded by `max_steps`. The order follows the
+/// graph with fewer edges (its edges are likely all in the other), and both directions are
+/// tried. `None` if the node counts differ or nothing was found within the bounds.
+pub fn align(g1: &Graph, g2: &Graph, min_distance: usize, max_distance: usize, max_steps: u64) -> Option<Alignment> {
     let n = g1.num_nodes();
     if n != g2.num_nodes() || n == 0 {
         return None;
     }
-    let c1 = refine(g1, 8);
-    let c2 = refine(g2, 8);
-    let freq = |c: &[u32]| {
-        let mut f = vec![0u32; c.iter().max().map_or(0, |&m| m as usize + 1)];
-        for &x in c {
-            f[x as usize] += 1;
-        }
-        f
+    let joint = refine_joint(&[g1, g2], 8);
+    let order_of = |g: &Graph, c: &[u32], f: &[u32]| {
+        let rarity: Vec<u32> = f.iter().map(|&x| x.max(1)).collect();
+        matching_order(g, c, &rarity)
     };
-    let (f1, f2) = (freq(&c1), freq(&c2));
-    let mut starts: Vec<u32> = (0..n).collect();
-    starts.sort_by_key(|&u| (f1[c1[u as usize] as usize], Reverse(g1.degree(u)), u));
-    let mut best: Option<Alignment> = None;
-    for &root in starts.iter().take(roots) {
-        // The order is that of g1 rooted at `root`: rotate the VF2++ order's root choice by
-        // giving the root a unique rarest colour.
-        let mut colours = c1.clone();
-        let unique = f1.len() as u32;
-        colours[root as usize] = unique;
-        let mut rarity = f1.clone();
-        rarity.push(0);
-        let order = matching_order(g1, &colours, &rarity);
-        let mut imgs: Vec<u32> = (0..n).collect();
-        let d = g1.degree(root) as i64;
-        imgs.sort_by_key(|&v| ((g2.degree(v) as i64 - d).abs(), f2[c2[v as usize] as usize], v));
-        for &img in imgs.iter().take(images) {
-            let mapping = greedy(g1, g2, &order, img);
-            let a = differences(g1, g2, &mapping);
-            if best.as_ref().is_none_or(|b| a.distance() < b.distance()) {
-                let done = a.distance() == 0;
-                best = Some(a);
-                if done {
-                    return best;
-                }
+    let o1 = order_of(g1, &joint.colours[0], &joint.histogram(0));
+    let o2 = order_of(g2, &joint.colours[1], &joint.histogram(1));
+    let sparser_first = g1.num_edges() <= g2.num_edges();
+    for k in min_distance..=max_distance {
+        for forward in [sparser_first, !sparser_first] {
+            let found = if forward {
+                bounded_search(g1, g2, &o1, k, max_steps)
+            } else {
+                bounded_search(g2, g1, &o2, k, max_steps).map(|inv| {
+                    let mut m = vec![0u32; n as usize];
+                    for (v, &u) in inv.iter().enumerate() {
+                        m[u as usize] = v as u32;
+                    }
+                    m
+                })
+            };
+            if let Some(mapping) = found {
+                return Some(differences(g1, g2, &mapping));
             }
         }
     }
-    best
+    None
 }
