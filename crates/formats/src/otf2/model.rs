@@ -490,7 +490,7 @@ impl Builder<'_> {
         for ev in &mut events {
             let ev = ev?;
             n += 1;
-            if n % PROGRESS_EVERY == 0
+            if n.is_multiple_of(PROGRESS_EVERY)
                 && !progress.report(&Progress {
                     stage: format!("reading {file}"),
                     bytes_done: *bytes_done + ev.offset,
