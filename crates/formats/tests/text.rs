@@ -287,3 +287,27 @@ fn read_trace_detects_the_text_format() {
     .unwrap();
     assert_eq!(t.num_calls(), 10);
 }
+
+#[test]
+fn examples_in_the_format_documentation_read() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/formats.md")).unwrap();
+    let examples: Vec<&str> = doc
+        .split("```")
+        .skip(1)
+        .step_by(2)
+        .map(|b| b.trim_start_matches('\n'))
+        .filter(|b| b.starts_with("#tracelogic-text"))
+        .collect();
+    assert_eq!(examples.len(), 2);
+    let ping_pong = read_str("doc1.txt", examples[0]).unwrap();
+    assert_eq!(
+        json(&ping_pong)["ranks"],
+        json(&read_str("doc1.txt", PING_PONG).unwrap())["ranks"]
+    );
+    let t = read_str("doc2.txt", examples[1]).unwrap();
+    let r0 = &t.ranks[0];
+    assert_eq!(r0.p2p.complete, vec![2, 2]);
+    assert_eq!(r0.collectives.root, vec![2]);
+    assert_eq!(r0.collectives.comm, vec![1]);
+    assert_eq!(t.comms[1].members, vec![0, 2]);
+}
