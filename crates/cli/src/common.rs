@@ -1,7 +1,16 @@
-//! What every subcommand shares: loading traces from paths, errors and exit codes, output.
+//! What every subcommand shares: loading traces from paths, errors and exit codes, the guard
+//! that turns a panic into a message, selection flags, and output as tables, JSON or CSV.
 
+use std::cell::RefCell;
 use std::fmt;
+use std::io::{self, IsTerminal, Write};
+use std::panic::{self, AssertUnwindSafe};
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::{Duration, Instant};
+use tracelogic_formats::{read_trace_with_progress, NoProgress, Progress};
+use tracelogic_model::query::{parse_bytes, parse_kinds, parse_ranks, parse_time};
+use tracelogic_model::{CallKind, CommId, Rank, Selection, Time, Trace};
 
 /// A failure the user must see, with the exit code it maps to.
 #[derive(Debug)]
@@ -10,6 +19,8 @@ pub enum CliError {
     Input(String),
     /// The analysis ran but found nothing (exit 1).
     NothingFound(String),
+    /// A bug: an analysis panicked (exit 3). The message says what was being done.
+    Internal(String),
 }
 
 impl CliError {
@@ -18,6 +29,7 @@ impl CliError {
         match self {
             CliError::Input(_) => ExitCode::from(2),
             CliError::NothingFound(_) => ExitCode::from(1),
+            CliError::Internal(_) => ExitCode::from(3),
         }
     }
 }
@@ -25,10 +37,367 @@ impl CliError {
 impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            CliError::Input(m) | CliError::NothingFound(m) => f.write_str(m),
+            CliError::Input(m) | CliError::NothingFound(m) | CliError::Internal(m) => f.write_str(m),
         }
     }
 }
 
 /// Result of a subcommand: the exit code on success.
 pub type CliResult = Result<ExitCode, CliError>;
+
+thread_local! {
+    /// What this thread is doing right now (`reading npb-lu.S.8`, `matching messages`...),
+    /// named in the message shown when something panics. Per thread, because the guard
+    /// catches panics of the thread that runs the subcommand.
+    static STAGE: RefCell<String> = const { RefCell::new(String::new()) };
+    /// Message and location of this thread's last panic, recorded by [`record_panic`].
+    static LAST_PANIC: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Record what the tool is doing now, for the message of an internal error.
+pub fn set_stage(stage: impl Into<String>) {
+    STAGE.with(|s| *s.borrow_mut() = stage.into());
+}
+
+fn stage() -> String {
+    STAGE.with(|s| s.borrow().clone())
+}
+
+/// Panic hook: remember the message and where it happened instead of printing a backtrace.
+/// Installed by `main` unless `TRACELOGIC_BACKTRACE` is set (then Rust's own report is kept).
+pub fn record_panic(info: &panic::PanicHookInfo<'_>) {
+    let what = info
+        .payload()
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| info.payload().downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into());
+    let at = info
+        .location()
+        .map(|l| format!(" at {}:{}", l.file(), l.line()))
+        .unwrap_or_default();
+    LAST_PANIC.with(|p| *p.borrow_mut() = Some(format!("{what}{at}")));
+}
+
+/// Run a subcommand, turning a panic into [`CliError::Internal`] that names the stage it
+/// happened in, so the user sees one line rather than a Rust backtrace.
+pub fn guarded(run: impl FnOnce() -> CliResult) -> CliResult {
+    match panic::catch_unwind(AssertUnwindSafe(run)) {
+        Ok(result) => result,
+        Err(payload) => {
+            let recorded = LAST_PANIC.with(|p| p.borrow_mut().take());
+            let what = recorded.unwrap_or_else(|| {
+                payload
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "unknown panic".into())
+            });
+            Err(CliError::Internal(format!(
+                "internal error while {}: {what} (this is a bug in tracelogic; please report it with the input)",
+                stage()
+            )))
+        }
+    }
+}
+
+/// Load one trace from the paths given on the command line (files, folders or archives; all
+/// together form one trace). Progress goes to stderr only when stderr is a terminal; reader
+/// warnings are printed to stderr. Errors name the file and where in it things went wrong.
+pub fn load_trace(paths: &[PathBuf]) -> Result<Trace, CliError> {
+    if paths.is_empty() {
+        return Err(CliError::Input("no trace given: name its files or folder".into()));
+    }
+    let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    set_stage(format!("reading {}", shown.join(" ")));
+    let files = tracelogic_formats::fs::load_paths(paths).map_err(|e| CliError::Input(format!("cannot read {e}")))?;
+    let result = if io::stderr().is_terminal() {
+        let mut reporter = TerminalProgress::default();
+        let r = read_trace_with_progress(files, &mut |p: &Progress| reporter.report(p));
+        reporter.finish();
+        r
+    } else {
+        read_trace_with_progress(files, &mut NoProgress)
+    };
+    let trace = result.map_err(|e| CliError::Input(format!("cannot read trace: {e}")))?;
+    for w in &trace.warnings {
+        eprintln!("tracelogic: warning: {w}");
+    }
+    Ok(trace)
+}
+
+/// Progress on one rewritten stderr line, at most ten updates a second.
+#[derive(Default)]
+struct TerminalProgress {
+    last: Option<Instant>,
+    shown: bool,
+}
+
+impl TerminalProgress {
+    fn report(&mut self, p: &Progress) -> bool {
+        if self.last.is_some_and(|t| t.elapsed() < Duration::from_millis(100)) {
+            return true;
+        }
+        self.last = Some(Instant::now());
+        let pct = if p.bytes_total == 0 {
+            100.0
+        } else {
+            100.0 * p.bytes_done as f64 / p.bytes_total as f64
+        };
+        let mut err = io::stderr().lock();
+        let _ = write!(err, "\r\x1b[2K{}: {pct:5.1} %", p.stage);
+        let _ = err.flush();
+        self.shown = true;
+        true
+    }
+
+    fn finish(&self) {
+        if self.shown {
+            let _ = write!(io::stderr(), "\r\x1b[2K");
+        }
+    }
+}
+
+/// How a subcommand prints its result.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct OutputArgs {
+    /// Print JSON (pretty, stable field names; schema in docs/cli.md).
+    #[arg(long, conflicts_with = "csv")]
+    pub json: bool,
+    /// Print CSV.
+    #[arg(long)]
+    pub csv: bool,
+}
+
+/// Write to stdout; a closed pipe (`tracelogic ... | head`) ends quietly.
+pub fn emit(write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<(), CliError> {
+    let stdout = io::stdout();
+    let mut out = io::BufWriter::new(stdout.lock());
+    match write(&mut out).and_then(|_| out.flush()) {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(CliError::Input(format!("cannot write output: {e}"))),
+        _ => Ok(()),
+    }
+}
+
+/// Print `value` as pretty JSON followed by a newline.
+pub fn print_json<T: serde::Serialize>(value: &T) -> Result<(), CliError> {
+    emit(|out| {
+        serde_json::to_writer_pretty(&mut *out, value).map_err(io::Error::other)?;
+        writeln!(out)
+    })
+}
+
+/// Print rows as CSV with a header line (quoting as RFC 4180 requires).
+pub fn print_csv(header: &[String], rows: &[Vec<String>]) -> Result<(), CliError> {
+    emit(|out| {
+        let mut w = csv::Writer::from_writer(out);
+        w.write_record(header)?;
+        for r in rows {
+            w.write_record(r)?;
+        }
+        w.flush()
+    })
+}
+
+/// A human-readable table with aligned columns; columns listed in `right` are right-aligned
+/// (numbers).
+pub fn table(header: &[&str], rows: Vec<Vec<String>>, right: &[usize]) -> String {
+    let mut t = comfy_table::Table::new();
+    t.load_preset(comfy_table::presets::NOTHING);
+    t.set_header(header.to_vec());
+    for r in rows {
+        t.add_row(r);
+    }
+    for &c in right {
+        if let Some(col) = t.column_mut(c) {
+            col.set_cell_alignment(comfy_table::CellAlignment::Right);
+        }
+    }
+    t.to_string().lines().map(|l| format!("{}\n", l.trim_end())).collect()
+}
+
+/// Seconds with microsecond precision, for tables.
+pub fn seconds(ns: u64) -> String {
+    format!("{:.6}", ns as f64 / 1e9)
+}
+
+fn time_arg(text: &str) -> Result<Time, String> {
+    parse_time(text)
+}
+
+fn bytes_arg(text: &str) -> Result<u64, String> {
+    parse_bytes(text)
+}
+
+/// A parsed `--ranks` list (a newtype so clap takes it as one value, not many).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RankList(pub Vec<Rank>);
+
+/// A parsed `--kind` list (a newtype so clap takes it as one value, not many).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KindList(pub Vec<CallKind>);
+
+fn ranks_arg(text: &str) -> Result<RankList, String> {
+    parse_ranks(text).map(RankList)
+}
+
+fn kinds_arg(text: &str) -> Result<KindList, String> {
+    parse_kinds(text).map(KindList)
+}
+
+/// Flags that select part of a trace (shared by `matrix` and `query`).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct SelectionArgs {
+    /// Only these world ranks: `3`, `0-3,7`.
+    #[arg(long, value_parser = ranks_arg)]
+    pub ranks: Option<RankList>,
+    /// Only ranks in this communicator (its index as `summary` lists it, or its name).
+    #[arg(long)]
+    pub comm: Option<String>,
+    /// Only calls entered at or after this time since the trace's first event (`1.5s`, `200ms`).
+    #[arg(long, value_parser = time_arg)]
+    pub from: Option<Time>,
+    /// Only calls entered before this time since the trace's first event.
+    #[arg(long, value_parser = time_arg)]
+    pub to: Option<Time>,
+    /// Only operations of at least this many bytes (`4096`, `64Ki`, `1M`).
+    #[arg(long, value_parser = bytes_arg)]
+    pub min_bytes: Option<u64>,
+    /// Only operations of at most this many bytes.
+    #[arg(long, value_parser = bytes_arg)]
+    pub max_bytes: Option<u64>,
+    /// Only calls of these kinds: send, isend, recv, irecv, sendrecv, p2p, completion, probe,
+    /// collective, communicator, lifecycle, other.
+    #[arg(long = "kind", value_parser = kinds_arg)]
+    pub kinds: Option<KindList>,
+}
+
+impl SelectionArgs {
+    /// The [`Selection`] these flags describe for `trace`: times become absolute (offset by the
+    /// trace's first timestamp); ranks and communicator are checked against the trace.
+    pub fn selection(&self, trace: &Trace) -> Result<Selection, CliError> {
+        if let Some(RankList(ranks)) = &self.ranks {
+            if let Some(&bad) = ranks.iter().find(|&&r| r >= trace.num_ranks()) {
+                return Err(CliError::Input(format!(
+                    "--ranks: rank {bad} is not in the trace (it has {} ranks, 0-{})",
+                    trace.num_ranks(),
+                    trace.num_ranks().saturating_sub(1)
+                )));
+            }
+        }
+        let comm = match &self.comm {
+            None => None,
+            Some(c) => Some(resolve_comm(trace, c)?),
+        };
+        let start = trace.span().0;
+        if let (Some(f), Some(t)) = (self.from, self.to) {
+            if f > t {
+                return Err(CliError::Input("--from is later than --to".into()));
+            }
+        }
+        if let (Some(a), Some(b)) = (self.min_bytes, self.max_bytes) {
+            if a > b {
+                return Err(CliError::Input("--min-bytes is larger than --max-bytes".into()));
+            }
+        }
+        Ok(Selection {
+            ranks: self.ranks.as_ref().map(|r| r.0.clone()),
+            comm,
+            from: self.from.map(|t| start.saturating_add(t)),
+            to: self.to.map(|t| start.saturating_add(t)),
+            min_bytes: self.min_bytes,
+            max_bytes: self.max_bytes,
+            kinds: self.kinds.as_ref().map(|k| k.0.clone()),
+        })
+    }
+}
+
+fn resolve_comm(trace: &Trace, text: &str) -> Result<CommId, CliError> {
+    if let Ok(i) = text.parse::<CommId>() {
+        if (i as usize) < trace.comms.len() {
+            return Ok(i);
+        }
+    }
+    let named: Vec<usize> = (0..trace.comms.len())
+        .filter(|&i| trace.comms[i].name == text)
+        .collect();
+    match named.as_slice() {
+        [i] => Ok(*i as CommId),
+        [] => Err(CliError::Input(format!(
+            "--comm: no communicator `{text}` (the trace has {}: give an index 0-{} or a name)",
+            trace.comms.len(),
+            trace.comms.len().saturating_sub(1)
+        ))),
+        _ => Err(CliError::Input(format!(
+            "--comm: {} communicators are named `{text}`; give its index",
+            named.len()
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn guard_turns_a_panic_into_an_internal_error_naming_the_stage() {
+        let r = guarded(|| {
+            set_stage("building the matrix");
+            let v: Vec<u32> = Vec::new();
+            Ok(ExitCode::from(v[3] as u8))
+        });
+        match r {
+            Err(e @ CliError::Internal(_)) => {
+                let m = e.to_string();
+                assert!(m.contains("building the matrix"), "{m}");
+                assert!(m.contains("index out of bounds"), "{m}");
+                assert_eq!(e.exit_code(), ExitCode::from(3));
+            }
+            _ => panic!("expected an internal error"),
+        }
+        assert!(guarded(|| Ok(ExitCode::SUCCESS)).is_ok());
+    }
+
+    #[test]
+    fn selection_flags_are_checked_against_the_trace() {
+        let mut t = Trace::new("test", "t", 4);
+        t.push_call(0, "MPI_Init", 1_000, 2_000, tracelogic_model::NO_CALLPATH, 0);
+        t.add_comm("rows", vec![0, 1]);
+        let args = SelectionArgs {
+            ranks: Some(RankList(vec![1, 2])),
+            comm: Some("rows".into()),
+            from: Some(500),
+            ..Default::default()
+        };
+        let s = args.selection(&t).unwrap();
+        assert_eq!((s.comm, s.from), (Some(1), Some(1_500)));
+        let bad = SelectionArgs {
+            ranks: Some(RankList(vec![4])),
+            ..Default::default()
+        };
+        assert!(bad.selection(&t).unwrap_err().to_string().contains("rank 4"));
+        let bad = SelectionArgs {
+            comm: Some("cols".into()),
+            ..Default::default()
+        };
+        assert!(bad.selection(&t).unwrap_err().to_string().contains("`cols`"));
+        let by_index = SelectionArgs {
+            comm: Some("0".into()),
+            ..Default::default()
+        };
+        assert_eq!(by_index.selection(&t).unwrap().comm, Some(0));
+    }
+
+    #[test]
+    fn tables_align_numbers_right() {
+        let t = table(
+            &["rank", "calls"],
+            vec![vec!["0".into(), "5".into()], vec!["1".into(), "123".into()]],
+            &[1],
+        );
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(lines.len(), 3);
+        assert!(lines[1].ends_with("  5"), "{t}");
+        assert!(lines[2].ends_with(" 123"), "{t}");
+    }
+}

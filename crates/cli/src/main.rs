@@ -1,7 +1,8 @@
 //! `tracelogic`: the command-line shell over the tracelogic core. It parses arguments, loads
 //! traces, calls one core function per subcommand and prints tables or JSON.
 //!
-//! Exit codes: 0 ok, 1 the analysis found nothing, 2 bad input or usage.
+//! Exit codes: 0 ok, 1 the analysis found nothing, 2 bad input or usage, 3 internal error (a
+//! panic caught at this boundary and reported in one line; a bug).
 
 mod common;
 mod generate;
@@ -22,6 +23,8 @@ struct Cli {
     command: Command,
 }
 
+// Parsed once per run, so the size difference between variants costs nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
     /// What is in a trace: ranks, calls by kind, bytes, duration, communicators, unmatched messages.
@@ -39,15 +42,30 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let result = match cli.command {
-        Command::Summary(a) => summary::run(a),
-        Command::Matrix(a) => matrix::run(a),
-        Command::Query(a) => query::run(a),
-        Command::Generate(a) => generate::run(a),
-        Command::Topology(a) => topology::run(a),
-        Command::Replay(a) => replay::run(a),
-    };
+    if std::env::var_os("TRACELOGIC_BACKTRACE").is_none() {
+        std::panic::set_hook(Box::new(common::record_panic));
+    }
+    common::set_stage("parsing the command line");
+    let result = common::guarded(|| {
+        let cli = Cli::parse();
+        let name = match &cli.command {
+            Command::Summary(_) => "summary",
+            Command::Matrix(_) => "matrix",
+            Command::Query(_) => "query",
+            Command::Generate(_) => "generate",
+            Command::Topology(_) => "topology",
+            Command::Replay(_) => "replay",
+        };
+        common::set_stage(format!("running `{name}`"));
+        match cli.command {
+            Command::Summary(a) => summary::run(a),
+            Command::Matrix(a) => matrix::run(a),
+            Command::Query(a) => query::run(a),
+            Command::Generate(a) => generate::run(a),
+            Command::Topology(a) => topology::run(a),
+            Command::Replay(a) => replay::run(a),
+        }
+    });
     match result {
         Ok(code) => code,
         Err(e) => {
