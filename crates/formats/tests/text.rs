@@ -311,3 +311,41 @@ fn examples_in_the_format_documentation_read() {
     assert_eq!(r0.collectives.comm, vec![1]);
     assert_eq!(t.comms[1].members, vec![0, 2]);
 }
+
+/// Throughput of the reader on about 100 MB of generated text. Run in release mode:
+/// `cargo test --release -p tracelogic-formats --test text -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn text_reader_throughput_on_100_mb() {
+    let ranks = 64;
+    let mut t = Trace::new("text", "generated", ranks);
+    let main = t.regions.intern("main");
+    let cp = t.intern_callpath(&[main]);
+    let mut time = 0u64;
+    while t.num_calls() < 1_600_000 {
+        for r in 0..ranks {
+            let right = (r + 1) % ranks;
+            let left = (r + ranks - 1) % ranks;
+            let irecv = t.push_call(r, "MPI_Irecv", time, time + 150, cp, 0);
+            let isend = t.push_call(r, "MPI_Isend", time + 200, time + 320, cp, 0);
+            let wait = t.push_call(r, "MPI_Waitall", time + 400, time + 9_000, cp, 0);
+            t.push_p2p(r, irecv, wait, P2pDir::Recv, left, 17, 0, 65_536);
+            t.push_p2p(r, isend, wait, P2pDir::Send, right, 17, 0, 65_536);
+            let c = t.push_call(r, "MPI_Allreduce", time + 10_000, time + 25_000, cp, 0);
+            t.push_collective(r, c, CollectiveOp::Allreduce, 0, NO_ROOT, 8, 8);
+        }
+        time += 30_000;
+    }
+    let written = text::write(&t);
+    let mb = written.len() as f64 / 1e6;
+    let start = std::time::Instant::now();
+    let back = read_str("big.txt", &written).unwrap();
+    let secs = start.elapsed().as_secs_f64();
+    assert_eq!(back.num_calls(), t.num_calls());
+    println!(
+        "text reader: {mb:.1} MB, {} calls in {secs:.3} s = {:.0} MB/s, {:.2} M calls/s",
+        back.num_calls(),
+        mb / secs,
+        back.num_calls() as f64 / secs / 1e6
+    );
+}
