@@ -24,6 +24,7 @@ fn send(b: &mut Bin, t: u64, count: i32, dt: u16, dest: i32, tag: i32, comm: u16
     b.call(id::SEND, t, &[A::I(count), A::H(dt), A::I(dest), A::I(tag), A::H(comm)]);
 }
 
+#[allow(clippy::too_many_arguments)]
 fn recv(b: &mut Bin, t: u64, count: i32, dt: u16, src: i32, tag: i32, comm: u16, status: Vec<(i32, i32, i32)>) {
     b.call(
         id::RECV,

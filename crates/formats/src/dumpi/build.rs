@@ -25,6 +25,12 @@ const COMM_SELF: u16 = 3;
 const GROUP_EMPTY: u16 = 2;
 /// DUMPI's `MPI_ANY_SOURCE` / `MPI_ANY_TAG`.
 const DUMPI_ANY: i32 = -1;
+/// Deepest user call path kept (deeper function entries are counted but not recorded).
+const MAX_CALLPATH_DEPTH: usize = 64;
+/// Most distinct call paths kept (later new paths are recorded as none).
+const MAX_CALLPATHS: usize = 1 << 16;
+/// Largest group expression kept (nodes); bigger ones count as unknown.
+const MAX_GROUP_NODES: usize = 4096;
 /// Progress is reported at least this often (bytes of records).
 const PROGRESS_STEP: usize = 4 << 20;
 
@@ -76,6 +82,21 @@ enum GroupExpr {
     Intersection(Box<GroupExpr>, Box<GroupExpr>),
     Difference(Box<GroupExpr>, Box<GroupExpr>),
     Unknown,
+}
+
+impl GroupExpr {
+    /// Number of nodes, to keep hostile chains of group calls small.
+    fn nodes(&self) -> usize {
+        match self {
+            GroupExpr::Empty | GroupExpr::OfComm(_) | GroupExpr::Unknown => 1,
+            GroupExpr::Incl(b, _) | GroupExpr::Excl(b, _) | GroupExpr::RangeIncl(b, _) | GroupExpr::RangeExcl(b, _) => {
+                1 + b.nodes()
+            }
+            GroupExpr::Union(a, b) | GroupExpr::Intersection(a, b) | GroupExpr::Difference(a, b) => {
+                1 + a.nodes() + b.nodes()
+            }
+        }
+    }
 }
 
 #[derive(Debug, Default)]
@@ -145,6 +166,8 @@ struct RankState {
     /// Communicator-relative root and bytes of each collective.
     coll_fix: Vec<(i32, CollBytes)>,
     regions: Vec<u32>,
+    /// Function entries beyond [`MAX_CALLPATH_DEPTH`] not yet exited.
+    regions_overflow: u32,
     callpath: CallpathId,
     metric_index: HashMap<u32, usize>,
 }
@@ -158,6 +181,12 @@ pub(crate) struct Builder {
     ranks: Vec<RankState>,
     warnings: HashMap<String, u64>,
     min_time: u64,
+    callpath_ids: HashMap<Vec<u32>, CallpathId>,
+    /// Function names of the file being read, by address.
+    function_names: HashMap<u64, String>,
+    /// Communicator member entries stored so far, and the most allowed for this input.
+    members_stored: usize,
+    members_budget: usize,
 }
 
 impl Builder {
@@ -170,6 +199,10 @@ impl Builder {
             ranks: (0..n).map(|_| RankState::default()).collect(),
             warnings: HashMap::new(),
             min_time: u64::MAX,
+            callpath_ids: HashMap::new(),
+            function_names: HashMap::new(),
+            members_stored: 0,
+            members_budget: 0,
         };
         b.intern(Derivation::World);
         b
@@ -218,6 +251,18 @@ impl Builder {
         Some(c)
     }
 
+    fn set_group(&mut self, r: Rank, handle: u16, e: GroupExpr) {
+        let e = if e.nodes() > MAX_GROUP_NODES {
+            self.warn(format!(
+                "rank {r}: group built from too many group calls; treated as unknown"
+            ));
+            GroupExpr::Unknown
+        } else {
+            e
+        };
+        self.ranks[r as usize].groups.insert(handle, e);
+    }
+
     fn group(&self, r: Rank, handle: u16) -> GroupExpr {
         if handle == GROUP_EMPTY {
             return GroupExpr::Empty;
@@ -254,6 +299,11 @@ impl Builder {
                 file.name
             ));
         }
+        self.function_names = file.functions.iter().cloned().collect();
+        self.members_budget = self
+            .members_budget
+            .saturating_add(file.len().saturating_mul(4))
+            .saturating_add(1 << 16);
         let mut records = file.records();
         let mut next_report = PROGRESS_STEP;
         while let Some(rec) = records.next() {
@@ -302,7 +352,7 @@ impl Builder {
     fn record(&mut self, r: Rank, file: &BinFile, sizes: &[u64], rec: &Record) {
         let (enter, exit) = self.times(rec);
         if rec.call == FUNCTION_ENTER || rec.call == FUNCTION_EXIT {
-            self.user_function(r, file, rec, enter);
+            self.user_function(r, rec, enter);
             return;
         }
         let spec = rec.spec();
@@ -318,7 +368,7 @@ impl Builder {
         }
         let size = |dt: i64| -> u64 { sizes.get(dt.max(0) as usize).copied().unwrap_or(0) };
         let int = |n: &str| rec.int(n).unwrap_or(0);
-        let bytes = |count: &str, dt: &str| int(count).max(0) as u64 * size(int(dt));
+        let bytes = |count: &str, dt: &str| (int(count).max(0) as u64).saturating_mul(size(int(dt)));
         let handle = |n: &str| rec.int(n).unwrap_or(0) as u16;
         let status = rec.statuses().first().copied();
         match spec.name {
@@ -547,9 +597,7 @@ impl Builder {
             }
             "Comm_group" => {
                 let c = self.comm(r, handle("comm"));
-                self.ranks[r as usize]
-                    .groups
-                    .insert(handle("group"), GroupExpr::OfComm(c));
+                self.set_group(r, handle("group"), GroupExpr::OfComm(c));
             }
             "Group_incl" | "Group_excl" => {
                 let g = Box::new(self.group(r, handle("group")));
@@ -559,7 +607,7 @@ impl Builder {
                 } else {
                     GroupExpr::Excl(g, ranks)
                 };
-                self.ranks[r as usize].groups.insert(handle("newgroup"), e);
+                self.set_group(r, handle("newgroup"), e);
             }
             "Group_range_incl" | "Group_range_excl" => {
                 let g = Box::new(self.group(r, handle("group")));
@@ -572,7 +620,7 @@ impl Builder {
                 } else {
                     GroupExpr::RangeExcl(g, ranges)
                 };
-                self.ranks[r as usize].groups.insert(handle("newgroup"), e);
+                self.set_group(r, handle("newgroup"), e);
             }
             "Group_union" | "Group_intersection" | "Group_difference" => {
                 let a = Box::new(self.group(r, handle("group1")));
@@ -582,7 +630,7 @@ impl Builder {
                     "Group_intersection" => GroupExpr::Intersection(a, b),
                     _ => GroupExpr::Difference(a, b),
                 };
-                self.ranks[r as usize].groups.insert(handle("newgroup"), e);
+                self.set_group(r, handle("newgroup"), e);
             }
             "Group_free" => {
                 let h = handle("group");
@@ -598,14 +646,14 @@ impl Builder {
 
     fn collective(&mut self, r: Rank, call: CallIdx, op: CollectiveOp, rec: &Record, size: &dyn Fn(i64) -> u64) {
         let int = |n: &str| rec.int(n).unwrap_or(0);
-        let b = |count: &str, dt: &str| int(count).max(0) as u64 * size(int(dt));
+        let b = |count: &str, dt: &str| (int(count).max(0) as u64).saturating_mul(size(int(dt)));
         let sum = |counts: &str, dt: &str| -> u64 {
             rec.ints(counts)
                 .unwrap_or(&[])
                 .iter()
                 .map(|&c| c.max(0) as u64)
                 .sum::<u64>()
-                * size(int(dt))
+                .saturating_mul(size(int(dt)))
         };
         let plain = |sent, recv| CollBytes::Plain {
             sent,
@@ -680,7 +728,9 @@ impl Builder {
                 let w = |counts: &str, types: &str| -> u64 {
                     let c = rec.ints(counts).unwrap_or(&[]);
                     let t = rec.ints(types).unwrap_or(&[]);
-                    c.iter().zip(t).map(|(&c, &t)| c.max(0) as u64 * size(t as i64)).sum()
+                    c.iter().zip(t).fold(0u64, |acc, (&c, &t)| {
+                        acc.saturating_add((c.max(0) as u64).saturating_mul(size(t as i64)))
+                    })
                 };
                 plain(w("sendcounts", "sendtypes"), w("recvcounts", "recvtypes"))
             }
@@ -770,26 +820,38 @@ impl Builder {
         }
     }
 
-    fn user_function(&mut self, r: Rank, file: &BinFile, rec: &Record, time: u64) {
+    fn user_function(&mut self, r: Rank, rec: &Record, time: u64) {
         self.trace.ranks[r as usize].extend_span(time, time);
         let addr = rec.int("fn").unwrap_or(0) as u64;
-        if rec.call == FUNCTION_ENTER {
-            let name = file
-                .functions
-                .iter()
-                .find(|(a, _)| *a == addr)
-                .map(|(_, n)| n.clone())
-                .unwrap_or_else(|| format!("0x{addr:x}"));
-            let region = self.trace.regions.intern(&name);
-            self.ranks[r as usize].regions.push(region);
-        } else {
-            self.ranks[r as usize].regions.pop();
-        }
         let st = &mut self.ranks[r as usize];
+        if rec.call == FUNCTION_ENTER {
+            if st.regions.len() >= MAX_CALLPATH_DEPTH {
+                st.regions_overflow += 1;
+                return;
+            }
+            let name = match self.function_names.get(&addr) {
+                Some(n) => n.clone(),
+                None => format!("0x{addr:x}"),
+            };
+            let region = self.trace.regions.intern(&name);
+            st.regions.push(region);
+        } else if st.regions_overflow > 0 {
+            st.regions_overflow -= 1;
+            return;
+        } else {
+            st.regions.pop();
+        }
         st.callpath = if st.regions.is_empty() {
             NO_CALLPATH
+        } else if let Some(&id) = self.callpath_ids.get(&st.regions) {
+            id
+        } else if self.trace.callpaths.len() < MAX_CALLPATHS {
+            self.trace.callpaths.push(st.regions.clone());
+            let id = (self.trace.callpaths.len() - 1) as CallpathId;
+            self.callpath_ids.insert(st.regions.clone(), id);
+            id
         } else {
-            self.trace.intern_callpath(&st.regions)
+            NO_CALLPATH
         };
     }
 
@@ -921,6 +983,17 @@ impl Builder {
                     }
                 }
             };
+            let members = match members {
+                Some(m) if self.members_stored.saturating_add(m.len()) > self.members_budget => {
+                    self.warn(
+                        "more communicator members than the input size can justify; later communicators are left out"
+                            .into(),
+                    );
+                    None
+                }
+                other => other,
+            };
+            self.members_stored += members.as_ref().map_or(0, Vec::len);
             self.infos[i].members = members.clone();
             comm_ids[i] = match (&self.derivations[i], members) {
                 (Derivation::World, _) => Some(tracelogic_model::COMM_WORLD),
@@ -1024,8 +1097,16 @@ impl Builder {
                         sent_per_member,
                         recv_per_member,
                     } => (
-                        if sent_per_member { sent * size } else { sent },
-                        if recv_per_member { recv * size } else { recv },
+                        if sent_per_member {
+                            sent.saturating_mul(size)
+                        } else {
+                            sent
+                        },
+                        if recv_per_member {
+                            recv.saturating_mul(size)
+                        } else {
+                            recv
+                        },
                     ),
                     CollBytes::ByRoot { root: at_root, other } => {
                         if root >= 0 && me == Some(root as usize) {
@@ -1035,8 +1116,10 @@ impl Builder {
                         }
                     }
                     CollBytes::ReduceScatter { counts, size: ts } => {
-                        let total: u64 = counts.iter().map(|&x| x.max(0) as u64).sum::<u64>() * ts;
-                        let mine = me.and_then(|i| counts.get(i)).map_or(0, |&x| x.max(0) as u64 * ts);
+                        let total: u64 = counts.iter().map(|&x| x.max(0) as u64).sum::<u64>().saturating_mul(ts);
+                        let mine = me
+                            .and_then(|i| counts.get(i))
+                            .map_or(0, |&x| (x.max(0) as u64).saturating_mul(ts));
                         (total, mine)
                     }
                 };

@@ -335,6 +335,18 @@ impl<'a> BinFile<'a> {
                 "index has no header or body offset",
             ));
         }
+        // libdumpi writes the body first, then the header, then the footer: offsets that break
+        // this order come from a truncated or corrupted index.
+        if index.header <= index.body || (index.footer != 0 && index.footer <= index.header) {
+            return Err(FormatError::at_offset(
+                name,
+                index_start,
+                format!(
+                    "index offsets out of order (body {}, header {}, footer {}): truncated or corrupted index",
+                    index.body, index.header, index.footer
+                ),
+            ));
+        }
         let end = index_start as usize;
         let header = read_header(&mut Cursor::new(name, bytes, index.header as usize, end))?;
 
