@@ -1,1 +1,22 @@
-//! The tracelogic web application (to be implemented).
+//! The tracelogic web application: a Yew page that takes traces (files, folders, archives or a
+//! bundled sample) and shows what is in them, and the Web Worker that parses and analyses them.
+//!
+//! The page never touches a [`Trace`](tracelogic_model::Trace): the worker keeps it and answers
+//! requests with the plain result structs of `tracelogic-analysis` ([`protocol`]). Parsing a
+//! trace of hundreds of MB takes seconds, and running it in a worker keeps the page responsive
+//! and lets the user cancel.
+//!
+//! Layout: [`session`] is the worker's pure core (files in, summary and matrices out),
+//! [`worker`] wraps it as a `gloo-worker`, [`app`] is the page shell, [`views`] has one module
+//! per view, [`heatmap`] the geometry and colours of the matrix drawing, [`input`] turns
+//! dropped files and folders into named bytes, and [`samples`] lists the bundled traces.
+
+pub mod app;
+pub mod heatmap;
+pub mod input;
+pub mod protocol;
+pub mod samples;
+pub mod session;
+pub mod text;
+pub mod views;
+pub mod worker;

@@ -1,0 +1,131 @@
+//! Messages between the page and the analysis worker.
+//!
+//! Everything crossing the worker boundary is a plain serde struct (gloo-worker encodes them
+//! with bincode), so the page and the worker share these types and nothing else.
+
+use serde::{Deserialize, Serialize};
+use tracelogic_analysis::matrix::{CommMatrix, Filtered, Metric};
+use tracelogic_analysis::summary::Summary;
+use tracelogic_model::Selection;
+
+/// One input file as the worker receives it: its path relative to what the user dropped, and
+/// its bytes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WireFile {
+    /// Relative path with `/` separators, e.g. `npb-lu.S.8/dumpi-0000.bin`.
+    pub name: String,
+    /// The file's content (encoded as one byte string, not a list of numbers).
+    #[serde(with = "serde_bytes")]
+    pub bytes: Vec<u8>,
+}
+
+/// Which matrix the page wants: the part of the trace, the metric shown and the filtering
+/// threshold applied to it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MatrixRequest {
+    /// Part of the trace whose sends are counted.
+    pub selection: Selection,
+    /// Quantity drawn and filtered.
+    pub metric: Metric,
+    /// Low-volume threshold in percent (0 keeps every non-zero entry).
+    pub threshold_pct: f64,
+}
+
+impl Default for MatrixRequest {
+    /// Everything, bytes, and the 5 % threshold of seed 000 §4.1 (also the CLI's default).
+    fn default() -> Self {
+        MatrixRequest {
+            selection: Selection::default(),
+            metric: Metric::Bytes,
+            threshold_pct: 5.0,
+        }
+    }
+}
+
+/// A request from the page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Request {
+    /// Parse these files as one trace, then summarise it and build its matrix. The worker
+    /// keeps the trace for later [`Request::Matrix`] requests.
+    Load {
+        /// What the user loaded (sample title, file or folder name), for display.
+        label: String,
+        /// The input files.
+        files: Vec<WireFile>,
+        /// The matrix to compute once the trace is read.
+        matrix: MatrixRequest,
+    },
+    /// Recompute the matrix of the loaded trace.
+    Matrix {
+        /// Sequence number echoed in the answer, so the page can drop stale answers.
+        seq: u64,
+        /// What to compute.
+        request: MatrixRequest,
+    },
+}
+
+/// Where a running load is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProgressReport {
+    /// Stage, e.g. `reading rank 3` or `matching messages`.
+    pub stage: String,
+    /// Bytes consumed so far.
+    pub bytes_done: u64,
+    /// Bytes to consume in total.
+    pub bytes_total: u64,
+}
+
+/// The summary of a freshly loaded trace.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LoadedTrace {
+    /// What the user loaded.
+    pub label: String,
+    /// Where the reader says the trace came from.
+    pub source: String,
+    /// Number of input files and their total size, for the header line.
+    pub files: u32,
+    /// Total input bytes.
+    pub bytes: u64,
+    /// Overview of the trace.
+    pub summary: Summary,
+}
+
+/// A matrix and its filtered binary form, as computed for one [`MatrixRequest`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct MatrixView {
+    /// Sequence number of the request (0 for the matrix sent with a load).
+    pub seq: u64,
+    /// The request this answers.
+    pub request: MatrixRequest,
+    /// Bytes and messages between every pair of ranks.
+    pub matrix: CommMatrix,
+    /// The binary matrix left after the threshold.
+    pub filtered: Filtered,
+}
+
+/// What failed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Failure {
+    /// The message to show: for reader errors the file, byte offset or line, and what was wrong.
+    pub message: String,
+    /// True when the user cancelled rather than something going wrong.
+    pub cancelled: bool,
+}
+
+/// An answer from the worker.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Response {
+    /// A load is under way.
+    Progress(ProgressReport),
+    /// A load finished.
+    Loaded {
+        /// The summary.
+        trace: Box<LoadedTrace>,
+        /// The matrix asked for in the load request.
+        matrix: Box<MatrixView>,
+    },
+    /// A [`Request::Matrix`] finished.
+    Matrix(Box<MatrixView>),
+    /// A request failed; the worker still holds the trace it had before (if any).
+    Failed(Failure),
+}

@@ -1,0 +1,253 @@
+//! The worker's core, free of any browser API: read the dropped files into a trace, keep it,
+//! and answer matrix requests. Native tests drive it directly on the bundled samples.
+
+use crate::protocol::{Failure, LoadedTrace, MatrixRequest, MatrixView, ProgressReport, WireFile};
+use tracelogic_analysis::matrix::CommMatrix;
+use tracelogic_analysis::summary::{summarize, Summary};
+use tracelogic_formats::{read_trace_with_progress, FormatError, InputFile, Progress, ProgressSink};
+use tracelogic_model::{match_messages, Trace};
+
+/// A loaded trace, kept by the worker between requests.
+#[derive(Debug)]
+pub struct Session {
+    trace: Trace,
+}
+
+/// The outcome of [`Session::load`]: the session and what the page shows first.
+#[derive(Debug)]
+pub struct Loaded {
+    /// The kept trace.
+    pub session: Session,
+    /// Its summary and input size.
+    pub trace: LoadedTrace,
+    /// The matrix asked for with the load.
+    pub matrix: MatrixView,
+}
+
+/// Forwards reader progress as [`ProgressReport`]s and adds the stages that follow reading.
+struct Stages<'a> {
+    report: &'a mut dyn FnMut(ProgressReport) -> bool,
+    bytes_total: u64,
+}
+
+impl ProgressSink for Stages<'_> {
+    fn report(&mut self, progress: &Progress) -> bool {
+        (self.report)(ProgressReport {
+            stage: progress.stage.clone(),
+            bytes_done: progress.bytes_done,
+            bytes_total: progress.bytes_total,
+        })
+    }
+}
+
+impl Stages<'_> {
+    /// Report a stage after reading (all bytes consumed); false if the caller cancelled.
+    fn stage(&mut self, stage: &str) -> bool {
+        (self.report)(ProgressReport {
+            stage: stage.to_owned(),
+            bytes_done: self.bytes_total,
+            bytes_total: self.bytes_total,
+        })
+    }
+}
+
+impl Session {
+    /// Read `files` as one trace, match its messages, summarise it and build the matrix of
+    /// `matrix`. `report` sees every stage; returning false cancels.
+    ///
+    /// Errors carry the reader's message (file, byte offset or line, what was wrong).
+    pub fn load(
+        label: &str,
+        files: Vec<WireFile>,
+        matrix: &MatrixRequest,
+        report: &mut dyn FnMut(ProgressReport) -> bool,
+    ) -> Result<Loaded, Failure> {
+        let file_count = files.len() as u32;
+        let bytes_total: u64 = files.iter().map(|f| f.bytes.len() as u64).sum();
+        let inputs = files.into_iter().map(|f| InputFile::new(f.name, f.bytes)).collect();
+        let mut stages = Stages { report, bytes_total };
+        let trace = read_trace_with_progress(inputs, &mut stages).map_err(failure)?;
+        if !stages.stage("matching messages") {
+            return Err(cancelled());
+        }
+        let matching = match_messages(&trace);
+        if !stages.stage("summarising") {
+            return Err(cancelled());
+        }
+        let summary: Summary = summarize(&trace, &matching);
+        if !stages.stage("building the matrix") {
+            return Err(cancelled());
+        }
+        let session = Session { trace };
+        let matrix = session.matrix(0, matrix);
+        let trace = LoadedTrace {
+            label: label.to_owned(),
+            source: session.trace.source.clone(),
+            files: file_count,
+            bytes: bytes_total,
+            summary,
+        };
+        Ok(Loaded { session, trace, matrix })
+    }
+
+    /// The matrix and filtered binary matrix of `request`, tagged with `seq`.
+    pub fn matrix(&self, seq: u64, request: &MatrixRequest) -> MatrixView {
+        let matrix = CommMatrix::from_trace(&self.trace, &request.selection);
+        let filtered = matrix.filter(request.metric, request.threshold_pct);
+        MatrixView {
+            seq,
+            request: request.clone(),
+            matrix,
+            filtered,
+        }
+    }
+
+    /// The kept trace.
+    pub fn trace(&self) -> &Trace {
+        &self.trace
+    }
+}
+
+fn failure(e: FormatError) -> Failure {
+    Failure {
+        message: e.to_string(),
+        cancelled: e.cancelled,
+    }
+}
+
+fn cancelled() -> Failure {
+    Failure {
+        message: "cancelled".into(),
+        cancelled: true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::samples::{find, SAMPLES};
+    use std::path::Path;
+    use tracelogic_analysis::matrix::Metric;
+
+    fn sample_files(id: &str) -> Vec<WireFile> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../web/samples").join(id);
+        find(id)
+            .unwrap()
+            .files
+            .iter()
+            .map(|f| WireFile {
+                name: format!("{id}/{f}"),
+                bytes: std::fs::read(root.join(f)).unwrap(),
+            })
+            .collect()
+    }
+
+    fn load(id: &str, files: Vec<WireFile>) -> (Result<Loaded, Failure>, Vec<ProgressReport>) {
+        let mut reports = Vec::new();
+        let result = Session::load(id, files, &MatrixRequest::default(), &mut |p| {
+            reports.push(p);
+            true
+        });
+        (result, reports)
+    }
+
+    #[test]
+    fn lu_sample_loads_with_summary_and_matrix() {
+        let files = sample_files("npb-lu.S.8");
+        let total: u64 = files.iter().map(|f| f.bytes.len() as u64).sum();
+        let (result, reports) = load("LU", files);
+        let loaded = result.unwrap();
+        let s = &loaded.trace.summary;
+        assert_eq!(s.format, "dumpi");
+        assert_eq!(s.ranks, 8);
+        assert_eq!(s.calls, s.calls_per_rank.iter().sum::<u64>());
+        assert_eq!(s.calls, loaded.session.trace().num_calls());
+        assert_eq!((loaded.trace.files, loaded.trace.bytes), (9, total));
+        let m = &loaded.matrix;
+        assert_eq!(m.matrix.ranks, 8);
+        assert_eq!(m.filtered.binary.len(), 64);
+        assert_eq!(m.request, MatrixRequest::default());
+        assert_eq!(m.matrix.messages.iter().sum::<u64>(), s.p2p_messages);
+        let stages: Vec<&str> = reports.iter().map(|r| r.stage.as_str()).collect();
+        let after_read = ["matching messages", "summarising", "building the matrix"];
+        assert!(stages.ends_with(&after_read), "stages {stages:?}");
+        assert!(reports.iter().all(|r| r.bytes_done <= r.bytes_total), "{reports:?}");
+        assert_eq!(reports.last().unwrap().bytes_total, total);
+    }
+
+    #[test]
+    fn matrix_requests_follow_metric_and_threshold() {
+        let loaded = load("LU", sample_files("npb-lu.S.8")).0.unwrap();
+        let request = MatrixRequest {
+            metric: Metric::Messages,
+            threshold_pct: 100.0,
+            ..MatrixRequest::default()
+        };
+        let view = loaded.session.matrix(7, &request);
+        assert_eq!(view.seq, 7);
+        assert_eq!(view.filtered.metric, Metric::Messages);
+        assert_eq!(view.filtered, view.matrix.filter(Metric::Messages, 100.0));
+        let kept_at_0 = loaded.session.matrix(
+            8,
+            &MatrixRequest {
+                threshold_pct: 0.0,
+                ..request.clone()
+            },
+        );
+        let ones = |v: &MatrixView| v.filtered.binary.iter().filter(|&&b| b == 1).count();
+        assert!(ones(&kept_at_0) >= ones(&view));
+        assert_eq!(
+            ones(&kept_at_0),
+            kept_at_0.matrix.messages.iter().filter(|&&m| m > 0).count() - kept_at_0.filtered.removed_entries as usize
+        );
+    }
+
+    #[test]
+    fn every_bundled_sample_loads() {
+        for s in SAMPLES {
+            let (result, _) = load(s.id, sample_files(s.id));
+            let loaded = result.unwrap_or_else(|f| panic!("sample {} fails to load: {}", s.id, f.message));
+            assert!(loaded.trace.summary.ranks > 0, "sample {}", s.id);
+            assert!(loaded.trace.summary.calls > 0, "sample {}", s.id);
+        }
+    }
+
+    #[test]
+    fn truncated_file_error_names_the_file() {
+        let mut files = sample_files("npb-lu.S.8");
+        let victim = files.iter_mut().find(|f| f.name.ends_with("-0003.bin")).unwrap();
+        victim.bytes.truncate(victim.bytes.len() / 2);
+        let name = victim.name.rsplit('/').next().unwrap().to_owned();
+        let failure = load("LU", files).0.unwrap_err();
+        assert!(!failure.cancelled);
+        assert!(failure.message.contains(&name), "{}", failure.message);
+    }
+
+    #[test]
+    fn unknown_input_is_an_error_not_a_panic() {
+        let files = vec![WireFile {
+            name: "notes.txt".into(),
+            bytes: b"hello, this is not a trace\n".to_vec(),
+        }];
+        let failure = load("notes", files).0.unwrap_err();
+        assert!(!failure.cancelled);
+        assert!(!failure.message.is_empty());
+        let failure = load("nothing", Vec::new()).0.unwrap_err();
+        assert!(!failure.message.is_empty());
+    }
+
+    #[test]
+    fn cancelling_stops_the_load() {
+        for stop_at in ["matching messages", "summarising", "building the matrix"] {
+            let result = Session::load("LU", sample_files("npb-lu.S.8"), &MatrixRequest::default(), &mut |p| {
+                p.stage != stop_at
+            });
+            let failure = result.unwrap_err();
+            assert!(failure.cancelled, "stopping at {stop_at}");
+        }
+        let result = Session::load("LU", sample_files("npb-lu.S.8"), &MatrixRequest::default(), &mut |_| {
+            false
+        });
+        assert!(result.unwrap_err().cancelled, "stopping at the first report");
+    }
+}

@@ -1,0 +1,259 @@
+// End-to-end test of the built web app (dist/) in Debian's headless Chromium.
+//
+// The expected numbers come from the CLI (`tracelogic summary --json`, `tracelogic matrix --json`)
+// run on the same files, so the page and the CLI must agree. Run with scripts/test-web, which
+// builds dist/ and the CLI first; TRACELOGIC_DIST and TRACELOGIC_CLI override the paths.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, readdirSync, existsSync, statSync } from 'node:fs';
+import { join, extname, resolve, dirname, normalize, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const dist = process.env.TRACELOGIC_DIST || join(root, 'dist');
+const cli = process.env.TRACELOGIC_CLI || join(root, 'target/debug/tracelogic');
+const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
+const luDir = join(root, 'web/samples/npb-lu.S.8');
+// The app is served from a sub-path to prove every URL in it is relative.
+const prefix = '/some/sub/path/';
+
+const types = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.md': 'text/markdown; charset=utf-8',
+};
+
+let server;
+let origin;
+let browser;
+/** Milliseconds the server waits before answering for files of the BT sample (cancel test). */
+let btDelayMs = 0;
+
+function cliJson(args) {
+  return JSON.parse(execFileSync(cli, [...args, '--json'], { encoding: 'utf8', maxBuffer: 64 << 20 }));
+}
+
+function luFiles() {
+  return readdirSync(luDir)
+    .sort()
+    .map((name) => ({ name, bytes: readFileSync(join(luDir, name)) }));
+}
+
+/** Index set "row,col" of the non-zero entries of a matrix given as rows. */
+function nonZero(rows) {
+  const out = new Set();
+  rows.forEach((row, r) => row.forEach((v, c) => { if (v > 0) out.add(`${r},${c}`); }));
+  return out;
+}
+
+async function cellSet(page, selector) {
+  const cells = await page.$$eval(selector, (els) => els.map((e) => `${e.dataset.row},${e.dataset.col}`));
+  return new Set(cells);
+}
+
+/** Drop `files` ({name, bytes}) on the drop zone as a real drop event with a DataTransfer. */
+async function drop(page, files) {
+  const payload = files.map((f) => ({ name: f.name, b64: Buffer.from(f.bytes).toString('base64') }));
+  await page.evaluate((files) => {
+    const dt = new DataTransfer();
+    for (const f of files) {
+      const bin = atob(f.b64);
+      const bytes = new Uint8Array(bin.length);
+      for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+      dt.items.add(new File([bytes], f.name));
+    }
+    const zone = document.getElementById('dropzone');
+    zone.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    zone.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, payload);
+}
+
+async function idle(page) {
+  await page.waitForSelector('.app[data-state="idle"]', { timeout: 60_000 });
+}
+
+/** Open a page that records every problem the test must fail on. */
+async function openPage(url) {
+  const page = await browser.newPage();
+  const problems = [];
+  const requests = [];
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('request', (r) => requests.push(r.url()));
+  page.on('requestfailed', (r) => {
+    // Requests the page itself drops (a cancelled sample fetch) are not failures of the site.
+    if (!r.url().includes('/samples/npb-bt.S.9/')) problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`);
+  });
+  page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()} for ${r.url()}`); });
+  await page.goto(url);
+  return { page, problems, requests };
+}
+
+function assertClean({ problems, requests }) {
+  assert.deepEqual(problems, [], 'console errors, page errors or failed requests');
+  const foreign = requests.filter((u) => !u.startsWith(origin + '/') && !u.startsWith('data:') && !u.startsWith('blob:'));
+  assert.deepEqual(foreign, [], 'requests to other origins');
+}
+
+before(async () => {
+  assert.ok(existsSync(join(dist, 'index.html')), `${dist}/index.html is missing: run scripts/build-web first`);
+  assert.ok(existsSync(cli), `${cli} is missing: run cargo build -p tracelogic-cli first`);
+  assert.ok(existsSync(chromiumPath), `${chromiumPath} is missing: apt-get install chromium`);
+  server = createServer((req, res) => {
+    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    if (!path.startsWith(prefix)) {
+      res.writeHead(404).end('outside the app');
+      return;
+    }
+    const rel = path.slice(prefix.length) || 'index.html';
+    const file = normalize(join(dist, rel));
+    if (!file.startsWith(dist + sep) || !existsSync(file) || !statSync(file).isFile()) {
+      res.writeHead(404).end('not found');
+      return;
+    }
+    const send = () => {
+      res.writeHead(200, { 'content-type': types[extname(file)] || 'application/octet-stream' });
+      res.end(readFileSync(file));
+    };
+    if (btDelayMs > 0 && rel.startsWith('samples/npb-bt.S.9/')) setTimeout(send, btDelayMs);
+    else send();
+  });
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  origin = `http://127.0.0.1:${server.address().port}`;
+  browser = await chromium.launch({
+    executablePath: chromiumPath,
+    args: ['--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  await new Promise((ok) => (server ? server.close(ok) : ok()));
+});
+
+test('opens on the NPB LU sample with no trace given', async () => {
+  const expected = cliJson(['summary', luDir]);
+  const s = await openPage(origin + prefix);
+  const { page } = s;
+  await page.waitForSelector('#trace', { timeout: 60_000 });
+  await idle(page);
+  assert.match(await page.textContent('#trace h2'), /NPB LU/);
+  assert.equal(await page.getAttribute('[data-stat="ranks"]', 'data-value'), String(expected.ranks));
+  assert.equal(await page.getAttribute('[data-stat="calls"]', 'data-value'), String(expected.calls));
+  assert.match(page.url(), /#sample=npb-lu\.S\.8$/);
+  assertClean(s);
+  await page.close();
+});
+
+test('a dropped DUMPI trace gives the CLI summary and matrix; the threshold changes the binary view', async () => {
+  const summary = cliJson(['summary', luDir]);
+  const m5 = cliJson(['matrix', luDir, '--threshold', '5']);
+  assert.equal(summary.ranks, 8, 'the LU sample has 8 ranks');
+
+  const s = await openPage(origin + prefix + '?sample=none');
+  const { page } = s;
+  await drop(page, luFiles());
+  await page.waitForSelector('#trace[data-label="9 files"]', { timeout: 60_000 });
+  await idle(page);
+  assert.equal(await page.getAttribute('[data-stat="ranks"]', 'data-value'), String(summary.ranks));
+  assert.equal(await page.getAttribute('[data-stat="calls"]', 'data-value'), String(summary.calls));
+  assert.equal(await page.getAttribute('[data-stat="format"]', 'data-value'), summary.format);
+  const byFunction = await page.$$eval('tr[data-function]', (rows) =>
+    Object.fromEntries(rows.map((r) => [r.dataset.function, Number(r.dataset.calls)])));
+  assert.deepEqual(byFunction, summary.calls_by_kind);
+
+  await page.click('#nav-matrix');
+  await page.waitForSelector('#heatmap svg');
+  assert.equal(await page.getAttribute('#heatmap svg', 'data-side'), '8');
+  assert.equal(await page.locator('#heatmap rect.cell').count(), 64);
+  const heat = await page.$$eval('#heatmap rect.cell:not(.zero)', (els) => els.map((e) => `${e.dataset.row},${e.dataset.col}`));
+  assert.deepEqual(new Set(heat), nonZero(m5.bytes), 'non-zero heatmap cells = non-zero CLI bytes');
+  const values = await page.$$eval('#heatmap rect.cell', (els) => els.map((e) => [Number(e.dataset.row), Number(e.dataset.col), Number(e.dataset.value)]));
+  for (const [r, c, v] of values) assert.equal(v, m5.bytes[r][c], `bytes ${r}→${c}`);
+  assert.deepEqual(await cellSet(page, '#binary rect[data-kept="1"]'), nonZero(m5.binary), 'binary at 5 %');
+
+  // Hover a non-zero cell: the tooltip names sender, receiver and value.
+  const [r0, c0] = [...nonZero(m5.bytes)][0].split(',').map(Number);
+  await page.hover(`#heatmap rect[data-row="${r0}"][data-col="${c0}"]`);
+  const tip = (await page.$$eval('#heatmap .tooltip > div', (els) => els.map((e) => e.textContent))).join('|');
+  assert.ok(tip.includes(`Senderrank ${r0}|`), tip);
+  assert.ok(tip.includes(`Receiverrank ${c0}|`), tip);
+  assert.ok(tip.replace(/,/g, '').includes(`${m5.bytes[r0][c0]} B`), `tooltip shows ${m5.bytes[r0][c0]} B: ${tip}`);
+
+  // Find a threshold whose binary matrix differs from the one at 5 %, move the slider there.
+  let moved = null;
+  for (const t of [10, 20, 30, 40, 50, 60, 70, 80, 90, 100]) {
+    const m = cliJson(['matrix', luDir, '--threshold', String(t)]);
+    if (JSON.stringify(m.binary) !== JSON.stringify(m5.binary)) { moved = { t, m }; break; }
+  }
+  assert.ok(moved, 'some threshold changes the LU binary matrix');
+  await page.locator('#threshold').fill(String(moved.t));
+  await page.waitForFunction(
+    (t) => document.querySelector('#binary figcaption')?.textContent.includes(`${t.toFixed(1)} %`),
+    moved.t,
+  );
+  assert.deepEqual(await cellSet(page, '#binary rect[data-kept="1"]'), nonZero(moved.m.binary), `binary at ${moved.t} %`);
+  assert.equal(await page.getAttribute('#threshold-effect', 'data-removed'), String(moved.m.removed_entries));
+
+  // Messages instead of bytes.
+  const mm = cliJson(['matrix', luDir, '--metric', 'messages', '--threshold', String(moved.t)]);
+  await page.check('input[name="metric"][value="messages"]');
+  await page.waitForFunction(() => document.querySelector('#heatmap figcaption')?.textContent.startsWith('messages'));
+  const msgs = await page.$$eval('#heatmap rect.cell', (els) => els.map((e) => [Number(e.dataset.row), Number(e.dataset.col), Number(e.dataset.value)]));
+  for (const [r, c, v] of msgs) assert.equal(v, mm.messages[r][c], `messages ${r}→${c}`);
+  assert.deepEqual(await cellSet(page, '#binary rect[data-kept="1"]'), nonZero(mm.binary), 'binary on messages');
+  assertClean(s);
+  await page.close();
+});
+
+test('a truncated file shows an error naming it and keeps the loaded trace', async () => {
+  const s = await openPage(origin + prefix);
+  const { page } = s;
+  await page.waitForSelector('#trace', { timeout: 60_000 });
+  await idle(page);
+  const label = await page.getAttribute('#trace', 'data-label');
+  const files = luFiles();
+  const victim = files.find((f) => f.name.endsWith('-0003.bin'));
+  victim.bytes = victim.bytes.subarray(0, Math.floor(victim.bytes.length / 2));
+  await drop(page, files);
+  await page.waitForSelector('#error', { timeout: 60_000 });
+  await idle(page);
+  const message = await page.textContent('#error');
+  assert.ok(message.includes(victim.name), `the error names ${victim.name}: ${message}`);
+  assert.equal(await page.getAttribute('#trace', 'data-label'), label, 'the previous trace is still shown');
+  assert.ok(await page.isVisible('[data-stat="calls"]'));
+  // The kept trace's worker still answers.
+  await page.click('#nav-matrix');
+  await page.locator('#threshold').fill('50');
+  await page.waitForFunction(() => document.querySelector('#binary figcaption')?.textContent.includes('50.0 %'));
+  assertClean(s);
+  await page.close();
+});
+
+test('cancel stops a load and keeps the trace shown', async () => {
+  const s = await openPage(origin + prefix);
+  const { page } = s;
+  await page.waitForSelector('#trace', { timeout: 60_000 });
+  await idle(page);
+  const label = await page.getAttribute('#trace', 'data-label');
+  btDelayMs = 400;
+  try {
+    await page.selectOption('#sample', 'npb-bt.S.9');
+    await page.waitForSelector('#progress');
+    await page.click('#cancel');
+    await idle(page);
+  } finally {
+    btDelayMs = 0;
+  }
+  assert.match(await page.textContent('#notice'), /cancelled/);
+  assert.equal(await page.getAttribute('#trace', 'data-label'), label);
+  assert.equal(await page.$('#error'), null);
+  assertClean(s);
+  await page.close();
+});
