@@ -492,4 +492,36 @@ mod tests {
             assert_eq!(m.messages.len() as u64 + m.unmatched_sends, sends);
         }
     }
+
+    /// Scale check (run with `cargo test --release -p tracelogic-model -- --ignored --nocapture`):
+    /// a 64-rank halo exchange of `n` messages per rank, a quarter of the receives wildcards.
+    #[test]
+    #[ignore]
+    fn large_trace_scales() {
+        for per_rank in [25_000u64, 100_000] {
+            let n = 64u32;
+            let mut b = B::new(n);
+            for step in 0..per_rank {
+                for r in 0..n {
+                    b.send(r, (r + 1) % n, (step % 7) as i32, 0, step * 100 + r as u64);
+                }
+                for r in 0..n {
+                    let from = (r + n - 1) % n;
+                    let (src, tag) = match step % 4 {
+                        0 => (ANY_SOURCE, ANY_TAG),
+                        1 => (from, ANY_TAG),
+                        _ => (from, (step % 7) as i32),
+                    };
+                    b.recv(r, src, tag, 0, step * 100 + 50 + r as u64);
+                }
+            }
+            let ops: usize = b.t.ranks.iter().map(|r| r.p2p.len()).sum();
+            let start = std::time::Instant::now();
+            let m = match_messages(&b.t);
+            let took = start.elapsed();
+            assert_eq!((m.unmatched_sends, m.unmatched_recvs), (0, 0));
+            assert_eq!(m.messages.len() * 2, ops);
+            println!("{ops} operations matched in {took:?}");
+        }
+    }
 }
