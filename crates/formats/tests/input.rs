@@ -290,3 +290,41 @@ mod from_disk {
         assert!(err.message.contains("no such file"), "{err}");
     }
 }
+
+fn data(path: &str) -> InputFile {
+    let full = format!("{}/tests/data/{path}", env!("CARGO_MANIFEST_DIR"));
+    InputFile::new(path.rsplit('/').next().unwrap(), std::fs::read(full).unwrap())
+}
+
+#[test]
+fn zip_written_by_python_reads_like_the_plain_csv() {
+    let from_zip = tracelogic_formats::read_trace(vec![data("archives/pingpong-csv.zip")]).unwrap();
+    let plain = tracelogic_formats::read_trace(vec![data("csv/ping-pong-csv.csv")]).unwrap();
+    assert_eq!(
+        serde_json::to_value(&from_zip).unwrap(),
+        serde_json::to_value(&plain).unwrap()
+    );
+}
+
+#[test]
+fn tar_gz_written_by_gnu_tar_reads_like_the_folder() {
+    let from_tar = tracelogic_formats::read_trace(vec![data("archives/lulesh-paraver.tar.gz")]).unwrap();
+    let dir = "paraver/profet-paraver-lulesh";
+    let plain = tracelogic_formats::read_trace(vec![
+        data(&format!("{dir}/lulesh_7+1_with_uncores_sockets1+2.chop8.prv")),
+        data(&format!("{dir}/lulesh_7+1_with_uncores_sockets1+2.chop8.pcf")),
+        data(&format!("{dir}/lulesh_7+1_with_uncores_sockets1+2.chop8.row")),
+    ])
+    .unwrap();
+    assert_eq!(from_tar.num_ranks(), 8);
+    assert_eq!(
+        serde_json::to_value(&from_tar).unwrap(),
+        serde_json::to_value(&plain).unwrap()
+    );
+}
+
+#[test]
+fn the_tutorial_text_file_reads() {
+    let t = tracelogic_formats::read_trace(vec![data("text/ping-pong.txt")]).unwrap();
+    assert_eq!((t.num_ranks(), t.num_calls()), (2, 10));
+}
