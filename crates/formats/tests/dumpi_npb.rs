@@ -8,7 +8,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use tracelogic_formats::{dumpi, InputFile, NoProgress};
-use tracelogic_model::{CallKind, P2pDir, Trace, ANY_SOURCE, COMM_WORLD, NOT_COMPLETED, NO_ROOT};
+use tracelogic_model::{CallKind, P2pDir, Trace, ANY_SOURCE, COMM_WORLD, NOT_COMPLETED, NO_CALLPATH, NO_ROOT};
 
 fn samples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/samples")
@@ -61,6 +61,13 @@ fn check_structure(t: &Trace) {
             assert_eq!(rt.calls.kind[c.call[i] as usize], CallKind::Collective);
         }
         assert!(rt.calls.enter.windows(2).all(|w| w[0] <= w[1]), "calls in time order");
+        assert!(
+            rt.calls
+                .callpath
+                .iter()
+                .all(|&c| c == NO_CALLPATH || (c as usize) < t.callpaths.len()),
+            "call paths valid"
+        );
     }
     assert_eq!(t.span().0, 0, "times start at the earliest wall time");
 }

@@ -196,7 +196,12 @@ impl Builder {
             derivations: Vec::new(),
             derivation_ids: HashMap::new(),
             infos: Vec::new(),
-            ranks: (0..n).map(|_| RankState::default()).collect(),
+            ranks: (0..n)
+                .map(|_| RankState {
+                    callpath: NO_CALLPATH,
+                    ..RankState::default()
+                })
+                .collect(),
             warnings: HashMap::new(),
             min_time: u64::MAX,
             callpath_ids: HashMap::new(),

@@ -405,11 +405,7 @@ pub fn write(trace: &Trace, prefix: &str) -> Vec<InputFile> {
             let (enter, exit) = (calls.enter[i], calls.exit[i]);
             let thread = thread_of(calls.location[i]);
             let cp = calls.callpath[i];
-            let target: Vec<u32> = if cp == tracelogic_model::NO_CALLPATH {
-                vec![]
-            } else {
-                trace.callpaths[cp as usize].clone()
-            };
+            let target: Vec<u32> = trace.callpaths.get(cp as usize).cloned().unwrap_or_default();
             w.move_to_callpath(&target, enter, thread);
             let ops = posted.get(&(i as CallIdx)).cloned().unwrap_or_default();
             let done = completed.get(&(i as CallIdx)).cloned().unwrap_or_default();
