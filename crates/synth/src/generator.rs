@@ -456,12 +456,12 @@ impl Builder {
                 let r = self.rank_of_node[ui];
                 let ns = take(ex.sends_of(u), sc[ui]);
                 let nr = take(ex.recvs_of(u), rc[ui]);
-                let sends: Vec<u32> = ex.sends_of(u)[sc[ui]..sc[ui] + ns].to_vec();
-                let recvs: Vec<u32> = ex.recvs_of(u)[rc[ui]..rc[ui] + nr].to_vec();
+                let sends = &ex.sends_of(u)[sc[ui]..sc[ui] + ns];
+                let recvs = &ex.recvs_of(u)[rc[ui]..rc[ui] + nr];
                 sc[ui] += ns;
                 rc[ui] += nr;
-                let mut recvs = recvs.into_iter();
-                for &s in &sends {
+                let mut recvs = recvs.iter().copied();
+                for &s in sends {
                     let sm = ex.msgs[s as usize];
                     let enter = self.now[r as usize];
                     let to = self.rank_of_node[sm.receiver as usize];
