@@ -452,3 +452,40 @@ fn classification_needs_a_scaled_configuration() {
     let r = replay(&trace, &match_messages(&trace), &sweep_only, None, false).unwrap();
     assert!(classify(&r.configurations, &net.name, &Thresholds::default()).is_some());
 }
+
+#[test]
+fn a_rank_that_only_sends_does_not_run_far_ahead_of_its_receiver() {
+    // Rank 0 streams 100 000 messages to rank 1 without ever waiting; the replay must not hold
+    // them all in flight at once.
+    let messages = 100_000u64;
+    let mut t = Trace::new("generated", "stream", 2);
+    for i in 0..messages {
+        send(&mut t, 0, 1, 64, i * US, i * US + 100);
+        recv(&mut t, 1, 0, 64, i * US, i * US + 900);
+    }
+    let cfg = [Configuration::base(&Network::infiniband_qdr())];
+    let r = replay(&t, &match_messages(&t), &cfg, None, false).unwrap();
+    assert!(r.warnings.is_empty());
+    assert_eq!(r.messages, messages);
+    assert!(
+        r.peak_pooled_vectors < 10_000,
+        "{} vectors held at once",
+        r.peak_pooled_vectors
+    );
+}
+
+#[test]
+fn inconsistent_columns_are_replayed_up_to_the_shortest() {
+    let mut t = ping_pong(3, 100, MS);
+    t.ranks[0].calls.exit.truncate(2);
+    t.ranks[1].p2p.bytes.truncate(1);
+    t.ranks[1].collectives.op.push(CollectiveOp::Bcast);
+    let cfg = [Configuration::base(&Network::ethernet_10g())];
+    let r = replay(&t, &match_messages(&t), &cfg, None, false).unwrap();
+    // Rank 0 stops after its first send; rank 1 keeps only its first operation (the receive
+    // that send feeds), so the other 5 of the 6 matched messages point at missing operations.
+    let c = &r.configurations[0];
+    assert!(c.predicted_s.is_finite() && c.predicted_s > 0.0);
+    assert_eq!(r.warnings.invalid_messages, 5, "{:?}", r.warnings);
+    assert_eq!(r.warnings.unresolved_recvs + r.warnings.unmatched_recvs, 0);
+}

@@ -9,7 +9,7 @@
 use super::collective::schedule;
 use super::network::{Configuration, MessageTable};
 use super::{Breakdown, ConfigurationResult, RankBreakdown, Replay, ReplayWarnings};
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use tracelogic_model::{CallKind, CollectiveOp, CommId, Matching, P2pDir, Rank, Trace, NOT_COMPLETED};
 
 const CLOCK: usize = 0;
@@ -19,6 +19,9 @@ const LATENCY: usize = 3;
 const BANDWIDTH: usize = 4;
 const TERMS: usize = 5;
 const NONE: u32 = u32::MAX;
+/// Calls a rank replays before it goes to the back of the worklist, so a rank that only sends
+/// cannot run far ahead of its receivers and fill the pool with messages in flight.
+const QUANTUM: usize = 1024;
 
 /// Per-configuration network parameters, as slices the kernels stream over.
 struct Params<'a> {
@@ -44,6 +47,7 @@ struct Pool {
     data: Vec<f64>,
     refs: Vec<u8>,
     free: Vec<u32>,
+    peak: usize,
 }
 
 impl Pool {
@@ -56,6 +60,7 @@ impl Pool {
         } else {
             self.data.extend_from_slice(init);
             self.refs.push(refs);
+            self.peak = self.peak.max(self.refs.len());
             (self.refs.len() - 1) as u32
         }
     }
@@ -127,6 +132,8 @@ struct Instance {
 
 /// Per-rank indexes built once before the replay.
 struct Plan {
+    /// Calls replayed: the shortest of the call columns (they are equal in a well-formed trace).
+    calls: usize,
     /// Point-to-point ops in posting order.
     post_order: Vec<u32>,
     /// Ops that complete, in completion-call order.
@@ -246,7 +253,7 @@ struct Engine<'a> {
     coll_seq: HashMap<(Rank, CommId), u32>,
     instances: HashMap<(CommId, u32), Instance>,
     comm_sizes: Vec<u32>,
-    worklist: Vec<Rank>,
+    worklist: VecDeque<Rank>,
     warnings: ReplayWarnings,
 }
 
@@ -259,8 +266,27 @@ impl<'a> Engine<'a> {
             .ranks
             .iter()
             .map(|rt| {
+                let c = &rt.calls;
+                let calls = [c.func.len(), c.kind.len(), c.enter.len(), c.exit.len()]
+                    .into_iter()
+                    .min()
+                    .unwrap_or(0);
                 let p = &rt.p2p;
-                let ops = p.len();
+                let ops = [p.post.len(), p.complete.len(), p.dir.len(), p.peer.len(), p.bytes.len()]
+                    .into_iter()
+                    .min()
+                    .unwrap_or(0);
+                let k = &rt.collectives;
+                let colls = [
+                    k.call.len(),
+                    k.op.len(),
+                    k.comm.len(),
+                    k.bytes_sent.len(),
+                    k.bytes_recv.len(),
+                ]
+                .into_iter()
+                .min()
+                .unwrap_or(0);
                 let complete_order = {
                     let mut v: Vec<u32> = (0..ops as u32)
                         .filter(|&i| p.complete[i as usize] != NOT_COMPLETED)
@@ -269,9 +295,10 @@ impl<'a> Engine<'a> {
                     v
                 };
                 Plan {
+                    calls,
                     post_order: sorted_by(ops, |i| p.post[i as usize]),
                     complete_order,
-                    coll_order: sorted_by(rt.collectives.len(), |i| rt.collectives.call[i as usize]),
+                    coll_order: sorted_by(colls, |i| k.call[i as usize]),
                     send_to: vec![(NONE, NONE); ops],
                     recv_from: vec![(NONE, NONE); ops],
                     send_slot: vec![NONE; ops],
@@ -317,6 +344,7 @@ impl<'a> Engine<'a> {
                 data: Vec::new(),
                 refs: Vec::new(),
                 free: Vec::new(),
+                peak: 0,
             },
             plans,
             cursors: (0..n)
@@ -335,7 +363,7 @@ impl<'a> Engine<'a> {
             coll_seq: HashMap::new(),
             instances: HashMap::new(),
             comm_sizes,
-            worklist: (0..n as Rank).rev().collect(),
+            worklist: (0..n as Rank).collect(),
             warnings,
         }
     }
@@ -352,7 +380,7 @@ impl<'a> Engine<'a> {
 
     fn run(&mut self) {
         loop {
-            while let Some(r) = self.worklist.pop() {
+            while let Some(r) = self.worklist.pop_front() {
                 self.advance_rank(r);
             }
             // Nothing runnable: either all done, or the trace's dependencies cannot be met.
@@ -366,13 +394,13 @@ impl<'a> Engine<'a> {
                     let c = &mut self.cursors[r as usize];
                     c.force_recv = true;
                     c.block = Block::Running;
-                    self.worklist.push(r);
+                    self.worklist.push_back(r);
                 }
                 Block::Collective(key) => {
                     self.warnings.incomplete_collectives += 1;
                     self.complete_instance(key, true);
                 }
-                Block::Running => self.worklist.push(r),
+                Block::Running => self.worklist.push_back(r),
             }
         }
     }
@@ -381,16 +409,18 @@ impl<'a> Engine<'a> {
         let trace = self.trace;
         let rt = &trace.ranks[r as usize];
         let calls = &rt.calls;
+        let ncalls = self.plans[r as usize].calls;
         let k = self.k;
+        let first = self.cursors[r as usize].call;
         loop {
             let cur = &mut self.cursors[r as usize];
             if cur.done || cur.block != Block::Running {
                 return;
             }
             let i = cur.call;
-            if i >= calls.len() {
-                let tail = match (rt.span, calls.exit.last()) {
-                    (Some((_, end)), Some(&last)) => end.saturating_sub(last),
+            if i >= ncalls {
+                let tail = match (rt.span, ncalls.checked_sub(1).map(|l| calls.exit[l])) {
+                    (Some((_, end)), Some(last)) => end.saturating_sub(last),
                     (Some((start, end)), None) => end.saturating_sub(start),
                     (None, _) => 0,
                 };
@@ -401,6 +431,10 @@ impl<'a> Engine<'a> {
             }
             match cur.stage {
                 Stage::Enter => {
+                    if i - first >= QUANTUM {
+                        self.worklist.push_back(r);
+                        return;
+                    }
                     let prev = if i == 0 {
                         rt.span.map(|s| s.0).unwrap_or(calls.enter[0])
                     } else {
@@ -522,7 +556,7 @@ impl<'a> Engine<'a> {
         self.plans[r as usize].send_slot[op as usize] = slot;
         if to != NONE && self.cursors[to as usize].block == Block::Recv(r, op) {
             self.cursors[to as usize].block = Block::Running;
-            self.worklist.push(to);
+            self.worklist.push_back(to);
         }
     }
 
@@ -638,7 +672,7 @@ impl<'a> Engine<'a> {
         inst.forced = forced;
         for w in inst.waiters.drain(..) {
             self.cursors[w as usize].block = Block::Running;
-            self.worklist.push(w);
+            self.worklist.push_back(w);
         }
     }
 
@@ -666,7 +700,7 @@ impl<'a> Engine<'a> {
         }
     }
 
-    fn results(self, configs: &[Configuration], per_rank: bool) -> (Vec<ConfigurationResult>, ReplayWarnings) {
+    fn results(self, configs: &[Configuration], per_rank: bool) -> (Vec<ConfigurationResult>, ReplayWarnings, u64) {
         let k = self.k;
         let n = self.trace.ranks.len();
         let mut predicted = vec![0.0f64; k];
@@ -727,7 +761,7 @@ impl<'a> Engine<'a> {
                 }),
             })
             .collect();
-        (out, self.warnings)
+        (out, self.warnings, self.pool.peak as u64)
     }
 }
 
@@ -742,13 +776,14 @@ pub fn replay_configurations(
 ) -> Replay {
     let mut engine = Engine::new(trace, matching, configs, table);
     engine.run();
-    let (configurations, warnings) = engine.results(configs, per_rank);
+    let (configurations, warnings, peak_pooled_vectors) = engine.results(configs, per_rank);
     let (start, end) = trace.span();
     Replay {
         configurations,
         measured_s: ns_to_s(end.saturating_sub(start)),
         calls: trace.num_calls(),
         messages: matching.messages.len() as u64,
+        peak_pooled_vectors,
         warnings,
     }
 }

@@ -127,6 +127,9 @@ pub struct Replay {
     pub calls: u64,
     /// Matched messages replayed.
     pub messages: u64,
+    /// Most K-vectors (send times of messages in flight, start times of open collectives) held
+    /// at once: the replay's memory beyond `ranks × 5 × K` doubles.
+    pub peak_pooled_vectors: u64,
     /// What had to be worked around.
     pub warnings: ReplayWarnings,
 }
