@@ -213,6 +213,20 @@ fn matrix_of_npb_lu_is_its_4x2_process_grid() {
     }
 }
 
+/// Seed 000, Table 3: the binary matrix of 8-process NAS MG links every rank to the three
+/// ranks whose number differs from it in exactly one bit (a cube). Our recorded class S run
+/// must give the same binary matrix.
+#[test]
+fn matrix_of_npb_mg_8_is_the_papers_table_3_cube() {
+    let o = run(&[&"matrix", &sample("npb-mg.S.8"), &"--json"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let v = json(&o);
+    let cube: Vec<Vec<u64>> = (0..8u32)
+        .map(|i| (0..8u32).map(|j| u64::from((i ^ j).count_ones() == 1)).collect())
+        .collect();
+    assert_eq!(matrix_rows(&v, "binary"), cube);
+}
+
 #[test]
 fn matrix_csv_has_a_header_and_one_line_per_sender() {
     let o = run(&[&"matrix", &sample("npb-lu.S.8"), &"--csv", &"--metric", &"messages"]);
