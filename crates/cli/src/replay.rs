@@ -267,3 +267,67 @@ fn human(r: &WhatIf, per_rank: bool) -> String {
 fn indent(text: &str) -> String {
     text.lines().map(|l| format!("  {}\n", l.trim_end())).collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tracelogic_model::{P2pDir, Trace, COMM_WORLD, NO_CALLPATH};
+
+    fn args(table: Option<PathBuf>, recorded_on: Option<&str>) -> Args {
+        Args {
+            paths: vec![PathBuf::from("/nonexistent/trace")],
+            networks: vec![],
+            scales: Scales(SEED_SCALES.to_vec()),
+            table,
+            recorded_on: recorded_on.map(str::to_owned),
+            per_rank: false,
+            json: false,
+        }
+    }
+
+    #[test]
+    fn table_errors_name_the_file_and_line() {
+        let path = std::env::temp_dir().join(format!("tracelogic-replay-table-{}.txt", std::process::id()));
+        std::fs::write(&path, "0 1us\n1024 fast\n").unwrap();
+        let err = run(args(Some(path.clone()), None)).unwrap_err().to_string();
+        std::fs::remove_file(&path).ok();
+        assert!(
+            err.contains(&path.display().to_string()) && err.contains("line 2"),
+            "{err}"
+        );
+        let missing = run(args(Some(PathBuf::from("/nonexistent/table.txt")), None)).unwrap_err();
+        assert!(missing.to_string().contains("/nonexistent/table.txt"));
+    }
+
+    #[test]
+    fn recorded_on_must_name_a_network() {
+        let err = run(args(None, Some("Myrinet"))).unwrap_err().to_string();
+        assert!(err.contains("Myrinet") && err.contains("10GbE"), "{err}");
+    }
+
+    #[test]
+    fn human_output_shows_every_configuration_and_the_classification() {
+        let mut t = Trace::new("generated", "ping-pong", 2);
+        for i in 0..10u64 {
+            let s = t.push_call(0, "MPI_Send", i * 1000, i * 1000 + 10, NO_CALLPATH, 0);
+            t.push_p2p(0, s, s, P2pDir::Send, 1, 0, COMM_WORLD, 1 << 20);
+            let r = t.push_call(1, "MPI_Recv", i * 1000, i * 1000 + 900, NO_CALLPATH, 0);
+            t.push_p2p(1, r, r, P2pDir::Recv, 0, 0, COMM_WORLD, 1 << 20);
+        }
+        let mut options = WhatIfOptions::new(Network::presets(), SEED_SCALES.to_vec());
+        options.per_rank = true;
+        let report = what_if(&t, &match_messages(&t), &options).unwrap();
+        let text = human(&report, true);
+        for net in ["1GbE", "10GbE", "QDR"] {
+            assert!(text.contains(&format!("network {net}\n")), "{text}");
+        }
+        let rows = |sweep: &str| text.lines().filter(|l| l.trim_start().starts_with(sweep)).count();
+        assert_eq!(rows("scaled "), 18);
+        assert_eq!(rows("bandwidth "), 18);
+        assert_eq!(rows("latency "), 18);
+        assert_eq!(rows("base "), 9);
+        assert_eq!(text.matches("  classification: ").count(), 3);
+        assert!(text.contains("per rank on 1GbE (BW, L)"));
+        assert!(text.contains("taken as the recording network"));
+    }
+}
