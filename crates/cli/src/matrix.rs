@@ -89,9 +89,20 @@ pub struct MatrixReport {
     pub total_messages: u64,
 }
 
+/// Largest rank count a dense matrix is built for: 8192² entries already take about 1 GiB
+/// (bytes, messages and binary), so larger traces are refused instead of exhausting memory.
+pub const MAX_MATRIX_RANKS: u32 = 8192;
+
 /// Run `tracelogic matrix`.
 pub fn run(args: Args) -> CliResult {
     let trace = load_trace(&args.paths)?;
+    if trace.num_ranks() > MAX_MATRIX_RANKS {
+        return Err(CliError::Input(format!(
+            "{}: {} ranks is more than the {MAX_MATRIX_RANKS} a dense communication matrix is built for",
+            trace.source,
+            trace.num_ranks()
+        )));
+    }
     let selection = args.selection.selection(&trace)?;
     set_stage("building the communication matrix");
     let matrix = CommMatrix::from_trace(&trace, &selection);
