@@ -167,6 +167,13 @@ fn human(r: &WhatIf, per_rank: bool) -> String {
                         && (c.configuration.sweep == sweep || c.configuration.sweep == Sweep::Base)
                 })
                 .collect();
+            let only_base = r
+                .configurations
+                .iter()
+                .all(|c| c.configuration.network != name || c.configuration.sweep == Sweep::Base);
+            if group.len() < 2 && !(only_base && sweep == Sweep::Scaled) {
+                continue;
+            }
             group.sort_by(|a, b| a.configuration.scale.total_cmp(&b.configuration.scale));
             for c in group {
                 let b = &c.breakdown;
@@ -215,7 +222,7 @@ fn human(r: &WhatIf, per_rank: bool) -> String {
         if let Some(c) = r.classification.iter().find(|c| c.network == name) {
             o += &format!("  classification: {}\n  reason: {}\n", c.label, c.reason);
         } else {
-            o += "  classification: n/a (needs scale factors on both sides of 1 or at least one ≠ 1)\n";
+            o += "  classification: n/a (it needs at least one scale factor other than 1)\n";
         }
     }
     if per_rank {
