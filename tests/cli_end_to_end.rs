@@ -44,6 +44,10 @@ fn tracelogic() -> &'static Path {
         let mut build = Command::new(env!("CARGO"));
         build
             .args(["build", "--quiet", "-p", "tracelogic-cli", "--bin", "tracelogic"])
+            // Build where this test lives, so the binary lands next to it whatever
+            // CARGO_TARGET_DIR or --target layout the outer run used.
+            .arg("--target-dir")
+            .arg(profile_dir.parent().expect("target dir"))
             .current_dir(env!("CARGO_MANIFEST_DIR"));
         match profile_dir.file_name().and_then(|n| n.to_str()) {
             Some("debug") | None => {}
