@@ -11,6 +11,10 @@ use tracelogic_model::{
 
 /// The most calls (or neighbour-table entries) one generation may produce: about 6 GB of trace.
 const MAX_CALLS: u64 = 200_000_000;
+/// The most ranks a trace may have (an empty rank already costs about 500 bytes).
+const MAX_RANKS: u32 = 1 << 20;
+/// The latest time the clock model may reach, far below `u64::MAX` so no sum can overflow.
+const MAX_TIME: f64 = (1u64 << 62) as f64;
 /// Tag of the noise messages (no pattern message shares a sender and receiver with them).
 pub(crate) const NOISE_TAG: i32 = 32767;
 /// "No neighbour" in a neighbour table.
@@ -639,13 +643,21 @@ fn plan_phases(spec: &Spec) -> Result<Vec<PhasePlan>, String> {
             )));
         }
         let n = topology.num_nodes();
-        let directions = topology.directions();
-        let d = directions.len() as u64;
-        if n as u64 * d > MAX_CALLS {
+        if n > MAX_RANKS {
             return Err(ctx(format!(
-                "{} has {} neighbour slots, more than the generator's limit of {MAX_CALLS}",
+                "{} has {n} nodes; the generator stops at {MAX_RANKS} ranks",
+                topology.label()
+            )));
+        }
+        let directions = topology.directions();
+        let iterations = ph.iterations.unwrap_or(spec.iterations);
+        // Two calls per neighbour slot and iteration at most: checked before the table exists.
+        let slots = n as u64 * directions.len() as u64;
+        if slots.saturating_mul(2 * iterations.max(1) as u64) > MAX_CALLS {
+            return Err(ctx(format!(
+                "{} with {iterations} iterations could need {} calls, more than the generator's limit of {MAX_CALLS}",
                 topology.label(),
-                n as u64 * d
+                slots.saturating_mul(2 * iterations.max(1) as u64)
             )));
         }
         let bytes = ph.bytes.unwrap_or(spec.bytes);
@@ -680,7 +692,7 @@ fn plan_phases(spec: &Spec) -> Result<Vec<PhasePlan>, String> {
         }
         plans.push(PhasePlan {
             n,
-            iterations: ph.iterations.unwrap_or(spec.iterations),
+            iterations,
             bytes,
             compute_ns: ph.compute_ns.unwrap_or(spec.compute_ns),
             style,
@@ -722,6 +734,32 @@ fn check_size(spec: &Spec, plans: &[PhasePlan], ranks: u32) -> Result<(), String
         return Err(format!(
             "this spec would generate about {calls} calls; the generator stops at {MAX_CALLS} \
              (fewer iterations or a smaller topology)"
+        ));
+    }
+    // Every clock advance is a compute step or a call lasting at most o + 32·(L + x(b)) (32
+    // collective rounds cover 2^32 ranks), so this bounds the last timestamp.
+    let c = &spec.clock;
+    let noise_pct = spec.noise.map_or(0.0, |n| n.percent / 100.0);
+    let max_bytes = plans
+        .iter()
+        .flat_map(|p| {
+            p.direction_bytes
+                .iter()
+                .map(|&b| b as f64)
+                .chain([p.bytes as f64 * noise_pct.max(1.0)])
+        })
+        .chain(spec.collectives.iter().map(|c| c.bytes as f64))
+        .fold(0.0, f64::max);
+    let per_call = c.overhead_ns as f64 + 32.0 * (c.latency_ns as f64 + max_bytes / c.bandwidth + 1.0);
+    let compute: f64 = plans
+        .iter()
+        .map(|p| 2.0 * p.iterations as f64 * p.compute_ns as f64 * (1.0 + spec.imbalance))
+        .sum();
+    let bound = calls as f64 * per_call + compute;
+    if !(bound < MAX_TIME) {
+        return Err(format!(
+            "the simulated clock could pass 2^62 ns (about {bound:.3e} ns): use less compute time, smaller \
+             messages, fewer iterations or a higher bandwidth"
         ));
     }
     Ok(())

@@ -396,9 +396,53 @@ fn oversized_specs_are_refused_before_allocating() {
         ..spec("torus:128x128")
     })
     .unwrap_err();
-    assert!(err.contains("generator stops at"), "{err}");
+    assert!(err.contains("200000000"), "{err}");
     let err = generate(&spec("all-to-all:100000")).unwrap_err();
     assert!(err.contains("limit"), "{err}");
+    let err = generate(&spec("hypercube:30")).unwrap_err();
+    assert!(err.contains("ranks"), "{err}");
+}
+
+#[test]
+fn hostile_values_give_errors_not_overflows() {
+    let mut cases: Vec<Spec> = Vec::new();
+    let mut s = spec("grid:4x4");
+    s.clock.bandwidth = 1e-300;
+    cases.push(s);
+    cases.push(Spec {
+        compute_ns: u64::MAX,
+        ..spec("grid:4x4")
+    });
+    cases.push(Spec {
+        imbalance: 1e300,
+        ..spec("grid:4x4")
+    });
+    cases.push(Spec {
+        bytes: u64::MAX,
+        ..spec("grid:4x4")
+    });
+    let mut s = spec("grid:4x4");
+    s.clock.latency_ns = u64::MAX / 2;
+    cases.push(s);
+    cases.push(Spec {
+        noise: Some(tracelogic_synth::Noise {
+            fraction: 0.5,
+            percent: 1e300,
+        }),
+        ..spec("grid:4x4")
+    });
+    for case in cases {
+        let err = generate(&case).unwrap_err();
+        assert!(err.contains("clock could pass"), "{err}");
+    }
+    let mut s = spec("grid:4x4");
+    s.clock.bandwidth = f64::NAN;
+    assert!(generate(&s).unwrap_err().contains("bandwidth"));
+    let s = Spec {
+        imbalance: -1.0,
+        ..spec("grid:4x4")
+    };
+    assert!(generate(&s).unwrap_err().contains("imbalance"));
 }
 
 #[test]
