@@ -756,7 +756,7 @@ fn check_size(spec: &Spec, plans: &[PhasePlan], ranks: u32) -> Result<(), String
         .map(|p| 2.0 * p.iterations as f64 * p.compute_ns as f64 * (1.0 + spec.imbalance))
         .sum();
     let bound = calls as f64 * per_call + compute;
-    if !(bound < MAX_TIME) {
+    if bound.is_nan() || bound >= MAX_TIME {
         return Err(format!(
             "the simulated clock could pass 2^62 ns (about {bound:.3e} ns): use less compute time, smaller \
              messages, fewer iterations or a higher bandwidth"
