@@ -14,10 +14,10 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 pub use tracelogic_graph;
 use tracelogic_graph::catalog::{candidates, simplicity};
-use tracelogic_graph::invariants::{closed_walks, closed_walks_within, spectra_agree, spectrum};
+use tracelogic_graph::invariants::{closed_walks, closed_walks_within, distance_profile, spectra_agree, spectrum};
 use tracelogic_graph::iso::{isomorphism, IsoOptions, IsoOutcome};
 use tracelogic_graph::near::align;
-use tracelogic_graph::refine::refine_joint;
+use tracelogic_graph::refine::{refine_joint, Colouring};
 use tracelogic_graph::{Graph, TopologySpec};
 use web_time::Instant;
 
@@ -27,7 +27,8 @@ use web_time::Instant;
 pub enum Threshold {
     /// Cut at the widest relative gap in the sorted pair volumes (see [`auto_threshold`]).
     Auto,
-    /// Drop pairs whose volume is below this percentage of the largest pair's (the paper: 5).
+    /// Drop pairs whose larger directed entry is below this percentage of the largest entry
+    /// of the matrix (the paper: 5; the rule of `tracelogic matrix`).
     Percent(f64),
 }
 
@@ -84,9 +85,10 @@ pub struct FilterReport {
     pub mode: String,
     /// `bytes`, or `messages` when no message carried a byte.
     pub metric: String,
-    /// The threshold applied, in percent of the largest pair volume.
+    /// The threshold applied, in percent of the largest directed entry: a pair is kept when
+    /// one of its two entries reaches it (the rule of `tracelogic matrix`).
     pub threshold_pct: f64,
-    /// Largest pair volume (both directions).
+    /// Largest directed entry of the matrix (the reference of `threshold_pct`).
     pub max_volume: u64,
     /// Communicating pairs before filtering.
     pub pairs_before: usize,
@@ -115,8 +117,8 @@ pub struct TopologyMatch {
 /// One row of the candidate-elimination table.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Stage {
-    /// `generated`, `nodes and edges`, `degree sequence`, `colour refinement`, `spectrum`,
-    /// `isomorphism`.
+    /// `generated`, `nodes and edges`, `degree sequence`, `colour refinement`, `distance
+    /// profile`, `spectrum`, `isomorphism` (and `near matches` when nothing matched).
     pub name: String,
     /// Candidates left after this stage.
     pub candidates: usize,
@@ -221,7 +223,10 @@ pub struct TopologyReport {
     pub components: Vec<Component>,
 }
 
-/// Symmetric pair volumes `(a, b, volume)` with `a < b`, largest first, and the metric used.
+/// Communicating pairs `(a, b, weight, volume)` with `a < b`: `weight` is the larger of the two
+/// directed entries (what thresholds compare, as in `CommMatrix::filter`), `volume` the traffic
+/// in both directions. Sorted by weight, largest first. Bytes, or messages when no message
+/// carried a byte.
 pub fn pair_volumes(m: &CommMatrix) -> (Vec<PairVolume>, &'static str) {
     let n = m.ranks as usize;
     let total_bytes: u64 = m.bytes.iter().sum();
@@ -234,9 +239,9 @@ pub fn pair_volumes(m: &CommMatrix) -> (Vec<PairVolume>, &'static str) {
     let mut pairs = Vec::new();
     for i in 0..n {
         for j in i + 1..n {
-            let v = at(i, j).saturating_add(at(j, i));
-            if v > 0 {
-                pairs.push((i as u32, j as u32, v));
+            let (x, y) = (at(i, j), at(j, i));
+            if x > 0 || y > 0 {
+                pairs.push((i as u32, j as u32, x.max(y), x.saturating_add(y)));
             }
         }
     }
@@ -277,12 +282,12 @@ pub fn auto_threshold(volumes_desc: &[u64], pairs: &[(u32, u32)], ranks: u32) ->
     best
 }
 
-/// A pair of ranks `(a, b)`, `a < b`, and their volume.
-type PairVolume = (u32, u32, u64);
+/// A pair of ranks `(a, b)`, `a < b`, its weight (larger directed entry) and volume (sum).
+pub type PairVolume = (u32, u32, u64, u64);
 
 fn filter_matrix(m: &CommMatrix, threshold: Threshold) -> (FilterReport, Vec<(u32, u32)>, Vec<PairVolume>) {
     let (pairs, metric) = pair_volumes(m);
-    let total: u128 = pairs.iter().map(|p| p.2 as u128).sum();
+    let total: u128 = pairs.iter().map(|p| p.3 as u128).sum();
     let max_volume = pairs.first().map_or(0, |p| p.2);
     let share = |v: u64| if total == 0 { 0.0 } else { v as f64 / total as f64 };
     let volumes: Vec<u64> = pairs.iter().map(|p| p.2).collect();
@@ -308,7 +313,7 @@ fn filter_matrix(m: &CommMatrix, threshold: Threshold) -> (FilterReport, Vec<(u3
     };
     let removed: Vec<PairTraffic> = pairs[keep..]
         .iter()
-        .map(|&(a, b, v)| PairTraffic {
+        .map(|&(a, b, _, v)| PairTraffic {
             a,
             b,
             volume: v,
@@ -322,7 +327,7 @@ fn filter_matrix(m: &CommMatrix, threshold: Threshold) -> (FilterReport, Vec<(u3
         max_volume,
         pairs_before: pairs.len(),
         pairs_kept: keep,
-        removed_share: removed.iter().map(|r| r.share).sum(),
+        removed_share: removed.iter().fold(0.0, |acc, r| acc + r.share),
         removed,
         gap_ratio,
     };
@@ -333,8 +338,8 @@ fn filter_matrix(m: &CommMatrix, threshold: Threshold) -> (FilterReport, Vec<(u3
 /// Identify the topology of a run from its communication matrix.
 pub fn identify_matrix(m: &CommMatrix, opts: &TopologyOptions) -> TopologyReport {
     let (filter, kept, pairs) = filter_matrix(m, opts.threshold);
-    let total: u128 = pairs.iter().map(|p| p.2 as u128).sum();
-    let volume: BTreeMap<(u32, u32), u64> = pairs.iter().map(|&(a, b, v)| ((a, b), v)).collect();
+    let total: u128 = pairs.iter().map(|p| p.3 as u128).sum();
+    let volume: BTreeMap<(u32, u32), u64> = pairs.iter().map(|&(a, b, _, v)| ((a, b), v)).collect();
     let traffic = move |a: u32, b: u32| {
         let (a, b) = (a.min(b), a.max(b));
         let v = volume.get(&(a, b)).copied().unwrap_or(0);
@@ -486,6 +491,10 @@ impl Candidate<'_> {
 /// Walk-count work allowed per graph (sparse multiply-adds; ~0.1–0.3 s natively).
 const WALK_BUDGET: u64 = 200_000_000;
 
+/// Candidate nodes whose distance profile is compared with the app's (non-transitive
+/// candidates with a larger colour class skip the test).
+const PROFILE_MAX_ROOTS: usize = 16;
+
 /// Largest number of differing edges a near match may have.
 const NEAR_MAX_DISTANCE: u64 = 6;
 /// Step budget of each near-match search round (plus 16 per node).
@@ -561,12 +570,39 @@ fn identify(
 
     let t = Instant::now();
     let mut graphs: Vec<Graph> = left.iter().map(Candidate::graph).collect();
-    let keep: Vec<bool> = graphs
+    let mut colourings: Vec<Colouring> = graphs.iter().map(|h| refine_joint(&[g, h], 32)).collect();
+    let keep: Vec<bool> = colourings.iter().map(Colouring::histograms_agree).collect();
+    retain_pairs(&mut left, &mut graphs, &keep);
+    retain_mask(&mut colourings, &keep);
+    stage("colour refinement", t, &left);
+
+    // An isomorphism maps the app's most distinctive node to a candidate node of the same
+    // colour with the same distance profile; for vertex-transitive candidates any node will do.
+    let t = Instant::now();
+    let keep: Vec<bool> = left
         .iter()
-        .map(|h| refine_joint(&[g, h], 32).histograms_agree())
+        .zip(&graphs)
+        .zip(&colourings)
+        .map(|((c, h), col)| {
+            let hist = col.histogram(0);
+            let Some(root) = (0..n).min_by_key(|&u| (hist[col.colours[0][u as usize] as usize], u)) else {
+                return true;
+            };
+            let colour = col.colours[0][root as usize];
+            let transitive = matches!(c, Candidate::Spec(s) if s.is_vertex_transitive());
+            let images: Vec<u32> = (0..n)
+                .filter(|&v| col.colours[1][v as usize] == colour)
+                .take(if transitive { 1 } else { PROFILE_MAX_ROOTS + 1 })
+                .collect();
+            if images.len() > PROFILE_MAX_ROOTS {
+                return true;
+            }
+            let mine = distance_profile(g, root);
+            images.iter().any(|&v| distance_profile(h, v) == mine)
+        })
         .collect();
     retain_pairs(&mut left, &mut graphs, &keep);
-    stage("colour refinement", t, &left);
+    stage("distance profile", t, &left);
 
     let t = Instant::now();
     let walks = closed_walks_within(g, WALK_BUDGET);
@@ -648,6 +684,14 @@ fn identify(
         });
     }
     out
+}
+
+fn retain_mask<T>(items: &mut Vec<T>, keep: &[bool]) {
+    let mut i = 0;
+    items.retain(|_| {
+        i += 1;
+        keep[i - 1]
+    });
 }
 
 fn retain_pairs<T>(left: &mut Vec<Candidate>, graphs: &mut Vec<T>, keep: &[bool]) {

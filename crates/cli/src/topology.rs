@@ -1,12 +1,335 @@
-//! `tracelogic topology` (to be implemented).
+//! `tracelogic topology`: identify the communication topology of a run (or of a plain graph or
+//! CSV matrix), prove it with a rank → coordinates mapping, and show the elimination stages.
 
-use crate::common::{CliError, CliResult};
+use crate::common::{emit, load_trace, print_json, set_stage, table, CliError, CliResult, SelectionArgs};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use tracelogic_analysis::matrix::CommMatrix;
+use tracelogic_analysis::topology::tracelogic_graph::{edgelist, Graph};
+use tracelogic_analysis::topology::{
+    identify_graph, identify_matrix, CustomPattern, Identification, Threshold, TopologyOptions, TopologyReport,
+};
+
+fn threshold_arg(text: &str) -> Result<Threshold, String> {
+    if text.trim().eq_ignore_ascii_case("auto") {
+        return Ok(Threshold::Auto);
+    }
+    let v: f64 = text
+        .trim()
+        .trim_end_matches('%')
+        .parse()
+        .map_err(|_| format!("`{text}` is neither `auto` nor a percentage"))?;
+    if !(0.0..=100.0).contains(&v) {
+        return Err(format!("threshold {v} is outside 0-100 %"));
+    }
+    Ok(Threshold::Percent(v))
+}
 
 /// Arguments of `tracelogic topology`.
 #[derive(clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Trace files, folders or archives (together one trace).
+    #[arg(required_unless_present_any = ["graph", "matrix"], conflicts_with_all = ["graph", "matrix"])]
+    pub paths: Vec<PathBuf>,
+    /// Filtering: `auto` (widest gap in the sorted pair volumes) or a percentage of the largest
+    /// matrix entry (the paper used 5).
+    #[arg(long, default_value = "auto", value_parser = threshold_arg)]
+    pub threshold: Threshold,
+    /// A user pattern as an edge list (first line `n m`, then `u v` per line, 0-based); may be
+    /// repeated. A graph saved with --save-graph is such a file.
+    #[arg(long = "library", value_name = "FILE")]
+    pub library: Vec<PathBuf>,
+    /// Identify this edge list instead of a trace (no filtering).
+    #[arg(long, value_name = "FILE", conflicts_with = "matrix")]
+    pub graph: Option<PathBuf>,
+    /// Identify this CSV communication matrix instead of a trace (`n` rows of `n` numbers, row =
+    /// sender; an optional header line and a leading label column, as `matrix --csv` writes).
+    #[arg(long, value_name = "FILE")]
+    pub matrix: Option<PathBuf>,
+    /// Save the filtered communication graph as an edge list, to use with --library later.
+    #[arg(long, value_name = "FILE")]
+    pub save_graph: Option<PathBuf>,
+    /// Step budget of each isomorphism search (default: 4 million + 64 per rank).
+    #[arg(long)]
+    pub max_steps: Option<u64>,
+    /// Print JSON (schema in docs/cli.md).
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub selection: SelectionArgs,
+}
+
+fn read_text(path: &Path, what: &str) -> Result<String, CliError> {
+    let bytes =
+        std::fs::read(path).map_err(|e| CliError::Input(format!("cannot read {what} {}: {e}", path.display())))?;
+    String::from_utf8(bytes).map_err(|e| {
+        CliError::Input(format!(
+            "{what} {}: not UTF-8 text (byte offset {})",
+            path.display(),
+            e.utf8_error().valid_up_to()
+        ))
+    })
+}
+
+fn read_graph(path: &Path) -> Result<Graph, CliError> {
+    let text = read_text(path, "edge list")?;
+    edgelist::parse(&text, &path.display().to_string()).map_err(CliError::Input)
+}
+
+/// Parse a CSV matrix: optional header (first field not a number), optional label column.
+pub fn parse_csv_matrix(text: &str, source: &str) -> Result<CommMatrix, String> {
+    let mut rows: Vec<Vec<u64>> = Vec::new();
+    let mut first = true;
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+        if first && fields[0].parse::<f64>().is_err() {
+            first = false;
+            continue;
+        }
+        first = false;
+        let values = fields
+            .iter()
+            .map(|f| {
+                f.parse::<f64>()
+                    .ok()
+                    .filter(|v| v.is_finite() && *v >= 0.0)
+                    .map(|v| v.round() as u64)
+                    .ok_or_else(|| format!("{source}: line {}: `{f}` is not a non-negative number", i + 1))
+            })
+            .collect::<Result<Vec<u64>, String>>()?;
+        rows.push(values);
+        if rows.len() > 1 << 16 {
+            return Err(format!("{source}: more than 65536 rows"));
+        }
+    }
+    let n = rows.len();
+    if n == 0 {
+        return Err(format!("{source}: no matrix rows"));
+    }
+    let mut bytes = Vec::with_capacity(n * n);
+    for (r, row) in rows.iter().enumerate() {
+        let row = match row.len() {
+            l if l == n => &row[..],
+            l if l == n + 1 => &row[1..],
+            l => {
+                return Err(format!(
+                    "{source}: row {r} has {l} values; a {n}-row matrix needs {n} (or {} with a label)",
+                    n + 1
+                ))
+            }
+        };
+        bytes.extend_from_slice(row);
+    }
+    Ok(CommMatrix {
+        ranks: n as u32,
+        messages: bytes.iter().map(|&b| u64::from(b > 0)).collect(),
+        bytes,
+    })
+}
 
 /// Run `tracelogic topology`.
-pub fn run(_args: Args) -> CliResult {
-    Err(CliError::Input("`topology` is not implemented yet".into()))
+pub fn run(args: Args) -> CliResult {
+    let mut library = Vec::new();
+    for path in &args.library {
+        library.push(CustomPattern {
+            name: path
+                .file_name()
+                .map_or_else(|| path.display().to_string(), |f| f.to_string_lossy().into()),
+            graph: read_graph(path)?,
+        });
+    }
+    let opts = TopologyOptions {
+        threshold: args.threshold,
+        library,
+        max_steps: args.max_steps,
+        ..TopologyOptions::default()
+    };
+    let report = if let Some(path) = &args.graph {
+        let g = read_graph(path)?;
+        set_stage("identifying the topology");
+        identify_graph(&g, &opts)
+    } else {
+        let matrix = if let Some(path) = &args.matrix {
+            let text = read_text(path, "matrix")?;
+            parse_csv_matrix(&text, &path.display().to_string()).map_err(CliError::Input)?
+        } else {
+            let trace = load_trace(&args.paths)?;
+            let selection = args.selection.selection(&trace)?;
+            set_stage("building the communication matrix");
+            CommMatrix::from_trace(&trace, &selection)
+        };
+        set_stage("identifying the topology");
+        identify_matrix(&matrix, &opts)
+    };
+    if let Some(path) = &args.save_graph {
+        let edges: Vec<(u32, u32)> = report.edges.iter().map(|&[a, b]| (a, b)).collect();
+        let g = Graph::from_edges(report.ranks, edges);
+        let comment = format!(
+            "tracelogic communication graph ({} ranks, {} edges)",
+            g.num_nodes(),
+            g.num_edges()
+        );
+        std::fs::write(path, edgelist::write(&g, Some(&comment)))
+            .map_err(|e| CliError::Input(format!("cannot write {}: {e}", path.display())))?;
+    }
+    if args.json {
+        print_json(&report)?;
+    } else {
+        let text = human(&report);
+        emit(|w| w.write_all(text.as_bytes()))?;
+    }
+    let found = report.identification.matched.is_some()
+        || (!report.components.is_empty() && report.components.iter().all(|c| c.identification.matched.is_some()));
+    Ok(if found { ExitCode::SUCCESS } else { ExitCode::from(1) })
+}
+
+fn human(r: &TopologyReport) -> String {
+    let mut out = String::new();
+    let f = &r.filter;
+    if r.no_point_to_point {
+        out.push_str(&format!(
+            "{} ranks, no point-to-point traffic (collectives only): no topology to identify.\n",
+            r.ranks
+        ));
+        return out;
+    }
+    if f.mode != "none" {
+        out.push_str(&format!(
+            "Filtering ({}, {}): threshold {:.3} % of the largest entry ({}){}; kept {} of {} pairs, \
+             removed {} carrying {:.3} % of the traffic.\n",
+            f.mode,
+            f.metric,
+            f.threshold_pct,
+            f.max_volume,
+            f.gap_ratio.map_or(String::new(), |g| format!(", at a {g:.1}x gap")),
+            f.pairs_kept,
+            f.pairs_before,
+            f.removed.len(),
+            100.0 * f.removed_share
+        ));
+        for p in f.removed.iter().take(10) {
+            out.push_str(&format!(
+                "  removed {}-{}: {} ({:.3} %)\n",
+                p.a,
+                p.b,
+                p.volume,
+                100.0 * p.share
+            ));
+        }
+        if f.removed.len() > 10 {
+            out.push_str(&format!("  ... and {} more\n", f.removed.len() - 10));
+        }
+    }
+    out.push_str(&format!("Graph: {} ranks, {} edges", r.ranks, r.edges.len()));
+    if !r.isolated_ranks.is_empty() {
+        out.push_str(&format!(", {} ranks without traffic", r.isolated_ranks.len()));
+    }
+    out.push_str(".\n\n");
+    identification(&mut out, &r.identification);
+    for c in &r.components {
+        out.push_str(&format!(
+            "\nComponent of {} ranks ({}{}):\n",
+            c.ranks.len(),
+            c.ranks
+                .iter()
+                .take(12)
+                .map(|r| r.to_string())
+                .collect::<Vec<_>>()
+                .join(","),
+            if c.ranks.len() > 12 { ",..." } else { "" }
+        ));
+        identification(&mut out, &c.identification);
+    }
+    out
+}
+
+fn identification(out: &mut String, id: &Identification) {
+    let rows = id
+        .stages
+        .iter()
+        .map(|s| {
+            let mut names = s.survivors.iter().take(4).cloned().collect::<Vec<_>>().join(", ");
+            if s.candidates > 4 {
+                names.push_str(", ...");
+            }
+            vec![
+                s.name.clone(),
+                s.candidates.to_string(),
+                format!("{:.2}", s.milliseconds),
+                names,
+            ]
+        })
+        .collect();
+    out.push_str(&table(&["stage", "candidates", "ms", "survivors"], rows, &[1, 2]));
+    out.push('\n');
+    match &id.matched {
+        Some(m) => {
+            out.push_str(&format!(
+                "Match: {} (proved by isomorphism, mapping verified)\n",
+                m.label
+            ));
+            if id.equivalents.len() > 1 {
+                let eq: Vec<&str> = id.equivalents.iter().skip(1).map(|e| e.label.as_str()).collect();
+                out.push_str(&format!("Equivalent: {}\n", eq.join(" = ")));
+            }
+            let shown = if id.mapping.len() > 64 { 16 } else { id.mapping.len() };
+            let rows = id
+                .mapping
+                .iter()
+                .take(shown)
+                .map(|p| {
+                    vec![
+                        p.rank.to_string(),
+                        format!(
+                            "({})",
+                            p.coords.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(",")
+                        ),
+                        p.neighbours
+                            .iter()
+                            .map(|n| format!("{}={}", n.direction, n.rank))
+                            .collect::<Vec<_>>()
+                            .join(" "),
+                    ]
+                })
+                .collect();
+            out.push_str(&table(&["rank", "coords", "neighbours"], rows, &[0]));
+            out.push('\n');
+            if shown < id.mapping.len() {
+                out.push_str(&format!(
+                    "... {} more ranks (--json for all)\n",
+                    id.mapping.len() - shown
+                ));
+            }
+        }
+        None => {
+            out.push_str("No exact match.\n");
+            for g in &id.gave_up {
+                out.push_str(&format!("  undecided: {g}\n"));
+            }
+            for nm in &id.near_matches {
+                out.push_str(&format!(
+                    "Near match: {} ({} edge{} differ)\n",
+                    nm.topology.label,
+                    nm.distance,
+                    if nm.distance == 1 { "" } else { "s" }
+                ));
+                for p in &nm.extra_edges {
+                    out.push_str(&format!(
+                        "  extra {}-{}: {} ({:.3} % of traffic)\n",
+                        p.a,
+                        p.b,
+                        p.volume,
+                        100.0 * p.share
+                    ));
+                }
+                for p in &nm.missing_edges {
+                    out.push_str(&format!("  missing {}-{}\n", p.a, p.b));
+                }
+            }
+        }
+    }
 }

@@ -708,11 +708,25 @@ impl TopologySpec {
         self.degree_histogram().iter().map(|(&d, &c)| d as u64 * c).sum::<u64>() / 2
     }
 
+    /// True when every node looks the same (an automorphism maps any node to any other): the
+    /// periodic Cartesian families, hypercubes, rings and all-to-all. Identification then needs
+    /// to compare the graph's view from one node only.
+    pub fn is_vertex_transitive(&self) -> bool {
+        match self.family {
+            f if f.periodic() => true,
+            Family::Hypercube | Family::Ring | Family::AllToAll => true,
+            _ => self.num_nodes() <= 2,
+        }
+    }
+
     /// The graph of this topology. O(n · directions).
     pub fn graph(&self) -> Graph {
         let n = self.num_nodes();
         if self.family == Family::Star {
             return Graph::from_edges(n, (1..n).map(|v| (0, v)));
+        }
+        if self.family.is_cartesian() {
+            return self.cartesian_graph();
         }
         let dirs = self.directions();
         let edges = (0..n).flat_map(|u| {
@@ -720,6 +734,59 @@ impl TopologySpec {
             dirs.iter().filter_map(move |d| self.neighbour(u, d).map(|v| (u, v)))
         });
         Graph::from_edges(n, edges.collect::<Vec<_>>())
+    }
+}
+
+impl TopologySpec {
+    /// Cartesian graphs without per-node allocation: coordinates are updated incrementally and
+    /// each offset becomes a stride, with wrap-around or bounds checks per dimension.
+    fn cartesian_graph(&self) -> Graph {
+        let n = self.num_nodes();
+        let k = self.dims.len();
+        let periodic = self.family.periodic();
+        let offsets: Vec<Vec<i8>> = self
+            .directions()
+            .into_iter()
+            .filter_map(|d| match d {
+                Direction::Offset(o) => Some(o),
+                _ => None,
+            })
+            .collect();
+        let mut strides = vec![1i64; k];
+        for i in 1..k {
+            strides[i] = strides[i - 1] * self.dims[i - 1] as i64;
+        }
+        let mut coords = vec![0u32; k];
+        let mut edges: Vec<(u32, u32)> = Vec::with_capacity(n as usize * offsets.len() / 2);
+        for u in 0..n {
+            'dirs: for o in &offsets {
+                let mut v = u as i64;
+                for i in 0..k {
+                    let step = o[i] as i64;
+                    if step == 0 {
+                        continue;
+                    }
+                    let d = self.dims[i] as i64;
+                    let x = coords[i] as i64 + step;
+                    let wrapped = x.rem_euclid(d);
+                    if !periodic && wrapped != x {
+                        continue 'dirs;
+                    }
+                    v += (wrapped - coords[i] as i64) * strides[i];
+                }
+                if (u as i64) < v {
+                    edges.push((u, v as u32));
+                }
+            }
+            for (c, &d) in coords.iter_mut().zip(&self.dims) {
+                *c += 1;
+                if *c < d {
+                    break;
+                }
+                *c = 0;
+            }
+        }
+        Graph::from_edges(n, edges)
     }
 }
 

@@ -107,3 +107,31 @@ pub fn spectra_agree(a: &[f64], b: &[f64]) -> bool {
     let scale = a.iter().chain(b).fold(1.0f64, |m, x| m.max(x.abs()));
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x - y).abs() <= 1e-6 * scale)
 }
+
+/// Number of nodes at each distance from `root` (breadth-first levels; unreachable nodes are
+/// not counted). For a vertex-transitive graph this profile is the same from every node, so it
+/// separates, for example, tori of different aspect ratios that agree on all short walks.
+pub fn distance_profile(g: &Graph, root: u32) -> Vec<u32> {
+    let n = g.num_nodes() as usize;
+    let mut dist = vec![u32::MAX; n];
+    let mut queue = vec![root];
+    dist[root as usize] = 0;
+    let mut profile = vec![1u32];
+    let mut i = 0;
+    while i < queue.len() {
+        let u = queue[i];
+        i += 1;
+        let d = dist[u as usize] + 1;
+        for &v in g.neighbors(u) {
+            if dist[v as usize] == u32::MAX {
+                dist[v as usize] = d;
+                queue.push(v);
+                if profile.len() <= d as usize {
+                    profile.push(0);
+                }
+                profile[d as usize] += 1;
+            }
+        }
+    }
+    profile
+}
