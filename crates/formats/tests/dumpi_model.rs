@@ -381,3 +381,73 @@ fn progress_is_reported_per_rank_and_cancel_stops() {
     assert!(e.cancelled);
     assert_eq!(e.file, "t-0001.bin");
 }
+
+#[test]
+fn persistent_requests_waitsome_and_cartesian_communicators() {
+    const SEND_INIT: u16 = 26;
+    const RECV_INIT: u16 = 30;
+    const STARTALL: u16 = 32;
+    const TESTSOME: u16 = 21;
+    const CART_CREATE: u16 = 99;
+    let mut bins: Vec<Bin> = (0..3).map(|_| Bin::default()).collect();
+    for b in bins.iter_mut() {
+        // A 1-D periodic grid of 2 ranks: world rank 2 gets MPI_COMM_NULL.
+        b.call(
+            CART_CREATE,
+            0,
+            &[A::H(WORLD), A::I(1), A::Arr(vec![2]), A::Arr(vec![1]), A::I(0), A::H(6)],
+        );
+    }
+    bins[2].body.clear();
+    bins[2].call(
+        CART_CREATE,
+        0,
+        &[A::H(WORLD), A::I(1), A::Arr(vec![2]), A::Arr(vec![1]), A::I(0), A::H(1)],
+    );
+    // Rank 0: persistent send and receive with rank 1 on the grid, started twice.
+    let b = &mut bins[0];
+    b.call(SEND_INIT, 1, &[A::I(4), A::H(INT), A::I(1), A::I(3), A::H(6), A::I(10)]);
+    b.call(RECV_INIT, 2, &[A::I(4), A::H(INT), A::I(1), A::I(3), A::H(6), A::I(11)]);
+    for k in 0..2u64 {
+        b.call(STARTALL, 3 + 2 * k, &[A::I(2), A::Arr(vec![10, 11])]);
+        b.call(
+            id::WAITSOME,
+            4 + 2 * k,
+            &[
+                A::I(2),
+                A::Arr(vec![10, 11]),
+                A::I(2),
+                A::Arr(vec![1, 0]),
+                A::St(vec![]),
+            ],
+        );
+    }
+    // Rank 1: Isend + Irecv completed by a Testsome that reports only the receive.
+    let b = &mut bins[1];
+    b.call(id::ISEND, 1, &[A::I(4), A::H(INT), A::I(0), A::I(3), A::H(6), A::I(20)]);
+    b.call(id::IRECV, 2, &[A::I(4), A::H(INT), A::I(0), A::I(3), A::H(6), A::I(21)]);
+    b.call(
+        TESTSOME,
+        3,
+        &[
+            A::I(2),
+            A::Arr(vec![20, 21]),
+            A::I(1),
+            A::Arr(vec![1]),
+            A::St(vec![(16, 0, 3)]),
+        ],
+    );
+    b.call(id::WAIT, 4, &[A::I(20), A::St(vec![])]);
+    let t = read(&bins);
+    assert_eq!(t.comms.len(), 2);
+    assert_eq!(t.comms[1].members, vec![0, 1]);
+    let p = &t.ranks[0].p2p;
+    assert_eq!(p.len(), 4, "two operations per Startall");
+    assert_eq!(p.post, vec![3, 3, 5, 5]);
+    assert_eq!(p.complete, vec![4, 4, 6, 6]);
+    assert_eq!((p.dir[0], p.dir[1]), (P2pDir::Send, P2pDir::Recv));
+    assert!(p.peer.iter().all(|&x| x == 1) && p.bytes.iter().all(|&x| x == 16) && p.comm.iter().all(|&c| c == 1));
+    let q = &t.ranks[1].p2p;
+    assert_eq!((q.complete[0], q.complete[1]), (4, 3));
+    assert!(t.ranks[2].p2p.is_empty());
+}
