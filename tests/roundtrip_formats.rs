@@ -177,7 +177,8 @@ fn roundtrip_text_each_family_and_style() {
 #[test]
 fn the_comparison_notices_single_changes() {
     let (trace, _) = generated();
-    let changes: [(&str, fn(&mut Trace)); 5] = [
+    type Change = (&'static str, fn(&mut Trace));
+    let changes: [Change; 5] = [
         ("tag", |t| t.ranks[3].p2p.tag[2] += 1),
         ("bytes", |t| t.ranks[5].p2p.bytes[0] += 1),
         ("exit time", |t| t.ranks[7].calls.exit[4] += 2),
