@@ -489,3 +489,23 @@ fn inconsistent_columns_are_replayed_up_to_the_shortest() {
     assert_eq!(r.warnings.invalid_messages, 5, "{:?}", r.warnings);
     assert_eq!(r.warnings.unresolved_recvs + r.warnings.unmatched_recvs, 0);
 }
+
+#[test]
+fn start_up_and_tear_down_are_outside_the_model_and_reported() {
+    // 1 s in MPI_Init, 0.25 s of computation, 0.5 s in MPI_Finalize on both ranks.
+    let mut t = Trace::new("generated", "lifecycle", 2);
+    for r in 0..2 {
+        call(&mut t, r, "MPI_Init", 0, 1_000 * MS);
+        call(&mut t, r, "MPI_Comm_rank", 1_000 * MS, 1_000 * MS + 10 * US);
+        call(&mut t, r, "MPI_Finalize", 1_250 * MS, 1_750 * MS);
+    }
+    let options = WhatIfOptions::new(vec![Network::ethernet_10g()], SEED_SCALES.to_vec());
+    let report = what_if(&t, &match_messages(&t), &options).unwrap();
+    let v = report.reference.unwrap();
+    // The query's 10 µs is local work and stays; start-up and tear-down do not.
+    assert!(close(v.predicted_s, 0.25), "{}", v.predicted_s);
+    assert!(close(v.measured_s, 1.75));
+    assert!(close(v.outside_model_s, 1.5));
+    assert!(v.relative_error_inside_model.unwrap().abs() < 1e-9);
+    assert!(close(v.relative_error.unwrap(), 0.25 / 1.75 - 1.0));
+}

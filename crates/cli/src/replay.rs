@@ -142,6 +142,13 @@ fn human(r: &WhatIf, per_rank: bool) -> String {
             "on {} (taken as the recording network) predicted {:.6} s vs measured {:.6} s: error {err}\n",
             v.network, v.predicted_s, v.measured_s
         );
+        if let Some(e) = v.relative_error_inside_model.filter(|_| v.outside_model_s > 0.0) {
+            o += &format!(
+                "  ({:.6} s of the measured time is in MPI_Init, MPI_Finalize and communicator set-up, which the model prices at 0; error without it {:+.1}%)\n",
+                v.outside_model_s,
+                100.0 * e
+            );
+        }
     }
     let mut names: Vec<&str> = Vec::new();
     for c in &r.configurations {

@@ -520,23 +520,15 @@ impl<'a> Engine<'a> {
         let cur = &mut self.cursors[r as usize];
         let i = cur.call;
         let kind = calls.kind[i];
-        let priced = cur.modelled
-            || matches!(
-                kind,
-                CallKind::Send
-                    | CallKind::Isend
-                    | CallKind::Recv
-                    | CallKind::Irecv
-                    | CallKind::SendRecv
-                    | CallKind::Completion
-                    | CallKind::Collective
-            );
+        // Only local work keeps its recorded duration: queries, datatypes, I/O, probes. Start-up,
+        // tear-down and communicator management hide synchronisation, not computation.
+        let keeps_duration = !cur.modelled && matches!(kind, CallKind::Other | CallKind::Probe);
         if kind == CallKind::Collective && !cur.modelled {
             self.warnings.collectives_without_record += 1;
         }
         cur.call += 1;
         cur.stage = Stage::Enter;
-        if !priced {
+        if keeps_duration {
             let dt = ns_to_s(calls.exit[i].saturating_sub(calls.enter[i]));
             let [clock, compute, ..] = Self::terms(&mut self.state, self.k, r);
             advance(clock, compute, dt);

@@ -33,7 +33,7 @@ pub use network::{
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
-use tracelogic_model::{Matching, Rank, Trace};
+use tracelogic_model::{CallKind, Matching, Rank, Trace};
 
 /// Most configurations one replay accepts (seed 004 runs up to 256; state is ranks × 5 × K).
 pub const MAX_CONFIGURATIONS: usize = 4096;
@@ -41,7 +41,8 @@ pub const MAX_CONFIGURATIONS: usize = 4096;
 /// Predicted time split into the four terms of seed 004. The terms add up to the predicted time.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Breakdown {
-    /// Time between MPI calls as the trace recorded it, plus MPI calls the model does not price.
+    /// Time between MPI calls as the trace recorded it, plus the recorded duration of local MPI
+    /// calls (queries, probes, I/O).
     pub compute_s: f64,
     /// Time blocked on a partner that had not yet sent or arrived (load imbalance), including
     /// the time a rank that ends early waits for the last one.
@@ -429,6 +430,31 @@ pub struct Validation {
     pub measured_s: f64,
     /// (predicted − measured) / measured; `None` when nothing was measured.
     pub relative_error: Option<f64>,
+    /// Longest time any rank spent in calls the replay prices at zero although they take time
+    /// in a real run: `MPI_Init`, `MPI_Finalize`, communicator management.
+    pub outside_model_s: f64,
+    /// (predicted − (measured − outside_model)) / (measured − outside_model): the error over
+    /// the part of the run the model covers; `None` when that part is empty.
+    pub relative_error_inside_model: Option<f64>,
+}
+
+/// Longest per-rank total of recorded time in `MPI_Init`, `MPI_Finalize` and communicator
+/// management calls, in seconds.
+fn outside_model_s(trace: &Trace) -> f64 {
+    trace
+        .ranks
+        .iter()
+        .map(|rt| {
+            let c = &rt.calls;
+            let n = c.kind.len().min(c.enter.len()).min(c.exit.len());
+            (0..n)
+                .filter(|&i| matches!(c.kind[i], CallKind::Lifecycle | CallKind::Communicator))
+                .map(|i| c.exit[i].saturating_sub(c.enter[i]))
+                .sum::<u64>()
+        })
+        .max()
+        .unwrap_or(0) as f64
+        * 1e-9
 }
 
 /// What [`what_if`] predicts for and how.
@@ -496,6 +522,8 @@ pub fn what_if(trace: &Trace, matching: &Matching, options: &WhatIfOptions) -> R
         .filter_map(|n| classify(&replay.configurations, &n.name, &options.thresholds))
         .collect();
     let recorded = options.recorded_on.as_deref().unwrap_or(&options.networks[0].name);
+    let outside = outside_model_s(trace);
+    let inside = replay.measured_s - outside;
     let reference = replay
         .configurations
         .iter()
@@ -505,6 +533,8 @@ pub fn what_if(trace: &Trace, matching: &Matching, options: &WhatIfOptions) -> R
             predicted_s: c.predicted_s,
             measured_s: replay.measured_s,
             relative_error: (replay.measured_s > 0.0).then(|| (c.predicted_s - replay.measured_s) / replay.measured_s),
+            outside_model_s: outside,
+            relative_error_inside_model: (inside > 0.0).then(|| (c.predicted_s - inside) / inside),
         });
     Ok(WhatIf {
         configurations: replay.configurations,
