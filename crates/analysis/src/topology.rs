@@ -570,7 +570,23 @@ fn identify(
 
     let t = Instant::now();
     let mut graphs: Vec<Graph> = left.iter().map(Candidate::graph).collect();
-    let mut colourings: Vec<Colouring> = graphs.iter().map(|h| refine_joint(&[g, h], 32)).collect();
+    // Two regular graphs of the same size and degree are never told apart by refinement: the
+    // candidates of a regular graph skip straight to a trivial colouring.
+    let regular = degrees.len() <= 1;
+    let mut colourings: Vec<Colouring> = graphs
+        .iter()
+        .map(|h| {
+            if regular {
+                Colouring {
+                    colours: vec![vec![0; n as usize], vec![0; n as usize]],
+                    classes: 1,
+                    rounds: 0,
+                }
+            } else {
+                refine_joint(&[g, h], 32)
+            }
+        })
+        .collect();
     let keep: Vec<bool> = colourings.iter().map(Colouring::histograms_agree).collect();
     retain_pairs(&mut left, &mut graphs, &keep);
     retain_mask(&mut colourings, &keep);

@@ -756,9 +756,15 @@ impl TopologySpec {
         for i in 1..k {
             strides[i] = strides[i - 1] * self.dims[i - 1] as i64;
         }
+        // The offsets come in ± pairs, so each node's list is complete: the CSR arrays are
+        // filled node by node without a global sort.
         let mut coords = vec![0u32; k];
-        let mut edges: Vec<(u32, u32)> = Vec::with_capacity(n as usize * offsets.len() / 2);
+        let mut offsets_csr: Vec<u32> = Vec::with_capacity(n as usize + 1);
+        let mut targets: Vec<u32> = Vec::with_capacity(n as usize * offsets.len());
+        offsets_csr.push(0);
+        let mut row: Vec<u32> = Vec::with_capacity(offsets.len());
         for u in 0..n {
+            row.clear();
             'dirs: for o in &offsets {
                 let mut v = u as i64;
                 for i in 0..k {
@@ -774,10 +780,14 @@ impl TopologySpec {
                     }
                     v += (wrapped - coords[i] as i64) * strides[i];
                 }
-                if (u as i64) < v {
-                    edges.push((u, v as u32));
+                if v != u as i64 {
+                    row.push(v as u32);
                 }
             }
+            row.sort_unstable();
+            row.dedup();
+            targets.extend_from_slice(&row);
+            offsets_csr.push(targets.len() as u32);
             for (c, &d) in coords.iter_mut().zip(&self.dims) {
                 *c += 1;
                 if *c < d {
@@ -786,7 +796,10 @@ impl TopologySpec {
                 *c = 0;
             }
         }
-        Graph::from_edges(n, edges)
+        Graph {
+            offsets: offsets_csr,
+            targets,
+        }
     }
 }
 

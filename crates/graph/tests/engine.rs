@@ -223,3 +223,21 @@ fn edge_list_round_trip_and_errors() {
     let e = edgelist::parse("", "x.txt").unwrap_err();
     assert!(e.contains("empty"), "{e}");
 }
+
+#[test]
+fn fast_cartesian_builder_equals_the_direction_definition() {
+    for s in SAMPLES
+        .iter()
+        .copied()
+        .chain(["torus:2x3", "stencil8:2x2", "stencil27:2x2x2", "torus:1x5"])
+    {
+        let t = spec(s);
+        let by_directions = Graph::from_edges(
+            t.num_nodes(),
+            (0..t.num_nodes())
+                .flat_map(|u| t.neighbours(u).into_iter().map(move |(_, v)| (u, v)))
+                .collect::<Vec<_>>(),
+        );
+        assert_eq!(t.graph(), by_directions, "{s}");
+    }
+}
