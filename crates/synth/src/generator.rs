@@ -6,7 +6,8 @@ use crate::spec::{topology_string, Clock, Phase, Spec, Style};
 use crate::truth::{NoiseLink, PhaseTruth, Truth};
 use tracelogic_graph::{Direction, Family, TopologySpec};
 use tracelogic_model::{
-    CallIdx, CallKind, CollectiveOp, FuncId, P2pDir, Rank, Time, Trace, COMM_WORLD, NOT_COMPLETED, NO_CALLPATH, NO_ROOT,
+    CallIdx, CallKind, CollectiveOp, FuncId, Location, P2pDir, Rank, Time, Trace, COMM_WORLD, NOT_COMPLETED,
+    NO_CALLPATH, NO_ROOT,
 };
 
 /// The most calls (or neighbour-table entries) one generation may produce: about 6 GB of trace.
@@ -54,6 +55,13 @@ pub fn generate_with_truth(spec: &Spec) -> Result<(Trace, Truth), String> {
         rank_of_node,
         compute_factor,
     );
+    // One thread per rank; id 0 is its thread number (the OTF2 writer renumbers ids globally).
+    for rt in &mut b.trace.ranks {
+        rt.locations.push(Location {
+            id: 0,
+            name: "Master thread".into(),
+        });
+    }
     b.trace.meta.push(("generator".into(), "tracelogic-synth".into()));
     b.trace.meta.push(("clock resolution".into(), "1 ns".into()));
     b.trace.meta.push((
