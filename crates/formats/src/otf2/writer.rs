@@ -188,34 +188,67 @@ impl DefFile {
     }
 }
 
-/// The events of one location, in order, before chunking.
+/// The events of one location, in order, before chunking: records encoded back to back.
 #[derive(Default)]
 struct EventStream {
-    /// (timestamp, encoded record without the timestamp record).
-    events: Vec<(u64, Vec<u8>)>,
+    /// Encoded records (without timestamp records).
+    data: Vec<u8>,
+    /// Per event: timestamp and end offset of its record in `data`.
+    events: Vec<(u64, usize)>,
+    scratch: Enc,
     count: u64,
     time: u64,
 }
 
 impl EventStream {
-    fn push(&mut self, t: u64, record: Enc) {
+    fn mark(&mut self, t: u64) {
         let t = t.max(self.time);
         self.time = t;
-        self.events.push((t, record.0));
+        self.events.push((t, self.data.len()));
         self.count += 1;
+    }
+
+    /// A record whose single compressed field has no length byte (Enter, Leave...).
+    fn singleton(&mut self, t: u64, id: u8, f: impl FnOnce(&mut Enc)) {
+        let mut e = Enc(std::mem::take(&mut self.data));
+        e.u8(id);
+        f(&mut e);
+        self.data = e.0;
+        self.mark(t);
+    }
+
+    /// A record with a length byte.
+    fn with_length(&mut self, t: u64, id: u8, f: impl FnOnce(&mut Enc)) {
+        let mut fields = std::mem::take(&mut self.scratch);
+        fields.0.clear();
+        f(&mut fields);
+        let mut e = Enc(std::mem::take(&mut self.data));
+        e.record(id, &fields);
+        self.data = e.0;
+        self.scratch = fields;
+        self.mark(t);
+    }
+
+    fn metric(&mut self, t: u64, metric: u32, value: f64) {
+        self.with_length(t, id::METRIC, |e| {
+            e.cu32(metric).u8(1).u8(10).cu64(value.to_bits());
+        });
     }
 
     /// Lay the events out in chunks: every chunk starts with a header and a timestamp record,
     /// ends with an end-of-chunk record and zero padding; the last one ends the file.
     fn finish(self, chunk_size: u64) -> Vec<u8> {
         let size = chunk_size as usize;
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(self.data.len() + self.data.len() / 4 + 64);
         let mut chunk_start = 0;
         let mut first = 1u64;
         let mut n = 0u64;
         let mut last_time: Option<u64> = None;
+        let mut start = 0;
         out.extend(chunk_header(0, 0));
-        for (t, rec) in self.events {
+        for (t, end) in self.events {
+            let rec = &self.data[start..end];
+            start = end;
             let ts = if last_time == Some(t) { 0 } else { 9 };
             if out.len() - chunk_start + ts + rec.len() + 2 > size && n >= first {
                 out[chunk_start..chunk_start + CHUNK_HEADER_LEN].copy_from_slice(&chunk_header(first, n));
@@ -231,7 +264,7 @@ impl EventStream {
                 out.extend_from_slice(&t.to_le_bytes());
                 last_time = Some(t);
             }
-            out.extend_from_slice(&rec);
+            out.extend_from_slice(rec);
             n += 1;
         }
         out[chunk_start..chunk_start + CHUNK_HEADER_LEN].copy_from_slice(&chunk_header(first, n));
@@ -255,17 +288,37 @@ mod id {
     pub const METRIC: u8 = 31;
 }
 
-fn singleton(id: u8, f: impl FnOnce(&mut Enc)) -> Enc {
-    let mut e = Enc::default();
-    e.u8(id);
-    f(&mut e);
-    e
+/// Items grouped by call index (counting sort; items keep their order within a call).
+struct CallIndex {
+    starts: Vec<usize>,
+    items: Vec<usize>,
 }
 
-fn with_length(id: u8, f: impl FnOnce(&mut Enc)) -> Enc {
-    let mut e = Enc::default();
-    e.record(id, &fields(f));
-    e
+impl CallIndex {
+    fn new(calls: usize, pairs: impl Iterator<Item = (CallIdx, usize)> + Clone) -> CallIndex {
+        let mut starts = vec![0usize; calls + 2];
+        for (c, _) in pairs.clone() {
+            if (c as usize) < calls {
+                starts[c as usize + 2] += 1;
+            }
+        }
+        for i in 2..starts.len() {
+            starts[i] += starts[i - 1];
+        }
+        let mut items = vec![0; starts[calls + 1]];
+        for (c, i) in pairs {
+            if (c as usize) < calls {
+                let slot = &mut starts[c as usize + 1];
+                items[*slot] = i;
+                *slot += 1;
+            }
+        }
+        starts.pop();
+        CallIndex { starts, items }
+    }
+    fn of(&self, call: usize) -> &[usize] {
+        &self.items[self.starts[call]..self.starts[call + 1]]
+    }
 }
 
 /// Region role of an MPI function (appendix C).
@@ -292,6 +345,8 @@ struct ArchiveWriter<'t> {
     function_region: Vec<u32>,
     /// Region id of each user region (index = region id).
     user_region: Vec<u32>,
+    /// Communicator rank of each member, per communicator.
+    local_ranks: Vec<HashMap<Rank, u32>>,
 }
 
 impl<'t> ArchiveWriter<'t> {
@@ -303,6 +358,11 @@ impl<'t> ArchiveWriter<'t> {
             string_ids: HashMap::new(),
             function_region: (0..nf).collect(),
             user_region: (0..trace.regions.len() as u32).map(|r| nf + r).collect(),
+            local_ranks: trace
+                .comms
+                .iter()
+                .map(|c| c.members.iter().enumerate().map(|(i, &m)| (m, i as u32)).collect())
+                .collect(),
         }
     }
 
@@ -354,28 +414,24 @@ impl<'t> ArchiveWriter<'t> {
                 0
             }
         };
-        // Operations by the call that posts or completes them.
-        let mut posted: HashMap<CallIdx, Vec<usize>> = HashMap::new();
-        let mut completed: HashMap<CallIdx, Vec<usize>> = HashMap::new();
-        for i in 0..rt.p2p.len() {
-            posted.entry(rt.p2p.post[i]).or_default().push(i);
-            let c = rt.p2p.complete[i];
-            if c != rt.p2p.post[i] && c != NOT_COMPLETED {
-                completed.entry(c).or_default().push(i);
-            }
-        }
-        let mut collectives: HashMap<CallIdx, Vec<usize>> = HashMap::new();
-        for i in 0..rt.collectives.len() {
-            collectives.entry(rt.collectives.call[i]).or_default().push(i);
-        }
+        // Operations by the call that posts or completes them, and collectives by call.
+        let n = calls.len();
+        let p = &rt.p2p;
+        let posted = CallIndex::new(n, (0..p.len()).map(|i| (p.post[i], i)));
+        let completed = CallIndex::new(
+            n,
+            (0..p.len())
+                .filter(|&i| p.complete[i] != p.post[i] && p.complete[i] != NOT_COMPLETED)
+                .map(|i| (p.complete[i], i)),
+        );
+        let collectives = CallIndex::new(n, (0..rt.collectives.len()).map(|i| (rt.collectives.call[i], i)));
         let local_rank = |comm: u32, world: Rank| -> u32 {
             if world == ANY_SOURCE {
                 return UNDEFINED;
             }
-            trace
-                .comms
+            self.local_ranks
                 .get(comm as usize)
-                .and_then(|c| c.local_rank(world))
+                .and_then(|m| m.get(&world).copied())
                 .unwrap_or(UNDEFINED)
         };
         // Metric samples, merged into the first location by time.
@@ -387,6 +443,7 @@ impl<'t> ArchiveWriter<'t> {
         samples.sort_by_key(|s| s.0);
         let mut next_sample = 0;
         let mut paths: Vec<Vec<u32>> = vec![Vec::new(); nloc];
+        let mut path_ids: Vec<u32> = vec![NO_CALLPATH; nloc];
         let mut request = 0u64;
         let mut requests: HashMap<usize, u64> = HashMap::new();
         for c in 0..calls.len() {
@@ -396,46 +453,40 @@ impl<'t> ArchiveWriter<'t> {
             if l == 0 {
                 while next_sample < samples.len() && samples[next_sample].0 <= t0 {
                     let (t, m, v) = samples[next_sample];
-                    s.push(t, metric_event(m, v));
+                    s.metric(t, m, v);
                     next_sample += 1;
                 }
             }
             // Move the user call path to this call's.
-            let want: Vec<u32> = match calls.callpath[c] {
-                NO_CALLPATH => Vec::new(),
-                p => trace.callpaths.get(p as usize).cloned().unwrap_or_default(),
-            };
-            let open = &mut paths[l];
-            let common = open.iter().zip(&want).take_while(|(a, b)| a == b).count();
-            while open.len() > common {
-                let reg = self.user_region[open.pop().expect("non-empty") as usize];
-                s.push(
-                    t0,
-                    singleton(id::LEAVE, |e| {
+            if path_ids[l] != calls.callpath[c] {
+                path_ids[l] = calls.callpath[c];
+                let want: &[u32] = match calls.callpath[c] {
+                    NO_CALLPATH => &[],
+                    p => trace.callpaths.get(p as usize).map_or(&[], Vec::as_slice),
+                };
+                let open = &mut paths[l];
+                let common = open.iter().zip(want).take_while(|(a, b)| a == b).count();
+                while open.len() > common {
+                    let reg = self.user_region[open.pop().expect("non-empty") as usize];
+                    s.singleton(t0, id::LEAVE, |e| {
                         e.cu32(reg);
-                    }),
-                );
-            }
-            for &reg in &want[common..] {
-                open.push(reg);
-                let reg = self.user_region[reg as usize];
-                s.push(
-                    t0,
-                    singleton(id::ENTER, |e| {
+                    });
+                }
+                for &reg in &want[common..] {
+                    open.push(reg);
+                    let reg = self.user_region[reg as usize];
+                    s.singleton(t0, id::ENTER, |e| {
                         e.cu32(reg);
-                    }),
-                );
+                    });
+                }
             }
             let region = self.function_region[calls.func[c] as usize];
-            s.push(
-                t0,
-                singleton(id::ENTER, |e| {
-                    e.cu32(region);
-                }),
-            );
+            s.singleton(t0, id::ENTER, |e| {
+                e.cu32(region);
+            });
             let ci = c as CallIdx;
             let mut cur = t0;
-            for &k in collectives.get(&ci).map(Vec::as_slice).unwrap_or(&[]) {
+            for &k in collectives.of(c) {
                 let co = &rt.collectives;
                 let comm = co.comm[k];
                 let root = if co.root[k] == NO_ROOT {
@@ -443,106 +494,78 @@ impl<'t> ArchiveWriter<'t> {
                 } else {
                     local_rank(comm, co.root[k])
                 };
-                s.push(cur, with_length(id::MPI_COLLECTIVE_BEGIN, |_| {}));
-                s.push(
-                    t1,
-                    with_length(id::MPI_COLLECTIVE_END, |e| {
-                        e.u8(collective_to_enum(co.op[k]))
-                            .cu32(comm)
-                            .cu32(root)
-                            .cu64(co.bytes_sent[k])
-                            .cu64(co.bytes_recv[k]);
-                    }),
-                );
+                s.with_length(cur, id::MPI_COLLECTIVE_BEGIN, |_| {});
+                s.with_length(t1, id::MPI_COLLECTIVE_END, |e| {
+                    e.u8(collective_to_enum(co.op[k]))
+                        .cu32(comm)
+                        .cu32(root)
+                        .cu64(co.bytes_sent[k])
+                        .cu64(co.bytes_recv[k]);
+                });
                 cur = t1;
             }
-            let p = &rt.p2p;
-            for &k in posted.get(&ci).map(Vec::as_slice).unwrap_or(&[]) {
+            for &k in posted.of(c) {
                 let peer = local_rank(p.comm[k], p.peer[k]);
                 let (comm, tag, bytes) = (p.comm[k], p.tag[k] as u32, p.bytes[k]);
                 let blocking = p.complete[k] == ci;
                 match (p.dir[k], blocking) {
-                    (P2pDir::Send, true) => s.push(
-                        cur,
-                        with_length(id::MPI_SEND, |e| {
-                            e.cu32(peer).cu32(comm).cu32(tag).cu64(bytes);
-                        }),
-                    ),
+                    (P2pDir::Send, true) => s.with_length(cur, id::MPI_SEND, |e| {
+                        e.cu32(peer).cu32(comm).cu32(tag).cu64(bytes);
+                    }),
                     (P2pDir::Send, false) => {
                         request += 1;
                         requests.insert(k, request);
-                        s.push(
-                            cur,
-                            with_length(id::MPI_ISEND, |e| {
-                                e.cu32(peer).cu32(comm).cu32(tag).cu64(bytes).cu64(request);
-                            }),
-                        );
+                        s.with_length(cur, id::MPI_ISEND, |e| {
+                            e.cu32(peer).cu32(comm).cu32(tag).cu64(bytes).cu64(request);
+                        });
                     }
                     (P2pDir::Recv, true) => {
                         cur = t1;
-                        s.push(
-                            cur,
-                            with_length(id::MPI_RECV, |e| {
-                                e.cu32(peer).cu32(comm).cu32(tag).cu64(bytes);
-                            }),
-                        );
+                        s.with_length(cur, id::MPI_RECV, |e| {
+                            e.cu32(peer).cu32(comm).cu32(tag).cu64(bytes);
+                        });
                     }
                     (P2pDir::Recv, false) => {
                         request += 1;
                         requests.insert(k, request);
-                        s.push(
-                            cur,
-                            singleton(id::MPI_IRECV_REQUEST, |e| {
-                                e.cu64(request);
-                            }),
-                        );
+                        s.singleton(cur, id::MPI_IRECV_REQUEST, |e| {
+                            e.cu64(request);
+                        });
                     }
                 }
             }
-            for &k in completed.get(&ci).map(Vec::as_slice).unwrap_or(&[]) {
+            for &k in completed.of(c) {
                 let Some(&req) = requests.get(&k) else { continue };
                 match p.dir[k] {
-                    P2pDir::Send => s.push(
-                        t1,
-                        singleton(id::MPI_ISEND_COMPLETE, |e| {
-                            e.cu64(req);
-                        }),
-                    ),
+                    P2pDir::Send => s.singleton(t1, id::MPI_ISEND_COMPLETE, |e| {
+                        e.cu64(req);
+                    }),
                     P2pDir::Recv => {
                         let peer = local_rank(p.comm[k], p.peer[k]);
-                        s.push(
-                            t1,
-                            with_length(id::MPI_IRECV, |e| {
-                                e.cu32(peer)
-                                    .cu32(p.comm[k])
-                                    .cu32(p.tag[k] as u32)
-                                    .cu64(p.bytes[k])
-                                    .cu64(req);
-                            }),
-                        );
+                        s.with_length(t1, id::MPI_IRECV, |e| {
+                            e.cu32(peer)
+                                .cu32(p.comm[k])
+                                .cu32(p.tag[k] as u32)
+                                .cu64(p.bytes[k])
+                                .cu64(req);
+                        });
                     }
                 }
             }
-            s.push(
-                t1,
-                singleton(id::LEAVE, |e| {
-                    e.cu32(region);
-                }),
-            );
+            s.singleton(t1, id::LEAVE, |e| {
+                e.cu32(region);
+            });
         }
         let end = rt.span.map_or(0, |s| s.1);
         for (t, m, v) in samples.drain(next_sample..) {
-            streams[0].push(t, metric_event(m, v));
+            streams[0].metric(t, m, v);
         }
         for (l, open) in paths.iter_mut().enumerate() {
             while let Some(reg) = open.pop() {
                 let reg = self.user_region[reg as usize];
-                streams[l].push(
-                    end,
-                    singleton(id::LEAVE, |e| {
-                        e.cu32(reg);
-                    }),
-                );
+                streams[l].singleton(end, id::LEAVE, |e| {
+                    e.cu32(reg);
+                });
             }
         }
         let _ = r;
@@ -688,10 +711,4 @@ impl<'t> ArchiveWriter<'t> {
         }
         d.finish()
     }
-}
-
-fn metric_event(metric: u32, value: f64) -> Enc {
-    with_length(id::METRIC, |e| {
-        e.cu32(metric).u8(1).u8(10).cu64(value.to_bits());
-    })
 }
