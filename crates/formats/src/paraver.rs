@@ -186,6 +186,8 @@ enum Role {
 
 struct Roles {
     by_type: HashMap<u64, Role>,
+    /// Event type of each caller level.
+    caller_types: HashMap<u32, u64>,
     metric_names: Vec<String>,
 }
 
@@ -225,7 +227,18 @@ fn classify_types(pcf: &Pcf) -> Roles {
         };
         by_type.insert(ty, role);
     }
-    Roles { by_type, metric_names }
+    let caller_types = by_type
+        .iter()
+        .filter_map(|(&ty, r)| match r {
+            Role::Caller(l) => Some((*l, ty)),
+            _ => None,
+        })
+        .collect();
+    Roles {
+        by_type,
+        caller_types,
+        metric_names,
+    }
 }
 
 /// The counter name of a hardware-counter event type, if it is one.
@@ -723,23 +736,11 @@ impl Body<'_> {
     }
 
     fn callpath(&mut self, th: usize, callers: &mut [(u32, u64)]) -> CallpathId {
-        let caller_types: HashMap<u32, u64> = if callers.is_empty() {
-            HashMap::new()
-        } else {
-            self.roles
-                .by_type
-                .iter()
-                .filter_map(|(&ty, r)| match r {
-                    Role::Caller(l) => Some((*l, ty)),
-                    _ => None,
-                })
-                .collect()
-        };
         let names: Vec<String> = if !callers.is_empty() {
             callers.sort_by_key(|c| std::cmp::Reverse(c.0));
             callers
                 .iter()
-                .map(|&(level, v)| self.value_label(caller_types[&level], v))
+                .map(|&(level, v)| self.value_label(self.roles.caller_types[&level], v))
                 .filter(|n| n != "Unresolved" && n != "_NOT_Found")
                 .collect()
         } else {
@@ -1076,6 +1077,8 @@ fn build_trace(
                     open_at_end += 1;
                 }
             }
+            // Paraver files are sorted by time; sorting keeps the lookups by time right if not.
+            d.calls.sort_by_key(|c| c.enter);
             call_index[th] = vec![0; d.calls.len()];
             order.extend(d.calls.iter().enumerate().map(|(i, c)| (c.enter, th, i)));
             if let Some((a, b)) = d.span {
@@ -1241,20 +1244,25 @@ fn attach_communications(
         );
         sends.push((rec.sender, send_post, rr, *rec));
     }
+    // For each thread with sends, the next send-completing call at or after each call: a
+    // Wait*/Test* not already claimed by a receive. Built once per thread, backwards.
+    let mut next_completion: HashMap<usize, Vec<Option<usize>>> = HashMap::new();
     for (th, post, rr, rec) in sends {
         let (sr, _) = owner[th].expect("checked above");
-        let calls = &body.threads[th].calls;
         let complete = if kind_of(trace, th, post) == CallKind::Isend {
-            (post + 1..calls.len())
-                .find(|&i| {
-                    if kind_of(trace, th, i) != CallKind::Completion || claimed.contains(&(th, i)) {
-                        return false;
-                    }
+            let table = next_completion.entry(th).or_insert_with(|| {
+                let n = body.threads[th].calls.len();
+                let mut table = vec![None; n + 1];
+                for i in (0..n).rev() {
                     let f = trace.call_name(sr, call_index[th][i]);
-                    f.starts_with("MPI_Wait") || f.starts_with("MPI_Test")
-                })
-                .map(|i| call_index[th][i])
-                .unwrap_or(NOT_COMPLETED)
+                    let completes = kind_of(trace, th, i) == CallKind::Completion
+                        && !claimed.contains(&(th, i))
+                        && (f.starts_with("MPI_Wait") || f.starts_with("MPI_Test"));
+                    table[i] = if completes { Some(i) } else { table[i + 1] };
+                }
+                table
+            });
+            table[post + 1].map(|i| call_index[th][i]).unwrap_or(NOT_COMPLETED)
         } else {
             call_index[th][post]
         };

@@ -362,10 +362,7 @@ impl<'a> Lexer<'a> {
                 break;
             }
             if c == b'"' {
-                return Err(format!(
-                    "unexpected `\"` inside `{}`",
-                    &self.line[start..self.pos.min(start + 40)]
-                ));
+                return Err(format!("unexpected `\"` inside `{}`", &self.line[start..self.pos]));
             }
             self.pos += 1;
         }
@@ -1068,7 +1065,7 @@ impl Reader<'_> {
         if first.value.is_some() {
             return Err(format!("a line cannot start with `{}=`", first.key));
         }
-        if first.key.as_bytes()[0].is_ascii_digit() {
+        if first.key.as_bytes().first().is_some_and(u8::is_ascii_digit) {
             self.call(&first.key, &mut lx)
         } else {
             self.directive(&first.key, &mut lx, remaining)

@@ -230,3 +230,44 @@ fn hostile_attribute_nesting_is_an_error() {
     let err = read_str(&deep).unwrap_err();
     assert!(err.message.contains("nested"), "{err}");
 }
+
+/// Throughput on about 100 MB of generated Pipit rows. Run in release mode:
+/// `cargo test --release -p tracelogic-formats --test csv -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn csv_reader_throughput_on_100_mb() {
+    use std::fmt::Write as _;
+    let ranks = 32u64;
+    let mut src = String::from("Timestamp (ns),Event Type,Name,Thread,Process,Attributes\n");
+    let mut t = 0f64;
+    let mut sends = 0usize;
+    while src.len() < 100_000_000 {
+        for p in 0..ranks {
+            let peer = (p + 1) % ranks;
+            let _ = writeln!(
+                src,
+                "{t},Enter,\"int main(int, char**)\",0,{p},{{'region': 'Region 3'}}"
+            );
+            let _ = writeln!(src, "{},Enter,MPI_Send,0,{p},{{'region': 'Region 193'}}", t + 1.5);
+            let _ = writeln!(
+                src,
+                "{},Instant,MpiSend,0,{p},\"{{'receiver': {peer}, 'communicator': 'Comm 1', 'msg_tag': 10, 'msg_length': 16384}}\"",
+                t + 2.25
+            );
+            let _ = writeln!(src, "{},Leave,MPI_Send,0,{p},", t + 3.125);
+            let _ = writeln!(src, "{},Leave,\"int main(int, char**)\",0,{p},", t + 4.0);
+            sends += 1;
+        }
+        t += 10.0;
+    }
+    let mb = src.len() as f64 / 1e6;
+    let start = std::time::Instant::now();
+    let trace = read_str(&src).unwrap();
+    let secs = start.elapsed().as_secs_f64();
+    assert_eq!(trace.ranks.iter().map(|r| r.p2p.len()).sum::<usize>(), sends);
+    println!(
+        "csv reader: {mb:.1} MB, {} calls in {secs:.3} s = {:.0} MB/s",
+        trace.num_calls(),
+        mb / secs
+    );
+}

@@ -327,3 +327,75 @@ fn reading_can_be_cancelled() {
     let err = paraver::read(&sample(LULESH), &mut sink).unwrap_err();
     assert!(err.cancelled);
 }
+
+/// Throughput on about 100 MB of generated Extrae-style records (with the lulesh .pcf). Run in
+/// release mode: `cargo test --release -p tracelogic-formats --test paraver -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn paraver_reader_throughput_on_100_mb() {
+    let tasks = 64u64;
+    let mut prv = format!("#Paraver (01/01/2024 at 10:00):999999999999_ns:0:1:{tasks}(");
+    prv.push_str(&vec!["1:1"; tasks as usize].join(","));
+    prv.push_str(")\n");
+    let mut t = 0u64;
+    let mut messages = 0u64;
+    // Records sorted by time, as Paraver requires: per round, task k sends to k+1 at
+    // [s, s+500] and receives from k-1 in an Irecv at [s+1000, s+1500].
+    let mut round: Vec<(u64, String)> = Vec::new();
+    while prv.len() < 100_000_000 {
+        round.clear();
+        for task in 1..=tasks {
+            let peer = task % tasks + 1;
+            let s = t + task * 10;
+            let r = t + peer * 10;
+            round.push((s, format!("1:{task}:1:{task}:1:{s}:{}:10", s + 500)));
+            round.push((
+                s,
+                format!(
+                    "2:{task}:1:{task}:1:{s}:50000001:3:42000050:{}:42000059:{}:70000001:9:70000002:11",
+                    s * 3,
+                    s * 7
+                ),
+            ));
+            round.push((
+                s + 500,
+                format!("2:{task}:1:{task}:1:{}:50000001:0:42000050:12", s + 500),
+            ));
+            round.push((r + 1000, format!("2:{peer}:1:{peer}:1:{}:50000001:4", r + 1000)));
+            round.push((r + 1500, format!("2:{peer}:1:{peer}:1:{}:50000001:0", r + 1500)));
+            round.push((
+                s,
+                format!(
+                    "3:{task}:1:{task}:1:{s}:{}:{peer}:1:{peer}:1:{}:{}:4096:7",
+                    s + 500,
+                    r + 1000,
+                    r + 1500
+                ),
+            ));
+            messages += 1;
+        }
+        round.sort_by_key(|(time, _)| *time);
+        for (_, line) in &round {
+            prv.push_str(line);
+            prv.push('\n');
+        }
+        t += 10_000;
+    }
+    let mut files = sample(LULESH);
+    files.iter_mut().find(|f| f.name == PRV).unwrap().bytes = prv.into_bytes();
+    let mb = files.iter().map(|f| f.bytes.len()).sum::<usize>() as f64 / 1e6;
+    let start = std::time::Instant::now();
+    let trace = paraver::read(&files, &mut NoProgress).unwrap();
+    let secs = start.elapsed().as_secs_f64();
+    let sends: usize = trace
+        .ranks
+        .iter()
+        .map(|r| r.p2p.dir.iter().filter(|&&d| d == P2pDir::Send).count())
+        .sum();
+    assert_eq!(sends as u64, messages);
+    println!(
+        "paraver reader: {mb:.1} MB, {} calls, {messages} messages in {secs:.3} s = {:.0} MB/s",
+        trace.num_calls(),
+        mb / secs
+    );
+}

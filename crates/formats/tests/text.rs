@@ -219,6 +219,7 @@ fn broken_input_gives_file_and_line() {
         ("#tracelogic-text 1\nranks 2\n0 0 1h MPI_Init\n", 3, "unknown unit"),
         ("#tracelogic-text 1\nranks 4000000000\n", 2, "more than this file"),
         ("#tracelogic-text 1\nranks 2\nfrobnicate 1\n", 3, "unknown line keyword"),
+        ("#tracelogic-text 1\nranks 2\n\"\" 1\n", 3, "unknown line keyword"),
         ("#tracelogic-text 1\nranks 2\ncomm 5 x 0-1\n", 3, "count up from 0"),
         (
             "#tracelogic-text 1\nranks 2\n0 0 1 MPI_Send peer=1 tag=x\n",
