@@ -509,3 +509,33 @@ fn start_up_and_tear_down_are_outside_the_model_and_reported() {
     assert!(v.relative_error_inside_model.unwrap().abs() < 1e-9);
     assert!(close(v.relative_error.unwrap(), 0.25 / 1.75 - 1.0));
 }
+
+#[test]
+fn sends_share_the_rank_network_interface() {
+    // Rank 0 posts four Isends of n bytes at once and waits; rank i receives one each. The
+    // interface injects them one after another: message i arrives at α + (i + 1)·nβ.
+    let n = 1u64 << 20;
+    let mut t = Trace::new("generated", "fan-out", 5);
+    let isends: Vec<u32> = (1..5).map(|_| call(&mut t, 0, "MPI_Isend", 0, 0)).collect();
+    let wait = call(&mut t, 0, "MPI_Waitall", 0, MS);
+    for (i, &c) in isends.iter().enumerate() {
+        t.push_p2p(0, c, wait, P2pDir::Send, i as Rank + 1, 0, COMM_WORLD, n);
+    }
+    for r in 1..5 {
+        recv(&mut t, r, 0, n, 0, MS);
+    }
+    let cfg = [Configuration::base(&Network::ethernet_10g())];
+    let result = replay(&t, &match_messages(&t), &cfg, None, true).unwrap();
+    let c = &result.configurations[0];
+    let (alpha, nbeta) = (cfg[0].latency_s, n as f64 / cfg[0].bandwidth_bytes_per_s);
+    let ranks = c.ranks.as_ref().unwrap();
+    assert!(close(ranks[0].end_s, 4.0 * nbeta), "{}", ranks[0].end_s);
+    for r in 1..5 {
+        assert!(
+            close(ranks[r].end_s, alpha + r as f64 * nbeta),
+            "rank {r}: {}",
+            ranks[r].end_s
+        );
+    }
+    assert!(close(c.predicted_s, alpha + 4.0 * nbeta));
+}

@@ -17,7 +17,9 @@ const COMPUTE: usize = 1;
 const WAIT: usize = 2;
 const LATENCY: usize = 3;
 const BANDWIDTH: usize = 4;
-const TERMS: usize = 5;
+/// When the rank's network interface has injected everything posted so far.
+const NIC: usize = 5;
+const ROWS: usize = 6;
 const NONE: u32 = u32::MAX;
 /// Calls a rank replays before it goes to the back of the worklist, so a rank that only sends
 /// cannot run far ahead of its receivers and fill the pool with messages in flight.
@@ -163,7 +165,16 @@ fn advance(clock: &mut [f64], term: &mut [f64], dt: f64) {
     }
 }
 
-/// A send occupies its rank until its bytes are injected: `start + B·β`.
+/// A send's injection starts when both the rank and its interface are free; the interface is
+/// then busy for `B·β`. `start` holds the rank's clock on entry and the injection start on exit.
+fn inject(start: &mut [f64], nic: &mut [f64], beta: &[f64], eff: f64) {
+    for ((s, n), b) in start.iter_mut().zip(nic.iter_mut()).zip(beta) {
+        *s = s.max(*n);
+        *n = *s + eff * b;
+    }
+}
+
+/// A send completes when its bytes are injected: `start + B·β`.
 fn complete_send(clock: &mut [f64], bandwidth: &mut [f64], start: &[f64], beta: &[f64], eff: f64) {
     for (((c, bw), s), b) in clock.iter_mut().zip(bandwidth.iter_mut()).zip(start).zip(beta) {
         let d = (s + eff * b - *c).max(0.0);
@@ -245,7 +256,7 @@ struct Engine<'a> {
     trace: &'a Trace,
     params: Params<'a>,
     k: usize,
-    /// `ranks × TERMS × K`: per rank its clock and the four terms.
+    /// `ranks × ROWS × K`: per rank its clock, the four terms and its interface's free time.
     state: Vec<f64>,
     pool: Pool,
     plans: Vec<Plan>,
@@ -338,7 +349,7 @@ impl<'a> Engine<'a> {
                 table,
             },
             k,
-            state: vec![0.0; n * TERMS * k],
+            state: vec![0.0; n * ROWS * k],
             pool: Pool {
                 k,
                 data: Vec::new(),
@@ -368,14 +379,15 @@ impl<'a> Engine<'a> {
         }
     }
 
-    /// The five K-vectors of rank `r`: clock, compute, wait, latency, bandwidth.
-    fn terms(state: &mut [f64], k: usize, r: Rank) -> [&mut [f64]; TERMS] {
-        let block = &mut state[r as usize * TERMS * k..(r as usize + 1) * TERMS * k];
+    /// The K-vectors of rank `r`: clock, compute, wait, latency, bandwidth, interface free time.
+    fn terms(state: &mut [f64], k: usize, r: Rank) -> [&mut [f64]; ROWS] {
+        let block = &mut state[r as usize * ROWS * k..(r as usize + 1) * ROWS * k];
         let (clock, rest) = block.split_at_mut(k);
         let (compute, rest) = rest.split_at_mut(k);
         let (wait, rest) = rest.split_at_mut(k);
-        let (latency, bandwidth) = rest.split_at_mut(k);
-        [clock, compute, wait, latency, bandwidth]
+        let (latency, rest) = rest.split_at_mut(k);
+        let (bandwidth, nic) = rest.split_at_mut(k);
+        [clock, compute, wait, latency, bandwidth, nic]
     }
 
     fn run(&mut self) {
@@ -540,11 +552,18 @@ impl<'a> Engine<'a> {
         let (to, _) = plan.send_to[op as usize];
         let refs =
             u8::from(to != NONE) + u8::from(self.trace.ranks[r as usize].p2p.complete[op as usize] != NOT_COMPLETED);
+        let eff = self
+            .params
+            .effective(self.trace.ranks[r as usize].p2p.bytes[op as usize] as f64);
+        let k = self.k;
+        let at = r as usize * ROWS * k;
+        let slot = self.pool.alloc(&self.state[at..at + k], refs.max(1));
+        let nic = &mut self.state[at + NIC * k..at + (NIC + 1) * k];
+        inject(self.pool.get_mut(slot), nic, &self.params.beta, eff);
         if refs == 0 {
+            self.pool.release(slot);
             return;
         }
-        let at = r as usize * TERMS * self.k;
-        let slot = self.pool.alloc(&self.state[at..at + self.k], refs);
         self.plans[r as usize].send_slot[op as usize] = slot;
         if to != NONE && self.cursors[to as usize].block == Block::Recv(r, op) {
             self.cursors[to as usize].block = Block::Running;
@@ -564,7 +583,7 @@ impl<'a> Engine<'a> {
                     return true;
                 }
                 let eff = self.params.effective(p2p.bytes[op as usize] as f64);
-                let [clock, _, _, _, bandwidth] = Self::terms(&mut self.state, k, r);
+                let [clock, _, _, _, bandwidth, _] = Self::terms(&mut self.state, k, r);
                 complete_send(clock, bandwidth, self.pool.get(slot), &self.params.beta, eff);
                 self.pool.release(slot);
                 true
@@ -587,7 +606,7 @@ impl<'a> Engine<'a> {
                 }
                 let bytes = self.trace.ranks[from as usize].p2p.bytes[from_op as usize];
                 let eff = self.params.effective(bytes as f64);
-                let [clock, _, wait, latency, bandwidth] = Self::terms(&mut self.state, k, r);
+                let [clock, _, wait, latency, bandwidth, _] = Self::terms(&mut self.state, k, r);
                 complete_recv(
                     clock,
                     wait,
@@ -607,7 +626,7 @@ impl<'a> Engine<'a> {
     /// Rank `r` reaches collective instance `key`; true if it can leave at once.
     fn arrive(&mut self, r: Rank, key: (CommId, u32), op: CollectiveOp, bytes: u64) -> bool {
         let k = self.k;
-        let at = r as usize * TERMS * k;
+        let at = r as usize * ROWS * k;
         let clock = &self.state[at..at + k];
         let expected = match self.comm_sizes.get(key.0 as usize) {
             Some(&p) => p,
@@ -673,7 +692,7 @@ impl<'a> Engine<'a> {
         let Some(inst) = self.instances.get_mut(&key) else {
             return;
         };
-        let [clock, _, wait, latency, bandwidth] = Self::terms(&mut self.state, k, r);
+        let [clock, _, wait, latency, bandwidth, _] = Self::terms(&mut self.state, k, r);
         apply_collective(
             clock,
             wait,
@@ -698,7 +717,7 @@ impl<'a> Engine<'a> {
         let mut predicted = vec![0.0f64; k];
         let mut critical = vec![0 as Rank; k];
         for r in 0..n {
-            let clock = &self.state[r * TERMS * k..r * TERMS * k + k];
+            let clock = &self.state[r * ROWS * k..r * ROWS * k + k];
             for j in 0..k {
                 if clock[j] > predicted[j] {
                     predicted[j] = clock[j];
@@ -707,10 +726,10 @@ impl<'a> Engine<'a> {
             }
         }
         // Mean over ranks of each term, a rank that ends early waiting for the last one.
-        let mut sums = vec![0.0f64; TERMS * k];
+        let mut sums = vec![0.0f64; ROWS * k];
         for r in 0..n {
-            let block = &self.state[r * TERMS * k..(r + 1) * TERMS * k];
-            for t in COMPUTE..TERMS {
+            let block = &self.state[r * ROWS * k..(r + 1) * ROWS * k];
+            for t in COMPUTE..=BANDWIDTH {
                 let (dst, src) = (&mut sums[t * k..(t + 1) * k], &block[t * k..(t + 1) * k]);
                 for (d, s) in dst.iter_mut().zip(src) {
                     *d += s;
@@ -737,7 +756,7 @@ impl<'a> Engine<'a> {
                 ranks: per_rank.then(|| {
                     (0..n)
                         .map(|r| {
-                            let b = &self.state[r * TERMS * k..(r + 1) * TERMS * k];
+                            let b = &self.state[r * ROWS * k..(r + 1) * ROWS * k];
                             RankBreakdown {
                                 rank: r as Rank,
                                 end_s: b[CLOCK * k + j],
