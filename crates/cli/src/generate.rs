@@ -309,6 +309,12 @@ fn write_trace(
     if name.is_empty() || name.contains(['/', '\\']) {
         return Err(CliError::Input(format!("--name `{name}` must be a plain file name")));
     }
+    if out.is_file() {
+        return Err(CliError::Input(format!(
+            "{} is a file; --out must be a folder for this format",
+            out.display()
+        )));
+    }
     let files = match format {
         OutFormat::Dumpi => {
             set_stage("writing DUMPI files");
@@ -319,12 +325,6 @@ fn write_trace(
             tracelogic_formats::otf2::write(trace, &name)
         }
     };
-    if out.is_file() {
-        return Err(CliError::Input(format!(
-            "{} is a file; --out must be a folder for this format",
-            out.display()
-        )));
-    }
     fs::create_dir_all(out).map_err(|e| io_err(out, e))?;
     let mut written = Vec::with_capacity(files.len());
     for f in files {
@@ -586,5 +586,50 @@ mod tests {
         let mut nodes = t.node_of_rank.clone();
         nodes.sort_unstable();
         assert_eq!(nodes, vec![0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn every_format_is_written_and_reads_back() {
+        let dir = temp("formats");
+        for (format, out) in [("text", "t.txt"), ("dumpi", "d"), ("otf2", "o")] {
+            let out = dir.join(out);
+            let args = parse(&[
+                "--topology",
+                "stencil6:4x4",
+                "--iterations",
+                "2",
+                "--collective",
+                "barrier:1",
+                "--format",
+                format,
+                "--out",
+                out.to_str().unwrap(),
+            ])
+            .unwrap();
+            let spec = build_spec(&args).unwrap();
+            run(args).unwrap();
+            let files = tracelogic_formats::fs::load_paths(&[out]).unwrap();
+            let back = tracelogic_formats::read_trace(files).unwrap();
+            let (orig, _) = generate_with_truth(&spec).unwrap();
+            assert_eq!(back.format, format);
+            assert_eq!(back.num_calls(), orig.num_calls(), "{format}");
+            let m = tracelogic_model::match_messages(&back);
+            assert_eq!(
+                (m.messages.len(), m.unmatched_sends, m.unmatched_recvs),
+                (16 * 6 * 2, 0, 0),
+                "{format}"
+            );
+        }
+        let e = run(parse(&[
+            "--topology",
+            "ring:4",
+            "--format",
+            "dumpi",
+            "--out",
+            dir.join("t.txt").to_str().unwrap(),
+        ])
+        .unwrap())
+        .unwrap_err();
+        assert!(e.to_string().contains("is a file"), "{e}");
     }
 }
