@@ -194,6 +194,15 @@ fn sstmacro_samples_read() {
         .iter()
         .all(|&i| c.comm[i] == 1 && c.bytes_sent[i] == 89 * 8 * 7 && c.bytes_recv[i] == 89 * 8 * 7));
     assert!(bgp.meta.contains(&("mesh size".into(), "4x2x2".into())));
+    let coords = bgp
+        .meta
+        .iter()
+        .find(|(k, _)| k.starts_with("mesh coordinates"))
+        .expect("mesh coordinates");
+    assert!(
+        coords.1.starts_with("0:0,0,0 1:0,0,0 2:0,0,0 3:0,0,0 4:1,0,0"),
+        "{coords:?}"
+    );
 }
 
 /// Run the pydumpi reference script; `None` (with a note) when pydumpi is missing and not required.

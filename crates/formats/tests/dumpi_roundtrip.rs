@@ -263,3 +263,21 @@ fn official_reader_reads_written_files() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn times_beyond_the_16_bit_seconds_range_survive() {
+    // DUMPI stores seconds in 16 bits above a bias: they wrap every 18.2 hours. The reader
+    // unwraps jumps back; consecutive calls must be less than 9.1 hours apart.
+    let mut t = Trace::new("generated", "long", 1);
+    let s = 1_000_000_000u64;
+    for (k, sec) in [0u64, 30_000, 60_000, 90_000, 120_000, 150_000, 180_000]
+        .into_iter()
+        .enumerate()
+    {
+        t.push_call(0, "MPI_Barrier", sec * s + k as u64, sec * s + 5 * s, NO_CALLPATH, 0);
+        t.push_collective(0, k as u32, CollectiveOp::Barrier, 0, NO_ROOT, 0, 0);
+    }
+    let (_, back) = round_trip(&t, "long");
+    assert_eq!(back.ranks[0].calls.enter, t.ranks[0].calls.enter);
+    assert_eq!(back.ranks[0].calls.exit, t.ranks[0].calls.exit);
+}

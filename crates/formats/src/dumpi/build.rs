@@ -153,6 +153,9 @@ impl<T> Retain for Vec<T> {
 /// Per-rank reading state.
 #[derive(Default)]
 struct RankState {
+    /// Seconds added for 16-bit wraps of the record clock so far, and the last entry second.
+    wrapped: u64,
+    last_sec: u64,
     comms: HashMap<u16, u32>,
     groups: HashMap<u16, GroupExpr>,
     seq: HashMap<u32, u32>,
@@ -336,9 +339,28 @@ impl Builder {
         Ok(())
     }
 
-    fn times(&mut self, rec: &Record) -> (u64, u64) {
-        let iv = rec.wall.or(rec.cpu);
-        let (a, b) = iv.map(|t| (t.start.ns(), t.stop.ns())).unwrap_or((0, 0));
+    /// Entry and exit of a record in ns (wall clock, else CPU clock). DUMPI stores seconds in 16
+    /// bits above a per-file bias, so they wrap after 18.2 hours: a jump back by more than half
+    /// the range is taken as a wrap.
+    fn times(&mut self, r: Rank, rec: &Record) -> (u64, u64) {
+        const WRAP: u64 = 1 << 16;
+        let Some(iv) = rec.wall.or(rec.cpu) else {
+            let t = self.ranks[r as usize].last_sec.saturating_mul(1_000_000_000);
+            return (t, t);
+        };
+        let st = &mut self.ranks[r as usize];
+        let mut start = iv.start.sec + st.wrapped;
+        if start + WRAP / 2 < st.last_sec {
+            st.wrapped += WRAP;
+            start += WRAP;
+        }
+        st.last_sec = start;
+        let mut stop = iv.stop.sec + st.wrapped;
+        if stop + WRAP / 2 < start {
+            stop += WRAP;
+        }
+        let ns = |sec: u64, nsec: u32| sec.saturating_mul(1_000_000_000).saturating_add(nsec as u64);
+        let (a, b) = (ns(start, iv.start.nsec), ns(stop, iv.stop.nsec));
         self.min_time = self.min_time.min(a);
         (a, b)
     }
@@ -355,7 +377,7 @@ impl Builder {
     }
 
     fn record(&mut self, r: Rank, file: &BinFile, sizes: &[u64], rec: &Record) {
-        let (enter, exit) = self.times(rec);
+        let (enter, exit) = self.times(r, rec);
         if rec.call == FUNCTION_ENTER || rec.call == FUNCTION_EXIT {
             self.user_function(r, rec, enter);
             return;

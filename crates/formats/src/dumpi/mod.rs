@@ -145,6 +145,7 @@ pub fn read(files: &[InputFile], progress: &mut dyn ProgressSink) -> Result<Trac
     let mut b = build::Builder::new(source, meta.numprocs);
     let mut bytes_done = 0u64;
     let mut header0 = None;
+    let mut coords: Vec<String> = Vec::new();
     for (r, f) in bins.iter().enumerate() {
         let p = Progress {
             stage: format!("reading rank {r}"),
@@ -156,6 +157,10 @@ pub fn read(files: &[InputFile], progress: &mut dyn ProgressSink) -> Result<Trac
         }
         let bin = raw::BinFile::parse(&f.name, &f.bytes)?;
         b.read_rank(r as u32, &bin, bytes_done, bytes_total, progress)?;
+        if !bin.header.mesh_coords.is_empty() {
+            let c: Vec<String> = bin.header.mesh_coords.iter().map(|x| x.to_string()).collect();
+            coords.push(format!("{r}:{}", c.join(",")));
+        }
         if header0.is_none() {
             header0 = Some(bin.header.clone());
         }
@@ -174,6 +179,11 @@ pub fn read(files: &[InputFile], progress: &mut dyn ProgressSink) -> Result<Trac
     if let Some(h) = header0 {
         let (a, b, c) = h.version;
         trace.meta.push(("dumpi version".into(), format!("{a}.{b}.{c}")));
+        if !coords.is_empty() {
+            trace
+                .meta
+                .push(("mesh coordinates (rank:x,y,z)".into(), coords.join(" ")));
+        }
         if !h.mesh_size.is_empty() {
             let dims: Vec<String> = h.mesh_size.iter().map(|d| d.to_string()).collect();
             trace.meta.push(("mesh size".into(), dims.join("x")));

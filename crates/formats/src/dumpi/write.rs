@@ -200,6 +200,7 @@ struct RankWriter<'t> {
     requests: HashMap<usize, i64>,
     next_request: i64,
     stack: Vec<u32>,
+    wall_bias: u32,
 }
 
 impl RankWriter<'_> {
@@ -208,7 +209,8 @@ impl RankWriter<'_> {
         self.out.u8(MASK_STATUSES | MASK_WALL_TIME | MASK_THREAD);
         self.out.u16(thread);
         for t in [enter, exit] {
-            let s = (t / 1_000_000_000).min(u16::MAX as u64) as u16;
+            // 16-bit seconds above the bias wrap like libdumpi's; the reader unwraps them.
+            let s = (t / 1_000_000_000).saturating_sub(self.wall_bias as u64) as u16;
             self.out.u16(s);
             self.out.u32((t % 1_000_000_000) as u32);
         }
@@ -352,11 +354,12 @@ pub fn write(trace: &Trace, prefix: &str) -> Vec<InputFile> {
             requests: HashMap::new(),
             next_request: 2,
             stack: Vec::new(),
+            wall_bias: (rt.calls.enter.iter().min().copied().unwrap_or(0) / 1_000_000_000).min(u32::MAX as u64) as u32,
         };
         w.out.0.extend_from_slice(&MAGIC);
         let body = w.out.pos();
         w.out.u32(0);
-        w.out.u32(0);
+        w.out.u32(w.wall_bias);
 
         let calls = &rt.calls;
         let mut posted: HashMap<CallIdx, Vec<usize>> = HashMap::new();
