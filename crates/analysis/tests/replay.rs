@@ -530,12 +530,8 @@ fn sends_share_the_rank_network_interface() {
     let (alpha, nbeta) = (cfg[0].latency_s, n as f64 / cfg[0].bandwidth_bytes_per_s);
     let ranks = c.ranks.as_ref().unwrap();
     assert!(close(ranks[0].end_s, 4.0 * nbeta), "{}", ranks[0].end_s);
-    for r in 1..5 {
-        assert!(
-            close(ranks[r].end_s, alpha + r as f64 * nbeta),
-            "rank {r}: {}",
-            ranks[r].end_s
-        );
+    for (r, rank) in ranks.iter().enumerate().skip(1) {
+        assert!(close(rank.end_s, alpha + r as f64 * nbeta), "rank {r}: {}", rank.end_s);
     }
     assert!(close(c.predicted_s, alpha + 4.0 * nbeta));
 }
