@@ -214,7 +214,7 @@ fn write_rank(out: &mut String, trace: &Trace, rt: &tracelogic_model::RankTrace)
     let mut waits: HashMap<u32, Vec<usize>> = HashMap::new();
     for i in 0..p.len() {
         p2p_by_call.entry(p.post[i]).or_default().push(i);
-        if p.complete[i] != p.post[i] && p.complete[i] != NOT_COMPLETED {
+        if p.complete[i] > p.post[i] && p.complete[i] != NOT_COMPLETED {
             waits.entry(p.complete[i]).or_default().push(i);
         }
     }
@@ -253,7 +253,10 @@ fn write_rank(out: &mut String, trace: &Trace, rt: &tracelogic_model::RankTrace)
             if p.comm[o] != COMM_WORLD {
                 let _ = write!(out, " comm={}", p.comm[o]);
             }
-            if p.complete[o] != p.post[o] {
+            if p.complete[o] < p.post[o] {
+                // Completed by an earlier call: only a model built by hand does this.
+                let _ = write!(out, " done={}", p.complete[o]);
+            } else if p.complete[o] != p.post[o] {
                 let _ = write!(out, " req={o}");
             }
         }
@@ -505,6 +508,7 @@ enum Item {
         comm: CommId,
         bytes: u64,
         req: Option<u64>,
+        done: Option<u32>,
     },
     Coll {
         op: Option<CollectiveOp>,
@@ -803,6 +807,7 @@ impl<'t> Reader<'t> {
                         comm: COMM_WORLD,
                         bytes: 0,
                         req: None,
+                        done: None,
                     });
                 }
                 "coll" => {
@@ -823,7 +828,7 @@ impl<'t> Reader<'t> {
                         recvd: 0,
                     });
                 }
-                "tag" | "bytes" | "comm" | "req" | "root" | "sent" | "recvd" => {
+                "tag" | "bytes" | "comm" | "req" | "done" | "root" | "sent" | "recvd" => {
                     if self.items.is_empty() {
                         if kind != CallKind::Collective {
                             return Err(format!("`{key}=` comes before any send=, recv=, peer= or coll="));
@@ -853,6 +858,7 @@ impl<'t> Reader<'t> {
                             *comm = comm_id.expect("parsed above")
                         }
                         (Item::P2p { req, .. }, "req") => *req = Some(parse_u64(v, "a request id")?),
+                        (Item::P2p { done, .. }, "done") => *done = Some(parse_u32(v, "a call index")?),
                         (Item::Coll { root, .. }, "root") => *root = rank_val.expect("parsed above"),
                         (Item::Coll { sent, .. }, "sent") => *sent = parse_u64(v, "sent")?,
                         (Item::Coll { recvd, .. }, "recvd") => *recvd = parse_u64(v, "recvd")?,
@@ -904,11 +910,17 @@ impl<'t> Reader<'t> {
                     comm,
                     bytes,
                     req,
+                    done,
                 } => {
                     let op = rt.p2p.len();
-                    let complete = match req {
-                        None => idx,
-                        Some(id) => {
+                    let complete = match (req, done) {
+                        (_, Some(d)) if d >= idx => return Err(format!(
+                            "done={d} must name an earlier call of rank {r} (this is call {idx}); use req= and wait="
+                        )),
+                        (None, Some(d)) => d,
+                        (Some(_), Some(_)) => return Err("give req= or done=, not both".into()),
+                        (None, None) => idx,
+                        (Some(id), None) => {
                             if self.pending.insert((r, id), op).is_some() {
                                 return Err(format!("request {id} of rank {r} is posted again before it completed"));
                             }

@@ -86,6 +86,10 @@ fn every_column() -> Trace {
     t.push_p2p(2, c, c, P2pDir::Recv, 0, 3, row, 8);
     let c = t.push_call(2, "MPI_Bcast", 60, 65, NO_CALLPATH, 0);
     t.push_collective(2, c, CollectiveOp::Bcast, row, 2, 64, 64);
+    // A completion recorded before the post: only hand-built models do this, but it must
+    // survive too.
+    let c = t.push_call(2, "MPI_Irecv", 66, 67, NO_CALLPATH, 0);
+    t.push_p2p(2, c, 0, P2pDir::Recv, 1, 9, 0, 2);
     t.ranks[2].span = Some((0, 1_000_000_007));
 
     t.ranks[0].metrics.push(MetricSamples {
@@ -219,6 +223,11 @@ fn broken_input_gives_file_and_line() {
         ("#tracelogic-text 1\nranks 2\n0 0 1h MPI_Init\n", 3, "unknown unit"),
         ("#tracelogic-text 1\nranks 4000000000\n", 2, "more than this file"),
         ("#tracelogic-text 1\nranks 2\nfrobnicate 1\n", 3, "unknown line keyword"),
+        (
+            "#tracelogic-text 1\nranks 2\n0 0 1 MPI_Irecv recv=1 done=0\n",
+            3,
+            "earlier call",
+        ),
         ("#tracelogic-text 1\nranks 2\n\"\" 1\n", 3, "unknown line keyword"),
         ("#tracelogic-text 1\nranks 2\ncomm 5 x 0-1\n", 3, "count up from 0"),
         (
