@@ -359,3 +359,25 @@ fn text_reader_throughput_on_100_mb() {
         back.num_calls() as f64 / secs / 1e6
     );
 }
+
+#[test]
+fn real_traces_survive_a_round_trip_through_text() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data");
+    let lulesh = format!("{dir}/paraver/profet-paraver-lulesh");
+    let paraver_files: Vec<InputFile> = std::fs::read_dir(&lulesh)
+        .unwrap()
+        .map(|e| {
+            let p = e.unwrap().path();
+            InputFile::new(p.file_name().unwrap().to_string_lossy(), std::fs::read(&p).unwrap())
+        })
+        .collect();
+    let csv_file = InputFile::new("pp.csv", std::fs::read(format!("{dir}/csv/ping-pong-csv.csv")).unwrap());
+    for files in [paraver_files, vec![csv_file]] {
+        let original = tracelogic_formats::read_trace(files).unwrap();
+        assert!(original.num_calls() > 0);
+        let back = read_str("back.txt", &text::write(&original)).unwrap();
+        let mut want = json(&original);
+        want["format"] = "text".into();
+        assert_eq!(json(&back), want, "{}", original.format);
+    }
+}
