@@ -181,6 +181,17 @@ impl PyParser<'_> {
                     self.pos += 1;
                 }
                 let word = &self.text[start..self.pos];
+                if self.s.get(self.pos) == Some(&b'(') && word.starts_with(|c: char| c.is_ascii_alphabetic()) {
+                    // A one-argument constructor such as numpy 2's `np.int64(5)`: its value.
+                    self.pos += 1;
+                    let inner = self.value(depth + 1)?;
+                    self.skip_ws();
+                    if self.s.get(self.pos) != Some(&b')') {
+                        return Err(format!("expected `)` after the argument of `{word}(`"));
+                    }
+                    self.pos += 1;
+                    return Ok(inner);
+                }
                 match word {
                     "" => Err(format!("unexpected `{}`", self.rest())),
                     "True" => Ok(PyValue::Bool(true)),
@@ -870,6 +881,13 @@ mod tests {
         );
         assert_eq!(v.get("e").and_then(PyValue::as_int), Some(-9223372036854775808));
         assert_eq!(parse_py_literal("'it\\'s'").unwrap(), PyValue::Str("it's".into()));
+        assert_eq!(
+            parse_py_literal("{'receiver': np.int64(3), 'x': np.float64(2.5)}")
+                .unwrap()
+                .get("receiver"),
+            Some(&PyValue::Int(3))
+        );
+        assert!(parse_py_literal("np.int64(3, 4)").is_err());
         assert!(parse_py_literal("{'a': 1").is_err());
         assert!(parse_py_literal("{'a' 1}").is_err());
         assert!(parse_py_literal("[1, 2] x").is_err());
