@@ -9,7 +9,7 @@
 //! memberships in creation order and translates peers and roots to world ranks.
 
 use super::raw::{BinFile, Record, Status, Value};
-use super::spec::{FUNCTION_ENTER, FUNCTION_EXIT};
+use super::spec::{END_OF_STREAM, FUNCTION_ENTER, FUNCTION_EXIT};
 use crate::{FormatError, Progress, ProgressSink};
 use std::collections::HashMap;
 use tracelogic_model::{
@@ -185,6 +185,8 @@ pub(crate) struct Builder {
     warnings: HashMap<String, u64>,
     min_time: u64,
     callpath_ids: HashMap<Vec<u32>, CallpathId>,
+    /// MPI standard name of each DUMPI call id, built on first use.
+    call_names: Vec<Option<String>>,
     /// Function names of the file being read, by address.
     function_names: HashMap<u64, String>,
     /// Communicator member entries stored so far, and the most allowed for this input.
@@ -208,6 +210,7 @@ impl Builder {
             warnings: HashMap::new(),
             min_time: u64::MAX,
             callpath_ids: HashMap::new(),
+            call_names: vec![None; END_OF_STREAM as usize + 1],
             function_names: HashMap::new(),
             members_stored: 0,
             members_budget: 0,
@@ -383,10 +386,12 @@ impl Builder {
             return;
         }
         let spec = rec.spec();
-        let name = match spec.name.strip_prefix("DUMPIO_") {
-            Some(io) => format!("MPIO_{io}"),
-            None => format!("MPI_{}", spec.name),
-        };
+        let name = self.call_names[rec.call as usize]
+            .get_or_insert_with(|| match spec.name.strip_prefix("DUMPIO_") {
+                Some(io) => format!("MPIO_{io}"),
+                None => format!("MPI_{}", spec.name),
+            })
+            .clone();
         let loc = self.location(r, rec.thread);
         let callpath = self.ranks[r as usize].callpath;
         let call = self.trace.push_call(r, &name, enter, exit, callpath, loc);
