@@ -532,8 +532,8 @@ impl Builder {
                 }
             }
             "Wait" => self.complete(r, int("request") as i32, call, status.as_ref()),
-            "Test" | "Request_get_status" => {
-                if int("flag") != 0 && spec.name == "Test" {
+            "Test" => {
+                if int("flag") != 0 {
                     self.complete(r, int("request") as i32, call, status.as_ref());
                 }
             }
