@@ -163,7 +163,8 @@ impl Budget {
 /// Replace every archive in `files` by its members (recursively), leaving other files as they are.
 ///
 /// Archives are recognised by their first bytes, never by name: gzip (`1f 8b`; a single
-/// compressed file, named like the archive without `.gz`, `.tgz` becoming `.tar`), zip
+/// compressed file, named like the archive without `.gz`, `.tgz` becoming `.tar`, else by the name
+/// stored in its header), zip
 /// (`PK\x03\x04`, stored or deflate members) and tar (`ustar` at byte 257). A member is named by
 /// the archive's folder joined with its path inside the archive. Folders, links, `__MACOSX/`
 /// and `.DS_Store` entries are dropped. Finally a folder that encloses every file (`run1/` in
@@ -231,14 +232,24 @@ fn expand_one(file: InputFile, depth: u32, budget: &mut Budget, out: &mut Vec<In
         ArchiveKind::Gzip => {
             let base = file.name.rsplit('/').next().unwrap_or("");
             let lower = base.to_ascii_lowercase();
+            let mut decoder = MultiGzDecoder::new(&file.bytes[..]);
+            let bytes = budget.read_all(&mut decoder, &file.name, base)?;
+            // The name stored in the gzip header, when the file's own name does not say it.
+            let stored = decoder
+                .header()
+                .and_then(|h| h.filename())
+                .map(|n| String::from_utf8_lossy(n).into_owned())
+                .and_then(|n| clean_member_name(&n))
+                .and_then(|n| n.rsplit('/').next().map(str::to_owned));
             let inner = if lower.ends_with(".tgz") {
                 format!("{}.tar", &base[..base.len() - 4])
             } else if lower.ends_with(".gz") && base.len() > 3 {
                 base[..base.len() - 3].to_owned()
+            } else if let Some(n) = stored {
+                n
             } else {
                 format!("{base}.unpacked")
             };
-            let bytes = budget.read_all(MultiGzDecoder::new(&file.bytes[..]), &file.name, &inner)?;
             members.push(InputFile::new(format!("{folder}{inner}"), bytes));
         }
         ArchiveKind::Tar => {

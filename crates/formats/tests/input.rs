@@ -84,6 +84,18 @@ fn single_gz_file_loses_its_suffix() {
 }
 
 #[test]
+fn gz_without_suffix_takes_the_name_stored_in_its_header() {
+    let mut enc = flate2::GzBuilder::new()
+        .filename("trace.prv")
+        .write(Vec::new(), Compression::default());
+    enc.write_all(PARAVER_HEAD).unwrap();
+    let files = expand_archives(vec![InputFile::new("upload", enc.finish().unwrap())]).unwrap();
+    assert_eq!(names(&files), ["trace.prv"]);
+    let files = expand_archives(vec![InputFile::new("blob", gzip(PARAVER_HEAD))]).unwrap();
+    assert_eq!(names(&files), ["blob.unpacked"]);
+}
+
+#[test]
 fn macos_metadata_entries_are_dropped() {
     let archive = zip(&[
         ("t.txt", TEXT_HEAD),
