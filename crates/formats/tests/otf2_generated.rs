@@ -147,6 +147,11 @@ fn eight_rank_ring_split_and_collectives_match_the_generator() {
     // Locations were defined in reverse rank order: rank 0 is location 7.
     assert_eq!(t.ranks[0].locations[0].id, 7);
     assert_eq!(t.ranks[1].locations.len(), 2);
+    // Over the even/odd inter-communicator, rank 0 sends to odd rank 0 = world rank 1.
+    let bridge = t.comms.iter().position(|c| c.name == "bridge").unwrap() as u32;
+    let p = &t.ranks[0].p2p;
+    let i = p.comm.iter().position(|&c| c == bridge).unwrap();
+    assert_eq!((p.dir[i], p.peer[i]), (P2pDir::Send, 1));
 }
 
 #[test]

@@ -297,6 +297,23 @@ pub struct Comm {
     pub offset: u64,
 }
 
+/// An inter-communicator (OTF2 3.0+): two groups; peers are ranks of the other group.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InterComm {
+    /// Id (shares the id space with [`Comm`]).
+    pub id: u32,
+    /// Name (string ref).
+    pub name: u32,
+    /// The local group of one side.
+    pub group_a: u32,
+    /// The local group of the other side.
+    pub group_b: u32,
+    /// Intra-communicator over both groups, or undefined.
+    pub common: u32,
+    /// Offset of the definition record.
+    pub offset: u64,
+}
+
 /// An attribute that events may carry.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Attribute {
@@ -370,6 +387,8 @@ pub struct GlobalDefs {
     pub groups: Table<u32, Group>,
     /// Communicators.
     pub comms: Table<u32, Comm>,
+    /// Inter-communicators.
+    pub inter_comms: Table<u32, InterComm>,
     /// Attributes.
     pub attributes: Table<u32, Attribute>,
     /// Metric members.
@@ -563,7 +582,21 @@ impl GlobalDefs {
                     };
                     defs.comms.insert(cm.id, cm, &c, at, "communicator")?;
                 }
-                16 | 17 | 23..=43 => {} // Known, not needed for MPI analysis.
+                43 => {
+                    let ic = InterComm {
+                        id: c.cu32("inter-communicator id")?,
+                        name: c.cu32("name")?,
+                        group_a: c.cu32("group A")?,
+                        group_b: c.cu32("group B")?,
+                        common: c.cu32("common communicator")?,
+                        offset: off,
+                    };
+                    if defs.comms.get(ic.id).is_some() {
+                        return Err(c.error_at(at, format!("inter-communicator {} reuses a communicator id", ic.id)));
+                    }
+                    defs.inter_comms.insert(ic.id, ic, &c, at, "inter-communicator")?;
+                }
+                16 | 17 | 23..=42 => {} // Known, not needed for MPI analysis.
                 other => defs.unknown_records.push((other, off)),
             }
         }
@@ -594,6 +627,18 @@ impl GlobalDefs {
                     file,
                     cm.offset,
                     format!("communicator {} refers to undefined group {}", cm.id, cm.group),
+                ));
+            }
+        }
+        for ic in &self.inter_comms.items {
+            if let Some(g) = [ic.group_a, ic.group_b]
+                .into_iter()
+                .find(|&g| self.groups.get(g).is_none())
+            {
+                return Err(FormatError::at_offset(
+                    file,
+                    ic.offset,
+                    format!("inter-communicator {} refers to undefined group {g}", ic.id),
                 ));
             }
         }
@@ -760,5 +805,50 @@ impl LocalDefs {
         let diff = t.wrapping_sub(a.time) as i64;
         let corr = a.offset.wrapping_add((slope * diff as f64).round() as i64);
         t.wrapping_add(corr as u64)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn big_endian_definitions_decode() {
+        let mut data = vec![0x03, 0x23];
+        data.extend_from_slice(&1u64.to_be_bytes());
+        data.extend_from_slice(&0u64.to_be_bytes());
+        // ClockProperties: 1e9 ticks/s, offset 5, length 256 (payload most significant first).
+        data.extend_from_slice(&[5, 10, 4, 0x3b, 0x9a, 0xca, 0x00, 1, 5, 2, 1, 0]);
+        data.extend_from_slice(&[10, 4, 0, b'a', b'b', 0]);
+        data.push(0x02);
+        let d = GlobalDefs::parse("be.def", &data, 1 << 20).unwrap();
+        assert_eq!(
+            (d.clock.timer_resolution, d.clock.global_offset, d.clock.trace_length),
+            (1_000_000_000, 5, 256)
+        );
+        assert_eq!(d.string(0), "ab");
+    }
+
+    #[test]
+    fn clock_offsets_interpolate_and_extrapolate() {
+        let at = |time, offset| ClockOffset {
+            time,
+            offset,
+            stddev: 0.0,
+        };
+        let l = LocalDefs {
+            maps: vec![None; MAPPING_TYPES],
+            clock_offsets: vec![at(100, 10), at(200, 30), at(300, 30)],
+        };
+        assert_eq!(l.correct(100), 110);
+        assert_eq!(l.correct(150), 170);
+        assert_eq!(l.correct(50), 50 + 10 - 10);
+        assert_eq!(l.correct(250), 280);
+        assert_eq!(l.correct(400), 430);
+        let one = LocalDefs {
+            clock_offsets: vec![at(100, 10)],
+            ..l
+        };
+        assert_eq!(one.correct(150), 150);
     }
 }

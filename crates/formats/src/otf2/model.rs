@@ -59,6 +59,9 @@ enum CommMapping {
     Fixed(CommId),
     /// `MPI_COMM_SELF`-like: a one-member communicator per rank.
     PerRank,
+    /// An inter-communicator: one model communicator over both groups; a peer is a rank of
+    /// the group the caller is not in.
+    Inter { id: CommId, a: usize, b: usize },
 }
 
 /// Ticks → nanoseconds since the trace start.
@@ -92,6 +95,8 @@ struct Builder<'a> {
     trace: Trace,
     clock: Clock,
     comms: HashMap<u32, CommMapping>,
+    /// World ranks of the two groups of each inter-communicator.
+    inter_groups: Vec<Vec<Rank>>,
     self_comms: HashMap<Rank, CommId>,
     regions: Vec<RegionInfo>,
     callpaths: HashMap<Vec<RegionId>, CallpathId>,
@@ -157,6 +162,7 @@ pub(crate) fn build(archive: &Archive, progress: &mut dyn ProgressSink) -> Resul
         },
         trace,
         comms: HashMap::new(),
+        inter_groups: Vec::new(),
         self_comms: HashMap::new(),
         regions,
         callpaths: HashMap::new(),
@@ -380,6 +386,38 @@ impl Builder<'_> {
             let id = self.trace.add_comm(&self.comm_name(cm.id), members);
             self.comms.insert(cm.id, CommMapping::Fixed(id));
         }
+        for ic in &defs.inter_comms.items {
+            let mut sides = Vec::with_capacity(2);
+            for gid in [ic.group_a, ic.group_b] {
+                let g = defs.groups.get(gid).expect("validated by GlobalDefs::parse");
+                let members: Option<Vec<Rank>> = g
+                    .members
+                    .iter()
+                    .map(|&m| (m < nranks as u64).then_some(m as Rank))
+                    .collect();
+                let Some(members) = members else {
+                    return Err(FormatError::at_offset(
+                        file,
+                        g.offset,
+                        format!(
+                            "group {gid} of inter-communicator {} lists a rank outside 0..{nranks}",
+                            ic.id
+                        ),
+                    ));
+                };
+                sides.push(members);
+            }
+            let mut all = sides[0].clone();
+            all.extend(sides[1].iter().filter(|m| !sides[0].contains(m)));
+            let name = match defs.string(ic.name) {
+                "" => format!("intercomm {}", ic.id),
+                n => n.to_owned(),
+            };
+            let id = self.trace.add_comm(&name, all);
+            let a = self.inter_groups.len();
+            self.inter_groups.extend(sides);
+            self.comms.insert(ic.id, CommMapping::Inter { id, a, b: a + 1 });
+        }
         Ok(())
     }
 
@@ -391,10 +429,20 @@ impl Builder<'_> {
         }
     }
 
-    /// Model communicator of OTF2 communicator `comm` as seen by `rank`.
-    fn comm(&mut self, comm: u32, rank: Rank, file: &str, offset: u64) -> Result<CommId, FormatError> {
+    /// Model communicator of OTF2 communicator `comm` as seen by `rank`, and for an
+    /// inter-communicator the remote group (index into `inter_groups`) its peers belong to.
+    fn comm(&mut self, comm: u32, rank: Rank, file: &str, offset: u64) -> Result<(CommId, Option<usize>), FormatError> {
+        if let Some(&CommMapping::Inter { id, a, b }) = self.comms.get(&comm) {
+            let remote = if self.inter_groups[a].contains(&rank) { b } else { a };
+            return Ok((id, Some(remote)));
+        }
+        self.intra_comm(comm, rank, file, offset).map(|id| (id, None))
+    }
+
+    fn intra_comm(&mut self, comm: u32, rank: Rank, file: &str, offset: u64) -> Result<CommId, FormatError> {
         match self.comms.get(&comm) {
             Some(CommMapping::Fixed(id)) => Ok(*id),
+            Some(CommMapping::Inter { id, .. }) => Ok(*id),
             Some(CommMapping::PerRank) => Ok(*self
                 .self_comms
                 .entry(rank)
@@ -418,13 +466,25 @@ impl Builder<'_> {
         }
     }
 
-    /// World rank of communicator rank `local` in `comm`.
-    fn world(&self, comm: CommId, local: u32, what: &str, file: &str, offset: u64) -> Result<Rank, FormatError> {
+    /// World rank of communicator rank `local` in `comm` (in the remote group for an
+    /// inter-communicator).
+    fn world(
+        &self,
+        (comm, remote): (CommId, Option<usize>),
+        local: u32,
+        what: &str,
+        file: &str,
+        offset: u64,
+    ) -> Result<Rank, FormatError> {
         if local == UNDEFINED_U32 {
             return Ok(ANY_SOURCE);
         }
         let c = &self.trace.comms[comm as usize];
-        c.world_rank(local).ok_or_else(|| {
+        let found = match remote {
+            Some(g) => self.inter_groups[g].get(local as usize).copied(),
+            None => c.world_rank(local),
+        };
+        found.ok_or_else(|| {
             FormatError::at_offset(
                 file,
                 offset,
@@ -547,7 +607,7 @@ impl Builder<'_> {
                     let comm = self.comm(comm, rank, file, off)?;
                     let peer = self.world(comm, receiver, "receiver", file, off)?;
                     self.trace
-                        .push_p2p(rank, call, call, P2pDir::Send, peer, tag as i32, comm, length);
+                        .push_p2p(rank, call, call, P2pDir::Send, peer, tag as i32, comm.0, length);
                 }
                 EventKind::MpiIsend {
                     receiver,
@@ -560,8 +620,16 @@ impl Builder<'_> {
                     let comm = self.comm(comm, rank, file, off)?;
                     let peer = self.world(comm, receiver, "receiver", file, off)?;
                     st.isends.insert(request, self.trace.ranks[rank as usize].p2p.len());
-                    self.trace
-                        .push_p2p(rank, call, NOT_COMPLETED, P2pDir::Send, peer, tag as i32, comm, length);
+                    self.trace.push_p2p(
+                        rank,
+                        call,
+                        NOT_COMPLETED,
+                        P2pDir::Send,
+                        peer,
+                        tag as i32,
+                        comm.0,
+                        length,
+                    );
                 }
                 EventKind::MpiIsendComplete { request } => {
                     let call = self.current_call(&mut st, rank, loc, "MPI_Wait", t);
@@ -588,7 +656,7 @@ impl Builder<'_> {
                     let peer = self.world(comm, sender, "sender", file, off)?;
                     let post = post.unwrap_or(call);
                     self.trace
-                        .push_p2p(rank, post, call, P2pDir::Recv, peer, tag as i32, comm, length);
+                        .push_p2p(rank, post, call, P2pDir::Recv, peer, tag as i32, comm.0, length);
                 }
                 EventKind::MpiRecv {
                     sender,
@@ -600,7 +668,7 @@ impl Builder<'_> {
                     let comm = self.comm(comm, rank, file, off)?;
                     let peer = self.world(comm, sender, "sender", file, off)?;
                     self.trace
-                        .push_p2p(rank, call, call, P2pDir::Recv, peer, tag as i32, comm, length);
+                        .push_p2p(rank, call, call, P2pDir::Recv, peer, tag as i32, comm.0, length);
                 }
                 EventKind::MpiRequestCancelled { request } => {
                     st.isends.remove(&request);
@@ -707,7 +775,7 @@ impl Builder<'_> {
             r if r > ROOT_SELF => NO_ROOT,
             r => self.world(comm, r, "root", file, off)?,
         };
-        self.trace.push_collective(rank, call, op, comm, root, sent, received);
+        self.trace.push_collective(rank, call, op, comm.0, root, sent, received);
         Ok(())
     }
 

@@ -7,7 +7,8 @@ Per rank: a ring with MPI_Irecv/MPI_Isend/MPI_Waitall on MPI_COMM_WORLD; MPI_Com
 even/odd communicators and a blocking ring (MPI_Send/MPI_Recv) inside them, with peers given as
 communicator ranks; MPI_Bcast (root 3 % NRANKS), MPI_Reduce on the split communicator (root:
 communicator rank 1 % size), MPI_Allgather, a non-blocking MPI_Iallreduce completed by MPI_Wait;
-rank 0 runs MPI_Barrier on MPI_COMM_SELF; rank 1 has a second thread that calls MPI_Comm_rank.
+rank 0 runs MPI_Barrier on MPI_COMM_SELF; even rank i sends to odd rank i over an even/odd
+inter-communicator (peers are ranks of the remote group); rank 1 has a second thread that calls MPI_Comm_rank.
 Locations are defined in reverse rank order, so location ids differ from ranks: the world rank
 comes from the COMM_LOCATIONS group. The timer runs at 2.5 GHz, so ns = ticks * 2 / 5.
 
@@ -26,6 +27,12 @@ import sys
 
 import otf2
 from otf2.enums import CollectiveOp, GroupType, LocationGroupType, LocationType, Paradigm, RegionRole
+
+# The otf2 3.2 Python binding gives InterComm Comm's fields (group, parent, flags) before its
+# own (groupA, groupB, parent, flags), so an InterComm cannot be created; keep name + its own.
+_IC = otf2.definitions.InterComm
+if [f.name for f in _IC._fields][:2] == ["name", "group"]:
+    _IC._fields = (_IC._fields[0],) + _IC._fields[4:]
 
 RESOLUTION = 2_500_000_000
 UNDEF = 0xFFFFFFFF
@@ -65,18 +72,18 @@ class Rank:
                 _, _, peer, comm, tag, size = ev
                 self.w.mpi_send(t, peer, self.gen.comms[comm], tag, size)
                 c = self.new_call("MPI_Send", t, t) if bare else call
-                self.p2p.append([c, c, "Send", self.gen.world(comm, peer), tag, comm, size])
+                self.p2p.append([c, c, "Send", self.gen.world(comm, peer, self.rank), tag, comm, size])
             elif kind == "recv":
                 _, _, peer, comm, tag, size = ev
                 self.w.mpi_recv(t, peer, self.gen.comms[comm], tag, size)
                 c = self.new_call("MPI_Recv", t, t) if bare else call
-                self.p2p.append([c, c, "Recv", self.gen.world(comm, peer), tag, comm, size])
+                self.p2p.append([c, c, "Recv", self.gen.world(comm, peer, self.rank), tag, comm, size])
             elif kind == "isend":
                 _, _, peer, comm, tag, size, req = ev
                 self.w.mpi_isend(t, peer, self.gen.comms[comm], tag, size, req)
                 c = self.new_call("MPI_Isend", t, t) if bare else call
                 self.isends[req] = len(self.p2p)
-                self.p2p.append([c, None, "Send", self.gen.world(comm, peer), tag, comm, size])
+                self.p2p.append([c, None, "Send", self.gen.world(comm, peer, self.rank), tag, comm, size])
             elif kind == "isend_complete":
                 _, _, req = ev
                 self.w.mpi_isend_complete(t, req)
@@ -90,7 +97,7 @@ class Rank:
                 _, _, peer, comm, tag, size, req = ev
                 self.w.mpi_irecv(t, peer, self.gen.comms[comm], tag, size, req)
                 c = self.new_call("MPI_Wait", t, t) if bare else call
-                self.p2p.append([self.irecvs.pop(req), c, "Recv", self.gen.world(comm, peer), tag, comm, size])
+                self.p2p.append([self.irecvs.pop(req), c, "Recv", self.gen.world(comm, peer, self.rank), tag, comm, size])
             elif kind == "coll_begin":
                 self.w.mpi_collective_begin(t)
                 coll_begin = t
@@ -98,7 +105,7 @@ class Rank:
                 _, _, op, comm, root, sent, recvd = ev
                 self.w.mpi_collective_end(t, op, self.gen.comms[comm], root, sent, recvd)
                 c = self.new_call("MPI_" + OP_NAMES[op], coll_begin, t) if bare else call
-                root_world = None if root == UNDEF else self.gen.world(comm, root)
+                root_world = None if root == UNDEF else self.gen.world(comm, root, self.rank)
                 self.colls.append([c, OP_NAMES[op], comm, root_world, sent, recvd])
             elif kind == "nbc_request":
                 _, _, req = ev
@@ -110,7 +117,7 @@ class Rank:
                 c, t_req = self.nbcs.pop(req)
                 if c is None:
                     c = self.new_call("MPI_" + OP_NAMES[op], t_req, t)
-                root_world = None if root == UNDEF else self.gen.world(comm, root)
+                root_world = None if root == UNDEF else self.gen.world(comm, root, self.rank)
                 self.colls.append([c, OP_NAMES[op], comm, root_world, sent, recvd])
             else:
                 raise ValueError(kind)
@@ -127,6 +134,8 @@ class Generator:
         self.colls = [[] for _ in range(nranks)]
         self.members = {}
         self.comms = {}
+        self.groups = {}
+        self.inter = {}
 
     def region(self, name, role, paradigm):
         if name not in self.regions:
@@ -138,9 +147,19 @@ class Generator:
         g = self.d.group(name + " group", group_type=gtype, paradigm=Paradigm.MPI, members=[] if self_comm else members)
         self.comms[name] = self.d.comm(name, group=g, parent=parent)
         self.members[name] = members
+        self.groups[name] = g
         return self.comms[name]
 
-    def world(self, comm, local):
+    def inter_comm(self, name, a, b):
+        """An inter-communicator between the groups of communicators a and b."""
+        self.comms[name] = self.d.inter_comm(name, self.groups[a], self.groups[b])
+        self.inter[name] = (self.members[a], self.members[b])
+        self.members[name] = self.members[a] + [m for m in self.members[b] if m not in self.members[a]]
+
+    def world(self, comm, local, rank):
+        if comm in self.inter:
+            a, b = self.inter[comm]
+            return (b if rank in a else a)[local]
         return self.members[comm][local]
 
 
@@ -163,6 +182,7 @@ def main(out, nranks, bare):
         for color, name in ((0, "even"), (1, "odd")):
             g.comm(name, [r for r in range(nranks) if r % 2 == color], parent=world)
         g.comm("MPI_COMM_SELF", [0], self_comm=True)
+        g.inter_comm("bridge", "even", "odd")
         t_first = None
         for r in range(nranks):
             w = trace.event_writer_from_location(locs[r])
@@ -193,6 +213,14 @@ def main(out, nranks, bare):
                 src = (lr - 1) % size
                 rk.mpi("MPI_Recv", t, t + 30 * tick, [("recv", t + 25 * tick, src, split, 7, 64 * (src + 1))])
                 t += 40 * tick
+            # Across the even/odd inter-communicator: peers are ranks of the other group.
+            other = g.members["odd" if split == "even" else "even"]
+            if lr < len(other):
+                if split == "even":
+                    rk.mpi("MPI_Send", t, t + 10 * tick, [("send", t + 5 * tick, lr, "bridge", 9, 32)])
+                else:
+                    rk.mpi("MPI_Recv", t, t + 10 * tick, [("recv", t + 5 * tick, lr, "bridge", 9, 32)])
+                t += 20 * tick
             root = 3 % nranks
             sent, recvd = (256 * (nranks - 1), 0) if r == root else (0, 256)
             rk.mpi("MPI_Bcast", t, t + 30 * tick, [
@@ -243,7 +271,7 @@ def main(out, nranks, bare):
             "p2p": p2p,
             "collectives": colls,
         })
-    used = {"MPI_COMM_WORLD", "even", "odd"} | ({"MPI_COMM_SELF"} if nranks > 0 else set())
+    used = {"MPI_COMM_WORLD", "even", "odd", "MPI_COMM_SELF", "bridge"}
     with open(os.path.join(out, "expected.json"), "w") as f:
         json.dump({"comms": {k: v for k, v in g.members.items() if k in used}, "ranks": ranks}, f, indent=1)
 
