@@ -1,6 +1,6 @@
 //! tracelogic's native text format: one MPI call per line, easy to write by hand.
 //!
-//! The format carries every field of the [`Trace`] model, so [`write`] followed by [`read`]
+//! The format carries every field of the [`Trace`] model, so [`write()`] followed by [`read`]
 //! gives back the same trace (same ids, same order). The complete grammar, every key and a
 //! hand-written example are in `docs/formats.md` of the repository; in short:
 //!
