@@ -40,90 +40,173 @@ pub struct AttributeValue {
     pub value: Value,
 }
 
-/// What happened, with every definition reference already global.
+/// What happened, with every definition reference already global. Field names follow the
+/// OTF2 record fields (formats.md appendix B); ranks (`receiver`, `sender`, `root`) are ranks
+/// *within* `comm`, request ids are per location.
 #[derive(Debug, Clone, PartialEq)]
 pub enum EventKind {
-    /// The measurement system flushed its buffer until `stop_time`.
-    BufferFlush { stop_time: u64 },
-    /// Measurement switched on (1) or off (2).
-    MeasurementOnOff { mode: u8 },
+    /// The measurement system flushed its buffer.
+    BufferFlush {
+        /// When the flush ended (clock-corrected ticks).
+        stop_time: u64,
+    },
+    /// Measurement switched on or off.
+    MeasurementOnOff {
+        /// 1 ON, 2 OFF.
+        mode: u8,
+    },
     /// A region was entered.
-    Enter { region: u32 },
+    Enter {
+        /// Region id.
+        region: u32,
+    },
     /// A region was left.
-    Leave { region: u32 },
-    /// Blocking send (receiver is a rank in `comm`).
+    Leave {
+        /// Region id.
+        region: u32,
+    },
+    /// Blocking send.
     MpiSend {
+        /// Destination rank in `comm`.
         receiver: u32,
+        /// Communicator id.
         comm: u32,
+        /// Message tag.
         tag: u32,
+        /// Message size in bytes.
         length: u64,
     },
     /// Non-blocking send posted.
     MpiIsend {
+        /// Destination rank in `comm`.
         receiver: u32,
+        /// Communicator id.
         comm: u32,
+        /// Message tag.
         tag: u32,
+        /// Message size in bytes.
         length: u64,
+        /// Request id, completed by a later [`EventKind::MpiIsendComplete`].
         request: u64,
     },
     /// Non-blocking send completed.
-    MpiIsendComplete { request: u64 },
+    MpiIsendComplete {
+        /// Request id of the [`EventKind::MpiIsend`].
+        request: u64,
+    },
     /// Non-blocking receive posted.
-    MpiIrecvRequest { request: u64 },
-    /// Blocking receive completed (sender is a rank in `comm`).
+    MpiIrecvRequest {
+        /// Request id, completed by a later [`EventKind::MpiIrecv`].
+        request: u64,
+    },
+    /// Blocking receive completed.
     MpiRecv {
+        /// Source rank in `comm`.
         sender: u32,
+        /// Communicator id.
         comm: u32,
+        /// Message tag.
         tag: u32,
+        /// Message size in bytes.
         length: u64,
     },
     /// Non-blocking receive completed.
     MpiIrecv {
+        /// Source rank in `comm`.
         sender: u32,
+        /// Communicator id.
         comm: u32,
+        /// Message tag.
         tag: u32,
+        /// Message size in bytes.
         length: u64,
+        /// Request id of the [`EventKind::MpiIrecvRequest`].
         request: u64,
     },
     /// Unsuccessful test of a request.
-    MpiRequestTest { request: u64 },
+    MpiRequestTest {
+        /// Request id.
+        request: u64,
+    },
     /// A request was cancelled.
-    MpiRequestCancelled { request: u64 },
+    MpiRequestCancelled {
+        /// Request id.
+        request: u64,
+    },
     /// A collective operation starts.
     MpiCollectiveBegin,
-    /// A collective operation ends (root is a rank in `comm` or a `CollectiveRoot` value).
+    /// A collective operation ends.
     MpiCollectiveEnd {
+        /// OTF2 `CollectiveOp` (appendix C).
         op: u8,
+        /// Communicator id.
         comm: u32,
+        /// Root rank in `comm`, or a `CollectiveRoot` value (`u32::MAX` = none).
         root: u32,
+        /// Bytes this rank sent.
         sent: u64,
+        /// Bytes this rank received.
         received: u64,
     },
-    /// Counter values of a metric class or instance, one per member, with their types.
-    Metric { metric: u32, values: Vec<(u8, u64)> },
-    /// The program started, with its name and arguments (string refs).
-    ProgramBegin { name: u32, arguments: Vec<u32> },
+    /// Counter values.
+    Metric {
+        /// Metric class or instance id.
+        metric: u32,
+        /// Per member of the class: OTF2 `Type` and the raw 64-bit value.
+        values: Vec<(u8, u64)>,
+    },
+    /// The program started.
+    ProgramBegin {
+        /// String id of the program name.
+        name: u32,
+        /// String ids of the arguments.
+        arguments: Vec<u32>,
+    },
     /// The program ended.
-    ProgramEnd { exit_status: i64 },
+    ProgramEnd {
+        /// Exit status.
+        exit_status: i64,
+    },
     /// A non-blocking collective was started.
-    NonBlockingCollectiveRequest { request: u64 },
+    NonBlockingCollectiveRequest {
+        /// Request id.
+        request: u64,
+    },
     /// A non-blocking collective completed.
     NonBlockingCollectiveComplete {
+        /// OTF2 `CollectiveOp`.
         op: u8,
+        /// Communicator id.
         comm: u32,
+        /// Root rank in `comm`, or a `CollectiveRoot` value.
         root: u32,
+        /// Bytes this rank sent.
         sent: u64,
+        /// Bytes this rank received.
         received: u64,
+        /// Request id of the [`EventKind::NonBlockingCollectiveRequest`].
         request: u64,
     },
     /// A communicator was created.
-    CommCreate { comm: u32 },
+    CommCreate {
+        /// Communicator id.
+        comm: u32,
+    },
     /// A communicator was destroyed.
-    CommDestroy { comm: u32 },
+    CommDestroy {
+        /// Communicator id.
+        comm: u32,
+    },
     /// A known record this reader does not decode (OpenMP, threads, RMA, I/O...).
-    Other { id: u8 },
+    Other {
+        /// Record id.
+        id: u8,
+    },
     /// A record id this reader does not know; skipped by its length.
-    Unknown { id: u8 },
+    Unknown {
+        /// Record id.
+        id: u8,
+    },
 }
 
 /// One event of a location.
