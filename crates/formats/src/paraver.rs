@@ -1186,6 +1186,17 @@ fn attach_communications(
         let (r, _) = owner[th].expect("only rank threads are asked");
         trace.ranks[r as usize].calls.kind[call_index[th][i] as usize]
     };
+    /// A point-to-point operation waiting to be appended in call order.
+    struct Op {
+        rank: Rank,
+        post: CallIdx,
+        complete: CallIdx,
+        dir: P2pDir,
+        peer: Rank,
+        tag: i32,
+        bytes: u64,
+    }
+    let mut ops: Vec<Op> = Vec::with_capacity(body.comms.len() * 2);
     let mut outside = 0u64;
     let mut unattached = 0u64;
     // Single-request completions already used by a receive: (thread, raw call).
@@ -1232,16 +1243,15 @@ fn attach_communications(
         } else {
             call_index[rec.receiver][post]
         };
-        trace.push_p2p(
-            rr,
-            call_index[rec.receiver][post],
+        ops.push(Op {
+            rank: rr,
+            post: call_index[rec.receiver][post],
             complete,
-            P2pDir::Recv,
-            sr,
-            rec.tag,
-            COMM_WORLD,
-            rec.size,
-        );
+            dir: P2pDir::Recv,
+            peer: sr,
+            tag: rec.tag,
+            bytes: rec.size,
+        });
         sends.push((rec.sender, send_post, rr, *rec));
     }
     // For each thread with sends, the next send-completing call at or after each call: a
@@ -1266,16 +1276,20 @@ fn attach_communications(
         } else {
             call_index[th][post]
         };
-        trace.push_p2p(
-            sr,
-            call_index[th][post],
+        ops.push(Op {
+            rank: sr,
+            post: call_index[th][post],
             complete,
-            P2pDir::Send,
-            rr,
-            rec.tag,
-            COMM_WORLD,
-            rec.size,
-        );
+            dir: P2pDir::Send,
+            peer: rr,
+            tag: rec.tag,
+            bytes: rec.size,
+        });
+    }
+    // Operations in call order; within a call (MPI_Sendrecv) the send first.
+    ops.sort_by_key(|o| (o.rank, o.post, o.dir == P2pDir::Recv));
+    for o in ops {
+        trace.push_p2p(o.rank, o.post, o.complete, o.dir, o.peer, o.tag, COMM_WORLD, o.bytes);
     }
     if outside > 0 {
         warnings.push(format!(

@@ -399,3 +399,66 @@ fn paraver_reader_throughput_on_100_mb() {
         mb / secs
     );
 }
+
+#[test]
+fn handmade_trace_covers_threads_regions_sendrecv_and_sub_communicators() {
+    let t = read_trace(sample("handmade")).unwrap();
+    // Application 2 has no MPI event: its task is not a rank.
+    assert_eq!(t.num_ranks(), 3);
+    let r0 = &t.ranks[0];
+    let names: Vec<&str> = r0.locations.iter().map(|l| l.name.as_str()).collect();
+    assert_eq!(names, ["THREAD 1.1.1", "THREAD 1.1.2"]);
+    let calls: Vec<&str> = (0..r0.calls.len() as u32).map(|i| t.call_name(0, i)).collect();
+    assert_eq!(
+        calls,
+        ["MPI_Send", "MPI_Sendrecv", "MPI_Bcast"],
+        "threads merged by enter time"
+    );
+    assert_eq!(r0.calls.location, vec![0, 1, 0]);
+    assert_eq!((r0.calls.enter[0], r0.calls.exit[0]), (30, 40));
+
+    // The user-function stack is the call path of calls made inside it.
+    let path: Vec<&str> = t.callpaths[r0.calls.callpath[0] as usize]
+        .iter()
+        .map(|&r| t.regions.name(r))
+        .collect();
+    assert_eq!(path, ["solve", "exchange"]);
+    assert!(
+        !t.regions.names().iter().any(|n| n == "Begin"),
+        "Begin/End types are not regions"
+    );
+
+    // Blocking send and receive; Sendrecv carries one operation each way.
+    let p = &r0.p2p;
+    assert_eq!(p.post, vec![0, 1, 1]);
+    assert_eq!(p.complete, vec![0, 1, 1]);
+    assert_eq!(p.dir, vec![P2pDir::Send, P2pDir::Send, P2pDir::Recv]);
+    assert_eq!(p.peer, vec![1, 2, 2]);
+    assert_eq!(p.bytes, vec![64, 8, 16]);
+    assert_eq!(p.tag, vec![5, 1, 2]);
+    let r1 = &t.ranks[1].p2p;
+    assert_eq!((r1.dir[0], r1.peer[0], r1.bytes[0]), (P2pDir::Recv, 0, 64));
+
+    // Bcast on communicator 2 (tasks 1 and 3 = ranks 0 and 2), root 1 of that communicator.
+    let c = &r0.collectives;
+    assert_eq!(c.op, vec![CollectiveOp::Bcast]);
+    let comm = &t.comms[c.comm[0] as usize];
+    assert_eq!((comm.name.as_str(), &comm.members[..]), ("comm 2", &[0, 2][..]));
+    assert_eq!(c.root, vec![2]);
+    assert_eq!((c.bytes_sent[0], c.bytes_recv[0]), (0, 32));
+    assert_eq!(t.ranks[2].collectives.comm, c.comm);
+
+    // Counters: PAPI and native counters of the ranks, not the counter-set id, not application 2.
+    assert_eq!(t.metrics.names(), ["PAPI_TOT_INS", "NATIVE_CTR"]);
+    let ins = &r0.metrics[0];
+    assert_eq!(
+        (ins.time.clone(), ins.value.clone()),
+        (vec![30, 70], vec![100.0, 250.0])
+    );
+    assert_eq!(
+        t.warnings,
+        ["1 communication records involve tasks that are not MPI ranks; skipped"]
+    );
+    assert_eq!(meta(&t, "records of type 4"), "1");
+    assert_eq!(t.ranks[0].span, Some((0, 100)));
+}
