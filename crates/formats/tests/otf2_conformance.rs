@@ -120,3 +120,38 @@ fn python_float_repr_matches_python() {
     assert_eq!(py_float(1.5e-7), "1.5e-07");
     assert_eq!(py_str("it's"), "\"it's\"");
 }
+
+#[test]
+fn multichunk_full_dump_matches_the_official_reader_when_available() {
+    // Both locations share every timestamp: this also pins the order of equal-time events.
+    if !support::python_otf2_available() {
+        return;
+    }
+    let dir = support::TempDir::new("multichunk-dump");
+    let out = dir.0.join("dump.txt");
+    let sample = samples().join("pyotf2-generated-multichunk");
+    support::run_python(
+        &samples().join("../../docs/tools/otf2_reference_dump.py"),
+        &[&sample.join("traces.otf2"), &out],
+    );
+    assert_same_lines(&dump(&load("pyotf2-generated-multichunk")), &out);
+}
+
+#[test]
+fn equal_time_events_of_many_locations_merge_as_the_official_reader_does() {
+    if !support::python_otf2_available() {
+        return;
+    }
+    for n in [3u32, 5, 8, 13] {
+        let dir = support::TempDir::new(&format!("ties{n}"));
+        let archive = dir.0.join("archive");
+        let n_arg = n.to_string();
+        support::run_python(&support::tool("otf2_gen_ties.py"), &[&archive, Path::new(&n_arg)]);
+        let out = dir.0.join("dump.txt");
+        support::run_python(
+            &samples().join("../../docs/tools/otf2_reference_dump.py"),
+            &[&archive.join("traces.otf2"), &out],
+        );
+        assert_same_lines(&dump(&support::load_dir(&archive)), &out);
+    }
+}
