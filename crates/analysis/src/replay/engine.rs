@@ -1,9 +1,9 @@
 //! The replay itself: extended Lamport clocks over K network configurations at once.
 //!
-//! Every rank owns five vectors of K clocks (predicted time and its four terms). A worklist
-//! advances one rank at a time until it needs something not yet known (a message whose send
-//! has not been replayed, a collective whose members have not all arrived), parks it, and wakes
-//! it exactly when that input appears. Every call is visited once and every visit does O(K)
+//! Every rank owns six vectors of K clocks (predicted time, its four terms, and when its network
+//! interface is free). A worklist advances one rank at a time until it needs something not yet
+//! known (a message whose send has not been replayed, a collective whose members have not all
+//! arrived), parks it, and wakes it exactly when that input appears. Every call is visited once and every visit does O(K)
 //! work in straight loops over `f64` slices, so the cost is O(calls × K).
 
 use super::collective::schedule;

@@ -35,7 +35,7 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use tracelogic_model::{CallKind, Matching, Rank, Trace};
 
-/// Most configurations one replay accepts (seed 004 runs up to 256; state is ranks × 5 × K).
+/// Most configurations one replay accepts (seed 004 runs up to 256; state is ranks × 6 × K).
 pub const MAX_CONFIGURATIONS: usize = 4096;
 
 /// Predicted time split into the four terms of seed 004. The terms add up to the predicted time.
@@ -129,7 +129,7 @@ pub struct Replay {
     /// Matched messages replayed.
     pub messages: u64,
     /// Most K-vectors (send times of messages in flight, start times of open collectives) held
-    /// at once: the replay's memory beyond `ranks × 5 × K` doubles.
+    /// at once: the replay's memory beyond `ranks × 6 × K` doubles.
     pub peak_pooled_vectors: u64,
     /// What had to be worked around.
     pub warnings: ReplayWarnings,
