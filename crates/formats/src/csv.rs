@@ -781,7 +781,15 @@ pub fn read(files: &[InputFile], progress: &mut dyn ProgressSink) -> Result<Trac
         unmatched_leaves: 0,
         max_rank: 65_536 + total,
     };
-    let mut next_report = 0u64;
+    let start = Progress {
+        stage: "reading events".into(),
+        bytes_done: 0,
+        bytes_total: total,
+    };
+    if !progress.report(&start) {
+        return Err(FormatError::cancelled(name));
+    }
+    let mut next_report = 4u64 << 20;
     while let Some(line) = scanner.next_record(&mut fields).map_err(err)? {
         if scanner.pos as u64 >= next_report {
             next_report = scanner.pos as u64 + (4 << 20);

@@ -928,7 +928,15 @@ pub fn read(files: &[InputFile], progress: &mut dyn ProgressSink) -> Result<Trac
         pairs: Vec::new(),
     };
     let mut done = 0u64;
-    let mut next_report = 0u64;
+    let start = Progress {
+        stage: "reading records".into(),
+        bytes_done: 0,
+        bytes_total: total,
+    };
+    if !progress.report(&start) {
+        return Err(FormatError::cancelled(name));
+    }
+    let mut next_report = 4u64 << 20;
     for (ln, line) in lines {
         done += line.len() as u64 + 1;
         if done >= next_report {

@@ -914,9 +914,11 @@ impl<'t> Reader<'t> {
                 } => {
                     let op = rt.p2p.len();
                     let complete = match (req, done) {
-                        (_, Some(d)) if d >= idx => return Err(format!(
+                        (_, Some(d)) if d >= idx => {
+                            return Err(format!(
                             "done={d} must name an earlier call of rank {r} (this is call {idx}); use req= and wait="
-                        )),
+                        ))
+                        }
                         (None, Some(d)) => d,
                         (Some(_), Some(_)) => return Err("give req= or done=, not both".into()),
                         (None, None) => idx,
@@ -1016,7 +1018,15 @@ fn read_one(file: &InputFile, progress: &mut dyn ProgressSink) -> Result<Trace, 
         explicit_source: false,
         items: Vec::new(),
     };
-    let mut next_report = 0u64;
+    let start = Progress {
+        stage: "reading calls".into(),
+        bytes_done: 0,
+        bytes_total: total,
+    };
+    if !progress.report(&start) {
+        return Err(FormatError::cancelled(name));
+    }
+    let mut next_report = 4u64 << 20;
     let mut pos = 0usize;
     let mut line_no = 0u64;
     while pos < bytes.len() {

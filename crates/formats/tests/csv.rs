@@ -271,3 +271,17 @@ fn csv_reader_throughput_on_100_mb() {
         mb / secs
     );
 }
+
+#[test]
+fn progress_is_reported_and_reading_can_be_cancelled() {
+    let mut reports = Vec::new();
+    let mut sink = |p: &tracelogic_formats::Progress| {
+        reports.push((p.bytes_done, p.bytes_total));
+        true
+    };
+    csv::read(&[sample("ping-pong-csv.csv")], &mut sink).unwrap();
+    assert_eq!(reports, [(0, 8717)]);
+    let mut stop = |_: &tracelogic_formats::Progress| false;
+    let err = csv::read(&[sample("ping-pong-csv.csv")], &mut stop).unwrap_err();
+    assert!(err.cancelled && err.file == "ping-pong-csv.csv", "{err}");
+}
