@@ -110,19 +110,19 @@ pub fn parse_csv_matrix(text: &str, source: &str) -> Result<CommMatrix, String> 
     if n == 0 {
         return Err(format!("{source}: no matrix rows"));
     }
+    let width = rows[0].len();
+    if width != n && width != n + 1 {
+        return Err(format!(
+            "{source}: {n} rows of {width} values; a {n}-row matrix needs {n} values per row (or {} with a label)",
+            n + 1
+        ));
+    }
     let mut bytes = Vec::with_capacity(n * n);
     for (r, row) in rows.iter().enumerate() {
-        let row = match row.len() {
-            l if l == n => &row[..],
-            l if l == n + 1 => &row[1..],
-            l => {
-                return Err(format!(
-                    "{source}: row {r} has {l} values; a {n}-row matrix needs {n} (or {} with a label)",
-                    n + 1
-                ))
-            }
-        };
-        bytes.extend_from_slice(row);
+        if row.len() != width {
+            return Err(format!("{source}: row {r} has {} values, row 0 has {width}", row.len()));
+        }
+        bytes.extend_from_slice(&row[width - n..]);
     }
     Ok(CommMatrix {
         ranks: n as u32,
@@ -331,5 +331,42 @@ fn identification(out: &mut String, id: &Identification) {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn threshold_accepts_auto_and_percentages() {
+        assert_eq!(threshold_arg("auto").unwrap(), Threshold::Auto);
+        assert_eq!(threshold_arg("5").unwrap(), Threshold::Percent(5.0));
+        assert_eq!(threshold_arg("2.5%").unwrap(), Threshold::Percent(2.5));
+        assert!(threshold_arg("150").is_err());
+        assert!(threshold_arg("five").unwrap_err().contains("five"));
+    }
+
+    #[test]
+    fn csv_matrix_with_header_and_labels_as_matrix_writes_it() {
+        let m = parse_csv_matrix("sender,0,1,2\n0,0,3000,10\n1,0,0,3000\n2,3000,0,0\n", "m.csv").unwrap();
+        assert_eq!(m.ranks, 3);
+        assert_eq!(m.bytes, vec![0, 3000, 10, 0, 0, 3000, 3000, 0, 0]);
+        let plain = parse_csv_matrix("0,1\n1,0\n", "p.csv").unwrap();
+        assert_eq!(plain.bytes, vec![0, 1, 1, 0]);
+    }
+
+    #[test]
+    fn csv_matrix_errors_name_file_and_line() {
+        let e = parse_csv_matrix("0,1\n1,x\n", "bad.csv").unwrap_err();
+        assert!(e.contains("bad.csv") && e.contains("line 2"), "{e}");
+        let e = parse_csv_matrix("0,1,2\n1,0\n", "ragged.csv").unwrap_err();
+        assert!(e.contains("ragged.csv") && e.contains("row 1"), "{e}");
+        let e = parse_csv_matrix("0,1,2,3\n1,0,2,3\n", "wide.csv").unwrap_err();
+        assert!(e.contains("wide.csv") && e.contains("2 rows of 4 values"), "{e}");
+        assert!(parse_csv_matrix("", "empty.csv")
+            .unwrap_err()
+            .contains("no matrix rows"));
+        assert!(parse_csv_matrix("0,-1\n1,0\n", "neg.csv").is_err());
     }
 }

@@ -5,7 +5,7 @@
 use crate::Graph;
 
 /// Largest node count accepted from a file (a guard against hostile headers).
-pub const MAX_NODES: u32 = 1 << 24;
+pub const MAX_NODES: u32 = 1 << 20;
 
 /// Parse an edge list; errors name `source` and the line at fault.
 pub fn parse(text: &str, source: &str) -> Result<Graph, String> {
