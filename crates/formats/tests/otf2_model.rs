@@ -383,3 +383,38 @@ fn written_archives_are_read_from_a_folder_like_any_other() {
     assert!(files.iter().any(|f| f.name == "run/traces/0.evt"));
     assert_same_model(&t, &read(&files));
 }
+
+#[test]
+fn very_deep_call_paths_are_cut_to_the_outermost_regions() {
+    let mut t = Trace::new("generated", "deep", 1);
+    let path: Vec<u32> = (0..300).map(|i| t.regions.intern(&format!("f{i}"))).collect();
+    let deep = t.intern_callpath(&path);
+    t.push_call(0, "MPI_Barrier", 10, 20, deep, 0);
+    let back = read(&otf2::write(&t, "deep"));
+    let got = path_names(&back, back.ranks[0].calls.callpath[0]);
+    assert_eq!(got.len(), 128);
+    assert_eq!((got[0].as_str(), got[127].as_str()), ("f0", "f127"));
+    assert!(
+        back.warnings.iter().any(|w| w.contains("nested in more than 128")),
+        "{:?}",
+        back.warnings
+    );
+}
+
+#[test]
+fn thousands_of_communicators_keep_their_identity() {
+    let mut t = Trace::new("generated", "comms", 4);
+    for i in 0..3000u32 {
+        let members = vec![i % 4, (i / 4) % 4];
+        let members = if members[0] == members[1] {
+            vec![members[0]]
+        } else {
+            members
+        };
+        let c = t.add_comm(&format!("c{i}"), members.clone());
+        let call = t.push_call(0, "MPI_Send", i as u64 * 10, i as u64 * 10 + 5, NO_CALLPATH, 0);
+        t.push_p2p(0, call, call, P2pDir::Send, *members.last().unwrap(), 1, c, 8);
+    }
+    let back = read(&otf2::write(&t, "comms"));
+    assert_same_model(&t, &back);
+}

@@ -9,7 +9,7 @@ use crate::{FormatError, Progress, ProgressSink};
 use std::collections::HashMap;
 use tracelogic_model::{
     CallIdx, CallpathId, CollectiveOp, CommId, Location, MetricSamples, P2pDir, Rank, RankTrace, RegionId, Time, Trace,
-    ANY_SOURCE, COMM_WORLD, NOT_COMPLETED, NO_ROOT,
+    ANY_SOURCE, COMM_WORLD, NOT_COMPLETED, NO_CALLPATH, NO_ROOT,
 };
 
 const PARADIGM_MPI: u8 = 4;
@@ -19,6 +19,11 @@ const GROUP_COMM_SELF: u8 = 6;
 const LOCATION_GROUP_PROCESS: u8 = 1;
 /// `CollectiveRoot` SELF: the calling process is the root (inter-communicators).
 const ROOT_SELF: u32 = u32::MAX - 1;
+/// Call paths keep at most this many enclosing regions (the outermost ones).
+const MAX_CALLPATH_DEPTH: usize = 128;
+/// Region ids all call paths together may hold; later new paths are recorded as unknown,
+/// so hostile nesting cannot make the model grow far beyond the input.
+const MAX_CALLPATH_STORAGE: usize = 1 << 25;
 /// Events between two progress reports inside one location.
 const PROGRESS_EVERY: u64 = 1 << 20;
 
@@ -100,6 +105,8 @@ struct Builder<'a> {
     self_comms: HashMap<Rank, CommId>,
     regions: Vec<RegionInfo>,
     callpaths: HashMap<Vec<RegionId>, CallpathId>,
+    callpath_storage: usize,
+    comm_index: HashMap<(String, Vec<Rank>), CommId>,
     metric_series: Vec<HashMap<u32, usize>>,
     counters: Counters,
 }
@@ -112,6 +119,8 @@ struct Counters {
     unclosed_calls: u64,
     unmatched_completions: u64,
     uncompleted_receives: u64,
+    deep_paths: u64,
+    dropped_paths: u64,
 }
 
 /// Per-location state of the event loop.
@@ -166,6 +175,8 @@ pub(crate) fn build(archive: &Archive, progress: &mut dyn ProgressSink) -> Resul
         self_comms: HashMap::new(),
         regions,
         callpaths: HashMap::new(),
+        callpath_storage: 0,
+        comm_index: HashMap::new(),
         metric_series: vec![HashMap::new(); nranks as usize],
         counters: Counters::default(),
     };
@@ -383,7 +394,7 @@ impl Builder<'_> {
             if g.paradigm != PARADIGM_MPI && g.paradigm != 0 {
                 continue; // e.g. Score-P's "Process x Threads" measurement communicator
             }
-            let id = self.trace.add_comm(&self.comm_name(cm.id), members);
+            let id = self.add_comm(&self.comm_name(cm.id), members);
             self.comms.insert(cm.id, CommMapping::Fixed(id));
         }
         for ic in &defs.inter_comms.items {
@@ -413,7 +424,7 @@ impl Builder<'_> {
                 "" => format!("intercomm {}", ic.id),
                 n => n.to_owned(),
             };
-            let id = self.trace.add_comm(&name, all);
+            let id = self.add_comm(&name, all);
             let a = self.inter_groups.len();
             self.inter_groups.extend(sides);
             self.comms.insert(ic.id, CommMapping::Inter { id, a, b: a + 1 });
@@ -443,10 +454,14 @@ impl Builder<'_> {
         match self.comms.get(&comm) {
             Some(CommMapping::Fixed(id)) => Ok(*id),
             Some(CommMapping::Inter { id, .. }) => Ok(*id),
-            Some(CommMapping::PerRank) => Ok(*self
-                .self_comms
-                .entry(rank)
-                .or_insert_with(|| self.trace.add_comm("MPI_COMM_SELF", vec![rank]))),
+            Some(CommMapping::PerRank) => match self.self_comms.get(&rank) {
+                Some(&id) => Ok(id),
+                None => {
+                    let id = self.add_comm("MPI_COMM_SELF", vec![rank]);
+                    self.self_comms.insert(rank, id);
+                    Ok(id)
+                }
+            },
             None => {
                 // Defined but not an MPI communicator group (or not defined at all).
                 let Some(cm) = self.defs.comms.get(comm) else {
@@ -459,7 +474,7 @@ impl Builder<'_> {
                 let g = self.defs.groups.get(cm.group).expect("validated by GlobalDefs::parse");
                 let n = self.trace.num_ranks() as u64;
                 let members: Vec<Rank> = g.members.iter().filter(|&&m| m < n).map(|&m| m as Rank).collect();
-                let id = self.trace.add_comm(&self.comm_name(comm), members);
+                let id = self.add_comm(&self.comm_name(comm), members);
                 self.comms.insert(comm, CommMapping::Fixed(id));
                 Ok(id)
             }
@@ -504,15 +519,50 @@ impl Builder<'_> {
             .ok_or_else(|| FormatError::at_offset(file, offset, format!("event refers to undefined region {id}")))
     }
 
+    /// [`Trace::add_comm`] through a hash index: its linear search would make many
+    /// communicators quadratic.
+    fn add_comm(&mut self, name: &str, members: Vec<Rank>) -> CommId {
+        if self.comm_index.is_empty() {
+            for (i, c) in self.trace.comms.iter().enumerate() {
+                self.comm_index.insert((c.name.clone(), c.members.clone()), i as CommId);
+            }
+        }
+        let key = (name.to_owned(), members);
+        if let Some(&id) = self.comm_index.get(&key) {
+            return id;
+        }
+        let id = self.trace.comms.len() as CommId;
+        self.trace.comms.push(tracelogic_model::Communicator {
+            name: key.0.clone(),
+            members: key.1.clone(),
+        });
+        self.comm_index.insert(key, id);
+        id
+    }
+
+    /// The call path of the open user regions, interned through a hash index (the model's
+    /// linear [`Trace::intern_callpath`] would be quadratic), depth- and size-limited.
     fn callpath(&mut self, st: &mut LocationState) -> CallpathId {
         if let Some(p) = st.path {
             return p;
         }
-        let p = match self.callpaths.get(&st.user_path) {
+        let path = if st.user_path.len() > MAX_CALLPATH_DEPTH {
+            self.counters.deep_paths += 1;
+            &st.user_path[..MAX_CALLPATH_DEPTH]
+        } else {
+            &st.user_path[..]
+        };
+        let p = match self.callpaths.get(path) {
             Some(&p) => p,
+            None if self.callpath_storage + path.len() > MAX_CALLPATH_STORAGE => {
+                self.counters.dropped_paths += 1;
+                NO_CALLPATH
+            }
             None => {
-                let p = self.trace.intern_callpath(&st.user_path);
-                self.callpaths.insert(st.user_path.clone(), p);
+                let p = self.trace.callpaths.len() as CallpathId;
+                self.trace.callpaths.push(path.to_vec());
+                self.callpath_storage += path.len() + 1;
+                self.callpaths.insert(path.to_vec(), p);
                 p
             }
         };
@@ -847,6 +897,18 @@ impl Builder<'_> {
             w.push(format!(
                 "{} MpiIsendComplete events name no pending MpiIsend request",
                 c.unmatched_completions
+            ));
+        }
+        if c.deep_paths > 0 {
+            w.push(format!(
+                "{} MPI calls were nested in more than {MAX_CALLPATH_DEPTH} regions; their call paths keep the outermost {MAX_CALLPATH_DEPTH}",
+                c.deep_paths
+            ));
+        }
+        if c.dropped_paths > 0 {
+            w.push(format!(
+                "{} MPI calls have no call path: the trace has more distinct call paths than tracelogic keeps",
+                c.dropped_paths
             ));
         }
         if c.uncompleted_receives > 0 {
