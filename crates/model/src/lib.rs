@@ -288,6 +288,10 @@ pub struct Trace {
     pub meta: Vec<(String, String)>,
     /// Things the reader noticed but could work around (shown to the user).
     pub warnings: Vec<String>,
+    /// [`CallKind`] of each interned function, filled lazily by [`Trace::push_call`] so that a
+    /// function name is classified once, not once per call.
+    #[serde(skip)]
+    kind_cache: Vec<CallKind>,
 }
 
 impl Trace {
@@ -334,6 +338,15 @@ impl Trace {
         self.functions.name(self.ranks[r as usize].calls.func[i as usize])
     }
 
+    /// The [`CallKind`] of interned function `f` (classified once per function).
+    pub fn function_kind(&mut self, f: FuncId) -> CallKind {
+        while self.kind_cache.len() <= f as usize {
+            let name = self.functions.name(self.kind_cache.len() as u32);
+            self.kind_cache.push(CallKind::classify(name));
+        }
+        self.kind_cache[f as usize]
+    }
+
     /// Intern a call path given as region ids (outermost first).
     pub fn intern_callpath(&mut self, path: &[RegionId]) -> CallpathId {
         // Linear probing is fine: call paths are few and readers cache their last id.
@@ -356,11 +369,12 @@ impl Trace {
         location: u16,
     ) -> CallIdx {
         let f = self.functions.intern(func);
+        let kind = self.function_kind(f);
         let rt = &mut self.ranks[r as usize];
         let c = &mut rt.calls;
         let idx = c.func.len() as CallIdx;
         c.func.push(f);
-        c.kind.push(CallKind::classify(func));
+        c.kind.push(kind);
         c.enter.push(enter);
         c.exit.push(exit.max(enter));
         c.callpath.push(callpath);
