@@ -21,7 +21,7 @@ mod writer;
 pub use archive::Archive;
 pub use writer::{write, write_with_chunk_size};
 
-use crate::{FormatError, InputFile, ProgressSink};
+use crate::{FormatError, InputFile, Progress, ProgressSink};
 use tracelogic_model::Trace;
 
 /// Read an OTF2 archive given as its files named by relative path (`traces.otf2`,
@@ -29,6 +29,14 @@ use tracelogic_model::Trace;
 ///
 /// Refuses compressed and SION archives. Every error names the file and the byte offset.
 pub fn read(files: &[InputFile], progress: &mut dyn ProgressSink) -> Result<Trace, FormatError> {
+    let start = Progress {
+        stage: "reading OTF2 definitions".into(),
+        bytes_done: 0,
+        bytes_total: files.iter().map(|f| f.bytes.len() as u64).sum(),
+    };
+    if !progress.report(&start) {
+        return Err(FormatError::cancelled("(otf2 archive)"));
+    }
     let archive = Archive::open(files)?;
     model::build(&archive, progress)
 }
