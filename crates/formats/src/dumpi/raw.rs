@@ -143,12 +143,13 @@ pub struct Record {
     pub perf: Vec<(u64, u64)>,
     /// Argument values, aligned with the call spec's fields.
     pub args: Vec<Value>,
+    spec: &'static CallSpec,
 }
 
 impl Record {
     /// The layout of this record's call.
     pub fn spec(&self) -> &'static CallSpec {
-        call_spec(self.call).expect("records are only built for known calls")
+        self.spec
     }
     /// The argument named `name`, if the call has it and it is present.
     pub fn arg(&self, name: &str) -> Option<&Value> {
@@ -656,6 +657,7 @@ impl Records<'_, '_> {
             wall,
             perf,
             args,
+            spec,
         }))
     }
 }

@@ -51,7 +51,7 @@ pub struct Field {
 }
 
 /// One call id of the stream.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CallSpec {
     /// The DUMPI call id.
     pub id: u16,
@@ -71,8 +71,12 @@ pub const END_OF_STREAM: u16 = 293;
 /// The spec of call `id`, or `None` for ids that cannot appear in a stream (unknown ids, 128
 /// `Pcontrol` which has no reader in libundumpi, 290 the `ALL_FUNCTIONS` sentinel, 293).
 pub fn call_spec(id: u16) -> Option<&'static CallSpec> {
-    let i = CALLS.binary_search_by_key(&id, |c| c.id).ok()?;
-    Some(&CALLS[i])
+    // Ids are dense except for 128 and 290, so the entry sits at `id`, `id - 1` or `id - 2`.
+    let i = id as usize;
+    [i, i.wrapping_sub(1), i.wrapping_sub(2)]
+        .into_iter()
+        .filter_map(|j| CALLS.get(j))
+        .find(|c| c.id == id)
 }
 
 /// The spec of the call named `name` (without `MPI_`), e.g. `Waitall`.
@@ -389,4 +393,23 @@ calls! {
     (289, "DUMPIO_Testsome", &[f("count", I32, None), f("requests", I32Arr, None), f("outcount", I32, None), f("indices", I32Arr, None), f("statuses", Statuses, None)]),
     (291, "Function_enter", &[f("fn", U64, None)]),
     (292, "Function_exit", &[f("fn", U64, None)]),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_id_finds_its_own_entry() {
+        assert!(CALLS.windows(2).all(|w| w[0].id < w[1].id), "table sorted by id");
+        for c in CALLS {
+            assert_eq!(call_spec(c.id).map(|s| s.name), Some(c.name));
+        }
+        for missing in [128, 290, END_OF_STREAM, 294, u16::MAX] {
+            assert!(call_spec(missing).is_none(), "{missing}");
+        }
+        assert_eq!(call_spec(0).map(|c| c.name), Some("Send"));
+        assert_eq!(call_by_name("Waitall").map(|c| c.id), Some(18));
+        assert_eq!(call_spec(FUNCTION_EXIT).map(|c| c.name), Some("Function_exit"));
+    }
 }
