@@ -245,6 +245,16 @@ pub fn isomorphism(g1: &Graph, g2: &Graph, opts: IsoOptions) -> IsoOutcome {
     let mut map1 = vec![NONE; n as usize];
     let mut map2 = vec![NONE; n as usize];
     let mut next_try = vec![0usize; n as usize + 1];
+    let mut fresh = true;
+    // Below these indices every neighbour of a g2 node (every member of a class) is matched:
+    // candidates are scanned from there, so the leaves of a hub cost O(1) each, not O(degree).
+    // Lowered again when a node is unmatched.
+    let mut first_free = vec![0u32; n as usize];
+    let mut class_first_free: Vec<usize> = class_start[..colouring.classes as usize].to_vec();
+    let mut class_position = vec![0usize; n as usize];
+    for (i, &v) in class_members.iter().enumerate() {
+        class_position[v as usize] = i;
+    }
     let mut depth = 0usize;
     let mut steps = 0u64;
     'search: loop {
@@ -254,19 +264,39 @@ pub fn isomorphism(g1: &Graph, g2: &Graph, opts: IsoOptions) -> IsoOutcome {
         let u = order[depth];
         let cands: &[u32] = if parent[depth] == NONE {
             let c = c1[u as usize] as usize;
+            if fresh {
+                let ff = &mut class_first_free[c];
+                while *ff < class_start[c + 1] && map2[class_members[*ff] as usize] != NONE {
+                    *ff += 1;
+                }
+                next_try[depth] = *ff - class_start[c];
+            }
             &class_members[class_start[c]..class_start[c + 1]]
         } else {
-            g2.neighbors(map1[parent[depth] as usize])
+            let img = map1[parent[depth] as usize];
+            let list = g2.neighbors(img);
+            if fresh {
+                let ff = &mut first_free[img as usize];
+                while (*ff as usize) < list.len() && map2[list[*ff as usize] as usize] != NONE {
+                    *ff += 1;
+                }
+                next_try[depth] = *ff as usize;
+            }
+            list
         };
+        fresh = false;
         let before = &earlier[earlier_start[depth]..earlier_start[depth + 1]];
         while next_try[depth] < cands.len() {
             let v = cands[next_try[depth]];
             next_try[depth] += 1;
+            if map2[v as usize] != NONE {
+                continue;
+            }
             steps += 1;
             if steps > opts.max_steps {
                 return IsoOutcome::GaveUp { steps: steps - 1 };
             }
-            if map2[v as usize] != NONE || c2[v as usize] != c1[u as usize] {
+            if c2[v as usize] != c1[u as usize] {
                 continue;
             }
             if !before.iter().all(|&x| g2.has_edge(map1[x as usize], v)) {
@@ -279,7 +309,7 @@ pub fn isomorphism(g1: &Graph, g2: &Graph, opts: IsoOptions) -> IsoOutcome {
             map1[u as usize] = v;
             map2[v as usize] = u;
             depth += 1;
-            next_try[depth] = 0;
+            fresh = true;
             continue 'search;
         }
         // Every candidate failed: undo the previous choice and try its next candidate.
@@ -288,8 +318,16 @@ pub fn isomorphism(g1: &Graph, g2: &Graph, opts: IsoOptions) -> IsoOutcome {
         }
         depth -= 1;
         let w = order[depth];
-        map2[map1[w as usize] as usize] = NONE;
+        let vw = map1[w as usize];
+        map2[vw as usize] = NONE;
         map1[w as usize] = NONE;
+        for &x in g2.neighbors(vw) {
+            if let Ok(pos) = g2.neighbors(x).binary_search(&vw) {
+                first_free[x as usize] = first_free[x as usize].min(pos as u32);
+            }
+        }
+        let c = c2[vw as usize] as usize;
+        class_first_free[c] = class_first_free[c].min(class_position[vw as usize]);
     }
     match verify(g1, g2, &map1) {
         Ok(()) => IsoOutcome::Isomorphic { mapping: map1, steps },

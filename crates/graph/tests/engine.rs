@@ -241,3 +241,25 @@ fn fast_cartesian_builder_equals_the_direction_definition() {
         assert_eq!(t.graph(), by_directions, "{s}");
     }
 }
+
+#[test]
+fn hubs_and_many_components_cost_linear_steps() {
+    // A star's leaves all hang off one hub, and isolated nodes are all roots of their own
+    // component: both must be matched in about one step per node, not one per (node, hub edge).
+    let mut rng = StdRng::seed_from_u64(21);
+    for s in ["star:3000", "kary-tree:200x3000", "binary-tree:4095"] {
+        let g = spec(s).graph();
+        let n = g.num_nodes();
+        let h = g.relabel(&random_perm(n, &mut rng));
+        match isomorphism(&h, &g, IsoOptions::for_nodes(n)) {
+            IsoOutcome::Isomorphic { steps, .. } => assert!(steps < 20 * n as u64, "{s}: {steps} steps"),
+            other => panic!("{s}: {other:?}"),
+        }
+    }
+    let g = Graph::from_edges(3000, [(0, 1)]);
+    let h = g.relabel(&random_perm(3000, &mut rng));
+    match isomorphism(&h, &g, IsoOptions::for_nodes(3000)) {
+        IsoOutcome::Isomorphic { steps, .. } => assert!(steps < 10_000, "{steps} steps"),
+        other => panic!("{other:?}"),
+    }
+}
