@@ -69,12 +69,19 @@ impl<'a> Cursor<'a> {
         self.pos < self.end
     }
 
+    #[cold]
+    #[inline(never)]
+    fn short(&self, n: usize, what: &str) -> FormatError {
+        self.error(format!(
+            "{what} needs {n} bytes but only {} remain in the record/chunk (file truncated or corrupt)",
+            self.remaining()
+        ))
+    }
+
+    #[inline]
     fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8], FormatError> {
         if self.remaining() < n {
-            return Err(self.error(format!(
-                "{what} needs {n} bytes but only {} remain in the record/chunk (file truncated or corrupt)",
-                self.remaining()
-            )));
+            return Err(self.short(n, what));
         }
         let s = &self.data[self.pos..self.pos + n];
         self.pos += n;
@@ -82,10 +89,12 @@ impl<'a> Cursor<'a> {
     }
 
     /// One raw byte.
+    #[inline]
     pub fn u8(&mut self, what: &str) -> Result<u8, FormatError> {
         Ok(self.take(1, what)?[0])
     }
 
+    #[inline]
     fn raw<const N: usize>(&mut self, what: &str) -> Result<[u8; N], FormatError> {
         let mut b: [u8; N] = self.take(N, what)?.try_into().expect("take returned N bytes");
         if self.big_endian {
@@ -100,6 +109,7 @@ impl<'a> Cursor<'a> {
     }
 
     /// A raw 64-bit value in chunk byte order (timestamps, `u64full`).
+    #[inline]
     pub fn u64_full(&mut self, what: &str) -> Result<u64, FormatError> {
         Ok(u64::from_le_bytes(self.raw::<8>(what)?))
     }
@@ -119,6 +129,7 @@ impl<'a> Cursor<'a> {
         Ok(f32::from_bits(self.u32_full(what)?))
     }
 
+    #[inline]
     fn compressed(&mut self, max: usize, what: &str) -> Result<u64, FormatError> {
         let at = self.pos;
         let n = self.u8(what)?;
@@ -127,36 +138,42 @@ impl<'a> Cursor<'a> {
             0xFF => Ok(if max == 4 { u32::MAX as u64 } else { u64::MAX }),
             n if n as usize <= max => {
                 let bytes = self.take(n as usize, what)?;
-                let mut v = 0u64;
+                let mut buf = [0u8; 8];
                 if self.big_endian {
-                    for &b in bytes {
-                        v = (v << 8) | b as u64;
-                    }
+                    buf[8 - bytes.len()..].copy_from_slice(bytes);
+                    Ok(u64::from_be_bytes(buf))
                 } else {
-                    for &b in bytes.iter().rev() {
-                        v = (v << 8) | b as u64;
-                    }
+                    buf[..bytes.len()].copy_from_slice(bytes);
+                    Ok(u64::from_le_bytes(buf))
                 }
-                Ok(v)
             }
-            n => Err(self.error_at(
-                at,
-                format!("{what}: compressed integer announces {n} bytes, at most {max} allowed"),
-            )),
+            n => Err(self.too_wide(at, n, max, what)),
         }
     }
 
+    #[cold]
+    #[inline(never)]
+    fn too_wide(&self, at: usize, n: u8, max: usize, what: &str) -> FormatError {
+        self.error_at(
+            at,
+            format!("{what}: compressed integer announces {n} bytes, at most {max} allowed"),
+        )
+    }
+
     /// A compressed unsigned 32-bit integer (all references but locations).
+    #[inline]
     pub fn cu32(&mut self, what: &str) -> Result<u32, FormatError> {
         Ok(self.compressed(4, what)? as u32)
     }
 
     /// A compressed unsigned 64-bit integer.
+    #[inline]
     pub fn cu64(&mut self, what: &str) -> Result<u64, FormatError> {
         self.compressed(8, what)
     }
 
     /// A compressed signed 64-bit integer (two's complement of the unsigned decoding).
+    #[inline]
     pub fn ci64(&mut self, what: &str) -> Result<i64, FormatError> {
         Ok(self.compressed(8, what)? as i64)
     }
