@@ -418,3 +418,12 @@ fn thousands_of_communicators_keep_their_identity() {
     let back = read(&otf2::write(&t, "comms"));
     assert_same_model(&t, &back);
 }
+
+#[test]
+fn the_generic_entry_point_detects_and_reads_otf2_folders_and_written_archives() {
+    let t = tracelogic_formats::read_trace(load("pipit-ping-pong-otf2")).unwrap();
+    assert_eq!((t.format.as_str(), t.num_ranks()), ("otf2", 2));
+    let written = otf2::write(&synthetic(3, 2), "run/traces");
+    let back = tracelogic_formats::read_trace(written).unwrap();
+    assert_same_model(&synthetic(3, 2), &back);
+}
