@@ -716,11 +716,7 @@ fn creation_args(w: &mut RankWriter, short: &str, comm: Option<CommId>, a: &mut 
             .int("color", UNDEFINED)
             .int("newcomm", COMM_NULL)
             .int("group", 2);
-        return if matches!(short, "Comm_split" | "Comm_create" | "Comm_dup") {
-            call_by_name(short).expect("table")
-        } else {
-            split
-        };
+        return call_by_name(short).unwrap_or(split);
     };
     let members = w.trace.comms[c as usize].members.clone();
     let h = w.next_handle;
@@ -744,6 +740,18 @@ fn creation_args(w: &mut RankWriter, short: &str, comm: Option<CommId>, a: &mut 
                 a.int("oldcomm", old);
                 return call_by_name("Comm_dup").expect("table");
             }
+        }
+        "Cart_create" | "Graph_create" if members.iter().enumerate().all(|(i, &m)| m == i as Rank) => {
+            // A 1-D grid / graph over the first ranks of MPI_COMM_WORLD, without reordering.
+            let k = members.len() as i32;
+            a.int("oldcomm", COMM_WORLD)
+                .int("ndim", 1)
+                .ints("dims", vec![k])
+                .ints("periods", vec![0])
+                .int("nodes", k as i64)
+                .ints("index", (1..=k).map(|i| i - 1).collect())
+                .int("numedges", 0);
+            return call_by_name(short).expect("table");
         }
         "Comm_create" => {
             if let Some(g) = w.last_group.filter(|g| w.groups.get(g) == Some(&members)) {
