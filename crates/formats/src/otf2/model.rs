@@ -774,6 +774,14 @@ impl Builder<'_> {
                     )?;
                 }
                 EventKind::Metric { metric, values } => self.metric(rank, metric, &values, t, file, off)?,
+                EventKind::ProgramBegin { name, arguments } if !self.trace.meta.iter().any(|(k, _)| k == "program") => {
+                    let mut cmd = self.defs.string(name).to_owned();
+                    for a in arguments {
+                        cmd.push(' ');
+                        cmd.push_str(self.defs.string(a));
+                    }
+                    self.trace.meta.push(("program".into(), cmd));
+                }
                 EventKind::Unknown { .. } => self.counters.unknown_events += 1,
                 _ => {}
             }
