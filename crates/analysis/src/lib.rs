@@ -5,6 +5,7 @@
 //! does I/O.
 
 pub mod matrix;
+pub mod patterns;
 pub mod phases;
 pub mod replay;
 pub mod summary;

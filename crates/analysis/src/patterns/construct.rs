@@ -1,0 +1,468 @@
+//! Communication pattern construction (thesis §4.7, Algorithm 4.7) and event graphs.
+//!
+//! The events of every rank are nodes of one union–find: the events of one per-rank pattern
+//! occurrence are joined, a send is joined with the receive that consumed it, and the `j`-th
+//! collective of a communicator is joined across its members. A connected set is one *instance*:
+//! the partner patterns (PPL) and partner single events (PEL) of the thesis are exactly what the
+//! joins pull in. Instances whose per-rank event strings are equal are occurrences of one
+//! communication pattern. Instances that contain no per-rank pattern occurrence and happen once
+//! are *outside* any pattern (they stay in [`CommunicationAnalysis::instances`] with
+//! [`OUTSIDE`]). O(events · α) plus hashing the instance signatures.
+
+use super::{EventRef, Events};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap};
+use tracelogic_model::{Matching, Rank, Time, Trace};
+
+/// Pattern id of instances outside any communication pattern.
+pub const OUTSIDE: u32 = u32::MAX;
+/// Instances per pattern whose events are kept for event graphs.
+pub const KEPT_EXAMPLES: usize = 16;
+
+/// A pattern of communication across ranks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CommunicationPattern {
+    /// Index in [`CommunicationAnalysis::patterns`].
+    pub id: usize,
+    /// World ranks involved, ascending.
+    pub ranks: Vec<Rank>,
+    /// Each rank's events, in order.
+    pub events: BTreeMap<Rank, Vec<String>>,
+    /// Number of occurrences.
+    pub occurrences: usize,
+    /// Start time (ns) of each occurrence, ascending.
+    pub positions: Vec<Time>,
+    /// `[start, end]` time of each occurrence.
+    pub spans: Vec<(Time, Time)>,
+    /// First event index of the first occurrence on each rank.
+    pub first_events: BTreeMap<Rank, u32>,
+    /// True when built around per-rank pattern occurrences (false: a repeated exchange of single
+    /// events).
+    pub from_rank_patterns: bool,
+}
+
+/// One part of an instance: its events on one rank.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct InstancePart {
+    /// World rank.
+    pub rank: Rank,
+    /// First event (index in the rank's events).
+    pub first_event: u32,
+    /// Last event.
+    pub last_event: u32,
+    /// Entry time of the first event's call.
+    pub start: Time,
+    /// Exit time of the last event's call.
+    pub end: Time,
+}
+
+/// One connected instance of communication.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Instance {
+    /// Communication pattern id, or [`OUTSIDE`].
+    pub pattern: u32,
+    /// Earliest entry time of its calls.
+    pub start: Time,
+    /// Latest exit time.
+    pub end: Time,
+    /// Per-rank parts, by rank.
+    pub parts: Vec<InstancePart>,
+}
+
+/// The result of construction.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CommunicationAnalysis {
+    /// Communication patterns, most occurrences first.
+    pub patterns: Vec<CommunicationPattern>,
+    /// Every instance, ordered by start time.
+    pub instances: Vec<Instance>,
+    /// Events (rank, event index) of the first [`KEPT_EXAMPLES`] occurrences of each pattern.
+    pub examples: Vec<Vec<Vec<(Rank, u32)>>>,
+}
+
+struct UnionFind(Vec<u32>);
+
+impl UnionFind {
+    fn find(&mut self, mut x: u32) -> u32 {
+        while self.0[x as usize] != x {
+            let p = self.0[x as usize];
+            self.0[x as usize] = self.0[p as usize];
+            x = p;
+        }
+        x
+    }
+    fn union(&mut self, a: u32, b: u32) {
+        let (ra, rb) = (self.find(a), self.find(b));
+        if ra != rb {
+            let (lo, hi) = if ra < rb { (ra, rb) } else { (rb, ra) };
+            self.0[hi as usize] = lo;
+        }
+    }
+}
+
+/// Event index of every point-to-point operation and collective of a rank.
+pub(crate) fn op_events(events: &super::RankEvents, p2p: usize, coll: usize) -> (Vec<u32>, Vec<u32>) {
+    let (mut p, mut c) = (vec![u32::MAX; p2p], vec![u32::MAX; coll]);
+    for (i, e) in events.events.iter().enumerate() {
+        match *e {
+            EventRef::P2p(o) => p[o as usize] = i as u32,
+            EventRef::Collective(o) => c[o as usize] = i as u32,
+        }
+    }
+    (p, c)
+}
+
+/// Join per-rank occurrences (`occurrences[r]`: non-overlapping `[start, end)` event ranges of
+/// rank `r`) into communication patterns.
+pub fn construct(
+    trace: &Trace,
+    matching: &Matching,
+    events: &Events,
+    occurrences: &[Vec<(u32, u32)>],
+) -> CommunicationAnalysis {
+    let mut offset = Vec::with_capacity(events.ranks.len() + 1);
+    let mut total = 0u32;
+    for re in &events.ranks {
+        offset.push(total);
+        total += re.symbols.len() as u32;
+    }
+    offset.push(total);
+    let mut uf = UnionFind((0..total).collect());
+    let mut in_pattern = vec![false; total as usize];
+    for (r, occ) in occurrences.iter().enumerate() {
+        for &(s, e) in occ {
+            for i in s..e {
+                in_pattern[(offset[r] + i) as usize] = true;
+                if i > s {
+                    uf.union(offset[r] + s, offset[r] + i);
+                }
+            }
+        }
+    }
+    let ops: Vec<(Vec<u32>, Vec<u32>)> = events
+        .ranks
+        .iter()
+        .map(|re| {
+            let rt = &trace.ranks[re.rank as usize];
+            op_events(re, rt.p2p.len(), rt.collectives.len())
+        })
+        .collect();
+    for m in &matching.messages {
+        let a = ops[m.sender as usize].0[m.send_op as usize];
+        let b = ops[m.receiver as usize].0[m.recv_op as usize];
+        if a != u32::MAX && b != u32::MAX {
+            uf.union(offset[m.sender as usize] + a, offset[m.receiver as usize] + b);
+        }
+    }
+    let mut coll_first: HashMap<(u32, u32), u32> = HashMap::new();
+    for (r, re) in events.ranks.iter().enumerate() {
+        let c = &trace.ranks[re.rank as usize].collectives;
+        let mut seen: HashMap<u32, u32> = HashMap::new();
+        for j in 0..c.len() {
+            let nth = seen.entry(c.comm[j]).or_default();
+            let ev = offset[r] + ops[r].1[j];
+            match coll_first.entry((c.comm[j], *nth)) {
+                std::collections::hash_map::Entry::Occupied(o) => uf.union(*o.get(), ev),
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    v.insert(ev);
+                }
+            }
+            *nth += 1;
+        }
+    }
+    // Dense component ids, then events grouped by component (ascending global id).
+    let mut comp_of_root = vec![u32::MAX; total as usize];
+    let mut comp = vec![0u32; total as usize];
+    let mut ncomp = 0u32;
+    for g in 0..total {
+        let r = uf.find(g);
+        if comp_of_root[r as usize] == u32::MAX {
+            comp_of_root[r as usize] = ncomp;
+            ncomp += 1;
+        }
+        comp[g as usize] = comp_of_root[r as usize];
+    }
+    drop(comp_of_root);
+    let mut start = vec![0u32; ncomp as usize + 1];
+    for &c in &comp {
+        start[c as usize + 1] += 1;
+    }
+    for i in 0..ncomp as usize {
+        start[i + 1] += start[i];
+    }
+    let mut fill = start.clone();
+    let mut members = vec![0u32; total as usize];
+    for g in 0..total {
+        let c = comp[g as usize] as usize;
+        members[fill[c] as usize] = g;
+        fill[c] += 1;
+    }
+    drop(comp);
+    let rank_of = |g: u32| offset.partition_point(|&o| o <= g) - 1;
+    // Signatures.
+    let mut sig_ids: HashMap<Vec<u32>, u32> = HashMap::new();
+    let mut sig_list: Vec<Vec<u32>> = Vec::new();
+    let mut sig_patterned: Vec<bool> = Vec::new();
+    let mut sig_count: Vec<u32> = Vec::new();
+    let mut instances: Vec<(u32, Instance)> = Vec::with_capacity(ncomp as usize);
+    let mut key = Vec::new();
+    for c in 0..ncomp as usize {
+        let evs = &members[start[c] as usize..start[c + 1] as usize];
+        key.clear();
+        let mut parts: Vec<InstancePart> = Vec::new();
+        let mut patterned = false;
+        for &g in evs {
+            let r = rank_of(g);
+            let i = g - offset[r];
+            let re = &events.ranks[r];
+            let calls = &trace.ranks[re.rank as usize].calls;
+            let call = re.calls[i as usize] as usize;
+            let (t0, t1) = (calls.enter[call], calls.exit[call]);
+            patterned |= in_pattern[g as usize];
+            match parts.last_mut() {
+                Some(p) if p.rank == re.rank => {
+                    p.last_event = i;
+                    p.start = p.start.min(t0);
+                    p.end = p.end.max(t1);
+                    key.push(re.symbols[i as usize]);
+                }
+                _ => {
+                    key.push(u32::MAX);
+                    key.push(re.rank);
+                    key.push(re.symbols[i as usize]);
+                    parts.push(InstancePart {
+                        rank: re.rank,
+                        first_event: i,
+                        last_event: i,
+                        start: t0,
+                        end: t1,
+                    });
+                }
+            }
+        }
+        let id = match sig_ids.get(&key) {
+            Some(&id) => id,
+            None => {
+                let id = sig_list.len() as u32;
+                sig_ids.insert(key.clone(), id);
+                sig_list.push(key.clone());
+                sig_patterned.push(false);
+                sig_count.push(0);
+                id
+            }
+        };
+        sig_patterned[id as usize] |= patterned;
+        sig_count[id as usize] += 1;
+        let s = parts.iter().map(|p| p.start).min().unwrap_or(0);
+        let e = parts.iter().map(|p| p.end).max().unwrap_or(0);
+        instances.push((
+            c as u32,
+            Instance {
+                pattern: id,
+                start: s,
+                end: e,
+                parts,
+            },
+        ));
+    }
+    // Keep signatures that are patterns; order by occurrences.
+    let mut kept: Vec<u32> = (0..sig_list.len() as u32)
+        .filter(|&s| sig_patterned[s as usize] || sig_count[s as usize] >= 2)
+        .collect();
+    kept.sort_by(|&a, &b| sig_count[b as usize].cmp(&sig_count[a as usize]).then(a.cmp(&b)));
+    let mut new_id = vec![OUTSIDE; sig_list.len()];
+    for (i, &s) in kept.iter().enumerate() {
+        new_id[s as usize] = i as u32;
+    }
+    instances.sort_by_key(|(_, inst)| (inst.start, inst.end));
+    let mut patterns: Vec<CommunicationPattern> = kept
+        .iter()
+        .enumerate()
+        .map(|(i, &s)| {
+            let mut ev: BTreeMap<Rank, Vec<String>> = BTreeMap::new();
+            let sig = &sig_list[s as usize];
+            let mut cur: Option<Rank> = None;
+            let mut k = 0;
+            while k < sig.len() {
+                if sig[k] == u32::MAX {
+                    cur = Some(sig[k + 1]);
+                    ev.insert(sig[k + 1], Vec::new());
+                    k += 2;
+                    continue;
+                }
+                ev.get_mut(&cur.expect("rank first"))
+                    .expect("inserted")
+                    .push(events.names[sig[k] as usize].clone());
+                k += 1;
+            }
+            CommunicationPattern {
+                id: i,
+                ranks: ev.keys().copied().collect(),
+                events: ev,
+                occurrences: 0,
+                positions: Vec::new(),
+                spans: Vec::new(),
+                first_events: BTreeMap::new(),
+                from_rank_patterns: sig_patterned[s as usize],
+            }
+        })
+        .collect();
+    let mut examples: Vec<Vec<Vec<(Rank, u32)>>> = vec![Vec::new(); patterns.len()];
+    let mut out_instances = Vec::with_capacity(instances.len());
+    for (c, mut inst) in instances {
+        inst.pattern = new_id[inst.pattern as usize];
+        if inst.pattern != OUTSIDE {
+            let p = &mut patterns[inst.pattern as usize];
+            if p.occurrences == 0 {
+                p.first_events = inst.parts.iter().map(|q| (q.rank, q.first_event)).collect();
+            }
+            p.occurrences += 1;
+            p.positions.push(inst.start);
+            p.spans.push((inst.start, inst.end));
+            let ex = &mut examples[inst.pattern as usize];
+            if ex.len() < KEPT_EXAMPLES {
+                let evs = &members[start[c as usize] as usize..start[c as usize + 1] as usize];
+                ex.push(
+                    evs.iter()
+                        .map(|&g| {
+                            let r = rank_of(g);
+                            (events.ranks[r].rank, g - offset[r])
+                        })
+                        .collect(),
+                );
+            }
+        }
+        out_instances.push(inst);
+    }
+    CommunicationAnalysis {
+        patterns,
+        instances: out_instances,
+        examples,
+    }
+}
+
+/// One event in an event graph.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GraphEvent {
+    /// World rank (the horizontal line it sits on).
+    pub rank: Rank,
+    /// Index of the rank's line in [`EventGraph::ranks`].
+    pub lane: usize,
+    /// Index in the rank's event sequence.
+    pub event: u32,
+    /// Symbol, e.g. `S3`.
+    pub symbol: String,
+    /// Logical time (Lamport clock: after the previous event of its rank and after the send of
+    /// the message it receives), starting at 0.
+    pub logical: u32,
+    /// Entry time of its call (ns).
+    pub time: Time,
+    /// Exit time of its call (ns).
+    pub end: Time,
+}
+
+/// A message arrow, from a send event to its receive event (indices into [`EventGraph::events`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Arrow {
+    /// The send.
+    pub from: usize,
+    /// The receive.
+    pub to: usize,
+}
+
+/// One occurrence of a communication pattern, ready to draw as the thesis' event graphs:
+/// ranks as horizontal lines, events as points (x = logical order or real time), arrows from
+/// each send to its receive.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EventGraph {
+    /// Communication pattern id.
+    pub pattern: usize,
+    /// Which occurrence (0 = first).
+    pub occurrence: usize,
+    /// The lines, top to bottom.
+    pub ranks: Vec<Rank>,
+    /// The events, by rank then order.
+    pub events: Vec<GraphEvent>,
+    /// Messages inside the occurrence.
+    pub arrows: Vec<Arrow>,
+    /// Largest logical time + 1 (the width in logical steps).
+    pub logical_width: u32,
+}
+
+/// The event graph of occurrence `occurrence` of communication pattern `pattern` (only the first
+/// [`KEPT_EXAMPLES`] occurrences are kept). `None` if out of range.
+pub fn event_graph(
+    trace: &Trace,
+    matching: &Matching,
+    events: &Events,
+    analysis: &CommunicationAnalysis,
+    pattern: usize,
+    occurrence: usize,
+) -> Option<EventGraph> {
+    let evs = analysis.examples.get(pattern)?.get(occurrence)?;
+    let mut ranks: Vec<Rank> = evs.iter().map(|e| e.0).collect();
+    ranks.dedup();
+    let index: HashMap<(Rank, u32), usize> = evs.iter().enumerate().map(|(i, &e)| (e, i)).collect();
+    let mut out: Vec<GraphEvent> = evs
+        .iter()
+        .map(|&(r, i)| {
+            let re = &events.ranks[r as usize];
+            let calls = &trace.ranks[r as usize].calls;
+            let call = re.calls[i as usize] as usize;
+            GraphEvent {
+                rank: r,
+                lane: ranks.binary_search(&r).unwrap_or(0),
+                event: i,
+                symbol: events.names[re.symbols[i as usize] as usize].clone(),
+                logical: 0,
+                time: calls.enter[call],
+                end: calls.exit[call],
+            }
+        })
+        .collect();
+    let mut arrows = Vec::new();
+    let mut recv_from: Vec<Option<usize>> = vec![None; out.len()];
+    for (k, &(r, i)) in evs.iter().enumerate() {
+        if let EventRef::P2p(op) = events.ranks[r as usize].events[i as usize] {
+            if let Some(m) = matching.by_send(r, op) {
+                let rre = &events.ranks[m.receiver as usize];
+                let rt = &trace.ranks[m.receiver as usize];
+                let (p2p_ev, _) = op_events(rre, rt.p2p.len(), 0);
+                let recv_ev = p2p_ev[m.recv_op as usize];
+                if let Some(&to) = index.get(&(m.receiver, recv_ev)) {
+                    arrows.push(Arrow { from: k, to });
+                    recv_from[to] = Some(k);
+                }
+            }
+        }
+    }
+    // Lamport clocks: events of one rank are consecutive in `out`.
+    loop {
+        let mut changed = false;
+        for k in 0..out.len() {
+            let mut t = 0;
+            if k > 0 && out[k - 1].rank == out[k].rank {
+                t = out[k - 1].logical + 1;
+            }
+            if let Some(s) = recv_from[k] {
+                t = t.max(out[s].logical + 1);
+            }
+            if t > out[k].logical {
+                out[k].logical = t;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let logical_width = out.iter().map(|e| e.logical + 1).max().unwrap_or(0);
+    Some(EventGraph {
+        pattern,
+        occurrence,
+        ranks,
+        events: out,
+        arrows,
+        logical_width,
+    })
+}

@@ -1,0 +1,538 @@
+//! Communication patterns (thesis ch. 4): per-rank repeats, tandem removal, routine-directed
+//! detection, approximate search, cross-rank construction and event graphs.
+//!
+//! **Events.** Each rank's point-to-point operations and collectives, in call order, become
+//! symbols: `S2` (send to world rank 2), `R5` (receive from 5, `R*` for an unresolved wildcard)
+//! and the MPI function of a collective (`MPI_Allreduce`). With the envelope, `:t<tag>:b<bytes>`
+//! (and `:c<comm>` off `MPI_COMM_WORLD`, `:r<root>` for rooted collectives) is appended.
+//!
+//! **Per-rank patterns** ([`detect`]). The thesis' valid patterns are reproduced in two steps:
+//! 1. tandem repeats are removed to a fixpoint ([`tandem::reduce`], §4.6); every repeated unit is
+//!    a pattern whose copies are its occurrences (Sweep3D's `ab`, `ac`, `bd`, `ad` and, one level
+//!    up, the whole `abababacacacbdbdbdadadad`; WRF's `abcd`);
+//! 2. on the reduced sequence, maximal repeats come from a suffix array with LCP intervals
+//!    ([`suffix`]); a repeat is kept when, taking longer repeats first, at least two of its
+//!    non-overlapping occurrences are not inside an occurrence of a longer kept repeat (the
+//!    thesis' frequency accounting of Algorithm 4.3: a prefix pattern's frequency drops by the
+//!    occurrences its extension absorbs, and only frequencies above 1 remain).
+//!
+//! Patterns from both steps with the same symbols are one pattern; its occurrences are the union
+//! (by start). In the default *general form* a run of copies reduces to one copy, so patterns
+//! that differ only in loop counts are the same (`(ab)³c` and `(ab)²c` are both `abc`); with
+//! `exact` a run becomes a token "unit × count" and counts must agree.
+//!
+//! **Routine-directed** (§4.4.1): where calls carry call paths, a change of enclosing call path
+//! between consecutive events inserts a unique barrier symbol, so no pattern crosses a routine
+//! boundary. [`RoutineComparison`] compares it with the plain syntactic detection.
+//!
+//! **Communication patterns** ([`construct`], Algorithm 4.7): each rank's events are parsed into
+//! non-overlapping pattern occurrences; occurrences and single events are joined through matched
+//! messages and collective instances into connected instances, and instances with the same
+//! per-rank events form one communication pattern, with its occurrences in time.
+
+pub mod approx;
+pub mod construct;
+pub mod suffix;
+pub mod tandem;
+
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap};
+use tracelogic_model::{CallIdx, P2pDir, Rank, Trace, ANY_SOURCE, COMM_WORLD, NO_CALLPATH, NO_ROOT};
+
+pub use construct::{
+    construct, event_graph, Arrow, CommunicationAnalysis, CommunicationPattern, EventGraph, GraphEvent,
+};
+
+/// What one event of a rank is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum EventRef {
+    /// Index into the rank's `P2p`.
+    P2p(u32),
+    /// Index into the rank's `Collectives`.
+    Collective(u32),
+}
+
+/// The event sequence of one rank.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RankEvents {
+    /// World rank.
+    pub rank: Rank,
+    /// Interned symbol of each event (index into [`Events::names`]).
+    pub symbols: Vec<u32>,
+    /// The operation behind each event.
+    pub events: Vec<EventRef>,
+    /// The call that posted each event.
+    pub calls: Vec<CallIdx>,
+}
+
+/// Every rank's events with one symbol table.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Events {
+    /// Symbol names, indexed by symbol id.
+    pub names: Vec<String>,
+    /// One entry per world rank.
+    pub ranks: Vec<RankEvents>,
+}
+
+impl Events {
+    /// Symbol id of a name, if some event has it.
+    pub fn symbol(&self, name: &str) -> Option<u32> {
+        self.names.iter().position(|n| n == name).map(|i| i as u32)
+    }
+    /// Names of a symbol string.
+    pub fn names_of(&self, symbols: &[u32]) -> Vec<String> {
+        symbols.iter().map(|&s| self.names[s as usize].clone()).collect()
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct SymbolKey {
+    kind: u8,
+    peer: u32,
+    tag: i64,
+    bytes: u64,
+    comm: u32,
+}
+
+/// The event symbols of every rank, interned once for the whole trace. O(events).
+pub fn rank_events(trace: &Trace, with_envelope: bool) -> Events {
+    let mut ids: HashMap<SymbolKey, u32> = HashMap::new();
+    let mut names: Vec<String> = Vec::new();
+    let mut ranks = Vec::with_capacity(trace.ranks.len());
+    for rt in &trace.ranks {
+        let (p, c) = (&rt.p2p, &rt.collectives);
+        let mut out = RankEvents {
+            rank: rt.rank,
+            ..Default::default()
+        };
+        let total = p.len() + c.len();
+        out.symbols.reserve_exact(total);
+        out.events.reserve_exact(total);
+        out.calls.reserve_exact(total);
+        let (mut i, mut j) = (0usize, 0usize);
+        while i < p.len() || j < c.len() {
+            let take_p2p = j >= c.len() || (i < p.len() && p.post[i] <= c.call[j]);
+            let (key, ev, call) = if take_p2p {
+                let send = p.dir[i] == P2pDir::Send;
+                let key = SymbolKey {
+                    kind: if send { 0 } else { 1 },
+                    peer: p.peer[i],
+                    tag: if with_envelope { p.tag[i] as i64 } else { 0 },
+                    bytes: if with_envelope { p.bytes[i] } else { 0 },
+                    comm: if with_envelope { p.comm[i] } else { 0 },
+                };
+                i += 1;
+                (key, EventRef::P2p(i as u32 - 1), p.post[i - 1])
+            } else {
+                let key = SymbolKey {
+                    kind: 2,
+                    peer: if with_envelope { c.root[j] } else { 0 },
+                    tag: trace.ranks[rt.rank as usize].calls.func[c.call[j] as usize] as i64,
+                    bytes: if with_envelope { c.bytes_sent[j] } else { 0 },
+                    comm: if with_envelope { c.comm[j] } else { 0 },
+                };
+                j += 1;
+                (key, EventRef::Collective(j as u32 - 1), c.call[j - 1])
+            };
+            let id = *ids.entry(key).or_insert_with(|| {
+                names.push(symbol_name(trace, &key, with_envelope));
+                names.len() as u32 - 1
+            });
+            out.symbols.push(id);
+            out.events.push(ev);
+            out.calls.push(call);
+        }
+        ranks.push(out);
+    }
+    Events { names, ranks }
+}
+
+fn symbol_name(trace: &Trace, k: &SymbolKey, with_envelope: bool) -> String {
+    let mut s = match k.kind {
+        0 => format!("S{}", k.peer),
+        1 if k.peer == ANY_SOURCE => "R*".to_owned(),
+        1 => format!("R{}", k.peer),
+        _ => trace.functions.name(k.tag as u32).to_owned(),
+    };
+    if with_envelope {
+        if k.kind < 2 {
+            s += &format!(":t{}:b{}", k.tag, k.bytes);
+        } else {
+            if k.peer != NO_ROOT {
+                s += &format!(":r{}", k.peer);
+            }
+            s += &format!(":b{}", k.bytes);
+        }
+        if k.comm != COMM_WORLD {
+            s += &format!(":c{}", k.comm);
+        }
+    }
+    s
+}
+
+/// How per-rank patterns are detected.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PatternOptions {
+    /// General form (tandem runs reduced to one copy, the default) or exact form (`false`: a run
+    /// keeps its count, `--no-tandem`).
+    pub tandem: bool,
+    /// Add tag, size, communicator and root to the symbols.
+    pub with_envelope: bool,
+    /// Shortest pattern reported, in events (the thesis' minimum is a bi-gram: 2).
+    pub min_length: u32,
+    /// Let changes of call path delimit patterns where the trace records call paths.
+    pub routines: bool,
+}
+
+impl Default for PatternOptions {
+    fn default() -> PatternOptions {
+        PatternOptions {
+            tandem: true,
+            with_envelope: false,
+            min_length: 2,
+            routines: true,
+        }
+    }
+}
+
+/// One pattern of one rank.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RankPattern {
+    /// The pattern's symbols: its general form (exact form with `tandem = false`: tokens are
+    /// expanded to their copies).
+    pub sequence: Vec<String>,
+    /// Its first occurrence with repeat counts, e.g. `(S1 S4)x3 R0`.
+    pub compact: String,
+    /// Number of occurrences.
+    pub frequency: usize,
+    /// First event of each occurrence (index into the rank's event sequence), ascending.
+    pub positions: Vec<u32>,
+    /// One past the last event of each occurrence.
+    pub ends: Vec<u32>,
+    /// Found as the unit of a tandem repeat.
+    pub tandem: bool,
+    /// Found as a maximal repeat of the reduced sequence.
+    pub repeat: bool,
+    /// Symbol ids of `sequence` (exact form: with tokens expanded), for searching.
+    #[serde(skip)]
+    pub symbols: Vec<u32>,
+}
+
+/// Per-rank pattern detection on a symbol sequence, in event positions.
+///
+/// `seq` holds symbols `< alphabet`; `barrier_after[i]` (if given) marks a routine boundary after
+/// event `i`. O(n log n) for the suffix array plus the output.
+pub fn detect(seq: &[u32], alphabet: u32, barrier_after: Option<&[bool]>, opts: &PatternOptions) -> Vec<RankPattern> {
+    // Symbol string with unique barriers, and the event behind each position.
+    let mut s: Vec<u32> = Vec::with_capacity(seq.len());
+    let mut event_of: Vec<u32> = Vec::with_capacity(seq.len());
+    let barrier_base = u32::MAX / 2;
+    let mut barriers = 0u32;
+    for (i, &x) in seq.iter().enumerate() {
+        s.push(x);
+        event_of.push(i as u32);
+        if barrier_after.map(|b| b[i]).unwrap_or(false) && i + 1 < seq.len() {
+            s.push(barrier_base + barriers);
+            event_of.push(u32::MAX);
+            barriers += 1;
+        }
+    }
+    let red = tandem::reduce(&s, alphabet, !opts.tandem);
+    let mut acc: HashMap<Vec<u32>, (Vec<(u32, u32)>, bool, bool)> = HashMap::new();
+    for level in &red.levels {
+        for c in level {
+            let e = acc.entry(c.unit.clone()).or_default();
+            e.0.extend_from_slice(&c.copies);
+            e.1 = true;
+        }
+    }
+    // Maximal repeats of the reduced sequence, over dense symbols.
+    let mut dense: HashMap<u32, u32> = HashMap::new();
+    let d: Vec<u32> = red
+        .sequence
+        .iter()
+        .map(|&x| {
+            let next = dense.len() as u32;
+            *dense.entry(x).or_insert(next)
+        })
+        .collect();
+    let mut repeats = suffix::maximal_repeats(&d, dense.len(), 2);
+    repeats.sort_by(|a, b| b.length.cmp(&a.length).then(a.positions[0].cmp(&b.positions[0])));
+    let mut reach = PrefixMax::new(d.len());
+    for rep in repeats {
+        let len = rep.length as usize;
+        let key = &red.sequence[rep.positions[0] as usize..rep.positions[0] as usize + len];
+        let mut occ = Vec::new();
+        let mut next_free = 0u32;
+        for &p in &rep.positions {
+            if p >= next_free {
+                occ.push(p);
+                next_free = p + rep.length;
+            }
+        }
+        let free = occ
+            .iter()
+            .filter(|&&p| reach.max_upto(p as usize) < p + rep.length)
+            .count();
+        if occ.len() < 2 || free < 2 {
+            continue;
+        }
+        for &p in &occ {
+            reach.raise(p as usize, p + rep.length);
+        }
+        let e = acc.entry(key.to_vec()).or_default();
+        for &p in &occ {
+            e.0.push((red.spans[p as usize].0, red.spans[p as usize + len - 1].1));
+        }
+        e.2 = true;
+    }
+    let mut out = Vec::new();
+    for (key, (mut occ, is_tandem, is_repeat)) in acc {
+        occ.sort_unstable();
+        occ.dedup_by_key(|o| o.0);
+        if occ.len() < 2 {
+            continue;
+        }
+        // To event positions (barriers are never inside an occurrence).
+        let positions: Vec<u32> = occ.iter().map(|o| event_of[o.0 as usize]).collect();
+        let ends: Vec<u32> = occ.iter().map(|o| event_of[o.1 as usize - 1] + 1).collect();
+        let symbols = expand_tokens(&key, &red, alphabet);
+        if (symbols.len() as u32) < opts.min_length.max(2) {
+            continue;
+        }
+        let first = &seq[positions[0] as usize..ends[0] as usize];
+        out.push(RankPattern {
+            sequence: Vec::new(),
+            compact: String::new(),
+            frequency: positions.len(),
+            positions,
+            ends,
+            tandem: is_tandem,
+            repeat: is_repeat,
+            symbols: if opts.tandem { symbols } else { first.to_vec() },
+        });
+    }
+    out.sort_by(|a, b| {
+        b.frequency
+            .cmp(&a.frequency)
+            .then(b.symbols.len().cmp(&a.symbols.len()))
+            .then(a.positions[0].cmp(&b.positions[0]))
+    });
+    out
+}
+
+/// Fill [`RankPattern::sequence`] and [`RankPattern::compact`] with symbol names.
+pub fn name_patterns(patterns: &mut [RankPattern], seq: &[u32], names: &[String]) {
+    for p in patterns {
+        p.sequence = p.symbols.iter().map(|&s| names[s as usize].clone()).collect();
+        p.compact = compact_text(&seq[p.positions[0] as usize..p.ends[0] as usize], names);
+    }
+}
+
+fn expand_tokens(key: &[u32], red: &tandem::Reduction, alphabet: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    let mut stack: Vec<u32> = key.iter().rev().copied().collect();
+    while let Some(x) = stack.pop() {
+        match red.first_token {
+            Some(t) if x >= t && x - t < red.tokens.len() as u32 && x >= alphabet => {
+                let (unit, count) = &red.tokens[(x - t) as usize];
+                for _ in 0..*count {
+                    stack.extend(unit.iter().rev());
+                }
+            }
+            _ => out.push(x),
+        }
+    }
+    out
+}
+
+/// A symbol string written with its tandem repeats as `(unit)xK`, nested where runs nest.
+pub fn compact_text(symbols: &[u32], names: &[String]) -> String {
+    let alphabet = names.len() as u32;
+    let red = tandem::reduce(symbols, alphabet, true);
+    fn render(x: u32, red: &tandem::Reduction, alphabet: u32, names: &[String], out: &mut Vec<String>) {
+        if x >= alphabet {
+            let (unit, count) = &red.tokens[(x - alphabet) as usize];
+            let mut inner = Vec::new();
+            for &u in unit {
+                render(u, red, alphabet, names, &mut inner);
+            }
+            out.push(format!("({})x{}", inner.join(" "), count));
+        } else {
+            out.push(names[x as usize].clone());
+        }
+    }
+    let mut out = Vec::new();
+    for &x in &red.sequence {
+        render(x, &red, alphabet, names, &mut out);
+    }
+    out.join(" ")
+}
+
+/// Prefix maximum over positions, raised point by point (Fenwick tree).
+struct PrefixMax {
+    tree: Vec<u32>,
+}
+
+impl PrefixMax {
+    fn new(n: usize) -> PrefixMax {
+        PrefixMax { tree: vec![0; n + 1] }
+    }
+    fn raise(&mut self, pos: usize, value: u32) {
+        let mut i = pos + 1;
+        while i < self.tree.len() {
+            self.tree[i] = self.tree[i].max(value);
+            i += i & i.wrapping_neg();
+        }
+    }
+    fn max_upto(&self, pos: usize) -> u32 {
+        let mut i = pos + 1;
+        let mut m = 0;
+        while i > 0 {
+            m = m.max(self.tree[i]);
+            i -= i & i.wrapping_neg();
+        }
+        m
+    }
+}
+
+/// Routine boundaries of one rank: `true` after event `i` when event `i + 1` runs under another
+/// call path. `None` when the rank's calls record no call path.
+pub fn routine_boundaries(trace: &Trace, events: &RankEvents) -> Option<Vec<bool>> {
+    let cp = &trace.ranks[events.rank as usize].calls.callpath;
+    if events.calls.iter().all(|&c| cp[c as usize] == NO_CALLPATH) {
+        return None;
+    }
+    let mut b = vec![false; events.calls.len()];
+    for i in 0..events.calls.len().saturating_sub(1) {
+        b[i] = cp[events.calls[i] as usize] != cp[events.calls[i + 1] as usize];
+    }
+    Some(b)
+}
+
+/// Syntactic detection against routine-directed detection on the ranks that have call paths
+/// (thesis Tables 4.1 and 4.3, with the routine-directed patterns as the reference).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RoutineComparison {
+    /// Ranks with call paths.
+    pub ranks: usize,
+    /// Patterns found syntactically, summed over those ranks.
+    pub syntactic: usize,
+    /// Patterns found with routine boundaries.
+    pub routine_directed: usize,
+    /// Syntactic patterns that are also routine-directed patterns (same symbols).
+    pub common: usize,
+    /// `common / syntactic` (1 when nothing was found).
+    pub precision: f64,
+    /// `common / routine_directed` (1 when nothing was found).
+    pub recall: f64,
+}
+
+/// Everything `tracelogic patterns` reports.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PatternAnalysis {
+    /// The options used.
+    pub options: Option<PatternOptions>,
+    /// Per world rank, its patterns (most frequent first).
+    pub rank_patterns: BTreeMap<Rank, Vec<RankPattern>>,
+    /// Communication patterns across ranks (most occurrences first).
+    pub communication_patterns: Vec<CommunicationPattern>,
+    /// Events on all ranks.
+    pub events: u64,
+    /// Events inside a per-rank pattern occurrence chosen for construction.
+    pub events_in_patterns: u64,
+    /// Routine-directed against syntactic detection, where call paths exist.
+    pub routine_comparison: Option<RoutineComparison>,
+    /// Instances in time order, for phases and the timeline.
+    #[serde(skip)]
+    pub communication: CommunicationAnalysis,
+}
+
+/// Detect per-rank and communication patterns of a trace.
+pub fn analyse(trace: &Trace, opts: &PatternOptions) -> PatternAnalysis {
+    let matching = tracelogic_model::match_messages(trace);
+    let events = rank_events(trace, opts.with_envelope);
+    analyse_events(trace, &matching, &events, opts)
+}
+
+/// [`analyse`] on events already extracted and messages already matched.
+pub fn analyse_events(
+    trace: &Trace,
+    matching: &tracelogic_model::Matching,
+    events: &Events,
+    opts: &PatternOptions,
+) -> PatternAnalysis {
+    let alphabet = events.names.len() as u32;
+    let mut rank_patterns = BTreeMap::new();
+    let mut comparison = RoutineComparison::default();
+    let mut any_routines = false;
+    for re in &events.ranks {
+        let bounds = if opts.routines {
+            routine_boundaries(trace, re)
+        } else {
+            None
+        };
+        let mut pats = detect(&re.symbols, alphabet, bounds.as_deref(), opts);
+        if bounds.is_some() {
+            any_routines = true;
+            let plain = detect(&re.symbols, alphabet, None, opts);
+            let keys: std::collections::HashSet<&Vec<u32>> = pats.iter().map(|p| &p.symbols).collect();
+            comparison.ranks += 1;
+            comparison.syntactic += plain.len();
+            comparison.routine_directed += pats.len();
+            comparison.common += plain.iter().filter(|p| keys.contains(&p.symbols)).count();
+        }
+        name_patterns(&mut pats, &re.symbols, &events.names);
+        rank_patterns.insert(re.rank, pats);
+    }
+    let routine_comparison = any_routines.then(|| {
+        let ratio = |a: usize, b: usize| if b == 0 { 1.0 } else { a as f64 / b as f64 };
+        comparison.precision = ratio(comparison.common, comparison.syntactic);
+        comparison.recall = ratio(comparison.common, comparison.routine_directed);
+        comparison
+    });
+    let occurrences: Vec<Vec<(u32, u32)>> = events
+        .ranks
+        .iter()
+        .map(|re| parse_occurrences(re.symbols.len(), &rank_patterns[&re.rank]))
+        .collect();
+    let communication = construct(trace, matching, events, &occurrences);
+    let events_in_patterns = occurrences.iter().flatten().map(|o| (o.1 - o.0) as u64).sum();
+    PatternAnalysis {
+        options: Some(*opts),
+        rank_patterns,
+        communication_patterns: communication.patterns.clone(),
+        events: events.ranks.iter().map(|r| r.symbols.len() as u64).sum(),
+        events_in_patterns,
+        routine_comparison,
+        communication,
+    }
+}
+
+/// Non-overlapping occurrences covering a rank's events, left to right: at each position the
+/// most frequent pattern starting there wins (ties: the longer), so repeated building blocks
+/// (one sweep, one exchange) are preferred over their compositions.
+pub fn parse_occurrences(len: usize, patterns: &[RankPattern]) -> Vec<(u32, u32)> {
+    let mut best: Vec<(u32, u32, u32)> = vec![(0, 0, 0); len]; // (frequency, length, end)
+    for p in patterns {
+        for (&s, &e) in p.positions.iter().zip(&p.ends) {
+            let cand = (p.frequency as u32, e - s, e);
+            let slot = &mut best[s as usize];
+            if (cand.0, cand.1) > (slot.0, slot.1) {
+                *slot = cand;
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let mut i = 0usize;
+    while i < len {
+        let (f, _, e) = best[i];
+        if f > 0 {
+            out.push((i as u32, e));
+            i = e as usize;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}

@@ -1,0 +1,225 @@
+//! Tandem (contiguous) repeat removal, thesis §4.6 (Algorithms 4.5 and 4.6), iterated to a
+//! fixpoint and lossless.
+//!
+//! One level scans the sequence left to right. At position `i` the candidate periods are the
+//! distances to the next occurrences of the bi-gram `s[i] s[i+1]` (Algorithm 4.6 takes the next
+//! one; a few more are tried so that a bi-gram recurring inside the unit does not hide the
+//! repeat). The first candidate `L` with `s[i..i+L] == s[i+L..i+2L]` (last symbols compared
+//! first, as the thesis' `gram1`/`gram2` shortcut) is a tandem repeat; it is extended to all
+//! `k ≥ 2` contiguous copies and replaced by one copy (general form, the thesis' choice) or by
+//! one new token meaning "this unit `k` times" (exact form). Levels repeat until nothing changes,
+//! because removing repeats can create new ones (`ab ab c ab c` → `ab c ab c` → `ab c`).
+//!
+//! Every collapse is recorded with its unit, its count and the original span of every copy, so
+//! [`Reduction::expand`] gives back the original sequence exactly, and every unit is a pattern
+//! whose occurrences are known in the original sequence.
+
+use serde::{Deserialize, Serialize};
+
+/// Longest unit tried (in symbols of the level being scanned).
+pub const MAX_PERIOD: usize = 4096;
+/// Bi-gram recurrences tried per position.
+const CANDIDATES: usize = 4;
+
+/// One run of contiguous copies replaced by one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Collapse {
+    /// Position of the kept copy (or of the token) in this level's output.
+    pub at: u32,
+    /// The repeated unit, in this level's input symbols.
+    pub unit: Vec<u32>,
+    /// Number of contiguous copies (≥ 2).
+    pub count: u32,
+    /// Original `[start, end)` span of every copy.
+    pub copies: Vec<(u32, u32)>,
+}
+
+/// A sequence with its tandem repeats removed, and how to undo it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Reduction {
+    /// The reduced sequence.
+    pub sequence: Vec<u32>,
+    /// Original `[start, end)` span of each reduced position (covering all collapsed copies).
+    pub spans: Vec<(u32, u32)>,
+    /// Collapses of each level, in level order.
+    pub levels: Vec<Vec<Collapse>>,
+    /// Exact form: each collapse became one token, numbered from `first_token` upwards in
+    /// collapse order; `None` for the general form.
+    pub first_token: Option<u32>,
+    /// Symbols of the original sequence are `< first_token` in exact form (tokens follow).
+    pub tokens: Vec<(Vec<u32>, u32)>,
+}
+
+impl Reduction {
+    /// The original sequence, rebuilt from the reduced one and the collapse records.
+    pub fn expand(&self) -> Vec<u32> {
+        let mut seq = self.sequence.clone();
+        for level in self.levels.iter().rev() {
+            let mut prev = Vec::with_capacity(seq.len() * 2);
+            let mut i = 0usize;
+            for c in level {
+                let at = c.at as usize;
+                prev.extend_from_slice(&seq[i..at]);
+                for _ in 0..c.count {
+                    prev.extend_from_slice(&c.unit);
+                }
+                i = at + if self.first_token.is_some() { 1 } else { c.unit.len() };
+            }
+            prev.extend_from_slice(&seq[i..]);
+            seq = prev;
+        }
+        seq
+    }
+
+    /// Total number of tandem repeats removed (collapses over all levels).
+    pub fn collapses(&self) -> usize {
+        self.levels.iter().map(Vec::len).sum()
+    }
+}
+
+/// Remove tandem repeats of `seq` until none is left. `exact` keeps repeat counts in the reduced
+/// symbols (a run becomes a token `≥ alphabet`); otherwise runs shrink to one copy of their unit.
+/// Symbols equal to `u32::MAX` are barriers that never take part in a repeat.
+pub fn reduce(seq: &[u32], alphabet: u32, exact: bool) -> Reduction {
+    let mut cur: Vec<u32> = seq.to_vec();
+    let mut spans: Vec<(u32, u32)> = (0..seq.len() as u32).map(|i| (i, i + 1)).collect();
+    let mut levels = Vec::new();
+    let mut tokens: Vec<(Vec<u32>, u32)> = Vec::new();
+    let mut token_ids: std::collections::HashMap<(Vec<u32>, u32), u32> = Default::default();
+    loop {
+        let (next, next_spans, collapses) = one_level(&cur, &spans, exact, alphabet, &mut tokens, &mut token_ids);
+        if collapses.is_empty() {
+            break;
+        }
+        levels.push(collapses);
+        cur = next;
+        spans = next_spans;
+    }
+    Reduction {
+        sequence: cur,
+        spans,
+        levels,
+        first_token: exact.then_some(alphabet),
+        tokens,
+    }
+}
+
+type Level = (Vec<u32>, Vec<(u32, u32)>, Vec<Collapse>);
+
+fn one_level(
+    s: &[u32],
+    spans: &[(u32, u32)],
+    exact: bool,
+    alphabet: u32,
+    tokens: &mut Vec<(Vec<u32>, u32)>,
+    token_ids: &mut std::collections::HashMap<(Vec<u32>, u32), u32>,
+) -> Level {
+    let n = s.len();
+    // next_same[i]: next j > i with the same bi-gram (u32::MAX if none).
+    let mut next_same = vec![u32::MAX; n];
+    let mut last: std::collections::HashMap<(u32, u32), u32> = std::collections::HashMap::new();
+    for i in (0..n.saturating_sub(1)).rev() {
+        if s[i] == u32::MAX || s[i + 1] == u32::MAX {
+            continue;
+        }
+        let key = (s[i], s[i + 1]);
+        if let Some(j) = last.insert(key, i as u32) {
+            next_same[i] = j;
+        }
+    }
+    let mut out = Vec::with_capacity(n);
+    let mut out_spans = Vec::with_capacity(n);
+    let mut collapses = Vec::new();
+    let mut i = 0usize;
+    while i < n {
+        let mut found = None;
+        let mut j = next_same[i];
+        for _ in 0..CANDIDATES {
+            if j == u32::MAX {
+                break;
+            }
+            let l = j as usize - i;
+            if l > MAX_PERIOD || i + 2 * l > n {
+                break;
+            }
+            if s[i + l - 1] == s[i + 2 * l - 1] && s[i..i + l] == s[i + l..i + 2 * l] {
+                found = Some(l);
+                break;
+            }
+            j = next_same[j as usize];
+        }
+        let Some(l) = found else {
+            out.push(s[i]);
+            out_spans.push(spans[i]);
+            i += 1;
+            continue;
+        };
+        let mut k = 2usize;
+        while i + (k + 1) * l <= n && s[i + k * l..i + (k + 1) * l] == s[i..i + l] {
+            k += 1;
+        }
+        let unit = s[i..i + l].to_vec();
+        let copies: Vec<(u32, u32)> = (0..k)
+            .map(|c| (spans[i + c * l].0, spans[i + c * l + l - 1].1))
+            .collect();
+        let at = out.len() as u32;
+        if exact {
+            let key = (unit.clone(), k as u32);
+            let next_id = alphabet + tokens.len() as u32;
+            let id = *token_ids.entry(key.clone()).or_insert_with(|| {
+                tokens.push(key);
+                next_id
+            });
+            out.push(id);
+            out_spans.push((spans[i].0, spans[i + k * l - 1].1));
+        } else {
+            for t in 0..l {
+                out.push(s[i + t]);
+                out_spans.push((spans[i + t].0, spans[i + (k - 1) * l + t].1));
+            }
+        }
+        collapses.push(Collapse {
+            at,
+            unit,
+            count: k as u32,
+            copies,
+        });
+        i += k * l;
+    }
+    (out, out_spans, collapses)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sym(text: &str) -> Vec<u32> {
+        text.bytes().map(|b| (b - b'a') as u32).collect()
+    }
+
+    /// Thesis Figure 4.11: `abcdabcdabcdmabcd` → `abcdmabcd`, tandem `abcd` copies at 4 and 8
+    /// removed (the kept copy is at 0).
+    #[test]
+    fn figure_4_11() {
+        let s = sym("abcdabcdabcdmabcd");
+        let r = reduce(&s, 26, false);
+        assert_eq!(r.sequence, sym("abcdmabcd"));
+        assert_eq!(r.levels.len(), 1);
+        let c = &r.levels[0][0];
+        assert_eq!((c.at, c.count, c.unit.clone()), (0, 3, sym("abcd")));
+        assert_eq!(c.copies, vec![(0, 4), (4, 8), (8, 12)]);
+        assert_eq!(r.expand(), s);
+    }
+
+    #[test]
+    fn fixpoint_and_exact_tokens() {
+        let s = sym("ababcababcx");
+        let g = reduce(&s, 26, false);
+        assert_eq!(g.sequence, sym("abcx"));
+        assert_eq!(g.expand(), s);
+        let e = reduce(&s, 26, true);
+        assert_eq!(e.expand(), s);
+        assert_eq!(e.sequence.len(), 2);
+        assert_eq!(e.sequence[1], sym("x")[0]);
+    }
+}
