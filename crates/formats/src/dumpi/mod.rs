@@ -11,7 +11,7 @@
 //!   `Comm_split`, `Comm_create` and the group calls, PAPI counters as metrics, and user function
 //!   enter/exit records as call paths.
 //!
-//! [`write`] produces files in the current libdumpi layout that both this reader and the
+//! [`write()`] produces files in the current libdumpi layout that both this reader and the
 //! official `libundumpi` read back.
 
 mod build;
