@@ -10,6 +10,7 @@ pub mod edgelist;
 pub mod families;
 pub mod invariants;
 pub mod iso;
+pub mod mcs;
 pub mod near;
 pub mod refine;
 

@@ -1,0 +1,922 @@
+//! Maximum common edge subgraph of two graphs over all node correspondences (seed 002,
+//! Definition 6): the bijection of nodes under which the most edges of one graph land on edges
+//! of the other. Its edge count `|E_S|` gives the graph similarity `ε = 2|E_S| / (|E_G| + |E_H|)`.
+//!
+//! The search goes from cheap to costly and stops as soon as the best correspondence found
+//! reaches a proven upper bound:
+//! 1. identical edge sets (the identity), then the isomorphism engine of [`crate::iso`] when
+//!    node count, edge count and degree sequence agree (`ε = 1` with a verified mapping);
+//! 2. the upper bound of the degree sequences: under any bijection a node keeps at most
+//!    `min(deg_G(u), deg_H(π u))` edges, and pairing both degree sequences sorted the same way
+//!    maximises that sum, so `|E_S| ≤ ½ Σ min(sorted)`;
+//! 3. lower bounds: the identity, and a greedy that follows the VF2++ order of one graph and
+//!    maps each node to the free node agreeing with most already-mapped neighbours (restarted from
+//!    a few roots), each polished by a swap local search;
+//! 4. branch and bound over the same order, every free node of the other graph a candidate,
+//!    pruned by a bound that pairs the free nodes' degrees towards mapped nodes and towards free
+//!    nodes (the same sorted-pairing argument as step 2, kept up to date incrementally).
+//!
+//! Every step counts against one step budget, so a large graph gives a lower bound with the best
+//! upper bound known ([`CommonSubgraph::exact`] is false), never an endless search. The result
+//! does not depend on argument order: the pair is put in a canonical order before searching and
+//! the mapping inverted back.
+
+use crate::iso::{isomorphism, matching_order, IsoOptions, IsoOutcome};
+use crate::refine::refine;
+use crate::Graph;
+use serde::{Deserialize, Serialize};
+
+const NONE: u32 = u32::MAX;
+
+/// Limits of one common-subgraph search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct McsOptions {
+    /// Elementary steps (candidate pairs tried, swaps evaluated) before the search settles for
+    /// the best correspondence found so far.
+    pub max_steps: u64,
+}
+
+impl McsOptions {
+    /// Defaults that scale with the graph: 2 million steps plus 256 per node.
+    pub fn for_nodes(n: u32) -> McsOptions {
+        McsOptions {
+            max_steps: 2_000_000 + 256 * n as u64,
+        }
+    }
+}
+
+/// Which stage of the search settled the result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum McsMethod {
+    /// The graphs have the same edges; the identity keeps them all.
+    Identical,
+    /// The isomorphism engine found a verified mapping: every edge is kept.
+    Isomorphism,
+    /// A heuristic correspondence reached the degree-sequence upper bound, which proves it best.
+    Bound,
+    /// Branch and bound explored the whole search space: the result is the maximum.
+    BranchAndBound,
+    /// The step budget ran out: the result is a lower bound.
+    BoundedSearch,
+}
+
+/// A maximum (or, when the budget ran out, the best found) common edge subgraph.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CommonSubgraph {
+    /// For each node `u` of the first graph, the node of the second it corresponds to, or
+    /// `u32::MAX` when the second graph has fewer nodes and `u` corresponds to none.
+    pub mapping: Vec<u32>,
+    /// `|E_S|`: edges of the first graph whose image is an edge of the second.
+    pub common_edges: usize,
+    /// A proven upper bound on `|E_S|` over all correspondences (equal to `common_edges` when
+    /// exact).
+    pub upper_bound: usize,
+    /// True when `common_edges` is proven maximal.
+    pub exact: bool,
+    /// Edges of the first graph.
+    pub edges_first: usize,
+    /// Edges of the second graph.
+    pub edges_second: usize,
+    /// The stage that settled the result.
+    pub method: McsMethod,
+    /// Steps spent.
+    pub steps: u64,
+}
+
+impl CommonSubgraph {
+    /// `ε = 2|E_S| / (|E_G| + |E_H|)` of the correspondence found (a lower bound unless
+    /// [`CommonSubgraph::exact`]); 1 when neither graph has an edge (nothing differs).
+    pub fn epsilon(&self) -> f64 {
+        ratio(self.common_edges, self.edges_first + self.edges_second)
+    }
+
+    /// `ε` of the upper bound: no correspondence can do better.
+    pub fn epsilon_upper(&self) -> f64 {
+        ratio(self.upper_bound, self.edges_first + self.edges_second)
+    }
+}
+
+fn ratio(common: usize, total: usize) -> f64 {
+    if total == 0 {
+        1.0
+    } else {
+        2.0 * common as f64 / total as f64
+    }
+}
+
+/// Edges of `g` (as `g` node pairs `(u, v)`, `u < v`) whose image under `mapping` is an edge
+/// of `h`: the common subgraph, drawn on `g`. Nodes mapped to `u32::MAX` keep no edge.
+pub fn common_edge_list(g: &Graph, h: &Graph, mapping: &[u32]) -> Vec<(u32, u32)> {
+    g.edges()
+        .filter(|&(u, v)| {
+            let (a, b) = (mapping[u as usize], mapping[v as usize]);
+            a != NONE && b != NONE && a < h.num_nodes() && b < h.num_nodes() && h.has_edge(a, b)
+        })
+        .collect()
+}
+
+/// Number of edges of `g` whose image under `mapping` is an edge of `h`.
+pub fn common_edge_count(g: &Graph, h: &Graph, mapping: &[u32]) -> usize {
+    common_edge_list(g, h, mapping).len()
+}
+
+/// Largest possible sum of `min(a_i, b_π(i))` over bijections: pair the two sequences, given as
+/// histograms (`hist[d]` = how many entries equal `d`), sorted the same way. Shorter histograms
+/// count as padded with zeros.
+fn paired_min(hist_a: &[u32], hist_b: &[u32]) -> u64 {
+    let (mut i, mut j) = (hist_a.len(), hist_b.len());
+    let (mut left_a, mut left_b) = (0u32, 0u32);
+    let mut sum = 0u64;
+    loop {
+        while left_a == 0 && i > 0 {
+            i -= 1;
+            left_a = hist_a[i];
+        }
+        while left_b == 0 && j > 0 {
+            j -= 1;
+            left_b = hist_b[j];
+        }
+        if left_a == 0 || left_b == 0 || i == 0 || j == 0 {
+            return sum;
+        }
+        let take = left_a.min(left_b);
+        sum += take as u64 * i.min(j) as u64;
+        left_a -= take;
+        left_b -= take;
+    }
+}
+
+fn degree_hist(g: &Graph) -> Vec<u32> {
+    let mut h = vec![0u32; g.max_degree() as usize + 1];
+    for u in 0..g.num_nodes() {
+        h[g.degree(u) as usize] += 1;
+    }
+    h
+}
+
+/// The degree-sequence upper bound on `|E_S|`: `⌊½ Σ min(sorted degrees)⌋` (never more than the
+/// smaller edge count). Graphs with different node counts are compared as if padded with
+/// isolated nodes.
+pub fn degree_sequence_bound(g: &Graph, h: &Graph) -> usize {
+    (paired_min(&degree_hist(g), &degree_hist(h)) / 2) as usize
+}
+
+/// `g` with isolated nodes added up to `n` nodes.
+fn padded(g: &Graph, n: u32) -> Graph {
+    if g.num_nodes() == n {
+        g.clone()
+    } else {
+        Graph::from_edges(n, g.edges())
+    }
+}
+
+/// A key ordering graphs totally, so the search runs on the same (first, second) pair whichever
+/// way round it was asked.
+fn canonical_key(g: &Graph) -> (usize, u32, Vec<(u32, u32)>) {
+    (g.num_edges(), g.num_nodes(), g.edges().collect())
+}
+
+/// The maximum common edge subgraph of `g` and `h` over all bijections of their nodes (graphs
+/// with different node counts are padded with isolated nodes), within `opts.max_steps`.
+pub fn maximum_common_edge_subgraph(g: &Graph, h: &Graph, opts: McsOptions) -> CommonSubgraph {
+    let n = g.num_nodes().max(h.num_nodes());
+    let swap = canonical_key(g) > canonical_key(h);
+    let (first, second) = if swap { (h, g) } else { (g, h) };
+    let (a, b) = (padded(first, n), padded(second, n));
+    let found = search(&a, &b, opts);
+    // Back to the caller's order and node counts.
+    let mapping_ab = found.mapping;
+    let mapping_gh: Vec<u32> = if swap {
+        let mut inv = vec![NONE; n as usize];
+        for (u, &v) in mapping_ab.iter().enumerate() {
+            inv[v as usize] = u as u32;
+        }
+        inv
+    } else {
+        mapping_ab
+    };
+    let mapping: Vec<u32> = mapping_gh[..g.num_nodes() as usize]
+        .iter()
+        .map(|&v| if v < h.num_nodes() { v } else { NONE })
+        .collect();
+    CommonSubgraph {
+        common_edges: found.common,
+        upper_bound: found.upper,
+        exact: found.common == found.upper,
+        edges_first: g.num_edges(),
+        edges_second: h.num_edges(),
+        method: found.method,
+        steps: found.steps,
+        mapping,
+    }
+}
+
+struct Found {
+    mapping: Vec<u32>,
+    common: usize,
+    upper: usize,
+    method: McsMethod,
+    steps: u64,
+}
+
+fn search(a: &Graph, b: &Graph, opts: McsOptions) -> Found {
+    let n = a.num_nodes();
+    let identity: Vec<u32> = (0..n).collect();
+    let settled = |mapping: Vec<u32>, common: usize, method, steps| Found {
+        mapping,
+        common,
+        upper: common,
+        method,
+        steps,
+    };
+    if a == b {
+        return settled(identity, a.num_edges(), McsMethod::Identical, 0);
+    }
+    let upper = degree_sequence_bound(a, b);
+    let mut steps = 0u64;
+    if a.num_edges() == b.num_edges() && upper == a.num_edges() {
+        // Equal degree sequences (the bound is tight only then): try for an isomorphism.
+        let iso_opts = IsoOptions {
+            max_steps: opts.max_steps / 2,
+            refine_rounds: 32,
+        };
+        match isomorphism(a, b, iso_opts) {
+            IsoOutcome::Isomorphic { mapping, steps } => {
+                return settled(mapping, a.num_edges(), McsMethod::Isomorphism, steps)
+            }
+            IsoOutcome::NotIsomorphic { steps: s, .. } | IsoOutcome::GaveUp { steps: s } => steps += s,
+        }
+    }
+    let budget = opts.max_steps.saturating_sub(steps);
+    let mut state = Search::new(a, b, budget);
+    let mut best = identity.clone();
+    let mut best_common = common_edge_count(a, b, &identity);
+    let polished = state.local_search(best.clone());
+    if polished.1 > best_common {
+        (best, best_common) = polished;
+    }
+    for root in state.greedy_roots() {
+        if best_common == upper || state.out_of_budget() {
+            break;
+        }
+        let greedy = state.greedy(root);
+        let (mapping, common) = state.local_search(greedy);
+        if common > best_common {
+            (best, best_common) = (mapping, common);
+        }
+    }
+    if best_common == upper {
+        let used = steps + state.steps;
+        return Found {
+            mapping: best,
+            common: best_common,
+            upper,
+            method: McsMethod::Bound,
+            steps: used,
+        };
+    }
+    let complete = state.branch_and_bound(&mut best, &mut best_common);
+    Found {
+        mapping: best,
+        common: best_common,
+        upper: if complete { best_common } else { upper },
+        method: if complete {
+            McsMethod::BranchAndBound
+        } else {
+            McsMethod::BoundedSearch
+        },
+        steps: steps + state.steps,
+    }
+}
+
+/// Search state shared by the greedy, the local search and branch and bound.
+struct Search<'g> {
+    a: &'g Graph,
+    b: &'g Graph,
+    order: Vec<u32>,
+    budget: u64,
+    steps: u64,
+}
+
+impl<'g> Search<'g> {
+    fn new(a: &'g Graph, b: &'g Graph, budget: u64) -> Search<'g> {
+        let n = a.num_nodes() as usize;
+        let order = matching_order(a, &vec![0; n], &[1]);
+        Search {
+            a,
+            b,
+            order,
+            budget,
+            steps: 0,
+        }
+    }
+
+    fn out_of_budget(&self) -> bool {
+        self.steps >= self.budget
+    }
+
+    /// Nodes of `b` to map the first node of the order to: one per colour class of `b` (colour
+    /// refinement), closest degree first, at most 8.
+    fn greedy_roots(&self) -> Vec<u32> {
+        let Some(&u0) = self.order.first() else {
+            return Vec::new();
+        };
+        let colours = refine(self.b, 8);
+        let du = self.a.degree(u0);
+        let mut nodes: Vec<u32> = (0..self.b.num_nodes()).collect();
+        nodes.sort_by_key(|&v| (self.b.degree(v).abs_diff(du), v));
+        let mut seen = std::collections::HashSet::new();
+        nodes
+            .into_iter()
+            .filter(|&v| seen.insert(colours[v as usize]))
+            .take(8)
+            .collect()
+    }
+
+    /// Follow the order, mapping each node to the free node of `b` agreeing with most of its
+    /// mapped neighbours (closest degree on ties; a free node of closest degree when none agrees).
+    fn greedy(&mut self, root: u32) -> Vec<u32> {
+        let (a, b) = (self.a, self.b);
+        let n = a.num_nodes() as usize;
+        let mut map_a = vec![NONE; n];
+        let mut map_b = vec![NONE; n];
+        // Free nodes of b by degree, removed lazily.
+        let mut by_degree: Vec<Vec<u32>> = vec![Vec::new(); b.max_degree() as usize + 1];
+        for v in (0..n as u32).rev() {
+            by_degree[b.degree(v) as usize].push(v);
+        }
+        let mut count = vec![0u32; n];
+        let mut touched: Vec<u32> = Vec::new();
+        for (i, &u) in self.order.iter().enumerate() {
+            let chosen = if i == 0 {
+                root
+            } else {
+                touched.clear();
+                for &x in a.neighbors(u) {
+                    let img = map_a[x as usize];
+                    if img == NONE {
+                        continue;
+                    }
+                    for &v in b.neighbors(img) {
+                        if map_b[v as usize] == NONE {
+                            if count[v as usize] == 0 {
+                                touched.push(v);
+                            }
+                            count[v as usize] += 1;
+                        }
+                    }
+                }
+                self.steps += touched.len() as u64 + 1;
+                let du = a.degree(u);
+                let best = touched.iter().copied().max_by_key(|&v| {
+                    (
+                        count[v as usize],
+                        std::cmp::Reverse(b.degree(v).abs_diff(du)),
+                        std::cmp::Reverse(v),
+                    )
+                });
+                for &v in &touched {
+                    count[v as usize] = 0;
+                }
+                match best {
+                    Some(v) => v,
+                    None => closest_free(&mut by_degree, &map_b, du),
+                }
+            };
+            map_a[u as usize] = chosen;
+            map_b[chosen as usize] = u;
+        }
+        map_a
+    }
+
+    /// Common edges at `u` if it were mapped to `v`, with the images in `map` except that
+    /// `moved` (another node) would be mapped to `moved_to`.
+    fn kept_at(&self, map: &[u32], u: u32, v: u32, moved: u32, moved_to: u32) -> usize {
+        self.a
+            .neighbors(u)
+            .iter()
+            .filter(|&&x| {
+                let img = if x == moved { moved_to } else { map[x as usize] };
+                self.b.has_edge(v, img)
+            })
+            .count()
+    }
+
+    /// Gain in common edges from exchanging the images of `u1` and `u2`.
+    fn swap_gain(&self, map: &[u32], u1: u32, u2: u32) -> i64 {
+        let (v1, v2) = (map[u1 as usize], map[u2 as usize]);
+        let shared = self.a.has_edge(u1, u2) as i64;
+        let before = self.kept_at(map, u1, v1, NONE, NONE) as i64 + self.kept_at(map, u2, v2, NONE, NONE) as i64
+            - shared * self.b.has_edge(v1, v2) as i64;
+        let after = self.kept_at(map, u1, v2, u2, v1) as i64 + self.kept_at(map, u2, v1, u1, v2) as i64
+            - shared * self.b.has_edge(v2, v1) as i64;
+        after - before
+    }
+
+    /// Hill climbing by swaps: for every lost edge `u–x`, try moving `u` next to the image of
+    /// `x` (swapping with the node there); repeat until no swap gains or the budget runs out.
+    fn local_search(&mut self, mut map: Vec<u32>) -> (Vec<u32>, usize) {
+        let (a, b) = (self.a, self.b);
+        let n = a.num_nodes();
+        let mut inv = vec![NONE; n as usize];
+        for (u, &v) in map.iter().enumerate() {
+            inv[v as usize] = u as u32;
+        }
+        let mut improved = true;
+        while improved && !self.out_of_budget() {
+            improved = false;
+            'nodes: for u1 in 0..n {
+                for &x in a.neighbors(u1) {
+                    let target = map[x as usize];
+                    if b.has_edge(map[u1 as usize], target) {
+                        continue;
+                    }
+                    for &v2 in b.neighbors(target) {
+                        if v2 == map[u1 as usize] {
+                            continue;
+                        }
+                        self.steps += 1;
+                        if self.out_of_budget() {
+                            break 'nodes;
+                        }
+                        let u2 = inv[v2 as usize];
+                        if self.swap_gain(&map, u1, u2) > 0 {
+                            let v1 = map[u1 as usize];
+                            map[u1 as usize] = v2;
+                            map[u2 as usize] = v1;
+                            inv[v2 as usize] = u1;
+                            inv[v1 as usize] = u2;
+                            improved = true;
+                            continue 'nodes;
+                        }
+                    }
+                }
+            }
+        }
+        let common = common_edge_count(a, b, &map);
+        (map, common)
+    }
+
+    /// Exhaustive search with pruning, improving `best` in place. Returns true when it finished
+    /// within the budget (then `best` is a maximum).
+    fn branch_and_bound(&mut self, best: &mut Vec<u32>, best_common: &mut usize) -> bool {
+        if self.out_of_budget() {
+            return false;
+        }
+        let mut bb = BranchAndBound::new(self.a, self.b, &self.order, *best_common, best.clone());
+        let left = self.budget - self.steps;
+        let complete = bb.run(left);
+        self.steps += bb.steps;
+        if bb.best_common > *best_common {
+            *best_common = bb.best_common;
+            *best = bb.best;
+        }
+        complete
+    }
+}
+
+fn closest_free(by_degree: &mut [Vec<u32>], map_b: &[u32], d: u32) -> u32 {
+    let top = by_degree.len() as i64 - 1;
+    for dist in 0..=top.max(0) {
+        for cand in [d as i64 - dist, d as i64 + dist] {
+            if cand < 0 || cand > top {
+                continue;
+            }
+            let bucket = &mut by_degree[cand as usize];
+            while let Some(&v) = bucket.last() {
+                if map_b[v as usize] == NONE {
+                    return v;
+                }
+                bucket.pop();
+            }
+        }
+    }
+    unreachable!("a free node of b exists while nodes of a remain unmapped")
+}
+
+/// Depth-first branch and bound over bijections. The bound at a search node is
+/// `kept + pair(mapped-neighbour counts) + ½·pair(free-neighbour counts)`, where `pair` is the
+/// sorted pairing of the free nodes of both graphs (see [`degree_sequence_bound`]); the four
+/// histograms are updated on every assignment.
+struct BranchAndBound<'g> {
+    a: &'g Graph,
+    b: &'g Graph,
+    order: &'g [u32],
+    map_a: Vec<u32>,
+    map_b: Vec<u32>,
+    /// For free nodes: neighbours already mapped (`mapped_*`) and neighbours still free (`free_*`).
+    mapped_a: Vec<u32>,
+    mapped_b: Vec<u32>,
+    free_a: Vec<u32>,
+    free_b: Vec<u32>,
+    hist_mapped_a: Vec<u32>,
+    hist_mapped_b: Vec<u32>,
+    hist_free_a: Vec<u32>,
+    hist_free_b: Vec<u32>,
+    kept: usize,
+    best_common: usize,
+    best: Vec<u32>,
+    steps: u64,
+    scratch: Vec<u32>,
+}
+
+impl<'g> BranchAndBound<'g> {
+    fn new(a: &'g Graph, b: &'g Graph, order: &'g [u32], best_common: usize, best: Vec<u32>) -> Self {
+        let n = a.num_nodes() as usize;
+        let width = a.max_degree().max(b.max_degree()) as usize + 1;
+        let free_a: Vec<u32> = (0..n as u32).map(|u| a.degree(u)).collect();
+        let free_b: Vec<u32> = (0..n as u32).map(|v| b.degree(v)).collect();
+        let mut hist_free_a = vec![0u32; width];
+        let mut hist_free_b = vec![0u32; width];
+        for &d in &free_a {
+            hist_free_a[d as usize] += 1;
+        }
+        for &d in &free_b {
+            hist_free_b[d as usize] += 1;
+        }
+        let mut hist_mapped_a = vec![0u32; width];
+        let mut hist_mapped_b = vec![0u32; width];
+        hist_mapped_a[0] = n as u32;
+        hist_mapped_b[0] = n as u32;
+        BranchAndBound {
+            a,
+            b,
+            order,
+            map_a: vec![NONE; n],
+            map_b: vec![NONE; n],
+            mapped_a: vec![0; n],
+            mapped_b: vec![0; n],
+            free_a,
+            free_b,
+            hist_mapped_a,
+            hist_mapped_b,
+            hist_free_a,
+            hist_free_b,
+            kept: 0,
+            best_common,
+            best,
+            steps: 0,
+            scratch: vec![0; n],
+        }
+    }
+
+    fn bound(&self) -> usize {
+        self.kept
+            + paired_min(&self.hist_mapped_a, &self.hist_mapped_b) as usize
+            + (paired_min(&self.hist_free_a, &self.hist_free_b) / 2) as usize
+    }
+
+    /// Move node `u` between free and mapped in one graph's bookkeeping (`on` = being mapped).
+    #[allow(clippy::too_many_arguments)]
+    fn toggle(
+        g: &Graph,
+        u: u32,
+        on: bool,
+        is_free: impl Fn(u32) -> bool,
+        mapped: &mut [u32],
+        free: &mut [u32],
+        hist_mapped: &mut [u32],
+        hist_free: &mut [u32],
+    ) {
+        let (m, f) = (mapped[u as usize] as usize, free[u as usize] as usize);
+        if on {
+            hist_mapped[m] -= 1;
+            hist_free[f] -= 1;
+        } else {
+            hist_mapped[m] += 1;
+            hist_free[f] += 1;
+        }
+        for &w in g.neighbors(u) {
+            if !is_free(w) {
+                continue;
+            }
+            let (wm, wf) = (mapped[w as usize] as usize, free[w as usize] as usize);
+            hist_mapped[wm] -= 1;
+            hist_free[wf] -= 1;
+            let (nm, nf) = if on { (wm + 1, wf - 1) } else { (wm - 1, wf + 1) };
+            mapped[w as usize] = nm as u32;
+            free[w as usize] = nf as u32;
+            hist_mapped[nm] += 1;
+            hist_free[nf] += 1;
+        }
+    }
+
+    fn assign(&mut self, u: u32, v: u32, gain: usize) {
+        let map_a = &self.map_a;
+        Self::toggle(
+            self.a,
+            u,
+            true,
+            |w| w != u && map_a[w as usize] == NONE,
+            &mut self.mapped_a,
+            &mut self.free_a,
+            &mut self.hist_mapped_a,
+            &mut self.hist_free_a,
+        );
+        let map_b = &self.map_b;
+        Self::toggle(
+            self.b,
+            v,
+            true,
+            |w| w != v && map_b[w as usize] == NONE,
+            &mut self.mapped_b,
+            &mut self.free_b,
+            &mut self.hist_mapped_b,
+            &mut self.hist_free_b,
+        );
+        self.map_a[u as usize] = v;
+        self.map_b[v as usize] = u;
+        self.kept += gain;
+    }
+
+    fn unassign(&mut self, u: u32, v: u32, gain: usize) {
+        self.map_a[u as usize] = NONE;
+        self.map_b[v as usize] = NONE;
+        self.kept -= gain;
+        let map_a = &self.map_a;
+        Self::toggle(
+            self.a,
+            u,
+            false,
+            |w| w != u && map_a[w as usize] == NONE,
+            &mut self.mapped_a,
+            &mut self.free_a,
+            &mut self.hist_mapped_a,
+            &mut self.hist_free_a,
+        );
+        let map_b = &self.map_b;
+        Self::toggle(
+            self.b,
+            v,
+            false,
+            |w| w != v && map_b[w as usize] == NONE,
+            &mut self.mapped_b,
+            &mut self.free_b,
+            &mut self.hist_mapped_b,
+            &mut self.hist_free_b,
+        );
+    }
+
+    /// Candidates for `u`: free nodes of `b` with the edges they would keep, most first.
+    fn candidates(&mut self, u: u32) -> Vec<(usize, u32)> {
+        let (a, b) = (self.a, self.b);
+        let mut list: Vec<(usize, u32)> = Vec::new();
+        for &x in a.neighbors(u) {
+            let img = self.map_a[x as usize];
+            if img == NONE {
+                continue;
+            }
+            for &v in b.neighbors(img) {
+                if self.map_b[v as usize] == NONE {
+                    if self.scratch[v as usize] == 0 {
+                        list.push((0, v));
+                    }
+                    self.scratch[v as usize] += 1;
+                }
+            }
+        }
+        for entry in &mut list {
+            entry.0 = self.scratch[entry.1 as usize] as usize;
+            self.scratch[entry.1 as usize] = 0;
+        }
+        // Free nodes keeping nothing come after, once each.
+        let mut keeps: Vec<bool> = Vec::new();
+        if list.len() < self.map_b.len() {
+            keeps = vec![false; self.map_b.len()];
+            for &(_, v) in &list {
+                keeps[v as usize] = true;
+            }
+        }
+        let du = a.degree(u);
+        list.sort_by_key(|&(k, v)| (std::cmp::Reverse(k), b.degree(v).abs_diff(du), v));
+        if !keeps.is_empty() {
+            let mut rest: Vec<(usize, u32)> = (0..self.map_b.len() as u32)
+                .filter(|&v| self.map_b[v as usize] == NONE && !keeps[v as usize])
+                .map(|v| (0, v))
+                .collect();
+            rest.sort_by_key(|&(_, v)| (b.degree(v).abs_diff(du), v));
+            list.extend(rest);
+        }
+        list
+    }
+
+    /// Run within `budget` steps; true when the whole space was explored.
+    fn run(&mut self, budget: u64) -> bool {
+        let n = self.order.len();
+        let mut stack: Vec<(Vec<(usize, u32)>, usize)> = Vec::with_capacity(n);
+        if n == 0 {
+            return true;
+        }
+        let first = self.candidates(self.order[0]);
+        stack.push((first, 0));
+        loop {
+            let depth = stack.len() - 1;
+            let u = self.order[depth];
+            // Undo the previous candidate tried at this depth, if any.
+            let (next, previous) = {
+                let (cands, next) = stack.last_mut().expect("stack holds the current depth");
+                let prev = if *next > 0 { Some(cands[*next - 1]) } else { None };
+                (cands.get(*next).copied(), prev)
+            };
+            if let Some((gain, v)) = previous {
+                if self.map_a[u as usize] == v {
+                    self.unassign(u, v, gain);
+                }
+            }
+            let Some((gain, v)) = next else {
+                stack.pop();
+                if stack.is_empty() {
+                    return true;
+                }
+                continue;
+            };
+            stack.last_mut().expect("stack holds the current depth").1 += 1;
+            self.steps += 1;
+            if self.steps > budget {
+                return false;
+            }
+            self.assign(u, v, gain);
+            if self.bound() <= self.best_common {
+                self.unassign(u, v, gain);
+                continue;
+            }
+            if depth + 1 == n {
+                // Bound > best and everything mapped: kept equals the bound, a new best.
+                self.best_common = self.kept;
+                self.best = self.map_a.clone();
+                self.unassign(u, v, gain);
+                continue;
+            }
+            let cands = self.candidates(self.order[depth + 1]);
+            stack.push((cands, 0));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::TopologySpec;
+
+    fn spec(s: &str) -> Graph {
+        TopologySpec::parse(s).unwrap().graph()
+    }
+
+    /// Brute force over all permutations (small n only).
+    fn brute_force(g: &Graph, h: &Graph) -> usize {
+        fn rec(g: &Graph, h: &Graph, perm: &mut Vec<u32>, used: &mut Vec<bool>, best: &mut usize) {
+            let n = g.num_nodes() as usize;
+            if perm.len() == n {
+                *best = (*best).max(common_edge_count(g, h, perm));
+                return;
+            }
+            for v in 0..n {
+                if !used[v] {
+                    used[v] = true;
+                    perm.push(v as u32);
+                    rec(g, h, perm, used, best);
+                    perm.pop();
+                    used[v] = false;
+                }
+            }
+        }
+        let mut best = 0;
+        rec(
+            g,
+            h,
+            &mut Vec::new(),
+            &mut vec![false; g.num_nodes() as usize],
+            &mut best,
+        );
+        best
+    }
+
+    #[test]
+    fn paired_min_pairs_sorted_sequences() {
+        // Degrees 3,1 against 2,2: pairs (3,2)+(1,2) = 2+1.
+        assert_eq!(paired_min(&[0, 1, 0, 1], &[0, 0, 2]), 3);
+        assert_eq!(paired_min(&[2], &[0, 0, 2]), 0);
+        assert_eq!(paired_min(&[], &[]), 0);
+        // 4x4 grid (4 of degree 2, 8 of 3, 4 of 4) against the 6-regular stencil: 48 / 2 = 24.
+        assert_eq!(degree_sequence_bound(&spec("grid:4x4"), &spec("stencil6:4x4")), 24);
+    }
+
+    #[test]
+    fn grid_against_stencil_torus_is_two_thirds_exactly() {
+        let (grid, stencil) = (spec("grid:4x4"), spec("stencil6:4x4"));
+        let r = maximum_common_edge_subgraph(&grid, &stencil, McsOptions::for_nodes(16));
+        assert_eq!((r.common_edges, r.upper_bound, r.exact), (24, 24, true));
+        assert_eq!(common_edge_count(&grid, &stencil, &r.mapping), 24);
+        assert!((r.epsilon() - 2.0 / 3.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn isomorphic_graphs_keep_every_edge_through_the_isomorphism_engine() {
+        let g = spec("torus:4x4");
+        let perm: Vec<u32> = (0..16).map(|i| (i * 7 + 3) % 16).collect();
+        let h = g.relabel(&perm);
+        let r = maximum_common_edge_subgraph(&g, &h, McsOptions::for_nodes(16));
+        assert_eq!(r.method, McsMethod::Isomorphism);
+        assert_eq!((r.common_edges, r.exact, r.epsilon()), (32, true, 1.0));
+        assert_eq!(common_edge_count(&g, &h, &r.mapping), 32);
+        let same = maximum_common_edge_subgraph(&g, &g, McsOptions::for_nodes(16));
+        assert_eq!((same.method, same.mapping), (McsMethod::Identical, (0..16).collect()));
+    }
+
+    #[test]
+    fn branch_and_bound_matches_brute_force_on_small_graphs() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+        for trial in 0..60 {
+            let n = rng.gen_range(2..=7u32);
+            let mut random_graph = |p: f64| {
+                let edges: Vec<(u32, u32)> = (0..n)
+                    .flat_map(|u| (u + 1..n).map(move |v| (u, v)))
+                    .filter(|_| rng.gen_bool(p))
+                    .collect();
+                Graph::from_edges(n, edges)
+            };
+            let g = random_graph(0.4);
+            let h = random_graph(0.6);
+            let r = maximum_common_edge_subgraph(&g, &h, McsOptions::for_nodes(n));
+            assert!(r.exact, "trial {trial}");
+            assert_eq!(r.common_edges, brute_force(&g, &h), "trial {trial}: {g:?} {h:?}");
+            assert_eq!(common_edge_count(&g, &h, &r.mapping), r.common_edges);
+            let back = maximum_common_edge_subgraph(&h, &g, McsOptions::for_nodes(n));
+            assert_eq!(back.common_edges, r.common_edges);
+        }
+    }
+
+    #[test]
+    fn branch_and_bound_alone_finds_the_maximum() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+        for trial in 0..80 {
+            let n = rng.gen_range(1..=7u32);
+            let p = [0.3, 0.5, 0.7][trial % 3];
+            let mut random_graph = |p: f64| {
+                let edges: Vec<(u32, u32)> = (0..n)
+                    .flat_map(|u| (u + 1..n).map(move |v| (u, v)))
+                    .filter(|_| rng.gen_bool(p))
+                    .collect();
+                Graph::from_edges(n, edges)
+            };
+            let (g, h) = (random_graph(p), random_graph(1.0 - p));
+            // Start from nothing, so the exhaustive search alone must find and prove the maximum.
+            let mut state = Search::new(&g, &h, u64::MAX);
+            let (mut best, mut best_common) = ((0..n).collect::<Vec<u32>>(), 0usize);
+            assert!(state.branch_and_bound(&mut best, &mut best_common));
+            let expected = brute_force(&g, &h);
+            assert_eq!(best_common, expected, "trial {trial}: {g:?} {h:?}");
+            assert_eq!(common_edge_count(&g, &h, &best), expected);
+        }
+    }
+
+    #[test]
+    fn budget_gives_a_lower_bound_with_an_upper_bound() {
+        // A 64-ring against two 32-rings: every node has degree 2, so the degree bound (64) is
+        // unreachable (at most 31 + 31 edges survive) and cannot be proven so within the budget.
+        let ring = spec("ring:64");
+        let halves = Graph::from_edges(64, (0..64u32).map(|u| (u, if u % 32 == 31 { u - 31 } else { u + 1 })));
+        for steps in [1_000, 200_000] {
+            let r = maximum_common_edge_subgraph(&ring, &halves, McsOptions { max_steps: steps });
+            assert!(!r.exact);
+            assert_eq!(r.method, McsMethod::BoundedSearch);
+            assert_eq!(r.upper_bound, 64);
+            assert!(r.common_edges <= 62, "{}", r.common_edges);
+            assert_eq!(common_edge_count(&ring, &halves, &r.mapping), r.common_edges);
+            assert!(r.steps <= steps + 64 * 3, "{} steps", r.steps);
+            assert!(r.epsilon() <= r.epsilon_upper());
+        }
+        // Small enough to prove: an 8-ring against two 4-rings keeps 3 + 3 edges, not the bound's 8.
+        let small = maximum_common_edge_subgraph(
+            &spec("ring:8"),
+            &Graph::from_edges(8, (0..8u32).map(|u| (u, if u % 4 == 3 { u - 3 } else { u + 1 }))),
+            McsOptions::for_nodes(8),
+        );
+        assert_eq!(
+            (small.common_edges, small.upper_bound, small.method),
+            (6, 6, McsMethod::BranchAndBound)
+        );
+        // The greedy and swaps find the best arrangement (two 31-edge paths).
+        let r = maximum_common_edge_subgraph(&ring, &halves, McsOptions { max_steps: 200_000 });
+        assert_eq!(r.common_edges, 62);
+    }
+
+    #[test]
+    fn different_node_counts_and_empty_graphs() {
+        let path = Graph::from_edges(3, [(0, 1), (1, 2)]);
+        let tri = Graph::from_edges(4, [(0, 1), (1, 2), (0, 2)]);
+        let r = maximum_common_edge_subgraph(&path, &tri, McsOptions::for_nodes(4));
+        assert_eq!((r.common_edges, r.exact, r.mapping.len()), (2, true, 3));
+        let back = maximum_common_edge_subgraph(&tri, &path, McsOptions::for_nodes(4));
+        assert_eq!(back.common_edges, 2);
+        assert_eq!(back.mapping.iter().filter(|&&v| v == NONE).count(), 1);
+        let empty = Graph::from_edges(3, []);
+        let e = maximum_common_edge_subgraph(&empty, &empty, McsOptions::for_nodes(3));
+        assert_eq!((e.common_edges, e.epsilon(), e.exact), (0, 1.0, true));
+        let e = maximum_common_edge_subgraph(&empty, &path, McsOptions::for_nodes(3));
+        assert_eq!((e.common_edges, e.epsilon(), e.exact), (0, 0.0, true));
+    }
+}
