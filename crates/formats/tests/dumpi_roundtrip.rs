@@ -340,3 +340,23 @@ fn every_dumpi_call_is_written_and_read_back_by_both_readers() {
         "ours only {only_ours:?}, libundumpi only {only_theirs:?}"
     );
 }
+
+#[test]
+fn split_with_a_rank_left_out_round_trips_without_extra_calls() {
+    // MPI_Comm_split on 4 ranks: colours give [0, 1] and [2]; rank 3 passes MPI_UNDEFINED.
+    let mut t = Trace::new("generated", "split", 4);
+    let pair = t.add_comm("pair", vec![0, 1]);
+    let alone = t.add_comm("alone", vec![2]);
+    for r in 0..4u32 {
+        t.push_call(r, "MPI_Comm_split", 0, 10, NO_CALLPATH, 0);
+    }
+    let s = t.push_call(0, "MPI_Send", 20, 30, NO_CALLPATH, 0);
+    t.push_p2p(0, s, s, P2pDir::Send, 1, 3, pair, 40);
+    let rv = t.push_call(1, "MPI_Recv", 20, 30, NO_CALLPATH, 0);
+    t.push_p2p(1, rv, rv, P2pDir::Recv, 0, 3, pair, 40);
+    let b = t.push_call(2, "MPI_Barrier", 20, 30, NO_CALLPATH, 0);
+    t.push_collective(2, b, CollectiveOp::Barrier, alone, NO_ROOT, 0, 0);
+    let (_, back) = round_trip(&t, "split");
+    assert_same(&t, &back, "split with MPI_UNDEFINED");
+    assert!(back.warnings.is_empty(), "{:?}", back.warnings);
+}

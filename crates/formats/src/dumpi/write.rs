@@ -9,14 +9,15 @@
 //! - peers and roots are written relative to the communicator of the operation;
 //! - non-blocking operations get request handles, and each completion call lists the requests
 //!   it completed (a `MPI_Wait` that completed several is written as `MPI_Waitall`);
-//! - communicators: on each rank the communicator-creating calls (`MPI_Comm_split`, `_dup`,
-//!   `_create`, `MPI_Cart_create`, ...) are assigned, in order, the communicators the rank
-//!   belongs to (by id, without `MPI_COMM_WORLD` and `MPI_COMM_SELF`) and written as a
-//!   `MPI_Comm_split` of `MPI_COMM_WORLD` (colour = communicator id, key = rank in it), or as
-//!   `MPI_Comm_dup` / `MPI_Group_incl` + `MPI_Comm_create` where the call has that name and the
-//!   members can be expressed that way. When a rank has fewer such calls than communicators,
-//!   every rank starts with one synthetic `MPI_Comm_split` per communicator instead (these are
-//!   extra calls in the written trace);
+//! - communicators: the k-th communicator-creating call (`MPI_Comm_split`, `_dup`, `_create`,
+//!   `MPI_Cart_create`, ...) of every rank is taken as one collective on `MPI_COMM_WORLD`;
+//!   each communicator (by id, without `MPI_COMM_WORLD` and `MPI_COMM_SELF`) is introduced at
+//!   the first such call all its members still have free, and ranks outside it get
+//!   `MPI_COMM_NULL` there. The record keeps the call's name when that can express the
+//!   membership (`MPI_Comm_dup` of the world, `MPI_Group_incl` + `MPI_Comm_create`, a 1-D
+//!   `MPI_Cart_create` over the first ranks), else it is written as `MPI_Comm_split` (colour =
+//!   communicator id, key = rank in it). When the calls do not suffice, every rank starts with
+//!   one synthetic `MPI_Comm_split` per communicator instead (extra calls in the written trace);
 //! - user call paths become function enter/exit records with a function-name table;
 //! - not written: calls DUMPI has no record for (non-blocking collectives, MPI-3 calls),
 //!   metrics, and persistent requests (an `MPI_Start` that posted operations is written as one
@@ -320,24 +321,48 @@ pub fn write(trace: &Trace, prefix: &str) -> Vec<InputFile> {
         ),
     )];
 
-    // Communicators each rank belongs to (besides WORLD and SELF), in id order.
+    // Communicators (besides WORLD and SELF) are introduced by the ranks' creation calls: the
+    // k-th creation call of every rank is one collective "slot" on MPI_COMM_WORLD. Each
+    // communicator takes the first slot at which all its members still have a free creation
+    // call; when some member has none left, synthetic splits introduce all communicators.
     let is_self = |c: &tracelogic_model::Communicator| c.members.len() == 1 && c.name == "MPI_COMM_SELF";
-    let member_comms: Vec<Vec<CommId>> = (0..n)
+    let creation_calls: Vec<usize> = (0..n as usize)
         .map(|r| {
-            (1..trace.comms.len() as CommId)
-                .filter(|&c| !is_self(&trace.comms[c as usize]) && trace.comms[c as usize].members.contains(&r))
-                .collect()
+            let f = &trace.ranks[r].calls.func;
+            f.iter()
+                .filter(|&&f| CREATORS.contains(&trace.functions.name(f)))
+                .count()
         })
         .collect();
-    let creators = |r: Rank| -> usize {
-        let rt = &trace.ranks[r as usize];
-        rt.calls
-            .func
+    let mut next_slot = vec![0usize; n as usize];
+    let mut slots: Vec<HashMap<usize, CommId>> = vec![HashMap::new(); n as usize];
+    let mut comms_in_slot: HashMap<usize, usize> = HashMap::new();
+    let mut synthetic = false;
+    for c in 1..trace.comms.len() as CommId {
+        let comm = &trace.comms[c as usize];
+        if is_self(comm) || comm.members.is_empty() {
+            continue;
+        }
+        let members: Vec<usize> = comm
+            .members
             .iter()
-            .filter(|&&f| CREATORS.contains(&trace.functions.name(f)))
-            .count()
-    };
-    let synthetic = (0..n).any(|r| creators(r) < member_comms[r as usize].len());
+            .map(|&m| m as usize)
+            .filter(|&m| m < n as usize)
+            .collect();
+        let j = members.iter().map(|&m| next_slot[m]).max().unwrap_or(0);
+        if members.iter().any(|&m| j >= creation_calls[m]) {
+            synthetic = true;
+            break;
+        }
+        for &m in &members {
+            slots[m].insert(j, c);
+            next_slot[m] = j + 1;
+        }
+        *comms_in_slot.entry(j).or_default() += 1;
+    }
+    if synthetic {
+        slots.iter_mut().for_each(HashMap::clear);
+    }
 
     for r in 0..n {
         let rt = &trace.ranks[r as usize];
@@ -377,7 +402,8 @@ pub fn write(trace: &Trace, prefix: &str) -> Vec<InputFile> {
         }
         let thread_of = |loc: u16| -> u16 { rt.locations.get(loc as usize).map_or(loc, |l| l.id as u16) };
 
-        let mut pending_comms: std::collections::VecDeque<CommId> = member_comms[r as usize].iter().copied().collect();
+        let my_slots = &slots[r as usize];
+        let mut slot = 0usize;
         if synthetic {
             let t = calls.enter.first().copied().unwrap_or(0);
             let thread = calls.location.first().map_or(0, |&l| thread_of(l));
@@ -400,7 +426,6 @@ pub fn write(trace: &Trace, prefix: &str) -> Vec<InputFile> {
                 }
                 w.record(call_by_name("Comm_split").expect("table"), thread, t, t, &a);
             }
-            pending_comms.clear();
         }
 
         for i in 0..calls.len() {
@@ -519,7 +544,10 @@ pub fn write(trace: &Trace, prefix: &str) -> Vec<InputFile> {
                 }
                 _ => {
                     if CREATORS.contains(&name) {
-                        spec = creation_args(&mut w, &short, pending_comms.pop_front(), &mut a);
+                        let comm = my_slots.get(&slot).copied();
+                        let shared = comms_in_slot.get(&slot).is_some_and(|&k| k > 1);
+                        slot += 1;
+                        spec = creation_args(&mut w, &short, comm, shared, &mut a);
                     } else {
                         match short.as_str() {
                             "Comm_rank" | "Comm_size" => {
@@ -534,9 +562,11 @@ pub fn write(trace: &Trace, prefix: &str) -> Vec<InputFile> {
                             }
                             "Group_incl" => {
                                 // Include the members of the next communicator this rank creates.
-                                let members = pending_comms
-                                    .front()
-                                    .map(|&c| trace.comms[c as usize].members.clone())
+                                let members = my_slots
+                                    .iter()
+                                    .filter(|(&s, _)| s >= slot)
+                                    .min_by_key(|(&s, _)| s)
+                                    .map(|(_, &c)| trace.comms[c as usize].members.clone())
                                     .unwrap_or_default();
                                 let base = w.last_group.unwrap_or(0);
                                 let base_members = w.groups.get(&base).cloned().unwrap_or_default();
@@ -708,14 +738,21 @@ fn collective_args(w: &mut RankWriter, rt: &tracelogic_model::RankTrace, ci: usi
     }
 }
 
-/// Arguments of a communicator-creating call that introduces `comm` on this rank.
-fn creation_args(w: &mut RankWriter, short: &str, comm: Option<CommId>, a: &mut Args) -> &'static CallSpec {
+/// Arguments of a communicator-creating call that introduces `comm` on this rank (`None`: the
+/// call gives this rank `MPI_COMM_NULL`). Every creation is written on `MPI_COMM_WORLD` so that
+/// the k-th creation call is the same collective on all ranks. `shared`: other communicators
+/// are created by the same slot (then only `MPI_Comm_split` can express it).
+fn creation_args(
+    w: &mut RankWriter,
+    short: &str,
+    comm: Option<CommId>,
+    shared: bool,
+    a: &mut Args,
+) -> &'static CallSpec {
     let split = call_by_name("Comm_split").expect("table");
+    a.int("oldcomm", COMM_WORLD);
     let Some(c) = comm else {
-        a.int("oldcomm", COMM_WORLD)
-            .int("color", UNDEFINED)
-            .int("newcomm", COMM_NULL)
-            .int("group", 2);
+        a.int("color", UNDEFINED).int("newcomm", COMM_NULL).int("group", 2);
         return call_by_name(short).unwrap_or(split);
     };
     let members = w.trace.comms[c as usize].members.clone();
@@ -723,47 +760,30 @@ fn creation_args(w: &mut RankWriter, short: &str, comm: Option<CommId>, a: &mut 
     w.next_handle += 1;
     w.handles.insert(c, h);
     a.int("newcomm", h);
+    let all: Vec<Rank> = (0..w.trace.num_ranks()).collect();
+    let prefix_of_world = members.iter().enumerate().all(|(i, &m)| m == i as Rank);
     match short {
-        "Comm_dup" => {
-            let all: Vec<Rank> = (0..w.trace.num_ranks()).collect();
-            if members == all {
-                a.int("oldcomm", COMM_WORLD);
-                return call_by_name("Comm_dup").expect("table");
-            }
-            let same = w
-                .handles
-                .iter()
-                .filter(|(&k, _)| k != c && w.trace.comms[k as usize].members == members)
-                .map(|(_, &hh)| hh)
-                .min();
-            if let Some(old) = same {
-                a.int("oldcomm", old);
-                return call_by_name("Comm_dup").expect("table");
-            }
-        }
-        "Cart_create" | "Graph_create" if members.iter().enumerate().all(|(i, &m)| m == i as Rank) => {
+        "Comm_dup" if members == all => return call_by_name("Comm_dup").expect("table"),
+        "Cart_create" | "Graph_create" if prefix_of_world && !shared => {
             // A 1-D grid / graph over the first ranks of MPI_COMM_WORLD, without reordering.
             let k = members.len() as i32;
-            a.int("oldcomm", COMM_WORLD)
-                .int("ndim", 1)
+            a.int("ndim", 1)
                 .ints("dims", vec![k])
                 .ints("periods", vec![0])
                 .int("nodes", k as i64)
-                .ints("index", (1..=k).map(|i| i - 1).collect())
+                .ints("index", (0..k).collect())
                 .int("numedges", 0);
             return call_by_name(short).expect("table");
         }
-        "Comm_create" => {
+        "Comm_create" if !shared => {
             if let Some(g) = w.last_group.filter(|g| w.groups.get(g) == Some(&members)) {
-                a.int("oldcomm", COMM_WORLD).int("group", g);
+                a.int("group", g);
                 return call_by_name("Comm_create").expect("table");
             }
         }
         _ => {}
     }
     let key = members.iter().position(|&m| m == w.r).unwrap_or(0);
-    a.int("oldcomm", COMM_WORLD)
-        .int("color", c as i64)
-        .int("key", key as i64);
+    a.int("color", c as i64).int("key", key as i64);
     split
 }
