@@ -316,6 +316,18 @@ fn synthetic(ranks: u32, rounds: u32) -> Trace {
             ms.value.push(i as f64 * 1.5);
             now += 200;
         }
+        // Requests completed by the other thread, both ways round.
+        let isend0 = t.push_call(r, "MPI_Isend", now, now + 1, p_main, 0);
+        let irecv1 = t.push_call(r, "MPI_Irecv", now + 2, now + 3, p_main, 1);
+        let irecv0 = t.push_call(r, "MPI_Irecv", now + 4, now + 5, p_main, 0);
+        let isend1 = t.push_call(r, "MPI_Isend", now + 6, now + 7, p_main, 1);
+        let wait1 = t.push_call(r, "MPI_Waitall", now + 8, now + 9, p_main, 1);
+        let wait0 = t.push_call(r, "MPI_Waitall", now + 10, now + 11, p_main, 0);
+        t.push_p2p(r, isend0, wait1, P2pDir::Send, right, 50, COMM_WORLD, 2);
+        t.push_p2p(r, irecv1, wait0, P2pDir::Recv, left, 50, COMM_WORLD, 2);
+        t.push_p2p(r, irecv0, wait1, P2pDir::Recv, left, 51, COMM_WORLD, 3);
+        t.push_p2p(r, isend1, wait0, P2pDir::Send, right, 51, COMM_WORLD, 3);
+        now += 20;
         let lost = t.push_call(r, "MPI_Isend", now, now + 1, p_main, 0);
         t.push_p2p(r, lost, NOT_COMPLETED, P2pDir::Send, right, 5, COMM_WORLD, 1);
         let fin = t.push_call(r, "MPI_Finalize", now + 10, now + 20, NO_CALLPATH, 0);

@@ -108,6 +108,7 @@ struct Builder<'a> {
     callpath_storage: usize,
     comm_index: HashMap<(String, Vec<Rank>), CommId>,
     metric_series: Vec<HashMap<u32, usize>>,
+    requests: Vec<RankRequests>,
     counters: Counters,
 }
 
@@ -123,6 +124,61 @@ struct Counters {
     dropped_paths: u64,
 }
 
+/// Open requests of one rank by request id. OTF2 request ids are per location, but Score-P
+/// draws them from one counter per process and a thread may complete what another posted, so
+/// a completion takes the request of its own location if there is one, else any of the rank's.
+struct Pending<T>(HashMap<u64, Vec<(u16, T)>>);
+
+impl<T> Default for Pending<T> {
+    fn default() -> Self {
+        Pending(HashMap::new())
+    }
+}
+
+impl<T> Pending<T> {
+    fn insert(&mut self, request: u64, loc: u16, value: T) {
+        self.0.entry(request).or_default().push((loc, value));
+    }
+    fn take(&mut self, request: u64, loc: u16) -> Option<T> {
+        let list = self.0.get_mut(&request)?;
+        let i = list.iter().position(|e| e.0 == loc).unwrap_or(0);
+        let (_, v) = list.remove(i);
+        if list.is_empty() {
+            self.0.remove(&request);
+        }
+        Some(v)
+    }
+    fn len(&self) -> usize {
+        self.0.values().map(Vec::len).sum()
+    }
+}
+
+/// A completed non-blocking receive whose posting request was not seen (yet).
+struct OrphanRecv {
+    /// Order of arrival, so leftovers are listed deterministically.
+    seq: u64,
+    call: CallIdx,
+    peer: Rank,
+    tag: i32,
+    comm: CommId,
+    length: u64,
+}
+
+/// Requests of one rank across its locations (locations are read one after the other).
+#[derive(Default)]
+struct RankRequests {
+    /// Posted sends: index of their operation in the rank's p2p table.
+    isends: Pending<usize>,
+    /// Posted receives: the posting call.
+    irecvs: Pending<CallIdx>,
+    /// Started non-blocking collectives: the starting call (if inside one) and time.
+    collectives: Pending<(Option<CallIdx>, Time)>,
+    /// Send completions seen before their send: the completing call.
+    early_send_completions: Pending<CallIdx>,
+    /// Receive completions seen before their request.
+    early_recvs: Pending<OrphanRecv>,
+}
+
 /// Per-location state of the event loop.
 #[derive(Default)]
 struct LocationState {
@@ -132,9 +188,6 @@ struct LocationState {
     user_path: Vec<RegionId>,
     path: Option<CallpathId>,
     open_calls: Vec<CallIdx>,
-    isends: HashMap<u64, usize>,
-    irecvs: HashMap<u64, CallIdx>,
-    collectives: HashMap<u64, (Option<CallIdx>, Time)>,
     collective_begin: Option<Time>,
 }
 
@@ -178,6 +231,7 @@ pub(crate) fn build(archive: &Archive, progress: &mut dyn ProgressSink) -> Resul
         callpath_storage: 0,
         comm_index: HashMap::new(),
         metric_series: vec![HashMap::new(); nranks as usize],
+        requests: (0..nranks).map(|_| RankRequests::default()).collect(),
         counters: Counters::default(),
     };
     b.define_comms(defs_name, nranks)?;
@@ -241,6 +295,7 @@ pub(crate) fn build(archive: &Archive, progress: &mut dyn ProgressSink) -> Resul
             bytes_done += files[f].bytes.len() as u64;
         }
     }
+    b.finish_requests();
     for (r, multi) in multi_location.iter().enumerate() {
         if *multi {
             sort_calls_by_entry(&mut b.trace.ranks[r]);
@@ -669,28 +724,36 @@ impl Builder<'_> {
                     let call = self.current_call(&mut st, rank, loc, "MPI_Isend", t);
                     let comm = self.comm(comm, rank, file, off)?;
                     let peer = self.world(comm, receiver, "receiver", file, off)?;
-                    st.isends.insert(request, self.trace.ranks[rank as usize].p2p.len());
-                    self.trace.push_p2p(
-                        rank,
-                        call,
-                        NOT_COMPLETED,
-                        P2pDir::Send,
-                        peer,
-                        tag as i32,
-                        comm.0,
-                        length,
-                    );
+                    let op = self.trace.ranks[rank as usize].p2p.len();
+                    let reqs = &mut self.requests[rank as usize];
+                    let complete = match reqs.early_send_completions.take(request, loc) {
+                        Some(c) => c,
+                        None => {
+                            reqs.isends.insert(request, loc, op);
+                            NOT_COMPLETED
+                        }
+                    };
+                    self.trace
+                        .push_p2p(rank, call, complete, P2pDir::Send, peer, tag as i32, comm.0, length);
                 }
                 EventKind::MpiIsendComplete { request } => {
                     let call = self.current_call(&mut st, rank, loc, "MPI_Wait", t);
-                    match st.isends.remove(&request) {
+                    let reqs = &mut self.requests[rank as usize];
+                    match reqs.isends.take(request, loc) {
                         Some(op) => self.trace.ranks[rank as usize].p2p.complete[op] = call,
-                        None => self.counters.unmatched_completions += 1,
+                        None => reqs.early_send_completions.insert(request, loc, call),
                     }
                 }
                 EventKind::MpiIrecvRequest { request } => {
                     let call = self.current_call(&mut st, rank, loc, "MPI_Irecv", t);
-                    st.irecvs.insert(request, call);
+                    let reqs = &mut self.requests[rank as usize];
+                    match reqs.early_recvs.take(request, loc) {
+                        Some(o) => {
+                            self.trace
+                                .push_p2p(rank, call, o.call, P2pDir::Recv, o.peer, o.tag, o.comm, o.length)
+                        }
+                        None => reqs.irecvs.insert(request, loc, call),
+                    }
                 }
                 EventKind::MpiIrecv {
                     sender,
@@ -699,14 +762,29 @@ impl Builder<'_> {
                     length,
                     request,
                 } => {
-                    let post = st.irecvs.remove(&request);
+                    let post = self.requests[rank as usize].irecvs.take(request, loc);
                     let name = if post.is_some() { "MPI_Wait" } else { "MPI_Irecv" };
                     let call = self.current_call(&mut st, rank, loc, name, t);
                     let comm = self.comm(comm, rank, file, off)?;
                     let peer = self.world(comm, sender, "sender", file, off)?;
-                    let post = post.unwrap_or(call);
-                    self.trace
-                        .push_p2p(rank, post, call, P2pDir::Recv, peer, tag as i32, comm.0, length);
+                    match post {
+                        Some(post) => {
+                            self.trace
+                                .push_p2p(rank, post, call, P2pDir::Recv, peer, tag as i32, comm.0, length)
+                        }
+                        None => self.requests[rank as usize].early_recvs.insert(
+                            request,
+                            loc,
+                            OrphanRecv {
+                                seq: off,
+                                call,
+                                peer,
+                                tag: tag as i32,
+                                comm: comm.0,
+                                length,
+                            },
+                        ),
+                    }
                 }
                 EventKind::MpiRecv {
                     sender,
@@ -721,8 +799,10 @@ impl Builder<'_> {
                         .push_p2p(rank, call, call, P2pDir::Recv, peer, tag as i32, comm.0, length);
                 }
                 EventKind::MpiRequestCancelled { request } => {
-                    st.isends.remove(&request);
-                    st.irecvs.remove(&request);
+                    let reqs = &mut self.requests[rank as usize];
+                    if reqs.isends.take(request, loc).is_none() {
+                        reqs.irecvs.take(request, loc);
+                    }
                 }
                 EventKind::MpiCollectiveBegin => st.collective_begin = Some(t),
                 EventKind::MpiCollectiveEnd {
@@ -747,7 +827,8 @@ impl Builder<'_> {
                     )?;
                 }
                 EventKind::NonBlockingCollectiveRequest { request } => {
-                    st.collectives.insert(request, (st.open_calls.last().copied(), t));
+                    let start = (st.open_calls.last().copied(), t);
+                    self.requests[rank as usize].collectives.insert(request, loc, start);
                 }
                 EventKind::NonBlockingCollectiveComplete {
                     op,
@@ -757,7 +838,7 @@ impl Builder<'_> {
                     received,
                     request,
                 } => {
-                    let (call, begin) = match st.collectives.remove(&request) {
+                    let (call, begin) = match self.requests[rank as usize].collectives.take(request, loc) {
                         Some((call, begin)) => (call, begin),
                         None => (st.open_calls.last().copied(), t),
                     };
@@ -793,7 +874,6 @@ impl Builder<'_> {
                 calls.exit[c as usize] = last_time.max(calls.enter[c as usize]);
             }
         }
-        self.counters.uncompleted_receives += st.irecvs.len() as u64;
         let announced = self.defs.locations.items[index].number_of_events;
         if announced != 0 && announced != events.events_read() {
             self.trace.warnings.push(format!(
@@ -881,6 +961,21 @@ impl Builder<'_> {
             rt.metrics[series].value.push(value);
         }
         Ok(())
+    }
+
+    /// Requests still open when every location was read: receives completed without a seen
+    /// request are posted by their completing call; the rest are counted for the warnings.
+    fn finish_requests(&mut self) {
+        for (r, reqs) in std::mem::take(&mut self.requests).into_iter().enumerate() {
+            let mut early: Vec<(u16, OrphanRecv)> = reqs.early_recvs.0.into_values().flatten().collect();
+            early.sort_by_key(|(loc, o)| (*loc, o.seq));
+            for (_, o) in early {
+                self.trace
+                    .push_p2p(r as Rank, o.call, o.call, P2pDir::Recv, o.peer, o.tag, o.comm, o.length);
+            }
+            self.counters.unmatched_completions += reqs.early_send_completions.len() as u64;
+            self.counters.uncompleted_receives += reqs.irecvs.len() as u64;
+        }
     }
 
     fn finish_warnings(&mut self) {

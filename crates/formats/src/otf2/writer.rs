@@ -444,8 +444,19 @@ impl<'t> ArchiveWriter<'t> {
         let mut next_sample = 0;
         let mut paths: Vec<Vec<u32>> = vec![Vec::new(); nloc];
         let mut path_ids: Vec<u32> = vec![NO_CALLPATH; nloc];
-        let mut request = 0u64;
-        let mut requests: HashMap<usize, u64> = HashMap::new();
+        // Request ids (1-based, per rank) of the non-blocking operations, fixed up front so a
+        // completion never depends on the order calls are visited.
+        let mut next_request = 0u64;
+        let requests: Vec<u64> = (0..p.len())
+            .map(|k| {
+                if p.complete[k] == p.post[k] {
+                    0
+                } else {
+                    next_request += 1;
+                    next_request
+                }
+            })
+            .collect();
         for c in 0..calls.len() {
             let l = loc_of(c);
             let (t0, t1) = (calls.enter[c], calls.exit[c]);
@@ -513,8 +524,7 @@ impl<'t> ArchiveWriter<'t> {
                         e.cu32(peer).cu32(comm).cu32(tag).cu64(bytes);
                     }),
                     (P2pDir::Send, false) => {
-                        request += 1;
-                        requests.insert(k, request);
+                        let request = requests[k];
                         s.with_length(cur, id::MPI_ISEND, |e| {
                             e.cu32(peer).cu32(comm).cu32(tag).cu64(bytes).cu64(request);
                         });
@@ -526,8 +536,7 @@ impl<'t> ArchiveWriter<'t> {
                         });
                     }
                     (P2pDir::Recv, false) => {
-                        request += 1;
-                        requests.insert(k, request);
+                        let request = requests[k];
                         s.singleton(cur, id::MPI_IRECV_REQUEST, |e| {
                             e.cu64(request);
                         });
@@ -535,7 +544,7 @@ impl<'t> ArchiveWriter<'t> {
                 }
             }
             for &k in completed.of(c) {
-                let Some(&req) = requests.get(&k) else { continue };
+                let req = requests[k];
                 match p.dir[k] {
                     P2pDir::Send => s.singleton(t1, id::MPI_ISEND_COMPLETE, |e| {
                         e.cu64(req);
