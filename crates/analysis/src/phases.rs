@@ -287,6 +287,165 @@ pub fn segment(seq: &[u32], s0: f64) -> Segmentation {
     }
 }
 
+/// What the phase sequence does with communication outside any pattern (instances that contain
+/// no per-rank pattern and happen once: start-up, one-off exchanges).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Outside {
+    /// One shared symbol for all of them (the default: initialisation and finalisation stay
+    /// visible as phases of their own).
+    Own,
+    /// Left out of the sequence.
+    Skip,
+}
+
+/// A rank's share of a phase.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct RankSpan {
+    /// World rank.
+    pub rank: tracelogic_model::Rank,
+    /// First event of the rank in the phase (index in its event sequence).
+    pub first_event: u32,
+    /// Last event.
+    pub last_event: u32,
+    /// Entry time of the first event's call (ns).
+    pub start: tracelogic_model::Time,
+    /// Exit time of the last event's call (ns).
+    pub end: tracelogic_model::Time,
+}
+
+/// One phase: a leaf of the segmentation tree mapped back to the run (§5.2.2).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Phase {
+    /// Tree node of the leaf.
+    pub node: usize,
+    /// First position in the pattern sequence.
+    pub start: usize,
+    /// One past the last position.
+    pub end: usize,
+    /// Earliest and latest time (ns) of its pattern occurrences.
+    pub time: (tracelogic_model::Time, tracelogic_model::Time),
+    /// Per rank, where the phase lies.
+    pub ranks: Vec<RankSpan>,
+    /// Communication patterns in the phase with their occurrence counts (`None` = outside).
+    pub patterns: Vec<(Option<usize>, usize)>,
+    /// Innermost routine (region) of the calls in the phase with call counts, most first (empty
+    /// when the trace records no call paths).
+    pub routines: Vec<(String, u64)>,
+}
+
+/// Phases of a run from its communication patterns.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PhaseAnalysis {
+    /// Length of the pattern sequence.
+    pub sequence_length: usize,
+    /// Strength threshold `s0`.
+    pub strength_threshold: f64,
+    /// How outside communication was handled.
+    pub outside: Outside,
+    /// The segmentation tree (Table 5.8's rows).
+    pub tree: Vec<Segment>,
+    /// The leaves in order.
+    pub phases: Vec<Phase>,
+    /// The symbol sequence (pattern id per occurrence; outside = number of patterns).
+    pub sequence: Vec<u32>,
+}
+
+/// The time-ordered symbol sequence of pattern occurrences, and the instance behind each symbol.
+pub fn pattern_sequence(comm: &crate::patterns::CommunicationAnalysis, outside: Outside) -> (Vec<u32>, Vec<usize>) {
+    let own = comm.patterns.len() as u32;
+    let mut seq = Vec::with_capacity(comm.instances.len());
+    let mut idx = Vec::with_capacity(comm.instances.len());
+    for (i, inst) in comm.instances.iter().enumerate() {
+        if inst.pattern == crate::patterns::construct::OUTSIDE {
+            if outside == Outside::Skip {
+                continue;
+            }
+            seq.push(own);
+        } else {
+            seq.push(inst.pattern);
+        }
+        idx.push(i);
+    }
+    (seq, idx)
+}
+
+/// Segment the pattern sequence of `comm` with threshold `s0` and map each leaf back to time
+/// ranges per rank, patterns and routines.
+pub fn detect_phases(
+    trace: &tracelogic_model::Trace,
+    events: &crate::patterns::Events,
+    comm: &crate::patterns::CommunicationAnalysis,
+    s0: f64,
+    outside: Outside,
+) -> PhaseAnalysis {
+    let (seq, idx) = pattern_sequence(comm, outside);
+    let seg = segment(&seq, s0);
+    let mut phases = Vec::with_capacity(seg.phases.len());
+    for &leaf in &seg.phases {
+        let node = &seg.tree[leaf];
+        let mut ranks: std::collections::BTreeMap<u32, RankSpan> = Default::default();
+        let mut counts: std::collections::BTreeMap<u32, usize> = Default::default();
+        let mut routines: std::collections::HashMap<u32, u64> = Default::default();
+        let mut time = (u64::MAX, 0u64);
+        for &i in &idx[node.start..node.end] {
+            let inst = &comm.instances[i];
+            *counts.entry(inst.pattern).or_default() += 1;
+            time = (time.0.min(inst.start), time.1.max(inst.end));
+            for part in &inst.parts {
+                let e = ranks.entry(part.rank).or_insert(RankSpan {
+                    rank: part.rank,
+                    first_event: part.first_event,
+                    last_event: part.last_event,
+                    start: part.start,
+                    end: part.end,
+                });
+                e.first_event = e.first_event.min(part.first_event);
+                e.last_event = e.last_event.max(part.last_event);
+                e.start = e.start.min(part.start);
+                e.end = e.end.max(part.end);
+                let re = &events.ranks[part.rank as usize];
+                let calls = &trace.ranks[part.rank as usize].calls;
+                for ev in part.first_event..=part.last_event {
+                    let cp = calls.callpath[re.calls[ev as usize] as usize];
+                    if let Some(&region) = trace.callpaths.get(cp as usize).and_then(|p| p.last()) {
+                        *routines.entry(region).or_default() += 1;
+                    }
+                }
+            }
+        }
+        if node.start == node.end {
+            time = (0, 0);
+        }
+        let mut routines: Vec<(String, u64)> = routines
+            .into_iter()
+            .map(|(r, n)| (trace.regions.name(r).to_owned(), n))
+            .collect();
+        routines.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        let mut patterns: Vec<(Option<usize>, usize)> = counts
+            .into_iter()
+            .map(|(p, n)| ((p != crate::patterns::construct::OUTSIDE).then_some(p as usize), n))
+            .collect();
+        patterns.sort_by_key(|p| std::cmp::Reverse(p.1));
+        phases.push(Phase {
+            node: leaf,
+            start: node.start,
+            end: node.end,
+            time,
+            ranks: ranks.into_values().collect(),
+            patterns,
+            routines,
+        });
+    }
+    PhaseAnalysis {
+        sequence_length: seq.len(),
+        strength_threshold: s0,
+        outside,
+        tree: seg.tree,
+        phases,
+        sequence: seq,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,6 +7,9 @@
 mod common;
 mod generate;
 mod matrix;
+mod pattern_match;
+mod patterns;
+mod phases;
 mod query;
 mod replay;
 mod summary;
@@ -39,6 +42,12 @@ enum Command {
     Topology(topology::Args),
     /// Predict run time under other networks and classify what limits performance.
     Replay(replay::Args),
+    /// Repeating communication patterns per rank and across ranks.
+    Patterns(patterns::Args),
+    /// Search a given communication pattern, allowing edits.
+    Match(pattern_match::Args),
+    /// Execution phases from the sequence of communication patterns.
+    Phases(phases::Args),
 }
 
 fn main() -> ExitCode {
@@ -55,6 +64,9 @@ fn main() -> ExitCode {
             Command::Generate(_) => "generate",
             Command::Topology(_) => "topology",
             Command::Replay(_) => "replay",
+            Command::Patterns(_) => "patterns",
+            Command::Match(_) => "match",
+            Command::Phases(_) => "phases",
         };
         common::set_stage(format!("running `{name}`"));
         match cli.command {
@@ -64,6 +76,9 @@ fn main() -> ExitCode {
             Command::Generate(a) => generate::run(a),
             Command::Topology(a) => topology::run(a),
             Command::Replay(a) => replay::run(a),
+            Command::Patterns(a) => patterns::run(a),
+            Command::Match(a) => pattern_match::run(a),
+            Command::Phases(a) => phases::run(a),
         }
     });
     match result {

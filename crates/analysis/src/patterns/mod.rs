@@ -238,7 +238,7 @@ pub fn detect(seq: &[u32], alphabet: u32, barrier_after: Option<&[bool]>, opts: 
         }
     }
     let red = tandem::reduce(&s, alphabet, !opts.tandem);
-    let mut acc: HashMap<Vec<u32>, (Vec<(u32, u32)>, bool, bool)> = HashMap::new();
+    let mut acc: HashMap<Vec<u32>, Found> = HashMap::new();
     for level in &red.levels {
         for c in level {
             let e = acc.entry(c.unit.clone()).or_default();
@@ -396,6 +396,9 @@ impl PrefixMax {
     }
 }
 
+/// Occurrence spans of one pattern key, and whether it came from tandem units / repeats.
+type Found = (Vec<(u32, u32)>, bool, bool);
+
 /// Routine boundaries of one rank: `true` after event `i` when event `i + 1` runs under another
 /// call path. `None` when the rank's calls record no call path.
 pub fn routine_boundaries(trace: &Trace, events: &RankEvents) -> Option<Vec<bool>> {
@@ -535,4 +538,94 @@ pub fn parse_occurrences(len: usize, patterns: &[RankPattern]) -> Vec<(u32, u32)
         }
     }
     out
+}
+
+/// One occurrence of a searched communication pattern: connected windows on every rank of the
+/// pattern, each within the allowed edit distance.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchMatch {
+    /// Earliest entry time (ns) of its calls.
+    pub start: tracelogic_model::Time,
+    /// Latest exit time.
+    pub end: tracelogic_model::Time,
+    /// Per pattern rank, the matched window.
+    pub windows: BTreeMap<Rank, approx::ApproxMatch>,
+    /// Sum of the windows' edit distances.
+    pub edits: u32,
+}
+
+/// The result of searching a given pattern (thesis §4.5 then §4.7).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PatternSearch {
+    /// Allowed edits per rank.
+    pub max_edits: u32,
+    /// Per rank of the pattern, the similar windows found on it.
+    pub rank_matches: BTreeMap<Rank, Vec<approx::ApproxMatch>>,
+    /// Filter counters per rank.
+    pub rank_stats: BTreeMap<Rank, approx::ApproxStats>,
+    /// Occurrences across ranks: windows joined through their messages, covering every rank
+    /// of the pattern.
+    pub matches: Vec<SearchMatch>,
+}
+
+/// Search `pattern` (rank → event symbols, e.g. `S1 R4`) in the trace with at most `max_edits`
+/// edits per rank, using bi-grams for the filter. Symbols the trace never uses match nothing
+/// (they still count as edits).
+pub fn search_pattern(
+    trace: &Trace,
+    matching: &tracelogic_model::Matching,
+    events: &Events,
+    pattern: &BTreeMap<Rank, Vec<String>>,
+    max_edits: u32,
+) -> Result<PatternSearch, String> {
+    let mut extra: HashMap<&str, u32> = HashMap::new();
+    let mut occurrences = vec![Vec::new(); events.ranks.len()];
+    let mut out = PatternSearch {
+        max_edits,
+        ..Default::default()
+    };
+    for (&rank, syms) in pattern {
+        let re = events
+            .ranks
+            .get(rank as usize)
+            .ok_or_else(|| format!("pattern names rank {rank}, the trace has {} ranks", events.ranks.len()))?;
+        if syms.is_empty() {
+            return Err(format!("pattern rank {rank} has no events"));
+        }
+        let ids: Vec<u32> = syms
+            .iter()
+            .map(|s| {
+                events.symbol(s).unwrap_or_else(|| {
+                    let next = events.names.len() as u32 + extra.len() as u32;
+                    *extra.entry(s.as_str()).or_insert(next)
+                })
+            })
+            .collect();
+        let (m, stats) = approx::approximate_matches(&re.symbols, &ids, max_edits, 2);
+        occurrences[rank as usize] = m.iter().map(|w| (w.start, w.start + w.len)).collect();
+        out.rank_matches.insert(rank, m);
+        out.rank_stats.insert(rank, stats);
+    }
+    let comm = construct(trace, matching, events, &occurrences);
+    for inst in &comm.instances {
+        let mut windows = BTreeMap::new();
+        for part in &inst.parts {
+            if let Some(m) = out.rank_matches.get(&part.rank) {
+                let i = m.partition_point(|w| w.start + w.len <= part.first_event);
+                if let Some(w) = m.get(i).filter(|w| w.start <= part.last_event) {
+                    windows.insert(part.rank, *w);
+                }
+            }
+        }
+        if windows.len() == pattern.len() {
+            let edits = windows.values().map(|w| w.edits).sum();
+            out.matches.push(SearchMatch {
+                start: inst.start,
+                end: inst.end,
+                windows,
+                edits,
+            });
+        }
+    }
+    Ok(out)
 }

@@ -1,0 +1,76 @@
+//! Execution phases of generated multi-phase runs (tracelogic_synth), found at their boundaries.
+
+use tracelogic_analysis::patterns::{analyse_events, rank_events, PatternOptions};
+use tracelogic_analysis::phases::{detect_phases, Outside};
+use tracelogic_model::match_messages;
+use tracelogic_synth::{generate_with_truth, CollectiveSpec, Phase, Spec, Style, TopologySpec};
+
+fn phase(topology: &str, style: Style, iterations: u32) -> Phase {
+    Phase {
+        topology: Some(TopologySpec::parse(topology).unwrap()),
+        iterations: Some(iterations),
+        style: Some(style),
+        ..Default::default()
+    }
+}
+
+/// Initialisation (a short ring exchange), a long solve loop (torus exchange), finalisation
+/// (a wavefront): three phases at pattern positions 6 and 6 + 80, each phase's time range inside
+/// the generated phase's.
+#[test]
+fn three_generated_phases_at_their_boundaries() {
+    let spec = Spec {
+        topology: TopologySpec::parse("torus:4x4").unwrap(),
+        phases: vec![
+            phase("ring:16", Style::Sendrecv, 6),
+            phase("torus:4x4", Style::Isend, 80),
+            phase("grid:4x4", Style::Wavefront, 10),
+        ],
+        ..Default::default()
+    };
+    let (trace, truth) = generate_with_truth(&spec).unwrap();
+    let matching = match_messages(&trace);
+    let events = rank_events(&trace, false);
+    let a = analyse_events(&trace, &matching, &events, &PatternOptions::default());
+    let p = detect_phases(&trace, &events, &a.communication, 0.0, Outside::Own);
+    assert_eq!(p.sequence_length, 96);
+    let bounds: Vec<(usize, usize)> = p.phases.iter().map(|ph| (ph.start, ph.end)).collect();
+    assert_eq!(bounds, vec![(0, 6), (6, 86), (86, 96)]);
+    for (ph, t) in p.phases.iter().zip(&truth.phases) {
+        assert!(
+            ph.time.0 >= t.start_ns && ph.time.1 <= t.end_ns,
+            "{:?} vs {t:?}",
+            ph.time
+        );
+        assert_eq!(ph.patterns.len(), 1);
+        assert_eq!(ph.ranks.len(), 16);
+    }
+    // The root is cut where the divergence peaks, and its strength clears the BIC threshold.
+    let root = &p.tree[0];
+    assert!(root.strength.unwrap() > 0.0 && root.djs > root.tau);
+}
+
+/// A collective every 10 iterations inside the solve loop is part of the loop's pattern mix, not a
+/// phase of its own; a higher s0 never gives more phases.
+#[test]
+fn periodic_collectives_stay_inside_the_loop() {
+    let spec = Spec {
+        topology: TopologySpec::parse("torus:4x4").unwrap(),
+        iterations: 60,
+        collectives: vec!["allreduce:10".parse::<CollectiveSpec>().unwrap()],
+        phases: vec![
+            phase("ring:16", Style::Sendrecv, 8),
+            phase("torus:4x4", Style::Isend, 60),
+        ],
+        ..Default::default()
+    };
+    let (trace, _) = generate_with_truth(&spec).unwrap();
+    let matching = match_messages(&trace);
+    let events = rank_events(&trace, false);
+    let a = analyse_events(&trace, &matching, &events, &PatternOptions::default());
+    let p0 = detect_phases(&trace, &events, &a.communication, 0.0, Outside::Own);
+    let p5 = detect_phases(&trace, &events, &a.communication, 5.0, Outside::Own);
+    assert!(p5.phases.len() <= p0.phases.len());
+    assert_eq!(p0.phases[0].start, 0);
+    assert!(p0.phases.iter().any(|ph| ph.start == 8), "{:?}", p0.phases);
+}

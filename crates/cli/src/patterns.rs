@@ -1,0 +1,157 @@
+//! `tracelogic patterns`: per-rank repeats and communication patterns (thesis ch. 4).
+
+use crate::common::{load_trace, print_json, set_stage, table, CliResult};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use tracelogic_analysis::patterns::{
+    analyse_events, rank_events, CommunicationPattern, PatternOptions, RoutineComparison,
+};
+use tracelogic_model::{match_messages, Rank};
+
+/// Arguments of `tracelogic patterns`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Trace files, folders or archives (together one trace).
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Keep loop counts: a run of copies is not reduced to one copy before detection (exact form).
+    #[arg(long)]
+    pub no_tandem: bool,
+    /// Include tag, size, communicator and root in the event symbols.
+    #[arg(long)]
+    pub with_envelope: bool,
+    /// Shortest per-rank pattern reported, in events (at least 2).
+    #[arg(long, default_value_t = 2)]
+    pub min_length: u32,
+    /// Ignore call paths (no routine-directed detection).
+    #[arg(long)]
+    pub no_routines: bool,
+    /// Print JSON (schema in docs/cli.md).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// One per-rank pattern as printed.
+#[derive(Serialize)]
+struct RankPatternOut {
+    sequence: Vec<String>,
+    compact: String,
+    frequency: usize,
+    positions: Vec<u32>,
+}
+
+/// The JSON document of `tracelogic patterns`.
+#[derive(Serialize)]
+struct Report<'a> {
+    events: u64,
+    events_in_patterns: u64,
+    communication_patterns: &'a [CommunicationPattern],
+    rank_patterns: BTreeMap<Rank, Vec<RankPatternOut>>,
+    routine_comparison: &'a Option<RoutineComparison>,
+}
+
+/// Run `tracelogic patterns`.
+pub fn run(args: Args) -> CliResult {
+    let trace = load_trace(&args.paths)?;
+    set_stage("matching messages");
+    let matching = match_messages(&trace);
+    set_stage("detecting patterns");
+    let opts = PatternOptions {
+        tandem: !args.no_tandem,
+        with_envelope: args.with_envelope,
+        min_length: args.min_length.max(2),
+        routines: !args.no_routines,
+    };
+    let events = rank_events(&trace, opts.with_envelope);
+    let a = analyse_events(&trace, &matching, &events, &opts);
+    let rank_patterns = a
+        .rank_patterns
+        .iter()
+        .map(|(&r, ps)| {
+            let v = ps
+                .iter()
+                .map(|p| RankPatternOut {
+                    sequence: p.sequence.clone(),
+                    compact: p.compact.clone(),
+                    frequency: p.frequency,
+                    positions: p.positions.clone(),
+                })
+                .collect();
+            (r, v)
+        })
+        .collect();
+    let report = Report {
+        events: a.events,
+        events_in_patterns: a.events_in_patterns,
+        communication_patterns: &a.communication_patterns,
+        rank_patterns,
+        routine_comparison: &a.routine_comparison,
+    };
+    if args.json {
+        print_json(&report)?;
+    } else {
+        crate::common::emit(|out| out.write_all(human(&report).as_bytes()))?;
+    }
+    Ok(
+        if a.communication_patterns.is_empty() && report.rank_patterns.values().all(Vec::is_empty) {
+            ExitCode::from(1)
+        } else {
+            ExitCode::SUCCESS
+        },
+    )
+}
+
+fn human(r: &Report) -> String {
+    let mut o = format!(
+        "{} events, {} inside per-rank pattern occurrences; {} communication patterns\n",
+        r.events,
+        r.events_in_patterns,
+        r.communication_patterns.len()
+    );
+    let rows = r
+        .communication_patterns
+        .iter()
+        .take(30)
+        .map(|p| {
+            let n: usize = p.events.values().map(Vec::len).sum();
+            vec![
+                p.id.to_string(),
+                p.occurrences.to_string(),
+                p.ranks.len().to_string(),
+                n.to_string(),
+                crate::common::seconds(p.positions.first().copied().unwrap_or(0)),
+            ]
+        })
+        .collect();
+    o += &table(
+        &["pattern", "occurrences", "ranks", "events", "first at s"],
+        rows,
+        &[0, 1, 2, 3, 4],
+    );
+    o += "per-rank patterns (most frequent first)\n";
+    let mut rows = Vec::new();
+    for (rank, ps) in &r.rank_patterns {
+        for p in ps.iter().take(5) {
+            let mut text = p.compact.clone();
+            if text.len() > 60 {
+                text.truncate(57);
+                text += "...";
+            }
+            rows.push(vec![rank.to_string(), p.frequency.to_string(), text]);
+        }
+    }
+    o += &table(&["rank", "frequency", "first occurrence"], rows, &[0, 1]);
+    if let Some(c) = r.routine_comparison {
+        o += &format!(
+            "routine-directed: {} patterns, syntactic {}, common {} (precision {:.0} %, recall {:.0} %)\n",
+            c.routine_directed,
+            c.syntactic,
+            c.common,
+            100.0 * c.precision,
+            100.0 * c.recall
+        );
+    }
+    o
+}
