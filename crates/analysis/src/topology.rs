@@ -497,8 +497,9 @@ const PROFILE_MAX_ROOTS: usize = 16;
 
 /// Largest number of differing edges a near match may have.
 const NEAR_MAX_DISTANCE: u64 = 6;
-/// Step budget of each near-match search round (plus 16 per node).
-const NEAR_STEPS_BASE: u64 = 100_000;
+/// Step budget of each near-match search round (plus 3 per node: a successful alignment takes
+/// about one step per node).
+const NEAR_STEPS_BASE: u64 = 20_000;
 
 /// Lower bound of the edit distance from the degree histograms: half the L1 distance of the
 /// sorted degree sequences, and the edge-count difference.
@@ -691,7 +692,12 @@ fn identify(
         out.candidate_spectrum = s;
     } else if opts.near_matches > 0 {
         let t = Instant::now();
-        out.near_matches = near_matches(g, ranks, &all, traffic, opts.near_matches);
+        let undecided: Vec<String> = left
+            .iter()
+            .map(|c| c.describe().label)
+            .filter(|l| out.gave_up.iter().any(|g| g.starts_with(l.as_str())))
+            .collect();
+        out.near_matches = near_matches(g, ranks, &all, traffic, opts.near_matches, &undecided);
         out.stages.push(Stage {
             name: "near matches".into(),
             candidates: out.near_matches.len(),
@@ -763,6 +769,13 @@ fn places(c: &Candidate, mapping: &[u32], ranks: &[u32]) -> Vec<RankPlace> {
         .collect()
 }
 
+/// L1 distance between two distance profiles (missing levels count as 0).
+fn profile_distance(a: &[u32], b: &[u32]) -> u64 {
+    (0..a.len().max(b.len()))
+        .map(|i| a.get(i).copied().unwrap_or(0).abs_diff(b.get(i).copied().unwrap_or(0)) as u64)
+        .sum()
+}
+
 /// Closest candidates: the ones with the smallest degree-sequence lower bound are aligned with
 /// a bounded greedy search; the best alignments are reported with their differing edges.
 fn near_matches(
@@ -771,34 +784,60 @@ fn near_matches(
     all: &[Candidate],
     traffic: &dyn Fn(u32, u32) -> PairTraffic,
     count: usize,
+    undecided: &[String],
 ) -> Vec<NearMatch> {
     let degrees = g.degree_histogram();
     let m = g.num_edges() as u64;
-    let mut bounded: Vec<(u64, &Candidate)> = all
-        .iter()
-        .map(|c| (degree_distance(&degrees, &c.degrees(), m, c.edge_count()), c))
-        .collect();
-    bounded.sort_by_key(|&(b, c)| (b, c.simplicity()));
     let limit = NEAR_MAX_DISTANCE.min((m / 4).max(1));
-    let steps = NEAR_STEPS_BASE + 16 * g.num_nodes() as u64;
-    let mut found: Vec<NearMatch> = bounded
-        .into_iter()
-        .filter(|&(b, _)| b <= limit)
-        .take(count * 2)
-        .filter_map(|(b, c)| {
+    // A typical node of the graph (most common degree): its distance profile should be close to
+    // that of any node of a vertex-transitive candidate the graph nearly equals, and far from the
+    // profile of look-alikes (tori of other aspect ratios share every local invariant).
+    let common_degree = degrees.iter().max_by_key(|(&d, &c)| (c, d)).map_or(0, |(&d, _)| d);
+    let typical = (0..g.num_nodes()).find(|&u| g.degree(u) == common_degree).unwrap_or(0);
+    let profile = distance_profile(g, typical);
+    let mut bounded: Vec<(u64, u64, &Candidate, Option<Graph>)> = all
+        .iter()
+        .filter_map(|c| {
+            let mut lb = degree_distance(&degrees, &c.degrees(), m, c.edge_count());
+            if lb == 0 && !undecided.contains(&c.describe().label) {
+                // Refuted by the exact stages, so at least one edge differs.
+                lb = 1;
+            }
+            if lb > limit {
+                return None;
+            }
             let h = c.graph();
-            let a = align(g, &h, b as usize, limit as usize, steps)?;
-            let rank = |u: u32| ranks[u as usize];
-            Some(NearMatch {
-                topology: c.describe(),
-                distance: a.distance(),
-                extra_edges: a.extra.iter().map(|&(u, v)| traffic(rank(u), rank(v))).collect(),
-                missing_edges: a.missing.iter().map(|&(u, v)| traffic(rank(u), rank(v))).collect(),
-                mapping: a.mapping,
-            })
+            let proxy = match c {
+                Candidate::Spec(s) if s.is_vertex_transitive() => profile_distance(&profile, &distance_profile(&h, 0)),
+                _ => 0,
+            };
+            Some((lb, proxy, c, Some(h)))
         })
-        .filter(|nm| nm.distance as u64 <= limit)
         .collect();
+    bounded.sort_by_key(|(lb, proxy, c, _)| (*lb, *proxy, c.simplicity()));
+    let steps = NEAR_STEPS_BASE + 3 * g.num_nodes() as u64;
+    let mut found: Vec<NearMatch> = Vec::new();
+    for (lb, _, c, h) in bounded.iter_mut().take(count * 2) {
+        // Sorted by lower bound: once the best alignment is within the next bound, no later
+        // candidate can be closer (equally close ones are not searched: each costs a budget).
+        if found.len() >= count || found.first().is_some_and(|f| f.distance as u64 <= *lb) {
+            break;
+        }
+        let h = h.take().expect("graph built once");
+        let Some(a) = align(g, &h, *lb as usize, limit as usize, steps) else {
+            continue;
+        };
+        let rank = |u: u32| ranks[u as usize];
+        found.push(NearMatch {
+            topology: c.describe(),
+            distance: a.distance(),
+            extra_edges: a.extra.iter().map(|&(u, v)| traffic(rank(u), rank(v))).collect(),
+            missing_edges: a.missing.iter().map(|&(u, v)| traffic(rank(u), rank(v))).collect(),
+            mapping: a.mapping,
+        });
+        found.sort_by_key(|nm| nm.distance);
+    }
+    found.retain(|nm| nm.distance as u64 <= limit);
     found.sort_by_key(|nm| nm.distance);
     found.truncate(count);
     found

@@ -149,7 +149,8 @@ fn bounded_search(g1: &Graph, g2: &Graph, order: &[u32], k: usize, max_steps: u6
 
 /// The closest alignment of `g1` onto `g2` differing in at most `max_distance` edges, found by
 /// iterative deepening on the number of differing edges (from `min_distance`, a lower bound
-/// such as the degree-sequence one), each round bounded by `max_steps`. The order follows the
+/// such as the degree-sequence one, in steps of two: the distance has the parity of the
+/// edge-count difference), each round bounded by `max_steps`. The order follows the
 /// graph with fewer edges (its edges are likely all in the other), and both directions are
 /// tried. `None` if the node counts differ or nothing was found within the bounds.
 pub fn align(g1: &Graph, g2: &Graph, min_distance: usize, max_distance: usize, max_steps: u64) -> Option<Alignment> {
@@ -165,7 +166,10 @@ pub fn align(g1: &Graph, g2: &Graph, min_distance: usize, max_distance: usize, m
     let o1 = order_of(g1, &joint.colours[0], &joint.histogram(0));
     let o2 = order_of(g2, &joint.colours[1], &joint.histogram(1));
     let sparser_first = g1.num_edges() <= g2.num_edges();
-    for k in min_distance..=max_distance {
+    // extra − missing = m1 − m2, so the distance has the parity of |m1 − m2|.
+    let parity = g1.num_edges().abs_diff(g2.num_edges()) % 2;
+    let start = min_distance + (min_distance % 2 != parity) as usize;
+    for k in (start..=max_distance).step_by(2) {
         for forward in [sparser_first, !sparser_first] {
             let found = if forward {
                 bounded_search(g1, g2, &o1, k, max_steps)
