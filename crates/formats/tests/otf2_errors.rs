@@ -111,7 +111,7 @@ fn truncated_files_of_the_four_rank_sample_fail_cleanly() {
 
 #[test]
 fn truncated_files_of_the_score_p_sample_fail_cleanly() {
-    truncations_fail("pipit-ping-pong-otf2-papi", 3);
+    truncations_fail("pipit-ping-pong-otf2-papi", 5);
 }
 
 #[test]
@@ -144,12 +144,12 @@ fn corruption_never_panics(sample: &str, values: &[u8]) {
 
 #[test]
 fn corrupt_bytes_of_the_four_rank_sample_never_panic() {
-    corruption_never_panics("pyotf2-generated-4rank", &[0x00, 0x01, 0x02, 0x05, 0x7f, 0xfe, 0xff]);
+    corruption_never_panics("pyotf2-generated-4rank", &[0x00, 0x02, 0x7f, 0xff]);
 }
 
 #[test]
 fn corrupt_bytes_of_the_score_p_sample_never_panic() {
-    corruption_never_panics("pipit-ping-pong-otf2", &[0x00, 0xff]);
+    corruption_never_panics("pipit-ping-pong-otf2", &[0xff]);
 }
 
 #[test]
