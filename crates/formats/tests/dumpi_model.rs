@@ -451,3 +451,50 @@ fn persistent_requests_waitsome_and_cartesian_communicators() {
     assert_eq!((q.complete[0], q.complete[1]), (4, 3));
     assert!(t.ranks[2].p2p.is_empty());
 }
+
+#[test]
+fn cart_sub_splits_the_grid_into_rows_and_columns() {
+    const CART_CREATE: u16 = 99;
+    const CART_SUB: u16 = 111;
+    // A 2x3 grid, row-major: rank = 3 * row + column.
+    let mut bins: Vec<Bin> = (0..6).map(|_| Bin::default()).collect();
+    for b in bins.iter_mut() {
+        b.call(
+            CART_CREATE,
+            0,
+            &[
+                A::H(WORLD),
+                A::I(2),
+                A::Arr(vec![2, 3]),
+                A::Arr(vec![0, 0]),
+                A::I(0),
+                A::H(5),
+            ],
+        );
+        b.call(CART_SUB, 1, &[A::I(2), A::H(5), A::Arr(vec![0, 1]), A::H(6)]); // rows
+        b.call(CART_SUB, 2, &[A::I(2), A::H(5), A::Arr(vec![1, 0]), A::H(7)]); // columns
+        b.call(id::COMM_DUP, 3, &[A::H(6), A::H(8)]);
+    }
+    send(&mut bins[4], 4, 1, INT, 0, 0, 6); // row 1, local 0 = world 3
+    recv(&mut bins[3], 4, 1, INT, 1, 0, 6, vec![]);
+    send(&mut bins[1], 4, 1, INT, 1, 0, 7); // column 1, local 1 = world 4
+    recv(&mut bins[4], 5, 1, INT, 0, 0, 7, vec![]);
+    for b in bins.iter_mut() {
+        b.call(id::BARRIER, 6, &[A::H(8)]);
+    }
+    let t = read(&bins);
+    let members = |c: u32| t.comms[c as usize].members.clone();
+    let p4 = &t.ranks[4].p2p;
+    assert_eq!((p4.peer[0], members(p4.comm[0])), (3, vec![3, 4, 5]));
+    assert_eq!((p4.peer[1], members(p4.comm[1])), (1, vec![1, 4]));
+    assert_eq!(t.ranks[3].p2p.peer[0], 4);
+    assert_eq!(t.ranks[3].p2p.comm[0], p4.comm[0], "one communicator per row");
+    assert_eq!(t.ranks[1].p2p.peer[0], 4);
+    // Rows, columns and the dup of each row: 2 + 3 + 2 communicators besides world and grid.
+    assert_eq!(t.comms.len(), 2 + 2 + 3 + 2, "{:?}", t.comms);
+    let dup_of_row0 = t.ranks[0].collectives.comm[0];
+    assert_eq!(members(dup_of_row0), vec![0, 1, 2]);
+    assert_eq!(t.ranks[2].collectives.comm[0], dup_of_row0);
+    assert_ne!(t.ranks[3].collectives.comm[0], dup_of_row0);
+    assert!(t.warnings.is_empty(), "{:?}", t.warnings);
+}

@@ -65,7 +65,10 @@ enum How {
     Create,
     Cart,
     Graph,
-    /// A creation whose membership DUMPI does not record (inter-communicators, `Cart_sub`...).
+    /// `MPI_Cart_sub` as seen by this world rank: each rank can compute its own sub-grid from
+    /// the parent grid's dimensions, so the derivation is per rank and merged afterwards.
+    CartSub(Rank),
+    /// A creation whose membership DUMPI does not record (inter-communicators, spawn...).
     Untracked(&'static str),
 }
 
@@ -107,6 +110,10 @@ struct CommInfo {
     group: Option<GroupExpr>,
     /// Number of members of a `Cart_create` / `Graph_create` (first n of the parent).
     size: Option<usize>,
+    /// Grid dimensions of a `Cart_create`.
+    cart_dims: Option<Vec<i32>>,
+    /// Which grid dimensions a `Cart_sub` keeps.
+    remain_dims: Option<Vec<i32>>,
     members: Option<Vec<Rank>>,
 }
 
@@ -589,14 +596,19 @@ impl Builder {
                 }
             }
             "Cart_create" => {
-                let n: i64 = rec
-                    .ints("dims")
-                    .unwrap_or(&[])
-                    .iter()
-                    .map(|&d| d.max(0) as i64)
-                    .product();
+                let dims = rec.ints("dims").unwrap_or(&[]).to_vec();
+                let n = dims.iter().map(|&d| d.max(0) as u64).fold(1u64, u64::saturating_mul);
                 if let Some(c) = self.derive(r, handle("oldcomm"), handle("newcomm"), How::Cart) {
-                    self.infos[c as usize].size.get_or_insert(n as usize);
+                    self.infos[c as usize]
+                        .size
+                        .get_or_insert(n.min(usize::MAX as u64) as usize);
+                    self.infos[c as usize].cart_dims.get_or_insert(dims);
+                }
+            }
+            "Cart_sub" => {
+                let remain = rec.ints("remain_dims").unwrap_or(&[]).to_vec();
+                if let Some(c) = self.derive(r, handle("oldcomm"), handle("newcomm"), How::CartSub(r)) {
+                    self.infos[c as usize].remain_dims = Some(remain);
                 }
             }
             "Graph_create" => {
@@ -605,8 +617,7 @@ impl Builder {
                     self.infos[c as usize].size.get_or_insert(n);
                 }
             }
-            "Cart_sub"
-            | "Intercomm_create"
+            "Intercomm_create"
             | "Intercomm_merge"
             | "Comm_accept"
             | "Comm_connect"
@@ -985,15 +996,43 @@ impl Builder {
         let n = self.trace.num_ranks();
         // Parents are always interned before their children, so one pass in id order suffices.
         let mut comm_ids: Vec<Option<CommId>> = vec![None; self.derivations.len()];
+        // Communicators derived per rank (Cart_sub and dups of them): the collective that made
+        // them, so that the ranks of one sub-grid share one communicator id.
+        let mut per_rank_key: Vec<Option<Vec<u32>>> = vec![None; self.derivations.len()];
+        let mut per_rank_ids: HashMap<(Vec<u32>, Vec<Rank>), CommId> = HashMap::new();
         for i in 0..self.derivations.len() {
+            if let Derivation::Derived { parent, seq, how } = &self.derivations[i] {
+                per_rank_key[i] = match (how, &per_rank_key[*parent as usize]) {
+                    (How::CartSub(_), None) => Some(vec![*parent, *seq]),
+                    (How::Dup, Some(k)) => Some([k.as_slice(), &[u32::MAX, *seq]].concat()),
+                    _ => None,
+                };
+            }
             let members = match self.derivations[i].clone() {
                 Derivation::World => Some((0..n).collect()),
                 Derivation::SelfOf(r) => Some(vec![r]),
                 Derivation::Unknown { .. } => None,
                 Derivation::Derived { parent, how, .. } => {
                     let pm = self.infos[parent as usize].members.clone();
+                    let parent_per_rank = per_rank_key[parent as usize].is_some();
                     match (how, pm) {
                         (_, None) | (How::Untracked(_), _) => None,
+                        (How::Dup, Some(pm)) if parent_per_rank => Some(pm),
+                        (_, Some(_)) if parent_per_rank => {
+                            self.warn(
+                                "communicators derived from a MPI_Cart_sub result (other than dups) are not followed"
+                                    .into(),
+                            );
+                            None
+                        }
+                        (How::CartSub(me), Some(pm)) => {
+                            let dims = self.infos[parent as usize].cart_dims.as_deref();
+                            let remain = self.infos[i].remain_dims.as_deref();
+                            match (dims, remain) {
+                                (Some(d), Some(k)) => cart_sub_members(&pm, d, k, me),
+                                _ => None,
+                            }
+                        }
                         (How::Dup, Some(pm)) => Some(pm),
                         (How::Split(_), Some(pm)) => {
                             let mut v: Vec<(i32, usize, Rank)> = Vec::new();
@@ -1030,6 +1069,13 @@ impl Builder {
             comm_ids[i] = match (&self.derivations[i], members) {
                 (Derivation::World, _) => Some(tracelogic_model::COMM_WORLD),
                 (Derivation::SelfOf(_), Some(m)) => Some(self.trace.add_comm("MPI_COMM_SELF", m)),
+                (_, Some(m))
+                    if per_rank_key[i]
+                        .as_ref()
+                        .is_some_and(|k| per_rank_ids.contains_key(&(k.clone(), m.clone()))) =>
+                {
+                    per_rank_key[i].clone().and_then(|k| per_rank_ids.get(&(k, m)).copied())
+                }
                 (d, Some(m)) => {
                     let name = match d {
                         Derivation::Derived { parent, how, .. } => {
@@ -1045,13 +1091,18 @@ impl Builder {
                                 How::Create => format!("comm {id} (created from {p})"),
                                 How::Cart => format!("comm {id} (cartesian, from {p})"),
                                 How::Graph => format!("comm {id} (graph, from {p})"),
+                                How::CartSub(_) => format!("comm {id} (sub-grid of {p})"),
                                 How::Untracked(_) => format!("comm {id}"),
                             }
                         }
                         _ => format!("comm {}", self.trace.comms.len()),
                     };
+                    let id = self.trace.comms.len() as CommId;
+                    if let Some(k) = per_rank_key[i].clone() {
+                        per_rank_ids.insert((k, m.clone()), id);
+                    }
                     self.trace.comms.push(Communicator { name, members: m });
-                    Some((self.trace.comms.len() - 1) as CommId)
+                    Some(id)
                 }
                 (_, None) => None,
             };
@@ -1205,4 +1256,34 @@ impl Builder {
         self.trace.normalise_order();
         self.trace
     }
+}
+
+/// Members of the sub-grid of world rank `me` when `MPI_Cart_sub` keeps the dimensions flagged
+/// in `remain` of a grid with `dims` over `parent` (row-major ranks, no reordering): the grid
+/// ranks whose coordinates agree with `me`'s in every dropped dimension, in grid-rank order.
+fn cart_sub_members(parent: &[Rank], dims: &[i32], remain: &[i32], me: Rank) -> Option<Vec<Rank>> {
+    if dims.is_empty() || dims.len() != remain.len() || dims.iter().any(|&d| d <= 0) {
+        return None;
+    }
+    let size = dims.iter().try_fold(1usize, |acc, &d| acc.checked_mul(d as usize))?;
+    if size > parent.len() {
+        return None;
+    }
+    let coords = |mut l: usize| -> Vec<usize> {
+        let mut c = vec![0; dims.len()];
+        for i in (0..dims.len()).rev() {
+            c[i] = l % dims[i] as usize;
+            l /= dims[i] as usize;
+        }
+        c
+    };
+    let mine = coords(parent[..size].iter().position(|&m| m == me)?);
+    let dropped = |c: &[usize]| -> Vec<usize> { (0..dims.len()).filter(|&i| remain[i] == 0).map(|i| c[i]).collect() };
+    let key = dropped(&mine);
+    Some(
+        (0..size)
+            .filter(|&l| dropped(&coords(l)) == key)
+            .map(|l| parent[l])
+            .collect(),
+    )
 }

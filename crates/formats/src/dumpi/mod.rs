@@ -8,8 +8,8 @@
 //!   names, wall times in ns from the earliest wall time of the set, point-to-point operations
 //!   with world-rank peers and bytes from each file's datatype size table, requests linked to the
 //!   call that completed them, collectives, communicators followed through `Comm_dup`,
-//!   `Comm_split`, `Comm_create` and the group calls, PAPI counters as metrics, and user function
-//!   enter/exit records as call paths.
+//!   `Comm_split`, `Comm_create`, the group calls, `Cart_create`/`Cart_sub` (row-major, no
+//!   reordering), PAPI counters as metrics, and user function enter/exit records as call paths.
 //!
 //! [`write()`] produces files in the current libdumpi layout that both this reader and the
 //! official `libundumpi` read back.
