@@ -8,7 +8,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, readdirSync, existsSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, existsSync, statSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, extname, resolve, dirname, normalize, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -254,6 +255,54 @@ test('cancel stops a load and keeps the trace shown', async () => {
   assert.match(await page.textContent('#notice'), /cancelled/);
   assert.equal(await page.getAttribute('#trace', 'data-label'), label);
   assert.equal(await page.$('#error'), null);
+  assertClean(s);
+  await page.close();
+});
+
+test('every bundled sample opens from the address and matches the CLI', async () => {
+  const samples = readdirSync(join(root, 'web/samples'), { withFileTypes: true }).filter((d) => d.isDirectory()).map((d) => d.name);
+  assert.ok(samples.length >= 6, `samples: ${samples}`);
+  for (const id of samples) {
+    const expected = cliJson(['summary', join(root, 'web/samples', id)]);
+    const s = await openPage(`${origin}${prefix}#sample=${encodeURIComponent(id)}`);
+    const { page } = s;
+    await page.waitForSelector('#trace, #error', { timeout: 60_000 });
+    await idle(page);
+    const error = await page.$('#error');
+    assert.equal(error, null, `${id}: ${error && (await error.textContent())}`);
+    assert.equal(await page.getAttribute('[data-stat="ranks"]', 'data-value'), String(expected.ranks), id);
+    assert.equal(await page.getAttribute('[data-stat="calls"]', 'data-value'), String(expected.calls), id);
+    assert.equal(await page.getAttribute('[data-stat="format"]', 'data-value'), expected.format, id);
+    await page.click('#nav-matrix');
+    assert.equal(await page.locator('#heatmap rect.cell').count(), expected.ranks * expected.ranks, id);
+    assertClean(s);
+    await page.close();
+  }
+});
+
+test('a picked folder (with sub-folders) and a picked archive load', async () => {
+  const otf2 = join(root, 'web/samples/pipit-ping-pong-otf2');
+  const expected = cliJson(['summary', otf2]);
+  const s = await openPage(origin + prefix + '?sample=none');
+  const { page } = s;
+  await page.setInputFiles('#pick-folder', otf2);
+  await page.waitForSelector('#trace[data-label="pipit-ping-pong-otf2"]', { timeout: 60_000 });
+  await idle(page);
+  assert.equal(await page.getAttribute('[data-stat="calls"]', 'data-value'), String(expected.calls));
+
+  const tmp = mkdtempSync(join(tmpdir(), 'tracelogic-web-'));
+  try {
+    const archive = join(tmp, 'npb-mg.tar.gz');
+    execFileSync('tar', ['-czf', archive, '-C', join(root, 'web/samples'), 'npb-mg.S.8']);
+    const mg = cliJson(['summary', archive]);
+    await page.setInputFiles('#pick-files', archive);
+    await page.waitForSelector('#trace[data-label="npb-mg.tar.gz"]', { timeout: 60_000 });
+    await idle(page);
+    assert.equal(await page.getAttribute('[data-stat="ranks"]', 'data-value'), String(mg.ranks));
+    assert.equal(await page.getAttribute('[data-stat="calls"]', 'data-value'), String(mg.calls));
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
   assertClean(s);
   await page.close();
 });
