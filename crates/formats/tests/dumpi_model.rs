@@ -497,4 +497,22 @@ fn cart_sub_splits_the_grid_into_rows_and_columns() {
     assert_eq!(t.ranks[2].collectives.comm[0], dup_of_row0);
     assert_ne!(t.ranks[3].collectives.comm[0], dup_of_row0);
     assert!(t.warnings.is_empty(), "{:?}", t.warnings);
+
+    // Written back, the sub-grids are introduced by the same four creation calls per rank
+    // (as MPI_Comm_split where the call cannot express them): no extra calls, same operations.
+    let back = dumpi::read(&dumpi::write(&t, "grid"), &mut NoProgress).expect("reads back");
+    for (a, b) in t.ranks.iter().zip(&back.ranks) {
+        assert_eq!(a.calls.len(), b.calls.len());
+        assert_eq!((&a.p2p.peer, &a.p2p.bytes), (&b.p2p.peer, &b.p2p.bytes));
+        for (&x, &y) in a
+            .p2p
+            .comm
+            .iter()
+            .zip(&b.p2p.comm)
+            .chain(a.collectives.comm.iter().zip(&b.collectives.comm))
+        {
+            assert_eq!(t.comms[x as usize].members, back.comms[y as usize].members);
+        }
+    }
+    assert_eq!(back.call_name(0, 1), "MPI_Comm_split");
 }

@@ -11,8 +11,9 @@
 //!   it completed (a `MPI_Wait` that completed several is written as `MPI_Waitall`);
 //! - communicators: the k-th communicator-creating call (`MPI_Comm_split`, `_dup`, `_create`,
 //!   `MPI_Cart_create`, ...) of every rank is taken as one collective on `MPI_COMM_WORLD`;
-//!   each communicator (by id, without `MPI_COMM_WORLD` and `MPI_COMM_SELF`) is introduced at
-//!   the first such call all its members still have free, and ranks outside it get
+//!   each communicator (without `MPI_COMM_WORLD` and `MPI_COMM_SELF`; the one that can go
+//!   earliest first, ties by id) is introduced at the first such call all its members still
+//!   have free, and ranks outside it get
 //!   `MPI_COMM_NULL` there. The record keeps the call's name when that can express the
 //!   membership (`MPI_Comm_dup` of the world, `MPI_Group_incl` + `MPI_Comm_create`, a 1-D
 //!   `MPI_Cart_create` over the first ranks), else it is written as `MPI_Comm_split` (colour =
@@ -26,7 +27,8 @@
 use super::raw::{Status, Value, MAGIC, MASK_STATUSES, MASK_THREAD, MASK_WALL_TIME};
 use super::spec::{call_by_name, CallSpec, FieldKind, END_OF_STREAM, FUNCTION_ENTER, FUNCTION_EXIT};
 use crate::InputFile;
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 use tracelogic_model::{
     CallIdx, CallKind, CollectiveOp, CommId, P2pDir, Rank, Trace, ANY_SOURCE, ANY_TAG, NOT_COMPLETED,
 };
@@ -338,18 +340,23 @@ pub fn write(trace: &Trace, prefix: &str) -> Vec<InputFile> {
     let mut slots: Vec<HashMap<usize, CommId>> = vec![HashMap::new(); n as usize];
     let mut comms_in_slot: HashMap<usize, usize> = HashMap::new();
     let mut synthetic = false;
-    for c in 1..trace.comms.len() as CommId {
-        let comm = &trace.comms[c as usize];
-        if is_self(comm) || comm.members.is_empty() {
+    // Smallest free slot first (ties by id), so that communicators made by one call on disjoint
+    // ranks (rows of a grid) share that call's slot.
+    let members_of = |c: CommId| -> Vec<usize> {
+        let m = trace.comms[c as usize].members.iter().map(|&m| m as usize);
+        m.filter(|&m| m < n as usize).collect()
+    };
+    let mut queue: BinaryHeap<Reverse<(usize, CommId)>> = (1..trace.comms.len() as CommId)
+        .filter(|&c| !is_self(&trace.comms[c as usize]) && !trace.comms[c as usize].members.is_empty())
+        .map(|c| Reverse((0, c)))
+        .collect();
+    while let Some(Reverse((j, c))) = queue.pop() {
+        let members = members_of(c);
+        let needed = members.iter().map(|&m| next_slot[m]).max().unwrap_or(0);
+        if needed > j {
+            queue.push(Reverse((needed, c)));
             continue;
         }
-        let members: Vec<usize> = comm
-            .members
-            .iter()
-            .map(|&m| m as usize)
-            .filter(|&m| m < n as usize)
-            .collect();
-        let j = members.iter().map(|&m| next_slot[m]).max().unwrap_or(0);
         if members.iter().any(|&m| j >= creation_calls[m]) {
             synthetic = true;
             break;
