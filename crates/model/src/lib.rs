@@ -292,6 +292,12 @@ pub struct Trace {
     /// function name is classified once, not once per call.
     #[serde(skip)]
     kind_cache: Vec<CallKind>,
+    /// Call path → id, so interning is O(path length) however many paths a trace has.
+    #[serde(skip)]
+    callpath_index: HashMap<Vec<RegionId>, CallpathId>,
+    /// (name, members) → communicator id, for the same reason.
+    #[serde(skip)]
+    comm_index: HashMap<(String, Vec<Rank>), CommId>,
 }
 
 impl Trace {
@@ -349,12 +355,21 @@ impl Trace {
 
     /// Intern a call path given as region ids (outermost first).
     pub fn intern_callpath(&mut self, path: &[RegionId]) -> CallpathId {
-        // Linear probing is fine: call paths are few and readers cache their last id.
-        if let Some(i) = self.callpaths.iter().position(|p| p == path) {
-            return i as CallpathId;
+        if self.callpath_index.len() != self.callpaths.len() {
+            self.callpath_index = self
+                .callpaths
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (p.clone(), i as CallpathId))
+                .collect();
         }
+        if let Some(&i) = self.callpath_index.get(path) {
+            return i;
+        }
+        let id = self.callpaths.len() as CallpathId;
         self.callpaths.push(path.to_vec());
-        (self.callpaths.len() - 1) as CallpathId
+        self.callpath_index.insert(path.to_vec(), id);
+        id
     }
 
     /// Append a call to rank `r` and return its index; the function name is interned and
@@ -429,14 +444,25 @@ impl Trace {
 
     /// Add a communicator (or return the existing one with the same members and name).
     pub fn add_comm(&mut self, name: &str, members: Vec<Rank>) -> CommId {
-        if let Some(i) = self.comms.iter().position(|c| c.members == members && c.name == name) {
-            return i as CommId;
+        if self.comm_index.len() != self.comms.len() {
+            self.comm_index = self
+                .comms
+                .iter()
+                .enumerate()
+                .map(|(i, c)| ((c.name.clone(), c.members.clone()), i as CommId))
+                .collect();
         }
+        let key = (name.to_owned(), members);
+        if let Some(&i) = self.comm_index.get(&key) {
+            return i;
+        }
+        let id = self.comms.len() as CommId;
         self.comms.push(Communicator {
-            name: name.to_owned(),
-            members,
+            name: key.0.clone(),
+            members: key.1.clone(),
         });
-        (self.comms.len() - 1) as CommId
+        self.comm_index.insert(key, id);
+        id
     }
 
     /// Sort every rank's point-to-point and collective operations by posting call, keeping
