@@ -31,6 +31,9 @@ struct Cursor {
     col: u32,
 }
 
+/// Largest side that gets rank numbers along the axes.
+const MAX_LABELLED: u32 = 32;
+
 fn metric_name(m: Metric) -> &'static str {
     match m {
         Metric::Bytes => "bytes",
@@ -97,6 +100,10 @@ pub fn matrix_view(props: &MatrixProps) -> Html {
     let grid = Grid::new(&result.matrix, &result.filtered, metric, MAX_SIDE);
     let side = grid.side;
     let cursor_now = (*cursor).filter(|c| c.row < side && c.col < side);
+    // Small matrices get rank numbers in a one-cell margin above and left of the cells.
+    let labelled = grid.block == 1 && side <= MAX_LABELLED;
+    let margin = f64::from(u8::from(labelled));
+    let span = side as f64 + margin;
 
     let set_metric = |m: Metric| {
         let on_request = props.on_request.clone();
@@ -154,13 +161,13 @@ pub fn matrix_view(props: &MatrixProps) -> Html {
     let tooltip = cursor_now.map(|c| {
         let value = grid.value(c.row, c.col);
         let kept = grid.kept[(c.row * side + c.col) as usize];
-        let left = (c.col as f64 + 1.0) / side as f64 * 100.0;
-        let top = (c.row as f64 + 0.5) / side as f64 * 100.0;
+        let left = (c.col as f64 + margin + 1.0) / span * 100.0;
+        let top = (c.row as f64 + margin + 0.5) / span * 100.0;
         let flip = c.col * 2 > side;
         let style = if flip {
             format!(
                 "right: {:.3}%; top: {top:.3}%",
-                100.0 - (c.col as f64) / side as f64 * 100.0
+                100.0 - (c.col as f64 + margin) / span * 100.0
             )
         } else {
             format!("left: {left:.3}%; top: {top:.3}%")
@@ -215,7 +222,23 @@ pub fn matrix_view(props: &MatrixProps) -> Html {
         html! { <rect class="cursor" x={c.col.to_string()} y={c.row.to_string()} width="1" height="1" /> }
     });
 
-    let view_box = format!("0 0 {side} {side}");
+    let view_box = if labelled {
+        format!("-1 -1 {} {}", side + 1, side + 1)
+    } else {
+        format!("0 0 {side} {side}")
+    };
+    let rank_labels = labelled.then(|| {
+        (0..side)
+            .map(|r| {
+                html! {
+                    <>
+                        <text class="rank-label" x={format!("{}.5", r)} y="-0.3" text-anchor="middle">{ r }</text>
+                        <text class="rank-label" x="-0.3" y={format!("{}.5", r)} text-anchor="end" dominant-baseline="central">{ r }</text>
+                    </>
+                }
+            })
+            .collect::<Html>()
+    });
     let ticks = legend_ticks(grid.min, grid.max, 6);
     let nonzero = grid.values.iter().filter(|&&v| v > 0).count();
     let kept = grid.kept.iter().filter(|&&k| k).count();
@@ -236,6 +259,7 @@ pub fn matrix_view(props: &MatrixProps) -> Html {
                             role="img" aria-label={label} tabindex="0" data-side={side.to_string()}
                             onmousemove={on_move.clone()} onmouseleave={on_leave.clone()}
                             onkeydown={on_key.clone()} onfocus={on_focus.clone()}>
+                            { rank_labels.clone().unwrap_or_default() }
                             { cells }
                             { highlight.clone().unwrap_or_default() }
                         </svg>
