@@ -8,5 +8,6 @@ pub mod matrix;
 pub mod patterns;
 pub mod phases;
 pub mod replay;
+pub mod similarity;
 pub mod summary;
 pub mod topology;
