@@ -427,7 +427,7 @@ pub fn event_graph(
             if let Some(m) = matching.by_send(r, op) {
                 let rre = &events.ranks[m.receiver as usize];
                 let rt = &trace.ranks[m.receiver as usize];
-                let (p2p_ev, _) = op_events(rre, rt.p2p.len(), 0);
+                let (p2p_ev, _) = op_events(rre, rt.p2p.len(), rt.collectives.len());
                 let recv_ev = p2p_ev[m.recv_op as usize];
                 if let Some(&to) = index.get(&(m.receiver, recv_ev)) {
                     arrows.push(Arrow { from: k, to });

@@ -30,6 +30,7 @@
 //! messages and collective instances into connected instances, and instances with the same
 //! per-rank events form one communication pattern, with its occurrences in time.
 
+pub mod align;
 pub mod approx;
 pub mod construct;
 pub mod suffix;
@@ -499,6 +500,7 @@ pub fn analyse_events(
         .iter()
         .map(|re| parse_occurrences(re.symbols.len(), &rank_patterns[&re.rank]))
         .collect();
+    let occurrences = align::align_runs(trace, matching, events, &occurrences);
     let communication = construct(trace, matching, events, &occurrences);
     let events_in_patterns = occurrences.iter().flatten().map(|o| (o.1 - o.0) as u64).sum();
     PatternAnalysis {

@@ -1,0 +1,184 @@
+//! Aligning the copies of loop bodies across ranks before construction.
+//!
+//! A rank's tandem run starts where that rank's repetition starts, which need not be where its
+//! partners' iterations start: on NPB LU, rank 1's loop body comes out as
+//! `S2 R2 S0 S5 R5 … R0`, its last receive belonging to the exchange of the *next* iteration of
+//! rank 0. Joined through their messages, such copies chain every iteration into one instance.
+//!
+//! A run of `k` adjacent equal occurrences with period `L` can be cut at any rotation `r < L`.
+//! With rotations `r_A`, `r_B`, a message between runs A and B links copy
+//! `⌊(p_A − start_A − r_A) / L_A⌋` to copy `⌊(p_B − start_B − r_B) / L_B⌋`; the copies line up
+//! when that difference is the same for all their messages. Runs are visited breadth-first from
+//! the longest one (rotation 0), and each run reached takes the smallest rotation that makes the
+//! most sampled messages with all its already placed neighbours agree. Rotated runs keep `k − 1` whole copies; the events before the
+//! first cut stay single events and the last, partial copy stays one occurrence.
+
+use super::construct::op_events;
+use super::Events;
+use std::collections::{HashMap, VecDeque};
+use tracelogic_model::{Matching, Trace};
+
+/// Messages sampled per pair of runs.
+const SAMPLES: usize = 256;
+
+struct Run {
+    rank: usize,
+    /// Index of the first occurrence of the run in the rank's list.
+    first: usize,
+    copies: usize,
+    start: u32,
+    period: u32,
+}
+
+/// Occurrences (per rank, sorted, non-overlapping) with runs rotated into line across ranks.
+pub fn align_runs(
+    trace: &Trace,
+    matching: &Matching,
+    events: &Events,
+    occurrences: &[Vec<(u32, u32)>],
+) -> Vec<Vec<(u32, u32)>> {
+    let mut runs: Vec<Run> = Vec::new();
+    let mut run_of: Vec<Vec<u32>> = Vec::with_capacity(occurrences.len());
+    for (r, occ) in occurrences.iter().enumerate() {
+        let seq = &events.ranks[r].symbols;
+        let mut of = vec![u32::MAX; seq.len()];
+        let mut i = 0;
+        while i < occ.len() {
+            let (s, e) = occ[i];
+            let l = e - s;
+            let mut j = i + 1;
+            while j < occ.len()
+                && occ[j].0 == occ[j - 1].1
+                && occ[j].1 - occ[j].0 == l
+                && seq[occ[j].0 as usize..occ[j].1 as usize] == seq[s as usize..e as usize]
+            {
+                j += 1;
+            }
+            if j - i >= 3 {
+                let id = runs.len() as u32;
+                runs.push(Run {
+                    rank: r,
+                    first: i,
+                    copies: j - i,
+                    start: s,
+                    period: l,
+                });
+                for x in s..occ[j - 1].1 {
+                    of[x as usize] = id;
+                }
+            }
+            i = j;
+        }
+        run_of.push(of);
+    }
+    if runs.len() < 2 {
+        return occurrences.to_vec();
+    }
+    // Sampled messages between runs (skipping each run's first and last copy).
+    let inner = |run: &Run, p: u32| p >= run.start + run.period && p < run.start + (run.copies as u32 - 1) * run.period;
+    let mut pairs: HashMap<(u32, u32), Vec<(u32, u32)>> = HashMap::new();
+    let p2p_events: Vec<Vec<u32>> = events
+        .ranks
+        .iter()
+        .map(|re| {
+            let rt = &trace.ranks[re.rank as usize];
+            op_events(re, rt.p2p.len(), rt.collectives.len()).0
+        })
+        .collect();
+    for m in &matching.messages {
+        let (sa, sb) = (m.sender as usize, m.receiver as usize);
+        let (pa, pb) = (p2p_events[sa][m.send_op as usize], p2p_events[sb][m.recv_op as usize]);
+        if pa == u32::MAX || pb == u32::MAX {
+            continue;
+        }
+        let (ra, rb) = (run_of[sa][pa as usize], run_of[sb][pb as usize]);
+        if ra == u32::MAX || rb == u32::MAX || ra == rb {
+            continue;
+        }
+        if !inner(&runs[ra as usize], pa) || !inner(&runs[rb as usize], pb) {
+            continue;
+        }
+        pairs.entry((ra, rb)).or_default().push((pa, pb));
+        pairs.entry((rb, ra)).or_default().push((pb, pa));
+    }
+    // Sample evenly over the run (messages are listed sender by sender).
+    for v in pairs.values_mut() {
+        if v.len() > SAMPLES {
+            let step = v.len() as f64 / SAMPLES as f64;
+            *v = (0..SAMPLES).map(|i| v[(i as f64 * step) as usize]).collect();
+        }
+    }
+    let mut neighbours: Vec<Vec<u32>> = vec![Vec::new(); runs.len()];
+    for &(a, b) in pairs.keys() {
+        neighbours[a as usize].push(b);
+    }
+    neighbours.iter_mut().for_each(|n| n.sort_unstable());
+    let copy = |run: &Run, rot: u32, p: u32| (p as i64 - run.start as i64 - rot as i64).div_euclid(run.period as i64);
+    let mut rotation: Vec<Option<u32>> = vec![None; runs.len()];
+    let mut order: Vec<usize> = (0..runs.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(runs[i].copies as u64 * runs[i].period as u64));
+    for &root in &order {
+        if rotation[root].is_some() {
+            continue;
+        }
+        rotation[root] = Some(0);
+        let mut queue = VecDeque::from([root as u32]);
+        while let Some(a) = queue.pop_front() {
+            for &b in &neighbours[a as usize] {
+                if rotation[b as usize].is_some() {
+                    continue;
+                }
+                // Score every rotation of b against all its neighbours already placed.
+                let run_b = &runs[b as usize];
+                let mut best = (0usize, 0u32);
+                for rb in 0..run_b.period {
+                    let mut agree = 0;
+                    for &c in &neighbours[b as usize] {
+                        let Some(rc) = rotation[c as usize] else { continue };
+                        let run_c = &runs[c as usize];
+                        let mut counts: HashMap<i64, usize> = HashMap::new();
+                        for &(pb, pc) in &pairs[&(b, c)] {
+                            *counts.entry(copy(run_b, rb, pb) - copy(run_c, rc, pc)).or_default() += 1;
+                        }
+                        agree += counts.values().copied().max().unwrap_or(0);
+                    }
+                    if agree > best.0 {
+                        best = (agree, rb);
+                    }
+                }
+                rotation[b as usize] = Some(best.1);
+                queue.push_back(b);
+            }
+        }
+    }
+    let mut out: Vec<Vec<(u32, u32)>> = occurrences.to_vec();
+    let mut replaced: Vec<Vec<(usize, Vec<(u32, u32)>)>> = vec![Vec::new(); occurrences.len()];
+    for (i, run) in runs.iter().enumerate() {
+        let rot = rotation[i].unwrap_or(0);
+        if rot == 0 {
+            continue;
+        }
+        let end = run.start + run.copies as u32 * run.period;
+        let mut occ: Vec<(u32, u32)> = (0..run.copies as u32 - 1)
+            .map(|j| (run.start + rot + j * run.period, run.start + rot + (j + 1) * run.period))
+            .collect();
+        occ.push((run.start + rot + (run.copies as u32 - 1) * run.period, end));
+        replaced[run.rank].push((run.first, occ));
+    }
+    for (r, reps) in replaced.into_iter().enumerate() {
+        if reps.is_empty() {
+            continue;
+        }
+        let old = &occurrences[r];
+        let mut new = Vec::with_capacity(old.len());
+        let mut i = 0;
+        for (first, occ) in reps {
+            new.extend_from_slice(&old[i..first]);
+            i = first + occ.len();
+            new.extend(occ);
+        }
+        new.extend_from_slice(&old[i..]);
+        out[r] = new;
+    }
+    out
+}

@@ -1,0 +1,53 @@
+//! Communication patterns and phases of the real NPB LU sample (class S, 8 ranks on a 4x2
+//! process grid, 50 time steps, 12³ points: `SOURCES.md` in shared/data/samples).
+
+use std::path::PathBuf;
+use tracelogic_analysis::patterns::{analyse_events, rank_events, PatternOptions};
+use tracelogic_analysis::phases::{detect_phases, Outside};
+use tracelogic_formats::fs::load_paths;
+use tracelogic_formats::read_trace;
+use tracelogic_model::{match_messages, Trace};
+
+fn sample(name: &str) -> Trace {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/data/samples")
+        .join(name);
+    let files = load_paths(&[dir]).unwrap_or_else(|e| panic!("{name}: {e}"));
+    read_trace(files).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// LU's time step: a halo exchange with every grid neighbour (10 edges of the 4x2 grid, both
+/// directions: 20 messages) and the two wavefront sweeps, one message per edge and per k-plane
+/// (12 − 2 = 10 planes: 100 messages each way) — 220 messages, 440 events on all 8 ranks. The
+/// global pattern is found once per time step; the first step merges with set-up and the last
+/// with the final residual exchange on some ranks, so at least 47 of the 50 steps are whole.
+#[test]
+fn npb_lu_global_pattern_once_per_time_step() {
+    let trace = sample("npb-lu.S.8");
+    let matching = match_messages(&trace);
+    let events = rank_events(&trace, false);
+    let a = analyse_events(&trace, &matching, &events, &PatternOptions::default());
+    let top = &a.communication_patterns[0];
+    assert_eq!(top.ranks, (0..8).collect::<Vec<u32>>());
+    let n: usize = top.events.values().map(Vec::len).sum();
+    assert_eq!(n, 440);
+    assert!((47..=50).contains(&top.occurrences), "{}", top.occurrences);
+    // Every per-rank loop body repeats once per step (tandem units of the main loop).
+    for (rank, ps) in &a.rank_patterns {
+        assert!(
+            ps.iter().any(|p| (47..=50).contains(&p.frequency)),
+            "rank {rank}: {ps:#?}"
+        );
+    }
+    // Phases: the time-step loop is one phase holding every occurrence of the global pattern,
+    // which dominates it.
+    let p = detect_phases(&trace, &events, &a.communication, 0.0, Outside::Own);
+    let loop_phase = p
+        .phases
+        .iter()
+        .find(|ph| ph.patterns.iter().any(|&(id, _)| id == Some(0)))
+        .unwrap();
+    assert_eq!(loop_phase.patterns[0], (Some(0), top.occurrences));
+    let others: usize = loop_phase.patterns[1..].iter().map(|p| p.1).sum();
+    assert!(others * 10 < top.occurrences, "{:?}", loop_phase.patterns);
+}
