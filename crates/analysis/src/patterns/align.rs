@@ -21,6 +21,9 @@ use tracelogic_model::{Matching, Trace};
 /// Messages sampled per pair of runs.
 const SAMPLES: usize = 256;
 
+/// The new occurrences of a rotated run: index of its first old occurrence, new spans.
+type Replacement = (usize, Vec<(u32, u32)>);
+
 struct Run {
     rank: usize,
     /// Index of the first occurrence of the run in the rank's list.
@@ -152,7 +155,7 @@ pub fn align_runs(
         }
     }
     let mut out: Vec<Vec<(u32, u32)>> = occurrences.to_vec();
-    let mut replaced: Vec<Vec<(usize, Vec<(u32, u32)>)>> = vec![Vec::new(); occurrences.len()];
+    let mut replaced: Vec<Vec<Replacement>> = vec![Vec::new(); occurrences.len()];
     for (i, run) in runs.iter().enumerate() {
         let rot = rotation[i].unwrap_or(0);
         if rot == 0 {
