@@ -5,6 +5,7 @@
 //! panic caught at this boundary and reported in one line; a bug).
 
 mod common;
+mod compare;
 mod generate;
 mod matrix;
 mod pattern_match;
@@ -48,6 +49,8 @@ enum Command {
     Match(pattern_match::Args),
     /// Execution phases from the sequence of communication patterns.
     Phases(phases::Args),
+    /// How similar the communication patterns of two or more runs are (θ, ε, verdict).
+    Compare(compare::Args),
 }
 
 fn main() -> ExitCode {
@@ -67,6 +70,7 @@ fn main() -> ExitCode {
             Command::Patterns(_) => "patterns",
             Command::Match(_) => "match",
             Command::Phases(_) => "phases",
+            Command::Compare(_) => "compare",
         };
         common::set_stage(format!("running `{name}`"));
         match cli.command {
@@ -79,6 +83,7 @@ fn main() -> ExitCode {
             Command::Patterns(a) => patterns::run(a),
             Command::Match(a) => pattern_match::run(a),
             Command::Phases(a) => phases::run(a),
+            Command::Compare(a) => compare::run(a),
         }
     });
     match result {
