@@ -4,6 +4,8 @@
 //! tests compare them. Nothing here knows which format a trace came from, and nothing here
 //! does I/O.
 
+pub mod compress;
+pub mod logical;
 pub mod matrix;
 pub mod patterns;
 pub mod phases;

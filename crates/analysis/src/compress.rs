@@ -1,0 +1,533 @@
+//! Loop compression of a logical (or single-rank) trace into nested repeats `[ ... ]^n`, the way
+//! seed 000 §1 writes them, losing nothing expansion needs.
+//!
+//! Records are compared by their *shape* (the call with its message sizes set to 0 and its
+//! completion links relative), so an iteration whose sizes change is still an iteration of the
+//! same loop; the sizes are kept per record of the loop body as a [`Values`] sequence (a
+//! constant, an arithmetic range, a cycle, or a list). Loop counts are values too, so a loop
+//! whose inner count changes from one outer iteration to the next still folds.
+//!
+//! Folding (a compact tandem-repeat compressor, written here because the patterns module offered
+//! no callable nesting repeat finder when this was written): scan left to right; at position `i`
+//! try as periods the distances to the next few occurrences of the same symbol (up to
+//! [`MAX_PERIOD`]); the first period whose next copy is equal starts a run, which is extended to
+//! all contiguous copies and replaced by one loop symbol (a loop's identity is its body). Passes
+//! repeat until nothing folds, so inner loops become symbols of outer ones. A pass costs
+//! O(n · candidates · period) in the worst case and O(n) on traces without long near-repeats.
+//!
+//! Compressed length = call records + loop headers of the program (Table 1 counts records).
+//! Compute gaps are summarised per program record (mean, min, max): they feed the skeleton; the
+//! sizes are exact.
+
+use crate::logical::{LogicalCall, Record};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+
+/// Longest loop body tried, in symbols of the pass.
+pub const MAX_PERIOD: usize = 4096;
+/// Next occurrences of the same symbol tried as periods at each position.
+const CANDIDATES: usize = 8;
+
+/// A sequence of numbers (one per occurrence of a program record, in execution order), stored
+/// compactly. `value(i)` is the i-th number.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase", tag = "form")]
+pub enum Values {
+    /// The same number every time.
+    Constant {
+        /// The number.
+        value: u64,
+    },
+    /// `first + step · i`.
+    Range {
+        /// Value of occurrence 0.
+        first: u64,
+        /// Difference between consecutive occurrences.
+        step: i64,
+    },
+    /// A shorter sequence repeated: `value(i) = unit.value(i mod period)`.
+    Cycle {
+        /// Length of the repeated part.
+        period: u32,
+        /// The repeated part.
+        unit: Box<Values>,
+    },
+    /// Every number listed.
+    List {
+        /// The numbers.
+        values: Vec<u64>,
+    },
+}
+
+impl Values {
+    /// The most compact form of `list` (constant, range of at least 3, cycle, or list).
+    pub fn compress(list: &[u64]) -> Values {
+        let Some(&first) = list.first() else {
+            return Values::Constant { value: 0 };
+        };
+        if list.iter().all(|&v| v == first) {
+            return Values::Constant { value: first };
+        }
+        if list.len() >= 3 {
+            let step = (list[1] as i128 - first as i128) as i64;
+            if list.windows(2).all(|w| w[1] as i128 - w[0] as i128 == step as i128) {
+                return Values::Range { first, step };
+            }
+        }
+        let period = smallest_period(list);
+        if period * 2 <= list.len() {
+            return Values::Cycle {
+                period: period as u32,
+                unit: Box::new(Values::compress(&list[..period])),
+            };
+        }
+        Values::List { values: list.to_vec() }
+    }
+
+    /// The i-th number.
+    pub fn value(&self, i: u64) -> u64 {
+        match self {
+            Values::Constant { value } => *value,
+            Values::Range { first, step } => (*first as i128 + *step as i128 * i as i128) as u64,
+            Values::Cycle { period, unit } => unit.value(i % (*period).max(1) as u64),
+            Values::List { values } => values.get(i as usize).copied().unwrap_or(0),
+        }
+    }
+
+    /// Readable form: `480`, `8..+8`, `{8, 16, 32}`, `({8, 16})*`.
+    pub fn text(&self) -> String {
+        match self {
+            Values::Constant { value } => value.to_string(),
+            Values::Range { first, step } => format!("{first}{step:+}/iter"),
+            Values::Cycle { unit, .. } => format!("({})*", unit.text()),
+            Values::List { values } => {
+                let shown: Vec<String> = values.iter().take(8).map(|v| v.to_string()).collect();
+                let more = if values.len() > 8 {
+                    format!(", … {} values", values.len())
+                } else {
+                    String::new()
+                };
+                format!("{{{}{more}}}", shown.join(", "))
+            }
+        }
+    }
+
+    /// Largest value over the first `n` occurrences.
+    pub fn max_over(&self, n: u64) -> u64 {
+        match self {
+            Values::Constant { value } => *value,
+            Values::Range { first, step } => {
+                if *step >= 0 {
+                    self.value(n.saturating_sub(1))
+                } else {
+                    *first
+                }
+            }
+            Values::Cycle { period, unit } => unit.max_over((*period as u64).min(n)),
+            Values::List { values } => values.iter().take(n as usize).copied().max().unwrap_or(0),
+        }
+    }
+}
+
+/// Smallest p such that `s[i] == s[i - p]` for all i ≥ p (prefix function).
+fn smallest_period(s: &[u64]) -> usize {
+    let n = s.len();
+    let mut pi = vec![0usize; n];
+    for i in 1..n {
+        let mut k = pi[i - 1];
+        while k > 0 && s[i] != s[k] {
+            k = pi[k - 1];
+        }
+        if s[i] == s[k] {
+            k += 1;
+        }
+        pi[i] = k;
+    }
+    n - pi.last().copied().unwrap_or(0)
+}
+
+/// Compute time before a program record, over its occurrences, in ns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Gap {
+    /// Mean.
+    pub mean_ns: u64,
+    /// Smallest.
+    pub min_ns: u64,
+    /// Largest.
+    pub max_ns: u64,
+}
+
+/// A node of the compressed program.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase", tag = "node")]
+pub enum Node {
+    /// One record, executed once per visit.
+    Call {
+        /// Pre-order number of the node in the program (stable id for views).
+        id: u32,
+        /// The call with its sizes set to 0.
+        shape: LogicalCall,
+        /// Sizes per visit, one sequence per entry of [`LogicalCall::sizes`].
+        sizes: Vec<Values>,
+        /// Compute time before the call.
+        gap: Gap,
+        /// Mean time in the call, ns.
+        duration_ns: u64,
+    },
+    /// A loop: its body `count` times per visit.
+    Loop {
+        /// Pre-order number of the node.
+        id: u32,
+        /// Iterations per visit.
+        count: Values,
+        /// The body.
+        body: Vec<Node>,
+    },
+}
+
+/// A loop-compressed trace.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Program {
+    /// Records of the uncompressed trace.
+    pub raw_length: usize,
+    /// Call records plus loop headers of the program.
+    pub compressed_length: usize,
+    /// `raw_length / compressed_length` (1 for an empty trace).
+    pub ratio: f64,
+    /// Deepest loop nesting.
+    pub depth: usize,
+    /// The program.
+    pub nodes: Vec<Node>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Symbol {
+    Leaf(u32),
+    Loop(Vec<u32>),
+}
+
+/// An occurrence during folding: a record, or a loop with all its iterations.
+enum Item {
+    Leaf(usize),
+    Loop(Vec<Vec<Item>>),
+}
+
+/// Compress `records` into nested loops.
+pub fn compress(records: &[Record]) -> Program {
+    let mut shapes: HashMap<LogicalCall, u32> = HashMap::new();
+    let mut table: HashMap<Symbol, u32> = HashMap::new();
+    let intern = |s: Symbol, table: &mut HashMap<Symbol, u32>| {
+        let next = table.len() as u32;
+        *table.entry(s).or_insert(next)
+    };
+    let mut syms: Vec<u32> = Vec::with_capacity(records.len());
+    let mut items: Vec<Item> = Vec::with_capacity(records.len());
+    for (i, r) in records.iter().enumerate() {
+        let next = shapes.len() as u32;
+        let shape = *shapes.entry(r.call.shape()).or_insert(next);
+        syms.push(intern(Symbol::Leaf(shape), &mut table));
+        items.push(Item::Leaf(i));
+    }
+    loop {
+        let plan = plan_pass(&syms);
+        if plan.is_empty() {
+            break;
+        }
+        let mut next_syms = Vec::with_capacity(syms.len());
+        let mut next_items = Vec::with_capacity(items.len());
+        let mut it = items.into_iter();
+        let mut pos = 0usize;
+        for (start, period, count) in plan {
+            while pos < start {
+                next_items.push(it.next().expect("plan within the sequence"));
+                next_syms.push(syms[pos]);
+                pos += 1;
+            }
+            let body = syms[start..start + period].to_vec();
+            let iterations: Vec<Vec<Item>> = (0..count).map(|_| it.by_ref().take(period).collect()).collect();
+            next_syms.push(intern(Symbol::Loop(body), &mut table));
+            next_items.push(Item::Loop(iterations));
+            pos += period * count;
+        }
+        next_items.extend(it);
+        next_syms.extend_from_slice(&syms[pos..]);
+        syms = next_syms;
+        items = next_items;
+    }
+    let mut id = 0u32;
+    let nodes: Vec<Node> = items.iter().map(|i| build(&[i], records, &mut id)).collect();
+    let compressed_length = count_nodes(&nodes);
+    Program {
+        raw_length: records.len(),
+        compressed_length,
+        ratio: if compressed_length == 0 {
+            1.0
+        } else {
+            records.len() as f64 / compressed_length as f64
+        },
+        depth: depth(&nodes),
+        nodes,
+    }
+}
+
+/// Runs to fold in one pass: `(start, period, copies)`, increasing and disjoint.
+fn plan_pass(s: &[u32]) -> Vec<(usize, usize, usize)> {
+    let n = s.len();
+    let mut next_same = vec![usize::MAX; n];
+    let mut last: HashMap<u32, usize> = HashMap::new();
+    for i in (0..n).rev() {
+        if let Some(j) = last.insert(s[i], i) {
+            next_same[i] = j;
+        }
+    }
+    // Smallest period found at each position.
+    let best: Vec<usize> = (0..n)
+        .map(|i| {
+            let mut j = next_same[i];
+            for _ in 0..CANDIDATES {
+                if j == usize::MAX {
+                    break;
+                }
+                let p = j - i;
+                if p > MAX_PERIOD || i + 2 * p > n {
+                    break;
+                }
+                if s[i..i + p] == s[i + p..i + 2 * p] {
+                    return p;
+                }
+                j = next_same[j];
+            }
+            usize::MAX
+        })
+        .collect();
+    let mut plan = Vec::new();
+    let mut i = 0;
+    while i < n {
+        let p = best[i];
+        // Inner loops first: a shorter repeat lying inside the first copy folds in this pass,
+        // the outer one in a later pass (otherwise `A X X A X X` would fold as `[A X X]^2`
+        // before `[X]^2`, and the nesting would depend on the iteration count).
+        let blocked = p != usize::MAX && (i + 1..i + p).any(|j| best[j] < p && j + 2 * best[j] <= i + p);
+        if p == usize::MAX || blocked {
+            i += 1;
+            continue;
+        }
+        let mut k = 2;
+        while i + (k + 1) * p <= n && s[i + k * p..i + (k + 1) * p] == s[i..i + p] {
+            k += 1;
+        }
+        plan.push((i, p, k));
+        i += k * p;
+    }
+    plan
+}
+
+/// The program node of a set of occurrences of the same symbol.
+fn build(occurrences: &[&Item], records: &[Record], id: &mut u32) -> Node {
+    let my_id = *id;
+    *id += 1;
+    match occurrences[0] {
+        Item::Leaf(first) => {
+            let recs: Vec<&Record> = occurrences
+                .iter()
+                .map(|o| match o {
+                    Item::Leaf(i) => &records[*i],
+                    Item::Loop(_) => unreachable!("occurrences share a symbol"),
+                })
+                .collect();
+            let slots = records[*first].call.sizes().len();
+            let mut per_slot: Vec<Vec<u64>> = vec![Vec::with_capacity(recs.len()); slots];
+            for r in &recs {
+                for (k, v) in r.call.sizes().into_iter().enumerate().take(slots) {
+                    per_slot[k].push(v);
+                }
+            }
+            let gaps: Vec<u64> = recs.iter().map(|r| r.gap_ns).collect();
+            let n = recs.len().max(1) as u128;
+            Node::Call {
+                id: my_id,
+                shape: records[*first].call.shape(),
+                sizes: per_slot.iter().map(|v| Values::compress(v)).collect(),
+                gap: Gap {
+                    mean_ns: (gaps.iter().map(|&g| g as u128).sum::<u128>() / n) as u64,
+                    min_ns: gaps.iter().copied().min().unwrap_or(0),
+                    max_ns: gaps.iter().copied().max().unwrap_or(0),
+                },
+                duration_ns: (recs.iter().map(|r| r.duration_ns as u128).sum::<u128>() / n) as u64,
+            }
+        }
+        Item::Loop(first) => {
+            let period = first[0].len();
+            let counts: Vec<u64> = occurrences
+                .iter()
+                .map(|o| match o {
+                    Item::Loop(its) => its.len() as u64,
+                    Item::Leaf(_) => unreachable!("occurrences share a symbol"),
+                })
+                .collect();
+            let body = (0..period)
+                .map(|k| {
+                    let inner: Vec<&Item> = occurrences
+                        .iter()
+                        .flat_map(|o| match o {
+                            Item::Loop(its) => its.iter().map(move |it| &it[k]),
+                            Item::Leaf(_) => unreachable!("occurrences share a symbol"),
+                        })
+                        .collect();
+                    build(&inner, records, id)
+                })
+                .collect();
+            Node::Loop {
+                id: my_id,
+                count: Values::compress(&counts),
+                body,
+            }
+        }
+    }
+}
+
+fn count_nodes(nodes: &[Node]) -> usize {
+    nodes
+        .iter()
+        .map(|n| match n {
+            Node::Call { .. } => 1,
+            Node::Loop { body, .. } => 1 + count_nodes(body),
+        })
+        .sum()
+}
+
+fn depth(nodes: &[Node]) -> usize {
+    nodes
+        .iter()
+        .map(|n| match n {
+            Node::Call { .. } => 0,
+            Node::Loop { body, .. } => 1 + depth(body),
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// Largest node id + 1.
+fn id_bound(nodes: &[Node]) -> usize {
+    nodes
+        .iter()
+        .map(|n| match n {
+            Node::Call { id, .. } => *id as usize + 1,
+            Node::Loop { id, body, .. } => (*id as usize + 1).max(id_bound(body)),
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+impl Program {
+    /// The calls of the uncompressed trace, rebuilt (exactly the input's calls; gaps are not
+    /// part of a call). Refuses to produce more than `limit` calls (a hostile program could
+    /// describe billions).
+    pub fn expand(&self, limit: usize) -> Result<Vec<LogicalCall>, String> {
+        let mut visits = vec![0u64; id_bound(&self.nodes)];
+        let mut out = Vec::new();
+        expand_into(&self.nodes, &mut visits, &mut out, limit)?;
+        Ok(out)
+    }
+
+    /// Readable text: one call per line, loops as `[` … `]^n`, indented by depth.
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        text_into(&self.nodes, 0, &mut out);
+        out
+    }
+}
+
+fn expand_into(nodes: &[Node], visits: &mut [u64], out: &mut Vec<LogicalCall>, limit: usize) -> Result<(), String> {
+    for n in nodes {
+        match n {
+            Node::Call { id, shape, sizes, .. } => {
+                if out.len() >= limit {
+                    return Err(format!("the program expands to more than {limit} records"));
+                }
+                let k = visits[*id as usize];
+                visits[*id as usize] += 1;
+                let v: Vec<u64> = sizes.iter().map(|s| s.value(k)).collect();
+                out.push(shape.with_sizes(&v));
+            }
+            Node::Loop { id, count, body } => {
+                let k = visits[*id as usize];
+                visits[*id as usize] += 1;
+                for _ in 0..count.value(k) {
+                    expand_into(body, visits, out, limit)?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A call's text with its size sequences in place of the sizes.
+pub fn call_text(shape: &LogicalCall, sizes: &[Values]) -> String {
+    // Render with placeholder sizes, then substitute the size texts in order.
+    let marked: Vec<u64> = (0..sizes.len() as u64).map(|k| u64::MAX - k).collect();
+    let mut s = shape.with_sizes(&marked).text();
+    for (k, v) in sizes.iter().enumerate() {
+        s = s.replacen(&(u64::MAX - k as u64).to_string(), &v.text(), 1);
+    }
+    s
+}
+
+fn text_into(nodes: &[Node], indent: usize, out: &mut String) {
+    let pad = "  ".repeat(indent);
+    for n in nodes {
+        match n {
+            Node::Call { shape, sizes, .. } => {
+                out.push_str(&pad);
+                out.push_str(&call_text(shape, sizes));
+                out.push('\n');
+            }
+            Node::Loop { count, body, .. } => {
+                out.push_str(&pad);
+                out.push_str("[\n");
+                text_into(body, indent + 1, out);
+                out.push_str(&pad);
+                out.push_str(&format!("]^{}\n", count.text()));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_pick_the_compact_form() {
+        assert_eq!(Values::compress(&[5, 5, 5]), Values::Constant { value: 5 });
+        assert_eq!(Values::compress(&[8, 16, 24, 32]), Values::Range { first: 8, step: 8 });
+        let c = Values::compress(&[1, 7, 3, 1, 7, 3, 1, 7]);
+        assert!(matches!(c, Values::Cycle { period: 3, .. }), "{c:?}");
+        let l = Values::compress(&[4, 9, 1]);
+        assert!(matches!(l, Values::List { .. }));
+        for list in [
+            vec![1u64, 7, 3, 1, 7, 3, 1, 7],
+            vec![9, 8, 7, 6],
+            vec![4, 9, 1],
+            vec![3, 3, 5, 3, 3, 5],
+        ] {
+            let v = Values::compress(&list);
+            let back: Vec<u64> = (0..list.len() as u64).map(|i| v.value(i)).collect();
+            assert_eq!(back, list, "{v:?}");
+        }
+    }
+
+    #[test]
+    fn smallest_period_of_partial_repeat() {
+        assert_eq!(smallest_period(&[1, 2, 1, 2, 1]), 2);
+        assert_eq!(smallest_period(&[1, 2, 3]), 3);
+    }
+
+    #[test]
+    fn plan_finds_runs() {
+        // a b a b a b c
+        assert_eq!(plan_pass(&[0, 1, 0, 1, 0, 1, 2]), vec![(0, 2, 3)]);
+        // a b c a b c a b c with a spurious candidate inside
+        assert_eq!(plan_pass(&[0, 1, 0, 0, 1, 0, 0, 1, 0]), vec![(0, 3, 3)]);
+    }
+}

@@ -1,0 +1,1084 @@
+//! The logical trace of a run (seed 000 §4.3, issue 4): one rank's calls rewritten so that every
+//! point-to-point peer is a direction of the identified topology (`east`, `parent`, `bit2`...),
+//! with collectives unchanged and waits linked to the requests they complete. Expanding it for
+//! any rank (a direction yields a call only where that neighbour exists) gives back a physical
+//! trace that [`verify`] compares with the real one. [`Accuracy`] says how much traffic fell
+//! outside the topology and was dropped.
+//!
+//! Which calls become records: point-to-point calls with at least one operation inside the
+//! topology, completions (`MPI_Wait*`, `MPI_Test*`) of at least one such operation, collectives,
+//! and `MPI_Init`/`MPI_Finalize`. Queries, probes, communicator management and completions of
+//! dropped operations only are left out (counted in [`LogicalTrace::skipped_calls`]).
+//!
+//! Where no rank has every direction of the topology (a 4×2 grid has no rank with both a north
+//! and a south neighbour), the traces of several ranks are rewritten and merged by a
+//! longest-common-subsequence alignment (Myers' diff from the `similar` crate): common records
+//! appear once, records of one rank only are kept where they fall. The ranks used are reported.
+
+use crate::topology::TopologyReport;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use tracelogic_graph::{Family, TopologySpec};
+use tracelogic_model::{CallIdx, CallKind, CollectiveOp, P2pDir, Rank, Trace, ANY_SOURCE, NOT_COMPLETED, NO_ROOT};
+
+/// Version tag of the JSON form of [`LogicalTrace`] and of the compressed program; bumped when
+/// a field changes meaning (documented in `docs/logical.md`).
+pub const SCHEMA: &str = "tracelogic-logical/1";
+
+/// Which rank plays which node of which topology: what a logical trace is relative to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Placement {
+    /// The topology (family and dimensions).
+    pub spec: TopologySpec,
+    /// `node_of_rank[r]`: the topology node world rank `r` plays.
+    pub node_of_rank: Vec<u32>,
+}
+
+impl Placement {
+    /// The placement found by topology identification. Fails when nothing was identified, when
+    /// the match is a user pattern (it has no directions), or when the mapping is incomplete.
+    pub fn from_report(report: &TopologyReport) -> Result<Placement, String> {
+        let id = &report.identification;
+        let Some(m) = &id.matched else {
+            return Err(if report.no_point_to_point {
+                "the run has no point-to-point traffic, so it has no logical trace".into()
+            } else {
+                "no topology was identified for this run (see `tracelogic topology`)".into()
+            });
+        };
+        let family = Family::from_name(&m.family)
+            .ok_or_else(|| format!("topology `{}` is a user pattern without directions", m.label))?;
+        let spec = TopologySpec::new(family, m.dims.clone())?;
+        Placement::new(spec, report.ranks, id.mapping.iter().map(|p| (p.rank, p.node)))
+    }
+
+    /// A placement from `(rank, node)` pairs; every rank of `0..ranks` must get a distinct node.
+    pub fn new(
+        spec: TopologySpec,
+        ranks: u32,
+        pairs: impl IntoIterator<Item = (Rank, u32)>,
+    ) -> Result<Placement, String> {
+        if spec.num_nodes() != ranks {
+            return Err(format!(
+                "the topology {} has {} nodes but the run has {ranks} ranks",
+                spec.label(),
+                spec.num_nodes()
+            ));
+        }
+        let mut node_of_rank = vec![u32::MAX; ranks as usize];
+        let mut taken = vec![false; ranks as usize];
+        for (r, u) in pairs {
+            if r >= ranks || u >= ranks || std::mem::replace(&mut taken[u as usize], true) {
+                return Err(format!("the rank mapping is not a permutation (rank {r} → node {u})"));
+            }
+            node_of_rank[r as usize] = u;
+        }
+        if let Some(r) = node_of_rank.iter().position(|&u| u == u32::MAX) {
+            return Err(format!("rank {r} has no place in the topology"));
+        }
+        Ok(Placement { spec, node_of_rank })
+    }
+
+    /// Rank `r` plays node `r` (row-major), as in a skeleton or a row-major generated run.
+    pub fn identity(spec: TopologySpec) -> Placement {
+        let n = spec.num_nodes();
+        Placement {
+            spec,
+            node_of_rank: (0..n).collect(),
+        }
+    }
+
+    /// `rank_of_node[u]`: the rank playing node `u`.
+    pub fn rank_of_node(&self) -> Vec<Rank> {
+        let mut out = vec![0; self.node_of_rank.len()];
+        for (r, &u) in self.node_of_rank.iter().enumerate() {
+            out[u as usize] = r as Rank;
+        }
+        out
+    }
+
+    /// The direction names of the topology, in [`TopologySpec::directions`] order.
+    pub fn direction_names(&self) -> Vec<String> {
+        self.spec.directions().iter().map(|d| d.name()).collect()
+    }
+
+    /// The rank in direction `name` from `rank`, if that neighbour exists.
+    pub fn neighbour(&self, rank: Rank, name: &str) -> Option<Rank> {
+        let dir = self.spec.directions().into_iter().find(|d| d.name() == name)?;
+        let v = self.spec.neighbour(*self.node_of_rank.get(rank as usize)?, &dir)?;
+        self.rank_of_node().get(v as usize).copied()
+    }
+
+    /// Per rank: peer rank → the first direction (in topology order) that reaches it.
+    fn direction_tables(&self) -> Vec<HashMap<Rank, String>> {
+        let rank_of_node = self.rank_of_node();
+        self.node_of_rank
+            .iter()
+            .map(|&u| {
+                self.spec
+                    .neighbours(u)
+                    .into_iter()
+                    .map(|(d, v)| (rank_of_node[v as usize], d.name()))
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// Per rank: direction name → neighbour rank, for the directions that exist there.
+    fn neighbour_tables(&self) -> Vec<HashMap<String, Rank>> {
+        let rank_of_node = self.rank_of_node();
+        let dirs = self.spec.directions();
+        self.node_of_rank
+            .iter()
+            .map(|&u| {
+                dirs.iter()
+                    .filter_map(|d| Some((d.name(), rank_of_node[self.spec.neighbour(u, d)? as usize])))
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+/// Who the other side of an operation is.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Partner {
+    /// A logical direction of the topology (`east`, `parent`...).
+    Direction(String),
+    /// A world rank (physical traces of one rank).
+    Rank(Rank),
+    /// `MPI_ANY_SOURCE` that the trace could not resolve.
+    Any,
+}
+
+impl Partner {
+    /// Short text: the direction name, `P3` for rank 3 (the paper's notation), `any`.
+    pub fn label(&self) -> String {
+        match self {
+            Partner::Direction(d) => d.clone(),
+            Partner::Rank(r) => format!("P{r}"),
+            Partner::Any => "any".into(),
+        }
+    }
+}
+
+/// One point-to-point operation of a record.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Operation {
+    /// Send or receive.
+    pub dir: P2pDir,
+    /// To or from whom.
+    pub partner: Partner,
+    /// Message tag as recorded (`-1` = `MPI_ANY_TAG`).
+    pub tag: i32,
+    /// Message size in bytes.
+    pub bytes: u64,
+}
+
+/// A collective operation of a record, as recorded (collectives are already logical).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Collective {
+    /// Which collective.
+    pub op: CollectiveOp,
+    /// Root as a world rank, `None` for root-less collectives.
+    pub root: Option<Rank>,
+    /// Size of its communicator.
+    pub comm_size: u32,
+    /// Bytes this rank contributes.
+    pub bytes_sent: u64,
+    /// Bytes this rank receives.
+    pub bytes_recv: u64,
+}
+
+/// What a record does, without timing: the part that loop compression and expansion compare.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct LogicalCall {
+    /// MPI function name (`MPI_Isend`).
+    pub function: String,
+    /// Its classification.
+    pub kind: CallKind,
+    /// Point-to-point operations it posts (two for `MPI_Sendrecv`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ops: Vec<Operation>,
+    /// Its collective, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collective: Option<Collective>,
+    /// For completions: how many records back each record whose requests it completes is
+    /// (1 = the previous record), increasing. Relative, so every iteration of a loop is equal.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub completes: Vec<u32>,
+}
+
+impl LogicalCall {
+    /// The message sizes this call carries, in a fixed order: each operation's bytes, then the
+    /// collective's sent and received bytes.
+    pub fn sizes(&self) -> Vec<u64> {
+        let mut v: Vec<u64> = self.ops.iter().map(|o| o.bytes).collect();
+        if let Some(c) = &self.collective {
+            v.push(c.bytes_sent);
+            v.push(c.bytes_recv);
+        }
+        v
+    }
+
+    /// The same call with every size set to 0 (its shape, as loop compression sees it).
+    pub fn shape(&self) -> LogicalCall {
+        self.with_sizes(&vec![0; self.sizes().len()])
+    }
+
+    /// The same call with the sizes of [`LogicalCall::sizes`] replaced by `sizes`.
+    pub fn with_sizes(&self, sizes: &[u64]) -> LogicalCall {
+        let mut c = self.clone();
+        let mut it = sizes.iter().copied();
+        for o in &mut c.ops {
+            o.bytes = it.next().unwrap_or(0);
+        }
+        if let Some(col) = &mut c.collective {
+            col.bytes_sent = it.next().unwrap_or(0);
+            col.bytes_recv = it.next().unwrap_or(0);
+        }
+        c
+    }
+
+    /// Table 5 style text: `MPI_Isend(east, 480 B, tag 3)`, `MPI_Waitall(-1, -2)`.
+    pub fn text(&self) -> String {
+        let mut args: Vec<String> = self
+            .ops
+            .iter()
+            .map(|o| {
+                let what = if self.ops.len() > 1 {
+                    match o.dir {
+                        P2pDir::Send => "to ",
+                        P2pDir::Recv => "from ",
+                    }
+                } else {
+                    ""
+                };
+                format!("{what}{}, {} B, tag {}", o.partner.label(), o.bytes, tag_text(o.tag))
+            })
+            .collect();
+        if let Some(c) = &self.collective {
+            let mut s = format!("{} B", c.bytes_sent.max(c.bytes_recv));
+            if let Some(r) = c.root {
+                s.push_str(&format!(", root {r}"));
+            }
+            args.push(s);
+        }
+        if !self.completes.is_empty() {
+            args.push(
+                self.completes
+                    .iter()
+                    .map(|k| format!("-{k}"))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            );
+        }
+        format!("{}({})", self.function, args.join("; "))
+    }
+}
+
+fn tag_text(tag: i32) -> String {
+    if tag == tracelogic_model::ANY_TAG {
+        "any".into()
+    } else {
+        tag.to_string()
+    }
+}
+
+/// One record of a logical (or single-rank) trace: the call and where and when it happened.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    /// What the call does.
+    #[serde(flatten)]
+    pub call: LogicalCall,
+    /// Time since the end of the previous record on the same rank (compute, and calls that are
+    /// not records), in ns; 0 for a rank's first record.
+    pub gap_ns: u64,
+    /// Time spent in the call, in ns.
+    pub duration_ns: u64,
+    /// The rank whose trace this record comes from.
+    pub rank: Rank,
+    /// Its call index in that rank's trace.
+    pub call_index: CallIdx,
+}
+
+/// Point-to-point operations and bytes inside and outside the topology on one rank.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct RankAccuracy {
+    /// The rank.
+    pub rank: Rank,
+    /// Point-to-point operations (a `MPI_Sendrecv` counts two).
+    pub calls: u64,
+    /// Operations whose peer is not a topology neighbour (dropped from the logical trace).
+    pub dropped_calls: u64,
+    /// Bytes of all operations.
+    pub bytes: u64,
+    /// Bytes of the dropped operations.
+    pub dropped_bytes: u64,
+}
+
+/// How much of the point-to-point traffic falls outside the topology (seed 000 §4.3, §5.2: the
+/// inaccuracy of the logical trace).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Accuracy {
+    /// Operations over all ranks.
+    pub calls: u64,
+    /// Dropped operations over all ranks.
+    pub dropped_calls: u64,
+    /// Bytes over all ranks.
+    pub bytes: u64,
+    /// Dropped bytes over all ranks.
+    pub dropped_bytes: u64,
+    /// `dropped_calls / calls` (0 without operations).
+    pub dropped_calls_fraction: f64,
+    /// `dropped_bytes / bytes` (0 without bytes).
+    pub dropped_bytes_fraction: f64,
+    /// Per rank, in rank order.
+    pub per_rank: Vec<RankAccuracy>,
+}
+
+/// The topology a logical trace refers to, for display.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TopologyInfo {
+    /// Family name (`torus`, `stencil6`, ...).
+    pub family: String,
+    /// Dimensions.
+    pub dims: Vec<u32>,
+    /// Human label (`3x3 6-point stencil`).
+    pub label: String,
+    /// Direction names in topology order.
+    pub directions: Vec<String>,
+}
+
+/// The logical trace of a run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LogicalTrace {
+    /// [`SCHEMA`].
+    pub schema: String,
+    /// Where the run came from.
+    pub source: String,
+    /// Number of world ranks.
+    pub ranks: u32,
+    /// The topology.
+    pub topology: TopologyInfo,
+    /// The placement the directions refer to (needed to expand).
+    pub placement: Placement,
+    /// Ranks whose traces were rewritten (one when a maximal rank exists).
+    pub ranks_used: Vec<Rank>,
+    /// True when `ranks_used[0]` has a neighbour in every direction.
+    pub maximal: bool,
+    /// The records, in program order.
+    pub records: Vec<Record>,
+    /// Calls of the used ranks that are not records (queries, probes, communicator set-up,
+    /// completions of dropped operations only).
+    pub skipped_calls: u64,
+    /// Traffic outside the topology.
+    pub accuracy: Accuracy,
+}
+
+impl LogicalTrace {
+    /// Records of the uncompressed logical trace (Table 1's "raw trace length").
+    pub fn raw_length(&self) -> usize {
+        self.records.len()
+    }
+
+    /// Readable text, one record per line (Table 5's logical column).
+    pub fn text(&self) -> String {
+        let mut out = format!(
+            "# logical trace of {} ({} ranks, {}), from rank{} {}\n",
+            self.source,
+            self.ranks,
+            self.topology.label,
+            if self.ranks_used.len() > 1 { "s" } else { "" },
+            self.ranks_used
+                .iter()
+                .map(|r| r.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        for r in &self.records {
+            out.push_str(&r.call.text());
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// Count dropped operations per rank under `placement`.
+pub fn accuracy(trace: &Trace, placement: &Placement) -> Accuracy {
+    let tables = placement.direction_tables();
+    let mut acc = Accuracy::default();
+    for rt in &trace.ranks {
+        let mut ra = RankAccuracy {
+            rank: rt.rank,
+            ..Default::default()
+        };
+        let table = tables.get(rt.rank as usize);
+        for i in 0..rt.p2p.len() {
+            let (peer, bytes) = (rt.p2p.peer[i], rt.p2p.bytes[i]);
+            ra.calls += 1;
+            ra.bytes = ra.bytes.saturating_add(bytes);
+            let inside = peer == ANY_SOURCE || table.is_some_and(|t| t.contains_key(&peer));
+            if !inside {
+                ra.dropped_calls += 1;
+                ra.dropped_bytes = ra.dropped_bytes.saturating_add(bytes);
+            }
+        }
+        acc.calls += ra.calls;
+        acc.dropped_calls += ra.dropped_calls;
+        acc.bytes = acc.bytes.saturating_add(ra.bytes);
+        acc.dropped_bytes = acc.dropped_bytes.saturating_add(ra.dropped_bytes);
+        acc.per_rank.push(ra);
+    }
+    acc.dropped_calls_fraction = fraction(acc.dropped_calls, acc.calls);
+    acc.dropped_bytes_fraction = fraction(acc.dropped_bytes, acc.bytes);
+    acc
+}
+
+fn fraction(a: u64, b: u64) -> f64 {
+    if b == 0 {
+        0.0
+    } else {
+        a as f64 / b as f64
+    }
+}
+
+/// The records of one rank, with each peer rewritten by `partner` (`None`: the operation is
+/// dropped). Returns the records and the number of calls left out.
+fn records_of(trace: &Trace, rank: Rank, partner: &dyn Fn(Rank) -> Option<Partner>) -> (Vec<Record>, u64) {
+    let rt = &trace.ranks[rank as usize];
+    let calls = &rt.calls;
+    let p = &rt.p2p;
+    let n = calls.len();
+    // Kept operations per posting call, and the posting calls each completion completes.
+    let mut ops_at: HashMap<CallIdx, Vec<Operation>> = HashMap::new();
+    let mut completes: HashMap<CallIdx, Vec<CallIdx>> = HashMap::new();
+    for i in 0..p.len() {
+        let Some(partner) = partner(p.peer[i]) else { continue };
+        let post = p.post[i];
+        if post as usize >= n {
+            continue;
+        }
+        ops_at.entry(post).or_default().push(Operation {
+            dir: p.dir[i],
+            partner,
+            tag: p.tag[i],
+            bytes: p.bytes[i],
+        });
+        let c = p.complete[i];
+        if c != post && c != NOT_COMPLETED && (c as usize) < n {
+            completes.entry(c).or_default().push(post);
+        }
+    }
+    let coll_at: HashMap<CallIdx, usize> = rt.collectives.call.iter().enumerate().map(|(k, &c)| (c, k)).collect();
+    let mut record_of_call: HashMap<CallIdx, u32> = HashMap::new();
+    let mut out: Vec<Record> = Vec::new();
+    let mut skipped = 0u64;
+    let mut last_exit: Option<u64> = None;
+    for c in 0..n as CallIdx {
+        let kind = calls.kind[c as usize];
+        let ops = ops_at.remove(&c).unwrap_or_default();
+        let links = completes.remove(&c).unwrap_or_default();
+        let keep = match kind {
+            k if k.is_p2p() => !ops.is_empty(),
+            CallKind::Completion => links.iter().any(|post| record_of_call.contains_key(post)),
+            CallKind::Collective | CallKind::Lifecycle => true,
+            _ => false,
+        };
+        if !keep {
+            skipped += 1;
+            continue;
+        }
+        let here = out.len() as u32;
+        let mut back: Vec<u32> = links
+            .iter()
+            .filter_map(|post| record_of_call.get(post).map(|&r| here - r))
+            .collect();
+        back.sort_unstable();
+        back.dedup();
+        let collective = coll_at.get(&c).map(|&k| {
+            let col = &rt.collectives;
+            let comm = col.comm[k] as usize;
+            Collective {
+                op: col.op[k],
+                root: (col.root[k] != NO_ROOT).then_some(col.root[k]),
+                comm_size: trace.comms.get(comm).map_or(0, |m| m.members.len() as u32),
+                bytes_sent: col.bytes_sent[k],
+                bytes_recv: col.bytes_recv[k],
+            }
+        });
+        let (enter, exit) = (calls.enter[c as usize], calls.exit[c as usize]);
+        record_of_call.insert(c, here);
+        out.push(Record {
+            call: LogicalCall {
+                function: trace.functions.name(calls.func[c as usize]).to_owned(),
+                kind,
+                ops,
+                collective,
+                completes: back,
+            },
+            gap_ns: last_exit.map_or(0, |e| enter.saturating_sub(e)),
+            duration_ns: exit.saturating_sub(enter),
+            rank,
+            call_index: c,
+        });
+        last_exit = Some(exit);
+    }
+    (out, skipped)
+}
+
+/// The trace of one rank as records with peers as world ranks (`Partner::Rank`), every
+/// point-to-point operation kept: what single-rank loop compression works on.
+pub fn rank_records(trace: &Trace, rank: Rank) -> Result<Vec<Record>, String> {
+    if rank >= trace.num_ranks() {
+        return Err(format!(
+            "rank {rank} is out of range (the trace has {} ranks)",
+            trace.num_ranks()
+        ));
+    }
+    let partner = |peer: Rank| {
+        Some(if peer == ANY_SOURCE {
+            Partner::Any
+        } else {
+            Partner::Rank(peer)
+        })
+    };
+    Ok(records_of(trace, rank, &partner).0)
+}
+
+/// The records of `rank` with peers as world ranks, operations outside the topology of
+/// `placement` dropped: what the expansion of a logical trace must give back for that rank.
+pub fn physical_records(trace: &Trace, placement: &Placement, rank: Rank) -> Result<Vec<Record>, String> {
+    if rank >= trace.num_ranks() || rank as usize >= placement.node_of_rank.len() {
+        return Err(format!(
+            "rank {rank} is out of range (the trace has {} ranks)",
+            trace.num_ranks()
+        ));
+    }
+    let tables = placement.direction_tables();
+    let table = &tables[rank as usize];
+    let partner = |peer: Rank| {
+        if peer == ANY_SOURCE {
+            Some(Partner::Any)
+        } else {
+            table.contains_key(&peer).then_some(Partner::Rank(peer))
+        }
+    };
+    Ok(records_of(trace, rank, &partner).0)
+}
+
+/// Ranks that have a neighbour in every direction some rank has (candidates for the logical
+/// trace on their own).
+pub fn maximal_ranks(placement: &Placement) -> Vec<Rank> {
+    let dirs = placement.spec.directions();
+    let cov: Vec<Vec<bool>> = placement
+        .node_of_rank
+        .iter()
+        .map(|&u| dirs.iter().map(|d| placement.spec.neighbour(u, d).is_some()).collect())
+        .collect();
+    let exists: Vec<bool> = (0..dirs.len()).map(|k| cov.iter().any(|c| c[k])).collect();
+    (0..cov.len())
+        .filter(|&r| cov[r].iter().zip(&exists).all(|(&c, &e)| c || !e))
+        .map(|r| r as Rank)
+        .collect()
+}
+
+/// The logical trace of `trace` under `placement`: the trace of a maximal rank (or a merge of
+/// several ranks covering every direction) with peers rewritten as directions.
+pub fn logicalize(trace: &Trace, placement: &Placement) -> Result<LogicalTrace, String> {
+    logicalize_ranks(trace, placement, None)
+}
+
+/// [`logicalize`] from the traces of the given ranks (merged in this order) instead of the
+/// ranks chosen automatically.
+pub fn logicalize_ranks(trace: &Trace, placement: &Placement, ranks: Option<&[Rank]>) -> Result<LogicalTrace, String> {
+    let n = trace.num_ranks();
+    if let Some(bad) = ranks.and_then(|rs| rs.iter().find(|&&r| r >= n)) {
+        return Err(format!("rank {bad} is out of range (the trace has {n} ranks)"));
+    }
+    if ranks.is_some_and(|rs| rs.is_empty()) {
+        return Err("no rank given to build the logical trace from".into());
+    }
+    if placement.node_of_rank.len() != n as usize {
+        return Err(format!(
+            "the placement has {} ranks but the trace has {n}",
+            placement.node_of_rank.len()
+        ));
+    }
+    if n == 0 {
+        return Err("the trace has no ranks".into());
+    }
+    let dirs = placement.spec.directions();
+    let tables = placement.direction_tables();
+    // Directions that exist at each rank, as bit sets over `dirs`.
+    let coverage: Vec<Vec<bool>> = placement
+        .node_of_rank
+        .iter()
+        .map(|&u| dirs.iter().map(|d| placement.spec.neighbour(u, d).is_some()).collect())
+        .collect();
+    let exists: Vec<bool> = (0..dirs.len()).map(|k| coverage.iter().any(|c| c[k])).collect();
+    let full = |r: usize| coverage[r].iter().zip(&exists).all(|(&c, &e)| c || !e);
+    let mut used: Vec<Rank> = Vec::new();
+    let maximal = if let Some(rs) = ranks {
+        used = rs.to_vec();
+        full(rs[0] as usize)
+    } else if let Some(r) = (0..n as usize).find(|&r| full(r)) {
+        used.push(r as Rank);
+        true
+    } else {
+        // Greedy cover: the rank adding most missing directions, then the one with most
+        // directions (an inner rank of a border behaves like most ranks), lowest rank on ties.
+        let mut covered = vec![false; dirs.len()];
+        loop {
+            let gain = |r: usize| (0..dirs.len()).filter(|&k| coverage[r][k] && !covered[k]).count();
+            let total = |r: usize| coverage[r].iter().filter(|&&c| c).count();
+            let Some(best) = (0..n as usize)
+                .filter(|&r| gain(r) > 0)
+                .max_by_key(|&r| (gain(r), total(r), std::cmp::Reverse(r)))
+            else {
+                break;
+            };
+            for k in 0..dirs.len() {
+                covered[k] |= coverage[best][k];
+            }
+            used.push(best as Rank);
+        }
+        if used.is_empty() {
+            used.push(0);
+        }
+        false
+    };
+    let names: Vec<String> = dirs.iter().map(|d| d.name()).collect();
+    let order = |r: &Record| {
+        r.call.ops.first().and_then(|o| match &o.partner {
+            Partner::Direction(d) => Some((o.tag, names.iter().position(|n| n == d)?)),
+            _ => None,
+        })
+    };
+    let mut merged: Option<Vec<Record>> = None;
+    let mut skipped = 0;
+    for &r in &used {
+        let table = &tables[r as usize];
+        let partner = |peer: Rank| {
+            if peer == ANY_SOURCE {
+                Some(Partner::Any)
+            } else {
+                table.get(&peer).map(|d| Partner::Direction(d.clone()))
+            }
+        };
+        let (recs, sk) = records_of(trace, r, &partner);
+        skipped += sk;
+        merged = Some(match merged {
+            None => recs,
+            Some(m) => merge(m, recs, &order),
+        });
+    }
+    Ok(LogicalTrace {
+        schema: SCHEMA.into(),
+        source: trace.source.clone(),
+        ranks: n,
+        topology: TopologyInfo {
+            family: placement.spec.family.name().into(),
+            dims: placement.spec.dims.clone(),
+            label: placement.spec.label(),
+            directions: dirs.iter().map(|d| d.name()).collect(),
+        },
+        placement: placement.clone(),
+        ranks_used: used,
+        maximal,
+        records: merged.unwrap_or_default(),
+        skipped_calls: skipped,
+        accuracy: accuracy(trace, placement),
+    })
+}
+
+/// Records compared for merging: the call without its completion offsets (those are rebuilt).
+fn merge_key(r: &Record) -> LogicalCall {
+    LogicalCall {
+        completes: Vec::new(),
+        ..r.call.clone()
+    }
+}
+
+/// Longest pair of sequences aligned in one Myers run; longer ones are aligned window by
+/// window (proportional windows of this size), which bounds the O((N+M)·D) cost while keeping
+/// the result deterministic (a time deadline would make it depend on machine load).
+const DIFF_WINDOW: usize = 40_000;
+
+/// Myers alignment of `a` and `b` as `(tag, old range, new range)` steps, in order.
+fn align(a: &[u32], b: &[u32]) -> Vec<(similar::DiffTag, std::ops::Range<usize>, std::ops::Range<usize>)> {
+    let windows = (a.len() + b.len()).div_ceil(DIFF_WINDOW).max(1);
+    let mut out = Vec::new();
+    for w in 0..windows {
+        let (a0, a1) = (a.len() * w / windows, a.len() * (w + 1) / windows);
+        let (b0, b1) = (b.len() * w / windows, b.len() * (w + 1) / windows);
+        let ops = similar::capture_diff_deadline(similar::Algorithm::Myers, a, a0..a1, b, b0..b1, None);
+        out.extend(ops.iter().map(|op| op.as_tag_tuple()));
+    }
+    out
+}
+
+/// Dense symbol ids for two sequences of hashable keys (so the diff compares integers).
+fn symbols<K: std::hash::Hash + Eq>(a: &[K], b: &[K]) -> (Vec<u32>, Vec<u32>) {
+    let mut ids: HashMap<&K, u32> = HashMap::new();
+    let mut id = |k| {
+        let next = ids.len() as u32;
+        *ids.entry(k).or_insert(next)
+    };
+    let sa = a.iter().map(&mut id).collect();
+    let sb = b.iter().map(&mut id).collect();
+    (sa, sb)
+}
+
+/// Merge two record sequences along their longest common subsequence; completion links are
+/// rebuilt so each merged completion completes the merged images of what it completed. Between
+/// two common records, the records of either side are interleaved by the tag, then the topology
+/// order, of their first operation (`order`): programs commonly loop over directions with the
+/// direction as tag, so the merged loop keeps the order every rank follows.
+fn merge(a: Vec<Record>, b: Vec<Record>, order: &dyn Fn(&Record) -> Option<(i32, usize)>) -> Vec<Record> {
+    let ka: Vec<LogicalCall> = a.iter().map(merge_key).collect();
+    let kb: Vec<LogicalCall> = b.iter().map(merge_key).collect();
+    let (sa, sb) = symbols(&ka, &kb);
+    let ops = align(&sa, &sb);
+    let mut map_a = vec![0usize; a.len()];
+    let mut map_b = vec![0usize; b.len()];
+    // (record, absolute targets in the merged sequence)
+    let mut out: Vec<(Record, Vec<usize>)> = Vec::with_capacity(a.len().max(b.len()));
+    let abs = |rec: &Record, i: usize, map: &[usize]| -> Vec<usize> {
+        rec.call
+            .completes
+            .iter()
+            .filter_map(|&k| i.checked_sub(k as usize).map(|j| map[j]))
+            .collect()
+    };
+    let take_a = |i: usize, out: &mut Vec<(Record, Vec<usize>)>, map_a: &mut Vec<usize>| {
+        let t = abs(&a[i], i, map_a);
+        map_a[i] = out.len();
+        out.push((a[i].clone(), t));
+    };
+    let take_b = |j: usize, out: &mut Vec<(Record, Vec<usize>)>, map_b: &mut Vec<usize>| {
+        let t = abs(&b[j], j, map_b);
+        map_b[j] = out.len();
+        out.push((b[j].clone(), t));
+    };
+    let (mut pending_a, mut pending_b): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
+    let flush = |pa: &mut Vec<usize>,
+                 pb: &mut Vec<usize>,
+                 out: &mut Vec<(Record, Vec<usize>)>,
+                 map_a: &mut Vec<usize>,
+                 map_b: &mut Vec<usize>| {
+        let (mut i, mut j) = (0, 0);
+        while i < pa.len() || j < pb.len() {
+            let from_a = j >= pb.len()
+                || (i < pa.len() && {
+                    let (x, y) = (&a[pa[i]], &b[pb[j]]);
+                    if x.call.function == y.call.function {
+                        match (order(x), order(y)) {
+                            (Some(p), Some(q)) => p <= q,
+                            _ => true,
+                        }
+                    } else {
+                        // Different calls: continue the group of calls being emitted.
+                        let last = out.last().map(|(r, _)| r.call.function.as_str());
+                        last == Some(x.call.function.as_str()) || last != Some(y.call.function.as_str())
+                    }
+                });
+            if from_a {
+                take_a(pa[i], out, map_a);
+                i += 1;
+            } else {
+                take_b(pb[j], out, map_b);
+                j += 1;
+            }
+        }
+        pa.clear();
+        pb.clear();
+    };
+    for (tag, old, new) in ops {
+        if tag != similar::DiffTag::Equal {
+            pending_a.extend(old);
+            pending_b.extend(new);
+            continue;
+        }
+        flush(&mut pending_a, &mut pending_b, &mut out, &mut map_a, &mut map_b);
+        for (i, j) in old.zip(new) {
+            let mut t = abs(&a[i], i, &map_a);
+            t.extend(abs(&b[j], j, &map_b));
+            map_a[i] = out.len();
+            map_b[j] = out.len();
+            out.push((a[i].clone(), t));
+        }
+    }
+    flush(&mut pending_a, &mut pending_b, &mut out, &mut map_a, &mut map_b);
+    out.iter()
+        .enumerate()
+        .map(|(here, (rec, targets))| {
+            let mut back: Vec<u32> = targets
+                .iter()
+                .filter(|&&t| t < here)
+                .map(|&t| (here - t) as u32)
+                .collect();
+            back.sort_unstable();
+            back.dedup();
+            let mut rec = rec.clone();
+            rec.call.completes = back;
+            rec
+        })
+        .collect()
+}
+
+/// One point-to-point operation of a physical trace, as `--expand-rank` prints it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct PhysicalCall {
+    /// MPI function name (`MPI_Isend`); a `MPI_Sendrecv` gives two entries.
+    pub kind: String,
+    /// `send` or `recv`.
+    pub direction: String,
+    /// World rank of the partner, `None` for an unresolved `MPI_ANY_SOURCE`.
+    pub peer: Option<Rank>,
+    /// Message size in bytes.
+    pub bytes: u64,
+    /// Message tag.
+    pub tag: i32,
+}
+
+impl PhysicalCall {
+    /// What reproduction compares: function, direction, peer and size (not the tag).
+    fn key(&self) -> (&str, &str, Option<Rank>, u64) {
+        (&self.kind, &self.direction, self.peer, self.bytes)
+    }
+}
+
+fn dir_name(d: P2pDir) -> &'static str {
+    match d {
+        P2pDir::Send => "send",
+        P2pDir::Recv => "recv",
+    }
+}
+
+/// The physical trace of `rank` generated from a logical trace: its records with directions
+/// replaced by that rank's neighbours; operations along directions without a neighbour vanish,
+/// a point-to-point call with no operation left vanishes, and a `MPI_Sendrecv` left with one half
+/// becomes `MPI_Send` or `MPI_Recv` (what a program guarding the call by neighbour existence
+/// does). Completions stay when at least one record they complete stays.
+pub fn expand_records(logical: &LogicalTrace, rank: Rank) -> Result<Vec<LogicalCall>, String> {
+    expand_calls(&logical.placement, logical.records.iter().map(|r| &r.call), rank)
+}
+
+/// [`expand_records`] over any sequence of logical calls (e.g. a decompressed program).
+pub fn expand_calls<'a>(
+    placement: &Placement,
+    calls: impl IntoIterator<Item = &'a LogicalCall>,
+    rank: Rank,
+) -> Result<Vec<LogicalCall>, String> {
+    let tables = placement.neighbour_tables();
+    let Some(table) = tables.get(rank as usize) else {
+        return Err(format!(
+            "rank {rank} is out of range (the run has {} ranks)",
+            tables.len()
+        ));
+    };
+    let mut out: Vec<LogicalCall> = Vec::new();
+    // Index in `out` of each logical record's image, if it has one.
+    let mut image: Vec<Option<usize>> = Vec::new();
+    for call in calls {
+        let here = image.len();
+        let kept = if call.kind.is_p2p() {
+            let ops: Vec<Operation> = call
+                .ops
+                .iter()
+                .filter_map(|o| {
+                    let partner = match &o.partner {
+                        Partner::Direction(d) => Partner::Rank(*table.get(d)?),
+                        other => other.clone(),
+                    };
+                    Some(Operation { partner, ..o.clone() })
+                })
+                .collect();
+            if ops.is_empty() {
+                None
+            } else {
+                let mut function = call.function.clone();
+                if call.kind == CallKind::SendRecv && ops.len() == 1 && call.ops.len() == 2 {
+                    function = match ops[0].dir {
+                        P2pDir::Send => "MPI_Send".into(),
+                        P2pDir::Recv => "MPI_Recv".into(),
+                    };
+                }
+                Some(LogicalCall {
+                    function,
+                    ops,
+                    ..call.clone()
+                })
+            }
+        } else {
+            Some(call.clone())
+        };
+        let kept = kept.and_then(|mut c| {
+            if call.completes.is_empty() {
+                return Some(c);
+            }
+            let pos = out.len();
+            let mut back: Vec<u32> = call
+                .completes
+                .iter()
+                .filter_map(|&k| here.checked_sub(k as usize).and_then(|j| image[j]))
+                .map(|t| (pos - t) as u32)
+                .collect();
+            back.sort_unstable();
+            back.dedup();
+            if back.is_empty() {
+                return None;
+            }
+            c.completes = back;
+            Some(c)
+        });
+        image.push(kept.as_ref().map(|_| out.len()));
+        if let Some(mut c) = kept {
+            if c.kind == CallKind::SendRecv && c.ops.len() == 1 {
+                c.kind = match c.ops[0].dir {
+                    P2pDir::Send => CallKind::Send,
+                    P2pDir::Recv => CallKind::Recv,
+                };
+            }
+            out.push(c);
+        }
+    }
+    Ok(out)
+}
+
+/// The point-to-point operations of expanded calls, in order (the `--expand-rank` list).
+pub fn physical_calls(calls: &[LogicalCall]) -> Vec<PhysicalCall> {
+    calls
+        .iter()
+        .flat_map(|c| {
+            c.ops.iter().map(move |o| PhysicalCall {
+                kind: c.function.clone(),
+                direction: dir_name(o.dir).into(),
+                peer: match o.partner {
+                    Partner::Rank(r) => Some(r),
+                    _ => None,
+                },
+                bytes: o.bytes,
+                tag: o.tag,
+            })
+        })
+        .collect()
+}
+
+/// The real point-to-point operations of `rank`, in order, and whether each lies inside the
+/// topology of `placement`.
+pub fn real_calls(trace: &Trace, placement: &Placement, rank: Rank) -> Vec<(PhysicalCall, bool)> {
+    let rt = &trace.ranks[rank as usize];
+    let p = &rt.p2p;
+    let tables = placement.direction_tables();
+    let table = tables.get(rank as usize);
+    (0..p.len())
+        .map(|i| {
+            let peer = p.peer[i];
+            let post = p.post[i];
+            let kind = rt
+                .calls
+                .func
+                .get(post as usize)
+                .map_or_else(|| "MPI_Unknown".to_owned(), |&f| trace.functions.name(f).to_owned());
+            let inside = peer == ANY_SOURCE || table.is_some_and(|t| t.contains_key(&peer));
+            (
+                PhysicalCall {
+                    kind,
+                    direction: dir_name(p.dir[i]).into(),
+                    peer: (peer != ANY_SOURCE).then_some(peer),
+                    bytes: p.bytes[i],
+                    tag: p.tag[i],
+                },
+                inside,
+            )
+        })
+        .collect()
+}
+
+/// How well the expansion of the logical trace reproduces one rank.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RankReproduction {
+    /// The rank.
+    pub rank: Rank,
+    /// Its real point-to-point operations.
+    pub real_calls: u64,
+    /// Those inside the topology.
+    pub real_in_topology: u64,
+    /// Operations of the expansion.
+    pub expanded_calls: u64,
+    /// Operations equal in function, direction, peer and size, in the same order (longest
+    /// common subsequence of the two lists).
+    pub reproduced: u64,
+    /// `reproduced / max(real, expanded)`: 1 when the expansion is the real trace exactly.
+    pub share: f64,
+    /// The same against the real operations inside the topology only.
+    pub share_in_topology: f64,
+}
+
+/// Verification by expansion over all ranks.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Verification {
+    /// Per rank, in rank order.
+    pub per_rank: Vec<RankReproduction>,
+    /// Ranks whose share is below 1.
+    pub ranks_below_full: Vec<Rank>,
+    /// Reproduced operations over all ranks divided by the sum of `max(real, expanded)`.
+    pub overall_share: f64,
+}
+
+fn lcs_len<K: std::hash::Hash + Eq>(a: &[K], b: &[K]) -> u64 {
+    if a == b {
+        return a.len() as u64;
+    }
+    let (sa, sb) = symbols(a, b);
+    align(&sa, &sb)
+        .iter()
+        .filter(|(tag, _, _)| *tag == similar::DiffTag::Equal)
+        .map(|(_, old, _)| old.len() as u64)
+        .sum()
+}
+
+/// Expand the logical trace for every rank and compare with the real trace.
+pub fn verify(trace: &Trace, logical: &LogicalTrace) -> Result<Verification, String> {
+    let mut per_rank = Vec::new();
+    let (mut num, mut den) = (0u64, 0u64);
+    for r in 0..trace.num_ranks() {
+        let expanded = physical_calls(&expand_records(logical, r)?);
+        let real = real_calls(trace, &logical.placement, r);
+        let ek: Vec<_> = expanded.iter().map(PhysicalCall::key).collect();
+        let rk: Vec<_> = real.iter().map(|(c, _)| c.key()).collect();
+        let rin: Vec<_> = real
+            .iter()
+            .filter(|(_, inside)| *inside)
+            .map(|(c, _)| c.key())
+            .collect();
+        let reproduced = lcs_len(&ek, &rk);
+        let reproduced_in = lcs_len(&ek, &rin);
+        let share = |x: u64, a: usize, b: usize| {
+            let d = a.max(b) as u64;
+            if d == 0 {
+                1.0
+            } else {
+                x as f64 / d as f64
+            }
+        };
+        num += reproduced;
+        den += ek.len().max(rk.len()) as u64;
+        per_rank.push(RankReproduction {
+            rank: r,
+            real_calls: rk.len() as u64,
+            real_in_topology: rin.len() as u64,
+            expanded_calls: ek.len() as u64,
+            reproduced,
+            share: share(reproduced, ek.len(), rk.len()),
+            share_in_topology: share(reproduced_in, ek.len(), rin.len()),
+        });
+    }
+    Ok(Verification {
+        ranks_below_full: per_rank.iter().filter(|p| p.share < 1.0).map(|p| p.rank).collect(),
+        per_rank,
+        overall_share: if den == 0 { 1.0 } else { num as f64 / den as f64 },
+    })
+}
