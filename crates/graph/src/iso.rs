@@ -10,7 +10,7 @@
 //! look-alikes (shared/docs/toolchain.md); with the order the search is near-linear on grids,
 //! tori and stencils, and a step budget turns the remaining bad cases into [`IsoOutcome::GaveUp`].
 
-use crate::refine::refine_joint;
+use crate::refine::{refine_from, refine_joint, Colouring};
 use crate::Graph;
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
@@ -202,6 +202,119 @@ pub fn isomorphism(g1: &Graph, g2: &Graph, opts: IsoOptions) -> IsoOutcome {
     if !colouring.histograms_agree() {
         return not("colour refinement", 0);
     }
+    // Plain search first (near-linear on grids, tori, stencils); if it stalls, fall back to
+    // individualisation–refinement: each fixed pair is propagated to the whole graph by
+    // refinement, which resolves structures (butterflies...) where a wrong early choice of the
+    // plain search is only detected far away.
+    let first = (opts.max_steps / 4).min(16 * n as u64 + 10_000);
+    let mut steps = 0u64;
+    match search(g1, g2, &colouring, first) {
+        Search::Found(mapping, s) => return finish(g1, g2, mapping, s),
+        Search::Exhausted(s) => return not("search", s),
+        Search::GaveUp(s) => steps += s,
+    }
+    let mut budget = Budget {
+        left: opts.max_steps.saturating_sub(steps),
+        used: steps,
+    };
+    match individualise(g1, g2, colouring, opts.refine_rounds.max(64), &mut budget) {
+        Search::Found(mapping, _) => finish(g1, g2, mapping, budget.used),
+        Search::Exhausted(_) => not("search", budget.used),
+        Search::GaveUp(_) => IsoOutcome::GaveUp { steps: budget.used },
+    }
+}
+
+/// Steps left and used across an individualisation–refinement search.
+struct Budget {
+    left: u64,
+    used: u64,
+}
+
+impl Budget {
+    fn spend(&mut self, s: u64) -> bool {
+        self.used += s;
+        self.left = self.left.saturating_sub(s);
+        self.left > 0
+    }
+}
+
+/// Individualisation–refinement (as in nauty/bliss, without automorphism pruning): try a short
+/// ordered search under the current colours; if it stalls, pick the smallest non-trivial colour
+/// class, fix its first node of `g1` against each same-coloured node of `g2` in turn, refine,
+/// and recurse. Each refinement is charged `n` steps.
+fn individualise(g1: &Graph, g2: &Graph, colouring: Colouring, rounds: usize, budget: &mut Budget) -> Search {
+    let n = g1.num_nodes() as u64;
+    let quick = 4 * n + 1_000;
+    match search(g1, g2, &colouring, quick.min(budget.left)) {
+        Search::Found(m, s) => {
+            budget.spend(s);
+            return Search::Found(m, s);
+        }
+        Search::Exhausted(s) => {
+            budget.spend(s);
+            return Search::Exhausted(s);
+        }
+        Search::GaveUp(s) => {
+            if !budget.spend(s) {
+                return Search::GaveUp(0);
+            }
+        }
+    }
+    let sizes = colouring.histogram(0);
+    let Some(target) = (0..colouring.classes)
+        .filter(|&c| sizes[c as usize] > 1)
+        .min_by_key(|&c| sizes[c as usize])
+    else {
+        return Search::Exhausted(0);
+    };
+    let u = colouring.colours[0]
+        .iter()
+        .position(|&c| c == target)
+        .expect("class member") as u32;
+    let fresh = colouring.classes;
+    for v in 0..g2.num_nodes() {
+        if colouring.colours[1][v as usize] != target {
+            continue;
+        }
+        if !budget.spend(n) {
+            return Search::GaveUp(0);
+        }
+        let mut initial = colouring.colours.clone();
+        initial[0][u as usize] = fresh;
+        initial[1][v as usize] = fresh;
+        let refined = refine_from(&[g1, g2], &initial, rounds);
+        if !refined.histograms_agree() {
+            continue;
+        }
+        match individualise(g1, g2, refined, rounds, budget) {
+            Search::Exhausted(_) => continue,
+            other => return other,
+        }
+    }
+    Search::Exhausted(0)
+}
+
+fn finish(g1: &Graph, g2: &Graph, mapping: Vec<u32>, steps: u64) -> IsoOutcome {
+    match verify(g1, g2, &mapping) {
+        Ok(()) => IsoOutcome::Isomorphic { mapping, steps },
+        // The search only accepts consistent pairs, so this is a bug; report it, never hide it.
+        Err(e) => IsoOutcome::NotIsomorphic {
+            reason: format!("internal error: search produced an invalid mapping: {e}"),
+            steps,
+        },
+    }
+}
+
+/// Result of one depth-first search.
+enum Search {
+    Found(Vec<u32>, u64),
+    Exhausted(u64),
+    GaveUp(u64),
+}
+
+/// The ordered depth-first search under `colouring` (colours of `g1` then `g2`).
+fn search(g1: &Graph, g2: &Graph, colouring: &Colouring, max_steps: u64) -> Search {
+    let n = g1.num_nodes();
     let (c1, c2) = (&colouring.colours[0], &colouring.colours[1]);
     let rarity = colouring.histogram(1);
     // Members of each colour class in g2: the candidates for a node with no matched neighbour.
@@ -293,8 +406,8 @@ pub fn isomorphism(g1: &Graph, g2: &Graph, opts: IsoOptions) -> IsoOutcome {
                 continue;
             }
             steps += 1;
-            if steps > opts.max_steps {
-                return IsoOutcome::GaveUp { steps: steps - 1 };
+            if steps > max_steps {
+                return Search::GaveUp(steps - 1);
             }
             if c2[v as usize] != c1[u as usize] {
                 continue;
@@ -314,7 +427,7 @@ pub fn isomorphism(g1: &Graph, g2: &Graph, opts: IsoOptions) -> IsoOutcome {
         }
         // Every candidate failed: undo the previous choice and try its next candidate.
         if depth == 0 {
-            return not("search", steps);
+            return Search::Exhausted(steps);
         }
         depth -= 1;
         let w = order[depth];
@@ -329,12 +442,5 @@ pub fn isomorphism(g1: &Graph, g2: &Graph, opts: IsoOptions) -> IsoOutcome {
         let c = c2[vw as usize] as usize;
         class_first_free[c] = class_first_free[c].min(class_position[vw as usize]);
     }
-    match verify(g1, g2, &map1) {
-        Ok(()) => IsoOutcome::Isomorphic { mapping: map1, steps },
-        // The search only accepts consistent pairs, so this is a bug; report it, never hide it.
-        Err(e) => not(
-            &format!("internal error: search produced an invalid mapping: {e}"),
-            steps,
-        ),
-    }
+    Search::Found(map1, steps)
 }

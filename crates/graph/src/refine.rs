@@ -54,14 +54,36 @@ fn mix(mut x: u64) -> u64 {
 ///
 /// O(rounds · Σ(n + m log Δ)).
 pub fn refine_joint(graphs: &[&Graph], max_rounds: usize) -> Colouring {
-    let mut ids: HashMap<u64, u32> = HashMap::new();
-    let mut colours: Vec<Vec<u32>> = graphs
+    refine_joint_individualised(graphs, &[], max_rounds)
+}
+
+/// [`refine_joint`] with node `marked[g]` of graph `g` given a colour of its own before
+/// refining (individualisation): an isomorphism mapping each marked node to the other graph's
+/// marked node must preserve the resulting colours. This is what propagates one choice of the
+/// search to the whole graph.
+pub fn refine_joint_individualised(graphs: &[&Graph], marked: &[u32], max_rounds: usize) -> Colouring {
+    let initial: Vec<Vec<u32>> = graphs
         .iter()
-        .map(|g| {
+        .enumerate()
+        .map(|(gi, g)| {
             (0..g.num_nodes())
-                .map(|u| {
+                .map(|u| g.degree(u) * 2 + u32::from(marked.get(gi) == Some(&u)))
+                .collect()
+        })
+        .collect();
+    refine_from(graphs, &initial, max_rounds)
+}
+
+/// Refine jointly from given initial colours (equal values mean equal colours across graphs).
+pub fn refine_from(graphs: &[&Graph], initial: &[Vec<u32>], max_rounds: usize) -> Colouring {
+    let mut ids: HashMap<u64, u32> = HashMap::new();
+    let mut colours: Vec<Vec<u32>> = initial
+        .iter()
+        .map(|col| {
+            col.iter()
+                .map(|&x| {
                     let next = ids.len() as u32;
-                    *ids.entry(g.degree(u) as u64).or_insert(next)
+                    *ids.entry(x as u64).or_insert(next)
                 })
                 .collect()
         })

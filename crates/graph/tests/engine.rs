@@ -263,3 +263,16 @@ fn hubs_and_many_components_cost_linear_steps() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn butterflies_need_individualisation_and_refinement_and_get_it() {
+    // The plain ordered search stalls on randomly numbered butterflies (a wrong straight/cross
+    // choice is only refuted far away); the individualisation–refinement fallback proves them.
+    let mut rng = StdRng::seed_from_u64(5);
+    for s in ["butterfly:5", "butterfly:6"] {
+        let g = spec(s).graph();
+        let h = g.relabel(&random_perm(g.num_nodes(), &mut rng));
+        let out = isomorphism(&h, &g, IsoOptions::for_nodes(g.num_nodes()));
+        verify(&h, &g, out.mapping().unwrap_or_else(|| panic!("{s}: {out:?}"))).unwrap();
+    }
+}
