@@ -562,6 +562,15 @@ impl TopologySpec {
     /// The neighbours of `node` with the first direction that reaches each, in
     /// [`TopologySpec::directions`] order, without duplicates.
     pub fn neighbours(&self, node: u32) -> Vec<(Direction, u32)> {
+        if self.family == Family::Star {
+            // Same answer as the loop below, without trying all n − 1 directions from a leaf.
+            let n = self.num_nodes();
+            return match node {
+                0 => (1..n).map(|v| (Direction::Shift(v), v)).collect(),
+                leaf if leaf < n => vec![(Direction::Shift(n - leaf), 0)],
+                _ => Vec::new(),
+            };
+        }
         let mut out: Vec<(Direction, u32)> = Vec::new();
         for d in self.directions() {
             if let Some(t) = self.neighbour(node, &d) {

@@ -276,11 +276,36 @@ fn search(a: &Graph, b: &Graph, opts: McsOptions) -> Found {
             steps: used,
         };
     }
-    let complete = state.branch_and_bound(&mut best, &mut best_common);
+    let mut upper = upper;
+    if upper == a.num_edges() {
+        // Could the sparser graph fit whole inside the other? Search only for such an embedding
+        // (a branch losing one edge is cut at once), with half of what is left of the budget.
+        let share = state.steps + (state.budget - state.steps.min(state.budget)) / 2;
+        let complete = state.branch_and_bound(&mut best, &mut best_common, upper - 1, true, share);
+        if best_common == upper {
+            return Found {
+                mapping: best,
+                common: best_common,
+                upper,
+                method: if complete {
+                    McsMethod::BranchAndBound
+                } else {
+                    McsMethod::Bound
+                },
+                steps: steps + state.steps,
+            };
+        }
+        if complete {
+            // Proven: no embedding exists.
+            upper -= 1;
+        }
+    }
+    let budget = state.budget;
+    let complete = state.branch_and_bound(&mut best, &mut best_common, 0, false, budget);
     Found {
         mapping: best,
         common: best_common,
-        upper: if complete { best_common } else { upper },
+        upper: if complete { best_common } else { upper.max(best_common) },
         method: if complete {
             McsMethod::BranchAndBound
         } else {
@@ -460,12 +485,24 @@ impl<'g> Search<'g> {
 
     /// Exhaustive search with pruning, improving `best` in place. Returns true when it finished
     /// within the budget (then `best` is a maximum).
-    fn branch_and_bound(&mut self, best: &mut Vec<u32>, best_common: &mut usize) -> bool {
-        if self.out_of_budget() {
+    /// Only correspondences keeping more than `floor` edges (and more than `best_common`) are
+    /// sought; `embed` restricts the candidates to those keeping every edge (for `floor` one
+    /// below the first graph's edge count). Stops when `self.steps` reaches `until`.
+    fn branch_and_bound(
+        &mut self,
+        best: &mut Vec<u32>,
+        best_common: &mut usize,
+        floor: usize,
+        embed: bool,
+        until: u64,
+    ) -> bool {
+        let until = until.min(self.budget);
+        if self.steps >= until {
             return false;
         }
-        let mut bb = BranchAndBound::new(self.a, self.b, &self.order, *best_common, best.clone());
-        let left = self.budget - self.steps;
+        let mut bb = BranchAndBound::new(self.a, self.b, &self.order, (*best_common).max(floor), best.clone());
+        bb.embed = embed;
+        let left = until - self.steps;
         let complete = bb.run(left);
         self.steps += bb.steps;
         if bb.best_common > *best_common {
@@ -515,10 +552,15 @@ struct BranchAndBound<'g> {
     hist_free_a: Vec<u32>,
     hist_free_b: Vec<u32>,
     kept: usize,
+    /// Edges of each graph with both ends mapped: the rest is all that can still be kept.
+    decided_a: usize,
+    decided_b: usize,
     best_common: usize,
     best: Vec<u32>,
     steps: u64,
     scratch: Vec<u32>,
+    /// Only candidates that keep every edge to mapped neighbours.
+    embed: bool,
 }
 
 impl<'g> BranchAndBound<'g> {
@@ -554,17 +596,21 @@ impl<'g> BranchAndBound<'g> {
             hist_free_a,
             hist_free_b,
             kept: 0,
+            decided_a: 0,
+            decided_b: 0,
             best_common,
             best,
             steps: 0,
             scratch: vec![0; n],
+            embed: false,
         }
     }
 
     fn bound(&self) -> usize {
-        self.kept
-            + paired_min(&self.hist_mapped_a, &self.hist_mapped_b) as usize
-            + (paired_min(&self.hist_free_a, &self.hist_free_b) / 2) as usize
+        let paired = paired_min(&self.hist_mapped_a, &self.hist_mapped_b) as usize
+            + (paired_min(&self.hist_free_a, &self.hist_free_b) / 2) as usize;
+        let left = (self.a.num_edges() - self.decided_a).min(self.b.num_edges() - self.decided_b);
+        self.kept + paired.min(left)
     }
 
     /// Move node `u` between free and mapped in one graph's bookkeeping (`on` = being mapped).
@@ -603,6 +649,8 @@ impl<'g> BranchAndBound<'g> {
     }
 
     fn assign(&mut self, u: u32, v: u32, gain: usize) {
+        self.decided_a += self.mapped_a[u as usize] as usize;
+        self.decided_b += self.mapped_b[v as usize] as usize;
         let map_a = &self.map_a;
         Self::toggle(
             self.a,
@@ -634,6 +682,8 @@ impl<'g> BranchAndBound<'g> {
         self.map_a[u as usize] = NONE;
         self.map_b[v as usize] = NONE;
         self.kept -= gain;
+        self.decided_a -= self.mapped_a[u as usize] as usize;
+        self.decided_b -= self.mapped_b[v as usize] as usize;
         let map_a = &self.map_a;
         Self::toggle(
             self.a,
@@ -679,6 +729,12 @@ impl<'g> BranchAndBound<'g> {
         for entry in &mut list {
             entry.0 = self.scratch[entry.1 as usize] as usize;
             self.scratch[entry.1 as usize] = 0;
+        }
+        let needed = self.mapped_a[u as usize] as usize;
+        if self.embed && needed > 0 {
+            list.retain(|&(k, _)| k == needed);
+            list.sort_by_key(|&(_, v)| (b.degree(v).abs_diff(a.degree(u)), v));
+            return list;
         }
         // Free nodes keeping nothing come after, once each.
         let mut keeps: Vec<bool> = Vec::new();
@@ -866,7 +922,7 @@ mod tests {
             // Start from nothing, so the exhaustive search alone must find and prove the maximum.
             let mut state = Search::new(&g, &h, u64::MAX);
             let (mut best, mut best_common) = ((0..n).collect::<Vec<u32>>(), 0usize);
-            assert!(state.branch_and_bound(&mut best, &mut best_common));
+            assert!(state.branch_and_bound(&mut best, &mut best_common, 0, false, u64::MAX));
             let expected = brute_force(&g, &h);
             assert_eq!(best_common, expected, "trial {trial}: {g:?} {h:?}");
             assert_eq!(common_edge_count(&g, &h, &best), expected);

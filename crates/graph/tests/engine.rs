@@ -276,3 +276,16 @@ fn butterflies_need_individualisation_and_refinement_and_get_it() {
         verify(&h, &g, out.mapping().unwrap_or_else(|| panic!("{s}: {out:?}"))).unwrap();
     }
 }
+
+#[test]
+fn star_neighbours_fast_path_agrees_with_directions() {
+    let t = spec("star:7");
+    for u in 0..7 {
+        let slow: Vec<(tracelogic_graph::Direction, u32)> = t
+            .directions()
+            .into_iter()
+            .filter_map(|d| t.neighbour(u, &d).map(|v| (d, v)))
+            .collect();
+        assert_eq!(t.neighbours(u), slow, "node {u}");
+    }
+}
