@@ -3,13 +3,14 @@
 //! Traces with many ranks would need millions of SVG cells; above [`MAX_SIDE`] ranks the
 //! drawing groups ranks into equal blocks and each cell shows the sum over its block.
 
+use serde::{Deserialize, Serialize};
 use tracelogic_analysis::matrix::{CommMatrix, Filtered, Metric};
 
 /// Most cells per side the heatmap draws.
 pub const MAX_SIDE: u32 = 128;
 
 /// The cells to draw: a `side × side` grid over the ranks, row = sender, column = receiver.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Grid {
     /// Number of ranks in the trace.
     pub ranks: u32,

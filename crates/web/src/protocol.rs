@@ -3,8 +3,9 @@
 //! Everything crossing the worker boundary is a plain serde struct (gloo-worker encodes them
 //! with bincode), so the page and the worker share these types and nothing else.
 
+use crate::heatmap::Grid;
 use serde::{Deserialize, Serialize};
-use tracelogic_analysis::matrix::{CommMatrix, Filtered, Metric};
+use tracelogic_analysis::matrix::Metric;
 use tracelogic_analysis::summary::Summary;
 use tracelogic_model::Selection;
 
@@ -90,17 +91,26 @@ pub struct LoadedTrace {
     pub summary: Summary,
 }
 
-/// A matrix and its filtered binary form, as computed for one [`MatrixRequest`].
+/// What the matrix view draws for one [`MatrixRequest`]: the requested metric per cell and
+/// which cells survive the threshold, at most [`MAX_SIDE`](crate::heatmap::MAX_SIDE) cells per
+/// side. The worker sends this rather than the full `ranks × ranks` matrices, which for
+/// thousands of ranks would be hundreds of MB.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MatrixView {
     /// Sequence number of the request (0 for the matrix sent with a load).
     pub seq: u64,
     /// The request this answers.
     pub request: MatrixRequest,
-    /// Bytes and messages between every pair of ranks.
-    pub matrix: CommMatrix,
-    /// The binary matrix left after the threshold.
-    pub filtered: Filtered,
+    /// The cells.
+    pub grid: Grid,
+    /// Rank pairs with traffic before the threshold.
+    pub nonzero_entries: u64,
+    /// Rank pairs kept by the threshold.
+    pub kept_entries: u64,
+    /// Rank pairs the threshold removed.
+    pub removed_entries: u64,
+    /// Share (0..1) of the metric's total carried by the removed pairs.
+    pub removed_share: f64,
 }
 
 /// What failed.

@@ -1,8 +1,9 @@
 //! The worker's core, free of any browser API: read the dropped files into a trace, keep it,
 //! and answer matrix requests. Native tests drive it directly on the bundled samples.
 
+use crate::heatmap::{Grid, MAX_SIDE};
 use crate::protocol::{Failure, LoadedTrace, MatrixRequest, MatrixView, ProgressReport, WireFile};
-use tracelogic_analysis::matrix::CommMatrix;
+use tracelogic_analysis::matrix::{CommMatrix, Metric};
 use tracelogic_analysis::summary::{summarize, Summary};
 use tracelogic_formats::{read_trace_with_progress, FormatError, InputFile, Progress, ProgressSink};
 use tracelogic_model::{match_messages, Trace};
@@ -90,15 +91,22 @@ impl Session {
         Ok(Loaded { session, trace, matrix })
     }
 
-    /// The matrix and filtered binary matrix of `request`, tagged with `seq`.
+    /// The matrix of `request` and its filtered form, as the view draws them, tagged with `seq`.
     pub fn matrix(&self, seq: u64, request: &MatrixRequest) -> MatrixView {
         let matrix = CommMatrix::from_trace(&self.trace, &request.selection);
         let filtered = matrix.filter(request.metric, request.threshold_pct);
+        let values = match request.metric {
+            Metric::Bytes => &matrix.bytes,
+            Metric::Messages => &matrix.messages,
+        };
         MatrixView {
             seq,
             request: request.clone(),
-            matrix,
-            filtered,
+            grid: Grid::new(&matrix, &filtered, request.metric, MAX_SIDE),
+            nonzero_entries: values.iter().filter(|&&v| v > 0).count() as u64,
+            kept_entries: filtered.binary.iter().filter(|&&b| b != 0).count() as u64,
+            removed_entries: filtered.removed_entries,
+            removed_share: filtered.removed_share,
         }
     }
 
@@ -164,10 +172,12 @@ mod tests {
         assert_eq!(s.calls, loaded.session.trace().num_calls());
         assert_eq!((loaded.trace.files, loaded.trace.bytes), (9, total));
         let m = &loaded.matrix;
-        assert_eq!(m.matrix.ranks, 8);
-        assert_eq!(m.filtered.binary.len(), 64);
+        assert_eq!((m.grid.ranks, m.grid.side, m.grid.block), (8, 8, 1));
         assert_eq!(m.request, MatrixRequest::default());
-        assert_eq!(m.matrix.messages.iter().sum::<u64>(), s.p2p_messages);
+        assert_eq!(m.grid.values.iter().sum::<u64>(), s.p2p_bytes);
+        let full = CommMatrix::from_trace(loaded.session.trace(), &Default::default());
+        assert_eq!(m.grid.values, full.bytes);
+        assert_eq!(m.nonzero_entries, full.bytes.iter().filter(|&&b| b > 0).count() as u64);
         let stages: Vec<&str> = reports.iter().map(|r| r.stage.as_str()).collect();
         let after_read = ["matching messages", "summarising", "building the matrix"];
         assert!(stages.ends_with(&after_read), "stages {stages:?}");
@@ -185,8 +195,13 @@ mod tests {
         };
         let view = loaded.session.matrix(7, &request);
         assert_eq!(view.seq, 7);
-        assert_eq!(view.filtered.metric, Metric::Messages);
-        assert_eq!(view.filtered, view.matrix.filter(Metric::Messages, 100.0));
+        let full = CommMatrix::from_trace(loaded.session.trace(), &Default::default());
+        let filtered = full.filter(Metric::Messages, 100.0);
+        assert_eq!(view.grid.values, full.messages);
+        let kept: Vec<bool> = filtered.binary.iter().map(|&b| b == 1).collect();
+        assert_eq!(view.grid.kept, kept);
+        assert_eq!(view.removed_entries, filtered.removed_entries);
+        assert_eq!(view.removed_share, filtered.removed_share);
         let kept_at_0 = loaded.session.matrix(
             8,
             &MatrixRequest {
@@ -194,11 +209,12 @@ mod tests {
                 ..request.clone()
             },
         );
-        let ones = |v: &MatrixView| v.filtered.binary.iter().filter(|&&b| b == 1).count();
+        let ones = |v: &MatrixView| v.grid.kept.iter().filter(|&&k| k).count() as u64;
         assert!(ones(&kept_at_0) >= ones(&view));
+        assert_eq!(ones(&view), view.kept_entries);
         assert_eq!(
-            ones(&kept_at_0),
-            kept_at_0.matrix.messages.iter().filter(|&&m| m > 0).count() - kept_at_0.filtered.removed_entries as usize
+            kept_at_0.kept_entries,
+            kept_at_0.nonzero_entries - kept_at_0.removed_entries
         );
     }
 

@@ -43,7 +43,7 @@ fn lu_loads_in_the_browser() {
     assert_eq!(s.ranks, 8);
     assert_eq!(s.calls, s.calls_per_rank.iter().sum::<u64>());
     assert_eq!(s.calls, loaded.session.trace().num_calls());
-    assert_eq!(loaded.matrix.matrix.messages.iter().sum::<u64>(), s.p2p_messages);
+    assert_eq!(loaded.matrix.grid.values.iter().sum::<u64>(), s.p2p_bytes);
     assert!(stages.iter().any(|st| st == "matching messages"));
 }
 

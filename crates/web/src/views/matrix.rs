@@ -4,7 +4,7 @@
 //! Hover a cell, or focus a matrix and move with the arrow keys, to read sender, receiver and
 //! value.
 
-use crate::heatmap::{colour, legend_ticks, Grid, MAX_SIDE};
+use crate::heatmap::{colour, legend_ticks};
 use crate::protocol::{MatrixRequest, MatrixView as MatrixResult};
 use crate::text;
 use std::rc::Rc;
@@ -97,7 +97,7 @@ pub fn matrix_view(props: &MatrixProps) -> Html {
     let cursor = use_state(|| None::<Cursor>);
     let result = &props.result;
     let metric = result.request.metric;
-    let grid = Grid::new(&result.matrix, &result.filtered, metric, MAX_SIDE);
+    let grid = &result.grid;
     let side = grid.side;
     let cursor_now = (*cursor).filter(|c| c.row < side && c.col < side);
     // Small matrices get rank numbers in a one-cell margin above and left of the cells.
@@ -240,9 +240,7 @@ pub fn matrix_view(props: &MatrixProps) -> Html {
             .collect::<Html>()
     });
     let ticks = legend_ticks(grid.min, grid.max, 6);
-    let nonzero = grid.values.iter().filter(|&&v| v > 0).count();
-    let kept = grid.kept.iter().filter(|&&k| k).count();
-    let f = &result.filtered;
+    let threshold = result.request.threshold_pct;
     let pending = props.request != result.request;
     let block_note = (grid.block > 1).then(|| {
         html! { <p class="note">{ format!("{} ranks: each cell sums a block of {} × {} ranks.", grid.ranks, grid.block, grid.block) }</p> }
@@ -288,10 +286,10 @@ pub fn matrix_view(props: &MatrixProps) -> Html {
                         aria-describedby="threshold-effect" />
                     <output for="threshold">{ format!("{:.1} %", props.request.threshold_pct) }</output>
                 </div>
-                <p id="threshold-effect" class="effect" aria-live="polite" data-removed={f.removed_entries.to_string()}>
+                <p id="threshold-effect" class="effect" aria-live="polite" data-removed={result.removed_entries.to_string()}>
                     { format!("{} non-zero entries; the threshold removes {} of them ({} of all {}), leaving {}.",
-                        text::count(nonzero as u64), text::count(f.removed_entries), text::percent(f.removed_share),
-                        metric_name(f.metric), text::count(kept as u64)) }
+                        text::count(result.nonzero_entries), text::count(result.removed_entries), text::percent(result.removed_share),
+                        metric_name(metric), text::count(result.kept_entries)) }
                     if pending { <span class="pending">{ " Updating…" }</span> }
                 </p>
             </form>
@@ -300,8 +298,8 @@ pub fn matrix_view(props: &MatrixProps) -> Html {
                 { figure("heatmap", &format!("{} sent, log colour scale", metric_name(metric)),
                     format!("Heatmap of {} sent between {} ranks", metric_name(metric), grid.ranks),
                     heat_cells.collect::<Html>()) }
-                { figure("binary", &format!("Binary matrix at {:.1} % threshold", f.threshold_pct),
-                    format!("Binary matrix after removing entries below {:.1} %", f.threshold_pct),
+                { figure("binary", &format!("Binary matrix at {threshold:.1} % threshold"),
+                    format!("Binary matrix after removing entries below {threshold:.1} %"),
                     binary_cells.collect::<Html>()) }
             </div>
             <div class="legends">
