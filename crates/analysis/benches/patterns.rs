@@ -9,6 +9,8 @@
 
 use std::hint::black_box;
 use std::time::Instant;
+use tracelogic_analysis::patterns::suffix::maximal_repeats;
+use tracelogic_analysis::patterns::tandem::reduce;
 use tracelogic_analysis::patterns::{analyse, detect, PatternOptions};
 use tracelogic_analysis::phases::segment;
 use tracelogic_synth::{generate, Spec, TopologySpec};
@@ -33,13 +35,27 @@ fn main() {
                     break 'fill;
                 }
                 seq.extend_from_slice(s);
-                if lcg(&mut x) % 300 == 0 {
+                if lcg(&mut x).is_multiple_of(300) {
                     seq.push(4 + (lcg(&mut x) % 8) as u32);
                 }
             }
         }
     }
     seq.truncate(n);
+    let t = Instant::now();
+    let red = reduce(&seq, 12, false);
+    let t_reduce = t.elapsed().as_secs_f64();
+    let t = Instant::now();
+    let reps = maximal_repeats(&red.sequence, 12, 2);
+    println!(
+        "  tandem removal {:.3} s ({} levels, {} -> {} symbols); maximal repeats of the rest {:.3} s ({})",
+        t_reduce,
+        red.levels.len(),
+        n,
+        red.sequence.len(),
+        t.elapsed().as_secs_f64(),
+        black_box(reps).len()
+    );
     let t = Instant::now();
     let found = detect(&seq, 12, None, &PatternOptions::default());
     let dt = t.elapsed().as_secs_f64();
@@ -54,8 +70,12 @@ fn main() {
     let mut phases = Vec::with_capacity(n);
     for i in 0..n {
         let block = i * 3 / n;
-        let noise = lcg(&mut x) % 50 == 0;
-        phases.push(if noise { 9 } else { (block * 3) as u32 + (lcg(&mut x) % 2) as u32 });
+        let noise = lcg(&mut x).is_multiple_of(50);
+        phases.push(if noise {
+            9
+        } else {
+            (block * 3) as u32 + (lcg(&mut x) % 2) as u32
+        });
     }
     let t = Instant::now();
     let s = segment(&phases, 0.0);
@@ -74,7 +94,11 @@ fn main() {
         ..Default::default()
     };
     let trace = generate(&spec).unwrap();
-    let events: u64 = trace.ranks.iter().map(|r| (r.p2p.len() + r.collectives.len()) as u64).sum();
+    let events: u64 = trace
+        .ranks
+        .iter()
+        .map(|r| (r.p2p.len() + r.collectives.len()) as u64)
+        .sum();
     let t = Instant::now();
     let a = analyse(&trace, &PatternOptions::default());
     let dt = t.elapsed().as_secs_f64();

@@ -125,3 +125,30 @@ fn search_wavefront_pattern() {
     )
     .is_err());
 }
+
+/// The wavefront written for the run's 4x4 grid (§4.5 extrapolation, Table 4.6 layout) is found
+/// once per iteration in each direction. Written in Table 4.6's order (west before north) it is
+/// not found exactly: the generator receives north first.
+#[test]
+fn extrapolated_wavefront_found_per_iteration() {
+    use tracelogic_analysis::patterns::templates::{wavefront, Corner};
+    let trace = generate(&spec("grid:4x4", Style::Wavefront, 12)).unwrap();
+    let matching = match_messages(&trace);
+    let events = rank_events(&trace, false);
+    for corner in [Corner::TopLeft, Corner::BottomRight] {
+        let pattern = wavefront(4, 4, corner, true, None).unwrap();
+        let found = search_pattern(&trace, &matching, &events, &pattern, 0).unwrap();
+        assert_eq!(found.matches.len(), 12, "{corner:?}");
+        let swapped = wavefront(4, 4, corner, false, None).unwrap();
+        assert!(search_pattern(&trace, &matching, &events, &swapped, 0)
+            .unwrap()
+            .matches
+            .is_empty());
+    }
+    // Sweeps from the other two corners do not exist in an LU-like run.
+    let other = wavefront(4, 4, Corner::TopRight, true, None).unwrap();
+    assert!(search_pattern(&trace, &matching, &events, &other, 0)
+        .unwrap()
+        .matches
+        .is_empty());
+}

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use tracelogic_analysis::patterns::{
     analyse_events, rank_events, CommunicationPattern, PatternOptions, RoutineComparison,
 };
-use tracelogic_model::{match_messages, Rank};
+use tracelogic_model::{match_messages, Rank, Trace};
 
 /// Arguments of `tracelogic patterns`.
 #[derive(clap::Args)]
@@ -44,28 +44,30 @@ struct RankPatternOut {
 
 /// The JSON document of `tracelogic patterns`.
 #[derive(Serialize)]
-struct Report<'a> {
+struct Report {
     events: u64,
     events_in_patterns: u64,
-    communication_patterns: &'a [CommunicationPattern],
+    communication_patterns: Vec<CommunicationPattern>,
     rank_patterns: BTreeMap<Rank, Vec<RankPatternOut>>,
-    routine_comparison: &'a Option<RoutineComparison>,
+    routine_comparison: Option<RoutineComparison>,
 }
 
-/// Run `tracelogic patterns`.
-pub fn run(args: Args) -> CliResult {
-    let trace = load_trace(&args.paths)?;
-    set_stage("matching messages");
-    let matching = match_messages(&trace);
-    set_stage("detecting patterns");
-    let opts = PatternOptions {
+fn options(args: &Args) -> PatternOptions {
+    PatternOptions {
         tandem: !args.no_tandem,
         with_envelope: args.with_envelope,
         min_length: args.min_length.max(2),
         routines: !args.no_routines,
-    };
-    let events = rank_events(&trace, opts.with_envelope);
-    let a = analyse_events(&trace, &matching, &events, &opts);
+    }
+}
+
+/// Detect and shape the report (everything but printing).
+fn build(trace: &Trace, opts: &PatternOptions) -> Report {
+    set_stage("matching messages");
+    let matching = match_messages(trace);
+    set_stage("detecting patterns");
+    let events = rank_events(trace, opts.with_envelope);
+    let a = analyse_events(trace, &matching, &events, opts);
     let rank_patterns = a
         .rank_patterns
         .iter()
@@ -82,20 +84,26 @@ pub fn run(args: Args) -> CliResult {
             (r, v)
         })
         .collect();
-    let report = Report {
+    Report {
         events: a.events,
         events_in_patterns: a.events_in_patterns,
-        communication_patterns: &a.communication_patterns,
+        communication_patterns: a.communication_patterns,
         rank_patterns,
-        routine_comparison: &a.routine_comparison,
-    };
+        routine_comparison: a.routine_comparison,
+    }
+}
+
+/// Run `tracelogic patterns`.
+pub fn run(args: Args) -> CliResult {
+    let trace = load_trace(&args.paths)?;
+    let report = build(&trace, &options(&args));
     if args.json {
         print_json(&report)?;
     } else {
         crate::common::emit(|out| out.write_all(human(&report).as_bytes()))?;
     }
     Ok(
-        if a.communication_patterns.is_empty() && report.rank_patterns.values().all(Vec::is_empty) {
+        if report.communication_patterns.is_empty() && report.rank_patterns.values().all(Vec::is_empty) {
             ExitCode::from(1)
         } else {
             ExitCode::SUCCESS
@@ -143,7 +151,7 @@ fn human(r: &Report) -> String {
         }
     }
     o += &table(&["rank", "frequency", "first occurrence"], rows, &[0, 1]);
-    if let Some(c) = r.routine_comparison {
+    if let Some(c) = &r.routine_comparison {
         o += &format!(
             "routine-directed: {} patterns, syntactic {}, common {} (precision {:.0} %, recall {:.0} %)\n",
             c.routine_directed,
@@ -154,4 +162,35 @@ fn human(r: &Report) -> String {
         );
     }
     o
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tracelogic_synth::{generate, Spec, TopologySpec};
+
+    /// The JSON contract of docs/cli.md on a generated 4x4 torus exchange of 7 iterations.
+    #[test]
+    fn json_contract() {
+        let spec = Spec {
+            topology: TopologySpec::parse("torus:4x4").unwrap(),
+            iterations: 7,
+            ..Default::default()
+        };
+        let trace = generate(&spec).unwrap();
+        let v = serde_json::to_value(build(&trace, &PatternOptions::default())).unwrap();
+        let cp = &v["communication_patterns"][0];
+        assert_eq!(cp["ranks"].as_array().unwrap().len(), 16);
+        assert_eq!(cp["events"]["0"].as_array().unwrap().len(), 8);
+        assert_eq!(cp["occurrences"], 7);
+        assert_eq!(cp["positions"].as_array().unwrap().len(), 7);
+        let rp = &v["rank_patterns"]["5"][0];
+        assert_eq!(rp["frequency"], 7);
+        assert_eq!(rp["sequence"].as_array().unwrap().len(), 8);
+        assert_eq!(rp["positions"].as_array().unwrap().len(), 7);
+        assert!(v["routine_comparison"].is_null());
+        let text = human(&build(&trace, &PatternOptions::default()));
+        // 16 ranks x 8 events x 7 iterations, all inside the loop body.
+        assert!(text.starts_with("896 events, 896 inside"), "{text}");
+    }
 }

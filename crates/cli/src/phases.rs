@@ -5,8 +5,8 @@ use crate::common::{load_trace, print_json, seconds, set_stage, table, CliResult
 use std::path::PathBuf;
 use std::process::ExitCode;
 use tracelogic_analysis::patterns::{analyse_events, rank_events, PatternOptions};
-use tracelogic_analysis::phases::{detect_phases, Outside};
-use tracelogic_model::match_messages;
+use tracelogic_analysis::phases::{detect_phases, Outside, PhaseAnalysis};
+use tracelogic_model::{match_messages, Trace};
 
 /// Arguments of `tracelogic phases`.
 #[derive(clap::Args)]
@@ -26,25 +26,36 @@ pub struct Args {
     pub json: bool,
 }
 
+/// Patterns, then phases (everything but printing); also the number of communication patterns.
+fn build(trace: &Trace, strength: f64, outside: Outside) -> (PhaseAnalysis, usize) {
+    set_stage("matching messages");
+    let matching = match_messages(trace);
+    set_stage("detecting patterns");
+    let events = rank_events(trace, false);
+    let a = analyse_events(trace, &matching, &events, &PatternOptions::default());
+    set_stage("segmenting");
+    let p = detect_phases(trace, &events, &a.communication, strength, outside);
+    (p, a.communication_patterns.len())
+}
+
 /// Run `tracelogic phases`.
 pub fn run(args: Args) -> CliResult {
+    if !args.strength.is_finite() {
+        return Err(crate::common::CliError::Input(format!(
+            "--strength must be a number, got {}",
+            args.strength
+        )));
+    }
     let trace = load_trace(&args.paths)?;
-    set_stage("matching messages");
-    let matching = match_messages(&trace);
-    set_stage("detecting patterns");
-    let opts = PatternOptions::default();
-    let events = rank_events(&trace, false);
-    let a = analyse_events(&trace, &matching, &events, &opts);
-    set_stage("segmenting");
     let outside = if args.skip_outside { Outside::Skip } else { Outside::Own };
-    let p = detect_phases(&trace, &events, &a.communication, args.strength, outside);
+    let (p, patterns) = build(&trace, args.strength, outside);
     if args.json {
         print_json(&p)?;
     } else {
         let mut o = format!(
             "{} pattern occurrences ({} patterns), {} phases at s0 = {}\n",
             p.sequence_length,
-            a.communication_patterns.len(),
+            patterns,
             p.phases.len(),
             args.strength
         );
@@ -84,4 +95,47 @@ pub fn run(args: Args) -> CliResult {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tracelogic_synth::{generate, Phase, Spec, Style, TopologySpec};
+
+    /// The JSON contract of docs/cli.md: two generated phases (torus exchange x30, ring x40).
+    #[test]
+    fn json_contract() {
+        let phase = |t: &str, style, iterations| Phase {
+            topology: Some(TopologySpec::parse(t).unwrap()),
+            iterations: Some(iterations),
+            style: Some(style),
+            ..Default::default()
+        };
+        let spec = Spec {
+            phases: vec![
+                phase("torus:4x4", Style::Isend, 30),
+                phase("ring:16", Style::Sendrecv, 40),
+            ],
+            ..Default::default()
+        };
+        let trace = generate(&spec).unwrap();
+        let (p, patterns) = build(&trace, 0.0, Outside::Own);
+        assert_eq!(patterns, 2);
+        let v = serde_json::to_value(&p).unwrap();
+        assert_eq!(v["sequence_length"], 70);
+        let root = &v["tree"][0];
+        for key in ["start", "end", "djs", "cut", "tau", "strength", "parent"] {
+            assert!(root.get(key).is_some(), "{key}");
+        }
+        assert_eq!(root["cut"], 30);
+        let phases = v["phases"].as_array().unwrap();
+        assert_eq!(phases.len(), 2);
+        assert_eq!(
+            (phases[1]["start"].clone(), phases[1]["end"].clone()),
+            (30.into(), 70.into())
+        );
+        let t0 = phases[0]["time"][1].as_u64().unwrap();
+        let t1 = phases[1]["time"][0].as_u64().unwrap();
+        assert!(t0 <= t1, "phase times in order: {t0} {t1}");
+    }
 }

@@ -35,6 +35,7 @@ pub mod approx;
 pub mod construct;
 pub mod suffix;
 pub mod tandem;
+pub mod templates;
 
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
@@ -227,7 +228,7 @@ pub fn detect(seq: &[u32], alphabet: u32, barrier_after: Option<&[bool]>, opts: 
     // Symbol string with unique barriers, and the event behind each position.
     let mut s: Vec<u32> = Vec::with_capacity(seq.len());
     let mut event_of: Vec<u32> = Vec::with_capacity(seq.len());
-    let barrier_base = u32::MAX / 2;
+    let barrier_base = tandem::BARRIER;
     let mut barriers = 0u32;
     for (i, &x) in seq.iter().enumerate() {
         s.push(x);
@@ -242,22 +243,17 @@ pub fn detect(seq: &[u32], alphabet: u32, barrier_after: Option<&[bool]>, opts: 
     let mut acc: HashMap<Vec<u32>, Found> = HashMap::new();
     for level in &red.levels {
         for c in level {
-            let e = acc.entry(c.unit.clone()).or_default();
+            let e = match acc.get_mut(&c.unit) {
+                Some(e) => e,
+                None => acc.entry(c.unit.clone()).or_default(),
+            };
             e.0.extend_from_slice(&c.copies);
             e.1 = true;
         }
     }
     // Maximal repeats of the reduced sequence, over dense symbols.
-    let mut dense: HashMap<u32, u32> = HashMap::new();
-    let d: Vec<u32> = red
-        .sequence
-        .iter()
-        .map(|&x| {
-            let next = dense.len() as u32;
-            *dense.entry(x).or_insert(next)
-        })
-        .collect();
-    let mut repeats = suffix::maximal_repeats(&d, dense.len(), 2);
+    let (d, distinct) = dense_symbols(&red.sequence);
+    let mut repeats = suffix::maximal_repeats(&d, distinct, 2);
     repeats.sort_by(|a, b| b.length.cmp(&a.length).then(a.positions[0].cmp(&b.positions[0])));
     let mut reach = PrefixMax::new(d.len());
     for rep in repeats {
@@ -289,7 +285,9 @@ pub fn detect(seq: &[u32], alphabet: u32, barrier_after: Option<&[bool]>, opts: 
     }
     let mut out = Vec::new();
     for (key, (mut occ, is_tandem, is_repeat)) in acc {
-        occ.sort_unstable();
+        if !occ.windows(2).all(|w| w[0] <= w[1]) {
+            occ.sort_unstable();
+        }
         occ.dedup_by_key(|o| o.0);
         if occ.len() < 2 {
             continue;
@@ -320,6 +318,34 @@ pub fn detect(seq: &[u32], alphabet: u32, barrier_after: Option<&[bool]>, opts: 
             .then(a.positions[0].cmp(&b.positions[0]))
     });
     out
+}
+
+/// Renumber symbols densely in order of first appearance; returns the count of distinct ones.
+fn dense_symbols(seq: &[u32]) -> (Vec<u32>, usize) {
+    let small = seq.iter().all(|&x| x < 1 << 22);
+    let mut out = Vec::with_capacity(seq.len());
+    if small {
+        let bound = seq.iter().copied().max().map_or(0, |m| m as usize + 1);
+        let mut map = vec![u32::MAX; bound];
+        let mut next = 0u32;
+        for &x in seq {
+            let slot = &mut map[x as usize];
+            if *slot == u32::MAX {
+                *slot = next;
+                next += 1;
+            }
+            out.push(*slot);
+        }
+        (out, next as usize)
+    } else {
+        let mut map: HashMap<u32, u32> = HashMap::new();
+        for &x in seq {
+            let next = map.len() as u32;
+            out.push(*map.entry(x).or_insert(next));
+        }
+        let distinct = map.len();
+        (out, distinct)
+    }
 }
 
 /// Fill [`RankPattern::sequence`] and [`RankPattern::compact`] with symbol names.

@@ -18,6 +18,10 @@ use serde::{Deserialize, Serialize};
 
 /// Longest unit tried (in symbols of the level being scanned).
 pub const MAX_PERIOD: usize = 4096;
+/// Symbols from here up are barriers (routine boundaries): unique, never part of a repeat.
+pub const BARRIER: u32 = u32::MAX / 2;
+/// Largest bi-gram table kept dense (entries).
+const DENSE_BIGRAMS: usize = 1 << 22;
 /// Bi-gram recurrences tried per position.
 const CANDIDATES: usize = 4;
 
@@ -79,7 +83,7 @@ impl Reduction {
 
 /// Remove tandem repeats of `seq` until none is left. `exact` keeps repeat counts in the reduced
 /// symbols (a run becomes a token `≥ alphabet`); otherwise runs shrink to one copy of their unit.
-/// Symbols equal to `u32::MAX` are barriers that never take part in a repeat.
+/// Symbols `≥ BARRIER` are barriers that never take part in a repeat.
 pub fn reduce(seq: &[u32], alphabet: u32, exact: bool) -> Reduction {
     let mut cur: Vec<u32> = seq.to_vec();
     let mut spans: Vec<(u32, u32)> = (0..seq.len() as u32).map(|i| (i, i + 1)).collect();
@@ -115,16 +119,34 @@ fn one_level(
     token_ids: &mut std::collections::HashMap<(Vec<u32>, u32), u32>,
 ) -> Level {
     let n = s.len();
-    // next_same[i]: next j > i with the same bi-gram (u32::MAX if none).
+    // next_same[i]: next j > i with the same bi-gram (u32::MAX if none). Symbols at or above
+    // BARRIER are unique and never start a repeat. Small alphabets use a dense table.
     let mut next_same = vec![u32::MAX; n];
-    let mut last: std::collections::HashMap<(u32, u32), u32> = std::collections::HashMap::new();
-    for i in (0..n.saturating_sub(1)).rev() {
-        if s[i] == u32::MAX || s[i + 1] == u32::MAX {
-            continue;
+    let bound = s
+        .iter()
+        .copied()
+        .filter(|&x| x < BARRIER)
+        .max()
+        .map_or(0, |m| m as usize + 1);
+    if bound * bound <= DENSE_BIGRAMS {
+        let mut last = vec![u32::MAX; bound * bound];
+        for i in (0..n.saturating_sub(1)).rev() {
+            if s[i] >= BARRIER || s[i + 1] >= BARRIER {
+                continue;
+            }
+            let slot = &mut last[s[i] as usize * bound + s[i + 1] as usize];
+            next_same[i] = *slot;
+            *slot = i as u32;
         }
-        let key = (s[i], s[i + 1]);
-        if let Some(j) = last.insert(key, i as u32) {
-            next_same[i] = j;
+    } else {
+        let mut last: std::collections::HashMap<(u32, u32), u32> = std::collections::HashMap::new();
+        for i in (0..n.saturating_sub(1)).rev() {
+            if s[i] >= BARRIER || s[i + 1] >= BARRIER {
+                continue;
+            }
+            if let Some(j) = last.insert((s[i], s[i + 1]), i as u32) {
+                next_same[i] = j;
+            }
         }
     }
     let mut out = Vec::with_capacity(n);
