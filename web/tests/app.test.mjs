@@ -306,3 +306,38 @@ test('a picked folder (with sub-folders) and a picked archive load', async () =>
   assertClean(s);
   await page.close();
 });
+
+test('a 320-rank trace is drawn in blocks of ranks whose sums match the CLI matrix', async () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'tracelogic-web-'));
+  try {
+    const dir = join(tmp, 'torus-16x20');
+    execFileSync(cli, ['generate', '--topology', 'torus:16x20', '--iterations', '2', '--format', 'dumpi', '--out', dir]);
+    const m = cliJson(['matrix', dir]);
+    const n = m.ranks;
+    const block = Math.ceil(n / 128);
+    const side = Math.ceil(n / block);
+    assert.ok(block > 1, 'the test needs more ranks than the drawing has cells');
+    const expected = new Map();
+    m.bytes.forEach((row, r) => row.forEach((v, c) => {
+      const key = `${Math.floor(r / block)},${Math.floor(c / block)}`;
+      expected.set(key, (expected.get(key) || 0) + v);
+    }));
+
+    const s = await openPage(origin + prefix + '?sample=none');
+    const { page } = s;
+    await page.setInputFiles('#pick-folder', dir);
+    await page.waitForSelector('#trace[data-label="torus-16x20"]', { timeout: 120_000 });
+    await idle(page);
+    assert.equal(await page.getAttribute('[data-stat="ranks"]', 'data-value'), String(n));
+    await page.click('#nav-matrix');
+    assert.equal(await page.getAttribute('#heatmap svg', 'data-side'), String(side));
+    const cells = await page.$$eval('#heatmap rect.cell', (els) => els.map((e) => [`${e.dataset.row},${e.dataset.col}`, Number(e.dataset.value)]));
+    assert.equal(cells.length, side * side);
+    for (const [key, v] of cells) assert.equal(v, expected.get(key) || 0, `block ${key}`);
+    assert.match(await page.textContent('#view-matrix .note'), new RegExp(`${n} ranks: each cell sums a block of ${block} × ${block} ranks`));
+    assertClean(s);
+    await page.close();
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
