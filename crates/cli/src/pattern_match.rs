@@ -4,6 +4,7 @@ use crate::common::{load_trace, print_json, seconds, set_stage, table, CliError,
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use tracelogic_analysis::patterns::templates::{wavefront, Corner};
 use tracelogic_analysis::patterns::{rank_events, search_pattern};
 use tracelogic_model::{match_messages, Rank};
 
@@ -15,8 +16,18 @@ pub struct Args {
     pub paths: Vec<PathBuf>,
     /// JSON file with the pattern: `{"events": {"0": ["S1", "S2"], "1": ["R0"]}}` (an element
     /// of `communication_patterns` from `tracelogic patterns --json` works as is).
-    #[arg(long, value_name = "FILE")]
-    pub pattern: PathBuf,
+    #[arg(
+        long,
+        value_name = "FILE",
+        required_unless_present = "wavefront",
+        conflicts_with = "wavefront"
+    )]
+    pub pattern: Option<PathBuf>,
+    /// Instead of a file: one wavefront sweep over a COLSxROWS grid numbered row-major, from a
+    /// corner (tl, tr, bl, br; default tl), receives and sends west/east before north/south
+    /// (Table 4.6's order) unless `:vertical` is added, e.g. `4x4:br:vertical`.
+    #[arg(long, value_name = "COLSxROWS[:CORNER][:vertical]")]
+    pub wavefront: Option<String>,
     /// Edits (insertions, deletions, substitutions) allowed per rank.
     #[arg(long, default_value_t = 0)]
     pub max_edits: u32,
@@ -67,9 +78,37 @@ pub fn read_pattern(path: &PathBuf) -> Result<BTreeMap<Rank, Vec<String>>, CliEr
     Ok(out)
 }
 
+/// Parse `--wavefront COLSxROWS[:CORNER][:vertical]` into the per-rank pattern.
+pub fn wavefront_pattern(text: &str) -> Result<BTreeMap<Rank, Vec<String>>, CliError> {
+    let bad = |why: &str| CliError::Input(format!("--wavefront `{text}`: {why}"));
+    let mut parts = text.split(':');
+    let dims = parts.next().unwrap_or("");
+    let (c, r) = dims
+        .split_once('x')
+        .ok_or_else(|| bad("expected COLSxROWS, e.g. 4x2"))?;
+    let columns: u32 = c.trim().parse().map_err(|_| bad("bad column count"))?;
+    let rows: u32 = r.trim().parse().map_err(|_| bad("bad row count"))?;
+    let (mut corner, mut vertical) = (Corner::TopLeft, false);
+    for p in parts {
+        match p.trim() {
+            "tl" => corner = Corner::TopLeft,
+            "tr" => corner = Corner::TopRight,
+            "bl" => corner = Corner::BottomLeft,
+            "br" => corner = Corner::BottomRight,
+            "vertical" => vertical = true,
+            other => return Err(bad(&format!("unknown option `{other}` (tl, tr, bl, br, vertical)"))),
+        }
+    }
+    wavefront(columns, rows, corner, vertical, None).map_err(|e| bad(&e))
+}
+
 /// Run `tracelogic match`.
 pub fn run(args: Args) -> CliResult {
-    let pattern = read_pattern(&args.pattern)?;
+    let pattern = match (&args.pattern, &args.wavefront) {
+        (Some(path), _) => read_pattern(path)?,
+        (None, Some(w)) => wavefront_pattern(w)?,
+        (None, None) => return Err(CliError::Input("give --pattern FILE or --wavefront COLSxROWS".into())),
+    };
     let trace = load_trace(&args.paths)?;
     set_stage("matching messages");
     let matching = match_messages(&trace);
@@ -113,4 +152,56 @@ pub fn run(args: Args) -> CliResult {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(name: &str, text: &str) -> PathBuf {
+        let p = std::env::temp_dir().join(format!("tracelogic-match-{}-{name}", std::process::id()));
+        std::fs::write(&p, text).unwrap();
+        p
+    }
+
+    fn err(r: Result<BTreeMap<Rank, Vec<String>>, CliError>) -> String {
+        match r {
+            Err(CliError::Input(m)) => m,
+            other => panic!("expected an input error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn pattern_files() {
+        let ok = write("ok.json", r#"{"id": 3, "events": {"0": ["S1"], "1": ["R0", "S2"]}}"#);
+        let p = read_pattern(&ok).unwrap();
+        assert_eq!(p[&1], vec!["R0", "S2"]);
+        let bare = write("bare.json", r#"{"2": ["S1"]}"#);
+        assert_eq!(read_pattern(&bare).unwrap()[&2], vec!["S1"]);
+        let bad = write("bad.json", "{\n  \"0\": [\"S1\",,]\n}");
+        let m = err(read_pattern(&bad));
+        assert!(m.contains("bad.json") && m.contains("line 2"), "{m}");
+        let m = err(read_pattern(&write("rank.json", r#"{"zero": ["S1"]}"#)));
+        assert!(m.contains("`zero` is not a rank"), "{m}");
+        let m = err(read_pattern(&write("num.json", r#"{"0": [1, 2]}"#)));
+        assert!(m.contains("rank 0") && m.contains("strings"), "{m}");
+        let m = err(read_pattern(&write("empty.json", "{}")));
+        assert!(m.contains("names no rank"), "{m}");
+        let m = err(read_pattern(&PathBuf::from("/nonexistent/p.json")));
+        assert!(m.contains("/nonexistent/p.json"), "{m}");
+        for f in [ok, bare, bad] {
+            let _ = std::fs::remove_file(f);
+        }
+    }
+
+    #[test]
+    fn wavefront_option() {
+        let p = wavefront_pattern("4x2").unwrap();
+        assert_eq!(p[&5], vec!["R4", "R1", "S6"]);
+        let p = wavefront_pattern("4x2:tl:vertical").unwrap();
+        assert_eq!(p[&5], vec!["R1", "R4", "S6"]);
+        assert!(err(wavefront_pattern("4by2")).contains("COLSxROWS"));
+        assert!(err(wavefront_pattern("4x2:up")).contains("unknown option `up`"));
+        assert!(err(wavefront_pattern("0x2")).contains("at least 1x1"));
+    }
 }

@@ -596,6 +596,9 @@ pub struct PatternSearch {
     pub matches: Vec<SearchMatch>,
 }
 
+/// Longest per-rank pattern [`search_pattern`] accepts.
+pub const MAX_SEARCH_EVENTS: usize = 4096;
+
 /// Search `pattern` (rank → event symbols, e.g. `S1 R4`) in the trace with at most `max_edits`
 /// edits per rank, using bi-grams for the filter. Symbols the trace never uses match nothing
 /// (they still count as edits).
@@ -619,6 +622,12 @@ pub fn search_pattern(
             .ok_or_else(|| format!("pattern names rank {rank}, the trace has {} ranks", events.ranks.len()))?;
         if syms.is_empty() {
             return Err(format!("pattern rank {rank} has no events"));
+        }
+        if syms.len() > MAX_SEARCH_EVENTS {
+            return Err(format!(
+                "pattern rank {rank} has {} events; at most {MAX_SEARCH_EVENTS} are searched (each candidate costs length² to verify)",
+                syms.len()
+            ));
         }
         let ids: Vec<u32> = syms
             .iter()
