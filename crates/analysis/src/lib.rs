@@ -11,5 +11,6 @@ pub mod patterns;
 pub mod phases;
 pub mod replay;
 pub mod similarity;
+pub mod skeleton;
 pub mod summary;
 pub mod topology;
