@@ -180,6 +180,25 @@ fn grid_against_six_point_stencil_torus_is_two_thirds_exactly() {
 }
 
 #[test]
+fn grid_against_six_point_stencil_torus_on_64_ranks_is_0_737() {
+    // Seed 002 Table 4, 64 ranks: BT-LU and LU-SP ε = 0.737 = 2·112 / (112 + 192), the 8x8 grid
+    // inside the 8x8 periodic 6-point stencil; BT-SP ε = 1.
+    let lu = run("grid:8x8", Numbering::RowMajor, 2);
+    let bt = run("stencil6:8x8", Numbering::Random, 3);
+    let c = compare(&lu, &bt, &opts()).unwrap();
+    check_contract(&c);
+    assert_eq!(
+        (c.graph.common, c.graph.edges_a.len(), c.graph.edges_b.len()),
+        (112, 112, 192)
+    );
+    assert!(c.epsilon_exact);
+    assert_eq!(format!("{:.3}", c.epsilon), "0.737");
+    let sp = run("stencil6:8x8", Numbering::RowMajor, 4);
+    let c = compare(&bt, &sp, &opts()).unwrap();
+    assert_eq!((c.epsilon, c.epsilon_exact, c.theta_spatial), (1.0, true, 1.0));
+}
+
+#[test]
 fn epsilon_is_symmetric_and_within_bounds() {
     let topologies = [
         "grid:4x4",
