@@ -465,3 +465,42 @@ fn counters_are_the_work_measure_when_both_runs_have_them() {
     assert_eq!(c.work_measure, WorkMeasure::ComputeTime);
     assert_eq!(c.epsilon, 1.0);
 }
+
+#[test]
+fn floating_point_counter_is_preferred_and_divides_the_sends() {
+    let mut with_flops = run("ring:4", Numbering::RowMajor, 1);
+    let fp = with_flops.metrics.intern("PAPI_FP_OPS");
+    let ins = with_flops.metrics.intern("PAPI_TOT_INS");
+    for (r, rt) in with_flops.ranks.iter_mut().enumerate() {
+        // Accumulated counters: the last sample is the rank's work.
+        for (metric, scale) in [(fp, 1.0), (ins, 3.0)] {
+            rt.metrics.push(tracelogic_model::MetricSamples {
+                metric,
+                time: vec![0, 10, 20],
+                value: vec![0.0, 1e9, scale * 2e9 * (r + 1) as f64],
+            });
+        }
+    }
+    let c = compare(&with_flops, &with_flops, &opts()).unwrap();
+    assert_eq!(c.work_measure, WorkMeasure::FpOps);
+    let sends = run_properties(&with_flops, None).sends;
+    let temporal = &c.properties[0];
+    for (r, value) in temporal.observed_a.iter().enumerate() {
+        let expected = sends[r] as f64 * 1e9 / (2e9 * (r + 1) as f64);
+        assert!(
+            (value.unwrap() - expected).abs() < 1e-9,
+            "rank {r}: {value:?} vs {expected}"
+        );
+    }
+    // More work per send on higher ranks: the rate ranks fall with the rank number.
+    assert_eq!(temporal.ranked_a, vec![1.0, 2.0, 3.0, 4.0]);
+    // Without the floating-point counter on one side, instructions are the common measure.
+    let mut ins_only = with_flops.clone();
+    for rt in &mut ins_only.ranks {
+        rt.metrics.retain(|m| m.metric == ins);
+    }
+    assert_eq!(
+        compare(&with_flops, &ins_only, &opts()).unwrap().work_measure,
+        WorkMeasure::TotIns
+    );
+}
