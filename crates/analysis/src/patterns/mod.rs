@@ -226,20 +226,33 @@ pub struct RankPattern {
 /// event `i`. O(n log n) for the suffix array plus the output.
 pub fn detect(seq: &[u32], alphabet: u32, barrier_after: Option<&[bool]>, opts: &PatternOptions) -> Vec<RankPattern> {
     // Symbol string with unique barriers, and the event behind each position.
-    let mut s: Vec<u32> = Vec::with_capacity(seq.len());
-    let mut event_of: Vec<u32> = Vec::with_capacity(seq.len());
-    let barrier_base = tandem::BARRIER;
-    let mut barriers = 0u32;
-    for (i, &x) in seq.iter().enumerate() {
-        s.push(x);
-        event_of.push(i as u32);
-        if barrier_after.map(|b| b[i]).unwrap_or(false) && i + 1 < seq.len() {
-            s.push(barrier_base + barriers);
-            event_of.push(u32::MAX);
-            barriers += 1;
+    // With routine boundaries: the symbol string with unique barriers, and the event behind each
+    // position. Without: the events themselves.
+    let mut event_of: Vec<u32> = Vec::new();
+    let mut with_barriers: Vec<u32> = Vec::new();
+    if let Some(bounds) = barrier_after {
+        with_barriers.reserve(seq.len());
+        event_of.reserve(seq.len());
+        let mut barriers = 0u32;
+        for (i, &x) in seq.iter().enumerate() {
+            with_barriers.push(x);
+            event_of.push(i as u32);
+            if bounds[i] && i + 1 < seq.len() {
+                with_barriers.push(tandem::BARRIER + barriers);
+                event_of.push(u32::MAX);
+                barriers += 1;
+            }
         }
     }
-    let red = tandem::reduce(&s, alphabet, !opts.tandem);
+    let s: &[u32] = if barrier_after.is_some() { &with_barriers } else { seq };
+    let event = |p: u32| {
+        if barrier_after.is_some() {
+            event_of[p as usize]
+        } else {
+            p
+        }
+    };
+    let red = tandem::reduce(s, alphabet, !opts.tandem);
     let mut acc: HashMap<Vec<u32>, Found> = HashMap::new();
     for level in &red.levels {
         for c in level {
@@ -293,8 +306,8 @@ pub fn detect(seq: &[u32], alphabet: u32, barrier_after: Option<&[bool]>, opts: 
             continue;
         }
         // To event positions (barriers are never inside an occurrence).
-        let positions: Vec<u32> = occ.iter().map(|o| event_of[o.0 as usize]).collect();
-        let ends: Vec<u32> = occ.iter().map(|o| event_of[o.1 as usize - 1] + 1).collect();
+        let positions: Vec<u32> = occ.iter().map(|o| event(o.0)).collect();
+        let ends: Vec<u32> = occ.iter().map(|o| event(o.1 - 1) + 1).collect();
         let symbols = expand_tokens(&key, &red, alphabet);
         if (symbols.len() as u32) < opts.min_length.max(2) {
             continue;
