@@ -66,6 +66,8 @@ fn main() {
         ("grid:8x8", "hypercube:6"),
         ("stencil8:8x8", "torus:4x4x4"),
         ("grid:32x32", "torus:8x8x16"),
+        ("ring:4096", "binary-tree:4096"),
+        ("grid:128x128", "torus:16x32x32"),
     ] {
         row(&format!("{a} vs {b}"), &graph(a), &shuffled(&graph(b), &mut rng));
     }

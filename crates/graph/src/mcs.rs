@@ -452,6 +452,10 @@ impl<'g> Search<'g> {
         while improved && !self.out_of_budget() {
             improved = false;
             'nodes: for u1 in 0..n {
+                self.steps += 1;
+                if self.out_of_budget() {
+                    break;
+                }
                 for &x in a.neighbors(u1) {
                     let target = map[x as usize];
                     if b.has_edge(map[u1 as usize], target) {
@@ -755,6 +759,8 @@ impl<'g> BranchAndBound<'g> {
                 .collect();
             rest.sort_by_key(|&(_, v)| (b.degree(v).abs_diff(du), v));
             list.extend(rest);
+            // Listing every free node costs O(n): charge it, so large graphs stay within budget.
+            self.steps += self.map_b.len() as u64 / 16;
         }
         list
     }
