@@ -350,6 +350,21 @@ pub struct PhaseAnalysis {
     pub sequence: Vec<u32>,
 }
 
+impl PhaseAnalysis {
+    /// `D_JS` at every cut of tree node `node` (entry `j`: cut after `j + 1` symbols of the node),
+    /// to plot its curve with [`Segment::cut`] marked. Empty for an unknown node or length < 2.
+    pub fn curve(&self, node: usize) -> Vec<f64> {
+        match self.tree.get(node) {
+            Some(s) => divergence_curve(&self.sequence, s.start, s.end),
+            None => Vec::new(),
+        }
+    }
+    /// Entropy (bits) of a window of `width` pattern occurrences sliding along the run.
+    pub fn window_entropy(&self, width: usize) -> Vec<f64> {
+        window_entropy(&self.sequence, width)
+    }
+}
+
 /// The time-ordered symbol sequence of pattern occurrences, and the instance behind each symbol.
 pub fn pattern_sequence(comm: &crate::patterns::CommunicationAnalysis, outside: Outside) -> (Vec<u32>, Vec<usize>) {
     let own = comm.patterns.len() as u32;

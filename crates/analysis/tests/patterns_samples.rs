@@ -2,6 +2,7 @@
 //! process grid, 50 time steps, 12³ points: `SOURCES.md` in shared/data/samples).
 
 use std::path::PathBuf;
+use tracelogic_analysis::patterns::construct::OUTSIDE;
 use tracelogic_analysis::patterns::{analyse_events, rank_events, PatternOptions};
 use tracelogic_analysis::phases::{detect_phases, Outside};
 use tracelogic_formats::fs::load_paths;
@@ -50,4 +51,23 @@ fn npb_lu_global_pattern_once_per_time_step() {
     assert_eq!(loop_phase.patterns[0], (Some(0), top.occurrences));
     let others: usize = loop_phase.patterns[1..].iter().map(|p| p.1).sum();
     assert!(others * 10 < top.occurrences, "{:?}", loop_phase.patterns);
+    // The root's curve peaks at its cut; skipping outside communication shortens the sequence by
+    // exactly the outside instances.
+    let curve = p.curve(0);
+    let cut = p.tree[0].cut.unwrap() - p.tree[0].start;
+    let peak = curve.iter().cloned().fold(f64::MIN, f64::max);
+    assert_eq!(curve[cut - 1], peak);
+    let outside = a
+        .communication
+        .instances
+        .iter()
+        .filter(|i| i.pattern == OUTSIDE)
+        .count();
+    assert!(outside > 0);
+    let skipped = detect_phases(&trace, &events, &a.communication, 0.0, Outside::Skip);
+    assert_eq!(skipped.sequence_length + outside, p.sequence_length);
+    assert!(skipped
+        .sequence
+        .iter()
+        .all(|&s| (s as usize) < a.communication_patterns.len()));
 }
