@@ -96,7 +96,11 @@ fn wavefront_sweeps_with_routines() {
     // Each rank's stream is (forward reverse)^12: syntactically one loop body per rank, with
     // routines its two sweeps; no syntactic pattern is a sweep (precision 0 against the sweeps,
     // like the suffix-tree rows of Tables 4.1/4.3 that report compositions).
-    assert_eq!((c.ranks, c.syntactic, c.routine_directed, c.common), (16, 16, 32, 0), "{c:?}");
+    assert_eq!(
+        (c.ranks, c.syntactic, c.routine_directed, c.common),
+        (16, 16, 32, 0),
+        "{c:?}"
+    );
 }
 
 /// Searching the detected global pattern finds every iteration exactly; a rank with one event
@@ -153,4 +157,26 @@ fn extrapolated_wavefront_found_per_iteration() {
         .unwrap()
         .matches
         .is_empty());
+}
+
+/// Degenerate traces: no events, or ranks that never repeat, give empty results, not panics.
+#[test]
+fn empty_and_tiny_traces() {
+    use tracelogic_analysis::phases::{detect_phases, Outside};
+    let empty = Trace::new("generated", "empty", 3);
+    let matching = match_messages(&empty);
+    let events = rank_events(&empty, true);
+    let a = analyse_events(&empty, &matching, &events, &PatternOptions::default());
+    assert!(a.communication_patterns.is_empty() && a.rank_patterns.values().all(Vec::is_empty));
+    let p = detect_phases(&empty, &events, &a.communication, 0.0, Outside::Own);
+    assert_eq!((p.sequence_length, p.phases.len()), (0, 1));
+    assert!(p.curve(0).is_empty() && p.curve(7).is_empty());
+    assert!(event_graph(&empty, &matching, &events, &a.communication, 0, 0).is_none());
+    // One iteration of a blocking ring: nothing repeats on a rank; every message is its own
+    // instance, all alike, so they form one communication pattern of single events.
+    let one = generate(&spec("ring:8", Style::Blocking, 1)).unwrap();
+    let a = analyse(&one, &PatternOptions::default());
+    assert!(a.rank_patterns.values().all(Vec::is_empty), "{:#?}", a.rank_patterns);
+    assert_eq!(a.events, 32);
+    assert!(a.communication_patterns.iter().all(|p| !p.from_rank_patterns));
 }
