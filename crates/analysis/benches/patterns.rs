@@ -15,6 +15,32 @@ use tracelogic_analysis::patterns::{analyse, detect, PatternOptions};
 use tracelogic_analysis::phases::segment;
 use tracelogic_synth::{generate, Spec, TopologySpec};
 
+/// CPU seconds used by this thread (Linux `/proc`, 10 ms ticks), so the figures hold per core
+/// even when the machine is shared; `None` elsewhere.
+fn cpu_seconds() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let f: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
+}
+
+/// Run `f`, print wall and CPU time with a throughput over `items`.
+fn timed<T>(what: &str, items: usize, f: impl FnOnce() -> T) -> T {
+    let (t, c) = (Instant::now(), cpu_seconds());
+    let out = f();
+    let wall = t.elapsed().as_secs_f64();
+    let cpu = c.and_then(|c0| cpu_seconds().map(|c1| c1 - c0));
+    match cpu {
+        Some(cpu) => println!(
+            "{what}: {items} in {wall:.3} s wall, {cpu:.2} s CPU = {:.1} M/s per core",
+            items as f64 / cpu.max(0.01) / 1e6
+        ),
+        None => println!("{what}: {items} in {wall:.3} s = {:.1} M/s", items as f64 / wall / 1e6),
+    }
+    out
+}
+
 fn lcg(x: &mut u64) -> u64 {
     *x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
     *x >> 33
@@ -42,30 +68,18 @@ fn main() {
         }
     }
     seq.truncate(n);
-    let t = Instant::now();
-    let red = reduce(&seq, 12, false);
-    let t_reduce = t.elapsed().as_secs_f64();
-    let t = Instant::now();
-    let reps = maximal_repeats(&red.sequence, 12, 2);
-    println!(
-        "  tandem removal {:.3} s ({} levels, {} -> {} symbols); maximal repeats of the rest {:.3} s ({})",
-        t_reduce,
-        red.levels.len(),
-        n,
+    let red = timed("tandem removal (events)", n, || reduce(&seq, 12, false));
+    println!("  {} levels, {} -> {} symbols", red.levels.len(), n, red.sequence.len());
+    let reps = timed(
+        "maximal repeats of the reduced string (symbols)",
         red.sequence.len(),
-        t.elapsed().as_secs_f64(),
-        black_box(reps).len()
+        || maximal_repeats(&red.sequence, 12, 2),
     );
-    let t = Instant::now();
-    let found = detect(&seq, 12, None, &PatternOptions::default());
-    let dt = t.elapsed().as_secs_f64();
-    println!(
-        "per-rank detection: {} events in {:.3} s = {:.1} M events/s, {} patterns",
-        n,
-        dt,
-        n as f64 / dt / 1e6,
-        black_box(found).len()
-    );
+    println!("  {} maximal repeats", black_box(reps).len());
+    let found = timed("per-rank detection (events)", n, || {
+        detect(&seq, 12, None, &PatternOptions::default())
+    });
+    println!("  {} patterns", black_box(found).len());
 
     let mut phases = Vec::with_capacity(n);
     for i in 0..n {
@@ -77,16 +91,8 @@ fn main() {
             (block * 3) as u32 + (lcg(&mut x) % 2) as u32
         });
     }
-    let t = Instant::now();
-    let s = segment(&phases, 0.0);
-    let dt = t.elapsed().as_secs_f64();
-    println!(
-        "segmentation: {} symbols in {:.3} s, {} tree nodes, {} phases",
-        n,
-        dt,
-        s.tree.len(),
-        s.phases.len()
-    );
+    let s = timed("segmentation (symbols)", n, || segment(&phases, 0.0));
+    println!("  {} tree nodes, {} phases", s.tree.len(), s.phases.len());
 
     let spec = Spec {
         topology: TopologySpec::parse("torus:8x8").unwrap(),
@@ -99,14 +105,10 @@ fn main() {
         .iter()
         .map(|r| (r.p2p.len() + r.collectives.len()) as u64)
         .sum();
-    let t = Instant::now();
-    let a = analyse(&trace, &PatternOptions::default());
-    let dt = t.elapsed().as_secs_f64();
-    println!(
-        "whole trace (64-rank torus, matching included): {} events in {:.3} s = {:.1} M events/s, {} communication patterns",
-        events,
-        dt,
-        events as f64 / dt / 1e6,
-        a.communication_patterns.len()
+    let a = timed(
+        "whole trace, 64-rank torus, matching included (events)",
+        events as usize,
+        || analyse(&trace, &PatternOptions::default()),
     );
+    println!("  {} communication patterns", a.communication_patterns.len());
 }
