@@ -180,3 +180,63 @@ fn empty_and_tiny_traces() {
     assert_eq!(a.events, 32);
     assert!(a.communication_patterns.iter().all(|p| !p.from_rank_patterns));
 }
+
+/// Randomised: a three-rank exchange inserted K times at random points among one-off messages
+/// (unique tags, so with the envelope they never repeat) is found as exactly one communication
+/// pattern with K occurrences, at the inserted times.
+#[test]
+fn inserted_communication_pattern_found_exactly() {
+    use tracelogic_model::{COMM_WORLD, NO_CALLPATH};
+    let mut x = 4242u64;
+    let mut next = |m: u64| {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (x >> 33) % m
+    };
+    for round in 0..20 {
+        let k = 2 + next(29) as usize;
+        let mut t = Trace::new("generated", "inserted", 6);
+        let mut clock = 0u64;
+        let mut tag = 100;
+        let mut starts = Vec::new();
+        let mut send = |t: &mut Trace, clock: &mut u64, from: u32, to: u32, tag: i32| {
+            *clock += 10;
+            let c = t.push_call(from, "MPI_Send", *clock, *clock + 5, NO_CALLPATH, 0);
+            t.push_p2p(from, c, c, P2pDir::Send, to, tag, COMM_WORLD, 64);
+            *clock += 10;
+            let c = t.push_call(to, "MPI_Recv", *clock, *clock + 5, NO_CALLPATH, 0);
+            t.push_p2p(to, c, c, P2pDir::Recv, from, tag, COMM_WORLD, 64);
+        };
+        let mut inserted = 0;
+        while inserted < k {
+            if next(3) == 0 {
+                starts.push(clock + 10);
+                for (a, b) in [(0, 1), (1, 2), (2, 1), (1, 0)] {
+                    send(&mut t, &mut clock, a, b, 7);
+                }
+                inserted += 1;
+            } else {
+                let a = next(6) as u32;
+                let b = (a + 1 + next(5) as u32) % 6;
+                send(&mut t, &mut clock, a, b, tag);
+                tag += 1;
+            }
+        }
+        let opts = PatternOptions {
+            with_envelope: true,
+            ..Default::default()
+        };
+        let a = analyse(&t, &opts);
+        let found: Vec<_> = a
+            .communication_patterns
+            .iter()
+            .filter(|p| p.from_rank_patterns)
+            .collect();
+        assert_eq!(found.len(), 1, "round {round}: {:#?}", a.communication_patterns);
+        let p = found[0];
+        assert_eq!(p.ranks, vec![0, 1, 2]);
+        let sizes: Vec<usize> = p.events.values().map(Vec::len).collect();
+        assert_eq!(sizes, vec![2, 4, 2]);
+        assert_eq!(p.occurrences, k, "round {round}");
+        assert_eq!(p.positions, starts, "round {round}");
+    }
+}
