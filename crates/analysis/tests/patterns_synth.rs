@@ -198,7 +198,7 @@ fn inserted_communication_pattern_found_exactly() {
         let mut clock = 0u64;
         let mut tag = 100;
         let mut starts = Vec::new();
-        let mut send = |t: &mut Trace, clock: &mut u64, from: u32, to: u32, tag: i32| {
+        let send = |t: &mut Trace, clock: &mut u64, from: u32, to: u32, tag: i32| {
             *clock += 10;
             let c = t.push_call(from, "MPI_Send", *clock, *clock + 5, NO_CALLPATH, 0);
             t.push_p2p(from, c, c, P2pDir::Send, to, tag, COMM_WORLD, 64);
