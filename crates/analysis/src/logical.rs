@@ -374,6 +374,11 @@ pub struct LogicalTrace {
     pub skipped_calls: u64,
     /// Traffic outside the topology.
     pub accuracy: Accuracy,
+    /// True when every rank uses, per direction and send/receive, exactly the tags the logical
+    /// trace records for the directions it has (tags name directions or phases, not cells or
+    /// ranks), so a replay may match receives by tag.
+    #[serde(default)]
+    pub tags_consistent: bool,
 }
 
 impl LogicalTrace {
@@ -689,7 +694,42 @@ pub fn logicalize_ranks(trace: &Trace, placement: &Placement, ranks: Option<&[Ra
         records: merged.unwrap_or_default(),
         skipped_calls: skipped,
         accuracy: accuracy(trace, placement),
-    })
+        tags_consistent: false,
+    }
+    .with_tag_check(trace, &tables))
+}
+
+type TagKey = (bool, String, i32);
+
+impl LogicalTrace {
+    fn with_tag_check(mut self, trace: &Trace, tables: &[HashMap<Rank, String>]) -> LogicalTrace {
+        let logical: std::collections::HashSet<TagKey> = self
+            .records
+            .iter()
+            .flat_map(|r| &r.call.ops)
+            .filter_map(|o| match &o.partner {
+                Partner::Direction(d) => Some((o.dir == P2pDir::Send, d.clone(), o.tag)),
+                _ => None,
+            })
+            .collect();
+        let neighbours = self.placement.neighbour_tables();
+        self.tags_consistent = trace.ranks.iter().all(|rt| {
+            let table = &tables[rt.rank as usize];
+            let p = &rt.p2p;
+            let own: std::collections::HashSet<TagKey> = (0..p.len())
+                .filter_map(|i| {
+                    table
+                        .get(&p.peer[i])
+                        .map(|d| (p.dir[i] == P2pDir::Send, d.clone(), p.tag[i]))
+                })
+                .collect();
+            let here = &neighbours[rt.rank as usize];
+            let expected: std::collections::HashSet<TagKey> =
+                logical.iter().filter(|k| here.contains_key(&k.1)).cloned().collect();
+            own == expected
+        });
+        self
+    }
 }
 
 /// Records compared for merging: the call without its completion offsets (those are rebuilt).

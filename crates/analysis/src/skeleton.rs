@@ -26,6 +26,8 @@ use tracelogic_model::{CallKind, CollectiveOp, P2pDir};
 /// the sender's direction, means the same on every rank and the skeleton keeps it; in trees and
 /// stars (a child's parent direction is the parent's left or right child direction) it does not,
 /// and the skeleton receives with `MPI_ANY_TAG` (messages from one source still match in order).
+/// The skeleton also receives with `MPI_ANY_TAG` when the run's tags are not the same on every
+/// rank ([`LogicalTrace::tags_consistent`]; NAS BT tags messages by cell).
 pub fn receive_tags_kept(spec: &TopologySpec) -> bool {
     let n = spec.num_nodes();
     spec.directions().iter().all(|d| {
@@ -304,17 +306,32 @@ fn emit_nodes(
                 let inner = format!("{pad}    ");
                 if varying {
                     counters.push(*id);
-                    let _ = writeln!(out, "{inner}unsigned long long i = occ{id}++;");
+                    let _ = writeln!(out, "{inner}unsigned long long i = occ{id}++;\n{inner}(void)i;");
                 }
+                let mut slot_tables = Vec::new();
                 let size: Vec<String> = sizes
                     .iter()
                     .enumerate()
-                    .map(|(k, v)| value_expr(v, "i", &format!("size{id}_{k}"), tables))
+                    .map(|(k, v)| {
+                        let name = format!("size{id}_{k}");
+                        let mut t = String::new();
+                        let e = value_expr(v, "i", &name, &mut t);
+                        slot_tables.push((name, t));
+                        e
+                    })
                     .collect();
                 if gap.mean_ns > 0 {
                     let _ = writeln!(out, "{inner}compute({}.0);", gap.mean_ns);
                 }
-                emit_call(shape, &size, names, logical, &inner, out)?;
+                let mut stmt = String::new();
+                emit_call(shape, &size, names, logical, &inner, &mut stmt)?;
+                // Only the tables a statement uses (a reduction ignores its received size).
+                for (name, t) in slot_tables {
+                    if stmt.contains(&format!("{name}[")) {
+                        tables.push_str(&t);
+                    }
+                }
+                out.push_str(&stmt);
                 let _ = writeln!(out, "{inner}pos++;\n{pad}}}");
             }
         }
@@ -339,7 +356,7 @@ fn emit_call(
             let peer = d.map_or("MPI_ANY_SOURCE".to_string(), |d| format!("nb({d})"));
             let guard = d.map_or("1".to_string(), |d| format!("nb({d}) >= 0"));
             let b = &size[0];
-            let keep = receive_tags_kept(&logical.placement.spec);
+            let keep = logical.tags_consistent && receive_tags_kept(&logical.placement.spec);
             let tag = if op.dir == P2pDir::Recv && !keep {
                 "MPI_ANY_TAG".into()
             } else {
@@ -380,7 +397,7 @@ fn emit_call(
             let src = dr.map_or("MPI_ANY_SOURCE".to_string(), |d| format!("nb({d})"));
             let has_src = dr.map_or("1".to_string(), |d| format!("nb({d}) >= 0"));
             let (bs, br) = (&size[s], &size[r]);
-            let keep = receive_tags_kept(&logical.placement.spec);
+            let keep = logical.tags_consistent && receive_tags_kept(&logical.placement.spec);
             let ts = tag_expr(call.ops[s].tag);
             let tr = if keep {
                 tag_expr(call.ops[r].tag)

@@ -90,6 +90,7 @@ fn ring_identified_from_the_matrix() {
     let v = verify(&trace, &logical).unwrap();
     assert!(v.ranks_below_full.is_empty(), "{v:?}");
     assert_eq!(v.overall_share, 1.0);
+    assert!(logical.tags_consistent);
 }
 
 fn spec(topology: &str, style: Style, noise: bool, iterations: u32, seed: u64) -> Spec {

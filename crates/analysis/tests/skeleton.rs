@@ -122,7 +122,7 @@ fn check(spec: &Spec, name: &str) {
     // Roots are world ranks; the skeleton's rank of a root is the root's node. A rooted
     // collective's sizes depend on whether the rank is the root, so they are compared as the
     // larger of sent and received. Receive tags are `any` where the skeleton cannot keep them.
-    let keep_tags = receive_tags_kept(&logical.placement.spec);
+    let keep_tags = logical.tags_consistent && receive_tags_kept(&logical.placement.spec);
     let normal = |l: &LogicalTrace, roots: Option<&[u32]>| -> Vec<LogicalCall> {
         calls(l)
             .into_iter()

@@ -7,12 +7,14 @@
 mod common;
 mod compare;
 mod generate;
+mod logical;
 mod matrix;
 mod pattern_match;
 mod patterns;
 mod phases;
 mod query;
 mod replay;
+mod skeleton;
 mod summary;
 mod topology;
 
@@ -51,6 +53,10 @@ enum Command {
     Phases(phases::Args),
     /// How similar the communication patterns of two or more runs are (θ, ε, verdict).
     Compare(compare::Args),
+    /// The logical trace: one rank's calls with peers as topology directions, accuracy, verification, loop compression.
+    Logical(logical::Args),
+    /// Generate an MPI performance skeleton in C from the compressed logical trace.
+    Skeleton(skeleton::Args),
 }
 
 fn main() -> ExitCode {
@@ -71,6 +77,8 @@ fn main() -> ExitCode {
             Command::Match(_) => "match",
             Command::Phases(_) => "phases",
             Command::Compare(_) => "compare",
+            Command::Logical(_) => "logical",
+            Command::Skeleton(_) => "skeleton",
         };
         common::set_stage(format!("running `{name}`"));
         match cli.command {
@@ -84,6 +92,8 @@ fn main() -> ExitCode {
             Command::Match(a) => pattern_match::run(a),
             Command::Phases(a) => phases::run(a),
             Command::Compare(a) => compare::run(a),
+            Command::Logical(a) => logical::run(a),
+            Command::Skeleton(a) => skeleton::run(a),
         }
     });
     match result {

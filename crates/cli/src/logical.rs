@@ -1,0 +1,461 @@
+//! `tracelogic logical`: the logical trace of a run (seed 000 §4.3) — one rank's calls with peers
+//! rewritten as topology directions — with its accuracy, its verification by expansion, its loop
+//! compression, and the physical trace it expands to for any rank.
+
+use crate::common::{load_trace, set_stage, table, CliError, CliResult};
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use tracelogic_analysis::compress::{compress, Program};
+use tracelogic_analysis::logical::{
+    expand_records, logicalize, logicalize_ranks, physical_calls, rank_records, verify, Accuracy, LogicalTrace,
+    PhysicalCall, Placement, Record, TopologyInfo, Verification, SCHEMA,
+};
+use tracelogic_analysis::matrix::CommMatrix;
+use tracelogic_analysis::topology::{identify_matrix, Threshold, TopologyOptions};
+use tracelogic_model::{Rank, Selection, Trace};
+
+/// Parse `auto` or a percentage, as `tracelogic topology --threshold` does.
+pub fn threshold_arg(text: &str) -> Result<Threshold, String> {
+    if text.trim().eq_ignore_ascii_case("auto") {
+        return Ok(Threshold::Auto);
+    }
+    let v: f64 = text
+        .trim()
+        .trim_end_matches('%')
+        .parse()
+        .map_err(|_| format!("`{text}` is neither `auto` nor a percentage"))?;
+    if !(0.0..=100.0).contains(&v) {
+        return Err(format!("threshold {v} is outside 0-100 %"));
+    }
+    Ok(Threshold::Percent(v))
+}
+
+/// Arguments of `tracelogic logical`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Trace files, folders or archives (together one trace).
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Print JSON (schema in docs/logical.md).
+    #[arg(long)]
+    pub json: bool,
+    /// Show the loop-compressed program instead of every record.
+    #[arg(long)]
+    pub compress: bool,
+    /// Print the physical trace the logical trace expands to on this rank (its point-to-point
+    /// calls in order, peers as world ranks).
+    #[arg(long, value_name = "R", conflicts_with = "rank")]
+    pub expand_rank: Option<Rank>,
+    /// Work on this rank's own trace (peers as ranks, nothing dropped) instead of the logical
+    /// trace; with --compress this is single-rank loop compression.
+    #[arg(long, value_name = "R")]
+    pub rank: Option<Rank>,
+    /// Build the logical trace from these ranks (comma-separated, merged in order) instead of a
+    /// maximal rank chosen automatically.
+    #[arg(long, value_name = "R,R...", value_delimiter = ',')]
+    pub from: Vec<Rank>,
+    /// Filtering before topology identification: `auto` or a percentage (as `tracelogic topology`).
+    #[arg(long, default_value = "auto", value_parser = threshold_arg)]
+    pub threshold: Threshold,
+    /// Write the output to this file instead of standard output.
+    #[arg(short = 'o', long = "output", value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// The JSON document of `tracelogic logical` (schema `tracelogic-logical/1`, docs/logical.md).
+#[derive(Serialize)]
+pub struct Report<'a> {
+    /// Schema version.
+    pub schema: &'static str,
+    /// Where the trace came from.
+    pub source: &'a str,
+    /// World ranks.
+    pub ranks: u32,
+    /// The identified topology.
+    pub topology: &'a TopologyInfo,
+    /// Ranks whose traces were rewritten.
+    pub ranks_used: &'a [Rank],
+    /// True when one rank had every direction.
+    pub maximal: bool,
+    /// Records of the uncompressed logical trace.
+    pub raw_length: usize,
+    /// Records plus loop headers of the compressed program.
+    pub compressed_length: usize,
+    /// `raw_length / compressed_length`.
+    pub ratio: f64,
+    /// Share of point-to-point operations outside the topology.
+    pub dropped_calls_fraction: f64,
+    /// Share of point-to-point bytes outside the topology.
+    pub dropped_bytes_fraction: f64,
+    /// Accuracy per rank.
+    pub accuracy: &'a Accuracy,
+    /// Verification by expansion.
+    pub verification: &'a Verification,
+    /// Calls of the used ranks that are not records.
+    pub skipped_calls: u64,
+    /// The compressed program (with --compress).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub program: Option<&'a Program>,
+    /// Every record (without --compress).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub records: Option<&'a [Record]>,
+}
+
+/// The JSON document of `--expand-rank`.
+#[derive(Serialize)]
+struct Expansion<'a> {
+    schema: &'static str,
+    rank: Rank,
+    node: u32,
+    coords: Vec<u32>,
+    calls: &'a [PhysicalCall],
+}
+
+/// The JSON document of `--rank R` (one rank's own trace).
+#[derive(Serialize)]
+struct RankReport<'a> {
+    schema: &'static str,
+    source: &'a str,
+    rank: Rank,
+    raw_length: usize,
+    compressed_length: usize,
+    ratio: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    program: Option<&'a Program>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    records: Option<&'a [Record]>,
+}
+
+/// Identify the topology of `trace` and place its ranks.
+pub fn placement(trace: &Trace, threshold: Threshold) -> Result<Placement, CliError> {
+    set_stage("identifying the topology");
+    let m = CommMatrix::from_trace(trace, &Selection::all());
+    let report = identify_matrix(
+        &m,
+        &TopologyOptions {
+            threshold,
+            ..TopologyOptions::default()
+        },
+    );
+    Placement::from_report(&report).map_err(|e| CliError::NothingFound(format!("{}: {e}", trace.source)))
+}
+
+/// Identify, place and logicalize (from `from` when given).
+pub fn build(trace: &Trace, threshold: Threshold, from: &[Rank]) -> Result<LogicalTrace, CliError> {
+    let placement = placement(trace, threshold)?;
+    set_stage("building the logical trace");
+    let result = if from.is_empty() {
+        logicalize(trace, &placement)
+    } else {
+        logicalize_ranks(trace, &placement, Some(from))
+    };
+    result.map_err(CliError::Input)
+}
+
+/// Write `text` to `output` or stdout.
+pub fn write_out(output: Option<&Path>, text: &str) -> Result<(), CliError> {
+    match output {
+        Some(path) => {
+            std::fs::write(path, text).map_err(|e| CliError::Input(format!("cannot write {}: {e}", path.display())))
+        }
+        None => crate::common::emit(|w| w.write_all(text.as_bytes())),
+    }
+}
+
+fn json<T: Serialize>(value: &T) -> Result<String, CliError> {
+    serde_json::to_string_pretty(value)
+        .map(|s| s + "\n")
+        .map_err(|e| CliError::Internal(format!("cannot encode JSON: {e}")))
+}
+
+/// Run `tracelogic logical`.
+pub fn run(args: Args) -> CliResult {
+    let trace = load_trace(&args.paths)?;
+    let out = args.output.as_deref();
+    if let Some(r) = args.rank {
+        let records = rank_records(&trace, r).map_err(CliError::Input)?;
+        set_stage("compressing loops");
+        let program = compress(&records);
+        let text = if args.json {
+            json(&RankReport {
+                schema: SCHEMA,
+                source: &trace.source,
+                rank: r,
+                raw_length: program.raw_length,
+                compressed_length: program.compressed_length,
+                ratio: program.ratio,
+                program: args.compress.then_some(&program),
+                records: (!args.compress).then_some(&records),
+            })?
+        } else {
+            let mut s = format!(
+                "# trace of rank {r} of {}: {} records, {} compressed (ratio {:.1})\n",
+                trace.source, program.raw_length, program.compressed_length, program.ratio
+            );
+            if args.compress {
+                s.push_str(&program.text());
+            } else {
+                for rec in &records {
+                    s.push_str(&rec.call.text());
+                    s.push('\n');
+                }
+            }
+            s
+        };
+        write_out(out, &text)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let logical = build(&trace, args.threshold, &args.from)?;
+    if let Some(r) = args.expand_rank {
+        set_stage(format!("expanding the logical trace for rank {r}"));
+        let expanded = expand_records(&logical, r).map_err(CliError::Input)?;
+        let calls = physical_calls(&expanded);
+        let node = logical.placement.node_of_rank[r as usize];
+        let text = if args.json {
+            json(&Expansion {
+                schema: SCHEMA,
+                rank: r,
+                node,
+                coords: logical.placement.spec.coords(node),
+                calls: &calls,
+            })?
+        } else {
+            let mut s = format!(
+                "# rank {r} (node {node}, coordinates {:?}) as the logical trace expands it: {} point-to-point calls\n",
+                logical.placement.spec.coords(node),
+                calls.len()
+            );
+            for c in &calls {
+                let peer = c.peer.map_or("any".to_string(), |p| p.to_string());
+                s.push_str(&format!(
+                    "{} {} {peer} {} B tag {}\n",
+                    c.kind, c.direction, c.bytes, c.tag
+                ));
+            }
+            s
+        };
+        write_out(out, &text)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    set_stage("verifying the logical trace by expansion");
+    let verification = verify(&trace, &logical).map_err(CliError::Input)?;
+    set_stage("compressing loops");
+    let program = compress(&logical.records);
+    let report = Report {
+        schema: SCHEMA,
+        source: &logical.source,
+        ranks: logical.ranks,
+        topology: &logical.topology,
+        ranks_used: &logical.ranks_used,
+        maximal: logical.maximal,
+        raw_length: program.raw_length,
+        compressed_length: program.compressed_length,
+        ratio: program.ratio,
+        dropped_calls_fraction: logical.accuracy.dropped_calls_fraction,
+        dropped_bytes_fraction: logical.accuracy.dropped_bytes_fraction,
+        accuracy: &logical.accuracy,
+        verification: &verification,
+        skipped_calls: logical.skipped_calls,
+        program: args.compress.then_some(&program),
+        records: (!args.compress).then_some(&logical.records),
+    };
+    let text = if args.json {
+        json(&report)?
+    } else {
+        human(&report, &logical, &program)
+    };
+    write_out(out, &text)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn pct(x: f64) -> String {
+    format!("{:.2} %", 100.0 * x)
+}
+
+fn human(r: &Report, logical: &LogicalTrace, program: &Program) -> String {
+    let mut s = String::new();
+    let used: Vec<String> = r.ranks_used.iter().map(|x| x.to_string()).collect();
+    s.push_str(&format!(
+        "Logical trace of {} ({} ranks) on a {} (directions {}).\n",
+        r.source,
+        r.ranks,
+        r.topology.label,
+        r.topology.directions.join(", ")
+    ));
+    s.push_str(&format!(
+        "From rank{} {}{}.\n",
+        if used.len() > 1 { "s" } else { "" },
+        used.join(", "),
+        if r.maximal {
+            " (a maximal rank: it has every neighbour)"
+        } else {
+            " (no rank has every neighbour; their traces were merged)"
+        }
+    ));
+    s.push_str(&format!(
+        "Outside the topology (dropped): {} of point-to-point calls, {} of bytes.\n",
+        pct(r.dropped_calls_fraction),
+        pct(r.dropped_bytes_fraction)
+    ));
+    s.push_str(&format!(
+        "Length: {} records, {} compressed (ratio {:.1}); {} calls were not records.\n",
+        r.raw_length, r.compressed_length, r.ratio, r.skipped_calls
+    ));
+    let v = r.verification;
+    if v.ranks_below_full.is_empty() {
+        s.push_str("Verification: the expansion reproduces every rank's point-to-point calls exactly.\n");
+    } else {
+        s.push_str(&format!(
+            "Verification: {} of point-to-point calls reproduced overall; ranks below 100 %:\n",
+            pct(v.overall_share)
+        ));
+        let rows: Vec<Vec<String>> = v
+            .per_rank
+            .iter()
+            .filter(|p| p.share < 1.0)
+            .map(|p| {
+                let a = &r.accuracy.per_rank[p.rank as usize];
+                vec![
+                    p.rank.to_string(),
+                    p.real_calls.to_string(),
+                    p.expanded_calls.to_string(),
+                    p.reproduced.to_string(),
+                    pct(p.share),
+                    pct(p.share_in_topology),
+                    a.dropped_calls.to_string(),
+                ]
+            })
+            .collect();
+        s.push_str(&table(
+            &[
+                "rank",
+                "real",
+                "expanded",
+                "reproduced",
+                "share",
+                "in topology",
+                "dropped",
+            ],
+            rows,
+            &[0, 1, 2, 3, 4, 5, 6],
+        ));
+    }
+    s.push('\n');
+    if r.program.is_some() {
+        s.push_str(&program.text());
+    } else {
+        for rec in &logical.records {
+            s.push_str(&rec.call.text());
+            s.push('\n');
+        }
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tracelogic_synth::{generate, Noise, Numbering, Spec, TopologySpec};
+
+    /// A generated 5x3 torus run with noise, written as a native text trace in a fresh folder.
+    fn trace_file(tag: &str) -> (PathBuf, PathBuf) {
+        let spec = Spec {
+            topology: TopologySpec::parse("torus:5x3").unwrap(),
+            numbering: Numbering::Random,
+            seed: 4,
+            iterations: 20,
+            noise: Some(Noise {
+                fraction: 0.2,
+                percent: 1.0,
+            }),
+            ..Spec::default()
+        };
+        let trace = generate(&spec).unwrap();
+        let dir = std::env::temp_dir().join(format!("tracelogic-cli-logical-{}-{tag}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("run.txt");
+        std::fs::write(&path, tracelogic_formats::text::write(&trace)).unwrap();
+        (dir, path)
+    }
+
+    fn args(path: &Path, out: &Path) -> Args {
+        Args {
+            paths: vec![path.to_path_buf()],
+            json: true,
+            compress: false,
+            expand_rank: None,
+            rank: None,
+            from: Vec::new(),
+            threshold: Threshold::Auto,
+            output: Some(out.to_path_buf()),
+        }
+    }
+
+    fn read_json(path: &Path) -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn compress_json_has_the_contract_fields() {
+        let (dir, path) = trace_file("compress");
+        let out = dir.join("out.json");
+        run(Args {
+            compress: true,
+            ..args(&path, &out)
+        })
+        .unwrap();
+        let v = read_json(&out);
+        for key in [
+            "raw_length",
+            "compressed_length",
+            "ratio",
+            "dropped_calls_fraction",
+            "dropped_bytes_fraction",
+            "ranks_used",
+            "program",
+        ] {
+            assert!(v.get(key).is_some(), "missing {key}: {v}");
+        }
+        assert_eq!(v["schema"], SCHEMA);
+        assert!(v["compressed_length"].as_u64().unwrap() < v["raw_length"].as_u64().unwrap());
+        let dropped = v["dropped_calls_fraction"].as_f64().unwrap();
+        assert!(dropped > 0.0 && dropped < 0.2, "{dropped}");
+        assert!(v.get("records").is_none());
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn expand_rank_json_lists_calls_in_order() {
+        let (dir, path) = trace_file("expand");
+        let out = dir.join("out.json");
+        run(Args {
+            expand_rank: Some(7),
+            ..args(&path, &out)
+        })
+        .unwrap();
+        let v = read_json(&out);
+        let calls = v["calls"].as_array().unwrap();
+        // 20 iterations x 4 directions x (receive + send).
+        assert_eq!(calls.len(), 160);
+        for c in calls {
+            assert!(c["kind"].as_str().unwrap().starts_with("MPI_I"));
+            assert!(c["peer"].as_u64().unwrap() < 15);
+            assert_eq!(c["bytes"], 4096);
+        }
+        let bad = run(Args {
+            expand_rank: Some(99),
+            ..args(&path, &out)
+        });
+        assert!(matches!(bad, Err(CliError::Input(m)) if m.contains("rank 99")));
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn thresholds_parse() {
+        assert_eq!(threshold_arg("auto").unwrap(), Threshold::Auto);
+        assert_eq!(threshold_arg("5%").unwrap(), Threshold::Percent(5.0));
+        assert!(threshold_arg("200").is_err());
+        assert!(threshold_arg("x").is_err());
+    }
+}
