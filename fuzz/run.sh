@@ -1,16 +1,26 @@
 #!/bin/sh
-# Run fuzz targets one after the other with the limits of docs/reliability.md.
+# Build the fuzz targets once, then run them one after the other with the limits of
+# docs/reliability.md. The binaries are run directly (what `cargo fuzz run` does after its
+# build), so a run is not held up by rebuilding when the sources change meanwhile.
 # Usage: fuzz/run.sh SECONDS TARGET...   (e.g. fuzz/run.sh 300 read_otf2 read_dumpi)
-# Logs go to fuzz/logs/TARGET.log; crashes, hangs and OOMs to fuzz/artifacts/TARGET/.
+#        NO_BUILD=1 fuzz/run.sh ...      (reuse the binaries already built)
+# Logs go to fuzz/logs/TARGET/fuzz-0.log; crashes, hangs and OOMs to fuzz/artifacts/TARGET/.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 secs=$1
 shift
+if [ -z "${NO_BUILD:-}" ]; then
+  (cd "$here" && RUSTC_BOOTSTRAP=1 cargo fuzz build -s none --codegen-units 16) || exit 1
+fi
+bin="$here/target/x86_64-unknown-linux-gnu/release"
 mkdir -p "$here/logs"
 for t in "$@"; do
-  mkdir -p "$here/corpus/$t" "$here/artifacts/$t"
-  (cd "$here" && RUSTC_BOOTSTRAP=1 cargo fuzz run -s none --codegen-units 16 "$t" "corpus/$t" -- \
+  # libFuzzer with -jobs writes the job's output to fuzz-0.log in its working folder: one
+  # folder per target keeps runs of different targets apart.
+  work="$here/logs/$t"
+  mkdir -p "$here/corpus/$t" "$here/artifacts/$t" "$work"
+  (cd "$work" && "$bin/$t" "$here/corpus/$t" \
     -jobs=1 -workers=1 -max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 \
-    -artifact_prefix="artifacts/$t/" -print_final_stats=1) >"$here/logs/$t.log" 2>&1
-  echo "$t: exit $?; $(grep -E '^#[0-9]+' "$here/logs/$t.log" | tail -1)"
+    -artifact_prefix="$here/artifacts/$t/" -print_final_stats=1) >"$work/run.log" 2>&1
+  echo "$t: exit $?; $(grep -E '^#[0-9]+' "$work/fuzz-0.log" | tail -1)"
 done

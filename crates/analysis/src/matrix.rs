@@ -55,18 +55,48 @@ pub struct Filtered {
     pub removed_share: f64,
 }
 
+/// Most ranks a dense matrix is built for: `ranks²` entries of 16 bytes are 4 GiB at 16,384
+/// ranks, all a 32-bit (WebAssembly) address space holds. A trace file of a few bytes can
+/// declare more ranks than that, so the count is checked before allocating.
+pub const MAX_DENSE_RANKS: u32 = 16_384;
+
 impl CommMatrix {
     /// Build the matrix of the point-to-point sends in `selection`: a send counts when
     /// [`Selection::selects_p2p`] selects it on the sender and its receiver is a selected rank
     /// too (so a rank selection gives the traffic among those ranks). Sends to a peer that is
     /// not a world rank of the trace are ignored.
+    ///
+    /// Panics, with a message saying why, when the matrix cannot be allocated (see
+    /// [`CommMatrix::try_from_trace`], which returns that as an error instead).
     pub fn from_trace(trace: &Trace, selection: &Selection) -> CommMatrix {
+        CommMatrix::try_from_trace(trace, selection).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// [`CommMatrix::from_trace`], or an error when the trace has more than
+    /// [`MAX_DENSE_RANKS`] ranks or the `ranks²` entries cannot be allocated.
+    pub fn try_from_trace(trace: &Trace, selection: &Selection) -> Result<CommMatrix, String> {
         let n = trace.num_ranks();
+        let too_large = || {
+            format!(
+                "a communication matrix of {n} ranks needs {} bytes ({n}² entries); at most {MAX_DENSE_RANKS} ranks \
+                 are supported",
+                2 * 8 * n as u128 * n as u128
+            )
+        };
+        if n > MAX_DENSE_RANKS {
+            return Err(too_large());
+        }
         let size = n as usize * n as usize;
+        let mut bytes = Vec::new();
+        let mut messages = Vec::new();
+        bytes.try_reserve_exact(size).map_err(|_| too_large())?;
+        messages.try_reserve_exact(size).map_err(|_| too_large())?;
+        bytes.resize(size, 0);
+        messages.resize(size, 0);
         let mut m = CommMatrix {
             ranks: n,
-            bytes: vec![0; size],
-            messages: vec![0; size],
+            bytes,
+            messages,
         };
         let receivers: Vec<bool> = (0..n).map(|r| selection.selects_rank(trace, r)).collect();
         for rt in &trace.ranks {
@@ -86,7 +116,7 @@ impl CommMatrix {
                 m.messages[at] += 1;
             }
         }
-        m
+        Ok(m)
     }
 
     /// The entries of `metric`, row-major.
@@ -168,6 +198,23 @@ mod tests {
     fn send(t: &mut Trace, from: u32, to: u32, bytes: u64, at: u64, func: &str) {
         let c = t.push_call(from, func, at, at + 1, NO_CALLPATH, 0);
         t.push_p2p(from, c, c, P2pDir::Send, to, 0, 0, bytes);
+    }
+
+    /// Regression (fuzzing): a 29-byte text trace declaring 65,536 ranks made `tracelogic
+    /// topology` abort on a 68 GB allocation; now the count is refused before allocating.
+    #[test]
+    fn too_many_ranks_for_a_dense_matrix_is_an_error_not_an_abort() {
+        let huge = Trace::new("test", "test", MAX_DENSE_RANKS + 1);
+        let e = CommMatrix::try_from_trace(&huge, &Selection::all()).unwrap_err();
+        assert!(e.contains("16385 ranks") && e.contains("at most 16384"), "{e}");
+        let caught = std::panic::catch_unwind(|| CommMatrix::from_trace(&huge, &Selection::all()));
+        assert!(
+            caught.is_err(),
+            "from_trace must panic (catchable), not build the matrix"
+        );
+        let small = Trace::new("test", "test", 3);
+        let m = CommMatrix::try_from_trace(&small, &Selection::all()).unwrap();
+        assert_eq!((m.ranks, m.bytes.len(), m.messages.len()), (3, 9, 9));
     }
 
     /// A ring of 4 ranks with 1000-byte messages, plus stray traffic 0 → 2 of 10 bytes.
