@@ -240,3 +240,64 @@ fn inserted_communication_pattern_found_exactly() {
         assert_eq!(p.positions, starts, "round {round}");
     }
 }
+
+/// Sweep3D (§4.8.1.1, Figures 4.14/4.15) on a 3x2 grid: sweeps from the four corners, each
+/// repeated 30 times in a row, the four together 12 times. Exactly four communication patterns,
+/// the sweeps, each 30 × 12 = 360 times, each with one message per grid edge (7 edges: 14 events).
+#[test]
+fn sweep3d_four_sweeps_exact_counts() {
+    use tracelogic_analysis::patterns::templates::{wavefront, Corner};
+    use tracelogic_model::{COMM_WORLD, NO_CALLPATH};
+    let (columns, rows) = (3u32, 2u32);
+    let corners = [
+        Corner::BottomRight,
+        Corner::TopLeft,
+        Corner::BottomLeft,
+        Corner::TopRight,
+    ];
+    let mut t = Trace::new("generated", "sweep3d", columns * rows);
+    let mut clock = 0u64;
+    let (repeats, iterations) = (30, 12);
+    for _ in 0..iterations {
+        for corner in corners {
+            let pattern = wavefront(columns, rows, corner, false, None).unwrap();
+            // Visit ranks by distance from the sweep's corner so every receive follows its send.
+            let (cx, cy) = match corner {
+                Corner::TopLeft => (0, 0),
+                Corner::TopRight => (columns - 1, 0),
+                Corner::BottomLeft => (0, rows - 1),
+                Corner::BottomRight => (columns - 1, rows - 1),
+            };
+            let mut order: Vec<u32> = (0..columns * rows).collect();
+            order.sort_by_key(|&r| (r % columns).abs_diff(cx) + (r / columns).abs_diff(cy));
+            for _ in 0..repeats {
+                for &r in &order {
+                    for ev in &pattern[&r] {
+                        clock += 10;
+                        let peer: u32 = ev[1..].parse().unwrap();
+                        let (name, dir) = if ev.starts_with('S') {
+                            ("MPI_Send", P2pDir::Send)
+                        } else {
+                            ("MPI_Recv", P2pDir::Recv)
+                        };
+                        let c = t.push_call(r, name, clock, clock + 5, NO_CALLPATH, 0);
+                        t.push_p2p(r, c, c, dir, peer, 0, COMM_WORLD, 1024);
+                    }
+                }
+            }
+        }
+    }
+    let a = analyse(&t, &PatternOptions::default());
+    assert_eq!(a.communication_patterns.len(), 4, "{:#?}", a.communication_patterns);
+    for p in &a.communication_patterns {
+        assert_eq!(p.occurrences, repeats * iterations);
+        assert_eq!(p.ranks.len(), 6);
+        assert_eq!(p.events.values().map(Vec::len).sum::<usize>(), 14);
+    }
+    // Per rank: the four sweep units (360 copies each) and the global pattern (12 copies).
+    for (rank, ps) in &a.rank_patterns {
+        let mut freq: Vec<usize> = ps.iter().map(|p| p.frequency).collect();
+        freq.sort();
+        assert_eq!(freq, vec![12, 360, 360, 360, 360], "rank {rank}: {ps:#?}");
+    }
+}

@@ -272,10 +272,27 @@ pub fn detect(seq: &[u32], alphabet: u32, barrier_after: Option<&[bool]>, opts: 
     for rep in repeats {
         let len = rep.length as usize;
         let key = &red.sequence[rep.positions[0] as usize..rep.positions[0] as usize + len];
+        // An occurrence on the reduced string stands for the original span its elements cover;
+        // when that span cuts through a collapsed run (the last copy of one run meeting the first
+        // of the next, `..R3)x30 (S1..`), it is not an occurrence of the key: check the span.
+        let expanded_key = (!opts.tandem).then(|| expand_tokens(key, &red, alphabet));
+        let genuine = |p: u32| {
+            let (a, b) = (
+                red.spans[p as usize].0 as usize,
+                red.spans[p as usize + len - 1].1 as usize,
+            );
+            if b - a == len {
+                return true;
+            }
+            match &expanded_key {
+                Some(k) => s[a..b] == k[..],
+                None => tandem::reduce(&s[a..b], alphabet, false).sequence == key,
+            }
+        };
         let mut occ = Vec::new();
         let mut next_free = 0u32;
         for &p in &rep.positions {
-            if p >= next_free {
+            if p >= next_free && genuine(p) {
                 occ.push(p);
                 next_free = p + rep.length;
             }
