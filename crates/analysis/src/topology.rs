@@ -498,8 +498,8 @@ const PROFILE_MAX_ROOTS: usize = 16;
 
 /// Largest number of differing edges a near match may have.
 const NEAR_MAX_DISTANCE: u64 = 6;
-/// Step budget of each near-match search round (plus 3 per node: a successful alignment takes
-/// about one step per node).
+/// Step budget of each near-match search round, plus 4 per node and edge end (a step is a
+/// candidate examined; a successful alignment examines about the degree per node).
 const NEAR_STEPS_BASE: u64 = 20_000;
 
 /// Lower bound of the edit distance from the degree histograms: half the L1 distance of the
@@ -816,7 +816,7 @@ fn near_matches(
         })
         .collect();
     bounded.sort_by_key(|(lb, proxy, c, _)| (*lb, *proxy, c.simplicity()));
-    let steps = NEAR_STEPS_BASE + 3 * g.num_nodes() as u64;
+    let steps = NEAR_STEPS_BASE + 4 * (g.num_nodes() as u64 + 2 * m);
     let mut found: Vec<NearMatch> = Vec::new();
     for (lb, _, c, h) in bounded.iter_mut().take(count * 2) {
         // Sorted by lower bound: once the best alignment is within the next bound, no later

@@ -206,7 +206,7 @@ pub fn isomorphism(g1: &Graph, g2: &Graph, opts: IsoOptions) -> IsoOutcome {
     // individualisation–refinement: each fixed pair is propagated to the whole graph by
     // refinement, which resolves structures (butterflies...) where a wrong early choice of the
     // plain search is only detected far away.
-    let first = (opts.max_steps / 4).min(16 * n as u64 + 10_000);
+    let first = opts.max_steps / 4 * 3;
     let mut steps = 0u64;
     match search(g1, g2, &colouring, first) {
         Search::Found(mapping, s) => return finish(g1, g2, mapping, s),
@@ -241,9 +241,12 @@ impl Budget {
 /// Individualisation–refinement (as in nauty/bliss, without automorphism pruning): try a short
 /// ordered search under the current colours; if it stalls, pick the smallest non-trivial colour
 /// class, fix its first node of `g1` against each same-coloured node of `g2` in turn, refine,
-/// and recurse. Each refinement is charged `n` steps.
+/// and recurse. Each refinement is charged its work (nodes and edge ends of both graphs per
+/// round), so the budget bounds the time.
 fn individualise(g1: &Graph, g2: &Graph, colouring: Colouring, rounds: usize, budget: &mut Budget) -> Search {
     let n = g1.num_nodes() as u64;
+    // One refinement round touches every node and edge of both graphs.
+    let round_cost = 2 * (n + 2 * g1.num_edges() as u64);
     let quick = 4 * n + 1_000;
     match search(g1, g2, &colouring, quick.min(budget.left)) {
         Search::Found(m, s) => {
@@ -276,13 +279,16 @@ fn individualise(g1: &Graph, g2: &Graph, colouring: Colouring, rounds: usize, bu
         if colouring.colours[1][v as usize] != target {
             continue;
         }
-        if !budget.spend(n) {
+        if budget.left < round_cost {
             return Search::GaveUp(0);
         }
         let mut initial = colouring.colours.clone();
         initial[0][u as usize] = fresh;
         initial[1][v as usize] = fresh;
         let refined = refine_from(&[g1, g2], &initial, rounds);
+        if !budget.spend(round_cost * refined.rounds.max(1) as u64) {
+            return Search::GaveUp(0);
+        }
         if !refined.histograms_agree() {
             continue;
         }

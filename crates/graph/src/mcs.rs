@@ -37,10 +37,11 @@ pub struct McsOptions {
 }
 
 impl McsOptions {
-    /// Defaults that scale with the graph: 2 million steps plus 256 per node.
+    /// Defaults that scale with the graph: 2 million steps plus 256 per node, at most 16 million
+    /// (a few seconds natively; beyond, the result is a bound however long one searches).
     pub fn for_nodes(n: u32) -> McsOptions {
         McsOptions {
-            max_steps: 2_000_000 + 256 * n as u64,
+            max_steps: (2_000_000 + 256 * n as u64).min(16_000_000),
         }
     }
 }
@@ -252,18 +253,22 @@ fn search(a: &Graph, b: &Graph, opts: McsOptions) -> Found {
     let mut state = Search::new(a, b, budget);
     let mut best = identity.clone();
     let mut best_common = common_edge_count(a, b, &identity);
-    let polished = state.local_search(best.clone());
-    if polished.1 > best_common {
-        (best, best_common) = polished;
-    }
-    for root in state.greedy_roots() {
-        if best_common == upper || state.out_of_budget() {
+    // The first greedy always runs (it is linear), whatever the budget; the identity is
+    // polished last, as numbering alike is the exception between different runs.
+    for (i, root) in state.greedy_roots().into_iter().enumerate() {
+        if best_common == upper || (i > 0 && state.out_of_budget()) {
             break;
         }
         let greedy = state.greedy(root);
         let (mapping, common) = state.local_search(greedy);
         if common > best_common {
             (best, best_common) = (mapping, common);
+        }
+    }
+    if best_common < upper && !state.out_of_budget() {
+        let polished = state.local_search(identity);
+        if polished.1 > best_common {
+            (best, best_common) = polished;
         }
     }
     if best_common == upper {
@@ -801,6 +806,9 @@ impl<'g> BranchAndBound<'g> {
                 return false;
             }
             self.assign(u, v, gain);
+            // Assigning and bounding cost O(degree) and O(largest degree): charged, so hubs
+            // (a rank talking to thousands) cannot stretch a step.
+            self.steps += (self.a.degree(u) + self.b.degree(v)) as u64 / 16 + self.hist_free_a.len() as u64 / 16;
             if self.bound() <= self.best_common {
                 self.unassign(u, v, gain);
                 continue;

@@ -92,11 +92,14 @@ fn bounded_search(g1: &Graph, g2: &Graph, order: &[u32], k: usize, max_steps: u6
                 .copied()
                 .filter(|&x| position[x as usize] < depth)
                 .collect();
+            // Every candidate examined counts as a step, so the budget bounds the time.
+            let mut examined = 0u64;
             let mut consider = |v: u32, list: &mut Vec<(usize, u32)>| {
                 if map2[v as usize] != NONE || mark[v as usize] == stamp {
                     return;
                 }
                 mark[v as usize] = stamp;
+                examined += 1;
                 let agree = earlier.iter().filter(|&&x| g2.has_edge(map1[x as usize], v)).count();
                 let matched = g2.neighbors(v).iter().filter(|&&w| map2[w as usize] != NONE).count();
                 let cost = (earlier.len() - agree) + (matched - agree);
@@ -114,6 +117,10 @@ fn bounded_search(g1: &Graph, g2: &Graph, order: &[u32], k: usize, max_steps: u6
                         consider(v, &mut list);
                     }
                 }
+            }
+            steps += examined;
+            if steps > max_steps {
+                return None;
             }
             let du = g1.degree(u);
             list.sort_by_key(|&(c, v)| (c, g2.degree(v).abs_diff(du), v));
