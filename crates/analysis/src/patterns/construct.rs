@@ -422,12 +422,14 @@ pub fn event_graph(
         .collect();
     let mut arrows = Vec::new();
     let mut recv_from: Vec<Option<usize>> = vec![None; out.len()];
+    let mut p2p_events: HashMap<Rank, Vec<u32>> = HashMap::new();
     for (k, &(r, i)) in evs.iter().enumerate() {
         if let EventRef::P2p(op) = events.ranks[r as usize].events[i as usize] {
             if let Some(m) = matching.by_send(r, op) {
-                let rre = &events.ranks[m.receiver as usize];
-                let rt = &trace.ranks[m.receiver as usize];
-                let (p2p_ev, _) = op_events(rre, rt.p2p.len(), rt.collectives.len());
+                let p2p_ev = p2p_events.entry(m.receiver).or_insert_with(|| {
+                    let rt = &trace.ranks[m.receiver as usize];
+                    op_events(&events.ranks[m.receiver as usize], rt.p2p.len(), rt.collectives.len()).0
+                });
                 let recv_ev = p2p_ev[m.recv_op as usize];
                 if let Some(&to) = index.get(&(m.receiver, recv_ev)) {
                     arrows.push(Arrow { from: k, to });

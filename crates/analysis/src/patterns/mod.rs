@@ -274,20 +274,10 @@ pub fn detect(seq: &[u32], alphabet: u32, barrier_after: Option<&[bool]>, opts: 
         let key = &red.sequence[rep.positions[0] as usize..rep.positions[0] as usize + len];
         // An occurrence on the reduced string stands for the original span its elements cover;
         // when that span cuts through a collapsed run (the last copy of one run meeting the first
-        // of the next, `..R3)x30 (S1..`), it is not an occurrence of the key: check the span.
-        let expanded_key = (!opts.tandem).then(|| expand_tokens(key, &red, alphabet));
+        // copy of the next, `..R3)x30 (S1..`), it is not an occurrence of the repeat.
         let genuine = |p: u32| {
-            let (a, b) = (
-                red.spans[p as usize].0 as usize,
-                red.spans[p as usize + len - 1].1 as usize,
-            );
-            if b - a == len {
-                return true;
-            }
-            match &expanded_key {
-                Some(k) => s[a..b] == k[..],
-                None => tandem::reduce(&s[a..b], alphabet, false).sequence == key,
-            }
+            let (first, last) = (p as usize, p as usize + len - 1);
+            red.extents[first].0 == red.spans[first].0 && red.extents[last].1 == red.spans[last].1
         };
         let mut occ = Vec::new();
         let mut next_free = 0u32;
@@ -391,7 +381,7 @@ fn expand_tokens(key: &[u32], red: &tandem::Reduction, alphabet: u32) -> Vec<u32
     let mut stack: Vec<u32> = key.iter().rev().copied().collect();
     while let Some(x) = stack.pop() {
         match red.first_token {
-            Some(t) if x >= t && x - t < red.tokens.len() as u32 && x >= alphabet => {
+            Some(t) if x >= t.max(alphabet) && ((x - t) as usize) < red.tokens.len() => {
                 let (unit, count) = &red.tokens[(x - t) as usize];
                 for _ in 0..*count {
                     stack.extend(unit.iter().rev());

@@ -45,6 +45,11 @@ pub struct Reduction {
     pub sequence: Vec<u32>,
     /// Original `[start, end)` span of each reduced position (covering all collapsed copies).
     pub spans: Vec<(u32, u32)>,
+    /// Original extent of the outermost collapsed run each reduced position belongs to (its own
+    /// span when it never was in a run): a stretch of the reduced string stands for a clean
+    /// original stretch only if it starts where its first position's run starts and ends where
+    /// its last position's run ends.
+    pub extents: Vec<(u32, u32)>,
     /// Collapses of each level, in level order.
     pub levels: Vec<Vec<Collapse>>,
     /// Exact form: each collapse became one token, numbered from `first_token` upwards in
@@ -87,32 +92,37 @@ impl Reduction {
 pub fn reduce(seq: &[u32], alphabet: u32, exact: bool) -> Reduction {
     let mut cur: Vec<u32> = seq.to_vec();
     let mut spans: Vec<(u32, u32)> = (0..seq.len() as u32).map(|i| (i, i + 1)).collect();
+    let mut extents = spans.clone();
     let mut levels = Vec::new();
     let mut tokens: Vec<(Vec<u32>, u32)> = Vec::new();
     let mut token_ids: std::collections::HashMap<(Vec<u32>, u32), u32> = Default::default();
     loop {
-        let (next, next_spans, collapses) = one_level(&cur, &spans, exact, alphabet, &mut tokens, &mut token_ids);
+        let (next, next_spans, next_extents, collapses) =
+            one_level(&cur, &spans, &extents, exact, alphabet, &mut tokens, &mut token_ids);
         if collapses.is_empty() {
             break;
         }
         levels.push(collapses);
         cur = next;
         spans = next_spans;
+        extents = next_extents;
     }
     Reduction {
         sequence: cur,
         spans,
+        extents,
         levels,
         first_token: exact.then_some(alphabet),
         tokens,
     }
 }
 
-type Level = (Vec<u32>, Vec<(u32, u32)>, Vec<Collapse>);
+type Level = (Vec<u32>, Vec<(u32, u32)>, Vec<(u32, u32)>, Vec<Collapse>);
 
 fn one_level(
     s: &[u32],
     spans: &[(u32, u32)],
+    extents: &[(u32, u32)],
     exact: bool,
     alphabet: u32,
     tokens: &mut Vec<(Vec<u32>, u32)>,
@@ -151,6 +161,7 @@ fn one_level(
     }
     let mut out = Vec::with_capacity(n);
     let mut out_spans = Vec::with_capacity(n);
+    let mut out_extents = Vec::with_capacity(n);
     let mut collapses = Vec::new();
     let mut i = 0usize;
     while i < n {
@@ -173,6 +184,7 @@ fn one_level(
         let Some(l) = found else {
             out.push(s[i]);
             out_spans.push(spans[i]);
+            out_extents.push(extents[i]);
             i += 1;
             continue;
         };
@@ -185,6 +197,7 @@ fn one_level(
             .map(|c| (spans[i + c * l].0, spans[i + c * l + l - 1].1))
             .collect();
         let at = out.len() as u32;
+        let extent = (spans[i].0, spans[i + k * l - 1].1);
         if exact {
             let key = (unit.clone(), k as u32);
             let next_id = alphabet + tokens.len() as u32;
@@ -193,11 +206,13 @@ fn one_level(
                 next_id
             });
             out.push(id);
-            out_spans.push((spans[i].0, spans[i + k * l - 1].1));
+            out_spans.push(extent);
+            out_extents.push(extent);
         } else {
             for t in 0..l {
                 out.push(s[i + t]);
                 out_spans.push((spans[i + t].0, spans[i + (k - 1) * l + t].1));
+                out_extents.push(extent);
             }
         }
         collapses.push(Collapse {
@@ -208,7 +223,7 @@ fn one_level(
         });
         i += k * l;
     }
-    (out, out_spans, collapses)
+    (out, out_spans, out_extents, collapses)
 }
 
 #[cfg(test)]
@@ -231,6 +246,16 @@ mod tests {
         assert_eq!((c.at, c.count, c.unit.clone()), (0, 3, sym("abcd")));
         assert_eq!(c.copies, vec![(0, 4), (4, 8), (8, 12)]);
         assert_eq!(r.expand(), s);
+    }
+
+    /// Extents: `(ab)x3 c (ab)x2`: the run elements carry their run's whole extent, `c` its own.
+    #[test]
+    fn extents_mark_runs() {
+        let r = reduce(&sym("abababcabab"), 26, false);
+        assert_eq!(r.sequence, sym("abcab"));
+        assert_eq!(r.spans[1], (1, 6));
+        assert_eq!(&r.extents[..3], &[(0, 6), (0, 6), (6, 7)]);
+        assert_eq!(r.extents[4], (7, 11));
     }
 
     #[test]
