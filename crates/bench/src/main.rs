@@ -1,0 +1,255 @@
+//! `tracelogic-bench`: the native side of `bench/run`. It times, inside one process and without
+//! process start-up or output formatting, the stages the benchmark compares against the peers:
+//!
+//! - `ingest PATH...`: reading the files into memory (the raw byte-read floor), parsing them into
+//!   the trace model, and building the communication matrix; each repeated, minimum reported.
+//! - `topology FILE`: identifying an edge-list graph, stage by stage (spectrum / invariants and
+//!   isomorphism separately), with the rank → node mapping checked against the reference graph
+//!   rebuilt here from the matched family, independently of the identification's own check.
+//!
+//! Output is one JSON object on stdout; `bench/run` collects it.
+
+use clap::{Parser, Subcommand};
+use serde::Serialize;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Instant;
+use tracelogic_analysis::matrix::CommMatrix;
+use tracelogic_analysis::topology::{identify_graph, TopologyOptions, TopologyReport};
+use tracelogic_formats::fs::load_paths;
+use tracelogic_formats::read_trace;
+use tracelogic_graph::edgelist;
+use tracelogic_graph::families::{Family, TopologySpec};
+use tracelogic_graph::Graph;
+use tracelogic_model::query::Selection;
+
+#[derive(Parser)]
+#[command(name = "tracelogic-bench", about = "Stage timings for bench/run (JSON on stdout)")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Time reading, parsing and the communication matrix of one trace.
+    Ingest {
+        /// Trace files or folders (together one trace), as for `tracelogic`.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// Repetitions; the minimum of each stage is reported.
+        #[arg(long, default_value = "3")]
+        repeat: u32,
+    },
+    /// Time the identification of an edge-list graph (`n m`, then `u v` per line).
+    Topology {
+        /// The edge-list file.
+        graph: PathBuf,
+        /// Repetitions; the minimum of each stage is reported.
+        #[arg(long, default_value = "1")]
+        repeat: u32,
+    },
+}
+
+/// Ingest figures of one trace; times are the minimum over the repetitions, in milliseconds.
+#[derive(Serialize)]
+struct IngestResult {
+    /// Format detected (`otf2`, `dumpi`, `text`, ...).
+    format: String,
+    /// Number of files read.
+    files: usize,
+    /// Total bytes of those files.
+    bytes: u64,
+    /// World ranks.
+    ranks: usize,
+    /// MPI calls recorded over all ranks (the records the throughput is counted in).
+    calls: u64,
+    /// Point-to-point operations over all ranks.
+    p2p: u64,
+    /// Collective operations over all ranks.
+    collectives: u64,
+    /// Reading the files from the page cache into memory, no parsing.
+    read_ms: f64,
+    /// Parsing the in-memory files into the trace model.
+    parse_ms: f64,
+    /// CPU time of the parse (this thread).
+    parse_cpu_ms: f64,
+    /// Building the communication matrix from the trace.
+    matrix_ms: f64,
+    /// Sum of all matrix bytes (a checksum comparable with the peers' matrices).
+    matrix_bytes: u64,
+    /// Sum of all matrix messages.
+    matrix_messages: u64,
+}
+
+/// Topology figures of one graph; times are the minimum over the repetitions, in milliseconds.
+#[derive(Serialize)]
+struct TopologyResult {
+    /// Nodes of the graph.
+    ranks: u32,
+    /// Edges of the graph.
+    edges: usize,
+    /// Label of the match, when one was proved.
+    matched: Option<String>,
+    /// Each elimination stage with its minimum time.
+    stages: Vec<(String, f64)>,
+    /// Time of the `spectrum` stage (eigenvalues or closed-walk counts).
+    spectrum_ms: f64,
+    /// Time of the `isomorphism` stage (the proof with a mapping).
+    isomorphism_ms: f64,
+    /// Sum of all stages.
+    total_ms: f64,
+    /// CPU time of the whole identification (this thread), minimum over the repetitions.
+    total_cpu_ms: f64,
+    /// Whether the mapping was checked here edge by edge against the rebuilt reference.
+    mapping_verified: bool,
+    /// Why the check failed, when it did.
+    verification_error: Option<String>,
+}
+
+fn ms(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1e3
+}
+
+/// CPU time this thread has run, in milliseconds (Linux `/proc/thread-self/schedstat`, in
+/// nanoseconds); 0 elsewhere. Wall time alone misleads when the machine is shared.
+fn thread_cpu_ms() -> f64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next().and_then(|v| v.parse::<f64>().ok()))
+        .map_or(0.0, |ns| ns / 1e6)
+}
+
+fn ingest(paths: &[PathBuf], repeat: u32) -> Result<IngestResult, String> {
+    let mut best: Option<IngestResult> = None;
+    for _ in 0..repeat.max(1) {
+        let t = Instant::now();
+        let files = load_paths(paths).map_err(|e| format!("cannot read {e}"))?;
+        let read_ms = ms(t);
+        let bytes: u64 = files.iter().map(|f| f.bytes.len() as u64).sum();
+        let nfiles = files.len();
+        let (t, cpu) = (Instant::now(), thread_cpu_ms());
+        let trace = read_trace(files).map_err(|e| format!("cannot read trace: {e}"))?;
+        let (parse_ms, parse_cpu_ms) = (ms(t), thread_cpu_ms() - cpu);
+        let t = Instant::now();
+        let matrix = CommMatrix::from_trace(&trace, &Selection::all());
+        let matrix_ms = ms(t);
+        let r = IngestResult {
+            format: trace.format.clone(),
+            files: nfiles,
+            bytes,
+            ranks: trace.ranks.len(),
+            calls: trace.ranks.iter().map(|r| r.calls.len() as u64).sum(),
+            p2p: trace.ranks.iter().map(|r| r.p2p.len() as u64).sum(),
+            collectives: trace.ranks.iter().map(|r| r.collectives.len() as u64).sum(),
+            read_ms,
+            parse_ms,
+            parse_cpu_ms,
+            matrix_ms,
+            matrix_bytes: matrix.bytes.iter().sum(),
+            matrix_messages: matrix.messages.iter().sum(),
+        };
+        best = Some(match best {
+            None => r,
+            Some(b) => IngestResult {
+                read_ms: b.read_ms.min(r.read_ms),
+                parse_ms: b.parse_ms.min(r.parse_ms),
+                parse_cpu_ms: b.parse_cpu_ms.min(r.parse_cpu_ms),
+                matrix_ms: b.matrix_ms.min(r.matrix_ms),
+                ..r
+            },
+        });
+    }
+    best.ok_or_else(|| "no repetition ran".into())
+}
+
+/// Check the reported rank → node mapping against the reference graph of the matched family:
+/// a bijection onto the reference nodes that carries every edge onto an edge (with equal edge
+/// counts, that makes it an isomorphism).
+fn verify_mapping(g: &Graph, report: &TopologyReport) -> Result<(), String> {
+    let m = report.identification.matched.as_ref().ok_or("no match")?;
+    let family = Family::from_name(&m.family).ok_or_else(|| format!("unknown family {}", m.family))?;
+    let reference = TopologySpec::new(family, m.dims.clone())?.graph();
+    let n = g.num_nodes() as usize;
+    if reference.num_nodes() as usize != n || reference.num_edges() != g.num_edges() {
+        return Err("reference size differs".into());
+    }
+    let mut node_of = vec![u32::MAX; n];
+    let mut used = vec![false; n];
+    for p in &report.identification.mapping {
+        let (r, v) = (p.rank as usize, p.node as usize);
+        if r >= n || v >= n || used[v] || node_of[r] != u32::MAX {
+            return Err(format!("rank {r} → node {v} is not part of a bijection"));
+        }
+        used[v] = true;
+        node_of[r] = p.node;
+    }
+    if let Some(r) = node_of.iter().position(|&v| v == u32::MAX) {
+        return Err(format!("rank {r} has no node"));
+    }
+    match g
+        .edges()
+        .find(|&(a, b)| !reference.has_edge(node_of[a as usize], node_of[b as usize]))
+    {
+        Some((a, b)) => Err(format!("edge {a}-{b} maps to a non-edge")),
+        None => Ok(()),
+    }
+}
+
+fn topology(path: &PathBuf, repeat: u32) -> Result<TopologyResult, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let g = edgelist::parse(&text, &path.display().to_string())?;
+    let opts = TopologyOptions::default();
+    let mut stages: Vec<(String, f64)> = Vec::new();
+    let mut last = None;
+    let mut total_cpu_ms = f64::INFINITY;
+    for _ in 0..repeat.max(1) {
+        let cpu = thread_cpu_ms();
+        let report = identify_graph(&g, &opts);
+        total_cpu_ms = total_cpu_ms.min(thread_cpu_ms() - cpu);
+        for (i, s) in report.identification.stages.iter().enumerate() {
+            match stages.get_mut(i) {
+                Some(entry) if entry.0 == s.name => entry.1 = entry.1.min(s.milliseconds),
+                _ => stages.insert(i, (s.name.clone(), s.milliseconds)),
+            }
+        }
+        last = Some(report);
+    }
+    let report = last.ok_or("no repetition ran")?;
+    let stage = |name: &str| stages.iter().filter(|s| s.0 == name).map(|s| s.1).sum::<f64>();
+    let verification = verify_mapping(&g, &report);
+    Ok(TopologyResult {
+        ranks: g.num_nodes(),
+        edges: g.num_edges(),
+        matched: report.identification.matched.as_ref().map(|m| m.label.clone()),
+        spectrum_ms: stage("spectrum"),
+        isomorphism_ms: stage("isomorphism"),
+        total_ms: stages.iter().map(|s| s.1).sum(),
+        total_cpu_ms,
+        stages,
+        mapping_verified: verification.is_ok(),
+        verification_error: verification.err(),
+    })
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let out = match &cli.command {
+        Command::Ingest { paths, repeat } => ingest(paths, *repeat).and_then(|r| to_json(&r)),
+        Command::Topology { graph, repeat } => topology(graph, *repeat).and_then(|r| to_json(&r)),
+    };
+    match out {
+        Ok(json) => {
+            println!("{json}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("tracelogic-bench: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn to_json<T: Serialize>(value: &T) -> Result<String, String> {
+    serde_json::to_string(value).map_err(|e| e.to_string())
+}
