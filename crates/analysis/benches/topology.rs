@@ -139,4 +139,43 @@ fn main() {
             );
         }
     }
+
+    // Other families at scale, randomly numbered: whole identification.
+    println!();
+    println!("{:<26} {:>6} {:>12}  match", "family", "ranks", "identify ms");
+    for s in [
+        "hypercube:14",
+        "binary-tree:16383",
+        "kary-tree:4x16384",
+        "star:16384",
+        "butterfly:10",
+        "torus:32x32x16",
+        "stencil27:32x32x16",
+        "stencil8:128x128",
+        "all-to-all:1000",
+    ] {
+        let reference = TopologySpec::parse(s).unwrap().graph();
+        let n = reference.num_nodes();
+        let g = reference.relabel(&numbering(n, "random", &mut rng));
+        let t = Instant::now();
+        let rep = identify_graph(&g, &TopologyOptions::default());
+        let id_ms = ms(t);
+        let label = rep
+            .identification
+            .matched
+            .as_ref()
+            .map_or("none".to_string(), |m| m.label.clone());
+        println!("{s:<26} {n:>6} {id_ms:>12.1}  {label}");
+        let stages: Vec<String> = rep
+            .identification
+            .stages
+            .iter()
+            .map(|s| format!("{}:{}/{:.0}ms", s.name, s.candidates, s.milliseconds))
+            .collect();
+        println!(
+            "    stages: {}; gave up: {:?}",
+            stages.join("  "),
+            rep.identification.gave_up
+        );
+    }
 }
