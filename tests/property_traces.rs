@@ -146,7 +146,7 @@ fn model_json(trace: &Trace) -> serde_json::Value {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
     #[test]
     fn matching_is_invariant_under_rank_renumbering((trace, perm) in trace_and_permutation(), wildcard_every in 0usize..4) {
