@@ -1,9 +1,10 @@
 //! Loop compression of a logical (or single-rank) trace into nested repeats `[ ... ]^n`, the way
 //! seed 000 §1 writes them, losing nothing expansion needs.
 //!
-//! Records are compared by their *shape* (the call with its message sizes set to 0 and its
-//! completion links relative), so an iteration whose sizes change is still an iteration of the
-//! same loop; the sizes are kept per record of the loop body as a [`Values`] sequence (a
+//! Records are compared by their *shape* (the call with its message sizes and tags set to 0 and
+//! its completion links relative), so an iteration whose sizes or tags change is still an
+//! iteration of the same loop; sizes and tags are kept per record of the loop body as [`Values`]
+//! sequences (a
 //! constant, an arithmetic range, a cycle, or a list). Loop counts are values too, so a loop
 //! whose inner count changes from one outer iteration to the next still folds.
 //!
@@ -174,6 +175,9 @@ pub enum Node {
         shape: LogicalCall,
         /// Sizes per visit, one sequence per entry of [`LogicalCall::sizes`].
         sizes: Vec<Values>,
+        /// Tags per visit, one sequence per operation (a tag `t` is stored as `t as u32`, so
+        /// `MPI_ANY_TAG` is 4294967295).
+        tags: Vec<Values>,
         /// Compute time before the call.
         gap: Gap,
         /// Mean time in the call, ns.
@@ -354,12 +358,20 @@ fn build(occurrences: &[&Item], records: &[Record], id: &mut u32) -> Node {
                     per_slot[k].push(v);
                 }
             }
+            let ops = records[*first].call.ops.len();
+            let mut per_tag: Vec<Vec<u64>> = vec![Vec::with_capacity(recs.len()); ops];
+            for r in &recs {
+                for (k, t) in r.call.tags().into_iter().enumerate().take(ops) {
+                    per_tag[k].push(t as u32 as u64);
+                }
+            }
             let gaps: Vec<u64> = recs.iter().map(|r| r.gap_ns).collect();
             let n = recs.len().max(1) as u128;
             Node::Call {
                 id: my_id,
                 shape: records[*first].call.shape(),
                 sizes: per_slot.iter().map(|v| Values::compress(v)).collect(),
+                tags: per_tag.iter().map(|v| Values::compress(v)).collect(),
                 gap: Gap {
                     mean_ns: (gaps.iter().map(|&g| g as u128).sum::<u128>() / n) as u64,
                     min_ns: gaps.iter().copied().min().unwrap_or(0),
@@ -453,14 +465,17 @@ impl Program {
 fn expand_into(nodes: &[Node], visits: &mut [u64], out: &mut Vec<LogicalCall>, limit: usize) -> Result<(), String> {
     for n in nodes {
         match n {
-            Node::Call { id, shape, sizes, .. } => {
+            Node::Call {
+                id, shape, sizes, tags, ..
+            } => {
                 if out.len() >= limit {
                     return Err(format!("the program expands to more than {limit} records"));
                 }
                 let k = visits[*id as usize];
                 visits[*id as usize] += 1;
                 let v: Vec<u64> = sizes.iter().map(|s| s.value(k)).collect();
-                out.push(shape.with_sizes(&v));
+                let t: Vec<i32> = tags.iter().map(|s| s.value(k) as u32 as i32).collect();
+                out.push(shape.with_sizes(&v).with_tags(&t));
             }
             Node::Loop { id, count, body } => {
                 let k = visits[*id as usize];
@@ -474,13 +489,21 @@ fn expand_into(nodes: &[Node], visits: &mut [u64], out: &mut Vec<LogicalCall>, l
     Ok(())
 }
 
-/// A call's text with its size sequences in place of the sizes.
-pub fn call_text(shape: &LogicalCall, sizes: &[Values]) -> String {
-    // Render with placeholder sizes, then substitute the size texts in order.
+/// A call's text with its size and tag sequences in place of the sizes and tags.
+pub fn call_text(shape: &LogicalCall, sizes: &[Values], tags: &[Values]) -> String {
+    // Render with placeholder sizes and tags, then substitute the sequences' texts.
     let marked: Vec<u64> = (0..sizes.len() as u64).map(|k| u64::MAX - k).collect();
-    let mut s = shape.with_sizes(&marked).text();
+    let tag_marks: Vec<i32> = (0..tags.len() as i32).map(|k| i32::MIN + k).collect();
+    let mut s = shape.with_sizes(&marked).with_tags(&tag_marks).text();
     for (k, v) in sizes.iter().enumerate() {
         s = s.replacen(&(u64::MAX - k as u64).to_string(), &v.text(), 1);
+    }
+    for (k, v) in tags.iter().enumerate() {
+        let text = match v {
+            Values::Constant { value } => (*value as u32 as i32).to_string().replace("-1", "any"),
+            other => other.text(),
+        };
+        s = s.replacen(&(i32::MIN + k as i32).to_string(), &text, 1);
     }
     s
 }
@@ -489,9 +512,9 @@ fn text_into(nodes: &[Node], indent: usize, out: &mut String) {
     let pad = "  ".repeat(indent);
     for n in nodes {
         match n {
-            Node::Call { shape, sizes, .. } => {
+            Node::Call { shape, sizes, tags, .. } => {
                 out.push_str(&pad);
-                out.push_str(&call_text(shape, sizes));
+                out.push_str(&call_text(shape, sizes, tags));
                 out.push('\n');
             }
             Node::Loop { count, body, .. } => {

@@ -221,9 +221,25 @@ impl LogicalCall {
         v
     }
 
-    /// The same call with every size set to 0 (its shape, as loop compression sees it).
+    /// The tags of its operations, in order.
+    pub fn tags(&self) -> Vec<i32> {
+        self.ops.iter().map(|o| o.tag).collect()
+    }
+
+    /// The same call with the operation tags replaced by `tags`.
+    pub fn with_tags(&self, tags: &[i32]) -> LogicalCall {
+        let mut c = self.clone();
+        for (o, &t) in c.ops.iter_mut().zip(tags) {
+            o.tag = t;
+        }
+        c
+    }
+
+    /// The same call with every size and tag set to 0 (its shape, as loop compression sees it:
+    /// sizes and tags that change from one iteration to the next are kept as values).
     pub fn shape(&self) -> LogicalCall {
         self.with_sizes(&vec![0; self.sizes().len()])
+            .with_tags(&vec![0; self.ops.len()])
     }
 
     /// The same call with the sizes of [`LogicalCall::sizes`] replaced by `sizes`.

@@ -299,9 +299,14 @@ fn emit_nodes(
                 let _ = writeln!(out, "{pad}}}");
             }
             Node::Call {
-                id, shape, sizes, gap, ..
+                id,
+                shape,
+                sizes,
+                tags,
+                gap,
+                ..
             } => {
-                let varying = sizes.iter().any(needs_counter);
+                let varying = sizes.iter().chain(tags).any(needs_counter);
                 let _ = writeln!(out, "{pad}{{ /* {} */", sanitize(&shape.text()));
                 let inner = format!("{pad}    ");
                 if varying {
@@ -320,11 +325,25 @@ fn emit_nodes(
                         e
                     })
                     .collect();
+                let tag: Vec<String> = tags
+                    .iter()
+                    .enumerate()
+                    .map(|(k, v)| match v {
+                        Values::Constant { value } => tag_expr(*value as u32 as i32),
+                        v => {
+                            let name = format!("tag{id}_{k}");
+                            let mut t = String::new();
+                            let e = value_expr(v, "i", &name, &mut t);
+                            slot_tables.push((name, t));
+                            format!("(int)(unsigned int)({e})")
+                        }
+                    })
+                    .collect();
                 if gap.mean_ns > 0 {
                     let _ = writeln!(out, "{inner}compute({}.0);", gap.mean_ns);
                 }
                 let mut stmt = String::new();
-                emit_call(shape, &size, names, logical, &inner, &mut stmt)?;
+                emit_call(shape, &size, &tag, names, logical, &inner, &mut stmt)?;
                 // Only the tables a statement uses (a reduction ignores its received size).
                 for (name, t) in slot_tables {
                     if stmt.contains(&format!("{name}[")) {
@@ -339,9 +358,11 @@ fn emit_nodes(
     Ok(())
 }
 
+#[allow(clippy::too_many_arguments)]
 fn emit_call(
     call: &LogicalCall,
     size: &[String],
+    tag: &[String],
     names: &[String],
     logical: &LogicalTrace,
     pad: &str,
@@ -358,9 +379,9 @@ fn emit_call(
             let b = &size[0];
             let keep = logical.tags_consistent && receive_tags_kept(&logical.placement.spec);
             let tag = if op.dir == P2pDir::Recv && !keep {
-                "MPI_ANY_TAG".into()
+                "MPI_ANY_TAG".to_string()
             } else {
-                tag_expr(op.tag)
+                tag[0].clone()
             };
             let stmt = match (call.kind, op.dir) {
                 (CallKind::Send, _) => {
@@ -398,12 +419,8 @@ fn emit_call(
             let has_src = dr.map_or("1".to_string(), |d| format!("nb({d}) >= 0"));
             let (bs, br) = (&size[s], &size[r]);
             let keep = logical.tags_consistent && receive_tags_kept(&logical.placement.spec);
-            let ts = tag_expr(call.ops[s].tag);
-            let tr = if keep {
-                tag_expr(call.ops[r].tag)
-            } else {
-                "MPI_ANY_TAG".into()
-            };
+            let ts = tag[s].clone();
+            let tr = if keep { tag[r].clone() } else { "MPI_ANY_TAG".into() };
             let _ = writeln!(
                 out,
                 "{pad}if (nb({ds}) >= 0 && {has_src})\n{pad}    MPI_Sendrecv(sendbuf, (int){bs}, MPI_BYTE, nb({ds}), {ts}, rbuf(), (int){br}, MPI_BYTE, {src}, {tr}, topo, MPI_STATUS_IGNORE);\n{pad}else if (nb({ds}) >= 0)\n{pad}    MPI_Send(sendbuf, (int){bs}, MPI_BYTE, nb({ds}), {ts}, topo);\n{pad}else if ({has_src})\n{pad}    MPI_Recv(rbuf(), (int){br}, MPI_BYTE, {src}, {tr}, topo, MPI_STATUS_IGNORE);"
