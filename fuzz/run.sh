@@ -4,6 +4,7 @@
 # build), so a run is not held up by rebuilding when the sources change meanwhile.
 # Usage: fuzz/run.sh SECONDS TARGET...   (e.g. fuzz/run.sh 300 read_otf2 read_dumpi)
 #        NO_BUILD=1 fuzz/run.sh ...      (reuse the binaries already built)
+#        MAX_LEN=65536 fuzz/run.sh ...    (cap input size: faster runs on big seeds such as LULESH)
 # Logs go to fuzz/logs/TARGET/fuzz-0.log; crashes, hangs and OOMs to fuzz/artifacts/TARGET/.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -21,6 +22,6 @@ for t in "$@"; do
   mkdir -p "$here/corpus/$t" "$here/artifacts/$t" "$work"
   (cd "$work" && "$bin/$t" "$here/corpus/$t" \
     -jobs=1 -workers=1 -max_total_time="$secs" -rss_limit_mb=2048 -timeout=10 \
-    -artifact_prefix="$here/artifacts/$t/" -print_final_stats=1) >"$work/run.log" 2>&1
+    -artifact_prefix="$here/artifacts/$t/" -print_final_stats=1 ${MAX_LEN:+-max_len=$MAX_LEN}) >"$work/run.log" 2>&1
   echo "$t: exit $?; $(grep -E '^#[0-9]+' "$work/fuzz-0.log" | tail -1)"
 done

@@ -26,7 +26,10 @@ fn main() {
                 }
             }
         } else {
-            let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
             match std::fs::read(&path) {
                 Ok(bytes) => files.push(InputFile::new(name, bytes)),
                 Err(e) => {

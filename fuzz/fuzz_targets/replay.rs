@@ -10,7 +10,10 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     let matching = match_messages(&trace);
-    let configs: Vec<_> = configurations(&[Network::ethernet_10g()], &[2.0, 4.0]).into_iter().take(4).collect();
+    let configs: Vec<_> = configurations(&[Network::ethernet_10g()], &[2.0, 4.0])
+        .into_iter()
+        .take(4)
+        .collect();
     assert_eq!(configs.len(), 4);
     let _ = replay(&trace, &matching, &configs, None, true);
 });

@@ -62,10 +62,14 @@ mod tests {
         ];
         let packed = pack(&files);
         assert_eq!(unpack(&packed), files);
-        let cut = unpack(&packed[..packed.len() - 9]);
+        let cut = unpack(&packed[..packed.len() - 12]);
+        assert_eq!(cut.len(), 2);
         assert_eq!(cut[0], files[0]);
         assert_eq!(cut[1].name, "traces/0.evt");
         assert_eq!(cut[1].bytes, vec![0, 1]);
-        assert_eq!(unpack(b"no separator"), vec![InputFile::new("input", b"no separator".to_vec())]);
+        assert_eq!(
+            unpack(b"no separator"),
+            vec![InputFile::new("input", b"no separator".to_vec())]
+        );
     }
 }
