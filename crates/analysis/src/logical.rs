@@ -934,6 +934,14 @@ pub fn expand_calls<'a>(
             tables.len()
         ));
     };
+    Ok(expand_with(table, calls))
+}
+
+/// Expansion with the rank's direction → neighbour table already built.
+fn expand_with<'a>(
+    table: &HashMap<String, Rank>,
+    calls: impl IntoIterator<Item = &'a LogicalCall>,
+) -> Vec<LogicalCall> {
     let mut out: Vec<LogicalCall> = Vec::new();
     // Index in `out` of each logical record's image, if it has one.
     let mut image: Vec<Option<usize>> = Vec::new();
@@ -1000,7 +1008,7 @@ pub fn expand_calls<'a>(
             out.push(c);
         }
     }
-    Ok(out)
+    out
 }
 
 /// The point-to-point operations of expanded calls, in order (the `--expand-rank` list).
@@ -1025,10 +1033,17 @@ pub fn physical_calls(calls: &[LogicalCall]) -> Vec<PhysicalCall> {
 /// The real point-to-point operations of `rank`, in order, and whether each lies inside the
 /// topology of `placement`.
 pub fn real_calls(trace: &Trace, placement: &Placement, rank: Rank) -> Vec<(PhysicalCall, bool)> {
-    let rt = &trace.ranks[rank as usize];
-    let p = &rt.p2p;
     let tables = placement.direction_tables();
-    let table = tables.get(rank as usize);
+    real_with(trace, tables.get(rank as usize), rank)
+}
+
+/// [`real_calls`] with the rank's peer → direction table already built (empty for a rank
+/// outside the trace).
+fn real_with(trace: &Trace, table: Option<&HashMap<Rank, String>>, rank: Rank) -> Vec<(PhysicalCall, bool)> {
+    let Some(rt) = trace.ranks.get(rank as usize) else {
+        return Vec::new();
+    };
+    let p = &rt.p2p;
     (0..p.len())
         .map(|i| {
             let peer = p.peer[i];
@@ -1098,11 +1113,19 @@ fn lcs_len<K: std::hash::Hash + Eq>(a: &[K], b: &[K]) -> u64 {
 
 /// Expand the logical trace for every rank and compare with the real trace.
 pub fn verify(trace: &Trace, logical: &LogicalTrace) -> Result<Verification, String> {
+    let neighbours = logical.placement.neighbour_tables();
+    let directions = logical.placement.direction_tables();
     let mut per_rank = Vec::new();
     let (mut num, mut den) = (0u64, 0u64);
     for r in 0..trace.num_ranks() {
-        let expanded = physical_calls(&expand_records(logical, r)?);
-        let real = real_calls(trace, &logical.placement, r);
+        let table = neighbours.get(r as usize).ok_or_else(|| {
+            format!(
+                "rank {r} is out of range (the placement has {} ranks)",
+                neighbours.len()
+            )
+        })?;
+        let expanded = physical_calls(&expand_with(table, logical.records.iter().map(|x| &x.call)));
+        let real = real_with(trace, directions.get(r as usize), r);
         let ek: Vec<_> = expanded.iter().map(PhysicalCall::key).collect();
         let rk: Vec<_> = real.iter().map(|(c, _)| c.key()).collect();
         let rin: Vec<_> = real
