@@ -504,3 +504,39 @@ fn floating_point_counter_is_preferred_and_divides_the_sends() {
         WorkMeasure::TotIns
     );
 }
+
+/// A run whose ranks send one 64-byte message each way along every edge.
+fn trace_of_edges(n: u32, edges: impl IntoIterator<Item = (u32, u32)>) -> Trace {
+    let mut t = Trace::new("test", "edges", n);
+    for (a, b) in edges {
+        for (from, to) in [(a, b), (b, a)] {
+            let at = t.ranks[from as usize].calls.len() as u64 * 10;
+            let c = t.push_call(from, "MPI_Send", at, at + 1, tracelogic_model::NO_CALLPATH, 0);
+            t.push_p2p(from, c, c, tracelogic_model::P2pDir::Send, to, 0, 0, 64);
+        }
+    }
+    t
+}
+
+#[test]
+fn large_runs_end_within_the_budget() {
+    let n = 30_000u32;
+    let perm: Vec<u32> = (0..n).map(|r| ((r as u64 * 7919 + 13) % n as u64) as u32).collect();
+    let ring = trace_of_edges(n, (0..n).map(|r| (perm[r as usize], perm[((r + 1) % n) as usize])));
+    let path = trace_of_edges(n, (0..n - 1).map(|r| (r, r + 1)));
+    let star = trace_of_edges(n, (1..n).map(|r| (0, r)));
+    let small = CompareOptions {
+        max_steps: Some(200_000),
+        ..opts()
+    };
+    let t = std::time::Instant::now();
+    // The path fits inside the (renumbered) ring: exact.
+    let c = compare(&path, &ring, &small).unwrap();
+    assert_eq!((c.graph.common, c.epsilon_exact), (n as usize - 1, true));
+    // A star against a ring: the budget ends the search with a bound.
+    let c = compare(&star, &ring, &small).unwrap();
+    check_contract(&c);
+    assert!(c.graph.common >= 2 && c.graph.common <= c.graph.upper_bound);
+    assert!(c.graph.steps <= 200_000 + 2 * n as u64, "{}", c.graph.steps);
+    assert!(t.elapsed().as_secs() < 120, "{:?}", t.elapsed());
+}

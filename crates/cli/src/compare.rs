@@ -60,7 +60,8 @@ pub struct Args {
     /// correspondence).
     #[arg(long, default_value = "auto", value_parser = align_arg)]
     pub align: Alignment,
-    /// Step budget of the common-subgraph search (default: 2 million + 256 per rank).
+    /// Step budget of the common-subgraph search (default: 2 million + 256 per rank, at most 16
+    /// million).
     #[arg(long)]
     pub max_steps: Option<u64>,
     /// Print JSON (schema in docs/cli.md).

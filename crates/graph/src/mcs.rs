@@ -475,6 +475,8 @@ impl<'g> Search<'g> {
                             break 'nodes;
                         }
                         let u2 = inv[v2 as usize];
+                        // A swap costs the two degrees: charged, so a hub cannot stretch a step.
+                        self.steps += (a.degree(u1) + a.degree(u2)) as u64 / 16;
                         if self.swap_gain(&map, u1, u2) > 0 {
                             let v1 = map[u1 as usize];
                             map[u1 as usize] = v2;
