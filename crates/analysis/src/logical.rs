@@ -403,6 +403,38 @@ impl LogicalTrace {
         self.records.len()
     }
 
+    /// The records as the rank each came from executed them: directions replaced by that rank's
+    /// neighbours (Table 5's physical column, record for record).
+    pub fn physical_view(&self) -> Vec<LogicalCall> {
+        let tables = self.placement.neighbour_tables();
+        self.records
+            .iter()
+            .map(|r| {
+                let mut c = r.call.clone();
+                for o in &mut c.ops {
+                    if let Partner::Direction(d) = &o.partner {
+                        if let Some(&p) = tables.get(r.rank as usize).and_then(|t| t.get(d)) {
+                            o.partner = Partner::Rank(p);
+                        }
+                    }
+                }
+                c
+            })
+            .collect()
+    }
+
+    /// Table 5: physical and logical records side by side, one pair per line.
+    pub fn side_by_side(&self) -> String {
+        let physical: Vec<String> = self.physical_view().iter().map(LogicalCall::text).collect();
+        let width = physical.iter().map(|p| p.chars().count()).max().unwrap_or(0).max(8);
+        let mut out = format!("{:<width$}   LOGICAL TRACE\n", "PHYSICAL TRACE (rank: call)");
+        for (p, r) in physical.iter().zip(&self.records) {
+            let origin = format!("{}: {p}", r.rank);
+            out.push_str(&format!("{origin:<w$}   {}\n", r.call.text(), w = width + 4));
+        }
+        out
+    }
+
     /// Readable text, one record per line (Table 5's logical column).
     pub fn text(&self) -> String {
         let mut out = format!(

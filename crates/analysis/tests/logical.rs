@@ -57,6 +57,19 @@ fn ring_example_of_seed_000() {
             (P2pDir::Recv, Partner::Direction("+3".into())),
         ]
     );
+    // Table 5 for the ring: the physical column names P1 and P3, the logical one +1 and +3.
+    let physical = logical.physical_view();
+    assert_eq!(physical[0].ops[0].partner, Partner::Rank(1));
+    assert_eq!(physical[1].ops[0].partner, Partner::Rank(3));
+    let table5 = logical.side_by_side();
+    assert!(
+        table5.lines().nth(1).unwrap().contains("MPI_Send(P1, 1000 B, tag 0)"),
+        "{table5}"
+    );
+    assert!(
+        table5.lines().nth(1).unwrap().ends_with("MPI_Send(+1, 1000 B, tag 0)"),
+        "{table5}"
+    );
     // Every rank's expansion is its own trace.
     let v = verify(&trace, &logical).unwrap();
     assert!(v.ranks_below_full.is_empty(), "{v:?}");

@@ -58,6 +58,9 @@ pub struct Args {
     /// Filtering before topology identification: `auto` or a percentage (as `tracelogic topology`).
     #[arg(long, default_value = "auto", value_parser = threshold_arg)]
     pub threshold: Threshold,
+    /// Show the physical records of the used rank(s) beside the logical ones (Table 5 style).
+    #[arg(long, conflicts_with_all = ["compress", "json"])]
+    pub side_by_side: bool,
     /// Write the output to this file instead of standard output.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
@@ -263,7 +266,7 @@ pub fn run(args: Args) -> CliResult {
     let text = if args.json {
         json(&report)?
     } else {
-        human(&report, &logical, &program)
+        human(&report, &logical, &program, args.side_by_side)
     };
     write_out(out, &text)?;
     Ok(ExitCode::SUCCESS)
@@ -273,7 +276,7 @@ fn pct(x: f64) -> String {
     format!("{:.2} %", 100.0 * x)
 }
 
-fn human(r: &Report, logical: &LogicalTrace, program: &Program) -> String {
+fn human(r: &Report, logical: &LogicalTrace, program: &Program, side_by_side: bool) -> String {
     let mut s = String::new();
     let used: Vec<String> = r.ranks_used.iter().map(|x| x.to_string()).collect();
     s.push_str(&format!(
@@ -344,6 +347,8 @@ fn human(r: &Report, logical: &LogicalTrace, program: &Program) -> String {
     s.push('\n');
     if r.program.is_some() {
         s.push_str(&program.text());
+    } else if side_by_side {
+        s.push_str(&logical.side_by_side());
     } else {
         for rec in &logical.records {
             s.push_str(&rec.call.text());
@@ -388,6 +393,7 @@ mod tests {
             rank: None,
             from: Vec::new(),
             threshold: Threshold::Auto,
+            side_by_side: false,
             output: Some(out.to_path_buf()),
         }
     }
