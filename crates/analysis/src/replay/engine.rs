@@ -391,12 +391,18 @@ impl<'a> Engine<'a> {
     }
 
     fn run(&mut self) {
+        let mut first_open = 0;
         loop {
             while let Some(r) = self.worklist.pop_front() {
                 self.advance_rank(r);
             }
             // Nothing runnable: either all done, or the trace's dependencies cannot be met.
-            let Some(r) = (0..self.cursors.len()).find(|&r| !self.cursors[r].done) else {
+            // Ranks never become undone, so the scan resumes where the last one stopped: a
+            // trace of many independent deadlocks costs O(ranks) here, not O(ranks²).
+            while first_open < self.cursors.len() && self.cursors[first_open].done {
+                first_open += 1;
+            }
+            let Some(r) = (first_open < self.cursors.len()).then_some(first_open) else {
                 break;
             };
             let r = r as Rank;
@@ -796,5 +802,38 @@ pub fn replay_configurations(
         messages: matching.messages.len() as u64,
         peak_pooled_vectors,
         warnings,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{replay, Configuration, Network};
+    use tracelogic_model::{match_messages, P2pDir, Trace, NO_CALLPATH};
+
+    /// Ranks 2i and 2i+1 each receive from the other before sending: every pair deadlocks, and
+    /// each deadlock is broken on its own. Found while auditing the replay worklist for hostile
+    /// input: the scan for the next stuck rank restarted at rank 0 after every deadlock
+    /// (quadratic in ranks; 65,536 ranks fit a 3 MB text trace).
+    #[test]
+    fn many_independent_deadlocks_are_each_broken_once() {
+        let n = 4096;
+        let mut trace = Trace::new("test", "pairs", n);
+        for r in 0..n {
+            let peer = r ^ 1;
+            let recv = trace.push_call(r, "MPI_Recv", 1_000, 2_000, NO_CALLPATH, 0);
+            trace.push_p2p(r, recv, recv, P2pDir::Recv, peer, 1, 0, 8);
+            let send = trace.push_call(r, "MPI_Send", 3_000, 4_000, NO_CALLPATH, 0);
+            trace.push_p2p(r, send, send, P2pDir::Send, peer, 1, 0, 8);
+        }
+        let matching = match_messages(&trace);
+        assert_eq!(matching.messages.len(), n as usize);
+        let configs = [Configuration::base(&Network::ethernet_10g())];
+        let result = replay(&trace, &matching, &configs, None, false).unwrap();
+        assert_eq!(
+            result.warnings.unresolved_recvs,
+            n as u64 / 2,
+            "one forced receive per pair"
+        );
+        assert_eq!(result.calls, 2 * n as u64);
     }
 }
