@@ -225,7 +225,6 @@ pub struct RankPattern {
 /// `seq` holds symbols `< alphabet`; `barrier_after[i]` (if given) marks a routine boundary after
 /// event `i`. O(n log n) for the suffix array plus the output.
 pub fn detect(seq: &[u32], alphabet: u32, barrier_after: Option<&[bool]>, opts: &PatternOptions) -> Vec<RankPattern> {
-    // Symbol string with unique barriers, and the event behind each position.
     // With routine boundaries: the symbol string with unique barriers, and the event behind each
     // position. Without: the events themselves.
     let mut event_of: Vec<u32> = Vec::new();
@@ -336,6 +335,7 @@ pub fn detect(seq: &[u32], alphabet: u32, barrier_after: Option<&[bool]>, opts: 
             .cmp(&a.frequency)
             .then(b.symbols.len().cmp(&a.symbols.len()))
             .then(a.positions[0].cmp(&b.positions[0]))
+            .then(a.symbols.cmp(&b.symbols))
     });
     out
 }
