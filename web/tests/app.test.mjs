@@ -341,3 +341,181 @@ test('a 320-rank trace is drawn in blocks of ranks whose sums match the CLI matr
     rmSync(tmp, { recursive: true, force: true });
   }
 });
+
+// ---- Analysis views: each computed in the worker, checked against the CLI's JSON ----
+
+const sampleDir = (id) => join(root, 'web/samples', id);
+const shots = process.env.TRACELOGIC_SCREENSHOTS;
+
+/** Open bundled sample `id`, switch to `view` and wait for `ready` inside it. */
+async function openView(id, view, ready) {
+  const s = await openPage(`${origin}${prefix}#sample=${encodeURIComponent(id)}`);
+  await s.page.setViewportSize({ width: 1280, height: 900 });
+  await s.page.waitForSelector('#trace', { timeout: 60_000 });
+  await idle(s.page);
+  await s.page.click(`#nav-${view}`);
+  await s.page.waitForSelector(`#view-${view} ${ready}, #view-${view} .view-error`, { timeout: 120_000 });
+  const failed = await s.page.$(`#view-${view} .view-error`);
+  assert.equal(failed, null, failed && (await failed.textContent()));
+  return s;
+}
+
+/** Move a range input to `value` as a user releasing the slider there would. */
+async function setRange(page, selector, value) {
+  await page.$eval(selector, (e, v) => {
+    e.value = String(v);
+    e.dispatchEvent(new Event('input', { bubbles: true }));
+    e.dispatchEvent(new Event('change', { bubbles: true }));
+  }, value);
+}
+
+async function screenshot(page, name) {
+  if (shots) await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+}
+
+test('topology view: label, mapping, drawing and stages equal tracelogic topology --json; the threshold override refilters', async () => {
+  const id = 'npb-lu.S.8';
+  const t = cliJson(['topology', sampleDir(id)]);
+  const s = await openView(id, 'topology', '#topology-label');
+  const { page } = s;
+  assert.equal(await page.getAttribute('#topology-label', 'data-label'), t.match.label);
+  assert.equal(await page.locator('#topology-mapping tbody tr').count(), t.mapping.length);
+  assert.equal(await page.locator('#topology-graph g.node').count(), t.ranks);
+  const labels = await page.$$eval('#topology-graph g.node text', (els) => els.map((e) => Number(e.textContent)));
+  assert.deepEqual(labels.sort((a, b) => a - b), [...Array(t.ranks).keys()]);
+  assert.equal(await page.locator('#topology-graph line.edge').count(), t.edges.length);
+  assert.equal(await page.locator('#topology-stages tbody tr').count(), t.stages.length);
+  assert.ok(await page.isVisible('#topology-spectrum'));
+  // Hovering a rank highlights exactly its neighbours.
+  await page.hover('#topology-graph g.node[data-rank="0"]');
+  const hot = await page.$$eval('#topology-graph g.node.neighbour', (els) => els.map((e) => Number(e.dataset.rank)).sort((a, b) => a - b));
+  const expected = t.mapping.find((p) => p.rank === 0).neighbours.map((n) => n.rank).sort((a, b) => a - b);
+  assert.deepEqual(hot, expected);
+  await screenshot(page, 'topology');
+  // Threshold override.
+  const t60 = cliJson(['topology', sampleDir(id), '--threshold', '60']);
+  await page.fill('#topology-threshold', '60');
+  await page.click('#topology-filter button[type="submit"]');
+  await page.waitForFunction(
+    (n) => document.querySelector('#topology-filter [data-stat="removed"]')?.dataset.value === String(n),
+    t60.filter.removed.length,
+  );
+  const label60 = t60.match ? t60.match.label : 'no exact match';
+  assert.equal(await page.getAttribute('#topology-label', 'data-label'), label60);
+  if (!t60.match) assert.equal(await page.locator('#topology-near tbody tr').count(), t60.near_matches.length);
+  assertClean(s);
+  await page.close();
+});
+
+test('logical view: figures and per-rank reproduction equal tracelogic logical --json; downloads are local blobs', async () => {
+  const id = 'npb-bt.S.9';
+  const l = cliJson(['logical', sampleDir(id)]);
+  const s = await openView(id, 'logical', '#logical-figures');
+  const { page } = s;
+  assert.equal(await page.textContent('#logical-topology'), l.topology.label);
+  assert.equal(await page.getAttribute('[data-stat="raw"]', 'data-value'), String(l.raw_length));
+  assert.equal(await page.getAttribute('[data-stat="compressed"]', 'data-value'), String(l.compressed_length));
+  assert.equal(await page.locator('#logical-ranks tbody tr').count(), l.verification.per_rank.length);
+  assert.equal(await page.locator('#logical-ranks tbody tr.below').count(), l.verification.ranks_below_full.length);
+  assert.ok((await page.locator('#logical-program details').count()) >= 1, 'the program has foldable loops');
+  assert.ok((await page.textContent('#logical-side-by-side')).length > 0);
+  for (const [button, check] of [['#logical-json', (t) => JSON.parse(t).records.length === l.records.length], ['#logical-skeleton', (t) => t.includes('MPI_Init')]]) {
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click(button)]);
+    const path = await download.path();
+    assert.ok(check(readFileSync(path, 'utf8')), `${button} content`);
+  }
+  await screenshot(page, 'logical');
+  assertClean(s);
+  await page.close();
+});
+
+test('patterns view: the patterns and their occurrences equal tracelogic patterns --json; sorting and the event graph', async () => {
+  const id = 'npb-lu.S.8';
+  const p = cliJson(['patterns', sampleDir(id)]);
+  const s = await openView(id, 'patterns', '#patterns-table');
+  const { page } = s;
+  const rows = await page.$$eval('#patterns-table tbody tr', (els) => els.map((e) => [Number(e.dataset.pattern), Number(e.dataset.occurrences)]));
+  assert.deepEqual(new Map(rows), new Map(p.communication_patterns.map((c) => [c.id, c.occurrences])));
+  const occ = rows.map((r) => r[1]);
+  assert.deepEqual(occ, [...occ].sort((a, b) => b - a), 'sorted by occurrences');
+  await page.click('#sort-ranks');
+  const ranks = await page.$$eval('#patterns-table tbody tr td:nth-child(3)', (els) => els.map((e) => Number(e.textContent)));
+  assert.deepEqual(ranks, [...ranks].sort((a, b) => b - a), 'sorted by ranks');
+  const pick = p.communication_patterns[p.communication_patterns.length - 1];
+  await page.click(`#patterns-table tr[data-pattern="${pick.id}"]`);
+  await page.waitForSelector(`#pattern-graph[data-pattern="${pick.id}"]`);
+  const events = Object.values(pick.events).reduce((n, e) => n + e.length, 0);
+  assert.equal(await page.locator('#pattern-graph circle.event').count(), events);
+  assert.equal(await page.locator('#pattern-graph g.rank-line').count(), Object.keys(pick.events).length);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#patterns-json')]);
+  assert.equal(JSON.parse(readFileSync(await download.path(), 'utf8')).patterns.length, p.communication_patterns.length);
+  await page.click(`#patterns-table tr[data-pattern="${p.communication_patterns[0].id}"]`);
+  await screenshot(page, 'patterns');
+  assertClean(s);
+  await page.close();
+});
+
+test('phases view: phases equal tracelogic phases --json; tree nodes switch the curve; s0 re-segments', async () => {
+  const id = 'npb-lu.S.8';
+  const ph = cliJson(['phases', sampleDir(id)]);
+  assert.ok(ph.phases.length >= 1);
+  const s = await openView(id, 'phases', '#phases-count');
+  const { page } = s;
+  assert.equal(await page.getAttribute('#phases-count', 'data-value'), String(ph.phases.length));
+  assert.equal(await page.locator('#phases-table tbody tr').count(), ph.phases.length);
+  assert.equal(await page.getAttribute('#phases-cut', 'data-cut'), String(ph.tree[0].cut));
+  assert.equal(await page.locator('#phases-tree button.tree-node').count(), ph.tree.length);
+  assert.ok((await page.locator('#phases-timeline rect.phase-span').count()) >= ph.phases.length);
+  const child = ph.tree[0].children[0];
+  await page.click(`#phases-tree button[data-segment="${child}"]`);
+  await page.waitForSelector(`#phases-curve[data-segment="${child}"]`);
+  await screenshot(page, 'phases');
+  const coarse = cliJson(['phases', sampleDir(id), '--strength', '10']);
+  await setRange(page, '#phases-strength', 10);
+  await page.waitForFunction((n) => document.querySelector('#phases-count')?.dataset.value === String(n) && !document.querySelector('#view-phases .waiting'), coarse.phases.length);
+  assertClean(s);
+  await page.close();
+});
+
+test('what-if view: presets, classifications and predicted times equal tracelogic replay --json; a custom network is added', async () => {
+  const id = 'npb-mg.S.8';
+  const r = cliJson(['replay', sampleDir(id)]);
+  const s = await openView(id, 'whatif', '#whatif-classification');
+  const { page } = s;
+  const classes = await page.$$eval('#whatif-classification tbody tr', (els) => els.map((e) => [e.dataset.network, e.dataset.bound]));
+  assert.deepEqual(classes, r.classification.map((c) => [c.network, c.label]));
+  const first = r.classification[0].network;
+  const configs = r.configurations.filter((c) => c.network === first).map((c) => c.label);
+  assert.deepEqual(await page.$$eval('#whatif-bars tbody tr', (els) => els.map((e) => e.dataset.config)), configs);
+  assert.equal(await page.locator('#whatif-bars .segment').count(), 4 * configs.length);
+  assert.ok((await page.locator('#whatif-ranks tbody tr').count()) >= 1, 'per-rank imbalance');
+  await screenshot(page, 'whatif');
+  await setRange(page, '#whatif-latency', 20);
+  await page.waitForSelector('#whatif-classification tr[data-network="custom"]', { timeout: 60_000 });
+  assert.equal(await page.getAttribute('#whatif-bars', 'data-network'), 'custom');
+  assertClean(s);
+  await page.close();
+});
+
+test('compare view: θ, ε and the verdict against a bundled sample equal tracelogic compare --json', async () => {
+  const c = cliJson(['compare', sampleDir('npb-lu.S.8'), sampleDir('npb-mg.S.8')]);
+  const s = await openView('npb-lu.S.8', 'compare', '#compare-sample');
+  const { page } = s;
+  await page.selectOption('#compare-sample', 'npb-mg.S.8');
+  await page.waitForSelector('#compare-verdict, #view-compare .view-error', { timeout: 120_000 });
+  assert.equal(await page.$('#view-compare .view-error'), null);
+  assert.equal(await page.getAttribute('#compare-verdict', 'data-similar'), String(c.similar));
+  const theta = Number(await page.getAttribute('#compare-properties tr[data-property="theta"]', 'data-theta'));
+  assert.ok(Math.abs(theta - c.theta) < 1e-9, `θ ${theta} vs ${c.theta}`);
+  const eps = Number(await page.getAttribute('#compare-epsilon', 'data-epsilon'));
+  assert.ok(Math.abs(eps - c.epsilon) < 1e-9, `ε ${eps} vs ${c.epsilon}`);
+  assert.equal(await page.getAttribute('#compare-epsilon', 'data-exact'), String(c.epsilon_exact));
+  for (const p of c.properties) {
+    const v = Number(await page.getAttribute(`#compare-properties tr[data-property="${p.property}"]`, 'data-theta'));
+    assert.ok(Math.abs(v - p.theta) < 1e-9, `θ ${p.property}`);
+  }
+  assert.ok(await page.isVisible('#compare-scatter circle.pair'));
+  await screenshot(page, 'compare');
+  assertClean(s);
+  await page.close();
+});

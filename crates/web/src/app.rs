@@ -8,15 +8,23 @@
 
 use crate::input::{self, Source};
 use crate::protocol::{
-    LoadedTrace, MatrixRequest, MatrixView as MatrixResult, ProgressReport, Request, Response, WireFile,
+    AnalysisAnswer, AnalysisRequest, LoadedTrace, MatrixRequest, MatrixView as MatrixResult, ProgressReport, Request,
+    Response, WireFile,
 };
 use crate::samples::{self, Sample, StartChoice, SAMPLES};
 use crate::text;
+use crate::views::compare::CompareView;
+use crate::views::logical::LogicalView;
 use crate::views::matrix::MatrixView;
+use crate::views::patterns::PatternsView;
+use crate::views::phases::PhasesView;
 use crate::views::summary::SummaryView;
-use crate::views::View;
+use crate::views::topology::TopologyView;
+use crate::views::whatif::WhatIfView;
+use crate::views::{AnalysisState, Focus, View};
 use crate::worker::{AnalysisWorker, LOADER};
 use gloo::worker::{Spawnable, WorkerBridge};
+use std::collections::HashMap;
 use std::rc::Rc;
 use web_sys::{DragEvent, HtmlInputElement, HtmlSelectElement};
 use yew::html::Scope;
@@ -58,6 +66,16 @@ pub enum Msg {
     Show(View),
     /// New metric or threshold for the matrix.
     Matrix(MatrixRequest),
+    /// Run an analysis of the loaded trace for its view.
+    Analyse(AnalysisRequest),
+    /// Compare the loaded trace with a bundled sample.
+    CompareSample(&'static Sample),
+    /// Compare the loaded trace with dropped or picked files.
+    CompareSources(Vec<Source>),
+    /// The second trace of a comparison is read; hand it to the worker.
+    CompareRead(u64, String, Vec<WireFile>),
+    /// The rank, pattern or phase selected in one view (carried to the others).
+    Focus(Focus),
     /// A drag entered or left the drop zone.
     Dragging(bool),
     /// Close the error message.
@@ -75,6 +93,9 @@ pub struct App {
     matrix_request: MatrixRequest,
     matrix_seq: u64,
     dragging: bool,
+    analyses: HashMap<&'static str, AnalysisState>,
+    analysis_seq: u64,
+    focus: Focus,
 }
 
 fn location() -> Option<web_sys::Location> {
@@ -212,6 +233,8 @@ impl App {
                     let Some(bridge) = loading.bridge else { return false };
                     self.matrix_request = matrix.request.clone();
                     self.matrix_seq = 0;
+                    self.analyses.clear();
+                    self.focus = Focus::default();
                     self.current = Some(Current {
                         generation,
                         bridge,
@@ -228,7 +251,7 @@ impl App {
                         self.error = Some(f.message);
                     }
                 }
-                Response::Matrix(_) => return false,
+                Response::Matrix(_) | Response::Analysis(_) => return false,
             }
             return true;
         }
@@ -237,10 +260,42 @@ impl App {
         };
         match response {
             Response::Matrix(m) if m.seq == self.matrix_seq => current.matrix = Rc::from(m),
+            Response::Analysis(a) => return self.on_analysis(*a),
             Response::Failed(f) => self.error = Some(f.message),
             _ => return false,
         }
         true
+    }
+
+    fn on_analysis(&mut self, answer: AnalysisAnswer) -> bool {
+        let Some(state) = self.analyses.values_mut().find(|s| s.seq == answer.seq) else {
+            return false;
+        };
+        state.pending = false;
+        state.result = Some(Rc::new(answer.result));
+        true
+    }
+
+    /// Send `request` to the worker of the shown trace and mark its view as waiting.
+    fn analyse(&mut self, request: AnalysisRequest) {
+        let Some(c) = &self.current else { return };
+        self.analysis_seq += 1;
+        let state = self.analyses.entry(request.kind()).or_default();
+        state.seq = self.analysis_seq;
+        state.pending = true;
+        state.request = (!matches!(request, AnalysisRequest::Compare { .. })).then(|| request.clone());
+        c.bridge.send(Request::Analyse {
+            seq: self.analysis_seq,
+            request,
+        });
+    }
+
+    /// Ask for the analysis of `view` when it has none yet.
+    fn ensure_analysis(&mut self, view: View) {
+        let Some(request) = view.default_request() else { return };
+        if !self.analyses.contains_key(request.kind()) {
+            self.analyse(request);
+        }
     }
 
     fn view_input(&self, ctx: &Context<Self>) -> Html {
@@ -298,6 +353,13 @@ impl App {
                 { self.view_messages(ctx) }
             </section>
         }
+    }
+
+    fn mark_compare_loading(&mut self, label: &str) {
+        let state = self.analyses.entry("compare").or_default();
+        state.pending = true;
+        state.request = None;
+        state.loading = Some(label.to_owned());
     }
 
     fn view_progress(&self, ctx: &Context<Self>) -> Html {
@@ -360,6 +422,24 @@ impl App {
                 <MatrixView result={c.matrix.clone()} request={self.matrix_request.clone()}
                     on_request={ctx.link().callback(Msg::Matrix)} />
             },
+            v => {
+                let state = self.analyses.get(v.id()).cloned().unwrap_or_default();
+                let on_request = ctx.link().callback(Msg::Analyse);
+                let on_focus = ctx.link().callback(Msg::Focus);
+                let focus = self.focus.clone();
+                match v {
+                    View::Topology => html! { <TopologyView {state} {on_request} {focus} {on_focus} /> },
+                    View::Logical => html! { <LogicalView {state} {on_request} {focus} {on_focus} /> },
+                    View::Patterns => html! { <PatternsView {state} {on_request} {focus} {on_focus} /> },
+                    View::Phases => html! { <PhasesView {state} {on_request} {focus} {on_focus} /> },
+                    View::WhatIf => html! { <WhatIfView {state} {on_request} {focus} {on_focus} /> },
+                    _ => {
+                        let on_sample = ctx.link().callback(Msg::CompareSample);
+                        let on_sources = ctx.link().callback(Msg::CompareSources);
+                        html! { <CompareView {state} {on_request} {on_sample} {on_sources} label={t.label.clone()} /> }
+                    }
+                }
+            }
         };
         html! {
             <>
@@ -390,6 +470,9 @@ impl Component for App {
             matrix_request: MatrixRequest::default(),
             matrix_seq: 0,
             dragging: false,
+            analyses: HashMap::new(),
+            analysis_seq: 0,
+            focus: Focus::default(),
         };
         let (search, hash) = location()
             .map(|l| (l.search().unwrap_or_default(), l.hash().unwrap_or_default()))
@@ -446,7 +529,75 @@ impl Component for App {
                     self.notice = Some(format!("Loading {} was cancelled.", l.label));
                 }
             }
-            Msg::Show(v) => self.view = v,
+            Msg::Show(v) => {
+                self.view = v;
+                self.ensure_analysis(v);
+            }
+            Msg::Analyse(request) => self.analyse(request),
+            Msg::Focus(f) => self.focus = f,
+            Msg::CompareSample(sample) => {
+                self.generation += 1;
+                let generation = self.generation;
+                self.mark_compare_loading(sample.title);
+                let link = ctx.link().clone();
+                wasm_bindgen_futures::spawn_local(async move {
+                    let mut files = Vec::with_capacity(sample.files.len());
+                    for name in sample.files {
+                        match input::fetch_sample_file(sample, name).await {
+                            Ok(f) => files.push(f),
+                            Err(e) => {
+                                return link.send_message(Msg::CompareRead(
+                                    generation,
+                                    format!("error:{e}"),
+                                    Vec::new(),
+                                ))
+                            }
+                        }
+                    }
+                    link.send_message(Msg::CompareRead(generation, sample.title.to_owned(), files));
+                });
+            }
+            Msg::CompareSources(sources) => {
+                if sources.is_empty() {
+                    return false;
+                }
+                self.generation += 1;
+                let generation = self.generation;
+                let label = input::label(&sources);
+                self.mark_compare_loading(&label);
+                let link = ctx.link().clone();
+                wasm_bindgen_futures::spawn_local(async move {
+                    let listed = match input::files_of(sources).await {
+                        Ok(l) => l,
+                        Err(e) => {
+                            return link.send_message(Msg::CompareRead(generation, format!("error:{e}"), Vec::new()))
+                        }
+                    };
+                    let mut files = Vec::with_capacity(listed.len());
+                    for (name, file) in &listed {
+                        match input::read(name, file).await {
+                            Ok(f) => files.push(f),
+                            Err(e) => {
+                                return link.send_message(Msg::CompareRead(
+                                    generation,
+                                    format!("error:{e}"),
+                                    Vec::new(),
+                                ))
+                            }
+                        }
+                    }
+                    link.send_message(Msg::CompareRead(generation, label, files));
+                });
+            }
+            Msg::CompareRead(_, label, files) => {
+                if let Some(message) = label.strip_prefix("error:") {
+                    let state = self.analyses.entry("compare").or_default();
+                    state.pending = false;
+                    state.result = Some(Rc::new(Err(message.to_owned())));
+                } else {
+                    self.analyse(AnalysisRequest::Compare { label, files });
+                }
+            }
             Msg::Matrix(request) => {
                 self.matrix_request = request.clone();
                 if let Some(c) = &self.current {

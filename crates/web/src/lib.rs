@@ -6,11 +6,13 @@
 //! trace of hundreds of MB takes seconds, and running it in a worker keeps the page responsive
 //! and lets the user cancel.
 //!
-//! Layout: [`session`] is the worker's pure core (files in, summary and matrices out),
+//! Layout: [`session`] is the worker's pure core (files in, summary and matrices out), [`analyses`]
+//! runs the other analyses for their views,
 //! [`worker`] wraps it as a `gloo-worker`, [`app`] is the page shell, [`views`] has one module
 //! per view, [`heatmap`] the geometry and colours of the matrix drawing, [`input`] turns
 //! dropped files and folders into named bytes, and [`samples`] lists the bundled traces.
 
+pub mod analyses;
 pub mod app;
 pub mod heatmap;
 pub mod input;

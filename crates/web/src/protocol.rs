@@ -56,6 +56,13 @@ pub enum Request {
         /// The matrix to compute once the trace is read.
         matrix: MatrixRequest,
     },
+    /// Run one analysis of the loaded trace (see [`AnalysisRequest`]).
+    Analyse {
+        /// Sequence number echoed in the answer, so the page can drop stale answers.
+        seq: u64,
+        /// What to compute.
+        request: AnalysisRequest,
+    },
     /// Recompute the matrix of the loaded trace.
     Matrix {
         /// Sequence number echoed in the answer, so the page can drop stale answers.
@@ -63,6 +70,65 @@ pub enum Request {
         /// What to compute.
         request: MatrixRequest,
     },
+}
+
+/// One analysis of the loaded trace, as a view asks for it. The worker answers with
+/// [`Response::Analysis`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum AnalysisRequest {
+    /// `tracelogic_analysis::topology` on the whole run's matrix.
+    Topology {
+        /// Filtering threshold in percent of the largest entry; `None` is the automatic gap.
+        threshold_pct: Option<f64>,
+    },
+    /// The logical trace, its loop-compressed program, verification and C skeleton.
+    Logical,
+    /// Communication patterns and the per-rank repeated sequences.
+    Patterns,
+    /// Phase detection at segmentation strength `s0`.
+    Phases {
+        /// The strength `s0` (0 cuts wherever the divergence is significant).
+        strength: f64,
+    },
+    /// The what-if replay on the preset networks, plus one custom network when given.
+    WhatIf {
+        /// Custom network: latency in microseconds and bandwidth in Gb/s.
+        custom: Option<(f64, f64)>,
+    },
+    /// Compare the loaded trace with a second one.
+    Compare {
+        /// What the user loaded as the second trace.
+        label: String,
+        /// Its files.
+        files: Vec<WireFile>,
+    },
+}
+
+impl AnalysisRequest {
+    /// Which view the answer belongs to (`topology`, `logical`, ...), as in [`crate::views::View::id`].
+    pub fn kind(&self) -> &'static str {
+        match self {
+            AnalysisRequest::Topology { .. } => "topology",
+            AnalysisRequest::Logical => "logical",
+            AnalysisRequest::Patterns => "patterns",
+            AnalysisRequest::Phases { .. } => "phases",
+            AnalysisRequest::WhatIf { .. } => "whatif",
+            AnalysisRequest::Compare { .. } => "compare",
+        }
+    }
+}
+
+/// The answer to an [`AnalysisRequest`]. The result travels as JSON text: the analysis
+/// reports use serde features (flattened and tagged enums) that the worker's bincode channel
+/// cannot carry, and JSON is also what the views offer for download.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AnalysisAnswer {
+    /// Sequence number of the request.
+    pub seq: u64,
+    /// [`AnalysisRequest::kind`] of the request.
+    pub kind: String,
+    /// The view's result as JSON, or the error to show.
+    pub result: Result<String, String>,
 }
 
 /// Where a running load is.
@@ -136,6 +202,8 @@ pub enum Response {
     },
     /// A [`Request::Matrix`] finished.
     Matrix(Box<MatrixView>),
+    /// A [`Request::Analyse`] finished (or failed: the trace stays loaded either way).
+    Analysis(Box<AnalysisAnswer>),
     /// A request failed; the worker still holds the trace it had before (if any).
     Failed(Failure),
 }

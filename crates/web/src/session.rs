@@ -110,6 +110,11 @@ impl Session {
         }
     }
 
+    /// Run one analysis of the kept trace; the result is its view's JSON (see [`crate::analyses`]).
+    pub fn analyse(&self, request: &crate::protocol::AnalysisRequest) -> Result<String, String> {
+        crate::analyses::analyse(&self.trace, request)
+    }
+
     /// The kept trace.
     pub fn trace(&self) -> &Trace {
         &self.trace

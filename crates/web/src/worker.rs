@@ -4,7 +4,7 @@
 //! Each load runs in a fresh worker (the page keeps the previous one until the new trace is
 //! in), so a failed or cancelled load never loses the trace already shown.
 
-use crate::protocol::{Failure, ProgressReport, Request, Response};
+use crate::protocol::{AnalysisAnswer, Failure, ProgressReport, Request, Response};
 use crate::session::Session;
 use gloo::worker::{HandlerId, Worker, WorkerScope};
 use std::cell::RefCell;
@@ -90,6 +90,17 @@ impl Worker for AnalysisWorker {
                     Err(f) => Response::Failed(f),
                 }
             }
+            Request::Analyse { seq, request } => match &self.session {
+                Some(s) => Response::Analysis(Box::new(AnalysisAnswer {
+                    seq,
+                    kind: request.kind().to_owned(),
+                    result: s.analyse(&request),
+                })),
+                None => Response::Failed(Failure {
+                    message: "no trace is loaded".into(),
+                    cancelled: false,
+                }),
+            },
             Request::Matrix { seq, request } => match &self.session {
                 Some(s) => Response::Matrix(Box::new(s.matrix(seq, &request))),
                 None => Response::Failed(Failure {

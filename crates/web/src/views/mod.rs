@@ -1,9 +1,20 @@
-//! The views of a loaded trace, one module each. The navigation bar lists [`View::ALL`], so a
-//! new view (topology, logical trace, patterns, phases, compare, what-if) is one module and
-//! one variant here.
+//! The views of a loaded trace, one module each. The navigation bar lists [`View::ALL`]. The
+//! analysis views receive their result as JSON from the worker ([`AnalysisState`]) and share
+//! the selected rank, pattern and phase ([`Focus`]).
 
+pub mod compare;
+pub mod logical;
 pub mod matrix;
+pub mod patterns;
+pub mod phases;
 pub mod summary;
+pub mod topology;
+pub mod whatif;
+
+use crate::protocol::AnalysisRequest;
+use serde::de::DeserializeOwned;
+use std::rc::Rc;
+use yew::prelude::*;
 
 /// A view of the loaded trace.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -12,25 +23,181 @@ pub enum View {
     Summary,
     /// The rank-to-rank communication matrix.
     Matrix,
+    /// The identified topology.
+    Topology,
+    /// The logical trace and its program.
+    Logical,
+    /// Communication patterns.
+    Patterns,
+    /// Execution phases.
+    Phases,
+    /// Predicted time on other networks.
+    WhatIf,
+    /// Similarity with a second trace.
+    Compare,
 }
 
 impl View {
     /// Every view, in navigation order.
-    pub const ALL: [View; 2] = [View::Summary, View::Matrix];
+    pub const ALL: [View; 8] = [
+        View::Summary,
+        View::Matrix,
+        View::Topology,
+        View::Logical,
+        View::Patterns,
+        View::Phases,
+        View::WhatIf,
+        View::Compare,
+    ];
 
     /// Name in the navigation bar.
     pub fn title(self) -> &'static str {
         match self {
             View::Summary => "Summary",
             View::Matrix => "Matrix",
+            View::Topology => "Topology",
+            View::Logical => "Logical trace",
+            View::Patterns => "Patterns",
+            View::Phases => "Phases",
+            View::WhatIf => "What-if",
+            View::Compare => "Compare",
         }
     }
 
-    /// Stable id used in the page (`#view-summary`) and by tests.
+    /// Stable id used in the page (`#view-summary`) and by tests; also the
+    /// [`AnalysisRequest::kind`] of the view's analysis.
     pub fn id(self) -> &'static str {
         match self {
             View::Summary => "summary",
             View::Matrix => "matrix",
+            View::Topology => "topology",
+            View::Logical => "logical",
+            View::Patterns => "patterns",
+            View::Phases => "phases",
+            View::WhatIf => "whatif",
+            View::Compare => "compare",
         }
+    }
+
+    /// The analysis the view runs when first shown (none for views that need user input first).
+    pub fn default_request(self) -> Option<AnalysisRequest> {
+        match self {
+            View::Topology => Some(AnalysisRequest::Topology { threshold_pct: None }),
+            View::Logical => Some(AnalysisRequest::Logical),
+            View::Patterns => Some(AnalysisRequest::Patterns),
+            View::Phases => Some(AnalysisRequest::Phases { strength: 0.0 }),
+            View::WhatIf => Some(AnalysisRequest::WhatIf { custom: None }),
+            View::Summary | View::Matrix | View::Compare => None,
+        }
+    }
+}
+
+/// Where a view's analysis is: the last request, whether its answer is awaited, and the answer
+/// (JSON or an error message).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct AnalysisState {
+    /// Sequence number of the latest request (answers with another number are stale).
+    pub seq: u64,
+    /// The latest request (not kept for comparisons, which carry a whole trace).
+    pub request: Option<AnalysisRequest>,
+    /// True while the worker computes.
+    pub pending: bool,
+    /// The latest answer.
+    pub result: Option<Rc<Result<String, String>>>,
+    /// Label of a second trace being read (comparisons).
+    pub loading: Option<String>,
+}
+
+/// The selection carried between views.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Focus {
+    /// Selected rank.
+    pub rank: Option<u32>,
+    /// Selected communication pattern id.
+    pub pattern: Option<usize>,
+    /// Selected phase (index in the phase list).
+    pub phase: Option<usize>,
+}
+
+/// Properties shared by the analysis views.
+#[derive(Properties, PartialEq)]
+pub struct AnalysisProps {
+    /// The view's analysis.
+    pub state: AnalysisState,
+    /// Ask the worker for a new analysis (new threshold, strength, network...).
+    pub on_request: Callback<AnalysisRequest>,
+    /// The shared selection.
+    pub focus: Focus,
+    /// Change the shared selection.
+    pub on_focus: Callback<Focus>,
+}
+
+/// The parsed result of `state`, or the page content standing in for it (waiting, error).
+pub fn parsed<T: DeserializeOwned>(state: &AnalysisState) -> Result<T, Html> {
+    match state.result.as_deref() {
+        None => Err(html! { <p class="waiting" role="status">{ "Computing in the analysis worker…" }</p> }),
+        Some(Err(e)) => Err(error_box(e)),
+        Some(Ok(json)) => serde_json::from_str(json).map_err(|e| error_box(&format!("unreadable answer: {e}"))),
+    }
+}
+
+/// An analysis error, shown in the view (the trace stays loaded).
+pub fn error_box(message: &str) -> Html {
+    html! {
+        <div class="error view-error" role="alert">
+            <p><strong>{ "The analysis failed. " }</strong>{ message }</p>
+            <p class="kept">{ "The trace is still loaded; the other views work." }</p>
+        </div>
+    }
+}
+
+/// A "computing" marker while a new answer is awaited over an old one.
+pub fn pending_note(state: &AnalysisState) -> Html {
+    if state.pending && state.result.is_some() {
+        html! { <p class="waiting" role="status">{ "Updating…" }</p> }
+    } else {
+        Html::default()
+    }
+}
+
+/// Offer `text` as a file named `name` (Blob and object URL: nothing leaves the page).
+pub fn download(name: &str, mime: &str, text: &str) {
+    use wasm_bindgen::JsCast;
+    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type(mime);
+    let Ok(blob) = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options) else {
+        return;
+    };
+    let Ok(url) = web_sys::Url::create_object_url_with_blob(&blob) else {
+        return;
+    };
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    if let Ok(a) = document.create_element("a") {
+        if let Ok(a) = a.dyn_into::<web_sys::HtmlAnchorElement>() {
+            a.set_href(&url);
+            a.set_download(name);
+            a.click();
+        }
+    }
+    let _ = web_sys::Url::revoke_object_url(&url);
+}
+
+/// A download button for `text`.
+pub fn download_button(id: &str, label: &str, name: &'static str, mime: &'static str, text: Rc<String>) -> Html {
+    let onclick = Callback::from(move |_: MouseEvent| download(name, mime, &text));
+    html! { <button type="button" class="download" id={id.to_owned()} {onclick}>{ label }</button> }
+}
+
+/// Seconds shown with a unit that fits.
+pub fn seconds(s: f64) -> String {
+    if s >= 1.0 {
+        format!("{s:.3} s")
+    } else if s >= 1e-3 {
+        format!("{:.3} ms", s * 1e3)
+    } else {
+        format!("{:.1} µs", s * 1e6)
     }
 }

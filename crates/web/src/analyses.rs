@@ -1,0 +1,425 @@
+//! The worker side of the analysis views: each [`AnalysisRequest`] run on the loaded trace and
+//! shaped into what its view draws. Pure functions over the trace; native tests call them on the
+//! bundled samples.
+
+use crate::protocol::{AnalysisRequest, WireFile};
+use serde::{Deserialize, Serialize};
+use tracelogic_analysis::compress::{compress, Program};
+use tracelogic_analysis::logical::{logicalize, verify, Accuracy, Placement, TopologyInfo, Verification};
+use tracelogic_analysis::matrix::CommMatrix;
+use tracelogic_analysis::patterns::{analyse_events, rank_events, CommunicationPattern, PatternOptions};
+use tracelogic_analysis::phases::{detect_phases, divergence_curve, Outside, PhaseAnalysis};
+use tracelogic_analysis::replay::{what_if, Network, WhatIf, WhatIfOptions, SEED_SCALES};
+use tracelogic_analysis::similarity::{compare, CompareOptions, Comparison};
+use tracelogic_analysis::skeleton::skeleton_c;
+use tracelogic_analysis::topology::{
+    identify_matrix, Component, FilterReport, Identification, Threshold, TopologyOptions, TopologyReport,
+};
+use tracelogic_formats::{read_trace, InputFile};
+use tracelogic_model::{match_messages, Selection, Trace};
+
+/// Most points of one divergence curve sent to the page (longer curves are sampled evenly,
+/// keeping the cut).
+pub const MAX_CURVE_POINTS: usize = 400;
+
+/// What the topology view shows: a [`TopologyReport`] with the identification as a field of
+/// its own. (The report flattens it, so its JSON carries `ranks` twice and cannot be read back.)
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TopologyResult {
+    /// Ranks in the run.
+    pub ranks: u32,
+    /// True when the run has no point-to-point traffic.
+    pub no_point_to_point: bool,
+    /// Filtering figures.
+    pub filter: FilterReport,
+    /// Edges of the filtered graph.
+    pub edges: Vec<[u32; 2]>,
+    /// Ranks without any edge.
+    pub isolated_ranks: Vec<u32>,
+    /// Identification of the whole graph.
+    pub identification: Identification,
+    /// Components identified alone when the graph is disconnected.
+    pub components: Vec<Component>,
+}
+
+impl From<TopologyReport> for TopologyResult {
+    fn from(r: TopologyReport) -> Self {
+        TopologyResult {
+            ranks: r.ranks,
+            no_point_to_point: r.no_point_to_point,
+            filter: r.filter,
+            edges: r.edges,
+            isolated_ranks: r.isolated_ranks,
+            identification: r.identification,
+            components: r.components,
+        }
+    }
+}
+
+/// What the logical-trace view shows: figures, the program, the side-by-side text and the
+/// three downloads.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LogicalResult {
+    /// The topology the trace is expressed in.
+    pub topology: TopologyInfo,
+    /// Ranks the logical trace was taken from.
+    pub ranks_used: Vec<u32>,
+    /// Whether a single rank had every neighbour.
+    pub maximal: bool,
+    /// Dropped calls and bytes, per rank.
+    pub accuracy: Accuracy,
+    /// How much of every rank's calls the expansion reproduces.
+    pub verification: Verification,
+    /// The loop-compressed program.
+    pub program: Program,
+    /// Physical and logical calls side by side (Table 5).
+    pub side_by_side: String,
+    /// The logical trace as JSON (download).
+    pub json: String,
+    /// The logical trace as text (download).
+    pub text: String,
+    /// The C skeleton, or why there is none.
+    pub skeleton: Result<String, String>,
+}
+
+/// What the phases view shows: the analysis and one divergence curve per segment.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PhasesResult {
+    /// The segmentation and its phases.
+    pub analysis: PhaseAnalysis,
+    /// Per segment of `analysis.tree`: `(position, divergence)` points, at most
+    /// [`MAX_CURVE_POINTS`].
+    pub curves: Vec<Vec<(usize, f64)>>,
+    /// Number of communication patterns (phases name them by id).
+    pub patterns: usize,
+}
+
+/// What the patterns view shows (also its JSON export).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PatternsResult {
+    /// Communication events in the trace.
+    pub events: u64,
+    /// Events inside some pattern occurrence.
+    pub events_in_patterns: u64,
+    /// The communication patterns.
+    pub patterns: Vec<CommunicationPattern>,
+}
+
+/// What the compare view shows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompareResult {
+    /// Label of the second trace.
+    pub other: String,
+    /// The comparison.
+    pub comparison: Comparison,
+}
+
+fn to_json<T: Serialize>(value: &T) -> Result<String, String> {
+    serde_json::to_string(value).map_err(|e| format!("cannot encode the result: {e}"))
+}
+
+/// Run `request` on `trace` and return its view's result as JSON.
+pub fn analyse(trace: &Trace, request: &AnalysisRequest) -> Result<String, String> {
+    match request {
+        AnalysisRequest::Topology { threshold_pct } => to_json(&TopologyResult::from(topology(trace, *threshold_pct))),
+        AnalysisRequest::Logical => to_json(&logical(trace)?),
+        AnalysisRequest::Patterns => to_json(&patterns(trace)),
+        AnalysisRequest::Phases { strength } => to_json(&phases(trace, *strength)?),
+        AnalysisRequest::WhatIf { custom } => to_json(&replay(trace, *custom)?),
+        AnalysisRequest::Compare { label, files } => to_json(&compare_with(trace, label, files)?),
+    }
+}
+
+/// The topology report of the whole run at `threshold_pct` (`None`: automatic).
+pub fn topology(trace: &Trace, threshold_pct: Option<f64>) -> TopologyReport {
+    let m = CommMatrix::from_trace(trace, &Selection::all());
+    let threshold = threshold_pct.map_or(Threshold::Auto, Threshold::Percent);
+    identify_matrix(
+        &m,
+        &TopologyOptions {
+            threshold,
+            ..TopologyOptions::default()
+        },
+    )
+}
+
+/// The logical trace on the automatically identified topology, as `tracelogic logical` builds it.
+pub fn logical(trace: &Trace) -> Result<LogicalResult, String> {
+    let report = topology(trace, None);
+    let placement = Placement::from_report(&report).map_err(|e| format!("no logical trace: {e}"))?;
+    let logical = logicalize(trace, &placement)?;
+    let verification = verify(trace, &logical)?;
+    let program = compress(&logical.records);
+    Ok(LogicalResult {
+        topology: logical.topology.clone(),
+        ranks_used: logical.ranks_used.clone(),
+        maximal: logical.maximal,
+        accuracy: logical.accuracy.clone(),
+        verification,
+        side_by_side: logical.side_by_side(),
+        json: serde_json::to_string_pretty(&logical).map_err(|e| format!("cannot encode the logical trace: {e}"))?,
+        text: logical.text(),
+        skeleton: skeleton_c(&logical, &program),
+        program,
+    })
+}
+
+/// Communication patterns with the default options, as `tracelogic patterns` finds them.
+pub fn patterns(trace: &Trace) -> PatternsResult {
+    let matching = match_messages(trace);
+    let opts = PatternOptions::default();
+    let events = rank_events(trace, opts.with_envelope);
+    let a = analyse_events(trace, &matching, &events, &opts);
+    PatternsResult {
+        events: a.events,
+        events_in_patterns: a.events_in_patterns,
+        patterns: a.communication_patterns,
+    }
+}
+
+/// Evenly sampled `(cut, divergence)` points of the curve of a segment starting at `start`
+/// (entry `j` is the cut at `start + j + 1`), always keeping the cut `keep` when inside.
+fn sample_curve(curve: &[f64], start: usize, keep: Option<usize>) -> Vec<(usize, f64)> {
+    let step = curve.len().div_ceil(MAX_CURVE_POINTS).max(1);
+    let mut points: Vec<(usize, f64)> = curve
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| i % step == 0 || *i + 1 == curve.len())
+        .map(|(i, &d)| (start + 1 + i, d))
+        .collect();
+    if let Some(k) = keep {
+        if k > start && k - start <= curve.len() && !points.iter().any(|p| p.0 == k) {
+            points.push((k, curve[k - start - 1]));
+            points.sort_by_key(|p| p.0);
+        }
+    }
+    points
+}
+
+/// Phases at strength `s0`, with every segment's divergence curve.
+pub fn phases(trace: &Trace, s0: f64) -> Result<PhasesResult, String> {
+    if !s0.is_finite() || s0 < 0.0 {
+        return Err(format!("the strength s0 must be a number ≥ 0, got {s0}"));
+    }
+    let matching = match_messages(trace);
+    let events = rank_events(trace, false);
+    let a = analyse_events(trace, &matching, &events, &PatternOptions::default());
+    let analysis = detect_phases(trace, &events, &a.communication, s0, Outside::Own);
+    let curves = analysis
+        .tree
+        .iter()
+        .map(|seg| {
+            let curve = divergence_curve(&analysis.sequence, seg.start, seg.end);
+            sample_curve(&curve, seg.start, seg.cut)
+        })
+        .collect();
+    Ok(PhasesResult {
+        analysis,
+        curves,
+        patterns: a.communication_patterns.len(),
+    })
+}
+
+/// The what-if replay on the preset networks and, when given, a custom network
+/// (latency in µs, bandwidth in Gb/s).
+pub fn replay(trace: &Trace, custom: Option<(f64, f64)>) -> Result<WhatIf, String> {
+    let mut networks = Network::presets();
+    if let Some((latency_us, gbps)) = custom {
+        if !(latency_us.is_finite() && latency_us >= 0.0 && gbps.is_finite() && gbps > 0.0) {
+            return Err(format!(
+                "custom network: latency must be ≥ 0 µs and bandwidth > 0 Gb/s (got {latency_us} µs, {gbps} Gb/s)"
+            ));
+        }
+        networks.push(Network {
+            name: "custom".into(),
+            latency_s: latency_us * 1e-6,
+            bandwidth_bytes_per_s: gbps * 1e9 / 8.0,
+        });
+    }
+    let matching = match_messages(trace);
+    let options = WhatIfOptions {
+        per_rank: true,
+        ..WhatIfOptions::new(networks, SEED_SCALES.to_vec())
+    };
+    what_if(trace, &matching, &options).map_err(|e| e.to_string())
+}
+
+/// Read `files` as a second trace and compare the loaded trace with it.
+pub fn compare_with(trace: &Trace, label: &str, files: &[WireFile]) -> Result<CompareResult, String> {
+    let inputs = files
+        .iter()
+        .map(|f| InputFile::new(f.name.clone(), f.bytes.clone()))
+        .collect();
+    let mut other = read_trace(inputs).map_err(|e| format!("cannot read {label}: {e}"))?;
+    other.source = label.to_owned();
+    let comparison = compare(trace, &other, &CompareOptions::default())?;
+    Ok(CompareResult {
+        other: label.to_owned(),
+        comparison,
+    })
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::samples::find;
+    use std::path::Path;
+
+    /// The bundled sample `id` as the worker receives it.
+    pub(crate) fn sample_files(id: &str) -> Vec<WireFile> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../web/samples").join(id);
+        find(id)
+            .unwrap()
+            .files
+            .iter()
+            .map(|f| WireFile {
+                name: format!("{id}/{f}"),
+                bytes: std::fs::read(root.join(f)).unwrap(),
+            })
+            .collect()
+    }
+
+    /// The bundled sample `id`, read.
+    pub(crate) fn sample_trace(id: &str) -> Trace {
+        let files = sample_files(id);
+        read_trace(files.into_iter().map(|f| InputFile::new(f.name, f.bytes)).collect()).unwrap()
+    }
+
+    fn run<T: serde::de::DeserializeOwned>(trace: &Trace, request: AnalysisRequest) -> T {
+        let json = analyse(trace, &request).unwrap_or_else(|e| panic!("{request:?}: {e}"));
+        serde_json::from_str(&json).unwrap()
+    }
+
+    #[test]
+    fn topology_answer_places_every_rank_and_follows_the_threshold() {
+        let lu = sample_trace("npb-lu.S.8");
+        let auto: TopologyResult = run(&lu, AnalysisRequest::Topology { threshold_pct: None });
+        assert_eq!(auto.identification.matched.as_ref().unwrap().label, "4x2 grid");
+        let mut ranks: Vec<u32> = auto.identification.mapping.iter().map(|p| p.rank).collect();
+        ranks.sort_unstable();
+        assert_eq!(ranks, (0..8).collect::<Vec<_>>());
+        let fixed: TopologyResult = run(
+            &lu,
+            AnalysisRequest::Topology {
+                threshold_pct: Some(60.0),
+            },
+        );
+        assert_eq!(fixed.filter.mode, "fixed");
+        assert!(fixed.filter.pairs_kept < auto.filter.pairs_kept);
+        assert_eq!(
+            fixed.filter.pairs_kept + fixed.filter.removed.len(),
+            fixed.filter.pairs_before
+        );
+    }
+
+    #[test]
+    fn phase_curves_peak_at_the_cut() {
+        let lu = sample_trace("npb-lu.S.8");
+        let r: PhasesResult = run(&lu, AnalysisRequest::Phases { strength: 0.0 });
+        assert!(!r.analysis.phases.is_empty());
+        assert_eq!(r.curves.len(), r.analysis.tree.len());
+        for (seg, curve) in r.analysis.tree.iter().zip(&r.curves) {
+            assert!(curve.len() <= MAX_CURVE_POINTS + 1);
+            assert!(curve.iter().all(|p| p.0 > seg.start && p.0 < seg.end));
+            if let Some(cut) = seg.cut {
+                let at_cut = curve.iter().find(|p| p.0 == cut).expect("the cut is kept").1;
+                assert!(
+                    (at_cut - seg.djs).abs() < 1e-9,
+                    "segment {}: D at cut {at_cut} vs max {}",
+                    seg.id,
+                    seg.djs
+                );
+                assert!(curve.iter().all(|p| p.1 <= seg.djs + 1e-9));
+            }
+        }
+        let coarse: PhasesResult = run(&lu, AnalysisRequest::Phases { strength: 10.0 });
+        assert!(coarse.analysis.phases.len() <= r.analysis.phases.len());
+        assert!(analyse(&lu, &AnalysisRequest::Phases { strength: f64::NAN }).is_err());
+    }
+
+    #[test]
+    fn sampled_curves_stay_bounded_and_keep_the_cut() {
+        let curve: Vec<f64> = (0..5000).map(|i| (i % 997) as f64).collect();
+        let points = sample_curve(&curve, 100, Some(100 + 997));
+        assert!(points.len() <= MAX_CURVE_POINTS + 2);
+        assert!(points.iter().any(|p| p.0 == 1097 && p.1 == 996.0));
+        assert!(points.windows(2).all(|w| w[0].0 < w[1].0));
+        assert_eq!(points.first().unwrap().0, 101);
+        assert_eq!(points.last().unwrap().0, 100 + 5000);
+    }
+
+    #[test]
+    fn what_if_adds_the_custom_network_and_refuses_nonsense() {
+        let mg = sample_trace("npb-mg.S.8");
+        let base: WhatIf = run(&mg, AnalysisRequest::WhatIf { custom: None });
+        let names: Vec<&str> = base.classification.iter().map(|c| c.network.as_str()).collect();
+        let presets: Vec<String> = Network::presets().into_iter().map(|n| n.name).collect();
+        assert_eq!(names, presets);
+        let custom: WhatIf = run(
+            &mg,
+            AnalysisRequest::WhatIf {
+                custom: Some((20.0, 10.0)),
+            },
+        );
+        assert_eq!(custom.classification.last().unwrap().network, "custom");
+        let c = custom
+            .configurations
+            .iter()
+            .find(|c| c.configuration.network == "custom")
+            .unwrap();
+        assert!((c.configuration.latency_s - 20e-6).abs() < 1e-15);
+        assert!((c.configuration.bandwidth_bytes_per_s - 1.25e9).abs() < 1e-3);
+        assert!(analyse(
+            &mg,
+            &AnalysisRequest::WhatIf {
+                custom: Some((1.0, 0.0))
+            }
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn logical_answer_has_verification_and_skeleton() {
+        let bt = sample_trace("npb-bt.S.9");
+        let r: LogicalResult = run(&bt, AnalysisRequest::Logical);
+        assert_eq!(r.verification.per_rank.len(), 9);
+        assert!(r.program.compressed_length < r.program.raw_length);
+        assert!(r.skeleton.as_ref().unwrap().contains("MPI_Init"));
+        let json: serde_json::Value = serde_json::from_str(&r.json).unwrap();
+        assert_eq!(json["records"].as_array().unwrap().len(), r.program.raw_length);
+        assert!(!r.side_by_side.is_empty());
+    }
+
+    #[test]
+    fn compare_with_itself_is_similar_and_bad_input_names_the_file() {
+        let lu = sample_trace("npb-lu.S.8");
+        let request = AnalysisRequest::Compare {
+            label: "LU again".into(),
+            files: sample_files("npb-lu.S.8"),
+        };
+        let r: CompareResult = run(&lu, request);
+        assert!(r.comparison.similar);
+        assert!((r.comparison.theta - 1.0).abs() < 1e-9 && (r.comparison.epsilon - 1.0).abs() < 1e-9);
+        let bad = AnalysisRequest::Compare {
+            label: "junk".into(),
+            files: vec![WireFile {
+                name: "junk.bin".into(),
+                bytes: vec![0xff; 17],
+            }],
+        };
+        let e = analyse(&lu, &bad).unwrap_err();
+        assert!(e.contains("junk"), "{e}");
+    }
+
+    #[test]
+    fn patterns_answer_lists_the_communication_patterns() {
+        let lu = sample_trace("npb-lu.S.8");
+        let r: PatternsResult = run(&lu, AnalysisRequest::Patterns);
+        assert!(!r.patterns.is_empty());
+        assert!(r.events_in_patterns <= r.events);
+        assert!(r
+            .patterns
+            .iter()
+            .all(|p| p.occurrences >= 1 && p.positions.len() == p.occurrences));
+    }
+}

@@ -1,0 +1,197 @@
+//! The phases view: the divergence curve of the selected segment with its cut, the
+//! segmentation tree (click a node for its curve), a per-rank timeline coloured by phase, an
+//! `s0` slider that re-segments, and the table of phases with their patterns and routines.
+
+use super::{parsed, pending_note, AnalysisProps, Focus};
+use crate::analyses::PhasesResult;
+use crate::protocol::AnalysisRequest;
+use tracelogic_analysis::phases::Segment;
+use web_sys::HtmlInputElement;
+use yew::prelude::*;
+
+/// Colour of phase `i` (evenly spread hues, readable on light and dark backgrounds).
+pub fn phase_colour(i: usize) -> String {
+    format!("hsl({}, 65%, 55%)", (i * 137) % 360)
+}
+
+fn curve_plot(points: &[(usize, f64)], seg: &Segment) -> Html {
+    let (w, h, m) = (560.0, 240.0, 44.0);
+    if points.is_empty() {
+        return html! { <p class="note">{ "This segment has a single position: no cut to draw." }</p> };
+    }
+    let x0 = seg.start as f64;
+    let x1 = (seg.end.max(seg.start + 1)) as f64;
+    let ymax = points.iter().map(|p| p.1).fold(seg.tau, f64::max).max(1e-9);
+    let x = |p: f64| m + (w - 1.5 * m) * (p - x0) / (x1 - x0).max(1.0);
+    let y = |v: f64| h - m - (h - 1.6 * m) * v / ymax;
+    let path: Vec<String> = points
+        .iter()
+        .map(|&(p, d)| format!("{:.1},{:.1}", x(p as f64), y(d)))
+        .collect();
+    html! {
+        <svg class="curve" id="phases-curve" viewBox={format!("0 0 {w} {h}")} role="img"
+            aria-label={format!("Jensen–Shannon divergence over the cuts of segment {}", seg.id)} data-segment={seg.id.to_string()}>
+            <line class="axis" x1={m.to_string()} y1={(h - m).to_string()} x2={(w - m / 2.0).to_string()} y2={(h - m).to_string()} />
+            <line class="axis" x1={m.to_string()} y1={(m / 2.0).to_string()} x2={m.to_string()} y2={(h - m).to_string()} />
+            <text class="tick" x={m.to_string()} y={(h - m + 16.0).to_string()} text-anchor="middle">{ seg.start }</text>
+            <text class="tick" x={format!("{:.1}", x(x1))} y={(h - m + 16.0).to_string()} text-anchor="end">{ seg.end }</text>
+            <text class="tick" x={(w / 2.0).to_string()} y={(h - 8.0).to_string()} text-anchor="middle">{ "cut position (pattern occurrences)" }</text>
+            <text class="tick" x={(m - 4.0).to_string()} y={format!("{:.1}", y(ymax) + 4.0)} text-anchor="end">{ format!("{ymax:.2}") }</text>
+            <text class="tick" x={(m - 4.0).to_string()} y={(h - m).to_string()} text-anchor="end">{ "0" }</text>
+            <text class="tick" x="12" y={(h / 2.0).to_string()} transform={format!("rotate(-90 12 {})", h / 2.0)} text-anchor="middle">{ "D_JS (bits)" }</text>
+            <polyline class="series" points={path.join(" ")} />
+            if seg.tau > 0.0 {
+                <line class="tau" x1={m.to_string()} x2={(w - m / 2.0).to_string()} y1={format!("{:.1}", y(seg.tau))} y2={format!("{:.1}", y(seg.tau))} />
+            }
+            if let Some(cut) = seg.cut {
+                <line class="cut" id="phases-cut" data-cut={cut.to_string()} x1={format!("{:.1}", x(cut as f64))} x2={format!("{:.1}", x(cut as f64))}
+                    y1={(m / 2.0).to_string()} y2={(h - m).to_string()} />
+                <text class="tick" x={format!("{:.1}", x(cut as f64) + 4.0)} y={(m / 2.0 + 10.0).to_string()}>{ format!("cut at {cut}") }</text>
+            }
+        </svg>
+    }
+}
+
+fn tree_node(tree: &[Segment], id: usize, selected: usize, on_select: &Callback<usize>, leaves: &[usize]) -> Html {
+    let Some(seg) = tree.get(id) else {
+        return Html::default();
+    };
+    let onclick = on_select.reform(move |_: MouseEvent| id);
+    let phase = leaves.iter().position(|&l| l == id);
+    let label = format!(
+        "#{} [{}, {}){}",
+        seg.id,
+        seg.start,
+        seg.end,
+        seg.strength.map_or(String::new(), |s| format!(" s = {s:.2}"))
+    );
+    html! {
+        <li>
+            <button type="button" class={classes!("tree-node", (id == selected).then_some("selected"))} data-segment={id.to_string()} {onclick}>
+                if let Some(p) = phase { <span class="swatch" style={format!("background: {}", phase_colour(p))}></span> }
+                { label }
+            </button>
+            if let Some((l, r)) = seg.children {
+                <ul>{ tree_node(tree, l, selected, on_select, leaves) }{ tree_node(tree, r, selected, on_select, leaves) }</ul>
+            }
+        </li>
+    }
+}
+
+/// The phases view.
+#[function_component(PhasesView)]
+pub fn phases_view(props: &AnalysisProps) -> Html {
+    let selected = use_state(|| 0usize);
+    let strength = use_state(|| 0.0f64);
+    let result: PhasesResult = match parsed(&props.state) {
+        Ok(r) => r,
+        Err(page) => return wrap(page),
+    };
+    let a = &result.analysis;
+    let sel = if *selected < a.tree.len() { *selected } else { 0 };
+    let on_select = {
+        let selected = selected.clone();
+        Callback::from(move |i: usize| selected.set(i))
+    };
+    let on_strength = {
+        let strength = strength.clone();
+        let on_request = props.on_request.clone();
+        let selected = selected.clone();
+        Callback::from(move |e: Event| {
+            let v = e.target_unchecked_into::<HtmlInputElement>().value_as_number();
+            strength.set(v);
+            selected.set(0);
+            on_request.emit(AnalysisRequest::Phases { strength: v });
+        })
+    };
+    let leaves: Vec<usize> = a.phases.iter().map(|p| p.node).collect();
+    let (t0, t1) = a
+        .phases
+        .iter()
+        .fold((u64::MAX, 0u64), |(lo, hi), p| (lo.min(p.time.0), hi.max(p.time.1)));
+    let ranks = a
+        .phases
+        .iter()
+        .flat_map(|p| p.ranks.iter().map(|r| r.rank))
+        .max()
+        .map_or(0, |r| r + 1);
+    let (w, lane) = (760.0, 14.0);
+    let tx = |t: u64| 60.0 + (w - 70.0) * (t.saturating_sub(t0)) as f64 / (t1.saturating_sub(t0)).max(1) as f64;
+    let focus = props.focus.clone();
+    let on_focus = props.on_focus.clone();
+    let body = html! {
+        <>
+            <p class="headline">
+                <span id="phases-count" data-value={a.phases.len().to_string()}>{ format!("{} phases", a.phases.len()) }</span>
+                { format!(" from {} pattern occurrences ({} communication patterns) at s0 = {}", a.sequence_length, result.patterns, a.strength_threshold) }
+            </p>
+            { pending_note(&props.state) }
+            <form class="controls" onsubmit={Callback::from(|e: SubmitEvent| e.prevent_default())}>
+                <label>{ format!("Segmentation strength s0 = {:.1} ", *strength) }
+                    <input id="phases-strength" type="range" min="0" max="20" step="0.5" value={strength.to_string()} onchange={on_strength} />
+                </label>
+            </form>
+            if a.phases.is_empty() {
+                <p class="note">{ "No pattern occurrences: nothing to segment." }</p>
+            }
+            <div class="phase-panels">
+                <div class="tree" id="phases-tree">
+                    <h3>{ "Segmentation tree" }</h3>
+                    if !a.tree.is_empty() { <ul>{ tree_node(&a.tree, 0, sel, &on_select, &leaves) }</ul> }
+                </div>
+                <div>
+                    <h3>{ format!("Divergence of segment #{sel}") }</h3>
+                    if let (Some(seg), Some(points)) = (a.tree.get(sel), result.curves.get(sel)) { { curve_plot(points, seg) } }
+                </div>
+            </div>
+            if ranks > 0 && t1 > t0 {
+                <h3>{ "Timeline by phase" }</h3>
+                <svg class="timeline" id="phases-timeline" viewBox={format!("0 0 {w} {}", lane * ranks as f64 + 24.0)} role="img" aria-label="Each rank's time coloured by phase">
+                    { for (0..ranks).map(|r| html! {
+                        <text class="tick" x="52" y={format!("{:.1}", lane * r as f64 + 11.0)} text-anchor="end">{ format!("rank {r}") }</text>
+                    }) }
+                    { for a.phases.iter().enumerate().flat_map(|(i, p)| p.ranks.iter().map(move |s| (i, s))).map(|(i, s)| html! {
+                        <rect class="phase-span" data-phase={i.to_string()} x={format!("{:.1}", tx(s.start))} y={format!("{:.1}", lane * s.rank as f64 + 1.0)}
+                            width={format!("{:.2}", (tx(s.end) - tx(s.start)).max(0.8))} height={(lane - 2.0).to_string()} fill={phase_colour(i)}>
+                            <title>{ format!("phase {i}, rank {}", s.rank) }</title>
+                        </rect>
+                    }) }
+                    <text class="tick" x="60" y={format!("{:.1}", lane * ranks as f64 + 16.0)}>{ crate::text::duration(0.0) }</text>
+                    <text class="tick" x={(w - 10.0).to_string()} y={format!("{:.1}", lane * ranks as f64 + 16.0)} text-anchor="end">{ crate::text::duration((t1 - t0) as f64 * 1e-9) }</text>
+                </svg>
+            }
+            <table class="phases" id="phases-table">
+                <caption>{ "Phases" }</caption>
+                <thead><tr><th>{ "Phase" }</th><th class="num">{ "Positions" }</th><th class="num">{ "From" }</th><th class="num">{ "To" }</th><th>{ "Patterns" }</th><th>{ "Routines" }</th></tr></thead>
+                <tbody>
+                    { for a.phases.iter().enumerate().map(|(i, p)| {
+                        let f = focus.clone();
+                        let node = p.node;
+                        let sel_cb = on_select.clone();
+                        let onclick = on_focus.reform(move |_: MouseEvent| { sel_cb.emit(node); Focus { phase: Some(i), ..f.clone() } });
+                        html! {
+                            <tr class={classes!("phase-row", (focus.phase == Some(i)).then_some("selected"))} data-phase={i.to_string()} {onclick}>
+                                <th scope="row"><span class="swatch" style={format!("background: {}", phase_colour(i))}></span>{ i }</th>
+                                <td class="num">{ format!("{}–{}", p.start, p.end) }</td>
+                                <td class="num">{ crate::text::duration(p.time.0.saturating_sub(t0) as f64 * 1e-9) }</td>
+                                <td class="num">{ crate::text::duration(p.time.1.saturating_sub(t0) as f64 * 1e-9) }</td>
+                                <td class="small">{ p.patterns.iter().take(6).map(|(id, n)| match id { Some(id) => format!("#{id}×{n}"), None => format!("outside×{n}") }).collect::<Vec<_>>().join(" ") }</td>
+                                <td class="small">{ p.routines.iter().take(3).map(|r| r.0.clone()).collect::<Vec<_>>().join(", ") }</td>
+                            </tr>
+                        }
+                    }) }
+                </tbody>
+            </table>
+        </>
+    };
+    wrap(body)
+}
+
+fn wrap(body: Html) -> Html {
+    html! {
+        <section class="view phases" id="view-phases" aria-labelledby="phases-title">
+            <h2 id="phases-title">{ "Phases" }</h2>
+            { body }
+        </section>
+    }
+}

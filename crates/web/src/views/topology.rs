@@ -1,0 +1,387 @@
+//! The topology view: candidate elimination stage by stage (Table 7, with ms), the filtering
+//! figures with a threshold override, the identified topology drawn with every rank labelled,
+//! the rank ↔ coordinates mapping, equivalents, near matches and the spectra.
+
+use super::{parsed, pending_note, AnalysisProps};
+use crate::analyses::TopologyResult;
+use crate::protocol::AnalysisRequest;
+use crate::text;
+use std::collections::{BTreeSet, VecDeque};
+use tracelogic_analysis::topology::RankPlace;
+use web_sys::HtmlInputElement;
+use yew::prelude::*;
+
+/// Most ranks drawn (larger graphs are listed, not drawn).
+pub const MAX_DRAWN: usize = 1024;
+
+/// Position of every rank in a `[0, 1]²` box: from the coordinates for grid-like families,
+/// by depth for trees, on a circle otherwise.
+pub fn layout(report: &TopologyResult) -> Vec<(f64, f64)> {
+    let n = report.ranks as usize;
+    let family = report
+        .identification
+        .matched
+        .as_ref()
+        .map(|m| m.family.as_str())
+        .unwrap_or("");
+    let mapping = &report.identification.mapping;
+    let coords_ok = mapping.len() == n && mapping.iter().all(|p| (p.rank as usize) < n);
+    let cartesian = family.contains("grid") || family.contains("torus") || family.contains("stencil");
+    if coords_ok && cartesian {
+        if let Some(pos) = grid_layout(mapping, n) {
+            return pos;
+        }
+    }
+    if coords_ok && family.contains("tree") {
+        if let Some(root) = mapping.iter().find(|p| p.node == 0) {
+            return tree_layout(n, &report.edges, root.rank);
+        }
+    }
+    circle_layout(n)
+}
+
+fn circle_layout(n: usize) -> Vec<(f64, f64)> {
+    (0..n)
+        .map(|i| {
+            let a = std::f64::consts::TAU * i as f64 / n.max(1) as f64 - std::f64::consts::FRAC_PI_2;
+            (0.5 + 0.5 * a.cos(), 0.5 + 0.5 * a.sin())
+        })
+        .collect()
+}
+
+/// Columns from the first coordinate, rows from the second; a third dimension places its
+/// layers side by side, offset a little downwards so wrap edges stay visible.
+fn grid_layout(mapping: &[RankPlace], n: usize) -> Option<Vec<(f64, f64)>> {
+    let dim = |d: usize| {
+        mapping
+            .iter()
+            .map(|p| p.coords.get(d).copied().unwrap_or(0))
+            .max()
+            .unwrap_or(0) as f64
+    };
+    if mapping.iter().any(|p| p.coords.len() > 3 || p.coords.is_empty()) {
+        return None;
+    }
+    let (wx, wy, wz) = (dim(0) + 1.0, dim(1) + 1.0, dim(2) + 1.0);
+    let width = wx * wz + (wz - 1.0) * 0.6;
+    let span = width.max(wy + (wz - 1.0) * 0.3);
+    let mut pos = vec![(0.0, 0.0); n];
+    for p in mapping {
+        let c = |d: usize| p.coords.get(d).copied().unwrap_or(0) as f64;
+        let x = c(2) * (wx + 0.6) + c(0);
+        let y = c(1) + c(2) * 0.3;
+        pos[p.rank as usize] = ((x + 0.5) / span, (y + 0.5) / span);
+    }
+    Some(pos)
+}
+
+fn tree_layout(n: usize, edges: &[[u32; 2]], root: u32) -> Vec<(f64, f64)> {
+    let mut adjacency = vec![Vec::new(); n];
+    for &[a, b] in edges {
+        if (a as usize) < n && (b as usize) < n {
+            adjacency[a as usize].push(b as usize);
+            adjacency[b as usize].push(a as usize);
+        }
+    }
+    let mut depth = vec![usize::MAX; n];
+    let mut levels: Vec<Vec<usize>> = Vec::new();
+    let mut queue = VecDeque::from([root as usize]);
+    depth[root as usize] = 0;
+    while let Some(v) = queue.pop_front() {
+        if levels.len() <= depth[v] {
+            levels.push(Vec::new());
+        }
+        levels[depth[v]].push(v);
+        for &w in &adjacency[v] {
+            if depth[w] == usize::MAX {
+                depth[w] = depth[v] + 1;
+                queue.push_back(w);
+            }
+        }
+    }
+    let rows = levels.len().max(1) as f64;
+    let mut pos = circle_layout(n);
+    for (d, level) in levels.iter().enumerate() {
+        for (i, &v) in level.iter().enumerate() {
+            pos[v] = ((i as f64 + 0.5) / level.len() as f64, (d as f64 + 0.5) / rows);
+        }
+    }
+    pos
+}
+
+/// Neighbours of `rank` in the filtered graph.
+pub fn neighbours(edges: &[[u32; 2]], rank: u32) -> BTreeSet<u32> {
+    edges
+        .iter()
+        .filter_map(|&[a, b]| {
+            if a == rank {
+                Some(b)
+            } else if b == rank {
+                Some(a)
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+
+fn drawing(report: &TopologyResult, highlighted: Option<u32>, on_hover: Callback<Option<u32>>) -> Html {
+    let n = report.ranks as usize;
+    if n > MAX_DRAWN {
+        return html! { <p class="note">{ format!("{n} ranks: too many to draw; see the mapping table.") }</p> };
+    }
+    let pos = layout(report);
+    let size = 560.0;
+    let margin = 28.0;
+    let at = |r: u32| {
+        let (x, y) = pos[r as usize];
+        (margin + x * (size - 2.0 * margin), margin + y * (size - 2.0 * margin))
+    };
+    let near = highlighted.map(|r| neighbours(&report.edges, r)).unwrap_or_default();
+    let radius = if n > 256 { 5.0 } else { 13.0 };
+    let edges = report.edges.iter().map(|&[a, b]| {
+        let ((x1, y1), (x2, y2)) = (at(a), at(b));
+        let hot = highlighted.is_some_and(|h| h == a || h == b);
+        html! {
+            <line class={classes!("edge", hot.then_some("hot"))} x1={format!("{x1:.1}")} y1={format!("{y1:.1}")}
+                x2={format!("{x2:.1}")} y2={format!("{y2:.1}")} />
+        }
+    });
+    let nodes = (0..report.ranks).map(|r| {
+        let (x, y) = at(r);
+        let class = classes!(
+            "node",
+            (highlighted == Some(r)).then_some("selected"),
+            near.contains(&r).then_some("neighbour")
+        );
+        let enter = on_hover.reform(move |_: MouseEvent| Some(r));
+        let leave = on_hover.reform(|_: MouseEvent| None);
+        html! {
+            <g {class} data-rank={r.to_string()} onmouseenter={enter} onmouseleave={leave}>
+                <circle cx={format!("{x:.1}")} cy={format!("{y:.1}")} r={radius.to_string()} />
+                <text x={format!("{x:.1}")} y={format!("{:.1}", y + 4.0)} text-anchor="middle">{ r }</text>
+            </g>
+        }
+    });
+    let height = pos.iter().map(|p| p.1).fold(0.0, f64::max) * (size - 2.0 * margin) + 2.0 * margin;
+    html! {
+        <svg class="topology-graph" id="topology-graph" viewBox={format!("0 0 {size} {height:.0}")} role="img"
+            aria-label="The identified topology, every node labelled by its rank">
+            { for edges }
+            { for nodes }
+        </svg>
+    }
+}
+
+/// Application and candidate eigenvalues, by index.
+fn spectrum_plot(app: &[f64], candidate: Option<&Vec<f64>>) -> Html {
+    if app.is_empty() {
+        return Html::default();
+    }
+    let all = app.iter().chain(candidate.into_iter().flatten());
+    let (lo, hi) = all.fold((f64::MAX, f64::MIN), |(l, h), &v| (l.min(v), h.max(v)));
+    let (lo, hi) = if hi - lo < 1e-9 { (lo - 1.0, hi + 1.0) } else { (lo, hi) };
+    let (w, h, m) = (480.0, 220.0, 36.0);
+    let x = |i: usize| m + (w - 2.0 * m) * i as f64 / (app.len().max(2) - 1) as f64;
+    let y = |v: f64| h - m - (h - 2.0 * m) * (v - lo) / (hi - lo);
+    let points = |vals: &[f64], class: &'static str| {
+        vals.iter()
+            .enumerate()
+            .map(|(i, &v)| html! { <circle {class} cx={format!("{:.1}", x(i))} cy={format!("{:.1}", y(v))} r="3.5" /> })
+            .collect::<Html>()
+    };
+    html! {
+        <figure class="spectrum">
+            <svg id="topology-spectrum" viewBox={format!("0 0 {w} {h}")} role="img" aria-label="Adjacency spectra">
+                <line class="axis" x1={m.to_string()} y1={(h - m).to_string()} x2={(w - m).to_string()} y2={(h - m).to_string()} />
+                <line class="axis" x1={m.to_string()} y1={m.to_string()} x2={m.to_string()} y2={(h - m).to_string()} />
+                <text class="tick" x={(m - 4.0).to_string()} y={format!("{:.1}", y(hi) + 4.0)} text-anchor="end">{ format!("{hi:.2}") }</text>
+                <text class="tick" x={(m - 4.0).to_string()} y={format!("{:.1}", y(lo) + 4.0)} text-anchor="end">{ format!("{lo:.2}") }</text>
+                <text class="tick" x={(w / 2.0).to_string()} y={(h - 8.0).to_string()} text-anchor="middle">{ "eigenvalue index" }</text>
+                { points(app, "app") }
+                if let Some(c) = candidate { { points(c, "candidate") } }
+            </svg>
+            <figcaption>
+                <span class="key app">{ "● application" }</span>
+                if candidate.is_some() { <span class="key candidate">{ " ○ candidate" }</span> }
+            </figcaption>
+        </figure>
+    }
+}
+
+/// The topology view.
+#[function_component(TopologyView)]
+pub fn topology_view(props: &AnalysisProps) -> Html {
+    let hovered = use_state(|| None::<u32>);
+    let threshold_input = use_node_ref();
+    let typed = use_state(|| None::<String>);
+    let report: TopologyResult = match parsed(&props.state) {
+        Ok(r) => r,
+        Err(page) => return wrap(page, props),
+    };
+    let id = &report.identification;
+    let f = &report.filter;
+    let on_hover = {
+        let hovered = hovered.clone();
+        Callback::from(move |r: Option<u32>| hovered.set(r))
+    };
+    let highlighted = (*hovered).or(props.focus.rank);
+    let apply = {
+        let input = threshold_input.clone();
+        let on_request = props.on_request.clone();
+        Callback::from(move |e: SubmitEvent| {
+            e.prevent_default();
+            if let Some(v) = input.cast::<HtmlInputElement>().map(|i| i.value_as_number()) {
+                if v.is_finite() && v >= 0.0 {
+                    on_request.emit(AnalysisRequest::Topology { threshold_pct: Some(v) });
+                }
+            }
+        })
+    };
+    let on_typed = {
+        let typed = typed.clone();
+        Callback::from(move |e: InputEvent| typed.set(Some(e.target_unchecked_into::<HtmlInputElement>().value())))
+    };
+    let auto = {
+        let typed = typed.clone();
+        props.on_request.reform(move |_: MouseEvent| {
+            typed.set(None);
+            AnalysisRequest::Topology { threshold_pct: None }
+        })
+    };
+    let label = if report.no_point_to_point {
+        "no point-to-point traffic".to_owned()
+    } else {
+        id.matched
+            .as_ref()
+            .map_or("no exact match".to_owned(), |m| m.label.clone())
+    };
+    let select_rank = |r: u32| {
+        let on_focus = props.on_focus.clone();
+        let focus = props.focus.clone();
+        Callback::from(move |_: MouseEvent| {
+            on_focus.emit(super::Focus {
+                rank: (focus.rank != Some(r)).then_some(r),
+                ..focus.clone()
+            })
+        })
+    };
+    let body = html! {
+        <>
+            <p class="headline">
+                { "Identified topology: " }
+                <strong id="topology-label" data-label={label.clone()}>{ &label }</strong>
+                { format!(" · {} ranks, {} edges", report.ranks, id.edge_count) }
+            </p>
+            { pending_note(&props.state) }
+            <div class="filter-figures" id="topology-filter">
+                <dl class="stats">
+                    <div class="stat"><dt>{ "Threshold" }</dt><dd>{ format!("{} {:.2} %", f.mode, f.threshold_pct) }</dd></div>
+                    <div class="stat"><dt>{ "Pairs before" }</dt><dd>{ f.pairs_before }</dd></div>
+                    <div class="stat"><dt>{ "Pairs kept" }</dt><dd>{ f.pairs_kept }</dd></div>
+                    <div class="stat" data-stat="removed" data-value={f.removed.len().to_string()}>
+                        <dt>{ "Removed pairs" }</dt><dd>{ format!("{} ({} of {})", f.removed.len(), text::percent(f.removed_share), f.metric) }</dd></div>
+                    if let Some(g) = f.gap_ratio { <div class="stat"><dt>{ "Gap ratio" }</dt><dd>{ format!("{g:.1}×") }</dd></div> }
+                </dl>
+                <form class="controls" onsubmit={apply}>
+                    <label>{ "Threshold override (% of the largest entry) " }
+                        <input id="topology-threshold" ref={threshold_input} type="number" min="0" max="100" step="any"
+                            value={(*typed).clone().unwrap_or_else(|| format!("{:.2}", f.threshold_pct))} oninput={on_typed} />
+                    </label>
+                    <button type="submit">{ "Apply" }</button>
+                    <button type="button" onclick={auto}>{ "Automatic" }</button>
+                </form>
+            </div>
+            <div class="topology-panels">
+                { drawing(&report, highlighted, on_hover) }
+                <table class="mapping" id="topology-mapping">
+                    <caption>{ "Rank ↔ coordinates" }</caption>
+                    <thead><tr><th>{ "Rank" }</th><th>{ "Node" }</th><th>{ "Coordinates" }</th><th>{ "Neighbours" }</th></tr></thead>
+                    <tbody>
+                        { for id.mapping.iter().map(|p| {
+                            let class = classes!((highlighted == Some(p.rank)).then_some("selected"));
+                            let nb: Vec<String> = p.neighbours.iter().map(|n| format!("{} {}", n.direction, n.rank)).collect();
+                            html! {
+                                <tr {class} data-rank={p.rank.to_string()} onclick={select_rank(p.rank)}>
+                                    <th scope="row">{ p.rank }</th><td>{ p.node }</td>
+                                    <td>{ format!("({})", p.coords.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", ")) }</td>
+                                    <td class="small">{ nb.join(", ") }</td>
+                                </tr>
+                            }
+                        }) }
+                    </tbody>
+                </table>
+            </div>
+            <table class="stages" id="topology-stages">
+                <caption>{ "Candidate elimination (Table 7)" }</caption>
+                <thead><tr><th>{ "Stage" }</th><th class="num">{ "Candidates" }</th><th class="num">{ "ms" }</th><th>{ "Survivors" }</th></tr></thead>
+                <tbody>
+                    { for id.stages.iter().map(|s| html! {
+                        <tr><th scope="row">{ &s.name }</th><td class="num">{ s.candidates }</td>
+                            <td class="num">{ format!("{:.3}", s.milliseconds) }</td>
+                            <td class="small">{ s.survivors.join(", ") }</td></tr>
+                    }) }
+                </tbody>
+            </table>
+            if !id.equivalents.is_empty() {
+                <p id="topology-equivalents">{ "Equivalent candidates: " }{ id.equivalents.iter().map(|e| e.label.clone()).collect::<Vec<_>>().join(", ") }</p>
+            }
+            if !id.gave_up.is_empty() {
+                <p class="note">{ "Search budget exhausted for: " }{ id.gave_up.join(", ") }</p>
+            }
+            if !id.near_matches.is_empty() {
+                <table class="near" id="topology-near">
+                    <caption>{ "Near matches" }</caption>
+                    <thead><tr><th>{ "Candidate" }</th><th class="num">{ "Edges differing" }</th><th>{ "Extra edges" }</th><th>{ "Missing edges" }</th></tr></thead>
+                    <tbody>
+                        { for id.near_matches.iter().map(|m| html! {
+                            <tr><th scope="row">{ &m.topology.label }</th><td class="num">{ m.distance }</td>
+                                <td class="small">{ m.extra_edges.iter().map(|p| format!("{}–{}", p.a, p.b)).collect::<Vec<_>>().join(", ") }</td>
+                                <td class="small">{ m.missing_edges.iter().map(|p| format!("{}–{}", p.a, p.b)).collect::<Vec<_>>().join(", ") }</td></tr>
+                        }) }
+                    </tbody>
+                </table>
+            }
+            if let Some(sp) = &id.spectrum {
+                <h3>{ "Spectrum: application vs candidate" }</h3>
+                { spectrum_plot(sp, id.candidate_spectrum.as_ref()) }
+            }
+        </>
+    };
+    wrap(body, props)
+}
+
+fn wrap(body: Html, _props: &AnalysisProps) -> Html {
+    html! {
+        <section class="view topology" id="view-topology" aria-labelledby="topology-title">
+            <h2 id="topology-title">{ "Topology" }</h2>
+            { body }
+        </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyses::{topology, TopologyResult};
+
+    #[test]
+    fn grid_layout_puts_neighbours_one_step_apart() {
+        let trace = crate::analyses::tests::sample_trace("npb-lu.S.8");
+        let report = TopologyResult::from(topology(&trace, None));
+        assert_eq!(report.identification.matched.as_ref().unwrap().label, "4x2 grid");
+        let pos = layout(&report);
+        assert_eq!(pos.len(), 8);
+        let distinct: BTreeSet<(i64, i64)> = pos.iter().map(|&(x, y)| ((x * 1e6) as i64, (y * 1e6) as i64)).collect();
+        assert_eq!(distinct.len(), 8, "every rank has its own place");
+        let d = |a: u32, b: u32| {
+            let (p, q) = (pos[a as usize], pos[b as usize]);
+            ((p.0 - q.0).powi(2) + (p.1 - q.1).powi(2)).sqrt()
+        };
+        let step = d(report.edges[0][0], report.edges[0][1]);
+        for &[a, b] in &report.edges {
+            assert!((d(a, b) - step).abs() < 1e-9, "edge {a}-{b} is not one grid step");
+        }
+        assert_eq!(neighbours(&report.edges, 0), BTreeSet::from([1, 4]));
+    }
+}
