@@ -345,7 +345,7 @@ test('a 320-rank trace is drawn in blocks of ranks whose sums match the CLI matr
 // ---- Analysis views: each computed in the worker, checked against the CLI's JSON ----
 
 const sampleDir = (id) => join(root, 'web/samples', id);
-const shots = process.env.TRACELOGIC_SCREENSHOTS;
+const shots = process.env.TRACELOGIC_SCREENSHOTS && resolve(root, process.env.TRACELOGIC_SCREENSHOTS);
 
 /** Open bundled sample `id`, switch to `view` and wait for `ready` inside it. */
 async function openView(id, view, ready) {
