@@ -519,3 +519,18 @@ test('compare view: θ, ε and the verdict against a bundled sample equal tracel
   assertClean(s);
   await page.close();
 });
+
+test('a failing analysis shows its error in the view and keeps the trace loaded', async () => {
+  const s = await openView('npb-lu.S.8', 'compare', '#compare-pick');
+  const { page } = s;
+  await page.setInputFiles('#compare-pick', { name: 'junk.bin', mimeType: 'application/octet-stream', buffer: Buffer.from('definitely not a trace\n') });
+  await page.waitForSelector('#view-compare .view-error', { timeout: 60_000 });
+  assert.match(await page.textContent('#view-compare .view-error'), /junk/);
+  assert.match(await page.getAttribute('#trace', 'data-label'), /NPB LU/);
+  // The worker still holds the trace: another analysis answers.
+  await page.click('#nav-topology');
+  await page.waitForSelector('#topology-label', { timeout: 60_000 });
+  assert.equal(await page.$('#error'), null);
+  assertClean(s);
+  await page.close();
+});

@@ -9,6 +9,9 @@ use tracelogic_analysis::phases::Segment;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
+/// Most ranks drawn as timeline lanes.
+pub const MAX_LANES: usize = 512;
+
 /// Colour of phase `i` (evenly spread hues, readable on light and dark backgrounds).
 pub fn phase_colour(i: usize) -> String {
     format!("hsl({}, 65%, 55%)", (i * 137) % 360)
@@ -144,7 +147,10 @@ pub fn phases_view(props: &AnalysisProps) -> Html {
                     if let (Some(seg), Some(points)) = (a.tree.get(sel), result.curves.get(sel)) { { curve_plot(points, seg) } }
                 </div>
             </div>
-            if ranks > 0 && t1 > t0 {
+            if ranks as usize > MAX_LANES {
+                <p class="note">{ format!("{ranks} ranks: too many lanes to draw a timeline; the table lists every phase.") }</p>
+            }
+            if ranks > 0 && t1 > t0 && ranks as usize <= MAX_LANES {
                 <h3>{ "Timeline by phase" }</h3>
                 <svg class="timeline" id="phases-timeline" viewBox={format!("0 0 {w} {}", lane * ranks as f64 + 24.0)} role="img" aria-label="Each rank's time coloured by phase">
                     { for (0..ranks).map(|r| html! {

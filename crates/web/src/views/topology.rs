@@ -11,6 +11,9 @@ use tracelogic_analysis::topology::RankPlace;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
+/// Most rows of the mapping table.
+pub const MAX_ROWS: usize = 2048;
+
 /// Most ranks drawn (larger graphs are listed, not drawn).
 pub const MAX_DRAWN: usize = 1024;
 
@@ -295,10 +298,10 @@ pub fn topology_view(props: &AnalysisProps) -> Html {
             <div class="topology-panels">
                 { drawing(&report, highlighted, on_hover) }
                 <table class="mapping" id="topology-mapping">
-                    <caption>{ "Rank ↔ coordinates" }</caption>
+                    <caption>{ if id.mapping.len() > MAX_ROWS { format!("Rank ↔ coordinates (first {MAX_ROWS} of {})", id.mapping.len()) } else { "Rank ↔ coordinates".to_owned() } }</caption>
                     <thead><tr><th>{ "Rank" }</th><th>{ "Node" }</th><th>{ "Coordinates" }</th><th>{ "Neighbours" }</th></tr></thead>
                     <tbody>
-                        { for id.mapping.iter().map(|p| {
+                        { for id.mapping.iter().take(MAX_ROWS).map(|p| {
                             let class = classes!((highlighted == Some(p.rank)).then_some("selected"));
                             let nb: Vec<String> = p.neighbours.iter().map(|n| format!("{} {}", n.direction, n.rank)).collect();
                             html! {
