@@ -2,7 +2,7 @@
 //! θ per property, ε (exact or bound), the verdict at the threshold, and a (θ, ε) scatter with
 //! the similar region.
 
-use super::{parsed, pending_note, AnalysisState};
+use super::{pending_note, use_parsed, AnalysisState};
 use crate::analyses::CompareResult;
 use crate::input::{self, Source};
 use crate::protocol::AnalysisRequest;
@@ -81,12 +81,13 @@ pub fn compare_view(props: &CompareProps) -> Html {
     };
     let on_drag_over = Callback::from(|e: DragEvent| e.prevent_default());
     let state = &props.state;
+    let parsed = use_parsed::<CompareResult>(state);
     let result = match (&state.result, state.pending) {
         (None, true) => {
             html! { <p class="waiting" role="status">{ format!("Reading and comparing {}…", state.loading.clone().unwrap_or_default()) }</p> }
         }
         (None, false) => Html::default(),
-        _ => match parsed::<CompareResult>(state) {
+        _ => match parsed {
             Err(page) => page,
             Ok(r) => {
                 let c = &r.comparison;

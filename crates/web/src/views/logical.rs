@@ -2,7 +2,7 @@
 //! highlighted), the compressed program as foldable nested loops, physical ↔ logical side by
 //! side (Table 5), and downloads of the JSON, the text and the C skeleton.
 
-use super::{download_button, parsed, pending_note, AnalysisProps, Focus};
+use super::{download_button, pending_note, use_parsed, AnalysisProps, Focus};
 use crate::analyses::LogicalResult;
 use crate::text;
 use std::rc::Rc;
@@ -42,7 +42,7 @@ fn node(n: &Node, depth: usize) -> Html {
 /// The logical-trace view.
 #[function_component(LogicalView)]
 pub fn logical_view(props: &AnalysisProps) -> Html {
-    let r: LogicalResult = match parsed(&props.state) {
+    let r: Rc<LogicalResult> = match use_parsed(&props.state) {
         Ok(r) => r,
         Err(page) => return wrap(page),
     };

@@ -132,12 +132,23 @@ pub struct AnalysisProps {
     pub on_focus: Callback<Focus>,
 }
 
-/// The parsed result of `state`, or the page content standing in for it (waiting, error).
-pub fn parsed<T: DeserializeOwned>(state: &AnalysisState) -> Result<T, Html> {
-    match state.result.as_deref() {
+/// The parsed result of `state`, parsed once per answer (not on every hover or click), or the
+/// page content standing in for it (waiting, error).
+#[hook]
+pub fn use_parsed<T: DeserializeOwned + 'static>(state: &AnalysisState) -> Result<Rc<T>, Html> {
+    let parsed = use_memo(state.result.clone(), |result| match result.as_deref() {
+        None => None,
+        Some(Err(e)) => Some(Err(e.clone())),
+        Some(Ok(json)) => Some(
+            serde_json::from_str::<T>(json)
+                .map(Rc::new)
+                .map_err(|e| format!("unreadable answer: {e}")),
+        ),
+    });
+    match &*parsed {
         None => Err(html! { <p class="waiting" role="status">{ "Computing in the analysis worker…" }</p> }),
         Some(Err(e)) => Err(error_box(e)),
-        Some(Ok(json)) => serde_json::from_str(json).map_err(|e| error_box(&format!("unreadable answer: {e}"))),
+        Some(Ok(value)) => Ok(value.clone()),
     }
 }
 

@@ -1,7 +1,7 @@
 //! The patterns view: the communication patterns (sortable by occurrences, ranks involved and
 //! length), the event graph of the selected pattern, and JSON export.
 
-use super::{download_button, parsed, pending_note, AnalysisProps, Focus};
+use super::{download_button, pending_note, use_parsed, AnalysisProps, Focus};
 use crate::analyses::PatternsResult;
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -101,7 +101,7 @@ fn event_graph(p: &CommunicationPattern) -> Html {
 #[function_component(PatternsView)]
 pub fn patterns_view(props: &AnalysisProps) -> Html {
     let sort = use_state(|| SortBy::Occurrences);
-    let result: PatternsResult = match parsed(&props.state) {
+    let result: Rc<PatternsResult> = match use_parsed(&props.state) {
         Ok(r) => r,
         Err(page) => return wrap(page),
     };

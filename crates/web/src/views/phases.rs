@@ -2,9 +2,10 @@
 //! segmentation tree (click a node for its curve), a per-rank timeline coloured by phase, an
 //! `s0` slider that re-segments, and the table of phases with their patterns and routines.
 
-use super::{parsed, pending_note, AnalysisProps, Focus};
+use super::{pending_note, use_parsed, AnalysisProps, Focus};
 use crate::analyses::PhasesResult;
 use crate::protocol::AnalysisRequest;
+use std::rc::Rc;
 use tracelogic_analysis::phases::Segment;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
@@ -86,7 +87,7 @@ fn tree_node(tree: &[Segment], id: usize, selected: usize, on_select: &Callback<
 pub fn phases_view(props: &AnalysisProps) -> Html {
     let selected = use_state(|| 0usize);
     let strength = use_state(|| 0.0f64);
-    let result: PhasesResult = match parsed(&props.state) {
+    let result: Rc<PhasesResult> = match use_parsed(&props.state) {
         Ok(r) => r,
         Err(page) => return wrap(page),
     };

@@ -2,11 +2,12 @@
 //! figures with a threshold override, the identified topology drawn with every rank labelled,
 //! the rank ↔ coordinates mapping, equivalents, near matches and the spectra.
 
-use super::{parsed, pending_note, AnalysisProps};
+use super::{pending_note, use_parsed, AnalysisProps};
 use crate::analyses::TopologyResult;
 use crate::protocol::AnalysisRequest;
 use crate::text;
 use std::collections::{BTreeSet, VecDeque};
+use std::rc::Rc;
 use tracelogic_analysis::topology::RankPlace;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
@@ -218,7 +219,7 @@ pub fn topology_view(props: &AnalysisProps) -> Html {
     let hovered = use_state(|| None::<u32>);
     let threshold_input = use_node_ref();
     let typed = use_state(|| None::<String>);
-    let report: TopologyResult = match parsed(&props.state) {
+    let report: Rc<TopologyResult> = match use_parsed(&props.state) {
         Ok(r) => r,
         Err(page) => return wrap(page, props),
     };

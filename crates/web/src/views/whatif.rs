@@ -2,8 +2,9 @@
 //! latency, bandwidth), the classification of each network with its reason, per-rank imbalance,
 //! and sliders for a custom network.
 
-use super::{parsed, pending_note, seconds, AnalysisProps, Focus};
+use super::{pending_note, seconds, use_parsed, AnalysisProps, Focus};
 use crate::protocol::AnalysisRequest;
+use std::rc::Rc;
 use tracelogic_analysis::replay::{Breakdown, WhatIf};
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
@@ -36,7 +37,7 @@ pub fn whatif_view(props: &AnalysisProps) -> Html {
     let network = use_state(|| None::<String>);
     let latency = use_state(|| 5.0f64);
     let bandwidth = use_state(|| 10.0f64);
-    let report: WhatIf = match parsed(&props.state) {
+    let report: Rc<WhatIf> = match use_parsed(&props.state) {
         Ok(r) => r,
         Err(page) => return wrap(page),
     };
