@@ -383,7 +383,7 @@ test('topology view: label, mapping, drawing and stages equal tracelogic topolog
   assert.equal(await page.locator('#topology-graph g.node').count(), t.ranks);
   const labels = await page.$$eval('#topology-graph g.node text', (els) => els.map((e) => Number(e.textContent)));
   assert.deepEqual(labels.sort((a, b) => a - b), [...Array(t.ranks).keys()]);
-  assert.equal(await page.locator('#topology-graph line.edge').count(), t.edges.length);
+  assert.equal(await page.locator('#topology-graph .edge').count(), t.edges.length);
   assert.equal(await page.locator('#topology-stages tbody tr').count(), t.stages.length);
   assert.ok(await page.isVisible('#topology-spectrum'));
   // Hovering a rank highlights exactly its neighbours.

@@ -30,7 +30,10 @@ pub fn layout(report: &TopologyResult) -> Vec<(f64, f64)> {
         .unwrap_or("");
     let mapping = &report.identification.mapping;
     let coords_ok = mapping.len() == n && mapping.iter().all(|p| (p.rank as usize) < n);
-    let cartesian = family.contains("grid") || family.contains("torus") || family.contains("stencil");
+    let cartesian = family.contains("grid")
+        || family.contains("torus")
+        || family.contains("stencil")
+        || family.contains("hypercube");
     if coords_ok && cartesian {
         if let Some(pos) = grid_layout(mapping, n) {
             return pos;
@@ -143,12 +146,26 @@ fn drawing(report: &TopologyResult, highlighted: Option<u32>, on_hover: Callback
     };
     let near = highlighted.map(|r| neighbours(&report.edges, r)).unwrap_or_default();
     let radius = if n > 256 { 5.0 } else { 13.0 };
+    let length = |a: u32, b: u32| {
+        let ((x1, y1), (x2, y2)) = (at(a), at(b));
+        ((x2 - x1).powi(2) + (y2 - y1).powi(2)).sqrt()
+    };
+    let shortest = report.edges.iter().map(|&[a, b]| length(a, b)).fold(f64::MAX, f64::min);
     let edges = report.edges.iter().map(|&[a, b]| {
         let ((x1, y1), (x2, y2)) = (at(a), at(b));
-        let hot = highlighted.is_some_and(|h| h == a || h == b);
-        html! {
-            <line class={classes!("edge", hot.then_some("hot"))} x1={format!("{x1:.1}")} y1={format!("{y1:.1}")}
-                x2={format!("{x2:.1}")} y2={format!("{y2:.1}")} />
+        let class = classes!("edge", highlighted.is_some_and(|h| h == a || h == b).then_some("hot"));
+        let len = length(a, b);
+        if len > 1.5 * shortest && report.edges.len() > 1 {
+            // A long (wrap-around or diagonal) edge bows sideways so it does not hide the short ones.
+            let (mx, my) = ((x1 + x2) / 2.0, (y1 + y2) / 2.0);
+            let (nx, ny) = (-(y2 - y1) / len, (x2 - x1) / len);
+            let bow = 0.18 * len;
+            let d = format!("M {x1:.1} {y1:.1} Q {:.1} {:.1} {x2:.1} {y2:.1}", mx + nx * bow, my + ny * bow);
+            html! { <path {class} {d} /> }
+        } else {
+            html! {
+                <line {class} x1={format!("{x1:.1}")} y1={format!("{y1:.1}")} x2={format!("{x2:.1}")} y2={format!("{y2:.1}")} />
+            }
         }
     });
     let nodes = (0..report.ranks).map(|r| {
@@ -387,5 +404,25 @@ mod tests {
             assert!((d(a, b) - step).abs() < 1e-9, "edge {a}-{b} is not one grid step");
         }
         assert_eq!(neighbours(&report.edges, 0), BTreeSet::from([1, 4]));
+    }
+
+    #[test]
+    fn every_sample_topology_gives_each_rank_its_own_place_in_the_box() {
+        for id in ["npb-bt.S.9", "npb-mg.S.8", "pipit-ping-pong-otf2"] {
+            let trace = crate::analyses::tests::sample_trace(id);
+            let report = TopologyResult::from(topology(&trace, None));
+            let pos = layout(&report);
+            assert_eq!(pos.len(), report.ranks as usize, "{id}");
+            assert!(
+                pos.iter()
+                    .all(|&(x, y)| (0.0..=1.0).contains(&x) && (0.0..=1.0).contains(&y)),
+                "{id}: {pos:?}"
+            );
+            let distinct: BTreeSet<(i64, i64)> = pos
+                .iter()
+                .map(|&(x, y)| ((x * 1e6).round() as i64, (y * 1e6).round() as i64))
+                .collect();
+            assert_eq!(distinct.len(), pos.len(), "{id}: ranks drawn on top of each other");
+        }
     }
 }
