@@ -534,3 +534,21 @@ test('a failing analysis shows its error in the view and keeps the trace loaded'
   assertClean(s);
   await page.close();
 });
+
+test('loading another trace while an analysis view is shown recomputes it for the new trace; the pattern selection marks phases', async () => {
+  const mg = cliJson(['topology', sampleDir('npb-mg.S.8')]);
+  const s = await openView('npb-lu.S.8', 'topology', '#topology-label');
+  const { page } = s;
+  await page.selectOption('#sample', 'npb-mg.S.8');
+  await page.waitForSelector(`#topology-label[data-label="${mg.match.label}"]`, { timeout: 60_000 });
+  await idle(page);
+  const ph = cliJson(['phases', sampleDir('npb-mg.S.8')]);
+  const withZero = ph.phases.filter((p) => p.patterns.some(([id]) => id === 0)).length;
+  await page.click('#nav-patterns');
+  await page.click('#patterns-table tr[data-pattern="0"]');
+  await page.click('#nav-phases');
+  await page.waitForSelector('#phases-table');
+  assert.equal(await page.locator('#phases-table tr.has-pattern').count(), withZero);
+  assertClean(s);
+  await page.close();
+});

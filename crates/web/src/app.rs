@@ -242,6 +242,7 @@ impl App {
                         matrix: Rc::from(matrix),
                     });
                     self.error = None;
+                    self.ensure_analysis(self.view);
                 }
                 Response::Failed(f) => {
                     let label = self.loading.take().map(|l| l.label).unwrap_or_default();

@@ -167,6 +167,9 @@ pub fn phases_view(props: &AnalysisProps) -> Html {
                     <text class="tick" x={(w - 10.0).to_string()} y={format!("{:.1}", lane * ranks as f64 + 16.0)} text-anchor="end">{ crate::text::duration((t1 - t0) as f64 * 1e-9) }</text>
                 </svg>
             }
+            if let Some(f) = focus.pattern {
+                <p class="note">{ format!("Phases containing pattern #{f} (selected in Patterns) are marked ●.") }</p>
+            }
             <table class="phases" id="phases-table">
                 <caption>{ "Phases" }</caption>
                 <thead><tr><th>{ "Phase" }</th><th class="num">{ "Positions" }</th><th class="num">{ "From" }</th><th class="num">{ "To" }</th><th>{ "Patterns" }</th><th>{ "Routines" }</th></tr></thead>
@@ -177,7 +180,9 @@ pub fn phases_view(props: &AnalysisProps) -> Html {
                         let sel_cb = on_select.clone();
                         let onclick = on_focus.reform(move |_: MouseEvent| { sel_cb.emit(node); Focus { phase: Some(i), ..f.clone() } });
                         html! {
-                            <tr class={classes!("phase-row", (focus.phase == Some(i)).then_some("selected"))} data-phase={i.to_string()} {onclick}>
+                            <tr class={classes!("phase-row", (focus.phase == Some(i)).then_some("selected"),
+                                focus.pattern.is_some_and(|f| p.patterns.iter().any(|(id, _)| *id == Some(f))).then_some("has-pattern"))}
+                                data-phase={i.to_string()} {onclick}>
                                 <th scope="row"><span class="swatch" style={format!("background: {}", phase_colour(i))}></span>{ i }</th>
                                 <td class="num">{ format!("{}–{}", p.start, p.end) }</td>
                                 <td class="num">{ crate::text::duration(p.time.0.saturating_sub(t0) as f64 * 1e-9) }</td>
