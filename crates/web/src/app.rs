@@ -262,7 +262,14 @@ impl App {
         match response {
             Response::Matrix(m) if m.seq == self.matrix_seq => current.matrix = Rc::from(m),
             Response::Analysis(a) => return self.on_analysis(*a),
-            Response::Failed(f) => self.error = Some(f.message),
+            Response::Failed(f) => {
+                // A worker panic answers whatever was running: no pending view waits forever.
+                for state in self.analyses.values_mut().filter(|s| s.pending) {
+                    state.pending = false;
+                    state.result = Some(Rc::new(Err(f.message.clone())));
+                }
+                self.error = Some(f.message);
+            }
             _ => return false,
         }
         true
