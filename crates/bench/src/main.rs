@@ -80,6 +80,8 @@ struct IngestResult {
     matrix_bytes: u64,
     /// Sum of all matrix messages.
     matrix_messages: u64,
+    /// Peak resident memory of the process, KiB.
+    peak_rss_kb: u64,
 }
 
 /// Topology figures of one graph; times are the minimum over the repetitions, in milliseconds.
@@ -105,19 +107,38 @@ struct TopologyResult {
     mapping_verified: bool,
     /// Why the check failed, when it did.
     verification_error: Option<String>,
+    /// Peak resident memory of the process, KiB.
+    peak_rss_kb: u64,
 }
 
 fn ms(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1e3
 }
 
-/// CPU time this thread has run, in milliseconds (Linux `/proc/thread-self/schedstat`, in
-/// nanoseconds); 0 elsewhere. Wall time alone misleads when the machine is shared.
+/// CPU time this thread has run, in milliseconds (`CLOCK_THREAD_CPUTIME_ID`). Wall time alone
+/// misleads when the machine is shared.
 fn thread_cpu_ms() -> f64 {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid, writable timespec for the duration of the call.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    if rc != 0 {
+        return 0.0;
+    }
+    ts.tv_sec as f64 * 1e3 + ts.tv_nsec as f64 / 1e6
+}
+
+/// Peak resident memory of this process so far, in KiB (`VmHWM` of `/proc/self/status`; 0
+/// elsewhere). Measured here because a child's `ru_maxrss` also counts its parent's memory before
+/// `exec`.
+fn peak_rss_kb() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
         .ok()
-        .and_then(|s| s.split_whitespace().next().and_then(|v| v.parse::<f64>().ok()))
-        .map_or(0.0, |ns| ns / 1e6)
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        })
+        .unwrap_or(0)
 }
 
 fn ingest(paths: &[PathBuf], repeat: u32) -> Result<IngestResult, String> {
@@ -148,6 +169,7 @@ fn ingest(paths: &[PathBuf], repeat: u32) -> Result<IngestResult, String> {
             matrix_ms,
             matrix_bytes: matrix.bytes.iter().sum(),
             matrix_messages: matrix.messages.iter().sum(),
+            peak_rss_kb: peak_rss_kb(),
         };
         best = Some(match best {
             None => r,
@@ -229,6 +251,7 @@ fn topology(path: &PathBuf, repeat: u32) -> Result<TopologyResult, String> {
         stages,
         mapping_verified: verification.is_ok(),
         verification_error: verification.err(),
+        peak_rss_kb: peak_rss_kb(),
     })
 }
 
