@@ -59,9 +59,9 @@ async function cellSet(page, selector) {
 }
 
 /** Drop `files` ({name, bytes}) on the drop zone as a real drop event with a DataTransfer. */
-async function drop(page, files) {
+async function drop(page, files, zone = 'dropzone') {
   const payload = files.map((f) => ({ name: f.name, b64: Buffer.from(f.bytes).toString('base64') }));
-  await page.evaluate((files) => {
+  await page.evaluate(({ files, zoneId }) => {
     const dt = new DataTransfer();
     for (const f of files) {
       const bin = atob(f.b64);
@@ -69,10 +69,10 @@ async function drop(page, files) {
       for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
       dt.items.add(new File([bytes], f.name));
     }
-    const zone = document.getElementById('dropzone');
+    const zone = document.getElementById(zoneId);
     zone.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
     zone.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
-  }, payload);
+  }, { files: payload, zoneId: zone });
 }
 
 async function idle(page) {
@@ -209,6 +209,46 @@ test('a dropped DUMPI trace gives the CLI summary and matrix; the threshold chan
   const msgs = await page.$$eval('#heatmap rect.cell', (els) => els.map((e) => [Number(e.dataset.row), Number(e.dataset.col), Number(e.dataset.value)]));
   for (const [r, c, v] of msgs) assert.equal(v, mm.messages[r][c], `messages ${r}→${c}`);
   assert.deepEqual(await cellSet(page, '#binary rect[data-kept="1"]'), nonZero(mm.binary), 'binary on messages');
+  assertClean(s);
+  await page.close();
+});
+
+test('the matrix selection filters (ranks, kinds, time window) give the CLI matrix of the same selection', async () => {
+  const flags = ['--ranks', '0-3', '--kind', 'send', '--from', '10ms', '--to', '600ms'];
+  const expected = cliJson(['matrix', luDir, ...flags]);
+  const full = cliJson(['matrix', luDir]);
+  const sum = (rows) => rows.flat().reduce((a, b) => a + b, 0);
+  assert.ok(sum(expected.bytes) > 0 && sum(expected.bytes) < sum(full.bytes), 'the selection keeps part of the traffic');
+
+  const s = await openPage(origin + prefix + '?sample=npb-lu.S.8');
+  const { page } = s;
+  await page.waitForSelector('#trace', { timeout: 60_000 });
+  await idle(page);
+  await page.click('#nav-matrix');
+  await page.waitForSelector('#heatmap svg');
+  await page.fill('#sel-ranks', '0-3');
+  await page.fill('#sel-kinds', 'send');
+  await page.fill('#sel-from', '10ms');
+  await page.fill('#sel-to', '600ms');
+  await page.click('#sel-apply');
+  await page.waitForFunction((want) => {
+    const cells = [...document.querySelectorAll('#heatmap rect.cell')];
+    return cells.reduce((a, e) => a + Number(e.dataset.value), 0) === want;
+  }, sum(expected.bytes), { timeout: 30_000 });
+  const values = await page.$$eval('#heatmap rect.cell', (els) => els.map((e) => [Number(e.dataset.row), Number(e.dataset.col), Number(e.dataset.value)]));
+  for (const [r, c, v] of values) assert.equal(v, expected.bytes[r][c], `selected bytes ${r}→${c}`);
+
+  // A malformed field is reported in the page and the matrix stays as it was.
+  await page.fill('#sel-ranks', 'three');
+  await page.click('#sel-apply');
+  await page.waitForSelector('#sel-error');
+  assert.match(await page.textContent('#sel-error'), /ranks/);
+  // Clear returns to the whole trace.
+  await page.click('#sel-clear');
+  await page.waitForFunction((want) => {
+    const cells = [...document.querySelectorAll('#heatmap rect.cell')];
+    return cells.reduce((a, e) => a + Number(e.dataset.value), 0) === want;
+  }, sum(full.bytes), { timeout: 30_000 });
   assertClean(s);
   await page.close();
 });
@@ -549,6 +589,28 @@ test('loading another trace while an analysis view is shown recomputes it for th
   await page.click('#nav-phases');
   await page.waitForSelector('#phases-table');
   assert.equal(await page.locator('#phases-table tr.has-pattern').count(), withZero);
+  assertClean(s);
+  await page.close();
+});
+
+test('compare view: a trace dropped on its drop zone is compared like the CLI does; a run of another size is refused in the view', async () => {
+  const dirFiles = (dir) => readdirSync(dir).sort().map((name) => ({ name, bytes: readFileSync(join(dir, name)) }));
+  const mg = sampleDir('npb-mg.S.8');
+  const c = cliJson(['compare', sampleDir('npb-lu.S.8'), mg]);
+  const s = await openView('npb-lu.S.8', 'compare', '#compare-dropzone');
+  const { page } = s;
+  // BT has 9 ranks, LU 8: the CLI refuses the pair, and so does the view.
+  await drop(page, dirFiles(sampleDir('npb-bt.S.9')), 'compare-dropzone');
+  await page.waitForSelector('#view-compare .view-error', { timeout: 120_000 });
+  assert.match(await page.textContent('#view-compare .view-error'), /same number of ranks/);
+  await drop(page, dirFiles(mg), 'compare-dropzone');
+  await page.waitForSelector('#compare-verdict', { timeout: 120_000 });
+  assert.equal(await page.getAttribute('#compare-verdict', 'data-similar'), String(c.similar));
+  const eps = Number(await page.getAttribute('#compare-epsilon', 'data-epsilon'));
+  assert.ok(Math.abs(eps - c.epsilon) < 1e-9, `ε ${eps} vs ${c.epsilon}`);
+  const theta = Number(await page.getAttribute('#compare-properties tr[data-property="theta"]', 'data-theta'));
+  assert.ok(Math.abs(theta - c.theta) < 1e-9, `θ ${theta} vs ${c.theta}`);
+  assert.match(await page.getAttribute('#trace', 'data-label'), /NPB LU/, 'the loaded trace stays');
   assertClean(s);
   await page.close();
 });

@@ -367,6 +367,7 @@ impl App {
         let state = self.analyses.entry("compare").or_default();
         state.pending = true;
         state.request = None;
+        state.result = None;
         state.loading = Some(label.to_owned());
     }
 
