@@ -24,7 +24,8 @@ pub struct WireFile {
 /// threshold applied to it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MatrixRequest {
-    /// Part of the trace whose sends are counted.
+    /// Part of the trace whose sends are counted; `from` / `to` are relative to the trace's
+    /// first event (the session adds its start), as the CLI's `--from` / `--to`.
     pub selection: Selection,
     /// Quantity drawn and filtered.
     pub metric: Metric,

@@ -6,7 +6,7 @@ use crate::protocol::{Failure, LoadedTrace, MatrixRequest, MatrixView, ProgressR
 use tracelogic_analysis::matrix::{CommMatrix, Metric};
 use tracelogic_analysis::summary::{summarize, Summary};
 use tracelogic_formats::{read_trace_with_progress, FormatError, InputFile, Progress, ProgressSink};
-use tracelogic_model::{match_messages, Trace};
+use tracelogic_model::{match_messages, Selection, Trace};
 
 /// A loaded trace, kept by the worker between requests.
 #[derive(Debug)]
@@ -93,7 +93,14 @@ impl Session {
 
     /// The matrix of `request` and its filtered form, as the view draws them, tagged with `seq`.
     pub fn matrix(&self, seq: u64, request: &MatrixRequest) -> MatrixView {
-        let matrix = CommMatrix::from_trace(&self.trace, &request.selection);
+        // The page gives times relative to the trace's first event, as the CLI's --from/--to.
+        let start = self.trace.span().0;
+        let selection = Selection {
+            from: request.selection.from.map(|t| start.saturating_add(t)),
+            to: request.selection.to.map(|t| start.saturating_add(t)),
+            ..request.selection.clone()
+        };
+        let matrix = CommMatrix::from_trace(&self.trace, &selection);
         let filtered = matrix.filter(request.metric, request.threshold_pct);
         let values = match request.metric {
             Metric::Bytes => &matrix.bytes,
@@ -221,6 +228,50 @@ mod tests {
             kept_at_0.kept_entries,
             kept_at_0.nonzero_entries - kept_at_0.removed_entries
         );
+    }
+
+    #[test]
+    fn matrix_selection_times_are_relative_to_the_first_event() {
+        let loaded = load("LU", sample_files("npb-lu.S.8")).0.unwrap();
+        let trace = loaded.session.trace();
+        let (start, end) = trace.span();
+        let half = (end - start) / 2;
+        let request = |selection: Selection| MatrixRequest {
+            selection,
+            ..MatrixRequest::default()
+        };
+        // Ranks: only sends by and to ranks 0 and 1.
+        let ranks = loaded.session.matrix(
+            1,
+            &request(Selection {
+                ranks: Some(vec![0, 1]),
+                ..Selection::default()
+            }),
+        );
+        let nonzero: Vec<(u32, u32)> = (0..8u32)
+            .flat_map(|r| (0..8u32).map(move |c| (r, c)))
+            .filter(|&(r, c)| ranks.grid.values[(r * 8 + c) as usize] > 0)
+            .collect();
+        assert_eq!(nonzero, vec![(0, 1), (1, 0)]);
+        // Time: the first half of the run, given relative to its start, equals the absolute selection.
+        let relative = loaded.session.matrix(
+            2,
+            &request(Selection {
+                to: Some(half),
+                ..Selection::default()
+            }),
+        );
+        let absolute = CommMatrix::from_trace(
+            trace,
+            &Selection {
+                to: Some(start + half),
+                ..Selection::default()
+            },
+        );
+        assert_eq!(relative.grid.values, absolute.bytes);
+        let all = CommMatrix::from_trace(trace, &Selection::default());
+        let sum = |v: &[u64]| v.iter().sum::<u64>();
+        assert!(sum(&relative.grid.values) > 0 && sum(&relative.grid.values) < sum(&all.bytes));
     }
 
     #[test]

@@ -9,6 +9,8 @@ use crate::protocol::{MatrixRequest, MatrixView as MatrixResult};
 use crate::text;
 use std::rc::Rc;
 use tracelogic_analysis::matrix::Metric;
+use tracelogic_model::query::{parse_bytes, parse_kinds, parse_ranks, parse_time};
+use tracelogic_model::Selection;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlInputElement};
 use yew::prelude::*;
@@ -22,6 +24,46 @@ pub struct MatrixProps {
     pub request: MatrixRequest,
     /// Called when the user changes metric or threshold.
     pub on_request: Callback<MatrixRequest>,
+}
+
+/// The text of the selection filters, as typed (the same syntax as the CLI's selection flags).
+#[derive(Debug, Clone, Default, PartialEq)]
+struct SelectionForm {
+    ranks: String,
+    from: String,
+    to: String,
+    min_bytes: String,
+    kinds: String,
+}
+
+impl SelectionForm {
+    /// The selection the fields describe; times are relative to the trace's first event.
+    fn parse(&self) -> Result<Selection, String> {
+        let opt = |s: &str| (!s.trim().is_empty()).then(|| s.trim().to_owned());
+        Ok(Selection {
+            ranks: opt(&self.ranks)
+                .map(|r| parse_ranks(&r))
+                .transpose()
+                .map_err(|e| format!("ranks: {e}"))?,
+            from: opt(&self.from)
+                .map(|t| parse_time(&t))
+                .transpose()
+                .map_err(|e| format!("from: {e}"))?,
+            to: opt(&self.to)
+                .map(|t| parse_time(&t))
+                .transpose()
+                .map_err(|e| format!("to: {e}"))?,
+            min_bytes: opt(&self.min_bytes)
+                .map(|b| parse_bytes(&b))
+                .transpose()
+                .map_err(|e| format!("min bytes: {e}"))?,
+            kinds: opt(&self.kinds)
+                .map(|k| parse_kinds(&k))
+                .transpose()
+                .map_err(|e| format!("kinds: {e}"))?,
+            ..Selection::default()
+        })
+    }
 }
 
 /// A cell under the pointer or the keyboard cursor.
@@ -113,6 +155,48 @@ pub fn matrix_view(props: &MatrixProps) -> Html {
                 metric: m,
                 ..request.clone()
             })
+        })
+    };
+    let form = use_state(SelectionForm::default);
+    let form_error = use_state(|| None::<String>);
+    let field = |set: fn(&mut SelectionForm, String)| {
+        let form = form.clone();
+        Callback::from(move |e: InputEvent| {
+            let input: HtmlInputElement = e.target_unchecked_into();
+            let mut f = (*form).clone();
+            set(&mut f, input.value());
+            form.set(f);
+        })
+    };
+    let on_apply = {
+        let (form, form_error) = (form.clone(), form_error.clone());
+        let on_request = props.on_request.clone();
+        let request = props.request.clone();
+        Callback::from(move |e: SubmitEvent| {
+            e.prevent_default();
+            match form.parse() {
+                Ok(selection) => {
+                    form_error.set(None);
+                    on_request.emit(MatrixRequest {
+                        selection,
+                        ..request.clone()
+                    });
+                }
+                Err(msg) => form_error.set(Some(msg)),
+            }
+        })
+    };
+    let on_clear = {
+        let (form, form_error) = (form.clone(), form_error.clone());
+        let on_request = props.on_request.clone();
+        let request = props.request.clone();
+        Callback::from(move |_: MouseEvent| {
+            form.set(SelectionForm::default());
+            form_error.set(None);
+            on_request.emit(MatrixRequest {
+                selection: Selection::default(),
+                ..request.clone()
+            });
         })
     };
     let on_threshold = {
@@ -292,6 +376,27 @@ pub fn matrix_view(props: &MatrixProps) -> Html {
                         metric_name(metric), text::count(result.kept_entries)) }
                     if pending { <span class="pending">{ " Updating…" }</span> }
                 </p>
+            </form>
+            <form class="controls selection" id="selection-form" onsubmit={on_apply} aria-describedby="selection-help">
+                <fieldset>
+                    <legend>{ "Selection" }</legend>
+                    <label>{ "Ranks " }<input id="sel-ranks" type="text" placeholder="0-3,7" value={form.ranks.clone()}
+                        oninput={field(|f, v| f.ranks = v)} /></label>
+                    <label>{ "From " }<input id="sel-from" type="text" placeholder="0.1s" value={form.from.clone()}
+                        oninput={field(|f, v| f.from = v)} /></label>
+                    <label>{ "To " }<input id="sel-to" type="text" placeholder="200ms" value={form.to.clone()}
+                        oninput={field(|f, v| f.to = v)} /></label>
+                    <label>{ "Min bytes " }<input id="sel-min-bytes" type="text" placeholder="4Ki" value={form.min_bytes.clone()}
+                        oninput={field(|f, v| f.min_bytes = v)} /></label>
+                    <label>{ "Kinds " }<input id="sel-kinds" type="text" placeholder="send,isend" value={form.kinds.clone()}
+                        oninput={field(|f, v| f.kinds = v)} /></label>
+                    <button id="sel-apply" type="submit">{ "Apply" }</button>
+                    <button id="sel-clear" type="button" onclick={on_clear}>{ "Clear" }</button>
+                </fieldset>
+                <p id="selection-help" class="effect">
+                    { "Only sends by and to these ranks, posted in [from, to) after the trace's first event, of at least this size and these call kinds (the CLI's --ranks, --from, --to, --min-bytes, --kind)." }
+                </p>
+                if let Some(msg) = &*form_error { <p id="sel-error" class="error" role="alert">{ msg.clone() }</p> }
             </form>
             { block_note.unwrap_or_default() }
             <div class="figures">
