@@ -49,7 +49,11 @@ impl Placement {
         let family = Family::from_name(&m.family)
             .ok_or_else(|| format!("topology `{}` is a user pattern without directions", m.label))?;
         let spec = TopologySpec::new(family, m.dims.clone())?;
-        Placement::new(spec, report.ranks, id.mapping.iter().map(|p| (p.rank, p.node)))
+        Placement::new(
+            spec,
+            report.identification.ranks,
+            id.mapping.iter().map(|p| (p.rank, p.node)),
+        )
     }
 
     /// A placement from `(rank, node)` pairs; every rank of `0..ranks` must get a distinct node.

@@ -206,8 +206,6 @@ pub struct Component {
 /// The full result of `tracelogic topology`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TopologyReport {
-    /// Ranks in the run.
-    pub ranks: u32,
     /// True when the run has no point-to-point traffic at all (collectives only, like NAS EP/FT).
     pub no_point_to_point: bool,
     /// Filtering figures.
@@ -216,7 +214,8 @@ pub struct TopologyReport {
     pub edges: Vec<[u32; 2]>,
     /// Ranks left without any edge.
     pub isolated_ranks: Vec<u32>,
-    /// Identification of the whole graph (ranks with no edge included).
+    /// Identification of the whole graph (ranks with no edge included); its `ranks` is the
+    /// number of ranks in the run (flattened, so the JSON has one `ranks` field).
     #[serde(flatten)]
     pub identification: Identification,
     /// When the graph is disconnected: each component of two or more ranks, identified alone.
@@ -416,7 +415,6 @@ fn report(
         Vec::new()
     };
     TopologyReport {
-        ranks: n,
         no_point_to_point: no_p2p,
         filter,
         edges: g.edges().map(|(a, b)| [a, b]).collect(),

@@ -432,3 +432,23 @@ fn paper_mg16_matrix_is_filtered_to_the_4_cube_and_its_equivalents() {
         check_mapping(&g, id);
     }
 }
+
+#[test]
+fn the_report_json_reads_back_unchanged() {
+    // The JSON `tracelogic topology --json` prints must be readable by other tools (and the web
+    // app): one `ranks` field, and a round trip that loses nothing.
+    let g = TopologySpec::parse("stencil6:4x4").unwrap().graph();
+    let perm: Vec<u32> = (0..16).rev().collect();
+    let (report, _) = identify(&g, &perm);
+    let json = serde_json::to_string(&report).unwrap();
+    assert_eq!(json.matches("\"ranks\":16").count(), 1, "{json}");
+    let back: TopologyReport = serde_json::from_str(&json).unwrap();
+    // (serde_json parses floats to within one ulp, so stage timings may differ in the last digit.)
+    assert_eq!(
+        (&back.edges, &back.filter, &back.components),
+        (&report.edges, &report.filter, &report.components)
+    );
+    assert_eq!(back.identification.equivalents, report.identification.equivalents);
+    assert_eq!(back.identification.matched, report.identification.matched);
+    assert_eq!(back.identification.mapping, report.identification.mapping);
+}

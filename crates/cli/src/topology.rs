@@ -167,7 +167,7 @@ pub fn run(args: Args) -> CliResult {
     };
     if let Some(path) = &args.save_graph {
         let edges: Vec<(u32, u32)> = report.edges.iter().map(|&[a, b]| (a, b)).collect();
-        let g = Graph::from_edges(report.ranks, edges);
+        let g = Graph::from_edges(report.identification.ranks, edges);
         let comment = format!(
             "tracelogic communication graph ({} ranks, {} edges)",
             g.num_nodes(),
@@ -193,7 +193,7 @@ fn human(r: &TopologyReport) -> String {
     if r.no_point_to_point {
         out.push_str(&format!(
             "{} ranks, no point-to-point traffic (collectives only): no topology to identify.\n",
-            r.ranks
+            r.identification.ranks
         ));
         return out;
     }
@@ -224,7 +224,11 @@ fn human(r: &TopologyReport) -> String {
             out.push_str(&format!("  ... and {} more\n", f.removed.len() - 10));
         }
     }
-    out.push_str(&format!("Graph: {} ranks, {} edges", r.ranks, r.edges.len()));
+    out.push_str(&format!(
+        "Graph: {} ranks, {} edges",
+        r.identification.ranks,
+        r.edges.len()
+    ));
     if !r.isolated_ranks.is_empty() {
         out.push_str(&format!(", {} ranks without traffic", r.isolated_ranks.len()));
     }
