@@ -45,7 +45,7 @@ pub struct TopologyResult {
 impl From<TopologyReport> for TopologyResult {
     fn from(r: TopologyReport) -> Self {
         TopologyResult {
-            ranks: r.ranks,
+            ranks: r.identification.ranks,
             no_point_to_point: r.no_point_to_point,
             filter: r.filter,
             edges: r.edges,
