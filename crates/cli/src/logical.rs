@@ -133,7 +133,8 @@ struct RankReport<'a> {
 /// Identify the topology of `trace` and place its ranks.
 pub fn placement(trace: &Trace, threshold: Threshold) -> Result<Placement, CliError> {
     set_stage("identifying the topology");
-    let m = CommMatrix::from_trace(trace, &Selection::all());
+    let m = CommMatrix::try_from_trace(trace, &Selection::all())
+        .map_err(|e| CliError::Input(format!("{}: {e}", trace.source)))?;
     let report = identify_matrix(
         &m,
         &TopologyOptions {

@@ -160,7 +160,8 @@ pub fn run(args: Args) -> CliResult {
             let trace = load_trace(&args.paths)?;
             let selection = args.selection.selection(&trace)?;
             set_stage("building the communication matrix");
-            CommMatrix::from_trace(&trace, &selection)
+            CommMatrix::try_from_trace(&trace, &selection)
+                .map_err(|e| CliError::Input(format!("{}: {e}", trace.source)))?
         };
         set_stage("identifying the topology");
         identify_matrix(&matrix, &opts)
