@@ -3,7 +3,7 @@
 
 use crate::heatmap::{Grid, MAX_SIDE};
 use crate::protocol::{Failure, LoadedTrace, MatrixRequest, MatrixView, ProgressReport, WireFile};
-use tracelogic_analysis::matrix::{CommMatrix, Metric};
+use tracelogic_analysis::matrix::{CommMatrix, Metric, MAX_DENSE_RANKS};
 use tracelogic_analysis::summary::{summarize, Summary};
 use tracelogic_formats::{read_trace_with_progress, FormatError, InputFile, Progress, ProgressSink};
 use tracelogic_model::{match_messages, Selection, Trace};
@@ -68,6 +68,17 @@ impl Session {
         let inputs = files.into_iter().map(|f| InputFile::new(f.name, f.bytes)).collect();
         let mut stages = Stages { report, bytes_total };
         let trace = read_trace_with_progress(inputs, &mut stages).map_err(failure)?;
+        if trace.num_ranks() > MAX_DENSE_RANKS {
+            // Refused here, not by a panic in the worker (which would kill it).
+            return Err(Failure {
+                message: format!(
+                    "{}: too large: {} ranks, limit {MAX_DENSE_RANKS} (the communication matrix is dense)",
+                    trace.source,
+                    trace.num_ranks()
+                ),
+                cancelled: false,
+            });
+        }
         if !stages.stage("matching messages") {
             return Err(cancelled());
         }
@@ -272,6 +283,21 @@ mod tests {
         let all = CommMatrix::from_trace(trace, &Selection::default());
         let sum = |v: &[u64]| v.iter().sum::<u64>();
         assert!(sum(&relative.grid.values) > 0 && sum(&relative.grid.values) < sum(&all.bytes));
+    }
+
+    #[test]
+    fn a_trace_too_large_for_the_matrix_is_refused_not_a_panic() {
+        let files = vec![WireFile {
+            name: "huge.txt".into(),
+            bytes: b"#tracelogic-text 1\nranks 65536\n".to_vec(),
+        }];
+        let err = load("huge", files).0.err().expect("refused");
+        assert!(
+            err.message.contains("huge.txt") && err.message.contains("too large: 65536 ranks"),
+            "{}",
+            err.message
+        );
+        assert!(!err.cancelled);
     }
 
     #[test]
