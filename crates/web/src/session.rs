@@ -291,7 +291,9 @@ mod tests {
             name: "huge.txt".into(),
             bytes: b"#tracelogic-text 1\nranks 65536\n".to_vec(),
         }];
-        let err = load("huge", files).0.err().expect("refused");
+        let Err(err) = load("huge", files).0 else {
+            panic!("a 65,536-rank trace was accepted")
+        };
         assert!(
             err.message.contains("huge.txt") && err.message.contains("too large: 65536 ranks"),
             "{}",
