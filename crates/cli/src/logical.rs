@@ -3,6 +3,7 @@
 //! compression, and the physical trace it expands to for any rank.
 
 use crate::common::{load_trace, set_stage, table, CliError, CliResult};
+use crate::topology::threshold_arg;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -14,22 +15,6 @@ use tracelogic_analysis::logical::{
 use tracelogic_analysis::matrix::CommMatrix;
 use tracelogic_analysis::topology::{identify_matrix, Threshold, TopologyOptions};
 use tracelogic_model::{Rank, Selection, Trace};
-
-/// Parse `auto` or a percentage, as `tracelogic topology --threshold` does.
-pub fn threshold_arg(text: &str) -> Result<Threshold, String> {
-    if text.trim().eq_ignore_ascii_case("auto") {
-        return Ok(Threshold::Auto);
-    }
-    let v: f64 = text
-        .trim()
-        .trim_end_matches('%')
-        .parse()
-        .map_err(|_| format!("`{text}` is neither `auto` nor a percentage"))?;
-    if !(0.0..=100.0).contains(&v) {
-        return Err(format!("threshold {v} is outside 0-100 %"));
-    }
-    Ok(Threshold::Percent(v))
-}
 
 /// Arguments of `tracelogic logical`.
 #[derive(clap::Args)]

@@ -2,7 +2,8 @@
 //! trace of a run (seed 000 §2). Build it with `mpicc`, run it on as many ranks as the run had.
 
 use crate::common::{load_trace, set_stage, CliError, CliResult};
-use crate::logical::{build, threshold_arg, write_out};
+use crate::logical::{build, write_out};
+use crate::topology::threshold_arg;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use tracelogic_analysis::compress::compress;

@@ -10,7 +10,8 @@ use tracelogic_analysis::topology::{
     identify_graph, identify_matrix, CustomPattern, Identification, Threshold, TopologyOptions, TopologyReport,
 };
 
-fn threshold_arg(text: &str) -> Result<Threshold, String> {
+/// Parse `--threshold`: `auto` or a percentage (`5`, `5%`); shared by `topology` and `logical`.
+pub(crate) fn threshold_arg(text: &str) -> Result<Threshold, String> {
     if text.trim().eq_ignore_ascii_case("auto") {
         return Ok(Threshold::Auto);
     }
