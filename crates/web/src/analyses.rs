@@ -12,49 +12,13 @@ use tracelogic_analysis::phases::{detect_phases, divergence_curve, Outside, Phas
 use tracelogic_analysis::replay::{what_if, Network, WhatIf, WhatIfOptions, SEED_SCALES};
 use tracelogic_analysis::similarity::{compare, CompareOptions, Comparison};
 use tracelogic_analysis::skeleton::skeleton_c;
-use tracelogic_analysis::topology::{
-    identify_matrix, Component, FilterReport, Identification, Threshold, TopologyOptions, TopologyReport,
-};
+use tracelogic_analysis::topology::{identify_matrix, Threshold, TopologyOptions, TopologyReport};
 use tracelogic_formats::{read_trace, InputFile};
 use tracelogic_model::{match_messages, Selection, Trace};
 
 /// Most points of one divergence curve sent to the page (longer curves are sampled evenly,
 /// keeping the cut).
 pub const MAX_CURVE_POINTS: usize = 400;
-
-/// What the topology view shows: a [`TopologyReport`] with the identification as a field of
-/// its own. (The report flattens it, so its JSON carries `ranks` twice and cannot be read back.)
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct TopologyResult {
-    /// Ranks in the run.
-    pub ranks: u32,
-    /// True when the run has no point-to-point traffic.
-    pub no_point_to_point: bool,
-    /// Filtering figures.
-    pub filter: FilterReport,
-    /// Edges of the filtered graph.
-    pub edges: Vec<[u32; 2]>,
-    /// Ranks without any edge.
-    pub isolated_ranks: Vec<u32>,
-    /// Identification of the whole graph.
-    pub identification: Identification,
-    /// Components identified alone when the graph is disconnected.
-    pub components: Vec<Component>,
-}
-
-impl From<TopologyReport> for TopologyResult {
-    fn from(r: TopologyReport) -> Self {
-        TopologyResult {
-            ranks: r.identification.ranks,
-            no_point_to_point: r.no_point_to_point,
-            filter: r.filter,
-            edges: r.edges,
-            isolated_ranks: r.isolated_ranks,
-            identification: r.identification,
-            components: r.components,
-        }
-    }
-}
 
 /// What the logical-trace view shows: figures, the program, the side-by-side text and the
 /// three downloads.
@@ -121,7 +85,7 @@ fn to_json<T: Serialize>(value: &T) -> Result<String, String> {
 /// Run `request` on `trace` and return its view's result as JSON.
 pub fn analyse(trace: &Trace, request: &AnalysisRequest) -> Result<String, String> {
     match request {
-        AnalysisRequest::Topology { threshold_pct } => to_json(&TopologyResult::from(topology(trace, *threshold_pct))),
+        AnalysisRequest::Topology { threshold_pct } => to_json(&topology(trace, *threshold_pct)),
         AnalysisRequest::Logical => to_json(&logical(trace)?),
         AnalysisRequest::Patterns => to_json(&patterns(trace)),
         AnalysisRequest::Phases { strength } => to_json(&phases(trace, *strength)?),
@@ -293,12 +257,12 @@ pub(crate) mod tests {
     #[test]
     fn topology_answer_places_every_rank_and_follows_the_threshold() {
         let lu = sample_trace("npb-lu.S.8");
-        let auto: TopologyResult = run(&lu, AnalysisRequest::Topology { threshold_pct: None });
+        let auto: TopologyReport = run(&lu, AnalysisRequest::Topology { threshold_pct: None });
         assert_eq!(auto.identification.matched.as_ref().unwrap().label, "4x2 grid");
         let mut ranks: Vec<u32> = auto.identification.mapping.iter().map(|p| p.rank).collect();
         ranks.sort_unstable();
         assert_eq!(ranks, (0..8).collect::<Vec<_>>());
-        let fixed: TopologyResult = run(
+        let fixed: TopologyReport = run(
             &lu,
             AnalysisRequest::Topology {
                 threshold_pct: Some(60.0),

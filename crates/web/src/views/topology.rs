@@ -3,12 +3,12 @@
 //! the rank ↔ coordinates mapping, equivalents, near matches and the spectra.
 
 use super::{pending_note, use_parsed, AnalysisProps};
-use crate::analyses::TopologyResult;
 use crate::protocol::AnalysisRequest;
 use crate::text;
 use std::collections::{BTreeSet, VecDeque};
 use std::rc::Rc;
 use tracelogic_analysis::topology::RankPlace;
+use tracelogic_analysis::topology::TopologyReport;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
 
@@ -20,8 +20,8 @@ pub const MAX_DRAWN: usize = 1024;
 
 /// Position of every rank in a `[0, 1]²` box: from the coordinates for grid-like families,
 /// by depth for trees, on a circle otherwise.
-pub fn layout(report: &TopologyResult) -> Vec<(f64, f64)> {
-    let n = report.ranks as usize;
+pub fn layout(report: &TopologyReport) -> Vec<(f64, f64)> {
+    let n = report.identification.ranks as usize;
     let family = report
         .identification
         .matched
@@ -132,8 +132,8 @@ pub fn neighbours(edges: &[[u32; 2]], rank: u32) -> BTreeSet<u32> {
         .collect()
 }
 
-fn drawing(report: &TopologyResult, highlighted: Option<u32>, on_hover: Callback<Option<u32>>) -> Html {
-    let n = report.ranks as usize;
+fn drawing(report: &TopologyReport, highlighted: Option<u32>, on_hover: Callback<Option<u32>>) -> Html {
+    let n = report.identification.ranks as usize;
     if n > MAX_DRAWN {
         return html! { <p class="note">{ format!("{n} ranks: too many to draw; see the mapping table.") }</p> };
     }
@@ -168,7 +168,7 @@ fn drawing(report: &TopologyResult, highlighted: Option<u32>, on_hover: Callback
             }
         }
     });
-    let nodes = (0..report.ranks).map(|r| {
+    let nodes = (0..report.identification.ranks).map(|r| {
         let (x, y) = at(r);
         let class = classes!(
             "node",
@@ -236,7 +236,7 @@ pub fn topology_view(props: &AnalysisProps) -> Html {
     let hovered = use_state(|| None::<u32>);
     let threshold_input = use_node_ref();
     let typed = use_state(|| None::<String>);
-    let report: Rc<TopologyResult> = match use_parsed(&props.state) {
+    let report: Rc<TopologyReport> = match use_parsed(&props.state) {
         Ok(r) => r,
         Err(page) => return wrap(page, props),
     };
@@ -292,7 +292,7 @@ pub fn topology_view(props: &AnalysisProps) -> Html {
             <p class="headline">
                 { "Identified topology: " }
                 <strong id="topology-label" data-label={label.clone()}>{ &label }</strong>
-                { format!(" · {} ranks, {} edges", report.ranks, id.edge_count) }
+                { format!(" · {} ranks, {} edges", report.identification.ranks, id.edge_count) }
             </p>
             { pending_note(&props.state) }
             <div class="filter-figures" id="topology-filter">
@@ -384,12 +384,12 @@ fn wrap(body: Html, _props: &AnalysisProps) -> Html {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyses::{topology, TopologyResult};
+    use crate::analyses::topology;
 
     #[test]
     fn grid_layout_puts_neighbours_one_step_apart() {
         let trace = crate::analyses::tests::sample_trace("npb-lu.S.8");
-        let report = TopologyResult::from(topology(&trace, None));
+        let report = topology(&trace, None);
         assert_eq!(report.identification.matched.as_ref().unwrap().label, "4x2 grid");
         let pos = layout(&report);
         assert_eq!(pos.len(), 8);
@@ -410,9 +410,9 @@ mod tests {
     fn every_sample_topology_gives_each_rank_its_own_place_in_the_box() {
         for id in ["npb-bt.S.9", "npb-mg.S.8", "pipit-ping-pong-otf2"] {
             let trace = crate::analyses::tests::sample_trace(id);
-            let report = TopologyResult::from(topology(&trace, None));
+            let report = topology(&trace, None);
             let pos = layout(&report);
-            assert_eq!(pos.len(), report.ranks as usize, "{id}");
+            assert_eq!(pos.len(), report.identification.ranks as usize, "{id}");
             assert!(
                 pos.iter()
                     .all(|&(x, y)| (0.0..=1.0).contains(&x) && (0.0..=1.0).contains(&y)),
