@@ -81,6 +81,11 @@ fn main() -> ExitCode {
             Command::Skeleton(_) => "skeleton",
         };
         common::set_stage(format!("running `{name}`"));
+        // Test-only: proves end to end that a panic inside a subcommand is caught here and
+        // reported as an internal error (exit 3). Never set by users; documented in docs/cli.md.
+        if std::env::var_os("TRACELOGIC_TEST_PANIC").is_some_and(|v| v == name) {
+            panic!("deliberate panic requested by TRACELOGIC_TEST_PANIC={name}");
+        }
         match cli.command {
             Command::Summary(a) => summary::run(a),
             Command::Matrix(a) => matrix::run(a),

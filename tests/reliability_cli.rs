@@ -1,0 +1,101 @@
+//! End to end: a panic inside a subcommand is caught at the CLI boundary and reported as an
+//! internal error (exit 3) naming what was being done, without a Rust backtrace; Rust's own
+//! report comes back only when `TRACELOGIC_BACKTRACE` asks for it.
+//!
+//! The panic is requested with the test-only variable `TRACELOGIC_TEST_PANIC=<subcommand>`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn sample(name: &str) -> PathBuf {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/data/samples")
+        .join(name);
+    assert!(p.exists(), "sample {} is missing", p.display());
+    p
+}
+
+/// The `tracelogic` binary next to this test executable, built by cargo for this test run
+/// (`TRACELOGIC_BIN` overrides the path).
+fn tracelogic() -> PathBuf {
+    if let Some(p) = std::env::var_os("TRACELOGIC_BIN") {
+        return PathBuf::from(p);
+    }
+    let exe = std::env::current_exe().unwrap();
+    let profile_dir = exe.parent().and_then(Path::parent).unwrap().to_path_buf();
+    let mut build = Command::new(env!("CARGO"));
+    build
+        .args([
+            "build",
+            "--quiet",
+            "-p",
+            "tracelogic-cli",
+            "--bin",
+            "tracelogic",
+            "--target-dir",
+        ])
+        .arg(profile_dir.parent().unwrap())
+        .current_dir(env!("CARGO_MANIFEST_DIR"));
+    if profile_dir.file_name().is_some_and(|n| n == "release") {
+        build.arg("--release");
+    }
+    assert!(
+        build.status().unwrap().success(),
+        "cargo build -p tracelogic-cli failed"
+    );
+    profile_dir.join(format!("tracelogic{}", std::env::consts::EXE_SUFFIX))
+}
+
+fn run(subcommand: &str, panic_in: Option<&str>, backtrace: bool) -> Output {
+    let mut cmd = Command::new(tracelogic());
+    cmd.arg(subcommand).arg(sample("npb-lu.S.8")).arg("--json");
+    cmd.env_remove("TRACELOGIC_TEST_PANIC")
+        .env_remove("TRACELOGIC_BACKTRACE")
+        .env_remove("RUST_BACKTRACE");
+    if let Some(p) = panic_in {
+        cmd.env("TRACELOGIC_TEST_PANIC", p);
+    }
+    if backtrace {
+        cmd.env("TRACELOGIC_BACKTRACE", "1");
+    }
+    cmd.output().unwrap()
+}
+
+#[test]
+fn a_panic_in_a_subcommand_exits_3_with_one_line_naming_the_stage() {
+    for sub in ["summary", "topology", "patterns"] {
+        let o = run(sub, Some(sub), false);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(3), "{sub}: stderr {err}");
+        assert!(o.stdout.is_empty(), "{sub}: nothing half-printed on stdout");
+        assert!(err.contains("internal error"), "{sub}: {err}");
+        assert!(
+            err.contains(&format!("running `{sub}`")),
+            "{sub}: the stage is named: {err}"
+        );
+        assert!(
+            err.contains("deliberate panic"),
+            "{sub}: the panic message is kept: {err}"
+        );
+        assert!(
+            !err.contains("stack backtrace") && !err.contains("RUST_BACKTRACE"),
+            "{sub}: {err}"
+        );
+        assert_eq!(err.trim_end().lines().count(), 1, "{sub}: one line: {err}");
+    }
+}
+
+#[test]
+fn the_trigger_only_fires_for_its_subcommand() {
+    let o = run("summary", Some("topology"), false);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(serde_json::from_slice::<serde_json::Value>(&o.stdout).is_ok());
+}
+
+#[test]
+fn tracelogic_backtrace_restores_rusts_own_report() {
+    let o = run("summary", Some("summary"), true);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert!(err.contains("panicked at"), "Rust's report is printed: {err}");
+}
