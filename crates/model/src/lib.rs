@@ -14,6 +14,7 @@
 mod kinds;
 pub mod matching;
 pub mod query;
+pub mod restrict;
 
 pub use kinds::{CallKind, CollectiveOp};
 pub use matching::{match_messages, Matching, Message};

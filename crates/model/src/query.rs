@@ -6,7 +6,7 @@
 //! `parse_*` functions read the command-line syntax (`0-3,7`, `send,isend,collective`,
 //! `1.5s`, `64Ki`).
 
-use crate::{CallIdx, CallKind, CommId, P2pDir, Rank, Time, Trace, ANY_SOURCE};
+use crate::{CallIdx, CallKind, CommId, P2pDir, Rank, RankTrace, Time, Trace, ANY_SOURCE};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
@@ -70,52 +70,58 @@ impl Selection {
     /// call that moves no data (`MPI_Wait`, `MPI_Barrier`...) has size 0. Out-of-range indices
     /// are not selected.
     pub fn selects_call(&self, trace: &Trace, rank: Rank, call: CallIdx) -> bool {
-        let Some(rt) = trace.ranks.get(rank as usize) else {
-            return false;
-        };
-        let c = &rt.calls;
-        let i = call as usize;
-        if i >= c.len() || !self.selects_rank(trace, rank) {
-            return false;
-        }
-        if !self.selects_time(c.enter[i]) || !self.selects_kind(c.kind[i]) {
-            return false;
-        }
-        if self.min_bytes.is_none() && self.max_bytes.is_none() {
-            return true;
-        }
-        self.selects_bytes(call_bytes(trace, rank, call))
+        trace
+            .ranks
+            .get(rank as usize)
+            .is_some_and(|rt| self.selects_rank(trace, rank) && self.selects_call_of(rt, call))
     }
 
     /// True when point-to-point operation `op` of `rank` is selected: selected rank, posting
     /// call entered inside the window and of a selected kind, size inside the bounds.
     pub fn selects_p2p(&self, trace: &Trace, rank: Rank, op: usize) -> bool {
-        let Some(rt) = trace.ranks.get(rank as usize) else {
-            return false;
-        };
-        if op >= rt.p2p.len() || !self.selects_rank(trace, rank) || !self.selects_bytes(rt.p2p.bytes[op]) {
-            return false;
-        }
-        self.selects_posting_call(rt, rt.p2p.post[op])
+        trace
+            .ranks
+            .get(rank as usize)
+            .is_some_and(|rt| self.selects_rank(trace, rank) && self.selects_p2p_of(rt, op))
     }
 
     /// True when collective operation `op` of `rank` is selected: selected rank, call entered
     /// inside the window and of a selected kind, larger of its two buffers inside the bounds.
     pub fn selects_collective(&self, trace: &Trace, rank: Rank, op: usize) -> bool {
-        let Some(rt) = trace.ranks.get(rank as usize) else {
-            return false;
-        };
-        let co = &rt.collectives;
-        if op >= co.len() || !self.selects_rank(trace, rank) {
-            return false;
-        }
-        if !self.selects_bytes(co.bytes_sent[op].max(co.bytes_recv[op])) {
-            return false;
-        }
-        self.selects_posting_call(rt, co.call[op])
+        trace
+            .ranks
+            .get(rank as usize)
+            .is_some_and(|rt| self.selects_rank(trace, rank) && self.selects_collective_of(rt, op))
     }
 
-    fn selects_posting_call(&self, rt: &crate::RankTrace, call: CallIdx) -> bool {
+    /// [`Selection::selects_call`] on one rank's trace, the rank itself taken as selected (so a
+    /// whole rank is filtered without looking its rank up once per call).
+    pub fn selects_call_of(&self, rt: &RankTrace, call: CallIdx) -> bool {
+        let c = &rt.calls;
+        let i = call as usize;
+        if i >= c.len() || !self.selects_time(c.enter[i]) || !self.selects_kind(c.kind[i]) {
+            return false;
+        }
+        if self.min_bytes.is_none() && self.max_bytes.is_none() {
+            return true;
+        }
+        self.selects_bytes(rank_call_bytes(rt, call))
+    }
+
+    /// [`Selection::selects_p2p`] on one rank's trace, the rank itself taken as selected.
+    pub fn selects_p2p_of(&self, rt: &RankTrace, op: usize) -> bool {
+        op < rt.p2p.len() && self.selects_bytes(rt.p2p.bytes[op]) && self.selects_posting_call(rt, rt.p2p.post[op])
+    }
+
+    /// [`Selection::selects_collective`] on one rank's trace, the rank itself taken as selected.
+    pub fn selects_collective_of(&self, rt: &RankTrace, op: usize) -> bool {
+        let co = &rt.collectives;
+        op < co.len()
+            && self.selects_bytes(co.bytes_sent[op].max(co.bytes_recv[op]))
+            && self.selects_posting_call(rt, co.call[op])
+    }
+
+    fn selects_posting_call(&self, rt: &RankTrace, call: CallIdx) -> bool {
         let c = &rt.calls;
         let i = call as usize;
         i < c.len() && self.selects_time(c.enter[i]) && self.selects_kind(c.kind[i])
@@ -125,9 +131,11 @@ impl Selection {
 /// The data a call moves: the largest of the point-to-point operations it posted and of its
 /// collective buffers (0 when it moves none).
 pub fn call_bytes(trace: &Trace, rank: Rank, call: CallIdx) -> u64 {
-    let Some(rt) = trace.ranks.get(rank as usize) else {
-        return 0;
-    };
+    trace.ranks.get(rank as usize).map_or(0, |rt| rank_call_bytes(rt, call))
+}
+
+/// [`call_bytes`] of call `call` of one rank's trace.
+pub fn rank_call_bytes(rt: &RankTrace, call: CallIdx) -> u64 {
     let p = &rt.p2p;
     let a = p.post.partition_point(|&c| c < call);
     let b = p.post.partition_point(|&c| c <= call);
