@@ -33,6 +33,7 @@
 pub mod align;
 pub mod approx;
 pub mod construct;
+pub mod extrapolate;
 pub mod suffix;
 pub mod tandem;
 pub mod templates;
