@@ -91,6 +91,9 @@ pub fn candidates(n: u32) -> Vec<TopologySpec> {
     for k in 3..n.saturating_sub(1).min(256) {
         push(Family::KaryTree, vec![k, n]);
     }
+    if let Some(grid) = crate::families::nas_cg_grid(n).filter(|_| n >= 2) {
+        push(Family::NasCg, grid.to_vec());
+    }
     for k in 1..=24u32 {
         if ((k as u64 + 1) << k) == n as u64 {
             push(Family::Butterfly, vec![k]);
@@ -101,10 +104,11 @@ pub fn candidates(n: u32) -> Vec<TopologySpec> {
 }
 
 /// How simple a topology is to name, lower first: fewer parameters, then a fixed family
-/// preference (rings and lines before hypercubes, grids before tori, tori before stencils).
+/// preference (rings and lines before hypercubes, grids before tori, tori before stencils);
+/// NAS CG after every generic family (a 4-rank CG run is a 4-node line).
 /// Equivalent matches are reported under the simplest one.
 pub fn simplicity(spec: &TopologySpec) -> (usize, usize) {
-    const PREFERENCE: [Family; 20] = [
+    const PREFERENCE: [Family; 21] = [
         Family::Ring,
         Family::Line,
         Family::Star,
@@ -125,11 +129,13 @@ pub fn simplicity(spec: &TopologySpec) -> (usize, usize) {
         Family::Stencil27,
         Family::Stencil27Mesh,
         Family::Butterfly,
+        Family::NasCg,
     ];
-    let params = if spec.family == Family::KaryTree {
-        2
-    } else {
-        spec.dims.len()
+    // NAS CG is one application's pattern: any generic family isomorphic to it names the run.
+    let params = match spec.family {
+        Family::KaryTree => 2,
+        Family::NasCg => usize::MAX - 1,
+        _ => spec.dims.len(),
     };
     (
         params,

@@ -17,6 +17,9 @@
 //!   variants do not wrap.
 //! - A `binary-tree` of n nodes is heap-numbered: the children of `i` are `2i+1` and `2i+2`.
 //! - A `hypercube` of dimension d is the 2×…×2 grid of 2^d nodes (neighbours differ in one bit).
+//! - `nas-cg` is the exchange pattern of NPB CG (cg.f, `setup_submatrix_info`): ranks on an
+//!   `nprows × npcols` grid numbered `proc_row·npcols + proc_col`, each exchanging with the
+//!   recursive-doubling partners of its row (`proc_col xor 2^k`) and with one transpose partner.
 
 use crate::Graph;
 use serde::{Deserialize, Serialize};
@@ -67,11 +70,15 @@ pub enum Family {
     /// Butterfly network of dimension k: k+1 levels of 2^k rows; node `level·2^k + row` is linked
     /// to `(level+1, row)` and `(level+1, row xor 2^level)`. `dims = [k]`.
     Butterfly,
+    /// The NAS CG pattern on `nprows × npcols` ranks (both powers of two, `npcols` equal to
+    /// `nprows` or twice it): row partners of a recursive-doubling reduction plus one transpose
+    /// partner. `dims = [nprows, npcols]`.
+    NasCg,
 }
 
 impl Family {
     /// Every family, in the order candidates are listed.
-    pub const ALL: [Family; 20] = [
+    pub const ALL: [Family; 21] = [
         Family::Grid,
         Family::Torus,
         Family::Stencil6,
@@ -92,6 +99,7 @@ impl Family {
         Family::KaryTree,
         Family::Star,
         Family::Butterfly,
+        Family::NasCg,
     ];
 
     /// The name used in JSON and on the command line (`grid`, `stencil6`, `binary-tree`, ...).
@@ -117,6 +125,7 @@ impl Family {
             Family::KaryTree => "kary-tree",
             Family::Star => "star",
             Family::Butterfly => "butterfly",
+            Family::NasCg => "nas-cg",
         }
     }
 
@@ -200,6 +209,11 @@ pub enum Direction {
         /// To the row that differs in the level's bit (otherwise the same row).
         cross: bool,
     },
+    /// In NAS CG: to the rank of the same process row whose column differs in bit `k` (step
+    /// `k` of the recursive-doubling reduction, `reduce_exch_proc`).
+    RowBit(u8),
+    /// In NAS CG: to the transpose partner (`exch_proc`).
+    Transpose,
 }
 
 impl Direction {
@@ -213,6 +227,8 @@ impl Direction {
             Direction::Child(i) => format!("child{i}"),
             Direction::Bit(k) => format!("bit{k}"),
             Direction::Shift(k) => format!("+{k}"),
+            Direction::RowBit(k) => format!("row-bit{k}"),
+            Direction::Transpose => "transpose".into(),
             Direction::Butterfly { up, cross } => format!(
                 "{}-{}",
                 if *up { "up" } else { "down" },
@@ -267,6 +283,50 @@ fn offset_name(o: &[i8]) -> String {
     }
 }
 
+/// The process grid NPB CG uses for `ranks` ranks (setparams.c `write_cg_info`): `npcols =
+/// 2^⌈log2(ranks)/2⌉`, `nprows = ranks / npcols`; `None` unless `ranks` is a power of two.
+pub fn nas_cg_grid(ranks: u32) -> Option<[u32; 2]> {
+    if ranks == 0 || !ranks.is_power_of_two() {
+        return None;
+    }
+    let l = ranks.trailing_zeros();
+    let cols = 1u32 << l.div_ceil(2);
+    Some([ranks / cols, cols])
+}
+
+/// Checks NAS CG dimensions: `[nprows, npcols]` as NPB sets them, or the shorthand `[d]` for
+/// 2^d ranks on NPB's own grid (as `hypercube:d`).
+fn nas_cg_dims(dims: &[u32]) -> Result<Vec<u32>, String> {
+    match *dims {
+        [d] if d <= 30 => Ok(nas_cg_grid(1 << d).expect("power of two").to_vec()),
+        [rows, cols]
+            if rows >= 1
+                && rows.is_power_of_two()
+                && cols.is_power_of_two()
+                && (cols == rows || Some(cols) == rows.checked_mul(2))
+                && rows.checked_mul(cols).is_some_and(|n| n <= 1 << 30) =>
+        {
+            Ok(vec![rows, cols])
+        }
+        _ => Err(format!(
+            "nas-cg: give NPROWSxNPCOLS (powers of two, npcols = nprows or 2·nprows, e.g. 4x4 or 4x8) \
+             or one exponent d for 2^d ranks; got {dims:?}"
+        )),
+    }
+}
+
+/// The transpose partner of `rank` in NPB CG (`exch_proc` in cg.f `setup_submatrix_info`):
+/// the transposed position on a square grid; with `npcols = 2·nprows`, ranks go in pairs
+/// `(2h, 2h+1)` and pair `h` is transposed on an `nprows × nprows` grid.
+fn nas_cg_transpose(rows: u32, cols: u32, rank: u32) -> u32 {
+    if rows == cols {
+        (rank % rows) * rows + rank / rows
+    } else {
+        let h = rank / 2;
+        2 * ((h % rows) * rows + h / rows) + rank % 2
+    }
+}
+
 /// A concrete topology: a family with its dimensions (e.g. a 4×2 grid, an 8-node binary tree).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct TopologySpec {
@@ -280,7 +340,10 @@ pub struct TopologySpec {
 impl TopologySpec {
     /// A topology from a family and its dimensions, checking they make sense (at least one
     /// node; 2D or 3D for stencils; a hypercube dimension below 31; `[k, n]` for k-ary trees).
-    pub fn new(family: Family, dims: Vec<u32>) -> Result<TopologySpec, String> {
+    pub fn new(family: Family, mut dims: Vec<u32>) -> Result<TopologySpec, String> {
+        if family == Family::NasCg {
+            dims = nas_cg_dims(&dims)?;
+        }
         if dims.is_empty() || dims.contains(&0) {
             return Err(format!("{}: dimensions must be positive, got {dims:?}", family.name()));
         }
@@ -381,6 +444,7 @@ impl TopologySpec {
             Family::KaryTree => format!("{}-node {}-ary tree", self.dims[1], self.dims[0]),
             Family::Star => format!("{d}-node star"),
             Family::Butterfly => format!("{d}-dimensional butterfly ({} nodes)", self.num_nodes()),
+            Family::NasCg => format!("NAS CG {d}"),
         }
     }
 
@@ -416,6 +480,7 @@ impl TopologySpec {
                 vec![depth, (node as u64 - first) as u32]
             }
             Family::Butterfly => vec![node >> self.dims[0], node & ((1 << self.dims[0]) - 1)],
+            Family::NasCg => vec![node / self.dims[1], node % self.dims[1]],
             _ => vec![node],
         }
     }
@@ -492,6 +557,10 @@ impl TopologySpec {
                 .into_iter()
                 .map(|(up, cross)| Direction::Butterfly { up, cross })
                 .collect(),
+            Family::NasCg => (0..self.dims[1].trailing_zeros() as u8)
+                .map(Direction::RowBit)
+                .chain(std::iter::once(Direction::Transpose))
+                .collect(),
             _ => unreachable!(),
         }
     }
@@ -554,6 +623,10 @@ impl TopologySpec {
                 let row = if *cross { row ^ (1 << bit) } else { row };
                 (to << k) | row
             }
+            (Family::NasCg, Direction::RowBit(k)) if node < n && (1u32 << k) < self.dims[1] => node ^ (1 << k),
+            (Family::NasCg, Direction::Transpose) if node < n && self.dims[1] >= 2 => {
+                nas_cg_transpose(self.dims[0], self.dims[1], node)
+            }
             _ => return None,
         };
         (target != node).then_some(target)
@@ -594,6 +667,8 @@ impl TopologySpec {
             }
             Direction::Parent => Direction::Child(((node_from + 1) % 2) as u8),
             Direction::Butterfly { up, cross } => Direction::Butterfly { up: !up, cross: *cross },
+            Direction::RowBit(k) => Direction::RowBit(*k),
+            Direction::Transpose => Direction::Transpose,
             Direction::Shift(k) => Direction::Shift((self.num_nodes() - k) % self.num_nodes()),
         })
     }
@@ -679,6 +754,19 @@ impl TopologySpec {
                 } else {
                     add(2, 2 * rows);
                     add(4, (k - 1) * rows);
+                }
+            }
+            Family::NasCg => {
+                let (rows, cols) = (self.dims[0] as u64, self.dims[1] as u64);
+                let row_partners = cols.trailing_zeros();
+                if cols < 2 {
+                    add(0, n);
+                } else {
+                    // Ranks that are their own transpose partner: the diagonal of the square
+                    // grid, or both ranks of each diagonal pair when npcols = 2·nprows.
+                    let own = if rows == cols { rows } else { 2 * rows };
+                    add(row_partners, own);
+                    add(row_partners + 1, n - own);
                 }
             }
             Family::BinaryTree | Family::KaryTree => {
