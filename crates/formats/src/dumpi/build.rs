@@ -12,9 +12,12 @@ use super::raw::{BinFile, Record, Status, Value};
 use super::spec::{END_OF_STREAM, FUNCTION_ENTER, FUNCTION_EXIT};
 use crate::{FormatError, Progress, ProgressSink};
 use std::collections::HashMap;
+/// Maps looked up on every record (requests, handles, threads): foldhash instead of SipHash,
+/// seeded per map so a hostile file still cannot choose colliding keys.
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 use tracelogic_model::{
-    CallIdx, CallpathId, CollectiveOp, CommId, Communicator, Location, MetricSamples, P2pDir, Rank, Trace, ANY_SOURCE,
-    ANY_TAG, NOT_COMPLETED, NO_CALLPATH, NO_ROOT,
+    CallIdx, CallKind, CallpathId, CollectiveOp, CommId, Communicator, FuncId, Location, MetricSamples, P2pDir, Rank,
+    Trace, ANY_SOURCE, ANY_TAG, NOT_COMPLETED, NO_CALLPATH, NO_ROOT,
 };
 
 /// DUMPI communicator handles with a fixed meaning.
@@ -157,18 +160,96 @@ impl<T> Retain for Vec<T> {
     }
 }
 
+/// What the reader does with a call, decided once per DUMPI call id rather than by comparing
+/// names on every record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Op {
+    Send,
+    Isend,
+    Recv,
+    Irecv,
+    Sendrecv,
+    SendrecvReplace,
+    SendInit,
+    Start,
+    Startall,
+    Wait,
+    Test,
+    Waitany,
+    Waitall,
+    Waitsome,
+    RequestFree,
+    CommDup,
+    CommSplit,
+    CommCreate,
+    CartCreate,
+    CartSub,
+    GraphCreate,
+    IntercommCreate,
+    CommFree,
+    CommGroup,
+    GroupIncl,
+    GroupRangeIncl,
+    GroupUnion,
+    GroupFree,
+    Collective(CollectiveOp),
+    Other,
+}
+
+impl Op {
+    /// `name` as the call table spells it (`Isend`), `mpi_name` as the trace will (`MPI_Isend`).
+    fn of(name: &str, mpi_name: &str) -> Op {
+        match name {
+            "Send" | "Bsend" | "Ssend" | "Rsend" => Op::Send,
+            "Isend" | "Ibsend" | "Issend" | "Irsend" => Op::Isend,
+            "Recv" => Op::Recv,
+            "Irecv" => Op::Irecv,
+            "Sendrecv" => Op::Sendrecv,
+            "Sendrecv_replace" => Op::SendrecvReplace,
+            "Send_init" | "Bsend_init" | "Ssend_init" | "Rsend_init" | "Recv_init" => Op::SendInit,
+            "Start" => Op::Start,
+            "Startall" => Op::Startall,
+            "Wait" => Op::Wait,
+            "Test" => Op::Test,
+            "Waitany" | "Testany" => Op::Waitany,
+            "Waitall" | "Testall" => Op::Waitall,
+            "Waitsome" | "Testsome" => Op::Waitsome,
+            "Request_free" => Op::RequestFree,
+            "Comm_dup" => Op::CommDup,
+            "Comm_split" => Op::CommSplit,
+            "Comm_create" => Op::CommCreate,
+            "Cart_create" => Op::CartCreate,
+            "Cart_sub" => Op::CartSub,
+            "Graph_create" => Op::GraphCreate,
+            "Intercomm_create"
+            | "Intercomm_merge"
+            | "Comm_accept"
+            | "Comm_connect"
+            | "Comm_spawn"
+            | "Comm_spawn_multiple" => Op::IntercommCreate,
+            "Comm_free" | "Comm_disconnect" => Op::CommFree,
+            "Comm_group" => Op::CommGroup,
+            "Group_incl" | "Group_excl" => Op::GroupIncl,
+            "Group_range_incl" | "Group_range_excl" => Op::GroupRangeIncl,
+            "Group_union" | "Group_intersection" | "Group_difference" => Op::GroupUnion,
+            "Group_free" => Op::GroupFree,
+            _ => CollectiveOp::from_name(mpi_name).map_or(Op::Other, Op::Collective),
+        }
+    }
+}
+
 /// Per-rank reading state.
 #[derive(Default)]
 struct RankState {
     /// Seconds added for 16-bit wraps of the record clock so far, and the last entry second.
     wrapped: u64,
     last_sec: u64,
-    comms: HashMap<u16, u32>,
+    comms: FastMap<u16, u32>,
     groups: HashMap<u16, GroupExpr>,
     seq: HashMap<u32, u32>,
-    pending: HashMap<i32, usize>,
-    persistent: HashMap<i32, Template>,
-    threads: HashMap<u16, u16>,
+    pending: FastMap<i32, usize>,
+    persistent: FastMap<i32, Template>,
+    threads: FastMap<u16, u16>,
     /// Communicator-relative peer of each p2p operation (translated at the end).
     p2p_local_peer: Vec<i32>,
     /// Whether each p2p operation was posted with `MPI_ANY_SOURCE`.
@@ -192,8 +273,8 @@ pub(crate) struct Builder {
     warnings: HashMap<String, u64>,
     min_time: u64,
     callpath_ids: HashMap<Vec<u32>, CallpathId>,
-    /// MPI standard name of each DUMPI call id, built on first use.
-    call_names: Vec<Option<String>>,
+    /// What to do with each DUMPI call id, its interned MPI name and its kind, found on first use.
+    call_ops: Vec<Option<(Op, FuncId, CallKind)>>,
     /// Function names of the file being read, by address.
     function_names: HashMap<u64, String>,
     /// Communicator member entries stored so far, and the most allowed for this input.
@@ -217,7 +298,7 @@ impl Builder {
             warnings: HashMap::new(),
             min_time: u64::MAX,
             callpath_ids: HashMap::new(),
-            call_names: vec![None; END_OF_STREAM as usize + 1],
+            call_ops: vec![None; END_OF_STREAM as usize + 1],
             function_names: HashMap::new(),
             members_stored: 0,
             members_budget: 0,
@@ -324,8 +405,8 @@ impl Builder {
             .saturating_add(1 << 16);
         let mut records = file.records();
         let mut next_report = PROGRESS_STEP;
-        while let Some(rec) = records.next() {
-            let rec = rec?;
+        let mut rec = Record::empty();
+        while records.next_into(&mut rec)? {
             let pos = records.position();
             if pos >= next_report {
                 next_report = pos + PROGRESS_STEP;
@@ -393,15 +474,35 @@ impl Builder {
             return;
         }
         let spec = rec.spec();
-        let name = self.call_names[rec.call as usize]
-            .get_or_insert_with(|| match spec.name.strip_prefix("DUMPIO_") {
-                Some(io) => format!("MPIO_{io}"),
-                None => format!("MPI_{}", spec.name),
-            })
-            .clone();
+        let (op, func, kind) = match self.call_ops[rec.call as usize] {
+            Some(known) => known,
+            None => {
+                let name = match spec.name.strip_prefix("DUMPIO_") {
+                    Some(io) => format!("MPIO_{io}"),
+                    None => format!("MPI_{}", spec.name),
+                };
+                let func = self.trace.functions.intern(&name);
+                let known = (Op::of(spec.name, &name), func, self.trace.function_kind(func));
+                self.call_ops[rec.call as usize] = Some(known);
+                known
+            }
+        };
         let loc = self.location(r, rec.thread);
         let callpath = self.ranks[r as usize].callpath;
-        let call = self.trace.push_call(r, &name, enter, exit, callpath, loc);
+        let call = {
+            let rt = &mut self.trace.ranks[r as usize];
+            let c = &mut rt.calls;
+            let idx = c.func.len() as CallIdx;
+            let exit = exit.max(enter);
+            c.func.push(func);
+            c.kind.push(kind);
+            c.enter.push(enter);
+            c.exit.push(exit);
+            c.callpath.push(callpath);
+            c.location.push(loc);
+            rt.extend_span(enter, exit);
+            idx
+        };
         if !rec.perf.is_empty() {
             self.perf(r, file, rec, enter, exit);
         }
@@ -410,8 +511,8 @@ impl Builder {
         let bytes = |count: &str, dt: &str| (int(count).max(0) as u64).saturating_mul(size(int(dt)));
         let handle = |n: &str| rec.int(n).unwrap_or(0) as u16;
         let status = rec.statuses().first().copied();
-        match spec.name {
-            "Send" | "Bsend" | "Ssend" | "Rsend" => {
+        match op {
+            Op::Send => {
                 let c = self.comm(r, handle("comm"));
                 self.post(
                     r,
@@ -424,7 +525,7 @@ impl Builder {
                     bytes("count", "datatype"),
                 );
             }
-            "Isend" | "Ibsend" | "Issend" | "Irsend" => {
+            Op::Isend => {
                 let c = self.comm(r, handle("comm"));
                 let op = self.post(
                     r,
@@ -438,7 +539,7 @@ impl Builder {
                 );
                 self.track(r, int("request") as i32, op);
             }
-            "Recv" => {
+            Op::Recv => {
                 let c = self.comm(r, handle("comm"));
                 let op = self.post(
                     r,
@@ -454,7 +555,7 @@ impl Builder {
                     self.resolve_recv(r, op, &s);
                 }
             }
-            "Irecv" => {
+            Op::Irecv => {
                 let c = self.comm(r, handle("comm"));
                 let op = self.post(
                     r,
@@ -468,7 +569,7 @@ impl Builder {
                 );
                 self.track(r, int("request") as i32, op);
             }
-            "Sendrecv" => {
+            Op::Sendrecv => {
                 let c = self.comm(r, handle("comm"));
                 self.post(
                     r,
@@ -494,7 +595,7 @@ impl Builder {
                     self.resolve_recv(r, op, &s);
                 }
             }
-            "Sendrecv_replace" => {
+            Op::SendrecvReplace => {
                 let c = self.comm(r, handle("comm"));
                 let b = bytes("count", "datatype");
                 self.post(
@@ -521,7 +622,7 @@ impl Builder {
                     self.resolve_recv(r, op, &s);
                 }
             }
-            "Send_init" | "Bsend_init" | "Ssend_init" | "Rsend_init" | "Recv_init" => {
+            Op::SendInit => {
                 let recv = spec.name == "Recv_init";
                 let t = Template {
                     dir: if recv { P2pDir::Recv } else { P2pDir::Send },
@@ -532,19 +633,19 @@ impl Builder {
                 };
                 self.ranks[r as usize].persistent.insert(int("request") as i32, t);
             }
-            "Start" => self.start(r, call, int("request") as i32),
-            "Startall" => {
+            Op::Start => self.start(r, call, int("request") as i32),
+            Op::Startall => {
                 for &req in rec.ints("requests").unwrap_or(&[]) {
                     self.start(r, call, req);
                 }
             }
-            "Wait" => self.complete(r, int("request") as i32, call, status.as_ref()),
-            "Test" => {
+            Op::Wait => self.complete(r, int("request") as i32, call, status.as_ref()),
+            Op::Test => {
                 if int("flag") != 0 {
                     self.complete(r, int("request") as i32, call, status.as_ref());
                 }
             }
-            "Waitany" | "Testany" => {
+            Op::Waitany => {
                 let reqs = rec.ints("requests").unwrap_or(&[]);
                 let idx = int("index");
                 let done = spec.name == "Waitany" || int("flag") != 0;
@@ -552,21 +653,17 @@ impl Builder {
                     self.complete(r, reqs[idx as usize], call, status.as_ref());
                 }
             }
-            "Waitall" | "Testall" => {
+            Op::Waitall => {
                 if spec.name == "Waitall" || int("flag") != 0 {
-                    let reqs = rec.ints("requests").unwrap_or(&[]).to_vec();
+                    let reqs = rec.ints("requests").unwrap_or(&[]);
                     let st = rec.statuses();
-                    for (i, req) in reqs.into_iter().enumerate() {
-                        let s = if st.len() == rec.ints("requests").map_or(0, |q| q.len()) {
-                            st.get(i)
-                        } else {
-                            None
-                        };
-                        self.complete(r, req, call, s);
+                    let with_status = st.len() == reqs.len();
+                    for (i, &req) in reqs.iter().enumerate() {
+                        self.complete(r, req, call, if with_status { st.get(i) } else { None });
                     }
                 }
             }
-            "Waitsome" | "Testsome" => {
+            Op::Waitsome => {
                 let reqs = rec.ints("requests").unwrap_or(&[]);
                 let st = rec.statuses();
                 for (j, &i) in rec.ints("indices").unwrap_or(&[]).iter().enumerate() {
@@ -575,27 +672,27 @@ impl Builder {
                     }
                 }
             }
-            "Request_free" => {
+            Op::RequestFree => {
                 let req = int("request") as i32;
                 self.ranks[r as usize].pending.remove(&req);
                 self.ranks[r as usize].persistent.remove(&req);
             }
-            "Comm_dup" => {
+            Op::CommDup => {
                 self.derive(r, handle("oldcomm"), handle("newcomm"), How::Dup);
             }
-            "Comm_split" => {
+            Op::CommSplit => {
                 let color = int("color") as i32;
                 if let Some(c) = self.derive(r, handle("oldcomm"), handle("newcomm"), How::Split(color)) {
                     self.infos[c as usize].split.push((int("key") as i32, r));
                 }
             }
-            "Comm_create" => {
+            Op::CommCreate => {
                 let g = self.group(r, handle("group"));
                 if let Some(c) = self.derive(r, handle("oldcomm"), handle("newcomm"), How::Create) {
                     self.infos[c as usize].group.get_or_insert(g);
                 }
             }
-            "Cart_create" => {
+            Op::CartCreate => {
                 let dims = rec.ints("dims").unwrap_or(&[]).to_vec();
                 let n = dims.iter().map(|&d| d.max(0) as u64).fold(1u64, u64::saturating_mul);
                 if let Some(c) = self.derive(r, handle("oldcomm"), handle("newcomm"), How::Cart) {
@@ -605,24 +702,19 @@ impl Builder {
                     self.infos[c as usize].cart_dims.get_or_insert(dims);
                 }
             }
-            "Cart_sub" => {
+            Op::CartSub => {
                 let remain = rec.ints("remain_dims").unwrap_or(&[]).to_vec();
                 if let Some(c) = self.derive(r, handle("oldcomm"), handle("newcomm"), How::CartSub(r)) {
                     self.infos[c as usize].remain_dims = Some(remain);
                 }
             }
-            "Graph_create" => {
+            Op::GraphCreate => {
                 let n = int("nodes").max(0) as usize;
                 if let Some(c) = self.derive(r, handle("oldcomm"), handle("newcomm"), How::Graph) {
                     self.infos[c as usize].size.get_or_insert(n);
                 }
             }
-            "Intercomm_create"
-            | "Intercomm_merge"
-            | "Comm_accept"
-            | "Comm_connect"
-            | "Comm_spawn"
-            | "Comm_spawn_multiple" => {
+            Op::IntercommCreate => {
                 let (old, new) = match spec.name {
                     "Intercomm_create" => ("localcomm", "newcomm"),
                     "Intercomm_merge" => ("comm", "newcomm"),
@@ -634,15 +726,15 @@ impl Builder {
                 ));
                 self.derive(r, handle(old), handle(new), How::Untracked(spec.name));
             }
-            "Comm_free" | "Comm_disconnect" => {
+            Op::CommFree => {
                 let h = handle("comm");
                 self.ranks[r as usize].comms.remove(&h);
             }
-            "Comm_group" => {
+            Op::CommGroup => {
                 let c = self.comm(r, handle("comm"));
                 self.set_group(r, handle("group"), GroupExpr::OfComm(c));
             }
-            "Group_incl" | "Group_excl" => {
+            Op::GroupIncl => {
                 let g = Box::new(self.group(r, handle("group")));
                 let ranks = rec.ints("ranks").unwrap_or(&[]).to_vec();
                 let e = if spec.name == "Group_incl" {
@@ -652,7 +744,7 @@ impl Builder {
                 };
                 self.set_group(r, handle("newgroup"), e);
             }
-            "Group_range_incl" | "Group_range_excl" => {
+            Op::GroupRangeIncl => {
                 let g = Box::new(self.group(r, handle("group")));
                 let ranges = match rec.arg("ranges") {
                     Some(Value::IntRows(v)) => v.clone(),
@@ -665,7 +757,7 @@ impl Builder {
                 };
                 self.set_group(r, handle("newgroup"), e);
             }
-            "Group_union" | "Group_intersection" | "Group_difference" => {
+            Op::GroupUnion => {
                 let a = Box::new(self.group(r, handle("group1")));
                 let b = Box::new(self.group(r, handle("group2")));
                 let e = match spec.name {
@@ -675,15 +767,12 @@ impl Builder {
                 };
                 self.set_group(r, handle("newgroup"), e);
             }
-            "Group_free" => {
+            Op::GroupFree => {
                 let h = handle("group");
                 self.ranks[r as usize].groups.remove(&h);
             }
-            _ => {
-                if let Some(op) = CollectiveOp::from_name(&name) {
-                    self.collective(r, call, op, rec, &size);
-                }
-            }
+            Op::Collective(op) => self.collective(r, call, op, rec, &size),
+            Op::Other => {}
         }
     }
 

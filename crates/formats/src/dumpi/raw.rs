@@ -7,7 +7,7 @@
 //! bytes that remain before anything is allocated, so a hostile file gives a [`FormatError`] with
 //! the file name and byte offset, never a panic or a huge allocation.
 
-use super::spec::{call_spec, CallSpec, FieldKind, END_OF_STREAM};
+use super::spec::{call_spec, CallSpec, FieldKind, CALLS, END_OF_STREAM};
 use crate::FormatError;
 
 /// The 8 magic bytes at the start of every `.bin` file and as the first index entry.
@@ -147,6 +147,21 @@ pub struct Record {
 }
 
 impl Record {
+    /// A record with no call yet, to be filled by [`Records::next_into`] (which reuses its
+    /// buffers from one record to the next).
+    pub fn empty() -> Record {
+        Record {
+            offset: 0,
+            call: END_OF_STREAM,
+            mask: 0,
+            thread: 0,
+            cpu: None,
+            wall: None,
+            perf: Vec::new(),
+            args: Vec::new(),
+            spec: &CALLS[0],
+        }
+    }
     /// The layout of this record's call.
     pub fn spec(&self) -> &'static CallSpec {
         self.spec
@@ -230,37 +245,56 @@ impl<'a> Cursor<'a> {
     fn err(&self, at: usize, msg: impl Into<String>) -> FormatError {
         FormatError::at_offset(self.name, at as u64, msg)
     }
+    #[inline]
     fn remaining(&self) -> usize {
         self.end.saturating_sub(self.pos)
     }
+    #[cold]
+    #[inline(never)]
+    fn truncated(&self, n: usize, what: &str) -> FormatError {
+        self.err(
+            self.pos,
+            format!("truncated {what}: needs {n} bytes, only {} remain", self.remaining()),
+        )
+    }
+    #[inline]
     fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8], FormatError> {
         if self.remaining() < n {
-            return Err(self.err(
-                self.pos,
-                format!("truncated {what}: needs {n} bytes, only {} remain", self.remaining()),
-            ));
+            return Err(self.truncated(n, what));
         }
         let s = &self.bytes[self.pos..self.pos + n];
         self.pos += n;
         Ok(s)
     }
+    /// The next `N` bytes as an array (the fixed-size reads below compile to one load each).
+    #[inline]
+    fn array<const N: usize>(&mut self, what: &str) -> Result<[u8; N], FormatError> {
+        if self.remaining() < N {
+            return Err(self.truncated(N, what));
+        }
+        let b = self.bytes[self.pos..self.pos + N].try_into().expect("N bytes");
+        self.pos += N;
+        Ok(b)
+    }
+    #[inline]
     fn u8(&mut self, what: &str) -> Result<u8, FormatError> {
-        Ok(self.take(1, what)?[0])
+        Ok(self.array::<1>(what)?[0])
     }
+    #[inline]
     fn u16(&mut self, what: &str) -> Result<u16, FormatError> {
-        let b = self.take(2, what)?;
-        Ok(u16::from_be_bytes([b[0], b[1]]))
+        Ok(u16::from_be_bytes(self.array(what)?))
     }
+    #[inline]
     fn u32(&mut self, what: &str) -> Result<u32, FormatError> {
-        let b = self.take(4, what)?;
-        Ok(u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+        Ok(u32::from_be_bytes(self.array(what)?))
     }
+    #[inline]
     fn i32(&mut self, what: &str) -> Result<i32, FormatError> {
         Ok(self.u32(what)? as i32)
     }
+    #[inline]
     fn u64(&mut self, what: &str) -> Result<u64, FormatError> {
-        let b = self.take(8, what)?;
-        Ok(u64::from_be_bytes(b.try_into().expect("8 bytes")))
+        Ok(u64::from_be_bytes(self.array(what)?))
     }
     /// A length that must be non-negative and leave room for `len * min_elem` more bytes.
     fn len(&mut self, what: &str, min_elem: usize) -> Result<usize, FormatError> {
@@ -498,7 +532,25 @@ impl Records<'_, '_> {
         self.cur.pos
     }
 
-    fn next_record(&mut self) -> Result<Option<Record>, FormatError> {
+    /// Decode the next record into `rec`, reusing its buffers (no allocation per record for
+    /// calls without array arguments). Returns `false` at `END_OF_STREAM` and after an error.
+    pub fn next_into(&mut self, rec: &mut Record) -> Result<bool, FormatError> {
+        if self.done {
+            return Ok(false);
+        }
+        match self.decode_into(rec) {
+            Ok(more) => {
+                self.done = !more;
+                Ok(more)
+            }
+            Err(e) => {
+                self.done = true;
+                Err(e)
+            }
+        }
+    }
+
+    fn decode_into(&mut self, rec: &mut Record) -> Result<bool, FormatError> {
         let c = &mut self.cur;
         let offset = c.pos;
         if c.remaining() == 0 {
@@ -506,7 +558,7 @@ impl Records<'_, '_> {
         }
         let call = c.u16("call id")?;
         if call == END_OF_STREAM {
-            return Ok(None);
+            return Ok(false);
         }
         let spec = call_spec(call).ok_or_else(|| c.err(offset, format!("unknown DUMPI call id {call}")))?;
         let mask = c.u8("record mask")?;
@@ -541,7 +593,8 @@ impl Records<'_, '_> {
         } else {
             None
         };
-        let mut perf = Vec::new();
+        let perf = &mut rec.perf;
+        perf.clear();
         if mask & MASK_PERF != 0 {
             let n = c.u8("PAPI counter count")? as usize;
             for _ in 0..n {
@@ -549,7 +602,8 @@ impl Records<'_, '_> {
             }
         }
         let version = self.file.header.version;
-        let mut args: Vec<Value> = Vec::with_capacity(spec.fields.len());
+        let args = &mut rec.args;
+        args.clear();
         for field in spec.fields {
             if let Some((a, b)) = field.only_if_equal {
                 if args[a] != args[b] {
@@ -558,11 +612,44 @@ impl Records<'_, '_> {
                 }
             }
             let what = field.name;
-            let v = match field.kind {
-                FieldKind::I32 => Value::Int(c.i32(what)? as i64),
-                FieldKind::U16 => Value::Int(c.u16(what)? as i64),
-                FieldKind::U8 => Value::Int(c.u8(what)? as i64),
-                FieldKind::U64 => Value::Int(c.u64(what)? as i64),
+            // Scalars first and pushed directly: most fields are scalars, and building the
+            // value on the stack before the push costs a stalled copy per field.
+            let x = match field.kind {
+                FieldKind::I32 => c.i32(what)? as i64,
+                FieldKind::U16 => c.u16(what)? as i64,
+                FieldKind::U8 => c.u8(what)? as i64,
+                FieldKind::U64 => c.u64(what)? as i64,
+                kind => {
+                    let v = Self::compound(c, kind, what, mask, version, args)?;
+                    args.push(v);
+                    continue;
+                }
+            };
+            args.push(Value::Int(x));
+        }
+        rec.offset = offset as u64;
+        rec.call = call;
+        rec.mask = mask;
+        rec.thread = thread;
+        rec.cpu = cpu;
+        rec.wall = wall;
+        rec.spec = spec;
+        Ok(true)
+    }
+
+    /// Decode one array, string or status field (everything but the scalars).
+    fn compound(
+        c: &mut Cursor,
+        kind: FieldKind,
+        what: &str,
+        mask: u8,
+        version: (u8, u8, u8),
+        args: &[Value],
+    ) -> Result<Value, FormatError> {
+        Ok({
+            match kind {
+                // Scalars are decoded by the caller.
+                FieldKind::I32 | FieldKind::U16 | FieldKind::U8 | FieldKind::U64 => Value::Absent,
                 FieldKind::I32Arr => Value::Ints(c.i32s(what)?),
                 FieldKind::U16Arr => {
                     let n = c.len(what, 2)?;
@@ -645,39 +732,19 @@ impl Records<'_, '_> {
                         Value::Ints(vec![c.i32(what)?])
                     }
                 }
-            };
-            args.push(v);
-        }
-        Ok(Some(Record {
-            offset: offset as u64,
-            call,
-            mask,
-            thread,
-            cpu,
-            wall,
-            perf,
-            args,
-            spec,
-        }))
+            }
+        })
     }
 }
 
 impl Iterator for Records<'_, '_> {
     type Item = Result<Record, FormatError>;
     fn next(&mut self) -> Option<Self::Item> {
-        if self.done {
-            return None;
-        }
-        match self.next_record() {
-            Ok(Some(r)) => Some(Ok(r)),
-            Ok(None) => {
-                self.done = true;
-                None
-            }
-            Err(e) => {
-                self.done = true;
-                Some(Err(e))
-            }
+        let mut rec = Record::empty();
+        match self.next_into(&mut rec) {
+            Ok(true) => Some(Ok(rec)),
+            Ok(false) => None,
+            Err(e) => Some(Err(e)),
         }
     }
 }
