@@ -135,7 +135,7 @@ proptest! {
             }
         }
         prop_assert_eq!(
-            serde_json::to_value(&t.clone().into_restricted(&s)).unwrap(),
+            serde_json::to_value(t.clone().into_restricted(&s)).unwrap(),
             serde_json::to_value(&r).unwrap()
         );
     }
