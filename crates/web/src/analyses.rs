@@ -2,7 +2,7 @@
 //! shaped into what its view draws. Pure functions over the trace; native tests call them on the
 //! bundled samples.
 
-use crate::protocol::{AnalysisRequest, WireFile};
+use crate::protocol::{AnalysisRequest, ReferenceLibrary, WireFile};
 use serde::{Deserialize, Serialize};
 use tracelogic_analysis::compress::{compress, Program};
 use tracelogic_analysis::logical::{logicalize, verify, Accuracy, Placement, TopologyInfo, Verification};
@@ -10,9 +10,12 @@ use tracelogic_analysis::matrix::CommMatrix;
 use tracelogic_analysis::patterns::{analyse_events, rank_events, CommunicationPattern, PatternOptions};
 use tracelogic_analysis::phases::{detect_phases, divergence_curve, Outside, PhaseAnalysis};
 use tracelogic_analysis::replay::{what_if, Network, WhatIf, WhatIfOptions, SEED_SCALES};
-use tracelogic_analysis::similarity::{compare, CompareOptions, Comparison};
+use tracelogic_analysis::similarity::{compare_runs, run_properties, CompareOptions, RunProperties, SimilarityMatrix};
 use tracelogic_analysis::skeleton::skeleton_c;
-use tracelogic_analysis::topology::{identify_matrix, Threshold, TopologyOptions, TopologyReport};
+use tracelogic_analysis::topology::tracelogic_graph::Graph;
+use tracelogic_analysis::topology::{
+    identify_graph, identify_matrix, CustomPattern, Threshold, TopologyOptions, TopologyReport,
+};
 use tracelogic_formats::{read_trace, InputFile};
 use tracelogic_model::{match_messages, Selection, Trace};
 
@@ -69,13 +72,32 @@ pub struct PatternsResult {
     pub patterns: Vec<CommunicationPattern>,
 }
 
-/// What the compare view shows.
+/// Most ranks of a run whose graph the compare view draws (and lays out in the worker).
+pub const MAX_COMPARE_DRAWN: u32 = 1024;
+
+/// What the compare view shows: the loaded trace (run 0) against every run added so far.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CompareResult {
-    /// Label of the second trace.
-    pub other: String,
-    /// The comparison.
-    pub comparison: Comparison,
+    /// The runs compared with the loaded trace (runs 1.. of `matrix`), in the order added;
+    /// `source` is the label the user gave. The page sends them back with the next request.
+    pub others: Vec<RunProperties>,
+    /// Every pair among the loaded trace and `others`; `None` while there is no other run.
+    pub matrix: Option<SimilarityMatrix>,
+    /// Position in a `[0, 1]²` box of every rank of each run of `matrix` (same order), from its
+    /// identified topology where there is one, else on a circle; empty for runs of more than
+    /// [`MAX_COMPARE_DRAWN`] ranks.
+    pub layouts: Vec<Vec<(f64, f64)>>,
+    /// Why the last run offered was not added (unreadable, another number of ranks); the
+    /// comparison of the runs before it stays.
+    pub refused: Option<String>,
+}
+
+impl CompareResult {
+    /// The pair of the loaded trace with the latest run added.
+    pub fn latest(&self) -> Option<&tracelogic_analysis::similarity::Comparison> {
+        let m = self.matrix.as_ref()?;
+        m.pairs.iter().rev().find(|c| c.first == 0)
+    }
 }
 
 fn to_json<T: Serialize>(value: &T) -> Result<String, String> {
@@ -86,22 +108,41 @@ fn to_json<T: Serialize>(value: &T) -> Result<String, String> {
 pub fn analyse(trace: &Trace, request: &AnalysisRequest) -> Result<String, String> {
     match request {
         AnalysisRequest::Topology { threshold_pct } => to_json(&topology(trace, *threshold_pct)),
+        AnalysisRequest::TopologyWithLibrary { threshold_pct, library } => {
+            to_json(&topology_with_library(trace, *threshold_pct, library)?)
+        }
         AnalysisRequest::Logical => to_json(&logical(trace)?),
         AnalysisRequest::Patterns => to_json(&patterns(trace)),
         AnalysisRequest::Phases { strength } => to_json(&phases(trace, *strength)?),
         AnalysisRequest::WhatIf { custom } => to_json(&replay(trace, *custom)?),
-        AnalysisRequest::Compare { label, files } => to_json(&compare_with(trace, label, files)?),
+        AnalysisRequest::Compare { label, files } => to_json(&compare_with(trace, label, files)),
+        AnalysisRequest::CompareRuns { runs, refused } => to_json(&compare_all(trace, runs.clone(), refused.clone())),
     }
 }
 
 /// The topology report of the whole run at `threshold_pct` (`None`: automatic).
 pub fn topology(trace: &Trace, threshold_pct: Option<f64>) -> TopologyReport {
+    topology_with(trace, threshold_pct, Vec::new())
+}
+
+/// The topology report with the page's reference patterns among the candidates (as `custom`),
+/// as `tracelogic topology --library FILE...` gives it. Fails when a stored pattern is broken.
+pub fn topology_with_library(
+    trace: &Trace,
+    threshold_pct: Option<f64>,
+    library: &ReferenceLibrary,
+) -> Result<TopologyReport, String> {
+    Ok(topology_with(trace, threshold_pct, library.custom_patterns()?))
+}
+
+fn topology_with(trace: &Trace, threshold_pct: Option<f64>, library: Vec<CustomPattern>) -> TopologyReport {
     let m = CommMatrix::from_trace(trace, &Selection::all());
     let threshold = threshold_pct.map_or(Threshold::Auto, Threshold::Percent);
     identify_matrix(
         &m,
         &TopologyOptions {
             threshold,
+            library,
             ..TopologyOptions::default()
         },
     )
@@ -208,19 +249,72 @@ pub fn replay(trace: &Trace, custom: Option<(f64, f64)>) -> Result<WhatIf, Strin
     what_if(trace, &matching, &options).map_err(|e| e.to_string())
 }
 
-/// Read `files` as a second trace and compare the loaded trace with it.
-pub fn compare_with(trace: &Trace, label: &str, files: &[WireFile]) -> Result<CompareResult, String> {
+/// Read `files` as a second run and compare the loaded trace with it. A run that cannot be read
+/// or compared is refused (named in [`CompareResult::refused`]). The page adds the runs compared
+/// before with [`AnalysisRequest::CompareRuns`] (see `views::compare::merge_request`).
+pub fn compare_with(trace: &Trace, label: &str, files: &[WireFile]) -> CompareResult {
     let inputs = files
         .iter()
         .map(|f| InputFile::new(f.name.clone(), f.bytes.clone()))
         .collect();
-    let mut other = read_trace(inputs).map_err(|e| format!("cannot read {label}: {e}"))?;
-    other.source = label.to_owned();
-    let comparison = compare(trace, &other, &CompareOptions::default())?;
-    Ok(CompareResult {
-        other: label.to_owned(),
-        comparison,
-    })
+    let other = match read_trace(inputs) {
+        Ok(t) => t,
+        Err(e) => return compare_all(trace, Vec::new(), Some(format!("cannot read {label}: {e}"))),
+    };
+    let mut added = run_properties(&other, None);
+    added.source = label.to_owned();
+    if added.ranks != trace.num_ranks() {
+        let refused = format!(
+            "cannot compare with {label} ({} ranks): runs must have the same number of ranks as the loaded trace ({})",
+            added.ranks,
+            trace.num_ranks()
+        );
+        return compare_all(trace, Vec::new(), Some(refused));
+    }
+    compare_all(trace, vec![added], None)
+}
+
+/// Compare the loaded trace with `others` (each pair, as `tracelogic compare A B C...` does) and
+/// lay out every run's graph. Others of another rank count than the loaded trace are dropped
+/// and named in `refused`.
+pub fn compare_all(trace: &Trace, mut others: Vec<RunProperties>, mut refused: Option<String>) -> CompareResult {
+    let n = trace.num_ranks();
+    if let Some(odd) = others.iter().find(|r| r.ranks != n) {
+        refused.get_or_insert_with(|| format!("{} has {} ranks, the loaded trace {n}", odd.source, odd.ranks));
+        others.retain(|r| r.ranks == n);
+    }
+    if others.is_empty() {
+        return CompareResult {
+            others,
+            matrix: None,
+            layouts: Vec::new(),
+            refused,
+        };
+    }
+    let mut runs = Vec::with_capacity(others.len() + 1);
+    runs.push(run_properties(trace, None));
+    runs.extend(others.iter().cloned());
+    let (matrix, refused) = match compare_runs(&runs, &CompareOptions::default()) {
+        Ok(m) => (Some(m), refused),
+        Err(e) => (None, Some(e)),
+    };
+    CompareResult {
+        layouts: runs.iter().map(graph_layout).collect(),
+        others,
+        matrix,
+        refused,
+    }
+}
+
+/// Where to draw each rank of `run`: the topology view's layout of its identified topology
+/// (grids and tori on their coordinates, trees by depth), else a circle.
+fn graph_layout(run: &RunProperties) -> Vec<(f64, f64)> {
+    if run.ranks > MAX_COMPARE_DRAWN {
+        return Vec::new();
+    }
+    let g = Graph::from_edges(run.ranks, run.edges.iter().map(|e| (e[0], e[1])));
+    let report = identify_graph(&g, &TopologyOptions::default());
+    crate::views::topology::layout(&report)
 }
 
 #[cfg(test)]
@@ -362,8 +456,10 @@ pub(crate) mod tests {
             files: sample_files("npb-lu.S.8"),
         };
         let r: CompareResult = run(&lu, request);
-        assert!(r.comparison.similar);
-        assert!((r.comparison.theta - 1.0).abs() < 1e-9 && (r.comparison.epsilon - 1.0).abs() < 1e-9);
+        let c = r.latest().expect("one pair");
+        assert!(c.similar);
+        assert!((c.theta - 1.0).abs() < 1e-9 && (c.epsilon - 1.0).abs() < 1e-9);
+        assert_eq!(r.others[0].source, "LU again");
         let bad = AnalysisRequest::Compare {
             label: "junk".into(),
             files: vec![WireFile {
@@ -371,8 +467,127 @@ pub(crate) mod tests {
                 bytes: vec![0xff; 17],
             }],
         };
-        let e = analyse(&lu, &bad).unwrap_err();
-        assert!(e.contains("junk"), "{e}");
+        let refused: CompareResult = run(&lu, bad);
+        assert!(refused.refused.as_deref().unwrap().contains("junk"), "{refused:?}");
+        assert!(refused.others.is_empty() && refused.latest().is_none());
+    }
+
+    #[test]
+    fn runs_added_one_by_one_give_the_similarity_matrix_and_drawable_graphs() {
+        use crate::views::compare::merge_request;
+        let lu = sample_trace("npb-lu.S.8");
+        let answer = |request: &AnalysisRequest| analyse(&lu, request);
+        let compare = |label: &str, id: &str| AnalysisRequest::Compare {
+            label: label.into(),
+            files: sample_files(id),
+        };
+        let first_json = answer(&compare("MG", "npb-mg.S.8"));
+        let first: CompareResult = serde_json::from_str(first_json.as_ref().unwrap()).unwrap();
+        assert!(
+            merge_request(Vec::new(), &first_json).is_none(),
+            "a first run needs no merge"
+        );
+        // BT has 9 ranks: refused, MG stays.
+        let bt = answer(&compare("BT", "npb-bt.S.9"));
+        let merged = merge_request(first.others.clone(), &bt).expect("a merge keeps MG");
+        let refused: CompareResult = run(&lu, merged);
+        assert!(refused.refused.as_deref().unwrap().contains("same number of ranks"));
+        assert_eq!(refused.others.len(), 1);
+        let again = answer(&compare("LU again", "npb-lu.S.8"));
+        let three: CompareResult = run(&lu, merge_request(refused.others.clone(), &again).unwrap());
+        assert!(three.refused.is_none());
+        let m = three.matrix.as_ref().unwrap();
+        assert_eq!(m.runs, vec![lu.source.clone(), "MG".into(), "LU again".into()]);
+        assert_eq!(m.pairs.len(), 3);
+        assert_eq!(three.layouts.len(), 3);
+        assert!(three.layouts.iter().all(|l| l.len() == 8));
+        // LU against MG is the same pair whether MG was alone or one of two.
+        let before = first.latest().unwrap();
+        let lu_mg = m.pairs.iter().find(|c| c.first == 0 && c.second == 1).unwrap();
+        assert_eq!(lu_mg.epsilon, before.epsilon);
+        assert_eq!(lu_mg.theta, before.theta);
+        assert!(m.matrix[0][2].similar && (m.matrix[0][2].epsilon - 1.0).abs() < 1e-12);
+        assert_eq!(three.latest().unwrap().second, 2);
+        // Removing a run recomputes from the properties alone.
+        let removed: CompareResult = run(
+            &lu,
+            AnalysisRequest::CompareRuns {
+                runs: vec![three.others[1].clone()],
+                refused: None,
+            },
+        );
+        assert_eq!(removed.matrix.as_ref().unwrap().runs.len(), 2);
+        let cleared: CompareResult = run(
+            &lu,
+            AnalysisRequest::CompareRuns {
+                runs: Vec::new(),
+                refused: None,
+            },
+        );
+        assert!(cleared.matrix.is_none() && cleared.refused.is_none());
+        // A trace that could not even be fetched keeps the runs before, with the reason.
+        let lost = merge_request(three.others.clone(), &Err("cannot fetch x".into())).unwrap();
+        let kept: CompareResult = run(&lu, lost);
+        assert_eq!(kept.others.len(), 2);
+        assert_eq!(kept.refused.as_deref(), Some("cannot fetch x"));
+    }
+
+    #[test]
+    fn a_saved_graph_becomes_a_custom_candidate_of_later_identifications() {
+        let mg = sample_trace("npb-mg.S.8");
+        let report = topology(&mg, None);
+        let mut library = ReferenceLibrary::default();
+        let pattern = crate::protocol::ReferencePattern {
+            name: "MG graph".into(),
+            ranks: report.identification.ranks,
+            edges: report.edges.clone(),
+        };
+        let text = pattern.edge_list().unwrap();
+        let back = crate::protocol::ReferencePattern::from_edge_list("MG graph", &text, "mg.txt").unwrap();
+        assert_eq!(back, pattern, "the downloaded edge list reads back as the same pattern");
+        library.save(pattern);
+        let request = AnalysisRequest::Topology { threshold_pct: None }.with_library(&library);
+        let with: TopologyReport = run(&mg, request);
+        assert!(
+            with.identification
+                .equivalents
+                .iter()
+                .any(|e| e.family == "custom" && e.label.contains("MG graph")),
+            "{:?}",
+            with.identification.equivalents
+        );
+        assert_ne!(
+            with.identification.matched.as_ref().unwrap().family,
+            "custom",
+            "built-ins stay simplest"
+        );
+        let lu: TopologyReport = run(
+            &sample_trace("npb-lu.S.8"),
+            AnalysisRequest::Topology { threshold_pct: None }.with_library(&library),
+        );
+        assert!(lu.identification.equivalents.iter().all(|e| e.family != "custom"));
+        let broken = ReferenceLibrary {
+            patterns: vec![crate::protocol::ReferencePattern {
+                name: "broken".into(),
+                ranks: 2,
+                edges: vec![[0, 5]],
+            }],
+        };
+        let e = analyse(
+            &mg,
+            &AnalysisRequest::Topology { threshold_pct: None }.with_library(&broken),
+        )
+        .unwrap_err();
+        assert!(e.contains("broken") && e.contains("outside"), "{e}");
+        assert_eq!(
+            AnalysisRequest::Topology {
+                threshold_pct: Some(3.0)
+            }
+            .with_library(&ReferenceLibrary::default()),
+            AnalysisRequest::Topology {
+                threshold_pct: Some(3.0)
+            }
+        );
     }
 
     #[test]

@@ -6,7 +6,10 @@
 use crate::heatmap::Grid;
 use serde::{Deserialize, Serialize};
 use tracelogic_analysis::matrix::Metric;
+use tracelogic_analysis::similarity::RunProperties;
 use tracelogic_analysis::summary::Summary;
+use tracelogic_analysis::topology::tracelogic_graph::{edgelist, Graph};
+use tracelogic_analysis::topology::CustomPattern;
 use tracelogic_model::Selection;
 
 /// One input file as the worker receives it: its path relative to what the user dropped, and
@@ -77,10 +80,20 @@ pub enum Request {
 /// [`Response::Analysis`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum AnalysisRequest {
-    /// `tracelogic_analysis::topology` on the whole run's matrix.
+    /// `tracelogic_analysis::topology` on the whole run's matrix, with the built-in families only
+    /// (the page sends [`AnalysisRequest::TopologyWithLibrary`] instead once its reference
+    /// library holds a pattern: see [`AnalysisRequest::with_library`]).
     Topology {
         /// Filtering threshold in percent of the largest entry; `None` is the automatic gap.
         threshold_pct: Option<f64>,
+    },
+    /// The same identification with the user's reference patterns as `custom` candidates (what
+    /// the CLI's `--library FILE` does).
+    TopologyWithLibrary {
+        /// Filtering threshold in percent of the largest entry; `None` is the automatic gap.
+        threshold_pct: Option<f64>,
+        /// The page's reference library.
+        library: ReferenceLibrary,
     },
     /// The logical trace, its loop-compressed program, verification and C skeleton.
     Logical,
@@ -103,19 +116,133 @@ pub enum AnalysisRequest {
         /// Its files.
         files: Vec<WireFile>,
     },
+    /// Compare the loaded trace with runs compared before, from their properties alone (no
+    /// trace sent again): how three or more runs get their similarity matrix, and how a run is
+    /// removed from the set.
+    CompareRuns {
+        /// The runs, as earlier [`crate::analyses::CompareResult`]s returned them.
+        runs: Vec<RunProperties>,
+        /// Why a run offered last was not added, shown with the answer.
+        refused: Option<String>,
+    },
 }
 
 impl AnalysisRequest {
     /// Which view the answer belongs to (`topology`, `logical`, ...), as in [`crate::views::View::id`].
     pub fn kind(&self) -> &'static str {
         match self {
-            AnalysisRequest::Topology { .. } => "topology",
+            AnalysisRequest::Topology { .. } | AnalysisRequest::TopologyWithLibrary { .. } => "topology",
             AnalysisRequest::Logical => "logical",
             AnalysisRequest::Patterns => "patterns",
             AnalysisRequest::Phases { .. } => "phases",
             AnalysisRequest::WhatIf { .. } => "whatif",
-            AnalysisRequest::Compare { .. } => "compare",
+            AnalysisRequest::Compare { .. } | AnalysisRequest::CompareRuns { .. } => "compare",
         }
+    }
+
+    /// `self` with `library` attached when it is a topology request and the library holds a
+    /// pattern; any other request unchanged.
+    pub fn with_library(self, library: &ReferenceLibrary) -> AnalysisRequest {
+        match self {
+            AnalysisRequest::Topology { threshold_pct }
+            | AnalysisRequest::TopologyWithLibrary { threshold_pct, .. }
+                if !library.patterns.is_empty() =>
+            {
+                AnalysisRequest::TopologyWithLibrary {
+                    threshold_pct,
+                    library: library.clone(),
+                }
+            }
+            AnalysisRequest::TopologyWithLibrary { threshold_pct, .. } => AnalysisRequest::Topology { threshold_pct },
+            other => other,
+        }
+    }
+}
+
+/// A user's reference pattern: a communication graph saved from a run ("save this run's graph
+/// as a reference pattern") or read from an edge-list file. Plain data, so the page can store it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReferencePattern {
+    /// Name shown in topology labels (`custom pattern NAME (n nodes)`).
+    pub name: String,
+    /// Number of nodes (ranks of the run it came from).
+    pub ranks: u32,
+    /// Its edges `[a, b]`, 0-based, `a < b`.
+    pub edges: Vec<[u32; 2]>,
+}
+
+impl ReferencePattern {
+    /// Read an edge list (the format of `tracelogic topology --library` and `--save-graph`);
+    /// errors name `source` and the line at fault.
+    pub fn from_edge_list(name: &str, text: &str, source: &str) -> Result<ReferencePattern, String> {
+        let graph = edgelist::parse(text, source)?;
+        Ok(ReferencePattern {
+            name: name.to_owned(),
+            ranks: graph.num_nodes(),
+            edges: graph.edges().map(|(a, b)| [a, b]).collect(),
+        })
+    }
+
+    /// The pattern as an edge-list file that `tracelogic topology --library FILE` reads back.
+    pub fn edge_list(&self) -> Result<String, String> {
+        let comment = format!(
+            "tracelogic reference pattern {} ({} ranks, {} edges)",
+            self.name,
+            self.ranks,
+            self.edges.len()
+        );
+        Ok(edgelist::write(&self.graph()?, Some(&comment)))
+    }
+
+    /// The pattern as a candidate of the identification (an error when an edge names a node
+    /// outside `0..ranks`, e.g. a stored library edited by hand).
+    pub fn custom(&self) -> Result<CustomPattern, String> {
+        Ok(CustomPattern {
+            name: self.name.clone(),
+            graph: self.graph()?,
+        })
+    }
+
+    fn graph(&self) -> Result<Graph, String> {
+        if self.ranks == 0 || self.ranks > edgelist::MAX_NODES {
+            return Err(format!(
+                "reference pattern {}: node count {} must be between 1 and {}",
+                self.name,
+                self.ranks,
+                edgelist::MAX_NODES
+            ));
+        }
+        Graph::try_from_edges(self.ranks, self.edges.iter().map(|e| (e[0], e[1])))
+            .map_err(|e| format!("reference pattern {}: {e}", self.name))
+    }
+}
+
+/// The page's reference patterns, tried in every topology identification of any trace loaded.
+/// It lives in the page's state (`App::library` in app.rs) as this plain serde value, so it can
+/// be stored and restored as it is.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReferenceLibrary {
+    /// The patterns, in the order saved.
+    pub patterns: Vec<ReferencePattern>,
+}
+
+impl ReferenceLibrary {
+    /// Add `pattern`, replacing a pattern of the same name.
+    pub fn save(&mut self, pattern: ReferencePattern) {
+        match self.patterns.iter_mut().find(|p| p.name == pattern.name) {
+            Some(p) => *p = pattern,
+            None => self.patterns.push(pattern),
+        }
+    }
+
+    /// Remove the pattern named `name` (nothing when there is none).
+    pub fn remove(&mut self, name: &str) {
+        self.patterns.retain(|p| p.name != name);
+    }
+
+    /// Every pattern as an identification candidate.
+    pub fn custom_patterns(&self) -> Result<Vec<CustomPattern>, String> {
+        self.patterns.iter().map(ReferencePattern::custom).collect()
     }
 }
 

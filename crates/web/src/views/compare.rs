@@ -1,12 +1,18 @@
-//! The compare view: load a second trace (drop zone, file picker or a bundled sample) and show
-//! θ per property, ε (exact or bound), the verdict at the threshold, and a (θ, ε) scatter with
-//! the similar region.
+//! The compare view: add runs to compare with the loaded trace (drop zone, file picker or a
+//! bundled sample) and show, for the selected pair, θ per property with the two runs' observed
+//! and ranked property vectors side by side (seed 002 Figures 12–13), ε (exact or bound) with
+//! both communication graphs drawn and the maximum common subgraph highlighted, the verdict at
+//! the threshold and the (θ, ε) scatter with the similar region; with three or more runs, the
+//! similarity matrix (click a cell to select its pair, remove runs from the set).
 
-use super::{pending_note, use_parsed, AnalysisState};
+use super::{use_parsed, AnalysisState};
 use crate::analyses::CompareResult;
 use crate::input::{self, Source};
 use crate::protocol::AnalysisRequest;
 use crate::samples::{self, Sample, SAMPLES};
+use std::collections::HashSet;
+use std::rc::Rc;
+use tracelogic_analysis::similarity::{Comparison, PropertyComparison, RunProperties, SimilarityMatrix};
 use web_sys::{DragEvent, HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
@@ -15,7 +21,7 @@ use yew::prelude::*;
 pub struct CompareProps {
     /// The comparison's state.
     pub state: AnalysisState,
-    /// Unused by this view (comparisons start from a second trace), kept for a uniform call.
+    /// Recompare from the runs' properties (a run removed from the set).
     pub on_request: Callback<AnalysisRequest>,
     /// Compare with a bundled sample.
     pub on_sample: Callback<&'static Sample>,
@@ -25,33 +31,355 @@ pub struct CompareProps {
     pub label: String,
 }
 
-fn scatter(theta: f64, epsilon: f64, upper: f64, threshold: f64) -> Html {
+/// The runs of the comparison shown in `state` (empty without one); `None` when the state holds
+/// an error, so the caller keeps the runs it knew.
+pub fn compared_runs(state: Option<&AnalysisState>) -> Option<Vec<RunProperties>> {
+    let Some(result) = state.and_then(|s| s.result.as_deref()) else {
+        return Some(Vec::new());
+    };
+    let json = result.as_ref().ok()?;
+    serde_json::from_str::<CompareResult>(json).ok().map(|r| r.others)
+}
+
+/// The request that joins the answer of a comparison with a run read from files to the runs
+/// compared before (`earlier`): the runs of both, recompared from their properties, with the
+/// reason when the new run was refused or could not be read. `None` when there is nothing to
+/// join (no earlier run, or an answer that cannot be read).
+pub fn merge_request(earlier: Vec<RunProperties>, answer: &Result<String, String>) -> Option<AnalysisRequest> {
+    if earlier.is_empty() {
+        return None;
+    }
+    let (added, refused) = match answer {
+        Ok(json) => {
+            let r: CompareResult = serde_json::from_str(json).ok()?;
+            (r.others, r.refused)
+        }
+        Err(e) => (Vec::new(), Some(e.clone())),
+    };
+    let mut runs = earlier;
+    runs.extend(added);
+    Some(AnalysisRequest::CompareRuns { runs, refused })
+}
+
+fn fmt(v: f64) -> String {
+    format!("{v:.1}")
+}
+
+/// The (θ, ε) plane: the similar region (both at least `threshold`), every pair as a point, the
+/// selected one larger with the interval its ε may still take when only bounded.
+fn scatter(pairs: &[Comparison], selected: usize, threshold: f64) -> Html {
     let (s, m) = (260.0, 36.0);
     let x = |v: f64| m + (s - 1.5 * m) * v.clamp(0.0, 1.0);
     let y = |v: f64| s - m - (s - 1.5 * m) * v.clamp(0.0, 1.0);
+    let label = pairs
+        .get(selected)
+        .map(|c| {
+            format!(
+                "θ = {:.3}, ε = {:.3}; similar when both reach {threshold}",
+                c.theta, c.epsilon
+            )
+        })
+        .unwrap_or_default();
+    let points = pairs.iter().enumerate().map(|(i, c)| {
+        let class = classes!("pair", (i == selected).then_some("selected"));
+        let r = if i == selected { "6" } else { "4" };
+        html! {
+            <g>
+                if i == selected && c.epsilon_upper > c.epsilon {
+                    <line class="bound" x1={fmt(x(c.theta))} x2={fmt(x(c.theta))} y1={fmt(y(c.epsilon))} y2={fmt(y(c.epsilon_upper))} />
+                }
+                <circle {class} data-first={c.first.to_string()} data-second={c.second.to_string()}
+                    cx={fmt(x(c.theta))} cy={fmt(y(c.epsilon))} {r} />
+            </g>
+        }
+    });
     html! {
-        <svg class="scatter" id="compare-scatter" viewBox={format!("0 0 {s} {s}")} role="img"
-            aria-label={format!("θ = {theta:.3}, ε = {epsilon:.3}; similar when both reach {threshold}")}>
-            <rect class="similar-region" x={format!("{:.1}", x(threshold))} y={format!("{:.1}", y(1.0))}
-                width={format!("{:.1}", x(1.0) - x(threshold))} height={format!("{:.1}", y(threshold) - y(1.0))} />
-            <line class="axis" x1={m.to_string()} y1={format!("{:.1}", y(0.0))} x2={format!("{:.1}", x(1.0))} y2={format!("{:.1}", y(0.0))} />
-            <line class="axis" x1={m.to_string()} y1={format!("{:.1}", y(1.0))} x2={m.to_string()} y2={format!("{:.1}", y(0.0))} />
-            <text class="tick" x={format!("{:.1}", x(0.5))} y={(s - 6.0).to_string()} text-anchor="middle">{ "θ (communication correlation)" }</text>
-            <text class="tick" x="12" y={format!("{:.1}", y(0.5))} transform={format!("rotate(-90 12 {:.1})", y(0.5))} text-anchor="middle">{ "ε (common edges)" }</text>
-            <text class="tick" x={m.to_string()} y={format!("{:.1}", y(0.0) + 14.0)} text-anchor="middle">{ "0" }</text>
-            <text class="tick" x={format!("{:.1}", x(1.0))} y={format!("{:.1}", y(0.0) + 14.0)} text-anchor="middle">{ "1" }</text>
-            <text class="tick" x={(m - 4.0).to_string()} y={format!("{:.1}", y(1.0) + 4.0)} text-anchor="end">{ "1" }</text>
-            if upper > epsilon {
-                <line class="bound" x1={format!("{:.1}", x(theta))} x2={format!("{:.1}", x(theta))} y1={format!("{:.1}", y(epsilon))} y2={format!("{:.1}", y(upper))} />
-            }
-            <circle class="pair" cx={format!("{:.1}", x(theta))} cy={format!("{:.1}", y(epsilon))} r="5" />
+        <svg class="scatter" id="compare-scatter" viewBox={format!("0 0 {s} {s}")} role="img" aria-label={label}>
+            <rect class="similar-region" x={fmt(x(threshold))} y={fmt(y(1.0))}
+                width={fmt(x(1.0) - x(threshold))} height={fmt(y(threshold) - y(1.0))} />
+            <line class="axis" x1={m.to_string()} y1={fmt(y(0.0))} x2={fmt(x(1.0))} y2={fmt(y(0.0))} />
+            <line class="axis" x1={m.to_string()} y1={fmt(y(1.0))} x2={m.to_string()} y2={fmt(y(0.0))} />
+            <text class="tick" x={fmt(x(0.5))} y={(s - 6.0).to_string()} text-anchor="middle">{ "θ (communication correlation)" }</text>
+            <text class="tick" x="12" y={fmt(y(0.5))} transform={format!("rotate(-90 12 {})", fmt(y(0.5)))} text-anchor="middle">{ "ε (common edges)" }</text>
+            <text class="tick" x={m.to_string()} y={fmt(y(0.0) + 14.0)} text-anchor="middle">{ "0" }</text>
+            <text class="tick" x={fmt(x(1.0))} y={fmt(y(0.0) + 14.0)} text-anchor="middle">{ "1" }</text>
+            <text class="tick" x={(m - 4.0).to_string()} y={fmt(y(1.0) + 4.0)} text-anchor="end">{ "1" }</text>
+            <text class="tick" x={fmt(x(threshold))} y={fmt(y(0.0) + 14.0)} text-anchor="middle">{ format!("{threshold}") }</text>
+            { for points }
         </svg>
+    }
+}
+
+/// Most ranks drawn as bars (more become lines).
+pub const MAX_BARS: usize = 128;
+
+/// One property of the pair: observed values (left, lines) and ranked values (right, bars side
+/// by side), one series per run, with axes and a legend (seed 002 Figures 12–13).
+fn property_plots(p: &PropertyComparison, names: (&str, &str)) -> Html {
+    let n = p.ranked_a.len();
+    if n == 0 {
+        return Html::default();
+    }
+    let (w, h, m) = (420.0, 190.0, 40.0);
+    let plot_w = w - m - 12.0;
+    let x_at = |i: usize| m + plot_w * (i as f64 + 0.5) / n as f64;
+    let y_of = |v: f64, top: f64| h - m + 8.0 - (h - m - 4.0) * (v / top).clamp(0.0, 1.0);
+    let axes = |top: String, title: &str| {
+        html! {
+            <>
+                <line class="axis" x1={m.to_string()} y1={fmt(h - m + 8.0)} x2={fmt(w - 12.0)} y2={fmt(h - m + 8.0)} />
+                <line class="axis" x1={m.to_string()} y1="12" x2={m.to_string()} y2={fmt(h - m + 8.0)} />
+                <text class="tick" x={(m - 4.0).to_string()} y="16" text-anchor="end">{ top }</text>
+                <text class="tick" x={(m - 4.0).to_string()} y={fmt(h - m + 8.0)} text-anchor="end">{ "0" }</text>
+                <text class="tick" x={fmt(x_at(0))} y={fmt(h - m + 22.0)} text-anchor="middle">{ "0" }</text>
+                if n > 1 {
+                    <text class="tick" x={fmt(x_at(n - 1))} y={fmt(h - m + 22.0)} text-anchor="middle">{ n - 1 }</text>
+                }
+                <text class="tick" x={fmt(m + plot_w / 2.0)} y={fmt(h - 4.0)} text-anchor="middle">{ title.to_owned() }</text>
+            </>
+        }
+    };
+    // Ranked: rank n (smallest value) is the shortest bar, rank 1 the tallest, so both plots
+    // read the same way up.
+    let top = n as f64;
+    let height = |r: f64| top + 1.0 - r;
+    let slot = plot_w / n as f64;
+    let ranked_series = |values: &[f64], class: &'static str, offset: f64| {
+        if n <= MAX_BARS {
+            let bars = values.iter().enumerate().map(|(i, &r)| {
+                let y = y_of(height(r), top);
+                html! {
+                    <rect x={fmt(m + slot * i as f64 + slot * offset)} y={fmt(y)} width={fmt(slot * 0.42)}
+                        height={fmt(h - m + 8.0 - y)} data-rank={i.to_string()} data-value={r.to_string()}>
+                        <title>{ format!("rank {i}: ranked {r}") }</title>
+                    </rect>
+                }
+            });
+            html! { <g class={classes!("series", class)} data-series={class}>{ for bars }</g> }
+        } else {
+            let points: Vec<String> = values
+                .iter()
+                .enumerate()
+                .map(|(i, &r)| format!("{},{}", fmt(x_at(i)), fmt(y_of(height(r), top))))
+                .collect();
+            html! { <g class={classes!("series", class)} data-series={class}><polyline points={points.join(" ")} /></g> }
+        }
+    };
+    let finite_max = p
+        .observed_a
+        .iter()
+        .chain(&p.observed_b)
+        .flatten()
+        .copied()
+        .filter(|v| v.is_finite())
+        .fold(0.0, f64::max);
+    let obs_top = if finite_max > 0.0 { finite_max } else { 1.0 };
+    let observed_series = |values: &[Option<f64>], class: &'static str| {
+        let points: Vec<String> = values
+            .iter()
+            .enumerate()
+            .map(|(i, v)| format!("{},{}", fmt(x_at(i)), fmt(y_of(v.unwrap_or(obs_top), obs_top))))
+            .collect();
+        let marks = values.iter().enumerate().map(|(i, v)| {
+            let (cx, cy) = (x_at(i), y_of(v.unwrap_or(obs_top), obs_top));
+            let tip = match v {
+                Some(v) => format!("rank {i}: {v:.4} {}", p.unit),
+                None => format!("rank {i}: sends without measurable work (infinite rate)"),
+            };
+            html! { <circle cx={fmt(cx)} cy={fmt(cy)} r="2.5" data-rank={i.to_string()}><title>{ tip }</title></circle> }
+        });
+        html! {
+            <g class={classes!("series", class)} data-series={class}>
+                <polyline points={points.join(" ")} />
+                if n <= MAX_BARS { { for marks } }
+            </g>
+        }
+    };
+    let legend = html! {
+        <figcaption>
+            <span class="key series-a">{ format!("■ {}", names.0) }</span>
+            <span class="key series-b">{ format!(" ■ {}", names.1) }</span>
+            { format!(" · θ {} = {:.3}", p.property, p.theta) }
+            if let Some(note) = &p.note { <span class="small">{ format!(" ({note})") }</span> }
+        </figcaption>
+    };
+    html! {
+        <figure class="property-plots" id={format!("compare-plots-{}", p.property)} data-property={p.property.clone()}>
+            <svg class="property-plot observed" id={format!("compare-observed-{}", p.property)} viewBox={format!("0 0 {w} {h}")}
+                role="img" aria-label={format!("Observed {} per rank of both runs", p.property)}>
+                { axes(format!("{obs_top:.3}"), &format!("rank · observed {} ({})", p.property, p.unit)) }
+                { observed_series(&p.observed_a, "a") }
+                { observed_series(&p.observed_b, "b") }
+            </svg>
+            <svg class="property-plot ranked" id={format!("compare-ranked-{}", p.property)} viewBox={format!("0 0 {w} {h}")}
+                role="img" aria-label={format!("Ranked {} per rank of both runs", p.property)}>
+                { axes("rank 1".to_owned(), &format!("rank · ranked {} (tallest = rank 1, the largest)", p.property)) }
+                { ranked_series(&p.ranked_a, "a", 0.08) }
+                { ranked_series(&p.ranked_b, "b", 0.5) }
+            </svg>
+            { legend }
+        </figure>
+    }
+}
+
+/// An edge from `(x1, y1)` to `(x2, y2)`; long ones bow sideways so they do not hide short ones.
+fn edge(class: Classes, (x1, y1): (f64, f64), (x2, y2): (f64, f64), shortest: f64, data: String) -> Html {
+    let len = ((x2 - x1).powi(2) + (y2 - y1).powi(2)).sqrt();
+    if len > 1.5 * shortest && len > 0.0 {
+        let (mx, my) = ((x1 + x2) / 2.0, (y1 + y2) / 2.0);
+        let (nx, ny) = (-(y2 - y1) / len, (x2 - x1) / len);
+        let bow = 0.18 * len;
+        let d = format!(
+            "M {} {} Q {} {} {} {}",
+            fmt(x1),
+            fmt(y1),
+            fmt(mx + nx * bow),
+            fmt(my + ny * bow),
+            fmt(x2),
+            fmt(y2)
+        );
+        html! { <path {class} {d} data-edge={data} /> }
+    } else {
+        html! { <line {class} x1={fmt(x1)} y1={fmt(y1)} x2={fmt(x2)} y2={fmt(y2)} data-edge={data} /> }
+    }
+}
+
+/// Both communication graphs of a pair, the second drawn through the correspondence of the
+/// common-subgraph search (its rank `mapping[r]` where the first has rank `r`), so the common
+/// subgraph sits at the same place in both: common edges, edges only in the first run and edges
+/// only in the second in three styles.
+fn graphs(c: &Comparison, layout: &[(f64, f64)], names: (&str, &str)) -> Html {
+    let g = &c.graph;
+    let n = c.ranks as usize;
+    if layout.len() != n || g.mapping.len() != n {
+        return html! { <p class="note">{ format!("{n} ranks: too many to draw the graphs.") }</p> };
+    }
+    let mut inverse = vec![u32::MAX; n];
+    for (a, &b) in g.mapping.iter().enumerate() {
+        if (b as usize) < n {
+            inverse[b as usize] = a as u32;
+        }
+    }
+    let common: HashSet<[u32; 2]> = g.common_edges.iter().copied().collect();
+    let (size, margin) = (320.0, 20.0);
+    let at = |r: u32| {
+        let (x, y) = layout.get(r as usize).copied().unwrap_or((0.5, 0.5));
+        (margin + x * (size - 2.0 * margin), margin + y * (size - 2.0 * margin))
+    };
+    let height = layout.iter().map(|p| p.1).fold(0.0, f64::max) * (size - 2.0 * margin) + 2.0 * margin;
+    let dist = |(a, b): ((f64, f64), (f64, f64))| ((a.0 - b.0).powi(2) + (a.1 - b.1).powi(2)).sqrt();
+    // Edges of each run in the first run's numbering (the second's through the correspondence).
+    let a_edges: Vec<([u32; 2], [u32; 2])> = g.edges_a.iter().map(|&e| (e, e)).collect();
+    let b_edges: Vec<([u32; 2], [u32; 2])> = g
+        .edges_b
+        .iter()
+        .filter_map(|&[x, y]| {
+            let (u, v) = (*inverse.get(x as usize)?, *inverse.get(y as usize)?);
+            (u != u32::MAX && v != u32::MAX).then_some(([x, y], [u.min(v), u.max(v)]))
+        })
+        .collect();
+    let shortest = a_edges
+        .iter()
+        .chain(&b_edges)
+        .map(|(_, [u, v])| dist((at(*u), at(*v))))
+        .filter(|d| *d > 0.0)
+        .fold(f64::MAX, f64::min);
+    let draw = |edges: &[([u32; 2], [u32; 2])], only: &'static str, id: &'static str, name: &str, second: bool| {
+        let lines = edges.iter().map(|&(own, [u, v])| {
+            let kind = if common.contains(&[u, v]) { "common" } else { only };
+            edge(
+                classes!("edge", kind),
+                at(u),
+                at(v),
+                shortest,
+                format!("{}-{}", own[0], own[1]),
+            )
+        });
+        let nodes = (0..n as u32).map(|r| {
+            let (x, y) = at(r);
+            let label = if second { g.mapping[r as usize] } else { r };
+            html! {
+                <g class="node" data-rank={label.to_string()}>
+                    <circle cx={fmt(x)} cy={fmt(y)} r={if n > 256 { "3" } else { "9" }} />
+                    if n <= 256 { <text x={fmt(x)} y={fmt(y + 3.5)} text-anchor="middle">{ label }</text> }
+                </g>
+            }
+        });
+        html! {
+            <figure class="compare-graph">
+                <svg class="topology-graph compare-graph" id={id} viewBox={format!("0 0 {size} {})", fmt(height))}
+                    role="img" aria-label={format!("Communication graph of {name}, common subgraph highlighted")}>
+                    { for lines }
+                    { for nodes }
+                </svg>
+                <figcaption>{ name.to_owned() }</figcaption>
+            </figure>
+        }
+    };
+    html! {
+        <>
+            <div class="compare-panels">
+                { draw(&a_edges, "only-a", "compare-graph-a", names.0, false) }
+                { draw(&b_edges, "only-b", "compare-graph-b", names.1, true) }
+            </div>
+            <p class="edge-legend">
+                <span class="key common">{ format!("━ common subgraph ({} edges)", g.common) }</span>
+                <span class="key only-a">{ format!(" ━ only in {} ({})", names.0, g.edges_a.len() - g.common) }</span>
+                <span class="key only-b">{ format!(" ━ only in {} ({})", names.1, g.edges_b.len().saturating_sub(g.common)) }</span>
+                <span class="small">{ " · the second graph is drawn through the rank correspondence the search found" }</span>
+            </p>
+        </>
+    }
+}
+
+/// The similarity matrix of three or more runs: θ / ε per cell (similar cells marked), a click
+/// selects the pair, and each added run can be removed.
+fn matrix_table(
+    m: &SimilarityMatrix,
+    names: &[String],
+    selected: (usize, usize),
+    on_select: Callback<(usize, usize)>,
+    on_remove: Callback<usize>,
+) -> Html {
+    let header = names
+        .iter()
+        .enumerate()
+        .map(|(j, name)| html! { <th scope="col" data-run={j.to_string()}>{ name }</th> });
+    let rows = m.matrix.iter().enumerate().map(|(i, row)| {
+        let cells = row.iter().enumerate().map(|(j, cell)| {
+            if i == j {
+                return html! { <td class="diagonal">{ "—" }</td> };
+            }
+            let pair = (i.min(j), i.max(j));
+            let class = classes!(cell.similar.then_some("similar"), (pair == selected).then_some("selected"));
+            let onclick = on_select.reform(move |_: MouseEvent| pair);
+            html! {
+                <td {class} data-first={i.to_string()} data-second={j.to_string()} data-similar={cell.similar.to_string()}>
+                    <button type="button" class="cell" {onclick}>
+                        { format!("θ {:.2} · ε {:.2}{}", cell.theta, cell.epsilon, if cell.epsilon_exact { "" } else { "≥" }) }
+                    </button>
+                </td>
+            }
+        });
+        let remove = (i > 0).then(|| {
+            let onclick = on_remove.reform(move |_: MouseEvent| i);
+            html! { <button type="button" class="secondary remove" {onclick} aria-label={format!("Remove {}", names[i])}>{ "×" }</button> }
+        });
+        html! { <tr><th scope="row">{ &names[i] }{ for remove }</th>{ for cells }</tr> }
+    });
+    html! {
+        <table class="similarity-matrix" id="compare-matrix">
+            <caption>{ format!("Similarity matrix (similar when θ and ε reach {}; click a cell to show its pair)", m.threshold) }</caption>
+            <thead><tr><th></th>{ for header }</tr></thead>
+            <tbody>{ for rows }</tbody>
+        </table>
     }
 }
 
 /// The compare view.
 #[function_component(CompareView)]
 pub fn compare_view(props: &CompareProps) -> Html {
+    let chosen = use_state(|| None::<(usize, usize)>);
     let on_sample = {
         let cb = props.on_sample.clone();
         Callback::from(move |e: Event| {
@@ -82,48 +410,16 @@ pub fn compare_view(props: &CompareProps) -> Html {
     let on_drag_over = Callback::from(|e: DragEvent| e.prevent_default());
     let state = &props.state;
     let parsed = use_parsed::<CompareResult>(state);
-    let result = match (&state.result, state.pending) {
-        (None, true) => {
-            html! { <p class="waiting" role="status">{ format!("Reading and comparing {}…", state.loading.clone().unwrap_or_default()) }</p> }
+    let loading = match (&state.loading, state.pending) {
+        (Some(label), true) => {
+            html! { <p class="waiting" role="status" id="compare-progress">{ format!("Reading and comparing {label}…") }</p> }
         }
-        (None, false) => Html::default(),
-        _ => match parsed {
-            Err(page) => page,
-            Ok(r) => {
-                let c = &r.comparison;
-                let verdict = if c.similar { "similar" } else { "not similar" };
-                html! {
-                    <>
-                        { pending_note(state) }
-                        <p class="headline" id="compare-verdict" data-similar={c.similar.to_string()}>
-                            { format!("{} vs {}: ", props.label, r.other) }<strong>{ verdict }</strong>
-                            { format!(" at threshold {}{}", c.threshold, if c.classification_certain { "" } else { " (uncertain: ε is only bounded)" }) }
-                        </p>
-                        <div class="compare-panels">
-                            <table class="properties" id="compare-properties">
-                                <caption>{ "Similarity" }</caption>
-                                <tbody>
-                                    { for c.properties.iter().map(|p| html! {
-                                        <tr data-property={p.property.clone()} data-theta={p.theta.to_string()}>
-                                            <th scope="row">{ format!("θ {}", p.property) }</th><td class="num">{ format!("{:.3}", p.theta) }</td>
-                                            <td class="small">{ p.note.clone().unwrap_or_default() }</td>
-                                        </tr>
-                                    }) }
-                                    <tr data-property="theta" data-theta={c.theta.to_string()}><th scope="row">{ "θ (combined)" }</th><td class="num"><strong>{ format!("{:.3}", c.theta) }</strong></td><td></td></tr>
-                                    <tr id="compare-epsilon" data-epsilon={c.epsilon.to_string()} data-exact={c.epsilon_exact.to_string()}>
-                                        <th scope="row">{ "ε" }</th>
-                                        <td class="num"><strong>{ format!("{:.3}", c.epsilon) }</strong></td>
-                                        <td class="small">{ if c.epsilon_exact { format!("exact ({} common edges)", c.graph.common) }
-                                            else { format!("lower bound; at most {:.3}", c.epsilon_upper) } }</td>
-                                    </tr>
-                                </tbody>
-                            </table>
-                            { scatter(c.theta, c.epsilon, c.epsilon_upper, c.threshold) }
-                        </div>
-                    </>
-                }
-            }
-        },
+        _ => Html::default(),
+    };
+    let result = match (&state.result, parsed) {
+        (None, _) => Html::default(),
+        (Some(_), Err(page)) => page,
+        (Some(_), Ok(r)) => compare_result(props, &r, &chosen),
     };
     html! {
         <section class="view compare" id="view-compare" aria-labelledby="compare-title">
@@ -142,7 +438,115 @@ pub fn compare_view(props: &CompareProps) -> Html {
                     </label>
                 </div>
             </div>
+            { loading }
             { result }
         </section>
+    }
+}
+
+/// Labels of the runs of `r`: the loaded trace, then the added runs as the user named them.
+fn run_names(props: &CompareProps, r: &CompareResult) -> Vec<String> {
+    std::iter::once(props.label.clone())
+        .chain(r.others.iter().map(|o| o.source.clone()))
+        .collect()
+}
+
+fn compare_result(
+    props: &CompareProps,
+    r: &Rc<CompareResult>,
+    chosen: &UseStateHandle<Option<(usize, usize)>>,
+) -> Html {
+    let refused = r.refused.as_ref().map(|e| {
+        html! {
+            <div class="error view-error" role="alert">
+                <p><strong>{ "Not compared. " }</strong>{ e }</p>
+                if r.matrix.is_some() { <p class="kept">{ "The runs compared before are still compared below." }</p> }
+            </div>
+        }
+    });
+    let Some(m) = &r.matrix else {
+        return html! { <>{ for refused }</> };
+    };
+    let names = run_names(props, r);
+    let latest = r.latest().map_or((0, 1), |c| (c.first, c.second));
+    let selected = chosen
+        .filter(|&(i, j)| m.pairs.iter().any(|c| (c.first, c.second) == (i, j)))
+        .unwrap_or(latest);
+    let Some(index) = m.pairs.iter().position(|c| (c.first, c.second) == selected) else {
+        return html! { <>{ for refused }</> };
+    };
+    let c = &m.pairs[index];
+    let (name_a, name_b) = (
+        names.get(c.first).cloned().unwrap_or_default(),
+        names.get(c.second).cloned().unwrap_or_default(),
+    );
+    let verdict = if c.similar { "similar" } else { "not similar" };
+    let on_select = {
+        let chosen = chosen.clone();
+        Callback::from(move |pair: (usize, usize)| chosen.set(Some(pair)))
+    };
+    let on_remove = {
+        let (others, on_request, chosen) = (r.others.clone(), props.on_request.clone(), chosen.clone());
+        Callback::from(move |run: usize| {
+            let mut runs = others.clone();
+            if run >= 1 && run <= runs.len() {
+                runs.remove(run - 1);
+            }
+            chosen.set(None);
+            on_request.emit(AnalysisRequest::CompareRuns { runs, refused: None });
+        })
+    };
+    let clear = {
+        let (on_request, chosen) = (props.on_request.clone(), chosen.clone());
+        Callback::from(move |_: MouseEvent| {
+            chosen.set(None);
+            on_request.emit(AnalysisRequest::CompareRuns {
+                runs: Vec::new(),
+                refused: None,
+            })
+        })
+    };
+    let layout = r.layouts.get(c.first).map(Vec::as_slice).unwrap_or(&[]);
+    html! {
+        <>
+            { for refused }
+            <p class="headline" id="compare-verdict" data-similar={c.similar.to_string()} data-first={c.first.to_string()} data-second={c.second.to_string()}>
+                { format!("{name_a} vs {name_b}: ") }<strong>{ verdict }</strong>
+                { format!(" at threshold {}{}", c.threshold, if c.classification_certain { "" } else { " (uncertain: ε is only bounded)" }) }
+                { format!(" · {} runs compared ", m.runs.len()) }
+                <button type="button" class="secondary" id="compare-clear" onclick={clear}>{ "Clear the comparison" }</button>
+            </p>
+            if m.runs.len() > 2 {
+                { matrix_table(m, &names, selected, on_select, on_remove) }
+            }
+            <div class="compare-panels">
+                <table class="properties" id="compare-properties">
+                    <caption>{ "Similarity" }</caption>
+                    <tbody>
+                        { for c.properties.iter().map(|p| html! {
+                            <tr data-property={p.property.clone()} data-theta={p.theta.to_string()}>
+                                <th scope="row">{ format!("θ {}", p.property) }</th><td class="num">{ format!("{:.3}", p.theta) }</td>
+                                <td class="small">{ p.note.clone().unwrap_or_default() }</td>
+                            </tr>
+                        }) }
+                        <tr data-property="theta" data-theta={c.theta.to_string()}><th scope="row">{ "θ (combined)" }</th><td class="num"><strong>{ format!("{:.3}", c.theta) }</strong></td>
+                            <td class="small">{ format!("work: {}; ranks paired by {}", c.work_measure.name(), c.alignment) }</td></tr>
+                        <tr id="compare-epsilon" data-epsilon={c.epsilon.to_string()} data-exact={c.epsilon_exact.to_string()} data-common={c.graph.common.to_string()}>
+                            <th scope="row">{ "ε" }</th>
+                            <td class="num"><strong>{ format!("{:.3}", c.epsilon) }</strong></td>
+                            <td class="small">{ if c.epsilon_exact { format!("exact ({} common edges)", c.graph.common) }
+                                else { format!("lower bound; at most {:.3}", c.epsilon_upper) } }</td>
+                        </tr>
+                    </tbody>
+                </table>
+                { scatter(&m.pairs, index, m.threshold) }
+            </div>
+            <h3>{ "Property vectors per rank: observed and ranked (seed 002 Figures 12–13)" }</h3>
+            <div class="property-grid">
+                { for c.properties.iter().map(|p| property_plots(p, (&name_a, &name_b))) }
+            </div>
+            <h3>{ format!("Communication graphs and their maximum common subgraph (ε = 2·{}/({}+{}))", c.graph.common, c.graph.edges_a.len(), c.graph.edges_b.len()) }</h3>
+            { graphs(c, layout, (&name_a, &name_b)) }
+        </>
     }
 }

@@ -1,16 +1,101 @@
 //! The topology view: candidate elimination stage by stage (Table 7, with ms), the filtering
 //! figures with a threshold override, the identified topology drawn with every rank labelled,
-//! the rank ↔ coordinates mapping, equivalents, near matches and the spectra.
+//! the rank ↔ coordinates mapping, equivalents, near matches and the spectra; and the user's
+//! reference library: save this run's graph as a pattern, load edge-list files, download and
+//! delete patterns (every identification tries them as `custom` candidates).
 
-use super::{pending_note, use_parsed, AnalysisProps};
-use crate::protocol::AnalysisRequest;
+use super::{pending_note, use_parsed, AnalysisState, Focus};
+use crate::protocol::{AnalysisRequest, ReferenceLibrary, ReferencePattern};
 use crate::text;
 use std::collections::{BTreeSet, VecDeque};
 use std::rc::Rc;
 use tracelogic_analysis::topology::RankPlace;
 use tracelogic_analysis::topology::TopologyReport;
+use wasm_bindgen_futures::JsFuture;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
+
+/// Largest edge-list file the library loads (a pattern of [`MAX_NODES`](tracelogic_analysis::topology::tracelogic_graph::edgelist::MAX_NODES)
+/// ranks with a few edges each fits well below).
+pub const MAX_LIBRARY_FILE: f64 = 64.0 * 1024.0 * 1024.0;
+
+/// Properties of [`TopologyView`].
+#[derive(Properties, PartialEq)]
+pub struct TopologyProps {
+    /// The view's analysis.
+    pub state: AnalysisState,
+    /// Ask the worker for a new identification (threshold override).
+    pub on_request: Callback<AnalysisRequest>,
+    /// The shared selection.
+    pub focus: Focus,
+    /// Change the shared selection.
+    pub on_focus: Callback<Focus>,
+    /// Show the reference library panel (the page does; a static report does not).
+    #[prop_or_default]
+    pub manage_library: bool,
+    /// The page's reference patterns.
+    #[prop_or_default]
+    pub library: ReferenceLibrary,
+    /// Replace the page's reference patterns (the page then identifies again).
+    #[prop_or_default]
+    pub on_library: Callback<ReferenceLibrary>,
+    /// Label of the loaded trace (the default name of a saved pattern).
+    #[prop_or_default]
+    pub label: String,
+}
+
+/// The label the identification gives the custom candidate of `pattern`.
+fn candidate_label_prefix(pattern: &ReferencePattern) -> String {
+    format!("custom pattern {} (", pattern.name)
+}
+
+/// A file name for `name`: letters, digits, `-`, `_` and `.` kept, anything else `_`.
+pub fn file_name(name: &str) -> String {
+    let clean: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let clean = clean.trim_matches(|c| c == '_' || c == '.');
+    format!("{}.txt", if clean.is_empty() { "pattern" } else { clean })
+}
+
+/// The pattern name for a loaded file: its name without the extension.
+fn pattern_name(file: &str) -> String {
+    match file.rsplit_once('.') {
+        Some((stem, _)) if !stem.is_empty() => stem.to_owned(),
+        _ => file.to_owned(),
+    }
+}
+
+/// Read the picked edge-list files into `library` (all or nothing: the first bad file stops).
+async fn load_library_files(
+    mut library: ReferenceLibrary,
+    files: Vec<web_sys::File>,
+) -> Result<ReferenceLibrary, String> {
+    for file in files {
+        let name = file.name();
+        if file.size() > MAX_LIBRARY_FILE {
+            return Err(format!(
+                "{name}: {} is too large for an edge list",
+                text::bytes(file.size() as u64)
+            ));
+        }
+        let content = JsFuture::from(file.text())
+            .await
+            .map_err(|e| format!("cannot read {name}: {}", crate::input::js_message(&e)))?;
+        let content = content
+            .as_string()
+            .ok_or_else(|| format!("cannot read {name}: not text"))?;
+        library.save(ReferencePattern::from_edge_list(&pattern_name(&name), &content, &name)?);
+    }
+    Ok(library)
+}
 
 /// Most rows of the mapping table.
 pub const MAX_ROWS: usize = 2048;
@@ -230,15 +315,166 @@ fn spectrum_plot(app: &[f64], candidate: Option<&Vec<f64>>) -> Html {
     }
 }
 
+/// Properties of [`LibraryPanel`].
+#[derive(Properties, PartialEq)]
+pub struct LibraryProps {
+    /// The page's reference patterns.
+    pub library: ReferenceLibrary,
+    /// Replace the page's reference patterns.
+    pub on_library: Callback<ReferenceLibrary>,
+    /// The filtered graph of the shown identification, `(ranks, edges)`, when there is one.
+    pub graph: Option<(u32, Rc<Vec<[u32; 2]>>)>,
+    /// Labels of the candidates isomorphic to the run (to mark the patterns that match it).
+    pub equivalents: Rc<Vec<String>>,
+    /// Default name of a saved pattern.
+    pub label: String,
+}
+
+/// The reference library: "save this run's graph" (two clicks: open, save under the proposed
+/// name), load edge-list files, and each pattern with download and delete.
+#[function_component(LibraryPanel)]
+pub fn library_panel(props: &LibraryProps) -> Html {
+    let naming = use_state(|| false);
+    let error = use_state(|| None::<String>);
+    let name_input = use_node_ref();
+    let open = {
+        let naming = naming.clone();
+        Callback::from(move |_: MouseEvent| naming.set(true))
+    };
+    let cancel = {
+        let naming = naming.clone();
+        Callback::from(move |_: MouseEvent| naming.set(false))
+    };
+    let save = {
+        let (naming, error, input) = (naming.clone(), error.clone(), name_input.clone());
+        let (library, on_library, graph, label) = (
+            props.library.clone(),
+            props.on_library.clone(),
+            props.graph.clone(),
+            props.label.clone(),
+        );
+        Callback::from(move |e: SubmitEvent| {
+            e.prevent_default();
+            let Some((ranks, edges)) = &graph else { return };
+            let typed = input.cast::<HtmlInputElement>().map(|i| i.value()).unwrap_or_default();
+            let name = if typed.trim().is_empty() {
+                label.clone()
+            } else {
+                typed.trim().to_owned()
+            };
+            let mut library = library.clone();
+            library.save(ReferencePattern {
+                name,
+                ranks: *ranks,
+                edges: edges.to_vec(),
+            });
+            error.set(None);
+            naming.set(false);
+            on_library.emit(library);
+        })
+    };
+    let on_files = {
+        let (error, library, on_library) = (error.clone(), props.library.clone(), props.on_library.clone());
+        Callback::from(move |e: Event| {
+            let input: HtmlInputElement = e.target_unchecked_into();
+            let mut files = Vec::new();
+            if let Some(list) = input.files() {
+                for i in 0..list.length() {
+                    files.extend(list.get(i));
+                }
+            }
+            input.set_value("");
+            if files.is_empty() {
+                return;
+            }
+            let (error, library, on_library) = (error.clone(), library.clone(), on_library.clone());
+            wasm_bindgen_futures::spawn_local(async move {
+                match load_library_files(library, files).await {
+                    Ok(l) => {
+                        error.set(None);
+                        on_library.emit(l);
+                    }
+                    Err(e) => error.set(Some(e)),
+                }
+            });
+        })
+    };
+    let rows = props.library.patterns.iter().map(|p| {
+        let prefix = candidate_label_prefix(p);
+        let matches = props.equivalents.iter().any(|l| l.starts_with(&prefix));
+        let download = {
+            let (pattern, error) = (p.clone(), error.clone());
+            Callback::from(move |_: MouseEvent| match pattern.edge_list() {
+                Ok(text) => super::download(&file_name(&pattern.name), "text/plain", &text),
+                Err(e) => error.set(Some(e)),
+            })
+        };
+        let delete = {
+            let (name, library, on_library) = (p.name.clone(), props.library.clone(), props.on_library.clone());
+            Callback::from(move |_: MouseEvent| {
+                let mut library = library.clone();
+                library.remove(&name);
+                on_library.emit(library);
+            })
+        };
+        html! {
+            <tr data-pattern={p.name.clone()} data-matches={matches.to_string()}>
+                <th scope="row">{ &p.name }</th>
+                <td class="num">{ p.ranks }</td><td class="num">{ p.edges.len() }</td>
+                <td>{ if matches { "matches this run" } else { "" } }</td>
+                <td class="actions">
+                    <button type="button" class="download secondary" onclick={download}>{ "Download edge list" }</button>
+                    <button type="button" class="delete secondary" onclick={delete}>{ "Delete" }</button>
+                </td>
+            </tr>
+        }
+    });
+    html! {
+        <section class="reference-library" id="topology-library" aria-labelledby="topology-library-title">
+            <h3 id="topology-library-title">{ "Reference patterns" }</h3>
+            <p class="small">{ "Saved patterns are tried as custom candidates in every identification, of this trace and of any trace loaded later. A downloaded pattern is an edge list for tracelogic topology --library FILE." }</p>
+            <div class="controls">
+                if *naming {
+                    <form id="topology-save-form" onsubmit={save}>
+                        <label>{ "Pattern name " }
+                            <input id="topology-save-name" ref={name_input} type="text" value={props.label.clone()} />
+                        </label>
+                        <button type="submit" id="topology-save-confirm">{ "Save" }</button>
+                        <button type="button" class="secondary" onclick={cancel}>{ "Cancel" }</button>
+                    </form>
+                } else {
+                    <button type="button" id="topology-save" onclick={open} disabled={props.graph.is_none()}>
+                        { "Save this run's graph as a reference pattern…" }
+                    </button>
+                }
+                <label class="button">{ "Load library file…" }
+                    <input id="topology-library-file" class="visually-hidden" type="file" multiple=true onchange={on_files} />
+                </label>
+            </div>
+            if let Some(e) = &*error {
+                <p class="error" role="alert" id="topology-library-error">{ e }</p>
+            }
+            if props.library.patterns.is_empty() {
+                <p class="note">{ "No reference pattern yet." }</p>
+            } else {
+                <table class="library" id="topology-library-list">
+                    <thead><tr><th>{ "Pattern" }</th><th class="num">{ "Ranks" }</th><th class="num">{ "Edges" }</th><th>{ "This run" }</th><th></th></tr></thead>
+                    <tbody>{ for rows }</tbody>
+                </table>
+            }
+        </section>
+    }
+}
+
 /// The topology view.
 #[function_component(TopologyView)]
-pub fn topology_view(props: &AnalysisProps) -> Html {
+pub fn topology_view(props: &TopologyProps) -> Html {
     let hovered = use_state(|| None::<u32>);
     let threshold_input = use_node_ref();
     let typed = use_state(|| None::<String>);
     let report: Rc<TopologyReport> = match use_parsed(&props.state) {
         Ok(r) => r,
-        Err(page) => return wrap(page, props),
+        Err(page) => return wrap(html! { <>{ page }{ library(props, None) }</> }, props),
     };
     let id = &report.identification;
     let f = &report.filter;
@@ -367,12 +603,36 @@ pub fn topology_view(props: &AnalysisProps) -> Html {
                 <h3>{ "Spectrum: application vs candidate" }</h3>
                 { spectrum_plot(sp, id.candidate_spectrum.as_ref()) }
             }
+            { library(props, Some(&report)) }
         </>
     };
     wrap(body, props)
 }
 
-fn wrap(body: Html, _props: &AnalysisProps) -> Html {
+/// The library panel for `report` (without one, while the identification is computed or when it
+/// failed, the library can still be managed but not saved to).
+fn library(props: &TopologyProps, report: Option<&TopologyReport>) -> Html {
+    if !props.manage_library {
+        return Html::default();
+    }
+    let graph = report
+        .filter(|r| !r.edges.is_empty())
+        .map(|r| (r.identification.ranks, Rc::new(r.edges.clone())));
+    let mut equivalents: Vec<String> = report
+        .map(|r| r.identification.equivalents.iter().map(|e| e.label.clone()).collect())
+        .unwrap_or_default();
+    if let Some(r) = report {
+        for c in &r.components {
+            equivalents.extend(c.identification.equivalents.iter().map(|e| e.label.clone()));
+        }
+    }
+    html! {
+        <LibraryPanel library={props.library.clone()} on_library={props.on_library.clone()}
+            {graph} equivalents={Rc::new(equivalents)} label={props.label.clone()} />
+    }
+}
+
+fn wrap(body: Html, _props: &TopologyProps) -> Html {
     html! {
         <section class="view topology" id="view-topology" aria-labelledby="topology-title">
             <h2 id="topology-title">{ "Topology" }</h2>
