@@ -33,7 +33,7 @@ with zipfile.ZipFile(os.path.join(g, "dumpi-grid.zip"), "w", zipfile.ZIP_DEFLATE
 PY
 
 c="$here/corpus"
-mkdir -p "$c/read_otf2" "$c/read_dumpi" "$c/read_paraver" "$c/read_csv" "$c/read_text" "$c/read_trace" "$c/analyses" "$c/replay"
+mkdir -p "$c/read_otf2" "$c/read_dumpi" "$c/read_paraver" "$c/read_csv" "$c/read_text" "$c/read_trace" "$c/analyses" "$c/replay" "$c/later_analyses"
 for s in pipit-ping-pong-otf2 pipit-ping-pong-otf2-papi pyotf2-generated-4rank; do "$pack" "$c/read_otf2/seed-$s" "$samples/$s"; done
 for s in otf2-ring3 otf2-star; do "$pack" "$c/read_otf2/seed-$s" "$gen/$s"; done
 for s in sstmacro-dumpi-testtrace sstmacro-dumpi-testbgp; do "$pack" "$c/read_dumpi/seed-$s" "$samples/$s"; done
@@ -49,8 +49,8 @@ for s in ring3 grid star wave; do cp "$gen/$s.txt" "$c/read_text/seed-$s.txt"; d
 "$pack" "$c/read_trace/seed-csv" "$samples/pipit-csv/foo-bar.csv"
 "$pack" "$c/read_trace/seed-text" "$gen/ring3.txt"
 for a in otf2-ring3.tar.gz dumpi-ring3.tar ring3.txt.gz dumpi-grid.zip; do "$pack" "$c/read_trace/seed-$a" "$gen/$a"; done
-# Analyses and replay: traces of every format, the generated ones carrying known topologies.
-for t in analyses replay; do
+# Analyses, later analyses and replay: traces of every format, the generated ones carrying known topologies.
+for t in analyses replay later_analyses; do
   for s in ring3 grid star wave; do "$pack" "$c/$t/seed-$s" "$gen/$s.txt"; done
   "$pack" "$c/$t/seed-otf2" "$samples/pyotf2-generated-4rank"
   "$pack" "$c/$t/seed-dumpi" "$samples/sstmacro-dumpi-testtrace"

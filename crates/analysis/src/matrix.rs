@@ -112,7 +112,8 @@ impl CommMatrix {
                     continue;
                 }
                 let at = rt.rank as usize * n as usize + p.peer[i] as usize;
-                m.bytes[at] += p.bytes[i];
+                // Saturating: a hostile trace may claim sizes whose sum exceeds u64.
+                m.bytes[at] = m.bytes[at].saturating_add(p.bytes[i]);
                 m.messages[at] += 1;
             }
         }

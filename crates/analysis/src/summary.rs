@@ -78,13 +78,13 @@ pub fn summarize(trace: &Trace, matching: &Matching) -> Summary {
             match p.dir[i] {
                 P2pDir::Send => {
                     s.p2p_messages += 1;
-                    s.p2p_bytes += p.bytes[i];
+                    s.p2p_bytes = s.p2p_bytes.saturating_add(p.bytes[i]);
                 }
                 P2pDir::Recv => s.p2p_receives += 1,
             }
         }
         s.collective_ops += rt.collectives.len() as u64;
-        s.collective_bytes += rt.collectives.bytes_sent.iter().sum::<u64>();
+        s.collective_bytes = (rt.collectives.bytes_sent.iter()).fold(s.collective_bytes, |t, &b| t.saturating_add(b));
     }
     for (f, &count) in by_func.iter().enumerate() {
         if count > 0 {

@@ -200,12 +200,12 @@ pub fn fan_in_out(trace: &Trace, selection: &Selection) -> Vec<RankFan> {
             }
             match p.dir[i] {
                 P2pDir::Send => {
-                    f.p2p_bytes_out += p.bytes[i];
+                    f.p2p_bytes_out = f.p2p_bytes_out.saturating_add(p.bytes[i]);
                     f.messages_out += 1;
                     peers_out.insert(p.peer[i]);
                 }
                 P2pDir::Recv => {
-                    f.p2p_bytes_in += p.bytes[i];
+                    f.p2p_bytes_in = f.p2p_bytes_in.saturating_add(p.bytes[i]);
                     f.messages_in += 1;
                     if p.peer[i] != ANY_SOURCE {
                         peers_in.insert(p.peer[i]);

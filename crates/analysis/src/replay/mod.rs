@@ -450,7 +450,7 @@ fn outside_model_s(trace: &Trace) -> f64 {
             (0..n)
                 .filter(|&i| matches!(c.kind[i], CallKind::Lifecycle | CallKind::Communicator))
                 .map(|i| c.exit[i].saturating_sub(c.enter[i]))
-                .sum::<u64>()
+                .fold(0u64, u64::saturating_add)
         })
         .max()
         .unwrap_or(0) as f64
