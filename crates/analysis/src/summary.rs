@@ -84,7 +84,11 @@ pub fn summarize(trace: &Trace, matching: &Matching) -> Summary {
             }
         }
         s.collective_ops += rt.collectives.len() as u64;
-        s.collective_bytes = (rt.collectives.bytes_sent.iter()).fold(s.collective_bytes, |t, &b| t.saturating_add(b));
+        s.collective_bytes = rt
+            .collectives
+            .bytes_sent
+            .iter()
+            .fold(s.collective_bytes, |t, &b| t.saturating_add(b));
     }
     for (f, &count) in by_func.iter().enumerate() {
         if count > 0 {
