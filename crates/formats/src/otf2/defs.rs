@@ -8,6 +8,9 @@
 use super::buffer::{ChunkedFile, Cursor, LITTLE_ENDIAN};
 use crate::FormatError;
 use std::collections::HashMap;
+/// Id indexes consulted on every event: foldhash instead of SipHash, seeded per map so a
+/// hostile file still cannot choose colliding ids.
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
 /// The "undefined" value of every 32-bit reference.
 pub const UNDEFINED_U32: u32 = u32::MAX;
@@ -142,14 +145,14 @@ impl Anchor {
 pub struct Table<K, T> {
     /// Definitions in file order.
     pub items: Vec<T>,
-    index: HashMap<K, usize>,
+    index: FastMap<K, usize>,
 }
 
 impl<K, T> Default for Table<K, T> {
     fn default() -> Self {
         Table {
             items: Vec::new(),
-            index: HashMap::new(),
+            index: FastMap::default(),
         }
     }
 }
@@ -661,7 +664,7 @@ pub enum IdMap {
     /// `global = map[local]`.
     Dense(Vec<u64>),
     /// Explicit pairs.
-    Sparse(HashMap<u64, u64>),
+    Sparse(FastMap<u64, u64>),
 }
 
 impl IdMap {
@@ -738,7 +741,7 @@ impl LocalDefs {
                         }
                         1 => {
                             let n = c.count(n, 2, "id map pairs")?;
-                            let mut m = HashMap::with_capacity(n);
+                            let mut m = FastMap::with_capacity_and_hasher(n, Default::default());
                             for _ in 0..n {
                                 let l = c.cu64("local id")?;
                                 m.insert(l, c.cu64("global id")?);

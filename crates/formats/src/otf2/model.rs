@@ -8,9 +8,13 @@ use super::events::EventKind;
 use crate::{FormatError, Progress, ProgressSink};
 use std::collections::HashMap;
 use tracelogic_model::{
-    CallIdx, CallpathId, CollectiveOp, CommId, Location, MetricSamples, P2pDir, Rank, RankTrace, RegionId, Time, Trace,
-    ANY_SOURCE, COMM_WORLD, NOT_COMPLETED, NO_CALLPATH, NO_ROOT,
+    CallIdx, CallKind, CallpathId, CollectiveOp, CommId, FuncId, Location, MetricSamples, P2pDir, Rank, RankTrace,
+    RegionId, Time, Trace, ANY_SOURCE, COMM_WORLD, NOT_COMPLETED, NO_CALLPATH, NO_ROOT,
 };
+
+/// Maps consulted on every event (communicators, requests): foldhash instead of SipHash, seeded
+/// per map so a hostile file still cannot choose colliding keys.
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
 const PARADIGM_MPI: u8 = 4;
 const GROUP_COMM_LOCATIONS: u8 = 4;
@@ -91,6 +95,8 @@ struct RegionInfo {
     name: String,
     mpi: bool,
     trace_region: Option<RegionId>,
+    /// The interned MPI function and its kind, once a call of this region was seen.
+    func: Option<(FuncId, CallKind)>,
 }
 
 /// Builds the model from an archive.
@@ -99,11 +105,14 @@ struct Builder<'a> {
     defs: &'a GlobalDefs,
     trace: Trace,
     clock: Clock,
-    comms: HashMap<u32, CommMapping>,
+    comms: FastMap<u32, CommMapping>,
     /// World ranks of the two groups of each inter-communicator.
     inter_groups: Vec<Vec<Rank>>,
-    self_comms: HashMap<Rank, CommId>,
+    self_comms: FastMap<Rank, CommId>,
     regions: Vec<RegionInfo>,
+    /// Position of each region id in `regions` (`u32::MAX` for undefined ids), when the ids are
+    /// dense enough to index directly; else the definitions' hash index is used.
+    region_by_id: Vec<u32>,
     callpaths: HashMap<Vec<RegionId>, CallpathId>,
     callpath_storage: usize,
     comm_index: HashMap<(String, Vec<Rank>), CommId>,
@@ -127,11 +136,11 @@ struct Counters {
 /// Open requests of one rank by request id. OTF2 request ids are per location, but Score-P
 /// draws them from one counter per process and a thread may complete what another posted, so
 /// a completion takes the request of its own location if there is one, else any of the rank's.
-struct Pending<T>(HashMap<u64, Vec<(u16, T)>>);
+struct Pending<T>(FastMap<u64, Vec<(u16, T)>>);
 
 impl<T> Default for Pending<T> {
     fn default() -> Self {
-        Pending(HashMap::new())
+        Pending(FastMap::default())
     }
 }
 
@@ -212,9 +221,18 @@ pub(crate) fn build(archive: &Archive, progress: &mut dyn ProgressSink) -> Resul
                 mpi: is_mpi_region(&name, r.paradigm),
                 name,
                 trace_region: None,
+                func: None,
             }
         })
         .collect();
+    let mut region_by_id = Vec::new();
+    let max_id = defs.regions.items.iter().map(|r| r.id as usize).max().unwrap_or(0);
+    if max_id < 4 * defs.regions.items.len() + 1024 {
+        region_by_id = vec![u32::MAX; max_id + 1];
+        for (pos, r) in defs.regions.items.iter().enumerate() {
+            region_by_id[r.id as usize] = pos as u32;
+        }
+    }
     let mut b = Builder {
         archive,
         defs,
@@ -223,10 +241,11 @@ pub(crate) fn build(archive: &Archive, progress: &mut dyn ProgressSink) -> Resul
             resolution: defs.clock.timer_resolution,
         },
         trace,
-        comms: HashMap::new(),
+        comms: FastMap::default(),
         inter_groups: Vec::new(),
-        self_comms: HashMap::new(),
+        self_comms: FastMap::default(),
         regions,
+        region_by_id,
         callpaths: HashMap::new(),
         callpath_storage: 0,
         comm_index: HashMap::new(),
@@ -380,6 +399,21 @@ fn add_meta(archive: &Archive, trace: &mut Trace) {
     for (k, v) in &a.properties {
         meta.push((k.clone(), v.clone()));
     }
+}
+
+/// Append a call whose function is already interned and classified (the model's
+/// [`Trace::push_call`] hashes the name on every call); the exit time is set at the Leave.
+fn push_call_func(rt: &mut RankTrace, func: FuncId, kind: CallKind, t: Time, path: CallpathId, loc: u16) -> CallIdx {
+    let c = &mut rt.calls;
+    let idx = c.func.len() as CallIdx;
+    c.func.push(func);
+    c.kind.push(kind);
+    c.enter.push(t);
+    c.exit.push(t);
+    c.callpath.push(path);
+    c.location.push(loc);
+    rt.extend_span(t, t);
+    idx
 }
 
 /// Reorder the calls of a rank with several threads by entry time (stable, so each thread
@@ -568,10 +602,15 @@ impl Builder<'_> {
     }
 
     fn region(&self, id: u32, file: &str, offset: u64) -> Result<usize, FormatError> {
-        self.defs
-            .regions
-            .position(id)
-            .ok_or_else(|| FormatError::at_offset(file, offset, format!("event refers to undefined region {id}")))
+        let found = if self.region_by_id.is_empty() {
+            self.defs.regions.position(id)
+        } else {
+            self.region_by_id
+                .get(id as usize)
+                .filter(|&&p| p != u32::MAX)
+                .map(|&p| p as usize)
+        };
+        found.ok_or_else(|| FormatError::at_offset(file, offset, format!("event refers to undefined region {id}")))
     }
 
     /// [`Trace::add_comm`] through a hash index: its linear search would make many
@@ -673,8 +712,16 @@ impl Builder<'_> {
                     let pos = self.region(region, file, off)?;
                     if self.regions[pos].mpi {
                         let path = self.callpath(&mut st);
-                        let name = &self.regions[pos].name;
-                        let c = self.trace.push_call(rank, name, t, t, path, loc);
+                        let (func, kind) = match self.regions[pos].func {
+                            Some(known) => known,
+                            None => {
+                                let f = self.trace.functions.intern(&self.regions[pos].name);
+                                let known = (f, self.trace.function_kind(f));
+                                self.regions[pos].func = Some(known);
+                                known
+                            }
+                        };
+                        let c = push_call_func(&mut self.trace.ranks[rank as usize], func, kind, t, path, loc);
                         st.open_calls.push(c);
                         st.stack.push((pos, Some(c)));
                     } else {
