@@ -17,6 +17,9 @@
 use crate::{FormatError, InputFile, Progress, ProgressSink};
 use std::borrow::Cow;
 use std::collections::HashMap;
+/// Maps consulted on every call line (function names, open requests): foldhash instead of
+/// SipHash, seeded per map so a hostile file still cannot choose colliding keys.
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 use std::fmt::Write as _;
 use tracelogic_model::{
     CallKind, CollectiveOp, CommId, FuncId, Location, MetricSamples, P2pDir, Rank, Time, Trace, ANY_SOURCE, ANY_TAG,
@@ -442,6 +445,10 @@ fn parse_u32(s: &str, what: &str) -> Result<u32, String> {
 
 /// A time in ns: `1500`, `1500ns`, `1.5us`, `2ms`, `0.25s`, rounded to the nearest ns.
 fn parse_time(s: &str) -> Result<Time, String> {
+    // Plain nanoseconds (what the writer emits): at most 19 digits cannot overflow a u64.
+    if !s.is_empty() && s.len() <= 19 && s.bytes().all(|c| c.is_ascii_digit()) {
+        return Ok(s.bytes().fold(0u64, |v, c| v * 10 + (c - b'0') as u64));
+    }
     let digits_end = s
         .bytes()
         .position(|c| !(c.is_ascii_digit() || c == b'.'))
@@ -527,10 +534,14 @@ struct Reader<'t> {
     has_ranks: bool,
     /// Call kind of each function id, so classification runs once per name.
     kinds: Vec<CallKind>,
+    /// Function name → id, so a call line costs one fast hash of its name.
+    func_ids: FastMap<String, FuncId>,
+    /// Request ids of the current call's `wait=` list (reused from line to line).
+    waits: Vec<u64>,
     /// Explicit `span` lines, applied at the end.
     spans: Vec<(Rank, Time, Time)>,
     /// Open requests: (rank, request id) → index into the rank's p2p operations.
-    pending: HashMap<(Rank, u64), usize>,
+    pending: FastMap<(Rank, u64), usize>,
     explicit_source: bool,
     items: Vec<Item>,
 }
@@ -569,7 +580,11 @@ impl<'t> Reader<'t> {
     }
 
     fn func_id(&mut self, name: &str) -> FuncId {
+        if let Some(&f) = self.func_ids.get(name) {
+            return f;
+        }
         let f = self.trace.functions.intern(name);
+        self.func_ids.insert(name.to_owned(), f);
         while self.kinds.len() <= f as usize {
             let n = self.trace.functions.name(self.kinds.len() as u32);
             self.kinds.push(CallKind::classify(n));
@@ -742,7 +757,8 @@ impl<'t> Reader<'t> {
         let mut kind = self.kinds[func as usize];
         let mut loc: u16 = 0;
         let mut cp = NO_CALLPATH;
-        let mut waits: Vec<u64> = Vec::new();
+        let mut waits = std::mem::take(&mut self.waits);
+        waits.clear();
         let mut no_coll = false;
         self.items.clear();
         while let Some(tok) = lx.next_token()? {
@@ -959,12 +975,13 @@ impl<'t> Reader<'t> {
                 }
             }
         }
-        for id in waits {
+        for &id in &waits {
             let Some(op) = self.pending.remove(&(r, id)) else {
                 return Err(format!("wait={id}: rank {r} has no open request {id}"));
             };
             rt.p2p.complete[op] = idx;
         }
+        self.waits = waits;
         Ok(())
     }
 }
@@ -1013,8 +1030,10 @@ fn read_one(file: &InputFile, progress: &mut dyn ProgressSink) -> Result<Trace, 
         trace: Trace::new("text", name, 0),
         has_ranks: false,
         kinds: Vec::new(),
+        func_ids: FastMap::default(),
+        waits: Vec::new(),
         spans: Vec::new(),
-        pending: HashMap::new(),
+        pending: FastMap::default(),
         explicit_source: false,
         items: Vec::new(),
     };
@@ -1031,7 +1050,9 @@ fn read_one(file: &InputFile, progress: &mut dyn ProgressSink) -> Result<Trace, 
     let mut line_no = 0u64;
     while pos < bytes.len() {
         line_no += 1;
-        let end = memchr(b'\n', &bytes[pos..]).map(|i| pos + i).unwrap_or(bytes.len());
+        let end = memchr::memchr(b'\n', &bytes[pos..])
+            .map(|i| pos + i)
+            .unwrap_or(bytes.len());
         let raw = &bytes[pos..end];
         let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
         let line_start = pos;
@@ -1107,10 +1128,6 @@ fn check_magic(line: &str) -> Result<(), String> {
         )),
         Err(_) => Err(format!("the first line must be `{MAGIC} {VERSION}`, found `{line}`")),
     }
-}
-
-fn memchr(needle: u8, haystack: &[u8]) -> Option<usize> {
-    haystack.iter().position(|&c| c == needle)
 }
 
 #[cfg(test)]
