@@ -767,6 +767,89 @@ mod tests {
     use super::*;
     use tracelogic_model::NO_CALLPATH;
 
+    /// A run with these edges and nothing else (properties from the edges alone).
+    fn run_of(source: &str, ranks: u32, edges: Vec<[u32; 2]>) -> RunProperties {
+        let mut spatial = vec![0u32; ranks as usize];
+        for &[a, b] in &edges {
+            spatial[a as usize] += 1;
+            spatial[b as usize] += 1;
+        }
+        RunProperties {
+            source: source.into(),
+            ranks,
+            sends: spatial.iter().map(|&d| u64::from(d)).collect(),
+            volume: spatial.iter().map(|&d| 100 * u64::from(d)).collect(),
+            spatial,
+            work: Vec::new(),
+            edges,
+            filtered_pairs: 0,
+        }
+    }
+
+    #[test]
+    fn highlighted_common_edges_are_the_common_subgraph_in_both_graphs() {
+        // A 3x3 grid (12 edges) against a 3x3 torus (18 edges) numbered in another order: the
+        // grid fits inside the torus, so |E_S| = 12 and ε = 24/30 exactly.
+        let grid: Vec<[u32; 2]> = (0..9u32)
+            .flat_map(|r| {
+                let right = (r % 3 < 2).then_some([r, r + 1]);
+                let down = (r < 6).then_some([r, r + 3]);
+                right.into_iter().chain(down)
+            })
+            .collect();
+        let perm = [4u32, 7, 1, 8, 0, 5, 2, 6, 3];
+        let mut torus: Vec<[u32; 2]> = (0..9u32)
+            .flat_map(|r| {
+                let (x, y) = (r % 3, r / 3);
+                [[r, y * 3 + (x + 1) % 3], [r, ((y + 1) % 3) * 3 + x]]
+            })
+            .map(|[a, b]| {
+                let (a, b) = (perm[a as usize], perm[b as usize]);
+                [a.min(b), a.max(b)]
+            })
+            .collect();
+        torus.sort_unstable();
+        let (a, b) = (run_of("grid", 9, grid.clone()), run_of("torus", 9, torus.clone()));
+        for (first, second) in [(&a, &b), (&b, &a)] {
+            let c = compare_properties(first, second, &CompareOptions::default()).unwrap();
+            let g = &c.graph;
+            assert!(c.epsilon_exact);
+            assert_eq!(g.common, 12);
+            assert!((c.epsilon - 0.8).abs() < 1e-12);
+            assert_eq!(g.common_edges.len(), g.common, "one highlighted edge per common edge");
+            let mut images = Vec::new();
+            for &[u, v] in &g.common_edges {
+                assert!(
+                    first.edges.contains(&[u, v]),
+                    "{u}-{v} is not an edge of {}",
+                    first.source
+                );
+                let (x, y) = (g.mapping[u as usize], g.mapping[v as usize]);
+                let image = [x.min(y), x.max(y)];
+                assert!(
+                    second.edges.contains(&image),
+                    "{u}-{v} -> {x}-{y} is not an edge of {}",
+                    second.source
+                );
+                images.push(image);
+            }
+            images.sort_unstable();
+            images.dedup();
+            assert_eq!(
+                images.len(),
+                g.common,
+                "the correspondence is one-to-one on the common edges"
+            );
+            let mut mapped = g.mapping.clone();
+            mapped.sort_unstable();
+            assert_eq!(
+                mapped,
+                (0..9).collect::<Vec<u32>>(),
+                "the correspondence is a bijection of the ranks"
+            );
+        }
+    }
+
     #[test]
     fn compute_time_is_the_gaps_between_calls_of_all_threads() {
         let mut t = Trace::new("test", "t", 1);
