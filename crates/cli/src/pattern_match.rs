@@ -1,12 +1,17 @@
 //! `tracelogic match`: search a given communication pattern approximately (thesis §4.5).
 
-use crate::common::{load_trace, print_json, seconds, set_stage, table, CliError, CliResult};
+use crate::common::{load_trace, print_json, seconds, set_stage, table, CliError, CliResult, SelectionArgs};
+use crate::topology::threshold_arg;
+use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use tracelogic_analysis::patterns::extrapolate::{classify, search_extrapolated, ExtrapolatedSearch};
 use tracelogic_analysis::patterns::templates::{wavefront, Corner};
-use tracelogic_analysis::patterns::{rank_events, search_pattern};
+use tracelogic_analysis::patterns::{rank_events, search_pattern, PatternSearch};
+use tracelogic_analysis::topology::Threshold;
 use tracelogic_model::{match_messages, Rank};
+use tracelogic_synth::TopologySpec;
 
 /// Arguments of `tracelogic match`.
 #[derive(clap::Args)]
@@ -15,7 +20,9 @@ pub struct Args {
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
     /// JSON file with the pattern: `{"events": {"0": ["S1", "S2"], "1": ["R0"]}}` (an element
-    /// of `communication_patterns` from `tracelogic patterns --json` works as is).
+    /// of `communication_patterns` from `tracelogic patterns --json` works as is). With
+    /// `"topology": "grid:3x3"` the ranks are those of that small grid and the pattern is
+    /// extrapolated to the run's identified topology.
     #[arg(
         long,
         value_name = "FILE",
@@ -31,16 +38,57 @@ pub struct Args {
     /// Edits (insertions, deletions, substitutions) allowed per rank.
     #[arg(long, default_value_t = 0)]
     pub max_edits: u32,
+    /// The pattern is written for this small Cartesian topology (e.g. `grid:3x3`, rank r =
+    /// node r row-major); overrides the file's `topology`. The pattern is extrapolated to the
+    /// run's identified topology.
+    #[arg(long, value_name = "FAMILY:DIMS", conflicts_with = "wavefront")]
+    pub pattern_topology: Option<String>,
+    /// Traffic threshold of the run's topology identification when extrapolating: `auto` or a
+    /// percentage of the heaviest pair.
+    #[arg(long, default_value = "auto", value_parser = threshold_arg)]
+    pub threshold: Threshold,
     /// Include tag and size in the symbols (the pattern must use the same spelling).
     #[arg(long)]
     pub with_envelope: bool,
+    /// Which part of the trace to search.
+    #[command(flatten)]
+    pub selection: SelectionArgs,
     /// Print JSON (schema in docs/cli.md).
     #[arg(long)]
     pub json: bool,
 }
 
-/// Read the pattern file: rank → symbols, under `events` or at the top level.
-pub fn read_pattern(path: &PathBuf) -> Result<BTreeMap<Rank, Vec<String>>, CliError> {
+/// A pattern file: per-rank events and, optionally, the small topology they are written for.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PatternFile {
+    /// Rank → event symbols.
+    pub events: BTreeMap<Rank, Vec<String>>,
+    /// The small topology the ranks belong to (`"topology"` in the file).
+    pub topology: Option<TopologySpec>,
+}
+
+/// The JSON of `tracelogic match`: the search, plus how the pattern was extrapolated.
+#[derive(Serialize)]
+struct MatchReport<'a> {
+    #[serde(flatten)]
+    search: &'a PatternSearch,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    extrapolation: Option<Extrapolation<'a>>,
+}
+
+/// [`ExtrapolatedSearch`] without its search (printed beside it).
+#[derive(Serialize)]
+struct Extrapolation<'a> {
+    from_topology: &'a str,
+    to_topology: &'a str,
+    classes: &'a [tracelogic_analysis::patterns::extrapolate::NeighbourClass],
+    orientation_matches: &'a [usize],
+    orientation: Option<&'a tracelogic_analysis::patterns::extrapolate::Orientation>,
+}
+
+/// Read the pattern file: rank → symbols under `events` or at the top level, and the optional
+/// `"topology"` (`FAMILY:DIMS`) they are written for.
+pub fn read_pattern_file(path: &PathBuf) -> Result<PatternFile, CliError> {
     let shown = path.display();
     let text = std::fs::read_to_string(path).map_err(|e| CliError::Input(format!("cannot read {shown}: {e}")))?;
     let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
@@ -50,12 +98,26 @@ pub fn read_pattern(path: &PathBuf) -> Result<BTreeMap<Rank, Vec<String>>, CliEr
             e.column()
         ))
     })?;
+    let topology = match value.get("topology") {
+        None | Some(serde_json::Value::Null) => None,
+        Some(serde_json::Value::String(t)) => {
+            Some(TopologySpec::parse(t).map_err(|e| CliError::Input(format!("{shown}: \"topology\": {e}")))?)
+        }
+        Some(_) => {
+            return Err(CliError::Input(format!(
+                "{shown}: \"topology\" must be a string like \"grid:3x3\""
+            )))
+        }
+    };
     let obj = value.get("events").unwrap_or(&value);
     let map = obj
         .as_object()
         .ok_or_else(|| CliError::Input(format!("{shown}: expected an object of rank -> list of events")))?;
     let mut out = BTreeMap::new();
     for (k, v) in map {
+        if k == "topology" {
+            continue;
+        }
         let rank: Rank = k
             .parse()
             .map_err(|_| CliError::Input(format!("{shown}: `{k}` is not a rank number")))?;
@@ -75,7 +137,7 @@ pub fn read_pattern(path: &PathBuf) -> Result<BTreeMap<Rank, Vec<String>>, CliEr
     if out.is_empty() {
         return Err(CliError::Input(format!("{shown}: the pattern names no rank")));
     }
-    Ok(out)
+    Ok(PatternFile { events: out, topology })
 }
 
 /// Parse `--wavefront COLSxROWS[:CORNER][:vertical]` into the per-rank pattern.
@@ -104,24 +166,87 @@ pub fn wavefront_pattern(text: &str) -> Result<BTreeMap<Rank, Vec<String>>, CliE
 
 /// Run `tracelogic match`.
 pub fn run(args: Args) -> CliResult {
-    let pattern = match (&args.pattern, &args.wavefront) {
-        (Some(path), _) => read_pattern(path)?,
-        (None, Some(w)) => wavefront_pattern(w)?,
+    let file = match (&args.pattern, &args.wavefront) {
+        (Some(path), _) => read_pattern_file(path)?,
+        (None, Some(w)) => PatternFile {
+            events: wavefront_pattern(w)?,
+            topology: None,
+        },
         (None, None) => return Err(CliError::Input("give --pattern FILE or --wavefront COLSxROWS".into())),
     };
-    let trace = load_trace(&args.paths)?;
+    let small_topology = match &args.pattern_topology {
+        Some(t) => Some(TopologySpec::parse(t).map_err(|e| CliError::Input(format!("--pattern-topology: {e}")))?),
+        None => file.topology.clone(),
+    };
+    let small = small_topology
+        .as_ref()
+        .map(|t| {
+            let shown = args
+                .pattern
+                .as_ref()
+                .map_or_else(|| "the pattern".to_owned(), |p| p.display().to_string());
+            classify(&file.events, t).map_err(|e| CliError::Input(format!("{shown}: {e}")))
+        })
+        .transpose()?;
+    let mut trace = load_trace(&args.paths)?;
+    let selection = args.selection.selection(&trace)?;
+    if selection != tracelogic_model::Selection::all() {
+        set_stage("selecting");
+        trace = trace.into_restricted(&selection);
+    }
     set_stage("matching messages");
     let matching = match_messages(&trace);
-    set_stage("searching the pattern");
     let events = rank_events(&trace, args.with_envelope);
-    let found = search_pattern(&trace, &matching, &events, &pattern, args.max_edits).map_err(CliError::Input)?;
+    let result: ExtrapolatedSearch = match &small {
+        Some(small) => {
+            let placement = crate::logical::placement(&trace, args.threshold)?;
+            set_stage("searching the extrapolated pattern");
+            search_extrapolated(&trace, &matching, &events, small, &placement, args.max_edits)
+                .map_err(|e| CliError::Input(format!("{}: {e}", trace.source)))?
+        }
+        None => {
+            set_stage("searching the pattern");
+            ExtrapolatedSearch {
+                search: search_pattern(&trace, &matching, &events, &file.events, args.max_edits)
+                    .map_err(CliError::Input)?,
+                ..Default::default()
+            }
+        }
+    };
+    let found = &result.search;
+    let extrapolation = small.as_ref().map(|_| Extrapolation {
+        from_topology: &result.from_topology,
+        to_topology: &result.to_topology,
+        classes: &result.classes,
+        orientation_matches: &result.orientation_matches,
+        orientation: result.orientation.as_ref(),
+    });
+    let searched: Vec<Rank> = found.rank_matches.keys().copied().collect();
     if args.json {
-        print_json(&found)?;
+        print_json(&MatchReport {
+            search: found,
+            extrapolation,
+        })?;
     } else {
-        let mut o = format!(
-            "{} occurrences across ranks {:?} with at most {} edits per rank\n",
+        let mut o = String::new();
+        if let Some(x) = &extrapolation {
+            o += &format!(
+                "pattern for {} extrapolated to the run's {} ({} classes of ranks, {} orientations tried: {:?} occurrences)\n",
+                x.from_topology,
+                x.to_topology,
+                x.classes.len(),
+                x.orientation_matches.len(),
+                x.orientation_matches
+            );
+            if let Some(or) = x.orientation {
+                let map: Vec<String> = or.directions.iter().map(|(a, b)| format!("{a}->{b}")).collect();
+                o += &format!("orientation kept: {}\n", map.join(", "));
+            }
+        }
+        o += &format!(
+            "{} occurrences across {} ranks with at most {} edits per rank\n",
             found.matches.len(),
-            pattern.keys().collect::<Vec<_>>(),
+            searched.len(),
             args.max_edits
         );
         let rows = found
@@ -134,6 +259,7 @@ pub fn run(args: Args) -> CliResult {
         let rows = found
             .rank_matches
             .iter()
+            .take(64)
             .map(|(r, m)| {
                 let st = found.rank_stats[r];
                 vec![
@@ -168,6 +294,34 @@ mod tests {
         match r {
             Err(CliError::Input(m)) => m,
             other => panic!("expected an input error, got {other:?}"),
+        }
+    }
+
+    fn read_pattern(path: &PathBuf) -> Result<BTreeMap<Rank, Vec<String>>, CliError> {
+        read_pattern_file(path).map(|p| p.events)
+    }
+
+    #[test]
+    fn pattern_files_with_a_topology() {
+        let ok = write("topo.json", r#"{"topology": "grid:3x3", "events": {"4": ["S5"]}}"#);
+        let p = read_pattern_file(&ok).unwrap();
+        assert_eq!(p.topology.unwrap().dims, vec![3, 3]);
+        assert_eq!(p.events[&4], vec!["S5"]);
+        let top = write("topo-top.json", r#"{"topology": "torus:4x4", "0": ["S1"]}"#);
+        let p = read_pattern_file(&top).unwrap();
+        assert_eq!(p.events.keys().collect::<Vec<_>>(), vec![&0]);
+        let m = match read_pattern_file(&write("topo-bad.json", r#"{"topology": "grid:3y3", "0": ["S1"]}"#)) {
+            Err(CliError::Input(m)) => m,
+            other => panic!("{other:?}"),
+        };
+        assert!(m.contains("topo-bad.json") && m.contains("bad dimension"), "{m}");
+        let m = match read_pattern_file(&write("topo-num.json", r#"{"topology": 9, "0": ["S1"]}"#)) {
+            Err(CliError::Input(m)) => m,
+            other => panic!("{other:?}"),
+        };
+        assert!(m.contains("must be a string"), "{m}");
+        for f in ["topo.json", "topo-top.json", "topo-bad.json", "topo-num.json"] {
+            let _ = std::fs::remove_file(write(f, ""));
         }
     }
 

@@ -1,0 +1,184 @@
+//! End-to-end tests of `tracelogic match` with a pattern written for a small grid (extrapolated to
+//! the run's identified topology), the shared selection flags, and bad pattern files.
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+/// Path of the `tracelogic` binary, built once per test run (see tests/cli_end_to_end.rs).
+fn tracelogic() -> &'static Path {
+    static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    let built = BIN.get_or_init(|| {
+        if let Some(p) = std::env::var_os("TRACELOGIC_BIN") {
+            return Ok(PathBuf::from(p));
+        }
+        let exe = std::env::current_exe().expect("test executable path");
+        let profile_dir = exe
+            .parent()
+            .and_then(Path::parent)
+            .expect("target/<profile>")
+            .to_path_buf();
+        let mut build = Command::new(env!("CARGO"));
+        build
+            .args(["build", "--quiet", "-p", "tracelogic-cli", "--bin", "tracelogic"])
+            .arg("--target-dir")
+            .arg(profile_dir.parent().expect("target dir"))
+            .current_dir(env!("CARGO_MANIFEST_DIR"));
+        match profile_dir.file_name().and_then(|n| n.to_str()) {
+            Some("debug") | None => {}
+            Some("release") => {
+                build.arg("--release");
+            }
+            Some(other) => {
+                build.args(["--profile", other]);
+            }
+        }
+        match build.status() {
+            Ok(s) if s.success() => Ok(profile_dir.join(format!("tracelogic{}", std::env::consts::EXE_SUFFIX))),
+            Ok(s) => Err(format!("cargo build -p tracelogic-cli failed ({s})")),
+            Err(e) => Err(format!("cannot run cargo: {e}")),
+        }
+    });
+    match built {
+        Ok(p) => p,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(tracelogic())
+        .args(args)
+        .env_remove("TRACELOGIC_BACKTRACE")
+        .output()
+        .expect("running tracelogic")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("tracelogic-patterns-match-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+/// The generator's LU-like wavefront written for the 3x3 grid: forward sweep (receive north,
+/// west; send south, east) then the reverse sweep.
+const LU_3X3: &str = r#"{"topology": "grid:3x3", "events": {
+  "0": ["S3", "S1", "R3", "R1"],
+  "1": ["R0", "S4", "S2", "R4", "R2", "S0"],
+  "2": ["R1", "S5", "R5", "S1"],
+  "3": ["R0", "S6", "S4", "R6", "R4", "S0"],
+  "4": ["R1", "R3", "S7", "S5", "R7", "R5", "S1", "S3"],
+  "5": ["R2", "R4", "S8", "R8", "S2", "S4"],
+  "6": ["R3", "S7", "R7", "S3"],
+  "7": ["R4", "R6", "S8", "R8", "S4", "S6"],
+  "8": ["R5", "R7", "S5", "S7"]}}"#;
+
+#[test]
+fn pattern_for_3x3_extrapolated_to_generated_8x8() {
+    let trace = scratch("lu8.txt");
+    let out = run(&[
+        "generate",
+        "--topology",
+        "grid:8x8",
+        "--numbering",
+        "random",
+        "--seed",
+        "3",
+        "--style",
+        "wavefront",
+        "--iterations",
+        "9",
+        "--format",
+        "text",
+        "--out",
+        trace.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let pattern = scratch("lu3x3.json");
+    std::fs::write(&pattern, LU_3X3).unwrap();
+    let (t, p) = (trace.to_str().unwrap(), pattern.to_str().unwrap());
+    let out = run(&["match", t, "--pattern", p, "--max-edits", "0", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["matches"].as_array().unwrap().len(), 9);
+    let x = &v["extrapolation"];
+    assert_eq!(x["from_topology"], "grid:3x3");
+    assert_eq!(x["to_topology"], "8x8 grid");
+    assert_eq!(x["classes"].as_array().unwrap().len(), 9);
+    assert_eq!(x["orientation"]["pattern"].as_object().unwrap().len(), 64);
+    let best = x["orientation_matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c.as_u64() == Some(9))
+        .count();
+    assert_eq!(best, 1, "{}", x["orientation_matches"]);
+    // Text form names the extrapolation; --pattern-topology gives the same answer for a file
+    // without a topology line.
+    let text = run(&["match", t, "--pattern", p, "--max-edits", "0"]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("extrapolated to the run's 8x8 grid") && text.contains("9 occurrences"),
+        "{text}"
+    );
+    let bare = scratch("lu3x3-bare.json");
+    std::fs::write(&bare, LU_3X3.replace(r#""topology": "grid:3x3", "#, "")).unwrap();
+    let out = run(&[
+        "match",
+        t,
+        "--pattern",
+        bare.to_str().unwrap(),
+        "--pattern-topology",
+        "grid:3x3",
+        "--json",
+    ]);
+    let w: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(w["matches"], v["matches"]);
+    // Without the topology the 3x3 ranks are taken as the run's own ranks: nothing matches.
+    let out = run(&["match", t, "--pattern", bare.to_str().unwrap(), "--json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let w: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(w.get("extrapolation").is_none());
+    // Selection: only the first half of the run (by time) holds fewer iterations.
+    let out = run(&["match", t, "--pattern", p, "--to", "2ms", "--json"]);
+    let w: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let n = w["matches"].as_array().unwrap().len();
+    assert!((1..9).contains(&n), "{n}");
+}
+
+#[test]
+fn bad_extrapolation_inputs_are_named() {
+    let trace = scratch("t44.txt");
+    let out = run(&[
+        "generate",
+        "--topology",
+        "torus:5x4",
+        "--iterations",
+        "3",
+        "--format",
+        "text",
+        "--out",
+        trace.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    let t = trace.to_str().unwrap();
+    let not_neighbour = scratch("far.json");
+    std::fs::write(&not_neighbour, r#"{"topology": "grid:3x3", "events": {"0": ["S8"]}}"#).unwrap();
+    let out = run(&["match", t, "--pattern", not_neighbour.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("far.json") && err.contains("rank 8 is not a neighbour of rank 0"),
+        "{err}"
+    );
+    let tree = scratch("tree.json");
+    std::fs::write(&tree, r#"{"topology": "binary-tree:7", "events": {"0": ["S1"]}}"#).unwrap();
+    let out = run(&["match", t, "--pattern", tree.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("tree.json") && err.contains("Cartesian"), "{err}");
+    let cube = scratch("cube.json");
+    std::fs::write(&cube, r#"{"topology": "grid:3x3x3", "events": {"13": ["S14"]}}"#).unwrap();
+    let out = run(&["match", t, "--pattern", cube.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("3 dimensions") && err.contains("2"), "{err}");
+}
