@@ -222,7 +222,13 @@ pub fn seconds(ns: u64) -> String {
 }
 
 fn time_arg(text: &str) -> Result<Time, String> {
-    parse_time(text)
+    parse_time(text).map_err(|e| {
+        if text.contains(',') && text.chars().all(|c| c.is_ascii_digit() || c == ',') {
+            format!("{e}; `--from` is the start of the time window (`logical --from-ranks` takes a list of ranks)")
+        } else {
+            e
+        }
+    })
 }
 
 fn bytes_arg(text: &str) -> Result<u64, String> {
@@ -245,7 +251,9 @@ fn kinds_arg(text: &str) -> Result<KindList, String> {
     parse_kinds(text).map(KindList)
 }
 
-/// Flags that select part of a trace (shared by `matrix` and `query`).
+/// Flags that select part of a trace, shared by every analysis: `matrix`, `query` and
+/// `topology` apply them directly; `logical`, `patterns`, `phases`, `replay`, `compare` and
+/// `match` analyse the trace restricted to them ([`select`]).
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct SelectionArgs {
     /// Only these world ranks: `3`, `0-3,7`.
@@ -310,6 +318,38 @@ impl SelectionArgs {
             kinds: self.kinds.as_ref().map(|k| k.0.clone()),
         })
     }
+}
+
+/// The trace restricted to the selection flags ([`Trace::into_restricted`]: same ranks, only
+/// the selected calls and operations), with the selection applied (times absolute, in the
+/// trace's clock) for the JSON `selection` object. Without selection flags the trace is
+/// returned as it is. A selection that keeps no call is not an error: a note goes to stderr
+/// and the analysis answers on the empty trace.
+pub fn select(trace: Trace, args: &SelectionArgs) -> Result<(Trace, Selection), CliError> {
+    let selection = args.selection(&trace)?;
+    if selection == Selection::all() {
+        return Ok((trace, selection));
+    }
+    set_stage(format!("restricting {} to the selection", trace.source));
+    let restricted = trace.into_restricted(&selection);
+    if restricted.num_calls() == 0 {
+        eprintln!(
+            "tracelogic: note: the selection keeps no MPI call of {}",
+            restricted.source
+        );
+    }
+    Ok((restricted, selection))
+}
+
+/// A JSON report with the selection it was computed on: the report's own fields, then
+/// `selection` (the [`Selection`] object `query` prints too, times absolute in the trace's clock).
+#[derive(serde::Serialize)]
+pub struct Selected<'a, T: serde::Serialize> {
+    /// The subcommand's report.
+    #[serde(flatten)]
+    pub report: &'a T,
+    /// The selection applied.
+    pub selection: &'a Selection,
 }
 
 fn resolve_comm(trace: &Trace, text: &str) -> Result<CommId, CliError> {

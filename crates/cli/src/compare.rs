@@ -2,13 +2,15 @@
 //! 002 PACPM): θ from the rank-transformed per-rank properties, ε from the maximum common
 //! subgraph of the communication graphs, and the verdict against a threshold.
 
-use crate::common::{emit, load_trace, print_json, set_stage, table, CliError, CliResult};
+use crate::common::{emit, load_trace, print_json, select, set_stage, table, CliError, CliResult, SelectionArgs};
+use serde::Serialize;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use tracelogic_analysis::similarity::{
     compare_runs, run_properties, Alignment, CompareOptions, Comparison, SimilarityMatrix, DEFAULT_THRESHOLD,
 };
 use tracelogic_analysis::topology::Threshold;
+use tracelogic_model::Selection;
 
 fn threshold_arg(text: &str) -> Result<f64, String> {
     let v: f64 = text.trim().parse().map_err(|_| format!("`{text}` is not a number"))?;
@@ -67,6 +69,18 @@ pub struct Args {
     /// Print JSON (schema in docs/cli.md).
     #[arg(long)]
     pub json: bool,
+    /// The selection is applied to every run, times measured from each run's first event.
+    #[command(flatten)]
+    pub selection: SelectionArgs,
+}
+
+/// A comparison's JSON with the selection applied to each run (`selections[i]` for run `i`;
+/// absolute times differ between runs since each run has its own clock).
+#[derive(Serialize)]
+struct WithSelections<'a, T: Serialize> {
+    #[serde(flatten)]
+    report: &'a T,
+    selections: &'a [Selection],
 }
 
 /// Run `tracelogic compare`.
@@ -78,9 +92,17 @@ pub fn run(args: Args) -> CliResult {
         max_steps: args.max_steps,
     };
     let mut runs = Vec::with_capacity(args.paths.len());
+    let mut selections = Vec::with_capacity(args.paths.len());
     for path in &args.paths {
-        let mut trace = load_trace(std::slice::from_ref(path))?;
+        let (mut trace, selection) = select(load_trace(std::slice::from_ref(path))?, &args.selection)?;
         trace.source = path.display().to_string();
+        if trace.num_calls() == 0 && selection != Selection::all() {
+            return Err(CliError::NothingFound(format!(
+                "{}: the selection keeps no MPI call, so there is nothing to compare",
+                trace.source
+            )));
+        }
+        selections.push(selection);
         set_stage(format!("measuring the properties of {}", trace.source));
         runs.push(run_properties(&trace, opts.filter));
     }
@@ -88,9 +110,15 @@ pub fn run(args: Args) -> CliResult {
     let result = compare_runs(&runs, &opts).map_err(CliError::Input)?;
     if args.json {
         if result.pairs.len() == 1 {
-            print_json(&result.pairs[0])?;
+            print_json(&WithSelections {
+                report: &result.pairs[0],
+                selections: &selections,
+            })?;
         } else {
-            print_json(&result)?;
+            print_json(&WithSelections {
+                report: &result,
+                selections: &selections,
+            })?;
         }
     } else {
         let text = if result.pairs.len() == 1 {

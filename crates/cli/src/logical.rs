@@ -2,7 +2,7 @@
 //! rewritten as topology directions — with its accuracy, its verification by expansion, its loop
 //! compression, and the physical trace it expands to for any rank.
 
-use crate::common::{load_trace, set_stage, table, CliError, CliResult};
+use crate::common::{load_trace, select, set_stage, table, CliError, CliResult, SelectionArgs};
 use crate::topology::threshold_arg;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -37,9 +37,10 @@ pub struct Args {
     #[arg(long, value_name = "R")]
     pub rank: Option<Rank>,
     /// Build the logical trace from these ranks (comma-separated, merged in order) instead of a
-    /// maximal rank chosen automatically.
-    #[arg(long, value_name = "R,R...", value_delimiter = ',')]
-    pub from: Vec<Rank>,
+    /// maximal rank chosen automatically. (`--from` is the selection's start time, as in every
+    /// analysis.)
+    #[arg(long = "from-ranks", value_name = "R,R...", value_delimiter = ',')]
+    pub from_ranks: Vec<Rank>,
     /// Filtering before topology identification: `auto` or a percentage (as `tracelogic topology`).
     #[arg(long, default_value = "auto", value_parser = threshold_arg)]
     pub threshold: Threshold,
@@ -49,6 +50,8 @@ pub struct Args {
     /// Write the output to this file instead of standard output.
     #[arg(short = 'o', long = "output", value_name = "FILE")]
     pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub selection: SelectionArgs,
 }
 
 /// The JSON document of `tracelogic logical` (schema `tracelogic-logical/1`, docs/logical.md).
@@ -88,6 +91,8 @@ pub struct Report<'a> {
     /// Every record (without --compress).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub records: Option<&'a [Record]>,
+    /// The selection the trace was restricted to (times absolute, in the trace's clock).
+    pub selection: &'a Selection,
 }
 
 /// The JSON document of `--expand-rank`.
@@ -98,6 +103,7 @@ struct Expansion<'a> {
     node: u32,
     coords: Vec<u32>,
     calls: &'a [PhysicalCall],
+    selection: &'a Selection,
 }
 
 /// The JSON document of `--rank R` (one rank's own trace).
@@ -113,6 +119,7 @@ struct RankReport<'a> {
     program: Option<&'a Program>,
     #[serde(skip_serializing_if = "Option::is_none")]
     records: Option<&'a [Record]>,
+    selection: &'a Selection,
 }
 
 /// Identify the topology of `trace` and place its ranks.
@@ -160,7 +167,7 @@ fn json<T: Serialize>(value: &T) -> Result<String, CliError> {
 
 /// Run `tracelogic logical`.
 pub fn run(args: Args) -> CliResult {
-    let trace = load_trace(&args.paths)?;
+    let (trace, selection) = select(load_trace(&args.paths)?, &args.selection)?;
     let out = args.output.as_deref();
     if let Some(r) = args.rank {
         let records = rank_records(&trace, r).map_err(CliError::Input)?;
@@ -176,6 +183,7 @@ pub fn run(args: Args) -> CliResult {
                 ratio: program.ratio,
                 program: args.compress.then_some(&program),
                 records: (!args.compress).then_some(&records),
+                selection: &selection,
             })?
         } else {
             let mut s = format!(
@@ -195,7 +203,7 @@ pub fn run(args: Args) -> CliResult {
         write_out(out, &text)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let logical = build(&trace, args.threshold, &args.from)?;
+    let logical = build(&trace, args.threshold, &args.from_ranks)?;
     if let Some(r) = args.expand_rank {
         set_stage(format!("expanding the logical trace for rank {r}"));
         let expanded = expand_records(&logical, r).map_err(CliError::Input)?;
@@ -208,6 +216,7 @@ pub fn run(args: Args) -> CliResult {
                 node,
                 coords: logical.placement.spec.coords(node),
                 calls: &calls,
+                selection: &selection,
             })?
         } else {
             let mut s = format!(
@@ -248,6 +257,7 @@ pub fn run(args: Args) -> CliResult {
         skipped_calls: logical.skipped_calls,
         program: args.compress.then_some(&program),
         records: (!args.compress).then_some(&logical.records),
+        selection: &selection,
     };
     let text = if args.json {
         json(&report)?
@@ -377,10 +387,11 @@ mod tests {
             compress: false,
             expand_rank: None,
             rank: None,
-            from: Vec::new(),
+            from_ranks: Vec::new(),
             threshold: Threshold::Auto,
             side_by_side: false,
             output: Some(out.to_path_buf()),
+            selection: SelectionArgs::default(),
         }
     }
 

@@ -1,6 +1,6 @@
 //! `tracelogic patterns`: per-rank repeats and communication patterns (thesis ch. 4).
 
-use crate::common::{load_trace, print_json, set_stage, table, CliResult};
+use crate::common::{load_trace, print_json, select, set_stage, table, CliResult, Selected, SelectionArgs};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -31,6 +31,8 @@ pub struct Args {
     /// Print JSON (schema in docs/cli.md).
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub selection: SelectionArgs,
 }
 
 /// One per-rank pattern as printed.
@@ -95,10 +97,14 @@ fn build(trace: &Trace, opts: &PatternOptions) -> Report {
 
 /// Run `tracelogic patterns`.
 pub fn run(args: Args) -> CliResult {
-    let trace = load_trace(&args.paths)?;
-    let report = build(&trace, &options(&args));
+    let (trace, selection) = select(load_trace(&args.paths)?, &args.selection)?;
+    let mut report = build(&trace, &options(&args));
+    report.rank_patterns.retain(|&r, _| selection.selects_rank(&trace, r));
     if args.json {
-        print_json(&report)?;
+        print_json(&Selected {
+            report: &report,
+            selection: &selection,
+        })?;
     } else {
         crate::common::emit(|out| out.write_all(human(&report).as_bytes()))?;
     }

@@ -1,7 +1,7 @@
 //! `tracelogic phases`: execution phases by entropic segmentation of the pattern sequence
 //! (thesis ch. 5).
 
-use crate::common::{load_trace, print_json, seconds, set_stage, table, CliResult};
+use crate::common::{load_trace, print_json, seconds, select, set_stage, table, CliResult, Selected, SelectionArgs};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use tracelogic_analysis::patterns::{analyse_events, rank_events, PatternOptions};
@@ -24,6 +24,8 @@ pub struct Args {
     /// Print JSON (schema in docs/cli.md).
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub selection: SelectionArgs,
 }
 
 /// Patterns, then phases (everything but printing); also the number of communication patterns.
@@ -46,11 +48,14 @@ pub fn run(args: Args) -> CliResult {
             args.strength
         )));
     }
-    let trace = load_trace(&args.paths)?;
+    let (trace, selection) = select(load_trace(&args.paths)?, &args.selection)?;
     let outside = if args.skip_outside { Outside::Skip } else { Outside::Own };
     let (p, patterns) = build(&trace, args.strength, outside);
     if args.json {
-        print_json(&p)?;
+        print_json(&Selected {
+            report: &p,
+            selection: &selection,
+        })?;
     } else {
         let mut o = format!(
             "{} pattern occurrences ({} patterns), {} phases at s0 = {}\n",

@@ -1,12 +1,14 @@
 //! `tracelogic replay`: predict the run time under other networks and classify what bounds it.
 
-use crate::common::{emit, load_trace, print_json, set_stage, table, CliError, CliResult};
+use crate::common::{
+    emit, load_trace, print_json, select, set_stage, table, CliError, CliResult, Selected, SelectionArgs,
+};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use tracelogic_analysis::replay::{
     parse_scales, what_if, MessageTable, Network, Sweep, WhatIf, WhatIfOptions, MAX_CONFIGURATIONS, SEED_SCALES,
 };
-use tracelogic_model::match_messages;
+use tracelogic_model::{match_messages, Selection};
 
 /// Arguments of `tracelogic replay`.
 #[derive(clap::Args)]
@@ -34,6 +36,8 @@ pub struct Args {
     /// Print JSON (schema in docs/cli.md).
     #[arg(long)]
     pub json: bool,
+    #[command(flatten)]
+    pub selection: SelectionArgs,
 }
 
 /// Scale factors as one flag value (`1/8,1/4,...`).
@@ -84,7 +88,7 @@ pub fn run(args: Args) -> CliResult {
             )));
         }
     }
-    let trace = load_trace(&args.paths)?;
+    let (trace, selection) = select(load_trace(&args.paths)?, &args.selection)?;
     set_stage("matching messages");
     let matching = match_messages(&trace);
     set_stage("replaying the trace");
@@ -96,14 +100,22 @@ pub fn run(args: Args) -> CliResult {
     };
     let report = what_if(&trace, &matching, &options).map_err(|e| CliError::Input(e.to_string()))?;
     if args.json {
-        print_json(&report)?;
+        print_json(&Selected {
+            report: &report,
+            selection: &selection,
+        })?;
     } else {
         let text = human(&report, args.per_rank);
         emit(|out| out.write_all(text.as_bytes()))?;
     }
     if trace.num_calls() == 0 {
+        let what = if selection == Selection::all() {
+            "the trace"
+        } else {
+            "the selection"
+        };
         return Err(CliError::NothingFound(format!(
-            "{}: the trace has no MPI calls to replay",
+            "{}: {what} has no MPI calls to replay",
             trace.source
         )));
     }
@@ -296,6 +308,7 @@ mod tests {
             recorded_on: recorded_on.map(str::to_owned),
             per_rank: false,
             json: false,
+            selection: SelectionArgs::default(),
         }
     }
 

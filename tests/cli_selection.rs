@@ -1,0 +1,358 @@
+//! End-to-end tests of the selection flags on every analysis that restricts the trace before
+//! analysing it (`patterns`, `phases`, `replay`, `logical`, `compare`), on the bundled NAS
+//! samples: what each keeps, the `selection` object of their JSON, and empty or invalid
+//! selections (exit 1 or 2 with a message, never a panic).
+//!
+//! The binary is found or built as in `tests/cli_end_to_end.rs` (`TRACELOGIC_BIN` overrides).
+
+use serde_json::Value;
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+fn samples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/samples")
+}
+
+fn sample(name: &str) -> PathBuf {
+    let p = samples().join(name);
+    assert!(
+        p.exists(),
+        "sample {} is missing (shared/ must sit beside the repository)",
+        p.display()
+    );
+    p
+}
+
+/// Path of the `tracelogic` binary, built once per test run.
+fn tracelogic() -> &'static Path {
+    static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    let built = BIN.get_or_init(|| {
+        if let Some(p) = std::env::var_os("TRACELOGIC_BIN") {
+            return Ok(PathBuf::from(p));
+        }
+        let exe = std::env::current_exe().expect("test executable path");
+        // target/<profile>/deps/<this test> -> target/<profile>
+        let profile_dir = exe
+            .parent()
+            .and_then(Path::parent)
+            .expect("target/<profile>")
+            .to_path_buf();
+        let mut build = Command::new(env!("CARGO"));
+        build
+            .args(["build", "--quiet", "-p", "tracelogic-cli", "--bin", "tracelogic"])
+            // Build where this test lives, so the binary lands next to it whatever
+            // CARGO_TARGET_DIR or --target layout the outer run used.
+            .arg("--target-dir")
+            .arg(profile_dir.parent().expect("target dir"))
+            .current_dir(env!("CARGO_MANIFEST_DIR"));
+        match profile_dir.file_name().and_then(|n| n.to_str()) {
+            Some("debug") | None => {}
+            Some("release") => {
+                build.arg("--release");
+            }
+            Some(other) => {
+                build.args(["--profile", other]);
+            }
+        }
+        match build.status() {
+            Ok(s) if s.success() => Ok(profile_dir.join(format!("tracelogic{}", std::env::consts::EXE_SUFFIX))),
+            Ok(s) => Err(format!("cargo build -p tracelogic-cli failed ({s})")),
+            Err(e) => Err(format!("cannot run cargo: {e}")),
+        }
+    });
+    match built {
+        Ok(p) => p,
+        Err(e) => panic!("{e}"),
+    }
+}
+
+fn run(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Output {
+    Command::new(tracelogic())
+        .args(args.iter().map(|a| a.as_ref()))
+        .env_remove("TRACELOGIC_BACKTRACE")
+        .output()
+        .expect("running tracelogic")
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().expect("exit code (not killed by a signal)")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn json(o: &Output) -> Value {
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
+        panic!(
+            "stdout is not JSON ({e}): {}\nstderr: {}",
+            String::from_utf8_lossy(&o.stdout),
+            stderr(o)
+        )
+    })
+}
+
+fn ok_json(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Value {
+    let o = run(args);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    json(&o)
+}
+
+/// MPI function → calls of a sample, from `summary --json`.
+fn calls_by_function(dir: &Path) -> BTreeMap<String, u64> {
+    let v = ok_json(&[&"summary", &dir, &"--json"]);
+    serde_json::from_value(v["calls_by_kind"].clone()).unwrap()
+}
+
+fn ranks_of(v: &Value) -> BTreeSet<u64> {
+    v.as_array().unwrap().iter().map(|r| r.as_u64().unwrap()).collect()
+}
+
+#[test]
+fn patterns_with_a_rank_selection_report_only_those_ranks() {
+    let lu = sample("npb-lu.S.8");
+    let all = ok_json(&[&"patterns", &lu, &"--json"]);
+    let some = ok_json(&[&"patterns", &lu, &"--ranks", &"0-3", &"--json"]);
+    assert_eq!(some["selection"]["ranks"], serde_json::json!([0, 1, 2, 3]));
+    let keys: BTreeSet<u64> = some["rank_patterns"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(|k| k.parse().unwrap())
+        .collect();
+    assert_eq!(keys, (0..4).collect());
+    let cps = some["communication_patterns"].as_array().unwrap();
+    assert!(!cps.is_empty());
+    for p in cps {
+        assert!(ranks_of(&p["ranks"]).iter().all(|&r| r < 4), "{}", p["ranks"]);
+        for rank in p["events"].as_object().unwrap().keys() {
+            assert!(rank.parse::<u64>().unwrap() < 4, "events of rank {rank}");
+        }
+    }
+    // Ranks 0-3 make fewer calls than the whole run but keep their own streams whole.
+    let events = |v: &Value| v["events"].as_u64().unwrap();
+    assert!(events(&some) > 0 && events(&some) < events(&all));
+    assert_eq!(
+        all["rank_patterns"]["2"], some["rank_patterns"]["2"],
+        "rank 2's own patterns do not depend on the other ranks"
+    );
+}
+
+#[test]
+fn phases_of_the_first_half_of_the_run_have_fewer_events() {
+    let lu = sample("npb-lu.S.8");
+    let s = ok_json(&[&"summary", &lu, &"--json"]);
+    let (start, end) = (s["start_ns"].as_u64().unwrap(), s["end_ns"].as_u64().unwrap());
+    let half = (end - start) / 2;
+    let to = format!("{half}ns");
+    let all = ok_json(&[&"phases", &lu, &"--json"]);
+    let first = ok_json(&[&"phases", &lu, &"--from", &"0", &"--to", &to, &"--json"]);
+    let second = ok_json(&[&"phases", &lu, &"--from", &to, &"--json"]);
+    let len = |v: &Value| v["sequence_length"].as_u64().unwrap();
+    assert!(
+        len(&first) > 0 && len(&first) < len(&all),
+        "{} vs {}",
+        len(&first),
+        len(&all)
+    );
+    assert!(len(&second) > 0 && len(&second) < len(&all));
+    assert_eq!(first["selection"]["from"], start);
+    assert_eq!(first["selection"]["to"], start + half);
+    for p in first["phases"].as_array().unwrap() {
+        // Pattern occurrences start inside the window (their last call may end after it).
+        assert!(p["time"][0].as_u64().unwrap() < start + half, "{p}");
+    }
+    for p in second["phases"].as_array().unwrap() {
+        assert!(p["time"][0].as_u64().unwrap() >= start + half, "{p}");
+    }
+}
+
+#[test]
+fn replay_of_point_to_point_calls_ignores_collectives() {
+    let mg = sample("npb-mg.S.8");
+    let by_function = calls_by_function(&mg);
+    let count = |names: &[&str]| {
+        names
+            .iter()
+            .map(|n| by_function.get(*n).copied().unwrap_or(0))
+            .sum::<u64>()
+    };
+    let replay = |extra: &[&str]| {
+        let mut args: Vec<&dyn AsRef<std::ffi::OsStr>> = vec![&"replay", &mg, &"--network", &"10GbE", &"--json"];
+        for a in extra {
+            args.push(a);
+        }
+        ok_json(&args)
+    };
+    let all = replay(&[]);
+    let p2p = replay(&["--kind", "p2p"]);
+    let coll = replay(&["--kind", "collective"]);
+    // The point-to-point calls, and the waits that complete them (completions follow their
+    // operations), but no collective, MPI_Init or query.
+    assert_eq!(
+        p2p["calls"].as_u64().unwrap(),
+        count(&["MPI_Irecv", "MPI_Send", "MPI_Wait"])
+    );
+    assert_eq!(p2p["messages"], all["messages"]);
+    assert_eq!(
+        coll["calls"].as_u64().unwrap(),
+        count(&["MPI_Allreduce", "MPI_Barrier", "MPI_Bcast", "MPI_Reduce"])
+    );
+    assert_eq!(coll["messages"], 0);
+    for v in [&p2p, &coll] {
+        for (warning, n) in v["warnings"].as_object().unwrap() {
+            assert_eq!(n, 0, "{warning}");
+        }
+    }
+    assert_eq!(
+        p2p["selection"]["kinds"],
+        serde_json::json!(["Send", "Isend", "Recv", "Irecv", "SendRecv"])
+    );
+    assert!(all["selection"]["kinds"].is_null());
+}
+
+#[test]
+fn replay_of_a_window_measures_the_window() {
+    let mg = sample("npb-mg.S.8");
+    let v = ok_json(&[
+        &"replay",
+        &mg,
+        &"--network",
+        &"10GbE",
+        &"--from",
+        &"100ms",
+        &"--to",
+        &"300ms",
+        &"--json",
+    ]);
+    let measured = v["measured_s"].as_f64().unwrap();
+    // Spans are clipped to the window; a call entered before 300 ms may leave a little later.
+    assert!((0.2..0.21).contains(&measured), "{measured}");
+}
+
+#[test]
+fn logical_takes_the_selection_and_its_rank_list_is_from_ranks() {
+    let mg = sample("npb-mg.S.8");
+    let v = ok_json(&[&"logical", &mg, &"--from-ranks", &"3", &"--json"]);
+    assert_eq!(v["ranks_used"], serde_json::json!([3]));
+    assert!(v["selection"]["from"].is_null());
+    // The rank list under the old flag name is refused with a pointer to the new one.
+    let o = run(&[&"logical", &mg, &"--from", &"0,1"]);
+    assert_eq!(code(&o), 2);
+    assert!(stderr(&o).contains("--from-ranks"), "{}", stderr(&o));
+    // Point-to-point only: the hypercube is still found and every rank reproduced.
+    let p2p = ok_json(&[&"logical", &mg, &"--kind", &"p2p", &"--compress", &"--json"]);
+    assert_eq!(p2p["topology"]["label"], v["topology"]["label"]);
+    assert_eq!(p2p["verification"]["overall_share"], 1.0);
+    // One rank's own trace in a window is shorter than the whole of it.
+    let whole = ok_json(&[&"logical", &mg, &"--rank", &"0", &"--json"]);
+    let part = ok_json(&[&"logical", &mg, &"--rank", &"0", &"--to", &"200ms", &"--json"]);
+    let len = |v: &Value| v["raw_length"].as_u64().unwrap();
+    assert!(len(&part) > 0 && len(&part) < len(&whole));
+}
+
+#[test]
+fn compare_applies_the_selection_to_every_run() {
+    let lu = sample("npb-lu.S.8");
+    let mg = sample("npb-mg.S.8");
+    let all = ok_json(&[&"compare", &lu, &mg, &"--json"]);
+    let v = ok_json(&[&"compare", &lu, &mg, &"--ranks", &"0-3", &"--json"]);
+    let sel = v["selections"].as_array().unwrap();
+    assert_eq!(sel.len(), 2);
+    for s in sel {
+        assert_eq!(s["ranks"], serde_json::json!([0, 1, 2, 3]));
+    }
+    // Only edges touching ranks 0-3 remain, from the sends of those ranks.
+    let edges = |v: &Value, which: &str| -> Vec<(u64, u64)> {
+        v["graph"][which]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| (e[0].as_u64().unwrap(), e[1].as_u64().unwrap()))
+            .collect()
+    };
+    for which in ["edges_a", "edges_b"] {
+        let e = edges(&v, which);
+        assert!(!e.is_empty());
+        assert!(e.iter().all(|&(a, _)| a < 4), "{which}: {e:?}");
+        assert!(e.len() < edges(&all, which).len(), "{which}");
+    }
+}
+
+#[test]
+fn every_analysis_prints_the_same_selection_object() {
+    let mg = sample("npb-mg.S.8");
+    let flags: [&dyn AsRef<std::ffi::OsStr>; 6] = [&"--ranks", &"0-5", &"--min-bytes", &"1", &"--to", &"400ms"];
+    let mut shapes = Vec::new();
+    for sub in ["patterns", "phases", "replay", "logical", "query"] {
+        let mut args: Vec<&dyn AsRef<std::ffi::OsStr>> = vec![&sub, &mg, &"--json"];
+        args.extend(flags.iter().copied());
+        let o = run(&args);
+        // logical finds no topology on 6 of 8 ranks: exit 1 with a message, no JSON.
+        if sub == "logical" {
+            assert_eq!(code(&o), 1, "{}", stderr(&o));
+            assert!(stderr(&o).contains("no topology"), "{}", stderr(&o));
+            continue;
+        }
+        assert_eq!(code(&o), 0, "{sub}: {}", stderr(&o));
+        shapes.push((sub, json(&o)["selection"].clone()));
+    }
+    let lu = sample("npb-lu.S.8");
+    let mut args: Vec<&dyn AsRef<std::ffi::OsStr>> = vec![&"compare", &mg, &lu, &"--json"];
+    args.extend(flags.iter().copied());
+    shapes.push(("compare", ok_json(&args)["selections"][0].clone()));
+    let (_, first) = &shapes[0];
+    assert_eq!(first["ranks"], serde_json::json!([0, 1, 2, 3, 4, 5]));
+    assert_eq!(first["min_bytes"], 1);
+    assert_eq!(first["to"], 400_000_000);
+    for (sub, s) in &shapes {
+        assert_eq!(s, first, "{sub}");
+    }
+}
+
+#[test]
+fn an_empty_selection_answers_empty_and_a_bad_one_is_refused() {
+    let lu = sample("npb-lu.S.8");
+    let mg = sample("npb-mg.S.8");
+    for sub in ["patterns", "phases", "replay", "logical", "compare"] {
+        let mut args: Vec<&dyn AsRef<std::ffi::OsStr>> = vec![&sub, &lu];
+        if sub == "compare" {
+            args.push(&mg);
+        }
+        let mut empty = args.clone();
+        empty.extend([&"--from" as &dyn AsRef<std::ffi::OsStr>, &"100s"]);
+        let o = run(&empty);
+        assert_eq!(code(&o), 1, "{sub}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("selection keeps no MPI call"),
+            "{sub}: {}",
+            stderr(&o)
+        );
+        let mut bad = args.clone();
+        bad.extend([&"--ranks" as &dyn AsRef<std::ffi::OsStr>, &"6-9"]);
+        let o = run(&bad);
+        assert_eq!(code(&o), 2, "{sub}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("rank 8 is not in the trace"),
+            "{sub}: {}",
+            stderr(&o)
+        );
+        let mut backwards = args.clone();
+        backwards.extend([&"--from" as &dyn AsRef<std::ffi::OsStr>, &"2s", &"--to", &"1s"]);
+        let o = run(&backwards);
+        assert_eq!(code(&o), 2, "{sub}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("--from is later than --to"),
+            "{sub}: {}",
+            stderr(&o)
+        );
+    }
+    // An empty answer is still a well-formed report.
+    let o = run(&[&"patterns", &lu, &"--kind", &"probe", &"--json"]);
+    assert_eq!(code(&o), 1);
+    let v = json(&o);
+    assert_eq!(v["events"], 0);
+    assert_eq!(v["selection"]["kinds"], serde_json::json!(["Probe"]));
+}
