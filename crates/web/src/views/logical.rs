@@ -7,6 +7,7 @@ use crate::analyses::LogicalResult;
 use crate::text;
 use std::rc::Rc;
 use tracelogic_analysis::compress::Node;
+use tracelogic_analysis::logical::Verification;
 use yew::prelude::*;
 
 fn node(n: &Node, depth: usize) -> Html {
@@ -36,6 +37,65 @@ fn node(n: &Node, depth: usize) -> Html {
                 </details>
             </li>
         },
+    }
+}
+
+/// Most ranks drawn in the reproduction chart (the table lists them all).
+pub const MAX_CHART_RANKS: usize = 64;
+
+/// Each rank's real calls as a bar split into reproduced and not reproduced, with a calls
+/// axis and a legend.
+fn reproduction_chart(v: &Verification) -> Html {
+    let ranks = &v.per_rank;
+    if ranks.is_empty() || ranks.len() > MAX_CHART_RANKS {
+        return Html::default();
+    }
+    let (w, row, left, top, bottom) = (520.0, 16.0, 64.0, 30.0, 38.0);
+    let max = ranks
+        .iter()
+        .map(|r| r.real_calls.max(r.expanded_calls))
+        .max()
+        .unwrap_or(1)
+        .max(1) as f64;
+    let ticks = super::whatif::ticks(max, 4);
+    let end = ticks.last().copied().unwrap_or(max).max(1.0);
+    let x = |n: f64| left + (w - left - 16.0) * n / end;
+    let h = top + row * ranks.len() as f64 + bottom;
+    html! {
+        <svg class="reproduction-chart" id="logical-chart" viewBox={format!("0 0 {w} {h}")} role="img"
+            aria-label="Real calls of each rank, split into those the expanded logical trace reproduces and the others">
+            <g class="legend">
+                <rect class="reproduced" x={left.to_string()} y="8" width="11" height="11" />
+                <text class="tick" x={(left + 15.0).to_string()} y="18">{ "reproduced" }</text>
+                <rect class="missed" x={(left + 100.0).to_string()} y="8" width="11" height="11" />
+                <text class="tick" x={(left + 115.0).to_string()} y="18">{ "not reproduced" }</text>
+                <line class="expanded" x1={(left + 230.0).to_string()} x2={(left + 230.0).to_string()} y1="7" y2="20" />
+                <text class="tick" x={(left + 236.0).to_string()} y="18">{ "calls after expansion" }</text>
+            </g>
+            { for ranks.iter().enumerate().map(|(i, r)| {
+                let y = top + row * i as f64;
+                let done = r.reproduced.min(r.real_calls) as f64;
+                html! {
+                    <g class="rank-bar">
+                        <text class="tick" x={(left - 6.0).to_string()} y={format!("{:.1}", y + row * 0.7)} text-anchor="end">{ format!("rank {}", r.rank) }</text>
+                        <rect class="reproduced" x={left.to_string()} y={format!("{:.1}", y + 2.0)} width={format!("{:.2}", x(done) - left)} height={(row - 4.0).to_string()} />
+                        <rect class="missed" x={format!("{:.2}", x(done))} y={format!("{:.1}", y + 2.0)}
+                            width={format!("{:.2}", (x(r.real_calls as f64) - x(done)).max(0.0))} height={(row - 4.0).to_string()} />
+                        <line class="expanded" x1={format!("{:.2}", x(r.expanded_calls as f64))} x2={format!("{:.2}", x(r.expanded_calls as f64))}
+                            y1={format!("{:.1}", y + 1.0)} y2={format!("{:.1}", y + row - 1.0)} />
+                        <title>{ format!("rank {}: {} real calls, {} reproduced, {} after expansion", r.rank, r.real_calls, r.reproduced, r.expanded_calls) }</title>
+                    </g>
+                }
+            }) }
+            <line class="axis" x1={left.to_string()} x2={(w - 16.0).to_string()} y1={(h - bottom).to_string()} y2={(h - bottom).to_string()} />
+            { for ticks.iter().map(|&t| html! {
+                <>
+                    <line class="axis" x1={format!("{:.1}", x(t))} x2={format!("{:.1}", x(t))} y1={(h - bottom).to_string()} y2={(h - bottom + 4.0).to_string()} />
+                    <text class="tick" x={format!("{:.1}", x(t))} y={(h - bottom + 16.0).to_string()} text-anchor="middle">{ text::count(t as u64) }</text>
+                </>
+            }) }
+            <text class="tick axis-label" x={format!("{:.1}", (left + w - 16.0) / 2.0)} y={(h - 6.0).to_string()} text-anchor="middle">{ "MPI calls" }</text>
+        </svg>
     }
 }
 
@@ -93,6 +153,7 @@ pub fn logical_view(props: &AnalysisProps) -> Html {
                         }) }
                     </tbody>
                 </table>
+                { reproduction_chart(v) }
                 <div class="program" id="logical-program">
                     <h3>{ "Compressed program" }</h3>
                     <ol>{ for p.nodes.iter().map(|n| node(n, 0)) }</ol>

@@ -13,6 +13,9 @@ use yew::prelude::*;
 /// Most ranks drawn as timeline lanes.
 pub const MAX_LANES: usize = 512;
 
+/// Most phases named in the timeline's legend (the table lists them all).
+const MAX_LEGEND: usize = 10;
+
 /// Colour of phase `i` (evenly spread hues, readable on light and dark backgrounds).
 pub fn phase_colour(i: usize) -> String {
     format!("hsl({}, 65%, 55%)", (i * 137) % 360)
@@ -44,6 +47,16 @@ fn curve_plot(points: &[(usize, f64)], seg: &Segment) -> Html {
             <text class="tick" x={(m - 4.0).to_string()} y={(h - m).to_string()} text-anchor="end">{ "0" }</text>
             <text class="tick" x="12" y={(h / 2.0).to_string()} transform={format!("rotate(-90 12 {})", h / 2.0)} text-anchor="middle">{ "D_JS (bits)" }</text>
             <polyline class="series" points={path.join(" ")} />
+            <g class="legend">
+                <line class="series" x1={(w - 190.0).to_string()} x2={(w - 170.0).to_string()} y1="14" y2="14" />
+                <text class="tick" x={(w - 166.0).to_string()} y="18">{ "divergence" }</text>
+                <line class="cut" x1={(w - 100.0).to_string()} x2={(w - 80.0).to_string()} y1="14" y2="14" />
+                <text class="tick" x={(w - 76.0).to_string()} y="18">{ "cut" }</text>
+                if seg.tau > 0.0 {
+                    <line class="tau" x1={(w - 50.0).to_string()} x2={(w - 30.0).to_string()} y1="14" y2="14" />
+                    <text class="tick" x={(w - 26.0).to_string()} y="18">{ "τ" }</text>
+                }
+            </g>
             if seg.tau > 0.0 {
                 <line class="tau" x1={m.to_string()} x2={(w - m / 2.0).to_string()} y1={format!("{:.1}", y(seg.tau))} y2={format!("{:.1}", y(seg.tau))} />
             }
@@ -153,7 +166,7 @@ pub fn phases_view(props: &AnalysisProps) -> Html {
             }
             if ranks > 0 && t1 > t0 && ranks as usize <= MAX_LANES {
                 <h3>{ "Timeline by phase" }</h3>
-                <svg class="timeline" id="phases-timeline" viewBox={format!("0 0 {w} {}", lane * ranks as f64 + 24.0)} role="img" aria-label="Each rank's time coloured by phase">
+                <svg class="timeline" id="phases-timeline" viewBox={format!("0 0 {w} {}", lane * ranks as f64 + 62.0)} role="img" aria-label="Each rank's time coloured by phase">
                     { for (0..ranks).map(|r| html! {
                         <text class="tick" x="52" y={format!("{:.1}", lane * r as f64 + 11.0)} text-anchor="end">{ format!("rank {r}") }</text>
                     }) }
@@ -165,6 +178,22 @@ pub fn phases_view(props: &AnalysisProps) -> Html {
                     }) }
                     <text class="tick" x="60" y={format!("{:.1}", lane * ranks as f64 + 16.0)}>{ crate::text::duration(0.0) }</text>
                     <text class="tick" x={(w - 10.0).to_string()} y={format!("{:.1}", lane * ranks as f64 + 16.0)} text-anchor="end">{ crate::text::duration((t1 - t0) as f64 * 1e-9) }</text>
+                    <text class="tick axis-label" x={format!("{:.1}", (60.0 + w - 10.0) / 2.0)} y={format!("{:.1}", lane * ranks as f64 + 16.0)} text-anchor="middle">{ "time since the first phase began →" }</text>
+                    <g class="legend">
+                        { for (0..a.phases.len().min(MAX_LEGEND)).map(|i| {
+                            let x = 60.0 + 66.0 * i as f64;
+                            let y = lane * ranks as f64 + 34.0;
+                            html! {
+                                <>
+                                    <rect x={x.to_string()} y={y.to_string()} width="11" height="11" fill={phase_colour(i)} />
+                                    <text class="tick" x={(x + 15.0).to_string()} y={(y + 10.0).to_string()}>{ format!("phase {i}") }</text>
+                                </>
+                            }
+                        }) }
+                        if a.phases.len() > MAX_LEGEND {
+                            <text class="tick" x={(60.0 + 66.0 * MAX_LEGEND as f64).to_string()} y={format!("{:.1}", lane * ranks as f64 + 44.0)}>{ format!("… {} phases in all", a.phases.len()) }</text>
+                        }
+                    </g>
                 </svg>
             }
             if let Some(f) = focus.pattern {

@@ -62,8 +62,8 @@ pub fn summary_view(props: &SummaryProps) -> Html {
                         { for by_function.iter().map(|(name, &n)| html! {
                             <tr data-function={(*name).clone()} data-calls={n.to_string()}>
                                 <th scope="row"><code>{ *name }</code></th>
-                                <td class="num">{ text::count(n) }</td>
-                                <td class="num">{ text::percent(n as f64 / total) }</td>
+                                <td class="num" data-export={n.to_string()}>{ text::count(n) }</td>
+                                <td class="num" data-export={(n as f64 / total).to_string()}>{ text::percent(n as f64 / total) }</td>
                             </tr>
                         }) }
                     </tbody>
@@ -73,7 +73,7 @@ pub fn summary_view(props: &SummaryProps) -> Html {
                     <thead><tr><th scope="col">{ "Rank" }</th><th scope="col" class="num">{ "Calls" }</th></tr></thead>
                     <tbody>
                         { for s.calls_per_rank.iter().enumerate().map(|(r, &n)| html! {
-                            <tr><th scope="row">{ r }</th><td class="num">{ text::count(n) }</td></tr>
+                            <tr><th scope="row">{ r }</th><td class="num" data-export={n.to_string()}>{ text::count(n) }</td></tr>
                         }) }
                     </tbody>
                 </table>

@@ -19,6 +19,83 @@ fn parts(b: &Breakdown) -> [(&'static str, &'static str, f64); 4] {
     ]
 }
 
+/// Colour of each part in the chart (the same as the bars' CSS, written out so an exported
+/// figure keeps them).
+const PART_COLOURS: [&str; 4] = ["#4c78a8", "#e45756", "#f2a03d", "#54a24b"];
+
+/// The four parts in seconds, tab-separated, for the CSV export of a bar.
+fn export_parts(b: &Breakdown) -> String {
+    parts(b).iter().map(|p| p.2.to_string()).collect::<Vec<_>>().join("\t")
+}
+
+/// About `n` round tick values from 0 to at least `max` (1, 2 or 5 times a power of ten apart).
+pub fn ticks(max: f64, n: usize) -> Vec<f64> {
+    if !(max.is_finite() && max > 0.0) {
+        return vec![0.0];
+    }
+    let raw = max / n.max(1) as f64;
+    let power = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * power)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * power);
+    let count = (max / step).ceil() as usize;
+    (0..=count).map(|i| i as f64 * step).collect()
+}
+
+/// Predicted time of every configuration of one network as stacked horizontal bars, with a
+/// time axis and a legend.
+fn chart(network: &str, configs: &[&tracelogic_analysis::replay::ConfigurationResult]) -> Html {
+    let (w, row, left, top, bottom) = (760.0, 22.0, 170.0, 34.0, 40.0);
+    let max = configs.iter().map(|c| c.breakdown.total_s()).fold(0.0, f64::max);
+    let ticks = ticks(max, 5);
+    let end = ticks.last().copied().unwrap_or(1.0).max(1e-30);
+    let x = |v: f64| left + (w - left - 20.0) * v / end;
+    let h = top + row * configs.len() as f64 + bottom;
+    html! {
+        <svg class="whatif-chart" id="whatif-chart" viewBox={format!("0 0 {w} {h}")} role="img"
+            aria-label={format!("Predicted time on {network} and its variations, split into compute, wait, latency and bandwidth")}>
+            { for parts(&Breakdown::default()).iter().zip(PART_COLOURS).enumerate().map(|(i, (p, colour))| {
+                let lx = left + i as f64 * 110.0;
+                html! {
+                    <g class="legend-key">
+                        <rect x={lx.to_string()} y="8" width="12" height="12" fill={colour} />
+                        <text class="tick" x={(lx + 16.0).to_string()} y="18">{ p.0 }</text>
+                    </g>
+                }
+            }) }
+            { for configs.iter().enumerate().map(|(i, c)| {
+                let y = top + row * i as f64;
+                let mut at = 0.0;
+                html! {
+                    <g class="config">
+                        <text class="tick" x={(left - 6.0).to_string()} y={format!("{:.1}", y + row * 0.65)} text-anchor="end">{ &c.configuration.label }</text>
+                        { for parts(&c.breakdown).iter().zip(PART_COLOURS).map(|(p, colour)| {
+                            let x0 = x(at);
+                            at += p.2;
+                            html! {
+                                <rect class={classes!("part", p.1)} x={format!("{x0:.2}")} y={format!("{:.1}", y + 3.0)}
+                                    width={format!("{:.2}", (x(at) - x0).max(0.0))} height={(row - 6.0).to_string()} fill={colour}>
+                                    <title>{ format!("{}: {} {}", c.configuration.label, p.0, seconds(p.2)) }</title>
+                                </rect>
+                            }
+                        }) }
+                    </g>
+                }
+            }) }
+            <line class="axis" x1={left.to_string()} x2={(w - 20.0).to_string()} y1={(h - bottom).to_string()} y2={(h - bottom).to_string()} />
+            { for ticks.iter().map(|&t| html! {
+                <>
+                    <line class="axis" x1={format!("{:.1}", x(t))} x2={format!("{:.1}", x(t))} y1={(h - bottom).to_string()} y2={(h - bottom + 4.0).to_string()} />
+                    <text class="tick" x={format!("{:.1}", x(t))} y={(h - bottom + 16.0).to_string()} text-anchor="middle">{ if t == 0.0 { "0".to_owned() } else { seconds(t) } }</text>
+                </>
+            }) }
+            <text class="tick axis-label" x={format!("{:.1}", (left + w - 20.0) / 2.0)} y={(h - 6.0).to_string()} text-anchor="middle">{ "predicted time" }</text>
+        </svg>
+    }
+}
+
 fn stacked_bar(b: &Breakdown, max: f64) -> Html {
     html! {
         <div class="bar" role="img" aria-label={format!("compute {}, wait {}, latency {}, bandwidth {}",
@@ -109,14 +186,17 @@ pub fn whatif_view(props: &AnalysisProps) -> Html {
                 <span class="key compute">{ "compute" }</span><span class="key wait">{ "wait" }</span>
                 <span class="key latency">{ "latency" }</span><span class="key bandwidth">{ "bandwidth" }</span>
             </div>
+            { chart(&shown, &configs) }
             <table class="bars" id="whatif-bars" data-network={shown.clone()}>
                 <caption>{ format!("Predicted time on {shown} and its variations") }</caption>
+                <thead><tr><th scope="col">{ "Configuration" }</th><th scope="col" class="num">{ "Predicted" }</th>
+                    <th scope="col" data-export={"compute (s)\twait (s)\tlatency (s)\tbandwidth (s)"}>{ "Breakdown" }</th></tr></thead>
                 <tbody>
                     { for configs.iter().map(|c| html! {
                         <tr data-config={c.configuration.label.clone()}>
                             <th scope="row">{ &c.configuration.label }<span class="small">{ format!(" {:?}", c.configuration.sweep) }</span></th>
-                            <td class="num">{ seconds(c.predicted_s) }</td>
-                            <td class="bar-cell">{ stacked_bar(&c.breakdown, max) }</td>
+                            <td class="num" data-export={c.predicted_s.to_string()}>{ seconds(c.predicted_s) }</td>
+                            <td class="bar-cell" data-export={export_parts(&c.breakdown)}>{ stacked_bar(&c.breakdown, max) }</td>
                         </tr>
                     }) }
                 </tbody>
@@ -124,6 +204,8 @@ pub fn whatif_view(props: &AnalysisProps) -> Html {
             if let Some(ranks) = base.and_then(|b| b.ranks.as_ref()) {
                 <table class="bars" id="whatif-ranks">
                     <caption>{ format!("Per-rank time on {shown} (imbalance); click a rank to select it") }</caption>
+                    <thead><tr><th scope="col">{ "Rank" }</th><th scope="col" class="num">{ "End" }</th>
+                        <th scope="col" data-export={"compute (s)\twait (s)\tlatency (s)\tbandwidth (s)"}>{ "Breakdown" }</th></tr></thead>
                     <tbody>
                         { for ranks.iter().map(|r| {
                             let rank = r.rank;
@@ -133,8 +215,8 @@ pub fn whatif_view(props: &AnalysisProps) -> Html {
                             html! {
                                 <tr class={classes!((focus.rank == Some(rank)).then_some("selected"))} {onclick}>
                                     <th scope="row">{ format!("rank {rank}") }</th>
-                                    <td class="num">{ seconds(r.end_s) }</td>
-                                    <td class="bar-cell">{ stacked_bar(&r.breakdown, rmax) }</td>
+                                    <td class="num" data-export={r.end_s.to_string()}>{ seconds(r.end_s) }</td>
+                                    <td class="bar-cell" data-export={export_parts(&r.breakdown)}>{ stacked_bar(&r.breakdown, rmax) }</td>
                                 </tr>
                             }
                         }) }
@@ -152,5 +234,22 @@ fn wrap(body: Html) -> Html {
             <h2 id="whatif-title">{ "What-if" }</h2>
             { body }
         </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_are_round_and_cover_the_maximum() {
+        assert_eq!(ticks(0.0, 5), vec![0.0]);
+        let t = ticks(0.0123, 5);
+        assert_eq!(t.first(), Some(&0.0));
+        assert!(*t.last().unwrap() >= 0.0123);
+        assert!(t.len() <= 8);
+        let step = t[1] - t[0];
+        assert!((step - 0.005).abs() < 1e-12, "{t:?}");
+        assert_eq!(ticks(10.0, 5), vec![0.0, 2.0, 4.0, 6.0, 8.0, 10.0]);
     }
 }

@@ -1,0 +1,107 @@
+//! The tour panel: the text of the current [`tour`](crate::tour) step beside the view that
+//! shows it, previous / next, and the mark on the step's figure.
+//!
+//! The page loads the step's sample and switches to its view; the panel then waits for the
+//! figure to be drawn (the analysis may still be running), marks it with
+//! `data-tour-highlight` (style.css outlines it) and scrolls it into view.
+
+use crate::samples;
+use crate::tour::{TourStep, SOURCES, STEPS};
+use gloo::timers::callback::Interval;
+use wasm_bindgen::JsCast;
+use web_sys::Element;
+use yew::prelude::*;
+
+/// Properties of [`TourPanel`].
+#[derive(Properties, PartialEq)]
+pub struct TourProps {
+    /// Index of the step in [`STEPS`].
+    pub step: usize,
+    /// Go to another step (`None` ends the tour).
+    pub on_step: Callback<Option<usize>>,
+}
+
+const MARK: &str = "data-tour-highlight";
+
+fn document() -> Option<web_sys::Document> {
+    web_sys::window().and_then(|w| w.document())
+}
+
+/// Remove the mark from every element.
+fn clear_marks() {
+    let Some(doc) = document() else { return };
+    if let Ok(list) = doc.query_selector_all(&format!("[{MARK}]")) {
+        for i in 0..list.length() {
+            if let Some(e) = list.item(i).and_then(|n| n.dyn_into::<Element>().ok()) {
+                let _ = e.remove_attribute(MARK);
+            }
+        }
+    }
+}
+
+/// Mark the step's figure if it is drawn and not marked yet; true once it is marked.
+fn mark(step: &TourStep) -> bool {
+    let Some(figure) = document().and_then(|d| d.query_selector(step.figure).ok().flatten()) else {
+        return false;
+    };
+    if !figure.has_attribute(MARK) {
+        clear_marks();
+        let _ = figure.set_attribute(MARK, step.id);
+        let options = web_sys::ScrollIntoViewOptions::new();
+        options.set_block(web_sys::ScrollLogicalPosition::Center);
+        figure.scroll_into_view_with_scroll_into_view_options(&options);
+    }
+    true
+}
+
+/// The guided tour beside the current view.
+#[function_component(TourPanel)]
+pub fn tour_panel(props: &TourProps) -> Html {
+    let marked = use_state_eq(|| None::<&'static str>);
+    let index = props.step.min(STEPS.len() - 1);
+    let step = STEPS[index];
+    {
+        let marked = marked.clone();
+        use_effect_with(index, move |_| {
+            // The figure appears once the sample is loaded and the analysis answered; a view
+            // redrawn from scratch loses the mark, so keep checking while the step is shown.
+            let interval = Interval::new(250, move || {
+                marked.set(mark(&step).then_some(step.id));
+            });
+            move || {
+                drop(interval);
+                clear_marks();
+            }
+        });
+    }
+    let on_prev = props.on_step.reform(move |_: MouseEvent| Some(index.saturating_sub(1)));
+    let last = index + 1 == STEPS.len();
+    let on_next = props.on_step.reform(move |_: MouseEvent| (!last).then_some(index + 1));
+    let on_close = props.on_step.reform(|_: MouseEvent| None);
+    // Until the effect of a new step has run, `marked` still names the previous step.
+    let shown = *marked == Some(step.id);
+    let sample = samples::find(step.sample).map_or(step.sample, |s| s.title);
+    let paper = SOURCES
+        .iter()
+        .find(|(seed, _)| step.source.starts_with(&format!("seed {seed}")))
+        .map(|(_, title)| *title);
+    html! {
+        <aside class="tour" id="tour" aria-label="Guided tour" data-step={step.id}
+            data-figure-shown={shown.to_string()}>
+            <p class="tour-progress">{ format!("Tour · step {} of {}", index + 1, STEPS.len()) }</p>
+            <h2 id="tour-title">{ step.title }</h2>
+            { for step.text.iter().map(|p| html! { <p>{ *p }</p> }) }
+            <p class="small tour-sample">{ format!("On the sample {sample}.") }</p>
+            <p class="small tour-source">
+                { "Source: " }{ step.source }
+                if let Some(t) = paper { <>{ " — " }<cite>{ t }</cite></> }
+            </p>
+            if !shown { <p class="waiting" role="status">{ "Loading the figure…" }</p> }
+            <div class="tour-buttons">
+                <button type="button" class="secondary" id="tour-prev" onclick={on_prev} disabled={index == 0}>{ "← Previous" }</button>
+                <button type="button" id="tour-next" onclick={on_next}>{ if last { "Finish" } else { "Next →" } }</button>
+                <button type="button" class="secondary" id="tour-close" onclick={on_close}>{ "Close" }</button>
+            </div>
+        </aside>
+    }
+}
