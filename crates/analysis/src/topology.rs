@@ -15,8 +15,8 @@ use std::collections::BTreeMap;
 pub use tracelogic_graph;
 use tracelogic_graph::catalog::{candidates, simplicity};
 use tracelogic_graph::invariants::{closed_walks, closed_walks_within, distance_profile, spectra_agree, spectrum};
-use tracelogic_graph::iso::{isomorphism, IsoOptions, IsoOutcome};
-use tracelogic_graph::near::align;
+use tracelogic_graph::iso::{isomorphism_coloured, IsoOptions, IsoOutcome};
+use tracelogic_graph::near::align_bounded;
 use tracelogic_graph::refine::{refine_joint, Colouring};
 use tracelogic_graph::{Graph, TopologySpec};
 use web_time::Instant;
@@ -41,6 +41,24 @@ pub struct CustomPattern {
     pub graph: Graph,
 }
 
+/// When the adjacency eigenvalues are computed for display (the spectrum plot). Elimination
+/// does not need them once one candidate is left, and the dense O(n³) eigen-decomposition
+/// would dominate the whole identification.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SpectrumDisplay {
+    /// Up to [`DISPLAY_SPECTRUM_NODES`] ranks (a few milliseconds natively).
+    #[default]
+    Auto,
+    /// Up to `tracelogic_graph::invariants::SPECTRUM_MAX_NODES` ranks (the plot was asked for).
+    Always,
+    /// Never (only what elimination itself computes).
+    Never,
+}
+
+/// Largest graph whose eigenvalues [`SpectrumDisplay::Auto`] computes for display.
+pub const DISPLAY_SPECTRUM_NODES: u32 = 128;
+
 /// Options of [`identify_matrix`] and [`identify_graph`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TopologyOptions {
@@ -52,6 +70,9 @@ pub struct TopologyOptions {
     pub max_steps: Option<u64>,
     /// How many near matches to report when nothing matches exactly.
     pub near_matches: usize,
+    /// When eigenvalues are computed for the spectrum plot.
+    #[serde(default)]
+    pub spectrum: SpectrumDisplay,
 }
 
 impl Default for TopologyOptions {
@@ -61,6 +82,7 @@ impl Default for TopologyOptions {
             library: Vec::new(),
             max_steps: None,
             near_matches: 3,
+            spectrum: SpectrumDisplay::Auto,
         }
     }
 }
@@ -126,6 +148,9 @@ pub struct Stage {
     pub survivors: Vec<String>,
     /// Time spent in this stage.
     pub milliseconds: f64,
+    /// Why the stage did not run (then `milliseconds` is 0 and the candidates pass through).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
 }
 
 /// A neighbour of a rank in the identified topology, with its logical direction.
@@ -164,6 +189,9 @@ pub struct NearMatch {
     pub missing_edges: Vec<PairTraffic>,
     /// The alignment used: rank → candidate node.
     pub mapping: Vec<u32>,
+    /// True when a search for a closer alignment to this candidate ran out of its step budget:
+    /// `distance` is then an upper bound, not proved the smallest.
+    pub budget_exhausted: bool,
 }
 
 /// The identification of one connected graph (or of the whole graph).
@@ -186,9 +214,14 @@ pub struct Identification {
     pub gave_up: Vec<String>,
     /// Closest candidates when nothing matched.
     pub near_matches: Vec<NearMatch>,
-    /// Closed-walk counts `tr(A^k)`, k = 1.., modulo 2^64 (the scalable spectral invariant).
+    /// Candidates the near-match search ran out of step budget on without finding an
+    /// alignment within the distance limit (they may be as close as the ones listed, or
+    /// closer); empty when the search covered every candidate it tried.
+    pub near_match_gave_up: Vec<String>,
+    /// Closed-walk counts `tr(A^k)`, k = 1.., modulo 2^64 (the scalable spectral invariant);
+    /// empty when the spectrum stage was skipped.
     pub walk_counts: Vec<u64>,
-    /// Adjacency eigenvalues of the graph, increasing (moderate sizes only).
+    /// Adjacency eigenvalues of the graph, increasing (see [`SpectrumDisplay`]).
     pub spectrum: Option<Vec<f64>>,
     /// Eigenvalues of the matched candidate (equal to `spectrum` when matched; for plotting).
     pub candidate_spectrum: Option<Vec<f64>>,
@@ -228,7 +261,7 @@ pub struct TopologyReport {
 /// carried a byte.
 pub fn pair_volumes(m: &CommMatrix) -> (Vec<PairVolume>, &'static str) {
     let n = m.ranks as usize;
-    let total_bytes: u64 = m.bytes.iter().sum();
+    let total_bytes = m.bytes.iter().fold(0u64, |t, &b| t.saturating_add(b));
     let (vals, metric) = if total_bytes == 0 {
         (&m.messages, "messages")
     } else {
@@ -434,6 +467,7 @@ fn empty_identification(g: &Graph) -> Identification {
         mapping: Vec::new(),
         gave_up: Vec::new(),
         near_matches: Vec::new(),
+        near_match_gave_up: Vec::new(),
         walk_counts: Vec::new(),
         spectrum: None,
         candidate_spectrum: None,
@@ -543,12 +577,14 @@ fn identify(
     let n = g.num_nodes();
     let m = g.num_edges() as u64;
     let mut stages = Vec::new();
-    let mut stage = |name: &str, start: Instant, survivors: &[Candidate]| {
+    // `start` is the stage's start, or why it was skipped.
+    let mut stage = |name: &str, start: Result<Instant, &String>, survivors: &[Candidate]| {
         stages.push(Stage {
             name: name.into(),
             candidates: survivors.len(),
             survivors: survivors.iter().take(64).map(|c| c.describe().label).collect(),
-            milliseconds: start.elapsed().as_secs_f64() * 1e3,
+            milliseconds: start.map_or(0.0, |t| t.elapsed().as_secs_f64() * 1e3),
+            skipped: start.err().cloned(),
         });
     };
 
@@ -563,16 +599,16 @@ fn identify(
                 .map(Candidate::Custom),
         )
         .collect();
-    stage("generated", t, &all);
+    stage("generated", Ok(t), &all);
 
     let t = Instant::now();
     let mut left: Vec<Candidate> = all.iter().filter(|c| c.edge_count() == m).cloned().collect();
-    stage("nodes and edges", t, &left);
+    stage("nodes and edges", Ok(t), &left);
 
     let t = Instant::now();
     let degrees = g.degree_histogram();
     left.retain(|c| c.degrees() == degrees);
-    stage("degree sequence", t, &left);
+    stage("degree sequence", Ok(t), &left);
 
     let t = Instant::now();
     let mut graphs: Vec<Graph> = left.iter().map(Candidate::graph).collect();
@@ -596,7 +632,7 @@ fn identify(
     let keep: Vec<bool> = colourings.iter().map(Colouring::histograms_agree).collect();
     retain_pairs(&mut left, &mut graphs, &keep);
     retain_mask(&mut colourings, &keep);
-    stage("colour refinement", t, &left);
+    stage("colour refinement", Ok(t), &left);
 
     // An isomorphism maps the app's most distinctive node to a candidate node of the same
     // colour with the same distance profile; for vertex-transitive candidates any node will do.
@@ -624,49 +660,132 @@ fn identify(
         })
         .collect();
     retain_pairs(&mut left, &mut graphs, &keep);
-    stage("distance profile", t, &left);
+    retain_mask(&mut colourings, &keep);
+    stage("distance profile", Ok(t), &left);
 
-    let t = Instant::now();
-    let walks = closed_walks_within(g, WALK_BUDGET);
-    let half = walks.counts.len() / 2;
-    let app_spectrum = spectrum(g);
-    let mut cand_spectra: Vec<Option<Vec<f64>>> = Vec::new();
-    let keep: Vec<bool> = graphs
-        .iter()
-        .map(|h| {
-            let same_walks = if half >= 1 {
-                closed_walks(h, half, 4 * WALK_BUDGET).is_none_or(|w| w == walks)
-            } else {
-                true
-            };
-            let s = if same_walks { spectrum(h) } else { None };
-            let same = same_walks
-                && match (&app_spectrum, &s) {
-                    (Some(a), Some(b)) => spectra_agree(a, b),
-                    _ => true,
-                };
-            cand_spectra.push(s);
-            same
-        })
-        .collect();
-    let mut kept_spectra: Vec<Option<Vec<f64>>> = cand_spectra
-        .into_iter()
-        .zip(&keep)
-        .filter(|(_, &k)| k)
-        .map(|(s, _)| s)
-        .collect();
-    retain_pairs(&mut left, &mut graphs, &keep);
-    stage("spectrum", t, &left);
-
-    let t = Instant::now();
+    // A quick, near-linear isomorphism search settles most candidates at once (ordered search
+    // on grids, tori, stencils, hypercubes costs about one step per node and edge end): proved,
+    // or refuted. Only the ones it leaves undecided go through the spectrum stage and the full
+    // search. With one candidate left the full search runs directly.
     let iso_opts = IsoOptions {
         max_steps: opts.max_steps.unwrap_or(IsoOptions::for_nodes(n).max_steps),
         ..IsoOptions::for_nodes(n)
     };
+    let t_quick = Instant::now();
+    let settled: Vec<Option<IsoOutcome>> = if left.len() > 1 {
+        let quick = IsoOptions {
+            max_steps: (4 * (n as u64 + 2 * m) + 1_000).min(iso_opts.max_steps),
+            ..iso_opts
+        };
+        graphs
+            .iter()
+            .zip(&colourings)
+            .map(|(h, col)| match isomorphism_coloured(g, h, Some(col), quick) {
+                IsoOutcome::GaveUp { .. } => None,
+                done => Some(done),
+            })
+            .collect()
+    } else {
+        vec![None; left.len()]
+    };
+    let quick_time = t_quick.elapsed();
+
+    // The spectrum stage only eliminates; when nothing is left undecided the isomorphism has
+    // decided alone, and the eigenvalues are computed for display only if wanted.
+    let display = match opts.spectrum {
+        SpectrumDisplay::Auto => n <= DISPLAY_SPECTRUM_NODES,
+        SpectrumDisplay::Always => true,
+        SpectrumDisplay::Never => false,
+    };
+    let undecided = settled.iter().filter(|s| s.is_none()).count();
+    let mut walk_counts = Vec::new();
+    let app_spectrum;
+    let mut kept_spectra: Vec<Option<Vec<f64>>>;
+    let mut settled_kept = settled;
+    if undecided == 0 || left.len() <= 1 {
+        app_spectrum = if display { spectrum(g) } else { None };
+        // Candidates a quick search refuted leave here (they are not isomorphic).
+        let keep: Vec<bool> = settled_kept
+            .iter()
+            .map(|s| !matches!(s, Some(IsoOutcome::NotIsomorphic { .. })))
+            .collect();
+        retain_pairs(&mut left, &mut graphs, &keep);
+        retain_mask(&mut colourings, &keep);
+        retain_mask(&mut settled_kept, &keep);
+        kept_spectra = graphs
+            .iter()
+            .map(|h| if app_spectrum.is_some() { spectrum(h) } else { None })
+            .collect();
+        let reason = match left.len() {
+            0 if keep.is_empty() => "no candidate left".to_string(),
+            1 if keep.len() == 1 => "one candidate left: the isomorphism decides".to_string(),
+            _ => format!(
+                "the isomorphism search settled all {} candidates in near-linear time",
+                keep.len()
+            ),
+        };
+        stage("spectrum", Err(&reason), &left);
+    } else {
+        let t = Instant::now();
+        let walks = closed_walks_within(g, WALK_BUDGET);
+        let half = walks.counts.len() / 2;
+        app_spectrum = if display { spectrum(g) } else { None };
+        let mut cand_spectra: Vec<Option<Vec<f64>>> = Vec::new();
+        let keep: Vec<bool> = graphs
+            .iter()
+            .zip(&settled_kept)
+            .map(|(h, settled)| {
+                let s = if app_spectrum.is_some() { spectrum(h) } else { None };
+                let same = match settled {
+                    Some(IsoOutcome::Isomorphic { .. }) => true,
+                    Some(_) => false,
+                    None => {
+                        let same_walks = if half >= 1 {
+                            closed_walks(h, half, 4 * WALK_BUDGET).is_none_or(|w| w == walks)
+                        } else {
+                            true
+                        };
+                        same_walks
+                            && match (&app_spectrum, &s) {
+                                (Some(a), Some(b)) => spectra_agree(a, b),
+                                _ => true,
+                            }
+                    }
+                };
+                cand_spectra.push(s);
+                same
+            })
+            .collect();
+        kept_spectra = cand_spectra
+            .into_iter()
+            .zip(&keep)
+            .filter(|(_, &k)| k)
+            .map(|(s, _)| s)
+            .collect();
+        retain_pairs(&mut left, &mut graphs, &keep);
+        retain_mask(&mut colourings, &keep);
+        retain_mask(&mut settled_kept, &keep);
+        walk_counts = walks.counts;
+        stage("spectrum", Ok(t), &left);
+    }
+
+    // The isomorphism stage's time includes the quick searches above.
+    let t = Instant::now();
+    let t = t.checked_sub(quick_time).unwrap_or(t);
     let mut proved: Vec<(Candidate, Vec<u32>, Option<Vec<f64>>)> = Vec::new();
     let mut gave_up = Vec::new();
-    for ((c, h), s) in left.iter().zip(&graphs).zip(kept_spectra.iter_mut()) {
-        match isomorphism(g, h, iso_opts) {
+    for ((((c, h), s), col), settled) in left
+        .iter()
+        .zip(&graphs)
+        .zip(kept_spectra.iter_mut())
+        .zip(&colourings)
+        .zip(settled_kept)
+    {
+        let outcome = match settled {
+            Some(done) => done,
+            None => isomorphism_coloured(g, h, Some(col), iso_opts),
+        };
+        match outcome {
             IsoOutcome::Isomorphic { mapping, .. } => proved.push((c.clone(), mapping, s.take())),
             IsoOutcome::GaveUp { steps } => {
                 gave_up.push(format!("{} (gave up after {steps} steps)", c.describe().label))
@@ -676,7 +795,7 @@ fn identify(
     }
     proved.sort_by_key(|(c, _, _)| c.simplicity());
     let survivors: Vec<Candidate> = proved.iter().map(|p| p.0.clone()).collect();
-    stage("isomorphism", t, &survivors);
+    stage("isomorphism", Ok(t), &survivors);
 
     let mut out = Identification {
         ranks: n,
@@ -687,7 +806,8 @@ fn identify(
         mapping: Vec::new(),
         gave_up,
         near_matches: Vec::new(),
-        walk_counts: walks.counts,
+        near_match_gave_up: Vec::new(),
+        walk_counts,
         spectrum: app_spectrum,
         candidate_spectrum: None,
     };
@@ -702,12 +822,14 @@ fn identify(
             .map(|c| c.describe().label)
             .filter(|l| out.gave_up.iter().any(|g| g.starts_with(l.as_str())))
             .collect();
-        out.near_matches = near_matches(g, ranks, &all, traffic, opts.near_matches, &undecided);
+        (out.near_matches, out.near_match_gave_up) =
+            near_matches(g, ranks, &all, traffic, opts.near_matches, &undecided);
         out.stages.push(Stage {
             name: "near matches".into(),
             candidates: out.near_matches.len(),
             survivors: out.near_matches.iter().map(|c| c.topology.label.clone()).collect(),
             milliseconds: t.elapsed().as_secs_f64() * 1e3,
+            skipped: None,
         });
     }
     out
@@ -782,7 +904,8 @@ fn profile_distance(a: &[u32], b: &[u32]) -> u64 {
 }
 
 /// Closest candidates: the ones with the smallest degree-sequence lower bound are aligned with
-/// a bounded greedy search; the best alignments are reported with their differing edges.
+/// a bounded greedy search; the best alignments are reported with their differing edges, and
+/// the candidates whose search ran out of budget without an alignment are named.
 fn near_matches(
     g: &Graph,
     ranks: &[u32],
@@ -790,7 +913,7 @@ fn near_matches(
     traffic: &dyn Fn(u32, u32) -> PairTraffic,
     count: usize,
     undecided: &[String],
-) -> Vec<NearMatch> {
+) -> (Vec<NearMatch>, Vec<String>) {
     let degrees = g.degree_histogram();
     let m = g.num_edges() as u64;
     let limit = NEAR_MAX_DISTANCE.min((m / 4).max(1));
@@ -822,6 +945,7 @@ fn near_matches(
     bounded.sort_by_key(|(lb, proxy, c, _)| (*lb, *proxy, c.simplicity()));
     let steps = NEAR_STEPS_BASE + 4 * (g.num_nodes() as u64 + 2 * m);
     let mut found: Vec<NearMatch> = Vec::new();
+    let mut gave_up: Vec<String> = Vec::new();
     for (lb, _, c, h) in bounded.iter_mut().take(count * 2) {
         // Sorted by lower bound: once the best alignment is within the next bound, no later
         // candidate can be closer (equally close ones are not searched: each costs a budget).
@@ -829,7 +953,11 @@ fn near_matches(
             break;
         }
         let h = h.take().expect("graph built once");
-        let Some(a) = align(g, &h, *lb as usize, limit as usize, steps) else {
+        let search = align_bounded(g, &h, *lb as usize, limit as usize, steps);
+        let Some(a) = search.alignment else {
+            if search.budget_exhausted {
+                gave_up.push(c.describe().label);
+            }
             continue;
         };
         let rank = |u: u32| ranks[u as usize];
@@ -839,11 +967,12 @@ fn near_matches(
             extra_edges: a.extra.iter().map(|&(u, v)| traffic(rank(u), rank(v))).collect(),
             missing_edges: a.missing.iter().map(|&(u, v)| traffic(rank(u), rank(v))).collect(),
             mapping: a.mapping,
+            budget_exhausted: search.budget_exhausted,
         });
         found.sort_by_key(|nm| nm.distance);
     }
     found.retain(|nm| nm.distance as u64 <= limit);
     found.sort_by_key(|nm| nm.distance);
     found.truncate(count);
-    found
+    (found, gave_up)
 }

@@ -29,7 +29,11 @@ fn assert_mapping_consistent(rep: &TopologyReport, what: &str) {
     let node: BTreeMap<u32, u32> = id.mapping.iter().map(|p| (p.rank, p.node)).collect();
     assert_eq!(node.len() as u32, id.ranks, "{what}: every rank placed once");
     for &[a, b] in &rep.edges {
-        assert!(reference.has_edge(node[&a], node[&b]), "{what}: edge {a}-{b} not in {}", m.label);
+        assert!(
+            reference.has_edge(node[&a], node[&b]),
+            "{what}: edge {a}-{b} not in {}",
+            m.label
+        );
     }
     for p in &id.mapping {
         let mut got: Vec<u32> = p.neighbours.iter().map(|n| n.rank).collect();
@@ -126,7 +130,13 @@ fn diagonal_ranks_have_no_transpose_neighbour_in_the_mapping() {
     for p in &id.mapping {
         let transposes = p.neighbours.iter().filter(|n| n.direction == "transpose").count();
         let on_diagonal = p.coords[0] == p.coords[1];
-        assert_eq!(transposes, usize::from(!on_diagonal), "rank {} at {:?}", p.rank, p.coords);
+        assert_eq!(
+            transposes,
+            usize::from(!on_diagonal),
+            "rank {} at {:?}",
+            p.rank,
+            p.coords
+        );
         let row_bits: Vec<&str> = p
             .neighbours
             .iter()
@@ -172,7 +182,10 @@ fn one_edge_more_or_less_is_a_near_match_not_a_match() {
             let rep = identify_graph(&graph, &TopologyOptions::default());
             let id = &rep.identification;
             assert!(id.matched.is_none(), "{n} {what}: matched {:?}", id.matched);
-            let near = id.near_matches.first().unwrap_or_else(|| panic!("{n} {what}: no near match"));
+            let near = id
+                .near_matches
+                .first()
+                .unwrap_or_else(|| panic!("{n} {what}: no near match"));
             assert_eq!(near.topology.label, cg(n).label(), "{n} {what}");
             assert_eq!(near.distance, 1, "{n} {what}");
         }

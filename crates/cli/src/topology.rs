@@ -7,7 +7,8 @@ use std::process::ExitCode;
 use tracelogic_analysis::matrix::CommMatrix;
 use tracelogic_analysis::topology::tracelogic_graph::{edgelist, Graph};
 use tracelogic_analysis::topology::{
-    identify_graph, identify_matrix, CustomPattern, Identification, Threshold, TopologyOptions, TopologyReport,
+    identify_graph, identify_matrix, CustomPattern, Identification, SpectrumDisplay, Threshold, TopologyOptions,
+    TopologyReport,
 };
 
 /// Parse `--threshold`: `auto` or a percentage (`5`, `5%`); shared by `topology` and `logical`.
@@ -24,6 +25,16 @@ pub(crate) fn threshold_arg(text: &str) -> Result<Threshold, String> {
         return Err(format!("threshold {v} is outside 0-100 %"));
     }
     Ok(Threshold::Percent(v))
+}
+
+/// Parse `--spectrum`: `auto`, `always` or `never`.
+fn spectrum_arg(text: &str) -> Result<SpectrumDisplay, String> {
+    match text.trim().to_ascii_lowercase().as_str() {
+        "auto" => Ok(SpectrumDisplay::Auto),
+        "always" => Ok(SpectrumDisplay::Always),
+        "never" => Ok(SpectrumDisplay::Never),
+        _ => Err(format!("`{text}`: use auto, always or never")),
+    }
 }
 
 /// Arguments of `tracelogic topology`.
@@ -53,6 +64,10 @@ pub struct Args {
     /// Step budget of each isomorphism search (default: 4 million + 64 per rank).
     #[arg(long)]
     pub max_steps: Option<u64>,
+    /// Adjacency eigenvalues for the spectrum plot: `auto` (up to 128 ranks), `always` (up to
+    /// 512 ranks) or `never`. Elimination does not need them once one candidate is left.
+    #[arg(long, default_value = "auto", value_parser = spectrum_arg)]
+    pub spectrum: SpectrumDisplay,
     /// Print JSON (schema in docs/cli.md).
     #[arg(long)]
     pub json: bool,
@@ -147,6 +162,7 @@ pub fn run(args: Args) -> CliResult {
         threshold: args.threshold,
         library,
         max_steps: args.max_steps,
+        spectrum: args.spectrum,
         ..TopologyOptions::default()
     };
     let report = if let Some(path) = &args.graph {
@@ -265,8 +281,14 @@ fn identification(out: &mut String, id: &Identification) {
             vec![
                 s.name.clone(),
                 s.candidates.to_string(),
-                format!("{:.2}", s.milliseconds),
-                names,
+                match &s.skipped {
+                    Some(_) => "skipped".into(),
+                    None => format!("{:.2}", s.milliseconds),
+                },
+                match &s.skipped {
+                    Some(why) => format!("({why}) {names}"),
+                    None => names,
+                },
             ]
         })
         .collect();
@@ -316,12 +338,23 @@ fn identification(out: &mut String, id: &Identification) {
             for g in &id.gave_up {
                 out.push_str(&format!("  undecided: {g}\n"));
             }
+            for g in &id.near_match_gave_up {
+                out.push_str(&format!(
+                    "  near-match search ran out of steps on {g} (it may be as close as those listed)\n"
+                ));
+            }
             for nm in &id.near_matches {
                 out.push_str(&format!(
-                    "Near match: {} ({} edge{} differ)\n",
+                    "Near match: {} ({}{} edge{} differ{})\n",
                     nm.topology.label,
+                    if nm.budget_exhausted { "at most " } else { "" },
                     nm.distance,
-                    if nm.distance == 1 { "" } else { "s" }
+                    if nm.distance == 1 { "" } else { "s" },
+                    if nm.budget_exhausted {
+                        "; the search for a closer alignment ran out of steps"
+                    } else {
+                        ""
+                    }
                 ));
                 for p in &nm.extra_edges {
                     out.push_str(&format!(

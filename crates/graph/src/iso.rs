@@ -171,6 +171,13 @@ pub fn complement(g: &Graph) -> Graph {
 
 /// Decide whether `g1` and `g2` are isomorphic and, if so, return a verified mapping.
 pub fn isomorphism(g1: &Graph, g2: &Graph, opts: IsoOptions) -> IsoOutcome {
+    isomorphism_coloured(g1, g2, None, opts)
+}
+
+/// [`isomorphism`] reusing a joint colouring of `[g1, g2]` the caller already computed
+/// (candidate elimination refines each pair once; refining again here doubled the cost on
+/// grids, whose refinement runs many rounds). Any joint refinement, however coarse, is valid.
+pub fn isomorphism_coloured(g1: &Graph, g2: &Graph, colouring: Option<&Colouring>, opts: IsoOptions) -> IsoOutcome {
     let not = |reason: &str, steps| IsoOutcome::NotIsomorphic {
         reason: reason.into(),
         steps,
@@ -198,7 +205,12 @@ pub fn isomorphism(g1: &Graph, g2: &Graph, opts: IsoOptions) -> IsoOutcome {
             other => other,
         };
     }
-    let colouring = refine_joint(&[g1, g2], opts.refine_rounds);
+    let colouring = match colouring {
+        Some(c) if c.colours.len() == 2 && c.colours[0].len() == n as usize && c.colours[1].len() == n as usize => {
+            c.clone()
+        }
+        _ => refine_joint(&[g1, g2], opts.refine_rounds),
+    };
     if !colouring.histograms_agree() {
         return not("colour refinement", 0);
     }

@@ -57,10 +57,18 @@ pub fn differences(g1: &Graph, g2: &Graph, mapping: &[u32]) -> Alignment {
     }
 }
 
+/// How one bounded search ended.
+enum Bounded {
+    Found(Vec<u32>),
+    /// Every mapping within the distance was refuted.
+    Exhausted,
+    /// The step budget ran out first.
+    GaveUp,
+}
+
 /// Depth-first search for a mapping of `g1` onto `g2` that differs in at most `k` edges,
-/// following `order` (a VF2++ order of `g1`), cheapest candidates first; `None` if none exists
-/// or the step budget runs out.
-fn bounded_search(g1: &Graph, g2: &Graph, order: &[u32], k: usize, max_steps: u64) -> Option<Vec<u32>> {
+/// following `order` (a VF2++ order of `g1`), cheapest candidates first.
+fn bounded_search(g1: &Graph, g2: &Graph, order: &[u32], k: usize, max_steps: u64) -> Bounded {
     let n = g1.num_nodes() as usize;
     let mut position = vec![0usize; n];
     for (i, &u) in order.iter().enumerate() {
@@ -80,7 +88,7 @@ fn bounded_search(g1: &Graph, g2: &Graph, order: &[u32], k: usize, max_steps: u6
     let mut fresh = true;
     loop {
         if depth == n {
-            return Some(map1);
+            return Bounded::Found(map1);
         }
         let u = order[depth];
         if fresh {
@@ -120,7 +128,7 @@ fn bounded_search(g1: &Graph, g2: &Graph, order: &[u32], k: usize, max_steps: u6
             }
             steps += examined;
             if steps > max_steps {
-                return None;
+                return Bounded::GaveUp;
             }
             let du = g1.degree(u);
             list.sort_by_key(|&(c, v)| (c, g2.degree(v).abs_diff(du), v));
@@ -133,7 +141,7 @@ fn bounded_search(g1: &Graph, g2: &Graph, order: &[u32], k: usize, max_steps: u6
             next[depth] += 1;
             steps += 1;
             if steps > max_steps {
-                return None;
+                return Bounded::GaveUp;
             }
             map1[u as usize] = v;
             map2[v as usize] = u;
@@ -144,7 +152,7 @@ fn bounded_search(g1: &Graph, g2: &Graph, order: &[u32], k: usize, max_steps: u6
             continue;
         }
         if depth == 0 {
-            return None;
+            return Bounded::Exhausted;
         }
         depth -= 1;
         let w = order[depth];
@@ -161,9 +169,29 @@ fn bounded_search(g1: &Graph, g2: &Graph, order: &[u32], k: usize, max_steps: u6
 /// graph with fewer edges (its edges are likely all in the other), and both directions are
 /// tried. `None` if the node counts differ or nothing was found within the bounds.
 pub fn align(g1: &Graph, g2: &Graph, min_distance: usize, max_distance: usize, max_steps: u64) -> Option<Alignment> {
+    align_bounded(g1, g2, min_distance, max_distance, max_steps).alignment
+}
+
+/// What [`align_bounded`] found, and whether a step budget cut the search short.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AlignSearch {
+    /// The closest alignment found within the bounds, if any.
+    pub alignment: Option<Alignment>,
+    /// True when some search round ran out of steps before refuting its distance: a closer
+    /// alignment than the one returned (or one where none was returned) may exist.
+    pub budget_exhausted: bool,
+}
+
+/// [`align`], also telling whether the step budget was exhausted, so a caller can say that
+/// the answer is an upper bound rather than the closest alignment.
+pub fn align_bounded(g1: &Graph, g2: &Graph, min_distance: usize, max_distance: usize, max_steps: u64) -> AlignSearch {
     let n = g1.num_nodes();
+    let mut out = AlignSearch {
+        alignment: None,
+        budget_exhausted: false,
+    };
     if n != g2.num_nodes() || n == 0 {
-        return None;
+        return out;
     }
     let joint = refine_joint(&[g1, g2], 8);
     let order_of = |g: &Graph, c: &[u32], f: &[u32]| {
@@ -181,18 +209,26 @@ pub fn align(g1: &Graph, g2: &Graph, min_distance: usize, max_distance: usize, m
             let found = if forward {
                 bounded_search(g1, g2, &o1, k, max_steps)
             } else {
-                bounded_search(g2, g1, &o2, k, max_steps).map(|inv| {
-                    let mut m = vec![0u32; n as usize];
-                    for (v, &u) in inv.iter().enumerate() {
-                        m[u as usize] = v as u32;
+                match bounded_search(g2, g1, &o2, k, max_steps) {
+                    Bounded::Found(inv) => {
+                        let mut m = vec![0u32; n as usize];
+                        for (v, &u) in inv.iter().enumerate() {
+                            m[u as usize] = v as u32;
+                        }
+                        Bounded::Found(m)
                     }
-                    m
-                })
+                    other => other,
+                }
             };
-            if let Some(mapping) = found {
-                return Some(differences(g1, g2, &mapping));
+            match found {
+                Bounded::Found(mapping) => {
+                    out.alignment = Some(differences(g1, g2, &mapping));
+                    return out;
+                }
+                Bounded::GaveUp => out.budget_exhausted = true,
+                Bounded::Exhausted => {}
             }
         }
     }
-    None
+    out
 }

@@ -2,7 +2,7 @@
 //! colour means the same thing in each of them.
 //!
 //! Nodes start coloured by degree; each round a node's new colour is a hash of its colour and the
-//! sorted colours of its neighbours. Isomorphic graphs end with the same colour histogram, and an
+//! multiset of its neighbours' colours (a sum of per-colour hashes, so no sorting). Isomorphic graphs end with the same colour histogram, and an
 //! isomorphism can only map a node to a node of the same colour: refinement is both a cheap
 //! invariant (candidate elimination) and the labelling that steers the matching order. Hash
 //! collisions can only merge classes, which keeps the colouring invariant (never wrong, at worst
@@ -10,6 +10,27 @@
 
 use crate::Graph;
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// The keys are already well-mixed 64-bit hashes: hashing them again (SipHash) only costs.
+#[derive(Default)]
+struct PassThrough(u64);
+
+impl Hasher for PassThrough {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 << 8) | b as u64;
+        }
+    }
+    fn write_u64(&mut self, x: u64) {
+        self.0 = x;
+    }
+}
+
+type ColourIds = HashMap<u64, u32, BuildHasherDefault<PassThrough>>;
 
 /// Colours per graph after joint refinement.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -40,6 +61,9 @@ impl Colouring {
     }
 }
 
+/// Keeps a neighbour's contribution apart from the node's own colour.
+const NEIGHBOUR_SALT: u64 = 0x5851_F42D_4C95_7F2D;
+
 fn mix(mut x: u64) -> u64 {
     // splitmix64 finaliser: a fixed, well-spread hash so colours are reproducible.
     x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -52,7 +76,7 @@ fn mix(mut x: u64) -> u64 {
 /// round splits no class or when the graphs' colour histograms start to differ (they can then not
 /// be isomorphic, which [`Colouring::histograms_agree`] reports).
 ///
-/// O(rounds · Σ(n + m log Δ)).
+/// O(rounds · Σ(n + m)).
 pub fn refine_joint(graphs: &[&Graph], max_rounds: usize) -> Colouring {
     refine_joint_individualised(graphs, &[], max_rounds)
 }
@@ -76,62 +100,72 @@ pub fn refine_joint_individualised(graphs: &[&Graph], marked: &[u32], max_rounds
 
 /// Refine jointly from given initial colours (equal values mean equal colours across graphs).
 pub fn refine_from(graphs: &[&Graph], initial: &[Vec<u32>], max_rounds: usize) -> Colouring {
-    let mut ids: HashMap<u64, u32> = HashMap::new();
+    let mut ids = ColourIds::default();
     let mut colours: Vec<Vec<u32>> = initial
         .iter()
         .map(|col| {
             col.iter()
                 .map(|&x| {
                     let next = ids.len() as u32;
-                    *ids.entry(x as u64).or_insert(next)
+                    *ids.entry(mix(x as u64)).or_insert(next)
                 })
                 .collect()
         })
         .collect();
     let mut classes = ids.len() as u32;
     let mut rounds = 0;
-    let mut scratch: Vec<u32> = Vec::new();
-    let mut c = Colouring {
-        colours: colours.clone(),
-        classes,
-        rounds,
-    };
-    if !c.histograms_agree() {
-        return c;
-    }
-    while rounds < max_rounds {
-        ids.clear();
-        let mut next: Vec<Vec<u32>> = Vec::with_capacity(graphs.len());
-        for (g, col) in graphs.iter().zip(&colours) {
-            let mut out = Vec::with_capacity(col.len());
-            for u in 0..g.num_nodes() {
-                scratch.clear();
-                scratch.extend(g.neighbors(u).iter().map(|&v| col[v as usize]));
-                scratch.sort_unstable();
-                let mut h = mix(col[u as usize] as u64);
-                for &x in &scratch {
-                    h = mix(h ^ x as u64);
-                }
-                let fresh = ids.len() as u32;
-                out.push(*ids.entry(h).or_insert(fresh));
+    let agree = |colours: &[Vec<u32>], classes: u32| {
+        let hist = |col: &[u32]| {
+            let mut h = vec![0u32; classes as usize];
+            for &c in col {
+                h[c as usize] += 1;
             }
-            next.push(out);
-        }
-        rounds += 1;
-        let new_classes = ids.len() as u32;
-        colours = next;
-        let stable = new_classes == classes;
-        classes = new_classes;
-        c = Colouring {
-            colours: colours.clone(),
+            h
+        };
+        let first = hist(&colours[0]);
+        colours[1..].iter().all(|col| hist(col) == first)
+    };
+    if colours.is_empty() || !agree(&colours, classes) {
+        return Colouring {
+            colours,
             classes,
             rounds,
         };
-        if stable || !c.histograms_agree() {
+    }
+    let mut mixed: Vec<u64> = Vec::new();
+    let mut next: Vec<Vec<u32>> = colours.iter().map(|c| Vec::with_capacity(c.len())).collect();
+    while rounds < max_rounds {
+        ids.clear();
+        // One hash per colour per round, not per edge end.
+        mixed.clear();
+        mixed.extend((0..classes as u64).map(|c| mix(c ^ NEIGHBOUR_SALT)));
+        for ((g, col), out) in graphs.iter().zip(&colours).zip(next.iter_mut()) {
+            out.clear();
+            for u in 0..g.num_nodes() {
+                // Multiset hash of the neighbours' colours: a sum is order-independent.
+                let around = g
+                    .neighbors(u)
+                    .iter()
+                    .fold(0u64, |acc, &v| acc.wrapping_add(mixed[col[v as usize] as usize]));
+                let h = mix(mix(col[u as usize] as u64) ^ around);
+                let fresh = ids.len() as u32;
+                out.push(*ids.entry(h).or_insert(fresh));
+            }
+        }
+        rounds += 1;
+        let new_classes = ids.len() as u32;
+        std::mem::swap(&mut colours, &mut next);
+        let stable = new_classes == classes;
+        classes = new_classes;
+        if stable || !agree(&colours, classes) {
             break;
         }
     }
-    c
+    Colouring {
+        colours,
+        classes,
+        rounds,
+    }
 }
 
 /// Refine one graph's colours (see [`refine_joint`]).
