@@ -5,12 +5,19 @@
 //! new load succeeds, so a failed or cancelled load leaves the shown trace (and its worker,
 //! which answers matrix requests) untouched. Cancelling drops the loading worker at once; the
 //! page is free immediately.
+//!
+//! The page never reads a trace's bytes: it hands the worker `File` handles or a sample's URLs
+//! (see [`crate::worker`]). The navigation state lives in the address's fragment
+//! ([`crate::route`]), the last trace and the settings in IndexedDB ([`crate::persist`]), and
+//! keys 1–8 and the arrows switch views (`?` shows them).
 
 use crate::input::{self, Source};
+use crate::persist::{self, StoredTrace};
 use crate::protocol::{
-    AnalysisAnswer, AnalysisRequest, LoadedTrace, MatrixRequest, MatrixView as MatrixResult, ProgressReport, Request,
-    Response, WireFile,
+    AnalysisAnswer, AnalysisRequest, LoadedTrace, MatrixRequest, MatrixView as MatrixResult, ProgressReport,
+    ReferenceLibrary, Request, Response,
 };
+use crate::route::{self, Route};
 use crate::samples::{self, Sample, StartChoice, SAMPLES};
 use crate::text;
 use crate::views::compare::CompareView;
@@ -22,10 +29,15 @@ use crate::views::summary::SummaryView;
 use crate::views::topology::TopologyView;
 use crate::views::whatif::WhatIfView;
 use crate::views::{AnalysisState, Focus, View};
-use crate::worker::{AnalysisWorker, LOADER};
+use crate::worker::{
+    offer_handles, release_handles, too_large, AnalysisWorker, FileSource, HandleCodec, Input, LOADER,
+};
 use gloo::worker::{Spawnable, WorkerBridge};
+use js_sys::Array;
 use std::collections::HashMap;
 use std::rc::Rc;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
 use web_sys::{DragEvent, HtmlInputElement, HtmlSelectElement};
 use yew::html::Scope;
 use yew::prelude::*;
@@ -44,6 +56,14 @@ struct Loading {
     label: String,
     bridge: Option<WorkerBridge<AnalysisWorker>>,
     progress: ProgressReport,
+    /// Every stage reported so far (shown afterwards as "how this trace was read").
+    stages: Vec<String>,
+    /// The bundled sample being loaded, if it is one.
+    sample: Option<&'static Sample>,
+    /// Files to keep in IndexedDB once the load succeeds (names, `File`s, bytes).
+    keep: Option<(Vec<String>, Array, u64)>,
+    /// The navigation state to restore once the trace is in (start-up, back/forward).
+    route: Option<Route>,
 }
 
 /// Messages of [`App`].
@@ -52,10 +72,22 @@ pub enum Msg {
     Sources(Vec<Source>),
     /// The user picked a bundled sample.
     Sample(&'static Sample),
-    /// The page read part of the input.
-    ReadProgress(u64, ProgressReport),
-    /// The page read all input; hand it to a worker.
-    Read(u64, String, Vec<WireFile>),
+    /// The dropped or picked input is listed (names and `File` handles, no bytes read).
+    Listed(u64, String, Vec<(String, web_sys::File)>),
+    /// What IndexedDB kept from the last visit (and whether to load its trace).
+    Restored(Box<Restored>),
+    /// Delete everything kept in IndexedDB.
+    Forget,
+    /// IndexedDB deleted everything (or could not).
+    Forgotten(Result<(), String>),
+    /// IndexedDB answered a store or a delete: what is kept now (label, bytes), or an error.
+    Kept(Result<Option<(String, u64)>, String>),
+    /// A key was pressed outside a text field.
+    Key(String),
+    /// Back or forward moved to another address fragment.
+    Popped(Route),
+    /// Show or hide the keyboard help.
+    Help(bool),
     /// Reading the input failed before any worker saw it.
     ReadFailed(u64, String),
     /// A worker answered.
@@ -72,14 +104,25 @@ pub enum Msg {
     CompareSample(&'static Sample),
     /// Compare the loaded trace with dropped or picked files.
     CompareSources(Vec<Source>),
-    /// The second trace of a comparison is read; hand it to the worker.
-    CompareRead(u64, String, Vec<WireFile>),
+    /// The files of a further trace to compare are listed (or could not be).
+    CompareListed(String, Result<Vec<(String, web_sys::File)>, String>),
     /// The rank, pattern or phase selected in one view (carried to the others).
     Focus(Focus),
     /// A drag entered or left the drop zone.
     Dragging(bool),
     /// Close the error message.
     DismissError,
+    /// The topology reference library changed (saved, deleted or loaded patterns).
+    Library(ReferenceLibrary),
+}
+
+/// What the last visit left in IndexedDB.
+pub struct Restored {
+    /// Load the stored trace (the address named no sample).
+    load: bool,
+    trace: Option<StoredTrace>,
+    settings: Option<String>,
+    library: Option<String>,
 }
 
 /// The tracelogic page.
@@ -96,141 +139,59 @@ pub struct App {
     analyses: HashMap<&'static str, AnalysisState>,
     analysis_seq: u64,
     focus: Focus,
+    /// The user's topology reference patterns, sent with every topology identification.
+    library: ReferenceLibrary,
+    /// Runs compared before the comparison under way, to merge with its answer.
+    compare_merge: Option<Vec<tracelogic_analysis::similarity::RunProperties>>,
+    /// The bundled sample on screen, if the trace is one (written to the address).
+    sample: Option<&'static Sample>,
+    /// The stages of the shown trace's load.
+    load_log: Vec<String>,
+    /// The trace kept in IndexedDB for the next visit (label, bytes).
+    stored: Option<(String, u64)>,
+    /// The library as last stored (JSON), to store it again only when it changed.
+    stored_library: String,
+    /// The settings fragment as last stored.
+    stored_settings: String,
+    /// Settings or a library are kept in IndexedDB (since the last "forget").
+    settings_kept: bool,
+    /// The keyboard help is open.
+    help: bool,
+    /// Comparison files offered to the worker under this key until it answers.
+    compare_key: Option<u64>,
+    /// Window listeners (keys, back/forward), alive as long as the page.
+    listeners: Vec<Closure<dyn FnMut(web_sys::Event)>>,
 }
 
 fn location() -> Option<web_sys::Location> {
     web_sys::window().map(|w| w.location())
 }
 
-/// Remember the chosen sample in the address (`#sample=ID`), or forget it for other input.
-fn set_sample_in_address(sample: Option<&Sample>) {
-    let Some(window) = web_sys::window() else { return };
-    let loc = window.location();
-    let base = format!(
-        "{}{}",
-        loc.pathname().unwrap_or_default(),
-        loc.search().unwrap_or_default()
-    );
-    let url = match sample {
-        Some(s) => format!("{base}#sample={}", s.id),
-        None => base,
-    };
-    if let Ok(history) = window.history() {
-        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&url));
-    }
-}
-
 impl App {
-    fn start_load(&mut self, label: String) -> u64 {
-        self.generation += 1;
-        self.loading = Some(Loading {
-            generation: self.generation,
-            label,
-            bridge: None,
-            progress: ProgressReport {
-                stage: "reading files".into(),
-                bytes_done: 0,
-                bytes_total: 0,
-            },
-        });
-        self.notice = None;
-        self.generation
-    }
-
-    fn is_loading(&self, generation: u64) -> bool {
-        self.loading.as_ref().is_some_and(|l| l.generation == generation)
-    }
-
-    fn read_sources(&mut self, link: &Scope<App>, sources: Vec<Source>) {
-        if sources.is_empty() {
-            self.error = Some("Nothing to load: the drop held no files.".into());
-            return;
-        }
-        let label = input::label(&sources);
-        let generation = self.start_load(label.clone());
-        set_sample_in_address(None);
-        let link = link.clone();
-        wasm_bindgen_futures::spawn_local(async move {
-            let listed = match input::files_of(sources).await {
-                Ok(l) => l,
-                Err(e) => return link.send_message(Msg::ReadFailed(generation, e)),
-            };
-            if listed.is_empty() {
-                return link.send_message(Msg::ReadFailed(
-                    generation,
-                    format!("{label}: the folder holds no files"),
-                ));
-            }
-            let total: u64 = listed.iter().map(|(_, f)| f.size() as u64).sum();
-            let mut files = Vec::with_capacity(listed.len());
-            let mut done = 0u64;
-            for (name, file) in &listed {
-                link.send_message(Msg::ReadProgress(
-                    generation,
-                    ProgressReport {
-                        stage: format!("reading {name}"),
-                        bytes_done: done,
-                        bytes_total: total,
-                    },
-                ));
-                match input::read(name, file).await {
-                    Ok(f) => {
-                        done += f.bytes.len() as u64;
-                        files.push(f);
-                    }
-                    Err(e) => return link.send_message(Msg::ReadFailed(generation, e)),
-                }
-            }
-            link.send_message(Msg::Read(generation, label, files));
-        });
-    }
-
-    fn fetch_sample(&mut self, link: &Scope<App>, sample: &'static Sample) {
-        let generation = self.start_load(sample.title.to_owned());
-        set_sample_in_address(Some(sample));
-        let link = link.clone();
-        wasm_bindgen_futures::spawn_local(async move {
-            let mut files = Vec::with_capacity(sample.files.len());
-            let mut done = 0u64;
-            for name in sample.files {
-                link.send_message(Msg::ReadProgress(
-                    generation,
-                    ProgressReport {
-                        stage: format!("fetching {name}"),
-                        bytes_done: done,
-                        bytes_total: 0,
-                    },
-                ));
-                match input::fetch_sample_file(sample, name).await {
-                    Ok(f) => {
-                        done += f.bytes.len() as u64;
-                        files.push(f);
-                    }
-                    Err(e) => return link.send_message(Msg::ReadFailed(generation, e)),
-                }
-            }
-            link.send_message(Msg::Read(generation, sample.title.to_owned(), files));
-        });
-    }
-
     fn spawn_worker(link: &Scope<App>, generation: u64) -> WorkerBridge<AnalysisWorker> {
         let link = link.clone();
-        AnalysisWorker::spawner()
+        let mut spawner = AnalysisWorker::spawner().encoding::<HandleCodec>();
+        spawner
             .callback(move |response| link.send_message(Msg::Worker(generation, response)))
             .spawn_with_loader(LOADER)
     }
 
-    fn on_worker(&mut self, generation: u64, response: Response) -> bool {
+    fn on_worker(&mut self, ctx: &Context<Self>, generation: u64, response: Response) -> bool {
         if self.is_loading(generation) {
             match response {
                 Response::Progress(p) => {
                     if let Some(l) = self.loading.as_mut() {
+                        if l.stages.last() != Some(&p.stage) && l.stages.len() < MAX_LOG_STAGES {
+                            l.stages.push(p.stage.clone());
+                        }
                         l.progress = p;
                     }
                 }
                 Response::Loaded { trace, matrix } => {
                     let loading = self.loading.take().expect("checked above");
+                    release_handles(generation);
                     let Some(bridge) = loading.bridge else { return false };
+                    self.loaded(ctx, &loading.label, loading.sample, loading.stages, loading.keep);
                     self.matrix_request = matrix.request.clone();
                     self.matrix_seq = 0;
                     self.analyses.clear();
@@ -242,9 +203,13 @@ impl App {
                         matrix: Rc::from(matrix),
                     });
                     self.error = None;
+                    if let Some(route) = loading.route {
+                        self.apply_route(ctx, route);
+                    }
                     self.ensure_analysis(self.view);
                 }
                 Response::Failed(f) => {
+                    release_handles(generation);
                     let label = self.loading.take().map(|l| l.label).unwrap_or_default();
                     if f.cancelled {
                         self.notice = Some(format!("Loading {label} was cancelled."));
@@ -261,7 +226,14 @@ impl App {
         };
         match response {
             Response::Matrix(m) if m.seq == self.matrix_seq => current.matrix = Rc::from(m),
-            Response::Analysis(a) => return self.on_analysis(*a),
+            Response::Analysis(a) => {
+                if a.kind == "compare" {
+                    if let Some(key) = self.compare_key.take() {
+                        release_handles(key);
+                    }
+                }
+                return self.on_analysis(*a);
+            }
             Response::Failed(f) => {
                 // A worker panic answers whatever was running: no pending view waits forever.
                 for state in self.analyses.values_mut().filter(|s| s.pending) {
@@ -276,6 +248,17 @@ impl App {
     }
 
     fn on_analysis(&mut self, answer: AnalysisAnswer) -> bool {
+        if !self.analyses.values().any(|s| s.seq == answer.seq) {
+            return false;
+        }
+        if answer.kind == "compare" {
+            // A run read from files joins the runs compared before: one more request, from properties.
+            let earlier = self.compare_merge.take().unwrap_or_default();
+            if let Some(next) = crate::views::compare::merge_request(earlier, &answer.result) {
+                self.analyse(next);
+                return true;
+            }
+        }
         let Some(state) = self.analyses.values_mut().find(|s| s.seq == answer.seq) else {
             return false;
         };
@@ -287,15 +270,20 @@ impl App {
     /// Send `request` to the worker of the shown trace and mark its view as waiting.
     fn analyse(&mut self, request: AnalysisRequest) {
         let Some(c) = &self.current else { return };
+        let request = request.with_library(&self.library);
         self.analysis_seq += 1;
         let state = self.analyses.entry(request.kind()).or_default();
         state.seq = self.analysis_seq;
         state.pending = true;
-        state.request = (!matches!(request, AnalysisRequest::Compare { .. })).then(|| request.clone());
-        c.bridge.send(Request::Analyse {
+        state.request = (!matches!(
+            request,
+            AnalysisRequest::Compare { .. } | AnalysisRequest::CompareRuns { .. }
+        ))
+        .then(|| request.clone());
+        c.bridge.send(Input::Request(Request::Analyse {
             seq: self.analysis_seq,
             request,
-        });
+        }));
     }
 
     /// Ask for the analysis of `view` when it has none yet.
@@ -357,6 +345,7 @@ impl App {
                         </label>
                     </div>
                 </div>
+                { self.view_stored(ctx) }
                 { self.view_progress(ctx) }
                 { self.view_messages(ctx) }
             </section>
@@ -364,10 +353,12 @@ impl App {
     }
 
     fn mark_compare_loading(&mut self, label: &str) {
+        if let Some(runs) = crate::views::compare::compared_runs(self.analyses.get("compare")) {
+            self.compare_merge = Some(runs);
+        }
         let state = self.analyses.entry("compare").or_default();
         state.pending = true;
         state.request = None;
-        state.result = None;
         state.loading = Some(label.to_owned());
     }
 
@@ -437,7 +428,11 @@ impl App {
                 let on_focus = ctx.link().callback(Msg::Focus);
                 let focus = self.focus.clone();
                 match v {
-                    View::Topology => html! { <TopologyView {state} {on_request} {focus} {on_focus} /> },
+                    View::Topology => {
+                        let library = self.library.clone();
+                        let on_library = ctx.link().callback(Msg::Library);
+                        html! { <TopologyView {state} {on_request} {focus} {on_focus} manage_library=true {library} {on_library} label={t.label.clone()} /> }
+                    }
                     View::Logical => html! { <LogicalView {state} {on_request} {focus} {on_focus} /> },
                     View::Patterns => html! { <PatternsView {state} {on_request} {focus} {on_focus} /> },
                     View::Phases => html! { <PhasesView {state} {on_request} {focus} {on_focus} /> },
@@ -456,6 +451,7 @@ impl App {
                     <h2 class="trace-title">{ &t.label }</h2>
                     <p>{ format!("{} · {} · {} file{} · {}", t.summary.format, t.source,
                         t.files, if t.files == 1 { "" } else { "s" }, text::bytes(t.bytes)) }</p>
+                    { self.view_load_log() }
                 </div>
                 <nav class="views" aria-label="Views"><ul>{ for nav }</ul></nav>
                 { body }
@@ -482,17 +478,19 @@ impl Component for App {
             analyses: HashMap::new(),
             analysis_seq: 0,
             focus: Focus::default(),
+            library: ReferenceLibrary::default(),
+            compare_merge: None,
+            sample: None,
+            load_log: Vec::new(),
+            stored: None,
+            stored_library: serde_json::to_string(&ReferenceLibrary::default()).unwrap_or_default(),
+            stored_settings: String::new(),
+            settings_kept: false,
+            help: false,
+            compare_key: None,
+            listeners: Vec::new(),
         };
-        let (search, hash) = location()
-            .map(|l| (l.search().unwrap_or_default(), l.hash().unwrap_or_default()))
-            .unwrap_or_default();
-        match samples::start_choice(&search, &hash) {
-            StartChoice::Sample(s) => app.fetch_sample(ctx.link(), s),
-            StartChoice::Empty => {}
-            StartChoice::Unknown(id) => {
-                app.error = Some(format!("There is no bundled sample named “{id}”."));
-            }
-        }
+        app.start(ctx);
         app
     }
 
@@ -502,29 +500,40 @@ impl Component for App {
                 self.dragging = false;
                 self.read_sources(ctx.link(), sources);
             }
-            Msg::Sample(s) => self.fetch_sample(ctx.link(), s),
-            Msg::ReadProgress(generation, p) => match self.loading.as_mut() {
-                Some(l) if l.generation == generation => l.progress = p,
-                _ => return false,
-            },
-            Msg::Read(generation, label, files) => {
-                if !self.is_loading(generation) {
-                    return false;
-                }
-                let bridge = Self::spawn_worker(ctx.link(), generation);
-                bridge.send(Request::Load {
-                    label,
-                    files,
-                    matrix: MatrixRequest {
-                        selection: Default::default(),
-                        ..self.matrix_request.clone()
-                    },
+            Msg::Sample(s) => self.fetch_sample(ctx.link(), s, None),
+            Msg::Listed(generation, label, files) => self.open_listed(ctx, generation, label, files),
+            Msg::Restored(restored) => self.restored(ctx, *restored),
+            Msg::Forget => {
+                let link = ctx.link().clone();
+                wasm_bindgen_futures::spawn_local(async move {
+                    link.send_message(Msg::Forgotten(persist::forget_all().await));
                 });
-                if let Some(l) = self.loading.as_mut() {
-                    l.bridge = Some(bridge);
-                    l.progress.stage = "parsing".into();
+            }
+            Msg::Forgotten(result) => match result {
+                Ok(()) => {
+                    self.stored = None;
+                    self.settings_kept = false;
+                    self.notice = Some(
+                        "Stored traces and settings forgotten: the next visit starts afresh. \
+                         The trace on screen stays until you close the page."
+                            .into(),
+                    );
+                }
+                Err(e) => self.error = Some(e),
+            },
+            Msg::Kept(result) => match result {
+                Ok(kept) => self.stored = kept,
+                Err(e) => self.notice = Some(format!("The trace could not be kept for the next visit ({e}).")),
+            },
+            Msg::Key(key) => return self.on_key(key),
+            Msg::Popped(route) => {
+                let sample = route.sample.as_deref().and_then(samples::find);
+                match sample {
+                    Some(s) if self.sample.map(|c| c.id) != Some(s.id) => self.fetch_sample(ctx.link(), s, Some(route)),
+                    _ => self.apply_route(ctx, route),
                 }
             }
+            Msg::Help(open) => self.help = open,
             Msg::ReadFailed(generation, message) => {
                 if !self.is_loading(generation) {
                     return false;
@@ -532,7 +541,11 @@ impl Component for App {
                 self.loading = None;
                 self.error = Some(message);
             }
-            Msg::Worker(generation, response) => return self.on_worker(generation, response),
+            Msg::Worker(generation, response) => {
+                let changed = self.on_worker(ctx, generation, response);
+                self.sync_address();
+                return changed;
+            }
             Msg::Cancel => {
                 if let Some(l) = self.loading.take() {
                     self.notice = Some(format!("Loading {} was cancelled.", l.label));
@@ -545,76 +558,50 @@ impl Component for App {
             Msg::Analyse(request) => self.analyse(request),
             Msg::Focus(f) => self.focus = f,
             Msg::CompareSample(sample) => {
-                self.generation += 1;
-                let generation = self.generation;
                 self.mark_compare_loading(sample.title);
-                let link = ctx.link().clone();
-                wasm_bindgen_futures::spawn_local(async move {
-                    let mut files = Vec::with_capacity(sample.files.len());
-                    for name in sample.files {
-                        match input::fetch_sample_file(sample, name).await {
-                            Ok(f) => files.push(f),
-                            Err(e) => {
-                                return link.send_message(Msg::CompareRead(
-                                    generation,
-                                    format!("error:{e}"),
-                                    Vec::new(),
-                                ))
-                            }
-                        }
-                    }
-                    link.send_message(Msg::CompareRead(generation, sample.title.to_owned(), files));
-                });
+                self.compare_from(sample.title.to_owned(), FileSource::Urls(sample_urls(sample)));
             }
             Msg::CompareSources(sources) => {
                 if sources.is_empty() {
                     return false;
                 }
-                self.generation += 1;
-                let generation = self.generation;
                 let label = input::label(&sources);
                 self.mark_compare_loading(&label);
                 let link = ctx.link().clone();
                 wasm_bindgen_futures::spawn_local(async move {
-                    let listed = match input::files_of(sources).await {
-                        Ok(l) => l,
-                        Err(e) => {
-                            return link.send_message(Msg::CompareRead(generation, format!("error:{e}"), Vec::new()))
-                        }
-                    };
-                    let mut files = Vec::with_capacity(listed.len());
-                    for (name, file) in &listed {
-                        match input::read(name, file).await {
-                            Ok(f) => files.push(f),
-                            Err(e) => {
-                                return link.send_message(Msg::CompareRead(
-                                    generation,
-                                    format!("error:{e}"),
-                                    Vec::new(),
-                                ))
-                            }
-                        }
-                    }
-                    link.send_message(Msg::CompareRead(generation, label, files));
+                    let listed = input::files_of(sources).await;
+                    link.send_message(Msg::CompareListed(label, listed));
                 });
             }
-            Msg::CompareRead(_, label, files) => {
-                if let Some(message) = label.strip_prefix("error:") {
+            Msg::CompareListed(label, listed) => match listed {
+                Ok(listed) => {
+                    self.generation += 1;
+                    let key = self.generation;
+                    let (names, files): (Vec<String>, Array) = (
+                        listed.iter().map(|(n, _)| n.clone()).collect(),
+                        listed.iter().map(|(_, f)| wasm_bindgen::JsValue::from(f)).collect(),
+                    );
+                    offer_handles(key, files);
+                    if let Some(old) = self.compare_key.replace(key) {
+                        release_handles(old);
+                    }
+                    self.compare_from(label, FileSource::Handles { key, names });
+                }
+                Err(message) => {
                     let state = self.analyses.entry("compare").or_default();
                     state.pending = false;
-                    state.result = Some(Rc::new(Err(message.to_owned())));
-                } else {
-                    self.analyse(AnalysisRequest::Compare { label, files });
+                    state.loading = None;
+                    state.result = Some(Rc::new(Err(message)));
                 }
-            }
+            },
             Msg::Matrix(request) => {
                 self.matrix_request = request.clone();
                 if let Some(c) = &self.current {
                     self.matrix_seq += 1;
-                    c.bridge.send(Request::Matrix {
+                    c.bridge.send(Input::Request(Request::Matrix {
                         seq: self.matrix_seq,
                         request,
-                    });
+                    }));
                 }
             }
             Msg::Dragging(d) => {
@@ -624,7 +611,14 @@ impl Component for App {
                 self.dragging = d;
             }
             Msg::DismissError => self.error = None,
+            Msg::Library(library) => {
+                self.library = library;
+                if let Some(request) = self.analyses.get("topology").and_then(|s| s.request.clone()) {
+                    self.analyse(request);
+                }
+            }
         }
+        self.sync_address();
         true
     }
 
@@ -635,11 +629,452 @@ impl Component for App {
                 <header class="topbar">
                     <h1>{ "tracelogic" }</h1>
                     <p class="tagline">{ "What MPI ranks said to each other, from a communication trace." }</p>
+                    <button type="button" class="help-button" id="help-button" aria-haspopup="dialog"
+                        title="Keyboard shortcuts (?)" onclick={ctx.link().callback(|_| Msg::Help(true))}>{ "?" }</button>
                 </header>
+                { self.view_help(ctx) }
                 <main>
                     { self.view_input(ctx) }
                     { self.view_trace(ctx) }
                 </main>
+            </div>
+        }
+    }
+}
+
+/// Most stages kept in the load log (one per file read, then the readers' stages).
+const MAX_LOG_STAGES: usize = 200;
+
+/// Absolute URLs of a sample's files (the worker resolves nothing against the page's address).
+fn sample_urls(sample: &Sample) -> Vec<(String, String)> {
+    let base = location().and_then(|l| l.href().ok()).unwrap_or_default();
+    sample
+        .files
+        .iter()
+        .map(|f| {
+            let relative = sample.url(f);
+            let url = web_sys::Url::new_with_base(&relative, &base)
+                .map(|u| u.href())
+                .unwrap_or(relative);
+            (format!("{}/{}", sample.id, f), url)
+        })
+        .collect()
+}
+
+/// Platform side of the page: loading through the worker, the address fragment, IndexedDB and
+/// the keyboard.
+impl App {
+    /// First trace and listeners: the sample the address names, else the trace the last visit
+    /// stored, else the default sample.
+    fn start(&mut self, ctx: &Context<Self>) {
+        let (search, hash) = location()
+            .map(|l| (l.search().unwrap_or_default(), l.hash().unwrap_or_default()))
+            .unwrap_or_default();
+        let route = Route::parse(&hash);
+        let named = route.sample.is_some() || search.contains("sample=");
+        self.apply_settings(&route);
+        let mut load_stored = false;
+        match samples::start_choice(&search, &hash) {
+            StartChoice::Sample(s) if named => self.fetch_sample(ctx.link(), s, Some(route.clone())),
+            StartChoice::Sample(_) => load_stored = true,
+            StartChoice::Empty => {}
+            StartChoice::Unknown(id) => {
+                self.error = Some(format!("There is no bundled sample named “{id}”."));
+            }
+        }
+        let link = ctx.link().clone();
+        let settings_in_address = route.has_settings();
+        wasm_bindgen_futures::spawn_local(async move {
+            // Storage can be unavailable (private windows, blocked cookies): start as if empty.
+            let trace = persist::load_trace().await.ok().flatten();
+            let settings = persist::load_settings()
+                .await
+                .ok()
+                .flatten()
+                .filter(|_| !settings_in_address);
+            let library = persist::load_value("library").await.ok().flatten();
+            link.send_message(Msg::Restored(Box::new(Restored {
+                load: load_stored,
+                trace,
+                settings,
+                library,
+            })));
+        });
+        self.listen(ctx);
+    }
+
+    /// Key presses (outside text fields) and back/forward.
+    fn listen(&mut self, ctx: &Context<Self>) {
+        let Some(window) = web_sys::window() else { return };
+        let link = ctx.link().clone();
+        let on_key = Closure::<dyn FnMut(web_sys::Event)>::new(move |e: web_sys::Event| {
+            let Some(e) = e.dyn_ref::<web_sys::KeyboardEvent>() else {
+                return;
+            };
+            if e.ctrl_key() || e.alt_key() || e.meta_key() || e.default_prevented() {
+                return;
+            }
+            let in_field = e
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+                .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA"));
+            let key = e.key();
+            if in_field && key != "Escape" {
+                return;
+            }
+            link.send_message(Msg::Key(key));
+        });
+        let link = ctx.link().clone();
+        let on_pop = Closure::<dyn FnMut(web_sys::Event)>::new(move |_: web_sys::Event| {
+            let hash = location().and_then(|l| l.hash().ok()).unwrap_or_default();
+            link.send_message(Msg::Popped(Route::parse(&hash)));
+        });
+        let _ = window.add_event_listener_with_callback("keydown", on_key.as_ref().unchecked_ref());
+        let _ = window.add_event_listener_with_callback("popstate", on_pop.as_ref().unchecked_ref());
+        self.listeners.push(on_key);
+        self.listeners.push(on_pop);
+    }
+
+    fn start_load(&mut self, label: String, sample: Option<&'static Sample>, route: Option<Route>) -> u64 {
+        self.generation += 1;
+        self.loading = Some(Loading {
+            generation: self.generation,
+            label,
+            bridge: None,
+            progress: ProgressReport {
+                stage: "listing files".into(),
+                bytes_done: 0,
+                bytes_total: 0,
+            },
+            stages: Vec::new(),
+            sample,
+            keep: None,
+            route,
+        });
+        self.notice = None;
+        self.generation
+    }
+
+    fn is_loading(&self, generation: u64) -> bool {
+        self.loading.as_ref().is_some_and(|l| l.generation == generation)
+    }
+
+    /// List dropped or picked input (walking folders) on the page, then hand the `File`s to a
+    /// worker: listing reads no content.
+    fn read_sources(&mut self, link: &Scope<App>, sources: Vec<Source>) {
+        if sources.is_empty() {
+            self.error = Some("Nothing to load: the drop held no files.".into());
+            return;
+        }
+        let label = input::label(&sources);
+        let generation = self.start_load(label.clone(), None, None);
+        let link = link.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            match input::files_of(sources).await {
+                Ok(l) if l.is_empty() => link.send_message(Msg::ReadFailed(
+                    generation,
+                    format!("{label}: the folder holds no files"),
+                )),
+                Ok(l) => link.send_message(Msg::Listed(generation, label, l)),
+                Err(e) => link.send_message(Msg::ReadFailed(generation, e)),
+            }
+        });
+    }
+
+    /// Send listed files to a fresh worker, which reads them; they are stored for the next
+    /// visit once the load succeeds.
+    fn open_listed(
+        &mut self,
+        ctx: &Context<Self>,
+        generation: u64,
+        label: String,
+        listed: Vec<(String, web_sys::File)>,
+    ) {
+        if !self.is_loading(generation) {
+            return;
+        }
+        let total: u64 = listed.iter().map(|(_, f)| f.size() as u64).sum();
+        if let Some(message) = too_large(&label, total) {
+            self.loading = None;
+            self.error = Some(message);
+            return;
+        }
+        let names: Vec<String> = listed.iter().map(|(n, _)| n.clone()).collect();
+        let files: Array = listed.iter().map(|(_, f)| wasm_bindgen::JsValue::from(f)).collect();
+        offer_handles(generation, files.clone());
+        let source = FileSource::Handles {
+            key: generation,
+            names: names.clone(),
+        };
+        self.open(ctx.link(), generation, label, source);
+        if let Some(l) = self.loading.as_mut() {
+            l.keep = Some((names, files, total));
+        }
+    }
+
+    /// A fresh worker for load `generation`, asked to read `source`.
+    fn open(&mut self, link: &Scope<App>, generation: u64, label: String, source: FileSource) {
+        let bridge = Self::spawn_worker(link, generation);
+        bridge.send(Input::Open {
+            label,
+            source,
+            matrix: MatrixRequest {
+                selection: Default::default(),
+                ..self.matrix_request.clone()
+            },
+        });
+        if let Some(l) = self.loading.as_mut() {
+            l.bridge = Some(bridge);
+            l.progress.stage = "starting the worker".into();
+        }
+    }
+
+    /// Load a bundled sample: the worker fetches its files.
+    fn fetch_sample(&mut self, link: &Scope<App>, sample: &'static Sample, route: Option<Route>) {
+        let generation = self.start_load(sample.title.to_owned(), Some(sample), route);
+        self.open(
+            link,
+            generation,
+            sample.title.to_owned(),
+            FileSource::Urls(sample_urls(sample)),
+        );
+    }
+
+    /// Book-keeping of a successful load: the sample on screen, the load log, and the files
+    /// kept for the next visit.
+    fn loaded(
+        &mut self,
+        ctx: &Context<Self>,
+        label: &str,
+        sample: Option<&'static Sample>,
+        stages: Vec<String>,
+        keep: Option<(Vec<String>, Array, u64)>,
+    ) {
+        self.sample = sample;
+        self.load_log = stages;
+        let Some((names, files, bytes)) = keep else { return };
+        let label = label.to_owned();
+        let link = ctx.link().clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            let kept = persist::save_trace(&label, &names, &files, bytes)
+                .await
+                .map(|stored| stored.then_some((label, bytes)));
+            link.send_message(Msg::Kept(kept));
+        });
+    }
+
+    /// What the last visit stored arrived.
+    fn restored(&mut self, ctx: &Context<Self>, restored: Restored) {
+        self.settings_kept = restored.settings.is_some() || restored.library.is_some();
+        if let Some(settings) = &restored.settings {
+            self.stored_settings = settings.clone();
+            let route = Route::parse(settings);
+            self.apply_settings(&route);
+            if let Some(l) = self.loading.as_mut() {
+                l.route.get_or_insert(route);
+            }
+        }
+        if let Some(json) = &restored.library {
+            if let Ok(library) = serde_json::from_str::<ReferenceLibrary>(json) {
+                self.stored_library = json.clone();
+                self.library = library;
+            }
+        }
+        self.stored = restored.trace.as_ref().map(|t| (t.label.clone(), t.bytes));
+        if !restored.load || self.loading.is_some() || self.current.is_some() {
+            return;
+        }
+        match restored.trace {
+            Some(t) => {
+                let route = Route::parse(&self.stored_settings);
+                let generation = self.start_load(t.label.clone(), None, Some(route));
+                offer_handles(generation, t.files);
+                let source = FileSource::Handles {
+                    key: generation,
+                    names: t.names,
+                };
+                self.open(ctx.link(), generation, t.label, source);
+            }
+            None => {
+                let default = samples::start_choice("", "");
+                if let StartChoice::Sample(s) = default {
+                    self.fetch_sample(ctx.link(), s, None);
+                }
+            }
+        }
+    }
+
+    /// Take the view, threshold and metric of `route` (before any trace is in).
+    fn apply_settings(&mut self, route: &Route) {
+        if let Some(v) = route.view {
+            self.view = v;
+        }
+        if let Some(t) = route.threshold {
+            self.matrix_request.threshold_pct = t;
+        }
+        if let Some(m) = route.metric {
+            self.matrix_request.metric = m;
+        }
+    }
+
+    /// Show what `route` says for the trace on screen: view, selection, matrix settings.
+    fn apply_route(&mut self, ctx: &Context<Self>, route: Route) {
+        let before = (self.matrix_request.threshold_pct, self.matrix_request.metric);
+        self.apply_settings(&route);
+        self.focus = route.focus;
+        if before != (self.matrix_request.threshold_pct, self.matrix_request.metric) {
+            ctx.link().send_message(Msg::Matrix(self.matrix_request.clone()));
+        }
+        self.ensure_analysis(self.view);
+    }
+
+    /// The navigation state of the page.
+    fn route(&self) -> Route {
+        let default = MatrixRequest::default();
+        Route {
+            sample: self.sample.map(|s| s.id.to_owned()),
+            view: (self.view != View::Summary).then_some(self.view),
+            threshold: (self.matrix_request.threshold_pct != default.threshold_pct)
+                .then_some(self.matrix_request.threshold_pct),
+            metric: (self.matrix_request.metric != default.metric).then_some(self.matrix_request.metric),
+            focus: self.focus.clone(),
+        }
+    }
+
+    /// Write the navigation state to the address (a new history entry when the view changed,
+    /// so back and forward step through views) and keep the settings in IndexedDB.
+    fn sync_address(&mut self) {
+        if self.loading.is_some() || self.current.is_none() {
+            return;
+        }
+        let route = self.route();
+        let fragment = route.format();
+        let Some(window) = web_sys::window() else { return };
+        let loc = window.location();
+        let hash = loc.hash().unwrap_or_default();
+        if hash != fragment {
+            let url = format!(
+                "{}{}{}",
+                loc.pathname().unwrap_or_default(),
+                loc.search().unwrap_or_default(),
+                if fragment.is_empty() { "#" } else { &fragment }
+            );
+            if let Ok(history) = window.history() {
+                let null = wasm_bindgen::JsValue::NULL;
+                let _ = if Route::parse(&hash).view != route.view {
+                    history.push_state_with_url(&null, "", Some(&url))
+                } else {
+                    history.replace_state_with_url(&null, "", Some(&url))
+                };
+            }
+        }
+        let settings = Route { sample: None, ..route }.format();
+        let library = serde_json::to_string(&self.library).unwrap_or_default();
+        if settings != self.stored_settings || library != self.stored_library {
+            self.settings_kept = true;
+            self.stored_settings = settings.clone();
+            let library_changed = library != self.stored_library;
+            self.stored_library = library.clone();
+            wasm_bindgen_futures::spawn_local(async move {
+                let _ = persist::save_settings(&settings).await;
+                if library_changed {
+                    let _ = persist::save_value("library", &library).await;
+                }
+            });
+        }
+    }
+
+    fn on_key(&mut self, key: String) -> bool {
+        match key.as_str() {
+            "?" => self.help = !self.help,
+            "Escape" if self.help => self.help = false,
+            k => {
+                let Some(v) = self.current.as_ref().and(route::view_for_key(k, self.view)) else {
+                    return false;
+                };
+                self.view = v;
+                self.ensure_analysis(v);
+                self.sync_address();
+            }
+        }
+        true
+    }
+
+    /// Compare the shown trace with the files of `source`, which its worker reads.
+    fn compare_from(&mut self, label: String, source: FileSource) {
+        let Some(c) = &self.current else { return };
+        let request = AnalysisRequest::Compare {
+            label,
+            files: Vec::new(),
+        };
+        self.analysis_seq += 1;
+        let state = self.analyses.entry(request.kind()).or_default();
+        state.seq = self.analysis_seq;
+        state.pending = true;
+        state.request = None;
+        c.bridge.send(Input::Compare {
+            seq: self.analysis_seq,
+            source,
+            request,
+        });
+    }
+
+    /// How the shown trace was read: every stage, from the worker's reading to the matrix.
+    fn view_load_log(&self) -> Html {
+        if self.load_log.is_empty() {
+            return Html::default();
+        }
+        let in_worker = self.load_log.iter().any(|s| s.ends_with("in the worker"));
+        html! {
+            <details class="load-log" id="load-log" data-read-in={if in_worker { "worker" } else { "page" }}>
+                <summary>{ "How it was read" }</summary>
+                <ol>{ for self.load_log.iter().map(|s| html! { <li>{ s }</li> }) }</ol>
+            </details>
+        }
+    }
+
+    /// What this browser keeps for the next visit, with the button that forgets it.
+    fn view_stored(&self, ctx: &Context<Self>) -> Html {
+        let what = match &self.stored {
+            Some((label, bytes)) => format!(
+                "Kept in this browser for the next visit: {label} ({}).",
+                text::bytes(*bytes)
+            ),
+            None if self.settings_kept => "Your view settings are kept in this browser.".to_owned(),
+            None => return Html::default(),
+        };
+        html! {
+            <div class="stored" id="stored">
+                <p>{ what }</p>
+                <button type="button" id="forget" onclick={ctx.link().callback(|_| Msg::Forget)}>{ "Forget stored traces" }</button>
+            </div>
+        }
+    }
+
+    /// The keyboard shortcuts, opened with `?`.
+    fn view_help(&self, ctx: &Context<Self>) -> Html {
+        if !self.help {
+            return Html::default();
+        }
+        let keys = View::ALL
+            .iter()
+            .enumerate()
+            .map(|(i, v)| html! { <tr><td><kbd>{ i + 1 }</kbd></td><td>{ v.title() }</td></tr> });
+        html! {
+            <div class="help-overlay" id="help" role="dialog" aria-modal="true" aria-labelledby="help-title">
+                <div class="help-box">
+                    <h2 id="help-title">{ "Keyboard shortcuts" }</h2>
+                    <table>
+                        <tbody>
+                            { for keys }
+                            <tr><td><kbd>{ "←" }</kbd>{ " " }<kbd>{ "→" }</kbd></td><td>{ "Previous / next view" }</td></tr>
+                            <tr><td><kbd>{ "?" }</kbd></td><td>{ "Show or hide this help" }</td></tr>
+                            <tr><td><kbd>{ "Esc" }</kbd></td><td>{ "Close this help" }</td></tr>
+                        </tbody>
+                    </table>
+                    <p>{ "The address keeps the view and the selection: bookmark it, or use back and forward." }</p>
+                    <button type="button" id="help-close" onclick={ctx.link().callback(|_| Msg::Help(false))}>{ "Close" }</button>
+                </div>
             </div>
         }
     }

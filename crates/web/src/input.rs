@@ -1,12 +1,11 @@
 //! Turning what the user gives the page — picked files, a picked folder, dropped files and
-//! folders, a bundled sample — into named bytes for the worker.
+//! folders — into named `File` handles for the worker, which reads their bytes
+//! ([`crate::worker`]); the page itself never reads a trace.
 //!
 //! Names keep the folder structure (`npb-lu.S.8/dumpi-0000.bin`, `traces/0.evt`) because
 //! readers such as OTF2 find their files by relative path.
 
-use crate::protocol::WireFile;
-use crate::samples::Sample;
-use js_sys::{Array, Promise, Uint8Array};
+use js_sys::{Array, Promise};
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{DataTransfer, File, FileList, FileSystemDirectoryEntry, FileSystemEntry, FileSystemFileEntry};
@@ -124,41 +123,6 @@ pub async fn files_of(sources: Vec<Source>) -> Result<Vec<(String, File)>, Strin
     }
     out.sort_by(|a, b| a.0.cmp(&b.0));
     Ok(out)
-}
-
-/// Read one file's bytes.
-pub async fn read(name: &str, file: &File) -> Result<WireFile, String> {
-    let buffer = JsFuture::from(file.array_buffer())
-        .await
-        .map_err(|e| format!("{name}: cannot read the file: {}", js_message(&e)))?;
-    Ok(WireFile {
-        name: name.to_owned(),
-        bytes: Uint8Array::new(&buffer).to_vec(),
-    })
-}
-
-/// Fetch one file of a bundled sample (relative URL, so any sub-path works).
-pub async fn fetch_sample_file(sample: &Sample, file: &str) -> Result<WireFile, String> {
-    let url = sample.url(file);
-    let window = web_sys::window().ok_or("no window")?;
-    let response = JsFuture::from(window.fetch_with_str(&url))
-        .await
-        .map_err(|e| format!("{url}: cannot fetch: {}", js_message(&e)))?;
-    let response: web_sys::Response = response.unchecked_into();
-    if !response.ok() {
-        return Err(format!("{url}: the server answered {}", response.status()));
-    }
-    let buffer = JsFuture::from(
-        response
-            .array_buffer()
-            .map_err(|e| format!("{url}: {}", js_message(&e)))?,
-    )
-    .await
-    .map_err(|e| format!("{url}: cannot read the answer: {}", js_message(&e)))?;
-    Ok(WireFile {
-        name: format!("{}/{}", sample.id, file),
-        bytes: Uint8Array::new(&buffer).to_vec(),
-    })
 }
 
 /// A readable message from a JavaScript error value.

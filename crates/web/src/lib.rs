@@ -10,13 +10,17 @@
 //! runs the other analyses for their views,
 //! [`worker`] wraps it as a `gloo-worker`, [`app`] is the page shell, [`views`] has one module
 //! per view, [`heatmap`] the geometry and colours of the matrix drawing, [`input`] turns
-//! dropped files and folders into named bytes, and [`samples`] lists the bundled traces.
+//! dropped files and folders into named `File` handles (the worker reads them), [`route`] keeps the
+//! navigation state in the address, [`persist`] keeps the last trace and the settings in
+//! IndexedDB, and [`samples`] lists the bundled traces.
 
 pub mod analyses;
 pub mod app;
 pub mod heatmap;
 pub mod input;
+pub mod persist;
 pub mod protocol;
+pub mod route;
 pub mod samples;
 pub mod session;
 pub mod text;

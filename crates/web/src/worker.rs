@@ -1,16 +1,110 @@
 //! The analysis worker: a `gloo-worker` around [`Session`] that keeps the loaded trace and
-//! answers the page's [`Request`]s with [`Response`]s.
+//! answers the page's requests with [`Response`]s.
+//!
+//! The worker, not the page, reads the input: the page hands it `File` handles (structured
+//! clones, no bytes copied; see [`HandleCodec`]) or the URLs of a bundled sample, and the worker
+//! reads them in slices with `FileReaderSync` (or `fetch`) straight into the readers' buffers.
+//! The page's thread never holds a byte of the trace.
 //!
 //! Each load runs in a fresh worker (the page keeps the previous one until the new trace is
 //! in), so a failed or cancelled load never loses the trace already shown.
 
-use crate::protocol::{AnalysisAnswer, Failure, ProgressReport, Request, Response};
+use crate::protocol::{
+    AnalysisAnswer, AnalysisRequest, Failure, MatrixRequest, ProgressReport, Request, Response, WireFile,
+};
 use crate::session::Session;
-use gloo::worker::{HandlerId, Worker, WorkerScope};
+use gloo::worker::{Codec, HandlerId, Worker, WorkerScope};
+use js_sys::{Array, Uint8Array};
+use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
+use std::collections::HashMap;
+use wasm_bindgen::{JsCast, JsValue};
 
 /// Relative URL of the worker's loader script in the built site.
 pub const LOADER: &str = "./worker_loader.js";
+
+/// Most input bytes one trace may have (1.5 GiB). The worker holds the input while the readers
+/// build the model (about 60 bytes per call, columns grown by doubling) next to it, and a wasm32
+/// module addresses at most 4 GiB: input + model + the matching and matrix of a 1.5 GiB DUMPI
+/// set already come near 4 GiB. Larger inputs are refused before a byte is read.
+pub const MAX_INPUT_BYTES: u64 = 1536 << 20;
+
+/// Bytes read per `Blob.slice` (8 MiB): large enough that the per-slice cost vanishes, small
+/// enough that progress moves on a slow disk and no single JS buffer is large.
+pub const SLICE_BYTES: u64 = 8 << 20;
+
+/// Where the files of a load or comparison come from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum FileSource {
+    /// `File` objects the page handed over with the message under `key` ([`HandleCodec`]),
+    /// with the relative name of each, in the same order.
+    Handles {
+        /// Key of the handle set (the page's load generation).
+        key: u64,
+        /// Relative names (`npb-lu.S.8/dumpi-0000.bin`).
+        names: Vec<String>,
+    },
+    /// Files to fetch: relative name and absolute URL (a bundled sample).
+    Urls(Vec<(String, String)>),
+}
+
+impl FileSource {
+    /// Number of files.
+    pub fn len(&self) -> usize {
+        match self {
+            FileSource::Handles { names, .. } => names.len(),
+            FileSource::Urls(u) => u.len(),
+        }
+    }
+
+    /// True when there is no file.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// What the page sends to the worker: the shared [`Request`]s, plus loads and comparisons whose
+/// files the worker reads itself.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Input {
+    /// A request of the shared protocol.
+    Request(Request),
+    /// Read these files as one trace (like [`Request::Load`], but read by the worker).
+    Open {
+        /// What the user loaded, for display.
+        label: String,
+        /// The files.
+        source: FileSource,
+        /// The matrix to compute once the trace is read.
+        matrix: MatrixRequest,
+    },
+    /// Compare the loaded trace with these files: `request` is an [`AnalysisRequest::Compare`]
+    /// whose `files` the worker fills from `source`.
+    Compare {
+        /// Sequence number echoed in the answer.
+        seq: u64,
+        /// The further trace's files.
+        source: FileSource,
+        /// The comparison, without its files.
+        request: AnalysisRequest,
+    },
+}
+
+/// What to do with files once a fetch finished.
+#[derive(Debug)]
+pub enum Job {
+    /// A load.
+    Open { label: String, matrix: MatrixRequest },
+    /// A comparison.
+    Compare { seq: u64, request: AnalysisRequest },
+}
+
+/// The worker's own messages: a fetch of sample files finished.
+pub struct Fetched {
+    id: HandlerId,
+    job: Job,
+    files: Result<Vec<WireFile>, String>,
+}
 
 /// The worker: holds at most one trace.
 pub struct AnalysisWorker {
@@ -20,6 +114,68 @@ pub struct AnalysisWorker {
 thread_local! {
     /// Where a panic is reported: the scope and the bridge whose request was running.
     static PANIC_TARGET: RefCell<Option<(WorkerScope<AnalysisWorker>, HandlerId)>> = const { RefCell::new(None) };
+    /// Page side: handle sets to send with every message until the worker has them.
+    static OUTGOING: RefCell<HashMap<u64, Array>> = RefCell::new(HashMap::new());
+    /// Worker side: handle sets received, until a load takes them.
+    static RECEIVED: RefCell<HashMap<u64, Array>> = RefCell::new(HashMap::new());
+}
+
+/// Page side: send `files` (`File` or `Blob` objects) to workers under `key` with the next
+/// messages. gloo-worker encodes a message when it is posted, which for a new worker is only
+/// once the worker has started, so the set stays until [`release_handles`].
+pub fn offer_handles(key: u64, files: Array) {
+    OUTGOING.with(|o| o.borrow_mut().insert(key, files));
+}
+
+/// Page side: stop sending the handle set `key` (its load or comparison has answered).
+pub fn release_handles(key: u64) {
+    OUTGOING.with(|o| o.borrow_mut().remove(&key));
+}
+
+/// The worker channel's codec: gloo-worker's bincode for the message, plus the offered `File`
+/// handles as structured-clone values beside it (`{m: bytes, f: [[key, files], …]}`). A `File`
+/// crosses by reference: its bytes stay on disk until the worker reads them.
+pub struct HandleCodec;
+
+impl Codec for HandleCodec {
+    fn encode<I: Serialize>(input: I) -> JsValue {
+        let buf = bincode::serialize(&input).expect("worker messages are plain serde structs");
+        let bytes: JsValue = Uint8Array::from(buf.as_slice()).into();
+        let sets = OUTGOING.with(|o| {
+            o.borrow()
+                .iter()
+                .map(|(k, v)| Array::of2(&JsValue::from_f64(*k as f64), v))
+                .collect::<Array>()
+        });
+        if sets.length() == 0 {
+            return bytes;
+        }
+        let envelope = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&envelope, &"m".into(), &bytes);
+        let _ = js_sys::Reflect::set(&envelope, &"f".into(), &sets);
+        envelope.into()
+    }
+
+    fn decode<O: for<'de> Deserialize<'de>>(input: JsValue) -> O {
+        let bytes = if input.is_instance_of::<Uint8Array>() {
+            input
+        } else {
+            if let Ok(sets) = js_sys::Reflect::get(&input, &"f".into()) {
+                RECEIVED.with(|r| {
+                    let mut r = r.borrow_mut();
+                    for set in Array::from(&sets).iter() {
+                        let set = Array::from(&set);
+                        if let Some(key) = set.get(0).as_f64() {
+                            r.entry(key as u64).or_insert_with(|| Array::from(&set.get(1)));
+                        }
+                    }
+                });
+            }
+            js_sys::Reflect::get(&input, &"m".into()).unwrap_or(JsValue::UNDEFINED)
+        };
+        let data = Uint8Array::from(bytes).to_vec();
+        bincode::deserialize(&data).expect("worker messages are plain serde structs")
+    }
 }
 
 /// Report panics to the page as a failed request, so a bug in a reader or an analysis shows
@@ -55,9 +211,221 @@ pub fn worth_reporting(last: Option<&ProgressReport>, next: &ProgressReport) -> 
     }
 }
 
+/// The refusal of an input of `total` bytes, or `None` when it fits under [`MAX_INPUT_BYTES`].
+pub fn too_large(label: &str, total: u64) -> Option<String> {
+    (total > MAX_INPUT_BYTES).then(|| {
+        format!(
+            "{label}: too large: {total} bytes, limit {MAX_INPUT_BYTES} (the browser's 4 GiB wasm memory must hold the \
+             files and the trace built from them; use the tracelogic CLI for larger traces)"
+        )
+    })
+}
+
+/// The slices `[start, end)` in which a file of `size` bytes is read.
+pub fn slices(size: u64) -> impl Iterator<Item = (u64, u64)> {
+    (0..size.div_ceil(SLICE_BYTES)).map(move |i| (i * SLICE_BYTES, ((i + 1) * SLICE_BYTES).min(size)))
+}
+
+/// A buffer of `size` bytes, or an error instead of the allocation abort.
+fn buffer(name: &str, size: u64) -> Result<Vec<u8>, String> {
+    let mut bytes = Vec::new();
+    usize::try_from(size)
+        .ok()
+        .and_then(|n| bytes.try_reserve_exact(n).ok())
+        .ok_or_else(|| format!("{name}: too large: {size} bytes do not fit in the worker's memory"))?;
+    Ok(bytes)
+}
+
+fn js_message(e: &JsValue) -> String {
+    if let Some(err) = e.dyn_ref::<js_sys::Error>() {
+        return String::from(err.message());
+    }
+    e.as_string().unwrap_or_else(|| format!("{e:?}"))
+}
+
+/// Read the handle set `key` slice by slice with `FileReaderSync`, reporting `reading NAME`.
+fn read_handles(
+    label: &str,
+    key: u64,
+    names: &[String],
+    report: &mut dyn FnMut(ProgressReport) -> bool,
+) -> Result<Vec<WireFile>, Failure> {
+    let fail = |message: String| Failure {
+        message,
+        cancelled: false,
+    };
+    let handles = RECEIVED
+        .with(|r| r.borrow_mut().remove(&key))
+        .ok_or_else(|| fail(format!("{label}: the files did not reach the worker")))?;
+    if handles.length() as usize != names.len() {
+        return Err(fail(format!(
+            "{label}: {} names for {} files",
+            names.len(),
+            handles.length()
+        )));
+    }
+    let blobs: Vec<web_sys::Blob> = handles.iter().map(|h| h.unchecked_into()).collect();
+    let total: u64 = blobs.iter().map(|b| b.size() as u64).sum();
+    if let Some(message) = too_large(label, total) {
+        return Err(fail(message));
+    }
+    let reader = web_sys::FileReaderSync::new().map_err(|e| fail(format!("{label}: {}", js_message(&e))))?;
+    let mut files = Vec::with_capacity(names.len());
+    let mut done = 0u64;
+    for (name, blob) in names.iter().zip(&blobs) {
+        let size = blob.size() as u64;
+        let mut bytes = buffer(name, size).map_err(fail)?;
+        for (start, end) in slices(size) {
+            if !report(ProgressReport {
+                stage: format!("reading {name} in the worker"),
+                bytes_done: done + start,
+                bytes_total: total,
+            }) {
+                return Err(Failure {
+                    message: "cancelled".into(),
+                    cancelled: true,
+                });
+            }
+            let slice = blob
+                .slice_with_f64_and_f64(start as f64, end as f64)
+                .and_then(|s| reader.read_as_array_buffer(&s))
+                .map_err(|e| fail(format!("{name}: cannot read bytes {start}..{end}: {}", js_message(&e))))?;
+            let chunk = Uint8Array::new(&slice);
+            let at = bytes.len();
+            bytes.resize(at + chunk.length() as usize, 0);
+            chunk.copy_to(&mut bytes[at..]);
+        }
+        if bytes.len() as u64 != size {
+            return Err(fail(format!(
+                "{name}: read {} bytes of {size} (the file changed while it was read)",
+                bytes.len()
+            )));
+        }
+        done += size;
+        files.push(WireFile {
+            name: name.clone(),
+            bytes,
+        });
+    }
+    Ok(files)
+}
+
+/// Fetch sample files (the worker's `fetch`, so the bytes never pass the page).
+async fn fetch_urls(urls: Vec<(String, String)>) -> Result<Vec<WireFile>, String> {
+    let scope: web_sys::WorkerGlobalScope = js_sys::global().unchecked_into();
+    let mut files = Vec::with_capacity(urls.len());
+    let mut total = 0u64;
+    for (name, url) in urls {
+        let response = wasm_bindgen_futures::JsFuture::from(scope.fetch_with_str(&url))
+            .await
+            .map_err(|e| format!("{url}: cannot fetch: {}", js_message(&e)))?;
+        let response: web_sys::Response = response.unchecked_into();
+        if !response.ok() {
+            return Err(format!("{url}: the server answered {}", response.status()));
+        }
+        let buffer = wasm_bindgen_futures::JsFuture::from(response.array_buffer().map_err(|e| js_message(&e))?)
+            .await
+            .map_err(|e| format!("{url}: cannot read the answer: {}", js_message(&e)))?;
+        let array = Uint8Array::new(&buffer);
+        total += array.length() as u64;
+        if let Some(message) = too_large(&name, total) {
+            return Err(message);
+        }
+        files.push(WireFile {
+            name,
+            bytes: array.to_vec(),
+        });
+    }
+    Ok(files)
+}
+
+impl AnalysisWorker {
+    /// Parse `files` as the worker's trace and answer with its summary and matrix.
+    fn load(
+        &mut self,
+        scope: &WorkerScope<Self>,
+        id: HandlerId,
+        label: &str,
+        files: Result<Vec<WireFile>, Failure>,
+        matrix: &MatrixRequest,
+    ) -> Response {
+        let mut last: Option<ProgressReport> = None;
+        let mut report = |p: ProgressReport| {
+            if worth_reporting(last.as_ref(), &p) {
+                scope.respond(id, Response::Progress(p.clone()));
+                last = Some(p);
+            }
+            true
+        };
+        let files = match files {
+            Ok(f) => f,
+            Err(f) => return Response::Failed(f),
+        };
+        if let Some(message) = too_large(label, files.iter().map(|f| f.bytes.len() as u64).sum()) {
+            return Response::Failed(Failure {
+                message,
+                cancelled: false,
+            });
+        }
+        match Session::load(label, files, matrix, &mut report) {
+            Ok(loaded) => {
+                self.session = Some(loaded.session);
+                Response::Loaded {
+                    trace: Box::new(loaded.trace),
+                    matrix: Box::new(loaded.matrix),
+                }
+            }
+            Err(f) => Response::Failed(f),
+        }
+    }
+
+    fn analyse(&self, seq: u64, request: AnalysisRequest) -> Response {
+        match &self.session {
+            Some(s) => Response::Analysis(Box::new(AnalysisAnswer {
+                seq,
+                kind: request.kind().to_owned(),
+                result: s.analyse(&request),
+            })),
+            None => no_trace(),
+        }
+    }
+
+    fn compare(&self, seq: u64, mut request: AnalysisRequest, files: Result<Vec<WireFile>, String>) -> Response {
+        match files {
+            Ok(read) => {
+                if let AnalysisRequest::Compare { files, .. } = &mut request {
+                    *files = read;
+                }
+                self.analyse(seq, request)
+            }
+            Err(message) => Response::Analysis(Box::new(AnalysisAnswer {
+                seq,
+                kind: "compare".into(),
+                result: Err(message),
+            })),
+        }
+    }
+
+    /// Start fetching `urls` for `job`; the answer comes through [`Worker::update`].
+    fn fetch(scope: &WorkerScope<Self>, id: HandlerId, job: Job, urls: Vec<(String, String)>) {
+        let scope = scope.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            let files = fetch_urls(urls).await;
+            scope.send_message(Fetched { id, job, files });
+        });
+    }
+}
+
+fn no_trace() -> Response {
+    Response::Failed(Failure {
+        message: "no trace is loaded".into(),
+        cancelled: false,
+    })
+}
+
 impl Worker for AnalysisWorker {
-    type Message = ();
-    type Input = Request;
+    type Message = Fetched;
+    type Input = Input;
     type Output = Response;
 
     fn create(_scope: &WorkerScope<Self>) -> Self {
@@ -65,48 +433,62 @@ impl Worker for AnalysisWorker {
         AnalysisWorker { session: None }
     }
 
-    fn update(&mut self, _scope: &WorkerScope<Self>, _msg: Self::Message) {}
+    fn update(&mut self, scope: &WorkerScope<Self>, msg: Self::Message) {
+        let Fetched { id, job, files } = msg;
+        PANIC_TARGET.with(|t| *t.borrow_mut() = Some((scope.clone(), id)));
+        let answer = match job {
+            Job::Open { label, matrix } => {
+                let files = files.map_err(|message| Failure {
+                    message,
+                    cancelled: false,
+                });
+                self.load(scope, id, &label, files, &matrix)
+            }
+            Job::Compare { seq, request } => self.compare(seq, request, files),
+        };
+        scope.respond(id, answer);
+    }
 
     fn received(&mut self, scope: &WorkerScope<Self>, msg: Self::Input, id: HandlerId) {
         PANIC_TARGET.with(|t| *t.borrow_mut() = Some((scope.clone(), id)));
         let answer = match msg {
-            Request::Load { label, files, matrix } => {
-                let mut last: Option<ProgressReport> = None;
-                let mut report = |p: ProgressReport| {
-                    if worth_reporting(last.as_ref(), &p) {
-                        scope.respond(id, Response::Progress(p.clone()));
-                        last = Some(p);
-                    }
-                    true
-                };
-                match Session::load(&label, files, &matrix, &mut report) {
-                    Ok(loaded) => {
-                        self.session = Some(loaded.session);
-                        Response::Loaded {
-                            trace: Box::new(loaded.trace),
-                            matrix: Box::new(loaded.matrix),
-                        }
-                    }
-                    Err(f) => Response::Failed(f),
+            Input::Open { label, source, matrix } => match source {
+                FileSource::Urls(urls) => {
+                    scope.respond(
+                        id,
+                        Response::Progress(ProgressReport {
+                            stage: "fetching in the worker".into(),
+                            bytes_done: 0,
+                            bytes_total: 0,
+                        }),
+                    );
+                    return Self::fetch(scope, id, Job::Open { label, matrix }, urls);
                 }
-            }
-            Request::Analyse { seq, request } => match &self.session {
-                Some(s) => Response::Analysis(Box::new(AnalysisAnswer {
-                    seq,
-                    kind: request.kind().to_owned(),
-                    result: s.analyse(&request),
-                })),
-                None => Response::Failed(Failure {
-                    message: "no trace is loaded".into(),
-                    cancelled: false,
-                }),
+                FileSource::Handles { key, names } => {
+                    let mut last: Option<ProgressReport> = None;
+                    let mut report = |p: ProgressReport| {
+                        if worth_reporting(last.as_ref(), &p) {
+                            scope.respond(id, Response::Progress(p.clone()));
+                            last = Some(p);
+                        }
+                        true
+                    };
+                    let files = read_handles(&label, key, &names, &mut report);
+                    self.load(scope, id, &label, files, &matrix)
+                }
             },
-            Request::Matrix { seq, request } => match &self.session {
+            Input::Compare { seq, source, request } => match source {
+                FileSource::Urls(urls) => return Self::fetch(scope, id, Job::Compare { seq, request }, urls),
+                FileSource::Handles { key, names } => {
+                    let files = read_handles("the compared trace", key, &names, &mut |_| true).map_err(|f| f.message);
+                    self.compare(seq, request, files)
+                }
+            },
+            Input::Request(Request::Load { label, files, matrix }) => self.load(scope, id, &label, Ok(files), &matrix),
+            Input::Request(Request::Analyse { seq, request }) => self.analyse(seq, request),
+            Input::Request(Request::Matrix { seq, request }) => match &self.session {
                 Some(s) => Response::Matrix(Box::new(s.matrix(seq, &request))),
-                None => Response::Failed(Failure {
-                    message: "no trace is loaded".into(),
-                    cancelled: false,
-                }),
+                None => no_trace(),
             },
         };
         scope.respond(id, answer);
@@ -133,5 +515,45 @@ mod tests {
         assert!(worth_reporting(Some(&p("reading", 5)), &p("matching", 5)));
         assert!(worth_reporting(Some(&p("reading", 995)), &p("reading", 1000)));
         assert!(!worth_reporting(Some(&p("reading", 1000)), &p("reading", 1000)));
+    }
+
+    #[test]
+    fn slices_cover_a_file_exactly_once() {
+        assert_eq!(slices(0).count(), 0);
+        assert_eq!(slices(1).collect::<Vec<_>>(), vec![(0, 1)]);
+        let size = 3 * SLICE_BYTES + 17;
+        let s: Vec<_> = slices(size).collect();
+        assert_eq!(s.len(), 4);
+        assert_eq!(s[0].0, 0);
+        assert_eq!(s.last().unwrap().1, size);
+        assert!(s.windows(2).all(|w| w[0].1 == w[1].0));
+        assert_eq!(slices(2 * SLICE_BYTES).count(), 2);
+    }
+
+    #[test]
+    fn inputs_over_the_limit_are_refused_with_both_numbers() {
+        assert_eq!(too_large("t", MAX_INPUT_BYTES), None);
+        let message = too_large("big.tar", MAX_INPUT_BYTES + 1).unwrap();
+        assert!(
+            message.starts_with(&format!(
+                "big.tar: too large: {} bytes, limit {MAX_INPUT_BYTES}",
+                MAX_INPUT_BYTES + 1
+            )),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn input_messages_round_trip_through_bincode() {
+        let input = Input::Open {
+            label: "LU".into(),
+            source: FileSource::Handles {
+                key: 7,
+                names: vec!["a/dumpi-0000.bin".into(), "a/x.meta".into()],
+            },
+            matrix: MatrixRequest::default(),
+        };
+        let bytes = bincode::serialize(&input).unwrap();
+        assert_eq!(bincode::deserialize::<Input>(&bytes).unwrap(), input);
     }
 }

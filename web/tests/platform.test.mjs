@@ -1,0 +1,346 @@
+// Browser tests of the web platform: files read in the worker, the size limit, the trace and
+// settings kept across a reload (IndexedDB) and forgotten on request, the navigation state in the
+// address fragment, keyboard navigation with back/forward, and offline use after the first visit
+// (service worker). Same set-up as app.test.mjs: the built dist/ served from a sub-path on
+// 127.0.0.1, Debian's headless Chromium, every request recorded, console errors fail the test.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, readdirSync, existsSync, statSync, mkdtempSync, rmSync, openSync, closeSync, ftruncateSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, extname, resolve, dirname, normalize, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const dist = process.env.TRACELOGIC_DIST || join(root, 'dist');
+const cli = process.env.TRACELOGIC_CLI || join(root, 'target/debug/tracelogic');
+const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
+const mgDir = join(root, 'web/samples/npb-mg.S.8');
+const prefix = '/some/sub/path/';
+
+const types = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.md': 'text/markdown; charset=utf-8',
+};
+
+let server;
+let origin;
+let browser;
+let scratch;
+/** Paths the server answered, in order (to see what an offline reload still asks for). */
+const served = [];
+
+function cliJson(args) {
+  return JSON.parse(execFileSync(cli, [...args, '--json'], { encoding: 'utf8', maxBuffer: 64 << 20 }));
+}
+
+function mgPaths() {
+  return readdirSync(mgDir).sort().map((n) => join(mgDir, n));
+}
+
+async function idle(page) {
+  await page.waitForSelector('.app[data-state="idle"]', { timeout: 60_000 });
+}
+
+/** Counts, on the page's own thread, every call that reads a Blob's or File's bytes. */
+function countPageReads() {
+  window.__pageReads = 0;
+  const wrap = (proto, name) => {
+    const original = proto[name];
+    proto[name] = function (...args) {
+      window.__pageReads += 1;
+      return original.apply(this, args);
+    };
+  };
+  for (const name of ['arrayBuffer', 'text', 'stream', 'bytes']) if (Blob.prototype[name]) wrap(Blob.prototype, name);
+  for (const name of ['readAsArrayBuffer', 'readAsText', 'readAsBinaryString', 'readAsDataURL']) wrap(FileReader.prototype, name);
+}
+
+/** A page in `context` (a fresh one by default) that records what the test must fail on. */
+async function openPage(url, context) {
+  const ctx = context || (await browser.newContext());
+  const page = await ctx.newPage();
+  await page.addInitScript(countPageReads);
+  const problems = [];
+  const requests = [];
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('request', (r) => requests.push(r.url()));
+  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
+  page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()} for ${r.url()}`); });
+  // The service worker's and the analysis worker's own requests are the context's.
+  ctx.on('request', (r) => requests.push(r.url()));
+  await page.goto(url);
+  return { page, problems, requests, context: ctx };
+}
+
+function assertClean({ problems, requests }) {
+  assert.deepEqual(problems, [], 'console errors, page errors or failed requests');
+  const foreign = requests.filter((u) => !u.startsWith(origin + '/') && !u.startsWith('data:') && !u.startsWith('blob:'));
+  assert.deepEqual(foreign, [], 'requests to other origins');
+}
+
+async function close(s) {
+  await s.context.close();
+}
+
+async function currentView(page) {
+  return page.getAttribute('nav.views button[aria-current="page"]', 'id');
+}
+
+before(async () => {
+  assert.ok(existsSync(join(dist, 'index.html')), `${dist}/index.html is missing: run scripts/build-web first`);
+  assert.ok(existsSync(cli), `${cli} is missing: run cargo build -p tracelogic-cli first`);
+  assert.ok(existsSync(chromiumPath), `${chromiumPath} is missing: apt-get install chromium`);
+  scratch = mkdtempSync(join(tmpdir(), 'tracelogic-platform-'));
+  server = createServer((req, res) => {
+    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    served.push(path);
+    if (!path.startsWith(prefix)) {
+      res.writeHead(404).end('outside the app');
+      return;
+    }
+    const rel = path.slice(prefix.length) || 'index.html';
+    const file = normalize(join(dist, rel));
+    if (!file.startsWith(dist + sep) || !existsSync(file) || !statSync(file).isFile()) {
+      res.writeHead(404).end('not found');
+      return;
+    }
+    res.writeHead(200, { 'content-type': types[extname(file)] || 'application/octet-stream' });
+    res.end(readFileSync(file));
+  });
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  origin = `http://127.0.0.1:${server.address().port}`;
+  browser = await chromium.launch({
+    executablePath: chromiumPath,
+    args: ['--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  await new Promise((ok) => (server ? server.close(ok) : ok()));
+  if (scratch) rmSync(scratch, { recursive: true, force: true });
+});
+
+test('picked files are read in the worker: the page reads no byte, the stages say so, the CLI agrees', async () => {
+  const expected = cliJson(['summary', mgDir]);
+  const s = await openPage(`${origin}${prefix}#sample=none`);
+  const { page } = s;
+  await page.setInputFiles('#pick-files', mgPaths());
+  await page.waitForSelector('#trace', { timeout: 60_000 });
+  await idle(page);
+  assert.equal(await page.getAttribute('[data-stat="ranks"]', 'data-value'), String(expected.ranks));
+  assert.equal(await page.getAttribute('[data-stat="calls"]', 'data-value'), String(expected.calls));
+  assert.equal(await page.getAttribute('#load-log', 'data-read-in'), 'worker');
+  const stages = await page.$$eval('#load-log li', (li) => li.map((e) => e.textContent));
+  for (const path of mgPaths()) {
+    const name = path.split('/').pop();
+    assert.ok(stages.includes(`reading ${name} in the worker`), `stage for ${name} in ${JSON.stringify(stages)}`);
+  }
+  assert.equal(await page.evaluate(() => window.__pageReads), 0, 'the page thread read file content');
+  assertClean(s);
+  await close(s);
+});
+
+test('a trace over the limit is refused as too large, naming both numbers; the shown trace stays', async () => {
+  const s = await openPage(`${origin}${prefix}#sample=npb-mg.S.8`);
+  const { page } = s;
+  await page.waitForSelector('#trace', { timeout: 60_000 });
+  await idle(page);
+  const label = await page.getAttribute('#trace', 'data-label');
+  // A sparse file: its size is all that is looked at before refusing it.
+  const big = join(scratch, 'huge-trace.bin');
+  const size = 1700 * 1024 * 1024;
+  const fd = openSync(big, 'w');
+  ftruncateSync(fd, size);
+  closeSync(fd);
+  await page.setInputFiles('#pick-files', big);
+  await page.waitForSelector('#error', { timeout: 60_000 });
+  await idle(page);
+  const message = await page.textContent('#error');
+  assert.match(message, new RegExp(`huge-trace\\.bin: too large: ${size} bytes, limit \\d+`));
+  assert.doesNotMatch(message, /invalid|format/i);
+  assert.equal(await page.getAttribute('#trace', 'data-label'), label, 'the previous trace is still shown');
+  assertClean(s);
+  await close(s);
+});
+
+test('a loaded trace and its view survive a reload; "Forget stored traces" clears them', async () => {
+  const s = await openPage(`${origin}${prefix}#sample=none`);
+  const { page } = s;
+  await page.setInputFiles('#pick-files', mgPaths());
+  await page.waitForSelector('#trace', { timeout: 60_000 });
+  await idle(page);
+  const label = await page.getAttribute('#trace', 'data-label');
+  const calls = await page.getAttribute('[data-stat="calls"]', 'data-value');
+  await page.waitForSelector('#stored', { timeout: 10_000 });
+  assert.match(await page.textContent('#stored'), new RegExp(`Kept in this browser.*${label}`));
+  assert.doesNotMatch(page.url(), /sample=/, 'picked files are not a sample');
+  await page.click('#nav-matrix');
+  await page.locator('#threshold').fill('20');
+  await page.waitForFunction(() => location.hash.includes('threshold=20'));
+  assert.match(page.url(), /view=matrix/);
+
+  // Reload the bare address: the stored trace and settings come back from IndexedDB.
+  await page.goto(`${origin}${prefix}`);
+  await page.waitForSelector('#trace', { timeout: 60_000 });
+  await idle(page);
+  assert.equal(await page.getAttribute('#trace', 'data-label'), label);
+  assert.equal(await page.getAttribute('#load-log', 'data-read-in'), 'worker');
+  assert.equal(await currentView(page), 'nav-matrix');
+  assert.equal(await page.inputValue('#threshold'), '20');
+  await page.click('#nav-summary');
+  assert.equal(await page.getAttribute('[data-stat="calls"]', 'data-value'), calls);
+
+  await page.click('#forget');
+  await page.waitForFunction(() => document.querySelector('#notice')?.textContent.includes('forgotten'));
+  assert.equal(await page.$('#stored'), null);
+  assert.equal(await page.getAttribute('#trace', 'data-label'), label, 'forgetting keeps the trace on screen');
+  await page.goto(`${origin}${prefix}`);
+  await page.waitForSelector('#trace', { timeout: 60_000 });
+  await idle(page);
+  assert.match(await page.textContent('#trace h2'), /NPB LU/, 'after forgetting, the default sample opens');
+  assert.equal(await page.$('#stored'), null);
+  assert.equal(await currentView(page), 'nav-summary');
+  assertClean(s);
+  await close(s);
+});
+
+test('a fragment address opens its sample, view and threshold', async () => {
+  const expected = cliJson(['matrix', mgDir, '--threshold', '30']);
+  const s = await openPage(`${origin}${prefix}#sample=npb-mg.S.8&view=matrix&threshold=30`);
+  const { page } = s;
+  await page.waitForSelector('#view-matrix', { timeout: 60_000 });
+  await idle(page);
+  assert.match(await page.textContent('#trace h2'), /NPB MG/);
+  assert.equal(await currentView(page), 'nav-matrix');
+  assert.equal(await page.inputValue('#threshold'), '30');
+  assert.equal(await page.getAttribute('#threshold-effect', 'data-removed'), String(expected.removed_entries));
+  const s2 = await openPage(`${origin}${prefix}#sample=npb-mg.S.8&view=phases`);
+  await s2.page.waitForSelector('#view-phases', { timeout: 60_000 });
+  assert.equal(await currentView(s2.page), 'nav-phases');
+  assertClean(s);
+  assertClean(s2);
+  await close(s);
+  await close(s2);
+});
+
+test('keys 1-8 and the arrows switch views, back and forward follow, ? shows the help', async () => {
+  const s = await openPage(`${origin}${prefix}#sample=npb-mg.S.8`);
+  const { page } = s;
+  await page.waitForSelector('#trace', { timeout: 60_000 });
+  await idle(page);
+  assert.equal(await currentView(page), 'nav-summary');
+  await page.keyboard.press('2');
+  assert.equal(await currentView(page), 'nav-matrix');
+  assert.match(page.url(), /#sample=npb-mg\.S\.8&view=matrix$/);
+  await page.keyboard.press('ArrowRight');
+  assert.equal(await currentView(page), 'nav-topology');
+  await page.keyboard.press('6');
+  assert.equal(await currentView(page), 'nav-phases');
+  await page.keyboard.press('ArrowLeft');
+  assert.equal(await currentView(page), 'nav-patterns');
+  await page.goBack();
+  await page.waitForFunction(() => location.hash.includes('view=phases'));
+  assert.equal(await currentView(page), 'nav-phases');
+  await page.goBack();
+  await page.waitForFunction(() => location.hash.includes('view=topology'));
+  assert.equal(await currentView(page), 'nav-topology');
+  await page.goForward();
+  await page.waitForFunction(() => location.hash.includes('view=phases'));
+  assert.equal(await currentView(page), 'nav-phases');
+  // Typing in a field is not navigation.
+  await page.keyboard.press('1');
+  assert.equal(await currentView(page), 'nav-summary');
+  await page.click('#nav-matrix');
+  await page.focus('#sel-ranks');
+  await page.keyboard.type('3');
+  assert.equal(await currentView(page), 'nav-matrix');
+  await page.locator('#sel-ranks').blur();
+  await page.keyboard.press('?');
+  await page.waitForSelector('#help');
+  const help = await page.textContent('#help');
+  for (const title of ['Summary', 'Matrix', 'Topology', 'Logical trace', 'Patterns', 'Phases', 'What-if', 'Compare']) {
+    assert.ok(help.includes(title), `help lists ${title}`);
+  }
+  await page.keyboard.press('Escape');
+  assert.equal(await page.$('#help'), null);
+  assertClean(s);
+  await close(s);
+});
+
+test('after the first visit the app opens offline (service worker), with no request of its own elsewhere', async () => {
+  const s = await openPage(`${origin}${prefix}`);
+  const { page, context } = s;
+  await page.waitForSelector('#trace', { timeout: 60_000 });
+  await idle(page);
+  await page.evaluate(async () => {
+    await navigator.serviceWorker.ready;
+    if (!navigator.serviceWorker.controller) {
+      await new Promise((ok) => navigator.serviceWorker.addEventListener('controllerchange', ok, { once: true }));
+    }
+  });
+  await context.setOffline(true);
+  const before = served.length;
+  await page.reload();
+  await page.waitForSelector('#trace', { timeout: 60_000 });
+  await idle(page);
+  assert.match(await page.textContent('#trace h2'), /NPB LU/);
+  assert.equal(await page.$('#error'), null);
+  assert.deepEqual(served.slice(before), [], 'nothing reached the server while offline');
+  const csp = await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content');
+  assert.match(csp, /default-src 'self'/);
+  assert.doesNotMatch(csp, /'unsafe-eval'|https?:/);
+  assertClean(s);
+  await close(s);
+});
+
+// Measurement, not a check: TRACELOGIC_LARGE_TRACE=DIR opens every file of DIR (e.g. a
+// `tracelogic generate --format dumpi` folder) through the file picker, then runs every
+// analysis view, and prints the times and the longest main-thread task (PerformanceObserver
+// 'longtask'). Run it against an optimised build (scripts/build-web without --dev).
+const large = process.env.TRACELOGIC_LARGE_TRACE;
+test('measure: open and analyse a large trace set', { skip: !large && 'set TRACELOGIC_LARGE_TRACE=DIR to measure' }, async () => {
+  const paths = readdirSync(large).sort().map((n) => join(large, n));
+  const bytes = paths.reduce((sum, p) => sum + statSync(p).size, 0);
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.addInitScript(() => {
+    window.__longTasks = [];
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.__longTasks.push(e.duration);
+    }).observe({ type: 'longtask', buffered: true });
+  });
+  const problems = [];
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(m.text()); });
+  page.on('pageerror', (e) => problems.push(e.message));
+  await page.goto(`${origin}${prefix}#sample=none`);
+  await page.waitForSelector('#dropzone');
+  const t0 = Date.now();
+  await page.setInputFiles('#pick-files', paths);
+  await page.waitForSelector('.app[data-state="loading"]', { timeout: 60_000 });
+  await page.waitForSelector('.app[data-state="idle"]', { timeout: 3_600_000 });
+  const openMs = Date.now() - t0;
+  const error = await page.$('#error') ? await page.textContent('#error') : null;
+  const times = { open: openMs };
+  if (!error) {
+    for (const view of ['matrix', 'topology', 'logical', 'patterns', 'phases', 'whatif']) {
+      const t = Date.now();
+      await page.click(`#nav-${view}`);
+      await page.waitForSelector(`#view-${view}`, { timeout: 3_600_000 });
+      await page.waitForFunction(() => !document.querySelector('main .waiting'), null, { timeout: 3_600_000, polling: 200 });
+      times[view] = Date.now() - t;
+    }
+  }
+  const longest = await page.evaluate(() => Math.max(0, ...window.__longTasks));
+  const count = await page.evaluate(() => window.__longTasks.length);
+  console.log(JSON.stringify({ dir: large, files: paths.length, bytes, error, times_ms: times, longest_main_thread_task_ms: longest, long_tasks: count, problems }));
+  await context.close();
+});
