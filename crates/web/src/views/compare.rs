@@ -65,6 +65,22 @@ fn fmt(v: f64) -> String {
     format!("{v:.1}")
 }
 
+/// A tick value in at most about five characters: `35.6k`, `1.2M`, `0.143`.
+pub fn compact(v: f64) -> String {
+    let a = v.abs();
+    if a >= 1e9 {
+        format!("{:.1}G", v / 1e9)
+    } else if a >= 1e6 {
+        format!("{:.1}M", v / 1e6)
+    } else if a >= 1e3 {
+        format!("{:.1}k", v / 1e3)
+    } else if a >= 10.0 || a == 0.0 {
+        format!("{v:.0}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
 /// The (θ, ε) plane: the similar region (both at least `threshold`), every pair as a point, the
 /// selected one larger with the interval its ε may still take when only bounded.
 fn scatter(pairs: &[Comparison], selected: usize, threshold: f64) -> Html {
@@ -124,13 +140,13 @@ fn property_plots(p: &PropertyComparison, names: (&str, &str)) -> Html {
     let plot_w = w - m - 12.0;
     let x_at = |i: usize| m + plot_w * (i as f64 + 0.5) / n as f64;
     let y_of = |v: f64, top: f64| h - m + 8.0 - (h - m - 4.0) * (v / top).clamp(0.0, 1.0);
-    let axes = |top: String, title: &str| {
+    let axes = |top: String, bottom: String, title: &str| {
         html! {
             <>
                 <line class="axis" x1={m.to_string()} y1={fmt(h - m + 8.0)} x2={fmt(w - 12.0)} y2={fmt(h - m + 8.0)} />
                 <line class="axis" x1={m.to_string()} y1="12" x2={m.to_string()} y2={fmt(h - m + 8.0)} />
                 <text class="tick" x={(m - 4.0).to_string()} y="16" text-anchor="end">{ top }</text>
-                <text class="tick" x={(m - 4.0).to_string()} y={fmt(h - m + 8.0)} text-anchor="end">{ "0" }</text>
+                <text class="tick" x={(m - 4.0).to_string()} y={fmt(h - m + 8.0)} text-anchor="end">{ bottom }</text>
                 <text class="tick" x={fmt(x_at(0))} y={fmt(h - m + 22.0)} text-anchor="middle">{ "0" }</text>
                 if n > 1 {
                     <text class="tick" x={fmt(x_at(n - 1))} y={fmt(h - m + 22.0)} text-anchor="middle">{ n - 1 }</text>
@@ -207,13 +223,13 @@ fn property_plots(p: &PropertyComparison, names: (&str, &str)) -> Html {
         <figure class="property-plots" id={format!("compare-plots-{}", p.property)} data-property={p.property.clone()}>
             <svg class="property-plot observed" id={format!("compare-observed-{}", p.property)} viewBox={format!("0 0 {w} {h}")}
                 role="img" aria-label={format!("Observed {} per rank of both runs", p.property)}>
-                { axes(format!("{obs_top:.3}"), &format!("rank · observed {} ({})", p.property, p.unit)) }
+                { axes(compact(obs_top), "0".to_owned(), &format!("rank · observed {} ({})", p.property, p.unit)) }
                 { observed_series(&p.observed_a, "a") }
                 { observed_series(&p.observed_b, "b") }
             </svg>
             <svg class="property-plot ranked" id={format!("compare-ranked-{}", p.property)} viewBox={format!("0 0 {w} {h}")}
                 role="img" aria-label={format!("Ranked {} per rank of both runs", p.property)}>
-                { axes("rank 1".to_owned(), &format!("rank · ranked {} (tallest = rank 1, the largest)", p.property)) }
+                { axes("1".to_owned(), String::new(), &format!("rank · ranked {} (tallest = 1, the largest; ties averaged)", p.property)) }
                 { ranked_series(&p.ranked_a, "a", 0.08) }
                 { ranked_series(&p.ranked_b, "b", 0.5) }
             </svg>
@@ -307,7 +323,7 @@ fn graphs(c: &Comparison, layout: &[(f64, f64)], names: (&str, &str)) -> Html {
         });
         html! {
             <figure class="compare-graph">
-                <svg class="topology-graph compare-graph" id={id} viewBox={format!("0 0 {size} {})", fmt(height))}
+                <svg class="topology-graph compare-graph" id={id} viewBox={format!("0 0 {size} {}", fmt(height))}
                     role="img" aria-label={format!("Communication graph of {name}, common subgraph highlighted")}>
                     { for lines }
                     { for nodes }
@@ -344,7 +360,7 @@ fn matrix_table(
     let header = names
         .iter()
         .enumerate()
-        .map(|(j, name)| html! { <th scope="col" data-run={j.to_string()}>{ name }</th> });
+        .map(|(j, name)| html! { <th scope="col" data-run={j.to_string()}>{ format!("{j} · {name}") }</th> });
     let rows = m.matrix.iter().enumerate().map(|(i, row)| {
         let cells = row.iter().enumerate().map(|(j, cell)| {
             if i == j {
@@ -365,7 +381,7 @@ fn matrix_table(
             let onclick = on_remove.reform(move |_: MouseEvent| i);
             html! { <button type="button" class="secondary remove" {onclick} aria-label={format!("Remove {}", names[i])}>{ "×" }</button> }
         });
-        html! { <tr><th scope="row">{ &names[i] }{ for remove }</th>{ for cells }</tr> }
+        html! { <tr><th scope="row">{ format!("{i} · {}", names[i]) }{ for remove }</th>{ for cells }</tr> }
     });
     html! {
         <table class="similarity-matrix" id="compare-matrix">
@@ -548,5 +564,80 @@ fn compare_result(
             <h3>{ format!("Communication graphs and their maximum common subgraph (ε = 2·{}/({}+{}))", c.graph.common, c.graph.edges_a.len(), c.graph.edges_b.len()) }</h3>
             { graphs(c, layout, (&name_a, &name_b)) }
         </>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compact_ticks_stay_short() {
+        assert_eq!(compact(35_629.0), "35.6k");
+        assert_eq!(compact(1_250_000.0), "1.2M");
+        assert_eq!(compact(3.0), "3.00");
+        assert_eq!(compact(72.0), "72");
+        assert_eq!(compact(0.0), "0");
+        assert!(compact(4.2e12).len() <= 7);
+    }
+
+    #[test]
+    fn a_merge_joins_the_new_run_to_the_earlier_ones_and_keeps_them_on_refusal() {
+        let run = |name: &str| RunProperties {
+            source: name.into(),
+            ranks: 2,
+            sends: vec![1, 1],
+            volume: vec![8, 8],
+            spatial: vec![1, 1],
+            work: Vec::new(),
+            edges: vec![[0, 1]],
+            filtered_pairs: 0,
+        };
+        let answer = |others: Vec<RunProperties>, refused: Option<String>| {
+            Ok(serde_json::to_string(&CompareResult {
+                others,
+                matrix: None,
+                layouts: Vec::new(),
+                refused,
+            })
+            .unwrap())
+        };
+        assert_eq!(merge_request(Vec::new(), &answer(vec![run("B")], None)), None);
+        assert_eq!(
+            merge_request(vec![run("B")], &answer(vec![run("C")], None)),
+            Some(AnalysisRequest::CompareRuns {
+                runs: vec![run("B"), run("C")],
+                refused: None
+            })
+        );
+        assert_eq!(
+            merge_request(vec![run("B")], &answer(Vec::new(), Some("no".into()))),
+            Some(AnalysisRequest::CompareRuns {
+                runs: vec![run("B")],
+                refused: Some("no".into())
+            })
+        );
+        assert_eq!(
+            merge_request(vec![run("B")], &Err("cannot fetch".into())),
+            Some(AnalysisRequest::CompareRuns {
+                runs: vec![run("B")],
+                refused: Some("cannot fetch".into())
+            })
+        );
+        let state = AnalysisState {
+            result: Some(std::rc::Rc::new(answer(vec![run("B")], None))),
+            ..AnalysisState::default()
+        };
+        assert_eq!(compared_runs(Some(&state)), Some(vec![run("B")]));
+        assert_eq!(compared_runs(None), Some(Vec::new()));
+        let failed = AnalysisState {
+            result: Some(std::rc::Rc::new(Err("x".into()))),
+            ..AnalysisState::default()
+        };
+        assert_eq!(
+            compared_runs(Some(&failed)),
+            None,
+            "an error keeps the runs the page knew"
+        );
     }
 }

@@ -1,0 +1,317 @@
+// End-to-end test of the topology reference library and the compare view's plots, in Debian's
+// headless Chromium against the built site (TRACELOGIC_DIST) served from a sub-path.
+//
+// Expected values come from the CLI on the same files: `tracelogic topology --library FILE` on the
+// edge list the page downloads (so a pattern saved in the page works in the CLI), and
+// `tracelogic compare A B [C] --json` for the property vectors, the graphs and the matrix.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, readdirSync, existsSync, statSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, extname, resolve, dirname, normalize, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const dist = process.env.TRACELOGIC_DIST || join(root, 'dist');
+const cli = process.env.TRACELOGIC_CLI || join(root, 'target/debug/tracelogic');
+const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
+// The app is served from a sub-path to prove every URL in it is relative.
+const prefix = '/some/sub/path/';
+const sampleDir = (id) => join(root, 'web/samples', id);
+const shots = process.env.TRACELOGIC_SCREENSHOTS && resolve(root, process.env.TRACELOGIC_SCREENSHOTS);
+
+/** With TRACELOGIC_SCREENSHOTS=DIR, save the view shown as DIR/NAME.png. */
+async function screenshot(page, name) {
+  if (shots) await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+}
+
+const types = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.md': 'text/markdown; charset=utf-8',
+};
+
+let server;
+let origin;
+let browser;
+
+function cliJson(args) {
+  return JSON.parse(execFileSync(cli, [...args, '--json'], { encoding: 'utf8', maxBuffer: 64 << 20 }));
+}
+
+/** `tracelogic topology` exits 1 when nothing matches; its JSON is still the answer. */
+function topologyJson(args) {
+  try {
+    return cliJson(['topology', ...args]);
+  } catch (e) {
+    if (e.status === 1 && e.stdout) return JSON.parse(e.stdout);
+    throw e;
+  }
+}
+
+function dirFiles(dir) {
+  return readdirSync(dir).sort().map((name) => ({ name, bytes: readFileSync(join(dir, name)) }));
+}
+
+/** Drop `files` ({name, bytes}) on the element `zone` as a real drop event with a DataTransfer. */
+async function drop(page, files, zone) {
+  const payload = files.map((f) => ({ name: f.name, b64: Buffer.from(f.bytes).toString('base64') }));
+  await page.evaluate(({ files, zoneId }) => {
+    const dt = new DataTransfer();
+    for (const f of files) {
+      const bin = atob(f.b64);
+      const bytes = new Uint8Array(bin.length);
+      for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+      dt.items.add(new File([bytes], f.name));
+    }
+    const zone = document.getElementById(zoneId);
+    zone.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    zone.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, { files: payload, zoneId: zone });
+}
+
+/** Open a page that records every problem the test must fail on. */
+async function openPage(url) {
+  const page = await browser.newPage();
+  const problems = [];
+  const requests = [];
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('request', (r) => requests.push(r.url()));
+  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
+  page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()} for ${r.url()}`); });
+  await page.goto(url);
+  return { page, problems, requests };
+}
+
+function assertClean({ problems, requests }) {
+  assert.deepEqual(problems, [], 'console errors, page errors or failed requests');
+  const foreign = requests.filter((u) => !u.startsWith(origin + '/') && !u.startsWith('data:') && !u.startsWith('blob:'));
+  assert.deepEqual(foreign, [], 'requests to other origins');
+}
+
+async function idle(page) {
+  await page.waitForSelector('.app[data-state="idle"]', { timeout: 60_000 });
+}
+
+/** Open the page on sample `id` and show `view`, waiting for `ready` inside it. */
+async function openView(id, view, ready) {
+  const s = await openPage(`${origin}${prefix}#sample=${encodeURIComponent(id)}`);
+  await s.page.setViewportSize({ width: 1280, height: 900 });
+  await s.page.waitForSelector('#trace', { timeout: 60_000 });
+  await idle(s.page);
+  await s.page.click(`#nav-${view}`);
+  await s.page.waitForSelector(`#view-${view} ${ready}, #view-${view} .view-error`, { timeout: 120_000 });
+  const failed = await s.page.$(`#view-${view} .view-error`);
+  assert.equal(failed, null, failed && (await failed.textContent()));
+  return s;
+}
+
+/** Load the bundled sample `id` from the page's menu and wait until it is the trace shown. */
+async function loadSample(page, id, title) {
+  await page.selectOption('#sample', id);
+  await page.waitForSelector(`#trace[data-label="${title}"]`, { timeout: 120_000 });
+  await idle(page);
+}
+
+/** Wait until the topology view shows the identification `label` and nothing is pending. */
+async function topologyShows(page, label) {
+  await page.waitForSelector(`#topology-label[data-label="${label}"]`, { timeout: 120_000 });
+  await page.waitForFunction(() => !document.querySelector('#view-topology .waiting'), null, { timeout: 120_000 });
+}
+
+async function equivalents(page) {
+  return (await page.$('#topology-equivalents')) ? page.textContent('#topology-equivalents') : '';
+}
+
+before(async () => {
+  assert.ok(existsSync(join(dist, 'index.html')), `${dist}/index.html is missing: run scripts/build-web first`);
+  assert.ok(existsSync(cli), `${cli} is missing: run cargo build -p tracelogic-cli first`);
+  assert.ok(existsSync(chromiumPath), `${chromiumPath} is missing: apt-get install chromium`);
+  server = createServer((req, res) => {
+    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    if (!path.startsWith(prefix)) {
+      res.writeHead(404).end('outside the app');
+      return;
+    }
+    const rel = path.slice(prefix.length) || 'index.html';
+    const file = normalize(join(dist, rel));
+    if (!file.startsWith(dist + sep) || !existsSync(file) || !statSync(file).isFile()) {
+      res.writeHead(404).end('not found');
+      return;
+    }
+    res.writeHead(200, { 'content-type': types[extname(file)] || 'application/octet-stream' });
+    res.end(readFileSync(file));
+  });
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  origin = `http://127.0.0.1:${server.address().port}`;
+  browser = await chromium.launch({
+    executablePath: chromiumPath,
+    args: ['--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  await new Promise((ok) => (server ? server.close(ok) : ok()));
+});
+
+test('topology: a run saved as a reference pattern in two clicks is a custom candidate of later traces, downloads as a --library file and survives other loads', async () => {
+  const tmp = mkdtempSync(join(tmpdir(), 'tracelogic-library-'));
+  try {
+    const mgTitle = 'NPB MG class S, 8 ranks (DUMPI)';
+    const luTitle = 'NPB LU class S, 8 ranks (DUMPI)';
+    const mg = topologyJson([sampleDir('npb-mg.S.8')]);
+    const lu = topologyJson([sampleDir('npb-lu.S.8')]);
+    const s = await openView('npb-mg.S.8', 'topology', '#topology-label');
+    const { page } = s;
+    await topologyShows(page, mg.match.label);
+    assert.match(await page.textContent('#topology-library'), /No reference pattern yet/);
+
+    // Click 1 opens the name field with the trace's label; click 2 saves.
+    await page.click('#topology-save');
+    assert.equal(await page.inputValue('#topology-save-name'), mgTitle);
+    await page.click('#topology-save-confirm');
+    const row = `#topology-library-list tr[data-pattern="${mgTitle}"]`;
+    await page.waitForSelector(`${row}[data-matches="true"]`, { timeout: 120_000 });
+    await topologyShows(page, mg.match.label);
+    assert.match(await equivalents(page), new RegExp(`custom pattern ${mgTitle.replace(/[()]/g, '\\$&')} \\(8 nodes\\)`));
+    assert.equal(await page.textContent(`${row} td:nth-of-type(2)`), String(mg.edges.length));
+
+    // The download is the edge list of the filtered graph, and the CLI reads it as a library.
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click(`${row} button.download`)]);
+    const saved = join(tmp, download.suggestedFilename());
+    await download.saveAs(saved);
+    assert.match(download.suggestedFilename(), /\.txt$/);
+    const text = readFileSync(saved, 'utf8');
+    const lines = text.split('\n').filter((l) => l.trim() && !l.startsWith('#'));
+    assert.equal(lines[0], `8 ${mg.edges.length}`);
+    assert.deepEqual(lines.slice(1).map((l) => l.split(' ').map(Number)), mg.edges);
+    const viaCli = topologyJson([sampleDir('npb-mg.S.8'), '--library', saved]);
+    assert.ok(viaCli.equivalents.some((e) => e.family === 'custom'), JSON.stringify(viaCli.equivalents));
+    assert.equal(viaCli.equivalents.length, mg.equivalents.length + 1);
+
+    // Another trace: the library stays, the pattern does not match LU; then MG again matches.
+    await loadSample(page, 'npb-lu.S.8', luTitle);
+    await topologyShows(page, lu.match.label);
+    await page.waitForSelector(`${row}[data-matches="false"]`, { timeout: 60_000 });
+    const luWith = topologyJson([sampleDir('npb-lu.S.8'), '--library', saved]);
+    assert.equal(luWith.match.label, lu.match.label);
+    assert.ok(!(await equivalents(page)).includes('custom pattern'));
+    await loadSample(page, 'npb-mg.S.8', mgTitle);
+    await topologyShows(page, mg.match.label);
+    await page.waitForSelector(`${row}[data-matches="true"]`, { timeout: 120_000 });
+    assert.match(await equivalents(page), /custom pattern/);
+    await screenshot(page, 'topology-library');
+
+    // Delete, then load the downloaded file back as a library file (named after the file).
+    await page.click(`${row} button.delete`);
+    await page.waitForSelector('#topology-library-list', { state: 'detached', timeout: 60_000 });
+    await topologyShows(page, mg.match.label);
+    assert.ok(!(await equivalents(page)).includes('custom pattern'));
+    await page.setInputFiles('#topology-library-file', saved);
+    const stem = download.suggestedFilename().replace(/\.txt$/, '');
+    await page.waitForSelector(`#topology-library-list tr[data-pattern="${stem}"][data-matches="true"]`, { timeout: 120_000 });
+
+    // A broken file names itself and the line; the library is unchanged.
+    await page.setInputFiles('#topology-library-file', { name: 'broken.txt', mimeType: 'text/plain', buffer: Buffer.from('3 2\n0 1\n1 7\n') });
+    await page.waitForSelector('#topology-library-error', { timeout: 60_000 });
+    assert.match(await page.textContent('#topology-library-error'), /broken\.txt: line 3/);
+    assert.equal(await page.locator('#topology-library-list tbody tr').count(), 1);
+    assertClean(s);
+    await page.close();
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+});
+
+/** The two runs' per-rank values drawn in the ranked plot of `property`, by series. */
+async function rankedSeries(page, property) {
+  return page.$$eval(`#compare-ranked-${property} g.series`, (gs) =>
+    gs.map((g) => [...g.querySelectorAll('rect')].map((r) => Number(r.dataset.value))));
+}
+
+/** `[a, b]` edge keys drawn in `svg` with class `kind` (`common`, `only-a`, `only-b`). */
+async function edges(page, svg, kind) {
+  return page.$$eval(`#${svg} .edge.${kind}`, (els) => els.map((e) => e.dataset.edge).sort());
+}
+
+const key = ([a, b]) => `${a}-${b}`;
+
+test('compare: ranked property vectors side by side, both graphs with the common subgraph, and the matrix of three runs equal tracelogic compare --json', async () => {
+  const lu = sampleDir('npb-lu.S.8');
+  const mg = sampleDir('npb-mg.S.8');
+  const pair = cliJson(['compare', lu, mg]);
+  const s = await openView('npb-lu.S.8', 'compare', '#compare-sample');
+  const { page } = s;
+  await page.selectOption('#compare-sample', 'npb-mg.S.8');
+  await page.waitForSelector('#compare-verdict', { timeout: 120_000 });
+  assert.equal(await page.$('#view-compare .view-error'), null);
+  assert.equal(await page.getAttribute('#compare-verdict', 'data-similar'), String(pair.similar));
+
+  // One figure per property: observed and ranked, two series each, one bar per rank.
+  for (const p of pair.properties) {
+    assert.equal(await page.locator(`#compare-observed-${p.property} g.series`).count(), 2, p.property);
+    assert.deepEqual(await rankedSeries(page, p.property), [p.ranked_a, p.ranked_b], p.property);
+    assert.match(await page.textContent(`#compare-plots-${p.property} figcaption`), /■ NPB LU.*■ NPB MG/);
+  }
+
+  // Graphs: every edge of each run drawn once; the common subgraph is the CLI's, |E_S| edges in both.
+  const g = pair.graph;
+  const commonA = await edges(page, 'compare-graph-a', 'common');
+  assert.deepEqual(commonA, g.common_edges.map(key).sort());
+  assert.equal(commonA.length, g.common);
+  assert.deepEqual([...commonA, ...(await edges(page, 'compare-graph-a', 'only-a'))].sort(), g.edges_a.map(key).sort());
+  const commonB = await edges(page, 'compare-graph-b', 'common');
+  assert.equal(commonB.length, g.common);
+  const image = g.common_edges.map(([u, v]) => [g.mapping[u], g.mapping[v]].sort((x, y) => x - y)).map(key).sort();
+  assert.deepEqual(commonB, image, 'B draws the images of the common edges under the correspondence');
+  assert.deepEqual([...commonB, ...(await edges(page, 'compare-graph-b', 'only-b'))].sort(), g.edges_b.map(key).sort());
+  assert.equal(await page.locator('#compare-graph-a g.node').count(), pair.ranks);
+  assert.equal(await page.locator('#compare-scatter circle.pair').count(), 1);
+  assert.equal(await page.$('#compare-matrix'), null, 'no matrix for two runs');
+  await screenshot(page, 'compare-plots');
+
+  // A run of another size is refused in the view; the comparison shown stays.
+  await drop(page, dirFiles(sampleDir('npb-bt.S.9')), 'compare-dropzone');
+  await page.waitForSelector('#view-compare .view-error', { timeout: 120_000 });
+  assert.match(await page.textContent('#view-compare .view-error'), /same number of ranks/);
+  assert.ok(await page.isVisible('#compare-verdict'));
+
+  // A third run: the similarity matrix, as `tracelogic compare LU MG LU`.
+  const three = cliJson(['compare', lu, mg, lu]);
+  await page.selectOption('#compare-sample', 'npb-lu.S.8');
+  await page.waitForSelector('#compare-matrix', { timeout: 120_000 });
+  assert.equal(await page.$('#view-compare .view-error'), null, 'the refusal is gone once a run is added');
+  for (let i = 0; i < 3; i++) {
+    for (let j = 0; j < 3; j++) {
+      if (i === j) continue;
+      const cell = `#compare-matrix td[data-first="${i}"][data-second="${j}"]`;
+      assert.equal(await page.getAttribute(cell, 'data-similar'), String(three.matrix[i][j].similar), `${i},${j}`);
+    }
+  }
+  assert.equal(await page.locator('#compare-scatter circle.pair').count(), three.pairs.length);
+  assert.equal(await page.getAttribute('#compare-verdict', 'data-second'), '2', 'the latest run is shown');
+  await screenshot(page, 'compare-three-runs');
+  assert.equal(await page.getAttribute('#compare-verdict', 'data-similar'), 'true');
+  await page.click('#compare-matrix td[data-first="1"][data-second="0"] button');
+  await page.waitForSelector('#compare-verdict[data-second="1"]');
+  assert.equal(await page.getAttribute('#compare-verdict', 'data-similar'), String(pair.similar));
+  const eps = Number(await page.getAttribute('#compare-epsilon', 'data-epsilon'));
+  assert.ok(Math.abs(eps - pair.epsilon) < 1e-9);
+
+  // Removing the third run gives the pair back; clearing empties the view.
+  await page.click('#compare-matrix tr:nth-child(3) button.remove');
+  await page.waitForSelector('#compare-matrix', { state: 'detached', timeout: 120_000 });
+  assert.equal(await page.getAttribute('#compare-verdict', 'data-second'), '1');
+  await page.click('#compare-clear');
+  await page.waitForSelector('#compare-verdict', { state: 'detached', timeout: 120_000 });
+  assertClean(s);
+  await page.close();
+});
