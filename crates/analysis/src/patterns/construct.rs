@@ -17,7 +17,7 @@ use tracelogic_model::{Matching, Rank, Time, Trace};
 /// Pattern id of instances outside any communication pattern.
 pub const OUTSIDE: u32 = u32::MAX;
 /// Instances per pattern whose events are kept for event graphs.
-pub const KEPT_EXAMPLES: usize = 16;
+pub const KEPT_EXAMPLES: usize = 64;
 
 /// A pattern of communication across ranks.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -400,6 +400,82 @@ pub fn event_graph(
     occurrence: usize,
 ) -> Option<EventGraph> {
     let evs = analysis.examples.get(pattern)?.get(occurrence)?;
+    let mut p2p_events: HashMap<Rank, Vec<u32>> = HashMap::new();
+    let mut recv_event = |receiver: Rank, op: u32| {
+        p2p_events.entry(receiver).or_insert_with(|| {
+            let rt = &trace.ranks[receiver as usize];
+            op_events(&events.ranks[receiver as usize], rt.p2p.len(), rt.collectives.len()).0
+        })[op as usize]
+    };
+    Some(graph_of(
+        trace,
+        matching,
+        events,
+        evs,
+        pattern,
+        occurrence,
+        &mut recv_event,
+    ))
+}
+
+/// Event graphs of the kept occurrences of every pattern (`[pattern][occurrence]`), at most
+/// `per_pattern` per pattern and `max_events` events in all (patterns in id order, so the most
+/// frequent come first). O(events) once for the operation tables, then O(events drawn).
+pub fn event_graphs(
+    trace: &Trace,
+    matching: &Matching,
+    events: &Events,
+    analysis: &CommunicationAnalysis,
+    per_pattern: usize,
+    max_events: usize,
+) -> Vec<Vec<EventGraph>> {
+    let tables: Vec<Vec<u32>> = events
+        .ranks
+        .iter()
+        .map(|re| {
+            let rt = &trace.ranks[re.rank as usize];
+            op_events(re, rt.p2p.len(), rt.collectives.len()).0
+        })
+        .collect();
+    let mut recv_event = |receiver: Rank, op: u32| tables[receiver as usize][op as usize];
+    let mut budget = max_events;
+    analysis
+        .examples
+        .iter()
+        .enumerate()
+        .map(|(pattern, examples)| {
+            let mut out = Vec::new();
+            for (occurrence, evs) in examples.iter().take(per_pattern).enumerate() {
+                if evs.len() > budget {
+                    break;
+                }
+                budget -= evs.len();
+                out.push(graph_of(
+                    trace,
+                    matching,
+                    events,
+                    evs,
+                    pattern,
+                    occurrence,
+                    &mut recv_event,
+                ));
+            }
+            out
+        })
+        .collect()
+}
+
+/// The graph of one kept occurrence (`evs`: its events, by rank then order); `recv_event` gives
+/// the event index of a receive operation on a rank.
+fn graph_of(
+    trace: &Trace,
+    matching: &Matching,
+    events: &Events,
+    evs: &[(Rank, u32)],
+    pattern: usize,
+    occurrence: usize,
+    recv_event: &mut dyn FnMut(Rank, u32) -> u32,
+) -> EventGraph {
     let mut ranks: Vec<Rank> = evs.iter().map(|e| e.0).collect();
     ranks.dedup();
     let index: HashMap<(Rank, u32), usize> = evs.iter().enumerate().map(|(i, &e)| (e, i)).collect();
@@ -422,15 +498,10 @@ pub fn event_graph(
         .collect();
     let mut arrows = Vec::new();
     let mut recv_from: Vec<Option<usize>> = vec![None; out.len()];
-    let mut p2p_events: HashMap<Rank, Vec<u32>> = HashMap::new();
     for (k, &(r, i)) in evs.iter().enumerate() {
         if let EventRef::P2p(op) = events.ranks[r as usize].events[i as usize] {
             if let Some(m) = matching.by_send(r, op) {
-                let p2p_ev = p2p_events.entry(m.receiver).or_insert_with(|| {
-                    let rt = &trace.ranks[m.receiver as usize];
-                    op_events(&events.ranks[m.receiver as usize], rt.p2p.len(), rt.collectives.len()).0
-                });
-                let recv_ev = p2p_ev[m.recv_op as usize];
+                let recv_ev = recv_event(m.receiver, m.recv_op);
                 if let Some(&to) = index.get(&(m.receiver, recv_ev)) {
                     arrows.push(Arrow { from: k, to });
                     recv_from[to] = Some(k);
@@ -459,12 +530,103 @@ pub fn event_graph(
         }
     }
     let logical_width = out.iter().map(|e| e.logical + 1).max().unwrap_or(0);
-    Some(EventGraph {
+    EventGraph {
         pattern,
         occurrence,
         ranks,
         events: out,
         arrows,
         logical_width,
-    })
+    }
+}
+
+/// One stretch of a rank's time inside an occurrence of a communication pattern.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TimelineSpan {
+    /// Entry time of the rank's first event in the occurrence (ns).
+    pub start: Time,
+    /// Exit time of its last event.
+    pub end: Time,
+    /// Communication pattern id.
+    pub pattern: u32,
+}
+
+/// One rank's lane of the whole-run timeline.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TimelineLane {
+    /// World rank.
+    pub rank: Rank,
+    /// Its parts of pattern occurrences, in time order.
+    pub spans: Vec<TimelineSpan>,
+    /// True when consecutive spans of one pattern were merged to stay under the span limit.
+    pub merged: bool,
+    /// Spans left out after merging (the lane is cut at the limit).
+    pub dropped: usize,
+}
+
+/// The whole run as lanes of pattern occurrences (the overview "coloured by pattern").
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PatternTimeline {
+    /// Earliest timestamp of the trace.
+    pub start: Time,
+    /// Latest timestamp.
+    pub end: Time,
+    /// One lane per rank, in rank order (the first `max_lanes`).
+    pub lanes: Vec<TimelineLane>,
+    /// Ranks beyond `max_lanes`, not drawn.
+    pub ranks_left_out: usize,
+}
+
+/// Lanes of the first `max_lanes` ranks with their parts of every pattern occurrence; a lane with
+/// more than `max_spans` parts has consecutive parts of the same pattern merged, then is cut.
+pub fn timeline(
+    trace: &Trace,
+    analysis: &CommunicationAnalysis,
+    max_lanes: usize,
+    max_spans: usize,
+) -> PatternTimeline {
+    let (start, end) = trace.span();
+    let shown = trace.ranks.len().min(max_lanes);
+    let mut lanes: Vec<TimelineLane> = (0..shown)
+        .map(|r| TimelineLane {
+            rank: r as Rank,
+            ..Default::default()
+        })
+        .collect();
+    for inst in &analysis.instances {
+        if inst.pattern == OUTSIDE {
+            continue;
+        }
+        for part in &inst.parts {
+            if let Some(lane) = lanes.get_mut(part.rank as usize) {
+                lane.spans.push(TimelineSpan {
+                    start: part.start,
+                    end: part.end,
+                    pattern: inst.pattern,
+                });
+            }
+        }
+    }
+    for lane in &mut lanes {
+        lane.spans.sort_by_key(|s| (s.start, s.end));
+        if lane.spans.len() > max_spans {
+            lane.merged = true;
+            let mut merged: Vec<TimelineSpan> = Vec::new();
+            for s in lane.spans.drain(..) {
+                match merged.last_mut() {
+                    Some(m) if m.pattern == s.pattern => m.end = m.end.max(s.end),
+                    _ => merged.push(s),
+                }
+            }
+            lane.dropped = merged.len().saturating_sub(max_spans);
+            merged.truncate(max_spans);
+            lane.spans = merged;
+        }
+    }
+    PatternTimeline {
+        start,
+        end,
+        lanes,
+        ranks_left_out: trace.ranks.len() - shown,
+    }
 }

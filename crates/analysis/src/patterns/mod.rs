@@ -43,7 +43,8 @@ use std::collections::{BTreeMap, HashMap};
 use tracelogic_model::{CallIdx, P2pDir, Rank, Trace, ANY_SOURCE, COMM_WORLD, NO_CALLPATH, NO_ROOT};
 
 pub use construct::{
-    construct, event_graph, Arrow, CommunicationAnalysis, CommunicationPattern, EventGraph, GraphEvent,
+    construct, event_graph, event_graphs, timeline, Arrow, CommunicationAnalysis, CommunicationPattern, EventGraph,
+    GraphEvent, PatternTimeline, TimelineLane, TimelineSpan,
 };
 
 /// What one event of a rank is.
