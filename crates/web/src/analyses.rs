@@ -7,7 +7,10 @@ use serde::{Deserialize, Serialize};
 use tracelogic_analysis::compress::{compress, Program};
 use tracelogic_analysis::logical::{logicalize, verify, Accuracy, Placement, TopologyInfo, Verification};
 use tracelogic_analysis::matrix::CommMatrix;
-use tracelogic_analysis::patterns::{analyse_events, rank_events, CommunicationPattern, PatternOptions};
+use tracelogic_analysis::patterns::{
+    analyse_events, event_graphs, rank_events, timeline, CommunicationPattern, EventGraph, PatternOptions,
+    PatternTimeline,
+};
 use tracelogic_analysis::phases::{detect_phases, divergence_curve, Outside, PhaseAnalysis};
 use tracelogic_analysis::replay::{what_if, Network, WhatIf, WhatIfOptions, SEED_SCALES};
 use tracelogic_analysis::similarity::{compare_runs, run_properties, CompareOptions, RunProperties, SimilarityMatrix};
@@ -70,7 +73,23 @@ pub struct PatternsResult {
     pub events_in_patterns: u64,
     /// The communication patterns.
     pub patterns: Vec<CommunicationPattern>,
+    /// Per pattern id, the event graphs of its first occurrences (at most
+    /// [`GRAPHS_PER_PATTERN`], [`MAX_GRAPH_EVENTS`] events in all).
+    #[serde(default)]
+    pub graphs: Vec<Vec<EventGraph>>,
+    /// The whole run, one lane per rank, coloured by pattern.
+    #[serde(default)]
+    pub timeline: PatternTimeline,
 }
+
+/// Occurrences per pattern whose event graph is sent to the page.
+pub const GRAPHS_PER_PATTERN: usize = 64;
+/// Events over all event graphs sent to the page.
+pub const MAX_GRAPH_EVENTS: usize = 200_000;
+/// Ranks drawn in the patterns timeline.
+pub const TIMELINE_LANES: usize = 256;
+/// Spans per timeline lane before consecutive spans of one pattern are merged.
+pub const TIMELINE_SPANS: usize = 2000;
 
 /// Most ranks of a run whose graph the compare view draws (and lays out in the worker).
 pub const MAX_COMPARE_DRAWN: u32 = 1024;
@@ -178,6 +197,15 @@ pub fn patterns(trace: &Trace) -> PatternsResult {
     PatternsResult {
         events: a.events,
         events_in_patterns: a.events_in_patterns,
+        graphs: event_graphs(
+            trace,
+            &matching,
+            &events,
+            &a.communication,
+            GRAPHS_PER_PATTERN,
+            MAX_GRAPH_EVENTS,
+        ),
+        timeline: timeline(trace, &a.communication, TIMELINE_LANES, TIMELINE_SPANS),
         patterns: a.communication_patterns,
     }
 }
@@ -600,5 +628,20 @@ pub(crate) mod tests {
             .patterns
             .iter()
             .all(|p| p.occurrences >= 1 && p.positions.len() == p.occurrences));
+        // Event graphs of the occurrences, in step with the patterns; one timeline lane per rank.
+        assert_eq!(r.graphs.len(), r.patterns.len());
+        for (p, graphs) in r.patterns.iter().zip(&r.graphs) {
+            assert!(graphs.len() <= p.occurrences.min(GRAPHS_PER_PATTERN));
+            for (i, g) in graphs.iter().enumerate() {
+                assert_eq!((g.pattern, g.occurrence), (p.id, i));
+                assert_eq!(g.ranks, p.ranks);
+                assert_eq!(g.events.len(), p.events.values().map(Vec::len).sum::<usize>());
+            }
+        }
+        assert_eq!(r.graphs[0].len(), r.patterns[0].occurrences.min(GRAPHS_PER_PATTERN));
+        assert_eq!(r.timeline.lanes.len(), 8);
+        let spans: usize = r.timeline.lanes.iter().map(|l| l.spans.len()).sum();
+        let parts: usize = r.patterns.iter().map(|p| p.occurrences * p.ranks.len()).sum();
+        assert_eq!(spans, parts, "every rank's part of every occurrence is a span");
     }
 }
