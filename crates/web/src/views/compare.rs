@@ -85,7 +85,13 @@ pub fn compact(v: f64) -> String {
 /// selected one larger with the interval its ε may still take when only bounded.
 fn scatter(pairs: &[Comparison], selected: usize, threshold: f64) -> Html {
     let (s, m) = (260.0, 36.0);
-    let x = |v: f64| m + (s - 1.5 * m) * v.clamp(0.0, 1.0);
+    // θ is a correlation: the axis extends to −1 when a pair (or the threshold) is negative.
+    let lo = if pairs.iter().any(|c| c.theta < 0.0) || threshold < 0.0 {
+        -1.0
+    } else {
+        0.0
+    };
+    let x = |v: f64| m + (s - 1.5 * m) * (v.clamp(lo, 1.0) - lo) / (1.0 - lo);
     let y = |v: f64| s - m - (s - 1.5 * m) * v.clamp(0.0, 1.0);
     let label = pairs
         .get(selected)
@@ -117,7 +123,11 @@ fn scatter(pairs: &[Comparison], selected: usize, threshold: f64) -> Html {
             <line class="axis" x1={m.to_string()} y1={fmt(y(1.0))} x2={m.to_string()} y2={fmt(y(0.0))} />
             <text class="tick" x={fmt(x(0.5))} y={(s - 6.0).to_string()} text-anchor="middle">{ "θ (communication correlation)" }</text>
             <text class="tick" x="12" y={fmt(y(0.5))} transform={format!("rotate(-90 12 {})", fmt(y(0.5)))} text-anchor="middle">{ "ε (common edges)" }</text>
-            <text class="tick" x={m.to_string()} y={fmt(y(0.0) + 14.0)} text-anchor="middle">{ "0" }</text>
+            <text class="tick" x={m.to_string()} y={fmt(y(0.0) + 14.0)} text-anchor="middle">{ format!("{lo}") }</text>
+            if lo < 0.0 {
+                <line class="axis zero" x1={fmt(x(0.0))} y1={fmt(y(0.0))} x2={fmt(x(0.0))} y2={fmt(y(0.0) + 4.0)} />
+                <text class="tick" x={fmt(x(0.0))} y={fmt(y(0.0) + 14.0)} text-anchor="middle">{ "0" }</text>
+            }
             <text class="tick" x={fmt(x(1.0))} y={fmt(y(0.0) + 14.0)} text-anchor="middle">{ "1" }</text>
             <text class="tick" x={(m - 4.0).to_string()} y={fmt(y(1.0) + 4.0)} text-anchor="end">{ "1" }</text>
             <text class="tick" x={fmt(x(threshold))} y={fmt(y(0.0) + 14.0)} text-anchor="middle">{ format!("{threshold}") }</text>
