@@ -8,6 +8,9 @@ Run by bench/run inside bench/.venv (which holds the peers installed from PyPI):
         returns the mapping, which is verified here edge by edge before reporting.
     python peers.py ingest-dumpi DIR TIMEOUT     pydumpi callbacks over every rank file
     python peers.py ingest-otf2 ANCHOR TIMEOUT   otf2 reader iterating every event
+    python peers.py patterns-sa SEQ.u32          pydivsufsort: suffix array (libdivsufsort) and
+        LCP array (Kasai, Cython) of the event sequence (u32 little endian) that
+        `tracelogic-bench patterns` wrote, with checksums to compare with tracelogic's arrays.
 
 The ingest readers build the same communication matrix as tracelogic (bytes and messages
 sent per rank pair) so that the work is comparable; they stop between files (DUMPI) or
@@ -210,6 +213,30 @@ def ingest_otf2(anchor, timeout):
     }
 
 
+def patterns_sa(path):
+    """The two stages a suffix-array repeat finder runs before it walks the LCP intervals: the
+    suffix array and the LCP array (the walk itself is not timed here, so this is a lower bound
+    of such a finder's time). CPU seconds of this process."""
+    import numpy as np
+    from pydivsufsort import divsufsort, kasai
+
+    seq = np.fromfile(path, dtype="<u4")
+    c, t = time.process_time(), time.perf_counter()
+    sa = divsufsort(seq)
+    sa_cpu, sa_wall = time.process_time() - c, time.perf_counter() - t
+    c, t = time.process_time(), time.perf_counter()
+    lcp = kasai(seq, sa)
+    lcp_cpu, lcp_wall = time.process_time() - c, time.perf_counter() - t
+    idx = np.arange(len(sa), dtype=np.uint64)
+    checksum = int(np.sum(idx * sa.astype(np.uint64), dtype=np.uint64))
+    # Kasai's lcp[i] is the prefix shared by suffixes sa[i] and sa[i+1]; tracelogic's lcp[i] that
+    # of sa[i-1] and sa[i]: the same values shifted by one, so their sums agree.
+    lcp_sum = int(np.sum(lcp[lcp > 0].astype(np.uint64)))
+    return {"events": int(len(seq)), "suffix_array_cpu": sa_cpu, "suffix_array_wall": sa_wall,
+            "lcp_cpu": lcp_cpu, "lcp_wall": lcp_wall, "sa_checksum": checksum, "lcp_sum": lcp_sum,
+            "max_rss_kb": peak_rss_kb()}
+
+
 def peak_rss_kb():
     """VmHWM of this process: ru_maxrss after exec also counts the parent's memory."""
     try:
@@ -233,6 +260,8 @@ def main():
         out = ingest_dumpi(sys.argv[2], float(sys.argv[3]))
     elif cmd == "ingest-otf2":
         out = ingest_otf2(sys.argv[2], float(sys.argv[3]))
+    elif cmd == "patterns-sa":
+        out = patterns_sa(sys.argv[2])
     else:
         raise SystemExit(f"peers.py: unknown command {cmd}")
     out["max_rss_kb"] = peak_rss_kb()

@@ -1,0 +1,144 @@
+#!/usr/bin/env node
+// wasm ingest benchmark for bench/run: loads trace files into the built web app (dist/) in
+// Debian's headless Chromium, the way a user picks them, and times the worker reading them,
+// summarising them and building the communication matrix until the page is idle again. It also
+// records the main thread's long tasks (PerformanceObserver 'longtask', tasks over 50 ms) while
+// that runs, since the page must stay responsive while the worker parses.
+//
+// Usage: node bench/wasm-ingest.mjs DIST REPEAT PATH...   (PATH: a trace folder or one file)
+// Prints one JSON object: {"runs": [{path, bytes, files, calls, ranks, ms, longest_task_ms,
+// long_tasks}]}, `ms` and the long-task figures the minimum over REPEAT fresh pages. Fails (exit
+// 1) on a console error, a failed request, or a request to another origin.
+
+import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
+import { readFileSync, readdirSync, existsSync, statSync } from 'node:fs';
+import { join, extname, resolve, dirname, normalize, sep, basename } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+// playwright-core is installed for the browser tests under web/.
+const { chromium } = createRequire(join(root, 'web/package.json'))('playwright-core');
+const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
+// Served from a sub-path, as in the browser tests, so every URL of the app must be relative.
+const prefix = '/bench/sub/path/';
+const types = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.wasm': 'application/wasm',
+};
+
+const [dist, repeatArg, ...paths] = process.argv.slice(2);
+if (!dist || !repeatArg || paths.length === 0) {
+  console.error('usage: node bench/wasm-ingest.mjs DIST REPEAT PATH...');
+  process.exit(2);
+}
+const repeat = Math.max(1, Number.parseInt(repeatArg, 10) || 1);
+if (!existsSync(join(dist, 'index.html'))) {
+  console.error(`${dist}/index.html is missing: run TRACELOGIC_DIST=${dist} scripts/build-web first`);
+  process.exit(2);
+}
+
+/** Every file under `path` (or `path` itself), with its size. */
+function filesOf(path) {
+  if (statSync(path).isFile()) return [{ path, size: statSync(path).size }];
+  return readdirSync(path, { recursive: true })
+    .map((rel) => join(path, rel))
+    .filter((p) => statSync(p).isFile())
+    .map((p) => ({ path: p, size: statSync(p).size }));
+}
+
+const server = createServer((req, res) => {
+  const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+  if (!path.startsWith(prefix)) {
+    res.writeHead(404).end('outside the app');
+    return;
+  }
+  const file = normalize(join(dist, path.slice(prefix.length) || 'index.html'));
+  if (!file.startsWith(resolve(dist) + sep) || !existsSync(file) || !statSync(file).isFile()) {
+    res.writeHead(404).end('not found');
+    return;
+  }
+  res.writeHead(200, { 'content-type': types[extname(file)] || 'application/octet-stream' });
+  res.end(readFileSync(file));
+});
+await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+const origin = `http://127.0.0.1:${server.address().port}`;
+const browser = await chromium.launch({
+  executablePath: chromiumPath,
+  args: ['--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+});
+
+/** One timed load of `path` in a fresh page. */
+async function loadOnce(path) {
+  const page = await browser.newPage();
+  const problems = [];
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()}`));
+  page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()} for ${r.url()}`); });
+  page.on('request', (r) => {
+    const u = r.url();
+    if (!u.startsWith(origin + '/') && !u.startsWith('data:') && !u.startsWith('blob:')) problems.push(`foreign request: ${u}`);
+  });
+  await page.addInitScript(() => {
+    window.__longTasks = [];
+    new PerformanceObserver((list) => {
+      for (const e of list.getEntries()) window.__longTasks.push({ start: e.startTime, ms: e.duration });
+    }).observe({ type: 'longtask', buffered: true });
+  });
+  await page.goto(origin + prefix + '?sample=none');
+  await page.waitForSelector('.app[data-state="idle"]', { timeout: 120_000 });
+  const folder = statSync(path).isDirectory();
+  const label = basename(path);
+  const startInPage = await page.evaluate(() => performance.now());
+  const t0 = performance.now();
+  await page.setInputFiles(folder ? '#pick-folder' : '#pick-files', path);
+  await page.waitForSelector(`#trace[data-label="${label}"]`, { timeout: 600_000 });
+  await page.waitForSelector('.app[data-state="idle"]', { timeout: 600_000 });
+  const ms = performance.now() - t0;
+  const calls = Number(await page.getAttribute('[data-stat="calls"]', 'data-value'));
+  const ranks = Number(await page.getAttribute('[data-stat="ranks"]', 'data-value'));
+  const tasks = await page.evaluate((t) => window.__longTasks.filter((e) => e.start >= t), startInPage);
+  const error = await page.$('.error');
+  if (error) problems.push(`the page shows an error: ${await error.textContent()}`);
+  await page.close();
+  if (problems.length) throw new Error(`${path}: ${problems.join('; ')}`);
+  return {
+    ms,
+    calls,
+    ranks,
+    longest_task_ms: tasks.reduce((m, e) => Math.max(m, e.ms), 0),
+    long_tasks: tasks.length,
+  };
+}
+
+const runs = [];
+let failed = false;
+try {
+  for (const path of paths) {
+    const files = filesOf(path);
+    let best = null;
+    for (let i = 0; i < repeat; i++) {
+      const r = await loadOnce(path);
+      best = best === null ? r : {
+        ...r,
+        ms: Math.min(best.ms, r.ms),
+        longest_task_ms: Math.min(best.longest_task_ms, r.longest_task_ms),
+        long_tasks: Math.min(best.long_tasks, r.long_tasks),
+      };
+    }
+    runs.push({ path, bytes: files.reduce((s, f) => s + f.size, 0), files: files.length, ...best });
+    console.error(`wasm ingest ${path}: ${JSON.stringify(runs.at(-1))}`);
+  }
+} catch (e) {
+  console.error(String(e?.stack || e));
+  failed = true;
+} finally {
+  await browser.close();
+  server.close();
+}
+if (failed) process.exit(1);
+console.log(JSON.stringify({ runs }));
