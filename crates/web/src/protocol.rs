@@ -28,7 +28,8 @@ pub struct WireFile {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MatrixRequest {
     /// Part of the trace whose sends are counted; `from` / `to` are relative to the trace's
-    /// first event (the session adds its start), as the CLI's `--from` / `--to`.
+    /// first event (the session adds its start), as the CLI's `--from` / `--to`. Later
+    /// analyses are restricted to it too.
     pub selection: Selection,
     /// Quantity drawn and filtered.
     pub metric: Metric,
@@ -60,7 +61,9 @@ pub enum Request {
         /// The matrix to compute once the trace is read.
         matrix: MatrixRequest,
     },
-    /// Run one analysis of the loaded trace (see [`AnalysisRequest`]).
+    /// Run one analysis of the loaded trace (see [`AnalysisRequest`]), restricted to the page's
+    /// current selection: the selection of the latest [`Request::Matrix`] (or of the load),
+    /// as [`crate::session::Session::analyse`] explains.
     Analyse {
         /// Sequence number echoed in the answer, so the page can drop stale answers.
         seq: u64,

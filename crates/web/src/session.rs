@@ -1,8 +1,18 @@
 //! The worker's core, free of any browser API: read the dropped files into a trace, keep it,
-//! and answer matrix requests. Native tests drive it directly on the bundled samples.
+//! and answer matrix and analysis requests. Native tests drive it directly on the bundled samples.
+//!
+//! **Selections.** Every analysis runs on the trace restricted to the page's selection
+//! ([`Trace::restrict`], the rule of the CLI's selection flags: docs/cli.md, "Selections"), with
+//! times relative to the trace's first event. Until [`Request::Analyse`](crate::protocol::Request)
+//! carries a selection of its own, the selection is the page's current one: the matrix filters,
+//! which reach the session with every matrix request ([`Session::matrix`]). The comparison views
+//! compare whole runs (the runs compared before are kept as properties only, so a selection could
+//! not reach them).
 
 use crate::heatmap::{Grid, MAX_SIDE};
+use crate::protocol::AnalysisRequest;
 use crate::protocol::{Failure, LoadedTrace, MatrixRequest, MatrixView, ProgressReport, WireFile};
+use std::cell::RefCell;
 use tracelogic_analysis::matrix::{CommMatrix, Metric, MAX_DENSE_RANKS};
 use tracelogic_analysis::summary::{summarize, Summary};
 use tracelogic_formats::{read_trace_with_progress, FormatError, InputFile, Progress, ProgressSink};
@@ -12,6 +22,12 @@ use tracelogic_model::{match_messages, Selection, Trace};
 #[derive(Debug)]
 pub struct Session {
     trace: Trace,
+    /// The page's current selection (times relative to the first event): the latest matrix
+    /// request's, which analyses apply too.
+    selection: RefCell<Selection>,
+    /// The trace restricted to a selection (absolute times), kept for the next analysis of the
+    /// same selection: the views of one selection share one restricted copy.
+    restricted: RefCell<Option<(Selection, Trace)>>,
 }
 
 /// The outcome of [`Session::load`]: the session and what the page shows first.
@@ -90,7 +106,7 @@ impl Session {
         if !stages.stage("building the matrix") {
             return Err(cancelled());
         }
-        let session = Session { trace };
+        let session = Session::new(trace);
         let matrix = session.matrix(0, matrix);
         let trace = LoadedTrace {
             label: label.to_owned(),
@@ -102,15 +118,31 @@ impl Session {
         Ok(Loaded { session, trace, matrix })
     }
 
-    /// The matrix of `request` and its filtered form, as the view draws them, tagged with `seq`.
-    pub fn matrix(&self, seq: u64, request: &MatrixRequest) -> MatrixView {
-        // The page gives times relative to the trace's first event, as the CLI's --from/--to.
+    /// A session keeping `trace`, with nothing selected yet (everything).
+    pub fn new(trace: Trace) -> Session {
+        Session {
+            trace,
+            selection: RefCell::new(Selection::all()),
+            restricted: RefCell::new(None),
+        }
+    }
+
+    /// `selection` with its times, given relative to the trace's first event as the CLI's
+    /// `--from` / `--to` are, made absolute.
+    fn absolute(&self, selection: &Selection) -> Selection {
         let start = self.trace.span().0;
-        let selection = Selection {
-            from: request.selection.from.map(|t| start.saturating_add(t)),
-            to: request.selection.to.map(|t| start.saturating_add(t)),
-            ..request.selection.clone()
-        };
+        Selection {
+            from: selection.from.map(|t| start.saturating_add(t)),
+            to: selection.to.map(|t| start.saturating_add(t)),
+            ..selection.clone()
+        }
+    }
+
+    /// The matrix of `request` and its filtered form, as the view draws them, tagged with `seq`.
+    /// Its selection becomes the one later analyses apply.
+    pub fn matrix(&self, seq: u64, request: &MatrixRequest) -> MatrixView {
+        self.selection.replace(request.selection.clone());
+        let selection = self.absolute(&request.selection);
         let matrix = CommMatrix::from_trace(&self.trace, &selection);
         let filtered = matrix.filter(request.metric, request.threshold_pct);
         let values = match request.metric {
@@ -128,9 +160,39 @@ impl Session {
         }
     }
 
-    /// Run one analysis of the kept trace; the result is its view's JSON (see [`crate::analyses`]).
-    pub fn analyse(&self, request: &crate::protocol::AnalysisRequest) -> Result<String, String> {
-        crate::analyses::analyse(&self.trace, request)
+    /// Run one analysis of the kept trace restricted to the page's current selection (the
+    /// latest matrix request's); the result is its view's JSON (see [`crate::analyses`]).
+    pub fn analyse(&self, request: &AnalysisRequest) -> Result<String, String> {
+        let selection = self.selection.borrow().clone();
+        self.analyse_selected(request, &selection)
+    }
+
+    /// Run one analysis of the kept trace restricted to `selection` (times relative to the
+    /// trace's first event). Comparisons ignore the selection: they compare whole runs.
+    pub fn analyse_selected(&self, request: &AnalysisRequest, selection: &Selection) -> Result<String, String> {
+        let whole_runs = matches!(
+            request,
+            AnalysisRequest::Compare { .. } | AnalysisRequest::CompareRuns { .. }
+        );
+        if whole_runs || *selection == Selection::all() {
+            return crate::analyses::analyse(&self.trace, request);
+        }
+        let selection = self.absolute(selection);
+        let mut cache = self.restricted.borrow_mut();
+        // The previous copy is dropped before a new one is built: at most one is held.
+        let kept = match cache.take() {
+            Some((s, t)) if s == selection => (s, t),
+            other => {
+                drop(other);
+                let restricted = self.trace.restrict(&selection);
+                (selection, restricted)
+            }
+        };
+        let (_, restricted) = &*cache.insert(kept);
+        if restricted.num_calls() == 0 {
+            return Err("the selection keeps no MPI call of this trace (see the matrix view's filters)".into());
+        }
+        crate::analyses::analyse(restricted, request)
     }
 
     /// The kept trace.
@@ -156,6 +218,7 @@ fn cancelled() -> Failure {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::protocol::AnalysisRequest;
     use crate::samples::{find, SAMPLES};
     use std::path::Path;
     use tracelogic_analysis::matrix::Metric;
@@ -283,6 +346,114 @@ mod tests {
         let all = CommMatrix::from_trace(trace, &Selection::default());
         let sum = |v: &[u64]| v.iter().sum::<u64>();
         assert!(sum(&relative.grid.values) > 0 && sum(&relative.grid.values) < sum(&all.bytes));
+    }
+
+    #[test]
+    fn analyses_see_only_the_selected_ranks() {
+        use crate::analyses::PatternsResult;
+        let loaded = load("LU", sample_files("npb-lu.S.8")).0.unwrap();
+        let session = &loaded.session;
+        let patterns =
+            |json: Result<String, String>| -> PatternsResult { serde_json::from_str(&json.unwrap()).unwrap() };
+        let whole = patterns(session.analyse(&AnalysisRequest::Patterns));
+        let ranks = |r: &PatternsResult| -> std::collections::BTreeSet<u32> {
+            r.patterns.iter().flat_map(|p| p.ranks.iter().copied()).collect()
+        };
+        assert_eq!(ranks(&whole), (0..8).collect());
+        // The matrix view's rank filter reaches the session with the matrix request.
+        let request = MatrixRequest {
+            selection: Selection {
+                ranks: Some(vec![0, 1, 2, 3]),
+                ..Selection::default()
+            },
+            ..MatrixRequest::default()
+        };
+        session.matrix(1, &request);
+        let first = patterns(session.analyse(&AnalysisRequest::Patterns));
+        assert_eq!(ranks(&first), (0..4).collect());
+        assert!(first.events > 0 && first.events < whole.events);
+        let last = Selection {
+            ranks: Some(vec![4, 5, 6, 7]),
+            ..Selection::default()
+        };
+        let last = patterns(session.analyse_selected(&AnalysisRequest::Patterns, &last));
+        assert_eq!(ranks(&last), (4..8).collect());
+        assert_eq!(first.events + last.events, whole.events);
+        // Back to everything.
+        session.matrix(2, &MatrixRequest::default());
+        assert_eq!(patterns(session.analyse(&AnalysisRequest::Patterns)), whole);
+    }
+
+    #[test]
+    fn analysis_windows_are_relative_to_the_first_event() {
+        use crate::analyses::PhasesResult;
+        let loaded = load("MG", sample_files("npb-mg.S.8")).0.unwrap();
+        let session = &loaded.session;
+        let trace = session.trace();
+        let (start, end) = trace.span();
+        let half = (end - start) / 2;
+        let first_half = Selection {
+            to: Some(half),
+            ..Selection::default()
+        };
+        let request = AnalysisRequest::Phases { strength: 0.0 };
+        let answer: PhasesResult =
+            serde_json::from_str(&session.analyse_selected(&request, &first_half).unwrap()).unwrap();
+        let absolute = trace.restrict(&Selection {
+            to: Some(start + half),
+            ..Selection::default()
+        });
+        let expected = crate::analyses::phases(&absolute, 0.0).unwrap();
+        assert_eq!(answer.analysis.sequence, expected.analysis.sequence);
+        assert!(answer.analysis.sequence_length > 0);
+        for phase in &answer.analysis.phases {
+            assert!(
+                phase.time.0 < start + half,
+                "phase at {:?} outside the window",
+                phase.time
+            );
+        }
+        // What-if on collectives only replays no message.
+        let collectives = Selection {
+            kinds: Some(vec![tracelogic_model::CallKind::Collective]),
+            ..Selection::default()
+        };
+        let whatif: serde_json::Value = serde_json::from_str(
+            &session
+                .analyse_selected(&AnalysisRequest::WhatIf { custom: None }, &collectives)
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(whatif["messages"], 0);
+        assert_eq!(whatif["calls"], 816);
+    }
+
+    #[test]
+    fn an_empty_selection_is_an_error_for_every_analysis_not_a_panic() {
+        let loaded = load("LU", sample_files("npb-lu.S.8")).0.unwrap();
+        let empty = Selection {
+            from: Some(3_600_000_000_000),
+            ..Selection::default()
+        };
+        for request in [
+            AnalysisRequest::Topology { threshold_pct: None },
+            AnalysisRequest::Logical,
+            AnalysisRequest::Patterns,
+            AnalysisRequest::Phases { strength: 0.0 },
+            AnalysisRequest::WhatIf { custom: None },
+        ] {
+            let e = loaded.session.analyse_selected(&request, &empty).unwrap_err();
+            assert!(e.contains("selection keeps no MPI call"), "{request:?}: {e}");
+        }
+        // Ranks the trace does not have select nothing either.
+        let absent = Selection {
+            ranks: Some(vec![99]),
+            ..Selection::default()
+        };
+        assert!(loaded
+            .session
+            .analyse_selected(&AnalysisRequest::Patterns, &absent)
+            .is_err());
     }
 
     #[test]
