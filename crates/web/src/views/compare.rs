@@ -3,14 +3,15 @@
 //! and ranked property vectors side by side (seed 002 Figures 12–13), ε (exact or bound) with
 //! both communication graphs drawn and the maximum common subgraph highlighted, the verdict at
 //! the threshold and the (θ, ε) scatter with the similar region; with three or more runs, the
-//! similarity matrix (click a cell to select its pair, remove runs from the set).
+//! similarity matrix (click a cell to select its pair, remove runs from the set). Several folders
+//! dropped at once are added as several runs, one after the other.
 
 use super::{use_parsed, AnalysisState};
 use crate::analyses::CompareResult;
 use crate::input::{self, Source};
 use crate::protocol::AnalysisRequest;
 use crate::samples::{self, Sample, SAMPLES};
-use std::collections::HashSet;
+use std::collections::{HashSet, VecDeque};
 use std::rc::Rc;
 use tracelogic_analysis::similarity::{Comparison, PropertyComparison, RunProperties, SimilarityMatrix};
 use web_sys::{DragEvent, HtmlInputElement, HtmlSelectElement};
@@ -402,6 +403,20 @@ fn matrix_table(
     }
 }
 
+/// The runs of one drop: one per folder when only folders were dropped (two or more), else the
+/// whole drop as one run.
+fn traces_of_drop(sources: Vec<Source>) -> Vec<Vec<Source>> {
+    let folders = sources.len() >= 2
+        && sources
+            .iter()
+            .all(|s| matches!(s, Source::Entry(e) if e.is_directory()));
+    if folders {
+        sources.into_iter().map(|s| vec![s]).collect()
+    } else {
+        vec![sources]
+    }
+}
+
 /// The compare view.
 #[function_component(CompareView)]
 pub fn compare_view(props: &CompareProps) -> Html {
@@ -424,17 +439,34 @@ pub fn compare_view(props: &CompareProps) -> Html {
             cb.emit(sources);
         })
     };
+    // Several folders dropped at once are several runs, added one after the other.
+    let queue = use_mut_ref(VecDeque::<Vec<Source>>::new);
     let on_drop = {
-        let cb = props.on_sources.clone();
+        let (cb, queue) = (props.on_sources.clone(), queue.clone());
         Callback::from(move |e: DragEvent| {
             e.prevent_default();
             if let Some(data) = e.data_transfer() {
-                cb.emit(input::sources_from_drop(&data));
+                let mut traces = traces_of_drop(input::sources_from_drop(&data)).into_iter();
+                if let Some(first) = traces.next() {
+                    queue.borrow_mut().extend(traces);
+                    cb.emit(first);
+                }
             }
         })
     };
     let on_drag_over = Callback::from(|e: DragEvent| e.prevent_default());
     let state = &props.state;
+    {
+        let (cb, queue) = (props.on_sources.clone(), queue.clone());
+        use_effect_with((state.pending, state.seq), move |&(pending, _)| {
+            if !pending {
+                let next = queue.borrow_mut().pop_front();
+                if let Some(next) = next {
+                    cb.emit(next);
+                }
+            }
+        });
+    }
     let parsed = use_parsed::<CompareResult>(state);
     let loading = match (&state.loading, state.pending) {
         (Some(label), true) => {
