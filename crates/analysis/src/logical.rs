@@ -11,15 +11,17 @@
 //! dropped operations only are left out (counted in [`LogicalTrace::skipped_calls`]).
 //!
 //! Where no rank has every direction of the topology (a 4×2 grid has no rank with both a north
-//! and a south neighbour), the traces of several ranks are rewritten and merged by a
-//! longest-common-subsequence alignment (Myers' diff from the `similar` crate): common records
-//! appear once, records of one rank only are kept where they fall. The ranks used are reported.
+//! and a south neighbour), one rank of each class of ranks with the same directions is rewritten
+//! and the classes are merged so that every class's expansion is its own sequence, in order
+//! (`merge`); the classes and the ranks whose records make up the trace are reported.
 
 use crate::topology::TopologyReport;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use tracelogic_graph::{Family, TopologySpec};
 use tracelogic_model::{CallIdx, CallKind, CollectiveOp, P2pDir, Rank, Trace, ANY_SOURCE, NOT_COMPLETED, NO_ROOT};
+
+mod merge;
 
 /// Version tag of the JSON form of [`LogicalTrace`] and of the compressed program; bumped when
 /// a field changes meaning (documented in `docs/logical.md`).
@@ -399,6 +401,32 @@ pub struct LogicalTrace {
     /// ranks), so a replay may match receives by tag.
     #[serde(default)]
     pub tags_consistent: bool,
+    /// When no rank is maximal: the classes of ranks (same existing directions) whose
+    /// sequences were merged, one representative each (empty when one rank was rewritten).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub classes: Vec<RankClass>,
+    /// Records of the merge that some class seeing them does not execute at that point
+    /// (rank-dependent behaviour); 0 when every class's expansion is its own sequence.
+    #[serde(default)]
+    pub merge_conflicts: u64,
+}
+
+/// Ranks with the same existing directions, merged as one sequence (issue 4: merging when no
+/// rank has every neighbour).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RankClass {
+    /// The representative whose trace was rewritten (the lowest member).
+    pub rank: Rank,
+    /// Every rank of the class.
+    pub ranks: Vec<Rank>,
+    /// The directions the class has a neighbour in.
+    pub directions: Vec<String>,
+    /// Records of the logical trace taken from the representative.
+    pub records: u64,
+    /// Records of the logical trace this class sees but executes otherwise (other message
+    /// sizes, another call, or nothing at that point): rank-dependent behaviour the merge
+    /// could not keep. 0 when the class's expansion is its own sequence.
+    pub conflicts: u64,
 }
 
 impl LogicalTrace {
@@ -675,46 +703,8 @@ pub fn logicalize_ranks(trace: &Trace, placement: &Placement, ranks: Option<&[Ra
         .collect();
     let exists: Vec<bool> = (0..dirs.len()).map(|k| coverage.iter().any(|c| c[k])).collect();
     let full = |r: usize| coverage[r].iter().zip(&exists).all(|(&c, &e)| c || !e);
-    let mut used: Vec<Rank> = Vec::new();
-    let maximal = if let Some(rs) = ranks {
-        used = rs.to_vec();
-        full(rs[0] as usize)
-    } else if let Some(r) = (0..n as usize).find(|&r| full(r)) {
-        used.push(r as Rank);
-        true
-    } else {
-        // Greedy cover: the rank adding most missing directions, then the one with most
-        // directions (an inner rank of a border behaves like most ranks), lowest rank on ties.
-        let mut covered = vec![false; dirs.len()];
-        loop {
-            let gain = |r: usize| (0..dirs.len()).filter(|&k| coverage[r][k] && !covered[k]).count();
-            let total = |r: usize| coverage[r].iter().filter(|&&c| c).count();
-            let Some(best) = (0..n as usize)
-                .filter(|&r| gain(r) > 0)
-                .max_by_key(|&r| (gain(r), total(r), std::cmp::Reverse(r)))
-            else {
-                break;
-            };
-            for k in 0..dirs.len() {
-                covered[k] |= coverage[best][k];
-            }
-            used.push(best as Rank);
-        }
-        if used.is_empty() {
-            used.push(0);
-        }
-        false
-    };
     let names: Vec<String> = dirs.iter().map(|d| d.name()).collect();
-    let order = |r: &Record| {
-        r.call.ops.first().and_then(|o| match &o.partner {
-            Partner::Direction(d) => Some((o.tag, names.iter().position(|n| n == d)?)),
-            _ => None,
-        })
-    };
-    let mut merged: Option<Vec<Record>> = None;
-    let mut skipped = 0;
-    for &r in &used {
+    let rewrite = |r: Rank| {
         let table = &tables[r as usize];
         let partner = |peer: Rank| {
             if peer == ANY_SOURCE {
@@ -723,13 +713,70 @@ pub fn logicalize_ranks(trace: &Trace, placement: &Placement, ranks: Option<&[Ra
                 table.get(&peer).map(|d| Partner::Direction(d.clone()))
             }
         };
-        let (recs, sk) = records_of(trace, r, &partner);
+        records_of(trace, r, &partner)
+    };
+    // The ranks to rewrite, each with the ranks it stands for.
+    let groups: Vec<(Rank, Vec<Rank>)> = match ranks {
+        Some(rs) => rs.iter().map(|&r| (r, vec![r])).collect(),
+        None => match (0..n as usize).find(|&r| full(r)) {
+            Some(r) => vec![(r as Rank, vec![r as Rank])],
+            None => {
+                // Classes of ranks with the same existing directions, by lowest member.
+                let mut by_cover: Vec<(Vec<bool>, Vec<Rank>)> = Vec::new();
+                for r in 0..n {
+                    match by_cover.iter_mut().find(|(c, _)| *c == coverage[r as usize]) {
+                        Some((_, members)) => members.push(r),
+                        None => by_cover.push((coverage[r as usize].clone(), vec![r])),
+                    }
+                }
+                by_cover.into_iter().map(|(_, m)| (m[0], m)).collect()
+            }
+        },
+    };
+    let maximal = full(groups[0].0 as usize);
+    let mut skipped = 0;
+    let (records, used, classes, conflicts) = if groups.len() == 1 {
+        let (recs, sk) = rewrite(groups[0].0);
         skipped += sk;
-        merged = Some(match merged {
-            None => recs,
-            Some(m) => merge(m, recs, &order),
-        });
-    }
+        (recs, vec![groups[0].0], Vec::new(), 0)
+    } else {
+        let mut class_traces = Vec::with_capacity(groups.len());
+        for (r, _) in &groups {
+            let (recs, sk) = rewrite(*r);
+            skipped += sk;
+            class_traces.push(merge::ClassTrace {
+                rank: *r,
+                visible: coverage[*r as usize].clone(),
+                records: recs,
+            });
+        }
+        let merged = merge::merge(&class_traces, &names);
+        let classes: Vec<RankClass> = groups
+            .iter()
+            .zip(merged.contributed.iter().zip(&merged.class_conflicts))
+            .map(|((r, members), (&records, &conflicts))| RankClass {
+                rank: *r,
+                ranks: members.clone(),
+                directions: names
+                    .iter()
+                    .zip(&coverage[*r as usize])
+                    .filter(|(_, &c)| c)
+                    .map(|(d, _)| d.clone())
+                    .collect(),
+                records,
+                conflicts,
+            })
+            .collect();
+        let used: Vec<Rank> = match ranks {
+            Some(rs) => rs.to_vec(),
+            None => {
+                let mut by_share: Vec<&RankClass> = classes.iter().filter(|c| c.records > 0).collect();
+                by_share.sort_by_key(|c| (std::cmp::Reverse(c.records), c.rank));
+                by_share.iter().map(|c| c.rank).collect()
+            }
+        };
+        (merged.records, used, classes, merged.conflicts)
+    };
     Ok(LogicalTrace {
         schema: SCHEMA.into(),
         source: trace.source.clone(),
@@ -738,15 +785,17 @@ pub fn logicalize_ranks(trace: &Trace, placement: &Placement, ranks: Option<&[Ra
             family: placement.spec.family.name().into(),
             dims: placement.spec.dims.clone(),
             label: placement.spec.label(),
-            directions: dirs.iter().map(|d| d.name()).collect(),
+            directions: names,
         },
         placement: placement.clone(),
         ranks_used: used,
         maximal,
-        records: merged.unwrap_or_default(),
+        records,
         skipped_calls: skipped,
         accuracy: accuracy(trace, placement),
         tags_consistent: false,
+        classes,
+        merge_conflicts: conflicts,
     }
     .with_tag_check(trace, &tables))
 }
@@ -784,14 +833,6 @@ impl LogicalTrace {
     }
 }
 
-/// Records compared for merging: the call without its completion offsets (those are rebuilt).
-fn merge_key(r: &Record) -> LogicalCall {
-    LogicalCall {
-        completes: Vec::new(),
-        ..r.call.clone()
-    }
-}
-
 /// Longest pair of sequences aligned in one Myers run; longer ones are aligned window by
 /// window (proportional windows of this size), which bounds the O((N+M)·D) cost while keeping
 /// the result deterministic (a time deadline would make it depend on machine load).
@@ -820,103 +861,6 @@ fn symbols<K: std::hash::Hash + Eq>(a: &[K], b: &[K]) -> (Vec<u32>, Vec<u32>) {
     let sa = a.iter().map(&mut id).collect();
     let sb = b.iter().map(&mut id).collect();
     (sa, sb)
-}
-
-/// Merge two record sequences along their longest common subsequence; completion links are
-/// rebuilt so each merged completion completes the merged images of what it completed. Between
-/// two common records, the records of either side are interleaved by the tag, then the topology
-/// order, of their first operation (`order`): programs commonly loop over directions with the
-/// direction as tag, so the merged loop keeps the order every rank follows.
-fn merge(a: Vec<Record>, b: Vec<Record>, order: &dyn Fn(&Record) -> Option<(i32, usize)>) -> Vec<Record> {
-    let ka: Vec<LogicalCall> = a.iter().map(merge_key).collect();
-    let kb: Vec<LogicalCall> = b.iter().map(merge_key).collect();
-    let (sa, sb) = symbols(&ka, &kb);
-    let ops = align(&sa, &sb);
-    let mut map_a = vec![0usize; a.len()];
-    let mut map_b = vec![0usize; b.len()];
-    // (record, absolute targets in the merged sequence)
-    let mut out: Vec<(Record, Vec<usize>)> = Vec::with_capacity(a.len().max(b.len()));
-    let abs = |rec: &Record, i: usize, map: &[usize]| -> Vec<usize> {
-        rec.call
-            .completes
-            .iter()
-            .filter_map(|&k| i.checked_sub(k as usize).map(|j| map[j]))
-            .collect()
-    };
-    let take_a = |i: usize, out: &mut Vec<(Record, Vec<usize>)>, map_a: &mut Vec<usize>| {
-        let t = abs(&a[i], i, map_a);
-        map_a[i] = out.len();
-        out.push((a[i].clone(), t));
-    };
-    let take_b = |j: usize, out: &mut Vec<(Record, Vec<usize>)>, map_b: &mut Vec<usize>| {
-        let t = abs(&b[j], j, map_b);
-        map_b[j] = out.len();
-        out.push((b[j].clone(), t));
-    };
-    let (mut pending_a, mut pending_b): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
-    let flush = |pa: &mut Vec<usize>,
-                 pb: &mut Vec<usize>,
-                 out: &mut Vec<(Record, Vec<usize>)>,
-                 map_a: &mut Vec<usize>,
-                 map_b: &mut Vec<usize>| {
-        let (mut i, mut j) = (0, 0);
-        while i < pa.len() || j < pb.len() {
-            let from_a = j >= pb.len()
-                || (i < pa.len() && {
-                    let (x, y) = (&a[pa[i]], &b[pb[j]]);
-                    if x.call.function == y.call.function {
-                        match (order(x), order(y)) {
-                            (Some(p), Some(q)) => p <= q,
-                            _ => true,
-                        }
-                    } else {
-                        // Different calls: continue the group of calls being emitted.
-                        let last = out.last().map(|(r, _)| r.call.function.as_str());
-                        last == Some(x.call.function.as_str()) || last != Some(y.call.function.as_str())
-                    }
-                });
-            if from_a {
-                take_a(pa[i], out, map_a);
-                i += 1;
-            } else {
-                take_b(pb[j], out, map_b);
-                j += 1;
-            }
-        }
-        pa.clear();
-        pb.clear();
-    };
-    for (tag, old, new) in ops {
-        if tag != similar::DiffTag::Equal {
-            pending_a.extend(old);
-            pending_b.extend(new);
-            continue;
-        }
-        flush(&mut pending_a, &mut pending_b, &mut out, &mut map_a, &mut map_b);
-        for (i, j) in old.zip(new) {
-            let mut t = abs(&a[i], i, &map_a);
-            t.extend(abs(&b[j], j, &map_b));
-            map_a[i] = out.len();
-            map_b[j] = out.len();
-            out.push((a[i].clone(), t));
-        }
-    }
-    flush(&mut pending_a, &mut pending_b, &mut out, &mut map_a, &mut map_b);
-    out.iter()
-        .enumerate()
-        .map(|(here, (rec, targets))| {
-            let mut back: Vec<u32> = targets
-                .iter()
-                .filter(|&&t| t < here)
-                .map(|&t| (here - t) as u32)
-                .collect();
-            back.sort_unstable();
-            back.dedup();
-            let mut rec = rec.clone();
-            rec.call.completes = back;
-            rec
-        })
-        .collect()
 }
 
 /// One point-to-point operation of a physical trace, as `--expand-rank` prints it.
@@ -983,37 +927,13 @@ fn expand_with<'a>(
     let mut image: Vec<Option<usize>> = Vec::new();
     for call in calls {
         let here = image.len();
-        let kept = if call.kind.is_p2p() {
-            let ops: Vec<Operation> = call
-                .ops
-                .iter()
-                .filter_map(|o| {
-                    let partner = match &o.partner {
-                        Partner::Direction(d) => Partner::Rank(*table.get(d)?),
-                        other => other.clone(),
-                    };
-                    Some(Operation { partner, ..o.clone() })
-                })
-                .collect();
-            if ops.is_empty() {
-                None
-            } else {
-                let mut function = call.function.clone();
-                if call.kind == CallKind::SendRecv && ops.len() == 1 && call.ops.len() == 2 {
-                    function = match ops[0].dir {
-                        P2pDir::Send => "MPI_Send".into(),
-                        P2pDir::Recv => "MPI_Recv".into(),
-                    };
-                }
-                Some(LogicalCall {
-                    function,
-                    ops,
-                    ..call.clone()
-                })
-            }
-        } else {
-            Some(call.clone())
-        };
+        let kept = restrict_call(call, |o| {
+            let partner = match &o.partner {
+                Partner::Direction(d) => Partner::Rank(*table.get(d)?),
+                other => other.clone(),
+            };
+            Some(Operation { partner, ..o.clone() })
+        });
         let kept = kept.and_then(|mut c| {
             if call.completes.is_empty() {
                 return Some(c);
@@ -1034,17 +954,37 @@ fn expand_with<'a>(
             Some(c)
         });
         image.push(kept.as_ref().map(|_| out.len()));
-        if let Some(mut c) = kept {
-            if c.kind == CallKind::SendRecv && c.ops.len() == 1 {
-                c.kind = match c.ops[0].dir {
-                    P2pDir::Send => CallKind::Send,
-                    P2pDir::Recv => CallKind::Recv,
-                };
-            }
-            out.push(c);
-        }
+        out.extend(kept);
     }
     out
+}
+
+/// `call` as a rank executes it: each operation mapped by `keep` (`None`: that rank has no
+/// neighbour in its direction, the operation vanishes). A point-to-point call left without
+/// operations vanishes; a `MPI_Sendrecv` that lost one of its two halves becomes `MPI_Send` or
+/// `MPI_Recv` (what a program guarding the call by neighbour existence does). Other calls are
+/// kept as they are. Expansion and the merge of rank classes share this rule.
+pub(crate) fn restrict_call(
+    call: &LogicalCall,
+    keep: impl FnMut(&Operation) -> Option<Operation>,
+) -> Option<LogicalCall> {
+    if !call.kind.is_p2p() {
+        return Some(call.clone());
+    }
+    let ops: Vec<Operation> = call.ops.iter().filter_map(keep).collect();
+    if ops.is_empty() {
+        return None;
+    }
+    let mut out = LogicalCall { ops, ..call.clone() };
+    if call.kind == CallKind::SendRecv && out.ops.len() == 1 && call.ops.len() == 2 {
+        let (function, kind) = match out.ops[0].dir {
+            P2pDir::Send => ("MPI_Send", CallKind::Send),
+            P2pDir::Recv => ("MPI_Recv", CallKind::Recv),
+        };
+        out.function = function.into();
+        out.kind = kind;
+    }
+    Some(out)
 }
 
 /// The point-to-point operations of expanded calls, in order (the `--expand-rank` list).

@@ -1,0 +1,467 @@
+//! Merging the logical sequences of several classes of ranks into one logical trace when no rank
+//! has every direction of the topology (seed 000 §4.3: "merge ranks so that each direction
+//! appears"; issue 4).
+//!
+//! A class is a set of ranks with the same existing directions (a 4×2 grid has six: four corners
+//! and two kinds of border ranks). Each class brings the rewritten records of one representative.
+//! The merged trace `M` must satisfy, for every class `c`: the expansion of `M` for `c` (each
+//! record restricted to the directions `c` has, dropped when nothing is left, exactly as
+//! [`super::expand_records`] does) equals the class's own sequence, record for record.
+//!
+//! The merge builds `M` front to back. At each step every class offers the next record of its
+//! sequence (its *head*). A candidate record `m` is valid when every class that would see `m`
+//! (has one of its directions, or any class for a collective, `MPI_Init`/`MPI_Finalize` or a
+//! wildcard receive; for a completion, any class that sees one of the records it completes) has
+//! as head exactly `m` restricted to its directions. A head seen by a class whose head carries
+//! more of the same call (a `MPI_Send` east of a corner and a `MPI_Sendrecv` east/west of a
+//! border rank) grows into that larger record; a completion grows to complete every record the
+//! heads of the classes that see it complete. Emitting a valid record advances exactly the
+//! classes that see it, so every class keeps its order.
+//!
+//! Why this is exact: if some order-preserving `M` exists for the remaining sequences, the head of
+//! any class seeing the first record of `M` grows into that record or into a part of it no other
+//! class sees more of (records have at most two operations), and emitting that part leaves an
+//! order-preserving `M` for the rest. So the merge never gets stuck while an exact merge exists,
+//! whatever valid candidate it picks. Operations are the same when direction, kind and bytes
+//! agree (tags may differ: a tree's left and right children receive from their parent under
+//! different tags); collectives when their operation, root and communicator agree (a root and the
+//! other ranks record different sizes).
+//!
+//! When no candidate is exact (rank-dependent behaviour), a second pass accepts candidates that
+//! differ from some class only in message sizes (NAS LU's boundary ranks send one point less per
+//! message), keeping the sizes of the class with the most directions; failing that, the head of
+//! the class with the most directions is emitted and the classes that execute it (up to sizes) advance.
+//! Each class counts the records it sees but does not execute as they are (`class_conflicts`).
+//!
+//! Among valid candidates it picks the one whose classes are least far through their sequences
+//! (as a fraction, so a class with more records per iteration does not fall behind), then the
+//! lowest tag, then the direction order: loop iterations come out the same, which loop
+//! compression needs.
+
+use super::{restrict_call, LogicalCall, Operation, Partner, Record};
+use std::collections::HashMap;
+use tracelogic_model::{CallKind, Rank};
+
+/// The rewritten records of one class of ranks.
+pub(super) struct ClassTrace {
+    /// The representative whose trace was rewritten.
+    pub rank: Rank,
+    /// Per direction (topology order): does the class have that neighbour.
+    pub visible: Vec<bool>,
+    /// Its records, directions as partners.
+    pub records: Vec<Record>,
+}
+
+/// The merged records, and how many of them some class that sees them disagreed with.
+pub(super) struct Merged {
+    /// In program order, completion offsets rebuilt for the merged sequence.
+    pub records: Vec<Record>,
+    /// Records emitted without the agreement of every class that sees them.
+    pub conflicts: u64,
+    /// Per class: records it sees but does not execute as they are (other sizes, another call).
+    pub class_conflicts: Vec<u64>,
+    /// Per class: records of the merged trace taken from its representative.
+    pub contributed: Vec<u64>,
+}
+
+/// A record of the merged sequence under construction.
+struct Entry {
+    record: Record,
+    /// For completions: the merged records it completes (absolute positions).
+    targets: Vec<usize>,
+    /// Per class: does the class see this record.
+    seen: Vec<bool>,
+}
+
+/// A record that may come next and the classes it advances.
+struct Candidate {
+    call: LogicalCall,
+    targets: Vec<usize>,
+    seen: Vec<bool>,
+    advance: Vec<usize>,
+    origin: usize,
+}
+
+struct State<'a> {
+    classes: &'a [ClassTrace],
+    /// Direction name → index in topology order.
+    index: HashMap<&'a str, usize>,
+    pos: Vec<usize>,
+    /// Per class: merged position of each of its records consumed so far.
+    placed: Vec<Vec<usize>>,
+    out: Vec<Entry>,
+    /// Whether candidates may differ from class heads in message sizes (the second pass, when
+    /// no exact candidate exists).
+    loose: bool,
+}
+
+/// The call of a record without its completion offsets (rebuilt by the merge).
+fn key(r: &Record) -> LogicalCall {
+    LogicalCall {
+        completes: Vec::new(),
+        ..r.call.clone()
+    }
+}
+
+/// What identifies the same logical operation across classes: the call without its tags (a
+/// tree's left and right children receive from their parent under different tags; verification
+/// does not compare tags either).
+fn untagged(c: &LogicalCall) -> LogicalCall {
+    c.with_tags(&vec![0; c.ops.len()])
+}
+
+/// The same operation up to tags, or (`loose`) up to message sizes too. Collectives are always
+/// compared without sizes: a root and the other ranks record different sizes for one `MPI_Bcast`.
+fn same(a: &LogicalCall, b: &LogicalCall, loose: bool) -> bool {
+    if a.ops.len() != b.ops.len() {
+        return false;
+    }
+    if loose || a.collective.is_some() {
+        a.shape() == b.shape()
+    } else {
+        untagged(a) == untagged(b)
+    }
+}
+
+impl State<'_> {
+    fn head(&self, c: usize) -> Option<&Record> {
+        self.classes[c].records.get(self.pos[c])
+    }
+
+    fn op_visible(&self, c: usize, o: &Operation) -> bool {
+        match &o.partner {
+            Partner::Direction(d) => self.index.get(d.as_str()).is_some_and(|&k| self.classes[c].visible[k]),
+            _ => true,
+        }
+    }
+
+    /// `call` as class `c` executes it (`None`: it does not see the call).
+    fn restrict(&self, call: &LogicalCall, c: usize) -> Option<LogicalCall> {
+        restrict_call(call, |o| self.op_visible(c, o).then(|| o.clone()))
+    }
+
+    /// The merged records a completion head of class `c` completes.
+    fn targets_of(&self, c: usize, head: &Record) -> Vec<usize> {
+        let i = self.pos[c];
+        let mut t: Vec<usize> = head
+            .call
+            .completes
+            .iter()
+            .filter_map(|&k| i.checked_sub(k as usize))
+            .filter_map(|j| self.placed[c].get(j).copied())
+            .collect();
+        t.sort_unstable();
+        t.dedup();
+        t
+    }
+
+    fn seen_targets(&self, targets: &[usize], c: usize) -> Vec<usize> {
+        targets.iter().copied().filter(|&t| self.out[t].seen[c]).collect()
+    }
+
+    fn seen_by(&self, call: &LogicalCall, targets: &[usize]) -> Vec<bool> {
+        (0..self.classes.len())
+            .map(|c| match call.kind {
+                k if k.is_p2p() => call.ops.iter().any(|o| self.op_visible(c, o)),
+                CallKind::Completion => targets.iter().any(|&t| self.out[t].seen[c]),
+                _ => true,
+            })
+            .collect()
+    }
+
+    /// The class whose representative executed `call` itself: among `advance`, the one with the
+    /// most directions (an inner rank of a border), then the lowest.
+    fn origin(&self, advance: &[usize], fits: impl Fn(usize) -> bool) -> Option<usize> {
+        advance.iter().copied().filter(|&c| fits(c)).max_by_key(|&c| {
+            (
+                self.classes[c].visible.iter().filter(|&&v| v).count(),
+                std::cmp::Reverse(c),
+            )
+        })
+    }
+
+    /// The valid record grown from the head of class `c0`, if any.
+    fn candidate(&self, c0: usize) -> Option<Candidate> {
+        let head = self.head(c0)?;
+        match head.call.kind {
+            k if k.is_p2p() => self.p2p_candidate(key(head)),
+            CallKind::Completion => self.completion_candidate(c0, head),
+            _ => {
+                let m = key(head);
+                let advance: Vec<usize> = (0..self.classes.len()).collect();
+                if advance
+                    .iter()
+                    .any(|&c| !self.head(c).is_some_and(|h| same(&key(h), &m, self.loose)))
+                {
+                    return None;
+                }
+                // The sizes of the class that moves the most bytes (a root's, for a broadcast).
+                let size = |c: usize| {
+                    self.head(c)
+                        .map_or(0, |h| h.call.sizes().into_iter().max().unwrap_or(0))
+                };
+                let best = advance.iter().map(|&c| size(c)).max().unwrap_or(0);
+                let origin = self.origin(&advance, |c| size(c) == best)?;
+                let m = key(self.head(origin)?);
+                Some(Candidate {
+                    seen: vec![true; self.classes.len()],
+                    call: m,
+                    targets: Vec::new(),
+                    advance,
+                    origin,
+                })
+            }
+        }
+    }
+
+    fn p2p_candidate(&self, mut m: LogicalCall) -> Option<Candidate> {
+        'grow: loop {
+            let mut advance = Vec::new();
+            for c in 0..self.classes.len() {
+                let Some(seen) = self.restrict(&m, c) else { continue };
+                let h = key(self.head(c)?);
+                if same(&seen, &h, self.loose) {
+                    advance.push(c);
+                    continue;
+                }
+                // The head carries more of the same call: `m` is its part along `m`'s directions.
+                let partners: Vec<&Partner> = m.ops.iter().map(|o| &o.partner).collect();
+                if h.kind.is_p2p()
+                    && h.ops.len() > m.ops.len()
+                    && m.ops.iter().all(|o| self.op_visible(c, o))
+                    && restrict_call(&h, |o| partners.contains(&&o.partner).then(|| o.clone()))
+                        .is_some_and(|part| same(&part, &m, self.loose))
+                {
+                    m = h;
+                    continue 'grow;
+                }
+                return None;
+            }
+            let origin = self.origin(&advance, |c| {
+                self.head(c).is_some_and(|h| same(&key(h), &m, self.loose))
+            })?;
+            let call = key(self.head(origin)?);
+            let seen = self.seen_by(&call, &[]);
+            return Some(Candidate {
+                call,
+                targets: Vec::new(),
+                seen,
+                advance,
+                origin,
+            });
+        }
+    }
+
+    fn completion_candidate(&self, c0: usize, head: &Record) -> Option<Candidate> {
+        let mut targets = self.targets_of(c0, head);
+        'grow: loop {
+            let mut advance = Vec::new();
+            for c in 0..self.classes.len() {
+                let want = self.seen_targets(&targets, c);
+                if want.is_empty() {
+                    continue;
+                }
+                let h = self.head(c)?;
+                if h.call.kind != CallKind::Completion || h.call.function != head.call.function {
+                    return None;
+                }
+                let own = self.targets_of(c, h);
+                if own == want {
+                    advance.push(c);
+                    continue;
+                }
+                if want.iter().all(|t| own.contains(t)) {
+                    targets.extend(own);
+                    targets.sort_unstable();
+                    targets.dedup();
+                    continue 'grow;
+                }
+                return None;
+            }
+            let origin = self.origin(&advance, |_| true)?;
+            let origin = advance
+                .iter()
+                .copied()
+                .max_by_key(|&c| (self.seen_targets(&targets, c).len(), c == origin))
+                .unwrap_or(origin);
+            let call = key(self.head(origin)?);
+            let seen = self.seen_by(&call, &targets);
+            return Some(Candidate {
+                call,
+                targets,
+                seen,
+                advance,
+                origin,
+            });
+        }
+    }
+
+    /// When no candidate is valid: the head of the class with the most directions, advancing
+    /// every class that executes exactly that record.
+    fn forced(&self) -> Option<Candidate> {
+        let c0 = (0..self.classes.len())
+            .filter(|&c| self.head(c).is_some())
+            .max_by(|&a, &b| {
+                let dirs = |c: usize| self.classes[c].visible.iter().filter(|&&v| v).count();
+                dirs(a)
+                    .cmp(&dirs(b))
+                    .then_with(|| self.progress(b).total_cmp(&self.progress(a)))
+                    .then_with(|| b.cmp(&a))
+            })?;
+        let head = self.head(c0)?;
+        let call = key(head);
+        let targets = if call.kind == CallKind::Completion {
+            self.targets_of(c0, head)
+        } else {
+            Vec::new()
+        };
+        let seen = self.seen_by(&call, &targets);
+        let advance = (0..self.classes.len())
+            .filter(|&c| {
+                c == c0
+                    || seen[c]
+                        && self.head(c).is_some_and(|h| match call.kind {
+                            CallKind::Completion => {
+                                h.call.kind == CallKind::Completion
+                                    && h.call.function == call.function
+                                    && self.targets_of(c, h) == self.seen_targets(&targets, c)
+                            }
+                            _ => self.restrict(&call, c).is_some_and(|r| same(&r, &key(h), true)),
+                        })
+            })
+            .collect();
+        Some(Candidate {
+            call,
+            targets,
+            seen,
+            advance,
+            origin: c0,
+        })
+    }
+
+    /// Does class `c` execute `cand` exactly as its next record (sizes included)?
+    fn executes(&self, c: usize, cand: &Candidate) -> bool {
+        let Some(h) = self.head(c) else { return false };
+        cand.advance.contains(&c)
+            && match cand.call.kind {
+                CallKind::Completion => true,
+                _ => self.restrict(&cand.call, c).is_some_and(|r| same(&r, &key(h), false)),
+            }
+    }
+
+    fn progress(&self, c: usize) -> f64 {
+        self.pos[c] as f64 / self.classes[c].records.len().max(1) as f64
+    }
+
+    /// Order among valid candidates: least progressed classes, lowest tag, direction order.
+    fn priority(&self, cand: &Candidate) -> (f64, i32, usize, usize) {
+        let progress = cand
+            .advance
+            .iter()
+            .map(|&c| self.progress(c))
+            .fold(f64::INFINITY, f64::min);
+        let (tag, dir) = cand.call.ops.first().map_or((i32::MIN, 0), |o| {
+            let dir = match &o.partner {
+                Partner::Direction(d) => self.index.get(d.as_str()).copied().unwrap_or(usize::MAX),
+                _ => usize::MAX,
+            };
+            (o.tag, dir)
+        });
+        (progress, tag, dir, cand.origin)
+    }
+
+    fn emit(&mut self, cand: Candidate) {
+        let here = self.out.len();
+        for &c in &cand.advance {
+            self.placed[c].push(here);
+            self.pos[c] += 1;
+        }
+        let from = &self.classes[cand.origin];
+        let base = from.records.get(self.pos[cand.origin].saturating_sub(1));
+        let record = Record {
+            call: cand.call,
+            gap_ns: base.map_or(0, |b| b.gap_ns),
+            duration_ns: base.map_or(0, |b| b.duration_ns),
+            rank: from.rank,
+            call_index: base.map_or(0, |b| b.call_index),
+        };
+        self.out.push(Entry {
+            record,
+            targets: cand.targets,
+            seen: cand.seen,
+        });
+    }
+}
+
+/// Merge the sequences of `classes` (directions named as in `names`, topology order) into one
+/// logical sequence that every class's expansion follows in order.
+pub(super) fn merge(classes: &[ClassTrace], names: &[String]) -> Merged {
+    let mut st = State {
+        classes,
+        index: names.iter().enumerate().map(|(k, n)| (n.as_str(), k)).collect(),
+        pos: vec![0; classes.len()],
+        placed: classes.iter().map(|c| Vec::with_capacity(c.records.len())).collect(),
+        out: Vec::with_capacity(classes.iter().map(|c| c.records.len()).max().unwrap_or(0)),
+        loose: false,
+    };
+    let mut conflicts = 0u64;
+    let mut class_conflicts = vec![0u64; classes.len()];
+    let mut contributed = vec![0u64; classes.len()];
+    loop {
+        let mut best: Option<Candidate> = None;
+        for loose in [false, true] {
+            st.loose = loose;
+            for c in 0..classes.len() {
+                let Some(cand) = st.candidate(c) else { continue };
+                let better = best.as_ref().is_none_or(|b| {
+                    let (p, q) = (st.priority(&cand), st.priority(b));
+                    p.0.total_cmp(&q.0).then((p.1, p.2, p.3).cmp(&(q.1, q.2, q.3))).is_lt()
+                });
+                if better {
+                    best = Some(cand);
+                }
+            }
+            if best.is_some() {
+                break;
+            }
+        }
+        let Some(cand) = best.or_else(|| st.forced()) else {
+            break;
+        };
+        // Classes that see the record but execute something else there (or other sizes).
+        let mut any = false;
+        for (c, n) in class_conflicts.iter_mut().enumerate() {
+            if cand.seen[c] && !st.executes(c, &cand) {
+                *n += 1;
+                any = true;
+            }
+        }
+        conflicts += u64::from(any);
+        contributed[cand.origin] += 1;
+        st.emit(cand);
+    }
+    let records = st
+        .out
+        .iter()
+        .enumerate()
+        .map(|(here, e)| {
+            let mut rec = e.record.clone();
+            let mut back: Vec<u32> = e
+                .targets
+                .iter()
+                .filter(|&&t| t < here)
+                .map(|&t| (here - t) as u32)
+                .collect();
+            back.sort_unstable();
+            back.dedup();
+            rec.call.completes = back;
+            rec
+        })
+        .collect();
+    Merged {
+        records,
+        conflicts,
+        class_conflicts,
+        contributed,
+    }
+}
