@@ -595,6 +595,7 @@ impl Component for App {
                 }
             },
             Msg::Matrix(request) => {
+                let reselected = request.selection != self.matrix_request.selection;
                 self.matrix_request = request.clone();
                 if let Some(c) = &self.current {
                     self.matrix_seq += 1;
@@ -602,6 +603,12 @@ impl Component for App {
                         seq: self.matrix_seq,
                         request,
                     }));
+                }
+                if reselected {
+                    // The worker restricts every analysis to the matrix selection (session.rs):
+                    // answers of the previous selection are dropped and the shown view asks again.
+                    self.analyses.retain(|kind, _| *kind == "compare");
+                    self.ensure_analysis(self.view);
                 }
             }
             Msg::Dragging(d) => {
