@@ -11,15 +11,18 @@
 //! ([`crate::route`]), the last trace and the settings in IndexedDB ([`crate::persist`]), and
 //! keys 1–8 and the arrows switch views (`?` shows them).
 
+use crate::export::ExportBar;
 use crate::input::{self, Source};
 use crate::persist::{self, StoredTrace};
 use crate::protocol::{
     AnalysisAnswer, AnalysisRequest, LoadedTrace, MatrixRequest, MatrixView as MatrixResult, ProgressReport,
     ReferenceLibrary, Request, Response,
 };
+use crate::report::{self, ReportSource};
 use crate::route::{self, Route};
 use crate::samples::{self, Sample, StartChoice, SAMPLES};
 use crate::text;
+use crate::tour;
 use crate::views::compare::CompareView;
 use crate::views::logical::LogicalView;
 use crate::views::matrix::MatrixView;
@@ -27,6 +30,7 @@ use crate::views::patterns::PatternsView;
 use crate::views::phases::PhasesView;
 use crate::views::summary::SummaryView;
 use crate::views::topology::TopologyView;
+use crate::views::tour::TourPanel;
 use crate::views::whatif::WhatIfView;
 use crate::views::{AnalysisState, Focus, View};
 use crate::worker::{
@@ -114,6 +118,12 @@ pub enum Msg {
     DismissError,
     /// The topology reference library changed (saved, deleted or loaded patterns).
     Library(ReferenceLibrary),
+    /// Write the HTML report of every analysis (computes the missing ones first).
+    Report,
+    /// The report file was saved (its name) or could not be written.
+    ReportDone(Result<String, String>),
+    /// Go to a step of the workshop tour (`None` ends it).
+    Tour(Option<usize>),
 }
 
 /// What the last visit left in IndexedDB.
@@ -161,6 +171,10 @@ pub struct App {
     compare_key: Option<u64>,
     /// Window listeners (keys, back/forward), alive as long as the page.
     listeners: Vec<Closure<dyn FnMut(web_sys::Event)>>,
+    /// The user asked for the HTML report; it is written once every analysis has answered.
+    report_wanted: bool,
+    /// The step of the workshop tour on screen.
+    tour: Option<usize>,
 }
 
 fn location() -> Option<web_sys::Location> {
@@ -181,8 +195,8 @@ impl App {
             match response {
                 Response::Progress(p) => {
                     if let Some(l) = self.loading.as_mut() {
-                        if l.stages.last() != Some(&p.stage) && l.stages.len() < MAX_LOG_STAGES {
-                            l.stages.push(p.stage.clone());
+                        if l.stages.last() != Some(&p.stage) {
+                            log_stage(&mut l.stages, &p.stage);
                         }
                         l.progress = p;
                     }
@@ -343,6 +357,8 @@ impl App {
                                 { for SAMPLES.iter().map(|s| html! { <option value={s.id}>{ s.title }</option> }) }
                             </select>
                         </label>
+                        <button type="button" class="secondary" id="take-tour"
+                            onclick={ctx.link().callback(|_| Msg::Tour(Some(0)))}>{ "Take the tour" }</button>
                     </div>
                 </div>
                 { self.view_stored(ctx) }
@@ -454,6 +470,7 @@ impl App {
                     { self.view_load_log() }
                 </div>
                 <nav class="views" aria-label="Views"><ul>{ for nav }</ul></nav>
+                { self.view_exports(ctx, c) }
                 { body }
             </>
         }
@@ -489,6 +506,8 @@ impl Component for App {
             help: false,
             compare_key: None,
             listeners: Vec::new(),
+            report_wanted: false,
+            tour: None,
         };
         app.start(ctx);
         app
@@ -618,6 +637,20 @@ impl Component for App {
                 self.dragging = d;
             }
             Msg::DismissError => self.error = None,
+            Msg::Report => {
+                self.report_wanted = true;
+                for v in report::analysis_views() {
+                    self.ensure_analysis(v);
+                }
+            }
+            Msg::ReportDone(done) => {
+                self.report_wanted = false;
+                self.notice = Some(match done {
+                    Ok(name) => format!("Saved the report as {name}."),
+                    Err(e) => format!("The report could not be written: {e}"),
+                });
+            }
+            Msg::Tour(step) => self.tour_step(ctx, step),
             Msg::Library(library) => {
                 self.library = library;
                 if let Some(request) = self.analyses.get("topology").and_then(|s| s.request.clone()) {
@@ -632,7 +665,7 @@ impl Component for App {
     fn view(&self, ctx: &Context<Self>) -> Html {
         let state = if self.loading.is_some() { "loading" } else { "idle" };
         html! {
-            <div class="app" data-state={state}>
+            <div class={classes!("app", self.tour.is_some().then_some("touring"))} data-state={state}>
                 <header class="topbar">
                     <h1>{ "tracelogic" }</h1>
                     <p class="tagline">{ "What MPI ranks said to each other, from a communication trace." }</p>
@@ -644,6 +677,7 @@ impl Component for App {
                     { self.view_input(ctx) }
                     { self.view_trace(ctx) }
                 </main>
+                { self.view_tour(ctx) }
             </div>
         }
     }
@@ -651,6 +685,16 @@ impl Component for App {
 
 /// Most stages kept in the load log (one per file read, then the readers' stages).
 const MAX_LOG_STAGES: usize = 200;
+
+/// Add `stage` to a load log; a full log keeps its start, an ellipsis, and the latest stage.
+fn log_stage(stages: &mut Vec<String>, stage: &str) {
+    if stages.len() < MAX_LOG_STAGES {
+        stages.push(stage.to_owned());
+    } else {
+        stages[MAX_LOG_STAGES - 2] = "…".to_owned();
+        stages[MAX_LOG_STAGES - 1] = stage.to_owned();
+    }
+}
 
 /// Absolute URLs of a sample's files (the worker resolves nothing against the page's address).
 fn sample_urls(sample: &Sample) -> Vec<(String, String)> {
@@ -1083,6 +1127,50 @@ impl App {
                     <button type="button" id="help-close" onclick={ctx.link().callback(|_| Msg::Help(false))}>{ "Close" }</button>
                 </div>
             </div>
+        }
+    }
+}
+
+/// The export bar, the HTML report and the workshop tour ([`crate::export`], [`crate::report`],
+/// [`crate::tour`]).
+impl App {
+    /// Show step `step` of the tour: its sample (loaded unless on screen or loading) in its view.
+    fn tour_step(&mut self, ctx: &Context<Self>, step: Option<usize>) {
+        self.tour = step;
+        let Some(step) = step.and_then(|i| tour::STEPS.get(i)) else {
+            return;
+        };
+        let Some(sample) = samples::find(step.sample) else {
+            return;
+        };
+        let loading = self.loading.as_ref().and_then(|l| l.sample);
+        if self.sample != Some(sample) && loading != Some(sample) {
+            self.fetch_sample(ctx.link(), sample, None);
+        }
+        self.view = step.view;
+        self.ensure_analysis(step.view);
+    }
+
+    /// The export bar above the view, and the off-screen views of a report being written.
+    fn view_exports(&self, ctx: &Context<Self>, c: &Current) -> Html {
+        let source = (self.report_wanted && report::ready(&self.analyses)).then(|| {
+            html! {
+                <ReportSource trace={c.trace.clone()} matrix={c.matrix.clone()} matrix_request={self.matrix_request.clone()}
+                    analyses={Rc::new(self.analyses.clone())} on_done={ctx.link().callback(Msg::ReportDone)} />
+            }
+        });
+        html! {
+            <>
+                <ExportBar view={self.view.id()} on_report={ctx.link().callback(|_| Msg::Report)} report_busy={self.report_wanted} />
+                { source.unwrap_or_default() }
+            </>
+        }
+    }
+
+    fn view_tour(&self, ctx: &Context<Self>) -> Html {
+        match self.tour {
+            Some(step) => html! { <TourPanel {step} on_step={ctx.link().callback(Msg::Tour)} /> },
+            None => Html::default(),
         }
     }
 }

@@ -296,10 +296,8 @@ fn inline_style(window: &web_sys::Window, e: &Element) -> String {
     let text = is_text(e);
     let mut out = String::new();
     for p in STYLE_PROPERTIES {
-        if p.starts_with("font") || p == "text-anchor" || p == "dominant-baseline" {
-            if !text {
-                continue;
-            }
+        if !text && (p.starts_with("font") || p == "text-anchor" || p == "dominant-baseline") {
+            continue;
         }
         let v = style.get_property_value(p).unwrap_or_default();
         if !is_default(p, &v) {
@@ -353,7 +351,7 @@ pub fn svg_document(svg: &Element) -> Result<(String, f64, f64), String> {
         let style = inline_style(&window, o);
         if !style.is_empty() {
             let own = c.get_attribute("style").unwrap_or_default();
-            let _ = c.set_attribute("style", &format!("{own} {style}").trim().to_owned());
+            let _ = c.set_attribute("style", format!("{own} {style}").trim());
         }
     }
     let _ = copy.remove_attribute("tabindex");
@@ -592,7 +590,7 @@ mod tests {
 
     #[test]
     fn slugs_are_file_name_safe() {
-        assert_eq!(slug("Calls by MPI function"), "calls-by-function");
+        assert_eq!(slug("Calls by MPI function"), "calls-by-mpi-function");
         assert_eq!(slug("  Rank ↔ coordinates (first 10)"), "rank-coordinates-first-10");
         assert_eq!(slug("<script>"), "script");
         assert_eq!(slug("---"), "");

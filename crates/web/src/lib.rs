@@ -13,16 +13,21 @@
 //! dropped files and folders into named `File` handles (the worker reads them), [`route`] keeps the
 //! navigation state in the address, [`persist`] keeps the last trace and the settings in
 //! IndexedDB, and [`samples`] lists the bundled traces.
+//! [`export`] saves the current view's tables and figures, [`report`] writes the HTML report of
+//! every analysis, and [`tour`] holds the steps of the workshop tour.
 
 pub mod analyses;
 pub mod app;
+pub mod export;
 pub mod heatmap;
 pub mod input;
 pub mod persist;
 pub mod protocol;
+pub mod report;
 pub mod route;
 pub mod samples;
 pub mod session;
 pub mod text;
+pub mod tour;
 pub mod views;
 pub mod worker;

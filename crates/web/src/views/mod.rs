@@ -9,6 +9,7 @@ pub mod patterns;
 pub mod phases;
 pub mod summary;
 pub mod topology;
+pub mod tour;
 pub mod whatif;
 
 use crate::protocol::AnalysisRequest;
