@@ -97,6 +97,13 @@ impl Selection {
     /// [`Selection::selects_call`] on one rank's trace, the rank itself taken as selected (so a
     /// whole rank is filtered without looking its rank up once per call).
     pub fn selects_call_of(&self, rt: &RankTrace, call: CallIdx) -> bool {
+        self.selects_call_sized(rt, call, || rank_call_bytes(rt, call))
+    }
+
+    /// [`Selection::selects_call_of`] with the call's size (see [`call_bytes`]) given by `size`,
+    /// which is asked only when size bounds are set: a whole rank is filtered with sizes
+    /// computed in one pass ([`rank_calls_bytes`]) instead of a search per call.
+    pub fn selects_call_sized(&self, rt: &RankTrace, call: CallIdx, size: impl FnOnce() -> u64) -> bool {
         let c = &rt.calls;
         let i = call as usize;
         if i >= c.len() || !self.selects_time(c.enter[i]) || !self.selects_kind(c.kind[i]) {
@@ -105,7 +112,7 @@ impl Selection {
         if self.min_bytes.is_none() && self.max_bytes.is_none() {
             return true;
         }
-        self.selects_bytes(rank_call_bytes(rt, call))
+        self.selects_bytes(size())
     }
 
     /// [`Selection::selects_p2p`] on one rank's trace, the rank itself taken as selected.
@@ -148,6 +155,24 @@ pub fn rank_call_bytes(rt: &RankTrace, call: CallIdx) -> u64 {
         .max()
         .unwrap_or(0);
     p2p.max(coll)
+}
+
+/// [`rank_call_bytes`] of every call of one rank, in one pass over its operations.
+pub fn rank_calls_bytes(rt: &RankTrace) -> Vec<u64> {
+    let mut bytes = vec![0u64; rt.calls.len()];
+    let p = &rt.p2p;
+    for (&call, &b) in p.post.iter().zip(&p.bytes) {
+        if let Some(slot) = bytes.get_mut(call as usize) {
+            *slot = (*slot).max(b);
+        }
+    }
+    let co = &rt.collectives;
+    for ((&call, &sent), &recv) in co.call.iter().zip(&co.bytes_sent).zip(&co.bytes_recv) {
+        if let Some(slot) = bytes.get_mut(call as usize) {
+            *slot = (*slot).max(sent.max(recv));
+        }
+    }
+    bytes
 }
 
 /// What one rank sends and receives inside a selection.
@@ -465,6 +490,13 @@ mod tests {
         assert!(small.selects_collective(&t, 1, 0));
         assert_eq!(call_bytes(&t, 0, 3), 0);
         assert_eq!(call_bytes(&t, 0, 2), 5000);
+        for rt in &t.ranks {
+            let one_pass = rank_calls_bytes(rt);
+            let searched: Vec<u64> = (0..rt.calls.len() as CallIdx)
+                .map(|c| call_bytes(&t, rt.rank, c))
+                .collect();
+            assert_eq!(one_pass, searched, "rank {}", rt.rank);
+        }
     }
 
     #[test]

@@ -35,6 +35,7 @@
 //! dropped may take another pending send that fits it. Nothing is matched across the window's
 //! edge: the window is applied on each rank to its own calls.
 
+use crate::query::rank_calls_bytes;
 use crate::{CallIdx, Calls, Collectives, MetricSamples, P2p, RankTrace, Selection, Trace, NOT_COMPLETED};
 
 impl Trace {
@@ -107,7 +108,11 @@ fn restrict_rank(rt: &RankTrace, selected: bool, selection: &Selection) -> RankT
     }
     let calls = &rt.calls;
     let n = calls.len();
-    let mut keep: Vec<bool> = (0..n as CallIdx).map(|c| selection.selects_call_of(rt, c)).collect();
+    let sized = selection.min_bytes.is_some() || selection.max_bytes.is_some();
+    let sizes = if sized { rank_calls_bytes(rt) } else { Vec::new() };
+    let mut keep: Vec<bool> = (0..n as CallIdx)
+        .map(|c| selection.selects_call_sized(rt, c, || sizes[c as usize]))
+        .collect();
     let keep_p2p: Vec<bool> = (0..rt.p2p.len()).map(|i| selection.selects_p2p_of(rt, i)).collect();
     let keep_coll: Vec<bool> = (0..rt.collectives.len())
         .map(|i| selection.selects_collective_of(rt, i))
