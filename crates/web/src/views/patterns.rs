@@ -1,12 +1,71 @@
 //! The patterns view: the communication patterns (sortable by occurrences, ranks involved and
-//! length), the event graph of the selected pattern, and JSON export.
+//! length), the event graph of the selected pattern (zoomable, one occurrence at a time, laid out
+//! in logical order or real time), the whole run as a timeline coloured by pattern, and JSON
+//! export.
 
-use super::{download_button, pending_note, use_parsed, AnalysisProps, Focus};
+use super::{download_button, pending_note, seconds, use_parsed, AnalysisProps, Focus};
 use crate::analyses::PatternsResult;
 use std::collections::BTreeMap;
 use std::rc::Rc;
-use tracelogic_analysis::patterns::CommunicationPattern;
+use tracelogic_analysis::patterns::{CommunicationPattern, EventGraph, PatternTimeline};
+use web_sys::HtmlInputElement;
 use yew::prelude::*;
+
+/// Colours of the first patterns (by id, most frequent first) in the timeline and its legend;
+/// readable on the light and the dark background.
+pub const PALETTE: [&str; 10] = [
+    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#8cd17d",
+];
+/// Colour of patterns beyond the palette.
+pub const OTHER_COLOUR: &str = "#9a9a9a";
+
+/// The colour of pattern `id` in the timeline.
+pub fn colour(id: u32) -> &'static str {
+    PALETTE.get(id as usize).copied().unwrap_or(OTHER_COLOUR)
+}
+
+/// Horizontal placement of the event graph's events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// Lamport logical time: after the previous event of the rank and after the matching send.
+    Logical,
+    /// Entry time of each event's call, scaled to the same width.
+    RealTime,
+}
+
+/// Largest zoom factor of the event graph.
+pub const MAX_ZOOM: f64 = 64.0;
+
+/// The SVG viewBox of a `w × h` drawing at `zoom` (≥ 1), panned to fractions `pan_x`, `pan_y`
+/// (0 = left/top edge, 1 = right/bottom edge).
+pub fn view_box(w: f64, h: f64, zoom: f64, pan_x: f64, pan_y: f64) -> String {
+    let z = zoom.clamp(1.0, MAX_ZOOM);
+    let (vw, vh) = (w / z, h / z);
+    let x = (w - vw) * pan_x.clamp(0.0, 1.0);
+    let y = (h - vh) * pan_y.clamp(0.0, 1.0);
+    format!("{x:.1} {y:.1} {vw:.1} {vh:.1}")
+}
+
+/// Spans of one lane in pixels, `(x0, x1, pattern)`: spans of one pattern less than a pixel
+/// apart are drawn as one rectangle, so a lane costs at most about one rectangle per pixel.
+pub fn lane_rects(
+    spans: &[tracelogic_analysis::patterns::TimelineSpan],
+    t0: u64,
+    t1: u64,
+    width: f64,
+) -> Vec<(f64, f64, u32)> {
+    let scale = width / (t1.saturating_sub(t0).max(1) as f64);
+    let mut out: Vec<(f64, f64, u32)> = Vec::new();
+    for s in spans {
+        let x0 = s.start.saturating_sub(t0) as f64 * scale;
+        let x1 = (s.end.saturating_sub(t0) as f64 * scale).max(x0 + 0.5);
+        match out.last_mut() {
+            Some(last) if last.2 == s.pattern && x0 - last.1 < 1.0 => last.1 = last.1.max(x1),
+            _ => out.push((x0, x1, s.pattern)),
+        }
+    }
+    out
+}
 
 /// Sort order of the pattern list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,7 +118,309 @@ pub fn arrows(p: &CommunicationPattern) -> Vec<((u32, usize), (u32, usize))> {
     out
 }
 
-fn event_graph(p: &CommunicationPattern) -> Html {
+/// Where each event of one occurrence is drawn: `(x, y)` per event of `g`, the drawing's width
+/// and height.
+pub fn graph_layout(g: &EventGraph, layout: Layout) -> (Vec<(f64, f64)>, f64, f64) {
+    let (dx, lane, left) = (16.0, 34.0, 64.0);
+    let plot = dx * (g.logical_width.max(1) as f64);
+    let w = left + plot + dx;
+    let h = lane * (g.ranks.len() as f64 + 0.5);
+    let t0 = g.events.iter().map(|e| e.time).min().unwrap_or(0);
+    let t1 = g.events.iter().map(|e| e.time).max().unwrap_or(0);
+    let span = t1.saturating_sub(t0).max(1) as f64;
+    let at = g
+        .events
+        .iter()
+        .map(|e| {
+            let x = match layout {
+                Layout::Logical => left + dx * (e.logical as f64 + 0.5),
+                Layout::RealTime => left + dx * 0.5 + (plot - dx) * ((e.time - t0) as f64 / span),
+            };
+            (x, lane * (e.lane as f64 + 0.75))
+        })
+        .collect();
+    (at, w, h)
+}
+
+/// The occurrence's event graph: ranks as lines, events as points, arrows send → receive.
+fn event_graph(
+    p: &CommunicationPattern,
+    g: &EventGraph,
+    layout: Layout,
+    zoom: f64,
+    pan: (f64, f64),
+    onwheel: Callback<WheelEvent>,
+) -> Html {
+    let (at, w, h) = graph_layout(g, layout);
+    let lane = 34.0;
+    let left = 64.0;
+    html! {
+        <svg class="event-graph" id="pattern-graph" viewBox={view_box(w, h, zoom, pan.0, pan.1)} width={format!("{w:.0}")} height={format!("{h:.0}")} role="img"
+            aria-label={format!("Event graph of pattern {}, occurrence {}", p.id, g.occurrence + 1)} data-pattern={p.id.to_string()}
+            data-occurrence={g.occurrence.to_string()} data-layout={if layout == Layout::Logical { "logical" } else { "time" }} {onwheel}>
+            <defs>
+                <marker id="arrowhead" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse">
+                    <path d="M 0 0 L 10 5 L 0 10 z" class="arrowhead" />
+                </marker>
+            </defs>
+            { for g.ranks.iter().enumerate().map(|(i, &r)| {
+                let y = lane * (i as f64 + 0.75);
+                html! {
+                    <g class="rank-line">
+                        <text class="tick" x={(left - 8.0).to_string()} y={format!("{:.1}", y + 4.0)} text-anchor="end">{ format!("rank {r}") }</text>
+                        <line x1={left.to_string()} x2={format!("{:.1}", w - 4.0)} y1={format!("{y:.1}")} y2={format!("{y:.1}")} />
+                    </g>
+                }
+            }) }
+            { for g.arrows.iter().map(|a| {
+                let ((x1, y1), (x2, y2)) = (at[a.from], at[a.to]);
+                html! { <line class="message" x1={format!("{x1:.1}")} y1={format!("{y1:.1}")} x2={format!("{x2:.1}")} y2={format!("{y2:.1}")} marker-end="url(#arrowhead)" /> }
+            }) }
+            { for g.events.iter().zip(&at).map(|(e, &(x, y))| {
+                let class = match peer_of(&e.symbol) { Some(('S', _)) => "event send", Some(_) => "event recv", None => "event other" };
+                html! { <circle {class} cx={format!("{x:.1}")} cy={format!("{y:.1}")} r="4"><title>{ format!("rank {}, event {}: {} (logical {}, entered {} ns)", e.rank, e.event, e.symbol, e.logical, e.time) }</title></circle> }
+            }) }
+        </svg>
+    }
+}
+
+/// The whole run as one lane per rank, each pattern occurrence a span in its colour.
+fn timeline_view(
+    t: &PatternTimeline,
+    patterns: &[CommunicationPattern],
+    focus: &Focus,
+    on_focus: &Callback<Focus>,
+) -> Html {
+    let (left, lane, width) = (64.0, 14.0, 860.0);
+    let h = lane * t.lanes.len() as f64 + 4.0;
+    let selected = focus.pattern.map(|p| p as u32);
+    let mut shown: Vec<u32> = t.lanes.iter().flat_map(|l| l.spans.iter().map(|s| s.pattern)).collect();
+    shown.sort_unstable();
+    shown.dedup();
+    let merged = t.lanes.iter().any(|l| l.merged);
+    let pick = |id: u32| {
+        let focus = focus.clone();
+        on_focus.reform(move |_: MouseEvent| Focus {
+            pattern: Some(id as usize),
+            ..focus.clone()
+        })
+    };
+    html! {
+        <div class="pattern-timeline">
+            <h3>{ "The run coloured by pattern" }</h3>
+            <div class="scroll">
+                <svg class="timeline" id="patterns-timeline" viewBox={format!("0 0 {:.0} {h:.0}", left + width + 4.0)} width={format!("{:.0}", left + width + 4.0)} role="img"
+                    aria-label="Timeline of the run, one lane per rank, coloured by communication pattern">
+                    { for t.lanes.iter().enumerate().map(|(i, l)| {
+                        let y = lane * i as f64 + 2.0;
+                        html! {
+                            <g class="timeline-lane" data-rank={l.rank.to_string()}>
+                                <text class="tick" x={(left - 6.0).to_string()} y={format!("{:.1}", y + lane - 4.0)} text-anchor="end">{ format!("rank {}", l.rank) }</text>
+                                { for lane_rects(&l.spans, t.start, t.end, width).into_iter().map(|(x0, x1, id)| {
+                                    let class = classes!("timeline-span", (selected == Some(id)).then_some("selected"));
+                                    html! {
+                                        <rect {class} data-pattern={id.to_string()} x={format!("{:.1}", left + x0)} y={format!("{y:.1}")} width={format!("{:.1}", x1 - x0)} height={format!("{:.1}", lane - 3.0)}
+                                            fill={colour(id)} onclick={pick(id)}>
+                                            <title>{ format!("rank {}: pattern #{id}", l.rank) }</title>
+                                        </rect>
+                                    }
+                                }) }
+                            </g>
+                        }
+                    }) }
+                </svg>
+            </div>
+            <ul class="pattern-legend" id="patterns-legend">
+                { for shown.iter().filter(|&&id| (id as usize) < PALETTE.len()).map(|&id| {
+                    let occ = patterns.get(id as usize).map_or(0, |p| p.occurrences);
+                    html! {
+                        <li data-pattern={id.to_string()}>
+                            <button type="button" class="legend-item" onclick={pick(id)}>
+                                <span class="swatch" style={format!("background:{}", colour(id))}></span>{ format!("#{id} ({occ}×)") }
+                            </button>
+                        </li>
+                    }
+                }) }
+                if shown.iter().any(|&id| id as usize >= PALETTE.len()) {
+                    <li><span class="swatch" style={format!("background:{OTHER_COLOUR}")}></span>{ "other patterns" }</li>
+                }
+            </ul>
+            <p class="small">
+                { "Each lane is a rank; each coloured span is the rank's part of one pattern occurrence (white: outside any pattern). Click a span to select its pattern." }
+                if merged { { " Consecutive occurrences of one pattern are merged on crowded lanes." } }
+                if t.ranks_left_out > 0 { { format!(" {} more ranks are not drawn.", t.ranks_left_out) } }
+            </p>
+        </div>
+    }
+}
+
+/// The patterns view.
+#[function_component(PatternsView)]
+pub fn patterns_view(props: &AnalysisProps) -> Html {
+    let sort = use_state(|| SortBy::Occurrences);
+    // (pattern id, occurrence index): stepping resets when another pattern is selected.
+    let occurrence = use_state(|| (usize::MAX, 0usize));
+    let zoom = use_state(|| 1.0f64);
+    let pan = use_state(|| (0.0f64, 0.0f64));
+    let layout = use_state(|| Layout::Logical);
+    let result: Rc<PatternsResult> = match use_parsed(&props.state) {
+        Ok(r) => r,
+        Err(page) => return wrap(page),
+    };
+    let mut list: Vec<&CommunicationPattern> = result.patterns.iter().collect();
+    match *sort {
+        SortBy::Occurrences => list.sort_by_key(|p| (std::cmp::Reverse(p.occurrences), p.id)),
+        SortBy::Ranks => list.sort_by_key(|p| (std::cmp::Reverse(p.ranks.len()), p.id)),
+        SortBy::Length => list.sort_by_key(|p| (std::cmp::Reverse(length(p)), p.id)),
+    }
+    let selected = props
+        .focus
+        .pattern
+        .and_then(|id| result.patterns.iter().find(|p| p.id == id))
+        .or(list.first().copied());
+    let header = |label: &str, by: SortBy| {
+        let current = (*sort == by).then_some("descending");
+        let sort = sort.clone();
+        let onclick = Callback::from(move |_: MouseEvent| sort.set(by));
+        html! { <th class="num" aria-sort={current}><button type="button" class="sort" id={format!("sort-{}", label.to_lowercase())} {onclick}>{ label }</button></th> }
+    };
+    let json = Rc::new(
+        serde_json::to_string_pretty(&serde_json::json!({
+            "events": result.events,
+            "events_in_patterns": result.events_in_patterns,
+            "patterns": &result.patterns,
+        }))
+        .unwrap_or_default(),
+    );
+    let detail = selected.map(|p| {
+        let index = if occurrence.0 == p.id { occurrence.1.min(p.occurrences.saturating_sub(1)) } else { 0 };
+        let step = |delta: isize| {
+            let occurrence = occurrence.clone();
+            let (id, n) = (p.id, p.occurrences);
+            Callback::from(move |_: MouseEvent| {
+                let next = (index as isize + delta).clamp(0, n.saturating_sub(1) as isize) as usize;
+                occurrence.set((id, next));
+            })
+        };
+        let zoom_by = |f: f64| {
+            let zoom = zoom.clone();
+            Callback::from(move |_: MouseEvent| zoom.set((*zoom * f).clamp(1.0, MAX_ZOOM)))
+        };
+        let reset = {
+            let (zoom, pan) = (zoom.clone(), pan.clone());
+            Callback::from(move |_: MouseEvent| {
+                zoom.set(1.0);
+                pan.set((0.0, 0.0));
+            })
+        };
+        let onwheel = {
+            let zoom = zoom.clone();
+            Callback::from(move |e: WheelEvent| {
+                e.prevent_default();
+                let f = if e.delta_y() < 0.0 { 1.25 } else { 0.8 };
+                zoom.set((*zoom * f).clamp(1.0, MAX_ZOOM));
+            })
+        };
+        let pan_input = |axis: usize| {
+            let pan = pan.clone();
+            Callback::from(move |e: InputEvent| {
+                let v = e.target_unchecked_into::<HtmlInputElement>().value_as_number() / 100.0;
+                let (x, y) = *pan;
+                pan.set(if axis == 0 { (v, y) } else { (x, v) });
+            })
+        };
+        let on_layout = {
+            let layout = layout.clone();
+            Callback::from(move |e: Event| {
+                let real = e.target_unchecked_into::<HtmlInputElement>().checked();
+                layout.set(if real { Layout::RealTime } else { Layout::Logical });
+            })
+        };
+        let t0 = result.timeline.start;
+        let (start, end) = p.spans.get(index).copied().unwrap_or((t0, t0));
+        let rel = |t: u64| seconds(t.saturating_sub(t0) as f64 * 1e-9);
+        let kept = result.graphs.get(p.id).map_or(0, Vec::len);
+        let graph = result.graphs.get(p.id).and_then(|g| g.get(index));
+        html! {
+            <div class="pattern-detail">
+                <h3>{ format!("Pattern #{}: {} occurrences on ranks {}", p.id, p.occurrences,
+                    p.ranks.iter().map(|r| r.to_string()).collect::<Vec<_>>().join(", ")) }</h3>
+                <div class="graph-controls" role="group" aria-label="Occurrence and zoom">
+                    <button type="button" id="pattern-prev" onclick={step(-1)} disabled={index == 0}>{ "◀ Previous" }</button>
+                    <span id="pattern-occurrence" data-index={index.to_string()} data-start={start.to_string()} data-end={end.to_string()} role="status">
+                        { format!("occurrence {} of {}", index + 1, p.occurrences) }
+                    </span>
+                    <button type="button" id="pattern-next" onclick={step(1)} disabled={index + 1 >= p.occurrences}>{ "Next ▶" }</button>
+                    <span class="small" id="pattern-occurrence-time">{ format!(" {} – {} after the trace start", rel(start), rel(end)) }</span>
+                </div>
+                <div class="graph-controls" role="group" aria-label="Zoom">
+                    <button type="button" id="pattern-zoom-out" onclick={zoom_by(0.5)} disabled={*zoom <= 1.0} aria-label="Zoom out">{ "−" }</button>
+                    <span id="pattern-zoom" data-zoom={format!("{}", *zoom)}>{ format!("{:.0}%", *zoom * 100.0) }</span>
+                    <button type="button" id="pattern-zoom-in" onclick={zoom_by(2.0)} disabled={*zoom >= MAX_ZOOM} aria-label="Zoom in">{ "+" }</button>
+                    <button type="button" id="pattern-zoom-reset" onclick={reset}>{ "Fit" }</button>
+                    <label>{ "Pan ↔ " }<input type="range" id="pattern-pan-x" min="0" max="100" value={format!("{:.0}", pan.0 * 100.0)} disabled={*zoom <= 1.0} oninput={pan_input(0)} /></label>
+                    <label>{ "Pan ↕ " }<input type="range" id="pattern-pan-y" min="0" max="100" value={format!("{:.0}", pan.1 * 100.0)} disabled={*zoom <= 1.0} oninput={pan_input(1)} /></label>
+                    <label><input type="checkbox" id="pattern-real-time" checked={*layout == Layout::RealTime} onchange={on_layout} />{ " Real time" }</label>
+                </div>
+                <div class="scroll">
+                    if let Some(g) = graph {
+                        { event_graph(p, g, *layout, *zoom, *pan, onwheel) }
+                    } else {
+                        { pattern_graph(p) }
+                    }
+                </div>
+                <p class="small">
+                    { "Ranks as horizontal lines, events in " }
+                    { if *layout == Layout::Logical { "logical order (Lamport time)" } else { "real time (entry of each call)" } }
+                    { ", arrows from each send to its receive. Zoom with the buttons or the mouse wheel over the graph." }
+                    if graph.is_none() {
+                        { format!(" Event graphs are kept for the first {kept} occurrences; this one is drawn from the pattern's events in rank order.") }
+                    }
+                </p>
+            </div>
+        }
+    });
+    let body = html! {
+        <>
+            <p class="headline">
+                <span id="patterns-count" data-value={result.patterns.len().to_string()}>{ format!("{} communication patterns", result.patterns.len()) }</span>
+                { format!(" · {} of {} events inside a pattern occurrence", result.events_in_patterns, result.events) }
+                { " " }{ download_button("patterns-json", "Download JSON", "patterns.json", "application/json", json) }
+            </p>
+            { pending_note(&props.state) }
+            <div class="pattern-panels">
+                <table class="patterns" id="patterns-table">
+                    <caption>{ "Communication patterns (click a column to sort, a row to draw it)" }</caption>
+                    <thead><tr><th>{ "Pattern" }</th>{ header("Occurrences", SortBy::Occurrences) }{ header("Ranks", SortBy::Ranks) }{ header("Length", SortBy::Length) }</tr></thead>
+                    <tbody>
+                        { for list.iter().map(|p| {
+                            let id = p.id;
+                            let focus = props.focus.clone();
+                            let onclick = props.on_focus.reform(move |_: MouseEvent| Focus { pattern: Some(id), ..focus.clone() });
+                            let class = classes!("pattern-row", (selected.map(|s| s.id) == Some(id)).then_some("selected"));
+                            html! {
+                                <tr {class} data-pattern={id.to_string()} data-occurrences={p.occurrences.to_string()} {onclick}>
+                                    <th scope="row"><span class="swatch" style={format!("background:{}", colour(id as u32))}></span>{ format!("#{id}") }</th>
+                                    <td class="num">{ p.occurrences }</td>
+                                    <td class="num" title={p.ranks.iter().map(|r| r.to_string()).collect::<Vec<_>>().join(", ")}>{ p.ranks.len() }</td>
+                                    <td class="num">{ length(p) }</td>
+                                </tr>
+                            }
+                        }) }
+                    </tbody>
+                </table>
+                { detail.unwrap_or_default() }
+            </div>
+            if !result.timeline.lanes.is_empty() {
+                { timeline_view(&result.timeline, &result.patterns, &Focus { pattern: selected.map(|p| p.id), ..props.focus.clone() }, &props.on_focus) }
+            }
+        </>
+    };
+    wrap(body)
+}
+
+/// The pattern's events in rank order without times (for occurrences whose graph was not kept).
+fn pattern_graph(p: &CommunicationPattern) -> Html {
     let ranks: Vec<u32> = p.events.keys().copied().collect();
     let longest = p.events.values().map(Vec::len).max().unwrap_or(0);
     let (dx, lane, left) = (16.0, 34.0, 64.0);
@@ -69,7 +430,7 @@ fn event_graph(p: &CommunicationPattern) -> Html {
     let at = |(r, i): (u32, usize)| (left + dx * (i as f64 + 0.5), lane * (row(r) + 0.75));
     html! {
         <svg class="event-graph" id="pattern-graph" viewBox={format!("0 0 {w:.0} {h:.0}")} width={format!("{w:.0}")} role="img"
-            aria-label={format!("Event graph of pattern {}", p.id)} data-pattern={p.id.to_string()}>
+            aria-label={format!("Event graph of pattern {}", p.id)} data-pattern={p.id.to_string()} data-occurrence="">
             <defs>
                 <marker id="arrowhead" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse">
                     <path d="M 0 0 L 10 5 L 0 10 z" class="arrowhead" />
@@ -95,83 +456,6 @@ fn event_graph(p: &CommunicationPattern) -> Html {
             }) }
         </svg>
     }
-}
-
-/// The patterns view.
-#[function_component(PatternsView)]
-pub fn patterns_view(props: &AnalysisProps) -> Html {
-    let sort = use_state(|| SortBy::Occurrences);
-    let result: Rc<PatternsResult> = match use_parsed(&props.state) {
-        Ok(r) => r,
-        Err(page) => return wrap(page),
-    };
-    let mut list: Vec<&CommunicationPattern> = result.patterns.iter().collect();
-    match *sort {
-        SortBy::Occurrences => list.sort_by_key(|p| (std::cmp::Reverse(p.occurrences), p.id)),
-        SortBy::Ranks => list.sort_by_key(|p| (std::cmp::Reverse(p.ranks.len()), p.id)),
-        SortBy::Length => list.sort_by_key(|p| (std::cmp::Reverse(length(p)), p.id)),
-    }
-    let selected = props
-        .focus
-        .pattern
-        .and_then(|id| result.patterns.iter().find(|p| p.id == id))
-        .or(list.first().copied());
-    let header = |label: &str, by: SortBy| {
-        let current = (*sort == by).then_some("descending");
-        let sort = sort.clone();
-        let onclick = Callback::from(move |_: MouseEvent| sort.set(by));
-        html! { <th class="num" aria-sort={current}><button type="button" class="sort" id={format!("sort-{}", label.to_lowercase())} {onclick}>{ label }</button></th> }
-    };
-    let json = Rc::new(
-        props
-            .state
-            .result
-            .as_deref()
-            .and_then(|r| r.as_ref().ok())
-            .cloned()
-            .unwrap_or_default(),
-    );
-    let body = html! {
-        <>
-            <p class="headline">
-                <span id="patterns-count" data-value={result.patterns.len().to_string()}>{ format!("{} communication patterns", result.patterns.len()) }</span>
-                { format!(" · {} of {} events inside a pattern occurrence", result.events_in_patterns, result.events) }
-                { " " }{ download_button("patterns-json", "Download JSON", "patterns.json", "application/json", json) }
-            </p>
-            { pending_note(&props.state) }
-            <div class="pattern-panels">
-                <table class="patterns" id="patterns-table">
-                    <caption>{ "Communication patterns (click a column to sort, a row to draw it)" }</caption>
-                    <thead><tr><th>{ "Pattern" }</th>{ header("Occurrences", SortBy::Occurrences) }{ header("Ranks", SortBy::Ranks) }{ header("Length", SortBy::Length) }</tr></thead>
-                    <tbody>
-                        { for list.iter().map(|p| {
-                            let id = p.id;
-                            let focus = props.focus.clone();
-                            let onclick = props.on_focus.reform(move |_: MouseEvent| Focus { pattern: Some(id), ..focus.clone() });
-                            let class = classes!("pattern-row", (selected.map(|s| s.id) == Some(id)).then_some("selected"));
-                            html! {
-                                <tr {class} data-pattern={id.to_string()} data-occurrences={p.occurrences.to_string()} {onclick}>
-                                    <th scope="row">{ format!("#{id}") }</th>
-                                    <td class="num">{ p.occurrences }</td>
-                                    <td class="num" title={p.ranks.iter().map(|r| r.to_string()).collect::<Vec<_>>().join(", ")}>{ p.ranks.len() }</td>
-                                    <td class="num">{ length(p) }</td>
-                                </tr>
-                            }
-                        }) }
-                    </tbody>
-                </table>
-                if let Some(p) = selected {
-                    <div class="pattern-detail">
-                        <h3>{ format!("Pattern #{}: {} occurrences on ranks {}", p.id, p.occurrences,
-                            p.ranks.iter().map(|r| r.to_string()).collect::<Vec<_>>().join(", ")) }</h3>
-                        <div class="scroll">{ event_graph(p) }</div>
-                        <p class="small">{ "Ranks as horizontal lines, events in logical order, arrows from each send to its receive." }</p>
-                    </div>
-                }
-            </div>
-        </>
-    };
-    wrap(body)
 }
 
 fn wrap(body: Html) -> Html {

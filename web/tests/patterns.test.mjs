@@ -1,0 +1,199 @@
+// Browser test of the patterns view's event-graph navigation and run timeline (issue 5): the LU
+// sample's patterns, stepping through the occurrences of one pattern (label, times and graph
+// change, the same as `tracelogic patterns --json` gives), zooming the graph (viewBox), real-time
+// layout, and the whole-run timeline (one lane per rank, a span per rank and occurrence, click to
+// select). Set-up as in app.test.mjs: the app is served from a sub-path, no request may leave the
+// origin and console errors fail the test.
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, existsSync, statSync } from 'node:fs';
+import { join, extname, resolve, dirname, normalize, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const dist = process.env.TRACELOGIC_DIST || join(root, 'dist');
+const cli = process.env.TRACELOGIC_CLI || join(root, 'target/debug/tracelogic');
+const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
+const prefix = '/patterns/sub/path/';
+const types = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.md': 'text/markdown; charset=utf-8',
+};
+
+let server;
+let origin;
+let browser;
+
+const sampleDir = (id) => join(root, 'web/samples', id);
+const shots = process.env.TRACELOGIC_SCREENSHOTS && resolve(root, process.env.TRACELOGIC_SCREENSHOTS);
+
+async function screenshot(page, name) {
+  if (shots) await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+}
+
+function cliJson(args) {
+  return JSON.parse(execFileSync(cli, [...args, '--json'], { encoding: 'utf8', maxBuffer: 64 << 20 }));
+}
+
+async function openPage(url) {
+  const page = await browser.newPage();
+  const problems = [];
+  const requests = [];
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('request', (r) => requests.push(r.url()));
+  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
+  page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()} for ${r.url()}`); });
+  await page.goto(url);
+  return { page, problems, requests };
+}
+
+function assertClean({ problems, requests }) {
+  assert.deepEqual(problems, [], 'console errors, page errors or failed requests');
+  const foreign = requests.filter((u) => !u.startsWith(origin + '/') && !u.startsWith('data:') && !u.startsWith('blob:'));
+  assert.deepEqual(foreign, [], 'requests to other origins');
+}
+
+async function openView(id, view, ready) {
+  const s = await openPage(`${origin}${prefix}#sample=${encodeURIComponent(id)}`);
+  await s.page.setViewportSize({ width: 1280, height: 900 });
+  await s.page.waitForSelector('#trace', { timeout: 60_000 });
+  await s.page.waitForSelector('.app[data-state="idle"]', { timeout: 60_000 });
+  await s.page.click(`#nav-${view}`);
+  await s.page.waitForSelector(`#view-${view} ${ready}, #view-${view} .view-error`, { timeout: 120_000 });
+  const failed = await s.page.$(`#view-${view} .view-error`);
+  assert.equal(failed, null, failed && (await failed.textContent()));
+  return s;
+}
+
+before(async () => {
+  assert.ok(existsSync(join(dist, 'index.html')), `${dist}/index.html is missing: run scripts/build-web first`);
+  assert.ok(existsSync(cli), `${cli} is missing: run cargo build -p tracelogic-cli first`);
+  assert.ok(existsSync(chromiumPath), `${chromiumPath} is missing: apt-get install chromium`);
+  server = createServer((req, res) => {
+    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    if (!path.startsWith(prefix)) {
+      res.writeHead(404).end('outside the app');
+      return;
+    }
+    const rel = path.slice(prefix.length) || 'index.html';
+    const file = normalize(join(dist, rel));
+    if (!file.startsWith(dist + sep) || !existsSync(file) || !statSync(file).isFile()) {
+      res.writeHead(404).end('not found');
+      return;
+    }
+    res.writeHead(200, { 'content-type': types[extname(file)] || 'application/octet-stream' });
+    res.end(readFileSync(file));
+  });
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  origin = `http://127.0.0.1:${server.address().port}`;
+  browser = await chromium.launch({
+    executablePath: chromiumPath,
+    args: ['--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  await new Promise((ok) => (server ? server.close(ok) : ok()));
+});
+
+const graphState = (page) => page.$eval('#pattern-graph', (g) => ({
+  occurrence: g.dataset.occurrence,
+  layout: g.dataset.layout,
+  viewBox: g.getAttribute('viewBox'),
+  xs: [...g.querySelectorAll('circle.event')].map((c) => Number(c.getAttribute('cx'))),
+  titles: [...g.querySelectorAll('circle.event title')].map((t) => t.textContent),
+}));
+
+test('patterns: step through the occurrences of a pattern, zoom the event graph, real-time layout', async () => {
+  const id = 'npb-lu.S.8';
+  const cliPatterns = cliJson(['patterns', sampleDir(id)]).communication_patterns;
+  const s = await openView(id, 'patterns', '#pattern-graph');
+  const { page } = s;
+  const pick = cliPatterns.find((p) => p.occurrences >= 3);
+  assert.ok(pick, 'LU has a pattern with at least three occurrences');
+  await page.click(`#patterns-table tr[data-pattern="${pick.id}"]`);
+  await page.waitForSelector(`#pattern-graph[data-pattern="${pick.id}"][data-occurrence="0"]`);
+  const label = () => page.textContent('#pattern-occurrence');
+  assert.equal((await label()).trim(), `occurrence 1 of ${pick.occurrences}`);
+  assert.equal(await page.isDisabled('#pattern-prev'), true);
+  const first = await graphState(page);
+  const events = Object.values(pick.events).reduce((n, e) => n + e.length, 0);
+  assert.equal(first.xs.length, events);
+  assert.equal(Number(await page.getAttribute('#pattern-occurrence', 'data-start')), pick.spans[0][0]);
+
+  // The second occurrence: label, times and the events' entry times change, the shape does not.
+  await page.click('#pattern-next');
+  await page.waitForSelector('#pattern-graph[data-occurrence="1"]');
+  assert.equal((await label()).trim(), `occurrence 2 of ${pick.occurrences}`);
+  assert.equal(Number(await page.getAttribute('#pattern-occurrence', 'data-start')), pick.spans[1][0]);
+  assert.equal(Number(await page.getAttribute('#pattern-occurrence', 'data-end')), pick.spans[1][1]);
+  const second = await graphState(page);
+  assert.equal(second.xs.length, events);
+  assert.deepEqual(second.xs, first.xs, 'logical layout: the same shape');
+  assert.notDeepEqual(second.titles, first.titles, 'the tooltips carry the occurrence\'s own times');
+  await page.click('#pattern-prev');
+  await page.waitForSelector('#pattern-graph[data-occurrence="0"]');
+
+  // Zoom: the buttons and the wheel change the viewBox; Fit restores it.
+  await page.click('#pattern-zoom-in');
+  await page.waitForFunction((vb) => document.querySelector('#pattern-graph').getAttribute('viewBox') !== vb, first.viewBox);
+  const zoomed = (await graphState(page)).viewBox.split(' ').map(Number);
+  const full = first.viewBox.split(' ').map(Number);
+  assert.ok(Math.abs(zoomed[2] - full[2] / 2) < 0.2 && Math.abs(zoomed[3] - full[3] / 2) < 0.2, `${zoomed} vs ${full}`);
+  await page.$eval('#pattern-pan-x', (e) => { e.value = '100'; e.dispatchEvent(new Event('input', { bubbles: true })); });
+  await page.waitForFunction(() => Number(document.querySelector('#pattern-graph').getAttribute('viewBox').split(' ')[0]) > 0);
+  const box = await page.locator('#pattern-graph').boundingBox();
+  await page.mouse.move(box.x + 20, box.y + 20);
+  await page.mouse.wheel(0, -100);
+  await page.waitForFunction(() => Number(document.querySelector('#pattern-zoom').dataset.zoom) > 2);
+  await page.click('#pattern-zoom-reset');
+  await page.waitForFunction((vb) => document.querySelector('#pattern-graph').getAttribute('viewBox') === vb, first.viewBox);
+
+  // Real time: events move to their entry times.
+  await page.check('#pattern-real-time');
+  await page.waitForSelector('#pattern-graph[data-layout="time"]');
+  const timed = await graphState(page);
+  assert.equal(timed.xs.length, events);
+  assert.notDeepEqual(timed.xs, first.xs);
+  await screenshot(page, 'patterns-real-time');
+  assertClean(s);
+  await page.close();
+});
+
+test('patterns: the run timeline has one lane per rank and a span per rank and occurrence; a click selects the pattern', async () => {
+  const id = 'npb-lu.S.8';
+  const p = cliJson(['patterns', sampleDir(id)]);
+  const summary = cliJson(['summary', sampleDir(id)]);
+  const s = await openView(id, 'patterns', '#patterns-timeline');
+  const { page } = s;
+  const lanes = await page.$$eval('#patterns-timeline g.timeline-lane', (els) => els.map((e) => Number(e.dataset.rank)));
+  assert.equal(summary.ranks, 8);
+  assert.deepEqual(lanes, [...Array(summary.ranks).keys()]);
+  // Every pattern drawn is a pattern of the CLI; each rank's lane shows each pattern it takes part in.
+  const drawn = await page.$$eval('#patterns-timeline rect.timeline-span', (els) => els.map((e) => [Number(e.parentElement.dataset.rank), Number(e.dataset.pattern)]));
+  const byId = new Map(p.communication_patterns.map((c) => [c.id, c]));
+  for (const [rank, pattern] of drawn) assert.ok(byId.get(pattern).ranks.includes(rank), `pattern ${pattern} on rank ${rank}`);
+  for (const c of p.communication_patterns) {
+    for (const r of c.ranks) assert.ok(drawn.some(([rank, pat]) => rank === r && pat === c.id), `pattern ${c.id} missing on rank ${r}`);
+  }
+  const legend = await page.$$eval('#patterns-legend li[data-pattern]', (els) => els.map((e) => Number(e.dataset.pattern)));
+  assert.ok(legend.length >= 1 && legend.every((id) => byId.has(id)));
+  // A click on a span of another pattern selects it in the table and the graph.
+  const other = p.communication_patterns[p.communication_patterns.length - 1];
+  await page.click(`#patterns-timeline rect.timeline-span[data-pattern="${other.id}"]`);
+  await page.waitForSelector(`#pattern-graph[data-pattern="${other.id}"]`);
+  await page.waitForSelector(`#patterns-table tr.selected[data-pattern="${other.id}"]`);
+  assert.ok(await page.locator(`#patterns-timeline rect.timeline-span.selected[data-pattern="${other.id}"]`).count() >= 1);
+  await screenshot(page, 'patterns-timeline');
+  assertClean(s);
+  await page.close();
+});
