@@ -611,42 +611,51 @@ fn identify(
     stage("degree sequence", Ok(t), &left);
 
     let t = Instant::now();
-    let mut graphs: Vec<Graph> = left.iter().map(Candidate::graph).collect();
     // Two regular graphs of the same size and degree are never told apart by refinement: the
-    // candidates of a regular graph skip straight to a trivial colouring.
+    // candidates of a regular graph skip straight to a trivial colouring, and their graphs are
+    // only built once the distance profile (computed from coordinates for Cartesian families)
+    // has kept them.
     let regular = degrees.len() <= 1;
-    let mut colourings: Vec<Colouring> = graphs
+    let mut lazy: Vec<Option<Graph>> = left.iter().map(|c| (!regular).then(|| c.graph())).collect();
+    let mut colourings: Vec<Colouring> = lazy
         .iter()
-        .map(|h| {
-            if regular {
-                Colouring {
-                    colours: vec![vec![0; n as usize], vec![0; n as usize]],
-                    classes: 1,
-                    rounds: 0,
-                }
-            } else {
-                refine_joint(&[g, h], 32)
-            }
+        .map(|h| match h {
+            Some(h) => refine_joint(&[g, h], 32),
+            None => Colouring {
+                colours: vec![vec![0; n as usize], vec![0; n as usize]],
+                classes: 1,
+                rounds: 0,
+            },
         })
         .collect();
     let keep: Vec<bool> = colourings.iter().map(Colouring::histograms_agree).collect();
-    retain_pairs(&mut left, &mut graphs, &keep);
+    retain_pairs(&mut left, &mut lazy, &keep);
     retain_mask(&mut colourings, &keep);
     stage("colour refinement", Ok(t), &left);
 
     // An isomorphism maps the app's most distinctive node to a candidate node of the same
     // colour with the same distance profile; for vertex-transitive candidates any node will do.
     let t = Instant::now();
+    let mut profiles: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
     let keep: Vec<bool> = left
         .iter()
-        .zip(&graphs)
+        .zip(lazy.iter_mut())
         .zip(&colourings)
         .map(|((c, h), col)| {
             let hist = col.histogram(0);
             let Some(root) = (0..n).min_by_key(|&u| (hist[col.colours[0][u as usize] as usize], u)) else {
                 return true;
             };
+            let mine = profiles.entry(root).or_insert_with(|| distance_profile(g, root));
             let colour = col.colours[0][root as usize];
+            if let Candidate::Spec(s) = c {
+                if h.is_none() && s.is_vertex_transitive() {
+                    if let Some(theirs) = s.implicit_distance_profile(0, Some(mine)) {
+                        return theirs == *mine;
+                    }
+                }
+            }
+            let h = h.get_or_insert_with(|| c.graph());
             let transitive = matches!(c, Candidate::Spec(s) if s.is_vertex_transitive());
             let images: Vec<u32> = (0..n)
                 .filter(|&v| col.colours[1][v as usize] == colour)
@@ -655,12 +664,16 @@ fn identify(
             if images.len() > PROFILE_MAX_ROOTS {
                 return true;
             }
-            let mine = distance_profile(g, root);
-            images.iter().any(|&v| distance_profile(h, v) == mine)
+            images.iter().any(|&v| distance_profile(h, v) == *mine)
         })
         .collect();
-    retain_pairs(&mut left, &mut graphs, &keep);
+    retain_pairs(&mut left, &mut lazy, &keep);
     retain_mask(&mut colourings, &keep);
+    let mut graphs: Vec<Graph> = lazy
+        .into_iter()
+        .zip(&left)
+        .map(|(h, c)| h.unwrap_or_else(|| c.graph()))
+        .collect();
     stage("distance profile", Ok(t), &left);
 
     // A quick, near-linear isomorphism search settles most candidates at once (ordered search

@@ -720,12 +720,48 @@ impl TopologySpec {
                         d => vec![(0, 1), (1, d as u64 - 2), (d - 1, 1)],
                     })
                     .collect();
+                let offsets: Vec<Vec<i8>> = self
+                    .directions()
+                    .into_iter()
+                    .filter_map(|d| match d {
+                        Direction::Offset(o) => Some(o),
+                        _ => None,
+                    })
+                    .collect();
+                let periodic = f.periodic();
                 let mut idx = vec![0usize; classes.len()];
+                let mut coords = vec![0u32; classes.len()];
+                let mut targets: Vec<u64> = Vec::with_capacity(offsets.len());
                 loop {
-                    let coords: Vec<u32> = idx.iter().zip(&classes).map(|(&i, c)| c[i].0).collect();
+                    for (k, (&i, c)) in idx.iter().zip(&classes).enumerate() {
+                        coords[k] = c[i].0;
+                    }
                     let weight: u64 = idx.iter().zip(&classes).map(|(&i, c)| c[i].1).product();
-                    let node = self.node_at(&coords).expect("class representative inside");
-                    add(self.neighbours(node).len() as u32, weight);
+                    // Distinct neighbours of the representative, as packed coordinates (no
+                    // per-direction allocation: candidate lists run to thousands of stencils).
+                    targets.clear();
+                    'offsets: for o in &offsets {
+                        let mut packed = 0u64;
+                        for ((&c, &d), &step) in coords.iter().zip(&self.dims).zip(o).rev() {
+                            let mut x = c as i64 + step as i64;
+                            if periodic {
+                                x = x.rem_euclid(d as i64);
+                            } else if x < 0 || x >= d as i64 {
+                                continue 'offsets;
+                            }
+                            packed = packed * d as u64 + x as u64;
+                        }
+                        targets.push(packed);
+                    }
+                    let own = coords
+                        .iter()
+                        .zip(&self.dims)
+                        .rev()
+                        .fold(0u64, |acc, (&c, &d)| acc * d as u64 + c as u64);
+                    targets.retain(|&t| t != own);
+                    targets.sort_unstable();
+                    targets.dedup();
+                    add(targets.len() as u32, weight);
                     let mut k = 0;
                     loop {
                         if k == idx.len() {
@@ -835,6 +871,78 @@ impl TopologySpec {
 }
 
 impl TopologySpec {
+    /// Breadth-first level sizes from `root` (as `invariants::distance_profile` on
+    /// [`TopologySpec::graph`]) computed from coordinates, without building the graph, for
+    /// Cartesian families; `None` for the others. With `expect`, stops at the first level
+    /// whose size differs from it and returns the levels so far: candidate elimination only
+    /// needs to know whether the profiles agree, and look-alike tori part after a few levels.
+    pub fn implicit_distance_profile(&self, root: u32, expect: Option<&[u32]>) -> Option<Vec<u32>> {
+        if !self.family.is_cartesian() || root >= self.num_nodes() {
+            return None;
+        }
+        let n = self.num_nodes() as usize;
+        let k = self.dims.len();
+        let periodic = self.family.periodic();
+        let offsets: Vec<Vec<i8>> = self
+            .directions()
+            .into_iter()
+            .filter_map(|d| match d {
+                Direction::Offset(o) => Some(o),
+                _ => None,
+            })
+            .collect();
+        let mut strides = vec![1i64; k];
+        for i in 1..k {
+            strides[i] = strides[i - 1] * self.dims[i - 1] as i64;
+        }
+        let mut seen = vec![false; n];
+        seen[root as usize] = true;
+        let mut level = vec![root];
+        let mut next = Vec::new();
+        let mut profile = vec![1u32];
+        let mut coords = vec![0i64; k];
+        while !level.is_empty() {
+            next.clear();
+            for &u in &level {
+                let mut rest = u as i64;
+                for (c, &d) in coords.iter_mut().zip(&self.dims) {
+                    *c = rest % d as i64;
+                    rest /= d as i64;
+                }
+                'offsets: for o in &offsets {
+                    let mut v = u as i64;
+                    for i in 0..k {
+                        if o[i] == 0 {
+                            continue;
+                        }
+                        let d = self.dims[i] as i64;
+                        let x = coords[i] + o[i] as i64;
+                        let wrapped = x.rem_euclid(d);
+                        if !periodic && wrapped != x {
+                            continue 'offsets;
+                        }
+                        v += (wrapped - coords[i]) * strides[i];
+                    }
+                    if !seen[v as usize] {
+                        seen[v as usize] = true;
+                        next.push(v as u32);
+                    }
+                }
+            }
+            if next.is_empty() {
+                break;
+            }
+            profile.push(next.len() as u32);
+            if let Some(e) = expect {
+                if e.get(profile.len() - 1) != profile.last() {
+                    return Some(profile);
+                }
+            }
+            std::mem::swap(&mut level, &mut next);
+        }
+        Some(profile)
+    }
+
     /// Cartesian graphs without per-node allocation: coordinates are updated incrementally and
     /// each offset becomes a stride, with wrap-around or bounds checks per dimension.
     fn cartesian_graph(&self) -> Graph {
