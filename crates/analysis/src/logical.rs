@@ -21,6 +21,7 @@ use std::collections::HashMap;
 use tracelogic_graph::{Family, TopologySpec};
 use tracelogic_model::{CallIdx, CallKind, CollectiveOp, P2pDir, Rank, Trace, ANY_SOURCE, NOT_COMPLETED, NO_ROOT};
 
+mod canonical;
 mod merge;
 
 /// Version tag of the JSON form of [`LogicalTrace`] and of the compressed program; bumped when
@@ -37,8 +38,10 @@ pub struct Placement {
 }
 
 impl Placement {
-    /// The placement found by topology identification. Fails when nothing was identified, when
-    /// the match is a user pattern (it has no directions), or when the mapping is incomplete.
+    /// The placement found by topology identification, made canonical ([`Placement::canonical`])
+    /// so that the logical trace does not depend on which automorphism identification returned.
+    /// Fails when nothing was identified, when the match is a user pattern (it has no
+    /// directions), or when the mapping is incomplete.
     pub fn from_report(report: &TopologyReport) -> Result<Placement, String> {
         let id = &report.identification;
         let Some(m) = &id.matched else {
@@ -51,11 +54,12 @@ impl Placement {
         let family = Family::from_name(&m.family)
             .ok_or_else(|| format!("topology `{}` is a user pattern without directions", m.label))?;
         let spec = TopologySpec::new(family, m.dims.clone())?;
-        Placement::new(
+        Ok(Placement::new(
             spec,
             report.identification.ranks,
             id.mapping.iter().map(|p| (p.rank, p.node)),
-        )
+        )?
+        .canonical())
     }
 
     /// A placement from `(rank, node)` pairs; every rank of `0..ranks` must get a distinct node.
