@@ -470,6 +470,40 @@ fn wrap(body: Html) -> Html {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tracelogic_analysis::patterns::TimelineSpan;
+
+    #[test]
+    fn view_box_zooms_and_pans_inside_the_drawing() {
+        assert_eq!(view_box(800.0, 200.0, 1.0, 0.7, 0.3), "0.0 0.0 800.0 200.0");
+        assert_eq!(view_box(800.0, 200.0, 2.0, 0.0, 0.0), "0.0 0.0 400.0 100.0");
+        assert_eq!(view_box(800.0, 200.0, 2.0, 1.0, 1.0), "400.0 100.0 400.0 100.0");
+        assert_eq!(
+            view_box(800.0, 200.0, 1000.0, 2.0, -1.0),
+            view_box(800.0, 200.0, MAX_ZOOM, 1.0, 0.0)
+        );
+    }
+
+    #[test]
+    fn lane_rects_merge_what_a_pixel_cannot_separate() {
+        let span = |start, end, pattern| TimelineSpan { start, end, pattern };
+        // 1000 ns over 100 px: 10 ns a pixel.
+        let spans = [
+            span(0, 100, 0),
+            span(105, 200, 0),
+            span(300, 400, 0),
+            span(402, 500, 1),
+            span(990, 1000, 1),
+        ];
+        let r = lane_rects(&spans, 0, 1000, 100.0);
+        assert_eq!(
+            r,
+            vec![(0.0, 20.0, 0), (30.0, 40.0, 0), (40.2, 50.0, 1), (99.0, 100.0, 1)]
+        );
+        // A zero-length span still shows half a pixel.
+        assert_eq!(lane_rects(&[span(500, 500, 3)], 0, 1000, 100.0), vec![(50.0, 50.5, 3)]);
+        assert_eq!(colour(0), PALETTE[0]);
+        assert_eq!(colour(10), OTHER_COLOUR);
+    }
 
     #[test]
     fn arrows_pair_each_send_with_its_receive_in_order() {
