@@ -5,7 +5,9 @@
 //! ([`Trace::restrict`], the rule of the CLI's selection flags: docs/cli.md, "Selections"), with
 //! times relative to the trace's first event. Until [`Request::Analyse`](crate::protocol::Request)
 //! carries a selection of its own, the selection is the page's current one: the matrix filters,
-//! which reach the session with every matrix request ([`Session::matrix`]). The comparison views
+//! which reach the session with every matrix request ([`Session::matrix`]). The topology of a
+//! rank selection is that of the traffic among the selected ranks, as `tracelogic topology
+//! --ranks` and the matrix view count it (sends to other ranks are left out). The comparison views
 //! compare whole runs (the runs compared before are kept as properties only, so a selection could
 //! not reach them).
 
@@ -16,7 +18,7 @@ use std::cell::RefCell;
 use tracelogic_analysis::matrix::{CommMatrix, Metric, MAX_DENSE_RANKS};
 use tracelogic_analysis::summary::{summarize, Summary};
 use tracelogic_formats::{read_trace_with_progress, FormatError, InputFile, Progress, ProgressSink};
-use tracelogic_model::{match_messages, Selection, Trace};
+use tracelogic_model::{match_messages, P2pDir, Selection, Trace};
 
 /// A loaded trace, kept by the worker between requests.
 #[derive(Debug)]
@@ -188,9 +190,18 @@ impl Session {
                 (selection, restricted)
             }
         };
-        let (_, restricted) = &*cache.insert(kept);
+        let (selection, restricted) = &*cache.insert(kept);
         if restricted.num_calls() == 0 {
             return Err("the selection keeps no MPI call of this trace (see the matrix view's filters)".into());
+        }
+        let topology = matches!(
+            request,
+            AnalysisRequest::Topology { .. } | AnalysisRequest::TopologyWithLibrary { .. }
+        );
+        if topology && (selection.ranks.is_some() || selection.comm.is_some()) {
+            // The topology of a rank selection is that of the traffic among those ranks, as
+            // `tracelogic topology --ranks` and the matrix view count it.
+            return crate::analyses::analyse(&sends_among_selected(restricted, selection), request);
         }
         crate::analyses::analyse(restricted, request)
     }
@@ -199,6 +210,39 @@ impl Session {
     pub fn trace(&self) -> &Trace {
         &self.trace
     }
+}
+
+/// `trace` without the sends addressed to ranks outside `selection`'s ranks and communicator
+/// (receives and calls are kept), so its whole matrix is the matrix of the selection.
+fn sends_among_selected(trace: &Trace, selection: &Selection) -> Trace {
+    let selected: Vec<bool> = (0..trace.num_ranks())
+        .map(|r| selection.selects_rank(trace, r))
+        .collect();
+    let mut out = trace.clone();
+    for rt in &mut out.ranks {
+        let p = &mut rt.p2p;
+        let keep: Vec<bool> = (0..p.len())
+            .map(|i| p.dir[i] == P2pDir::Recv || selected.get(p.peer[i] as usize).copied().unwrap_or(false))
+            .collect();
+        if keep.iter().all(|&k| k) {
+            continue;
+        }
+        fn retain<T: Copy>(column: &mut Vec<T>, keep: &[bool]) {
+            let mut i = 0;
+            column.retain(|_| {
+                i += 1;
+                keep.get(i - 1).copied().unwrap_or(false)
+            });
+        }
+        retain(&mut p.post, &keep);
+        retain(&mut p.complete, &keep);
+        retain(&mut p.dir, &keep);
+        retain(&mut p.peer, &keep);
+        retain(&mut p.tag, &keep);
+        retain(&mut p.comm, &keep);
+        retain(&mut p.bytes, &keep);
+    }
+    out
 }
 
 fn failure(e: FormatError) -> Failure {
@@ -382,6 +426,32 @@ mod tests {
         // Back to everything.
         session.matrix(2, &MatrixRequest::default());
         assert_eq!(patterns(session.analyse(&AnalysisRequest::Patterns)), whole);
+    }
+
+    #[test]
+    fn the_topology_of_a_rank_selection_is_that_of_the_traffic_among_those_ranks() {
+        use tracelogic_analysis::topology::{identify_matrix, TopologyOptions};
+        let loaded = load("LU", sample_files("npb-lu.S.8")).0.unwrap();
+        let trace = loaded.session.trace();
+        let selection = Selection {
+            ranks: Some(vec![0, 1, 2, 3]),
+            ..Selection::default()
+        };
+        let answer: serde_json::Value = serde_json::from_str(
+            &loaded
+                .session
+                .analyse_selected(&AnalysisRequest::Topology { threshold_pct: None }, &selection)
+                .unwrap(),
+        )
+        .unwrap();
+        // What `tracelogic topology --ranks 0-3` identifies: the matrix of the selection.
+        let cli = identify_matrix(&CommMatrix::from_trace(trace, &selection), &TopologyOptions::default());
+        assert_eq!(answer["edges"], serde_json::to_value(&cli.edges).unwrap());
+        let edges = answer["edges"].as_array().unwrap();
+        assert!(!edges.is_empty());
+        for e in edges {
+            assert!(e[0].as_u64().unwrap() < 4 && e[1].as_u64().unwrap() < 4, "{e}");
+        }
     }
 
     #[test]
