@@ -665,6 +665,11 @@ pub fn search_pattern(
         out.rank_matches.insert(rank, m);
         out.rank_stats.insert(rank, stats);
     }
+    // An occurrence needs a window on every rank of the pattern: without one somewhere there is
+    // nothing to join (and orientation searches skip the construction).
+    if out.rank_matches.values().any(Vec::is_empty) {
+        return Ok(out);
+    }
     let comm = construct(trace, matching, events, &occurrences);
     for inst in &comm.instances {
         let mut windows = BTreeMap::new();
