@@ -326,7 +326,10 @@ impl SelectionArgs {
 /// returned as it is. A selection that keeps no call is not an error: a note goes to stderr
 /// and the analysis answers on the empty trace.
 pub fn select(trace: Trace, args: &SelectionArgs) -> Result<(Trace, Selection), CliError> {
-    let selection = args.selection(&trace)?;
+    let selection = args.selection(&trace).map_err(|e| match e {
+        CliError::Input(m) => CliError::Input(format!("{}: {m}", trace.source)),
+        other => other,
+    })?;
     if selection == Selection::all() {
         return Ok((trace, selection));
     }

@@ -94,8 +94,9 @@ pub fn run(args: Args) -> CliResult {
     let mut runs = Vec::with_capacity(args.paths.len());
     let mut selections = Vec::with_capacity(args.paths.len());
     for path in &args.paths {
-        let (mut trace, selection) = select(load_trace(std::slice::from_ref(path))?, &args.selection)?;
+        let mut trace = load_trace(std::slice::from_ref(path))?;
         trace.source = path.display().to_string();
+        let (trace, selection) = select(trace, &args.selection)?;
         if trace.num_calls() == 0 && selection != Selection::all() {
             return Err(CliError::NothingFound(format!(
                 "{}: the selection keeps no MPI call, so there is nothing to compare",
