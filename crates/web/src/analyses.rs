@@ -307,6 +307,10 @@ pub fn compare_with(trace: &Trace, label: &str, files: &[WireFile]) -> CompareRe
 /// and named in `refused`.
 pub fn compare_all(trace: &Trace, mut others: Vec<RunProperties>, mut refused: Option<String>) -> CompareResult {
     let n = trace.num_ranks();
+    if let Some(e) = others.iter().find_map(|r| consistent(r).err()) {
+        refused.get_or_insert(e);
+        others.retain(|r| consistent(r).is_ok());
+    }
     if let Some(odd) = others.iter().find(|r| r.ranks != n) {
         refused.get_or_insert_with(|| format!("{} has {} ranks, the loaded trace {n}", odd.source, odd.ranks));
         others.retain(|r| r.ranks == n);
@@ -332,6 +336,30 @@ pub fn compare_all(trace: &Trace, mut others: Vec<RunProperties>, mut refused: O
         matrix,
         refused,
     }
+}
+
+/// A run's properties as the comparison indexes them: one value per rank in every vector and
+/// edges between existing ranks (runs come back from the page, which may have stored them).
+fn consistent(run: &RunProperties) -> Result<(), String> {
+    let n = run.ranks as usize;
+    let lengths = [run.sends.len(), run.volume.len(), run.spatial.len()];
+    if lengths.iter().any(|&l| l != n) || run.work.iter().any(|w| w.work.len() != n) {
+        return Err(format!(
+            "{}: its properties do not have one value per rank ({n} ranks)",
+            run.source
+        ));
+    }
+    if let Some([a, b]) = run
+        .edges
+        .iter()
+        .find(|&&[a, b]| a >= run.ranks || b >= run.ranks || a == b)
+    {
+        return Err(format!(
+            "{}: edge {a}-{b} is not between two of its {n} ranks",
+            run.source
+        ));
+    }
+    Ok(())
 }
 
 /// Where to draw each rank of `run`: the topology view's layout of its identified topology
@@ -558,6 +586,23 @@ pub(crate) mod tests {
         let kept: CompareResult = run(&lu, lost);
         assert_eq!(kept.others.len(), 2);
         assert_eq!(kept.refused.as_deref(), Some("cannot fetch x"));
+        // Runs that do not hold together are refused, not compared (no panic in the worker).
+        let mut broken = three.others[0].clone();
+        broken.edges.push([2, 99]);
+        let mut short = three.others[1].clone();
+        short.volume.pop();
+        for (bad, what) in [(broken, "edge 2-99"), (short, "one value per rank")] {
+            let r: CompareResult = run(
+                &lu,
+                AnalysisRequest::CompareRuns {
+                    runs: vec![bad, three.others[1].clone()],
+                    refused: None,
+                },
+            );
+            assert!(r.refused.as_deref().unwrap().contains(what), "{:?}", r.refused);
+            assert_eq!(r.others.len(), 1, "the run that holds together stays");
+            assert_eq!(r.matrix.as_ref().unwrap().runs.len(), 2);
+        }
     }
 
     #[test]
