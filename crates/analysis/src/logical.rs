@@ -183,6 +183,41 @@ pub struct Operation {
     pub tag: i32,
     /// Message size in bytes.
     pub bytes: u64,
+    /// Sizes on classes of ranks that send or receive this operation with other sizes than
+    /// `bytes` (merged traces only: NAS LU's boundary ranks carry one point less per message).
+    /// A rank whose existing directions are exactly an entry's `directions` uses its `bytes`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bytes_by_class: Vec<ClassBytes>,
+}
+
+/// The size of an operation on the ranks of one class (see [`Operation::bytes_by_class`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct ClassBytes {
+    /// The directions the class has a neighbour in, in topology order.
+    pub directions: Vec<String>,
+    /// Message size in bytes on those ranks.
+    pub bytes: u64,
+}
+
+impl Operation {
+    /// The operation as a rank whose existing directions are `here` (sorted) executes it: its
+    /// class's size, no per-class sizes left.
+    pub fn for_class(&self, here: &[&str]) -> Operation {
+        let bytes = self
+            .bytes_by_class
+            .iter()
+            .find(|c| {
+                let mut d: Vec<&str> = c.directions.iter().map(String::as_str).collect();
+                d.sort_unstable();
+                d == here
+            })
+            .map_or(self.bytes, |c| c.bytes);
+        Operation {
+            bytes,
+            bytes_by_class: Vec::new(),
+            ..self.clone()
+        }
+    }
 }
 
 /// A collective operation of a record, as recorded (collectives are already logical).
@@ -280,7 +315,17 @@ impl LogicalCall {
                 } else {
                     ""
                 };
-                format!("{what}{}, {} B, tag {}", o.partner.label(), o.bytes, tag_text(o.tag))
+                let by_class: String = o
+                    .bytes_by_class
+                    .iter()
+                    .map(|c| format!(" ({} B on {})", c.bytes, c.directions.join("+")))
+                    .collect();
+                format!(
+                    "{what}{}, {} B{by_class}, tag {}",
+                    o.partner.label(),
+                    o.bytes,
+                    tag_text(o.tag)
+                )
             })
             .collect();
         if let Some(c) = &self.collective {
@@ -553,6 +598,7 @@ fn records_of(trace: &Trace, rank: Rank, partner: &dyn Fn(Rank) -> Option<Partne
             partner,
             tag: p.tag[i],
             bytes: p.bytes[i],
+            bytes_by_class: Vec::new(),
         });
         let c = p.complete[i];
         if c != post && c != NOT_COMPLETED && (c as usize) < n {
@@ -926,6 +972,8 @@ fn expand_with<'a>(
     table: &HashMap<String, Rank>,
     calls: impl IntoIterator<Item = &'a LogicalCall>,
 ) -> Vec<LogicalCall> {
+    let mut directions: Vec<&str> = table.keys().map(String::as_str).collect();
+    directions.sort_unstable();
     let mut out: Vec<LogicalCall> = Vec::new();
     // Index in `out` of each logical record's image, if it has one.
     let mut image: Vec<Option<usize>> = Vec::new();
@@ -936,7 +984,10 @@ fn expand_with<'a>(
                 Partner::Direction(d) => Partner::Rank(*table.get(d)?),
                 other => other.clone(),
             };
-            Some(Operation { partner, ..o.clone() })
+            Some(Operation {
+                partner,
+                ..o.for_class(&directions)
+            })
         });
         let kept = kept.and_then(|mut c| {
             if call.completes.is_empty() {

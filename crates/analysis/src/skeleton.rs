@@ -59,7 +59,10 @@ pub fn skeleton_c(logical: &LogicalTrace, program: &Program) -> Result<String, S
     let max_bytes = logical
         .records
         .iter()
-        .flat_map(|r| r.call.sizes())
+        .flat_map(|r| {
+            let by_class = r.call.ops.iter().flat_map(|o| o.bytes_by_class.iter().map(|c| c.bytes));
+            r.call.sizes().into_iter().chain(by_class)
+        })
         .max()
         .unwrap_or(0)
         .max(8);
@@ -323,6 +326,25 @@ fn emit_nodes(
                         let e = value_expr(v, "i", &name, &mut t);
                         slot_tables.push((name, t));
                         e
+                    })
+                    .collect();
+                // Per-class sizes of a merged trace: chosen by which neighbours the node has.
+                let size: Vec<String> = size
+                    .into_iter()
+                    .enumerate()
+                    .map(|(k, e)| match shape.ops.get(k) {
+                        Some(op) => op.bytes_by_class.iter().fold(e, |e, c| {
+                            let cond: Vec<String> = names
+                                .iter()
+                                .enumerate()
+                                .map(|(i, n)| {
+                                    let has = c.directions.contains(n);
+                                    format!("nb({i}) {} 0", if has { ">=" } else { "<" })
+                                })
+                                .collect();
+                            format!("(({}) ? {}ULL : {e})", cond.join(" && "), c.bytes)
+                        }),
+                        None => e,
                     })
                     .collect();
                 let tag: Vec<String> = tags

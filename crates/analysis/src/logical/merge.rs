@@ -86,6 +86,10 @@ struct State<'a> {
     classes: &'a [ClassTrace],
     /// Direction name → index in topology order.
     index: HashMap<&'a str, usize>,
+    /// Per class: its direction names, sorted (to pick its per-class sizes).
+    dirs: Vec<Vec<&'a str>>,
+    /// Per class: its direction names in topology order (to record per-class sizes).
+    names: Vec<Vec<String>>,
     pos: Vec<usize>,
     /// Per class: merged position of each of its records consumed so far.
     placed: Vec<Vec<usize>>,
@@ -137,7 +141,7 @@ impl State<'_> {
 
     /// `call` as class `c` executes it (`None`: it does not see the call).
     fn restrict(&self, call: &LogicalCall, c: usize) -> Option<LogicalCall> {
-        restrict_call(call, |o| self.op_visible(c, o).then(|| o.clone()))
+        restrict_call(call, |o| self.op_visible(c, o).then(|| o.for_class(&self.dirs[c])))
     }
 
     /// The merged records a completion head of class `c` completes.
@@ -339,6 +343,35 @@ impl State<'_> {
         })
     }
 
+    /// Classes that execute a point-to-point candidate with other message sizes get their own
+    /// sizes recorded on its operations ([`super::Operation::bytes_by_class`]).
+    fn record_class_sizes(&self, cand: &mut Candidate) {
+        if !cand.call.kind.is_p2p() {
+            return;
+        }
+        for &c in &cand.advance {
+            let (Some(h), Some(r)) = (self.head(c), self.restrict(&cand.call, c)) else {
+                continue;
+            };
+            if r.ops.len() != h.call.ops.len() {
+                continue;
+            }
+            let visible: Vec<usize> = (0..cand.call.ops.len())
+                .filter(|&j| self.op_visible(c, &cand.call.ops[j]))
+                .collect();
+            for ((mine, theirs), &j) in r.ops.iter().zip(&h.call.ops).zip(&visible) {
+                if mine.bytes != theirs.bytes {
+                    let op = &mut cand.call.ops[j];
+                    op.bytes_by_class.retain(|b| b.directions != self.names[c]);
+                    op.bytes_by_class.push(super::ClassBytes {
+                        directions: self.names[c].clone(),
+                        bytes: theirs.bytes,
+                    });
+                }
+            }
+        }
+    }
+
     /// Does class `c` execute `cand` exactly as its next record (sizes included)?
     fn executes(&self, c: usize, cand: &Candidate) -> bool {
         let Some(h) = self.head(c) else { return false };
@@ -396,9 +429,29 @@ impl State<'_> {
 /// Merge the sequences of `classes` (directions named as in `names`, topology order) into one
 /// logical sequence that every class's expansion follows in order.
 pub(super) fn merge(classes: &[ClassTrace], names: &[String]) -> Merged {
+    let class_names: Vec<Vec<String>> = classes
+        .iter()
+        .map(|c| {
+            names
+                .iter()
+                .zip(&c.visible)
+                .filter(|(_, &v)| v)
+                .map(|(n, _)| n.clone())
+                .collect()
+        })
+        .collect();
     let mut st = State {
         classes,
         index: names.iter().enumerate().map(|(k, n)| (n.as_str(), k)).collect(),
+        dirs: class_names
+            .iter()
+            .map(|v| {
+                let mut d: Vec<&str> = v.iter().map(String::as_str).collect();
+                d.sort_unstable();
+                d
+            })
+            .collect(),
+        names: class_names.clone(),
         pos: vec![0; classes.len()],
         placed: classes.iter().map(|c| Vec::with_capacity(c.records.len())).collect(),
         out: Vec::with_capacity(classes.iter().map(|c| c.records.len()).max().unwrap_or(0)),
@@ -425,9 +478,10 @@ pub(super) fn merge(classes: &[ClassTrace], names: &[String]) -> Merged {
                 break;
             }
         }
-        let Some(cand) = best.or_else(|| st.forced()) else {
+        let Some(mut cand) = best.or_else(|| st.forced()) else {
             break;
         };
+        st.record_class_sizes(&mut cand);
         // Classes that see the record but execute something else there (or other sizes).
         let mut any = false;
         for (c, n) in class_conflicts.iter_mut().enumerate() {
