@@ -91,6 +91,9 @@ struct IngestResult {
     collectives: u64,
     /// Reading the files from the page cache into memory, no parsing.
     read_ms: f64,
+    /// CPU time of that read (this thread, kernel time included): the floor to compare the
+    /// parse's CPU time with, since wall time swings with the machine's load.
+    read_cpu_ms: f64,
     /// Parsing the in-memory files into the trace model.
     parse_ms: f64,
     /// CPU time of the parse (this thread).
@@ -264,9 +267,9 @@ fn peak_rss_kb() -> u64 {
 fn ingest(paths: &[PathBuf], repeat: u32) -> Result<IngestResult, String> {
     let mut best: Option<IngestResult> = None;
     for _ in 0..repeat.max(1) {
-        let t = Instant::now();
+        let (t, cpu) = (Instant::now(), thread_cpu_ms());
         let files = load_paths(paths).map_err(|e| format!("cannot read {e}"))?;
-        let read_ms = ms(t);
+        let (read_ms, read_cpu_ms) = (ms(t), thread_cpu_ms() - cpu);
         let bytes: u64 = files.iter().map(|f| f.bytes.len() as u64).sum();
         let nfiles = files.len();
         let (t, cpu) = (Instant::now(), thread_cpu_ms());
@@ -284,6 +287,7 @@ fn ingest(paths: &[PathBuf], repeat: u32) -> Result<IngestResult, String> {
             p2p: trace.ranks.iter().map(|r| r.p2p.len() as u64).sum(),
             collectives: trace.ranks.iter().map(|r| r.collectives.len() as u64).sum(),
             read_ms,
+            read_cpu_ms,
             parse_ms,
             parse_cpu_ms,
             matrix_ms,
@@ -295,6 +299,7 @@ fn ingest(paths: &[PathBuf], repeat: u32) -> Result<IngestResult, String> {
             None => r,
             Some(b) => IngestResult {
                 read_ms: b.read_ms.min(r.read_ms),
+                read_cpu_ms: b.read_cpu_ms.min(r.read_cpu_ms),
                 parse_ms: b.parse_ms.min(r.parse_ms),
                 parse_cpu_ms: b.parse_cpu_ms.min(r.parse_cpu_ms),
                 matrix_ms: b.matrix_ms.min(r.matrix_ms),
