@@ -637,12 +637,7 @@ impl Component for App {
                 self.dragging = d;
             }
             Msg::DismissError => self.error = None,
-            Msg::Report => {
-                self.report_wanted = true;
-                for v in report::analysis_views() {
-                    self.ensure_analysis(v);
-                }
-            }
+            Msg::Report => self.report_wanted = true,
             Msg::ReportDone(done) => {
                 self.report_wanted = false;
                 self.notice = Some(match done {
@@ -656,6 +651,12 @@ impl Component for App {
                 if let Some(request) = self.analyses.get("topology").and_then(|s| s.request.clone()) {
                     self.analyse(request);
                 }
+            }
+        }
+        if self.report_wanted {
+            // The report's analyses, asked again if something dropped them (a new selection).
+            for v in report::analysis_views() {
+                self.ensure_analysis(v);
             }
         }
         self.sync_address();

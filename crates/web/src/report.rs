@@ -73,7 +73,7 @@ pub fn escape(text: &str) -> String {
 /// Extra rules of the report file (on top of the page's stylesheet).
 const REPORT_CSS: &str = "\
 .report-header { padding: 1rem 1.5rem; }
-.report-toc ol { display: flex; flex-wrap: wrap; gap: 0.4rem 1.2rem; padding-left: 1.2rem; }
+.report-toc ol { display: flex; flex-wrap: wrap; gap: 0.4rem 1.4rem; padding: 0; list-style: none; }
 .report-section { margin: 1.5rem 0 2.5rem; padding-top: 1rem; border-top: 2px solid var(--line); }
 .report-footer { color: var(--muted); font-size: 0.85rem; margin-top: 2rem; }
 @media print { .report-section { break-before: page; } }

@@ -81,7 +81,7 @@ pub const STEPS: [TourStep; 8] = [
         figure: "#topology-graph",
         text: &[
             "Equal invariants do not prove equal graphs. An isomorphism search (VF2 in the paper) settles it and returns the mapping of every rank to a node of the topology, whatever the rank numbering was.",
-            "The drawing places each rank at its coordinates; the table next to it lists them with each rank's neighbours by direction. Hover a rank to see its neighbours.",
+            "The drawing places each rank at its coordinates; the mapping table lists them with each rank's neighbours by direction. Hover a rank to see its neighbours.",
         ],
         source: "seed 000, §4.2 (VF2 matching)",
     },
