@@ -34,7 +34,7 @@ use crate::views::tour::TourPanel;
 use crate::views::whatif::WhatIfView;
 use crate::views::{AnalysisState, Focus, View};
 use crate::worker::{
-    offer_handles, release_handles, too_large, AnalysisWorker, FileSource, HandleCodec, Input, LOADER,
+    offer_handles, release_handles, too_large, AnalysisWorker, FileSource, HandleCodec, Input, FATAL_MESSAGE, LOADER,
 };
 use gloo::worker::{Spawnable, WorkerBridge};
 use js_sys::Array;
@@ -52,6 +52,8 @@ struct Current {
     bridge: WorkerBridge<AnalysisWorker>,
     trace: Rc<LoadedTrace>,
     matrix: Rc<MatrixResult>,
+    /// The worker died (out of memory): the trace stays on screen, new analyses answer at once.
+    stopped: bool,
 }
 
 /// A load under way: first the page reads the files, then a fresh worker parses them.
@@ -215,6 +217,7 @@ impl App {
                         bridge,
                         trace: Rc::from(trace),
                         matrix: Rc::from(matrix),
+                        stopped: false,
                     });
                     self.error = None;
                     if let Some(route) = loading.route {
@@ -254,6 +257,9 @@ impl App {
                     state.pending = false;
                     state.result = Some(Rc::new(Err(f.message.clone())));
                 }
+                if f.message == FATAL_MESSAGE {
+                    current.stopped = true;
+                }
                 self.error = Some(f.message);
             }
             _ => return false,
@@ -289,6 +295,11 @@ impl App {
         let state = self.analyses.entry(request.kind()).or_default();
         state.seq = self.analysis_seq;
         state.pending = true;
+        if c.stopped {
+            state.pending = false;
+            state.result = Some(Rc::new(Err(STOPPED.to_owned())));
+            return;
+        }
         state.request = (!matches!(
             request,
             AnalysisRequest::Compare { .. } | AnalysisRequest::CompareRuns { .. }
@@ -684,6 +695,10 @@ impl Component for App {
     }
 }
 
+/// The answer of every analysis once the shown trace's worker died.
+const STOPPED: &str = "the analysis worker of this trace stopped (most likely out of memory); open the trace again \
+    to run further analyses";
+
 /// Most stages kept in the load log (one per file read, then the readers' stages).
 const MAX_LOG_STAGES: usize = 200;
 
@@ -1063,6 +1078,12 @@ impl App {
         let state = self.analyses.entry(request.kind()).or_default();
         state.seq = self.analysis_seq;
         state.pending = true;
+        if c.stopped {
+            state.pending = false;
+            state.loading = None;
+            state.result = Some(Rc::new(Err(STOPPED.to_owned())));
+            return;
+        }
         state.request = None;
         c.bridge.send(Input::Compare {
             seq: self.analysis_seq,

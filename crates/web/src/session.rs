@@ -17,7 +17,7 @@ use crate::protocol::{Failure, LoadedTrace, MatrixRequest, MatrixView, ProgressR
 use std::cell::RefCell;
 use tracelogic_analysis::matrix::{CommMatrix, Metric, MAX_DENSE_RANKS};
 use tracelogic_analysis::summary::{summarize, Summary};
-use tracelogic_formats::{read_trace_with_progress, FormatError, InputFile, Progress, ProgressSink};
+use tracelogic_formats::{expand_archives, read_trace_with_progress, FormatError, InputFile, Progress, ProgressSink};
 use tracelogic_model::{match_messages, P2pDir, Selection, Trace};
 
 /// A loaded trace, kept by the worker between requests.
@@ -81,9 +81,36 @@ impl Session {
         matrix: &MatrixRequest,
         report: &mut dyn FnMut(ProgressReport) -> bool,
     ) -> Result<Loaded, Failure> {
+        Session::load_with_limit(label, files, matrix, report, MAX_INPUT_BYTES)
+    }
+
+    /// [`Session::load`] with another input limit than [`MAX_INPUT_BYTES`]: the input and, once
+    /// archives are unpacked, their content must each stay within `max_input_bytes`.
+    pub fn load_with_limit(
+        label: &str,
+        files: Vec<WireFile>,
+        matrix: &MatrixRequest,
+        report: &mut dyn FnMut(ProgressReport) -> bool,
+        max_input_bytes: u64,
+    ) -> Result<Loaded, Failure> {
         let file_count = files.len() as u32;
         let bytes_total: u64 = files.iter().map(|f| f.bytes.len() as u64).sum();
+        if let Some(message) = too_large(label, bytes_total, max_input_bytes, "") {
+            return Err(Failure {
+                message,
+                cancelled: false,
+            });
+        }
         let inputs = files.into_iter().map(|f| InputFile::new(f.name, f.bytes)).collect();
+        // Archives are unpacked first, so their content is held to the same limit as plain files.
+        let inputs = expand_archives(inputs).map_err(failure)?;
+        let unpacked: u64 = inputs.iter().map(|f| f.bytes.len() as u64).sum();
+        if let Some(message) = too_large(label, unpacked, max_input_bytes, " once unpacked") {
+            return Err(Failure {
+                message,
+                cancelled: false,
+            });
+        }
         let mut stages = Stages { report, bytes_total };
         let trace = read_trace_with_progress(inputs, &mut stages).map_err(failure)?;
         if trace.num_ranks() > MAX_DENSE_RANKS {
@@ -243,6 +270,24 @@ fn sends_among_selected(trace: &Trace, selection: &Selection) -> Trace {
         retain(&mut p.bytes, &keep);
     }
     out
+}
+
+/// Most input bytes one trace may have in the browser (1 GiB), counted both as given and once
+/// archives are unpacked. The worker holds the input while the readers build the trace next to
+/// it, and a wasm32 worker addresses at most 4 GiB: measured in headless Chromium, a 0.97 GB
+/// DUMPI set (25 M calls) opened and every analysis ran, while a 1.46 GB set (38 M calls) ran
+/// out of memory while its ranks were parsed (docs/performance.md, "Web app").
+pub const MAX_INPUT_BYTES: u64 = 1 << 30;
+
+/// The refusal of an input of `total` bytes over `limit` (`what` says which size: "" or
+/// " once unpacked"), or `None` when it fits.
+pub fn too_large(label: &str, total: u64, limit: u64, what: &str) -> Option<String> {
+    (total > limit).then(|| {
+        format!(
+            "{label}: too large: {total} bytes{what}, limit {limit} (the browser's 4 GiB WebAssembly memory must \
+             hold the files and the trace built from them; the tracelogic CLI has no such limit)"
+        )
+    })
 }
 
 fn failure(e: FormatError) -> Failure {
@@ -541,6 +586,56 @@ mod tests {
             err.message
         );
         assert!(!err.cancelled);
+    }
+
+    #[test]
+    fn inputs_over_the_limit_are_refused_as_given_and_once_unpacked() {
+        use std::io::Write;
+        let csv = sample_files("pipit-csv").remove(0);
+        let size = csv.bytes.len() as u64;
+        let Err(err) = Session::load_with_limit(
+            "csv",
+            vec![csv.clone()],
+            &MatrixRequest::default(),
+            &mut |_| true,
+            size - 1,
+        ) else {
+            panic!("an input over the limit was accepted")
+        };
+        assert!(
+            err.message
+                .starts_with(&format!("csv: too large: {size} bytes, limit {}", size - 1)),
+            "{}",
+            err.message
+        );
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        gz.write_all(&csv.bytes).unwrap();
+        let packed = WireFile {
+            name: "ping-pong-csv.csv.gz".into(),
+            bytes: gz.finish().unwrap(),
+        };
+        let packed_size = packed.bytes.len() as u64;
+        assert!(packed_size < size);
+        let limit = packed_size.max(size / 2);
+        let Err(err) = Session::load_with_limit(
+            "gz",
+            vec![packed.clone()],
+            &MatrixRequest::default(),
+            &mut |_| true,
+            limit,
+        ) else {
+            panic!("an archive unpacking over the limit was accepted")
+        };
+        assert!(
+            err.message
+                .starts_with(&format!("gz: too large: {size} bytes once unpacked, limit {limit}")),
+            "{}",
+            err.message
+        );
+        let loaded = Session::load_with_limit("gz", vec![packed], &MatrixRequest::default(), &mut |_| true, size)
+            .unwrap_or_else(|f| panic!("{}", f.message));
+        assert!(loaded.trace.summary.calls > 0);
+        assert_eq!(too_large("x", MAX_INPUT_BYTES, MAX_INPUT_BYTES, ""), None);
     }
 
     #[test]

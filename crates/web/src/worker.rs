@@ -23,11 +23,39 @@ use wasm_bindgen::{JsCast, JsValue};
 /// Relative URL of the worker's loader script in the built site.
 pub const LOADER: &str = "./worker_loader.js";
 
-/// Most input bytes one trace may have (1.5 GiB). The worker holds the input while the readers
-/// build the model (about 60 bytes per call, columns grown by doubling) next to it, and a wasm32
-/// module addresses at most 4 GiB: input + model + the matching and matrix of a 1.5 GiB DUMPI
-/// set already come near 4 GiB. Larger inputs are refused before a byte is read.
-pub const MAX_INPUT_BYTES: u64 = 1536 << 20;
+pub use crate::session::MAX_INPUT_BYTES;
+
+/// What the page shows when the worker dies without a word (a WebAssembly trap, most likely the
+/// 4 GiB memory running out): the loader script posts it on the worker's `error` event.
+pub const FATAL_MESSAGE: &str = "the analysis worker stopped: it most likely ran out of memory (a browser gives \
+    WebAssembly at most 4 GiB; the tracelogic CLI has no such limit)";
+
+/// The shape of gloo-worker's own worker-to-page message, to encode [`FATAL_MESSAGE`] as one
+/// (bincode writes the variant index and the fields, never the type's name).
+#[derive(Serialize)]
+enum FromWorkerMirror {
+    #[allow(dead_code)]
+    WorkerLoaded,
+    ProcessOutput(HandlerId, Response),
+}
+
+/// The message the loader script posts if the worker dies while answering bridge `id`.
+pub fn fatal_message(id: HandlerId) -> Vec<u8> {
+    let failed = Response::Failed(Failure {
+        message: FATAL_MESSAGE.to_owned(),
+        cancelled: false,
+    });
+    bincode::serialize(&FromWorkerMirror::ProcessOutput(id, failed)).expect("plain serde values")
+}
+
+/// Leave the fatal message for the loader script (`self.__tracelogicFatal`), or clear it.
+fn arm_fatal(id: Option<HandlerId>) {
+    let value: JsValue = match id {
+        Some(id) => Uint8Array::from(fatal_message(id).as_slice()).into(),
+        None => JsValue::NULL,
+    };
+    let _ = js_sys::Reflect::set(&js_sys::global(), &"__tracelogicFatal".into(), &value);
+}
 
 /// Bytes read per `Blob.slice` (8 MiB): large enough that the per-slice cost vanishes, small
 /// enough that progress moves on a slow disk and no single JS buffer is large.
@@ -182,6 +210,8 @@ impl Codec for HandleCodec {
 /// up as a message rather than a worker that silently stops answering.
 fn install_panic_hook() {
     std::panic::set_hook(Box::new(|info| {
+        // The panic is reported here; the trap that follows must not report it again.
+        arm_fatal(None);
         let message = format!("internal error in the analysis worker: {info}");
         PANIC_TARGET.with(|t| {
             if let Ok(t) = t.try_borrow() {
@@ -213,12 +243,7 @@ pub fn worth_reporting(last: Option<&ProgressReport>, next: &ProgressReport) -> 
 
 /// The refusal of an input of `total` bytes, or `None` when it fits under [`MAX_INPUT_BYTES`].
 pub fn too_large(label: &str, total: u64) -> Option<String> {
-    (total > MAX_INPUT_BYTES).then(|| {
-        format!(
-            "{label}: too large: {total} bytes, limit {MAX_INPUT_BYTES} (the browser's 4 GiB wasm memory must hold the \
-             files and the trace built from them; use the tracelogic CLI for larger traces)"
-        )
-    })
+    crate::session::too_large(label, total, MAX_INPUT_BYTES, "")
 }
 
 /// The slices `[start, end)` in which a file of `size` bytes is read.
@@ -361,12 +386,6 @@ impl AnalysisWorker {
             Ok(f) => f,
             Err(f) => return Response::Failed(f),
         };
-        if let Some(message) = too_large(label, files.iter().map(|f| f.bytes.len() as u64).sum()) {
-            return Response::Failed(Failure {
-                message,
-                cancelled: false,
-            });
-        }
         match Session::load(label, files, matrix, &mut report) {
             Ok(loaded) => {
                 self.session = Some(loaded.session);
@@ -436,6 +455,7 @@ impl Worker for AnalysisWorker {
     fn update(&mut self, scope: &WorkerScope<Self>, msg: Self::Message) {
         let Fetched { id, job, files } = msg;
         PANIC_TARGET.with(|t| *t.borrow_mut() = Some((scope.clone(), id)));
+        arm_fatal(Some(id));
         let answer = match job {
             Job::Open { label, matrix } => {
                 let files = files.map_err(|message| Failure {
@@ -451,6 +471,7 @@ impl Worker for AnalysisWorker {
 
     fn received(&mut self, scope: &WorkerScope<Self>, msg: Self::Input, id: HandlerId) {
         PANIC_TARGET.with(|t| *t.borrow_mut() = Some((scope.clone(), id)));
+        arm_fatal(Some(id));
         let answer = match msg {
             Input::Open { label, source, matrix } => match source {
                 FileSource::Urls(urls) => {
@@ -541,6 +562,23 @@ mod tests {
             )),
             "{message}"
         );
+    }
+
+    #[test]
+    fn the_fatal_message_reads_back_as_a_failure_for_its_bridge() {
+        #[derive(Deserialize)]
+        enum Mirror {
+            #[allow(dead_code)]
+            WorkerLoaded,
+            ProcessOutput(HandlerId, Response),
+        }
+        let id: HandlerId = bincode::deserialize(&7usize.to_le_bytes()).unwrap();
+        let Mirror::ProcessOutput(back, Response::Failed(f)) = bincode::deserialize(&fatal_message(id)).unwrap() else {
+            panic!("not a failure")
+        };
+        assert_eq!(back, id);
+        assert_eq!(f.message, FATAL_MESSAGE);
+        assert!(!f.cancelled);
     }
 
     #[test]
