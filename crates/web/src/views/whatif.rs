@@ -44,14 +44,31 @@ pub fn ticks(max: f64, n: usize) -> Vec<f64> {
     (0..=count).map(|i| i as f64 * step).collect()
 }
 
+/// A tick value in the unit of the axis' end (`0`, `50 ms`, `2.5 µs`), without trailing zeros.
+pub fn tick_label(t: f64, end: f64) -> String {
+    if t == 0.0 {
+        return "0".into();
+    }
+    let (scale, unit) = if end >= 1.0 {
+        (1.0, "s")
+    } else if end >= 1e-3 {
+        (1e3, "ms")
+    } else {
+        (1e6, "µs")
+    };
+    let v = format!("{:.3}", t * scale);
+    format!("{} {unit}", v.trim_end_matches('0').trim_end_matches('.'))
+}
+
 /// Predicted time of every configuration of one network as stacked horizontal bars, with a
 /// time axis and a legend.
 fn chart(network: &str, configs: &[&tracelogic_analysis::replay::ConfigurationResult]) -> Html {
     let (w, row, left, top, bottom) = (760.0, 22.0, 170.0, 34.0, 40.0);
+    let right = 40.0;
     let max = configs.iter().map(|c| c.breakdown.total_s()).fold(0.0, f64::max);
     let ticks = ticks(max, 5);
     let end = ticks.last().copied().unwrap_or(1.0).max(1e-30);
-    let x = |v: f64| left + (w - left - 20.0) * v / end;
+    let x = |v: f64| left + (w - left - right) * v / end;
     let h = top + row * configs.len() as f64 + bottom;
     html! {
         <svg class="whatif-chart" id="whatif-chart" viewBox={format!("0 0 {w} {h}")} role="img"
@@ -84,14 +101,14 @@ fn chart(network: &str, configs: &[&tracelogic_analysis::replay::ConfigurationRe
                     </g>
                 }
             }) }
-            <line class="axis" x1={left.to_string()} x2={(w - 20.0).to_string()} y1={(h - bottom).to_string()} y2={(h - bottom).to_string()} />
+            <line class="axis" x1={left.to_string()} x2={(w - right).to_string()} y1={(h - bottom).to_string()} y2={(h - bottom).to_string()} />
             { for ticks.iter().map(|&t| html! {
                 <>
                     <line class="axis" x1={format!("{:.1}", x(t))} x2={format!("{:.1}", x(t))} y1={(h - bottom).to_string()} y2={(h - bottom + 4.0).to_string()} />
-                    <text class="tick" x={format!("{:.1}", x(t))} y={(h - bottom + 16.0).to_string()} text-anchor="middle">{ if t == 0.0 { "0".to_owned() } else { seconds(t) } }</text>
+                    <text class="tick" x={format!("{:.1}", x(t))} y={(h - bottom + 16.0).to_string()} text-anchor="middle">{ tick_label(t, end) }</text>
                 </>
             }) }
-            <text class="tick axis-label" x={format!("{:.1}", (left + w - 20.0) / 2.0)} y={(h - 6.0).to_string()} text-anchor="middle">{ "predicted time" }</text>
+            <text class="tick axis-label" x={format!("{:.1}", (left + w - right) / 2.0)} y={(h - 6.0).to_string()} text-anchor="middle">{ "predicted time" }</text>
         </svg>
     }
 }
@@ -251,5 +268,14 @@ mod tests {
         let step = t[1] - t[0];
         assert!((step - 0.005).abs() < 1e-12, "{t:?}");
         assert_eq!(ticks(10.0, 5), vec![0.0, 2.0, 4.0, 6.0, 8.0, 10.0]);
+    }
+
+    #[test]
+    fn tick_labels_use_the_unit_of_the_axis_end() {
+        assert_eq!(tick_label(0.0, 0.25), "0");
+        assert_eq!(tick_label(0.05, 0.25), "50 ms");
+        assert_eq!(tick_label(0.0025, 0.01), "2.5 ms");
+        assert_eq!(tick_label(2e-6, 1e-5), "2 µs");
+        assert_eq!(tick_label(1.5, 2.0), "1.5 s");
     }
 }
