@@ -61,7 +61,7 @@ pub struct Args {
     /// Save the filtered communication graph as an edge list, to use with --library later.
     #[arg(long, value_name = "FILE")]
     pub save_graph: Option<PathBuf>,
-    /// Step budget of each isomorphism search (default: 4 million + 64 per rank).
+    /// Step budget of each isomorphism search (default: 32 million + 256 per rank).
     #[arg(long)]
     pub max_steps: Option<u64>,
     /// Adjacency eigenvalues for the spectrum plot: `auto` (up to 128 ranks), `always` (up to

@@ -183,3 +183,20 @@ fn proved_under_random_numbering_from_4_to_1024_ranks() {
         }
     }
 }
+
+#[test]
+fn hypercube_rows_hand_over_to_individualisation_within_the_default_budget() {
+    // Randomly numbered CG of 4,096 ranks (rows are 6-cubes) and a 448-node butterfly: the
+    // plain ordered search alone gave up on both with the old budget split.
+    let mut rng = StdRng::seed_from_u64(4096);
+    for spec in [cg(4096), TopologySpec::parse("butterfly:6").unwrap()] {
+        let g = spec.graph();
+        let mut perm: Vec<u32> = (0..g.num_nodes()).collect();
+        perm.shuffle(&mut rng);
+        let h = g.relabel(&perm);
+        match isomorphism(&h, &g, IsoOptions::for_nodes(g.num_nodes())) {
+            IsoOutcome::Isomorphic { mapping, .. } => verify(&h, &g, &mapping).unwrap(),
+            other => panic!("{}: {other:?}", spec.label()),
+        }
+    }
+}
