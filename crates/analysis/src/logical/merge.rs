@@ -33,9 +33,9 @@
 //! the class with the most directions is emitted and the classes that execute it (up to sizes) advance.
 //! Each class counts the records it sees but does not execute as they are (`class_conflicts`).
 //!
-//! Among valid candidates it picks the one whose classes are least far through their sequences
-//! (as a fraction, so a class with more records per iteration does not fall behind), then the
-//! lowest tag, then the direction order: loop iterations come out the same, which loop
+//! Valid candidates advance disjoint sets of classes, so the merge emits all of them at once (a
+//! layer, like the Foata normal form of a trace) ordered by tag, then direction, then class: the
+//! order depends on the records only, so every loop iteration comes out the same, which loop
 //! compression needs.
 
 use super::{restrict_call, LogicalCall, Operation, Partner, Record};
@@ -386,13 +386,9 @@ impl State<'_> {
         self.pos[c] as f64 / self.classes[c].records.len().max(1) as f64
     }
 
-    /// Order among valid candidates: least progressed classes, lowest tag, direction order.
-    fn priority(&self, cand: &Candidate) -> (f64, i32, usize, usize) {
-        let progress = cand
-            .advance
-            .iter()
-            .map(|&c| self.progress(c))
-            .fold(f64::INFINITY, f64::min);
+    /// Order inside a layer of independent candidates: lowest tag, then direction order, then
+    /// class; depends on the records only, so every loop iteration comes out the same.
+    fn priority(&self, cand: &Candidate) -> (i32, usize, usize) {
         let (tag, dir) = cand.call.ops.first().map_or((i32::MIN, 0), |o| {
             let dir = match &o.partner {
                 Partner::Direction(d) => self.index.get(d.as_str()).copied().unwrap_or(usize::MAX),
@@ -400,7 +396,23 @@ impl State<'_> {
             };
             (o.tag, dir)
         });
-        (progress, tag, dir, cand.origin)
+        (tag, dir, cand.origin)
+    }
+
+    /// Emit a candidate: record per-class sizes, count the classes that see it but execute
+    /// something else, advance the classes it stands for.
+    fn take(&mut self, mut cand: Candidate, conflicts: &mut u64, class_conflicts: &mut [u64], contributed: &mut [u64]) {
+        self.record_class_sizes(&mut cand);
+        let mut any = false;
+        for (c, n) in class_conflicts.iter_mut().enumerate() {
+            if cand.seen[c] && !self.executes(c, &cand) {
+                *n += 1;
+                any = true;
+            }
+        }
+        *conflicts += u64::from(any);
+        contributed[cand.origin] += 1;
+        self.emit(cand);
     }
 
     fn emit(&mut self, cand: Candidate) {
@@ -461,38 +473,30 @@ pub(super) fn merge(classes: &[ClassTrace], names: &[String]) -> Merged {
     let mut class_conflicts = vec![0u64; classes.len()];
     let mut contributed = vec![0u64; classes.len()];
     loop {
-        let mut best: Option<Candidate> = None;
+        // All valid candidates at once (a layer): they advance disjoint sets of classes, so
+        // each stays valid after the others; emitting them in an order that depends on their
+        // content only keeps loop iterations identical.
+        let mut layer: Vec<Candidate> = Vec::new();
         for loose in [false, true] {
             st.loose = loose;
             for c in 0..classes.len() {
                 let Some(cand) = st.candidate(c) else { continue };
-                let better = best.as_ref().is_none_or(|b| {
-                    let (p, q) = (st.priority(&cand), st.priority(b));
-                    p.0.total_cmp(&q.0).then((p.1, p.2, p.3).cmp(&(q.1, q.2, q.3))).is_lt()
-                });
-                if better {
-                    best = Some(cand);
+                if !layer.iter().any(|l| l.advance.iter().any(|x| cand.advance.contains(x))) {
+                    layer.push(cand);
                 }
             }
-            if best.is_some() {
+            if !layer.is_empty() {
                 break;
             }
         }
-        let Some(mut cand) = best.or_else(|| st.forced()) else {
-            break;
-        };
-        st.record_class_sizes(&mut cand);
-        // Classes that see the record but execute something else there (or other sizes).
-        let mut any = false;
-        for (c, n) in class_conflicts.iter_mut().enumerate() {
-            if cand.seen[c] && !st.executes(c, &cand) {
-                *n += 1;
-                any = true;
-            }
+        if layer.is_empty() {
+            let Some(cand) = st.forced() else { break };
+            layer.push(cand);
         }
-        conflicts += u64::from(any);
-        contributed[cand.origin] += 1;
-        st.emit(cand);
+        layer.sort_by_key(|c| st.priority(c));
+        for cand in layer {
+            st.take(cand, &mut conflicts, &mut class_conflicts, &mut contributed);
+        }
     }
     let records = st
         .out
