@@ -8,6 +8,12 @@
 //! links are noise, so tests can check topology identification, mapping, filtering and phase
 //! detection against what was really generated.
 //!
+//! Every family is generated from its directions, including NAS CG (`nas-cg:4x8`): each rank
+//! sends along `row-bit0`, `row-bit1`, ... (its recursive-doubling row partners) and
+//! `transpose` (none on CG's diagonal), so CG-like traces with any rank numbering need nothing
+//! CG-specific here; `direction_bytes` sets the transpose message apart (cg.f sends half the
+//! rows to it when `npcols = 2·nprows`).
+//!
 //! # What the program does
 //!
 //! Every rank calls `MPI_Init`, runs the phases one after the other and calls `MPI_Finalize`.

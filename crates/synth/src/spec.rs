@@ -30,7 +30,7 @@ pub struct Spec {
     /// Bytes of every point-to-point message of the pattern.
     pub bytes: u64,
     /// Per-direction overrides of [`Spec::bytes`], keyed by direction name (`east`, `north`,
-    /// `parent`, `bit0`, `+1`: see `tracelogic_graph::Direction::name`).
+    /// `parent`, `bit0`, `+1`, `row-bit0`, `transpose`: see `tracelogic_graph::Direction::name`).
     pub direction_bytes: BTreeMap<String, u64>,
     /// Compute time in each iteration before the rank communicates, in nanoseconds.
     pub compute_ns: u64,
