@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use tracelogic_analysis::compress::{compress, Program};
 use tracelogic_analysis::logical::{
     expand_records, logicalize, logicalize_ranks, physical_calls, rank_records, verify, Accuracy, LogicalTrace,
-    PhysicalCall, Placement, Record, TopologyInfo, Verification, SCHEMA,
+    PhysicalCall, Placement, RankClass, Record, TopologyInfo, Verification, SCHEMA,
 };
 use tracelogic_analysis::matrix::CommMatrix;
 use tracelogic_analysis::topology::{identify_matrix, Threshold, TopologyOptions};
@@ -85,6 +85,12 @@ pub struct Report<'a> {
     pub verification: &'a Verification,
     /// Calls of the used ranks that are not records.
     pub skipped_calls: u64,
+    /// Without a maximal rank: the classes of ranks (same existing directions) merged, with the
+    /// records each gave and the records it sees but executes otherwise.
+    #[serde(skip_serializing_if = "<[RankClass]>::is_empty")]
+    pub classes: &'a [RankClass],
+    /// Records of the merge some class executes otherwise (0 when every class is exact).
+    pub merge_conflicts: u64,
     /// The compressed program (with --compress).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub program: Option<&'a Program>,
@@ -255,6 +261,8 @@ pub fn run(args: Args) -> CliResult {
         accuracy: &logical.accuracy,
         verification: &verification,
         skipped_calls: logical.skipped_calls,
+        classes: &logical.classes,
+        merge_conflicts: logical.merge_conflicts,
         program: args.compress.then_some(&program),
         records: (!args.compress).then_some(&logical.records),
         selection: &selection,
@@ -292,6 +300,32 @@ fn human(r: &Report, logical: &LogicalTrace, program: &Program, side_by_side: bo
             " (no rank has every neighbour; their traces were merged)"
         }
     ));
+    if !r.classes.is_empty() {
+        s.push_str(&format!(
+            "Merged {} classes of ranks (same neighbours), {} record{} not executed as such by every class that sees {}:\n",
+            r.classes.len(),
+            r.merge_conflicts,
+            if r.merge_conflicts == 1 { "" } else { "s" },
+            if r.merge_conflicts == 1 { "it" } else { "them" }
+        ));
+        let rows: Vec<Vec<String>> = r
+            .classes
+            .iter()
+            .map(|c| {
+                vec![
+                    c.ranks.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(" "),
+                    c.directions.join(" "),
+                    c.records.to_string(),
+                    c.conflicts.to_string(),
+                ]
+            })
+            .collect();
+        s.push_str(&table(
+            &["ranks", "directions", "records given", "conflicts"],
+            rows,
+            &[2, 3],
+        ));
+    }
     s.push_str(&format!(
         "Outside the topology (dropped): {} of point-to-point calls, {} of bytes.\n",
         pct(r.dropped_calls_fraction),
@@ -425,6 +459,41 @@ mod tests {
         let dropped = v["dropped_calls_fraction"].as_f64().unwrap();
         assert!(dropped > 0.0 && dropped < 0.2, "{dropped}");
         assert!(v.get("records").is_none());
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn merged_run_reports_its_classes() {
+        // A 4x2 grid has no rank with both a north and a south neighbour: six classes merged.
+        let spec = Spec {
+            topology: TopologySpec::parse("grid:4x2").unwrap(),
+            numbering: Numbering::Random,
+            seed: 9,
+            iterations: 6,
+            style: tracelogic_synth::Style::Sendrecv,
+            ..Spec::default()
+        };
+        let dir = std::env::temp_dir().join(format!("tracelogic-cli-logical-{}-merged", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("run.txt");
+        std::fs::write(&path, tracelogic_formats::text::write(&generate(&spec).unwrap())).unwrap();
+        let out = dir.join("out.json");
+        run(Args {
+            compress: true,
+            ..args(&path, &out)
+        })
+        .unwrap();
+        let v = read_json(&out);
+        assert_eq!(v["maximal"], false);
+        let classes = v["classes"].as_array().unwrap();
+        assert_eq!(classes.len(), 6, "{v}");
+        let members: usize = classes.iter().map(|c| c["ranks"].as_array().unwrap().len()).sum();
+        assert_eq!(members, 8);
+        assert_eq!(v["merge_conflicts"], 0);
+        assert!(
+            v["verification"]["ranks_below_full"].as_array().unwrap().is_empty(),
+            "{v}"
+        );
         std::fs::remove_dir_all(dir).unwrap();
     }
 
