@@ -5,94 +5,12 @@
 //!
 //! The binary is found or built as in `tests/cli_end_to_end.rs` (`TRACELOGIC_BIN` overrides).
 
+mod common;
+use common::{code, json, run, sample, stderr};
+
 use serde_json::Value;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::sync::OnceLock;
-
-fn samples() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/samples")
-}
-
-fn sample(name: &str) -> PathBuf {
-    let p = samples().join(name);
-    assert!(
-        p.exists(),
-        "sample {} is missing (shared/ must sit beside the repository)",
-        p.display()
-    );
-    p
-}
-
-/// Path of the `tracelogic` binary, built once per test run.
-fn tracelogic() -> &'static Path {
-    static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    let built = BIN.get_or_init(|| {
-        if let Some(p) = std::env::var_os("TRACELOGIC_BIN") {
-            return Ok(PathBuf::from(p));
-        }
-        let exe = std::env::current_exe().expect("test executable path");
-        // target/<profile>/deps/<this test> -> target/<profile>
-        let profile_dir = exe
-            .parent()
-            .and_then(Path::parent)
-            .expect("target/<profile>")
-            .to_path_buf();
-        let mut build = Command::new(env!("CARGO"));
-        build
-            .args(["build", "--quiet", "-p", "tracelogic-cli", "--bin", "tracelogic"])
-            // Build where this test lives, so the binary lands next to it whatever
-            // CARGO_TARGET_DIR or --target layout the outer run used.
-            .arg("--target-dir")
-            .arg(profile_dir.parent().expect("target dir"))
-            .current_dir(env!("CARGO_MANIFEST_DIR"));
-        match profile_dir.file_name().and_then(|n| n.to_str()) {
-            Some("debug") | None => {}
-            Some("release") => {
-                build.arg("--release");
-            }
-            Some(other) => {
-                build.args(["--profile", other]);
-            }
-        }
-        match build.status() {
-            Ok(s) if s.success() => Ok(profile_dir.join(format!("tracelogic{}", std::env::consts::EXE_SUFFIX))),
-            Ok(s) => Err(format!("cargo build -p tracelogic-cli failed ({s})")),
-            Err(e) => Err(format!("cannot run cargo: {e}")),
-        }
-    });
-    match built {
-        Ok(p) => p,
-        Err(e) => panic!("{e}"),
-    }
-}
-
-fn run(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Output {
-    Command::new(tracelogic())
-        .args(args.iter().map(|a| a.as_ref()))
-        .env_remove("TRACELOGIC_BACKTRACE")
-        .output()
-        .expect("running tracelogic")
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().expect("exit code (not killed by a signal)")
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn json(o: &Output) -> Value {
-    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| {
-        panic!(
-            "stdout is not JSON ({e}): {}\nstderr: {}",
-            String::from_utf8_lossy(&o.stdout),
-            stderr(o)
-        )
-    })
-}
+use std::path::Path;
 
 fn ok_json(args: &[&dyn AsRef<std::ffi::OsStr>]) -> Value {
     let o = run(args);

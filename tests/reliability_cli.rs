@@ -4,47 +4,10 @@
 //!
 //! The panic is requested with the test-only variable `TRACELOGIC_TEST_PANIC=<subcommand>`.
 
-use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-fn sample(name: &str) -> PathBuf {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/data/samples")
-        .join(name);
-    assert!(p.exists(), "sample {} is missing", p.display());
-    p
-}
-
-/// The `tracelogic` binary next to this test executable, built by cargo for this test run
-/// (`TRACELOGIC_BIN` overrides the path).
-fn tracelogic() -> PathBuf {
-    if let Some(p) = std::env::var_os("TRACELOGIC_BIN") {
-        return PathBuf::from(p);
-    }
-    let exe = std::env::current_exe().unwrap();
-    let profile_dir = exe.parent().and_then(Path::parent).unwrap().to_path_buf();
-    let mut build = Command::new(env!("CARGO"));
-    build
-        .args([
-            "build",
-            "--quiet",
-            "-p",
-            "tracelogic-cli",
-            "--bin",
-            "tracelogic",
-            "--target-dir",
-        ])
-        .arg(profile_dir.parent().unwrap())
-        .current_dir(env!("CARGO_MANIFEST_DIR"));
-    if profile_dir.file_name().is_some_and(|n| n == "release") {
-        build.arg("--release");
-    }
-    assert!(
-        build.status().unwrap().success(),
-        "cargo build -p tracelogic-cli failed"
-    );
-    profile_dir.join(format!("tracelogic{}", std::env::consts::EXE_SUFFIX))
-}
+mod common;
+use common::{sample, tracelogic};
 
 fn run(subcommand: &str, panic_in: Option<&str>, backtrace: bool) -> Output {
     let mut cmd = Command::new(tracelogic());
