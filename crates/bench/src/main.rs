@@ -100,6 +100,8 @@ struct IngestResult {
     parse_cpu_ms: f64,
     /// Building the communication matrix from the trace.
     matrix_ms: f64,
+    /// CPU time of the matrix (this thread).
+    matrix_cpu_ms: f64,
     /// Sum of all matrix bytes (a checksum comparable with the peers' matrices).
     matrix_bytes: u64,
     /// Sum of all matrix messages.
@@ -275,9 +277,9 @@ fn ingest(paths: &[PathBuf], repeat: u32) -> Result<IngestResult, String> {
         let (t, cpu) = (Instant::now(), thread_cpu_ms());
         let trace = read_trace(files).map_err(|e| format!("cannot read trace: {e}"))?;
         let (parse_ms, parse_cpu_ms) = (ms(t), thread_cpu_ms() - cpu);
-        let t = Instant::now();
+        let (t, cpu) = (Instant::now(), thread_cpu_ms());
         let matrix = CommMatrix::from_trace(&trace, &Selection::all());
-        let matrix_ms = ms(t);
+        let (matrix_ms, matrix_cpu_ms) = (ms(t), thread_cpu_ms() - cpu);
         let r = IngestResult {
             format: trace.format.clone(),
             files: nfiles,
@@ -291,6 +293,7 @@ fn ingest(paths: &[PathBuf], repeat: u32) -> Result<IngestResult, String> {
             parse_ms,
             parse_cpu_ms,
             matrix_ms,
+            matrix_cpu_ms,
             matrix_bytes: matrix.bytes.iter().sum(),
             matrix_messages: matrix.messages.iter().sum(),
             peak_rss_kb: peak_rss_kb(),
@@ -303,6 +306,7 @@ fn ingest(paths: &[PathBuf], repeat: u32) -> Result<IngestResult, String> {
                 parse_ms: b.parse_ms.min(r.parse_ms),
                 parse_cpu_ms: b.parse_cpu_ms.min(r.parse_cpu_ms),
                 matrix_ms: b.matrix_ms.min(r.matrix_ms),
+                matrix_cpu_ms: b.matrix_cpu_ms.min(r.matrix_cpu_ms),
                 ..r
             },
         });
