@@ -103,6 +103,11 @@ fn lu_merges_six_classes_and_keeps_boundary_sizes() {
     );
     assert!(!l.maximal);
     assert_eq!(l.classes.len(), 6, "four corners and two kinds of border ranks");
+    assert!(
+        l.classes.iter().all(|c| c.merged),
+        "every class takes part: {:?}",
+        l.classes
+    );
     assert_eq!(l.accuracy.dropped_calls, 0);
     // Every direction appears in the one merged program.
     for d in ["east", "west", "north", "south"] {
@@ -223,6 +228,10 @@ fn lu_skeleton_replays_the_per_class_sizes() {
     // reproduced by its own merged logical trace.
     assert!(v.ranks_below_full.is_empty(), "{:?}", v.per_rank);
     assert_eq!(again.merge_conflicts, 0);
+    // The replay executes pintgr's boundary exchange wherever the neighbour exists, so it is
+    // the merged program itself: same records, same loops.
+    assert_eq!(again.records.len(), l.records.len());
+    assert_eq!(compress(&again.records).compressed_length, program.compressed_length);
     let sizes = |t: &Trace, rank: u32| -> Vec<u64> { t.ranks[rank as usize].p2p.bytes.clone() };
     for corner in (0..8).filter(|&r| !lu_inner(&l, r)) {
         assert!(

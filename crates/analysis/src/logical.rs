@@ -476,6 +476,14 @@ pub struct RankClass {
     /// sizes, another call, or nothing at that point): rank-dependent behaviour the merge
     /// could not keep. 0 when the class's expansion is its own sequence.
     pub conflicts: u64,
+    /// False when the class disagreed with the others so much that leaving it out of the merge
+    /// reproduces more operations overall; verification shows how it fares.
+    #[serde(default = "yes")]
+    pub merged: bool,
+}
+
+fn yes() -> bool {
+    true
 }
 
 impl LogicalTrace {
@@ -800,11 +808,13 @@ pub fn logicalize_ranks(trace: &Trace, placement: &Placement, ranks: Option<&[Ra
                 records: recs,
             });
         }
-        let merged = merge::merge(&class_traces, &names);
+        let weights: Vec<u64> = groups.iter().map(|(_, m)| m.len() as u64).collect();
+        let (merged, included) = merge::merge_best(&class_traces, &names, &weights);
         let classes: Vec<RankClass> = groups
             .iter()
             .zip(merged.contributed.iter().zip(&merged.class_conflicts))
-            .map(|((r, members), (&records, &conflicts))| RankClass {
+            .zip(included)
+            .map(|(((r, members), (&records, &conflicts)), merged)| RankClass {
                 rank: *r,
                 ranks: members.clone(),
                 directions: names
@@ -815,6 +825,7 @@ pub fn logicalize_ranks(trace: &Trace, placement: &Placement, ranks: Option<&[Ra
                     .collect(),
                 records,
                 conflicts,
+                merged,
             })
             .collect();
         let used: Vec<Rank> = match ranks {

@@ -316,7 +316,11 @@ fn human(r: &Report, logical: &LogicalTrace, program: &Program, side_by_side: bo
                     c.ranks.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(" "),
                     c.directions.join(" "),
                     c.records.to_string(),
-                    c.conflicts.to_string(),
+                    if c.merged {
+                        c.conflicts.to_string()
+                    } else {
+                        "left out".into()
+                    },
                 ]
             })
             .collect();

@@ -83,7 +83,7 @@ struct Candidate {
 }
 
 struct State<'a> {
-    classes: &'a [ClassTrace],
+    classes: &'a [&'a ClassTrace],
     /// Direction name → index in topology order.
     index: HashMap<&'a str, usize>,
     /// Per class: its direction names, sorted (to pick its per-class sizes).
@@ -300,18 +300,29 @@ impl State<'_> {
         }
     }
 
-    /// When no candidate is valid: the head of the class with the most directions, advancing
-    /// every class that executes exactly that record.
+    /// When no candidate is valid: the class head that the fewest classes seeing it disagree
+    /// with (then from the class with the most directions), advancing the classes that execute
+    /// it.
     fn forced(&self) -> Option<Candidate> {
-        let c0 = (0..self.classes.len())
-            .filter(|&c| self.head(c).is_some())
-            .max_by(|&a, &b| {
-                let dirs = |c: usize| self.classes[c].visible.iter().filter(|&&v| v).count();
-                dirs(a)
-                    .cmp(&dirs(b))
-                    .then_with(|| self.progress(b).total_cmp(&self.progress(a)))
-                    .then_with(|| b.cmp(&a))
-            })?;
+        let dirs = |c: usize| self.classes[c].visible.iter().filter(|&&v| v).count();
+        (0..self.classes.len())
+            .filter_map(|c0| self.forced_from(c0))
+            .min_by(|a, b| {
+                let against = |x: &Candidate| {
+                    (0..self.classes.len())
+                        .filter(|&c| x.seen[c] && !x.advance.contains(&c))
+                        .count()
+                };
+                against(a)
+                    .cmp(&against(b))
+                    .then_with(|| dirs(b.origin).cmp(&dirs(a.origin)))
+                    .then_with(|| self.progress(a.origin).total_cmp(&self.progress(b.origin)))
+                    .then_with(|| a.origin.cmp(&b.origin))
+            })
+    }
+
+    /// The head of class `c0` as it is, advancing the classes that execute it (up to sizes).
+    fn forced_from(&self, c0: usize) -> Option<Candidate> {
         let head = self.head(c0)?;
         let call = key(head);
         let targets = if call.kind == CallKind::Completion {
@@ -440,7 +451,7 @@ impl State<'_> {
 
 /// Merge the sequences of `classes` (directions named as in `names`, topology order) into one
 /// logical sequence that every class's expansion follows in order.
-pub(super) fn merge(classes: &[ClassTrace], names: &[String]) -> Merged {
+pub(super) fn merge(classes: &[&ClassTrace], names: &[String]) -> Merged {
     let class_names: Vec<Vec<String>> = classes
         .iter()
         .map(|c| {
@@ -521,5 +532,108 @@ pub(super) fn merge(classes: &[ClassTrace], names: &[String]) -> Merged {
         conflicts,
         class_conflicts,
         contributed,
+    }
+}
+
+/// [`merge`] of every class; when that leaves conflicts (rank-dependent behaviour, or a
+/// placement whose direction names do not fit every rank), also the merge of the largest set of
+/// classes that merges without conflict, taken greedily from the class with the most directions,
+/// and the one that reproduces more point-to-point operations is kept (each class weighted by its
+/// number of ranks). Returns the merge and, per class, whether it took part.
+pub(super) fn merge_best(classes: &[ClassTrace], names: &[String], weights: &[u64]) -> (Merged, Vec<bool>) {
+    let all: Vec<&ClassTrace> = classes.iter().collect();
+    let full = merge(&all, names);
+    if full.conflicts == 0 || classes.len() < 2 {
+        return (full, vec![true; classes.len()]);
+    }
+    let dirs = |c: usize| classes[c].visible.iter().filter(|&&v| v).count();
+    let mut order: Vec<usize> = (0..classes.len()).collect();
+    order.sort_by_key(|&c| (std::cmp::Reverse(dirs(c)), c));
+    let mut chosen = vec![order[0]];
+    for &c in &order[1..] {
+        let mut trial = chosen.clone();
+        trial.push(c);
+        trial.sort_unstable();
+        let refs: Vec<&ClassTrace> = trial.iter().map(|&i| &classes[i]).collect();
+        if merge(&refs, names).conflicts == 0 {
+            chosen = trial;
+        }
+    }
+    let refs: Vec<&ClassTrace> = chosen.iter().map(|&i| &classes[i]).collect();
+    let sub = merge(&refs, names);
+    if score(&sub.records, classes, names, weights) <= score(&full.records, classes, names, weights) {
+        return (full, vec![true; classes.len()]);
+    }
+    let mut included = vec![false; classes.len()];
+    let mut contributed = vec![0; classes.len()];
+    let mut class_conflicts = vec![0; classes.len()];
+    for (k, &c) in chosen.iter().enumerate() {
+        included[c] = true;
+        contributed[c] = sub.contributed[k];
+        class_conflicts[c] = sub.class_conflicts[k];
+    }
+    (
+        Merged {
+            records: sub.records,
+            conflicts: sub.conflicts,
+            class_conflicts,
+            contributed,
+        },
+        included,
+    )
+}
+
+/// Point-to-point operations of `records` as `class` executes them, as comparable keys.
+fn op_keys<'a>(records: impl Iterator<Item = &'a LogicalCall>) -> Vec<(String, bool, String, u64)> {
+    records
+        .flat_map(|c| {
+            c.ops.iter().map(move |o| {
+                (
+                    c.function.clone(),
+                    o.dir == tracelogic_model::P2pDir::Send,
+                    o.partner.label(),
+                    o.bytes,
+                )
+            })
+        })
+        .collect()
+}
+
+/// Reproduced operations of every class under the merged `records`, as a share weighted by the
+/// ranks each class stands for.
+fn score(records: &[Record], classes: &[ClassTrace], names: &[String], weights: &[u64]) -> f64 {
+    let index: HashMap<&str, usize> = names.iter().enumerate().map(|(k, n)| (n.as_str(), k)).collect();
+    let (mut num, mut den) = (0.0, 0.0);
+    for (c, class) in classes.iter().enumerate() {
+        let mut here: Vec<&str> = names
+            .iter()
+            .zip(&class.visible)
+            .filter(|(_, &v)| v)
+            .map(|(n, _)| n.as_str())
+            .collect();
+        here.sort_unstable();
+        let visible = |o: &Operation| match &o.partner {
+            Partner::Direction(d) => index.get(d.as_str()).is_some_and(|&k| class.visible[k]),
+            _ => true,
+        };
+        let expanded: Vec<LogicalCall> = records
+            .iter()
+            .filter_map(|r| restrict_call(&r.call, |o| visible(o).then(|| o.for_class(&here))))
+            .collect();
+        let (a, b) = (op_keys(expanded.iter()), op_keys(class.records.iter().map(|r| &r.call)));
+        let longest = a.len().max(b.len());
+        let share = if longest == 0 {
+            1.0
+        } else {
+            super::lcs_len(&a, &b) as f64 / longest as f64
+        };
+        let w = weights.get(c).copied().unwrap_or(1) as f64;
+        num += w * share;
+        den += w;
+    }
+    if den == 0.0 {
+        1.0
+    } else {
+        num / den
     }
 }
