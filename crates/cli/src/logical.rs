@@ -302,7 +302,8 @@ fn human(r: &Report, logical: &LogicalTrace, program: &Program, side_by_side: bo
     ));
     if !r.classes.is_empty() {
         s.push_str(&format!(
-            "Merged {} classes of ranks (same neighbours), {} record{} not executed as such by every class that sees {}:\n",
+            "Merged {} of {} classes of ranks (same neighbours), {} record{} not executed as such by every class that sees {}:\n",
+            r.classes.iter().filter(|c| c.merged).count(),
             r.classes.len(),
             r.merge_conflicts,
             if r.merge_conflicts == 1 { "" } else { "s" },
