@@ -263,7 +263,7 @@ test('a figure exported in the dark theme keeps its dark colours', async () => {
  * communicator, a warning and the source. */
 function hostileTrace(dir) {
   const plain = join(dir, 'plain.txt');
-  execFileSync(cli, ['generate', '--topology', 'grid:3x3', '--iterations', '4', '--format', 'text', '--out', plain]);
+  execFileSync(cli, ['generate', '--topology', 'grid:3x3', '--iterations', '4', '--style', 'blocking', '--format', 'text', '--out', plain]);
   const lines = readFileSync(plain, 'utf8').split('\n').map((l) => {
     if (l.startsWith('source ')) return 'source "<img src=x onerror=alert(4)>"';
     if (/^\d+\s/.test(l)) return `${l} cp=0`;
