@@ -637,3 +637,157 @@ fn score(records: &[Record], classes: &[ClassTrace], names: &[String], weights: 
         num / den
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The exactness claim on random programs: a program over some directions, projected on
+    //! random classes (subsets of the directions) by the expansion rule, is merged back without
+    //! conflict, and every class's expansion of the merge is its projection.
+
+    use super::*;
+    use crate::logical::expand_with;
+    use tracelogic_model::{CallKind, CollectiveOp, P2pDir};
+
+    /// xorshift64*: a small deterministic generator for the cases.
+    struct Rng(u64);
+    impl Rng {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) % n.max(1)
+        }
+    }
+
+    fn op(dir: P2pDir, d: &str, bytes: u64) -> Operation {
+        Operation {
+            dir,
+            partner: Partner::Direction(d.into()),
+            tag: 0,
+            bytes,
+            bytes_by_class: Vec::new(),
+        }
+    }
+
+    fn call(function: &str, kind: CallKind, ops: Vec<Operation>) -> LogicalCall {
+        LogicalCall {
+            function: function.into(),
+            kind,
+            ops,
+            collective: None,
+            completes: Vec::new(),
+        }
+    }
+
+    fn program(rng: &mut Rng, names: &[String]) -> Vec<LogicalCall> {
+        let mut out: Vec<LogicalCall> = Vec::new();
+        let mut open: Vec<usize> = Vec::new();
+        let pick = |rng: &mut Rng| names[rng.below(names.len() as u64) as usize].clone();
+        for _ in 0..(10 + rng.below(40)) {
+            let bytes = 8 << rng.below(3);
+            let c = match rng.below(10) {
+                0..=2 => call("MPI_Isend", CallKind::Isend, vec![op(P2pDir::Send, &pick(rng), bytes)]),
+                3..=5 => call("MPI_Irecv", CallKind::Irecv, vec![op(P2pDir::Recv, &pick(rng), bytes)]),
+                6 | 7 => call(
+                    "MPI_Sendrecv",
+                    CallKind::SendRecv,
+                    vec![op(P2pDir::Send, &pick(rng), bytes), op(P2pDir::Recv, &pick(rng), bytes)],
+                ),
+                8 if !open.is_empty() => {
+                    let here = out.len();
+                    let mut back: Vec<u32> = open.drain(..).map(|i| (here - i) as u32).collect();
+                    back.sort_unstable();
+                    LogicalCall {
+                        completes: back,
+                        ..call("MPI_Waitall", CallKind::Completion, Vec::new())
+                    }
+                }
+                _ => LogicalCall {
+                    collective: Some(super::super::Collective {
+                        op: CollectiveOp::Allreduce,
+                        root: None,
+                        comm_size: 8,
+                        bytes_sent: 8,
+                        bytes_recv: 8,
+                    }),
+                    ..call("MPI_Allreduce", CallKind::Collective, Vec::new())
+                },
+            };
+            if matches!(c.kind, CallKind::Isend | CallKind::Irecv) {
+                open.push(out.len());
+            }
+            out.push(c);
+        }
+        out
+    }
+
+    /// The program as a class with directions `visible` executes it, partners kept as
+    /// directions (the table maps each direction to its index, mapped back afterwards).
+    fn project(program: &[LogicalCall], names: &[String], visible: &[bool]) -> Vec<LogicalCall> {
+        let table: HashMap<String, Rank> = names
+            .iter()
+            .zip(visible)
+            .enumerate()
+            .filter(|(_, (_, &v))| v)
+            .map(|(k, (n, _))| (n.clone(), k as Rank))
+            .collect();
+        expand_with(&table, program.iter())
+            .into_iter()
+            .map(|mut c| {
+                for o in &mut c.ops {
+                    if let Partner::Rank(k) = o.partner {
+                        o.partner = Partner::Direction(names[k as usize].clone());
+                    }
+                }
+                c
+            })
+            .collect()
+    }
+
+    fn as_records(calls: Vec<LogicalCall>, rank: Rank) -> Vec<Record> {
+        calls
+            .into_iter()
+            .enumerate()
+            .map(|(i, call)| Record {
+                call,
+                gap_ns: 0,
+                duration_ns: 0,
+                rank,
+                call_index: i as u32,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn projections_of_one_program_merge_back_exactly() {
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        let mut merged_records = 0;
+        for case in 0..400 {
+            let names: Vec<String> = (0..2 + rng.below(5)).map(|k| format!("d{k}")).collect();
+            let program = program(&mut rng, &names);
+            let mut classes: Vec<ClassTrace> = Vec::new();
+            for c in 0..2 + rng.below(4) {
+                let visible: Vec<bool> = (0..names.len()).map(|_| rng.below(2) == 1).collect();
+                if !visible.iter().any(|&v| v) || classes.iter().any(|k| k.visible == visible) {
+                    continue;
+                }
+                let records = as_records(project(&program, &names, &visible), c as Rank);
+                classes.push(ClassTrace {
+                    rank: c as Rank,
+                    visible,
+                    records,
+                });
+            }
+            let refs: Vec<&ClassTrace> = classes.iter().collect();
+            let merged = merge(&refs, &names);
+            assert_eq!(merged.conflicts, 0, "case {case}");
+            let calls: Vec<LogicalCall> = merged.records.iter().map(|r| r.call.clone()).collect();
+            merged_records += calls.len();
+            for class in &classes {
+                let own: Vec<LogicalCall> = class.records.iter().map(|r| r.call.clone()).collect();
+                assert_eq!(project(&calls, &names, &class.visible), own, "case {case}");
+            }
+        }
+        assert!(merged_records > 1000);
+    }
+}
