@@ -6,8 +6,8 @@ use super::{download_button, pending_note, use_parsed, AnalysisProps, Focus};
 use crate::analyses::LogicalResult;
 use crate::text;
 use std::rc::Rc;
-use tracelogic_analysis::compress::Node;
-use tracelogic_analysis::logical::Verification;
+use tracelogic_analysis::compress::{call_text, Node};
+use tracelogic_analysis::logical::{RankClass, Verification};
 use yew::prelude::*;
 
 fn node(n: &Node, depth: usize) -> Html {
@@ -16,15 +16,13 @@ fn node(n: &Node, depth: usize) -> Html {
             id,
             shape,
             sizes,
+            tags,
             gap,
             duration_ns,
-            ..
         } => {
-            let sizes: Vec<String> = sizes.iter().map(|v| v.text()).collect();
             html! {
                 <li class="call" data-node={id.to_string()}>
-                    <code>{ shape.text() }</code>
-                    if !sizes.is_empty() { <span class="small">{ format!(" sizes {}", sizes.join(", ")) }</span> }
+                    <code>{ call_text(shape, sizes, tags) }</code>
                     <span class="small">{ format!(" · compute before {} · in call {}", text::duration(gap.mean_ns as f64 * 1e-9), text::duration(*duration_ns as f64 * 1e-9)) }</span>
                 </li>
             }
@@ -99,6 +97,50 @@ fn reproduction_chart(v: &Verification) -> Html {
     }
 }
 
+/// The classes of ranks a merged logical trace comes from (they travel in the JSON download).
+#[derive(serde::Deserialize, Default)]
+struct MergeInfo {
+    #[serde(default)]
+    classes: Vec<RankClass>,
+    #[serde(default)]
+    merge_conflicts: u64,
+}
+
+#[derive(Properties, PartialEq)]
+struct ClassesProps {
+    json: Rc<String>,
+}
+
+/// Without a maximal rank: which classes of ranks were merged, what each gave, and the records
+/// each sees but executes otherwise (rank-dependent behaviour).
+#[function_component(MergedClasses)]
+fn merged_classes(props: &ClassesProps) -> Html {
+    let info = use_memo(props.json.clone(), |json| {
+        serde_json::from_str::<MergeInfo>(json).unwrap_or_default()
+    });
+    if info.classes.is_empty() {
+        return Html::default();
+    }
+    html! {
+        <table class="reproduction classes" id="logical-classes">
+            <caption>{ format!("Merged classes of ranks (same neighbours): {} of {} merged, {} record{} not executed as such by every class that sees {}",
+                info.classes.iter().filter(|c| c.merged).count(), info.classes.len(), info.merge_conflicts,
+                if info.merge_conflicts == 1 { "" } else { "s" }, if info.merge_conflicts == 1 { "it" } else { "them" }) }</caption>
+            <thead><tr><th>{ "Ranks" }</th><th>{ "Directions" }</th><th class="num">{ "Records given" }</th><th class="num">{ "Conflicts" }</th></tr></thead>
+            <tbody>
+                { for info.classes.iter().map(|c| html! {
+                    <tr class={classes!((!c.merged || c.conflicts > 0).then_some("below"))} data-rank={c.rank.to_string()}>
+                        <td>{ c.ranks.iter().map(|x| x.to_string()).collect::<Vec<_>>().join(" ") }</td>
+                        <td>{ c.directions.join(" ") }</td>
+                        <td class="num">{ c.records }</td>
+                        <td class="num">{ if c.merged { c.conflicts.to_string() } else { "left out".to_string() } }</td>
+                    </tr>
+                }) }
+            </tbody>
+        </table>
+    }
+}
+
 /// The logical-trace view.
 #[function_component(LogicalView)]
 pub fn logical_view(props: &AnalysisProps) -> Html {
@@ -134,6 +176,7 @@ pub fn logical_view(props: &AnalysisProps) -> Html {
                 }
             </p>
             if let Err(e) = &r.skeleton { <p class="note">{ format!("No C skeleton: {e}") }</p> }
+            if !r.maximal { <MergedClasses json={Rc::new(r.json.clone())} /> }
             <div class="logical-panels">
                 <table class="reproduction" id="logical-ranks">
                     <caption>{ format!("Per-rank reproduction ({} below 100 %)", v.ranks_below_full.len()) }</caption>
