@@ -20,9 +20,10 @@ pub struct Args {
     /// The C file to write.
     #[arg(short = 'o', long = "output", value_name = "FILE.c", required = true)]
     pub output: PathBuf,
-    /// Build the logical trace from these ranks (comma-separated) instead of a maximal rank.
-    #[arg(long, value_name = "R,R...", value_delimiter = ',')]
-    pub from: Vec<Rank>,
+    /// Build the logical trace from these ranks (comma-separated) instead of the automatic
+    /// choice, as `logical --from-ranks`.
+    #[arg(long = "from-ranks", value_name = "R,R...", value_delimiter = ',')]
+    pub from_ranks: Vec<Rank>,
     /// Filtering before topology identification: `auto` or a percentage.
     #[arg(long, default_value = "auto", value_parser = threshold_arg)]
     pub threshold: Threshold,
@@ -31,7 +32,7 @@ pub struct Args {
 /// Run `tracelogic skeleton`.
 pub fn run(args: Args) -> CliResult {
     let trace = load_trace(&args.paths)?;
-    let logical = build(&trace, args.threshold, &args.from)?;
+    let logical = build(&trace, args.threshold, &args.from_ranks)?;
     set_stage("compressing loops");
     let program = compress(&logical.records);
     set_stage("writing the skeleton");
