@@ -76,6 +76,8 @@ fn bt_is_reproduced_on_every_rank() {
     assert_eq!(l.accuracy.dropped_calls, 0);
     assert!(v.ranks_below_full.is_empty(), "{:?}", v.ranks_below_full);
     assert!(compress(&l.records).ratio > 10.0);
+    // BT tags its messages by cell, so tags differ from rank to rank.
+    assert!(!l.tags_consistent);
 }
 
 #[test]
