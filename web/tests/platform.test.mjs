@@ -325,7 +325,7 @@ test('a worker that dies (as on running out of memory) ends with a message; the 
 
 // Measurement, not a check: TRACELOGIC_LARGE_TRACE=DIR opens every file of DIR (e.g. a
 // `tracelogic generate --format dumpi` folder) through the file picker, then runs every
-// analysis view, and prints the times and the longest main-thread task (PerformanceObserver
+// analysis view (TRACELOGIC_MEASURE_VIEWS=matrix,topology,... picks them), and prints the times and the longest main-thread task (PerformanceObserver
 // 'longtask'). Run it against an optimised build (scripts/build-web without --dev).
 const large = process.env.TRACELOGIC_LARGE_TRACE;
 test('measure: open and analyse a large trace set', { skip: !large && 'set TRACELOGIC_LARGE_TRACE=DIR to measure' }, async () => {
@@ -354,8 +354,10 @@ test('measure: open and analyse a large trace set', { skip: !large && 'set TRACE
   const error = await page.$('#error') ? await page.textContent('#error') : null;
   const times = { open: openMs };
   if (!error) {
-    for (const view of ['matrix', 'topology', 'logical', 'patterns', 'phases', 'whatif']) {
+    const views = (process.env.TRACELOGIC_MEASURE_VIEWS || 'matrix,topology,logical,patterns,phases,whatif').split(',');
+    for (const view of views) {
       const t = Date.now();
+      console.error(`measure: ${view} after ${t - t0} ms`);
       await page.click(`#nav-${view}`);
       await page.waitForSelector(`#view-${view}`, { timeout: 3_600_000 });
       await page.waitForFunction(() => !document.querySelector('main .waiting'), null, { timeout: 3_600_000, polling: 200 });
