@@ -39,6 +39,17 @@ fn clear_marks() {
     }
 }
 
+/// Scroll the page vertically so `figure` sits in the middle of the window (or its top near the
+/// top when it is taller); never sideways, so a figure wider than the window does not push the
+/// page under the tour panel.
+fn scroll_to(figure: &Element) {
+    let Some(window) = web_sys::window() else { return };
+    let rect = figure.get_bounding_client_rect();
+    let height = window.inner_height().ok().and_then(|h| h.as_f64()).unwrap_or(720.0);
+    let y = window.scroll_y().unwrap_or(0.0) + rect.top() - ((height - rect.height()) / 2.0).max(80.0);
+    window.scroll_to_with_x_and_y(window.scroll_x().unwrap_or(0.0), y.max(0.0));
+}
+
 /// Mark the step's figure if it is drawn and not marked yet; true once it is marked.
 fn mark(step: &TourStep) -> bool {
     let Some(figure) = document().and_then(|d| d.query_selector(step.figure).ok().flatten()) else {
@@ -47,9 +58,7 @@ fn mark(step: &TourStep) -> bool {
     if !figure.has_attribute(MARK) {
         clear_marks();
         let _ = figure.set_attribute(MARK, step.id);
-        let options = web_sys::ScrollIntoViewOptions::new();
-        options.set_block(web_sys::ScrollLogicalPosition::Center);
-        figure.scroll_into_view_with_scroll_into_view_options(&options);
+        scroll_to(&figure);
     }
     true
 }
