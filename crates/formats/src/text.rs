@@ -17,14 +17,15 @@
 use crate::{FormatError, InputFile, Progress, ProgressSink};
 use std::borrow::Cow;
 use std::collections::HashMap;
-/// Maps consulted on every call line (function names, open requests): foldhash instead of
-/// SipHash, seeded per map so a hostile file still cannot choose colliding keys.
-type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 use std::fmt::Write as _;
 use tracelogic_model::{
     CallKind, CollectiveOp, CommId, FuncId, Location, MetricSamples, P2pDir, Rank, Time, Trace, ANY_SOURCE, ANY_TAG,
     COMM_WORLD, NOT_COMPLETED, NO_CALLPATH, NO_ROOT,
 };
+
+/// Maps consulted on every call line (function names, open requests): foldhash instead of
+/// SipHash, seeded per map so a hostile file still cannot choose colliding keys.
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
 /// First line of every native text trace (followed by a space and the format version).
 pub const MAGIC: &str = "#tracelogic-text";

@@ -12,13 +12,14 @@ use super::raw::{BinFile, Record, Status, Value};
 use super::spec::{END_OF_STREAM, FUNCTION_ENTER, FUNCTION_EXIT};
 use crate::{FormatError, Progress, ProgressSink};
 use std::collections::HashMap;
-/// Maps looked up on every record (requests, handles, threads): foldhash instead of SipHash,
-/// seeded per map so a hostile file still cannot choose colliding keys.
-type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 use tracelogic_model::{
     CallIdx, CallKind, CallpathId, CollectiveOp, CommId, Communicator, FuncId, Location, MetricSamples, P2pDir, Rank,
     Trace, ANY_SOURCE, ANY_TAG, NOT_COMPLETED, NO_CALLPATH, NO_ROOT,
 };
+
+/// Maps looked up on every record (requests, handles, threads): foldhash instead of SipHash,
+/// seeded per map so a hostile file still cannot choose colliding keys.
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
 /// DUMPI communicator handles with a fixed meaning.
 const COMM_NULL: u16 = 1;
@@ -170,14 +171,14 @@ enum Op {
     Irecv,
     Sendrecv,
     SendrecvReplace,
-    SendInit,
+    PersistentInit,
     Start,
     Startall,
     Wait,
     Test,
-    Waitany,
-    Waitall,
-    Waitsome,
+    WaitOrTestAny,
+    WaitOrTestAll,
+    WaitOrTestSome,
     RequestFree,
     CommDup,
     CommSplit,
@@ -185,12 +186,12 @@ enum Op {
     CartCreate,
     CartSub,
     GraphCreate,
-    IntercommCreate,
+    Untracked,
     CommFree,
     CommGroup,
-    GroupIncl,
-    GroupRangeIncl,
-    GroupUnion,
+    GroupInclExcl,
+    GroupRange,
+    GroupSetOp,
     GroupFree,
     Collective(CollectiveOp),
     Other,
@@ -206,14 +207,14 @@ impl Op {
             "Irecv" => Op::Irecv,
             "Sendrecv" => Op::Sendrecv,
             "Sendrecv_replace" => Op::SendrecvReplace,
-            "Send_init" | "Bsend_init" | "Ssend_init" | "Rsend_init" | "Recv_init" => Op::SendInit,
+            "Send_init" | "Bsend_init" | "Ssend_init" | "Rsend_init" | "Recv_init" => Op::PersistentInit,
             "Start" => Op::Start,
             "Startall" => Op::Startall,
             "Wait" => Op::Wait,
             "Test" => Op::Test,
-            "Waitany" | "Testany" => Op::Waitany,
-            "Waitall" | "Testall" => Op::Waitall,
-            "Waitsome" | "Testsome" => Op::Waitsome,
+            "Waitany" | "Testany" => Op::WaitOrTestAny,
+            "Waitall" | "Testall" => Op::WaitOrTestAll,
+            "Waitsome" | "Testsome" => Op::WaitOrTestSome,
             "Request_free" => Op::RequestFree,
             "Comm_dup" => Op::CommDup,
             "Comm_split" => Op::CommSplit,
@@ -226,12 +227,12 @@ impl Op {
             | "Comm_accept"
             | "Comm_connect"
             | "Comm_spawn"
-            | "Comm_spawn_multiple" => Op::IntercommCreate,
+            | "Comm_spawn_multiple" => Op::Untracked,
             "Comm_free" | "Comm_disconnect" => Op::CommFree,
             "Comm_group" => Op::CommGroup,
-            "Group_incl" | "Group_excl" => Op::GroupIncl,
-            "Group_range_incl" | "Group_range_excl" => Op::GroupRangeIncl,
-            "Group_union" | "Group_intersection" | "Group_difference" => Op::GroupUnion,
+            "Group_incl" | "Group_excl" => Op::GroupInclExcl,
+            "Group_range_incl" | "Group_range_excl" => Op::GroupRange,
+            "Group_union" | "Group_intersection" | "Group_difference" => Op::GroupSetOp,
             "Group_free" => Op::GroupFree,
             _ => CollectiveOp::from_name(mpi_name).map_or(Op::Other, Op::Collective),
         }
@@ -622,7 +623,7 @@ impl Builder {
                     self.resolve_recv(r, op, &s);
                 }
             }
-            Op::SendInit => {
+            Op::PersistentInit => {
                 let recv = spec.name == "Recv_init";
                 let t = Template {
                     dir: if recv { P2pDir::Recv } else { P2pDir::Send },
@@ -645,7 +646,7 @@ impl Builder {
                     self.complete(r, int("request") as i32, call, status.as_ref());
                 }
             }
-            Op::Waitany => {
+            Op::WaitOrTestAny => {
                 let reqs = rec.ints("requests").unwrap_or(&[]);
                 let idx = int("index");
                 let done = spec.name == "Waitany" || int("flag") != 0;
@@ -653,7 +654,7 @@ impl Builder {
                     self.complete(r, reqs[idx as usize], call, status.as_ref());
                 }
             }
-            Op::Waitall => {
+            Op::WaitOrTestAll => {
                 if spec.name == "Waitall" || int("flag") != 0 {
                     let reqs = rec.ints("requests").unwrap_or(&[]);
                     let st = rec.statuses();
@@ -663,7 +664,7 @@ impl Builder {
                     }
                 }
             }
-            Op::Waitsome => {
+            Op::WaitOrTestSome => {
                 let reqs = rec.ints("requests").unwrap_or(&[]);
                 let st = rec.statuses();
                 for (j, &i) in rec.ints("indices").unwrap_or(&[]).iter().enumerate() {
@@ -714,7 +715,7 @@ impl Builder {
                     self.infos[c as usize].size.get_or_insert(n);
                 }
             }
-            Op::IntercommCreate => {
+            Op::Untracked => {
                 let (old, new) = match spec.name {
                     "Intercomm_create" => ("localcomm", "newcomm"),
                     "Intercomm_merge" => ("comm", "newcomm"),
@@ -734,7 +735,7 @@ impl Builder {
                 let c = self.comm(r, handle("comm"));
                 self.set_group(r, handle("group"), GroupExpr::OfComm(c));
             }
-            Op::GroupIncl => {
+            Op::GroupInclExcl => {
                 let g = Box::new(self.group(r, handle("group")));
                 let ranks = rec.ints("ranks").unwrap_or(&[]).to_vec();
                 let e = if spec.name == "Group_incl" {
@@ -744,7 +745,7 @@ impl Builder {
                 };
                 self.set_group(r, handle("newgroup"), e);
             }
-            Op::GroupRangeIncl => {
+            Op::GroupRange => {
                 let g = Box::new(self.group(r, handle("group")));
                 let ranges = match rec.arg("ranges") {
                     Some(Value::IntRows(v)) => v.clone(),
@@ -757,7 +758,7 @@ impl Builder {
                 };
                 self.set_group(r, handle("newgroup"), e);
             }
-            Op::GroupUnion => {
+            Op::GroupSetOp => {
                 let a = Box::new(self.group(r, handle("group1")));
                 let b = Box::new(self.group(r, handle("group2")));
                 let e = match spec.name {
