@@ -509,26 +509,7 @@ fn graph_of(
             }
         }
     }
-    // Lamport clocks: events of one rank are consecutive in `out`.
-    loop {
-        let mut changed = false;
-        for k in 0..out.len() {
-            let mut t = 0;
-            if k > 0 && out[k - 1].rank == out[k].rank {
-                t = out[k - 1].logical + 1;
-            }
-            if let Some(s) = recv_from[k] {
-                t = t.max(out[s].logical + 1);
-            }
-            if t > out[k].logical {
-                out[k].logical = t;
-                changed = true;
-            }
-        }
-        if !changed {
-            break;
-        }
-    }
+    lamport(&mut out, &recv_from);
     let logical_width = out.iter().map(|e| e.logical + 1).max().unwrap_or(0);
     EventGraph {
         pattern,
@@ -537,6 +518,82 @@ fn graph_of(
         events: out,
         arrows,
         logical_width,
+    }
+}
+
+/// Lamport clocks of `events` (a rank's events consecutive, in order): each event after the
+/// previous one of its rank and after the send of the message it receives (`recv_from`).
+///
+/// Events are taken in topological order (Kahn). Receives are listed where they were *posted*,
+/// so a non-blocking receive posted before its partner's send (`MPI_Irecv` on both sides, then
+/// `MPI_Isend`) closes a cycle; when only such receives are left, the first one waiting is placed
+/// after its rank's previous event alone (its arrow then points back or straight down). O(events
+/// + arrows) plus the cycle breaks.
+fn lamport(events: &mut [GraphEvent], recv_from: &[Option<usize>]) {
+    let n = events.len();
+    let mut sends_to: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut waiting = vec![0u8; n];
+    for (k, from) in recv_from.iter().enumerate() {
+        if let Some(s) = *from {
+            sends_to[s].push(k);
+            waiting[k] += 1;
+        }
+        if k > 0 && events[k - 1].rank == events[k].rank {
+            waiting[k] += 1;
+        }
+    }
+    // Per rank line: the range of its events; its first event not yet placed is its head.
+    let mut heads: Vec<(usize, usize)> = Vec::new();
+    for k in 0..n {
+        if k == 0 || events[k - 1].rank != events[k].rank {
+            heads.push((k, k));
+        }
+        heads.last_mut().expect("pushed").1 = k + 1;
+    }
+    let mut done = vec![false; n];
+    let mut ready: Vec<usize> = (0..n).filter(|&k| waiting[k] == 0).rev().collect();
+    let mut placed = 0;
+    while placed < n {
+        let k = match ready.pop() {
+            Some(k) => k,
+            None => {
+                // A cycle through posted receives: every line's head waits for a message. Free the
+                // first head (it only waits for its message: its predecessor is placed).
+                let k = heads
+                    .iter_mut()
+                    .find_map(|(head, end)| {
+                        while *head < *end && done[*head] {
+                            *head += 1;
+                        }
+                        (*head < *end).then_some(*head)
+                    })
+                    .expect("events left to place");
+                waiting[k] = 0;
+                k
+            }
+        };
+        if done[k] {
+            continue;
+        }
+        let mut t = 0;
+        if k > 0 && events[k - 1].rank == events[k].rank {
+            t = events[k - 1].logical + 1;
+        }
+        if let Some(s) = recv_from[k].filter(|&s| done[s]) {
+            t = t.max(events[s].logical + 1);
+        }
+        events[k].logical = t;
+        done[k] = true;
+        placed += 1;
+        let next_on_rank = (k + 1 < n && events[k + 1].rank == events[k].rank).then_some(k + 1);
+        for &r in sends_to[k].iter().chain(next_on_rank.iter()) {
+            if !done[r] {
+                waiting[r] = waiting[r].saturating_sub(1);
+                if waiting[r] == 0 {
+                    ready.push(r);
+                }
+            }
+        }
     }
 }
 
