@@ -191,7 +191,7 @@ enum Op {
     CommGroup,
     GroupInclExcl,
     GroupRange,
-    GroupSetOp,
+    GroupCombine,
     GroupFree,
     Collective(CollectiveOp),
     Other,
@@ -232,7 +232,7 @@ impl Op {
             "Comm_group" => Op::CommGroup,
             "Group_incl" | "Group_excl" => Op::GroupInclExcl,
             "Group_range_incl" | "Group_range_excl" => Op::GroupRange,
-            "Group_union" | "Group_intersection" | "Group_difference" => Op::GroupSetOp,
+            "Group_union" | "Group_intersection" | "Group_difference" => Op::GroupCombine,
             "Group_free" => Op::GroupFree,
             _ => CollectiveOp::from_name(mpi_name).map_or(Op::Other, Op::Collective),
         }
@@ -758,7 +758,7 @@ impl Builder {
                 };
                 self.set_group(r, handle("newgroup"), e);
             }
-            Op::GroupSetOp => {
+            Op::GroupCombine => {
                 let a = Box::new(self.group(r, handle("group1")));
                 let b = Box::new(self.group(r, handle("group2")));
                 let e = match spec.name {
