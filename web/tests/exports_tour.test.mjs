@@ -149,8 +149,9 @@ const views = [
   { id: 'whatif', ready: '#whatif-chart', tables: 3, figures: 1 },
 ];
 
-/** Open the export menu of the view shown and download every item in every format it offers. */
-async function exportAll(page, view) {
+/** Open the export menu of the view shown and download every item in every format it offers
+ * (or the items in `slice` of the list: `[from, to)`). */
+async function exportAll(page, view, slice = [0, Infinity]) {
   await page.click('#export-toggle');
   await page.waitForSelector('#export-list');
   const items = await page.$$eval('#export-list li', (els) => els.map((e) => ({ name: e.dataset.exportItem, kind: e.dataset.kind })));
@@ -164,7 +165,9 @@ async function exportAll(page, view) {
     rows: [...t.tBodies].reduce((n, b) => n + b.rows.length, 0),
   })));
   assert.equal(tables.length, domTables.length, `${view.id}: every table is offered`);
+  const inSlice = (item) => { const i = items.indexOf(item); return i >= slice[0] && i < slice[1]; };
   for (const [i, item] of tables.entries()) {
+    if (!inSlice(item)) continue;
     const { name, bytes } = await download(page, `#export-csv-${item.name}`);
     assert.equal(name, `${item.name}.csv`);
     const lines = bytes.toString('utf8').split('\r\n');
@@ -177,6 +180,7 @@ async function exportAll(page, view) {
     for (const line of lines) assert.equal(csvFields(line).length, header.length, `${item.name}: ${line}`);
   }
   for (const item of figures) {
+    if (!inSlice(item)) continue;
     const svg = await download(page, `#export-svg-${item.name}`);
     assert.equal(svg.name, `${item.name}.svg`);
     const text = svg.bytes.toString('utf8');
@@ -199,7 +203,9 @@ async function exportAll(page, view) {
     assert.equal(pw, Math.ceil(width * 2), `${item.name}: PNG width is twice the SVG's`);
     assert.equal(ph, Math.ceil(height * 2), `${item.name}: PNG height is twice the SVG's`);
   }
-  await page.click('#export-toggle');
+  // Escape closes the list (focus is on the last export button).
+  await page.keyboard.press('Escape');
+  await page.waitForSelector('#export-list', { state: 'detached' });
   return items.length;
 }
 
@@ -233,13 +239,18 @@ for (const view of views) {
 }
 
 test('the compare view exports its tables and figures once a second trace is compared', async () => {
-  const s = await openSample('npb-lu.S.8', 'compare', '#compare-sample');
-  const { page } = s;
-  await page.selectOption('#compare-sample', 'npb-mg.S.8');
-  await page.waitForSelector('#view-compare #compare-properties', { timeout: 120_000 });
-  assert.ok((await exportAll(page, { id: 'compare', tables: 1, figures: 1 })) >= 2);
-  assertClean(s);
-  await s.context.close();
+  // The compare view has many figures: a few per tab, as in the other views (Chromium stops a
+  // tab's downloads that come too fast one after the other).
+  for (let from = 0, count = Infinity; from < count; from += 4) {
+    const s = await openSample('npb-lu.S.8', 'compare', '#compare-sample');
+    const { page } = s;
+    await page.selectOption('#compare-sample', 'npb-mg.S.8');
+    await page.waitForSelector('#view-compare #compare-properties', { timeout: 120_000 });
+    count = await exportAll(page, { id: 'compare', tables: 1, figures: 1 }, [from, from + 4]);
+    assert.ok(count >= 2);
+    assertClean(s);
+    await s.context.close();
+  }
 });
 
 test('a figure exported in the dark theme keeps its dark colours', async () => {

@@ -517,7 +517,7 @@ pub struct ExportBarProps {
 }
 
 /// The export menu above the current view: its tables and figures with CSV / SVG / PNG
-/// buttons, and the HTML report of all analyses.
+/// buttons (Escape closes the list), and the HTML report of all analyses.
 #[function_component(ExportBar)]
 pub fn export_bar(props: &ExportBarProps) -> Html {
     let open = use_state(|| false);
@@ -558,8 +558,16 @@ pub fn export_bar(props: &ExportBarProps) -> Html {
         html! { <button type="button" class="secondary" {id} {onclick} {title}>{ label }</button> }
     };
     let on_report = props.on_report.reform(|_: MouseEvent| ());
+    let on_key = {
+        let open = open.clone();
+        Callback::from(move |e: KeyboardEvent| {
+            if e.key() == "Escape" {
+                open.set(false);
+            }
+        })
+    };
     html! {
-        <div class="export-bar" id="exports">
+        <div class="export-bar" id="exports" onkeydown={on_key}>
             <button type="button" class="secondary" id="export-toggle" aria-expanded={open.to_string()}
                 aria-controls="export-list" onclick={toggle}>{ "Export…" }</button>
             <button type="button" class="secondary" id="export-report" onclick={on_report} disabled={props.report_busy}>
