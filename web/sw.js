@@ -7,8 +7,15 @@
 const BUILD_VERSION = '__TRACELOGIC_BUILD_VERSION__';
 const PRECACHE = ['./', 'index.html' /*__TRACELOGIC_PRECACHE__*/];
 const CACHE = `tracelogic-${BUILD_VERSION}`;
+// A copy that no build versioned (Trunk copies this file as it is) caches nothing, so a rebuild is
+// never hidden behind old files.
+const VERSIONED = !BUILD_VERSION.startsWith('__');
 
 self.addEventListener('install', (event) => {
+  if (!VERSIONED) {
+    self.skipWaiting();
+    return;
+  }
   event.waitUntil(
     caches.open(CACHE)
       .then((cache) => cache.addAll(PRECACHE.map((p) => new Request(p, { cache: 'reload' }))))
@@ -31,7 +38,7 @@ self.addEventListener('activate', (event) => {
 self.addEventListener('fetch', (event) => {
   const request = event.request;
   const url = new URL(request.url);
-  if (request.method !== 'GET' || url.origin !== self.location.origin) return;
+  if (!VERSIONED || request.method !== 'GET' || url.origin !== self.location.origin) return;
   event.respondWith((async () => {
     const cache = await caches.open(CACHE);
     const navigation = request.mode === 'navigate';
