@@ -85,11 +85,11 @@ pub struct PatternsResult {
 /// Occurrences per pattern whose event graph is sent to the page.
 pub const GRAPHS_PER_PATTERN: usize = 64;
 /// Events over all event graphs sent to the page.
-pub const MAX_GRAPH_EVENTS: usize = 200_000;
+pub const MAX_GRAPH_EVENTS: usize = 50_000;
 /// Ranks drawn in the patterns timeline.
 pub const TIMELINE_LANES: usize = 256;
 /// Spans per timeline lane before consecutive spans of one pattern are merged.
-pub const TIMELINE_SPANS: usize = 2000;
+pub const TIMELINE_SPANS: usize = 1000;
 
 /// Most ranks of a run whose graph the compare view draws (and lays out in the worker).
 pub const MAX_COMPARE_DRAWN: u32 = 1024;
