@@ -386,17 +386,7 @@ impl Trace {
     ) -> CallIdx {
         let f = self.functions.intern(func);
         let kind = self.function_kind(f);
-        let rt = &mut self.ranks[r as usize];
-        let c = &mut rt.calls;
-        let idx = c.func.len() as CallIdx;
-        c.func.push(f);
-        c.kind.push(kind);
-        c.enter.push(enter);
-        c.exit.push(exit.max(enter));
-        c.callpath.push(callpath);
-        c.location.push(location);
-        rt.extend_span(enter, exit.max(enter));
-        idx
+        self.ranks[r as usize].push_call(f, kind, enter, exit, callpath, location)
     }
 
     /// Append a point-to-point operation to rank `r`.
@@ -505,5 +495,31 @@ impl RankTrace {
             None => (a.min(b), a.max(b)),
             Some((lo, hi)) => (lo.min(a), hi.max(b)),
         });
+    }
+
+    /// Append a call whose function is already interned and classified, and return its index
+    /// (what [`Trace::push_call`] does after interning the name: readers that resolve each
+    /// function once call this on their hot path). The exit is clamped to the entry; the span
+    /// grows to cover the call.
+    pub fn push_call(
+        &mut self,
+        func: FuncId,
+        kind: CallKind,
+        enter: Time,
+        exit: Time,
+        callpath: CallpathId,
+        location: u16,
+    ) -> CallIdx {
+        let exit = exit.max(enter);
+        let c = &mut self.calls;
+        let idx = c.func.len() as CallIdx;
+        c.func.push(func);
+        c.kind.push(kind);
+        c.enter.push(enter);
+        c.exit.push(exit);
+        c.callpath.push(callpath);
+        c.location.push(location);
+        self.extend_span(enter, exit);
+        idx
     }
 }

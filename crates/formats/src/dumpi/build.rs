@@ -490,20 +490,8 @@ impl Builder {
         };
         let loc = self.location(r, rec.thread);
         let callpath = self.ranks[r as usize].callpath;
-        let call = {
-            let rt = &mut self.trace.ranks[r as usize];
-            let c = &mut rt.calls;
-            let idx = c.func.len() as CallIdx;
-            let exit = exit.max(enter);
-            c.func.push(func);
-            c.kind.push(kind);
-            c.enter.push(enter);
-            c.exit.push(exit);
-            c.callpath.push(callpath);
-            c.location.push(loc);
-            rt.extend_span(enter, exit);
-            idx
-        };
+        let exit = exit.max(enter);
+        let call = self.trace.ranks[r as usize].push_call(func, kind, enter, exit, callpath, loc);
         if !rec.perf.is_empty() {
             self.perf(r, file, rec, enter, exit);
         }

@@ -401,21 +401,6 @@ fn add_meta(archive: &Archive, trace: &mut Trace) {
     }
 }
 
-/// Append a call whose function is already interned and classified (the model's
-/// [`Trace::push_call`] hashes the name on every call); the exit time is set at the Leave.
-fn push_call_func(rt: &mut RankTrace, func: FuncId, kind: CallKind, t: Time, path: CallpathId, loc: u16) -> CallIdx {
-    let c = &mut rt.calls;
-    let idx = c.func.len() as CallIdx;
-    c.func.push(func);
-    c.kind.push(kind);
-    c.enter.push(t);
-    c.exit.push(t);
-    c.callpath.push(path);
-    c.location.push(loc);
-    rt.extend_span(t, t);
-    idx
-}
-
 /// Reorder the calls of a rank with several threads by entry time (stable, so each thread
 /// keeps its order) and renumber the operations that refer to them.
 fn sort_calls_by_entry(rt: &mut RankTrace) {
@@ -721,7 +706,7 @@ impl Builder<'_> {
                                 known
                             }
                         };
-                        let c = push_call_func(&mut self.trace.ranks[rank as usize], func, kind, t, path, loc);
+                        let c = self.trace.ranks[rank as usize].push_call(func, kind, t, t, path, loc);
                         st.open_calls.push(c);
                         st.stack.push((pos, Some(c)));
                     } else {
