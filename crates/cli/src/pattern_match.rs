@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use tracelogic_analysis::patterns::extrapolate::{classify, search_extrapolated, ExtrapolatedSearch};
+use tracelogic_analysis::patterns::file::{parse_pattern_file, PatternFile};
 use tracelogic_analysis::patterns::templates::{wavefront, Corner};
 use tracelogic_analysis::patterns::{rank_events, search_pattern, PatternSearch};
 use tracelogic_analysis::topology::Threshold;
@@ -58,15 +59,6 @@ pub struct Args {
     pub json: bool,
 }
 
-/// A pattern file: per-rank events and, optionally, the small topology they are written for.
-#[derive(Debug, Clone, PartialEq)]
-pub struct PatternFile {
-    /// Rank → event symbols.
-    pub events: BTreeMap<Rank, Vec<String>>,
-    /// The small topology the ranks belong to (`"topology"` in the file).
-    pub topology: Option<TopologySpec>,
-}
-
 /// The JSON of `tracelogic match`: the search, plus how the pattern was extrapolated.
 #[derive(Serialize)]
 struct MatchReport<'a> {
@@ -86,58 +78,11 @@ struct Extrapolation<'a> {
     orientation: Option<&'a tracelogic_analysis::patterns::extrapolate::Orientation>,
 }
 
-/// Read the pattern file: rank → symbols under `events` or at the top level, and the optional
-/// `"topology"` (`FAMILY:DIMS`) they are written for.
+/// Reads a pattern file (see [`parse_pattern_file`]); errors name the file.
 pub fn read_pattern_file(path: &PathBuf) -> Result<PatternFile, CliError> {
     let shown = path.display();
     let text = std::fs::read_to_string(path).map_err(|e| CliError::Input(format!("cannot read {shown}: {e}")))?;
-    let value: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
-        CliError::Input(format!(
-            "{shown}: not JSON at line {}, column {}: {e}",
-            e.line(),
-            e.column()
-        ))
-    })?;
-    let topology = match value.get("topology") {
-        None | Some(serde_json::Value::Null) => None,
-        Some(serde_json::Value::String(t)) => {
-            Some(TopologySpec::parse(t).map_err(|e| CliError::Input(format!("{shown}: \"topology\": {e}")))?)
-        }
-        Some(_) => {
-            return Err(CliError::Input(format!(
-                "{shown}: \"topology\" must be a string like \"grid:3x3\""
-            )))
-        }
-    };
-    let obj = value.get("events").unwrap_or(&value);
-    let map = obj
-        .as_object()
-        .ok_or_else(|| CliError::Input(format!("{shown}: expected an object of rank -> list of events")))?;
-    let mut out = BTreeMap::new();
-    for (k, v) in map {
-        if k == "topology" {
-            continue;
-        }
-        let rank: Rank = k
-            .parse()
-            .map_err(|_| CliError::Input(format!("{shown}: `{k}` is not a rank number")))?;
-        let list = v
-            .as_array()
-            .ok_or_else(|| CliError::Input(format!("{shown}: rank {k}: expected a list of event symbols")))?;
-        let syms = list
-            .iter()
-            .map(|s| {
-                s.as_str()
-                    .map(str::to_owned)
-                    .ok_or_else(|| CliError::Input(format!("{shown}: rank {k}: events must be strings like \"S3\"")))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        out.insert(rank, syms);
-    }
-    if out.is_empty() {
-        return Err(CliError::Input(format!("{shown}: the pattern names no rank")));
-    }
-    Ok(PatternFile { events: out, topology })
+    parse_pattern_file(&text).map_err(|e| CliError::Input(format!("{shown}: {e}")))
 }
 
 /// Parse `--wavefront COLSxROWS[:CORNER][:vertical]` into the per-rank pattern.

@@ -34,6 +34,7 @@ pub mod align;
 pub mod approx;
 pub mod construct;
 pub mod extrapolate;
+pub mod file;
 pub mod suffix;
 pub mod tandem;
 pub mod templates;
