@@ -7,9 +7,11 @@ use serde::{Deserialize, Serialize};
 use tracelogic_analysis::compress::{compress, Program};
 use tracelogic_analysis::logical::{logicalize, verify, Accuracy, Placement, TopologyInfo, Verification};
 use tracelogic_analysis::matrix::CommMatrix;
+use tracelogic_analysis::patterns::extrapolate::{classify, search_extrapolated, ExtrapolatedSearch};
+use tracelogic_analysis::patterns::file::parse_pattern_file;
 use tracelogic_analysis::patterns::{
-    analyse_events, event_graphs, rank_events, timeline, CommunicationPattern, EventGraph, PatternOptions,
-    PatternTimeline,
+    analyse_events, event_graphs, rank_events, search_pattern, timeline, CommunicationPattern, EventGraph,
+    PatternOptions, PatternTimeline,
 };
 use tracelogic_analysis::phases::{detect_phases, divergence_curve, Outside, PhaseAnalysis};
 use tracelogic_analysis::replay::{what_if, Network, WhatIf, WhatIfOptions, SEED_SCALES};
@@ -132,6 +134,7 @@ pub fn analyse(trace: &Trace, request: &AnalysisRequest) -> Result<String, Strin
         }
         AnalysisRequest::Logical => to_json(&logical(trace)?),
         AnalysisRequest::Patterns => to_json(&patterns(trace)),
+        AnalysisRequest::Match { pattern, max_edits } => to_json(&pattern_search(trace, pattern, *max_edits)?),
         AnalysisRequest::Phases { strength } => to_json(&phases(trace, *strength)?),
         AnalysisRequest::WhatIf { custom } => to_json(&replay(trace, *custom)?),
         AnalysisRequest::Compare { label, files } => to_json(&compare_with(trace, label, files)),
@@ -208,6 +211,43 @@ pub fn patterns(trace: &Trace) -> PatternsResult {
         timeline: timeline(trace, &a.communication, TIMELINE_LANES, TIMELINE_SPANS),
         patterns: a.communication_patterns,
     }
+}
+
+/// What the pattern-search form shows: the search (extrapolated when the pattern names a small
+/// topology) and the trace's first timestamp, so times read from the start of the run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SearchResult {
+    /// First timestamp of the trace (ns).
+    pub trace_start: u64,
+    /// The search (with how the pattern was extrapolated), as `tracelogic match --json`
+    /// reports it. Not flattened: serde's flatten cannot read back maps keyed by rank.
+    pub search: ExtrapolatedSearch,
+}
+
+/// Search the pattern file `text` with at most `max_edits` edits per rank, as `tracelogic
+/// match --pattern FILE --max-edits K` does (automatic threshold for the run's topology when
+/// the pattern is extrapolated).
+pub fn pattern_search(trace: &Trace, text: &str, max_edits: u32) -> Result<SearchResult, String> {
+    let file = parse_pattern_file(text).map_err(|e| format!("the pattern: {e}"))?;
+    let matching = match_messages(trace);
+    let events = rank_events(trace, false);
+    let search = match &file.topology {
+        Some(small_topology) => {
+            let small = classify(&file.events, small_topology).map_err(|e| format!("the pattern: {e}"))?;
+            let report = topology(trace, None);
+            let placement =
+                Placement::from_report(&report).map_err(|e| format!("cannot extrapolate the pattern: {e}"))?;
+            search_extrapolated(trace, &matching, &events, &small, &placement, max_edits)?
+        }
+        None => ExtrapolatedSearch {
+            search: search_pattern(trace, &matching, &events, &file.events, max_edits)?,
+            ..Default::default()
+        },
+    };
+    Ok(SearchResult {
+        trace_start: trace.span().0,
+        search,
+    })
 }
 
 /// Evenly sampled `(cut, divergence)` points of the curve of a segment starting at `start`
@@ -688,5 +728,45 @@ pub(crate) mod tests {
         let spans: usize = r.timeline.lanes.iter().map(|l| l.spans.len()).sum();
         let parts: usize = r.patterns.iter().map(|p| p.occurrences * p.ranks.len()).sum();
         assert_eq!(spans, parts, "every rank's part of every occurrence is a span");
+    }
+
+    #[test]
+    fn a_detected_pattern_searched_back_is_found_at_least_as_often() {
+        let trace = sample_trace("npb-lu.S.8");
+        let found: PatternsResult = run(&trace, AnalysisRequest::Patterns);
+        let p = found.patterns.iter().max_by_key(|p| p.occurrences).unwrap();
+        let pattern = serde_json::to_string(&p.events).unwrap();
+        let r: SearchResult = run(&trace, AnalysisRequest::Match { pattern, max_edits: 0 });
+        assert!(
+            r.search.search.matches.len() >= p.occurrences,
+            "{} < {}",
+            r.search.search.matches.len(),
+            p.occurrences
+        );
+        assert!(r
+            .search
+            .search
+            .matches
+            .iter()
+            .all(|m| m.edits == 0 && m.start >= r.trace_start));
+        assert!(r.search.from_topology.is_empty(), "no extrapolation without a topology");
+        // A pattern naming the small grid it was written for is extrapolated to the run's.
+        let small = r#"{"topology": "grid:4x2", "events": {"1": ["S0", "S2"], "2": ["S1", "S3"]}}"#;
+        let r: SearchResult = run(
+            &trace,
+            AnalysisRequest::Match {
+                pattern: small.into(),
+                max_edits: 1,
+            },
+        );
+        assert!(!r.search.to_topology.is_empty());
+        let bad = analyse(
+            &trace,
+            &AnalysisRequest::Match {
+                pattern: "{\"0\": [\"S1\"".into(),
+                max_edits: 0,
+            },
+        );
+        assert!(bad.unwrap_err().starts_with("the pattern: not JSON at line 1"));
     }
 }

@@ -26,6 +26,7 @@ use crate::tour;
 use crate::views::compare::CompareView;
 use crate::views::logical::LogicalView;
 use crate::views::matrix::MatrixView;
+use crate::views::pattern_search::PatternSearch;
 use crate::views::patterns::PatternsView;
 use crate::views::phases::PhasesView;
 use crate::views::summary::SummaryView;
@@ -461,7 +462,14 @@ impl App {
                         html! { <TopologyView {state} {on_request} {focus} {on_focus} manage_library=true {library} {on_library} label={t.label.clone()} /> }
                     }
                     View::Logical => html! { <LogicalView {state} {on_request} {focus} {on_focus} /> },
-                    View::Patterns => html! { <PatternsView {state} {on_request} {focus} {on_focus} /> },
+                    View::Patterns => {
+                        let search = self.analyses.get("match").cloned();
+                        html! {
+                            <PatternsView state={state.clone()} on_request={on_request.clone()} focus={focus.clone()} {on_focus}>
+                                <PatternSearch state={search} patterns={state} {focus} {on_request} />
+                            </PatternsView>
+                        }
+                    }
                     View::Phases => html! { <PhasesView {state} {on_request} {focus} {on_focus} /> },
                     View::WhatIf => html! { <WhatIfView {state} {on_request} {focus} {on_focus} /> },
                     _ => {

@@ -102,6 +102,15 @@ pub enum AnalysisRequest {
     Logical,
     /// Communication patterns and the per-rank repeated sequences.
     Patterns,
+    /// Approximate search of a user's pattern (thesis §4.5), as `tracelogic match` does: the
+    /// text of a pattern file (docs/patterns.md), extrapolated to the run's topology when it
+    /// names the small topology it was written for.
+    Match {
+        /// The pattern file's text (JSON: rank → event symbols, optional `topology`).
+        pattern: String,
+        /// Edits allowed per rank (edit distance of each rank's window to its events).
+        max_edits: u32,
+    },
     /// Phase detection at segmentation strength `s0`.
     Phases {
         /// The strength `s0` (0 cuts wherever the divergence is significant).
@@ -137,6 +146,7 @@ impl AnalysisRequest {
             AnalysisRequest::Topology { .. } | AnalysisRequest::TopologyWithLibrary { .. } => "topology",
             AnalysisRequest::Logical => "logical",
             AnalysisRequest::Patterns => "patterns",
+            AnalysisRequest::Match { .. } => "match",
             AnalysisRequest::Phases { .. } => "phases",
             AnalysisRequest::WhatIf { .. } => "whatif",
             AnalysisRequest::Compare { .. } | AnalysisRequest::CompareRuns { .. } => "compare",

@@ -5,6 +5,7 @@
 pub mod compare;
 pub mod logical;
 pub mod matrix;
+pub mod pattern_search;
 pub mod patterns;
 pub mod phases;
 pub mod summary;
@@ -131,6 +132,10 @@ pub struct AnalysisProps {
     pub focus: Focus,
     /// Change the shared selection.
     pub on_focus: Callback<Focus>,
+    /// What the page shows inside the view below its own content (the patterns view's search
+    /// form); most views take none.
+    #[prop_or_default]
+    pub children: Html,
 }
 
 /// The parsed result of `state`, parsed once per answer (not on every hover or click), or the

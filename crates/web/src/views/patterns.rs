@@ -265,7 +265,7 @@ pub fn patterns_view(props: &AnalysisProps) -> Html {
     let layout = use_state(|| Layout::Logical);
     let result: Rc<PatternsResult> = match use_parsed(&props.state) {
         Ok(r) => r,
-        Err(page) => return wrap(page),
+        Err(page) => return wrap(page, props.children.clone()),
     };
     let mut list: Vec<&CommunicationPattern> = result.patterns.iter().collect();
     match *sort {
@@ -416,7 +416,7 @@ pub fn patterns_view(props: &AnalysisProps) -> Html {
             }
         </>
     };
-    wrap(body)
+    wrap(body, props.children.clone())
 }
 
 /// The pattern's events in rank order without times (for occurrences whose graph was not kept).
@@ -458,11 +458,13 @@ fn pattern_graph(p: &CommunicationPattern) -> Html {
     }
 }
 
-fn wrap(body: Html) -> Html {
+/// The view's section: its content, then what the page adds below it (the search form).
+fn wrap(body: Html, below: Html) -> Html {
     html! {
         <section class="view patterns" id="view-patterns" aria-labelledby="patterns-title">
             <h2 id="patterns-title">{ "Patterns" }</h2>
             { body }
+            { below }
         </section>
     }
 }
