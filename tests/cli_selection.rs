@@ -274,3 +274,31 @@ fn an_empty_selection_answers_empty_and_a_bad_one_is_refused() {
     assert_eq!(v["events"], 0);
     assert_eq!(v["selection"]["kinds"], serde_json::json!(["Probe"]));
 }
+
+#[test]
+fn skeleton_of_point_to_point_calls_has_no_collectives() {
+    let dir = tempfile::tempdir().unwrap();
+    let (all, p2p) = (dir.path().join("all.c"), dir.path().join("p2p.c"));
+    let mg = sample("npb-mg.S.8");
+    for (out, extra) in [(&all, None), (&p2p, Some("p2p"))] {
+        let mut args: Vec<&dyn AsRef<std::ffi::OsStr>> = vec![&"skeleton", &mg, &"-o", out];
+        if let Some(kind) = &extra {
+            args.extend([&"--kind" as &dyn AsRef<std::ffi::OsStr>, kind]);
+        }
+        let o = run(&args);
+        assert_eq!(code(&o), 0, "{}", stderr(&o));
+    }
+    let collectives = |p: &Path| {
+        let c = std::fs::read_to_string(p).unwrap();
+        ["MPI_Allreduce(", "MPI_Barrier(", "MPI_Bcast(", "MPI_Reduce("]
+            .iter()
+            .map(|f| c.matches(f).count())
+            .sum::<usize>()
+    };
+    assert!(collectives(&all) > 0, "MG's skeleton replays its collectives");
+    assert_eq!(collectives(&p2p), 0, "--kind p2p leaves them out");
+    assert!(
+        std::fs::read_to_string(&p2p).unwrap().contains("MPI_Isend")
+            || std::fs::read_to_string(&p2p).unwrap().contains("MPI_Send")
+    );
+}

@@ -1,7 +1,7 @@
 //! `tracelogic skeleton`: an MPI performance skeleton in C generated from the compressed logical
 //! trace of a run (seed 000 §2). Build it with `mpicc`, run it on as many ranks as the run had.
 
-use crate::common::{load_trace, set_stage, CliError, CliResult};
+use crate::common::{load_trace, select, set_stage, CliError, CliResult, SelectionArgs};
 use crate::logical::{build, write_out};
 use crate::topology::threshold_arg;
 use std::path::PathBuf;
@@ -27,11 +27,14 @@ pub struct Args {
     /// Filtering before topology identification: `auto` or a percentage.
     #[arg(long, default_value = "auto", value_parser = threshold_arg)]
     pub threshold: Threshold,
+    /// Which part of the run the skeleton replays (e.g. `--from 2s --to 3s` for one phase).
+    #[command(flatten)]
+    pub selection: SelectionArgs,
 }
 
 /// Run `tracelogic skeleton`.
 pub fn run(args: Args) -> CliResult {
-    let trace = load_trace(&args.paths)?;
+    let (trace, _) = select(load_trace(&args.paths)?, &args.selection)?;
     let logical = build(&trace, args.threshold, &args.from_ranks)?;
     set_stage("compressing loops");
     let program = compress(&logical.records);
