@@ -14,7 +14,7 @@ use yew::prelude::*;
 pub const MAX_LANES: usize = 512;
 
 /// Most phases named in the timeline's legend (the table lists them all).
-const MAX_LEGEND: usize = 10;
+const MAX_LEGEND: usize = 8;
 
 /// Colour of phase `i` (evenly spread hues, readable on light and dark backgrounds).
 pub fn phase_colour(i: usize) -> String {
