@@ -2,56 +2,14 @@
 //! the run's identified topology), the shared selection flags, and bad pattern files.
 
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::sync::OnceLock;
+use std::path::PathBuf;
+use std::process::Output;
 
-/// Path of the `tracelogic` binary, built once per test run (see tests/cli_end_to_end.rs).
-fn tracelogic() -> &'static Path {
-    static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    let built = BIN.get_or_init(|| {
-        if let Some(p) = std::env::var_os("TRACELOGIC_BIN") {
-            return Ok(PathBuf::from(p));
-        }
-        let exe = std::env::current_exe().expect("test executable path");
-        let profile_dir = exe
-            .parent()
-            .and_then(Path::parent)
-            .expect("target/<profile>")
-            .to_path_buf();
-        let mut build = Command::new(env!("CARGO"));
-        build
-            .args(["build", "--quiet", "-p", "tracelogic-cli", "--bin", "tracelogic"])
-            .arg("--target-dir")
-            .arg(profile_dir.parent().expect("target dir"))
-            .current_dir(env!("CARGO_MANIFEST_DIR"));
-        match profile_dir.file_name().and_then(|n| n.to_str()) {
-            Some("debug") | None => {}
-            Some("release") => {
-                build.arg("--release");
-            }
-            Some(other) => {
-                build.args(["--profile", other]);
-            }
-        }
-        match build.status() {
-            Ok(s) if s.success() => Ok(profile_dir.join(format!("tracelogic{}", std::env::consts::EXE_SUFFIX))),
-            Ok(s) => Err(format!("cargo build -p tracelogic-cli failed ({s})")),
-            Err(e) => Err(format!("cannot run cargo: {e}")),
-        }
-    });
-    match built {
-        Ok(p) => p,
-        Err(e) => panic!("{e}"),
-    }
-}
+mod common;
 
 fn run(args: &[&str]) -> Output {
-    Command::new(tracelogic())
-        .args(args)
-        .env_remove("TRACELOGIC_BACKTRACE")
-        .output()
-        .expect("running tracelogic")
+    let args: Vec<&dyn AsRef<std::ffi::OsStr>> = args.iter().map(|a| a as &dyn AsRef<std::ffi::OsStr>).collect();
+    common::run(&args)
 }
 
 fn scratch(name: &str) -> PathBuf {

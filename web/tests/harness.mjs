@@ -1,0 +1,109 @@
+// Shared set-up of the browser tests (not a test file itself: node --test runs *.test.mjs):
+// paths, the CLI whose JSON the page is checked against, a static server for dist/ under a
+// sub-path (every URL of the app must be relative), Debian's headless Chromium, and pages that
+// record every console error, failed request and request to another origin.
+
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, existsSync, statSync } from 'node:fs';
+import { join, extname, resolve, dirname, normalize, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const dist = process.env.TRACELOGIC_DIST || join(root, 'dist');
+export const cli = process.env.TRACELOGIC_CLI || join(root, 'target/debug/tracelogic');
+export const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
+export const sampleDir = (id) => join(root, 'web/samples', id);
+const shots = process.env.TRACELOGIC_SCREENSHOTS && resolve(root, process.env.TRACELOGIC_SCREENSHOTS);
+
+const types = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.wasm': 'application/wasm',
+  '.md': 'text/markdown; charset=utf-8',
+};
+
+/** `tracelogic ARGS --json`, parsed. */
+export function cliJson(args) {
+  return JSON.parse(execFileSync(cli, [...args, '--json'], { encoding: 'utf8', maxBuffer: 64 << 20 }));
+}
+
+/** With TRACELOGIC_SCREENSHOTS=DIR, save the page as DIR/NAME.png. */
+export async function screenshot(page, name) {
+  if (shots) await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+}
+
+/**
+ * Serve dist/ under `prefix` and start Chromium. Returns the app: its `origin`, `openPage(url)`,
+ * `openView(id, view, ready)`, `assertClean(page)` and `close()`.
+ */
+export async function startApp(prefix) {
+  assert.ok(existsSync(join(dist, 'index.html')), `${dist}/index.html is missing: run scripts/build-web first`);
+  assert.ok(existsSync(cli), `${cli} is missing: run cargo build -p tracelogic-cli first`);
+  assert.ok(existsSync(chromiumPath), `${chromiumPath} is missing: apt-get install chromium`);
+  const server = createServer((req, res) => {
+    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    if (!path.startsWith(prefix)) {
+      res.writeHead(404).end('outside the app');
+      return;
+    }
+    const rel = path.slice(prefix.length) || 'index.html';
+    const file = normalize(join(dist, rel));
+    if (!file.startsWith(dist + sep) || !existsSync(file) || !statSync(file).isFile()) {
+      res.writeHead(404).end('not found');
+      return;
+    }
+    res.writeHead(200, { 'content-type': types[extname(file)] || 'application/octet-stream' });
+    res.end(readFileSync(file));
+  });
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  const origin = `http://127.0.0.1:${server.address().port}`;
+  const browser = await chromium.launch({
+    executablePath: chromiumPath,
+    args: ['--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+  });
+
+  /** Open a page that records every problem the test must fail on. */
+  async function openPage(url) {
+    const page = await browser.newPage();
+    const problems = [];
+    const requests = [];
+    page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    page.on('request', (r) => requests.push(r.url()));
+    page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
+    page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()} for ${r.url()}`); });
+    await page.goto(url);
+    return { page, problems, requests };
+  }
+
+  /** No console error, failed request, or request to another origin on the page. */
+  function assertClean({ problems, requests }) {
+    assert.deepEqual(problems, [], 'console errors, page errors or failed requests');
+    const foreign = requests.filter((u) => !u.startsWith(origin + '/') && !u.startsWith('data:') && !u.startsWith('blob:'));
+    assert.deepEqual(foreign, [], 'requests to other origins');
+  }
+
+  /** Open the page on sample `id` and show `view`, waiting for `ready` inside it. */
+  async function openView(id, view, ready) {
+    const s = await openPage(`${origin}${prefix}#sample=${encodeURIComponent(id)}`);
+    await s.page.setViewportSize({ width: 1280, height: 900 });
+    await s.page.waitForSelector('#trace', { timeout: 60_000 });
+    await s.page.waitForSelector('.app[data-state="idle"]', { timeout: 60_000 });
+    await s.page.click(`#nav-${view}`);
+    await s.page.waitForSelector(`#view-${view} ${ready}, #view-${view} .view-error`, { timeout: 120_000 });
+    const failed = await s.page.$(`#view-${view} .view-error`);
+    assert.equal(failed, null, failed && (await failed.textContent()));
+    return s;
+  }
+
+  async function close() {
+    await browser.close();
+    await new Promise((ok) => server.close(ok));
+  }
+
+  return { origin, browser, openPage, openView, assertClean, close };
+}
