@@ -16,7 +16,7 @@ export const dist = process.env.TRACELOGIC_DIST || join(root, 'dist');
 export const cli = process.env.TRACELOGIC_CLI || join(root, 'target/debug/tracelogic');
 export const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
 export const sampleDir = (id) => join(root, 'web/samples', id);
-const shots = process.env.TRACELOGIC_SCREENSHOTS && resolve(root, process.env.TRACELOGIC_SCREENSHOTS);
+export const shots = process.env.TRACELOGIC_SCREENSHOTS && resolve(root, process.env.TRACELOGIC_SCREENSHOTS);
 
 const types = {
   '.html': 'text/html; charset=utf-8',
@@ -32,8 +32,8 @@ export function cliJson(args) {
 }
 
 /** With TRACELOGIC_SCREENSHOTS=DIR, save the page as DIR/NAME.png. */
-export async function screenshot(page, name) {
-  if (shots) await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
+export async function screenshot(page, name, fullPage = true) {
+  if (shots) await page.screenshot({ path: join(shots, `${name}.png`), fullPage });
 }
 
 /**
@@ -66,9 +66,13 @@ export async function startApp(prefix) {
     args: ['--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
   });
 
-  /** Open a page that records every problem the test must fail on. */
-  async function openPage(url) {
-    const page = await browser.newPage();
+  /**
+   * Open a page in its own browser context (`contextOptions`: downloads, viewport, colour
+   * scheme...) that records every problem the test must fail on; `url` may be left out.
+   */
+  async function openPage(url, contextOptions = {}) {
+    const context = await browser.newContext(contextOptions);
+    const page = await context.newPage();
     const problems = [];
     const requests = [];
     page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
@@ -76,8 +80,8 @@ export async function startApp(prefix) {
     page.on('request', (r) => requests.push(r.url()));
     page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
     page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()} for ${r.url()}`); });
-    await page.goto(url);
-    return { page, problems, requests };
+    if (url) await page.goto(url);
+    return { page, context, problems, requests };
   }
 
   /** No console error, failed request, or request to another origin on the page. */
