@@ -6,39 +6,36 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, readdirSync, existsSync, statSync, mkdtempSync, rmSync } from 'node:fs';
+import { readFileSync, readdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, extname, resolve, dirname, normalize, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { join } from 'node:path';
+import { startApp, root, cli, cliJson } from './harness.mjs';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const dist = process.env.TRACELOGIC_DIST || join(root, 'dist');
-const cli = process.env.TRACELOGIC_CLI || join(root, 'target/debug/tracelogic');
-const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
 const luDir = join(root, 'web/samples/npb-lu.S.8');
 // The app is served from a sub-path to prove every URL in it is relative.
 const prefix = '/some/sub/path/';
 
-const types = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.wasm': 'application/wasm',
-  '.md': 'text/markdown; charset=utf-8',
-};
-
-let server;
+let app;
 let origin;
-let browser;
 /** Milliseconds the server waits before answering for files of the BT sample (cancel test). */
 let btDelayMs = 0;
 
-function cliJson(args) {
-  return JSON.parse(execFileSync(cli, [...args, '--json'], { encoding: 'utf8', maxBuffer: 64 << 20 }));
-}
+before(async () => {
+  app = await startApp(prefix, {
+    delay: (rel) => (rel.startsWith('samples/npb-bt.S.9/') ? btDelayMs : 0),
+    // Requests the page itself drops (a cancelled sample fetch) are not failures of the site.
+    ignoreFailedRequest: (url) => url.includes('/samples/npb-bt.S.9/'),
+  });
+  origin = app.origin;
+});
+
+after(async () => {
+  await app?.close();
+});
+
+const openPage = (url) => app.openPage(url);
+const assertClean = (s) => app.assertClean(s);
 
 function luFiles() {
   return readdirSync(luDir)
@@ -78,65 +75,6 @@ async function drop(page, files, zone = 'dropzone') {
 async function idle(page) {
   await page.waitForSelector('.app[data-state="idle"]', { timeout: 60_000 });
 }
-
-/** Open a page that records every problem the test must fail on. */
-async function openPage(url) {
-  const page = await browser.newPage();
-  const problems = [];
-  const requests = [];
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('request', (r) => requests.push(r.url()));
-  page.on('requestfailed', (r) => {
-    // Requests the page itself drops (a cancelled sample fetch) are not failures of the site.
-    if (!r.url().includes('/samples/npb-bt.S.9/')) problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`);
-  });
-  page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()} for ${r.url()}`); });
-  await page.goto(url);
-  return { page, problems, requests };
-}
-
-function assertClean({ problems, requests }) {
-  assert.deepEqual(problems, [], 'console errors, page errors or failed requests');
-  const foreign = requests.filter((u) => !u.startsWith(origin + '/') && !u.startsWith('data:') && !u.startsWith('blob:'));
-  assert.deepEqual(foreign, [], 'requests to other origins');
-}
-
-before(async () => {
-  assert.ok(existsSync(join(dist, 'index.html')), `${dist}/index.html is missing: run scripts/build-web first`);
-  assert.ok(existsSync(cli), `${cli} is missing: run cargo build -p tracelogic-cli first`);
-  assert.ok(existsSync(chromiumPath), `${chromiumPath} is missing: apt-get install chromium`);
-  server = createServer((req, res) => {
-    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-    if (!path.startsWith(prefix)) {
-      res.writeHead(404).end('outside the app');
-      return;
-    }
-    const rel = path.slice(prefix.length) || 'index.html';
-    const file = normalize(join(dist, rel));
-    if (!file.startsWith(dist + sep) || !existsSync(file) || !statSync(file).isFile()) {
-      res.writeHead(404).end('not found');
-      return;
-    }
-    const send = () => {
-      res.writeHead(200, { 'content-type': types[extname(file)] || 'application/octet-stream' });
-      res.end(readFileSync(file));
-    };
-    if (btDelayMs > 0 && rel.startsWith('samples/npb-bt.S.9/')) setTimeout(send, btDelayMs);
-    else send();
-  });
-  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
-  origin = `http://127.0.0.1:${server.address().port}`;
-  browser = await chromium.launch({
-    executablePath: chromiumPath,
-    args: ['--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-  });
-});
-
-after(async () => {
-  await browser?.close();
-  await new Promise((ok) => (server ? server.close(ok) : ok()));
-});
 
 test('opens on the NPB LU sample with no trace given', async () => {
   const expected = cliJson(['summary', luDir]);

@@ -37,15 +37,20 @@ export async function screenshot(page, name, fullPage = true) {
 }
 
 /**
- * Serve dist/ under `prefix` and start Chromium. Returns the app: its `origin`, `openPage(url)`,
- * `openView(id, view, ready)`, `assertClean(page)` and `close()`.
+ * Serve dist/ under `prefix` and start Chromium. Returns the app: its `origin`, `browser`,
+ * `openPage(url, options)`, `openView(id, view, ready)`, `assertClean(page)` and `close()`.
+ *
+ * Hooks for tests that need them: `onServe(path)` sees every path asked of the server,
+ * `delay(rel)` holds a file's answer for that many milliseconds, `ignoreFailedRequest(url)`
+ * excuses requests the page itself drops, `initScript` runs in every page before its scripts.
  */
-export async function startApp(prefix) {
+export async function startApp(prefix, { onServe, delay, ignoreFailedRequest, initScript } = {}) {
   assert.ok(existsSync(join(dist, 'index.html')), `${dist}/index.html is missing: run scripts/build-web first`);
   assert.ok(existsSync(cli), `${cli} is missing: run cargo build -p tracelogic-cli first`);
   assert.ok(existsSync(chromiumPath), `${chromiumPath} is missing: apt-get install chromium`);
   const server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    onServe?.(path);
     if (!path.startsWith(prefix)) {
       res.writeHead(404).end('outside the app');
       return;
@@ -56,8 +61,13 @@ export async function startApp(prefix) {
       res.writeHead(404).end('not found');
       return;
     }
-    res.writeHead(200, { 'content-type': types[extname(file)] || 'application/octet-stream' });
-    res.end(readFileSync(file));
+    const send = () => {
+      res.writeHead(200, { 'content-type': types[extname(file)] || 'application/octet-stream' });
+      res.end(readFileSync(file));
+    };
+    const wait = delay?.(rel) || 0;
+    if (wait > 0) setTimeout(send, wait);
+    else send();
   });
   await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
   const origin = `http://127.0.0.1:${server.address().port}`;
@@ -67,21 +77,25 @@ export async function startApp(prefix) {
   });
 
   /**
-   * Open a page in its own browser context (`contextOptions`: downloads, viewport, colour
-   * scheme...) that records every problem the test must fail on; `url` may be left out.
+   * Open a page that records every problem the test must fail on, in `context` or in a new
+   * browser context made with `contextOptions` (downloads, viewport, colour scheme...); `url`
+   * may be left out. The context's requests (service and analysis workers) are recorded too.
    */
-  async function openPage(url, contextOptions = {}) {
-    const context = await browser.newContext(contextOptions);
-    const page = await context.newPage();
+  async function openPage(url, { context, ...contextOptions } = {}) {
+    const ctx = context || (await browser.newContext(contextOptions));
+    const page = await ctx.newPage();
+    if (initScript) await page.addInitScript(initScript);
     const problems = [];
     const requests = [];
     page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
     page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-    page.on('request', (r) => requests.push(r.url()));
-    page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
+    page.on('requestfailed', (r) => {
+      if (!ignoreFailedRequest?.(r.url())) problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`);
+    });
     page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()} for ${r.url()}`); });
+    ctx.on('request', (r) => requests.push(r.url()));
     if (url) await page.goto(url);
-    return { page, context, problems, requests };
+    return { page, context: ctx, problems, requests };
   }
 
   /** No console error, failed request, or request to another origin on the page. */

@@ -6,39 +6,19 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import { execFileSync } from 'node:child_process';
-import { readFileSync, readdirSync, existsSync, statSync, mkdtempSync, rmSync, openSync, closeSync, ftruncateSync } from 'node:fs';
+import { readdirSync, statSync, mkdtempSync, rmSync, openSync, closeSync, ftruncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, extname, resolve, dirname, normalize, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
+import { join } from 'node:path';
+import { startApp, root, cliJson } from './harness.mjs';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const dist = process.env.TRACELOGIC_DIST || join(root, 'dist');
-const cli = process.env.TRACELOGIC_CLI || join(root, 'target/debug/tracelogic');
-const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
 const mgDir = join(root, 'web/samples/npb-mg.S.8');
 const prefix = '/some/sub/path/';
 
-const types = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.wasm': 'application/wasm',
-  '.md': 'text/markdown; charset=utf-8',
-};
-
-let server;
+let app;
 let origin;
-let browser;
 let scratch;
 /** Paths the server answered, in order (to see what an offline reload still asks for). */
 const served = [];
-
-function cliJson(args) {
-  return JSON.parse(execFileSync(cli, [...args, '--json'], { encoding: 'utf8', maxBuffer: 64 << 20 }));
-}
 
 function mgPaths() {
   return readdirSync(mgDir).sort().map((n) => join(mgDir, n));
@@ -62,29 +42,9 @@ function countPageReads() {
   for (const name of ['readAsArrayBuffer', 'readAsText', 'readAsBinaryString', 'readAsDataURL']) wrap(FileReader.prototype, name);
 }
 
-/** A page in `context` (a fresh one by default) that records what the test must fail on. */
-async function openPage(url, context) {
-  const ctx = context || (await browser.newContext());
-  const page = await ctx.newPage();
-  await page.addInitScript(countPageReads);
-  const problems = [];
-  const requests = [];
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('request', (r) => requests.push(r.url()));
-  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`));
-  page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()} for ${r.url()}`); });
-  // The service worker's and the analysis worker's own requests are the context's.
-  ctx.on('request', (r) => requests.push(r.url()));
-  await page.goto(url);
-  return { page, problems, requests, context: ctx };
-}
-
-function assertClean({ problems, requests }) {
-  assert.deepEqual(problems, [], 'console errors, page errors or failed requests');
-  const foreign = requests.filter((u) => !u.startsWith(origin + '/') && !u.startsWith('data:') && !u.startsWith('blob:'));
-  assert.deepEqual(foreign, [], 'requests to other origins');
-}
+/** A page in a fresh context that records what the test must fail on (and counts page reads). */
+const openPage = (url) => app.openPage(url);
+const assertClean = (s) => app.assertClean(s);
 
 async function close(s) {
   await s.context.close();
@@ -95,37 +55,13 @@ async function currentView(page) {
 }
 
 before(async () => {
-  assert.ok(existsSync(join(dist, 'index.html')), `${dist}/index.html is missing: run scripts/build-web first`);
-  assert.ok(existsSync(cli), `${cli} is missing: run cargo build -p tracelogic-cli first`);
-  assert.ok(existsSync(chromiumPath), `${chromiumPath} is missing: apt-get install chromium`);
   scratch = mkdtempSync(join(tmpdir(), 'tracelogic-platform-'));
-  server = createServer((req, res) => {
-    const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-    served.push(path);
-    if (!path.startsWith(prefix)) {
-      res.writeHead(404).end('outside the app');
-      return;
-    }
-    const rel = path.slice(prefix.length) || 'index.html';
-    const file = normalize(join(dist, rel));
-    if (!file.startsWith(dist + sep) || !existsSync(file) || !statSync(file).isFile()) {
-      res.writeHead(404).end('not found');
-      return;
-    }
-    res.writeHead(200, { 'content-type': types[extname(file)] || 'application/octet-stream' });
-    res.end(readFileSync(file));
-  });
-  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
-  origin = `http://127.0.0.1:${server.address().port}`;
-  browser = await chromium.launch({
-    executablePath: chromiumPath,
-    args: ['--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-  });
+  app = await startApp(prefix, { onServe: (path) => served.push(path), initScript: countPageReads });
+  origin = app.origin;
 });
 
 after(async () => {
-  await browser?.close();
-  await new Promise((ok) => (server ? server.close(ok) : ok()));
+  await app?.close();
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
 
@@ -331,7 +267,7 @@ const large = process.env.TRACELOGIC_LARGE_TRACE;
 test('measure: open and analyse a large trace set', { skip: !large && 'set TRACELOGIC_LARGE_TRACE=DIR to measure' }, async () => {
   const paths = readdirSync(large).sort().map((n) => join(large, n));
   const bytes = paths.reduce((sum, p) => sum + statSync(p).size, 0);
-  const context = await browser.newContext();
+  const context = await app.browser.newContext();
   const page = await context.newPage();
   await page.addInitScript(() => {
     window.__longTasks = [];
