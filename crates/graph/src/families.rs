@@ -500,6 +500,18 @@ impl TopologySpec {
         Some(node)
     }
 
+    /// The neighbour offsets of a Cartesian family (its [`Direction::Offset`]s, in direction
+    /// order); empty for the other families.
+    pub fn offsets(&self) -> Vec<Vec<i8>> {
+        self.directions()
+            .into_iter()
+            .filter_map(|d| match d {
+                Direction::Offset(o) => Some(o),
+                _ => None,
+            })
+            .collect()
+    }
+
     /// The directions a node with every neighbour has, in a fixed order (east, west, south,
     /// north, ... for 2D; parent, left, right for trees).
     pub fn directions(&self) -> Vec<Direction> {
@@ -720,14 +732,7 @@ impl TopologySpec {
                         d => vec![(0, 1), (1, d as u64 - 2), (d - 1, 1)],
                     })
                     .collect();
-                let offsets: Vec<Vec<i8>> = self
-                    .directions()
-                    .into_iter()
-                    .filter_map(|d| match d {
-                        Direction::Offset(o) => Some(o),
-                        _ => None,
-                    })
-                    .collect();
+                let offsets: Vec<Vec<i8>> = self.offsets();
                 let periodic = f.periodic();
                 let mut idx = vec![0usize; classes.len()];
                 let mut coords = vec![0u32; classes.len()];
@@ -883,14 +888,7 @@ impl TopologySpec {
         let n = self.num_nodes() as usize;
         let k = self.dims.len();
         let periodic = self.family.periodic();
-        let offsets: Vec<Vec<i8>> = self
-            .directions()
-            .into_iter()
-            .filter_map(|d| match d {
-                Direction::Offset(o) => Some(o),
-                _ => None,
-            })
-            .collect();
+        let offsets: Vec<Vec<i8>> = self.offsets();
         let mut strides = vec![1i64; k];
         for i in 1..k {
             strides[i] = strides[i - 1] * self.dims[i - 1] as i64;
@@ -949,14 +947,7 @@ impl TopologySpec {
         let n = self.num_nodes();
         let k = self.dims.len();
         let periodic = self.family.periodic();
-        let offsets: Vec<Vec<i8>> = self
-            .directions()
-            .into_iter()
-            .filter_map(|d| match d {
-                Direction::Offset(o) => Some(o),
-                _ => None,
-            })
-            .collect();
+        let offsets: Vec<Vec<i8>> = self.offsets();
         let mut strides = vec![1i64; k];
         for i in 1..k {
             strides[i] = strides[i - 1] * self.dims[i - 1] as i64;

@@ -8,7 +8,7 @@
 //! the logical trace does not depend on identification's choice.
 
 use super::Placement;
-use tracelogic_graph::{Direction, Family};
+use tracelogic_graph::Family;
 
 /// Hypercubes with more dimensions only get the translation (k! bit permutations).
 const MAX_PERMUTED_BITS: u32 = 7;
@@ -40,14 +40,7 @@ fn permutations(k: usize) -> Vec<Vec<usize>> {
 fn cartesian_maps(p: &Placement) -> Vec<Box<dyn Fn(u32) -> u32 + '_>> {
     let spec = &p.spec;
     let k = spec.dims.len();
-    let offsets: Vec<Vec<i8>> = spec
-        .directions()
-        .into_iter()
-        .filter_map(|d| match d {
-            Direction::Offset(o) => Some(o),
-            _ => None,
-        })
-        .collect();
+    let offsets: Vec<Vec<i8>> = spec.offsets();
     let periodic = spec.family.periodic();
     let mut maps: Vec<Box<dyn Fn(u32) -> u32 + '_>> = Vec::new();
     for perm in permutations(k) {
