@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startApp, root, cli, cliJson } from './harness.mjs';
+import { startApp, root, cli, cliJson, drop } from './harness.mjs';
 
 const luDir = join(root, 'web/samples/npb-lu.S.8');
 // The app is served from a sub-path to prove every URL in it is relative.
@@ -53,23 +53,6 @@ function nonZero(rows) {
 async function cellSet(page, selector) {
   const cells = await page.$$eval(selector, (els) => els.map((e) => `${e.dataset.row},${e.dataset.col}`));
   return new Set(cells);
-}
-
-/** Drop `files` ({name, bytes}) on the drop zone as a real drop event with a DataTransfer. */
-async function drop(page, files, zone = 'dropzone') {
-  const payload = files.map((f) => ({ name: f.name, b64: Buffer.from(f.bytes).toString('base64') }));
-  await page.evaluate(({ files, zoneId }) => {
-    const dt = new DataTransfer();
-    for (const f of files) {
-      const bin = atob(f.b64);
-      const bytes = new Uint8Array(bin.length);
-      for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-      dt.items.add(new File([bytes], f.name));
-    }
-    const zone = document.getElementById(zoneId);
-    zone.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
-    zone.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
-  }, { files: payload, zoneId: zone });
 }
 
 async function idle(page) {

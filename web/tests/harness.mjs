@@ -36,6 +36,24 @@ export async function screenshot(page, name, fullPage = true) {
   if (shots) await page.screenshot({ path: join(shots, `${name}.png`), fullPage });
 }
 
+/** Drop `files` ({name, bytes}) on the element `zone` (the page's drop zone by default) as a real
+ * drop event with a DataTransfer. */
+export async function drop(page, files, zone = 'dropzone') {
+  const payload = files.map((f) => ({ name: f.name, b64: Buffer.from(f.bytes).toString('base64') }));
+  await page.evaluate(({ files, zoneId }) => {
+    const dt = new DataTransfer();
+    for (const f of files) {
+      const bin = atob(f.b64);
+      const bytes = new Uint8Array(bin.length);
+      for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+      dt.items.add(new File([bytes], f.name));
+    }
+    const zone = document.getElementById(zoneId);
+    zone.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    zone.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  }, { files: payload, zoneId: zone });
+}
+
 /**
  * Serve dist/ under `prefix` and start Chromium. Returns the app: its `origin`, `browser`,
  * `openPage(url, options)`, `openView(id, view, ready)`, `assertClean(page)` and `close()`.

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startApp, cliJson, sampleDir, screenshot } from './harness.mjs';
+import { startApp, cliJson, sampleDir, screenshot, drop } from './harness.mjs';
 
 let app;
 const openView = (...a) => app.openView(...a);
@@ -28,23 +28,6 @@ function topologyJson(args) {
 
 function dirFiles(dir) {
   return readdirSync(dir).sort().map((name) => ({ name, bytes: readFileSync(join(dir, name)) }));
-}
-
-/** Drop `files` ({name, bytes}) on the element `zone` as a real drop event with a DataTransfer. */
-async function drop(page, files, zone) {
-  const payload = files.map((f) => ({ name: f.name, b64: Buffer.from(f.bytes).toString('base64') }));
-  await page.evaluate(({ files, zoneId }) => {
-    const dt = new DataTransfer();
-    for (const f of files) {
-      const bin = atob(f.b64);
-      const bytes = new Uint8Array(bin.length);
-      for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
-      dt.items.add(new File([bytes], f.name));
-    }
-    const zone = document.getElementById(zoneId);
-    zone.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
-    zone.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
-  }, { files: payload, zoneId: zone });
 }
 
 async function idle(page) {
