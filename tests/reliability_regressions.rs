@@ -13,31 +13,8 @@ use tracelogic_analysis::phases::{detect_phases, Outside};
 use tracelogic_analysis::similarity::{compare, CompareOptions};
 use tracelogic_analysis::summary::summarize;
 use tracelogic_analysis::topology::{identify_matrix, TopologyOptions};
-use tracelogic_formats::InputFile;
+use tracelogic_formats::pack::unpack;
 use tracelogic_model::{match_messages, Selection};
-
-/// The file set encoded in a fuzz input (a *pack*: per file its name, NUL, little-endian `u32`
-/// length, bytes), as `fuzz/src/lib.rs` unpacks it.
-fn unpack(data: &[u8]) -> Vec<InputFile> {
-    let mut files = Vec::new();
-    let mut rest = data;
-    while !rest.is_empty() && files.len() < 64 {
-        let Some(nul) = rest.iter().position(|&b| b == 0) else {
-            files.push(InputFile::new("input", rest.to_vec()));
-            break;
-        };
-        let name = String::from_utf8_lossy(&rest[..nul]).into_owned();
-        rest = &rest[nul + 1..];
-        let mut len_bytes = [0u8; 4];
-        let take = rest.len().min(4);
-        len_bytes[..take].copy_from_slice(&rest[..take]);
-        rest = &rest[take..];
-        let len = (u32::from_le_bytes(len_bytes) as usize).min(rest.len());
-        files.push(InputFile::new(name, rest[..len].to_vec()));
-        rest = &rest[len..];
-    }
-    files
-}
 
 /// The union of the analysis fuzz targets' pipelines.
 fn analyse_everything(data: &[u8]) {

@@ -5,36 +5,15 @@
 //!
 //! The files are fuzz inputs as the targets take them: `read_csv-*` and `read_text-*` are one
 //! file's bytes; every other prefix is a *pack* (for each file: name, NUL, little-endian `u32`
-//! length, bytes; a truncated last file keeps what is there), the format of `fuzz/src/lib.rs`.
+//! length, bytes; a truncated last file keeps what is there), the format of `tracelogic_formats::pack`.
 //! Hand-made hostile inputs (decompression bombs, header counts far beyond the file) sit
 //! alongside. A `NAME.expect` file pins the outcome: `trace`, or a phrase the error must contain.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
+use tracelogic_formats::pack::unpack;
 use tracelogic_formats::{csv, dumpi, otf2, paraver, read_trace, text, FormatError, InputFile, NoProgress};
 use tracelogic_model::Trace;
-
-/// The file set encoded in a pack (same rules as `tracelogic_fuzz::unpack`).
-fn unpack(data: &[u8]) -> Vec<InputFile> {
-    let mut files = Vec::new();
-    let mut rest = data;
-    while !rest.is_empty() && files.len() < 64 {
-        let Some(nul) = rest.iter().position(|&b| b == 0) else {
-            files.push(InputFile::new("input", rest.to_vec()));
-            break;
-        };
-        let name = String::from_utf8_lossy(&rest[..nul]).into_owned();
-        rest = &rest[nul + 1..];
-        let mut len_bytes = [0u8; 4];
-        let take = rest.len().min(4);
-        len_bytes[..take].copy_from_slice(&rest[..take]);
-        rest = &rest[take..];
-        let len = (u32::from_le_bytes(len_bytes) as usize).min(rest.len());
-        files.push(InputFile::new(name, rest[..len].to_vec()));
-        rest = &rest[len..];
-    }
-    files
-}
 
 /// The input set of a crasher and the reader of the target that found it.
 type Reader = fn(&[InputFile]) -> Result<Trace, FormatError>;
