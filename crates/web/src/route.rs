@@ -41,7 +41,7 @@ impl Route {
         let mut route = Route::default();
         for pair in fragment.trim_start_matches('#').split('&') {
             let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-            let value = decode(value);
+            let value = crate::samples::percent_decode(value);
             match key {
                 "sample" if !value.is_empty() => route.sample = Some(value),
                 "view" => route.view = view_by_id(&value),
@@ -124,30 +124,6 @@ fn encode(s: &str) -> String {
             _ => format!("%{b:02X}"),
         })
         .collect()
-}
-
-fn decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        let escaped = (bytes[i] == b'%')
-            .then(|| bytes.get(i + 1..i + 3))
-            .flatten()
-            .and_then(|h| std::str::from_utf8(h).ok())
-            .and_then(|h| u8::from_str_radix(h, 16).ok());
-        match escaped {
-            Some(b) => {
-                out.push(b);
-                i += 3;
-            }
-            None => {
-                out.push(if bytes[i] == b'+' { b' ' } else { bytes[i] });
-                i += 1;
-            }
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]

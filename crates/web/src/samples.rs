@@ -137,7 +137,9 @@ fn param(query: &str, key: &str) -> Option<String> {
     })
 }
 
-fn percent_decode(s: &str) -> String {
+/// `s` with `%xx` escapes and `+` decoded (malformed escapes kept as they are); shared by the
+/// address's query and fragment.
+pub(crate) fn percent_decode(s: &str) -> String {
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
