@@ -10,7 +10,7 @@
 use proptest::prelude::*;
 use tracelogic_analysis::replay::{replay, Configuration, Sweep};
 use tracelogic_formats::{text, InputFile, NoProgress};
-use tracelogic_model::{match_messages, CollectiveOp, Matching, P2pDir, Rank, Trace, ANY_SOURCE, ANY_TAG, NO_ROOT};
+use tracelogic_model::{match_messages, CollectiveOp, Matching, P2pDir, Rank, Trace, ANY_TAG};
 use tracelogic_synth::{generate, CollectiveSpec, Family, Noise, Numbering, Spec, Style, TopologySpec};
 
 /// A small random program: at most 36 ranks and 4 iterations, so one trace has a few thousand calls.
@@ -88,28 +88,9 @@ fn trace_and_permutation() -> impl Strategy<Value = (Trace, Vec<Rank>)> {
     })
 }
 
-/// `trace` with world rank r renamed `perm[r]` everywhere: rank order, peers, roots and
-/// communicator members (communicator-rank order kept).
+/// `trace` with world rank r renamed `perm[r]` everywhere ([`Trace::renumber_ranks`]).
 fn renumber(trace: &Trace, perm: &[Rank]) -> Trace {
-    let map = |r: Rank| {
-        if r == ANY_SOURCE || r == NO_ROOT {
-            r
-        } else {
-            perm[r as usize]
-        }
-    };
-    let mut out = trace.clone();
-    for (r, rt) in trace.ranks.iter().enumerate() {
-        let mut moved = rt.clone();
-        moved.rank = perm[r];
-        moved.p2p.peer.iter_mut().for_each(|p| *p = map(*p));
-        moved.collectives.root.iter_mut().for_each(|p| *p = map(*p));
-        out.ranks[perm[r] as usize] = moved;
-    }
-    for comm in &mut out.comms {
-        comm.members.iter_mut().for_each(|m| *m = map(*m));
-    }
-    out
+    trace.renumber_ranks(perm).expect("the strategy draws permutations")
 }
 
 /// The messages of `matching` with ranks renamed by `perm`, in the order matching sorts them.

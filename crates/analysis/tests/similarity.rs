@@ -34,31 +34,9 @@ fn sample(name: &str) -> Trace {
     t
 }
 
-/// The same run with world rank r renamed perm[r] (peers and communicator members too).
+/// The same run with world rank r renamed perm[r] (peers, roots and communicator members too).
 fn renumber(t: &Trace, perm: &[u32]) -> Trace {
-    let n = t.num_ranks();
-    let mut out = t.clone();
-    for (r, rt) in t.ranks.iter().enumerate() {
-        let mut moved = rt.clone();
-        moved.rank = perm[r];
-        for p in &mut moved.p2p.peer {
-            if *p < n {
-                *p = perm[*p as usize];
-            }
-        }
-        for root in &mut moved.collectives.root {
-            if *root < n {
-                *root = perm[*root as usize];
-            }
-        }
-        out.ranks[perm[r] as usize] = moved;
-    }
-    for c in &mut out.comms {
-        for m in &mut c.members {
-            *m = perm[*m as usize];
-        }
-    }
-    out
+    t.renumber_ranks(perm).expect("a permutation of the trace's ranks")
 }
 
 fn opts() -> CompareOptions {

@@ -14,11 +14,13 @@
 mod kinds;
 pub mod matching;
 pub mod query;
+pub mod renumber;
 pub mod restrict;
 
 pub use kinds::{CallKind, CollectiveOp};
 pub use matching::{match_messages, Matching, Message};
 pub use query::Selection;
+pub use renumber::RenumberError;
 
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;

@@ -507,27 +507,6 @@ mod tests {
         b.t
     }
 
-    /// The same trace with world rank `r` renamed `perm[r]` everywhere.
-    fn renumber(t: &Trace, perm: &[Rank]) -> Trace {
-        let mut out = t.clone();
-        for rt in &t.ranks {
-            let mut moved = rt.clone();
-            moved.rank = perm[rt.rank as usize];
-            for p in &mut moved.p2p.peer {
-                if *p != ANY_SOURCE {
-                    *p = perm[*p as usize];
-                }
-            }
-            out.ranks[perm[rt.rank as usize] as usize] = moved;
-        }
-        for c in &mut out.comms {
-            for m in &mut c.members {
-                *m = perm[*m as usize];
-            }
-        }
-        out
-    }
-
     #[test]
     fn renumbering_ranks_permutes_the_matching() {
         for seed in 1..200u64 {
@@ -539,7 +518,7 @@ mod tests {
                 perm.swap(i, rng.below(i as u64 + 1) as usize);
             }
             let m = match_messages(&t);
-            let pm = match_messages(&renumber(&t, &perm));
+            let pm = match_messages(&t.renumber_ranks(&perm).unwrap());
             let mut expected: Vec<Message> = m
                 .messages
                 .iter()
