@@ -1,14 +1,22 @@
 //! Input sets: files, archives, and format detection.
 //!
 //! A trace reaches tracelogic as a set of in-memory files: several per-rank files, the content of
-//! a folder, or archives. [`expand_archives`] replaces every archive (tar, gzip, tar.gz, zip, in
+//! a folder, or archives. [`expand_archives`] replaces every archive (tar, gzip, zstd, zip, in
 //! any nesting) by its members, under limits that turn a decompression bomb into a clear error
-//! instead of an out-of-memory abort. [`detect`] then decides the format from the files' content;
-//! file names only break ties.
+//! instead of an out-of-memory abort; [`Unpacker`] does the same while reading each input as a
+//! stream (a file on disk, a browser `File`), so compressed bytes are never held whole, and
+//! [`read_paths`] uses it for files and folders on disk. [`detect`] then decides the format from
+//! the files' content; file names only break ties.
 
 use crate::FormatError;
-use flate2::read::MultiGzDecoder;
-use std::io::{Cursor, Read};
+
+#[cfg(not(target_arch = "wasm32"))]
+mod paths;
+mod stream;
+
+#[cfg(not(target_arch = "wasm32"))]
+pub use paths::read_paths;
+pub use stream::{ReadSeek, Unpacker};
 
 /// One input file held in memory, named by its path relative to the input root (for an
 /// archive, its path inside the archive; for a folder, its path inside the folder).
@@ -73,14 +81,26 @@ pub const MAX_NESTING: u32 = 4;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum ArchiveKind {
     Gzip,
+    Zstd,
     Zip,
     Tar,
 }
 
-fn archive_kind(file: &InputFile) -> Option<ArchiveKind> {
-    let b = &file.bytes;
+/// Recognise an archive from the first bytes of a file named `name` (`head` holds at least the
+/// first 512 bytes when the file is that long).
+fn archive_kind(name: &str, head: &[u8]) -> Option<ArchiveKind> {
+    let b = head;
     if b.starts_with(&[0x1f, 0x8b]) {
         return Some(ArchiveKind::Gzip);
+    }
+    if b.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+        return Some(ArchiveKind::Zstd);
+    }
+    let lower = name.to_ascii_lowercase();
+    // A zstd stream may open with a skippable frame (magic 0x184D2A5?, as pzstd writes); only
+    // trusted when the name says zstd.
+    if b.len() >= 8 && b[1..4] == [0x2a, 0x4d, 0x18] && b[0] & 0xf0 == 0x50 && is_zstd_name(&lower) {
+        return Some(ArchiveKind::Zstd);
     }
     if b.starts_with(b"PK\x03\x04") || b.starts_with(b"PK\x05\x06") {
         return Some(ArchiveKind::Zip);
@@ -90,10 +110,14 @@ fn archive_kind(file: &InputFile) -> Option<ArchiveKind> {
     }
     // Old (v7) tar files carry no magic; accept them only when the name says tar and the
     // header checksum is right.
-    if b.len() >= 512 && file.name.to_ascii_lowercase().ends_with(".tar") && tar_checksum_ok(&b[..512]) {
+    if b.len() >= 512 && lower.ends_with(".tar") && tar_checksum_ok(&b[..512]) {
         return Some(ArchiveKind::Tar);
     }
     None
+}
+
+fn is_zstd_name(lower: &str) -> bool {
+    lower.ends_with(".zst") || lower.ends_with(".tzst") || lower.ends_with(".zstd")
 }
 
 fn tar_checksum_ok(header: &[u8]) -> bool {
@@ -114,212 +138,29 @@ fn tar_checksum_ok(header: &[u8]) -> bool {
     sum == stored
 }
 
-/// What remains of the unpacking limits while one top-level input is expanded.
-struct Budget {
-    /// Bytes still allowed by [`MAX_UNPACKED_BYTES`] and the expansion ratio.
-    bytes_left: u64,
-    members_left: usize,
-    /// The cap that applies, for the error message.
-    cap: u64,
-    cap_reason: &'static str,
-}
-
-impl Budget {
-    fn exceeded(&self, archive: &str) -> FormatError {
-        FormatError::new(
-            archive,
-            format!(
-                "archive unpacks to more than {} bytes ({}); refusing to unpack it (possible decompression bomb)",
-                self.cap, self.cap_reason
-            ),
-        )
-    }
-    /// Read `reader` to its end, charging the bytes against the budget.
-    fn read_all(&mut self, mut reader: impl Read, archive: &str, member: &str) -> Result<Vec<u8>, FormatError> {
-        let mut out = Vec::new();
-        let limit = self.bytes_left.saturating_add(1);
-        (&mut reader)
-            .take(limit)
-            .read_to_end(&mut out)
-            .map_err(|e| FormatError::new(archive, format!("cannot unpack member `{member}`: {e}")))?;
-        if out.len() as u64 > self.bytes_left {
-            return Err(self.exceeded(archive));
-        }
-        self.bytes_left -= out.len() as u64;
-        Ok(out)
-    }
-    fn take_member(&mut self, archive: &str) -> Result<(), FormatError> {
-        if self.members_left == 0 {
-            return Err(FormatError::new(
-                archive,
-                format!("archives hold more than {MAX_MEMBERS} files; refusing to unpack them"),
-            ));
-        }
-        self.members_left -= 1;
-        Ok(())
-    }
-}
-
 /// Replace every archive in `files` by its members (recursively), leaving other files as they are.
 ///
-/// Archives are recognised by their first bytes, never by name: gzip (`1f 8b`; a single
-/// compressed file, named like the archive without `.gz`, `.tgz` becoming `.tar`, else by the name
-/// stored in its header), zip
-/// (`PK\x03\x04`, stored or deflate members) and tar (`ustar` at byte 257). A member is named by
-/// the archive's folder joined with its path inside the archive. Folders, links, `__MACOSX/`
-/// and `.DS_Store` entries are dropped. Finally a folder that encloses every file (`run1/` in
-/// `run1/traces.otf2`, `run1/traces.def`...) is stripped from all names, so a zipped folder reads
-/// like the folder's content.
+/// Archives are recognised by their first bytes, never by name: gzip (`1f 8b`) and zstd
+/// (`28 b5 2f fd`; a single compressed file, named like the archive without `.gz`/`.zst`, `.tgz`
+/// and `.tzst` becoming `.tar`, else for gzip by the name stored in its header, else
+/// `NAME.unpacked`), zip (`PK\x03\x04`, stored or deflate members) and tar (`ustar` at byte 257).
+/// A member is named by the archive's folder joined with its path inside the archive. Folders,
+/// links, `__MACOSX/` and `.DS_Store` entries are dropped. Finally a folder that encloses every
+/// file (`run1/` in `run1/traces.otf2`, `run1/traces.def`...) is stripped from all names, so a
+/// zipped folder reads like the folder's content.
 ///
 /// Limits, checked while unpacking and never after allocating: each top-level archive may unpack
 /// to at most [`MAX_EXPANSION_RATIO`] times its own size, all of them together to at most
 /// [`MAX_UNPACKED_BYTES`], with at most [`MAX_MEMBERS`] members and [`MAX_NESTING`] levels of
-/// archives inside archives. Crossing a limit, or a corrupt archive, gives a [`FormatError`]
+/// archives inside archives (details in [`Unpacker`], which this wraps: each archive is unpacked
+/// as a stream over its bytes). Crossing a limit, or a corrupt archive, gives a [`FormatError`]
 /// naming the archive (`outer.zip > inner.tar` for an archive inside another).
 pub fn expand_archives(files: Vec<InputFile>) -> Result<Vec<InputFile>, FormatError> {
-    let mut out = Vec::with_capacity(files.len());
-    let mut total_left = MAX_UNPACKED_BYTES;
-    let mut members_left = MAX_MEMBERS;
+    let mut unpacker = Unpacker::new();
     for file in files {
-        if archive_kind(&file).is_none() {
-            out.push(file);
-            continue;
-        }
-        let ratio_cap = (file.bytes.len() as u64).saturating_mul(MAX_EXPANSION_RATIO);
-        let (cap, cap_reason) = if ratio_cap < total_left {
-            (ratio_cap, "200 times the archive's size")
-        } else {
-            (total_left, "the limit for all archives of one input")
-        };
-        let mut budget = Budget {
-            bytes_left: cap,
-            members_left,
-            cap,
-            cap_reason,
-        };
-        let top = file.name.clone();
-        expand_one(file, 0, &mut budget, &mut out).map_err(|mut e| {
-            if e.file != top {
-                e.file = format!("{top} > {}", e.file);
-            }
-            e
-        })?;
-        total_left -= cap - budget.bytes_left;
-        members_left = budget.members_left;
+        unpacker.add_file(file)?;
     }
-    strip_common_folder(&mut out);
-    Ok(out)
-}
-
-fn expand_one(file: InputFile, depth: u32, budget: &mut Budget, out: &mut Vec<InputFile>) -> Result<(), FormatError> {
-    let Some(kind) = archive_kind(&file) else {
-        budget.take_member(&file.name)?;
-        out.push(file);
-        return Ok(());
-    };
-    if depth >= MAX_NESTING {
-        return Err(FormatError::new(
-            &file.name,
-            format!("archives are nested more than {MAX_NESTING} levels deep; refusing to unpack further"),
-        ));
-    }
-    let folder = match file.name.rfind('/') {
-        Some(i) => &file.name[..=i],
-        None => "",
-    };
-    let mut members = Vec::new();
-    match kind {
-        ArchiveKind::Gzip => {
-            let base = file.name.rsplit('/').next().unwrap_or("");
-            let lower = base.to_ascii_lowercase();
-            let mut decoder = MultiGzDecoder::new(&file.bytes[..]);
-            let bytes = budget.read_all(&mut decoder, &file.name, base)?;
-            // The name stored in the gzip header, when the file's own name does not say it.
-            let stored = decoder
-                .header()
-                .and_then(|h| h.filename())
-                .map(|n| String::from_utf8_lossy(n).into_owned())
-                .and_then(|n| clean_member_name(&n))
-                .and_then(|n| n.rsplit('/').next().map(str::to_owned));
-            let inner = if lower.ends_with(".tgz") {
-                format!("{}.tar", &base[..base.len() - 4])
-            } else if lower.ends_with(".gz") && base.len() > 3 {
-                base[..base.len() - 3].to_owned()
-            } else if let Some(n) = stored {
-                n
-            } else {
-                format!("{base}.unpacked")
-            };
-            members.push(InputFile::new(format!("{folder}{inner}"), bytes));
-        }
-        ArchiveKind::Tar => {
-            let mut archive = tar::Archive::new(Cursor::new(&file.bytes[..]));
-            let entries = archive
-                .entries()
-                .map_err(|e| FormatError::new(&file.name, format!("not a readable tar archive: {e}")))?;
-            for entry in entries {
-                let entry = entry.map_err(|e| FormatError::new(&file.name, format!("corrupt tar archive: {e}")))?;
-                let offset = entry.raw_header_position();
-                if !entry.header().entry_type().is_file() {
-                    continue;
-                }
-                let path = entry.path_bytes();
-                let name = String::from_utf8_lossy(&path).into_owned();
-                let Some(clean) = clean_member_name(&name) else {
-                    continue;
-                };
-                let size = entry.size();
-                if size > budget.bytes_left {
-                    return Err(budget.exceeded(&file.name));
-                }
-                if size > file.bytes.len() as u64 {
-                    return Err(FormatError::at_offset(
-                        &file.name,
-                        offset,
-                        format!("tar member `{name}` claims {size} bytes but the archive is shorter"),
-                    ));
-                }
-                budget.take_member(&file.name)?;
-                let bytes = budget.read_all(entry, &file.name, &name)?;
-                members.push(InputFile::new(format!("{folder}{clean}"), bytes));
-            }
-        }
-        ArchiveKind::Zip => {
-            let mut archive = zip::ZipArchive::new(Cursor::new(&file.bytes[..]))
-                .map_err(|e| FormatError::new(&file.name, format!("not a readable zip archive: {e}")))?;
-            if archive.len() > budget.members_left {
-                return Err(FormatError::new(
-                    &file.name,
-                    format!(
-                        "zip archive lists {} members, more than the limit of {MAX_MEMBERS}",
-                        archive.len()
-                    ),
-                ));
-            }
-            for i in 0..archive.len() {
-                let entry = archive
-                    .by_index(i)
-                    .map_err(|e| FormatError::new(&file.name, format!("cannot read zip member {i}: {e}")))?;
-                if !entry.is_file() {
-                    continue;
-                }
-                let name = String::from_utf8_lossy(entry.name_raw()).into_owned();
-                let Some(clean) = clean_member_name(&name) else {
-                    continue;
-                };
-                if entry.size() > budget.bytes_left {
-                    return Err(budget.exceeded(&file.name));
-                }
-                budget.take_member(&file.name)?;
-                let bytes = budget.read_all(entry, &file.name, &name)?;
-                members.push(InputFile::new(format!("{folder}{clean}"), bytes));
-            }
-        }
-    }
-    for member in members {
-        expand_one(member, depth + 1, budget, out)?;
-    }
-    Ok(())
+    Ok(unpacker.finish())
 }
 
 /// Normalise a member path to `a/b/c` (no `.`, `..`, leading `/` or `\`); `None` for entries
