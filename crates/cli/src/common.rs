@@ -110,7 +110,10 @@ pub fn load_trace(paths: &[PathBuf]) -> Result<Trace, CliError> {
     }
     let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
     set_stage(format!("reading {}", shown.join(" ")));
-    let files = tracelogic_formats::fs::load_paths(paths).map_err(|e| CliError::Input(format!("cannot read {e}")))?;
+    // Archives and compressed files are unpacked as they stream from disk: only their members
+    // are held in memory.
+    let files =
+        tracelogic_formats::input::read_paths(paths).map_err(|e| CliError::Input(format!("cannot read {e}")))?;
     let result = if io::stderr().is_terminal() {
         let mut reporter = TerminalProgress::default();
         let r = read_trace_with_progress(files, &mut |p: &Progress| reporter.report(p));
