@@ -8,7 +8,7 @@
 
 use super::collective::schedule;
 use super::network::{Configuration, MessageTable};
-use super::{Breakdown, ConfigurationResult, RankBreakdown, Replay, ReplayWarnings};
+use super::{Breakdown, ConfigurationResult, DroppedCalls, RankBreakdown, Replay, ReplayWarnings};
 use std::collections::{HashMap, VecDeque};
 use tracelogic_model::{CallKind, CollectiveOp, CommId, Matching, P2pDir, Rank, Trace, NOT_COMPLETED};
 
@@ -165,6 +165,12 @@ fn advance(clock: &mut [f64], term: &mut [f64], dt: f64) {
     }
 }
 
+fn advance_clock(clock: &mut [f64], dt: f64) {
+    for c in clock.iter_mut() {
+        *c += dt;
+    }
+}
+
 /// A send's injection starts when both the rank and its interface are free; the interface is
 /// then busy for `B·β`. `start` holds the rank's clock on entry and the injection start on exit.
 fn inject(start: &mut [f64], nic: &mut [f64], beta: &[f64], eff: f64) {
@@ -254,6 +260,10 @@ fn ns_to_s(ns: u64) -> f64 {
 
 struct Engine<'a> {
     trace: &'a Trace,
+    dropped: &'a DroppedCalls,
+    /// Per rank: seconds of dropped communication replayed at their recorded duration (the same
+    /// under every configuration, so one number per rank).
+    not_replayed: Vec<f64>,
     params: Params<'a>,
     k: usize,
     /// `ranks × ROWS × K`: per rank its clock, the four terms and its interface's free time.
@@ -269,7 +279,13 @@ struct Engine<'a> {
 }
 
 impl<'a> Engine<'a> {
-    fn new(trace: &'a Trace, matching: &Matching, configs: &[Configuration], table: Option<&'a MessageTable>) -> Self {
+    fn new(
+        trace: &'a Trace,
+        dropped: &'a DroppedCalls,
+        matching: &Matching,
+        configs: &[Configuration],
+        table: Option<&'a MessageTable>,
+    ) -> Self {
         let k = configs.len();
         let n = trace.ranks.len();
         let mut warnings = ReplayWarnings::default();
@@ -343,6 +359,8 @@ impl<'a> Engine<'a> {
             .collect();
         Engine {
             trace,
+            dropped,
+            not_replayed: vec![0.0; n],
             params: Params {
                 alpha: configs.iter().map(|c| c.latency_s).collect(),
                 beta: configs.iter().map(|c| 1.0 / c.bandwidth_bytes_per_s).collect(),
@@ -428,7 +446,6 @@ impl<'a> Engine<'a> {
         let rt = &trace.ranks[r as usize];
         let calls = &rt.calls;
         let ncalls = self.plans[r as usize].calls;
-        let k = self.k;
         let first = self.cursors[r as usize].call;
         loop {
             let cur = &mut self.cursors[r as usize];
@@ -443,8 +460,7 @@ impl<'a> Engine<'a> {
                     (None, _) => 0,
                 };
                 cur.done = true;
-                let [clock, compute, ..] = Self::terms(&mut self.state, k, r);
-                advance(clock, compute, ns_to_s(tail));
+                self.gap(r, ncalls, tail);
                 return;
             }
             match cur.stage {
@@ -460,8 +476,7 @@ impl<'a> Engine<'a> {
                     };
                     cur.stage = Stage::Collectives;
                     cur.modelled = false;
-                    let [clock, compute, ..] = Self::terms(&mut self.state, k, r);
-                    advance(clock, compute, ns_to_s(calls.enter[i].saturating_sub(prev)));
+                    self.gap(r, i, calls.enter[i].saturating_sub(prev));
                 }
                 Stage::Collectives => {
                     let plan = &self.plans[r as usize];
@@ -529,6 +544,20 @@ impl<'a> Engine<'a> {
                     self.cursors[r as usize].complete += 1;
                 }
             }
+        }
+    }
+
+    /// Advance rank `r` over the `ns` nanoseconds before its call `call` (or after its last):
+    /// computation, except the communication a selection dropped there (kept at its recorded
+    /// duration, not replayed) and dropped calls priced at 0.
+    fn gap(&mut self, r: Rank, call: usize, ns: u64) {
+        let frozen = self.dropped.communication(r as usize, call).min(ns);
+        let unpriced = self.dropped.unpriced(r as usize, call).min(ns - frozen);
+        let [clock, compute, ..] = Self::terms(&mut self.state, self.k, r);
+        advance(clock, compute, ns_to_s(ns - frozen - unpriced));
+        if frozen > 0 {
+            advance_clock(clock, ns_to_s(frozen));
+            self.not_replayed[r as usize] += ns_to_s(frozen);
         }
     }
 
@@ -746,6 +775,7 @@ impl<'a> Engine<'a> {
             }
         }
         let ranks = n.max(1) as f64;
+        let not_replayed = self.not_replayed.iter().sum::<f64>() / ranks;
         let out = configs
             .iter()
             .enumerate()
@@ -757,6 +787,7 @@ impl<'a> Engine<'a> {
                     wait_s: sums[WAIT * k + j] / ranks,
                     latency_term_s: sums[LATENCY * k + j] / ranks,
                     bandwidth_term_s: sums[BANDWIDTH * k + j] / ranks,
+                    not_replayed_s: not_replayed,
                 },
                 critical_rank: critical[j],
                 ranks: per_rank.then(|| {
@@ -771,6 +802,7 @@ impl<'a> Engine<'a> {
                                     wait_s: b[WAIT * k + j] + predicted[j] - b[CLOCK * k + j],
                                     latency_term_s: b[LATENCY * k + j],
                                     bandwidth_term_s: b[BANDWIDTH * k + j],
+                                    not_replayed_s: self.not_replayed[r],
                                 },
                             }
                         })
@@ -782,16 +814,18 @@ impl<'a> Engine<'a> {
     }
 }
 
-/// Replay `trace` under every configuration in `configs` at once (see the module docs of
+/// Replay `trace` under every configuration in `configs` at once, the communication a selection
+/// dropped kept at its recorded duration (see the module docs of
 /// [`super`]). `configs` must not be empty.
 pub fn replay_configurations(
     trace: &Trace,
+    dropped: &DroppedCalls,
     matching: &Matching,
     configs: &[Configuration],
     table: Option<&MessageTable>,
     per_rank: bool,
 ) -> Replay {
-    let mut engine = Engine::new(trace, matching, configs, table);
+    let mut engine = Engine::new(trace, dropped, matching, configs, table);
     engine.run();
     let (configurations, warnings, peak_pooled_vectors) = engine.results(configs, per_rank);
     let (start, end) = trace.span();

@@ -51,13 +51,117 @@ pub struct Breakdown {
     pub latency_term_s: f64,
     /// Share of communication time due to n·β.
     pub bandwidth_term_s: f64,
+    /// Recorded duration of the communication calls a selection dropped (the collectives of a
+    /// `--kind p2p` replay): kept as recorded, the same under every configuration, and counted
+    /// neither as computation nor as modelled communication. 0 when nothing was dropped.
+    #[serde(default)]
+    pub not_replayed_s: f64,
 }
 
 impl Breakdown {
-    /// Sum of the four terms.
+    /// Sum of the terms.
     pub fn total_s(&self) -> f64 {
-        self.compute_s + self.wait_s + self.latency_term_s + self.bandwidth_term_s
+        self.compute_s + self.wait_s + self.latency_term_s + self.bandwidth_term_s + self.not_replayed_s
     }
+}
+
+/// The time a [selection](tracelogic_model::Selection) removed from each rank's calls, placed in
+/// the gaps between the calls it kept, so that replaying the restricted trace does not count it
+/// as computation.
+///
+/// Built by [`dropped_calls`] from the trace and its restriction. Gap `g` of a rank is the time
+/// before its kept call `g` (from the previous kept call's exit, or the rank's start); the last
+/// gap is after its last kept call. Empty vectors mean nothing was dropped.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DroppedCalls {
+    /// Per rank and gap: nanoseconds of dropped communication calls (point-to-point,
+    /// completions, collectives). The replay keeps them at their recorded duration, as the
+    /// `not_replayed_s` term.
+    pub communication_ns: Vec<Vec<u64>>,
+    /// Per rank and gap: nanoseconds of dropped `MPI_Init`, `MPI_Finalize` and communicator
+    /// management, which the replay prices at 0 as it does when they are kept.
+    pub unpriced_ns: Vec<Vec<u64>>,
+}
+
+impl DroppedCalls {
+    fn gap(table: &[Vec<u64>], rank: usize, gap: usize) -> u64 {
+        table.get(rank).and_then(|g| g.get(gap)).copied().unwrap_or(0)
+    }
+
+    /// Nanoseconds of dropped communication in gap `gap` of rank `rank` (0 outside the table).
+    pub fn communication(&self, rank: usize, gap: usize) -> u64 {
+        Self::gap(&self.communication_ns, rank, gap)
+    }
+
+    /// Nanoseconds of dropped start-up, tear-down and communicator management in that gap.
+    pub fn unpriced(&self, rank: usize, gap: usize) -> u64 {
+        Self::gap(&self.unpriced_ns, rank, gap)
+    }
+
+    /// True when the selection dropped no communication and nothing priced at zero.
+    pub fn is_empty(&self) -> bool {
+        self.communication_ns
+            .iter()
+            .chain(&self.unpriced_ns)
+            .flatten()
+            .all(|&t| t == 0)
+    }
+}
+
+/// What `restricted` (a [`Trace::restrict`] of `original`) dropped from each rank, gap by gap
+/// (see [`DroppedCalls`]). Local calls dropped (queries, probes, I/O) are not recorded: they
+/// stay computation, as in a full replay. A dropped call is clipped to the gap it falls in, so
+/// a call cut by a time window counts only inside the window. Fails when `restricted` is not a
+/// restriction of `original` (other ranks, or calls that are not a subsequence of the
+/// original's), naming the rank and call.
+pub fn dropped_calls(original: &Trace, restricted: &Trace) -> Result<DroppedCalls, ReplayError> {
+    if original.ranks.len() != restricted.ranks.len() {
+        return Err(ReplayError(format!(
+            "{}: the selection has {} ranks but the trace {}",
+            restricted.source,
+            restricted.ranks.len(),
+            original.ranks.len()
+        )));
+    }
+    let mut out = DroppedCalls::default();
+    for (rank, (full, kept)) in original.ranks.iter().zip(&restricted.ranks).enumerate() {
+        let (f, k) = (&full.calls, &kept.calls);
+        let kept_len = k.len().min(k.enter.len()).min(k.exit.len());
+        let mut communication = vec![0u64; kept_len + 1];
+        let mut unpriced = vec![0u64; kept_len + 1];
+        let mut j = 0;
+        let full_len = f.len().min(f.kind.len()).min(f.enter.len()).min(f.exit.len());
+        for i in 0..full_len {
+            if j < kept_len && f.func[i] == k.func[j] && f.enter[i] == k.enter[j] && f.exit[i] == k.exit[j] {
+                j += 1;
+                continue;
+            }
+            let table = match f.kind[i] {
+                CallKind::Lifecycle | CallKind::Communicator => &mut unpriced,
+                CallKind::Other | CallKind::Probe => continue,
+                _ => &mut communication,
+            };
+            let from = match j {
+                0 => kept.span.map_or(0, |s| s.0),
+                _ => k.exit[j - 1],
+            };
+            let to = match (j < kept_len, kept.span) {
+                (true, _) => k.enter[j],
+                (false, Some((_, end))) => end,
+                (false, None) => from,
+            };
+            table[j] += f.exit[i].min(to).saturating_sub(f.enter[i].max(from));
+        }
+        if j < kept_len {
+            return Err(ReplayError(format!(
+                "{}: call {j} of rank {rank} in the selection is not a call of the trace",
+                restricted.source
+            )));
+        }
+        out.communication_ns.push(communication);
+        out.unpriced_ns.push(unpriced);
+    }
+    Ok(out)
 }
 
 /// One rank's predicted time under one configuration.
@@ -158,6 +262,21 @@ pub fn replay(
     table: Option<&MessageTable>,
     per_rank: bool,
 ) -> Result<Replay, ReplayError> {
+    replay_restricted(trace, &DroppedCalls::default(), matching, configs, table, per_rank)
+}
+
+/// [`replay`] of a trace restricted to a selection, with what the selection dropped
+/// ([`dropped_calls`]): dropped communication keeps its recorded duration as the
+/// `not_replayed_s` term of every configuration, instead of becoming computation; dropped
+/// start-up and communicator management cost 0 as in a full replay.
+pub fn replay_restricted(
+    trace: &Trace,
+    dropped: &DroppedCalls,
+    matching: &Matching,
+    configs: &[Configuration],
+    table: Option<&MessageTable>,
+    per_rank: bool,
+) -> Result<Replay, ReplayError> {
     if configs.is_empty() {
         return Err(ReplayError("no network configuration to replay".into()));
     }
@@ -178,7 +297,9 @@ pub fn replay(
             c.network, c.label, c.latency_s, c.bandwidth_bytes_per_s
         )));
     }
-    Ok(engine::replay_configurations(trace, matching, configs, table, per_rank))
+    Ok(engine::replay_configurations(
+        trace, dropped, matching, configs, table, per_rank,
+    ))
 }
 
 /// The labels of seed 004's Table 1.
@@ -203,6 +324,10 @@ pub enum Bound {
     BandwidthSensitive,
     /// Sensitive to the network, latency and bandwidth alike.
     CommunicationSensitive,
+    /// Not classified: the run is insensitive to the replayed network, but the communication a
+    /// selection dropped takes at least as long as the computation, so "compute-bound" would
+    /// rest on time that was not replayed.
+    Undetermined,
 }
 
 impl Bound {
@@ -218,6 +343,7 @@ impl Bound {
             Bound::LatencySensitive => "Latency-s",
             Bound::BandwidthSensitive => "BW-s",
             Bound::CommunicationSensitive => "Comm.-s",
+            Bound::Undetermined => "n/a",
         }
     }
 }
@@ -270,6 +396,10 @@ pub struct Classification {
     pub wait_share: f64,
     /// Computation over predicted time in the base configuration.
     pub compute_share: f64,
+    /// Communication a selection dropped (kept at its recorded duration, not replayed) over
+    /// predicted time in the base configuration; 0 without a selection.
+    #[serde(default)]
+    pub not_replayed_share: f64,
 }
 
 fn sweep_ends<'r>(
@@ -323,6 +453,7 @@ pub fn classify(results: &[ConfigurationResult], network: &str, thresholds: &Thr
     };
     let wait_share = base.breakdown.wait_s / t1;
     let compute_share = base.breakdown.compute_s / t1;
+    let not_replayed_share = base.breakdown.not_replayed_s / t1;
     let th = thresholds;
     let which = |bound_lat: Bound, bound_bw: Bound, bound_comm: Bound| {
         if latency_spread >= th.dominance * bandwidth_spread {
@@ -354,6 +485,16 @@ pub fn classify(results: &[ConfigurationResult], network: &str, thresholds: &Thr
                     pct(th.insensitive_spread),
                     pct(wait_share),
                     pct(th.imbalance_wait_share)
+                ),
+            )
+        } else if not_replayed_share > 0.0 && not_replayed_share >= compute_share {
+            (
+                Bound::Undetermined,
+                format!(
+                    "{change} (< {}): insensitive to the replayed network, but {} of the time is communication outside the selection, kept at its recorded duration, against {} computation: whether the run is compute-bound cannot be told without replaying it",
+                    pct(th.insensitive_spread),
+                    pct(not_replayed_share),
+                    pct(compute_share)
                 ),
             )
         } else {
@@ -404,6 +545,14 @@ pub fn classify(results: &[ConfigurationResult], network: &str, thresholds: &Thr
             ),
         )
     };
+    let reason = if not_replayed_share > 0.0 && bound != Bound::Undetermined {
+        format!(
+            "{reason}; {} of the time is communication outside the selection, kept at its recorded duration under every configuration",
+            pct(not_replayed_share)
+        )
+    } else {
+        reason
+    };
     Some(Classification {
         network: network.to_owned(),
         bound,
@@ -415,6 +564,7 @@ pub fn classify(results: &[ConfigurationResult], network: &str, thresholds: &Thr
         latency_spread,
         wait_share,
         compute_share,
+        not_replayed_share,
     })
 }
 
@@ -439,18 +589,20 @@ pub struct Validation {
 }
 
 /// Longest per-rank total of recorded time in `MPI_Init`, `MPI_Finalize` and communicator
-/// management calls, in seconds.
-fn outside_model_s(trace: &Trace) -> f64 {
+/// management calls, in seconds, those a selection dropped included.
+fn outside_model_s(trace: &Trace, dropped: &DroppedCalls) -> f64 {
     trace
         .ranks
         .iter()
-        .map(|rt| {
+        .enumerate()
+        .map(|(r, rt)| {
             let c = &rt.calls;
             let n = c.kind.len().min(c.enter.len()).min(c.exit.len());
-            (0..n)
+            let kept = (0..n)
                 .filter(|&i| matches!(c.kind[i], CallKind::Lifecycle | CallKind::Communicator))
-                .map(|i| c.exit[i].saturating_sub(c.enter[i]))
-                .fold(0u64, u64::saturating_add)
+                .map(|i| c.exit[i].saturating_sub(c.enter[i]));
+            let gone = dropped.unpriced_ns.get(r).into_iter().flatten().copied();
+            kept.chain(gone).fold(0u64, u64::saturating_add)
         })
         .max()
         .unwrap_or(0) as f64
@@ -511,18 +663,37 @@ pub struct WhatIf {
 /// classify the run on each network and compare the recording network's prediction with the
 /// measured duration.
 pub fn what_if(trace: &Trace, matching: &Matching, options: &WhatIfOptions) -> Result<WhatIf, ReplayError> {
+    what_if_restricted(trace, &DroppedCalls::default(), matching, options)
+}
+
+/// [`what_if`] of a trace restricted to a selection, with what the selection dropped
+/// ([`dropped_calls`]): see [`replay_restricted`]. The classification reports the dropped
+/// communication's share and does not call a run compute-bound on its strength.
+pub fn what_if_restricted(
+    trace: &Trace,
+    dropped: &DroppedCalls,
+    matching: &Matching,
+    options: &WhatIfOptions,
+) -> Result<WhatIf, ReplayError> {
     if options.networks.is_empty() {
         return Err(ReplayError("no network to predict for".into()));
     }
     let configs = configurations(&options.networks, &options.scales);
-    let replay = replay(trace, matching, &configs, options.table.as_ref(), options.per_rank)?;
+    let replay = replay_restricted(
+        trace,
+        dropped,
+        matching,
+        &configs,
+        options.table.as_ref(),
+        options.per_rank,
+    )?;
     let classification = options
         .networks
         .iter()
         .filter_map(|n| classify(&replay.configurations, &n.name, &options.thresholds))
         .collect();
     let recorded = options.recorded_on.as_deref().unwrap_or(&options.networks[0].name);
-    let outside = outside_model_s(trace);
+    let outside = outside_model_s(trace, dropped);
     let inside = replay.measured_s - outside;
     let reference = replay
         .configurations
@@ -545,4 +716,144 @@ pub fn what_if(trace: &Trace, matching: &Matching, options: &WhatIfOptions) -> R
         messages: replay.messages,
         warnings: replay.warnings,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tracelogic_model::{
+        match_messages, query::parse_kinds, CollectiveOp, P2pDir, Selection, Time, COMM_WORLD, NO_CALLPATH,
+    };
+
+    const MS: Time = 1_000_000;
+
+    /// Four ranks: `MPI_Init` (1 ms), `compute` ms of computation, an `MPI_Allreduce` of 8 bytes
+    /// recorded as `collective` ms on every rank, another `compute` ms, then one 8-byte message
+    /// from rank 0 to rank 1 (the only point-to-point traffic, negligible) and `MPI_Finalize`.
+    /// The collective is the run's only real communication cost.
+    fn collective_bound(compute: Time, collective: Time) -> Trace {
+        let mut t = Trace::new("generated", "allreduce", 4);
+        for r in 0..4 {
+            t.push_call(r, "MPI_Init", 0, MS, NO_CALLPATH, 0);
+            let enter = MS + compute;
+            let c = t.push_call(r, "MPI_Allreduce", enter, enter + collective, NO_CALLPATH, 0);
+            t.push_collective(r, c, CollectiveOp::Allreduce, COMM_WORLD, 0, 8, 8);
+            let at = enter + collective + compute;
+            match r {
+                0 => {
+                    let s = t.push_call(r, "MPI_Send", at, at + 1000, NO_CALLPATH, 0);
+                    t.push_p2p(r, s, s, P2pDir::Send, 1, 0, COMM_WORLD, 8);
+                }
+                1 => {
+                    let s = t.push_call(r, "MPI_Recv", at, at + 1000, NO_CALLPATH, 0);
+                    t.push_p2p(r, s, s, P2pDir::Recv, 0, 0, COMM_WORLD, 8);
+                }
+                _ => {}
+            }
+            t.push_call(r, "MPI_Finalize", at + 1000, at + 1000, NO_CALLPATH, 0);
+        }
+        t
+    }
+
+    fn restricted_report(trace: &Trace, selection: &Selection) -> WhatIf {
+        let restricted = trace.restrict(selection);
+        let dropped = dropped_calls(trace, &restricted).unwrap();
+        let options = WhatIfOptions::new(Network::presets(), SEED_SCALES.to_vec());
+        what_if_restricted(&restricted, &dropped, &match_messages(&restricted), &options).unwrap()
+    }
+
+    fn p2p_only() -> Selection {
+        Selection {
+            kinds: Some(parse_kinds("p2p").unwrap()),
+            ..Selection::all()
+        }
+    }
+
+    /// Equal within 10 µs: the runs are tens of ms, and the one message costs microseconds.
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-5
+    }
+
+    #[test]
+    fn a_dropped_collective_is_not_computation() {
+        let trace = collective_bound(10 * MS, 40 * MS);
+        let report = restricted_report(&trace, &p2p_only());
+        assert_eq!(report.calls, 2, "only the send and the receive are replayed");
+        for c in &report.configurations {
+            let b = &c.breakdown;
+            assert!(close(b.not_replayed_s, 0.040), "{}: {b:?}", c.configuration.label);
+            // 2 × 10 ms of computation on every rank; `MPI_Init` costs 0 as in a full replay.
+            assert!(close(b.compute_s, 0.020), "{}: {b:?}", c.configuration.label);
+            assert!(
+                (b.total_s() - c.predicted_s).abs() < 1e-12,
+                "{b:?} vs {}",
+                c.predicted_s
+            );
+        }
+        for c in &report.classification {
+            assert_eq!(c.bound, Bound::Undetermined, "{}: {}", c.network, c.reason);
+            assert_eq!(c.label, "n/a");
+            assert!(c.not_replayed_share > 0.6, "{c:?}");
+            assert!(c.reason.contains("outside the selection"), "{}", c.reason);
+        }
+        let reference = report.reference.unwrap();
+        assert!(close(reference.outside_model_s, 0.001), "{reference:?}");
+
+        // The same restricted trace replayed without knowing what was dropped shows the bias
+        // this corrects: the collective's 40 ms become computation, and the run "compute-bound".
+        let restricted = trace.restrict(&p2p_only());
+        let options = WhatIfOptions::new(Network::presets(), SEED_SCALES.to_vec());
+        let blind = what_if(&restricted, &match_messages(&restricted), &options).unwrap();
+        assert!(blind.configurations[0].breakdown.compute_s > 0.06);
+        assert!(blind.classification.iter().all(|c| c.bound == Bound::Compute));
+    }
+
+    #[test]
+    fn a_short_dropped_collective_leaves_a_compute_bound_run_compute_bound() {
+        let trace = collective_bound(100 * MS, 4 * MS);
+        let report = restricted_report(&trace, &p2p_only());
+        for c in &report.classification {
+            assert_eq!(c.bound, Bound::Compute, "{}: {}", c.network, c.reason);
+            // 4 ms of about 205 ms.
+            assert!((0.015..0.025).contains(&c.not_replayed_share), "{c:?}");
+            assert!(c.reason.contains("outside the selection"), "{}", c.reason);
+        }
+    }
+
+    #[test]
+    fn the_whole_trace_has_nothing_outside_the_replay() {
+        let trace = collective_bound(10 * MS, 40 * MS);
+        let dropped = dropped_calls(&trace, &trace.restrict(&Selection::all())).unwrap();
+        assert!(dropped.is_empty());
+        let options = WhatIfOptions::new(Network::presets(), SEED_SCALES.to_vec());
+        let full = what_if(&trace, &match_messages(&trace), &options).unwrap();
+        assert!(full.configurations.iter().all(|c| c.breakdown.not_replayed_s == 0.0));
+        assert!(full.classification.iter().all(|c| c.not_replayed_share == 0.0));
+        assert!(full.classification.iter().all(|c| !c.reason.contains("selection")));
+    }
+
+    #[test]
+    fn a_window_counts_only_the_part_of_a_dropped_call_inside_it() {
+        // Collective from 11 to 51 ms; the window starts at 31 ms, so the collective (entered
+        // before it) is dropped and 20 ms of it lie inside the window.
+        let trace = collective_bound(10 * MS, 40 * MS);
+        let selection = Selection {
+            from: Some(31 * MS),
+            ..Selection::all()
+        };
+        let report = restricted_report(&trace, &selection);
+        let b = &report.configurations[0].breakdown;
+        assert!(close(b.not_replayed_s, 0.020), "{b:?}");
+        assert!(close(b.compute_s, 0.010), "{b:?}");
+    }
+
+    #[test]
+    fn a_trace_that_is_not_the_restriction_is_refused() {
+        let trace = collective_bound(10 * MS, 40 * MS);
+        let other = collective_bound(11 * MS, 40 * MS);
+        let err = dropped_calls(&trace, &other.restrict(&p2p_only())).unwrap_err();
+        assert!(err.0.contains("rank 0") && err.0.contains("call 0"), "{err}");
+        let fewer = Trace::new("generated", "two", 2);
+        assert!(dropped_calls(&trace, &fewer).unwrap_err().0.contains("2 ranks"));
+    }
 }
