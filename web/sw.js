@@ -4,6 +4,12 @@
 // list, so every deploy gets its own cache and the old one is deleted when the new worker takes
 // over. Only this origin's own files are ever cached or answered: the app makes no request to
 // another origin, and requests to one pass through untouched.
+//
+// Versions never mix: a new deploy's worker installs its cache beside the old one and then waits
+// while a page of the old version is open (that page keeps being answered from the old cache).
+// The page (boot.js) offers "Reload", which posts 'skip-waiting'; only then does the new worker
+// take over, delete the old cache, and the page reloads onto the new version. The first install,
+// with no worker before it, takes over at once.
 const BUILD_VERSION = '__TRACELOGIC_BUILD_VERSION__';
 const PRECACHE = ['./', 'index.html' /*__TRACELOGIC_PRECACHE__*/];
 const CACHE = `tracelogic-${BUILD_VERSION}`;
@@ -19,8 +25,13 @@ self.addEventListener('install', (event) => {
   event.waitUntil(
     caches.open(CACHE)
       .then((cache) => cache.addAll(PRECACHE.map((p) => new Request(p, { cache: 'reload' }))))
-      .then(() => self.skipWaiting()),
+      .then(() => (self.registration.active ? undefined : self.skipWaiting())),
   );
+});
+
+// The page's "Reload" on a new version: take over now (see above).
+self.addEventListener('message', (event) => {
+  if (event.data && event.data.type === 'skip-waiting') self.skipWaiting();
 });
 
 self.addEventListener('activate', (event) => {

@@ -13,7 +13,7 @@
 
 use crate::export::ExportBar;
 use crate::input::{self, Source};
-use crate::persist::{self, StoredTrace};
+use crate::persist::{self, StoredComparison, StoredTrace};
 use crate::protocol::{
     AnalysisAnswer, AnalysisRequest, LoadedTrace, MatrixRequest, MatrixView as MatrixResult, ProgressReport,
     ReferenceLibrary, Request, Response,
@@ -89,6 +89,8 @@ pub enum Msg {
     Forgotten(Result<(), String>),
     /// IndexedDB answered a store or a delete: what is kept now (label, bytes), or an error.
     Kept(Result<Option<(String, u64)>, String>),
+    /// IndexedDB answered a store or delete of compared runs: what is kept now, or an error.
+    KeptCompared(Result<Option<StoredComparison>, String>),
     /// A key was pressed outside a text field.
     Key(String),
     /// Back or forward moved to another address fragment.
@@ -136,6 +138,7 @@ pub struct Restored {
     trace: Option<StoredTrace>,
     settings: Option<String>,
     library: Option<String>,
+    compared: Option<StoredComparison>,
 }
 
 /// The tracelogic page.
@@ -162,6 +165,13 @@ pub struct App {
     load_log: Vec<String>,
     /// The trace kept in IndexedDB for the next visit (label, bytes).
     stored: Option<(String, u64)>,
+    /// The compared runs kept in IndexedDB (`None` also until the last visit's state arrived).
+    stored_compared: Option<StoredComparison>,
+    /// The last visit's state arrived from IndexedDB (until then nothing stored is replaced).
+    restored_seen: bool,
+    /// Sequence number of the last comparison answer whose runs were stored (or dropped), so
+    /// each answer is looked at once and "forget" is not undone by a later, unrelated answer.
+    compare_kept_seq: u64,
     /// The library as last stored (JSON), to store it again only when it changed.
     stored_library: String,
     /// The settings fragment as last stored.
@@ -170,6 +180,10 @@ pub struct App {
     settings_kept: bool,
     /// The keyboard help is open.
     help: bool,
+    /// Where focus goes once the page is drawn: into the help dialog, or back to its opener.
+    help_focus: HelpFocus,
+    /// The element that had focus when the help opened, focused again when it closes.
+    help_opener: Option<web_sys::HtmlElement>,
     /// Comparison files offered to the worker under this key until it answers.
     compare_key: Option<u64>,
     /// Window listeners (keys, back/forward), alive as long as the page.
@@ -225,6 +239,7 @@ impl App {
                         self.apply_route(ctx, route);
                     }
                     self.ensure_analysis(self.view);
+                    self.restore_compared();
                 }
                 Response::Failed(f) => {
                     release_handles(generation);
@@ -351,7 +366,7 @@ impl App {
             <section class="input" aria-label="Load a trace">
                 <div class={class} id="dropzone" ondrop={on_drop} ondragover={on_drag_over.clone()}
                     ondragenter={on_drag_over} ondragleave={on_drag_leave}>
-                    <p class="hint">{ "Drop trace files, a trace folder or an archive (.tar, .tar.gz, .zip) here" }</p>
+                    <p class="hint">{ "Drop trace files, a trace folder or an archive (.tar, .tar.gz, .tar.zst, .zip) here" }</p>
                     <p class="formats">{ "OTF2 · SST DUMPI · Paraver · Pipit CSV · tracelogic text" }</p>
                     <div class="pickers">
                         <label class="button">
@@ -448,7 +463,8 @@ impl App {
             View::Summary => html! { <SummaryView trace={t.clone()} /> },
             View::Matrix => html! {
                 <MatrixView result={c.matrix.clone()} request={self.matrix_request.clone()}
-                    on_request={ctx.link().callback(Msg::Matrix)} />
+                    on_request={ctx.link().callback(Msg::Matrix)} focus={self.focus.clone()}
+                    on_focus={ctx.link().callback(Msg::Focus)} />
             },
             v => {
                 let state = self.analyses.get(v.id()).cloned().unwrap_or_default();
@@ -519,10 +535,15 @@ impl Component for App {
             sample: None,
             load_log: Vec::new(),
             stored: None,
+            stored_compared: None,
+            restored_seen: false,
+            compare_kept_seq: 0,
             stored_library: serde_json::to_string(&ReferenceLibrary::default()).unwrap_or_default(),
             stored_settings: String::new(),
             settings_kept: false,
             help: false,
+            help_focus: HelpFocus::Stay,
+            help_opener: None,
             compare_key: None,
             listeners: Vec::new(),
             report_wanted: false,
@@ -550,6 +571,7 @@ impl Component for App {
             Msg::Forgotten(result) => match result {
                 Ok(()) => {
                     self.stored = None;
+                    self.stored_compared = None;
                     self.settings_kept = false;
                     self.notice = Some(
                         "Stored traces and settings forgotten: the next visit starts afresh. \
@@ -563,6 +585,13 @@ impl Component for App {
                 Ok(kept) => self.stored = kept,
                 Err(e) => self.notice = Some(format!("The trace could not be kept for the next visit ({e}).")),
             },
+            Msg::KeptCompared(result) => match result {
+                Ok(kept) => self.stored_compared = kept,
+                Err(e) => {
+                    self.stored_compared = None;
+                    self.notice = Some(format!("The compared runs could not be kept for the next visit ({e})."));
+                }
+            },
             Msg::Key(key) => return self.on_key(key),
             Msg::Popped(route) => {
                 let sample = route.sample.as_deref().and_then(samples::find);
@@ -571,7 +600,7 @@ impl Component for App {
                     _ => self.apply_route(ctx, route),
                 }
             }
-            Msg::Help(open) => self.help = open,
+            Msg::Help(open) => self.set_help(open),
             Msg::ReadFailed(generation, message) => {
                 if !self.is_loading(generation) {
                     return false;
@@ -581,6 +610,9 @@ impl Component for App {
             }
             Msg::Worker(generation, response) => {
                 let changed = self.on_worker(ctx, generation, response);
+                if changed {
+                    self.keep_compared(ctx);
+                }
                 self.sync_address();
                 return changed;
             }
@@ -682,24 +714,120 @@ impl Component for App {
         true
     }
 
+    fn rendered(&mut self, _ctx: &Context<Self>, _first_render: bool) {
+        let document = web_sys::window().and_then(|w| w.document());
+        let by_id = |id: &str| {
+            document
+                .as_ref()
+                .and_then(|d| d.get_element_by_id(id))
+                .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+        };
+        let target = match std::mem::replace(&mut self.help_focus, HelpFocus::Stay) {
+            HelpFocus::Stay => return,
+            HelpFocus::Into => by_id("help-close"),
+            HelpFocus::Back => self
+                .help_opener
+                .take()
+                .filter(|e| e.is_connected())
+                .or_else(|| by_id("help-button")),
+        };
+        if let Some(target) = target {
+            let _ = target.focus();
+        }
+    }
+
     fn view(&self, ctx: &Context<Self>) -> Html {
         let state = if self.loading.is_some() { "loading" } else { "idle" };
         html! {
             <div class={classes!("app", self.tour.is_some().then_some("touring"))} data-state={state}>
-                <header class="topbar">
+                <header class="topbar" inert={self.help}>
                     <h1>{ "tracelogic" }</h1>
                     <p class="tagline">{ "What MPI ranks said to each other, from a communication trace." }</p>
                     <button type="button" class="help-button" id="help-button" aria-haspopup="dialog"
                         title="Keyboard shortcuts (?)" onclick={ctx.link().callback(|_| Msg::Help(true))}>{ "?" }</button>
                 </header>
                 { self.view_help(ctx) }
-                <main>
+                <main inert={self.help}>
                     { self.view_input(ctx) }
                     { self.view_trace(ctx) }
                 </main>
                 { self.view_tour(ctx) }
             </div>
         }
+    }
+}
+
+/// Where keyboard focus goes after the next drawing of the page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum HelpFocus {
+    /// Where it is.
+    Stay,
+    /// Into the help dialog (it just opened).
+    Into,
+    /// Back to the element that opened the help (it just closed).
+    Back,
+}
+
+impl App {
+    /// Open or close the keyboard help, a modal dialog: focus moves into it on opening and
+    /// back to the element that had it on closing (the help button when nothing had).
+    fn set_help(&mut self, open: bool) {
+        if open == self.help {
+            return;
+        }
+        self.help = open;
+        if open {
+            self.help_opener = web_sys::window()
+                .and_then(|w| w.document())
+                .and_then(|d| d.active_element())
+                .filter(|e| !matches!(e.tag_name().as_str(), "BODY" | "HTML"))
+                .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok());
+            self.help_focus = HelpFocus::Into;
+        } else {
+            self.help_focus = HelpFocus::Back;
+        }
+    }
+}
+
+/// What Tab reaches in a dialog.
+const FOCUSABLE: &str =
+    "button:not([disabled]), [href], input:not([disabled]), select:not([disabled]), textarea:not([disabled]), \
+     [tabindex]:not([tabindex=\"-1\"])";
+
+/// Keep Tab and Shift+Tab inside the help dialog: from its last control to its first and back.
+/// (The dialog is looked up by id: Yew delegates events, so `current_target` is not it.)
+fn trap_tab(e: KeyboardEvent) {
+    if e.key() != "Tab" {
+        return;
+    }
+    let document = web_sys::window().and_then(|w| w.document());
+    let Some(dialog) = document.as_ref().and_then(|d| d.get_element_by_id("help")) else {
+        return;
+    };
+    let Ok(list) = dialog.query_selector_all(FOCUSABLE) else {
+        return;
+    };
+    let controls: Vec<web_sys::HtmlElement> = (0..list.length())
+        .filter_map(|i| list.get(i))
+        .filter_map(|n| n.dyn_into::<web_sys::HtmlElement>().ok())
+        .collect();
+    let (Some(first), Some(last)) = (controls.first(), controls.last()) else {
+        e.prevent_default();
+        return;
+    };
+    let active = document.and_then(|d| d.active_element());
+    let at = |el: &web_sys::HtmlElement| active.as_ref().is_some_and(|a| a == el.as_ref() as &web_sys::Element);
+    let inside = active.as_ref().is_some_and(|a| dialog.contains(Some(a)));
+    let target = if e.shift_key() && (at(first) || !inside) {
+        Some(last)
+    } else if !e.shift_key() && (at(last) || !inside) {
+        Some(first)
+    } else {
+        None
+    };
+    if let Some(target) = target {
+        e.prevent_default();
+        let _ = target.focus();
     }
 }
 
@@ -768,11 +896,13 @@ impl App {
                 .flatten()
                 .filter(|_| !settings_in_address);
             let library = persist::load_value("library").await.ok().flatten();
+            let compared = persist::load_compared().await.ok().flatten();
             link.send_message(Msg::Restored(Box::new(Restored {
                 load: load_stored,
                 trace,
                 settings,
                 library,
+                compared,
             })));
         });
         self.listen(ctx);
@@ -956,6 +1086,9 @@ impl App {
             }
         }
         self.stored = restored.trace.as_ref().map(|t| (t.label.clone(), t.bytes));
+        self.stored_compared = restored.compared;
+        self.restored_seen = true;
+        self.restore_compared();
         if !restored.load || self.loading.is_some() || self.current.is_some() {
             return;
         }
@@ -1061,8 +1194,10 @@ impl App {
 
     fn on_key(&mut self, key: String) -> bool {
         match key.as_str() {
-            "?" => self.help = !self.help,
-            "Escape" if self.help => self.help = false,
+            "?" => self.set_help(!self.help),
+            "Escape" if self.help => self.set_help(false),
+            // The help is modal: keys do not switch the views behind it.
+            _ if self.help => return false,
             k => {
                 let Some(v) = self.current.as_ref().and(route::view_for_key(k, self.view)) else {
                     return false;
@@ -1116,16 +1251,31 @@ impl App {
 
     /// What this browser keeps for the next visit, with the button that forgets it.
     fn view_stored(&self, ctx: &Context<Self>) -> Html {
+        let compared = self
+            .stored_compared
+            .as_ref()
+            .and_then(|c| serde_json::from_str::<Vec<serde_json::Value>>(&c.runs).ok())
+            .map_or(0, |runs| runs.len());
+        let runs = match compared {
+            0 => String::new(),
+            1 => "1 compared run".to_owned(),
+            n => format!("{n} compared runs"),
+        };
         let what = match &self.stored {
+            Some((label, bytes)) if compared > 0 => format!(
+                "Kept in this browser for the next visit: {label} ({}) and {runs}.",
+                text::bytes(*bytes)
+            ),
             Some((label, bytes)) => format!(
                 "Kept in this browser for the next visit: {label} ({}).",
                 text::bytes(*bytes)
             ),
+            None if compared > 0 => format!("Kept in this browser for the next visit: {runs}."),
             None if self.settings_kept => "Your view settings are kept in this browser.".to_owned(),
             None => return Html::default(),
         };
         html! {
-            <div class="stored" id="stored">
+            <div class="stored" id="stored" data-compared={compared.to_string()}>
                 <p>{ what }</p>
                 <button type="button" id="forget" onclick={ctx.link().callback(|_| Msg::Forget)}>{ "Forget stored traces" }</button>
             </div>
@@ -1142,7 +1292,8 @@ impl App {
             .enumerate()
             .map(|(i, v)| html! { <tr><td><kbd>{ i + 1 }</kbd></td><td>{ v.title() }</td></tr> });
         html! {
-            <div class="help-overlay" id="help" role="dialog" aria-modal="true" aria-labelledby="help-title">
+            <div class="help-overlay" id="help" role="dialog" aria-modal="true" aria-labelledby="help-title"
+                aria-describedby="help-note" onkeydown={Callback::from(trap_tab)}>
                 <div class="help-box">
                     <h2 id="help-title">{ "Keyboard shortcuts" }</h2>
                     <table>
@@ -1153,10 +1304,78 @@ impl App {
                             <tr><td><kbd>{ "Esc" }</kbd></td><td>{ "Close this help" }</td></tr>
                         </tbody>
                     </table>
-                    <p>{ "The address keeps the view and the selection: bookmark it, or use back and forward." }</p>
+                    <p id="help-note">{ "The address keeps the view and the selection: bookmark it, or use back and forward." }</p>
                     <button type="button" id="help-close" onclick={ctx.link().callback(|_| Msg::Help(false))}>{ "Close" }</button>
                 </div>
             </div>
+        }
+    }
+}
+
+/// Compared runs across reloads ([`crate::views::compare::keep_after`], [`persist::save_compared`]).
+impl App {
+    /// Recompare the trace on screen with the runs the last visit kept for it, unless it is
+    /// already compared.
+    fn restore_compared(&mut self) {
+        let (Some(c), Some(kept)) = (&self.current, &self.stored_compared) else {
+            return;
+        };
+        if self.analyses.contains_key("compare") {
+            return;
+        }
+        let owner = crate::views::compare::owner_key(&c.trace);
+        if let Some(request) = crate::views::compare::restore_request(&owner, &kept.owner, &kept.runs) {
+            self.analyse(request);
+        }
+    }
+
+    /// Store or drop the compared runs after the compare view's answer changed them.
+    fn keep_compared(&mut self, ctx: &Context<Self>) {
+        let Some(c) = self.current.as_ref().filter(|_| self.restored_seen) else {
+            return;
+        };
+        let Some(state) = self.analyses.get("compare").filter(|s| !s.pending) else {
+            return;
+        };
+        if state.seq == self.compare_kept_seq {
+            return;
+        }
+        self.compare_kept_seq = state.seq;
+        let owner = crate::views::compare::owner_key(&c.trace);
+        let kept = self
+            .stored_compared
+            .as_ref()
+            .map(|k| (k.owner.as_str(), k.runs.as_str()));
+        let link = ctx.link().clone();
+        match crate::views::compare::keep_after(Some(state), &owner, kept) {
+            crate::views::compare::Keep::Nothing => {}
+            crate::views::compare::Keep::Forget => {
+                self.stored_compared = None;
+                wasm_bindgen_futures::spawn_local(async move {
+                    link.send_message(Msg::KeptCompared(persist::forget_compared().await.map(|_| None)));
+                });
+            }
+            crate::views::compare::Keep::Save(runs) => {
+                let kept = StoredComparison {
+                    owner,
+                    bytes: runs.len() as u64,
+                    runs,
+                };
+                // Marked as kept at once, so the same answer is not stored twice.
+                self.stored_compared = Some(kept.clone());
+                wasm_bindgen_futures::spawn_local(async move {
+                    let saved = persist::save_compared(&kept.owner, &kept.runs).await;
+                    link.send_message(Msg::KeptCompared(match saved {
+                        Ok(true) => Ok(Some(kept)),
+                        Ok(false) => Err(format!(
+                            "{} of properties beside the stored trace exceed the {} kept in all",
+                            text::bytes(kept.bytes),
+                            text::bytes(persist::MAX_STORED_BYTES)
+                        )),
+                        Err(e) => Err(e),
+                    }));
+                });
+            }
         }
     }
 }

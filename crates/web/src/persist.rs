@@ -1,23 +1,33 @@
-//! What survives a reload: the last trace the user loaded from files (its `File` objects, up to
-//! [`MAX_STORED_BYTES`]) and the analysis settings, kept in the browser's IndexedDB through
-//! `rexie`. Nothing is sent anywhere; "Forget stored traces" deletes it all.
+//! What survives a reload: the last trace the user loaded from files (its `File` objects), the
+//! runs compared with a trace (their properties), the analysis settings and the topology library,
+//! kept in the browser's IndexedDB through `rexie`. Nothing is sent anywhere; "Forget stored
+//! traces" deletes it all.
 //!
 //! The files are stored as `Blob`s: IndexedDB copies their content into the browser's own
 //! storage, so the page never reads them into memory to store them, and on reload the worker
 //! reads them back in slices like any picked file.
+//!
+//! Compared runs are kept as the compact properties the comparison needs (`RunProperties`: a few
+//! numbers per rank and the communication graph's edges, kilobytes where their traces were
+//! megabytes): on reload the worker recompares from them without reading those traces again, and
+//! the answer is the one shown before. The trace's input and the compared runs' properties share
+//! one cap, [`MAX_STORED_BYTES`].
 
 use js_sys::{Array, Object, Reflect};
 use rexie::{ObjectStore, Rexie, TransactionMode};
 use wasm_bindgen::JsValue;
 
-/// Most input bytes stored for a reload (512 MiB): browsers grant a site a share of the disk,
-/// often a few GB, and a trace bigger than this is better picked again than duplicated.
+/// Most bytes stored for a reload (512 MiB), the trace's input and the compared runs' properties
+/// together: browsers grant a site a share of the disk, often a few GB, and a trace bigger than
+/// this is better picked again than duplicated.
 pub const MAX_STORED_BYTES: u64 = 512 << 20;
 
 const DATABASE: &str = "tracelogic";
 const STORE: &str = "state";
 /// Key of the stored trace.
 const TRACE: &str = "trace";
+/// Key of the stored compared runs.
+const COMPARED: &str = "compared";
 /// Key of the stored settings (a [`crate::route::Route`] fragment).
 const SETTINGS: &str = "settings";
 
@@ -76,10 +86,16 @@ async fn get(key: &str) -> Result<Option<JsValue>, String> {
 
 /// Keep `files` (`File` or `Blob` objects named by `names`) as the trace to reopen. Returns
 /// false, storing nothing and dropping any older trace, when they exceed [`MAX_STORED_BYTES`].
+/// The trace comes first: kept compared runs that no longer fit beside it are dropped.
 pub async fn save_trace(label: &str, names: &[String], files: &Array, bytes: u64) -> Result<bool, String> {
     if bytes > MAX_STORED_BYTES {
         forget_trace().await?;
         return Ok(false);
+    }
+    if let Some(compared) = load_compared().await? {
+        if !fits(bytes, compared.bytes) {
+            delete(COMPARED).await?;
+        }
     }
     let record = Object::new();
     let set = |k: &str, v: &JsValue| Reflect::set(&record, &JsValue::from_str(k), v).map(|_| ());
@@ -118,13 +134,17 @@ pub async fn load_trace() -> Result<Option<StoredTrace>, String> {
 
 /// Drop the stored trace only.
 pub async fn forget_trace() -> Result<(), String> {
+    delete(TRACE).await
+}
+
+async fn delete(key: &str) -> Result<(), String> {
     let db = open().await?;
     let tx = db
         .transaction(&[STORE], TransactionMode::ReadWrite)
         .map_err(|e| err("delete", e))?;
     let store = tx.store(STORE).map_err(|e| err("delete", e))?;
     store
-        .delete(JsValue::from_str(TRACE))
+        .delete(JsValue::from_str(key))
         .await
         .map_err(|e| err("delete", e))?;
     tx.done().await.map_err(|e| err("delete", e))?;
@@ -132,7 +152,71 @@ pub async fn forget_trace() -> Result<(), String> {
     Ok(())
 }
 
-/// Drop everything stored: the trace and the settings.
+/// Whether a trace of `trace_bytes` input and compared runs of `compared_bytes` fit the shared
+/// cap [`MAX_STORED_BYTES`] together.
+pub fn fits(trace_bytes: u64, compared_bytes: u64) -> bool {
+    trace_bytes.saturating_add(compared_bytes) <= MAX_STORED_BYTES
+}
+
+/// Runs compared with a trace, kept for the next visit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredComparison {
+    /// The trace they were compared with (see `views::compare::owner_key`): they come back only
+    /// with that trace.
+    pub owner: String,
+    /// The runs' properties as JSON (a list of `RunProperties`, in the order added).
+    pub runs: String,
+    /// Size of `runs` in bytes, counted against [`MAX_STORED_BYTES`].
+    pub bytes: u64,
+}
+
+/// Keep `runs` (JSON of the compared runs' properties) as the comparison of the trace `owner`,
+/// replacing any kept before. Returns false, storing nothing and dropping the older ones, when
+/// they do not fit beside the stored trace under [`MAX_STORED_BYTES`].
+pub async fn save_compared(owner: &str, runs: &str) -> Result<bool, String> {
+    let bytes = runs.len() as u64;
+    let trace_bytes = match get(TRACE).await? {
+        Some(record) => Reflect::get(&record, &JsValue::from_str("bytes"))
+            .ok()
+            .and_then(|v| v.as_f64())
+            .unwrap_or(0.0) as u64,
+        None => 0,
+    };
+    if !fits(trace_bytes, bytes) {
+        delete(COMPARED).await?;
+        return Ok(false);
+    }
+    let record = Object::new();
+    let set = |k: &str, v: &JsValue| Reflect::set(&record, &JsValue::from_str(k), v).map(|_| ());
+    set("owner", &JsValue::from_str(owner))
+        .and_then(|_| set("runs", &JsValue::from_str(runs)))
+        .and_then(|_| set("bytes", &JsValue::from_f64(bytes as f64)))
+        .map_err(|_| err("write", "record"))?;
+    put(COMPARED, &record).await?;
+    Ok(true)
+}
+
+/// The kept compared runs, if any (a record that does not read back is treated as none).
+pub async fn load_compared() -> Result<Option<StoredComparison>, String> {
+    let Some(record) = get(COMPARED).await? else {
+        return Ok(None);
+    };
+    let field = |k: &str| Reflect::get(&record, &JsValue::from_str(k)).ok();
+    let owner = field("owner").and_then(|v| v.as_string());
+    let runs = field("runs").and_then(|v| v.as_string());
+    Ok(owner.zip(runs).map(|(owner, runs)| StoredComparison {
+        owner,
+        bytes: runs.len() as u64,
+        runs,
+    }))
+}
+
+/// Drop the kept compared runs only.
+pub async fn forget_compared() -> Result<(), String> {
+    delete(COMPARED).await
+}
+
+/// Drop everything stored: the trace, the compared runs, the settings and the library.
 pub async fn forget_all() -> Result<(), String> {
     let db = open().await?;
     let tx = db
@@ -164,4 +248,18 @@ pub async fn save_value(key: &str, json: &str) -> Result<(), String> {
 /// A value kept with [`save_value`].
 pub async fn load_value(key: &str) -> Result<Option<String>, String> {
     Ok(get(key).await?.and_then(|v| v.as_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_trace_and_the_compared_runs_share_one_cap() {
+        assert!(fits(MAX_STORED_BYTES, 0));
+        assert!(fits(MAX_STORED_BYTES - 10, 10));
+        assert!(!fits(MAX_STORED_BYTES - 10, 11));
+        assert!(!fits(0, MAX_STORED_BYTES + 1));
+        assert!(!fits(u64::MAX, 1), "no overflow on absurd sizes");
+    }
 }

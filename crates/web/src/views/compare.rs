@@ -5,11 +5,15 @@
 //! the threshold and the (θ, ε) scatter with the similar region; with three or more runs, the
 //! similarity matrix (click a cell to select its pair, remove runs from the set). Several folders
 //! dropped at once are added as several runs, one after the other.
+//!
+//! The runs compared with a trace survive a reload: the page keeps their properties
+//! ([`crate::persist::save_compared`], decided by [`keep_after`]) and, when the same trace is
+//! open again, recompares from them ([`restore_request`]).
 
 use super::{use_parsed, AnalysisState};
 use crate::analyses::CompareResult;
 use crate::input::{self, Source};
-use crate::protocol::AnalysisRequest;
+use crate::protocol::{AnalysisRequest, LoadedTrace};
 use crate::samples::{self, Sample, SAMPLES};
 use std::collections::{HashSet, VecDeque};
 use std::rc::Rc;
@@ -60,6 +64,66 @@ pub fn merge_request(earlier: Vec<RunProperties>, answer: &Result<String, String
     let mut runs = earlier;
     runs.extend(added);
     Some(AnalysisRequest::CompareRuns { runs, refused })
+}
+
+/// Which trace compared runs belong to: its label, input size, ranks and calls. Runs kept for
+/// one trace come back only when a trace with the same key is open again.
+pub fn owner_key(trace: &LoadedTrace) -> String {
+    format!(
+        "{} · {} bytes · {} ranks · {} calls",
+        trace.label, trace.bytes, trace.summary.ranks, trace.summary.calls
+    )
+}
+
+/// What the page does with its stored compared runs once a comparison answered.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Keep {
+    /// Storage already holds these runs (or the answer changes nothing).
+    Nothing,
+    /// Store these runs (JSON of their properties) for the trace on screen.
+    Save(String),
+    /// The comparison of the trace on screen was emptied: drop what is stored for it.
+    Forget,
+}
+
+/// What to store after the compare view's `state` changed, for the trace `owner` on screen,
+/// given what storage holds (`kept`: owner and JSON of the runs). Only a settled answer counts:
+/// one still waiting, an error or no comparison at all keeps storage as it is.
+pub fn keep_after(state: Option<&AnalysisState>, owner: &str, kept: Option<(&str, &str)>) -> Keep {
+    let Some(state) = state.filter(|s| !s.pending) else {
+        return Keep::Nothing;
+    };
+    if !matches!(state.result.as_deref(), Some(Ok(_))) {
+        return Keep::Nothing;
+    }
+    let Some(runs) = compared_runs(Some(state)) else {
+        return Keep::Nothing;
+    };
+    if runs.is_empty() {
+        return match kept {
+            Some((o, _)) if o == owner => Keep::Forget,
+            _ => Keep::Nothing,
+        };
+    }
+    let Ok(json) = serde_json::to_string(&runs) else {
+        return Keep::Nothing;
+    };
+    if kept == Some((owner, json.as_str())) {
+        Keep::Nothing
+    } else {
+        Keep::Save(json)
+    }
+}
+
+/// The request that brings back the runs stored for `kept_owner` (`runs`: JSON of their
+/// properties) when the trace `owner` is on screen; `None` for another trace, no runs, or
+/// runs that do not read back.
+pub fn restore_request(owner: &str, kept_owner: &str, runs: &str) -> Option<AnalysisRequest> {
+    if owner != kept_owner {
+        return None;
+    }
+    let runs: Vec<RunProperties> = serde_json::from_str(runs).ok()?;
+    (!runs.is_empty()).then_some(AnalysisRequest::CompareRuns { runs, refused: None })
 }
 
 fn fmt(v: f64) -> String {
@@ -612,6 +676,105 @@ fn compare_result(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn run(name: &str) -> RunProperties {
+        RunProperties {
+            source: name.into(),
+            ranks: 2,
+            sends: vec![1, 1],
+            volume: vec![8, 8],
+            spatial: vec![1, 1],
+            work: Vec::new(),
+            edges: vec![[0, 1]],
+            filtered_pairs: 0,
+        }
+    }
+
+    fn answered(others: Vec<RunProperties>) -> AnalysisState {
+        let result = CompareResult {
+            others,
+            matrix: None,
+            layouts: Vec::new(),
+            refused: None,
+        };
+        AnalysisState {
+            result: Some(Rc::new(Ok(serde_json::to_string(&result).unwrap()))),
+            ..AnalysisState::default()
+        }
+    }
+
+    #[test]
+    fn compared_runs_are_stored_once_per_change_and_forgotten_when_cleared() {
+        let two = answered(vec![run("B"), run("C")]);
+        let Keep::Save(json) = keep_after(Some(&two), "A", None) else {
+            panic!("two runs and nothing stored: store them");
+        };
+        assert_eq!(
+            serde_json::from_str::<Vec<RunProperties>>(&json).unwrap(),
+            vec![run("B"), run("C")]
+        );
+        assert_eq!(keep_after(Some(&two), "A", Some(("A", &json))), Keep::Nothing);
+        // The same runs compared with another trace are that trace's to keep.
+        assert_eq!(
+            keep_after(Some(&two), "Z", Some(("A", &json))),
+            Keep::Save(json.clone())
+        );
+        // One removed: stored again without it.
+        let one = answered(vec![run("C")]);
+        assert_eq!(
+            keep_after(Some(&one), "A", Some(("A", &json))),
+            Keep::Save(serde_json::to_string(&vec![run("C")]).unwrap())
+        );
+        // Cleared: forgotten for this trace, another trace's runs untouched.
+        let none = answered(Vec::new());
+        assert_eq!(keep_after(Some(&none), "A", Some(("A", &json))), Keep::Forget);
+        assert_eq!(keep_after(Some(&none), "Z", Some(("A", &json))), Keep::Nothing);
+        // Waiting, failed or never compared: storage stays as it is.
+        let waiting = AnalysisState {
+            pending: true,
+            ..none.clone()
+        };
+        assert_eq!(keep_after(Some(&waiting), "A", Some(("A", &json))), Keep::Nothing);
+        let failed = AnalysisState {
+            result: Some(Rc::new(Err("worker stopped".into()))),
+            ..AnalysisState::default()
+        };
+        assert_eq!(keep_after(Some(&failed), "A", Some(("A", &json))), Keep::Nothing);
+        assert_eq!(keep_after(None, "A", Some(("A", &json))), Keep::Nothing);
+        assert_eq!(
+            keep_after(Some(&AnalysisState::default()), "A", Some(("A", &json))),
+            Keep::Nothing
+        );
+    }
+
+    #[test]
+    fn stored_runs_come_back_only_with_their_trace() {
+        let json = serde_json::to_string(&vec![run("B"), run("C")]).unwrap();
+        assert_eq!(
+            restore_request("A", "A", &json),
+            Some(AnalysisRequest::CompareRuns {
+                runs: vec![run("B"), run("C")],
+                refused: None
+            })
+        );
+        assert_eq!(restore_request("Z", "A", &json), None);
+        assert_eq!(restore_request("A", "A", "[]"), None);
+        assert_eq!(restore_request("A", "A", "{not json"), None);
+    }
+
+    #[test]
+    fn the_owner_names_the_trace_by_label_size_ranks_and_calls() {
+        let trace = |label: &str, bytes: u64| LoadedTrace {
+            label: label.into(),
+            source: "x".into(),
+            files: 1,
+            bytes,
+            summary: Default::default(),
+        };
+        assert_eq!(owner_key(&trace("LU", 10)), owner_key(&trace("LU", 10)));
+        assert_ne!(owner_key(&trace("LU", 10)), owner_key(&trace("LU", 11)));
+        assert_ne!(owner_key(&trace("LU", 10)), owner_key(&trace("MG", 10)));
+    }
 
     #[test]
     fn compact_ticks_stay_short() {
