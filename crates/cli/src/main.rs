@@ -6,6 +6,7 @@
 
 mod common;
 mod compare;
+mod convert;
 mod generate;
 mod logical;
 mod matrix;
@@ -57,6 +58,8 @@ enum Command {
     Logical(logical::Args),
     /// Generate an MPI performance skeleton in C from the compressed logical trace.
     Skeleton(skeleton::Args),
+    /// Write a trace in another format, optionally restricted and with its ranks renumbered.
+    Convert(convert::Args),
 }
 
 fn main() -> ExitCode {
@@ -79,6 +82,7 @@ fn main() -> ExitCode {
             Command::Compare(_) => "compare",
             Command::Logical(_) => "logical",
             Command::Skeleton(_) => "skeleton",
+            Command::Convert(_) => "convert",
         };
         common::set_stage(format!("running `{name}`"));
         // Test-only: proves end to end that a panic inside a subcommand is caught here and
@@ -99,6 +103,7 @@ fn main() -> ExitCode {
             Command::Compare(a) => compare::run(a),
             Command::Logical(a) => logical::run(a),
             Command::Skeleton(a) => skeleton::run(a),
+            Command::Convert(a) => convert::run(a),
         }
     });
     match result {

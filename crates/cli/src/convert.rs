@@ -1,0 +1,252 @@
+//! `tracelogic convert`: read a trace in any format, optionally restrict it to a selection and
+//! renumber its ranks ([`Trace::renumber_ranks`]), and write it with one of the
+//! `tracelogic_formats` writers. It moves traces between tools and makes placement experiments:
+//! the same run under another rank numbering.
+
+use crate::common::{emit, load_trace, print_json, select, set_stage, CliError, CliResult, SelectionArgs};
+use crate::generate::OutFormat;
+use serde::Serialize;
+use std::fs;
+use std::path::{Component, Path, PathBuf};
+use std::process::ExitCode;
+use tracelogic_model::renumber::{check_permutation, parse_permutation, random_permutation, reverse_permutation};
+use tracelogic_model::{Rank, Selection, Trace};
+
+/// Arguments of `tracelogic convert`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Trace files, folders or archives (together one trace), in any format tracelogic reads.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Output format (`--format`, as `generate` names it: `--to` is the selection's time window).
+    #[arg(long, value_enum)]
+    pub format: OutFormat,
+    /// Where to write: the file for text, a folder (created if needed) for dumpi and otf2.
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Base name of the DUMPI / OTF2 files [default: the --out folder's name].
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Renumber the world ranks: `reverse` (r becomes n-1-r), `random:SEED` (a seeded random
+    /// permutation), or a FILE with one new rank per line (line r+1 is rank r's new number).
+    #[arg(long, value_name = "reverse|random:SEED|FILE")]
+    pub renumber: Option<String>,
+    /// Print what was written as JSON (schema in docs/cli.md).
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub selection: SelectionArgs,
+}
+
+/// What `convert` wrote, as `--json` prints it.
+#[derive(Debug, Serialize)]
+pub struct Converted {
+    /// The trace read (file or folder name).
+    pub source: String,
+    /// Format it was read from.
+    pub from: String,
+    /// Format written (`text`, `dumpi`, `otf2`).
+    pub to: String,
+    /// Files written, with their sizes in bytes.
+    pub files: Vec<WrittenFile>,
+    /// World ranks of the written trace.
+    pub ranks: u32,
+    /// MPI calls written.
+    pub calls: u64,
+    /// `permutation[r]` is the new number of original rank r; `null` without `--renumber`.
+    pub permutation: Option<Vec<Rank>>,
+    /// The selection applied before renumbering (original rank numbers, absolute times).
+    pub selection: Selection,
+}
+
+/// One file written.
+#[derive(Debug, Serialize)]
+pub struct WrittenFile {
+    /// Its path.
+    pub path: PathBuf,
+    /// Its size in bytes.
+    pub bytes: u64,
+}
+
+/// The permutation a `--renumber` value names for a trace of `n` ranks, checked.
+pub fn permutation(spec: &str, n: u32) -> Result<Vec<Rank>, CliError> {
+    let perm = if spec == "reverse" {
+        reverse_permutation(n)
+    } else if let Some(seed) = spec.strip_prefix("random:") {
+        let seed = seed
+            .parse::<u64>()
+            .map_err(|_| CliError::Input(format!("--renumber random:SEED: `{seed}` is not a whole number")))?;
+        random_permutation(n, seed)
+    } else {
+        let path = Path::new(spec);
+        let text = fs::read_to_string(path).map_err(|e| {
+            CliError::Input(format!(
+                "--renumber `{spec}`: not `reverse` or `random:SEED`, and cannot read it as a file: {e}"
+            ))
+        })?;
+        parse_permutation(&text).map_err(|e| CliError::Input(format!("{}: {e}", path.display())))?
+    };
+    check_permutation(&perm, n).map_err(|e| CliError::Input(format!("--renumber {spec}: {e}")))?;
+    Ok(perm)
+}
+
+/// Run `tracelogic convert`.
+pub fn run(args: Args) -> CliResult {
+    let trace = load_trace(&args.paths)?;
+    let from = trace.format.clone();
+    let (trace, selection) = select(trace, &args.selection)?;
+    let (trace, perm) = match &args.renumber {
+        None => (trace, None),
+        Some(spec) => {
+            let perm = permutation(spec, trace.num_ranks())?;
+            set_stage("renumbering ranks");
+            let renumbered = trace
+                .into_renumbered(&perm)
+                .map_err(|e| CliError::Input(format!("--renumber {spec}: {e}")))?;
+            (renumbered, Some(perm))
+        }
+    };
+    let written = write_trace(&trace, args.format, &args.out, args.name.as_deref())?;
+    let report = Converted {
+        source: trace.source.clone(),
+        from,
+        to: format_name(args.format).into(),
+        files: written
+            .into_iter()
+            .map(|(path, bytes)| WrittenFile { path, bytes })
+            .collect(),
+        ranks: trace.num_ranks(),
+        calls: trace.num_calls(),
+        permutation: perm,
+        selection,
+    };
+    if args.json {
+        print_json(&report)?;
+    } else {
+        let bytes: u64 = report.files.iter().map(|f| f.bytes).sum();
+        let renumbered = if report.permutation.is_some() {
+            ", ranks renumbered"
+        } else {
+            ""
+        };
+        emit(|out| {
+            writeln!(
+                out,
+                "converted {} ({}) to {}: {} ranks, {} calls{renumbered}; wrote {} file(s), {bytes} bytes, to {}",
+                report.source,
+                report.from,
+                report.to,
+                report.ranks,
+                report.calls,
+                report.files.len(),
+                args.out.display()
+            )
+        })?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn format_name(f: OutFormat) -> &'static str {
+    match f {
+        OutFormat::Text => "text",
+        OutFormat::Dumpi => "dumpi",
+        OutFormat::Otf2 => "otf2",
+    }
+}
+
+/// Write `trace` in `format` at `out` (the file for text, a folder for DUMPI and OTF2, named
+/// `name` or after the folder); returns the paths written with their sizes.
+pub fn write_trace(
+    trace: &Trace,
+    format: OutFormat,
+    out: &Path,
+    name: Option<&str>,
+) -> Result<Vec<(PathBuf, u64)>, CliError> {
+    let io_err = |p: &Path, e: std::io::Error| CliError::Input(format!("cannot write {}: {e}", p.display()));
+    if format == OutFormat::Text {
+        set_stage("writing the text trace");
+        if out.is_dir() {
+            return Err(CliError::Input(format!(
+                "{} is a folder; --out must be a file for the text format",
+                out.display()
+            )));
+        }
+        let text = tracelogic_formats::text::write(trace);
+        if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+            fs::create_dir_all(parent).map_err(|e| io_err(parent, e))?;
+        }
+        fs::write(out, &text).map_err(|e| io_err(out, e))?;
+        return Ok(vec![(out.to_path_buf(), text.len() as u64)]);
+    }
+    let name = match name {
+        Some(n) => n.to_owned(),
+        None => out
+            .file_name()
+            .and_then(|n| n.to_str())
+            .filter(|n| !n.is_empty() && *n != "." && *n != "..")
+            .unwrap_or("trace")
+            .to_owned(),
+    };
+    if name.is_empty() || name.contains(['/', '\\']) {
+        return Err(CliError::Input(format!("--name `{name}` must be a plain file name")));
+    }
+    if out.is_file() {
+        return Err(CliError::Input(format!(
+            "{} is a file; --out must be a folder for this format",
+            out.display()
+        )));
+    }
+    let files = if format == OutFormat::Dumpi {
+        set_stage("writing DUMPI files");
+        tracelogic_formats::dumpi::write(trace, &name)
+    } else {
+        set_stage("writing OTF2 files");
+        tracelogic_formats::otf2::write(trace, &name)
+    };
+    fs::create_dir_all(out).map_err(|e| io_err(out, e))?;
+    let mut written = Vec::with_capacity(files.len());
+    for f in files {
+        let rel = Path::new(&f.name);
+        if rel.components().any(|c| !matches!(c, Component::Normal(_))) {
+            return Err(CliError::Internal(format!(
+                "the writer produced an unsafe file name `{}`",
+                f.name
+            )));
+        }
+        let path = out.join(rel);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).map_err(|e| io_err(parent, e))?;
+        }
+        fs::write(&path, &f.bytes).map_err(|e| io_err(&path, e))?;
+        written.push((path, f.bytes.len() as u64));
+    }
+    Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renumber_values_name_checked_permutations() {
+        assert_eq!(permutation("reverse", 3).unwrap(), vec![2, 1, 0]);
+        let r = permutation("random:7", 16).unwrap();
+        assert_eq!(r, permutation("random:7", 16).unwrap());
+        check_permutation(&r, 16).unwrap();
+        let e = permutation("random:x", 4).unwrap_err().to_string();
+        assert!(e.contains("`x` is not a whole number"), "{e}");
+        let e = permutation("/no/such/placement", 4).unwrap_err().to_string();
+        assert!(e.contains("cannot read it as a file"), "{e}");
+        let dir = std::env::temp_dir().join(format!("tracelogic-convert-unit-{}", std::process::id()));
+        fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("perm.txt");
+        fs::write(&file, "1\n0\n2\n").unwrap();
+        assert_eq!(permutation(file.to_str().unwrap(), 3).unwrap(), vec![1, 0, 2]);
+        let e = permutation(file.to_str().unwrap(), 4).unwrap_err().to_string();
+        assert!(e.contains("names 3 ranks but the trace has 4"), "{e}");
+        fs::write(&file, "1\n1\n0\n").unwrap();
+        let e = permutation(file.to_str().unwrap(), 3).unwrap_err().to_string();
+        assert!(e.contains("would both become 1"), "{e}");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}
