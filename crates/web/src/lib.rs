@@ -11,8 +11,8 @@
 //! [`worker`] wraps it as a `gloo-worker`, [`app`] is the page shell, [`views`] has one module
 //! per view, [`heatmap`] the geometry and colours of the matrix drawing, [`input`] turns
 //! dropped files and folders into named `File` handles (the worker reads them), [`route`] keeps the
-//! navigation state in the address, [`persist`] keeps the last trace and the settings in
-//! IndexedDB, and [`samples`] lists the bundled traces.
+//! navigation state in the address, [`persist`] keeps the last trace, the runs compared with
+//! it and the settings in IndexedDB, and [`samples`] lists the bundled traces.
 //! [`export`] saves the current view's tables and figures, [`report`] writes the HTML report of
 //! every analysis, and [`tour`] holds the steps of the workshop tour.
 
