@@ -3,12 +3,14 @@
 //!
 //! The worker, not the page, reads the input: the page hands it `File` handles (structured
 //! clones, no bytes copied; see [`HandleCodec`]) or the URLs of a bundled sample, and the worker
-//! reads them in slices with `FileReaderSync` (or `fetch`) straight into the readers' buffers.
-//! The page's thread never holds a byte of the trace.
+//! reads them in slices with `FileReaderSync` on demand (or `fetch`), unpacking archives and
+//! compressed files (tar, gzip, zstd, zip) as they stream in, so only the files the readers need
+//! are held. The page's thread never holds a byte of the trace.
 //!
 //! Each load runs in a fresh worker (the page keeps the previous one until the new trace is
 //! in), so a failed or cancelled load never loses the trace already shown.
 
+use crate::input::blob_reader;
 use crate::protocol::{
     AnalysisAnswer, AnalysisRequest, Failure, MatrixRequest, ProgressReport, Request, Response, WireFile,
 };
@@ -18,6 +20,7 @@ use js_sys::{Array, Uint8Array};
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 use std::collections::HashMap;
+use tracelogic_formats::input::Unpacker;
 use wasm_bindgen::{JsCast, JsValue};
 
 /// Relative URL of the worker's loader script in the built site.
@@ -57,9 +60,7 @@ fn arm_fatal(id: Option<HandlerId>) {
     let _ = js_sys::Reflect::set(&js_sys::global(), &"__tracelogicFatal".into(), &value);
 }
 
-/// Bytes read per `Blob.slice` (8 MiB): large enough that the per-slice cost vanishes, small
-/// enough that progress moves on a slow disk and no single JS buffer is large.
-pub const SLICE_BYTES: u64 = 8 << 20;
+pub use crate::input::SLICE_BYTES;
 
 /// Where the files of a load or comparison come from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -246,21 +247,6 @@ pub fn too_large(label: &str, total: u64) -> Option<String> {
     crate::session::too_large(label, total, MAX_INPUT_BYTES, "")
 }
 
-/// The slices `[start, end)` in which a file of `size` bytes is read.
-pub fn slices(size: u64) -> impl Iterator<Item = (u64, u64)> {
-    (0..size.div_ceil(SLICE_BYTES)).map(move |i| (i * SLICE_BYTES, ((i + 1) * SLICE_BYTES).min(size)))
-}
-
-/// A buffer of `size` bytes, or an error instead of the allocation abort.
-fn buffer(name: &str, size: u64) -> Result<Vec<u8>, String> {
-    let mut bytes = Vec::new();
-    usize::try_from(size)
-        .ok()
-        .and_then(|n| bytes.try_reserve_exact(n).ok())
-        .ok_or_else(|| format!("{name}: too large: {size} bytes do not fit in the worker's memory"))?;
-    Ok(bytes)
-}
-
 fn js_message(e: &JsValue) -> String {
     if let Some(err) = e.dyn_ref::<js_sys::Error>() {
         return String::from(err.message());
@@ -268,7 +254,11 @@ fn js_message(e: &JsValue) -> String {
     e.as_string().unwrap_or_else(|| format!("{e:?}"))
 }
 
-/// Read the handle set `key` slice by slice with `FileReaderSync`, reporting `reading NAME`.
+/// Read the handle set `key` with `FileReaderSync`, slice by slice on demand, reporting
+/// `reading NAME`: archives and compressed files are unpacked as they stream in
+/// ([`Unpacker`]), so only their members are held, never the compressed bytes whole.
+///
+/// Refused as too large: inputs over [`MAX_INPUT_BYTES`] as given, or once unpacked.
 fn read_handles(
     label: &str,
     key: u64,
@@ -295,44 +285,55 @@ fn read_handles(
         return Err(fail(message));
     }
     let reader = web_sys::FileReaderSync::new().map_err(|e| fail(format!("{label}: {}", js_message(&e))))?;
-    let mut files = Vec::with_capacity(names.len());
+    let mut unpacker = Unpacker::new();
     let mut done = 0u64;
-    for (name, blob) in names.iter().zip(&blobs) {
+    for (name, blob) in names.iter().zip(blobs) {
         let size = blob.size() as u64;
-        let mut bytes = buffer(name, size).map_err(fail)?;
-        for (start, end) in slices(size) {
-            if !report(ProgressReport {
-                stage: format!("reading {name} in the worker"),
-                bytes_done: done + start,
+        let stage = format!("reading {name} in the worker");
+        let before = done;
+        let mut progress = |at: u64| {
+            report(ProgressReport {
+                stage: stage.clone(),
+                bytes_done: before + at,
                 bytes_total: total,
-            }) {
-                return Err(Failure {
-                    message: "cancelled".into(),
-                    cancelled: true,
-                });
-            }
-            let slice = blob
-                .slice_with_f64_and_f64(start as f64, end as f64)
-                .and_then(|s| reader.read_as_array_buffer(&s))
-                .map_err(|e| fail(format!("{name}: cannot read bytes {start}..{end}: {}", js_message(&e))))?;
-            let chunk = Uint8Array::new(&slice);
-            let at = bytes.len();
-            bytes.resize(at + chunk.length() as usize, 0);
-            chunk.copy_to(&mut bytes[at..]);
-        }
-        if bytes.len() as u64 != size {
-            return Err(fail(format!(
-                "{name}: read {} bytes of {size} (the file changed while it was read)",
-                bytes.len()
-            )));
-        }
+            })
+        };
+        let mut source = blob_reader(name, blob, reader.clone(), &mut progress);
+        unpacker.add_reader(name, size, &mut source).map_err(|e| Failure {
+            message: e.to_string(),
+            cancelled: e.cancelled,
+        })?;
         done += size;
-        files.push(WireFile {
-            name: name.clone(),
-            bytes,
-        });
     }
-    Ok(files)
+    let files = unpacker.finish();
+    let unpacked: u64 = files.iter().map(|f| f.bytes.len() as u64).sum();
+    if unpacked > total {
+        if let Some(message) = crate::session::too_large(label, unpacked, MAX_INPUT_BYTES, " once unpacked") {
+            return Err(fail(message));
+        }
+    }
+    Ok(files
+        .into_iter()
+        .map(|f| WireFile {
+            name: f.name,
+            bytes: f.bytes,
+        })
+        .collect())
+}
+
+/// Leave the size of the worker's WebAssembly memory in `self.__tracelogicMemoryBytes`, for the
+/// browser tests and measurements that read it from the worker (wasm memory only grows, so after
+/// a load it is the peak of that load).
+fn record_memory() {
+    let bytes = wasm_bindgen::memory()
+        .dyn_into::<js_sys::WebAssembly::Memory>()
+        .map(|m| m.buffer().unchecked_into::<js_sys::ArrayBuffer>().byte_length() as f64)
+        .unwrap_or(0.0);
+    let _ = js_sys::Reflect::set(
+        &js_sys::global(),
+        &"__tracelogicMemoryBytes".into(),
+        &JsValue::from_f64(bytes),
+    );
 }
 
 /// Fetch sample files (the worker's `fetch`, so the bytes never pass the page).
@@ -386,7 +387,9 @@ impl AnalysisWorker {
             Ok(f) => f,
             Err(f) => return Response::Failed(f),
         };
-        match Session::load(label, files, matrix, &mut report) {
+        let loaded = Session::load(label, files, matrix, &mut report);
+        record_memory();
+        match loaded {
             Ok(loaded) => {
                 self.session = Some(loaded.session);
                 Response::Loaded {
@@ -536,19 +539,6 @@ mod tests {
         assert!(worth_reporting(Some(&p("reading", 5)), &p("matching", 5)));
         assert!(worth_reporting(Some(&p("reading", 995)), &p("reading", 1000)));
         assert!(!worth_reporting(Some(&p("reading", 1000)), &p("reading", 1000)));
-    }
-
-    #[test]
-    fn slices_cover_a_file_exactly_once() {
-        assert_eq!(slices(0).count(), 0);
-        assert_eq!(slices(1).collect::<Vec<_>>(), vec![(0, 1)]);
-        let size = 3 * SLICE_BYTES + 17;
-        let s: Vec<_> = slices(size).collect();
-        assert_eq!(s.len(), 4);
-        assert_eq!(s[0].0, 0);
-        assert_eq!(s.last().unwrap().1, size);
-        assert!(s.windows(2).all(|w| w[0].1 == w[1].0));
-        assert_eq!(slices(2 * SLICE_BYTES).count(), 2);
     }
 
     #[test]
