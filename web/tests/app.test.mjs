@@ -11,6 +11,7 @@ import { readFileSync, readdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApp, root, cli, cliJson, drop } from './harness.mjs';
+import { drawnCells, byKey, painted, keptCells, hoverCell, waitForCells } from './matrix_cells.mjs';
 
 const luDir = join(root, 'web/samples/npb-lu.S.8');
 // The app is served from a sub-path to prove every URL in it is relative.
@@ -50,10 +51,21 @@ function nonZero(rows) {
   return out;
 }
 
-async function cellSet(page, selector) {
-  const cells = await page.$$eval(selector, (els) => els.map((e) => `${e.dataset.row},${e.dataset.col}`));
-  return new Set(cells);
+/** "row,col" of the binary matrix's cells drawn in the kept colour. */
+async function keptSet(page) {
+  return keptCells(await drawnCells(page, 'binary'), assert);
 }
+
+/** The heatmap's cells as the page maps them, checked against `rows` (the CLI's matrix): every
+ * value, and a drawn (non-blank) pixel exactly where the value is not zero. */
+async function assertHeatmap(page, rows, what) {
+  const cells = byKey(await drawnCells(page, 'heatmap'), assert);
+  assert.equal(cells.size, rows.length * rows.length, `${what}: one cell per pair of ranks`);
+  for (const [key, c] of cells) assert.equal(c.cell.value, rows[c.row][c.col], `${what} ${key}`);
+  assert.deepEqual(painted([...cells.values()]), nonZero(rows), `${what}: drawn cells = non-zero CLI entries`);
+}
+
+const cellSum = (cells) => cells.reduce((a, c) => a + (c.cell?.value ?? 0), 0);
 
 async function idle(page) {
   await page.waitForSelector('.app[data-state="idle"]', { timeout: 60_000 });
@@ -93,16 +105,12 @@ test('a dropped DUMPI trace gives the CLI summary and matrix; the threshold chan
   await page.click('#nav-matrix');
   await page.waitForSelector('#heatmap svg');
   assert.equal(await page.getAttribute('#heatmap svg', 'data-side'), '8');
-  assert.equal(await page.locator('#heatmap rect.cell').count(), 64);
-  const heat = await page.$$eval('#heatmap rect.cell:not(.zero)', (els) => els.map((e) => `${e.dataset.row},${e.dataset.col}`));
-  assert.deepEqual(new Set(heat), nonZero(m5.bytes), 'non-zero heatmap cells = non-zero CLI bytes');
-  const values = await page.$$eval('#heatmap rect.cell', (els) => els.map((e) => [Number(e.dataset.row), Number(e.dataset.col), Number(e.dataset.value)]));
-  for (const [r, c, v] of values) assert.equal(v, m5.bytes[r][c], `bytes ${r}→${c}`);
-  assert.deepEqual(await cellSet(page, '#binary rect[data-kept="1"]'), nonZero(m5.binary), 'binary at 5 %');
+  await assertHeatmap(page, m5.bytes, 'bytes');
+  assert.deepEqual(await keptSet(page), nonZero(m5.binary), 'binary at 5 %');
 
   // Hover a non-zero cell: the tooltip names sender, receiver and value.
   const [r0, c0] = [...nonZero(m5.bytes)][0].split(',').map(Number);
-  await page.hover(`#heatmap rect[data-row="${r0}"][data-col="${c0}"]`);
+  await hoverCell(page, 'heatmap', r0, c0);
   const tip = (await page.$$eval('#heatmap .tooltip > div', (els) => els.map((e) => e.textContent))).join('|');
   assert.ok(tip.includes(`Senderrank ${r0}|`), tip);
   assert.ok(tip.includes(`Receiverrank ${c0}|`), tip);
@@ -120,16 +128,15 @@ test('a dropped DUMPI trace gives the CLI summary and matrix; the threshold chan
     (t) => document.querySelector('#binary figcaption')?.textContent.includes(`${t.toFixed(1)} %`),
     moved.t,
   );
-  assert.deepEqual(await cellSet(page, '#binary rect[data-kept="1"]'), nonZero(moved.m.binary), `binary at ${moved.t} %`);
+  assert.deepEqual(await keptSet(page), nonZero(moved.m.binary), `binary at ${moved.t} %`);
   assert.equal(await page.getAttribute('#threshold-effect', 'data-removed'), String(moved.m.removed_entries));
 
   // Messages instead of bytes.
   const mm = cliJson(['matrix', luDir, '--metric', 'messages', '--threshold', String(moved.t)]);
   await page.check('input[name="metric"][value="messages"]');
   await page.waitForFunction(() => document.querySelector('#heatmap figcaption')?.textContent.startsWith('messages'));
-  const msgs = await page.$$eval('#heatmap rect.cell', (els) => els.map((e) => [Number(e.dataset.row), Number(e.dataset.col), Number(e.dataset.value)]));
-  for (const [r, c, v] of msgs) assert.equal(v, mm.messages[r][c], `messages ${r}→${c}`);
-  assert.deepEqual(await cellSet(page, '#binary rect[data-kept="1"]'), nonZero(mm.binary), 'binary on messages');
+  await assertHeatmap(page, mm.messages, 'messages');
+  assert.deepEqual(await keptSet(page), nonZero(mm.binary), 'binary on messages');
   assertClean(s);
   await page.close();
 });
@@ -152,12 +159,8 @@ test('the matrix selection filters (ranks, kinds, time window) give the CLI matr
   await page.fill('#sel-from', '10ms');
   await page.fill('#sel-to', '600ms');
   await page.click('#sel-apply');
-  await page.waitForFunction((want) => {
-    const cells = [...document.querySelectorAll('#heatmap rect.cell')];
-    return cells.reduce((a, e) => a + Number(e.dataset.value), 0) === want;
-  }, sum(expected.bytes), { timeout: 30_000 });
-  const values = await page.$$eval('#heatmap rect.cell', (els) => els.map((e) => [Number(e.dataset.row), Number(e.dataset.col), Number(e.dataset.value)]));
-  for (const [r, c, v] of values) assert.equal(v, expected.bytes[r][c], `selected bytes ${r}→${c}`);
+  await waitForCells(page, 'heatmap', (cells) => cellSum(cells) === sum(expected.bytes));
+  await assertHeatmap(page, expected.bytes, 'selected bytes');
 
   // A malformed field is reported in the page and the matrix stays as it was.
   await page.fill('#sel-ranks', 'three');
@@ -166,10 +169,7 @@ test('the matrix selection filters (ranks, kinds, time window) give the CLI matr
   assert.match(await page.textContent('#sel-error'), /ranks/);
   // Clear returns to the whole trace.
   await page.click('#sel-clear');
-  await page.waitForFunction((want) => {
-    const cells = [...document.querySelectorAll('#heatmap rect.cell')];
-    return cells.reduce((a, e) => a + Number(e.dataset.value), 0) === want;
-  }, sum(full.bytes), { timeout: 30_000 });
+  await waitForCells(page, 'heatmap', (cells) => cellSum(cells) === sum(full.bytes));
   assertClean(s);
   await page.close();
 });
@@ -235,7 +235,8 @@ test('every bundled sample opens from the address and matches the CLI', async ()
     assert.equal(await page.getAttribute('[data-stat="calls"]', 'data-value'), String(expected.calls), id);
     assert.equal(await page.getAttribute('[data-stat="format"]', 'data-value'), expected.format, id);
     await page.click('#nav-matrix');
-    assert.equal(await page.locator('#heatmap rect.cell').count(), expected.ranks * expected.ranks, id);
+    const drawn = byKey(await drawnCells(page, 'heatmap'), assert);
+    assert.equal(drawn.size, expected.ranks * expected.ranks, id);
     assertClean(s);
     await page.close();
   }
@@ -292,9 +293,12 @@ test('a 320-rank trace is drawn in blocks of ranks whose sums match the CLI matr
     assert.equal(await page.getAttribute('[data-stat="ranks"]', 'data-value'), String(n));
     await page.click('#nav-matrix');
     assert.equal(await page.getAttribute('#heatmap svg', 'data-side'), String(side));
-    const cells = await page.$$eval('#heatmap rect.cell', (els) => els.map((e) => [`${e.dataset.row},${e.dataset.col}`, Number(e.dataset.value)]));
-    assert.equal(cells.length, side * side);
-    for (const [key, v] of cells) assert.equal(v, expected.get(key) || 0, `block ${key}`);
+    const cells = byKey(await drawnCells(page, 'heatmap'), assert);
+    assert.equal(cells.size, side * side);
+    for (const [key, c] of cells) assert.equal(c.cell.value, expected.get(key) || 0, `block ${key}`);
+    for (const [key, c] of cells) assert.equal(c.pixel[3] > 0, c.cell.value > 0, `block ${key} drawn iff it has traffic`);
+    const [lo, hi] = cells.get(`${side - 1},0`).cell.senders;
+    assert.deepEqual([lo, hi], [(side - 1) * block, n - 1], 'the last block ends at the last rank');
     assert.match(await page.textContent('#view-matrix .note'), new RegExp(`${n} ranks: each cell sums a block of ${block} × ${block} ranks`));
     assertClean(s);
     await page.close();

@@ -392,6 +392,7 @@ impl Trace {
     }
 
     /// Append a point-to-point operation to rank `r`.
+    #[inline]
     #[allow(clippy::too_many_arguments)]
     pub fn push_p2p(
         &mut self,
@@ -415,6 +416,7 @@ impl Trace {
     }
 
     /// Append a collective operation to rank `r`.
+    #[inline]
     #[allow(clippy::too_many_arguments)]
     pub fn push_collective(
         &mut self,
@@ -492,6 +494,7 @@ impl Trace {
 
 impl RankTrace {
     /// Widen the rank's span to cover `[a, b]`.
+    #[inline]
     pub fn extend_span(&mut self, a: Time, b: Time) {
         self.span = Some(match self.span {
             None => (a.min(b), a.max(b)),
@@ -499,10 +502,39 @@ impl RankTrace {
         });
     }
 
+    /// Reserve room for `calls` more calls, `p2p` more point-to-point and `collectives` more
+    /// collective operations, so that a reader that knows (or estimates) the counts up front
+    /// allocates each column once instead of growing it by doubling and copying.
+    pub fn reserve(&mut self, calls: usize, p2p: usize, collectives: usize) {
+        let c = &mut self.calls;
+        c.func.reserve(calls);
+        c.kind.reserve(calls);
+        c.enter.reserve(calls);
+        c.exit.reserve(calls);
+        c.callpath.reserve(calls);
+        c.location.reserve(calls);
+        let p = &mut self.p2p;
+        p.post.reserve(p2p);
+        p.complete.reserve(p2p);
+        p.dir.reserve(p2p);
+        p.peer.reserve(p2p);
+        p.tag.reserve(p2p);
+        p.comm.reserve(p2p);
+        p.bytes.reserve(p2p);
+        let k = &mut self.collectives;
+        k.call.reserve(collectives);
+        k.op.reserve(collectives);
+        k.comm.reserve(collectives);
+        k.root.reserve(collectives);
+        k.bytes_sent.reserve(collectives);
+        k.bytes_recv.reserve(collectives);
+    }
+
     /// Append a call whose function is already interned and classified, and return its index
     /// (what [`Trace::push_call`] does after interning the name: readers that resolve each
     /// function once call this on their hot path). The exit is clamped to the entry; the span
     /// grows to cover the call.
+    #[inline]
     pub fn push_call(
         &mut self,
         func: FuncId,

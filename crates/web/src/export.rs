@@ -12,8 +12,16 @@
 //! `style` attribute, and the figure gets its background and pixel size. PNG pictures draw that
 //! file into a canvas at twice its size. Everything happens in the page (Blob and object URL):
 //! nothing is sent anywhere.
+//!
+//! A figure drawn on a canvas (the matrix heatmaps) has only an overlay `<svg>` (axes, cursor)
+//! in the page: its view registers a [`FigureWriter`] under the overlay's
+//! `data-figure-key`, and the export writes the SVG file from the data instead of copying the
+//! page; the PNG picture is that file drawn into a canvas, as for the others.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::fmt::Write as _;
+use std::rc::Rc;
 use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{Blob, BlobPropertyBag, Element, HtmlCanvasElement, HtmlImageElement};
@@ -399,6 +407,63 @@ pub fn svg_document(svg: &Element) -> Result<(String, f64, f64), String> {
     ))
 }
 
+/// Writes a canvas figure as a standalone SVG document with its pixel width and height, given
+/// the overlay `<svg>` the page shows over the canvas (its size and computed colours).
+pub type FigureWriter = Rc<dyn Fn(&Element) -> Result<(String, f64, f64), String>>;
+
+thread_local! {
+    static FIGURE_WRITERS: RefCell<(u64, HashMap<u64, FigureWriter>)> = RefCell::new((0, HashMap::new()));
+}
+
+/// A new key for [`register_figure`], unique in the page.
+pub fn figure_key() -> u64 {
+    FIGURE_WRITERS.with(|w| {
+        let mut w = w.borrow_mut();
+        w.0 += 1;
+        w.0
+    })
+}
+
+/// Export the figure whose overlay has `data-figure-key="KEY"` with `writer` (replacing the
+/// previous writer of that key).
+pub fn register_figure(key: u64, writer: FigureWriter) {
+    FIGURE_WRITERS.with(|w| w.borrow_mut().1.insert(key, writer));
+}
+
+/// Forget the writer of `key` (its figure is gone).
+pub fn unregister_figure(key: u64) {
+    FIGURE_WRITERS.with(|w| w.borrow_mut().1.remove(&key));
+}
+
+fn figure_writer(figure: &Element) -> Option<FigureWriter> {
+    let key: u64 = figure.get_attribute("data-figure-key")?.parse().ok()?;
+    FIGURE_WRITERS.with(|w| w.borrow().1.get(&key).cloned())
+}
+
+/// The computed value of CSS `property` (a custom property too) on `e`, trimmed.
+pub fn computed(e: &Element, property: &str) -> String {
+    web_sys::window()
+        .and_then(|w| w.get_computed_style(e).ok().flatten())
+        .and_then(|s| s.get_property_value(property).ok())
+        .unwrap_or_default()
+        .trim()
+        .to_owned()
+}
+
+/// The colour `e` is drawn on: its own background, else its nearest ancestor's.
+pub fn background(e: &Element) -> String {
+    web_sys::window().map_or_else(|| "#ffffff".to_owned(), |w| background_of(&w, e))
+}
+
+/// A figure as a standalone SVG document with its pixel size: written from the data for a
+/// canvas figure, else copied from the page.
+fn figure_document(figure: &Element) -> Result<(String, f64, f64), String> {
+    match figure_writer(figure) {
+        Some(write) => write(figure),
+        None => svg_document(figure),
+    }
+}
+
 /// Pixels per CSS pixel of exported PNG pictures.
 pub const PNG_SCALE: f64 = 2.0;
 
@@ -494,9 +559,9 @@ pub async fn export(view_id: &str, item: &Exportable, format: Format) -> Result<
     let file = format!("{}.{}", item.name, format.extension());
     let blob = match format {
         Format::Csv => text_blob(&table_csv(&element), "text/csv"),
-        Format::Svg => text_blob(&svg_document(&element)?.0, "image/svg+xml"),
+        Format::Svg => text_blob(&figure_document(&element)?.0, "image/svg+xml"),
         Format::Png => {
-            let (svg, w, h) = svg_document(&element)?;
+            let (svg, w, h) = figure_document(&element)?;
             Some(png_of(&svg, w, h).await?)
         }
     }

@@ -1,7 +1,12 @@
 //! Geometry and colours of the matrix heatmap, kept apart from the DOM so they can be tested.
 //!
-//! Traces with many ranks would need millions of SVG cells; above [`MAX_SIDE`] ranks the
-//! drawing groups ranks into equal blocks and each cell shows the sum over its block.
+//! Traces with many ranks would need millions of cells; above [`MAX_SIDE`] ranks the drawing
+//! groups ranks into equal blocks and each cell shows the sum over its block.
+//!
+//! The page draws the cells on a canvas: [`Grid::pixels`] gives one RGBA pixel per cell, which
+//! the canvas scales up without smoothing (a 128 × 128 matrix is one 64 KiB image instead of
+//! 16,384 SVG elements). [`cell_at`] maps a pointer position back to its cell, and
+//! [`svg_document`] writes the same picture as a standalone SVG file from the data.
 
 use serde::{Deserialize, Serialize};
 use tracelogic_analysis::matrix::{CommMatrix, Filtered, Metric};
@@ -105,15 +110,218 @@ const PALETTE: [(u8, u8, u8); 9] = [
     (253, 231, 37),
 ];
 
-/// CSS colour (`#rrggbb`) of position `t` (0..1) on the scale.
-pub fn colour(t: f64) -> String {
+/// Red, green and blue of position `t` (0..1) on the scale.
+pub fn rgb(t: f64) -> Rgb {
     let t = if t.is_finite() { t.clamp(0.0, 1.0) } else { 0.0 };
     let x = t * (PALETTE.len() - 1) as f64;
     let i = (x.floor() as usize).min(PALETTE.len() - 2);
     let f = x - i as f64;
     let (a, b) = (PALETTE[i], PALETTE[i + 1]);
     let mix = |p: u8, q: u8| (p as f64 + (q as f64 - p as f64) * f).round() as u8;
-    format!("#{:02x}{:02x}{:02x}", mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2))
+    (mix(a.0, b.0), mix(a.1, b.1), mix(a.2, b.2))
+}
+
+/// CSS colour (`#rrggbb`) of position `t` (0..1) on the scale.
+pub fn colour(t: f64) -> String {
+    let (r, g, b) = rgb(t);
+    format!("#{r:02x}{g:02x}{b:02x}")
+}
+
+/// A colour as red, green and blue.
+pub type Rgb = (u8, u8, u8);
+
+/// `rgb(r, g, b)`, the form browsers give computed colours in.
+pub fn css_rgb((r, g, b): Rgb) -> String {
+    format!("rgb({r}, {g}, {b})")
+}
+
+/// A computed CSS colour (`rgb(…)`, `rgba(…)` or `#rrggbb`) as red, green and blue; `None` for
+/// anything else (the caller keeps its default).
+pub fn parse_css_colour(text: &str) -> Option<Rgb> {
+    let text = text.trim();
+    if let Some(hex) = text.strip_prefix('#') {
+        if hex.len() != 6 || !hex.is_ascii() {
+            return None;
+        }
+        let at = |i: usize| u8::from_str_radix(&hex[i..i + 2], 16).ok();
+        return Some((at(0)?, at(2)?, at(4)?));
+    }
+    let inner = text
+        .strip_prefix("rgba(")
+        .or_else(|| text.strip_prefix("rgb("))?
+        .strip_suffix(')')?;
+    let mut parts = inner.split([',', ' ', '/']).filter(|p| !p.is_empty());
+    let mut next = || {
+        parts
+            .next()?
+            .parse::<f64>()
+            .ok()
+            .map(|v| v.round().clamp(0.0, 255.0) as u8)
+    };
+    Some((next()?, next()?, next()?))
+}
+
+/// Which of the two matrix figures a drawing is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Layer {
+    /// The metric on the log colour scale.
+    Heat,
+    /// Kept, removed by the threshold, or no traffic.
+    Binary,
+}
+
+/// The theme colours of the binary matrix (the heatmap's scale is the same in both themes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BinaryColours {
+    /// A pair the threshold keeps.
+    pub kept: Rgb,
+    /// A pair with traffic that the threshold removes.
+    pub removed: Rgb,
+}
+
+impl Default for BinaryColours {
+    /// The light theme's `--kept` and `--removed`.
+    fn default() -> Self {
+        BinaryColours {
+            kept: (0x1d, 0x21, 0x26),
+            removed: (0xe8, 0xa3, 0x3d),
+        }
+    }
+}
+
+impl Grid {
+    /// Colour of cell `i` (row-major) in `layer`; `None` for a pair with no traffic, which
+    /// shows the empty-cell background.
+    pub fn cell_colour(&self, layer: Layer, i: usize, binary: &BinaryColours) -> Option<Rgb> {
+        let value = self.values.get(i).copied().unwrap_or(0);
+        match layer {
+            Layer::Heat => (value > 0).then(|| rgb(self.scale(value))),
+            Layer::Binary => match (value > 0, self.kept.get(i).copied().unwrap_or(false)) {
+                (_, true) => Some(binary.kept),
+                (true, false) => Some(binary.removed),
+                (false, false) => None,
+            },
+        }
+    }
+
+    /// One RGBA pixel per cell, row-major: the picture the canvas scales up. Pairs with no
+    /// traffic are transparent, so the canvas's own background (the theme's empty-cell colour)
+    /// shows through.
+    pub fn pixels(&self, layer: Layer, binary: &BinaryColours) -> Vec<u8> {
+        let cells = (self.side as usize) * (self.side as usize);
+        let mut out = vec![0u8; cells * 4];
+        for (i, px) in out.chunks_exact_mut(4).enumerate() {
+            if let Some((r, g, b)) = self.cell_colour(layer, i, binary) {
+                px.copy_from_slice(&[r, g, b, 255]);
+            }
+        }
+        out
+    }
+}
+
+/// The cell under a point of a plot of `side` cells per side drawn after a margin of `margin`
+/// cells on the top and left (room for rank numbers), the point given as fractions `fx`, `fy`
+/// (0..1) of the plot's width and height; `None` in the margin or outside.
+pub fn cell_at(fx: f64, fy: f64, side: u32, margin: f64) -> Option<(u32, u32)> {
+    if !(fx.is_finite() && fy.is_finite()) || side == 0 {
+        return None;
+    }
+    let span = side as f64 + margin;
+    let (x, y) = (fx * span - margin, fy * span - margin);
+    let inside = |v: f64| (0.0..side as f64).contains(&v);
+    (inside(x) && inside(y)).then(|| (y.floor() as u32, x.floor() as u32))
+}
+
+/// How an exported figure looks: the page's computed colours and font.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SvgStyle {
+    /// Behind everything (the figure's background in the page).
+    pub background: String,
+    /// Pairs with no traffic.
+    pub empty: String,
+    /// Rank numbers.
+    pub label: String,
+    /// Font of the rank numbers.
+    pub font_family: String,
+    /// Binary-matrix colours.
+    pub binary: BinaryColours,
+}
+
+/// `&`, `<`, `>` and `"` escaped for XML text and attribute values.
+fn xml_escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// The figure of `layer` as a standalone SVG document of `width` × `height` pixels, written
+/// from the data: a background, the empty-cell square, one path per colour (runs of equal
+/// cells along a row merged), and rank numbers in a one-cell margin when `labelled`. Its
+/// `aria-label` is `title`.
+pub fn svg_document(
+    grid: &Grid,
+    layer: Layer,
+    style: &SvgStyle,
+    width: f64,
+    height: f64,
+    labelled: bool,
+    title: &str,
+) -> String {
+    use std::collections::BTreeMap;
+    use std::fmt::Write as _;
+    let side = grid.side;
+    let m = u32::from(labelled);
+    let mut out = String::with_capacity(4096);
+    let _ = write!(
+        out,
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" \
+viewBox=\"{o} {o} {s} {s}\" preserveAspectRatio=\"none\" shape-rendering=\"crispEdges\" role=\"img\" aria-label=\"{t}\">\n\
+<rect x=\"{o}\" y=\"{o}\" width=\"{s}\" height=\"{s}\" fill=\"{bg}\"/>\n\
+<rect x=\"0\" y=\"0\" width=\"{side}\" height=\"{side}\" style=\"fill: {empty}\"/>\n",
+        s = side + m,
+        o = if labelled { "-1" } else { "0" },
+        t = xml_escape(title),
+        bg = xml_escape(&style.background),
+        empty = xml_escape(&style.empty),
+    );
+    let mut paths: BTreeMap<Rgb, String> = BTreeMap::new();
+    for row in 0..side {
+        let mut col = 0;
+        while col < side {
+            let at = |c: u32| grid.cell_colour(layer, (row * side + c) as usize, &style.binary);
+            let Some(c) = at(col) else {
+                col += 1;
+                continue;
+            };
+            let start = col;
+            while col < side && at(col) == Some(c) {
+                col += 1;
+            }
+            let run = col - start;
+            let _ = write!(paths.entry(c).or_default(), "M{start} {row}h{run}v1h-{run}z");
+        }
+    }
+    for (c, d) in &paths {
+        let _ = writeln!(out, "<path style=\"fill: {}\" d=\"{d}\"/>", css_rgb(*c));
+    }
+    if labelled {
+        let _ = writeln!(
+            out,
+            "<g style=\"fill: {}; font-family: {}; font-size: 0.34px\">",
+            xml_escape(&style.label),
+            xml_escape(&style.font_family)
+        );
+        for r in 0..side {
+            let _ = writeln!(
+                out,
+                "<text x=\"{r}.5\" y=\"-0.3\" text-anchor=\"middle\">{r}</text><text x=\"-0.3\" y=\"{r}.5\" text-anchor=\"end\" dominant-baseline=\"central\">{r}</text>"
+            );
+        }
+        out.push_str("</g>\n");
+    }
+    out.push_str("</svg>\n");
+    out
 }
 
 /// Values to label on the legend: `min`, the powers of ten strictly between, and `max`
@@ -229,6 +437,117 @@ mod tests {
         assert_eq!(colour(f64::NAN), "#440154");
         assert_eq!(colour(0.5), "#21918c");
         assert_ne!(colour(0.49), colour(0.51));
+    }
+
+    #[test]
+    fn pixels_colour_traffic_and_leave_empty_pairs_transparent() {
+        let m = matrix(2, vec![0, 10, 1000, 0]);
+        let mut f = keep_all(&m);
+        f.binary[1] = 0;
+        let g = Grid::new(&m, &f, Metric::Bytes, MAX_SIDE);
+        let binary = BinaryColours::default();
+        let heat = g.pixels(Layer::Heat, &binary);
+        assert_eq!(heat.len(), 16);
+        assert_eq!(heat[0..4], [0, 0, 0, 0]);
+        assert_eq!(
+            heat[4..8],
+            [68, 1, 84, 255],
+            "the smallest value is the scale's dark end"
+        );
+        assert_eq!(heat[8..12], [253, 231, 37, 255], "the largest is yellow");
+        assert_eq!(heat[12..16], [0, 0, 0, 0]);
+        let bin = g.pixels(Layer::Binary, &binary);
+        let (k, r) = (binary.kept, binary.removed);
+        assert_eq!(bin[4..8], [r.0, r.1, r.2, 255], "traffic below the threshold");
+        assert_eq!(bin[8..12], [k.0, k.1, k.2, 255]);
+        assert_eq!(bin[0..4], [0, 0, 0, 0]);
+    }
+
+    #[test]
+    fn points_map_to_their_cell_and_the_margin_to_none() {
+        assert_eq!(cell_at(0.0, 0.0, 4, 0.0), Some((0, 0)));
+        assert_eq!(cell_at(0.999, 0.26, 4, 0.0), Some((1, 3)));
+        assert_eq!(cell_at(1.0, 0.5, 4, 0.0), None);
+        // With a one-cell margin the plot spans 5 cells; the first fifth is the margin.
+        assert_eq!(cell_at(0.1, 0.5, 4, 1.0), None);
+        assert_eq!(cell_at(0.21, 0.99, 4, 1.0), Some((3, 0)));
+        assert_eq!(cell_at(f64::NAN, 0.5, 4, 0.0), None);
+        assert_eq!(cell_at(-0.01, 0.5, 4, 0.0), None);
+    }
+
+    #[test]
+    fn computed_colours_are_read_in_every_browser_form() {
+        assert_eq!(parse_css_colour("rgb(29, 33, 38)"), Some((29, 33, 38)));
+        assert_eq!(parse_css_colour("rgba(1, 2, 3, 0.5)"), Some((1, 2, 3)));
+        assert_eq!(parse_css_colour(" #e8a33d"), Some((0xe8, 0xa3, 0x3d)));
+        assert_eq!(parse_css_colour("rgb(1 2 3 / 50%)"), Some((1, 2, 3)));
+        assert_eq!(parse_css_colour("var(--kept)"), None);
+        assert_eq!(parse_css_colour("#ab"), None);
+    }
+
+    /// The cells an exported SVG paints, per colour, read back from its paths.
+    fn painted(svg: &str) -> Vec<(String, u32, u32)> {
+        let mut out = Vec::new();
+        for line in svg.lines().filter(|l| l.starts_with("<path")) {
+            let fill = line
+                .split("fill: ")
+                .nth(1)
+                .unwrap()
+                .split('"')
+                .next()
+                .unwrap()
+                .to_owned();
+            let d = line.split(" d=\"").nth(1).unwrap().split('"').next().unwrap();
+            for run in d.split('M').filter(|r| !r.is_empty()) {
+                let (pos, rest) = run.split_once('h').unwrap();
+                let (x, y) = pos.split_once(' ').unwrap();
+                let len: u32 = rest.split('v').next().unwrap().parse().unwrap();
+                let (x, y): (u32, u32) = (x.parse().unwrap(), y.parse().unwrap());
+                out.extend((x..x + len).map(|c| (fill.clone(), y, c)));
+            }
+        }
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn exported_svg_paints_every_cell_with_traffic_once() {
+        let n = 5u32;
+        let bytes: Vec<u64> = (0..n * n)
+            .map(|i| if i % 3 == 0 { 0 } else { u64::from(i % 4) * 100 })
+            .collect();
+        let m = matrix(n, bytes);
+        let g = Grid::new(&m, &keep_all(&m), Metric::Bytes, MAX_SIDE);
+        let style = SvgStyle {
+            background: "rgb(255, 255, 255)".into(),
+            empty: "rgb(238, 240, 242)".into(),
+            label: "rgb(90, 99, 112)".into(),
+            font_family: "\"A & B\", sans-serif".into(),
+            binary: BinaryColours::default(),
+        };
+        let svg = svg_document(&g, Layer::Heat, &style, 300.0, 300.0, true, "Heat <map>");
+        assert!(
+            svg.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\"")
+        );
+        assert!(svg.contains("viewBox=\"-1 -1 6 6\""));
+        assert!(svg.contains("aria-label=\"Heat &lt;map&gt;\""));
+        assert!(svg.contains("&quot;A &amp; B&quot;"));
+        let want: Vec<(String, u32, u32)> = {
+            let mut w: Vec<_> = (0..n)
+                .flat_map(|r| (0..n).map(move |c| (r, c)))
+                .filter(|&(r, c)| g.value(r, c) > 0)
+                .map(|(r, c)| (css_rgb(rgb(g.scale(g.value(r, c)))), r, c))
+                .collect();
+            w.sort();
+            w
+        };
+        assert!(!want.is_empty());
+        assert_eq!(painted(&svg), want);
+        assert_eq!(svg.matches("<text").count(), 2 * n as usize);
+        let plain = svg_document(&g, Layer::Binary, &style, 300.0, 300.0, false, "b");
+        assert!(plain.contains("viewBox=\"0 0 5 5\""));
+        assert_eq!(plain.matches("<path").count(), 1, "one colour: every pair is kept");
+        assert!(!plain.contains("<text"));
     }
 
     #[test]

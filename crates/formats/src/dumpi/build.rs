@@ -8,8 +8,8 @@
 //! ranks agree on without knowing the members; once all ranks are read it computes the
 //! memberships in creation order and translates peers and roots to world ranks.
 
-use super::raw::{BinFile, Record, Status, Value};
-use super::spec::{END_OF_STREAM, FUNCTION_ENTER, FUNCTION_EXIT};
+use super::raw::{BinFile, P2pArgs, Record, Status, Value};
+use super::spec::{CALLS, END_OF_STREAM, FUNCTION_ENTER, FUNCTION_EXIT};
 use crate::{FormatError, Progress, ProgressSink};
 use std::collections::HashMap;
 use tracelogic_model::{
@@ -239,6 +239,107 @@ impl Op {
     }
 }
 
+/// Non-blocking operations waiting for their completion, by request handle. libdumpi numbers
+/// requests upwards and they complete soon after they are posted, so the pending ones lie in a
+/// short window of handles: a table over that window serves nearly every look-up, and a map
+/// takes the handles outside it (negative ones, or ones beyond what the rank's file can justify).
+/// A handle is in at most one of the two.
+#[derive(Default)]
+struct Pending {
+    /// Handle of `window[0]`.
+    base: i64,
+    /// Operation index + 1 by handle − `base` (0 = none pending); its front is never 0.
+    window: std::collections::VecDeque<u32>,
+    sparse: FastMap<i32, usize>,
+    /// Most slots the window may hold (bounded by the rank's file size).
+    limit: usize,
+    len: usize,
+}
+
+impl Pending {
+    #[inline]
+    fn insert(&mut self, request: i32, op: usize) {
+        if self.window.is_empty() {
+            self.base = request as i64;
+        }
+        let at = usize::try_from(request as i64 - self.base)
+            .ok()
+            .filter(|&i| i < self.limit);
+        let added = match (at, u32::try_from(op + 1)) {
+            (Some(i), Ok(v)) => {
+                if i >= self.window.len() {
+                    self.window.resize(i + 1, 0);
+                }
+                let was_sparse = !self.sparse.is_empty() && self.sparse.remove(&request).is_some();
+                std::mem::replace(&mut self.window[i], v) == 0 && !was_sparse
+            }
+            _ => self.sparse.insert(request, op).is_none(),
+        };
+        self.len += added as usize;
+    }
+
+    #[inline]
+    fn remove(&mut self, request: i32) -> Option<usize> {
+        let at = usize::try_from(request as i64 - self.base).ok();
+        let found = match at.and_then(|i| self.window.get_mut(i)) {
+            Some(v) if *v != 0 => {
+                let op = std::mem::take(v) as usize - 1;
+                while self.window.front() == Some(&0) {
+                    self.window.pop_front();
+                    self.base += 1;
+                }
+                Some(op)
+            }
+            _ if self.sparse.is_empty() => None,
+            _ => self.sparse.remove(&request),
+        };
+        self.len -= found.is_some() as usize;
+        found
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+}
+
+/// The record layouts with a dedicated decoder: the calls nearly every record of a
+/// point-to-point trace is made of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Hot {
+    /// `count, datatype, peer, tag, comm[, request][, status]`.
+    P2p { with_request: bool, with_status: bool },
+    /// `MPI_Wait` / `MPI_Test`: `request[, flag], status`.
+    Wait { with_flag: bool },
+    /// `MPI_Waitall` / `MPI_Testall`: `count, requests[, flag], statuses`.
+    All { with_flag: bool },
+}
+
+impl Hot {
+    /// The hot layout of a call, `None` for the calls the generic loop decodes.
+    fn of(op: Op, name: &str) -> Option<Hot> {
+        Some(match op {
+            Op::Send => Hot::P2p {
+                with_request: false,
+                with_status: false,
+            },
+            Op::Recv => Hot::P2p {
+                with_request: false,
+                with_status: true,
+            },
+            Op::Isend | Op::Irecv | Op::PersistentInit => Hot::P2p {
+                with_request: true,
+                with_status: false,
+            },
+            Op::Wait => Hot::Wait { with_flag: false },
+            Op::Test => Hot::Wait { with_flag: true },
+            Op::WaitOrTestAll => Hot::All {
+                with_flag: name == "Testall",
+            },
+            _ => return None,
+        })
+    }
+}
+
 /// Per-rank reading state.
 #[derive(Default)]
 struct RankState {
@@ -248,13 +349,16 @@ struct RankState {
     comms: FastMap<u16, u32>,
     groups: HashMap<u16, GroupExpr>,
     seq: HashMap<u32, u32>,
-    pending: FastMap<i32, usize>,
+    pending: Pending,
     persistent: FastMap<i32, Template>,
     threads: FastMap<u16, u16>,
-    /// Communicator-relative peer of each p2p operation (translated at the end).
-    p2p_local_peer: Vec<i32>,
-    /// Whether each p2p operation was posted with `MPI_ANY_SOURCE`.
-    p2p_wildcard: Vec<bool>,
+    /// The last thread seen and its location index (records of one thread come in runs).
+    last_thread: Option<(u16, u16)>,
+    /// The last communicator handle looked up and its derivation (cleared when handles change).
+    last_comm: Option<(u16, u32)>,
+    /// Operations posted with `MPI_ANY_SOURCE`, ascending. Until [`Builder::finish`] the
+    /// peer column holds communicator-relative peers (`MPI_ANY_SOURCE` as `u32::MAX`).
+    wildcards: Vec<usize>,
     /// Communicator-relative root and bytes of each collective.
     coll_fix: Vec<(i32, CollBytes)>,
     regions: Vec<u32>,
@@ -281,6 +385,9 @@ pub(crate) struct Builder {
     /// Communicator member entries stored so far, and the most allowed for this input.
     members_stored: usize,
     members_budget: usize,
+    /// Decode every record with the generic per-field loop (the hot decoders are skipped); the
+    /// tests compare both paths.
+    pub general_only: bool,
 }
 
 impl Builder {
@@ -303,6 +410,7 @@ impl Builder {
             function_names: HashMap::new(),
             members_stored: 0,
             members_budget: 0,
+            general_only: false,
         };
         b.intern(Derivation::World);
         b
@@ -323,8 +431,16 @@ impl Builder {
         i
     }
 
+    #[inline]
     fn comm(&mut self, r: Rank, handle: u16) -> u32 {
-        if let Some(&c) = self.ranks[r as usize].comms.get(&handle) {
+        let st = &mut self.ranks[r as usize];
+        if let Some((h, c)) = st.last_comm {
+            if h == handle {
+                return c;
+            }
+        }
+        if let Some(&c) = st.comms.get(&handle) {
+            st.last_comm = Some((handle, c));
             return c;
         }
         let d = match handle {
@@ -348,6 +464,7 @@ impl Builder {
         }
         let c = self.intern(Derivation::Derived { parent, seq, how });
         self.ranks[r as usize].comms.insert(newcomm, c);
+        self.ranks[r as usize].last_comm = None;
         Some(c)
     }
 
@@ -404,10 +521,14 @@ impl Builder {
             .members_budget
             .saturating_add(file.len().saturating_mul(4))
             .saturating_add(1 << 16);
+        self.reserve(r, file);
+        self.ranks[r as usize].pending.limit = (file.len() / 4).min(1 << 16);
         let mut records = file.records();
         let mut next_report = PROGRESS_STEP;
         let mut rec = Record::empty();
-        while records.next_into(&mut rec)? {
+        let mut statuses: Vec<Status> = Vec::new();
+        let mut requests: Vec<i32> = Vec::new();
+        while records.head_into(&mut rec)? {
             let pos = records.position();
             if pos >= next_report {
                 next_report = pos + PROGRESS_STEP;
@@ -420,7 +541,41 @@ impl Builder {
                     return Err(FormatError::cancelled(file.name));
                 }
             }
-            self.record(r, file, &sizes, &rec);
+            let hot = match rec.call {
+                FUNCTION_ENTER | FUNCTION_EXIT => None,
+                _ if self.general_only => None,
+                id => Hot::of(self.call_op(id).0, rec.spec().name),
+            };
+            // One decoder per hot layout; every other record takes the generic field loop.
+            match hot {
+                None => {
+                    records.args_into(&mut rec)?;
+                    self.record(r, file, &sizes, &rec);
+                }
+                Some(Hot::P2p {
+                    with_request,
+                    with_status,
+                }) => {
+                    let a = records.p2p_args(&rec, with_request, with_status, &mut statuses)?;
+                    let (op, call) = self.begin_call(r, file, &rec);
+                    let recv_init = rec.spec().name == "Recv_init";
+                    self.p2p_call(r, call, op, recv_init, a, &sizes, statuses.first());
+                }
+                Some(Hot::Wait { with_flag }) => {
+                    let (request, flag) = records.wait_args(rec.mask, with_flag, &mut statuses)?;
+                    let (_, call) = self.begin_call(r, file, &rec);
+                    if flag != 0 {
+                        self.complete(r, request, call, statuses.first());
+                    }
+                }
+                Some(Hot::All { with_flag }) => {
+                    let flag = records.requests_args(rec.mask, with_flag, &mut requests, &mut statuses)?;
+                    let (_, call) = self.begin_call(r, file, &rec);
+                    if flag != 0 {
+                        self.complete_all(r, call, &requests, &statuses);
+                    }
+                }
+            }
         }
         let pending = self.ranks[r as usize].pending.len();
         if pending > 0 {
@@ -434,6 +589,7 @@ impl Builder {
     /// Entry and exit of a record in ns (wall clock, else CPU clock). DUMPI stores seconds in 16
     /// bits above a per-file bias, so they wrap after 18.2 hours: a jump back by more than half
     /// the range is taken as a wrap.
+    #[inline]
     fn times(&mut self, r: Rank, rec: &Record) -> (u64, u64) {
         const WRAP: u64 = 1 << 16;
         let Some(iv) = rec.wall.or(rec.cpu) else {
@@ -457,106 +613,177 @@ impl Builder {
         (a, b)
     }
 
+    #[inline]
     fn location(&mut self, r: Rank, thread: u16) -> u16 {
+        let st = &mut self.ranks[r as usize];
+        if let Some((t, loc)) = st.last_thread {
+            if t == thread {
+                return loc;
+            }
+        }
         let rt = &mut self.trace.ranks[r as usize];
-        *self.ranks[r as usize].threads.entry(thread).or_insert_with(|| {
+        let loc = *st.threads.entry(thread).or_insert_with(|| {
             rt.locations.push(Location {
                 id: thread as u64,
                 name: format!("thread {thread}"),
             });
             (rt.locations.len() - 1) as u16
-        })
+        });
+        st.last_thread = Some((thread, loc));
+        loc
+    }
+
+    /// What to do with call id `id`, its interned MPI name and its kind (found on first use).
+    #[inline]
+    fn call_op(&mut self, id: u16) -> (Op, FuncId, CallKind) {
+        match self.call_ops[id as usize] {
+            Some(known) => known,
+            None => self.first_call_op(id),
+        }
+    }
+
+    #[cold]
+    fn first_call_op(&mut self, id: u16) -> (Op, FuncId, CallKind) {
+        let spec = super::spec::call_spec(id).expect("ids come from decoded records");
+        let name = match spec.name.strip_prefix("DUMPIO_") {
+            Some(io) => format!("MPIO_{io}"),
+            None => format!("MPI_{}", spec.name),
+        };
+        let func = self.trace.functions.intern(&name);
+        let known = (Op::of(spec.name, &name), func, self.trace.function_kind(func));
+        self.call_ops[id as usize] = Some(known);
+        known
+    }
+
+    /// Reserve rank `r`'s columns for the calls the file's footer counts, so that they are
+    /// allocated once instead of grown by doubling and copying. The counts are only a hint: they
+    /// are capped by what the record stream's size can hold, and the columns still grow if a
+    /// file has more records than its footer says.
+    fn reserve(&mut self, r: Rank, file: &BinFile) {
+        let Some(counts) = file.call_counts() else { return };
+        // No record of a call is shorter than 3 bytes plus its time stamps; 16 bytes per call
+        // keeps a hostile footer from reserving more than the file can hold.
+        let most = file.stream_len() / 16;
+        let (mut calls, mut p2p, mut colls) = (0usize, 0usize, 0usize);
+        for spec in CALLS
+            .iter()
+            .filter(|c| counts.get(c.id as usize).is_some_and(|&n| n > 0))
+        {
+            let n = counts[spec.id as usize] as usize;
+            calls = calls.saturating_add(n);
+            match self.call_op(spec.id).0 {
+                Op::Send | Op::Isend | Op::Recv | Op::Irecv | Op::Start => p2p = p2p.saturating_add(n),
+                Op::Sendrecv | Op::SendrecvReplace => p2p = p2p.saturating_add(n.saturating_mul(2)),
+                Op::Collective(_) => colls = colls.saturating_add(n),
+                _ => {}
+            }
+        }
+        let (calls, p2p, colls) = (calls.min(most), p2p.min(most), colls.min(most));
+        self.trace.ranks[r as usize].reserve(calls, p2p, colls);
+        let st = &mut self.ranks[r as usize];
+        st.coll_fix.reserve(colls);
+    }
+
+    /// Append the call of `rec` (head decoded) to rank `r`: times, thread, call path, PAPI
+    /// values. Returns what to do with it and its index.
+    #[inline]
+    fn begin_call(&mut self, r: Rank, file: &BinFile, rec: &Record) -> (Op, CallIdx) {
+        let (enter, exit) = self.times(r, rec);
+        let (op, func, kind) = self.call_op(rec.call);
+        let loc = self.location(r, rec.thread);
+        let callpath = self.ranks[r as usize].callpath;
+        let call = self.trace.ranks[r as usize].push_call(func, kind, enter, exit, callpath, loc);
+        if !rec.perf.is_empty() {
+            self.perf(r, file, rec, enter, exit.max(enter));
+        }
+        (op, call)
+    }
+
+    /// Complete the operations of `requests` (`MPI_Waitall`, a successful `MPI_Testall`),
+    /// using the statuses when there is one per request.
+    fn complete_all(&mut self, r: Rank, call: CallIdx, requests: &[i32], statuses: &[Status]) {
+        let with_status = statuses.len() == requests.len();
+        for (i, &req) in requests.iter().enumerate() {
+            self.complete(r, req, call, if with_status { statuses.get(i) } else { None });
+        }
+    }
+
+    /// The point-to-point calls of the fixed layout, whichever decoder read them.
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    fn p2p_call(
+        &mut self,
+        r: Rank,
+        call: CallIdx,
+        op: Op,
+        recv_init: bool,
+        a: P2pArgs,
+        sizes: &[u64],
+        status: Option<&Status>,
+    ) {
+        let bytes = (a.count.max(0) as u64).saturating_mul(sizes.get(a.datatype as usize).copied().unwrap_or(0));
+        match op {
+            Op::Send => {
+                let c = self.comm(r, a.comm);
+                self.post(r, call, call, P2pDir::Send, a.peer, a.tag, c, bytes);
+            }
+            Op::Isend => {
+                let c = self.comm(r, a.comm);
+                let o = self.post(r, call, NOT_COMPLETED, P2pDir::Send, a.peer, a.tag, c, bytes);
+                self.track(r, a.request, o);
+            }
+            Op::Recv => {
+                let c = self.comm(r, a.comm);
+                let o = self.post(r, call, call, P2pDir::Recv, a.peer, a.tag, c, bytes);
+                if let (Some(o), Some(s)) = (o, status) {
+                    self.resolve_recv(r, o, s);
+                }
+            }
+            Op::Irecv => {
+                let c = self.comm(r, a.comm);
+                let o = self.post(r, call, NOT_COMPLETED, P2pDir::Recv, a.peer, a.tag, c, bytes);
+                self.track(r, a.request, o);
+            }
+            Op::PersistentInit => {
+                let t = Template {
+                    dir: if recv_init { P2pDir::Recv } else { P2pDir::Send },
+                    peer: a.peer,
+                    tag: a.tag,
+                    comm: self.comm(r, a.comm),
+                    bytes,
+                };
+                self.ranks[r as usize].persistent.insert(a.request, t);
+            }
+            _ => unreachable!("only the fixed point-to-point layouts come here"),
+        }
     }
 
     fn record(&mut self, r: Rank, file: &BinFile, sizes: &[u64], rec: &Record) {
-        let (enter, exit) = self.times(r, rec);
         if rec.call == FUNCTION_ENTER || rec.call == FUNCTION_EXIT {
+            let (enter, _) = self.times(r, rec);
             self.user_function(r, rec, enter);
             return;
         }
         let spec = rec.spec();
-        let (op, func, kind) = match self.call_ops[rec.call as usize] {
-            Some(known) => known,
-            None => {
-                let name = match spec.name.strip_prefix("DUMPIO_") {
-                    Some(io) => format!("MPIO_{io}"),
-                    None => format!("MPI_{}", spec.name),
-                };
-                let func = self.trace.functions.intern(&name);
-                let known = (Op::of(spec.name, &name), func, self.trace.function_kind(func));
-                self.call_ops[rec.call as usize] = Some(known);
-                known
-            }
-        };
-        let loc = self.location(r, rec.thread);
-        let callpath = self.ranks[r as usize].callpath;
-        let exit = exit.max(enter);
-        let call = self.trace.ranks[r as usize].push_call(func, kind, enter, exit, callpath, loc);
-        if !rec.perf.is_empty() {
-            self.perf(r, file, rec, enter, exit);
-        }
+        let (op, call) = self.begin_call(r, file, rec);
         let size = |dt: i64| -> u64 { sizes.get(dt.max(0) as usize).copied().unwrap_or(0) };
         let int = |n: &str| rec.int(n).unwrap_or(0);
         let bytes = |count: &str, dt: &str| (int(count).max(0) as u64).saturating_mul(size(int(dt)));
         let handle = |n: &str| rec.int(n).unwrap_or(0) as u16;
         let status = rec.statuses().first().copied();
+        let p2p_args = |peer: &str| P2pArgs {
+            count: int("count") as i32,
+            datatype: int("datatype") as u16,
+            peer: int(peer) as i32,
+            tag: int("tag") as i32,
+            comm: handle("comm"),
+            request: int("request") as i32,
+        };
         match op {
-            Op::Send => {
-                let c = self.comm(r, handle("comm"));
-                self.post(
-                    r,
-                    call,
-                    call,
-                    P2pDir::Send,
-                    int("dest") as i32,
-                    int("tag") as i32,
-                    c,
-                    bytes("count", "datatype"),
-                );
-            }
-            Op::Isend => {
-                let c = self.comm(r, handle("comm"));
-                let op = self.post(
-                    r,
-                    call,
-                    NOT_COMPLETED,
-                    P2pDir::Send,
-                    int("dest") as i32,
-                    int("tag") as i32,
-                    c,
-                    bytes("count", "datatype"),
-                );
-                self.track(r, int("request") as i32, op);
-            }
-            Op::Recv => {
-                let c = self.comm(r, handle("comm"));
-                let op = self.post(
-                    r,
-                    call,
-                    call,
-                    P2pDir::Recv,
-                    int("source") as i32,
-                    int("tag") as i32,
-                    c,
-                    bytes("count", "datatype"),
-                );
-                if let (Some(op), Some(s)) = (op, status) {
-                    self.resolve_recv(r, op, &s);
-                }
-            }
-            Op::Irecv => {
-                let c = self.comm(r, handle("comm"));
-                let op = self.post(
-                    r,
-                    call,
-                    NOT_COMPLETED,
-                    P2pDir::Recv,
-                    int("source") as i32,
-                    int("tag") as i32,
-                    c,
-                    bytes("count", "datatype"),
-                );
-                self.track(r, int("request") as i32, op);
+            Op::Send | Op::Isend | Op::Recv | Op::Irecv | Op::PersistentInit => {
+                let recv = matches!(op, Op::Recv | Op::Irecv) || spec.name == "Recv_init";
+                let a = p2p_args(if recv { "source" } else { "dest" });
+                self.p2p_call(r, call, op, spec.name == "Recv_init", a, sizes, status.as_ref());
             }
             Op::Sendrecv => {
                 let c = self.comm(r, handle("comm"));
@@ -611,17 +838,6 @@ impl Builder {
                     self.resolve_recv(r, op, &s);
                 }
             }
-            Op::PersistentInit => {
-                let recv = spec.name == "Recv_init";
-                let t = Template {
-                    dir: if recv { P2pDir::Recv } else { P2pDir::Send },
-                    peer: int(if recv { "source" } else { "dest" }) as i32,
-                    tag: int("tag") as i32,
-                    comm: self.comm(r, handle("comm")),
-                    bytes: bytes("count", "datatype"),
-                };
-                self.ranks[r as usize].persistent.insert(int("request") as i32, t);
-            }
             Op::Start => self.start(r, call, int("request") as i32),
             Op::Startall => {
                 for &req in rec.ints("requests").unwrap_or(&[]) {
@@ -644,12 +860,7 @@ impl Builder {
             }
             Op::WaitOrTestAll => {
                 if spec.name == "Waitall" || int("flag") != 0 {
-                    let reqs = rec.ints("requests").unwrap_or(&[]);
-                    let st = rec.statuses();
-                    let with_status = st.len() == reqs.len();
-                    for (i, &req) in reqs.iter().enumerate() {
-                        self.complete(r, req, call, if with_status { st.get(i) } else { None });
-                    }
+                    self.complete_all(r, call, rec.ints("requests").unwrap_or(&[]), rec.statuses());
                 }
             }
             Op::WaitOrTestSome => {
@@ -663,7 +874,7 @@ impl Builder {
             }
             Op::RequestFree => {
                 let req = int("request") as i32;
-                self.ranks[r as usize].pending.remove(&req);
+                self.ranks[r as usize].pending.remove(req);
                 self.ranks[r as usize].persistent.remove(&req);
             }
             Op::CommDup => {
@@ -718,6 +929,7 @@ impl Builder {
             Op::CommFree => {
                 let h = handle("comm");
                 self.ranks[r as usize].comms.remove(&h);
+                self.ranks[r as usize].last_comm = None;
             }
             Op::CommGroup => {
                 let c = self.comm(r, handle("comm"));
@@ -866,6 +1078,7 @@ impl Builder {
         self.ranks[r as usize].coll_fix.push((root, bytes));
     }
 
+    #[inline]
     #[allow(clippy::too_many_arguments)]
     fn post(
         &mut self,
@@ -887,13 +1100,16 @@ impl Builder {
         } else {
             tag
         };
-        self.trace.push_p2p(r, call, complete, dir, 0, tag, comm, bytes);
-        let st = &mut self.ranks[r as usize];
-        st.p2p_local_peer.push(peer);
-        st.p2p_wildcard.push(peer == DUMPI_ANY);
-        Some(st.p2p_local_peer.len() - 1)
+        self.trace
+            .push_p2p(r, call, complete, dir, peer as u32, tag, comm, bytes);
+        let op = self.trace.ranks[r as usize].p2p.len() - 1;
+        if peer == DUMPI_ANY {
+            self.ranks[r as usize].wildcards.push(op);
+        }
+        Some(op)
     }
 
+    #[inline]
     fn track(&mut self, r: Rank, request: i32, op: Option<usize>) {
         if let Some(op) = op {
             self.ranks[r as usize].pending.insert(request, op);
@@ -908,8 +1124,9 @@ impl Builder {
         self.track(r, request, op);
     }
 
+    #[inline]
     fn complete(&mut self, r: Rank, request: i32, call: CallIdx, status: Option<&Status>) {
-        let Some(op) = self.ranks[r as usize].pending.remove(&request) else {
+        let Some(op) = self.ranks[r as usize].pending.remove(request) else {
             return;
         };
         self.trace.ranks[r as usize].p2p.complete[op] = call;
@@ -926,11 +1143,10 @@ impl Builder {
         if s.cancelled != 0 || s.source < 0 {
             return;
         }
-        let st = &mut self.ranks[r as usize];
         let p = &mut self.trace.ranks[r as usize].p2p;
-        if st.p2p_local_peer[op] == DUMPI_ANY {
-            st.p2p_local_peer[op] = s.source;
-        } else if st.p2p_local_peer[op] != s.source {
+        if p.peer[op] as i32 == DUMPI_ANY {
+            p.peer[op] = s.source as u32;
+        } else if p.peer[op] as i32 != s.source {
             return;
         }
         if p.tag[op] == ANY_TAG && s.tag >= 0 {
@@ -1194,7 +1410,8 @@ impl Builder {
             // Point-to-point: translate peers; drop operations whose communicator is unknown.
             let p = &mut rt.p2p;
             let mut keep = vec![true; p.len()];
-            for (i, &local) in st.p2p_local_peer.iter().enumerate() {
+            for (i, keep) in keep.iter_mut().enumerate() {
+                let local = p.peer[i] as i32;
                 let d = p.comm[i] as usize;
                 let members = self.infos[d].members.as_deref();
                 match (comm_ids[d], members) {
@@ -1206,15 +1423,15 @@ impl Builder {
                             match m.get(local as usize) {
                                 Some(&w) => w,
                                 // A status source outside the communicator: keep the wildcard.
-                                None if st.p2p_wildcard[i] => ANY_SOURCE,
+                                None if st.wildcards.binary_search(&i).is_ok() => ANY_SOURCE,
                                 None => {
-                                    keep[i] = false;
+                                    *keep = false;
                                     continue;
                                 }
                             }
                         };
                     }
-                    _ => keep[i] = false,
+                    _ => *keep = false,
                 }
             }
             if keep.iter().any(|k| !k) {

@@ -17,6 +17,8 @@
 mod build;
 pub mod raw;
 pub mod spec;
+#[cfg(test)]
+mod tests;
 mod write;
 
 pub use write::write;
@@ -123,6 +125,12 @@ fn rank_files<'f>(
 
 /// Read a DUMPI trace (one `.meta` file and its per-rank `.bin` files) into the model.
 pub fn read(files: &[InputFile], progress: &mut dyn ProgressSink) -> Result<Trace, FormatError> {
+    read_with(files, progress, false)
+}
+
+/// [`read`], with every record decoded by the generic per-field loop when `general_only` (the
+/// tests check that the hot decoders give the same trace and the same errors).
+fn read_with(files: &[InputFile], progress: &mut dyn ProgressSink, general_only: bool) -> Result<Trace, FormatError> {
     let metas: Vec<&InputFile> = files.iter().filter(|f| f.name.ends_with(".meta")).collect();
     let meta_file = match metas[..] {
         [m] => m,
@@ -143,6 +151,7 @@ pub fn read(files: &[InputFile], progress: &mut dyn ProgressSink) -> Result<Trac
     let bytes_total: u64 = bins.iter().map(|f| f.bytes.len() as u64).sum();
     let source = meta_file.name.strip_suffix(".meta").unwrap_or(&meta_file.name);
     let mut b = build::Builder::new(source, meta.numprocs);
+    b.general_only = general_only;
     let mut bytes_done = 0u64;
     let mut header0 = None;
     let mut coords: Vec<String> = Vec::new();

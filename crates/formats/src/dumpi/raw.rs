@@ -324,10 +324,116 @@ impl<'a> Cursor<'a> {
         let n = self.u16(what)? as usize;
         Ok(String::from_utf8_lossy(self.take(n, what)?).into_owned())
     }
+    /// The next `N` bytes without consuming them, if that many remain (the hot decoders check
+    /// a whole fixed layout at once).
+    #[inline(always)]
+    fn peek<const N: usize>(&self) -> Option<[u8; N]> {
+        (self.remaining() >= N).then(|| self.bytes[self.pos..self.pos + N].try_into().expect("N bytes"))
+    }
+    /// One entry/exit interval of 12 bytes on a clock whose seconds are biased by `bias`.
+    #[inline(always)]
+    fn interval(&mut self, bias: u32) -> Result<Interval, FormatError> {
+        let (s, sn, e, en) = match self.peek::<12>() {
+            Some(b) => {
+                self.pos += 12;
+                (be_u16(b, 0), be_i32(b, 2) as u32, be_u16(b, 6), be_i32(b, 8) as u32)
+            }
+            None => self.interval_fields()?,
+        };
+        Ok(Interval {
+            start: Clock {
+                sec: bias as u64 + s as u64,
+                nsec: sn,
+            },
+            stop: Clock {
+                sec: bias as u64 + e as u64,
+                nsec: en,
+            },
+        })
+    }
+    /// The fields of an interval one by one, when fewer than 12 bytes remain (the error says
+    /// which field is cut).
+    #[cold]
+    fn interval_fields(&mut self) -> Result<(u16, u32, u16, u32), FormatError> {
+        Ok((
+            self.u16("start seconds")?,
+            self.u32("start nanoseconds")?,
+            self.u16("stop seconds")?,
+            self.u32("stop nanoseconds")?,
+        ))
+    }
+    /// A status field (one or an array; both are a count and that many statuses) appended to
+    /// `out`. Returns `false` when the record mask says no statuses were recorded (nothing is
+    /// stored then); `true` with nothing appended when the application ignored them.
+    fn statuses_into(
+        &mut self,
+        mask: u8,
+        version: (u8, u8, u8),
+        what: &str,
+        out: &mut Vec<Status>,
+    ) -> Result<bool, FormatError> {
+        if mask & MASK_STATUSES == 0 {
+            return Ok(false);
+        }
+        let at = self.pos;
+        let n = self.i32(what)?;
+        let with_tag = version_at_least(version, (0, 6, 3));
+        let each = if with_tag { 14 } else { 10 };
+        if n > 0 && (n as usize).saturating_mul(each) > self.remaining() {
+            return Err(self.err(
+                at,
+                format!(
+                    "{n} statuses need {} bytes but only {} remain",
+                    n as usize * each,
+                    self.remaining()
+                ),
+            ));
+        }
+        out.reserve(n.max(0) as usize);
+        for _ in 0..n.max(0) {
+            out.push(Status {
+                bytes: self.i32("status bytes")?,
+                source: self.i32("status source")?,
+                cancelled: self.u8("status cancelled")?,
+                error: self.u8("status error")?,
+                tag: if with_tag { self.i32("status tag")? } else { -1 },
+            });
+        }
+        Ok(true)
+    }
     fn i32s(&mut self, what: &str) -> Result<Vec<i32>, FormatError> {
         let n = self.len(what, 4)?;
         (0..n).map(|_| self.i32(what)).collect()
     }
+}
+
+#[inline]
+fn be_i32<const N: usize>(b: [u8; N], at: usize) -> i32 {
+    i32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}
+
+#[inline]
+fn be_u16<const N: usize>(b: [u8; N], at: usize) -> u16 {
+    u16::from_be_bytes([b[at], b[at + 1]])
+}
+
+/// The arguments of a point-to-point call of the fixed layout (`Send`, `Isend`, `Irecv`,
+/// `Recv`, the persistent `*_init` calls and their buffered/synchronous/ready variants), as the
+/// hot decoder [`Records::p2p_args`] returns them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct P2pArgs {
+    /// Element count.
+    pub count: i32,
+    /// DUMPI datatype id.
+    pub datatype: u16,
+    /// Destination or source, relative to the communicator.
+    pub peer: i32,
+    /// Tag.
+    pub tag: i32,
+    /// Communicator handle.
+    pub comm: u16,
+    /// Request handle (0 for the blocking calls, which have none).
+    pub request: i32,
 }
 
 fn version_at_least(v: (u8, u8, u8), want: (u8, u8, u8)) -> bool {
@@ -442,6 +548,33 @@ impl<'a> BinFile<'a> {
         self.bytes.is_empty()
     }
 
+    /// Bytes of the record stream (between the time biases and the header).
+    pub fn stream_len(&self) -> usize {
+        self.stream_end.saturating_sub(self.stream_start)
+    }
+
+    /// The footer's count of records per call id (indexed by id, 0 to 290), or `None` when the
+    /// file has no footer or it does not start with the footer magic. A hint for reserving
+    /// memory, not a fact: nothing checks it against the records.
+    pub fn call_counts(&self) -> Option<Vec<u32>> {
+        const FOOTER_MAGIC: u64 = 0xf007_fee7;
+        const COUNTS: usize = 291;
+        if self.index.footer == 0 {
+            return None;
+        }
+        let end = self.bytes.len() - 8 * self.index.entries as usize;
+        let mut c = Cursor::new(self.name, self.bytes, self.index.footer as usize, end);
+        if c.u64("footer magic").ok()? != FOOTER_MAGIC {
+            return None;
+        }
+        let b = c.take(4 * COUNTS, "footer call counts").ok()?;
+        Some(
+            b.chunks_exact(4)
+                .map(|x| u32::from_be_bytes([x[0], x[1], x[2], x[3]]))
+                .collect(),
+        )
+    }
+
     /// The call records in stream order, stopping at `END_OF_STREAM`.
     pub fn records(&self) -> Records<'a, '_> {
         Records {
@@ -551,6 +684,47 @@ impl Records<'_, '_> {
     }
 
     fn decode_into(&mut self, rec: &mut Record) -> Result<bool, FormatError> {
+        if !self.decode_head(rec)? {
+            return Ok(false);
+        }
+        self.decode_args(rec)?;
+        Ok(true)
+    }
+
+    /// Run one decoding step; an error ends the stream like [`Records::next_into`] does.
+    #[inline(always)]
+    fn step<T>(&mut self, r: Result<T, FormatError>) -> Result<T, FormatError> {
+        if r.is_err() {
+            self.done = true;
+        }
+        r
+    }
+
+    /// Decode the part every record starts with (call id, mask, thread, times, PAPI values)
+    /// into `rec` and clear its arguments. The arguments come next: [`Records::args_into`]
+    /// decodes them with the generic per-field loop, the hot decoders ([`Records::p2p_args`],
+    /// [`Records::wait_args`], [`Records::requests_args`]) the layouts met on nearly every
+    /// record. Returns `false` at `END_OF_STREAM` and after an error.
+    #[inline(always)]
+    pub(crate) fn head_into(&mut self, rec: &mut Record) -> Result<bool, FormatError> {
+        if self.done {
+            return Ok(false);
+        }
+        let r = self.decode_head(rec);
+        let more = self.step(r)?;
+        self.done = !more;
+        Ok(more)
+    }
+
+    /// The arguments of the record whose head [`Records::head_into`] just decoded, by the
+    /// generic per-field loop over its call spec.
+    pub(crate) fn args_into(&mut self, rec: &mut Record) -> Result<(), FormatError> {
+        let r = self.decode_args(rec);
+        self.step(r)
+    }
+
+    #[inline(always)]
+    fn decode_head(&mut self, rec: &mut Record) -> Result<bool, FormatError> {
         let c = &mut self.cur;
         let offset = c.pos;
         if c.remaining() == 0 {
@@ -567,29 +741,13 @@ impl Records<'_, '_> {
         } else {
             0
         };
-        let interval = |bias: u32, c: &mut Cursor| -> Result<Interval, FormatError> {
-            let s = c.u16("start seconds")?;
-            let sn = c.u32("start nanoseconds")?;
-            let e = c.u16("stop seconds")?;
-            let en = c.u32("stop nanoseconds")?;
-            Ok(Interval {
-                start: Clock {
-                    sec: bias as u64 + s as u64,
-                    nsec: sn,
-                },
-                stop: Clock {
-                    sec: bias as u64 + e as u64,
-                    nsec: en,
-                },
-            })
-        };
         let cpu = if mask & MASK_CPU_TIME != 0 {
-            Some(interval(self.file.cpu_bias, c)?)
+            Some(c.interval(self.file.cpu_bias)?)
         } else {
             None
         };
         let wall = if mask & MASK_WALL_TIME != 0 {
-            Some(interval(self.file.wall_bias, c)?)
+            Some(c.interval(self.file.wall_bias)?)
         } else {
             None
         };
@@ -601,10 +759,24 @@ impl Records<'_, '_> {
                 perf.push((c.u64("PAPI value")?, c.u64("PAPI value")?));
             }
         }
+        rec.args.clear();
+        rec.offset = offset as u64;
+        rec.call = call;
+        rec.mask = mask;
+        rec.thread = thread;
+        rec.cpu = cpu;
+        rec.wall = wall;
+        rec.spec = spec;
+        Ok(true)
+    }
+
+    fn decode_args(&mut self, rec: &mut Record) -> Result<(), FormatError> {
+        let c = &mut self.cur;
         let version = self.file.header.version;
+        let mask = rec.mask;
         let args = &mut rec.args;
         args.clear();
-        for field in spec.fields {
+        for field in rec.spec.fields {
             if let Some((a, b)) = field.only_if_equal {
                 if args[a] != args[b] {
                     args.push(Value::Absent);
@@ -627,14 +799,123 @@ impl Records<'_, '_> {
             };
             args.push(Value::Int(x));
         }
-        rec.offset = offset as u64;
-        rec.call = call;
-        rec.mask = mask;
-        rec.thread = thread;
-        rec.cpu = cpu;
-        rec.wall = wall;
-        rec.spec = spec;
-        Ok(true)
+        Ok(())
+    }
+
+    /// Hot decoder for the point-to-point layout `count, datatype, peer, tag, comm`, then
+    /// `request` when `with_request` (non-blocking and persistent calls), then a status when
+    /// `with_status` (`MPI_Recv`; its first status, if recorded, lands in `status`). One bounds
+    /// check covers the fixed part; a record too short for it is decoded field by field so the
+    /// error names the field and offset exactly as the generic loop does.
+    #[inline(always)]
+    pub(crate) fn p2p_args(
+        &mut self,
+        rec: &Record,
+        with_request: bool,
+        with_status: bool,
+        status: &mut Vec<Status>,
+    ) -> Result<P2pArgs, FormatError> {
+        let r = self.decode_p2p(rec, with_request, with_status, status);
+        self.step(r)
+    }
+
+    #[inline(always)]
+    fn decode_p2p(
+        &mut self,
+        rec: &Record,
+        with_request: bool,
+        with_status: bool,
+        status: &mut Vec<Status>,
+    ) -> Result<P2pArgs, FormatError> {
+        let c = &mut self.cur;
+        let args = if let Some(b) = c.peek::<20>().filter(|_| with_request) {
+            c.pos += 20;
+            P2pArgs {
+                count: be_i32(b, 0),
+                datatype: be_u16(b, 4),
+                peer: be_i32(b, 6),
+                tag: be_i32(b, 10),
+                comm: be_u16(b, 14),
+                request: be_i32(b, 16),
+            }
+        } else if let Some(b) = c.peek::<16>().filter(|_| !with_request) {
+            c.pos += 16;
+            P2pArgs {
+                count: be_i32(b, 0),
+                datatype: be_u16(b, 4),
+                peer: be_i32(b, 6),
+                tag: be_i32(b, 10),
+                comm: be_u16(b, 14),
+                request: 0,
+            }
+        } else {
+            // Too short for the fixed part: the field-by-field reads report where it ends.
+            let name = |i: usize| rec.spec.fields.get(i).map_or("argument", |f| f.name);
+            P2pArgs {
+                count: c.i32(name(0))?,
+                datatype: c.u16(name(1))?,
+                peer: c.i32(name(2))?,
+                tag: c.i32(name(3))?,
+                comm: c.u16(name(4))?,
+                request: if with_request { c.i32(name(5))? } else { 0 },
+            }
+        };
+        status.clear();
+        if with_status {
+            c.statuses_into(rec.mask, self.file.header.version, "status", status)?;
+        }
+        Ok(args)
+    }
+
+    /// Hot decoder for `MPI_Wait` (`request, status`) and `MPI_Test` (`request, flag, status`,
+    /// when `with_flag`): returns the request and the flag (1 for `MPI_Wait`); the recorded
+    /// statuses land in `statuses` (empty when none were recorded or they were ignored).
+    #[inline(always)]
+    pub(crate) fn wait_args(
+        &mut self,
+        mask: u8,
+        with_flag: bool,
+        statuses: &mut Vec<Status>,
+    ) -> Result<(i32, i32), FormatError> {
+        let r = (|| {
+            let c = &mut self.cur;
+            let request = c.i32("request")?;
+            let flag = if with_flag { c.i32("flag")? } else { 1 };
+            statuses.clear();
+            c.statuses_into(mask, self.file.header.version, "status", statuses)?;
+            Ok((request, flag))
+        })();
+        self.step(r)
+    }
+
+    /// Hot decoder for `MPI_Waitall` (`count, requests, statuses`) and `MPI_Testall` (`count,
+    /// requests, flag, statuses`, when `with_flag`): the requests land in `requests`, the
+    /// recorded statuses in `statuses`; returns the flag (1 for `MPI_Waitall`).
+    #[inline(always)]
+    pub(crate) fn requests_args(
+        &mut self,
+        mask: u8,
+        with_flag: bool,
+        requests: &mut Vec<i32>,
+        statuses: &mut Vec<Status>,
+    ) -> Result<i32, FormatError> {
+        let r = (|| {
+            let c = &mut self.cur;
+            c.i32("count")?;
+            requests.clear();
+            let n = c.len("requests", 4)?;
+            let bytes = c.take(4 * n, "requests")?;
+            requests.extend(
+                bytes
+                    .chunks_exact(4)
+                    .map(|b| i32::from_be_bytes([b[0], b[1], b[2], b[3]])),
+            );
+            let flag = if with_flag { c.i32("flag")? } else { 1 };
+            statuses.clear();
+            c.statuses_into(mask, self.file.header.version, "statuses", statuses)?;
+            Ok(flag)
+        })();
+        self.step(r)
     }
 
     /// Decode one array, string or status field (everything but the scalars).
@@ -682,34 +963,11 @@ impl Records<'_, '_> {
                     Value::StrRows(rows)
                 }
                 FieldKind::Status | FieldKind::Statuses => {
-                    if mask & MASK_STATUSES == 0 {
-                        Value::Statuses(None)
-                    } else {
-                        let at = c.pos;
-                        let n = c.i32(what)?;
-                        let with_tag = version_at_least(version, (0, 6, 3));
-                        let each = if with_tag { 14 } else { 10 };
-                        if n > 0 && (n as usize).saturating_mul(each) > c.remaining() {
-                            return Err(c.err(
-                                at,
-                                format!(
-                                    "{n} statuses need {} bytes but only {} remain",
-                                    n as usize * each,
-                                    c.remaining()
-                                ),
-                            ));
-                        }
-                        let mut list = Vec::with_capacity(n.max(0) as usize);
-                        for _ in 0..n.max(0) {
-                            list.push(Status {
-                                bytes: c.i32("status bytes")?,
-                                source: c.i32("status source")?,
-                                cancelled: c.u8("status cancelled")?,
-                                error: c.u8("status error")?,
-                                tag: if with_tag { c.i32("status tag")? } else { -1 },
-                            });
-                        }
+                    let mut list = Vec::new();
+                    if c.statuses_into(mask, version, what, &mut list)? {
                         Value::Statuses(Some(list))
+                    } else {
+                        Value::Statuses(None)
                     }
                 }
                 FieldKind::Argv => {

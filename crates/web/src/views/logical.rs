@@ -1,14 +1,98 @@
 //! The logical-trace view: accuracy figures, per-rank reproduction share (ranks below 100 %
 //! highlighted), the compressed program as foldable nested loops, physical ↔ logical side by
 //! side (Table 5), and downloads of the JSON, the text and the C skeleton.
+//!
+//! On a large run the worker's answer holds tens of MB of downloads (the logical trace as JSON
+//! and as text, the skeleton): 70–80 MB on a 24 M-call run, whose parsing held the page's
+//! thread for over a second. The view reads only what it draws ([`Shown`]; serde skips the
+//! rest without copying it) and takes a download's text out of the answer when its button is
+//! pressed. The side-by-side text is shown a page of lines at a time.
 
-use super::{download_button, pending_note, use_parsed, AnalysisProps, Focus};
-use crate::analyses::LogicalResult;
+use super::{download, pending_note, use_parsed, AnalysisProps, Focus};
 use crate::text;
+use serde::de::IgnoredAny;
+use serde::Deserialize;
 use std::rc::Rc;
-use tracelogic_analysis::compress::{call_text, Node};
-use tracelogic_analysis::logical::{RankClass, Verification};
+use tracelogic_analysis::compress::{call_text, Node, Program};
+use tracelogic_analysis::logical::{Accuracy, RankClass, TopologyInfo, Verification};
 use yew::prelude::*;
+
+/// What the view draws of a [`LogicalResult`](crate::analyses::LogicalResult): every field but the downloads, which stay in
+/// the answer's text until asked for.
+#[derive(Deserialize)]
+struct Shown {
+    topology: TopologyInfo,
+    ranks_used: Vec<u32>,
+    maximal: bool,
+    accuracy: Accuracy,
+    verification: Verification,
+    program: Program,
+    side_by_side: String,
+    /// Whether there is a C skeleton, or why not.
+    skeleton: Result<IgnoredAny, String>,
+}
+
+/// The three downloads of a [`LogicalResult`](crate::analyses::LogicalResult).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Download {
+    Json,
+    Text,
+    Skeleton,
+}
+
+/// One download's text, taken out of the answer `json` (a [`LogicalResult`](crate::analyses::LogicalResult)).
+fn download_text(json: &str, which: Download) -> Result<String, String> {
+    #[derive(Deserialize)]
+    struct JsonOnly {
+        json: String,
+    }
+    #[derive(Deserialize)]
+    struct TextOnly {
+        text: String,
+    }
+    #[derive(Deserialize)]
+    struct SkeletonOnly {
+        skeleton: Result<String, String>,
+    }
+    let bad = |e: serde_json::Error| format!("unreadable answer: {e}");
+    match which {
+        Download::Json => serde_json::from_str::<JsonOnly>(json).map(|x| x.json).map_err(bad),
+        Download::Text => serde_json::from_str::<TextOnly>(json).map(|x| x.text).map_err(bad),
+        Download::Skeleton => serde_json::from_str::<SkeletonOnly>(json).map_err(bad)?.skeleton,
+    }
+}
+
+/// A button that saves one download of the answer `answer` as file `name`.
+fn download_button(
+    id: &str,
+    label: &str,
+    name: &'static str,
+    mime: &'static str,
+    answer: Rc<Result<String, String>>,
+    which: Download,
+) -> Html {
+    let onclick = Callback::from(move |_: MouseEvent| {
+        if let Ok(json) = answer.as_ref() {
+            match download_text(json, which) {
+                Ok(text) => download(name, mime, &text),
+                Err(e) => web_sys::console::warn_1(&format!("{name}: {e}").into()),
+            }
+        }
+    });
+    html! { <button type="button" class="download" id={id.to_owned()} {onclick}>{ label }</button> }
+}
+
+/// Lines of the side-by-side text shown at first, and added by each "more" click.
+pub const SIDE_BY_SIDE_PAGE: usize = 500;
+
+/// The first `lines` lines of `text` (with their line breaks), and whether there are more.
+fn first_lines(text: &str, lines: usize) -> (&str, bool) {
+    match text.match_indices('\n').nth(lines.saturating_sub(1)) {
+        Some((at, _)) if lines > 0 => (&text[..=at], at + 1 < text.len()),
+        _ if lines == 0 => ("", !text.is_empty()),
+        _ => (text, false),
+    }
+}
 
 fn node(n: &Node, depth: usize) -> Html {
     match n {
@@ -108,15 +192,21 @@ struct MergeInfo {
 
 #[derive(Properties, PartialEq)]
 struct ClassesProps {
-    json: Rc<String>,
+    /// The whole answer (a [`LogicalResult`](crate::analyses::LogicalResult)); the classes are in its `json` download.
+    answer: Rc<Result<String, String>>,
 }
 
 /// Without a maximal rank: which classes of ranks were merged, what each gave, and the records
 /// each sees but executes otherwise (rank-dependent behaviour).
 #[function_component(MergedClasses)]
 fn merged_classes(props: &ClassesProps) -> Html {
-    let info = use_memo(props.json.clone(), |json| {
-        serde_json::from_str::<MergeInfo>(json).unwrap_or_default()
+    let info = use_memo(props.answer.clone(), |answer| {
+        let json = (**answer)
+            .as_ref()
+            .ok()
+            .and_then(|a| download_text(a, Download::Json).ok())
+            .unwrap_or_default();
+        serde_json::from_str::<MergeInfo>(&json).unwrap_or_default()
     });
     if info.classes.is_empty() {
         return Html::default();
@@ -144,15 +234,25 @@ fn merged_classes(props: &ClassesProps) -> Html {
 /// The logical-trace view.
 #[function_component(LogicalView)]
 pub fn logical_view(props: &AnalysisProps) -> Html {
-    let r: Rc<LogicalResult> = match use_parsed(&props.state) {
+    let side_lines = use_state(|| SIDE_BY_SIDE_PAGE);
+    let r: Rc<Shown> = match use_parsed(&props.state) {
         Ok(r) => r,
         Err(page) => return wrap(page),
+    };
+    let Some(answer) = props.state.result.clone() else {
+        return wrap(Html::default());
     };
     let v = &r.verification;
     let a = &r.accuracy;
     let p = &r.program;
     let focus = props.focus.clone();
     let used: Vec<String> = r.ranks_used.iter().map(|x| x.to_string()).collect();
+    let (shown_side, more_side) = first_lines(&r.side_by_side, *side_lines);
+    let side_total = r.side_by_side.lines().count();
+    let show_more = {
+        let side_lines = side_lines.clone();
+        Callback::from(move |_: MouseEvent| side_lines.set(*side_lines + SIDE_BY_SIDE_PAGE))
+    };
     let body = html! {
         <>
             <p class="headline">
@@ -169,14 +269,14 @@ pub fn logical_view(props: &AnalysisProps) -> Html {
                 <div class="stat" data-stat="reproduced" data-value={v.overall_share.to_string()}><dt>{ "Reproduced by expansion" }</dt><dd>{ text::percent(v.overall_share) }</dd></div>
             </dl>
             <p class="downloads">
-                { download_button("logical-json", "Download JSON", "logical.json", "application/json", Rc::new(r.json.clone())) }
-                { download_button("logical-text", "Download text", "logical.txt", "text/plain", Rc::new(r.text.clone())) }
-                if let Ok(c) = &r.skeleton {
-                    { download_button("logical-skeleton", "Download C skeleton", "skeleton.c", "text/x-c", Rc::new(c.clone())) }
+                { download_button("logical-json", "Download JSON", "logical.json", "application/json", answer.clone(), Download::Json) }
+                { download_button("logical-text", "Download text", "logical.txt", "text/plain", answer.clone(), Download::Text) }
+                if r.skeleton.is_ok() {
+                    { download_button("logical-skeleton", "Download C skeleton", "skeleton.c", "text/x-c", answer.clone(), Download::Skeleton) }
                 }
             </p>
             if let Err(e) = &r.skeleton { <p class="note">{ format!("No C skeleton: {e}") }</p> }
-            if !r.maximal { <MergedClasses json={Rc::new(r.json.clone())} /> }
+            if !r.maximal { <MergedClasses answer={answer.clone()} /> }
             <div class="logical-panels">
                 <table class="reproduction" id="logical-ranks">
                     <caption>{ format!("Per-rank reproduction ({} below 100 %)", v.ranks_below_full.len()) }</caption>
@@ -203,7 +303,16 @@ pub fn logical_view(props: &AnalysisProps) -> Html {
                 </div>
             </div>
             <h3>{ "Physical ↔ logical (Table 5)" }</h3>
-            <pre class="side-by-side" id="logical-side-by-side">{ &r.side_by_side }</pre>
+            <pre class="side-by-side" id="logical-side-by-side">{ shown_side }</pre>
+            if more_side {
+                <p class="more-lines">
+                    <button type="button" class="secondary" id="logical-side-by-side-more" onclick={show_more}>
+                        { format!("Show {} more lines", text::count(SIDE_BY_SIDE_PAGE as u64)) }
+                    </button>
+                    <span class="small">{ format!(" {} of {} lines shown; the text download has them all.",
+                        text::count(*side_lines as u64), text::count(side_total as u64)) }</span>
+                </p>
+            }
         </>
     };
     wrap(body)
@@ -215,5 +324,38 @@ fn wrap(body: Html) -> Html {
             <h2 id="logical-title">{ "Logical trace" }</h2>
             { body }
         </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_lines_stop_after_the_nth_line_break() {
+        assert_eq!(first_lines("a\nb\nc\n", 2), ("a\nb\n", true));
+        assert_eq!(first_lines("a\nb\nc\n", 3), ("a\nb\nc\n", false));
+        assert_eq!(first_lines("a\nb\nc", 2), ("a\nb\n", true));
+        assert_eq!(first_lines("a\nb", 5), ("a\nb", false));
+        assert_eq!(first_lines("a\n", 0), ("", true));
+        assert_eq!(first_lines("", 3), ("", false));
+    }
+
+    #[test]
+    fn the_view_reads_an_answer_without_its_downloads_and_each_download_on_demand() {
+        let trace = crate::analyses::tests::sample_trace("npb-mg.S.8");
+        let answer = crate::analyses::analyse(&trace, &crate::protocol::AnalysisRequest::Logical).unwrap();
+        let full: crate::analyses::LogicalResult = serde_json::from_str(&answer).unwrap();
+        let shown: Shown = serde_json::from_str(&answer).unwrap();
+        assert_eq!(shown.program, full.program);
+        assert_eq!(shown.verification, full.verification);
+        assert_eq!(shown.side_by_side, full.side_by_side);
+        assert_eq!(shown.skeleton.is_ok(), full.skeleton.is_ok());
+        assert_eq!(download_text(&answer, Download::Json).unwrap(), full.json);
+        assert_eq!(download_text(&answer, Download::Text).unwrap(), full.text);
+        assert_eq!(download_text(&answer, Download::Skeleton), full.skeleton);
+        assert!(download_text("{", Download::Text)
+            .unwrap_err()
+            .starts_with("unreadable answer"));
     }
 }

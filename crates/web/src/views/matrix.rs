@@ -2,17 +2,34 @@
 //! scale, and next to it the binary matrix left after the low-volume threshold (seed 000 §4.1).
 //!
 //! Hover a cell, or focus a matrix and move with the arrow keys, to read sender, receiver and
-//! value.
+//! value; a click (or Enter) selects the sender rank for the other views.
+//!
+//! The cells are drawn on a `<canvas>`: one pixel per cell ([`Grid::pixels`]) scaled up without
+//! smoothing to the canvas's size in device pixels, so a 128 × 128 matrix costs one small image
+//! instead of 16,384 SVG elements (which held the page's thread for 0.7–1 s). Over the canvas an
+//! `<svg>` with the same cell coordinates carries the rank numbers, the cursor, the selected
+//! rank's row, the keyboard focus and the accessible name; the pointer is mapped to its cell by
+//! position ([`cell_at`]). The canvas is drawn again when its size, the screen's pixel ratio or
+//! the colour theme changes. Exports write the SVG file from the data (registered with
+//! [`export::register_figure`]); in the off-screen copy the HTML report takes, the cells also
+//! go into the overlay as an image, since a copied canvas is blank.
 
-use crate::heatmap::{colour, legend_ticks};
+use crate::export::{self, FigureWriter};
+use crate::heatmap::{
+    cell_at, css_rgb, legend_ticks, parse_css_colour, svg_document, BinaryColours, Grid, Layer, SvgStyle,
+};
 use crate::protocol::{MatrixRequest, MatrixView as MatrixResult};
 use crate::text;
+use crate::views::Focus;
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::rc::Rc;
 use tracelogic_analysis::matrix::Metric;
 use tracelogic_model::query::{parse_bytes, parse_kinds, parse_ranks, parse_time};
 use tracelogic_model::Selection;
-use wasm_bindgen::JsCast;
-use web_sys::{Element, HtmlInputElement};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::{Clamped, JsCast};
+use web_sys::{CanvasRenderingContext2d, Element, HtmlCanvasElement, HtmlInputElement, ImageData};
 use yew::prelude::*;
 
 /// Properties of [`MatrixView`].
@@ -24,6 +41,12 @@ pub struct MatrixProps {
     pub request: MatrixRequest,
     /// Called when the user changes metric or threshold.
     pub on_request: Callback<MatrixRequest>,
+    /// The selection shared with the other views (its rank's row is outlined).
+    #[prop_or_default]
+    pub focus: Focus,
+    /// Called with the sender rank of a clicked cell (or of the keyboard cursor on Enter).
+    #[prop_or_default]
+    pub on_focus: Callback<Focus>,
 }
 
 /// The text of the selection filters, as typed (the same syntax as the CLI's selection flags).
@@ -76,6 +99,12 @@ struct Cursor {
 /// Largest side that gets rank numbers along the axes.
 const MAX_LABELLED: u32 = 32;
 
+/// Largest side whose values are also given as a (visually hidden) table for screen readers.
+const MAX_TABLE: u32 = 16;
+
+/// The two figures: the heatmap and the binary matrix, with their element ids.
+const FIGURES: [(Layer, &str); 2] = [(Layer::Heat, "heatmap"), (Layer::Binary, "binary")];
+
 fn metric_name(m: Metric) -> &'static str {
     match m {
         Metric::Bytes => "bytes",
@@ -98,11 +127,38 @@ fn show_ranks(range: (u32, u32)) -> String {
     }
 }
 
-fn cell_of(e: &MouseEvent) -> Option<Cursor> {
-    let el: Element = e.target()?.dyn_into().ok()?;
-    let row = el.get_attribute("data-row")?.parse().ok()?;
-    let col = el.get_attribute("data-col")?.parse().ok()?;
-    Some(Cursor { row, col })
+/// Whether the drawing has rank numbers in a one-cell margin (small matrices, one rank a cell).
+fn labelled(grid: &Grid) -> bool {
+    grid.block == 1 && grid.side <= MAX_LABELLED
+}
+
+/// What a cell means once the threshold is applied.
+fn cell_state(value: u64, kept: bool) -> &'static str {
+    if value == 0 {
+        "no traffic"
+    } else if kept {
+        "kept by the threshold"
+    } else {
+        "removed by the threshold"
+    }
+}
+
+/// The cell under the client point (`x`, `y`) of the overlay `svg`.
+fn cell_under(svg: &Element, grid: &Grid, x: f64, y: f64) -> Option<Cursor> {
+    let rect = svg.get_bounding_client_rect();
+    if rect.width() <= 0.0 || rect.height() <= 0.0 {
+        return None;
+    }
+    let margin = f64::from(u8::from(labelled(grid)));
+    let (fx, fy) = ((x - rect.left()) / rect.width(), (y - rect.top()) / rect.height());
+    cell_at(fx, fy, grid.side, margin).map(|(row, col)| Cursor { row, col })
+}
+
+/// The overlay `<svg>` a mouse event happened on (Yew delegates events, so the current target
+/// is not the svg).
+fn overlay_of(e: &MouseEvent) -> Option<Element> {
+    let target: Element = e.target()?.dyn_into().ok()?;
+    target.closest("svg[data-figure-key]").ok().flatten()
 }
 
 /// Move the keyboard cursor; `None` when the key is not a cursor key.
@@ -133,19 +189,240 @@ fn moved(cursor: Option<Cursor>, key: &str, side: u32) -> Option<Option<Cursor>>
     }))
 }
 
+/// The binary matrix's colours in the current theme (`--kept`, `--removed` on `e`).
+fn binary_colours(e: &Element) -> BinaryColours {
+    let default = BinaryColours::default();
+    BinaryColours {
+        kept: parse_css_colour(&export::computed(e, "--kept")).unwrap_or(default.kept),
+        removed: parse_css_colour(&export::computed(e, "--removed")).unwrap_or(default.removed),
+    }
+}
+
+/// One pixel per cell of `layer` on a canvas of `side` × `side` pixels.
+fn cell_image(grid: &Grid, layer: Layer, colours: &BinaryColours) -> Result<HtmlCanvasElement, JsValue> {
+    let document = web_sys::window().and_then(|w| w.document()).ok_or("no document")?;
+    let small: HtmlCanvasElement = document.create_element("canvas")?.dyn_into()?;
+    small.set_width(grid.side);
+    small.set_height(grid.side);
+    let pixels = grid.pixels(layer, colours);
+    let image = ImageData::new_with_u8_clamped_array_and_sh(Clamped(&pixels), grid.side, grid.side)?;
+    context(&small)?.put_image_data(&image, 0.0, 0.0)?;
+    Ok(small)
+}
+
+fn context(canvas: &HtmlCanvasElement) -> Result<CanvasRenderingContext2d, JsValue> {
+    canvas
+        .get_context("2d")?
+        .ok_or("no 2D canvas")?
+        .dyn_into::<CanvasRenderingContext2d>()
+        .map_err(|_| "not a 2D canvas".into())
+}
+
+/// Draw the cells of `layer` over the whole of `canvas`, at its size in device pixels (crisp
+/// on high-density screens). In the report's off-screen copy the picture also goes into
+/// `snapshot` (an SVG `<image>`), which survives the copy.
+fn paint(canvas: &HtmlCanvasElement, snapshot: Option<Element>, grid: &Grid, layer: Layer) -> Result<(), JsValue> {
+    let window = web_sys::window().ok_or("no window")?;
+    let rect = canvas.get_bounding_client_rect();
+    let ratio = window.device_pixel_ratio().max(1.0);
+    let (w, h) = (
+        (rect.width() * ratio).round().max(1.0) as u32,
+        (rect.height() * ratio).round().max(1.0) as u32,
+    );
+    if canvas.width() != w || canvas.height() != h {
+        canvas.set_width(w);
+        canvas.set_height(h);
+    }
+    let ctx = context(canvas)?;
+    ctx.clear_rect(0.0, 0.0, f64::from(w), f64::from(h));
+    if grid.side == 0 {
+        return Ok(());
+    }
+    let small = cell_image(grid, layer, &binary_colours(canvas))?;
+    ctx.set_image_smoothing_enabled(false);
+    ctx.draw_image_with_html_canvas_element_and_dw_and_dh(&small, 0.0, 0.0, f64::from(w), f64::from(h))?;
+    if let Some(image) = snapshot.filter(|_| canvas.closest(".report-source").ok().flatten().is_some()) {
+        image.set_attribute("href", &small.to_data_url()?)?;
+    }
+    Ok(())
+}
+
+/// What the page drew in one figure: read by exports and by [`install_cell_hook`].
+struct Drawn {
+    result: Rc<MatrixResult>,
+    layer: Layer,
+}
+
+thread_local! {
+    static DRAWN: RefCell<HashMap<u64, Drawn>> = RefCell::new(HashMap::new());
+}
+
+/// The cell of figure `figure` (`heatmap` or `binary`) under client point (`x`, `y`), found
+/// the way the pointer finds it, with what the view holds for it; `None` outside the cells.
+fn cell_report(figure: &str, x: f64, y: f64) -> Option<serde_json::Value> {
+    let document = web_sys::window()?.document()?;
+    let svg = document
+        .query_selector(&format!("#{figure} svg[data-figure-key]"))
+        .ok()??;
+    let key: u64 = svg.get_attribute("data-figure-key")?.parse().ok()?;
+    DRAWN.with(|d| {
+        let d = d.borrow();
+        let drawn = d.get(&key)?;
+        let grid = &drawn.result.grid;
+        let c = cell_under(&svg, grid, x, y)?;
+        let i = (c.row * grid.side + c.col) as usize;
+        let (value, kept) = (grid.values[i], grid.kept[i]);
+        Some(serde_json::json!({
+            "layer": match drawn.layer { Layer::Heat => "heat", Layer::Binary => "binary" },
+            "row": c.row,
+            "col": c.col,
+            "senders": grid.ranks_of(c.row),
+            "receivers": grid.ranks_of(c.col),
+            "value": value,
+            "kept": kept,
+            "state": cell_state(value, kept),
+        }))
+    })
+}
+
+/// Give the page `window.tracelogicMatrixCell(figure, clientX, clientY)`: the cell a point of a
+/// matrix figure falls in, as the view maps the pointer, and its value (JSON text, or null).
+/// The browser tests check the canvas drawing against the CLI's matrix with it. Installed once;
+/// the closure lives as long as the page.
+fn install_cell_hook() {
+    thread_local!(static INSTALLED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) });
+    if INSTALLED.with(|i| i.replace(true)) {
+        return;
+    }
+    let Some(window) = web_sys::window() else { return };
+    let hook = Closure::<dyn Fn(String, f64, f64) -> JsValue>::new(|figure: String, x: f64, y: f64| {
+        cell_report(&figure, x, y).map_or(JsValue::NULL, |v| JsValue::from_str(&v.to_string()))
+    });
+    let _ = js_sys::Reflect::set(&window, &JsValue::from_str("tracelogicMatrixCell"), hook.as_ref());
+    hook.forget();
+}
+
+/// Writes figure `layer` as an SVG file from the data, in the colours the page shows now.
+fn figure_writer(result: Rc<MatrixResult>, layer: Layer, title: String) -> FigureWriter {
+    Rc::new(move |svg: &Element| {
+        let grid = &result.grid;
+        let canvas = svg
+            .parent_element()
+            .and_then(|p| p.query_selector("canvas").ok().flatten())
+            .unwrap_or_else(|| svg.clone());
+        let colour = |e: &Element, property: &str, fallback: &str| {
+            parse_css_colour(&export::computed(e, property)).map_or_else(|| fallback.to_owned(), css_rgb)
+        };
+        let style = SvgStyle {
+            background: export::background(svg),
+            empty: colour(&canvas, "background-color", "rgb(238, 240, 242)"),
+            label: colour(svg, "--muted", "rgb(91, 100, 112)"),
+            font_family: export::computed(svg, "font-family"),
+            binary: binary_colours(&canvas),
+        };
+        let rect = svg.get_bounding_client_rect();
+        let (mut w, mut h) = (rect.width().round(), rect.height().round());
+        if w < 1.0 || h < 1.0 {
+            (w, h) = (512.0, 512.0);
+        }
+        Ok((svg_document(grid, layer, &style, w, h, labelled(grid), &title), w, h))
+    })
+}
+
 /// The communication matrix of the loaded trace.
 #[function_component(MatrixView)]
 pub fn matrix_view(props: &MatrixProps) -> Html {
-    let cursor = use_state(|| None::<Cursor>);
+    let hover = use_state_eq(|| None::<Cursor>);
+    let selected = use_state_eq(|| None::<Cursor>);
+    let keys = use_memo((), |_| [export::figure_key(), export::figure_key()]);
+    let canvases = [use_node_ref(), use_node_ref()];
+    let snapshots = [use_node_ref(), use_node_ref()];
+    let shown_result = use_mut_ref(|| None::<Rc<MatrixResult>>);
     let result = &props.result;
     let metric = result.request.metric;
     let grid = &result.grid;
     let side = grid.side;
-    let cursor_now = (*cursor).filter(|c| c.row < side && c.col < side);
-    // Small matrices get rank numbers in a one-cell margin above and left of the cells.
-    let labelled = grid.block == 1 && side <= MAX_LABELLED;
+    let labelled = labelled(grid);
     let margin = f64::from(u8::from(labelled));
     let span = side as f64 + margin;
+    let selected_now = (*selected).filter(|c| c.row < side && c.col < side);
+    let cursor_now = (*hover).or(selected_now).filter(|c| c.row < side && c.col < side);
+
+    let caption = |layer: Layer| match layer {
+        Layer::Heat => format!("{} sent, log colour scale", metric_name(metric)),
+        Layer::Binary => format!("Binary matrix at {:.1} % threshold", result.request.threshold_pct),
+    };
+    // A new answer: draw it, and export it from its data.
+    {
+        let (canvases, snapshots, shown_result, keys) =
+            (canvases.clone(), snapshots.clone(), shown_result.clone(), keys.clone());
+        let titles = FIGURES.map(|(layer, _)| caption(layer));
+        use_effect_with(result.clone(), move |result| {
+            *shown_result.borrow_mut() = Some(result.clone());
+            for (i, (layer, _)) in FIGURES.iter().enumerate() {
+                export::register_figure(keys[i], figure_writer(result.clone(), *layer, titles[i].clone()));
+                DRAWN.with(|d| {
+                    d.borrow_mut().insert(
+                        keys[i],
+                        Drawn {
+                            result: result.clone(),
+                            layer: *layer,
+                        },
+                    )
+                });
+                if let Some(canvas) = canvases[i].cast::<HtmlCanvasElement>() {
+                    let _ = paint(&canvas, snapshots[i].cast::<Element>(), &result.grid, *layer);
+                }
+            }
+        });
+    }
+    // Draw again when a canvas changes size (window, zoom, pixel ratio) or the theme changes;
+    // forget the figures when the view goes.
+    {
+        let (canvases, snapshots, shown_result, keys) =
+            (canvases.clone(), snapshots.clone(), shown_result.clone(), keys.clone());
+        use_effect_with((), move |_| {
+            install_cell_hook();
+            let repaint = {
+                let (canvases, snapshots) = (canvases.clone(), snapshots.clone());
+                move || {
+                    let Some(result) = shown_result.borrow().clone() else {
+                        return;
+                    };
+                    for (i, (layer, _)) in FIGURES.iter().enumerate() {
+                        if let Some(canvas) = canvases[i].cast::<HtmlCanvasElement>() {
+                            let _ = paint(&canvas, snapshots[i].cast::<Element>(), &result.grid, *layer);
+                        }
+                    }
+                }
+            };
+            let on_resize = Closure::<dyn Fn()>::new(repaint.clone());
+            let observer = web_sys::ResizeObserver::new(on_resize.as_ref().unchecked_ref()).ok();
+            if let Some(observer) = &observer {
+                for canvas in canvases.iter().filter_map(|c| c.cast::<Element>()) {
+                    observer.observe(&canvas);
+                }
+            }
+            let on_theme = Closure::<dyn Fn()>::new(repaint);
+            let scheme = web_sys::window().and_then(|w| w.match_media("(prefers-color-scheme: dark)").ok().flatten());
+            if let Some(scheme) = &scheme {
+                let _ = scheme.add_event_listener_with_callback("change", on_theme.as_ref().unchecked_ref());
+            }
+            move || {
+                if let Some(observer) = observer {
+                    observer.disconnect();
+                }
+                if let Some(scheme) = scheme {
+                    let _ = scheme.remove_event_listener_with_callback("change", on_theme.as_ref().unchecked_ref());
+                }
+                for key in keys.iter() {
+                    export::unregister_figure(*key);
+                    DRAWN.with(|d| d.borrow_mut().remove(key));
+                }
+                drop((on_resize, on_theme));
+            }
+        });
+    }
 
     let set_metric = |m: Metric| {
         let on_request = props.on_request.clone();
@@ -212,32 +489,62 @@ pub fn matrix_view(props: &MatrixProps) -> Html {
             }
         })
     };
+    let pick_rank = {
+        let (on_focus, focus, result) = (props.on_focus.clone(), props.focus.clone(), result.clone());
+        move |c: Cursor| {
+            on_focus.emit(Focus {
+                rank: Some(result.grid.ranks_of(c.row).0),
+                ..focus.clone()
+            })
+        }
+    };
     let on_move = {
-        let cursor = cursor.clone();
+        let (hover, result) = (hover.clone(), result.clone());
         Callback::from(move |e: MouseEvent| {
-            if let Some(c) = cell_of(&e) {
-                cursor.set(Some(c));
+            let Some(svg) = overlay_of(&e) else { return };
+            hover.set(cell_under(
+                &svg,
+                &result.grid,
+                f64::from(e.client_x()),
+                f64::from(e.client_y()),
+            ));
+        })
+    };
+    let on_click = {
+        let (selected, result, pick_rank) = (selected.clone(), result.clone(), pick_rank.clone());
+        Callback::from(move |e: MouseEvent| {
+            let Some(svg) = overlay_of(&e) else { return };
+            if let Some(c) = cell_under(&svg, &result.grid, f64::from(e.client_x()), f64::from(e.client_y())) {
+                selected.set(Some(c));
+                pick_rank(c);
             }
         })
     };
     let on_leave = {
-        let cursor = cursor.clone();
-        Callback::from(move |_: MouseEvent| cursor.set(None))
+        let hover = hover.clone();
+        Callback::from(move |_: MouseEvent| hover.set(None))
     };
     let on_key = {
-        let cursor = cursor.clone();
+        let (selected, hover) = (selected.clone(), hover.clone());
         Callback::from(move |e: KeyboardEvent| {
-            if let Some(next) = moved(*cursor, &e.key(), side) {
+            let key = e.key();
+            if key == "Enter" || key == " " {
+                if let Some(c) = *selected {
+                    e.prevent_default();
+                    pick_rank(c);
+                }
+            } else if let Some(next) = moved(*selected, &key, side) {
                 e.prevent_default();
-                cursor.set(next);
+                hover.set(None);
+                selected.set(next);
             }
         })
     };
-    let on_focus = {
-        let cursor = cursor.clone();
+    let on_focus_in = {
+        let selected = selected.clone();
         Callback::from(move |_: FocusEvent| {
-            if cursor.is_none() {
-                cursor.set(Some(Cursor { row: 0, col: 0 }));
+            if selected.is_none() {
+                selected.set(Some(Cursor { row: 0, col: 0 }));
             }
         })
     };
@@ -247,8 +554,7 @@ pub fn matrix_view(props: &MatrixProps) -> Html {
         let kept = grid.kept[(c.row * side + c.col) as usize];
         let left = (c.col as f64 + margin + 1.0) / span * 100.0;
         let top = (c.row as f64 + margin + 0.5) / span * 100.0;
-        let flip = c.col * 2 > side;
-        let style = if flip {
+        let style = if c.col * 2 > side {
             format!(
                 "right: {:.3}%; top: {top:.3}%",
                 100.0 - (c.col as f64 + margin) / span * 100.0
@@ -256,60 +562,30 @@ pub fn matrix_view(props: &MatrixProps) -> Html {
         } else {
             format!("left: {left:.3}%; top: {top:.3}%")
         };
-        let state = if value == 0 {
-            "no traffic"
-        } else if kept {
-            "kept by the threshold"
-        } else {
-            "removed by the threshold"
-        };
         html! {
             <div class="tooltip" role="status" style={style}>
                 <div><span class="k">{ "Sender" }</span>{ show_ranks(grid.ranks_of(c.row)) }</div>
                 <div><span class="k">{ "Receiver" }</span>{ show_ranks(grid.ranks_of(c.col)) }</div>
                 <div><span class="k">{ "Value" }</span>{ show_value(metric, value) }</div>
-                <div class="state">{ state }</div>
+                <div class="state">{ cell_state(value, kept) }</div>
             </div>
         }
     });
-
-    let heat_cells = (0..side)
-        .flat_map(|row| (0..side).map(move |col| (row, col)))
-        .map(|(row, col)| {
-            let v = grid.value(row, col);
-            let fill = if v == 0 {
-                "var(--empty-cell)".to_owned()
-            } else {
-                colour(grid.scale(v))
-            };
-            let class = if v == 0 { "cell zero" } else { "cell" };
-            html! {
-                <rect class={class} x={col.to_string()} y={row.to_string()} width="1" height="1" fill={fill}
-                    data-row={row.to_string()} data-col={col.to_string()} data-value={v.to_string()} />
-            }
-        });
-    let binary_cells = (0..side)
-        .flat_map(|row| (0..side).map(move |col| (row, col)))
-        .map(|(row, col)| {
-            let i = (row * side + col) as usize;
-            let (class, kept) = match (grid.values[i] > 0, grid.kept[i]) {
-                (_, true) => ("cell kept", "1"),
-                (true, false) => ("cell removed", "0"),
-                (false, false) => ("cell zero", "0"),
-            };
-            html! {
-                <rect class={class} x={col.to_string()} y={row.to_string()} width="1" height="1"
-                    data-row={row.to_string()} data-col={col.to_string()} data-kept={kept} />
-            }
-        });
     let highlight = cursor_now.map(|c| {
         html! { <rect class="cursor" x={c.col.to_string()} y={c.row.to_string()} width="1" height="1" /> }
     });
-
+    let focus_row = props.focus.rank.filter(|&r| r < grid.ranks && side > 0).map(|r| {
+        html! { <rect class="focus-row" x="0" y={(r / grid.block).to_string()} width={side.to_string()} height="1" /> }
+    });
     let view_box = if labelled {
         format!("-1 -1 {} {}", side + 1, side + 1)
     } else {
         format!("0 0 {side} {side}")
+    };
+    let cells_box = {
+        let at = margin / span * 100.0;
+        let size = side as f64 / span * 100.0;
+        format!("left: {at:.4}%; top: {at:.4}%; width: {size:.4}%; height: {size:.4}%")
     };
     let rank_labels = labelled.then(|| {
         (0..side)
@@ -323,26 +599,45 @@ pub fn matrix_view(props: &MatrixProps) -> Html {
             })
             .collect::<Html>()
     });
+    let with_traffic = grid.values.iter().filter(|&&v| v > 0).count();
+    let kept_cells = grid.kept.iter().filter(|&&k| k).count();
     let ticks = legend_ticks(grid.min, grid.max, 6);
     let threshold = result.request.threshold_pct;
     let pending = props.request != result.request;
     let block_note = (grid.block > 1).then(|| {
         html! { <p class="note">{ format!("{} ranks: each cell sums a block of {} × {} ranks.", grid.ranks, grid.block, grid.block) }</p> }
     });
-    let figure = |id: &str, caption: &str, label: String, cells: Html| {
+    let cursor_attr = cursor_now.map(|c| format!("{},{}", c.row, c.col));
+    let figure = |i: usize| {
+        let (layer, id) = FIGURES[i];
+        let label = match layer {
+            Layer::Heat => format!(
+                "Heatmap of {} sent between {} ranks: {} of {} cells with traffic, largest {}. Arrow keys read the cells.",
+                metric_name(metric), grid.ranks, with_traffic, side * side, show_value(metric, grid.max)
+            ),
+            Layer::Binary => format!(
+                "Binary matrix after removing entries below {threshold:.1} %: {kept_cells} of {} cells kept. Arrow keys read the cells.",
+                side * side
+            ),
+        };
         html! {
-            <figure class="matrix-figure" id={id.to_owned()}>
-                <figcaption>{ caption.to_owned() }</figcaption>
+            <figure class="matrix-figure" id={id}>
+                <figcaption>{ caption(layer) }</figcaption>
                 <div class="plot">
                     <div class="axis-x" aria-hidden="true">{ "receiver →" }</div>
                     <div class="axis-y" aria-hidden="true">{ "sender →" }</div>
                     <div class="svg-wrap">
+                        <canvas class="cells" ref={canvases[i].clone()} style={cells_box.clone()} aria-hidden="true"></canvas>
                         <svg viewBox={view_box.clone()} preserveAspectRatio="none" shape-rendering="crispEdges"
                             role="img" aria-label={label} tabindex="0" data-side={side.to_string()}
-                            onmousemove={on_move.clone()} onmouseleave={on_leave.clone()}
-                            onkeydown={on_key.clone()} onfocus={on_focus.clone()}>
+                            data-figure-key={keys[i].to_string()} data-cursor={cursor_attr.clone()}
+                            onmousemove={on_move.clone()} onmouseleave={on_leave.clone()} onclick={on_click.clone()}
+                            onkeydown={on_key.clone()} onfocus={on_focus_in.clone()}>
+                            <image ref={snapshots[i].clone()} class="cells-snapshot" x="0" y="0" width={side.to_string()}
+                                height={side.to_string()} preserveAspectRatio="none" />
+                            <rect class="frame" x="0" y="0" width={side.to_string()} height={side.to_string()} />
                             { rank_labels.clone().unwrap_or_default() }
-                            { cells }
+                            { focus_row.clone().unwrap_or_default() }
                             { highlight.clone().unwrap_or_default() }
                         </svg>
                         { tooltip.clone().unwrap_or_default() }
@@ -351,6 +646,19 @@ pub fn matrix_view(props: &MatrixProps) -> Html {
             </figure>
         }
     };
+    let values_table = (grid.block == 1 && side <= MAX_TABLE && side > 0).then(|| {
+        html! {
+            <table class="visually-hidden" id="matrix-values" data-export-name={format!("matrix {}", metric_name(metric))}>
+                <caption>{ format!("{} sent from each rank (rows) to each rank (columns)", metric_name(metric)) }</caption>
+                <thead><tr><th scope="col">{ "sender \\ receiver" }</th>{ for (0..side).map(|c| html! { <th scope="col">{ c }</th> }) }</tr></thead>
+                <tbody>
+                    { for (0..side).map(|r| html! {
+                        <tr><th scope="row">{ r }</th>{ for (0..side).map(|c| html! { <td>{ grid.value(r, c) }</td> }) }</tr>
+                    }) }
+                </tbody>
+            </table>
+        }
+    });
 
     html! {
         <section class="view matrix" id="view-matrix" aria-labelledby="matrix-title">
@@ -400,13 +708,10 @@ pub fn matrix_view(props: &MatrixProps) -> Html {
             </form>
             { block_note.unwrap_or_default() }
             <div class="figures">
-                { figure("heatmap", &format!("{} sent, log colour scale", metric_name(metric)),
-                    format!("Heatmap of {} sent between {} ranks", metric_name(metric), grid.ranks),
-                    heat_cells.collect::<Html>()) }
-                { figure("binary", &format!("Binary matrix at {threshold:.1} % threshold"),
-                    format!("Binary matrix after removing entries below {threshold:.1} %"),
-                    binary_cells.collect::<Html>()) }
+                { figure(0) }
+                { figure(1) }
             </div>
+            { values_table.unwrap_or_default() }
             <div class="legends">
                 <div class="legend" aria-label="Colour scale">
                     <div class="gradient"></div>
