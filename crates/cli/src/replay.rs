@@ -6,7 +6,8 @@ use crate::common::{
 use std::path::PathBuf;
 use std::process::ExitCode;
 use tracelogic_analysis::replay::{
-    parse_scales, what_if, MessageTable, Network, Sweep, WhatIf, WhatIfOptions, MAX_CONFIGURATIONS, SEED_SCALES,
+    dropped_calls, parse_scales, what_if_restricted, DroppedCalls, MessageTable, Network, Sweep, WhatIf, WhatIfOptions,
+    MAX_CONFIGURATIONS, SEED_SCALES,
 };
 use tracelogic_model::{match_messages, Selection};
 
@@ -50,6 +51,46 @@ fn scales_arg(text: &str) -> Result<Scales, String> {
 
 /// Run `tracelogic replay`.
 pub fn run(args: Args) -> CliResult {
+    let Analysed {
+        report,
+        selection,
+        calls,
+        source,
+    } = analyse(&args)?;
+    if args.json {
+        print_json(&Selected {
+            report: &report,
+            selection: &selection,
+        })?;
+    } else {
+        let text = human(&report, args.per_rank);
+        emit(|out| out.write_all(text.as_bytes()))?;
+    }
+    if calls == 0 {
+        let what = if selection == Selection::all() {
+            "the trace"
+        } else {
+            "the selection"
+        };
+        return Err(CliError::NothingFound(format!(
+            "{source}: {what} has no MPI calls to replay"
+        )));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What `tracelogic replay` prints, and what it needs to choose its exit code.
+struct Analysed {
+    report: WhatIf,
+    selection: Selection,
+    /// MPI calls in the (restricted) trace.
+    calls: u64,
+    /// The trace's source, for messages.
+    source: String,
+}
+
+/// Read the trace, restrict it to the selection (keeping aside what it dropped) and replay it.
+fn analyse(args: &Args) -> Result<Analysed, CliError> {
     let table = match &args.table {
         None => None,
         Some(path) => {
@@ -88,7 +129,23 @@ pub fn run(args: Args) -> CliResult {
             )));
         }
     }
-    let (trace, selection) = select(load_trace(&args.paths)?, &args.selection)?;
+    let original = load_trace(&args.paths)?;
+    // A selection drops calls; what it dropped is kept aside so that their time is not taken
+    // for computation. The whole trace needs no copy.
+    let selects_all = args
+        .selection
+        .selection(&original)
+        .map_or(true, |s| s == Selection::all());
+    let (trace, selection, dropped) = if selects_all {
+        let (trace, selection) = select(original, &args.selection)?;
+        (trace, selection, DroppedCalls::default())
+    } else {
+        let (trace, selection) = select(original.clone(), &args.selection)?;
+        set_stage("measuring the calls the selection dropped");
+        let dropped = dropped_calls(&original, &trace).map_err(|e| CliError::Input(e.to_string()))?;
+        drop(original);
+        (trace, selection, dropped)
+    };
     set_stage("matching messages");
     let matching = match_messages(&trace);
     set_stage("replaying the trace");
@@ -98,28 +155,14 @@ pub fn run(args: Args) -> CliResult {
         per_rank: args.per_rank,
         ..WhatIfOptions::new(networks, scales)
     };
-    let report = what_if(&trace, &matching, &options).map_err(|e| CliError::Input(e.to_string()))?;
-    if args.json {
-        print_json(&Selected {
-            report: &report,
-            selection: &selection,
-        })?;
-    } else {
-        let text = human(&report, args.per_rank);
-        emit(|out| out.write_all(text.as_bytes()))?;
-    }
-    if trace.num_calls() == 0 {
-        let what = if selection == Selection::all() {
-            "the trace"
-        } else {
-            "the selection"
-        };
-        return Err(CliError::NothingFound(format!(
-            "{}: {what} has no MPI calls to replay",
-            trace.source
-        )));
-    }
-    Ok(ExitCode::SUCCESS)
+    let report =
+        what_if_restricted(&trace, &dropped, &matching, &options).map_err(|e| CliError::Input(e.to_string()))?;
+    Ok(Analysed {
+        report,
+        selection,
+        calls: trace.num_calls(),
+        source: trace.source.clone(),
+    })
 }
 
 fn fmt_s(s: f64) -> String {
@@ -161,6 +204,17 @@ fn human(r: &WhatIf, per_rank: bool) -> String {
                 100.0 * e
             );
         }
+    }
+    let not_replayed = r
+        .configurations
+        .iter()
+        .map(|c| c.breakdown.not_replayed_s)
+        .fold(0.0, f64::max);
+    if not_replayed > 0.0 {
+        o += &format!(
+            "{:.6} s per rank (mean) is communication outside the selection: kept at its recorded duration under every configuration (column `not replayed s`), not counted as computation\n",
+            not_replayed
+        );
     }
     let mut names: Vec<&str> = Vec::new();
     for c in &r.configurations {
@@ -207,7 +261,7 @@ fn human(r: &WhatIf, per_rank: bool) -> String {
                     Sweep::BandwidthOnly => "bandwidth",
                     Sweep::LatencyOnly => "latency",
                 };
-                rows.push(vec![
+                let mut row = vec![
                     sweep_name.to_owned(),
                     c.configuration.label.clone(),
                     fmt_bandwidth(c.configuration.bandwidth_bytes_per_s),
@@ -218,25 +272,31 @@ fn human(r: &WhatIf, per_rank: bool) -> String {
                     fmt_s(b.wait_s),
                     fmt_s(b.latency_term_s),
                     fmt_s(b.bandwidth_term_s),
-                ]);
+                ];
+                if not_replayed > 0.0 {
+                    row.push(fmt_s(b.not_replayed_s));
+                }
+                rows.push(row);
             }
         }
-        let t = table(
-            &[
-                "sweep",
-                "config",
-                "bandwidth",
-                "latency",
-                "predicted s",
-                "vs base",
-                "compute s",
-                "wait s",
-                "latency s",
-                "bandwidth s",
-            ],
-            rows,
-            &[2, 3, 4, 5, 6, 7, 8, 9],
-        );
+        let mut header = vec![
+            "sweep",
+            "config",
+            "bandwidth",
+            "latency",
+            "predicted s",
+            "vs base",
+            "compute s",
+            "wait s",
+            "latency s",
+            "bandwidth s",
+        ];
+        let mut right = vec![2, 3, 4, 5, 6, 7, 8, 9];
+        if not_replayed > 0.0 {
+            header.push("not replayed s");
+            right.push(10);
+        }
+        let t = table(&header, rows, &right);
         o += &indent(&t);
         if let Some(c) = r.classification.iter().find(|c| c.network == name) {
             o += &format!("  classification: {}\n  reason: {}\n", c.label, c.reason);
@@ -256,21 +316,27 @@ fn human(r: &WhatIf, per_rank: bool) -> String {
                 let rows = ranks
                     .iter()
                     .map(|rb| {
-                        vec![
+                        let mut row = vec![
                             rb.rank.to_string(),
                             fmt_s(rb.end_s),
                             fmt_s(rb.breakdown.compute_s),
                             fmt_s(rb.breakdown.wait_s),
                             fmt_s(rb.breakdown.latency_term_s),
                             fmt_s(rb.breakdown.bandwidth_term_s),
-                        ]
+                        ];
+                        if not_replayed > 0.0 {
+                            row.push(fmt_s(rb.breakdown.not_replayed_s));
+                        }
+                        row
                     })
                     .collect();
-                o += &indent(&table(
-                    &["rank", "ends s", "compute s", "wait s", "latency s", "bandwidth s"],
-                    rows,
-                    &[0, 1, 2, 3, 4, 5],
-                ));
+                let mut header = vec!["rank", "ends s", "compute s", "wait s", "latency s", "bandwidth s"];
+                let mut right = vec![0, 1, 2, 3, 4, 5];
+                if not_replayed > 0.0 {
+                    header.push("not replayed s");
+                    right.push(6);
+                }
+                o += &indent(&table(&header, rows, &right));
             }
         }
     }
@@ -332,6 +398,76 @@ mod tests {
         assert!(err.contains("Myrinet") && err.contains("10GbE"), "{err}");
     }
 
+    /// A text trace on disk whose only communication cost is an `MPI_Allreduce` (30 ms on each
+    /// of 4 ranks, after 10 ms of computation), plus one 8-byte message.
+    fn collective_trace_file() -> PathBuf {
+        use tracelogic_model::{CollectiveOp, Time};
+        const MS: Time = 1_000_000;
+        let mut t = Trace::new("generated", "allreduce", 4);
+        for r in 0..4 {
+            t.push_call(r, "MPI_Init", 0, MS, NO_CALLPATH, 0);
+            let c = t.push_call(r, "MPI_Allreduce", 11 * MS, 41 * MS, NO_CALLPATH, 0);
+            t.push_collective(r, c, CollectiveOp::Allreduce, COMM_WORLD, 0, 8, 8);
+            if r < 2 {
+                let (name, dir, peer) = if r == 0 {
+                    ("MPI_Send", P2pDir::Send, 1)
+                } else {
+                    ("MPI_Recv", P2pDir::Recv, 0)
+                };
+                let p = t.push_call(r, name, 42 * MS, 42 * MS + 1000, NO_CALLPATH, 0);
+                t.push_p2p(r, p, p, dir, peer, 0, COMM_WORLD, 8);
+            }
+            t.push_call(r, "MPI_Finalize", 43 * MS, 43 * MS, NO_CALLPATH, 0);
+        }
+        let path = std::env::temp_dir().join(format!("tracelogic-replay-p2p-{}.txt", std::process::id()));
+        std::fs::write(&path, tracelogic_formats::text::write(&t)).unwrap();
+        path
+    }
+
+    #[test]
+    fn point_to_point_replay_keeps_the_dropped_collective_out_of_computation() {
+        let path = collective_trace_file();
+        let mut a = args(None, None);
+        a.paths = vec![path.clone()];
+        a.per_rank = true;
+        let whole = analyse(&a).unwrap();
+        a.selection.kinds = Some(crate::common::KindList(
+            tracelogic_model::query::parse_kinds("p2p").unwrap(),
+        ));
+        let p2p = analyse(&a).unwrap();
+        std::fs::remove_file(&path).ok();
+
+        assert_eq!(p2p.calls, 2);
+        let base = &p2p.report.configurations[0];
+        // 10 ms of computation before the allreduce (MPI_Init's 1 ms costs 0), 2 ms after it
+        // (less the 1 µs message on ranks 0 and 1).
+        assert!((base.breakdown.compute_s - 0.012).abs() < 1e-5, "{:?}", base.breakdown);
+        assert!(
+            (base.breakdown.not_replayed_s - 0.030).abs() < 1e-9,
+            "{:?}",
+            base.breakdown
+        );
+        assert!(p2p.report.classification.iter().all(|c| c.label == "n/a"));
+        assert!((p2p.report.reference.as_ref().unwrap().outside_model_s - 0.001).abs() < 1e-9);
+        // The whole trace replays the collective instead, with nothing outside the replay.
+        assert!(whole
+            .report
+            .configurations
+            .iter()
+            .all(|c| c.breakdown.not_replayed_s == 0.0));
+
+        let text = human(&p2p.report, true);
+        assert!(text.contains("communication outside the selection"), "{text}");
+        assert!(text.contains("not replayed s"), "{text}");
+        assert!(text.contains("classification: n/a"), "{text}");
+        assert!(text.contains("0.030000"), "{text}");
+        let json = serde_json::to_value(&p2p.report).unwrap();
+        let not_replayed = json["configurations"][0]["not_replayed_s"].as_f64().unwrap();
+        assert!((not_replayed - 0.03).abs() < 1e-9, "{not_replayed}");
+        assert_eq!(json["classification"][0]["bound"], "undetermined");
+        assert!(!human(&whole.report, true).contains("not replayed"));
+    }
+
     #[test]
     fn human_output_shows_every_configuration_and_the_classification() {
         let mut t = Trace::new("generated", "ping-pong", 2);
@@ -343,7 +479,7 @@ mod tests {
         }
         let mut options = WhatIfOptions::new(Network::presets(), SEED_SCALES.to_vec());
         options.per_rank = true;
-        let report = what_if(&t, &match_messages(&t), &options).unwrap();
+        let report = tracelogic_analysis::replay::what_if(&t, &match_messages(&t), &options).unwrap();
         let text = human(&report, true);
         for net in ["1GbE", "10GbE", "QDR"] {
             assert!(text.contains(&format!("network {net}\n")), "{text}");

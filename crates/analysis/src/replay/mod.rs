@@ -325,8 +325,9 @@ pub enum Bound {
     /// Sensitive to the network, latency and bandwidth alike.
     CommunicationSensitive,
     /// Not classified: the run is insensitive to the replayed network, but the communication a
-    /// selection dropped takes at least as long as the computation, so "compute-bound" would
-    /// rest on time that was not replayed.
+    /// selection dropped (kept at its recorded duration) takes at least as long as the
+    /// computation (or, with much waiting, the waiting), so "compute-bound" ("imbalance-bound")
+    /// would rest on time that was not replayed.
     Undetermined,
 }
 
@@ -476,7 +477,27 @@ pub fn classify(results: &[ConfigurationResult], network: &str, thresholds: &Thr
         pct(latency_spread),
         pct(bandwidth_spread)
     );
-    let (bound, reason) = if spread < th.insensitive_spread {
+    // Time a selection kept out of the replay does not move with the network, so it can make a
+    // run look insensitive; an insensitive verdict stands only when the term it names outweighs it.
+    let (named, named_share) = if wait_share >= th.imbalance_wait_share {
+        ("waiting", wait_share)
+    } else {
+        ("computation", compute_share)
+    };
+    let (bound, reason) = if spread < th.insensitive_spread
+        && not_replayed_share > 0.0
+        && not_replayed_share >= named_share
+    {
+        (
+            Bound::Undetermined,
+            format!(
+                "{change} (< {}): insensitive to the replayed network, but {} of the time is communication outside the selection, kept at its recorded duration, against {} {named}: what bounds the run cannot be told without replaying that communication",
+                pct(th.insensitive_spread),
+                pct(not_replayed_share),
+                pct(named_share)
+            ),
+        )
+    } else if spread < th.insensitive_spread {
         if wait_share >= th.imbalance_wait_share {
             (
                 Bound::Imbalance,
@@ -485,16 +506,6 @@ pub fn classify(results: &[ConfigurationResult], network: &str, thresholds: &Thr
                     pct(th.insensitive_spread),
                     pct(wait_share),
                     pct(th.imbalance_wait_share)
-                ),
-            )
-        } else if not_replayed_share > 0.0 && not_replayed_share >= compute_share {
-            (
-                Bound::Undetermined,
-                format!(
-                    "{change} (< {}): insensitive to the replayed network, but {} of the time is communication outside the selection, kept at its recorded duration, against {} computation: whether the run is compute-bound cannot be told without replaying it",
-                    pct(th.insensitive_spread),
-                    pct(not_replayed_share),
-                    pct(compute_share)
                 ),
             )
         } else {
@@ -817,6 +828,49 @@ mod tests {
             // 4 ms of about 205 ms.
             assert!((0.015..0.025).contains(&c.not_replayed_share), "{c:?}");
             assert!(c.reason.contains("outside the selection"), "{}", c.reason);
+        }
+    }
+
+    /// Two ranks: rank 1 waits 20 ms for rank 0's message, then both spend `collective` ms in
+    /// an `MPI_Allreduce`.
+    fn late_sender_then_collective(collective: Time) -> Trace {
+        let mut t = Trace::new("generated", "late-sender", 2);
+        for r in 0..2 {
+            t.push_call(r, "MPI_Init", 0, 0, NO_CALLPATH, 0);
+            let (name, dir, enter) = if r == 0 {
+                ("MPI_Send", P2pDir::Send, 30 * MS)
+            } else {
+                ("MPI_Recv", P2pDir::Recv, 10 * MS)
+            };
+            let p = t.push_call(r, name, enter, 30 * MS + 1000, NO_CALLPATH, 0);
+            t.push_p2p(r, p, p, dir, 1 - r, 0, COMM_WORLD, 8);
+            let c = t.push_call(r, "MPI_Allreduce", 31 * MS, 31 * MS + collective, NO_CALLPATH, 0);
+            t.push_collective(r, c, CollectiveOp::Allreduce, COMM_WORLD, 0, 8, 8);
+            t.push_call(
+                r,
+                "MPI_Finalize",
+                31 * MS + collective,
+                31 * MS + collective,
+                NO_CALLPATH,
+                0,
+            );
+        }
+        t
+    }
+
+    #[test]
+    fn imbalance_is_named_only_when_waiting_outweighs_the_dropped_communication() {
+        // 1 ms of collective: waiting (10 ms of about 31) decides, as without a selection.
+        let short = restricted_report(&late_sender_then_collective(MS), &p2p_only());
+        for c in &short.classification {
+            assert_eq!(c.bound, Bound::Imbalance, "{}: {}", c.network, c.reason);
+        }
+        // 15 ms of collective: a third of the time is not replayed, more than the waiting.
+        let long = restricted_report(&late_sender_then_collective(15 * MS), &p2p_only());
+        for c in &long.classification {
+            assert_eq!(c.bound, Bound::Undetermined, "{}: {}", c.network, c.reason);
+            assert!(c.wait_share >= 0.2 && c.not_replayed_share > c.wait_share, "{c:?}");
+            assert!(c.reason.contains("waiting"), "{}", c.reason);
         }
     }
 
