@@ -843,6 +843,9 @@ impl TopologySpec {
 
     /// Number of edges, from [`TopologySpec::degree_histogram`] (no graph is built).
     pub fn edge_count(&self) -> u64 {
+        if let Some(m) = self.closed_form_edge_count() {
+            return m;
+        }
         self.degree_histogram().iter().map(|(&d, &c)| d as u64 * c).sum::<u64>() / 2
     }
 
@@ -862,6 +865,14 @@ impl TopologySpec {
         let n = self.num_nodes();
         if self.family == Family::Star {
             return Graph::from_edges(n, (1..n).map(|v| (0, v)));
+        }
+        if self.family == Family::Hypercube {
+            // Node bits are the coordinates of the 2×…×2 grid, dimension 0 the lowest bit.
+            let grid = TopologySpec {
+                family: Family::Grid,
+                dims: vec![2; self.dims[0] as usize],
+            };
+            return grid.cartesian_graph();
         }
         if self.family.is_cartesian() {
             return self.cartesian_graph();

@@ -6,6 +6,7 @@
 //! patterns alike.
 
 pub mod catalog;
+pub mod closed_form;
 pub mod edgelist;
 pub mod families;
 pub mod invariants;

@@ -1,0 +1,303 @@
+//! What a family's structure tells without building its graph: its prime factors under the
+//! Cartesian graph product (which candidates are the same graph), its edge count and its
+//! adjacency spectrum in closed form.
+//!
+//! Grids, tori, lines, rings, hypercubes and the 7-point stencils are Cartesian products of paths
+//! and cycles. A connected graph factors uniquely into prime graphs under the Cartesian product
+//! (Sabidussi 1960, Vizing 1963); paths of three or more nodes and cycles other than C4 are
+//! prime (a product of two non-trivial graphs has a 4-cycle through every node, and C4 = K2□K2).
+//! So two such candidates are isomorphic exactly when their multisets of prime factors agree:
+//! identification proves one of them and knows the others are its equivalents.
+//!
+//! The spectrum of a Cartesian product is every sum of one eigenvalue per factor, and a periodic
+//! stencil is a Cayley graph of the abelian group Z_d0 × Z_d1 × ...: its eigenvalues are the
+//! character sums Σ_s cos(2π Σ_i s_i j_i / d_i) over its distinct neighbour offsets s. Both
+//! replace a dense O(n³) eigen-decomposition for display.
+
+use crate::families::{Family, TopologySpec};
+use std::f64::consts::PI;
+
+/// A prime factor under the Cartesian product: a path or a cycle of `nodes` nodes (the path of
+/// 2 nodes, K2, stands for both the 2-extent path and the 2-extent "cycle").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PrimeFactor {
+    /// The path P_n, n ≥ 2.
+    Path(u32),
+    /// The cycle C_n, n = 3 or n ≥ 5.
+    Cycle(u32),
+}
+
+impl PrimeFactor {
+    fn nodes(self) -> u32 {
+        match self {
+            PrimeFactor::Path(n) | PrimeFactor::Cycle(n) => n,
+        }
+    }
+
+    fn edges(self) -> u64 {
+        match self {
+            PrimeFactor::Path(n) => n as u64 - 1,
+            PrimeFactor::Cycle(n) => n as u64,
+        }
+    }
+
+    fn eigenvalues(self) -> impl Iterator<Item = f64> {
+        let (n, cyclic) = match self {
+            PrimeFactor::Path(n) => (n, false),
+            PrimeFactor::Cycle(n) => (n, true),
+        };
+        (0..n).map(move |j| {
+            if cyclic {
+                2.0 * (2.0 * PI * j as f64 / n as f64).cos()
+            } else {
+                2.0 * (PI * (j + 1) as f64 / (n + 1) as f64).cos()
+            }
+        })
+    }
+}
+
+/// The prime factors of one extent of a grid (`periodic` false) or torus: none for 1, K2 for 2,
+/// K2 twice for a 4-cycle.
+fn extent_factors(extent: u32, periodic: bool, out: &mut Vec<PrimeFactor>) {
+    match (extent, periodic) {
+        (1, _) => {}
+        (2, _) => out.push(PrimeFactor::Path(2)),
+        (4, true) => out.extend([PrimeFactor::Path(2), PrimeFactor::Path(2)]),
+        (d, true) => out.push(PrimeFactor::Cycle(d)),
+        (d, false) => out.push(PrimeFactor::Path(d)),
+    }
+}
+
+impl TopologySpec {
+    /// The sorted prime factors of this topology under the Cartesian product, for the families
+    /// that are products of paths and cycles (grid, torus, line, ring, hypercube, 7-point
+    /// stencils); `None` for the others. Two specs with equal factors are isomorphic graphs and
+    /// two with different factors are not (unique prime factorisation of connected graphs).
+    pub fn prime_factors(&self) -> Option<Vec<PrimeFactor>> {
+        let mut out = Vec::new();
+        match self.family {
+            Family::Grid | Family::Line | Family::Stencil7Mesh => {
+                self.dims.iter().for_each(|&d| extent_factors(d, false, &mut out))
+            }
+            Family::Torus | Family::Stencil7 => self.dims.iter().for_each(|&d| extent_factors(d, true, &mut out)),
+            Family::Ring => extent_factors(self.dims[0], true, &mut out),
+            Family::Hypercube => out.extend(std::iter::repeat_n(PrimeFactor::Path(2), self.dims[0] as usize)),
+            _ => return None,
+        }
+        out.sort_unstable();
+        Some(out)
+    }
+
+    /// Edge count in closed form for product families and trees; `None` for the others (then
+    /// [`TopologySpec::edge_count`] sums the degree histogram).
+    pub(crate) fn closed_form_edge_count(&self) -> Option<u64> {
+        let n = self.num_nodes() as u64;
+        match self.family {
+            Family::BinaryTree | Family::KaryTree | Family::Star => Some(n.saturating_sub(1)),
+            Family::AllToAll => Some(n * n.saturating_sub(1) / 2),
+            _ => {
+                // In a product, each factor's edges are repeated once per node of the others.
+                let factors = self.prime_factors()?;
+                Some(factors.iter().map(|f| f.edges() * (n / f.nodes() as u64)).sum())
+            }
+        }
+    }
+
+    /// The adjacency eigenvalues in increasing order, computed from the structure: for product
+    /// families every sum of one eigenvalue per prime factor, for periodic stencils the character
+    /// sums of the Cayley graph. `None` for the other families (and above `max_nodes` nodes).
+    /// Agrees with `invariants::spectrum` of [`TopologySpec::graph`] to rounding.
+    pub fn closed_form_spectrum(&self, max_nodes: u32) -> Option<Vec<f64>> {
+        if self.num_nodes() > max_nodes {
+            return None;
+        }
+        let mut values = if let Some(factors) = self.prime_factors() {
+            let mut values = vec![0.0f64];
+            for f in factors {
+                values = values
+                    .iter()
+                    .flat_map(|&x| f.eigenvalues().map(move |y| x + y))
+                    .collect();
+            }
+            values
+        } else if self.family.is_cartesian() && self.family.periodic() {
+            self.cayley_spectrum()
+        } else {
+            return None;
+        };
+        values.sort_by(f64::total_cmp);
+        Some(values)
+    }
+
+    /// Eigenvalues of a periodic Cartesian family as a Cayley graph of Z_d0 × Z_d1 × ...: one per
+    /// character j, the sum over the distinct non-zero neighbour offsets s (taken modulo the
+    /// extents) of cos(2π Σ_i s_i j_i / d_i).
+    fn cayley_spectrum(&self) -> Vec<f64> {
+        let dims = &self.dims;
+        let mut offsets: Vec<Vec<u32>> = self
+            .offsets()
+            .iter()
+            .map(|o| {
+                o.iter()
+                    .zip(dims)
+                    .map(|(&s, &d)| (s as i64).rem_euclid(d as i64) as u32)
+                    .collect()
+            })
+            .filter(|o: &Vec<u32>| o.iter().any(|&x| x != 0))
+            .collect();
+        offsets.sort_unstable();
+        offsets.dedup();
+        let n = self.num_nodes() as usize;
+        let mut j = vec![0u32; dims.len()];
+        let mut values = Vec::with_capacity(n);
+        for _ in 0..n {
+            let value: f64 = offsets
+                .iter()
+                .map(|s| {
+                    let phase: f64 = s
+                        .iter()
+                        .zip(&j)
+                        .zip(dims)
+                        .map(|((&s, &j), &d)| s as f64 * j as f64 / d as f64)
+                        .sum();
+                    (2.0 * PI * phase).cos()
+                })
+                .sum();
+            values.push(value);
+            for (c, &d) in j.iter_mut().zip(dims) {
+                *c += 1;
+                if *c < d {
+                    break;
+                }
+                *c = 0;
+            }
+        }
+        values
+    }
+
+    /// Breadth-first level sizes from `root` without building the graph: for hypercubes C(d, k)
+    /// nodes at distance k (from any node), otherwise
+    /// [`TopologySpec::implicit_distance_profile`] (Cartesian families; `None` for the others).
+    pub fn structural_distance_profile(&self, root: u32, expect: Option<&[u32]>) -> Option<Vec<u32>> {
+        if self.family != Family::Hypercube {
+            return self.implicit_distance_profile(root, expect);
+        }
+        if root >= self.num_nodes() {
+            return None;
+        }
+        let d = self.dims[0] as u64;
+        let mut profile = Vec::with_capacity(d as usize + 1);
+        let mut c = 1u64;
+        for k in 0..=d {
+            profile.push(c as u32);
+            c = c * (d - k) / (k + 1);
+        }
+        Some(profile)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::catalog::candidates;
+    use crate::invariants::{spectra_agree, spectrum};
+    use crate::iso::{isomorphism, IsoOptions, IsoOutcome};
+
+    #[test]
+    fn closed_form_spectra_equal_the_dense_decomposition() {
+        let mut checked = 0;
+        for n in [2u32, 3, 4, 6, 8, 12, 16, 18, 24, 27, 30, 32, 36, 48, 64] {
+            for spec in candidates(n) {
+                let Some(closed) = spec.closed_form_spectrum(512) else {
+                    assert!(spec.prime_factors().is_none(), "{}", spec.label());
+                    continue;
+                };
+                let dense = spectrum(&spec.graph()).unwrap();
+                assert!(
+                    spectra_agree(&closed, &dense),
+                    "{}: {closed:?} vs {dense:?}",
+                    spec.label()
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 150, "{checked}");
+        assert_eq!(
+            TopologySpec::parse("grid:30x30").unwrap().closed_form_spectrum(512),
+            None
+        );
+    }
+
+    #[test]
+    fn closed_form_edge_counts_equal_the_built_graph() {
+        for n in [2u32, 5, 8, 12, 16, 36, 64, 100] {
+            for spec in candidates(n) {
+                assert_eq!(spec.edge_count(), spec.graph().num_edges() as u64, "{}", spec.label());
+            }
+        }
+    }
+
+    #[test]
+    fn equal_prime_factors_exactly_when_isomorphic() {
+        // Every pair of product candidates of the same size and edge count: the factors agree
+        // if and only if the isomorphism search proves them the same graph.
+        let mut same = 0;
+        let mut different = 0;
+        for n in [4u32, 8, 9, 12, 16, 24, 32, 36, 64] {
+            let products: Vec<TopologySpec> = candidates(n)
+                .into_iter()
+                .filter(|s| s.prime_factors().is_some())
+                .collect();
+            for (i, a) in products.iter().enumerate() {
+                for b in &products[i + 1..] {
+                    let (ga, gb) = (a.graph(), b.graph());
+                    if ga.num_edges() != gb.num_edges() {
+                        continue;
+                    }
+                    let iso = isomorphism(&ga, &gb, IsoOptions::for_nodes(n));
+                    assert!(
+                        !matches!(iso, IsoOutcome::GaveUp { .. }),
+                        "{} / {}",
+                        a.label(),
+                        b.label()
+                    );
+                    let isomorphic = matches!(iso, IsoOutcome::Isomorphic { .. });
+                    assert_eq!(
+                        a.prime_factors() == b.prime_factors(),
+                        isomorphic,
+                        "{} / {}",
+                        a.label(),
+                        b.label()
+                    );
+                    if isomorphic {
+                        same += 1;
+                    } else {
+                        different += 1;
+                    }
+                }
+            }
+        }
+        assert!(
+            same >= 20 && different >= 20,
+            "{same} isomorphic pairs, {different} not"
+        );
+    }
+
+    #[test]
+    fn hypercube_profile_is_binomial_and_others_fall_back() {
+        let cube = TopologySpec::parse("hypercube:6").unwrap();
+        let g = cube.graph();
+        assert_eq!(
+            cube.structural_distance_profile(17, None).unwrap(),
+            crate::invariants::distance_profile(&g, 17)
+        );
+        assert_eq!(cube.structural_distance_profile(64, None), None);
+        let torus = TopologySpec::parse("torus:4x6").unwrap();
+        assert_eq!(
+            torus.structural_distance_profile(3, None),
+            torus.implicit_distance_profile(3, None)
+        );
+        // The hypercube's graph is the 2×…×2 grid, node bits as coordinates.
+        assert_eq!(g, TopologySpec::parse("grid:2x2x2x2x2x2").unwrap().graph());
+    }
+}
