@@ -14,7 +14,7 @@ use flate2::read::MultiGzDecoder;
 use ruzstd::decoding::errors::{FrameDecoderError, ReadFrameHeaderError};
 use ruzstd::decoding::{BlockDecodingStrategy, FrameDecoder};
 use std::cell::Cell;
-use std::io::{self, Cursor, Read, Seek, SeekFrom};
+use std::io::{self, BufRead, Cursor, Read, Seek, SeekFrom};
 
 /// A source that can be read and repositioned: a file on disk, a browser `File`, bytes in memory.
 /// Zip archives need it (their index is at the end); every other kind is read front to back.
@@ -490,16 +490,17 @@ impl Walk<'_> {
         depth: u32,
     ) -> Result<(), FormatError> {
         let base = name.rsplit('/').next().unwrap_or("");
-        let inner_head = first.map_err(|e| meter.blame(member_error(name, base, &e), name, base))?;
-        let folder = &name[..name.len() - base.len()];
-        let inner = format!("{folder}{}", inner_name(base, kind, stored));
+        let member = inner_name(base, kind, stored);
+        let inner_head = first.map_err(|e| meter.blame(member_error(name, &member, &e), name, &member))?;
+        let inner = format!("{}{member}", &name[..name.len() - base.len()]);
         self.budget.take_member(name)?;
         let mut rest = Cursor::new(inner_head).chain(&mut meter);
         let unpacked = self.unpack(&inner, name, Source::Stream(&mut rest), depth + 1, None);
-        unpacked.map_err(|e| meter.blame(e, name, base))?;
+        unpacked.map_err(|e| meter.blame(e, name, &member))?;
         // Whatever follows the member (a tar's padding) is still decompressed, so a corrupt or
         // truncated end of the stream is reported and its checksum is checked.
-        io::copy(&mut meter, &mut io::sink()).map_err(|e| meter.blame(member_error(name, base, &e), name, base))?;
+        io::copy(&mut meter, &mut io::sink())
+            .map_err(|e| meter.blame(member_error(name, &member, &e), name, &member))?;
         Ok(())
     }
 
@@ -624,7 +625,16 @@ struct ZstdReader<R> {
     frames: u64,
 }
 
-impl<R: Read> ZstdReader<R> {
+impl<R: BufRead> ZstdReader<R> {
+    /// The error for a frame that failed to decode: a stream that ended early says so.
+    fn decode_error(&mut self, e: FrameDecoderError) -> io::Error {
+        if matches!(self.source.fill_buf(), Ok(rest) if rest.is_empty()) {
+            io::Error::new(io::ErrorKind::UnexpectedEof, "the zstd stream ends early (truncated?)")
+        } else {
+            io::Error::new(io::ErrorKind::InvalidData, format!("corrupt zstd stream: {e}"))
+        }
+    }
+
     fn new(source: R) -> Self {
         ZstdReader {
             source,
@@ -663,13 +673,13 @@ impl<R: Read> ZstdReader<R> {
                     }
                     self.frames += 1;
                 }
-                Err(e) => return Err(io::Error::new(io::ErrorKind::InvalidData, format!("zstd: {e}"))),
+                Err(e) => return Err(self.decode_error(e)),
             }
         }
     }
 }
 
-impl<R: Read> Read for ZstdReader<R> {
+impl<R: BufRead> Read for ZstdReader<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         if buf.is_empty() {
             return Ok(0);
@@ -681,7 +691,7 @@ impl<R: Read> Read for ZstdReader<R> {
             while self.decoder.can_collect() == 0 && !self.decoder.is_finished() {
                 self.decoder
                     .decode_blocks(&mut self.source, BlockDecodingStrategy::UptoBlocks(1))
-                    .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("zstd: {e}")))?;
+                    .map_err(|e| self.decode_error(e))?;
             }
             let n = self.decoder.read(buf)?;
             if n > 0 {
