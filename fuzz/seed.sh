@@ -23,7 +23,8 @@ pack="$here/target/debug/examples/pack"
 "$tl" generate --topology grid:2x2 --iterations 1 --style sendrecv --format dumpi --out "$gen/dumpi-grid" >/dev/null
 "$tl" generate --topology ring:3 --iterations 2 --collective allreduce:1 --format otf2 --out "$gen/otf2-ring3" >/dev/null
 "$tl" generate --topology star:3 --iterations 1 --style blocking --format otf2 --out "$gen/otf2-star" >/dev/null
-(cd "$gen" && tar czf otf2-ring3.tar.gz otf2-ring3 && tar cf dumpi-ring3.tar dumpi-ring3 && gzip -k ring3.txt)
+(cd "$gen" && tar czf otf2-ring3.tar.gz otf2-ring3 && tar cf dumpi-ring3.tar dumpi-ring3 && gzip -k ring3.txt \
+  && tar cf - dumpi-grid | zstd -q -o dumpi-grid.tar.zst && zstd -q -k grid.txt)
 python3 - "$gen" <<'PY'
 import sys, zipfile, os
 g = sys.argv[1]
@@ -42,13 +43,13 @@ for s in profet-paraver-test1 profet-paraver-lulesh; do "$pack" "$c/read_paraver
 cp "$samples/pipit-csv/foo-bar.csv" "$c/read_csv/seed-foo-bar.csv"
 cp "$samples/pipit-csv/ping-pong-csv.csv" "$c/read_csv/seed-ping-pong-csv.csv"
 for s in ring3 grid star wave; do cp "$gen/$s.txt" "$c/read_text/seed-$s.txt"; done
-# The generic entry point: one pack per format, plus archives (tar.gz, tar, gzip, zip).
+# The generic entry point: one pack per format, plus archives (tar.gz, tar, gzip, zip, tar.zst, zst).
 "$pack" "$c/read_trace/seed-otf2" "$samples/pyotf2-generated-4rank"
 "$pack" "$c/read_trace/seed-dumpi" "$samples/sstmacro-dumpi-testtrace"
 "$pack" "$c/read_trace/seed-paraver" "$samples/profet-paraver-test1"
 "$pack" "$c/read_trace/seed-csv" "$samples/pipit-csv/foo-bar.csv"
 "$pack" "$c/read_trace/seed-text" "$gen/ring3.txt"
-for a in otf2-ring3.tar.gz dumpi-ring3.tar ring3.txt.gz dumpi-grid.zip; do "$pack" "$c/read_trace/seed-$a" "$gen/$a"; done
+for a in otf2-ring3.tar.gz dumpi-ring3.tar ring3.txt.gz dumpi-grid.zip dumpi-grid.tar.zst grid.txt.zst; do "$pack" "$c/read_trace/seed-$a" "$gen/$a"; done
 # Analyses, later analyses and replay: traces of every format, the generated ones carrying known topologies.
 for t in analyses replay later_analyses; do
   for s in ring3 grid star wave; do "$pack" "$c/$t/seed-$s" "$gen/$s.txt"; done
