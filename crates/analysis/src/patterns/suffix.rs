@@ -15,7 +15,7 @@ const EMPTY: u32 = u32::MAX;
 /// recursively when two names coincide; a second induced sort from the sorted LMS suffixes gives
 /// the array. O(n) time for any alphabet. `alphabet` is the caller's bound on the symbols; the
 /// symbols' actual range is used, and a range wider than the sequence is first renumbered densely
-/// so the bucket tables never exceed the sequence's length. Sequences hold fewer than 2³² − 1
+/// so the bucket tables never exceed the larger of the sequence's length and 256. Sequences hold fewer than 2³² − 1
 /// symbols (positions are `u32`).
 pub fn suffix_array(s: &[u32], alphabet: usize) -> Vec<u32> {
     let n = s.len();
@@ -42,8 +42,7 @@ pub fn suffix_array(s: &[u32], alphabet: usize) -> Vec<u32> {
     sa
 }
 
-/// Bucket boundaries of the induced sorts: `starts[c]` is the first slot of symbol `c`'s bucket,
-/// `ends[c]` one past its last.
+/// `starts[c]`: the first slot of symbol `c`'s bucket in the suffix array.
 fn bucket_starts(counts: &[u32], starts: &mut [u32]) {
     let mut sum = 0;
     for (b, &c) in starts.iter_mut().zip(counts) {
@@ -52,6 +51,7 @@ fn bucket_starts(counts: &[u32], starts: &mut [u32]) {
     }
 }
 
+/// `ends[c]`: one past the last slot of symbol `c`'s bucket.
 fn bucket_ends(counts: &[u32], ends: &mut [u32]) {
     let mut sum = 0;
     for (b, &c) in ends.iter_mut().zip(counts) {
