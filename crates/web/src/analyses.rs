@@ -139,6 +139,9 @@ pub fn analyse(trace: &Trace, request: &AnalysisRequest) -> Result<String, Strin
         AnalysisRequest::WhatIf { custom } => to_json(&replay(trace, *custom)?),
         AnalysisRequest::Compare { label, files } => to_json(&compare_with(trace, label, files)),
         AnalysisRequest::CompareRuns { runs, refused } => to_json(&compare_all(trace, runs.clone(), refused.clone())),
+        AnalysisRequest::SaveAs { format, renumbering } => {
+            to_json(&crate::save::save_trace(trace, *format, *renumbering)?)
+        }
     }
 }
 

@@ -460,7 +460,10 @@ impl App {
             }
         });
         let body = match self.view {
-            View::Summary => html! { <SummaryView trace={t.clone()} /> },
+            View::Summary => html! {
+                <SummaryView trace={t.clone()} save={self.analyses.get("save").cloned().unwrap_or_default()}
+                    on_request={ctx.link().callback(Msg::Analyse)} />
+            },
             View::Matrix => html! {
                 <MatrixView result={c.matrix.clone()} request={self.matrix_request.clone()}
                     on_request={ctx.link().callback(Msg::Matrix)} focus={self.focus.clone()}

@@ -14,7 +14,8 @@
 //! navigation state in the address, [`persist`] keeps the last trace, the runs compared with
 //! it and the settings in IndexedDB, and [`samples`] lists the bundled traces.
 //! [`export`] saves the current view's tables and figures, [`report`] writes the HTML report of
-//! every analysis, and [`tour`] holds the steps of the workshop tour.
+//! every analysis, and [`tour`] holds the steps of the workshop tour. [`save`] writes the trace in another format
+//! (optionally renumbered) for the summary view's "Save trace as…".
 
 pub mod analyses;
 pub mod app;
@@ -26,6 +27,7 @@ pub mod protocol;
 pub mod report;
 pub mod route;
 pub mod samples;
+pub mod save;
 pub mod session;
 pub mod text;
 pub mod tour;

@@ -128,6 +128,14 @@ pub enum AnalysisRequest {
         /// Its files.
         files: Vec<WireFile>,
     },
+    /// Write the trace (restricted to the page's selection) in `format`, its ranks renumbered
+    /// as asked, for download ("Save trace as…" in the summary view; `tracelogic convert`).
+    SaveAs {
+        /// Output format.
+        format: crate::save::SaveFormat,
+        /// Rank renumbering.
+        renumbering: crate::save::Renumbering,
+    },
     /// Compare the loaded trace with runs compared before, from their properties alone (no
     /// trace sent again): how three or more runs get their similarity matrix, and how a run is
     /// removed from the set.
@@ -150,6 +158,7 @@ impl AnalysisRequest {
             AnalysisRequest::Phases { .. } => "phases",
             AnalysisRequest::WhatIf { .. } => "whatif",
             AnalysisRequest::Compare { .. } | AnalysisRequest::CompareRuns { .. } => "compare",
+            AnalysisRequest::SaveAs { .. } => "save",
         }
     }
 

@@ -1,9 +1,14 @@
 //! The summary view: ranks, calls, calls by MPI function, bytes, duration, communicators,
-//! unmatched messages and reader warnings.
+//! unmatched messages and reader warnings; and "Save trace as…", which has the worker write the
+//! trace in another format (optionally renumbered) and downloads the file.
 
-use crate::protocol::LoadedTrace;
+use crate::protocol::{AnalysisRequest, LoadedTrace};
+use crate::save::{Renumbering, SaveFormat, SavedTrace};
 use crate::text;
+use crate::views::AnalysisState;
+use std::cell::Cell;
 use std::rc::Rc;
+use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
 /// Properties of [`SummaryView`].
@@ -11,6 +16,116 @@ use yew::prelude::*;
 pub struct SummaryProps {
     /// The loaded trace's summary.
     pub trace: Rc<LoadedTrace>,
+    /// The latest "Save trace as…" request and its answer.
+    #[prop_or_default]
+    pub save: AnalysisState,
+    /// Ask the worker to write the trace.
+    #[prop_or_default]
+    pub on_request: Callback<AnalysisRequest>,
+}
+
+thread_local! {
+    /// Sequence number of the last saved trace downloaded, so that showing the view again does
+    /// not download it again.
+    static DOWNLOADED: Cell<u64> = const { Cell::new(0) };
+}
+
+/// Offer the worker's file for download.
+fn download(saved: &SavedTrace) -> Result<(), String> {
+    let bytes = crate::save::content(saved)?;
+    let array = js_sys::Uint8Array::from(bytes.as_slice());
+    let options = web_sys::BlobPropertyBag::new();
+    options.set_type(&saved.mime);
+    let blob = web_sys::Blob::new_with_u8_array_sequence_and_options(&js_sys::Array::of1(&array), &options)
+        .map_err(|_| "the browser refused to build the file".to_owned())?;
+    crate::export::save_blob(&saved.file_name, &blob);
+    Ok(())
+}
+
+/// The "Save trace as…" form: format, renumbering, and what became of the last request.
+#[function_component(SaveTrace)]
+fn save_trace(props: &SummaryProps) -> Html {
+    let format = use_node_ref();
+    let renumber = use_node_ref();
+    let seed = use_node_ref();
+    let state = &props.save;
+    {
+        let seq = state.seq;
+        use_effect_with(state.result.clone(), move |result| {
+            if let Some(Ok(json)) = result.as_deref() {
+                if DOWNLOADED.with(|d| d.replace(seq)) != seq {
+                    if let Ok(saved) = serde_json::from_str::<SavedTrace>(json) {
+                        let _ = download(&saved);
+                    }
+                }
+            }
+        });
+    }
+    let onsubmit = {
+        let (format, renumber, seed) = (format.clone(), renumber.clone(), seed.clone());
+        let on_request = props.on_request.clone();
+        Callback::from(move |e: SubmitEvent| {
+            e.prevent_default();
+            let value = |r: &NodeRef| r.cast::<HtmlSelectElement>().map(|s| s.value()).unwrap_or_default();
+            let format = SaveFormat::from_id(&value(&format)).unwrap_or(SaveFormat::Text);
+            let seed = seed
+                .cast::<HtmlInputElement>()
+                .and_then(|i| i.value().trim().parse::<u64>().ok())
+                .unwrap_or(1);
+            let renumbering = match value(&renumber).as_str() {
+                "reverse" => Renumbering::Reverse,
+                "random" => Renumbering::Random(seed),
+                _ => Renumbering::Keep,
+            };
+            on_request.emit(AnalysisRequest::SaveAs { format, renumbering });
+        })
+    };
+    let status = if state.pending {
+        html! { <p id="save-status" class="waiting" role="status">{ "Writing the trace in the analysis worker…" }</p> }
+    } else {
+        match state.result.as_deref() {
+            None => html! { <p id="save-status" role="status" hidden=true></p> },
+            Some(Err(e)) => html! { <div id="save-status" role="status">{ crate::views::error_box(e) }</div> },
+            Some(Ok(json)) => match serde_json::from_str::<SavedTrace>(json) {
+                Ok(s) => html! {
+                    <p id="save-status" role="status" data-file={s.file_name.clone()} data-bytes={s.bytes.to_string()}>
+                        { format!("Saved {} ({}, {} ranks, {} calls{})", s.file_name, text::bytes(s.bytes),
+                            s.ranks, text::count(s.calls),
+                            if s.permutation.is_some() { ", ranks renumbered" } else { "" }) }
+                    </p>
+                },
+                Err(e) => {
+                    html! { <div id="save-status" role="status">{ crate::views::error_box(&format!("unreadable answer: {e}")) }</div> }
+                }
+            },
+        }
+    };
+    html! {
+        <form class="save-trace" id="save-trace" {onsubmit} aria-labelledby="save-trace-title">
+            <h3 id="save-trace-title">{ "Save trace as…" }</h3>
+            <p class="hint">{ "Writes the part of the trace the matrix view's filters select, as " }
+                <code>{ "tracelogic convert" }</code>{ " does." }</p>
+            <label>{ "Format " }
+                <select id="save-format" ref={format}>
+                    <option value="text" selected=true>{ "tracelogic text (.txt)" }</option>
+                    <option value="dumpi">{ "SST DUMPI (.tar)" }</option>
+                    <option value="otf2">{ "OTF2 (.tar)" }</option>
+                </select>
+            </label>
+            <label>{ "Ranks " }
+                <select id="save-renumber" ref={renumber}>
+                    <option value="keep" selected=true>{ "as recorded" }</option>
+                    <option value="reverse">{ "reversed (r → n−1−r)" }</option>
+                    <option value="random">{ "random permutation" }</option>
+                </select>
+            </label>
+            <label>{ "Seed " }
+                <input id="save-seed" ref={seed} type="number" min="0" step="1" value="1" inputmode="numeric" />
+            </label>
+            <button type="submit" id="save-trace-button" disabled={state.pending}>{ "Save trace as…" }</button>
+            { status }
+        </form>
+    }
 }
 
 /// One figure of the overview: label, readable value, and the exact number for tests and copy.
@@ -87,6 +202,7 @@ pub fn summary_view(props: &SummaryProps) -> Html {
                     </tbody>
                 </table>
             </div>
+            <SaveTrace trace={props.trace.clone()} save={props.save.clone()} on_request={props.on_request.clone()} />
         </section>
     }
 }

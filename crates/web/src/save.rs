@@ -1,0 +1,236 @@
+//! "Save trace as…": the loaded trace (restricted to the page's selection) written in another
+//! format, optionally with its ranks renumbered, as `tracelogic convert` does. The worker builds
+//! the file ([`save_trace`]); the summary view downloads it. Text is one file; DUMPI and OTF2,
+//! which are several files, come as one uncompressed tar archive, which tracelogic (and `tar`)
+//! reads back.
+
+use base64::Engine;
+use serde::{Deserialize, Serialize};
+use tracelogic_formats::InputFile;
+use tracelogic_model::renumber::{random_permutation, reverse_permutation};
+use tracelogic_model::{Rank, Trace};
+
+/// The formats the page writes (those with a writer in `tracelogic_formats`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SaveFormat {
+    /// tracelogic's native text format.
+    Text,
+    /// SST DUMPI (`.meta` and one `.bin` per rank), in a tar archive.
+    Dumpi,
+    /// OTF2 (anchor, definitions and per-location event files), in a tar archive.
+    Otf2,
+}
+
+impl SaveFormat {
+    /// Every format, in the order the page offers them.
+    pub const ALL: [SaveFormat; 3] = [SaveFormat::Text, SaveFormat::Dumpi, SaveFormat::Otf2];
+
+    /// Short name, as `tracelogic convert --format` takes it.
+    pub fn id(self) -> &'static str {
+        match self {
+            SaveFormat::Text => "text",
+            SaveFormat::Dumpi => "dumpi",
+            SaveFormat::Otf2 => "otf2",
+        }
+    }
+
+    /// The format named `id` ([`SaveFormat::id`]).
+    pub fn from_id(id: &str) -> Option<SaveFormat> {
+        SaveFormat::ALL.into_iter().find(|f| f.id() == id)
+    }
+}
+
+/// How the saved trace's ranks are renumbered (`tracelogic convert --renumber`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Renumbering {
+    /// Ranks as they are.
+    Keep,
+    /// Rank r becomes n-1-r.
+    Reverse,
+    /// A random permutation drawn from this seed.
+    Random(u64),
+}
+
+/// The file the worker built, as the page downloads it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SavedTrace {
+    /// Suggested file name (`NAME.txt` or `NAME-dumpi.tar` / `NAME-otf2.tar`).
+    pub file_name: String,
+    /// Its MIME type.
+    pub mime: String,
+    /// Its content, base64 (the worker's answers travel as JSON text).
+    pub base64: String,
+    /// Its size in bytes.
+    pub bytes: u64,
+    /// Files inside (the file itself for text, the tar's members otherwise).
+    pub files: Vec<String>,
+    /// Ranks written.
+    pub ranks: u32,
+    /// MPI calls written.
+    pub calls: u64,
+    /// `permutation[r]` is the new number of rank r; `None` when the ranks were kept.
+    pub permutation: Option<Vec<Rank>>,
+}
+
+/// A plain file-name stem from a trace's source (letters, digits, `-`, `_`, `.`), never empty.
+fn stem(source: &str) -> String {
+    let last = source.rsplit(['/', '\\']).next().unwrap_or(source);
+    let clean: String = last
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "-_.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    let clean = clean.trim_matches('.').to_owned();
+    if clean.is_empty() {
+        "trace".into()
+    } else {
+        clean
+    }
+}
+
+/// `files` as one uncompressed tar archive (fixed times and modes, so the same trace gives the
+/// same bytes).
+fn tar_of(files: &[InputFile]) -> Result<Vec<u8>, String> {
+    let mut builder = tar::Builder::new(Vec::new());
+    for f in files {
+        let mut header = tar::Header::new_gnu();
+        header.set_size(f.bytes.len() as u64);
+        header.set_mode(0o644);
+        header.set_mtime(0);
+        builder
+            .append_data(&mut header, &f.name, f.bytes.as_slice())
+            .map_err(|e| format!("cannot archive {}: {e}", f.name))?;
+    }
+    builder
+        .into_inner()
+        .map_err(|e| format!("cannot finish the archive: {e}"))
+}
+
+/// Write `trace` in `format`, renumbered as asked.
+pub fn save_trace(trace: &Trace, format: SaveFormat, renumbering: Renumbering) -> Result<SavedTrace, String> {
+    let n = trace.num_ranks();
+    let permutation = match renumbering {
+        Renumbering::Keep => None,
+        Renumbering::Reverse => Some(reverse_permutation(n)),
+        Renumbering::Random(seed) => Some(random_permutation(n, seed)),
+    };
+    let renumbered;
+    let trace = match &permutation {
+        None => trace,
+        Some(perm) => {
+            renumbered = trace.renumber_ranks(perm).map_err(|e| e.to_string())?;
+            &renumbered
+        }
+    };
+    let name = stem(&trace.source);
+    let (file_name, mime, content, files) = match format {
+        SaveFormat::Text => {
+            let file_name = format!("{name}.txt");
+            let text = tracelogic_formats::text::write(trace);
+            (file_name.clone(), "text/plain", text.into_bytes(), vec![file_name])
+        }
+        SaveFormat::Dumpi | SaveFormat::Otf2 => {
+            let written = if format == SaveFormat::Dumpi {
+                tracelogic_formats::dumpi::write(trace, &name)
+            } else {
+                tracelogic_formats::otf2::write(trace, &name)
+            };
+            let names = written.iter().map(|f| f.name.clone()).collect();
+            (
+                format!("{name}-{}.tar", format.id()),
+                "application/x-tar",
+                tar_of(&written)?,
+                names,
+            )
+        }
+    };
+    Ok(SavedTrace {
+        file_name,
+        mime: mime.into(),
+        bytes: content.len() as u64,
+        base64: base64::engine::general_purpose::STANDARD.encode(&content),
+        files,
+        ranks: trace.num_ranks(),
+        calls: trace.num_calls(),
+        permutation,
+    })
+}
+
+/// The bytes of a [`SavedTrace`].
+pub fn content(saved: &SavedTrace) -> Result<Vec<u8>, String> {
+    base64::engine::general_purpose::STANDARD
+        .decode(&saved.base64)
+        .map_err(|e| format!("the saved trace is damaged: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tracelogic_analysis::summary::summarize;
+    use tracelogic_model::match_messages;
+
+    fn sample(name: &str) -> Trace {
+        crate::analyses::tests::sample_trace(name)
+    }
+
+    fn read_back(saved: &SavedTrace) -> Trace {
+        let bytes = content(saved).unwrap();
+        assert_eq!(bytes.len() as u64, saved.bytes);
+        tracelogic_formats::read_trace(vec![InputFile::new(saved.file_name.clone(), bytes)]).unwrap()
+    }
+
+    #[test]
+    fn every_format_reads_back_with_the_same_summary() {
+        let t = sample("npb-mg.S.8");
+        let before = summarize(&t, &match_messages(&t));
+        for format in SaveFormat::ALL {
+            let saved = save_trace(&t, format, Renumbering::Keep).unwrap();
+            assert!(saved.permutation.is_none());
+            assert_eq!((saved.ranks, saved.calls), (8, t.num_calls()));
+            let back = read_back(&saved);
+            assert_eq!(back.format, format.id(), "{}", saved.file_name);
+            let after = summarize(&back, &match_messages(&back));
+            assert_eq!(after.calls_per_rank, before.calls_per_rank, "{format:?}");
+            assert_eq!(after.calls_by_kind, before.calls_by_kind, "{format:?}");
+            assert_eq!(
+                (after.p2p_bytes, after.matched_messages),
+                (before.p2p_bytes, before.matched_messages),
+                "{format:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn renumbered_saves_move_each_rank_s_calls() {
+        let t = sample("npb-lu.S.8");
+        let saved = save_trace(&t, SaveFormat::Text, Renumbering::Random(4)).unwrap();
+        let perm = saved.permutation.clone().unwrap();
+        let back = read_back(&saved);
+        for r in 0..t.num_ranks() {
+            assert_eq!(
+                t.ranks[r as usize].calls.len(),
+                back.ranks[perm[r as usize] as usize].calls.len()
+            );
+        }
+        let reversed = save_trace(&t, SaveFormat::Dumpi, Renumbering::Reverse).unwrap();
+        assert_eq!(reversed.permutation, Some((0..8).rev().collect()));
+        assert!(reversed.file_name.ends_with("-dumpi.tar"), "{}", reversed.file_name);
+        assert!(
+            reversed.files.iter().any(|f| f.ends_with(".meta")),
+            "{:?}",
+            reversed.files
+        );
+    }
+
+    #[test]
+    fn file_names_are_plain() {
+        assert_eq!(stem("a/b/npb lu<1>.S.8"), "npb_lu_1_.S.8");
+        assert_eq!(stem(".."), "trace");
+        assert_eq!(stem(""), "trace");
+    }
+}
