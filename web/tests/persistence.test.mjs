@@ -160,6 +160,36 @@ test('compared runs come back only with the trace they were compared with', asyn
   await s.context.close();
 });
 
+test('a trace loaded from files comes back with its compared run and the stored-state line names both', async () => {
+  const mg = sampleDir('npb-mg.S.8');
+  const cli = cliJson(['compare', mg, sampleDir('npb-lu.S.8')]);
+  const s = await app.openPage(`${app.origin}${prefix}#sample=none`);
+  const { page } = s;
+  await page.setInputFiles('#pick-files', readdirSync(mg).sort().map((n) => join(mg, n)));
+  await page.waitForSelector('#trace', { timeout: 60_000 });
+  await idle(page);
+  const label = await page.getAttribute('#trace', 'data-label');
+  await page.click('#nav-compare');
+  await page.selectOption('#compare-sample', 'npb-lu.S.8');
+  await page.waitForSelector('#compare-verdict', { timeout: 120_000 });
+  await page.waitForSelector('#stored[data-compared="1"]', { timeout: 10_000 });
+  assert.match(await page.textContent('#stored'), new RegExp(`Kept in this browser for the next visit: ${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(.*\\) and 1 compared run\\.`));
+
+  // The bare address reopens the stored files, then the comparison.
+  await page.goto(`${app.origin}${prefix}`);
+  await page.waitForSelector('#compare-verdict', { timeout: 120_000 });
+  await idle(page);
+  assert.equal(await page.getAttribute('#trace', 'data-label'), label);
+  assert.match(await page.textContent('#compare-verdict'), /vs NPB LU/);
+  const theta = Number(await page.getAttribute('#compare-properties tr[data-property="theta"]', 'data-theta'));
+  const epsilon = Number(await page.getAttribute('#compare-epsilon', 'data-epsilon'));
+  assert.ok(Math.abs(theta - cli.theta) < 1e-9, `θ ${theta} vs ${cli.theta}`);
+  assert.ok(Math.abs(epsilon - cli.epsilon) < 1e-9, `ε ${epsilon} vs ${cli.epsilon}`);
+  assert.equal(await page.getAttribute('#compare-verdict', 'data-similar'), String(cli.similar));
+  app.assertClean(s);
+  await s.context.close();
+});
+
 /** The id of the focused element, and whether it is inside the help dialog. */
 async function focused(page) {
   return page.evaluate(() => ({
