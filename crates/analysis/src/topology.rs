@@ -11,14 +11,18 @@
 
 use crate::matrix::CommMatrix;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::rc::Rc;
 pub use tracelogic_graph;
 use tracelogic_graph::catalog::{candidates, simplicity};
-use tracelogic_graph::invariants::{closed_walks, closed_walks_within, distance_profile, spectra_agree, spectrum};
+use tracelogic_graph::closed_form::PrimeFactor;
+use tracelogic_graph::invariants::{
+    closed_walks, closed_walks_within, distance_profile, spectra_agree, spectrum, SPECTRUM_MAX_NODES,
+};
 use tracelogic_graph::iso::{isomorphism_coloured, IsoOptions, IsoOutcome};
 use tracelogic_graph::near::align_bounded;
 use tracelogic_graph::refine::{refine_joint, Colouring};
-use tracelogic_graph::{Graph, TopologySpec};
+use tracelogic_graph::{Direction, Graph, TopologySpec};
 use web_time::Instant;
 
 /// How low-volume pairs are filtered out before the graph is built.
@@ -225,6 +229,22 @@ pub struct Identification {
     pub spectrum: Option<Vec<f64>>,
     /// Eigenvalues of the matched candidate (equal to `spectrum` when matched; for plotting).
     pub candidate_spectrum: Option<Vec<f64>>,
+    /// Time spent outside the elimination stages, so that `stages` plus these add up to the
+    /// whole identification.
+    #[serde(default)]
+    pub timings: IdentificationTimings,
+}
+
+/// Where the time of an identification went besides its [`Stage`]s, in milliseconds.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct IdentificationTimings {
+    /// Eigenvalues computed for display only (see [`SpectrumDisplay`]); 0 when none were, or
+    /// when the spectrum stage computed them for elimination.
+    pub display_spectrum_ms: f64,
+    /// Turning the proved mapping into rank places with coordinates and directions.
+    pub mapping_ms: f64,
+    /// The whole identification, stages included.
+    pub total_ms: f64,
 }
 
 /// A connected component analysed on its own.
@@ -471,6 +491,7 @@ fn empty_identification(g: &Graph) -> Identification {
         walk_counts: Vec::new(),
         spectrum: None,
         candidate_spectrum: None,
+        timings: IdentificationTimings::default(),
     }
 }
 
@@ -574,15 +595,18 @@ fn identify(
     traffic: &dyn Fn(u32, u32) -> PairTraffic,
     opts: &TopologyOptions,
 ) -> Identification {
+    let started = Instant::now();
     let n = g.num_nodes();
     let m = g.num_edges() as u64;
     let mut stages = Vec::new();
-    // `start` is the stage's start, or why it was skipped.
-    let mut stage = |name: &str, start: Result<Instant, &String>, survivors: &[Candidate]| {
+    // `start` is the stage's start, or why it was skipped; `twins` are the candidates known to be
+    // isomorphic to a survivor, listed with it.
+    let mut stage = |name: &str, start: Result<Instant, &String>, survivors: &[Candidate], twins: &Twins| {
+        let (candidates, labels) = twins.expand(survivors);
         stages.push(Stage {
             name: name.into(),
-            candidates: survivors.len(),
-            survivors: survivors.iter().take(64).map(|c| c.describe().label).collect(),
+            candidates,
+            survivors: labels,
             milliseconds: start.map_or(0.0, |t| t.elapsed().as_secs_f64() * 1e3),
             skipped: start.err().cloned(),
         });
@@ -599,39 +623,44 @@ fn identify(
                 .map(Candidate::Custom),
         )
         .collect();
-    stage("generated", Ok(t), &all);
+    let mut twins = Twins::default();
+    stage("generated", Ok(t), &all, &twins);
 
     let t = Instant::now();
     let mut left: Vec<Candidate> = all.iter().filter(|c| c.edge_count() == m).cloned().collect();
-    stage("nodes and edges", Ok(t), &left);
+    stage("nodes and edges", Ok(t), &left, &twins);
 
     let t = Instant::now();
     let degrees = g.degree_histogram();
     left.retain(|c| c.degrees() == degrees);
-    stage("degree sequence", Ok(t), &left);
+    stage("degree sequence", Ok(t), &left, &twins);
 
     let t = Instant::now();
+    // Candidates with the same prime factors are the same graph: only the simplest goes through
+    // the remaining stages, and the others share its fate.
+    twins = Twins::group(&mut left, &all);
     // Two regular graphs of the same size and degree are never told apart by refinement: the
-    // candidates of a regular graph skip straight to a trivial colouring, and their graphs are
-    // only built once the distance profile (computed from coordinates for Cartesian families)
-    // has kept them.
+    // candidates of a regular graph share one trivial colouring, and their graphs are only built
+    // once the distance profile (computed from the structure for Cartesian families and
+    // hypercubes) has kept them.
     let regular = degrees.len() <= 1;
+    let trivial = Rc::new(Colouring {
+        colours: vec![vec![0; n as usize], vec![0; n as usize]],
+        classes: 1,
+        rounds: 0,
+    });
     let mut lazy: Vec<Option<Graph>> = left.iter().map(|c| (!regular).then(|| c.graph())).collect();
-    let mut colourings: Vec<Colouring> = lazy
+    let mut colourings: Vec<Rc<Colouring>> = lazy
         .iter()
         .map(|h| match h {
-            Some(h) => refine_joint(&[g, h], 32),
-            None => Colouring {
-                colours: vec![vec![0; n as usize], vec![0; n as usize]],
-                classes: 1,
-                rounds: 0,
-            },
+            Some(h) => Rc::new(refine_joint(&[g, h], 32)),
+            None => Rc::clone(&trivial),
         })
         .collect();
-    let keep: Vec<bool> = colourings.iter().map(Colouring::histograms_agree).collect();
+    let keep: Vec<bool> = colourings.iter().map(|c| c.histograms_agree()).collect();
     retain_pairs(&mut left, &mut lazy, &keep);
     retain_mask(&mut colourings, &keep);
-    stage("colour refinement", Ok(t), &left);
+    stage("colour refinement", Ok(t), &left, &twins);
 
     // An isomorphism maps the app's most distinctive node to a candidate node of the same
     // colour with the same distance profile; for vertex-transitive candidates any node will do.
@@ -642,15 +671,20 @@ fn identify(
         .zip(lazy.iter_mut())
         .zip(&colourings)
         .map(|((c, h), col)| {
-            let hist = col.histogram(0);
-            let Some(root) = (0..n).min_by_key(|&u| (hist[col.colours[0][u as usize] as usize], u)) else {
+            let root = if Rc::ptr_eq(col, &trivial) {
+                (n > 0).then_some(0)
+            } else {
+                let hist = col.histogram(0);
+                (0..n).min_by_key(|&u| (hist[col.colours[0][u as usize] as usize], u))
+            };
+            let Some(root) = root else {
                 return true;
             };
             let mine = profiles.entry(root).or_insert_with(|| distance_profile(g, root));
             let colour = col.colours[0][root as usize];
             if let Candidate::Spec(s) = c {
                 if h.is_none() && s.is_vertex_transitive() {
-                    if let Some(theirs) = s.implicit_distance_profile(0, Some(mine)) {
+                    if let Some(theirs) = s.structural_distance_profile(0, Some(mine)) {
                         return theirs == *mine;
                     }
                 }
@@ -674,7 +708,7 @@ fn identify(
         .zip(&left)
         .map(|(h, c)| h.unwrap_or_else(|| c.graph()))
         .collect();
-    stage("distance profile", Ok(t), &left);
+    stage("distance profile", Ok(t), &left, &twins);
 
     // A quick, near-linear isomorphism search settles most candidates at once (ordered search
     // on grids, tori, stencils, hypercubes costs about one step per node and edge end): proved,
@@ -704,7 +738,7 @@ fn identify(
     let quick_time = t_quick.elapsed();
 
     // The spectrum stage only eliminates; when nothing is left undecided the isomorphism has
-    // decided alone, and the eigenvalues are computed for display only if wanted.
+    // decided alone, and the eigenvalues are computed for display after it, if wanted.
     let display = match opts.spectrum {
         SpectrumDisplay::Auto => n <= DISPLAY_SPECTRUM_NODES,
         SpectrumDisplay::Always => true,
@@ -712,11 +746,12 @@ fn identify(
     };
     let undecided = settled.iter().filter(|s| s.is_none()).count();
     let mut walk_counts = Vec::new();
-    let app_spectrum;
+    let mut app_spectrum = None;
+    let mut display_pending = false;
     let mut kept_spectra: Vec<Option<Vec<f64>>>;
     let mut settled_kept = settled;
     if undecided == 0 || left.len() <= 1 {
-        app_spectrum = if display { spectrum(g) } else { None };
+        display_pending = display;
         // Candidates a quick search refuted leave here (they are not isomorphic).
         let keep: Vec<bool> = settled_kept
             .iter()
@@ -725,19 +760,22 @@ fn identify(
         retain_pairs(&mut left, &mut graphs, &keep);
         retain_mask(&mut colourings, &keep);
         retain_mask(&mut settled_kept, &keep);
-        kept_spectra = graphs
-            .iter()
-            .map(|h| if app_spectrum.is_some() { spectrum(h) } else { None })
-            .collect();
+        kept_spectra = vec![None; left.len()];
+        let with_twins = twins.expand(&left).0;
         let reason = match left.len() {
             0 if keep.is_empty() => "no candidate left".to_string(),
+            1 if keep.len() == 1 && with_twins > 1 => format!(
+                "the isomorphism search settled all {with_twins} candidates with one proof: the other {} are \
+                 the same product of paths and cycles",
+                with_twins - 1
+            ),
             1 if keep.len() == 1 => "one candidate left: the isomorphism decides".to_string(),
             _ => format!(
                 "the isomorphism search settled all {} candidates in near-linear time",
                 keep.len()
             ),
         };
-        stage("spectrum", Err(&reason), &left);
+        stage("spectrum", Err(&reason), &left, &twins);
     } else {
         let t = Instant::now();
         let walks = closed_walks_within(g, WALK_BUDGET);
@@ -779,13 +817,13 @@ fn identify(
         retain_mask(&mut colourings, &keep);
         retain_mask(&mut settled_kept, &keep);
         walk_counts = walks.counts;
-        stage("spectrum", Ok(t), &left);
+        stage("spectrum", Ok(t), &left, &twins);
     }
 
     // The isomorphism stage's time includes the quick searches above.
     let t = Instant::now();
     let t = t.checked_sub(quick_time).unwrap_or(t);
-    let mut proved: Vec<(Candidate, Vec<u32>, Option<Vec<f64>>)> = Vec::new();
+    let mut proved: Vec<Proved> = Vec::new();
     let mut gave_up = Vec::new();
     for ((((c, h), s), col), settled) in left
         .iter()
@@ -799,16 +837,22 @@ fn identify(
             None => isomorphism_coloured(g, h, Some(col), iso_opts),
         };
         match outcome {
-            IsoOutcome::Isomorphic { mapping, .. } => proved.push((c.clone(), mapping, s.take())),
+            IsoOutcome::Isomorphic { mapping, .. } => {
+                proved.extend(twins.of(c).map(|t| (Candidate::Spec(t.clone()), None, None)));
+                proved.push((c.clone(), Some(mapping), s.take()));
+            }
             IsoOutcome::GaveUp { steps } => {
-                gave_up.push(format!("{} (gave up after {steps} steps)", c.describe().label))
+                for label in std::iter::once(c.describe().label).chain(twins.of(c).map(TopologySpec::label)) {
+                    gave_up.push(format!("{label} (gave up after {steps} steps)"));
+                }
             }
             IsoOutcome::NotIsomorphic { .. } => {}
         }
     }
-    proved.sort_by_key(|(c, _, _)| c.simplicity());
+    // Simplest first; a group's representative is its simplest member, so the match has a mapping.
+    twins.sort(&mut proved, |p| &p.0);
     let survivors: Vec<Candidate> = proved.iter().map(|p| p.0.clone()).collect();
-    stage("isomorphism", Ok(t), &survivors);
+    stage("isomorphism", Ok(t), &survivors, &Twins::default());
 
     let mut out = Identification {
         ranks: n,
@@ -823,16 +867,31 @@ fn identify(
         walk_counts,
         spectrum: app_spectrum,
         candidate_spectrum: None,
+        timings: IdentificationTimings::default(),
     };
-    if let Some((best, mapping, s)) = proved.into_iter().next() {
+    let best = proved.into_iter().find(|p| p.1.is_some());
+    if display_pending {
+        let t = Instant::now();
+        // Isomorphic graphs have the same eigenvalues: the match's closed form, when its family
+        // has one, replaces the dense decomposition of the graph.
+        let closed = match &best {
+            Some((Candidate::Spec(s), _, _)) => s.closed_form_spectrum(SPECTRUM_MAX_NODES),
+            _ => None,
+        };
+        out.spectrum = closed.or_else(|| spectrum(g));
+        out.timings.display_spectrum_ms = t.elapsed().as_secs_f64() * 1e3;
+    }
+    if let Some((best, Some(mapping), s)) = best {
+        let t = Instant::now();
         out.matched = Some(best.describe());
         out.mapping = places(&best, &mapping, ranks);
-        out.candidate_spectrum = s;
+        out.candidate_spectrum = if display_pending { out.spectrum.clone() } else { s };
+        out.timings.mapping_ms = t.elapsed().as_secs_f64() * 1e3;
     } else if opts.near_matches > 0 {
         let t = Instant::now();
         let undecided: Vec<String> = left
             .iter()
-            .map(|c| c.describe().label)
+            .flat_map(|c| std::iter::once(c.describe().label).chain(twins.of(c).map(TopologySpec::label)))
             .filter(|l| out.gave_up.iter().any(|g| g.starts_with(l.as_str())))
             .collect();
         (out.near_matches, out.near_match_gave_up) =
@@ -845,7 +904,118 @@ fn identify(
             skipped: None,
         });
     }
+    out.timings.total_ms = started.elapsed().as_secs_f64() * 1e3;
     out
+}
+
+/// A candidate proved isomorphic to the graph: its mapping (`None` for a twin of the proved
+/// representative) and its eigenvalues when the spectrum stage computed them.
+type Proved<'a> = (Candidate<'a>, Option<Vec<u32>>, Option<Vec<f64>>);
+
+/// Candidates known to be isomorphic to a representative candidate because both are Cartesian
+/// products of the same paths and cycles (see `tracelogic_graph::closed_form`), with every
+/// candidate's position in the generated list (to list them in that order).
+#[derive(Default)]
+struct Twins {
+    of: BTreeMap<TopologySpec, Vec<TopologySpec>>,
+    position: HashMap<TopologySpec, usize>,
+}
+
+impl Twins {
+    /// Keep in `left` only the simplest candidate of each group with equal prime factors, and
+    /// remember the others as its twins.
+    fn group(left: &mut Vec<Candidate>, all: &[Candidate]) -> Twins {
+        let mut groups: HashMap<Vec<PrimeFactor>, Vec<(usize, TopologySpec)>> = HashMap::new();
+        for (i, c) in left.iter().enumerate() {
+            if let Candidate::Spec(s) = c {
+                if let Some(f) = s.prime_factors() {
+                    groups.entry(f).or_default().push((i, s.clone()));
+                }
+            }
+        }
+        let mut twins = Twins::default();
+        if groups.values().all(|g| g.len() == 1) {
+            return twins;
+        }
+        twins.position = all
+            .iter()
+            .enumerate()
+            .filter_map(|(i, c)| match c {
+                Candidate::Spec(s) => Some((s.clone(), i)),
+                Candidate::Custom(_) => None,
+            })
+            .collect();
+        let mut keep = vec![true; left.len()];
+        for mut members in groups.into_values().filter(|g| g.len() > 1) {
+            members.sort_by_key(|(_, s)| (simplicity(s), twins.position.get(s).copied()));
+            let (_, rep) = members.remove(0);
+            members.sort_by_key(|(_, s)| twins.position.get(s).copied());
+            for (i, _) in &members {
+                keep[*i] = false;
+            }
+            twins.of.insert(rep, members.into_iter().map(|(_, s)| s).collect());
+        }
+        retain_mask(left, &keep);
+        twins
+    }
+
+    /// The twins of `c` (none for a custom pattern or a candidate without twins).
+    fn of<'s>(&'s self, c: &Candidate) -> impl Iterator<Item = &'s TopologySpec> + 's {
+        let list = match c {
+            Candidate::Spec(s) => self.of.get(s).map(Vec::as_slice).unwrap_or(&[]),
+            Candidate::Custom(_) => &[],
+        };
+        list.iter()
+    }
+
+    /// How many candidates `survivors` and their twins are, and the first 64 labels in the
+    /// order they were generated.
+    fn expand(&self, survivors: &[Candidate]) -> (usize, Vec<String>) {
+        if self.of.is_empty() {
+            return (
+                survivors.len(),
+                survivors.iter().take(64).map(|c| c.describe().label).collect(),
+            );
+        }
+        let mut listed: Vec<(usize, String)> = survivors
+            .iter()
+            .enumerate()
+            .flat_map(|(k, c)| {
+                let own = (self.order(c, k), c.describe().label);
+                std::iter::once(own).chain(
+                    self.of(c)
+                        .map(move |t| (self.position.get(t).copied().unwrap_or(usize::MAX), t.label())),
+                )
+            })
+            .collect();
+        listed.sort_by_key(|l| l.0);
+        let count = listed.len();
+        (count, listed.into_iter().take(64).map(|l| l.1).collect())
+    }
+
+    /// Where `c` (the `k`-th survivor) was generated: custom patterns come after every family.
+    fn order(&self, c: &Candidate, k: usize) -> usize {
+        match c {
+            Candidate::Spec(s) => self.position.get(s).copied().unwrap_or(usize::MAX),
+            Candidate::Custom(_) => self.position.len() + k,
+        }
+    }
+
+    /// Sort proved candidates simplest first, ties in generation order.
+    fn sort<T>(&self, items: &mut [T], candidate: impl Fn(&T) -> &Candidate) {
+        if self.of.is_empty() {
+            items.sort_by_key(|p| candidate(p).simplicity());
+        } else {
+            items.sort_by_key(|p| {
+                let c = candidate(p);
+                let k = match c {
+                    Candidate::Spec(s) => self.position.get(s).copied().unwrap_or(usize::MAX),
+                    Candidate::Custom(_) => usize::MAX,
+                };
+                (c.simplicity(), k)
+            });
+        }
+    }
 }
 
 fn retain_mask<T>(items: &mut Vec<T>, keep: &[bool]) {
@@ -874,37 +1044,94 @@ fn places(c: &Candidate, mapping: &[u32], ranks: &[u32]) -> Vec<RankPlace> {
     for (i, &node) in mapping.iter().enumerate() {
         rank_of_node[node as usize] = ranks[i];
     }
-    mapping
-        .iter()
-        .enumerate()
-        .map(|(i, &node)| match c {
-            Candidate::Spec(s) => RankPlace {
+    let s = match c {
+        Candidate::Spec(s) => s,
+        Candidate::Custom(p) => return custom_places(p, mapping, ranks, &rank_of_node),
+    };
+    let named = |d: &Direction, v: u32| Neighbour {
+        direction: d.name(),
+        rank: rank_of_node[v as usize],
+    };
+    if !s.family.is_cartesian() {
+        return mapping
+            .iter()
+            .enumerate()
+            .map(|(i, &node)| RankPlace {
                 rank: ranks[i],
                 node,
                 coords: s.coords(node),
-                neighbours: s
-                    .neighbours(node)
-                    .into_iter()
-                    .map(|(d, v)| Neighbour {
-                        direction: d.name(),
+                neighbours: s.neighbours(node).iter().map(|(d, v)| named(d, *v)).collect(),
+            })
+            .collect();
+    }
+    // Cartesian families: the directions and their names once, and each neighbour from the
+    // node's coordinates by strides (as `TopologySpec::neighbours`: first direction reaching a
+    // node wins, the node itself is not its neighbour).
+    let offsets = s.offsets();
+    let names: Vec<String> = offsets.iter().map(|o| Direction::Offset(o.clone()).name()).collect();
+    let periodic = s.family.periodic();
+    let mut strides = vec![1i64; s.dims.len()];
+    for k in 1..s.dims.len() {
+        strides[k] = strides[k - 1] * s.dims[k - 1] as i64;
+    }
+    mapping
+        .iter()
+        .enumerate()
+        .map(|(i, &node)| {
+            let coords = s.coords(node);
+            let mut neighbours: Vec<Neighbour> = Vec::with_capacity(offsets.len());
+            let mut targets: Vec<u32> = Vec::with_capacity(offsets.len());
+            'offsets: for (o, name) in offsets.iter().zip(&names) {
+                let mut v = node as i64;
+                for (k, &step) in o.iter().enumerate() {
+                    if step == 0 {
+                        continue;
+                    }
+                    let d = s.dims[k] as i64;
+                    let x = coords[k] as i64 + step as i64;
+                    let wrapped = x.rem_euclid(d);
+                    if !periodic && wrapped != x {
+                        continue 'offsets;
+                    }
+                    v += (wrapped - coords[k] as i64) * strides[k];
+                }
+                let v = v as u32;
+                if v != node && !targets.contains(&v) {
+                    targets.push(v);
+                    neighbours.push(Neighbour {
+                        direction: name.clone(),
                         rank: rank_of_node[v as usize],
-                    })
-                    .collect(),
-            },
-            Candidate::Custom(p) => RankPlace {
+                    });
+                }
+            }
+            RankPlace {
                 rank: ranks[i],
                 node,
-                coords: vec![node],
-                neighbours: p
-                    .graph
-                    .neighbors(node)
-                    .iter()
-                    .map(|&v| Neighbour {
-                        direction: format!("node{v}"),
-                        rank: rank_of_node[v as usize],
-                    })
-                    .collect(),
-            },
+                coords,
+                neighbours,
+            }
+        })
+        .collect()
+}
+
+/// Rank places of a custom pattern: its node ids are the coordinates.
+fn custom_places(p: &CustomPattern, mapping: &[u32], ranks: &[u32], rank_of_node: &[u32]) -> Vec<RankPlace> {
+    mapping
+        .iter()
+        .enumerate()
+        .map(|(i, &node)| RankPlace {
+            rank: ranks[i],
+            node,
+            coords: vec![node],
+            neighbours: p
+                .graph
+                .neighbors(node)
+                .iter()
+                .map(|&v| Neighbour {
+                    direction: format!("node{v}"),
+                    rank: rank_of_node[v as usize],
+                })
+                .collect(),
         })
         .collect()
 }
@@ -988,4 +1215,89 @@ fn near_matches(
     found.sort_by_key(|nm| nm.distance);
     found.truncate(count);
     (found, gave_up)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tracelogic_graph::catalog::candidates;
+
+    #[test]
+    fn places_name_the_neighbours_of_the_family_definition() {
+        // The Cartesian fast path against `TopologySpec::neighbours`, small extents included
+        // (where two offsets reach the same node, or the node itself).
+        let mut checked = 0;
+        for n in [1u32, 2, 4, 6, 8, 9, 12, 18, 27, 36] {
+            for spec in candidates(n) {
+                let mapping: Vec<u32> = (0..n).rev().collect();
+                let ranks: Vec<u32> = (0..n).map(|r| r + 100).collect();
+                let got = places(&Candidate::Spec(spec.clone()), &mapping, &ranks);
+                for (i, place) in got.iter().enumerate() {
+                    let node = mapping[i];
+                    assert_eq!(place.rank, ranks[i]);
+                    assert_eq!(place.coords, spec.coords(node), "{}", spec.label());
+                    let expected: Vec<(String, u32)> = spec
+                        .neighbours(node)
+                        .into_iter()
+                        .map(|(d, v)| (d.name(), ranks[(n - 1 - v) as usize]))
+                        .collect();
+                    let named: Vec<(String, u32)> = place
+                        .neighbours
+                        .iter()
+                        .map(|nb| (nb.direction.clone(), nb.rank))
+                        .collect();
+                    assert_eq!(named, expected, "{} node {node}", spec.label());
+                }
+                checked += 1;
+            }
+        }
+        assert!(checked > 100, "{checked}");
+    }
+
+    #[test]
+    fn equivalents_are_every_candidate_the_isomorphism_search_proves() {
+        // Equivalents found through equal prime factors (one proof per group) against proving
+        // every candidate one by one.
+        use tracelogic_graph::catalog::simplicity;
+        use tracelogic_graph::iso::{isomorphism, IsoOptions, IsoOutcome};
+        for spec in [
+            "hypercube:6",
+            "torus:4x4",
+            "torus:8x4x2",
+            "grid:2x2x2",
+            "torus:3x3",
+            "ring:4",
+            "grid:6x4",
+        ] {
+            let spec = TopologySpec::parse(spec).unwrap();
+            let g = spec.graph();
+            let n = g.num_nodes();
+            let perm: Vec<u32> = (0..n).map(|u| (u * 7 + 3) % n).collect();
+            let g = if n.is_multiple_of(7) { g } else { g.relabel(&perm) };
+            let report = identify_graph(&g, &TopologyOptions::default());
+            let got: Vec<String> = report
+                .identification
+                .equivalents
+                .iter()
+                .map(|e| e.label.clone())
+                .collect();
+            let mut expected: Vec<(usize, TopologySpec)> = candidates(n)
+                .into_iter()
+                .enumerate()
+                .filter(|(_, c)| {
+                    matches!(
+                        isomorphism(&g, &c.graph(), IsoOptions::for_nodes(n)),
+                        IsoOutcome::Isomorphic { .. }
+                    )
+                })
+                .collect();
+            expected.sort_by_key(|(i, c)| (simplicity(c), *i));
+            let expected: Vec<String> = expected.iter().map(|(_, c)| c.label()).collect();
+            assert_eq!(got, expected, "{}", spec.label());
+            assert_eq!(report.identification.matched.as_ref().unwrap().label, expected[0]);
+            assert!(report.identification.gave_up.is_empty());
+            let stages = &report.identification.stages;
+            assert_eq!(stages.last().unwrap().candidates, expected.len());
+        }
+    }
 }
