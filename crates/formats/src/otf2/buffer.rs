@@ -129,8 +129,31 @@ impl<'a> Cursor<'a> {
         Ok(f32::from_bits(self.u32_full(what)?))
     }
 
-    #[inline]
+    /// A compressed integer of at most `max` payload bytes. The common case (a width byte of
+    /// 0 to `max`, the payload inside the record and 8 bytes of file after the width byte) is
+    /// decided and loaded here, inlined into the caller; everything else, errors included,
+    /// goes through [`Cursor::compressed_general`] and gives exactly its result.
+    #[inline(always)]
     fn compressed(&mut self, max: usize, what: &str) -> Result<u64, FormatError> {
+        let (pos, remaining) = (self.pos, self.remaining());
+        if let Some(&[n, b0, b1, b2, b3, b4, b5, b6, b7]) = self.data.get(pos..pos + 9) {
+            let n = n as usize;
+            if n <= max && n < remaining {
+                self.pos = pos + 1 + n;
+                let w = [b0, b1, b2, b3, b4, b5, b6, b7];
+                return Ok(match n {
+                    0 => 0,
+                    8 if !self.big_endian => u64::from_le_bytes(w),
+                    _ if self.big_endian => u64::from_be_bytes(w) >> (64 - 8 * n),
+                    _ => u64::from_le_bytes(w) & ((1u64 << (8 * n)) - 1),
+                });
+            }
+        }
+        self.compressed_general(max, what)
+    }
+
+    #[inline(never)]
+    fn compressed_general(&mut self, max: usize, what: &str) -> Result<u64, FormatError> {
         let at = self.pos;
         let n = self.u8(what)?;
         match n {

@@ -230,6 +230,8 @@ pub struct LocationEvents<'a> {
     time: u64,
     read: u64,
     failed: bool,
+    /// Attributes of the next event (the attribute list record precedes its event).
+    attributes: Vec<AttributeValue>,
     /// Number of records with an unknown id skipped so far.
     pub unknown_records: u64,
 }
@@ -252,6 +254,7 @@ impl<'a> LocationEvents<'a> {
             time: local.correct(0),
             read: 0,
             failed: false,
+            attributes: Vec::new(),
             unknown_records: 0,
         })
     }
@@ -304,31 +307,104 @@ impl<'a> LocationEvents<'a> {
         Ok(out)
     }
 
-    fn decode(&mut self, id: u8) -> Result<EventKind, FormatError> {
-        let l = self.local;
-        // Singletons: one compressed field and no length byte.
-        let c = &mut self.file.cur;
+    /// The payload of an Enter (12) or Leave (13) record: the region's global id.
+    #[inline]
+    pub(crate) fn region_payload(&mut self) -> Result<u32, FormatError> {
+        Ok(self.local.map32(MAP_REGION, self.file.cur.cu32("region")?))
+    }
+
+    /// The payload of a record that carries only a request id (16 MpiIsendComplete, 17
+    /// MpiIrecvRequest, 20 MpiRequestTest, 21 MpiRequestCancelled).
+    #[inline]
+    pub(crate) fn request_payload(&mut self) -> Result<u64, FormatError> {
+        self.file.cur.cu64("request id")
+    }
+
+    /// The payload of the point-to-point records 14 MpiSend and 18 MpiRecv, and of 15 MpiIsend
+    /// and 19 MpiIrecv with their request id (`with_request`; 0 otherwise): the peer, the
+    /// communicator's global id, the tag and the message length.
+    #[inline]
+    pub(crate) fn p2p_payload(&mut self, id: u8, with_request: bool) -> Result<P2pPayload, FormatError> {
+        let len = self.file.cur.record_length()?;
+        let mut c = self.file.cur.sub(len);
+        let peer_name = if id == 14 || id == 15 { "receiver" } else { "sender" };
+        Ok(P2pPayload {
+            peer: c.cu32(peer_name)?,
+            comm: self.local.map32(MAP_COMM, c.cu32("communicator")?),
+            tag: c.cu32("tag")?,
+            length: c.cu64("message length")?,
+            request: if with_request { c.cu64("request id")? } else { 0 },
+        })
+    }
+
+    /// Decode the payload of the event record `id` (after [`LocationEvents::next_record`])
+    /// into its [`EventKind`]: the general path, for every record kind.
+    pub(crate) fn decode(&mut self, id: u8) -> Result<EventKind, FormatError> {
         match id {
             12 => {
                 return Ok(EventKind::Enter {
-                    region: l.map32(MAP_REGION, c.cu32("region")?),
+                    region: self.region_payload()?,
                 })
             }
             13 => {
                 return Ok(EventKind::Leave {
-                    region: l.map32(MAP_REGION, c.cu32("region")?),
+                    region: self.region_payload()?,
                 })
             }
             16 => {
                 return Ok(EventKind::MpiIsendComplete {
-                    request: c.cu64("request id")?,
+                    request: self.request_payload()?,
                 })
             }
             17 => {
                 return Ok(EventKind::MpiIrecvRequest {
-                    request: c.cu64("request id")?,
+                    request: self.request_payload()?,
                 })
             }
+            14 | 18 => {
+                let p = self.p2p_payload(id, false)?;
+                return Ok(if id == 14 {
+                    EventKind::MpiSend {
+                        receiver: p.peer,
+                        comm: p.comm,
+                        tag: p.tag,
+                        length: p.length,
+                    }
+                } else {
+                    EventKind::MpiRecv {
+                        sender: p.peer,
+                        comm: p.comm,
+                        tag: p.tag,
+                        length: p.length,
+                    }
+                });
+            }
+            15 | 19 => {
+                let p = self.p2p_payload(id, true)?;
+                return Ok(if id == 15 {
+                    EventKind::MpiIsend {
+                        receiver: p.peer,
+                        comm: p.comm,
+                        tag: p.tag,
+                        length: p.length,
+                        request: p.request,
+                    }
+                } else {
+                    EventKind::MpiIrecv {
+                        sender: p.peer,
+                        comm: p.comm,
+                        tag: p.tag,
+                        length: p.length,
+                        request: p.request,
+                    }
+                });
+            }
+            _ => {}
+        }
+        let l = self.local;
+        // Singletons: one compressed field and no length byte.
+        let c = &mut self.file.cur;
+        match id {
             20 => {
                 return Ok(EventKind::MpiRequestTest {
                     request: c.cu64("request id")?,
@@ -360,32 +436,6 @@ impl<'a> LocationEvents<'a> {
             },
             11 => EventKind::MeasurementOnOff {
                 mode: c.u8("measurement mode")?,
-            },
-            14 => EventKind::MpiSend {
-                receiver: c.cu32("receiver")?,
-                comm: comm(&mut c)?,
-                tag: c.cu32("tag")?,
-                length: c.cu64("message length")?,
-            },
-            15 => EventKind::MpiIsend {
-                receiver: c.cu32("receiver")?,
-                comm: comm(&mut c)?,
-                tag: c.cu32("tag")?,
-                length: c.cu64("message length")?,
-                request: c.cu64("request id")?,
-            },
-            18 => EventKind::MpiRecv {
-                sender: c.cu32("sender")?,
-                comm: comm(&mut c)?,
-                tag: c.cu32("tag")?,
-                length: c.cu64("message length")?,
-            },
-            19 => EventKind::MpiIrecv {
-                sender: c.cu32("sender")?,
-                comm: comm(&mut c)?,
-                tag: c.cu32("tag")?,
-                length: c.cu64("message length")?,
-                request: c.cu64("request id")?,
             },
             22 => EventKind::MpiCollectiveBegin,
             23 => EventKind::MpiCollectiveEnd {
@@ -440,8 +490,12 @@ impl<'a> LocationEvents<'a> {
         })
     }
 
-    fn next_event(&mut self) -> Result<Option<Event>, FormatError> {
-        let mut attributes = Vec::new();
+    /// Move to the next event record: the timestamp and attribute list records before it are
+    /// consumed (the attributes are kept for [`LocationEvents::take_attributes`]). Returns the
+    /// event's record id and byte offset, `None` at the end of the file; its payload is read
+    /// next, by [`LocationEvents::decode`] or one of the payload readers of the hot records.
+    #[inline]
+    pub(crate) fn next_record(&mut self) -> Result<Option<(u8, usize)>, FormatError> {
         loop {
             let Some((id, at)) = self.file.next_type()? else {
                 return Ok(None);
@@ -451,7 +505,7 @@ impl<'a> LocationEvents<'a> {
                     self.raw_time = self.file.cur.u64_full("timestamp")?;
                     self.time = self.local.correct(self.raw_time);
                 }
-                0x06 => attributes = self.attribute_list()?,
+                0x06 => self.attributes = self.attribute_list()?,
                 0x03 | 0x04 => {
                     return Err(self
                         .file
@@ -459,23 +513,66 @@ impl<'a> LocationEvents<'a> {
                         .error_at(at, format!("unexpected buffer record 0x{id:02x} inside a chunk")))
                 }
                 _ => {
-                    let kind = self.decode(id)?;
                     self.read += 1;
-                    return Ok(Some(Event {
-                        time: self.time,
-                        offset: at as u64,
-                        attributes,
-                        kind,
-                    }));
+                    return Ok(Some((id, at)));
                 }
             }
         }
     }
+
+    /// Clock-corrected time of the current event, in ticks.
+    #[inline]
+    pub(crate) fn time(&self) -> u64 {
+        self.time
+    }
+
+    /// The attributes of the current event (empty when it has none).
+    pub(crate) fn take_attributes(&mut self) -> Vec<AttributeValue> {
+        std::mem::take(&mut self.attributes)
+    }
+
+    /// The attribute list record of an event that the caller does not keep is dropped here,
+    /// so that it does not stick to the next event.
+    #[inline]
+    pub(crate) fn drop_attributes(&mut self) {
+        if !self.attributes.is_empty() {
+            self.attributes.clear();
+        }
+    }
+
+    fn next_event(&mut self) -> Result<Option<Event>, FormatError> {
+        let Some((id, at)) = self.next_record()? else {
+            return Ok(None);
+        };
+        let kind = self.decode(id)?;
+        Ok(Some(Event {
+            time: self.time,
+            offset: at as u64,
+            attributes: self.take_attributes(),
+            kind,
+        }))
+    }
+}
+
+/// The payload of a point-to-point event record (14, 15, 18, 19).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct P2pPayload {
+    /// Receiver (sends) or sender (receives), a rank of `comm`.
+    pub peer: u32,
+    /// Global communicator id.
+    pub comm: u32,
+    /// Tag.
+    pub tag: u32,
+    /// Message length in bytes.
+    pub length: u64,
+    /// Request id (non-blocking records; 0 otherwise).
+    pub request: u64,
 }
 
 impl Iterator for LocationEvents<'_> {
     type Item = Result<Event, FormatError>;
 
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         if self.failed {
             return None;

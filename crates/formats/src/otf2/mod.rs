@@ -16,6 +16,8 @@ mod buffer;
 pub mod defs;
 pub mod events;
 mod model;
+#[cfg(test)]
+mod tests;
 mod writer;
 
 pub use archive::Archive;
@@ -29,6 +31,12 @@ use tracelogic_model::Trace;
 ///
 /// Refuses compressed and SION archives. Every error names the file and the byte offset.
 pub fn read(files: &[InputFile], progress: &mut dyn ProgressSink) -> Result<Trace, FormatError> {
+    read_with(files, progress, false)
+}
+
+/// [`read`], with every event decoded by the general decoder when `general_only` (the tests
+/// check that the direct path for the hot records gives the same trace and the same errors).
+fn read_with(files: &[InputFile], progress: &mut dyn ProgressSink, general_only: bool) -> Result<Trace, FormatError> {
     let start = Progress {
         stage: "reading OTF2 definitions".into(),
         bytes_done: 0,
@@ -38,5 +46,5 @@ pub fn read(files: &[InputFile], progress: &mut dyn ProgressSink) -> Result<Trac
         return Err(FormatError::cancelled("(otf2 archive)"));
     }
     let archive = Archive::open(files)?;
-    model::build(&archive, progress)
+    model::build(&archive, progress, general_only)
 }

@@ -4,7 +4,7 @@
 
 use super::archive::Archive;
 use super::defs::{GlobalDefs, UNDEFINED_U32};
-use super::events::EventKind;
+use super::events::{EventKind, LocationEvents, P2pPayload};
 use crate::{FormatError, Progress, ProgressSink};
 use std::collections::HashMap;
 use tracelogic_model::{
@@ -119,6 +119,9 @@ struct Builder<'a> {
     metric_series: Vec<HashMap<u32, usize>>,
     requests: Vec<RankRequests>,
     counters: Counters,
+    /// Decode every event through the general decoder and its [`EventKind`] (the tests check
+    /// that the direct path for the hot records gives the same trace).
+    general_only: bool,
 }
 
 /// Oddities counted over the whole trace and reported once as warnings.
@@ -136,7 +139,24 @@ struct Counters {
 /// Open requests of one rank by request id. OTF2 request ids are per location, but Score-P
 /// draws them from one counter per process and a thread may complete what another posted, so
 /// a completion takes the request of its own location if there is one, else any of the rank's.
-struct Pending<T>(FastMap<u64, Vec<(u16, T)>>);
+/// Nearly always one open request per id: it is stored inline, and only ids open on several
+/// locations at once get a list (no allocation per request on the common path).
+struct Pending<T>(FastMap<u64, Open<T>>);
+
+/// The requests open under one id, in posting order.
+enum Open<T> {
+    One(u16, T),
+    Many(Vec<(u16, T)>),
+}
+
+impl<T> Open<T> {
+    fn into_list(self) -> Vec<(u16, T)> {
+        match self {
+            Open::One(loc, v) => vec![(loc, v)],
+            Open::Many(list) => list,
+        }
+    }
+}
 
 impl<T> Default for Pending<T> {
     fn default() -> Self {
@@ -145,20 +165,51 @@ impl<T> Default for Pending<T> {
 }
 
 impl<T> Pending<T> {
+    #[inline]
     fn insert(&mut self, request: u64, loc: u16, value: T) {
-        self.0.entry(request).or_default().push((loc, value));
-    }
-    fn take(&mut self, request: u64, loc: u16) -> Option<T> {
-        let list = self.0.get_mut(&request)?;
-        let i = list.iter().position(|e| e.0 == loc).unwrap_or(0);
-        let (_, v) = list.remove(i);
-        if list.is_empty() {
-            self.0.remove(&request);
+        use std::collections::hash_map::Entry;
+        match self.0.entry(request) {
+            Entry::Vacant(e) => {
+                e.insert(Open::One(loc, value));
+            }
+            Entry::Occupied(mut e) => {
+                let open = e.get_mut();
+                if let Open::Many(list) = open {
+                    list.push((loc, value));
+                } else {
+                    let Open::One(l0, v0) = std::mem::replace(open, Open::Many(Vec::new())) else {
+                        unreachable!("checked above")
+                    };
+                    *open = Open::Many(vec![(l0, v0), (loc, value)]);
+                }
+            }
         }
-        Some(v)
+    }
+    /// The request of location `loc` under this id if there is one, else the earliest.
+    #[inline]
+    fn take(&mut self, request: u64, loc: u16) -> Option<T> {
+        if let Open::Many(list) = self.0.get_mut(&request)? {
+            let i = list.iter().position(|e| e.0 == loc).unwrap_or(0);
+            let (_, v) = list.remove(i);
+            if !list.is_empty() {
+                return Some(v);
+            }
+            self.0.remove(&request);
+            return Some(v);
+        }
+        match self.0.remove(&request) {
+            Some(Open::One(_, v)) => Some(v),
+            _ => None,
+        }
     }
     fn len(&self) -> usize {
-        self.0.values().map(Vec::len).sum()
+        self.0
+            .values()
+            .map(|o| match o {
+                Open::One(..) => 1,
+                Open::Many(list) => list.len(),
+            })
+            .sum()
     }
 }
 
@@ -188,6 +239,15 @@ struct RankRequests {
     early_recvs: Pending<OrphanRecv>,
 }
 
+/// The location an event belongs to, passed to the event handlers.
+#[derive(Clone, Copy)]
+struct Here<'f> {
+    rank: Rank,
+    loc: u16,
+    /// Event file name, for errors.
+    file: &'f str,
+}
+
 /// Per-location state of the event loop.
 #[derive(Default)]
 struct LocationState {
@@ -205,7 +265,11 @@ fn is_mpi_region(name: &str, paradigm: u8) -> bool {
 }
 
 /// Build the trace of `archive`, reporting progress per location.
-pub(crate) fn build(archive: &Archive, progress: &mut dyn ProgressSink) -> Result<Trace, FormatError> {
+pub(crate) fn build(
+    archive: &Archive,
+    progress: &mut dyn ProgressSink,
+    general_only: bool,
+) -> Result<Trace, FormatError> {
     let defs = &archive.defs;
     let defs_name = archive.files[archive.defs_file].name.as_str();
     let (ranks_of_groups, nranks) = world_ranks(defs, defs_name)?;
@@ -252,6 +316,7 @@ pub(crate) fn build(archive: &Archive, progress: &mut dyn ProgressSink) -> Resul
         metric_series: vec![HashMap::new(); nranks as usize],
         requests: (0..nranks).map(|_| RankRequests::default()).collect(),
         counters: Counters::default(),
+        general_only,
     };
     b.define_comms(defs_name, nranks)?;
     if !defs.unknown_records.is_empty() {
@@ -673,232 +738,384 @@ impl Builder<'_> {
             return Ok(());
         };
         let file = events.file_name();
+        // Reserve the rank's columns from the events the definitions announce (a call is at
+        // least an Enter and a Leave, a point-to-point operation at least one event), capped by
+        // what the event file can hold (an event takes at least 2 bytes).
+        let announced = self.defs.locations.items[index].number_of_events;
+        let events_most = (archive.files[archive.locations[index].evt.unwrap_or(0)].bytes.len() / 2) as u64;
+        let n_events = announced.min(events_most) as usize;
+        self.trace.ranks[rank as usize].reserve(n_events / 3, n_events / 3, 0);
         let mut st = LocationState::default();
         let mut last_time = 0;
         let mut n = 0u64;
-        for ev in &mut events {
-            let ev = ev?;
+        let here = Here { rank, loc, file };
+        while let Some((id, at)) = events.next_record()? {
             n += 1;
+            let off = at as u64;
             if n.is_multiple_of(PROGRESS_EVERY)
                 && !progress.report(&Progress {
                     stage: format!("reading {file}"),
-                    bytes_done: *bytes_done + ev.offset,
+                    bytes_done: *bytes_done + off,
                     bytes_total,
                 })
             {
                 return Err(FormatError::cancelled(file));
             }
-            let t = self.clock.ns(ev.time);
+            let t = self.clock.ns(events.time());
             last_time = t;
-            let off = ev.offset;
             self.trace.ranks[rank as usize].extend_span(t, t);
-            match ev.kind {
-                EventKind::Enter { region } => {
-                    let pos = self.region(region, file, off)?;
-                    if self.regions[pos].mpi {
-                        let path = self.callpath(&mut st);
-                        let (func, kind) = match self.regions[pos].func {
-                            Some(known) => known,
-                            None => {
-                                let f = self.trace.functions.intern(&self.regions[pos].name);
-                                let known = (f, self.trace.function_kind(f));
-                                self.regions[pos].func = Some(known);
-                                known
-                            }
-                        };
-                        let c = self.trace.ranks[rank as usize].push_call(func, kind, t, t, path, loc);
-                        st.open_calls.push(c);
-                        st.stack.push((pos, Some(c)));
-                    } else {
-                        let info = &mut self.regions[pos];
-                        let rid = *info
-                            .trace_region
-                            .get_or_insert_with(|| self.trace.regions.intern(&info.name));
-                        st.user_path.push(rid);
-                        st.path = None;
-                        st.stack.push((pos, None));
-                    }
+            // The records of nearly every event go straight from their bytes to the columns;
+            // the rest through the general decoder and its EventKind.
+            let hot = !self.general_only;
+            match id {
+                12 if hot => {
+                    let region = events.region_payload()?;
+                    self.enter(&mut st, here, region, t, off)?;
                 }
-                EventKind::Leave { region } => {
-                    self.region(region, file, off)?;
-                    match st.stack.pop() {
-                        None => self.counters.unbalanced_leaves += 1,
-                        Some((_, Some(c))) => {
-                            st.open_calls.pop();
-                            let calls = &mut self.trace.ranks[rank as usize].calls;
-                            calls.exit[c as usize] = t.max(calls.enter[c as usize]);
-                        }
-                        Some((_, None)) => {
-                            st.user_path.pop();
-                            st.path = None;
-                        }
-                    }
+                13 if hot => {
+                    let region = events.region_payload()?;
+                    self.leave(&mut st, here, region, t, off)?;
                 }
-                EventKind::MpiSend {
-                    receiver,
-                    comm,
-                    tag,
-                    length,
-                } => {
-                    let call = self.current_call(&mut st, rank, loc, "MPI_Send", t);
-                    let comm = self.comm(comm, rank, file, off)?;
-                    let peer = self.world(comm, receiver, "receiver", file, off)?;
-                    self.trace
-                        .push_p2p(rank, call, call, P2pDir::Send, peer, tag as i32, comm.0, length);
+                14 | 18 if hot => {
+                    let p = events.p2p_payload(id, false)?;
+                    self.blocking(&mut st, here, id == 14, p, t, off)?;
                 }
-                EventKind::MpiIsend {
-                    receiver,
-                    comm,
-                    tag,
-                    length,
-                    request,
-                } => {
-                    let call = self.current_call(&mut st, rank, loc, "MPI_Isend", t);
-                    let comm = self.comm(comm, rank, file, off)?;
-                    let peer = self.world(comm, receiver, "receiver", file, off)?;
-                    let op = self.trace.ranks[rank as usize].p2p.len();
-                    let reqs = &mut self.requests[rank as usize];
-                    let complete = match reqs.early_send_completions.take(request, loc) {
-                        Some(c) => c,
-                        None => {
-                            reqs.isends.insert(request, loc, op);
-                            NOT_COMPLETED
-                        }
-                    };
-                    self.trace
-                        .push_p2p(rank, call, complete, P2pDir::Send, peer, tag as i32, comm.0, length);
+                15 if hot => {
+                    let p = events.p2p_payload(id, true)?;
+                    self.isend(&mut st, here, p, t, off)?;
                 }
-                EventKind::MpiIsendComplete { request } => {
-                    let call = self.current_call(&mut st, rank, loc, "MPI_Wait", t);
-                    let reqs = &mut self.requests[rank as usize];
-                    match reqs.isends.take(request, loc) {
-                        Some(op) => self.trace.ranks[rank as usize].p2p.complete[op] = call,
-                        None => reqs.early_send_completions.insert(request, loc, call),
-                    }
+                16 if hot => {
+                    let request = events.request_payload()?;
+                    self.isend_complete(&mut st, here, request, t);
                 }
-                EventKind::MpiIrecvRequest { request } => {
-                    let call = self.current_call(&mut st, rank, loc, "MPI_Irecv", t);
-                    let reqs = &mut self.requests[rank as usize];
-                    match reqs.early_recvs.take(request, loc) {
-                        Some(o) => {
-                            self.trace
-                                .push_p2p(rank, call, o.call, P2pDir::Recv, o.peer, o.tag, o.comm, o.length)
-                        }
-                        None => reqs.irecvs.insert(request, loc, call),
-                    }
+                17 if hot => {
+                    let request = events.request_payload()?;
+                    self.irecv_request(&mut st, here, request, t);
                 }
-                EventKind::MpiIrecv {
-                    sender,
-                    comm,
-                    tag,
-                    length,
-                    request,
-                } => {
-                    let post = self.requests[rank as usize].irecvs.take(request, loc);
-                    let name = if post.is_some() { "MPI_Wait" } else { "MPI_Irecv" };
-                    let call = self.current_call(&mut st, rank, loc, name, t);
-                    let comm = self.comm(comm, rank, file, off)?;
-                    let peer = self.world(comm, sender, "sender", file, off)?;
-                    match post {
-                        Some(post) => {
-                            self.trace
-                                .push_p2p(rank, post, call, P2pDir::Recv, peer, tag as i32, comm.0, length)
-                        }
-                        None => self.requests[rank as usize].early_recvs.insert(
-                            request,
-                            loc,
-                            OrphanRecv {
-                                seq: off,
-                                call,
-                                peer,
-                                tag: tag as i32,
-                                comm: comm.0,
-                                length,
-                            },
-                        ),
-                    }
+                19 if hot => {
+                    let p = events.p2p_payload(id, true)?;
+                    self.irecv(&mut st, here, p, t, off)?;
                 }
-                EventKind::MpiRecv {
-                    sender,
-                    comm,
-                    tag,
-                    length,
-                } => {
-                    let call = self.current_call(&mut st, rank, loc, "MPI_Recv", t);
-                    let comm = self.comm(comm, rank, file, off)?;
-                    let peer = self.world(comm, sender, "sender", file, off)?;
-                    self.trace
-                        .push_p2p(rank, call, call, P2pDir::Recv, peer, tag as i32, comm.0, length);
+                _ => {
+                    let kind = events.decode(id)?;
+                    self.event(&mut st, here, kind, t, off)?;
                 }
-                EventKind::MpiRequestCancelled { request } => {
-                    let reqs = &mut self.requests[rank as usize];
-                    if reqs.isends.take(request, loc).is_none() {
-                        reqs.irecvs.take(request, loc);
-                    }
+            }
+            events.drop_attributes();
+        }
+        self.end_location(&mut st, index, rank, last_time, &events);
+        Ok(())
+    }
+
+    /// Any event, by its decoded kind (the general path).
+    fn event(
+        &mut self,
+        st: &mut LocationState,
+        here: Here,
+        kind: EventKind,
+        t: Time,
+        off: u64,
+    ) -> Result<(), FormatError> {
+        let Here { rank, loc, file } = here;
+        let p2p = |peer, comm, tag, length, request| P2pPayload {
+            peer,
+            comm,
+            tag,
+            length,
+            request,
+        };
+        match kind {
+            EventKind::Enter { region } => self.enter(st, here, region, t, off)?,
+            EventKind::Leave { region } => self.leave(st, here, region, t, off)?,
+            EventKind::MpiSend {
+                receiver,
+                comm,
+                tag,
+                length,
+            } => self.blocking(st, here, true, p2p(receiver, comm, tag, length, 0), t, off)?,
+            EventKind::MpiRecv {
+                sender,
+                comm,
+                tag,
+                length,
+            } => self.blocking(st, here, false, p2p(sender, comm, tag, length, 0), t, off)?,
+            EventKind::MpiIsend {
+                receiver,
+                comm,
+                tag,
+                length,
+                request,
+            } => self.isend(st, here, p2p(receiver, comm, tag, length, request), t, off)?,
+            EventKind::MpiIsendComplete { request } => self.isend_complete(st, here, request, t),
+            EventKind::MpiIrecvRequest { request } => self.irecv_request(st, here, request, t),
+            EventKind::MpiIrecv {
+                sender,
+                comm,
+                tag,
+                length,
+                request,
+            } => self.irecv(st, here, p2p(sender, comm, tag, length, request), t, off)?,
+            EventKind::MpiRequestCancelled { request } => {
+                let reqs = &mut self.requests[rank as usize];
+                if reqs.isends.take(request, loc).is_none() {
+                    reqs.irecvs.take(request, loc);
                 }
-                EventKind::MpiCollectiveBegin => st.collective_begin = Some(t),
-                EventKind::MpiCollectiveEnd {
-                    op,
-                    comm,
-                    root,
-                    sent,
-                    received,
-                } => {
-                    let begin = st.collective_begin.take().unwrap_or(t);
-                    let call = st.open_calls.last().copied();
-                    self.collective(
-                        rank,
-                        loc,
-                        &mut st,
-                        call,
-                        begin,
-                        t,
-                        (op, comm, root, sent, received),
-                        file,
-                        off,
-                    )?;
+            }
+            EventKind::MpiCollectiveBegin => st.collective_begin = Some(t),
+            EventKind::MpiCollectiveEnd {
+                op,
+                comm,
+                root,
+                sent,
+                received,
+            } => {
+                let begin = st.collective_begin.take().unwrap_or(t);
+                let call = st.open_calls.last().copied();
+                self.collective(
+                    rank,
+                    loc,
+                    st,
+                    call,
+                    begin,
+                    t,
+                    (op, comm, root, sent, received),
+                    file,
+                    off,
+                )?;
+            }
+            EventKind::NonBlockingCollectiveRequest { request } => {
+                let start = (st.open_calls.last().copied(), t);
+                self.requests[rank as usize].collectives.insert(request, loc, start);
+            }
+            EventKind::NonBlockingCollectiveComplete {
+                op,
+                comm,
+                root,
+                sent,
+                received,
+                request,
+            } => {
+                let (call, begin) = match self.requests[rank as usize].collectives.take(request, loc) {
+                    Some((call, begin)) => (call, begin),
+                    None => (st.open_calls.last().copied(), t),
+                };
+                self.collective(
+                    rank,
+                    loc,
+                    st,
+                    call,
+                    begin,
+                    t,
+                    (op, comm, root, sent, received),
+                    file,
+                    off,
+                )?;
+            }
+            EventKind::Metric { metric, values } => self.metric(rank, metric, &values, t, file, off)?,
+            EventKind::ProgramBegin { name, arguments } if !self.trace.meta.iter().any(|(k, _)| k == "program") => {
+                let mut cmd = self.defs.string(name).to_owned();
+                for a in arguments {
+                    cmd.push(' ');
+                    cmd.push_str(self.defs.string(a));
                 }
-                EventKind::NonBlockingCollectiveRequest { request } => {
-                    let start = (st.open_calls.last().copied(), t);
-                    self.requests[rank as usize].collectives.insert(request, loc, start);
+                self.trace.meta.push(("program".into(), cmd));
+            }
+            EventKind::Unknown { .. } => self.counters.unknown_events += 1,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Enter: a call if the region is an MPI function, else one more level of the call path.
+    #[inline]
+    fn enter(&mut self, st: &mut LocationState, here: Here, region: u32, t: Time, off: u64) -> Result<(), FormatError> {
+        let Here { rank, loc, file } = here;
+        let pos = self.region(region, file, off)?;
+        if self.regions[pos].mpi {
+            let path = self.callpath(st);
+            let (func, kind) = match self.regions[pos].func {
+                Some(known) => known,
+                None => {
+                    let f = self.trace.functions.intern(&self.regions[pos].name);
+                    let known = (f, self.trace.function_kind(f));
+                    self.regions[pos].func = Some(known);
+                    known
                 }
-                EventKind::NonBlockingCollectiveComplete {
-                    op,
-                    comm,
-                    root,
-                    sent,
-                    received,
-                    request,
-                } => {
-                    let (call, begin) = match self.requests[rank as usize].collectives.take(request, loc) {
-                        Some((call, begin)) => (call, begin),
-                        None => (st.open_calls.last().copied(), t),
-                    };
-                    self.collective(
-                        rank,
-                        loc,
-                        &mut st,
-                        call,
-                        begin,
-                        t,
-                        (op, comm, root, sent, received),
-                        file,
-                        off,
-                    )?;
-                }
-                EventKind::Metric { metric, values } => self.metric(rank, metric, &values, t, file, off)?,
-                EventKind::ProgramBegin { name, arguments } if !self.trace.meta.iter().any(|(k, _)| k == "program") => {
-                    let mut cmd = self.defs.string(name).to_owned();
-                    for a in arguments {
-                        cmd.push(' ');
-                        cmd.push_str(self.defs.string(a));
-                    }
-                    self.trace.meta.push(("program".into(), cmd));
-                }
-                EventKind::Unknown { .. } => self.counters.unknown_events += 1,
-                _ => {}
+            };
+            let c = self.trace.ranks[rank as usize].push_call(func, kind, t, t, path, loc);
+            st.open_calls.push(c);
+            st.stack.push((pos, Some(c)));
+        } else {
+            let info = &mut self.regions[pos];
+            let rid = *info
+                .trace_region
+                .get_or_insert_with(|| self.trace.regions.intern(&info.name));
+            st.user_path.push(rid);
+            st.path = None;
+            st.stack.push((pos, None));
+        }
+        Ok(())
+    }
+
+    /// Leave: the innermost open call ends, or one level of the call path is left.
+    #[inline]
+    fn leave(&mut self, st: &mut LocationState, here: Here, region: u32, t: Time, off: u64) -> Result<(), FormatError> {
+        let Here { rank, file, .. } = here;
+        self.region(region, file, off)?;
+        match st.stack.pop() {
+            None => self.counters.unbalanced_leaves += 1,
+            Some((_, Some(c))) => {
+                st.open_calls.pop();
+                let calls = &mut self.trace.ranks[rank as usize].calls;
+                calls.exit[c as usize] = t.max(calls.enter[c as usize]);
+            }
+            Some((_, None)) => {
+                st.user_path.pop();
+                st.path = None;
             }
         }
+        Ok(())
+    }
+
+    /// A blocking send (`send`) or receive: one operation, completed by its own call.
+    #[inline]
+    fn blocking(
+        &mut self,
+        st: &mut LocationState,
+        here: Here,
+        send: bool,
+        p: P2pPayload,
+        t: Time,
+        off: u64,
+    ) -> Result<(), FormatError> {
+        let Here { rank, loc, file } = here;
+        let (name, dir, role) = if send {
+            ("MPI_Send", P2pDir::Send, "receiver")
+        } else {
+            ("MPI_Recv", P2pDir::Recv, "sender")
+        };
+        let call = self.current_call(st, rank, loc, name, t);
+        let comm = self.comm(p.comm, rank, file, off)?;
+        let peer = self.world(comm, p.peer, role, file, off)?;
+        self.trace
+            .push_p2p(rank, call, call, dir, peer, p.tag as i32, comm.0, p.length);
+        Ok(())
+    }
+
+    /// A non-blocking send, completed now if its completion came first.
+    #[inline]
+    fn isend(
+        &mut self,
+        st: &mut LocationState,
+        here: Here,
+        p: P2pPayload,
+        t: Time,
+        off: u64,
+    ) -> Result<(), FormatError> {
+        let Here { rank, loc, file } = here;
+        let P2pPayload {
+            peer: receiver,
+            comm,
+            tag,
+            length,
+            request,
+        } = p;
+        let call = self.current_call(st, rank, loc, "MPI_Isend", t);
+        let comm = self.comm(comm, rank, file, off)?;
+        let peer = self.world(comm, receiver, "receiver", file, off)?;
+        let op = self.trace.ranks[rank as usize].p2p.len();
+        let reqs = &mut self.requests[rank as usize];
+        let complete = match reqs.early_send_completions.take(request, loc) {
+            Some(c) => c,
+            None => {
+                reqs.isends.insert(request, loc, op);
+                NOT_COMPLETED
+            }
+        };
+        self.trace
+            .push_p2p(rank, call, complete, P2pDir::Send, peer, tag as i32, comm.0, length);
+        Ok(())
+    }
+
+    /// A non-blocking send's completion.
+    #[inline]
+    fn isend_complete(&mut self, st: &mut LocationState, here: Here, request: u64, t: Time) {
+        let Here { rank, loc, .. } = here;
+        let call = self.current_call(st, rank, loc, "MPI_Wait", t);
+        let reqs = &mut self.requests[rank as usize];
+        match reqs.isends.take(request, loc) {
+            Some(op) => self.trace.ranks[rank as usize].p2p.complete[op] = call,
+            None => reqs.early_send_completions.insert(request, loc, call),
+        }
+    }
+
+    /// A non-blocking receive posted.
+    #[inline]
+    fn irecv_request(&mut self, st: &mut LocationState, here: Here, request: u64, t: Time) {
+        let Here { rank, loc, .. } = here;
+        let call = self.current_call(st, rank, loc, "MPI_Irecv", t);
+        let reqs = &mut self.requests[rank as usize];
+        match reqs.early_recvs.take(request, loc) {
+            Some(o) => self
+                .trace
+                .push_p2p(rank, call, o.call, P2pDir::Recv, o.peer, o.tag, o.comm, o.length),
+            None => reqs.irecvs.insert(request, loc, call),
+        }
+    }
+
+    /// A non-blocking receive completed: its operation, posted by the request's call.
+    #[inline]
+    fn irecv(
+        &mut self,
+        st: &mut LocationState,
+        here: Here,
+        p: P2pPayload,
+        t: Time,
+        off: u64,
+    ) -> Result<(), FormatError> {
+        let Here { rank, loc, file } = here;
+        let P2pPayload {
+            peer: sender,
+            comm,
+            tag,
+            length,
+            request,
+        } = p;
+        let post = self.requests[rank as usize].irecvs.take(request, loc);
+        let name = if post.is_some() { "MPI_Wait" } else { "MPI_Irecv" };
+        let call = self.current_call(st, rank, loc, name, t);
+        let comm = self.comm(comm, rank, file, off)?;
+        let peer = self.world(comm, sender, "sender", file, off)?;
+        match post {
+            Some(post) => self
+                .trace
+                .push_p2p(rank, post, call, P2pDir::Recv, peer, tag as i32, comm.0, length),
+            None => self.requests[rank as usize].early_recvs.insert(
+                request,
+                loc,
+                OrphanRecv {
+                    seq: off,
+                    call,
+                    peer,
+                    tag: tag as i32,
+                    comm: comm.0,
+                    length,
+                },
+            ),
+        }
+        Ok(())
+    }
+
+    /// Calls left open at the end of a location end at its last event; the event count is
+    /// checked against the definitions.
+    fn end_location(
+        &mut self,
+        st: &mut LocationState,
+        index: usize,
+        rank: Rank,
+        last_time: Time,
+        events: &LocationEvents,
+    ) {
         while let Some((_, frame)) = st.stack.pop() {
             if let Some(c) = frame {
                 self.counters.unclosed_calls += 1;
@@ -909,11 +1126,11 @@ impl Builder<'_> {
         let announced = self.defs.locations.items[index].number_of_events;
         if announced != 0 && announced != events.events_read() {
             self.trace.warnings.push(format!(
-                "{file}: {} events read, the definitions announce {announced}",
+                "{}: {} events read, the definitions announce {announced}",
+                events.file_name(),
                 events.events_read()
             ));
         }
-        Ok(())
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -999,7 +1216,8 @@ impl Builder<'_> {
     /// request are posted by their completing call; the rest are counted for the warnings.
     fn finish_requests(&mut self) {
         for (r, reqs) in std::mem::take(&mut self.requests).into_iter().enumerate() {
-            let mut early: Vec<(u16, OrphanRecv)> = reqs.early_recvs.0.into_values().flatten().collect();
+            let mut early: Vec<(u16, OrphanRecv)> =
+                reqs.early_recvs.0.into_values().flat_map(Open::into_list).collect();
             early.sort_by_key(|(loc, o)| (*loc, o.seq));
             for (_, o) in early {
                 self.trace
