@@ -324,6 +324,7 @@ impl App {
         c.bridge.send(Input::Request(Request::Analyse {
             seq: self.analysis_seq,
             request,
+            selection: Some(self.matrix_request.selection.clone()),
         }));
     }
 

@@ -61,14 +61,16 @@ pub enum Request {
         /// The matrix to compute once the trace is read.
         matrix: MatrixRequest,
     },
-    /// Run one analysis of the loaded trace (see [`AnalysisRequest`]), restricted to the page's
-    /// current selection: the selection of the latest [`Request::Matrix`] (or of the load),
-    /// as [`crate::session::Session::analyse`] explains.
+    /// Run one analysis of the loaded trace (see [`AnalysisRequest`]), restricted to the
+    /// selection it carries, so each answer belongs to the selection the page asked with.
     Analyse {
         /// Sequence number echoed in the answer, so the page can drop stale answers.
         seq: u64,
         /// What to compute.
         request: AnalysisRequest,
+        /// Part of the trace analysed (the matrix filters' selection, times relative to the
+        /// trace's first event); `None` analyses the whole trace.
+        selection: Option<Selection>,
     },
     /// Recompute the matrix of the loaded trace.
     Matrix {

@@ -3,9 +3,9 @@
 //!
 //! **Selections.** Every analysis runs on the trace restricted to the page's selection
 //! ([`Trace::restrict`], the rule of the CLI's selection flags: docs/cli.md, "Selections"), with
-//! times relative to the trace's first event. Until [`Request::Analyse`](crate::protocol::Request)
-//! carries a selection of its own, the selection is the page's current one: the matrix filters,
-//! which reach the session with every matrix request ([`Session::matrix`]). The topology of a
+//! times relative to the trace's first event. Each [`Request::Analyse`](crate::protocol::Request)
+//! carries the selection the page asked with (the matrix filters), so an answer always belongs to
+//! the selection it was asked for, whatever matrix request came between. The topology of a
 //! rank selection is that of the traffic among the selected ranks, as `tracelogic topology
 //! --ranks` and the matrix view count it (sends to other ranks are left out). The comparison views
 //! compare whole runs (the runs compared before are kept as properties only, so a selection could
@@ -24,9 +24,6 @@ use tracelogic_model::{match_messages, P2pDir, Selection, Trace};
 #[derive(Debug)]
 pub struct Session {
     trace: Trace,
-    /// The page's current selection (times relative to the first event): the latest matrix
-    /// request's, which analyses apply too.
-    selection: RefCell<Selection>,
     /// The trace restricted to a selection (absolute times), kept for the next analysis of the
     /// same selection: the views of one selection share one restricted copy.
     restricted: RefCell<Option<(Selection, Trace)>>,
@@ -151,7 +148,6 @@ impl Session {
     pub fn new(trace: Trace) -> Session {
         Session {
             trace,
-            selection: RefCell::new(Selection::all()),
             restricted: RefCell::new(None),
         }
     }
@@ -168,9 +164,7 @@ impl Session {
     }
 
     /// The matrix of `request` and its filtered form, as the view draws them, tagged with `seq`.
-    /// Its selection becomes the one later analyses apply.
     pub fn matrix(&self, seq: u64, request: &MatrixRequest) -> MatrixView {
-        self.selection.replace(request.selection.clone());
         let selection = self.absolute(&request.selection);
         let matrix = CommMatrix::from_trace(&self.trace, &selection);
         let filtered = matrix.filter(request.metric, request.threshold_pct);
@@ -189,11 +183,10 @@ impl Session {
         }
     }
 
-    /// Run one analysis of the kept trace restricted to the page's current selection (the
-    /// latest matrix request's); the result is its view's JSON (see [`crate::analyses`]).
+    /// Run one analysis of the whole kept trace; the result is its view's JSON (see
+    /// [`crate::analyses`]).
     pub fn analyse(&self, request: &AnalysisRequest) -> Result<String, String> {
-        let selection = self.selection.borrow().clone();
-        self.analyse_selected(request, &selection)
+        self.analyse_selected(request, &Selection::all())
     }
 
     /// Run one analysis of the kept trace restricted to `selection` (times relative to the
@@ -449,28 +442,34 @@ mod tests {
             r.patterns.iter().flat_map(|p| p.ranks.iter().copied()).collect()
         };
         assert_eq!(ranks(&whole), (0..8).collect());
-        // The matrix view's rank filter reaches the session with the matrix request.
-        let request = MatrixRequest {
-            selection: Selection {
-                ranks: Some(vec![0, 1, 2, 3]),
-                ..Selection::default()
-            },
-            ..MatrixRequest::default()
+        let low = Selection {
+            ranks: Some(vec![0, 1, 2, 3]),
+            ..Selection::default()
         };
-        session.matrix(1, &request);
-        let first = patterns(session.analyse(&AnalysisRequest::Patterns));
-        assert_eq!(ranks(&first), (0..4).collect());
-        assert!(first.events > 0 && first.events < whole.events);
-        let last = Selection {
+        let high = Selection {
             ranks: Some(vec![4, 5, 6, 7]),
             ..Selection::default()
         };
-        let last = patterns(session.analyse_selected(&AnalysisRequest::Patterns, &last));
+        let first = patterns(session.analyse_selected(&AnalysisRequest::Patterns, &low));
+        assert_eq!(ranks(&first), (0..4).collect());
+        assert!(first.events > 0 && first.events < whole.events);
+        // A matrix request for other ranks in between changes nothing: an analysis answers for
+        // the selection it carries, not for the latest matrix's.
+        session.matrix(
+            1,
+            &MatrixRequest {
+                selection: high.clone(),
+                ..MatrixRequest::default()
+            },
+        );
+        assert_eq!(
+            patterns(session.analyse_selected(&AnalysisRequest::Patterns, &low)),
+            first
+        );
+        assert_eq!(patterns(session.analyse(&AnalysisRequest::Patterns)), whole);
+        let last = patterns(session.analyse_selected(&AnalysisRequest::Patterns, &high));
         assert_eq!(ranks(&last), (4..8).collect());
         assert_eq!(first.events + last.events, whole.events);
-        // Back to everything.
-        session.matrix(2, &MatrixRequest::default());
-        assert_eq!(patterns(session.analyse(&AnalysisRequest::Patterns)), whole);
     }
 
     #[test]

@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 use std::collections::HashMap;
 use tracelogic_formats::input::Unpacker;
+use tracelogic_model::Selection;
 use wasm_bindgen::{JsCast, JsValue};
 
 /// Relative URL of the worker's loader script in the built site.
@@ -401,12 +402,15 @@ impl AnalysisWorker {
         }
     }
 
-    fn analyse(&self, seq: u64, request: AnalysisRequest) -> Response {
+    fn analyse(&self, seq: u64, request: AnalysisRequest, selection: Option<&Selection>) -> Response {
         match &self.session {
             Some(s) => Response::Analysis(Box::new(AnalysisAnswer {
                 seq,
                 kind: request.kind().to_owned(),
-                result: s.analyse(&request),
+                result: match selection {
+                    Some(selection) => s.analyse_selected(&request, selection),
+                    None => s.analyse(&request),
+                },
             })),
             None => no_trace(),
         }
@@ -418,7 +422,7 @@ impl AnalysisWorker {
                 if let AnalysisRequest::Compare { files, .. } = &mut request {
                     *files = read;
                 }
-                self.analyse(seq, request)
+                self.analyse(seq, request, None)
             }
             Err(message) => Response::Analysis(Box::new(AnalysisAnswer {
                 seq,
@@ -509,7 +513,11 @@ impl Worker for AnalysisWorker {
                 }
             },
             Input::Request(Request::Load { label, files, matrix }) => self.load(scope, id, &label, Ok(files), &matrix),
-            Input::Request(Request::Analyse { seq, request }) => self.analyse(seq, request),
+            Input::Request(Request::Analyse {
+                seq,
+                request,
+                selection,
+            }) => self.analyse(seq, request, selection.as_ref()),
             Input::Request(Request::Matrix { seq, request }) => match &self.session {
                 Some(s) => Response::Matrix(Box::new(s.matrix(seq, &request))),
                 None => no_trace(),
