@@ -410,7 +410,7 @@ pub fn identify_matrix(m: &CommMatrix, opts: &TopologyOptions) -> TopologyReport
     };
     let g = Graph::from_edges(m.ranks, kept);
     let no_p2p = pairs.is_empty();
-    report(g, filter, no_p2p, &traffic, opts)
+    report(&g, filter, no_p2p, &traffic, opts)
 }
 
 /// Identify the topology of a bare graph (an edge list from another tool); no filtering.
@@ -436,11 +436,11 @@ pub fn identify_graph(g: &Graph, opts: &TopologyOptions) -> TopologyReport {
             share: if on { 1.0 / m } else { 0.0 },
         }
     };
-    report(g.clone(), filter, g.num_edges() == 0, &traffic, opts)
+    report(g, filter, g.num_edges() == 0, &traffic, opts)
 }
 
 fn report(
-    g: Graph,
+    g: &Graph,
     filter: FilterReport,
     no_p2p: bool,
     traffic: &dyn Fn(u32, u32) -> PairTraffic,
@@ -449,9 +449,9 @@ fn report(
     let n = g.num_nodes();
     let identity: Vec<u32> = (0..n).collect();
     let identification = if no_p2p {
-        empty_identification(&g)
+        empty_identification(g)
     } else {
-        identify(&g, &identity, traffic, opts)
+        identify(g, &identity, traffic, opts)
     };
     let comps = g.components();
     let isolated_ranks: Vec<u32> = comps.iter().filter(|c| c.len() == 1).map(|c| c[0]).collect();
