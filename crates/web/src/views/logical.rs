@@ -27,9 +27,25 @@ struct Shown {
     accuracy: Accuracy,
     verification: Verification,
     program: Program,
-    side_by_side: String,
+    side_by_side: SideBySide,
     /// Whether there is a C skeleton, or why not.
     skeleton: Result<IgnoredAny, String>,
+}
+
+/// The side-by-side text and its number of lines, counted once per answer (not on every
+/// render: the text is megabytes on a large run).
+#[derive(Deserialize)]
+#[serde(from = "String")]
+struct SideBySide {
+    text: String,
+    lines: usize,
+}
+
+impl From<String> for SideBySide {
+    fn from(text: String) -> Self {
+        let lines = text.lines().count();
+        SideBySide { text, lines }
+    }
 }
 
 /// The three downloads of a [`LogicalResult`](crate::analyses::LogicalResult).
@@ -247,8 +263,8 @@ pub fn logical_view(props: &AnalysisProps) -> Html {
     let p = &r.program;
     let focus = props.focus.clone();
     let used: Vec<String> = r.ranks_used.iter().map(|x| x.to_string()).collect();
-    let (shown_side, more_side) = first_lines(&r.side_by_side, *side_lines);
-    let side_total = r.side_by_side.lines().count();
+    let (shown_side, more_side) = first_lines(&r.side_by_side.text, *side_lines);
+    let side_total = r.side_by_side.lines;
     let show_more = {
         let side_lines = side_lines.clone();
         Callback::from(move |_: MouseEvent| side_lines.set(*side_lines + SIDE_BY_SIDE_PAGE))
@@ -349,7 +365,8 @@ mod tests {
         let shown: Shown = serde_json::from_str(&answer).unwrap();
         assert_eq!(shown.program, full.program);
         assert_eq!(shown.verification, full.verification);
-        assert_eq!(shown.side_by_side, full.side_by_side);
+        assert_eq!(shown.side_by_side.text, full.side_by_side);
+        assert_eq!(shown.side_by_side.lines, full.side_by_side.lines().count());
         assert_eq!(shown.skeleton.is_ok(), full.skeleton.is_ok());
         assert_eq!(download_text(&answer, Download::Json).unwrap(), full.json);
         assert_eq!(download_text(&answer, Download::Text).unwrap(), full.text);
