@@ -260,7 +260,8 @@ fn ns_to_s(ns: u64) -> f64 {
 
 struct Engine<'a> {
     trace: &'a Trace,
-    dropped: &'a DroppedCalls,
+    /// What a selection dropped; `None` when it dropped nothing the replay must account for.
+    dropped: Option<&'a DroppedCalls>,
     /// Per rank: seconds of dropped communication replayed at their recorded duration (the same
     /// under every configuration, so one number per rank).
     not_replayed: Vec<f64>,
@@ -359,7 +360,7 @@ impl<'a> Engine<'a> {
             .collect();
         Engine {
             trace,
-            dropped,
+            dropped: (!dropped.is_empty()).then_some(dropped),
             not_replayed: vec![0.0; n],
             params: Params {
                 alpha: configs.iter().map(|c| c.latency_s).collect(),
@@ -551,8 +552,13 @@ impl<'a> Engine<'a> {
     /// computation, except the communication a selection dropped there (kept at its recorded
     /// duration, not replayed) and dropped calls priced at 0.
     fn gap(&mut self, r: Rank, call: usize, ns: u64) {
-        let frozen = self.dropped.communication(r as usize, call).min(ns);
-        let unpriced = self.dropped.unpriced(r as usize, call).min(ns - frozen);
+        let (frozen, unpriced) = match self.dropped {
+            None => (0, 0),
+            Some(d) => {
+                let frozen = d.communication(r as usize, call).min(ns);
+                (frozen, d.unpriced(r as usize, call).min(ns - frozen))
+            }
+        };
         let [clock, compute, ..] = Self::terms(&mut self.state, self.k, r);
         advance(clock, compute, ns_to_s(ns - frozen - unpriced));
         if frozen > 0 {
