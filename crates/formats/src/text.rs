@@ -27,6 +27,10 @@ use tracelogic_model::{
 /// SipHash, seeded per map so a hostile file still cannot choose colliding keys.
 type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 
+/// Typical length of a call line (`0 10500 11000 MPI_Irecv recv=3 tag=0 bytes=4096 req=0`), to
+/// reserve the model's columns from the file size.
+const CALL_LINE_BYTES: usize = 64;
+
 /// First line of every native text trace (followed by a space and the format version).
 pub const MAGIC: &str = "#tracelogic-text";
 /// The format version this module reads and writes.
@@ -635,6 +639,13 @@ impl<'t> Reader<'t> {
                 let mut t = Trace::new("text", &keep.source, n);
                 t.meta = keep.meta;
                 t.warnings = keep.warnings;
+                // Reserve each rank's share of the calls the rest of the file can hold (a call
+                // line takes about 64 bytes, most carry one operation), so the columns are
+                // allocated once instead of grown by doubling and copying.
+                let calls = remaining / CALL_LINE_BYTES / (n as usize).max(1);
+                for rt in &mut t.ranks {
+                    rt.reserve(calls, calls, 0);
+                }
                 self.trace = t;
                 self.has_ranks = true;
             }
