@@ -24,6 +24,15 @@ pub fn colour(id: u32) -> &'static str {
     PALETTE.get(id as usize).copied().unwrap_or(OTHER_COLOUR)
 }
 
+/// The header cell's content of a table row that selects something when clicked: a button, so
+/// the row can be reached with Tab and chosen with Enter or Space too. It has no handler of its
+/// own: its click (from the pointer or the keyboard) bubbles to the row's `onclick`, so the
+/// keyboard has exactly the click's effect. `pressed` tells assistive technology the row is the
+/// selected one. Shared by the tables of the patterns, phases, topology and what-if views.
+pub fn row_button(pressed: bool, label: Html) -> Html {
+    html! { <button type="button" class="row-select" aria-pressed={pressed.to_string()}>{ label }</button> }
+}
+
 /// Horizontal placement of the event graph's events.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Layout {
@@ -231,22 +240,22 @@ fn timeline_view(
                 </svg>
             </div>
             <ul class="pattern-legend" id="patterns-legend">
-                { for shown.iter().filter(|&&id| (id as usize) < PALETTE.len()).map(|&id| {
+                { for shown.iter().map(|&id| {
                     let occ = patterns.get(id as usize).map_or(0, |p| p.occurrences);
                     html! {
                         <li data-pattern={id.to_string()}>
-                            <button type="button" class="legend-item" onclick={pick(id)}>
+                            <button type="button" class="legend-item" aria-pressed={(selected == Some(id)).to_string()} onclick={pick(id)}>
                                 <span class="swatch" style={format!("background:{}", colour(id))}></span>{ format!("#{id} ({occ}×)") }
                             </button>
                         </li>
                     }
                 }) }
                 if shown.iter().any(|&id| id as usize >= PALETTE.len()) {
-                    <li><span class="swatch" style={format!("background:{OTHER_COLOUR}")}></span>{ "other patterns" }</li>
+                    <li><span class="swatch" style={format!("background:{OTHER_COLOUR}")}></span>{ format!("patterns past #{}", PALETTE.len() - 1) }</li>
                 }
             </ul>
             <p class="small">
-                { "Each lane is a rank; each coloured span is the rank's part of one pattern occurrence (white: outside any pattern). Click a span to select its pattern." }
+                { "Each lane is a rank; each coloured span is the rank's part of one pattern occurrence (white: outside any pattern). Click a span, or a pattern above, to select it." }
                 if merged { { " Consecutive occurrences of one pattern are merged on crowded lanes." } }
                 if t.ranks_left_out > 0 { { format!(" {} more ranks are not drawn.", t.ranks_left_out) } }
             </p>
@@ -397,10 +406,13 @@ pub fn patterns_view(props: &AnalysisProps) -> Html {
                             let id = p.id;
                             let focus = props.focus.clone();
                             let onclick = props.on_focus.reform(move |_: MouseEvent| Focus { pattern: Some(id), ..focus.clone() });
-                            let class = classes!("pattern-row", (selected.map(|s| s.id) == Some(id)).then_some("selected"));
+                            let chosen = selected.map(|s| s.id) == Some(id);
+                            let class = classes!("pattern-row", chosen.then_some("selected"));
                             html! {
                                 <tr {class} data-pattern={id.to_string()} data-occurrences={p.occurrences.to_string()} {onclick}>
-                                    <th scope="row"><span class="swatch" style={format!("background:{}", colour(id as u32))}></span>{ format!("#{id}") }</th>
+                                    <th scope="row">{ row_button(chosen, html! {
+                                        <><span class="swatch" style={format!("background:{}", colour(id as u32))}></span>{ format!("#{id}") }</>
+                                    }) }</th>
                                     <td class="num">{ p.occurrences }</td>
                                     <td class="num" title={p.ranks.iter().map(|r| r.to_string()).collect::<Vec<_>>().join(", ")}>{ p.ranks.len() }</td>
                                     <td class="num">{ length(p) }</td>

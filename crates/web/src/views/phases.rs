@@ -212,7 +212,9 @@ pub fn phases_view(props: &AnalysisProps) -> Html {
                             <tr class={classes!("phase-row", (focus.phase == Some(i)).then_some("selected"),
                                 focus.pattern.is_some_and(|f| p.patterns.iter().any(|(id, _)| *id == Some(f))).then_some("has-pattern"))}
                                 data-phase={i.to_string()} {onclick}>
-                                <th scope="row"><span class="swatch" style={format!("background: {}", phase_colour(i))}></span>{ i }</th>
+                                <th scope="row">{ super::patterns::row_button(focus.phase == Some(i), html! {
+                                    <><span class="swatch" style={format!("background: {}", phase_colour(i))}></span>{ i }</>
+                                }) }</th>
                                 <td class="num">{ format!("{}–{}", p.start, p.end) }</td>
                                 <td class="num">{ crate::text::duration(p.time.0.saturating_sub(t0) as f64 * 1e-9) }</td>
                                 <td class="num">{ crate::text::duration(p.time.1.saturating_sub(t0) as f64 * 1e-9) }</td>

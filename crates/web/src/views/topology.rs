@@ -556,11 +556,12 @@ pub fn topology_view(props: &TopologyProps) -> Html {
                     <thead><tr><th>{ "Rank" }</th><th>{ "Node" }</th><th>{ "Coordinates" }</th><th>{ "Neighbours" }</th></tr></thead>
                     <tbody>
                         { for id.mapping.iter().take(MAX_ROWS).map(|p| {
-                            let class = classes!((highlighted == Some(p.rank)).then_some("selected"));
+                            let chosen = highlighted == Some(p.rank);
+                            let class = classes!(chosen.then_some("selected"));
                             let nb: Vec<String> = p.neighbours.iter().map(|n| format!("{} {}", n.direction, n.rank)).collect();
                             html! {
                                 <tr {class} data-rank={p.rank.to_string()} onclick={select_rank(p.rank)}>
-                                    <th scope="row">{ p.rank }</th><td>{ p.node }</td>
+                                    <th scope="row">{ super::patterns::row_button(chosen, html! { p.rank }) }</th><td>{ p.node }</td>
                                     <td>{ format!("({})", p.coords.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", ")) }</td>
                                     <td class="small">{ nb.join(", ") }</td>
                                 </tr>
