@@ -95,11 +95,68 @@ impl TopologySpec {
         match self.family {
             Family::BinaryTree | Family::KaryTree | Family::Star => Some(n.saturating_sub(1)),
             Family::AllToAll => Some(n * n.saturating_sub(1) / 2),
+            f if f.is_cartesian() && self.prime_factors().is_none() => self.stencil_edge_count(),
             _ => {
                 // In a product, each factor's edges are repeated once per node of the others.
                 let factors = self.prime_factors()?;
                 Some(factors.iter().map(|f| f.edges() * (n / f.nodes() as u64)).sum())
             }
+        }
+    }
+
+    /// Edges of a 2D or 3D stencil without building its offsets: a mesh has Π_i (d_i − |s_i|)
+    /// pairs per offset s (each edge counted from both ends), a periodic stencil |S| edge ends
+    /// per node for its distinct non-zero offsets S modulo the extents.
+    fn stencil_edge_count(&self) -> Option<u64> {
+        let k = self.dims.len();
+        if k > 3 {
+            return None;
+        }
+        let periodic = self.family.periodic();
+        let mut residues = [[0u32; 3]; 26];
+        let mut distinct = 0usize;
+        let mut ends = 0u64;
+        for code in 0..3usize.pow(k as u32) {
+            let mut o = [0i8; 3];
+            let mut rest = code;
+            for x in o.iter_mut().take(k) {
+                *x = (rest % 3) as i8 - 1;
+                rest /= 3;
+            }
+            if o == [0; 3] || !self.has_offset(&o[..k]) {
+                continue;
+            }
+            if periodic {
+                let mut r = [0u32; 3];
+                for i in 0..k {
+                    r[i] = (o[i] as i64).rem_euclid(self.dims[i] as i64) as u32;
+                }
+                if r != [0; 3] && !residues[..distinct].contains(&r) {
+                    residues[distinct] = r;
+                    distinct += 1;
+                }
+            } else {
+                ends += (0..k)
+                    .map(|i| (self.dims[i] as u64).saturating_sub(o[i].unsigned_abs() as u64))
+                    .product::<u64>();
+            }
+        }
+        Some(if periodic {
+            self.num_nodes() as u64 * distinct as u64 / 2
+        } else {
+            ends / 2
+        })
+    }
+
+    /// Whether `o` (entries −1, 0, 1) is one of this stencil's neighbour offsets (as
+    /// [`TopologySpec::offsets`] lists them).
+    fn has_offset(&self, o: &[i8]) -> bool {
+        let nonzero = o.iter().filter(|&&x| x != 0).count();
+        match self.family {
+            Family::Stencil6 | Family::Stencil6Mesh => nonzero == 1 || o[0] == -o[1],
+            Family::Stencil19 | Family::Stencil19Mesh => nonzero <= 2,
+            Family::Stencil8 | Family::Stencil8Mesh | Family::Stencil27 | Family::Stencil27Mesh => true,
+            _ => nonzero == 1,
         }
     }
 
@@ -229,8 +286,37 @@ mod tests {
     }
 
     #[test]
+    fn stencil_offsets_by_rule_are_the_listed_offsets() {
+        for s in [
+            "stencil6:4x3",
+            "stencil6-mesh:4x3",
+            "stencil8:4x3",
+            "stencil8-mesh:4x3",
+            "stencil19:3x3x3",
+            "stencil19-mesh:3x3x3",
+            "stencil27:3x3x3",
+            "stencil27-mesh:3x3x3",
+            "stencil7:3x3x3",
+        ] {
+            let spec = TopologySpec::parse(s).unwrap();
+            let k = spec.dims.len();
+            let mut by_rule = Vec::new();
+            for code in 0..3usize.pow(k as u32) {
+                let o: Vec<i8> = (0..k).map(|i| (code / 3usize.pow(i as u32) % 3) as i8 - 1).collect();
+                if o.iter().any(|&x| x != 0) && spec.has_offset(&o) {
+                    by_rule.push(o);
+                }
+            }
+            let mut listed = spec.offsets();
+            by_rule.sort();
+            listed.sort();
+            assert_eq!(by_rule, listed, "{s}");
+        }
+    }
+
+    #[test]
     fn closed_form_edge_counts_equal_the_built_graph() {
-        for n in [2u32, 5, 8, 12, 16, 36, 64, 100] {
+        for n in [2u32, 5, 8, 12, 16, 18, 27, 36, 64, 100] {
             for spec in candidates(n) {
                 assert_eq!(spec.edge_count(), spec.graph().num_edges() as u64, "{}", spec.label());
             }
