@@ -96,6 +96,9 @@ pub fn log_position(value: u64, min: u64, max: u64) -> f64 {
     (((value as f64).ln() - lo) / (hi - lo)).clamp(0.0, 1.0)
 }
 
+/// Smallest distance (share of the colour scale) between an inner legend label and an end.
+pub const TICK_GAP: f64 = 0.12;
+
 /// Viridis, sampled at nine points: dark blue for little traffic, yellow for the most. It stays
 /// readable in greyscale and for the common colour-vision deficiencies.
 const PALETTE: [(u8, u8, u8); 9] = [
@@ -325,7 +328,8 @@ viewBox=\"{o} {o} {s} {s}\" preserveAspectRatio=\"none\" shape-rendering=\"crisp
 }
 
 /// Values to label on the legend: `min`, the powers of ten strictly between, and `max`
-/// (at most `max_ticks`, thinning the powers of ten evenly when there are more).
+/// (at most `max_ticks`, thinning the powers of ten evenly when there are more). A power of
+/// ten closer than [`TICK_GAP`] of the scale to either end is left out, so labels never overlap.
 pub fn legend_ticks(min: u64, max: u64, max_ticks: usize) -> Vec<u64> {
     if max == 0 {
         return Vec::new();
@@ -337,7 +341,8 @@ pub fn legend_ticks(min: u64, max: u64, max_ticks: usize) -> Vec<u64> {
     let mut inner = Vec::new();
     let mut p: u64 = 10;
     while p < max {
-        if p > min {
+        let at = log_position(p, min, max);
+        if p > min && (TICK_GAP..=1.0 - TICK_GAP).contains(&at) {
             inner.push(p);
         }
         p = match p.checked_mul(10) {
@@ -555,6 +560,12 @@ mod tests {
         assert_eq!(legend_ticks(3, 4500, 8), vec![3, 10, 100, 1000, 4500]);
         assert_eq!(legend_ticks(0, 0, 8), Vec::<u64>::new());
         assert_eq!(legend_ticks(7, 7, 8), vec![7]);
+        // 100 kB sits 1 % of the scale from 98.1 kB: its label would cover the minimum's.
+        assert_eq!(legend_ticks(98_100, 136_400, 6), vec![98_100, 136_400]);
+        assert_eq!(
+            legend_ticks(9, 1_000_000, 8),
+            vec![9, 100, 1000, 10_000, 100_000, 1_000_000]
+        );
         let t = legend_ticks(1, u64::MAX, 6);
         assert_eq!(t.len(), 6);
         assert!(t.windows(2).all(|w| w[0] < w[1]));
