@@ -267,8 +267,8 @@ impl Pending {
             .filter(|&i| i < self.limit);
         let added = match (at, u32::try_from(op + 1)) {
             (Some(i), Ok(v)) => {
-                if i >= self.window.len() {
-                    self.window.resize(i + 1, 0);
+                while self.window.len() <= i {
+                    self.window.push_back(0);
                 }
                 let was_sparse = !self.sparse.is_empty() && self.sparse.remove(&request).is_some();
                 std::mem::replace(&mut self.window[i], v) == 0 && !was_sparse
