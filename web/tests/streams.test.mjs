@@ -111,6 +111,49 @@ test('a picked .tar.zst streams from disk; a truncated one names the archive and
   }
 });
 
+/** A ustar header block for a regular file `name` of `size` bytes. */
+function tarHeader(name, size) {
+  const h = Buffer.alloc(512);
+  h.write(name, 0);
+  h.write('0000644\0', 100);
+  h.write('0000000\0', 108);
+  h.write('0000000\0', 116);
+  h.write(size.toString(8).padStart(11, '0') + '\0', 124);
+  h.write('00000000000\0', 136);
+  h.write('        ', 148);
+  h.write('0', 156);
+  h.write('ustar\0', 257);
+  h.write('00', 263);
+  let sum = 0;
+  for (const b of h) sum += b;
+  h.write(sum.toString(8).padStart(6, '0') + '\0 ', 148);
+  return h;
+}
+
+/** A zstd frame holding `bytes` in one raw block, then a skippable frame of `pad` bytes. */
+function zstdRaw(bytes, pad) {
+  const block = Buffer.alloc(3);
+  block.writeUIntLE(1 | (bytes.length << 3), 0, 3);
+  const skip = Buffer.alloc(8 + pad);
+  skip.writeUInt32LE(0x184d2a50, 0);
+  skip.writeUInt32LE(pad, 4);
+  return Buffer.concat([Buffer.from([0x28, 0xb5, 0x2f, 0xfd, 0x00, 0x38]), block, bytes, skip]);
+}
+
+test('an archive that would unpack past the 1 GiB limit is refused as too large before it is read', async () => {
+  // 6 MiB of zstd (so the 200× ratio allows more than 1 GiB) whose tar lists a 1.5 GB member.
+  const bytes = zstdRaw(tarHeader('big/rank0.bin', 1_500_000_000), 6 << 20);
+  const s = await app.openPage(`${app.origin}${prefix}?sample=none`);
+  const { page } = s;
+  await page.waitForSelector('#dropzone');
+  await drop(page, [{ name: 'big.tar.zst', bytes }]);
+  await page.waitForSelector('#error', { timeout: 60_000 });
+  const message = await page.textContent('#error');
+  assert.match(message, /big\.tar\.zst: too large: 1073741825 bytes or more once unpacked, limit 1073741824/, message);
+  app.assertClean(s);
+  await page.close();
+});
+
 const measure = process.env.TRACELOGIC_STREAM_MEASURE;
 test('measure: open large compressed inputs', { skip: !measure && 'set TRACELOGIC_STREAM_MEASURE=PATH,PATH to measure' }, async () => {
   for (const path of measure.split(',')) {

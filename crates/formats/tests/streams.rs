@@ -334,3 +334,29 @@ fn read_paths_streams_archives_from_disk_like_the_folder() {
     assert_eq!(read[0].bytes, prv);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_lower_limit_for_all_archives_is_told_apart_from_the_ratio() {
+    // Varied bytes: gzip keeps them within the 200× ratio.
+    let member: Vec<u8> = (0..20_000u32).flat_map(|i| i.wrapping_mul(2_654_435_761).to_le_bytes()).collect();
+    let packed = gzip(&tar_of(&[("run/a.bin".to_owned(), &member[..])]));
+    let mut unpacker = Unpacker::with_limit(50_000);
+    let err = unpacker
+        .add_reader("run.tar.gz", packed.len() as u64, &mut Cursor::new(packed.clone()))
+        .unwrap_err();
+    assert!(unpacker.limit_reached(), "{err}");
+    assert!(err.message.contains("the limit for all archives"), "{err}");
+
+    let mut unpacker = Unpacker::with_limit(1 << 20);
+    unpacker
+        .add_reader("run.tar.gz", packed.len() as u64, &mut Cursor::new(packed))
+        .unwrap();
+    assert_eq!(unpacker.finish()[0].bytes, member);
+
+    let bomb = gzip(&vec![0u8; 4 << 20]);
+    let mut unpacker = Unpacker::with_limit(1 << 30);
+    let err = unpacker
+        .add_reader("zeros.gz", bomb.len() as u64, &mut Cursor::new(bomb))
+        .unwrap_err();
+    assert!(!unpacker.limit_reached(), "the ratio, not the limit: {err}");
+}

@@ -286,7 +286,8 @@ fn read_handles(
         return Err(fail(message));
     }
     let reader = web_sys::FileReaderSync::new().map_err(|e| fail(format!("{label}: {}", js_message(&e))))?;
-    let mut unpacker = Unpacker::new();
+    // Archives stop unpacking at the input limit, rather than holding up to 2 GiB before refusing.
+    let mut unpacker = Unpacker::with_limit(MAX_INPUT_BYTES);
     let mut done = 0u64;
     for (name, blob) in names.iter().zip(blobs) {
         let size = blob.size() as u64;
@@ -300,10 +301,17 @@ fn read_handles(
             })
         };
         let mut source = blob_reader(name, blob, reader.clone(), &mut progress);
-        unpacker.add_reader(name, size, &mut source).map_err(|e| Failure {
-            message: e.to_string(),
-            cancelled: e.cancelled,
-        })?;
+        if let Err(e) = unpacker.add_reader(name, size, &mut source) {
+            if unpacker.limit_reached() {
+                let over = MAX_INPUT_BYTES + 1;
+                let message = crate::session::too_large(label, over, MAX_INPUT_BYTES, " or more once unpacked");
+                return Err(fail(message.unwrap_or_else(|| e.to_string())));
+            }
+            return Err(Failure {
+                message: e.to_string(),
+                cancelled: e.cancelled,
+            });
+        }
         done += size;
     }
     let files = unpacker.finish();

@@ -22,6 +22,9 @@ pub trait ReadSeek: Read + Seek {}
 
 impl<T: Read + Seek + ?Sized> ReadSeek for T {}
 
+/// Why the cap is what it is, when the archive's size sets it.
+const RATIO_REASON: &str = "200 times the archive's size";
+
 /// Bytes looked at to recognise an archive: one tar header block.
 const HEAD_BYTES: usize = 512;
 
@@ -39,9 +42,11 @@ const ZSTD_INPUT_BUFFER: usize = 64 << 10;
 /// Member sizes recorded in tar and zip headers are checked before their bytes are read.
 pub struct Unpacker {
     files: Vec<InputFile>,
-    /// What [`MAX_UNPACKED_BYTES`] still allows.
+    /// What the limit for all archives ([`MAX_UNPACKED_BYTES`] or lower) still allows.
     total_left: u64,
     members_left: usize,
+    /// Whether the last error was that limit being crossed.
+    limit_reached: bool,
 }
 
 impl Default for Unpacker {
@@ -53,11 +58,26 @@ impl Default for Unpacker {
 impl Unpacker {
     /// An unpacker with the full limits and no file yet.
     pub fn new() -> Unpacker {
+        Unpacker::with_limit(MAX_UNPACKED_BYTES)
+    }
+
+    /// An unpacker whose archives may unpack to at most `limit` bytes together (at most
+    /// [`MAX_UNPACKED_BYTES`]): the web worker stops at its own input limit instead of holding
+    /// twice that before refusing. [`Unpacker::limit_reached`] then tells that limit's error apart.
+    pub fn with_limit(limit: u64) -> Unpacker {
         Unpacker {
             files: Vec::new(),
-            total_left: MAX_UNPACKED_BYTES,
+            total_left: limit.min(MAX_UNPACKED_BYTES),
             members_left: MAX_MEMBERS,
+            limit_reached: false,
         }
+    }
+
+    /// True when the last error came from the limit for all archives together (not from the
+    /// ratio to one archive's size, a corrupt archive or the source), so a caller can word it as
+    /// its own size limit.
+    pub fn limit_reached(&self) -> bool {
+        self.limit_reached
     }
 
     /// Add a file already in memory: kept as it is unless its first bytes say archive, in which
@@ -81,7 +101,7 @@ impl Unpacker {
     pub fn add_reader(&mut self, name: &str, len: u64, reader: &mut dyn ReadSeek) -> Result<(), FormatError> {
         let ratio_cap = len.saturating_mul(MAX_EXPANSION_RATIO);
         let (cap, cap_reason) = if ratio_cap < self.total_left {
-            (ratio_cap, "200 times the archive's size")
+            (ratio_cap, RATIO_REASON)
         } else {
             (self.total_left, "the limit for all archives of one input")
         };
@@ -91,6 +111,7 @@ impl Unpacker {
             members_left: Cell::new(self.members_left),
             cap,
             cap_reason,
+            cap_hit: Cell::new(false),
         };
         let mut source = Tracked {
             inner: reader,
@@ -113,6 +134,7 @@ impl Unpacker {
             Some(len),
         );
         if let Err(mut e) = result {
+            self.limit_reached = budget.cap_hit.get() && cap_reason != RATIO_REASON;
             if source.cancelled {
                 return Err(FormatError::cancelled(name));
             }
@@ -153,10 +175,13 @@ struct Budget {
     /// The cap that applies, for the error message.
     cap: u64,
     cap_reason: &'static str,
+    /// Whether the cap was crossed.
+    cap_hit: Cell<bool>,
 }
 
 impl Budget {
     fn exceeded(&self, archive: &str) -> FormatError {
+        self.cap_hit.set(true);
         FormatError::new(
             archive,
             format!(
