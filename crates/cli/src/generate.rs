@@ -7,10 +7,9 @@
 use crate::common::{emit, set_stage, CliError, CliResult};
 use std::collections::BTreeMap;
 use std::fs;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use tracelogic_model::query::{parse_bytes, parse_time};
-use tracelogic_model::Trace;
 use tracelogic_synth::{
     generate_with_truth, CollectiveSpec, Noise, Numbering, Phase, Spec, Style, TopologySpec, Truth,
 };
@@ -149,7 +148,7 @@ pub fn run(args: Args) -> CliResult {
     let spec = build_spec(&args)?;
     set_stage(format!("generating {}", spec.topology.label()));
     let (trace, truth) = generate_with_truth(&spec).map_err(|e| CliError::Input(format!("cannot generate: {e}")))?;
-    let written = write_trace(&trace, args.format, &args.out, args.name.as_deref())?;
+    let written = crate::convert::write_trace(&trace, args.format, &args.out, args.name.as_deref())?;
     if let Some(path) = &args.truth {
         set_stage(format!("writing {}", path.display()));
         let json = serde_json::to_string_pretty(&truth).map_err(|e| CliError::Internal(e.to_string()))?;
@@ -278,71 +277,6 @@ fn read_phases(path: &Path) -> Result<Vec<Phase>, CliError> {
         )));
     }
     Ok(phases)
-}
-
-/// Write `trace` in `format` at `out`; returns the paths written with their sizes.
-fn write_trace(
-    trace: &Trace,
-    format: OutFormat,
-    out: &Path,
-    name: Option<&str>,
-) -> Result<Vec<(PathBuf, u64)>, CliError> {
-    let io_err = |p: &Path, e: std::io::Error| CliError::Input(format!("cannot write {}: {e}", p.display()));
-    if format == OutFormat::Text {
-        set_stage("writing the text trace");
-        let text = tracelogic_formats::text::write(trace);
-        if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
-            fs::create_dir_all(parent).map_err(|e| io_err(parent, e))?;
-        }
-        fs::write(out, &text).map_err(|e| io_err(out, e))?;
-        return Ok(vec![(out.to_path_buf(), text.len() as u64)]);
-    }
-    let name = match name {
-        Some(n) => n.to_owned(),
-        None => out
-            .file_name()
-            .and_then(|n| n.to_str())
-            .filter(|n| !n.is_empty() && *n != "." && *n != "..")
-            .unwrap_or("trace")
-            .to_owned(),
-    };
-    if name.is_empty() || name.contains(['/', '\\']) {
-        return Err(CliError::Input(format!("--name `{name}` must be a plain file name")));
-    }
-    if out.is_file() {
-        return Err(CliError::Input(format!(
-            "{} is a file; --out must be a folder for this format",
-            out.display()
-        )));
-    }
-    let files = match format {
-        OutFormat::Dumpi => {
-            set_stage("writing DUMPI files");
-            tracelogic_formats::dumpi::write(trace, &name)
-        }
-        _ => {
-            set_stage("writing OTF2 files");
-            tracelogic_formats::otf2::write(trace, &name)
-        }
-    };
-    fs::create_dir_all(out).map_err(|e| io_err(out, e))?;
-    let mut written = Vec::with_capacity(files.len());
-    for f in files {
-        let rel = Path::new(&f.name);
-        if rel.components().any(|c| !matches!(c, Component::Normal(_))) {
-            return Err(CliError::Internal(format!(
-                "the writer produced an unsafe file name `{}`",
-                f.name
-            )));
-        }
-        let path = out.join(rel);
-        if let Some(parent) = path.parent() {
-            fs::create_dir_all(parent).map_err(|e| io_err(parent, e))?;
-        }
-        fs::write(&path, &f.bytes).map_err(|e| io_err(&path, e))?;
-        written.push((path, f.bytes.len() as u64));
-    }
-    Ok(written)
 }
 
 #[cfg(test)]
