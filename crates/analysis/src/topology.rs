@@ -22,7 +22,7 @@ use tracelogic_graph::invariants::{
 use tracelogic_graph::iso::{isomorphism_coloured, IsoOptions, IsoOutcome};
 use tracelogic_graph::near::align_bounded;
 use tracelogic_graph::refine::{refine_joint, Colouring};
-use tracelogic_graph::{Direction, Graph, TopologySpec};
+use tracelogic_graph::{Direction, Family, Graph, TopologySpec};
 use web_time::Instant;
 
 /// How low-volume pairs are filtered out before the graph is built.
@@ -1048,11 +1048,7 @@ fn places(c: &Candidate, mapping: &[u32], ranks: &[u32]) -> Vec<RankPlace> {
         Candidate::Spec(s) => s,
         Candidate::Custom(p) => return custom_places(p, mapping, ranks, &rank_of_node),
     };
-    let named = |d: &Direction, v: u32| Neighbour {
-        direction: d.name(),
-        rank: rank_of_node[v as usize],
-    };
-    if !s.family.is_cartesian() {
+    if s.family == Family::Star {
         return mapping
             .iter()
             .enumerate()
@@ -1060,7 +1056,45 @@ fn places(c: &Candidate, mapping: &[u32], ranks: &[u32]) -> Vec<RankPlace> {
                 rank: ranks[i],
                 node,
                 coords: s.coords(node),
-                neighbours: s.neighbours(node).iter().map(|(d, v)| named(d, *v)).collect(),
+                neighbours: s
+                    .neighbours(node)
+                    .iter()
+                    .map(|(d, v)| Neighbour {
+                        direction: d.name(),
+                        rank: rank_of_node[*v as usize],
+                    })
+                    .collect(),
+            })
+            .collect();
+    }
+    if !s.family.is_cartesian() {
+        // The directions and their names once (as `TopologySpec::neighbours`: first direction
+        // reaching a node wins).
+        let directions = s.directions();
+        let names: Vec<String> = directions.iter().map(Direction::name).collect();
+        return mapping
+            .iter()
+            .enumerate()
+            .map(|(i, &node)| {
+                let mut targets: Vec<u32> = Vec::with_capacity(directions.len());
+                let mut neighbours: Vec<Neighbour> = Vec::with_capacity(directions.len());
+                for (d, name) in directions.iter().zip(&names) {
+                    if let Some(v) = s.neighbour(node, d) {
+                        if !targets.contains(&v) {
+                            targets.push(v);
+                            neighbours.push(Neighbour {
+                                direction: name.clone(),
+                                rank: rank_of_node[v as usize],
+                            });
+                        }
+                    }
+                }
+                RankPlace {
+                    rank: ranks[i],
+                    node,
+                    coords: s.coords(node),
+                    neighbours,
+                }
             })
             .collect();
     }
