@@ -20,8 +20,9 @@
 //!   that no rank stands out); one constant → `θ_i = 0` (no linear relation). This is what the
 //!   paper's Table 4 shows (BT–SP spatial 1.000, BT–LU spatial 0.000).
 //! - **Rank correspondence for θ**: rank `j` of one run is compared with rank `j` of the other
-//!   (the paper), except when the two graphs are isomorphic but differently numbered: then the
-//!   isomorphism pairs the ranks, so a renumbered copy of a run is recognised as the same run
+//!   (the paper), except when the graphs are isomorphic and rank numbers do not pair ranks that
+//!   agree on every property: then an isomorphism that keeps each rank's position in temporal,
+//!   volume and send count pairs the ranks, so any renumbered copy of a run has θ = 1
 //!   ([`Alignment`]).
 //! - Only point-to-point messages count, as in the paper; a receive stands for its send when
 //!   the sender's record is missing. An optional filter drops low-volume pairs from the graph
@@ -118,8 +119,8 @@ pub struct RunProperties {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Alignment {
-    /// Rank numbers, unless the graphs are isomorphic but numbered differently: then the
-    /// isomorphism.
+    /// Rank numbers, unless the graphs are isomorphic and an isomorphism pairs ranks that agree
+    /// on every property where rank numbers do not (see `docs/similarity.md`).
     #[default]
     Auto,
     /// Always rank `j` with rank `j` (the paper).
@@ -550,28 +551,72 @@ fn compare_property(
     }
 }
 
-/// A label per rank of both runs: the same label for ranks with the same ranked volume and
-/// ranked send count (ranks within their own run, so the labels survive a change of problem
-/// size that keeps the order).
-fn joint_labels(a: &RunProperties, b: &RunProperties) -> (Vec<u32>, Vec<u32>) {
-    let key = |p: &RunProperties| -> Vec<(u64, u64)> {
-        let (v, s) = (rank_transform(&p.volume), rank_transform(&p.sends));
+/// One property's per-rank values in run a and in run b.
+type PropertyPair = (Vec<f64>, Vec<f64>);
+
+/// A label per rank of both runs: the same label for ranks with the same rank (descending, ties
+/// averaged, within their own run) in every one of the given properties, so the labels survive a
+/// change of problem size that keeps the order. `properties` holds pairs (run a's vector, run
+/// b's vector).
+fn joint_labels(properties: &[PropertyPair], n: usize) -> (Vec<u32>, Vec<u32>) {
+    let key = |pick: &dyn Fn(&PropertyPair) -> &Vec<f64>| -> Vec<Vec<u64>> {
+        let ranked: Vec<Vec<f64>> = properties.iter().map(|p| rank_transform(pick(p))).collect();
         // Ranks are multiples of ½: doubled they are exact integers.
-        v.iter()
-            .zip(&s)
-            .map(|(x, y)| ((2.0 * x) as u64, (2.0 * y) as u64))
+        (0..n)
+            .map(|j| ranked.iter().map(|r| (2.0 * r[j]) as u64).collect())
             .collect()
     };
-    let (ka, kb) = (key(a), key(b));
-    let mut distinct: Vec<(u64, u64)> = ka.iter().chain(&kb).copied().collect();
+    let (ka, kb) = (key(&|p| &p.0), key(&|p| &p.1));
+    let mut distinct: Vec<&Vec<u64>> = ka.iter().chain(&kb).collect();
     distinct.sort_unstable();
     distinct.dedup();
-    let label = |k: &[(u64, u64)]| -> Vec<u32> {
+    let label = |k: &[Vec<u64>]| -> Vec<u32> {
         k.iter()
-            .map(|x| distinct.binary_search(x).unwrap_or(0) as u32)
+            .map(|x| distinct.binary_search(&x).unwrap_or(0) as u32)
             .collect()
     };
     (label(&ka), label(&kb))
+}
+
+/// The isomorphism of `ga` onto `gb` that keeps labels when every rank of `a` has its own label:
+/// the labels alone then decide the pairing, which is kept if it is an isomorphism.
+fn forced_by_labels(ga: &Graph, gb: &Graph, la: &[u32], lb: &[u32]) -> Option<Vec<u32>> {
+    let mut by_label: HashMap<u32, u32> = HashMap::with_capacity(lb.len());
+    for (v, &l) in lb.iter().enumerate() {
+        if by_label.insert(l, v as u32).is_some() {
+            return None;
+        }
+    }
+    let mapping: Vec<u32> = la.iter().map(|l| by_label.remove(l)).collect::<Option<_>>()?;
+    verify(ga, gb, &mapping).ok()?;
+    Some(mapping)
+}
+
+/// The correspondence of the ranks of `a` with those of `b` for θ when the graphs are isomorphic
+/// (`Auto`/`Graph` alignment): the identity when it is an automorphism that keeps every
+/// property's rank (a run against itself, or the paper's same-numbered runs that agree), else
+/// an isomorphism that keeps the ranks of all three properties (temporal, volume, sends) if
+/// there is one, else (only when the graphs differ as numbered) one that keeps volume and
+/// sends, else `None`. So a run compared with any
+/// renumbering of itself pairs each process with itself, or with one indistinguishable from it
+/// in graph and properties.
+fn labelled_pairing(
+    ga: &Graph,
+    gb: &Graph,
+    all: &(Vec<u32>, Vec<u32>),
+    volume_sends: &(Vec<u32>, Vec<u32>),
+) -> Option<Vec<u32>> {
+    if ga == gb && all.0 == all.1 {
+        return Some((0..ga.num_nodes()).collect());
+    }
+    let tiers = if ga == gb { vec![all] } else { vec![all, volume_sends] };
+    for (la, lb) in tiers {
+        let found = forced_by_labels(ga, gb, la, lb).or_else(|| label_preserving_isomorphism(ga, gb, la, lb));
+        if found.is_some() {
+            return found;
+        }
+    }
+    None
 }
 
 /// Among the isomorphisms of `ga` onto `gb`, one that maps every rank to a rank of the same
@@ -634,35 +679,42 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
         .map_or_else(|| McsOptions::for_nodes(n), |max_steps| McsOptions { max_steps });
     let mcs = maximum_common_edge_subgraph(&ga, &gb, mcs_opts);
     let identity: Vec<u32> = (0..n).collect();
-    let by_graph = match opts.alignment {
-        Alignment::Rank => false,
-        Alignment::Auto => ga != gb && mcs.method == McsMethod::Isomorphism,
-        Alignment::Graph => common_edge_list(&ga, &gb, &identity).len() < mcs.common_edges,
-    };
-    let preserving = if by_graph && mcs.method == McsMethod::Isomorphism {
-        let (la, lb) = joint_labels(a, b);
-        label_preserving_isomorphism(&ga, &gb, &la, &lb)
+    let (measure, work_a, work_b) = common_measure(a, b);
+    let (temporal_a, temporal_b) = (
+        temporal(&a.sends, &work_a, measure),
+        temporal(&b.sends, &work_b, measure),
+    );
+    let isomorphic = matches!(mcs.method, McsMethod::Identical | McsMethod::Isomorphism);
+    let labelled = if isomorphic && opts.alignment != Alignment::Rank {
+        let key = |v: &[Option<f64>]| -> Vec<f64> { v.iter().map(|x| x.unwrap_or(f64::INFINITY)).collect() };
+        let counts = |v: &[u64]| -> Vec<f64> { v.iter().map(|&x| x as f64).collect() };
+        let volume_sends = [
+            (counts(&a.volume), counts(&b.volume)),
+            (counts(&a.sends), counts(&b.sends)),
+        ];
+        let mut all = volume_sends.to_vec();
+        all.push((key(&temporal_a), key(&temporal_b)));
+        let n = n as usize;
+        labelled_pairing(&ga, &gb, &joint_labels(&all, n), &joint_labels(&volume_sends, n))
     } else {
         None
     };
-    let pair: &[u32] = match (&preserving, by_graph) {
-        (Some(m), _) => m,
-        (None, true) => &mcs.mapping,
-        (None, false) => &identity,
+    let pair: Vec<u32> = match (opts.alignment, labelled) {
+        (Alignment::Rank, _) => identity.clone(),
+        (_, Some(m)) => m,
+        (Alignment::Auto, None) if ga != gb && mcs.method == McsMethod::Isomorphism => mcs.mapping.clone(),
+        (Alignment::Graph, None) if common_edge_list(&ga, &gb, &identity).len() < mcs.common_edges => {
+            mcs.mapping.clone()
+        }
+        _ => identity.clone(),
     };
+    let by_graph = pair != identity;
     let aligned = |v: &[Option<f64>]| -> Vec<Option<f64>> { pair.iter().map(|&j| v[j as usize]).collect() };
 
-    let (measure, work_a, work_b) = common_measure(a, b);
-    let temporal_b = temporal(&b.sends, &work_b, measure);
     let as_f64 = |v: &[u64]| -> Vec<Option<f64>> { v.iter().map(|&x| Some(x as f64)).collect() };
     let spatial = |p: &RunProperties| -> Vec<Option<f64>> { p.spatial.iter().map(|&x| Some(x as f64)).collect() };
     let properties = vec![
-        compare_property(
-            "temporal",
-            measure.temporal_unit(),
-            temporal(&a.sends, &work_a, measure),
-            aligned(&temporal_b),
-        ),
+        compare_property("temporal", measure.temporal_unit(), temporal_a, aligned(&temporal_b)),
         compare_property("volume", "bytes sent", as_f64(&a.volume), aligned(&as_f64(&b.volume))),
         compare_property("spatial", "distinct partners", spatial(a), aligned(&spatial(b))),
     ];
