@@ -107,6 +107,7 @@ test('a 128 × 128 matrix is drawn on the canvas as the CLI computes it, with to
   assert.ok(tip.includes(`Receiverranks ${c * b}–${c * b + b - 1}|`), tip);
   assert.ok(tip.replace(/,/g, '').includes(`(${expected.bytes.get(`${r},${c}`)} B)`), `tooltip shows the CLI's bytes: ${tip}`);
   assert.equal(await page.getAttribute('#heatmap svg', 'data-cursor'), `${r},${c}`);
+  await screenshot(page, 'matrix-large');
 
   // Keyboard: focus starts the cursor at 0,0; arrows move it, End goes to the last cell.
   await page.mouse.move(0, 0);
@@ -132,7 +133,6 @@ test('a 128 × 128 matrix is drawn on the canvas as the CLI computes it, with to
   await page.mouse.up();
   await page.waitForFunction(() => document.querySelector('#heatmap svg .focus-row')?.getAttribute('y') === '5');
   await page.keyboard.press('Escape');
-  await screenshot(page, 'matrix-large', false);
 
   console.log(`# matrix view of ${expected.ranks} ranks: drawn ${Math.round(drawnAt - t0)} ms after the click, longest main-thread task since ${await longestTask(page, t0)} ms`);
   app.assertClean(s);
