@@ -464,7 +464,8 @@ pub struct LogicalTrace {
 /// rank has every neighbour).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RankClass {
-    /// The representative whose trace was rewritten (the lowest member).
+    /// The representative whose trace was rewritten (its first member in the process-based
+    /// order of [`logicalize`]).
     pub rank: Rank,
     /// Every rank of the class.
     pub ranks: Vec<Rank>,
@@ -710,6 +711,38 @@ pub fn physical_records(trace: &Trace, placement: &Placement, rank: Rank) -> Res
     Ok(records_of(trace, rank, &partner).0)
 }
 
+/// What a rank's trace looks like with its peers left out: calls, point-to-point operations,
+/// and a hash of the functions called and of each operation's direction, tag and size in order.
+/// The same process gives the same key under any numbering of the ranks.
+fn content_key(trace: &Trace, rank: Rank) -> (std::cmp::Reverse<usize>, std::cmp::Reverse<usize>, u64) {
+    use std::hash::{Hash, Hasher};
+    let rt = &trace.ranks[rank as usize];
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    rt.calls.func.hash(&mut h);
+    rt.calls.kind.hash(&mut h);
+    rt.p2p.dir.hash(&mut h);
+    rt.p2p.tag.hash(&mut h);
+    rt.p2p.bytes.hash(&mut h);
+    (
+        std::cmp::Reverse(rt.calls.len()),
+        std::cmp::Reverse(rt.p2p.len()),
+        h.finish(),
+    )
+}
+
+/// Every rank, in the order in which the automatic choice prefers them as representatives: most
+/// MPI calls, then most point-to-point operations, then [`content_key`]'s hash, then the node
+/// the rank sits on. All but the last are facts of the process, not of its number, so the same
+/// process is chosen under any numbering unless several processes are indistinguishable by
+/// their traces without peers (then the node in the canonical placement decides).
+fn representative_order(trace: &Trace, placement: &Placement) -> Vec<Rank> {
+    let mut order: Vec<(_, u32, Rank)> = (0..trace.num_ranks())
+        .map(|r| (content_key(trace, r), placement.node_of_rank[r as usize], r))
+        .collect();
+    order.sort_unstable();
+    order.into_iter().map(|(_, _, r)| r).collect()
+}
+
 /// Ranks that have a neighbour in every direction some rank has (candidates for the logical
 /// trace on their own).
 pub fn maximal_ranks(placement: &Placement) -> Vec<Rank> {
@@ -773,23 +806,44 @@ pub fn logicalize_ranks(trace: &Trace, placement: &Placement, ranks: Option<&[Ra
         };
         records_of(trace, r, &partner)
     };
-    // The ranks to rewrite, each with the ranks it stands for.
+    // The ranks to rewrite, each with the ranks it stands for, chosen from placement-invariant
+    // facts only (see [`representative_order`]).
     let groups: Vec<(Rank, Vec<Rank>)> = match ranks {
         Some(rs) => rs.iter().map(|&r| (r, vec![r])).collect(),
-        None => match (0..n as usize).find(|&r| full(r)) {
-            Some(r) => vec![(r as Rank, vec![r as Rank])],
-            None => {
-                // Classes of ranks with the same existing directions, by lowest member.
-                let mut by_cover: Vec<(Vec<bool>, Vec<Rank>)> = Vec::new();
-                for r in 0..n {
-                    match by_cover.iter_mut().find(|(c, _)| *c == coverage[r as usize]) {
-                        Some((_, members)) => members.push(r),
-                        None => by_cover.push((coverage[r as usize].clone(), vec![r])),
+        None => {
+            let order = representative_order(trace, placement);
+            match order.iter().find(|&&r| full(r as usize)) {
+                Some(&r) => vec![(r, vec![r])],
+                None => {
+                    // Classes of ranks with the same existing directions; each represented by
+                    // its first member in `order`, classes by most directions, then most
+                    // members, then their representatives' order.
+                    let mut by_cover: Vec<(Vec<bool>, Vec<Rank>)> = Vec::new();
+                    for &r in &order {
+                        match by_cover.iter_mut().find(|(c, _)| *c == coverage[r as usize]) {
+                            Some((_, members)) => members.push(r),
+                            None => by_cover.push((coverage[r as usize].clone(), vec![r])),
+                        }
                     }
+                    let position: HashMap<Rank, usize> = order.iter().enumerate().map(|(i, &r)| (r, i)).collect();
+                    by_cover.sort_by_key(|(c, m)| {
+                        (
+                            std::cmp::Reverse(c.iter().filter(|&&x| x).count()),
+                            std::cmp::Reverse(m.len()),
+                            position[&m[0]],
+                        )
+                    });
+                    by_cover
+                        .into_iter()
+                        .map(|(_, mut m)| {
+                            let rep = m[0];
+                            m.sort_unstable();
+                            (rep, m)
+                        })
+                        .collect()
                 }
-                by_cover.into_iter().map(|(_, m)| (m[0], m)).collect()
             }
-        },
+        }
     };
     let maximal = full(groups[0].0 as usize);
     let mut skipped = 0;

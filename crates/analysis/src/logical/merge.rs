@@ -34,8 +34,8 @@
 //! Each class counts the records it sees but does not execute as they are (`class_conflicts`).
 //!
 //! Valid candidates advance disjoint sets of classes, so the merge emits all of them at once (a
-//! layer, like the Foata normal form of a trace) ordered by tag, then direction, then class: the
-//! order depends on the records only, so every loop iteration comes out the same, which loop
+//! layer, like the Foata normal form of a trace) ordered by tag, then function and operation
+//! kinds and sizes, then direction, then class: the order depends on the records only, so every loop iteration comes out the same, which loop
 //! compression needs.
 
 use super::{restrict_call, LogicalCall, Operation, Partner, Record};
@@ -397,9 +397,14 @@ impl State<'_> {
         self.pos[c] as f64 / self.classes[c].records.len().max(1) as f64
     }
 
-    /// Order inside a layer of independent candidates: lowest tag, then direction order, then
-    /// class; depends on the records only, so every loop iteration comes out the same.
-    fn priority(&self, cand: &Candidate) -> (i32, usize, usize) {
+    /// Order inside a layer of independent candidates: lowest tag, then the call (function, then
+    /// each operation's kind and size), then direction order, then class. Depends on the records
+    /// only, so every loop iteration comes out the same; and the direction names come last, so
+    /// a placement under another automorphism of the topology (east and west swapped, as after a
+    /// renumbering of the ranks) orders candidates that differ in more than their directions the
+    /// same way. Each class sees at most one candidate of a layer, so the order changes no
+    /// class's expansion.
+    fn priority(&self, cand: &Candidate) -> (i32, String, Vec<(bool, u64)>, usize, usize) {
         let (tag, dir) = cand.call.ops.first().map_or((i32::MIN, 0), |o| {
             let dir = match &o.partner {
                 Partner::Direction(d) => self.index.get(d.as_str()).copied().unwrap_or(usize::MAX),
@@ -407,7 +412,13 @@ impl State<'_> {
             };
             (o.tag, dir)
         });
-        (tag, dir, cand.origin)
+        let ops = cand
+            .call
+            .ops
+            .iter()
+            .map(|o| (o.dir == tracelogic_model::P2pDir::Send, o.bytes))
+            .collect();
+        (tag, cand.call.function.clone(), ops, dir, cand.origin)
     }
 
     /// Emit a candidate: record per-class sizes, count the classes that see it but execute
