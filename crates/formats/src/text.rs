@@ -549,6 +549,10 @@ struct Reader<'t> {
     pending: FastMap<(Rank, u64), usize>,
     explicit_source: bool,
     items: Vec<Item>,
+    /// Call lines the fast path read (the tests check it carries the plain lines).
+    fast_lines: u64,
+    /// Plain call lines go through [`Reader::fast_call`] first (off only in tests, to compare).
+    fast: bool,
 }
 
 impl<'t> Reader<'t> {
@@ -914,7 +918,28 @@ impl<'t> Reader<'t> {
             });
         }
 
-        let rt = &mut self.trace.ranks[r as usize];
+        self.commit(r, enter, exit, func, kind, loc, cp, waits)
+    }
+
+    /// Appends one call line's call, operations and completions to its rank's columns: shared by
+    /// the general parser and the plain-line fast path, so both give the same trace and errors.
+    #[allow(clippy::too_many_arguments)]
+    fn commit(
+        &mut self,
+        r: Rank,
+        enter: Time,
+        exit: Time,
+        func: FuncId,
+        kind: CallKind,
+        loc: u16,
+        cp: u32,
+        waits: Vec<u64>,
+    ) -> Result<(), String> {
+        let Reader {
+            trace, items, pending, ..
+        } = self;
+        let func_name = trace.functions.name(func);
+        let rt = &mut trace.ranks[r as usize];
         let idx = rt.calls.len();
         if idx >= u32::MAX as usize - 1 {
             return Err(format!("rank {r} has more calls than the model holds"));
@@ -929,7 +954,7 @@ impl<'t> Reader<'t> {
         c.location.push(loc);
         rt.extend_span(enter, exit);
 
-        for item in self.items.drain(..) {
+        for item in items.drain(..) {
             match item {
                 Item::P2p {
                     dir,
@@ -951,7 +976,7 @@ impl<'t> Reader<'t> {
                         (Some(_), Some(_)) => return Err("give req= or done=, not both".into()),
                         (None, None) => idx,
                         (Some(id), None) => {
-                            if self.pending.insert((r, id), op).is_some() {
+                            if pending.insert((r, id), op).is_some() {
                                 return Err(format!("request {id} of rank {r} is posted again before it completed"));
                             }
                             NOT_COMPLETED
@@ -973,7 +998,7 @@ impl<'t> Reader<'t> {
                     sent,
                     recvd,
                 } => {
-                    let op = match op.or_else(|| CollectiveOp::from_name(&func_name)) {
+                    let op = match op.or_else(|| CollectiveOp::from_name(func_name)) {
                         Some(op) => op,
                         None => return Err(format!("{func_name} is not a collective: give coll=<operation>")),
                     };
@@ -988,13 +1013,202 @@ impl<'t> Reader<'t> {
             }
         }
         for &id in &waits {
-            let Some(op) = self.pending.remove(&(r, id)) else {
+            let Some(op) = pending.remove(&(r, id)) else {
                 return Err(format!("wait={id}: rank {r} has no open request {id}"));
             };
             rt.p2p.complete[op] = idx;
         }
         self.waits = waits;
         Ok(())
+    }
+}
+
+/// Digits at `pos` up to the next non-digit (1 to 19 of them, so they fit a u64), or `None`.
+#[inline]
+fn fast_digits(b: &[u8], pos: &mut usize) -> Option<u64> {
+    let start = *pos;
+    let mut v = 0u64;
+    while let Some(&c) = b.get(*pos) {
+        if !c.is_ascii_digit() {
+            break;
+        }
+        v = v * 10 + u64::from(c - b'0');
+        *pos += 1;
+        if *pos - start > 19 {
+            return None;
+        }
+    }
+    (*pos > start).then_some(v)
+}
+
+/// A whole value of digits ending the token (at a space or the end of the line).
+#[inline]
+fn fast_value(b: &[u8], pos: &mut usize) -> Option<u64> {
+    let v = fast_digits(b, pos)?;
+    matches!(b.get(*pos), None | Some(b' ')).then_some(v)
+}
+
+impl Reader<'_> {
+    /// A rank of this trace written in plain digits ending the token.
+    #[inline]
+    fn fast_rank(&self, b: &[u8], pos: &mut usize) -> Option<Rank> {
+        let r = fast_value(b, pos)?;
+        (r < u64::from(self.trace.num_ranks())).then_some(r as Rank)
+    }
+
+    /// The fast path for call lines in the writer's plain form: `R ENTER EXIT FUNC` with times in
+    /// plain nanoseconds, single spaces, and only the keys `send= recv= tag= bytes= req= coll=
+    /// root= sent= recvd= wait=` with plain values (no quotes, units, `any` tags on collectives,
+    /// comments or other keys). Fields are decoded by byte scanning into the same items the
+    /// general parser builds and appended by the same [`Reader::commit`]. `None` when the line
+    /// is anything else or a value the general parser would refuse: nothing has changed then,
+    /// and the general parser reads the line and words any error.
+    fn fast_call(&mut self, b: &[u8]) -> Option<Result<(), String>> {
+        let mut pos = 0usize;
+        let r = self.fast_rank(b, &mut pos)?;
+        pos += 1;
+        let enter = fast_value(b, &mut pos)?;
+        pos += 1;
+        let exit = fast_value(b, &mut pos)?;
+        pos += 1;
+        if exit < enter {
+            return None;
+        }
+        let name_start = pos;
+        while let Some(&c) = b.get(pos) {
+            if c == b' ' {
+                break;
+            }
+            if !(c.is_ascii_alphanumeric() || c == b'_') {
+                return None;
+            }
+            pos += 1;
+        }
+        if pos == name_start {
+            return None;
+        }
+        let name_end = pos;
+        let mut waits = std::mem::take(&mut self.waits);
+        waits.clear();
+        self.items.clear();
+        let accepted = self.fast_keys(b, pos, &mut waits);
+        if accepted.is_none() {
+            self.waits = waits;
+            return None;
+        }
+        let func_name = std::str::from_utf8(&b[name_start..name_end]).ok()?;
+        let func = self.func_id(func_name);
+        let kind = self.kinds[func as usize];
+        if kind == CallKind::Collective && self.items.is_empty() {
+            self.items.push(Item::Coll {
+                op: None,
+                comm: COMM_WORLD,
+                root: NO_ROOT,
+                sent: 0,
+                recvd: 0,
+            });
+        }
+        self.fast_lines += 1;
+        Some(self.commit(r, enter, exit, func, kind, 0, NO_CALLPATH, waits))
+    }
+
+    /// The `key=value` tokens of a plain call line from `pos` into `self.items` and `waits`;
+    /// `None` at anything the fast path leaves to the general parser.
+    fn fast_keys(&mut self, b: &[u8], mut pos: usize, waits: &mut Vec<u64>) -> Option<()> {
+        while pos < b.len() {
+            if b[pos] != b' ' {
+                return None;
+            }
+            pos += 1;
+            let key_start = pos;
+            while let Some(&c) = b.get(pos) {
+                if c == b'=' {
+                    break;
+                }
+                if !c.is_ascii_lowercase() {
+                    return None;
+                }
+                pos += 1;
+            }
+            let key = &b[key_start..pos];
+            pos += 1;
+            if pos > b.len() {
+                return None;
+            }
+            match key {
+                b"send" | b"recv" => {
+                    let peer = if b[pos..].starts_with(b"any") && matches!(b.get(pos + 3), None | Some(b' ')) {
+                        pos += 3;
+                        ANY_SOURCE
+                    } else {
+                        self.fast_rank(b, &mut pos)?
+                    };
+                    let dir = if key == b"send" { P2pDir::Send } else { P2pDir::Recv };
+                    self.items.push(Item::P2p {
+                        dir,
+                        peer,
+                        tag: 0,
+                        comm: COMM_WORLD,
+                        bytes: 0,
+                        req: None,
+                        done: None,
+                    });
+                }
+                b"coll" => {
+                    let end = b[pos..].iter().position(|&c| c == b' ').map_or(b.len(), |i| pos + i);
+                    let name = &b[pos..end];
+                    let op = COLLECTIVE_OPS.iter().find(|(n, _)| n.as_bytes() == name)?.1;
+                    pos = end;
+                    self.items.push(Item::Coll {
+                        op: Some(op),
+                        comm: COMM_WORLD,
+                        root: NO_ROOT,
+                        sent: 0,
+                        recvd: 0,
+                    });
+                }
+                b"wait" => loop {
+                    waits.push(fast_digits(b, &mut pos)?);
+                    match b.get(pos) {
+                        Some(b',') => pos += 1,
+                        None | Some(b' ') => break,
+                        _ => return None,
+                    }
+                },
+                b"root" => {
+                    let rank = self.fast_rank(b, &mut pos)?;
+                    match self.items.last_mut()? {
+                        Item::Coll { root, .. } => *root = rank,
+                        Item::P2p { .. } => return None,
+                    }
+                }
+                _ => {
+                    let v = if b[pos..].starts_with(b"any") && key == b"tag" {
+                        pos += 3;
+                        if !matches!(b.get(pos), None | Some(b' ')) {
+                            return None;
+                        }
+                        None
+                    } else {
+                        Some(fast_value(b, &mut pos)?)
+                    };
+                    match (self.items.last_mut()?, key, v) {
+                        (Item::P2p { tag, .. }, b"tag", None) => *tag = ANY_TAG,
+                        (Item::P2p { tag, .. }, b"tag", Some(v)) => *tag = i32::try_from(v).ok()?,
+                        (Item::P2p { bytes, .. }, b"bytes", Some(v)) => *bytes = v,
+                        (Item::P2p { req, .. }, b"req", Some(v)) => *req = Some(v),
+                        (Item::Coll { sent, .. }, b"sent", Some(v)) => *sent = v,
+                        (Item::Coll { recvd, .. }, b"recvd", Some(v)) => *recvd = v,
+                        (Item::Coll { sent, recvd, .. }, b"bytes", Some(v)) => {
+                            *sent = v;
+                            *recvd = v;
+                        }
+                        _ => return None,
+                    }
+                }
+            }
+        }
+        Some(())
     }
 }
 
@@ -1034,6 +1248,11 @@ pub fn read(files: &[InputFile], progress: &mut dyn ProgressSink) -> Result<Trac
 }
 
 fn read_one(file: &InputFile, progress: &mut dyn ProgressSink) -> Result<Trace, FormatError> {
+    read_one_with(file, progress, true)
+}
+
+/// [`read_one`], with the plain-line fast path on or off.
+fn read_one_with(file: &InputFile, progress: &mut dyn ProgressSink, fast: bool) -> Result<Trace, FormatError> {
     let name = file.name.as_str();
     let bytes = file.bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&file.bytes);
     let total = file.bytes.len() as u64;
@@ -1048,6 +1267,8 @@ fn read_one(file: &InputFile, progress: &mut dyn ProgressSink) -> Result<Trace, 
         pending: FastMap::default(),
         explicit_source: false,
         items: Vec::new(),
+        fast_lines: 0,
+        fast,
     };
     let start = Progress {
         stage: "reading calls".into(),
@@ -1078,6 +1299,12 @@ fn read_one(file: &InputFile, progress: &mut dyn ProgressSink) -> Result<Trace, 
             };
             if !progress.report(&p) {
                 return Err(FormatError::cancelled(name));
+            }
+        }
+        if line_no > 1 && reader.fast && reader.has_ranks && raw.first().is_some_and(u8::is_ascii_digit) {
+            if let Some(done) = reader.fast_call(raw) {
+                done.map_err(|m| FormatError::at_line(reader.file, line_no, m))?;
+                continue;
             }
         }
         let line = std::str::from_utf8(raw).map_err(|e| {
@@ -1145,6 +1372,194 @@ fn check_magic(line: &str) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    use crate::NoProgress;
+    use tracelogic_synth::{generate, CollectiveSpec, Spec, Style, TopologySpec};
+
+    /// The file read with and without the fast path: both results (as the model's JSON, or the
+    /// error's text) must be equal.
+    fn both_ways(text: &str) -> (Result<String, String>, Result<String, String>) {
+        let file = InputFile::new("t.txt", text.as_bytes().to_vec());
+        let json = |fast| {
+            read_one_with(&file, &mut NoProgress, fast)
+                .map(|t| serde_json::to_string(&t).expect("serialises"))
+                .map_err(|e| e.to_string())
+        };
+        (json(true), json(false))
+    }
+
+    /// A reader past the header lines of `text`, to try single call lines on.
+    fn reader_after_header(text: &str) -> Reader<'static> {
+        let mut reader = Reader {
+            file: "t.txt",
+            trace: Trace::new("text", "t.txt", 0),
+            has_ranks: false,
+            kinds: Vec::new(),
+            func_ids: FastMap::default(),
+            waits: Vec::new(),
+            spans: Vec::new(),
+            pending: FastMap::default(),
+            explicit_source: false,
+            items: Vec::new(),
+            fast_lines: 0,
+            fast: true,
+        };
+        for line in text.lines().skip(1) {
+            reader.line(line, 0).expect("header line reads");
+        }
+        reader
+    }
+
+    #[test]
+    fn fast_path_matches_the_general_parser_on_generated_traces() {
+        for (topology, style) in [
+            ("torus:4x4", Style::Isend),
+            ("grid:3x4", Style::Sendrecv),
+            ("grid:4x3", Style::Blocking),
+            ("grid:4x4", Style::Wavefront),
+        ] {
+            let spec = Spec {
+                topology: TopologySpec::parse(topology).expect("topology"),
+                iterations: 4,
+                style,
+                collectives: [
+                    (CollectiveOp::Allreduce, 2, 64),
+                    (CollectiveOp::Barrier, 3, 0),
+                    (CollectiveOp::Bcast, 2, 1024),
+                    (CollectiveOp::Reduce, 3, 8),
+                ]
+                .into_iter()
+                .map(|(op, every, bytes)| CollectiveSpec { op, every, bytes })
+                .collect(),
+                ..Spec::default()
+            };
+            let trace = generate(&spec).expect("generates");
+            let text = write(&trace);
+            let (fast, general) = both_ways(&text);
+            let fast = fast.expect("fast path reads the trace");
+            assert_eq!(
+                fast,
+                general.expect("general parser reads the trace"),
+                "{topology} {style:?}"
+            );
+            // The plain call lines (all of a generated trace's) went through the fast path.
+            let file = InputFile::new("t.txt", text.as_bytes().to_vec());
+            let mut reader_lines = 0;
+            for line in text.lines() {
+                if line.as_bytes().first().is_some_and(u8::is_ascii_digit) {
+                    reader_lines += 1;
+                }
+            }
+            let read = read_one_with(&file, &mut NoProgress, true).expect("reads");
+            assert_eq!(read.num_calls(), trace.num_calls());
+            let mut counting = reader_after_header(&text[..text.find("\n0 ").expect("a call line") + 1]);
+            for line in text
+                .lines()
+                .filter(|l| l.as_bytes().first().is_some_and(u8::is_ascii_digit))
+            {
+                counting
+                    .fast_call(line.as_bytes())
+                    .unwrap_or_else(|| panic!("fast path refused `{line}`"))
+                    .expect("line reads");
+            }
+            assert_eq!(counting.fast_lines, reader_lines, "{topology} {style:?}");
+            let kinds: std::collections::BTreeSet<_> =
+                read.ranks.iter().flat_map(|r| r.calls.kind.iter().copied()).collect();
+            let expected: &[CallKind] = match style {
+                Style::Isend => &[CallKind::Isend, CallKind::Irecv, CallKind::Completion],
+                Style::Sendrecv => &[CallKind::SendRecv],
+                _ => &[CallKind::Send, CallKind::Recv],
+            };
+            for k in expected.iter().chain(&[CallKind::Collective]) {
+                assert!(kinds.contains(k), "{topology} {style:?}: no {k:?} call");
+            }
+        }
+    }
+
+    const HEADER: &str = "#tracelogic-text 1\nranks 2\ncomm 1 pair 0-1\n";
+
+    #[test]
+    fn plain_lines_with_every_key_take_the_fast_path() {
+        let lines = [
+            "0 10 20 MPI_Isend send=1 tag=7 bytes=64 req=3",
+            "0 30 40 MPI_Irecv recv=any tag=any bytes=8 req=4",
+            "0 50 60 MPI_Waitall wait=3,4",
+            "0 70 80 MPI_Send send=1 tag=2147483647 bytes=1",
+            "0 90 100 MPI_Recv recv=1 tag=0 bytes=0",
+            "0 110 120 MPI_Sendrecv send=1 tag=1 bytes=4 recv=1 tag=1 bytes=4",
+            "0 130 140 MPI_Reduce coll=Reduce root=1 sent=8 recvd=0",
+            "0 150 160 MPI_Barrier",
+            "0 170 180 MPI_Bcast coll=Bcast bytes=16",
+            "0 190 190 MPI_Wait",
+        ];
+        let mut reader = reader_after_header(HEADER);
+        for line in lines {
+            assert!(matches!(reader.fast_call(line.as_bytes()), Some(Ok(()))), "`{line}`");
+        }
+        let text = format!("{HEADER}{}\n", lines.join("\n"));
+        let (fast, general) = both_ways(&text);
+        assert_eq!(fast.expect("reads"), general.expect("reads"));
+    }
+
+    #[test]
+    fn lines_the_fast_path_refuses_go_to_the_general_parser() {
+        // Each line is valid but outside the fast path's plain form.
+        let lines = [
+            "0 10 1.5us MPI_Send send=1 tag=1 bytes=8",
+            "0 2000 +10 MPI_Send send=1 tag=1 bytes=8",
+            "0  2100 2200 MPI_Send send=1 tag=1 bytes=8",
+            "0\t2300 2400 MPI_Send send=1 tag=1 bytes=8",
+            "0 2500 2600 \"MPI Send\" kind=Send send=1 tag=1 bytes=8",
+            "0 2700 2800 MPI_Send send=1 tag=1 bytes=8 # a comment",
+            "0 2900 3000 MPI_Send send=1 tag=-3 bytes=8 comm=1",
+            "0 3100 3200 MPI_Send peer=1 tag=1 bytes=8",
+            "0 3300 3400 MPI_Send send=1 tag=1 bytes=8 done=0",
+            "0 3500 3600 MPI_Allreduce sent=8 recvd=8",
+            "0 3700 3800 MPI_Barrier coll=none",
+            "0 3900 4000 MPI_Send send=1 tag=1 bytes=8 ",
+            "0 4100 4200 MPI_Send send=+1 tag=1 bytes=8",
+            "0 4300 4400 MPI_Send send=1 tag=1 bytes=18446744073709551615",
+        ];
+        let mut reader = reader_after_header(HEADER);
+        for line in lines {
+            assert!(reader.fast_call(line.as_bytes()).is_none(), "fast path took `{line}`");
+        }
+        assert_eq!(reader.trace.ranks[0].calls.len(), 0, "a refused line changed the trace");
+        let text = format!("{HEADER}{}\n", lines.join("\n"));
+        let (fast, general) = both_ways(&text);
+        let fast = fast.expect("the general parser reads the refused lines");
+        assert_eq!(fast, general.expect("reads"));
+        assert!(fast.contains("MPI Send"));
+    }
+
+    #[test]
+    fn errors_are_the_same_with_and_without_the_fast_path() {
+        for (bad, needle) in [
+            (
+                "0 50 40 MPI_Send send=1 tag=1 bytes=8",
+                "exit time 40 is before enter time 50",
+            ),
+            ("0 10 20 MPI_Send tag=1 send=1", "comes before any send="),
+            ("0 10 20 MPI_Send send=2 tag=1 bytes=8", "rank 2 is out of range"),
+            ("2 10 20 MPI_Send send=1 tag=1 bytes=8", "rank 2 is out of range"),
+            ("0 10 20 MPI_Wait wait=9", "rank 0 has no open request 9"),
+            ("0 10 20 MPI_Send send=1 tag=1 bytes=8 wait=1,,2", "a request id"),
+            ("0 10 20 MPI_Send send=1 tag=2147483648", "tag must be an integer"),
+            (
+                "0 10 20 MPI_Isend send=1 tag=1 bytes=8 req=1",
+                "request 1 of rank 0 is posted again",
+            ),
+            ("0 10 20 MPI_Send send=1 root=1", "does not apply to a point-to-point"),
+            ("0 10 20 MPI_Send send=1 xyz=1", "unknown key `xyz`"),
+        ] {
+            let text = format!("{HEADER}0 1 2 MPI_Isend send=1 tag=1 bytes=8 req=1\n{bad}\n");
+            let (fast, general) = both_ways(&text);
+            let fast = fast.expect_err(bad);
+            assert_eq!(fast, general.expect_err(bad), "`{bad}`");
+            assert!(fast.contains("line 5"), "`{bad}`: {fast}");
+            assert!(fast.contains(needle), "`{bad}`: {fast}");
+        }
+    }
 
     #[test]
     fn times_take_units_and_round_to_ns() {
