@@ -638,7 +638,7 @@ fn identify(
     let t = Instant::now();
     // Candidates with the same prime factors are the same graph: only the simplest goes through
     // the remaining stages, and the others share its fate.
-    twins = Twins::group(&mut left, &all);
+    twins = Twins::group(&mut left);
     // Two regular graphs of the same size and degree are never told apart by refinement: the
     // candidates of a regular graph share one trivial colouring, and their graphs are only built
     // once the distance profile (computed from the structure for Cartesian families and
@@ -924,7 +924,7 @@ struct Twins {
 impl Twins {
     /// Keep in `left` only the simplest candidate of each group with equal prime factors, and
     /// remember the others as its twins.
-    fn group(left: &mut Vec<Candidate>, all: &[Candidate]) -> Twins {
+    fn group(left: &mut Vec<Candidate>) -> Twins {
         let mut groups: HashMap<Vec<PrimeFactor>, Vec<(usize, TopologySpec)>> = HashMap::new();
         for (i, c) in left.iter().enumerate() {
             if let Candidate::Spec(s) = c {
@@ -937,7 +937,9 @@ impl Twins {
         if groups.values().all(|g| g.len() == 1) {
             return twins;
         }
-        twins.position = all
+        // `left` is in generation order and every later survivor comes from it, so its
+        // positions order the lists as the generated ones do.
+        twins.position = left
             .iter()
             .enumerate()
             .filter_map(|(i, c)| match c {

@@ -422,7 +422,13 @@ impl TopologySpec {
 
     /// A human label such as `4x4 6-point stencil` or `15-node binary tree`.
     pub fn label(&self) -> String {
-        let d = self.dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("x");
+        let mut d = String::with_capacity(4 * self.dims.len());
+        for (i, x) in self.dims.iter().enumerate() {
+            if i > 0 {
+                d.push('x');
+            }
+            let _ = fmt::Write::write_fmt(&mut d, format_args!("{x}"));
+        }
         match self.family {
             Family::Grid => format!("{d} grid"),
             Family::Torus => format!("{d} torus"),
