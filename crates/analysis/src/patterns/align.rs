@@ -9,9 +9,13 @@
 //! With rotations `r_A`, `r_B`, a message between runs A and B links copy
 //! `⌊(p_A − start_A − r_A) / L_A⌋` to copy `⌊(p_B − start_B − r_B) / L_B⌋`; the copies line up
 //! when that difference is the same for all their messages. Runs are visited breadth-first from
-//! the longest one (rotation 0), and each run reached takes the smallest rotation that makes the
-//! most sampled messages with all its already placed neighbours agree. Rotated runs keep `k − 1` whole copies; the events before the
-//! first cut stay single events and the last, partial copy stays one occurrence.
+//! a longest one (rotation 0), and each run reached takes the smallest rotation that makes the
+//! most sampled messages with all its already placed neighbours agree. The visit order is fixed
+//! by facts of the processes, not rank numbers (longest first, then the one whose first call
+//! enters latest; neighbours in the same order); up to [`ROOT_TRIALS`] equally long runs are
+//! tried as root and the visit on which the most sampled messages agree is kept. Rotated runs
+//! keep `k − 1` whole copies; the events before the first cut stay single events and the last,
+//! partial copy stays one occurrence.
 
 use super::construct::op_events;
 use super::Events;
@@ -20,6 +24,8 @@ use tracelogic_model::{Matching, Trace};
 
 /// Messages sampled per pair of runs.
 const SAMPLES: usize = 256;
+/// Equally long runs tried as the root of one breadth-first placement.
+const ROOT_TRIALS: usize = 8;
 
 /// The new occurrences of a rotated run: index of its first old occurrence, new spans.
 type Replacement = (usize, Vec<(u32, u32)>);
@@ -104,26 +110,57 @@ pub fn align_runs(
         pairs.entry((ra, rb)).or_default().push((pa, pb));
         pairs.entry((rb, ra)).or_default().push((pb, pa));
     }
-    // Sample evenly over the run (messages are listed sender by sender).
+    // Sample evenly over the run, in event order (not the matching's sender-by-sender order,
+    // which follows rank numbers).
     for v in pairs.values_mut() {
+        v.sort_unstable();
         if v.len() > SAMPLES {
             let step = v.len() as f64 / SAMPLES as f64;
             *v = (0..SAMPLES).map(|i| v[(i as f64 * step) as usize]).collect();
         }
     }
+    // Runs in the order of preference as roots and as BFS neighbours: longest, then latest entry
+    // time of the first call (a root that enters its loop last cuts the copies after every rank
+    // has entered its own, so set-up stays out of the first copy), then rank's position. Lengths
+    // and times are facts of the process, so a renumbering of the ranks visits the same runs in
+    // the same order.
+    let first_entry = |run: &Run| -> u64 {
+        let re = &events.ranks[run.rank];
+        let call = re.calls[run.start as usize] as usize;
+        trace.ranks[re.rank as usize].calls.enter[call]
+    };
+    let mut order: Vec<usize> = (0..runs.len()).collect();
+    order.sort_by_key(|&i| {
+        let run = &runs[i];
+        (
+            std::cmp::Reverse(run.copies as u64 * run.period as u64),
+            std::cmp::Reverse(first_entry(run)),
+            i,
+        )
+    });
+    let mut preference = vec![0usize; runs.len()];
+    for (k, &i) in order.iter().enumerate() {
+        preference[i] = k;
+    }
     let mut neighbours: Vec<Vec<u32>> = vec![Vec::new(); runs.len()];
     for &(a, b) in pairs.keys() {
         neighbours[a as usize].push(b);
     }
-    neighbours.iter_mut().for_each(|n| n.sort_unstable());
+    neighbours
+        .iter_mut()
+        .for_each(|n| n.sort_unstable_by_key(|&b| preference[b as usize]));
     let copy = |run: &Run, rot: u32, p: u32| (p as i64 - run.start as i64 - rot as i64).div_euclid(run.period as i64);
-    let mut rotation: Vec<Option<u32>> = vec![None; runs.len()];
-    let mut order: Vec<usize> = (0..runs.len()).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(runs[i].copies as u64 * runs[i].period as u64));
-    for &root in &order {
-        if rotation[root].is_some() {
-            continue;
+    // Sampled messages of runs `b` and `c` whose copies line up under rotations `rb`, `rc`.
+    let agreement = |b: u32, rb: u32, c: u32, rc: u32| -> usize {
+        let (run_b, run_c) = (&runs[b as usize], &runs[c as usize]);
+        let mut counts: HashMap<i64, usize> = HashMap::new();
+        for &(pb, pc) in &pairs[&(b, c)] {
+            *counts.entry(copy(run_b, rb, pb) - copy(run_c, rc, pc)).or_default() += 1;
         }
+        counts.values().copied().max().unwrap_or(0)
+    };
+    // Breadth-first placement from `root` (rotation 0) of every run it reaches.
+    let place = |root: usize, rotation: &mut Vec<Option<u32>>| {
         rotation[root] = Some(0);
         let mut queue = VecDeque::from([root as u32]);
         while let Some(a) = queue.pop_front() {
@@ -132,19 +169,12 @@ pub fn align_runs(
                     continue;
                 }
                 // Score every rotation of b against all its neighbours already placed.
-                let run_b = &runs[b as usize];
                 let mut best = (0usize, 0u32);
-                for rb in 0..run_b.period {
-                    let mut agree = 0;
-                    for &c in &neighbours[b as usize] {
-                        let Some(rc) = rotation[c as usize] else { continue };
-                        let run_c = &runs[c as usize];
-                        let mut counts: HashMap<i64, usize> = HashMap::new();
-                        for &(pb, pc) in &pairs[&(b, c)] {
-                            *counts.entry(copy(run_b, rb, pb) - copy(run_c, rc, pc)).or_default() += 1;
-                        }
-                        agree += counts.values().copied().max().unwrap_or(0);
-                    }
+                for rb in 0..runs[b as usize].period {
+                    let agree: usize = neighbours[b as usize]
+                        .iter()
+                        .filter_map(|&c| rotation[c as usize].map(|rc| agreement(b, rb, c, rc)))
+                        .sum();
                     if agree > best.0 {
                         best = (agree, rb);
                     }
@@ -152,6 +182,49 @@ pub fn align_runs(
                 rotation[b as usize] = Some(best.1);
                 queue.push_back(b);
             }
+        }
+    };
+    // Agreement over every pair of runs placed by one visit.
+    let total = |rotation: &[Option<u32>], placed: &[bool]| -> usize {
+        pairs
+            .keys()
+            .filter(|&&(b, c)| b < c && placed[b as usize] && placed[c as usize])
+            .map(|&(b, c)| {
+                agreement(
+                    b,
+                    rotation[b as usize].unwrap_or(0),
+                    c,
+                    rotation[c as usize].unwrap_or(0),
+                )
+            })
+            .sum()
+    };
+    let length = |i: usize| runs[i].copies as u64 * runs[i].period as u64;
+    let mut rotation: Vec<Option<u32>> = vec![None; runs.len()];
+    for (k, &root) in order.iter().enumerate() {
+        if rotation[root].is_some() {
+            continue;
+        }
+        // Every unplaced run as long as the root is tried as root (up to ROOT_TRIALS); the visit
+        // whose placed runs agree on the most sampled messages is kept (ties: the preferred root).
+        let mut best: Option<(usize, Vec<Option<u32>>)> = None;
+        for &cand in order[k..]
+            .iter()
+            .filter(|&&i| rotation[i].is_none() && length(i) == length(root))
+            .take(ROOT_TRIALS)
+        {
+            let mut trial = rotation.clone();
+            place(cand, &mut trial);
+            let placed: Vec<bool> = (0..runs.len())
+                .map(|i| rotation[i].is_none() && trial[i].is_some())
+                .collect();
+            let score = total(&trial, &placed);
+            if best.as_ref().is_none_or(|(s, _)| score > *s) {
+                best = Some((score, trial));
+            }
+        }
+        if let Some((_, trial)) = best {
+            rotation = trial;
         }
     }
     let mut out: Vec<Vec<(u32, u32)>> = occurrences.to_vec();

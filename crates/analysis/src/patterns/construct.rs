@@ -72,9 +72,9 @@ pub struct Instance {
 /// The result of construction.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CommunicationAnalysis {
-    /// Communication patterns, most occurrences first.
+    /// Communication patterns, most occurrences first (ties: earliest first occurrence).
     pub patterns: Vec<CommunicationPattern>,
-    /// Every instance, ordered by start time.
+    /// Every instance, ordered by start time (then end time, then pattern).
     pub instances: Vec<Instance>,
     /// Events (rank, event index) of the first [`KEPT_EXAMPLES`] occurrences of each pattern.
     pub examples: Vec<Vec<Vec<(Rank, u32)>>>,
@@ -204,6 +204,7 @@ pub fn construct(
     let mut sig_list: Vec<Vec<u32>> = Vec::new();
     let mut sig_patterned: Vec<bool> = Vec::new();
     let mut sig_count: Vec<u32> = Vec::new();
+    let mut sig_first: Vec<(Time, Time)> = Vec::new();
     let mut instances: Vec<(u32, Instance)> = Vec::with_capacity(ncomp as usize);
     let mut key = Vec::new();
     for c in 0..ncomp as usize {
@@ -248,6 +249,7 @@ pub fn construct(
                 sig_list.push(key.clone());
                 sig_patterned.push(false);
                 sig_count.push(0);
+                sig_first.push((Time::MAX, Time::MAX));
                 id
             }
         };
@@ -255,6 +257,7 @@ pub fn construct(
         sig_count[id as usize] += 1;
         let s = parts.iter().map(|p| p.start).min().unwrap_or(0);
         let e = parts.iter().map(|p| p.end).max().unwrap_or(0);
+        sig_first[id as usize] = sig_first[id as usize].min((s, e));
         instances.push((
             c as u32,
             Instance {
@@ -265,16 +268,17 @@ pub fn construct(
             },
         ));
     }
-    // Keep signatures that are patterns; order by occurrences.
+    // Keep signatures that are patterns; order by occurrences, then by the time of the first
+    // occurrence (not by discovery order, which follows rank numbers).
     let mut kept: Vec<u32> = (0..sig_list.len() as u32)
         .filter(|&s| sig_patterned[s as usize] || sig_count[s as usize] >= 2)
         .collect();
-    kept.sort_by(|&a, &b| sig_count[b as usize].cmp(&sig_count[a as usize]).then(a.cmp(&b)));
+    kept.sort_by_key(|&s| (std::cmp::Reverse(sig_count[s as usize]), sig_first[s as usize], s));
     let mut new_id = vec![OUTSIDE; sig_list.len()];
     for (i, &s) in kept.iter().enumerate() {
         new_id[s as usize] = i as u32;
     }
-    instances.sort_by_key(|(_, inst)| (inst.start, inst.end));
+    instances.sort_by_key(|(_, inst)| (inst.start, inst.end, new_id[inst.pattern as usize]));
     let mut patterns: Vec<CommunicationPattern> = kept
         .iter()
         .enumerate()
