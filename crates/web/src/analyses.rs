@@ -2,10 +2,12 @@
 //! shaped into what its view draws. Pure functions over the trace; native tests call them on the
 //! bundled samples.
 
-use crate::protocol::{AnalysisRequest, ReferenceLibrary, WireFile};
+use crate::protocol::{AnalysisRequest, LogicalDownload, ReferenceLibrary, WireFile};
 use serde::{Deserialize, Serialize};
 use tracelogic_analysis::compress::{compress, Program};
-use tracelogic_analysis::logical::{logicalize, verify, Accuracy, Placement, TopologyInfo, Verification};
+use tracelogic_analysis::logical::{
+    logicalize, verify, Accuracy, LogicalTrace, Placement, RankClass, TopologyInfo, Verification,
+};
 use tracelogic_analysis::matrix::CommMatrix;
 use tracelogic_analysis::patterns::extrapolate::{classify, search_extrapolated, ExtrapolatedSearch};
 use tracelogic_analysis::patterns::file::parse_pattern_file;
@@ -29,7 +31,9 @@ use tracelogic_model::{match_messages, Selection, Trace};
 pub const MAX_CURVE_POINTS: usize = 400;
 
 /// What the logical-trace view shows: figures, the program, the side-by-side text and the
-/// three downloads.
+/// merged classes. The three downloads (the logical trace as JSON and as text, the C skeleton:
+/// tens of MB on a large run) stay in the worker ([`LogicalKept`]); the page asks for one with
+/// [`AnalysisRequest::LogicalDownload`] when its button is pressed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LogicalResult {
     /// The topology the trace is expressed in.
@@ -46,12 +50,33 @@ pub struct LogicalResult {
     pub program: Program,
     /// Physical and logical calls side by side (Table 5).
     pub side_by_side: String,
-    /// The logical trace as JSON (download).
-    pub json: String,
-    /// The logical trace as text (download).
-    pub text: String,
-    /// The C skeleton, or why there is none.
-    pub skeleton: Result<String, String>,
+    /// Without a maximal rank: the classes of ranks merged (empty otherwise).
+    pub classes: Vec<RankClass>,
+    /// Records some class sees but executes otherwise (rank-dependent behaviour).
+    pub merge_conflicts: u64,
+    /// Why there is no C skeleton (`None`: it can be downloaded).
+    pub no_skeleton: Option<String>,
+}
+
+/// The logical trace behind a [`LogicalResult`], kept in the worker for its downloads.
+#[derive(Debug, Clone)]
+pub struct LogicalKept {
+    logical: LogicalTrace,
+    skeleton: Result<String, String>,
+}
+
+impl LogicalKept {
+    /// The text of download `which`: the logical trace as JSON (as `tracelogic logical --json`
+    /// writes it) or as text, or the C skeleton.
+    pub fn download(&self, which: LogicalDownload) -> Result<String, String> {
+        match which {
+            LogicalDownload::Json => {
+                serde_json::to_string_pretty(&self.logical).map_err(|e| format!("cannot encode the logical trace: {e}"))
+            }
+            LogicalDownload::Text => Ok(self.logical.text()),
+            LogicalDownload::Skeleton => self.skeleton.clone(),
+        }
+    }
 }
 
 /// What the phases view shows: the analysis and one divergence curve per segment.
@@ -125,7 +150,7 @@ fn to_json<T: Serialize>(value: &T) -> Result<String, String> {
     serde_json::to_string(value).map_err(|e| format!("cannot encode the result: {e}"))
 }
 
-/// Run `request` on `trace` and return its view's result as JSON.
+/// Run `request` on `trace` and return its view's result as JSON (a logical download: the file's text as it is).
 pub fn analyse(trace: &Trace, request: &AnalysisRequest) -> Result<String, String> {
     match request {
         AnalysisRequest::Topology { threshold_pct } => to_json(&topology(trace, *threshold_pct)),
@@ -133,6 +158,7 @@ pub fn analyse(trace: &Trace, request: &AnalysisRequest) -> Result<String, Strin
             to_json(&topology_with_library(trace, *threshold_pct, library)?)
         }
         AnalysisRequest::Logical => to_json(&logical(trace)?),
+        AnalysisRequest::LogicalDownload { which } => logical_kept(trace)?.1.download(*which),
         AnalysisRequest::Patterns => to_json(&patterns(trace)),
         AnalysisRequest::Match { pattern, max_edits } => to_json(&pattern_search(trace, pattern, *max_edits)?),
         AnalysisRequest::Phases { strength } => to_json(&phases(trace, *strength)?),
@@ -175,23 +201,30 @@ fn topology_with(trace: &Trace, threshold_pct: Option<f64>, library: Vec<CustomP
 
 /// The logical trace on the automatically identified topology, as `tracelogic logical` builds it.
 pub fn logical(trace: &Trace) -> Result<LogicalResult, String> {
+    logical_kept(trace).map(|(result, _)| result)
+}
+
+/// [`logical`] and the logical trace its downloads are made from.
+pub fn logical_kept(trace: &Trace) -> Result<(LogicalResult, LogicalKept), String> {
     let report = topology(trace, None);
     let placement = Placement::from_report(&report).map_err(|e| format!("no logical trace: {e}"))?;
     let logical = logicalize(trace, &placement)?;
     let verification = verify(trace, &logical)?;
     let program = compress(&logical.records);
-    Ok(LogicalResult {
+    let skeleton = skeleton_c(&logical, &program);
+    let result = LogicalResult {
         topology: logical.topology.clone(),
         ranks_used: logical.ranks_used.clone(),
         maximal: logical.maximal,
         accuracy: logical.accuracy.clone(),
         verification,
         side_by_side: logical.side_by_side(),
-        json: serde_json::to_string_pretty(&logical).map_err(|e| format!("cannot encode the logical trace: {e}"))?,
-        text: logical.text(),
-        skeleton: skeleton_c(&logical, &program),
+        classes: logical.classes.clone(),
+        merge_conflicts: logical.merge_conflicts,
+        no_skeleton: skeleton.as_ref().err().cloned(),
         program,
-    })
+    };
+    Ok((result, LogicalKept { logical, skeleton }))
 }
 
 /// Communication patterns with the default options, as `tracelogic patterns` finds them.
@@ -541,10 +574,17 @@ pub(crate) mod tests {
         let r: LogicalResult = run(&bt, AnalysisRequest::Logical);
         assert_eq!(r.verification.per_rank.len(), 9);
         assert!(r.program.compressed_length < r.program.raw_length);
-        assert!(r.skeleton.as_ref().unwrap().contains("MPI_Init"));
-        let json: serde_json::Value = serde_json::from_str(&r.json).unwrap();
-        assert_eq!(json["records"].as_array().unwrap().len(), r.program.raw_length);
+        assert_eq!(r.no_skeleton, None);
         assert!(!r.side_by_side.is_empty());
+        let download = |which| analyse(&bt, &AnalysisRequest::LogicalDownload { which }).unwrap();
+        assert!(download(LogicalDownload::Skeleton).contains("MPI_Init"));
+        let json: serde_json::Value = serde_json::from_str(&download(LogicalDownload::Json)).unwrap();
+        assert_eq!(json["records"].as_array().unwrap().len(), r.program.raw_length);
+        assert_eq!(json["classes"].as_array().map_or(0, Vec::len), r.classes.len());
+        assert_eq!(json["merge_conflicts"].as_u64().unwrap_or(0), r.merge_conflicts);
+        let text = download(LogicalDownload::Text);
+        assert!(text.starts_with("# logical trace of "));
+        assert_eq!(text.lines().count(), 1 + r.program.raw_length);
     }
 
     #[test]

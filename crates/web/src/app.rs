@@ -481,7 +481,10 @@ impl App {
                         let on_library = ctx.link().callback(Msg::Library);
                         html! { <TopologyView {state} {on_request} {focus} {on_focus} manage_library=true {library} {on_library} label={t.label.clone()} /> }
                     }
-                    View::Logical => html! { <LogicalView {state} {on_request} {focus} {on_focus} /> },
+                    View::Logical => {
+                        let download = self.analyses.get("logical-download").cloned();
+                        html! { <LogicalView {state} {on_request} {focus} {on_focus} {download} /> }
+                    }
                     View::Patterns => {
                         let search = self.analyses.get("match").cloned();
                         html! {

@@ -102,6 +102,13 @@ pub enum AnalysisRequest {
     },
     /// The logical trace, its loop-compressed program, verification and C skeleton.
     Logical,
+    /// One download of the logical view, kept in the worker since the last
+    /// [`AnalysisRequest::Logical`] of the same selection; the answer is the file's text as it
+    /// is (not JSON).
+    LogicalDownload {
+        /// Which file.
+        which: LogicalDownload,
+    },
     /// Communication patterns and the per-rank repeated sequences.
     Patterns,
     /// Approximate search of a user's pattern (thesis §4.5), as `tracelogic match` does: the
@@ -149,12 +156,44 @@ pub enum AnalysisRequest {
     },
 }
 
+/// The downloads of the logical view.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum LogicalDownload {
+    /// The logical trace as JSON (`tracelogic logical --json`).
+    Json,
+    /// The logical trace as text, one record per line.
+    Text,
+    /// The C skeleton.
+    Skeleton,
+}
+
+impl LogicalDownload {
+    /// The file name the page saves it as.
+    pub fn file_name(self) -> &'static str {
+        match self {
+            LogicalDownload::Json => "logical.json",
+            LogicalDownload::Text => "logical.txt",
+            LogicalDownload::Skeleton => "skeleton.c",
+        }
+    }
+
+    /// Its media type.
+    pub fn mime(self) -> &'static str {
+        match self {
+            LogicalDownload::Json => "application/json",
+            LogicalDownload::Text => "text/plain",
+            LogicalDownload::Skeleton => "text/x-c",
+        }
+    }
+}
+
 impl AnalysisRequest {
     /// Which view the answer belongs to (`topology`, `logical`, ...), as in [`crate::views::View::id`].
     pub fn kind(&self) -> &'static str {
         match self {
             AnalysisRequest::Topology { .. } | AnalysisRequest::TopologyWithLibrary { .. } => "topology",
             AnalysisRequest::Logical => "logical",
+            AnalysisRequest::LogicalDownload { .. } => "logical-download",
             AnalysisRequest::Patterns => "patterns",
             AnalysisRequest::Match { .. } => "match",
             AnalysisRequest::Phases { .. } => "phases",

@@ -11,6 +11,7 @@
 //! compare whole runs (the runs compared before are kept as properties only, so a selection could
 //! not reach them).
 
+use crate::analyses::LogicalKept;
 use crate::heatmap::{Grid, MAX_SIDE};
 use crate::protocol::AnalysisRequest;
 use crate::protocol::{Failure, LoadedTrace, MatrixRequest, MatrixView, ProgressReport, WireFile};
@@ -27,6 +28,9 @@ pub struct Session {
     /// The trace restricted to a selection (absolute times), kept for the next analysis of the
     /// same selection: the views of one selection share one restricted copy.
     restricted: RefCell<Option<(Selection, Trace)>>,
+    /// The logical trace of the last logical analysis and its selection (as the page sent it),
+    /// for the view's downloads, which stay here instead of travelling with the answer.
+    logical: RefCell<Option<(Selection, LogicalKept)>>,
 }
 
 /// The outcome of [`Session::load`]: the session and what the page shows first.
@@ -149,6 +153,7 @@ impl Session {
         Session {
             trace,
             restricted: RefCell::new(None),
+            logical: RefCell::new(None),
         }
     }
 
@@ -197,8 +202,9 @@ impl Session {
             AnalysisRequest::Compare { .. } | AnalysisRequest::CompareRuns { .. }
         );
         if whole_runs || *selection == Selection::all() {
-            return crate::analyses::analyse(&self.trace, request);
+            return self.analyse_kept(&self.trace, request, selection);
         }
+        let asked = selection;
         let selection = self.absolute(selection);
         let mut cache = self.restricted.borrow_mut();
         // The previous copy is dropped before a new one is built: at most one is held.
@@ -223,7 +229,34 @@ impl Session {
             // `tracelogic topology --ranks` and the matrix view count it.
             return crate::analyses::analyse(&sends_among_selected(restricted, selection), request);
         }
-        crate::analyses::analyse(restricted, request)
+        self.analyse_kept(restricted, request, asked)
+    }
+
+    /// [`crate::analyses::analyse`] of `trace` (the part `selection` keeps), keeping the logical
+    /// trace of a logical analysis for its downloads; a download of another selection's (or
+    /// of none yet) builds it again.
+    fn analyse_kept(&self, trace: &Trace, request: &AnalysisRequest, selection: &Selection) -> Result<String, String> {
+        match request {
+            AnalysisRequest::Logical => {
+                self.logical.replace(None);
+                let (result, kept) = crate::analyses::logical_kept(trace)?;
+                self.logical.replace(Some((selection.clone(), kept)));
+                serde_json::to_string(&result).map_err(|e| format!("cannot encode the result: {e}"))
+            }
+            AnalysisRequest::LogicalDownload { which } => {
+                let mut cache = self.logical.borrow_mut();
+                if let Some((s, kept)) = &*cache {
+                    if s == selection {
+                        return kept.download(*which);
+                    }
+                }
+                *cache = None;
+                let (_, kept) = crate::analyses::logical_kept(trace)?;
+                let (_, kept) = cache.insert((selection.clone(), kept));
+                kept.download(*which)
+            }
+            _ => crate::analyses::analyse(trace, request),
+        }
     }
 
     /// The kept trace.

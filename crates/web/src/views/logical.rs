@@ -2,23 +2,23 @@
 //! highlighted), the compressed program as foldable nested loops, physical ↔ logical side by
 //! side (Table 5), and downloads of the JSON, the text and the C skeleton.
 //!
-//! On a large run the worker's answer holds tens of MB of downloads (the logical trace as JSON
-//! and as text, the skeleton): 70–80 MB on a 24 M-call run, whose parsing held the page's
-//! thread for over a second. The view reads only what it draws ([`Shown`]; serde skips the
-//! rest without copying it) and takes a download's text out of the answer when its button is
-//! pressed. The side-by-side text is shown a page of lines at a time.
+//! On a large run the downloads (the logical trace as JSON and as text, the skeleton) are
+//! 70–80 MB on a 24 M-call run: they stay in the worker, and a button asks for its file
+//! ([`AnalysisRequest::LogicalDownload`]), saved when the answer comes. The side-by-side text
+//! is shown a page of lines at a time.
 
-use super::{download, pending_note, use_parsed, AnalysisProps, Focus};
+use super::{download, pending_note, use_parsed, AnalysisState, Focus};
+use crate::protocol::{AnalysisRequest, LogicalDownload};
 use crate::text;
-use serde::de::IgnoredAny;
 use serde::Deserialize;
+use std::cell::Cell;
 use std::rc::Rc;
 use tracelogic_analysis::compress::{call_text, Node, Program};
 use tracelogic_analysis::logical::{Accuracy, RankClass, TopologyInfo, Verification};
 use yew::prelude::*;
 
-/// What the view draws of a [`LogicalResult`](crate::analyses::LogicalResult): every field but the downloads, which stay in
-/// the answer's text until asked for.
+/// What the view draws of a [`LogicalResult`](crate::analyses::LogicalResult), with the
+/// side-by-side text's lines counted once.
 #[derive(Deserialize)]
 struct Shown {
     topology: TopologyInfo,
@@ -28,8 +28,11 @@ struct Shown {
     verification: Verification,
     program: Program,
     side_by_side: SideBySide,
-    /// Whether there is a C skeleton, or why not.
-    skeleton: Result<IgnoredAny, String>,
+    #[serde(default)]
+    classes: Vec<RankClass>,
+    #[serde(default)]
+    merge_conflicts: u64,
+    no_skeleton: Option<String>,
 }
 
 /// The side-by-side text and its number of lines, counted once per answer (not on every
@@ -48,54 +51,37 @@ impl From<String> for SideBySide {
     }
 }
 
-/// The three downloads of a [`LogicalResult`](crate::analyses::LogicalResult).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Download {
-    Json,
-    Text,
-    Skeleton,
+/// The logical view's properties: those of every analysis view, and its downloads' state.
+#[derive(Properties, PartialEq)]
+pub struct LogicalProps {
+    /// The view's analysis.
+    pub state: AnalysisState,
+    /// Ask the worker for a new analysis or a download.
+    pub on_request: Callback<AnalysisRequest>,
+    /// The shared selection.
+    pub focus: Focus,
+    /// Change the shared selection.
+    pub on_focus: Callback<Focus>,
+    /// The last [`AnalysisRequest::LogicalDownload`] and its answer (the file's text).
+    #[prop_or_default]
+    pub download: Option<AnalysisState>,
 }
 
-/// One download's text, taken out of the answer `json` (a [`LogicalResult`](crate::analyses::LogicalResult)).
-fn download_text(json: &str, which: Download) -> Result<String, String> {
-    #[derive(Deserialize)]
-    struct JsonOnly {
-        json: String,
-    }
-    #[derive(Deserialize)]
-    struct TextOnly {
-        text: String,
-    }
-    #[derive(Deserialize)]
-    struct SkeletonOnly {
-        skeleton: Result<String, String>,
-    }
-    let bad = |e: serde_json::Error| format!("unreadable answer: {e}");
-    match which {
-        Download::Json => serde_json::from_str::<JsonOnly>(json).map(|x| x.json).map_err(bad),
-        Download::Text => serde_json::from_str::<TextOnly>(json).map(|x| x.text).map_err(bad),
-        Download::Skeleton => serde_json::from_str::<SkeletonOnly>(json).map_err(bad)?.skeleton,
-    }
+thread_local! {
+    /// Sequence number of the last download saved, so a re-render saves it only once.
+    static SAVED: Cell<u64> = const { Cell::new(0) };
 }
 
-/// A button that saves one download of the answer `answer` as file `name`.
+/// A button that asks the worker for download `which`.
 fn download_button(
     id: &str,
     label: &str,
-    name: &'static str,
-    mime: &'static str,
-    answer: Rc<Result<String, String>>,
-    which: Download,
+    which: LogicalDownload,
+    on_request: &Callback<AnalysisRequest>,
+    busy: bool,
 ) -> Html {
-    let onclick = Callback::from(move |_: MouseEvent| {
-        if let Ok(json) = answer.as_ref() {
-            match download_text(json, which) {
-                Ok(text) => download(name, mime, &text),
-                Err(e) => web_sys::console::warn_1(&format!("{name}: {e}").into()),
-            }
-        }
-    });
-    html! { <button type="button" class="download" id={id.to_owned()} {onclick}>{ label }</button> }
+    let onclick = on_request.reform(move |_: MouseEvent| AnalysisRequest::LogicalDownload { which });
+    html! { <button type="button" class="download" id={id.to_owned()} {onclick} disabled={busy}>{ label }</button> }
 }
 
 /// Lines of the side-by-side text shown at first, and added by each "more" click.
@@ -197,33 +183,9 @@ fn reproduction_chart(v: &Verification) -> Html {
     }
 }
 
-/// The classes of ranks a merged logical trace comes from (they travel in the JSON download).
-#[derive(serde::Deserialize, Default)]
-struct MergeInfo {
-    #[serde(default)]
-    classes: Vec<RankClass>,
-    #[serde(default)]
-    merge_conflicts: u64,
-}
-
-#[derive(Properties, PartialEq)]
-struct ClassesProps {
-    /// The whole answer (a [`LogicalResult`](crate::analyses::LogicalResult)); the classes are in its `json` download.
-    answer: Rc<Result<String, String>>,
-}
-
 /// Without a maximal rank: which classes of ranks were merged, what each gave, and the records
 /// each sees but executes otherwise (rank-dependent behaviour).
-#[function_component(MergedClasses)]
-fn merged_classes(props: &ClassesProps) -> Html {
-    let info = use_memo(props.answer.clone(), |answer| {
-        let json = (**answer)
-            .as_ref()
-            .ok()
-            .and_then(|a| download_text(a, Download::Json).ok())
-            .unwrap_or_default();
-        serde_json::from_str::<MergeInfo>(&json).unwrap_or_default()
-    });
+fn merged_classes(info: &Shown) -> Html {
     if info.classes.is_empty() {
         return Html::default();
     }
@@ -249,15 +211,31 @@ fn merged_classes(props: &ClassesProps) -> Html {
 
 /// The logical-trace view.
 #[function_component(LogicalView)]
-pub fn logical_view(props: &AnalysisProps) -> Html {
+pub fn logical_view(props: &LogicalProps) -> Html {
     let side_lines = use_state(|| SIDE_BY_SIDE_PAGE);
+    {
+        let download_state = props.download.clone();
+        use_effect_with(download_state, |state| {
+            let Some(state) = state else { return };
+            if let (Some(Ok(text)), Some(AnalysisRequest::LogicalDownload { which })) =
+                (state.result.as_deref(), &state.request)
+            {
+                if SAVED.with(|s| s.replace(state.seq)) != state.seq {
+                    download(which.file_name(), which.mime(), text);
+                }
+            }
+        });
+    }
     let r: Rc<Shown> = match use_parsed(&props.state) {
         Ok(r) => r,
         Err(page) => return wrap(page),
     };
-    let Some(answer) = props.state.result.clone() else {
-        return wrap(Html::default());
-    };
+    let busy = props.download.as_ref().is_some_and(|d| d.pending);
+    let download_error = props
+        .download
+        .as_ref()
+        .and_then(|d| d.result.as_deref())
+        .and_then(|r| r.as_ref().err());
     let v = &r.verification;
     let a = &r.accuracy;
     let p = &r.program;
@@ -285,14 +263,16 @@ pub fn logical_view(props: &AnalysisProps) -> Html {
                 <div class="stat" data-stat="reproduced" data-value={v.overall_share.to_string()}><dt>{ "Reproduced by expansion" }</dt><dd>{ text::percent(v.overall_share) }</dd></div>
             </dl>
             <p class="downloads">
-                { download_button("logical-json", "Download JSON", "logical.json", "application/json", answer.clone(), Download::Json) }
-                { download_button("logical-text", "Download text", "logical.txt", "text/plain", answer.clone(), Download::Text) }
-                if r.skeleton.is_ok() {
-                    { download_button("logical-skeleton", "Download C skeleton", "skeleton.c", "text/x-c", answer.clone(), Download::Skeleton) }
+                { download_button("logical-json", "Download JSON", LogicalDownload::Json, &props.on_request, busy) }
+                { download_button("logical-text", "Download text", LogicalDownload::Text, &props.on_request, busy) }
+                if r.no_skeleton.is_none() {
+                    { download_button("logical-skeleton", "Download C skeleton", LogicalDownload::Skeleton, &props.on_request, busy) }
                 }
+                if busy { <span class="small waiting" id="logical-download-status" role="status">{ " Preparing the file in the analysis worker…" }</span> }
             </p>
-            if let Err(e) = &r.skeleton { <p class="note">{ format!("No C skeleton: {e}") }</p> }
-            if !r.maximal { <MergedClasses answer={answer.clone()} /> }
+            if let Some(e) = download_error { <div id="logical-download-error">{ super::error_box(e) }</div> }
+            if let Some(e) = &r.no_skeleton { <p class="note">{ format!("No C skeleton: {e}") }</p> }
+            if !r.maximal { { merged_classes(&r) } }
             <div class="logical-panels">
                 <table class="reproduction" id="logical-ranks">
                     <caption>{ format!("Per-rank reproduction ({} below 100 %)", v.ranks_below_full.len()) }</caption>
@@ -358,21 +338,35 @@ mod tests {
     }
 
     #[test]
-    fn the_view_reads_an_answer_without_its_downloads_and_each_download_on_demand() {
-        let trace = crate::analyses::tests::sample_trace("npb-mg.S.8");
-        let answer = crate::analyses::analyse(&trace, &crate::protocol::AnalysisRequest::Logical).unwrap();
+    fn the_view_reads_the_answer_and_the_downloads_stay_out_of_it() {
+        let trace = crate::analyses::tests::sample_trace("npb-lu.S.8");
+        let answer = crate::analyses::analyse(&trace, &AnalysisRequest::Logical).unwrap();
         let full: crate::analyses::LogicalResult = serde_json::from_str(&answer).unwrap();
         let shown: Shown = serde_json::from_str(&answer).unwrap();
         assert_eq!(shown.program, full.program);
         assert_eq!(shown.verification, full.verification);
         assert_eq!(shown.side_by_side.text, full.side_by_side);
         assert_eq!(shown.side_by_side.lines, full.side_by_side.lines().count());
-        assert_eq!(shown.skeleton.is_ok(), full.skeleton.is_ok());
-        assert_eq!(download_text(&answer, Download::Json).unwrap(), full.json);
-        assert_eq!(download_text(&answer, Download::Text).unwrap(), full.text);
-        assert_eq!(download_text(&answer, Download::Skeleton), full.skeleton);
-        assert!(download_text("{", Download::Text)
-            .unwrap_err()
-            .starts_with("unreadable answer"));
+        assert_eq!(shown.classes, full.classes);
+        assert_eq!(shown.merge_conflicts, full.merge_conflicts);
+        let json = crate::analyses::analyse(
+            &trace,
+            &AnalysisRequest::LogicalDownload {
+                which: LogicalDownload::Json,
+            },
+        )
+        .unwrap();
+        assert!(
+            answer.len() < json.len(),
+            "the answer ({} bytes) carries no download ({} bytes)",
+            answer.len(),
+            json.len()
+        );
+        let logical: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(logical["classes"].as_array().map(Vec::len), Some(shown.classes.len()));
+        assert!(
+            !shown.classes.is_empty(),
+            "no rank of LU S.8 has every neighbour: its classes are merged"
+        );
     }
 }
