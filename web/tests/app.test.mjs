@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync, readdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startApp, root, cli, cliJson, drop } from './harness.mjs';
+import { startApp, root, cli, cliJson, drop, screenshot } from './harness.mjs';
 import { drawnCells, byKey, painted, keptCells, hoverCell, waitForCells } from './matrix_cells.mjs';
 
 const luDir = join(root, 'web/samples/npb-lu.S.8');
@@ -310,7 +310,6 @@ test('a 320-rank trace is drawn in blocks of ranks whose sums match the CLI matr
 // ---- Analysis views: each computed in the worker, checked against the CLI's JSON ----
 
 const sampleDir = (id) => join(root, 'web/samples', id);
-const shots = process.env.TRACELOGIC_SCREENSHOTS && resolve(root, process.env.TRACELOGIC_SCREENSHOTS);
 
 /** Open bundled sample `id`, switch to `view` and wait for `ready` inside it. */
 async function openView(id, view, ready) {
@@ -332,10 +331,6 @@ async function setRange(page, selector, value) {
     e.dispatchEvent(new Event('input', { bubbles: true }));
     e.dispatchEvent(new Event('change', { bubbles: true }));
   }, value);
-}
-
-async function screenshot(page, name) {
-  if (shots) await page.screenshot({ path: join(shots, `${name}.png`), fullPage: true });
 }
 
 test('topology view: label, mapping, drawing and stages equal tracelogic topology --json; the threshold override refilters', async () => {
