@@ -216,7 +216,9 @@ pub fn logical_view(props: &LogicalProps) -> Html {
     {
         let download_state = props.download.clone();
         use_effect_with(download_state, |state| {
-            let Some(state) = state else { return };
+            let Some(state) = state.as_ref().filter(|s| !s.pending) else {
+                return;
+            };
             if let (Some(Ok(text)), Some(AnalysisRequest::LogicalDownload { which })) =
                 (state.result.as_deref(), &state.request)
             {
@@ -234,6 +236,7 @@ pub fn logical_view(props: &LogicalProps) -> Html {
     let download_error = props
         .download
         .as_ref()
+        .filter(|d| !d.pending)
         .and_then(|d| d.result.as_deref())
         .and_then(|r| r.as_ref().err());
     let v = &r.verification;
@@ -285,7 +288,7 @@ pub fn logical_view(props: &LogicalProps) -> Html {
                             let class = classes!((x.share < 1.0).then_some("below"), (focus.rank == Some(rank)).then_some("selected"));
                             html! {
                                 <tr {class} data-rank={rank.to_string()} data-share={x.share.to_string()} {onclick}>
-                                    <th scope="row">{ rank }</th><td class="num">{ x.real_calls }</td><td class="num">{ x.expanded_calls }</td>
+                                    <th scope="row">{ super::patterns::row_button(focus.rank == Some(rank), html! { { rank } }) }</th><td class="num">{ x.real_calls }</td><td class="num">{ x.expanded_calls }</td>
                                     <td class="num">{ x.reproduced }</td><td class="num">{ text::percent(x.share) }</td>
                                 </tr>
                             }
