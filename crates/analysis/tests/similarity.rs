@@ -518,3 +518,44 @@ fn large_runs_end_within_the_budget() {
     assert!(c.graph.steps <= 200_000 + 2 * n as u64, "{}", c.graph.steps);
     assert!(t.elapsed().as_secs() < 120, "{:?}", t.elapsed());
 }
+
+/// A renumbering that maps the graph onto itself as numbered (a grid turned half a turn, BT
+/// reversed) pairs the ranks by the automorphism that keeps every property, not by rank numbers:
+/// θ is 1 for temporal too, where rank numbers pair different processes.
+#[test]
+fn an_automorphic_renumbering_has_theta_one_for_every_property() {
+    for topology in ["grid:4x4", "grid:4x2"] {
+        let t = run(topology, Numbering::RowMajor, 5);
+        let n = t.num_ranks();
+        let reversed: Vec<u32> = (0..n).rev().collect();
+        let copy = renumber(&t, &reversed);
+        let c = compare(&t, &copy, &opts()).unwrap();
+        check_contract(&c);
+        assert_eq!(c.graph.method, McsMethod::Identical, "{topology}");
+        assert_eq!(
+            (c.theta_temporal, c.theta_volume, c.theta_spatial, c.epsilon),
+            (1.0, 1.0, 1.0, 1.0),
+            "{topology}"
+        );
+        let by_rank = compare(
+            &t,
+            &copy,
+            &CompareOptions {
+                alignment: Alignment::Rank,
+                ..opts()
+            },
+        )
+        .unwrap();
+        assert!(by_rank.theta_temporal < 1.0, "{topology}: {}", by_rank.theta_temporal);
+        assert_eq!(c.alignment, "graph");
+    }
+    let bt = sample("npb-bt.S.9");
+    let n = bt.num_ranks();
+    for perm in [
+        (0..n).rev().collect::<Vec<u32>>(),
+        (0..n).map(|r| (r * 4 + 1) % n).collect(),
+    ] {
+        let c = compare(&bt, &renumber(&bt, &perm), &opts()).unwrap();
+        assert_eq!((c.theta, c.epsilon), (1.0, 1.0), "npb-bt.S.9 {perm:?}");
+    }
+}
