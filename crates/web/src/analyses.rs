@@ -16,7 +16,7 @@ use tracelogic_analysis::patterns::{
     PatternOptions, PatternTimeline,
 };
 use tracelogic_analysis::phases::{detect_phases, divergence_curve, Outside, PhaseAnalysis};
-use tracelogic_analysis::replay::{what_if, Network, WhatIf, WhatIfOptions, SEED_SCALES};
+use tracelogic_analysis::replay::{what_if_restricted, DroppedCalls, Network, WhatIf, WhatIfOptions, SEED_SCALES};
 use tracelogic_analysis::similarity::{compare_runs, run_properties, CompareOptions, RunProperties, SimilarityMatrix};
 use tracelogic_analysis::skeleton::skeleton_c;
 use tracelogic_analysis::topology::tracelogic_graph::Graph;
@@ -332,6 +332,13 @@ pub fn phases(trace: &Trace, s0: f64) -> Result<PhasesResult, String> {
 /// The what-if replay on the preset networks and, when given, a custom network
 /// (latency in µs, bandwidth in Gb/s).
 pub fn replay(trace: &Trace, custom: Option<(f64, f64)>) -> Result<WhatIf, String> {
+    replay_restricted(trace, &DroppedCalls::default(), custom)
+}
+
+/// [`replay`] of a trace restricted to a selection, with the communication the selection
+/// `dropped` kept at its recorded duration as the "not replayed" term instead of becoming
+/// computation (`tracelogic replay` with selection flags; docs/replay.md §1).
+pub fn replay_restricted(trace: &Trace, dropped: &DroppedCalls, custom: Option<(f64, f64)>) -> Result<WhatIf, String> {
     let mut networks = Network::presets();
     if let Some((latency_us, gbps)) = custom {
         if !(latency_us.is_finite() && latency_us >= 0.0 && gbps.is_finite() && gbps > 0.0) {
@@ -350,7 +357,7 @@ pub fn replay(trace: &Trace, custom: Option<(f64, f64)>) -> Result<WhatIf, Strin
         per_rank: true,
         ..WhatIfOptions::new(networks, SEED_SCALES.to_vec())
     };
-    what_if(trace, &matching, &options).map_err(|e| e.to_string())
+    what_if_restricted(trace, dropped, &matching, &options).map_err(|e| e.to_string())
 }
 
 /// Read `files` as a second run and compare the loaded trace with it. A run that cannot be read

@@ -17,6 +17,7 @@ use crate::protocol::AnalysisRequest;
 use crate::protocol::{Failure, LoadedTrace, MatrixRequest, MatrixView, ProgressReport, WireFile};
 use std::cell::RefCell;
 use tracelogic_analysis::matrix::{CommMatrix, Metric, MAX_DENSE_RANKS};
+use tracelogic_analysis::replay::dropped_calls;
 use tracelogic_analysis::summary::{summarize, Summary};
 use tracelogic_formats::{expand_archives, read_trace_with_progress, FormatError, InputFile, Progress, ProgressSink};
 use tracelogic_model::{match_messages, P2pDir, Selection, Trace};
@@ -228,6 +229,13 @@ impl Session {
             // The topology of a rank selection is that of the traffic among those ranks, as
             // `tracelogic topology --ranks` and the matrix view count it.
             return crate::analyses::analyse(&sends_among_selected(restricted, selection), request);
+        }
+        if let AnalysisRequest::WhatIf { custom } = request {
+            // What the selection dropped keeps its recorded time instead of turning into
+            // computation, as in `tracelogic replay` with selection flags.
+            let dropped = dropped_calls(&self.trace, restricted).map_err(|e| e.to_string())?;
+            let report = crate::analyses::replay_restricted(restricted, &dropped, *custom)?;
+            return serde_json::to_string(&report).map_err(|e| format!("cannot encode the result: {e}"));
         }
         self.analyse_kept(restricted, request, asked)
     }
@@ -573,6 +581,36 @@ mod tests {
         .unwrap();
         assert_eq!(whatif["messages"], 0);
         assert_eq!(whatif["calls"], 816);
+    }
+
+    #[test]
+    fn what_if_of_point_to_point_keeps_the_dropped_collectives_out_of_computation() {
+        use tracelogic_analysis::replay::WhatIf;
+        use tracelogic_model::CallKind::*;
+        let loaded = load("MG", sample_files("npb-mg.S.8")).0.unwrap();
+        let session = &loaded.session;
+        let p2p = Selection {
+            kinds: Some(vec![Send, Isend, Recv, Irecv, SendRecv, Completion]),
+            ..Selection::default()
+        };
+        let request = AnalysisRequest::WhatIf { custom: None };
+        let answer: WhatIf = serde_json::from_str(&session.analyse_selected(&request, &p2p).unwrap()).unwrap();
+        // The same as the core's replay of the restriction with what it dropped.
+        let restricted = session.trace().restrict(&session.absolute(&p2p));
+        let dropped = dropped_calls(session.trace(), &restricted).unwrap();
+        let expected = crate::analyses::replay_restricted(&restricted, &dropped, None).unwrap();
+        let plain = crate::analyses::replay(&restricted, None).unwrap();
+        let base = |w: &WhatIf| w.configurations[0].breakdown;
+        assert_eq!(base(&answer), base(&expected));
+        // MG's collectives took time: it is "not replayed", and no longer computation.
+        assert!(base(&answer).not_replayed_s > 0.0, "{:?}", base(&answer));
+        assert!(
+            base(&answer).compute_s < base(&plain).compute_s,
+            "{:?} vs {:?}",
+            base(&answer),
+            base(&plain)
+        );
+        assert_eq!(base(&plain).not_replayed_s, 0.0);
     }
 
     #[test]

@@ -10,20 +10,25 @@ use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
 /// The four parts of a predicted time, with their CSS class.
-fn parts(b: &Breakdown) -> [(&'static str, &'static str, f64); 4] {
+fn parts(b: &Breakdown) -> [(&'static str, &'static str, f64); 5] {
     [
         ("compute", "compute", b.compute_s),
         ("wait", "wait", b.wait_s),
         ("latency", "latency", b.latency_term_s),
         ("bandwidth", "bandwidth", b.bandwidth_term_s),
+        ("not replayed", "not-replayed", b.not_replayed_s),
     ]
 }
 
+/// Index of the "not replayed" part: the recorded time of communication the selection dropped
+/// (docs/replay.md §1), shown only when a selection dropped some.
+const NOT_REPLAYED: usize = 4;
+
 /// Colour of each part in the chart (the same as the bars' CSS, written out so an exported
 /// figure keeps them).
-const PART_COLOURS: [&str; 4] = ["#4c78a8", "#e45756", "#f2a03d", "#54a24b"];
+const PART_COLOURS: [&str; 5] = ["#4c78a8", "#e45756", "#f2a03d", "#54a24b", "#9d9d9d"];
 
-/// The four parts in seconds, tab-separated, for the CSV export of a bar.
+/// The five parts in seconds, tab-separated, for the CSV export of a bar.
 fn export_parts(b: &Breakdown) -> String {
     parts(b).iter().map(|p| p.2.to_string()).collect::<Vec<_>>().join("\t")
 }
@@ -70,10 +75,11 @@ fn chart(network: &str, configs: &[&tracelogic_analysis::replay::ConfigurationRe
     let end = ticks.last().copied().unwrap_or(1.0).max(1e-30);
     let x = |v: f64| left + (w - left - right) * v / end;
     let h = top + row * configs.len() as f64 + bottom;
+    let dropped = configs.iter().any(|c| c.breakdown.not_replayed_s > 0.0);
     html! {
         <svg class="whatif-chart" id="whatif-chart" viewBox={format!("0 0 {w} {h}")} role="img"
             aria-label={format!("Predicted time on {network} and its variations, split into compute, wait, latency and bandwidth")}>
-            { for parts(&Breakdown::default()).iter().zip(PART_COLOURS).enumerate().map(|(i, (p, colour))| {
+            { for parts(&Breakdown::default()).iter().zip(PART_COLOURS).enumerate().filter(|(i, _)| dropped || *i != NOT_REPLAYED).map(|(i, (p, colour))| {
                 let lx = left + i as f64 * 110.0;
                 html! {
                     <g class="legend-key">
@@ -115,8 +121,9 @@ fn chart(network: &str, configs: &[&tracelogic_analysis::replay::ConfigurationRe
 
 fn stacked_bar(b: &Breakdown, max: f64) -> Html {
     html! {
-        <div class="bar" role="img" aria-label={format!("compute {}, wait {}, latency {}, bandwidth {}",
-            seconds(b.compute_s), seconds(b.wait_s), seconds(b.latency_term_s), seconds(b.bandwidth_term_s))}>
+        <div class="bar" role="img" aria-label={format!("compute {}, wait {}, latency {}, bandwidth {}{}",
+            seconds(b.compute_s), seconds(b.wait_s), seconds(b.latency_term_s), seconds(b.bandwidth_term_s),
+            if b.not_replayed_s > 0.0 { format!(", not replayed {}", seconds(b.not_replayed_s)) } else { String::new() })}>
             { for parts(b).iter().map(|&(name, class, v)| html! {
                 <span class={classes!("segment", class)} style={format!("width: {:.3}%", 100.0 * v / max.max(1e-30))}
                     title={format!("{name}: {}", seconds(v))}></span>
@@ -202,12 +209,15 @@ pub fn whatif_view(props: &AnalysisProps) -> Html {
             <div class="bar-legend">
                 <span class="key compute">{ "compute" }</span><span class="key wait">{ "wait" }</span>
                 <span class="key latency">{ "latency" }</span><span class="key bandwidth">{ "bandwidth" }</span>
+                if configs.iter().any(|c| c.breakdown.not_replayed_s > 0.0) {
+                    <span class="key not-replayed" title="recorded time of communication the selection dropped; the same under every network">{ "not replayed" }</span>
+                }
             </div>
             { chart(&shown, &configs) }
             <table class="bars" id="whatif-bars" data-network={shown.clone()}>
                 <caption>{ format!("Predicted time on {shown} and its variations") }</caption>
                 <thead><tr><th scope="col">{ "Configuration" }</th><th scope="col" class="num">{ "Predicted" }</th>
-                    <th scope="col" data-export={"compute (s)\twait (s)\tlatency (s)\tbandwidth (s)"}>{ "Breakdown" }</th></tr></thead>
+                    <th scope="col" data-export={"compute (s)\twait (s)\tlatency (s)\tbandwidth (s)\tnot replayed (s)"}>{ "Breakdown" }</th></tr></thead>
                 <tbody>
                     { for configs.iter().map(|c| html! {
                         <tr data-config={c.configuration.label.clone()}>
@@ -222,7 +232,7 @@ pub fn whatif_view(props: &AnalysisProps) -> Html {
                 <table class="bars" id="whatif-ranks">
                     <caption>{ format!("Per-rank time on {shown} (imbalance); click a rank to select it") }</caption>
                     <thead><tr><th scope="col">{ "Rank" }</th><th scope="col" class="num">{ "End" }</th>
-                        <th scope="col" data-export={"compute (s)\twait (s)\tlatency (s)\tbandwidth (s)"}>{ "Breakdown" }</th></tr></thead>
+                        <th scope="col" data-export={"compute (s)\twait (s)\tlatency (s)\tbandwidth (s)\tnot replayed (s)"}>{ "Breakdown" }</th></tr></thead>
                     <tbody>
                         { for ranks.iter().map(|r| {
                             let rank = r.rank;
