@@ -345,7 +345,25 @@ impl<'a> ChunkedFile<'a> {
 
     /// The next record-type byte, crossing chunk boundaries; `None` at the end-of-file record.
     /// Also returns the offset of that byte.
+    #[inline]
     pub fn next_type(&mut self) -> Result<Option<(u8, usize)>, FormatError> {
+        // An ordinary record inside the current chunk: read its type byte inline in the
+        // caller's loop; chunk ends, the end of the file and errors go the out-of-line way.
+        let c = &mut self.cur;
+        if !self.done && c.pos < c.end {
+            if let Some(&t) = c.data.get(c.pos) {
+                if t > END_OF_FILE {
+                    let at = c.pos;
+                    c.pos += 1;
+                    return Ok(Some((t, at)));
+                }
+            }
+        }
+        self.next_type_slow()
+    }
+
+    #[inline(never)]
+    fn next_type_slow(&mut self) -> Result<Option<(u8, usize)>, FormatError> {
         if self.done {
             return Ok(None);
         }
