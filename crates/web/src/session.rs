@@ -472,6 +472,39 @@ mod tests {
     }
 
     #[test]
+    fn logical_downloads_come_from_the_selection_they_are_asked_with() {
+        use crate::analyses::LogicalResult;
+        use crate::protocol::LogicalDownload;
+        let loaded = load("LU", sample_files("npb-lu.S.8")).0.unwrap();
+        let session = &loaded.session;
+        let json = |selection: &Selection| -> serde_json::Value {
+            let text = session
+                .analyse_selected(
+                    &AnalysisRequest::LogicalDownload {
+                        which: LogicalDownload::Json,
+                    },
+                    selection,
+                )
+                .unwrap();
+            serde_json::from_str(&text).unwrap()
+        };
+        let (start, end) = session.trace().span();
+        let low = Selection {
+            to: Some((end - start) / 2),
+            ..Selection::default()
+        };
+        let whole: LogicalResult = serde_json::from_str(&session.analyse(&AnalysisRequest::Logical).unwrap()).unwrap();
+        let kept = json(&Selection::all());
+        assert_eq!(kept["records"].as_array().unwrap().len(), whole.program.raw_length);
+        // Asked for another selection than the kept one, the download is that selection's.
+        let part: LogicalResult =
+            serde_json::from_str(&session.analyse_selected(&AnalysisRequest::Logical, &low).unwrap()).unwrap();
+        assert_ne!(part.program.raw_length, whole.program.raw_length);
+        assert_eq!(json(&Selection::all()), kept);
+        assert_eq!(json(&low)["records"].as_array().unwrap().len(), part.program.raw_length);
+    }
+
+    #[test]
     fn analyses_see_only_the_selected_ranks() {
         use crate::analyses::PatternsResult;
         let loaded = load("LU", sample_files("npb-lu.S.8")).0.unwrap();
