@@ -288,7 +288,7 @@ pub fn logical_view(props: &LogicalProps) -> Html {
                             let class = classes!((x.share < 1.0).then_some("below"), (focus.rank == Some(rank)).then_some("selected"));
                             html! {
                                 <tr {class} data-rank={rank.to_string()} data-share={x.share.to_string()} {onclick}>
-                                    <th scope="row">{ super::patterns::row_button(focus.rank == Some(rank), html! { { rank } }) }</th><td class="num">{ x.real_calls }</td><td class="num">{ x.expanded_calls }</td>
+                                    <th scope="row">{ super::row_button(focus.rank == Some(rank), html! { { rank } }) }</th><td class="num">{ x.real_calls }</td><td class="num">{ x.expanded_calls }</td>
                                     <td class="num">{ x.reproduced }</td><td class="num">{ text::percent(x.share) }</td>
                                 </tr>
                             }

@@ -218,3 +218,12 @@ pub fn seconds(s: f64) -> String {
         format!("{:.1} µs", s * 1e6)
     }
 }
+
+/// The header cell's content of a table row that selects something when clicked: a button, so
+/// the row can be reached with Tab and chosen with Enter or Space too. It has no handler of its
+/// own: its click (from the pointer or the keyboard) bubbles to the row's `onclick`, so the
+/// keyboard has exactly the click's effect. `pressed` tells assistive technology the row is the
+/// selected one. Shared by the tables of the patterns, phases, topology, logical and what-if views.
+pub fn row_button(pressed: bool, label: Html) -> Html {
+    html! { <button type="button" class="row-select" aria-pressed={pressed.to_string()}>{ label }</button> }
+}

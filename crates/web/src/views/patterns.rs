@@ -24,15 +24,6 @@ pub fn colour(id: u32) -> &'static str {
     PALETTE.get(id as usize).copied().unwrap_or(OTHER_COLOUR)
 }
 
-/// The header cell's content of a table row that selects something when clicked: a button, so
-/// the row can be reached with Tab and chosen with Enter or Space too. It has no handler of its
-/// own: its click (from the pointer or the keyboard) bubbles to the row's `onclick`, so the
-/// keyboard has exactly the click's effect. `pressed` tells assistive technology the row is the
-/// selected one. Shared by the tables of the patterns, phases, topology and what-if views.
-pub fn row_button(pressed: bool, label: Html) -> Html {
-    html! { <button type="button" class="row-select" aria-pressed={pressed.to_string()}>{ label }</button> }
-}
-
 /// Horizontal placement of the event graph's events.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Layout {
@@ -410,7 +401,7 @@ pub fn patterns_view(props: &AnalysisProps) -> Html {
                             let class = classes!("pattern-row", chosen.then_some("selected"));
                             html! {
                                 <tr {class} data-pattern={id.to_string()} data-occurrences={p.occurrences.to_string()} {onclick}>
-                                    <th scope="row">{ row_button(chosen, html! {
+                                    <th scope="row">{ super::row_button(chosen, html! {
                                         <><span class="swatch" style={format!("background:{}", colour(id as u32))}></span>{ format!("#{id}") }</>
                                     }) }</th>
                                     <td class="num">{ p.occurrences }</td>

@@ -212,7 +212,7 @@ pub fn phases_view(props: &AnalysisProps) -> Html {
                             <tr class={classes!("phase-row", (focus.phase == Some(i)).then_some("selected"),
                                 focus.pattern.is_some_and(|f| p.patterns.iter().any(|(id, _)| *id == Some(f))).then_some("has-pattern"))}
                                 data-phase={i.to_string()} {onclick}>
-                                <th scope="row">{ super::patterns::row_button(focus.phase == Some(i), html! {
+                                <th scope="row">{ super::row_button(focus.phase == Some(i), html! {
                                     <><span class="swatch" style={format!("background: {}", phase_colour(i))}></span>{ i }</>
                                 }) }</th>
                                 <td class="num">{ format!("{}–{}", p.start, p.end) }</td>

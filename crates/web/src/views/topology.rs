@@ -561,7 +561,7 @@ pub fn topology_view(props: &TopologyProps) -> Html {
                             let nb: Vec<String> = p.neighbours.iter().map(|n| format!("{} {}", n.direction, n.rank)).collect();
                             html! {
                                 <tr {class} data-rank={p.rank.to_string()} onclick={select_rank(p.rank)}>
-                                    <th scope="row">{ super::patterns::row_button(chosen, html! { p.rank }) }</th><td>{ p.node }</td>
+                                    <th scope="row">{ super::row_button(chosen, html! { p.rank }) }</th><td>{ p.node }</td>
                                     <td>{ format!("({})", p.coords.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", ")) }</td>
                                     <td class="small">{ nb.join(", ") }</td>
                                 </tr>

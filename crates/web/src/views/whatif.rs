@@ -241,7 +241,7 @@ pub fn whatif_view(props: &AnalysisProps) -> Html {
                             let rmax = ranks.iter().map(|x| x.breakdown.total_s()).fold(0.0, f64::max);
                             html! {
                                 <tr class={classes!((focus.rank == Some(rank)).then_some("selected"))} {onclick}>
-                                    <th scope="row">{ super::patterns::row_button(focus.rank == Some(rank), html! { format!("rank {rank}") }) }</th>
+                                    <th scope="row">{ super::row_button(focus.rank == Some(rank), html! { format!("rank {rank}") }) }</th>
                                     <td class="num" data-export={r.end_s.to_string()}>{ seconds(r.end_s) }</td>
                                     <td class="bar-cell" data-export={export_parts(&r.breakdown)}>{ stacked_bar(&r.breakdown, rmax) }</td>
                                 </tr>
