@@ -338,7 +338,9 @@ fn read_paths_streams_archives_from_disk_like_the_folder() {
 #[test]
 fn a_lower_limit_for_all_archives_is_told_apart_from_the_ratio() {
     // Varied bytes: gzip keeps them within the 200× ratio.
-    let member: Vec<u8> = (0..20_000u32).flat_map(|i| i.wrapping_mul(2_654_435_761).to_le_bytes()).collect();
+    let member: Vec<u8> = (0..20_000u32)
+        .flat_map(|i| i.wrapping_mul(2_654_435_761).to_le_bytes())
+        .collect();
     let packed = gzip(&tar_of(&[("run/a.bin".to_owned(), &member[..])]));
     let mut unpacker = Unpacker::with_limit(50_000);
     let err = unpacker
