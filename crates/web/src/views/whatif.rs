@@ -94,7 +94,7 @@ fn chart(network: &str, configs: &[&tracelogic_analysis::replay::ConfigurationRe
                 html! {
                     <g class="config">
                         <text class="tick" x={(left - 6.0).to_string()} y={format!("{:.1}", y + row * 0.65)} text-anchor="end">{ &c.configuration.label }</text>
-                        { for parts(&c.breakdown).iter().zip(PART_COLOURS).map(|(p, colour)| {
+                        { for parts(&c.breakdown).iter().zip(PART_COLOURS).enumerate().filter(|&(i, (p, _))| i != NOT_REPLAYED || p.2 > 0.0).map(|(_, (p, colour))| {
                             let x0 = x(at);
                             at += p.2;
                             html! {
@@ -124,7 +124,7 @@ fn stacked_bar(b: &Breakdown, max: f64) -> Html {
         <div class="bar" role="img" aria-label={format!("compute {}, wait {}, latency {}, bandwidth {}{}",
             seconds(b.compute_s), seconds(b.wait_s), seconds(b.latency_term_s), seconds(b.bandwidth_term_s),
             if b.not_replayed_s > 0.0 { format!(", not replayed {}", seconds(b.not_replayed_s)) } else { String::new() })}>
-            { for parts(b).iter().map(|&(name, class, v)| html! {
+            { for parts(b).iter().enumerate().filter(|&(i, p)| i != NOT_REPLAYED || p.2 > 0.0).map(|(_, &(name, class, v))| html! {
                 <span class={classes!("segment", class)} style={format!("width: {:.3}%", 100.0 * v / max.max(1e-30))}
                     title={format!("{name}: {}", seconds(v))}></span>
             }) }
