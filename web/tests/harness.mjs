@@ -143,3 +143,19 @@ export async function startApp(prefix, { onServe, delay, ignoreFailedRequest, in
 
   return { origin, browser, openPage, openView, assertClean, close };
 }
+
+/** Put the sequential focus starting point on `start` (a click on text that takes no focus),
+ * then press Tab until the focused element matches `target`. It must show a focus ring. Returns the number of presses. */
+export async function tabTo(page, start, target, max = 200) {
+  await page.click(start);
+  for (let n = 1; n <= max; n++) {
+    await page.keyboard.press('Tab');
+    if (await page.evaluate((sel) => document.activeElement?.matches(sel) ?? false, target)) {
+      const outline = await page.evaluate(() => getComputedStyle(document.activeElement).outlineStyle);
+      assert.notEqual(outline, 'none', `${target} shows where the focus is`);
+      return n;
+    }
+  }
+  const at = await page.evaluate(() => document.activeElement?.outerHTML.slice(0, 120));
+  assert.fail(`${target} not reached with ${max} Tab presses from ${start} (focus on ${at})`);
+}

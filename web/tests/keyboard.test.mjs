@@ -8,7 +8,7 @@
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp, cliJson, sampleDir } from './harness.mjs';
+import { startApp, cliJson, sampleDir, tabTo } from './harness.mjs';
 
 const prefix = '/keys/sub/path/';
 let app;
@@ -20,22 +20,6 @@ before(async () => {
 after(async () => {
   await app?.close();
 });
-
-/** Put the sequential focus starting point on `start` (a click on text that takes no focus),
- * then press Tab until the focused element matches `target`. Returns the number of presses. */
-async function tabTo(page, start, target, max = 200) {
-  await page.click(start);
-  for (let n = 1; n <= max; n++) {
-    await page.keyboard.press('Tab');
-    if (await page.evaluate((sel) => document.activeElement?.matches(sel) ?? false, target)) {
-      const outline = await page.evaluate(() => getComputedStyle(document.activeElement).outlineStyle);
-      assert.notEqual(outline, 'none', `${target} shows where the focus is`);
-      return n;
-    }
-  }
-  const at = await page.evaluate(() => document.activeElement?.outerHTML.slice(0, 120));
-  assert.fail(`${target} not reached with ${max} Tab presses from ${start} (focus on ${at})`);
-}
 
 test('pattern rows and the timeline legend are selected with Tab and Enter/Space; the pattern marks phases as after a click', async () => {
   const id = 'npb-mg.S.8';

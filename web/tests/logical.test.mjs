@@ -7,7 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { startApp, cliJson, sampleDir } from './harness.mjs';
+import { startApp, cliJson, sampleDir, tabTo } from './harness.mjs';
 
 const prefix = '/logical/sub/path/';
 let app;
@@ -19,21 +19,6 @@ before(async () => {
 after(async () => {
   await app?.close();
 });
-
-/** Click `start` (text that takes no focus), then press Tab until the focused element matches
- * `target`; it must show a focus ring. */
-async function tabTo(page, start, target, max = 200) {
-  await page.click(start);
-  for (let n = 1; n <= max; n++) {
-    await page.keyboard.press('Tab');
-    if (await page.evaluate((sel) => document.activeElement?.matches(sel) ?? false, target)) {
-      const outline = await page.evaluate(() => getComputedStyle(document.activeElement).outlineStyle);
-      assert.notEqual(outline, 'none', `${target} shows where the focus is`);
-      return;
-    }
-  }
-  assert.fail(`${target} not reached with ${max} Tab presses from ${start}`);
-}
 
 test('logical view: rank rows are selected with Tab and Enter/Space; downloads come from the worker on request', async () => {
   const id = 'npb-lu.S.8';
