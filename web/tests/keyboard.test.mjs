@@ -144,3 +144,35 @@ test('an analysis answers for the matrix selection the page asked with', async (
   app.assertClean(s);
   await page.close();
 });
+
+test('what-if of a point-to-point selection shows the dropped collectives as not replayed, as tracelogic replay --kind p2p', async () => {
+  const id = 'npb-mg.S.8';
+  const r = cliJson(['replay', sampleDir(id), '--kind', 'p2p']);
+  const whole = cliJson(['replay', sampleDir(id)]);
+  assert.ok(r.configurations.every((c) => c.not_replayed_s > 0), 'MG spends time in collectives');
+  assert.notDeepEqual(r.classification.map((c) => c.label), whole.classification.map((c) => c.label));
+  const s = await app.openView(id, 'whatif', '#whatif-classification');
+  const { page } = s;
+  const labels = () => page.$$eval('#whatif-classification tbody tr', (els) => els.map((e) => [e.dataset.network, e.dataset.bound]));
+  assert.deepEqual(await labels(), whole.classification.map((c) => [c.network, c.label]));
+  assert.equal(await page.locator('#whatif-bars .segment.not-replayed').count(), 0);
+  await page.click('#nav-matrix');
+  await page.waitForSelector('#sel-kinds');
+  await page.fill('#sel-kinds', 'p2p');
+  await page.click('#sel-apply');
+  await page.click('#nav-whatif');
+  const expected = r.classification.map((c) => [c.network, c.label]);
+  await page.waitForFunction(
+    (want) => JSON.stringify([...document.querySelectorAll('#whatif-classification tbody tr')].map((e) => [e.dataset.network, e.dataset.bound])) === want,
+    JSON.stringify(expected),
+    { timeout: 120_000 },
+  );
+  const first = r.classification[0].network;
+  const configs = r.configurations.filter((c) => c.network === first);
+  assert.equal(await page.locator('#whatif-bars .segment.not-replayed').count(), configs.length);
+  assert.equal(await page.locator('.bar-legend .key.not-replayed').count(), 1);
+  const title = await page.getAttribute('#whatif-bars tbody tr:first-child .segment.not-replayed', 'title');
+  assert.match(title, /^not replayed: /);
+  app.assertClean(s);
+  await page.close();
+});
