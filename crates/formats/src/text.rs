@@ -1032,11 +1032,12 @@ fn fast_digits(b: &[u8], pos: &mut usize) -> Option<u64> {
         if !c.is_ascii_digit() {
             break;
         }
-        v = v * 10 + u64::from(c - b'0');
-        *pos += 1;
-        if *pos - start > 19 {
+        if *pos - start == 19 {
+            // A 20th digit may not fit: the general parser decides.
             return None;
         }
+        v = v * 10 + u64::from(c - b'0');
+        *pos += 1;
     }
     (*pos > start).then_some(v)
 }
@@ -1375,6 +1376,17 @@ mod tests {
 
     use crate::NoProgress;
     use tracelogic_synth::{generate, CollectiveSpec, Spec, Style, TopologySpec};
+
+    #[test]
+    fn fast_digits_take_at_most_nineteen_digits_without_overflow() {
+        let read = |s: &str| fast_digits(s.as_bytes(), &mut 0);
+        assert_eq!(read("9999999999999999999"), Some(9_999_999_999_999_999_999));
+        assert_eq!(read("0000000000000000001 x"), Some(1));
+        // Twenty digits (u64::MAX has twenty) go to the general parser, which range-checks them.
+        assert_eq!(read("18446744073709551615"), None);
+        assert_eq!(read("99999999999999999999"), None);
+        assert_eq!(read("x1"), None);
+    }
 
     /// The file read with and without the fast path: both results (as the model's JSON, or the
     /// error's text) must be equal.
