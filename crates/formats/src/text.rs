@@ -643,6 +643,12 @@ impl<'t> Reader<'t> {
                 let mut t = Trace::new("text", &keep.source, n);
                 t.meta = keep.meta;
                 t.warnings = keep.warnings;
+                // Functions, regions, call paths and metrics may be declared before `ranks`;
+                // the reader's function cache already holds their ids.
+                t.functions = keep.functions;
+                t.regions = keep.regions;
+                t.callpaths = keep.callpaths;
+                t.metrics = keep.metrics;
                 // Reserve each rank's share of the calls the rest of the file can hold (a call
                 // line takes about 64 bytes, most carry one operation), so the columns are
                 // allocated once instead of grown by doubling and copying.
@@ -1376,6 +1382,20 @@ mod tests {
 
     use crate::NoProgress;
     use tracelogic_synth::{generate, CollectiveSpec, Spec, Style, TopologySpec};
+
+    #[test]
+    fn declarations_before_ranks_are_kept() {
+        // Found by fuzzing: `ranks` rebuilt the trace and dropped the functions declared before
+        // it, while the reader's cache still held their ids (an index panic at the first call).
+        let text = "#tracelogic-text 1\nfunction 0 MPI_Init\nfunction 1 MPI_Finalize\nranks 1\n0 0 5 MPI_Init\n0 6 9 MPI_Finalize\n";
+        for fast in [true, false] {
+            let file = InputFile::new("t.txt", text.as_bytes().to_vec());
+            let t = read_one_with(&file, &mut NoProgress, fast).unwrap();
+            let c = &t.ranks[0].calls;
+            let names: Vec<&str> = c.func.iter().map(|&f| t.functions.name(f)).collect();
+            assert_eq!(names, ["MPI_Init", "MPI_Finalize"], "fast path {fast}");
+        }
+    }
 
     #[test]
     fn fast_digits_take_at_most_nineteen_digits_without_overflow() {
