@@ -556,6 +556,24 @@ struct Reader<'t> {
 }
 
 impl<'t> Reader<'t> {
+    /// A reader of the file `file` before its first line; `fast` enables the plain-line path.
+    fn new(file: &'t str, fast: bool) -> Reader<'t> {
+        Reader {
+            file,
+            trace: Trace::new("text", file, 0),
+            has_ranks: false,
+            kinds: Vec::new(),
+            func_ids: FastMap::default(),
+            waits: Vec::new(),
+            spans: Vec::new(),
+            pending: FastMap::default(),
+            explicit_source: false,
+            items: Vec::new(),
+            fast_lines: 0,
+            fast,
+        }
+    }
+
     fn rank(&self, s: &str) -> Result<Rank, String> {
         if !self.has_ranks {
             return Err("a `ranks N` line must come before anything that names a rank".into());
@@ -1263,20 +1281,7 @@ fn read_one_with(file: &InputFile, progress: &mut dyn ProgressSink, fast: bool) 
     let name = file.name.as_str();
     let bytes = file.bytes.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&file.bytes);
     let total = file.bytes.len() as u64;
-    let mut reader = Reader {
-        file: name,
-        trace: Trace::new("text", name, 0),
-        has_ranks: false,
-        kinds: Vec::new(),
-        func_ids: FastMap::default(),
-        waits: Vec::new(),
-        spans: Vec::new(),
-        pending: FastMap::default(),
-        explicit_source: false,
-        items: Vec::new(),
-        fast_lines: 0,
-        fast,
-    };
+    let mut reader = Reader::new(name, fast);
     let start = Progress {
         stage: "reading calls".into(),
         bytes_done: 0,
@@ -1422,20 +1427,7 @@ mod tests {
 
     /// A reader past the header lines of `text`, to try single call lines on.
     fn reader_after_header(text: &str) -> Reader<'static> {
-        let mut reader = Reader {
-            file: "t.txt",
-            trace: Trace::new("text", "t.txt", 0),
-            has_ranks: false,
-            kinds: Vec::new(),
-            func_ids: FastMap::default(),
-            waits: Vec::new(),
-            spans: Vec::new(),
-            pending: FastMap::default(),
-            explicit_source: false,
-            items: Vec::new(),
-            fast_lines: 0,
-            fast: true,
-        };
+        let mut reader = Reader::new("t.txt", true);
         for line in text.lines().skip(1) {
             reader.line(line, 0).expect("header line reads");
         }
