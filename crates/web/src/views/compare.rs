@@ -788,16 +788,6 @@ mod tests {
 
     #[test]
     fn a_merge_joins_the_new_run_to_the_earlier_ones_and_keeps_them_on_refusal() {
-        let run = |name: &str| RunProperties {
-            source: name.into(),
-            ranks: 2,
-            sends: vec![1, 1],
-            volume: vec![8, 8],
-            spatial: vec![1, 1],
-            work: Vec::new(),
-            edges: vec![[0, 1]],
-            filtered_pairs: 0,
-        };
         let answer = |others: Vec<RunProperties>, refused: Option<String>| {
             Ok(serde_json::to_string(&CompareResult {
                 others,
