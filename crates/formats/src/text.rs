@@ -531,6 +531,22 @@ enum Item {
     },
 }
 
+impl Item {
+    /// A point-to-point operation with `peer` as a `send=`/`recv=` key starts it: tag 0 on
+    /// `MPI_COMM_WORLD`, no bytes, no request, until later keys say otherwise.
+    fn p2p(dir: P2pDir, peer: Rank) -> Item {
+        Item::P2p {
+            dir,
+            peer,
+            tag: 0,
+            comm: COMM_WORLD,
+            bytes: 0,
+            req: None,
+            done: None,
+        }
+    }
+}
+
 /// Reader state over one file.
 struct Reader<'t> {
     file: &'t str,
@@ -856,15 +872,7 @@ impl<'t> Reader<'t> {
                         },
                     };
                     let peer = self.peer(v)?;
-                    self.items.push(Item::P2p {
-                        dir,
-                        peer,
-                        tag: 0,
-                        comm: COMM_WORLD,
-                        bytes: 0,
-                        req: None,
-                        done: None,
-                    });
+                    self.items.push(Item::p2p(dir, peer));
                 }
                 "coll" => {
                     if v == "none" {
@@ -1169,15 +1177,7 @@ impl Reader<'_> {
                         self.fast_rank(b, &mut pos)?
                     };
                     let dir = if key == b"send" { P2pDir::Send } else { P2pDir::Recv };
-                    self.items.push(Item::P2p {
-                        dir,
-                        peer,
-                        tag: 0,
-                        comm: COMM_WORLD,
-                        bytes: 0,
-                        req: None,
-                        done: None,
-                    });
+                    self.items.push(Item::p2p(dir, peer));
                 }
                 b"coll" => {
                     let end = b[pos..].iter().position(|&c| c == b' ').map_or(b.len(), |i| pos + i);
