@@ -13,6 +13,7 @@ mod error;
 pub mod fs;
 pub mod input;
 pub mod otf2;
+pub mod parallel;
 pub mod pack;
 pub mod paraver;
 pub mod text;
