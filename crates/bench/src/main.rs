@@ -22,6 +22,7 @@ use tracelogic_analysis::patterns::suffix::{lcp_array, maximal_repeats, suffix_a
 use tracelogic_analysis::patterns::{detect, PatternOptions};
 use tracelogic_analysis::topology::{identify_graph, TopologyOptions, TopologyReport};
 use tracelogic_formats::fs::load_paths;
+use tracelogic_formats::parallel::{reader_threads, set_reader_threads};
 use tracelogic_formats::read_trace;
 use tracelogic_graph::edgelist;
 use tracelogic_graph::families::{Family, TopologySpec};
@@ -89,15 +90,26 @@ struct IngestResult {
     p2p: u64,
     /// Collective operations over all ranks.
     collectives: u64,
-    /// Reading the files from the page cache into memory, no parsing.
+    /// Threads the readers used (`formats::parallel::reader_threads`: every core unless
+    /// `TRACELOGIC_THREADS` says otherwise).
+    threads: usize,
+    /// Reading the files from the page cache into memory on one thread, no parsing.
     read_ms: f64,
-    /// CPU time of that read (this thread, kernel time included): the floor to compare the
-    /// parse's CPU time with, since wall time swings with the machine's load.
+    /// CPU time of that read (kernel time included): the floor to compare the parse's CPU time
+    /// with, since wall time swings with the machine's load.
     read_cpu_ms: f64,
-    /// Parsing the in-memory files into the trace model.
+    /// Reading the same files with no parsing on `threads` threads, each file whole.
+    read_threads_ms: f64,
+    /// CPU time of that read, all threads.
+    read_threads_cpu_ms: f64,
+    /// Parsing the in-memory files into the trace model on `threads` threads.
     parse_ms: f64,
-    /// CPU time of the parse (this thread).
+    /// CPU time of that parse, all threads.
     parse_cpu_ms: f64,
+    /// Parsing them on one thread.
+    parse_single_ms: f64,
+    /// CPU time of the one-thread parse.
+    parse_single_cpu_ms: f64,
     /// Building the communication matrix from the trace.
     matrix_ms: f64,
     /// CPU time of the matrix (this thread).
@@ -253,6 +265,17 @@ fn ms(t: Instant) -> f64 {
 
 /// CPU time this thread has run, in milliseconds (`CLOCK_THREAD_CPUTIME_ID`). Wall time alone
 /// misleads when the machine is shared.
+/// CPU time of the whole process (every thread, kernel time included), in ms.
+fn process_cpu_ms() -> f64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid, writable timespec for the duration of the call.
+    let rc = unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    if rc != 0 {
+        return 0.0;
+    }
+    ts.tv_sec as f64 * 1e3 + ts.tv_nsec as f64 / 1e6
+}
+
 fn thread_cpu_ms() -> f64 {
     let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
     // SAFETY: `ts` is a valid, writable timespec for the duration of the call.
@@ -278,19 +301,28 @@ fn peak_rss_kb() -> u64 {
 }
 
 fn ingest(paths: &[PathBuf], repeat: u32) -> Result<IngestResult, String> {
+    let threads = reader_threads();
     let mut best: Option<IngestResult> = None;
     for _ in 0..repeat.max(1) {
-        let (t, cpu) = (Instant::now(), thread_cpu_ms());
+        let (read_threads_ms, read_threads_cpu_ms) = read_on_threads(paths, threads)?;
+        let (t, cpu) = (Instant::now(), process_cpu_ms());
         let files = load_paths(paths).map_err(|e| format!("cannot read {e}"))?;
-        let (read_ms, read_cpu_ms) = (ms(t), thread_cpu_ms() - cpu);
+        let (read_ms, read_cpu_ms) = (ms(t), process_cpu_ms() - cpu);
         let bytes: u64 = files.iter().map(|f| f.bytes.len() as u64).sum();
         let nfiles = files.len();
-        let (t, cpu) = (Instant::now(), thread_cpu_ms());
+        set_reader_threads(1);
+        let (t, cpu) = (Instant::now(), process_cpu_ms());
+        let single = read_trace(files);
+        let (parse_single_ms, parse_single_cpu_ms) = (ms(t), process_cpu_ms() - cpu);
+        set_reader_threads(0);
+        drop(single.map_err(|e| format!("cannot read trace: {e}"))?);
+        let files = load_paths(paths).map_err(|e| format!("cannot read {e}"))?;
+        let (t, cpu) = (Instant::now(), process_cpu_ms());
         let trace = read_trace(files).map_err(|e| format!("cannot read trace: {e}"))?;
-        let (parse_ms, parse_cpu_ms) = (ms(t), thread_cpu_ms() - cpu);
-        let (t, cpu) = (Instant::now(), thread_cpu_ms());
+        let (parse_ms, parse_cpu_ms) = (ms(t), process_cpu_ms() - cpu);
+        let (t, cpu) = (Instant::now(), process_cpu_ms());
         let matrix = CommMatrix::from_trace(&trace, &Selection::all());
-        let (matrix_ms, matrix_cpu_ms) = (ms(t), thread_cpu_ms() - cpu);
+        let (matrix_ms, matrix_cpu_ms) = (ms(t), process_cpu_ms() - cpu);
         let r = IngestResult {
             format: trace.format.clone(),
             files: nfiles,
@@ -299,10 +331,15 @@ fn ingest(paths: &[PathBuf], repeat: u32) -> Result<IngestResult, String> {
             calls: trace.ranks.iter().map(|r| r.calls.len() as u64).sum(),
             p2p: trace.ranks.iter().map(|r| r.p2p.len() as u64).sum(),
             collectives: trace.ranks.iter().map(|r| r.collectives.len() as u64).sum(),
+            threads,
             read_ms,
             read_cpu_ms,
+            read_threads_ms,
+            read_threads_cpu_ms,
             parse_ms,
             parse_cpu_ms,
+            parse_single_ms,
+            parse_single_cpu_ms,
             matrix_ms,
             matrix_cpu_ms,
             matrix_bytes: matrix.bytes.iter().sum(),
@@ -314,8 +351,12 @@ fn ingest(paths: &[PathBuf], repeat: u32) -> Result<IngestResult, String> {
             Some(b) => IngestResult {
                 read_ms: b.read_ms.min(r.read_ms),
                 read_cpu_ms: b.read_cpu_ms.min(r.read_cpu_ms),
+                read_threads_ms: b.read_threads_ms.min(r.read_threads_ms),
+                read_threads_cpu_ms: b.read_threads_cpu_ms.min(r.read_threads_cpu_ms),
                 parse_ms: b.parse_ms.min(r.parse_ms),
                 parse_cpu_ms: b.parse_cpu_ms.min(r.parse_cpu_ms),
+                parse_single_ms: b.parse_single_ms.min(r.parse_single_ms),
+                parse_single_cpu_ms: b.parse_single_cpu_ms.min(r.parse_single_cpu_ms),
                 matrix_ms: b.matrix_ms.min(r.matrix_ms),
                 matrix_cpu_ms: b.matrix_cpu_ms.min(r.matrix_cpu_ms),
                 ..r
@@ -323,6 +364,46 @@ fn ingest(paths: &[PathBuf], repeat: u32) -> Result<IngestResult, String> {
         });
     }
     best.ok_or_else(|| "no repetition ran".into())
+}
+
+/// The byte-read floor on `threads` threads: every regular file under `paths` read whole into
+/// memory, the files shared out in turn; (wall ms, process CPU ms). Nothing is parsed or kept.
+fn read_on_threads(paths: &[PathBuf], threads: usize) -> Result<(f64, f64), String> {
+    let mut files = Vec::new();
+    let mut todo: Vec<PathBuf> = paths.to_vec();
+    while let Some(p) = todo.pop() {
+        if p.is_dir() {
+            let entries = std::fs::read_dir(&p).map_err(|e| format!("cannot list {}: {e}", p.display()))?;
+            for entry in entries {
+                todo.push(entry.map_err(|e| format!("cannot list {}: {e}", p.display()))?.path());
+            }
+        } else {
+            files.push(p);
+        }
+    }
+    files.sort();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let (t, cpu) = (Instant::now(), process_cpu_ms());
+    let outcome: Result<Vec<Vec<Vec<u8>>>, String> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads.max(1))
+            .map(|_| {
+                let (files, next) = (&files, &next);
+                scope.spawn(move || {
+                    let mut kept = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(f) = files.get(i) else { break };
+                        kept.push(std::fs::read(f).map_err(|e| format!("cannot read {}: {e}", f.display()))?);
+                    }
+                    Ok(kept)
+                })
+            })
+            .collect();
+        workers.into_iter().map(|w| w.join().expect("reader thread")).collect()
+    });
+    let timing = (ms(t), process_cpu_ms() - cpu);
+    drop(outcome?);
+    Ok(timing)
 }
 
 /// Check the reported rank → node mapping against the reference graph of the matched family:
@@ -408,6 +489,14 @@ fn topology(path: &PathBuf, repeat: u32) -> Result<TopologyResult, String> {
 }
 
 fn main() -> ExitCode {
+    // glibc raises its mmap threshold after large blocks are freed, so later repetitions would
+    // read into memory the process already has while the first (and a one-shot CLI run) pays
+    // a page fault per page: the byte-read floor then swung between 2 and 6 GB/s from run to
+    // run. Fixing the threshold at its default gives every repetition fresh pages, as a CLI run.
+    // SAFETY: mallopt only changes the allocator's tuning; called before any other thread runs.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 128 * 1024);
+    }
     let cli = Cli::parse();
     let out = match &cli.command {
         Command::Ingest { paths, repeat } => ingest(paths, *repeat).and_then(|r| to_json(&r)),

@@ -28,6 +28,10 @@ use std::process::ExitCode;
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// Threads for reading a trace's per-rank files (DUMPI, OTF2); default: TRACELOGIC_THREADS,
+    /// else every core. The trace read is the same whatever the number.
+    #[arg(long, global = true, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    threads: Option<u32>,
 }
 
 // Parsed once per run, so the size difference between variants costs nothing.
@@ -69,6 +73,9 @@ fn main() -> ExitCode {
     common::set_stage("parsing the command line");
     let result = common::guarded(|| {
         let cli = Cli::parse();
+        if let Some(n) = cli.threads {
+            tracelogic_formats::parallel::set_reader_threads(n as usize);
+        }
         let name = match &cli.command {
             Command::Summary(_) => "summary",
             Command::Matrix(_) => "matrix",

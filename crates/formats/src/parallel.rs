@@ -12,11 +12,25 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Duration;
 
-/// Threads the readers use: `TRACELOGIC_THREADS` when it is a positive number, else the
-/// machine's available parallelism; always 1 in WebAssembly.
+/// Threads set by [`set_reader_threads`]; 0 when not set.
+static CHOSEN_THREADS: AtomicUsize = AtomicUsize::new(0);
+
+/// Set the threads the readers use in this process (the CLI's `--threads`); 0 goes back to the
+/// default of [`reader_threads`].
+pub fn set_reader_threads(threads: usize) {
+    CHOSEN_THREADS.store(threads, Ordering::Relaxed);
+}
+
+/// Threads the readers use: the number given to [`set_reader_threads`], else
+/// `TRACELOGIC_THREADS` when it is a positive number, else the machine's available parallelism;
+/// always 1 in WebAssembly.
 pub fn reader_threads() -> usize {
     if cfg!(target_arch = "wasm32") {
         return 1;
+    }
+    let chosen = CHOSEN_THREADS.load(Ordering::Relaxed);
+    if chosen > 0 {
+        return chosen;
     }
     if let Some(n) = std::env::var("TRACELOGIC_THREADS")
         .ok()
