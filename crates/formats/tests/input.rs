@@ -1,6 +1,8 @@
 //! Input sets: archive expansion with its limits, and format detection from content.
 
-use flate2::write::GzEncoder;
+mod common;
+
+use common::{gzip, tar, zip};
 use flate2::Compression;
 use std::io::Write;
 use tracelogic_formats::{detect, expand_archives, Format, InputFile};
@@ -8,34 +10,6 @@ use tracelogic_formats::{detect, expand_archives, Format, InputFile};
 const PARAVER_HEAD: &[u8] = b"#Paraver (01/01/2024 at 10:00):1000_ns:0:1:2(1:1,1:1)\n";
 const TEXT_HEAD: &[u8] = b"#tracelogic-text 1\nranks 1\n";
 const CSV_HEAD: &[u8] = b"Timestamp (ns),Event Type,Name,Process\n0,Enter,main,0\n";
-
-fn gzip(bytes: &[u8]) -> Vec<u8> {
-    let mut enc = GzEncoder::new(Vec::new(), Compression::default());
-    enc.write_all(bytes).unwrap();
-    enc.finish().unwrap()
-}
-
-fn tar(members: &[(&str, &[u8])]) -> Vec<u8> {
-    let mut builder = tar::Builder::new(Vec::new());
-    for (name, bytes) in members {
-        let mut header = tar::Header::new_gnu();
-        header.set_size(bytes.len() as u64);
-        header.set_mode(0o644);
-        header.set_cksum();
-        builder.append_data(&mut header, name, *bytes).unwrap();
-    }
-    builder.into_inner().unwrap()
-}
-
-fn zip(members: &[(&str, &[u8])]) -> Vec<u8> {
-    let mut writer = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-    let options = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
-    for (name, bytes) in members {
-        writer.start_file(*name, options).unwrap();
-        writer.write_all(bytes).unwrap();
-    }
-    writer.finish().unwrap().into_inner()
-}
 
 fn names(files: &[InputFile]) -> Vec<&str> {
     files.iter().map(|f| f.name.as_str()).collect()

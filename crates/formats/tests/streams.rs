@@ -3,10 +3,11 @@
 //! a zip inside a .tar.gz reads as the same trace; files made by the zstd and tar tools read like
 //! the plain ones; truncated streams fail naming the file at every offset tried.
 
-use flate2::write::GzEncoder;
-use flate2::Compression;
+mod common;
+
+use common::{gzip_fast as gzip, tar, zip, zstd};
 use std::collections::BTreeMap;
-use std::io::{self, Cursor, Read, Seek, SeekFrom, Write};
+use std::io::{self, Cursor, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use tracelogic_formats::input::{read_paths, Unpacker};
 use tracelogic_formats::{expand_archives, read_trace, FormatError, InputFile};
@@ -60,38 +61,6 @@ fn sample_sets() -> Vec<(String, Vec<InputFile>)> {
     sets
 }
 
-fn tar_of(members: &[(String, &[u8])]) -> Vec<u8> {
-    let mut builder = tar::Builder::new(Vec::new());
-    for (name, bytes) in members {
-        let mut header = tar::Header::new_gnu();
-        header.set_size(bytes.len() as u64);
-        header.set_mode(0o644);
-        header.set_cksum();
-        builder.append_data(&mut header, name, *bytes).unwrap();
-    }
-    builder.into_inner().unwrap()
-}
-
-fn zip_of(members: &[(String, &[u8])]) -> Vec<u8> {
-    let mut writer = zip::ZipWriter::new(Cursor::new(Vec::new()));
-    let options = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
-    for (name, bytes) in members {
-        writer.start_file(name.as_str(), options).unwrap();
-        writer.write_all(bytes).unwrap();
-    }
-    writer.finish().unwrap().into_inner()
-}
-
-fn gzip(bytes: &[u8]) -> Vec<u8> {
-    let mut enc = GzEncoder::new(Vec::new(), Compression::fast());
-    enc.write_all(bytes).unwrap();
-    enc.finish().unwrap()
-}
-
-fn zstd(bytes: &[u8]) -> Vec<u8> {
-    ruzstd::encoding::compress_to_vec(bytes, ruzstd::encoding::CompressionLevel::Fastest)
-}
-
 /// The sample's files under the folder `label/`, as archive members.
 fn members<'a>(label: &str, files: &'a [InputFile]) -> Vec<(String, &'a [u8])> {
     files
@@ -103,13 +72,13 @@ fn members<'a>(label: &str, files: &'a [InputFile]) -> Vec<(String, &'a [u8])> {
 /// The sample packed four ways: (archive name, bytes).
 fn packs(label: &str, files: &[InputFile]) -> Vec<(String, Vec<u8>)> {
     let m = members(label, files);
-    let tar = tar_of(&m);
-    let zip = zip_of(&m);
-    let zip_in_tar_gz = gzip(&tar_of(&[("outer/inner.zip".to_owned(), &zip[..])]));
+    let tarred = tar(&m);
+    let zipped = zip(&m);
+    let zip_in_tar_gz = gzip(&tar(&[("outer/inner.zip", &zipped[..])]));
     vec![
-        (format!("{label}.tar.gz"), gzip(&tar)),
-        (format!("{label}.tar.zst"), zstd(&tar)),
-        (format!("{label}.zip"), zip),
+        (format!("{label}.tar.gz"), gzip(&tarred)),
+        (format!("{label}.tar.zst"), zstd(&tarred)),
+        (format!("{label}.zip"), zipped),
         (format!("{label}-nested.tar.gz"), zip_in_tar_gz),
     ]
 }
@@ -277,7 +246,7 @@ fn truncated_streams_fail_naming_the_file_at_every_offset() {
 
 #[test]
 fn a_source_that_fails_or_cancels_is_reported_as_such() {
-    let packed = gzip(&tar_of(&[(
+    let packed = gzip(&tar(&[(
         "a/t.txt".to_owned(),
         &b"#tracelogic-text 1\n".repeat(4000)[..],
     )]));
@@ -341,7 +310,7 @@ fn a_lower_limit_for_all_archives_is_told_apart_from_the_ratio() {
     let member: Vec<u8> = (0..20_000u32)
         .flat_map(|i| i.wrapping_mul(2_654_435_761).to_le_bytes())
         .collect();
-    let packed = gzip(&tar_of(&[("run/a.bin".to_owned(), &member[..])]));
+    let packed = gzip(&tar(&[("run/a.bin".to_owned(), &member[..])]));
     let mut unpacker = Unpacker::with_limit(50_000);
     let err = unpacker
         .add_reader("run.tar.gz", packed.len() as u64, &mut Cursor::new(packed.clone()))
