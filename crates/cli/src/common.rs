@@ -8,6 +8,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
+use tracelogic_formats::input::{read_paths, read_paths_with_progress};
 use tracelogic_formats::{read_trace_with_progress, NoProgress, Progress};
 use tracelogic_model::query::{parse_bytes, parse_kinds, parse_ranks, parse_time};
 use tracelogic_model::{CallKind, CommId, Rank, Selection, Time, Trace};
@@ -112,14 +113,16 @@ pub fn load_trace(paths: &[PathBuf]) -> Result<Trace, CliError> {
     set_stage(format!("reading {}", shown.join(" ")));
     // Archives and compressed files are unpacked as they stream from disk: only their members
     // are held in memory.
-    let files =
-        tracelogic_formats::input::read_paths(paths).map_err(|e| CliError::Input(format!("cannot read {e}")))?;
     let result = if io::stderr().is_terminal() {
         let mut reporter = TerminalProgress::default();
-        let r = read_trace_with_progress(files, &mut |p: &Progress| reporter.report(p));
+        let mut report = |p: &Progress| reporter.report(p);
+        let r = read_paths_with_progress(paths, &mut report)
+            .map_err(|e| CliError::Input(format!("cannot read {e}")))
+            .map(|files| read_trace_with_progress(files, &mut report));
         reporter.finish();
-        r
+        r?
     } else {
+        let files = read_paths(paths).map_err(|e| CliError::Input(format!("cannot read {e}")))?;
         read_trace_with_progress(files, &mut NoProgress)
     };
     let trace = result.map_err(|e| CliError::Input(format!("cannot read trace: {e}")))?;

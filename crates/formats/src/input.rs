@@ -15,7 +15,7 @@ mod paths;
 mod stream;
 
 #[cfg(not(target_arch = "wasm32"))]
-pub use paths::read_paths;
+pub use paths::{read_paths, read_paths_with_progress};
 pub use stream::{ReadSeek, Unpacker};
 
 /// One input file held in memory, named by its path relative to the input root (for an

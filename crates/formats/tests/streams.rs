@@ -9,8 +9,8 @@ use common::{gzip_fast as gzip, tar, zip, zstd};
 use std::collections::BTreeMap;
 use std::io::{self, Cursor, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
-use tracelogic_formats::input::{read_paths, Unpacker};
-use tracelogic_formats::{expand_archives, read_trace, FormatError, InputFile};
+use tracelogic_formats::input::{read_paths, read_paths_with_progress, Unpacker};
+use tracelogic_formats::{expand_archives, read_trace, FormatError, InputFile, Progress};
 
 fn samples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/samples")
@@ -301,6 +301,45 @@ fn read_paths_streams_archives_from_disk_like_the_folder() {
     let names: Vec<&str> = read.iter().map(|f| f.name.as_str()).collect();
     assert_eq!(names, ["t.prv", "t.row"]);
     assert_eq!(read[0].bytes, prv);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn read_paths_reports_progress_through_an_archive_and_can_be_cancelled() {
+    let dir = std::env::temp_dir().join(format!("tracelogic-progress-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // 12 MB that no compressor shrinks, in a plain tar, next to a small file.
+    let member: Vec<u8> = (0..3_000_000u32)
+        .flat_map(|i| i.wrapping_mul(2_654_435_761).rotate_left(i % 29).to_le_bytes())
+        .collect();
+    std::fs::write(dir.join("big.tar"), tar(&[("run/a.bin", &member[..])])).unwrap();
+    std::fs::write(dir.join("small.txt"), b"#tracelogic-text 1\n").unwrap();
+    let paths = [dir.join("big.tar"), dir.join("small.txt")];
+    let total: u64 = paths.iter().map(|p| std::fs::metadata(p).unwrap().len()).sum();
+
+    let mut seen: Vec<(String, u64, u64)> = Vec::new();
+    let files = read_paths_with_progress(&paths, &mut |p: &Progress| {
+        seen.push((p.stage.clone(), p.bytes_done, p.bytes_total));
+        true
+    })
+    .unwrap();
+    assert_eq!(by_name(&files), by_name(&read_paths(&paths).unwrap()));
+    assert!(seen.windows(2).all(|w| w[0].1 <= w[1].1), "{seen:?}");
+    assert!(seen.iter().all(|s| s.2 == total), "{seen:?}");
+    assert_eq!(seen.last().unwrap().1, total);
+    let inside = seen.iter().filter(|s| s.0 == "reading big.tar" && s.1 > 0).count();
+    assert!(inside >= 2, "progress inside the archive: {seen:?}");
+    assert!(seen.iter().any(|s| s.0 == "reading small.txt"), "{seen:?}");
+
+    let mut reports = 0;
+    let err = read_paths_with_progress(&paths, &mut |_: &Progress| {
+        reports += 1;
+        reports < 3
+    })
+    .unwrap_err();
+    assert!(err.cancelled, "{err}");
+    assert_eq!(err.file, "big.tar");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -2,9 +2,9 @@
 //! app gets its files from the page).
 
 use super::{archive_kind, InputFile, Unpacker};
-use crate::FormatError;
+use crate::{FormatError, NoProgress, Progress, ProgressSink};
 use std::fs::File;
-use std::io::{BufReader, Read};
+use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 /// Deepest folder nesting followed, so a symbolic-link loop ends with an error instead of
@@ -24,6 +24,16 @@ const FILE_BUFFER: usize = 1 << 20;
 /// the limits of [`super::expand_archives`]; a folder shared by all names is stripped. A path that
 /// does not exist or cannot be read gives an error naming it.
 pub fn read_paths(paths: &[PathBuf]) -> Result<Vec<InputFile>, FormatError> {
+    read_paths_with_progress(paths, &mut NoProgress)
+}
+
+/// [`read_paths`], reporting progress in bytes read from disk (an archive's compressed bytes as
+/// its members are unpacked) with the stage `reading NAME`, every few MB and once per file.
+/// When `progress` returns false the read stops with a "cancelled" error naming the file.
+pub fn read_paths_with_progress(
+    paths: &[PathBuf],
+    progress: &mut dyn ProgressSink,
+) -> Result<Vec<InputFile>, FormatError> {
     let mut found = Vec::new();
     for path in paths {
         let meta = std::fs::metadata(path).map_err(|e| io_error(path, e))?;
@@ -37,8 +47,22 @@ pub fn read_paths(paths: &[PathBuf]) -> Result<Vec<InputFile>, FormatError> {
             found.push((name, path.clone()));
         }
     }
+    let sizes: Vec<u64> = found
+        .iter()
+        .map(|(_, path)| std::fs::metadata(path).map(|m| m.len()).unwrap_or(0))
+        .collect();
+    let total: u64 = sizes.iter().sum();
+    let mut done = 0u64;
     let mut unpacker = Unpacker::new();
-    for (name, path) in found {
+    for ((name, path), size) in found.into_iter().zip(sizes) {
+        let start = Progress {
+            stage: format!("reading {name}"),
+            bytes_done: done,
+            bytes_total: total,
+        };
+        if !progress.report(&start) {
+            return Err(FormatError::cancelled(&name));
+        }
         let mut file = File::open(&path).map_err(|e| io_error(&path, e))?;
         let len = file.metadata().map_err(|e| io_error(&path, e))?.len();
         let mut head = Vec::with_capacity(512);
@@ -49,7 +73,21 @@ pub fn read_paths(paths: &[PathBuf]) -> Result<Vec<InputFile>, FormatError> {
         if archive_kind(&name, &head).is_some() {
             let mut reader = BufReader::with_capacity(FILE_BUFFER, file);
             std::io::Seek::rewind(&mut reader).map_err(|e| io_error(&path, e))?;
-            unpacker.add_reader(&name, len, &mut reader)?;
+            let mut counted = Counted {
+                inner: reader,
+                position: 0,
+                reported: 0,
+                before: done,
+                total,
+                stage: &start.stage,
+                progress: &mut *progress,
+                cancelled: false,
+            };
+            let added = unpacker.add_reader(&name, len, &mut counted);
+            if counted.cancelled {
+                return Err(FormatError::cancelled(&name));
+            }
+            added?;
         } else {
             let mut bytes = head;
             if let Ok(extra) = usize::try_from(len.saturating_sub(bytes.len() as u64)) {
@@ -60,8 +98,63 @@ pub fn read_paths(paths: &[PathBuf]) -> Result<Vec<InputFile>, FormatError> {
             file.read_to_end(&mut bytes).map_err(|e| io_error(&path, e))?;
             unpacker.add_file(InputFile::new(name, bytes))?;
         }
+        done += size;
+    }
+    let end = Progress {
+        stage: "read".into(),
+        bytes_done: total,
+        bytes_total: total,
+    };
+    if !progress.report(&end) {
+        return Err(FormatError::cancelled("(input)"));
     }
     Ok(unpacker.finish())
+}
+
+/// Bytes between two progress reports while an archive streams from disk.
+const REPORT_STEP: u64 = 4 << 20;
+
+/// An archive's file on disk, counting the bytes the unpacker has read for progress; a
+/// cancelled report fails the next read (and is told apart from a read error by `cancelled`).
+struct Counted<'p, R> {
+    inner: R,
+    position: u64,
+    reported: u64,
+    before: u64,
+    total: u64,
+    stage: &'p str,
+    progress: &'p mut dyn ProgressSink,
+    cancelled: bool,
+}
+
+impl<R: Read> Read for Counted<'_, R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.position >= self.reported + REPORT_STEP {
+            self.reported = self.position;
+            let p = Progress {
+                stage: self.stage.to_owned(),
+                bytes_done: (self.before + self.position).min(self.total),
+                bytes_total: self.total,
+            };
+            if !self.progress.report(&p) {
+                self.cancelled = true;
+            }
+        }
+        if self.cancelled {
+            return Err(std::io::Error::other("cancelled"));
+        }
+        let n = self.inner.read(buf)?;
+        self.position += n as u64;
+        Ok(n)
+    }
+}
+
+impl<R: Seek> Seek for Counted<'_, R> {
+    fn seek(&mut self, to: SeekFrom) -> std::io::Result<u64> {
+        self.position = self.inner.seek(to)?;
+        self.reported = self.reported.min(self.position);
+        Ok(self.position)
+    }
 }
 
 fn list_folder(dir: &Path, prefix: &str, depth: u32, found: &mut Vec<(String, PathBuf)>) -> Result<(), FormatError> {
