@@ -3,18 +3,19 @@
 //! DUMPI stores communicator, group and request handles local to each rank's file, and peers
 //! relative to the communicator of the call. Communicator membership can depend on every rank
 //! (`MPI_Comm_split` orders members by the colour and key all ranks passed), so the reader works
-//! in two steps: while reading each rank it names every communicator by how it was derived
-//! (parent, how many creation calls on that parent came before, split colour), which all member
-//! ranks agree on without knowing the members; once all ranks are read it computes the
-//! memberships in creation order and translates peers and roots to world ranks.
+//! in steps: each rank's file is read on its own ([`read_rank`], on any thread) into a part that
+//! names every communicator by how it was derived (parent, how many creation calls on that parent
+//! came before, split colour), which all member ranks agree on without knowing the members; the
+//! parts are merged in rank order ([`Builder::merge`]); once all are merged the builder computes
+//! the memberships in creation order and translates peers and roots to world ranks.
 
-use super::raw::{BinFile, P2pArgs, Record, Status, Value};
+use super::raw::{BinFile, Header, P2pArgs, Record, Status, Value};
 use super::spec::{CALLS, END_OF_STREAM, FUNCTION_ENTER, FUNCTION_EXIT};
-use crate::{FormatError, Progress, ProgressSink};
+use crate::FormatError;
 use std::collections::HashMap;
 use tracelogic_model::{
-    CallIdx, CallKind, CallpathId, CollectiveOp, CommId, Communicator, FuncId, Location, MetricSamples, P2pDir, Rank,
-    Trace, ANY_SOURCE, ANY_TAG, NOT_COMPLETED, NO_CALLPATH, NO_ROOT,
+    CallIdx, CallKind, CallpathId, CollectiveOp, CommId, Communicator, FuncId, Interner, Location, MetricSamples,
+    P2pDir, Rank, RankTrace, RegionId, Trace, ANY_SOURCE, ANY_TAG, NOT_COMPLETED, NO_CALLPATH, NO_ROOT,
 };
 
 /// Maps looked up on every record (requests, handles, threads): foldhash instead of SipHash,
@@ -31,7 +32,8 @@ const GROUP_EMPTY: u16 = 2;
 const DUMPI_ANY: i32 = -1;
 /// Deepest user call path kept (deeper function entries are counted but not recorded).
 const MAX_CALLPATH_DEPTH: usize = 64;
-/// Most distinct call paths kept (later new paths are recorded as none).
+/// Most distinct call paths kept in a rank's part and in the trace (later new paths are recorded
+/// as none).
 const MAX_CALLPATHS: usize = 1 << 16;
 /// Largest group expression kept (nodes); bigger ones count as unknown.
 const MAX_GROUP_NODES: usize = 4096;
@@ -102,6 +104,23 @@ impl GroupExpr {
             GroupExpr::Union(a, b) | GroupExpr::Intersection(a, b) | GroupExpr::Difference(a, b) => {
                 1 + a.nodes() + b.nodes()
             }
+        }
+    }
+
+    /// The same expression with communicator derivation `c` renamed `comms[c]`.
+    fn renumbered(&self, comms: &[u32]) -> GroupExpr {
+        let sub = |b: &GroupExpr| Box::new(b.renumbered(comms));
+        match self {
+            GroupExpr::Empty => GroupExpr::Empty,
+            GroupExpr::Unknown => GroupExpr::Unknown,
+            GroupExpr::OfComm(c) => GroupExpr::OfComm(comms[*c as usize]),
+            GroupExpr::Incl(b, v) => GroupExpr::Incl(sub(b), v.clone()),
+            GroupExpr::Excl(b, v) => GroupExpr::Excl(sub(b), v.clone()),
+            GroupExpr::RangeIncl(b, v) => GroupExpr::RangeIncl(sub(b), v.clone()),
+            GroupExpr::RangeExcl(b, v) => GroupExpr::RangeExcl(sub(b), v.clone()),
+            GroupExpr::Union(a, b) => GroupExpr::Union(sub(a), sub(b)),
+            GroupExpr::Intersection(a, b) => GroupExpr::Intersection(sub(a), sub(b)),
+            GroupExpr::Difference(a, b) => GroupExpr::Difference(sub(a), sub(b)),
         }
     }
 }
@@ -356,11 +375,8 @@ struct RankState {
     last_thread: Option<(u16, u16)>,
     /// The last communicator handle looked up and its derivation (cleared when handles change).
     last_comm: Option<(u16, u32)>,
-    /// Operations posted with `MPI_ANY_SOURCE`, ascending. Until [`Builder::finish`] the
-    /// peer column holds communicator-relative peers (`MPI_ANY_SOURCE` as `u32::MAX`).
-    wildcards: Vec<usize>,
-    /// Communicator-relative root and bytes of each collective.
-    coll_fix: Vec<(i32, CollBytes)>,
+    /// What [`Builder::finish`] resolves once every rank is read.
+    unresolved: Unresolved,
     regions: Vec<u32>,
     /// Function entries beyond [`MAX_CALLPATH_DEPTH`] not yet exited.
     regions_overflow: u32,
@@ -368,72 +384,141 @@ struct RankState {
     metric_index: HashMap<u32, usize>,
 }
 
-/// Builds the trace rank by rank, then resolves communicators.
-pub(crate) struct Builder {
-    pub trace: Trace,
-    derivations: Vec<Derivation>,
-    derivation_ids: HashMap<Derivation, u32>,
-    infos: Vec<CommInfo>,
-    ranks: Vec<RankState>,
-    warnings: HashMap<String, u64>,
-    min_time: u64,
-    callpath_ids: HashMap<Vec<u32>, CallpathId>,
-    /// What to do with each DUMPI call id, its interned MPI name and its kind, found on first use.
-    call_ops: Vec<Option<(Op, FuncId, CallKind)>>,
-    /// Function names of the file being read, by address.
-    function_names: HashMap<u64, String>,
-    /// Communicator member entries stored so far, and the most allowed for this input.
-    members_stored: usize,
-    members_budget: usize,
-    /// Decode every record with the generic per-field loop (the hot decoders are skipped); the
-    /// tests compare both paths.
-    pub general_only: bool,
+/// The parts of a rank's operations that depend on other ranks (communicator memberships).
+#[derive(Debug, Default)]
+struct Unresolved {
+    /// Operations posted with `MPI_ANY_SOURCE`, ascending. Until [`Builder::finish`] the
+    /// peer column holds communicator-relative peers (`MPI_ANY_SOURCE` as `u32::MAX`).
+    wildcards: Vec<usize>,
+    /// Communicator-relative root and bytes of each collective.
+    coll_fix: Vec<(i32, CollBytes)>,
 }
 
-impl Builder {
-    pub fn new(source: &str, n: u32) -> Builder {
-        let mut b = Builder {
-            trace: Trace::new("dumpi", source, n),
-            derivations: Vec::new(),
-            derivation_ids: HashMap::new(),
-            infos: Vec::new(),
-            ranks: (0..n)
-                .map(|_| RankState {
-                    callpath: NO_CALLPATH,
-                    ..RankState::default()
-                })
-                .collect(),
-            warnings: HashMap::new(),
-            min_time: u64::MAX,
-            callpath_ids: HashMap::new(),
-            call_ops: vec![None; END_OF_STREAM as usize + 1],
-            function_names: HashMap::new(),
-            members_stored: 0,
-            members_budget: 0,
-            general_only: false,
-        };
-        b.intern(Derivation::World);
-        b
-    }
+/// Communicators by derivation, each with what its creation calls recorded, in first-use order.
+#[derive(Debug, Default)]
+struct Derivations {
+    list: Vec<Derivation>,
+    ids: HashMap<Derivation, u32>,
+    infos: Vec<CommInfo>,
+}
 
+impl Derivations {
+    fn intern(&mut self, d: Derivation) -> u32 {
+        if let Some(&i) = self.ids.get(&d) {
+            return i;
+        }
+        let i = self.list.len() as u32;
+        self.list.push(d.clone());
+        self.ids.insert(d, i);
+        self.infos.push(CommInfo::default());
+        i
+    }
+}
+
+/// One rank's file read on its own, with names, call paths and communicator derivations
+/// numbered in this rank's own first-use order. [`Builder::merge`] renumbers them into the
+/// trace's tables; merging the parts in rank order numbers everything as one reader going
+/// through the files in rank order would, so the trace does not depend on how many threads
+/// read the files.
+#[derive(Debug)]
+pub(crate) struct RankPart {
+    rank: Rank,
+    trace: RankTrace,
+    unresolved: Unresolved,
+    functions: Vec<String>,
+    regions: Vec<String>,
+    /// Call paths as indices into `regions`.
+    callpaths: Vec<Vec<RegionId>>,
+    metrics: Vec<String>,
+    comms: Derivations,
+    warnings: HashMap<String, u64>,
+    /// Earliest wall time of the rank's records (`u64::MAX` when it has none).
+    min_time: u64,
+    /// Communicator member entries this file can justify.
+    members_budget: usize,
+    /// The file's header (version, mesh coordinates), for the trace's facts.
+    pub header: Header,
+}
+
+/// Read rank `rank`'s file into a [`RankPart`]; `general_only` decodes every record with the
+/// generic per-field loop. `advance` is told the bytes read so far now and then and cancels the
+/// read by returning false.
+pub(crate) fn read_rank(
+    rank: Rank,
+    file: &BinFile,
+    general_only: bool,
+    advance: &mut dyn FnMut(u64) -> bool,
+) -> Result<RankPart, FormatError> {
+    let mut reader = RankReader {
+        rank,
+        rt: RankTrace {
+            rank,
+            ..RankTrace::default()
+        },
+        st: RankState {
+            callpath: NO_CALLPATH,
+            ..RankState::default()
+        },
+        functions: Interner::default(),
+        regions: Interner::default(),
+        callpaths: Vec::new(),
+        callpath_ids: HashMap::new(),
+        metrics: Interner::default(),
+        comms: Derivations::default(),
+        warnings: HashMap::new(),
+        min_time: u64::MAX,
+        call_ops: vec![None; END_OF_STREAM as usize + 1],
+        function_names: file.functions.iter().cloned().collect(),
+        general_only,
+    };
+    reader.comms.intern(Derivation::World);
+    reader.read_records(file, advance)?;
+    Ok(RankPart {
+        rank,
+        trace: reader.rt,
+        unresolved: reader.st.unresolved,
+        functions: reader.functions.names().to_vec(),
+        regions: reader.regions.names().to_vec(),
+        callpaths: reader.callpaths,
+        metrics: reader.metrics.names().to_vec(),
+        comms: reader.comms,
+        warnings: reader.warnings,
+        min_time: reader.min_time,
+        members_budget: file.len().saturating_mul(4).saturating_add(1 << 16),
+        header: file.header.clone(),
+    })
+}
+
+/// Reads the records of one rank's file.
+struct RankReader {
+    rank: Rank,
+    rt: RankTrace,
+    st: RankState,
+    functions: Interner,
+    regions: Interner,
+    callpaths: Vec<Vec<RegionId>>,
+    callpath_ids: HashMap<Vec<RegionId>, CallpathId>,
+    metrics: Interner,
+    comms: Derivations,
+    warnings: HashMap<String, u64>,
+    min_time: u64,
+    /// What to do with each DUMPI call id, its interned MPI name and its kind, found on first use.
+    call_ops: Vec<Option<(Op, FuncId, CallKind)>>,
+    /// Function names of the file, by address.
+    function_names: HashMap<u64, String>,
+    /// Decode every record with the generic per-field loop (the hot decoders are skipped); the
+    /// tests compare both paths.
+    general_only: bool,
+}
+
+impl RankReader {
     fn warn(&mut self, msg: String) {
         *self.warnings.entry(msg).or_default() += 1;
     }
 
-    fn intern(&mut self, d: Derivation) -> u32 {
-        if let Some(&i) = self.derivation_ids.get(&d) {
-            return i;
-        }
-        let i = self.derivations.len() as u32;
-        self.derivations.push(d.clone());
-        self.derivation_ids.insert(d, i);
-        self.infos.push(CommInfo::default());
-        i
-    }
-
     #[inline]
-    fn comm(&mut self, r: Rank, handle: u16) -> u32 {
-        let st = &mut self.ranks[r as usize];
+    fn comm(&mut self, handle: u16) -> u32 {
+        let st = &mut self.st;
         if let Some((h, c)) = st.last_comm {
             if h == handle {
                 return c;
@@ -445,61 +530,55 @@ impl Builder {
         }
         let d = match handle {
             COMM_WORLD => Derivation::World,
-            COMM_SELF => Derivation::SelfOf(r),
-            _ => Derivation::Unknown { rank: r, handle },
+            COMM_SELF => Derivation::SelfOf(self.rank),
+            _ => Derivation::Unknown {
+                rank: self.rank,
+                handle,
+            },
         };
-        let c = self.intern(d);
-        self.ranks[r as usize].comms.insert(handle, c);
+        let c = self.comms.intern(d);
+        self.st.comms.insert(handle, c);
         c
     }
 
-    /// Register the creation of `newcomm` from `oldcomm` on rank `r`.
-    fn derive(&mut self, r: Rank, oldcomm: u16, newcomm: u16, how: How) -> Option<u32> {
-        let parent = self.comm(r, oldcomm);
-        let seq_ref = self.ranks[r as usize].seq.entry(parent).or_default();
+    /// Register the creation of `newcomm` from `oldcomm` on this rank.
+    fn derive(&mut self, oldcomm: u16, newcomm: u16, how: How) -> Option<u32> {
+        let parent = self.comm(oldcomm);
+        let seq_ref = self.st.seq.entry(parent).or_default();
         let seq = *seq_ref;
         *seq_ref += 1;
         if newcomm <= COMM_NULL {
             return None;
         }
-        let c = self.intern(Derivation::Derived { parent, seq, how });
-        self.ranks[r as usize].comms.insert(newcomm, c);
-        self.ranks[r as usize].last_comm = None;
+        let c = self.comms.intern(Derivation::Derived { parent, seq, how });
+        self.st.comms.insert(newcomm, c);
+        self.st.last_comm = None;
         Some(c)
     }
 
-    fn set_group(&mut self, r: Rank, handle: u16, e: GroupExpr) {
+    fn set_group(&mut self, handle: u16, e: GroupExpr) {
         let e = if e.nodes() > MAX_GROUP_NODES {
             self.warn(format!(
-                "rank {r}: group built from too many group calls; treated as unknown"
+                "rank {}: group built from too many group calls; treated as unknown",
+                self.rank
             ));
             GroupExpr::Unknown
         } else {
             e
         };
-        self.ranks[r as usize].groups.insert(handle, e);
+        self.st.groups.insert(handle, e);
     }
 
-    fn group(&self, r: Rank, handle: u16) -> GroupExpr {
+    fn group(&self, handle: u16) -> GroupExpr {
         if handle == GROUP_EMPTY {
             return GroupExpr::Empty;
         }
-        self.ranks[r as usize]
-            .groups
-            .get(&handle)
-            .cloned()
-            .unwrap_or(GroupExpr::Unknown)
+        self.st.groups.get(&handle).cloned().unwrap_or(GroupExpr::Unknown)
     }
 
-    /// Read all records of rank `r`'s file into the trace.
-    pub fn read_rank(
-        &mut self,
-        r: Rank,
-        file: &BinFile,
-        bytes_before: u64,
-        bytes_total: u64,
-        progress: &mut dyn ProgressSink,
-    ) -> Result<(), FormatError> {
+    /// Read every record of `file` into this part. `advance(bytes)` is told how far into the
+    /// file the read is now and then; when it returns false the read stops as cancelled.
+    fn read_records(&mut self, file: &BinFile, advance: &mut dyn FnMut(u64) -> bool) -> Result<(), FormatError> {
         let sizes: Vec<u64> = (0..file.type_sizes.len().max(BUILTIN_SIZES.len()))
             .map(|i| {
                 let s = file.type_sizes.get(i).copied().unwrap_or(0).max(0) as u64;
@@ -516,13 +595,8 @@ impl Builder {
                 file.name
             ));
         }
-        self.function_names = file.functions.iter().cloned().collect();
-        self.members_budget = self
-            .members_budget
-            .saturating_add(file.len().saturating_mul(4))
-            .saturating_add(1 << 16);
-        self.reserve(r, file);
-        self.ranks[r as usize].pending.limit = (file.len() / 4).min(1 << 16);
+        self.reserve(file);
+        self.st.pending.limit = (file.len() / 4).min(1 << 16);
         let mut records = file.records();
         let mut next_report = PROGRESS_STEP;
         let mut rec = Record::empty();
@@ -532,12 +606,7 @@ impl Builder {
             let pos = records.position();
             if pos >= next_report {
                 next_report = pos + PROGRESS_STEP;
-                let p = Progress {
-                    stage: format!("reading rank {r}"),
-                    bytes_done: bytes_before + pos as u64,
-                    bytes_total,
-                };
-                if !progress.report(&p) {
+                if !advance(pos as u64) {
                     return Err(FormatError::cancelled(file.name));
                 }
             }
@@ -550,37 +619,38 @@ impl Builder {
             match hot {
                 None => {
                     records.args_into(&mut rec)?;
-                    self.record(r, file, &sizes, &rec);
+                    self.record(file, &sizes, &rec);
                 }
                 Some(Hot::P2p {
                     with_request,
                     with_status,
                 }) => {
                     let a = records.p2p_args(&rec, with_request, with_status, &mut statuses)?;
-                    let (op, call) = self.begin_call(r, file, &rec);
+                    let (op, call) = self.begin_call(file, &rec);
                     let recv_init = rec.spec().name == "Recv_init";
-                    self.p2p_call(r, call, op, recv_init, a, &sizes, statuses.first());
+                    self.p2p_call(call, op, recv_init, a, &sizes, statuses.first());
                 }
                 Some(Hot::Wait { with_flag }) => {
                     let (request, flag) = records.wait_args(rec.mask, with_flag, &mut statuses)?;
-                    let (_, call) = self.begin_call(r, file, &rec);
+                    let (_, call) = self.begin_call(file, &rec);
                     if flag != 0 {
-                        self.complete(r, request, call, statuses.first());
+                        self.complete(request, call, statuses.first());
                     }
                 }
                 Some(Hot::All { with_flag }) => {
                     let flag = records.requests_args(rec.mask, with_flag, &mut requests, &mut statuses)?;
-                    let (_, call) = self.begin_call(r, file, &rec);
+                    let (_, call) = self.begin_call(file, &rec);
                     if flag != 0 {
-                        self.complete_all(r, call, &requests, &statuses);
+                        self.complete_all(call, &requests, &statuses);
                     }
                 }
             }
         }
-        let pending = self.ranks[r as usize].pending.len();
+        let pending = self.st.pending.len();
         if pending > 0 {
             self.warn(format!(
-                "rank {r}: {pending} non-blocking operation(s) never completed in the trace"
+                "rank {}: {pending} non-blocking operation(s) never completed in the trace",
+                self.rank
             ));
         }
         Ok(())
@@ -590,13 +660,13 @@ impl Builder {
     /// bits above a per-file bias, so they wrap after 18.2 hours: a jump back by more than half
     /// the range is taken as a wrap.
     #[inline]
-    fn times(&mut self, r: Rank, rec: &Record) -> (u64, u64) {
+    fn times(&mut self, rec: &Record) -> (u64, u64) {
         const WRAP: u64 = 1 << 16;
         let Some(iv) = rec.wall.or(rec.cpu) else {
-            let t = self.ranks[r as usize].last_sec.saturating_mul(1_000_000_000);
+            let t = self.st.last_sec.saturating_mul(1_000_000_000);
             return (t, t);
         };
-        let st = &mut self.ranks[r as usize];
+        let st = &mut self.st;
         let mut start = iv.start.sec + st.wrapped;
         if start + WRAP / 2 < st.last_sec {
             st.wrapped += WRAP;
@@ -614,14 +684,14 @@ impl Builder {
     }
 
     #[inline]
-    fn location(&mut self, r: Rank, thread: u16) -> u16 {
-        let st = &mut self.ranks[r as usize];
+    fn location(&mut self, thread: u16) -> u16 {
+        let st = &mut self.st;
         if let Some((t, loc)) = st.last_thread {
             if t == thread {
                 return loc;
             }
         }
-        let rt = &mut self.trace.ranks[r as usize];
+        let rt = &mut self.rt;
         let loc = *st.threads.entry(thread).or_insert_with(|| {
             rt.locations.push(Location {
                 id: thread as u64,
@@ -649,17 +719,17 @@ impl Builder {
             Some(io) => format!("MPIO_{io}"),
             None => format!("MPI_{}", spec.name),
         };
-        let func = self.trace.functions.intern(&name);
-        let known = (Op::of(spec.name, &name), func, self.trace.function_kind(func));
+        let func = self.functions.intern(&name);
+        let known = (Op::of(spec.name, &name), func, CallKind::classify(&name));
         self.call_ops[id as usize] = Some(known);
         known
     }
 
-    /// Reserve rank `r`'s columns for the calls the file's footer counts, so that they are
+    /// Reserve the rank's columns for the calls the file's footer counts, so that they are
     /// allocated once instead of grown by doubling and copying. The counts are only a hint: they
     /// are capped by what the record stream's size can hold, and the columns still grow if a
     /// file has more records than its footer says.
-    fn reserve(&mut self, r: Rank, file: &BinFile) {
+    fn reserve(&mut self, file: &BinFile) {
         let Some(counts) = file.call_counts() else { return };
         // No record of a call is shorter than 3 bytes plus its time stamps; 16 bytes per call
         // keeps a hostile footer from reserving more than the file can hold.
@@ -679,93 +749,83 @@ impl Builder {
             }
         }
         let (calls, p2p, colls) = (calls.min(most), p2p.min(most), colls.min(most));
-        self.trace.ranks[r as usize].reserve(calls, p2p, colls);
-        let st = &mut self.ranks[r as usize];
-        st.coll_fix.reserve(colls);
+        self.rt.reserve(calls, p2p, colls);
+        self.st.unresolved.coll_fix.reserve(colls);
     }
 
-    /// Append the call of `rec` (head decoded) to rank `r`: times, thread, call path, PAPI
+    /// Append the call of `rec` (head decoded) to the rank: times, thread, call path, PAPI
     /// values. Returns what to do with it and its index.
     #[inline]
-    fn begin_call(&mut self, r: Rank, file: &BinFile, rec: &Record) -> (Op, CallIdx) {
-        let (enter, exit) = self.times(r, rec);
+    fn begin_call(&mut self, file: &BinFile, rec: &Record) -> (Op, CallIdx) {
+        let (enter, exit) = self.times(rec);
         let (op, func, kind) = self.call_op(rec.call);
-        let loc = self.location(r, rec.thread);
-        let callpath = self.ranks[r as usize].callpath;
-        let call = self.trace.ranks[r as usize].push_call(func, kind, enter, exit, callpath, loc);
+        let loc = self.location(rec.thread);
+        let callpath = self.st.callpath;
+        let call = self.rt.push_call(func, kind, enter, exit, callpath, loc);
         if !rec.perf.is_empty() {
-            self.perf(r, file, rec, enter, exit.max(enter));
+            self.perf(file, rec, enter, exit.max(enter));
         }
         (op, call)
     }
 
     /// Complete the operations of `requests` (`MPI_Waitall`, a successful `MPI_Testall`),
     /// using the statuses when there is one per request.
-    fn complete_all(&mut self, r: Rank, call: CallIdx, requests: &[i32], statuses: &[Status]) {
+    fn complete_all(&mut self, call: CallIdx, requests: &[i32], statuses: &[Status]) {
         let with_status = statuses.len() == requests.len();
         for (i, &req) in requests.iter().enumerate() {
-            self.complete(r, req, call, if with_status { statuses.get(i) } else { None });
+            self.complete(req, call, if with_status { statuses.get(i) } else { None });
         }
     }
 
     /// The point-to-point calls of the fixed layout, whichever decoder read them.
     #[inline]
     #[allow(clippy::too_many_arguments)]
-    fn p2p_call(
-        &mut self,
-        r: Rank,
-        call: CallIdx,
-        op: Op,
-        recv_init: bool,
-        a: P2pArgs,
-        sizes: &[u64],
-        status: Option<&Status>,
-    ) {
+    fn p2p_call(&mut self, call: CallIdx, op: Op, recv_init: bool, a: P2pArgs, sizes: &[u64], status: Option<&Status>) {
         let bytes = (a.count.max(0) as u64).saturating_mul(sizes.get(a.datatype as usize).copied().unwrap_or(0));
         match op {
             Op::Send => {
-                let c = self.comm(r, a.comm);
-                self.post(r, call, call, P2pDir::Send, a.peer, a.tag, c, bytes);
+                let c = self.comm(a.comm);
+                self.post(call, call, P2pDir::Send, a.peer, a.tag, c, bytes);
             }
             Op::Isend => {
-                let c = self.comm(r, a.comm);
-                let o = self.post(r, call, NOT_COMPLETED, P2pDir::Send, a.peer, a.tag, c, bytes);
-                self.track(r, a.request, o);
+                let c = self.comm(a.comm);
+                let o = self.post(call, NOT_COMPLETED, P2pDir::Send, a.peer, a.tag, c, bytes);
+                self.track(a.request, o);
             }
             Op::Recv => {
-                let c = self.comm(r, a.comm);
-                let o = self.post(r, call, call, P2pDir::Recv, a.peer, a.tag, c, bytes);
+                let c = self.comm(a.comm);
+                let o = self.post(call, call, P2pDir::Recv, a.peer, a.tag, c, bytes);
                 if let (Some(o), Some(s)) = (o, status) {
-                    self.resolve_recv(r, o, s);
+                    self.resolve_recv(o, s);
                 }
             }
             Op::Irecv => {
-                let c = self.comm(r, a.comm);
-                let o = self.post(r, call, NOT_COMPLETED, P2pDir::Recv, a.peer, a.tag, c, bytes);
-                self.track(r, a.request, o);
+                let c = self.comm(a.comm);
+                let o = self.post(call, NOT_COMPLETED, P2pDir::Recv, a.peer, a.tag, c, bytes);
+                self.track(a.request, o);
             }
             Op::PersistentInit => {
                 let t = Template {
                     dir: if recv_init { P2pDir::Recv } else { P2pDir::Send },
                     peer: a.peer,
                     tag: a.tag,
-                    comm: self.comm(r, a.comm),
+                    comm: self.comm(a.comm),
                     bytes,
                 };
-                self.ranks[r as usize].persistent.insert(a.request, t);
+                self.st.persistent.insert(a.request, t);
             }
             _ => unreachable!("only the fixed point-to-point layouts come here"),
         }
     }
 
-    fn record(&mut self, r: Rank, file: &BinFile, sizes: &[u64], rec: &Record) {
+    fn record(&mut self, file: &BinFile, sizes: &[u64], rec: &Record) {
         if rec.call == FUNCTION_ENTER || rec.call == FUNCTION_EXIT {
-            let (enter, _) = self.times(r, rec);
-            self.user_function(r, rec, enter);
+            let (enter, _) = self.times(rec);
+            self.user_function(rec, enter);
             return;
         }
         let spec = rec.spec();
-        let (op, call) = self.begin_call(r, file, rec);
+        let (op, call) = self.begin_call(file, rec);
         let size = |dt: i64| -> u64 { sizes.get(dt.max(0) as usize).copied().unwrap_or(0) };
         let int = |n: &str| rec.int(n).unwrap_or(0);
         let bytes = |count: &str, dt: &str| (int(count).max(0) as u64).saturating_mul(size(int(dt)));
@@ -783,12 +843,11 @@ impl Builder {
             Op::Send | Op::Isend | Op::Recv | Op::Irecv | Op::PersistentInit => {
                 let recv = matches!(op, Op::Recv | Op::Irecv) || spec.name == "Recv_init";
                 let a = p2p_args(if recv { "source" } else { "dest" });
-                self.p2p_call(r, call, op, spec.name == "Recv_init", a, sizes, status.as_ref());
+                self.p2p_call(call, op, spec.name == "Recv_init", a, sizes, status.as_ref());
             }
             Op::Sendrecv => {
-                let c = self.comm(r, handle("comm"));
+                let c = self.comm(handle("comm"));
                 self.post(
-                    r,
                     call,
                     call,
                     P2pDir::Send,
@@ -798,7 +857,6 @@ impl Builder {
                     bytes("sendcount", "sendtype"),
                 );
                 let op = self.post(
-                    r,
                     call,
                     call,
                     P2pDir::Recv,
@@ -808,14 +866,13 @@ impl Builder {
                     bytes("recvcount", "recvtype"),
                 );
                 if let (Some(op), Some(s)) = (op, status) {
-                    self.resolve_recv(r, op, &s);
+                    self.resolve_recv(op, &s);
                 }
             }
             Op::SendrecvReplace => {
-                let c = self.comm(r, handle("comm"));
+                let c = self.comm(handle("comm"));
                 let b = bytes("count", "datatype");
                 self.post(
-                    r,
                     call,
                     call,
                     P2pDir::Send,
@@ -825,7 +882,6 @@ impl Builder {
                     b,
                 );
                 let op = self.post(
-                    r,
                     call,
                     call,
                     P2pDir::Recv,
@@ -835,19 +891,19 @@ impl Builder {
                     b,
                 );
                 if let (Some(op), Some(s)) = (op, status) {
-                    self.resolve_recv(r, op, &s);
+                    self.resolve_recv(op, &s);
                 }
             }
-            Op::Start => self.start(r, call, int("request") as i32),
+            Op::Start => self.start(call, int("request") as i32),
             Op::Startall => {
                 for &req in rec.ints("requests").unwrap_or(&[]) {
-                    self.start(r, call, req);
+                    self.start(call, req);
                 }
             }
-            Op::Wait => self.complete(r, int("request") as i32, call, status.as_ref()),
+            Op::Wait => self.complete(int("request") as i32, call, status.as_ref()),
             Op::Test => {
                 if int("flag") != 0 {
-                    self.complete(r, int("request") as i32, call, status.as_ref());
+                    self.complete(int("request") as i32, call, status.as_ref());
                 }
             }
             Op::WaitOrTestAny => {
@@ -855,12 +911,12 @@ impl Builder {
                 let idx = int("index");
                 let done = spec.name == "Waitany" || int("flag") != 0;
                 if done && idx >= 0 && (idx as usize) < reqs.len() {
-                    self.complete(r, reqs[idx as usize], call, status.as_ref());
+                    self.complete(reqs[idx as usize], call, status.as_ref());
                 }
             }
             Op::WaitOrTestAll => {
                 if spec.name == "Waitall" || int("flag") != 0 {
-                    self.complete_all(r, call, rec.ints("requests").unwrap_or(&[]), rec.statuses());
+                    self.complete_all(call, rec.ints("requests").unwrap_or(&[]), rec.statuses());
                 }
             }
             Op::WaitOrTestSome => {
@@ -868,50 +924,50 @@ impl Builder {
                 let st = rec.statuses();
                 for (j, &i) in rec.ints("indices").unwrap_or(&[]).iter().enumerate() {
                     if i >= 0 && (i as usize) < reqs.len() {
-                        self.complete(r, reqs[i as usize], call, st.get(j));
+                        self.complete(reqs[i as usize], call, st.get(j));
                     }
                 }
             }
             Op::RequestFree => {
                 let req = int("request") as i32;
-                self.ranks[r as usize].pending.remove(req);
-                self.ranks[r as usize].persistent.remove(&req);
+                self.st.pending.remove(req);
+                self.st.persistent.remove(&req);
             }
             Op::CommDup => {
-                self.derive(r, handle("oldcomm"), handle("newcomm"), How::Dup);
+                self.derive(handle("oldcomm"), handle("newcomm"), How::Dup);
             }
             Op::CommSplit => {
                 let color = int("color") as i32;
-                if let Some(c) = self.derive(r, handle("oldcomm"), handle("newcomm"), How::Split(color)) {
-                    self.infos[c as usize].split.push((int("key") as i32, r));
+                if let Some(c) = self.derive(handle("oldcomm"), handle("newcomm"), How::Split(color)) {
+                    self.comms.infos[c as usize].split.push((int("key") as i32, self.rank));
                 }
             }
             Op::CommCreate => {
-                let g = self.group(r, handle("group"));
-                if let Some(c) = self.derive(r, handle("oldcomm"), handle("newcomm"), How::Create) {
-                    self.infos[c as usize].group.get_or_insert(g);
+                let g = self.group(handle("group"));
+                if let Some(c) = self.derive(handle("oldcomm"), handle("newcomm"), How::Create) {
+                    self.comms.infos[c as usize].group.get_or_insert(g);
                 }
             }
             Op::CartCreate => {
                 let dims = rec.ints("dims").unwrap_or(&[]).to_vec();
                 let n = dims.iter().map(|&d| d.max(0) as u64).fold(1u64, u64::saturating_mul);
-                if let Some(c) = self.derive(r, handle("oldcomm"), handle("newcomm"), How::Cart) {
-                    self.infos[c as usize]
+                if let Some(c) = self.derive(handle("oldcomm"), handle("newcomm"), How::Cart) {
+                    self.comms.infos[c as usize]
                         .size
                         .get_or_insert(n.min(usize::MAX as u64) as usize);
-                    self.infos[c as usize].cart_dims.get_or_insert(dims);
+                    self.comms.infos[c as usize].cart_dims.get_or_insert(dims);
                 }
             }
             Op::CartSub => {
                 let remain = rec.ints("remain_dims").unwrap_or(&[]).to_vec();
-                if let Some(c) = self.derive(r, handle("oldcomm"), handle("newcomm"), How::CartSub(r)) {
-                    self.infos[c as usize].remain_dims = Some(remain);
+                if let Some(c) = self.derive(handle("oldcomm"), handle("newcomm"), How::CartSub(self.rank)) {
+                    self.comms.infos[c as usize].remain_dims = Some(remain);
                 }
             }
             Op::GraphCreate => {
                 let n = int("nodes").max(0) as usize;
-                if let Some(c) = self.derive(r, handle("oldcomm"), handle("newcomm"), How::Graph) {
-                    self.infos[c as usize].size.get_or_insert(n);
+                if let Some(c) = self.derive(handle("oldcomm"), handle("newcomm"), How::Graph) {
+                    self.comms.infos[c as usize].size.get_or_insert(n);
                 }
             }
             Op::Untracked => {
@@ -924,29 +980,29 @@ impl Builder {
                     "MPI_{} is not followed: operations on the communicators it creates are left out",
                     spec.name
                 ));
-                self.derive(r, handle(old), handle(new), How::Untracked(spec.name));
+                self.derive(handle(old), handle(new), How::Untracked(spec.name));
             }
             Op::CommFree => {
                 let h = handle("comm");
-                self.ranks[r as usize].comms.remove(&h);
-                self.ranks[r as usize].last_comm = None;
+                self.st.comms.remove(&h);
+                self.st.last_comm = None;
             }
             Op::CommGroup => {
-                let c = self.comm(r, handle("comm"));
-                self.set_group(r, handle("group"), GroupExpr::OfComm(c));
+                let c = self.comm(handle("comm"));
+                self.set_group(handle("group"), GroupExpr::OfComm(c));
             }
             Op::GroupInclExcl => {
-                let g = Box::new(self.group(r, handle("group")));
+                let g = Box::new(self.group(handle("group")));
                 let ranks = rec.ints("ranks").unwrap_or(&[]).to_vec();
                 let e = if spec.name == "Group_incl" {
                     GroupExpr::Incl(g, ranks)
                 } else {
                     GroupExpr::Excl(g, ranks)
                 };
-                self.set_group(r, handle("newgroup"), e);
+                self.set_group(handle("newgroup"), e);
             }
             Op::GroupRange => {
-                let g = Box::new(self.group(r, handle("group")));
+                let g = Box::new(self.group(handle("group")));
                 let ranges = match rec.arg("ranges") {
                     Some(Value::IntRows(v)) => v.clone(),
                     _ => Vec::new(),
@@ -956,28 +1012,28 @@ impl Builder {
                 } else {
                     GroupExpr::RangeExcl(g, ranges)
                 };
-                self.set_group(r, handle("newgroup"), e);
+                self.set_group(handle("newgroup"), e);
             }
             Op::GroupCombine => {
-                let a = Box::new(self.group(r, handle("group1")));
-                let b = Box::new(self.group(r, handle("group2")));
+                let a = Box::new(self.group(handle("group1")));
+                let b = Box::new(self.group(handle("group2")));
                 let e = match spec.name {
                     "Group_union" => GroupExpr::Union(a, b),
                     "Group_intersection" => GroupExpr::Intersection(a, b),
                     _ => GroupExpr::Difference(a, b),
                 };
-                self.set_group(r, handle("newgroup"), e);
+                self.set_group(handle("newgroup"), e);
             }
             Op::GroupFree => {
                 let h = handle("group");
-                self.ranks[r as usize].groups.remove(&h);
+                self.st.groups.remove(&h);
             }
-            Op::Collective(op) => self.collective(r, call, op, rec, &size),
+            Op::Collective(op) => self.collective(call, op, rec, &size),
             Op::Other => {}
         }
     }
 
-    fn collective(&mut self, r: Rank, call: CallIdx, op: CollectiveOp, rec: &Record, size: &dyn Fn(i64) -> u64) {
+    fn collective(&mut self, call: CallIdx, op: CollectiveOp, rec: &Record, size: &dyn Fn(i64) -> u64) {
         let int = |n: &str| rec.int(n).unwrap_or(0);
         let b = |count: &str, dt: &str| (int(count).max(0) as u64).saturating_mul(size(int(dt)));
         let sum = |counts: &str, dt: &str| -> u64 {
@@ -1073,16 +1129,21 @@ impl Builder {
             },
             CollectiveOp::Other => plain(0, 0),
         };
-        let comm = self.comm(r, rec.int("comm").unwrap_or(COMM_WORLD as i64) as u16);
-        self.trace.push_collective(r, call, op, comm, NO_ROOT, 0, 0);
-        self.ranks[r as usize].coll_fix.push((root, bytes));
+        let comm = self.comm(rec.int("comm").unwrap_or(COMM_WORLD as i64) as u16);
+        let c = &mut self.rt.collectives;
+        c.call.push(call);
+        c.op.push(op);
+        c.comm.push(comm);
+        c.root.push(NO_ROOT);
+        c.bytes_sent.push(0);
+        c.bytes_recv.push(0);
+        self.st.unresolved.coll_fix.push((root, bytes));
     }
 
     #[inline]
     #[allow(clippy::too_many_arguments)]
     fn post(
         &mut self,
-        r: Rank,
         call: CallIdx,
         complete: CallIdx,
         dir: P2pDir,
@@ -1100,50 +1161,56 @@ impl Builder {
         } else {
             tag
         };
-        self.trace
-            .push_p2p(r, call, complete, dir, peer as u32, tag, comm, bytes);
-        let op = self.trace.ranks[r as usize].p2p.len() - 1;
+        let p = &mut self.rt.p2p;
+        let op = p.len();
+        p.post.push(call);
+        p.complete.push(complete);
+        p.dir.push(dir);
+        p.peer.push(peer as u32);
+        p.tag.push(tag);
+        p.comm.push(comm);
+        p.bytes.push(bytes);
         if peer == DUMPI_ANY {
-            self.ranks[r as usize].wildcards.push(op);
+            self.st.unresolved.wildcards.push(op);
         }
         Some(op)
     }
 
     #[inline]
-    fn track(&mut self, r: Rank, request: i32, op: Option<usize>) {
+    fn track(&mut self, request: i32, op: Option<usize>) {
         if let Some(op) = op {
-            self.ranks[r as usize].pending.insert(request, op);
+            self.st.pending.insert(request, op);
         }
     }
 
-    fn start(&mut self, r: Rank, call: CallIdx, request: i32) {
-        let Some(t) = self.ranks[r as usize].persistent.get(&request).copied() else {
+    fn start(&mut self, call: CallIdx, request: i32) {
+        let Some(t) = self.st.persistent.get(&request).copied() else {
             return;
         };
-        let op = self.post(r, call, NOT_COMPLETED, t.dir, t.peer, t.tag, t.comm, t.bytes);
-        self.track(r, request, op);
+        let op = self.post(call, NOT_COMPLETED, t.dir, t.peer, t.tag, t.comm, t.bytes);
+        self.track(request, op);
     }
 
     #[inline]
-    fn complete(&mut self, r: Rank, request: i32, call: CallIdx, status: Option<&Status>) {
-        let Some(op) = self.ranks[r as usize].pending.remove(request) else {
+    fn complete(&mut self, request: i32, call: CallIdx, status: Option<&Status>) {
+        let Some(op) = self.st.pending.remove(request) else {
             return;
         };
-        self.trace.ranks[r as usize].p2p.complete[op] = call;
+        self.rt.p2p.complete[op] = call;
         if let Some(s) = status {
-            if self.trace.ranks[r as usize].p2p.dir[op] == P2pDir::Recv {
-                self.resolve_recv(r, op, s);
+            if self.rt.p2p.dir[op] == P2pDir::Recv {
+                self.resolve_recv(op, s);
             }
         }
     }
 
     /// Use a receive's status where it is plausible: the source for a wildcard receive, the tag
     /// for a wildcard tag, and the bytes actually received (at most the posted buffer).
-    fn resolve_recv(&mut self, r: Rank, op: usize, s: &Status) {
+    fn resolve_recv(&mut self, op: usize, s: &Status) {
         if s.cancelled != 0 || s.source < 0 {
             return;
         }
-        let p = &mut self.trace.ranks[r as usize].p2p;
+        let p = &mut self.rt.p2p;
         if p.peer[op] as i32 == DUMPI_ANY {
             p.peer[op] = s.source as u32;
         } else if p.peer[op] as i32 != s.source {
@@ -1157,10 +1224,10 @@ impl Builder {
         }
     }
 
-    fn user_function(&mut self, r: Rank, rec: &Record, time: u64) {
-        self.trace.ranks[r as usize].extend_span(time, time);
+    fn user_function(&mut self, rec: &Record, time: u64) {
+        self.rt.extend_span(time, time);
         let addr = rec.int("fn").unwrap_or(0) as u64;
-        let st = &mut self.ranks[r as usize];
+        let st = &mut self.st;
         if rec.call == FUNCTION_ENTER {
             if st.regions.len() >= MAX_CALLPATH_DEPTH {
                 st.regions_overflow += 1;
@@ -1170,7 +1237,7 @@ impl Builder {
                 Some(n) => n.clone(),
                 None => format!("0x{addr:x}"),
             };
-            let region = self.trace.regions.intern(&name);
+            let region = self.regions.intern(&name);
             st.regions.push(region);
         } else if st.regions_overflow > 0 {
             st.regions_overflow -= 1;
@@ -1182,9 +1249,9 @@ impl Builder {
             NO_CALLPATH
         } else if let Some(&id) = self.callpath_ids.get(&st.regions) {
             id
-        } else if self.trace.callpaths.len() < MAX_CALLPATHS {
-            self.trace.callpaths.push(st.regions.clone());
-            let id = (self.trace.callpaths.len() - 1) as CallpathId;
+        } else if self.callpaths.len() < MAX_CALLPATHS {
+            self.callpaths.push(st.regions.clone());
+            let id = (self.callpaths.len() - 1) as CallpathId;
             self.callpath_ids.insert(st.regions.clone(), id);
             id
         } else {
@@ -1192,16 +1259,16 @@ impl Builder {
         };
     }
 
-    fn perf(&mut self, r: Rank, file: &BinFile, rec: &Record, enter: u64, exit: u64) {
+    fn perf(&mut self, file: &BinFile, rec: &Record, enter: u64, exit: u64) {
         for (i, &(at_entry, at_exit)) in rec.perf.iter().enumerate() {
             let label = file
                 .perf_labels
                 .get(i)
                 .cloned()
                 .unwrap_or_else(|| format!("PAPI counter {i}"));
-            let m = self.trace.metrics.intern(&label);
-            let rt = &mut self.trace.ranks[r as usize];
-            let series = *self.ranks[r as usize].metric_index.entry(m).or_insert_with(|| {
+            let m = self.metrics.intern(&label);
+            let rt = &mut self.rt;
+            let series = *self.st.metric_index.entry(m).or_insert_with(|| {
                 rt.metrics.push(MetricSamples {
                     metric: m,
                     ..Default::default()
@@ -1212,6 +1279,111 @@ impl Builder {
             s.time.extend([enter, exit]);
             s.value.extend([at_entry as f64, at_exit as f64]);
         }
+    }
+}
+
+/// Merges the ranks' parts in rank order, then resolves communicators.
+pub(crate) struct Builder {
+    trace: Trace,
+    comms: Derivations,
+    ranks: Vec<Unresolved>,
+    warnings: HashMap<String, u64>,
+    min_time: u64,
+    callpath_ids: HashMap<Vec<u32>, CallpathId>,
+    /// Communicator member entries stored so far, and the most allowed for this input.
+    members_stored: usize,
+    members_budget: usize,
+}
+
+impl Builder {
+    pub fn new(source: &str, n: u32) -> Builder {
+        let mut b = Builder {
+            trace: Trace::new("dumpi", source, n),
+            comms: Derivations::default(),
+            ranks: (0..n).map(|_| Unresolved::default()).collect(),
+            warnings: HashMap::new(),
+            min_time: u64::MAX,
+            callpath_ids: HashMap::new(),
+            members_stored: 0,
+            members_budget: 0,
+        };
+        b.comms.intern(Derivation::World);
+        b
+    }
+
+    fn warn(&mut self, msg: String) {
+        *self.warnings.entry(msg).or_default() += 1;
+    }
+
+    /// Add a rank's part: its names, call paths, metrics and communicator derivations are
+    /// interned in the part's first-use order, and its columns renumbered to the trace's ids.
+    /// Parts must come in rank order for the ids to be those of a read in rank order.
+    pub fn merge(&mut self, part: RankPart) {
+        let functions: Vec<FuncId> = part.functions.iter().map(|n| self.trace.functions.intern(n)).collect();
+        let regions: Vec<RegionId> = part.regions.iter().map(|n| self.trace.regions.intern(n)).collect();
+        let callpaths: Vec<CallpathId> = part
+            .callpaths
+            .iter()
+            .map(|local| {
+                let path: Vec<RegionId> = local.iter().map(|&g| regions[g as usize]).collect();
+                if let Some(&id) = self.callpath_ids.get(&path) {
+                    id
+                } else if self.trace.callpaths.len() < MAX_CALLPATHS {
+                    let id = self.trace.callpaths.len() as CallpathId;
+                    self.trace.callpaths.push(path.clone());
+                    self.callpath_ids.insert(path, id);
+                    id
+                } else {
+                    NO_CALLPATH
+                }
+            })
+            .collect();
+        let metrics: Vec<u32> = part.metrics.iter().map(|n| self.trace.metrics.intern(n)).collect();
+        // A derivation's parent is always interned before it, so one pass renumbers both.
+        let mut comms: Vec<u32> = Vec::with_capacity(part.comms.list.len());
+        for d in part.comms.list {
+            let d = match d {
+                Derivation::Derived { parent, seq, how } => Derivation::Derived {
+                    parent: comms[parent as usize],
+                    seq,
+                    how,
+                },
+                other => other,
+            };
+            comms.push(self.comms.intern(d));
+        }
+        for (&id, info) in comms.iter().zip(part.comms.infos) {
+            let into = &mut self.comms.infos[id as usize];
+            into.split.extend(info.split);
+            if let Some(g) = info.group {
+                into.group.get_or_insert_with(|| g.renumbered(&comms));
+            }
+            if let Some(s) = info.size {
+                into.size.get_or_insert(s);
+            }
+            if let Some(d) = info.cart_dims {
+                into.cart_dims.get_or_insert(d);
+            }
+            if info.remain_dims.is_some() {
+                into.remain_dims = info.remain_dims;
+            }
+        }
+        let mut rt = part.trace;
+        renumber(&mut rt.calls.func, &functions);
+        renumber(&mut rt.calls.callpath, &callpaths);
+        renumber(&mut rt.p2p.comm, &comms);
+        renumber(&mut rt.collectives.comm, &comms);
+        for m in &mut rt.metrics {
+            m.metric = metrics[m.metric as usize];
+        }
+        for (w, count) in part.warnings {
+            *self.warnings.entry(w).or_default() += count;
+        }
+        self.min_time = self.min_time.min(part.min_time);
+        self.members_budget = self.members_budget.saturating_add(part.members_budget);
+        let r = part.rank as usize;
+        self.trace.ranks[r] = rt;
+        self.ranks[r] = part.unresolved;
     }
 
     /// Evaluate a group to world ranks, given the members of communicators resolved so far.
@@ -1241,7 +1413,7 @@ impl Builder {
         };
         Some(match g {
             GroupExpr::Empty => Vec::new(),
-            GroupExpr::OfComm(c) => self.infos[*c as usize].members.clone()?,
+            GroupExpr::OfComm(c) => self.comms.infos[*c as usize].members.clone()?,
             GroupExpr::Incl(b, idx) => pick(&self.eval(b)?, idx)?,
             GroupExpr::Excl(b, idx) => {
                 let base = self.eval(b)?;
@@ -1289,25 +1461,25 @@ impl Builder {
     pub fn finish(mut self) -> Trace {
         let n = self.trace.num_ranks();
         // Parents are always interned before their children, so one pass in id order suffices.
-        let mut comm_ids: Vec<Option<CommId>> = vec![None; self.derivations.len()];
+        let mut comm_ids: Vec<Option<CommId>> = vec![None; self.comms.list.len()];
         // Communicators derived per rank (Cart_sub and dups of them): the collective that made
         // them, so that the ranks of one sub-grid share one communicator id.
-        let mut per_rank_key: Vec<Option<Vec<u32>>> = vec![None; self.derivations.len()];
+        let mut per_rank_key: Vec<Option<Vec<u32>>> = vec![None; self.comms.list.len()];
         let mut per_rank_ids: HashMap<(Vec<u32>, Vec<Rank>), CommId> = HashMap::new();
-        for i in 0..self.derivations.len() {
-            if let Derivation::Derived { parent, seq, how } = &self.derivations[i] {
+        for i in 0..self.comms.list.len() {
+            if let Derivation::Derived { parent, seq, how } = &self.comms.list[i] {
                 per_rank_key[i] = match (how, &per_rank_key[*parent as usize]) {
                     (How::CartSub(_), None) => Some(vec![*parent, *seq]),
                     (How::Dup, Some(k)) => Some([k.as_slice(), &[u32::MAX, *seq]].concat()),
                     _ => None,
                 };
             }
-            let members = match self.derivations[i].clone() {
+            let members = match self.comms.list[i].clone() {
                 Derivation::World => Some((0..n).collect()),
                 Derivation::SelfOf(r) => Some(vec![r]),
                 Derivation::Unknown { .. } => None,
                 Derivation::Derived { parent, how, .. } => {
-                    let pm = self.infos[parent as usize].members.clone();
+                    let pm = self.comms.infos[parent as usize].members.clone();
                     let parent_per_rank = per_rank_key[parent as usize].is_some();
                     match (how, pm) {
                         (_, None) | (How::Untracked(_), _) => None,
@@ -1320,8 +1492,8 @@ impl Builder {
                             None
                         }
                         (How::CartSub(me), Some(pm)) => {
-                            let dims = self.infos[parent as usize].cart_dims.as_deref();
-                            let remain = self.infos[i].remain_dims.as_deref();
+                            let dims = self.comms.infos[parent as usize].cart_dims.as_deref();
+                            let remain = self.comms.infos[i].remain_dims.as_deref();
                             match (dims, remain) {
                                 (Some(d), Some(k)) => cart_sub_members(&pm, d, k, me),
                                 _ => None,
@@ -1331,7 +1503,7 @@ impl Builder {
                         (How::Split(_), Some(pm)) => {
                             let mut v: Vec<(i32, usize, Rank)> = Vec::new();
                             let mut ok = true;
-                            for &(key, w) in &self.infos[i].split {
+                            for &(key, w) in &self.comms.infos[i].split {
                                 match pm.iter().position(|&m| m == w) {
                                     Some(old) => v.push((key, old, w)),
                                     None => ok = false,
@@ -1340,9 +1512,9 @@ impl Builder {
                             v.sort();
                             ok.then(|| v.into_iter().map(|x| x.2).collect())
                         }
-                        (How::Create, Some(_)) => self.infos[i].group.as_ref().and_then(|g| self.eval(g)),
+                        (How::Create, Some(_)) => self.comms.infos[i].group.as_ref().and_then(|g| self.eval(g)),
                         (How::Cart | How::Graph, Some(pm)) => {
-                            let k = self.infos[i].size.unwrap_or(pm.len()).min(pm.len());
+                            let k = self.comms.infos[i].size.unwrap_or(pm.len()).min(pm.len());
                             Some(pm[..k].to_vec())
                         }
                     }
@@ -1359,8 +1531,8 @@ impl Builder {
                 other => other,
             };
             self.members_stored += members.as_ref().map_or(0, Vec::len);
-            self.infos[i].members = members.clone();
-            comm_ids[i] = match (&self.derivations[i], members) {
+            self.comms.infos[i].members = members.clone();
+            comm_ids[i] = match (&self.comms.list[i], members) {
                 (Derivation::World, _) => Some(tracelogic_model::COMM_WORLD),
                 (Derivation::SelfOf(_), Some(m)) => Some(self.trace.add_comm("MPI_COMM_SELF", m)),
                 (_, Some(m))
@@ -1413,7 +1585,7 @@ impl Builder {
             for (i, keep) in keep.iter_mut().enumerate() {
                 let local = p.peer[i] as i32;
                 let d = p.comm[i] as usize;
-                let members = self.infos[d].members.as_deref();
+                let members = self.comms.infos[d].members.as_deref();
                 match (comm_ids[d], members) {
                     (Some(cid), Some(m)) => {
                         p.comm[i] = cid;
@@ -1450,7 +1622,7 @@ impl Builder {
             let mut keep = vec![true; c.len()];
             for (i, (root, bytes)) in st.coll_fix.into_iter().enumerate() {
                 let d = c.comm[i] as usize;
-                let (Some(cid), Some(m)) = (comm_ids[d], self.infos[d].members.as_deref()) else {
+                let (Some(cid), Some(m)) = (comm_ids[d], self.comms.infos[d].members.as_deref()) else {
                     keep[i] = false;
                     continue;
                 };
@@ -1550,6 +1722,20 @@ impl Builder {
         }
         self.trace.normalise_order();
         self.trace
+    }
+}
+
+/// Replace every id of `column` by `map[id]` (ids outside `map`, such as [`NO_CALLPATH`], stay).
+/// Nothing is written when `map` is the identity, as it is for the first rank and usually for
+/// the others.
+fn renumber(column: &mut [u32], map: &[u32]) {
+    if map.iter().enumerate().all(|(i, &id)| id == i as u32) {
+        return;
+    }
+    for id in column {
+        if let Some(&to) = map.get(*id as usize) {
+            *id = to;
+        }
     }
 }
 

@@ -131,6 +131,23 @@ pub fn read(files: &[InputFile], progress: &mut dyn ProgressSink) -> Result<Trac
 /// [`read`], with every record decoded by the generic per-field loop when `general_only` (the
 /// tests check that the hot decoders give the same trace and the same errors).
 fn read_with(files: &[InputFile], progress: &mut dyn ProgressSink, general_only: bool) -> Result<Trace, FormatError> {
+    read_on_threads(files, progress, general_only, None)
+}
+
+/// Least bytes of rank files per reading thread: below this, starting threads costs more than
+/// it saves, and a small trace is read in rank order with progress inside every file.
+const MIN_BYTES_PER_THREAD: u64 = 1 << 20;
+
+/// [`read_with`] on `threads` threads (by default [`crate::parallel::reader_threads`], fewer
+/// for a small trace): the rank files are read on their own, then merged in rank order, so the
+/// trace and the error (the first failing file in rank order) do not depend on the number of
+/// threads (the tests compare 1 with several).
+fn read_on_threads(
+    files: &[InputFile],
+    progress: &mut dyn ProgressSink,
+    general_only: bool,
+    threads: Option<usize>,
+) -> Result<Trace, FormatError> {
     let metas: Vec<&InputFile> = files.iter().filter(|f| f.name.ends_with(".meta")).collect();
     let meta_file = match metas[..] {
         [m] => m,
@@ -148,32 +165,37 @@ fn read_with(files: &[InputFile], progress: &mut dyn ProgressSink, general_only:
     };
     let meta = parse_meta(meta_file)?;
     let bins = rank_files(meta_file, &meta, files)?;
-    let bytes_total: u64 = bins.iter().map(|f| f.bytes.len() as u64).sum();
+    let sizes: Vec<u64> = bins.iter().map(|f| f.bytes.len() as u64).collect();
+    let bytes_total: u64 = sizes.iter().sum();
+    let threads = threads.unwrap_or_else(|| {
+        let most = usize::try_from(bytes_total / MIN_BYTES_PER_THREAD).unwrap_or(usize::MAX);
+        crate::parallel::reader_threads().min(most).max(1)
+    });
     let source = meta_file.name.strip_suffix(".meta").unwrap_or(&meta_file.name);
+    let parts = crate::parallel::map_files(
+        &bins,
+        &sizes,
+        threads,
+        &|r| format!("reading rank {r}"),
+        &|r| bins[r].name.clone(),
+        progress,
+        |r, f, advance| {
+            let bin = raw::BinFile::parse(&f.name, &f.bytes)?;
+            build::read_rank(r as u32, &bin, general_only, advance)
+        },
+    )?;
     let mut b = build::Builder::new(source, meta.numprocs);
-    b.general_only = general_only;
-    let mut bytes_done = 0u64;
     let mut header0 = None;
     let mut coords: Vec<String> = Vec::new();
-    for (r, f) in bins.iter().enumerate() {
-        let p = Progress {
-            stage: format!("reading rank {r}"),
-            bytes_done,
-            bytes_total,
-        };
-        if !progress.report(&p) {
-            return Err(FormatError::cancelled(&f.name));
-        }
-        let bin = raw::BinFile::parse(&f.name, &f.bytes)?;
-        b.read_rank(r as u32, &bin, bytes_done, bytes_total, progress)?;
-        if !bin.header.mesh_coords.is_empty() {
-            let c: Vec<String> = bin.header.mesh_coords.iter().map(|x| x.to_string()).collect();
+    for (r, part) in parts.into_iter().enumerate() {
+        if !part.header.mesh_coords.is_empty() {
+            let c: Vec<String> = part.header.mesh_coords.iter().map(|x| x.to_string()).collect();
             coords.push(format!("{r}:{}", c.join(",")));
         }
         if header0.is_none() {
-            header0 = Some(bin.header.clone());
+            header0 = Some(part.header.clone());
         }
-        bytes_done += f.bytes.len() as u64;
+        b.merge(part);
     }
     let mut trace = b.finish();
     for (k, v) in &meta.entries {

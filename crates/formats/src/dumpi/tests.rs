@@ -1,7 +1,7 @@
 //! The hot decoders against the generic per-field loop: the same files read both ways must give
 //! the same trace, and the same error for every truncation.
 
-use super::{read_with, write};
+use super::{read_on_threads, read_with, write};
 use crate::{InputFile, NoProgress};
 use tracelogic_model::{CollectiveOp, P2pDir, Trace, COMM_WORLD, NOT_COMPLETED, NO_CALLPATH, NO_ROOT};
 use tracelogic_synth::{generate, CollectiveSpec, Spec, Style, TopologySpec};
@@ -237,5 +237,219 @@ fn records_cut_inside_a_hot_layout_give_the_same_error() {
                 .map(|e| e.to_string());
             assert_eq!(fast, general, "record at {} cut at {cut}", w[0]);
         }
+    }
+}
+
+/// The trace read on one thread and on several, as JSON; both reads must succeed.
+fn on_threads(files: &[InputFile], threads: usize) -> String {
+    let t = read_on_threads(files, &mut NoProgress, false, Some(threads))
+        .unwrap_or_else(|e| panic!("{threads} thread(s): {e}"));
+    serde_json::to_string(&t).expect("serialises")
+}
+
+/// The error of a read on `threads` threads (the read must fail).
+fn error_on_threads(files: &[InputFile], threads: usize) -> String {
+    match read_on_threads(files, &mut NoProgress, false, Some(threads)) {
+        Ok(_) => panic!("{threads} thread(s): a broken file was read"),
+        Err(e) => e.to_string(),
+    }
+}
+
+/// Every DUMPI trace among the shared samples, as its files sorted by name.
+fn dumpi_samples() -> Vec<(String, Vec<InputFile>)> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/samples");
+    let mut out = Vec::new();
+    let Ok(dirs) = std::fs::read_dir(&root) else {
+        return out;
+    };
+    let mut dirs: Vec<_> = dirs.filter_map(|e| e.ok()).map(|e| e.path()).collect();
+    dirs.sort();
+    for dir in dirs.into_iter().filter(|d| d.is_dir()) {
+        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        let mut files: Vec<InputFile> = entries
+            .filter_map(|e| e.ok())
+            .filter(|e| e.path().is_file())
+            .filter(|e| {
+                let n = e.file_name().to_string_lossy().into_owned();
+                n.ends_with(".bin") || n.ends_with(".meta")
+            })
+            .filter_map(|e| {
+                let bytes = std::fs::read(e.path()).ok()?;
+                Some(InputFile::new(e.file_name().to_string_lossy().into_owned(), bytes))
+            })
+            .collect();
+        if files.iter().any(|f| f.name.ends_with(".meta")) {
+            files.sort_by(|a, b| a.name.cmp(&b.name));
+            out.push((
+                dir.file_name().unwrap_or_default().to_string_lossy().into_owned(),
+                files,
+            ));
+        }
+    }
+    out
+}
+
+#[test]
+fn ranks_read_in_parallel_give_the_sequential_trace_on_the_real_samples() {
+    let samples = dumpi_samples();
+    assert!(
+        samples.len() >= 5,
+        "expected the five DUMPI samples, found {}",
+        samples.len()
+    );
+    for (dir, files) in &samples {
+        let one = on_threads(files, 1);
+        for threads in [2, 3, 8] {
+            assert!(
+                one == on_threads(files, threads),
+                "{dir}: {threads} threads differ from one"
+            );
+        }
+    }
+}
+
+/// A generated trace with communicators split off `MPI_COMM_WORLD` (rows and columns of the
+/// grid, a duplicate of the rows), collectives and messages on them, and names, call paths and
+/// communicators first used in a different order on odd ranks, so that merging renumbers them.
+fn generated_with_communicators(topology: &str, style: Style, width: u32) -> Trace {
+    let mut t = generate(&spec(topology, style)).expect("generates");
+    let n = t.num_ranks();
+    let rows: Vec<u32> = (0..n.div_ceil(width))
+        .map(|row| {
+            t.add_comm(
+                &format!("row {row}"),
+                (row * width..((row + 1) * width).min(n)).collect(),
+            )
+        })
+        .collect();
+    let cols: Vec<u32> = (0..width)
+        .map(|col| t.add_comm(&format!("column {col}"), (col..n).step_by(width as usize).collect()))
+        .collect();
+    let solve = t.regions.intern("solve");
+    let halo = t.regions.intern("halo");
+    let deep = t.intern_callpath(&[solve, halo]);
+    let shallow = t.intern_callpath(&[halo]);
+    for r in 0..n {
+        let (row, col) = (rows[(r / width) as usize], cols[(r % width) as usize]);
+        let mut now = t.ranks[r as usize].span.map_or(0, |s| s.1) + 1_000;
+        let mut call = |t: &mut Trace, name: &str, callpath: u32| {
+            now += 500;
+            t.push_call(r, name, now, now + 200, callpath, 0)
+        };
+        let odd = r % 2 == 1;
+        let order: [(u32, CollectiveOp, &str, u32); 2] = [
+            (row, CollectiveOp::Bcast, "MPI_Bcast", deep),
+            (col, CollectiveOp::Allreduce, "MPI_Allreduce", shallow),
+        ];
+        for i in 0..2 {
+            let (comm, op, name, cp) = order[if odd { 1 - i } else { i }];
+            let c = call(&mut t, name, cp);
+            let members = t.comms[comm as usize].members.clone();
+            let root = if op == CollectiveOp::Bcast { members[0] } else { NO_ROOT };
+            let (sent, recv) = match op {
+                CollectiveOp::Bcast if root == r => (256, 0),
+                CollectiveOp::Bcast => (0, 256),
+                _ => (64, 64),
+            };
+            t.push_collective(r, c, op, comm, root, sent, recv);
+        }
+        // A message along the row to the next member, if any, received from the previous one.
+        let members = t.comms[row as usize].members.clone();
+        let me = members.iter().position(|&m| m == r).expect("member of its row");
+        if let Some(&next) = members.get(me + 1) {
+            let s = call(&mut t, "MPI_Send", NO_CALLPATH);
+            t.push_p2p(r, s, s, P2pDir::Send, next, 99, row, 48);
+        }
+        if me > 0 {
+            let q = call(&mut t, "MPI_Recv", deep);
+            t.push_p2p(r, q, q, P2pDir::Recv, members[me - 1], 99, row, 48);
+        }
+    }
+    t
+}
+
+#[test]
+fn ranks_read_in_parallel_give_the_sequential_trace_on_generated_traces() {
+    for (topology, style, width) in [
+        ("torus:4x4", Style::Isend, 4),
+        ("grid:3x4", Style::Sendrecv, 4),
+        ("grid:4x3", Style::Blocking, 3),
+        ("grid:4x4", Style::Wavefront, 4),
+    ] {
+        let trace = generated_with_communicators(topology, style, width);
+        let files = write(&trace, "t");
+        let one = on_threads(&files, 1);
+        let read: Trace = serde_json::from_str(&one).expect("parses back");
+        assert!(
+            read.comms.len() > width as usize,
+            "{topology}: communicators not read back"
+        );
+        assert!(read.callpaths.len() >= 2, "{topology}: call paths not read back");
+        let on_rows = read
+            .ranks
+            .iter()
+            .flat_map(|r| &r.collectives.comm)
+            .filter(|&&c| c != COMM_WORLD);
+        assert!(on_rows.count() > 0, "{topology}: no collective on a split communicator");
+        for threads in [2, 3, 8] {
+            assert!(
+                one == on_threads(&files, threads),
+                "{topology} {style:?}: {threads} threads differ from one"
+            );
+        }
+    }
+}
+
+/// The files of a generated 16-rank trace and the index of rank `r`'s file.
+fn sixteen_rank_files() -> (Vec<InputFile>, impl Fn(&[InputFile], u32) -> usize) {
+    let files = write(&generated_with_communicators("torus:4x4", Style::Isend, 4), "t");
+    let at = |files: &[InputFile], r: u32| {
+        files
+            .iter()
+            .position(|f| f.name.ends_with(&format!("-{r:04}.bin")))
+            .expect("rank file")
+    };
+    (files, at)
+}
+
+#[test]
+fn a_broken_rank_file_in_the_middle_gives_the_sequential_error_on_every_thread_count() {
+    let (files, at) = sixteen_rank_files();
+    let i = at(&files, 7);
+    let whole = files[i].bytes.clone();
+    let mut flipped = whole.clone();
+    // The first record's call id: an id no DUMPI call has.
+    let first = super::raw::BinFile::parse(&files[i].name, &whole)
+        .expect("parses")
+        .records()
+        .next()
+        .expect("a record")
+        .expect("decodes")
+        .offset as usize;
+    flipped[first..first + 2].copy_from_slice(&0xfff0u16.to_be_bytes());
+    for broken in [whole[..whole.len() / 2].to_vec(), whole[..40].to_vec(), flipped] {
+        let mut set = files.clone();
+        set[i] = InputFile::new(files[i].name.clone(), broken);
+        let one = error_on_threads(&set, 1);
+        assert!(one.contains("t-0007.bin"), "the error names the broken file: {one}");
+        for threads in [2, 3, 8] {
+            assert_eq!(one, error_on_threads(&set, threads), "{threads} threads");
+        }
+    }
+}
+
+#[test]
+fn of_two_broken_rank_files_the_first_in_rank_order_is_the_error() {
+    let (files, at) = sixteen_rank_files();
+    let mut set = files.clone();
+    for r in [5, 12] {
+        let i = at(&files, r);
+        let cut = files[i].bytes.len() * 2 / 3;
+        set[i] = InputFile::new(files[i].name.clone(), files[i].bytes[..cut].to_vec());
+    }
+    let one = error_on_threads(&set, 1);
+    assert!(one.contains("t-0005.bin"), "rank 5's file is the error: {one}");
+    for threads in [2, 3, 8, 16] {
+        assert_eq!(one, error_on_threads(&set, threads), "{threads} threads");
     }
 }
