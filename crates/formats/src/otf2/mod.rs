@@ -23,6 +23,7 @@ mod writer;
 pub use archive::Archive;
 pub use writer::{write, write_with_chunk_size};
 
+use crate::parallel::reader_threads;
 use crate::{FormatError, InputFile, Progress, ProgressSink};
 use tracelogic_model::Trace;
 
@@ -30,13 +31,32 @@ use tracelogic_model::Trace;
 /// `traces.def`, `traces/0.evt`, `traces/0.def`...); other files in the set are ignored.
 ///
 /// Refuses compressed and SION archives. Every error names the file and the byte offset.
+///
+/// Natively the locations of different ranks are decoded on [`reader_threads`] threads when
+/// the archive is large enough for it to pay; the trace is the same with any number of threads.
 pub fn read(files: &[InputFile], progress: &mut dyn ProgressSink) -> Result<Trace, FormatError> {
-    read_with(files, progress, false)
+    let event_bytes: u64 = files
+        .iter()
+        .filter(|f| f.name.ends_with(".evt"))
+        .map(|f| f.bytes.len() as u64)
+        .sum();
+    let threads = if event_bytes < model::PARALLEL_FROM_BYTES {
+        1
+    } else {
+        reader_threads()
+    };
+    read_with(files, progress, false, threads)
 }
 
-/// [`read`], with every event decoded by the general decoder when `general_only` (the tests
-/// check that the direct path for the hot records gives the same trace and the same errors).
-fn read_with(files: &[InputFile], progress: &mut dyn ProgressSink, general_only: bool) -> Result<Trace, FormatError> {
+/// [`read`] on `threads` threads, with every event decoded by the general decoder when
+/// `general_only` (the tests check that the direct path for the hot records and any number of
+/// threads give the same trace and the same errors).
+fn read_with(
+    files: &[InputFile],
+    progress: &mut dyn ProgressSink,
+    general_only: bool,
+    threads: usize,
+) -> Result<Trace, FormatError> {
     let start = Progress {
         stage: "reading OTF2 definitions".into(),
         bytes_done: 0,
@@ -46,5 +66,5 @@ fn read_with(files: &[InputFile], progress: &mut dyn ProgressSink, general_only:
         return Err(FormatError::cancelled("(otf2 archive)"));
     }
     let archive = Archive::open(files)?;
-    model::build(&archive, progress, general_only)
+    model::build(&archive, progress, general_only, threads)
 }

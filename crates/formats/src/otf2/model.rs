@@ -5,11 +5,13 @@
 use super::archive::Archive;
 use super::defs::{GlobalDefs, UNDEFINED_U32};
 use super::events::{EventKind, LocationEvents, P2pPayload};
+use crate::parallel::map_files;
 use crate::{FormatError, Progress, ProgressSink};
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use tracelogic_model::{
-    CallIdx, CallKind, CallpathId, CollectiveOp, CommId, FuncId, Location, MetricSamples, P2pDir, Rank, RankTrace,
-    RegionId, Time, Trace, ANY_SOURCE, COMM_WORLD, NOT_COMPLETED, NO_CALLPATH, NO_ROOT,
+    CallIdx, CallKind, CallpathId, CollectiveOp, CommId, Communicator, FuncId, Interner, Location, MetricSamples,
+    P2pDir, Rank, RankTrace, RegionId, Time, Trace, ANY_SOURCE, COMM_WORLD, NOT_COMPLETED, NO_CALLPATH, NO_ROOT,
 };
 
 /// Maps consulted on every event (communicators, requests): foldhash instead of SipHash, seeded
@@ -94,34 +96,141 @@ impl Clock {
 struct RegionInfo {
     name: String,
     mpi: bool,
-    trace_region: Option<RegionId>,
-    /// The interned MPI function and its kind, once a call of this region was seen.
+}
+
+/// What a part learnt about a region the first time one of its events named it.
+#[derive(Clone, Copy)]
+struct RegionSeen {
+    /// The part's region id of a user region ([`NO_REGION`] until seen).
+    trace_region: RegionId,
+    /// The part's interned MPI function and its kind, once a call of this region was seen.
     func: Option<(FuncId, CallKind)>,
 }
 
-/// Builds the model from an archive.
-struct Builder<'a> {
+/// `RegionSeen::trace_region` of a region not interned yet.
+const NO_REGION: RegionId = u32::MAX;
+
+/// Communicators with an index by (name, members), so adding one is not a linear search.
+#[derive(Default)]
+struct CommTable {
+    /// Id of `comms[0]`.
+    first: CommId,
+    comms: Vec<Communicator>,
+    index: HashMap<(String, Vec<Rank>), CommId>,
+}
+
+impl CommTable {
+    fn find(&self, key: &(String, Vec<Rank>)) -> Option<CommId> {
+        self.index.get(key).copied()
+    }
+
+    fn add(&mut self, key: (String, Vec<Rank>)) -> CommId {
+        if let Some(id) = self.find(&key) {
+            return id;
+        }
+        let id = self.first + self.comms.len() as CommId;
+        self.comms.push(Communicator {
+            name: key.0.clone(),
+            members: key.1.clone(),
+        });
+        self.index.insert(key, id);
+        id
+    }
+}
+
+/// What every part of the build reads and none changes: definitions, regions and the
+/// communicators the definitions give.
+struct Shared<'a> {
     archive: &'a Archive<'a>,
     defs: &'a GlobalDefs,
-    trace: Trace,
     clock: Clock,
     comms: FastMap<u32, CommMapping>,
     /// World ranks of the two groups of each inter-communicator.
     inter_groups: Vec<Vec<Rank>>,
-    self_comms: FastMap<Rank, CommId>,
+    /// The communicators of the definitions, `MPI_COMM_WORLD` first.
+    base_comms: CommTable,
     regions: Vec<RegionInfo>,
     /// Position of each region id in `regions` (`u32::MAX` for undefined ids), when the ids are
     /// dense enough to index directly; else the definitions' hash index is used.
     region_by_id: Vec<u32>,
-    callpaths: HashMap<Vec<RegionId>, CallpathId>,
-    callpath_storage: usize,
-    comm_index: HashMap<(String, Vec<Rank>), CommId>,
-    metric_series: Vec<HashMap<u32, usize>>,
-    requests: Vec<RankRequests>,
-    counters: Counters,
+    nranks: u32,
     /// Decode every event through the general decoder and its [`EventKind`] (the tests check
     /// that the direct path for the hot records gives the same trace).
     general_only: bool,
+}
+
+/// State of one build shared by the parts running at the same time.
+struct Run {
+    /// More than one part: a part whose call paths would pass the budget stops and asks for
+    /// the build in one part, which alone knows which paths come first.
+    several: bool,
+    /// Region ids held by the call paths of all parts.
+    callpath_storage: AtomicUsize,
+    /// Index of the earliest location whose read failed (`usize::MAX` if none): parts stop
+    /// before later locations, whose errors cannot come first.
+    failed_at: AtomicUsize,
+}
+
+/// The locations one part reads, in location order, and the ranks they belong to.
+struct PartSpec {
+    /// World rank of each of the part's rank slots.
+    ranks: Vec<Rank>,
+    /// (location index, rank slot) in location order.
+    locations: Vec<(usize, usize)>,
+}
+
+/// Location of the first use of each item a part interned, by table (the key that orders
+/// the items of all parts as a build in one part would have interned them).
+#[derive(Default)]
+struct FirstUse {
+    functions: Vec<u32>,
+    regions: Vec<u32>,
+    callpaths: Vec<u32>,
+    comms: Vec<u32>,
+    metrics: Vec<u32>,
+}
+
+/// The trace of some ranks, built from their locations alone: columns plus the names,
+/// call paths and communicators the part met, numbered in its own first-use order.
+#[derive(Default)]
+struct Part {
+    /// The ranks, by slot.
+    ranks: Vec<RankTrace>,
+    functions: Interner,
+    function_kinds: Vec<CallKind>,
+    regions: Interner,
+    callpaths: Vec<Vec<RegionId>>,
+    /// Communicators created by events (ids after the definitions' ones).
+    comms: CommTable,
+    metrics: Interner,
+    first_use: FirstUse,
+    /// The program's command line from the first ProgramBegin, and its location.
+    program: Option<(u32, String)>,
+    /// Warnings about single locations, with the location's index.
+    warnings: Vec<(u32, String)>,
+    counters: Counters,
+    /// The first failing location of the part and its error.
+    failure: Option<(usize, FormatError)>,
+    /// The call-path budget was exceeded with several parts: the build must be done in one.
+    over_budget: bool,
+}
+
+/// Builds one part from its locations' events.
+struct Builder<'s, 'a> {
+    shared: &'s Shared<'a>,
+    run: &'s Run,
+    part: Part,
+    /// Communicators first met in events (no MPI group in the definitions), as OTF2 id → id.
+    lazy_comms: FastMap<u32, CommId>,
+    self_comms: FastMap<Rank, CommId>,
+    regions: Vec<RegionSeen>,
+    callpath_index: HashMap<Vec<RegionId>, CallpathId>,
+    /// Per slot: metric id → its series in the rank's metrics.
+    metric_series: Vec<HashMap<u32, usize>>,
+    /// Per slot.
+    requests: Vec<RankRequests>,
+    /// Index of the location being read: the first-use key of what is interned now.
+    at_location: u32,
 }
 
 /// Oddities counted over the whole trace and reported once as warnings.
@@ -243,6 +352,8 @@ struct RankRequests {
 #[derive(Clone, Copy)]
 struct Here<'f> {
     rank: Rank,
+    /// The rank's slot in the part.
+    slot: usize,
     loc: u16,
     /// Event file name, for errors.
     file: &'f str,
@@ -264,61 +375,31 @@ fn is_mpi_region(name: &str, paradigm: u8) -> bool {
     paradigm == PARADIGM_MPI || name.starts_with("MPI_") || name.starts_with("PMPI_")
 }
 
-/// Build the trace of `archive`, reporting progress per location.
+/// Archives whose event and local definition files hold less than this many bytes are read on
+/// the calling thread whatever the threads asked: starting threads would cost more than it saves.
+pub(crate) const PARALLEL_FROM_BYTES: u64 = 1 << 20;
+
+/// Build the trace of `archive`.
+///
+/// With one thread every location is read in one part, in location order, with progress per
+/// location. With `threads > 1` the locations of each rank form a part (requests completed on
+/// another location of the rank and multi-location call order stay inside it); the parts are
+/// read on up to `threads` threads and merged in location order, each table's items in the
+/// order of their first use, so the trace (ids included) and the error are the ones the
+/// single-part read gives.
 pub(crate) fn build(
     archive: &Archive,
     progress: &mut dyn ProgressSink,
     general_only: bool,
+    threads: usize,
 ) -> Result<Trace, FormatError> {
     let defs = &archive.defs;
     let defs_name = archive.files[archive.defs_file].name.as_str();
     let (ranks_of_groups, nranks) = world_ranks(defs, defs_name)?;
     let mut trace = Trace::new("otf2", archive.anchor_name(), nranks);
     add_meta(archive, &mut trace);
-    let regions = defs
-        .regions
-        .items
-        .iter()
-        .map(|r| {
-            let name = defs.string(r.name).to_owned();
-            RegionInfo {
-                mpi: is_mpi_region(&name, r.paradigm),
-                name,
-                trace_region: None,
-                func: None,
-            }
-        })
-        .collect();
-    let mut region_by_id = Vec::new();
-    let max_id = defs.regions.items.iter().map(|r| r.id as usize).max().unwrap_or(0);
-    if max_id < 4 * defs.regions.items.len() + 1024 {
-        region_by_id = vec![u32::MAX; max_id + 1];
-        for (pos, r) in defs.regions.items.iter().enumerate() {
-            region_by_id[r.id as usize] = pos as u32;
-        }
-    }
-    let mut b = Builder {
-        archive,
-        defs,
-        clock: Clock {
-            offset: defs.clock.global_offset,
-            resolution: defs.clock.timer_resolution,
-        },
-        trace,
-        comms: FastMap::default(),
-        inter_groups: Vec::new(),
-        self_comms: FastMap::default(),
-        regions,
-        region_by_id,
-        callpaths: HashMap::new(),
-        callpath_storage: 0,
-        comm_index: HashMap::new(),
-        metric_series: vec![HashMap::new(); nranks as usize],
-        requests: (0..nranks).map(|_| RankRequests::default()).collect(),
-        counters: Counters::default(),
-        general_only,
-    };
-    b.define_comms(defs_name, nranks)?;
+    let shared = Shared::new(archive, general_only, nranks, defs_name)?;
+    trace.comms = shared.base_comms.comms.clone();
     if !defs.unknown_records.is_empty() {
         let ids: Vec<String> = defs
             .unknown_records
@@ -326,7 +407,7 @@ pub(crate) fn build(
             .take(5)
             .map(|(id, off)| format!("{id} at byte {off}"))
             .collect();
-        b.trace.warnings.push(format!(
+        trace.warnings.push(format!(
             "{defs_name}: skipped {} definition records with unknown ids ({})",
             defs.unknown_records.len(),
             ids.join(", ")
@@ -335,61 +416,54 @@ pub(crate) fn build(
 
     let files = archive.files;
     let bytes_total: u64 = files.iter().map(|f| f.bytes.len() as u64).sum();
-    let mut bytes_done = files[archive.anchor_file].bytes.len() as u64 + files[archive.defs_file].bytes.len() as u64;
-    let mut multi_location = vec![false; nranks as usize];
-    for (i, lf) in archive.locations.iter().enumerate() {
-        let loc = &defs.locations.items[i];
-        let stage = format!("reading location {} ({} events)", loc.id, loc.number_of_events);
-        if !progress.report(&Progress {
-            stage,
-            bytes_done,
-            bytes_total,
-        }) {
-            return Err(FormatError::cancelled(archive.anchor_name()));
-        }
+    let head = files[archive.anchor_file].bytes.len() as u64 + files[archive.defs_file].bytes.len() as u64;
+    let mut location_warnings = Vec::new();
+    let mut whole = PartSpec {
+        ranks: (0..nranks).collect(),
+        locations: Vec::new(),
+    };
+    let mut per_rank: Vec<PartSpec> = Vec::new();
+    let mut part_of_rank = vec![usize::MAX; nranks as usize];
+    for (i, loc) in defs.locations.items.iter().enumerate() {
         let Some(&rank) = ranks_of_groups.get(&loc.group) else {
             if loc.number_of_events > 0 {
-                b.trace.warnings.push(format!(
-                    "location {} ({}) belongs to no MPI rank; its {} events were not read",
-                    loc.id,
-                    defs.string(loc.name),
-                    loc.number_of_events
+                location_warnings.push((
+                    i as u32,
+                    format!(
+                        "location {} ({}) belongs to no MPI rank; its {} events were not read",
+                        loc.id,
+                        defs.string(loc.name),
+                        loc.number_of_events
+                    ),
                 ));
             }
             continue;
         };
-        let rt = &mut b.trace.ranks[rank as usize];
-        if rt.locations.len() >= u16::MAX as usize {
-            return Err(FormatError::at_offset(
-                defs_name,
-                loc.offset,
-                format!("rank {rank} has more than {} locations", u16::MAX),
-            ));
+        whole.locations.push((i, rank as usize));
+        let p = &mut part_of_rank[rank as usize];
+        if *p == usize::MAX {
+            *p = per_rank.len();
+            per_rank.push(PartSpec {
+                ranks: vec![rank],
+                locations: Vec::new(),
+            });
         }
-        let loc_index = rt.locations.len() as u16;
-        rt.locations.push(Location {
-            id: loc.id,
-            name: defs.string(loc.name).to_owned(),
-        });
-        if loc_index > 0 {
-            multi_location[rank as usize] = true;
-        }
-        b.read_location(i, rank, loc_index, progress, &mut bytes_done, bytes_total)?;
-        for f in [lf.evt, lf.def].into_iter().flatten() {
-            bytes_done += files[f].bytes.len() as u64;
-        }
+        per_rank[*p].locations.push((i, 0));
     }
-    b.finish_requests();
-    for (r, multi) in multi_location.iter().enumerate() {
-        if *multi {
-            sort_calls_by_entry(&mut b.trace.ranks[r]);
+    let parts = match threads > 1 && per_rank.len() > 1 {
+        true => {
+            read_parts(&shared, &per_rank, threads, progress)?.map(|parts| per_rank.into_iter().zip(parts).collect())
         }
-    }
-    b.finish_warnings();
-    let mut trace = b.trace;
-    for rt in &mut trace.ranks {
-        p2p_in_posting_order(rt);
-    }
+        false => None,
+    };
+    let parts = match parts {
+        Some(parts) => parts,
+        None => {
+            let part = read_in_one_part(&shared, &whole, progress, head, bytes_total)?;
+            vec![(whole, part)]
+        }
+    };
+    merge(&mut trace, parts, location_warnings);
     trace.normalise_order();
     progress.report(&Progress {
         stage: "done".into(),
@@ -397,6 +471,323 @@ pub(crate) fn build(
         bytes_total,
     });
     Ok(trace)
+}
+
+/// Bytes of the files of a part's locations (event and local definition files).
+fn part_bytes(archive: &Archive, spec: &PartSpec) -> u64 {
+    spec.locations
+        .iter()
+        .flat_map(|&(i, _)| [archive.locations[i].evt, archive.locations[i].def])
+        .flatten()
+        .map(|f| archive.files[f].bytes.len() as u64)
+        .sum()
+}
+
+/// Read every location in one part on the calling thread, reporting each location and
+/// progress inside its event file; `head` is the bytes read before the locations.
+fn read_in_one_part(
+    shared: &Shared,
+    spec: &PartSpec,
+    progress: &mut dyn ProgressSink,
+    head: u64,
+    bytes_total: u64,
+) -> Result<Part, FormatError> {
+    let run = Run {
+        several: false,
+        callpath_storage: AtomicUsize::new(0),
+        failed_at: AtomicUsize::new(usize::MAX),
+    };
+    let archive = shared.archive;
+    let mut report = |index: usize, inside: Option<u64>, before: u64| {
+        let stage = match inside {
+            None => {
+                let loc = &shared.defs.locations.items[index];
+                format!("reading location {} ({} events)", loc.id, loc.number_of_events)
+            }
+            Some(_) => {
+                let evt = archive.locations[index]
+                    .evt
+                    .map_or("", |f| archive.files[f].name.as_str());
+                format!("reading {evt}")
+            }
+        };
+        progress.report(&Progress {
+            stage,
+            bytes_done: head + before + inside.unwrap_or(0),
+            bytes_total,
+        })
+    };
+    let mut part = read_part(shared, &run, spec, &mut report)?;
+    match part.failure.take() {
+        Some((_, e)) => Err(e),
+        None => Ok(part),
+    }
+}
+
+/// Read the parts on up to `threads` threads, in part order. `None` when the call paths of the
+/// parts together passed the budget (only a read in one part knows which paths it keeps).
+fn read_parts(
+    shared: &Shared,
+    specs: &[PartSpec],
+    threads: usize,
+    progress: &mut dyn ProgressSink,
+) -> Result<Option<Vec<Part>>, FormatError> {
+    let run = Run {
+        several: true,
+        callpath_storage: AtomicUsize::new(0),
+        failed_at: AtomicUsize::new(usize::MAX),
+    };
+    let sizes: Vec<u64> = specs.iter().map(|s| part_bytes(shared.archive, s)).collect();
+    let anchor = shared.archive.anchor_name();
+    let mut parts = map_files(
+        specs,
+        &sizes,
+        threads,
+        &|i| format!("reading the locations of rank {}", specs[i].ranks[0]),
+        &|_| anchor.to_owned(),
+        progress,
+        |_, spec, advance| {
+            read_part(shared, &run, spec, &mut |_, inside, before| {
+                advance(before + inside.unwrap_or(0))
+            })
+        },
+    )?;
+    if parts.iter().any(|p| p.over_budget) {
+        return Ok(None);
+    }
+    let first_failure = parts
+        .iter_mut()
+        .filter_map(|p| p.failure.take())
+        .min_by_key(|(index, _)| *index);
+    match first_failure {
+        Some((_, e)) => Err(e),
+        None => Ok(Some(parts)),
+    }
+}
+
+/// Read the locations of one part. `report(location, offset inside its event file or None at
+/// its start, bytes of the part's earlier locations)` returns false to cancel. A location that
+/// fails ends the part with [`Part::failure`]; only cancellation is an `Err`.
+fn read_part(
+    shared: &Shared,
+    run: &Run,
+    spec: &PartSpec,
+    report: &mut dyn FnMut(usize, Option<u64>, u64) -> bool,
+) -> Result<Part, FormatError> {
+    let slots = spec.ranks.len();
+    let base = &shared.base_comms;
+    let mut b = Builder {
+        shared,
+        run,
+        part: Part {
+            ranks: spec
+                .ranks
+                .iter()
+                .map(|&rank| RankTrace {
+                    rank,
+                    ..Default::default()
+                })
+                .collect(),
+            comms: CommTable {
+                first: base.first + base.comms.len() as CommId,
+                ..Default::default()
+            },
+            ..Default::default()
+        },
+        lazy_comms: FastMap::default(),
+        self_comms: FastMap::default(),
+        regions: vec![
+            RegionSeen {
+                trace_region: NO_REGION,
+                func: None,
+            };
+            shared.regions.len()
+        ],
+        callpath_index: HashMap::new(),
+        metric_series: vec![HashMap::new(); slots],
+        requests: (0..slots).map(|_| RankRequests::default()).collect(),
+        at_location: 0,
+    };
+    let archive = shared.archive;
+    let defs_name = archive.files[archive.defs_file].name.as_str();
+    let mut multi_location = vec![false; slots];
+    let mut done = 0u64;
+    for &(index, slot) in &spec.locations {
+        if run.failed_at.load(Ordering::Relaxed) < index {
+            break;
+        }
+        if run.several && (b.part.over_budget || run.callpath_storage.load(Ordering::Relaxed) > MAX_CALLPATH_STORAGE) {
+            b.part.over_budget = true;
+            break;
+        }
+        if !report(index, None, done) {
+            return Err(FormatError::cancelled(archive.anchor_name()));
+        }
+        b.at_location = index as u32;
+        let loc = &shared.defs.locations.items[index];
+        let rank = spec.ranks[slot];
+        let rt = &mut b.part.ranks[slot];
+        if rt.locations.len() >= u16::MAX as usize {
+            let e = FormatError::at_offset(
+                defs_name,
+                loc.offset,
+                format!("rank {rank} has more than {} locations", u16::MAX),
+            );
+            b.fail(index, e);
+            break;
+        }
+        let loc_index = rt.locations.len() as u16;
+        rt.locations.push(Location {
+            id: loc.id,
+            name: shared.defs.string(loc.name).to_owned(),
+        });
+        if loc_index > 0 {
+            multi_location[slot] = true;
+        }
+        let here = (rank, slot, loc_index);
+        if let Err(e) = b.read_location(index, here, report, done) {
+            if e.cancelled {
+                return Err(e);
+            }
+            b.fail(index, e);
+            break;
+        }
+        let lf = &archive.locations[index];
+        for f in [lf.evt, lf.def].into_iter().flatten() {
+            done += archive.files[f].bytes.len() as u64;
+        }
+    }
+    if b.part.failure.is_some() || b.part.over_budget {
+        return Ok(b.part);
+    }
+    b.finish_requests();
+    for (rt, multi) in b.part.ranks.iter_mut().zip(multi_location) {
+        if multi {
+            sort_calls_by_entry(rt);
+        }
+        p2p_in_posting_order(rt);
+    }
+    Ok(b.part)
+}
+
+/// The items of one table over all parts as (first-use location, part, id in the part),
+/// in the order a read in one part would have interned them.
+fn first_use_order(parts: &[(PartSpec, Part)], table: impl Fn(&FirstUse) -> &[u32]) -> Vec<(u32, u32, u32)> {
+    let mut order: Vec<(u32, u32, u32)> = parts
+        .iter()
+        .enumerate()
+        .flat_map(|(p, (_, part))| {
+            table(&part.first_use)
+                .iter()
+                .enumerate()
+                .map(move |(id, &loc)| (loc, p as u32, id as u32))
+        })
+        .collect();
+    // A location belongs to one part, so the keys are distinct.
+    order.sort_unstable();
+    order
+}
+
+/// Intern the names of one table of every part into `into` in first-use order; the map from
+/// each part's ids to the trace's.
+fn merge_names(
+    parts: &[(PartSpec, Part)],
+    table: impl Fn(&FirstUse) -> &[u32],
+    names: impl Fn(&Part) -> &Interner,
+    into: &mut Interner,
+) -> Vec<Vec<u32>> {
+    let mut map: Vec<Vec<u32>> = parts.iter().map(|(_, p)| vec![0; names(p).len()]).collect();
+    for (_, p, id) in first_use_order(parts, table) {
+        map[p as usize][id as usize] = into.intern(names(&parts[p as usize].1).name(id));
+    }
+    map
+}
+
+/// Put the parts into `trace`: names, call paths and communicators in first-use order, the
+/// ranks with their ids renumbered, warnings in location order.
+fn merge(trace: &mut Trace, parts: Vec<(PartSpec, Part)>, mut warnings: Vec<(u32, String)>) {
+    let functions = merge_names(&parts, |f| &f.functions, |p| &p.functions, &mut trace.functions);
+    let regions = merge_names(&parts, |f| &f.regions, |p| &p.regions, &mut trace.regions);
+    let metrics = merge_names(&parts, |f| &f.metrics, |p| &p.metrics, &mut trace.metrics);
+    let mut callpaths: Vec<Vec<CallpathId>> = parts.iter().map(|(_, p)| vec![0; p.callpaths.len()]).collect();
+    let mut path = Vec::new();
+    for (_, p, id) in first_use_order(&parts, |f| &f.callpaths) {
+        let (p, id) = (p as usize, id as usize);
+        path.clear();
+        path.extend(parts[p].1.callpaths[id].iter().map(|&r| regions[p][r as usize]));
+        callpaths[p][id] = trace.intern_callpath(&path);
+    }
+    let mut comms: Vec<Vec<CommId>> = parts.iter().map(|(_, p)| vec![0; p.comms.comms.len()]).collect();
+    for (_, p, id) in first_use_order(&parts, |f| &f.comms) {
+        let c = &parts[p as usize].1.comms.comms[id as usize];
+        comms[p as usize][id as usize] = trace.add_comm(&c.name, c.members.clone());
+    }
+    let mut counters = Counters::default();
+    let mut program: Option<(u32, String)> = None;
+    for (p, (spec, part)) in parts.into_iter().enumerate() {
+        warnings.extend(part.warnings);
+        counters.add(&part.counters);
+        if let Some((at, cmd)) = part.program {
+            if program.as_ref().is_none_or(|(first, _)| at < *first) {
+                program = Some((at, cmd));
+            }
+        }
+        let renumber = Renumbering {
+            functions: &functions[p],
+            callpaths: &callpaths[p],
+            comms_first: part.comms.first,
+            comms: &comms[p],
+            metrics: &metrics[p],
+        };
+        for (slot, mut rt) in part.ranks.into_iter().enumerate() {
+            renumber.apply(&mut rt);
+            trace.ranks[spec.ranks[slot] as usize] = rt;
+        }
+    }
+    if let Some((_, cmd)) = program {
+        trace.meta.push(("program".into(), cmd));
+    }
+    warnings.sort_by_key(|w| w.0);
+    trace.warnings.extend(warnings.into_iter().map(|w| w.1));
+    counters.warn(&mut trace.warnings);
+}
+
+/// A part's ids → the trace's.
+struct Renumbering<'m> {
+    functions: &'m [FuncId],
+    callpaths: &'m [CallpathId],
+    comms_first: CommId,
+    comms: &'m [CommId],
+    metrics: &'m [u32],
+}
+
+impl Renumbering<'_> {
+    fn apply(&self, rt: &mut RankTrace) {
+        fn identity(map: &[u32], first: u32) -> bool {
+            map.iter().enumerate().all(|(i, &m)| m == first + i as u32)
+        }
+        if !identity(self.functions, 0) {
+            rt.calls.func.iter_mut().for_each(|f| *f = self.functions[*f as usize]);
+        }
+        if !identity(self.callpaths, 0) {
+            for c in rt.calls.callpath.iter_mut().filter(|c| **c != NO_CALLPATH) {
+                *c = self.callpaths[*c as usize];
+            }
+        }
+        if !identity(self.comms, self.comms_first) {
+            let first = self.comms_first;
+            for c in rt.p2p.comm.iter_mut().chain(rt.collectives.comm.iter_mut()) {
+                if *c >= first {
+                    *c = self.comms[(*c - first) as usize];
+                }
+            }
+        }
+        if !identity(self.metrics, 0) {
+            rt.metrics
+                .iter_mut()
+                .for_each(|m| m.metric = self.metrics[m.metric as usize]);
+        }
+    }
 }
 
 /// World rank of each location group: its position in the MPI COMM_LOCATIONS group, or else
@@ -536,7 +927,56 @@ fn sort_calls_by_entry(rt: &mut RankTrace) {
     rt.collectives.call.iter_mut().for_each(renumber);
 }
 
-impl Builder<'_> {
+impl<'a> Shared<'a> {
+    /// The definitions' facts every part reads: regions, communicators, the clock.
+    fn new(
+        archive: &'a Archive<'a>,
+        general_only: bool,
+        nranks: u32,
+        defs_name: &str,
+    ) -> Result<Shared<'a>, FormatError> {
+        let defs = &archive.defs;
+        let regions = defs
+            .regions
+            .items
+            .iter()
+            .map(|r| {
+                let name = defs.string(r.name).to_owned();
+                RegionInfo {
+                    mpi: is_mpi_region(&name, r.paradigm),
+                    name,
+                }
+            })
+            .collect();
+        let mut region_by_id = Vec::new();
+        let max_id = defs.regions.items.iter().map(|r| r.id as usize).max().unwrap_or(0);
+        if max_id < 4 * defs.regions.items.len() + 1024 {
+            region_by_id = vec![u32::MAX; max_id + 1];
+            for (pos, r) in defs.regions.items.iter().enumerate() {
+                region_by_id[r.id as usize] = pos as u32;
+            }
+        }
+        let mut base_comms = CommTable::default();
+        base_comms.add(("MPI_COMM_WORLD".into(), (0..nranks).collect()));
+        let mut shared = Shared {
+            archive,
+            defs,
+            clock: Clock {
+                offset: defs.clock.global_offset,
+                resolution: defs.clock.timer_resolution,
+            },
+            comms: FastMap::default(),
+            inter_groups: Vec::new(),
+            base_comms,
+            regions,
+            region_by_id,
+            nranks,
+            general_only,
+        };
+        shared.define_comms(defs_name, nranks)?;
+        Ok(shared)
+    }
+
     /// Communicators with world-rank members; the one over all ranks in order becomes
     /// `MPI_COMM_WORLD` (id 0), other MPI communicators follow in definition order.
     fn define_comms(&mut self, file: &str, nranks: u32) -> Result<(), FormatError> {
@@ -574,7 +1014,7 @@ impl Builder<'_> {
             if g.paradigm != PARADIGM_MPI && g.paradigm != 0 {
                 continue; // e.g. Score-P's "Process x Threads" measurement communicator
             }
-            let id = self.add_comm(&self.comm_name(cm.id), members);
+            let id = self.base_comms.add((self.comm_name(cm.id), members));
             self.comms.insert(cm.id, CommMapping::Fixed(id));
         }
         for ic in &defs.inter_comms.items {
@@ -604,7 +1044,7 @@ impl Builder<'_> {
                 "" => format!("intercomm {}", ic.id),
                 n => n.to_owned(),
             };
-            let id = self.add_comm(&name, all);
+            let id = self.base_comms.add((name, all));
             let a = self.inter_groups.len();
             self.inter_groups.extend(sides);
             self.comms.insert(ic.id, CommMapping::Inter { id, a, b: a + 1 });
@@ -619,19 +1059,31 @@ impl Builder<'_> {
             n => n.to_owned(),
         }
     }
+}
+
+impl Builder<'_, '_> {
+    /// The first location ending in an error: the part stops there.
+    fn fail(&mut self, index: usize, e: FormatError) {
+        self.run.failed_at.fetch_min(index, Ordering::Relaxed);
+        self.part.failure = Some((index, e));
+    }
 
     /// Model communicator of OTF2 communicator `comm` as seen by `rank`, and for an
     /// inter-communicator the remote group (index into `inter_groups`) its peers belong to.
     fn comm(&mut self, comm: u32, rank: Rank, file: &str, offset: u64) -> Result<(CommId, Option<usize>), FormatError> {
-        if let Some(&CommMapping::Inter { id, a, b }) = self.comms.get(&comm) {
-            let remote = if self.inter_groups[a].contains(&rank) { b } else { a };
+        if let Some(&CommMapping::Inter { id, a, b }) = self.shared.comms.get(&comm) {
+            let remote = if self.shared.inter_groups[a].contains(&rank) {
+                b
+            } else {
+                a
+            };
             return Ok((id, Some(remote)));
         }
         self.intra_comm(comm, rank, file, offset).map(|id| (id, None))
     }
 
     fn intra_comm(&mut self, comm: u32, rank: Rank, file: &str, offset: u64) -> Result<CommId, FormatError> {
-        match self.comms.get(&comm) {
+        match self.shared.comms.get(&comm) {
             Some(CommMapping::Fixed(id)) => Ok(*id),
             Some(CommMapping::Inter { id, .. }) => Ok(*id),
             Some(CommMapping::PerRank) => match self.self_comms.get(&rank) {
@@ -643,19 +1095,23 @@ impl Builder<'_> {
                 }
             },
             None => {
+                if let Some(&id) = self.lazy_comms.get(&comm) {
+                    return Ok(id);
+                }
                 // Defined but not an MPI communicator group (or not defined at all).
-                let Some(cm) = self.defs.comms.get(comm) else {
+                let defs = self.shared.defs;
+                let Some(cm) = defs.comms.get(comm) else {
                     return Err(FormatError::at_offset(
                         file,
                         offset,
                         format!("event refers to undefined communicator {comm}"),
                     ));
                 };
-                let g = self.defs.groups.get(cm.group).expect("validated by GlobalDefs::parse");
-                let n = self.trace.num_ranks() as u64;
+                let g = defs.groups.get(cm.group).expect("validated by GlobalDefs::parse");
+                let n = self.shared.nranks as u64;
                 let members: Vec<Rank> = g.members.iter().filter(|&&m| m < n).map(|&m| m as Rank).collect();
-                let id = self.add_comm(&self.comm_name(comm), members);
-                self.comms.insert(comm, CommMapping::Fixed(id));
+                let id = self.add_comm(&self.shared.comm_name(comm), members);
+                self.lazy_comms.insert(comm, id);
                 Ok(id)
             }
         }
@@ -674,9 +1130,9 @@ impl Builder<'_> {
         if local == UNDEFINED_U32 {
             return Ok(ANY_SOURCE);
         }
-        let c = &self.trace.comms[comm as usize];
+        let c = self.communicator(comm);
         let found = match remote {
-            Some(g) => self.inter_groups[g].get(local as usize).copied(),
+            Some(g) => self.shared.inter_groups[g].get(local as usize).copied(),
             None => c.world_rank(local),
         };
         found.ok_or_else(|| {
@@ -693,10 +1149,12 @@ impl Builder<'_> {
     }
 
     fn region(&self, id: u32, file: &str, offset: u64) -> Result<usize, FormatError> {
-        let found = if self.region_by_id.is_empty() {
-            self.defs.regions.position(id)
+        let shared = self.shared;
+        let found = if shared.region_by_id.is_empty() {
+            shared.defs.regions.position(id)
         } else {
-            self.region_by_id
+            shared
+                .region_by_id
                 .get(id as usize)
                 .filter(|&&p| p != u32::MAX)
                 .map(|&p| p as usize)
@@ -704,25 +1162,53 @@ impl Builder<'_> {
         found.ok_or_else(|| FormatError::at_offset(file, offset, format!("event refers to undefined region {id}")))
     }
 
-    /// [`Trace::add_comm`] through a hash index: its linear search would make many
-    /// communicators quadratic.
-    fn add_comm(&mut self, name: &str, members: Vec<Rank>) -> CommId {
-        if self.comm_index.is_empty() {
-            for (i, c) in self.trace.comms.iter().enumerate() {
-                self.comm_index.insert((c.name.clone(), c.members.clone()), i as CommId);
-            }
+    /// The communicator behind a model id (the definitions' or one this part created).
+    fn communicator(&self, id: CommId) -> &Communicator {
+        let base = &self.shared.base_comms.comms;
+        match base.get(id as usize) {
+            Some(c) => c,
+            None => &self.part.comms.comms[id as usize - base.len()],
         }
+    }
+
+    /// Add a communicator met in events (or find it among the definitions' and the part's).
+    fn add_comm(&mut self, name: &str, members: Vec<Rank>) -> CommId {
         let key = (name.to_owned(), members);
-        if let Some(&id) = self.comm_index.get(&key) {
+        if let Some(id) = self.shared.base_comms.find(&key) {
             return id;
         }
-        let id = self.trace.comms.len() as CommId;
-        self.trace.comms.push(tracelogic_model::Communicator {
-            name: key.0.clone(),
-            members: key.1.clone(),
-        });
-        self.comm_index.insert(key, id);
+        let known = self.part.comms.comms.len();
+        let id = self.part.comms.add(key);
+        if self.part.comms.comms.len() > known {
+            self.part.first_use.comms.push(self.at_location);
+        }
         id
+    }
+
+    /// The part's id of MPI function `name` and its kind, interning and classifying it once.
+    fn function(&mut self, name: &str) -> (FuncId, CallKind) {
+        let part = &mut self.part;
+        let f = part.functions.intern(name);
+        if f as usize == part.function_kinds.len() {
+            part.function_kinds.push(CallKind::classify(name));
+            part.first_use.functions.push(self.at_location);
+        }
+        (f, part.function_kinds[f as usize])
+    }
+
+    /// Append a call of MPI function `name` to the rank in `slot`.
+    #[allow(clippy::too_many_arguments)]
+    fn push_named_call(
+        &mut self,
+        slot: usize,
+        name: &str,
+        enter: Time,
+        exit: Time,
+        path: CallpathId,
+        loc: u16,
+    ) -> CallIdx {
+        let (f, kind) = self.function(name);
+        self.part.ranks[slot].push_call(f, kind, enter, exit, path, loc)
     }
 
     /// The call path of the open user regions, interned through a hash index (the model's
@@ -732,23 +1218,31 @@ impl Builder<'_> {
             return p;
         }
         let path = if st.user_path.len() > MAX_CALLPATH_DEPTH {
-            self.counters.deep_paths += 1;
+            self.part.counters.deep_paths += 1;
             &st.user_path[..MAX_CALLPATH_DEPTH]
         } else {
             &st.user_path[..]
         };
-        let p = match self.callpaths.get(path) {
+        let p = match self.callpath_index.get(path) {
             Some(&p) => p,
-            None if self.callpath_storage + path.len() > MAX_CALLPATH_STORAGE => {
-                self.counters.dropped_paths += 1;
-                NO_CALLPATH
-            }
             None => {
-                let p = self.trace.callpaths.len() as CallpathId;
-                self.trace.callpaths.push(path.to_vec());
-                self.callpath_storage += path.len() + 1;
-                self.callpaths.insert(path.to_vec(), p);
-                p
+                let need = path.len() + 1;
+                let before = self.run.callpath_storage.fetch_add(need, Ordering::Relaxed);
+                if before + path.len() > MAX_CALLPATH_STORAGE {
+                    if self.run.several {
+                        self.part.over_budget = true;
+                    } else {
+                        self.run.callpath_storage.fetch_sub(need, Ordering::Relaxed);
+                    }
+                    self.part.counters.dropped_paths += 1;
+                    NO_CALLPATH
+                } else {
+                    let p = self.part.callpaths.len() as CallpathId;
+                    self.part.callpaths.push(path.to_vec());
+                    self.part.first_use.callpaths.push(self.at_location);
+                    self.callpath_index.insert(path.to_vec(), p);
+                    p
+                }
             }
         };
         st.path = Some(p);
@@ -757,24 +1251,24 @@ impl Builder<'_> {
 
     /// The innermost open MPI call, or a new call named `name` at `t` for MPI events recorded
     /// outside any MPI region.
-    fn current_call(&mut self, st: &mut LocationState, rank: Rank, loc: u16, name: &str, t: Time) -> CallIdx {
+    fn current_call(&mut self, st: &mut LocationState, here: Here, name: &str, t: Time) -> CallIdx {
         if let Some(&c) = st.open_calls.last() {
             return c;
         }
         let path = self.callpath(st);
-        self.trace.push_call(rank, name, t, t, path, loc)
+        self.push_named_call(here.slot, name, t, t, path, here.loc)
     }
 
+    /// Read the events of location `index`, of the rank in `slot` as its location `loc`;
+    /// `report` as for [`read_part`], `before` the part's bytes before this location.
     fn read_location(
         &mut self,
         index: usize,
-        rank: Rank,
-        loc: u16,
-        progress: &mut dyn ProgressSink,
-        bytes_done: &mut u64,
-        bytes_total: u64,
+        (rank, slot, loc): (Rank, usize, u16),
+        report: &mut dyn FnMut(usize, Option<u64>, u64) -> bool,
+        before: u64,
     ) -> Result<(), FormatError> {
-        let archive = self.archive;
+        let archive = self.shared.archive;
         let Some(mut events) = archive.events(index)? else {
             return Ok(());
         };
@@ -782,32 +1276,27 @@ impl Builder<'_> {
         // Reserve the rank's columns from the events the definitions announce (a call is at
         // least an Enter and a Leave, a point-to-point operation at least one event), capped by
         // what the event file can hold (an event takes at least 2 bytes).
-        let announced = self.defs.locations.items[index].number_of_events;
+        let announced = self.shared.defs.locations.items[index].number_of_events;
         let events_most = (archive.files[archive.locations[index].evt.unwrap_or(0)].bytes.len() / 2) as u64;
         let n_events = announced.min(events_most) as usize;
-        self.trace.ranks[rank as usize].reserve(n_events / 3, n_events / 3, 0);
+        self.part.ranks[slot].reserve(n_events / 3, n_events / 3, 0);
         let mut st = LocationState::default();
         let mut last_time = 0;
         let mut n = 0u64;
-        let here = Here { rank, loc, file };
+        let here = Here { rank, slot, loc, file };
+        let clock = self.shared.clock;
+        let hot = !self.shared.general_only;
         while let Some((id, at)) = events.next_record()? {
             n += 1;
             let off = at as u64;
-            if n.is_multiple_of(PROGRESS_EVERY)
-                && !progress.report(&Progress {
-                    stage: format!("reading {file}"),
-                    bytes_done: *bytes_done + off,
-                    bytes_total,
-                })
-            {
+            if n.is_multiple_of(PROGRESS_EVERY) && !report(index, Some(off), before) {
                 return Err(FormatError::cancelled(file));
             }
-            let t = self.clock.ns(events.time());
+            let t = clock.ns(events.time());
             last_time = t;
-            self.trace.ranks[rank as usize].extend_span(t, t);
+            self.part.ranks[slot].extend_span(t, t);
             // The records of nearly every event go straight from their bytes to the columns;
             // the rest through the general decoder and its EventKind.
-            let hot = !self.general_only;
             match id {
                 12 if hot => {
                     let region = events.region_payload()?;
@@ -844,7 +1333,7 @@ impl Builder<'_> {
             }
             events.drop_attributes();
         }
-        self.end_location(&mut st, index, rank, last_time, &events);
+        self.end_location(&mut st, index, slot, last_time, &events);
         Ok(())
     }
 
@@ -857,7 +1346,7 @@ impl Builder<'_> {
         t: Time,
         off: u64,
     ) -> Result<(), FormatError> {
-        let Here { rank, loc, file } = here;
+        let Here { slot, loc, file, .. } = here;
         let p2p = |peer, comm, tag, length, request| P2pPayload {
             peer,
             comm,
@@ -897,7 +1386,7 @@ impl Builder<'_> {
                 request,
             } => self.irecv(st, here, p2p(sender, comm, tag, length, request), t, off)?,
             EventKind::MpiRequestCancelled { request } => {
-                let reqs = &mut self.requests[rank as usize];
+                let reqs = &mut self.requests[slot];
                 if reqs.isends.take(request, loc).is_none() {
                     reqs.irecvs.take(request, loc);
                 }
@@ -912,21 +1401,11 @@ impl Builder<'_> {
             } => {
                 let begin = st.collective_begin.take().unwrap_or(t);
                 let call = st.open_calls.last().copied();
-                self.collective(
-                    rank,
-                    loc,
-                    st,
-                    call,
-                    begin,
-                    t,
-                    (op, comm, root, sent, received),
-                    file,
-                    off,
-                )?;
+                self.collective(here, st, call, begin, t, (op, comm, root, sent, received), off)?;
             }
             EventKind::NonBlockingCollectiveRequest { request } => {
                 let start = (st.open_calls.last().copied(), t);
-                self.requests[rank as usize].collectives.insert(request, loc, start);
+                self.requests[slot].collectives.insert(request, loc, start);
             }
             EventKind::NonBlockingCollectiveComplete {
                 op,
@@ -936,32 +1415,23 @@ impl Builder<'_> {
                 received,
                 request,
             } => {
-                let (call, begin) = match self.requests[rank as usize].collectives.take(request, loc) {
+                let (call, begin) = match self.requests[slot].collectives.take(request, loc) {
                     Some((call, begin)) => (call, begin),
                     None => (st.open_calls.last().copied(), t),
                 };
-                self.collective(
-                    rank,
-                    loc,
-                    st,
-                    call,
-                    begin,
-                    t,
-                    (op, comm, root, sent, received),
-                    file,
-                    off,
-                )?;
+                self.collective(here, st, call, begin, t, (op, comm, root, sent, received), off)?;
             }
-            EventKind::Metric { metric, values } => self.metric(rank, metric, &values, t, file, off)?,
-            EventKind::ProgramBegin { name, arguments } if !self.trace.meta.iter().any(|(k, _)| k == "program") => {
-                let mut cmd = self.defs.string(name).to_owned();
+            EventKind::Metric { metric, values } => self.metric(slot, metric, &values, t, file, off)?,
+            EventKind::ProgramBegin { name, arguments } if self.part.program.is_none() => {
+                let defs = self.shared.defs;
+                let mut cmd = defs.string(name).to_owned();
                 for a in arguments {
                     cmd.push(' ');
-                    cmd.push_str(self.defs.string(a));
+                    cmd.push_str(defs.string(a));
                 }
-                self.trace.meta.push(("program".into(), cmd));
+                self.part.program = Some((self.at_location, cmd));
             }
-            EventKind::Unknown { .. } => self.counters.unknown_events += 1,
+            EventKind::Unknown { .. } => self.part.counters.unknown_events += 1,
             _ => {}
         }
         Ok(())
@@ -970,27 +1440,31 @@ impl Builder<'_> {
     /// Enter: a call if the region is an MPI function, else one more level of the call path.
     #[inline]
     fn enter(&mut self, st: &mut LocationState, here: Here, region: u32, t: Time, off: u64) -> Result<(), FormatError> {
-        let Here { rank, loc, file } = here;
+        let Here { slot, loc, file, .. } = here;
         let pos = self.region(region, file, off)?;
-        if self.regions[pos].mpi {
+        let shared = self.shared;
+        if shared.regions[pos].mpi {
             let path = self.callpath(st);
             let (func, kind) = match self.regions[pos].func {
                 Some(known) => known,
                 None => {
-                    let f = self.trace.functions.intern(&self.regions[pos].name);
-                    let known = (f, self.trace.function_kind(f));
+                    let known = self.function(&shared.regions[pos].name);
                     self.regions[pos].func = Some(known);
                     known
                 }
             };
-            let c = self.trace.ranks[rank as usize].push_call(func, kind, t, t, path, loc);
+            let c = self.part.ranks[slot].push_call(func, kind, t, t, path, loc);
             st.open_calls.push(c);
             st.stack.push((pos, Some(c)));
         } else {
-            let info = &mut self.regions[pos];
-            let rid = *info
-                .trace_region
-                .get_or_insert_with(|| self.trace.regions.intern(&info.name));
+            let mut rid = self.regions[pos].trace_region;
+            if rid == NO_REGION {
+                rid = self.part.regions.intern(&shared.regions[pos].name);
+                if rid as usize == self.part.first_use.regions.len() {
+                    self.part.first_use.regions.push(self.at_location);
+                }
+                self.regions[pos].trace_region = rid;
+            }
             st.user_path.push(rid);
             st.path = None;
             st.stack.push((pos, None));
@@ -1001,13 +1475,13 @@ impl Builder<'_> {
     /// Leave: the innermost open call ends, or one level of the call path is left.
     #[inline]
     fn leave(&mut self, st: &mut LocationState, here: Here, region: u32, t: Time, off: u64) -> Result<(), FormatError> {
-        let Here { rank, file, .. } = here;
+        let Here { slot, file, .. } = here;
         self.region(region, file, off)?;
         match st.stack.pop() {
-            None => self.counters.unbalanced_leaves += 1,
+            None => self.part.counters.unbalanced_leaves += 1,
             Some((_, Some(c))) => {
                 st.open_calls.pop();
-                let calls = &mut self.trace.ranks[rank as usize].calls;
+                let calls = &mut self.part.ranks[slot].calls;
                 calls.exit[c as usize] = t.max(calls.enter[c as usize]);
             }
             Some((_, None)) => {
@@ -1029,17 +1503,25 @@ impl Builder<'_> {
         t: Time,
         off: u64,
     ) -> Result<(), FormatError> {
-        let Here { rank, loc, file } = here;
+        let Here { rank, slot, file, .. } = here;
         let (name, dir, role) = if send {
             ("MPI_Send", P2pDir::Send, "receiver")
         } else {
             ("MPI_Recv", P2pDir::Recv, "sender")
         };
-        let call = self.current_call(st, rank, loc, name, t);
+        let call = self.current_call(st, here, name, t);
         let comm = self.comm(p.comm, rank, file, off)?;
         let peer = self.world(comm, p.peer, role, file, off)?;
-        self.trace
-            .push_p2p(rank, call, call, dir, peer, p.tag as i32, comm.0, p.length);
+        push_p2p(
+            &mut self.part.ranks[slot],
+            call,
+            call,
+            dir,
+            peer,
+            p.tag as i32,
+            comm.0,
+            p.length,
+        );
         Ok(())
     }
 
@@ -1053,7 +1535,9 @@ impl Builder<'_> {
         t: Time,
         off: u64,
     ) -> Result<(), FormatError> {
-        let Here { rank, loc, file } = here;
+        let Here {
+            rank, slot, loc, file, ..
+        } = here;
         let P2pPayload {
             peer: receiver,
             comm,
@@ -1061,11 +1545,12 @@ impl Builder<'_> {
             length,
             request,
         } = p;
-        let call = self.current_call(st, rank, loc, "MPI_Isend", t);
+        let call = self.current_call(st, here, "MPI_Isend", t);
         let comm = self.comm(comm, rank, file, off)?;
         let peer = self.world(comm, receiver, "receiver", file, off)?;
-        let op = self.trace.ranks[rank as usize].p2p.len();
-        let reqs = &mut self.requests[rank as usize];
+        let rt = &mut self.part.ranks[slot];
+        let op = rt.p2p.len();
+        let reqs = &mut self.requests[slot];
         let complete = match reqs.early_send_completions.take(request, loc) {
             Some(c) => c,
             None => {
@@ -1073,19 +1558,18 @@ impl Builder<'_> {
                 NOT_COMPLETED
             }
         };
-        self.trace
-            .push_p2p(rank, call, complete, P2pDir::Send, peer, tag as i32, comm.0, length);
+        push_p2p(rt, call, complete, P2pDir::Send, peer, tag as i32, comm.0, length);
         Ok(())
     }
 
     /// A non-blocking send's completion.
     #[inline]
     fn isend_complete(&mut self, st: &mut LocationState, here: Here, request: u64, t: Time) {
-        let Here { rank, loc, .. } = here;
-        let call = self.current_call(st, rank, loc, "MPI_Wait", t);
-        let reqs = &mut self.requests[rank as usize];
+        let Here { slot, loc, .. } = here;
+        let call = self.current_call(st, here, "MPI_Wait", t);
+        let reqs = &mut self.requests[slot];
         match reqs.isends.take(request, loc) {
-            Some(op) => self.trace.ranks[rank as usize].p2p.complete[op] = call,
+            Some(op) => self.part.ranks[slot].p2p.complete[op] = call,
             None => reqs.early_send_completions.insert(request, loc, call),
         }
     }
@@ -1093,13 +1577,20 @@ impl Builder<'_> {
     /// A non-blocking receive posted.
     #[inline]
     fn irecv_request(&mut self, st: &mut LocationState, here: Here, request: u64, t: Time) {
-        let Here { rank, loc, .. } = here;
-        let call = self.current_call(st, rank, loc, "MPI_Irecv", t);
-        let reqs = &mut self.requests[rank as usize];
+        let Here { slot, loc, .. } = here;
+        let call = self.current_call(st, here, "MPI_Irecv", t);
+        let reqs = &mut self.requests[slot];
         match reqs.early_recvs.take(request, loc) {
-            Some(o) => self
-                .trace
-                .push_p2p(rank, call, o.call, P2pDir::Recv, o.peer, o.tag, o.comm, o.length),
+            Some(o) => push_p2p(
+                &mut self.part.ranks[slot],
+                call,
+                o.call,
+                P2pDir::Recv,
+                o.peer,
+                o.tag,
+                o.comm,
+                o.length,
+            ),
             None => reqs.irecvs.insert(request, loc, call),
         }
     }
@@ -1114,7 +1605,9 @@ impl Builder<'_> {
         t: Time,
         off: u64,
     ) -> Result<(), FormatError> {
-        let Here { rank, loc, file } = here;
+        let Here {
+            rank, slot, loc, file, ..
+        } = here;
         let P2pPayload {
             peer: sender,
             comm,
@@ -1122,16 +1615,23 @@ impl Builder<'_> {
             length,
             request,
         } = p;
-        let post = self.requests[rank as usize].irecvs.take(request, loc);
+        let post = self.requests[slot].irecvs.take(request, loc);
         let name = if post.is_some() { "MPI_Wait" } else { "MPI_Irecv" };
-        let call = self.current_call(st, rank, loc, name, t);
+        let call = self.current_call(st, here, name, t);
         let comm = self.comm(comm, rank, file, off)?;
         let peer = self.world(comm, sender, "sender", file, off)?;
         match post {
-            Some(post) => self
-                .trace
-                .push_p2p(rank, post, call, P2pDir::Recv, peer, tag as i32, comm.0, length),
-            None => self.requests[rank as usize].early_recvs.insert(
+            Some(post) => push_p2p(
+                &mut self.part.ranks[slot],
+                post,
+                call,
+                P2pDir::Recv,
+                peer,
+                tag as i32,
+                comm.0,
+                length,
+            ),
+            None => self.requests[slot].early_recvs.insert(
                 request,
                 loc,
                 OrphanRecv {
@@ -1153,48 +1653,52 @@ impl Builder<'_> {
         &mut self,
         st: &mut LocationState,
         index: usize,
-        rank: Rank,
+        slot: usize,
         last_time: Time,
         events: &LocationEvents,
     ) {
         while let Some((_, frame)) = st.stack.pop() {
             if let Some(c) = frame {
-                self.counters.unclosed_calls += 1;
-                let calls = &mut self.trace.ranks[rank as usize].calls;
+                self.part.counters.unclosed_calls += 1;
+                let calls = &mut self.part.ranks[slot].calls;
                 calls.exit[c as usize] = last_time.max(calls.enter[c as usize]);
             }
         }
-        let announced = self.defs.locations.items[index].number_of_events;
+        let announced = self.shared.defs.locations.items[index].number_of_events;
         if announced != 0 && announced != events.events_read() {
-            self.trace.warnings.push(format!(
+            let warning = format!(
                 "{}: {} events read, the definitions announce {announced}",
                 events.file_name(),
                 events.events_read()
-            ));
+            );
+            self.part.warnings.push((index as u32, warning));
         }
     }
 
     #[allow(clippy::too_many_arguments)]
     fn collective(
         &mut self,
-        rank: Rank,
-        loc: u16,
+        here: Here,
         st: &mut LocationState,
         call: Option<CallIdx>,
         begin: Time,
         t: Time,
         (op, comm, root, sent, received): (u8, u32, u32, u64, u64),
-        file: &str,
         off: u64,
     ) -> Result<(), FormatError> {
+        let Here {
+            rank, slot, loc, file, ..
+        } = here;
         let comm = self.comm(comm, rank, file, off)?;
-        let from_region = call.and_then(|c| tracelogic_model::CollectiveOp::from_name(self.trace.call_name(rank, c)));
+        let part = &self.part;
+        let call_name = |c: CallIdx| part.functions.name(part.ranks[slot].calls.func[c as usize]);
+        let from_region = call.and_then(|c| tracelogic_model::CollectiveOp::from_name(call_name(c)));
         let op = from_region.unwrap_or_else(|| collective_from_enum(op));
         let call = match call {
             Some(c) => c,
             None => {
                 let path = self.callpath(st);
-                self.trace.push_call(rank, op.mpi_name(), begin, t, path, loc)
+                self.push_named_call(slot, op.mpi_name(), begin, t, path, loc)
             }
         };
         let root = match root {
@@ -1203,20 +1707,26 @@ impl Builder<'_> {
             r if r > ROOT_SELF => NO_ROOT,
             r => self.world(comm, r, "root", file, off)?,
         };
-        self.trace.push_collective(rank, call, op, comm.0, root, sent, received);
+        let c = &mut self.part.ranks[slot].collectives;
+        c.call.push(call);
+        c.op.push(op);
+        c.comm.push(comm.0);
+        c.root.push(root);
+        c.bytes_sent.push(sent);
+        c.bytes_recv.push(received);
         Ok(())
     }
 
     fn metric(
         &mut self,
-        rank: Rank,
+        slot: usize,
         metric: u32,
         values: &[(u8, u64)],
         t: Time,
         file: &str,
         off: u64,
     ) -> Result<(), FormatError> {
-        let defs = self.defs;
+        let defs = self.shared.defs;
         let class = defs
             .metric_classes
             .get(metric)
@@ -1238,9 +1748,12 @@ impl Builder<'_> {
                 10 => f64::from_bits(raw),
                 _ => raw as f64,
             };
-            let id = self.trace.metrics.intern(&name);
-            let rt = &mut self.trace.ranks[rank as usize];
-            let series = *self.metric_series[rank as usize].entry(id).or_insert_with(|| {
+            let id = self.part.metrics.intern(&name);
+            if id as usize == self.part.first_use.metrics.len() {
+                self.part.first_use.metrics.push(self.at_location);
+            }
+            let rt = &mut self.part.ranks[slot];
+            let series = *self.metric_series[slot].entry(id).or_insert_with(|| {
                 rt.metrics.push(MetricSamples {
                     metric: id,
                     ..Default::default()
@@ -1256,22 +1769,57 @@ impl Builder<'_> {
     /// Requests still open when every location was read: receives completed without a seen
     /// request are posted by their completing call; the rest are counted for the warnings.
     fn finish_requests(&mut self) {
-        for (r, reqs) in std::mem::take(&mut self.requests).into_iter().enumerate() {
+        for (slot, reqs) in std::mem::take(&mut self.requests).into_iter().enumerate() {
             let mut early: Vec<(u16, OrphanRecv)> =
                 reqs.early_recvs.0.into_values().flat_map(Open::into_list).collect();
             early.sort_by_key(|(loc, o)| (*loc, o.seq));
+            let rt = &mut self.part.ranks[slot];
             for (_, o) in early {
-                self.trace
-                    .push_p2p(r as Rank, o.call, o.call, P2pDir::Recv, o.peer, o.tag, o.comm, o.length);
+                push_p2p(rt, o.call, o.call, P2pDir::Recv, o.peer, o.tag, o.comm, o.length);
             }
-            self.counters.unmatched_completions += reqs.early_send_completions.len() as u64;
-            self.counters.uncompleted_receives += reqs.irecvs.len() as u64;
+            self.part.counters.unmatched_completions += reqs.early_send_completions.len() as u64;
+            self.part.counters.uncompleted_receives += reqs.irecvs.len() as u64;
         }
     }
+}
 
-    fn finish_warnings(&mut self) {
-        let c = &self.counters;
-        let w = &mut self.trace.warnings;
+/// Append a point-to-point operation to a rank.
+#[inline]
+#[allow(clippy::too_many_arguments)]
+fn push_p2p(
+    rt: &mut RankTrace,
+    post: CallIdx,
+    complete: CallIdx,
+    dir: P2pDir,
+    peer: Rank,
+    tag: i32,
+    comm: CommId,
+    bytes: u64,
+) {
+    let p = &mut rt.p2p;
+    p.post.push(post);
+    p.complete.push(complete);
+    p.dir.push(dir);
+    p.peer.push(peer);
+    p.tag.push(tag);
+    p.comm.push(comm);
+    p.bytes.push(bytes);
+}
+
+impl Counters {
+    fn add(&mut self, o: &Counters) {
+        self.unknown_events += o.unknown_events;
+        self.unbalanced_leaves += o.unbalanced_leaves;
+        self.unclosed_calls += o.unclosed_calls;
+        self.unmatched_completions += o.unmatched_completions;
+        self.uncompleted_receives += o.uncompleted_receives;
+        self.deep_paths += o.deep_paths;
+        self.dropped_paths += o.dropped_paths;
+    }
+
+    /// One warning per kind of oddity seen.
+    fn warn(&self, w: &mut Vec<String>) {
+        let c = self;
         if c.unknown_events > 0 {
             w.push(format!("skipped {} event records with unknown ids", c.unknown_events));
         }

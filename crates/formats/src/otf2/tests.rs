@@ -7,8 +7,8 @@ use std::path::Path;
 use tracelogic_synth::{generate, CollectiveSpec, Spec, Style, TopologySpec};
 
 fn both_ways(files: &[InputFile]) -> Result<(String, String), (String, String)> {
-    let fast = read_with(files, &mut NoProgress, false);
-    let general = read_with(files, &mut NoProgress, true);
+    let fast = read_with(files, &mut NoProgress, false, 1);
+    let general = read_with(files, &mut NoProgress, true, 1);
     match (fast, general) {
         (Ok(a), Ok(b)) => Ok((
             serde_json::to_string(&a).expect("serialises"),
@@ -137,4 +137,202 @@ fn hot_records_give_the_general_decoder_s_error_at_every_truncation() {
             Err((a, b)) => assert_eq!(a, b, "byte {at} flipped"),
         }
     }
+}
+
+fn json(t: &tracelogic_model::Trace) -> String {
+    serde_json::to_string(t).expect("serialises")
+}
+
+/// Read `files` in one part and with 2, 3 and 8 threads: the same trace or the same error
+/// (message, file and offset). The one-part result.
+fn same_whatever_the_threads(files: &[InputFile], what: &str) -> Result<tracelogic_model::Trace, crate::FormatError> {
+    let one = read_with(files, &mut NoProgress, false, 1);
+    for threads in [2, 3, 8] {
+        match (&one, read_with(files, &mut NoProgress, false, threads)) {
+            (Ok(a), Ok(b)) => assert!(json(a) == json(&b), "{what}: {threads} threads give another trace"),
+            (Err(a), Err(b)) => assert_eq!(a, &b, "{what}: {threads} threads give another error"),
+            (a, b) => panic!(
+                "{what}: one part gives {a:?}, {threads} threads {:?}",
+                b.map(|t| t.num_calls())
+            ),
+        }
+    }
+    one
+}
+
+#[test]
+fn threads_give_the_one_part_trace_on_the_real_samples() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/samples");
+    let mut seen = 0;
+    for dir in [
+        "pipit-ping-pong-otf2",
+        "pipit-ping-pong-otf2-papi",
+        "pyotf2-generated-4rank",
+        "pyotf2-generated-multichunk",
+    ] {
+        let mut files = Vec::new();
+        load_dir(&root.join(dir), &root.join(dir), &mut files);
+        if files.is_empty() {
+            continue;
+        }
+        files.sort_by(|a, b| a.name.cmp(&b.name));
+        let t = same_whatever_the_threads(&files, dir).unwrap_or_else(|e| panic!("{dir}: {e}"));
+        assert!(t.num_ranks() > 1, "{dir}: one rank cannot be split");
+        seen += 1;
+    }
+    assert!(seen > 0, "no OTF2 sample found under {}", root.display());
+}
+
+/// `trace` with its calls spread over two threads per rank, alternately, so that requests are
+/// posted on one location and completed on the other.
+fn two_threads_per_rank(mut trace: tracelogic_model::Trace) -> tracelogic_model::Trace {
+    for rt in &mut trace.ranks {
+        let r = rt.rank as u64;
+        rt.locations = (0..2)
+            .map(|t| tracelogic_model::Location {
+                id: 2 * r + t,
+                name: format!("thread {t}"),
+            })
+            .collect();
+        for (c, l) in rt.calls.location.iter_mut().enumerate() {
+            *l = (c % 2) as u16;
+        }
+    }
+    trace
+}
+
+#[test]
+fn threads_give_the_one_part_trace_on_generated_traces() {
+    for (topology, style) in [
+        ("torus:4x4", Style::Isend),
+        ("grid:3x4", Style::Sendrecv),
+        ("grid:4x3", Style::Blocking),
+        ("grid:4x4", Style::Wavefront),
+    ] {
+        let trace = generated(topology, style);
+        for chunk in [1 << 20, 4096] {
+            let files = write_with_chunk_size(&trace, "traces", chunk);
+            let what = format!("{topology} {style:?} chunk {chunk}");
+            let read = same_whatever_the_threads(&files, &what).expect("reads");
+            assert!(read.ranks.iter().all(|r| !r.collectives.is_empty()), "{what}");
+        }
+        let threaded = two_threads_per_rank(trace);
+        let files = write_with_chunk_size(&threaded, "traces", 4096);
+        let what = format!("{topology} {style:?} on two threads per rank");
+        let read = same_whatever_the_threads(&files, &what).expect("reads");
+        assert!(read.ranks.iter().all(|r| r.locations.len() == 2), "{what}");
+        if style == Style::Isend {
+            // Some request is completed on the other location than the one that posted it.
+            let crossed = read.ranks.iter().any(|rt| {
+                let (p, loc) = (&rt.p2p, &rt.calls.location);
+                (0..p.len()).any(|i| {
+                    p.complete[i] != tracelogic_model::NOT_COMPLETED
+                        && loc[p.post[i] as usize] != loc[p.complete[i] as usize]
+                })
+            });
+            assert!(crossed, "{what}: no request completed across locations");
+        }
+    }
+}
+
+/// The files of the archive `interleaved_threads.py` writes, or `None` (with a note) when the
+/// Python `otf2` package is missing and `TRACELOGIC_REQUIRE_PY` is not set.
+fn interleaved_threads_archive() -> Option<Vec<InputFile>> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/otf2/testdata/interleaved_threads.py");
+    let out = std::env::temp_dir().join(format!("tracelogic-otf2-interleaved-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let run = std::process::Command::new("python3").arg(&script).arg(&out).output();
+    let ok = matches!(&run, Ok(o) if o.status.success());
+    if !ok {
+        let why = match run {
+            Ok(o) => String::from_utf8_lossy(&o.stderr).into_owned(),
+            Err(e) => e.to_string(),
+        };
+        if std::env::var("TRACELOGIC_REQUIRE_PY").is_ok_and(|v| v == "1") {
+            panic!("TRACELOGIC_REQUIRE_PY=1 but {} failed: {why}", script.display());
+        }
+        eprintln!("note: skipped, the Python otf2 package (pip install otf2==3.2) is needed: {why}");
+        return None;
+    }
+    let mut files = Vec::new();
+    load_dir(&out, &out, &mut files);
+    let _ = std::fs::remove_dir_all(&out);
+    files.sort_by(|a, b| a.name.cmp(&b.name));
+    Some(files)
+}
+
+#[test]
+fn threads_give_the_one_part_trace_when_a_rank_s_locations_are_apart() {
+    let Some(files) = interleaved_threads_archive() else {
+        return;
+    };
+    let t = same_whatever_the_threads(&files, "interleaved threads").expect("reads");
+    assert_eq!(t.num_ranks(), 3);
+    assert!(t.ranks.iter().all(|r| r.locations.len() == 2));
+    // Every request was completed, on the other thread of its rank.
+    for rt in &t.ranks {
+        let p = &rt.p2p;
+        let nonblocking = (0..p.len()).filter(|&i| p.post[i] != p.complete[i]);
+        assert_eq!(nonblocking.clone().count(), 6, "rank {}", rt.rank);
+        for i in nonblocking {
+            assert_ne!(
+                rt.calls.location[p.post[i] as usize], rt.calls.location[p.complete[i] as usize],
+                "rank {}",
+                rt.rank
+            );
+        }
+    }
+    // The communicators created by events: MPI_COMM_SELF of rank 1 and the non-MPI group's.
+    let names: Vec<&str> = t.comms.iter().map(|c| c.name.as_str()).collect();
+    assert!(
+        names.contains(&"MPI_COMM_SELF") && names.contains(&"sub comm"),
+        "{names:?}"
+    );
+    // Locations are defined thread by thread: rank 1 thread 0 (the second location) fails
+    // before rank 0 thread 1 (the fourth), although rank 0's part comes first.
+    let mut broken = files.clone();
+    for name in ["traces/1.evt", "traces/3.evt"] {
+        let f = broken.iter_mut().find(|f| f.name == name).expect("event file");
+        let half = f.bytes.len() / 2;
+        f.bytes[half..].fill(0xff);
+    }
+    let e = same_whatever_the_threads(&broken, "interleaved threads, two broken").unwrap_err();
+    assert_eq!(e.file, "traces/1.evt", "{e}");
+}
+
+#[test]
+fn threads_give_the_one_part_error_for_broken_event_files() {
+    let trace = generated("torus:4x4", Style::Isend);
+    let files = write_with_chunk_size(&trace, "traces", 4096);
+    let index_of = |name: &str| files.iter().position(|f| f.name == name).expect(name);
+    let middle = index_of("traces/7.evt");
+    let whole = files[middle].bytes.clone();
+    let mut failures = 0;
+    for cut in (0..whole.len()).step_by(97) {
+        let mut cut_files = files.clone();
+        cut_files[middle] = InputFile::new(files[middle].name.clone(), whole[..cut].to_vec());
+        if let Err(e) = same_whatever_the_threads(&cut_files, &format!("cut at {cut}")) {
+            assert_eq!(e.file, "traces/7.evt", "cut at {cut}: {e}");
+            failures += 1;
+        }
+    }
+    assert!(failures > 0, "no truncation failed");
+    for at in (0..whole.len()).step_by(89) {
+        let mut bad = files.clone();
+        let mut bytes = whole.clone();
+        bytes[at] ^= 0x5a;
+        bad[middle] = InputFile::new(files[middle].name.clone(), bytes);
+        // Must be the same, whether it fails or not.
+        let _ = same_whatever_the_threads(&bad, &format!("byte {at} flipped"));
+    }
+    // Two broken files: the first in location order wins, whichever thread reads it.
+    let mut two = files.clone();
+    for name in ["traces/11.evt", "traces/5.evt"] {
+        let i = index_of(name);
+        let half = two[i].bytes.len() / 2;
+        two[i] = InputFile::new(name.to_owned(), two[i].bytes[..half].to_vec());
+    }
+    let e = same_whatever_the_threads(&two, "two truncated files").unwrap_err();
+    assert_eq!(e.file, "traces/5.evt", "{e}");
+    assert!(e.offset.is_some(), "{e}");
 }
