@@ -547,6 +547,82 @@ impl Item {
     }
 }
 
+/// The requests posted with `req=` and not yet completed by a `wait=`, per rank.
+///
+/// Request ids are small dense integers per rank in practice (the writer numbers them by the
+/// rank's operations), so most live in a slot table indexed by the id; ids far beyond the
+/// rank's operation count (which a hostile file could use to make the table huge) and
+/// operation indices that do not fit the slot's `u32` go to a map. Each open request is in
+/// exactly one of the two.
+#[derive(Default)]
+struct OpenRequests {
+    /// Per rank, slot `id` holds 1 + the index into the rank's p2p operations of open request
+    /// `id`, or 0 when that request is not open.
+    slots: Vec<Vec<u32>>,
+    /// Open requests that have no slot: (rank, request id) → index into the rank's operations.
+    other: FastMap<(Rank, u64), usize>,
+}
+
+/// Slots a rank may hold beyond twice its operations, so the first requests need no map.
+const REQUEST_SLOTS_SLACK: u64 = 64;
+
+impl OpenRequests {
+    /// Opens request `id` of rank `r` as its operation `op`; false (and nothing changes) when
+    /// that request is already open.
+    #[inline]
+    fn open(&mut self, r: Rank, id: u64, op: usize) -> bool {
+        let r = r as usize;
+        if self.slots.len() <= r {
+            self.slots.resize_with(r + 1, Vec::new);
+        }
+        let slots = &mut self.slots[r];
+        let in_slots = id < slots.len() as u64;
+        if (in_slots && slots[id as usize] != 0)
+            || (!self.other.is_empty() && self.other.contains_key(&(r as Rank, id)))
+        {
+            return false;
+        }
+        let Some(value) = u32::try_from(op).ok().and_then(|op| op.checked_add(1)) else {
+            self.other.insert((r as Rank, id), op);
+            return true;
+        };
+        if !in_slots {
+            // Grow by doubling, but never past twice the rank's operations: each slot then
+            // stands for at least half an operation line of the file.
+            let limit = 2 * op as u64 + REQUEST_SLOTS_SLACK;
+            if id >= limit {
+                self.other.insert((r as Rank, id), op);
+                return true;
+            }
+            let len = (id + 1).max((2 * slots.len() as u64).min(limit));
+            slots.resize(len as usize, 0);
+        }
+        slots[id as usize] = value;
+        true
+    }
+
+    /// Completes request `id` of rank `r`: the index of its operation, or `None` when it is not
+    /// open.
+    #[inline]
+    fn close(&mut self, r: Rank, id: u64) -> Option<usize> {
+        let slot = match self.slots.get_mut(r as usize) {
+            Some(slots) if id < slots.len() as u64 => Some(&mut slots[id as usize]),
+            _ => None,
+        };
+        if let Some(slot) = slot {
+            if *slot != 0 {
+                let op = *slot as usize - 1;
+                *slot = 0;
+                return Some(op);
+            }
+        }
+        if self.other.is_empty() {
+            return None;
+        }
+        self.other.remove(&(r, id))
+    }
+}
+
 /// Reader state over one file.
 struct Reader<'t> {
     file: &'t str,
@@ -557,12 +633,14 @@ struct Reader<'t> {
     kinds: Vec<CallKind>,
     /// Function name → id, so a call line costs one fast hash of its name.
     func_ids: FastMap<String, FuncId>,
+    /// The short function names of recent plain call lines, checked before `func_ids`.
+    names: NameCache,
     /// Request ids of the current call's `wait=` list (reused from line to line).
     waits: Vec<u64>,
     /// Explicit `span` lines, applied at the end.
     spans: Vec<(Rank, Time, Time)>,
     /// Open requests: (rank, request id) → index into the rank's p2p operations.
-    pending: FastMap<(Rank, u64), usize>,
+    pending: OpenRequests,
     explicit_source: bool,
     items: Vec<Item>,
     /// Call lines the fast path read (the tests check it carries the plain lines).
@@ -580,9 +658,10 @@ impl<'t> Reader<'t> {
             has_ranks: false,
             kinds: Vec::new(),
             func_ids: FastMap::default(),
+            names: NameCache::new(),
             waits: Vec::new(),
             spans: Vec::new(),
-            pending: FastMap::default(),
+            pending: OpenRequests::default(),
             explicit_source: false,
             items: Vec::new(),
             fast_lines: 0,
@@ -1008,7 +1087,7 @@ impl<'t> Reader<'t> {
                         (Some(_), Some(_)) => return Err("give req= or done=, not both".into()),
                         (None, None) => idx,
                         (Some(id), None) => {
-                            if pending.insert((r, id), op).is_some() {
+                            if !pending.open(r, id, op) {
                                 return Err(format!("request {id} of rank {r} is posted again before it completed"));
                             }
                             NOT_COMPLETED
@@ -1045,7 +1124,7 @@ impl<'t> Reader<'t> {
             }
         }
         for &id in &waits {
-            let Some(op) = pending.remove(&(r, id)) else {
+            let Some(op) = pending.close(r, id) else {
                 return Err(format!("wait={id}: rank {r} has no open request {id}"));
             };
             rt.p2p.complete[op] = idx;
@@ -1055,36 +1134,137 @@ impl<'t> Reader<'t> {
     }
 }
 
-/// Digits at `pos` up to the next non-digit (1 to 19 of them, so they fit a u64), or `None`.
-#[inline]
-fn fast_digits(b: &[u8], pos: &mut usize) -> Option<u64> {
-    let start = *pos;
-    let mut v = 0u64;
-    while let Some(&c) = b.get(*pos) {
-        if !c.is_ascii_digit() {
-            break;
+/// One line of the file for the plain-line fast path, with the bytes after it, so that any
+/// eight bytes of the line are one load.
+///
+/// The byte right after the line is its `\r` or `\n` (or the end of the file), which is not a
+/// digit, a space or a letter, so a digit run or key read from a word stops at the line's end
+/// by itself; names are bounded by the line's length explicitly.
+#[derive(Clone, Copy)]
+struct LineWords<'a> {
+    /// The line, without its `\n` or `\r\n`.
+    line: &'a [u8],
+    /// The file from the line's first byte on (at least `line`).
+    rest: &'a [u8],
+}
+
+impl<'a> LineWords<'a> {
+    /// The line `line`, followed in the file by the rest of `rest` (which starts with `line`).
+    fn new(line: &'a [u8], rest: &'a [u8]) -> LineWords<'a> {
+        debug_assert!(rest.starts_with(line));
+        LineWords { line, rest }
+    }
+
+    /// Eight bytes of the file from the line's byte `pos` on, as a little-endian word (the
+    /// first byte lowest); zero bytes past the end of the file.
+    #[inline(always)]
+    fn word(&self, pos: usize) -> u64 {
+        match self.rest.get(pos..pos + 8) {
+            Some(bytes) => {
+                let mut w = [0u8; 8];
+                w.copy_from_slice(bytes);
+                u64::from_le_bytes(w)
+            }
+            None => self.last_word(pos),
         }
-        if *pos - start == 19 {
+    }
+
+    /// [`LineWords::word`] within eight bytes of the end of the file.
+    #[cold]
+    #[inline(never)]
+    fn last_word(&self, pos: usize) -> u64 {
+        let mut w = [0u8; 8];
+        let rest = self.rest.get(pos..).unwrap_or(&[]);
+        w[..rest.len()].copy_from_slice(rest);
+        u64::from_le_bytes(w)
+    }
+}
+
+const ONES: u64 = 0x0101_0101_0101_0101;
+const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+
+/// Number of leading ASCII digits in the word `w` (0 to 8).
+#[inline(always)]
+fn leading_digits(w: u64) -> u32 {
+    // A byte is a digit when its high nibble is 3 and stays 3 after adding 6. A carry out of a
+    // byte can only come from a non-digit, so it only disturbs bytes after the first one.
+    let high = w & 0xF0F0_F0F0_F0F0_F0F0;
+    let high_plus_6 = w.wrapping_add(6 * ONES) & 0xF0F0_F0F0_F0F0_F0F0;
+    let not_digit = (high ^ (0x30 * ONES)) | (high_plus_6 ^ (0x30 * ONES));
+    not_digit.trailing_zeros() / 8
+}
+
+/// Bytes of the word `w` before its first byte equal to `byte` (8 when there is none).
+#[inline(always)]
+fn bytes_before(w: u64, byte: u8) -> u32 {
+    let x = w ^ (u64::from(byte) * ONES);
+    // The classic zero-byte test: exact at the lowest zero byte, which is all this needs.
+    (x.wrapping_sub(ONES) & !x & HIGH_BITS).trailing_zeros() / 8
+}
+
+/// Value of the first `n` (1 to 8) bytes of `w`, all ASCII digits, the first one most
+/// significant (the eight-digit multiply-and-shift reduction).
+#[inline(always)]
+fn digits_value(w: u64, n: u32) -> u64 {
+    // Shift the digits to the top of the word: the zero bytes below read as leading zeros.
+    let w = (w << (8 * (8 - n))) & 0x0F0F_0F0F_0F0F_0F0F;
+    let w = w.wrapping_mul(10 * 256 + 1) >> 8;
+    let w = (w & 0x00FF_00FF_00FF_00FF).wrapping_mul(100 * 65_536 + 1) >> 16;
+    (w & 0x0000_FFFF_0000_FFFF).wrapping_mul(10_000 * (1 << 32) + 1) >> 32
+}
+
+/// Powers of ten up to 10^8, to append a run of digits to a value.
+const POW10: [u64; 9] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000];
+
+/// Digits at `pos` up to the next non-digit (1 to 19 of them, so they fit a u64), or `None`.
+#[inline(always)]
+fn fast_digits(b: LineWords, pos: &mut usize) -> Option<u64> {
+    let w = b.word(*pos);
+    let n = leading_digits(w);
+    if n == 0 {
+        return None;
+    }
+    *pos += n as usize;
+    let v = digits_value(w, n);
+    if n < 8 {
+        Some(v)
+    } else {
+        more_digits(b, pos, v)
+    }
+}
+
+/// [`fast_digits`] past its first eight digits `v`.
+#[inline(never)]
+fn more_digits(b: LineWords, pos: &mut usize, mut v: u64) -> Option<u64> {
+    for max in [8, 3] {
+        let w = b.word(*pos);
+        let n = leading_digits(w);
+        if n > max {
             // A 20th digit may not fit: the general parser decides.
             return None;
         }
-        v = v * 10 + u64::from(c - b'0');
-        *pos += 1;
+        if n > 0 {
+            *pos += n as usize;
+            v = v * POW10[n as usize] + digits_value(w, n);
+        }
+        if n < 8 {
+            return Some(v);
+        }
     }
-    (*pos > start).then_some(v)
+    Some(v)
 }
 
 /// A whole value of digits ending the token (at a space or the end of the line).
-#[inline]
-fn fast_value(b: &[u8], pos: &mut usize) -> Option<u64> {
+#[inline(always)]
+fn fast_value(b: LineWords, pos: &mut usize) -> Option<u64> {
     let v = fast_digits(b, pos)?;
-    matches!(b.get(*pos), None | Some(b' ')).then_some(v)
+    matches!(b.line.get(*pos), None | Some(b' ')).then_some(v)
 }
 
 impl Reader<'_> {
     /// A rank of this trace written in plain digits ending the token.
     #[inline]
-    fn fast_rank(&self, b: &[u8], pos: &mut usize) -> Option<Rank> {
+    fn fast_rank(&self, b: LineWords, pos: &mut usize) -> Option<Rank> {
         let r = fast_value(b, pos)?;
         (r < u64::from(self.trace.num_ranks())).then_some(r as Rank)
     }
@@ -1096,42 +1276,59 @@ impl Reader<'_> {
     /// general parser builds and appended by the same [`Reader::commit`]. `None` when the line
     /// is anything else or a value the general parser would refuse: nothing has changed then,
     /// and the general parser reads the line and words any error.
-    fn fast_call(&mut self, b: &[u8]) -> Option<Result<(), String>> {
+    fn fast_call(&mut self, words: LineWords) -> Option<Result<(), String>> {
+        let b = words.line;
         let mut pos = 0usize;
-        let r = self.fast_rank(b, &mut pos)?;
+        let r = self.fast_rank(words, &mut pos)?;
         pos += 1;
-        let enter = fast_value(b, &mut pos)?;
+        let enter = fast_value(words, &mut pos)?;
         pos += 1;
-        let exit = fast_value(b, &mut pos)?;
+        let exit = fast_value(words, &mut pos)?;
         pos += 1;
         if exit < enter {
             return None;
         }
         let name_start = pos;
-        while let Some(&c) = b.get(pos) {
-            if c == b' ' {
-                break;
+        let name = ShortName::at(words, pos);
+        let cached = name.and_then(|n| self.names.get(&n));
+        if cached.is_some() {
+            // The same bytes as a name an earlier line validated.
+            pos += name.map_or(0, |n| n.len as usize);
+        } else {
+            while let Some(&c) = b.get(pos) {
+                if c == b' ' {
+                    break;
+                }
+                if !(c.is_ascii_alphanumeric() || c == b'_') {
+                    return None;
+                }
+                pos += 1;
             }
-            if !(c.is_ascii_alphanumeric() || c == b'_') {
+            if pos == name_start {
                 return None;
             }
-            pos += 1;
-        }
-        if pos == name_start {
-            return None;
         }
         let name_end = pos;
         let mut waits = std::mem::take(&mut self.waits);
         waits.clear();
         self.items.clear();
-        let accepted = self.fast_keys(b, pos, &mut waits);
+        let accepted = self.fast_keys(words, pos, &mut waits);
         if accepted.is_none() {
             self.waits = waits;
             return None;
         }
-        let func_name = std::str::from_utf8(&b[name_start..name_end]).ok()?;
-        let func = self.func_id(func_name);
-        let kind = self.kinds[func as usize];
+        let (func, kind) = match cached {
+            Some(hit) => hit,
+            None => {
+                let func_name = std::str::from_utf8(&b[name_start..name_end]).ok()?;
+                let func = self.func_id(func_name);
+                let kind = self.kinds[func as usize];
+                if let Some(n) = name {
+                    self.names.put(n, func, kind);
+                }
+                (func, kind)
+            }
+        };
         if kind == CallKind::Collective && self.items.is_empty() {
             self.items.push(Item::Coll {
                 op: None,
@@ -1147,39 +1344,89 @@ impl Reader<'_> {
 
     /// The `key=value` tokens of a plain call line from `pos` into `self.items` and `waits`;
     /// `None` at anything the fast path leaves to the general parser.
-    fn fast_keys(&mut self, b: &[u8], mut pos: usize, waits: &mut Vec<u64>) -> Option<()> {
+    fn fast_keys(&mut self, words: LineWords, mut pos: usize, waits: &mut Vec<u64>) -> Option<()> {
+        let b = words.line;
         while pos < b.len() {
             if b[pos] != b' ' {
                 return None;
             }
             pos += 1;
-            let key_start = pos;
-            while let Some(&c) = b.get(pos) {
-                if c == b'=' {
-                    break;
-                }
-                if !c.is_ascii_lowercase() {
-                    return None;
-                }
-                pos += 1;
-            }
-            let key = &b[key_start..pos];
-            pos += 1;
-            if pos > b.len() {
+            // Every key the fast path takes is at most 6 letters: the key and its `=` are in
+            // the next word, and the key's bytes are compared as one integer.
+            let w = words.word(pos);
+            let key_len = bytes_before(w, b'=');
+            if key_len == 8 {
                 return None;
             }
+            let key = w & ((1u64 << (8 * key_len)) - 1);
+            pos += key_len as usize + 1;
             match key {
-                b"send" | b"recv" => {
+                KEY_SEND | KEY_RECV => {
                     let peer = if b[pos..].starts_with(b"any") && matches!(b.get(pos + 3), None | Some(b' ')) {
                         pos += 3;
                         ANY_SOURCE
                     } else {
-                        self.fast_rank(b, &mut pos)?
+                        self.fast_rank(words, &mut pos)?
                     };
-                    let dir = if key == b"send" { P2pDir::Send } else { P2pDir::Recv };
+                    let dir = if key == KEY_SEND { P2pDir::Send } else { P2pDir::Recv };
                     self.items.push(Item::p2p(dir, peer));
                 }
-                b"coll" => {
+                KEY_TAG => {
+                    let v = if b[pos..].starts_with(b"any") {
+                        pos += 3;
+                        if !matches!(b.get(pos), None | Some(b' ')) {
+                            return None;
+                        }
+                        ANY_TAG
+                    } else {
+                        i32::try_from(fast_value(words, &mut pos)?).ok()?
+                    };
+                    match self.items.last_mut()? {
+                        Item::P2p { tag, .. } => *tag = v,
+                        Item::Coll { .. } => return None,
+                    }
+                }
+                KEY_BYTES => {
+                    let v = fast_value(words, &mut pos)?;
+                    match self.items.last_mut()? {
+                        Item::P2p { bytes, .. } => *bytes = v,
+                        Item::Coll { sent, recvd, .. } => {
+                            *sent = v;
+                            *recvd = v;
+                        }
+                    }
+                }
+                KEY_REQ => {
+                    let v = fast_value(words, &mut pos)?;
+                    match self.items.last_mut()? {
+                        Item::P2p { req, .. } => *req = Some(v),
+                        Item::Coll { .. } => return None,
+                    }
+                }
+                KEY_SENT | KEY_RECVD => {
+                    let v = fast_value(words, &mut pos)?;
+                    match self.items.last_mut()? {
+                        Item::Coll { sent, .. } if key == KEY_SENT => *sent = v,
+                        Item::Coll { recvd, .. } => *recvd = v,
+                        Item::P2p { .. } => return None,
+                    }
+                }
+                KEY_WAIT => loop {
+                    waits.push(fast_digits(words, &mut pos)?);
+                    match b.get(pos) {
+                        Some(b',') => pos += 1,
+                        None | Some(b' ') => break,
+                        _ => return None,
+                    }
+                },
+                KEY_ROOT => {
+                    let rank = self.fast_rank(words, &mut pos)?;
+                    match self.items.last_mut()? {
+                        Item::Coll { root, .. } => *root = rank,
+                        Item::P2p { .. } => return None,
+                    }
+                }
+                KEY_COLL => {
                     let end = b[pos..].iter().position(|&c| c == b' ').map_or(b.len(), |i| pos + i);
                     let name = &b[pos..end];
                     let op = COLLECTIVE_OPS.iter().find(|(n, _)| n.as_bytes() == name)?.1;
@@ -1192,48 +1439,105 @@ impl Reader<'_> {
                         recvd: 0,
                     });
                 }
-                b"wait" => loop {
-                    waits.push(fast_digits(b, &mut pos)?);
-                    match b.get(pos) {
-                        Some(b',') => pos += 1,
-                        None | Some(b' ') => break,
-                        _ => return None,
-                    }
-                },
-                b"root" => {
-                    let rank = self.fast_rank(b, &mut pos)?;
-                    match self.items.last_mut()? {
-                        Item::Coll { root, .. } => *root = rank,
-                        Item::P2p { .. } => return None,
-                    }
-                }
-                _ => {
-                    let v = if b[pos..].starts_with(b"any") && key == b"tag" {
-                        pos += 3;
-                        if !matches!(b.get(pos), None | Some(b' ')) {
-                            return None;
-                        }
-                        None
-                    } else {
-                        Some(fast_value(b, &mut pos)?)
-                    };
-                    match (self.items.last_mut()?, key, v) {
-                        (Item::P2p { tag, .. }, b"tag", None) => *tag = ANY_TAG,
-                        (Item::P2p { tag, .. }, b"tag", Some(v)) => *tag = i32::try_from(v).ok()?,
-                        (Item::P2p { bytes, .. }, b"bytes", Some(v)) => *bytes = v,
-                        (Item::P2p { req, .. }, b"req", Some(v)) => *req = Some(v),
-                        (Item::Coll { sent, .. }, b"sent", Some(v)) => *sent = v,
-                        (Item::Coll { recvd, .. }, b"recvd", Some(v)) => *recvd = v,
-                        (Item::Coll { sent, recvd, .. }, b"bytes", Some(v)) => {
-                            *sent = v;
-                            *recvd = v;
-                        }
-                        _ => return None,
-                    }
-                }
+                _ => return None,
             }
         }
         Some(())
+    }
+}
+
+/// The bytes of a key (at most 8) as the little-endian integer [`LineWords::word`] reads them as.
+const fn key_word(key: &[u8]) -> u64 {
+    let mut w = 0u64;
+    let mut i = 0;
+    while i < key.len() {
+        w |= (key[i] as u64) << (8 * i);
+        i += 1;
+    }
+    w
+}
+
+const KEY_SEND: u64 = key_word(b"send");
+const KEY_RECV: u64 = key_word(b"recv");
+const KEY_TAG: u64 = key_word(b"tag");
+const KEY_BYTES: u64 = key_word(b"bytes");
+const KEY_REQ: u64 = key_word(b"req");
+const KEY_SENT: u64 = key_word(b"sent");
+const KEY_RECVD: u64 = key_word(b"recvd");
+const KEY_WAIT: u64 = key_word(b"wait");
+const KEY_ROOT: u64 = key_word(b"root");
+const KEY_COLL: u64 = key_word(b"coll");
+
+/// A function name of 1 to 16 bytes as two little-endian words (zero bytes after the name)
+/// and its length: the key of [`NameCache`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct ShortName {
+    lo: u64,
+    hi: u64,
+    len: u32,
+}
+
+impl ShortName {
+    /// The token at `pos` up to the next space or the end of the line, if it has 1 to 16 bytes.
+    #[inline(always)]
+    fn at(b: LineWords, pos: usize) -> Option<ShortName> {
+        let below = |n: u32| if n >= 8 { u64::MAX } else { (1u64 << (8 * n)) - 1 };
+        let avail = b.line.len().saturating_sub(pos).min(16) as u32;
+        let lo = b.word(pos);
+        let n = bytes_before(lo, b' ').min(avail);
+        if n < 8 {
+            return (n > 0).then_some(ShortName {
+                lo: lo & below(n),
+                hi: 0,
+                len: n,
+            });
+        }
+        let hi = b.word(pos + 8);
+        let m = bytes_before(hi, b' ').min(avail - 8);
+        (m < 8).then_some(ShortName {
+            lo,
+            hi: hi & below(m),
+            len: 8 + m,
+        })
+    }
+}
+
+/// Slots of [`NameCache`] (a power of two).
+const NAME_CACHE_SLOTS: usize = 64;
+
+/// Function names of up to 16 bytes that plain call lines used, with their id and kind,
+/// direct-mapped by a hash of the name's words: a call line's name costs two word compares
+/// instead of hashing and comparing its bytes in the function map. Filled only after the
+/// function map answered, so it never holds a name the map does not.
+struct NameCache {
+    slots: [Option<(ShortName, FuncId, CallKind)>; NAME_CACHE_SLOTS],
+}
+
+impl NameCache {
+    fn new() -> NameCache {
+        NameCache {
+            slots: [None; NAME_CACHE_SLOTS],
+        }
+    }
+
+    #[inline(always)]
+    fn slot(name: &ShortName) -> usize {
+        let h = (name.lo ^ name.hi.rotate_left(29) ^ u64::from(name.len)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        (h >> 58) as usize % NAME_CACHE_SLOTS
+    }
+
+    /// The function id and kind of `name`, if it is cached.
+    #[inline(always)]
+    fn get(&self, name: &ShortName) -> Option<(FuncId, CallKind)> {
+        match self.slots[Self::slot(name)] {
+            Some((n, func, kind)) if n == *name => Some((func, kind)),
+            _ => None,
+        }
+    }
+
+    /// Caches `name` as function `func` of kind `kind` (replacing whatever shared its slot).
+    fn put(&mut self, name: ShortName, func: FuncId, kind: CallKind) {
+        self.slots[Self::slot(&name)] = Some((name, func, kind));
     }
 }
 
@@ -1314,7 +1618,7 @@ fn read_one_with(file: &InputFile, progress: &mut dyn ProgressSink, fast: bool) 
             }
         }
         if line_no > 1 && reader.fast && reader.has_ranks && raw.first().is_some_and(u8::is_ascii_digit) {
-            if let Some(done) = reader.fast_call(raw) {
+            if let Some(done) = reader.fast_call(LineWords::new(raw, &bytes[line_start..])) {
                 done.map_err(|m| FormatError::at_line(reader.file, line_no, m))?;
                 continue;
             }
@@ -1404,7 +1708,7 @@ mod tests {
 
     #[test]
     fn fast_digits_take_at_most_nineteen_digits_without_overflow() {
-        let read = |s: &str| fast_digits(s.as_bytes(), &mut 0);
+        let read = |s: &str| fast_digits(LineWords::new(s.as_bytes(), s.as_bytes()), &mut 0);
         assert_eq!(read("9999999999999999999"), Some(9_999_999_999_999_999_999));
         assert_eq!(read("0000000000000000001 x"), Some(1));
         // Twenty digits (u64::MAX has twenty) go to the general parser, which range-checks them.
@@ -1482,7 +1786,7 @@ mod tests {
                 .filter(|l| l.as_bytes().first().is_some_and(u8::is_ascii_digit))
             {
                 counting
-                    .fast_call(line.as_bytes())
+                    .fast_call(LineWords::new(line.as_bytes(), line.as_bytes()))
                     .unwrap_or_else(|| panic!("fast path refused `{line}`"))
                     .expect("line reads");
             }
@@ -1518,7 +1822,13 @@ mod tests {
         ];
         let mut reader = reader_after_header(HEADER);
         for line in lines {
-            assert!(matches!(reader.fast_call(line.as_bytes()), Some(Ok(()))), "`{line}`");
+            assert!(
+                matches!(
+                    reader.fast_call(LineWords::new(line.as_bytes(), line.as_bytes())),
+                    Some(Ok(()))
+                ),
+                "`{line}`"
+            );
         }
         let text = format!("{HEADER}{}\n", lines.join("\n"));
         let (fast, general) = both_ways(&text);
@@ -1546,7 +1856,12 @@ mod tests {
         ];
         let mut reader = reader_after_header(HEADER);
         for line in lines {
-            assert!(reader.fast_call(line.as_bytes()).is_none(), "fast path took `{line}`");
+            assert!(
+                reader
+                    .fast_call(LineWords::new(line.as_bytes(), line.as_bytes()))
+                    .is_none(),
+                "fast path took `{line}`"
+            );
         }
         assert_eq!(reader.trace.ranks[0].calls.len(), 0, "a refused line changed the trace");
         let text = format!("{HEADER}{}\n", lines.join("\n"));
