@@ -13,6 +13,7 @@ use crate::matrix::CommMatrix;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
+use std::time::Duration;
 pub use tracelogic_graph;
 use tracelogic_graph::catalog::{candidates, simplicity};
 use tracelogic_graph::closed_form::PrimeFactor;
@@ -639,104 +640,17 @@ fn identify(
     // Candidates with the same prime factors are the same graph: only the simplest goes through
     // the remaining stages, and the others share its fate.
     twins = Twins::group(&mut left);
-    // Two regular graphs of the same size and degree are never told apart by refinement: the
-    // candidates of a regular graph share one trivial colouring, and their graphs are only built
-    // once the distance profile (computed from the structure for Cartesian families and
-    // hypercubes) has kept them.
-    let regular = degrees.len() <= 1;
-    let trivial = Rc::new(Colouring {
-        colours: vec![vec![0; n as usize], vec![0; n as usize]],
-        classes: 1,
-        rounds: 0,
-    });
-    let mut lazy: Vec<Option<Graph>> = left.iter().map(|c| (!regular).then(|| c.graph())).collect();
-    let mut colourings: Vec<Rc<Colouring>> = lazy
-        .iter()
-        .map(|h| match h {
-            Some(h) => Rc::new(refine_joint(&[g, h], 32)),
-            None => Rc::clone(&trivial),
-        })
-        .collect();
-    let keep: Vec<bool> = colourings.iter().map(|c| c.histograms_agree()).collect();
-    retain_pairs(&mut left, &mut lazy, &keep);
-    retain_mask(&mut colourings, &keep);
-    stage("colour refinement", Ok(t), &left, &twins);
+    let grouping = t.elapsed();
 
-    // An isomorphism maps the app's most distinctive node to a candidate node of the same
-    // colour with the same distance profile; for vertex-transitive candidates any node will do.
-    let t = Instant::now();
-    let mut profiles: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
-    let keep: Vec<bool> = left
-        .iter()
-        .zip(lazy.iter_mut())
-        .zip(&colourings)
-        .map(|((c, h), col)| {
-            let root = if Rc::ptr_eq(col, &trivial) {
-                (n > 0).then_some(0)
-            } else {
-                let hist = col.histogram(0);
-                (0..n).min_by_key(|&u| (hist[col.colours[0][u as usize] as usize], u))
-            };
-            let Some(root) = root else {
-                return true;
-            };
-            let mine = profiles.entry(root).or_insert_with(|| distance_profile(g, root));
-            let colour = col.colours[0][root as usize];
-            if let Candidate::Spec(s) = c {
-                if h.is_none() && s.is_vertex_transitive() {
-                    if let Some(theirs) = s.structural_distance_profile(0, Some(mine)) {
-                        return theirs == *mine;
-                    }
-                }
-            }
-            let h = h.get_or_insert_with(|| c.graph());
-            let transitive = matches!(c, Candidate::Spec(s) if s.is_vertex_transitive());
-            let images: Vec<u32> = (0..n)
-                .filter(|&v| col.colours[1][v as usize] == colour)
-                .take(if transitive { 1 } else { PROFILE_MAX_ROOTS + 1 })
-                .collect();
-            if images.len() > PROFILE_MAX_ROOTS {
-                return true;
-            }
-            images.iter().any(|&v| distance_profile(h, v) == *mine)
-        })
-        .collect();
-    retain_pairs(&mut left, &mut lazy, &keep);
-    retain_mask(&mut colourings, &keep);
-    let mut graphs: Vec<Graph> = lazy
-        .into_iter()
-        .zip(&left)
-        .map(|(h, c)| h.unwrap_or_else(|| c.graph()))
-        .collect();
-    stage("distance profile", Ok(t), &left, &twins);
-
-    // A quick, near-linear isomorphism search settles most candidates at once (ordered search
-    // on grids, tori, stencils, hypercubes costs about one step per node and edge end): proved,
-    // or refuted. Only the ones it leaves undecided go through the spectrum stage and the full
-    // search. With one candidate left the full search runs directly.
     let iso_opts = IsoOptions {
         max_steps: opts.max_steps.unwrap_or(IsoOptions::for_nodes(n).max_steps),
         ..IsoOptions::for_nodes(n)
     };
-    let t_quick = Instant::now();
-    let settled: Vec<Option<IsoOutcome>> = if left.len() > 1 {
-        let quick = IsoOptions {
-            max_steps: (4 * (n as u64 + 2 * m) + 1_000).min(iso_opts.max_steps),
-            ..iso_opts
-        };
-        graphs
-            .iter()
-            .zip(&colourings)
-            .map(|(h, col)| match isomorphism_coloured(g, h, Some(col), quick) {
-                IsoOutcome::GaveUp { .. } => None,
-                done => Some(done),
-            })
-            .collect()
-    } else {
-        vec![None; left.len()]
+    // About what an ordered proof of grids, tori, stencils and hypercubes costs.
+    let quick = IsoOptions {
+        max_steps: (4 * (n as u64 + 2 * m) + 1_000).min(iso_opts.max_steps),
+        ..iso_opts
     };
-    let quick_time = t_quick.elapsed();
-
     // The spectrum stage only eliminates; when nothing is left undecided the isomorphism has
     // decided alone, and the eigenvalues are computed for display after it, if wanted.
     let display = match opts.spectrum {
@@ -744,81 +658,82 @@ fn identify(
         SpectrumDisplay::Always => true,
         SpectrumDisplay::Never => false,
     };
-    let undecided = settled.iter().filter(|s| s.is_none()).count();
-    let mut walk_counts = Vec::new();
-    let mut app_spectrum = None;
-    let mut display_pending = false;
-    let mut kept_spectra: Vec<Option<Vec<f64>>>;
-    let mut settled_kept = settled;
-    if undecided == 0 || left.len() <= 1 {
-        display_pending = display;
-        // Candidates a quick search refuted leave here (they are not isomorphic).
-        let keep: Vec<bool> = settled_kept
-            .iter()
-            .map(|s| !matches!(s, Some(IsoOutcome::NotIsomorphic { .. })))
-            .collect();
-        retain_pairs(&mut left, &mut graphs, &keep);
-        retain_mask(&mut colourings, &keep);
-        retain_mask(&mut settled_kept, &keep);
-        kept_spectra = vec![None; left.len()];
-        let with_twins = twins.expand(&left).0;
-        let reason = match left.len() {
-            0 if keep.is_empty() => "no candidate left".to_string(),
-            1 if keep.len() == 1 && with_twins > 1 => format!(
-                "the isomorphism search settled all {with_twins} candidates with one proof: the other {} are \
-                 the same product of paths and cycles",
-                with_twins - 1
-            ),
-            1 if keep.len() == 1 => "one candidate left: the isomorphism decides".to_string(),
-            _ => format!(
-                "the isomorphism search settled all {} candidates in near-linear time",
-                keep.len()
-            ),
-        };
-        stage("spectrum", Err(&reason), &left, &twins);
-    } else {
-        let t = Instant::now();
-        let walks = closed_walks_within(g, WALK_BUDGET);
-        let half = walks.counts.len() / 2;
-        app_spectrum = if display { spectrum(g) } else { None };
-        let mut cand_spectra: Vec<Option<Vec<f64>>> = Vec::new();
-        let keep: Vec<bool> = graphs
-            .iter()
-            .zip(&settled_kept)
-            .map(|(h, settled)| {
-                let s = if app_spectrum.is_some() { spectrum(h) } else { None };
-                let same = match settled {
-                    Some(IsoOutcome::Isomorphic { .. }) => true,
-                    Some(_) => false,
-                    None => {
-                        let same_walks = if half >= 1 {
-                            closed_walks(h, half, 4 * WALK_BUDGET).is_none_or(|w| w == walks)
-                        } else {
-                            true
-                        };
-                        same_walks
-                            && match (&app_spectrum, &s) {
-                                (Some(a), Some(b)) => spectra_agree(a, b),
-                                _ => true,
-                            }
-                    }
-                };
-                cand_spectra.push(s);
-                same
-            })
-            .collect();
-        kept_spectra = cand_spectra
-            .into_iter()
-            .zip(&keep)
-            .filter(|(_, &k)| k)
-            .map(|(s, _)| s)
-            .collect();
-        retain_pairs(&mut left, &mut graphs, &keep);
-        retain_mask(&mut colourings, &keep);
-        retain_mask(&mut settled_kept, &keep);
-        walk_counts = walks.counts;
-        stage("spectrum", Ok(t), &left, &twins);
+
+    // One candidate left after the degree sequence (2D grids of any size: the corners and the
+    // boundary pin the extents): the later invariants can only refute it, which the proof does
+    // too. A quick ordered search under the degree colours (any joint colouring is valid for
+    // the search) proves it in about one step per node and edge end, where joint refinement of
+    // a grid runs its full 32 rounds first (most of an 8,100-rank identification). Exhausting
+    // that search refutes the candidate; only when it runs out of its budget do the refinement,
+    // the distance profile and the full search run as for several candidates.
+    let t_first = Instant::now();
+    let mut prebuilt: Option<Graph> = None;
+    let mut decided: Option<(Graph, Colouring, IsoOutcome)> = None;
+    if left.len() == 1 {
+        let h = left[0].graph();
+        let by_degree = refine_joint(&[g, &h], 0);
+        match isomorphism_coloured(g, &h, Some(&by_degree), quick) {
+            IsoOutcome::GaveUp { .. } => prebuilt = Some(h),
+            done => decided = Some((h, by_degree, done)),
+        }
     }
+    let first_try = t_first.elapsed();
+
+    let narrowed = match decided {
+        Some((h, colouring, done)) => {
+            let with_twins = twins.expand(&left).0;
+            let reason = if with_twins > 1 {
+                format!(
+                    "{with_twins} candidates left, all the same product of paths and cycles: the isomorphism \
+                     decides with one proof"
+                )
+            } else {
+                "one candidate left: the isomorphism decides".to_string()
+            };
+            for name in ["colour refinement", "distance profile", "spectrum"] {
+                stage(name, Err(&reason), &left, &twins);
+            }
+            Narrowed {
+                graphs: vec![h],
+                colourings: vec![Rc::new(colouring)],
+                settled: vec![Some(done)],
+                spectra: vec![None],
+                quick_time: first_try + grouping,
+                display_pending: display,
+                walk_counts: Vec::new(),
+                app_spectrum: None,
+            }
+        }
+        None => {
+            let t = Instant::now();
+            let t = t.checked_sub(grouping).unwrap_or(t);
+            let mut narrowed = narrow(
+                g,
+                &mut left,
+                prebuilt,
+                &twins,
+                Elimination {
+                    quick,
+                    display,
+                    refinement_start: t,
+                    regular: degrees.len() <= 1,
+                },
+                &mut stage,
+            );
+            narrowed.quick_time += first_try;
+            narrowed
+        }
+    };
+    let Narrowed {
+        graphs,
+        colourings,
+        settled: settled_kept,
+        spectra: mut kept_spectra,
+        quick_time,
+        display_pending,
+        walk_counts,
+        app_spectrum,
+    } = narrowed;
 
     // The isomorphism stage's time includes the quick searches above.
     let t = Instant::now();
@@ -906,6 +821,231 @@ fn identify(
     }
     out.timings.total_ms = started.elapsed().as_secs_f64() * 1e3;
     out
+}
+
+/// What the elimination stages after the degree sequence leave for the isomorphism stage, one
+/// entry per candidate left in each list.
+struct Narrowed {
+    graphs: Vec<Graph>,
+    colourings: Vec<Rc<Colouring>>,
+    /// The quick search's outcome, `None` where it gave up (the full search decides).
+    settled: Vec<Option<IsoOutcome>>,
+    /// Candidate eigenvalues, when the spectrum stage computed them for display.
+    spectra: Vec<Option<Vec<f64>>>,
+    /// Time of the quick searches (reported in the isomorphism stage).
+    quick_time: Duration,
+    /// Eigenvalues are wanted for display and were not computed by the spectrum stage.
+    display_pending: bool,
+    walk_counts: Vec<u64>,
+    app_spectrum: Option<Vec<f64>>,
+}
+
+/// Settings of [`narrow`].
+struct Elimination {
+    /// Budget of the quick isomorphism searches.
+    quick: IsoOptions,
+    /// Eigenvalues are computed for display.
+    display: bool,
+    /// When the colour refinement stage began.
+    refinement_start: Instant,
+    /// The graph is regular (one degree).
+    regular: bool,
+}
+
+/// The signature of the stage recorder of [`identify`].
+type StageRecorder<'r> = dyn FnMut(&str, Result<Instant, &String>, &[Candidate], &Twins) + 'r;
+
+/// Colour refinement, distance profile, quick isomorphism searches and the spectrum stage on
+/// the candidates `left` (which it narrows); `prebuilt` is the first candidate's graph when it
+/// was already built.
+fn narrow(
+    g: &Graph,
+    left: &mut Vec<Candidate>,
+    prebuilt: Option<Graph>,
+    twins: &Twins,
+    limits: Elimination,
+    stage: &mut StageRecorder,
+) -> Narrowed {
+    let n = g.num_nodes();
+    // Two regular graphs of the same size and degree are never told apart by refinement: the
+    // candidates of a regular graph share one trivial colouring, and their graphs are only built
+    // once the distance profile (computed from the structure for Cartesian families and
+    // hypercubes) has kept them.
+    let regular = limits.regular;
+    let trivial = Rc::new(Colouring {
+        colours: vec![vec![0; n as usize], vec![0; n as usize]],
+        classes: 1,
+        rounds: 0,
+    });
+    let mut lazy: Vec<Option<Graph>> = left.iter().map(|c| (!regular).then(|| c.graph())).collect();
+    if let (Some(h), Some(slot)) = (prebuilt, lazy.first_mut()) {
+        *slot = Some(h);
+    }
+    let mut colourings: Vec<Rc<Colouring>> = lazy
+        .iter()
+        .map(|h| match h {
+            Some(h) => Rc::new(refine_joint(&[g, h], 32)),
+            None => Rc::clone(&trivial),
+        })
+        .collect();
+    let keep: Vec<bool> = colourings.iter().map(|c| c.histograms_agree()).collect();
+    retain_pairs(left, &mut lazy, &keep);
+    retain_mask(&mut colourings, &keep);
+    stage("colour refinement", Ok(limits.refinement_start), left, twins);
+
+    // An isomorphism maps the app's most distinctive node to a candidate node of the same
+    // colour with the same distance profile; for vertex-transitive candidates any node will do.
+    let t = Instant::now();
+    let mut profiles: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+    let keep: Vec<bool> = left
+        .iter()
+        .zip(lazy.iter_mut())
+        .zip(&colourings)
+        .map(|((c, h), col)| {
+            let root = if Rc::ptr_eq(col, &trivial) {
+                (n > 0).then_some(0)
+            } else {
+                let hist = col.histogram(0);
+                (0..n).min_by_key(|&u| (hist[col.colours[0][u as usize] as usize], u))
+            };
+            let Some(root) = root else {
+                return true;
+            };
+            let mine = profiles.entry(root).or_insert_with(|| distance_profile(g, root));
+            let colour = col.colours[0][root as usize];
+            if let Candidate::Spec(s) = c {
+                if h.is_none() && s.is_vertex_transitive() {
+                    if let Some(theirs) = s.structural_distance_profile(0, Some(mine)) {
+                        return theirs == *mine;
+                    }
+                }
+            }
+            let h = h.get_or_insert_with(|| c.graph());
+            let transitive = matches!(c, Candidate::Spec(s) if s.is_vertex_transitive());
+            let images: Vec<u32> = (0..n)
+                .filter(|&v| col.colours[1][v as usize] == colour)
+                .take(if transitive { 1 } else { PROFILE_MAX_ROOTS + 1 })
+                .collect();
+            if images.len() > PROFILE_MAX_ROOTS {
+                return true;
+            }
+            images.iter().any(|&v| distance_profile(h, v) == *mine)
+        })
+        .collect();
+    retain_pairs(left, &mut lazy, &keep);
+    retain_mask(&mut colourings, &keep);
+    let mut graphs: Vec<Graph> = lazy
+        .into_iter()
+        .zip(left.iter())
+        .map(|(h, c)| h.unwrap_or_else(|| c.graph()))
+        .collect();
+    stage("distance profile", Ok(t), left, twins);
+
+    // A quick, near-linear isomorphism search settles most candidates at once (ordered search
+    // on grids, tori, stencils, hypercubes costs about one step per node and edge end): proved,
+    // or refuted. Only the ones it leaves undecided go through the spectrum stage and the full
+    // search. With one candidate left the full search runs directly.
+    let t_quick = Instant::now();
+    let settled: Vec<Option<IsoOutcome>> = if left.len() > 1 {
+        graphs
+            .iter()
+            .zip(&colourings)
+            .map(|(h, col)| match isomorphism_coloured(g, h, Some(col), limits.quick) {
+                IsoOutcome::GaveUp { .. } => None,
+                done => Some(done),
+            })
+            .collect()
+    } else {
+        vec![None; left.len()]
+    };
+    let quick_time = t_quick.elapsed();
+
+    let undecided = settled.iter().filter(|s| s.is_none()).count();
+    let mut walk_counts = Vec::new();
+    let mut app_spectrum = None;
+    let mut display_pending = false;
+    let kept_spectra: Vec<Option<Vec<f64>>>;
+    let mut settled_kept = settled;
+    if undecided == 0 || left.len() <= 1 {
+        display_pending = limits.display;
+        // Candidates a quick search refuted leave here (they are not isomorphic).
+        let keep: Vec<bool> = settled_kept
+            .iter()
+            .map(|s| !matches!(s, Some(IsoOutcome::NotIsomorphic { .. })))
+            .collect();
+        retain_pairs(left, &mut graphs, &keep);
+        retain_mask(&mut colourings, &keep);
+        retain_mask(&mut settled_kept, &keep);
+        kept_spectra = vec![None; left.len()];
+        let with_twins = twins.expand(left).0;
+        let reason = match left.len() {
+            0 if keep.is_empty() => "no candidate left".to_string(),
+            1 if keep.len() == 1 && with_twins > 1 => format!(
+                "the isomorphism search settled all {with_twins} candidates with one proof: the other {} are \
+                 the same product of paths and cycles",
+                with_twins - 1
+            ),
+            1 if keep.len() == 1 => "one candidate left: the isomorphism decides".to_string(),
+            _ => format!(
+                "the isomorphism search settled all {} candidates in near-linear time",
+                keep.len()
+            ),
+        };
+        stage("spectrum", Err(&reason), left, twins);
+    } else {
+        let t = Instant::now();
+        let walks = closed_walks_within(g, WALK_BUDGET);
+        let half = walks.counts.len() / 2;
+        app_spectrum = if limits.display { spectrum(g) } else { None };
+        let mut cand_spectra: Vec<Option<Vec<f64>>> = Vec::new();
+        let keep: Vec<bool> = graphs
+            .iter()
+            .zip(&settled_kept)
+            .map(|(h, settled)| {
+                let s = if app_spectrum.is_some() { spectrum(h) } else { None };
+                let same = match settled {
+                    Some(IsoOutcome::Isomorphic { .. }) => true,
+                    Some(_) => false,
+                    None => {
+                        let same_walks = if half >= 1 {
+                            closed_walks(h, half, 4 * WALK_BUDGET).is_none_or(|w| w == walks)
+                        } else {
+                            true
+                        };
+                        same_walks
+                            && match (&app_spectrum, &s) {
+                                (Some(a), Some(b)) => spectra_agree(a, b),
+                                _ => true,
+                            }
+                    }
+                };
+                cand_spectra.push(s);
+                same
+            })
+            .collect();
+        kept_spectra = cand_spectra
+            .into_iter()
+            .zip(&keep)
+            .filter(|(_, &k)| k)
+            .map(|(s, _)| s)
+            .collect();
+        retain_pairs(left, &mut graphs, &keep);
+        retain_mask(&mut colourings, &keep);
+        retain_mask(&mut settled_kept, &keep);
+        walk_counts = walks.counts;
+        stage("spectrum", Ok(t), left, twins);
+    }
+
+    Narrowed {
+        graphs,
+        colourings,
+        settled: settled_kept,
+        spectra: kept_spectra,
+        quick_time,
+        display_pending,
+        walk_counts,
+        app_spectrum,
+    }
 }
 
 /// A candidate proved isomorphic to the graph: its mapping (`None` for a twin of the proved
@@ -1116,7 +1256,6 @@ fn places(c: &Candidate, mapping: &[u32], ranks: &[u32]) -> Vec<RankPlace> {
         .map(|(i, &node)| {
             let coords = s.coords(node);
             let mut neighbours: Vec<Neighbour> = Vec::with_capacity(offsets.len());
-            let mut targets: Vec<u32> = Vec::with_capacity(offsets.len());
             'offsets: for (o, name) in offsets.iter().zip(&names) {
                 let mut v = node as i64;
                 for (k, &step) in o.iter().enumerate() {
@@ -1125,18 +1264,20 @@ fn places(c: &Candidate, mapping: &[u32], ranks: &[u32]) -> Vec<RankPlace> {
                     }
                     let d = s.dims[k] as i64;
                     let x = coords[k] as i64 + step as i64;
-                    let wrapped = x.rem_euclid(d);
+                    let wrapped = if (0..d).contains(&x) { x } else { x.rem_euclid(d) };
                     if !periodic && wrapped != x {
                         continue 'offsets;
                     }
                     v += (wrapped - coords[k] as i64) * strides[k];
                 }
                 let v = v as u32;
-                if v != node && !targets.contains(&v) {
-                    targets.push(v);
+                // Ranks and nodes are in one-to-one correspondence: a node already named has its
+                // rank among the neighbours.
+                let rank = rank_of_node[v as usize];
+                if v != node && !neighbours.iter().any(|nb| nb.rank == rank) {
                     neighbours.push(Neighbour {
                         direction: name.clone(),
-                        rank: rank_of_node[v as usize],
+                        rank,
                     });
                 }
             }

@@ -41,12 +41,19 @@ fn one_candidate_left_skips_the_spectrum_stage() {
     let rep = identify_graph(&g, &TopologyOptions::default());
     assert_eq!(rep.identification.matched.as_ref().unwrap().label, "30x20 grid");
     assert_proved(&rep, &g);
-    let s = stage(&rep, "spectrum");
-    assert_eq!(
-        s.skipped.as_deref(),
-        Some("one candidate left: the isomorphism decides")
-    );
-    assert_eq!((s.milliseconds, s.candidates), (0.0, 1));
+    // The degree sequence pins a 2D grid's extents: the later invariants could only refute the
+    // one candidate left, so they leave it to the proof.
+    assert_eq!(stage(&rep, "degree sequence").candidates, 1);
+    let eliminators = ["colour refinement", "distance profile", "spectrum"];
+    for name in eliminators {
+        let s = stage(&rep, name);
+        assert_eq!(
+            s.skipped.as_deref(),
+            Some("one candidate left: the isomorphism decides"),
+            "{name}"
+        );
+        assert_eq!((s.milliseconds, s.candidates), (0.0, 1), "{name}");
+    }
     assert!(rep.identification.walk_counts.is_empty());
     // 600 ranks: above the automatic display size, so no eigenvalues unless asked for.
     assert!(rep.identification.spectrum.is_none());
@@ -57,8 +64,111 @@ fn one_candidate_left_skips_the_spectrum_stage() {
     assert!(stages.iter().any(|s| s["skipped"].is_string()));
     assert!(stages
         .iter()
-        .filter(|s| s["name"] != "spectrum")
+        .filter(|s| !eliminators.iter().any(|e| s["name"] == *e))
         .all(|s| s.get("skipped").is_none()));
+}
+
+/// The paper's "unordered" numbering: two thirds of the ranks permuted among themselves.
+fn partial_numbering(g: &Graph, seed: u64) -> Graph {
+    let n = g.num_nodes();
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut moved: Vec<u32> = (0..n).filter(|_| rng.gen_range(0..3) < 2).collect();
+    let mut perm: Vec<u32> = (0..n).collect();
+    let targets = {
+        let mut t = moved.clone();
+        t.shuffle(&mut rng);
+        t
+    };
+    for (from, to) in moved.drain(..).zip(targets) {
+        perm[from as usize] = to;
+    }
+    g.relabel(&perm)
+}
+
+#[test]
+fn grids_with_many_factorisations_are_proved_by_the_one_candidate_left() {
+    // 8,100 and 5,184 ranks have 1,300-odd candidates; the degree sequence must keep exactly
+    // the right grid (the corners and the boundary pin its extents), and the proof under the
+    // degree colours must find it whatever the numbering.
+    for (spec, extents) in [
+        ("grid:90x90", [90, 90]),
+        ("grid:72x72", [72, 72]),
+        ("grid:2x4050", [4050, 2]),
+        ("grid:2700x3", [2700, 3]),
+        ("grid:45x180", [180, 45]),
+    ] {
+        let reference = TopologySpec::parse(spec).unwrap().graph();
+        for (numbering, g) in [
+            ("row-major", reference.clone()),
+            ("partial", partial_numbering(&reference, 5)),
+            ("random", random_numbering(&reference, 6)),
+        ] {
+            let rep = identify_graph(&g, &TopologyOptions::default());
+            let id = &rep.identification;
+            let matched = id
+                .matched
+                .as_ref()
+                .unwrap_or_else(|| panic!("{spec} {numbering}: no match"));
+            assert_eq!(
+                (matched.family.as_str(), matched.dims.as_slice()),
+                ("grid", &extents[..]),
+                "{spec} {numbering}"
+            );
+            assert_eq!(id.equivalents.len(), 1, "{spec} {numbering}");
+            assert_proved(&rep, &g);
+            assert_eq!(stage(&rep, "degree sequence").candidates, 1, "{spec} {numbering}");
+            assert!(stage(&rep, "colour refinement").skipped.is_some(), "{spec} {numbering}");
+            assert!(id.gave_up.is_empty(), "{spec} {numbering}");
+        }
+    }
+}
+
+#[test]
+fn a_look_alike_of_the_one_candidate_left_is_refuted() {
+    // Two edges of a grid swapped keep its degree sequence, so the grid is the one candidate
+    // left; the proof must refute it (not give up, not match) and the near matches name it.
+    let grid = TopologySpec::parse("grid:30x20").unwrap().graph();
+    let mut edges: Vec<(u32, u32)> = grid.edges().collect();
+    let (a, b) = (edges[100], edges[700]);
+    assert!(!grid.has_edge(a.0, b.1) && !grid.has_edge(b.0, a.1));
+    edges[100] = (a.0, b.1);
+    edges[700] = (b.0, a.1);
+    let swapped = Graph::from_edges(600, edges);
+    for (numbering, g) in [
+        ("row-major", swapped.clone()),
+        ("random", random_numbering(&swapped, 7)),
+    ] {
+        let rep = identify_graph(&g, &TopologyOptions::default());
+        let id = &rep.identification;
+        assert_eq!(stage(&rep, "degree sequence").candidates, 1, "{numbering}");
+        assert!(id.matched.is_none(), "{numbering}");
+        assert!(id.gave_up.is_empty(), "{numbering}: {:?}", id.gave_up);
+        assert_eq!(stage(&rep, "isomorphism").candidates, 0, "{numbering}");
+        if numbering == "row-major" {
+            // (The bounded near-match search does not align the random numbering this far.)
+            let near = &id.near_matches[0];
+            assert_eq!((near.topology.label.as_str(), near.distance), ("30x20 grid", 4));
+        }
+    }
+}
+
+#[test]
+fn a_quick_search_that_gives_up_falls_back_to_refinement_and_the_full_proof() {
+    // A randomly numbered 5-dimensional butterfly is the one candidate left, and the ordered
+    // search under degree colours alone does not settle it within its near-linear budget: the
+    // refinement, the distance profile and the full search then run as before, and prove it.
+    let g = random_numbering(&TopologySpec::parse("butterfly:5").unwrap().graph(), 8);
+    let rep = identify_graph(&g, &TopologyOptions::default());
+    let id = &rep.identification;
+    assert_eq!(id.matched.as_ref().unwrap().family, "butterfly");
+    assert_proved(&rep, &g);
+    assert_eq!(stage(&rep, "degree sequence").candidates, 1);
+    assert!(stage(&rep, "colour refinement").skipped.is_none());
+    assert!(stage(&rep, "distance profile").skipped.is_none());
+    assert_eq!(
+        stage(&rep, "spectrum").skipped.as_deref(),
+        Some("one candidate left: the isomorphism decides")
+    );
 }
 
 #[test]

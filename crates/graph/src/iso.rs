@@ -113,31 +113,57 @@ pub fn verify(g1: &Graph, g2: &Graph, mapping: &[u32]) -> Result<(), String> {
 /// (smaller = more constrained).
 pub fn matching_order(g: &Graph, colours: &[u32], rarity: &[u32]) -> Vec<u32> {
     let n = g.num_nodes() as usize;
-    let mut roots: Vec<u32> = (0..n as u32).collect();
-    roots.sort_by_key(|&u| (rarity[colours[u as usize] as usize], Reverse(g.degree(u)), u));
+    let root_key = |u: u32| (rarity[colours[u as usize] as usize], Reverse(g.degree(u)), u);
+    // A connected graph needs only the first root: the others are sorted only when the first
+    // component leaves nodes unordered.
+    let first_root = (0..n as u32).min_by_key(|&u| root_key(u));
+    let mut roots: Vec<u32> = Vec::new();
     let mut conn = vec![0u32; n];
     let mut level_of = vec![u32::MAX; n];
     let mut placed = vec![false; n];
     let mut order = Vec::with_capacity(n);
     let mut level_id = 0u32;
-    for &root in &roots {
-        if level_of[root as usize] != u32::MAX {
-            continue;
-        }
+    let mut next_root = 0usize;
+    loop {
+        let root = if order.is_empty() {
+            match first_root {
+                Some(r) => r,
+                None => break,
+            }
+        } else {
+            if order.len() == n {
+                break;
+            }
+            if roots.is_empty() {
+                roots = (0..n as u32).collect();
+                roots.sort_unstable_by_key(|&u| root_key(u));
+            }
+            match roots[next_root..]
+                .iter()
+                .position(|&r| level_of[r as usize] == u32::MAX)
+            {
+                Some(k) => {
+                    next_root += k + 1;
+                    roots[next_root - 1]
+                }
+                None => break,
+            }
+        };
         level_of[root as usize] = level_id;
         let mut level = vec![root];
         while !level.is_empty() {
+            // Largest first by (connections, degree, commoner colour reversed, node reversed),
+            // packed into one integer.
             let key = |u: u32, conn: &[u32]| {
-                (
-                    conn[u as usize],
-                    g.degree(u),
-                    Reverse(rarity[colours[u as usize] as usize]),
-                    Reverse(u),
-                )
+                (conn[u as usize] as u128) << 96
+                    | (g.degree(u) as u128) << 64
+                    | ((u32::MAX - rarity[colours[u as usize] as usize]) as u128) << 32
+                    | (u32::MAX - u) as u128
             };
-            let mut heap: BinaryHeap<_> = level.iter().map(|&u| key(u, &conn)).collect();
+            let mut heap: BinaryHeap<u128> = level.iter().map(|&u| key(u, &conn)).collect();
             let mut next = Vec::new();
-            while let Some((c, _, _, Reverse(u))) = heap.pop() {
+            while let Some(k) = heap.pop() {
+                let (c, u) = ((k >> 96) as u32, u32::MAX - k as u32);
                 if placed[u as usize] || c != conn[u as usize] {
                     continue;
                 }
@@ -467,4 +493,90 @@ fn search(g1: &Graph, g2: &Graph, colouring: &Colouring, max_steps: u64) -> Sear
         class_first_free[c] = class_first_free[c].min(class_position[vw as usize]);
     }
     Search::Found(map1, steps)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::rngs::StdRng;
+    use rand::{Rng, SeedableRng};
+
+    /// The previous matching order: every root sorted up front, tuple keys in the heap.
+    fn matching_order_sorting_every_root(g: &Graph, colours: &[u32], rarity: &[u32]) -> Vec<u32> {
+        let n = g.num_nodes() as usize;
+        let mut roots: Vec<u32> = (0..n as u32).collect();
+        roots.sort_by_key(|&u| (rarity[colours[u as usize] as usize], Reverse(g.degree(u)), u));
+        let mut conn = vec![0u32; n];
+        let mut level_of = vec![u32::MAX; n];
+        let mut placed = vec![false; n];
+        let mut order = Vec::with_capacity(n);
+        let mut level_id = 0u32;
+        for &root in &roots {
+            if level_of[root as usize] != u32::MAX {
+                continue;
+            }
+            level_of[root as usize] = level_id;
+            let mut level = vec![root];
+            while !level.is_empty() {
+                let key = |u: u32, conn: &[u32]| {
+                    (
+                        conn[u as usize],
+                        g.degree(u),
+                        Reverse(rarity[colours[u as usize] as usize]),
+                        Reverse(u),
+                    )
+                };
+                let mut heap: BinaryHeap<_> = level.iter().map(|&u| key(u, &conn)).collect();
+                let mut next = Vec::new();
+                while let Some((c, _, _, Reverse(u))) = heap.pop() {
+                    if placed[u as usize] || c != conn[u as usize] {
+                        continue;
+                    }
+                    placed[u as usize] = true;
+                    order.push(u);
+                    for &v in g.neighbors(u) {
+                        conn[v as usize] += 1;
+                        if level_of[v as usize] == u32::MAX {
+                            level_of[v as usize] = level_id + 1;
+                            next.push(v);
+                        } else if level_of[v as usize] == level_id && !placed[v as usize] {
+                            heap.push(key(v, &conn));
+                        }
+                    }
+                }
+                level_id += 1;
+                level = next;
+            }
+            level_id += 1;
+        }
+        order
+    }
+
+    #[test]
+    fn matching_order_equals_sorting_every_root() {
+        // Sparse random graphs have many components (isolated nodes included), so the roots
+        // after the first are exercised; few colours give ties on rarity and degree.
+        let mut rng = StdRng::seed_from_u64(21);
+        for trial in 0..300 {
+            let n = rng.gen_range(0..120u32);
+            let m = if n == 0 { 0 } else { rng.gen_range(0..2 * n as usize) };
+            let edges: Vec<(u32, u32)> = (0..m).map(|_| (rng.gen_range(0..n), rng.gen_range(0..n))).collect();
+            let g = Graph::from_edges(n, edges);
+            let classes = 1 + trial % 4;
+            let colours: Vec<u32> = (0..n).map(|_| rng.gen_range(0..classes)).collect();
+            let mut rarity = vec![0u32; classes as usize];
+            for &c in &colours {
+                rarity[c as usize] += 1;
+            }
+            let order = matching_order(&g, &colours, &rarity);
+            assert_eq!(
+                order,
+                matching_order_sorting_every_root(&g, &colours, &rarity),
+                "trial {trial}"
+            );
+            let mut seen = order.clone();
+            seen.sort_unstable();
+            assert_eq!(seen, (0..n).collect::<Vec<_>>(), "trial {trial}: not a permutation");
+        }
+    }
 }

@@ -144,6 +144,53 @@ fn degree_preserving_swap_is_not_isomorphic_and_does_not_hang() {
 }
 
 #[test]
+fn degree_colours_alone_prove_grids_and_refute_a_look_alike() {
+    // Identification tries the ordered search under the degree colours alone (no refinement)
+    // when one candidate is left: grids whose extents have many factorisations, any numbering.
+    use tracelogic_graph::iso::isomorphism_coloured;
+    use tracelogic_graph::refine::refine_joint;
+    let mut rng = StdRng::seed_from_u64(31);
+    for s in [
+        "grid:90x90",
+        "grid:72x72",
+        "grid:4050x2",
+        "grid:2700x3",
+        "grid:180x45",
+        "grid:20x20x20",
+    ] {
+        let g = spec(s).graph();
+        let n = g.num_nodes();
+        let h = g.relabel(&random_perm(n, &mut rng));
+        let by_degree = refine_joint(&[&h, &g], 0);
+        assert_eq!(by_degree.rounds, 0);
+        let m = g.num_edges() as u64;
+        let budget = IsoOptions {
+            max_steps: 4 * (n as u64 + 2 * m) + 1_000,
+            ..IsoOptions::for_nodes(n)
+        };
+        match isomorphism_coloured(&h, &g, Some(&by_degree), budget) {
+            IsoOutcome::Isomorphic { mapping, steps } => {
+                verify(&h, &g, &mapping).unwrap();
+                assert!(steps <= n as u64 + 2 * m, "{s}: {steps} steps");
+            }
+            other => panic!("{s}: {other:?}"),
+        }
+    }
+    // Two edges of a grid swapped, degrees kept: never proved, whatever the colouring.
+    let g = spec("grid:30x20").graph();
+    let mut edges: Vec<(u32, u32)> = g.edges().collect();
+    let (a, b) = (edges[100], edges[700]);
+    assert!(!g.has_edge(a.0, b.1) && !g.has_edge(b.0, a.1));
+    edges[100] = (a.0, b.1);
+    edges[700] = (b.0, a.1);
+    let h = Graph::from_edges(600, edges);
+    assert_eq!(h.degree_histogram(), g.degree_histogram());
+    let by_degree = refine_joint(&[&h, &g], 0);
+    let out = isomorphism_coloured(&h, &g, Some(&by_degree), IsoOptions::for_nodes(600));
+    assert!(matches!(out, IsoOutcome::NotIsomorphic { .. }), "{out:?}");
+}
+
+#[test]
 fn a_tiny_budget_gives_up_instead_of_searching() {
     let g = spec("stencil6:16x16").graph();
     let h = g.relabel(&random_perm(256, &mut StdRng::seed_from_u64(3)));
