@@ -1,0 +1,202 @@
+#!/usr/bin/env node
+// wasm stage benchmark for bench/run's scaling section: opens a trace in the built web app
+// (dist/) in Debian's headless Chromium through the app's folder/file picker, then clicks
+// through the analysis views (matrix, topology, logical, patterns, phases, what-if) and times
+// each from the click until the view is drawn (its element is there and no "Computing…" note is
+// left), as the measure mode of web/tests/platform.test.mjs does.
+//
+// Usage: node bench/wasm-stages.mjs DIST REPEAT PATH...   (PATH: a trace folder or one file)
+// Prints one JSON object: {"runs": [{path, bytes, files, calls, ranks, open_ms, views: {name:
+// ms}, wasm_memory_bytes, renderer_peak_rss_kb, longest_task_ms}]}. Times are the minimum over
+// REPEAT fresh browsers; the memory and long-task figures the maximum. A fresh browser per load
+// makes the renderer's peak resident memory (VmHWM, the page and its worker) that of this trace.
+// Fails (exit 1) on a console error, a failed request, a request to another origin, or an
+// error shown by the page.
+
+import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
+import { readFileSync, readdirSync, existsSync, statSync } from 'node:fs';
+import { join, extname, resolve, dirname, normalize, sep, basename } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+// playwright-core is installed for the browser tests under web/.
+const { chromium } = createRequire(join(root, 'web/package.json'))('playwright-core');
+const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
+const prefix = '/bench/sub/path/';
+const types = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.wasm': 'application/wasm',
+};
+const VIEWS = (process.env.TRACELOGIC_MEASURE_VIEWS || 'matrix,topology,logical,patterns,phases,whatif').split(',');
+const LIMIT_MS = 1_800_000;
+
+const [dist, repeatArg, ...paths] = process.argv.slice(2);
+if (!dist || !repeatArg || paths.length === 0) {
+  console.error('usage: node bench/wasm-stages.mjs DIST REPEAT PATH...');
+  process.exit(2);
+}
+const repeat = Math.max(1, Number.parseInt(repeatArg, 10) || 1);
+if (!existsSync(join(dist, 'index.html'))) {
+  console.error(`${dist}/index.html is missing: run TRACELOGIC_DIST=${dist} scripts/build-web first`);
+  process.exit(2);
+}
+
+/** Every file under `path` (or `path` itself), with its size. */
+function filesOf(path) {
+  if (statSync(path).isFile()) return [{ path, size: statSync(path).size }];
+  return readdirSync(path, { recursive: true })
+    .map((rel) => join(path, rel))
+    .filter((p) => statSync(p).isFile())
+    .map((p) => ({ path: p, size: statSync(p).size }));
+}
+
+/** Process ids descending from this node process, with their command lines. */
+function descendants() {
+  const parent = new Map();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      // The command name may hold spaces and parentheses: the fields after its last ')'.
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      parent.set(Number(name), ppid);
+    } catch {
+      // The process ended while /proc was listed.
+    }
+  }
+  const mine = [];
+  for (const pid of parent.keys()) {
+    for (let p = parent.get(pid), hops = 0; p && hops < 64; p = parent.get(p), hops++) {
+      if (p === process.pid) {
+        mine.push(pid);
+        break;
+      }
+    }
+  }
+  return mine;
+}
+
+/** The largest peak resident memory (VmHWM, KiB) of Chromium's renderer processes started by us. */
+function rendererPeakKb() {
+  let peak = 0;
+  for (const pid of descendants()) {
+    try {
+      if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--type=renderer')) continue;
+      const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+      if (m) peak = Math.max(peak, Number(m[1]));
+    } catch {
+      // Gone already.
+    }
+  }
+  return peak;
+}
+
+const server = createServer((req, res) => {
+  const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+  if (!path.startsWith(prefix)) {
+    res.writeHead(404).end('outside the app');
+    return;
+  }
+  const file = normalize(join(dist, path.slice(prefix.length) || 'index.html'));
+  if (!file.startsWith(resolve(dist) + sep) || !existsSync(file) || !statSync(file).isFile()) {
+    res.writeHead(404).end('not found');
+    return;
+  }
+  res.writeHead(200, { 'content-type': types[extname(file)] || 'application/octet-stream' });
+  res.end(readFileSync(file));
+});
+await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+const origin = `http://127.0.0.1:${server.address().port}`;
+
+/** One timed open of `path` and of every view, in a fresh browser. */
+async function measureOnce(path) {
+  const browser = await chromium.launch({
+    executablePath: chromiumPath,
+    args: ['--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+  });
+  try {
+    const page = await browser.newPage();
+    const problems = [];
+    page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+    page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()}`));
+    page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()} for ${r.url()}`); });
+    page.on('request', (r) => {
+      const u = r.url();
+      if (!u.startsWith(origin + '/') && !u.startsWith('data:') && !u.startsWith('blob:')) problems.push(`foreign request: ${u}`);
+    });
+    await page.addInitScript(() => {
+      window.__longTasks = [];
+      new PerformanceObserver((list) => {
+        for (const e of list.getEntries()) window.__longTasks.push(e.duration);
+      }).observe({ type: 'longtask', buffered: true });
+    });
+    await page.goto(origin + prefix + '?sample=none');
+    await page.waitForSelector('.app[data-state="idle"]', { timeout: 120_000 });
+    const folder = statSync(path).isDirectory();
+    const t0 = performance.now();
+    await page.setInputFiles(folder ? '#pick-folder' : '#pick-files', path);
+    await page.waitForSelector(`#trace[data-label="${basename(path)}"]`, { timeout: LIMIT_MS });
+    await page.waitForSelector('.app[data-state="idle"]', { timeout: LIMIT_MS });
+    const openMs = performance.now() - t0;
+    const shown = await page.$('.error, #error');
+    if (shown) throw new Error(`${path}: the page shows an error after opening: ${await shown.textContent()}`);
+    const calls = Number(await page.getAttribute('[data-stat="calls"]', 'data-value'));
+    const ranks = Number(await page.getAttribute('[data-stat="ranks"]', 'data-value'));
+    const worker = page.workers()[0];
+    const wasmMemory = worker ? await worker.evaluate(() => self.__tracelogicMemoryBytes || 0) : 0;
+    const views = {};
+    for (const view of VIEWS) {
+      const t = performance.now();
+      await page.click(`#nav-${view}`);
+      await page.waitForSelector(`#view-${view}`, { timeout: LIMIT_MS });
+      // Two animation frames, so that a request sent on the click has put up its note.
+      await page.evaluate(() => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok))));
+      await page.waitForFunction((id) => document.querySelector(`#view-${id}`) && !document.querySelector('main .waiting'),
+        view, { timeout: LIMIT_MS, polling: 50 });
+      views[view] = performance.now() - t;
+      const err = await page.$('#error');
+      if (err) throw new Error(`${path}: the ${view} view shows an error: ${await err.textContent()}`);
+    }
+    const longest = await page.evaluate(() => Math.max(0, ...window.__longTasks));
+    const peak = rendererPeakKb();
+    if (problems.length) throw new Error(`${path}: ${problems.join('; ')}`);
+    return { open_ms: openMs, views, calls, ranks, wasm_memory_bytes: wasmMemory, renderer_peak_rss_kb: peak,
+      longest_task_ms: longest };
+  } finally {
+    await browser.close();
+  }
+}
+
+const runs = [];
+let failed = false;
+try {
+  for (const path of paths) {
+    const files = filesOf(path);
+    let best = null;
+    for (let i = 0; i < repeat; i++) {
+      const r = await measureOnce(path);
+      best = best === null ? r : {
+        ...r,
+        open_ms: Math.min(best.open_ms, r.open_ms),
+        views: Object.fromEntries(VIEWS.map((v) => [v, Math.min(best.views[v], r.views[v])])),
+        wasm_memory_bytes: Math.max(best.wasm_memory_bytes, r.wasm_memory_bytes),
+        renderer_peak_rss_kb: Math.max(best.renderer_peak_rss_kb, r.renderer_peak_rss_kb),
+        longest_task_ms: Math.max(best.longest_task_ms, r.longest_task_ms),
+      };
+    }
+    runs.push({ path, bytes: files.reduce((s, f) => s + f.size, 0), files: files.length, ...best });
+    console.error(`wasm stages ${path}: ${JSON.stringify(runs.at(-1))}`);
+  }
+} catch (e) {
+  console.error(String(e?.stack || e));
+  failed = true;
+} finally {
+  server.close();
+}
+if (failed) process.exit(1);
+console.log(JSON.stringify({ runs }));
