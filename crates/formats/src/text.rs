@@ -1369,18 +1369,34 @@ impl Reader<'_> {
                         self.fast_rank(words, &mut pos)?
                     };
                     let dir = if key == KEY_SEND { P2pDir::Send } else { P2pDir::Recv };
-                    self.items.push(Item::p2p(dir, peer));
+                    // The writer follows a peer with ` tag=`, ` bytes=` and, for a non-blocking
+                    // call, ` req=`: take those in that order by comparing the literal keys
+                    // (what the loop below would do with them, without finding each key's end).
+                    let (mut tag, mut bytes, mut req) = (0, 0, None);
+                    if words.word(pos) & LOW_5_BYTES == key_word(b" tag=") {
+                        pos += 5;
+                        tag = fast_tag(words, &mut pos)?;
+                        if words.word(pos) & LOW_7_BYTES == key_word(b" bytes=") {
+                            pos += 7;
+                            bytes = fast_value(words, &mut pos)?;
+                            if words.word(pos) & LOW_5_BYTES == key_word(b" req=") {
+                                pos += 5;
+                                req = Some(fast_value(words, &mut pos)?);
+                            }
+                        }
+                    }
+                    self.items.push(Item::P2p {
+                        dir,
+                        peer,
+                        tag,
+                        comm: COMM_WORLD,
+                        bytes,
+                        req,
+                        done: None,
+                    });
                 }
                 KEY_TAG => {
-                    let v = if b[pos..].starts_with(b"any") {
-                        pos += 3;
-                        if !matches!(b.get(pos), None | Some(b' ')) {
-                            return None;
-                        }
-                        ANY_TAG
-                    } else {
-                        i32::try_from(fast_value(words, &mut pos)?).ok()?
-                    };
+                    let v = fast_tag(words, &mut pos)?;
                     match self.items.last_mut()? {
                         Item::P2p { tag, .. } => *tag = v,
                         Item::Coll { .. } => return None,
@@ -1445,6 +1461,19 @@ impl Reader<'_> {
         Some(())
     }
 }
+
+/// The value of a `tag=` key: `any` or an `i32` in plain digits, ending the token.
+#[inline(always)]
+fn fast_tag(b: LineWords, pos: &mut usize) -> Option<i32> {
+    if b.line[*pos..].starts_with(b"any") {
+        *pos += 3;
+        return matches!(b.line.get(*pos), None | Some(b' ')).then_some(ANY_TAG);
+    }
+    i32::try_from(fast_value(b, pos)?).ok()
+}
+
+const LOW_5_BYTES: u64 = (1 << 40) - 1;
+const LOW_7_BYTES: u64 = (1 << 56) - 1;
 
 /// The bytes of a key (at most 8) as the little-endian integer [`LineWords::word`] reads them as.
 const fn key_word(key: &[u8]) -> u64 {
