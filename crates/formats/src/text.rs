@@ -1134,25 +1134,44 @@ impl<'t> Reader<'t> {
     }
 }
 
-/// One line of the file for the plain-line fast path, with the bytes after it, so that any
-/// eight bytes of the line are one load.
+/// A line of the file for the plain-line fast path, as the file from the line's first byte
+/// on: the fast path finds the line's end itself (a `\n`, a `\r\n` or the end of the file, as
+/// the general reader's line splitting), and any eight bytes are one load.
 ///
-/// The byte right after the line is its `\r` or `\n` (or the end of the file), which is not a
-/// digit, a space or a letter, so a digit run or key read from a word stops at the line's end
-/// by itself; names are bounded by the line's length explicitly.
+/// The byte that ends a line (`\r`, `\n` or none) is not a digit, a space or a letter, so a
+/// digit run or key read from a word stops at the line's end by itself.
 #[derive(Clone, Copy)]
 struct LineWords<'a> {
-    /// The line, without its `\n` or `\r\n`.
-    line: &'a [u8],
-    /// The file from the line's first byte on (at least `line`).
+    /// The file from the line's first byte on.
     rest: &'a [u8],
 }
 
 impl<'a> LineWords<'a> {
-    /// The line `line`, followed in the file by the rest of `rest` (which starts with `line`).
-    fn new(line: &'a [u8], rest: &'a [u8]) -> LineWords<'a> {
-        debug_assert!(rest.starts_with(line));
-        LineWords { line, rest }
+    /// The line that starts `rest`.
+    fn new(rest: &'a [u8]) -> LineWords<'a> {
+        LineWords { rest }
+    }
+
+    /// True when the line ends at `pos`: `\n`, `\r\n`, a `\r` ending the file, or the file's end.
+    #[inline(always)]
+    fn ends_at(&self, pos: usize) -> bool {
+        match self.rest.get(pos) {
+            None | Some(b'\n') => true,
+            Some(b'\r') => matches!(self.rest.get(pos + 1), None | Some(b'\n')),
+            _ => false,
+        }
+    }
+
+    /// True when a token ends at `pos`: a space or the line's end.
+    #[inline(always)]
+    fn token_ends_at(&self, pos: usize) -> bool {
+        self.rest.get(pos) == Some(&b' ') || self.ends_at(pos)
+    }
+
+    /// True when the line continues at `pos` with `text` (which holds no line end).
+    #[inline(always)]
+    fn has_at(&self, pos: usize, text: &[u8]) -> bool {
+        self.rest.get(pos..).is_some_and(|r| r.starts_with(text))
     }
 
     /// Eight bytes of the file from the line's byte `pos` on, as a little-endian word (the
@@ -1200,6 +1219,14 @@ fn bytes_before(w: u64, byte: u8) -> u32 {
     let x = w ^ (u64::from(byte) * ONES);
     // The classic zero-byte test: exact at the lowest zero byte, which is all this needs.
     (x.wrapping_sub(ONES) & !x & HIGH_BITS).trailing_zeros() / 8
+}
+
+/// Bytes of the word `w` before its first byte below `!` (a space, a control byte such as
+/// `\r` or `\n`, or the zero bytes past the end of the file); 8 when there is none.
+#[inline(always)]
+fn bytes_before_space_or_control(w: u64) -> u32 {
+    // Exact at the lowest such byte: a borrow only comes out of a byte that is one.
+    (w.wrapping_sub(0x21 * ONES) & !w & HIGH_BITS).trailing_zeros() / 8
 }
 
 /// Value of the first `n` (1 to 8) bytes of `w`, all ASCII digits, the first one most
@@ -1258,7 +1285,7 @@ fn more_digits(b: LineWords, pos: &mut usize, mut v: u64) -> Option<u64> {
 #[inline(always)]
 fn fast_value(b: LineWords, pos: &mut usize) -> Option<u64> {
     let v = fast_digits(b, pos)?;
-    matches!(b.line.get(*pos), None | Some(b' ')).then_some(v)
+    b.token_ends_at(*pos).then_some(v)
 }
 
 impl Reader<'_> {
@@ -1273,11 +1300,12 @@ impl Reader<'_> {
     /// plain nanoseconds, single spaces, and only the keys `send= recv= tag= bytes= req= coll=
     /// root= sent= recvd= wait=` with plain values (no quotes, units, `any` tags on collectives,
     /// comments or other keys). Fields are decoded by byte scanning into the same items the
-    /// general parser builds and appended by the same [`Reader::commit`]. `None` when the line
-    /// is anything else or a value the general parser would refuse: nothing has changed then,
-    /// and the general parser reads the line and words any error.
-    fn fast_call(&mut self, words: LineWords) -> Option<Result<(), String>> {
-        let b = words.line;
+    /// general parser builds and appended by the same [`Reader::commit`]; with the result comes
+    /// the line's length (without its `\r\n` or `\n`). `None` when the line is anything else or
+    /// a value the general parser would refuse: nothing has changed then, and the general parser
+    /// reads the line and words any error.
+    fn fast_call(&mut self, words: LineWords) -> Option<(Result<(), String>, usize)> {
+        let b = words.rest;
         let mut pos = 0usize;
         let r = self.fast_rank(words, &mut pos)?;
         pos += 1;
@@ -1295,10 +1323,8 @@ impl Reader<'_> {
             // The same bytes as a name an earlier line validated.
             pos += name.map_or(0, |n| n.len as usize);
         } else {
-            while let Some(&c) = b.get(pos) {
-                if c == b' ' {
-                    break;
-                }
+            while !words.token_ends_at(pos) {
+                let c = b[pos];
                 if !(c.is_ascii_alphanumeric() || c == b'_') {
                     return None;
                 }
@@ -1312,11 +1338,10 @@ impl Reader<'_> {
         let mut waits = std::mem::take(&mut self.waits);
         waits.clear();
         self.items.clear();
-        let accepted = self.fast_keys(words, pos, &mut waits);
-        if accepted.is_none() {
+        let Some(line_len) = self.fast_keys(words, pos, &mut waits) else {
             self.waits = waits;
             return None;
-        }
+        };
         let (func, kind) = match cached {
             Some(hit) => hit,
             None => {
@@ -1339,14 +1364,14 @@ impl Reader<'_> {
             });
         }
         self.fast_lines += 1;
-        Some(self.commit(r, enter, exit, func, kind, 0, NO_CALLPATH, waits))
+        Some((self.commit(r, enter, exit, func, kind, 0, NO_CALLPATH, waits), line_len))
     }
 
-    /// The `key=value` tokens of a plain call line from `pos` into `self.items` and `waits`;
-    /// `None` at anything the fast path leaves to the general parser.
-    fn fast_keys(&mut self, words: LineWords, mut pos: usize, waits: &mut Vec<u64>) -> Option<()> {
-        let b = words.line;
-        while pos < b.len() {
+    /// The `key=value` tokens of a plain call line from `pos` into `self.items` and `waits`, and
+    /// the line's length; `None` at anything the fast path leaves to the general parser.
+    fn fast_keys(&mut self, words: LineWords, mut pos: usize, waits: &mut Vec<u64>) -> Option<usize> {
+        let b = words.rest;
+        while !words.ends_at(pos) {
             if b[pos] != b' ' {
                 return None;
             }
@@ -1362,7 +1387,7 @@ impl Reader<'_> {
             pos += key_len as usize + 1;
             match key {
                 KEY_SEND | KEY_RECV => {
-                    let peer = if b[pos..].starts_with(b"any") && matches!(b.get(pos + 3), None | Some(b' ')) {
+                    let peer = if words.has_at(pos, b"any") && words.token_ends_at(pos + 3) {
                         pos += 3;
                         ANY_SOURCE
                     } else {
@@ -1429,10 +1454,12 @@ impl Reader<'_> {
                 }
                 KEY_WAIT => loop {
                     waits.push(fast_digits(words, &mut pos)?);
-                    match b.get(pos) {
-                        Some(b',') => pos += 1,
-                        None | Some(b' ') => break,
-                        _ => return None,
+                    if b.get(pos) == Some(&b',') {
+                        pos += 1;
+                    } else if words.token_ends_at(pos) {
+                        break;
+                    } else {
+                        return None;
                     }
                 },
                 KEY_ROOT => {
@@ -1443,7 +1470,10 @@ impl Reader<'_> {
                     }
                 }
                 KEY_COLL => {
-                    let end = b[pos..].iter().position(|&c| c == b' ').map_or(b.len(), |i| pos + i);
+                    let mut end = pos;
+                    while !words.token_ends_at(end) {
+                        end += 1;
+                    }
                     let name = &b[pos..end];
                     let op = COLLECTIVE_OPS.iter().find(|(n, _)| n.as_bytes() == name)?.1;
                     pos = end;
@@ -1458,16 +1488,16 @@ impl Reader<'_> {
                 _ => return None,
             }
         }
-        Some(())
+        Some(pos)
     }
 }
 
 /// The value of a `tag=` key: `any` or an `i32` in plain digits, ending the token.
 #[inline(always)]
 fn fast_tag(b: LineWords, pos: &mut usize) -> Option<i32> {
-    if b.line[*pos..].starts_with(b"any") {
+    if b.has_at(*pos, b"any") {
         *pos += 3;
-        return matches!(b.line.get(*pos), None | Some(b' ')).then_some(ANY_TAG);
+        return b.token_ends_at(*pos).then_some(ANY_TAG);
     }
     i32::try_from(fast_value(b, pos)?).ok()
 }
@@ -1507,13 +1537,15 @@ struct ShortName {
 }
 
 impl ShortName {
-    /// The token at `pos` up to the next space or the end of the line, if it has 1 to 16 bytes.
+    /// The bytes at `pos` up to the next space, control byte or the end of the file, if 1 to
+    /// 16. A plain name ends at a space or the line's end, both such bytes; a cached name
+    /// (letters, digits and `_`) matches only when the name is those bytes, and the caller then
+    /// checks what follows.
     #[inline(always)]
     fn at(b: LineWords, pos: usize) -> Option<ShortName> {
         let below = |n: u32| if n >= 8 { u64::MAX } else { (1u64 << (8 * n)) - 1 };
-        let avail = b.line.len().saturating_sub(pos).min(16) as u32;
         let lo = b.word(pos);
-        let n = bytes_before(lo, b' ').min(avail);
+        let n = bytes_before_space_or_control(lo);
         if n < 8 {
             return (n > 0).then_some(ShortName {
                 lo: lo & below(n),
@@ -1522,7 +1554,7 @@ impl ShortName {
             });
         }
         let hi = b.word(pos + 8);
-        let m = bytes_before(hi, b' ').min(avail - 8);
+        let m = bytes_before_space_or_control(hi);
         (m < 8).then_some(ShortName {
             lo,
             hi: hi & below(m),
@@ -1628,13 +1660,7 @@ fn read_one_with(file: &InputFile, progress: &mut dyn ProgressSink, fast: bool) 
     let mut line_no = 0u64;
     while pos < bytes.len() {
         line_no += 1;
-        let end = memchr::memchr(b'\n', &bytes[pos..])
-            .map(|i| pos + i)
-            .unwrap_or(bytes.len());
-        let raw = &bytes[pos..end];
-        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
         let line_start = pos;
-        pos = end + 1;
         if line_start as u64 >= next_report {
             next_report = line_start as u64 + (4 << 20);
             let p = Progress {
@@ -1646,12 +1672,21 @@ fn read_one_with(file: &InputFile, progress: &mut dyn ProgressSink, fast: bool) 
                 return Err(FormatError::cancelled(name));
             }
         }
-        if line_no > 1 && reader.fast && reader.has_ranks && raw.first().is_some_and(u8::is_ascii_digit) {
-            if let Some(done) = reader.fast_call(LineWords::new(raw, &bytes[line_start..])) {
+        if line_no > 1 && reader.fast && reader.has_ranks && bytes[line_start].is_ascii_digit() {
+            if let Some((done, len)) = reader.fast_call(LineWords::new(&bytes[line_start..])) {
                 done.map_err(|m| FormatError::at_line(reader.file, line_no, m))?;
+                // Past the line's `\n` or `\r\n` (the fast path stopped at one, or at the end).
+                let end = line_start + len;
+                pos = end + if bytes.get(end) == Some(&b'\r') { 2 } else { 1 };
                 continue;
             }
         }
+        let end = memchr::memchr(b'\n', &bytes[pos..])
+            .map(|i| pos + i)
+            .unwrap_or(bytes.len());
+        let raw = &bytes[pos..end];
+        let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+        pos = end + 1;
         let line = std::str::from_utf8(raw).map_err(|e| {
             FormatError::at_line(
                 name,
@@ -1735,9 +1770,260 @@ mod tests {
         }
     }
 
+    /// Every byte value at every place of a word of digits, and every pair of adjacent bytes
+    /// (carries and borrows between bytes): the word scans find the first byte they look for,
+    /// exactly as a byte-by-byte scan does.
+    #[test]
+    fn word_scans_stop_at_the_first_byte_they_look_for() {
+        let scalar = |w: [u8; 8], stop: &dyn Fn(u8) -> bool| w.iter().position(|&c| stop(c)).unwrap_or(8) as u32;
+        let check = |w: [u8; 8]| {
+            let x = u64::from_le_bytes(w);
+            assert_eq!(leading_digits(x), scalar(w, &|c| !c.is_ascii_digit()), "{w:?}");
+            assert_eq!(bytes_before(x, b'='), scalar(w, &|c| c == b'='), "{w:?}");
+            assert_eq!(bytes_before(x, b' '), scalar(w, &|c| c == b' '), "{w:?}");
+            assert_eq!(bytes_before_space_or_control(x), scalar(w, &|c| c <= b' '), "{w:?}");
+        };
+        for k in 0..8 {
+            for v in 0..=255u8 {
+                let mut w = *b"57305730";
+                w[k] = v;
+                check(w);
+                if k < 7 {
+                    for u in 0..=255u8 {
+                        w[k + 1] = u;
+                        check(w);
+                    }
+                }
+            }
+        }
+    }
+
+    /// `fast_digits` against `str::parse` for every length from 1 to 21 digits, several digit
+    /// patterns and every kind of byte that can follow a number.
+    #[test]
+    fn fast_digits_agree_with_parse_at_every_length() {
+        for len in 1..=21 {
+            for pattern in ["9", "0", "1", "0123456789", "5000000000", "1844674407370955161"] {
+                let digits: String = pattern.chars().cycle().take(len).collect();
+                for after in ["", " ", "\n", "\r\n", ",", "x", "=", "/", ":", "\u{0}"] {
+                    let text = format!("{digits}{after}");
+                    let mut pos = 0;
+                    let got = fast_digits(LineWords::new(text.as_bytes()), &mut pos);
+                    if len <= 19 {
+                        assert_eq!(got, Some(digits.parse::<u64>().unwrap()), "`{text}`");
+                        assert_eq!(pos, len, "`{text}`");
+                    } else {
+                        assert_eq!(got, None, "`{text}`: a 20th digit goes to the general parser");
+                    }
+                }
+            }
+        }
+        let read = |s: &str| fast_digits(LineWords::new(s.as_bytes()), &mut 0);
+        assert_eq!(read("0"), Some(0));
+        assert_eq!(read("00000000"), Some(0));
+        assert_eq!(read("12345678 9"), Some(12_345_678));
+        assert_eq!(read(&u64::MAX.to_string()), None);
+        assert_eq!(read("+5"), None);
+        assert_eq!(read("-5"), None);
+        assert_eq!(read(""), None);
+        // The line ends at its newline: digits of the next line are not part of the value.
+        assert_eq!(read("12\n34"), Some(12));
+        assert_eq!(read("1234567\r\n8"), Some(1_234_567));
+    }
+
+    /// Plain call lines with numbers at the fast path's limits (19 and 20 digits, u64::MAX, i32
+    /// tags at and past their range, `+` and `-` signs) read the same both ways.
+    #[test]
+    fn numbers_at_the_limits_read_the_same_both_ways() {
+        let lines = [
+            "0 0 0 MPI_Send send=1 tag=0 bytes=0",
+            "0 1 9999999999999999999 MPI_Send send=1 tag=1 bytes=9999999999999999999",
+            "0 1 10000000000000000000 MPI_Send send=1 tag=1 bytes=8",
+            "0 1 2 MPI_Send send=1 tag=1 bytes=18446744073709551615",
+            "0 1 2 MPI_Send send=1 tag=1 bytes=18446744073709551616",
+            "0 1 2 MPI_Send send=1 tag=2147483647 bytes=1",
+            "0 1 2 MPI_Send send=1 tag=2147483648 bytes=1",
+            "0 1 2 MPI_Send send=1 tag=-1 bytes=1",
+            "0 1 2 MPI_Send send=1 tag=-2147483648 bytes=1",
+            "0 1 2 MPI_Send send=1 tag=+3 bytes=1",
+            "0 1 2 MPI_Send send=1 tag=1 bytes=+4",
+            "0 +1 2 MPI_Send send=1 tag=1 bytes=4",
+            "0 1 +2 MPI_Send send=1 tag=1 bytes=4",
+            "0 1 2 MPI_Send send=-1 tag=1 bytes=4",
+            "00 1 2 MPI_Send send=01 tag=007 bytes=0004",
+        ];
+        for line in lines {
+            let text = format!("{HEADER}{line}\n");
+            let (fast, general) = both_ways(&text);
+            assert_eq!(fast, general, "`{line}`");
+        }
+    }
+
+    /// Request ids: small and dense (slots), far beyond the rank's operations, 19 digits,
+    /// reused after completion, completed on another line out of order, posted twice, waited
+    /// for twice or never posted, negative: the same trace or error both ways.
+    #[test]
+    fn request_ids_read_the_same_both_ways() {
+        let ok = [
+            "0 1 2 MPI_Isend send=1 tag=1 bytes=8 req=0\n0 3 4 MPI_Wait wait=0\n0 5 6 MPI_Isend send=1 tag=1 bytes=8 req=0\n0 7 8 MPI_Wait wait=0",
+            "0 1 2 MPI_Irecv recv=1 tag=1 bytes=8 req=1099511627776\n0 3 4 MPI_Isend send=1 tag=1 bytes=8 req=3\n0 5 6 MPI_Waitall wait=3,1099511627776",
+            "0 1 2 MPI_Isend send=1 tag=1 bytes=8 req=9999999999999999999\n0 3 4 MPI_Wait wait=9999999999999999999",
+            "0 1 2 MPI_Isend send=1 tag=1 bytes=8 req=200\n0 3 4 MPI_Isend send=1 tag=1 bytes=8 req=70\n0 5 6 MPI_Isend send=1 tag=1 bytes=8 req=2\n0 7 8 MPI_Waitall wait=70,2,200",
+            "0 1 2 MPI_Isend send=1 tag=1 bytes=8 req=5\n1 1 2 MPI_Irecv recv=0 tag=1 bytes=8 req=5\n1 3 4 MPI_Wait wait=5\n0 3 4 MPI_Wait wait=5",
+            "0 1 2 MPI_Isend send=1 tag=1 bytes=8 req=7",
+        ];
+        for body in ok {
+            let (fast, general) = both_ways(&format!("{HEADER}{body}\n"));
+            assert_eq!(fast.as_ref().expect(body), general.as_ref().expect(body), "{body}");
+        }
+        let bad = [
+            ("0 1 2 MPI_Isend send=1 tag=1 bytes=8 req=4\n0 3 4 MPI_Isend send=1 tag=1 bytes=8 req=4", "posted again"),
+            ("0 1 2 MPI_Isend send=1 tag=1 bytes=8 req=1099511627776\n0 3 4 MPI_Isend send=1 tag=1 bytes=8 req=1099511627776", "posted again"),
+            ("0 1 2 MPI_Isend send=1 tag=1 bytes=8 req=4\n0 3 4 MPI_Waitall wait=4,4", "no open request 4"),
+            ("0 1 2 MPI_Isend send=1 tag=1 bytes=8 req=4\n1 3 4 MPI_Wait wait=4", "no open request 4"),
+            ("0 1 2 MPI_Wait wait=18446744073709551615", "no open request"),
+            ("0 1 2 MPI_Isend send=1 tag=1 bytes=8 req=-1", "request id"),
+            ("0 1 2 MPI_Wait wait=-1", "request id"),
+        ];
+        for (body, needle) in bad {
+            let (fast, general) = both_ways(&format!("{HEADER}{body}\n"));
+            let fast = fast.expect_err(body);
+            assert_eq!(fast, general.expect_err(body), "{body}");
+            assert!(fast.contains(needle), "{body}: {fast}");
+        }
+    }
+
+    #[test]
+    fn open_requests_keep_far_ids_and_huge_operation_indices_in_the_map() {
+        let mut open = OpenRequests::default();
+        assert!(open.open(3, 0, 0));
+        assert!(open.open(3, 1, 1));
+        assert!(!open.open(3, 1, 2), "request 1 is open");
+        // Far beyond twice the rank's operations: no slot table of that size.
+        assert!(open.open(3, 1 << 40, 2));
+        assert!(open.slots[3].len() < 1 << 10);
+        assert!(!open.open(3, 1 << 40, 3));
+        // An operation index that does not fit a slot.
+        assert!(open.open(0, 2, u32::MAX as usize + 5));
+        assert_eq!(open.close(0, 2), Some(u32::MAX as usize + 5));
+        assert_eq!(open.close(3, 1 << 40), Some(2));
+        assert_eq!(open.close(3, 1 << 40), None);
+        assert_eq!(open.close(3, 1), Some(1));
+        assert_eq!(open.close(3, 0), Some(0));
+        assert_eq!(open.close(3, 0), None);
+        assert_eq!(open.close(7, 0), None, "a rank that never opened a request");
+        // An id first too far for the slots stays found once the slots have grown past it.
+        assert!(open.open(5, 100, 0));
+        for op in 1..200 {
+            // Dense ids 0..=99 and 101..=199, as the rank's operations count up.
+            let id = if op <= 100 { op as u64 - 1 } else { op as u64 };
+            assert!(open.open(5, id, op));
+        }
+        assert!(open.slots[5].len() > 100);
+        assert!(!open.open(5, 100, 200), "request 100 is open (in the map)");
+        assert_eq!(open.close(5, 100), Some(0));
+        assert!(open.other.is_empty());
+    }
+
+    /// Function names that share prefixes, lengths, first and last bytes, at the name cache's
+    /// length limits (8, 16 and 17 bytes), and more names than it has slots: every line takes
+    /// the fast path and names the same function as the general parser.
+    #[test]
+    fn function_names_sharing_prefixes_read_the_same_both_ways() {
+        let mut names: Vec<String> = [
+            "MPI_Send",
+            "MPI_Sendrecv",
+            "MPI_Send_init",
+            "MPI_Isend",
+            "MPI_Ssend",
+            "MPI_Bsend",
+            "MPI_Recv",
+            "MPI_Irecv",
+            "MPI_Wait",
+            "MPI_Waitall",
+            "MPI_Waitany",
+            "MPI_Allreduce",
+            "MPI_Reduce",
+            "F",
+            "FF",
+            "ABCDEFGH",
+            "ABCDEFGX",
+            "ABCDEFGHIJKLMNOP",
+            "ABCDEFGHIJKLMNOQ",
+            "ABCDEFGHIJKLMNOPQ",
+            "ABCDEFGHIJKLMNOPR",
+            "XBCDEFGHIJKLMNOP",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        // More names than the cache has slots, all with the same first eight bytes: some share
+        // a slot, and only their second word tells them apart.
+        names.extend((0..100).map(|i| format!("ABCDEFGH_{i}")));
+        names.extend((0..4).map(|i| format!("ABCDEFGHIJKLMNOP_{i}")));
+        let mut body = String::new();
+        for round in 0..3 {
+            for (i, name) in names.iter().enumerate() {
+                let t = (round * names.len() + i) * 10;
+                body.push_str(&format!("{} {t} {} {name}\n", i % 2, t + 5));
+            }
+        }
+        let text = format!("{HEADER}{body}");
+        let (fast, general) = both_ways(&text);
+        assert_eq!(fast.as_ref().expect("reads"), general.as_ref().expect("reads"));
+        let mut reader = reader_after_header(HEADER);
+        for line in body.lines() {
+            let (done, len) = reader
+                .fast_call(LineWords::new(line.as_bytes()))
+                .unwrap_or_else(|| panic!("fast path refused `{line}`"));
+            done.expect("reads");
+            assert_eq!(len, line.len());
+        }
+        let t = &reader.trace;
+        for (rank, line) in body.lines().enumerate().map(|(i, l)| (i % 2, (i, l))) {
+            let (i, line) = line;
+            let name = line.split(' ').nth(3).expect("a name");
+            let call = i / 2;
+            assert_eq!(t.functions.name(t.ranks[rank].calls.func[call]), name, "`{line}`");
+        }
+    }
+
+    /// Line ends: `\r\n`, no newline at the end of the file, a `\r` inside a line or doubled,
+    /// blank lines, trailing spaces, and a name or value cut by a `\r`: the same trace or error
+    /// both ways, the same line numbers in errors.
+    #[test]
+    fn line_ends_read_the_same_both_ways() {
+        let bodies = [
+            "0 1 2 MPI_Send send=1 tag=1 bytes=8\r\n0 3 4 MPI_Barrier\r\n",
+            "0 1 2 MPI_Send send=1 tag=1 bytes=8\n0 3 4 MPI_Barrier",
+            "0 1 2 MPI_Send send=1 tag=1 bytes=8\n0 3 4 MPI_Barrier\r",
+            "0 1 2 MPI_Send send=1 tag=1 bytes=8\r",
+            "0 1 2 MPI_Send send=1 tag=1 bytes=8\n\n\r\n0 3 4 MPI_Wait\n",
+            "0 1 2 MPI_Send send=1 tag=1 bytes=8\r\r\n",
+            "0 1 2 MPI_Send send=1 tag=1 bytes=8\rx\n",
+            "0 1 2 MPI_Send\r send=1 tag=1 bytes=8\n",
+            "0 1 2 MPI_Send send=1\r tag=1 bytes=8\n",
+            "0 1 2 MPI_Send send=1 tag=1 bytes=8 \n",
+            "0 1 2 MPI_Send send=1 tag=1 bytes=8 \r\n",
+            "0 1 2 MPI_Isend send=1 tag=1 bytes=8 req=1\n0 3 4 MPI_Waitall wait=1\r\n",
+            "0 1 2 MPI_Isend send=1 tag=1 bytes=8 req=1\n0 3 4 MPI_Waitall wait=1,\r\n",
+            "0 1 2 MPI_Reduce coll=Reduce root=1 sent=8 recvd=0\r\n",
+            "0 1 2 MPI_Reduce coll=Reduce\r root=1\n",
+            "0 1 2 MPI_Send send=any tag=any bytes=8\r\n",
+            "0 1 2 MPI_Recv recv=any\r\n",
+            "0 1 2 MPI_Send\n0 3 4 MPI_Send\r\n0 5 6 MPI_Sen\r\n",
+            "0 1 2 MPI_Send\t\n",
+            "0 1 2 MPI_Send\u{0}\n",
+        ];
+        for body in bodies {
+            let (fast, general) = both_ways(&format!("{HEADER}{body}"));
+            assert_eq!(fast, general, "{body:?}");
+        }
+    }
+
     #[test]
     fn fast_digits_take_at_most_nineteen_digits_without_overflow() {
-        let read = |s: &str| fast_digits(LineWords::new(s.as_bytes(), s.as_bytes()), &mut 0);
+        let read = |s: &str| fast_digits(LineWords::new(s.as_bytes()), &mut 0);
         assert_eq!(read("9999999999999999999"), Some(9_999_999_999_999_999_999));
         assert_eq!(read("0000000000000000001 x"), Some(1));
         // Twenty digits (u64::MAX has twenty) go to the general parser, which range-checks them.
@@ -1815,8 +2101,9 @@ mod tests {
                 .filter(|l| l.as_bytes().first().is_some_and(u8::is_ascii_digit))
             {
                 counting
-                    .fast_call(LineWords::new(line.as_bytes(), line.as_bytes()))
+                    .fast_call(LineWords::new(line.as_bytes()))
                     .unwrap_or_else(|| panic!("fast path refused `{line}`"))
+                    .0
                     .expect("line reads");
             }
             assert_eq!(counting.fast_lines, reader_lines, "{topology} {style:?}");
@@ -1853,8 +2140,8 @@ mod tests {
         for line in lines {
             assert!(
                 matches!(
-                    reader.fast_call(LineWords::new(line.as_bytes(), line.as_bytes())),
-                    Some(Ok(()))
+                    reader.fast_call(LineWords::new(line.as_bytes())),
+                    Some((Ok(()), len)) if len == line.len()
                 ),
                 "`{line}`"
             );
@@ -1886,9 +2173,7 @@ mod tests {
         let mut reader = reader_after_header(HEADER);
         for line in lines {
             assert!(
-                reader
-                    .fast_call(LineWords::new(line.as_bytes(), line.as_bytes()))
-                    .is_none(),
+                reader.fast_call(LineWords::new(line.as_bytes())).is_none(),
                 "fast path took `{line}`"
             );
         }
