@@ -28,8 +28,9 @@ const ROOT_SELF: u32 = u32::MAX - 1;
 /// Call paths keep at most this many enclosing regions (the outermost ones).
 const MAX_CALLPATH_DEPTH: usize = 128;
 /// Region ids all call paths together may hold; later new paths are recorded as unknown,
-/// so hostile nesting cannot make the model grow far beyond the input.
-const MAX_CALLPATH_STORAGE: usize = 1 << 25;
+/// so hostile nesting cannot make the model grow far beyond the input. (Small in unit tests,
+/// so that they reach it.)
+pub(super) const MAX_CALLPATH_STORAGE: usize = if cfg!(test) { 1 << 12 } else { 1 << 25 };
 /// Events between two progress reports inside one location.
 const PROGRESS_EVERY: u64 = 1 << 20;
 
@@ -101,6 +102,8 @@ struct RegionInfo {
 /// What a part learnt about a region the first time one of its events named it.
 #[derive(Clone, Copy)]
 struct RegionSeen {
+    /// An MPI function (a copy of [`RegionInfo::mpi`], next to what the event loop reads).
+    mpi: bool,
     /// The part's region id of a user region ([`NO_REGION`] until seen).
     trace_region: RegionId,
     /// The part's interned MPI function and its kind, once a call of this region was seen.
@@ -231,6 +234,9 @@ struct Builder<'s, 'a> {
     requests: Vec<RankRequests>,
     /// Index of the location being read: the first-use key of what is interned now.
     at_location: u32,
+    /// The last communicator resolved: (OTF2 id, rank, what [`Builder::comm`] gave); the
+    /// answer for a pair never changes, and consecutive events nearly always name the same.
+    last_comm: Option<(u32, Rank, (CommId, Option<usize>))>,
 }
 
 /// Oddities counted over the whole trace and reported once as warnings.
@@ -250,7 +256,16 @@ struct Counters {
 /// a completion takes the request of its own location if there is one, else any of the rank's.
 /// Nearly always one open request per id: it is stored inline, and only ids open on several
 /// locations at once get a list (no allocation per request on the common path).
-struct Pending<T>(FastMap<u64, Open<T>>);
+struct Pending<T> {
+    /// While at most [`FEW_OPEN`] requests are open: (id, location, value) in posting order,
+    /// searched linearly (cheaper than hashing for the handful a rank keeps open).
+    few: Vec<(u64, u16, T)>,
+    /// Once more were open at once, all of them by id (`few` stays empty until this empties).
+    many: FastMap<u64, Open<T>>,
+}
+
+/// Open requests kept in [`Pending::few`].
+const FEW_OPEN: usize = 16;
 
 /// The requests open under one id, in posting order.
 enum Open<T> {
@@ -269,15 +284,31 @@ impl<T> Open<T> {
 
 impl<T> Default for Pending<T> {
     fn default() -> Self {
-        Pending(FastMap::default())
+        Pending {
+            few: Vec::new(),
+            many: FastMap::default(),
+        }
     }
 }
 
 impl<T> Pending<T> {
     #[inline]
     fn insert(&mut self, request: u64, loc: u16, value: T) {
+        if self.many.is_empty() {
+            if self.few.len() < FEW_OPEN {
+                self.few.push((request, loc, value));
+                return;
+            }
+            for (r, l, v) in std::mem::take(&mut self.few) {
+                self.insert_many(r, l, v);
+            }
+        }
+        self.insert_many(request, loc, value);
+    }
+
+    fn insert_many(&mut self, request: u64, loc: u16, value: T) {
         use std::collections::hash_map::Entry;
-        match self.0.entry(request) {
+        match self.many.entry(request) {
             Entry::Vacant(e) => {
                 e.insert(Open::One(loc, value));
             }
@@ -294,31 +325,51 @@ impl<T> Pending<T> {
             }
         }
     }
+
     /// The request of location `loc` under this id if there is one, else the earliest.
     #[inline]
     fn take(&mut self, request: u64, loc: u16) -> Option<T> {
-        if let Open::Many(list) = self.0.get_mut(&request)? {
+        if self.many.is_empty() {
+            let mut same_id = self.few.iter().enumerate().filter(|(_, e)| e.0 == request);
+            let earliest = same_id.next()?.0;
+            let i = match self.few[earliest].1 == loc {
+                true => earliest,
+                false => same_id.find(|(_, e)| e.1 == loc).map_or(earliest, |(i, _)| i),
+            };
+            return Some(self.few.remove(i).2);
+        }
+        if let Open::Many(list) = self.many.get_mut(&request)? {
             let i = list.iter().position(|e| e.0 == loc).unwrap_or(0);
             let (_, v) = list.remove(i);
             if !list.is_empty() {
                 return Some(v);
             }
-            self.0.remove(&request);
+            self.many.remove(&request);
             return Some(v);
         }
-        match self.0.remove(&request) {
+        match self.many.remove(&request) {
             Some(Open::One(_, v)) => Some(v),
             _ => None,
         }
     }
+
     fn len(&self) -> usize {
-        self.0
-            .values()
-            .map(|o| match o {
-                Open::One(..) => 1,
-                Open::Many(list) => list.len(),
-            })
-            .sum()
+        self.few.len()
+            + self
+                .many
+                .values()
+                .map(|o| match o {
+                    Open::One(..) => 1,
+                    Open::Many(list) => list.len(),
+                })
+                .sum::<usize>()
+    }
+
+    /// Every open request with its location.
+    fn into_all(self) -> Vec<(u16, T)> {
+        let mut all: Vec<(u16, T)> = self.few.into_iter().map(|(_, l, v)| (l, v)).collect();
+        all.extend(self.many.into_values().flat_map(Open::into_list));
+        all
     }
 }
 
@@ -596,17 +647,20 @@ fn read_part(
         },
         lazy_comms: FastMap::default(),
         self_comms: FastMap::default(),
-        regions: vec![
-            RegionSeen {
+        regions: shared
+            .regions
+            .iter()
+            .map(|r| RegionSeen {
+                mpi: r.mpi,
                 trace_region: NO_REGION,
                 func: None,
-            };
-            shared.regions.len()
-        ],
+            })
+            .collect(),
         callpath_index: HashMap::new(),
         metric_series: vec![HashMap::new(); slots],
         requests: (0..slots).map(|_| RankRequests::default()).collect(),
         at_location: 0,
+        last_comm: None,
     };
     let archive = shared.archive;
     let defs_name = archive.files[archive.defs_file].name.as_str();
@@ -1071,6 +1125,24 @@ impl Builder<'_, '_> {
     /// Model communicator of OTF2 communicator `comm` as seen by `rank`, and for an
     /// inter-communicator the remote group (index into `inter_groups`) its peers belong to.
     fn comm(&mut self, comm: u32, rank: Rank, file: &str, offset: u64) -> Result<(CommId, Option<usize>), FormatError> {
+        if let Some((c, r, found)) = self.last_comm {
+            if c == comm && r == rank {
+                return Ok(found);
+            }
+        }
+        let found = self.resolve_comm(comm, rank, file, offset)?;
+        self.last_comm = Some((comm, rank, found));
+        Ok(found)
+    }
+
+    /// [`Builder::comm`] without the cache.
+    fn resolve_comm(
+        &mut self,
+        comm: u32,
+        rank: Rank,
+        file: &str,
+        offset: u64,
+    ) -> Result<(CommId, Option<usize>), FormatError> {
         if let Some(&CommMapping::Inter { id, a, b }) = self.shared.comms.get(&comm) {
             let remote = if self.shared.inter_groups[a].contains(&rank) {
                 b
@@ -1129,6 +1201,10 @@ impl Builder<'_, '_> {
     ) -> Result<Rank, FormatError> {
         if local == UNDEFINED_U32 {
             return Ok(ANY_SOURCE);
+        }
+        // MPI_COMM_WORLD's members are the world ranks in order.
+        if comm == COMM_WORLD && remote.is_none() && local < self.shared.nranks {
+            return Ok(local);
         }
         let c = self.communicator(comm);
         let found = match remote {
@@ -1282,6 +1358,7 @@ impl Builder<'_, '_> {
         self.part.ranks[slot].reserve(n_events / 3, n_events / 3, 0);
         let mut st = LocationState::default();
         let mut last_time = 0;
+        let (mut first, mut latest) = (Time::MAX, Time::MIN);
         let mut n = 0u64;
         let here = Here { rank, slot, loc, file };
         let clock = self.shared.clock;
@@ -1294,7 +1371,8 @@ impl Builder<'_, '_> {
             }
             let t = clock.ns(events.time());
             last_time = t;
-            self.part.ranks[slot].extend_span(t, t);
+            first = first.min(t);
+            latest = latest.max(t);
             // The records of nearly every event go straight from their bytes to the columns;
             // the rest through the general decoder and its EventKind.
             match id {
@@ -1332,6 +1410,9 @@ impl Builder<'_, '_> {
                 }
             }
             events.drop_attributes();
+        }
+        if n > 0 {
+            self.part.ranks[slot].extend_span(first, latest);
         }
         self.end_location(&mut st, index, slot, last_time, &events);
         Ok(())
@@ -1443,7 +1524,7 @@ impl Builder<'_, '_> {
         let Here { slot, loc, file, .. } = here;
         let pos = self.region(region, file, off)?;
         let shared = self.shared;
-        if shared.regions[pos].mpi {
+        if self.regions[pos].mpi {
             let path = self.callpath(st);
             let (func, kind) = match self.regions[pos].func {
                 Some(known) => known,
@@ -1770,8 +1851,7 @@ impl Builder<'_, '_> {
     /// request are posted by their completing call; the rest are counted for the warnings.
     fn finish_requests(&mut self) {
         for (slot, reqs) in std::mem::take(&mut self.requests).into_iter().enumerate() {
-            let mut early: Vec<(u16, OrphanRecv)> =
-                reqs.early_recvs.0.into_values().flat_map(Open::into_list).collect();
+            let mut early: Vec<(u16, OrphanRecv)> = reqs.early_recvs.into_all();
             early.sort_by_key(|(loc, o)| (*loc, o.seq));
             let rt = &mut self.part.ranks[slot];
             for (_, o) in early {
@@ -1891,5 +1971,55 @@ mod posting_order_tests {
             serde_json::to_string(&t).expect("serialises"),
             serde_json::to_string(&by_model).expect("serialises")
         );
+    }
+}
+
+#[cfg(test)]
+mod pending_tests {
+    use super::{Pending, FEW_OPEN};
+
+    /// The rule on a plain list: a completion takes the request of its own location under the
+    /// id if there is one, else the earliest under the id.
+    fn take_from_list(list: &mut Vec<(u64, u16, u32)>, request: u64, loc: u16) -> Option<u32> {
+        let i = list
+            .iter()
+            .position(|e| e.0 == request && e.1 == loc)
+            .or_else(|| list.iter().position(|e| e.0 == request))?;
+        Some(list.remove(i).2)
+    }
+
+    #[test]
+    fn few_and_many_open_requests_follow_the_same_rule() {
+        let mut pending = Pending::default();
+        let mut list = Vec::new();
+        let mut seed = 0x2545_f491_u64;
+        let mut next = |n: u64| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        let mut most_open = 0;
+        for step in 0..20_000u32 {
+            // Phases with few and with many requests open; ids repeat across locations.
+            let busy = (step / 2000) % 2 == 1;
+            let (request, loc) = (next(if busy { 64 } else { 6 }), next(3) as u16);
+            if next(100) < if busy { 60 } else { 45 } {
+                pending.insert(request, loc, step);
+                list.push((request, loc, step));
+            } else {
+                assert_eq!(
+                    pending.take(request, loc),
+                    take_from_list(&mut list, request, loc),
+                    "step {step}"
+                );
+            }
+            assert_eq!(pending.len(), list.len(), "step {step}");
+            most_open = most_open.max(list.len());
+        }
+        assert!(most_open > 4 * FEW_OPEN, "the list never spilled: {most_open}");
+        let mut all: Vec<(u16, u32)> = pending.into_all();
+        let mut expected: Vec<(u16, u32)> = list.iter().map(|e| (e.1, e.2)).collect();
+        all.sort_unstable();
+        expected.sort_unstable();
+        assert_eq!(all, expected);
     }
 }

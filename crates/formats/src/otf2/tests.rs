@@ -336,3 +336,27 @@ fn threads_give_the_one_part_error_for_broken_event_files() {
     assert_eq!(e.file, "traces/5.evt", "{e}");
     assert!(e.offset.is_some(), "{e}");
 }
+
+#[test]
+fn threads_give_the_one_part_trace_past_the_call_path_budget() {
+    // Every rank's calls sit in 200 call paths of 3 regions: shared by all ranks in the first
+    // trace (the parts together pass the budget, the trace does not), one rank's own in the
+    // second (the trace passes it too and later paths are dropped).
+    for own_paths in [false, true] {
+        let mut t = tracelogic_model::Trace::new("generated", "paths", 8);
+        let main = t.regions.intern("main");
+        for r in 0..8u32 {
+            for k in 0..200u64 {
+                let f = t.regions.intern(&format!("f{k}"));
+                let g = t.regions.intern(&format!("g{}", if own_paths { r } else { 0 }));
+                let path = t.intern_callpath(&[main, f, g]);
+                t.push_call(r, "MPI_Comm_rank", 10 * k, 10 * k + 5, path, 0);
+            }
+        }
+        let files = super::write(&t, "traces");
+        let read = same_whatever_the_threads(&files, "many call paths").expect("reads");
+        let dropped = read.warnings.iter().any(|w| w.contains("have no call path"));
+        assert_eq!(dropped, own_paths, "{:?}", read.warnings);
+        assert!(read.callpaths.iter().map(|p| p.len() + 1).sum::<usize>() <= super::model::MAX_CALLPATH_STORAGE);
+    }
+}
