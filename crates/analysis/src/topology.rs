@@ -11,6 +11,7 @@
 
 use crate::matrix::CommMatrix;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 use std::rc::Rc;
 use std::time::Duration;
@@ -161,8 +162,10 @@ pub struct Stage {
 /// A neighbour of a rank in the identified topology, with its logical direction.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Neighbour {
-    /// Direction name (`east`, `north`, `southwest`, `up`, `+d3`, `parent`, `bit2`, ...).
-    pub direction: String,
+    /// Direction name (`east`, `north`, `southwest`, `up`, `+d3`, `parent`, `bit2`, ...); the
+    /// fixed words are shared, not copied per neighbour (a report names every neighbour of
+    /// every rank).
+    pub direction: Cow<'static, str>,
     /// The neighbouring rank.
     pub rank: u32,
 }
@@ -519,6 +522,14 @@ impl Candidate<'_> {
         }
     }
 
+    /// [`Candidate::describe`]'s label alone.
+    fn label(&self) -> String {
+        match self {
+            Candidate::Spec(s) => s.label(),
+            Candidate::Custom(_) => self.describe().label,
+        }
+    }
+
     fn edge_count(&self) -> u64 {
         match self {
             Candidate::Spec(s) => s.edge_count(),
@@ -757,7 +768,7 @@ fn identify(
                 proved.push((c.clone(), Some(mapping), s.take()));
             }
             IsoOutcome::GaveUp { steps } => {
-                for label in std::iter::once(c.describe().label).chain(twins.of(c).map(TopologySpec::label)) {
+                for label in std::iter::once(c.label()).chain(twins.of(c).map(TopologySpec::label)) {
                     gave_up.push(format!("{label} (gave up after {steps} steps)"));
                 }
             }
@@ -806,7 +817,7 @@ fn identify(
         let t = Instant::now();
         let undecided: Vec<String> = left
             .iter()
-            .flat_map(|c| std::iter::once(c.describe().label).chain(twins.of(c).map(TopologySpec::label)))
+            .flat_map(|c| std::iter::once(c.label()).chain(twins.of(c).map(TopologySpec::label)))
             .filter(|l| out.gave_up.iter().any(|g| g.starts_with(l.as_str())))
             .collect();
         (out.near_matches, out.near_match_gave_up) =
@@ -1116,23 +1127,28 @@ impl Twins {
         if self.of.is_empty() {
             return (
                 survivors.len(),
-                survivors.iter().take(64).map(|c| c.describe().label).collect(),
+                survivors.iter().take(64).map(Candidate::label).collect(),
             );
         }
-        let mut listed: Vec<(usize, String)> = survivors
+        // Labels are formatted for the 64 listed only.
+        let mut listed: Vec<(usize, Result<&Candidate, &TopologySpec>)> = survivors
             .iter()
             .enumerate()
             .flat_map(|(k, c)| {
-                let own = (self.order(c, k), c.describe().label);
-                std::iter::once(own).chain(
+                std::iter::once((self.order(c, k), Ok(c))).chain(
                     self.of(c)
-                        .map(move |t| (self.position.get(t).copied().unwrap_or(usize::MAX), t.label())),
+                        .map(move |t| (self.position.get(t).copied().unwrap_or(usize::MAX), Err(t))),
                 )
             })
             .collect();
         listed.sort_by_key(|l| l.0);
         let count = listed.len();
-        (count, listed.into_iter().take(64).map(|l| l.1).collect())
+        let labels = listed
+            .into_iter()
+            .take(64)
+            .map(|(_, c)| c.map_or_else(TopologySpec::label, Candidate::label))
+            .collect();
+        (count, labels)
     }
 
     /// Where `c` (the `k`-th survivor) was generated: custom patterns come after every family.
@@ -1202,7 +1218,7 @@ fn places(c: &Candidate, mapping: &[u32], ranks: &[u32]) -> Vec<RankPlace> {
                     .neighbours(node)
                     .iter()
                     .map(|(d, v)| Neighbour {
-                        direction: d.name(),
+                        direction: direction_name(d),
                         rank: rank_of_node[*v as usize],
                     })
                     .collect(),
@@ -1213,7 +1229,7 @@ fn places(c: &Candidate, mapping: &[u32], ranks: &[u32]) -> Vec<RankPlace> {
         // The directions and their names once (as `TopologySpec::neighbours`: first direction
         // reaching a node wins).
         let directions = s.directions();
-        let names: Vec<String> = directions.iter().map(Direction::name).collect();
+        let names: Vec<Cow<'static, str>> = directions.iter().map(direction_name).collect();
         return mapping
             .iter()
             .enumerate()
@@ -1244,7 +1260,10 @@ fn places(c: &Candidate, mapping: &[u32], ranks: &[u32]) -> Vec<RankPlace> {
     // node's coordinates by strides (as `TopologySpec::neighbours`: first direction reaching a
     // node wins, the node itself is not its neighbour).
     let offsets = s.offsets();
-    let names: Vec<String> = offsets.iter().map(|o| Direction::Offset(o.clone()).name()).collect();
+    let names: Vec<Cow<'static, str>> = offsets
+        .iter()
+        .map(|o| direction_name(&Direction::Offset(o.clone())))
+        .collect();
     let periodic = s.family.periodic();
     let mut strides = vec![1i64; s.dims.len()];
     for k in 1..s.dims.len() {
@@ -1291,6 +1310,11 @@ fn places(c: &Candidate, mapping: &[u32], ranks: &[u32]) -> Vec<RankPlace> {
         .collect()
 }
 
+/// A direction's name, shared when it is a fixed word.
+fn direction_name(d: &Direction) -> Cow<'static, str> {
+    d.static_name().map_or_else(|| Cow::Owned(d.name()), Cow::Borrowed)
+}
+
 /// Rank places of a custom pattern: its node ids are the coordinates.
 fn custom_places(p: &CustomPattern, mapping: &[u32], ranks: &[u32], rank_of_node: &[u32]) -> Vec<RankPlace> {
     mapping
@@ -1305,7 +1329,7 @@ fn custom_places(p: &CustomPattern, mapping: &[u32], ranks: &[u32], rank_of_node
                 .neighbors(node)
                 .iter()
                 .map(|&v| Neighbour {
-                    direction: format!("node{v}"),
+                    direction: Cow::Owned(format!("node{v}")),
                     rank: rank_of_node[v as usize],
                 })
                 .collect(),
@@ -1344,7 +1368,7 @@ fn near_matches(
         .iter()
         .filter_map(|c| {
             let mut lb = degree_distance(&degrees, &c.degrees(), m, c.edge_count());
-            if lb == 0 && !undecided.contains(&c.describe().label) {
+            if lb == 0 && !undecided.contains(&c.label()) {
                 // Refuted by the exact stages, so at least one edge differs.
                 lb = 1;
             }
@@ -1373,7 +1397,7 @@ fn near_matches(
         let search = align_bounded(g, &h, *lb as usize, limit as usize, steps);
         let Some(a) = search.alignment else {
             if search.budget_exhausted {
-                gave_up.push(c.describe().label);
+                gave_up.push(c.label());
             }
             continue;
         };
@@ -1421,7 +1445,7 @@ mod tests {
                     let named: Vec<(String, u32)> = place
                         .neighbours
                         .iter()
-                        .map(|nb| (nb.direction.clone(), nb.rank))
+                        .map(|nb| (nb.direction.to_string(), nb.rank))
                         .collect();
                     assert_eq!(named, expected, "{} node {node}", spec.label());
                 }

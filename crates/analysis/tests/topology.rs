@@ -346,7 +346,11 @@ fn directions_name_the_neighbours_for_the_logical_trace() {
         id.matched.as_ref().unwrap().dims.clone(),
     )
     .unwrap();
-    let mut names: Vec<String> = id.mapping[5].neighbours.iter().map(|n| n.direction.clone()).collect();
+    let mut names: Vec<String> = id.mapping[5]
+        .neighbours
+        .iter()
+        .map(|n| n.direction.to_string())
+        .collect();
     names.sort();
     assert_eq!(names, ["east", "north", "northeast", "south", "southwest", "west"]);
     // The named neighbour really is there in the topology.

@@ -141,7 +141,7 @@ fn diagonal_ranks_have_no_transpose_neighbour_in_the_mapping() {
             .neighbours
             .iter()
             .filter(|n| n.direction.starts_with("row-bit"))
-            .map(|n| n.direction.as_str())
+            .map(|n| n.direction.as_ref())
             .collect();
         assert_eq!(row_bits, ["row-bit0", "row-bit1", "row-bit2"], "rank {}", p.rank);
     }

@@ -204,20 +204,36 @@ impl TopologySpec {
             .collect();
         offsets.sort_unstable();
         offsets.dedup();
+        // cos is even: an offset and its opposite (both present, the set being symmetric) give
+        // the same term, so each pair is one cosine counted twice; a self-opposite offset (an
+        // extent of 2) counts once.
+        let opposite = |o: &[u32]| -> Vec<u32> { o.iter().zip(dims).map(|(&s, &d)| (d - s) % d).collect() };
+        let terms: Vec<(Vec<u32>, f64)> = offsets
+            .iter()
+            .filter_map(|o| {
+                let back = opposite(o);
+                match back.cmp(o) {
+                    std::cmp::Ordering::Less => None,
+                    std::cmp::Ordering::Equal => Some((o.clone(), 1.0)),
+                    std::cmp::Ordering::Greater if offsets.binary_search(&back).is_ok() => Some((o.clone(), 2.0)),
+                    std::cmp::Ordering::Greater => Some((o.clone(), 1.0)),
+                }
+            })
+            .collect();
         let n = self.num_nodes() as usize;
         let mut j = vec![0u32; dims.len()];
         let mut values = Vec::with_capacity(n);
         for _ in 0..n {
-            let value: f64 = offsets
+            let value: f64 = terms
                 .iter()
-                .map(|s| {
+                .map(|(s, weight)| {
                     let phase: f64 = s
                         .iter()
                         .zip(&j)
                         .zip(dims)
                         .map(|((&s, &j), &d)| s as f64 * j as f64 / d as f64)
                         .sum();
-                    (2.0 * PI * phase).cos()
+                    weight * (2.0 * PI * phase).cos()
                 })
                 .sum();
             values.push(value);

@@ -238,6 +238,59 @@ impl Direction {
     }
 }
 
+/// Names of the unit offsets up to three dimensions, indexed by `(x + 1) + 3 (y + 1) + 9 (z + 1)`
+/// (east is +x, south +y, up +z; as [`offset_name`] spells them).
+const UNIT_OFFSET_NAMES: [&str; 27] = [
+    "northwest-down",
+    "north-down",
+    "northeast-down",
+    "west-down",
+    "down",
+    "east-down",
+    "southwest-down",
+    "south-down",
+    "southeast-down",
+    "northwest",
+    "north",
+    "northeast",
+    "west",
+    "",
+    "east",
+    "southwest",
+    "south",
+    "southeast",
+    "northwest-up",
+    "north-up",
+    "northeast-up",
+    "west-up",
+    "up",
+    "east-up",
+    "southwest-up",
+    "south-up",
+    "southeast-up",
+];
+
+impl Direction {
+    /// [`Direction::name`] without allocating, for the names that are fixed words (unit offsets
+    /// of up to three dimensions, parent, left and right child, transpose); `None` for the
+    /// others. Reports with a neighbour list per rank name every neighbour, so the words are
+    /// shared instead of copied.
+    pub fn static_name(&self) -> Option<&'static str> {
+        match self {
+            Direction::Offset(o) if o.len() <= 3 && o.iter().all(|s| (-1..=1).contains(s)) => {
+                let at = |k: usize| (o.get(k).copied().unwrap_or(0) + 1) as usize;
+                let name = UNIT_OFFSET_NAMES[at(0) + 3 * at(1) + 9 * at(2)];
+                (!name.is_empty()).then_some(name)
+            }
+            Direction::Parent => Some("parent"),
+            Direction::Child(0) => Some("left-child"),
+            Direction::Child(1) => Some("right-child"),
+            Direction::Transpose => Some("transpose"),
+            _ => None,
+        }
+    }
+}
+
 impl fmt::Display for Direction {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.name())
@@ -422,36 +475,39 @@ impl TopologySpec {
 
     /// A human label such as `4x4 6-point stencil` or `15-node binary tree`.
     pub fn label(&self) -> String {
-        let mut d = String::with_capacity(4 * self.dims.len());
+        let mut d = String::with_capacity(4 * self.dims.len() + 40);
         for (i, x) in self.dims.iter().enumerate() {
             if i > 0 {
                 d.push('x');
             }
             let _ = fmt::Write::write_fmt(&mut d, format_args!("{x}"));
         }
-        match self.family {
-            Family::Grid => format!("{d} grid"),
-            Family::Torus => format!("{d} torus"),
-            Family::Stencil6 => format!("{d} 6-point stencil"),
-            Family::Stencil6Mesh => format!("{d} 6-point stencil (no wrap-around)"),
-            Family::Stencil8 => format!("{d} 8-point stencil"),
-            Family::Stencil8Mesh => format!("{d} 8-point stencil (no wrap-around)"),
-            Family::Hypercube => format!("{d}-dimensional hypercube"),
-            Family::BinaryTree => format!("{d}-node binary tree"),
-            Family::AllToAll => format!("{d}-node all-to-all"),
-            Family::Ring => format!("{d}-node ring"),
-            Family::Line => format!("{d}-node line"),
-            Family::Stencil7 => format!("{d} 7-point stencil"),
-            Family::Stencil7Mesh => format!("{d} 7-point stencil (no wrap-around)"),
-            Family::Stencil19 => format!("{d} 19-point stencil"),
-            Family::Stencil19Mesh => format!("{d} 19-point stencil (no wrap-around)"),
-            Family::Stencil27 => format!("{d} 27-point stencil"),
-            Family::Stencil27Mesh => format!("{d} 27-point stencil (no wrap-around)"),
-            Family::KaryTree => format!("{}-node {}-ary tree", self.dims[1], self.dims[0]),
-            Family::Star => format!("{d}-node star"),
-            Family::Butterfly => format!("{d}-dimensional butterfly ({} nodes)", self.num_nodes()),
-            Family::NasCg => format!("NAS CG {d}"),
-        }
+        // The extents, then the family's words, in one string.
+        let suffix = match self.family {
+            Family::Grid => " grid",
+            Family::Torus => " torus",
+            Family::Stencil6 => " 6-point stencil",
+            Family::Stencil6Mesh => " 6-point stencil (no wrap-around)",
+            Family::Stencil8 => " 8-point stencil",
+            Family::Stencil8Mesh => " 8-point stencil (no wrap-around)",
+            Family::Hypercube => "-dimensional hypercube",
+            Family::BinaryTree => "-node binary tree",
+            Family::AllToAll => "-node all-to-all",
+            Family::Ring => "-node ring",
+            Family::Line => "-node line",
+            Family::Stencil7 => " 7-point stencil",
+            Family::Stencil7Mesh => " 7-point stencil (no wrap-around)",
+            Family::Stencil19 => " 19-point stencil",
+            Family::Stencil19Mesh => " 19-point stencil (no wrap-around)",
+            Family::Stencil27 => " 27-point stencil",
+            Family::Stencil27Mesh => " 27-point stencil (no wrap-around)",
+            Family::Star => "-node star",
+            Family::KaryTree => return format!("{}-node {}-ary tree", self.dims[1], self.dims[0]),
+            Family::Butterfly => return format!("{d}-dimensional butterfly ({} nodes)", self.num_nodes()),
+            Family::NasCg => return format!("NAS CG {d}"),
+        };
+        d.push_str(suffix);
+        d
     }
 
     /// Coordinates of `node`: Cartesian coordinates (dimension 0 first); hypercube bits (bit 0
@@ -1093,6 +1149,63 @@ mod tests {
             assert_eq!(s.node_at(&s.coords(u)), Some(u));
         }
         assert_eq!(s.coords(1 + 3 * 2 + 12 * 4), vec![1, 2, 4]);
+    }
+
+    #[test]
+    fn static_names_are_the_names() {
+        let mut named = 0;
+        for k in 1..=4usize {
+            for code in 0..3usize.pow(k as u32) {
+                let o: Vec<i8> = (0..k).map(|i| (code / 3usize.pow(i as u32) % 3) as i8 - 1).collect();
+                let d = Direction::Offset(o.clone());
+                match d.static_name() {
+                    Some(name) => {
+                        assert_eq!(name, d.name(), "{o:?}");
+                        named += 1;
+                    }
+                    None => assert!(k > 3 || o.iter().all(|&x| x == 0), "{o:?}"),
+                }
+            }
+        }
+        assert_eq!(named, 2 + 8 + 26);
+        assert_eq!(Direction::Offset(vec![2, 0]).static_name(), None);
+        for d in [
+            Direction::Parent,
+            Direction::Child(0),
+            Direction::Child(1),
+            Direction::Transpose,
+        ] {
+            assert_eq!(d.static_name(), Some(d.name().as_str()));
+        }
+        assert_eq!(Direction::Bit(3).static_name(), None);
+    }
+
+    #[test]
+    fn labels_name_the_extents_and_the_family() {
+        for (s, label) in [
+            ("grid:4x3", "4x3 grid"),
+            ("torus:4x4x2", "4x4x2 torus"),
+            ("stencil6:5x4", "5x4 6-point stencil"),
+            ("stencil6-mesh:5x4", "5x4 6-point stencil (no wrap-around)"),
+            ("stencil8:5x4", "5x4 8-point stencil"),
+            ("stencil8-mesh:5x4", "5x4 8-point stencil (no wrap-around)"),
+            ("hypercube:3", "3-dimensional hypercube"),
+            ("binary-tree:15", "15-node binary tree"),
+            ("all-to-all:6", "6-node all-to-all"),
+            ("ring:9", "9-node ring"),
+            ("line:7", "7-node line"),
+            ("stencil7:4x3x2", "4x3x2 7-point stencil"),
+            ("stencil7-mesh:4x3x2", "4x3x2 7-point stencil (no wrap-around)"),
+            ("stencil19:4x3x3", "4x3x3 19-point stencil"),
+            ("stencil19-mesh:4x3x3", "4x3x3 19-point stencil (no wrap-around)"),
+            ("stencil27:3x3x3", "3x3x3 27-point stencil"),
+            ("stencil27-mesh:3x3x3", "3x3x3 27-point stencil (no wrap-around)"),
+            ("kary-tree:3x40", "40-node 3-ary tree"),
+            ("star:9", "9-node star"),
+            ("butterfly:3", "3-dimensional butterfly (32 nodes)"),
+        ] {
+            assert_eq!(spec(s).label(), label, "{s}");
+        }
     }
 
     #[test]
