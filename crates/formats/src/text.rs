@@ -1213,14 +1213,6 @@ fn leading_digits(w: u64) -> u32 {
     not_digit.trailing_zeros() / 8
 }
 
-/// Bytes of the word `w` before its first byte equal to `byte` (8 when there is none).
-#[inline(always)]
-fn bytes_before(w: u64, byte: u8) -> u32 {
-    let x = w ^ (u64::from(byte) * ONES);
-    // The classic zero-byte test: exact at the lowest zero byte, which is all this needs.
-    (x.wrapping_sub(ONES) & !x & HIGH_BITS).trailing_zeros() / 8
-}
-
 /// Bytes of the word `w` before its first byte below `!` (a space, a control byte such as
 /// `\r` or `\n`, or the zero bytes past the end of the file); 8 when there is none.
 #[inline(always)]
@@ -1372,19 +1364,27 @@ impl Reader<'_> {
     fn fast_keys(&mut self, words: LineWords, mut pos: usize, waits: &mut Vec<u64>) -> Option<usize> {
         let b = words.rest;
         while !words.ends_at(pos) {
-            if b[pos] != b' ' {
-                return None;
-            }
-            pos += 1;
-            // Every key the fast path takes is at most 6 letters: the key and its `=` are in
-            // the next word, and the key's bytes are compared as one integer.
+            // The space, the key and its `=` (at most 7 bytes) are compared with each key the
+            // fast path takes as one integer: what follows the key is found without a search.
             let w = words.word(pos);
-            let key_len = bytes_before(w, b'=');
-            if key_len == 8 {
-                return None;
-            }
-            let key = w & ((1u64 << (8 * key_len)) - 1);
-            pos += key_len as usize + 1;
+            let (key, key_len) = match w & LOW_6_BYTES {
+                SPACED_SEND => (KEY_SEND, 6),
+                SPACED_RECV => (KEY_RECV, 6),
+                SPACED_WAIT => (KEY_WAIT, 6),
+                SPACED_COLL => (KEY_COLL, 6),
+                SPACED_ROOT => (KEY_ROOT, 6),
+                SPACED_SENT => (KEY_SENT, 6),
+                _ => match w & LOW_5_BYTES {
+                    SPACED_TAG => (KEY_TAG, 5),
+                    SPACED_REQ => (KEY_REQ, 5),
+                    _ => match w & LOW_7_BYTES {
+                        SPACED_BYTES => (KEY_BYTES, 7),
+                        SPACED_RECVD => (KEY_RECVD, 7),
+                        _ => return None,
+                    },
+                },
+            };
+            pos += key_len;
             match key {
                 KEY_SEND | KEY_RECV => {
                     let peer = if words.has_at(pos, b"any") && words.token_ends_at(pos + 3) {
@@ -1398,13 +1398,13 @@ impl Reader<'_> {
                     // call, ` req=`: take those in that order by comparing the literal keys
                     // (what the loop below would do with them, without finding each key's end).
                     let (mut tag, mut bytes, mut req) = (0, 0, None);
-                    if words.word(pos) & LOW_5_BYTES == key_word(b" tag=") {
+                    if words.word(pos) & LOW_5_BYTES == SPACED_TAG {
                         pos += 5;
                         tag = fast_tag(words, &mut pos)?;
-                        if words.word(pos) & LOW_7_BYTES == key_word(b" bytes=") {
+                        if words.word(pos) & LOW_7_BYTES == SPACED_BYTES {
                             pos += 7;
                             bytes = fast_value(words, &mut pos)?;
-                            if words.word(pos) & LOW_5_BYTES == key_word(b" req=") {
+                            if words.word(pos) & LOW_5_BYTES == SPACED_REQ {
                                 pos += 5;
                                 req = Some(fast_value(words, &mut pos)?);
                             }
@@ -1503,6 +1503,7 @@ fn fast_tag(b: LineWords, pos: &mut usize) -> Option<i32> {
 }
 
 const LOW_5_BYTES: u64 = (1 << 40) - 1;
+const LOW_6_BYTES: u64 = (1 << 48) - 1;
 const LOW_7_BYTES: u64 = (1 << 56) - 1;
 
 /// The bytes of a key (at most 8) as the little-endian integer [`LineWords::word`] reads them as.
@@ -1526,6 +1527,18 @@ const KEY_RECVD: u64 = key_word(b"recvd");
 const KEY_WAIT: u64 = key_word(b"wait");
 const KEY_ROOT: u64 = key_word(b"root");
 const KEY_COLL: u64 = key_word(b"coll");
+
+/// Each key with the space before it and its `=`, as [`LineWords::word`] reads them.
+const SPACED_SEND: u64 = key_word(b" send=");
+const SPACED_RECV: u64 = key_word(b" recv=");
+const SPACED_WAIT: u64 = key_word(b" wait=");
+const SPACED_COLL: u64 = key_word(b" coll=");
+const SPACED_ROOT: u64 = key_word(b" root=");
+const SPACED_SENT: u64 = key_word(b" sent=");
+const SPACED_TAG: u64 = key_word(b" tag=");
+const SPACED_REQ: u64 = key_word(b" req=");
+const SPACED_BYTES: u64 = key_word(b" bytes=");
+const SPACED_RECVD: u64 = key_word(b" recvd=");
 
 /// A function name of 1 to 16 bytes as two little-endian words (zero bytes after the name)
 /// and its length: the key of [`NameCache`].
@@ -1779,8 +1792,6 @@ mod tests {
         let check = |w: [u8; 8]| {
             let x = u64::from_le_bytes(w);
             assert_eq!(leading_digits(x), scalar(w, &|c| !c.is_ascii_digit()), "{w:?}");
-            assert_eq!(bytes_before(x, b'='), scalar(w, &|c| c == b'='), "{w:?}");
-            assert_eq!(bytes_before(x, b' '), scalar(w, &|c| c == b' '), "{w:?}");
             assert_eq!(bytes_before_space_or_control(x), scalar(w, &|c| c <= b' '), "{w:?}");
         };
         for k in 0..8 {
