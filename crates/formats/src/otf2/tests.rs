@@ -360,3 +360,35 @@ fn threads_give_the_one_part_trace_past_the_call_path_budget() {
         assert!(read.callpaths.iter().map(|p| p.len() + 1).sum::<usize>() <= super::model::MAX_CALLPATH_STORAGE);
     }
 }
+
+#[test]
+fn reading_on_threads_reports_progress_up_to_the_total_and_can_be_cancelled() {
+    let files = write_with_chunk_size(&generated("torus:4x4", Style::Isend), "traces", 4096);
+    let total: u64 = files.iter().map(|f| f.bytes.len() as u64).sum();
+    let mut seen = Vec::new();
+    let mut sink = |p: &crate::Progress| {
+        seen.push((p.bytes_done, p.bytes_total));
+        true
+    };
+    read_with(&files, &mut sink, false, 3).expect("reads");
+    assert!(seen.iter().all(|&(done, of)| done <= of), "{seen:?}");
+    assert_eq!(seen.last(), Some(&(total, total)), "{seen:?}");
+    // A sink that refuses everything after the first report: the read stops with a
+    // cancelled error, or (when every part was already read) gives the whole trace, never a
+    // partial one.
+    let whole = json(&read_with(&files, &mut NoProgress, false, 3).expect("reads"));
+    for threads in [2, 3, 8] {
+        let mut reports = 0;
+        let mut cancel = |_: &crate::Progress| {
+            reports += 1;
+            reports <= 1
+        };
+        match read_with(&files, &mut cancel, false, threads) {
+            Err(e) => assert!(e.cancelled, "{threads} threads: {e}"),
+            Ok(t) => assert!(
+                json(&t) == whole,
+                "{threads} threads: a cancelled read gave another trace"
+            ),
+        }
+    }
+}
