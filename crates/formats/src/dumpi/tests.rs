@@ -368,6 +368,38 @@ fn generated_with_communicators(topology: &str, style: Style, width: u32) -> Tra
     t
 }
 
+/// One rank's calls, point-to-point operations and collectives with every id replaced by what it
+/// names (function and region names, communicator members), without the `MPI_Comm_split` calls
+/// the writer adds; independent of the order in which a reader numbered anything.
+type ByName = (
+    Vec<(String, Vec<String>)>,
+    Vec<(P2pDir, u32, i32, Vec<u32>, u64)>,
+    Vec<(CollectiveOp, Vec<u32>, u32, u64, u64)>,
+);
+
+fn by_name(t: &Trace, r: usize) -> ByName {
+    let rt = &t.ranks[r];
+    let members = |c: u32| t.comms[c as usize].members.clone();
+    let calls = (0..rt.calls.len())
+        .map(|i| {
+            let path = t.callpaths.get(rt.calls.callpath[i] as usize).map_or(Vec::new(), |p| {
+                p.iter().map(|&g| t.regions.name(g).to_owned()).collect()
+            });
+            (t.functions.name(rt.calls.func[i]).to_owned(), path)
+        })
+        .filter(|(f, _)| f != "MPI_Comm_split")
+        .collect();
+    let p = &rt.p2p;
+    let p2p = (0..p.len())
+        .map(|i| (p.dir[i], p.peer[i], p.tag[i], members(p.comm[i]), p.bytes[i]))
+        .collect();
+    let c = &rt.collectives;
+    let colls = (0..c.len())
+        .map(|i| (c.op[i], members(c.comm[i]), c.root[i], c.bytes_sent[i], c.bytes_recv[i]))
+        .collect();
+    (calls, p2p, colls)
+}
+
 #[test]
 fn ranks_read_in_parallel_give_the_sequential_trace_on_generated_traces() {
     for (topology, style, width) in [
@@ -391,6 +423,13 @@ fn ranks_read_in_parallel_give_the_sequential_trace_on_generated_traces() {
             .flat_map(|r| &r.collectives.comm)
             .filter(|&&c| c != COMM_WORLD);
         assert!(on_rows.count() > 0, "{topology}: no collective on a split communicator");
+        // The merged parts say what the written trace said, whatever order each rank met things in.
+        for r in 0..trace.ranks.len() {
+            assert!(
+                by_name(&trace, r) == by_name(&read, r),
+                "{topology} {style:?}: rank {r} reads back otherwise"
+            );
+        }
         for threads in [2, 3, 8] {
             assert!(
                 one == on_threads(&files, threads),
@@ -451,5 +490,19 @@ fn of_two_broken_rank_files_the_first_in_rank_order_is_the_error() {
     assert!(one.contains("t-0005.bin"), "rank 5's file is the error: {one}");
     for threads in [2, 3, 8, 16] {
         assert_eq!(one, error_on_threads(&set, threads), "{threads} threads");
+    }
+}
+
+#[test]
+fn a_read_cancelled_on_any_thread_count_ends_with_a_cancelled_error() {
+    let (files, _) = sixteen_rank_files();
+    for threads in [1, 2, 8] {
+        let mut reports = 0;
+        let mut cancel_at_second = |_: &crate::Progress| {
+            reports += 1;
+            reports < 2
+        };
+        let e = read_on_threads(&files, &mut cancel_at_second, false, Some(threads)).expect_err("cancelled");
+        assert!(e.cancelled, "{threads} threads: {e}");
     }
 }
