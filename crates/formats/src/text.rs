@@ -1049,7 +1049,6 @@ impl<'t> Reader<'t> {
         let Reader {
             trace, items, pending, ..
         } = self;
-        let func_name = trace.functions.name(func);
         let rt = &mut trace.ranks[r as usize];
         let idx = rt.calls.len();
         if idx >= u32::MAX as usize - 1 {
@@ -1109,6 +1108,7 @@ impl<'t> Reader<'t> {
                     sent,
                     recvd,
                 } => {
+                    let func_name = trace.functions.name(func);
                     let op = match op.or_else(|| CollectiveOp::from_name(func_name)) {
                         Some(op) => op,
                         None => return Err(format!("{func_name} is not a collective: give coll=<operation>")),
@@ -1245,7 +1245,7 @@ fn fast_digits(b: LineWords, pos: &mut usize) -> Option<u64> {
     }
     *pos += n as usize;
     let v = digits_value(w, n);
-    if n < 8 {
+    if n < 8 || !b.rest.get(*pos).is_some_and(u8::is_ascii_digit) {
         Some(v)
     } else {
         more_digits(b, pos, v)
