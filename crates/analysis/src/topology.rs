@@ -899,7 +899,12 @@ fn narrow(
             None => Rc::clone(&trivial),
         })
         .collect();
-    let keep: Vec<bool> = colourings.iter().map(|c| c.histograms_agree()).collect();
+    // The shared trivial colouring agrees by construction (counting its histograms once per
+    // candidate was 2.5 ms of 146 regular candidates at 8,100 ranks).
+    let keep: Vec<bool> = colourings
+        .iter()
+        .map(|c| Rc::ptr_eq(c, &trivial) || c.histograms_agree())
+        .collect();
     retain_pairs(left, &mut lazy, &keep);
     retain_mask(&mut colourings, &keep);
     stage("colour refinement", Ok(limits.refinement_start), left, twins);

@@ -238,6 +238,22 @@ impl Direction {
     }
 }
 
+/// Append `x` in decimal (labels are formatted for every listed candidate of every stage; the
+/// formatting machinery was most of their cost).
+fn push_decimal(out: &mut String, mut x: u32) {
+    let mut digits = [0u8; 10];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (x % 10) as u8;
+        x /= 10;
+        if x == 0 {
+            break;
+        }
+    }
+    out.extend(digits[i..].iter().map(|&b| b as char));
+}
+
 /// Names of the unit offsets up to three dimensions, indexed by `(x + 1) + 3 (y + 1) + 9 (z + 1)`
 /// (east is +x, south +y, up +z; as [`offset_name`] spells them).
 const UNIT_OFFSET_NAMES: [&str; 27] = [
@@ -480,7 +496,7 @@ impl TopologySpec {
             if i > 0 {
                 d.push('x');
             }
-            let _ = fmt::Write::write_fmt(&mut d, format_args!("{x}"));
+            push_decimal(&mut d, *x);
         }
         // The extents, then the family's words, in one string.
         let suffix = match self.family {
@@ -1203,8 +1219,15 @@ mod tests {
             ("kary-tree:3x40", "40-node 3-ary tree"),
             ("star:9", "9-node star"),
             ("butterfly:3", "3-dimensional butterfly (32 nodes)"),
+            ("grid:100x10", "100x10 grid"),
+            ("ring:2000000000", "2000000000-node ring"),
         ] {
             assert_eq!(spec(s).label(), label, "{s}");
+        }
+        for x in [0, 7, 10, 99, 1005, u32::MAX] {
+            let mut out = String::from("x");
+            push_decimal(&mut out, x);
+            assert_eq!(out, format!("x{x}"));
         }
     }
 

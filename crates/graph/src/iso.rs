@@ -13,6 +13,7 @@
 use crate::refine::{refine_from, refine_joint, Colouring};
 use crate::Graph;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -234,9 +235,9 @@ pub fn isomorphism_coloured(g1: &Graph, g2: &Graph, colouring: Option<&Colouring
     }
     let colouring = match colouring {
         Some(c) if c.colours.len() == 2 && c.colours[0].len() == n as usize && c.colours[1].len() == n as usize => {
-            c.clone()
+            Cow::Borrowed(c)
         }
-        _ => refine_joint(&[g1, g2], opts.refine_rounds),
+        _ => Cow::Owned(refine_joint(&[g1, g2], opts.refine_rounds)),
     };
     if !colouring.histograms_agree() {
         return not("colour refinement", 0);
@@ -261,7 +262,7 @@ pub fn isomorphism_coloured(g1: &Graph, g2: &Graph, colouring: Option<&Colouring
         left: opts.max_steps.saturating_sub(steps),
         used: steps,
     };
-    match individualise(g1, g2, colouring, opts.refine_rounds.max(64), &mut budget) {
+    match individualise(g1, g2, colouring.into_owned(), opts.refine_rounds.max(64), &mut budget) {
         Search::Found(mapping, _) => finish(g1, g2, mapping, budget.used),
         Search::Exhausted(_) => not("search", budget.used),
         Search::GaveUp(_) => IsoOutcome::GaveUp { steps: budget.used },
