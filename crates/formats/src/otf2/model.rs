@@ -10,7 +10,7 @@ use crate::{FormatError, Progress, ProgressSink};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use tracelogic_model::{
-    CallIdx, CallKind, CallpathId, CollectiveOp, CommId, Communicator, FuncId, Interner, Location, MetricSamples,
+    CallIdx, CallKind, CallpathId, CollectiveOp, CommId, Communicator, FuncId, Interner, Location, MetricSamples, P2p,
     P2pDir, Rank, RankTrace, RegionId, Time, Trace, ANY_SOURCE, COMM_WORLD, NOT_COMPLETED, NO_CALLPATH, NO_ROOT,
 };
 
@@ -1971,6 +1971,49 @@ mod posting_order_tests {
             serde_json::to_string(&t).expect("serialises"),
             serde_json::to_string(&by_model).expect("serialises")
         );
+    }
+}
+
+#[cfg(test)]
+mod posting_order_random_tests {
+    use super::p2p_in_posting_order;
+    use tracelogic_model::{P2pDir, Trace, NO_CALLPATH};
+
+    #[test]
+    fn counting_sort_gives_the_models_order_on_long_random_tables() {
+        let mut seed = 0x9e37_79b9_u64;
+        let mut next = |n: u64| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        for (calls, ops) in [(1, 50), (300, 5000), (5000, 300), (2000, 2000)] {
+            let mut t = Trace::new("otf2", "t", 1);
+            for k in 0..calls {
+                t.push_call(0, "MPI_Irecv", k, k + 1, NO_CALLPATH, 0);
+            }
+            for i in 0..ops {
+                let post = next(calls) as u32;
+                let dir = if i % 3 == 0 { P2pDir::Send } else { P2pDir::Recv };
+                t.push_p2p(
+                    0,
+                    post,
+                    post + next(2) as u32,
+                    dir,
+                    i as u32,
+                    i as i32,
+                    next(4) as u32,
+                    i as u64,
+                );
+            }
+            let mut by_model = t.clone();
+            by_model.normalise_order();
+            p2p_in_posting_order(&mut t.ranks[0]);
+            assert_eq!(
+                serde_json::to_string(&t).expect("serialises"),
+                serde_json::to_string(&by_model).expect("serialises"),
+                "{calls} calls, {ops} operations"
+            );
+        }
     }
 }
 
