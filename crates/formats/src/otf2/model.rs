@@ -10,7 +10,7 @@ use crate::{FormatError, Progress, ProgressSink};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use tracelogic_model::{
-    CallIdx, CallKind, CallpathId, CollectiveOp, CommId, Communicator, FuncId, Interner, Location, MetricSamples, P2p,
+    CallIdx, CallKind, CallpathId, CollectiveOp, CommId, Communicator, FuncId, Interner, Location, MetricSamples,
     P2pDir, Rank, RankTrace, RegionId, Time, Trace, ANY_SOURCE, COMM_WORLD, NOT_COMPLETED, NO_CALLPATH, NO_ROOT,
 };
 
