@@ -1986,7 +1986,7 @@ mod posting_order_random_tests {
             seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
             (seed >> 33) % n
         };
-        for (calls, ops) in [(1, 50), (300, 5000), (5000, 300), (2000, 2000)] {
+        for (calls, ops) in [(1u64, 50u32), (300, 5000), (5000, 300), (2000, 2000)] {
             let mut t = Trace::new("otf2", "t", 1);
             for k in 0..calls {
                 t.push_call(0, "MPI_Irecv", k, k + 1, NO_CALLPATH, 0);
@@ -1999,7 +1999,7 @@ mod posting_order_random_tests {
                     post,
                     post + next(2) as u32,
                     dir,
-                    i as u32,
+                    i,
                     i as i32,
                     next(4) as u32,
                     i as u64,
