@@ -11,8 +11,10 @@
 
 use super::raw::{BinFile, Header, P2pArgs, Record, Status, Value};
 use super::spec::{CALLS, END_OF_STREAM, FUNCTION_ENTER, FUNCTION_EXIT};
-use crate::FormatError;
+use crate::parallel::map_files;
+use crate::{FormatError, NoProgress};
 use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
 use tracelogic_model::{
     CallIdx, CallKind, CallpathId, CollectiveOp, CommId, Communicator, FuncId, Interner, Location, MetricSamples,
     P2pDir, Rank, RankTrace, RegionId, Trace, ANY_SOURCE, ANY_TAG, NOT_COMPLETED, NO_CALLPATH, NO_ROOT,
@@ -1457,8 +1459,9 @@ impl Builder {
         })
     }
 
-    /// Compute memberships, translate peers and roots, shift times to the earliest wall time.
-    pub fn finish(mut self) -> Trace {
+    /// Compute memberships, translate peers and roots, shift times to the earliest wall time; the
+    /// ranks are resolved on up to `threads` threads.
+    pub fn finish(mut self, threads: usize) -> Result<Trace, FormatError> {
         let n = self.trace.num_ranks();
         // Parents are always interned before their children, so one pass in id order suffices.
         let mut comm_ids: Vec<Option<CommId>> = vec![None; self.comms.list.len()];
@@ -1574,119 +1577,41 @@ impl Builder {
             };
         }
 
-        let mut dropped = 0u64;
-        let mut bad_root = 0u64;
-        for r in 0..n as usize {
-            let st = std::mem::take(&mut self.ranks[r]);
-            let rt = &mut self.trace.ranks[r];
-            // Point-to-point: translate peers; drop operations whose communicator is unknown.
-            let p = &mut rt.p2p;
-            let mut keep = vec![true; p.len()];
-            for (i, keep) in keep.iter_mut().enumerate() {
-                let local = p.peer[i] as i32;
-                let d = p.comm[i] as usize;
-                let members = self.comms.infos[d].members.as_deref();
-                match (comm_ids[d], members) {
-                    (Some(cid), Some(m)) => {
-                        p.comm[i] = cid;
-                        p.peer[i] = if local == DUMPI_ANY {
-                            ANY_SOURCE
-                        } else {
-                            match m.get(local as usize) {
-                                Some(&w) => w,
-                                // A status source outside the communicator: keep the wildcard.
-                                None if st.wildcards.binary_search(&i).is_ok() => ANY_SOURCE,
-                                None => {
-                                    *keep = false;
-                                    continue;
-                                }
-                            }
-                        };
-                    }
-                    _ => *keep = false,
-                }
-            }
-            if keep.iter().any(|k| !k) {
-                dropped += keep.iter().filter(|k| !**k).count() as u64;
-                let k = |v: &mut dyn Retain| v.retain_mask(&keep);
-                k(&mut p.post);
-                k(&mut p.complete);
-                k(&mut p.dir);
-                k(&mut p.peer);
-                k(&mut p.tag);
-                k(&mut p.comm);
-                k(&mut p.bytes);
-            }
-            // Collectives: roots to world ranks, bytes that depend on the communicator.
-            let c = &mut rt.collectives;
-            let mut keep = vec![true; c.len()];
-            for (i, (root, bytes)) in st.coll_fix.into_iter().enumerate() {
-                let d = c.comm[i] as usize;
-                let (Some(cid), Some(m)) = (comm_ids[d], self.comms.infos[d].members.as_deref()) else {
-                    keep[i] = false;
-                    continue;
-                };
-                c.comm[i] = cid;
-                let size = m.len() as u64;
-                let me = m.iter().position(|&w| w == r as Rank);
-                c.root[i] = if root >= 0 {
-                    match m.get(root as usize) {
-                        Some(&w) => w,
-                        None => {
-                            bad_root += 1;
-                            NO_ROOT
-                        }
-                    }
-                } else {
-                    NO_ROOT
-                };
-                let (s, v) = match bytes {
-                    CollBytes::Plain {
-                        sent,
-                        recv,
-                        sent_per_member,
-                        recv_per_member,
-                    } => (
-                        if sent_per_member {
-                            sent.saturating_mul(size)
-                        } else {
-                            sent
-                        },
-                        if recv_per_member {
-                            recv.saturating_mul(size)
-                        } else {
-                            recv
-                        },
-                    ),
-                    CollBytes::ByRoot { root: at_root, other } => {
-                        if root >= 0 && me == Some(root as usize) {
-                            at_root
-                        } else {
-                            other
-                        }
-                    }
-                    CollBytes::ReduceScatter { counts, size: ts } => {
-                        let total: u64 = counts.iter().map(|&x| x.max(0) as u64).sum::<u64>().saturating_mul(ts);
-                        let mine = me
-                            .and_then(|i| counts.get(i))
-                            .map_or(0, |&x| (x.max(0) as u64).saturating_mul(ts));
-                        (total, mine)
-                    }
-                };
-                c.bytes_sent[i] = s;
-                c.bytes_recv[i] = v;
-            }
-            if keep.iter().any(|k| !k) {
-                dropped += keep.iter().filter(|k| !**k).count() as u64;
-                let k = |v: &mut dyn Retain| v.retain_mask(&keep);
-                k(&mut c.call);
-                k(&mut c.op);
-                k(&mut c.comm);
-                k(&mut c.root);
-                k(&mut c.bytes_sent);
-                k(&mut c.bytes_recv);
-            }
-        }
+        // Times relative to the earliest wall time of the set.
+        let origin = if self.min_time == u64::MAX { 0 } else { self.min_time };
+        // Each rank's operations are resolved on their own, on the readers' threads.
+        let ranks: Vec<Mutex<(RankTrace, Unresolved)>> = std::mem::take(&mut self.trace.ranks)
+            .into_iter()
+            .zip(std::mem::take(&mut self.ranks))
+            .map(Mutex::new)
+            .collect();
+        let sizes: Vec<u64> = ranks
+            .iter()
+            .map(|m| {
+                let g = m.lock().unwrap_or_else(PoisonError::into_inner);
+                (g.0.calls.len() + g.0.p2p.len() + g.0.collectives.len()) as u64
+            })
+            .collect();
+        let (comm_ids, infos) = (&comm_ids, &self.comms.infos);
+        let counts = map_files(
+            &ranks,
+            &sizes,
+            threads,
+            &|r| format!("resolving rank {r}"),
+            &|r| format!("rank {r}"),
+            &mut NoProgress,
+            |r, m, _| {
+                let mut g = m.lock().unwrap_or_else(PoisonError::into_inner);
+                let (rt, st) = &mut *g;
+                Ok(resolve_rank(r as Rank, rt, std::mem::take(st), comm_ids, infos, origin))
+            },
+        )?;
+        self.trace.ranks = ranks
+            .into_iter()
+            .map(|m| m.into_inner().unwrap_or_else(PoisonError::into_inner).0)
+            .collect();
+        let dropped: u64 = counts.iter().map(|c| c.0).sum();
+        let bad_root: u64 = counts.iter().map(|c| c.1).sum();
         if dropped > 0 {
             self.warn(format!(
                 "{dropped} operation(s) left out: their communicator's members or their peer could not be determined"
@@ -1698,21 +1623,6 @@ impl Builder {
             ));
         }
 
-        // Times relative to the earliest wall time of the set.
-        let origin = if self.min_time == u64::MAX { 0 } else { self.min_time };
-        for rt in &mut self.trace.ranks {
-            for t in rt.calls.enter.iter_mut().chain(rt.calls.exit.iter_mut()) {
-                *t = t.saturating_sub(origin);
-            }
-            for m in &mut rt.metrics {
-                for t in &mut m.time {
-                    *t = t.saturating_sub(origin);
-                }
-            }
-            rt.span = rt
-                .span
-                .map(|(a, b)| (a.saturating_sub(origin), b.saturating_sub(origin)));
-        }
         let mut warnings: Vec<(String, u64)> = self.warnings.into_iter().collect();
         warnings.sort();
         for (w, count) in warnings {
@@ -1721,8 +1631,145 @@ impl Builder {
                 .push(if count > 1 { format!("{w} ({count} times)") } else { w });
         }
         self.trace.normalise_order();
-        self.trace
+        Ok(self.trace)
     }
+}
+
+/// Translate rank `r`'s point-to-point peers and collective roots to world ranks and its
+/// communicators to the trace's (`comm_ids` and `infos` by derivation), dropping the operations
+/// whose communicator or peer is unknown; fill in the collectives' bytes that depend on the
+/// communicator; shift its times by `origin`. Returns the operations dropped and the collectives
+/// whose root lies outside their communicator.
+fn resolve_rank(
+    r: Rank,
+    rt: &mut RankTrace,
+    st: Unresolved,
+    comm_ids: &[Option<CommId>],
+    infos: &[CommInfo],
+    origin: u64,
+) -> (u64, u64) {
+    let mut dropped = 0u64;
+    let mut bad_root = 0u64;
+    // Point-to-point: translate peers; drop operations whose communicator is unknown.
+    let p = &mut rt.p2p;
+    let mut keep = vec![true; p.len()];
+    for (i, keep) in keep.iter_mut().enumerate() {
+        let local = p.peer[i] as i32;
+        let d = p.comm[i] as usize;
+        let members = infos[d].members.as_deref();
+        match (comm_ids[d], members) {
+            (Some(cid), Some(m)) => {
+                p.comm[i] = cid;
+                p.peer[i] = if local == DUMPI_ANY {
+                    ANY_SOURCE
+                } else {
+                    match m.get(local as usize) {
+                        Some(&w) => w,
+                        // A status source outside the communicator: keep the wildcard.
+                        None if st.wildcards.binary_search(&i).is_ok() => ANY_SOURCE,
+                        None => {
+                            *keep = false;
+                            continue;
+                        }
+                    }
+                };
+            }
+            _ => *keep = false,
+        }
+    }
+    if keep.iter().any(|k| !k) {
+        dropped += keep.iter().filter(|k| !**k).count() as u64;
+        let k = |v: &mut dyn Retain| v.retain_mask(&keep);
+        k(&mut p.post);
+        k(&mut p.complete);
+        k(&mut p.dir);
+        k(&mut p.peer);
+        k(&mut p.tag);
+        k(&mut p.comm);
+        k(&mut p.bytes);
+    }
+    // Collectives: roots to world ranks, bytes that depend on the communicator.
+    let c = &mut rt.collectives;
+    let mut keep = vec![true; c.len()];
+    for (i, (root, bytes)) in st.coll_fix.into_iter().enumerate() {
+        let d = c.comm[i] as usize;
+        let (Some(cid), Some(m)) = (comm_ids[d], infos[d].members.as_deref()) else {
+            keep[i] = false;
+            continue;
+        };
+        c.comm[i] = cid;
+        let size = m.len() as u64;
+        let me = m.iter().position(|&w| w == r);
+        c.root[i] = if root >= 0 {
+            match m.get(root as usize) {
+                Some(&w) => w,
+                None => {
+                    bad_root += 1;
+                    NO_ROOT
+                }
+            }
+        } else {
+            NO_ROOT
+        };
+        let (s, v) = match bytes {
+            CollBytes::Plain {
+                sent,
+                recv,
+                sent_per_member,
+                recv_per_member,
+            } => (
+                if sent_per_member {
+                    sent.saturating_mul(size)
+                } else {
+                    sent
+                },
+                if recv_per_member {
+                    recv.saturating_mul(size)
+                } else {
+                    recv
+                },
+            ),
+            CollBytes::ByRoot { root: at_root, other } => {
+                if root >= 0 && me == Some(root as usize) {
+                    at_root
+                } else {
+                    other
+                }
+            }
+            CollBytes::ReduceScatter { counts, size: ts } => {
+                let total: u64 = counts.iter().map(|&x| x.max(0) as u64).sum::<u64>().saturating_mul(ts);
+                let mine = me
+                    .and_then(|i| counts.get(i))
+                    .map_or(0, |&x| (x.max(0) as u64).saturating_mul(ts));
+                (total, mine)
+            }
+        };
+        c.bytes_sent[i] = s;
+        c.bytes_recv[i] = v;
+    }
+    if keep.iter().any(|k| !k) {
+        dropped += keep.iter().filter(|k| !**k).count() as u64;
+        let k = |v: &mut dyn Retain| v.retain_mask(&keep);
+        k(&mut c.call);
+        k(&mut c.op);
+        k(&mut c.comm);
+        k(&mut c.root);
+        k(&mut c.bytes_sent);
+        k(&mut c.bytes_recv);
+    }
+
+    for t in rt.calls.enter.iter_mut().chain(rt.calls.exit.iter_mut()) {
+        *t = t.saturating_sub(origin);
+    }
+    for m in &mut rt.metrics {
+        for t in &mut m.time {
+            *t = t.saturating_sub(origin);
+        }
+    }
+    rt.span = rt
+        .span
+        .map(|(a, b)| (a.saturating_sub(origin), b.saturating_sub(origin)));
+    (dropped, bad_root)
 }
 
 /// Replace every id of `column` by `map[id]` (ids outside `map`, such as [`NO_CALLPATH`], stay).

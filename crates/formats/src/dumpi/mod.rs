@@ -197,7 +197,7 @@ fn read_on_threads(
         }
         b.merge(part);
     }
-    let mut trace = b.finish();
+    let mut trace = b.finish(threads)?;
     for (k, v) in &meta.entries {
         if matches!(
             k.as_str(),
