@@ -125,6 +125,9 @@ pub fn matching_order(g: &Graph, colours: &[u32], rarity: &[u32]) -> Vec<u32> {
     let mut order = Vec::with_capacity(n);
     let mut level_id = 0u32;
     let mut next_root = 0usize;
+    // One BFS level, the next one, and the level's queue, reused.
+    let (mut level, mut next): (Vec<u32>, Vec<u32>) = (Vec::new(), Vec::new());
+    let mut heap: BinaryHeap<u128> = BinaryHeap::new();
     loop {
         let root = if order.is_empty() {
             match first_root {
@@ -151,7 +154,8 @@ pub fn matching_order(g: &Graph, colours: &[u32], rarity: &[u32]) -> Vec<u32> {
             }
         };
         level_of[root as usize] = level_id;
-        let mut level = vec![root];
+        level.clear();
+        level.push(root);
         while !level.is_empty() {
             // Largest first by (connections, degree, commoner colour reversed, node reversed),
             // packed into one integer.
@@ -161,8 +165,9 @@ pub fn matching_order(g: &Graph, colours: &[u32], rarity: &[u32]) -> Vec<u32> {
                     | ((u32::MAX - rarity[colours[u as usize] as usize]) as u128) << 32
                     | (u32::MAX - u) as u128
             };
-            let mut heap: BinaryHeap<u128> = level.iter().map(|&u| key(u, &conn)).collect();
-            let mut next = Vec::new();
+            heap.clear();
+            heap.extend(level.iter().map(|&u| key(u, &conn)));
+            next.clear();
             while let Some(k) = heap.pop() {
                 let (c, u) = ((k >> 96) as u32, u32::MAX - k as u32);
                 if placed[u as usize] || c != conn[u as usize] {
@@ -181,7 +186,7 @@ pub fn matching_order(g: &Graph, colours: &[u32], rarity: &[u32]) -> Vec<u32> {
                 }
             }
             level_id += 1;
-            level = next;
+            std::mem::swap(&mut level, &mut next);
         }
         level_id += 1;
     }
@@ -395,14 +400,14 @@ fn search(g1: &Graph, g2: &Graph, colouring: &Colouring, max_steps: u64) -> Sear
     let mut parent = Vec::with_capacity(n as usize);
     earlier_start.push(0);
     for (i, &u) in order.iter().enumerate() {
-        let before: Vec<u32> = g1
-            .neighbors(u)
-            .iter()
-            .copied()
-            .filter(|&x| (position[x as usize] as usize) < i)
-            .collect();
-        parent.push(before.first().copied().unwrap_or(NONE));
-        earlier.extend(before);
+        let start = earlier.len();
+        earlier.extend(
+            g1.neighbors(u)
+                .iter()
+                .copied()
+                .filter(|&x| (position[x as usize] as usize) < i),
+        );
+        parent.push(earlier.get(start).copied().unwrap_or(NONE));
         earlier_start.push(earlier.len());
     }
 
