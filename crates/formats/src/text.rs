@@ -549,21 +549,44 @@ impl Item {
 
 /// The requests posted with `req=` and not yet completed by a `wait=`, per rank.
 ///
-/// Request ids are small dense integers per rank in practice (the writer numbers them by the
-/// rank's operations), so most live in a slot table indexed by the id; ids far beyond the
-/// rank's operation count (which a hostile file could use to make the table huge) and
-/// operation indices that do not fit the slot's `u32` go to a map. Each open request is in
-/// exactly one of the two.
+/// Request ids are small integers that count up per rank in practice (the writer numbers them
+/// by the rank's operations) and complete soon, so most live in a window of slots over the
+/// ids; ids before the window or far beyond the rank's operation count (which a hostile file
+/// could use to make the window huge) and operation indices that do not fit a slot's `u32` go
+/// to a map. Each open request is in exactly one of the two.
 #[derive(Default)]
 struct OpenRequests {
-    /// Per rank, slot `id` holds 1 + the index into the rank's p2p operations of open request
-    /// `id`, or 0 when that request is not open.
-    slots: Vec<Vec<u32>>,
+    /// Per rank, the window of slots.
+    ranks: Vec<RequestWindow>,
     /// Open requests that have no slot: (rank, request id) → index into the rank's operations.
     other: FastMap<(Rank, u64), usize>,
 }
 
-/// Slots a rank may hold beyond twice its operations, so the first requests need no map.
+/// One rank's window of request slots: slot `i` is request `first + i`.
+#[derive(Default)]
+struct RequestWindow {
+    /// The request id of the first slot.
+    first: u64,
+    /// 1 + the index into the rank's p2p operations of the open request, or 0 when that request
+    /// is not open.
+    slots: Vec<u32>,
+}
+
+impl RequestWindow {
+    /// The slot of request `id`, if the window covers it.
+    #[inline(always)]
+    fn slot(&mut self, id: u64) -> Option<&mut u32> {
+        let i = id.checked_sub(self.first)?;
+        if i < self.slots.len() as u64 {
+            Some(&mut self.slots[i as usize])
+        } else {
+            None
+        }
+    }
+}
+
+/// Slots a rank's window may hold beyond twice its operations, so the first requests need no
+/// map.
 const REQUEST_SLOTS_SLACK: u64 = 64;
 
 impl OpenRequests {
@@ -571,33 +594,40 @@ impl OpenRequests {
     /// that request is already open.
     #[inline]
     fn open(&mut self, r: Rank, id: u64, op: usize) -> bool {
-        let r = r as usize;
-        if self.slots.len() <= r {
-            self.slots.resize_with(r + 1, Vec::new);
+        if self.ranks.len() <= r as usize {
+            self.ranks.resize_with(r as usize + 1, RequestWindow::default);
         }
-        let slots = &mut self.slots[r];
-        let in_slots = id < slots.len() as u64;
-        if (in_slots && slots[id as usize] != 0)
-            || (!self.other.is_empty() && self.other.contains_key(&(r as Rank, id)))
-        {
+        let window = &mut self.ranks[r as usize];
+        let open_in_window = window.slot(id).map(|s| *s != 0);
+        if open_in_window == Some(true) || (!self.other.is_empty() && self.other.contains_key(&(r, id))) {
             return false;
         }
-        let Some(value) = u32::try_from(op).ok().and_then(|op| op.checked_add(1)) else {
-            self.other.insert((r as Rank, id), op);
-            return true;
-        };
-        if !in_slots {
-            // Grow by doubling, but never past twice the rank's operations: each slot then
-            // stands for at least half an operation line of the file.
-            let limit = 2 * op as u64 + REQUEST_SLOTS_SLACK;
-            if id >= limit {
-                self.other.insert((r as Rank, id), op);
-                return true;
+        let value = u32::try_from(op).ok().and_then(|op| op.checked_add(1));
+        let slot = match (value, open_in_window) {
+            (Some(_), Some(_)) => window.slot(id),
+            (Some(_), None) if id >= window.first => {
+                // Move the window past its completed requests, then grow it by doubling, but
+                // never past twice the rank's operations (each slot then stands for at least
+                // half an operation line of the file).
+                let done = window.slots.iter().position(|&s| s != 0).unwrap_or(window.slots.len());
+                window.slots.drain(..done);
+                window.first += done as u64;
+                let limit = 2 * op as u64 + REQUEST_SLOTS_SLACK;
+                let need = id - window.first + 1;
+                if need <= limit {
+                    let len = need.max((2 * window.slots.len() as u64).min(limit));
+                    window.slots.resize(len as usize, 0);
+                }
+                window.slot(id)
             }
-            let len = (id + 1).max((2 * slots.len() as u64).min(limit));
-            slots.resize(len as usize, 0);
+            _ => None,
+        };
+        match (slot, value) {
+            (Some(slot), Some(value)) => *slot = value,
+            _ => {
+                self.other.insert((r, id), op);
+            }
         }
-        slots[id as usize] = value;
         true
     }
 
@@ -605,11 +635,7 @@ impl OpenRequests {
     /// open.
     #[inline]
     fn close(&mut self, r: Rank, id: u64) -> Option<usize> {
-        let slot = match self.slots.get_mut(r as usize) {
-            Some(slots) if id < slots.len() as u64 => Some(&mut slots[id as usize]),
-            _ => None,
-        };
-        if let Some(slot) = slot {
+        if let Some(slot) = self.ranks.get_mut(r as usize).and_then(|w| w.slot(id)) {
             if *slot != 0 {
                 let op = *slot as usize - 1;
                 *slot = 0;
@@ -1917,9 +1943,9 @@ mod tests {
         assert!(open.open(3, 0, 0));
         assert!(open.open(3, 1, 1));
         assert!(!open.open(3, 1, 2), "request 1 is open");
-        // Far beyond twice the rank's operations: no slot table of that size.
+        // Far beyond twice the rank's operations: no window of that size.
         assert!(open.open(3, 1 << 40, 2));
-        assert!(open.slots[3].len() < 1 << 10);
+        assert!(open.ranks[3].slots.len() < 1 << 10);
         assert!(!open.open(3, 1 << 40, 3));
         // An operation index that does not fit a slot.
         assert!(open.open(0, 2, u32::MAX as usize + 5));
@@ -1930,16 +1956,31 @@ mod tests {
         assert_eq!(open.close(3, 0), Some(0));
         assert_eq!(open.close(3, 0), None);
         assert_eq!(open.close(7, 0), None, "a rank that never opened a request");
-        // An id first too far for the slots stays found once the slots have grown past it.
+        // An id first too far for the window stays found once the window has grown past it.
         assert!(open.open(5, 100, 0));
         for op in 1..200 {
             // Dense ids 0..=99 and 101..=199, as the rank's operations count up.
             let id = if op <= 100 { op as u64 - 1 } else { op as u64 };
             assert!(open.open(5, id, op));
         }
-        assert!(open.slots[5].len() > 100);
+        assert!(open.ranks[5].first == 0 && open.ranks[5].slots.len() > 100);
         assert!(!open.open(5, 100, 200), "request 100 is open (in the map)");
         assert_eq!(open.close(5, 100), Some(0));
+        assert!(open.other.is_empty());
+        // Requests completed soon after they are posted, as the writer's: the window moves on
+        // and stays small; an id reused after the window moved past it goes to the map.
+        for op in 0..100_000usize {
+            assert!(open.open(9, op as u64, op));
+            if op >= 3 {
+                assert_eq!(open.close(9, op as u64 - 3), Some(op - 3));
+            }
+        }
+        assert!(open.ranks[9].slots.len() <= 16, "{}", open.ranks[9].slots.len());
+        assert!(open.open(9, 5, 100_000));
+        assert!(!open.open(9, 5, 100_001));
+        assert!(!open.open(9, 99_999, 100_001), "still open in the window");
+        assert_eq!(open.close(9, 5), Some(100_000));
+        assert_eq!(open.close(9, 99_999), Some(99_999));
         assert!(open.other.is_empty());
     }
 
