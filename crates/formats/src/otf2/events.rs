@@ -308,14 +308,14 @@ impl<'a> LocationEvents<'a> {
     }
 
     /// The payload of an Enter (12) or Leave (13) record: the region's global id.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn region_payload(&mut self) -> Result<u32, FormatError> {
         Ok(self.local.map32(MAP_REGION, self.file.cur.cu32("region")?))
     }
 
     /// The payload of a record that carries only a request id (16 MpiIsendComplete, 17
     /// MpiIrecvRequest, 20 MpiRequestTest, 21 MpiRequestCancelled).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn request_payload(&mut self) -> Result<u64, FormatError> {
         self.file.cur.cu64("request id")
     }
@@ -323,7 +323,7 @@ impl<'a> LocationEvents<'a> {
     /// The payload of the point-to-point records 14 MpiSend and 18 MpiRecv, and of 15 MpiIsend
     /// and 19 MpiIrecv with their request id (`with_request`; 0 otherwise): the peer, the
     /// communicator's global id, the tag and the message length.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn p2p_payload(&mut self, id: u8, with_request: bool) -> Result<P2pPayload, FormatError> {
         let len = self.file.cur.record_length()?;
         let mut c = self.file.cur.sub(len);
