@@ -501,7 +501,11 @@ pub(crate) fn build(
         }
         per_rank[*p].locations.push((i, 0));
     }
-    let parts = match threads > 1 && per_rank.len() > 1 {
+    // Each part sets up its own view of the region table: with many parts and many regions
+    // (more than a few per input byte) that would cost more than the read, so one part it is.
+    let setup = (per_rank.len() as u64).saturating_mul(shared.regions.len() as u64);
+    let parallel = threads > 1 && per_rank.len() > 1 && setup <= bytes_total.saturating_mul(4).max(1 << 24);
+    let parts = match parallel {
         true => {
             read_parts(&shared, &per_rank, threads, progress)?.map(|parts| per_rank.into_iter().zip(parts).collect())
         }
