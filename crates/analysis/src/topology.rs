@@ -1235,16 +1235,17 @@ fn places(c: &Candidate, mapping: &[u32], ranks: &[u32]) -> Vec<RankPlace> {
         // reaching a node wins).
         let directions = s.directions();
         let names: Vec<Cow<'static, str>> = directions.iter().map(direction_name).collect();
+        // `named_by[v] == i`: node v is already a neighbour of the i-th rank (constant time per
+        // neighbour; a hypercube of 65,536 ranks has 16 per rank).
+        let mut named_by = vec![u32::MAX; mapping.len()];
         return mapping
             .iter()
             .enumerate()
             .map(|(i, &node)| {
-                let mut targets: Vec<u32> = Vec::with_capacity(directions.len());
                 let mut neighbours: Vec<Neighbour> = Vec::with_capacity(directions.len());
                 for (d, name) in directions.iter().zip(&names) {
                     if let Some(v) = s.neighbour(node, d) {
-                        if !targets.contains(&v) {
-                            targets.push(v);
+                        if std::mem::replace(&mut named_by[v as usize], i as u32) != i as u32 {
                             neighbours.push(Neighbour {
                                 direction: name.clone(),
                                 rank: rank_of_node[v as usize],

@@ -286,10 +286,53 @@ const UNIT_OFFSET_NAMES: [&str; 27] = [
     "southeast-up",
 ];
 
+/// `bit0` … `bit31` (hypercube dimensions are at most 30).
+const BIT_NAMES: [&str; 32] = [
+    "bit0", "bit1", "bit2", "bit3", "bit4", "bit5", "bit6", "bit7", "bit8", "bit9", "bit10", "bit11", "bit12", "bit13",
+    "bit14", "bit15", "bit16", "bit17", "bit18", "bit19", "bit20", "bit21", "bit22", "bit23", "bit24", "bit25",
+    "bit26", "bit27", "bit28", "bit29", "bit30", "bit31",
+];
+
+/// `row-bit0` … `row-bit31` (NAS CG's reduction steps).
+const ROW_BIT_NAMES: [&str; 32] = [
+    "row-bit0",
+    "row-bit1",
+    "row-bit2",
+    "row-bit3",
+    "row-bit4",
+    "row-bit5",
+    "row-bit6",
+    "row-bit7",
+    "row-bit8",
+    "row-bit9",
+    "row-bit10",
+    "row-bit11",
+    "row-bit12",
+    "row-bit13",
+    "row-bit14",
+    "row-bit15",
+    "row-bit16",
+    "row-bit17",
+    "row-bit18",
+    "row-bit19",
+    "row-bit20",
+    "row-bit21",
+    "row-bit22",
+    "row-bit23",
+    "row-bit24",
+    "row-bit25",
+    "row-bit26",
+    "row-bit27",
+    "row-bit28",
+    "row-bit29",
+    "row-bit30",
+    "row-bit31",
+];
+
 impl Direction {
     /// [`Direction::name`] without allocating, for the names that are fixed words (unit offsets
-    /// of up to three dimensions, parent, left and right child, transpose); `None` for the
-    /// others. Reports with a neighbour list per rank name every neighbour, so the words are
+    /// of up to three dimensions, hypercube and NAS CG row bits below 32, parent, left and
+    /// right child, transpose); `None` for the others. Reports with a neighbour list per rank name every neighbour, so the words are
     /// shared instead of copied.
     pub fn static_name(&self) -> Option<&'static str> {
         match self {
@@ -298,6 +341,8 @@ impl Direction {
                 let name = UNIT_OFFSET_NAMES[at(0) + 3 * at(1) + 9 * at(2)];
                 (!name.is_empty()).then_some(name)
             }
+            Direction::Bit(k) => BIT_NAMES.get(*k as usize).copied(),
+            Direction::RowBit(k) => ROW_BIT_NAMES.get(*k as usize).copied(),
             Direction::Parent => Some("parent"),
             Direction::Child(0) => Some("left-child"),
             Direction::Child(1) => Some("right-child"),
@@ -1193,7 +1238,15 @@ mod tests {
         ] {
             assert_eq!(d.static_name(), Some(d.name().as_str()));
         }
-        assert_eq!(Direction::Bit(3).static_name(), None);
+        for k in 0..40u8 {
+            for d in [Direction::Bit(k), Direction::RowBit(k)] {
+                match d.static_name() {
+                    Some(name) => assert_eq!(name, d.name()),
+                    None => assert!(k >= 32, "{d:?}"),
+                }
+            }
+        }
+        assert_eq!(Direction::Shift(3).static_name(), None);
     }
 
     #[test]
