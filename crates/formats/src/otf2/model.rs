@@ -1128,6 +1128,7 @@ impl Builder<'_, '_> {
 
     /// Model communicator of OTF2 communicator `comm` as seen by `rank`, and for an
     /// inter-communicator the remote group (index into `inter_groups`) its peers belong to.
+    #[inline]
     fn comm(&mut self, comm: u32, rank: Rank, file: &str, offset: u64) -> Result<(CommId, Option<usize>), FormatError> {
         if let Some((c, r, found)) = self.last_comm {
             if c == comm && r == rank {
@@ -1195,6 +1196,7 @@ impl Builder<'_, '_> {
 
     /// World rank of communicator rank `local` in `comm` (in the remote group for an
     /// inter-communicator).
+    #[inline]
     fn world(
         &self,
         (comm, remote): (CommId, Option<usize>),
@@ -1215,19 +1217,10 @@ impl Builder<'_, '_> {
             Some(g) => self.shared.inter_groups[g].get(local as usize).copied(),
             None => c.world_rank(local),
         };
-        found.ok_or_else(|| {
-            FormatError::at_offset(
-                file,
-                offset,
-                format!(
-                    "{what} {local} is not a rank of communicator '{}' ({} members)",
-                    c.name,
-                    c.members.len()
-                ),
-            )
-        })
+        found.ok_or_else(|| not_a_member(c, local, what, file, offset))
     }
 
+    #[inline]
     fn region(&self, id: u32, file: &str, offset: u64) -> Result<usize, FormatError> {
         let shared = self.shared;
         let found = if shared.region_by_id.is_empty() {
@@ -1865,6 +1858,20 @@ impl Builder<'_, '_> {
             self.part.counters.uncompleted_receives += reqs.irecvs.len() as u64;
         }
     }
+}
+
+/// The error of a peer or root that is not a rank of its communicator.
+#[cold]
+fn not_a_member(c: &Communicator, local: u32, what: &str, file: &str, offset: u64) -> FormatError {
+    FormatError::at_offset(
+        file,
+        offset,
+        format!(
+            "{what} {local} is not a rank of communicator '{}' ({} members)",
+            c.name,
+            c.members.len()
+        ),
+    )
 }
 
 /// Append a point-to-point operation to a rank.
