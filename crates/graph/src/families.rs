@@ -1036,10 +1036,10 @@ impl TopologySpec {
         while !level.is_empty() {
             next.clear();
             for &u in &level {
-                let mut rest = u as i64;
+                let mut rest = u;
                 for (c, &d) in coords.iter_mut().zip(&self.dims) {
-                    *c = rest % d as i64;
-                    rest /= d as i64;
+                    *c = (rest % d) as i64;
+                    rest /= d;
                 }
                 'offsets: for o in &offsets {
                     let mut v = u as i64;
@@ -1049,7 +1049,7 @@ impl TopologySpec {
                         }
                         let d = self.dims[i] as i64;
                         let x = coords[i] + o[i] as i64;
-                        let wrapped = x.rem_euclid(d);
+                        let wrapped = if (0..d).contains(&x) { x } else { x.rem_euclid(d) };
                         if !periodic && wrapped != x {
                             continue 'offsets;
                         }
@@ -1104,7 +1104,7 @@ impl TopologySpec {
                     }
                     let d = self.dims[i] as i64;
                     let x = coords[i] as i64 + step;
-                    let wrapped = x.rem_euclid(d);
+                    let wrapped = if (0..d).contains(&x) { x } else { x.rem_euclid(d) };
                     if !periodic && wrapped != x {
                         continue 'dirs;
                     }
