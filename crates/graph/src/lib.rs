@@ -139,6 +139,10 @@ impl Graph {
                 }
                 i += 1;
             }
+            if comp.len() == n {
+                // Connected: every node, already known in order.
+                return vec![(0..n as u32).collect()];
+            }
             comp.sort_unstable();
             out.push(comp);
         }

@@ -336,3 +336,16 @@ fn star_neighbours_fast_path_agrees_with_directions() {
         assert_eq!(t.neighbours(u), slow, "node {u}");
     }
 }
+
+#[test]
+fn components_are_sorted_node_lists_largest_first() {
+    let mut rng = StdRng::seed_from_u64(41);
+    // Connected, randomly numbered: one component of every node in order.
+    let g = spec("grid:7x5").graph();
+    let g = g.relabel(&random_perm(35, &mut rng));
+    assert_eq!(g.components(), vec![(0..35).collect::<Vec<u32>>()]);
+    // Two rings and an isolated node, interleaved numbers.
+    let h = Graph::from_edges(8, [(0, 2), (2, 4), (4, 0), (1, 3), (3, 5), (5, 7), (7, 1)]);
+    assert_eq!(h.components(), vec![vec![1, 3, 5, 7], vec![0, 2, 4], vec![6]]);
+    assert!(Graph::from_edges(0, []).components().is_empty());
+}
