@@ -391,7 +391,7 @@ impl Trace {
         self.ranks[r as usize].push_call(f, kind, enter, exit, callpath, location)
     }
 
-    /// Append a point-to-point operation to rank `r`.
+    /// Append a point-to-point operation to rank `r` ([`RankTrace::push_p2p`]).
     #[inline]
     #[allow(clippy::too_many_arguments)]
     pub fn push_p2p(
@@ -405,17 +405,10 @@ impl Trace {
         comm: CommId,
         bytes: u64,
     ) {
-        let p = &mut self.ranks[r as usize].p2p;
-        p.post.push(post);
-        p.complete.push(complete);
-        p.dir.push(dir);
-        p.peer.push(peer);
-        p.tag.push(tag);
-        p.comm.push(comm);
-        p.bytes.push(bytes);
+        self.ranks[r as usize].push_p2p(post, complete, dir, peer, tag, comm, bytes);
     }
 
-    /// Append a collective operation to rank `r`.
+    /// Append a collective operation to rank `r` ([`RankTrace::push_collective`]).
     #[inline]
     #[allow(clippy::too_many_arguments)]
     pub fn push_collective(
@@ -428,13 +421,7 @@ impl Trace {
         bytes_sent: u64,
         bytes_recv: u64,
     ) {
-        let c = &mut self.ranks[r as usize].collectives;
-        c.call.push(call);
-        c.op.push(op);
-        c.comm.push(comm);
-        c.root.push(root);
-        c.bytes_sent.push(bytes_sent);
-        c.bytes_recv.push(bytes_recv);
+        self.ranks[r as usize].push_collective(call, op, comm, root, bytes_sent, bytes_recv);
     }
 
     /// Add a communicator (or return the existing one with the same members and name).
@@ -555,5 +542,49 @@ impl RankTrace {
         c.location.push(location);
         self.extend_span(enter, exit);
         idx
+    }
+
+    /// Append a point-to-point operation: posted by call `post`, completed by call `complete`
+    /// (readers that build one rank on its own, e.g. on a reading thread, call this).
+    #[inline]
+    #[allow(clippy::too_many_arguments)]
+    pub fn push_p2p(
+        &mut self,
+        post: CallIdx,
+        complete: CallIdx,
+        dir: P2pDir,
+        peer: Rank,
+        tag: i32,
+        comm: CommId,
+        bytes: u64,
+    ) {
+        let p = &mut self.p2p;
+        p.post.push(post);
+        p.complete.push(complete);
+        p.dir.push(dir);
+        p.peer.push(peer);
+        p.tag.push(tag);
+        p.comm.push(comm);
+        p.bytes.push(bytes);
+    }
+
+    /// Append a collective operation made by call `call`.
+    #[inline]
+    pub fn push_collective(
+        &mut self,
+        call: CallIdx,
+        op: CollectiveOp,
+        comm: CommId,
+        root: Rank,
+        bytes_sent: u64,
+        bytes_recv: u64,
+    ) {
+        let c = &mut self.collectives;
+        c.call.push(call);
+        c.op.push(op);
+        c.comm.push(comm);
+        c.root.push(root);
+        c.bytes_sent.push(bytes_sent);
+        c.bytes_recv.push(bytes_recv);
     }
 }

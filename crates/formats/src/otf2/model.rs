@@ -1590,16 +1590,7 @@ impl Builder<'_, '_> {
         let call = self.current_call(st, here, name, t);
         let comm = self.comm(p.comm, rank, file, off)?;
         let peer = self.world(comm, p.peer, role, file, off)?;
-        push_p2p(
-            &mut self.part.ranks[slot],
-            call,
-            call,
-            dir,
-            peer,
-            p.tag as i32,
-            comm.0,
-            p.length,
-        );
+        self.part.ranks[slot].push_p2p(call, call, dir, peer, p.tag as i32, comm.0, p.length);
         Ok(())
     }
 
@@ -1636,7 +1627,7 @@ impl Builder<'_, '_> {
                 NOT_COMPLETED
             }
         };
-        push_p2p(rt, call, complete, P2pDir::Send, peer, tag as i32, comm.0, length);
+        rt.push_p2p(call, complete, P2pDir::Send, peer, tag as i32, comm.0, length);
         Ok(())
     }
 
@@ -1659,16 +1650,7 @@ impl Builder<'_, '_> {
         let call = self.current_call(st, here, "MPI_Irecv", t);
         let reqs = &mut self.requests[slot];
         match reqs.early_recvs.take(request, loc) {
-            Some(o) => push_p2p(
-                &mut self.part.ranks[slot],
-                call,
-                o.call,
-                P2pDir::Recv,
-                o.peer,
-                o.tag,
-                o.comm,
-                o.length,
-            ),
+            Some(o) => self.part.ranks[slot].push_p2p(call, o.call, P2pDir::Recv, o.peer, o.tag, o.comm, o.length),
             None => reqs.irecvs.insert(request, loc, call),
         }
     }
@@ -1699,16 +1681,7 @@ impl Builder<'_, '_> {
         let comm = self.comm(comm, rank, file, off)?;
         let peer = self.world(comm, sender, "sender", file, off)?;
         match post {
-            Some(post) => push_p2p(
-                &mut self.part.ranks[slot],
-                post,
-                call,
-                P2pDir::Recv,
-                peer,
-                tag as i32,
-                comm.0,
-                length,
-            ),
+            Some(post) => self.part.ranks[slot].push_p2p(post, call, P2pDir::Recv, peer, tag as i32, comm.0, length),
             None => self.requests[slot].early_recvs.insert(
                 request,
                 loc,
@@ -1785,13 +1758,7 @@ impl Builder<'_, '_> {
             r if r > ROOT_SELF => NO_ROOT,
             r => self.world(comm, r, "root", file, off)?,
         };
-        let c = &mut self.part.ranks[slot].collectives;
-        c.call.push(call);
-        c.op.push(op);
-        c.comm.push(comm.0);
-        c.root.push(root);
-        c.bytes_sent.push(sent);
-        c.bytes_recv.push(received);
+        self.part.ranks[slot].push_collective(call, op, comm.0, root, sent, received);
         Ok(())
     }
 
@@ -1852,7 +1819,7 @@ impl Builder<'_, '_> {
             early.sort_by_key(|(loc, o)| (*loc, o.seq));
             let rt = &mut self.part.ranks[slot];
             for (_, o) in early {
-                push_p2p(rt, o.call, o.call, P2pDir::Recv, o.peer, o.tag, o.comm, o.length);
+                rt.push_p2p(o.call, o.call, P2pDir::Recv, o.peer, o.tag, o.comm, o.length);
             }
             self.part.counters.unmatched_completions += reqs.early_send_completions.len() as u64;
             self.part.counters.uncompleted_receives += reqs.irecvs.len() as u64;
@@ -1872,29 +1839,6 @@ fn not_a_member(c: &Communicator, local: u32, what: &str, file: &str, offset: u6
             c.members.len()
         ),
     )
-}
-
-/// Append a point-to-point operation to a rank.
-#[inline]
-#[allow(clippy::too_many_arguments)]
-fn push_p2p(
-    rt: &mut RankTrace,
-    post: CallIdx,
-    complete: CallIdx,
-    dir: P2pDir,
-    peer: Rank,
-    tag: i32,
-    comm: CommId,
-    bytes: u64,
-) {
-    let p = &mut rt.p2p;
-    p.post.push(post);
-    p.complete.push(complete);
-    p.dir.push(dir);
-    p.peer.push(peer);
-    p.tag.push(tag);
-    p.comm.push(comm);
-    p.bytes.push(bytes);
 }
 
 impl Counters {
