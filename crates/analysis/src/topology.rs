@@ -1230,6 +1230,27 @@ fn places(c: &Candidate, mapping: &[u32], ranks: &[u32]) -> Vec<RankPlace> {
             })
             .collect();
     }
+    if s.family == Family::Hypercube {
+        // Direction k flips bit k: every rank has all d neighbours, all different.
+        let names: Vec<Cow<'static, str>> = s.directions().iter().map(direction_name).collect();
+        return mapping
+            .iter()
+            .enumerate()
+            .map(|(i, &node)| RankPlace {
+                rank: ranks[i],
+                node,
+                coords: s.coords(node),
+                neighbours: names
+                    .iter()
+                    .enumerate()
+                    .map(|(k, name)| Neighbour {
+                        direction: name.clone(),
+                        rank: rank_of_node[(node ^ (1 << k)) as usize],
+                    })
+                    .collect(),
+            })
+            .collect();
+    }
     if !s.family.is_cartesian() {
         // The directions and their names once (as `TopologySpec::neighbours`: first direction
         // reaching a node wins).
@@ -1434,7 +1455,7 @@ mod tests {
         // The Cartesian fast path against `TopologySpec::neighbours`, small extents included
         // (where two offsets reach the same node, or the node itself).
         let mut checked = 0;
-        for n in [1u32, 2, 4, 6, 8, 9, 12, 18, 27, 36] {
+        for n in [1u32, 2, 4, 6, 8, 9, 12, 18, 27, 36, 64] {
             for spec in candidates(n) {
                 let mapping: Vec<u32> = (0..n).rev().collect();
                 let ranks: Vec<u32> = (0..n).map(|r| r + 100).collect();
