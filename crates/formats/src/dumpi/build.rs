@@ -1132,13 +1132,7 @@ impl RankReader {
             CollectiveOp::Other => plain(0, 0),
         };
         let comm = self.comm(rec.int("comm").unwrap_or(COMM_WORLD as i64) as u16);
-        let c = &mut self.rt.collectives;
-        c.call.push(call);
-        c.op.push(op);
-        c.comm.push(comm);
-        c.root.push(NO_ROOT);
-        c.bytes_sent.push(0);
-        c.bytes_recv.push(0);
+        self.rt.push_collective(call, op, comm, NO_ROOT, 0, 0);
         self.st.unresolved.coll_fix.push((root, bytes));
     }
 
@@ -1163,15 +1157,8 @@ impl RankReader {
         } else {
             tag
         };
-        let p = &mut self.rt.p2p;
-        let op = p.len();
-        p.post.push(call);
-        p.complete.push(complete);
-        p.dir.push(dir);
-        p.peer.push(peer as u32);
-        p.tag.push(tag);
-        p.comm.push(comm);
-        p.bytes.push(bytes);
+        let op = self.rt.p2p.len();
+        self.rt.push_p2p(call, complete, dir, peer as u32, tag, comm, bytes);
         if peer == DUMPI_ANY {
             self.st.unresolved.wildcards.push(op);
         }
