@@ -567,6 +567,10 @@ struct StagesResult {
     renumber_ms: f64,
     /// Label of the topology identified, if any.
     topology: Option<String>,
+    /// Share of the real point-to-point calls the logical trace's expansion reproduces
+    /// (`Verification::overall_share`). The verification's diff costs O(calls · differences)
+    /// per rank, so its time grows faster than the trace when this is below 1.
+    reproduced_share: Option<f64>,
     /// Loop-compressed length of the logical trace.
     compressed_length: Option<usize>,
     /// Communication patterns found.
@@ -626,6 +630,7 @@ fn stages(paths: &[PathBuf], repeat: u32) -> Result<StagesResult, String> {
     let (mut topology, mut compressed_length, mut communication_patterns, mut phases, mut configurations) =
         (None, None, 0, 0, 0);
     let mut messages = 0;
+    let mut reproduced_share = None;
     for _ in 0..repeat.max(1) {
         let matrix = stage(&mut times, "matrix", || {
             Ok(CommMatrix::from_trace(&trace, &Selection::all()))
@@ -644,7 +649,7 @@ fn stages(paths: &[PathBuf], repeat: u32) -> Result<StagesResult, String> {
         });
         drop(report);
         if let Some(logical) = logical {
-            stage(&mut times, "verify", || verify(&trace, &logical).map(drop));
+            reproduced_share = stage(&mut times, "verify", || verify(&trace, &logical)).map(|v| v.overall_share);
             compressed_length = stage(&mut times, "compress", || {
                 Ok(compress(&logical.records).compressed_length)
             });
@@ -722,6 +727,7 @@ fn stages(paths: &[PathBuf], repeat: u32) -> Result<StagesResult, String> {
         stages: times,
         renumber_ms,
         topology,
+        reproduced_share,
         compressed_length,
         communication_patterns,
         phases,
