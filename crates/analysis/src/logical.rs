@@ -22,7 +22,10 @@ use tracelogic_graph::{Family, TopologySpec};
 use tracelogic_model::{CallIdx, CallKind, CollectiveOp, P2pDir, Rank, Trace, ANY_SOURCE, NOT_COMPLETED, NO_ROOT};
 
 mod canonical;
+mod choice;
 mod merge;
+
+pub use choice::{agreement, ConsideredTopology, DirectionsFrom, MAX_EQUIVALENTS, MAX_NEIGHBOURS};
 
 /// Version tag of the JSON form of [`LogicalTrace`] and of the compressed program; bumped when
 /// a field changes meaning (documented in `docs/logical.md`).
@@ -458,6 +461,10 @@ pub struct LogicalTrace {
     /// (rank-dependent behaviour); 0 when every class's expansion is its own sequence.
     #[serde(default)]
     pub merge_conflicts: u64,
+    /// Which of the topologies isomorphic to the identified one names the directions, and why
+    /// ([`Placement::choose`]); `None` when the placement was given rather than chosen.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub directions_from: Option<DirectionsFrom>,
 }
 
 /// Ranks with the same existing directions, merged as one sequence (issue 4: merging when no
@@ -911,8 +918,24 @@ pub fn logicalize_ranks(trace: &Trace, placement: &Placement, ranks: Option<&[Ra
         tags_consistent: false,
         classes,
         merge_conflicts: conflicts,
+        directions_from: None,
     }
     .with_tag_check(trace, &tables))
+}
+
+/// The logical trace of `trace` under the placement [`Placement::choose`] picks from the
+/// topology report (the identified match, or an isomorphic equivalent whose directions the
+/// ranks agree on better), from the given ranks when `ranks` is `Some`; the choice is recorded
+/// in [`LogicalTrace::directions_from`].
+pub fn logicalize_identified(
+    trace: &Trace,
+    report: &TopologyReport,
+    ranks: Option<&[Rank]>,
+) -> Result<LogicalTrace, String> {
+    let (placement, choice) = Placement::choose(trace, report)?;
+    let mut logical = logicalize_ranks(trace, &placement, ranks)?;
+    logical.directions_from = Some(choice);
+    Ok(logical)
 }
 
 type TagKey = (bool, String, i32);

@@ -9,11 +9,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use tracelogic_analysis::compress::{compress, Program};
 use tracelogic_analysis::logical::{
-    expand_records, logicalize, logicalize_ranks, physical_calls, rank_records, verify, Accuracy, LogicalTrace,
-    PhysicalCall, Placement, RankClass, Record, TopologyInfo, Verification, SCHEMA,
+    expand_records, logicalize_identified, physical_calls, rank_records, verify, Accuracy, DirectionsFrom,
+    LogicalTrace, PhysicalCall, Placement, RankClass, Record, TopologyInfo, Verification, SCHEMA,
 };
 use tracelogic_analysis::matrix::CommMatrix;
-use tracelogic_analysis::topology::{identify_matrix, Threshold, TopologyOptions};
+use tracelogic_analysis::topology::{identify_matrix, Threshold, TopologyOptions, TopologyReport};
 use tracelogic_model::{Rank, Selection, Trace};
 
 /// Arguments of `tracelogic logical`.
@@ -63,8 +63,12 @@ pub struct Report<'a> {
     pub source: &'a str,
     /// World ranks.
     pub ranks: u32,
-    /// The identified topology.
+    /// The topology whose directions the logical trace uses.
     pub topology: &'a TopologyInfo,
+    /// Why that topology names the directions: the identified match or an isomorphic
+    /// equivalent the ranks agree on better (`Placement::choose`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub directions_from: Option<&'a DirectionsFrom>,
     /// Ranks whose traces were rewritten.
     pub ranks_used: &'a [Rank],
     /// True when one rank had every direction.
@@ -128,31 +132,39 @@ struct RankReport<'a> {
     selection: &'a Selection,
 }
 
-/// Identify the topology of `trace` and place its ranks.
-pub fn placement(trace: &Trace, threshold: Threshold) -> Result<Placement, CliError> {
+/// Identify the topology of `trace` (the communication matrix under `threshold`).
+fn identified(trace: &Trace, threshold: Threshold) -> Result<TopologyReport, CliError> {
     set_stage("identifying the topology");
     let m = CommMatrix::try_from_trace(trace, &Selection::all())
         .map_err(|e| CliError::Input(format!("{}: {e}", trace.source)))?;
-    let report = identify_matrix(
+    Ok(identify_matrix(
         &m,
         &TopologyOptions {
             threshold,
             ..TopologyOptions::default()
         },
-    );
+    ))
+}
+
+/// Identify the topology of `trace` and place its ranks.
+pub fn placement(trace: &Trace, threshold: Threshold) -> Result<Placement, CliError> {
+    let report = identified(trace, threshold)?;
     Placement::from_report(&report).map_err(|e| CliError::NothingFound(format!("{}: {e}", trace.source)))
 }
 
-/// Identify, place and logicalize (from `from` when given).
+/// Identify, place (choosing among isomorphic topologies the one whose directions the ranks
+/// agree on, `Placement::choose`) and logicalize (from `from` when given).
 pub fn build(trace: &Trace, threshold: Threshold, from: &[Rank]) -> Result<LogicalTrace, CliError> {
-    let placement = placement(trace, threshold)?;
+    let report = identified(trace, threshold)?;
     set_stage("building the logical trace");
-    let result = if from.is_empty() {
-        logicalize(trace, &placement)
-    } else {
-        logicalize_ranks(trace, &placement, Some(from))
-    };
-    result.map_err(CliError::Input)
+    let from = (!from.is_empty()).then_some(from);
+    logicalize_identified(trace, &report, from).map_err(|e| {
+        if Placement::from_report(&report).is_err() {
+            CliError::NothingFound(format!("{}: {e}", trace.source))
+        } else {
+            CliError::Input(e)
+        }
+    })
 }
 
 /// Write `text` to `output` or stdout.
@@ -251,6 +263,7 @@ pub fn run(args: Args) -> CliResult {
         source: &logical.source,
         ranks: logical.ranks,
         topology: &logical.topology,
+        directions_from: logical.directions_from.as_ref(),
         ranks_used: &logical.ranks_used,
         maximal: logical.maximal,
         raw_length: program.raw_length,
@@ -290,6 +303,9 @@ fn human(r: &Report, logical: &LogicalTrace, program: &Program, side_by_side: bo
         r.topology.label,
         r.topology.directions.join(", ")
     ));
+    if let Some(d) = r.directions_from.filter(|d| d.topology != d.identified) {
+        s.push_str(&format!("Directions from the {}.\n", d.reason));
+    }
     s.push_str(&format!(
         "From rank{} {}{}.\n",
         if used.len() > 1 { "s" } else { "" },

@@ -1,0 +1,379 @@
+//! Which of the isomorphic topologies names the logical trace's directions (issue: the 4×4×4
+//! torus is the 6-cube). Identification proves a graph and reports every isomorphic candidate
+//! (`equivalents`), the simplest as the match; but the match's directions need not be the
+//! program's: on a 4×4×4 torus identified as the 6-cube, `east` flips a different bit at
+//! different nodes, so no single rank's `bit` sequence is every rank's, and the logical trace
+//! reproduces about three quarters of the calls.
+//!
+//! For each vertex-transitive equivalent (tori, periodic stencils, hypercubes, rings: at most
+//! [`MAX_EQUIVALENTS`]) whose family or extents differ from the match's, a placement is built
+//! from the trace itself: every rank numbers its neighbours by first contact (the order in
+//! which its point-to-point operations reach them), one reference rank is put at the origin, and
+//! each assignment of those numbers to the origin's neighbour directions is propagated through
+//! the graph (a neighbour numbered `k` sits in direction `σ(k)` from every rank). An assignment
+//! that places every rank consistently is an isomorphism under which each direction is the same
+//! program move everywhere; none exists when the program's moves are not the candidate's
+//! directions (a hypercube program on the 4×4 torus: flipping bit 0 twice returns, going east
+//! twice does not).
+//!
+//! Each placement (the match's and those found) is scored by [`agreement`]: how many
+//! point-to-point operations, position by position, equal the reference rank's sequence once
+//! both are restricted to the directions both ranks have. The highest score names the
+//! directions; ties keep the identified match, then the earlier equivalent (simplest first).
+
+use super::{content_key, Placement};
+use crate::topology::TopologyReport;
+use serde::{Deserialize, Serialize};
+use std::collections::{HashMap, VecDeque};
+use tracelogic_graph::{Direction, Family, TopologySpec};
+use tracelogic_model::{P2pDir, Rank, Trace, ANY_SOURCE};
+
+/// Equivalents tried besides the match (the 6-cube has six vertex-transitive ones; more are
+/// listed as not tried).
+pub const MAX_EQUIVALENTS: usize = 6;
+
+/// Most distinct neighbours per node for which the assignments of first-contact numbers to
+/// directions are enumerated (7! = 5040 propagations at most, most failing within a few ranks).
+pub const MAX_NEIGHBOURS: usize = 7;
+
+/// One topology considered for naming the directions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConsideredTopology {
+    /// Its label (`4x4x4 torus`).
+    pub label: String,
+    /// Share of point-to-point operations that agree with the reference rank under its
+    /// placement ([`agreement`]); `None` when no placement was built.
+    pub agreement: Option<f64>,
+    /// Why it has no placement (`not vertex-transitive`, `no assignment of directions fits every
+    /// rank`, `beyond the bound of 6 equivalents`...), empty when it has one.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub note: String,
+}
+
+/// Which isomorphic topology names the logical trace's directions, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DirectionsFrom {
+    /// Label of the topology whose directions the logical trace uses.
+    pub topology: String,
+    /// Label of the identified match (equal to `topology` when the match was kept).
+    pub identified: String,
+    /// [`agreement`] share under the chosen placement.
+    pub agreement: f64,
+    /// [`agreement`] share under the identified match's placement.
+    pub identified_agreement: f64,
+    /// Every topology considered: the match first, then the equivalents in report order.
+    pub considered: Vec<ConsideredTopology>,
+    /// One sentence: the choice and its reason.
+    pub reason: String,
+}
+
+/// Point-to-point operations of the trace whose direction, kind and size agree, position by
+/// position, with the reference rank's under `placement`, and all point-to-point operations.
+///
+/// Per rank, its operations inside the topology become `(send/receive, direction, bytes)`; the
+/// reference is the first rank (most calls, most operations, content hash, then node) among
+/// those with the most directions. Rank `r`'s sequence restricted to the directions the
+/// reference has is compared with the reference's restricted to the directions `r` has, and each
+/// equal position counts. Operations outside the topology never count. Under the placement
+/// whose directions are the program's moves every rank of a uniform program agrees completely.
+pub fn agreement(trace: &Trace, placement: &Placement) -> (u64, u64) {
+    let keys: Vec<_> = (0..trace.num_ranks()).map(|r| content_key(trace, r)).collect();
+    agreement_with_keys(trace, placement, &keys)
+}
+
+type Key = (std::cmp::Reverse<usize>, std::cmp::Reverse<usize>, u64);
+/// One operation as the score compares it: send?, direction index (`u32::MAX`: any source), bytes.
+type Step = (bool, u32, u64);
+
+fn agreement_with_keys(trace: &Trace, placement: &Placement, keys: &[Key]) -> (u64, u64) {
+    let n = trace.num_ranks() as usize;
+    let total: u64 = trace.ranks.iter().map(|rt| rt.p2p.len() as u64).sum();
+    if placement.node_of_rank.len() != n || n == 0 {
+        return (0, total);
+    }
+    let names = placement.direction_names();
+    let index: HashMap<&str, u32> = names.iter().enumerate().map(|(i, d)| (d.as_str(), i as u32)).collect();
+    let tables = placement.direction_tables();
+    let coverage: Vec<Vec<bool>> = placement
+        .neighbour_tables()
+        .iter()
+        .map(|t| {
+            let mut c = vec![false; names.len()];
+            for d in t.keys() {
+                c[index[d.as_str()] as usize] = true;
+            }
+            c
+        })
+        .collect();
+    let steps = |r: usize| -> Vec<Step> {
+        let p = &trace.ranks[r].p2p;
+        (0..p.len())
+            .filter_map(|i| {
+                let d = if p.peer[i] == ANY_SOURCE {
+                    u32::MAX
+                } else {
+                    index[tables[r].get(&p.peer[i])?.as_str()]
+                };
+                Some((p.dir[i] == P2pDir::Send, d, p.bytes[i]))
+            })
+            .collect()
+    };
+    let count = |c: &[bool]| c.iter().filter(|&&x| x).count();
+    let most = coverage.iter().map(|c| count(c)).max().unwrap_or(0);
+    let Some(reference) = (0..n)
+        .filter(|&r| count(&coverage[r]) == most)
+        .min_by_key(|&r| (keys[r], placement.node_of_rank[r]))
+    else {
+        return (0, total);
+    };
+    let ref_steps = steps(reference);
+    let within = |c: &[bool], s: &Step| s.1 == u32::MAX || c[s.1 as usize];
+    let mut restricted_ref: HashMap<&[bool], Vec<Step>> = HashMap::new();
+    let mut agreed = 0u64;
+    for r in 0..n {
+        let own = steps(r);
+        let theirs = restricted_ref
+            .entry(&coverage[r])
+            .or_insert_with(|| ref_steps.iter().filter(|s| within(&coverage[r], s)).copied().collect());
+        let mine = own.iter().filter(|s| within(&coverage[reference], s));
+        agreed += mine.zip(theirs.iter()).filter(|(a, b)| a == b).count() as u64;
+    }
+    (agreed, total)
+}
+
+/// Per rank: its graph neighbours numbered by first contact in its point-to-point operations.
+/// `None` when some neighbour is never reached by an operation of that rank.
+fn first_contacts(trace: &Trace, adjacency: &[Vec<Rank>]) -> Option<Vec<HashMap<Rank, u32>>> {
+    adjacency
+        .iter()
+        .enumerate()
+        .map(|(r, adj)| {
+            let mut order: HashMap<Rank, u32> = HashMap::with_capacity(adj.len());
+            for &peer in &trace.ranks.get(r)?.p2p.peer {
+                if adj.binary_search(&peer).is_ok() && !order.contains_key(&peer) {
+                    let k = order.len() as u32;
+                    order.insert(peer, k);
+                }
+            }
+            (order.len() == adj.len()).then_some(order)
+        })
+        .collect()
+}
+
+/// Permutations of `0..k` in lexicographic order, `k` small.
+fn permutations(k: usize) -> Vec<Vec<usize>> {
+    let mut out = Vec::new();
+    let mut a: Vec<usize> = (0..k).collect();
+    loop {
+        out.push(a.clone());
+        let Some(i) = (1..k).rev().find(|&i| a[i - 1] < a[i]) else {
+            return out;
+        };
+        let j = (i..k).rev().find(|&j| a[j] > a[i - 1]).unwrap_or(i);
+        a.swap(i - 1, j);
+        a[i..].reverse();
+    }
+}
+
+/// A placement on `spec` under which every rank's neighbour numbered `k` (first contact) lies in
+/// the same direction, found by propagating each assignment of numbers to the origin's
+/// directions from `reference`; `Err` says why there is none.
+fn placement_by_contacts(
+    spec: &TopologySpec,
+    adjacency: &[Vec<Rank>],
+    contacts: &[HashMap<Rank, u32>],
+    reference: Rank,
+) -> Result<Placement, String> {
+    let n = adjacency.len();
+    if spec.num_nodes() as usize != n {
+        return Err("another number of nodes".into());
+    }
+    let slots: Vec<Direction> = spec.neighbours(0).into_iter().map(|(d, _)| d).collect();
+    let k = slots.len();
+    if adjacency[reference as usize].len() != k {
+        return Err("another degree".into());
+    }
+    if k > MAX_NEIGHBOURS {
+        return Err(format!("more than {MAX_NEIGHBOURS} neighbours per node"));
+    }
+    let mut node_of = vec![u32::MAX; n];
+    let mut rank_at = vec![u32::MAX; n];
+    let mut queue = VecDeque::new();
+    for sigma in permutations(k) {
+        node_of.fill(u32::MAX);
+        rank_at.fill(u32::MAX);
+        queue.clear();
+        node_of[reference as usize] = 0;
+        rank_at[0] = reference;
+        queue.push_back(reference);
+        let mut placed = 1;
+        let mut fits = true;
+        'walk: while let Some(r) = queue.pop_front() {
+            let u = node_of[r as usize];
+            for &q in &adjacency[r as usize] {
+                let Some(&label) = contacts[r as usize].get(&q) else {
+                    fits = false;
+                    break 'walk;
+                };
+                let Some(v) = slots
+                    .get(label as usize)
+                    .and_then(|_| spec.neighbour(u, &slots[sigma[label as usize]]))
+                else {
+                    fits = false;
+                    break 'walk;
+                };
+                match (node_of[q as usize], rank_at[v as usize]) {
+                    (w, _) if w == v => {}
+                    (u32::MAX, u32::MAX) => {
+                        node_of[q as usize] = v;
+                        rank_at[v as usize] = q;
+                        placed += 1;
+                        queue.push_back(q);
+                    }
+                    _ => {
+                        fits = false;
+                        break 'walk;
+                    }
+                }
+            }
+        }
+        if fits && placed == n {
+            return Ok(Placement::new(
+                spec.clone(),
+                n as u32,
+                node_of.iter().enumerate().map(|(r, &u)| (r as Rank, u)),
+            )?
+            .canonical());
+        }
+    }
+    Err("no assignment of directions fits every rank".into())
+}
+
+fn percent(x: f64) -> String {
+    let p = x * 100.0;
+    if (p - p.round()).abs() < 0.05 {
+        format!("{p:.0} %")
+    } else {
+        format!("{p:.1} %")
+    }
+}
+
+impl Placement {
+    /// The placement the logical trace of `trace` uses: the identified match's
+    /// ([`Placement::from_report`]) or, when an isomorphic equivalent's directions agree better
+    /// with what the ranks do ([`agreement`]), that equivalent's, with the reason.
+    pub fn choose(trace: &Trace, report: &TopologyReport) -> Result<(Placement, DirectionsFrom), String> {
+        let matched = Placement::from_report(report)?;
+        let id = &report.identification;
+        let identified = matched.spec.label();
+        let n = trace.num_ranks();
+        let keys: Vec<Key> = (0..n).map(|r| content_key(trace, r)).collect();
+        let score = |p: &Placement| agreement_with_keys(trace, p, &keys);
+        let (base, total) = score(&matched);
+        let share = |a: u64| if total == 0 { 1.0 } else { a as f64 / total as f64 };
+        let mut considered = vec![ConsideredTopology {
+            label: identified.clone(),
+            agreement: Some(share(base)),
+            note: String::new(),
+        }];
+        let others: Vec<_> = id
+            .equivalents
+            .iter()
+            .filter(|e| !(e.family == matched.spec.family.name() && e.dims == matched.spec.dims))
+            .collect();
+        let mut best: Option<(u64, Placement)> = None;
+        if !others.is_empty() && n as usize == id.ranks as usize {
+            let mut adjacency: Vec<Vec<Rank>> = vec![Vec::new(); n as usize];
+            for &[a, b] in &report.edges {
+                if let (Some(_), Some(_)) = (adjacency.get(a as usize), adjacency.get(b as usize)) {
+                    adjacency[a as usize].push(b);
+                    adjacency[b as usize].push(a);
+                }
+            }
+            for adj in &mut adjacency {
+                adj.sort_unstable();
+                adj.dedup();
+            }
+            let contacts = first_contacts(trace, &adjacency);
+            let reference = (0..n).min_by_key(|&r| (keys[r as usize], r));
+            let mut tried = 0;
+            for e in others {
+                let spec = Family::from_name(&e.family).and_then(|f| TopologySpec::new(f, e.dims.clone()).ok());
+                let outcome = match (&spec, &contacts, reference) {
+                    (None, _, _) => Err("a user pattern without directions".to_string()),
+                    (Some(s), _, _) if !s.is_vertex_transitive() => Err("not vertex-transitive".into()),
+                    _ if tried >= MAX_EQUIVALENTS => Err(format!("beyond the bound of {MAX_EQUIVALENTS} equivalents")),
+                    (_, None, _) | (_, _, None) => {
+                        Err("some rank never reaches one of its neighbours by a point-to-point operation".into())
+                    }
+                    (Some(s), Some(c), Some(r)) => {
+                        tried += 1;
+                        placement_by_contacts(s, &adjacency, c, r)
+                    }
+                };
+                match outcome {
+                    Ok(p) => {
+                        let (a, _) = score(&p);
+                        considered.push(ConsideredTopology {
+                            label: e.label.clone(),
+                            agreement: Some(share(a)),
+                            note: String::new(),
+                        });
+                        if a > base && best.as_ref().is_none_or(|(b, _)| a > *b) {
+                            best = Some((a, p));
+                        }
+                    }
+                    Err(note) => considered.push(ConsideredTopology {
+                        label: e.label.clone(),
+                        agreement: None,
+                        note,
+                    }),
+                }
+            }
+        }
+        Ok(match best {
+            Some((a, p)) => {
+                let label = p.spec.label();
+                let reason = format!(
+                    "{label} (isomorphic to the identified {identified}; its directions agree on {} of the \
+                     point-to-point operations against {})",
+                    percent(share(a)),
+                    percent(share(base))
+                );
+                (
+                    p,
+                    DirectionsFrom {
+                        topology: label,
+                        identified,
+                        agreement: share(a),
+                        identified_agreement: share(base),
+                        considered,
+                        reason,
+                    },
+                )
+            }
+            None => {
+                let reason = if considered.len() == 1 {
+                    format!("{identified} (the identified topology; no isomorphic equivalent)")
+                } else {
+                    format!(
+                        "{identified} (the identified topology; its directions agree on {} of the point-to-point \
+                         operations, no isomorphic equivalent more)",
+                        percent(share(base))
+                    )
+                };
+                (
+                    matched,
+                    DirectionsFrom {
+                        topology: identified.clone(),
+                        identified,
+                        agreement: share(base),
+                        identified_agreement: share(base),
+                        considered,
+                        reason,
+                    },
+                )
+            }
+        })
+    }
+}
