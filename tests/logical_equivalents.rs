@@ -1,0 +1,152 @@
+//! The logical trace names its directions after the isomorphic topology the ranks agree on: a
+//! 4×4 torus is a 4-cube and a 4×4×4 torus a 6-cube (C4 = K2□K2), and identification reports
+//! the hypercube (the simplest), but a torus program's `east` flips a different bit at different
+//! nodes. `Placement::choose` builds a placement for each vertex-transitive equivalent from the
+//! trace and keeps the one whose directions every rank's sequence agrees with; a genuine
+//! hypercube program keeps the hypercube.
+
+use tracelogic_analysis::compress::compress;
+use tracelogic_analysis::logical::{agreement, logicalize_identified, verify, LogicalTrace, Placement};
+use tracelogic_analysis::matrix::CommMatrix;
+use tracelogic_analysis::topology::{identify_matrix, TopologyOptions};
+use tracelogic_model::{Selection, Trace};
+use tracelogic_synth::{generate_with_truth, Numbering, Spec, Style, TopologySpec};
+
+fn run(topology: &str, numbering: Numbering, style: Style, seed: u64) -> (Trace, Placement) {
+    let spec = Spec {
+        topology: TopologySpec::parse(topology).unwrap(),
+        numbering,
+        seed,
+        iterations: 4,
+        style,
+        ..Spec::default()
+    };
+    let (trace, truth) = generate_with_truth(&spec).unwrap();
+    let placement = Placement::new(
+        spec.topology.clone(),
+        truth.ranks,
+        truth.node_of_rank.iter().enumerate().map(|(r, &u)| (r as u32, u)),
+    )
+    .unwrap();
+    (trace, placement)
+}
+
+fn logical_of(trace: &Trace) -> LogicalTrace {
+    let m = CommMatrix::from_trace(trace, &Selection::all());
+    let report = identify_matrix(&m, &TopologyOptions::default());
+    logicalize_identified(trace, &report, None).unwrap_or_else(|e| panic!("{}: {e}", trace.source))
+}
+
+const NUMBERINGS: [Numbering; 2] = [Numbering::RowMajor, Numbering::Random];
+
+#[test]
+fn torus_programs_take_the_torus_directions() {
+    // (generated topology, what identification reports as the match, the families whose
+    // directions are the program's)
+    let cases = [
+        ("torus:4x4", "4-dimensional hypercube", &["torus"][..]),
+        ("torus:4x4x2", "5-dimensional hypercube", &["torus"][..]),
+        ("torus:4x4x4", "6-dimensional hypercube", &["torus", "stencil7"][..]),
+        ("stencil7:4x4x4", "6-dimensional hypercube", &["torus", "stencil7"][..]),
+    ];
+    for (topology, identified, families) in cases {
+        for numbering in NUMBERINGS {
+            for style in [Style::Isend, Style::Sendrecv] {
+                let what = format!("{topology} {numbering:?} {style:?}");
+                let (trace, truth) = run(topology, numbering, style, 3);
+                let logical = logical_of(&trace);
+                let from = logical.directions_from.as_ref().expect("a chosen placement says why");
+                assert_eq!(from.identified, identified, "{what}");
+                assert!(
+                    families.contains(&logical.topology.family.as_str()),
+                    "{what}: directions from {} ({})",
+                    logical.topology.label,
+                    from.reason
+                );
+                assert_eq!(from.topology, logical.topology.label, "{what}");
+                assert_eq!(logical.placement.spec.dims, truth.spec.dims, "{what}");
+                assert_eq!(from.agreement, 1.0, "{what}: {}", from.reason);
+                assert!(from.identified_agreement < 1.0, "{what}: {}", from.reason);
+                assert!(from.reason.contains("isomorphic to the identified"), "{what}: {}", from.reason);
+                let v = verify(&trace, &logical).unwrap();
+                assert_eq!(v.overall_share, 1.0, "{what}: ranks below full {:?}", v.ranks_below_full);
+                assert!(logical.accuracy.dropped_calls == 0, "{what}");
+            }
+        }
+    }
+}
+
+#[test]
+fn hypercube_programs_keep_the_hypercube() {
+    for topology in ["hypercube:4", "hypercube:5", "hypercube:6"] {
+        for numbering in NUMBERINGS {
+            let what = format!("{topology} {numbering:?}");
+            let (trace, _) = run(topology, numbering, Style::Isend, 5);
+            let logical = logical_of(&trace);
+            let from = logical.directions_from.as_ref().unwrap();
+            assert_eq!(logical.topology.family, "hypercube", "{what}: {}", from.reason);
+            assert_eq!(from.topology, from.identified, "{what}");
+            assert_eq!(from.agreement, 1.0, "{what}");
+            // The tori of 4s among the equivalents were tried and found no fitting placement:
+            // going east twice does not return, flipping a bit twice does.
+            let tori: Vec<_> = from.considered.iter().filter(|c| c.label.contains("4x4")).collect();
+            assert!(!tori.is_empty(), "{what}: {:?}", from.considered);
+            assert!(
+                tori.iter().all(|c| c.agreement.is_none_or(|a| a < 1.0)),
+                "{what}: {:?}",
+                from.considered
+            );
+            assert_eq!(verify(&trace, &logical).unwrap().overall_share, 1.0, "{what}");
+        }
+    }
+}
+
+#[test]
+fn grids_without_equivalents_keep_the_match() {
+    let (trace, _) = run("grid:4x3", Numbering::Random, Style::Isend, 2);
+    let logical = logical_of(&trace);
+    let from = logical.directions_from.as_ref().unwrap();
+    assert_eq!(from.topology, from.identified);
+    assert_eq!(logical.topology.label, from.identified);
+}
+
+#[test]
+fn agreement_is_full_under_the_programs_own_directions_only() {
+    let (trace, truth) = run("torus:4x4x4", Numbering::Random, Style::Isend, 11);
+    let (agreed, total) = agreement(&trace, &truth);
+    assert_eq!(agreed, total);
+    assert!(total > 0);
+    // The same ranks placed on the 6-cube by the Gray code of each torus axis (0 1 3 2): the
+    // graph is the same, but east flips bit 0 at even x and bit 1 at odd x.
+    let gray = [0u32, 1, 3, 2];
+    let cube = Placement::new(
+        TopologySpec::parse("hypercube:6").unwrap(),
+        64,
+        truth.node_of_rank.iter().enumerate().map(|(r, &u)| {
+            let c = truth.spec.coords(u);
+            (r as u32, gray[c[0] as usize] | gray[c[1] as usize] << 2 | gray[c[2] as usize] << 4)
+        }),
+    )
+    .unwrap();
+    let (agreed_cube, total_cube) = agreement(&trace, &cube);
+    assert_eq!(total_cube, total);
+    assert!(agreed_cube < total, "{agreed_cube} of {total}");
+}
+
+#[test]
+fn the_choice_does_not_depend_on_the_numbering() {
+    let reference = logical_of(&run("torus:4x4x4", Numbering::RowMajor, Style::Isend, 1).0);
+    let shape = |l: &LogicalTrace| {
+        let p = compress(&l.records);
+        (l.topology.label.clone(), l.records.len(), p.compressed_length)
+    };
+    for seed in 20..24 {
+        let logical = logical_of(&run("torus:4x4x4", Numbering::Random, Style::Isend, seed).0);
+        assert_eq!(shape(&logical), shape(&reference), "seed {seed}");
+        assert_eq!(
+            logical.directions_from.as_ref().map(|d| &d.topology),
+            reference.directions_from.as_ref().map(|d| &d.topology),
+            "seed {seed}"
+        );
+    }
+}
