@@ -344,31 +344,10 @@ pub fn detect(seq: &[u32], alphabet: u32, barrier_after: Option<&[bool]>, opts: 
 }
 
 /// Renumber symbols densely in order of first appearance; returns the count of distinct ones.
+/// O(n) whatever the symbols' range (barriers and tokens included).
 fn dense_symbols(seq: &[u32]) -> (Vec<u32>, usize) {
-    let small = seq.iter().all(|&x| x < 1 << 22);
-    let mut out = Vec::with_capacity(seq.len());
-    if small {
-        let bound = seq.iter().copied().max().map_or(0, |m| m as usize + 1);
-        let mut map = vec![u32::MAX; bound];
-        let mut next = 0u32;
-        for &x in seq {
-            let slot = &mut map[x as usize];
-            if *slot == u32::MAX {
-                *slot = next;
-                next += 1;
-            }
-            out.push(*slot);
-        }
-        (out, next as usize)
-    } else {
-        let mut map: HashMap<u32, u32> = HashMap::new();
-        for &x in seq {
-            let next = map.len() as u32;
-            out.push(*map.entry(x).or_insert(next));
-        }
-        let distinct = map.len();
-        (out, distinct)
-    }
+    let (out, originals) = tandem::renumber(seq, |_| false);
+    (out, originals.len())
 }
 
 /// Fill [`RankPattern::sequence`] and [`RankPattern::compact`] with symbol names.

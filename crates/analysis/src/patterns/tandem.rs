@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 pub const MAX_PERIOD: usize = 4096;
 /// Symbols from here up are barriers (routine boundaries): unique, never part of a repeat.
 pub const BARRIER: u32 = u32::MAX / 2;
-/// Largest bi-gram table kept dense (entries).
+/// Largest bi-gram table [`reduce_by_trace_ids`] keeps dense (entries).
 const DENSE_BIGRAMS: usize = 1 << 22;
 /// Bi-gram recurrences tried per position.
 const CANDIDATES: usize = 4;
@@ -89,7 +89,37 @@ impl Reduction {
 /// Remove tandem repeats of `seq` until none is left. `exact` keeps repeat counts in the reduced
 /// symbols (a run becomes a token `≥ alphabet`); otherwise runs shrink to one copy of their unit.
 /// Symbols `≥ BARRIER` are barriers that never take part in a repeat.
+///
+/// The reduction runs on the sequence's own symbols renumbered densely (trace-wide symbol ids
+/// grow with the rank count, one rank uses a few of them), so its time and memory depend on `seq`
+/// alone; the result is in the caller's symbols, the same as [`reduce_by_trace_ids`] gives.
 pub fn reduce(seq: &[u32], alphabet: u32, exact: bool) -> Reduction {
+    let (local, originals) = renumber(seq, |x| x >= BARRIER);
+    let distinct = originals.len() as u32;
+    let mut red = reduce_with(&local, distinct, exact, bigram_recurrences);
+    let to_caller = |x: u32| match x {
+        x if x < distinct => originals[x as usize],
+        x if x < BARRIER => alphabet + (x - distinct),
+        x => x,
+    };
+    let translate = |symbols: &mut Vec<u32>| symbols.iter_mut().for_each(|x| *x = to_caller(*x));
+    translate(&mut red.sequence);
+    red.levels.iter_mut().flatten().for_each(|c| translate(&mut c.unit));
+    red.tokens.iter_mut().for_each(|(unit, _)| translate(unit));
+    red.first_token = exact.then_some(alphabet);
+    red
+}
+
+/// [`reduce`] on the caller's symbol ids as they are, with the bi-gram table sized by the
+/// largest id (dense up to 4M entries, a hash map above): the implementation before the
+/// renumbering, whose cost grows with the trace's alphabet. Kept as the reference the tests
+/// compare [`reduce`] with.
+#[doc(hidden)]
+pub fn reduce_by_trace_ids(seq: &[u32], alphabet: u32, exact: bool) -> Reduction {
+    reduce_with(seq, alphabet, exact, bigram_recurrences_by_id_table)
+}
+
+fn reduce_with(seq: &[u32], alphabet: u32, exact: bool, recurrences: fn(&[u32]) -> Vec<u32>) -> Reduction {
     let mut cur: Vec<u32> = seq.to_vec();
     let mut spans: Vec<(u32, u32)> = (0..seq.len() as u32).map(|i| (i, i + 1)).collect();
     let mut extents = spans.clone();
@@ -97,8 +127,17 @@ pub fn reduce(seq: &[u32], alphabet: u32, exact: bool) -> Reduction {
     let mut tokens: Vec<(Vec<u32>, u32)> = Vec::new();
     let mut token_ids: std::collections::HashMap<(Vec<u32>, u32), u32> = Default::default();
     loop {
-        let (next, next_spans, next_extents, collapses) =
-            one_level(&cur, &spans, &extents, exact, alphabet, &mut tokens, &mut token_ids);
+        let next_same = recurrences(&cur);
+        let (next, next_spans, next_extents, collapses) = one_level(
+            &cur,
+            &next_same,
+            &spans,
+            &extents,
+            exact,
+            alphabet,
+            &mut tokens,
+            &mut token_ids,
+        );
         if collapses.is_empty() {
             break;
         }
@@ -117,20 +156,97 @@ pub fn reduce(seq: &[u32], alphabet: u32, exact: bool) -> Reduction {
     }
 }
 
-type Level = (Vec<u32>, Vec<(u32, u32)>, Vec<(u32, u32)>, Vec<Collapse>);
+/// Symbols renumbered densely in order of first appearance, except those `keep` leaves as they
+/// are; returns the renumbered sequence and the original symbol of each new id. O(n) time and
+/// memory whatever the symbols' range: a table indexed by symbol while the range is within a
+/// small multiple of the length, a hash map beyond.
+pub(crate) fn renumber(seq: &[u32], keep: impl Fn(u32) -> bool) -> (Vec<u32>, Vec<u32>) {
+    let mut out = Vec::with_capacity(seq.len());
+    let mut originals = Vec::new();
+    let bound = seq
+        .iter()
+        .copied()
+        .filter(|&x| !keep(x))
+        .max()
+        .map_or(0, |m| m as usize + 1);
+    if bound <= 4 * seq.len() + 4096 {
+        let mut id = vec![u32::MAX; bound];
+        for &x in seq {
+            if keep(x) {
+                out.push(x);
+                continue;
+            }
+            let slot = &mut id[x as usize];
+            if *slot == u32::MAX {
+                *slot = originals.len() as u32;
+                originals.push(x);
+            }
+            out.push(*slot);
+        }
+    } else {
+        let mut id: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
+        for &x in seq {
+            if keep(x) {
+                out.push(x);
+                continue;
+            }
+            let next = originals.len() as u32;
+            let local = *id.entry(x).or_insert(next);
+            if local == next {
+                originals.push(x);
+            }
+            out.push(local);
+        }
+    }
+    (out, originals)
+}
 
-fn one_level(
-    s: &[u32],
-    spans: &[(u32, u32)],
-    extents: &[(u32, u32)],
-    exact: bool,
-    alphabet: u32,
-    tokens: &mut Vec<(Vec<u32>, u32)>,
-    token_ids: &mut std::collections::HashMap<(Vec<u32>, u32), u32>,
-) -> Level {
+/// `next[i]`: the next `j > i` with the same bi-gram `s[j] s[j+1]` as `s[i] s[i+1]` (`u32::MAX`
+/// if none); bi-grams touching a barrier have none. Positions are grouped by bi-gram with two
+/// stable counting sorts (second symbol, then first), so O(n + largest symbol) time and memory:
+/// linear for the densely renumbered sequences [`reduce`] passes.
+fn bigram_recurrences(s: &[u32]) -> Vec<u32> {
     let n = s.len();
-    // next_same[i]: next j > i with the same bi-gram (u32::MAX if none). Symbols at or above
-    // BARRIER are unique and never start a repeat. Small alphabets use a dense table.
+    let mut next_same = vec![u32::MAX; n];
+    let starts: Vec<u32> = (0..n.saturating_sub(1) as u32)
+        .filter(|&i| s[i as usize] < BARRIER && s[i as usize + 1] < BARRIER)
+        .collect();
+    let bound = starts.iter().map(|&i| s[i as usize].max(s[i as usize + 1])).max();
+    let Some(bound) = bound.map(|m| m as usize + 1) else {
+        return next_same;
+    };
+    let mut count = vec![0u32; bound + 1];
+    let mut sorted = vec![0u32; starts.len()];
+    let mut by_second = vec![0u32; starts.len()];
+    let mut counting_sort = |from: &[u32], to: &mut [u32], key: &dyn Fn(u32) -> usize| {
+        count.iter_mut().for_each(|c| *c = 0);
+        for &i in from {
+            count[key(i) + 1] += 1;
+        }
+        for k in 1..count.len() {
+            count[k] += count[k - 1];
+        }
+        for &i in from {
+            let slot = &mut count[key(i)];
+            to[*slot as usize] = i;
+            *slot += 1;
+        }
+    };
+    counting_sort(&starts, &mut by_second, &|i| s[i as usize + 1] as usize);
+    counting_sort(&by_second, &mut sorted, &|i| s[i as usize] as usize);
+    for w in sorted.windows(2) {
+        let (i, j) = (w[0] as usize, w[1] as usize);
+        if s[i] == s[j] && s[i + 1] == s[j + 1] {
+            next_same[i] = j as u32;
+        }
+    }
+    next_same
+}
+
+/// [`bigram_recurrences`] as it was computed before the renumbering: a table indexed by the
+/// pair of symbol ids, its side the largest id in the sequence (a hash map past 4M entries).
+fn bigram_recurrences_by_id_table(s: &[u32]) -> Vec<u32> {
+    let n = s.len();
     let mut next_same = vec![u32::MAX; n];
     let bound = s
         .iter()
@@ -159,6 +275,24 @@ fn one_level(
             }
         }
     }
+    next_same
+}
+
+type Level = (Vec<u32>, Vec<(u32, u32)>, Vec<(u32, u32)>, Vec<Collapse>);
+
+/// One left-to-right pass; `next_same` is [`bigram_recurrences`] of `s`.
+#[allow(clippy::too_many_arguments)]
+fn one_level(
+    s: &[u32],
+    next_same: &[u32],
+    spans: &[(u32, u32)],
+    extents: &[(u32, u32)],
+    exact: bool,
+    alphabet: u32,
+    tokens: &mut Vec<(Vec<u32>, u32)>,
+    token_ids: &mut std::collections::HashMap<(Vec<u32>, u32), u32>,
+) -> Level {
+    let n = s.len();
     let mut out = Vec::with_capacity(n);
     let mut out_spans = Vec::with_capacity(n);
     let mut out_extents = Vec::with_capacity(n);
