@@ -282,7 +282,16 @@ impl Placement {
             .filter(|e| !(e.family == matched.spec.family.name() && e.dims == matched.spec.dims))
             .collect();
         let mut best: Option<(u64, Placement)> = None;
-        if !others.is_empty() && n as usize == id.ranks as usize {
+        // On two nodes every family is the one edge; its names are left as identified.
+        if n <= 2 {
+            for e in &others {
+                considered.push(ConsideredTopology {
+                    label: e.label.clone(),
+                    agreement: None,
+                    note: "two nodes: the same single edge".into(),
+                });
+            }
+        } else if !others.is_empty() && n as usize == id.ranks as usize {
             let mut adjacency: Vec<Vec<Rank>> = vec![Vec::new(); n as usize];
             for &[a, b] in &report.edges {
                 if let (Some(_), Some(_)) = (adjacency.get(a as usize), adjacency.get(b as usize)) {
@@ -357,9 +366,7 @@ impl Placement {
                     format!("{identified} (the identified topology; no isomorphic equivalent)")
                 } else {
                     format!(
-                        "{identified} (the identified topology; its directions agree on {} of the point-to-point \
-                         operations, no isomorphic equivalent more)",
-                        percent(share(base))
+                        "{identified} (the identified topology; no isomorphic equivalent's directions agree better)"
                     )
                 };
                 (
