@@ -67,9 +67,17 @@ fn torus_programs_take_the_torus_directions() {
                 assert_eq!(logical.placement.spec.dims, truth.spec.dims, "{what}");
                 assert_eq!(from.agreement, 1.0, "{what}: {}", from.reason);
                 assert!(from.identified_agreement < 1.0, "{what}: {}", from.reason);
-                assert!(from.reason.contains("isomorphic to the identified"), "{what}: {}", from.reason);
+                assert!(
+                    from.reason.contains("isomorphic to the identified"),
+                    "{what}: {}",
+                    from.reason
+                );
                 let v = verify(&trace, &logical).unwrap();
-                assert_eq!(v.overall_share, 1.0, "{what}: ranks below full {:?}", v.ranks_below_full);
+                assert_eq!(
+                    v.overall_share, 1.0,
+                    "{what}: ranks below full {:?}",
+                    v.ranks_below_full
+                );
                 assert!(logical.accuracy.dropped_calls == 0, "{what}");
             }
         }
@@ -124,7 +132,10 @@ fn agreement_is_full_under_the_programs_own_directions_only() {
         64,
         truth.node_of_rank.iter().enumerate().map(|(r, &u)| {
             let c = truth.spec.coords(u);
-            (r as u32, gray[c[0] as usize] | gray[c[1] as usize] << 2 | gray[c[2] as usize] << 4)
+            (
+                r as u32,
+                gray[c[0] as usize] | gray[c[1] as usize] << 2 | gray[c[2] as usize] << 4,
+            )
         }),
     )
     .unwrap();
@@ -149,4 +160,15 @@ fn the_choice_does_not_depend_on_the_numbering() {
             "seed {seed}"
         );
     }
+}
+
+#[test]
+fn two_node_runs_keep_the_identified_names() {
+    let (trace, _) = run("line:2", Numbering::RowMajor, Style::Isend, 1);
+    let logical = logical_of(&trace);
+    let from = logical.directions_from.as_ref().unwrap();
+    assert_eq!(from.topology, from.identified, "{}", from.reason);
+    assert!(from.considered.len() > 1, "{:?}", from.considered);
+    assert!(from.considered[1..].iter().all(|c| c.agreement.is_none()));
+    assert_eq!(verify(&trace, &logical).unwrap().overall_share, 1.0);
 }
