@@ -12,8 +12,8 @@ use tracelogic_analysis::matrix::CommMatrix;
 use tracelogic_analysis::patterns::extrapolate::{classify, search_extrapolated, ExtrapolatedSearch};
 use tracelogic_analysis::patterns::file::parse_pattern_file;
 use tracelogic_analysis::patterns::{
-    analyse_events, event_graphs, rank_events, search_pattern, timeline, CommunicationPattern, EventGraph,
-    PatternOptions, PatternTimeline,
+    analyse_events, event_graphs, rank_events, search_pattern, timeline, CommunicationAnalysis, CommunicationPattern,
+    EventGraph, Events, PatternAnalysis, PatternOptions, PatternTimeline,
 };
 use tracelogic_analysis::phases::{detect_phases, divergence_curve, Outside, PhaseAnalysis};
 use tracelogic_analysis::replay::{what_if_restricted, DroppedCalls, Network, WhatIf, WhatIfOptions, SEED_SCALES};
@@ -24,7 +24,7 @@ use tracelogic_analysis::topology::{
     identify_graph, identify_matrix, CustomPattern, Threshold, TopologyOptions, TopologyReport,
 };
 use tracelogic_formats::{read_trace, InputFile};
-use tracelogic_model::{match_messages, Selection, Trace};
+use tracelogic_model::{match_messages, Matching, Selection, Trace};
 
 /// Most points of one divergence curve sent to the page (longer curves are sampled evenly,
 /// keeping the cut).
@@ -229,11 +229,14 @@ pub fn logical_kept(trace: &Trace) -> Result<(LogicalResult, LogicalKept), Strin
 
 /// Communication patterns with the default options, as `tracelogic patterns` finds them.
 pub fn patterns(trace: &Trace) -> PatternsResult {
-    let matching = match_messages(trace);
-    let opts = PatternOptions::default();
-    let events = rank_events(trace, opts.with_envelope);
-    let a = analyse_events(trace, &matching, &events, &opts);
-    PatternsResult {
+    patterns_kept(trace).0
+}
+
+/// [`patterns`] and what the phases view needs of the same analysis ([`PatternsKept`]), so a
+/// session answers the phases view of that selection without finding the patterns again.
+pub fn patterns_kept(trace: &Trace) -> (PatternsResult, PatternsKept) {
+    let (matching, events, a) = pattern_analysis(trace);
+    let result = PatternsResult {
         events: a.events,
         events_in_patterns: a.events_in_patterns,
         graphs: event_graphs(
@@ -246,7 +249,21 @@ pub fn patterns(trace: &Trace) -> PatternsResult {
         ),
         timeline: timeline(trace, &a.communication, TIMELINE_LANES, TIMELINE_SPANS),
         patterns: a.communication_patterns,
-    }
+    };
+    let kept = PatternsKept {
+        events,
+        communication: a.communication,
+    };
+    (result, kept)
+}
+
+/// Messages matched, events interned and patterns found with the default options.
+fn pattern_analysis(trace: &Trace) -> (Matching, Events, PatternAnalysis) {
+    let matching = match_messages(trace);
+    let opts = PatternOptions::default();
+    let events = rank_events(trace, opts.with_envelope);
+    let analysis = analyse_events(trace, &matching, &events, &opts);
+    (matching, events, analysis)
 }
 
 /// What the pattern-search form shows: the search (extrapolated when the pattern names a small
@@ -305,15 +322,46 @@ fn sample_curve(curve: &[f64], start: usize, keep: Option<usize>) -> Vec<(usize,
     points
 }
 
+/// The part of a pattern analysis the phases view segments: every rank's events and the
+/// communication pattern instances. Kept by the session per selection, whichever of the
+/// patterns and phases views found it first, so moving the strength slider or opening the
+/// phases view after the patterns view does not match messages and find patterns again.
+#[derive(Debug, Clone)]
+pub struct PatternsKept {
+    events: Events,
+    communication: CommunicationAnalysis,
+}
+
+impl PatternsKept {
+    /// The pattern analysis the phases view needs, with the default options (those of
+    /// [`patterns`], without its event graphs and timeline).
+    pub fn find(trace: &Trace) -> PatternsKept {
+        let (_, events, a) = pattern_analysis(trace);
+        PatternsKept {
+            events,
+            communication: a.communication,
+        }
+    }
+}
+
 /// Phases at strength `s0`, with every segment's divergence curve.
 pub fn phases(trace: &Trace, s0: f64) -> Result<PhasesResult, String> {
+    check_strength(s0)?;
+    phases_of(trace, &PatternsKept::find(trace), s0)
+}
+
+/// The phases view's strength `s0` is a number ≥ 0 (checked before any analysis runs).
+pub(crate) fn check_strength(s0: f64) -> Result<(), String> {
     if !s0.is_finite() || s0 < 0.0 {
         return Err(format!("the strength s0 must be a number ≥ 0, got {s0}"));
     }
-    let matching = match_messages(trace);
-    let events = rank_events(trace, false);
-    let a = analyse_events(trace, &matching, &events, &PatternOptions::default());
-    let analysis = detect_phases(trace, &events, &a.communication, s0, Outside::Own);
+    Ok(())
+}
+
+/// [`phases`] from the pattern analysis `kept` of the same `trace`.
+pub fn phases_of(trace: &Trace, kept: &PatternsKept, s0: f64) -> Result<PhasesResult, String> {
+    check_strength(s0)?;
+    let analysis = detect_phases(trace, &kept.events, &kept.communication, s0, Outside::Own);
     let curves = analysis
         .tree
         .iter()
@@ -325,7 +373,7 @@ pub fn phases(trace: &Trace, s0: f64) -> Result<PhasesResult, String> {
     Ok(PhasesResult {
         analysis,
         curves,
-        patterns: a.communication_patterns.len(),
+        patterns: kept.communication.patterns.len(),
     })
 }
 

@@ -11,7 +11,7 @@
 //! compare whole runs (the runs compared before are kept as properties only, so a selection could
 //! not reach them).
 
-use crate::analyses::LogicalKept;
+use crate::analyses::{LogicalKept, PatternsKept};
 use crate::heatmap::{Grid, MAX_SIDE};
 use crate::protocol::AnalysisRequest;
 use crate::protocol::{Failure, LoadedTrace, MatrixRequest, MatrixView, ProgressReport, WireFile};
@@ -32,6 +32,11 @@ pub struct Session {
     /// The logical trace of the last logical analysis and its selection (as the page sent it),
     /// for the view's downloads, which stay here instead of travelling with the answer.
     logical: RefCell<Option<(Selection, LogicalKept)>>,
+    /// The pattern analysis of the last patterns or phases view and its selection (as the page
+    /// sent it): the phases view of that selection, at any strength, starts from it.
+    patterns: RefCell<Option<(Selection, PatternsKept)>>,
+    /// Pattern analyses run so far (see [`Session::pattern_analyses`]).
+    pattern_analyses: std::cell::Cell<u64>,
 }
 
 /// The outcome of [`Session::load`]: the session and what the page shows first.
@@ -155,6 +160,8 @@ impl Session {
             trace,
             restricted: RefCell::new(None),
             logical: RefCell::new(None),
+            patterns: RefCell::new(None),
+            pattern_analyses: std::cell::Cell::new(0),
         }
     }
 
@@ -263,6 +270,28 @@ impl Session {
                 let (_, kept) = cache.insert((selection.clone(), kept));
                 kept.download(*which)
             }
+            AnalysisRequest::Patterns => {
+                self.patterns.replace(None);
+                self.pattern_analyses.set(self.pattern_analyses.get() + 1);
+                let (result, kept) = crate::analyses::patterns_kept(trace);
+                self.patterns.replace(Some((selection.clone(), kept)));
+                serde_json::to_string(&result).map_err(|e| format!("cannot encode the result: {e}"))
+            }
+            AnalysisRequest::Phases { strength } => {
+                crate::analyses::check_strength(*strength)?;
+                let mut cache = self.patterns.borrow_mut();
+                let kept = match cache.take() {
+                    Some((s, kept)) if s == *selection => kept,
+                    other => {
+                        drop(other);
+                        self.pattern_analyses.set(self.pattern_analyses.get() + 1);
+                        PatternsKept::find(trace)
+                    }
+                };
+                let (_, kept) = cache.insert((selection.clone(), kept));
+                let result = crate::analyses::phases_of(trace, kept, *strength)?;
+                serde_json::to_string(&result).map_err(|e| format!("cannot encode the result: {e}"))
+            }
             _ => crate::analyses::analyse(trace, request),
         }
     }
@@ -270,6 +299,12 @@ impl Session {
     /// The kept trace.
     pub fn trace(&self) -> &Trace {
         &self.trace
+    }
+
+    /// How many times this session matched messages and found patterns for the patterns or
+    /// phases view (a phases view of the selection of the last one reuses its analysis).
+    pub fn pattern_analyses(&self) -> u64 {
+        self.pattern_analyses.get()
     }
 }
 
@@ -570,6 +605,67 @@ mod tests {
         for e in edges {
             assert!(e[0].as_u64().unwrap() < 4 && e[1].as_u64().unwrap() < 4, "{e}");
         }
+    }
+
+    #[test]
+    fn phases_start_from_the_pattern_analysis_of_the_same_selection() {
+        use crate::analyses::phases;
+        let loaded = load("LU", sample_files("npb-lu.S.8")).0.unwrap();
+        let session = &loaded.session;
+        let trace = session.trace();
+        // The selection of the kept analysis and the number of analyses run so far.
+        let kept = || -> (Selection, u64) {
+            let cache = session.patterns.borrow();
+            let (selection, _) = cache.as_ref().expect("a pattern analysis is kept");
+            (selection.clone(), session.pattern_analyses())
+        };
+        // Answers as the page gets them (JSON text: compared as text, floats exactly).
+        let phases_at = |strength: f64, selection: &Selection| -> String {
+            session
+                .analyse_selected(&AnalysisRequest::Phases { strength }, selection)
+                .unwrap()
+        };
+        let expected = |trace: &Trace, strength: f64| serde_json::to_string(&phases(trace, strength).unwrap()).unwrap();
+        let low_selection = || {
+            let (start, end) = trace.span();
+            Selection {
+                to: Some((end - start) / 2),
+                ..Selection::default()
+            }
+        };
+        let length = |answer: &str| -> u64 {
+            let v: serde_json::Value = serde_json::from_str(answer).unwrap();
+            v["analysis"]["sequence_length"].as_u64().unwrap()
+        };
+        session.analyse(&AnalysisRequest::Patterns).unwrap();
+        assert_eq!(kept(), (Selection::all(), 1));
+        // The phases view after the patterns view, at any strength: the same answer as phases
+        // found from scratch, from the analysis the patterns view kept.
+        for strength in [0.0, 0.5, 2.0] {
+            assert_eq!(phases_at(strength, &Selection::all()), expected(trace, strength));
+            assert_eq!(kept(), (Selection::all(), 1));
+        }
+        assert!(session
+            .analyse_selected(&AnalysisRequest::Phases { strength: -1.0 }, &low_selection())
+            .unwrap_err()
+            .contains("strength"));
+        assert_eq!(kept(), (Selection::all(), 1));
+        // Another selection: its own analysis replaces the kept one, and is reused in turn.
+        let (start, end) = trace.span();
+        let low = low_selection();
+        let restricted = trace.restrict(&Selection {
+            to: Some(start + (end - start) / 2),
+            ..Selection::default()
+        });
+        let part = phases_at(0.0, &low);
+        assert_eq!(part, expected(&restricted, 0.0));
+        assert_ne!(length(&part), length(&phases_at(0.0, &Selection::all())));
+        // (low: the second analysis; the whole trace after it: the third)
+        assert_eq!(kept(), (Selection::all(), 3));
+        session.analyse_selected(&AnalysisRequest::Patterns, &low).unwrap();
+        assert_eq!(kept(), (low.clone(), 4));
+        assert_eq!(phases_at(1.0, &low), expected(&restricted, 1.0));
+        assert_eq!(kept(), (low, 4));
     }
 
     #[test]
