@@ -30,6 +30,9 @@ const ROOT_TRIALS: usize = 8;
 /// The new occurrences of a rotated run: index of its first old occurrence, new spans.
 type Replacement = (usize, Vec<(u32, u32)>);
 
+/// Two runs (indices) and the sampled messages between them (event positions in each).
+type RunPair = ((u32, u32), Vec<(u32, u32)>);
+
 struct Run {
     rank: usize,
     /// Index of the first occurrence of the run in the rank's list.
@@ -111,8 +114,10 @@ pub fn align_runs(
         pairs.entry((rb, ra)).or_default().push((pb, pa));
     }
     // Sample evenly over the run, in event order (not the matching's sender-by-sender order,
-    // which follows rank numbers).
-    for v in pairs.values_mut() {
+    // which follows rank numbers). Pairs in key order, each one's index at hand.
+    let mut pairs: Vec<RunPair> = pairs.into_iter().collect();
+    pairs.sort_unstable_by_key(|p| p.0);
+    for (_, v) in pairs.iter_mut() {
         v.sort_unstable();
         if v.len() > SAMPLES {
             let step = v.len() as f64 / SAMPLES as f64;
@@ -142,29 +147,34 @@ pub fn align_runs(
     for (k, &i) in order.iter().enumerate() {
         preference[i] = k;
     }
-    let mut neighbours: Vec<Vec<u32>> = vec![Vec::new(); runs.len()];
-    for &(a, b) in pairs.keys() {
-        neighbours[a as usize].push(b);
+    // Per run, its neighbours (run, index of their pair) in order of preference.
+    let mut neighbours: Vec<Vec<(u32, usize)>> = vec![Vec::new(); runs.len()];
+    for (k, &((a, b), _)) in pairs.iter().enumerate() {
+        neighbours[a as usize].push((b, k));
     }
     neighbours
         .iter_mut()
-        .for_each(|n| n.sort_unstable_by_key(|&b| preference[b as usize]));
+        .for_each(|n| n.sort_unstable_by_key(|&(b, _)| preference[b as usize]));
     let copy = |run: &Run, rot: u32, p: u32| (p as i64 - run.start as i64 - rot as i64).div_euclid(run.period as i64);
-    // Sampled messages of runs `b` and `c` whose copies line up under rotations `rb`, `rc`.
-    let agreement = |b: u32, rb: u32, c: u32, rc: u32| -> usize {
-        let (run_b, run_c) = (&runs[b as usize], &runs[c as usize]);
-        let mut counts: HashMap<i64, usize> = HashMap::new();
-        for &(pb, pc) in &pairs[&(b, c)] {
-            *counts.entry(copy(run_b, rb, pb) - copy(run_c, rc, pc)).or_default() += 1;
+    // Sampled messages of the runs `b` and `c` of pair `k` whose copies line up under rotations
+    // `rb`, `rc`: the most frequent difference of copy numbers (at most SAMPLES, sorted in place).
+    let agreement = |k: usize, rb: u32, rc: u32| -> usize {
+        let ((b, c), sampled) = &pairs[k];
+        let (run_b, run_c) = (&runs[*b as usize], &runs[*c as usize]);
+        let mut differences = [0i64; SAMPLES];
+        let differences = &mut differences[..sampled.len()];
+        for (d, &(pb, pc)) in differences.iter_mut().zip(sampled) {
+            *d = copy(run_b, rb, pb) - copy(run_c, rc, pc);
         }
-        counts.values().copied().max().unwrap_or(0)
+        differences.sort_unstable();
+        differences.chunk_by(|x, y| x == y).map(<[i64]>::len).max().unwrap_or(0)
     };
     // Breadth-first placement from `root` (rotation 0) of every run it reaches.
     let place = |root: usize, rotation: &mut Vec<Option<u32>>| {
         rotation[root] = Some(0);
         let mut queue = VecDeque::from([root as u32]);
         while let Some(a) = queue.pop_front() {
-            for &b in &neighbours[a as usize] {
+            for &(b, _) in &neighbours[a as usize] {
                 if rotation[b as usize].is_some() {
                     continue;
                 }
@@ -173,7 +183,7 @@ pub fn align_runs(
                 for rb in 0..runs[b as usize].period {
                     let agree: usize = neighbours[b as usize]
                         .iter()
-                        .filter_map(|&c| rotation[c as usize].map(|rc| agreement(b, rb, c, rc)))
+                        .filter_map(|&(c, k)| rotation[c as usize].map(|rc| agreement(k, rb, rc)))
                         .sum();
                     if agree > best.0 {
                         best = (agree, rb);
@@ -187,16 +197,10 @@ pub fn align_runs(
     // Agreement over every pair of runs placed by one visit.
     let total = |rotation: &[Option<u32>], placed: &[bool]| -> usize {
         pairs
-            .keys()
-            .filter(|&&(b, c)| b < c && placed[b as usize] && placed[c as usize])
-            .map(|&(b, c)| {
-                agreement(
-                    b,
-                    rotation[b as usize].unwrap_or(0),
-                    c,
-                    rotation[c as usize].unwrap_or(0),
-                )
-            })
+            .iter()
+            .enumerate()
+            .filter(|(_, &((b, c), _))| b < c && placed[b as usize] && placed[c as usize])
+            .map(|(k, &((b, c), _))| agreement(k, rotation[b as usize].unwrap_or(0), rotation[c as usize].unwrap_or(0)))
             .sum()
     };
     let length = |i: usize| runs[i].copies as u64 * runs[i].period as u64;
