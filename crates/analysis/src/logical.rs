@@ -718,10 +718,13 @@ pub fn physical_records(trace: &Trace, placement: &Placement, rank: Rank) -> Res
     Ok(records_of(trace, rank, &partner).0)
 }
 
+/// [`content_key`]: fewest calls last, then fewest operations, then the hash.
+type ContentKey = (std::cmp::Reverse<usize>, std::cmp::Reverse<usize>, u64);
+
 /// What a rank's trace looks like with its peers left out: calls, point-to-point operations,
 /// and a hash of the functions called and of each operation's direction, tag and size in order.
 /// The same process gives the same key under any numbering of the ranks.
-fn content_key(trace: &Trace, rank: Rank) -> (std::cmp::Reverse<usize>, std::cmp::Reverse<usize>, u64) {
+fn content_key(trace: &Trace, rank: Rank) -> ContentKey {
     use std::hash::{Hash, Hasher};
     let rt = &trace.ranks[rank as usize];
     let mut h = std::collections::hash_map::DefaultHasher::new();
@@ -742,9 +745,16 @@ fn content_key(trace: &Trace, rank: Rank) -> (std::cmp::Reverse<usize>, std::cmp
 /// the rank sits on. All but the last are facts of the process, not of its number, so the same
 /// process is chosen under any numbering unless several processes are indistinguishable by
 /// their traces without peers (then the node in the canonical placement decides).
-fn representative_order(trace: &Trace, placement: &Placement) -> Vec<Rank> {
+fn representative_order(trace: &Trace, placement: &Placement, keys: Option<&[ContentKey]>) -> Vec<Rank> {
     let mut order: Vec<(_, u32, Rank)> = (0..trace.num_ranks())
-        .map(|r| (content_key(trace, r), placement.node_of_rank[r as usize], r))
+        .map(|r| {
+            let key = keys.and_then(|k| k.get(r as usize).copied());
+            (
+                key.unwrap_or_else(|| content_key(trace, r)),
+                placement.node_of_rank[r as usize],
+                r,
+            )
+        })
         .collect();
     order.sort_unstable();
     order.into_iter().map(|(_, _, r)| r).collect()
@@ -775,6 +785,17 @@ pub fn logicalize(trace: &Trace, placement: &Placement) -> Result<LogicalTrace, 
 /// [`logicalize`] from the traces of the given ranks (merged in this order) instead of the
 /// ranks chosen automatically.
 pub fn logicalize_ranks(trace: &Trace, placement: &Placement, ranks: Option<&[Rank]>) -> Result<LogicalTrace, String> {
+    logicalize_keyed(trace, placement, ranks, None)
+}
+
+/// [`logicalize_ranks`] with the ranks' [`content_key`]s already computed (by the placement
+/// choice), or `None` to compute them.
+fn logicalize_keyed(
+    trace: &Trace,
+    placement: &Placement,
+    ranks: Option<&[Rank]>,
+    keys: Option<&[ContentKey]>,
+) -> Result<LogicalTrace, String> {
     let n = trace.num_ranks();
     if let Some(bad) = ranks.and_then(|rs| rs.iter().find(|&&r| r >= n)) {
         return Err(format!("rank {bad} is out of range (the trace has {n} ranks)"));
@@ -818,7 +839,7 @@ pub fn logicalize_ranks(trace: &Trace, placement: &Placement, ranks: Option<&[Ra
     let groups: Vec<(Rank, Vec<Rank>)> = match ranks {
         Some(rs) => rs.iter().map(|&r| (r, vec![r])).collect(),
         None => {
-            let order = representative_order(trace, placement);
+            let order = representative_order(trace, placement, keys);
             match order.iter().find(|&&r| full(r as usize)) {
                 Some(&r) => vec![(r, vec![r])],
                 None => {
@@ -932,8 +953,9 @@ pub fn logicalize_identified(
     report: &TopologyReport,
     ranks: Option<&[Rank]>,
 ) -> Result<LogicalTrace, String> {
-    let (placement, choice) = Placement::choose(trace, report)?;
-    let mut logical = logicalize_ranks(trace, &placement, ranks)?;
+    let keys: Vec<ContentKey> = (0..trace.num_ranks()).map(|r| content_key(trace, r)).collect();
+    let (placement, choice) = choice::choose_keyed(trace, report, &keys)?;
+    let mut logical = logicalize_keyed(trace, &placement, ranks, Some(&keys))?;
     logical.directions_from = Some(choice);
     Ok(logical)
 }

@@ -78,22 +78,89 @@ pub struct DirectionsFrom {
 /// whose directions are the program's moves every rank of a uniform program agrees completely.
 pub fn agreement(trace: &Trace, placement: &Placement) -> (u64, u64) {
     let keys: Vec<_> = (0..trace.num_ranks()).map(|r| content_key(trace, r)).collect();
-    agreement_with_keys(trace, placement, &keys)
+    agreement_with(trace, &Peers::of(trace), placement, &keys)
 }
 
-type Key = (std::cmp::Reverse<usize>, std::cmp::Reverse<usize>, u64);
+use super::ContentKey as Key;
 /// One operation as the score compares it: send?, direction index (`u32::MAX`: any source), bytes.
 type Step = (bool, u32, u64);
 
-fn agreement_with_keys(trace: &Trace, placement: &Placement, keys: &[Key]) -> (u64, u64) {
+/// Direction index of an operation whose peer is not a neighbour under the placement.
+const OUTSIDE: u32 = u32::MAX - 1;
+
+/// Per rank: its distinct peers in first-contact order, and for each point-to-point operation the
+/// index of its peer in that list (`u32::MAX` for `MPI_ANY_SOURCE`). Computed once, so that
+/// scoring a placement costs one table look-up per operation.
+struct Peers {
+    peers: Vec<Vec<Rank>>,
+    slot: Vec<Vec<u32>>,
+}
+
+impl Peers {
+    fn of(trace: &Trace) -> Peers {
+        let mut peers = Vec::with_capacity(trace.ranks.len());
+        let mut slots = Vec::with_capacity(trace.ranks.len());
+        for rt in &trace.ranks {
+            let mut list: Vec<Rank> = Vec::new();
+            let mut many: HashMap<Rank, u32> = HashMap::new();
+            let mut last = (u32::MAX, u32::MAX);
+            let slot: Vec<u32> = rt
+                .p2p
+                .peer
+                .iter()
+                .map(|&q| {
+                    if q == ANY_SOURCE {
+                        return u32::MAX;
+                    }
+                    if last.0 == q {
+                        return last.1;
+                    }
+                    let found = if list.len() <= 16 {
+                        list.iter().position(|&x| x == q).map(|i| i as u32)
+                    } else {
+                        many.get(&q).copied()
+                    };
+                    let k = found.unwrap_or_else(|| {
+                        let k = list.len() as u32;
+                        list.push(q);
+                        if list.len() > 16 {
+                            if many.is_empty() {
+                                many.extend(list.iter().enumerate().map(|(i, &x)| (x, i as u32)));
+                            } else {
+                                many.insert(q, k);
+                            }
+                        }
+                        k
+                    });
+                    last = (q, k);
+                    k
+                })
+                .collect();
+            peers.push(list);
+            slots.push(slot);
+        }
+        Peers { peers, slot: slots }
+    }
+}
+
+fn agreement_with(trace: &Trace, peers: &Peers, placement: &Placement, keys: &[Key]) -> (u64, u64) {
     let n = trace.num_ranks() as usize;
     let total: u64 = trace.ranks.iter().map(|rt| rt.p2p.len() as u64).sum();
-    if placement.node_of_rank.len() != n || n == 0 {
+    if placement.node_of_rank.len() != n || n == 0 || peers.peers.len() != n {
         return (0, total);
     }
     let names = placement.direction_names();
     let index: HashMap<&str, u32> = names.iter().enumerate().map(|(i, d)| (d.as_str(), i as u32)).collect();
     let tables = placement.direction_tables();
+    // Per rank: direction index of each of its peers, and the directions it has.
+    let direction_of: Vec<Vec<u32>> = (0..n)
+        .map(|r| {
+            peers.peers[r]
+                .iter()
+                .map(|q| tables[r].get(q).map_or(OUTSIDE, |d| index[d.as_str()]))
+                .collect()
+        })
+        .collect();
     let coverage: Vec<Vec<bool>> = placement
         .neighbour_tables()
         .iter()
@@ -105,18 +172,13 @@ fn agreement_with_keys(trace: &Trace, placement: &Placement, keys: &[Key]) -> (u
             c
         })
         .collect();
-    let steps = |r: usize| -> Vec<Step> {
+    let steps = |r: usize| {
         let p = &trace.ranks[r].p2p;
-        (0..p.len())
-            .filter_map(|i| {
-                let d = if p.peer[i] == ANY_SOURCE {
-                    u32::MAX
-                } else {
-                    index[tables[r].get(&p.peer[i])?.as_str()]
-                };
-                Some((p.dir[i] == P2pDir::Send, d, p.bytes[i]))
-            })
-            .collect()
+        let dirs = &direction_of[r];
+        peers.slot[r].iter().enumerate().filter_map(move |(i, &k)| {
+            let d = if k == u32::MAX { u32::MAX } else { dirs[k as usize] };
+            (d != OUTSIDE).then(|| (p.dir[i] == P2pDir::Send, d, p.bytes[i]))
+        })
     };
     let count = |c: &[bool]| c.iter().filter(|&&x| x).count();
     let most = coverage.iter().map(|c| count(c)).max().unwrap_or(0);
@@ -126,35 +188,33 @@ fn agreement_with_keys(trace: &Trace, placement: &Placement, keys: &[Key]) -> (u
     else {
         return (0, total);
     };
-    let ref_steps = steps(reference);
+    let ref_steps: Vec<Step> = steps(reference).collect();
     let within = |c: &[bool], s: &Step| s.1 == u32::MAX || c[s.1 as usize];
     let mut restricted_ref: HashMap<&[bool], Vec<Step>> = HashMap::new();
     let mut agreed = 0u64;
     for r in 0..n {
-        let own = steps(r);
         let theirs = restricted_ref
             .entry(&coverage[r])
             .or_insert_with(|| ref_steps.iter().filter(|s| within(&coverage[r], s)).copied().collect());
-        let mine = own.iter().filter(|s| within(&coverage[reference], s));
-        agreed += mine.zip(theirs.iter()).filter(|(a, b)| a == b).count() as u64;
+        let mine = steps(r).filter(|s| within(&coverage[reference], s));
+        agreed += mine.zip(theirs.iter()).filter(|(a, b)| a == *b).count() as u64;
     }
     (agreed, total)
 }
 
 /// Per rank: its graph neighbours numbered by first contact in its point-to-point operations.
 /// `None` when some neighbour is never reached by an operation of that rank.
-fn first_contacts(trace: &Trace, adjacency: &[Vec<Rank>]) -> Option<Vec<HashMap<Rank, u32>>> {
+fn first_contacts(peers: &Peers, adjacency: &[Vec<Rank>]) -> Option<Vec<HashMap<Rank, u32>>> {
     adjacency
         .iter()
-        .enumerate()
-        .map(|(r, adj)| {
-            let mut order: HashMap<Rank, u32> = HashMap::with_capacity(adj.len());
-            for &peer in &trace.ranks.get(r)?.p2p.peer {
-                if adj.binary_search(&peer).is_ok() && !order.contains_key(&peer) {
-                    let k = order.len() as u32;
-                    order.insert(peer, k);
-                }
-            }
+        .zip(&peers.peers)
+        .map(|(adj, list)| {
+            let order: HashMap<Rank, u32> = list
+                .iter()
+                .filter(|q| adj.binary_search(q).is_ok())
+                .enumerate()
+                .map(|(k, &q)| (q, k as u32))
+                .collect();
             (order.len() == adj.len()).then_some(order)
         })
         .collect()
@@ -263,124 +323,132 @@ impl Placement {
     /// ([`Placement::from_report`]) or, when an isomorphic equivalent's directions agree better
     /// with what the ranks do ([`agreement`]), that equivalent's, with the reason.
     pub fn choose(trace: &Trace, report: &TopologyReport) -> Result<(Placement, DirectionsFrom), String> {
-        let matched = Placement::from_report(report)?;
-        let id = &report.identification;
-        let identified = matched.spec.label();
-        let n = trace.num_ranks();
-        let keys: Vec<Key> = (0..n).map(|r| content_key(trace, r)).collect();
-        let score = |p: &Placement| agreement_with_keys(trace, p, &keys);
-        let (base, total) = score(&matched);
-        let share = |a: u64| if total == 0 { 1.0 } else { a as f64 / total as f64 };
-        let mut considered = vec![ConsideredTopology {
-            label: identified.clone(),
-            agreement: Some(share(base)),
-            note: String::new(),
-        }];
-        let others: Vec<_> = id
-            .equivalents
-            .iter()
-            .filter(|e| !(e.family == matched.spec.family.name() && e.dims == matched.spec.dims))
-            .collect();
-        let mut best: Option<(u64, Placement)> = None;
-        // On two nodes every family is the one edge; its names are left as identified.
-        if n <= 2 {
-            for e in &others {
-                considered.push(ConsideredTopology {
-                    label: e.label.clone(),
-                    agreement: None,
-                    note: "two nodes: the same single edge".into(),
-                });
-            }
-        } else if !others.is_empty() && n as usize == id.ranks as usize {
-            let mut adjacency: Vec<Vec<Rank>> = vec![Vec::new(); n as usize];
-            for &[a, b] in &report.edges {
-                if let (Some(_), Some(_)) = (adjacency.get(a as usize), adjacency.get(b as usize)) {
-                    adjacency[a as usize].push(b);
-                    adjacency[b as usize].push(a);
-                }
-            }
-            for adj in &mut adjacency {
-                adj.sort_unstable();
-                adj.dedup();
-            }
-            let contacts = first_contacts(trace, &adjacency);
-            let reference = (0..n).min_by_key(|&r| (keys[r as usize], r));
-            let mut tried = 0;
-            for e in others {
-                let spec = Family::from_name(&e.family).and_then(|f| TopologySpec::new(f, e.dims.clone()).ok());
-                let outcome = match (&spec, &contacts, reference) {
-                    (None, _, _) => Err("a user pattern without directions".to_string()),
-                    (Some(s), _, _) if !s.is_vertex_transitive() => Err("not vertex-transitive".into()),
-                    _ if tried >= MAX_EQUIVALENTS => Err(format!("beyond the bound of {MAX_EQUIVALENTS} equivalents")),
-                    (_, None, _) | (_, _, None) => {
-                        Err("some rank never reaches one of its neighbours by a point-to-point operation".into())
-                    }
-                    (Some(s), Some(c), Some(r)) => {
-                        tried += 1;
-                        placement_by_contacts(s, &adjacency, c, r)
-                    }
-                };
-                match outcome {
-                    Ok(p) => {
-                        let (a, _) = score(&p);
-                        considered.push(ConsideredTopology {
-                            label: e.label.clone(),
-                            agreement: Some(share(a)),
-                            note: String::new(),
-                        });
-                        if a > base && best.as_ref().is_none_or(|(b, _)| a > *b) {
-                            best = Some((a, p));
-                        }
-                    }
-                    Err(note) => considered.push(ConsideredTopology {
-                        label: e.label.clone(),
-                        agreement: None,
-                        note,
-                    }),
-                }
+        let keys: Vec<Key> = (0..trace.num_ranks()).map(|r| content_key(trace, r)).collect();
+        choose_keyed(trace, report, &keys)
+    }
+}
+
+/// [`Placement::choose`] with every rank's content key computed.
+pub(super) fn choose_keyed(
+    trace: &Trace,
+    report: &TopologyReport,
+    keys: &[Key],
+) -> Result<(Placement, DirectionsFrom), String> {
+    let matched = Placement::from_report(report)?;
+    let id = &report.identification;
+    let identified = matched.spec.label();
+    let n = trace.num_ranks();
+    let peers = Peers::of(trace);
+    let score = |p: &Placement| agreement_with(trace, &peers, p, keys);
+    let (base, total) = score(&matched);
+    let share = |a: u64| if total == 0 { 1.0 } else { a as f64 / total as f64 };
+    let mut considered = vec![ConsideredTopology {
+        label: identified.clone(),
+        agreement: Some(share(base)),
+        note: String::new(),
+    }];
+    let others: Vec<_> = id
+        .equivalents
+        .iter()
+        .filter(|e| !(e.family == matched.spec.family.name() && e.dims == matched.spec.dims))
+        .collect();
+    let mut best: Option<(u64, Placement)> = None;
+    // On two nodes every family is the one edge; its names are left as identified.
+    if n <= 2 {
+        for e in &others {
+            considered.push(ConsideredTopology {
+                label: e.label.clone(),
+                agreement: None,
+                note: "two nodes: the same single edge".into(),
+            });
+        }
+    } else if !others.is_empty() && n as usize == id.ranks as usize {
+        let mut adjacency: Vec<Vec<Rank>> = vec![Vec::new(); n as usize];
+        for &[a, b] in &report.edges {
+            if let (Some(_), Some(_)) = (adjacency.get(a as usize), adjacency.get(b as usize)) {
+                adjacency[a as usize].push(b);
+                adjacency[b as usize].push(a);
             }
         }
-        Ok(match best {
-            Some((a, p)) => {
-                let label = p.spec.label();
-                let reason = format!(
-                    "{label} (isomorphic to the identified {identified}; its directions agree on {} of the \
-                     point-to-point operations against {})",
-                    percent(share(a)),
-                    percent(share(base))
-                );
-                (
-                    p,
-                    DirectionsFrom {
-                        topology: label,
-                        identified,
-                        agreement: share(a),
-                        identified_agreement: share(base),
-                        considered,
-                        reason,
-                    },
-                )
+        for adj in &mut adjacency {
+            adj.sort_unstable();
+            adj.dedup();
+        }
+        let contacts = first_contacts(&peers, &adjacency);
+        let reference = (0..n).min_by_key(|&r| (keys[r as usize], r));
+        let mut tried = 0;
+        for e in others {
+            let spec = Family::from_name(&e.family).and_then(|f| TopologySpec::new(f, e.dims.clone()).ok());
+            let outcome = match (&spec, &contacts, reference) {
+                (None, _, _) => Err("a user pattern without directions".to_string()),
+                (Some(s), _, _) if !s.is_vertex_transitive() => Err("not vertex-transitive".into()),
+                _ if tried >= MAX_EQUIVALENTS => Err(format!("beyond the bound of {MAX_EQUIVALENTS} equivalents")),
+                (_, None, _) | (_, _, None) => {
+                    Err("some rank never reaches one of its neighbours by a point-to-point operation".into())
+                }
+                (Some(s), Some(c), Some(r)) => {
+                    tried += 1;
+                    placement_by_contacts(s, &adjacency, c, r)
+                }
+            };
+            match outcome {
+                Ok(p) => {
+                    let (a, _) = score(&p);
+                    considered.push(ConsideredTopology {
+                        label: e.label.clone(),
+                        agreement: Some(share(a)),
+                        note: String::new(),
+                    });
+                    if a > base && best.as_ref().is_none_or(|(b, _)| a > *b) {
+                        best = Some((a, p));
+                    }
+                }
+                Err(note) => considered.push(ConsideredTopology {
+                    label: e.label.clone(),
+                    agreement: None,
+                    note,
+                }),
             }
-            None => {
-                let reason = if considered.len() == 1 {
-                    format!("{identified} (the identified topology; no isomorphic equivalent)")
-                } else {
-                    format!(
-                        "{identified} (the identified topology; no isomorphic equivalent's directions agree better)"
-                    )
-                };
-                (
-                    matched,
-                    DirectionsFrom {
-                        topology: identified.clone(),
-                        identified,
-                        agreement: share(base),
-                        identified_agreement: share(base),
-                        considered,
-                        reason,
-                    },
-                )
-            }
-        })
+        }
     }
+    Ok(match best {
+        Some((a, p)) => {
+            let label = p.spec.label();
+            let reason = format!(
+                "{label} (isomorphic to the identified {identified}; its directions agree on {} of the \
+                     point-to-point operations against {})",
+                percent(share(a)),
+                percent(share(base))
+            );
+            (
+                p,
+                DirectionsFrom {
+                    topology: label,
+                    identified,
+                    agreement: share(a),
+                    identified_agreement: share(base),
+                    considered,
+                    reason,
+                },
+            )
+        }
+        None => {
+            let reason = if considered.len() == 1 {
+                format!("{identified} (the identified topology; no isomorphic equivalent)")
+            } else {
+                format!("{identified} (the identified topology; no isomorphic equivalent's directions agree better)")
+            };
+            (
+                matched,
+                DirectionsFrom {
+                    topology: identified.clone(),
+                    identified,
+                    agreement: share(base),
+                    identified_agreement: share(base),
+                    considered,
+                    reason,
+                },
+            )
+        }
+    })
 }
