@@ -172,3 +172,24 @@ fn two_node_runs_keep_the_identified_names() {
     assert!(from.considered[1..].iter().all(|c| c.agreement.is_none()));
     assert_eq!(verify(&trace, &logical).unwrap().overall_share, 1.0);
 }
+
+#[test]
+fn red_black_tori_take_the_torus_directions_by_their_send_order() {
+    // The blocking style sends first on one colour and receives first on the other: the first
+    // contacts differ between colours, the order of the sends does not.
+    for numbering in NUMBERINGS {
+        let (trace, _) = run("torus:4x4x4", numbering, Style::Blocking, 9);
+        let logical = logical_of(&trace);
+        let from = logical.directions_from.as_ref().unwrap();
+        assert_eq!(logical.topology.label, "4x4x4 torus", "{numbering:?}: {}", from.reason);
+        assert_eq!(from.agreement, 1.0, "{numbering:?}");
+        let m = CommMatrix::from_trace(&trace, &Selection::all());
+        let matched = Placement::from_report(&identify_matrix(&m, &TopologyOptions::default())).unwrap();
+        let on_match = tracelogic_analysis::logical::logicalize(&trace, &matched).unwrap();
+        let (torus, cube) = (
+            verify(&trace, &logical).unwrap().overall_share,
+            verify(&trace, &on_match).unwrap().overall_share,
+        );
+        assert!(torus > cube, "{numbering:?}: torus {torus}, cube {cube}");
+    }
+}

@@ -68,17 +68,21 @@ pub struct DirectionsFrom {
 }
 
 /// Point-to-point operations of the trace whose direction, kind and size agree, position by
-/// position, with the reference rank's under `placement`, and all point-to-point operations.
+/// position among the rank's sends and among its receives, with the reference rank's under
+/// `placement`, and all point-to-point operations.
 ///
 /// Per rank, its operations inside the topology become `(send/receive, direction, bytes)`; the
 /// reference is the first rank (most calls, most operations, content hash, then node) among
 /// those with the most directions. Rank `r`'s sequence restricted to the directions the
-/// reference has is compared with the reference's restricted to the directions `r` has, and each
-/// equal position counts. Operations outside the topology never count. Under the placement
-/// whose directions are the program's moves every rank of a uniform program agrees completely.
+/// reference has is compared with the reference's restricted to the directions `r` has, sends
+/// with sends and receives with receives (a red/black code sends first on one colour and receives
+/// first on the other), and each equal position counts. Operations outside the topology never
+/// count. Under the placement whose directions are the program's moves every rank of a uniform
+/// program agrees completely.
 pub fn agreement(trace: &Trace, placement: &Placement) -> (u64, u64) {
     let keys: Vec<_> = (0..trace.num_ranks()).map(|r| content_key(trace, r)).collect();
-    agreement_with(trace, &Peers::of(trace), placement, &keys)
+    let score = agreement_with(trace, &Peers::of(trace), placement, &keys);
+    (score.positional, score.total)
 }
 
 use super::ContentKey as Key;
@@ -143,11 +147,19 @@ impl Peers {
     }
 }
 
-fn agreement_with(trace: &Trace, peers: &Peers, placement: &Placement, keys: &[Key]) -> (u64, u64) {
+/// A placement's score: [`agreement`]'s count and all point-to-point operations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Score {
+    positional: u64,
+    total: u64,
+}
+
+fn agreement_with(trace: &Trace, peers: &Peers, placement: &Placement, keys: &[Key]) -> Score {
     let n = trace.num_ranks() as usize;
     let total: u64 = trace.ranks.iter().map(|rt| rt.p2p.len() as u64).sum();
+    let none = Score { positional: 0, total };
     if placement.node_of_rank.len() != n || n == 0 || peers.peers.len() != n {
-        return (0, total);
+        return none;
     }
     let names = placement.direction_names();
     let index: HashMap<&str, u32> = names.iter().enumerate().map(|(i, d)| (d.as_str(), i as u32)).collect();
@@ -186,35 +198,67 @@ fn agreement_with(trace: &Trace, peers: &Peers, placement: &Placement, keys: &[K
         .filter(|&r| count(&coverage[r]) == most)
         .min_by_key(|&r| (keys[r], placement.node_of_rank[r]))
     else {
-        return (0, total);
+        return none;
     };
     let ref_steps: Vec<Step> = steps(reference).collect();
     let within = |c: &[bool], s: &Step| s.1 == u32::MAX || c[s.1 as usize];
-    let mut restricted_ref: HashMap<&[bool], Vec<Step>> = HashMap::new();
+    let mut restricted_ref: HashMap<&[bool], [Vec<Step>; 2]> = HashMap::new();
     let mut agreed = 0u64;
     for r in 0..n {
-        let theirs = restricted_ref
-            .entry(&coverage[r])
-            .or_insert_with(|| ref_steps.iter().filter(|s| within(&coverage[r], s)).copied().collect());
-        let mine = steps(r).filter(|s| within(&coverage[reference], s));
-        agreed += mine.zip(theirs.iter()).filter(|(a, b)| a == *b).count() as u64;
+        let [sends, receives] = restricted_ref.entry(&coverage[r]).or_insert_with(|| {
+            let kept = ref_steps.iter().filter(|s| within(&coverage[r], s));
+            [
+                kept.clone().filter(|s| s.0).copied().collect(),
+                kept.filter(|s| !s.0).copied().collect(),
+            ]
+        });
+        let mut position = [0usize; 2];
+        for s in steps(r).filter(|s| within(&coverage[reference], s)) {
+            let (theirs, at) = if s.0 {
+                (&*sends, &mut position[0])
+            } else {
+                (&*receives, &mut position[1])
+            };
+            agreed += (theirs.get(*at) == Some(&s)) as u64;
+            *at += 1;
+        }
     }
-    (agreed, total)
+    Score {
+        positional: agreed,
+        total,
+    }
 }
 
-/// Per rank: its graph neighbours numbered by first contact in its point-to-point operations.
-/// `None` when some neighbour is never reached by an operation of that rank.
-fn first_contacts(peers: &Peers, adjacency: &[Vec<Rank>]) -> Option<Vec<HashMap<Rank, u32>>> {
+/// Per rank: its graph neighbours numbered by first contact in its point-to-point operations
+/// (only its sends when `sends_only`: a red/black code sends in one direction order on every
+/// rank but receives first on one colour). `None` when some neighbour is never reached.
+fn first_contacts(
+    trace: &Trace,
+    peers: &Peers,
+    adjacency: &[Vec<Rank>],
+    sends_only: bool,
+) -> Option<Vec<HashMap<Rank, u32>>> {
     adjacency
         .iter()
-        .zip(&peers.peers)
-        .map(|(adj, list)| {
-            let order: HashMap<Rank, u32> = list
-                .iter()
-                .filter(|q| adj.binary_search(q).is_ok())
-                .enumerate()
-                .map(|(k, &q)| (q, k as u32))
-                .collect();
+        .enumerate()
+        .map(|(r, adj)| {
+            let list = &peers.peers[r];
+            let mut order: HashMap<Rank, u32> = HashMap::with_capacity(adj.len());
+            let mut seen = vec![false; list.len()];
+            let dirs = &trace.ranks[r].p2p.dir;
+            for (i, &k) in peers.slot[r].iter().enumerate() {
+                if k == u32::MAX || seen[k as usize] || (sends_only && dirs[i] != P2pDir::Send) {
+                    continue;
+                }
+                seen[k as usize] = true;
+                let q = list[k as usize];
+                if adj.binary_search(&q).is_ok() {
+                    order.insert(q, order.len() as u32);
+                    if order.len() == adj.len() {
+                        break;
+                    }
+                }
+            }
             (order.len() == adj.len()).then_some(order)
         })
         .collect()
@@ -340,11 +384,12 @@ pub(super) fn choose_keyed(
     let n = trace.num_ranks();
     let peers = Peers::of(trace);
     let score = |p: &Placement| agreement_with(trace, &peers, p, keys);
-    let (base, total) = score(&matched);
+    let base = score(&matched);
+    let total = base.total;
     let share = |a: u64| if total == 0 { 1.0 } else { a as f64 / total as f64 };
     let mut considered = vec![ConsideredTopology {
         label: identified.clone(),
-        agreement: Some(share(base)),
+        agreement: Some(share(base.positional)),
         note: String::new(),
     }];
     let others: Vec<_> = id
@@ -352,7 +397,7 @@ pub(super) fn choose_keyed(
         .iter()
         .filter(|e| !(e.family == matched.spec.family.name() && e.dims == matched.spec.dims))
         .collect();
-    let mut best: Option<(u64, Placement)> = None;
+    let mut best: Option<(Score, Placement)> = None;
     // On two nodes every family is the one edge; its names are left as identified.
     if n <= 2 {
         for e in &others {
@@ -374,7 +419,10 @@ pub(super) fn choose_keyed(
             adj.sort_unstable();
             adj.dedup();
         }
-        let contacts = first_contacts(&peers, &adjacency);
+        // First contacts over every operation, then over sends only when that numbering fits
+        // no equivalent (computed only then).
+        let contacts = first_contacts(trace, &peers, &adjacency, false);
+        let mut send_contacts: Option<Option<Vec<HashMap<Rank, u32>>>> = None;
         let reference = (0..n).min_by_key(|&r| (keys[r as usize], r));
         let mut tried = 0;
         for e in others {
@@ -388,15 +436,25 @@ pub(super) fn choose_keyed(
                 }
                 (Some(s), Some(c), Some(r)) => {
                     tried += 1;
-                    placement_by_contacts(s, &adjacency, c, r)
+                    placement_by_contacts(s, &adjacency, c, r).or_else(|e| {
+                        let sends = send_contacts
+                            .get_or_insert_with(|| first_contacts(trace, &peers, &adjacency, true))
+                            .as_ref();
+                        match sends {
+                            Some(c) if c != contacts.as_ref().unwrap_or(c) => {
+                                placement_by_contacts(s, &adjacency, c, r)
+                            }
+                            _ => Err(e),
+                        }
+                    })
                 }
             };
             match outcome {
                 Ok(p) => {
-                    let (a, _) = score(&p);
+                    let a = score(&p);
                     considered.push(ConsideredTopology {
                         label: e.label.clone(),
-                        agreement: Some(share(a)),
+                        agreement: Some(share(a.positional)),
                         note: String::new(),
                     });
                     if a > base && best.as_ref().is_none_or(|(b, _)| a > *b) {
@@ -417,16 +475,16 @@ pub(super) fn choose_keyed(
             let reason = format!(
                 "{label} (isomorphic to the identified {identified}; its directions agree on {} of the \
                      point-to-point operations against {})",
-                percent(share(a)),
-                percent(share(base))
+                percent(share(a.positional)),
+                percent(share(base.positional))
             );
             (
                 p,
                 DirectionsFrom {
                     topology: label,
                     identified,
-                    agreement: share(a),
-                    identified_agreement: share(base),
+                    agreement: share(a.positional),
+                    identified_agreement: share(base.positional),
                     considered,
                     reason,
                 },
@@ -443,8 +501,8 @@ pub(super) fn choose_keyed(
                 DirectionsFrom {
                     topology: identified.clone(),
                     identified,
-                    agreement: share(base),
-                    identified_agreement: share(base),
+                    agreement: share(base.positional),
+                    identified_agreement: share(base.positional),
                     considered,
                     reason,
                 },
