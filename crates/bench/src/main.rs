@@ -23,7 +23,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
 use tracelogic_analysis::compress::compress;
-use tracelogic_analysis::logical::{logicalize, verify, Placement};
+use tracelogic_analysis::logical::{logicalize_identified, verify};
 use tracelogic_analysis::matrix::CommMatrix;
 use tracelogic_analysis::patterns::suffix::{lcp_array, maximal_repeats, suffix_array};
 use tracelogic_analysis::patterns::{analyse_events, detect, rank_events, PatternOptions};
@@ -643,10 +643,7 @@ fn stages(paths: &[PathBuf], repeat: u32) -> Result<StagesResult, String> {
         })
         .expect("identification always reports");
         topology = report.identification.matched.as_ref().map(|m| m.label.clone());
-        let logical = stage(&mut times, "logical", || {
-            let placement = Placement::from_report(&report)?;
-            logicalize(&trace, &placement)
-        });
+        let logical = stage(&mut times, "logical", || logicalize_identified(&trace, &report, None));
         drop(report);
         if let Some(logical) = logical {
             reproduced_share = stage(&mut times, "verify", || verify(&trace, &logical)).map(|v| v.overall_share);

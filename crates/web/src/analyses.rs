@@ -6,7 +6,8 @@ use crate::protocol::{AnalysisRequest, LogicalDownload, ReferenceLibrary, WireFi
 use serde::{Deserialize, Serialize};
 use tracelogic_analysis::compress::{compress, Program};
 use tracelogic_analysis::logical::{
-    logicalize, verify, Accuracy, LogicalTrace, Placement, RankClass, TopologyInfo, Verification,
+    logicalize_identified, verify, Accuracy, DirectionsFrom, LogicalTrace, Placement, RankClass, TopologyInfo,
+    Verification,
 };
 use tracelogic_analysis::matrix::CommMatrix;
 use tracelogic_analysis::patterns::extrapolate::{classify, search_extrapolated, ExtrapolatedSearch};
@@ -56,6 +57,8 @@ pub struct LogicalResult {
     pub merge_conflicts: u64,
     /// Why there is no C skeleton (`None`: it can be downloaded).
     pub no_skeleton: Option<String>,
+    /// Which isomorphic topology names the directions, and why (`None` before the choice ran).
+    pub directions_from: Option<DirectionsFrom>,
 }
 
 /// The logical trace behind a [`LogicalResult`], kept in the worker for its downloads.
@@ -207,8 +210,9 @@ pub fn logical(trace: &Trace) -> Result<LogicalResult, String> {
 /// [`logical`] and the logical trace its downloads are made from.
 pub fn logical_kept(trace: &Trace) -> Result<(LogicalResult, LogicalKept), String> {
     let report = topology(trace, None);
-    let placement = Placement::from_report(&report).map_err(|e| format!("no logical trace: {e}"))?;
-    let logical = logicalize(trace, &placement)?;
+    // The placement's errors (nothing identified, a user pattern) say why there is none.
+    Placement::from_report(&report).map_err(|e| format!("no logical trace: {e}"))?;
+    let logical = logicalize_identified(trace, &report, None)?;
     let verification = verify(trace, &logical)?;
     let program = compress(&logical.records);
     let skeleton = skeleton_c(&logical, &program);
@@ -222,6 +226,7 @@ pub fn logical_kept(trace: &Trace) -> Result<(LogicalResult, LogicalKept), Strin
         classes: logical.classes.clone(),
         merge_conflicts: logical.merge_conflicts,
         no_skeleton: skeleton.as_ref().err().cloned(),
+        directions_from: logical.directions_from.clone(),
         program,
     };
     Ok((result, LogicalKept { logical, skeleton }))
@@ -621,6 +626,23 @@ pub(crate) mod tests {
             }
         )
         .is_err());
+    }
+
+    #[test]
+    fn logical_answer_of_a_torus_of_fours_uses_the_torus_directions() {
+        // A 4x4 torus is the 4-cube: identified as the hypercube, named by the torus's moves.
+        let spec = tracelogic_synth::Spec {
+            topology: tracelogic_synth::TopologySpec::parse("torus:4x4").unwrap(),
+            iterations: 4,
+            ..tracelogic_synth::Spec::default()
+        };
+        let trace = tracelogic_synth::generate(&spec).unwrap();
+        let r: LogicalResult = run(&trace, AnalysisRequest::Logical);
+        let from = r.directions_from.expect("the choice says why");
+        assert_eq!(from.identified, "4-dimensional hypercube");
+        assert_eq!(from.topology, "4x4 torus");
+        assert_eq!(r.topology.label, "4x4 torus");
+        assert_eq!(r.verification.overall_share, 1.0);
     }
 
     #[test]

@@ -14,7 +14,7 @@ use serde::Deserialize;
 use std::cell::Cell;
 use std::rc::Rc;
 use tracelogic_analysis::compress::{call_text, Node, Program};
-use tracelogic_analysis::logical::{Accuracy, RankClass, TopologyInfo, Verification};
+use tracelogic_analysis::logical::{Accuracy, DirectionsFrom, RankClass, TopologyInfo, Verification};
 use yew::prelude::*;
 
 /// What the view draws of a [`LogicalResult`](crate::analyses::LogicalResult), with the
@@ -33,6 +33,8 @@ struct Shown {
     #[serde(default)]
     merge_conflicts: u64,
     no_skeleton: Option<String>,
+    #[serde(default)]
+    directions_from: Option<DirectionsFrom>,
 }
 
 /// The side-by-side text and its number of lines, counted once per answer (not on every
@@ -257,6 +259,9 @@ pub fn logical_view(props: &LogicalProps) -> Html {
                 { format!(" (directions {}), from rank{} {}{}", r.topology.directions.join(", "), if used.len() > 1 { "s" } else { "" },
                     used.join(", "), if r.maximal { " (a maximal rank)" } else { " (merged: no rank has every neighbour)" }) }
             </p>
+            if let Some(d) = r.directions_from.as_ref().filter(|d| d.topology != d.identified) {
+                <p class="note" id="logical-directions-from">{ format!("Directions from the {}", d.reason) }</p>
+            }
             { pending_note(&props.state) }
             <dl class="stats" id="logical-figures">
                 <div class="stat" data-stat="raw" data-value={p.raw_length.to_string()}><dt>{ "Records" }</dt><dd>{ p.raw_length }</dd></div>
