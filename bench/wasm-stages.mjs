@@ -13,46 +13,14 @@
 // Fails (exit 1) on a console error, a failed request, a request to another origin, or an
 // error shown by the page.
 
-import { createServer } from 'node:http';
-import { createRequire } from 'node:module';
-import { readFileSync, readdirSync, existsSync, statSync } from 'node:fs';
-import { join, extname, resolve, dirname, normalize, sep, basename } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { basename } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { chromium, chromiumPath, chromiumArgs, prefix, parseArgs, filesOf, serveApp } from './app-server.mjs';
 
-const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-// playwright-core is installed for the browser tests under web/.
-const { chromium } = createRequire(join(root, 'web/package.json'))('playwright-core');
-const chromiumPath = process.env.CHROMIUM || '/usr/bin/chromium';
-const prefix = '/bench/sub/path/';
-const types = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.wasm': 'application/wasm',
-};
+const { dist, repeat, paths } = parseArgs('wasm-stages.mjs');
 const VIEWS = (process.env.TRACELOGIC_MEASURE_VIEWS || 'matrix,topology,logical,patterns,phases,whatif').split(',');
 const LIMIT_MS = 1_800_000;
-
-const [dist, repeatArg, ...paths] = process.argv.slice(2);
-if (!dist || !repeatArg || paths.length === 0) {
-  console.error('usage: node bench/wasm-stages.mjs DIST REPEAT PATH...');
-  process.exit(2);
-}
-const repeat = Math.max(1, Number.parseInt(repeatArg, 10) || 1);
-if (!existsSync(join(dist, 'index.html'))) {
-  console.error(`${dist}/index.html is missing: run TRACELOGIC_DIST=${dist} scripts/build-web first`);
-  process.exit(2);
-}
-
-/** Every file under `path` (or `path` itself), with its size. */
-function filesOf(path) {
-  if (statSync(path).isFile()) return [{ path, size: statSync(path).size }];
-  return readdirSync(path, { recursive: true })
-    .map((rel) => join(path, rel))
-    .filter((p) => statSync(p).isFile())
-    .map((p) => ({ path: p, size: statSync(p).size }));
-}
 
 /** Process ids descending from this node process, with their command lines. */
 function descendants() {
@@ -95,28 +63,13 @@ function rendererPeakKb() {
   return peak;
 }
 
-const server = createServer((req, res) => {
-  const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-  if (!path.startsWith(prefix)) {
-    res.writeHead(404).end('outside the app');
-    return;
-  }
-  const file = normalize(join(dist, path.slice(prefix.length) || 'index.html'));
-  if (!file.startsWith(resolve(dist) + sep) || !existsSync(file) || !statSync(file).isFile()) {
-    res.writeHead(404).end('not found');
-    return;
-  }
-  res.writeHead(200, { 'content-type': types[extname(file)] || 'application/octet-stream' });
-  res.end(readFileSync(file));
-});
-await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
-const origin = `http://127.0.0.1:${server.address().port}`;
+const { server, origin } = await serveApp(dist);
 
 /** One timed open of `path` and of every view, in a fresh browser. */
 async function measureOnce(path) {
   const browser = await chromium.launch({
     executablePath: chromiumPath,
-    args: ['--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+    args: chromiumArgs,
   });
   try {
     const page = await browser.newPage();
