@@ -13,8 +13,8 @@ mod error;
 pub mod fs;
 pub mod input;
 pub mod otf2;
-pub mod parallel;
 pub mod pack;
+pub mod parallel;
 pub mod paraver;
 pub mod text;
 

@@ -1118,14 +1118,7 @@ impl<'t> Reader<'t> {
                             NOT_COMPLETED
                         }
                     };
-                    let p = &mut rt.p2p;
-                    p.post.push(idx);
-                    p.complete.push(complete);
-                    p.dir.push(dir);
-                    p.peer.push(peer);
-                    p.tag.push(tag);
-                    p.comm.push(comm);
-                    p.bytes.push(bytes);
+                    rt.push_p2p(idx, complete, dir, peer, tag, comm, bytes);
                 }
                 Item::Coll {
                     op,
