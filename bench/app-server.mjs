@@ -67,3 +67,18 @@ export async function serveApp(dist) {
   await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
   return { server, origin: `http://127.0.0.1:${server.address().port}` };
 }
+
+/** What goes wrong on `page` (console errors, page errors, failed or refused requests,
+ * requests to anywhere but `origin`), collected into the returned list as it happens. */
+export function watchPage(page, origin) {
+  const problems = [];
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()}`));
+  page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()} for ${r.url()}`); });
+  page.on('request', (r) => {
+    const u = r.url();
+    if (!u.startsWith(origin + '/') && !u.startsWith('data:') && !u.startsWith('blob:')) problems.push(`foreign request: ${u}`);
+  });
+  return problems;
+}

@@ -16,7 +16,7 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { basename } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { chromium, chromiumPath, chromiumArgs, prefix, parseArgs, filesOf, serveApp } from './app-server.mjs';
+import { chromium, chromiumPath, chromiumArgs, prefix, parseArgs, filesOf, serveApp, watchPage } from './app-server.mjs';
 
 const { dist, repeat, paths } = parseArgs('wasm-stages.mjs');
 const VIEWS = (process.env.TRACELOGIC_MEASURE_VIEWS || 'matrix,topology,logical,patterns,phases,whatif').split(',');
@@ -73,15 +73,7 @@ async function measureOnce(path) {
   });
   try {
     const page = await browser.newPage();
-    const problems = [];
-    page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
-    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-    page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()}`));
-    page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()} for ${r.url()}`); });
-    page.on('request', (r) => {
-      const u = r.url();
-      if (!u.startsWith(origin + '/') && !u.startsWith('data:') && !u.startsWith('blob:')) problems.push(`foreign request: ${u}`);
-    });
+    const problems = watchPage(page, origin);
     await page.addInitScript(() => {
       window.__longTasks = [];
       new PerformanceObserver((list) => {
