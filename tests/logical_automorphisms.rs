@@ -3,8 +3,10 @@
 //! a swap of equal axes, a ring reflection or a hypercube translation and bit permutation has
 //! the same canonical placement, hence the same logical trace, reproduced on every rank.
 
+mod common;
+
 use tracelogic_analysis::logical::{logicalize, verify, LogicalCall, Placement};
-use tracelogic_synth::{generate_with_truth, Family, Numbering, Spec, Style, TopologySpec};
+use tracelogic_synth::{Family, Numbering, Spec, Style, TopologySpec};
 
 fn run(topology: &str, numbering: Numbering, style: Style) -> (tracelogic_model::Trace, Placement) {
     let spec = Spec {
@@ -15,13 +17,7 @@ fn run(topology: &str, numbering: Numbering, style: Style) -> (tracelogic_model:
         style,
         ..Spec::default()
     };
-    let (trace, truth) = generate_with_truth(&spec).unwrap();
-    let placement = Placement::new(
-        spec.topology.clone(),
-        truth.ranks,
-        truth.node_of_rank.iter().enumerate().map(|(r, &u)| (r as u32, u)),
-    )
-    .unwrap();
+    let (trace, placement) = common::run_with_truth(&spec);
     (trace, placement)
 }
 

@@ -5,12 +5,14 @@
 //! trace and keeps the one whose directions every rank's sequence agrees with; a genuine
 //! hypercube program keeps the hypercube.
 
+mod common;
+
 use tracelogic_analysis::compress::compress;
 use tracelogic_analysis::logical::{agreement, logicalize_identified, verify, LogicalTrace, Placement};
 use tracelogic_analysis::matrix::CommMatrix;
 use tracelogic_analysis::topology::{identify_matrix, TopologyOptions};
 use tracelogic_model::{Selection, Trace};
-use tracelogic_synth::{generate_with_truth, Numbering, Spec, Style, TopologySpec};
+use tracelogic_synth::{Numbering, Spec, Style, TopologySpec};
 
 fn run(topology: &str, numbering: Numbering, style: Style, seed: u64) -> (Trace, Placement) {
     let spec = Spec {
@@ -21,13 +23,7 @@ fn run(topology: &str, numbering: Numbering, style: Style, seed: u64) -> (Trace,
         style,
         ..Spec::default()
     };
-    let (trace, truth) = generate_with_truth(&spec).unwrap();
-    let placement = Placement::new(
-        spec.topology.clone(),
-        truth.ranks,
-        truth.node_of_rank.iter().enumerate().map(|(r, &u)| (r as u32, u)),
-    )
-    .unwrap();
+    let (trace, placement) = common::run_with_truth(&spec);
     (trace, placement)
 }
 

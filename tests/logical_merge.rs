@@ -2,6 +2,8 @@
 //! of every class, and loop-compressible like a single rank's trace: the compressed length does
 //! not grow with the iteration count.
 
+mod common;
+
 use tracelogic_analysis::compress::compress;
 use tracelogic_analysis::logical::{expand_records, logicalize, physical_records, verify, Placement};
 use tracelogic_model::CollectiveOp;
@@ -21,13 +23,7 @@ fn merged(topology: &str, style: Style, iterations: u32) -> (usize, usize, usize
         }],
         ..Spec::default()
     };
-    let (trace, truth) = generate_with_truth(&spec).unwrap();
-    let placement = Placement::new(
-        spec.topology.clone(),
-        truth.ranks,
-        truth.node_of_rank.iter().enumerate().map(|(r, &u)| (r as u32, u)),
-    )
-    .unwrap();
+    let (trace, placement) = common::run_with_truth(&spec);
     let l = logicalize(&trace, &placement).unwrap();
     assert!(!l.maximal, "{topology}");
     assert_eq!(l.merge_conflicts, 0, "{topology} {style:?}: {:?}", l.classes);
@@ -37,7 +33,7 @@ fn merged(topology: &str, style: Style, iterations: u32) -> (usize, usize, usize
         "{topology} {style:?}: {:?}",
         v.ranks_below_full
     );
-    for r in 0..truth.ranks {
+    for r in 0..trace.num_ranks() {
         let own: Vec<_> = physical_records(&trace, &placement, r)
             .unwrap()
             .into_iter()

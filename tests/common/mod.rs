@@ -100,3 +100,18 @@ pub fn json(o: &Output) -> Value {
         )
     })
 }
+
+/// The run `spec` generates and the placement it was generated on (the synthetic ground
+/// truth: every rank at its node of `spec.topology`).
+pub fn run_with_truth(
+    spec: &tracelogic_synth::Spec,
+) -> (tracelogic_model::Trace, tracelogic_analysis::logical::Placement) {
+    let (trace, truth) = tracelogic_synth::generate_with_truth(spec).unwrap();
+    let placement = tracelogic_analysis::logical::Placement::new(
+        spec.topology.clone(),
+        truth.ranks,
+        truth.node_of_rank.iter().enumerate().map(|(r, &u)| (r as u32, u)),
+    )
+    .unwrap();
+    (trace, placement)
+}
