@@ -205,12 +205,29 @@ fn timeline_view(
             ..focus.clone()
         })
     };
+    // One listener for every span (a lane can hold a span per pixel: a closure and a listener
+    // per span made drawing the view one long main-thread task).
+    let on_span_click = {
+        let (focus, on_focus) = (focus.clone(), on_focus.clone());
+        Callback::from(move |e: MouseEvent| {
+            let id = e
+                .target_dyn_into::<web_sys::Element>()
+                .and_then(|el| el.get_attribute("data-pattern"))
+                .and_then(|v| v.parse::<usize>().ok());
+            if let Some(id) = id {
+                on_focus.emit(Focus {
+                    pattern: Some(id),
+                    ..focus.clone()
+                });
+            }
+        })
+    };
     html! {
         <div class="pattern-timeline">
             <h3>{ "The run coloured by pattern" }</h3>
             <div class="scroll">
                 <svg class="timeline" id="patterns-timeline" viewBox={format!("0 0 {:.0} {h:.0}", left + width + 4.0)} width={format!("{:.0}", left + width + 4.0)} role="img"
-                    aria-label="Timeline of the run, one lane per rank, coloured by communication pattern">
+                    aria-label="Timeline of the run, one lane per rank, coloured by communication pattern" onclick={on_span_click}>
                     { for t.lanes.iter().enumerate().map(|(i, l)| {
                         let y = lane * i as f64 + 2.0;
                         html! {
@@ -220,7 +237,7 @@ fn timeline_view(
                                     let class = classes!("timeline-span", (selected == Some(id)).then_some("selected"));
                                     html! {
                                         <rect {class} data-pattern={id.to_string()} x={format!("{:.1}", left + x0)} y={format!("{y:.1}")} width={format!("{:.1}", x1 - x0)} height={format!("{:.1}", lane - 3.0)}
-                                            fill={colour(id)} onclick={pick(id)}>
+                                            fill={colour(id)}>
                                             <title>{ format!("rank {}: pattern #{id}", l.rank) }</title>
                                         </rect>
                                     }
