@@ -142,6 +142,52 @@ pub fn graph_layout(g: &EventGraph, layout: Layout) -> (Vec<(f64, f64)>, f64, f6
     (at, w, h)
 }
 
+/// Events above which an event graph is drawn compactly: one path for all messages (no
+/// arrowheads) and one per kind of event (no tooltips). An element per event and message made a
+/// 64-rank occurrence (about 6,000 events, 19,500 elements) one main-thread task of a quarter of
+/// a second.
+pub const COMPACT_GRAPH_EVENTS: usize = 1500;
+
+/// SVG path data of a segment from each first point to its second.
+fn segments_path(segments: impl Iterator<Item = ((f64, f64), (f64, f64))>) -> String {
+    let mut d = String::new();
+    for ((x1, y1), (x2, y2)) in segments {
+        d.push_str(&format!("M{x1:.1} {y1:.1}L{x2:.1} {y2:.1}"));
+    }
+    d
+}
+
+/// SVG path data of a dot of radius 4 at each point.
+fn dots_path(points: impl Iterator<Item = (f64, f64)>) -> String {
+    let mut d = String::new();
+    for (x, y) in points {
+        d.push_str(&format!("M{:.1} {y:.1}a4 4 0 1 0 8 0a4 4 0 1 0 -8 0", x - 4.0));
+    }
+    d
+}
+
+/// The kind of an event for its colour: `send`, `recv` or `other`.
+fn event_kind(symbol: &str) -> &'static str {
+    match peer_of(symbol) {
+        Some(('S', _)) => "send",
+        Some(_) => "recv",
+        None => "other",
+    }
+}
+
+/// A large graph's messages and events as four paths ([`COMPACT_GRAPH_EVENTS`]).
+fn compact_marks(segments: String, events: &[((f64, f64), &'static str)]) -> Html {
+    html! {
+        <>
+            <path class="message" d={segments} fill="none" />
+            { for ["send", "recv", "other"].into_iter().map(|kind| {
+                let d = dots_path(events.iter().filter(|e| e.1 == kind).map(|e| e.0));
+                html! { <path class={format!("event {kind}")} d={d} /> }
+            }) }
+        </>
+    }
+}
+
 /// The occurrence's event graph: ranks as lines, events as points, arrows send → receive.
 fn event_graph(
     p: &CommunicationPattern,
@@ -154,9 +200,10 @@ fn event_graph(
     let (at, w, h) = graph_layout(g, layout);
     let lane = 34.0;
     let left = 64.0;
+    let compact = g.events.len() > COMPACT_GRAPH_EVENTS;
     html! {
         <svg class="event-graph" id="pattern-graph" viewBox={view_box(w, h, zoom, pan.0, pan.1)} width={format!("{w:.0}")} height={format!("{h:.0}")} role="img"
-            aria-label={format!("Event graph of pattern {}, occurrence {}", p.id, g.occurrence + 1)} data-pattern={p.id.to_string()}
+            aria-label={format!("Event graph of pattern {}, occurrence {}", p.id, g.occurrence + 1)} data-pattern={p.id.to_string()} data-compact={compact.to_string()}
             data-occurrence={g.occurrence.to_string()} data-layout={if layout == Layout::Logical { "logical" } else { "time" }} {onwheel}>
             <defs>
                 <marker id="arrowhead" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse">
@@ -172,14 +219,21 @@ fn event_graph(
                     </g>
                 }
             }) }
-            { for g.arrows.iter().map(|a| {
-                let ((x1, y1), (x2, y2)) = (at[a.from], at[a.to]);
-                html! { <line class="message" x1={format!("{x1:.1}")} y1={format!("{y1:.1}")} x2={format!("{x2:.1}")} y2={format!("{y2:.1}")} marker-end="url(#arrowhead)" /> }
-            }) }
-            { for g.events.iter().zip(&at).map(|(e, &(x, y))| {
-                let class = match peer_of(&e.symbol) { Some(('S', _)) => "event send", Some(_) => "event recv", None => "event other" };
-                html! { <circle {class} cx={format!("{x:.1}")} cy={format!("{y:.1}")} r="4"><title>{ format!("rank {}, event {}: {} (logical {}, entered {} ns)", e.rank, e.event, e.symbol, e.logical, e.time) }</title></circle> }
-            }) }
+            if compact {
+                { compact_marks(
+                    segments_path(g.arrows.iter().map(|a| (at[a.from], at[a.to]))),
+                    &g.events.iter().zip(&at).map(|(e, &xy)| (xy, event_kind(&e.symbol))).collect::<Vec<_>>(),
+                ) }
+            } else {
+                { for g.arrows.iter().map(|a| {
+                    let ((x1, y1), (x2, y2)) = (at[a.from], at[a.to]);
+                    html! { <line class="message" x1={format!("{x1:.1}")} y1={format!("{y1:.1}")} x2={format!("{x2:.1}")} y2={format!("{y2:.1}")} marker-end="url(#arrowhead)" /> }
+                }) }
+                { for g.events.iter().zip(&at).map(|(e, &(x, y))| {
+                    let class = format!("event {}", event_kind(&e.symbol));
+                    html! { <circle {class} cx={format!("{x:.1}")} cy={format!("{y:.1}")} r="4"><title>{ format!("rank {}, event {}: {} (logical {}, entered {} ns)", e.rank, e.event, e.symbol, e.logical, e.time) }</title></circle> }
+                }) }
+            }
         </svg>
     }
 }
@@ -393,6 +447,9 @@ pub fn patterns_view(props: &AnalysisProps) -> Html {
                     if graph.is_none() {
                         { format!(" Event graphs are kept for the first {kept} occurrences; this one is drawn from the pattern's events in rank order.") }
                     }
+                    if graph.map_or_else(|| length(p), |g| g.events.len()) > COMPACT_GRAPH_EVENTS {
+                        { format!(" This occurrence has more than {COMPACT_GRAPH_EVENTS} events: it is drawn without arrowheads and without a tooltip per event, so the page stays responsive.") }
+                    }
                 </p>
             </div>
         }
@@ -448,9 +505,10 @@ fn pattern_graph(p: &CommunicationPattern) -> Html {
     let h = lane * (ranks.len() as f64 + 0.5);
     let row = |r: u32| ranks.iter().position(|&x| x == r).unwrap_or(0) as f64;
     let at = |(r, i): (u32, usize)| (left + dx * (i as f64 + 0.5), lane * (row(r) + 0.75));
+    let compact = p.events.values().map(Vec::len).sum::<usize>() > COMPACT_GRAPH_EVENTS;
     html! {
         <svg class="event-graph" id="pattern-graph" viewBox={format!("0 0 {w:.0} {h:.0}")} width={format!("{w:.0}")} role="img"
-            aria-label={format!("Event graph of pattern {}", p.id)} data-pattern={p.id.to_string()} data-occurrence="">
+            aria-label={format!("Event graph of pattern {}", p.id)} data-pattern={p.id.to_string()} data-occurrence="" data-compact={compact.to_string()}>
             <defs>
                 <marker id="arrowhead" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse">
                     <path d="M 0 0 L 10 5 L 0 10 z" class="arrowhead" />
@@ -465,15 +523,22 @@ fn pattern_graph(p: &CommunicationPattern) -> Html {
                     </g>
                 }
             }) }
-            { for arrows(p).into_iter().map(|(a, b)| {
-                let ((x1, y1), (x2, y2)) = (at(a), at(b));
-                html! { <line class="message" x1={format!("{x1:.1}")} y1={format!("{y1:.1}")} x2={format!("{x2:.1}")} y2={format!("{y2:.1}")} marker-end="url(#arrowhead)" /> }
-            }) }
-            { for p.events.iter().flat_map(|(&r, evs)| evs.iter().enumerate().map(move |(i, e)| (r, i, e.clone()))).map(|(r, i, e)| {
-                let (x, y) = at((r, i));
-                let class = match peer_of(&e) { Some(('S', _)) => "event send", Some(_) => "event recv", None => "event other" };
-                html! { <circle {class} cx={format!("{x:.1}")} cy={format!("{y:.1}")} r="4"><title>{ format!("rank {r}, event {i}: {e}") }</title></circle> }
-            }) }
+            if compact {
+                { compact_marks(
+                    segments_path(arrows(p).into_iter().map(|(a, b)| (at(a), at(b)))),
+                    &p.events.iter().flat_map(|(&r, evs)| evs.iter().enumerate().map(move |(i, e)| (at((r, i)), event_kind(e)))).collect::<Vec<_>>(),
+                ) }
+            } else {
+                { for arrows(p).into_iter().map(|(a, b)| {
+                    let ((x1, y1), (x2, y2)) = (at(a), at(b));
+                    html! { <line class="message" x1={format!("{x1:.1}")} y1={format!("{y1:.1}")} x2={format!("{x2:.1}")} y2={format!("{y2:.1}")} marker-end="url(#arrowhead)" /> }
+                }) }
+                { for p.events.iter().flat_map(|(&r, evs)| evs.iter().enumerate().map(move |(i, e)| (r, i, e.clone()))).map(|(r, i, e)| {
+                    let (x, y) = at((r, i));
+                    let class = format!("event {}", event_kind(&e));
+                    html! { <circle {class} cx={format!("{x:.1}")} cy={format!("{y:.1}")} r="4"><title>{ format!("rank {r}, event {i}: {e}") }</title></circle> }
+                }) }
+            }
         </svg>
     }
 }
@@ -493,6 +558,20 @@ fn wrap(body: Html, below: Html) -> Html {
 mod tests {
     use super::*;
     use tracelogic_analysis::patterns::TimelineSpan;
+
+    #[test]
+    fn compact_paths_hold_one_mark_per_point_and_segment() {
+        let d = dots_path([(10.0, 20.0), (30.5, 40.0)].into_iter());
+        assert_eq!(
+            d,
+            "M6.0 20.0a4 4 0 1 0 8 0a4 4 0 1 0 -8 0M26.5 40.0a4 4 0 1 0 8 0a4 4 0 1 0 -8 0"
+        );
+        let s = segments_path([((1.0, 2.0), (3.0, 4.0)), ((5.0, 6.0), (7.0, 8.0))].into_iter());
+        assert_eq!(s, "M1.0 2.0L3.0 4.0M5.0 6.0L7.0 8.0");
+        assert_eq!(event_kind("S3"), "send");
+        assert_eq!(event_kind("R12"), "recv");
+        assert_eq!(event_kind("MPI_Barrier"), "other");
+    }
 
     #[test]
     fn view_box_zooms_and_pans_inside_the_drawing() {
