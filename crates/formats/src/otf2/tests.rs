@@ -85,27 +85,34 @@ fn load_dir(root: &Path, dir: &Path, out: &mut Vec<InputFile>) {
     }
 }
 
-#[test]
-fn hot_records_match_the_general_decoder_on_the_real_samples() {
+/// The OTF2 samples under shared/data/samples that are present, by folder name, each with its
+/// files in name order; fails when none is.
+fn otf2_samples() -> Vec<(&'static str, Vec<InputFile>)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/samples");
-    let mut seen = 0;
-    for dir in [
+    let samples: Vec<_> = [
         "pipit-ping-pong-otf2",
         "pipit-ping-pong-otf2-papi",
         "pyotf2-generated-4rank",
         "pyotf2-generated-multichunk",
-    ] {
+    ]
+    .into_iter()
+    .filter_map(|dir| {
         let mut files = Vec::new();
         load_dir(&root.join(dir), &root.join(dir), &mut files);
-        if files.is_empty() {
-            continue;
-        }
         files.sort_by(|a, b| a.name.cmp(&b.name));
+        (!files.is_empty()).then_some((dir, files))
+    })
+    .collect();
+    assert!(!samples.is_empty(), "no OTF2 sample found under {}", root.display());
+    samples
+}
+
+#[test]
+fn hot_records_match_the_general_decoder_on_the_real_samples() {
+    for (dir, files) in otf2_samples() {
         let (fast, general) = both_ways(&files).unwrap_or_else(|e| panic!("{dir}: {e:?}"));
         assert_eq!(fast, general, "{dir}: hot and general reads differ");
-        seen += 1;
     }
-    assert!(seen > 0, "no OTF2 sample found under {}", root.display());
 }
 
 #[test]
@@ -162,25 +169,10 @@ fn same_whatever_the_threads(files: &[InputFile], what: &str) -> Result<tracelog
 
 #[test]
 fn threads_give_the_one_part_trace_on_the_real_samples() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/samples");
-    let mut seen = 0;
-    for dir in [
-        "pipit-ping-pong-otf2",
-        "pipit-ping-pong-otf2-papi",
-        "pyotf2-generated-4rank",
-        "pyotf2-generated-multichunk",
-    ] {
-        let mut files = Vec::new();
-        load_dir(&root.join(dir), &root.join(dir), &mut files);
-        if files.is_empty() {
-            continue;
-        }
-        files.sort_by(|a, b| a.name.cmp(&b.name));
+    for (dir, files) in otf2_samples() {
         let t = same_whatever_the_threads(&files, dir).unwrap_or_else(|e| panic!("{dir}: {e}"));
         assert!(t.num_ranks() > 1, "{dir}: one rank cannot be split");
-        seen += 1;
     }
-    assert!(seen > 0, "no OTF2 sample found under {}", root.display());
 }
 
 /// `trace` with its calls spread over two threads per rank, alternately, so that requests are
