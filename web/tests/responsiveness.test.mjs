@@ -212,7 +212,10 @@ test('the logical view shows the side-by-side text a page at a time and still do
   const table = cliText.slice(cliText.findIndex((l) => l.startsWith('PHYSICAL TRACE')));
   while (table.at(-1) === '') table.pop();
   assert.ok(table.length > 1000, `the test needs more than two pages of lines: ${table.length}`);
-  const records = cliJson(['logical', dir]).records.length;
+  const cliLogical = cliJson(['logical', dir]);
+  const records = cliLogical.records.length;
+  // A 4x4 torus is the 4-cube: identified as the hypercube, named by the torus's moves.
+  assert.equal(cliLogical.directions_from.topology, '4x4 torus');
 
   const s = await app.openPage(`${app.origin}${prefix}?sample=none`, { acceptDownloads: true });
   const { page } = s;
@@ -221,6 +224,8 @@ test('the logical view shows the side-by-side text a page at a time and still do
   await page.waitForSelector('.app[data-state="idle"]', { timeout: 120_000 });
   await page.click('#nav-logical');
   await page.waitForSelector('#logical-side-by-side', { timeout: 120_000 });
+  assert.equal(await page.textContent('#logical-topology'), '4x4 torus');
+  assert.equal(await page.textContent('#logical-directions-from'), `Directions from the ${cliLogical.directions_from.reason}`);
   const shown = async () => (await page.textContent('#logical-side-by-side')).replace(/\n$/, '').split('\n');
   assert.deepEqual(await shown(), table.slice(0, 500), 'the first page: the CLI\'s first 500 lines');
   await page.click('#logical-side-by-side-more');
