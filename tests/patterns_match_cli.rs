@@ -140,3 +140,68 @@ fn bad_extrapolation_inputs_are_named() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("3 dimensions") && err.contains("2"), "{err}");
 }
+
+/// The halo exchange of a 3x3x3 torus: receive from -x, +x, -y, +y, -z, +z, then send to +x,
+/// -x, +y, -y, +z, -z (the generator's order), rank `x + 3y + 9z`.
+fn halo_3x3x3() -> String {
+    let at = |x: i32, y: i32, z: i32| x.rem_euclid(3) + 3 * y.rem_euclid(3) + 9 * z.rem_euclid(3);
+    let mut ranks = Vec::new();
+    for z in 0..3 {
+        for y in 0..3 {
+            for x in 0..3 {
+                let recv = [(-1, 0, 0), (1, 0, 0), (0, -1, 0), (0, 1, 0), (0, 0, -1), (0, 0, 1)];
+                let send = [(1, 0, 0), (-1, 0, 0), (0, 1, 0), (0, -1, 0), (0, 0, 1), (0, 0, -1)];
+                let events: Vec<String> = recv
+                    .iter()
+                    .map(|(a, b, c)| format!("\"R{}\"", at(x + a, y + b, z + c)))
+                    .chain(send.iter().map(|(a, b, c)| format!("\"S{}\"", at(x + a, y + b, z + c))))
+                    .collect();
+                ranks.push(format!("\"{}\": [{}]", at(x, y, z), events.join(", ")));
+            }
+        }
+    }
+    format!(r#"{{"topology": "torus:3x3x3", "events": {{{}}}}}"#, ranks.join(", "))
+}
+
+/// A 4x4x4 torus is isomorphic to the 6-cube, which identification reports as the match; the
+/// pattern is extrapolated to the torus the ranks' directions agree on (as the logical trace
+/// places it), not refused as non-Cartesian.
+#[test]
+fn pattern_extrapolated_to_a_torus_identified_as_its_isomorphic_hypercube() {
+    let trace = scratch("t444.txt");
+    let out = run(&[
+        "generate",
+        "--topology",
+        "torus:4x4x4",
+        "--numbering",
+        "random",
+        "--seed",
+        "5",
+        "--iterations",
+        "3",
+        "--format",
+        "text",
+        "--out",
+        trace.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let pattern = scratch("halo333.json");
+    std::fs::write(&pattern, halo_3x3x3()).unwrap();
+    let (t, p) = (trace.to_str().unwrap(), pattern.to_str().unwrap());
+    let out = run(&["match", t, "--pattern", p, "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let x = &v["extrapolation"];
+    assert_eq!(x["to_topology"], "4x4x4 torus");
+    assert_eq!(x["directions_from"]["topology"], "4x4x4 torus");
+    assert_ne!(x["directions_from"]["identified"], "4x4x4 torus");
+    assert_eq!(v["matches"].as_array().unwrap().len(), 3, "{}", v["matches"]);
+    assert_eq!(v["rank_matches"].as_object().unwrap().len(), 64);
+    let text = run(&["match", t, "--pattern", p]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("extrapolated to the run's 4x4x4 torus"), "{text}");
+    assert!(
+        text.contains("hypercube"),
+        "the reason names the identified match: {text}"
+    );
+}

@@ -146,10 +146,12 @@ fn identified(trace: &Trace, threshold: Threshold) -> Result<TopologyReport, Cli
     ))
 }
 
-/// Identify the topology of `trace` and place its ranks.
-pub fn placement(trace: &Trace, threshold: Threshold) -> Result<Placement, CliError> {
+/// Identify the topology of `trace` and place its ranks as the logical trace does: among the
+/// isomorphic topologies, the one whose directions the ranks agree on (`Placement::choose`), so
+/// a 4x4x4 torus identified as the 6-cube is placed as the torus.
+pub fn placement(trace: &Trace, threshold: Threshold) -> Result<(Placement, DirectionsFrom), CliError> {
     let report = identified(trace, threshold)?;
-    Placement::from_report(&report).map_err(|e| CliError::NothingFound(format!("{}: {e}", trace.source)))
+    Placement::choose(trace, &report).map_err(|e| CliError::NothingFound(format!("{}: {e}", trace.source)))
 }
 
 /// Identify, place (choosing among isomorphic topologies the one whose directions the ranks

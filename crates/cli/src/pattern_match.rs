@@ -76,6 +76,8 @@ struct Extrapolation<'a> {
     classes: &'a [tracelogic_analysis::patterns::extrapolate::NeighbourClass],
     orientation_matches: &'a [usize],
     orientation: Option<&'a tracelogic_analysis::patterns::extrapolate::Orientation>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    directions_from: Option<&'a tracelogic_analysis::logical::DirectionsFrom>,
 }
 
 /// Reads a pattern file (see [`parse_pattern_file`]); errors name the file.
@@ -144,10 +146,12 @@ pub fn run(args: Args) -> CliResult {
     let events = rank_events(&trace, args.with_envelope);
     let result: ExtrapolatedSearch = match &small {
         Some(small) => {
-            let placement = crate::logical::placement(&trace, args.threshold)?;
+            let (placement, from) = crate::logical::placement(&trace, args.threshold)?;
             set_stage("searching the extrapolated pattern");
-            search_extrapolated(&trace, &matching, &events, small, &placement, args.max_edits)
-                .map_err(|e| CliError::Input(format!("{}: {e}", trace.source)))?
+            let mut search = search_extrapolated(&trace, &matching, &events, small, &placement, args.max_edits)
+                .map_err(|e| CliError::Input(format!("{}: {e}", trace.source)))?;
+            search.directions_from = Some(from);
+            search
         }
         None => {
             set_stage("searching the pattern");
@@ -165,6 +169,7 @@ pub fn run(args: Args) -> CliResult {
         classes: &result.classes,
         orientation_matches: &result.orientation_matches,
         orientation: result.orientation.as_ref(),
+        directions_from: result.directions_from.as_ref(),
     });
     let searched: Vec<Rank> = found.rank_matches.keys().copied().collect();
     if args.json {
@@ -183,6 +188,9 @@ pub fn run(args: Args) -> CliResult {
                 x.orientation_matches.len(),
                 x.orientation_matches
             );
+            if let Some(d) = x.directions_from.filter(|d| d.topology != d.identified) {
+                o += &format!("{}\n", d.reason);
+            }
             if let Some(or) = x.orientation {
                 let map: Vec<String> = or.directions.iter().map(|(a, b)| format!("{a}->{b}")).collect();
                 o += &format!("orientation kept: {}\n", map.join(", "));

@@ -293,9 +293,11 @@ pub fn pattern_search(trace: &Trace, text: &str, max_edits: u32) -> Result<Searc
         Some(small_topology) => {
             let small = classify(&file.events, small_topology).map_err(|e| format!("the pattern: {e}"))?;
             let report = topology(trace, None);
-            let placement =
-                Placement::from_report(&report).map_err(|e| format!("cannot extrapolate the pattern: {e}"))?;
-            search_extrapolated(trace, &matching, &events, &small, &placement, max_edits)?
+            let (placement, from) =
+                Placement::choose(trace, &report).map_err(|e| format!("cannot extrapolate the pattern: {e}"))?;
+            let mut search = search_extrapolated(trace, &matching, &events, &small, &placement, max_edits)?;
+            search.directions_from = Some(from);
+            search
         }
         None => ExtrapolatedSearch {
             search: search_pattern(trace, &matching, &events, &file.events, max_edits)?,
@@ -643,6 +645,44 @@ pub(crate) mod tests {
         assert_eq!(from.topology, "4x4 torus");
         assert_eq!(r.topology.label, "4x4 torus");
         assert_eq!(r.verification.overall_share, 1.0);
+    }
+
+    #[test]
+    fn pattern_search_extrapolates_to_the_torus_a_hypercube_match_is_isomorphic_to() {
+        // The 4x4 torus is identified as the 4-cube; a pattern written for a 3x3 torus is
+        // extrapolated to the torus the logical view also uses, not refused as non-Cartesian.
+        let spec = tracelogic_synth::Spec {
+            topology: tracelogic_synth::TopologySpec::parse("torus:4x4").unwrap(),
+            iterations: 2,
+            ..tracelogic_synth::Spec::default()
+        };
+        let trace = tracelogic_synth::generate(&spec).unwrap();
+        // The generator's halo: receive from west, east, north, south, then send east, west,
+        // south, north.
+        let at = |x: i32, y: i32| x.rem_euclid(3) + 3 * y.rem_euclid(3);
+        let halo: Vec<String> = (0..9)
+            .map(|r| {
+                let (x, y) = (r % 3, r / 3);
+                let peers = [
+                    ('R', at(x - 1, y)),
+                    ('R', at(x + 1, y)),
+                    ('R', at(x, y - 1)),
+                    ('R', at(x, y + 1)),
+                    ('S', at(x + 1, y)),
+                    ('S', at(x - 1, y)),
+                    ('S', at(x, y + 1)),
+                    ('S', at(x, y - 1)),
+                ];
+                let events: Vec<String> = peers.iter().map(|(k, p)| format!("\"{k}{p}\"")).collect();
+                format!("\"{r}\": [{}]", events.join(", "))
+            })
+            .collect();
+        let pattern = format!(r#"{{"topology": "torus:3x3", "events": {{{}}}}}"#, halo.join(", "));
+        let r: SearchResult = run(&trace, AnalysisRequest::Match { pattern, max_edits: 0 });
+        assert_eq!(r.search.to_topology, "4x4 torus");
+        let from = r.search.directions_from.expect("the placement says why");
+        assert_eq!(from.identified, "4-dimensional hypercube");
+        assert_eq!(r.search.search.matches.len(), 2, "one occurrence per iteration");
     }
 
     #[test]

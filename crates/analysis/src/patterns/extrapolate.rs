@@ -21,7 +21,7 @@
 //! dimensions on both sides. Trees, rings, hypercubes and butterflies are refused with a message.
 
 use super::{search_pattern, Events, PatternSearch};
-use crate::logical::Placement;
+use crate::logical::{DirectionsFrom, Placement};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use tracelogic_graph::{Direction, TopologySpec};
@@ -99,6 +99,11 @@ pub struct ExtrapolatedSearch {
     pub orientation: Option<Orientation>,
     /// The search with the chosen orientation's pattern.
     pub search: PatternSearch,
+    /// Which of the isomorphic topologies placed the run (set by callers that place it with
+    /// `Placement::choose`, as the logical trace does: a 4x4x4 torus identified as the 6-cube is
+    /// extrapolated to as the torus).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub directions_from: Option<DirectionsFrom>,
 }
 
 /// Split `S12:t3:b8` into (`S`, 12, `:t3:b8`); `None` for symbols without a numeric peer.
@@ -407,6 +412,7 @@ pub fn search_extrapolated(
         orientation_matches: counts,
         orientation: orientations.into_iter().nth(i),
         search,
+        directions_from: None,
     })
 }
 
