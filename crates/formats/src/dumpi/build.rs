@@ -9,7 +9,7 @@
 //! parts are merged in rank order ([`Builder::merge`]); once all are merged the builder computes
 //! the memberships in creation order and translates peers and roots to world ranks.
 
-use super::raw::{BinFile, Header, P2pArgs, Record, Status, Value};
+use super::raw::{BinFile, Header, Hot, HotHead, Interval, P2pArgs, Record, Status, Value};
 use super::spec::{CALLS, END_OF_STREAM, FUNCTION_ENTER, FUNCTION_EXIT};
 use crate::parallel::map_files;
 use crate::{FormatError, NoProgress};
@@ -261,84 +261,96 @@ impl Op {
 }
 
 /// Non-blocking operations waiting for their completion, by request handle. libdumpi numbers
-/// requests upwards and they complete soon after they are posted, so the pending ones lie in a
-/// short window of handles: a table over that window serves nearly every look-up, and a map
-/// takes the handles outside it (negative ones, or ones beyond what the rank's file can justify).
+/// requests upwards and they complete soon after they are posted, so at any time the pending
+/// ones have distinct low bits: a direct-mapped table of slots indexed by the handle's low bits
+/// serves nearly every look-up with one load and one compare, and a map takes the handles whose
+/// slot another pending request holds (a request never completed, handles far apart or reused).
 /// A handle is in at most one of the two.
 #[derive(Default)]
-struct Pending {
-    /// Handle of `window[0]`.
-    base: i64,
-    /// Operation index + 1 by handle − `base` (0 = none pending); its front is never 0.
-    window: std::collections::VecDeque<u32>,
+pub(super) struct Pending {
+    /// (handle, operation index + 1) by `handle & (slots.len() - 1)`; 0 = free slot. Empty
+    /// until [`Pending::with_slots`] sizes it (every handle then goes to the map).
+    slots: Vec<(i32, u32)>,
     sparse: FastMap<i32, usize>,
-    /// Most slots the window may hold (bounded by the rank's file size).
-    limit: usize,
     len: usize,
 }
 
 impl Pending {
-    #[inline]
-    fn insert(&mut self, request: i32, op: usize) {
-        if self.window.is_empty() {
-            self.base = request as i64;
+    /// A table of `n` slots rounded up to a power of two (none when `n` is 0).
+    pub(super) fn with_slots(n: usize) -> Pending {
+        Pending {
+            slots: if n == 0 {
+                Vec::new()
+            } else {
+                vec![(0, 0); n.next_power_of_two()]
+            },
+            ..Pending::default()
         }
-        let at = usize::try_from(request as i64 - self.base)
-            .ok()
-            .filter(|&i| i < self.limit);
-        let added = match (at, u32::try_from(op + 1)) {
-            (Some(i), Ok(v)) => {
-                while self.window.len() <= i {
-                    self.window.push_back(0);
-                }
-                let was_sparse = !self.sparse.is_empty() && self.sparse.remove(&request).is_some();
-                std::mem::replace(&mut self.window[i], v) == 0 && !was_sparse
-            }
-            _ => self.sparse.insert(request, op).is_none(),
-        };
-        self.len += added as usize;
     }
 
+    /// The slot of `request`, if the table has slots.
+    #[inline(always)]
+    fn slot(&mut self, request: i32) -> Option<&mut (i32, u32)> {
+        let mask = self.slots.len().wrapping_sub(1);
+        self.slots.get_mut(request as u32 as usize & mask)
+    }
+
+    /// Record that `request` waits for completion as operation `op` (replacing what the same
+    /// handle was waiting for, if anything).
     #[inline]
-    fn remove(&mut self, request: i32) -> Option<usize> {
-        let at = usize::try_from(request as i64 - self.base).ok();
-        let found = match at.and_then(|i| self.window.get_mut(i)) {
-            Some(v) if *v != 0 => {
-                let op = std::mem::take(v) as usize - 1;
-                while self.window.front() == Some(&0) {
-                    self.window.pop_front();
-                    self.base += 1;
+    pub(super) fn insert(&mut self, request: i32, op: usize) {
+        let value = u32::try_from(op + 1).ok();
+        let in_sparse = !self.sparse.is_empty();
+        let Some(slot) = self.slot(request) else {
+            self.len += self.sparse.insert(request, op).is_none() as usize;
+            return;
+        };
+        match value {
+            Some(v) if slot.1 != 0 && slot.0 == request => slot.1 = v,
+            Some(v) if slot.1 == 0 => {
+                *slot = (request, v);
+                let was_sparse = in_sparse && self.sparse.remove(&request).is_some();
+                self.len += !was_sparse as usize;
+            }
+            _ => {
+                // The slot is another request's (or the index does not fit a slot).
+                let was_slot = slot.1 != 0 && slot.0 == request;
+                if was_slot {
+                    slot.1 = 0;
                 }
+                let added = self.sparse.insert(request, op).is_none() && !was_slot;
+                self.len += added as usize;
+            }
+        }
+    }
+
+    /// The operation `request` was waiting for, which no longer waits.
+    #[inline]
+    pub(super) fn remove(&mut self, request: i32) -> Option<usize> {
+        let in_sparse = !self.sparse.is_empty();
+        let found = match self.slot(request) {
+            Some(slot) if slot.1 != 0 && slot.0 == request => {
+                let op = slot.1 as usize - 1;
+                slot.1 = 0;
                 Some(op)
             }
-            _ if self.sparse.is_empty() => None,
+            _ if !in_sparse => None,
             _ => self.sparse.remove(&request),
         };
         self.len -= found.is_some() as usize;
         found
     }
 
-    fn len(&self) -> usize {
+    /// Number of requests waiting.
+    pub(super) fn len(&self) -> usize {
         self.len
     }
 }
 
-/// The record layouts with a dedicated decoder: the calls nearly every record of a
-/// point-to-point trace is made of.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Hot {
-    /// `count, datatype, peer, tag, comm[, request][, status]`.
-    P2p { with_request: bool, with_status: bool },
-    /// `MPI_Wait` / `MPI_Test`: `request[, flag], status`.
-    Wait { with_flag: bool },
-    /// `MPI_Waitall` / `MPI_Testall`: `count, requests[, flag], statuses`.
-    All { with_flag: bool },
-}
-
-impl Hot {
+impl Op {
     /// The hot layout of a call, `None` for the calls the generic loop decodes.
-    fn of(op: Op, name: &str) -> Option<Hot> {
-        Some(match op {
+    fn hot(self, name: &str) -> Option<Hot> {
+        Some(match self {
             Op::Send => Hot::P2p {
                 with_request: false,
                 with_status: false,
@@ -470,6 +482,7 @@ pub(crate) fn read_rank(
         warnings: HashMap::new(),
         min_time: u64::MAX,
         call_ops: vec![None; END_OF_STREAM as usize + 1],
+        hot: vec![None; END_OF_STREAM as usize + 1],
         function_names: file.functions.iter().cloned().collect(),
         general_only,
     };
@@ -506,6 +519,10 @@ struct RankReader {
     min_time: u64,
     /// What to do with each DUMPI call id, its interned MPI name and its kind, found on first use.
     call_ops: Vec<Option<(Op, FuncId, CallKind)>>,
+    /// The hot layout of each DUMPI call id seen so far that has one (none at all when
+    /// `general_only`): [`raw::Records::hot_head`](super::raw::Records::hot_head) decodes the
+    /// heads of those records in one go.
+    hot: Vec<Option<Hot>>,
     /// Function names of the file, by address.
     function_names: HashMap<u64, String>,
     /// Decode every record with the generic per-field loop (the hot decoders are skipped); the
@@ -598,13 +615,29 @@ impl RankReader {
             ));
         }
         self.reserve(file);
-        self.st.pending.limit = (file.len() / 4).min(1 << 16);
+        // A slot per 64 bytes of records, at most 4096 (32 KiB): libdumpi's handles are
+        // consecutive, so this many can be pending at once before two share a slot.
+        self.st.pending = Pending::with_slots((file.stream_len() / 64).clamp(1, 4096));
         let mut records = file.records();
         let mut next_report = PROGRESS_STEP;
         let mut rec = Record::empty();
         let mut statuses: Vec<Status> = Vec::new();
         let mut requests: Vec<i32> = Vec::new();
-        while records.head_into(&mut rec)? {
+        loop {
+            if let Some(h) = records.hot_head(&self.hot) {
+                let pos = records.position();
+                if pos >= next_report {
+                    next_report = pos + PROGRESS_STEP;
+                    if !advance(pos as u64) {
+                        return Err(FormatError::cancelled(file.name));
+                    }
+                }
+                self.hot_record(&mut records, h, &sizes, &mut statuses, &mut requests)?;
+                continue;
+            }
+            if !records.head_into(&mut rec)? {
+                break;
+            }
             let pos = records.position();
             if pos >= next_report {
                 next_report = pos + PROGRESS_STEP;
@@ -615,7 +648,10 @@ impl RankReader {
             let hot = match rec.call {
                 FUNCTION_ENTER | FUNCTION_EXIT => None,
                 _ if self.general_only => None,
-                id => Hot::of(self.call_op(id).0, rec.spec().name),
+                id => {
+                    self.call_op(id);
+                    self.hot[id as usize]
+                }
             };
             // One decoder per hot layout; every other record takes the generic field loop.
             match hot {
@@ -623,28 +659,16 @@ impl RankReader {
                     records.args_into(&mut rec)?;
                     self.record(file, &sizes, &rec);
                 }
-                Some(Hot::P2p {
-                    with_request,
-                    with_status,
-                }) => {
-                    let a = records.p2p_args(&rec, with_request, with_status, &mut statuses)?;
+                Some(layout) => {
                     let (op, call) = self.begin_call(file, &rec);
-                    let recv_init = rec.spec().name == "Recv_init";
-                    self.p2p_call(call, op, recv_init, a, &sizes, statuses.first());
-                }
-                Some(Hot::Wait { with_flag }) => {
-                    let (request, flag) = records.wait_args(rec.mask, with_flag, &mut statuses)?;
-                    let (_, call) = self.begin_call(file, &rec);
-                    if flag != 0 {
-                        self.complete(request, call, statuses.first());
-                    }
-                }
-                Some(Hot::All { with_flag }) => {
-                    let flag = records.requests_args(rec.mask, with_flag, &mut requests, &mut statuses)?;
-                    let (_, call) = self.begin_call(file, &rec);
-                    if flag != 0 {
-                        self.complete_all(call, &requests, &statuses);
-                    }
+                    let head = HotHead {
+                        call: rec.call,
+                        hot: layout,
+                        mask: rec.mask,
+                        thread: rec.thread,
+                        time: None,
+                    };
+                    self.hot_args(&mut records, head, op, call, &sizes, &mut statuses, &mut requests)?;
                 }
             }
         }
@@ -658,13 +682,78 @@ impl RankReader {
         Ok(())
     }
 
+    /// A record whose head [`raw::Records::hot_head`](super::raw::Records::hot_head) decoded:
+    /// the call is appended from the head, then its arguments are decoded by the layout's
+    /// decoder.
+    #[inline(always)]
+    fn hot_record(
+        &mut self,
+        records: &mut super::raw::Records,
+        h: HotHead,
+        sizes: &[u64],
+        statuses: &mut Vec<Status>,
+        requests: &mut Vec<i32>,
+    ) -> Result<(), FormatError> {
+        let (enter, exit) = self.times_of(h.time);
+        let (op, func, kind) = self.call_op(h.call);
+        let loc = self.location(h.thread);
+        let callpath = self.st.callpath;
+        let call = self.rt.push_call(func, kind, enter, exit, callpath, loc);
+        self.hot_args(records, h, op, call, sizes, statuses, requests)
+    }
+
+    /// Decode the arguments of a hot record whose call is `call` and act on them.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn hot_args(
+        &mut self,
+        records: &mut super::raw::Records,
+        h: HotHead,
+        op: Op,
+        call: CallIdx,
+        sizes: &[u64],
+        statuses: &mut Vec<Status>,
+        requests: &mut Vec<i32>,
+    ) -> Result<(), FormatError> {
+        match h.hot {
+            Hot::P2p {
+                with_request,
+                with_status,
+            } => {
+                let spec = super::spec::call_spec(h.call).expect("hot ids are known calls");
+                let a = records.p2p_args(spec, h.mask, with_request, with_status, statuses)?;
+                let recv_init = op == Op::PersistentInit && spec.name == "Recv_init";
+                self.p2p_call(call, op, recv_init, a, sizes, statuses.first());
+            }
+            Hot::Wait { with_flag } => {
+                let (request, flag) = records.wait_args(h.mask, with_flag, statuses)?;
+                if flag != 0 {
+                    self.complete(request, call, statuses.first());
+                }
+            }
+            Hot::All { with_flag } => {
+                let flag = records.requests_args(h.mask, with_flag, requests, statuses)?;
+                if flag != 0 {
+                    self.complete_all(call, requests, statuses);
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Entry and exit of a record in ns (wall clock, else CPU clock). DUMPI stores seconds in 16
     /// bits above a per-file bias, so they wrap after 18.2 hours: a jump back by more than half
     /// the range is taken as a wrap.
     #[inline]
     fn times(&mut self, rec: &Record) -> (u64, u64) {
+        self.times_of(rec.wall.or(rec.cpu))
+    }
+
+    /// [`RankReader::times`] of the interval a record carries (wall clock, else CPU clock).
+    #[inline]
+    fn times_of(&mut self, interval: Option<Interval>) -> (u64, u64) {
         const WRAP: u64 = 1 << 16;
-        let Some(iv) = rec.wall.or(rec.cpu) else {
+        let Some(iv) = interval else {
             let t = self.st.last_sec.saturating_mul(1_000_000_000);
             return (t, t);
         };
@@ -724,6 +813,9 @@ impl RankReader {
         let func = self.functions.intern(&name);
         let known = (Op::of(spec.name, &name), func, CallKind::classify(&name));
         self.call_ops[id as usize] = Some(known);
+        if !self.general_only && id != FUNCTION_ENTER && id != FUNCTION_EXIT {
+            self.hot[id as usize] = known.0.hot(spec.name);
+        }
         known
     }
 

@@ -389,16 +389,21 @@ impl<'a> Cursor<'a> {
                 ),
             ));
         }
-        out.reserve(n.max(0) as usize);
-        for _ in 0..n.max(0) {
-            out.push(Status {
-                bytes: self.i32("status bytes")?,
-                source: self.i32("status source")?,
-                cancelled: self.u8("status cancelled")?,
-                error: self.u8("status error")?,
-                tag: if with_tag { self.i32("status tag")? } else { -1 },
-            });
-        }
+        // The count was checked against the bytes that remain: the statuses are decoded from
+        // one slice.
+        let n = n.max(0) as usize;
+        let bytes = self.take(n * each, what)?;
+        out.extend(bytes.chunks_exact(each).map(|b| Status {
+            bytes: i32::from_be_bytes([b[0], b[1], b[2], b[3]]),
+            source: i32::from_be_bytes([b[4], b[5], b[6], b[7]]),
+            cancelled: b[8],
+            error: b[9],
+            tag: if with_tag {
+                i32::from_be_bytes([b[10], b[11], b[12], b[13]])
+            } else {
+                -1
+            },
+        }));
         Ok(true)
     }
     fn i32s(&mut self, what: &str) -> Result<Vec<i32>, FormatError> {
@@ -434,6 +439,33 @@ pub(crate) struct P2pArgs {
     pub comm: u16,
     /// Request handle (0 for the blocking calls, which have none).
     pub request: i32,
+}
+
+/// The record layouts with a dedicated decoder: the calls nearly every record of a
+/// point-to-point trace is made of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Hot {
+    /// `count, datatype, peer, tag, comm[, request][, status]`.
+    P2p { with_request: bool, with_status: bool },
+    /// `MPI_Wait` / `MPI_Test`: `request[, flag], status`.
+    Wait { with_flag: bool },
+    /// `MPI_Waitall` / `MPI_Testall`: `count, requests[, flag], statuses`.
+    All { with_flag: bool },
+}
+
+/// The head of a record of a hot layout, as [`Records::hot_head`] decodes it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct HotHead {
+    /// DUMPI call id.
+    pub call: u16,
+    /// Its layout.
+    pub hot: Hot,
+    /// The mask byte.
+    pub mask: u8,
+    /// Thread id (0 when not recorded).
+    pub thread: u16,
+    /// Wall-clock interval when recorded, else the CPU one, else none.
+    pub time: Option<Interval>,
 }
 
 fn version_at_least(v: (u8, u8, u8), want: (u8, u8, u8)) -> bool {
@@ -802,6 +834,69 @@ impl Records<'_, '_> {
         Ok(())
     }
 
+    /// The head of the next record when its call has a hot layout (`hot[call id]`), it carries
+    /// no PAPI values and its head lies whole in the stream: call id, mask, thread and the
+    /// interval the model takes (wall clock, else CPU), decoded with one bounds check. `None`
+    /// (nothing consumed) for every other record, the end of the stream and any head cut short:
+    /// [`Records::head_into`] then decodes it, or reports the error, as for any record.
+    #[inline(always)]
+    pub(crate) fn hot_head(&mut self, hot: &[Option<Hot>]) -> Option<HotHead> {
+        if self.done {
+            return None;
+        }
+        let c = &mut self.cur;
+        let b = c.peek::<3>()?;
+        let call = be_u16(b, 0);
+        let layout = (*hot.get(call as usize)?)?;
+        let mask = b[2];
+        if mask & MASK_PERF != 0 {
+            return None;
+        }
+        let with_thread = mask & MASK_THREAD != 0;
+        let with_cpu = mask & MASK_CPU_TIME != 0;
+        let with_wall = mask & MASK_WALL_TIME != 0;
+        let len = 3 + 2 * with_thread as usize + 12 * (with_cpu as usize + with_wall as usize);
+        if c.remaining() < len {
+            return None;
+        }
+        let mut at = c.pos + 3;
+        let bytes = c.bytes;
+        let thread = if with_thread {
+            at += 2;
+            u16::from_be_bytes([bytes[at - 2], bytes[at - 1]])
+        } else {
+            0
+        };
+        let interval = |at: usize, bias: u32| {
+            let b: [u8; 12] = bytes[at..at + 12].try_into().expect("12 bytes");
+            Interval {
+                start: Clock {
+                    sec: bias as u64 + be_u16(b, 0) as u64,
+                    nsec: be_i32(b, 2) as u32,
+                },
+                stop: Clock {
+                    sec: bias as u64 + be_u16(b, 6) as u64,
+                    nsec: be_i32(b, 8) as u32,
+                },
+            }
+        };
+        let time = if with_wall {
+            Some(interval(at + 12 * with_cpu as usize, self.file.wall_bias))
+        } else if with_cpu {
+            Some(interval(at, self.file.cpu_bias))
+        } else {
+            None
+        };
+        c.pos += len;
+        Some(HotHead {
+            call,
+            hot: layout,
+            mask,
+            thread,
+            time,
+        })
+    }
+
     /// Hot decoder for the point-to-point layout `count, datatype, peer, tag, comm`, then
     /// `request` when `with_request` (non-blocking and persistent calls), then a status when
     /// `with_status` (`MPI_Recv`; its first status, if recorded, lands in `status`). One bounds
@@ -810,19 +905,21 @@ impl Records<'_, '_> {
     #[inline(always)]
     pub(crate) fn p2p_args(
         &mut self,
-        rec: &Record,
+        spec: &CallSpec,
+        mask: u8,
         with_request: bool,
         with_status: bool,
         status: &mut Vec<Status>,
     ) -> Result<P2pArgs, FormatError> {
-        let r = self.decode_p2p(rec, with_request, with_status, status);
+        let r = self.decode_p2p(spec, mask, with_request, with_status, status);
         self.step(r)
     }
 
     #[inline(always)]
     fn decode_p2p(
         &mut self,
-        rec: &Record,
+        spec: &CallSpec,
+        mask: u8,
         with_request: bool,
         with_status: bool,
         status: &mut Vec<Status>,
@@ -850,7 +947,7 @@ impl Records<'_, '_> {
             }
         } else {
             // Too short for the fixed part: the field-by-field reads report where it ends.
-            let name = |i: usize| rec.spec.fields.get(i).map_or("argument", |f| f.name);
+            let name = |i: usize| spec.fields.get(i).map_or("argument", |f| f.name);
             P2pArgs {
                 count: c.i32(name(0))?,
                 datatype: c.u16(name(1))?,
@@ -862,7 +959,7 @@ impl Records<'_, '_> {
         };
         status.clear();
         if with_status {
-            c.statuses_into(rec.mask, self.file.header.version, "status", status)?;
+            c.statuses_into(mask, self.file.header.version, "status", status)?;
         }
         Ok(args)
     }
