@@ -362,6 +362,26 @@ impl<'a> ChunkedFile<'a> {
         self.next_type_slow()
     }
 
+    /// The bytes from the read position to the end of the current chunk, for a decoder that
+    /// reads whole records at once and then moves on with [`ChunkedFile::skip`]; empty once the
+    /// end-of-file record was read and in a big-endian chunk (whose records go the general way).
+    #[inline]
+    pub fn rest_of_chunk(&self) -> &'a [u8] {
+        let c = &self.cur;
+        if self.done || c.big_endian {
+            return &[];
+        }
+        c.data.get(c.pos..c.end).unwrap_or(&[])
+    }
+
+    /// Move past `len` bytes of the current chunk that the caller decoded from
+    /// [`ChunkedFile::rest_of_chunk`] (whole records only, so `len` stays inside the chunk).
+    #[inline]
+    pub fn skip(&mut self, len: usize) {
+        debug_assert!(self.cur.pos + len <= self.cur.end, "skip past the chunk end");
+        self.cur.pos += len;
+    }
+
     #[inline(never)]
     fn next_type_slow(&mut self) -> Result<Option<(u8, usize)>, FormatError> {
         if self.done {

@@ -520,6 +520,37 @@ impl<'a> LocationEvents<'a> {
         }
     }
 
+    /// The rest of the current chunk, for [`decode_hot`], and the file offset of its first
+    /// byte; empty at the end of the file and in big-endian chunks.
+    #[inline]
+    pub(crate) fn hot_bytes(&self) -> (&'a [u8], usize) {
+        (self.file.rest_of_chunk(), self.file.cur.pos)
+    }
+
+    /// The location's local definitions (id maps, clock offsets).
+    #[inline]
+    pub(crate) fn local_defs(&self) -> &'a LocalDefs {
+        self.local
+    }
+
+    /// The raw time of the last timestamp record (0 before the first).
+    #[inline]
+    pub(crate) fn raw_time(&self) -> u64 {
+        self.raw_time
+    }
+
+    /// Move past `len` bytes of whole records decoded by [`decode_hot`] from
+    /// [`LocationEvents::hot_bytes`], `events` event records among them, the last timestamp
+    /// read being `raw_time` (corrected: `time`). No attribute list is among them, and none is
+    /// pending: [`decode_hot`] decodes none, and each event drops the one before it.
+    #[inline]
+    pub(crate) fn skip_decoded(&mut self, len: usize, events: u64, raw_time: u64, time: u64) {
+        self.file.skip(len);
+        self.read += events;
+        self.raw_time = raw_time;
+        self.time = time;
+    }
+
     /// Clock-corrected time of the current event, in ticks.
     #[inline]
     pub(crate) fn time(&self) -> u64 {
@@ -551,6 +582,113 @@ impl<'a> LocationEvents<'a> {
             attributes: self.take_attributes(),
             kind,
         }))
+    }
+}
+
+/// Bytes of the chunk the whole-record decoder ([`decode_hot`]) looks at: the longest hot record
+/// in its common encoding, an MpiIsend or MpiIrecv (type, length byte, three compressed 32-bit
+/// and two compressed 64-bit fields), is 35 bytes, and the last field's payload is loaded as
+/// 8 bytes after its width byte.
+pub(crate) const HOT_WINDOW: usize = 40;
+
+/// `MASK[n]` keeps the low `n` bytes of a little-endian 8-byte load.
+const MASK: [u64; 9] = [
+    0,
+    0xFF,
+    0xFFFF,
+    0xFF_FFFF,
+    0xFFFF_FFFF,
+    0xFF_FFFF_FFFF,
+    0xFFFF_FFFF_FFFF,
+    0xFF_FFFF_FFFF_FFFF,
+    u64::MAX,
+];
+
+/// A hot record decoded whole by [`decode_hot`]: references are still the location's local ids.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Hot {
+    /// Timestamp record (5): the raw, uncorrected time.
+    Timestamp(u64),
+    /// Enter (12) of a local region id.
+    Enter(u32),
+    /// Leave (13) of a local region id.
+    Leave(u32),
+    /// MpiSend (14), MpiIsend (15), MpiRecv (18) or MpiIrecv (19) by record id; the
+    /// communicator is the local id.
+    P2p(u8, P2pPayload),
+    /// MpiIsendComplete (16) or MpiIrecvRequest (17) by record id, with the request id.
+    Request(u8, u64),
+}
+
+/// A compressed integer of at most `max` payload bytes at `at` in the window, little-endian,
+/// and the position after it; `None` for a width above `max` (0xFF, all ones, included).
+#[inline(always)]
+fn window_compressed(r: &[u8; HOT_WINDOW], at: usize, max: usize) -> Option<(u64, usize)> {
+    let n = *r.get(at)? as usize;
+    if n > max {
+        return None;
+    }
+    let w: [u8; 8] = r.get(at + 1..at + 9)?.try_into().ok()?;
+    Some((u64::from_le_bytes(w) & MASK[n], at + 1 + n))
+}
+
+/// Decode the record that starts `r`, a window of a little-endian chunk with `room` bytes
+/// (at least [`HOT_WINDOW`]) left from the record to the chunk end, when it is a timestamp or
+/// one of the hot event records in its common encoding (one-byte length, fields inside the
+/// record, no all-ones compressed value): what it is and its length in bytes. `None` for
+/// anything else, which the general path ([`LocationEvents::next_record`] and the payload
+/// readers) then decodes, with its errors; where both decode a record they agree.
+#[inline(always)]
+pub(crate) fn decode_hot(r: &[u8; HOT_WINDOW], room: usize) -> Option<(Hot, usize)> {
+    let id = r[0];
+    match id {
+        0x05 => {
+            let w: [u8; 8] = r[1..9].try_into().ok()?;
+            Some((Hot::Timestamp(u64::from_le_bytes(w)), 9))
+        }
+        12 | 13 => {
+            let (region, end) = window_compressed(r, 1, 4)?;
+            let region = region as u32;
+            Some((
+                if id == 12 {
+                    Hot::Enter(region)
+                } else {
+                    Hot::Leave(region)
+                },
+                end,
+            ))
+        }
+        16 | 17 => {
+            let (request, end) = window_compressed(r, 1, 8)?;
+            Some((Hot::Request(id, request), end))
+        }
+        14 | 15 | 18 | 19 => {
+            let len = r[1] as usize;
+            let end = 2 + len;
+            if len == 0xFF || end > room {
+                return None;
+            }
+            let (peer, q) = window_compressed(r, 2, 4)?;
+            let (comm, q) = window_compressed(r, q, 4)?;
+            let (tag, q) = window_compressed(r, q, 4)?;
+            let (length, q) = window_compressed(r, q, 8)?;
+            let (request, q) = match id {
+                15 | 19 => window_compressed(r, q, 8)?,
+                _ => (0, q),
+            };
+            if q > end {
+                return None;
+            }
+            let p = P2pPayload {
+                peer: peer as u32,
+                comm: comm as u32,
+                tag: tag as u32,
+                length,
+                request,
+            };
+            Some((Hot::P2p(id, p), end))
+        }
+        _ => None,
     }
 }
 

@@ -3,8 +3,8 @@
 //! point-to-point and collective operations from the MPI event records, metric samples.
 
 use super::archive::Archive;
-use super::defs::{GlobalDefs, UNDEFINED_U32};
-use super::events::{EventKind, LocationEvents, P2pPayload};
+use super::defs::{GlobalDefs, LocalDefs, MAP_COMM, MAP_REGION, UNDEFINED_U32};
+use super::events::{decode_hot, EventKind, Hot, LocationEvents, P2pPayload, HOT_WINDOW};
 use crate::parallel::map_files;
 use crate::{FormatError, Progress, ProgressSink};
 use std::collections::HashMap;
@@ -237,6 +237,9 @@ struct Builder<'s, 'a> {
     /// The last communicator resolved: (OTF2 id, rank, what [`Builder::comm`] gave); the
     /// answer for a pair never changes, and consecutive events nearly always name the same.
     last_comm: Option<(u32, Rank, (CommId, Option<usize>))>,
+    /// Position in the region table of each local region id the location being read met
+    /// (`u32::MAX` for ids not met yet); cleared per location, whose id maps differ.
+    local_regions: Vec<u32>,
 }
 
 /// Oddities counted over the whole trace and reported once as warnings.
@@ -409,6 +412,31 @@ struct Here<'f> {
     /// Event file name, for errors.
     file: &'f str,
 }
+
+/// What the events of one location showed so far: their number and times.
+struct Seen {
+    /// Events read.
+    n: u64,
+    /// Earliest and latest event time.
+    first: Time,
+    latest: Time,
+    /// Time of the last event.
+    last: Time,
+}
+
+impl Seen {
+    #[inline(always)]
+    fn event(&mut self, t: Time) {
+        self.n += 1;
+        self.last = t;
+        self.first = self.first.min(t);
+        self.latest = self.latest.max(t);
+    }
+}
+
+/// The progress callback of [`read_part`]: (location, offset inside its event file or `None`
+/// at its start, bytes of the part's earlier locations) → false to cancel.
+type Report<'r> = dyn FnMut(usize, Option<u64>, u64) -> bool + 'r;
 
 /// Per-location state of the event loop.
 #[derive(Default)]
@@ -665,6 +693,7 @@ fn read_part(
         requests: (0..slots).map(|_| RankRequests::default()).collect(),
         at_location: 0,
         last_comm: None,
+        local_regions: Vec::new(),
     };
     let archive = shared.archive;
     let defs_name = archive.files[archive.defs_file].name.as_str();
@@ -1354,24 +1383,32 @@ impl Builder<'_, '_> {
         let n_events = announced.min(events_most) as usize;
         self.part.ranks[slot].reserve(n_events / 3, n_events / 3, 0);
         let mut st = LocationState::default();
-        let mut last_time = 0;
-        let (mut first, mut latest) = (Time::MAX, Time::MIN);
-        let mut n = 0u64;
+        self.local_regions.clear();
+        let mut seen = Seen {
+            n: 0,
+            first: Time::MAX,
+            latest: Time::MIN,
+            last: 0,
+        };
         let here = Here { rank, slot, loc, file };
         let clock = self.shared.clock;
         let hot = !self.shared.general_only;
-        while let Some((id, at)) = events.next_record()? {
-            n += 1;
+        loop {
+            if hot {
+                self.hot_run(&mut events, &mut st, here, &mut seen, (index, report, before))?;
+            }
+            let Some((id, at)) = events.next_record()? else {
+                break;
+            };
             let off = at as u64;
-            if n.is_multiple_of(PROGRESS_EVERY) && !report(index, Some(off), before) {
+            let t = clock.ns(events.time());
+            seen.event(t);
+            if seen.n.is_multiple_of(PROGRESS_EVERY) && !report(index, Some(off), before) {
                 return Err(FormatError::cancelled(file));
             }
-            let t = clock.ns(events.time());
-            last_time = t;
-            first = first.min(t);
-            latest = latest.max(t);
-            // The records of nearly every event go straight from their bytes to the columns;
-            // the rest through the general decoder and its EventKind.
+            // The hot records the whole-record decoder left (chunk ends, attribute lists, rare
+            // encodings) go straight from their payload to the columns; the rest through the
+            // general decoder and its EventKind.
             match id {
                 12 if hot => {
                     let region = events.region_payload()?;
@@ -1408,11 +1445,118 @@ impl Builder<'_, '_> {
             }
             events.drop_attributes();
         }
-        if n > 0 {
-            self.part.ranks[slot].extend_span(first, latest);
+        if seen.n > 0 {
+            self.part.ranks[slot].extend_span(seen.first, seen.latest);
         }
-        self.end_location(&mut st, index, slot, last_time, &events);
+        self.end_location(&mut st, index, slot, seen.last, &events);
         Ok(())
+    }
+
+    /// Decode the records of the current chunk whole, straight from its bytes, while they are
+    /// timestamps and hot records in their common encoding with [`HOT_WINDOW`] bytes of chunk
+    /// left; stops before the first other record (the caller reads it the general way). Each
+    /// region id is resolved once per location ([`Builder::local_region`]); timestamps are
+    /// converted once, not once per event.
+    #[inline(never)]
+    fn hot_run(
+        &mut self,
+        events: &mut LocationEvents,
+        st: &mut LocationState,
+        here: Here,
+        seen: &mut Seen,
+        (index, report, before): (usize, &mut Report, u64),
+    ) -> Result<(), FormatError> {
+        let (bytes, base) = events.hot_bytes();
+        if bytes.len() < HOT_WINDOW {
+            return Ok(());
+        }
+        let local = events.local_defs();
+        let clock = self.shared.clock;
+        let mut raw = events.raw_time();
+        let mut ticks = events.time();
+        let mut t = clock.ns(ticks);
+        let mut p = 0;
+        let n0 = seen.n;
+        let result = loop {
+            let Some(window) = bytes.get(p..p + HOT_WINDOW) else {
+                break Ok(());
+            };
+            let window: &[u8; HOT_WINDOW] = window.try_into().expect("HOT_WINDOW bytes");
+            let Some((record, len)) = decode_hot(window, bytes.len() - p) else {
+                break Ok(());
+            };
+            let off = (base + p) as u64;
+            if let Hot::Timestamp(r) = record {
+                raw = r;
+                ticks = local.correct(r);
+                t = clock.ns(ticks);
+                p += len;
+                continue;
+            }
+            seen.event(t);
+            if seen.n.is_multiple_of(PROGRESS_EVERY) && !report(index, Some(off), before) {
+                break Err(FormatError::cancelled(here.file));
+            }
+            let done = match record {
+                Hot::Enter(region) => self
+                    .local_region(local, region, here.file, off)
+                    .map(|pos| self.enter_at(st, here, pos, t)),
+                Hot::Leave(region) => self
+                    .local_region(local, region, here.file, off)
+                    .map(|_| self.leave_at(st, here, t)),
+                Hot::P2p(id, mut payload) => {
+                    payload.comm = local.map32(MAP_COMM, payload.comm);
+                    match id {
+                        14 | 18 => self.blocking(st, here, id == 14, payload, t, off),
+                        15 => self.isend(st, here, payload, t, off),
+                        _ => self.irecv(st, here, payload, t, off),
+                    }
+                }
+                Hot::Request(16, request) => {
+                    self.isend_complete(st, here, request, t);
+                    Ok(())
+                }
+                Hot::Request(_, request) => {
+                    self.irecv_request(st, here, request, t);
+                    Ok(())
+                }
+                Hot::Timestamp(_) => unreachable!("handled above"),
+            };
+            if let Err(e) = done {
+                break Err(e);
+            }
+            p += len;
+        };
+        events.skip_decoded(p, seen.n - n0, raw, ticks);
+        result
+    }
+
+    /// Position in the region table of the location's local region id `id`: a table load once
+    /// the location met the id, else mapped and looked up as the general path does (its error
+    /// for an undefined region included).
+    #[inline(always)]
+    fn local_region(&mut self, local: &LocalDefs, id: u32, file: &str, off: u64) -> Result<usize, FormatError> {
+        match self.local_regions.get(id as usize) {
+            Some(&pos) if pos != u32::MAX => Ok(pos as usize),
+            _ => self.resolve_local_region(local, id, file, off),
+        }
+    }
+
+    /// [`Builder::local_region`] for an id the location has not met: remembered when the id is
+    /// small enough for a table (ids at most a few times the region count, as definitions
+    /// number them), so that a hostile id cannot make the table huge.
+    #[cold]
+    #[inline(never)]
+    fn resolve_local_region(&mut self, local: &LocalDefs, id: u32, file: &str, off: u64) -> Result<usize, FormatError> {
+        let pos = self.region(local.map32(MAP_REGION, id), file, off)?;
+        let id = id as usize;
+        if id < 4 * self.shared.regions.len() + 1024 {
+            if self.local_regions.len() <= id {
+                self.local_regions.resize(id + 1, u32::MAX);
+            }
+            self.local_regions[id] = pos as u32;
+        }
+        Ok(pos)
     }
 
     /// Any event, by its decoded kind (the general path).
@@ -1515,11 +1659,19 @@ impl Builder<'_, '_> {
         Ok(())
     }
 
-    /// Enter: a call if the region is an MPI function, else one more level of the call path.
+    /// Enter of region id `region` (global).
     #[inline]
     fn enter(&mut self, st: &mut LocationState, here: Here, region: u32, t: Time, off: u64) -> Result<(), FormatError> {
-        let Here { slot, loc, file, .. } = here;
-        let pos = self.region(region, file, off)?;
+        let pos = self.region(region, here.file, off)?;
+        self.enter_at(st, here, pos, t);
+        Ok(())
+    }
+
+    /// Enter of the region at `pos` in the region table: a call if the region is an MPI
+    /// function, else one more level of the call path.
+    #[inline]
+    fn enter_at(&mut self, st: &mut LocationState, here: Here, pos: usize, t: Time) {
+        let Here { slot, loc, .. } = here;
         let shared = self.shared;
         if self.regions[pos].mpi {
             let path = self.callpath(st);
@@ -1547,14 +1699,20 @@ impl Builder<'_, '_> {
             st.path = None;
             st.stack.push((pos, None));
         }
+    }
+
+    /// Leave of region id `region` (global; checked to be defined).
+    #[inline]
+    fn leave(&mut self, st: &mut LocationState, here: Here, region: u32, t: Time, off: u64) -> Result<(), FormatError> {
+        self.region(region, here.file, off)?;
+        self.leave_at(st, here, t);
         Ok(())
     }
 
     /// Leave: the innermost open call ends, or one level of the call path is left.
     #[inline]
-    fn leave(&mut self, st: &mut LocationState, here: Here, region: u32, t: Time, off: u64) -> Result<(), FormatError> {
-        let Here { slot, file, .. } = here;
-        self.region(region, file, off)?;
+    fn leave_at(&mut self, st: &mut LocationState, here: Here, t: Time) {
+        let slot = here.slot;
         match st.stack.pop() {
             None => self.part.counters.unbalanced_leaves += 1,
             Some((_, Some(c))) => {
@@ -1567,7 +1725,6 @@ impl Builder<'_, '_> {
                 st.path = None;
             }
         }
-        Ok(())
     }
 
     /// A blocking send (`send`) or receive: one operation, completed by its own call.
