@@ -10,8 +10,9 @@ use crate::{FormatError, Progress, ProgressSink};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use tracelogic_model::{
-    CallIdx, CallKind, CallpathId, CollectiveOp, CommId, Communicator, FuncId, Interner, Location, MetricSamples,
-    P2pDir, Rank, RankTrace, RegionId, Time, Trace, ANY_SOURCE, COMM_WORLD, NOT_COMPLETED, NO_CALLPATH, NO_ROOT,
+    CallIdx, CallKind, CallpathId, CollectiveOp, CommId, Communicator, FuncId, Interner, Location, MetricSamples, P2p,
+    P2pDir, Rank, RankTrace, RegionId, Time, Trace, ANY_SOURCE, ANY_TAG, COMM_WORLD, NOT_COMPLETED, NO_CALLPATH,
+    NO_ROOT,
 };
 
 /// Maps consulted on every event (communicators, requests): foldhash instead of SipHash, seeded
@@ -392,8 +393,12 @@ struct OrphanRecv {
 struct RankRequests {
     /// Posted sends: index of their operation in the rank's p2p table.
     isends: Pending<usize>,
-    /// Posted receives: the posting call.
-    irecvs: Pending<CallIdx>,
+    /// Posted receives: the row of their operation in the rank's p2p table, appended when the
+    /// request is posted (so that operations are appended in posting order) and filled in
+    /// when the receive completes.
+    irecvs: Pending<usize>,
+    /// Rows of receives whose request was cancelled, removed when the rank is done.
+    cancelled_recvs: Vec<usize>,
     /// Started non-blocking collectives: the starting call (if inside one) and time.
     collectives: Pending<(Option<CallIdx>, Time)>,
     /// Send completions seen before their send: the completing call.
@@ -947,8 +952,8 @@ fn add_meta(archive: &Archive, trace: &mut Trace) {
     }
 }
 
-/// Put a rank's point-to-point operations in posting order (receives are appended when they
-/// complete): a stable counting sort over the posting call indices, linear where the model's
+/// Put a rank's point-to-point operations in posting order (receives whose completion came
+/// before their request, and multi-threaded ranks, are out of order): a stable counting sort over the posting call indices, linear where the model's
 /// `normalise_order` sorts by comparison (its check then finds them in order).
 fn p2p_in_posting_order(rt: &mut RankTrace) {
     let p = &mut rt.p2p;
@@ -1610,7 +1615,9 @@ impl Builder<'_, '_> {
             EventKind::MpiRequestCancelled { request } => {
                 let reqs = &mut self.requests[slot];
                 if reqs.isends.take(request, loc).is_none() {
-                    reqs.irecvs.take(request, loc);
+                    if let Some(row) = reqs.irecvs.take(request, loc) {
+                        reqs.cancelled_recvs.push(row);
+                    }
                 }
             }
             EventKind::MpiCollectiveBegin => st.collective_begin = Some(t),
@@ -1800,15 +1807,20 @@ impl Builder<'_, '_> {
         }
     }
 
-    /// A non-blocking receive posted.
+    /// A non-blocking receive posted: its operation is appended now, in posting order, and
+    /// completed by [`Builder::irecv`] (or removed if it never completes).
     #[inline]
     fn irecv_request(&mut self, st: &mut LocationState, here: Here, request: u64, t: Time) {
         let Here { slot, loc, .. } = here;
         let call = self.current_call(st, here, "MPI_Irecv", t);
         let reqs = &mut self.requests[slot];
+        let rt = &mut self.part.ranks[slot];
         match reqs.early_recvs.take(request, loc) {
-            Some(o) => self.part.ranks[slot].push_p2p(call, o.call, P2pDir::Recv, o.peer, o.tag, o.comm, o.length),
-            None => reqs.irecvs.insert(request, loc, call),
+            Some(o) => rt.push_p2p(call, o.call, P2pDir::Recv, o.peer, o.tag, o.comm, o.length),
+            None => {
+                reqs.irecvs.insert(request, loc, rt.p2p.len());
+                rt.push_p2p(call, NOT_COMPLETED, P2pDir::Recv, ANY_SOURCE, ANY_TAG, COMM_WORLD, 0);
+            }
         }
     }
 
@@ -1838,7 +1850,14 @@ impl Builder<'_, '_> {
         let comm = self.comm(comm, rank, file, off)?;
         let peer = self.world(comm, sender, "sender", file, off)?;
         match post {
-            Some(post) => self.part.ranks[slot].push_p2p(post, call, P2pDir::Recv, peer, tag as i32, comm.0, length),
+            Some(row) => {
+                let p = &mut self.part.ranks[slot].p2p;
+                p.complete[row] = call;
+                p.peer[row] = peer;
+                p.tag[row] = tag as i32;
+                p.comm[row] = comm.0;
+                p.bytes[row] = length;
+            }
             None => self.requests[slot].early_recvs.insert(
                 request,
                 loc,
@@ -1975,13 +1994,40 @@ impl Builder<'_, '_> {
             let mut early: Vec<(u16, OrphanRecv)> = reqs.early_recvs.into_all();
             early.sort_by_key(|(loc, o)| (*loc, o.seq));
             let rt = &mut self.part.ranks[slot];
+            self.part.counters.uncompleted_receives += reqs.irecvs.len() as u64;
+            let mut unreceived = reqs.cancelled_recvs;
+            unreceived.extend(reqs.irecvs.into_all().into_iter().map(|(_, row)| row));
+            remove_p2p_rows(&mut rt.p2p, unreceived);
             for (_, o) in early {
                 rt.push_p2p(o.call, o.call, P2pDir::Recv, o.peer, o.tag, o.comm, o.length);
             }
             self.part.counters.unmatched_completions += reqs.early_send_completions.len() as u64;
-            self.part.counters.uncompleted_receives += reqs.irecvs.len() as u64;
         }
     }
+}
+
+/// Remove the operations in `rows` (receives that never completed) from a rank's table.
+fn remove_p2p_rows(p: &mut P2p, mut rows: Vec<usize>) {
+    if rows.is_empty() {
+        return;
+    }
+    rows.sort_unstable();
+    fn keep<T>(col: &mut Vec<T>, rows: &[usize]) {
+        let mut gone = rows.iter().peekable();
+        let mut i = 0;
+        col.retain(|_| {
+            let drop = gone.next_if_eq(&&i).is_some();
+            i += 1;
+            !drop
+        });
+    }
+    keep(&mut p.post, &rows);
+    keep(&mut p.complete, &rows);
+    keep(&mut p.dir, &rows);
+    keep(&mut p.peer, &rows);
+    keep(&mut p.tag, &rows);
+    keep(&mut p.comm, &rows);
+    keep(&mut p.bytes, &rows);
 }
 
 /// The error of a peer or root that is not a rank of its communicator.
