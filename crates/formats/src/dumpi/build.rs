@@ -406,6 +406,14 @@ struct Unresolved {
     wildcards: Vec<usize>,
     /// Communicator-relative root and bytes of each collective.
     coll_fix: Vec<(i32, CollBytes)>,
+    /// What the call and metric time columns hold until [`Builder::finish`]: the wall time in
+    /// ns minus this base, wrapping (the base is a guess of the trace's origin made before the
+    /// files are read; when it is right no time is rewritten).
+    time_base: u64,
+    /// Every point-to-point operation is on `MPI_COMM_WORLD` (derivation 0) with a world rank
+    /// or the wildcard as its peer, so none needs translating when the world's members are the
+    /// identity.
+    all_world: bool,
 }
 
 /// Communicators by derivation, each with what its creation calls recorded, in first-use order.
@@ -454,12 +462,15 @@ pub(crate) struct RankPart {
     pub header: Header,
 }
 
-/// Read rank `rank`'s file into a [`RankPart`]; `general_only` decodes every record with the
-/// generic per-field loop. `advance` is told the bytes read so far now and then and cancels the
-/// read by returning false.
+/// Read rank `rank`'s file (one of `world` ranks) into a [`RankPart`]; `general_only` decodes
+/// every record with the generic per-field loop; times are stored minus `time_base` (see
+/// [`first_time`]). `advance` is told the bytes read so far now and then and cancels the read by
+/// returning false.
 pub(crate) fn read_rank(
     rank: Rank,
+    world: Rank,
     file: &BinFile,
+    time_base: u64,
     general_only: bool,
     advance: &mut dyn FnMut(u64) -> bool,
 ) -> Result<RankPart, FormatError> {
@@ -471,8 +482,14 @@ pub(crate) fn read_rank(
         },
         st: RankState {
             callpath: NO_CALLPATH,
+            unresolved: Unresolved {
+                time_base,
+                all_world: true,
+                ..Unresolved::default()
+            },
             ..RankState::default()
         },
+        world,
         functions: Interner::default(),
         regions: Interner::default(),
         callpaths: Vec::new(),
@@ -483,6 +500,7 @@ pub(crate) fn read_rank(
         min_time: u64::MAX,
         call_ops: vec![None; END_OF_STREAM as usize + 1],
         hot: vec![None; END_OF_STREAM as usize + 1],
+        span: (u64::MAX, 0),
         function_names: file.functions.iter().cloned().collect(),
         general_only,
     };
@@ -504,9 +522,24 @@ pub(crate) fn read_rank(
     })
 }
 
+/// The wall time in ns (else CPU time) of the first record of `file`, as the reader computes it,
+/// or `None` when the file has no readable first record. The earliest over all rank files is
+/// nearly always the trace's origin, so the reader stores times minus it from the start and
+/// usually need not rewrite them once the true origin is known.
+pub(crate) fn first_time(file: &BinFile) -> Option<u64> {
+    let mut rec = Record::empty();
+    if !file.records().head_into(&mut rec).ok()? {
+        return None;
+    }
+    let iv = rec.wall.or(rec.cpu)?;
+    Some(iv.start.ns())
+}
+
 /// Reads the records of one rank's file.
 struct RankReader {
     rank: Rank,
+    /// Number of world ranks.
+    world: Rank,
     rt: RankTrace,
     st: RankState,
     functions: Interner,
@@ -523,6 +556,9 @@ struct RankReader {
     /// `general_only`): [`raw::Records::hot_head`](super::raw::Records::hot_head) decodes the
     /// heads of those records in one go.
     hot: Vec<Option<Hot>>,
+    /// Earliest entry and latest exit of the calls appended so far (`(u64::MAX, 0)` before the
+    /// first); folded into the rank's span at the end of the file.
+    span: (u64, u64),
     /// Function names of the file, by address.
     function_names: HashMap<u64, String>,
     /// Decode every record with the generic per-field loop (the hot decoders are skipped); the
@@ -672,6 +708,9 @@ impl RankReader {
                 }
             }
         }
+        if self.span.0 <= self.span.1 {
+            self.rt.extend_span(self.span.0, self.span.1);
+        }
         let pending = self.st.pending.len();
         if pending > 0 {
             self.warn(format!(
@@ -698,7 +737,7 @@ impl RankReader {
         let (op, func, kind) = self.call_op(h.call);
         let loc = self.location(h.thread);
         let callpath = self.st.callpath;
-        let call = self.rt.push_call(func, kind, enter, exit, callpath, loc);
+        let call = self.append_call(func, kind, enter, exit, callpath, loc);
         self.hot_args(records, h, op, call, sizes, statuses, requests)
     }
 
@@ -847,6 +886,32 @@ impl RankReader {
         self.st.unresolved.coll_fix.reserve(colls);
     }
 
+    /// Append a call to the rank's columns (what `RankTrace::push_call` does, inlined here
+    /// with the span kept in two plain fields until the end of the file).
+    #[inline(always)]
+    fn append_call(
+        &mut self,
+        func: FuncId,
+        kind: CallKind,
+        enter: u64,
+        exit: u64,
+        callpath: CallpathId,
+        location: u16,
+    ) -> CallIdx {
+        let exit = exit.max(enter);
+        let base = self.st.unresolved.time_base;
+        let c = &mut self.rt.calls;
+        let idx = c.func.len() as CallIdx;
+        c.func.push(func);
+        c.kind.push(kind);
+        c.enter.push(enter.wrapping_sub(base));
+        c.exit.push(exit.wrapping_sub(base));
+        c.callpath.push(callpath);
+        c.location.push(location);
+        self.span = (self.span.0.min(enter), self.span.1.max(exit));
+        idx
+    }
+
     /// Append the call of `rec` (head decoded) to the rank: times, thread, call path, PAPI
     /// values. Returns what to do with it and its index.
     #[inline]
@@ -855,7 +920,7 @@ impl RankReader {
         let (op, func, kind) = self.call_op(rec.call);
         let loc = self.location(rec.thread);
         let callpath = self.st.callpath;
-        let call = self.rt.push_call(func, kind, enter, exit, callpath, loc);
+        let call = self.append_call(func, kind, enter, exit, callpath, loc);
         if !rec.perf.is_empty() {
             self.perf(file, rec, enter, exit.max(enter));
         }
@@ -1250,7 +1315,16 @@ impl RankReader {
             tag
         };
         let op = self.rt.p2p.len();
-        self.rt.push_p2p(call, complete, dir, peer as u32, tag, comm, bytes);
+        let world = comm == 0 && ((peer as u32) < self.world || peer == DUMPI_ANY);
+        self.st.unresolved.all_world &= world;
+        let p = &mut self.rt.p2p;
+        p.post.push(call);
+        p.complete.push(complete);
+        p.dir.push(dir);
+        p.peer.push(peer as u32);
+        p.tag.push(tag);
+        p.comm.push(comm);
+        p.bytes.push(bytes);
         if peer == DUMPI_ANY {
             self.st.unresolved.wildcards.push(op);
         }
@@ -1294,6 +1368,7 @@ impl RankReader {
         let p = &mut self.rt.p2p;
         if p.peer[op] as i32 == DUMPI_ANY {
             p.peer[op] = s.source as u32;
+            self.st.unresolved.all_world &= (s.source as u32) < self.world;
         } else if p.peer[op] as i32 != s.source {
             return;
         }
@@ -1357,7 +1432,8 @@ impl RankReader {
                 rt.metrics.len() - 1
             });
             let s = &mut rt.metrics[series];
-            s.time.extend([enter, exit]);
+            let base = self.st.unresolved.time_base;
+            s.time.extend([enter.wrapping_sub(base), exit.wrapping_sub(base)]);
             s.value.extend([at_entry as f64, at_exit as f64]);
         }
     }
@@ -1374,6 +1450,9 @@ pub(crate) struct Builder {
     /// Communicator member entries stored so far, and the most allowed for this input.
     members_stored: usize,
     members_budget: usize,
+    /// Translate every operation's peer and communicator one by one, even on a world
+    /// communicator whose members are the identity (the tests compare both ways).
+    pub general_only: bool,
 }
 
 impl Builder {
@@ -1387,6 +1466,7 @@ impl Builder {
             callpath_ids: HashMap::new(),
             members_stored: 0,
             members_budget: 0,
+            general_only: false,
         };
         b.comms.intern(Derivation::World);
         b
@@ -1672,6 +1752,13 @@ impl Builder {
             })
             .collect();
         let (comm_ids, infos) = (&comm_ids, &self.comms.infos);
+        let world_ranks = (!self.general_only
+            && matches!(
+                (&self.comms.list[0], comm_ids[0], &infos[0].members),
+                (Derivation::World, Some(tracelogic_model::COMM_WORLD), Some(m))
+                    if m.iter().enumerate().all(|(i, &w)| w == i as Rank)
+            ))
+        .then_some(n);
         let counts = map_files(
             &ranks,
             &sizes,
@@ -1682,7 +1769,15 @@ impl Builder {
             |r, m, _| {
                 let mut g = m.lock().unwrap_or_else(PoisonError::into_inner);
                 let (rt, st) = &mut *g;
-                Ok(resolve_rank(r as Rank, rt, std::mem::take(st), comm_ids, infos, origin))
+                Ok(resolve_rank(
+                    r as Rank,
+                    rt,
+                    std::mem::take(st),
+                    comm_ids,
+                    infos,
+                    world_ranks,
+                    origin,
+                ))
             },
         )?;
         self.trace.ranks = ranks
@@ -1715,7 +1810,8 @@ impl Builder {
 }
 
 /// Translate rank `r`'s point-to-point peers and collective roots to world ranks and its
-/// communicators to the trace's (`comm_ids` and `infos` by derivation), dropping the operations
+/// communicators to the trace's (`comm_ids` and `infos` by derivation; `world_ranks` is the
+/// number of world ranks when derivation 0's members are the identity), dropping the operations
 /// whose communicator or peer is unknown; fill in the collectives' bytes that depend on the
 /// communicator; shift its times by `origin`. Returns the operations dropped and the collectives
 /// whose root lies outside their communicator.
@@ -1725,14 +1821,29 @@ fn resolve_rank(
     st: Unresolved,
     comm_ids: &[Option<CommId>],
     infos: &[CommInfo],
+    world_ranks: Option<Rank>,
     origin: u64,
 ) -> (u64, u64) {
     let mut dropped = 0u64;
     let mut bad_root = 0u64;
-    // Point-to-point: translate peers; drop operations whose communicator is unknown.
+    // Point-to-point: translate peers; drop operations whose communicator is unknown. An
+    // operation on `MPI_COMM_WORLD` (derivation 0) whose peer is a world rank or the wildcard
+    // stays as it is when the world's members are the identity, so the translation starts at
+    // the first other one (on a trace that only uses the world, nothing is written).
     let p = &mut rt.p2p;
-    let mut keep = vec![true; p.len()];
-    for (i, keep) in keep.iter_mut().enumerate() {
+    let n = world_ranks.unwrap_or(0);
+    let first = match world_ranks {
+        Some(_) if st.all_world => p.len(),
+        Some(_) => p
+            .comm
+            .iter()
+            .zip(&p.peer)
+            .position(|(&d, &peer)| d != 0 || (peer >= n && peer != DUMPI_ANY as u32))
+            .unwrap_or(p.len()),
+        None => 0,
+    };
+    let mut keep = vec![true; if first < p.len() { p.len() } else { 0 }];
+    for (i, keep) in keep.iter_mut().enumerate().skip(first) {
         let local = p.peer[i] as i32;
         let d = p.comm[i] as usize;
         let members = infos[d].members.as_deref();
@@ -1837,12 +1948,17 @@ fn resolve_rank(
         k(&mut c.bytes_recv);
     }
 
-    for t in rt.calls.enter.iter_mut().chain(rt.calls.exit.iter_mut()) {
-        *t = t.saturating_sub(origin);
-    }
-    for m in &mut rt.metrics {
-        for t in &mut m.time {
-            *t = t.saturating_sub(origin);
+    // The time columns hold each time minus the base (wrapping); every time is at least the
+    // origin, so adding base - origin (wrapping) leaves each at its time minus the origin.
+    let shift = st.time_base.wrapping_sub(origin);
+    if shift != 0 {
+        for t in rt.calls.enter.iter_mut().chain(rt.calls.exit.iter_mut()) {
+            *t = t.wrapping_add(shift);
+        }
+        for m in &mut rt.metrics {
+            for t in &mut m.time {
+                *t = t.wrapping_add(shift);
+            }
         }
     }
     rt.span = rt

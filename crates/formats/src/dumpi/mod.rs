@@ -128,8 +128,9 @@ pub fn read(files: &[InputFile], progress: &mut dyn ProgressSink) -> Result<Trac
     read_with(files, progress, false)
 }
 
-/// [`read`], with every record decoded by the generic per-field loop when `general_only` (the
-/// tests check that the hot decoders give the same trace and the same errors).
+/// [`read`], with every record decoded by the generic per-field loop and every peer translated
+/// one by one when `general_only` (the tests check that the fast paths give the same trace and
+/// the same errors).
 fn read_with(files: &[InputFile], progress: &mut dyn ProgressSink, general_only: bool) -> Result<Trace, FormatError> {
     read_on_threads(files, progress, general_only, None)
 }
@@ -172,6 +173,22 @@ fn read_on_threads(
         crate::parallel::reader_threads().min(most).max(1)
     });
     let source = meta_file.name.strip_suffix(".meta").unwrap_or(&meta_file.name);
+    // The earliest first record over the files: the reader stores times minus it, and the
+    // origin is nearly always it (the general path stores plain times, as a check).
+    let time_base = if general_only {
+        0
+    } else {
+        bins.iter()
+            .filter_map(|f| {
+                raw::BinFile::parse(&f.name, &f.bytes)
+                    .ok()
+                    .as_ref()
+                    .and_then(build::first_time)
+            })
+            .min()
+            .unwrap_or(0)
+    };
+    let world = meta.numprocs;
     let parts = crate::parallel::map_files(
         &bins,
         &sizes,
@@ -181,10 +198,11 @@ fn read_on_threads(
         progress,
         |r, f, advance| {
             let bin = raw::BinFile::parse(&f.name, &f.bytes)?;
-            build::read_rank(r as u32, &bin, general_only, advance)
+            build::read_rank(r as u32, world, &bin, time_base, general_only, advance)
         },
     )?;
     let mut b = build::Builder::new(source, meta.numprocs);
+    b.general_only = general_only;
     let mut header0 = None;
     let mut coords: Vec<String> = Vec::new();
     for (r, part) in parts.into_iter().enumerate() {

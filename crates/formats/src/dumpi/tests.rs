@@ -594,3 +594,130 @@ fn pending_requests_table_answers_as_a_map() {
         }
     }
 }
+
+/// Rank 0's file of `files` with the peer of its `nth` record of call `name` replaced by `peer`
+/// (the argument bytes as the hot decoder reads them: count, datatype, then the peer).
+fn with_peer(files: &[InputFile], name: &str, nth: usize, peer: i32) -> Vec<InputFile> {
+    use super::raw::{BinFile, Record};
+    let mut files = files.to_vec();
+    let at = files
+        .iter()
+        .position(|f| f.name.ends_with("-0000.bin"))
+        .expect("rank 0");
+    let bin = BinFile::parse(&files[at].name, &files[at].bytes).expect("parses");
+    let mut records = bin.records();
+    let mut rec = Record::empty();
+    let mut seen = 0;
+    let mut offset = None;
+    while records.head_into(&mut rec).expect("head") {
+        if rec.spec().name == name {
+            if seen == nth {
+                offset = Some(records.position() + 6);
+                break;
+            }
+            seen += 1;
+        }
+        records.args_into(&mut rec).expect("arguments");
+    }
+    let offset = offset.unwrap_or_else(|| panic!("no {name} number {nth} on rank 0"));
+    let mut bytes = files[at].bytes.to_vec();
+    bytes[offset..offset + 4].copy_from_slice(&peer.to_be_bytes());
+    files[at] = InputFile::new(files[at].name.clone(), bytes);
+    files
+}
+
+/// The fast paths (hot decoders, direct-mapped requests, the world's peers kept as they are)
+/// against the general ones on traces with split communicators, a wildcard receive resolved from
+/// its status, and peers outside the world (a send dropped with a warning, a receive whose
+/// status names a source outside the world).
+#[test]
+fn fast_paths_match_the_general_paths_on_communicators_wildcards_and_peers_outside_the_world() {
+    for (topology, style, width) in [
+        ("torus:4x4", Style::Isend, 4),
+        ("grid:3x4", Style::Sendrecv, 4),
+        ("grid:4x3", Style::Blocking, 3),
+    ] {
+        let files = write(&generated_with_communicators(topology, style, width), "t");
+        let (fast, general) = both_ways(&files);
+        assert!(fast == general, "{topology} {style:?}: fast and general reads differ");
+        assert!(
+            fast.contains("split of MPI_COMM_WORLD"),
+            "{topology}: split communicators not read"
+        );
+    }
+    let files = write(&generated_with_communicators("torus:4x4", Style::Isend, 4), "t");
+    for (name, nth, peer) in [
+        ("Irecv", 0, -1),
+        ("Irecv", 1, 16),
+        ("Isend", 2, 16),
+        ("Isend", 3, 1 << 30),
+        ("Irecv", 4, -1),
+        ("Send", 0, 17),
+    ] {
+        let patched = with_peer(&files, name, nth, peer);
+        let (fast, general) = both_ways(&patched);
+        assert!(
+            fast == general,
+            "{name} {nth} to peer {peer}: fast and general reads differ"
+        );
+        let read = read_with(&patched, &mut NoProgress, false).expect("reads");
+        let before = read_with(&files, &mut NoProgress, false).expect("reads");
+        let ops = |t: &Trace| t.ranks[0].p2p.len();
+        match peer {
+            -1 => assert_eq!(ops(&read), ops(&before), "a wildcard receive is kept"),
+            _ => assert_eq!(ops(&read), ops(&before) - 1, "{name} to {peer} is left out"),
+        }
+    }
+}
+
+/// Every rank file of `files` with its first record moved `seconds` later (entry and exit of its
+/// wall-clock interval), so that the earliest first record is no longer the trace's origin.
+fn first_records_later(files: &[InputFile], seconds: u16) -> Vec<InputFile> {
+    use super::raw::{BinFile, Record, MASK_CPU_TIME, MASK_THREAD, MASK_WALL_TIME};
+    files
+        .iter()
+        .map(|f| {
+            if !f.name.ends_with(".bin") {
+                return f.clone();
+            }
+            let bin = BinFile::parse(&f.name, &f.bytes).expect("parses");
+            let mut rec = Record::empty();
+            assert!(
+                bin.records().head_into(&mut rec).expect("head"),
+                "{}: no record",
+                f.name
+            );
+            assert!(rec.mask & MASK_WALL_TIME != 0, "{}: no wall time", f.name);
+            let at = rec.offset as usize
+                + 3
+                + 2 * (rec.mask & MASK_THREAD != 0) as usize
+                + 12 * (rec.mask & MASK_CPU_TIME != 0) as usize;
+            let mut bytes = f.bytes.to_vec();
+            for sec in [at, at + 6] {
+                let was = u16::from_be_bytes([bytes[sec], bytes[sec + 1]]);
+                bytes[sec..sec + 2].copy_from_slice(&(was + seconds).to_be_bytes());
+            }
+            InputFile::new(f.name.clone(), bytes)
+        })
+        .collect()
+}
+
+/// The times are stored minus the earliest first record of the rank files and rewritten once
+/// the origin is known only when it differs: a trace whose first records all come after later
+/// ones reads as the general path (plain times, always rewritten) reads it.
+#[test]
+fn times_match_the_general_path_when_the_first_records_are_not_the_earliest() {
+    let files = write(&generated_with_communicators("torus:4x4", Style::Isend, 4), "t");
+    for seconds in [0, 1, 300] {
+        let later = first_records_later(&files, seconds);
+        let (fast, general) = both_ways(&later);
+        assert!(
+            fast == general,
+            "first records {seconds} s later: fast and general reads differ"
+        );
+        let read = read_with(&later, &mut NoProgress, false).expect("reads");
+        let first_enter = read.ranks[0].calls.enter[0];
+        assert!(first_enter >= u64::from(seconds) * 1_000_000_000, "{seconds} s");
+        assert_eq!(read.span().0, 0, "{seconds} s: the origin is the earliest time");
+    }
+}
