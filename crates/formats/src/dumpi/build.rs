@@ -571,7 +571,7 @@ impl RankReader {
         *self.warnings.entry(msg).or_default() += 1;
     }
 
-    #[inline]
+    #[inline(always)]
     fn comm(&mut self, handle: u16) -> u32 {
         let st = &mut self.st;
         if let Some((h, c)) = st.last_comm {
@@ -789,7 +789,7 @@ impl RankReader {
     }
 
     /// [`RankReader::times`] of the interval a record carries (wall clock, else CPU clock).
-    #[inline]
+    #[inline(always)]
     fn times_of(&mut self, interval: Option<Interval>) -> (u64, u64) {
         const WRAP: u64 = 1 << 16;
         let Some(iv) = interval else {
@@ -813,7 +813,7 @@ impl RankReader {
         (a, b)
     }
 
-    #[inline]
+    #[inline(always)]
     fn location(&mut self, thread: u16) -> u16 {
         let st = &mut self.st;
         if let Some((t, loc)) = st.last_thread {
@@ -937,7 +937,7 @@ impl RankReader {
     }
 
     /// The point-to-point calls of the fixed layout, whichever decoder read them.
-    #[inline]
+    #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     fn p2p_call(&mut self, call: CallIdx, op: Op, recv_init: bool, a: P2pArgs, sizes: &[u64], status: Option<&Status>) {
         let bytes = (a.count.max(0) as u64).saturating_mul(sizes.get(a.datatype as usize).copied().unwrap_or(0));
@@ -1293,7 +1293,7 @@ impl RankReader {
         self.st.unresolved.coll_fix.push((root, bytes));
     }
 
-    #[inline]
+    #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     fn post(
         &mut self,
@@ -1331,7 +1331,7 @@ impl RankReader {
         Some(op)
     }
 
-    #[inline]
+    #[inline(always)]
     fn track(&mut self, request: i32, op: Option<usize>) {
         if let Some(op) = op {
             self.st.pending.insert(request, op);
@@ -1346,7 +1346,7 @@ impl RankReader {
         self.track(request, op);
     }
 
-    #[inline]
+    #[inline(always)]
     fn complete(&mut self, request: i32, call: CallIdx, status: Option<&Status>) {
         let Some(op) = self.st.pending.remove(request) else {
             return;
