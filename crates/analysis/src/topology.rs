@@ -9,7 +9,7 @@
 //! candidates are reported with the edges that differ. The method and its choices are in
 //! `docs/topology.md`.
 
-use crate::matrix::CommMatrix;
+use crate::matrix::{CommMatrix, Metric};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
@@ -284,25 +284,30 @@ pub struct TopologyReport {
 /// in both directions. Sorted by weight, largest first. Bytes, or messages when no message
 /// carried a byte.
 pub fn pair_volumes(m: &CommMatrix) -> (Vec<PairVolume>, &'static str) {
-    let n = m.ranks as usize;
-    let total_bytes = m.bytes.iter().fold(0u64, |t, &b| t.saturating_add(b));
-    let (vals, metric) = if total_bytes == 0 {
-        (&m.messages, "messages")
+    let metric = if m.total(Metric::Bytes) == 0 {
+        Metric::Messages
     } else {
-        (&m.bytes, "bytes")
+        Metric::Bytes
     };
-    let at = |i: usize, j: usize| vals.get(i * n + j).copied().unwrap_or(0);
+    // Each unordered pair once: from its entry above the diagonal (a → b, a < b) or, when
+    // only b → a carries traffic, from that one: O(entries × log(peers per rank)).
     let mut pairs = Vec::new();
-    for i in 0..n {
-        for j in i + 1..n {
-            let (x, y) = (at(i, j), at(j, i));
-            if x > 0 || y > 0 {
-                pairs.push((i as u32, j as u32, x.max(y), x.saturating_add(y)));
-            }
+    for e in m.entries() {
+        let (a, b) = (e.from.min(e.to), e.from.max(e.to));
+        if a == b || (e.from > e.to && m.get(e.to, e.from).is_some()) {
+            continue;
+        }
+        let (x, y) = (m.value(metric, a, b), m.value(metric, b, a));
+        if x > 0 || y > 0 {
+            pairs.push((a, b, x.max(y), x.saturating_add(y)));
         }
     }
     pairs.sort_by(|x, y| y.2.cmp(&x.2).then((x.0, x.1).cmp(&(y.0, y.1))));
-    (pairs, metric)
+    let name = match metric {
+        Metric::Bytes => "bytes",
+        Metric::Messages => "messages",
+    };
+    (pairs, name)
 }
 
 /// Smallest gap the automatic threshold cuts at. Genuine patterns vary by small factors — a
@@ -363,7 +368,7 @@ fn filter_matrix(m: &CommMatrix, threshold: Threshold) -> (FilterReport, Vec<(u3
         }
         Threshold::Auto => {
             let endpoints: Vec<(u32, u32)> = pairs.iter().map(|p| (p.0, p.1)).collect();
-            match auto_threshold(&volumes, &endpoints, m.ranks) {
+            match auto_threshold(&volumes, &endpoints, m.ranks()) {
                 Some((keep, ratio)) => {
                     // Halfway (geometrically) across the gap.
                     let cut = (volumes[keep - 1] as f64 * volumes[keep] as f64).sqrt();
@@ -412,7 +417,7 @@ pub fn identify_matrix(m: &CommMatrix, opts: &TopologyOptions) -> TopologyReport
             share: if total == 0 { 0.0 } else { v as f64 / total as f64 },
         }
     };
-    let g = Graph::from_edges(m.ranks, kept);
+    let g = Graph::from_edges(m.ranks(), kept);
     let no_p2p = pairs.is_empty();
     report(&g, filter, no_p2p, &traffic, opts)
 }

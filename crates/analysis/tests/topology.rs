@@ -6,7 +6,7 @@ use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use std::collections::BTreeSet;
-use tracelogic_analysis::matrix::CommMatrix;
+use tracelogic_analysis::matrix::{CommMatrix, Entry};
 use tracelogic_analysis::topology::{
     identify_graph, identify_matrix, CustomPattern, Identification, Threshold, TopologyOptions, TopologyReport,
 };
@@ -26,11 +26,7 @@ fn matrix(g: &Graph, perm: &[u32], volume: impl Fn(u32, u32) -> u64) -> CommMatr
         messages[a * n + b] += 1;
         messages[b * n + a] += 1;
     }
-    CommMatrix {
-        ranks: n as u32,
-        bytes,
-        messages,
-    }
+    CommMatrix::from_dense(n as u32, &bytes, &messages).unwrap()
 }
 
 /// Row-major, the paper's partial renumbering (2/3 of the ranks permuted among themselves),
@@ -230,13 +226,18 @@ fn automatic_threshold_drops_stray_edges_that_a_fixed_five_percent_keeps() {
     // A 2x2x2 hypercube (MG on 8 ranks) with main volumes spread 85..100 and stray pairs at 2-7%.
     let g = TopologySpec::parse("hypercube:3").unwrap().graph();
     let perm: Vec<u32> = (0..8).collect();
-    let mut m = matrix(&g, &perm, |a, b| 850 + 10 * ((a + b) as u64 % 16));
+    let main = matrix(&g, &perm, |a, b| 850 + 10 * ((a + b) as u64 % 16));
     // Largest pair: 2 x 1000 bytes; stray pairs at 7%, 4% and 2% of it.
     let stray = [(0u32, 7u32, 140u64), (1, 6, 80), (2, 5, 40)];
-    for &(a, b, v) in &stray {
-        m.bytes[(a * 8 + b) as usize] = v / 2;
-        m.bytes[(b * 8 + a) as usize] = v / 2;
-    }
+    let stray_entries = stray.iter().flat_map(|&(a, b, v)| {
+        [(a, b), (b, a)].map(|(from, to)| Entry {
+            from,
+            to,
+            bytes: v / 2,
+            messages: 0,
+        })
+    });
+    let m = CommMatrix::from_entries(8, main.entries().chain(stray_entries)).unwrap();
     let auto = identify_matrix(&m, &TopologyOptions::default());
     assert_eq!(auto.filter.mode, "auto");
     assert_eq!(auto.filter.pairs_before, 15);
@@ -270,11 +271,7 @@ fn uniform_volumes_are_not_cut() {
 
 #[test]
 fn no_point_to_point_traffic_is_reported_as_such() {
-    let m = CommMatrix {
-        ranks: 4,
-        bytes: vec![0; 16],
-        messages: vec![0; 16],
-    };
+    let m = CommMatrix::from_dense(4, &[0; 16], &[0; 16]).unwrap();
     let rep = identify_matrix(&m, &TopologyOptions::default());
     assert!(rep.no_point_to_point);
     assert!(rep.identification.matched.is_none() && rep.identification.stages.is_empty());
@@ -409,11 +406,8 @@ const MG16: [[u32; 16]; 16] = [
 #[test]
 fn paper_mg16_matrix_is_filtered_to_the_4_cube_and_its_equivalents() {
     let bytes: Vec<u64> = MG16.iter().flatten().map(|&v| v as u64).collect();
-    let m = CommMatrix {
-        ranks: 16,
-        messages: bytes.iter().map(|&b| u64::from(b > 0)).collect(),
-        bytes,
-    };
+    let messages: Vec<u64> = bytes.iter().map(|&b| u64::from(b > 0)).collect();
+    let m = CommMatrix::from_dense(16, &bytes, &messages).unwrap();
     for threshold in [Threshold::Auto, Threshold::Percent(5.0)] {
         let rep = identify_matrix(
             &m,

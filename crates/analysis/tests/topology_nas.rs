@@ -7,7 +7,7 @@ use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use std::path::PathBuf;
-use tracelogic_analysis::matrix::CommMatrix;
+use tracelogic_analysis::matrix::{CommMatrix, Entry};
 use tracelogic_analysis::topology::{identify_matrix, Threshold, TopologyOptions, TopologyReport};
 use tracelogic_model::Selection;
 
@@ -22,27 +22,18 @@ fn sample(name: &str) -> CommMatrix {
 
 /// The same run with rank r renamed perm[r].
 fn renumber(m: &CommMatrix, perm: &[u32]) -> CommMatrix {
-    let n = m.ranks as usize;
-    let mut bytes = vec![0; n * n];
-    let mut messages = vec![0; n * n];
-    for i in 0..n {
-        for j in 0..n {
-            let (a, b) = (perm[i] as usize, perm[j] as usize);
-            bytes[a * n + b] = m.bytes[i * n + j];
-            messages[a * n + b] = m.messages[i * n + j];
-        }
-    }
-    CommMatrix {
-        ranks: m.ranks,
-        bytes,
-        messages,
-    }
+    let renamed = m.entries().map(|e| Entry {
+        from: perm[e.from as usize],
+        to: perm[e.to as usize],
+        ..e
+    });
+    CommMatrix::from_entries(m.ranks(), renamed).unwrap()
 }
 
 fn check(name: &str, expect_match: &str, expect_equivalents: &[&str]) {
     let m = sample(name);
     let mut rng = StdRng::seed_from_u64(31);
-    let mut perm: Vec<u32> = (0..m.ranks).collect();
+    let mut perm: Vec<u32> = (0..m.ranks()).collect();
     for round in 0..4 {
         let mm = renumber(&m, &perm);
         for threshold in [Threshold::Auto, Threshold::Percent(5.0)] {
@@ -67,7 +58,7 @@ fn check(name: &str, expect_match: &str, expect_equivalents: &[&str]) {
             // The mapping is a bijection and every communicating pair are neighbours in it.
             let mut nodes: Vec<u32> = id.mapping.iter().map(|p| p.node).collect();
             nodes.sort_unstable();
-            assert_eq!(nodes, (0..m.ranks).collect::<Vec<_>>());
+            assert_eq!(nodes, (0..m.ranks()).collect::<Vec<_>>());
             for &[a, b] in &rep.edges {
                 let pa = id.mapping.iter().find(|p| p.rank == a).unwrap();
                 assert!(pa.neighbours.iter().any(|nb| nb.rank == b), "{what}: {a}-{b}");

@@ -24,7 +24,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 use tracelogic_analysis::compress::compress;
 use tracelogic_analysis::logical::{logicalize_identified, verify};
-use tracelogic_analysis::matrix::CommMatrix;
+use tracelogic_analysis::matrix::{CommMatrix, Metric};
 use tracelogic_analysis::patterns::suffix::{lcp_array, maximal_repeats, suffix_array};
 use tracelogic_analysis::patterns::{analyse_events, detect, rank_events, PatternOptions};
 use tracelogic_analysis::phases::{detect_phases, Outside};
@@ -373,8 +373,8 @@ fn ingest(paths: &[PathBuf], repeat: u32) -> Result<IngestResult, String> {
             parse_single_cpu_ms,
             matrix_ms,
             matrix_cpu_ms,
-            matrix_bytes: matrix.bytes.iter().sum(),
-            matrix_messages: matrix.messages.iter().sum(),
+            matrix_bytes: matrix.total(Metric::Bytes),
+            matrix_messages: matrix.total(Metric::Messages),
             peak_rss_kb,
         };
         best = Some(match best {

@@ -6,7 +6,7 @@ use crate::common::{
 use serde::Serialize;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use tracelogic_analysis::matrix::{CommMatrix, Filtered, Metric};
+use tracelogic_analysis::matrix::{CommMatrix, Entry, Filtered, Metric, MAX_DENSE_RANKS};
 
 /// Which quantity to show and filter on.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,6 +54,10 @@ pub struct Args {
     /// With --csv: print the binary matrix instead of the metric.
     #[arg(long, requires = "csv")]
     pub binary: bool,
+    /// With --csv: print one `from,to,bytes,messages,kept` line per non-zero entry instead of
+    /// the grid (always so above 8,192 ranks).
+    #[arg(long, requires = "csv")]
+    pub sparse: bool,
     #[command(flatten)]
     pub output: OutputArgs,
     #[command(flatten)]
@@ -73,12 +77,23 @@ pub struct MatrixReport {
     pub metric: Metric,
     /// Threshold in percent of the largest off-diagonal entry.
     pub threshold: f64,
-    /// Bytes sent, one row per sending rank, one column per receiving rank.
-    pub bytes: Vec<Vec<u64>>,
-    /// Messages sent, same layout.
-    pub messages: Vec<Vec<u64>>,
-    /// 0/1 after filtering, same layout.
-    pub binary: Vec<Vec<u8>>,
+    /// Bytes sent, one row per sending rank, one column per receiving rank; omitted above
+    /// [`MAX_MATRIX_RANKS`] ranks (read `entries`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes: Option<Vec<Vec<u64>>>,
+    /// Messages sent, same layout; omitted above [`MAX_MATRIX_RANKS`] ranks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub messages: Option<Vec<Vec<u64>>>,
+    /// 0/1 after filtering, same layout; omitted above [`MAX_MATRIX_RANKS`] ranks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub binary: Option<Vec<Vec<u8>>>,
+    /// Every non-zero entry as `[from, to, bytes, messages, kept]` (kept 0/1 after filtering),
+    /// sorted by sender then receiver: the matrix at any rank count.
+    pub entries: Vec<(u32, u32, u64, u64, u8)>,
+    /// Non-zero entries (pairs, self-sends included, with at least one message).
+    pub nonzero_entries: u64,
+    /// Entries kept by the filter (the 1s of `binary`).
+    pub kept_entries: u64,
     /// Non-zero entries the filter removed (self-traffic included).
     pub removed_entries: u64,
     /// Share (0..1) of the metric's total carried by removed entries.
@@ -89,50 +104,68 @@ pub struct MatrixReport {
     pub total_messages: u64,
 }
 
-/// Largest rank count a dense matrix is built for: 8192² entries already take about 1 GiB
-/// (bytes, messages and binary), so larger traces are refused instead of exhausting memory.
-pub const MAX_MATRIX_RANKS: u32 = 8192;
+/// Largest rank count the dense fields (`bytes`, `messages`, `binary` rows of the JSON, the CSV
+/// grid) are produced for: 8192² entries are 67 M numbers per table. Above it the JSON carries
+/// `entries` only and the CSV is the sparse list.
+pub const MAX_MATRIX_RANKS: u32 = MAX_DENSE_RANKS;
 
 /// Run `tracelogic matrix`.
 pub fn run(args: Args) -> CliResult {
     let trace = load_trace(&args.paths)?;
-    if trace.num_ranks() > MAX_MATRIX_RANKS {
-        return Err(CliError::Input(format!(
-            "{}: {} ranks is more than the {MAX_MATRIX_RANKS} a dense communication matrix is built for",
-            trace.source,
-            trace.num_ranks()
-        )));
-    }
     let selection = args.selection.selection(&trace)?;
     set_stage("building the communication matrix");
     let matrix = CommMatrix::from_trace(&trace, &selection);
     let metric = Metric::from(args.metric);
     set_stage("filtering the communication matrix");
     let filtered = matrix.filter(metric, args.threshold);
-    let report = MatrixReport {
-        format: trace.format.clone(),
-        source: trace.source.clone(),
-        ranks: matrix.ranks,
-        metric,
-        threshold: filtered.threshold_pct,
-        bytes: matrix.rows(Metric::Bytes),
-        messages: matrix.rows(Metric::Messages),
-        binary: filtered.rows(matrix.ranks),
-        removed_entries: filtered.removed_entries,
-        removed_share: filtered.removed_share,
-        total_bytes: matrix.total(Metric::Bytes),
-        total_messages: matrix.total(Metric::Messages),
-    };
+    let dense = matrix.ranks() <= MAX_MATRIX_RANKS;
     if args.output.json {
+        let report = MatrixReport {
+            format: trace.format.clone(),
+            source: trace.source.clone(),
+            ranks: matrix.ranks(),
+            metric,
+            threshold: filtered.threshold_pct,
+            bytes: dense.then(|| matrix.dense_rows(Metric::Bytes)),
+            messages: dense.then(|| matrix.dense_rows(Metric::Messages)),
+            binary: dense.then(|| filtered.dense_rows(&matrix)),
+            entries: matrix
+                .entries()
+                .zip(&filtered.kept)
+                .map(|(e, &k)| (e.from, e.to, e.bytes, e.messages, u8::from(k)))
+                .collect(),
+            nonzero_entries: matrix.nonzero() as u64,
+            kept_entries: filtered.kept_entries,
+            removed_entries: filtered.removed_entries,
+            removed_share: filtered.removed_share,
+            total_bytes: matrix.total(Metric::Bytes),
+            total_messages: matrix.total(Metric::Messages),
+        };
         print_json(&report)?;
+    } else if args.output.csv && (args.sparse || !dense) {
+        let header: Vec<String> = ["from", "to", "bytes", "messages", "kept"].map(String::from).into();
+        let rows: Vec<Vec<String>> = matrix
+            .entries()
+            .zip(&filtered.kept)
+            .map(|(e, &k)| {
+                vec![
+                    e.from.to_string(),
+                    e.to.to_string(),
+                    e.bytes.to_string(),
+                    e.messages.to_string(),
+                    u8::from(k).to_string(),
+                ]
+            })
+            .collect();
+        print_csv(&header, &rows)?;
     } else if args.output.csv {
         let header: Vec<String> = std::iter::once("sender".to_string())
-            .chain((0..matrix.ranks).map(|r| r.to_string()))
+            .chain((0..matrix.ranks()).map(|r| r.to_string()))
             .collect();
         let rows: Vec<Vec<String>> = if args.binary {
-            number_rows(&report.binary)
+            number_rows(&filtered.dense_rows(&matrix))
         } else {
-            number_rows(&matrix.rows(metric))
+            number_rows(&matrix.dense_rows(metric))
         };
         print_csv(&header, &rows)?;
     } else {
@@ -163,7 +196,7 @@ const MAX_GRID_RANKS: u32 = 32;
 const TOP_ENTRIES: usize = 20;
 
 fn human(m: &CommMatrix, f: &Filtered, metric: Metric) -> String {
-    let n = m.ranks;
+    let n = m.ranks();
     let name = match metric {
         Metric::Bytes => "bytes",
         Metric::Messages => "messages",
@@ -179,10 +212,10 @@ fn human(m: &CommMatrix, f: &Filtered, metric: Metric) -> String {
             .collect();
         let header: Vec<&str> = header.iter().map(String::as_str).collect();
         let right: Vec<usize> = (0..=n as usize).collect();
-        o += &table(&header, number_rows(&m.rows(metric)), &right);
+        o += &table(&header, number_rows(&m.dense_rows(metric)), &right);
         o += "\nbinary after filtering\n";
         let binary: Vec<String> = f
-            .rows(n)
+            .dense_rows(m)
             .iter()
             .enumerate()
             .map(|(r, row)| {
@@ -193,32 +226,39 @@ fn human(m: &CommMatrix, f: &Filtered, metric: Metric) -> String {
         o += &binary.join("\n");
         o += "\n";
     } else {
-        let values = m.values(metric);
-        let mut entries: Vec<usize> = (0..values.len()).filter(|&i| values[i] > 0).collect();
-        entries.sort_by(|&a, &b| values[b].cmp(&values[a]).then(a.cmp(&b)));
+        let mut entries: Vec<(Entry, bool)> = m
+            .entries()
+            .zip(f.kept.iter().copied())
+            .filter(|(e, _)| e.value(metric) > 0)
+            .collect();
+        let count = entries.len();
+        let top = TOP_ENTRIES.min(count);
+        let by_value = |a: &(Entry, bool), b: &(Entry, bool)| {
+            (b.0.value(metric).cmp(&a.0.value(metric))).then((a.0.from, a.0.to).cmp(&(b.0.from, b.0.to)))
+        };
+        if top < count {
+            entries.select_nth_unstable_by(top, by_value);
+            entries.truncate(top);
+        }
+        entries.sort_by(by_value);
         let rows = entries
             .iter()
-            .take(TOP_ENTRIES)
-            .map(|&i| {
+            .map(|(e, kept)| {
                 vec![
-                    (i / n as usize).to_string(),
-                    (i % n as usize).to_string(),
-                    values[i].to_string(),
-                    f.binary[i].to_string(),
+                    e.from.to_string(),
+                    e.to.to_string(),
+                    e.value(metric).to_string(),
+                    u8::from(*kept).to_string(),
                 ]
             })
             .collect();
-        o += &format!(
-            "largest {} of {} non-zero entries\n",
-            TOP_ENTRIES.min(entries.len()),
-            entries.len()
-        );
+        o += &format!("largest {top} of {count} non-zero entries\n");
         o += &table(&["sender", "receiver", name, "kept"], rows, &[0, 1, 2, 3]);
     }
-    let kept = f.binary.iter().filter(|&&b| b == 1).count();
     o += &format!(
-        "threshold {}% of the largest entry by {name}: {kept} entries kept, {} removed carrying {:.3}% of the {name}\n",
+        "threshold {}% of the largest entry by {name}: {} entries kept, {} removed carrying {:.3}% of the {name}\n",
         f.threshold_pct,
+        f.kept_entries,
         f.removed_entries,
         100.0 * f.removed_share
     );

@@ -4,7 +4,7 @@
 use crate::common::{emit, load_trace, print_json, set_stage, table, CliError, CliResult, SelectionArgs};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use tracelogic_analysis::matrix::CommMatrix;
+use tracelogic_analysis::matrix::{CommMatrix, Entry};
 use tracelogic_analysis::topology::tracelogic_graph::{edgelist, Graph};
 use tracelogic_analysis::topology::{
     identify_graph, identify_matrix, CustomPattern, Identification, SpectrumDisplay, Threshold, TopologyOptions,
@@ -133,18 +133,25 @@ pub fn parse_csv_matrix(text: &str, source: &str) -> Result<CommMatrix, String> 
             n + 1
         ));
     }
-    let mut bytes = Vec::with_capacity(n * n);
+    let mut entries = Vec::new();
     for (r, row) in rows.iter().enumerate() {
         if row.len() != width {
             return Err(format!("{source}: row {r} has {} values, row 0 has {width}", row.len()));
         }
-        bytes.extend_from_slice(&row[width - n..]);
+        entries.extend(
+            row[width - n..]
+                .iter()
+                .enumerate()
+                .filter(|(_, &b)| b > 0)
+                .map(|(c, &b)| Entry {
+                    from: r as u32,
+                    to: c as u32,
+                    bytes: b,
+                    messages: 1,
+                }),
+        );
     }
-    Ok(CommMatrix {
-        ranks: n as u32,
-        messages: bytes.iter().map(|&b| u64::from(b > 0)).collect(),
-        bytes,
-    })
+    CommMatrix::from_entries(n as u32, entries).map_err(|e| format!("{source}: {e}"))
 }
 
 /// Run `tracelogic topology`.
@@ -376,6 +383,7 @@ fn identification(out: &mut String, id: &Identification) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tracelogic_analysis::matrix::Metric;
 
     #[test]
     fn threshold_accepts_auto_and_percentages() {
@@ -389,10 +397,14 @@ mod tests {
     #[test]
     fn csv_matrix_with_header_and_labels_as_matrix_writes_it() {
         let m = parse_csv_matrix("sender,0,1,2\n0,0,3000,10\n1,0,0,3000\n2,3000,0,0\n", "m.csv").unwrap();
-        assert_eq!(m.ranks, 3);
-        assert_eq!(m.bytes, vec![0, 3000, 10, 0, 0, 3000, 3000, 0, 0]);
+        assert_eq!(m.ranks(), 3);
+        assert_eq!(
+            m.dense_rows(Metric::Bytes).concat(),
+            vec![0, 3000, 10, 0, 0, 3000, 3000, 0, 0]
+        );
+        assert_eq!(m.nonzero(), 4);
         let plain = parse_csv_matrix("0,1\n1,0\n", "p.csv").unwrap();
-        assert_eq!(plain.bytes, vec![0, 1, 1, 0]);
+        assert_eq!(plain.dense_rows(Metric::Bytes).concat(), vec![0, 1, 1, 0]);
     }
 
     #[test]

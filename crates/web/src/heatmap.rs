@@ -36,23 +36,17 @@ pub struct Grid {
 impl Grid {
     /// Group `matrix` (and its filtered form) into at most `max_side` cells per side.
     pub fn new(matrix: &CommMatrix, filtered: &Filtered, metric: Metric, max_side: u32) -> Grid {
-        let n = matrix.ranks;
-        let source = match metric {
-            Metric::Bytes => &matrix.bytes,
-            Metric::Messages => &matrix.messages,
-        };
+        let n = matrix.ranks();
         let block = n.div_ceil(max_side.max(1)).max(1);
         let side = n.div_ceil(block);
         let cells = (side as usize) * (side as usize);
         let mut values = vec![0u64; cells];
         let mut kept = vec![false; cells];
-        for from in 0..n as usize {
-            for to in 0..n as usize {
-                let i = from * n as usize + to;
-                let c = (from / block as usize) * side as usize + to / block as usize;
-                values[c] = values[c].saturating_add(source.get(i).copied().unwrap_or(0));
-                kept[c] |= filtered.binary.get(i).is_some_and(|&b| b != 0);
-            }
+        // Only the stored (non-zero) entries: O(cells + entries), whatever the rank count.
+        for (e, &k) in matrix.entries().zip(&filtered.kept) {
+            let c = (e.from / block) as usize * side as usize + (e.to / block) as usize;
+            values[c] = values[c].saturating_add(e.value(metric));
+            kept[c] |= k;
         }
         let min = values.iter().copied().filter(|&v| v > 0).min().unwrap_or(0);
         let max = values.iter().copied().max().unwrap_or(0);
@@ -368,22 +362,12 @@ mod tests {
     use super::*;
 
     fn matrix(n: u32, bytes: Vec<u64>) -> CommMatrix {
-        let messages = bytes.iter().map(|&b| u64::from(b > 0)).collect();
-        CommMatrix {
-            ranks: n,
-            bytes,
-            messages,
-        }
+        let messages: Vec<u64> = bytes.iter().map(|&b| u64::from(b > 0)).collect();
+        CommMatrix::from_dense(n, &bytes, &messages).unwrap()
     }
 
     fn keep_all(m: &CommMatrix) -> Filtered {
-        Filtered {
-            threshold_pct: 0.0,
-            metric: Metric::Bytes,
-            binary: m.bytes.iter().map(|&b| u8::from(b > 0)).collect(),
-            removed_entries: 0,
-            removed_share: 0.0,
-        }
+        m.filter(Metric::Bytes, 0.0)
     }
 
     #[test]
@@ -448,7 +432,7 @@ mod tests {
     fn pixels_colour_traffic_and_leave_empty_pairs_transparent() {
         let m = matrix(2, vec![0, 10, 1000, 0]);
         let mut f = keep_all(&m);
-        f.binary[1] = 0;
+        f.kept[m.position(0, 1).unwrap()] = false;
         let g = Grid::new(&m, &f, Metric::Bytes, MAX_SIDE);
         let binary = BinaryColours::default();
         let heat = g.pixels(Layer::Heat, &binary);

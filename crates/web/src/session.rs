@@ -16,7 +16,7 @@ use crate::heatmap::{Grid, MAX_SIDE};
 use crate::protocol::AnalysisRequest;
 use crate::protocol::{Failure, LoadedTrace, MatrixRequest, MatrixView, ProgressReport, WireFile};
 use std::cell::RefCell;
-use tracelogic_analysis::matrix::{CommMatrix, Metric, MAX_DENSE_RANKS};
+use tracelogic_analysis::matrix::CommMatrix;
 use tracelogic_analysis::replay::dropped_calls;
 use tracelogic_analysis::summary::{summarize, Summary};
 use tracelogic_formats::{expand_archives, read_trace_with_progress, FormatError, InputFile, Progress, ProgressSink};
@@ -120,17 +120,6 @@ impl Session {
         }
         let mut stages = Stages { report, bytes_total };
         let trace = read_trace_with_progress(inputs, &mut stages).map_err(failure)?;
-        if trace.num_ranks() > MAX_DENSE_RANKS {
-            // Refused here, not by a panic in the worker (which would kill it).
-            return Err(Failure {
-                message: format!(
-                    "{}: too large: {} ranks, limit {MAX_DENSE_RANKS} (the communication matrix is dense)",
-                    trace.source,
-                    trace.num_ranks()
-                ),
-                cancelled: false,
-            });
-        }
         if !stages.stage("matching messages") {
             return Err(cancelled());
         }
@@ -181,16 +170,13 @@ impl Session {
         let selection = self.absolute(&request.selection);
         let matrix = CommMatrix::from_trace(&self.trace, &selection);
         let filtered = matrix.filter(request.metric, request.threshold_pct);
-        let values = match request.metric {
-            Metric::Bytes => &matrix.bytes,
-            Metric::Messages => &matrix.messages,
-        };
+        let values = matrix.entry_values(request.metric);
         MatrixView {
             seq,
             request: request.clone(),
             grid: Grid::new(&matrix, &filtered, request.metric, MAX_SIDE),
             nonzero_entries: values.iter().filter(|&&v| v > 0).count() as u64,
-            kept_entries: filtered.binary.iter().filter(|&&b| b != 0).count() as u64,
+            kept_entries: filtered.kept_entries,
             removed_entries: filtered.removed_entries,
             removed_share: filtered.removed_share,
         }
@@ -420,8 +406,8 @@ mod tests {
         assert_eq!(m.request, MatrixRequest::default());
         assert_eq!(m.grid.values.iter().sum::<u64>(), s.p2p_bytes);
         let full = CommMatrix::from_trace(loaded.session.trace(), &Default::default());
-        assert_eq!(m.grid.values, full.bytes);
-        assert_eq!(m.nonzero_entries, full.bytes.iter().filter(|&&b| b > 0).count() as u64);
+        assert_eq!(m.grid.values, full.dense_rows(Metric::Bytes).concat());
+        assert_eq!(m.nonzero_entries, full.entries().filter(|e| e.bytes > 0).count() as u64);
         let stages: Vec<&str> = reports.iter().map(|r| r.stage.as_str()).collect();
         let after_read = ["matching messages", "summarising", "building the matrix"];
         assert!(stages.ends_with(&after_read), "stages {stages:?}");
@@ -441,8 +427,8 @@ mod tests {
         assert_eq!(view.seq, 7);
         let full = CommMatrix::from_trace(loaded.session.trace(), &Default::default());
         let filtered = full.filter(Metric::Messages, 100.0);
-        assert_eq!(view.grid.values, full.messages);
-        let kept: Vec<bool> = filtered.binary.iter().map(|&b| b == 1).collect();
+        assert_eq!(view.grid.values, full.dense_rows(Metric::Messages).concat());
+        let kept: Vec<bool> = filtered.dense_rows(&full).concat().iter().map(|&b| b == 1).collect();
         assert_eq!(view.grid.kept, kept);
         assert_eq!(view.removed_entries, filtered.removed_entries);
         assert_eq!(view.removed_share, filtered.removed_share);
@@ -500,10 +486,10 @@ mod tests {
                 ..Selection::default()
             },
         );
-        assert_eq!(relative.grid.values, absolute.bytes);
+        assert_eq!(relative.grid.values, absolute.dense_rows(Metric::Bytes).concat());
         let all = CommMatrix::from_trace(trace, &Selection::default());
         let sum = |v: &[u64]| v.iter().sum::<u64>();
-        assert!(sum(&relative.grid.values) > 0 && sum(&relative.grid.values) < sum(&all.bytes));
+        assert!(sum(&relative.grid.values) > 0 && sum(&relative.grid.values) < all.total(Metric::Bytes));
     }
 
     #[test]
@@ -770,21 +756,29 @@ mod tests {
             .is_err());
     }
 
+    /// 65,536 ranks were refused when the matrix was dense (64 GiB); the sparse matrix loads
+    /// them, and the heatmap groups them into 512-rank blocks from the non-zero entries.
     #[test]
-    fn a_trace_too_large_for_the_matrix_is_refused_not_a_panic() {
+    fn a_trace_of_65536_ranks_loads_and_its_heatmap_is_grouped() {
+        let text = "#tracelogic-text 1\nranks 65536\nfunction 0 MPI_Send\n\
+                    65535 10 20 MPI_Send send=0 tag=0 bytes=64\n\
+                    1 30 40 MPI_Send send=1023 tag=0 bytes=8\n";
         let files = vec![WireFile {
             name: "huge.txt".into(),
-            bytes: b"#tracelogic-text 1\nranks 65536\n".to_vec(),
+            bytes: text.as_bytes().to_vec(),
         }];
-        let Err(err) = load("huge", files).0 else {
-            panic!("a 65,536-rank trace was accepted")
-        };
-        assert!(
-            err.message.contains("huge.txt") && err.message.contains("too large: 65536 ranks"),
-            "{}",
-            err.message
+        let loaded = load("huge", files).0.unwrap_or_else(|e| panic!("{}", e.message));
+        assert_eq!(loaded.trace.summary.ranks, 65_536);
+        let m = &loaded.matrix;
+        assert_eq!((m.grid.ranks, m.grid.block, m.grid.side), (65_536, 512, 128));
+        assert_eq!(
+            m.grid.value(127, 0),
+            64,
+            "65535 → 0 lands in the last row's first block"
         );
-        assert!(!err.cancelled);
+        assert_eq!(m.grid.value(0, 1), 8, "1 → 1023 lands in the second column block");
+        assert_eq!(m.grid.values.iter().sum::<u64>(), 72);
+        assert_eq!((m.nonzero_entries, m.kept_entries, m.removed_entries), (2, 2, 0));
     }
 
     #[test]
