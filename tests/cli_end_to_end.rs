@@ -280,4 +280,3 @@ fn matrix_without_point_to_point_traffic_exits_1() {
     let o = run(&[&"query", &path, &"--kind", &"send"]);
     assert_eq!(code(&o), 1, "{}", stderr(&o));
 }
-
