@@ -384,3 +384,143 @@ fn reading_on_threads_reports_progress_up_to_the_total_and_can_be_cancelled() {
         }
     }
 }
+
+/// Rank 0 posts receives A (call 0), B (call 1, never completed) and C (call 2) from rank 1
+/// and a send (call 3); its Waitall (call 4) completes C before A. Rank 1 sends the three.
+fn receives_out_of_completion_order() -> tracelogic_model::Trace {
+    use tracelogic_model::{P2pDir, COMM_WORLD, NOT_COMPLETED};
+    let mut t = tracelogic_model::Trace::new("generated", "receives", 2);
+    for (k, name) in ["MPI_Irecv", "MPI_Irecv", "MPI_Irecv", "MPI_Isend", "MPI_Waitall"]
+        .into_iter()
+        .enumerate()
+    {
+        let at = 100 + 20 * k as u64;
+        t.push_call(0, name, at, at + 10, tracelogic_model::NO_CALLPATH, 0);
+    }
+    // Rows in completion order: the writer writes a call's completions in row order.
+    for (post, complete, dir, tag) in [
+        (2, 4, P2pDir::Recv, 3),
+        (0, 4, P2pDir::Recv, 1),
+        (1, NOT_COMPLETED, P2pDir::Recv, 2),
+        (3, 4, P2pDir::Send, 5),
+    ] {
+        t.push_p2p(0, post, complete, dir, 1, tag, COMM_WORLD, 64 * tag as u64);
+    }
+    for k in 0..3u32 {
+        let at = 100 + 20 * k as u64;
+        let c = t.push_call(1, "MPI_Send", at, at + 10, tracelogic_model::NO_CALLPATH, 0);
+        t.push_p2p(1, c, c, P2pDir::Send, 0, [1, 3, 2][k as usize], COMM_WORLD, 64);
+    }
+    t
+}
+
+#[test]
+fn receives_are_listed_in_posting_order_and_unfinished_ones_left_out() {
+    let files = write_with_chunk_size(&receives_out_of_completion_order(), "traces", 1 << 20);
+    let (fast, general) = both_ways(&files).expect("both read");
+    assert_eq!(fast, general, "hot and general reads differ");
+    let t = same_whatever_the_threads(&files, "receives").expect("reads");
+    let p = &t.ranks[0].p2p;
+    let rows: Vec<_> = (0..p.len())
+        .map(|i| (p.post[i], p.complete[i], p.dir[i], p.peer[i], p.tag[i], p.bytes[i]))
+        .collect();
+    use tracelogic_model::P2pDir::{Recv, Send};
+    assert_eq!(
+        rows,
+        vec![(0, 4, Recv, 1, 1, 64), (2, 4, Recv, 1, 3, 192), (3, 4, Send, 1, 5, 320)]
+    );
+    assert!(
+        t.warnings.iter().any(|w| w.starts_with("1 receive requests")),
+        "{:?}",
+        t.warnings
+    );
+    // B's request cancelled right after it is posted: no row and no warning for it.
+    let evt = files
+        .iter()
+        .position(|f| f.name == "traces/0.evt")
+        .expect("rank 0 events");
+    let request_b = [0x11, 0x01, 0x03];
+    let bytes = &files[evt].bytes;
+    let at: Vec<usize> = (0..bytes.len() - 2).filter(|&i| bytes[i..i + 3] == request_b).collect();
+    assert_eq!(at.len(), 1, "B's MpiIrecvRequest (request 3) once in {bytes:02x?}");
+    let mut cancelled = files.clone();
+    cancelled[evt].bytes.splice(at[0] + 3..at[0] + 3, [0x15, 0x01, 0x03]);
+    let (fast, general) = both_ways(&cancelled).expect("both read");
+    assert_eq!(fast, general, "hot and general reads differ after the cancel");
+    let c = same_whatever_the_threads(&cancelled, "cancelled").expect("reads");
+    assert_eq!(c.ranks[0].p2p.tag, vec![1, 3, 5]);
+    assert!(
+        !c.warnings.iter().any(|w| w.contains("receive requests")),
+        "{:?}",
+        c.warnings
+    );
+}
+
+/// A local definition file holding a dense region id map (`global = map[local]`).
+fn local_region_map(map: &[u8]) -> Vec<u8> {
+    let mut def = vec![0x03, 0x42];
+    def.extend([0; 16]);
+    let mut body = vec![super::defs::MAP_REGION, 1, map.len() as u8, 0];
+    for &g in map {
+        body.extend([1, g]);
+    }
+    def.push(0x05);
+    def.push(body.len() as u8);
+    def.extend(body);
+    def.extend([0x02, 0x01]);
+    def
+}
+
+#[test]
+fn each_location_resolves_its_region_ids_through_its_own_map() {
+    let trace = generated("ring:3", Style::Isend);
+    let files = write_with_chunk_size(&trace, "traces", 1 << 20);
+    let plain = super::read(&files, &mut NoProgress).expect("reads");
+    let archive = super::Archive::open(&files).expect("opens");
+    let regions: Vec<(u32, String)> = archive
+        .defs
+        .regions
+        .items
+        .iter()
+        .map(|r| (r.id, archive.defs.string(r.name).to_owned()))
+        .collect();
+    let id_of = |name: &str| regions.iter().find(|r| r.1 == name).map(|r| r.0 as u8).expect(name);
+    let (isend, irecv) = (id_of("MPI_Isend"), id_of("MPI_Irecv"));
+    let most = regions.iter().map(|r| r.0).max().expect("regions") as u8;
+    // Location 0 swaps the two regions, location 1 maps every id to itself, location 2 has no map.
+    let mut swapped: Vec<u8> = (0..=most).collect();
+    swapped.swap(isend as usize, irecv as usize);
+    let identity: Vec<u8> = (0..=most).collect();
+    let mut mapped: Vec<InputFile> = files
+        .iter()
+        .filter(|f| f.name != "traces/0.def" && f.name != "traces/1.def")
+        .cloned()
+        .collect();
+    mapped.push(InputFile::new("traces/0.def", local_region_map(&swapped)));
+    mapped.push(InputFile::new("traces/1.def", local_region_map(&identity)));
+    mapped.sort_by(|a, b| a.name.cmp(&b.name));
+    let (fast, general) = both_ways(&mapped).expect("both read");
+    assert_eq!(fast, general, "hot and general reads differ");
+    let t = same_whatever_the_threads(&mapped, "region maps").expect("reads");
+    let names = |t: &tracelogic_model::Trace, r: u32| -> Vec<String> {
+        (0..t.ranks[r as usize].calls.len() as u32)
+            .map(|i| t.call_name(r, i).to_owned())
+            .collect()
+    };
+    let swap = |n: String| match n.as_str() {
+        "MPI_Isend" => "MPI_Irecv".to_owned(),
+        "MPI_Irecv" => "MPI_Isend".to_owned(),
+        _ => n,
+    };
+    let expected: Vec<String> = names(&plain, 0).into_iter().map(swap).collect();
+    assert!(expected.iter().any(|n| n == "MPI_Irecv"), "{expected:?}");
+    assert_eq!(names(&t, 0), expected);
+    assert_eq!(names(&t, 1), names(&plain, 1));
+    assert_eq!(names(&t, 2), names(&plain, 2));
+    assert_eq!(json_ops(&t), json_ops(&plain));
+}
+
+fn json_ops(t: &tracelogic_model::Trace) -> String {
+    let ops: Vec<_> = t.ranks.iter().map(|r| &r.p2p).collect();
+    serde_json::to_string(&ops).expect("serialises")
+}
