@@ -807,7 +807,7 @@ mod tests {
     /// same event and ends at the same byte; every common encoding is decoded whole.
     #[test]
     fn whole_record_decoding_agrees_with_the_general_decoder() {
-        let mut rng = Lcg(0x5eed_0f_07f2);
+        let mut rng = Lcg(0x5eed_07f2);
         let local = LocalDefs {
             maps: vec![None; MAPPING_TYPES],
             clock_offsets: Vec::new(),
