@@ -562,6 +562,10 @@ struct StagesResult {
     parse_peak_rss_kb: u64,
     /// The stages in the order they ran.
     stages: Vec<StageTime>,
+    /// Non-zero entries of the communication matrix (pairs of ranks with traffic).
+    matrix_entries: usize,
+    /// Heap the sparse matrix holds, bytes: O(ranks + entries) (the dense form was 16 × ranks²).
+    matrix_heap_bytes: usize,
     /// Renumbering the trace's ranks by a fixed random permutation (the second run of the
     /// similarity stage), not counted as a stage.
     renumber_ms: f64,
@@ -630,18 +634,19 @@ fn stages(paths: &[PathBuf], repeat: u32) -> Result<StagesResult, String> {
     let (mut topology, mut compressed_length, mut communication_patterns, mut phases, mut configurations) =
         (None, None, 0, 0, 0);
     let mut messages = 0;
+    let (mut matrix_entries, mut matrix_heap_bytes) = (0, 0);
     let mut reproduced_share = None;
     for _ in 0..repeat.max(1) {
         let matrix = stage(&mut times, "matrix", || {
             Ok(CommMatrix::from_trace(&trace, &Selection::all()))
         });
+        let matrix = matrix.expect("the matrix stage cannot fail");
+        (matrix_entries, matrix_heap_bytes) = (matrix.nonzero(), matrix.heap_bytes());
         let report = stage(&mut times, "topology", || {
-            Ok(identify_matrix(
-                &matrix.expect("the matrix stage cannot fail"),
-                &TopologyOptions::default(),
-            ))
+            Ok(identify_matrix(&matrix, &TopologyOptions::default()))
         })
         .expect("identification always reports");
+        drop(matrix);
         topology = report.identification.matched.as_ref().map(|m| m.label.clone());
         let logical = stage(&mut times, "logical", || logicalize_identified(&trace, &report, None));
         drop(report);
@@ -722,6 +727,8 @@ fn stages(paths: &[PathBuf], repeat: u32) -> Result<StagesResult, String> {
         parse_cpu_ms,
         parse_peak_rss_kb,
         stages: times,
+        matrix_entries,
+        matrix_heap_bytes,
         renumber_ms,
         topology,
         reproduced_share,
