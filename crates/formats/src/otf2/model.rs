@@ -85,6 +85,7 @@ struct Clock {
 }
 
 impl Clock {
+    #[inline(always)]
     fn ns(self, t: u64) -> Time {
         let d = t.saturating_sub(self.offset);
         if self.resolution == 1_000_000_000 {
@@ -1162,7 +1163,7 @@ impl Builder<'_, '_> {
 
     /// Model communicator of OTF2 communicator `comm` as seen by `rank`, and for an
     /// inter-communicator the remote group (index into `inter_groups`) its peers belong to.
-    #[inline]
+    #[inline(always)]
     fn comm(&mut self, comm: u32, rank: Rank, file: &str, offset: u64) -> Result<(CommId, Option<usize>), FormatError> {
         if let Some((c, r, found)) = self.last_comm {
             if c == comm && r == rank {
@@ -1320,10 +1321,17 @@ impl Builder<'_, '_> {
 
     /// The call path of the open user regions, interned through a hash index (the model's
     /// linear [`Trace::intern_callpath`] would be quadratic), depth- and size-limited.
+    #[inline(always)]
     fn callpath(&mut self, st: &mut LocationState) -> CallpathId {
-        if let Some(p) = st.path {
-            return p;
+        match st.path {
+            Some(p) => p,
+            None => self.new_callpath(st),
         }
+    }
+
+    /// [`Builder::callpath`] after the open user regions changed.
+    #[inline(never)]
+    fn new_callpath(&mut self, st: &mut LocationState) -> CallpathId {
         let path = if st.user_path.len() > MAX_CALLPATH_DEPTH {
             self.part.counters.deep_paths += 1;
             &st.user_path[..MAX_CALLPATH_DEPTH]
@@ -1358,10 +1366,17 @@ impl Builder<'_, '_> {
 
     /// The innermost open MPI call, or a new call named `name` at `t` for MPI events recorded
     /// outside any MPI region.
+    #[inline(always)]
     fn current_call(&mut self, st: &mut LocationState, here: Here, name: &str, t: Time) -> CallIdx {
-        if let Some(&c) = st.open_calls.last() {
-            return c;
+        match st.open_calls.last() {
+            Some(&c) => c,
+            None => self.call_outside_mpi(st, here, name, t),
         }
+    }
+
+    /// [`Builder::current_call`] outside any MPI region: a call of its own.
+    #[inline(never)]
+    fn call_outside_mpi(&mut self, st: &mut LocationState, here: Here, name: &str, t: Time) -> CallIdx {
         let path = self.callpath(st);
         self.push_named_call(here.slot, name, t, t, path, here.loc)
     }
@@ -1476,6 +1491,7 @@ impl Builder<'_, '_> {
             return Ok(());
         }
         let local = events.local_defs();
+        let offsets = local.clock_offsets.len() >= 2;
         let clock = self.shared.clock;
         let mut raw = events.raw_time();
         let mut ticks = events.time();
@@ -1493,7 +1509,7 @@ impl Builder<'_, '_> {
             let off = (base + p) as u64;
             if let Hot::Timestamp(r) = record {
                 raw = r;
-                ticks = local.correct(r);
+                ticks = if offsets { local.correct(r) } else { r };
                 t = clock.ns(ticks);
                 p += len;
                 continue;
