@@ -10,9 +10,9 @@ use crate::{FormatError, Progress, ProgressSink};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use tracelogic_model::{
-    CallIdx, CallKind, CallpathId, CollectiveOp, CommId, Communicator, FuncId, Interner, Location, MetricSamples, P2p,
-    P2pDir, Rank, RankTrace, RegionId, Time, Trace, ANY_SOURCE, ANY_TAG, COMM_WORLD, NOT_COMPLETED, NO_CALLPATH,
-    NO_ROOT,
+    CallIdx, CallKind, CallpathId, Calls, CollectiveOp, CommId, Communicator, FuncId, Interner, Location,
+    MetricSamples, P2p, P2pDir, Rank, RankTrace, RegionId, Time, Trace, ANY_SOURCE, ANY_TAG, COMM_WORLD, NOT_COMPLETED,
+    NO_CALLPATH, NO_ROOT,
 };
 
 /// Maps consulted on every event (communicators, requests): foldhash instead of SipHash, seeded
@@ -1706,7 +1706,7 @@ impl Builder<'_, '_> {
                     known
                 }
             };
-            let c = self.part.ranks[slot].push_call(func, kind, t, t, path, loc);
+            let c = open_call(&mut self.part.ranks[slot].calls, func, kind, t, path, loc);
             st.open_calls.push(c);
             st.stack.push((pos, Some(c)));
         } else {
@@ -1770,7 +1770,8 @@ impl Builder<'_, '_> {
         let call = self.current_call(st, here, name, t);
         let comm = self.comm(p.comm, rank, file, off)?;
         let peer = self.world(comm, p.peer, role, file, off)?;
-        self.part.ranks[slot].push_p2p(call, call, dir, peer, p.tag as i32, comm.0, p.length);
+        let row = (call, call, dir, peer, p.tag as i32, comm.0, p.length);
+        append_p2p(&mut self.part.ranks[slot].p2p, row);
         Ok(())
     }
 
@@ -1807,7 +1808,10 @@ impl Builder<'_, '_> {
                 NOT_COMPLETED
             }
         };
-        rt.push_p2p(call, complete, P2pDir::Send, peer, tag as i32, comm.0, length);
+        append_p2p(
+            &mut rt.p2p,
+            (call, complete, P2pDir::Send, peer, tag as i32, comm.0, length),
+        );
         Ok(())
     }
 
@@ -1835,7 +1839,8 @@ impl Builder<'_, '_> {
             Some(o) => rt.push_p2p(call, o.call, P2pDir::Recv, o.peer, o.tag, o.comm, o.length),
             None => {
                 reqs.irecvs.insert(request, loc, rt.p2p.len());
-                rt.push_p2p(call, NOT_COMPLETED, P2pDir::Recv, ANY_SOURCE, ANY_TAG, COMM_WORLD, 0);
+                let row = (call, NOT_COMPLETED, P2pDir::Recv, ANY_SOURCE, ANY_TAG, COMM_WORLD, 0);
+                append_p2p(&mut rt.p2p, row);
             }
         }
     }
@@ -2020,6 +2025,36 @@ impl Builder<'_, '_> {
             self.part.counters.unmatched_completions += reqs.early_send_completions.len() as u64;
         }
     }
+}
+
+/// Append the call an MPI Enter at `t` opens (the Leave sets its exit) and return its index:
+/// [`RankTrace::push_call`] inlined into the event loop, without widening the rank's span per
+/// call (the span of the location's events, set once, covers every call).
+#[inline(always)]
+fn open_call(calls: &mut Calls, func: FuncId, kind: CallKind, t: Time, path: CallpathId, loc: u16) -> CallIdx {
+    let idx = calls.func.len() as CallIdx;
+    calls.func.push(func);
+    calls.kind.push(kind);
+    calls.enter.push(t);
+    calls.exit.push(t);
+    calls.callpath.push(path);
+    calls.location.push(loc);
+    idx
+}
+
+/// A row of a rank's p2p table: post, complete, direction, peer, tag, communicator, bytes.
+type P2pRow = (CallIdx, CallIdx, P2pDir, Rank, i32, CommId, u64);
+
+/// [`RankTrace::push_p2p`] inlined into the event loop.
+#[inline(always)]
+fn append_p2p(p: &mut P2p, (post, complete, dir, peer, tag, comm, bytes): P2pRow) {
+    p.post.push(post);
+    p.complete.push(complete);
+    p.dir.push(dir);
+    p.peer.push(peer);
+    p.tag.push(tag);
+    p.comm.push(comm);
+    p.bytes.push(bytes);
 }
 
 /// Remove the operations in `rows` (receives that never completed) from a rank's table.
