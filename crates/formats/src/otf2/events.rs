@@ -520,7 +520,7 @@ impl<'a> LocationEvents<'a> {
         }
     }
 
-    /// The rest of the current chunk, for [`decode_hot`], and the file offset of its first
+    /// The rest of the current chunk, for the whole-record decoders ([`hot_p2p`]...), and the file offset of its first
     /// byte; empty at the end of the file and in big-endian chunks.
     #[inline]
     pub(crate) fn hot_bytes(&self) -> (&'a [u8], usize) {
@@ -539,10 +539,10 @@ impl<'a> LocationEvents<'a> {
         self.raw_time
     }
 
-    /// Move past `len` bytes of whole records decoded by [`decode_hot`] from
+    /// Move past `len` bytes of whole records decoded by the whole-record decoders from
     /// [`LocationEvents::hot_bytes`], `events` event records among them, the last timestamp
     /// read being `raw_time` (corrected: `time`). No attribute list is among them, and none is
-    /// pending: [`decode_hot`] decodes none, and each event drops the one before it.
+    /// pending: those decoders decode none, and each event drops the one before it.
     #[inline]
     pub(crate) fn skip_decoded(&mut self, len: usize, events: u64, raw_time: u64, time: u64) {
         self.file.skip(len);
@@ -585,7 +585,7 @@ impl<'a> LocationEvents<'a> {
     }
 }
 
-/// Bytes of the chunk the whole-record decoder ([`decode_hot`]) looks at: the longest hot record
+/// Bytes of the chunk the whole-record decoders ([`hot_single`], [`hot_p2p`]) look at: the longest hot record
 /// in its common encoding, an MpiIsend or MpiIrecv (type, length byte, three compressed 32-bit
 /// and two compressed 64-bit fields), is 35 bytes, and the last field's payload is loaded as
 /// 8 bytes after its width byte.
@@ -605,6 +605,7 @@ const MASK: [u64; 9] = [
 ];
 
 /// A hot record decoded whole by [`decode_hot`]: references are still the location's local ids.
+#[cfg(test)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Hot {
     /// Timestamp record (5): the raw, uncorrected time.
@@ -632,22 +633,70 @@ fn window_compressed(r: &[u8; HOT_WINDOW], at: usize, max: usize) -> Option<(u64
     Some((u64::from_le_bytes(w) & MASK[n], at + 1 + n))
 }
 
+/// The raw time of a timestamp record (5) at the start of the window, and its length.
+#[inline(always)]
+pub(crate) fn hot_timestamp(r: &[u8; HOT_WINDOW]) -> (u64, usize) {
+    let w: [u8; 8] = [r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8]];
+    (u64::from_le_bytes(w), 9)
+}
+
+/// The one compressed field of an Enter or Leave (region, `max` 4) or of an MpiIsendComplete
+/// or MpiIrecvRequest (request, `max` 8) at the start of the window, and the record's length;
+/// `None` for a width above `max` (0xFF included).
+#[inline(always)]
+pub(crate) fn hot_single(r: &[u8; HOT_WINDOW], max: usize) -> Option<(u64, usize)> {
+    window_compressed(r, 1, max)
+}
+
+/// The payload of an MpiSend, MpiRecv, or with `with_request` an MpiIsend or MpiIrecv, at the
+/// start of a window with `room` bytes of chunk from the record on, and the record's length;
+/// `None` unless the record has a one-byte length that fits the chunk and holds its fields,
+/// none of them too wide or all ones.
+#[inline(always)]
+pub(crate) fn hot_p2p(r: &[u8; HOT_WINDOW], room: usize, with_request: bool) -> Option<(P2pPayload, usize)> {
+    let len = r[1] as usize;
+    let end = 2 + len;
+    if len == 0xFF || end > room {
+        return None;
+    }
+    let (peer, q) = window_compressed(r, 2, 4)?;
+    let (comm, q) = window_compressed(r, q, 4)?;
+    let (tag, q) = window_compressed(r, q, 4)?;
+    let (length, q) = window_compressed(r, q, 8)?;
+    let (request, q) = match with_request {
+        true => window_compressed(r, q, 8)?,
+        false => (0, q),
+    };
+    if q > end {
+        return None;
+    }
+    let p = P2pPayload {
+        peer: peer as u32,
+        comm: comm as u32,
+        tag: tag as u32,
+        length,
+        request,
+    };
+    Some((p, end))
+}
+
 /// Decode the record that starts `r`, a window of a little-endian chunk with `room` bytes
 /// (at least [`HOT_WINDOW`]) left from the record to the chunk end, when it is a timestamp or
 /// one of the hot event records in its common encoding (one-byte length, fields inside the
 /// record, no all-ones compressed value): what it is and its length in bytes. `None` for
 /// anything else, which the general path ([`LocationEvents::next_record`] and the payload
-/// readers) then decodes, with its errors; where both decode a record they agree.
-#[inline(always)]
+/// readers) then decodes, with its errors; where both decode a record they agree. (The event
+/// loop dispatches on the record id itself and calls the same per-record decoders.)
+#[cfg(test)]
 pub(crate) fn decode_hot(r: &[u8; HOT_WINDOW], room: usize) -> Option<(Hot, usize)> {
     let id = r[0];
     match id {
         0x05 => {
-            let w: [u8; 8] = r[1..9].try_into().ok()?;
-            Some((Hot::Timestamp(u64::from_le_bytes(w)), 9))
+            let (raw, len) = hot_timestamp(r);
+            Some((Hot::Timestamp(raw), len))
         }
         12 | 13 => {
-            let (region, end) = window_compressed(r, 1, 4)?;
+            let (region, end) = hot_single(r, 4)?;
             let region = region as u32;
             Some((
                 if id == 12 {
@@ -659,33 +708,11 @@ pub(crate) fn decode_hot(r: &[u8; HOT_WINDOW], room: usize) -> Option<(Hot, usiz
             ))
         }
         16 | 17 => {
-            let (request, end) = window_compressed(r, 1, 8)?;
+            let (request, end) = hot_single(r, 8)?;
             Some((Hot::Request(id, request), end))
         }
         14 | 15 | 18 | 19 => {
-            let len = r[1] as usize;
-            let end = 2 + len;
-            if len == 0xFF || end > room {
-                return None;
-            }
-            let (peer, q) = window_compressed(r, 2, 4)?;
-            let (comm, q) = window_compressed(r, q, 4)?;
-            let (tag, q) = window_compressed(r, q, 4)?;
-            let (length, q) = window_compressed(r, q, 8)?;
-            let (request, q) = match id {
-                15 | 19 => window_compressed(r, q, 8)?,
-                _ => (0, q),
-            };
-            if q > end {
-                return None;
-            }
-            let p = P2pPayload {
-                peer: peer as u32,
-                comm: comm as u32,
-                tag: tag as u32,
-                length,
-                request,
-            };
+            let (p, end) = hot_p2p(r, room, id == 15 || id == 19)?;
             Some((Hot::P2p(id, p), end))
         }
         _ => None,

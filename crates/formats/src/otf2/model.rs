@@ -4,7 +4,7 @@
 
 use super::archive::Archive;
 use super::defs::{GlobalDefs, LocalDefs, MAP_COMM, MAP_REGION, UNDEFINED_U32};
-use super::events::{decode_hot, EventKind, Hot, LocationEvents, P2pPayload, HOT_WINDOW};
+use super::events::{hot_p2p, hot_single, hot_timestamp, EventKind, LocationEvents, P2pPayload, HOT_WINDOW};
 use crate::parallel::map_files;
 use crate::{FormatError, Progress, ProgressSink};
 use std::collections::HashMap;
@@ -420,6 +420,7 @@ struct Here<'f> {
 }
 
 /// What the events of one location showed so far: their number and times.
+#[derive(Clone, Copy)]
 struct Seen {
     /// Events read.
     n: u64,
@@ -1497,58 +1498,98 @@ impl Builder<'_, '_> {
         let mut ticks = events.time();
         let mut t = clock.ns(ticks);
         let mut p = 0;
-        let n0 = seen.n;
+        let Seen {
+            mut n,
+            mut first,
+            mut latest,
+            mut last,
+        } = *seen;
+        let n0 = n;
+        // One event at `t`, record at `$p`: counted, its time kept, progress reported.
+        macro_rules! event {
+            ($p:expr) => {{
+                n += 1;
+                last = t;
+                first = first.min(t);
+                latest = latest.max(t);
+                if n.is_multiple_of(PROGRESS_EVERY) && !report(index, Some((base + $p) as u64), before) {
+                    break Err(FormatError::cancelled(here.file));
+                }
+            }};
+        }
         let result = loop {
             let Some(window) = bytes.get(p..p + HOT_WINDOW) else {
                 break Ok(());
             };
             let window: &[u8; HOT_WINDOW] = window.try_into().expect("HOT_WINDOW bytes");
-            let Some((record, len)) = decode_hot(window, bytes.len() - p) else {
-                break Ok(());
-            };
             let off = (base + p) as u64;
-            if let Hot::Timestamp(r) = record {
-                raw = r;
-                ticks = if offsets { local.correct(r) } else { r };
-                t = clock.ns(ticks);
-                p += len;
-                continue;
-            }
-            seen.event(t);
-            if seen.n.is_multiple_of(PROGRESS_EVERY) && !report(index, Some(off), before) {
-                break Err(FormatError::cancelled(here.file));
-            }
-            let done = match record {
-                Hot::Enter(region) => self
-                    .local_region(local, region, here.file, off)
-                    .map(|pos| self.enter_at(st, here, pos, t)),
-                Hot::Leave(region) => self
-                    .local_region(local, region, here.file, off)
-                    .map(|_| self.leave_at(st, here, t)),
-                Hot::P2p(id, mut payload) => {
-                    payload.comm = local.map32(MAP_COMM, payload.comm);
+            let id = window[0];
+            let done = match id {
+                0x05 => {
+                    let (r, len) = hot_timestamp(window);
+                    raw = r;
+                    ticks = if offsets { local.correct(r) } else { r };
+                    t = clock.ns(ticks);
+                    p += len;
+                    continue;
+                }
+                12 | 13 => {
+                    let Some((region, len)) = hot_single(window, 4) else {
+                        break Ok(());
+                    };
+                    event!(p);
+                    let pos = match self.local_region(local, region as u32, here.file, off) {
+                        Ok(pos) => pos,
+                        Err(e) => break Err(e),
+                    };
                     match id {
-                        14 | 18 => self.blocking(st, here, id == 14, payload, t, off),
+                        12 => self.enter_at(st, here, pos, t),
+                        _ => self.leave_at(st, here, t),
+                    }
+                    p += len;
+                    continue;
+                }
+                16 | 17 => {
+                    let Some((request, len)) = hot_single(window, 8) else {
+                        break Ok(());
+                    };
+                    event!(p);
+                    match id {
+                        16 => self.isend_complete(st, here, request, t),
+                        _ => self.irecv_request(st, here, request, t),
+                    }
+                    p += len;
+                    continue;
+                }
+                14 | 18 => {
+                    let Some((mut payload, len)) = hot_p2p(window, bytes.len() - p, false) else {
+                        break Ok(());
+                    };
+                    event!(p);
+                    payload.comm = local.map32(MAP_COMM, payload.comm);
+                    p += len;
+                    self.blocking(st, here, id == 14, payload, t, off)
+                }
+                15 | 19 => {
+                    let Some((mut payload, len)) = hot_p2p(window, bytes.len() - p, true) else {
+                        break Ok(());
+                    };
+                    event!(p);
+                    payload.comm = local.map32(MAP_COMM, payload.comm);
+                    p += len;
+                    match id {
                         15 => self.isend(st, here, payload, t, off),
                         _ => self.irecv(st, here, payload, t, off),
                     }
                 }
-                Hot::Request(16, request) => {
-                    self.isend_complete(st, here, request, t);
-                    Ok(())
-                }
-                Hot::Request(_, request) => {
-                    self.irecv_request(st, here, request, t);
-                    Ok(())
-                }
-                Hot::Timestamp(_) => unreachable!("handled above"),
+                _ => break Ok(()),
             };
             if let Err(e) = done {
                 break Err(e);
             }
-            p += len;
         };
-        events.skip_decoded(p, seen.n - n0, raw, ticks);
+        *seen = Seen { n, first, latest, last };
+        events.skip_decoded(p, n - n0, raw, ticks);
         result
     }
 
