@@ -335,6 +335,9 @@ impl<T> Pending<T> {
     #[inline]
     fn take(&mut self, request: u64, loc: u16) -> Option<T> {
         if self.many.is_empty() {
+            if self.few.is_empty() {
+                return None;
+            }
             let mut same_id = self.few.iter().enumerate().filter(|(_, e)| e.0 == request);
             let earliest = same_id.next()?.0;
             let i = match self.few[earliest].1 == loc {
@@ -448,8 +451,8 @@ type Report<'r> = dyn FnMut(usize, Option<u64>, u64) -> bool + 'r;
 /// Per-location state of the event loop.
 #[derive(Default)]
 struct LocationState {
-    /// Open regions: (region position, call index if it is an MPI call).
-    stack: Vec<(usize, Option<CallIdx>)>,
+    /// Open regions: the call index of an MPI call, `None` for a user region.
+    stack: Vec<Option<CallIdx>>,
     /// Regions of the open non-MPI frames (model region ids).
     user_path: Vec<RegionId>,
     path: Option<CallpathId>,
@@ -1749,7 +1752,7 @@ impl Builder<'_, '_> {
             };
             let c = open_call(&mut self.part.ranks[slot].calls, func, kind, t, path, loc);
             st.open_calls.push(c);
-            st.stack.push((pos, Some(c)));
+            st.stack.push(Some(c));
         } else {
             let mut rid = self.regions[pos].trace_region;
             if rid == NO_REGION {
@@ -1761,7 +1764,7 @@ impl Builder<'_, '_> {
             }
             st.user_path.push(rid);
             st.path = None;
-            st.stack.push((pos, None));
+            st.stack.push(None);
         }
     }
 
@@ -1779,12 +1782,12 @@ impl Builder<'_, '_> {
         let slot = here.slot;
         match st.stack.pop() {
             None => self.part.counters.unbalanced_leaves += 1,
-            Some((_, Some(c))) => {
+            Some(Some(c)) => {
                 st.open_calls.pop();
                 let calls = &mut self.part.ranks[slot].calls;
                 calls.exit[c as usize] = t.max(calls.enter[c as usize]);
             }
-            Some((_, None)) => {
+            Some(None) => {
                 st.user_path.pop();
                 st.path = None;
             }
@@ -1946,7 +1949,7 @@ impl Builder<'_, '_> {
         last_time: Time,
         events: &LocationEvents,
     ) {
-        while let Some((_, frame)) = st.stack.pop() {
+        while let Some(frame) = st.stack.pop() {
             if let Some(c) = frame {
                 self.part.counters.unclosed_calls += 1;
                 let calls = &mut self.part.ranks[slot].calls;
