@@ -23,9 +23,10 @@ const types = {
   '.wasm': 'application/wasm',
 };
 
-/** The command line `SCRIPT DIST REPEAT PATH...`, checked; exits 2 with the usage otherwise. */
-export function parseArgs(script) {
-  const [dist, repeatArg, ...paths] = process.argv.slice(2);
+/** The command line `SCRIPT DIST REPEAT PATH...` (`args`, by default the process's), checked;
+ * exits 2 with the usage otherwise. */
+export function parseArgs(script, args = process.argv.slice(2)) {
+  const [dist, repeatArg, ...paths] = args;
   if (!dist || !repeatArg || paths.length === 0) {
     console.error(`usage: node bench/${script} DIST REPEAT PATH...`);
     process.exit(2);

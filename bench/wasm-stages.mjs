@@ -92,8 +92,11 @@ async function measureOnce(path) {
     if (shown) throw new Error(`${path}: the page shows an error after opening: ${await shown.textContent()}`);
     const calls = Number(await page.getAttribute('[data-stat="calls"]', 'data-value'));
     const ranks = Number(await page.getAttribute('[data-stat="ranks"]', 'data-value'));
-    const worker = page.workers()[0];
-    const wasmMemory = worker ? await worker.evaluate(() => self.__tracelogicMemoryBytes || 0) : 0;
+    // The page may also hold a spare worker for the next load: the largest memory is the trace's.
+    let wasmMemory = 0;
+    for (const worker of page.workers()) {
+      wasmMemory = Math.max(wasmMemory, await worker.evaluate(() => self.__tracelogicMemoryBytes || 0).catch(() => 0));
+    }
     const views = {};
     for (const view of VIEWS) {
       const t = performance.now();

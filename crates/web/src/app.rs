@@ -35,10 +35,11 @@ use crate::views::tour::TourPanel;
 use crate::views::whatif::WhatIfView;
 use crate::views::{AnalysisState, Focus, View};
 use crate::worker::{
-    offer_handles, release_handles, too_large, AnalysisWorker, FileSource, HandleCodec, Input, FATAL_MESSAGE, LOADER,
+    offer_handles, release_handles, AnalysisWorker, FileSource, HandleCodec, Input, FATAL_MESSAGE, LOADER,
 };
 use gloo::worker::{Spawnable, WorkerBridge};
 use js_sys::Array;
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::rc::Rc;
 use wasm_bindgen::closure::Closure;
@@ -57,6 +58,20 @@ struct Current {
     stopped: bool,
 }
 
+/// A worker started ahead of the next load, so that a load does not wait for a worker to start
+/// (fetch and compile its wasm: about 0.1 s). It answers the generation of the load that takes it.
+struct Spare {
+    bridge: WorkerBridge<AnalysisWorker>,
+    /// The generation its answers are tagged with: 0 (no load) until a load takes it.
+    generation: Rc<Cell<u64>>,
+}
+
+/// How long after the page starts, or after a load ends, the spare worker is started (ms): late
+/// enough not to slow the page's own start or the first analyses of a new trace.
+const SPARE_AFTER_START_MS: u32 = 100;
+/// See [`SPARE_AFTER_START_MS`].
+const SPARE_AFTER_LOAD_MS: u32 = 1000;
+
 /// A load under way: first the page reads the files, then a fresh worker parses them.
 struct Loading {
     generation: u64,
@@ -67,8 +82,10 @@ struct Loading {
     stages: Vec<String>,
     /// The bundled sample being loaded, if it is one.
     sample: Option<&'static Sample>,
-    /// Files to keep in IndexedDB once the load succeeds (names, `File`s, bytes).
-    keep: Option<(Vec<String>, Array, u64)>,
+    /// Files to keep in IndexedDB once the load succeeds (names, `File`s).
+    keep: Option<(Vec<String>, Array)>,
+    /// When the progress was last drawn (`performance.now()`, ms), see [`PROGRESS_EVERY_MS`].
+    progress_drawn_at: f64,
     /// The navigation state to restore once the trace is in (start-up, back/forward).
     route: Option<Route>,
 }
@@ -129,6 +146,8 @@ pub enum Msg {
     ReportDone(Result<String, String>),
     /// Go to a step of the workshop tour (`None` ends it).
     Tour(Option<usize>),
+    /// Start the spare worker for the next load, if none is there and no load is running.
+    PrepareWorker,
 }
 
 /// What the last visit left in IndexedDB.
@@ -192,6 +211,8 @@ pub struct App {
     report_wanted: bool,
     /// The step of the workshop tour on screen.
     tour: Option<usize>,
+    /// The worker the next load takes.
+    spare: Option<Spare>,
 }
 
 fn location() -> Option<web_sys::Location> {
@@ -199,26 +220,54 @@ fn location() -> Option<web_sys::Location> {
 }
 
 impl App {
-    fn spawn_worker(link: &Scope<App>, generation: u64) -> WorkerBridge<AnalysisWorker> {
+    /// A fresh worker whose answers are tagged with the generation in `generation` when they arrive.
+    fn spawn_worker(link: &Scope<App>, generation: Rc<Cell<u64>>) -> WorkerBridge<AnalysisWorker> {
         let link = link.clone();
         let mut spawner = AnalysisWorker::spawner().encoding::<HandleCodec>();
         spawner
-            .callback(move |response| link.send_message(Msg::Worker(generation, response)))
+            .callback(move |response| link.send_message(Msg::Worker(generation.get(), response)))
             .spawn_with_loader(LOADER)
+    }
+
+    /// The worker for load `generation`: the spare if there is one, else a fresh one.
+    fn worker_for(&mut self, link: &Scope<App>, generation: u64) -> WorkerBridge<AnalysisWorker> {
+        match self.spare.take() {
+            Some(spare) => {
+                spare.generation.set(generation);
+                spare.bridge
+            }
+            None => Self::spawn_worker(link, Rc::new(Cell::new(generation))),
+        }
+    }
+
+    /// Start a spare worker in `delay_ms`, unless one is there or a load runs by then.
+    fn prepare_spare(&self, link: &Scope<App>, delay_ms: u32) {
+        if self.spare.is_some() {
+            return;
+        }
+        let link = link.clone();
+        gloo::timers::callback::Timeout::new(delay_ms, move || link.send_message(Msg::PrepareWorker)).forget();
     }
 
     fn on_worker(&mut self, ctx: &Context<Self>, generation: u64, response: Response) -> bool {
         if self.is_loading(generation) {
             match response {
                 Response::Progress(p) => {
-                    if let Some(l) = self.loading.as_mut() {
-                        if l.stages.last() != Some(&p.stage) {
-                            log_stage(&mut l.stages, &p.stage);
-                        }
-                        l.progress = p;
+                    let Some(l) = self.loading.as_mut() else { return false };
+                    if l.stages.last() != Some(&p.stage) {
+                        log_stage(&mut l.stages, &p.stage);
                     }
+                    l.progress = p;
+                    // Every report is kept; the page draws at most one every PROGRESS_EVERY_MS,
+                    // so its rendering does not take a core from the worker (2 cores here).
+                    let now = now_ms();
+                    if now - l.progress_drawn_at < PROGRESS_EVERY_MS {
+                        return false;
+                    }
+                    l.progress_drawn_at = now;
                 }
                 Response::Loaded { trace, matrix } => {
+                    crate::worker::mark("page received the trace");
                     let loading = self.loading.take().expect("checked above");
                     release_handles(generation);
                     let Some(bridge) = loading.bridge else { return false };
@@ -240,9 +289,11 @@ impl App {
                     }
                     self.ensure_analysis(self.view);
                     self.restore_compared();
+                    self.prepare_spare(ctx.link(), SPARE_AFTER_LOAD_MS);
                 }
                 Response::Failed(f) => {
                     release_handles(generation);
+                    self.prepare_spare(ctx.link(), SPARE_AFTER_LOAD_MS);
                     let label = self.loading.take().map(|l| l.label).unwrap_or_default();
                     if f.cancelled {
                         self.notice = Some(format!("Loading {label} was cancelled."));
@@ -555,6 +606,7 @@ impl Component for App {
             listeners: Vec::new(),
             report_wanted: false,
             tour: None,
+            spare: None,
         };
         app.start(ctx);
         app
@@ -627,6 +679,7 @@ impl Component for App {
                 if let Some(l) = self.loading.take() {
                     self.notice = Some(format!("Loading {} was cancelled.", l.label));
                 }
+                self.prepare_spare(ctx.link(), SPARE_AFTER_LOAD_MS);
             }
             Msg::Show(v) => {
                 self.view = v;
@@ -704,6 +757,14 @@ impl Component for App {
                 });
             }
             Msg::Tour(step) => self.tour_step(ctx, step),
+            Msg::PrepareWorker => {
+                if self.spare.is_none() && self.loading.is_none() {
+                    let generation = Rc::new(Cell::new(0));
+                    let bridge = Self::spawn_worker(ctx.link(), generation.clone());
+                    self.spare = Some(Spare { bridge, generation });
+                }
+                return false;
+            }
             Msg::Library(library) => {
                 self.library = library;
                 if let Some(request) = self.analyses.get("topology").and_then(|s| s.request.clone()) {
@@ -845,6 +906,14 @@ const STOPPED: &str = "the analysis worker of this trace stopped (most likely ou
 /// Most stages kept in the load log (one per file read, then the readers' stages).
 const MAX_LOG_STAGES: usize = 200;
 
+/// The shortest time between two drawings of a load's progress (ms): ten a second look smooth.
+const PROGRESS_EVERY_MS: f64 = 100.0;
+
+/// The page's clock (`performance.now()`, ms), or 0 without one.
+fn now_ms() -> f64 {
+    web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
+}
+
 /// Add `stage` to a load log; a full log keeps its start, an ellipsis, and the latest stage.
 fn log_stage(stages: &mut Vec<String>, stage: &str) {
     if stages.len() < MAX_LOG_STAGES {
@@ -913,6 +982,7 @@ impl App {
             })));
         });
         self.listen(ctx);
+        self.prepare_spare(ctx.link(), SPARE_AFTER_START_MS);
     }
 
     /// Key presses (outside text fields) and back/forward.
@@ -961,6 +1031,7 @@ impl App {
             stages: Vec::new(),
             sample,
             keep: None,
+            progress_drawn_at: f64::NEG_INFINITY,
             route,
         });
         self.notice = None;
@@ -1005,12 +1076,9 @@ impl App {
         if !self.is_loading(generation) {
             return;
         }
-        let total: u64 = listed.iter().map(|(_, f)| f.size() as u64).sum();
-        if let Some(message) = too_large(&label, total) {
-            self.loading = None;
-            self.error = Some(message);
-            return;
-        }
+        crate::worker::mark("page listed the files");
+        // The worker checks the input's size (too_large) before reading a byte: asking each
+        // `File` its size here costs the page 0.1-0.3 ms a file, before the worker may start.
         let names: Vec<String> = listed.iter().map(|(n, _)| n.clone()).collect();
         let files: Array = listed.iter().map(|(_, f)| wasm_bindgen::JsValue::from(f)).collect();
         offer_handles(generation, files.clone());
@@ -1020,13 +1088,13 @@ impl App {
         };
         self.open(ctx.link(), generation, label, source);
         if let Some(l) = self.loading.as_mut() {
-            l.keep = Some((names, files, total));
+            l.keep = Some((names, files));
         }
     }
 
     /// A fresh worker for load `generation`, asked to read `source`.
     fn open(&mut self, link: &Scope<App>, generation: u64, label: String, source: FileSource) {
-        let bridge = Self::spawn_worker(link, generation);
+        let bridge = self.worker_for(link, generation);
         bridge.send(Input::Open {
             label,
             source,
@@ -1060,11 +1128,15 @@ impl App {
         label: &str,
         sample: Option<&'static Sample>,
         stages: Vec<String>,
-        keep: Option<(Vec<String>, Array, u64)>,
+        keep: Option<(Vec<String>, Array)>,
     ) {
         self.sample = sample;
         self.load_log = stages;
-        let Some((names, files, bytes)) = keep else { return };
+        let Some((names, files)) = keep else { return };
+        let bytes = files
+            .iter()
+            .map(|f| f.unchecked_into::<web_sys::Blob>().size() as u64)
+            .sum();
         let label = label.to_owned();
         let link = ctx.link().clone();
         wasm_bindgen_futures::spawn_local(async move {

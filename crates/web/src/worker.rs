@@ -10,7 +10,7 @@
 //! Each load runs in a fresh worker (the page keeps the previous one until the new trace is
 //! in), so a failed or cancelled load never loses the trace already shown.
 
-use crate::input::blob_reader;
+use crate::input::{blob_reader, read_blobs, streamed_by_name};
 use crate::protocol::{
     AnalysisAnswer, AnalysisRequest, Failure, MatrixRequest, ProgressReport, Request, Response, WireFile,
 };
@@ -20,7 +20,7 @@ use js_sys::{Array, Uint8Array};
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 use std::collections::HashMap;
-use tracelogic_formats::input::Unpacker;
+use tracelogic_formats::input::{InputFile, Unpacker};
 use tracelogic_model::Selection;
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -50,6 +50,26 @@ pub fn fatal_message(id: HandlerId) -> Vec<u8> {
         cancelled: false,
     });
     bincode::serialize(&FromWorkerMirror::ProcessOutput(id, failed)).expect("plain serde values")
+}
+
+/// Record `tracelogic:NAME` on the calling thread's performance timeline (`performance.mark`),
+/// so a profile of a load (`bench/wasm-ingest.mjs --profile`) can split its time into the stages
+/// the worker went through and the page's share. A no-op off the browser and where the timeline
+/// is missing.
+pub fn mark(name: &str) {
+    #[cfg(target_arch = "wasm32")]
+    {
+        let global = js_sys::global();
+        let performance = match global.dyn_ref::<web_sys::WorkerGlobalScope>() {
+            Some(scope) => scope.performance(),
+            None => global.dyn_ref::<web_sys::Window>().and_then(|w| w.performance()),
+        };
+        if let Some(performance) = performance {
+            let _ = performance.mark(&format!("tracelogic:{name}"));
+        }
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    let _ = name;
 }
 
 /// Leave the fatal message for the loader script (`self.__tracelogicFatal`), or clear it.
@@ -129,11 +149,12 @@ pub enum Job {
     Compare { seq: u64, request: AnalysisRequest },
 }
 
-/// The worker's own messages: a fetch of sample files finished.
+/// The worker's own messages: the files of a load or comparison are read (fetched, or read from
+/// the page's `File` handles), or could not be.
 pub struct Fetched {
     id: HandlerId,
     job: Job,
-    files: Result<Vec<WireFile>, String>,
+    files: Result<Vec<WireFile>, Failure>,
 }
 
 /// The worker: holds at most one trace.
@@ -255,12 +276,15 @@ fn js_message(e: &JsValue) -> String {
     e.as_string().unwrap_or_else(|| format!("{e:?}"))
 }
 
-/// Read the handle set `key` with `FileReaderSync`, slice by slice on demand, reporting
-/// `reading NAME`: archives and compressed files are unpacked as they stream in
-/// ([`Unpacker`]), so only their members are held, never the compressed bytes whole.
+/// Read the handle set `key`, reporting `reading NAME in the worker` for each file in turn.
+///
+/// Plain files are read whole, several slices at once ([`read_blobs`]: one copy of each byte
+/// into wasm memory). Files named as archives or compressed files are read with
+/// `FileReaderSync`, slice by slice on demand, and unpacked as they stream in ([`Unpacker`]), so
+/// only their members are held, never the compressed bytes whole.
 ///
 /// Refused as too large: inputs over [`MAX_INPUT_BYTES`] as given, or once unpacked.
-fn read_handles(
+async fn read_handles(
     label: &str,
     key: u64,
     names: &[String],
@@ -281,27 +305,76 @@ fn read_handles(
         )));
     }
     let blobs: Vec<web_sys::Blob> = handles.iter().map(|h| h.unchecked_into()).collect();
-    let total: u64 = blobs.iter().map(|b| b.size() as u64).sum();
+    let sizes: Vec<u64> = blobs.iter().map(|b| b.size() as u64).collect();
+    let total: u64 = sizes.iter().sum();
     if let Some(message) = too_large(label, total) {
         return Err(fail(message));
     }
-    let reader = web_sys::FileReaderSync::new().map_err(|e| fail(format!("{label}: {}", js_message(&e))))?;
+    let stage = |name: &str| format!("reading {name} in the worker");
+    // Where each file starts in the byte count over all of them, in the order given.
+    let offsets: Vec<u64> = sizes
+        .iter()
+        .scan(0, |at, &size| {
+            let start = *at;
+            *at += size;
+            Some(start)
+        })
+        .collect();
+    let plain: Vec<usize> = (0..names.len()).filter(|&i| !streamed_by_name(&names[i])).collect();
+    let plain_names: Vec<String> = plain.iter().map(|&i| names[i].clone()).collect();
+    let plain_blobs: Vec<web_sys::Blob> = plain.iter().map(|&i| blobs[i].clone()).collect();
+    let mut current: Option<usize> = None;
+    let mut plain_bytes = {
+        let mut progress = |k: usize, _: u64| {
+            let i = plain[k];
+            if current != Some(i) {
+                current = Some(i);
+                if !report(ProgressReport {
+                    stage: stage(&names[i]),
+                    bytes_done: offsets[i],
+                    bytes_total: total,
+                }) {
+                    return false;
+                }
+            }
+            true
+        };
+        read_blobs(&plain_names, &plain_blobs, &mut progress)
+            .await
+            .map_err(|e| Failure {
+                message: e.to_string(),
+                cancelled: e.cancelled,
+            })?
+            .into_iter()
+    };
     // Archives stop unpacking at the input limit, rather than holding up to 2 GiB before refusing.
     let mut unpacker = Unpacker::with_limit(MAX_INPUT_BYTES);
-    let mut done = 0u64;
-    for (name, blob) in names.iter().zip(blobs) {
-        let size = blob.size() as u64;
-        let stage = format!("reading {name} in the worker");
-        let before = done;
-        let mut progress = |at: u64| {
-            report(ProgressReport {
-                stage: stage.clone(),
-                bytes_done: before + at,
-                bytes_total: total,
-            })
+    let mut reader: Option<web_sys::FileReaderSync> = None;
+    for (i, (name, blob)) in names.iter().zip(blobs).enumerate() {
+        let added = if streamed_by_name(name) {
+            let reader = match &reader {
+                Some(r) => r.clone(),
+                None => {
+                    let r = web_sys::FileReaderSync::new().map_err(|e| fail(format!("{label}: {}", js_message(&e))))?;
+                    reader.insert(r).clone()
+                }
+            };
+            let before = offsets[i];
+            let stage = stage(name);
+            let mut progress = |at: u64| {
+                report(ProgressReport {
+                    stage: stage.clone(),
+                    bytes_done: before + at,
+                    bytes_total: total,
+                })
+            };
+            let mut source = blob_reader(name, blob, reader, &mut progress);
+            unpacker.add_reader(name, sizes[i], &mut source)
+        } else {
+            let bytes = plain_bytes.next().expect("one read per plain file");
+            unpacker.add_file(InputFile::new(name.clone(), bytes))
         };
-        let mut source = blob_reader(name, blob, reader.clone(), &mut progress);
-        if let Err(e) = unpacker.add_reader(name, size, &mut source) {
+        if let Err(e) = added {
             if unpacker.limit_reached() {
                 let over = MAX_INPUT_BYTES + 1;
                 let message = crate::session::too_large(label, over, MAX_INPUT_BYTES, " or more once unpacked");
@@ -312,7 +385,6 @@ fn read_handles(
                 cancelled: e.cancelled,
             });
         }
-        done += size;
     }
     let files = unpacker.finish();
     let unpacked: u64 = files.iter().map(|f| f.bytes.len() as u64).sum();
@@ -374,6 +446,23 @@ async fn fetch_urls(urls: Vec<(String, String)>) -> Result<Vec<WireFile>, String
     Ok(files)
 }
 
+/// The progress sink of a load answering bridge `id`: every new stage is marked on the worker's
+/// timeline ([`mark`]) and reports worth sending ([`worth_reporting`]) go to the page. Never cancels
+/// (the page cancels by ending the worker).
+fn reporter(scope: &WorkerScope<AnalysisWorker>, id: HandlerId) -> impl FnMut(ProgressReport) -> bool + '_ {
+    let mut last: Option<ProgressReport> = None;
+    move |p: ProgressReport| {
+        if last.as_ref().is_none_or(|l| l.stage != p.stage) {
+            mark(&p.stage);
+        }
+        if worth_reporting(last.as_ref(), &p) {
+            scope.respond(id, Response::Progress(p.clone()));
+            last = Some(p);
+        }
+        true
+    }
+}
+
 impl AnalysisWorker {
     /// Parse `files` as the worker's trace and answer with its summary and matrix.
     fn load(
@@ -384,14 +473,7 @@ impl AnalysisWorker {
         files: Result<Vec<WireFile>, Failure>,
         matrix: &MatrixRequest,
     ) -> Response {
-        let mut last: Option<ProgressReport> = None;
-        let mut report = |p: ProgressReport| {
-            if worth_reporting(last.as_ref(), &p) {
-                scope.respond(id, Response::Progress(p.clone()));
-                last = Some(p);
-            }
-            true
-        };
+        let mut report = reporter(scope, id);
         let files = match files {
             Ok(f) => f,
             Err(f) => return Response::Failed(f),
@@ -424,8 +506,8 @@ impl AnalysisWorker {
         }
     }
 
-    fn compare(&self, seq: u64, mut request: AnalysisRequest, files: Result<Vec<WireFile>, String>) -> Response {
-        match files {
+    fn compare(&self, seq: u64, mut request: AnalysisRequest, files: Result<Vec<WireFile>, Failure>) -> Response {
+        match files.map_err(|f| f.message) {
             Ok(read) => {
                 if let AnalysisRequest::Compare { files, .. } = &mut request {
                     *files = read;
@@ -444,7 +526,24 @@ impl AnalysisWorker {
     fn fetch(scope: &WorkerScope<Self>, id: HandlerId, job: Job, urls: Vec<(String, String)>) {
         let scope = scope.clone();
         wasm_bindgen_futures::spawn_local(async move {
-            let files = fetch_urls(urls).await;
+            let files = fetch_urls(urls).await.map_err(|message| Failure {
+                message,
+                cancelled: false,
+            });
+            scope.send_message(Fetched { id, job, files });
+        });
+    }
+
+    /// Start reading the page's handle set `key` for `job` ([`read_handles`]); the answer comes
+    /// through [`Worker::update`]. Reads are asynchronous (`Blob.arrayBuffer()`), so the worker's
+    /// thread copies each slice into wasm memory while the browser reads the next ones.
+    fn read(scope: &WorkerScope<Self>, id: HandlerId, job: Job, key: u64, names: Vec<String>) {
+        let scope = scope.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            let files = match &job {
+                Job::Open { label, .. } => read_handles(label, key, &names, &mut reporter(&scope, id)).await,
+                Job::Compare { .. } => read_handles("the compared trace", key, &names, &mut |_| true).await,
+            };
             scope.send_message(Fetched { id, job, files });
         });
     }
@@ -463,6 +562,7 @@ impl Worker for AnalysisWorker {
     type Output = Response;
 
     fn create(_scope: &WorkerScope<Self>) -> Self {
+        mark("worker started");
         install_panic_hook();
         AnalysisWorker { session: None }
     }
@@ -472,19 +572,16 @@ impl Worker for AnalysisWorker {
         PANIC_TARGET.with(|t| *t.borrow_mut() = Some((scope.clone(), id)));
         arm_fatal(Some(id));
         let answer = match job {
-            Job::Open { label, matrix } => {
-                let files = files.map_err(|message| Failure {
-                    message,
-                    cancelled: false,
-                });
-                self.load(scope, id, &label, files, &matrix)
-            }
+            Job::Open { label, matrix } => self.load(scope, id, &label, files, &matrix),
             Job::Compare { seq, request } => self.compare(seq, request, files),
         };
+        mark("worker answering");
         scope.respond(id, answer);
+        mark("worker answered");
     }
 
     fn received(&mut self, scope: &WorkerScope<Self>, msg: Self::Input, id: HandlerId) {
+        mark("worker received a request");
         PANIC_TARGET.with(|t| *t.borrow_mut() = Some((scope.clone(), id)));
         arm_fatal(Some(id));
         let answer = match msg {
@@ -501,23 +598,13 @@ impl Worker for AnalysisWorker {
                     return Self::fetch(scope, id, Job::Open { label, matrix }, urls);
                 }
                 FileSource::Handles { key, names } => {
-                    let mut last: Option<ProgressReport> = None;
-                    let mut report = |p: ProgressReport| {
-                        if worth_reporting(last.as_ref(), &p) {
-                            scope.respond(id, Response::Progress(p.clone()));
-                            last = Some(p);
-                        }
-                        true
-                    };
-                    let files = read_handles(&label, key, &names, &mut report);
-                    self.load(scope, id, &label, files, &matrix)
+                    return Self::read(scope, id, Job::Open { label, matrix }, key, names);
                 }
             },
             Input::Compare { seq, source, request } => match source {
                 FileSource::Urls(urls) => return Self::fetch(scope, id, Job::Compare { seq, request }, urls),
                 FileSource::Handles { key, names } => {
-                    let files = read_handles("the compared trace", key, &names, &mut |_| true).map_err(|f| f.message);
-                    self.compare(seq, request, files)
+                    return Self::read(scope, id, Job::Compare { seq, request }, key, names);
                 }
             },
             Input::Request(Request::Load { label, files, matrix }) => self.load(scope, id, &label, Ok(files), &matrix),
@@ -531,7 +618,9 @@ impl Worker for AnalysisWorker {
                 None => no_trace(),
             },
         };
+        mark("worker answering");
         scope.respond(id, answer);
+        mark("worker answered");
     }
 }
 
