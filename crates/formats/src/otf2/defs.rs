@@ -669,6 +669,7 @@ pub enum IdMap {
 
 impl IdMap {
     /// The global id of `local`; ids not in the map stay unchanged (as in the OTF2 library).
+    #[inline]
     pub fn global(&self, local: u64) -> u64 {
         match self {
             IdMap::Dense(v) => v.get(local as usize).copied().unwrap_or(local),
@@ -774,6 +775,7 @@ impl LocalDefs {
     }
 
     /// Translate a 32-bit reference of mapping type `kind`.
+    #[inline]
     pub fn map32(&self, kind: u8, id: u32) -> u32 {
         match &self.maps[kind as usize] {
             Some(m) => m.global(id as u64) as u32,
@@ -782,6 +784,7 @@ impl LocalDefs {
     }
 
     /// Translate a 64-bit reference of mapping type `kind`.
+    #[inline]
     pub fn map64(&self, kind: u8, id: u64) -> u64 {
         match &self.maps[kind as usize] {
             Some(m) => m.global(id),
