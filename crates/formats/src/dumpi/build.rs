@@ -1893,7 +1893,12 @@ fn resolve_rank(
         };
         c.comm[i] = cid;
         let size = m.len() as u64;
-        let me = m.iter().position(|&w| w == r);
+        // This rank's place in the communicator, looked for only by the collectives whose bytes
+        // depend on it (a search over the members; on the identity world it is the rank).
+        let me = || match world_ranks {
+            Some(_) if d == 0 => Some(r as usize),
+            _ => m.iter().position(|&w| w == r),
+        };
         c.root[i] = if root >= 0 {
             match m.get(root as usize) {
                 Some(&w) => w,
@@ -1924,7 +1929,7 @@ fn resolve_rank(
                 },
             ),
             CollBytes::ByRoot { root: at_root, other } => {
-                if root >= 0 && me == Some(root as usize) {
+                if root >= 0 && me() == Some(root as usize) {
                     at_root
                 } else {
                     other
@@ -1932,7 +1937,7 @@ fn resolve_rank(
             }
             CollBytes::ReduceScatter { counts, size: ts } => {
                 let total: u64 = counts.iter().map(|&x| x.max(0) as u64).sum::<u64>().saturating_mul(ts);
-                let mine = me
+                let mine = me()
                     .and_then(|i| counts.get(i))
                     .map_or(0, |&x| (x.max(0) as u64).saturating_mul(ts));
                 (total, mine)
