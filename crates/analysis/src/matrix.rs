@@ -166,6 +166,10 @@ pub struct Filtered {
 /// display: 8192² entries are 67 M numbers per table. The sparse matrix itself has no limit.
 pub const MAX_DENSE_RANKS: u32 = 8_192;
 
+/// A sender with at least `ranks / DENSE_ROW_SHARE` peers has its row read off the scratch
+/// row in rank order (O(ranks)) instead of sorting its peers (O(peers log peers)).
+const DENSE_ROW_SHARE: usize = 16;
+
 /// Which world ranks `selection` selects, as [`Selection::selects_rank`] decides, in
 /// O(ranks + listed ranks + communicator members) instead of a list search per rank.
 fn selected_ranks(trace: &Trace, selection: &Selection) -> Vec<bool> {
@@ -206,7 +210,8 @@ impl CommMatrix {
     ///
     /// O(sends + ranks + entries × log(peers per rank)) time, O(ranks + entries) memory: each
     /// sender's traffic is summed in a per-peer scratch row (reused, reset through the list of
-    /// peers it touched) and its peers are sorted once.
+    /// peers it touched) and its peers are sorted once, or read off the scratch row in order
+    /// when they are a sixteenth of the ranks or more.
     pub fn from_trace(trace: &Trace, selection: &Selection) -> CommMatrix {
         let n = trace.num_ranks();
         let receivers = selected_ranks(trace, selection);
@@ -240,7 +245,14 @@ impl CommMatrix {
                     row_bytes[at] = row_bytes[at].saturating_add(p.bytes[i]);
                     row_messages[at] += 1;
                 }
-                peers.sort_unstable();
+                if peers.len() >= n as usize / DENSE_ROW_SHARE {
+                    // A sender that reaches a good share of the ranks (all-to-all codes): one
+                    // pass over the scratch row costs less than sorting its peers.
+                    peers.clear();
+                    peers.extend((0..n).filter(|&peer| row_messages[peer as usize] > 0));
+                } else {
+                    peers.sort_unstable();
+                }
                 for &peer in &peers {
                     let at = peer as usize;
                     m.to.push(peer);

@@ -289,17 +289,57 @@ pub fn pair_volumes(m: &CommMatrix) -> (Vec<PairVolume>, &'static str) {
     } else {
         Metric::Bytes
     };
-    // Each unordered pair once: from its entry above the diagonal (a → b, a < b) or, when
-    // only b → a carries traffic, from that one: O(entries × log(peers per rank)).
-    let mut pairs = Vec::new();
+    // Each unordered pair once, in O(ranks + entries): rank a's row (a → b) is merged with its
+    // column (b → a), both by increasing b, keeping b > a. The column is a counting sort of the
+    // entries by receiver; entries come by increasing sender, so each column's senders increase.
+    let n = m.ranks() as usize;
+    let mut col_start = vec![0usize; n + 1];
     for e in m.entries() {
-        let (a, b) = (e.from.min(e.to), e.from.max(e.to));
-        if a == b || (e.from > e.to && m.get(e.to, e.from).is_some()) {
-            continue;
-        }
-        let (x, y) = (m.value(metric, a, b), m.value(metric, b, a));
-        if x > 0 || y > 0 {
-            pairs.push((a, b, x.max(y), x.saturating_add(y)));
+        col_start[e.to as usize + 1] += 1;
+    }
+    for r in 0..n {
+        col_start[r + 1] += col_start[r];
+    }
+    let mut fill = col_start.clone();
+    let mut column = vec![(0u32, 0u64); m.nonzero()];
+    for e in m.entries() {
+        let k = &mut fill[e.to as usize];
+        column[*k] = (e.from, e.value(metric));
+        *k += 1;
+    }
+    let mut pairs = Vec::new();
+    for a in 0..m.ranks() {
+        let mut out = m
+            .row(a)
+            .filter(|e| e.to > a)
+            .map(|e| (e.to, e.value(metric)))
+            .peekable();
+        let col = &column[col_start[a as usize]..col_start[a as usize + 1]];
+        let mut inc = col.iter().copied().filter(|&(b, _)| b > a).peekable();
+        loop {
+            let (b, x, y) = match (out.peek().copied(), inc.peek().copied()) {
+                (None, None) => break,
+                (Some((b, x)), Some((c, y))) if b == c => {
+                    out.next();
+                    inc.next();
+                    (b, x, y)
+                }
+                (Some((b, x)), Some((c, _))) if b < c => {
+                    out.next();
+                    (b, x, 0)
+                }
+                (Some((b, x)), None) => {
+                    out.next();
+                    (b, x, 0)
+                }
+                (_, Some((c, y))) => {
+                    inc.next();
+                    (c, 0, y)
+                }
+            };
+            if x > 0 || y > 0 {
+                pairs.push((a, b, x.max(y), x.saturating_add(y)));
+            }
         }
     }
     pairs.sort_by(|x, y| y.2.cmp(&x.2).then((x.0, x.1).cmp(&(y.0, y.1))));

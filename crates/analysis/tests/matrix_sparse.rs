@@ -224,6 +224,9 @@ fn sparse_equals_dense_on_generated_traces_of_every_style() {
         ("grid:4x5", Style::Wavefront, Numbering::Random, true),
         ("hypercube:5", Style::Isend, Numbering::Random, false),
         ("ring:7", Style::Sendrecv, Numbering::RowMajor, true),
+        // Rows whose peers are sorted (6 of 512 ranks) and rows read in rank order (all peers).
+        ("torus:8x8x8", Style::Isend, Numbering::Random, true),
+        ("all-to-all:40", Style::Isend, Numbering::Random, false),
     ];
     for (seed, (topology, style, numbering, noise)) in cases.into_iter().enumerate() {
         let trace = generate(&spec(topology, style, numbering, noise, seed as u64)).unwrap();
