@@ -114,6 +114,15 @@ fn above_the_limit_the_json_and_csv_are_sparse() {
     assert_eq!(body.len(), 4 * 9216);
     let expected: Vec<String> = list.iter().map(|e| e.map(|x| x.to_string()).join(",")).collect();
     assert_eq!(body, expected);
+
+    // `topology --matrix` reads the sparse list back and identifies the torus.
+    let saved = tmp.path().join("matrix.csv");
+    std::fs::write(&saved, &text).unwrap();
+    let o = run(&[&"topology", &"--matrix", &saved, &"--json"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let t = json(&o);
+    assert_eq!(t["ranks"], 9216);
+    assert_eq!(t["match"]["label"], "96x96 torus", "{}", t["match"]);
 }
 
 #[test]

@@ -55,7 +55,8 @@ pub struct Args {
     #[arg(long, value_name = "FILE", conflicts_with = "matrix")]
     pub graph: Option<PathBuf>,
     /// Identify this CSV communication matrix instead of a trace (`n` rows of `n` numbers, row =
-    /// sender; an optional header line and a leading label column, as `matrix --csv` writes).
+    /// sender; an optional header line and a leading label column, as `matrix --csv` writes), or
+    /// the sparse list `matrix --csv --sparse` writes (header `from,to,bytes,...`).
     #[arg(long, value_name = "FILE")]
     pub matrix: Option<PathBuf>,
     /// Save the filtered communication graph as an edge list, to use with --library later.
@@ -92,8 +93,20 @@ fn read_graph(path: &Path) -> Result<Graph, CliError> {
     edgelist::parse(&text, &path.display().to_string()).map_err(CliError::Input)
 }
 
-/// Parse a CSV matrix: optional header (first field not a number), optional label column.
+/// Most ranks a sparse CSV matrix may name (its offsets take 8 bytes per rank): a one-line file
+/// naming rank 4,294,967,295 must not allocate 32 GiB.
+const MAX_SPARSE_CSV_RANKS: u64 = 1 << 22;
+
+/// Parse a CSV matrix: optional header (first field not a number), optional label column; or,
+/// when the header starts `from,to,bytes`, the sparse list of `matrix --csv --sparse`.
 pub fn parse_csv_matrix(text: &str, source: &str) -> Result<CommMatrix, String> {
+    let header = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#'));
+    if header.is_some_and(|h| h.replace(' ', "").starts_with("from,to,bytes")) {
+        return parse_sparse_csv_matrix(text, source);
+    }
     let mut rows: Vec<Vec<u64>> = Vec::new();
     let mut first = true;
     for (i, line) in text.lines().enumerate() {
@@ -152,6 +165,56 @@ pub fn parse_csv_matrix(text: &str, source: &str) -> Result<CommMatrix, String> 
         );
     }
     CommMatrix::from_entries(n as u32, entries).map_err(|e| format!("{source}: {e}"))
+}
+
+/// The sparse list `from,to,bytes,messages,kept` (`messages` and `kept` optional; `kept` is
+/// ignored, the topology filters by its own rule). The run has as many ranks as the largest rank
+/// named plus one: ranks after the last one with traffic are not known from the list.
+fn parse_sparse_csv_matrix(text: &str, source: &str) -> Result<CommMatrix, String> {
+    let mut entries = Vec::new();
+    let mut ranks = 0u64;
+    let mut header = true;
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if std::mem::take(&mut header) {
+            continue;
+        }
+        let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+        let number = |k: usize, what: &str| -> Result<u64, String> {
+            let f = fields
+                .get(k)
+                .ok_or_else(|| format!("{source}: line {}: no {what} (field {})", i + 1, k + 1))?;
+            f.parse::<u64>()
+                .map_err(|_| format!("{source}: line {}: {what} `{f}` is not a non-negative integer", i + 1))
+        };
+        let (from, to, bytes) = (number(0, "sender")?, number(1, "receiver")?, number(2, "bytes")?);
+        let messages = if fields.len() > 3 {
+            number(3, "messages")?
+        } else {
+            u64::from(bytes > 0)
+        };
+        ranks = ranks.max(from.max(to) + 1);
+        if ranks > MAX_SPARSE_CSV_RANKS {
+            return Err(format!(
+                "{source}: line {}: rank {} is beyond the {MAX_SPARSE_CSV_RANKS} ranks a matrix file may name",
+                i + 1,
+                from.max(to)
+            ));
+        }
+        entries.push(Entry {
+            from: from as u32,
+            to: to as u32,
+            bytes,
+            messages,
+        });
+    }
+    if entries.is_empty() {
+        return Err(format!("{source}: no matrix entries"));
+    }
+    CommMatrix::from_entries(ranks as u32, entries).map_err(|e| format!("{source}: {e}"))
 }
 
 /// Run `tracelogic topology`.
@@ -405,6 +468,26 @@ mod tests {
         assert_eq!(m.nonzero(), 4);
         let plain = parse_csv_matrix("0,1\n1,0\n", "p.csv").unwrap();
         assert_eq!(plain.dense_rows(Metric::Bytes).concat(), vec![0, 1, 1, 0]);
+    }
+
+    #[test]
+    fn sparse_csv_matrix_as_matrix_csv_sparse_writes_it() {
+        let text = "from,to,bytes,messages,kept\n0,1,3000,3,1\n0,2,10,1,0\n1,2,3000,3,1\n2,0,3000,3,1\n";
+        let m = parse_csv_matrix(text, "s.csv").unwrap();
+        let grid = parse_csv_matrix("sender,0,1,2\n0,0,3000,10\n1,0,0,3000\n2,3000,0,0\n", "m.csv").unwrap();
+        assert_eq!(m.dense_rows(Metric::Bytes), grid.dense_rows(Metric::Bytes));
+        assert_eq!(m.value(Metric::Messages, 0, 1), 3);
+        let report = identify_matrix(&m, &TopologyOptions::default());
+        assert_eq!(report.edges, identify_matrix(&grid, &TopologyOptions::default()).edges);
+        let e = parse_csv_matrix("from,to,bytes\n0,1,5\n1,x,5\n", "s.csv").unwrap_err();
+        assert!(e.contains("s.csv: line 3") && e.contains("`x`"), "{e}");
+        let e = parse_csv_matrix("from,to,bytes\n4294967295,0,1\n", "s.csv").unwrap_err();
+        assert!(e.contains("line 2") && e.contains("4294967295"), "{e}");
+        let e = parse_csv_matrix("from,to,bytes\n0,1\n", "s.csv").unwrap_err();
+        assert!(e.contains("no bytes"), "{e}");
+        assert!(parse_csv_matrix("from,to,bytes\n", "s.csv")
+            .unwrap_err()
+            .contains("no matrix entries"));
     }
 
     #[test]
