@@ -12,7 +12,7 @@ use tracelogic_analysis::similarity::{compare, CompareOptions};
 use tracelogic_analysis::topology::{identify_matrix, TopologyOptions};
 use tracelogic_model::{match_messages, Selection};
 
-/// As in the `analyses` target: the dense matrix stays far below libFuzzer's RSS limit.
+/// As in the `analyses` target: the trace stays far below libFuzzer's RSS limit.
 const MAX_MATRIX_RANKS: u32 = 2048;
 
 fuzz_target!(|data: &[u8]| {
@@ -28,7 +28,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     let _ = compare(&trace, &trace, &CompareOptions::default());
-    let matrix = CommMatrix::try_from_trace(&trace, &Selection::all()).expect("2,048 ranks fit a dense matrix");
+    let matrix = CommMatrix::try_from_trace(&trace, &Selection::all()).expect("the sparse matrix is built for any trace");
     let report = identify_matrix(&matrix, &TopologyOptions::default());
     if let Ok(placement) = Placement::from_report(&report) {
         if let Ok(logical) = logicalize(&trace, &placement) {
