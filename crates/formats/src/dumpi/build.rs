@@ -462,24 +462,23 @@ pub(crate) struct RankPart {
     pub header: Header,
 }
 
-/// Read rank `rank`'s file (one of `world` ranks) into a [`RankPart`]; `general_only` decodes
-/// every record with the generic per-field loop; times are stored minus `time_base` (see
-/// [`first_time`]). `advance` is told the bytes read so far now and then and cancels the read by
-/// returning false.
+/// Read rank `rank`'s file (one of `world` ranks) into a [`RankPart`], filling `columns` (empty,
+/// usually [`reserved_columns`]); `general_only` decodes every record with the generic per-field
+/// loop; times are stored minus `time_base` (see [`first_time`]). `advance` is told the bytes
+/// read so far now and then and cancels the read by returning false.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn read_rank(
     rank: Rank,
     world: Rank,
     file: &BinFile,
+    columns: RankTrace,
     time_base: u64,
     general_only: bool,
     advance: &mut dyn FnMut(u64) -> bool,
 ) -> Result<RankPart, FormatError> {
     let mut reader = RankReader {
         rank,
-        rt: RankTrace {
-            rank,
-            ..RankTrace::default()
-        },
+        rt: RankTrace { rank, ..columns },
         st: RankState {
             callpath: NO_CALLPATH,
             unresolved: Unresolved {
@@ -533,6 +532,56 @@ pub(crate) fn first_time(file: &BinFile) -> Option<u64> {
     }
     let iv = rec.wall.or(rec.cpu)?;
     Some(iv.start.ns())
+}
+
+/// The calls, point-to-point and collective operations `file`'s footer counts, or `None` when
+/// it has no footer. The counts are only a hint: they are capped by what the record stream's
+/// size can hold, and the columns still grow if a file has more records than its footer says.
+fn reservation(file: &BinFile) -> Option<(usize, usize, usize)> {
+    let counts = file.call_counts()?;
+    // No record of a call is shorter than 3 bytes plus its time stamps; 16 bytes per call keeps
+    // a hostile footer from reserving more than the file can hold.
+    let most = file.stream_len() / 16;
+    let (mut calls, mut p2p, mut colls) = (0usize, 0usize, 0usize);
+    for spec in CALLS
+        .iter()
+        .filter(|c| counts.get(c.id as usize).is_some_and(|&n| n > 0))
+    {
+        let n = counts[spec.id as usize] as usize;
+        calls = calls.saturating_add(n);
+        match Op::of(spec.name, &mpi_name(spec.name)) {
+            Op::Send | Op::Isend | Op::Recv | Op::Irecv | Op::Start => p2p = p2p.saturating_add(n),
+            Op::Sendrecv | Op::SendrecvReplace => p2p = p2p.saturating_add(n.saturating_mul(2)),
+            Op::Collective(_) => colls = colls.saturating_add(n),
+            _ => {}
+        }
+    }
+    Some((calls.min(most), p2p.min(most), colls.min(most)))
+}
+
+/// Rank `rank`'s columns with room for what `file`'s footer counts ([`read_rank`] fills them).
+/// The reader makes them on the calling thread before the reading threads start: glibc gives
+/// each new thread its own heap, grown one `mprotect` at a time per allocation that does not
+/// fit, and those calls (about 900 for the 80 MB benchmark set) serialise against the other
+/// reading thread's page faults. Reserved here, the columns come from the main heap or their
+/// own mappings, made before the threads run.
+pub(crate) fn reserved_columns(rank: Rank, file: &BinFile) -> RankTrace {
+    let mut rt = RankTrace {
+        rank,
+        ..RankTrace::default()
+    };
+    if let Some((calls, p2p, colls)) = reservation(file) {
+        rt.reserve(calls, p2p, colls);
+    }
+    rt
+}
+
+/// The name the trace gives a DUMPI call (`MPI_Isend`, `MPIO_File_open`).
+fn mpi_name(call: &str) -> String {
+    match call.strip_prefix("DUMPIO_") {
+        Some(io) => format!("MPIO_{io}"),
+        None => format!("MPI_{call}"),
+    }
 }
 
 /// Reads the records of one rank's file.
@@ -845,10 +894,7 @@ impl RankReader {
     #[cold]
     fn first_call_op(&mut self, id: u16) -> (Op, FuncId, CallKind) {
         let spec = super::spec::call_spec(id).expect("ids come from decoded records");
-        let name = match spec.name.strip_prefix("DUMPIO_") {
-            Some(io) => format!("MPIO_{io}"),
-            None => format!("MPI_{}", spec.name),
-        };
+        let name = mpi_name(spec.name);
         let func = self.functions.intern(&name);
         let known = (Op::of(spec.name, &name), func, CallKind::classify(&name));
         self.call_ops[id as usize] = Some(known);
@@ -864,24 +910,15 @@ impl RankReader {
     /// file has more records than its footer says.
     fn reserve(&mut self, file: &BinFile) {
         let Some(counts) = file.call_counts() else { return };
-        // No record of a call is shorter than 3 bytes plus its time stamps; 16 bytes per call
-        // keeps a hostile footer from reserving more than the file can hold.
-        let most = file.stream_len() / 16;
-        let (mut calls, mut p2p, mut colls) = (0usize, 0usize, 0usize);
+        // The calls the footer counts are looked up in id order, so the part names functions
+        // in the same order whatever its records hold.
         for spec in CALLS
             .iter()
             .filter(|c| counts.get(c.id as usize).is_some_and(|&n| n > 0))
         {
-            let n = counts[spec.id as usize] as usize;
-            calls = calls.saturating_add(n);
-            match self.call_op(spec.id).0 {
-                Op::Send | Op::Isend | Op::Recv | Op::Irecv | Op::Start => p2p = p2p.saturating_add(n),
-                Op::Sendrecv | Op::SendrecvReplace => p2p = p2p.saturating_add(n.saturating_mul(2)),
-                Op::Collective(_) => colls = colls.saturating_add(n),
-                _ => {}
-            }
+            self.call_op(spec.id);
         }
-        let (calls, p2p, colls) = (calls.min(most), p2p.min(most), colls.min(most));
+        let (calls, p2p, colls) = reservation(file).unwrap_or_default();
         self.rt.reserve(calls, p2p, colls);
         self.st.unresolved.coll_fix.reserve(colls);
     }

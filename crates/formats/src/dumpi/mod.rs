@@ -25,7 +25,8 @@ pub use write::write;
 
 use crate::{FormatError, InputFile, Progress, ProgressSink};
 use std::collections::HashMap;
-use tracelogic_model::Trace;
+use std::sync::{Mutex, PoisonError};
+use tracelogic_model::{RankTrace, Trace};
 
 /// The facts of a `.meta` file.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -173,20 +174,29 @@ fn read_on_threads(
         crate::parallel::reader_threads().min(most).max(1)
     });
     let source = meta_file.name.strip_suffix(".meta").unwrap_or(&meta_file.name);
+    // Each file's sections, and its columns reserved on this thread (see
+    // `build::reserved_columns`); a file that does not parse is parsed again on its reading
+    // thread, which reports the error as for any file.
+    let parsed: Vec<Option<raw::BinFile>> = bins
+        .iter()
+        .map(|f| raw::BinFile::parse(&f.name, &f.bytes).ok())
+        .collect();
+    let columns: Vec<Mutex<RankTrace>> = parsed
+        .iter()
+        .enumerate()
+        .map(|(r, bin)| {
+            Mutex::new(
+                bin.as_ref()
+                    .map_or_else(RankTrace::default, |b| build::reserved_columns(r as u32, b)),
+            )
+        })
+        .collect();
     // The earliest first record over the files: the reader stores times minus it, and the
     // origin is nearly always it (the general path stores plain times, as a check).
     let time_base = if general_only {
         0
     } else {
-        bins.iter()
-            .filter_map(|f| {
-                raw::BinFile::parse(&f.name, &f.bytes)
-                    .ok()
-                    .as_ref()
-                    .and_then(build::first_time)
-            })
-            .min()
-            .unwrap_or(0)
+        parsed.iter().flatten().filter_map(build::first_time).min().unwrap_or(0)
     };
     let world = meta.numprocs;
     let parts = crate::parallel::map_files(
@@ -197,8 +207,16 @@ fn read_on_threads(
         &|r| bins[r].name.clone(),
         progress,
         |r, f, advance| {
-            let bin = raw::BinFile::parse(&f.name, &f.bytes)?;
-            build::read_rank(r as u32, world, &bin, time_base, general_only, advance)
+            let reparsed;
+            let bin = match &parsed[r] {
+                Some(bin) => bin,
+                None => {
+                    reparsed = raw::BinFile::parse(&f.name, &f.bytes)?;
+                    &reparsed
+                }
+            };
+            let columns = std::mem::take(&mut *columns[r].lock().unwrap_or_else(PoisonError::into_inner));
+            build::read_rank(r as u32, world, bin, columns, time_base, general_only, advance)
         },
     )?;
     let mut b = build::Builder::new(source, meta.numprocs);
