@@ -140,6 +140,12 @@ fn read_with(files: &[InputFile], progress: &mut dyn ProgressSink, general_only:
 /// it saves, and a small trace is read in rank order with progress inside every file.
 const MIN_BYTES_PER_THREAD: u64 = 1 << 20;
 
+/// Least size of a rank file whose columns are reserved on the calling thread before the reading
+/// threads start (`build::reserved_columns`); a smaller file's columns are reserved by its
+/// reading thread. Reserving costs a page fault per column on the thread that does it (the
+/// allocator writes its header), which for thousands of small files outweighs what it saves.
+const RESERVE_ON_CALLER_BYTES: usize = 256 << 10;
+
 /// [`read_with`] on `threads` threads (by default [`crate::parallel::reader_threads`], fewer
 /// for a small trace): the rank files are read on their own, then merged in rank order, so the
 /// trace and the error (the first failing file in rank order) do not depend on the number of
@@ -174,7 +180,7 @@ fn read_on_threads(
         crate::parallel::reader_threads().min(most).max(1)
     });
     let source = meta_file.name.strip_suffix(".meta").unwrap_or(&meta_file.name);
-    // Each file's sections, and its columns reserved on this thread (see
+    // Each file's sections, and the columns of the large ones reserved on this thread (see
     // `build::reserved_columns`); a file that does not parse is parsed again on its reading
     // thread, which reports the error as for any file.
     let parsed: Vec<Option<raw::BinFile>> = bins
@@ -184,11 +190,9 @@ fn read_on_threads(
     let columns: Vec<Mutex<RankTrace>> = parsed
         .iter()
         .enumerate()
-        .map(|(r, bin)| {
-            Mutex::new(
-                bin.as_ref()
-                    .map_or_else(RankTrace::default, |b| build::reserved_columns(r as u32, b)),
-            )
+        .map(|(r, bin)| match bin {
+            Some(b) if b.len() >= RESERVE_ON_CALLER_BYTES => Mutex::new(build::reserved_columns(r as u32, b)),
+            _ => Mutex::new(RankTrace::default()),
         })
         .collect();
     // The earliest first record over the files: the reader stores times minus it, and the
