@@ -721,3 +721,40 @@ fn times_match_the_general_path_when_the_first_records_are_not_the_earliest() {
         assert_eq!(read.span().0, 0, "{seconds} s: the origin is the earliest time");
     }
 }
+
+/// Rank files large enough to have their columns reserved before the reading threads start
+/// (`RESERVE_ON_CALLER_BYTES`) read as the general path and every thread count read them, into
+/// columns of exactly the footer's size.
+#[test]
+fn large_rank_files_reserved_up_front_read_as_the_general_path() {
+    let trace = generate(&Spec {
+        iterations: 800,
+        ..spec("torus:4x4", Style::Isend)
+    })
+    .expect("generates");
+    let files = write(&trace, "big");
+    let smallest = files
+        .iter()
+        .filter(|f| f.name.ends_with(".bin"))
+        .map(|f| f.bytes.len())
+        .min()
+        .expect("rank files");
+    assert!(
+        smallest >= super::RESERVE_ON_CALLER_BYTES,
+        "rank files of {smallest} bytes are too small for the test"
+    );
+    let (fast, general) = both_ways(&files);
+    assert!(fast == general, "fast and general reads differ");
+    let one = on_threads(&files, 1);
+    for threads in [2, 3] {
+        assert!(one == on_threads(&files, threads), "{threads} threads differ from one");
+    }
+    let read = read_with(&files, &mut NoProgress, false).expect("reads");
+    assert_eq!(read.num_calls(), trace.num_calls());
+    let calls = &read.ranks[5].calls;
+    assert_eq!(
+        calls.func.capacity(),
+        calls.len(),
+        "columns reserved from the footer's counts"
+    );
+}
