@@ -17,12 +17,16 @@
 //!   running maximum), so a clock glitch cannot make a later send "earlier" than its sender's
 //!   previous one.
 //!
-//! Sends are grouped into queues keyed by (receiver, communicator, sender, tag), built with one
-//! sort, so a specific receive costs O(1). Wildcard receives take the top of a min-heap of queue
-//! heads (per communicator, per (communicator, tag) or per (communicator, sender), built only
-//! for the wildcard kinds a receiver uses, with lazy deletion), so the whole matching is
-//! O(ops · log ops) whatever the mix of wildcards — a master collecting with `MPI_ANY_SOURCE`
-//! from thousands of workers no longer scans every worker per receive.
+//! Sends are gathered in (sender, send op) order and placed by a stable counting sort on the
+//! receiving rank (ranks are dense), so each receiver's sends form one slice still in
+//! (sender, send op) order. Within it they are chained into FIFOs keyed by (communicator,
+//! sender, tag), so a specific receive costs O(1). Wildcard receives take the top of a min-heap
+//! of queue heads (per communicator, per (communicator, tag) or per (communicator, sender),
+//! built only for the wildcard kinds a receiver uses, with lazy deletion), so the whole
+//! matching is O(ops · log ops) whatever the mix of wildcards — a master collecting with
+//! `MPI_ANY_SOURCE` from thousands of workers no longer scans every worker per receive. Each
+//! send remembers its position in the gathering order, the messages are written there and read
+//! back in that order: [`Matching::messages`] comes out sorted without sorting.
 //!
 //! Operations whose peer is not a world rank of the trace (an unresolved `MPI_PROC_NULL`, a
 //! corrupt value) never match and are counted as unmatched.
@@ -69,82 +73,127 @@ impl Matching {
     }
 }
 
-/// A pending send, as stored in the per-receiver queues.
-#[derive(Debug, Clone, Copy)]
+/// A pending send, as stored in the per-receiver slices.
+#[derive(Debug, Clone, Copy, Default)]
 struct PendingSend {
-    receiver: Rank,
     comm: CommId,
     sender: Rank,
     tag: i32,
     send_op: u32,
     /// Entry time of the posting call, for wildcard receives.
     posted_at: u64,
+    /// Position of this send in the (sender, send op) order of all matchable sends: where its
+    /// receive operation is recorded.
+    slot: u32,
+    /// The next send of the same (communicator, sender, tag) FIFO, as an index into the
+    /// receiver's slice, or [`NO_SEND`].
+    next_in_queue: u32,
 }
 
-/// One FIFO of sends sharing (receiver, communicator, sender, tag): `sends[next..end]` pending.
+/// End of a FIFO chain, or an empty FIFO.
+const NO_SEND: u32 = u32::MAX;
+
+/// A send no receive consumed, in the receive-by-slot table.
+const NO_RECV: u32 = u32::MAX;
+
+/// One FIFO of sends sharing (receiver, communicator, sender, tag): its pending head and its
+/// last send (for appending while the FIFOs are built), as indexes into the receiver's slice.
 #[derive(Debug, Clone, Copy)]
 struct Queue {
-    next: usize,
-    end: usize,
+    head: u32,
+    tail: u32,
 }
 
 /// Match the point-to-point operations of `trace`.
 pub fn match_messages(trace: &Trace) -> Matching {
     let n = trace.num_ranks();
     let mut unmatched_sends = 0u64;
-    let mut unmatched_recvs = 0u64;
 
-    let mut sends: Vec<PendingSend> = Vec::new();
+    // Stable counting sort of the sends by receiver: count, then place each send at its
+    // receiver's next free position while walking senders and their operations in order.
+    let mut first_of_receiver = vec![0usize; n as usize + 1];
+    for rt in &trace.ranks {
+        let p = &rt.p2p;
+        for (dir, &peer) in p.dir.iter().zip(&p.peer) {
+            if *dir == P2pDir::Send {
+                if peer < n {
+                    first_of_receiver[peer as usize + 1] += 1;
+                } else {
+                    unmatched_sends += 1;
+                }
+            }
+        }
+    }
+    for r in 0..n as usize {
+        first_of_receiver[r + 1] += first_of_receiver[r];
+    }
+    let total = first_of_receiver[n as usize];
+    let mut sends = vec![PendingSend::default(); total];
+    let mut free = first_of_receiver.clone();
+    let mut slot = 0u32;
     for rt in &trace.ranks {
         let p = &rt.p2p;
         // Posting times made non-decreasing along the sender's operations, so that "posted
         // first" never contradicts the sender's own order (clock glitches in a trace).
         let mut latest = 0u64;
         for i in 0..p.len() {
-            if p.dir[i] != P2pDir::Send {
-                continue;
-            }
             let peer = p.peer[i];
-            if peer >= n {
-                unmatched_sends += 1;
+            if p.dir[i] != P2pDir::Send || peer >= n {
                 continue;
             }
             latest = latest.max(rt.calls.enter.get(p.post[i] as usize).copied().unwrap_or(0));
-            let posted_at = latest;
-            sends.push(PendingSend {
-                receiver: peer,
+            let at = &mut free[peer as usize];
+            sends[*at] = PendingSend {
                 comm: p.comm[i],
                 sender: rt.rank,
                 tag: p.tag[i],
                 send_op: i as u32,
-                posted_at,
-            });
+                posted_at: latest,
+                slot,
+                next_in_queue: NO_SEND,
+            };
+            *at += 1;
+            slot += 1;
         }
     }
-    // Stable on send_op within a key because the key ends with it.
-    sends.sort_unstable_by_key(|s| (s.receiver, s.comm, s.sender, s.tag, s.send_op));
+    drop(free);
 
-    let mut messages = Vec::new();
-    let mut start = 0;
-    while start < sends.len() {
-        let receiver = sends[start].receiver;
-        let end = start + sends[start..].partition_point(|s| s.receiver == receiver);
-        unmatched_recvs += match_receiver(trace, receiver, &sends[start..end], &mut messages);
-        unmatched_sends += (end - start) as u64;
-        start = end;
+    // The receive operation that consumed each send, by slot.
+    let mut recv_of_slot = vec![NO_RECV; total];
+    let mut unmatched_recvs = 0u64;
+    let mut matched = 0usize;
+    for receiver in 0..n {
+        let range = first_of_receiver[receiver as usize]..first_of_receiver[receiver as usize + 1];
+        let (taken, unmatched) = match_receiver(trace, receiver, &mut sends[range], &mut recv_of_slot);
+        matched += taken;
+        unmatched_recvs += unmatched;
     }
-    // Receivers nobody sends to: all their receives are unmatched.
-    let mut has_senders = vec![false; n as usize];
-    for s in &sends {
-        has_senders[s.receiver as usize] = true;
-    }
+    drop(sends);
+    drop(first_of_receiver);
+    unmatched_sends += (total - matched) as u64;
+
+    // Read the matches back in slot order, which is (sender, send op) order.
+    let mut messages = Vec::with_capacity(matched);
+    let mut slot = 0usize;
     for rt in &trace.ranks {
-        if !has_senders.get(rt.rank as usize).copied().unwrap_or(true) {
-            unmatched_recvs += rt.p2p.dir.iter().filter(|&&d| d == P2pDir::Recv).count() as u64;
+        let p = &rt.p2p;
+        for i in 0..p.len() {
+            let receiver = p.peer[i];
+            if p.dir[i] != P2pDir::Send || receiver >= n {
+                continue;
+            }
+            let recv_op = recv_of_slot[slot];
+            slot += 1;
+            if recv_op != NO_RECV {
+                messages.push(Message {
+                    sender: rt.rank,
+                    send_op: i as u32,
+                    receiver,
+                    recv_op,
+                });
+            }
         }
     }
-    unmatched_sends -= messages.len() as u64;
-    messages.sort_unstable();
     Matching {
         messages,
         unmatched_sends,
@@ -152,31 +201,33 @@ pub fn match_messages(trace: &Trace) -> Matching {
     }
 }
 
-/// Match the receives of `receiver` against `sends` (all sends addressed to it, sorted by
-/// communicator, sender, tag, send op). Appends to `out` and returns the unmatched receives.
-fn match_receiver(trace: &Trace, receiver: Rank, sends: &[PendingSend], out: &mut Vec<Message>) -> u64 {
+/// Match the receives of `receiver` against `sends` (all sends addressed to it, in sender
+/// then send op order). Records each consumed send's receive operation in `recv_of_slot` and
+/// returns the number of matched sends and of unmatched receives.
+fn match_receiver(trace: &Trace, receiver: Rank, sends: &mut [PendingSend], recv_of_slot: &mut [u32]) -> (usize, u64) {
     let Some(rt) = trace.ranks.get(receiver as usize) else {
-        return 0;
+        return (0, 0);
     };
     let p = &rt.p2p;
-    let mut queues = Queues::new(sends);
     let recvs = (0..p.len()).filter(|&r| p.dir[r] == P2pDir::Recv);
+    if sends.is_empty() {
+        return (0, recvs.count() as u64);
+    }
+    let mut queues = Queues::new(sends);
     for r in recvs.clone() {
         queues.prepare_for(p.peer[r], p.tag[r], p.comm[r]);
     }
-    let mut unmatched = 0u64;
+    let (mut matched, mut unmatched) = (0usize, 0u64);
     for r in recvs {
         match queues.take(p.peer[r], p.tag[r], p.comm[r]) {
-            Some(s) => out.push(Message {
-                sender: s.sender,
-                send_op: s.send_op,
-                receiver,
-                recv_op: r as u32,
-            }),
+            Some(s) => {
+                recv_of_slot[s.slot as usize] = r as u32;
+                matched += 1;
+            }
             None => unmatched += 1,
         }
     }
-    unmatched
+    (matched, unmatched)
 }
 
 /// Order in which a wildcard receive prefers queue heads: earliest posting time, then lowest
@@ -185,8 +236,8 @@ fn match_receiver(trace: &Trace, receiver: Rank, sends: &[PendingSend], out: &mu
 type HeadKey = (u64, Rank, u32);
 
 /// A heap entry: a queue's head when it was pushed. Stale once that queue has moved on
-/// (lazy deletion: checked against the queue's `next` when it reaches the top).
-type HeapEntry = Reverse<(HeadKey, usize, usize)>;
+/// (lazy deletion: checked against the queue's `head` when it reaches the top).
+type HeapEntry = Reverse<(HeadKey, usize, u32)>;
 
 /// The pending sends addressed to one receiver, as FIFOs per (communicator, sender, tag), with
 /// the indexes wildcard receives need: min-heaps of queue heads per communicator (for
@@ -204,16 +255,36 @@ struct Queues<'a> {
 }
 
 impl<'a> Queues<'a> {
-    fn new(sends: &'a [PendingSend]) -> Self {
-        let mut queues = Vec::new();
+    /// Chains `sends` (in sender then send op order) into their FIFOs, each in send op order.
+    fn new(sends: &'a mut [PendingSend]) -> Self {
+        let mut queues: Vec<Queue> = Vec::new();
         let mut by_key = HashMap::new();
-        let mut i = 0;
-        while i < sends.len() {
-            let s = sends[i];
-            let j = i + sends[i..].partition_point(|t| (t.comm, t.sender, t.tag) == (s.comm, s.sender, s.tag));
-            by_key.insert((s.comm, s.sender, s.tag), queues.len());
-            queues.push(Queue { next: i, end: j });
-            i = j;
+        // Consecutive sends of one sender to one receiver mostly share communicator and tag.
+        let mut last: Option<((CommId, Rank, i32), usize)> = None;
+        for i in 0..sends.len() {
+            let s = &sends[i];
+            let key = (s.comm, s.sender, s.tag);
+            let q = match last {
+                Some((k, q)) if k == key => Some(q),
+                _ => by_key.get(&key).copied(),
+            };
+            let q = match q {
+                Some(q) => {
+                    let tail = queues[q].tail as usize;
+                    sends[tail].next_in_queue = i as u32;
+                    queues[q].tail = i as u32;
+                    q
+                }
+                None => {
+                    by_key.insert(key, queues.len());
+                    queues.push(Queue {
+                        head: i as u32,
+                        tail: i as u32,
+                    });
+                    queues.len() - 1
+                }
+            };
+            last = Some((key, q));
         }
         Queues {
             sends,
@@ -230,21 +301,21 @@ impl<'a> Queues<'a> {
         if peer == ANY_SOURCE && tag == ANY_TAG && self.by_comm.is_none() {
             let mut m: HashMap<CommId, BinaryHeap<HeapEntry>> = HashMap::new();
             for q in 0..self.queues.len() {
-                let s = &self.sends[self.queues[q].next];
+                let s = &self.sends[self.queues[q].head as usize];
                 m.entry(s.comm).or_default().push(self.entry(q));
             }
             self.by_comm = Some(m);
         } else if peer == ANY_SOURCE && tag != ANY_TAG && self.by_comm_tag.is_none() {
             let mut m: HashMap<(CommId, i32), BinaryHeap<HeapEntry>> = HashMap::new();
             for q in 0..self.queues.len() {
-                let s = &self.sends[self.queues[q].next];
+                let s = &self.sends[self.queues[q].head as usize];
                 m.entry((s.comm, s.tag)).or_default().push(self.entry(q));
             }
             self.by_comm_tag = Some(m);
         } else if peer != ANY_SOURCE && tag == ANY_TAG && self.by_comm_sender.is_none() {
             let mut m: HashMap<(CommId, Rank), BinaryHeap<HeapEntry>> = HashMap::new();
             for q in 0..self.queues.len() {
-                let s = &self.sends[self.queues[q].next];
+                let s = &self.sends[self.queues[q].head as usize];
                 m.entry((s.comm, s.sender)).or_default().push(self.entry(q));
             }
             self.by_comm_sender = Some(m);
@@ -253,9 +324,9 @@ impl<'a> Queues<'a> {
 
     /// The heap entry for the current head of non-empty queue `q`.
     fn entry(&self, q: usize) -> HeapEntry {
-        let next = self.queues[q].next;
-        let s = &self.sends[next];
-        Reverse(((s.posted_at, s.sender, s.send_op), q, next))
+        let head = self.queues[q].head;
+        let s = &self.sends[head as usize];
+        Reverse(((s.posted_at, s.sender, s.send_op), q, head))
     }
 
     /// Takes the send a receive with this envelope consumes, if any.
@@ -273,7 +344,7 @@ impl<'a> Queues<'a> {
             }?;
             let mut top = None;
             while let Some(&Reverse((_, q, at))) = heap.peek() {
-                if queues[q].next == at {
+                if queues[q].head == at {
                     top = Some(q);
                     break;
                 }
@@ -281,13 +352,13 @@ impl<'a> Queues<'a> {
             }
             top
         }?;
-        let queue = self.queues[q];
-        if queue.next >= queue.end {
+        let head = self.queues[q].head;
+        if head == NO_SEND {
             return None;
         }
-        let taken = self.sends[queue.next];
-        self.queues[q].next += 1;
-        if self.queues[q].next < queue.end {
+        let taken = self.sends[head as usize];
+        self.queues[q].head = taken.next_in_queue;
+        if taken.next_in_queue != NO_SEND {
             let e = self.entry(q);
             if let Some(m) = &mut self.by_comm {
                 m.entry(taken.comm).or_default().push(e);
