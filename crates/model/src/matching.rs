@@ -38,6 +38,10 @@ use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
+/// Maps consulted on every send and receive: foldhash instead of SipHash, seeded per map so a
+/// hostile trace cannot aim at collisions.
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+
 /// One matched message: the send operation and the receive operation that consumed it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Message {
@@ -248,17 +252,17 @@ type HeapEntry = Reverse<(HeadKey, usize, u32)>;
 struct Queues<'a> {
     sends: &'a [PendingSend],
     queues: Vec<Queue>,
-    by_key: HashMap<(CommId, Rank, i32), usize>,
-    by_comm: Option<HashMap<CommId, BinaryHeap<HeapEntry>>>,
-    by_comm_tag: Option<HashMap<(CommId, i32), BinaryHeap<HeapEntry>>>,
-    by_comm_sender: Option<HashMap<(CommId, Rank), BinaryHeap<HeapEntry>>>,
+    by_key: FastMap<(CommId, Rank, i32), usize>,
+    by_comm: Option<FastMap<CommId, BinaryHeap<HeapEntry>>>,
+    by_comm_tag: Option<FastMap<(CommId, i32), BinaryHeap<HeapEntry>>>,
+    by_comm_sender: Option<FastMap<(CommId, Rank), BinaryHeap<HeapEntry>>>,
 }
 
 impl<'a> Queues<'a> {
     /// Chains `sends` (in sender then send op order) into their FIFOs, each in send op order.
     fn new(sends: &'a mut [PendingSend]) -> Self {
         let mut queues: Vec<Queue> = Vec::new();
-        let mut by_key = HashMap::new();
+        let mut by_key = FastMap::default();
         // Consecutive sends of one sender to one receiver mostly share communicator and tag.
         let mut last: Option<((CommId, Rank, i32), usize)> = None;
         for i in 0..sends.len() {
@@ -299,21 +303,21 @@ impl<'a> Queues<'a> {
     /// Builds the heap a receive with this envelope will need, if it is a wildcard.
     fn prepare_for(&mut self, peer: Rank, tag: i32, _comm: CommId) {
         if peer == ANY_SOURCE && tag == ANY_TAG && self.by_comm.is_none() {
-            let mut m: HashMap<CommId, BinaryHeap<HeapEntry>> = HashMap::new();
+            let mut m: FastMap<CommId, BinaryHeap<HeapEntry>> = FastMap::default();
             for q in 0..self.queues.len() {
                 let s = &self.sends[self.queues[q].head as usize];
                 m.entry(s.comm).or_default().push(self.entry(q));
             }
             self.by_comm = Some(m);
         } else if peer == ANY_SOURCE && tag != ANY_TAG && self.by_comm_tag.is_none() {
-            let mut m: HashMap<(CommId, i32), BinaryHeap<HeapEntry>> = HashMap::new();
+            let mut m: FastMap<(CommId, i32), BinaryHeap<HeapEntry>> = FastMap::default();
             for q in 0..self.queues.len() {
                 let s = &self.sends[self.queues[q].head as usize];
                 m.entry((s.comm, s.tag)).or_default().push(self.entry(q));
             }
             self.by_comm_tag = Some(m);
         } else if peer != ANY_SOURCE && tag == ANY_TAG && self.by_comm_sender.is_none() {
-            let mut m: HashMap<(CommId, Rank), BinaryHeap<HeapEntry>> = HashMap::new();
+            let mut m: FastMap<(CommId, Rank), BinaryHeap<HeapEntry>> = FastMap::default();
             for q in 0..self.queues.len() {
                 let s = &self.sends[self.queues[q].head as usize];
                 m.entry((s.comm, s.sender)).or_default().push(self.entry(q));
