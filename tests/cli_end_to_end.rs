@@ -7,21 +7,12 @@
 //! (`TRACELOGIC_BIN` overrides the path).
 
 mod common;
-use common::{code, json, run, sample, stderr};
+use common::{code, json, matrix_rows, run, sample, stderr};
 
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use tracelogic_model::{CollectiveOp, Trace, NO_CALLPATH, NO_ROOT};
-
-fn matrix_rows(v: &Value, field: &str) -> Vec<Vec<u64>> {
-    v[field]
-        .as_array()
-        .unwrap_or_else(|| panic!("`{field}` is not an array"))
-        .iter()
-        .map(|row| row.as_array().unwrap().iter().map(|x| x.as_u64().unwrap()).collect())
-        .collect()
-}
 
 /// MPI function → calls, counted from the `dumpi2ascii` reference dumps of the real tool.
 fn calls_in_dumpi2ascii(dir: &Path) -> BTreeMap<String, u64> {

@@ -3,7 +3,7 @@
 //! sparse CSV above it or with `--sparse`. The traces are written by `tracelogic generate`.
 
 mod common;
-use common::{code, json, run, sample, stderr};
+use common::{code, json, matrix_rows as rows, run, sample, stderr};
 
 use serde_json::Value;
 use std::path::Path;
@@ -34,15 +34,6 @@ fn entries(v: &Value) -> Vec<[u64; 5]> {
             assert_eq!(e.len(), 5, "{e:?}");
             std::array::from_fn(|i| e[i].as_u64().unwrap())
         })
-        .collect()
-}
-
-fn rows(v: &Value, field: &str) -> Vec<Vec<u64>> {
-    v[field]
-        .as_array()
-        .unwrap_or_else(|| panic!("`{field}` is not an array"))
-        .iter()
-        .map(|row| row.as_array().unwrap().iter().map(|x| x.as_u64().unwrap()).collect())
         .collect()
 }
 

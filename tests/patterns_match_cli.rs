@@ -18,6 +18,15 @@ fn scratch(name: &str) -> PathBuf {
     dir.join(name)
 }
 
+/// Generate a text trace at `out` with `tracelogic generate ARGS --format text`.
+fn generate(out: &std::path::Path, args: &[&str]) {
+    let mut all = vec!["generate"];
+    all.extend_from_slice(args);
+    all.extend_from_slice(&["--format", "text", "--out", out.to_str().unwrap()]);
+    let out = run(&all);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
 /// The generator's LU-like wavefront written for the 3x3 grid: forward sweep (receive north,
 /// west; send south, east) then the reverse sweep.
 const LU_3X3: &str = r#"{"topology": "grid:3x3", "events": {
@@ -34,24 +43,21 @@ const LU_3X3: &str = r#"{"topology": "grid:3x3", "events": {
 #[test]
 fn pattern_for_3x3_extrapolated_to_generated_8x8() {
     let trace = scratch("lu8.txt");
-    let out = run(&[
-        "generate",
-        "--topology",
-        "grid:8x8",
-        "--numbering",
-        "random",
-        "--seed",
-        "3",
-        "--style",
-        "wavefront",
-        "--iterations",
-        "9",
-        "--format",
-        "text",
-        "--out",
-        trace.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    generate(
+        &trace,
+        &[
+            "--topology",
+            "grid:8x8",
+            "--numbering",
+            "random",
+            "--seed",
+            "3",
+            "--style",
+            "wavefront",
+            "--iterations",
+            "9",
+        ],
+    );
     let pattern = scratch("lu3x3.json");
     std::fs::write(&pattern, LU_3X3).unwrap();
     let (t, p) = (trace.to_str().unwrap(), pattern.to_str().unwrap());
@@ -107,18 +113,7 @@ fn pattern_for_3x3_extrapolated_to_generated_8x8() {
 #[test]
 fn bad_extrapolation_inputs_are_named() {
     let trace = scratch("t44.txt");
-    let out = run(&[
-        "generate",
-        "--topology",
-        "torus:5x4",
-        "--iterations",
-        "3",
-        "--format",
-        "text",
-        "--out",
-        trace.to_str().unwrap(),
-    ]);
-    assert!(out.status.success());
+    generate(&trace, &["--topology", "torus:5x4", "--iterations", "3"]);
     let t = trace.to_str().unwrap();
     let not_neighbour = scratch("far.json");
     std::fs::write(&not_neighbour, r#"{"topology": "grid:3x3", "events": {"0": ["S8"]}}"#).unwrap();
@@ -169,22 +164,19 @@ fn halo_3x3x3() -> String {
 #[test]
 fn pattern_extrapolated_to_a_torus_identified_as_its_isomorphic_hypercube() {
     let trace = scratch("t444.txt");
-    let out = run(&[
-        "generate",
-        "--topology",
-        "torus:4x4x4",
-        "--numbering",
-        "random",
-        "--seed",
-        "5",
-        "--iterations",
-        "3",
-        "--format",
-        "text",
-        "--out",
-        trace.to_str().unwrap(),
-    ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    generate(
+        &trace,
+        &[
+            "--topology",
+            "torus:4x4x4",
+            "--numbering",
+            "random",
+            "--seed",
+            "5",
+            "--iterations",
+            "3",
+        ],
+    );
     let pattern = scratch("halo333.json");
     std::fs::write(&pattern, halo_3x3x3()).unwrap();
     let (t, p) = (trace.to_str().unwrap(), pattern.to_str().unwrap());

@@ -115,3 +115,13 @@ pub fn run_with_truth(
     .unwrap();
     (trace, placement)
 }
+
+/// The dense rows of field `field` (`bytes`, `messages`, `binary`) of `tracelogic matrix --json`.
+pub fn matrix_rows(v: &Value, field: &str) -> Vec<Vec<u64>> {
+    v[field]
+        .as_array()
+        .unwrap_or_else(|| panic!("`{field}` is not an array"))
+        .iter()
+        .map(|row| row.as_array().unwrap().iter().map(|x| x.as_u64().unwrap()).collect())
+        .collect()
+}
