@@ -9,7 +9,6 @@
 mod common;
 use common::{code, json, matrix_rows, run, sample, stderr};
 
-use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use tracelogic_model::{CollectiveOp, Trace, NO_CALLPATH, NO_ROOT};

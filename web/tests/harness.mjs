@@ -159,3 +159,25 @@ export async function tabTo(page, start, target, max = 200) {
   const at = await page.evaluate(() => document.activeElement?.outerHTML.slice(0, 120));
   assert.fail(`${target} not reached with ${max} Tab presses from ${start} (focus on ${at})`);
 }
+
+/** Wait until the app is idle again (no load or analysis running). */
+export async function idle(page, timeout = 120_000) {
+  await page.waitForSelector('.app[data-state="idle"]', { timeout });
+}
+
+/** The summary the page shows, in the shape of the CLI's: ranks, calls, format, calls per MPI function. */
+export async function shownSummary(page) {
+  return {
+    ranks: Number(await page.getAttribute('[data-stat="ranks"]', 'data-value')),
+    calls: Number(await page.getAttribute('[data-stat="calls"]', 'data-value')),
+    format: await page.getAttribute('[data-stat="format"]', 'data-value'),
+    calls_by_kind: await page.$$eval('tr[data-function]', (rows) =>
+      Object.fromEntries(rows.map((r) => [r.dataset.function, Number(r.dataset.calls)]))),
+  };
+}
+
+/** `tracelogic summary --json PATH` reduced to what the page shows ([`shownSummary`]). */
+export function expectedSummary(path) {
+  const s = cliJson(['summary', path]);
+  return { ranks: s.ranks, calls: s.calls, format: s.format, calls_by_kind: s.calls_by_kind };
+}

@@ -13,7 +13,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startApp, root, cli, cliJson, drop } from './harness.mjs';
+import { startApp, root, cli, drop, idle, shownSummary, expectedSummary } from './harness.mjs';
 import { summarise, cleanName } from '../../bench/wasm-profile.mjs';
 
 const prefix = '/tools/tracelogic/';
@@ -29,26 +29,6 @@ after(async () => {
   await app?.close();
   if (scratch) rmSync(scratch, { recursive: true, force: true });
 });
-
-async function idle(page, timeout = 120_000) {
-  await page.waitForSelector('.app[data-state="idle"]', { timeout });
-}
-
-/** What the page shows of the loaded trace, in the shape of the CLI's summary. */
-async function shownSummary(page) {
-  return {
-    ranks: Number(await page.getAttribute('[data-stat="ranks"]', 'data-value')),
-    calls: Number(await page.getAttribute('[data-stat="calls"]', 'data-value')),
-    format: await page.getAttribute('[data-stat="format"]', 'data-value'),
-    calls_by_kind: await page.$$eval('tr[data-function]', (rows) =>
-      Object.fromEntries(rows.map((r) => [r.dataset.function, Number(r.dataset.calls)]))),
-  };
-}
-
-function expectedSummary(path) {
-  const s = cliJson(['summary', path]);
-  return { ranks: s.ranks, calls: s.calls, format: s.format, calls_by_kind: s.calls_by_kind };
-}
 
 function generate(args, out) {
   execFileSync(cli, ['generate', ...args, '--out', out], { stdio: 'ignore' });

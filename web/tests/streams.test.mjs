@@ -13,7 +13,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, statSync, readdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, basename } from 'node:path';
-import { startApp, root, cliJson, drop } from './harness.mjs';
+import { startApp, root, drop, idle, shownSummary, expectedSummary } from './harness.mjs';
 
 const prefix = '/tools/tracelogic/';
 const fixtures = join(root, 'crates/formats/tests/data');
@@ -29,26 +29,6 @@ before(async () => {
 after(async () => {
   await app?.close();
 });
-
-async function idle(page, timeout = 120_000) {
-  await page.waitForSelector('.app[data-state="idle"]', { timeout });
-}
-
-/** The summary the page shows: ranks, calls, format and calls per MPI function. */
-async function shownSummary(page) {
-  return {
-    ranks: Number(await page.getAttribute('[data-stat="ranks"]', 'data-value')),
-    calls: Number(await page.getAttribute('[data-stat="calls"]', 'data-value')),
-    format: await page.getAttribute('[data-stat="format"]', 'data-value'),
-    calls_by_kind: await page.$$eval('tr[data-function]', (rows) =>
-      Object.fromEntries(rows.map((r) => [r.dataset.function, Number(r.dataset.calls)]))),
-  };
-}
-
-function expectedSummary(path) {
-  const s = cliJson(['summary', path]);
-  return { ranks: s.ranks, calls: s.calls, format: s.format, calls_by_kind: s.calls_by_kind };
-}
 
 /** The largest WebAssembly memory any of the page's workers reports (the analysis worker's). */
 async function workerMemory(page) {
