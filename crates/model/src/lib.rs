@@ -546,7 +546,7 @@ impl RankTrace {
 
     /// Append a point-to-point operation: posted by call `post`, completed by call `complete`
     /// (readers that build one rank on its own, e.g. on a reading thread, call this).
-    #[inline]
+    #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     pub fn push_p2p(
         &mut self,

@@ -1354,14 +1354,7 @@ impl RankReader {
         let op = self.rt.p2p.len();
         let world = comm == 0 && ((peer as u32) < self.world || peer == DUMPI_ANY);
         self.st.unresolved.all_world &= world;
-        let p = &mut self.rt.p2p;
-        p.post.push(call);
-        p.complete.push(complete);
-        p.dir.push(dir);
-        p.peer.push(peer as u32);
-        p.tag.push(tag);
-        p.comm.push(comm);
-        p.bytes.push(bytes);
+        self.rt.push_p2p(call, complete, dir, peer as u32, tag, comm, bytes);
         if peer == DUMPI_ANY {
             self.st.unresolved.wildcards.push(op);
         }
