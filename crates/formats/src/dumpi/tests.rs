@@ -507,21 +507,6 @@ fn a_read_cancelled_on_any_thread_count_ends_with_a_cancelled_error() {
     }
 }
 
-/// A small xorshift generator, so the request sequences below are the same on every run.
-struct Xorshift(u64);
-
-impl Xorshift {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 /// The pending-request table against a plain map on request handles as libdumpi numbers them
 /// (consecutive, completed soon or in batches), far apart (any `i32`, negative ones included),
 /// reused while still pending, and never completed, for table sizes from none to 4096 slots.
@@ -531,7 +516,7 @@ fn pending_requests_table_answers_as_a_map() {
     use std::collections::HashMap;
     for slots in [0usize, 1, 2, 3, 16, 4096] {
         for pattern in 0..4u64 {
-            let mut rng = Xorshift(0x9e37_79b9_7f4a_7c15 ^ (slots as u64) << 8 ^ pattern);
+            let mut rng = fastrand::Rng::with_seed(0x9e37_79b9_7f4a_7c15 ^ (slots as u64) << 8 ^ pattern);
             let mut table = Pending::with_slots(slots);
             let mut reference: HashMap<i32, usize> = HashMap::new();
             let mut next_handle = 0i32;
@@ -544,12 +529,12 @@ fn pending_requests_table_answers_as_a_map() {
                         next_handle
                     }
                     // Anywhere in i32.
-                    1 => rng.next() as i32,
+                    1 => rng.i32(..),
                     // A few handles, reused while pending.
-                    2 => rng.below(24) as i32 - 12,
+                    2 => rng.i32(-12..12),
                     // Consecutive with jumps of a multiple of the table size.
                     _ => {
-                        next_handle = next_handle.wrapping_add(1 + 4096 * (rng.below(8) == 0) as i32);
+                        next_handle = next_handle.wrapping_add(1 + 4096 * (rng.u8(..8) == 0) as i32);
                         next_handle
                     }
                 };
@@ -562,17 +547,17 @@ fn pending_requests_table_answers_as_a_map() {
                     "slots {slots}, pattern {pattern}, op {op}"
                 );
                 // Complete some open requests: the oldest, a random one, or a handle never posted.
-                let completions = rng.below(3);
+                let completions = rng.u32(..3);
                 for _ in 0..completions {
                     if open.is_empty() {
                         break;
                     }
-                    let i = match rng.below(4) {
-                        0 => rng.below(open.len() as u64) as usize,
+                    let i = match rng.u8(..4) {
+                        0 => rng.usize(..open.len()),
                         _ => 0,
                     };
                     // About one in 50 stays pending for ever.
-                    if rng.below(50) == 0 {
+                    if rng.u8(..50) == 0 {
                         open.remove(i);
                         continue;
                     }
@@ -582,7 +567,7 @@ fn pending_requests_table_answers_as_a_map() {
                         reference.remove(&request),
                         "slots {slots}, pattern {pattern}"
                     );
-                    let stranger = rng.next() as i32;
+                    let stranger = rng.i32(..);
                     assert_eq!(table.remove(stranger), reference.remove(&stranger));
                     assert_eq!(table.len(), reference.len());
                 }
