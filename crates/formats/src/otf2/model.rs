@@ -9,6 +9,7 @@ use crate::parallel::map_files;
 use crate::{FormatError, Progress, ProgressSink};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 use tracelogic_model::{
     CallIdx, CallKind, CallpathId, Calls, CollectiveOp, CommId, Communicator, FuncId, Interner, Location,
     MetricSamples, P2p, P2pDir, Rank, RankTrace, RegionId, Time, Trace, ANY_SOURCE, ANY_TAG, COMM_WORLD, NOT_COMPLETED,
@@ -566,6 +567,27 @@ pub(crate) fn build(
     Ok(trace)
 }
 
+/// Rows to reserve in a rank's call and point-to-point columns for location `index`: the events
+/// the definitions announce over three (a call is at least an Enter and a Leave, a
+/// point-to-point operation at least one event), capped by what the event file can hold (an
+/// event takes at least 2 bytes).
+fn reserved_rows(shared: &Shared, index: usize) -> usize {
+    let archive = shared.archive;
+    let Some(evt) = archive.locations[index].evt else {
+        return 0;
+    };
+    let announced = shared.defs.locations.items[index].number_of_events;
+    let events_most = (archive.files[evt].bytes.len() / 2) as u64;
+    announced.min(events_most) as usize / 3
+}
+
+/// Least event bytes of a rank whose columns [`read_parts`] reserves on the calling thread
+/// before the reading threads start. glibc gives each new thread its own heap, grown one
+/// `mprotect` at a time, and those calls serialise against the other thread's page faults;
+/// reserved before the threads run, the columns come from the main heap or their own mappings.
+/// Below this size reserving costs the calling thread more than it saves.
+pub(super) const RESERVE_ON_CALLER_BYTES: u64 = 256 << 10;
+
 /// Bytes of the files of a part's locations (event and local definition files).
 fn part_bytes(archive: &Archive, spec: &PartSpec) -> u64 {
     spec.locations
@@ -610,7 +632,7 @@ fn read_in_one_part(
             bytes_total,
         })
     };
-    let mut part = read_part(shared, &run, spec, &mut report)?;
+    let mut part = read_part(shared, &run, spec, None, &mut report)?;
     match part.failure.take() {
         Some((_, e)) => Err(e),
         None => Ok(part),
@@ -631,6 +653,20 @@ fn read_parts(
         failed_at: AtomicUsize::new(usize::MAX),
     };
     let sizes: Vec<u64> = specs.iter().map(|s| part_bytes(shared.archive, s)).collect();
+    let reserved: Vec<Mutex<Option<Vec<RankTrace>>>> = specs
+        .iter()
+        .zip(&sizes)
+        .map(|(spec, &size)| {
+            Mutex::new((size >= RESERVE_ON_CALLER_BYTES).then(|| {
+                let mut ranks = empty_ranks(spec);
+                for &(index, slot) in &spec.locations {
+                    let rows = reserved_rows(shared, index);
+                    ranks[slot].reserve(rows, rows, 0);
+                }
+                ranks
+            }))
+        })
+        .collect();
     let anchor = shared.archive.anchor_name();
     let mut parts = map_files(
         specs,
@@ -639,8 +675,9 @@ fn read_parts(
         &|i| format!("reading the locations of rank {}", specs[i].ranks[0]),
         &|_| anchor.to_owned(),
         progress,
-        |_, spec, advance| {
-            read_part(shared, &run, spec, &mut |_, inside, before| {
+        |i, spec, advance| {
+            let ranks = reserved[i].lock().ok().and_then(|mut r| r.take());
+            read_part(shared, &run, spec, ranks, &mut |_, inside, before| {
                 advance(before + inside.unwrap_or(0))
             })
         },
@@ -665,6 +702,7 @@ fn read_part(
     shared: &Shared,
     run: &Run,
     spec: &PartSpec,
+    ranks: Option<Vec<RankTrace>>,
     report: &mut dyn FnMut(usize, Option<u64>, u64) -> bool,
 ) -> Result<Part, FormatError> {
     let slots = spec.ranks.len();
@@ -673,14 +711,7 @@ fn read_part(
         shared,
         run,
         part: Part {
-            ranks: spec
-                .ranks
-                .iter()
-                .map(|&rank| RankTrace {
-                    rank,
-                    ..Default::default()
-                })
-                .collect(),
+            ranks: ranks.unwrap_or_else(|| empty_ranks(spec)),
             comms: CommTable {
                 first: base.first + base.comms.len() as CommId,
                 ..Default::default()
@@ -765,6 +796,17 @@ fn read_part(
         p2p_in_posting_order(rt);
     }
     Ok(b.part)
+}
+
+/// The part's ranks with no columns yet, by slot.
+fn empty_ranks(spec: &PartSpec) -> Vec<RankTrace> {
+    spec.ranks
+        .iter()
+        .map(|&rank| RankTrace {
+            rank,
+            ..Default::default()
+        })
+        .collect()
 }
 
 /// The items of one table over all parts as (first-use location, part, id in the part),
@@ -1399,13 +1441,8 @@ impl Builder<'_, '_> {
             return Ok(());
         };
         let file = events.file_name();
-        // Reserve the rank's columns from the events the definitions announce (a call is at
-        // least an Enter and a Leave, a point-to-point operation at least one event), capped by
-        // what the event file can hold (an event takes at least 2 bytes).
-        let announced = self.shared.defs.locations.items[index].number_of_events;
-        let events_most = (archive.files[archive.locations[index].evt.unwrap_or(0)].bytes.len() / 2) as u64;
-        let n_events = announced.min(events_most) as usize;
-        self.part.ranks[slot].reserve(n_events / 3, n_events / 3, 0);
+        let rows = reserved_rows(self.shared, index);
+        self.part.ranks[slot].reserve(rows, rows, 0);
         let mut st = LocationState::default();
         self.local_regions.clear();
         let mut seen = Seen {

@@ -22,9 +22,14 @@ fn both_ways(files: &[InputFile]) -> Result<(String, String), (String, String)> 
 }
 
 fn generated(topology: &str, style: Style) -> tracelogic_model::Trace {
+    generated_for(topology, style, 5)
+}
+
+/// [`generated`] with `iterations` iterations.
+fn generated_for(topology: &str, style: Style, iterations: u32) -> tracelogic_model::Trace {
     let spec = Spec {
         topology: TopologySpec::parse(topology).expect("topology"),
-        iterations: 5,
+        iterations,
         style,
         collectives: [
             (tracelogic_model::CollectiveOp::Allreduce, 2, 64),
@@ -224,6 +229,31 @@ fn threads_give_the_one_part_trace_on_generated_traces() {
             });
             assert!(crossed, "{what}: no request completed across locations");
         }
+    }
+}
+
+/// Ranks with enough events to have their columns reserved before the reading threads start
+/// (`RESERVE_ON_CALLER_BYTES`) are read as in one part, with one or several locations.
+#[test]
+fn threads_give_the_one_part_trace_on_large_ranks() {
+    let trace = generated_for("torus:2x2", Style::Isend, 1500);
+    for (trace, what) in [
+        (trace.clone(), "one location"),
+        (two_threads_per_rank(trace), "two locations"),
+    ] {
+        let files = write_with_chunk_size(&trace, "traces", 1 << 20);
+        let smallest = files
+            .iter()
+            .filter(|f| f.name.ends_with(".evt"))
+            .map(|f| f.bytes.len())
+            .min();
+        let per_rank = smallest.unwrap_or(0) as u64 * trace.ranks[0].locations.len().max(1) as u64;
+        assert!(
+            per_rank >= super::model::RESERVE_ON_CALLER_BYTES,
+            "{what}: {per_rank} bytes per rank"
+        );
+        let read = same_whatever_the_threads(&files, what).expect("reads");
+        assert_eq!(read.ranks[0].calls.len(), trace.ranks[0].calls.len(), "{what}");
     }
 }
 
