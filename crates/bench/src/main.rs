@@ -38,7 +38,7 @@ use tracelogic_graph::edgelist;
 use tracelogic_graph::families::{Family, TopologySpec};
 use tracelogic_graph::Graph;
 use tracelogic_model::query::Selection;
-use tracelogic_model::{match_messages, Rank};
+use tracelogic_model::{match_messages, Rank, RankTrace};
 
 #[derive(Parser)]
 #[command(name = "tracelogic-bench", about = "Stage timings for bench/run (JSON on stdout)")]
@@ -132,6 +132,18 @@ struct IngestResult {
     parse_single_ms: f64,
     /// CPU time of the one-thread parse.
     parse_single_cpu_ms: f64,
+    /// Bytes of the trace model's columns (calls, point-to-point and collective operations,
+    /// metric samples), as the parse leaves them.
+    model_bytes: u64,
+    /// Writing that many bytes, column by column as the ranks have them, into fresh memory on
+    /// one thread with no parsing: what any reader that builds this model pays at least.
+    model_write_ms: f64,
+    /// CPU time of that write.
+    model_write_cpu_ms: f64,
+    /// The same write on `threads` threads, the ranks split between them.
+    model_write_threads_ms: f64,
+    /// CPU time of that write, all threads.
+    model_write_threads_cpu_ms: f64,
     /// Building the communication matrix from the trace.
     matrix_ms: f64,
     /// CPU time of the matrix (this thread).
@@ -342,6 +354,10 @@ fn ingest(paths: &[PathBuf], repeat: u32) -> Result<IngestResult, String> {
         // The peak of one read + parse + matrix, as a CLI run has: taken before the one-thread
         // parse below adds whatever the reading threads' allocator arenas kept.
         let peak_rss_kb = *first_peak.get_or_insert_with(peak_rss_kb);
+        let columns: Vec<Vec<usize>> = trace.ranks.iter().map(column_bytes).collect();
+        let model_bytes = columns.iter().flatten().sum::<usize>() as u64;
+        let (model_write_ms, model_write_cpu_ms) = write_columns(&columns, 1);
+        let (model_write_threads_ms, model_write_threads_cpu_ms) = write_columns(&columns, threads);
         let (format, ranks) = (trace.format.clone(), trace.ranks.len());
         let calls = trace.ranks.iter().map(|r| r.calls.len() as u64).sum();
         let p2p = trace.ranks.iter().map(|r| r.p2p.len() as u64).sum();
@@ -371,6 +387,11 @@ fn ingest(paths: &[PathBuf], repeat: u32) -> Result<IngestResult, String> {
             parse_cpu_ms,
             parse_single_ms,
             parse_single_cpu_ms,
+            model_bytes,
+            model_write_ms,
+            model_write_cpu_ms,
+            model_write_threads_ms,
+            model_write_threads_cpu_ms,
             matrix_ms,
             matrix_cpu_ms,
             matrix_bytes: matrix.total(Metric::Bytes),
@@ -388,6 +409,10 @@ fn ingest(paths: &[PathBuf], repeat: u32) -> Result<IngestResult, String> {
                 parse_cpu_ms: b.parse_cpu_ms.min(r.parse_cpu_ms),
                 parse_single_ms: b.parse_single_ms.min(r.parse_single_ms),
                 parse_single_cpu_ms: b.parse_single_cpu_ms.min(r.parse_single_cpu_ms),
+                model_write_ms: b.model_write_ms.min(r.model_write_ms),
+                model_write_cpu_ms: b.model_write_cpu_ms.min(r.model_write_cpu_ms),
+                model_write_threads_ms: b.model_write_threads_ms.min(r.model_write_threads_ms),
+                model_write_threads_cpu_ms: b.model_write_threads_cpu_ms.min(r.model_write_threads_cpu_ms),
                 matrix_ms: b.matrix_ms.min(r.matrix_ms),
                 matrix_cpu_ms: b.matrix_cpu_ms.min(r.matrix_cpu_ms),
                 ..r
@@ -395,6 +420,68 @@ fn ingest(paths: &[PathBuf], repeat: u32) -> Result<IngestResult, String> {
         });
     }
     best.ok_or_else(|| "no repetition ran".into())
+}
+
+/// Bytes of each column of `rt` (calls, point-to-point and collective operations, metric
+/// samples), in the order a reader fills them.
+fn column_bytes(rt: &RankTrace) -> Vec<usize> {
+    fn b<T>(col: &[T]) -> usize {
+        std::mem::size_of_val(col)
+    }
+    let (c, p, k) = (&rt.calls, &rt.p2p, &rt.collectives);
+    let mut cols = vec![
+        b(&c.func),
+        b(&c.kind),
+        b(&c.enter),
+        b(&c.exit),
+        b(&c.callpath),
+        b(&c.location),
+        b(&p.post),
+        b(&p.complete),
+        b(&p.dir),
+        b(&p.peer),
+        b(&p.tag),
+        b(&p.comm),
+        b(&p.bytes),
+        b(&k.call),
+        b(&k.op),
+        b(&k.comm),
+        b(&k.root),
+        b(&k.bytes_sent),
+        b(&k.bytes_recv),
+    ];
+    cols.extend(rt.metrics.iter().flat_map(|m| [b(&m.time), b(&m.value)]));
+    cols
+}
+
+/// The model-write floor: wall and CPU ms of allocating every column of `ranks` (bytes per
+/// column, per rank) and writing all its bytes, with no parsing, on `threads` threads (ranks
+/// dealt round-robin). The memory is fresh as the parse's is: columns above the allocator's
+/// mapping threshold come from new mappings, the rest from the heap.
+fn write_columns(ranks: &[Vec<usize>], threads: usize) -> (f64, f64) {
+    let threads = threads.clamp(1, ranks.len().max(1));
+    let write = |k: usize| -> Vec<Vec<u8>> {
+        let mut out = Vec::new();
+        for cols in ranks.iter().skip(k).step_by(threads) {
+            for &n in cols {
+                let mut col = Vec::with_capacity(n);
+                col.resize(n, 1u8);
+                out.push(col);
+            }
+        }
+        out
+    };
+    let (t, cpu) = (Instant::now(), process_cpu_ms());
+    let written: Vec<Vec<Vec<u8>>> = match threads {
+        1 => vec![write(0)],
+        _ => std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..threads).map(|k| scope.spawn(move || write(k))).collect();
+            workers.into_iter().map(|w| w.join().expect("writer thread")).collect()
+        }),
+    };
+    let timing = (ms(t), process_cpu_ms() - cpu);
+    drop(std::hint::black_box(written));
+    timing
 }
 
 /// The byte-read floor on `threads` threads: every regular file under `paths` read whole into
