@@ -447,39 +447,46 @@ impl Trace {
         id
     }
 
-    /// Sort every rank's point-to-point and collective operations by posting call, keeping
-    /// the relative order of operations posted by the same call. Readers call this once at the
-    /// end when they could not append in order.
+    /// Sort every rank's point-to-point and collective operations by posting call
+    /// ([`RankTrace::normalise_order`]). Readers call this once at the end when they could not
+    /// append in order.
     pub fn normalise_order(&mut self) {
         for rt in &mut self.ranks {
-            let p = &mut rt.p2p;
-            if p.post.windows(2).any(|w| w[0] > w[1]) {
-                let mut perm: Vec<usize> = (0..p.post.len()).collect();
-                perm.sort_by_key(|&i| p.post[i]);
-                p.post = perm.iter().map(|&i| p.post[i]).collect();
-                p.complete = perm.iter().map(|&i| p.complete[i]).collect();
-                p.dir = perm.iter().map(|&i| p.dir[i]).collect();
-                p.peer = perm.iter().map(|&i| p.peer[i]).collect();
-                p.tag = perm.iter().map(|&i| p.tag[i]).collect();
-                p.comm = perm.iter().map(|&i| p.comm[i]).collect();
-                p.bytes = perm.iter().map(|&i| p.bytes[i]).collect();
-            }
-            let c = &mut rt.collectives;
-            if c.call.windows(2).any(|w| w[0] > w[1]) {
-                let mut perm: Vec<usize> = (0..c.call.len()).collect();
-                perm.sort_by_key(|&i| c.call[i]);
-                c.call = perm.iter().map(|&i| c.call[i]).collect();
-                c.op = perm.iter().map(|&i| c.op[i]).collect();
-                c.comm = perm.iter().map(|&i| c.comm[i]).collect();
-                c.root = perm.iter().map(|&i| c.root[i]).collect();
-                c.bytes_sent = perm.iter().map(|&i| c.bytes_sent[i]).collect();
-                c.bytes_recv = perm.iter().map(|&i| c.bytes_recv[i]).collect();
-            }
+            rt.normalise_order();
         }
     }
 }
 
 impl RankTrace {
+    /// Sort the rank's point-to-point and collective operations by posting call, keeping the
+    /// relative order of operations posted by the same call (a check, O(operations), when they
+    /// already are). A reader that builds ranks on several threads calls it on each.
+    pub fn normalise_order(&mut self) {
+        let p = &mut self.p2p;
+        if p.post.windows(2).any(|w| w[0] > w[1]) {
+            let mut perm: Vec<usize> = (0..p.post.len()).collect();
+            perm.sort_by_key(|&i| p.post[i]);
+            p.post = perm.iter().map(|&i| p.post[i]).collect();
+            p.complete = perm.iter().map(|&i| p.complete[i]).collect();
+            p.dir = perm.iter().map(|&i| p.dir[i]).collect();
+            p.peer = perm.iter().map(|&i| p.peer[i]).collect();
+            p.tag = perm.iter().map(|&i| p.tag[i]).collect();
+            p.comm = perm.iter().map(|&i| p.comm[i]).collect();
+            p.bytes = perm.iter().map(|&i| p.bytes[i]).collect();
+        }
+        let c = &mut self.collectives;
+        if c.call.windows(2).any(|w| w[0] > w[1]) {
+            let mut perm: Vec<usize> = (0..c.call.len()).collect();
+            perm.sort_by_key(|&i| c.call[i]);
+            c.call = perm.iter().map(|&i| c.call[i]).collect();
+            c.op = perm.iter().map(|&i| c.op[i]).collect();
+            c.comm = perm.iter().map(|&i| c.comm[i]).collect();
+            c.root = perm.iter().map(|&i| c.root[i]).collect();
+            c.bytes_sent = perm.iter().map(|&i| c.bytes_sent[i]).collect();
+            c.bytes_recv = perm.iter().map(|&i| c.bytes_recv[i]).collect();
+        }
+    }
+
     /// Widen the rank's span to cover `[a, b]`.
     #[inline]
     pub fn extend_span(&mut self, a: Time, b: Time) {

@@ -558,7 +558,6 @@ pub(crate) fn build(
         }
     };
     merge(&mut trace, parts, location_warnings);
-    trace.normalise_order();
     progress.report(&Progress {
         stage: "done".into(),
         bytes_done: bytes_total,
@@ -794,6 +793,7 @@ fn read_part(
             sort_calls_by_entry(rt);
         }
         p2p_in_posting_order(rt);
+        rt.normalise_order();
     }
     Ok(b.part)
 }
