@@ -1,6 +1,7 @@
 //! `tracelogic matrix` output shapes around the dense limit (8,192 ranks): the sparse `entries`
 //! list always, the dense `bytes` / `messages` / `binary` rows only up to the limit, and the
-//! sparse CSV above it or with `--sparse`. The traces are written by `tracelogic generate`.
+//! sparse CSV above it or with `--sparse`, whose `ranks` column brings the rank count back to
+//! `topology --matrix`. The traces are written by `tracelogic generate`.
 
 mod common;
 use common::{code, json, matrix_rows as rows, run, sample, stderr};
@@ -35,6 +36,11 @@ fn entries(v: &Value) -> Vec<[u64; 5]> {
             std::array::from_fn(|i| e[i].as_u64().unwrap())
         })
         .collect()
+}
+
+/// The sparse CSV line of an `entries` row in a run of `ranks` ranks.
+fn csv_line(entry: &[u64; 5], ranks: u64) -> String {
+    format!("{},{ranks}", entry.map(|x| x.to_string()).join(","))
 }
 
 #[test]
@@ -100,10 +106,10 @@ fn above_the_limit_the_json_and_csv_are_sparse() {
     assert_eq!(code(&csv), 0, "{}", stderr(&csv));
     let text = String::from_utf8(csv.stdout).unwrap();
     let mut lines = text.lines();
-    assert_eq!(lines.next(), Some("from,to,bytes,messages,kept"));
+    assert_eq!(lines.next(), Some("from,to,bytes,messages,kept,ranks"));
     let body: Vec<&str> = lines.collect();
     assert_eq!(body.len(), 4 * 9216);
-    let expected: Vec<String> = list.iter().map(|e| e.map(|x| x.to_string()).join(",")).collect();
+    let expected: Vec<String> = list.iter().map(|e| csv_line(e, 9216)).collect();
     assert_eq!(body, expected);
 
     // `topology --matrix` reads the sparse list back and identifies the torus.
@@ -135,8 +141,9 @@ fn sparse_csv_on_request_below_the_limit() {
         &"--metric",
         &"messages",
     ]));
-    let expected: Vec<String> = std::iter::once("from,to,bytes,messages,kept".to_string())
-        .chain(entries(&v).iter().map(|e| e.map(|x| x.to_string()).join(",")))
+    assert_eq!(v["ranks"], 8);
+    let expected: Vec<String> = std::iter::once("from,to,bytes,messages,kept,ranks".to_string())
+        .chain(entries(&v).iter().map(|e| csv_line(e, 8)))
         .collect();
     assert_eq!(text.lines().collect::<Vec<_>>(), expected);
     let o = run(&[&"matrix", &sample("npb-mg.S.8"), &"--sparse"]);
@@ -163,4 +170,114 @@ fn many_ranks_without_traffic_are_answered_not_refused() {
         (Some(65536), Some(0))
     );
     assert!(entries(&v).is_empty() && v.get("bytes").is_none());
+}
+
+/// A 4 × 3 torus run on 14 ranks: ranks 12 and 13 only start and stop. The sparse CSV carries
+/// the 14 through its `ranks` column, so `topology --matrix` answers as on the trace itself (14
+/// ranks, 12 and 13 isolated, the torus as the one component) instead of seeing a 12-rank run.
+#[test]
+fn idle_trailing_ranks_round_trip_through_the_sparse_csv() {
+    let tmp = tempfile::tempdir().unwrap();
+    let torus = tmp.path().join("torus.txt");
+    generate("torus:4x3", &torus);
+    let text = std::fs::read_to_string(&torus).unwrap();
+    assert!(text.contains("\nranks 12\n"), "the generated header names 12 ranks");
+    let wider = tmp.path().join("torus14.txt");
+    std::fs::write(&wider, text.replace("\nranks 12\n", "\nranks 14\n")).unwrap();
+
+    let o = run(&[&"matrix", &wider, &"--csv", &"--sparse"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let csv = String::from_utf8(o.stdout).unwrap();
+    let v = json(&run(&[&"matrix", &wider, &"--json"]));
+    assert_eq!(v["ranks"], 14);
+    let list = entries(&v);
+    assert!(
+        list.iter().all(|e| e[0] < 12 && e[1] < 12),
+        "ranks 12 and 13 send nothing"
+    );
+    let expected: Vec<String> = std::iter::once("from,to,bytes,messages,kept,ranks".to_string())
+        .chain(list.iter().map(|e| csv_line(e, 14)))
+        .collect();
+    assert_eq!(csv.lines().collect::<Vec<_>>(), expected);
+
+    let saved = tmp.path().join("matrix.csv");
+    std::fs::write(&saved, &csv).unwrap();
+    let from_csv = run(&[&"topology", &"--matrix", &saved, &"--json"]);
+    let from_trace = run(&[&"topology", &wider, &"--json"]);
+    assert_eq!(code(&from_csv), code(&from_trace), "{}", stderr(&from_csv));
+    let (a, b) = (json(&from_csv), json(&from_trace));
+    assert_eq!(a["ranks"], 14);
+    assert_eq!(a["isolated_ranks"], serde_json::json!([12, 13]));
+    for field in ["ranks", "isolated_ranks", "edges", "match"] {
+        assert_eq!(a[field], b[field], "{field}");
+    }
+    let labels = |t: &Value| -> Vec<Value> {
+        t["components"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["identification"]["match"]["label"].clone())
+            .collect()
+    };
+    assert_eq!(labels(&a), vec![Value::from("4x3 torus")]);
+    assert_eq!(labels(&a), labels(&b));
+
+    // The same list without the column (as written before it existed) still reads, as the
+    // 12 ranks up to the last one with traffic.
+    let old: String = csv
+        .lines()
+        .map(|l| format!("{}\n", &l[..l.rfind(',').unwrap()]))
+        .collect();
+    assert!(old.starts_with("from,to,bytes,messages,kept\n"));
+    let saved_old = tmp.path().join("old.csv");
+    std::fs::write(&saved_old, old).unwrap();
+    let o = run(&[&"topology", &"--matrix", &saved_old, &"--json"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let t = json(&o);
+    assert_eq!(t["ranks"], 12);
+    assert_eq!(t["match"]["label"], "4x3 torus", "{}", t["match"]);
+}
+
+/// Rank counts that are too large, negative, or disagree with the lines are refused with exit
+/// 2 and a message naming the file and the line.
+#[test]
+fn hostile_rank_counts_in_the_sparse_csv_are_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "huge.csv",
+            "0,1,64,1,1,4194305\n",
+            "line 2",
+            "rank count 4194305 is beyond",
+        ),
+        (
+            "negative.csv",
+            "0,1,64,1,1,-3\n",
+            "line 2",
+            "rank count `-3` is not a non-negative integer",
+        ),
+        (
+            "changing.csv",
+            "0,1,64,1,1,4\n1,0,64,1,1,3\n",
+            "line 3",
+            "rank count 3 differs from the 4 of line 2",
+        ),
+        (
+            "short.csv",
+            "0,1,64,1,1,4\n1,5,64,1,1,4\n",
+            "line 3",
+            "rank 5 is outside the 4 ranks",
+        ),
+    ];
+    for (name, body, line, what) in cases {
+        let path = tmp.path().join(name);
+        std::fs::write(&path, format!("from,to,bytes,messages,kept,ranks\n{body}")).unwrap();
+        let o = run(&[&"topology", &"--matrix", &path]);
+        let e = stderr(&o);
+        assert_eq!(code(&o), 2, "{name}: {e}");
+        assert!(
+            e.contains(&format!("{}: {line}", path.display())) && e.contains(what),
+            "{name}: {e}"
+        );
+    }
 }

@@ -193,14 +193,12 @@ pub fn print_json<T: serde::Serialize>(value: &T) -> Result<(), CliError> {
     })
 }
 
-/// Print rows as CSV with a header line (quoting as RFC 4180 requires).
-pub fn print_csv(header: &[String], rows: &[Vec<String>]) -> Result<(), CliError> {
+/// Print CSV written record by record by `write` (quoting as RFC 4180 requires), so a large
+/// table goes to the buffered output as it is produced instead of being built first.
+pub fn print_csv(write: impl FnOnce(&mut csv::Writer<&mut dyn Write>) -> csv::Result<()>) -> Result<(), CliError> {
     emit(|out| {
         let mut w = csv::Writer::from_writer(out);
-        w.write_record(header)?;
-        for r in rows {
-            w.write_record(r)?;
-        }
+        write(&mut w)?;
         w.flush()
     })
 }

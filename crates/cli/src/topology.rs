@@ -56,7 +56,8 @@ pub struct Args {
     pub graph: Option<PathBuf>,
     /// Identify this CSV communication matrix instead of a trace (`n` rows of `n` numbers, row =
     /// sender; an optional header line and a leading label column, as `matrix --csv` writes), or
-    /// the sparse list `matrix --csv --sparse` writes (header `from,to,bytes,...`).
+    /// the sparse list `matrix --csv --sparse` writes (header `from,to,bytes,...`; its `ranks`
+    /// column gives the rank count).
     #[arg(long, value_name = "FILE")]
     pub matrix: Option<PathBuf>,
     /// Save the filtered communication graph as an edge list, to use with --library later.
@@ -167,22 +168,29 @@ pub fn parse_csv_matrix(text: &str, source: &str) -> Result<CommMatrix, String> 
     CommMatrix::from_entries(n as u32, entries).map_err(|e| format!("{source}: {e}"))
 }
 
-/// The sparse list `from,to,bytes,messages,kept` (`messages` and `kept` optional; `kept` is
-/// ignored, the topology filters by its own rule). The run has as many ranks as the largest rank
-/// named plus one: ranks after the last one with traffic are not known from the list.
+/// The sparse list `from,to,bytes,messages,kept,ranks` (`messages`, `kept` and `ranks`
+/// optional, found by their header names; `kept` is ignored, the topology filters by its own
+/// rule). `ranks`, which `matrix --csv --sparse` repeats on every line, is the run's rank count:
+/// every line must give the same one and name ranks below it. Without that column (files written
+/// before it existed) the run has as many ranks as the largest rank named plus one, so ranks
+/// after the last one with traffic are not known.
 fn parse_sparse_csv_matrix(text: &str, source: &str) -> Result<CommMatrix, String> {
     let mut entries = Vec::new();
-    let mut ranks = 0u64;
-    let mut header = true;
+    let mut named = 0u64;
+    // The declared rank count and the line that first gave it.
+    let mut declared: Option<(u64, usize)> = None;
+    let mut columns: Option<(Option<usize>, Option<usize>)> = None;
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        if std::mem::take(&mut header) {
-            continue;
-        }
         let fields: Vec<&str> = line.split(',').map(str::trim).collect();
+        let Some((messages_at, ranks_at)) = columns else {
+            let at = |name: &str| fields.iter().position(|f| f.eq_ignore_ascii_case(name));
+            columns = Some((at("messages"), at("ranks")));
+            continue;
+        };
         let number = |k: usize, what: &str| -> Result<u64, String> {
             let f = fields
                 .get(k)
@@ -191,13 +199,38 @@ fn parse_sparse_csv_matrix(text: &str, source: &str) -> Result<CommMatrix, Strin
                 .map_err(|_| format!("{source}: line {}: {what} `{f}` is not a non-negative integer", i + 1))
         };
         let (from, to, bytes) = (number(0, "sender")?, number(1, "receiver")?, number(2, "bytes")?);
-        let messages = if fields.len() > 3 {
-            number(3, "messages")?
-        } else {
-            u64::from(bytes > 0)
+        let messages = match messages_at {
+            Some(k) => number(k, "messages")?,
+            None => u64::from(bytes > 0),
         };
-        ranks = ranks.max(from.max(to) + 1);
-        if ranks > MAX_SPARSE_CSV_RANKS {
+        if let Some(k) = ranks_at {
+            let ranks = number(k, "rank count")?;
+            if ranks > MAX_SPARSE_CSV_RANKS {
+                return Err(format!(
+                    "{source}: line {}: rank count {ranks} is beyond the {MAX_SPARSE_CSV_RANKS} ranks a matrix file may name",
+                    i + 1
+                ));
+            }
+            match declared {
+                None => declared = Some((ranks, i + 1)),
+                Some((first, at)) if first != ranks => {
+                    return Err(format!(
+                        "{source}: line {}: rank count {ranks} differs from the {first} of line {at}",
+                        i + 1
+                    ))
+                }
+                Some(_) => {}
+            }
+            if from.max(to) >= ranks {
+                return Err(format!(
+                    "{source}: line {}: rank {} is outside the {ranks} ranks the file declares",
+                    i + 1,
+                    from.max(to)
+                ));
+            }
+        }
+        named = named.max(from.max(to) + 1);
+        if named > MAX_SPARSE_CSV_RANKS {
             return Err(format!(
                 "{source}: line {}: rank {} is beyond the {MAX_SPARSE_CSV_RANKS} ranks a matrix file may name",
                 i + 1,
@@ -214,6 +247,7 @@ fn parse_sparse_csv_matrix(text: &str, source: &str) -> Result<CommMatrix, Strin
     if entries.is_empty() {
         return Err(format!("{source}: no matrix entries"));
     }
+    let ranks = declared.map_or(named, |(ranks, _)| ranks);
     CommMatrix::from_entries(ranks as u32, entries).map_err(|e| format!("{source}: {e}"))
 }
 
@@ -488,6 +522,56 @@ mod tests {
         assert!(parse_csv_matrix("from,to,bytes\n", "s.csv")
             .unwrap_err()
             .contains("no matrix entries"));
+    }
+
+    /// A 4-rank ring in a run of 6 ranks: ranks 4 and 5 send and receive nothing, and only the
+    /// `ranks` column says they exist.
+    #[test]
+    fn sparse_csv_rank_count_keeps_idle_trailing_ranks() {
+        let ring = "0,1,64,1,1,6\n1,2,64,1,1,6\n2,3,64,1,1,6\n3,0,64,1,1,6\n";
+        let m = parse_csv_matrix(&format!("from,to,bytes,messages,kept,ranks\n{ring}"), "r.csv").unwrap();
+        assert_eq!((m.ranks(), m.nonzero()), (6, 4));
+        assert_eq!(m.value(Metric::Bytes, 3, 0), 64);
+        let report = identify_matrix(&m, &TopologyOptions::default());
+        assert_eq!(report.identification.ranks, 6);
+        assert_eq!(report.isolated_ranks, vec![4, 5]);
+        // Without the column (files written before it), the count is the largest rank plus one.
+        let old = "from,to,bytes,messages,kept\n0,1,64,1,1\n1,2,64,1,1\n2,3,64,1,1\n3,0,64,1,1\n";
+        assert_eq!(parse_csv_matrix(old, "old.csv").unwrap().ranks(), 4);
+        // Columns are found by name, so `ranks` may come before `messages`.
+        let moved = parse_csv_matrix("from,to,bytes,ranks,messages\n0,1,64,3,2\n", "m.csv").unwrap();
+        assert_eq!((moved.ranks(), moved.value(Metric::Messages, 0, 1)), (3, 2));
+    }
+
+    #[test]
+    fn sparse_csv_hostile_rank_counts_name_file_and_line() {
+        let header = "from,to,bytes,messages,kept,ranks\n";
+        let parse = |body: &str| parse_csv_matrix(&format!("{header}{body}"), "h.csv").unwrap_err();
+        let e = parse("0,1,64,1,1,4\n1,0,64,1,1,4194305\n");
+        assert!(
+            e.contains("h.csv: line 3") && e.contains("rank count 4194305") && e.contains("4194304"),
+            "{e}"
+        );
+        let e = parse("0,1,64,1,1,18446744073709551615\n");
+        assert!(e.contains("h.csv: line 2") && e.contains("beyond"), "{e}");
+        let e = parse("0,1,64,1,1,-4\n");
+        assert!(e.contains("h.csv: line 2") && e.contains("rank count `-4`"), "{e}");
+        let e = parse("0,1,64,1,1,4\n# comment\n1,0,64,1,1,5\n");
+        assert!(
+            e.contains("h.csv: line 4") && e.contains("rank count 5 differs from the 4 of line 2"),
+            "{e}"
+        );
+        let e = parse("0,1,64,1,1,4\n1,4,64,1,1,4\n");
+        assert!(
+            e.contains("h.csv: line 3") && e.contains("rank 4 is outside the 4 ranks"),
+            "{e}"
+        );
+        let e = parse("0,1,64,1,1,0\n");
+        assert!(e.contains("line 2") && e.contains("outside the 0 ranks"), "{e}");
+        let e = parse("0,1,64,1,1\n");
+        assert!(e.contains("line 2") && e.contains("no rank count (field 6)"), "{e}");
+        let e = parse("0,1,64,1,1,\n");
+        assert!(e.contains("line 2") && e.contains("rank count ``"), "{e}");
     }
 
     #[test]
