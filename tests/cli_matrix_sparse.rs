@@ -281,3 +281,29 @@ fn hostile_rank_counts_in_the_sparse_csv_are_refused() {
         );
     }
 }
+
+/// A reader that stops early (`tracelogic matrix ... | head`) ends the streamed output quietly:
+/// exit 0, nothing on stderr. The outputs are larger than a pipe's buffer (a 1,024-rank grid).
+#[test]
+fn a_closed_pipe_ends_the_streamed_output_quietly() {
+    use std::io::Read;
+    use std::process::{Command, Stdio};
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("torus.txt");
+    generate("torus:32x32", &path);
+    for mode in [&["--json"][..], &["--csv"], &["--csv", "--binary"]] {
+        let mut child = Command::new(common::tracelogic())
+            .arg("matrix")
+            .arg(&path)
+            .args(mode)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut head = [0u8; 64];
+        child.stdout.take().unwrap().read_exact(&mut head).unwrap();
+        let o = child.wait_with_output().unwrap();
+        assert_eq!(code(&o), 0, "{mode:?}: {}", stderr(&o));
+        assert_eq!(stderr(&o), "", "{mode:?}");
+    }
+}

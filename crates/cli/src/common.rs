@@ -185,11 +185,16 @@ pub fn emit(write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<(), 
     }
 }
 
-/// Print `value` as pretty JSON followed by a newline.
+/// Print `value` as pretty JSON followed by a newline. The serialiser writes into a buffer of
+/// its own concrete type: through `emit`'s `dyn Write` every number of a large report would
+/// cost several dynamic calls (the value and each level of indentation).
 pub fn print_json<T: serde::Serialize>(value: &T) -> Result<(), CliError> {
     emit(|out| {
-        serde_json::to_writer_pretty(&mut *out, value).map_err(io::Error::other)?;
-        writeln!(out)
+        let mut buffered = io::BufWriter::with_capacity(1 << 16, &mut *out);
+        // `io::Error::from` keeps an I/O error's kind, so a closed pipe still ends quietly.
+        serde_json::to_writer_pretty(&mut buffered, value).map_err(io::Error::from)?;
+        writeln!(buffered)?;
+        buffered.flush()
     })
 }
 
@@ -198,9 +203,21 @@ pub fn print_json<T: serde::Serialize>(value: &T) -> Result<(), CliError> {
 pub fn print_csv(write: impl FnOnce(&mut csv::Writer<&mut dyn Write>) -> csv::Result<()>) -> Result<(), CliError> {
     emit(|out| {
         let mut w = csv::Writer::from_writer(out);
-        write(&mut w)?;
+        write(&mut w).map_err(csv_io_error)?;
         w.flush()
     })
+}
+
+/// A CSV error as an I/O error of the same kind (csv's own conversion makes every error `Other`,
+/// which would report a closed pipe as a failure).
+fn csv_io_error(e: csv::Error) -> io::Error {
+    if !e.is_io_error() {
+        return io::Error::other(e);
+    }
+    match e.into_kind() {
+        csv::ErrorKind::Io(e) => e,
+        kind => io::Error::other(format!("{kind:?}")),
+    }
 }
 
 /// A human-readable table with aligned columns; columns listed in `right` are right-aligned
