@@ -229,7 +229,7 @@ fn parse_sparse_csv_matrix(text: &str, source: &str) -> Result<CommMatrix, Strin
                 ));
             }
         }
-        named = named.max(from.max(to) + 1);
+        named = named.max(from.max(to).saturating_add(1));
         if named > MAX_SPARSE_CSV_RANKS {
             return Err(format!(
                 "{source}: line {}: rank {} is beyond the {MAX_SPARSE_CSV_RANKS} ranks a matrix file may name",
@@ -517,6 +517,8 @@ mod tests {
         assert!(e.contains("s.csv: line 3") && e.contains("`x`"), "{e}");
         let e = parse_csv_matrix("from,to,bytes\n4294967295,0,1\n", "s.csv").unwrap_err();
         assert!(e.contains("line 2") && e.contains("4294967295"), "{e}");
+        let e = parse_csv_matrix("from,to,bytes\n0,18446744073709551615,1\n", "s.csv").unwrap_err();
+        assert!(e.contains("line 2") && e.contains("18446744073709551615"), "{e}");
         let e = parse_csv_matrix("from,to,bytes\n0,1\n", "s.csv").unwrap_err();
         assert!(e.contains("no bytes"), "{e}");
         assert!(parse_csv_matrix("from,to,bytes\n", "s.csv")
@@ -572,6 +574,27 @@ mod tests {
         assert!(e.contains("line 2") && e.contains("no rank count (field 6)"), "{e}");
         let e = parse("0,1,64,1,1,\n");
         assert!(e.contains("line 2") && e.contains("rank count ``"), "{e}");
+    }
+
+    /// Every truncation of a sparse list, and every byte of it replaced by a separator, a sign,
+    /// a large digit, a line break or a letter, is read or refused with the file named: never a
+    /// panic (debug builds check arithmetic overflow).
+    #[test]
+    fn sparse_csv_truncated_or_mangled_is_read_or_refused() {
+        let text = "from,to,bytes,messages,kept,ranks\n0,1,64,1,1,6\n5,0,9,2,0,6\n";
+        let check = |t: &str| {
+            if let Err(e) = parse_csv_matrix(t, "m.csv") {
+                assert!(e.starts_with("m.csv: "), "{t:?}: {e}");
+            }
+        };
+        for end in 0..=text.len() {
+            check(&text[..end]);
+        }
+        for at in 0..text.len() {
+            for with in [",", "-", "9", "99999999999999999999", "\n", "x", ""] {
+                check(&format!("{}{with}{}", &text[..at], &text[at + 1..]));
+            }
+        }
     }
 
     #[test]
