@@ -318,7 +318,17 @@ impl SelectionArgs {
             None => None,
             Some(c) => Some(resolve_comm(trace, c)?),
         };
-        let start = trace.span().0;
+        let (start, end) = trace.span();
+        if let Some(f) = self.from {
+            let length = end.saturating_sub(start);
+            if f > length {
+                return Err(CliError::Input(format!(
+                    "--from {} s is after the end of the run ({} s long)",
+                    seconds(f),
+                    seconds(length)
+                )));
+            }
+        }
         if let (Some(f), Some(t)) = (self.from, self.to) {
             if f > t {
                 return Err(CliError::Input("--from is later than --to".into()));
@@ -450,6 +460,17 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(by_index.selection(&t).unwrap().comm, Some(0));
+        let past_the_end = SelectionArgs {
+            from: Some(1_001),
+            ..Default::default()
+        };
+        let e = past_the_end.selection(&t).unwrap_err().to_string();
+        assert!(e.contains("after the end of the run"), "{e}");
+        let at_the_end = SelectionArgs {
+            from: Some(1_000),
+            ..Default::default()
+        };
+        assert!(at_the_end.selection(&t).is_ok());
     }
 
     #[test]
