@@ -136,6 +136,30 @@ fn bad_extrapolation_inputs_are_named() {
     assert!(err.contains("3 dimensions") && err.contains("2"), "{err}");
 }
 
+#[test]
+fn a_pattern_naming_a_rank_outside_the_run_is_refused() {
+    let trace = scratch("t8.txt");
+    generate(&trace, &["--topology", "torus:4x2", "--iterations", "2"]);
+    let t = trace.to_str().unwrap();
+    let outside = scratch("s99.json");
+    std::fs::write(&outside, r#"{"events": {"0": ["S1", "S99"]}}"#).unwrap();
+    let out = run(&["match", t, "--pattern", outside.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("s99.json") && err.contains("`S99`") && err.contains("8 ranks"),
+        "{err}"
+    );
+    let inside = scratch("s1.json");
+    std::fs::write(&inside, r#"{"events": {"0": ["S1"]}}"#).unwrap();
+    let out = run(&["match", t, "--pattern", inside.to_str().unwrap()]);
+    assert!(
+        out.status.success() || out.status.code() == Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// The halo exchange of a 3x3x3 torus: receive from -x, +x, -y, +y, -z, +z, then send to +x,
 /// -x, +y, -y, +z, -z (the generator's order), rank `x + 3y + 9z`.
 fn halo_3x3x3() -> String {

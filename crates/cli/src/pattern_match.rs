@@ -154,6 +154,13 @@ pub fn run(args: Args) -> CliResult {
             search
         }
         None => {
+            if let Some(e) = file.peer_outside(trace.num_ranks()) {
+                let shown = args
+                    .pattern
+                    .as_ref()
+                    .map_or_else(|| "the pattern".to_owned(), |p| p.display().to_string());
+                return Err(CliError::Input(format!("{shown}: {e}")));
+            }
             set_stage("searching the pattern");
             ExtrapolatedSearch {
                 search: search_pattern(&trace, &matching, &events, &file.events, args.max_edits)

@@ -300,7 +300,10 @@ pub fn pattern_search(trace: &Trace, text: &str, max_edits: u32) -> Result<Searc
             search
         }
         None => ExtrapolatedSearch {
-            search: search_pattern(trace, &matching, &events, &file.events, max_edits)?,
+            search: match file.peer_outside(trace.num_ranks()) {
+                Some(e) => return Err(format!("the pattern: {e}")),
+                None => search_pattern(trace, &matching, &events, &file.events, max_edits)?,
+            },
             ..Default::default()
         },
     };

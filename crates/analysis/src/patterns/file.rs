@@ -62,9 +62,52 @@ pub fn parse_pattern_file(text: &str) -> Result<PatternFile, String> {
     Ok(PatternFile { events, topology })
 }
 
+impl PatternFile {
+    /// The first send or receive symbol (`S99`, `R12:t3`) whose peer is not a rank of a run of
+    /// `ranks` ranks, as a message naming the pattern rank and the symbol: such an event can
+    /// never match, so a search for it would report zero occurrences for a reason the user
+    /// cannot see. Only patterns without a `topology` name run ranks (an extrapolated pattern's
+    /// peers are ranks of its small topology, checked by the extrapolation).
+    pub fn peer_outside(&self, ranks: u32) -> Option<String> {
+        for (rank, symbols) in &self.events {
+            for symbol in symbols {
+                let Some(rest) = symbol.strip_prefix('S').or_else(|| symbol.strip_prefix('R')) else {
+                    continue;
+                };
+                let digits = rest.split(':').next().unwrap_or("");
+                if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                    continue;
+                }
+                if digits.parse::<u64>().map_or(true, |peer| peer >= u64::from(ranks)) {
+                    return Some(format!(
+                        "pattern rank {rank}: `{symbol}` names rank {digits}, the trace has {ranks} ranks (0-{})",
+                        ranks.saturating_sub(1)
+                    ));
+                }
+            }
+        }
+        None
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn peers_outside_the_run_are_named() {
+        let p = parse_pattern_file(r#"{"0": ["S1", "Allreduce", "R7:t3:b8"], "1": ["Scatter", "R*", "S99"]}"#).unwrap();
+        assert_eq!(p.peer_outside(100), None);
+        let e = p.peer_outside(8).expect("S99 is outside 8 ranks");
+        assert!(
+            e.contains("pattern rank 1") && e.contains("`S99`") && e.contains("0-7"),
+            "{e}"
+        );
+        let e = p.peer_outside(7).expect("R7 is outside 7 ranks");
+        assert!(e.contains("pattern rank 0") && e.contains("`R7:t3:b8`"), "{e}");
+        let huge = parse_pattern_file(r#"{"0": ["S99999999999999999999999"]}"#).unwrap();
+        assert!(huge.peer_outside(u32::MAX).is_some());
+    }
 
     #[test]
     fn plain_and_nested_forms_and_errors() {
