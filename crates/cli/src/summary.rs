@@ -45,7 +45,7 @@ fn human(s: &Summary) -> String {
         s.p2p_messages, s.p2p_bytes, s.p2p_receives, s.matched_messages, s.unmatched_sends, s.unmatched_recvs
     );
     o += &format!(
-        "collectives    {} operations, {} bytes contributed\n",
+        "collectives    {} operations (one per rank taking part), {} bytes contributed\n",
         s.collective_ops, s.collective_bytes
     );
     o += &format!("communicators  {}\n", s.communicators.len());
