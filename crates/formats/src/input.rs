@@ -163,6 +163,70 @@ pub fn expand_archives(files: Vec<InputFile>) -> Result<Vec<InputFile>, FormatEr
     Ok(unpacker.finish())
 }
 
+/// Drop the files given twice, returning the others and a warning per name dropped.
+///
+/// Two inputs of one name (the same folder given twice, a folder and a file inside it, two
+/// archives holding the same member) would otherwise leave it to the argument order which one a
+/// reader uses. Identical copies are read once, with a warning. Copies that differ are refused
+/// when the file is trace data (a DUMPI rank file of another run renamed into the set gives a
+/// different answer depending on the order): the error names the file, both sizes and the first
+/// byte where they differ. Files no reader recognises (`README.txt`) keep their first copy.
+pub fn drop_duplicates(files: Vec<InputFile>) -> Result<(Vec<InputFile>, Vec<String>), FormatError> {
+    let mut first: std::collections::HashMap<&str, usize> = std::collections::HashMap::with_capacity(files.len());
+    let mut drop = vec![false; files.len()];
+    let mut copies: Vec<(usize, u32)> = Vec::new();
+    for (i, f) in files.iter().enumerate() {
+        let Some(&j) = first.get(f.name.as_str()) else {
+            first.insert(&f.name, i);
+            continue;
+        };
+        let kept = &files[j];
+        drop[i] = true;
+        if kept.bytes == f.bytes {
+            match copies.iter_mut().find(|(k, _)| *k == j) {
+                Some((_, n)) => *n += 1,
+                None => copies.push((j, 1)),
+            }
+        } else if classify(f) != Evidence::Unknown || classify(kept) != Evidence::Unknown {
+            let at = kept
+                .bytes
+                .iter()
+                .zip(&f.bytes)
+                .position(|(a, b)| a != b)
+                .unwrap_or(kept.bytes.len().min(f.bytes.len()));
+            return Err(FormatError::new(
+                &f.name,
+                format!(
+                    "two different files of this name were given ({} and {} bytes, first differing at byte {at}): \
+                     they cannot both be this trace's file; give each file once",
+                    kept.bytes.len(),
+                    f.bytes.len()
+                ),
+            ));
+        }
+    }
+    let warnings = copies
+        .iter()
+        .map(|&(j, n)| {
+            let times = if n == 1 {
+                "twice".to_owned()
+            } else {
+                format!("{} times", n + 1)
+            };
+            format!("{} was given {times} (identical content); read once", files[j].name)
+        })
+        .collect();
+    if copies.is_empty() && !drop.contains(&true) {
+        return Ok((files, warnings));
+    }
+    let kept = files
+        .into_iter()
+        .zip(drop)
+        .filter_map(|(f, d)| (!d).then_some(f))
+        .collect();
+    Ok((kept, warnings))
+}
+
 /// Normalise a member path to `a/b/c` (no `.`, `..`, leading `/` or `\`); `None` for entries
 /// that are not trace data (macOS resource forks and folder metadata).
 fn clean_member_name(name: &str) -> Option<String> {

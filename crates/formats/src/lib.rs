@@ -66,12 +66,18 @@ pub fn read_trace_with_progress(files: Vec<InputFile>, progress: &mut dyn Progre
     if files.is_empty() {
         return Err(FormatError::new("(no input)", "no files were given"));
     }
+    let (files, mut warnings) = input::drop_duplicates(files)?;
     let format = detect(&files)?;
-    match format {
+    let mut trace = match format {
         Format::Otf2 => otf2::read(&files, progress),
         Format::Dumpi => dumpi::read(&files, progress),
         Format::Paraver => paraver::read(&files, progress),
         Format::PipitCsv => csv::read(&files, progress),
         Format::Text => text::read(&files, progress),
+    }?;
+    if !warnings.is_empty() {
+        warnings.append(&mut trace.warnings);
+        trace.warnings = warnings;
     }
+    Ok(trace)
 }

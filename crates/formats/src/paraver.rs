@@ -823,11 +823,26 @@ pub fn read(files: &[InputFile], progress: &mut dyn ProgressSink) -> Result<Trac
     };
     let roles = classify_types(&pcf);
     let name = prv.name.as_str();
+    let mut warnings = Vec::new();
+    if pcf_file.is_none() {
+        let stem = name.strip_suffix(".prv").unwrap_or(name);
+        warnings.push(format!(
+            "no .pcf file among the inputs ({stem}.pcf was expected next to {name}): the .pcf names the event \
+             types, so without it no MPI call, collective or call path can be recognised and communication \
+             records cannot be attached to calls; give the .pcf with the .prv"
+        ));
+    }
     let text = std::str::from_utf8(&prv.bytes).map_err(|e| {
         let line = prv.bytes[..e.valid_up_to()].iter().filter(|&&c| c == b'\n').count() as u64 + 1;
         FormatError::at_line(name, line, "not UTF-8 text")
     })?;
     let total = prv.bytes.len() as u64;
+    // Extrae ends every record with an end of line: a last line without one was cut. It is read
+    // as the other lines (a field cut short is then an error at its line), and reported.
+    let cut = match text.rfind('\n') {
+        Some(i) if !text[i + 1..].trim().is_empty() => Some(text[i + 1..].trim_end()),
+        _ => None,
+    };
 
     let mut lines = text
         .split('\n')
@@ -937,7 +952,9 @@ pub fn read(files: &[InputFile], progress: &mut dyn ProgressSink) -> Result<Trac
         return Err(FormatError::cancelled(name));
     }
     let mut next_report = 4u64 << 20;
+    let mut last_line = line_no;
     for (ln, line) in lines {
+        last_line = ln;
         done += line.len() as u64 + 1;
         if done >= next_report {
             next_report = done + (4 << 20);
@@ -954,10 +971,69 @@ pub fn read(files: &[InputFile], progress: &mut dyn ProgressSink) -> Result<Trac
         if trimmed.is_empty() || trimmed.starts_with('#') || trimmed.starts_with(['c', 'C', 'i', 'I']) {
             continue;
         }
-        body.record(trimmed)
-            .map_err(|m| FormatError::at_line(body.file, ln, m))?;
+        body.record(trimmed).map_err(|m| {
+            let m = if cut.is_some_and(|c| std::ptr::eq(c.as_ptr(), line.as_ptr())) {
+                format!("{m} (the file ends inside this line without an end of line: it looks truncated)")
+            } else {
+                m
+            };
+            FormatError::at_line(body.file, ln, m)
+        })?;
     }
-    build_trace(body, &header, &comm_defs, &row_threads, &roles)
+    warnings.extend(truncation_warning(name, last_line, cut, &header, &body.threads));
+    let mut trace = build_trace(body, &header, &comm_defs, &row_threads, &roles)?;
+    if !warnings.is_empty() {
+        warnings.append(&mut trace.warnings);
+        trace.warnings = warnings;
+    }
+    Ok(trace)
+}
+
+/// Least share of the header's end time the records must reach for a file with MPI calls still
+/// open at its end not to be reported as truncated (Extrae and Paraver's cutter write the time of
+/// the last record as the end time).
+const SHORT_RUN_SHARE: f64 = 0.9;
+
+/// The warning for a `.prv` that looks truncated: its last line has no end of line (the record
+/// was cut: its last number may have lost digits), or its records end before [`SHORT_RUN_SHARE`]
+/// of the run's end in the header while MPI calls are still open at the end. `last_line` is the
+/// number of the file's last line (empty when the file ends with an end of line). Records ending early alone say nothing (hand-written and excerpted
+/// traces keep a longer run's header), nor do open calls alone (a thread's last call may be open
+/// when tracing stops).
+fn truncation_warning(
+    name: &str,
+    last_line: u64,
+    cut: Option<&str>,
+    header: &Header,
+    threads: &[ThreadData],
+) -> Option<String> {
+    let header_end = header.end_time.saturating_mul(header.unit_ns);
+    let records_end = threads.iter().filter_map(|t| t.span).map(|(_, b)| b).max().unwrap_or(0);
+    let open: usize = threads.iter().map(|t| t.open.len()).sum();
+    let short = (records_end as f64) < SHORT_RUN_SHARE * header_end as f64;
+    let secs = |ns: u64| ns as f64 / 1e9;
+    let shorter = format!(
+        "the records read end at {:.6} s, though the header says the run lasted {:.6} s",
+        secs(records_end),
+        secs(header_end)
+    );
+    if let Some(cut) = cut {
+        let shown: String = cut.chars().take(40).collect();
+        let ellipsis = if shown.len() < cut.len() { "..." } else { "" };
+        let shorter = if short { format!("; {shorter}") } else { String::new() };
+        return Some(format!(
+            "{name} line {last_line}: the file ends in the middle of a record (`{shown}{ellipsis}` has no end of \
+             line), so the file looks truncated and that record, read as it is, may have lost its last digits{shorter}"
+        ));
+    }
+    if short && open > 0 {
+        return Some(format!(
+            "{name} looks truncated after line {}: {shorter}, and {open} MPI call{} still open at the end",
+            last_line.saturating_sub(1),
+            if open == 1 { " is" } else { "s are" }
+        ));
+    }
+    None
 }
 
 fn build_trace(

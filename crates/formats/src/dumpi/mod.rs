@@ -124,6 +124,89 @@ fn rank_files<'f>(
     ))
 }
 
+/// Most file names one warning lists before saying how many more there are.
+const NAMES_LISTED: usize = 5;
+
+/// Most seconds a rank file's header start time may be from the `.meta`'s `startime` before the
+/// file is suspected to come from another run (libdumpi writes one start time for all ranks; two
+/// runs started seconds apart differ by at least that).
+const START_TIME_SLACK_S: u64 = 2;
+
+/// `a, b, c (and N more)` for a warning.
+fn list_names(names: &[&str]) -> String {
+    let shown = names[..names.len().min(NAMES_LISTED)].join(", ");
+    match names.len().saturating_sub(NAMES_LISTED) {
+        0 => shown,
+        more => format!("{shown} (and {more} more)"),
+    }
+}
+
+/// A warning naming the DUMPI rank files among the inputs that are not rank files of this trace
+/// (another run's files in the same folder, or a rank beyond `numprocs` left by an earlier, larger
+/// run): they are not read, and the user should know the answer ignores them.
+fn unused_rank_files(meta_file: &InputFile, meta: &Meta, files: &[InputFile], bins: &[&InputFile]) -> Option<String> {
+    let used: std::collections::HashSet<&str> = bins.iter().map(|f| f.name.as_str()).collect();
+    let unused: Vec<&str> = files
+        .iter()
+        .filter(|f| f.bytes.starts_with(&raw::MAGIC) && !used.contains(f.name.as_str()))
+        .map(|f| f.name.as_str())
+        .collect();
+    if unused.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "{} DUMPI rank file{} among the inputs {} not among the {} rank files {} names (numprocs={}) and {} ignored: {}",
+        unused.len(),
+        if unused.len() == 1 { "" } else { "s" },
+        if unused.len() == 1 { "is" } else { "are" },
+        meta.numprocs,
+        meta_file.name,
+        meta.numprocs,
+        if unused.len() == 1 { "was" } else { "were" },
+        list_names(&unused)
+    ))
+}
+
+/// A warning naming the rank files whose header start time is more than [`START_TIME_SLACK_S`]
+/// from the `.meta`'s `startime`: a rank file of another run renamed into the set reads without
+/// any error but gives wrong matches and times. Only each file's header is looked at.
+fn foreign_rank_files(
+    meta_file: &InputFile,
+    meta: &Meta,
+    bins: &[&InputFile],
+    parsed: &[Option<raw::BinFile>],
+) -> Option<String> {
+    let start = meta
+        .entries
+        .iter()
+        .find(|(k, _)| k == "startime")
+        .and_then(|(_, v)| v.parse::<u64>().ok())?;
+    let odd: Vec<(&str, u64)> = bins
+        .iter()
+        .zip(parsed)
+        .filter_map(|(f, b)| Some((f.name.as_str(), b.as_ref()?.header.start_time)))
+        .filter(|&(_, t)| t.abs_diff(start) > START_TIME_SLACK_S)
+        .collect();
+    let (first, t) = *odd.first()?;
+    let names: Vec<&str> = odd.iter().map(|&(n, _)| n).collect();
+    let what = if odd.len() == 1 {
+        format!("{first}'s header says tracing started at {t}")
+    } else {
+        format!(
+            "{} rank files ({}) have headers whose start time differs, e.g. {first}'s {t}",
+            odd.len(),
+            list_names(&names)
+        )
+    };
+    Some(format!(
+        "{what}, {} s from startime={start} in {}: {} from another run? \
+         Messages and times mixing two runs are wrong",
+        t.abs_diff(start),
+        meta_file.name,
+        if odd.len() == 1 { "is it" } else { "are they" }
+    ))
+}
+
 /// Read a DUMPI trace (one `.meta` file and its per-rank `.bin` files) into the model.
 pub fn read(files: &[InputFile], progress: &mut dyn ProgressSink) -> Result<Trace, FormatError> {
     read_with(files, progress, false)
@@ -159,7 +242,15 @@ fn read_on_threads(
     let metas: Vec<&InputFile> = files.iter().filter(|f| f.name.ends_with(".meta")).collect();
     let meta_file = match metas[..] {
         [m] => m,
-        [] => return Err(FormatError::new("(input)", "no DUMPI .meta file among the inputs")),
+        [] => {
+            let first_bin = files.iter().find(|f| f.bytes.starts_with(&raw::MAGIC));
+            let named = first_bin.or(files.first()).map_or("(input)", |f| f.name.as_str());
+            return Err(FormatError::new(
+                named,
+                "no DUMPI .meta file among the inputs: a DUMPI trace is read from its PREFIX.meta with \
+                 all its PREFIX-NNNN.bin rank files (give the trace's folder)",
+            ));
+        }
         _ => {
             let names: Vec<&str> = metas.iter().map(|m| m.name.as_str()).collect();
             return Err(FormatError::new(
@@ -173,6 +264,7 @@ fn read_on_threads(
     };
     let meta = parse_meta(meta_file)?;
     let bins = rank_files(meta_file, &meta, files)?;
+    let mut warnings: Vec<String> = unused_rank_files(meta_file, &meta, files, &bins).into_iter().collect();
     let sizes: Vec<u64> = bins.iter().map(|f| f.bytes.len() as u64).collect();
     let bytes_total: u64 = sizes.iter().sum();
     let threads = threads.unwrap_or_else(|| {
@@ -195,6 +287,7 @@ fn read_on_threads(
             _ => Mutex::new(RankTrace::default()),
         })
         .collect();
+    warnings.extend(foreign_rank_files(meta_file, &meta, &bins, &parsed));
     // The earliest first record over the files: the reader stores times minus it, and the
     // origin is nearly always it (the general path stores plain times, as a check).
     let time_base = if general_only {
@@ -259,6 +352,10 @@ fn read_on_threads(
             let dims: Vec<String> = h.mesh_size.iter().map(|d| d.to_string()).collect();
             trace.meta.push(("mesh size".into(), dims.join("x")));
         }
+    }
+    if !warnings.is_empty() {
+        warnings.append(&mut trace.warnings);
+        trace.warnings = warnings;
     }
     let done = Progress {
         stage: "done".into(),

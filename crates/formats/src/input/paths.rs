@@ -3,6 +3,7 @@
 
 use super::{archive_kind, InputFile, Unpacker};
 use crate::{FormatError, NoProgress, Progress, ProgressSink};
+use std::collections::{HashMap, HashSet};
 use std::fs::File;
 use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
@@ -22,7 +23,9 @@ const FILE_BUFFER: usize = 1 << 20;
 /// bytes say archive or compressed file (given directly or found in a folder) is read through a
 /// buffered reader and unpacked by an [`Unpacker`], so only its members are held in memory, under
 /// the limits of [`super::expand_archives`]; a folder shared by all names is stripped. A path that
-/// does not exist or cannot be read gives an error naming it.
+/// does not exist or cannot be read, or a folder without files, gives an error naming it. A file
+/// reached twice (the same folder given twice) is read once; two different files that would get
+/// the same name are refused naming both paths.
 pub fn read_paths(paths: &[PathBuf]) -> Result<Vec<InputFile>, FormatError> {
     read_paths_with_progress(paths, &mut NoProgress)
 }
@@ -38,7 +41,14 @@ pub fn read_paths_with_progress(
     for path in paths {
         let meta = std::fs::metadata(path).map_err(|e| io_error(path, e))?;
         if meta.is_dir() {
+            let before = found.len();
             list_folder(path, "", 0, &mut found)?;
+            if found.len() == before {
+                return Err(FormatError::new(
+                    &path.display().to_string(),
+                    "the folder holds no files (a trace's folder holds its files)",
+                ));
+            }
         } else {
             let name = path
                 .file_name()
@@ -47,6 +57,7 @@ pub fn read_paths_with_progress(
             found.push((name, path.clone()));
         }
     }
+    let found = distinct_files(found)?;
     let sizes: Vec<u64> = found
         .iter()
         .map(|(_, path)| std::fs::metadata(path).map(|m| m.len()).unwrap_or(0))
@@ -155,6 +166,76 @@ impl<R: Seek> Seek for Counted<'_, R> {
         self.reported = self.reported.min(self.position);
         Ok(self.position)
     }
+}
+
+/// The files found, each file on disk once (the same folder given twice, or a folder and a file
+/// inside it, read it once). Two different files that would take the same name (`a/x.bin` and
+/// `b/x.bin` given as folders `a` and `b`) are refused naming both paths when their content
+/// differs, as only one of them can belong to the trace; identical copies are kept for
+/// [`super::drop_duplicates`] to read once with a warning.
+fn distinct_files(found: Vec<(String, PathBuf)>) -> Result<Vec<(String, PathBuf)>, FormatError> {
+    let mut seen_paths = HashSet::with_capacity(found.len());
+    let mut by_name: HashMap<String, PathBuf> = HashMap::with_capacity(found.len());
+    let mut out = Vec::with_capacity(found.len());
+    for (name, path) in found {
+        let canonical = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+        if !seen_paths.insert(canonical) {
+            continue;
+        }
+        if let Some(other) = by_name.get(&name) {
+            if !same_content(other, &path)? {
+                return Err(FormatError::new(
+                    &path.display().to_string(),
+                    format!(
+                        "has the same name as {} (both are read as `{name}`) but different content: only one can \
+                         belong to the trace; give each file once",
+                        other.display()
+                    ),
+                ));
+            }
+        } else {
+            by_name.insert(name.clone(), path.clone());
+        }
+        out.push((name, path));
+    }
+    Ok(out)
+}
+
+/// Whether two files on disk hold the same bytes, compared in blocks.
+fn same_content(a: &Path, b: &Path) -> Result<bool, FormatError> {
+    let len = |p: &Path| std::fs::metadata(p).map(|m| m.len()).map_err(|e| io_error(p, e));
+    if len(a)? != len(b)? {
+        return Ok(false);
+    }
+    let open = |p: &Path| {
+        File::open(p)
+            .map(|f| BufReader::with_capacity(1 << 16, f))
+            .map_err(|e| io_error(p, e))
+    };
+    let (mut ra, mut rb) = (open(a)?, open(b)?);
+    let (mut ba, mut bb) = (vec![0u8; 1 << 16], vec![0u8; 1 << 16]);
+    loop {
+        let n = read_full(&mut ra, &mut ba).map_err(|e| io_error(a, e))?;
+        let m = read_full(&mut rb, &mut bb).map_err(|e| io_error(b, e))?;
+        if ba[..n] != bb[..m] {
+            return Ok(false);
+        }
+        if n == 0 {
+            return Ok(true);
+        }
+    }
+}
+
+/// Fill `buf` from `r` as far as it goes; fewer bytes only at the end of the file.
+fn read_full(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut n = 0;
+    while n < buf.len() {
+        match r.read(&mut buf[n..])? {
+            0 => break,
+            k => n += k,
+        }
+    }
+    Ok(n)
 }
 
 fn list_folder(dir: &Path, prefix: &str, depth: u32, found: &mut Vec<(String, PathBuf)>) -> Result<(), FormatError> {

@@ -37,6 +37,9 @@ pub struct Archive<'a> {
     pub defs: GlobalDefs,
     /// One entry per defined location, in definition order.
     pub locations: Vec<LocationFiles>,
+    /// What the archive's layout suggests is wrong though it can be read (a location's local
+    /// definitions missing while the others have them), for [`tracelogic_model::Trace::warnings`].
+    pub warnings: Vec<String>,
 }
 
 /// Find the anchor of an OTF2 archive among `files`: the one `.otf2` file.
@@ -102,6 +105,7 @@ impl<'a> Archive<'a> {
                 def,
             });
         }
+        let warnings = missing_local_defs(base, &locations);
         Ok(Archive {
             files,
             anchor_file,
@@ -109,6 +113,7 @@ impl<'a> Archive<'a> {
             anchor,
             defs,
             locations,
+            warnings,
         })
     }
 
@@ -155,6 +160,71 @@ impl<'a> Archive<'a> {
         }
         Ok(m)
     }
+}
+
+/// A warning when locations with events have no local `.def` while another location's local
+/// definitions hold id mapping tables or clock offsets. Score-P writes a location's mapping tables
+/// there (its events use ids local to it), so a deleted or lost local `.def` leaves that
+/// location's communicator, region and other ids read as if global: its messages then do not
+/// match, without any decoding error. Checked once per archive, not per event.
+fn missing_local_defs(base: &str, locations: &[LocationFiles]) -> Vec<String> {
+    let Some(model) = locations
+        .iter()
+        .find(|l| l.local.maps.iter().any(Option::is_some) || !l.local.clock_offsets.is_empty())
+    else {
+        return Vec::new();
+    };
+    let missing: Vec<&LocationFiles> = locations
+        .iter()
+        .filter(|l| l.def.is_none() && l.evt.is_some())
+        .collect();
+    let Some(first) = missing.first() else {
+        return Vec::new();
+    };
+    let holds = match (
+        model.local.maps.iter().any(Option::is_some),
+        !model.local.clock_offsets.is_empty(),
+    ) {
+        (true, true) => "id mapping tables and clock offsets",
+        (true, false) => "id mapping tables",
+        _ => "clock offsets",
+    };
+    let times = if model.local.clock_offsets.is_empty() {
+        ""
+    } else {
+        " and their times without clock-offset correction"
+    };
+    let which = if missing.len() == 1 {
+        format!(
+            "{base}/{}.def (local definitions of location {}) is",
+            first.id, first.id
+        )
+    } else {
+        let names: Vec<String> = missing.iter().take(5).map(|l| format!("{base}/{}.def", l.id)).collect();
+        let more = missing.len().saturating_sub(5);
+        let more = if more > 0 {
+            format!(" and {more} more")
+        } else {
+            String::new()
+        };
+        format!(
+            "the local definitions of {} locations ({}{more}) are",
+            missing.len(),
+            names.join(", ")
+        )
+    };
+    vec![format!(
+        "{which} missing from the archive, while {base}/{}.def holds {holds}: the events of {} were read with \
+         their ids taken as global ids{times}, so communicators, regions and message matches involving {} \
+         may be wrong",
+        model.id,
+        if missing.len() == 1 {
+            "that location"
+        } else {
+            "those locations"
+        },
+        if missing.len() == 1 { "it" } else { "them" },
+    )]
 }
 
 /// Iterator over `(location id, event)` of all locations in time order.

@@ -66,5 +66,11 @@ fn read_with(
         return Err(FormatError::cancelled("(otf2 archive)"));
     }
     let archive = Archive::open(files)?;
-    model::build(&archive, progress, general_only, threads)
+    let mut trace = model::build(&archive, progress, general_only, threads)?;
+    if !archive.warnings.is_empty() {
+        let mut warnings = archive.warnings;
+        warnings.append(&mut trace.warnings);
+        trace.warnings = warnings;
+    }
+    Ok(trace)
 }
