@@ -6,8 +6,8 @@ use crate::common::{
 use std::path::PathBuf;
 use std::process::ExitCode;
 use tracelogic_analysis::replay::{
-    dropped_calls, parse_scales, what_if_restricted, DroppedCalls, MessageTable, Network, Sweep, WhatIf, WhatIfOptions,
-    MAX_CONFIGURATIONS, SEED_SCALES,
+    dropped_calls, parse_scales, what_if_restricted, DroppedCalls, MessageTable, Network, Sweep, Validation, WhatIf,
+    WhatIfOptions, MAX_CONFIGURATIONS, SEED_SCALES,
 };
 use tracelogic_model::{match_messages, Selection};
 
@@ -182,6 +182,33 @@ fn fmt_latency(l: f64) -> String {
     format!("{:.3} us", l * 1e6)
 }
 
+/// Below this share of the measured time spent computing between MPI calls, a large
+/// prediction error is explained to the user as waiting the replay does not model.
+const LITTLE_COMPUTE_SHARE: f64 = 0.2;
+/// Prediction errors (either sign) at least this large get [`waiting_note`].
+const LARGE_ERROR: f64 = 0.5;
+
+/// A note for a prediction far below the measured time of a run whose ranks barely computed
+/// between MPI calls: the recorded run waited inside MPI far longer than any network explains
+/// (oversubscribed cores, OS noise, a much slower network than the one assumed), which the
+/// replay, pricing messages by the network model alone, cannot reproduce.
+fn waiting_note(r: &WhatIf, v: &Validation) -> Option<String> {
+    let error = v.relative_error?;
+    let base = r
+        .configurations
+        .iter()
+        .find(|c| c.configuration.network == v.network && c.configuration.sweep == Sweep::Base)?;
+    let compute = base.breakdown.compute_s;
+    let share = compute / v.measured_s;
+    (error <= -LARGE_ERROR && v.measured_s > 0.0 && share < LITTLE_COMPUTE_SHARE).then(|| {
+        format!(
+            "  the ranks computed for {compute:.6} s between MPI calls (mean; {:.1}% of the measured time) and spent the rest inside MPI: the recorded run waited far longer than the network model explains (oversubscribed cores, OS noise, or a much slower network than {}), so compare configurations with each other rather than with the measured time\n",
+            100.0 * share,
+            v.network
+        )
+    })
+}
+
 fn human(r: &WhatIf, per_rank: bool) -> String {
     let mut o = String::new();
     o += &format!(
@@ -203,6 +230,9 @@ fn human(r: &WhatIf, per_rank: bool) -> String {
                 v.outside_model_s,
                 100.0 * e
             );
+        }
+        if let Some(note) = waiting_note(r, v) {
+            o += &note;
         }
     }
     let not_replayed = r
@@ -466,6 +496,31 @@ mod tests {
         assert!((not_replayed - 0.03).abs() < 1e-9, "{not_replayed}");
         assert_eq!(json["classification"][0]["bound"], "undetermined");
         assert!(!human(&whole.report, true).contains("not replayed"));
+    }
+
+    /// Ten 1 KiB messages, each call taking `inside` ns of every `period` ns.
+    fn ping_pong_waiting(inside: u64, period: u64) -> String {
+        let mut t = Trace::new("generated", "ping-pong", 2);
+        for i in 0..10u64 {
+            let s = t.push_call(0, "MPI_Send", i * period, i * period + inside, NO_CALLPATH, 0);
+            t.push_p2p(0, s, s, P2pDir::Send, 1, 0, COMM_WORLD, 1024);
+            let r = t.push_call(1, "MPI_Recv", i * period, i * period + inside, NO_CALLPATH, 0);
+            t.push_p2p(1, r, r, P2pDir::Recv, 0, 0, COMM_WORLD, 1024);
+        }
+        let options = WhatIfOptions::new(Network::presets(), SEED_SCALES.to_vec());
+        let report = tracelogic_analysis::replay::what_if(&t, &match_messages(&t), &options).unwrap();
+        human(&report, false)
+    }
+
+    #[test]
+    fn a_run_that_waited_inside_mpi_is_explained() {
+        // 99 % of every period inside MPI for a 1 KiB message: far longer than any network.
+        let waited = ping_pong_waiting(990_000_000, 1_000_000_000);
+        assert!(waited.contains("spent the rest inside MPI"), "{waited}");
+        assert!(waited.contains("0.9% of the measured time"), "{waited}");
+        // Mostly computing between short calls: the prediction is close and needs no note.
+        let computed = ping_pong_waiting(20_000, 1_000_000_000);
+        assert!(!computed.contains("inside MPI:"), "{computed}");
     }
 
     #[test]
