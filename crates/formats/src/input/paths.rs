@@ -38,8 +38,11 @@ pub fn read_paths_with_progress(
     progress: &mut dyn ProgressSink,
 ) -> Result<Vec<InputFile>, FormatError> {
     let mut found = Vec::new();
+    // Each file's path with the given path made canonical, to tell the same file given twice.
+    let mut identities = Vec::new();
     for path in paths {
         let meta = std::fs::metadata(path).map_err(|e| io_error(path, e))?;
+        let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
         if meta.is_dir() {
             let before = found.len();
             list_folder(path, "", 0, &mut found)?;
@@ -49,15 +52,17 @@ pub fn read_paths_with_progress(
                     "the folder holds no files (a trace's folder holds its files)",
                 ));
             }
+            identities.extend(found[before..].iter().map(|(name, _)| canonical.join(name)));
         } else {
             let name = path
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_else(|| path.display().to_string());
             found.push((name, path.clone()));
+            identities.push(canonical);
         }
     }
-    let found = distinct_files(found)?;
+    let found = distinct_files(found, identities)?;
     let sizes: Vec<u64> = found
         .iter()
         .map(|(_, path)| std::fs::metadata(path).map(|m| m.len()).unwrap_or(0))
@@ -173,13 +178,19 @@ impl<R: Seek> Seek for Counted<'_, R> {
 /// `b/x.bin` given as folders `a` and `b`) are refused naming both paths when their content
 /// differs, as only one of them can belong to the trace; identical copies are kept for
 /// [`super::drop_duplicates`] to read once with a warning.
-fn distinct_files(found: Vec<(String, PathBuf)>) -> Result<Vec<(String, PathBuf)>, FormatError> {
+///
+/// `identities` holds each file's path below its given path made canonical (one `realpath` per
+/// path given, not per file): links inside a folder are not followed, so a file reached through
+/// one is read twice and then dropped as an identical copy.
+fn distinct_files(
+    found: Vec<(String, PathBuf)>,
+    identities: Vec<PathBuf>,
+) -> Result<Vec<(String, PathBuf)>, FormatError> {
     let mut seen_paths = HashSet::with_capacity(found.len());
     let mut by_name: HashMap<String, PathBuf> = HashMap::with_capacity(found.len());
     let mut out = Vec::with_capacity(found.len());
-    for (name, path) in found {
-        let canonical = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
-        if !seen_paths.insert(canonical) {
+    for ((name, path), identity) in found.into_iter().zip(identities) {
+        if !seen_paths.insert(identity) {
             continue;
         }
         if let Some(other) = by_name.get(&name) {
