@@ -444,6 +444,9 @@ test('what-if view: presets, classifications and predicted times equal tracelogi
   const { page } = s;
   const classes = await page.$$eval('#whatif-classification tbody tr', (els) => els.map((e) => [e.dataset.network, e.dataset.bound]));
   assert.deepEqual(classes, r.classification.map((c) => [c.network, c.label]));
+  // The NPB samples waited inside MPI (oversubscribed): the prediction's shortfall is explained.
+  const reference = await page.textContent('#whatif-reference');
+  assert.ok(reference.includes(r.reference.network) && reference.includes('spent the rest inside MPI'), reference);
   const first = r.classification[0].network;
   const configs = r.configurations.filter((c) => c.network === first).map((c) => c.label);
   assert.deepEqual(await page.$$eval('#whatif-bars tbody tr', (els) => els.map((e) => e.dataset.config)), configs);

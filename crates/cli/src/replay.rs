@@ -6,7 +6,7 @@ use crate::common::{
 use std::path::PathBuf;
 use std::process::ExitCode;
 use tracelogic_analysis::replay::{
-    dropped_calls, parse_scales, what_if_restricted, DroppedCalls, MessageTable, Network, Sweep, Validation, WhatIf,
+    dropped_calls, parse_scales, waiting_note, what_if_restricted, DroppedCalls, MessageTable, Network, Sweep, WhatIf,
     WhatIfOptions, MAX_CONFIGURATIONS, SEED_SCALES,
 };
 use tracelogic_model::{match_messages, Selection};
@@ -182,33 +182,6 @@ fn fmt_latency(l: f64) -> String {
     format!("{:.3} us", l * 1e6)
 }
 
-/// Below this share of the measured time spent computing between MPI calls, a large
-/// prediction error is explained to the user as waiting the replay does not model.
-const LITTLE_COMPUTE_SHARE: f64 = 0.2;
-/// Prediction errors (either sign) at least this large get [`waiting_note`].
-const LARGE_ERROR: f64 = 0.5;
-
-/// A note for a prediction far below the measured time of a run whose ranks barely computed
-/// between MPI calls: the recorded run waited inside MPI far longer than any network explains
-/// (oversubscribed cores, OS noise, a much slower network than the one assumed), which the
-/// replay, pricing messages by the network model alone, cannot reproduce.
-fn waiting_note(r: &WhatIf, v: &Validation) -> Option<String> {
-    let error = v.relative_error?;
-    let base = r
-        .configurations
-        .iter()
-        .find(|c| c.configuration.network == v.network && c.configuration.sweep == Sweep::Base)?;
-    let compute = base.breakdown.compute_s;
-    let share = compute / v.measured_s;
-    (error <= -LARGE_ERROR && v.measured_s > 0.0 && share < LITTLE_COMPUTE_SHARE).then(|| {
-        format!(
-            "  the ranks computed for {compute:.6} s between MPI calls (mean; {:.1}% of the measured time) and spent the rest inside MPI: the recorded run waited far longer than the network model explains (oversubscribed cores, OS noise, or a much slower network than {}), so compare configurations with each other rather than with the measured time\n",
-            100.0 * share,
-            v.network
-        )
-    })
-}
-
 fn human(r: &WhatIf, per_rank: bool) -> String {
     let mut o = String::new();
     o += &format!(
@@ -231,8 +204,8 @@ fn human(r: &WhatIf, per_rank: bool) -> String {
                 100.0 * e
             );
         }
-        if let Some(note) = waiting_note(r, v) {
-            o += &note;
+        if let Some(note) = waiting_note(r) {
+            o += &format!("  {note}\n");
         }
     }
     let not_replayed = r

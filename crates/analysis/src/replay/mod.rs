@@ -599,6 +599,36 @@ pub struct Validation {
     pub relative_error_inside_model: Option<f64>,
 }
 
+/// Below this share of the measured time spent computing between MPI calls, a large
+/// prediction error is explained as waiting the replay does not model ([`waiting_note`]).
+pub const LITTLE_COMPUTE_SHARE: f64 = 0.2;
+/// Predictions at least this far below the measured time (relative) get [`waiting_note`].
+pub const LARGE_SHORTFALL: f64 = 0.5;
+
+/// One sentence for a prediction far below the measured time of a run whose ranks barely
+/// computed between MPI calls (under [`LITTLE_COMPUTE_SHARE`] of it, the reference network's
+/// base `compute_s`): the recorded run waited inside MPI far longer than any network explains
+/// (oversubscribed cores, OS noise, a much slower network than the one assumed), which a replay
+/// pricing messages by the network model alone cannot reproduce, so its configurations are to be
+/// compared with each other rather than with the measured time. `None` otherwise.
+pub fn waiting_note(report: &WhatIf) -> Option<String> {
+    let v = report.reference.as_ref()?;
+    let error = v.relative_error?;
+    let base = report
+        .configurations
+        .iter()
+        .find(|c| c.configuration.network == v.network && c.configuration.sweep == Sweep::Base)?;
+    let compute = base.breakdown.compute_s;
+    let share = compute / v.measured_s;
+    (error <= -LARGE_SHORTFALL && v.measured_s > 0.0 && share < LITTLE_COMPUTE_SHARE).then(|| {
+        format!(
+            "the ranks computed for {compute:.6} s between MPI calls (mean; {:.1}% of the measured time) and spent the rest inside MPI: the recorded run waited far longer than the network model explains (oversubscribed cores, OS noise, or a much slower network than {}), so compare configurations with each other rather than with the measured time",
+            100.0 * share,
+            v.network
+        )
+    })
+}
+
 /// Longest per-rank total of recorded time in `MPI_Init`, `MPI_Finalize` and communicator
 /// management calls, in seconds, those a selection dropped included.
 fn outside_model_s(trace: &Trace, dropped: &DroppedCalls) -> f64 {

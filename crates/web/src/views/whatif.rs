@@ -5,7 +5,7 @@
 use super::{pending_note, seconds, use_parsed, AnalysisProps, Focus};
 use crate::protocol::AnalysisRequest;
 use std::rc::Rc;
-use tracelogic_analysis::replay::{Breakdown, WhatIf};
+use tracelogic_analysis::replay::{waiting_note, Breakdown, WhatIf};
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
@@ -180,6 +180,13 @@ pub fn whatif_view(props: &AnalysisProps) -> Html {
     let body = html! {
         <>
             <p class="headline">{ format!("Measured {} · {} calls, {} messages replayed", seconds(report.measured_s), report.calls, report.messages) }</p>
+            if let Some(v) = &report.reference {
+                <p id="whatif-reference" class="small">
+                    { format!("On {} (taken as the recording network) the replay predicts {}", v.network, seconds(v.predicted_s)) }
+                    { v.relative_error.map(|e| format!(" ({:+.1} % of the measured time)", 100.0 * e)).unwrap_or_default() }
+                    { waiting_note(&report).map(|n| format!(": {n}.")).unwrap_or_else(|| ".".into()) }
+                </p>
+            }
             { pending_note(&props.state) }
             <table class="classification" id="whatif-classification">
                 <caption>{ "Classification per network" }</caption>
