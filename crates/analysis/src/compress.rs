@@ -20,7 +20,7 @@
 //! Compute gaps are summarised per program record (mean, min, max): they feed the skeleton; the
 //! sizes are exact.
 
-use crate::logical::{LogicalCall, Record};
+use crate::logical::{Collective, LogicalCall, Record};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 
@@ -163,8 +163,9 @@ pub struct Gap {
     pub max_ns: u64,
 }
 
-/// A node of the compressed program.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A node of the compressed program. Its JSON also gives a collective call's shown size sequence
+/// as `collective_size` ([`Node::collective_size`]).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(rename_all = "lowercase", tag = "node")]
 pub enum Node {
     /// One record, executed once per visit.
@@ -192,6 +193,70 @@ pub enum Node {
         /// The body.
         body: Vec<Node>,
     },
+}
+
+impl Node {
+    /// For a collective call: the sequence of its sizes as the logical trace shows them
+    /// ([`Collective::size`]: a broadcast's received bytes, or the root's sent bytes), one of its
+    /// last two [`Node::Call::sizes`]; `None` for other nodes.
+    pub fn collective_size(&self) -> Option<&Values> {
+        let Node::Call { shape, sizes, .. } = self else {
+            return None;
+        };
+        let (Some(c), [.., sent, recv]) = (&shape.collective, sizes.as_slice()) else {
+            return None;
+        };
+        let zero = |v: &Values| *v == Values::Constant { value: 0 };
+        Some(if Collective::size_is_received(c.op, zero(sent), zero(recv)) {
+            recv
+        } else {
+            sent
+        })
+    }
+}
+
+impl Serialize for Node {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        #[serde(rename_all = "lowercase", tag = "node")]
+        enum Json<'a> {
+            Call {
+                id: u32,
+                shape: &'a LogicalCall,
+                sizes: &'a [Values],
+                #[serde(skip_serializing_if = "Option::is_none")]
+                collective_size: Option<&'a Values>,
+                tags: &'a [Values],
+                gap: &'a Gap,
+                duration_ns: u64,
+            },
+            Loop {
+                id: u32,
+                count: &'a Values,
+                body: &'a [Node],
+            },
+        }
+        let json = match self {
+            Node::Call {
+                id,
+                shape,
+                sizes,
+                tags,
+                gap,
+                duration_ns,
+            } => Json::Call {
+                id: *id,
+                shape,
+                sizes,
+                collective_size: self.collective_size(),
+                tags,
+                gap,
+                duration_ns: *duration_ns,
+            },
+            Node::Loop { id, count, body } => Json::Loop { id: *id, count, body },
+        };
+        json.serialize(serializer)
+    }
 }
 
 /// A loop-compressed trace.
@@ -492,7 +557,19 @@ fn expand_into(nodes: &[Node], visits: &mut [u64], out: &mut Vec<LogicalCall>, l
 /// A call's text with its size and tag sequences in place of the sizes and tags.
 pub fn call_text(shape: &LogicalCall, sizes: &[Values], tags: &[Values]) -> String {
     // Render with placeholder sizes and tags, then substitute the sequences' texts.
-    let marked: Vec<u64> = (0..sizes.len() as u64).map(|k| u64::MAX - k).collect();
+    let mut marked: Vec<u64> = (0..sizes.len() as u64).map(|k| u64::MAX - k).collect();
+    // A collective shows one of its two sequences (`Collective::size`): the other is marked 0.
+    if let (Some(c), [.., sent, recv]) = (&shape.collective, sizes) {
+        let zero = |v: &Values| *v == Values::Constant { value: 0 };
+        let hidden = if Collective::size_is_received(c.op, zero(sent), zero(recv)) {
+            2
+        } else {
+            1
+        };
+        if let Some(at) = marked.len().checked_sub(hidden) {
+            marked[at] = 0;
+        }
+    }
     let tag_marks: Vec<i32> = (0..tags.len() as i32).map(|k| i32::MIN + k).collect();
     let mut s = shape.with_sizes(&marked).with_tags(&tag_marks).text();
     for (k, v) in sizes.iter().enumerate() {

@@ -25,7 +25,9 @@ mod canonical;
 mod choice;
 mod merge;
 
-pub use choice::{agreement, ConsideredTopology, DirectionsFrom, MAX_EQUIVALENTS, MAX_NEIGHBOURS};
+pub use choice::{
+    agreement, ConsideredTopology, DirectionsFrom, PlacedBy, MAX_EQUIVALENTS, MAX_NEIGHBOURS, PROPAGATION_STEPS,
+};
 
 /// Version tag of the JSON form of [`LogicalTrace`] and of the compressed program; bumped when
 /// a field changes meaning (documented in `docs/logical.md`).
@@ -223,8 +225,10 @@ impl Operation {
     }
 }
 
-/// A collective operation of a record, as recorded (collectives are already logical).
+/// A collective operation of a record, as recorded (collectives are already logical). Its JSON
+/// also carries `size` ([`Collective::size`]).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(into = "CollectiveJson")]
 pub struct Collective {
     /// Which collective.
     pub op: CollectiveOp,
@@ -236,6 +240,54 @@ pub struct Collective {
     pub bytes_sent: u64,
     /// Bytes this rank receives.
     pub bytes_recv: u64,
+}
+
+/// [`Collective`] as JSON: its fields and the size a reader expects.
+#[derive(Serialize)]
+struct CollectiveJson {
+    op: CollectiveOp,
+    root: Option<Rank>,
+    comm_size: u32,
+    bytes_sent: u64,
+    bytes_recv: u64,
+    size: u64,
+}
+
+impl From<Collective> for CollectiveJson {
+    fn from(c: Collective) -> CollectiveJson {
+        CollectiveJson {
+            size: c.size(),
+            op: c.op,
+            root: c.root,
+            comm_size: c.comm_size,
+            bytes_sent: c.bytes_sent,
+            bytes_recv: c.bytes_recv,
+        }
+    }
+}
+
+impl Collective {
+    /// The collective's message size as the logical trace shows it, the same whichever rank's
+    /// record it is (a broadcast's root sends what every other rank receives; the bytes *sent*
+    /// by a rank that is not the root are 0): the bytes received for a broadcast or a scatter
+    /// (each rank's piece), the bytes sent (each rank's contribution) for the others, and the
+    /// other side when that one is 0 (the root of a broadcast, an in-place root).
+    pub fn size(&self) -> u64 {
+        if Collective::size_is_received(self.op, self.bytes_sent == 0, self.bytes_recv == 0) {
+            self.bytes_recv
+        } else {
+            self.bytes_sent
+        }
+    }
+
+    /// Whether [`Collective::size`] is the received side, knowing only which sides are 0 (so
+    /// that a compressed record's size sequence is one of its two sequences).
+    pub fn size_is_received(op: CollectiveOp, sent_zero: bool, recv_zero: bool) -> bool {
+        match op {
+            CollectiveOp::Bcast | CollectiveOp::Scatter | CollectiveOp::Scatterv => !recv_zero || sent_zero,
+            _ => sent_zero && !recv_zero,
+        }
+    }
 }
 
 /// What a record does, without timing: the part that loop compression and expansion compare.
@@ -332,7 +384,7 @@ impl LogicalCall {
             })
             .collect();
         if let Some(c) = &self.collective {
-            let mut s = format!("{} B", c.bytes_sent.max(c.bytes_recv));
+            let mut s = format!("{} B", c.size());
             if let Some(r) = c.root {
                 s.push_str(&format!(", root {r}"));
             }

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use tracelogic_analysis::compress::{compress, Program};
 use tracelogic_analysis::logical::{
     expand_records, logicalize_identified, physical_calls, rank_records, verify, Accuracy, DirectionsFrom,
-    LogicalTrace, PhysicalCall, Placement, RankClass, Record, TopologyInfo, Verification, SCHEMA,
+    LogicalTrace, PhysicalCall, PlacedBy, Placement, RankClass, Record, TopologyInfo, Verification, SCHEMA,
 };
 use tracelogic_analysis::matrix::CommMatrix;
 use tracelogic_analysis::topology::{identify_matrix, Threshold, TopologyOptions, TopologyReport};
@@ -69,6 +69,10 @@ pub struct Report<'a> {
     /// equivalent the ranks agree on better (`Placement::choose`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub directions_from: Option<&'a DirectionsFrom>,
+    /// Where each rank sits in `topology` (the placement the directions and the expansion use;
+    /// `directions_from.placed_by` says whether it is `tracelogic topology`'s mapping), in rank
+    /// order.
+    pub placement: Vec<PlacedRank>,
     /// Ranks whose traces were rewritten.
     pub ranks_used: &'a [Rank],
     /// True when one rank had every direction.
@@ -104,6 +108,35 @@ pub struct Report<'a> {
     /// The selection the trace was restricted to (times absolute, in the trace's clock).
     pub selection: &'a Selection,
 }
+
+/// One rank's place in the topology of a logical trace.
+#[derive(Serialize)]
+pub struct PlacedRank {
+    /// World rank.
+    pub rank: Rank,
+    /// The topology node it plays.
+    pub node: u32,
+    /// That node's coordinates (one per dimension; the node number for families without).
+    pub coords: Vec<u32>,
+}
+
+/// Every rank's place under `placement`, in rank order.
+fn placed_ranks(placement: &Placement) -> Vec<PlacedRank> {
+    placement
+        .node_of_rank
+        .iter()
+        .enumerate()
+        .map(|(r, &node)| PlacedRank {
+            rank: r as Rank,
+            node,
+            coords: placement.spec.coords(node),
+        })
+        .collect()
+}
+
+/// Ranks listed by the text output when the placement is not identification's; beyond, the
+/// JSON's `placement` and `--expand-rank` give them.
+const LISTED_PLACES: usize = 64;
 
 /// The JSON document of `--expand-rank`.
 #[derive(Serialize)]
@@ -266,6 +299,7 @@ pub fn run(args: Args) -> CliResult {
         ranks: logical.ranks,
         topology: &logical.topology,
         directions_from: logical.directions_from.as_ref(),
+        placement: placed_ranks(&logical.placement),
         ranks_used: &logical.ranks_used,
         maximal: logical.maximal,
         raw_length: program.raw_length,
@@ -305,8 +339,33 @@ fn human(r: &Report, logical: &LogicalTrace, program: &Program, side_by_side: bo
         r.topology.label,
         r.topology.directions.join(", ")
     ));
-    if let Some(d) = r.directions_from.filter(|d| d.topology != d.identified) {
+    if let Some(d) = r
+        .directions_from
+        .filter(|d| d.topology != d.identified || d.placed_by == PlacedBy::FirstContacts)
+    {
         s.push_str(&format!("Directions from the {}.\n", d.reason));
+    }
+    if r.directions_from
+        .is_some_and(|d| d.placed_by == PlacedBy::FirstContacts)
+    {
+        let places: Vec<String> = r
+            .placement
+            .iter()
+            .take(LISTED_PLACES)
+            .map(|p| {
+                let c: Vec<String> = p.coords.iter().map(u32::to_string).collect();
+                format!("{} ({})", p.rank, c.join(","))
+            })
+            .collect();
+        let more = if r.placement.len() > LISTED_PLACES {
+            format!(", … {} more in --json `placement`", r.placement.len() - LISTED_PLACES)
+        } else {
+            String::new()
+        };
+        s.push_str(&format!(
+            "Ranks placed by their first contacts, not by `tracelogic topology`'s mapping: rank (coordinates) {}{more}.\n",
+            places.join(" ")
+        ));
     }
     s.push_str(&format!(
         "From rank{} {}{}.\n",

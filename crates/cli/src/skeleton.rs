@@ -7,6 +7,7 @@ use crate::topology::threshold_arg;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use tracelogic_analysis::compress::compress;
+use tracelogic_analysis::logical::PlacedBy;
 use tracelogic_analysis::skeleton::skeleton_c;
 use tracelogic_analysis::topology::Threshold;
 use tracelogic_model::Rank;
@@ -41,8 +42,14 @@ pub fn run(args: Args) -> CliResult {
     set_stage("writing the skeleton");
     let source = skeleton_c(&logical, &program).map_err(CliError::Input)?;
     write_out(Some(&args.output), &source)?;
+    let placed = match logical.directions_from.as_ref().map(|d| d.placed_by) {
+        Some(PlacedBy::FirstContacts) => {
+            ", ranks placed by their first contacts as `tracelogic logical` shows, not by `topology`'s mapping"
+        }
+        _ => "",
+    };
     eprintln!(
-        "tracelogic: wrote {} ({} ranks, {}, {} records compressed to {}); build with `mpicc -O2 -o skeleton {}` and run with `mpirun -np {} ./skeleton [compute-scale]`",
+        "tracelogic: wrote {} ({} ranks, {}{placed}, {} records compressed to {}); build with `mpicc -O2 -o skeleton {}` and run with `mpirun -np {} ./skeleton [compute-scale]`",
         args.output.display(),
         logical.ranks,
         logical.topology.label,

@@ -16,10 +16,21 @@
 //! directions (a hypercube program on the 4×4 torus: flipping bit 0 twice returns, going east
 //! twice does not).
 //!
-//! Each placement (the match's and those found) is scored by [`agreement`]: how many
-//! point-to-point operations, position by position, equal the reference rank's sequence once
-//! both are restricted to the directions both ranks have. The highest score names the
-//! directions; ties keep the identified match, then the earlier equivalent (simplest first).
+//! The identified match itself is placed the same way when its topology is vertex-transitive:
+//! identification proves the graph by some isomorphism, and [`Placement::canonical`] only undoes
+//! the geometric symmetries (shifts, reflections, swaps of equal axes). A graph with many more
+//! automorphisms (the 3×3 6-point stencil is K3,3,3 with 1,296; the 3×3 8-point stencil is K9)
+//! leaves identification's mapping naming one program move by different directions at different
+//! ranks, depending on the rank numbering; the placement built from first contacts does not.
+//!
+//! Each placement (the match's, the match placed by first contacts, and the equivalents') is
+//! scored by [`agreement`]: how many point-to-point operations, position by position, equal the
+//! reference rank's sequence once both are restricted to the directions both ranks have. The
+//! highest score names the directions; ties keep identification's mapping, then the match placed
+//! by first contacts, then the earlier equivalent (simplest first), so runs whose mapping already
+//! agrees fully are unchanged. The enumeration is bounded: at most [`MAX_NEIGHBOURS`] directions
+//! per node and [`PROPAGATION_STEPS`] steps beyond one full walk per assignment; beyond either
+//! bound identification's mapping is kept and the note says why.
 
 use super::{content_key, Placement};
 use crate::topology::TopologyReport;
@@ -33,8 +44,14 @@ use tracelogic_model::{P2pDir, Rank, Trace, ANY_SOURCE};
 pub const MAX_EQUIVALENTS: usize = 6;
 
 /// Most distinct neighbours per node for which the assignments of first-contact numbers to
-/// directions are enumerated (7! = 5040 propagations at most, most failing within a few ranks).
-pub const MAX_NEIGHBOURS: usize = 7;
+/// directions are enumerated (8! = 40,320 propagations at most, most failing within a few ranks;
+/// the 3×3 8-point stencil, K9, has 8). Beyond it the identified mapping is kept.
+pub const MAX_NEIGHBOURS: usize = 8;
+
+/// Propagation steps (a rank's neighbour placed or checked) allowed per placement search besides
+/// four per rank and direction: a trace whose wrong assignments all walk far before failing
+/// gives up after this much work instead of trying all 8! of them.
+pub const PROPAGATION_STEPS: u64 = 2_000_000;
 
 /// One topology considered for naming the directions.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -65,6 +82,23 @@ pub struct DirectionsFrom {
     pub considered: Vec<ConsideredTopology>,
     /// One sentence: the choice and its reason.
     pub reason: String,
+    /// Where the rank → node mapping the logical trace uses comes from: identification's (the
+    /// mapping `tracelogic topology` prints, made canonical) or one built from the ranks' first
+    /// contacts, whose coordinates then differ from what `topology` prints.
+    #[serde(default)]
+    pub placed_by: PlacedBy,
+}
+
+/// Where a logical trace's placement comes from ([`DirectionsFrom::placed_by`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PlacedBy {
+    /// Topology identification's mapping, made canonical ([`Placement::from_report`]).
+    #[default]
+    Identification,
+    /// Built from the trace: every rank's neighbours numbered by first contact, the same number
+    /// the same direction everywhere (of the identified topology or an isomorphic equivalent).
+    FirstContacts,
 }
 
 /// Point-to-point operations of the trace whose direction, kind and size agree, position by
@@ -264,19 +298,16 @@ fn first_contacts(
         .collect()
 }
 
-/// Permutations of `0..k` in lexicographic order, `k` small.
-fn permutations(k: usize) -> Vec<Vec<usize>> {
-    let mut out = Vec::new();
-    let mut a: Vec<usize> = (0..k).collect();
-    loop {
-        out.push(a.clone());
-        let Some(i) = (1..k).rev().find(|&i| a[i - 1] < a[i]) else {
-            return out;
-        };
-        let j = (i..k).rev().find(|&j| a[j] > a[i - 1]).unwrap_or(i);
-        a.swap(i - 1, j);
-        a[i..].reverse();
-    }
+/// The permutation after `a` in lexicographic order; `false` (and `a` unchanged) after the last.
+fn next_permutation(a: &mut [usize]) -> bool {
+    let k = a.len();
+    let Some(i) = (1..k).rev().find(|&i| a[i - 1] < a[i]) else {
+        return false;
+    };
+    let j = (i..k).rev().find(|&j| a[j] > a[i - 1]).unwrap_or(i);
+    a.swap(i - 1, j);
+    a[i..].reverse();
+    true
 }
 
 /// A placement on `spec` under which every rank's neighbour numbered `k` (first contact) lies in
@@ -300,10 +331,20 @@ fn placement_by_contacts(
     if k > MAX_NEIGHBOURS {
         return Err(format!("more than {MAX_NEIGHBOURS} neighbours per node"));
     }
+    let budget = PROPAGATION_STEPS.saturating_add(4 * n as u64 * k as u64);
+    let mut steps = 0u64;
     let mut node_of = vec![u32::MAX; n];
     let mut rank_at = vec![u32::MAX; n];
     let mut queue = VecDeque::new();
-    for sigma in permutations(k) {
+    let mut sigma: Vec<usize> = (0..k).collect();
+    let mut first = true;
+    while first || next_permutation(&mut sigma) {
+        first = false;
+        if steps > budget {
+            return Err(format!(
+                "gave up after {steps} propagation steps (bound {budget}) without a fitting assignment"
+            ));
+        }
         node_of.fill(u32::MAX);
         rank_at.fill(u32::MAX);
         queue.clear();
@@ -315,6 +356,7 @@ fn placement_by_contacts(
         'walk: while let Some(r) = queue.pop_front() {
             let u = node_of[r as usize];
             for &q in &adjacency[r as usize] {
+                steps += 1;
                 let Some(&label) = contacts[r as usize].get(&q) else {
                     fits = false;
                     break 'walk;
@@ -397,7 +439,9 @@ pub(super) fn choose_keyed(
         .iter()
         .filter(|e| !(e.family == matched.spec.family.name() && e.dims == matched.spec.dims))
         .collect();
-    let mut best: Option<(Score, Placement)> = None;
+    // The best placement built from first contacts that agrees better than the match, and
+    // whether it places the match's own topology.
+    let mut best: Option<(Score, Placement, bool)> = None;
     // On two nodes every family is the one edge; its names are left as identified.
     if n <= 2 {
         for e in &others {
@@ -407,7 +451,7 @@ pub(super) fn choose_keyed(
                 note: "two nodes: the same single edge".into(),
             });
         }
-    } else if !others.is_empty() && n as usize == id.ranks as usize {
+    } else if n as usize == id.ranks as usize {
         let mut adjacency: Vec<Vec<Rank>> = vec![Vec::new(); n as usize];
         for &[a, b] in &report.edges {
             if let (Some(_), Some(_)) = (adjacency.get(a as usize), adjacency.get(b as usize)) {
@@ -420,33 +464,64 @@ pub(super) fn choose_keyed(
             adj.dedup();
         }
         // First contacts over every operation, then over sends only when that numbering fits
-        // no equivalent (computed only then).
+        // no placement (computed only then).
         let contacts = first_contacts(trace, &peers, &adjacency, false);
         let mut send_contacts: Option<Option<Vec<HashMap<Rank, u32>>>> = None;
         let reference = (0..n).min_by_key(|&r| (keys[r as usize], r));
-        let mut tried = 0;
-        for e in others {
-            let spec = Family::from_name(&e.family).and_then(|f| TopologySpec::new(f, e.dims.clone()).ok());
-            let outcome = match (&spec, &contacts, reference) {
-                (None, _, _) => Err("a user pattern without directions".to_string()),
-                (Some(s), _, _) if !s.is_vertex_transitive() => Err("not vertex-transitive".into()),
-                _ if tried >= MAX_EQUIVALENTS => Err(format!("beyond the bound of {MAX_EQUIVALENTS} equivalents")),
-                (_, None, _) | (_, _, None) => {
-                    Err("some rank never reaches one of its neighbours by a point-to-point operation".into())
+        let mut by_contacts = |s: &TopologySpec| -> Result<Placement, String> {
+            let (Some(c), Some(r)) = (&contacts, reference) else {
+                return Err("some rank never reaches one of its neighbours by a point-to-point operation".into());
+            };
+            placement_by_contacts(s, &adjacency, c, r).or_else(|e| {
+                let sends = send_contacts
+                    .get_or_insert_with(|| first_contacts(trace, &peers, &adjacency, true))
+                    .as_ref();
+                match sends {
+                    Some(sc) if sc != c => placement_by_contacts(s, &adjacency, sc, r),
+                    _ => Err(e),
                 }
-                (Some(s), Some(c), Some(r)) => {
+            })
+        };
+        // The match itself, placed from the trace: its graph may have far more automorphisms
+        // than the geometric ones `Placement::canonical` undoes (the 3×3 6-point stencil is
+        // K3,3,3), and identification's mapping then names a program move by different
+        // directions at different ranks.
+        let own_label = format!("{identified}, placed by first contacts");
+        if matched.spec.is_vertex_transitive() {
+            match by_contacts(&matched.spec) {
+                Ok(p) if p == matched => considered.push(ConsideredTopology {
+                    label: own_label,
+                    agreement: Some(share(base.positional)),
+                    note: "the same placement as identification's".into(),
+                }),
+                Ok(p) => {
+                    let a = score(&p);
+                    considered.push(ConsideredTopology {
+                        label: own_label,
+                        agreement: Some(share(a.positional)),
+                        note: String::new(),
+                    });
+                    if a > base {
+                        best = Some((a, p, true));
+                    }
+                }
+                Err(note) => considered.push(ConsideredTopology {
+                    label: own_label,
+                    agreement: None,
+                    note,
+                }),
+            }
+        }
+        let mut tried = 0;
+        for e in &others {
+            let spec = Family::from_name(&e.family).and_then(|f| TopologySpec::new(f, e.dims.clone()).ok());
+            let outcome = match &spec {
+                None => Err("a user pattern without directions".to_string()),
+                Some(s) if !s.is_vertex_transitive() => Err("not vertex-transitive".into()),
+                _ if tried >= MAX_EQUIVALENTS => Err(format!("beyond the bound of {MAX_EQUIVALENTS} equivalents")),
+                Some(s) => {
                     tried += 1;
-                    placement_by_contacts(s, &adjacency, c, r).or_else(|e| {
-                        let sends = send_contacts
-                            .get_or_insert_with(|| first_contacts(trace, &peers, &adjacency, true))
-                            .as_ref();
-                        match sends {
-                            Some(c) if c != contacts.as_ref().unwrap_or(c) => {
-                                placement_by_contacts(s, &adjacency, c, r)
-                            }
-                            _ => Err(e),
-                        }
-                    })
+                    by_contacts(s)
                 }
             };
             match outcome {
@@ -457,8 +532,8 @@ pub(super) fn choose_keyed(
                         agreement: Some(share(a.positional)),
                         note: String::new(),
                     });
-                    if a > base && best.as_ref().is_none_or(|(b, _)| a > *b) {
-                        best = Some((a, p));
+                    if a > base && best.as_ref().is_none_or(|(b, _, _)| a > *b) {
+                        best = Some((a, p, false));
                     }
                 }
                 Err(note) => considered.push(ConsideredTopology {
@@ -470,14 +545,24 @@ pub(super) fn choose_keyed(
         }
     }
     Ok(match best {
-        Some((a, p)) => {
+        Some((a, p, own)) => {
             let label = p.spec.label();
-            let reason = format!(
-                "{label} (isomorphic to the identified {identified}; its directions agree on {} of the \
+            let reason = if own {
+                format!(
+                    "{label} placed by the ranks' first contacts (identification's mapping is one of the \
+                     graph's isomorphisms but not the program's: its directions agree on {} of the \
+                     point-to-point operations, the placement built from the trace on {})",
+                    percent(share(base.positional)),
+                    percent(share(a.positional))
+                )
+            } else {
+                format!(
+                    "{label} (isomorphic to the identified {identified}; its directions agree on {} of the \
                      point-to-point operations against {})",
-                percent(share(a.positional)),
-                percent(share(base.positional))
-            );
+                    percent(share(a.positional)),
+                    percent(share(base.positional))
+                )
+            };
             (
                 p,
                 DirectionsFrom {
@@ -487,12 +572,15 @@ pub(super) fn choose_keyed(
                     identified_agreement: share(base.positional),
                     considered,
                     reason,
+                    placed_by: PlacedBy::FirstContacts,
                 },
             )
         }
         None => {
             let reason = if considered.len() == 1 {
                 format!("{identified} (the identified topology; no isomorphic equivalent)")
+            } else if others.is_empty() {
+                format!("{identified} (the identified topology and mapping; no placement agrees better)")
             } else {
                 format!("{identified} (the identified topology; no isomorphic equivalent's directions agree better)")
             };
@@ -505,6 +593,7 @@ pub(super) fn choose_keyed(
                     identified_agreement: share(base.positional),
                     considered,
                     reason,
+                    placed_by: PlacedBy::Identification,
                 },
             )
         }
