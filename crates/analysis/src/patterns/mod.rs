@@ -305,6 +305,7 @@ pub fn detect(seq: &[u32], alphabet: u32, barrier_after: Option<&[bool]>, opts: 
         }
         e.2 = true;
     }
+    complete_loop_bodies(s, &red, &mut acc, opts.min_length.max(2) as usize);
     let mut out = Vec::new();
     for (key, (mut occ, is_tandem, is_repeat)) in acc {
         if !occ.windows(2).all(|w| w[0] <= w[1]) {
@@ -341,6 +342,92 @@ pub fn detect(seq: &[u32], alphabet: u32, barrier_after: Option<&[bool]>, opts: 
             .then(a.symbols.cmp(&b.symbols))
     });
     out
+}
+
+/// Exact copies of first-level loop bodies outside their own runs become occurrences too.
+///
+/// A tandem unit's occurrences are the copies of its runs; the same body executed once between
+/// other calls (MG's halo exchange after a `Barrier` or before `norm2u3`'s two `Allreduce`s) is
+/// the same behaviour and is counted, as the thesis counts MG's `comm3` in every context. A copy
+/// is added only where no occurrence of a pattern at least as frequent covers it (the unit's own
+/// included, so copies never overlap): inside a loop body that repeats more often than the unit
+/// (LU's exchange inside each time step), the enclosing body is the behaviour and the unit stays
+/// a part of it; across the copies of another loop of the same count (Sweep3D's `x y` run
+/// followed by `y x`, where `y x` also reads inside the first run) it is no copy at all. Units of the first level are in the
+/// sequence's own symbols, so the search is exact; deeper units (general forms with inner runs)
+/// keep the occurrences the reduction gave them. O(n + matches × unit length).
+fn complete_loop_bodies(s: &[u32], red: &tandem::Reduction, acc: &mut HashMap<Vec<u32>, Found>, min_len: usize) {
+    let Some(level) = red.levels.first() else {
+        return;
+    };
+    let mut units: Vec<&[u32]> = Vec::new();
+    {
+        let mut seen: std::collections::HashSet<&[u32]> = Default::default();
+        for c in level {
+            if c.unit.len() >= min_len && seen.insert(&c.unit) {
+                units.push(&c.unit);
+            }
+        }
+    }
+    if units.is_empty() {
+        return;
+    }
+    for e in acc.values_mut() {
+        if !e.0.windows(2).all(|w| w[0] <= w[1]) {
+            e.0.sort_unstable();
+        }
+        e.0.dedup_by_key(|o| o.0);
+    }
+    // Highest frequency of a pattern occurrence over each position.
+    let mut cover = vec![0u32; s.len()];
+    for e in acc.values() {
+        let f = e.0.len() as u32;
+        for &(a, b) in &e.0 {
+            for c in &mut cover[a as usize..b as usize] {
+                *c = (*c).max(f);
+            }
+        }
+    }
+    let (local, originals) = tandem::renumber(s, |x| x >= tandem::BARRIER);
+    let mut first: Vec<Vec<usize>> = vec![Vec::new(); originals.len()];
+    let mut index: HashMap<u32, u32> = HashMap::with_capacity(originals.len());
+    for (i, &o) in originals.iter().enumerate() {
+        index.insert(o, i as u32);
+    }
+    for (u, unit) in units.iter().enumerate() {
+        first[index[&unit[0]] as usize].push(u);
+    }
+    let freq: Vec<u32> = units.iter().map(|u| acc[*u].0.len() as u32).collect();
+    let mut next_free = vec![0usize; units.len()];
+    let mut found: Vec<Vec<(u32, u32)>> = vec![Vec::new(); units.len()];
+    for p in 0..s.len() {
+        let x = local[p];
+        if x >= tandem::BARRIER {
+            continue;
+        }
+        for &u in &first[x as usize] {
+            let unit = units[u];
+            let m = unit.len();
+            if p < next_free[u] || p + m > s.len() || s[p + m - 1] != unit[m - 1] || s[p..p + m] != *unit {
+                continue;
+            }
+            next_free[u] = p + m;
+            let known = &acc[unit].0;
+            if known.binary_search_by_key(&(p as u32), |o| o.0).is_ok() {
+                continue;
+            }
+            if cover[p..p + m].iter().all(|&c| c < freq[u]) {
+                found[u].push((p as u32, (p + m) as u32));
+            }
+        }
+    }
+    for (u, occ) in found.into_iter().enumerate() {
+        if !occ.is_empty() {
+            let e = acc.get_mut(units[u]).expect("every unit is a pattern");
+            e.0.extend(occ);
+            e.0.sort_unstable();
+        }
+    }
 }
 
 /// Renumber symbols densely in order of first appearance; returns the count of distinct ones.
@@ -544,7 +631,9 @@ pub fn analyse_events(
 
 /// Non-overlapping occurrences covering a rank's events, left to right: at each position the
 /// most frequent pattern starting there wins (ties: the longer), so repeated building blocks
-/// (one sweep, one exchange) are preferred over their compositions.
+/// (one sweep, one exchange) are preferred over their compositions; an occurrence inside which a
+/// more frequent pattern starts is not taken (its first event stays a single event and the parse
+/// goes on), so a composite seen twice cannot hide the loop it encloses.
 pub fn parse_occurrences(len: usize, patterns: &[RankPattern]) -> Vec<(u32, u32)> {
     let mut best: Vec<(u32, u32, u32)> = vec![(0, 0, 0); len]; // (frequency, length, end)
     for p in patterns {
@@ -560,7 +649,9 @@ pub fn parse_occurrences(len: usize, patterns: &[RankPattern]) -> Vec<(u32, u32)
     let mut i = 0usize;
     while i < len {
         let (f, _, e) = best[i];
-        if f > 0 {
+        // A rarer composite yields to a more frequent pattern starting inside it (MG's set-up
+        // followed by its whole V-cycle loop, twice, would otherwise hide the halo exchanges).
+        if f > 0 && !best[i + 1..e as usize].iter().any(|b| b.0 > f) {
             out.push((i as u32, e));
             i = e as usize;
         } else {
@@ -672,4 +763,79 @@ pub fn search_pattern(
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn positions_of(patterns: &[RankPattern], symbols: &[u32]) -> Vec<u32> {
+        patterns
+            .iter()
+            .find(|p| p.symbols == symbols)
+            .map(|p| p.positions.clone())
+            .unwrap_or_default()
+    }
+
+    /// A loop body executed once between other calls is an occurrence like its runs' copies.
+    #[test]
+    fn loop_body_outside_its_runs_is_an_occurrence() {
+        // 5 (0 1)x3 6 (0 1) 7 7 (0 1)x4 6
+        let s = [5, 0, 1, 0, 1, 0, 1, 6, 0, 1, 7, 7, 0, 1, 0, 1, 0, 1, 0, 1, 6];
+        let p = detect(&s, 8, None, &PatternOptions::default());
+        assert_eq!(positions_of(&p, &[0, 1]), vec![1, 3, 5, 8, 12, 14, 16, 18]);
+    }
+
+    /// Inside a body that repeats more often than the unit, the unit stays part of that body.
+    #[test]
+    fn unit_inside_a_more_frequent_body_is_not_added() {
+        // (0 1)x2 then (2 0 1 3)x5: `0 1` inside each step is part of the step.
+        let mut s = vec![0, 1, 0, 1];
+        for _ in 0..5 {
+            s.extend([2, 0, 1, 3]);
+        }
+        let p = detect(&s, 4, None, &PatternOptions::default());
+        assert_eq!(positions_of(&p, &[0, 1]), vec![0, 2]);
+        assert_eq!(positions_of(&p, &[2, 0, 1, 3]).len(), 5);
+    }
+
+    fn pattern(symbols: Vec<u32>, occurrences: &[(u32, u32)]) -> RankPattern {
+        RankPattern {
+            sequence: Vec::new(),
+            compact: String::new(),
+            frequency: occurrences.len(),
+            positions: occurrences.iter().map(|o| o.0).collect(),
+            ends: occurrences.iter().map(|o| o.1).collect(),
+            tandem: true,
+            repeat: false,
+            symbols,
+        }
+    }
+
+    /// A rare composite starting before a more frequent pattern does not swallow it; one starting
+    /// with the frequent pattern loses at its start; a frequent composite keeps its parts.
+    #[test]
+    fn rarer_composite_yields_to_frequent_pattern_inside() {
+        // Set-up event, then a loop of 4 exchanges (2 events each), twice: the composite
+        // `b (x y)` occurs twice and spans each loop.
+        let composite = pattern(vec![9, 0, 1], &[(0, 9), (9, 18)]);
+        let exchange = pattern(
+            vec![0, 1],
+            &[(1, 3), (3, 5), (5, 7), (7, 9), (10, 12), (12, 14), (14, 16), (16, 18)],
+        );
+        let occ = parse_occurrences(18, &[composite, exchange.clone()]);
+        assert_eq!(
+            occ,
+            exchange
+                .positions
+                .iter()
+                .zip(&exchange.ends)
+                .map(|(&s, &e)| (s, e))
+                .collect::<Vec<_>>()
+        );
+        // A step seen 3 times containing a part seen twice keeps the step.
+        let step = pattern(vec![0, 1, 2, 3], &[(0, 4), (4, 8), (8, 12)]);
+        let part = pattern(vec![1, 2], &[(1, 3), (5, 7)]);
+        assert_eq!(parse_occurrences(12, &[step, part]), vec![(0, 4), (4, 8), (8, 12)]);
+    }
 }

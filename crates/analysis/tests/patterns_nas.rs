@@ -1,0 +1,118 @@
+//! The main iteration pattern of the three NAS samples (MG class S on 8 ranks, LU class S on 8,
+//! BT class S on 9), with collectives among the events (the default) and point-to-point only.
+//! Expected counts come from the benchmarks' structure (NPB 3.x sources, class S parameters), not
+//! from a run of this code.
+
+use std::path::PathBuf;
+use tracelogic_analysis::patterns::{
+    analyse_events, rank_events, CommunicationPattern, PatternAnalysis, PatternOptions,
+};
+use tracelogic_formats::fs::load_paths;
+use tracelogic_formats::read_trace;
+use tracelogic_model::{match_messages, Trace};
+
+fn sample(name: &str) -> Trace {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/data/samples")
+        .join(name);
+    let files = load_paths(&[dir]).unwrap_or_else(|e| panic!("{name}: {e}"));
+    read_trace(files).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// Patterns of the trace, optionally with its collectives removed (`--kind p2p`).
+fn analyse(mut trace: Trace, p2p_only: bool) -> PatternAnalysis {
+    if p2p_only {
+        for r in &mut trace.ranks {
+            r.collectives = Default::default();
+        }
+    }
+    let matching = match_messages(&trace);
+    let events = rank_events(&trace, false);
+    analyse_events(&trace, &matching, &events, &PatternOptions::default())
+}
+
+fn total_events(p: &CommunicationPattern) -> usize {
+    p.events.values().map(Vec::len).sum()
+}
+
+/// The most frequent communication pattern built from per-rank patterns.
+fn main_pattern(a: &PatternAnalysis) -> &CommunicationPattern {
+    a.communication_patterns
+        .iter()
+        .filter(|p| p.from_rank_patterns)
+        .max_by_key(|p| (p.occurrences, total_events(p)))
+        .expect("a communication pattern")
+}
+
+/// MG, 32³ points on a 2x2x2 process grid: `comm3` posts two receives and two sends along each
+/// of the three axes (the two neighbours of a periodic axis of length 2 are one rank): 12 events
+/// per rank, 96 in all. Levels lt = 5, so one V-cycle (`mg3P`) calls `comm3` 4 times going down
+/// (`rprj3`), once at the bottom (`psinv`) and twice on each of the 4 levels going up (`resid`,
+/// `psinv`): 13, and the `resid` after it makes 14 per iteration. nit = 4 iterations plus the
+/// untimed warm-up iteration: 70; `zran3` and the first `resid` before the warm-up and again
+/// before the timed loop: 4 more. The thesis (§4.8.2.1.3) counts MG's exchange in every context
+/// the same way (109 on class A, 16 ranks).
+#[test]
+fn npb_mg_halo_exchange_every_comm3() {
+    for p2p_only in [false, true] {
+        let a = analyse(sample("npb-mg.S.8"), p2p_only);
+        let main = main_pattern(&a);
+        assert_eq!(main.ranks, (0..8).collect::<Vec<u32>>(), "p2p only: {p2p_only}");
+        assert_eq!(total_events(main), 96, "p2p only: {p2p_only}");
+        assert!(main.events.values().all(|e| e.len() == 12));
+        assert_eq!(main.occurrences, 5 * 14 + 4, "p2p only: {p2p_only}");
+        // Every rank's exchange is a per-rank pattern found once per `comm3`.
+        for (rank, ps) in &a.rank_patterns {
+            assert_eq!(ps[0].frequency, 74, "rank {rank}");
+            assert_eq!(ps[0].sequence.len(), 12, "rank {rank}");
+        }
+    }
+}
+
+/// BT, 3x3 processes, 60 time steps plus the dummy step `adi` makes before the loop: 61. Per
+/// step and rank: `copy_faces` exchanges with the 6 neighbours of the multi-partition (6
+/// receives, 6 sends), and each of the x/y/z solves passes its 3 cells' boundaries forward and
+/// back (2 sends and 2 receives each way): 12 + 3 × 8 = 36 events, 324 on 9 ranks.
+#[test]
+fn npb_bt_time_step_61_times() {
+    for p2p_only in [false, true] {
+        let a = analyse(sample("npb-bt.S.9"), p2p_only);
+        let main = main_pattern(&a);
+        assert_eq!(main.ranks.len(), 9);
+        assert_eq!(total_events(main), 324, "p2p only: {p2p_only}");
+        assert_eq!(main.occurrences, 61, "p2p only: {p2p_only}");
+    }
+}
+
+/// LU, 4x2 processes, 12³ points: a time step is the 2D halo exchange of `rhs` (both directions
+/// of the 10 grid edges: 20 messages) and the two wavefront sweeps (one message per edge and
+/// k-plane, 10 planes: 100 messages each way): 220 messages, 440 events. `ssor(1)` before the
+/// timed `ssor(50)` is a dummy step, so the thesis' count is 51 (§4.8.2.1.1, 251 for 250 steps).
+///
+/// Without collectives every rank's step (exchange + both sweeps) is found 51 times, also where
+/// `ssor` starts with its own exchange (`X X W`: the general form's run of two exchanges). Across
+/// ranks, the first two steps are not lined up with the rotated loop bodies of the other ranks
+/// (`align.rs` aligns runs of three or more adjacent copies only): at least 48 instances.
+#[test]
+fn npb_lu_time_step_per_rank_51_times() {
+    let a = analyse(sample("npb-lu.S.8"), true);
+    for (rank, ps) in &a.rank_patterns {
+        let step = ps
+            .iter()
+            .find(|p| p.frequency == 51)
+            .unwrap_or_else(|| panic!("rank {rank}: {ps:#?}"));
+        // 20 + 20 sweep events and the exchange with the rank's 2 or 3 grid neighbours.
+        let n = step.sequence.len();
+        assert!(n == 44 || n == 66, "rank {rank}: {n}");
+    }
+    let main = main_pattern(&a);
+    assert_eq!(total_events(main), 440);
+    assert!((48..=51).contains(&main.occurrences), "{}", main.occurrences);
+    // No instance swallows several steps (all 51 steps chained into one before).
+    let biggest = a.communication_patterns.iter().map(total_events).max().unwrap();
+    assert!(biggest < 2 * 440, "{biggest}");
+    let d = analyse(sample("npb-lu.S.8"), false);
+    let main = main_pattern(&d);
+    assert_eq!(total_events(main), 440);
+    assert!((48..=51).contains(&main.occurrences), "{}", main.occurrences);
+}
