@@ -14,12 +14,14 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use tracelogic_analysis::compress::compress;
-use tracelogic_analysis::logical::{logicalize, verify, LogicalTrace, Partner, Placement, Verification};
+use tracelogic_analysis::logical::{
+    logicalize, logicalize_ranks, verify, LogicalTrace, Partner, Placement, Verification,
+};
 use tracelogic_analysis::matrix::CommMatrix;
 use tracelogic_analysis::skeleton::skeleton_c;
 use tracelogic_analysis::topology::{identify_matrix, TopologyOptions};
 use tracelogic_formats::InputFile;
-use tracelogic_model::{Selection, Trace};
+use tracelogic_model::{CollectiveOp, Selection, Trace};
 
 fn samples() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/samples")
@@ -86,6 +88,114 @@ fn mg_is_reproduced_on_every_rank() {
     assert_eq!(l.topology.family, "hypercube");
     assert!(l.maximal);
     assert!(v.ranks_below_full.is_empty(), "{:?}", v.ranks_below_full);
+}
+
+/// The broadcasts of BT and MG show the root's message size whichever rank the logical trace is
+/// built from, in records, in the compressed program's text and in both JSON forms (a rank that is
+/// not the root sends 0 bytes and receives the message; showing its bytes sent printed
+/// `MPI_Bcast(0 B, root 0)` and made the program depend on the placement).
+#[test]
+fn broadcast_sizes_are_the_roots_on_every_rank() {
+    for name in ["npb-bt.S.9", "npb-mg.S.8"] {
+        let trace = sample(name);
+        // What the root sent, broadcast by broadcast, as the trace records it.
+        let roots: Vec<(u32, u64)> = trace
+            .ranks
+            .iter()
+            .flat_map(|rt| {
+                let c = &rt.collectives;
+                (0..c.len())
+                    .filter(move |&k| c.op[k] == CollectiveOp::Bcast && c.root[k] == rt.rank)
+                    .map(move |k| (rt.rank, c.bytes_sent[k]))
+            })
+            .collect();
+        let expected: Vec<u64> = roots.iter().map(|&(_, b)| b).collect();
+        assert!(
+            !expected.is_empty() && expected.iter().all(|&b| b > 0),
+            "{name}: {roots:?}"
+        );
+        let m = CommMatrix::from_trace(&trace, &Selection::all());
+        let placement = Placement::from_report(&identify_matrix(&m, &TopologyOptions::default())).unwrap();
+        let mut shown: Option<Vec<String>> = None;
+        for r in 0..trace.num_ranks() {
+            let l = logicalize_ranks(&trace, &placement, Some(&[r])).unwrap();
+            let bcasts: Vec<_> = l
+                .records
+                .iter()
+                .filter_map(|x| x.call.collective.as_ref())
+                .filter(|c| c.op == CollectiveOp::Bcast)
+                .collect();
+            let sizes: Vec<u64> = bcasts.iter().map(|c| c.size()).collect();
+            assert_eq!(sizes, expected, "{name} from rank {r}");
+            for c in &bcasts {
+                let json = serde_json::to_value(c).unwrap();
+                assert_eq!(json["size"], c.size(), "{name} from rank {r}: {json}");
+            }
+            let texts: Vec<String> = l
+                .records
+                .iter()
+                .map(|x| x.call.text())
+                .filter(|t| t.starts_with("MPI_Bcast"))
+                .collect();
+            let wanted: Vec<String> = expected.iter().map(|b| format!("MPI_Bcast({b} B, root ")).collect();
+            for (t, w) in texts.iter().zip(&wanted) {
+                assert!(t.starts_with(w), "{name} from rank {r}: {t} (expected {w}…)");
+            }
+            // The compressed program: its broadcast lines are the same from every rank, and the
+            // JSON's size sequences expand to the root's sizes.
+            let program = compress(&l.records);
+            let lines: Vec<String> = program
+                .text()
+                .lines()
+                .filter(|x| x.contains("MPI_Bcast"))
+                .map(|x| x.trim().to_owned())
+                .collect();
+            assert!(
+                lines.iter().all(|x| !x.contains("(0 B")),
+                "{name} from rank {r}: {lines:?}"
+            );
+            match &shown {
+                None => shown = Some(lines),
+                Some(first) => assert_eq!(&lines, first, "{name}: compressed broadcasts from rank {r}"),
+            }
+            let json = serde_json::to_value(&program).unwrap();
+            let mut from_json = Vec::new();
+            collect_bcast_sizes(&json["nodes"], &mut Default::default(), &mut from_json);
+            assert_eq!(from_json, expected, "{name} from rank {r}: program JSON");
+        }
+    }
+}
+
+/// The broadcast sizes a program's JSON nodes give (`collective_size`), in execution order: each
+/// node's `k`-th visit takes the `k`-th value of its sequences (as `Program::expand` does).
+fn collect_bcast_sizes(
+    nodes: &serde_json::Value,
+    visits: &mut std::collections::HashMap<u64, u64>,
+    out: &mut Vec<u64>,
+) {
+    for node in nodes.as_array().unwrap() {
+        let visit = visits.entry(node["id"].as_u64().unwrap()).or_insert(0);
+        let k = *visit;
+        *visit += 1;
+        if node["node"] == "loop" {
+            for _ in 0..value_at(&node["count"], k) {
+                collect_bcast_sizes(&node["body"], visits, out);
+            }
+        } else if node["shape"]["function"] == "MPI_Bcast" {
+            out.push(value_at(&node["collective_size"], k));
+        }
+    }
+}
+
+/// The `i`-th value of a JSON `Values` sequence (constant, range, cycle or list).
+fn value_at(v: &serde_json::Value, i: u64) -> u64 {
+    match v["form"].as_str().unwrap_or_else(|| panic!("no size sequence: {v}")) {
+        "constant" => v["value"].as_u64().unwrap(),
+        "range" => (v["first"].as_i64().unwrap() + v["step"].as_i64().unwrap() * i as i64) as u64,
+        "cycle" => value_at(&v["unit"], i % v["period"].as_u64().unwrap()),
+        "list" => v["values"][i as usize].as_u64().unwrap(),
+        other => panic!("unknown form {other}"),
+    }
 }
 
 /// Ranks of LU's 4×2 grid with both an east and a west neighbour (the ends of the 4-rank axis
