@@ -15,7 +15,9 @@
 //! enters latest; neighbours in the same order); up to [`ROOT_TRIALS`] equally long runs are
 //! tried as root and the visit on which the most sampled messages agree is kept. Rotated runs
 //! keep `k − 1` whole copies; the events before the first cut stay single events and the last,
-//! partial copy stays one occurrence.
+//! partial copy stays one occurrence — unless the `L − r` events before the run are the unit's
+//! tail, when the cut moves there and all `k` copies stay whole. Copies of a rotated unit outside
+//! any run are cut at the same rotation where the events around them allow.
 
 use super::construct::op_events;
 use super::Events;
@@ -27,8 +29,9 @@ const SAMPLES: usize = 256;
 /// Equally long runs tried as the root of one breadth-first placement.
 const ROOT_TRIALS: usize = 8;
 
-/// The new occurrences of a rotated run: index of its first old occurrence, new spans.
-type Replacement = (usize, Vec<(u32, u32)>);
+/// The new occurrences of a rotated run: index of its first old occurrence, new spans, and how
+/// far the occurrences around it move with it (0 when its cut moved earlier), the run's index.
+type Replacement = (usize, Vec<(u32, u32)>, u32, usize);
 
 /// Two runs (indices) and the sampled messages between them (event positions in each).
 type RunPair = ((u32, u32), Vec<(u32, u32)>);
@@ -235,17 +238,44 @@ pub fn align_runs(
     }
     let mut out: Vec<Vec<(u32, u32)>> = occurrences.to_vec();
     let mut replaced: Vec<Vec<Replacement>> = vec![Vec::new(); occurrences.len()];
+    // Per rank, the unit and rotation of each rotated run, for its isolated copies.
+    let mut rotated_units: Vec<Vec<(usize, u32)>> = vec![Vec::new(); occurrences.len()];
     for (i, run) in runs.iter().enumerate() {
         let rot = rotation[i].unwrap_or(0);
         if rot == 0 {
             continue;
         }
+        rotated_units[run.rank].push((i, rot));
+        let seq = &events.ranks[run.rank].symbols;
+        let unit = &seq[run.start as usize..(run.start + run.period) as usize];
         let end = run.start + run.copies as u32 * run.period;
-        let mut occ: Vec<(u32, u32)> = (0..run.copies as u32 - 1)
-            .map(|j| (run.start + rot + j * run.period, run.start + rot + (j + 1) * run.period))
-            .collect();
-        occ.push((run.start + rot + (run.copies as u32 - 1) * run.period, end));
-        replaced[run.rank].push((run.first, occ));
+        // Cutting `period − rot` events earlier is the same rotation; when those events are the
+        // unit's tail and no occurrence holds them, every copy stays whole (LU: the exchange's
+        // first receive just before a run whose body starts at its second event).
+        let back = run.period - rot;
+        let free_from = if run.first > 0 {
+            occurrences[run.rank][run.first - 1].1
+        } else {
+            0
+        };
+        if run.start >= free_from + back && seq[(run.start - back) as usize..run.start as usize] == unit[rot as usize..]
+        {
+            let occ = (0..run.copies as u32)
+                .map(|j| {
+                    (
+                        run.start - back + j * run.period,
+                        run.start - back + (j + 1) * run.period,
+                    )
+                })
+                .collect();
+            replaced[run.rank].push((run.first, occ, 0, i));
+        } else {
+            let mut occ: Vec<(u32, u32)> = (0..run.copies as u32 - 1)
+                .map(|j| (run.start + rot + j * run.period, run.start + rot + (j + 1) * run.period))
+                .collect();
+            occ.push((run.start + rot + (run.copies as u32 - 1) * run.period, end));
+            replaced[run.rank].push((run.first, occ, rot, i));
+        }
     }
     for (r, reps) in replaced.into_iter().enumerate() {
         if reps.is_empty() {
@@ -254,15 +284,88 @@ pub fn align_runs(
         let old = &occurrences[r];
         let mut new = Vec::with_capacity(old.len());
         let mut i = 0;
-        for (first, occ) in reps {
+        let seq = &events.ranks[r].symbols;
+        for (first, occ, shift, run) in reps {
+            let floor = new.len();
             new.extend_from_slice(&old[i..first]);
+            // The occurrences leading without a gap into a run cut `shift` events later are cut
+            // as much later (on NPB LU the first time steps and the exchanges between them, whose
+            // last send opens the partners' next step).
+            let mut next = old[first].0;
+            for o in new[floor..].iter_mut().rev() {
+                if shift == 0 || o.1 != next || run_of[r][o.0 as usize] != u32::MAX {
+                    break;
+                }
+                next = o.0;
+                *o = (o.0 + shift, o.1 + shift);
+            }
             i = first + occ.len();
             new.extend(occ);
+            if shift == 0 {
+                continue;
+            }
+            // Its last copy is whole when the `shift` events after the run open the unit again;
+            // the occurrences leading on from the run without a gap then move as much later.
+            let run = &runs[run];
+            let end = run.start + run.copies as u32 * run.period;
+            let unit = &seq[run.start as usize..(run.start + run.period) as usize];
+            let mut j = i;
+            let mut reach = end;
+            while j < old.len() && old[j].0 == reach && run_of[r][old[j].0 as usize] == u32::MAX {
+                reach = old[j].1;
+                j += 1;
+            }
+            let limit = old.get(j).map_or(seq.len() as u32, |o| o.0);
+            if reach + shift <= limit
+                && (end + shift) as usize <= seq.len()
+                && seq[end as usize..(end + shift) as usize] == unit[..shift as usize]
+            {
+                if let Some(last) = new.last_mut() {
+                    last.1 = end + shift;
+                }
+                new.extend(old[i..j].iter().map(|o| (o.0 + shift, o.1 + shift)));
+                i = j;
+            }
         }
         new.extend_from_slice(&old[i..]);
         out[r] = new;
     }
+    for (r, units) in rotated_units.iter().enumerate() {
+        if !units.is_empty() {
+            shift_isolated_copies(&events.ranks[r].symbols, &runs, units, &run_of[r], &mut out[r]);
+        }
+    }
     out
+}
+
+/// Copies of a rotated run's unit outside any run (the first time steps of NPB LU, separated from
+/// the loop by set-up) are cut at the same rotation, by moving them `rot` events later or
+/// `period − rot` earlier, whichever keeps them a copy of the rotated unit without overlapping
+/// their neighbours; otherwise they stay. Unshifted, such a copy holds the first event of its
+/// partners' next step and chains both steps into one instance.
+fn shift_isolated_copies(seq: &[u32], runs: &[Run], units: &[(usize, u32)], run_of: &[u32], occ: &mut [(u32, u32)]) {
+    for k in 0..occ.len() {
+        let (s, e) = occ[k];
+        if run_of[s as usize] != u32::MAX {
+            continue;
+        }
+        let Some(&(run, rot)) = units.iter().find(|&&(i, _)| {
+            let run = &runs[i];
+            e - s == run.period
+                && seq[s as usize..e as usize] == seq[run.start as usize..(run.start + run.period) as usize]
+        }) else {
+            continue;
+        };
+        let (unit, period) = (&seq[s as usize..e as usize], runs[run].period);
+        let before = if k > 0 { occ[k - 1].1 } else { 0 };
+        let after = occ.get(k + 1).map_or(seq.len() as u32, |o| o.0);
+        let back = period - rot;
+        if s >= before + back && seq[(s - back) as usize..s as usize] == unit[rot as usize..] {
+            occ[k] = (s - back, e - back);
+        } else if e + rot <= after && seq[e as usize..(e + rot) as usize] == unit[..rot as usize] {
+            occ[k] = (s + rot, e + rot);
+        }
+    }
 }
 
 /// The copy of `run`, cut at rotation `rot`, that holds event `p` (negative before the cut).
