@@ -107,23 +107,31 @@ fn key(r: &Record) -> LogicalCall {
     }
 }
 
-/// What identifies the same logical operation across classes: the call without its tags (a
-/// tree's left and right children receive from their parent under different tags; verification
-/// does not compare tags either).
-fn untagged(c: &LogicalCall) -> LogicalCall {
-    c.with_tags(&vec![0; c.ops.len()])
-}
-
-/// The same operation up to tags, or (`loose`) up to message sizes too. Collectives are always
-/// compared without sizes: a root and the other ranks record different sizes for one `MPI_Bcast`.
+/// The same operation up to tags (a tree's left and right children receive from their parent
+/// under different tags; verification does not compare tags either), or (`loose`) up to message
+/// sizes too. Collectives are always compared without sizes: a root and the other ranks record
+/// different sizes for one `MPI_Bcast`. Completion offsets are not compared (the merge rebuilds
+/// them). Compares field by field: the merge asks this for every class at every step.
 fn same(a: &LogicalCall, b: &LogicalCall, loose: bool) -> bool {
-    if a.ops.len() != b.ops.len() {
+    if a.ops.len() != b.ops.len() || a.kind != b.kind || a.function != b.function {
         return false;
     }
-    if loose || a.collective.is_some() {
-        a.shape() == b.shape()
-    } else {
-        untagged(a) == untagged(b)
+    let sizes = !(loose || a.collective.is_some());
+    let ops = a.ops.iter().zip(&b.ops).all(|(x, y)| {
+        x.dir == y.dir
+            && x.partner == y.partner
+            && x.bytes_by_class == y.bytes_by_class
+            && (!sizes || x.bytes == y.bytes)
+    });
+    ops && match (&a.collective, &b.collective) {
+        (None, None) => true,
+        (Some(x), Some(y)) => {
+            x.op == y.op
+                && x.root == y.root
+                && x.comm_size == y.comm_size
+                && (!sizes || (x.bytes_sent == y.bytes_sent && x.bytes_recv == y.bytes_recv))
+        }
+        _ => false,
     }
 }
 
@@ -195,7 +203,7 @@ impl State<'_> {
                 let advance: Vec<usize> = (0..self.classes.len()).collect();
                 if advance
                     .iter()
-                    .any(|&c| !self.head(c).is_some_and(|h| same(&key(h), &m, self.loose)))
+                    .any(|&c| !self.head(c).is_some_and(|h| same(&h.call, &m, self.loose)))
                 {
                     return None;
                 }
@@ -223,8 +231,8 @@ impl State<'_> {
             let mut advance = Vec::new();
             for c in 0..self.classes.len() {
                 let Some(seen) = self.restrict(&m, c) else { continue };
-                let h = key(self.head(c)?);
-                if same(&seen, &h, self.loose) {
+                let h = &self.head(c)?.call;
+                if same(&seen, h, self.loose) {
                     advance.push(c);
                     continue;
                 }
@@ -233,16 +241,16 @@ impl State<'_> {
                 if h.kind.is_p2p()
                     && h.ops.len() > m.ops.len()
                     && m.ops.iter().all(|o| self.op_visible(c, o))
-                    && restrict_call(&h, |o| partners.contains(&&o.partner).then(|| o.clone()))
+                    && restrict_call(h, |o| partners.contains(&&o.partner).then(|| o.clone()))
                         .is_some_and(|part| same(&part, &m, self.loose))
                 {
-                    m = h;
+                    m = key(self.head(c)?);
                     continue 'grow;
                 }
                 return None;
             }
             let origin = self.origin(&advance, |c| {
-                self.head(c).is_some_and(|h| same(&key(h), &m, self.loose))
+                self.head(c).is_some_and(|h| same(&h.call, &m, self.loose))
             })?;
             let call = key(self.head(origin)?);
             let seen = self.seen_by(&call, &[]);
@@ -341,7 +349,7 @@ impl State<'_> {
                                     && h.call.function == call.function
                                     && self.targets_of(c, h) == self.seen_targets(&targets, c)
                             }
-                            _ => self.restrict(&call, c).is_some_and(|r| same(&r, &key(h), true)),
+                            _ => self.restrict(&call, c).is_some_and(|r| same(&r, &h.call, true)),
                         })
             })
             .collect();
@@ -389,7 +397,7 @@ impl State<'_> {
         cand.advance.contains(&c)
             && match cand.call.kind {
                 CallKind::Completion => true,
-                _ => self.restrict(&cand.call, c).is_some_and(|r| same(&r, &key(h), false)),
+                _ => self.restrict(&cand.call, c).is_some_and(|r| same(&r, &h.call, false)),
             }
     }
 
@@ -463,6 +471,13 @@ impl State<'_> {
 /// Merge the sequences of `classes` (directions named as in `names`, topology order) into one
 /// logical sequence that every class's expansion follows in order.
 pub(super) fn merge(classes: &[&ClassTrace], names: &[String]) -> Merged {
+    merge_until(classes, names, false)
+}
+
+/// [`merge`], or with `stop_at_conflict` only until the first conflict (the records are then
+/// a prefix and `conflicts` is 1): whether a set of classes merges without conflict is known
+/// from the first conflicting record, and [`merge_best`] asks that of several sets.
+fn merge_until(classes: &[&ClassTrace], names: &[String], stop_at_conflict: bool) -> Merged {
     let class_names: Vec<Vec<String>> = classes
         .iter()
         .map(|c| {
@@ -502,6 +517,11 @@ pub(super) fn merge(classes: &[&ClassTrace], names: &[String]) -> Merged {
         for loose in [false, true] {
             st.loose = loose;
             for c in 0..classes.len() {
+                // A candidate always advances the class it grew from, so a class already advanced
+                // by a candidate of this layer offers nothing that could join it.
+                if layer.iter().any(|l| l.advance.contains(&c)) {
+                    continue;
+                }
                 let Some(cand) = st.candidate(c) else { continue };
                 if !layer.iter().any(|l| l.advance.iter().any(|x| cand.advance.contains(x))) {
                     layer.push(cand);
@@ -518,6 +538,9 @@ pub(super) fn merge(classes: &[&ClassTrace], names: &[String]) -> Merged {
         layer.sort_by_key(|c| st.priority(c));
         for cand in layer {
             st.take(cand, &mut conflicts, &mut class_conflicts, &mut contributed);
+        }
+        if stop_at_conflict && conflicts > 0 {
+            break;
         }
     }
     let records = st
@@ -561,17 +584,21 @@ pub(super) fn merge_best(classes: &[ClassTrace], names: &[String], weights: &[u6
     let mut order: Vec<usize> = (0..classes.len()).collect();
     order.sort_by_key(|&c| (std::cmp::Reverse(dirs(c)), c));
     let mut chosen = vec![order[0]];
+    // The merge of the last set that merged without conflict: `sub` below when it is the final
+    // set (a trial is abandoned at its first conflict).
+    let mut last: Option<Merged> = None;
     for &c in &order[1..] {
         let mut trial = chosen.clone();
         trial.push(c);
         trial.sort_unstable();
         let refs: Vec<&ClassTrace> = trial.iter().map(|&i| &classes[i]).collect();
-        if merge(&refs, names).conflicts == 0 {
+        let m = merge_until(&refs, names, true);
+        if m.conflicts == 0 {
             chosen = trial;
+            last = Some(m);
         }
     }
-    let refs: Vec<&ClassTrace> = chosen.iter().map(|&i| &classes[i]).collect();
-    let sub = merge(&refs, names);
+    let sub = last.unwrap_or_else(|| merge(&[&classes[chosen[0]]], names));
     if score(&sub.records, classes, names, weights) <= score(&full.records, classes, names, weights) {
         return (full, vec![true; classes.len()]);
     }
@@ -610,6 +637,26 @@ fn op_keys<'a>(records: impl Iterator<Item = &'a LogicalCall>) -> Vec<(String, b
         .collect()
 }
 
+/// [`super::lcs_len`], the same number: the longest common subsequence of `a` and `b`, within
+/// the same windows as [`super::align`] (each window's LCS is exact there, Myers being optimal),
+/// by rapidfuzz's bit-parallel LCS, O(n·m/64) per window. Myers costs O((n+m)·D) and the
+/// difference D grows with the trace when a class is left out of a merge: that made the score
+/// the one superlinear step of [`merge_best`].
+fn lcs_len<K: std::hash::Hash + Eq>(a: &[K], b: &[K]) -> u64 {
+    if a == b {
+        return a.len() as u64;
+    }
+    let (sa, sb) = super::symbols(a, b);
+    let windows = (sa.len() + sb.len()).div_ceil(super::DIFF_WINDOW).max(1);
+    (0..windows)
+        .map(|w| {
+            let (a0, a1) = (sa.len() * w / windows, sa.len() * (w + 1) / windows);
+            let (b0, b1) = (sb.len() * w / windows, sb.len() * (w + 1) / windows);
+            rapidfuzz::distance::lcs_seq::similarity(sa[a0..a1].iter().copied(), sb[b0..b1].iter().copied()) as u64
+        })
+        .sum()
+}
+
 /// Reproduced operations of every class under the merged `records`, as a share weighted by the
 /// ranks each class stands for.
 fn score(records: &[Record], classes: &[ClassTrace], names: &[String], weights: &[u64]) -> f64 {
@@ -636,7 +683,7 @@ fn score(records: &[Record], classes: &[ClassTrace], names: &[String], weights: 
         let share = if longest == 0 {
             1.0
         } else {
-            super::lcs_len(&a, &b) as f64 / longest as f64
+            lcs_len(&a, &b) as f64 / longest as f64
         };
         let w = weights.get(c).copied().unwrap_or(1) as f64;
         num += w * share;
@@ -767,6 +814,29 @@ mod tests {
                 call_index: i as u32,
             })
             .collect()
+    }
+
+    /// The bit-parallel LCS of the score gives the Myers alignment's count on sequences that
+    /// share little (a class left out of a merge), share much, or are empty, and across windows.
+    #[test]
+    fn score_lcs_equals_the_myers_alignment() {
+        let mut rng = Rng(0xD1B5_4A32_D192_ED03);
+        for case in 0..300 {
+            let alphabet = 1 + rng.below(6);
+            let n = rng.below(300) as usize;
+            let a: Vec<u64> = (0..n).map(|_| rng.below(alphabet)).collect();
+            let mut b: Vec<u64> = a.iter().copied().filter(|_| rng.below(4) != 0).collect();
+            for _ in 0..rng.below(80) {
+                let at = rng.below(b.len() as u64 + 1) as usize;
+                b.insert(at, rng.below(alphabet + 2));
+            }
+            assert_eq!(lcs_len(&a, &b), super::super::lcs_len(&a, &b), "case {case}");
+        }
+        // Two windows: 46,000 symbols in all, one in 400 changed.
+        let long: Vec<u32> = (0..23_000).map(|i| i % 7).collect();
+        let other: Vec<u32> = (0..23_000).map(|i| if i % 400 == 0 { 9 } else { i % 7 }).collect();
+        assert_eq!(lcs_len(&long, &other), super::super::lcs_len(&long, &other));
+        assert_eq!(lcs_len::<u32>(&[], &[1, 2]), 0);
     }
 
     #[test]
