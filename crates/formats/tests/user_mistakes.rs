@@ -283,3 +283,16 @@ fn a_paraver_record_cut_inside_a_number_is_reported_with_its_line() {
     assert_eq!(err.line, Some(line_no as u64), "{err}");
     assert!(err.message.contains("the file ends inside this line"), "{err}");
 }
+
+#[test]
+fn one_dumpi_trace_given_twice_under_two_folder_names_says_so() {
+    let lu = folder(LU);
+    let mut files = lu.clone();
+    files.extend(
+        lu.into_iter()
+            .map(|f| InputFile::new(format!("{LU}/{}", f.name), f.bytes)),
+    );
+    let err = read_trace(files).expect_err("two copies of one trace");
+    assert_eq!(err.file, format!("{LU}/{LU_PREFIX}.meta"), "{err}");
+    assert!(err.message.contains("the same content: one trace given twice"), "{err}");
+}

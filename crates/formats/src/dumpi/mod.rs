@@ -253,10 +253,15 @@ fn read_on_threads(
         }
         _ => {
             let names: Vec<&str> = metas.iter().map(|m| m.name.as_str()).collect();
+            let copies = if metas.iter().all(|m| m.bytes == metas[0].bytes) {
+                " (the same content: one trace given twice, from a folder and an archive?)"
+            } else {
+                ""
+            };
             return Err(FormatError::new(
-                "(input)",
+                metas[1].name.as_str(),
                 format!(
-                    "several DUMPI .meta files ({}): give one trace at a time",
+                    "several DUMPI .meta files ({}){copies}: give one trace at a time",
                     names.join(", ")
                 ),
             ));
