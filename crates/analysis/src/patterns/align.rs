@@ -285,6 +285,7 @@ pub fn align_runs(
         let mut new = Vec::with_capacity(old.len());
         let mut i = 0;
         let seq = &events.ranks[r].symbols;
+        let mut tails: Vec<(usize, usize, u32)> = Vec::new();
         for (first, occ, shift, run) in reps {
             let floor = new.len();
             new.extend_from_slice(&old[i..first]);
@@ -301,33 +302,35 @@ pub fn align_runs(
             }
             i = first + occ.len();
             new.extend(occ);
-            if shift == 0 {
-                continue;
-            }
-            // Its last copy is whole when the `shift` events after the run open the unit again;
-            // the occurrences leading on from the run without a gap then move as much later.
-            let run = &runs[run];
-            let end = run.start + run.copies as u32 * run.period;
-            let unit = &seq[run.start as usize..(run.start + run.period) as usize];
-            let mut j = i;
-            let mut reach = end;
-            while j < old.len() && old[j].0 == reach && run_of[r][old[j].0 as usize] == u32::MAX {
-                reach = old[j].1;
-                j += 1;
-            }
-            let limit = old.get(j).map_or(seq.len() as u32, |o| o.0);
-            if reach + shift <= limit
-                && (end + shift) as usize <= seq.len()
-                && seq[end as usize..(end + shift) as usize] == unit[..shift as usize]
-            {
-                if let Some(last) = new.last_mut() {
-                    last.1 = end + shift;
-                }
-                new.extend(old[i..j].iter().map(|o| (o.0 + shift, o.1 + shift)));
-                i = j;
+            if shift > 0 {
+                tails.push((new.len() - 1, run, shift));
             }
         }
         new.extend_from_slice(&old[i..]);
+        // A run cut `shift` events later: its last copy is whole when the `shift` events after
+        // the run open the unit again; the occurrences leading on from the run without a gap
+        // then move as much later (the next run's cut already placed, so nothing overlaps).
+        for (k, run, shift) in tails {
+            let run = &runs[run];
+            let end = run.start + run.copies as u32 * run.period;
+            let unit = &seq[run.start as usize..(run.start + run.period) as usize];
+            let mut j = k + 1;
+            let mut reach = end;
+            while j < new.len() && new[j].0 == reach && run_of[r][new[j].0 as usize] == u32::MAX {
+                reach = new[j].1;
+                j += 1;
+            }
+            let limit = new.get(j).map_or(seq.len() as u32, |o| o.0);
+            if new[k].1 == end
+                && reach + shift <= limit
+                && seq[end as usize..(end + shift) as usize] == unit[..shift as usize]
+            {
+                new[k].1 = end + shift;
+                for o in &mut new[k + 1..j] {
+                    *o = (o.0 + shift, o.1 + shift);
+                }
+            }
+        }
         out[r] = new;
     }
     for (r, units) in rotated_units.iter().enumerate() {
