@@ -487,7 +487,13 @@ pub(super) fn choose_keyed(
         // K3,3,3), and identification's mapping then names a program move by different
         // directions at different ranks.
         let own_label = format!("{identified}, placed by first contacts");
-        if matched.spec.is_vertex_transitive() {
+        if base.positional == base.total {
+            considered.push(ConsideredTopology {
+                label: own_label,
+                agreement: None,
+                note: "not tried: identification's mapping already agrees fully".into(),
+            });
+        } else if matched.spec.is_vertex_transitive() {
             match by_contacts(&matched.spec) {
                 Ok(p) if p == matched => considered.push(ConsideredTopology {
                     label: own_label,
@@ -511,6 +517,12 @@ pub(super) fn choose_keyed(
                     note,
                 }),
             }
+        } else {
+            considered.push(ConsideredTopology {
+                label: own_label,
+                agreement: None,
+                note: "not vertex-transitive: identification's mapping is kept".into(),
+            });
         }
         let mut tried = 0;
         for e in &others {
