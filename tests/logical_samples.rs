@@ -154,6 +154,20 @@ fn broadcast_sizes_are_the_roots_on_every_rank() {
                 lines.iter().all(|x| !x.contains("(0 B")),
                 "{name} from rank {r}: {lines:?}"
             );
+            // The skeleton's comment on each broadcast is the same text (C comment characters
+            // left out).
+            let c_source = skeleton_c(&l, &program).unwrap();
+            for line in &lines {
+                let comment: String = line
+                    .trim_start_matches(['[', ' '])
+                    .chars()
+                    .filter(|c| !matches!(c, '*' | '/'))
+                    .collect();
+                assert!(
+                    c_source.contains(&format!("/* {comment} */")),
+                    "{name} from rank {r}: skeleton comment {comment}"
+                );
+            }
             match &shown {
                 None => shown = Some(lines),
                 Some(first) => assert_eq!(&lines, first, "{name}: compressed broadcasts from rank {r}"),

@@ -15,7 +15,7 @@
 //! the topology communicator, reductions use `MPI_BOR` on `MPI_BYTE`, v-collectives run as their
 //! regular form with the rank's own sizes.
 
-use crate::compress::{Node, Program, Values};
+use crate::compress::{call_text, Node, Program, Values};
 use crate::logical::{LogicalCall, LogicalTrace, Partner};
 use std::fmt::Write as _;
 use tracelogic_graph::{Direction, TopologySpec};
@@ -310,7 +310,9 @@ fn emit_nodes(
                 ..
             } => {
                 let varying = sizes.iter().chain(tags).any(needs_counter);
-                let _ = writeln!(out, "{pad}{{ /* {} */", sanitize(&shape.text()));
+                // The call with its size and tag sequences, as `logical --compress` prints it (the
+                // shape alone has every size 0).
+                let _ = writeln!(out, "{pad}{{ /* {} */", sanitize(&call_text(shape, sizes, tags)));
                 let inner = format!("{pad}    ");
                 if varying {
                     counters.push(*id);
