@@ -606,6 +606,56 @@ mod tests {
     }
 
     #[test]
+    fn placement_from_first_contacts_is_reported_with_its_coordinates() {
+        // A 3x3 6-point stencil is K3,3,3: identification's isomorphism is arbitrary, so the
+        // logical trace places the ranks from their first contacts and says where they sit.
+        let spec = Spec {
+            topology: TopologySpec::parse("stencil6:3x3").unwrap(),
+            numbering: Numbering::Random,
+            seed: 1,
+            iterations: 3,
+            ..Spec::default()
+        };
+        let trace = generate(&spec).unwrap();
+        let dir = std::env::temp_dir().join(format!("tracelogic-cli-logical-{}-k333", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("run.txt");
+        std::fs::write(&path, tracelogic_formats::text::write(&trace)).unwrap();
+        let out = dir.join("out.json");
+        run(args(&path, &out)).unwrap();
+        let v = read_json(&out);
+        assert_eq!(
+            v["directions_from"]["placed_by"], "first_contacts",
+            "{}",
+            v["directions_from"]
+        );
+        assert_eq!(v["verification"]["overall_share"], 1.0);
+        let logical = build(&trace, Threshold::Auto, &[]).unwrap();
+        let placement = v["placement"].as_array().unwrap();
+        assert_eq!(placement.len(), 9);
+        for (r, p) in placement.iter().enumerate() {
+            let node = logical.placement.node_of_rank[r];
+            assert_eq!(p["rank"], r as u64);
+            assert_eq!(p["node"], node);
+            assert_eq!(p["coords"], serde_json::json!(logical.placement.spec.coords(node)));
+        }
+        let text_out = dir.join("out.txt");
+        run(Args {
+            json: false,
+            ..args(&path, &text_out)
+        })
+        .unwrap();
+        let text = std::fs::read_to_string(&text_out).unwrap();
+        let listed = format!(
+            "rank (coordinates) 0 ({})",
+            placement[0]["coords"][0].to_string() + "," + &placement[0]["coords"][1].to_string()
+        );
+        assert!(text.contains("placed by the ranks' first contacts"), "{text}");
+        assert!(text.contains(&listed), "{listed} in {text}");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
     fn thresholds_parse() {
         assert_eq!(threshold_arg("auto").unwrap(), Threshold::Auto);
         assert_eq!(threshold_arg("5%").unwrap(), Threshold::Percent(5.0));
