@@ -8,7 +8,7 @@
 mod common;
 
 use tracelogic_analysis::compress::compress;
-use tracelogic_analysis::logical::{agreement, logicalize_identified, verify, LogicalTrace, Placement};
+use tracelogic_analysis::logical::{agreement, logicalize_identified, verify, LogicalTrace, PlacedBy, Placement};
 use tracelogic_analysis::matrix::CommMatrix;
 use tracelogic_analysis::topology::{identify_matrix, TopologyOptions};
 use tracelogic_model::{Selection, Trace};
@@ -188,4 +188,55 @@ fn red_black_tori_take_the_torus_directions_by_their_send_order() {
         );
         assert!(torus > cube, "{numbering:?}: torus {torus}, cube {cube}");
     }
+}
+
+#[test]
+fn runs_whose_mapping_agrees_keep_identifications_placement() {
+    // Tori, stencils and grids of extents above 4 have only geometric automorphisms: the
+    // canonical placement already agrees fully, so the first-contact search is not even run and
+    // the logical trace uses exactly identification's (canonical) mapping.
+    for topology in ["torus:6x6", "stencil6:6x6", "grid:4x3", "torus:5x3x2"] {
+        for numbering in NUMBERINGS {
+            let what = format!("{topology} {numbering:?}");
+            let (trace, _) = run(topology, numbering, Style::Isend, 7);
+            let logical = logical_of(&trace);
+            let from = logical.directions_from.as_ref().unwrap();
+            assert_eq!(from.placed_by, PlacedBy::Identification, "{what}: {}", from.reason);
+            assert_eq!(from.agreement, 1.0, "{what}");
+            let m = CommMatrix::from_trace(&trace, &Selection::all());
+            let matched = Placement::from_report(&identify_matrix(&m, &TopologyOptions::default())).unwrap();
+            assert_eq!(logical.placement, matched, "{what}");
+            assert_eq!(verify(&trace, &logical).unwrap().overall_share, 1.0, "{what}");
+        }
+    }
+}
+
+#[test]
+fn placement_choose_places_complete_multipartite_stencils_by_first_contacts() {
+    // What `match` extrapolation and the web views call: the same placement as the logical
+    // trace, built from the trace when identification's isomorphism of K3,3,3 is not the
+    // program's.
+    let mut rebuilt = 0;
+    for seed in 1..=4 {
+        let (trace, _) = run("stencil6:3x3", Numbering::Random, Style::Isend, seed);
+        let m = CommMatrix::from_trace(&trace, &Selection::all());
+        let report = identify_matrix(&m, &TopologyOptions::default());
+        let (placement, from) = Placement::choose(&trace, &report).unwrap();
+        assert_eq!(from.agreement, 1.0, "seed {seed}: {}", from.reason);
+        let (agreed, total) = agreement(&trace, &placement);
+        assert_eq!(agreed, total, "seed {seed}");
+        if from.identified_agreement < 1.0 {
+            rebuilt += 1;
+            assert_eq!(from.placed_by, PlacedBy::FirstContacts, "seed {seed}");
+            assert!(
+                from.considered
+                    .iter()
+                    .any(|c| c.label.ends_with("placed by first contacts") && c.agreement == Some(1.0)),
+                "seed {seed}: {:?}",
+                from.considered
+            );
+        }
+        assert_eq!(logical_of(&trace).placement, placement, "seed {seed}");
+    }
+    assert!(rebuilt > 0, "no seed needed the placement built from first contacts");
 }
