@@ -210,6 +210,23 @@ pub fn window_entropy(seq: &[u32], width: usize) -> Vec<f64> {
     out
 }
 
+/// The BIC threshold τ = log2(N)·K / 2N (thesis Eq. 5.11) of a segment of `n` symbols whose
+/// cut has `k` free parameters (`K = k_l + k_r + 1 − k`): the maximum divergence must exceed it
+/// for the cut to pay for the parameters it adds. Bits, as the thesis' tables.
+pub fn bic_threshold(n: usize, k: usize) -> f64 {
+    let nf = n as f64;
+    nf.log2() * k as f64 / (2.0 * nf)
+}
+
+/// The segmentation strength s = (2N·D̂ − log2(N)·K) / (log2(N)·K) (thesis Eq. 5.12) of a cut of
+/// divergence `djs` with `k` free parameters in a segment of `n` symbols: how far `2N·D̂` clears
+/// the BIC penalty, relative to it. Independent of the log base; `s > 0` is `D̂ > τ`.
+pub fn segmentation_strength(n: usize, k: usize, djs: f64) -> f64 {
+    let nf = n as f64;
+    let bic = nf.log2() * k as f64;
+    (2.0 * nf * djs - bic) / bic
+}
+
 /// Segment `seq` recursively, cutting while the strength exceeds `s0` (0 = the BIC rule).
 ///
 /// Symbols are small integers (dense ids of patterns). O(N · depth) time, O(N + k) extra space.
@@ -246,14 +263,12 @@ pub fn segment(seq: &[u32], s0: f64) -> Segmentation {
         if n < 2 {
             continue;
         }
-        let k_param = (sc.k_left + sc.k_right + 1 - sc.k) as f64;
-        let nf = n as f64;
-        let bic = nf.log2() * k_param;
-        let strength = (2.0 * nf * sc.best_djs - bic) / bic;
+        let k_param = sc.k_left + sc.k_right + 1 - sc.k;
+        let strength = segmentation_strength(n, k_param, sc.best_djs);
         let node = &mut tree[id];
         node.djs = sc.best_djs;
         node.cut = Some(start + sc.best_cut);
-        node.tau = bic / (2.0 * nf);
+        node.tau = bic_threshold(n, k_param);
         node.strength = Some(strength);
         if strength > s0 {
             let (l, r) = (tree.len(), tree.len() + 1);
@@ -322,8 +337,16 @@ pub struct Phase {
     pub start: usize,
     /// One past the last position.
     pub end: usize,
-    /// Earliest and latest time (ns) of its pattern occurrences.
+    /// When the run is in this phase (ns, half-open): from the start of its first pattern
+    /// occurrence to the start of the next phase's first occurrence (the last phase: to the
+    /// latest end of any occurrence). The sequence is ordered by start time, so these intervals
+    /// follow one another without gaps or overlap, as the segmentation's positions do.
     pub time: (tracelogic_model::Time, tracelogic_model::Time),
+    /// Earliest start and latest end (ns) of its pattern occurrences over all ranks. Ranks reach
+    /// a phase at different times, so this reaches past [`Phase::time`] into the next phase when
+    /// a rank is still in this phase's last occurrence while another has begun the next one
+    /// (NPB LU: rank 1 enters the set-up broadcasts 24 ms after rank 0 has left them).
+    pub extent: (tracelogic_model::Time, tracelogic_model::Time),
     /// Per rank, where the phase lies.
     pub ranks: Vec<RankSpan>,
     /// Communication patterns in the phase with their occurrence counts (`None` = outside).
@@ -401,11 +424,11 @@ pub fn detect_phases(
         let mut ranks: std::collections::BTreeMap<u32, RankSpan> = Default::default();
         let mut counts: std::collections::BTreeMap<u32, usize> = Default::default();
         let mut routines: std::collections::HashMap<u32, u64> = Default::default();
-        let mut time = (u64::MAX, 0u64);
+        let mut extent = (u64::MAX, 0u64);
         for &i in &idx[node.start..node.end] {
             let inst = &comm.instances[i];
             *counts.entry(inst.pattern).or_default() += 1;
-            time = (time.0.min(inst.start), time.1.max(inst.end));
+            extent = (extent.0.min(inst.start), extent.1.max(inst.end));
             for part in &inst.parts {
                 let e = ranks.entry(part.rank).or_insert(RankSpan {
                     rank: part.rank,
@@ -429,7 +452,7 @@ pub fn detect_phases(
             }
         }
         if node.start == node.end {
-            time = (0, 0);
+            extent = (0, 0);
         }
         let mut routines: Vec<(String, u64)> = routines
             .into_iter()
@@ -445,11 +468,18 @@ pub fn detect_phases(
             node: leaf,
             start: node.start,
             end: node.end,
-            time,
+            // Set below, once the next phase's start is known.
+            time: extent,
+            extent,
             ranks: ranks.into_values().collect(),
             patterns,
             routines,
         });
+    }
+    let last_end = phases.iter().map(|p| p.extent.1).max().unwrap_or(0);
+    for k in 0..phases.len() {
+        let to = phases.get(k + 1).map_or(last_end, |next| next.extent.0);
+        phases[k].time = (phases[k].extent.0, to.max(phases[k].extent.0));
     }
     PhaseAnalysis {
         sequence_length: seq.len(),

@@ -38,12 +38,18 @@ fn three_generated_phases_at_their_boundaries() {
     assert_eq!(bounds, vec![(0, 6), (6, 86), (86, 96)]);
     for (ph, t) in p.phases.iter().zip(&truth.phases) {
         assert!(
-            ph.time.0 >= t.start_ns && ph.time.1 <= t.end_ns,
+            ph.extent.0 >= t.start_ns && ph.extent.1 <= t.end_ns,
             "{:?} vs {t:?}",
-            ph.time
+            ph.extent
         );
+        // The phase's own interval begins where its occurrences begin.
+        assert_eq!(ph.time.0, ph.extent.0);
         assert_eq!(ph.patterns.len(), 1);
         assert_eq!(ph.ranks.len(), 16);
+    }
+    // The intervals follow one another: each ends where the next begins.
+    for w in p.phases.windows(2) {
+        assert_eq!(w[0].time.1, w[1].time.0);
     }
     // The root is cut where the divergence peaks, and its strength clears the BIC threshold.
     let root = &p.tree[0];

@@ -83,16 +83,18 @@ pub fn run(args: Args) -> CliResult {
                     ph.end.to_string(),
                     seconds(ph.time.0),
                     seconds(ph.time.1),
+                    seconds(ph.extent.1),
                     pats.join(" "),
                     routines.join(" "),
                 ]
             })
             .collect();
         o += &table(
-            &["start", "end", "from s", "to s", "patterns", "routines"],
+            &["start", "end", "from s", "to s", "last ends s", "patterns", "routines"],
             rows,
-            &[0, 1, 2, 3],
+            &[0, 1, 2, 3, 4],
         );
+        o += &skew_note(&p);
         crate::common::emit(|out| out.write_all(o.as_bytes()))?;
     }
     Ok(if p.sequence_length == 0 {
@@ -100,6 +102,29 @@ pub fn run(args: Args) -> CliResult {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Why a phase's last occurrence can end after the next phase began: said once under the
+/// table, with how many phases and by how much, so the overlap reads as rank skew, not as
+/// phases out of order. Empty when no phase reaches past its interval.
+fn skew_note(p: &PhaseAnalysis) -> String {
+    let over: Vec<u64> = p
+        .phases
+        .iter()
+        .map(|ph| ph.extent.1.saturating_sub(ph.time.1))
+        .filter(|&d| d > 0)
+        .collect();
+    match over.iter().max() {
+        None => String::new(),
+        Some(&most) => format!(
+            "from/to: the phases follow one another (each begins with its first pattern occurrence on any rank). \
+             Ranks reach a phase at different times, so in {} of {} phases the last occurrence ends \
+             ('last ends') after the next phase has begun on another rank, by up to {} s.\n",
+            over.len(),
+            p.phases.len(),
+            seconds(most)
+        ),
+    }
 }
 
 #[cfg(test)]
@@ -141,6 +166,11 @@ mod tests {
         );
         let t0 = phases[0]["time"][1].as_u64().unwrap();
         let t1 = phases[1]["time"][0].as_u64().unwrap();
-        assert!(t0 <= t1, "phase times in order: {t0} {t1}");
+        assert_eq!(t0, t1, "phase intervals follow one another");
+        for ph in phases {
+            let (time, extent) = (&ph["time"], &ph["extent"]);
+            assert_eq!(time[0], extent[0]);
+            assert!(extent[1].as_u64().unwrap() >= extent[0].as_u64().unwrap());
+        }
     }
 }
