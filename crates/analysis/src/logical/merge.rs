@@ -152,6 +152,23 @@ impl State<'_> {
         restrict_call(call, |o| self.op_visible(c, o).then(|| o.for_class(&self.dirs[c])))
     }
 
+    /// Whether class `c` sees `call` (`None`: it does not), and if so whether what it sees is
+    /// [`same`] as `other`: `same(&restrict(call, c)?, other, loose)` without building the
+    /// restricted call when the class sees every operation and none has per-class sizes (then
+    /// the restriction is the call itself), as for most records of the merge.
+    fn seen_same(&self, call: &LogicalCall, c: usize, other: &LogicalCall, loose: bool) -> Option<bool> {
+        if call.kind.is_p2p() && !call.ops.is_empty() {
+            let visible = call.ops.iter().filter(|o| self.op_visible(c, o)).count();
+            if visible == 0 {
+                return None;
+            }
+            if visible == call.ops.len() && call.ops.iter().all(|o| o.bytes_by_class.is_empty()) {
+                return Some(same(call, other, loose));
+            }
+        }
+        self.restrict(call, c).map(|seen| same(&seen, other, loose))
+    }
+
     /// The merged records a completion head of class `c` completes.
     fn targets_of(&self, c: usize, head: &Record) -> Vec<usize> {
         let i = self.pos[c];
@@ -230,9 +247,11 @@ impl State<'_> {
         'grow: loop {
             let mut advance = Vec::new();
             for c in 0..self.classes.len() {
-                let Some(seen) = self.restrict(&m, c) else { continue };
+                if !m.ops.iter().any(|o| self.op_visible(c, o)) {
+                    continue;
+                }
                 let h = &self.head(c)?.call;
-                if same(&seen, h, self.loose) {
+                if self.seen_same(&m, c, h, self.loose) == Some(true) {
                     advance.push(c);
                     continue;
                 }
@@ -349,7 +368,7 @@ impl State<'_> {
                                     && h.call.function == call.function
                                     && self.targets_of(c, h) == self.seen_targets(&targets, c)
                             }
-                            _ => self.restrict(&call, c).is_some_and(|r| same(&r, &h.call, true)),
+                            _ => self.seen_same(&call, c, &h.call, true) == Some(true),
                         })
             })
             .collect();
@@ -397,7 +416,7 @@ impl State<'_> {
         cand.advance.contains(&c)
             && match cand.call.kind {
                 CallKind::Completion => true,
-                _ => self.restrict(&cand.call, c).is_some_and(|r| same(&r, &h.call, false)),
+                _ => self.seen_same(&cand.call, c, &h.call, false) == Some(true),
             }
     }
 
