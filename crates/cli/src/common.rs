@@ -302,6 +302,19 @@ pub struct SelectionArgs {
 }
 
 impl SelectionArgs {
+    /// Why the selection is empty when `--from` lies after the end of the run (measured from its
+    /// first event), for the note that says so; `None` otherwise.
+    pub fn past_the_end(&self, trace: &Trace) -> Option<String> {
+        let (start, end) = trace.span();
+        let length = end.saturating_sub(start);
+        let from = self.from.filter(|&f| f > length)?;
+        Some(format!(
+            "--from {} s is after the end of the run, which lasts {} s",
+            seconds(from),
+            seconds(length)
+        ))
+    }
+
     /// The [`Selection`] these flags describe for `trace`: times become absolute (offset by the
     /// trace's first timestamp); ranks and communicator are checked against the trace.
     pub fn selection(&self, trace: &Trace) -> Result<Selection, CliError> {
@@ -318,17 +331,7 @@ impl SelectionArgs {
             None => None,
             Some(c) => Some(resolve_comm(trace, c)?),
         };
-        let (start, end) = trace.span();
-        if let Some(f) = self.from {
-            let length = end.saturating_sub(start);
-            if f > length {
-                return Err(CliError::Input(format!(
-                    "--from {} s is after the end of the run ({} s long)",
-                    seconds(f),
-                    seconds(length)
-                )));
-            }
-        }
+        let start = trace.span().0;
         if let (Some(f), Some(t)) = (self.from, self.to) {
             if f > t {
                 return Err(CliError::Input("--from is later than --to".into()));
@@ -365,10 +368,12 @@ pub fn select(trace: Trace, args: &SelectionArgs) -> Result<(Trace, Selection), 
         return Ok((trace, selection));
     }
     set_stage(format!("restricting {} to the selection", trace.source));
+    let past_the_end = args.past_the_end(&trace);
     let restricted = trace.into_restricted(&selection);
     if restricted.num_calls() == 0 {
+        let why = past_the_end.map(|w| format!(" ({w})")).unwrap_or_default();
         eprintln!(
-            "tracelogic: note: the selection keeps no MPI call of {}",
+            "tracelogic: note: the selection keeps no MPI call of {}{why}",
             restricted.source
         );
     }
@@ -464,13 +469,15 @@ mod tests {
             from: Some(1_001),
             ..Default::default()
         };
-        let e = past_the_end.selection(&t).unwrap_err().to_string();
-        assert!(e.contains("after the end of the run"), "{e}");
+        assert!(past_the_end
+            .past_the_end(&t)
+            .unwrap()
+            .contains("after the end of the run"));
         let at_the_end = SelectionArgs {
             from: Some(1_000),
             ..Default::default()
         };
-        assert!(at_the_end.selection(&t).is_ok());
+        assert_eq!(at_the_end.past_the_end(&t), None);
     }
 
     #[test]

@@ -280,6 +280,12 @@ pub fn run(args: Args) -> CliResult {
         } else {
             let trace = load_trace(&args.paths)?;
             let selection = args.selection.selection(&trace)?;
+            if let Some(why) = args.selection.past_the_end(&trace) {
+                eprintln!(
+                    "tracelogic: note: the selection keeps no MPI call of {} ({why})",
+                    trace.source
+                );
+            }
             set_stage("building the communication matrix");
             CommMatrix::try_from_trace(&trace, &selection)
                 .map_err(|e| CliError::Input(format!("{}: {e}", trace.source)))?
