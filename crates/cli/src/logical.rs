@@ -339,10 +339,7 @@ fn human(r: &Report, logical: &LogicalTrace, program: &Program, side_by_side: bo
         r.topology.label,
         r.topology.directions.join(", ")
     ));
-    if let Some(d) = r
-        .directions_from
-        .filter(|d| d.topology != d.identified || d.placed_by == PlacedBy::FirstContacts)
-    {
+    if let Some(d) = r.directions_from.filter(|d| d.worth_showing()) {
         s.push_str(&format!("Directions from the {}.\n", d.reason));
     }
     if r.directions_from

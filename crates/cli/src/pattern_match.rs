@@ -195,7 +195,7 @@ pub fn run(args: Args) -> CliResult {
                 x.orientation_matches.len(),
                 x.orientation_matches
             );
-            if let Some(d) = x.directions_from.filter(|d| d.topology != d.identified) {
+            if let Some(d) = x.directions_from.filter(|d| d.worth_showing()) {
                 o += &format!("{}\n", d.reason);
             }
             if let Some(or) = x.orientation {

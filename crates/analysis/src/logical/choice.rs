@@ -89,6 +89,15 @@ pub struct DirectionsFrom {
     pub placed_by: PlacedBy,
 }
 
+impl DirectionsFrom {
+    /// True when the directions do not simply come from topology identification's mapping (an
+    /// isomorphic equivalent names them, or the ranks' first contacts placed them), so the
+    /// reason is worth showing beside the logical trace or the pattern search.
+    pub fn worth_showing(&self) -> bool {
+        self.topology != self.identified || self.placed_by == PlacedBy::FirstContacts
+    }
+}
+
 /// Where a logical trace's placement comes from ([`DirectionsFrom::placed_by`]).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

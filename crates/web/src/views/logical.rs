@@ -259,7 +259,7 @@ pub fn logical_view(props: &LogicalProps) -> Html {
                 { format!(" (directions {}), from rank{} {}{}", r.topology.directions.join(", "), if used.len() > 1 { "s" } else { "" },
                     used.join(", "), if r.maximal { " (a maximal rank)" } else { " (merged: no rank has every neighbour)" }) }
             </p>
-            if let Some(d) = r.directions_from.as_ref().filter(|d| d.topology != d.identified) {
+            if let Some(d) = r.directions_from.as_ref().filter(|d| d.worth_showing()) {
                 <p class="note" id="logical-directions-from">{ format!("Directions from the {}", d.reason) }</p>
             }
             { pending_note(&props.state) }

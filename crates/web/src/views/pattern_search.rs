@@ -118,7 +118,7 @@ fn search_results(r: &SearchResult) -> Html {
             <p id="pattern-search-extrapolation">
                 { format!("Written for {}, extrapolated to the run's {} ({} classes of ranks; occurrences per orientation tried: {:?}).",
                     r.search.from_topology, r.search.to_topology, r.search.classes.len(), r.search.orientation_matches) }
-                { for r.search.directions_from.as_ref().filter(|d| d.topology != d.identified).map(|d| format!(" {}", d.reason)) }
+                { for r.search.directions_from.as_ref().filter(|d| d.worth_showing()).map(|d| format!(" {}", d.reason)) }
             </p>
         }
     });
