@@ -349,84 +349,135 @@ pub fn detect(seq: &[u32], alphabet: u32, barrier_after: Option<&[bool]>, opts: 
 /// A tandem unit's occurrences are the copies of its runs; the same body executed once between
 /// other calls (MG's halo exchange after a `Barrier` or before `norm2u3`'s two `Allreduce`s) is
 /// the same behaviour and is counted, as the thesis counts MG's `comm3` in every context. A copy
-/// is added only where no occurrence of a pattern at least as frequent covers it (the unit's own
-/// included, so copies never overlap): inside a loop body that repeats more often than the unit
-/// (LU's exchange inside each time step), the enclosing body is the behaviour and the unit stays
-/// a part of it; across the copies of another loop of the same count (Sweep3D's `x y` run
-/// followed by `y x`, where `y x` also reads inside the first run) it is no copy at all. Units of the first level are in the
-/// sequence's own symbols, so the search is exact; deeper units (general forms with inner runs)
-/// keep the occurrences the reduction gave them. O(n + matches × unit length).
+/// is added only where it meets no run (of any level) whose unit is at least as frequent — the
+/// unit's own runs included, so copies never overlap: inside a loop body that repeats more often
+/// than the unit (LU's exchange inside each time step) the enclosing body is the behaviour and
+/// the unit stays a part of it; across the copies of another loop of the same count (Sweep3D's
+/// `x y` run followed by `y x`, where `y x` also reads inside the first run) it is no copy at
+/// all. Units of the first level are in the sequence's own symbols, so the search is exact;
+/// deeper units (general forms with inner runs) keep the occurrences the reduction gave them.
+/// One left-to-right scan with the units indexed by their first bi-gram: O(n + matches × unit
+/// length × levels).
 fn complete_loop_bodies(s: &[u32], red: &tandem::Reduction, acc: &mut HashMap<Vec<u32>, Found>, min_len: usize) {
     let Some(level) = red.levels.first() else {
         return;
     };
     let mut units: Vec<&[u32]> = Vec::new();
-    {
-        let mut seen: std::collections::HashSet<&[u32]> = Default::default();
-        for c in level {
-            if c.unit.len() >= min_len && seen.insert(&c.unit) {
-                units.push(&c.unit);
-            }
+    let mut seen: std::collections::HashSet<&[u32]> = Default::default();
+    for c in level {
+        if c.unit.len() >= min_len && seen.insert(&c.unit) {
+            units.push(&c.unit);
         }
     }
     if units.is_empty() {
         return;
     }
-    for e in acc.values_mut() {
-        if !e.0.windows(2).all(|w| w[0] <= w[1]) {
-            e.0.sort_unstable();
+    let frequency = |occ: &mut Vec<(u32, u32)>| {
+        if !occ.windows(2).all(|w| w[0] <= w[1]) {
+            occ.sort_unstable();
         }
-        e.0.dedup_by_key(|o| o.0);
-    }
-    // Highest frequency of a pattern occurrence over each position.
-    let mut cover = vec![0u32; s.len()];
-    for e in acc.values() {
-        let f = e.0.len() as u32;
-        for &(a, b) in &e.0 {
-            for c in &mut cover[a as usize..b as usize] {
-                *c = (*c).max(f);
-            }
+        occ.dedup_by_key(|o| o.0);
+        occ.len() as u32
+    };
+    // Each level's runs, disjoint and in order: extent and the frequency of their unit.
+    let mut unit_freq: HashMap<&[u32], u32> = HashMap::new();
+    let mut runs: Vec<Vec<(u32, u32, u32)>> = Vec::with_capacity(red.levels.len());
+    for lvl in &red.levels {
+        let mut this = Vec::with_capacity(lvl.len());
+        for c in lvl {
+            let f = match unit_freq.get(c.unit.as_slice()) {
+                Some(&f) => f,
+                None => {
+                    let f = acc.get_mut(&c.unit).map_or(0, |e| frequency(&mut e.0));
+                    unit_freq.insert(&c.unit, f);
+                    f
+                }
+            };
+            this.push((c.copies[0].0, c.copies[c.copies.len() - 1].1, f));
         }
+        runs.push(this);
     }
     let (local, originals) = tandem::renumber(s, |x| x >= tandem::BARRIER);
-    let mut first: Vec<Vec<usize>> = vec![Vec::new(); originals.len()];
-    let mut index: HashMap<u32, u32> = HashMap::with_capacity(originals.len());
+    let distinct = originals.len();
+    let mut index: HashMap<u32, u32> = HashMap::with_capacity(distinct);
     for (i, &o) in originals.iter().enumerate() {
         index.insert(o, i as u32);
     }
+    // Units by their first bi-gram (dense table for small local alphabets, else by first symbol).
+    let by_bigram = distinct * distinct <= 1 << 20;
+    let slot = |a: u32, b: u32| {
+        if by_bigram {
+            (a as usize) * distinct + b as usize
+        } else {
+            a as usize
+        }
+    };
+    let mut lists: Vec<Vec<usize>> = vec![Vec::new(); if by_bigram { distinct * distinct } else { distinct }];
     for (u, unit) in units.iter().enumerate() {
-        first[index[&unit[0]] as usize].push(u);
+        lists[slot(index[&unit[0]], index[&unit[1]])].push(u);
     }
-    let freq: Vec<u32> = units.iter().map(|u| acc[*u].0.len() as u32).collect();
+    // Each unit's known occurrences (sorted by the frequency pass), walked with a cursor.
+    let known: Vec<Vec<(u32, u32)>> = units
+        .iter()
+        .map(|u| std::mem::take(&mut acc.get_mut(*u).expect("every unit is a pattern").0))
+        .collect();
+    let freq: Vec<u32> = known.iter().map(|k| k.len() as u32).collect();
+    let mut cursor = vec![0usize; units.len()];
+    let mut run_cursor = vec![0usize; runs.len()];
     let mut next_free = vec![0usize; units.len()];
     let mut found: Vec<Vec<(u32, u32)>> = vec![Vec::new(); units.len()];
-    for p in 0..s.len() {
-        let x = local[p];
-        if x >= tandem::BARRIER {
+    for p in 0..s.len().saturating_sub(1) {
+        let (x, y) = (local[p], local[p + 1]);
+        if x >= tandem::BARRIER || y >= tandem::BARRIER {
             continue;
         }
-        for &u in &first[x as usize] {
+        for &u in &lists[slot(x, y)] {
             let unit = units[u];
             let m = unit.len();
             if p < next_free[u] || p + m > s.len() || s[p + m - 1] != unit[m - 1] || s[p..p + m] != *unit {
                 continue;
             }
             next_free[u] = p + m;
-            let known = &acc[unit].0;
-            if known.binary_search_by_key(&(p as u32), |o| o.0).is_ok() {
+            let k = &known[u];
+            while cursor[u] < k.len() && (k[cursor[u]].0 as usize) < p {
+                cursor[u] += 1;
+            }
+            if k.get(cursor[u]).is_some_and(|o| o.0 as usize == p) {
                 continue;
             }
-            if cover[p..p + m].iter().all(|&c| c < freq[u]) {
+            let mut blocked = false;
+            for (level_runs, at) in runs.iter().zip(&mut run_cursor) {
+                while *at < level_runs.len() && (level_runs[*at].1 as usize) <= p {
+                    *at += 1;
+                }
+                blocked |= level_runs[*at..]
+                    .iter()
+                    .take_while(|r| (r.0 as usize) < p + m)
+                    .any(|r| r.2 >= freq[u]);
+            }
+            if !blocked {
                 found[u].push((p as u32, (p + m) as u32));
             }
         }
     }
-    for (u, occ) in found.into_iter().enumerate() {
-        if !occ.is_empty() {
-            let e = acc.get_mut(units[u]).expect("every unit is a pattern");
-            e.0.extend(occ);
-            e.0.sort_unstable();
-        }
+    for ((unit, occ), new) in units.iter().zip(known).zip(found) {
+        let occ = if new.is_empty() {
+            occ
+        } else {
+            let mut merged = Vec::with_capacity(occ.len() + new.len());
+            let (mut i, mut j) = (0, 0);
+            while i < occ.len() || j < new.len() {
+                if j == new.len() || (i < occ.len() && occ[i] < new[j]) {
+                    merged.push(occ[i]);
+                    i += 1;
+                } else {
+                    merged.push(new[j]);
+                    j += 1;
+                }
+            }
+            merged
+        };
+        acc.get_mut(*unit).expect("every unit is a pattern").0 = occ;
     }
 }
 
