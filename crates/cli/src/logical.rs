@@ -370,8 +370,10 @@ fn human(r: &Report, logical: &LogicalTrace, program: &Program, side_by_side: bo
         used.join(", "),
         if r.maximal {
             " (a maximal rank: it has every neighbour)"
-        } else {
+        } else if used.len() > 1 {
             " (no rank has every neighbour; their traces were merged)"
+        } else {
+            " (it lacks a neighbour in some directions: their operations are not in the logical trace)"
         }
     ));
     if !r.classes.is_empty() {
