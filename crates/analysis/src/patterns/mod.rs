@@ -682,27 +682,46 @@ pub fn analyse_events(
 
 /// Non-overlapping occurrences covering a rank's events, left to right: at each position the
 /// most frequent pattern starting there wins (ties: the longer), so repeated building blocks
-/// (one sweep, one exchange) are preferred over their compositions; an occurrence inside which a
-/// more frequent pattern starts is not taken (its first event stays a single event and the parse
-/// goes on), so a composite seen twice cannot hide the loop it encloses.
+/// (one sweep, one exchange) are preferred over their compositions. An occurrence of a rarer
+/// pattern that is no loop body is not taken where the rank's main loop (the loop body, run three
+/// times in a row somewhere, covering most events) starts inside it: its first event stays a
+/// single event and the parse goes on, so a composite seen twice cannot hide the main loop it
+/// encloses, while composites holding other frequent parts (LU's set-up: two exchanges, `l2norm`
+/// and a time step whose per-plane sends are counted 30 times) stay whole.
 pub fn parse_occurrences(len: usize, patterns: &[RankPattern]) -> Vec<(u32, u32)> {
-    let mut best: Vec<(u32, u32, u32)> = vec![(0, 0, 0); len]; // (frequency, length, end)
-    for p in patterns {
+    // The rank's main loop: the loop body covering most events.
+    let main = patterns
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| is_loop_body(p))
+        .max_by_key(|(i, p)| (p.frequency * p.symbols.len(), std::cmp::Reverse(*i)))
+        .map(|(i, _)| i);
+    // (frequency, length, end, loop body) of the best pattern starting at each position, and
+    // where an occurrence of the main loop body starts.
+    let mut best: Vec<(u32, u32, u32, bool)> = vec![(0, 0, 0, false); len];
+    let mut main_at = vec![false; if main.is_some() { len } else { 0 }];
+    for (k, p) in patterns.iter().enumerate() {
+        let looped = is_loop_body(p);
         for (&s, &e) in p.positions.iter().zip(&p.ends) {
-            let cand = (p.frequency as u32, e - s, e);
             let slot = &mut best[s as usize];
-            if (cand.0, cand.1) > (slot.0, slot.1) {
-                *slot = cand;
+            if (p.frequency as u32, e - s) > (slot.0, slot.1) {
+                *slot = (p.frequency as u32, e - s, e, looped);
+            }
+            if Some(k) == main {
+                main_at[s as usize] = true;
             }
         }
     }
+    let main_frequency = main.map_or(0, |k| patterns[k].frequency as u32);
     let mut out = Vec::new();
     let mut i = 0usize;
     while i < len {
-        let (f, _, e) = best[i];
-        // A rarer composite yields to a more frequent pattern starting inside it (MG's set-up
-        // followed by its whole V-cycle loop, twice, would otherwise hide the halo exchanges).
-        if f > 0 && !best[i + 1..e as usize].iter().any(|b| b.0 > f) {
+        let (f, _, e, looped) = best[i];
+        // A rarer composite that is no loop body yields where the main loop starts inside it
+        // (MG's set-up followed by its whole V-cycle loop, twice, would otherwise hide the halo
+        // exchanges).
+        let yields = !looped && main_frequency > f && main_at.get(i + 1..e as usize).is_some_and(|m| m.contains(&true));
+        if f > 0 && !yields {
             out.push((i as u32, e));
             i = e as usize;
         } else {
@@ -710,6 +729,20 @@ pub fn parse_occurrences(len: usize, patterns: &[RankPattern]) -> Vec<(u32, u32)
         }
     }
     out
+}
+
+/// A pattern run at least three times in a row somewhere: the body of a loop (as the alignment
+/// takes it), which keeps its parts whatever their counts. A tandem run of two (`Barrier`,
+/// exchange, twice in MG's set-up) or a repeat far apart is a composite that may yield.
+fn is_loop_body(p: &RankPattern) -> bool {
+    let mut adjacent = 0;
+    for (end, next) in p.ends.iter().zip(p.positions.iter().skip(1)) {
+        adjacent = if end == next { adjacent + 1 } else { 0 };
+        if adjacent >= 2 {
+            return true;
+        }
+    }
+    false
 }
 
 /// One occurrence of a searched communication pattern: connected windows on every rank of the
@@ -887,6 +920,15 @@ mod tests {
         // A step seen 3 times containing a part seen twice keeps the step.
         let step = pattern(vec![0, 1, 2, 3], &[(0, 4), (4, 8), (8, 12)]);
         let part = pattern(vec![1, 2], &[(1, 3), (5, 7)]);
-        assert_eq!(parse_occurrences(12, &[step, part]), vec![(0, 4), (4, 8), (8, 12)]);
+        assert_eq!(
+            parse_occurrences(12, &[step.clone(), part]),
+            vec![(0, 4), (4, 8), (8, 12)]
+        );
+        // A loop body (three copies in a row) keeps a part counted more often elsewhere.
+        let part = pattern(vec![1, 2], &[(1, 3), (5, 7), (9, 11), (12, 14), (14, 16)]);
+        assert_eq!(
+            parse_occurrences(16, &[step, part]),
+            vec![(0, 4), (4, 8), (8, 12), (12, 14), (14, 16)]
+        );
     }
 }
