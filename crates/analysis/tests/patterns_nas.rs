@@ -3,21 +3,13 @@
 //! Expected counts come from the benchmarks' structure (NPB 3.x sources, class S parameters), not
 //! from a run of this code.
 
-use std::path::PathBuf;
+mod common;
+
+use common::sample;
 use tracelogic_analysis::patterns::{
     analyse_events, rank_events, CommunicationPattern, PatternAnalysis, PatternOptions,
 };
-use tracelogic_formats::fs::load_paths;
-use tracelogic_formats::read_trace;
 use tracelogic_model::{match_messages, Trace};
-
-fn sample(name: &str) -> Trace {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data/samples")
-        .join(name);
-    let files = load_paths(&[dir]).unwrap_or_else(|e| panic!("{name}: {e}"));
-    read_trace(files).unwrap_or_else(|e| panic!("{name}: {e}"))
-}
 
 /// Patterns of the trace, optionally with its collectives removed (`--kind p2p`).
 fn analyse(mut trace: Trace, p2p_only: bool) -> PatternAnalysis {

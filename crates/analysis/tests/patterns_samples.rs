@@ -1,21 +1,13 @@
 //! Communication patterns and phases of the real NPB LU sample (class S, 8 ranks on a 4x2
 //! process grid, 50 time steps, 12³ points: `SOURCES.md` in shared/data/samples).
 
-use std::path::PathBuf;
+mod common;
+
+use common::sample;
 use tracelogic_analysis::patterns::construct::OUTSIDE;
 use tracelogic_analysis::patterns::{analyse_events, rank_events, PatternOptions};
 use tracelogic_analysis::phases::{detect_phases, Outside};
-use tracelogic_formats::fs::load_paths;
-use tracelogic_formats::read_trace;
-use tracelogic_model::{match_messages, Trace};
-
-fn sample(name: &str) -> Trace {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data/samples")
-        .join(name);
-    let files = load_paths(&[dir]).unwrap_or_else(|e| panic!("{name}: {e}"));
-    read_trace(files).unwrap_or_else(|e| panic!("{name}: {e}"))
-}
+use tracelogic_model::match_messages;
 
 /// LU's time step: a halo exchange with every grid neighbour (10 edges of the 4x2 grid, both
 /// directions: 20 messages) and the two wavefront sweeps, one message per edge and per k-plane

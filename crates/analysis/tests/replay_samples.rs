@@ -3,19 +3,11 @@
 //! on the network, predictions move the right way across the scaled set and the sweeps, and the
 //! faster the network the less the run depends on it.
 
-use std::path::{Path, PathBuf};
-use tracelogic_analysis::replay::{what_if, Network, Sweep, WhatIf, WhatIfOptions, SEED_SCALES};
-use tracelogic_formats::fs::load_paths;
-use tracelogic_formats::read_trace;
-use tracelogic_model::{match_messages, Trace};
+mod common;
 
-fn sample(name: &str) -> Trace {
-    let dir: PathBuf = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data/samples")
-        .join(name);
-    let files = load_paths(&[dir]).unwrap_or_else(|e| panic!("{name}: {e}"));
-    read_trace(files).unwrap_or_else(|e| panic!("{name}: {e}"))
-}
+use common::sample;
+use tracelogic_analysis::replay::{what_if, Network, Sweep, WhatIf, WhatIfOptions, SEED_SCALES};
+use tracelogic_model::{match_messages, Trace};
 
 fn report(trace: &Trace) -> WhatIf {
     let options = WhatIfOptions::new(Network::presets(), SEED_SCALES.to_vec());
