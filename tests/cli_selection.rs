@@ -244,10 +244,16 @@ fn an_empty_selection_answers_empty_and_a_bad_one_is_refused() {
         let o = run(&empty);
         assert_eq!(code(&o), 1, "{sub}: {}", stderr(&o));
         assert!(
-            stderr(&o).contains("selection keeps no MPI call"),
+            stderr(&o).contains("selection keeps no MPI call") && stderr(&o).contains("after the end of the run"),
             "{sub}: {}",
             stderr(&o)
         );
+        // Exit 1 always comes with its reason on stderr, beside the note.
+        let reasons = stderr(&o)
+            .lines()
+            .filter(|l| l.starts_with("tracelogic:") && !l.contains("note:"))
+            .count();
+        assert!(reasons >= 1, "{sub} exits 1 without a reason: {}", stderr(&o));
         let mut bad = args.clone();
         bad.extend([&"--ranks" as &dyn AsRef<std::ffi::OsStr>, &"6-9"]);
         let o = run(&bad);

@@ -150,6 +150,16 @@ fn a_pattern_naming_a_rank_outside_the_run_is_refused() {
         err.contains("s99.json") && err.contains("`S99`") && err.contains("8 ranks"),
         "{err}"
     );
+    let absent = scratch("absent.json");
+    std::fs::write(
+        &absent,
+        r#"{"events": {"0": ["S1", "S1", "S1", "S1", "S1", "S1", "S1"]}}"#,
+    )
+    .unwrap();
+    let out = run(&["match", t, "--pattern", absent.to_str().unwrap(), "--max-edits", "0"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("not found with at most 0 edits"), "{err}");
     let inside = scratch("s1.json");
     std::fs::write(&inside, r#"{"events": {"0": ["S1"]}}"#).unwrap();
     let out = run(&["match", t, "--pattern", inside.to_str().unwrap()]);

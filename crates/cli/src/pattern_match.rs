@@ -234,6 +234,10 @@ pub fn run(args: Args) -> CliResult {
         crate::common::emit(|out| out.write_all(o.as_bytes()))?;
     }
     Ok(if found.matches.is_empty() {
+        eprintln!(
+            "tracelogic: the pattern was not found with at most {} edits per rank",
+            found.max_edits
+        );
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

@@ -110,6 +110,10 @@ pub fn run(args: Args) -> CliResult {
     }
     Ok(
         if report.communication_patterns.is_empty() && report.rank_patterns.values().all(Vec::is_empty) {
+            eprintln!(
+                "tracelogic: nothing repeats in {}: no rank's events contain a repeat",
+                trace.source
+            );
             ExitCode::from(1)
         } else {
             ExitCode::SUCCESS

@@ -98,6 +98,7 @@ pub fn run(args: Args) -> CliResult {
         crate::common::emit(|out| out.write_all(o.as_bytes()))?;
     }
     Ok(if p.sequence_length == 0 {
+        eprintln!("tracelogic: no phases: the trace has no communication to build a pattern sequence from");
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS

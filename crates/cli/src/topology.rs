@@ -312,6 +312,18 @@ pub fn run(args: Args) -> CliResult {
     }
     let found = report.identification.matched.is_some()
         || (!report.components.is_empty() && report.components.iter().all(|c| c.identification.matched.is_some()));
+    if !found {
+        eprintln!(
+            "tracelogic: no topology of the library matches the communication graph ({} ranks, {} edges){}",
+            report.identification.ranks,
+            report.edges.len(),
+            if report.edges.is_empty() {
+                ": it has no edge"
+            } else {
+                "; see the survivors of each stage above, or add the shape with --library"
+            }
+        );
+    }
     Ok(if found { ExitCode::SUCCESS } else { ExitCode::from(1) })
 }
 
