@@ -180,12 +180,7 @@ pub fn write_trace(
     }
     let name = match name {
         Some(n) => n.to_owned(),
-        None => out
-            .file_name()
-            .and_then(|n| n.to_str())
-            .filter(|n| !n.is_empty() && *n != "." && *n != "..")
-            .unwrap_or("trace")
-            .to_owned(),
+        None => default_name(out, format),
     };
     if name.is_empty() || name.contains(['/', '\\']) {
         return Err(CliError::Input(format!("--name `{name}` must be a plain file name")));
@@ -203,6 +198,13 @@ pub fn write_trace(
         set_stage("writing OTF2 files");
         tracelogic_formats::otf2::write(trace, &name)
     };
+    if let Some(other) = other_trace_in(out, &files) {
+        return Err(CliError::Input(format!(
+            "{} already holds another trace ({other}); the new one would be read together with it: \
+             write into an empty folder, or remove that trace",
+            out.display()
+        )));
+    }
     fs::create_dir_all(out).map_err(|e| io_err(out, e))?;
     let mut written = Vec::with_capacity(files.len());
     for f in files {
@@ -223,9 +225,64 @@ pub fn write_trace(
     Ok(written)
 }
 
+/// The base name of the DUMPI / OTF2 files written into `out` when `--name` is not given: the
+/// folder's name without the format's own extension (`--out run.otf2` writes `run.otf2`, not
+/// `run.otf2.otf2`), `trace` when the folder has no usable name.
+fn default_name(out: &Path, format: OutFormat) -> String {
+    let folder = out
+        .file_name()
+        .and_then(|n| n.to_str())
+        .filter(|n| !n.is_empty() && *n != "." && *n != "..")
+        .unwrap_or("trace");
+    let extension = match format {
+        OutFormat::Otf2 => ".otf2",
+        _ => ".dumpi",
+    };
+    match folder.strip_suffix(extension) {
+        Some(stem) if !stem.is_empty() => stem.to_owned(),
+        _ => folder.to_owned(),
+    }
+}
+
+/// The first file of `out` (when it exists) that starts another trace than the one about to be
+/// written there (`files`): a DUMPI `.meta` or an OTF2 anchor `.otf2` the writer does not
+/// overwrite. Readers take every file of a folder as one trace, so writing beside it would
+/// make the folder unreadable or mix two runs.
+fn other_trace_in(out: &Path, files: &[tracelogic_formats::InputFile]) -> Option<String> {
+    let entries = fs::read_dir(out).ok()?;
+    entries.flatten().find_map(|entry| {
+        let name = entry.file_name().to_str()?.to_owned();
+        let starts_a_trace = name.ends_with(".meta") || name.ends_with(".otf2");
+        (starts_a_trace && entry.path().is_file() && !files.iter().any(|f| f.name == name)).then_some(name)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn output_names_drop_the_format_extension_and_other_traces_are_not_joined() {
+        assert_eq!(default_name(Path::new("out/bt.otf2"), OutFormat::Otf2), "bt");
+        assert_eq!(default_name(Path::new("out/bt"), OutFormat::Otf2), "bt");
+        assert_eq!(default_name(Path::new(".otf2"), OutFormat::Otf2), ".otf2");
+        assert_eq!(default_name(Path::new("runs/lu.dumpi"), OutFormat::Dumpi), "lu");
+        assert_eq!(default_name(Path::new("."), OutFormat::Dumpi), "trace");
+        let dir = std::env::temp_dir().join(format!("tracelogic-convert-other-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        let mine = |name: &str| tracelogic_formats::InputFile::new(name, Vec::new());
+        assert_eq!(other_trace_in(&dir, &[mine("a.meta")]), None, "no folder yet");
+        fs::create_dir_all(&dir).unwrap();
+        fs::write(dir.join("a.meta"), "x").unwrap();
+        fs::write(dir.join("notes.txt"), "x").unwrap();
+        assert_eq!(
+            other_trace_in(&dir, &[mine("a.meta")]),
+            None,
+            "overwriting the same trace"
+        );
+        assert_eq!(other_trace_in(&dir, &[mine("b.meta")]).as_deref(), Some("a.meta"));
+        fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn renumber_values_name_checked_permutations() {
