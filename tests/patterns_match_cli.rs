@@ -170,6 +170,43 @@ fn a_pattern_naming_a_rank_outside_the_run_is_refused() {
     );
 }
 
+#[test]
+fn a_wavefront_is_found_whatever_the_rank_numbering() {
+    for numbering in ["row-major", "random"] {
+        let trace = scratch(&format!("wf-{numbering}.txt"));
+        generate(
+            &trace,
+            &[
+                "--topology",
+                "grid:4x4",
+                "--style",
+                "wavefront",
+                "--iterations",
+                "12",
+                "--numbering",
+                numbering,
+            ],
+        );
+        let t = trace.to_str().unwrap();
+        let out = run(&[
+            "match",
+            t,
+            "--wavefront",
+            "4x4:tl:vertical",
+            "--max-edits",
+            "0",
+            "--json",
+        ]);
+        assert!(
+            out.status.success(),
+            "{numbering}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["matches"].as_array().map(Vec::len), Some(12), "{numbering}");
+    }
+}
+
 /// The halo exchange of a 3x3x3 torus: receive from -x, +x, -y, +y, -z, +z, then send to +x,
 /// -x, +y, -y, +z, -z (the generator's order), rank `x + 3y + 9z`.
 fn halo_3x3x3() -> String {

@@ -31,8 +31,8 @@ pub struct Args {
         conflicts_with = "wavefront"
     )]
     pub pattern: Option<PathBuf>,
-    /// Instead of a file: one wavefront sweep over a COLSxROWS grid numbered row-major, from a
-    /// corner (tl, tr, bl, br; default tl), receives and sends west/east before north/south
+    /// Instead of a file: one wavefront sweep over a COLSxROWS grid (placed as the logical trace
+    /// places the run, else numbered row-major), from a corner (tl, tr, bl, br; default tl), receives and sends west/east before north/south
     /// (Table 4.6's order) unless `:vertical` is added, e.g. `4x4:br:vertical`.
     #[arg(long, value_name = "COLSxROWS[:CORNER][:vertical]")]
     pub wavefront: Option<String>,
@@ -87,8 +87,9 @@ pub fn read_pattern_file(path: &PathBuf) -> Result<PatternFile, CliError> {
     parse_pattern_file(&text).map_err(|e| CliError::Input(format!("{shown}: {e}")))
 }
 
-/// Parse `--wavefront COLSxROWS[:CORNER][:vertical]` into the per-rank pattern.
-pub fn wavefront_pattern(text: &str) -> Result<BTreeMap<Rank, Vec<String>>, CliError> {
+/// Parse `--wavefront COLSxROWS[:CORNER][:vertical]` into the per-rank pattern, the grid's nodes
+/// played by the ranks `rank_of_node` gives (row-major ranks when `None`).
+pub fn wavefront_pattern(text: &str, rank_of_node: Option<&[Rank]>) -> Result<BTreeMap<Rank, Vec<String>>, CliError> {
     let bad = |why: &str| CliError::Input(format!("--wavefront `{text}`: {why}"));
     let mut parts = text.split(':');
     let dims = parts.next().unwrap_or("");
@@ -108,7 +109,25 @@ pub fn wavefront_pattern(text: &str) -> Result<BTreeMap<Rank, Vec<String>>, CliE
             other => return Err(bad(&format!("unknown option `{other}` (tl, tr, bl, br, vertical)"))),
         }
     }
-    wavefront(columns, rows, corner, vertical, None).map_err(|e| bad(&e))
+    wavefront(columns, rows, corner, vertical, rank_of_node).map_err(|e| bad(&e))
+}
+
+/// The rank of each node of the `--wavefront` grid as the logical trace places the run (its
+/// identified topology, placed the same whatever the rank numbering), when that placement is a
+/// grid, torus or stencil of the wavefront's dimensions; `None` (row-major ranks) otherwise.
+fn grid_placement(trace: &tracelogic_model::Trace, wavefront: &str, threshold: Threshold) -> Option<Vec<Rank>> {
+    let dims = wavefront.split(':').next()?;
+    let (c, r) = dims.split_once('x')?;
+    let (columns, rows): (u32, u32) = (c.trim().parse().ok()?, r.trim().parse().ok()?);
+    let (placement, _) = crate::logical::placement(trace, threshold).ok()?;
+    if placement.spec.dims != [columns, rows] || placement.node_of_rank.len() != (columns * rows) as usize {
+        return None;
+    }
+    let mut rank_of_node = vec![Rank::MAX; placement.node_of_rank.len()];
+    for (rank, &node) in placement.node_of_rank.iter().enumerate() {
+        *rank_of_node.get_mut(node as usize)? = rank as Rank;
+    }
+    (!rank_of_node.contains(&Rank::MAX)).then_some(rank_of_node)
 }
 
 /// Run `tracelogic match`.
@@ -116,7 +135,7 @@ pub fn run(args: Args) -> CliResult {
     let file = match (&args.pattern, &args.wavefront) {
         (Some(path), _) => read_pattern_file(path)?,
         (None, Some(w)) => PatternFile {
-            events: wavefront_pattern(w)?,
+            events: wavefront_pattern(w, None)?,
             topology: None,
         },
         (None, None) => return Err(CliError::Input("give --pattern FILE or --wavefront COLSxROWS".into())),
@@ -135,7 +154,16 @@ pub fn run(args: Args) -> CliResult {
             classify(&file.events, t).map_err(|e| CliError::Input(format!("{shown}: {e}")))
         })
         .transpose()?;
+    let mut file = file;
     let mut trace = load_trace(&args.paths)?;
+    if let Some(w) = &args.wavefront {
+        match grid_placement(&trace, w, args.threshold) {
+            Some(rank_of_node) => file.events = wavefront_pattern(w, Some(&rank_of_node))?,
+            None => eprintln!(
+                "tracelogic: note: --wavefront takes the ranks as numbered row-major: the run is not placed as that grid (see `tracelogic logical`)"
+            ),
+        }
+    }
     let selection = args.selection.selection(&trace)?;
     if selection != tracelogic_model::Selection::all() {
         set_stage("selecting");
@@ -314,12 +342,12 @@ mod tests {
 
     #[test]
     fn wavefront_option() {
-        let p = wavefront_pattern("4x2").unwrap();
+        let p = wavefront_pattern("4x2", None).unwrap();
         assert_eq!(p[&5], vec!["R4", "R1", "S6"]);
-        let p = wavefront_pattern("4x2:tl:vertical").unwrap();
+        let p = wavefront_pattern("4x2:tl:vertical", None).unwrap();
         assert_eq!(p[&5], vec!["R1", "R4", "S6"]);
-        assert!(err(wavefront_pattern("4by2")).contains("COLSxROWS"));
-        assert!(err(wavefront_pattern("4x2:up")).contains("unknown option `up`"));
-        assert!(err(wavefront_pattern("0x2")).contains("at least 1x1"));
+        assert!(err(wavefront_pattern("4by2", None)).contains("COLSxROWS"));
+        assert!(err(wavefront_pattern("4x2:up", None)).contains("unknown option `up`"));
+        assert!(err(wavefront_pattern("0x2", None)).contains("at least 1x1"));
     }
 }
