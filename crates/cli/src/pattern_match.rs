@@ -169,6 +169,13 @@ pub fn run(args: Args) -> CliResult {
         set_stage("selecting");
         trace = trace.into_restricted(&selection);
     }
+    if let Some(e) = file.peer_outside(trace.num_ranks()).filter(|_| small.is_none()) {
+        let shown = args
+            .pattern
+            .as_ref()
+            .map_or_else(|| "the pattern".to_owned(), |p| p.display().to_string());
+        return Err(CliError::Input(format!("{shown}: {e}")));
+    }
     set_stage("matching messages");
     let matching = match_messages(&trace);
     let events = rank_events(&trace, args.with_envelope);
@@ -182,13 +189,6 @@ pub fn run(args: Args) -> CliResult {
             search
         }
         None => {
-            if let Some(e) = file.peer_outside(trace.num_ranks()) {
-                let shown = args
-                    .pattern
-                    .as_ref()
-                    .map_or_else(|| "the pattern".to_owned(), |p| p.display().to_string());
-                return Err(CliError::Input(format!("{shown}: {e}")));
-            }
             set_stage("searching the pattern");
             ExtrapolatedSearch {
                 search: search_pattern(&trace, &matching, &events, &file.events, args.max_edits)

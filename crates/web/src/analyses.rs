@@ -287,6 +287,9 @@ pub struct SearchResult {
 /// the pattern is extrapolated).
 pub fn pattern_search(trace: &Trace, text: &str, max_edits: u32) -> Result<SearchResult, String> {
     let file = parse_pattern_file(text).map_err(|e| format!("the pattern: {e}"))?;
+    if let Some(e) = file.peer_outside(trace.num_ranks()).filter(|_| file.topology.is_none()) {
+        return Err(format!("the pattern: {e}"));
+    }
     let matching = match_messages(trace);
     let events = rank_events(trace, false);
     let search = match &file.topology {
@@ -300,10 +303,7 @@ pub fn pattern_search(trace: &Trace, text: &str, max_edits: u32) -> Result<Searc
             search
         }
         None => ExtrapolatedSearch {
-            search: match file.peer_outside(trace.num_ranks()) {
-                Some(e) => return Err(format!("the pattern: {e}")),
-                None => search_pattern(trace, &matching, &events, &file.events, max_edits)?,
-            },
+            search: search_pattern(trace, &matching, &events, &file.events, max_edits)?,
             ..Default::default()
         },
     };
