@@ -11,6 +11,9 @@
 //!   rebuilt here from the matched family, independently of the identification's own check.
 //! - `stages PATH...`: every analysis stage the CLI runs, on one trace read once, for the scaling
 //!   fits of `bench/run` (time against ranks and against calls per rank).
+//! - `digest PATH...`: a hash of the whole parsed trace (or of the reader's error), read with the
+//!   default threads and with one, so that a reader change can be checked to leave its output
+//!   unchanged by comparing the digests of the binaries before and after.
 //!
 //! Output is one JSON object on stdout; `bench/run` collects it.
 
@@ -84,6 +87,13 @@ enum Command {
         /// Repetitions of each stage; the minimum wall and CPU time are reported.
         #[arg(long, default_value = "1")]
         repeat: u32,
+    },
+    /// Hash the parsed trace (its serde JSON, every column and table) or the reader's error, read
+    /// with the default threads and with one thread.
+    Digest {
+        /// Trace files or folders (together one trace), as for `tracelogic`.
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
     },
     /// Time the identification of an edge-list graph (`n m`, then `u v` per line).
     Topology {
@@ -420,6 +430,64 @@ fn ingest(paths: &[PathBuf], repeat: u32) -> Result<IngestResult, String> {
         });
     }
     best.ok_or_else(|| "no repetition ran".into())
+}
+
+/// What `digest` prints: the trace's hash per thread count, and its size for a quick look.
+#[derive(Serialize)]
+struct DigestResult {
+    /// FNV-1a 64 of the trace's serde JSON (or of `error: ` and the reader's message), read with
+    /// the default threads.
+    digest: String,
+    /// The same read on one thread.
+    digest_single: String,
+    /// MPI calls over all ranks (0 when the read failed).
+    calls: u64,
+    /// Point-to-point operations over all ranks.
+    p2p: u64,
+}
+
+/// An FNV-1a 64 hasher fed as a writer, so the trace's JSON is hashed without being kept.
+struct Fnv(u64);
+
+impl std::io::Write for Fnv {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        for &b in buf {
+            self.0 = (self.0 ^ b as u64).wrapping_mul(0x0100_0000_01b3);
+        }
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Hash the trace under `paths` read on the default threads and on one (see [`DigestResult`]).
+fn digest(paths: &[PathBuf]) -> Result<DigestResult, String> {
+    let read = |threads: usize| -> Result<(String, u64, u64), String> {
+        set_reader_threads(threads);
+        let files = load_paths(paths).map_err(|e| format!("cannot read {e}"))?;
+        let mut h = Fnv(0xcbf2_9ce4_8422_2325);
+        let (calls, p2p) = match read_trace(files) {
+            Ok(trace) => {
+                serde_json::to_writer(&mut h, &trace).map_err(|e| e.to_string())?;
+                (trace.num_calls(), trace.ranks.iter().map(|r| r.p2p.len() as u64).sum())
+            }
+            Err(e) => {
+                std::io::Write::write_all(&mut h, format!("error: {e}").as_bytes()).map_err(|e| e.to_string())?;
+                (0, 0)
+            }
+        };
+        Ok((format!("{:016x}", h.0), calls, p2p))
+    };
+    let (digest, calls, p2p) = read(0)?;
+    let (digest_single, ..) = read(1)?;
+    set_reader_threads(0);
+    Ok(DigestResult {
+        digest,
+        digest_single,
+        calls,
+        p2p,
+    })
 }
 
 /// Bytes of each column of `rt` (calls, point-to-point and collective operations, metric
@@ -843,6 +911,7 @@ fn main() -> ExitCode {
         Command::Ingest { paths, repeat } => ingest(paths, *repeat).and_then(|r| to_json(&r)),
         Command::Topology { graph, repeat } => topology(graph, *repeat).and_then(|r| to_json(&r)),
         Command::Stages { paths, repeat } => stages(paths, *repeat).and_then(|r| to_json(&r)),
+        Command::Digest { paths } => digest(paths).and_then(|r| to_json(&r)),
         Command::Patterns {
             events,
             out,
