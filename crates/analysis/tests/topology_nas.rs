@@ -82,7 +82,7 @@ fn lu_8_is_a_4x2_grid() {
 fn mg_8_is_a_3_cube_equal_to_the_2x2x2_grid() {
     check(
         "npb-mg.S.8",
-        "3-dimensional hypercube",
+        "3-dimensional hypercube (2x2x2 grid)",
         &["2x2x2 grid", "4x2 torus", "2x2x2 torus"],
     );
 }

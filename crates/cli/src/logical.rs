@@ -333,7 +333,7 @@ fn human(r: &Report, logical: &LogicalTrace, program: &Program, side_by_side: bo
     let mut s = String::new();
     let used: Vec<String> = r.ranks_used.iter().map(|x| x.to_string()).collect();
     s.push_str(&format!(
-        "Logical trace of {} ({} ranks) on a {} (directions {}).\n",
+        "Logical trace of {} ({} ranks) on a {}; directions {}.\n",
         r.source,
         r.ranks,
         r.topology.label,

@@ -551,6 +551,11 @@ impl TopologySpec {
             Family::Stencil6Mesh => " 6-point stencil (no wrap-around)",
             Family::Stencil8 => " 8-point stencil",
             Family::Stencil8Mesh => " 8-point stencil (no wrap-around)",
+            // The grid it equals, as seed 000's Table 7 names NAS MG ("2×2×2 grid").
+            Family::Hypercube if self.dims[0] >= 2 => {
+                let grid = vec!["2"; self.dims[0] as usize].join("x");
+                return format!("{d}-dimensional hypercube ({grid} grid)");
+            }
             Family::Hypercube => "-dimensional hypercube",
             Family::BinaryTree => "-node binary tree",
             Family::AllToAll => "-node all-to-all",
@@ -1258,7 +1263,8 @@ mod tests {
             ("stencil6-mesh:5x4", "5x4 6-point stencil (no wrap-around)"),
             ("stencil8:5x4", "5x4 8-point stencil"),
             ("stencil8-mesh:5x4", "5x4 8-point stencil (no wrap-around)"),
-            ("hypercube:3", "3-dimensional hypercube"),
+            ("hypercube:3", "3-dimensional hypercube (2x2x2 grid)"),
+            ("hypercube:1", "1-dimensional hypercube"),
             ("binary-tree:15", "15-node binary tree"),
             ("all-to-all:6", "6-node all-to-all"),
             ("ring:9", "9-node ring"),

@@ -644,7 +644,7 @@ pub(crate) mod tests {
         let trace = tracelogic_synth::generate(&spec).unwrap();
         let r: LogicalResult = run(&trace, AnalysisRequest::Logical);
         let from = r.directions_from.expect("the choice says why");
-        assert_eq!(from.identified, "4-dimensional hypercube");
+        assert_eq!(from.identified, "4-dimensional hypercube (2x2x2x2 grid)");
         assert_eq!(from.topology, "4x4 torus");
         assert_eq!(r.topology.label, "4x4 torus");
         assert_eq!(r.verification.overall_share, 1.0);
@@ -684,7 +684,7 @@ pub(crate) mod tests {
         let r: SearchResult = run(&trace, AnalysisRequest::Match { pattern, max_edits: 0 });
         assert_eq!(r.search.to_topology, "4x4 torus");
         let from = r.search.directions_from.expect("the placement says why");
-        assert_eq!(from.identified, "4-dimensional hypercube");
+        assert_eq!(from.identified, "4-dimensional hypercube (2x2x2x2 grid)");
         assert_eq!(r.search.search.matches.len(), 2, "one occurrence per iteration");
     }
 
