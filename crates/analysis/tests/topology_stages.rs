@@ -177,7 +177,10 @@ fn a_quick_search_settles_equivalent_candidates_without_the_spectrum() {
     let g = random_numbering(&TopologySpec::parse("hypercube:6").unwrap().graph(), 2);
     let rep = identify_graph(&g, &TopologyOptions::default());
     let id = &rep.identification;
-    assert_eq!(id.matched.as_ref().unwrap().label, "6-dimensional hypercube (2x2x2x2x2x2 grid)");
+    assert_eq!(
+        id.matched.as_ref().unwrap().label,
+        "6-dimensional hypercube (2x2x2x2x2x2 grid)"
+    );
     assert!(id.equivalents.len() > 3, "{:?}", id.equivalents);
     assert_proved(&rep, &g);
     let s = stage(&rep, "spectrum");
