@@ -41,9 +41,21 @@ fn torus_programs_take_the_torus_directions() {
     // directions are the program's)
     let cases = [
         ("torus:4x4", "4-dimensional hypercube (2x2x2x2 grid)", &["torus"][..]),
-        ("torus:4x4x2", "5-dimensional hypercube (2x2x2x2x2 grid)", &["torus"][..]),
-        ("torus:4x4x4", "6-dimensional hypercube (2x2x2x2x2x2 grid)", &["torus", "stencil7"][..]),
-        ("stencil7:4x4x4", "6-dimensional hypercube (2x2x2x2x2x2 grid)", &["torus", "stencil7"][..]),
+        (
+            "torus:4x4x2",
+            "5-dimensional hypercube (2x2x2x2x2 grid)",
+            &["torus"][..],
+        ),
+        (
+            "torus:4x4x4",
+            "6-dimensional hypercube (2x2x2x2x2x2 grid)",
+            &["torus", "stencil7"][..],
+        ),
+        (
+            "stencil7:4x4x4",
+            "6-dimensional hypercube (2x2x2x2x2x2 grid)",
+            &["torus", "stencil7"][..],
+        ),
     ];
     for (topology, identified, families) in cases {
         for numbering in NUMBERINGS {
