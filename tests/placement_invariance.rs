@@ -34,8 +34,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use tracelogic_analysis::compress::compress;
 use tracelogic_analysis::logical::{
-    logicalize, logicalize_identified, logicalize_ranks, verify, ClassBytes, LogicalCall, LogicalTrace, Partner,
-    PlacedBy, Placement,
+    logicalize, logicalize_identified, logicalize_ranks, place_by_first_contacts, verify, ClassBytes, LogicalCall,
+    LogicalTrace, Partner, PlacedBy, Placement,
 };
 use tracelogic_analysis::matrix::{CommMatrix, Metric};
 use tracelogic_analysis::patterns::{analyse_events, rank_events, PatternAnalysis, PatternOptions};
@@ -631,4 +631,80 @@ fn renumbered_bt_is_reproduced_in_every_format() {
             assert_eq!(compress(&logical.records).compressed_length, program, "{name}");
         }
     }
+}
+
+/// Direction → neighbour of every rank in `report`'s mapping, ranks renamed by `perm`.
+fn directions_renamed(report: &TopologyReport, perm: &[Rank]) -> BTreeMap<Rank, BTreeMap<String, Rank>> {
+    report
+        .identification
+        .mapping
+        .iter()
+        .map(|p| {
+            let by_direction = p
+                .neighbours
+                .iter()
+                .map(|n| (n.direction.to_string(), perm[n.rank as usize]))
+                .collect();
+            (perm[p.rank as usize], by_direction)
+        })
+        .collect()
+}
+
+/// True when one renaming of directions, the same at every rank, turns `a` into `b` (the two
+/// placements differ by a symmetry of the topology's geometry, e.g. a reflection that swaps east
+/// and west everywhere, and name every program move by one direction at every rank).
+fn same_up_to_direction_renaming(
+    a: &BTreeMap<Rank, BTreeMap<String, Rank>>,
+    b: &BTreeMap<Rank, BTreeMap<String, Rank>>,
+) -> bool {
+    let mut renaming: BTreeMap<&str, &str> = BTreeMap::new();
+    a.len() == b.len()
+        && a.iter().all(|(rank, by_direction)| {
+            let Some(other) = b.get(rank) else { return false };
+            by_direction.len() == other.len()
+                && by_direction.iter().all(|(d, neighbour)| {
+                    let Some((e, _)) = other.iter().find(|(_, m)| *m == neighbour) else {
+                        return false;
+                    };
+                    *renaming.entry(d.as_str()).or_insert(e.as_str()) == e.as_str()
+                })
+        })
+}
+
+/// `tracelogic topology` on a renumbered NPB BT (the 3x3 6-point stencil, K3,3,3: 1,296
+/// automorphisms, few of them geometric) shows coordinates whose directions are the program's
+/// whatever the numbering: every rank's neighbour in each direction is the renamed one of the
+/// recorded run, up to one renaming of directions at every rank (a symmetry of the grid), where
+/// identification's isomorphism alone named one move by different directions at different ranks.
+#[test]
+fn the_topology_mapping_follows_a_renumbered_bt() {
+    let (_, bt) = sample_traces()
+        .into_iter()
+        .find(|(name, _)| name.starts_with("npb-bt"))
+        .expect("the NPB BT sample");
+    let mut recorded = topology_of(&bt);
+    place_by_first_contacts(&bt, &mut recorded);
+    let n = bt.num_ranks();
+    let mut moved_before = 0;
+    for (label, perm) in permutations(n) {
+        let renumbered = bt.renumber_ranks(&perm).unwrap();
+        let mut report = topology_of(&renumbered);
+        let expected = directions_renamed(&recorded, &perm);
+        if !same_up_to_direction_renaming(&expected, &directions_renamed(&report, &identity(n as usize))) {
+            moved_before += 1;
+        }
+        place_by_first_contacts(&renumbered, &mut report);
+        let name = format!("BT renumbered {label}");
+        check_mapping_verified(&name, &report);
+        let got = directions_renamed(&report, &identity(n as usize));
+        assert!(
+            same_up_to_direction_renaming(&expected, &got),
+            "{name}: placed by {:?}\n{got:?}\nexpected, up to a renaming of directions:\n{expected:?}",
+            report.placed_by
+        );
+    }
+    assert!(
+        moved_before > 0,
+        "identification's mapping alone followed every renumbering: the test shows nothing"
+    );
 }

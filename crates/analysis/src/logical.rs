@@ -26,7 +26,8 @@ mod choice;
 mod merge;
 
 pub use choice::{
-    agreement, ConsideredTopology, DirectionsFrom, PlacedBy, MAX_EQUIVALENTS, MAX_NEIGHBOURS, PROPAGATION_STEPS,
+    agreement, place_by_first_contacts, ConsideredTopology, DirectionsFrom, PlacedBy, MAX_EQUIVALENTS, MAX_NEIGHBOURS,
+    PROPAGATION_STEPS,
 };
 
 /// Version tag of the JSON form of [`LogicalTrace`] and of the compressed program; bumped when

@@ -275,6 +275,12 @@ pub struct TopologyReport {
     /// number of ranks in the run (flattened, so the JSON has one `ranks` field).
     #[serde(flatten)]
     pub identification: Identification,
+    /// Where `mapping` comes from: the isomorphism identification proved (`identification`), or
+    /// the ranks' own first contacts (`first_contacts`, set by
+    /// [`crate::logical::place_by_first_contacts`]) when the graph has more automorphisms than
+    /// the topology's geometry and the proved isomorphism is not the program's layout.
+    #[serde(default)]
+    pub placed_by: crate::logical::PlacedBy,
     /// When the graph is disconnected: each component of two or more ranks, identified alone.
     pub components: Vec<Component>,
 }
@@ -522,6 +528,7 @@ fn report(
         edges: g.edges().map(|(a, b)| [a, b]).collect(),
         isolated_ranks,
         identification,
+        placed_by: crate::logical::PlacedBy::Identification,
         components,
     }
 }
@@ -1245,6 +1252,14 @@ fn retain_pairs<T>(left: &mut Vec<Candidate>, graphs: &mut Vec<T>, keep: &[bool]
         i += 1;
         keep[i - 1]
     });
+}
+
+/// Rank → coordinates and neighbours by direction of `spec` when world rank `r` plays node
+/// `node_of_rank[r]` (a bijection onto the nodes of `spec`): the `mapping` rows of a
+/// [`TopologyReport`] for a placement found some other way than identification's isomorphism.
+pub fn place_ranks(spec: &TopologySpec, node_of_rank: &[u32]) -> Vec<RankPlace> {
+    let ranks: Vec<u32> = (0..node_of_rank.len() as u32).collect();
+    places(&Candidate::Spec(spec.clone()), node_of_rank, &ranks)
 }
 
 fn places(c: &Candidate, mapping: &[u32], ranks: &[u32]) -> Vec<RankPlace> {

@@ -4,12 +4,14 @@
 use crate::common::{emit, load_trace, print_json, set_stage, table, CliError, CliResult, SelectionArgs};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use tracelogic_analysis::logical::{place_by_first_contacts, PlacedBy};
 use tracelogic_analysis::matrix::{CommMatrix, Entry};
 use tracelogic_analysis::topology::tracelogic_graph::{edgelist, Graph};
 use tracelogic_analysis::topology::{
     identify_graph, identify_matrix, CustomPattern, Identification, SpectrumDisplay, Threshold, TopologyOptions,
     TopologyReport,
 };
+use tracelogic_model::Selection;
 
 /// Parse `--threshold`: `auto` or a percentage (`5`, `5%`); shared by `topology` and `logical`.
 pub(crate) fn threshold_arg(text: &str) -> Result<Threshold, String> {
@@ -287,12 +289,25 @@ pub fn run(args: Args) -> CliResult {
                 );
             }
             set_stage("building the communication matrix");
-            CommMatrix::try_from_trace(&trace, &selection)
-                .map_err(|e| CliError::Input(format!("{}: {e}", trace.source)))?
+            let matrix = CommMatrix::try_from_trace(&trace, &selection)
+                .map_err(|e| CliError::Input(format!("{}: {e}", trace.source)))?;
+            set_stage("identifying the topology");
+            let mut report = identify_matrix(&matrix, &opts);
+            // The whole run's operations are what first contacts are read from.
+            if selection == Selection::all() {
+                set_stage("placing the ranks");
+                place_by_first_contacts(&trace, &mut report);
+            }
+            return finish(&args, report);
         };
         set_stage("identifying the topology");
         identify_matrix(&matrix, &opts)
     };
+    finish(&args, report)
+}
+
+/// Save the graph if asked, print the report, and say why when nothing matched.
+fn finish(args: &Args, report: TopologyReport) -> CliResult {
     if let Some(path) = &args.save_graph {
         let edges: Vec<(u32, u32)> = report.edges.iter().map(|&[a, b]| (a, b)).collect();
         let g = Graph::from_edges(report.identification.ranks, edges);
@@ -373,7 +388,7 @@ fn human(r: &TopologyReport) -> String {
         out.push_str(&format!(", {} ranks without traffic", r.isolated_ranks.len()));
     }
     out.push_str(".\n\n");
-    identification(&mut out, &r.identification);
+    identification(&mut out, &r.identification, r.placed_by);
     for c in &r.components {
         out.push_str(&format!(
             "\nComponent of {} ranks ({}{}):\n",
@@ -386,12 +401,12 @@ fn human(r: &TopologyReport) -> String {
                 .join(","),
             if c.ranks.len() > 12 { ",..." } else { "" }
         ));
-        identification(&mut out, &c.identification);
+        identification(&mut out, &c.identification, PlacedBy::Identification);
     }
     out
 }
 
-fn identification(out: &mut String, id: &Identification) {
+fn identification(out: &mut String, id: &Identification, placed_by: PlacedBy) {
     let rows = id
         .stages
         .iter()
@@ -425,6 +440,13 @@ fn identification(out: &mut String, id: &Identification) {
             if id.equivalents.len() > 1 {
                 let eq: Vec<&str> = id.equivalents.iter().skip(1).map(|e| e.label.as_str()).collect();
                 out.push_str(&format!("Equivalent: {}\n", eq.join(" = ")));
+            }
+            if placed_by == PlacedBy::FirstContacts {
+                out.push_str(
+                    "Coordinates: from the ranks' first contacts, as `tracelogic logical` places them. This graph has \
+                     more symmetries than the topology's geometry, so the isomorphism proved above need not be the \
+                     program's layout; this placement is, and it is checked edge by edge.\n",
+                );
             }
             let shown = if id.mapping.len() > 64 { 16 } else { id.mapping.len() };
             let rows = id

@@ -6,8 +6,8 @@ use crate::protocol::{AnalysisRequest, LogicalDownload, ReferenceLibrary, WireFi
 use serde::{Deserialize, Serialize};
 use tracelogic_analysis::compress::{compress, Program};
 use tracelogic_analysis::logical::{
-    logicalize_identified, verify, Accuracy, DirectionsFrom, LogicalTrace, Placement, RankClass, TopologyInfo,
-    Verification,
+    logicalize_identified, place_by_first_contacts, verify, Accuracy, DirectionsFrom, LogicalTrace, Placement,
+    RankClass, TopologyInfo, Verification,
 };
 use tracelogic_analysis::matrix::CommMatrix;
 use tracelogic_analysis::patterns::extrapolate::{classify, search_extrapolated, ExtrapolatedSearch};
@@ -156,9 +156,9 @@ fn to_json<T: Serialize>(value: &T) -> Result<String, String> {
 /// Run `request` on `trace` and return its view's result as JSON (a logical download: the file's text as it is).
 pub fn analyse(trace: &Trace, request: &AnalysisRequest) -> Result<String, String> {
     match request {
-        AnalysisRequest::Topology { threshold_pct } => to_json(&topology(trace, *threshold_pct)),
+        AnalysisRequest::Topology { threshold_pct } => to_json(&placed(trace, topology(trace, *threshold_pct))),
         AnalysisRequest::TopologyWithLibrary { threshold_pct, library } => {
-            to_json(&topology_with_library(trace, *threshold_pct, library)?)
+            to_json(&placed(trace, topology_with_library(trace, *threshold_pct, library)?))
         }
         AnalysisRequest::Logical => to_json(&logical(trace)?),
         AnalysisRequest::LogicalDownload { which } => logical_kept(trace)?.1.download(*which),
@@ -172,6 +172,15 @@ pub fn analyse(trace: &Trace, request: &AnalysisRequest) -> Result<String, Strin
             to_json(&crate::save::save_trace(trace, *format, *renumbering)?)
         }
     }
+}
+
+/// The topology view's report: the mapping placed from the ranks' first contacts when the
+/// proved isomorphism is not the program's layout, as `tracelogic topology` shows it
+/// ([`place_by_first_contacts`]). The logical trace keeps identification's report, whose own
+/// placement step says how it placed the ranks.
+fn placed(trace: &Trace, mut report: TopologyReport) -> TopologyReport {
+    place_by_first_contacts(trace, &mut report);
+    report
 }
 
 /// The topology report of the whole run at `threshold_pct` (`None`: automatic).
@@ -686,6 +695,20 @@ pub(crate) mod tests {
         let from = r.search.directions_from.expect("the placement says why");
         assert_eq!(from.identified, "4-dimensional hypercube (2x2x2x2 grid)");
         assert_eq!(r.search.search.matches.len(), 2, "one occurrence per iteration");
+    }
+
+    #[test]
+    fn topology_view_places_a_renumbered_bt_from_first_contacts() {
+        let bt = sample_trace("npb-bt.S.9");
+        let renumbered = bt
+            .renumber_ranks(&tracelogic_model::renumber::random_permutation(9, 7))
+            .unwrap();
+        let r: TopologyReport = run(&renumbered, AnalysisRequest::Topology { threshold_pct: None });
+        assert_eq!(r.placed_by, tracelogic_analysis::logical::PlacedBy::FirstContacts);
+        let plain = topology(&renumbered, None);
+        assert_eq!(plain.placed_by, tracelogic_analysis::logical::PlacedBy::Identification);
+        assert_ne!(r.identification.mapping, plain.identification.mapping);
+        assert_eq!(r.identification.matched, plain.identification.matched);
     }
 
     #[test]

@@ -423,6 +423,54 @@ impl Placement {
     }
 }
 
+/// Replace the rank → coordinates mapping of `report` (identified from `trace`'s whole
+/// communication matrix) by the placement the ranks' first contacts give, when that is what the
+/// logical trace uses for the identified topology itself ([`PlacedBy::FirstContacts`]): the
+/// graph then has automorphisms beyond the topology's geometry (the 3x3 6-point stencil is
+/// K3,3,3) and the isomorphism identification proved is not the program's layout, so its
+/// coordinates would move with the rank numbering. The new mapping is checked to carry every
+/// edge of `report` onto an edge of the topology before it replaces the old one, and
+/// `report.placed_by` says which one is shown. Returns true when it replaced the mapping.
+///
+/// Costs one [`Placement::choose`]: a pass over every rank's operations.
+pub fn place_by_first_contacts(trace: &Trace, report: &mut TopologyReport) -> bool {
+    let id = &report.identification;
+    let Some(matched) = &id.matched else { return false };
+    let n = trace.num_ranks() as usize;
+    if id.mapping.len() != n || id.ranks as usize != n {
+        return false;
+    }
+    let Ok((placement, from)) = Placement::choose(trace, report) else {
+        return false;
+    };
+    if from.placed_by != PlacedBy::FirstContacts
+        || placement.spec.family.name() != matched.family
+        || placement.spec.dims != matched.dims
+        || placement.node_of_rank.len() != n
+    {
+        return false;
+    }
+    let reference = placement.spec.graph();
+    let mut used = vec![false; n];
+    for &v in &placement.node_of_rank {
+        match used.get_mut(v as usize) {
+            Some(u) if !*u => *u = true,
+            _ => return false,
+        }
+    }
+    let node = &placement.node_of_rank;
+    if report
+        .edges
+        .iter()
+        .any(|&[a, b]| !reference.has_edge(node[a as usize], node[b as usize]))
+    {
+        return false;
+    }
+    report.identification.mapping = crate::topology::place_ranks(&placement.spec, node);
+    report.placed_by = PlacedBy::FirstContacts;
+    true
+}
+
 /// [`Placement::choose`] with every rank's content key computed.
 pub(super) fn choose_keyed(
     trace: &Trace,

@@ -9,6 +9,7 @@ use crate::protocol::{AnalysisRequest, ReferenceLibrary, ReferencePattern};
 use crate::text;
 use std::collections::{BTreeSet, VecDeque};
 use std::rc::Rc;
+use tracelogic_analysis::logical::PlacedBy;
 use tracelogic_analysis::topology::RankPlace;
 use tracelogic_analysis::topology::TopologyReport;
 use wasm_bindgen_futures::JsFuture;
@@ -552,7 +553,11 @@ pub fn topology_view(props: &TopologyProps) -> Html {
             <div class="topology-panels">
                 { drawing(&report, highlighted, on_hover) }
                 <table class="mapping" id="topology-mapping">
-                    <caption>{ if id.mapping.len() > MAX_ROWS { format!("Rank ↔ coordinates (first {MAX_ROWS} of {})", id.mapping.len()) } else { "Rank ↔ coordinates".to_owned() } }</caption>
+                    <caption>{ if id.mapping.len() > MAX_ROWS { format!("Rank ↔ coordinates (first {MAX_ROWS} of {})", id.mapping.len()) } else { "Rank ↔ coordinates".to_owned() } }
+                        if report.placed_by == PlacedBy::FirstContacts {
+                            <span id="topology-placed-by" class="note small">{ " — from the ranks' first contacts, as the logical trace places them: this graph has more symmetries than the topology's geometry, so the proved isomorphism need not be the program's layout" }</span>
+                        }
+                    </caption>
                     <thead><tr><th>{ "Rank" }</th><th>{ "Node" }</th><th>{ "Coordinates" }</th><th>{ "Neighbours" }</th></tr></thead>
                     <tbody>
                         { for id.mapping.iter().take(MAX_ROWS).map(|p| {
