@@ -51,6 +51,7 @@
 //! spec whose trace would exceed 200 million calls is refused before anything is allocated.
 
 mod generator;
+pub mod nas;
 mod numbering;
 mod rng;
 mod spec;
@@ -58,6 +59,7 @@ mod truth;
 mod units;
 
 pub use generator::generate_with_truth;
+pub use nas::{generate_nas, NasBenchmark, NasClass, NasSpec, NasTruth};
 pub use spec::{Clock, CollectiveSpec, Noise, Numbering, Phase, Spec, Style};
 /// The topology types a [`Spec`] names, re-exported so users of the generator need no other crate.
 pub use tracelogic_graph::{Direction, Family, TopologySpec};
