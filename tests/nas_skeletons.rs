@@ -1,0 +1,477 @@
+//! NAS Parallel Benchmark skeletons (`tracelogic_synth::generate_nas`, what `tracelogic generate
+//! --nas` writes) against the recorded class-S samples and against the papers' tables at the
+//! sizes the samples do not cover: seed 000 Table 7 (the topology identified per benchmark and
+//! size), §5.2 (the logical trace maps every call except some of MG's) and seed 002 Table 4 (BT
+//! and SP similar, the other pairs not), each under the recorded numbering and a random one.
+//! The analyses are called as the CLI calls them (`identify_matrix` on the matrix of the whole
+//! run, `logicalize_identified`, `similarity::compare`).
+
+mod common;
+
+use std::collections::{BTreeMap, BTreeSet};
+use tracelogic_analysis::logical::{logicalize_identified, LogicalTrace};
+use tracelogic_analysis::matrix::CommMatrix;
+use tracelogic_analysis::similarity::{compare, CompareOptions};
+use tracelogic_analysis::topology::{identify_matrix, TopologyOptions, TopologyReport};
+use tracelogic_model::{match_messages, Selection, Trace};
+use tracelogic_synth::{generate_nas, NasBenchmark, NasClass, NasSpec, NasTruth, Numbering, TopologySpec};
+
+use NasBenchmark::{Bt, Cg, Lu, Mg, Sp};
+use NasClass::{A, B, S};
+
+fn skeleton(
+    b: NasBenchmark,
+    class: NasClass,
+    ranks: u32,
+    iterations: Option<u32>,
+    numbering: Numbering,
+) -> (Trace, NasTruth) {
+    let spec = NasSpec {
+        iterations,
+        numbering,
+        seed: 11,
+        ..NasSpec::new(b, class, ranks)
+    };
+    generate_nas(&spec).unwrap_or_else(|e| panic!("{b} {class} {ranks}: {e}"))
+}
+
+fn read(name: &str) -> Trace {
+    let files = tracelogic_formats::fs::load_paths(&[common::sample(name)]).expect("sample files");
+    tracelogic_formats::read_trace(files).expect("sample trace")
+}
+
+/// (sender, receiver, bytes) → number of such messages in the run.
+fn messages_by_pair_and_size(t: &Trace) -> BTreeMap<(u32, u32, u64), u64> {
+    let m = match_messages(t);
+    assert_eq!((m.unmatched_sends, m.unmatched_recvs), (0, 0), "{}", t.source);
+    let mut out = BTreeMap::new();
+    for msg in &m.messages {
+        let bytes = t.ranks[msg.sender as usize].p2p.bytes[msg.send_op as usize];
+        *out.entry((msg.sender, msg.receiver, bytes)).or_insert(0) += 1;
+    }
+    out
+}
+
+fn calls_per_rank(t: &Trace) -> Vec<usize> {
+    t.ranks.iter().map(|r| r.calls.len()).collect()
+}
+
+fn identify(t: &Trace) -> TopologyReport {
+    identify_matrix(
+        &CommMatrix::from_trace(t, &Selection::default()),
+        &TopologyOptions::default(),
+    )
+}
+
+fn logical(t: &Trace, report: &TopologyReport) -> LogicalTrace {
+    logicalize_identified(t, report, None).unwrap_or_else(|e| panic!("{}: {e}", t.source))
+}
+
+const NUMBERINGS: [Numbering; 2] = [Numbering::RowMajor, Numbering::Random];
+
+#[test]
+fn class_s_skeletons_reproduce_the_recorded_runs() {
+    // MG and BT: every rank makes as many calls as in the recorded run, and the same number of
+    // messages of the same size goes between the same two ranks.
+    for (name, b, ranks) in [("npb-mg.S.8", Mg, 8), ("npb-bt.S.9", Bt, 9)] {
+        let real = read(name);
+        let (gen, _) = skeleton(b, S, ranks, None, Numbering::RowMajor);
+        assert_eq!(calls_per_rank(&gen), calls_per_rank(&real), "{name}");
+        assert_eq!(
+            messages_by_pair_and_size(&gen),
+            messages_by_pair_and_size(&real),
+            "{name}"
+        );
+    }
+    // LU: the same, except the few small messages of pintgr's exchange_4/5/6 (left out): every
+    // (sender, receiver, size) of the skeleton occurs as often in the recording, what the
+    // recording has beyond is at most 128 bytes, and each rank makes at most 9 calls more.
+    let real = read("npb-lu.S.8");
+    let (gen, _) = skeleton(Lu, S, 8, None, Numbering::RowMajor);
+    let (r, g) = (messages_by_pair_and_size(&real), messages_by_pair_and_size(&gen));
+    for (k, n) in &g {
+        assert_eq!(r.get(k), Some(n), "LU {k:?}");
+    }
+    let extra: Vec<_> = r.iter().filter(|(k, _)| !g.contains_key(k)).collect();
+    assert!(!extra.is_empty() && extra.len() <= 20, "{extra:?}");
+    assert!(
+        extra.iter().all(|((_, _, bytes), &n)| *bytes <= 128 && n == 1),
+        "{extra:?}"
+    );
+    for (rc, gc) in calls_per_rank(&real).into_iter().zip(calls_per_rank(&gen)) {
+        assert!(
+            (0..=9).contains(&(rc as i64 - gc as i64)),
+            "LU calls {rc} recorded, {gc} generated"
+        );
+    }
+}
+
+/// One row of seed 000's Table 7: the skeleton, and the labels identification must report (the
+/// match or one of its isomorphic equivalents; the first is the one the paper names).
+struct Table7 {
+    b: NasBenchmark,
+    class: NasClass,
+    ranks: u32,
+    labels: &'static [&'static str],
+}
+
+const TABLE7: &[Table7] = &[
+    Table7 {
+        b: Bt,
+        class: S,
+        ranks: 9,
+        labels: &["3x3 6-point stencil"],
+    },
+    Table7 {
+        b: Bt,
+        class: S,
+        ranks: 16,
+        labels: &["4x4 6-point stencil"],
+    },
+    Table7 {
+        b: Bt,
+        class: A,
+        ranks: 36,
+        labels: &["6x6 6-point stencil"],
+    },
+    Table7 {
+        b: Bt,
+        class: A,
+        ranks: 64,
+        labels: &["8x8 6-point stencil"],
+    },
+    Table7 {
+        b: Bt,
+        class: A,
+        ranks: 121,
+        labels: &["11x11 6-point stencil"],
+    },
+    Table7 {
+        b: Sp,
+        class: S,
+        ranks: 9,
+        labels: &["3x3 6-point stencil"],
+    },
+    Table7 {
+        b: Sp,
+        class: S,
+        ranks: 16,
+        labels: &["4x4 6-point stencil"],
+    },
+    Table7 {
+        b: Sp,
+        class: A,
+        ranks: 36,
+        labels: &["6x6 6-point stencil"],
+    },
+    Table7 {
+        b: Sp,
+        class: A,
+        ranks: 64,
+        labels: &["8x8 6-point stencil"],
+    },
+    Table7 {
+        b: Sp,
+        class: A,
+        ranks: 121,
+        labels: &["11x11 6-point stencil"],
+    },
+    Table7 {
+        b: Lu,
+        class: S,
+        ranks: 8,
+        labels: &["4x2 grid"],
+    },
+    Table7 {
+        b: Lu,
+        class: S,
+        ranks: 16,
+        labels: &["4x4 grid"],
+    },
+    Table7 {
+        b: Lu,
+        class: A,
+        ranks: 32,
+        labels: &["8x4 grid"],
+    },
+    Table7 {
+        b: Lu,
+        class: A,
+        ranks: 64,
+        labels: &["8x8 grid"],
+    },
+    Table7 {
+        b: Lu,
+        class: A,
+        ranks: 128,
+        labels: &["16x8 grid"],
+    },
+    Table7 {
+        b: Cg,
+        class: S,
+        ranks: 8,
+        labels: &["4x2 grid", "NAS CG 2x4"],
+    },
+    Table7 {
+        b: Cg,
+        class: S,
+        ranks: 16,
+        labels: &["NAS CG 4x4"],
+    },
+    Table7 {
+        b: Cg,
+        class: S,
+        ranks: 32,
+        labels: &["NAS CG 4x8"],
+    },
+    Table7 {
+        b: Cg,
+        class: S,
+        ranks: 64,
+        labels: &["NAS CG 8x8"],
+    },
+    Table7 {
+        b: Cg,
+        class: S,
+        ranks: 128,
+        labels: &["NAS CG 8x16"],
+    },
+    Table7 {
+        b: Mg,
+        class: S,
+        ranks: 8,
+        labels: &["2x2x2 grid", "4x2 torus"],
+    },
+    Table7 {
+        b: Mg,
+        class: S,
+        ranks: 16,
+        labels: &["2x2x2x2 grid", "4x2x2 torus", "4x4 torus"],
+    },
+    Table7 {
+        b: Mg,
+        class: S,
+        ranks: 32,
+        labels: &["2x2x2x2x2 grid", "4x2x2x2 torus", "4x4x2 torus"],
+    },
+    Table7 {
+        b: Mg,
+        class: S,
+        ranks: 64,
+        labels: &["2x2x2x2x2x2 grid", "4x2x2x2x2 torus", "4x4x2x2 torus", "4x4x4 torus"],
+    },
+    Table7 {
+        b: Mg,
+        class: A,
+        ranks: 128,
+        labels: &["8x2x2x2x2 torus", "8x4x2x2 torus", "8x4x4 torus"],
+    },
+];
+
+/// The identification names every label of the row, and the filtered graph is the process grid
+/// of the source under the numbering (so the mapping it proves is the program's, up to the
+/// grid's symmetries).
+fn check_table7(row: &Table7, numbering: Numbering) {
+    let (trace, truth) = skeleton(row.b, row.class, row.ranks, Some(1), numbering);
+    let what = format!("{} class {} on {} ranks, {numbering}", row.b, row.class, row.ranks);
+    let report = identify(&trace);
+    let id = &report.identification;
+    let found: Vec<&str> = id.equivalents.iter().map(|e| e.label.as_str()).collect();
+    assert!(id.matched.is_some(), "{what}: nothing identified");
+    for label in row.labels {
+        assert!(found.contains(label), "{what}: {label} not among {found:?}");
+    }
+    let grid = TopologySpec::parse(&truth.topology).unwrap();
+    let rank_of_node: BTreeMap<u32, u32> = truth
+        .node_of_rank
+        .iter()
+        .enumerate()
+        .map(|(r, &u)| (u, r as u32))
+        .collect();
+    let expected: BTreeSet<(u32, u32)> = grid
+        .graph()
+        .edges()
+        .map(|(u, v)| (rank_of_node[&u], rank_of_node[&v]))
+        .map(|(a, b)| (a.min(b), a.max(b)))
+        .collect();
+    let kept: BTreeSet<(u32, u32)> = report.edges.iter().map(|&[a, b]| (a, b)).collect();
+    assert_eq!(kept, expected, "{what}: the filtered graph is not the process grid");
+}
+
+#[test]
+fn table7_topologies_under_the_recorded_and_a_random_numbering() {
+    for row in TABLE7 {
+        for numbering in NUMBERINGS {
+            check_table7(row, numbering);
+        }
+    }
+}
+
+#[test]
+#[ignore = "tool gives no topology: MG class S on 128 ranks (4x4x8 processes) has 460 communicating pairs; \
+            the 384 of the 8x4x4 torus carry 6176-21504 B (largest directed entry), the 76 coarse-level \
+            pairs 128-1152 B (at most 5.4 % of the largest), a 5.4x gap the automatic filter does not take \
+            (it keeps all 460) and the 5 % rule cuts only 8 of; class A (gap 273x) is identified"]
+fn table7_mg_128_class_s() {
+    for numbering in NUMBERINGS {
+        check_table7(
+            &Table7 {
+                b: Mg,
+                class: S,
+                ranks: 128,
+                labels: &["8x4x4 torus"],
+            },
+            numbering,
+        );
+    }
+}
+
+#[test]
+fn logical_traces_of_bt_sp_lu_map_every_call() {
+    for row in TABLE7.iter().filter(|r| matches!(r.b, Bt | Sp | Lu) && r.ranks <= 64) {
+        for numbering in NUMBERINGS {
+            let (trace, _) = skeleton(row.b, row.class, row.ranks, Some(1), numbering);
+            let l = logical(&trace, &identify(&trace));
+            let what = format!("{} {} {numbering}", row.b, row.ranks);
+            assert!(l.accuracy.calls > 0, "{what}");
+            assert_eq!(l.accuracy.dropped_calls, 0, "{what}: {:?}", l.accuracy);
+            assert_eq!(l.topology.label, row.labels[0], "{what}");
+        }
+    }
+}
+
+/// NAS CG's processes on the diagonal of a square grid exchange with themselves (`exch_proc =
+/// me`, cg.f); the logical trace counts those operations as outside the topology.
+fn cg_self_operations(t: &Trace) -> u64 {
+    t.ranks
+        .iter()
+        .map(|r| r.p2p.peer.iter().filter(|&&p| p == r.rank).count() as u64)
+        .sum()
+}
+
+#[test]
+fn cg_calls_left_out_of_the_logical_trace_are_its_self_exchanges() {
+    // On a square grid the diagonal exchanges with itself; when npcols = 2·nprows, both ranks
+    // of each diagonal pair do.
+    for (ranks, selfish) in [(16u32, 4u64), (32, 8), (64, 8)] {
+        for numbering in NUMBERINGS {
+            let (trace, _) = skeleton(Cg, S, ranks, Some(1), numbering);
+            let l = logical(&trace, &identify(&trace));
+            let own = cg_self_operations(&trace);
+            let ranks_with_own: BTreeSet<u32> = trace
+                .ranks
+                .iter()
+                .filter(|r| r.p2p.peer.contains(&r.rank))
+                .map(|r| r.rank)
+                .collect();
+            assert_eq!(ranks_with_own.len() as u64, selfish, "CG {ranks}");
+            assert_eq!(l.accuracy.dropped_calls, own, "CG {ranks} {numbering}");
+        }
+    }
+}
+
+#[test]
+#[ignore = "tool drops calls seed 000 §5.2 maps: the logical trace of NAS CG counts the diagonal ranks' \
+            exchanges with themselves (exch_proc = me in cg.f) as outside the topology: 3.5 % of the \
+            point-to-point calls (8.3 % of bytes) on 16 ranks, 1.2 % (3.1 %) on 64; the paper maps every \
+            CG call"]
+fn cg_logical_trace_maps_every_call() {
+    for ranks in [16u32, 64] {
+        let (trace, _) = skeleton(Cg, S, ranks, Some(1), Numbering::RowMajor);
+        let l = logical(&trace, &identify(&trace));
+        assert_eq!(l.accuracy.dropped_calls, 0, "CG {ranks}: {:?}", l.accuracy);
+    }
+}
+
+#[test]
+fn mg_drops_only_the_coarse_levels_farther_exchanges() {
+    // Seed 000 §5.2: on 32 ranks 5.6 % of MG's calls (2.7 % of its bytes) fall outside the
+    // topology. In the skeleton they are the exchanges of the coarsest level, where half the
+    // processes along each 4-process axis hold no point and the others talk 2 apart.
+    for class in [S, A] {
+        for numbering in NUMBERINGS {
+            let (trace, truth) = skeleton(Mg, class, 32, Some(4), numbering);
+            let l = logical(&trace, &identify(&trace));
+            let a = &l.accuracy;
+            let what = format!(
+                "MG {class} 32 {numbering}: {:.2} % of calls, {:.3} % of bytes",
+                100.0 * a.dropped_calls_fraction,
+                100.0 * a.dropped_bytes_fraction
+            );
+            eprintln!("{what}");
+            assert!(a.dropped_calls > 0 && a.dropped_calls_fraction < 0.056, "{what}");
+            assert!(a.dropped_bytes_fraction < a.dropped_calls_fraction, "{what}");
+            // Every dropped operation goes 2 processes along an axis of the 2x4x4 grid.
+            let dims = [2u32, 4, 4];
+            let coords = |rank: u32| {
+                let u = truth.node_of_rank[rank as usize];
+                [u % 2, (u / 2) % 4, u / 8]
+            };
+            let names = l.placement.direction_names();
+            let neighbours =
+                |rank: u32| -> BTreeSet<u32> { names.iter().filter_map(|d| l.placement.neighbour(rank, d)).collect() };
+            let mut far = 0;
+            for rt in &trace.ranks {
+                let near = neighbours(rt.rank);
+                for &peer in &rt.p2p.peer {
+                    if near.contains(&peer) {
+                        continue;
+                    }
+                    let (c, d) = (coords(rt.rank), coords(peer));
+                    let differing: Vec<usize> = (0..3).filter(|&k| c[k] != d[k]).collect();
+                    assert_eq!(differing.len(), 1, "{what}: {} -> {peer}", rt.rank);
+                    let k = differing[0];
+                    assert_eq!((c[k] + dims[k] - d[k]) % dims[k], 2, "{what}: {} -> {peer}", rt.rank);
+                    far += 1;
+                }
+            }
+            assert_eq!(far, a.dropped_calls, "{what}");
+        }
+    }
+}
+
+#[test]
+fn table4_only_bt_and_sp_are_similar() {
+    // Seed 002 Table 4 (problem size B, 16 and 64 logical processes): BT-SP similar (θ 0.667,
+    // ε 1), LU-MG, BT-LU, LU-SP, SP-MG and BT-MG not.
+    for ranks in [16u32, 64] {
+        let run = |b: NasBenchmark, numbering: Numbering| skeleton(b, B, ranks, Some(1), numbering).0;
+        let runs: BTreeMap<&str, Trace> = [("bt", Bt), ("sp", Sp), ("lu", Lu), ("mg", Mg)]
+            .into_iter()
+            .map(|(name, b)| (name, run(b, Numbering::RowMajor)))
+            .collect();
+        let opts = CompareOptions::default();
+        let bt_sp = compare(&runs["bt"], &runs["sp"], &opts).unwrap();
+        assert!(
+            bt_sp.similar && bt_sp.classification_certain,
+            "{ranks}: BT-SP {bt_sp:?}"
+        );
+        assert_eq!(bt_sp.epsilon, 1.0, "{ranks}");
+        for (x, y) in [("lu", "mg"), ("bt", "lu"), ("lu", "sp"), ("sp", "mg"), ("bt", "mg")] {
+            let c = compare(&runs[x], &runs[y], &opts).unwrap();
+            assert!(
+                !c.similar && c.classification_certain,
+                "{ranks}: {x}-{y} θ {} ε {}",
+                c.theta,
+                c.epsilon
+            );
+        }
+    }
+}
+
+#[test]
+#[ignore = "tool verdict depends on the rank placement: class B, BT randomly placed (seed 11) against SP \
+            as recorded gives θ 0.463 on 16 ranks and 0.141 on 64 (ε 1, alignment `graph`): not similar; \
+            both as recorded: θ 0.695 and 0.893, similar (Table 4: similar at both sizes)"]
+fn table4_bt_sp_similar_under_a_random_placement() {
+    for ranks in [16u32, 64] {
+        let bt = skeleton(Bt, B, ranks, Some(1), Numbering::Random).0;
+        let sp = skeleton(Sp, B, ranks, Some(1), Numbering::RowMajor).0;
+        let c = compare(&bt, &sp, &CompareOptions::default()).unwrap();
+        assert!(
+            c.similar,
+            "{ranks}: random BT-SP θ {} ε {} ({} alignment)",
+            c.theta, c.epsilon, c.alignment
+        );
+    }
+}
