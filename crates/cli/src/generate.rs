@@ -2,16 +2,19 @@
 //!
 //! The flags fill a [`tracelogic_synth::Spec`] (starting from `--spec FILE` when given, else
 //! from the defaults), `tracelogic_synth::generate_with_truth` builds the trace, and one of the
-//! format writers turns it into files.
+//! format writers turns it into files. With `--nas BENCH` they fill a
+//! [`tracelogic_synth::NasSpec`] instead and `tracelogic_synth::generate_nas` writes a NAS
+//! Parallel Benchmark communication skeleton.
 
-use crate::common::{emit, set_stage, CliError, CliResult};
+use crate::common::{emit, print_json, set_stage, CliError, CliResult};
 use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use tracelogic_model::query::{parse_bytes, parse_time};
 use tracelogic_synth::{
-    generate_with_truth, CollectiveSpec, Noise, Numbering, Phase, Spec, Style, TopologySpec, Truth,
+    generate_nas, generate_with_truth, Clock, CollectiveSpec, NasBenchmark, NasClass, NasSpec, Noise, Numbering, Phase,
+    Spec, Style, TopologySpec, Truth,
 };
 
 /// The formats `generate` writes.
@@ -76,9 +79,23 @@ fn bandwidth_arg(text: &str) -> Result<f64, String> {
 #[derive(clap::Args, Debug)]
 pub struct Args {
     /// Topology as FAMILY:DIMS: grid:8x8, torus:4x4x4, stencil6:4x4, hypercube:4, binary-tree:15,
-    /// ring:8, all-to-all:6 ... (required unless --spec or every phase names one).
+    /// ring:8, all-to-all:6 ... (required unless --spec, --nas or every phase names one).
     #[arg(long, value_parser = TopologySpec::parse, value_name = "FAMILY:DIMS")]
     pub topology: Option<TopologySpec>,
+    /// A NAS Parallel Benchmark communication skeleton instead of a topology program: bt, sp,
+    /// lu, mg or cg (NPB 3.3 MPI partners, order and sizes; needs --ranks).
+    #[arg(
+        long,
+        value_name = "bt|sp|lu|mg|cg",
+        conflicts_with_all = ["topology", "spec", "phases_file", "phase", "bytes", "compute", "imbalance", "style", "collectives", "noise"]
+    )]
+    pub nas: Option<NasBenchmark>,
+    /// With --nas: world ranks (a square for bt/sp, a power of two for lu, mg, cg).
+    #[arg(long, requires = "nas", value_name = "N")]
+    pub ranks: Option<u32>,
+    /// With --nas: the NPB problem class, which sets the grid and message sizes [default: S].
+    #[arg(long, requires = "nas", value_name = "S|W|A|B|C")]
+    pub class: Option<NasClass>,
     /// Which node each rank plays: row-major (identity), random, or partial:FRACTION (that share
     /// of the ranks renumbered among themselves, e.g. partial:0.67 or partial:2/3).
     #[arg(long, value_name = "row-major|random|partial:F")]
@@ -86,7 +103,7 @@ pub struct Args {
     /// Seed of every random choice (numbering, imbalance, noise) [default: 0].
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Iterations of the pattern [default: 10].
+    /// Iterations of the pattern [default: 10; with --nas the class's time steps, e.g. 60 for BT S].
     #[arg(long)]
     pub iterations: Option<u32>,
     /// Message size, optionally per direction: 4096, 64Ki, 4096,east=8Ki [default: 4096].
@@ -141,28 +158,134 @@ pub struct Args {
     /// Also write the ground truth as JSON: spec, rank → node permutation, phases, noise links.
     #[arg(long, value_name = "FILE")]
     pub truth: Option<PathBuf>,
+    /// Print what was written as JSON (schema in docs/cli.md) instead of the one-line summary.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// What `generate --json` prints.
+#[derive(serde::Serialize)]
+struct Written<'a, T: serde::Serialize> {
+    /// What was generated (`4x4 torus`, `NAS MG class S`).
+    label: String,
+    ranks: u32,
+    calls: u64,
+    messages: u64,
+    /// The files written, with their sizes.
+    files: Vec<WrittenFile>,
+    /// The ground truth (the `--truth` file's content).
+    truth: &'a T,
+}
+
+#[derive(serde::Serialize)]
+struct WrittenFile {
+    path: String,
+    bytes: u64,
 }
 
 /// Run `tracelogic generate`.
 pub fn run(args: Args) -> CliResult {
+    if let Some(benchmark) = args.nas {
+        return run_nas(&args, benchmark);
+    }
+    if args.ranks.is_some() || args.class.is_some() {
+        return Err(CliError::Input(
+            "--ranks and --class describe a NAS skeleton: give --nas bt|sp|lu|mg|cg too (a topology's size is in --topology)".into(),
+        ));
+    }
     let spec = build_spec(&args)?;
     set_stage(format!("generating {}", spec.topology.label()));
     let (trace, truth) = generate_with_truth(&spec).map_err(|e| CliError::Input(format!("cannot generate: {e}")))?;
     let written = crate::convert::write_trace(&trace, args.format, &args.out, args.name.as_deref())?;
+    report(
+        &args,
+        phases_label(&truth),
+        (truth.ranks, truth.calls, truth.messages),
+        &written,
+        &truth,
+    )
+}
+
+/// The NAS skeleton the flags describe.
+fn build_nas_spec(args: &Args, benchmark: NasBenchmark) -> Result<NasSpec, CliError> {
+    let ranks = args.ranks.ok_or_else(|| {
+        CliError::Input(format!(
+            "--nas {benchmark} needs --ranks N (e.g. --ranks {})",
+            match benchmark {
+                NasBenchmark::Bt | NasBenchmark::Sp => 16,
+                _ => 32,
+            }
+        ))
+    })?;
+    let mut clock = Clock::default();
+    if let Some(o) = args.overhead {
+        clock.overhead_ns = o;
+    }
+    if let Some(l) = args.latency {
+        clock.latency_ns = l;
+    }
+    if let Some(b) = args.bandwidth {
+        clock.bandwidth = b;
+    }
+    Ok(NasSpec {
+        benchmark,
+        class: args.class.unwrap_or(NasClass::S),
+        ranks,
+        iterations: args.iterations,
+        numbering: args.numbering.unwrap_or(Numbering::RowMajor),
+        seed: args.seed.unwrap_or(0),
+        clock,
+    })
+}
+
+fn run_nas(args: &Args, benchmark: NasBenchmark) -> CliResult {
+    let spec = build_nas_spec(args, benchmark)?;
+    let label = format!("NAS {} class {} skeleton", benchmark.name().to_uppercase(), spec.class);
+    set_stage(format!("generating {label} on {} ranks", spec.ranks));
+    let (trace, truth) = generate_nas(&spec).map_err(|e| CliError::Input(format!("cannot generate: {e}")))?;
+    let written = crate::convert::write_trace(&trace, args.format, &args.out, args.name.as_deref())?;
+    let label = match truth.topology_label.as_str() {
+        "" => label,
+        grid => format!("{label} ({grid} of processes)"),
+    };
+    report(args, label, (spec.ranks, truth.calls, truth.messages), &written, &truth)
+}
+
+/// Write the truth file when asked, then the summary line or the JSON.
+fn report<T: serde::Serialize>(
+    args: &Args,
+    label: String,
+    (ranks, calls, messages): (u32, u64, u64),
+    written: &[(PathBuf, u64)],
+    truth: &T,
+) -> CliResult {
     if let Some(path) = &args.truth {
         set_stage(format!("writing {}", path.display()));
-        let json = serde_json::to_string_pretty(&truth).map_err(|e| CliError::Internal(e.to_string()))?;
+        let json = serde_json::to_string_pretty(truth).map_err(|e| CliError::Internal(e.to_string()))?;
         fs::write(path, json + "\n").map_err(|e| CliError::Input(format!("cannot write {}: {e}", path.display())))?;
+    }
+    if args.json {
+        print_json(&Written {
+            label,
+            ranks,
+            calls,
+            messages,
+            files: written
+                .iter()
+                .map(|(p, b)| WrittenFile {
+                    path: p.display().to_string(),
+                    bytes: *b,
+                })
+                .collect(),
+            truth,
+        })?;
+        return Ok(ExitCode::SUCCESS);
     }
     let bytes: u64 = written.iter().map(|(_, b)| b).sum();
     emit(|out| {
         writeln!(
             out,
-            "generated {}: {} ranks, {} calls, {} messages; wrote {} file(s), {bytes} bytes, to {}",
-            phases_label(&truth),
-            truth.ranks,
-            truth.calls,
-            truth.messages,
+            "generated {label}: {ranks} ranks, {calls} calls, {messages} messages; wrote {} file(s), {bytes} bytes, to {}",
             written.len(),
             args.out.display()
         )
@@ -520,6 +643,125 @@ mod tests {
         let mut nodes = t.node_of_rank.clone();
         nodes.sort_unstable();
         assert_eq!(nodes, vec![0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn nas_flags_fill_the_nas_spec() {
+        let args = parse(&[
+            "--nas",
+            "mg",
+            "--ranks",
+            "32",
+            "--class",
+            "a",
+            "--iterations",
+            "2",
+            "--numbering",
+            "random",
+            "--seed",
+            "3",
+            "--latency",
+            "1us",
+            "--format",
+            "dumpi",
+            "--out",
+            "x",
+        ])
+        .unwrap();
+        let s = build_nas_spec(&args, args.nas.unwrap()).unwrap();
+        assert_eq!(
+            (s.benchmark, s.class, s.ranks, s.iterations),
+            (NasBenchmark::Mg, NasClass::A, 32, Some(2))
+        );
+        assert_eq!((s.numbering, s.seed, s.clock.latency_ns), (Numbering::Random, 3, 1000));
+        let defaults = parse(&["--nas", "bt", "--ranks", "9", "--format", "text", "--out", "x"]).unwrap();
+        let d = build_nas_spec(&defaults, NasBenchmark::Bt).unwrap();
+        assert_eq!(
+            (d.class, d.iterations, d.numbering),
+            (NasClass::S, None, Numbering::RowMajor)
+        );
+    }
+
+    #[test]
+    fn nas_flags_that_do_not_fit_are_refused() {
+        for bad in [
+            &[
+                "--nas",
+                "lu",
+                "--ranks",
+                "8",
+                "--topology",
+                "grid:4x2",
+                "--format",
+                "text",
+                "--out",
+                "x",
+            ][..],
+            &["--nas", "ft", "--ranks", "8", "--format", "text", "--out", "x"],
+            &[
+                "--nas", "mg", "--ranks", "8", "--class", "Q", "--format", "text", "--out", "x",
+            ],
+            &[
+                "--nas", "cg", "--ranks", "8", "--style", "sendrecv", "--format", "text", "--out", "x",
+            ],
+        ] {
+            let e = parse(bad).map(|_| ()).unwrap_err();
+            assert_eq!(e.exit_code(), 2, "{bad:?}: {e}");
+        }
+        let dir = temp("nas-refused");
+        let out = dir.join("t.txt");
+        for (flags, says) in [
+            (&["--nas", "lu"][..], "needs --ranks"),
+            (&["--nas", "bt", "--ranks", "8"], "square number"),
+            (&["--topology", "grid:4x4", "--ranks", "16"], "give --nas"),
+        ] {
+            let mut argv = flags.to_vec();
+            argv.extend(["--format", "text", "--out", out.to_str().unwrap()]);
+            let e = run(parse(&argv).unwrap()).unwrap_err();
+            assert!(matches!(e, CliError::Input(_)), "{flags:?}");
+            assert!(e.to_string().contains(says), "{flags:?}: {e}");
+        }
+        assert!(!out.exists());
+    }
+
+    #[test]
+    fn nas_skeleton_and_truth_are_written() {
+        let dir = temp("nas");
+        let out = dir.join("lu");
+        let truth = dir.join("lu.truth.json");
+        let args = parse(&[
+            "--nas",
+            "lu",
+            "--ranks",
+            "8",
+            "--iterations",
+            "2",
+            "--numbering",
+            "random",
+            "--seed",
+            "4",
+            "--format",
+            "dumpi",
+            "--out",
+            out.to_str().unwrap(),
+            "--truth",
+            truth.to_str().unwrap(),
+        ])
+        .unwrap();
+        let spec = build_nas_spec(&args, NasBenchmark::Lu).unwrap();
+        run(args).unwrap();
+        let t: tracelogic_synth::NasTruth = serde_json::from_str(&fs::read_to_string(&truth).unwrap()).unwrap();
+        assert_eq!((t.topology.as_str(), t.spec.iterations), ("grid:4x2", Some(2)));
+        let files = tracelogic_formats::fs::load_paths(&[out]).unwrap();
+        let back = tracelogic_formats::read_trace(files).unwrap();
+        let (orig, _) = generate_nas(&spec).unwrap();
+        assert_eq!(back.num_calls(), orig.num_calls());
+        assert_eq!(back.num_calls(), t.calls);
+        let m = tracelogic_model::match_messages(&back);
+        assert_eq!(
+            (m.messages.len() as u64, m.unmatched_sends, m.unmatched_recvs),
+            (t.messages, 0, 0)
+        );
     }
 
     #[test]
