@@ -16,7 +16,7 @@ use tracelogic_analysis::topology::{identify_matrix, TopologyOptions, TopologyRe
 use tracelogic_model::{match_messages, Selection, Trace};
 use tracelogic_synth::{generate_nas, NasBenchmark, NasClass, NasSpec, NasTruth, Numbering, TopologySpec};
 
-use NasBenchmark::{Bt, Cg, Lu, Mg, Sp};
+use NasBenchmark::{Bt, Cg, Ep, Ft, Is, Lu, Mg, Sp};
 use NasClass::{A, B, S};
 
 fn skeleton(
@@ -473,5 +473,34 @@ fn table4_bt_sp_similar_under_a_random_placement() {
             "{ranks}: random BT-SP θ {} ε {} ({} alignment)",
             c.theta, c.epsilon, c.alignment
         );
+    }
+}
+
+#[test]
+fn ft_and_ep_have_no_topology_and_is_is_a_line() {
+    // Seed 000 §5.1: FT and EP show no point-to-point communication, an empty matrix. IS (not in
+    // the paper's tables) passes one key along the ranks at the end: a line, fully mapped.
+    for ranks in [4u32, 32, 128] {
+        for b in [Ft, Ep] {
+            let (trace, truth) = skeleton(b, S, ranks, Some(2), Numbering::Random);
+            assert_eq!(truth.messages, 0, "{b} {ranks}");
+            assert!(trace.ranks.iter().all(|r| !r.collectives.is_empty()), "{b} {ranks}");
+            let report = identify(&trace);
+            assert!(report.no_point_to_point, "{b} {ranks}");
+        }
+        for numbering in NUMBERINGS {
+            let (trace, _) = skeleton(Is, S, ranks, Some(2), numbering);
+            let report = identify(&trace);
+            let label = format!("{ranks}-node line");
+            assert_eq!(
+                report.identification.matched.as_ref().map(|m| m.label.as_str()),
+                Some(label.as_str())
+            );
+            assert_eq!(
+                logical(&trace, &report).accuracy.dropped_calls,
+                0,
+                "IS {ranks} {numbering}"
+            );
+        }
     }
 }

@@ -83,14 +83,14 @@ pub struct Args {
     #[arg(long, value_parser = TopologySpec::parse, value_name = "FAMILY:DIMS")]
     pub topology: Option<TopologySpec>,
     /// A NAS Parallel Benchmark communication skeleton instead of a topology program: bt, sp,
-    /// lu, mg or cg (NPB 3.3 MPI partners, order and sizes; needs --ranks).
+    /// lu, mg, cg, ft, is or ep (NPB 3.3 MPI partners, order and sizes; needs --ranks).
     #[arg(
         long,
-        value_name = "bt|sp|lu|mg|cg",
+        value_name = "bt|sp|lu|mg|cg|ft|is|ep",
         conflicts_with_all = ["topology", "spec", "phases_file", "phase", "bytes", "compute", "imbalance", "style", "collectives", "noise"]
     )]
     pub nas: Option<NasBenchmark>,
-    /// With --nas: world ranks (a square for bt/sp, a power of two for lu, mg, cg).
+    /// With --nas: world ranks (a square for bt/sp, a power of two for lu, mg, cg, ft, is; any for ep).
     #[arg(long, requires = "nas", value_name = "N")]
     pub ranks: Option<u32>,
     /// With --nas: the NPB problem class, which sets the grid and message sizes [default: S].
@@ -190,7 +190,7 @@ pub fn run(args: Args) -> CliResult {
     }
     if args.ranks.is_some() || args.class.is_some() {
         return Err(CliError::Input(
-            "--ranks and --class describe a NAS skeleton: give --nas bt|sp|lu|mg|cg too (a topology's size is in --topology)".into(),
+            "--ranks and --class describe a NAS skeleton: give --nas bt|sp|lu|mg|cg|ft|is|ep too (a topology's size is in --topology)".into(),
         ));
     }
     let spec = build_spec(&args)?;
@@ -697,7 +697,7 @@ mod tests {
                 "--out",
                 "x",
             ][..],
-            &["--nas", "ft", "--ranks", "8", "--format", "text", "--out", "x"],
+            &["--nas", "dt", "--ranks", "8", "--format", "text", "--out", "x"],
             &[
                 "--nas", "mg", "--ranks", "8", "--class", "Q", "--format", "text", "--out", "x",
             ],
@@ -762,6 +762,48 @@ mod tests {
             (m.messages.len() as u64, m.unmatched_sends, m.unmatched_recvs),
             (t.messages, 0, 0)
         );
+
+        // BT's split and duplicated communicators, FT's and IS's all-to-alls survive every
+        // format, renumbered or not.
+        for (bench, format, numbering) in [
+            ("bt", "dumpi", "random"),
+            ("bt", "otf2", "row-major"),
+            ("bt", "text", "random"),
+            ("ft", "dumpi", "random"),
+            ("is", "otf2", "random"),
+        ] {
+            let out = dir.join(format!("{bench}-{format}"));
+            let ranks = if bench == "bt" { "9" } else { "8" };
+            let args = parse(&[
+                "--nas",
+                bench,
+                "--ranks",
+                ranks,
+                "--iterations",
+                "1",
+                "--numbering",
+                numbering,
+                "--format",
+                format,
+                "--out",
+                out.to_str().unwrap(),
+            ])
+            .unwrap();
+            let spec = build_nas_spec(&args, args.nas.unwrap()).unwrap();
+            run(args).unwrap();
+            let back = tracelogic_formats::read_trace(tracelogic_formats::fs::load_paths(&[out]).unwrap()).unwrap();
+            let (orig, _) = generate_nas(&spec).unwrap();
+            let what = format!("{bench} {format}");
+            assert_eq!(back.num_calls(), orig.num_calls(), "{what}");
+            let collectives = |t: &tracelogic_model::Trace| t.ranks.iter().map(|r| r.collectives.len()).sum::<usize>();
+            assert_eq!(collectives(&back), collectives(&orig), "{what}");
+            let (m, o) = (
+                tracelogic_model::match_messages(&back),
+                tracelogic_model::match_messages(&orig),
+            );
+            assert_eq!((m.unmatched_sends, m.unmatched_recvs), (0, 0), "{what}");
+            assert_eq!(m.messages.len(), o.messages.len(), "{what}");
+        }
     }
 
     #[test]
