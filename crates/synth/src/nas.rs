@@ -92,8 +92,9 @@ use std::str::FromStr;
 use tracelogic_graph::TopologySpec;
 use tracelogic_model::{CollectiveOp, P2pDir, Rank, Time, Trace, NOT_COMPLETED, NO_CALLPATH, NO_ROOT};
 
-/// The most calls a skeleton may have (about 3 GB of trace), checked before anything is built.
-const MAX_CALLS: u64 = 100_000_000;
+/// The most calls a skeleton may have, checked before anything is built: the programs (about
+/// 80 bytes per call) and the trace (30 to 70) are both in memory, about 3 GB at the limit.
+const MAX_CALLS: u64 = 20_000_000;
 /// The most ranks a skeleton may have.
 const MAX_RANKS: u32 = 1 << 16;
 /// Random-stream id of the numbering (the same as the generator's, so a seed places alike).
@@ -360,6 +361,12 @@ pub fn generate_nas(spec: &NasSpec) -> Result<(Trace, NasTruth), String> {
         comm_ids.push(if i == 0 { 0 } else { trace.add_comm(name, world.clone()) });
     }
     let stats = simulate(&mut trace, &job.programs, &rank_of_process, &comm_ids, spec.clock)?;
+    debug_assert!(
+        trace.num_calls() <= job.estimate,
+        "{} calls, {} estimated",
+        trace.num_calls(),
+        job.estimate
+    );
     let topology = job.topology.as_ref().map(topology_string).unwrap_or_default();
     let topology_label = job.topology.as_ref().map(|t| t.label()).unwrap_or_default();
     let truth = NasTruth {
@@ -401,6 +408,8 @@ pub fn default_iterations(b: NasBenchmark, c: NasClass) -> u32 {
 /// The per-rank programs of one benchmark run, in NAS process order.
 struct Job {
     programs: Vec<Program>,
+    /// The upper bound of calls checked against the limit.
+    estimate: u64,
     /// Communicator names; index 0 is `MPI_COMM_WORLD`, the others have every process.
     comms: Vec<String>,
     topology: Option<TopologySpec>,
@@ -503,7 +512,7 @@ impl Program {
 
 /// Refuse runs whose trace would be too large, from an upper bound of calls per process and
 /// iteration, before any program is built.
-fn check_calls(n: u32, per_iteration: u64, iterations: u32, fixed: u64) -> Result<(), String> {
+fn check_calls(n: u32, per_iteration: u64, iterations: u32, fixed: u64) -> Result<u64, String> {
     let calls = (n as u64).saturating_mul(
         per_iteration
             .saturating_mul(iterations as u64 + 2)
@@ -514,7 +523,7 @@ fn check_calls(n: u32, per_iteration: u64, iterations: u32, fixed: u64) -> Resul
             "this skeleton would have about {calls} calls; the generator stops at {MAX_CALLS} (use --iterations to run fewer steps)"
         ));
     }
-    Ok(())
+    Ok(calls)
 }
 
 fn grid_size(b: NasBenchmark, c: NasClass) -> u32 {
@@ -605,7 +614,8 @@ fn multipartition(b: NasBenchmark, class: NasClass, n: u32, iterations: u32) -> 
             grid / p
         ));
     }
-    check_calls(n, 24 + 16 * p as u64, iterations, 64)?;
+    // copy_faces 13 calls, each solve 8 per stage and direction.
+    let estimate = check_calls(n, 16 + 24 * p as u64, iterations, 64)?;
     let (setup, solve, rhs) = (1u32, 2u32, 3u32);
     let max_cell = (grid / p + 1) as u64;
     let programs = (0..n)
@@ -652,6 +662,7 @@ fn multipartition(b: NasBenchmark, class: NasClass, n: u32, iterations: u32) -> 
         .collect();
     Ok(Job {
         programs,
+        estimate,
         comms: vec![
             "MPI_COMM_WORLD".into(),
             "comm_setup (split of MPI_COMM_WORLD)".into(),
@@ -810,7 +821,7 @@ fn lu(class: NasClass, n: u32, iterations: u32) -> Result<Job, String> {
         ));
     }
     let planes = grid as u64 - 2;
-    check_calls(n, planes * 8 + 32, iterations, 64)?;
+    let estimate = check_calls(n, planes * 8 + 32, iterations, 64)?;
     // comm_solve is MPI_COMM_WORLD itself in NPB 3.3 (the recorded run has no other).
     let solve = WORLD;
     let programs = (0..n)
@@ -916,6 +927,7 @@ fn lu(class: NasClass, n: u32, iterations: u32) -> Result<Job, String> {
         .collect();
     Ok(Job {
         programs,
+        estimate,
         comms: vec!["MPI_COMM_WORLD".into()],
         topology: (n > 1).then(|| {
             let dims: Vec<String> = [xdim, ydim].iter().filter(|&&d| d > 1).map(u32::to_string).collect();
@@ -1014,7 +1026,7 @@ fn mg(class: NasClass, n: u32, iterations: u32) -> Result<Job, String> {
             "NAS MG class {class} has a {grid}³ grid: too small for {n} ranks"
         ));
     }
-    check_calls(n, 4 * 18 * lt as u64 + 40, iterations, 200)?;
+    let estimate = check_calls(n, 4 * 18 * lt as u64 + 40, iterations, 200)?;
     let programs = (0..n)
         .map(|me| {
             let lv = mg_setup(me, n, lt, grid);
@@ -1117,6 +1129,7 @@ fn mg(class: NasClass, n: u32, iterations: u32) -> Result<Job, String> {
     let dims: Vec<String> = pi.iter().filter(|&&d| d > 1).map(u32::to_string).collect();
     Ok(Job {
         programs,
+        estimate,
         comms: vec!["MPI_COMM_WORLD".into()],
         topology: (!dims.is_empty()).then(|| {
             let family = if dims.len() == 1 { "ring" } else { "torus" };
@@ -1263,7 +1276,7 @@ fn cg(class: NasClass, n: u32, iterations: u32) -> Result<Job, String> {
         return Err(format!("NAS CG class {class} has {na} rows: too few for {n} ranks"));
     }
     let l2 = npcols.trailing_zeros() as u64;
-    check_calls(n, 26 * (9 * l2 + 3) + 10, iterations, 16)?;
+    let estimate = check_calls(n, 27 * (9 * l2 + 3) + 10, iterations, 16)?;
     let programs = (0..n)
         .map(|me| {
             let cp = cg_setup(me, na, nprows, npcols);
@@ -1328,6 +1341,7 @@ fn cg(class: NasClass, n: u32, iterations: u32) -> Result<Job, String> {
         .collect();
     Ok(Job {
         programs,
+        estimate,
         comms: vec!["MPI_COMM_WORLD".into()],
         topology: (n > 1).then(|| TopologySpec::parse(&format!("nas-cg:{nprows}x{npcols}")).expect("a valid CG grid")),
     })
@@ -1352,7 +1366,7 @@ fn ft(class: NasClass, n: u32, iterations: u32) -> Result<Job, String> {
             "NAS FT class {class} has a {nx}x{ny}x{nz} grid: too small for {n} ranks"
         ));
     }
-    check_calls(n, 8, iterations, 32)?;
+    let estimate = check_calls(n, 8, iterations, 32)?;
     // The whole complex grid crosses the network once per transpose: each rank sends its share.
     let share = 16 * nx * ny * nz / n as u64;
     let slice1 = 1u32;
@@ -1387,6 +1401,7 @@ fn ft(class: NasClass, n: u32, iterations: u32) -> Result<Job, String> {
         .collect();
     Ok(Job {
         programs,
+        estimate,
         comms: vec!["MPI_COMM_WORLD".into(), "commslice1 (split of MPI_COMM_WORLD)".into()],
         topology: None,
     })
@@ -1406,7 +1421,7 @@ fn is(class: NasClass, n: u32, iterations: u32) -> Result<Job, String> {
     if n > 1024 {
         return Err(format!("NAS IS runs on at most 1024 ranks (its buckets), not {n}"));
     }
-    check_calls(n, 4, iterations, 16)?;
+    let estimate = check_calls(n, 4, iterations, 16)?;
     let keys = 4 * total_keys / n as u64;
     let work = WORLD;
     let programs = (0..n)
@@ -1444,12 +1459,14 @@ fn is(class: NasClass, n: u32, iterations: u32) -> Result<Job, String> {
         .collect();
     Ok(Job {
         programs,
+        estimate,
         comms: vec!["MPI_COMM_WORLD".into()],
         topology: (n > 1).then(|| TopologySpec::parse(&format!("line:{n}")).expect("a valid line")),
     })
 }
 
 fn ep(n: u32) -> Result<Job, String> {
+    let estimate = check_calls(n, 0, 0, 10)?;
     let programs = (0..n)
         .map(|_| {
             let mut prog = Program::default();
@@ -1468,6 +1485,7 @@ fn ep(n: u32) -> Result<Job, String> {
         .collect();
     Ok(Job {
         programs,
+        estimate,
         comms: vec!["MPI_COMM_WORLD".into()],
         topology: None,
     })
