@@ -1,8 +1,9 @@
 //! Communication skeletons of the NAS Parallel Benchmarks (NPB 3.3 MPI), at any legal rank count.
 //!
-//! [`generate_nas`] writes the trace a run of BT, SP, LU, MG or CG would leave: the same MPI
-//! calls, in the same order, with the same partners, tags and relative message sizes as the
-//! NPB 3.3-MPI Fortran sources, but with the computation replaced by simulated time. It exists
+//! [`generate_nas`] writes the trace a run of BT, SP, LU, MG, CG, FT, IS or EP would leave: the
+//! same MPI calls, in the same order, with the same partners, tags and relative message sizes
+//! as the NPB 3.3-MPI sources (Fortran; IS in C), but with the computation replaced by simulated
+//! time. It exists
 //! because the papers' tables (seed 000 Tables 6–7 and §5.2, seed 002 Table 4) are about 4 to
 //! 128 ranks and the recorded samples stop at 8–9; a skeleton lets tests and users check what
 //! the tool says about the sizes the papers measured.
