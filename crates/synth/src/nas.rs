@@ -98,6 +98,8 @@ use tracelogic_model::{CollectiveOp, P2pDir, Rank, Time, Trace, NOT_COMPLETED, N
 const MAX_CALLS: u64 = 20_000_000;
 /// The most ranks a skeleton may have.
 const MAX_RANKS: u32 = 1 << 16;
+/// The latest time the clock may reach, far below `u64::MAX` so no sum can overflow.
+const MAX_TIME: f64 = (1u64 << 62) as f64;
 /// Random-stream id of the numbering (the same as the generator's, so a seed places alike).
 const STREAM_NUMBERING: u64 = 1;
 
@@ -331,6 +333,16 @@ pub fn generate_nas(spec: &NasSpec) -> Result<(Trace, NasTruth), String> {
         NasBenchmark::Is => is(spec.class, n, iterations)?,
         NasBenchmark::Ep => ep(n)?,
     };
+    // Every call lasts at most o + L + x(1 GB) and follows at most 10 s of compute (no message
+    // nor compute step of any class comes near), so this bounds the last timestamp.
+    let c = &spec.clock;
+    let per_call = c.overhead_ns as f64 + c.latency_ns as f64 + 1e9 / c.bandwidth + 1e10;
+    let bound = job.estimate as f64 * per_call;
+    if bound.is_nan() || bound >= MAX_TIME {
+        return Err(format!(
+            "the simulated clock could pass 2^62 ns (about {bound:.3e} ns): use a smaller overhead or latency, a higher bandwidth or fewer iterations"
+        ));
+    }
     let node_of_rank = numbering::node_of_rank(spec.numbering, n, &mut SplitMix64::new(spec.seed, STREAM_NUMBERING));
     let mut rank_of_process = vec![0 as Rank; n as usize];
     for (r, &u) in node_of_rank.iter().enumerate() {
@@ -1853,6 +1865,18 @@ mod tests {
             .parse::<NasBenchmark>()
             .unwrap_err()
             .contains("unknown NAS benchmark"));
+        let mut slow = NasSpec::new(NasBenchmark::Mg, NasClass::S, 8);
+        slow.clock.latency_ns = u64::MAX;
+        assert!(generate_nas(&slow).unwrap_err().contains("2^62"));
+        slow.clock = Clock {
+            bandwidth: f64::MIN_POSITIVE,
+            ..Clock::default()
+        };
+        assert!(generate_nas(&slow).unwrap_err().contains("2^62"));
+        for ranks in [0, u32::MAX] {
+            let e = generate_nas(&NasSpec::new(NasBenchmark::Ep, NasClass::S, ranks)).unwrap_err();
+            assert!(e.contains("ranks must be"), "{e}");
+        }
     }
 
     #[test]
