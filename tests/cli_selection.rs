@@ -308,3 +308,16 @@ fn skeleton_of_point_to_point_calls_has_no_collectives() {
             || std::fs::read_to_string(&p2p).unwrap().contains("MPI_Send")
     );
 }
+
+#[test]
+fn topology_of_a_run_without_point_to_point_traffic_says_so_once() {
+    let lu = sample("npb-lu.S.8");
+    let o = run(&[&"topology", &lu, &"--kind", &"collective"]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("no point-to-point traffic"), "{}", stderr(&o));
+    assert!(
+        !stderr(&o).contains("no topology of the library matches"),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -327,7 +327,11 @@ fn finish(args: &Args, report: TopologyReport) -> CliResult {
     }
     let found = report.identification.matched.is_some()
         || (!report.components.is_empty() && report.components.iter().all(|c| c.identification.matched.is_some()));
-    if !found {
+    if !found && report.no_point_to_point {
+        eprintln!(
+            "tracelogic: the run has no point-to-point traffic (collectives only), so it has no topology to identify"
+        );
+    } else if !found {
         eprintln!(
             "tracelogic: no topology of the library matches the communication graph ({} ranks, {} edges){}",
             report.identification.ranks,
