@@ -129,6 +129,46 @@ pub struct FilterReport {
     /// Automatic mode: ratio between the volumes on either side of the chosen gap (`None` when
     /// no gap was wide enough and nothing was removed).
     pub gap_ratio: Option<f64>,
+    /// Automatic mode: the other cuts tried because the widest gap's graph identified no
+    /// topology (`None` when it did, when no other cut qualified, and in fixed mode). When one
+    /// of them identified a topology, the fields above describe that cut.
+    #[serde(default)]
+    pub fallback: Option<CutFallback>,
+}
+
+/// The automatic filter's second chance: a threshold is only a means, and a match proves the
+/// graph, so when the widest gap's graph matches nothing the other qualifying cuts (see
+/// [`fallback_cuts`]) are tried, widest gap first, and the first whose graph a topology matches
+/// is taken.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CutFallback {
+    /// The widest gap's cut (keeping every pair when no gap reached [`AUTO_MIN_GAP`]), whose
+    /// graph matched no topology.
+    pub widest: CutTried,
+    /// The other cuts in the order tried, up to the first that identified a topology.
+    pub tried: Vec<CutTried>,
+    /// Index in `tried` of the cut taken, or `None` when none identified a topology (the
+    /// report then describes the widest gap's cut).
+    pub taken: Option<usize>,
+}
+
+/// One cut of the sorted pair weights and what identification made of its graph.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CutTried {
+    /// Pairs kept as edges (the heaviest ones).
+    pub pairs_kept: usize,
+    /// The cut, in percent of the largest directed entry (geometric middle of the gap; 0 when
+    /// every pair is kept).
+    pub threshold_pct: f64,
+    /// Ratio of the weights on either side of the cut (`None`: every pair kept).
+    pub gap_ratio: Option<f64>,
+    /// Share of all traffic the pairs below the cut carry (0..1).
+    pub removed_share: f64,
+    /// Label of the topology that matched the cut's graph, if any.
+    #[serde(rename = "match")]
+    pub matched: Option<String>,
+    /// Time identification took on this cut's graph.
+    pub milliseconds: f64,
 }
 
 /// A named topology, as shown to users.
@@ -362,11 +402,21 @@ pub fn pair_volumes(m: &CommMatrix) -> (Vec<PairVolume>, &'static str) {
 /// the largest entry).
 pub const AUTO_MIN_GAP: f64 = 5.0;
 
-/// The automatic threshold: the widest relative gap `v_i / v_{i+1}` between consecutive sorted
-/// pair volumes, among cuts that keep an edge at every rank that has traffic (so the dominant
-/// pattern is never cut away), and only if the gap is at least [`AUTO_MIN_GAP`]×. Returns how many pairs to
-/// keep and the gap ratio, or `None` (keep everything).
-pub fn auto_threshold(volumes_desc: &[u64], pairs: &[(u32, u32)], ranks: u32) -> Option<(usize, f64)> {
+/// Smallest gap a fallback cut sits at (see [`fallback_cuts`]). Below 2× the two sides are one
+/// pattern's spread (halo faces of different areas, a doubled periodic pair), not two levels of
+/// traffic; NAS MG class S on 128 ranks separates its torus from its coarse-level pairs by only
+/// 4.4×.
+pub const FALLBACK_MIN_GAP: f64 = 2.0;
+
+/// Most cuts tried after the widest gap's graph matched nothing: each costs one identification,
+/// and beyond the few widest gaps a cut sits inside a pattern's own spread.
+pub const MAX_FALLBACK_CUTS: usize = 8;
+
+/// Every cut the automatic filter may take, widest gap first (equal gaps: the one keeping fewer
+/// pairs first): `(pairs kept, gap ratio)` for each cut between two distinct consecutive sorted
+/// pair weights that keeps an edge at every rank that has traffic (so the dominant pattern is
+/// never cut away) and whose ratio `v_i / v_{i+1}` is at least `min_gap`.
+pub fn candidate_cuts(volumes_desc: &[u64], pairs: &[(u32, u32)], ranks: u32, min_gap: f64) -> Vec<(usize, f64)> {
     let mut touched = vec![false; ranks as usize];
     let total = {
         let mut t = vec![false; ranks as usize];
@@ -377,7 +427,7 @@ pub fn auto_threshold(volumes_desc: &[u64], pairs: &[(u32, u32)], ranks: u32) ->
         t.iter().filter(|&&x| x).count()
     };
     let mut covered = 0;
-    let mut best: Option<(usize, f64)> = None;
+    let mut cuts = Vec::new();
     for i in 0..volumes_desc.len().saturating_sub(1) {
         for r in [pairs[i].0, pairs[i].1] {
             if !std::mem::replace(&mut touched[r as usize], true) {
@@ -388,71 +438,150 @@ pub fn auto_threshold(volumes_desc: &[u64], pairs: &[(u32, u32)], ranks: u32) ->
             continue;
         }
         let ratio = volumes_desc[i] as f64 / volumes_desc[i + 1].max(1) as f64;
-        if ratio >= AUTO_MIN_GAP && best.is_none_or(|(_, r)| ratio > r) {
-            best = Some((i + 1, ratio));
+        if ratio >= min_gap {
+            cuts.push((i + 1, ratio));
         }
     }
-    best
+    cuts.sort_by(|x, y| y.1.total_cmp(&x.1));
+    cuts
+}
+
+/// The automatic threshold: the widest relative gap `v_i / v_{i+1}` between consecutive sorted
+/// pair volumes, among cuts that keep an edge at every rank that has traffic (so the dominant
+/// pattern is never cut away), and only if the gap is at least [`AUTO_MIN_GAP`]×. Returns how
+/// many pairs to keep and the gap ratio, or `None` (keep everything).
+pub fn auto_threshold(volumes_desc: &[u64], pairs: &[(u32, u32)], ranks: u32) -> Option<(usize, f64)> {
+    candidate_cuts(volumes_desc, pairs, ranks, AUTO_MIN_GAP)
+        .first()
+        .copied()
+}
+
+/// The cuts tried, in order, when the automatic cut keeping `widest_kept` pairs gave a graph no
+/// topology matches: the other cuts at gaps of at least [`FALLBACK_MIN_GAP`]×, widest first,
+/// then keeping every pair (`gap = None`) if the widest cut removed any, at most
+/// [`MAX_FALLBACK_CUTS`] in all.
+pub fn fallback_cuts(
+    volumes_desc: &[u64],
+    pairs: &[(u32, u32)],
+    ranks: u32,
+    widest_kept: usize,
+) -> Vec<(usize, Option<f64>)> {
+    let mut cuts: Vec<(usize, Option<f64>)> = candidate_cuts(volumes_desc, pairs, ranks, FALLBACK_MIN_GAP)
+        .into_iter()
+        .filter(|&(keep, _)| keep != widest_kept)
+        .map(|(keep, ratio)| (keep, Some(ratio)))
+        .collect();
+    if widest_kept < volumes_desc.len() {
+        cuts.push((volumes_desc.len(), None));
+    }
+    cuts.truncate(MAX_FALLBACK_CUTS);
+    cuts
 }
 
 /// A pair of ranks `(a, b)`, `a < b`, its weight (larger directed entry) and volume (sum).
 pub type PairVolume = (u32, u32, u64, u64);
 
-fn filter_matrix(m: &CommMatrix, threshold: Threshold) -> (FilterReport, Vec<(u32, u32)>, Vec<PairVolume>) {
-    let (pairs, metric) = pair_volumes(m);
-    let total: u128 = pairs.iter().map(|p| p.3 as u128).sum();
-    let max_volume = pairs.first().map_or(0, |p| p.2);
-    let share = |v: u64| if total == 0 { 0.0 } else { v as f64 / total as f64 };
-    let volumes: Vec<u64> = pairs.iter().map(|p| p.2).collect();
-    let (keep, threshold_pct, gap_ratio, mode) = match threshold {
+/// The pairs of a matrix, sorted by weight (see [`pair_volumes`]), with what cutting them costs.
+struct SortedPairs {
+    pairs: Vec<PairVolume>,
+    metric: &'static str,
+    /// Both directions' traffic of every pair.
+    total: u128,
+}
+
+impl SortedPairs {
+    fn share(&self, v: u64) -> f64 {
+        if self.total == 0 {
+            0.0
+        } else {
+            v as f64 / self.total as f64
+        }
+    }
+
+    fn max_volume(&self) -> u64 {
+        self.pairs.first().map_or(0, |p| p.2)
+    }
+
+    /// The cut keeping the `keep` heaviest pairs, in percent of the largest entry: the
+    /// geometric middle of the gap it sits in, 0 when every pair is kept.
+    fn cut_pct(&self, keep: usize) -> f64 {
+        if keep == 0 || keep >= self.pairs.len() {
+            return 0.0;
+        }
+        let cut = (self.pairs[keep - 1].2 as f64 * self.pairs[keep].2 as f64).sqrt();
+        100.0 * cut / self.max_volume() as f64
+    }
+
+    fn report(&self, mode: &str, keep: usize, threshold_pct: f64, gap_ratio: Option<f64>) -> FilterReport {
+        let removed: Vec<PairTraffic> = self.pairs[keep..]
+            .iter()
+            .map(|&(a, b, _, v)| PairTraffic {
+                a,
+                b,
+                volume: v,
+                share: self.share(v),
+            })
+            .collect();
+        FilterReport {
+            mode: mode.into(),
+            metric: self.metric.into(),
+            threshold_pct,
+            max_volume: self.max_volume(),
+            pairs_before: self.pairs.len(),
+            pairs_kept: keep,
+            removed_share: removed.iter().fold(0.0, |acc, r| acc + r.share),
+            removed,
+            gap_ratio,
+            fallback: None,
+        }
+    }
+
+    fn graph(&self, ranks: u32, keep: usize) -> Graph {
+        Graph::from_edges(ranks, self.pairs[..keep].iter().map(|p| (p.0, p.1)))
+    }
+}
+
+/// The filter's first cut: how many pairs it keeps and its report.
+fn filter_matrix(sorted: &SortedPairs, ranks: u32, threshold: Threshold) -> (usize, FilterReport) {
+    let pairs = &sorted.pairs;
+    let max_volume = sorted.max_volume();
+    match threshold {
         Threshold::Percent(pct) => {
             let keep = pairs
                 .iter()
                 .take_while(|p| p.2 as f64 * 100.0 >= pct * max_volume as f64)
                 .count();
-            (keep, pct, None, "fixed")
+            (keep, sorted.report("fixed", keep, pct, None))
         }
         Threshold::Auto => {
+            let volumes: Vec<u64> = pairs.iter().map(|p| p.2).collect();
             let endpoints: Vec<(u32, u32)> = pairs.iter().map(|p| (p.0, p.1)).collect();
-            match auto_threshold(&volumes, &endpoints, m.ranks()) {
-                Some((keep, ratio)) => {
-                    // Halfway (geometrically) across the gap.
-                    let cut = (volumes[keep - 1] as f64 * volumes[keep] as f64).sqrt();
-                    (keep, 100.0 * cut / max_volume as f64, Some(ratio), "auto")
-                }
-                None => (pairs.len(), 0.0, None, "auto"),
+            match auto_threshold(&volumes, &endpoints, ranks) {
+                Some((keep, ratio)) => (keep, sorted.report("auto", keep, sorted.cut_pct(keep), Some(ratio))),
+                None => (pairs.len(), sorted.report("auto", pairs.len(), 0.0, None)),
             }
         }
-    };
-    let removed: Vec<PairTraffic> = pairs[keep..]
-        .iter()
-        .map(|&(a, b, _, v)| PairTraffic {
-            a,
-            b,
-            volume: v,
-            share: share(v),
-        })
-        .collect();
-    let report = FilterReport {
-        mode: mode.into(),
-        metric: metric.into(),
-        threshold_pct,
-        max_volume,
-        pairs_before: pairs.len(),
-        pairs_kept: keep,
-        removed_share: removed.iter().fold(0.0, |acc, r| acc + r.share),
-        removed,
-        gap_ratio,
-    };
-    let kept = pairs[..keep].iter().map(|p| (p.0, p.1)).collect();
-    (report, kept, pairs)
+    }
+}
+
+/// Whether a report names a topology: the whole graph's match, or one for every component.
+fn identified(r: &TopologyReport) -> bool {
+    r.identification.matched.is_some()
+        || (!r.components.is_empty() && r.components.iter().all(|c| c.identification.matched.is_some()))
 }
 
 /// Identify the topology of a run from its communication matrix.
+///
+/// With the automatic threshold, when the widest gap's graph identifies no topology, the other
+/// cuts of [`fallback_cuts`] are tried in order and the first whose whole graph a topology
+/// matches is reported instead ([`FilterReport::fallback`] says which and why); identification
+/// runs once more per cut tried, without near matches, only while nothing has matched.
 pub fn identify_matrix(m: &CommMatrix, opts: &TopologyOptions) -> TopologyReport {
-    let (filter, kept, pairs) = filter_matrix(m, opts.threshold);
+    let (pairs, metric) = pair_volumes(m);
     let total: u128 = pairs.iter().map(|p| p.3 as u128).sum();
-    let volume: BTreeMap<(u32, u32), u64> = pairs.iter().map(|&(a, b, _, v)| ((a, b), v)).collect();
+    let sorted = SortedPairs { pairs, metric, total };
+    let (keep, filter) = filter_matrix(&sorted, m.ranks(), opts.threshold);
+    let volume: BTreeMap<(u32, u32), u64> = sorted.pairs.iter().map(|&(a, b, _, v)| ((a, b), v)).collect();
     let traffic = move |a: u32, b: u32| {
         let (a, b) = (a.min(b), a.max(b));
         let v = volume.get(&(a, b)).copied().unwrap_or(0);
@@ -463,9 +592,55 @@ pub fn identify_matrix(m: &CommMatrix, opts: &TopologyOptions) -> TopologyReport
             share: if total == 0 { 0.0 } else { v as f64 / total as f64 },
         }
     };
-    let g = Graph::from_edges(m.ranks(), kept);
-    let no_p2p = pairs.is_empty();
-    report(&g, filter, no_p2p, &traffic, opts)
+    let no_p2p = sorted.pairs.is_empty();
+    let mut first = report(&sorted.graph(m.ranks(), keep), filter, no_p2p, &traffic, opts, None);
+    if opts.threshold != Threshold::Auto || no_p2p || identified(&first) {
+        return first;
+    }
+    let volumes: Vec<u64> = sorted.pairs.iter().map(|p| p.2).collect();
+    let endpoints: Vec<(u32, u32)> = sorted.pairs.iter().map(|p| (p.0, p.1)).collect();
+    let cuts = fallback_cuts(&volumes, &endpoints, m.ranks(), keep);
+    if cuts.is_empty() {
+        return first;
+    }
+    let mut fallback = CutFallback {
+        widest: CutTried {
+            pairs_kept: keep,
+            threshold_pct: first.filter.threshold_pct,
+            gap_ratio: first.filter.gap_ratio,
+            removed_share: first.filter.removed_share,
+            matched: None,
+            milliseconds: first.identification.timings.total_ms,
+        },
+        tried: Vec::new(),
+        taken: None,
+    };
+    let trial = TopologyOptions {
+        near_matches: 0,
+        ..opts.clone()
+    };
+    let identity: Vec<u32> = (0..m.ranks()).collect();
+    for (keep, gap_ratio) in cuts {
+        let g = sorted.graph(m.ranks(), keep);
+        let id = identify(&g, &identity, &traffic, &trial);
+        let filter = sorted.report("auto", keep, sorted.cut_pct(keep), gap_ratio);
+        fallback.tried.push(CutTried {
+            pairs_kept: keep,
+            threshold_pct: filter.threshold_pct,
+            gap_ratio,
+            removed_share: filter.removed_share,
+            matched: id.matched.as_ref().map(|t| t.label.clone()),
+            milliseconds: id.timings.total_ms,
+        });
+        if id.matched.is_some() {
+            fallback.taken = Some(fallback.tried.len() - 1);
+            let mut found = report(&g, filter, false, &traffic, opts, Some(id));
+            found.filter.fallback = Some(fallback);
+            return found;
+        }
+    }
+    first.filter.fallback = Some(fallback);
+    first
 }
 
 /// Identify the topology of a bare graph (an edge list from another tool); no filtering.
@@ -480,6 +655,7 @@ pub fn identify_graph(g: &Graph, opts: &TopologyOptions) -> TopologyReport {
         removed: Vec::new(),
         removed_share: 0.0,
         gap_ratio: None,
+        fallback: None,
     };
     let m = g.num_edges().max(1) as f64;
     let traffic = |a: u32, b: u32| {
@@ -491,7 +667,7 @@ pub fn identify_graph(g: &Graph, opts: &TopologyOptions) -> TopologyReport {
             share: if on { 1.0 / m } else { 0.0 },
         }
     };
-    report(g, filter, g.num_edges() == 0, &traffic, opts)
+    report(g, filter, g.num_edges() == 0, &traffic, opts, None)
 }
 
 fn report(
@@ -500,13 +676,14 @@ fn report(
     no_p2p: bool,
     traffic: &dyn Fn(u32, u32) -> PairTraffic,
     opts: &TopologyOptions,
+    identified: Option<Identification>,
 ) -> TopologyReport {
     let n = g.num_nodes();
     let identity: Vec<u32> = (0..n).collect();
-    let identification = if no_p2p {
-        empty_identification(g)
-    } else {
-        identify(g, &identity, traffic, opts)
+    let identification = match identified {
+        _ if no_p2p => empty_identification(g),
+        Some(id) => id,
+        None => identify(g, &identity, traffic, opts),
     };
     let comps = g.components();
     let isolated_ranks: Vec<u32> = comps.iter().filter(|c| c.len() == 1).map(|c| c[0]).collect();
