@@ -501,6 +501,284 @@ fn search(g1: &Graph, g2: &Graph, colouring: &Colouring, max_steps: u64) -> Sear
     Search::Found(map1, steps)
 }
 
+/// One per-node feature of both graphs for [`best_isomorphism`]: `(values on g1's nodes,
+/// values on g2's nodes)`.
+pub type NodeFeature = (Vec<f64>, Vec<f64>);
+
+/// The best isomorphism [`best_isomorphism`] found, and how far its search went.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BestIsomorphism {
+    /// Node of the second graph for each node of the first (verified).
+    pub mapping: Vec<u32>,
+    /// Its score `Σ_k Σ_u f_k(u) · g_k(mapping[u])`.
+    pub score: f64,
+    /// Isomorphisms scored in full (the rest of the group was pruned by the bound, or not
+    /// reached when the budget ran out).
+    pub scored: u64,
+    /// Candidate pairs tried.
+    pub steps: u64,
+    /// True when every isomorphism was scored or proven no better: `score` is the maximum (to
+    /// 1e-9). False when the step budget ran out first: `score` is the best of those scored.
+    pub exhaustive: bool,
+}
+
+/// Among all isomorphisms of `g1` onto `g2`, one that maximises the separable score
+/// `Σ_k Σ_u features[k].0[u] · features[k].1[π(u)]` — e.g. a sum of Pearson correlations of
+/// per-node properties, which is linear in the pairing once each vector is centred and scaled.
+/// `seeds` are known isomorphisms (the ones that do not verify are ignored); the best of them is
+/// the starting incumbent, so the answer is never worse than a seed.
+///
+/// Why: when two graphs are isomorphic, the isomorphism a search returns is one of
+/// `|Aut(g1)|`; properties compared node by node depend on which one, and only the best (or the
+/// full set) is independent of how the nodes are numbered.
+///
+/// The search enumerates isomorphisms depth-first in the VF2++ matching order under joint colour
+/// refinement (the same feasibility rules as [`isomorphism`]), candidates of each component's
+/// first node in decreasing order of their own score, and prunes a partial mapping whose score
+/// plus, for every node not yet mapped, its best product with any same-coloured node cannot beat
+/// the incumbent. On lattices (grids, tori, stencils) the first two or three choices force the
+/// rest, so the work is about `|Aut| · n · degree` steps before pruning. `None` when the graphs
+/// are not isomorphic, or no isomorphism was found within `max_steps` and no seed verifies.
+pub fn best_isomorphism(
+    g1: &Graph,
+    g2: &Graph,
+    features: &[NodeFeature],
+    seeds: &[&[u32]],
+    max_steps: u64,
+) -> Option<BestIsomorphism> {
+    let n = g1.num_nodes() as usize;
+    if features.iter().any(|(a, b)| a.len() != n || b.len() != n) {
+        return None;
+    }
+    let score_of = |m: &[u32]| -> f64 {
+        features
+            .iter()
+            .map(|(a, b)| (0..n).map(|u| a[u] * b[m[u] as usize]).sum::<f64>())
+            .sum()
+    };
+    let mut best: Option<(Vec<u32>, f64)> = None;
+    for seed in seeds {
+        if verify(g1, g2, seed).is_ok() {
+            let s = score_of(seed);
+            if best.as_ref().is_none_or(|(_, b)| s > *b) {
+                best = Some((seed.to_vec(), s));
+            }
+        }
+    }
+    let mut out = scan_isomorphisms(g1, g2, features, best, max_steps, true)?;
+    // Re-score the winner in one pass, as a caller scoring the mapping would.
+    out.score = score_of(&out.mapping);
+    Some(out)
+}
+
+/// Count the automorphisms of `g` by enumerating them (no pruning): `(count, complete)`;
+/// `complete` is false when `max_steps` ran out and `count` is only those found. Why: the size
+/// of the group [`best_isomorphism`] searches tells whether it can be exhaustive (a 4x4 periodic
+/// 6-point stencil has far more automorphisms than its 16 translations times its rotations and
+/// reflections).
+pub fn count_automorphisms(g: &Graph, max_steps: u64) -> (u64, bool) {
+    match scan_isomorphisms(g, g, &[], None, max_steps, false) {
+        Some(b) => (b.scored, b.exhaustive),
+        None => (0, false),
+    }
+}
+
+/// The depth-first enumeration behind [`best_isomorphism`] and [`count_automorphisms`];
+/// `prune` turns the bound on.
+fn scan_isomorphisms(
+    g1: &Graph,
+    g2: &Graph,
+    features: &[NodeFeature],
+    incumbent: Option<(Vec<u32>, f64)>,
+    max_steps: u64,
+    prune: bool,
+) -> Option<BestIsomorphism> {
+    let nn = g1.num_nodes();
+    let n = nn as usize;
+    let failed = |incumbent: Option<(Vec<u32>, f64)>, steps, exhaustive| {
+        incumbent.map(|(mapping, score)| BestIsomorphism {
+            mapping,
+            score,
+            scored: 0,
+            steps,
+            exhaustive,
+        })
+    };
+    if nn != g2.num_nodes() || g1.num_edges() != g2.num_edges() || g1.degree_histogram() != g2.degree_histogram() {
+        return None;
+    }
+    // Dense graphs are searched through their sparse complements (the same isomorphisms).
+    let pairs = n as u64 * (n as u64).saturating_sub(1) / 2;
+    let complements;
+    let (g1, g2) = if 2 * g1.num_edges() as u64 > pairs {
+        complements = (complement(g1), complement(g2));
+        (&complements.0, &complements.1)
+    } else {
+        (g1, g2)
+    };
+    let colouring = refine_joint(&[g1, g2], 32);
+    if !colouring.histograms_agree() {
+        return None;
+    }
+    let (c1, c2) = (&colouring.colours[0], &colouring.colours[1]);
+    let classes = colouring.classes as usize;
+    let weight = |u: usize, v: usize| -> f64 { features.iter().map(|(a, b)| a[u] * b[v]).sum() };
+    // Per colour and feature, the extreme values in g2: the best product any node of g1 can get.
+    let mut high = vec![vec![f64::NEG_INFINITY; features.len()]; classes];
+    let mut low = vec![vec![f64::INFINITY; features.len()]; classes];
+    for v in 0..n {
+        let c = c2[v] as usize;
+        for (k, (_, b)) in features.iter().enumerate() {
+            high[c][k] = high[c][k].max(b[v]);
+            low[c][k] = low[c][k].min(b[v]);
+        }
+    }
+    let best_product = |u: usize| -> f64 {
+        let c = c1[u] as usize;
+        features
+            .iter()
+            .enumerate()
+            .map(|(k, (a, _))| {
+                if a[u] >= 0.0 {
+                    a[u] * high[c][k]
+                } else {
+                    a[u] * low[c][k]
+                }
+            })
+            .sum()
+    };
+    let rarity = colouring.histogram(1);
+    let order = matching_order(g1, c1, &rarity);
+    let mut position = vec![0usize; n];
+    for (i, &u) in order.iter().enumerate() {
+        position[u as usize] = i;
+    }
+    // remaining[d]: the bound on what nodes order[d..] can still add.
+    let mut remaining = vec![0.0; n + 1];
+    for d in (0..n).rev() {
+        remaining[d] = remaining[d + 1] + best_product(order[d] as usize);
+    }
+    let mut earlier_start = Vec::with_capacity(n + 1);
+    let mut earlier: Vec<u32> = Vec::new();
+    let mut parent = Vec::with_capacity(n);
+    earlier_start.push(0);
+    for (i, &u) in order.iter().enumerate() {
+        let start = earlier.len();
+        earlier.extend(g1.neighbors(u).iter().copied().filter(|&x| position[x as usize] < i));
+        parent.push(earlier.get(start).copied().unwrap_or(NONE));
+        earlier_start.push(earlier.len());
+    }
+    // A component's first node may go to any node of its colour: best products first.
+    let roots: Vec<Vec<u32>> = (0..n)
+        .map(|d| {
+            if parent[d] != NONE {
+                return Vec::new();
+            }
+            let u = order[d] as usize;
+            let mut cands: Vec<u32> = (0..nn).filter(|&v| c2[v as usize] == c1[u]).collect();
+            if prune {
+                let w: Vec<f64> = cands.iter().map(|&v| weight(u, v as usize)).collect();
+                let mut idx: Vec<usize> = (0..cands.len()).collect();
+                idx.sort_by(|&x, &y| w[y].total_cmp(&w[x]).then(x.cmp(&y)));
+                cands = idx.into_iter().map(|i| cands[i]).collect();
+            }
+            cands
+        })
+        .collect();
+    let slack = |s: f64| 1e-9 * (1.0 + s.abs());
+    let mut incumbent = incumbent;
+    if prune {
+        if let Some((_, s)) = &incumbent {
+            if *s + slack(*s) >= remaining[0] {
+                return failed(incumbent, 0, true);
+            }
+        }
+    }
+    let mut map1 = vec![NONE; n];
+    let mut map2 = vec![NONE; n];
+    let mut next_try = vec![0usize; n + 1];
+    let mut partial = vec![0.0; n + 1];
+    let (mut depth, mut steps, mut scored) = (0usize, 0u64, 0u64);
+    let mut fresh = true;
+    'search: loop {
+        if depth == n {
+            scored += 1;
+            let s = partial[n];
+            if incumbent.as_ref().is_none_or(|(_, b)| s > *b + slack(*b)) {
+                incumbent = Some((map1.clone(), s));
+                if prune && s + slack(s) >= remaining[0] {
+                    break 'search;
+                }
+            }
+        } else {
+            let u = order[depth];
+            let cands: &[u32] = if parent[depth] == NONE {
+                &roots[depth]
+            } else {
+                g2.neighbors(map1[parent[depth] as usize])
+            };
+            if fresh {
+                next_try[depth] = 0;
+            }
+            let before = &earlier[earlier_start[depth]..earlier_start[depth + 1]];
+            while next_try[depth] < cands.len() {
+                let v = cands[next_try[depth]];
+                next_try[depth] += 1;
+                if map2[v as usize] != NONE || c2[v as usize] != c1[u as usize] {
+                    continue;
+                }
+                steps += 1;
+                if steps > max_steps {
+                    return incumbent.map(|(mapping, score)| BestIsomorphism {
+                        mapping,
+                        score,
+                        scored,
+                        steps: steps - 1,
+                        exhaustive: false,
+                    });
+                }
+                if !before.iter().all(|&x| g2.has_edge(map1[x as usize], v)) {
+                    continue;
+                }
+                let matched = g2.neighbors(v).iter().filter(|&&w| map2[w as usize] != NONE).count();
+                if matched != before.len() {
+                    continue;
+                }
+                let p = partial[depth] + weight(u as usize, v as usize);
+                if prune {
+                    if let Some((_, b)) = &incumbent {
+                        if p + remaining[depth + 1] <= *b + slack(*b) {
+                            continue;
+                        }
+                    }
+                }
+                partial[depth + 1] = p;
+                map1[u as usize] = v;
+                map2[v as usize] = u;
+                depth += 1;
+                fresh = true;
+                continue 'search;
+            }
+        }
+        // Every candidate at this depth is done (or a leaf was scored): undo the last choice.
+        if depth == 0 {
+            break;
+        }
+        depth -= 1;
+        fresh = false;
+        let w = order[depth];
+        map2[map1[w as usize] as usize] = NONE;
+        map1[w as usize] = NONE;
+    }
+    incumbent.map(|(mapping, score)| BestIsomorphism {
+        mapping,
+        score,
+        scored,
+        steps,
+        exhaustive: true,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -584,5 +862,102 @@ mod tests {
             seen.sort_unstable();
             assert_eq!(seen, (0..n).collect::<Vec<_>>(), "trial {trial}: not a permutation");
         }
+    }
+
+    fn cycle(n: u32) -> Graph {
+        Graph::from_edges(n, (0..n).map(|u| (u, (u + 1) % n)))
+    }
+
+    #[test]
+    fn automorphism_counts_of_known_groups() {
+        let k333 = Graph::from_edges(
+            9,
+            (0..9u32).flat_map(|u| (u + 1..9).filter(move |v| v % 3 != u % 3).map(move |v| (u, v))),
+        );
+        let q4 = Graph::from_edges(16, (0..16u32).flat_map(|u| (0..4).map(move |b| (u, u ^ (1 << b)))));
+        let petersen = Graph::from_edges(
+            10,
+            (0..5u32).flat_map(|i| [(i, (i + 1) % 5), (i, i + 5), (5 + i, 5 + (i + 2) % 5)]),
+        );
+        let star = Graph::from_edges(6, (1..6u32).map(|v| (0, v)));
+        let k5 = Graph::from_edges(5, (0..5u32).flat_map(|u| (u + 1..5).map(move |v| (u, v))));
+        let path = Graph::from_edges(7, (0..6u32).map(|u| (u, u + 1)));
+        for (name, g, expected) in [
+            ("C12", cycle(12), 24),
+            ("K3,3,3", k333, 6 * 6 * 6 * 6),
+            ("Q4", q4, 16 * 24),
+            ("Petersen", petersen, 120),
+            ("K1,5", star, 120),
+            ("K5", k5, 120),
+            ("P7", path, 2),
+        ] {
+            assert_eq!(count_automorphisms(&g, 10_000_000), (expected, true), "{name}");
+        }
+        // A budget too small to finish says so.
+        let (found, complete) = count_automorphisms(&cycle(12), 30);
+        assert!(!complete && found < 24, "{found}");
+    }
+
+    #[test]
+    fn best_isomorphism_is_the_maximum_over_all_permutations() {
+        fn permutations(n: usize) -> Vec<Vec<u32>> {
+            if n == 0 {
+                return vec![Vec::new()];
+            }
+            let mut out = Vec::new();
+            for p in permutations(n - 1) {
+                for i in 0..n {
+                    let mut q = p.clone();
+                    q.insert(i, (n - 1) as u32);
+                    out.push(q);
+                }
+            }
+            out
+        }
+        let mut rng = StdRng::seed_from_u64(7);
+        for trial in 0..120 {
+            let n = rng.gen_range(1..=7u32);
+            let m = rng.gen_range(0..=(n * (n - 1) / 2) as usize);
+            let g1 = Graph::from_edges(n, (0..m).map(|_| (rng.gen_range(0..n), rng.gen_range(0..n))));
+            let mut shuffle: Vec<u32> = (0..n).collect();
+            for i in (1..n as usize).rev() {
+                shuffle.swap(i, rng.gen_range(0..=i));
+            }
+            let g2 = g1.relabel(&shuffle);
+            let features: Vec<NodeFeature> = (0..1 + trial % 3)
+                .map(|_| {
+                    let mut f = || (0..n).map(|_| rng.gen_range(-2..=2) as f64).collect::<Vec<f64>>();
+                    (f(), f())
+                })
+                .collect();
+            let score = |m: &[u32]| -> f64 {
+                features
+                    .iter()
+                    .map(|(a, b)| (0..n as usize).map(|u| a[u] * b[m[u] as usize]).sum::<f64>())
+                    .sum()
+            };
+            let all = permutations(n as usize);
+            let isos: Vec<&Vec<u32>> = all.iter().filter(|p| verify(&g1, &g2, p).is_ok()).collect();
+            let max = isos.iter().map(|p| score(p)).fold(f64::NEG_INFINITY, f64::max);
+            let found = best_isomorphism(&g1, &g2, &features, &[], 1_000_000).expect("isomorphic");
+            assert!(found.exhaustive, "trial {trial}");
+            verify(&g1, &g2, &found.mapping).unwrap();
+            assert_eq!(found.score, score(&found.mapping), "trial {trial}");
+            assert!(
+                (found.score - max).abs() < 1e-9,
+                "trial {trial}: {} vs {max}",
+                found.score
+            );
+            // Without pruning every isomorphism is visited.
+            let (count, complete) = count_automorphisms(&g1, 1_000_000);
+            assert_eq!((count, complete), (isos.len() as u64, true), "trial {trial}");
+            // A seed that is no isomorphism is ignored; a graph that is not isomorphic gives None.
+            let identity: Vec<u32> = (0..n).collect();
+            let seeded = best_isomorphism(&g1, &g2, &features, &[&identity], 1_000_000).unwrap();
+            assert!((seeded.score - max).abs() < 1e-9, "trial {trial}");
+        }
+        let path = Graph::from_edges(4, [(0, 1), (1, 2), (2, 3)]);
+        let star = Graph::from_edges(4, [(0, 1), (0, 2), (0, 3)]);
+        assert_eq!(best_isomorphism(&path, &star, &[], &[], 1_000), None);
     }
 }
