@@ -30,6 +30,12 @@ pub use choice::{
     PROPAGATION_STEPS,
 };
 
+/// The direction of a message a rank sends to or receives from itself (NAS CG's diagonal
+/// processes exchange with themselves, `exch_proc = me` in cg.f). It is a move in every topology
+/// but exists only at the ranks that make it ([`LogicalTrace::self_ranks`]), so its operations
+/// expand only there, and it never becomes an edge of the topology graph.
+pub const SELF_DIRECTION: &str = "self";
+
 /// Version tag of the JSON form of [`LogicalTrace`] and of the compressed program; bumped when
 /// a field changes meaning (documented in `docs/logical.md`).
 pub const SCHEMA: &str = "tracelogic-logical/1";
@@ -138,6 +144,18 @@ impl Placement {
                     .collect()
             })
             .collect()
+    }
+
+    /// [`Placement::neighbour_tables`] with [`SELF_DIRECTION`] leading to the rank itself at
+    /// `self_ranks` (the ranks that message themselves).
+    fn neighbour_tables_with_self(&self, self_ranks: &[Rank]) -> Vec<HashMap<String, Rank>> {
+        let mut tables = self.neighbour_tables();
+        for &r in self_ranks {
+            if let Some(table) = tables.get_mut(r as usize) {
+                table.insert(SELF_DIRECTION.into(), r);
+            }
+        }
+        tables
     }
 
     /// Per rank: direction name → neighbour rank, for the directions that exist there.
@@ -518,6 +536,12 @@ pub struct LogicalTrace {
     /// ([`Placement::choose`]); `None` when the placement was given rather than chosen.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub directions_from: Option<DirectionsFrom>,
+    /// Ranks that send or receive messages to or from themselves, where no direction of the
+    /// topology leads back to them (NAS CG's diagonal processes), in rank order: the ranks at
+    /// which [`SELF_DIRECTION`] exists. Empty when no rank does (then `self` is not among
+    /// `topology.directions`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub self_ranks: Vec<Rank>,
 }
 
 /// Ranks with the same existing directions, merged as one sequence (issue 4: merging when no
@@ -556,7 +580,7 @@ impl LogicalTrace {
     /// The records as the rank each came from executed them: directions replaced by that rank's
     /// neighbours (Table 5's physical column, record for record).
     pub fn physical_view(&self) -> Vec<LogicalCall> {
-        let tables = self.placement.neighbour_tables();
+        let tables = self.placement.neighbour_tables_with_self(&self.self_ranks);
         self.records
             .iter()
             .map(|r| {
@@ -607,7 +631,8 @@ impl LogicalTrace {
     }
 }
 
-/// Count dropped operations per rank under `placement`.
+/// Count dropped operations per rank under `placement`. A message of a rank to itself is never
+/// dropped: it is a move in every topology ([`SELF_DIRECTION`]).
 pub fn accuracy(trace: &Trace, placement: &Placement) -> Accuracy {
     let tables = placement.direction_tables();
     let mut acc = Accuracy::default();
@@ -621,7 +646,7 @@ pub fn accuracy(trace: &Trace, placement: &Placement) -> Accuracy {
             let (peer, bytes) = (rt.p2p.peer[i], rt.p2p.bytes[i]);
             ra.calls += 1;
             ra.bytes = ra.bytes.saturating_add(bytes);
-            let inside = peer == ANY_SOURCE || table.is_some_and(|t| t.contains_key(&peer));
+            let inside = peer == ANY_SOURCE || peer == rt.rank || table.is_some_and(|t| t.contains_key(&peer));
             if !inside {
                 ra.dropped_calls += 1;
                 ra.dropped_bytes = ra.dropped_bytes.saturating_add(bytes);
@@ -751,7 +776,8 @@ pub fn rank_records(trace: &Trace, rank: Rank) -> Result<Vec<Record>, String> {
 }
 
 /// The records of `rank` with peers as world ranks, operations outside the topology of
-/// `placement` dropped: what the expansion of a logical trace must give back for that rank.
+/// `placement` dropped (a message to itself is inside: [`SELF_DIRECTION`]): what the expansion
+/// of a logical trace must give back for that rank.
 pub fn physical_records(trace: &Trace, placement: &Placement, rank: Rank) -> Result<Vec<Record>, String> {
     if rank >= trace.num_ranks() || rank as usize >= placement.node_of_rank.len() {
         return Err(format!(
@@ -765,7 +791,7 @@ pub fn physical_records(trace: &Trace, placement: &Placement, rank: Rank) -> Res
         if peer == ANY_SOURCE {
             Some(Partner::Any)
         } else {
-            table.contains_key(&peer).then_some(Partner::Rank(peer))
+            (peer == rank || table.contains_key(&peer)).then_some(Partner::Rank(peer))
         }
     };
     Ok(records_of(trace, rank, &partner).0)
@@ -811,6 +837,20 @@ fn representative_order(trace: &Trace, placement: &Placement, keys: Option<&[Con
         .collect();
     order.sort_unstable();
     order.into_iter().map(|(_, _, r)| r).collect()
+}
+
+/// The ranks with a point-to-point operation whose peer is the rank itself and whose `tables`
+/// (peer → topology direction) do not reach themselves, in rank order: where [`SELF_DIRECTION`]
+/// exists.
+fn ranks_messaging_themselves(trace: &Trace, tables: &[HashMap<Rank, String>]) -> Vec<Rank> {
+    trace
+        .ranks
+        .iter()
+        .filter(|rt| {
+            rt.p2p.peer.contains(&rt.rank) && !tables.get(rt.rank as usize).is_some_and(|t| t.contains_key(&rt.rank))
+        })
+        .map(|rt| rt.rank)
+        .collect()
 }
 
 /// Ranks that have a neighbour in every direction some rank has (candidates for the logical
@@ -866,16 +906,28 @@ fn logicalize_keyed(
         return Err("the trace has no ranks".into());
     }
     let dirs = placement.spec.directions();
-    let tables = placement.direction_tables();
-    // Directions that exist at each rank, as bit sets over `dirs`.
-    let coverage: Vec<Vec<bool>> = placement
+    let mut tables = placement.direction_tables();
+    let self_ranks = ranks_messaging_themselves(trace, &tables);
+    // Every rank reaches itself in `self` (unless a direction of the topology leads back to it).
+    for (r, table) in tables.iter_mut().enumerate() {
+        table.entry(r as Rank).or_insert_with(|| SELF_DIRECTION.into());
+    }
+    // Directions that exist at each rank, as bit sets over `names`: the topology's, then
+    // `self` when some rank messages itself.
+    let mut names: Vec<String> = dirs.iter().map(|d| d.name()).collect();
+    let mut coverage: Vec<Vec<bool>> = placement
         .node_of_rank
         .iter()
         .map(|&u| dirs.iter().map(|d| placement.spec.neighbour(u, d).is_some()).collect())
         .collect();
-    let exists: Vec<bool> = (0..dirs.len()).map(|k| coverage.iter().any(|c| c[k])).collect();
+    if !self_ranks.is_empty() {
+        names.push(SELF_DIRECTION.into());
+        for (r, c) in coverage.iter_mut().enumerate() {
+            c.push(self_ranks.binary_search(&(r as Rank)).is_ok());
+        }
+    }
+    let exists: Vec<bool> = (0..names.len()).map(|k| coverage.iter().any(|c| c[k])).collect();
     let full = |r: usize| coverage[r].iter().zip(&exists).all(|(&c, &e)| c || !e);
-    let names: Vec<String> = dirs.iter().map(|d| d.name()).collect();
     let rewrite = |r: Rank| {
         let table = &tables[r as usize];
         let partner = |peer: Rank| {
@@ -993,6 +1045,7 @@ fn logicalize_keyed(
         classes,
         merge_conflicts: conflicts,
         directions_from: None,
+        self_ranks,
     }
     .with_tag_check(trace, &tables))
 }
@@ -1026,7 +1079,7 @@ impl LogicalTrace {
                 _ => None,
             })
             .collect();
-        let neighbours = self.placement.neighbour_tables();
+        let neighbours = self.placement.neighbour_tables_with_self(&self.self_ranks);
         self.tags_consistent = trace.ranks.iter().all(|rt| {
             let table = &tables[rt.rank as usize];
             let p = &rt.p2p;
@@ -1111,16 +1164,23 @@ fn dir_name(d: P2pDir) -> &'static str {
 /// becomes `MPI_Send` or `MPI_Recv` (what a program guarding the call by neighbour existence
 /// does). Completions stay when at least one record they complete stays.
 pub fn expand_records(logical: &LogicalTrace, rank: Rank) -> Result<Vec<LogicalCall>, String> {
-    expand_calls(&logical.placement, logical.records.iter().map(|r| &r.call), rank)
+    expand_calls(
+        &logical.placement,
+        &logical.self_ranks,
+        logical.records.iter().map(|r| &r.call),
+        rank,
+    )
 }
 
-/// [`expand_records`] over any sequence of logical calls (e.g. a decompressed program).
+/// [`expand_records`] over any sequence of logical calls (e.g. a decompressed program), with
+/// [`SELF_DIRECTION`] existing at `self_ranks` ([`LogicalTrace::self_ranks`]).
 pub fn expand_calls<'a>(
     placement: &Placement,
+    self_ranks: &[Rank],
     calls: impl IntoIterator<Item = &'a LogicalCall>,
     rank: Rank,
 ) -> Result<Vec<LogicalCall>, String> {
-    let tables = placement.neighbour_tables();
+    let tables = placement.neighbour_tables_with_self(self_ranks);
     let Some(table) = tables.get(rank as usize) else {
         return Err(format!(
             "rank {rank} is out of range (the run has {} ranks)",
@@ -1225,7 +1285,7 @@ pub fn physical_calls(calls: &[LogicalCall]) -> Vec<PhysicalCall> {
 }
 
 /// The real point-to-point operations of `rank`, in order, and whether each lies inside the
-/// topology of `placement`.
+/// topology of `placement` (a message to itself does: [`SELF_DIRECTION`]).
 pub fn real_calls(trace: &Trace, placement: &Placement, rank: Rank) -> Vec<(PhysicalCall, bool)> {
     let tables = placement.direction_tables();
     real_with(trace, tables.get(rank as usize), rank)
@@ -1247,7 +1307,7 @@ fn real_with(trace: &Trace, table: Option<&HashMap<Rank, String>>, rank: Rank) -
                 .func
                 .get(post as usize)
                 .map_or_else(|| "MPI_Unknown".to_owned(), |&f| trace.functions.name(f).to_owned());
-            let inside = peer == ANY_SOURCE || table.is_some_and(|t| t.contains_key(&peer));
+            let inside = peer == ANY_SOURCE || peer == rank || table.is_some_and(|t| t.contains_key(&peer));
             (
                 PhysicalCall {
                     kind,
@@ -1307,7 +1367,7 @@ fn lcs_len<K: std::hash::Hash + Eq>(a: &[K], b: &[K]) -> u64 {
 
 /// Expand the logical trace for every rank and compare with the real trace.
 pub fn verify(trace: &Trace, logical: &LogicalTrace) -> Result<Verification, String> {
-    let neighbours = logical.placement.neighbour_tables();
+    let neighbours = logical.placement.neighbour_tables_with_self(&logical.self_ranks);
     let directions = logical.placement.direction_tables();
     let mut per_rank = Vec::new();
     let (mut num, mut den) = (0u64, 0u64);

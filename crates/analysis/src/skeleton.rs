@@ -8,7 +8,9 @@
 //! argument, default 1; 0 replays communication only).
 //!
 //! Rank `r` of the skeleton plays topology node `r`. A direction produces a call only where that
-//! neighbour exists (the expansion rule of [`crate::logical::expand_records`]). Requests live in
+//! neighbour exists (the expansion rule of [`crate::logical::expand_records`]); the direction
+//! `self` ([`crate::logical::SELF_DIRECTION`]) leads a node to itself where the rank playing it
+//! messaged itself, and is no edge of a graph communicator. Requests live in
 //! a ring indexed by the logical record counter, so a completion finds the requests it completes
 //! by their record offsets. Choices: `MPI_Bsend`/`MPI_Rsend` replay as `MPI_Send`, `MPI_Test*`
 //! and `MPI_Wait{any,some}` as `MPI_Waitall`/`MPI_Wait`, collectives on other communicators run on
@@ -16,7 +18,7 @@
 //! regular form with the rank's own sizes.
 
 use crate::compress::{call_text, Node, Program, Values};
-use crate::logical::{LogicalCall, LogicalTrace, Partner};
+use crate::logical::{LogicalCall, LogicalTrace, Partner, SELF_DIRECTION};
 use std::fmt::Write as _;
 use tracelogic_graph::{Direction, TopologySpec};
 use tracelogic_model::{CallKind, CollectiveOp, P2pDir};
@@ -55,7 +57,18 @@ pub fn skeleton_c(logical: &LogicalTrace, program: &Program) -> Result<String, S
     let spec = &placement.spec;
     let n = spec.num_nodes();
     let dirs = spec.directions();
-    let names: Vec<String> = dirs.iter().map(|d| d.name()).collect();
+    let mut names: Vec<String> = dirs.iter().map(|d| d.name()).collect();
+    // Nodes where `self` exists (the node of each rank that messaged itself).
+    let mut self_nodes = vec![false; n as usize];
+    for &r in &logical.self_ranks {
+        if let Some(&u) = placement.node_of_rank.get(r as usize) {
+            self_nodes[u as usize] = true;
+        }
+    }
+    let with_self = !logical.self_ranks.is_empty();
+    if with_self {
+        names.push(SELF_DIRECTION.into());
+    }
     let max_bytes = logical
         .records
         .iter()
@@ -99,7 +112,7 @@ pub fn skeleton_c(logical: &LogicalTrace, program: &Program) -> Result<String, S
     let _ = writeln!(
         c,
         "#define NRANKS {n}\n#define NDIRS {}\n#define RING {ring}UL",
-        dirs.len().max(1)
+        names.len().max(1)
     );
     let _ = writeln!(
         c,
@@ -108,13 +121,20 @@ pub fn skeleton_c(logical: &LogicalTrace, program: &Program) -> Result<String, S
     let _ = writeln!(c, "/* Directions: {} */", names.join(", "));
     c.push_str("static const int neighbour[NRANKS][NDIRS] = {\n");
     for u in 0..n {
-        let row: Vec<String> = if dirs.is_empty() {
-            vec!["-1".into()]
-        } else {
-            dirs.iter()
-                .map(|d| spec.neighbour(u, d).map_or("-1".into(), |v| v.to_string()))
-                .collect()
-        };
+        let mut row: Vec<String> = dirs
+            .iter()
+            .map(|d| spec.neighbour(u, d).map_or("-1".into(), |v| v.to_string()))
+            .collect();
+        if with_self {
+            row.push(if self_nodes[u as usize] {
+                u.to_string()
+            } else {
+                "-1".into()
+            });
+        }
+        if row.is_empty() {
+            row.push("-1".into());
+        }
         let _ = writeln!(c, "    {{{}}},", row.join(", "));
     }
     c.push_str("};\n\n");
@@ -154,8 +174,11 @@ pub fn skeleton_c(logical: &LogicalTrace, program: &Program) -> Result<String, S
             k = spec.dims.len()
         );
     } else {
-        c.push_str(
-            "    {\n        int adj[NDIRS], weight[NDIRS], deg = 0;\n        for (int d = 0; d < NDIRS; d++) {\n            int v = neighbour[me][d], seen = 0;\n            for (int k = 0; k < deg; k++) seen |= adj[k] == v;\n            if (v >= 0 && !seen) {\n                weight[deg] = 1;\n                adj[deg++] = v;\n            }\n        }\n        MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, deg, adj, weight, deg, adj, weight,\n                                       MPI_INFO_NULL, 0, &topo);\n    }\n",
+        // The graph's edges are the topology's directions; `self` (the last column) is none.
+        let graph_dirs = if with_self { "NDIRS - 1" } else { "NDIRS" };
+        let _ = write!(
+            c,
+            "    {{\n        int adj[NDIRS], weight[NDIRS], deg = 0;\n        for (int d = 0; d < {graph_dirs}; d++) {{\n            int v = neighbour[me][d], seen = 0;\n            for (int k = 0; k < deg; k++) seen |= adj[k] == v;\n            if (v >= 0 && !seen) {{\n                weight[deg] = 1;\n                adj[deg++] = v;\n            }}\n        }}\n        MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, deg, adj, weight, deg, adj, weight,\n                                       MPI_INFO_NULL, 0, &topo);\n    }}\n",
         );
     }
     c.push_str(&body);

@@ -4,7 +4,7 @@
 use tracelogic_analysis::compress::compress;
 use tracelogic_analysis::logical::{
     expand_records, logicalize, logicalize_ranks, maximal_ranks, physical_calls, physical_records, verify, LogicalCall,
-    Partner, Placement,
+    Partner, Placement, SELF_DIRECTION,
 };
 use tracelogic_analysis::matrix::CommMatrix;
 use tracelogic_analysis::topology::{identify_matrix, TopologyOptions};
@@ -321,4 +321,105 @@ fn out_of_range_rank_is_an_error() {
     assert!(logicalize_ranks(&trace, &placement, Some(&[9])).is_err());
     let wrong = Placement::identity(TopologySpec::parse("ring:5").unwrap());
     assert!(logicalize(&trace, &wrong).is_err());
+}
+
+/// The ring of [`ring_trace`] where rank 0 also exchanges 64 B with itself every iteration
+/// (`MPI_Irecv` from itself, `MPI_Send` to itself, `MPI_Wait`), as NAS CG's diagonal does.
+fn ring_with_self_exchange(n: u32, iterations: u32) -> Trace {
+    let mut t = ring_trace(n, iterations);
+    let mut clock = 100 * iterations as u64;
+    for _ in 0..iterations {
+        let post = t.push_call(0, "MPI_Irecv", clock, clock + 5, NO_CALLPATH, 0);
+        let send = t.push_call(0, "MPI_Send", clock + 10, clock + 15, NO_CALLPATH, 0);
+        let wait = t.push_call(0, "MPI_Wait", clock + 20, clock + 25, NO_CALLPATH, 0);
+        t.push_p2p(0, post, wait, P2pDir::Recv, 0, 7, 0, 64);
+        t.push_p2p(0, send, send, P2pDir::Send, 0, 7, 0, 64);
+        clock += 100;
+    }
+    t
+}
+
+#[test]
+fn a_message_to_itself_is_the_self_direction() {
+    let trace = ring_with_self_exchange(4, 3);
+    let placement = Placement::identity(TopologySpec::parse("ring:4").unwrap());
+    let logical = logicalize(&trace, &placement).unwrap();
+    // Nothing falls outside the topology: a message to oneself is a move in every topology.
+    assert_eq!(logical.accuracy.dropped_calls, 0, "{:?}", logical.accuracy);
+    assert_eq!(logical.accuracy.calls, 4 * 3 * 2 + 3 * 2);
+    assert_eq!(logical.self_ranks, vec![0]);
+    assert_eq!(logical.topology.directions, vec!["+1", "+3", SELF_DIRECTION]);
+    // Rank 0 has every direction any rank has, `self` included.
+    assert_eq!((logical.ranks_used.as_slice(), logical.maximal), (&[0][..], true));
+    let text = logical.text();
+    assert!(
+        text.contains("MPI_Irecv(self, 64 B, tag 7)\nMPI_Send(self, 64 B, tag 7)\nMPI_Wait(-2)"),
+        "{text}"
+    );
+    // Table 5's physical column names the rank itself.
+    let table5 = logical.side_by_side();
+    assert!(table5.contains("0: MPI_Send(P0, 64 B, tag 7)"), "{table5}");
+    // Rank 0's expansion sends to itself; the others lack the direction, and their waits go
+    // with the operations they complete.
+    for r in 0..4 {
+        let expanded = expand_records(&logical, r).unwrap();
+        let own = calls_only(&physical_records(&trace, &placement, r).unwrap());
+        assert_eq!(expanded, own, "rank {r}");
+        let to_itself = physical_calls(&expanded).iter().filter(|c| c.peer == Some(r)).count();
+        assert_eq!(to_itself, if r == 0 { 6 } else { 0 }, "rank {r}");
+        let waits = expanded.iter().filter(|c| c.function == "MPI_Wait").count();
+        assert_eq!(waits, if r == 0 { 3 } else { 0 }, "rank {r}");
+    }
+    let v = verify(&trace, &logical).unwrap();
+    assert!(v.ranks_below_full.is_empty(), "{v:?}");
+    assert_eq!(v.per_rank[0].real_in_topology, 4 * 3 * 2 / 4 + 6);
+    // The JSON names the ranks where `self` exists and reads back; a run without such messages
+    // keeps its JSON as it was (no `self_ranks`, no `self` direction).
+    let json = serde_json::to_value(&logical).unwrap();
+    assert_eq!(json["self_ranks"], serde_json::json!([0]));
+    let back: tracelogic_analysis::logical::LogicalTrace = serde_json::from_value(json).unwrap();
+    assert_eq!(back, logical);
+    let plain = logicalize(&ring_trace(4, 3), &placement).unwrap();
+    let json = serde_json::to_value(&plain).unwrap();
+    assert!(json.get("self_ranks").is_none(), "{json}");
+    assert_eq!(plain.topology.directions, vec!["+1", "+3"]);
+}
+
+#[test]
+fn a_self_exchange_on_a_rank_without_every_neighbour_is_merged() {
+    // On a 3-node line only the middle rank has both neighbours; the end rank 2 also messages
+    // itself, so no rank has every direction and the classes are merged, each exact.
+    let mut t = Trace::new("text", "line-with-self", 3);
+    let mut clock = 0;
+    for _ in 0..4 {
+        for r in 0..3u32 {
+            for peer in [r.wrapping_sub(1), r + 1].into_iter().filter(|&p| p < 3) {
+                let c = t.push_call(r, "MPI_Sendrecv", clock, clock + 10, NO_CALLPATH, 0);
+                t.push_p2p(r, c, c, P2pDir::Send, peer, 1, 0, 256);
+                t.push_p2p(r, c, c, P2pDir::Recv, peer, 1, 0, 256);
+            }
+        }
+        let c = t.push_call(2, "MPI_Sendrecv", clock + 20, clock + 30, NO_CALLPATH, 0);
+        t.push_p2p(2, c, c, P2pDir::Send, 2, 2, 0, 32);
+        t.push_p2p(2, c, c, P2pDir::Recv, 2, 2, 0, 32);
+        clock += 100;
+    }
+    let placement = Placement::identity(TopologySpec::parse("line:3").unwrap());
+    let logical = logicalize(&t, &placement).unwrap();
+    assert_eq!(logical.accuracy.dropped_calls, 0);
+    assert_eq!(logical.self_ranks, vec![2]);
+    assert!(!logical.maximal);
+    assert_eq!(logical.merge_conflicts, 0, "{:?}", logical.classes);
+    let with_self: Vec<&[u32]> = logical
+        .classes
+        .iter()
+        .filter(|c| c.directions.iter().any(|d| d == SELF_DIRECTION))
+        .map(|c| c.ranks.as_slice())
+        .collect();
+    assert_eq!(with_self, vec![&[2][..]]);
+    for r in 0..3 {
+        let own = calls_only(&physical_records(&t, &placement, r).unwrap());
+        assert_eq!(expand_records(&logical, r).unwrap(), own, "rank {r}");
+    }
+    assert!(verify(&t, &logical).unwrap().ranks_below_full.is_empty());
 }

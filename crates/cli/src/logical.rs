@@ -99,6 +99,9 @@ pub struct Report<'a> {
     pub classes: &'a [RankClass],
     /// Records of the merge some class executes otherwise (0 when every class is exact).
     pub merge_conflicts: u64,
+    /// Ranks that message themselves: where the direction `self` exists (absent when none does).
+    #[serde(skip_serializing_if = "<[Rank]>::is_empty")]
+    pub self_ranks: &'a [Rank],
     /// The compressed program (with --compress).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub program: Option<&'a Program>,
@@ -312,6 +315,7 @@ pub fn run(args: Args) -> CliResult {
         skipped_calls: logical.skipped_calls,
         classes: &logical.classes,
         merge_conflicts: logical.merge_conflicts,
+        self_ranks: &logical.self_ranks,
         program: args.compress.then_some(&program),
         records: (!args.compress).then_some(&logical.records),
         selection: &selection,
@@ -405,6 +409,14 @@ fn human(r: &Report, logical: &LogicalTrace, program: &Program, side_by_side: bo
             &["ranks", "directions", "records given", "conflicts"],
             rows,
             &[2, 3],
+        ));
+    }
+    if !r.self_ranks.is_empty() {
+        let ranks: Vec<String> = r.self_ranks.iter().map(|x| x.to_string()).collect();
+        s.push_str(&format!(
+            "Direction `self` (a rank's messages to itself) exists at rank{} {}.\n",
+            if ranks.len() > 1 { "s" } else { "" },
+            ranks.join(", ")
         ));
     }
     s.push_str(&format!(
@@ -574,6 +586,61 @@ mod tests {
         assert!(
             v["verification"]["ranks_below_full"].as_array().unwrap().is_empty(),
             "{v}"
+        );
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn cg_self_exchanges_are_the_self_direction_in_json_and_text() {
+        // NAS CG on 16 ranks: the diagonal processes exchange with themselves (cg.f's
+        // `exch_proc = me`); the logical trace maps them as `self` and drops nothing.
+        let spec = tracelogic_synth::NasSpec {
+            iterations: Some(1),
+            ..tracelogic_synth::NasSpec::new(tracelogic_synth::NasBenchmark::Cg, tracelogic_synth::NasClass::S, 16)
+        };
+        let (trace, _) = tracelogic_synth::generate_nas(&spec).unwrap();
+        let dir = std::env::temp_dir().join(format!("tracelogic-cli-logical-{}-cg", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("cg.txt");
+        std::fs::write(&path, tracelogic_formats::text::write(&trace)).unwrap();
+        let out = dir.join("out.json");
+        run(Args {
+            compress: true,
+            ..args(&path, &out)
+        })
+        .unwrap();
+        let v = read_json(&out);
+        assert_eq!(v["dropped_calls_fraction"], 0.0, "{v}");
+        assert_eq!(v["self_ranks"], serde_json::json!([0, 5, 10, 15]));
+        assert_eq!(v["topology"]["directions"].as_array().unwrap().last().unwrap(), "self");
+        assert!(
+            v["verification"]["ranks_below_full"].as_array().unwrap().is_empty(),
+            "{v}"
+        );
+        let text_out = dir.join("out.txt");
+        run(Args {
+            json: false,
+            ..args(&path, &text_out)
+        })
+        .unwrap();
+        let text = std::fs::read_to_string(&text_out).unwrap();
+        assert!(text.contains("exists at ranks 0, 5, 10, 15."), "{text}");
+        assert!(text.contains("MPI_Send(self, "), "{text}");
+        // A diagonal rank's expansion sends to itself.
+        let expand_out = dir.join("expand.json");
+        run(Args {
+            expand_rank: Some(5),
+            ..args(&path, &expand_out)
+        })
+        .unwrap();
+        let e = read_json(&expand_out);
+        assert!(
+            e["calls"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|c| c["direction"] == "send" && c["peer"] == 5),
+            "{e}"
         );
         std::fs::remove_dir_all(dir).unwrap();
     }

@@ -14,7 +14,7 @@ use serde::Deserialize;
 use std::cell::Cell;
 use std::rc::Rc;
 use tracelogic_analysis::compress::{call_text, Node, Program};
-use tracelogic_analysis::logical::{Accuracy, DirectionsFrom, RankClass, TopologyInfo, Verification};
+use tracelogic_analysis::logical::{Accuracy, DirectionsFrom, RankClass, TopologyInfo, Verification, SELF_DIRECTION};
 use yew::prelude::*;
 
 /// What the view draws of a [`LogicalResult`](crate::analyses::LogicalResult), with the
@@ -35,6 +35,39 @@ struct Shown {
     no_skeleton: Option<String>,
     #[serde(default)]
     directions_from: Option<DirectionsFrom>,
+    /// Ranks that message themselves (where the direction `self` exists), when the answer
+    /// carries them.
+    #[serde(default)]
+    self_ranks: Vec<u32>,
+}
+
+/// The note on the direction `self` when the logical trace uses it: a rank's messages to
+/// itself, and the ranks that send them (`self_ranks` from the answer, or else the ranks of the
+/// merged classes that have the direction).
+fn self_note(topology: &TopologyInfo, self_ranks: &[u32], classes: &[RankClass]) -> Option<String> {
+    if !topology.directions.iter().any(|d| d == SELF_DIRECTION) {
+        return None;
+    }
+    let mut ranks = self_ranks.to_vec();
+    if ranks.is_empty() {
+        ranks = classes
+            .iter()
+            .filter(|c| c.directions.iter().any(|d| d == SELF_DIRECTION))
+            .flat_map(|c| c.ranks.iter().copied())
+            .collect();
+        ranks.sort_unstable();
+    }
+    let at = if ranks.is_empty() {
+        String::new()
+    } else {
+        let list: Vec<String> = ranks.iter().map(u32::to_string).collect();
+        format!(
+            " exists at rank{} {}",
+            if ranks.len() > 1 { "s" } else { "" },
+            list.join(", ")
+        )
+    };
+    Some(format!("Direction {SELF_DIRECTION} (a rank's messages to itself){at}."))
 }
 
 /// The side-by-side text and its number of lines, counted once per answer (not on every
@@ -262,6 +295,9 @@ pub fn logical_view(props: &LogicalProps) -> Html {
             if let Some(d) = r.directions_from.as_ref().filter(|d| d.worth_showing()) {
                 <p class="note" id="logical-directions-from">{ format!("Directions from the {}", d.reason) }</p>
             }
+            if let Some(note) = self_note(&r.topology, &r.self_ranks, &r.classes) {
+                <p class="note" id="logical-self">{ note }</p>
+            }
             { pending_note(&props.state) }
             <dl class="stats" id="logical-figures">
                 <div class="stat" data-stat="raw" data-value={p.raw_length.to_string()}><dt>{ "Records" }</dt><dd>{ p.raw_length }</dd></div>
@@ -343,6 +379,38 @@ mod tests {
         assert_eq!(first_lines("a\nb", 5), ("a\nb", false));
         assert_eq!(first_lines("a\n", 0), ("", true));
         assert_eq!(first_lines("", 3), ("", false));
+    }
+
+    #[test]
+    fn the_self_direction_is_noted_with_its_ranks() {
+        let topology = |directions: &[&str]| TopologyInfo {
+            family: "nas-cg".into(),
+            dims: vec![4, 4],
+            label: "NAS CG 4x4".into(),
+            directions: directions.iter().map(|d| d.to_string()).collect(),
+        };
+        let class = |ranks: Vec<u32>, directions: &[&str]| RankClass {
+            rank: ranks[0],
+            ranks,
+            directions: directions.iter().map(|d| d.to_string()).collect(),
+            records: 1,
+            conflicts: 0,
+            merged: true,
+        };
+        let classes = vec![
+            class(vec![1, 2, 3], &["row-bit0", "transpose"]),
+            class(vec![15, 0, 5], &["row-bit0", "self"]),
+        ];
+        let cg = topology(&["row-bit0", "transpose", "self"]);
+        assert_eq!(
+            self_note(&cg, &[], &classes).as_deref(),
+            Some("Direction self (a rank's messages to itself) exists at ranks 0, 5, 15.")
+        );
+        assert_eq!(
+            self_note(&cg, &[10], &classes).as_deref(),
+            Some("Direction self (a rank's messages to itself) exists at rank 10.")
+        );
+        assert_eq!(self_note(&topology(&["row-bit0", "transpose"]), &[], &classes), None);
     }
 
     #[test]
