@@ -152,6 +152,38 @@ pub struct CutFallback {
     pub taken: Option<usize>,
 }
 
+impl CutFallback {
+    /// One sentence for people: that the widest gap's graph matched nothing, and which cut was
+    /// taken instead (or that none of those tried matched either). The CLI and the web view
+    /// show it under the filtering figures.
+    pub fn summary(&self) -> String {
+        let cut = |gap: Option<f64>| gap.map_or("keeping every pair".to_owned(), |g| format!("the {g:.1}x gap"));
+        let first = match self.widest.gap_ratio {
+            Some(g) => format!("the widest gap ({g:.1}x, {} pairs kept)", self.widest.pairs_kept),
+            None => format!("keeping every pair (no gap of {AUTO_MIN_GAP}x or more)"),
+        };
+        match self.taken.and_then(|i| self.tried.get(i).map(|c| (i, c))) {
+            Some((i, c)) => format!(
+                "{first} identified no topology; {} ({} pairs kept, {:.3} % of the traffic removed) is the first \
+                 of the other cuts that does ({} tried).",
+                cut(c.gap_ratio),
+                c.pairs_kept,
+                100.0 * c.removed_share,
+                i + 1
+            ),
+            None => format!(
+                "{first} identified no topology, nor did the {} other cut(s) tried: {}.",
+                self.tried.len(),
+                self.tried
+                    .iter()
+                    .map(|c| cut(c.gap_ratio))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }
+    }
+}
+
 /// One cut of the sorted pair weights and what identification made of its graph.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CutTried {

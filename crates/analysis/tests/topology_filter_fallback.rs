@@ -115,6 +115,15 @@ fn mg_128_class_s_is_its_8x4x4_torus_through_the_fallback_cut() {
             "{what}"
         );
         assert_eq!(f.removed.len(), f.pairs_before - f.pairs_kept, "{what}");
+        let said = fb.summary();
+        assert!(
+            said.starts_with("keeping every pair (no gap of 5x or more) identified no topology"),
+            "{said}"
+        );
+        assert!(
+            said.contains(&format!("the {gap:.1}x gap ({} pairs kept", f.pairs_kept)),
+            "{said}"
+        );
     }
 }
 
@@ -198,6 +207,12 @@ fn when_no_cut_matches_the_first_cut_is_reported_with_what_was_tried() {
     let gaps: Vec<Option<f64>> = std::iter::once(fb.widest.gap_ratio)
         .chain(fb.tried.iter().map(|c| c.gap_ratio))
         .collect();
+    let said = fb.summary();
+    assert!(said.starts_with("the widest gap (10.0x, "), "{said}");
+    assert!(
+        said.ends_with("nor did the 3 other cut(s) tried: the 3.3x gap, the 3.0x gap, keeping every pair."),
+        "{said}"
+    );
     let round = |g: Option<f64>| g.map(|g| (g * 10.0).round() / 10.0);
     assert_eq!(
         gaps.into_iter().map(round).collect::<Vec<_>>(),

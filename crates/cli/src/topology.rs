@@ -370,6 +370,9 @@ fn human(r: &TopologyReport) -> String {
             f.removed.len(),
             100.0 * f.removed_share
         ));
+        if let Some(fb) = &f.fallback {
+            out.push_str(&format!("  Fallback: {}\n", fb.summary()));
+        }
         for p in f.removed.iter().take(10) {
             out.push_str(&format!(
                 "  removed {}-{}: {} ({:.3} %)\n",

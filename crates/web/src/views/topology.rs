@@ -541,6 +541,9 @@ pub fn topology_view(props: &TopologyProps) -> Html {
                         <dt>{ "Removed pairs" }</dt><dd>{ format!("{} ({} of {})", f.removed.len(), text::percent(f.removed_share), f.metric) }</dd></div>
                     if let Some(g) = f.gap_ratio { <div class="stat"><dt>{ "Gap ratio" }</dt><dd>{ format!("{g:.1}×") }</dd></div> }
                 </dl>
+                if let Some(fb) = &f.fallback {
+                    <p id="topology-fallback" class="note small" data-taken={fb.taken.is_some().to_string()}>{ fb.summary() }</p>
+                }
                 <form class="controls" onsubmit={apply}>
                     <label>{ "Threshold override (% of the largest entry) " }
                         <input id="topology-threshold" ref={threshold_input} type="number" min="0" max="100" step="any"
