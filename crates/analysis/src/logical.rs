@@ -124,7 +124,9 @@ impl Placement {
         self.spec.directions().iter().map(|d| d.name()).collect()
     }
 
-    /// The rank in direction `name` from `rank`, if that neighbour exists.
+    /// The rank in direction `name` from `rank`, if that neighbour exists. Directions of the
+    /// topology only: where [`SELF_DIRECTION`] exists is a fact of the run
+    /// ([`LogicalTrace::self_ranks`]), not of the placement.
     pub fn neighbour(&self, rank: Rank, name: &str) -> Option<Rank> {
         let dir = self.spec.directions().into_iter().find(|d| d.name() == name)?;
         let v = self.spec.neighbour(*self.node_of_rank.get(rank as usize)?, &dir)?;

@@ -61,8 +61,12 @@ pub fn skeleton_c(logical: &LogicalTrace, program: &Program) -> Result<String, S
     // Nodes where `self` exists (the node of each rank that messaged itself).
     let mut self_nodes = vec![false; n as usize];
     for &r in &logical.self_ranks {
-        if let Some(&u) = placement.node_of_rank.get(r as usize) {
-            self_nodes[u as usize] = true;
+        if let Some(at) = placement
+            .node_of_rank
+            .get(r as usize)
+            .and_then(|&u| self_nodes.get_mut(u as usize))
+        {
+            *at = true;
         }
     }
     let with_self = !logical.self_ranks.is_empty();
