@@ -275,14 +275,40 @@ fn at_most_max_fallback_cuts_are_tried() {
     );
 }
 
-/// A 16x16x16 torus (4096 ranks) with one edge missing and its three dimensions at weights
-/// 2.5x apart, plus stray pairs at five lower levels 2.5x apart: the first cut keeps everything
-/// (no gap reaches 5x), no cut's graph matches, and all MAX_FALLBACK_CUTS cuts are tried. Prints
-/// the cost; `cargo test --release -p tracelogic-analysis --test topology_filter_fallback --
-/// --ignored --nocapture`.
+/// The worst cases measured: a 16x16x16 torus (4096 ranks) with two of its dimension-0 edges
+/// swapped (a-b, c-d become a-d, c-b: a regular look-alike that only the distance profile or
+/// the isomorphism search refutes), plus stray pairs at six lower levels 2.5x apart. (1) The
+/// three dimensions weigh 2.5x apart: the first cut keeps everything (no gap reaches 5x) and
+/// MAX_FALLBACK_CUTS cuts are tried. (2) The dimensions weigh the same: the first cut keeps the
+/// look-alike torus (a 15.6x gap) and its near matches are searched, then 6 other cuts are
+/// tried. No cut's graph matches. Prints the cost; `cargo test --release -p tracelogic-analysis
+/// --test topology_filter_fallback -- --ignored --nocapture`.
 #[test]
 #[ignore = "cost measurement (4096 ranks; run in release)"]
 fn cost_of_the_fallback_on_4096_ranks_without_a_match() {
+    for (weights, tries) in [([100_000u64, 40_000, 16_000], MAX_FALLBACK_CUTS), ([100_000; 3], 6)] {
+        let m = look_alike_torus_with_strays(weights);
+        let t = Instant::now();
+        let rep = identify_matrix(&m, &TopologyOptions::default());
+        let total = t.elapsed();
+        let fb = rep.filter.fallback.as_ref().expect("fallback");
+        assert_eq!(label(&rep), None);
+        assert_eq!(fb.tried.len(), tries, "{weights:?}");
+        println!(
+            "4096 ranks, dimensions at {weights:?}, no match: {:.0} ms in all; first cut ({} pairs) {:.0} ms (near \
+             matches included), tried cuts {:?} ms",
+            total.as_secs_f64() * 1e3,
+            fb.widest.pairs_kept,
+            fb.widest.milliseconds,
+            fb.tried
+                .iter()
+                .map(|c| (c.pairs_kept, c.milliseconds.round()))
+                .collect::<Vec<_>>()
+        );
+    }
+}
+
+fn look_alike_torus_with_strays(weights: [u64; 3]) -> CommMatrix {
     let spec = TopologySpec::parse("torus:16x16x16").unwrap();
     let g = spec.graph();
     let mut rng = StdRng::seed_from_u64(3);
@@ -297,15 +323,22 @@ fn cost_of_the_fallback_on_4096_ranks_without_a_match() {
             });
         }
     };
-    for (k, (a, b)) in g.edges().enumerate() {
-        if k == 17 {
-            continue;
-        }
+    let dim = |a: u32, b: u32| {
         let (ca, cb) = (spec.coords(a), spec.coords(b));
-        let dim = (0..3).find(|&d| ca[d] != cb[d]).unwrap();
-        push(a, b, [100_000, 40_000, 16_000][dim]);
+        (0..3).find(|&d| ca[d] != cb[d]).unwrap()
+    };
+    let mut edges: Vec<(u32, u32)> = g.edges().collect();
+    let along0: Vec<usize> = (0..edges.len()).filter(|&k| dim(edges[k].0, edges[k].1) == 0).collect();
+    let (i, j) = (along0[0], along0[along0.len() / 2]);
+    let ((a, b), (c, d)) = (edges[i], edges[j]);
+    assert!(!g.has_edge(a, d) && !g.has_edge(c, b));
+    edges[i] = (a, d);
+    edges[j] = (c, b);
+    for (k, &(a, b)) in edges.iter().enumerate() {
+        let level = if k == i || k == j { 0 } else { dim(a, b) };
+        push(a, b, weights[level]);
     }
-    for level in [6_400u64, 2_560, 1_024, 410, 164] {
+    for level in [6_400u64, 2_560, 1_024, 410, 164, 66] {
         for _ in 0..200 {
             let (a, b) = (rng.gen_range(0..4096), rng.gen_range(0..4096));
             if a != b && !g.has_edge(a, b) {
@@ -313,17 +346,5 @@ fn cost_of_the_fallback_on_4096_ranks_without_a_match() {
             }
         }
     }
-    let m = CommMatrix::from_entries(4096, entries).unwrap();
-    let t = Instant::now();
-    let rep = identify_matrix(&m, &TopologyOptions::default());
-    let total = t.elapsed();
-    let fb = rep.filter.fallback.as_ref().expect("fallback");
-    assert_eq!(label(&rep), None);
-    assert_eq!(fb.tried.len(), MAX_FALLBACK_CUTS);
-    println!(
-        "4096 ranks, no match: {:.0} ms in all; first cut {:.0} ms (near matches included), tried cuts {:?} ms",
-        total.as_secs_f64() * 1e3,
-        fb.widest.milliseconds,
-        fb.tried.iter().map(|c| c.milliseconds.round()).collect::<Vec<_>>()
-    );
+    CommMatrix::from_entries(4096, entries).unwrap()
 }
