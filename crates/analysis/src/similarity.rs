@@ -19,11 +19,15 @@
 //!   no variance and Definition 4 divides by zero. Both runs constant → `θ_i = 1` (they agree
 //!   that no rank stands out); one constant → `θ_i = 0` (no linear relation). This is what the
 //!   paper's Table 4 shows (BT–SP spatial 1.000, BT–LU spatial 0.000).
-//! - **Rank correspondence for θ**: rank `j` of one run is compared with rank `j` of the other
-//!   (the paper), except when the graphs are isomorphic and rank numbers do not pair ranks that
-//!   agree on every property: then an isomorphism that keeps each rank's position in temporal,
-//!   volume and send count pairs the ranks, so any renumbered copy of a run has θ = 1
-//!   ([`Alignment`]).
+//! - **Rank correspondence for θ**: θ compares rank `j` of one run with "its partner" in the
+//!   other. The paper pairs equal rank numbers, which makes θ depend on how each run placed its
+//!   processes. With the default alignment, when the two graphs are isomorphic the partner is
+//!   the rank playing the same role in the graph: an isomorphism keeping every property's rank
+//!   when there is one (one program under two placements: θ = 1), else the isomorphism with the
+//!   largest θ ([`best_isomorphism`] over all of them, within a step budget). Every renumbering
+//!   of either run has the same set of isomorphisms renamed, so θ and the verdict do not depend
+//!   on the placement ([`Pairing`] says how the ranks were paired and whether the search was
+//!   exhaustive). Graphs that are not isomorphic keep rank numbers ([`Alignment`]).
 //! - Only point-to-point messages count, as in the paper; a receive stands for its send when
 //!   the sender's record is missing. An optional filter drops low-volume pairs from the graph
 //!   with the rule of `tracelogic topology`.
@@ -32,7 +36,7 @@ use crate::topology::{auto_threshold, Threshold};
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
 use std::collections::HashMap;
-use tracelogic_graph::iso::{isomorphism, verify, IsoOptions};
+use tracelogic_graph::iso::{best_isomorphism, isomorphism, verify, IsoOptions, NodeFeature};
 use tracelogic_graph::mcs::{common_edge_list, maximum_common_edge_subgraph, McsMethod, McsOptions};
 use tracelogic_graph::Graph;
 use tracelogic_model::{P2pDir, Trace};
@@ -119,14 +123,15 @@ pub struct RunProperties {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Alignment {
-    /// Rank numbers, unless the graphs are isomorphic and an isomorphism pairs ranks that agree
-    /// on every property where rank numbers do not (see `docs/similarity.md`).
+    /// When the graphs are isomorphic, the isomorphism that maximises θ (ranks paired by the
+    /// role they play in the graph, whatever their numbers); otherwise rank numbers (see
+    /// `docs/similarity.md`).
     #[default]
     Auto,
     /// Always rank `j` with rank `j` (the paper).
     Rank,
-    /// The correspondence of the common-subgraph search (the identity when it keeps as many
-    /// edges).
+    /// As `Auto` when the graphs are isomorphic; otherwise the correspondence of the
+    /// common-subgraph search (the identity when it keeps as many edges).
     Graph,
 }
 
@@ -142,6 +147,10 @@ pub struct CompareOptions {
     pub alignment: Alignment,
     /// Step budget of the common-subgraph search (`None`: [`McsOptions::for_nodes`]).
     pub max_steps: Option<u64>,
+    /// Step budget of the search for the pairing that maximises θ among the isomorphisms of the
+    /// graphs (`None`: [`pairing_steps_for`]).
+    #[serde(default)]
+    pub max_pairing_steps: Option<u64>,
 }
 
 impl Default for CompareOptions {
@@ -151,8 +160,57 @@ impl Default for CompareOptions {
             filter: None,
             alignment: Alignment::Auto,
             max_steps: None,
+            max_pairing_steps: None,
         }
     }
+}
+
+/// Default step budget of the best-pairing search on `n` ranks: [`PAIRING_STEPS_BASE`] plus
+/// [`PAIRING_STEPS_PER_RANK`] per rank (about 0.x s of search natively).
+pub fn pairing_steps_for(n: u32) -> u64 {
+    PAIRING_STEPS_BASE + PAIRING_STEPS_PER_RANK * u64::from(n)
+}
+
+/// Fixed part of [`pairing_steps_for`].
+pub const PAIRING_STEPS_BASE: u64 = 20_000_000;
+/// Per-rank part of [`pairing_steps_for`].
+pub const PAIRING_STEPS_PER_RANK: u64 = 4_096;
+
+/// How the ranks of the second run were chosen to stand beside the ranks of the first in θ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PairedBy {
+    /// Rank `j` with rank `j`, Definition 4 as the paper applies it (`--align rank`, or graphs
+    /// that are not isomorphic under `auto`).
+    RankNumber,
+    /// An isomorphism of the graphs under which every rank keeps its position in temporal,
+    /// volume and send count: the runs are one program under two placements, θ = 1.
+    SameProperties,
+    /// The isomorphism of the graphs with the largest θ: each rank is paired with the rank that
+    /// plays its role in the other run's graph, the roles chosen to agree best.
+    BestIsomorphism,
+    /// The correspondence of the common-subgraph search (`--align graph`, graphs not
+    /// isomorphic).
+    CommonSubgraph,
+}
+
+/// The rank pairing behind θ, and how it was found.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Pairing {
+    /// How the pairing was chosen.
+    pub by: PairedBy,
+    /// `ranks[j]`: the rank of the second run paired with rank `j` of the first.
+    pub ranks: Vec<u32>,
+    /// θ with rank `j` paired with rank `j` (the paper's reading), to set beside `θ`.
+    pub theta_by_rank: f64,
+    /// Isomorphisms of the graphs scored in full by the best-pairing search (0 when none ran;
+    /// the others were proven no better by its bound).
+    pub isomorphisms_scored: u64,
+    /// Steps of that search.
+    pub steps: u64,
+    /// False when the best-pairing search ran out of steps: `θ` is then the best of the
+    /// pairings it scored, a lower bound on the best over all isomorphisms. True otherwise.
+    pub exhaustive: bool,
 }
 
 /// One property compared: the vectors to plot side by side (Figures 12–13) and `θ_i`.
@@ -228,15 +286,19 @@ pub struct Comparison {
     /// `θ ≥ threshold` and `ε ≥ threshold`.
     pub similar: bool,
     /// False when `similar` could change with the exact `ε` (it lies between `epsilon` and
-    /// `epsilon_upper`, on both sides of the threshold).
+    /// `epsilon_upper`, on both sides of the threshold), or when `θ` is below the threshold
+    /// and the best-pairing search ran out of steps (`pairing.exhaustive` false).
     pub classification_certain: bool,
     /// The threshold used.
     pub threshold: f64,
     /// What measured work in the temporal property (`PAPI_FP_OPS`, `PAPI_TOT_INS`,
     /// `compute-time`).
     pub work_measure: WorkMeasure,
-    /// How ranks were paired for `θ`: `rank` (rank numbers) or `graph` (the graph correspondence).
+    /// How ranks were paired for `θ`: `rank` (rank numbers) or `graph` (a graph correspondence);
+    /// [`Comparison::pairing`] says which and why.
     pub alignment: String,
+    /// The rank pairing behind `θ`.
+    pub pairing: Pairing,
     /// Temporal, volume and spatial, in that order.
     pub properties: Vec<PropertyComparison>,
     /// The graphs and their common subgraph.
@@ -592,31 +654,75 @@ fn forced_by_labels(ga: &Graph, gb: &Graph, la: &[u32], lb: &[u32]) -> Option<Ve
     Some(mapping)
 }
 
-/// The correspondence of the ranks of `a` with those of `b` for θ when the graphs are isomorphic
-/// (`Auto`/`Graph` alignment): the identity when it is an automorphism that keeps every
-/// property's rank (a run against itself, or the paper's same-numbered runs that agree), else
-/// an isomorphism that keeps the ranks of all three properties (temporal, volume, sends) if
-/// there is one, else (only when the graphs differ as numbered) one that keeps volume and
-/// sends, else `None`. So a run compared with any
-/// renumbering of itself pairs each process with itself, or with one indistinguishable from it
-/// in graph and properties.
-fn labelled_pairing(
-    ga: &Graph,
-    gb: &Graph,
-    all: &(Vec<u32>, Vec<u32>),
-    volume_sends: &(Vec<u32>, Vec<u32>),
-) -> Option<Vec<u32>> {
-    if ga == gb && all.0 == all.1 {
+/// An isomorphism of `ga` onto `gb` under which every rank keeps its label (its ranks in temporal,
+/// volume and send count): the identity when it is one, else the labels alone when every rank
+/// has its own, else the labelled isomorphism search. A run against any renumbering of itself
+/// pairs each process with itself, or with one indistinguishable from it in graph and
+/// properties.
+fn same_properties_pairing(ga: &Graph, gb: &Graph, la: &[u32], lb: &[u32]) -> Option<Vec<u32>> {
+    if ga == gb && la == lb {
         return Some((0..ga.num_nodes()).collect());
     }
-    let tiers = if ga == gb { vec![all] } else { vec![all, volume_sends] };
-    for (la, lb) in tiers {
-        let found = forced_by_labels(ga, gb, la, lb).or_else(|| label_preserving_isomorphism(ga, gb, la, lb));
-        if found.is_some() {
-            return found;
+    forced_by_labels(ga, gb, la, lb).or_else(|| label_preserving_isomorphism(ga, gb, la, lb))
+}
+
+/// The feature of one property for [`best_isomorphism`]: each run's ranked vector centred and
+/// scaled to unit length, so that the score of a pairing is that property's `θ_i` (Pearson's
+/// coefficient, whose denominator does not depend on the pairing). `None` when either vector is
+/// constant: `θ_i` is then fixed by convention whatever the pairing.
+fn correlation_feature(observed_a: &[Option<f64>], observed_b: &[Option<f64>]) -> Option<NodeFeature> {
+    let key = |v: &[Option<f64>]| -> Vec<f64> { v.iter().map(|x| x.unwrap_or(f64::INFINITY)).collect() };
+    let unit = |v: &[Option<f64>]| -> Option<Vec<f64>> {
+        let ranked = rank_transform(&key(v));
+        let mean = ranked.iter().sum::<f64>() / ranked.len() as f64;
+        let centred: Vec<f64> = ranked.iter().map(|r| r - mean).collect();
+        let norm = centred.iter().map(|x| x * x).sum::<f64>().sqrt();
+        (norm > 0.0).then(|| centred.iter().map(|x| x / norm).collect())
+    };
+    Some((unit(observed_a)?, unit(observed_b)?))
+}
+
+/// The best-θ isomorphism and what its search did.
+struct BestPairing {
+    ranks: Vec<u32>,
+    scored: u64,
+    steps: u64,
+    exhaustive: bool,
+}
+
+/// Among the isomorphisms of `ga` onto `gb`, the one that maximises θ (the sum of the temporal
+/// and volume `θ_i`; spatial is the same under every isomorphism), starting from the known ones
+/// in `seeds`. When the budget runs out first, an isomorphism keeping every rank's volume and
+/// send-count ranks (if there is one) is tried too, and the better is kept.
+fn best_theta_pairing(
+    ga: &Graph,
+    gb: &Graph,
+    features: &[NodeFeature],
+    seeds: &[&[u32]],
+    volume_sends: &(Vec<u32>, Vec<u32>),
+    max_steps: u64,
+) -> Option<BestPairing> {
+    let found = best_isomorphism(ga, gb, features, seeds, max_steps)?;
+    let mut best = BestPairing {
+        ranks: found.mapping,
+        scored: found.scored,
+        steps: found.steps,
+        exhaustive: found.exhaustive,
+    };
+    if !best.exhaustive {
+        let score = |m: &[u32]| -> f64 {
+            features
+                .iter()
+                .map(|(a, b)| a.iter().zip(m).map(|(x, &j)| x * b[j as usize]).sum::<f64>())
+                .sum()
+        };
+        if let Some(m) = same_properties_pairing(ga, gb, &volume_sends.0, &volume_sends.1) {
+            if score(&m) > score(&best.ranks) {
+                best.ranks = m;
+            }
         }
     }
-    None
+    Some(best)
 }
 
 /// Among the isomorphisms of `ga` onto `gb`, one that maps every rank to a rank of the same
@@ -685,7 +791,12 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
         temporal(&b.sends, &work_b, measure),
     );
     let isomorphic = matches!(mcs.method, McsMethod::Identical | McsMethod::Isomorphism);
-    let labelled = if isomorphic && opts.alignment != Alignment::Rank {
+    let as_f64 = |v: &[u64]| -> Vec<Option<f64>> { v.iter().map(|&x| Some(x as f64)).collect() };
+    let (volume_a, volume_b) = (as_f64(&a.volume), as_f64(&b.volume));
+    let mut search = (0u64, 0u64, true);
+    let (by, pair): (PairedBy, Vec<u32>) = if opts.alignment == Alignment::Rank {
+        (PairedBy::RankNumber, identity.clone())
+    } else if isomorphic {
         let key = |v: &[Option<f64>]| -> Vec<f64> { v.iter().map(|x| x.unwrap_or(f64::INFINITY)).collect() };
         let counts = |v: &[u64]| -> Vec<f64> { v.iter().map(|&x| x as f64).collect() };
         let volume_sends = [
@@ -694,37 +805,70 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
         ];
         let mut all = volume_sends.to_vec();
         all.push((key(&temporal_a), key(&temporal_b)));
-        let n = n as usize;
-        labelled_pairing(&ga, &gb, &joint_labels(&all, n), &joint_labels(&volume_sends, n))
-    } else {
-        None
-    };
-    let pair: Vec<u32> = match (opts.alignment, labelled) {
-        (Alignment::Rank, _) => identity.clone(),
-        (_, Some(m)) => m,
-        (Alignment::Auto, None) if ga != gb && mcs.method == McsMethod::Isomorphism => mcs.mapping.clone(),
-        (Alignment::Graph, None) if common_edge_list(&ga, &gb, &identity).len() < mcs.common_edges => {
-            mcs.mapping.clone()
+        let (la, lb) = joint_labels(&all, n as usize);
+        if let Some(m) = same_properties_pairing(&ga, &gb, &la, &lb) {
+            (PairedBy::SameProperties, m)
+        } else {
+            let features: Vec<NodeFeature> = [
+                correlation_feature(&temporal_a, &temporal_b),
+                correlation_feature(&volume_a, &volume_b),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
+            let budget = opts.max_pairing_steps.unwrap_or_else(|| pairing_steps_for(n));
+            let seeds: Vec<&[u32]> = vec![&identity, &mcs.mapping];
+            match best_theta_pairing(
+                &ga,
+                &gb,
+                &features,
+                &seeds,
+                &joint_labels(&volume_sends, n as usize),
+                budget,
+            ) {
+                Some(best) => {
+                    search = (best.scored, best.steps, best.exhaustive);
+                    (PairedBy::BestIsomorphism, best.ranks)
+                }
+                // Isomorphic by the common-subgraph search, so its mapping is one.
+                None => (PairedBy::CommonSubgraph, mcs.mapping.clone()),
+            }
         }
-        _ => identity.clone(),
+    } else if opts.alignment == Alignment::Graph && common_edge_list(&ga, &gb, &identity).len() < mcs.common_edges {
+        (PairedBy::CommonSubgraph, mcs.mapping.clone())
+    } else {
+        (PairedBy::RankNumber, identity.clone())
     };
     let by_graph = pair != identity;
     let aligned = |v: &[Option<f64>]| -> Vec<Option<f64>> { pair.iter().map(|&j| v[j as usize]).collect() };
 
-    let as_f64 = |v: &[u64]| -> Vec<Option<f64>> { v.iter().map(|&x| Some(x as f64)).collect() };
     let spatial = |p: &RunProperties| -> Vec<Option<f64>> { p.spatial.iter().map(|&x| Some(x as f64)).collect() };
+    // θ as the paper pairs ranks, before the vectors move into the comparison.
+    let theta_by_rank = if by_graph {
+        let theta_i = |x: &[Option<f64>], y: &[Option<f64>]| compare_property("", "", x.to_vec(), y.to_vec()).theta;
+        communication_correlation(&[
+            theta_i(&temporal_a, &temporal_b),
+            theta_i(&volume_a, &volume_b),
+            theta_i(&spatial(a), &spatial(b)),
+        ])
+    } else {
+        f64::NAN
+    };
     let properties = vec![
         compare_property("temporal", measure.temporal_unit(), temporal_a, aligned(&temporal_b)),
-        compare_property("volume", "bytes sent", as_f64(&a.volume), aligned(&as_f64(&b.volume))),
+        compare_property("volume", "bytes sent", volume_a, aligned(&volume_b)),
         compare_property("spatial", "distinct partners", spatial(a), aligned(&spatial(b))),
     ];
     let thetas: Vec<f64> = properties.iter().map(|p| p.theta).collect();
     let theta = communication_correlation(&thetas);
+    let theta_by_rank = if by_graph { theta_by_rank } else { theta };
     let epsilon = mcs.epsilon();
     let epsilon_upper = mcs.epsilon_upper();
     let t = opts.threshold;
     let similar = theta >= t && epsilon >= t;
-    let classification_certain = mcs.exact || similar || theta < t || epsilon_upper < t;
+    let (scored, steps, exhaustive) = search;
+    let classification_certain =
+        (mcs.exact || similar || theta < t || epsilon_upper < t) && (exhaustive || similar || epsilon_upper < t);
     Ok(Comparison {
         first: 0,
         second: 1,
@@ -743,6 +887,14 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
         threshold: t,
         work_measure: measure,
         alignment: if by_graph { "graph" } else { "rank" }.into(),
+        pairing: Pairing {
+            by,
+            ranks: pair,
+            theta_by_rank,
+            isomorphisms_scored: scored,
+            steps,
+            exhaustive,
+        },
         properties,
         graph: GraphComparison {
             edges_a: a.edges.clone(),

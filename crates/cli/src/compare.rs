@@ -7,7 +7,7 @@ use serde::Serialize;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use tracelogic_analysis::similarity::{
-    compare_runs, run_properties, Alignment, CompareOptions, Comparison, SimilarityMatrix, DEFAULT_THRESHOLD,
+    compare_runs, run_properties, Alignment, CompareOptions, Comparison, PairedBy, SimilarityMatrix, DEFAULT_THRESHOLD,
 };
 use tracelogic_analysis::topology::Threshold;
 use tracelogic_model::Selection;
@@ -57,15 +57,20 @@ pub struct Args {
     /// largest pair, as `tracelogic topology` does (default: keep every communicating pair).
     #[arg(long, value_parser = filter_arg)]
     pub filter: Option<Threshold>,
-    /// How ranks are paired for θ: `auto` (rank numbers, or the isomorphism when the graphs are
-    /// the same but numbered differently), `rank`, or `graph` (the common-subgraph
-    /// correspondence).
+    /// How ranks are paired for θ: `auto` (when the graphs are isomorphic, the isomorphism with
+    /// the largest θ, so the placement of either run does not matter; else rank numbers),
+    /// `rank` (rank numbers, the paper), or `graph` (as auto, but the common-subgraph
+    /// correspondence when the graphs are not isomorphic).
     #[arg(long, default_value = "auto", value_parser = align_arg)]
     pub align: Alignment,
     /// Step budget of the common-subgraph search (default: 2 million + 256 per rank, at most 16
     /// million).
     #[arg(long)]
     pub max_steps: Option<u64>,
+    /// Step budget of the search for the best-θ isomorphism (default: 20 million + 4,096 per
+    /// rank); when it runs out, θ is the best pairing scored and the report says so.
+    #[arg(long)]
+    pub max_pairing_steps: Option<u64>,
     /// Print JSON (schema in docs/cli.md).
     #[arg(long)]
     pub json: bool,
@@ -90,6 +95,7 @@ pub fn run(args: Args) -> CliResult {
         filter: args.filter,
         alignment: args.align,
         max_steps: args.max_steps,
+        max_pairing_steps: args.max_pairing_steps,
     };
     let mut runs = Vec::with_capacity(args.paths.len());
     let mut selections = Vec::with_capacity(args.paths.len());
@@ -159,9 +165,41 @@ fn verdict(c: &Comparison) -> String {
         format!("not similar ({})", why.join(", "))
     };
     if !c.classification_certain {
-        s.push_str("; the exact ε could reach the threshold");
+        let epsilon_open = !c.epsilon_exact && c.epsilon < c.threshold && c.epsilon_upper >= c.threshold;
+        if epsilon_open {
+            s.push_str("; the exact ε could reach the threshold");
+        }
+        if !c.pairing.exhaustive && c.theta < c.threshold {
+            s.push_str("; a pairing the search did not reach could give a larger θ");
+        }
     }
     s
+}
+
+/// How the ranks were paired for θ, in words.
+fn pairing_text(c: &Comparison) -> String {
+    let p = &c.pairing;
+    match p.by {
+        PairedBy::RankNumber => "by rank number".to_string(),
+        PairedBy::SameProperties => "by an isomorphism of the graphs under which every rank keeps its place in \
+             temporal, volume and send count (one program under two placements)"
+            .to_string(),
+        PairedBy::BestIsomorphism => {
+            let mut s = format!(
+                "by role: the isomorphism of the graphs with the largest θ ({} scored in full, {} steps; \
+                 by rank number θ = {:.3})",
+                p.isomorphisms_scored, p.steps, p.theta_by_rank
+            );
+            if !p.exhaustive {
+                s.push_str("; the search ran out of steps, so θ is the best pairing found (a lower bound)");
+            }
+            s
+        }
+        PairedBy::CommonSubgraph => format!(
+            "by the common-subgraph correspondence (by rank number θ = {:.3})",
+            p.theta_by_rank
+        ),
+    }
 }
 
 /// The human report of one pair.
@@ -173,14 +211,7 @@ pub fn pair_text(c: &Comparison) -> String {
         c.work_measure.name(),
         c.properties[0].unit
     ));
-    s.push_str(&format!(
-        "ranks paired   {}\n\n",
-        if c.alignment == "graph" {
-            "by the graph isomorphism (the runs number their ranks differently)"
-        } else {
-            "by rank number"
-        }
-    ));
+    s.push_str(&format!("ranks paired   {}\n\n", pairing_text(c)));
     let rows = c
         .properties
         .iter()
