@@ -17,7 +17,7 @@ use crate::protocol::{AnalysisRequest, LoadedTrace};
 use crate::samples::{self, Sample, SAMPLES};
 use std::collections::{HashSet, VecDeque};
 use std::rc::Rc;
-use tracelogic_analysis::similarity::{Comparison, PropertyComparison, RunProperties, SimilarityMatrix};
+use tracelogic_analysis::similarity::{Comparison, PairedBy, PropertyComparison, RunProperties, SimilarityMatrix};
 use web_sys::{DragEvent, HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
@@ -124,6 +124,45 @@ pub fn restore_request(owner: &str, kept_owner: &str, runs: &str) -> Option<Anal
     }
     let runs: Vec<RunProperties> = serde_json::from_str(runs).ok()?;
     (!runs.is_empty()).then_some(AnalysisRequest::CompareRuns { runs, refused: None })
+}
+
+/// How the ranks were paired for θ, in a line: by rank number, as one program under two
+/// placements, or by role (the best-θ isomorphism, with the paper's rank-number θ beside it and a
+/// warning when its search was cut).
+pub fn pairing_text(c: &Comparison) -> String {
+    let p = &c.pairing;
+    match p.by {
+        PairedBy::RankNumber => "ranks paired by rank number".to_string(),
+        PairedBy::SameProperties => {
+            "ranks paired by an isomorphism keeping every rank's place in every property (one program, two placements)"
+                .to_string()
+        }
+        PairedBy::BestIsomorphism => format!(
+            "ranks paired by role: the graph isomorphism with the largest θ ({} of the search){}; by rank number θ = {:.3}",
+            if p.exhaustive { "proven best" } else { "best found before the step budget ran out" },
+            if p.exhaustive { String::new() } else { format!(", {} steps", p.steps) },
+            p.theta_by_rank
+        ),
+        PairedBy::CommonSubgraph => format!(
+            "ranks paired by the common-subgraph correspondence; by rank number θ = {:.3}",
+            p.theta_by_rank
+        ),
+    }
+}
+
+/// Why a verdict is not certain: ε only bounded, or a pairing search cut short.
+fn uncertainty(c: &Comparison) -> String {
+    if c.classification_certain {
+        return String::new();
+    }
+    let mut why = Vec::new();
+    if !c.epsilon_exact && c.epsilon < c.threshold && c.epsilon_upper >= c.threshold {
+        why.push("ε is only bounded");
+    }
+    if !c.pairing.exhaustive && c.theta < c.threshold {
+        why.push("the search for the best pairing was cut short");
+    }
+    format!(" (uncertain: {})", why.join("; "))
 }
 
 fn fmt(v: f64) -> String {
@@ -634,7 +673,7 @@ fn compare_result(
             { for refused }
             <p class="headline" id="compare-verdict" data-similar={c.similar.to_string()} data-first={c.first.to_string()} data-second={c.second.to_string()}>
                 { format!("{name_a} vs {name_b}: ") }<strong>{ verdict }</strong>
-                { format!(" at threshold {}{}", c.threshold, if c.classification_certain { "" } else { " (uncertain: ε is only bounded)" }) }
+                { format!(" at threshold {}{}", c.threshold, uncertainty(c)) }
                 { format!(" · {} runs compared ", m.runs.len()) }
                 <button type="button" class="secondary" id="compare-clear" onclick={clear}>{ "Clear the comparison" }</button>
             </p>
@@ -652,7 +691,11 @@ fn compare_result(
                             </tr>
                         }) }
                         <tr data-property="theta" data-theta={c.theta.to_string()}><th scope="row">{ "θ (combined)" }</th><td class="num"><strong>{ format!("{:.3}", c.theta) }</strong></td>
-                            <td class="small">{ format!("work: {}; ranks paired by {}", c.work_measure.name(), c.alignment) }</td></tr>
+                            <td class="small">{ format!("work: {}", c.work_measure.name()) }</td></tr>
+                        <tr id="compare-pairing" data-by={serde_json::to_value(c.pairing.by).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()}
+                            data-exhaustive={c.pairing.exhaustive.to_string()} data-theta-by-rank={c.pairing.theta_by_rank.to_string()}>
+                            <th scope="row">{ "pairing" }</th><td class="num">{ c.alignment.clone() }</td>
+                            <td class="small">{ pairing_text(c) }</td></tr>
                         <tr id="compare-epsilon" data-epsilon={c.epsilon.to_string()} data-exact={c.epsilon_exact.to_string()} data-common={c.graph.common.to_string()}>
                             <th scope="row">{ "ε" }</th>
                             <td class="num"><strong>{ format!("{:.3}", c.epsilon) }</strong></td>
@@ -833,6 +876,65 @@ mod tests {
             compared_runs(Some(&failed)),
             None,
             "an error keeps the runs the page knew"
+        );
+    }
+
+    /// Properties of a 3x3 torus run whose volumes are `volume` (ranks in node order).
+    fn torus(name: &str, volume: [u64; 9]) -> RunProperties {
+        let edges: Vec<[u32; 2]> = (0..9u32)
+            .flat_map(|r| {
+                let (x, y) = (r % 3, r / 3);
+                [[r, y * 3 + (x + 1) % 3], [r, ((y + 1) % 3) * 3 + x]]
+            })
+            .map(|[a, b]| [a.min(b), a.max(b)])
+            .collect();
+        RunProperties {
+            source: name.into(),
+            ranks: 9,
+            sends: vec![4; 9],
+            volume: volume.to_vec(),
+            spatial: vec![4; 9],
+            work: Vec::new(),
+            edges,
+            filtered_pairs: 0,
+        }
+    }
+
+    #[test]
+    fn the_pairing_line_says_how_the_ranks_were_paired() {
+        use tracelogic_analysis::similarity::{compare_properties, Alignment, CompareOptions};
+        let a = torus("a", [9, 1, 2, 3, 4, 5, 6, 7, 8]);
+        // Another program on the same torus: its largest volume is at rank 4, and no pairing
+        // keeps every rank's place, so the ranks are paired by role.
+        let b = torus("b", [1, 2, 3, 5, 9, 4, 6, 8, 7]);
+        let c = compare_properties(&a, &b, &CompareOptions::default()).unwrap();
+        assert_eq!(c.pairing.by, PairedBy::BestIsomorphism);
+        let text = pairing_text(&c);
+        assert!(text.contains("by role") && text.contains("proven best"), "{text}");
+        assert!(
+            text.contains(&format!("by rank number θ = {:.3}", c.pairing.theta_by_rank)),
+            "{text}"
+        );
+        assert_eq!(uncertainty(&c), "");
+        let by_rank = CompareOptions {
+            alignment: Alignment::Rank,
+            ..CompareOptions::default()
+        };
+        let r = compare_properties(&a, &b, &by_rank).unwrap();
+        assert_eq!(pairing_text(&r), "ranks paired by rank number");
+        // A search cut after one step, with θ below the threshold, leaves the verdict open.
+        let cut = CompareOptions {
+            max_pairing_steps: Some(1),
+            threshold: 0.99,
+            ..CompareOptions::default()
+        };
+        let u = compare_properties(&a, &b, &cut).unwrap();
+        assert!(!u.pairing.exhaustive);
+        assert!(pairing_text(&u).contains("budget ran out"), "{}", pairing_text(&u));
+        assert!(
+            uncertainty(&u).contains("best pairing was cut short"),
+            "{}",
+            uncertainty(&u)
         );
     }
 }
