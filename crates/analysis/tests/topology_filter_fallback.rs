@@ -17,7 +17,9 @@ use tracelogic_analysis::topology::{
     FALLBACK_MIN_GAP, MAX_FALLBACK_CUTS,
 };
 use tracelogic_model::Selection;
-use tracelogic_synth::{generate_nas, NasBenchmark, NasClass, NasSpec, NasTruth, Numbering, TopologySpec};
+use tracelogic_synth::{
+    generate_nas, generate_with_truth, NasBenchmark, NasClass, NasSpec, NasTruth, Numbering, Spec, TopologySpec,
+};
 
 fn mg(class: NasClass, ranks: u32, iterations: Option<u32>, numbering: Numbering) -> (CommMatrix, NasTruth) {
     let spec = NasSpec {
@@ -154,6 +156,59 @@ fn a_first_cut_that_matches_tries_nothing_else() {
     assert!(rep.filter.gap_ratio.unwrap() >= AUTO_MIN_GAP);
     assert!(rep.filter.fallback.is_none());
     assert_eq!(rep.edges.iter().copied().collect::<BTreeSet<_>>(), truth_edges(&truth));
+}
+
+#[test]
+fn heavy_noise_below_five_x_is_cut_by_the_fallback_and_only_the_noise() {
+    // Noise at 40 % of the message size from half the ranks: 2.5x below the pattern, so the
+    // first cut keeps it and nothing matches; the fallback removes exactly the noise pairs.
+    for (i, topology) in ["torus:4x4", "grid:6x4", "torus:3x3x2", "stencil8:4x4", "binary-tree:15"]
+        .into_iter()
+        .enumerate()
+    {
+        let spec = Spec {
+            topology: TopologySpec::parse(topology).unwrap(),
+            numbering: Numbering::Random,
+            seed: 40 + i as u64,
+            iterations: 3,
+            noise: Some("0.5:40%".parse().unwrap()),
+            ..Spec::default()
+        };
+        let (trace, truth) = generate_with_truth(&spec).unwrap();
+        let rep = identify_matrix(
+            &CommMatrix::from_trace(&trace, &Selection::default()),
+            &TopologyOptions::default(),
+        );
+        let rank = |u: u32| truth.node_of_rank.iter().position(|&n| n == u).unwrap() as u32;
+        let expected: BTreeSet<[u32; 2]> = spec
+            .topology
+            .graph()
+            .edges()
+            .map(|(u, v)| [rank(u).min(rank(v)), rank(u).max(rank(v))])
+            .collect();
+        let noise: BTreeSet<[u32; 2]> = truth.phases[0]
+            .noise
+            .iter()
+            .map(|l| [l.sender.min(l.receiver), l.sender.max(l.receiver)])
+            .collect();
+        assert!(!noise.is_empty(), "{topology}");
+        let removed: BTreeSet<[u32; 2]> = rep.filter.removed.iter().map(|p| [p.a, p.b]).collect();
+        assert_eq!(removed, noise, "{topology}");
+        assert_eq!(
+            rep.edges.iter().copied().collect::<BTreeSet<_>>(),
+            expected,
+            "{topology}"
+        );
+        let found: Vec<&str> = rep
+            .identification
+            .equivalents
+            .iter()
+            .map(|e| e.label.as_str())
+            .collect();
+        assert!(found.contains(&spec.topology.label().as_str()), "{topology}: {found:?}");
+        let fb = rep.filter.fallback.as_ref().expect("the first cut kept the noise");
+        assert_eq!((fb.widest.gap_ratio, fb.taken), (None, Some(0)), "{topology}");
+    }
 }
 
 /// Weight levels of a 6x6 torus whose two dimensions differ by 3x, with stray pairs at two
