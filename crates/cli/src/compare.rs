@@ -350,4 +350,47 @@ mod tests {
         // The 4x4 torus is the 4-cube.
         assert!(text.contains("/ 1.000 *"), "{text}");
     }
+
+    #[test]
+    fn pair_report_says_how_the_ranks_were_paired() {
+        // One topology, two imbalances (seeds), the second run randomly numbered: the graphs are
+        // isomorphic and no pairing keeps every rank's place, so the ranks are paired by role.
+        let run_of = |seed: u64, numbering: tracelogic_synth::Numbering| {
+            let mut t = generate(&Spec {
+                topology: TopologySpec::parse("stencil6:4x4").unwrap(),
+                iterations: 2,
+                imbalance: 0.5,
+                seed,
+                numbering,
+                ..Spec::default()
+            })
+            .unwrap();
+            t.source = format!("seed {seed}");
+            t
+        };
+        let (a, b) = (
+            run_of(1, tracelogic_synth::Numbering::RowMajor),
+            run_of(2, tracelogic_synth::Numbering::Random),
+        );
+        let c = compare(&a, &b, &CompareOptions::default()).unwrap();
+        let text = pair_text(&c);
+        assert!(text.contains("ranks paired   by role"), "{text}");
+        assert!(
+            text.contains(&format!("by rank number θ = {:.3}", c.pairing.theta_by_rank)),
+            "{text}"
+        );
+        assert!(!text.contains("ran out of steps"), "{text}");
+        let cut = CompareOptions {
+            max_pairing_steps: Some(1),
+            threshold: 0.99,
+            ..CompareOptions::default()
+        };
+        let c = compare(&a, &b, &cut).unwrap();
+        let text = pair_text(&c);
+        assert!(text.contains("the search ran out of steps"), "{text}");
+        assert!(
+            text.contains("a pairing the search did not reach could give a larger θ"),
+            "{text}"
+        );
+    }
 }
