@@ -49,15 +49,15 @@ test('logical view: rank rows are selected with Tab and Enter/Space; downloads c
     return [d.suggestedFilename(), readFileSync(await d.path(), 'utf8')];
   };
   const [jsonName, json] = await saved('#logical-json');
-  assert.equal(jsonName, 'logical.json');
+  assert.equal(jsonName, `${id}-logical.json`);
   const logical = JSON.parse(json);
   assert.equal(logical.records.length, l.records.length);
   assert.deepEqual(logical.classes, l.classes);
   const [textName, text] = await saved('#logical-text');
-  assert.equal(textName, 'logical.txt');
+  assert.equal(textName, `${id}-logical.txt`);
   assert.equal(text.trimEnd().split('\n').length, 1 + l.records.length);
   const [cName, skeleton] = await saved('#logical-skeleton');
-  assert.equal(cName, 'skeleton.c');
+  assert.equal(cName, `${id}-skeleton.c`);
   assert.ok(skeleton.includes('MPI_Init'));
   app.assertClean(s);
   await page.close();

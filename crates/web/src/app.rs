@@ -266,12 +266,13 @@ impl App {
                     }
                     l.progress_drawn_at = now;
                 }
-                Response::Loaded { trace, matrix } => {
+                Response::Loaded { mut trace, matrix } => {
                     crate::worker::mark("page received the trace");
                     let loading = self.loading.take().expect("checked above");
                     release_handles(generation);
                     let Some(bridge) = loading.bridge else { return false };
-                    self.loaded(ctx, &loading.label, loading.sample, loading.stages, loading.keep);
+                    trace.label = text::trace_name(&trace.label, &trace.source);
+                    self.loaded(ctx, &trace.label, loading.sample, loading.stages, loading.keep);
                     self.matrix_request = matrix.request.clone();
                     self.matrix_seq = 0;
                     self.analyses.clear();
@@ -534,7 +535,10 @@ impl App {
                     }
                     View::Logical => {
                         let download = self.analyses.get("logical-download").cloned();
-                        html! { <LogicalView {state} {on_request} {focus} {on_focus} {download} /> }
+                        let name = self
+                            .sample
+                            .map_or_else(|| text::file_stem(&t.label), |s| s.id.to_owned());
+                        html! { <LogicalView {state} {on_request} {focus} {on_focus} {download} {name} /> }
                     }
                     View::Patterns => {
                         let search = self.analyses.get("match").cloned();
@@ -564,7 +568,8 @@ impl App {
                 </div>
                 <nav class="views" aria-label="Views"><ul>{ for nav }</ul></nav>
                 { self.view_exports(ctx, c) }
-                { body }
+                { self.view_selection_note() }
+                <div id="view-content" tabindex="-1">{ body }</div>
             </>
         }
     }
@@ -651,6 +656,11 @@ impl Component for App {
                     self.notice = Some(format!("The compared runs could not be kept for the next visit ({e})."));
                 }
             },
+            // Esc stops a load under way, as its Cancel button does (the help, when open, closes first).
+            Msg::Key(key) if key == "Escape" && !self.help && self.loading.is_some() => {
+                ctx.link().send_message(Msg::Cancel);
+                return false;
+            }
             Msg::Key(key) => return self.on_key(key),
             Msg::Popped(route) => {
                 let sample = route.sample.as_deref().and_then(samples::find);
@@ -815,6 +825,7 @@ impl Component for App {
                         title="Keyboard shortcuts (?)" onclick={ctx.link().callback(|_| Msg::Help(true))}>{ "?" }</button>
                 </header>
                 { self.view_help(ctx) }
+                <a class="skip-link" href="#view-content" onclick={Callback::from(skip_to_view)}>{ "Skip to the view" }</a>
                 <main inert={self.help}>
                     { self.view_input(ctx) }
                     { self.view_trace(ctx) }
@@ -854,6 +865,27 @@ impl App {
         } else {
             self.help_focus = HelpFocus::Back;
         }
+    }
+}
+
+/// The skip link's click: focus the view's content (or the input area before a trace is in)
+/// without following the link, whose `#view-content` would replace the address fragment that
+/// keeps the view and the selection.
+fn skip_to_view(e: MouseEvent) {
+    e.prevent_default();
+    let document = web_sys::window().and_then(|w| w.document());
+    let target = document
+        .as_ref()
+        .and_then(|d| {
+            d.get_element_by_id("view-content")
+                .or_else(|| d.query_selector("main").ok().flatten())
+        })
+        .and_then(|el| el.dyn_into::<web_sys::HtmlElement>().ok());
+    if let Some(t) = target {
+        if !t.has_attribute("tabindex") {
+            let _ = t.set_attribute("tabindex", "-1");
+        }
+        let _ = t.focus();
     }
 }
 
@@ -996,12 +1028,14 @@ impl App {
             if e.ctrl_key() || e.alt_key() || e.meta_key() || e.default_prevented() {
                 return;
             }
-            let in_field = e
-                .target()
-                .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-                .is_some_and(|el| matches!(el.tag_name().as_str(), "INPUT" | "SELECT" | "TEXTAREA"));
+            let target = e.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok());
+            let tag = target.as_ref().map(|el| el.tag_name()).unwrap_or_default();
+            let input_type = target
+                .as_ref()
+                .and_then(|el| el.get_attribute("type"))
+                .unwrap_or_default();
             let key = e.key();
-            if in_field && key != "Escape" {
+            if !route::key_reaches_page(&tag, &input_type, &key) {
                 return;
             }
             link.send_message(Msg::Key(key));
@@ -1312,6 +1346,20 @@ impl App {
             source,
             request,
         });
+    }
+
+    /// Above every view while a selection is active: what it keeps, so no view's figures are
+    /// mistaken for the whole run's (the CLI prints its selection in each report).
+    fn view_selection_note(&self) -> Html {
+        let described = text::selection(&self.matrix_request.selection);
+        if described.is_empty() {
+            return Html::default();
+        }
+        html! {
+            <p class="note selection-note" id="selection-note" role="status">
+                { format!("Selection active: {described}. Every view shows only the selected calls; the Matrix view's Selection form changes or clears it.") }
+            </p>
+        }
     }
 
     /// How the shown trace was read: every stage, from the worker's reading to the matrix.

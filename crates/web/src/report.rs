@@ -15,7 +15,7 @@
 //! header is escaped by [`escape`]. A Content-Security-Policy in the file forbids every script
 //! and every request.
 
-use crate::export::{save_blob, slug, text_blob};
+use crate::export::{save_blob, text_blob};
 use crate::protocol::{LoadedTrace, MatrixRequest, MatrixView as MatrixResult, ReferenceLibrary};
 use crate::text;
 use crate::views::logical::LogicalView;
@@ -243,8 +243,7 @@ fn build(node: &NodeRef, trace: &LoadedTrace) -> Result<String, String> {
         text::bytes(trace.bytes)
     );
     let html = report_document(&trace.label, &subtitle, &page_css(), &sections, &body);
-    let base = slug(&trace.label);
-    let name = format!("{}-report.html", if base.is_empty() { "trace" } else { &base });
+    let name = format!("{}-report.html", text::file_stem(&trace.label));
     let blob = text_blob(&html, "text/html").ok_or("the browser could not create the file")?;
     save_blob(&name, &blob);
     Ok(name)

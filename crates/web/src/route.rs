@@ -117,6 +117,27 @@ pub fn view_for_key(key: &str, current: View) -> Option<View> {
     }
 }
 
+/// Whether a key pressed on an element (`tag` as the DOM gives it, `INPUT`…, and its `type`)
+/// is the page's shortcut rather than the element's own input. In text fields, selects and
+/// text areas every key but Esc is the field's. On a slider, a radio button or a check box
+/// digits mean nothing to the control, so 1–8 switch views; the arrows stay the control's.
+pub fn key_reaches_page(tag: &str, input_type: &str, key: &str) -> bool {
+    if key == "Escape" {
+        return true;
+    }
+    match tag.to_ascii_uppercase().as_str() {
+        "SELECT" | "TEXTAREA" => false,
+        "INPUT" => {
+            matches!(
+                input_type.to_ascii_lowercase().as_str(),
+                "range" | "radio" | "checkbox" | "button" | "submit"
+            ) && key.len() == 1
+                && key.chars().all(|c| c.is_ascii_digit())
+        }
+        _ => true,
+    }
+}
+
 fn encode(s: &str) -> String {
     s.bytes()
         .map(|b| match b {
@@ -129,6 +150,20 @@ fn encode(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn digits_switch_views_from_sliders_but_not_from_text_fields() {
+        assert!(key_reaches_page("INPUT", "range", "3"));
+        assert!(!key_reaches_page("INPUT", "range", "ArrowRight"));
+        assert!(key_reaches_page("INPUT", "radio", "1"));
+        assert!(!key_reaches_page("INPUT", "text", "3"));
+        assert!(!key_reaches_page("INPUT", "", "3"));
+        assert!(!key_reaches_page("INPUT", "number", "3"));
+        assert!(!key_reaches_page("TEXTAREA", "", "3"));
+        assert!(key_reaches_page("INPUT", "text", "Escape"));
+        assert!(key_reaches_page("BUTTON", "", "ArrowLeft"));
+        assert!(key_reaches_page("DIV", "", "?"));
+    }
 
     #[test]
     fn a_full_route_round_trips() {

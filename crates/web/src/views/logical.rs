@@ -100,6 +100,20 @@ pub struct LogicalProps {
     /// The last [`AnalysisRequest::LogicalDownload`] and its answer (the file's text).
     #[prop_or_default]
     pub download: Option<AnalysisState>,
+    /// The trace's name as a file-name stem: downloads are `<name>-logical.json`, … (empty: no
+    /// prefix).
+    #[prop_or_default]
+    pub name: String,
+}
+
+/// The name download `which` of trace `name` is saved as: `<name>-logical.json`,
+/// `<name>-logical.txt`, `<name>-skeleton.c`.
+pub fn download_name(name: &str, which: LogicalDownload) -> String {
+    if name.is_empty() {
+        which.file_name().to_owned()
+    } else {
+        format!("{name}-{}", which.file_name())
+    }
 }
 
 thread_local! {
@@ -250,7 +264,8 @@ pub fn logical_view(props: &LogicalProps) -> Html {
     let side_lines = use_state(|| SIDE_BY_SIDE_PAGE);
     {
         let download_state = props.download.clone();
-        use_effect_with(download_state, |state| {
+        let name = props.name.clone();
+        use_effect_with(download_state, move |state| {
             let Some(state) = state.as_ref().filter(|s| !s.pending) else {
                 return;
             };
@@ -258,7 +273,7 @@ pub fn logical_view(props: &LogicalProps) -> Html {
                 (state.result.as_deref(), &state.request)
             {
                 if SAVED.with(|s| s.replace(state.seq)) != state.seq {
-                    download(which.file_name(), which.mime(), text);
+                    download(&download_name(&name, *which), which.mime(), text);
                 }
             }
         });
@@ -370,6 +385,23 @@ fn wrap(body: Html) -> Html {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn downloads_are_named_after_the_trace() {
+        assert_eq!(
+            download_name("dumpi-2026.11.22.08.59.38", LogicalDownload::Json),
+            "dumpi-2026.11.22.08.59.38-logical.json"
+        );
+        assert_eq!(
+            download_name("npb-lu.S.8", LogicalDownload::Text),
+            "npb-lu.S.8-logical.txt"
+        );
+        assert_eq!(
+            download_name("npb-lu.S.8", LogicalDownload::Skeleton),
+            "npb-lu.S.8-skeleton.c"
+        );
+        assert_eq!(download_name("", LogicalDownload::Skeleton), "skeleton.c");
+    }
 
     #[test]
     fn first_lines_stop_after_the_nth_line_break() {

@@ -10,8 +10,7 @@ use crate::text;
 use std::collections::{BTreeSet, VecDeque};
 use std::rc::Rc;
 use tracelogic_analysis::logical::PlacedBy;
-use tracelogic_analysis::topology::RankPlace;
-use tracelogic_analysis::topology::TopologyReport;
+use tracelogic_analysis::topology::{Component, RankPlace, Stage, TopologyReport};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
@@ -529,7 +528,8 @@ pub fn topology_view(props: &TopologyProps) -> Html {
             <p class="headline">
                 { "Identified topology: " }
                 <strong id="topology-label" data-label={label.clone()}>{ &label }</strong>
-                { format!(" · {} ranks, {} edges", report.identification.ranks, id.edge_count) }
+                if id.matched.is_some() { <span id="topology-proof">{ format!(" {PROOF}") }</span> }
+                <span id="topology-graph-line" data-isolated={report.isolated_ranks.len().to_string()}>{ format!(" · {}", graph_line(&report)) }</span>
             </p>
             { pending_note(&props.state) }
             <div class="filter-figures" id="topology-filter">
@@ -582,13 +582,15 @@ pub fn topology_view(props: &TopologyProps) -> Html {
                 <caption>{ "Candidate elimination (Table 7)" }</caption>
                 <thead><tr><th>{ "Stage" }</th><th class="num">{ "Candidates" }</th><th class="num">{ "ms" }</th><th>{ "Survivors" }</th></tr></thead>
                 <tbody>
-                    { for id.stages.iter().map(|s| html! {
-                        <tr><th scope="row">{ &s.name }</th><td class="num">{ s.candidates }</td>
-                            <td class="num">{ format!("{:.3}", s.milliseconds) }</td>
-                            <td class="small">{ s.survivors.join(", ") }</td></tr>
-                    }) }
+                    { for id.stages.iter().map(stage_row) }
                 </tbody>
             </table>
+            if !report.components.is_empty() {
+                <section class="components" id="topology-components" aria-labelledby="topology-components-title">
+                    <h3 id="topology-components-title">{ components_title(&report) }</h3>
+                    { for report.components.iter().enumerate().map(|(i, c)| component(i, c, highlighted, &select_rank)) }
+                </section>
+            }
             if !id.equivalents.is_empty() {
                 <p id="topology-equivalents">{ "Equivalent candidates: " }{ id.equivalents.iter().map(|e| e.label.clone()).collect::<Vec<_>>().join(", ") }</p>
             }
@@ -616,6 +618,124 @@ pub fn topology_view(props: &TopologyProps) -> Html {
         </>
     };
     wrap(body, props)
+}
+
+/// What the match line adds, as the CLI prints it: the match is an isomorphism found and its
+/// rank mapping checked edge by edge, not a likeness.
+pub const PROOF: &str = "(proved by isomorphism, mapping verified)";
+
+/// The filtered graph in words, as the CLI's `Graph:` line: ranks, edges and, when some rank
+/// has no edge (a selection of ranks, a rank silent after filtering), how many.
+pub fn graph_line(report: &TopologyReport) -> String {
+    let mut line = format!(
+        "{}, {}",
+        text::counted(report.identification.ranks.into(), "rank", "ranks"),
+        text::counted(report.edges.len() as u64, "edge", "edges")
+    );
+    if !report.isolated_ranks.is_empty() {
+        line.push_str(&format!(
+            ", {} without traffic",
+            text::counted(report.isolated_ranks.len() as u64, "rank", "ranks")
+        ));
+    }
+    line
+}
+
+/// Ranks as increasing ranges: `0-3, 6, 8-9`.
+pub fn rank_ranges(ranks: &[u32]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < ranks.len() {
+        let mut j = i;
+        while j + 1 < ranks.len() && ranks[j + 1] == ranks[j] + 1 {
+            j += 1;
+        }
+        parts.push(if j > i {
+            format!("{}-{}", ranks[i], ranks[j])
+        } else {
+            ranks[i].to_string()
+        });
+        i = j + 1;
+    }
+    parts.join(", ")
+}
+
+/// The heading over the components: why they are there.
+fn components_title(report: &TopologyReport) -> String {
+    format!(
+        "The graph is disconnected: {} identified alone",
+        text::counted(
+            report.components.len() as u64,
+            "component of two or more ranks",
+            "components of two or more ranks"
+        )
+    )
+}
+
+/// One component: its ranks, its identification and its mapping.
+fn component(
+    index: usize,
+    c: &Component,
+    highlighted: Option<u32>,
+    select_rank: &impl Fn(u32) -> Callback<MouseEvent>,
+) -> Html {
+    let id = &c.identification;
+    let label = id
+        .matched
+        .as_ref()
+        .map_or_else(|| "no exact match".to_owned(), |m| m.label.clone());
+    let near = id.near_matches.first().map(|m| {
+        format!(
+            "; nearest: {} ({} differing)",
+            m.topology.label,
+            text::counted(m.distance as u64, "edge", "edges")
+        )
+    });
+    html! {
+        <div class="component" data-component={index.to_string()} data-label={label.clone()} data-ranks={rank_ranges(&c.ranks)}>
+            <p>
+                { format!("Component of {} ({}): ", text::counted(c.ranks.len() as u64, "rank", "ranks"), rank_ranges(&c.ranks)) }
+                <strong class="component-label">{ &label }</strong>
+                { if id.matched.is_some() { format!(" {PROOF}") } else { near.unwrap_or_default() } }
+            </p>
+            if !id.mapping.is_empty() {
+                <table class="mapping component-mapping">
+                    <caption>{ if id.mapping.len() > MAX_ROWS { format!("Rank ↔ coordinates in the component (first {MAX_ROWS} of {})", id.mapping.len()) } else { "Rank ↔ coordinates in the component".to_owned() } }</caption>
+                    <thead><tr><th>{ "Rank" }</th><th>{ "Node" }</th><th>{ "Coordinates" }</th><th>{ "Neighbours" }</th></tr></thead>
+                    <tbody>
+                        { for id.mapping.iter().take(MAX_ROWS).map(|p| {
+                            let chosen = highlighted == Some(p.rank);
+                            let nb: Vec<String> = p.neighbours.iter().map(|n| format!("{} {}", n.direction, n.rank)).collect();
+                            html! {
+                                <tr class={classes!(chosen.then_some("selected"))} data-rank={p.rank.to_string()} onclick={select_rank(p.rank)}>
+                                    <th scope="row">{ super::row_button(chosen, html! { p.rank }) }</th><td>{ p.node }</td>
+                                    <td>{ format!("({})", p.coords.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", ")) }</td>
+                                    <td class="small">{ nb.join(", ") }</td>
+                                </tr>
+                            }
+                        }) }
+                    </tbody>
+                </table>
+            }
+        </div>
+    }
+}
+
+/// One row of the elimination table; a stage the identification did not run says `skipped`
+/// and why (the CLI's table), rather than a time of 0.
+fn stage_row(s: &Stage) -> Html {
+    match &s.skipped {
+        Some(why) => html! {
+            <tr class="skipped" data-skipped="true"><th scope="row">{ &s.name }</th><td class="num">{ s.candidates }</td>
+                <td class="num">{ "skipped" }</td>
+                <td class="small">{ format!("({why}) {}", s.survivors.join(", ")) }</td></tr>
+        },
+        None => html! {
+            <tr><th scope="row">{ &s.name }</th><td class="num">{ s.candidates }</td>
+                <td class="num">{ format!("{:.3}", s.milliseconds) }</td>
+                <td class="small">{ s.survivors.join(", ") }</td></tr>
+        },
+    }
 }
 
 /// The library panel for `report` (without one, while the identification is computed or when it
@@ -673,6 +793,47 @@ mod tests {
             assert!((d(a, b) - step).abs() < 1e-9, "edge {a}-{b} is not one grid step");
         }
         assert_eq!(neighbours(&report.edges, 0), BTreeSet::from([1, 4]));
+    }
+
+    #[test]
+    fn a_selection_of_four_ranks_shows_its_component_and_the_ranks_without_traffic() {
+        use tracelogic_model::{CallKind, Selection};
+        let trace = crate::analyses::tests::sample_trace("npb-lu.S.8");
+        let selection = Selection {
+            ranks: Some(vec![0, 1, 2, 3]),
+            kinds: Some(vec![CallKind::Send]),
+            ..Selection::default()
+        };
+        // As the page asks it: the worker's session restricts the trace to the selection.
+        let session = crate::session::Session::new(trace);
+        let json = session
+            .analyse_selected(&AnalysisRequest::Topology { threshold_pct: None }, &selection)
+            .unwrap();
+        let report: TopologyReport = serde_json::from_str(&json).unwrap();
+        assert_eq!(graph_line(&report), "8 ranks, 3 edges, 4 ranks without traffic");
+        assert_eq!(report.components.len(), 1);
+        let c = &report.components[0];
+        assert_eq!(rank_ranges(&c.ranks), "0-3");
+        let m = c
+            .identification
+            .matched
+            .as_ref()
+            .expect("the 4 selected ranks form a line");
+        assert!(m.family.contains("line") || m.label.contains("line"), "{}", m.label);
+        assert_eq!(c.identification.mapping.len(), 4);
+        assert!(components_title(&report).starts_with("The graph is disconnected: 1 component of"));
+    }
+
+    #[test]
+    fn graph_lines_agree_in_number_and_ranges_compress() {
+        let trace = crate::analyses::tests::sample_trace("npb-lu.S.8");
+        let mut report = topology(&trace, None);
+        assert_eq!(graph_line(&report), format!("8 ranks, {} edges", report.edges.len()));
+        report.edges.truncate(1);
+        report.isolated_ranks = vec![5];
+        assert_eq!(graph_line(&report), "8 ranks, 1 edge, 1 rank without traffic");
+        assert_eq!(rank_ranges(&[0, 1, 2, 5, 7, 8]), "0-2, 5, 7-8");
+        assert_eq!(rank_ranges(&[]), "");
     }
 
     #[test]
