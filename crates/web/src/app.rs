@@ -520,7 +520,8 @@ impl App {
             View::Matrix => html! {
                 <MatrixView result={c.matrix.clone()} request={self.matrix_request.clone()}
                     on_request={ctx.link().callback(Msg::Matrix)} focus={self.focus.clone()}
-                    on_focus={ctx.link().callback(Msg::Focus)} />
+                    on_focus={ctx.link().callback(Msg::Focus)} ranks={t.summary.ranks}
+                    length_ns={t.summary.end_ns.saturating_sub(t.summary.start_ns)} />
             },
             v => {
                 let state = self.analyses.get(v.id()).cloned().unwrap_or_default();
@@ -548,7 +549,9 @@ impl App {
                             </PatternsView>
                         }
                     }
-                    View::Phases => html! { <PhasesView {state} {on_request} {focus} {on_focus} /> },
+                    View::Phases => {
+                        html! { <PhasesView {state} {on_request} {focus} {on_focus} trace_start_ns={Some(t.summary.start_ns)} /> }
+                    }
                     View::WhatIf => html! { <WhatIfView {state} {on_request} {focus} {on_focus} /> },
                     _ => {
                         let on_sample = ctx.link().callback(Msg::CompareSample);

@@ -220,7 +220,7 @@ pub fn report_source(props: &ReportSourceProps) -> Html {
                 library={ReferenceLibrary::default()} on_library={Callback::noop()} label={props.trace.label.clone()} /> }) }
             { section(View::Logical, html! { <LogicalView state={state(View::Logical)} on_request={Callback::noop()} focus={Focus::default()} on_focus={noop_focus.clone()} /> }) }
             { section(View::Patterns, html! { <PatternsView state={state(View::Patterns)} on_request={Callback::noop()} focus={Focus::default()} on_focus={noop_focus.clone()} /> }) }
-            { section(View::Phases, html! { <PhasesView state={state(View::Phases)} on_request={Callback::noop()} focus={Focus::default()} on_focus={noop_focus.clone()} /> }) }
+            { section(View::Phases, html! { <PhasesView state={state(View::Phases)} on_request={Callback::noop()} focus={Focus::default()} on_focus={noop_focus.clone()} trace_start_ns={Some(props.trace.summary.start_ns)} /> }) }
             { section(View::WhatIf, html! { <WhatIfView state={state(View::WhatIf)} on_request={Callback::noop()} focus={Focus::default()} on_focus={noop_focus} /> }) }
         </div>
     }

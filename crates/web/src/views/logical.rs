@@ -165,7 +165,7 @@ fn node(n: &Node, depth: usize) -> Html {
         Node::Loop { id, count, body } => html! {
             <li class="loop" data-node={id.to_string()}>
                 <details open={depth < 2}>
-                    <summary>{ format!("loop × {} ({} items)", count.text(), body.len()) }</summary>
+                    <summary>{ format!("loop × {} ({})", count.text(), text::counted(body.len() as u64, "item", "items")) }</summary>
                     <ol>{ for body.iter().map(|b| node(b, depth + 1)) }</ol>
                 </details>
             </li>
@@ -315,8 +315,8 @@ pub fn logical_view(props: &LogicalProps) -> Html {
             }
             { pending_note(&props.state) }
             <dl class="stats" id="logical-figures">
-                <div class="stat" data-stat="raw" data-value={p.raw_length.to_string()}><dt>{ "Records" }</dt><dd>{ p.raw_length }</dd></div>
-                <div class="stat" data-stat="compressed" data-value={p.compressed_length.to_string()}><dt>{ "Compressed" }</dt><dd>{ format!("{} (ratio {:.1}, depth {})", p.compressed_length, p.ratio, p.depth) }</dd></div>
+                <div class="stat" data-stat="raw" data-value={p.raw_length.to_string()}><dt>{ "Records" }</dt><dd>{ text::count(p.raw_length as u64) }</dd></div>
+                <div class="stat" data-stat="compressed" data-value={p.compressed_length.to_string()}><dt>{ "Compressed" }</dt><dd>{ format!("{} (ratio {:.1}, depth {})", text::count(p.compressed_length as u64), p.ratio, p.depth) }</dd></div>
                 <div class="stat"><dt>{ "Dropped calls" }</dt><dd>{ text::percent(a.dropped_calls_fraction) }</dd></div>
                 <div class="stat"><dt>{ "Dropped bytes" }</dt><dd>{ text::percent(a.dropped_bytes_fraction) }</dd></div>
                 <div class="stat" data-stat="reproduced" data-value={v.overall_share.to_string()}><dt>{ "Reproduced by expansion" }</dt><dd>{ text::percent(v.overall_share) }</dd></div>
@@ -344,8 +344,8 @@ pub fn logical_view(props: &LogicalProps) -> Html {
                             let class = classes!((x.share < 1.0).then_some("below"), (focus.rank == Some(rank)).then_some("selected"));
                             html! {
                                 <tr {class} data-rank={rank.to_string()} data-share={x.share.to_string()} {onclick}>
-                                    <th scope="row">{ super::row_button(focus.rank == Some(rank), html! { { rank } }) }</th><td class="num">{ x.real_calls }</td><td class="num">{ x.expanded_calls }</td>
-                                    <td class="num">{ x.reproduced }</td><td class="num">{ text::percent(x.share) }</td>
+                                    <th scope="row">{ super::row_button(focus.rank == Some(rank), html! { { rank } }) }</th><td class="num">{ text::count(x.real_calls) }</td><td class="num">{ text::count(x.expanded_calls) }</td>
+                                    <td class="num">{ text::count(x.reproduced) }</td><td class="num">{ text::percent(x.share) }</td>
                                 </tr>
                             }
                         }) }

@@ -47,6 +47,50 @@ pub struct MatrixProps {
     /// Called with the sender rank of a clicked cell (or of the keyboard cursor on Enter).
     #[prop_or_default]
     pub on_focus: Callback<Focus>,
+    /// Ranks in the trace, which the selection's ranks are checked against (0: not checked).
+    #[prop_or_default]
+    pub ranks: u32,
+    /// Length of the run (ns from its first to its last event), which a selection's start is
+    /// compared with.
+    #[prop_or_default]
+    pub length_ns: u64,
+}
+
+/// A selection checked against the trace as the CLI's selection flags are: a rank the trace
+/// does not have, or a start later than the end, is refused with the CLI's words; a start
+/// after the end of the run is kept, with the note the CLI prints (the selection keeps no
+/// call). `ranks` 0 skips the rank check. Times are relative to the trace's first event.
+pub fn check_selection(selection: &Selection, ranks: u32, length_ns: u64) -> Result<Option<String>, String> {
+    if let Some(bad) = selection.ranks.iter().flatten().find(|&&r| ranks > 0 && r >= ranks) {
+        return Err(format!(
+            "ranks: rank {bad} is not in the trace (it has {ranks} rank{}, 0-{})",
+            if ranks == 1 { "" } else { "s" },
+            ranks - 1
+        ));
+    }
+    if let (Some(f), Some(t)) = (selection.from, selection.to) {
+        if f > t {
+            return Err("from is later than to".into());
+        }
+    }
+    if let (Some(a), Some(b)) = (selection.min_bytes, selection.max_bytes) {
+        if a > b {
+            return Err("min bytes is larger than max bytes".into());
+        }
+    }
+    let seconds = |ns: u64| {
+        format!("{:.6}", ns as f64 * 1e-9)
+            .trim_end_matches('0')
+            .trim_end_matches('.')
+            .to_owned()
+    };
+    Ok(selection.from.filter(|&f| ranks > 0 && f > length_ns).map(|f| {
+        format!(
+            "The selection keeps no MPI call: from {} s is after the end of the run, which lasts {} s.",
+            seconds(f),
+            seconds(length_ns)
+        )
+    }))
 }
 
 /// The text of the selection filters, as typed (the same syntax as the CLI's selection flags).
@@ -436,6 +480,8 @@ pub fn matrix_view(props: &MatrixProps) -> Html {
     };
     let form = use_state(SelectionForm::default);
     let form_error = use_state(|| None::<String>);
+    let form_note = use_state(|| None::<String>);
+    let (ranks, length_ns) = (props.ranks, props.length_ns);
     let field = |set: fn(&mut SelectionForm, String)| {
         let form = form.clone();
         Callback::from(move |e: InputEvent| {
@@ -446,30 +492,38 @@ pub fn matrix_view(props: &MatrixProps) -> Html {
         })
     };
     let on_apply = {
-        let (form, form_error) = (form.clone(), form_error.clone());
+        let (form, form_error, form_note) = (form.clone(), form_error.clone(), form_note.clone());
         let on_request = props.on_request.clone();
         let request = props.request.clone();
         Callback::from(move |e: SubmitEvent| {
             e.prevent_default();
-            match form.parse() {
-                Ok(selection) => {
+            let checked = form
+                .parse()
+                .and_then(|s| check_selection(&s, ranks, length_ns).map(|note| (s, note)));
+            match checked {
+                Ok((selection, note)) => {
                     form_error.set(None);
+                    form_note.set(note);
                     on_request.emit(MatrixRequest {
                         selection,
                         ..request.clone()
                     });
                 }
-                Err(msg) => form_error.set(Some(msg)),
+                Err(msg) => {
+                    form_note.set(None);
+                    form_error.set(Some(msg));
+                }
             }
         })
     };
     let on_clear = {
-        let (form, form_error) = (form.clone(), form_error.clone());
+        let (form, form_error, form_note) = (form.clone(), form_error.clone(), form_note.clone());
         let on_request = props.on_request.clone();
         let request = props.request.clone();
         Callback::from(move |_: MouseEvent| {
             form.set(SelectionForm::default());
             form_error.set(None);
+            form_note.set(None);
             on_request.emit(MatrixRequest {
                 selection: Selection::default(),
                 ..request.clone()
@@ -705,6 +759,7 @@ pub fn matrix_view(props: &MatrixProps) -> Html {
                     { "Only sends by and to these ranks, posted in [from, to) after the trace's first event, of at least this size and these call kinds (the CLI's --ranks, --from, --to, --min-bytes, --kind)." }
                 </p>
                 if let Some(msg) = &*form_error { <p id="sel-error" class="error" role="alert">{ msg.clone() }</p> }
+                if let Some(note) = &*form_note { <p id="sel-note" class="note" role="status">{ note.clone() }</p> }
             </form>
             { block_note.unwrap_or_default() }
             <div class="figures">
@@ -737,6 +792,45 @@ pub fn matrix_view(props: &MatrixProps) -> Html {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_selection_is_checked_against_the_trace_as_the_cli_does() {
+        let form = |ranks: &str, from: &str| {
+            SelectionForm {
+                ranks: ranks.into(),
+                from: from.into(),
+                ..SelectionForm::default()
+            }
+            .parse()
+            .unwrap()
+        };
+        let run = 982_000_000;
+        assert_eq!(
+            check_selection(&form("12", ""), 8, run).unwrap_err(),
+            "ranks: rank 12 is not in the trace (it has 8 ranks, 0-7)"
+        );
+        assert!(check_selection(&form("0-99", ""), 8, run)
+            .unwrap_err()
+            .contains("rank 8 is not"));
+        assert_eq!(check_selection(&form("0-7", ""), 8, run), Ok(None));
+        let past = check_selection(&form("", "5s"), 8, run).unwrap().unwrap();
+        assert_eq!(
+            past,
+            "The selection keeps no MPI call: from 5 s is after the end of the run, which lasts 0.982 s."
+        );
+        assert_eq!(check_selection(&form("", "982ms"), 8, run), Ok(None));
+        let backwards = SelectionForm {
+            from: "2ms".into(),
+            to: "1ms".into(),
+            ..SelectionForm::default()
+        };
+        assert!(check_selection(&backwards.parse().unwrap(), 8, run).is_err());
+        assert_eq!(
+            check_selection(&form("12", ""), 0, run),
+            Ok(None),
+            "unknown size: not checked"
+        );
+    }
 
     #[test]
     fn arrow_keys_stay_inside_the_matrix() {

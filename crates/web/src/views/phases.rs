@@ -2,7 +2,7 @@
 //! segmentation tree (click a node for its curve), a per-rank timeline coloured by phase, an
 //! `s0` slider that re-segments, and the table of phases with their patterns and routines.
 
-use super::{pending_note, use_parsed, AnalysisProps, Focus};
+use super::{pending_note, use_parsed, AnalysisState, Focus};
 use crate::analyses::PhasesResult;
 use crate::protocol::AnalysisRequest;
 use std::rc::Rc;
@@ -95,9 +95,41 @@ fn tree_node(tree: &[Segment], id: usize, selected: usize, on_select: &Callback<
     }
 }
 
+/// Properties of [`PhasesView`]: those of every analysis view and the trace's start.
+#[derive(Properties, PartialEq)]
+pub struct PhasesProps {
+    /// The view's analysis.
+    pub state: AnalysisState,
+    /// Ask the worker for a new segmentation (strength).
+    pub on_request: Callback<AnalysisRequest>,
+    /// The shared selection.
+    pub focus: Focus,
+    /// Change the shared selection.
+    pub on_focus: Callback<Focus>,
+    /// The trace's first event (ns), which phase times count from, as the patterns view and
+    /// the CLI count theirs; `None`: from the first phase's start.
+    #[prop_or_default]
+    pub trace_start_ns: Option<u64>,
+}
+
+/// Where the view's times count from: the trace's first event when known (and not after the
+/// first phase), else the first phase's start; and the axis label that says which.
+pub fn time_origin(trace_start_ns: Option<u64>, first_phase_ns: u64) -> (u64, &'static str) {
+    match trace_start_ns.filter(|&t| t <= first_phase_ns) {
+        Some(t) => (t, "time since the trace start →"),
+        None => (first_phase_ns, "time since the first phase began →"),
+    }
+}
+
+/// Why the Routines column is missing: no phase names a routine, because the trace records no
+/// call paths (DUMPI and the generated traces do not; OTF2 regions do).
+pub fn routines_shown(phases: &[tracelogic_analysis::phases::Phase]) -> bool {
+    phases.iter().any(|p| !p.routines.is_empty())
+}
+
 /// The phases view.
 #[function_component(PhasesView)]
-pub fn phases_view(props: &AnalysisProps) -> Html {
+pub fn phases_view(props: &PhasesProps) -> Html {
     let selected = use_state(|| 0usize);
     let strength = use_state(|| 0.0f64);
     let result: Rc<PhasesResult> = match use_parsed(&props.state) {
@@ -122,10 +154,12 @@ pub fn phases_view(props: &AnalysisProps) -> Html {
         })
     };
     let leaves: Vec<usize> = a.phases.iter().map(|p| p.node).collect();
-    let (t0, t1) = a
+    let (first, t1) = a
         .phases
         .iter()
         .fold((u64::MAX, 0u64), |(lo, hi), p| (lo.min(p.time.0), hi.max(p.time.1)));
+    let (t0, axis_label) = time_origin(props.trace_start_ns, first);
+    let with_routines = routines_shown(&a.phases);
     let ranks = a
         .phases
         .iter()
@@ -139,8 +173,9 @@ pub fn phases_view(props: &AnalysisProps) -> Html {
     let body = html! {
         <>
             <p class="headline">
-                <span id="phases-count" data-value={a.phases.len().to_string()}>{ format!("{} phases", a.phases.len()) }</span>
-                { format!(" from {} pattern occurrences ({} communication patterns) at s0 = {}", a.sequence_length, result.patterns, a.strength_threshold) }
+                <span id="phases-count" data-value={a.phases.len().to_string()}>{ crate::text::counted(a.phases.len() as u64, "phase", "phases") }</span>
+                { format!(" from {} ({}) at s0 = {}", crate::text::counted(a.sequence_length as u64, "pattern occurrence", "pattern occurrences"),
+                    crate::text::counted(result.patterns as u64, "communication pattern", "communication patterns"), a.strength_threshold) }
             </p>
             { pending_note(&props.state) }
             <form class="controls" onsubmit={Callback::from(|e: SubmitEvent| e.prevent_default())}>
@@ -154,6 +189,7 @@ pub fn phases_view(props: &AnalysisProps) -> Html {
             <div class="phase-panels">
                 <div class="tree" id="phases-tree">
                     <h3>{ "Segmentation tree" }</h3>
+                    <p class="small" id="phases-tree-help">{ format!("Each segment [start, end) of the pattern sequence with the strength s of its best cut, s = 2N·D_JS / (K·log2 N) − 1; it is cut when s > s0 = {}. A leaf at s = −1.00 has D_JS = 0: every cut leaves the same mix of patterns on both sides.", a.strength_threshold) }</p>
                     if !a.tree.is_empty() { <ul>{ tree_node(&a.tree, 0, sel, &on_select, &leaves) }</ul> }
                 </div>
                 <div>
@@ -178,7 +214,7 @@ pub fn phases_view(props: &AnalysisProps) -> Html {
                     }) }
                     <text class="tick" x="60" y={format!("{:.1}", lane * ranks as f64 + 16.0)}>{ crate::text::duration(0.0) }</text>
                     <text class="tick" x={(w - 10.0).to_string()} y={format!("{:.1}", lane * ranks as f64 + 16.0)} text-anchor="end">{ crate::text::duration((t1 - t0) as f64 * 1e-9) }</text>
-                    <text class="tick axis-label" x={format!("{:.1}", (60.0 + w - 10.0) / 2.0)} y={format!("{:.1}", lane * ranks as f64 + 16.0)} text-anchor="middle">{ "time since the first phase began →" }</text>
+                    <text class="tick axis-label" x={format!("{:.1}", (60.0 + w - 10.0) / 2.0)} y={format!("{:.1}", lane * ranks as f64 + 16.0)} text-anchor="middle">{ axis_label }</text>
                     <g class="legend">
                         { for (0..a.phases.len().min(MAX_LEGEND)).map(|i| {
                             let x = 60.0 + 66.0 * i as f64;
@@ -200,8 +236,9 @@ pub fn phases_view(props: &AnalysisProps) -> Html {
                 <p class="note">{ format!("Phases containing pattern #{f} (selected in Patterns) are marked ●.") }</p>
             }
             <table class="phases" id="phases-table">
-                <caption>{ "Phases" }</caption>
-                <thead><tr><th>{ "Phase" }</th><th class="num">{ "Positions" }</th><th class="num">{ "From" }</th><th class="num">{ "To" }</th><th>{ "Patterns" }</th><th>{ "Routines" }</th></tr></thead>
+                <caption>{ if t0 == first && props.trace_start_ns != Some(t0) { "Phases (times from the first phase's start)" } else { "Phases (times from the trace start)" } }</caption>
+                <thead><tr><th>{ "Phase" }</th><th class="num">{ "Positions" }</th><th class="num">{ "From" }</th><th class="num">{ "To" }</th><th>{ "Patterns" }</th>
+                    if with_routines { <th>{ "Routines" }</th> }</tr></thead>
                 <tbody>
                     { for a.phases.iter().enumerate().map(|(i, p)| {
                         let f = focus.clone();
@@ -219,12 +256,15 @@ pub fn phases_view(props: &AnalysisProps) -> Html {
                                 <td class="num">{ crate::text::duration(p.time.0.saturating_sub(t0) as f64 * 1e-9) }</td>
                                 <td class="num">{ crate::text::duration(p.time.1.saturating_sub(t0) as f64 * 1e-9) }</td>
                                 <td class="small">{ p.patterns.iter().take(6).map(|(id, n)| match id { Some(id) => format!("#{id}×{n}"), None => format!("outside×{n}") }).collect::<Vec<_>>().join(" ") }</td>
-                                <td class="small">{ p.routines.iter().take(3).map(|r| r.0.clone()).collect::<Vec<_>>().join(", ") }</td>
+                                if with_routines { <td class="small">{ p.routines.iter().take(3).map(|r| r.0.clone()).collect::<Vec<_>>().join(", ") }</td> }
                             </tr>
                         }
                     }) }
                 </tbody>
             </table>
+            if !with_routines && !a.phases.is_empty() {
+                <p class="note small" id="phases-no-routines">{ "No Routines column: this trace records no call paths (DUMPI traces have none), so no phase can name the routines its calls are made from." }</p>
+            }
         </>
     };
     wrap(body)
@@ -236,5 +276,30 @@ fn wrap(body: Html) -> Html {
             <h2 id="phases-title">{ "Phases" }</h2>
             { body }
         </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn phase_times_count_from_the_trace_start_as_the_patterns_do() {
+        let trace = crate::analyses::tests::sample_trace("npb-lu.S.8");
+        let start = trace.span().0;
+        let result = crate::analyses::phases(&trace, 0.0).unwrap();
+        let first = result.analysis.phases.iter().map(|p| p.time.0).min().unwrap();
+        assert!(
+            first > start,
+            "LU's first pattern occurrence comes after its first event"
+        );
+        assert_eq!(time_origin(Some(start), first), (start, "time since the trace start →"));
+        assert_eq!(time_origin(None, first).0, first);
+        assert_eq!(
+            time_origin(Some(first + 1), first).0,
+            first,
+            "a start after the first phase is not a trace start"
+        );
+        assert!(!routines_shown(&result.analysis.phases), "DUMPI records no call paths");
     }
 }

@@ -5,7 +5,7 @@
 use super::{pending_note, seconds, use_parsed, AnalysisProps, Focus};
 use crate::protocol::AnalysisRequest;
 use std::rc::Rc;
-use tracelogic_analysis::replay::{waiting_note, Breakdown, WhatIf};
+use tracelogic_analysis::replay::{waiting_note, Breakdown, Sweep, WhatIf};
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
@@ -18,6 +18,38 @@ fn parts(b: &Breakdown) -> [(&'static str, &'static str, f64); 5] {
         ("bandwidth", "bandwidth", b.bandwidth_term_s),
         ("not replayed", "not-replayed", b.not_replayed_s),
     ]
+}
+
+/// A sweep in the CLI's words (its `sweep` column): `base`, `scaled` (bandwidth × s and latency
+/// ÷ s), `bandwidth` (bandwidth × s only), `latency` (latency ÷ s only).
+pub fn sweep_name(sweep: Sweep) -> &'static str {
+    match sweep {
+        Sweep::Base => "base",
+        Sweep::Scaled => "scaled",
+        Sweep::BandwidthOnly => "bandwidth",
+        Sweep::LatencyOnly => "latency",
+    }
+}
+
+/// What a sweep varies, for the row's tooltip.
+fn sweep_meaning(sweep: Sweep) -> &'static str {
+    match sweep {
+        Sweep::Base => "the network as given",
+        Sweep::Scaled => "bandwidth × s and latency ÷ s together",
+        Sweep::BandwidthOnly => "bandwidth × s, latency held",
+        Sweep::LatencyOnly => "latency ÷ s, bandwidth held",
+    }
+}
+
+/// The CLI's line on the time the model prices at 0 (MPI_Init, MPI_Finalize, communicator
+/// set-up) and the error without it; `None` when the reference has no such time.
+pub fn outside_model_note(r: &tracelogic_analysis::replay::Validation) -> Option<String> {
+    let e = r.relative_error_inside_model.filter(|_| r.outside_model_s > 0.0)?;
+    Some(format!(
+        "{} of the measured time is in MPI_Init, MPI_Finalize and communicator set-up, which the model prices at 0; error without it {:+.1} %.",
+        seconds(r.outside_model_s),
+        100.0 * e
+    ))
 }
 
 /// Index of the "not replayed" part: the recorded time of communication the selection dropped
@@ -179,13 +211,17 @@ pub fn whatif_view(props: &AnalysisProps) -> Html {
     let on_focus = props.on_focus.clone();
     let body = html! {
         <>
-            <p class="headline">{ format!("Measured {} · {} calls, {} messages replayed", seconds(report.measured_s), report.calls, report.messages) }</p>
+            <p class="headline">{ format!("Measured {} · {}, {} replayed", seconds(report.measured_s),
+                crate::text::counted(report.calls, "call", "calls"), crate::text::counted(report.messages, "message", "messages")) }</p>
             if let Some(v) = &report.reference {
                 <p id="whatif-reference" class="small">
                     { format!("On {} (taken as the recording network) the replay predicts {}", v.network, seconds(v.predicted_s)) }
                     { v.relative_error.map(|e| format!(" ({:+.1} % of the measured time)", 100.0 * e)).unwrap_or_default() }
                     { waiting_note(&report).map(|n| format!(": {n}.")).unwrap_or_else(|| ".".into()) }
                 </p>
+                if let Some(note) = outside_model_note(v) {
+                    <p id="whatif-outside-model" class="small">{ note }</p>
+                }
             }
             { pending_note(&props.state) }
             <table class="classification" id="whatif-classification">
@@ -228,7 +264,7 @@ pub fn whatif_view(props: &AnalysisProps) -> Html {
                 <tbody>
                     { for configs.iter().map(|c| html! {
                         <tr data-config={c.configuration.label.clone()}>
-                            <th scope="row">{ &c.configuration.label }<span class="small">{ format!(" {:?}", c.configuration.sweep) }</span></th>
+                            <th scope="row" title={sweep_meaning(c.configuration.sweep)}>{ &c.configuration.label }<span class="small sweep">{ format!(" {}", sweep_name(c.configuration.sweep)) }</span></th>
                             <td class="num" data-export={c.predicted_s.to_string()}>{ seconds(c.predicted_s) }</td>
                             <td class="bar-cell" data-export={export_parts(&c.breakdown)}>{ stacked_bar(&c.breakdown, max) }</td>
                         </tr>
@@ -274,6 +310,33 @@ fn wrap(body: Html) -> Html {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sweeps_and_the_init_finalize_line_read_as_the_cli() {
+        let trace = crate::analyses::tests::sample_trace("npb-lu.S.8");
+        let report = crate::analyses::replay(&trace, None).unwrap();
+        let names: std::collections::BTreeSet<&str> = report
+            .configurations
+            .iter()
+            .map(|c| sweep_name(c.configuration.sweep))
+            .collect();
+        assert!(
+            names.is_subset(&["base", "scaled", "bandwidth", "latency"].into()),
+            "{names:?}"
+        );
+        assert!(names.contains("base"));
+        let v = report.reference.as_ref().expect("LU has a recording network");
+        let note = outside_model_note(v).expect("LU spends time in MPI_Init/Finalize");
+        assert!(
+            note.contains("MPI_Init, MPI_Finalize and communicator set-up"),
+            "{note}"
+        );
+        let e = 100.0 * v.relative_error_inside_model.unwrap();
+        assert!(note.ends_with(&format!("error without it {e:+.1} %.")), "{note}");
+        let mut none = v.clone();
+        none.outside_model_s = 0.0;
+        assert_eq!(outside_model_note(&none), None);
+    }
 
     #[test]
     fn ticks_are_round_and_cover_the_maximum() {
