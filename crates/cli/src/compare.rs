@@ -190,6 +190,11 @@ fn pairing_text(c: &Comparison) -> String {
                  by rank number θ = {:.3})",
                 p.isomorphisms_scored, p.steps, p.theta_by_rank
             );
+            if let Some(chance) = p.theta_chance {
+                s.push_str(&format!(
+                    "; values unrelated to the roles (shuffled) reach θ ≈ {chance:.3} this way"
+                ));
+            }
             if !p.exhaustive {
                 s.push_str("; the search ran out of steps, so θ is the best pairing found (a lower bound)");
             }
@@ -380,6 +385,8 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains("ran out of steps"), "{text}");
+        let chance = c.pairing.theta_chance.expect("16 ranks: the chance level is estimated");
+        assert!(text.contains(&format!("reach θ ≈ {chance:.3}")), "{text}");
         let cut = CompareOptions {
             max_pairing_steps: Some(1),
             threshold: 0.99,

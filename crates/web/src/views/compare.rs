@@ -138,10 +138,13 @@ pub fn pairing_text(c: &Comparison) -> String {
                 .to_string()
         }
         PairedBy::BestIsomorphism => format!(
-            "ranks paired by role: the graph isomorphism with the largest θ ({} of the search){}; by rank number θ = {:.3}",
+            "ranks paired by role: the graph isomorphism with the largest θ ({} of the search){}; by rank number θ = {:.3}{}",
             if p.exhaustive { "proven best" } else { "best found before the step budget ran out" },
             if p.exhaustive { String::new() } else { format!(", {} steps", p.steps) },
-            p.theta_by_rank
+            p.theta_by_rank,
+            p.theta_chance
+                .map(|t| format!("; shuffled values reach θ ≈ {t:.3} this way"))
+                .unwrap_or_default()
         ),
         PairedBy::CommonSubgraph => format!(
             "ranks paired by the common-subgraph correspondence; by rank number θ = {:.3}",
@@ -693,7 +696,8 @@ fn compare_result(
                         <tr data-property="theta" data-theta={c.theta.to_string()}><th scope="row">{ "θ (combined)" }</th><td class="num"><strong>{ format!("{:.3}", c.theta) }</strong></td>
                             <td class="small">{ format!("work: {}", c.work_measure.name()) }</td></tr>
                         <tr id="compare-pairing" data-by={serde_json::to_value(c.pairing.by).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()}
-                            data-exhaustive={c.pairing.exhaustive.to_string()} data-theta-by-rank={c.pairing.theta_by_rank.to_string()}>
+                            data-exhaustive={c.pairing.exhaustive.to_string()} data-theta-by-rank={c.pairing.theta_by_rank.to_string()}
+                            data-theta-chance={c.pairing.theta_chance.map(|t| t.to_string()).unwrap_or_default()}>
                             <th scope="row">{ "pairing" }</th><td class="num">{ c.alignment.clone() }</td>
                             <td class="small">{ pairing_text(c) }</td></tr>
                         <tr id="compare-epsilon" data-epsilon={c.epsilon.to_string()} data-exact={c.epsilon_exact.to_string()} data-common={c.graph.common.to_string()}>
@@ -916,6 +920,11 @@ mod tests {
             "{text}"
         );
         assert_eq!(uncertainty(&c), "");
+        let chance = c.pairing.theta_chance.expect("9 ranks: the chance level is estimated");
+        assert!(
+            text.contains(&format!("shuffled values reach θ ≈ {chance:.3}")),
+            "{text}"
+        );
         let by_rank = CompareOptions {
             alignment: Alignment::Rank,
             ..CompareOptions::default()
