@@ -246,38 +246,64 @@ pub fn blob_reader<'p>(
     })
 }
 
-/// Slice reads kept in flight at once by [`read_blobs`]: the browser reads a `File` on its own
-/// threads, so a few reads at once overlap its file access and inter-process copies (65 DUMPI
-/// files of 1.2 MB in headless Chromium: 300 ms one at a time, 190 ms four at a time; more gave
-/// nothing). At most this many slices of [`SLICE_BYTES`] are held outside wasm memory.
+/// Slice reads kept in flight at once by [`read_blobs`]: the browser reads a `Blob` on its own
+/// threads, so a few reads at once overlap its file access and inter-process copies. At most this
+/// many slices of [`SLICE_BYTES`] are held outside wasm memory.
 pub const READS_IN_FLIGHT: usize = 4;
 
-/// A part of a file read by one `Blob.slice(start, end).arrayBuffer()`: file `file`'s bytes
-/// `[start, end)`.
+/// Bytes `[start, end)` of file `file`: the part of it that one slice read covers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Chunk {
     /// Index of the file.
     pub file: usize,
-    /// First byte.
+    /// First byte, in the file.
     pub start: u64,
-    /// One past the last byte.
+    /// One past the last byte, in the file.
     pub end: u64,
 }
 
-/// The reads that cover files of `sizes` bytes, in file order and front to back, each at most
-/// `slice_bytes` long (an empty file needs none).
-pub fn plan_chunks(sizes: &[u64], slice_bytes: u64) -> Vec<Chunk> {
+/// One `Blob.slice(start, end).arrayBuffer()` of all files end to end, and the file parts it
+/// holds, in order: a slice spans many small files, or part of one large file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SliceRead {
+    /// First byte over all files.
+    pub start: u64,
+    /// One past the last byte over all files.
+    pub end: u64,
+    /// The file parts the slice's bytes belong to, front to back.
+    pub parts: Vec<Chunk>,
+}
+
+/// The reads that cover files of `sizes` bytes laid end to end, each at most `slice_bytes` long,
+/// with the parts of the files each one holds (an empty file has none).
+///
+/// Why end to end: a browser's `File.arrayBuffer()` costs about 1.5 ms each whatever its size
+/// and however many are in flight, so 4,097 small rank files took 7 s read one by one; one
+/// `new Blob(files)` read in large slices takes a fraction of that (docs/performance.md).
+pub fn plan_slices(sizes: &[u64], slice_bytes: u64) -> Vec<SliceRead> {
     let step = slice_bytes.max(1);
-    let mut chunks = Vec::new();
+    let mut reads: Vec<SliceRead> = Vec::new();
+    let mut at = 0u64;
     for (file, &size) in sizes.iter().enumerate() {
         let mut start = 0;
         while start < size {
-            let end = size.min(start + step);
-            chunks.push(Chunk { file, start, end });
+            let open = reads.last().filter(|r| r.end - r.start < step).is_some();
+            if !open {
+                reads.push(SliceRead {
+                    start: at,
+                    end: at,
+                    parts: Vec::new(),
+                });
+            }
+            let read = reads.last_mut().expect("a slice is open");
+            let end = size.min(start + (step - (read.end - read.start)));
+            read.parts.push(Chunk { file, start, end });
+            read.end += end - start;
+            at += end - start;
             start = end;
         }
     }
-    chunks
+    reads
 }
 
 /// Whether a file should be unpacked as it streams in ([`blob_reader`] and
@@ -291,14 +317,45 @@ pub fn streamed_by_name(name: &str) -> bool {
         .any(|suffix| lower.ends_with(suffix))
 }
 
-/// Read whole `blobs` (named `names`) into wasm memory, [`READS_IN_FLIGHT`] slices of at most
-/// [`SLICE_BYTES`] at once with `Blob.arrayBuffer()`, each copied once into its file's buffer
-/// (allocated at the file's size up front, so an input that does not fit fails before any read).
+/// Append `array` to `file`, whose capacity was reserved at its full size; an array longer than
+/// the room left means the file grew on disk while it was read.
+fn append(file: &mut Vec<u8>, array: &js_sys::Uint8Array) -> bool {
+    let n = array.length() as usize;
+    if file.len() + n > file.capacity() {
+        return false;
+    }
+    let filled = file.len();
+    array.copy_to_uninit(&mut file.spare_capacity_mut()[..n]);
+    // SAFETY: the `n` bytes past the length were just initialised by `copy_to_uninit`, and the
+    // capacity holds them (checked above).
+    unsafe { file.set_len(filled + n) };
+    true
+}
+
+/// The error of a part that came back `got` bytes long.
+fn changed(name: &str, part: &Chunk, got: u32) -> FormatError {
+    FormatError::at_offset(
+        name,
+        part.start,
+        format!(
+            "read {got} bytes of {}..{} (the file changed while it was read)",
+            part.start, part.end
+        ),
+    )
+}
+
+/// Read whole `blobs` (named `names`) into wasm memory: all of them end to end as one
+/// `new Blob(blobs)`, [`READS_IN_FLIGHT`] slices of at most [`SLICE_BYTES`] at once with
+/// `Blob.arrayBuffer()` ([`plan_slices`]), each slice split into its files by their sizes and
+/// copied once into each file's buffer (allocated at the file's size up front, so an input that
+/// does not fit fails before any read).
 ///
-/// `progress` sees the file a slice belongs to and the bytes read so far over all files after
-/// every slice (files complete in order); when it returns false the read stops with
-/// [`FormatError::cancelled`]. Errors name the file and the byte range that failed; a slice
-/// shorter than asked (the file changed on disk while it was read) is an error too.
+/// When a slice cannot be read (a file was removed or changed on disk after the pick), its files'
+/// parts are read again one by one, so the error names the file and the byte range that failed.
+///
+/// `progress` sees the file a part belongs to and the bytes read so far over all files after
+/// every part (files complete in order); when it returns false the read stops with
+/// [`FormatError::cancelled`].
 pub async fn read_blobs(
     names: &[String],
     blobs: &[web_sys::Blob],
@@ -314,53 +371,76 @@ pub async fn read_blobs(
             .ok_or_else(|| FormatError::new(name, format!("{size} bytes do not fit in the worker's memory")))?;
         files.push(bytes);
     }
-    let chunks = plan_chunks(&sizes, SLICE_BYTES);
-    let start_read = |c: &Chunk| -> Result<JsFuture, FormatError> {
-        blobs[c.file]
-            .slice_with_f64_and_f64(c.start as f64, c.end as f64)
+    let reads = plan_slices(&sizes, SLICE_BYTES);
+    if reads.is_empty() {
+        return Ok(files);
+    }
+    let whole = if blobs.len() == 1 {
+        blobs[0].clone()
+    } else {
+        let parts: Array = blobs.iter().collect();
+        web_sys::Blob::new_with_blob_sequence(&parts).map_err(|e| {
+            FormatError::new(
+                &names[0],
+                format!("cannot join the {} files for reading: {}", blobs.len(), js_message(&e)),
+            )
+        })?
+    };
+    let start_read = |r: &SliceRead| -> Result<JsFuture, JsValue> {
+        whole
+            .slice_with_f64_and_f64(r.start as f64, r.end as f64)
             .map(|slice| JsFuture::from(slice.array_buffer()))
-            .map_err(|e| FormatError::at_offset(&names[c.file], c.start, format!("cannot read it: {}", js_message(&e))))
     };
     let mut in_flight = std::collections::VecDeque::with_capacity(READS_IN_FLIGHT);
     let mut next = 0;
     let mut done = 0u64;
-    for chunk in &chunks {
-        while next < chunks.len() && in_flight.len() < READS_IN_FLIGHT {
-            in_flight.push_back(start_read(&chunks[next])?);
+    for read in &reads {
+        while next < reads.len() && in_flight.len() < READS_IN_FLIGHT {
+            in_flight.push_back(start_read(&reads[next]));
             next += 1;
         }
-        let name = &names[chunk.file];
-        let read = in_flight.pop_front().expect("the chunk being waited for is in flight");
-        let buffer = read.await.map_err(|e| {
-            FormatError::at_offset(
-                name,
-                chunk.start,
-                format!("cannot read bytes {}..{}: {}", chunk.start, chunk.end, js_message(&e)),
-            )
-        })?;
-        let array = js_sys::Uint8Array::new(&buffer);
-        let n = (chunk.end - chunk.start) as usize;
-        let file = &mut files[chunk.file];
-        if array.length() as usize != n || file.len() + n > file.capacity() {
-            return Err(FormatError::at_offset(
-                name,
-                chunk.start,
-                format!(
-                    "read {} bytes of {}..{} (the file changed while it was read)",
-                    array.length(),
-                    chunk.start,
-                    chunk.end
-                ),
-            ));
-        }
-        let filled = file.len();
-        array.copy_to_uninit(&mut file.spare_capacity_mut()[..n]);
-        // SAFETY: the `n` bytes past the length were just initialised by `copy_to_uninit`, and
-        // the capacity holds them (checked above).
-        unsafe { file.set_len(filled + n) };
-        done += n as u64;
-        if !progress(chunk.file, done) {
-            return Err(FormatError::cancelled(name));
+        let started = in_flight.pop_front().expect("the slice being waited for is in flight");
+        let buffer = match started {
+            Ok(future) => future.await.ok(),
+            Err(_) => None,
+        };
+        let whole_slice = buffer
+            .map(|b| js_sys::Uint8Array::new(&b))
+            .filter(|a| a.length() as u64 == read.end - read.start);
+        let mut at = 0u32;
+        for part in &read.parts {
+            let n = (part.end - part.start) as u32;
+            let name = &names[part.file];
+            let array = match &whole_slice {
+                Some(a) => a.subarray(at, at + n),
+                // The joined read failed or came back short: read this part from its own file,
+                // whose error names it.
+                None => {
+                    let buffer = blobs[part.file]
+                        .slice_with_f64_and_f64(part.start as f64, part.end as f64)
+                        .map(|s| JsFuture::from(s.array_buffer()))
+                        .map_err(|e| {
+                            FormatError::at_offset(name, part.start, format!("cannot read it: {}", js_message(&e)))
+                        })?
+                        .await
+                        .map_err(|e| {
+                            FormatError::at_offset(
+                                name,
+                                part.start,
+                                format!("cannot read bytes {}..{}: {}", part.start, part.end, js_message(&e)),
+                            )
+                        })?;
+                    js_sys::Uint8Array::new(&buffer)
+                }
+            };
+            at += n;
+            if array.length() != n || !append(&mut files[part.file], &array) {
+                return Err(changed(name, part, array.length()));
+            }
+            done += u64::from(n);
+            if !progress(part.file, done) {
+                return Err(FormatError::cancelled(name));
+            }
         }
     }
     Ok(files)
@@ -372,21 +452,55 @@ mod tests {
     use std::cell::RefCell;
 
     #[test]
-    fn chunks_cover_every_file_in_order_within_the_slice_size() {
-        let sizes = [0, 5, 10, 11, 1];
-        let chunks = plan_chunks(&sizes, 5);
-        for (file, &size) in sizes.iter().enumerate() {
-            let mine: Vec<&Chunk> = chunks.iter().filter(|c| c.file == file).collect();
-            let mut at = 0;
-            for c in &mine {
-                assert_eq!(c.start, at, "file {file} is read front to back without gaps");
-                assert!(c.end > c.start && c.end - c.start <= 5);
-                at = c.end;
+    fn slices_cover_every_file_end_to_end_within_the_slice_size() {
+        let sizes = [0, 5, 10, 11, 1, 0, 3, 2];
+        let reads = plan_slices(&sizes, 5);
+        let total: u64 = sizes.iter().sum();
+        let mut at = 0;
+        let mut seen = vec![0u64; sizes.len()];
+        for r in &reads {
+            assert_eq!(r.start, at, "slices follow each other without gaps");
+            assert!(r.end > r.start && r.end - r.start <= 5, "{r:?} within the slice size");
+            let held: u64 = r.parts.iter().map(|p| p.end - p.start).sum();
+            assert_eq!(held, r.end - r.start, "{r:?}: the parts are the slice's bytes");
+            for p in &r.parts {
+                assert_eq!(p.start, seen[p.file], "file {} is read front to back", p.file);
+                assert!(p.end > p.start && p.end <= sizes[p.file]);
+                seen[p.file] = p.end;
             }
-            assert_eq!(at, size, "file {file} is read to its end");
+            at = r.end;
         }
-        assert!(chunks.windows(2).all(|w| w[0].file <= w[1].file), "files in order");
-        assert_eq!(chunks.len(), 1 + 2 + 3 + 1);
+        assert_eq!(at, total);
+        assert_eq!(seen, sizes, "every file is read to its end");
+        assert!(
+            reads[..reads.len() - 1].iter().all(|r| r.end - r.start == 5),
+            "only the last slice is short"
+        );
+        assert_eq!(reads.len() as u64, total.div_ceil(5));
+        let files: Vec<usize> = reads.iter().flat_map(|r| r.parts.iter().map(|p| p.file)).collect();
+        assert!(files.windows(2).all(|w| w[0] <= w[1]), "files in order");
+    }
+
+    #[test]
+    fn many_small_files_share_a_slice_and_a_large_one_spans_several() {
+        let mut sizes = vec![13_000u64; 4096];
+        sizes.push(20 << 20);
+        let reads = plan_slices(&sizes, SLICE_BYTES);
+        let small_total: u64 = 13_000 * 4096;
+        // 53 MB of small files in 8 MiB slices: 7 reads rather than 4,096, then the large file.
+        assert_eq!(reads.len() as u64, (small_total + (20 << 20)).div_ceil(SLICE_BYTES));
+        assert!(
+            reads[0].parts.len() > 600,
+            "{} files in the first slice",
+            reads[0].parts.len()
+        );
+        let large: Vec<&Chunk> = reads.iter().flat_map(|r| &r.parts).filter(|p| p.file == 4096).collect();
+        assert!(large.len() >= 3, "the large file spans slices");
+        assert_eq!(
+            plan_slices(&[0, 0], 8),
+            Vec::<SliceRead>::new(),
+            "empty files need no read"
+        );
     }
 
     #[test]

@@ -278,8 +278,8 @@ fn js_message(e: &JsValue) -> String {
 
 /// Read the handle set `key`, reporting `reading NAME in the worker` for each file in turn.
 ///
-/// Plain files are read whole, several slices at once ([`read_blobs`]: one copy of each byte
-/// into wasm memory). Files named as archives or compressed files are read with
+/// Plain files are read whole, end to end as one `Blob` several slices at once ([`read_blobs`]:
+/// one copy of each byte into wasm memory, a few reads for thousands of small rank files). Files named as archives or compressed files are read with
 /// `FileReaderSync`, slice by slice on demand, and unpacked as they stream in ([`Unpacker`]), so
 /// only their members are held, never the compressed bytes whole.
 ///
