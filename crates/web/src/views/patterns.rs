@@ -46,6 +46,48 @@ pub fn view_box(w: f64, h: f64, zoom: f64, pan_x: f64, pan_y: f64) -> String {
     format!("{x:.1} {y:.1} {vw:.1} {vh:.1}")
 }
 
+/// Ranks listed in a heading or tooltip: consecutive ranks as ranges (`0-3, 8, 10-12`), at most
+/// `max_runs` ranges or single ranks and then `… (N ranks)`, so a pattern on 4,096 ranks names
+/// them in a line rather than a page.
+pub fn rank_list(ranks: &[u32], max_runs: usize) -> String {
+    let mut sorted = ranks.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    let mut runs: Vec<(u32, u32)> = Vec::new();
+    for &r in &sorted {
+        match runs.last_mut() {
+            Some((_, last)) if last.checked_add(1) == Some(r) => *last = r,
+            _ => runs.push((r, r)),
+        }
+    }
+    let mut text = runs
+        .iter()
+        .take(max_runs.max(1))
+        .map(|&(a, b)| if a == b { a.to_string() } else { format!("{a}-{b}") })
+        .collect::<Vec<_>>()
+        .join(", ");
+    if runs.len() > max_runs.max(1) {
+        text.push_str(&format!(", … ({} ranks)", grouped(sorted.len())));
+    }
+    text
+}
+
+/// `n` with thousands separated by commas (`4,096`).
+fn grouped(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Ranges and ranks shown in the heading of a pattern before `… (N ranks)`.
+pub const LISTED_RANK_RUNS: usize = 12;
+
 /// Spans of one lane in pixels, `(x0, x1, pattern)`: spans of one pattern less than a pixel
 /// apart are drawn as one rectangle, so a lane costs at most about one rectangle per pixel.
 pub fn lane_rects(
@@ -188,6 +230,36 @@ fn compact_marks(segments: String, events: &[((f64, f64), &'static str)]) -> Htm
     }
 }
 
+/// Most rank labels drawn on an event graph at once.
+pub const MAX_RANK_LABELS: usize = 256;
+
+/// The rank names of a zoomed event graph, drawn last over a band at the left edge of what is
+/// shown: each label sits on its rank's line and is scaled by `1 / zoom`, so zooming in spreads
+/// the lines apart and pans with them without enlarging the text.
+fn rank_labels(ranks: &[u32], w: f64, h: f64, zoom: f64, pan: (f64, f64), left: f64, lane: f64) -> Html {
+    let z = zoom.clamp(1.0, MAX_ZOOM);
+    let (vw, vh) = (w / z, h / z);
+    let x = (w - vw) * pan.0.clamp(0.0, 1.0);
+    let top = (h - vh) * pan.1.clamp(0.0, 1.0);
+    let shown = |y: f64| y >= top - lane && y <= top + vh + lane;
+    let visible = ranks
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| shown(lane * (i as f64 + 0.75)))
+        .count();
+    // Past a few hundred lanes on screen the labels would overlap: every `step`-th is drawn.
+    let step = visible.div_ceil(MAX_RANK_LABELS).max(1);
+    html! {
+        <g class="rank-labels">
+            <rect class="label-band" x={format!("{x:.1}")} y={format!("{top:.1}")} width={format!("{:.2}", (left - 4.0) / z)} height={format!("{vh:.1}")} />
+            { for ranks.iter().enumerate().map(|(i, &r)| (r, lane * (i as f64 + 0.75))).filter(|&(_, y)| shown(y)).step_by(step).map(|(r, y)| html! {
+                <text class="tick" text-anchor="end" data-rank={r.to_string()}
+                    transform={format!("translate({:.2} {y:.1}) scale({:.4})", x + (left - 8.0) / z, 1.0 / z)} y="4">{ format!("rank {r}") }</text>
+            }) }
+        </g>
+    }
+}
+
 /// The occurrence's event graph: ranks as lines, events as points, arrows send → receive.
 fn event_graph(
     p: &CommunicationPattern,
@@ -210,15 +282,21 @@ fn event_graph(
                     <path d="M 0 0 L 10 5 L 0 10 z" class="arrowhead" />
                 </marker>
             </defs>
-            { for g.ranks.iter().enumerate().map(|(i, &r)| {
-                let y = lane * (i as f64 + 0.75);
-                html! {
-                    <g class="rank-line">
-                        <text class="tick" x={(left - 8.0).to_string()} y={format!("{:.1}", y + 4.0)} text-anchor="end">{ format!("rank {r}") }</text>
-                        <line x1={left.to_string()} x2={format!("{:.1}", w - 4.0)} y1={format!("{y:.1}")} y2={format!("{y:.1}")} />
-                    </g>
-                }
-            }) }
+            if compact {
+                <g class="rank-lines"><path d={segments_path((0..g.ranks.len()).map(|i| {
+                    let y = lane * (i as f64 + 0.75);
+                    ((left, y), (w - 4.0, y))
+                }))} /></g>
+            } else {
+                { for g.ranks.iter().enumerate().map(|(i, &r)| {
+                    let y = lane * (i as f64 + 0.75);
+                    html! {
+                        <g class="rank-line" data-rank={r.to_string()}>
+                            <line x1={left.to_string()} x2={format!("{:.1}", w - 4.0)} y1={format!("{y:.1}")} y2={format!("{y:.1}")} />
+                        </g>
+                    }
+                }) }
+            }
             if compact {
                 { compact_marks(
                     segments_path(g.arrows.iter().map(|a| (at[a.from], at[a.to]))),
@@ -234,6 +312,7 @@ fn event_graph(
                     html! { <circle {class} cx={format!("{x:.1}")} cy={format!("{y:.1}")} r="4"><title>{ format!("rank {}, event {}: {} (logical {}, entered {} ns)", e.rank, e.event, e.symbol, e.logical, e.time) }</title></circle> }
                 }) }
             }
+            { rank_labels(&g.ranks, w, h, zoom, pan, left, lane) }
         </svg>
     }
 }
@@ -414,8 +493,8 @@ pub fn patterns_view(props: &AnalysisProps) -> Html {
         let graph = result.graphs.get(p.id).and_then(|g| g.get(index));
         html! {
             <div class="pattern-detail">
-                <h3>{ format!("Pattern #{}: {} occurrences on ranks {}", p.id, p.occurrences,
-                    p.ranks.iter().map(|r| r.to_string()).collect::<Vec<_>>().join(", ")) }</h3>
+                <h3 id="pattern-heading">{ format!("Pattern #{}: {} occurrences on {} {}", p.id, p.occurrences,
+                    if p.ranks.len() == 1 { "rank" } else { "ranks" }, rank_list(&p.ranks, LISTED_RANK_RUNS)) }</h3>
                 <div class="graph-controls" role="group" aria-label="Occurrence and zoom">
                     <button type="button" id="pattern-prev" onclick={step(-1)} disabled={index == 0}>{ "◀ Previous" }</button>
                     <span id="pattern-occurrence" data-index={index.to_string()} data-start={start.to_string()} data-end={end.to_string()} role="status">
@@ -479,7 +558,7 @@ pub fn patterns_view(props: &AnalysisProps) -> Html {
                                         <><span class="swatch" style={format!("background:{}", colour(id as u32))}></span>{ format!("#{id}") }</>
                                     }) }</th>
                                     <td class="num">{ p.occurrences }</td>
-                                    <td class="num" title={p.ranks.iter().map(|r| r.to_string()).collect::<Vec<_>>().join(", ")}>{ p.ranks.len() }</td>
+                                    <td class="num" title={rank_list(&p.ranks, LISTED_RANK_RUNS)}>{ p.ranks.len() }</td>
                                     <td class="num">{ length(p) }</td>
                                 </tr>
                             }
@@ -571,6 +650,28 @@ mod tests {
         assert_eq!(event_kind("S3"), "send");
         assert_eq!(event_kind("R12"), "recv");
         assert_eq!(event_kind("MPI_Barrier"), "other");
+    }
+
+    #[test]
+    fn rank_lists_are_ranges_cut_after_a_few() {
+        let all: Vec<u32> = (0..4096).collect();
+        assert_eq!(rank_list(&all, LISTED_RANK_RUNS), "0-4095");
+        assert_eq!(rank_list(&[5, 0, 1, 2, 3, 8, 10, 11, 12], 12), "0-3, 5, 8, 10-12");
+        assert_eq!(rank_list(&[7], 12), "7");
+        assert_eq!(rank_list(&[], 12), "");
+        let every_other: Vec<u32> = (0..4096).step_by(2).collect();
+        let text = rank_list(&every_other, 3);
+        assert_eq!(text, "0, 2, 4, … (2,048 ranks)");
+        assert!(
+            rank_list(&every_other, LISTED_RANK_RUNS).len() < 100,
+            "a heading line, not a page"
+        );
+        assert_eq!(
+            rank_list(&[u32::MAX - 1, u32::MAX], 12),
+            format!("{}-{}", u32::MAX - 1, u32::MAX)
+        );
+        assert_eq!(grouped(1_234_567), "1,234,567");
+        assert_eq!(grouped(999), "999");
     }
 
     #[test]
