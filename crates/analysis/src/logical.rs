@@ -1,6 +1,7 @@
 //! The logical trace of a run (seed 000 §4.3, issue 4): one rank's calls rewritten so that every
 //! point-to-point peer is a direction of the identified topology (`east`, `parent`, `bit2`...),
-//! with collectives unchanged and waits linked to the requests they complete. Expanding it for
+//! with collectives unchanged and waits linked to the requests they complete; a message of a
+//! rank to itself is the direction `self` ([`SELF_DIRECTION`]). Expanding it for
 //! any rank (a direction yields a call only where that neighbour exists) gives back a physical
 //! trace that [`verify`] compares with the real one. [`Accuracy`] says how much traffic fell
 //! outside the topology and was dropped.
