@@ -565,10 +565,75 @@ pub fn best_isomorphism(
             }
         }
     }
-    let mut out = scan_isomorphisms(g1, g2, features, best, max_steps, true)?;
+    let mut out = scan_isomorphisms(g1, g2, features, best, max_steps, true, &[])?;
     // Re-score the winner in one pass, as a caller scoring the mapping would.
     out.score = score_of(&out.mapping);
     Some(out)
+}
+
+/// [`best_isomorphism`] restricted to the isomorphisms that map each `anchors[i].0` of `g1` to
+/// `anchors[i].1` of `g2`; seeds that do not are ignored. Why: when both graphs name a node by
+/// something other than its place in the graph (the root of a run's rooted collectives), only
+/// the correspondences that keep it are plausible, and maximising over fewer of them lets less
+/// agreement arise by chance. `None` when no such isomorphism exists (or none was found within
+/// `max_steps` and no seed qualifies), or when an anchor is out of range or repeated.
+pub fn best_isomorphism_anchored(
+    g1: &Graph,
+    g2: &Graph,
+    features: &[NodeFeature],
+    seeds: &[&[u32]],
+    anchors: &[(u32, u32)],
+    max_steps: u64,
+) -> Option<BestIsomorphism> {
+    let n = g1.num_nodes() as usize;
+    if features.iter().any(|(a, b)| a.len() != n || b.len() != n) || !anchors_valid(g1, g2, anchors) {
+        return None;
+    }
+    let score_of = |m: &[u32]| -> f64 {
+        features
+            .iter()
+            .map(|(a, b)| (0..n).map(|u| a[u] * b[m[u] as usize]).sum::<f64>())
+            .sum()
+    };
+    let mut best: Option<(Vec<u32>, f64)> = None;
+    for seed in seeds {
+        let keeps = anchors.iter().all(|&(u, v)| seed.get(u as usize) == Some(&v));
+        if keeps && verify(g1, g2, seed).is_ok() {
+            let s = score_of(seed);
+            if best.as_ref().is_none_or(|(_, b)| s > *b) {
+                best = Some((seed.to_vec(), s));
+            }
+        }
+    }
+    let mut out = scan_isomorphisms(g1, g2, features, best, max_steps, true, anchors)?;
+    out.score = score_of(&out.mapping);
+    Some(out)
+}
+
+/// Count the automorphisms of `g` that fix every node of `fixed` (the stabiliser of those
+/// nodes), by enumeration: `(count, complete)` as [`count_automorphisms`]. Why: it is how many
+/// pairings [`best_isomorphism_anchored`] chooses among when the anchors are `fixed` (12 of the
+/// 192 automorphisms of the 4x4 periodic 6-point stencil fix a node).
+pub fn count_automorphisms_fixing(g: &Graph, fixed: &[u32], max_steps: u64) -> (u64, bool) {
+    let anchors: Vec<(u32, u32)> = fixed.iter().map(|&u| (u, u)).collect();
+    if !anchors_valid(g, g, &anchors) {
+        return (0, true);
+    }
+    match scan_isomorphisms(g, g, &[], None, max_steps, false, &anchors) {
+        Some(b) => (b.scored, b.exhaustive),
+        None => (0, false),
+    }
+}
+
+/// Anchors name nodes of both graphs, each node at most once.
+fn anchors_valid(g1: &Graph, g2: &Graph, anchors: &[(u32, u32)]) -> bool {
+    let distinct = |pick: fn(&(u32, u32)) -> u32| {
+        let mut v: Vec<u32> = anchors.iter().map(pick).collect();
+        v.sort_unstable();
+        v.dedup();
+        v.len() == anchors.len()
+    };
+    anchors.iter().all(|&(u, v)| u < g1.num_nodes() && v < g2.num_nodes()) && distinct(|a| a.0) && distinct(|a| a.1)
 }
 
 /// Count the automorphisms of `g` by enumerating them (no pruning): `(count, complete)`;
@@ -577,14 +642,15 @@ pub fn best_isomorphism(
 /// 6-point stencil has far more automorphisms than its 16 translations times its rotations and
 /// reflections).
 pub fn count_automorphisms(g: &Graph, max_steps: u64) -> (u64, bool) {
-    match scan_isomorphisms(g, g, &[], None, max_steps, false) {
+    match scan_isomorphisms(g, g, &[], None, max_steps, false, &[]) {
         Some(b) => (b.scored, b.exhaustive),
         None => (0, false),
     }
 }
 
 /// The depth-first enumeration behind [`best_isomorphism`] and [`count_automorphisms`];
-/// `prune` turns the bound on.
+/// `prune` turns the bound on; only isomorphisms mapping each `anchors[i].0` to `anchors[i].1`
+/// are enumerated (each anchor pair starts with a colour of its own before refinement).
 fn scan_isomorphisms(
     g1: &Graph,
     g2: &Graph,
@@ -592,6 +658,7 @@ fn scan_isomorphisms(
     incumbent: Option<(Vec<u32>, f64)>,
     max_steps: u64,
     prune: bool,
+    anchors: &[(u32, u32)],
 ) -> Option<BestIsomorphism> {
     let nn = g1.num_nodes();
     let n = nn as usize;
@@ -616,7 +683,20 @@ fn scan_isomorphisms(
     } else {
         (g1, g2)
     };
-    let colouring = refine_joint(&[g1, g2], 32);
+    let colouring = if anchors.is_empty() {
+        refine_joint(&[g1, g2], 32)
+    } else {
+        // Degree classes as refine_joint starts, each anchor pair apart from all of them.
+        let k = anchors.len() as u32 + 1;
+        let initial = |g: &Graph, pick: fn(&(u32, u32)) -> u32| -> Vec<u32> {
+            let mut c: Vec<u32> = (0..g.num_nodes()).map(|u| g.degree(u).saturating_mul(k)).collect();
+            for (i, a) in anchors.iter().enumerate() {
+                c[pick(a) as usize] = g.degree(pick(a)).saturating_mul(k) + i as u32 + 1;
+            }
+            c
+        };
+        refine_from(&[g1, g2], &[initial(g1, |a| a.0), initial(g2, |a| a.1)], 32)
+    };
     if !colouring.histograms_agree() {
         return None;
     }
@@ -959,5 +1039,139 @@ mod tests {
         let path = Graph::from_edges(4, [(0, 1), (1, 2), (2, 3)]);
         let star = Graph::from_edges(4, [(0, 1), (0, 2), (0, 3)]);
         assert_eq!(best_isomorphism(&path, &star, &[], &[], 1_000), None);
+    }
+
+    #[test]
+    fn anchored_best_isomorphism_is_the_maximum_over_the_permutations_keeping_the_anchor() {
+        let mut rng = StdRng::seed_from_u64(17);
+        let mut restricted = 0;
+        for trial in 0..150 {
+            let n = rng.gen_range(2..=7u32);
+            let m = rng.gen_range(0..=(n * (n - 1) / 2) as usize);
+            let g1 = Graph::from_edges(n, (0..m).map(|_| (rng.gen_range(0..n), rng.gen_range(0..n))));
+            let mut shuffle: Vec<u32> = (0..n).collect();
+            for i in (1..n as usize).rev() {
+                shuffle.swap(i, rng.gen_range(0..=i));
+            }
+            let g2 = g1.relabel(&shuffle);
+            let features: Vec<NodeFeature> = (0..2)
+                .map(|_| {
+                    let mut f = || (0..n).map(|_| rng.gen_range(-3..=3) as f64).collect::<Vec<f64>>();
+                    (f(), f())
+                })
+                .collect();
+            let score = |m: &[u32]| -> f64 {
+                features
+                    .iter()
+                    .map(|(a, b)| (0..n as usize).map(|u| a[u] * b[m[u] as usize]).sum::<f64>())
+                    .sum()
+            };
+            // Any pair of nodes as the anchor: mapped to each other or not at all.
+            let anchor = (rng.gen_range(0..n), rng.gen_range(0..n));
+            let mut all = vec![Vec::new()];
+            for k in 0..n {
+                all = all
+                    .into_iter()
+                    .flat_map(|p: Vec<u32>| {
+                        (0..=p.len()).map(move |i| {
+                            let mut q = p.clone();
+                            q.insert(i, k);
+                            q
+                        })
+                    })
+                    .collect();
+            }
+            let keeping: Vec<&Vec<u32>> = all
+                .iter()
+                .filter(|p| p[anchor.0 as usize] == anchor.1 && verify(&g1, &g2, p).is_ok())
+                .collect();
+            let found = best_isomorphism_anchored(&g1, &g2, &features, &[], &[anchor], 1_000_000);
+            let Some(found) = found else {
+                assert!(
+                    keeping.is_empty(),
+                    "trial {trial}: {} isomorphisms keep {anchor:?}",
+                    keeping.len()
+                );
+                continue;
+            };
+            restricted += 1;
+            assert!(found.exhaustive, "trial {trial}");
+            assert_eq!(found.mapping[anchor.0 as usize], anchor.1, "trial {trial}");
+            verify(&g1, &g2, &found.mapping).unwrap();
+            let max = keeping.iter().map(|p| score(p)).fold(f64::NEG_INFINITY, f64::max);
+            assert!(
+                (found.score - max).abs() < 1e-9,
+                "trial {trial}: {} vs {max}",
+                found.score
+            );
+            // The stabiliser of a node has as many elements as isomorphisms keep that node's image.
+            let image_of_anchor = anchor.0;
+            let fixing = all
+                .iter()
+                .filter(|p| p[image_of_anchor as usize] == image_of_anchor && verify(&g1, &g1, p).is_ok())
+                .count();
+            assert_eq!(
+                count_automorphisms_fixing(&g1, &[image_of_anchor], 1_000_000),
+                (fixing as u64, true),
+                "trial {trial}"
+            );
+            // A seed that moves the anchor is ignored even when it scores more.
+            if let Some(moving) = all
+                .iter()
+                .find(|p| p[anchor.0 as usize] != anchor.1 && verify(&g1, &g2, p).is_ok())
+            {
+                let seeded = best_isomorphism_anchored(&g1, &g2, &features, &[moving], &[anchor], 1_000_000).unwrap();
+                assert_eq!(seeded.mapping[anchor.0 as usize], anchor.1, "trial {trial}");
+            }
+        }
+        assert!(
+            restricted > 30,
+            "only {restricted} trials had an isomorphism keeping the anchor"
+        );
+        let g = cycle(5);
+        assert_eq!(
+            best_isomorphism_anchored(&g, &g, &[], &[], &[(0, 5)], 1_000),
+            None,
+            "out of range"
+        );
+        assert_eq!(
+            best_isomorphism_anchored(&g, &g, &[], &[], &[(0, 1), (2, 1)], 1_000),
+            None,
+            "one node anchored twice"
+        );
+    }
+
+    #[test]
+    fn stabilisers_of_known_groups() {
+        // 4x4 periodic 6-point stencil: neighbours (±1, 0), (0, ±1), ±(1, 1).
+        let stencil = Graph::from_edges(
+            16,
+            (0..16u32).flat_map(|r| {
+                let (x, y) = (r % 4, r / 4);
+                let at = |dx: u32, dy: u32| ((y + dy) % 4) * 4 + (x + dx) % 4;
+                [(r, at(1, 0)), (r, at(0, 1)), (r, at(1, 1))]
+            }),
+        );
+        let q4 = Graph::from_edges(16, (0..16u32).flat_map(|u| (0..4).map(move |b| (u, u ^ (1 << b)))));
+        let star = Graph::from_edges(6, (1..6u32).map(|v| (0, v)));
+        let path = Graph::from_edges(7, (0..6u32).map(|u| (u, u + 1)));
+        assert_eq!(count_automorphisms(&stencil, 10_000_000), (192, true));
+        for (name, g, fixed, expected) in [
+            ("4x4 6-point stencil, one node", &stencil, vec![5u32], 12),
+            ("C12, one node", &cycle(12), vec![3], 2),
+            ("C12, two adjacent nodes", &cycle(12), vec![3, 4], 1),
+            ("Q4, one node", &q4, vec![0], 24),
+            ("K1,5, the centre", &star, vec![0], 120),
+            ("K1,5, a leaf", &star, vec![2], 24),
+            ("P7, the middle", &path, vec![3], 2),
+            ("P7, an end", &path, vec![0], 1),
+            ("nothing fixed", &cycle(12), vec![], 24),
+        ] {
+            assert_eq!(
+                count_automorphisms_fixing(g, &fixed, 10_000_000),
+                (expected, true),
+                "{name}"
+            );
+        }
     }
 }
