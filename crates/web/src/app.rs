@@ -821,6 +821,7 @@ impl Component for App {
         let state = if self.loading.is_some() { "loading" } else { "idle" };
         html! {
             <div class={classes!("app", self.tour.is_some().then_some("touring"))} data-state={state}>
+                <a class="skip-link" href="#view-content" onclick={Callback::from(skip_to_view)}>{ "Skip to the view" }</a>
                 <header class="topbar" inert={self.help}>
                     <h1>{ "tracelogic" }</h1>
                     <p class="tagline">{ "What MPI ranks said to each other, from a communication trace." }</p>
@@ -828,7 +829,6 @@ impl Component for App {
                         title="Keyboard shortcuts (?)" onclick={ctx.link().callback(|_| Msg::Help(true))}>{ "?" }</button>
                 </header>
                 { self.view_help(ctx) }
-                <a class="skip-link" href="#view-content" onclick={Callback::from(skip_to_view)}>{ "Skip to the view" }</a>
                 <main inert={self.help}>
                     { self.view_input(ctx) }
                     { self.view_trace(ctx) }

@@ -197,7 +197,7 @@ pub fn summary_view(props: &SummaryProps) -> Html {
                     <thead><tr><th scope="col">{ "Name" }</th><th scope="col" class="num">{ "Ranks" }</th></tr></thead>
                     <tbody>
                         { for s.communicators.iter().map(|c| html! {
-                            <tr><th scope="row">{ &c.name }</th><td class="num">{ c.size }</td></tr>
+                            <tr><th scope="row">{ &c.name }</th><td class="num">{ text::count(c.size as u64) }</td></tr>
                         }) }
                     </tbody>
                 </table>

@@ -535,10 +535,10 @@ pub fn topology_view(props: &TopologyProps) -> Html {
             <div class="filter-figures" id="topology-filter">
                 <dl class="stats">
                     <div class="stat"><dt>{ "Threshold" }</dt><dd>{ format!("{} {:.2} %", f.mode, f.threshold_pct) }</dd></div>
-                    <div class="stat"><dt>{ "Pairs before" }</dt><dd>{ f.pairs_before }</dd></div>
-                    <div class="stat"><dt>{ "Pairs kept" }</dt><dd>{ f.pairs_kept }</dd></div>
+                    <div class="stat"><dt>{ "Pairs before" }</dt><dd>{ text::count(f.pairs_before as u64) }</dd></div>
+                    <div class="stat"><dt>{ "Pairs kept" }</dt><dd>{ text::count(f.pairs_kept as u64) }</dd></div>
                     <div class="stat" data-stat="removed" data-value={f.removed.len().to_string()}>
-                        <dt>{ "Removed pairs" }</dt><dd>{ format!("{} ({} of {})", f.removed.len(), text::percent(f.removed_share), f.metric) }</dd></div>
+                        <dt>{ "Removed pairs" }</dt><dd>{ format!("{} ({} of {})", text::count(f.removed.len() as u64), text::percent(f.removed_share), f.metric) }</dd></div>
                     if let Some(g) = f.gap_ratio { <div class="stat"><dt>{ "Gap ratio" }</dt><dd>{ format!("{g:.1}×") }</dd></div> }
                 </dl>
                 if let Some(fb) = &f.fallback {
