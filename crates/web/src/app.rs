@@ -1431,7 +1431,7 @@ impl App {
                             { for keys }
                             <tr><td><kbd>{ "←" }</kbd>{ " " }<kbd>{ "→" }</kbd></td><td>{ "Previous / next view" }</td></tr>
                             <tr><td><kbd>{ "?" }</kbd></td><td>{ "Show or hide this help" }</td></tr>
-                            <tr><td><kbd>{ "Esc" }</kbd></td><td>{ "Close this help" }</td></tr>
+                            <tr><td><kbd>{ "Esc" }</kbd></td><td>{ "Close this help; cancel a load under way" }</td></tr>
                         </tbody>
                     </table>
                     <p id="help-note">{ "The address keeps the view and the selection: bookmark it, or use back and forward." }</p>
