@@ -190,11 +190,43 @@ pub fn graph_layout(g: &EventGraph, layout: Layout) -> (Vec<(f64, f64)>, f64, f6
 /// a second.
 pub const COMPACT_GRAPH_EVENTS: usize = 1500;
 
+/// `v` to one decimal, as `{v:.1}` writes it, through integer formatting: a compact graph writes
+/// tens of thousands of coordinates, and float formatting was most of its drawing time.
+fn push_tenths(d: &mut String, v: f64) {
+    let tenths = (v * 10.0).round() as i64;
+    if tenths < 0 {
+        d.push('-');
+    }
+    let mut t = tenths.unsigned_abs();
+    let mut digits = [0u8; 24];
+    let mut at = digits.len();
+    for place in 0.. {
+        if place == 1 {
+            at -= 1;
+            digits[at] = b'.';
+        }
+        at -= 1;
+        digits[at] = b'0' + (t % 10) as u8;
+        t /= 10;
+        if t == 0 && place >= 1 {
+            break;
+        }
+    }
+    d.push_str(std::str::from_utf8(&digits[at..]).unwrap_or_default());
+}
+
 /// SVG path data of a segment from each first point to its second.
 fn segments_path(segments: impl Iterator<Item = ((f64, f64), (f64, f64))>) -> String {
     let mut d = String::new();
     for ((x1, y1), (x2, y2)) in segments {
-        d.push_str(&format!("M{x1:.1} {y1:.1}L{x2:.1} {y2:.1}"));
+        d.push('M');
+        push_tenths(&mut d, x1);
+        d.push(' ');
+        push_tenths(&mut d, y1);
+        d.push('L');
+        push_tenths(&mut d, x2);
+        d.push(' ');
+        push_tenths(&mut d, y2);
     }
     d
 }
@@ -203,7 +235,11 @@ fn segments_path(segments: impl Iterator<Item = ((f64, f64), (f64, f64))>) -> St
 fn dots_path(points: impl Iterator<Item = (f64, f64)>) -> String {
     let mut d = String::new();
     for (x, y) in points {
-        d.push_str(&format!("M{:.1} {y:.1}a4 4 0 1 0 8 0a4 4 0 1 0 -8 0", x - 4.0));
+        d.push('M');
+        push_tenths(&mut d, x - 4.0);
+        d.push(' ');
+        push_tenths(&mut d, y);
+        d.push_str("a4 4 0 1 0 8 0a4 4 0 1 0 -8 0");
     }
     d
 }
@@ -229,6 +265,11 @@ fn compact_marks(segments: String, events: &[((f64, f64), &'static str)]) -> Htm
         </>
     }
 }
+
+/// Most ranks drawn in an event graph (the first ones): past that an occurrence is a drawing
+/// thousands of lanes tall that no one reads, and its tens of thousands of events cost the page
+/// half a second to draw.
+pub const MAX_GRAPH_LANES: usize = 256;
 
 /// Most rank labels drawn on an event graph at once.
 pub const MAX_RANK_LABELS: usize = 256;
@@ -269,26 +310,29 @@ fn event_graph(
     pan: (f64, f64),
     onwheel: Callback<WheelEvent>,
 ) -> Html {
-    let (at, w, h) = graph_layout(g, layout);
+    let (at, w, _) = graph_layout(g, layout);
     let lane = 34.0;
     let left = 64.0;
+    let lanes = g.ranks.len().min(MAX_GRAPH_LANES);
+    let h = lane * (lanes as f64 + 0.5);
+    let drawn = |event: usize| g.events[event].lane < lanes;
     let compact = g.events.len() > COMPACT_GRAPH_EVENTS;
     html! {
         <svg class="event-graph" id="pattern-graph" viewBox={view_box(w, h, zoom, pan.0, pan.1)} width={format!("{w:.0}")} height={format!("{h:.0}")} role="img"
             aria-label={format!("Event graph of pattern {}, occurrence {}", p.id, g.occurrence + 1)} data-pattern={p.id.to_string()} data-compact={compact.to_string()}
-            data-occurrence={g.occurrence.to_string()} data-layout={if layout == Layout::Logical { "logical" } else { "time" }} {onwheel}>
+            data-ranks-drawn={lanes.to_string()} data-occurrence={g.occurrence.to_string()} data-layout={if layout == Layout::Logical { "logical" } else { "time" }} {onwheel}>
             <defs>
                 <marker id="arrowhead" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse">
                     <path d="M 0 0 L 10 5 L 0 10 z" class="arrowhead" />
                 </marker>
             </defs>
             if compact {
-                <g class="rank-lines"><path d={segments_path((0..g.ranks.len()).map(|i| {
+                <g class="rank-lines"><path d={segments_path((0..lanes).map(|i| {
                     let y = lane * (i as f64 + 0.75);
                     ((left, y), (w - 4.0, y))
                 }))} /></g>
             } else {
-                { for g.ranks.iter().enumerate().map(|(i, &r)| {
+                { for g.ranks[..lanes].iter().enumerate().map(|(i, &r)| {
                     let y = lane * (i as f64 + 0.75);
                     html! {
                         <g class="rank-line" data-rank={r.to_string()}>
@@ -299,8 +343,8 @@ fn event_graph(
             }
             if compact {
                 { compact_marks(
-                    segments_path(g.arrows.iter().map(|a| (at[a.from], at[a.to]))),
-                    &g.events.iter().zip(&at).map(|(e, &xy)| (xy, event_kind(&e.symbol))).collect::<Vec<_>>(),
+                    segments_path(g.arrows.iter().filter(|a| drawn(a.from) && drawn(a.to)).map(|a| (at[a.from], at[a.to]))),
+                    &g.events.iter().zip(&at).filter(|(e, _)| e.lane < lanes).map(|(e, &xy)| (xy, event_kind(&e.symbol))).collect::<Vec<_>>(),
                 ) }
             } else {
                 { for g.arrows.iter().map(|a| {
@@ -312,7 +356,7 @@ fn event_graph(
                     html! { <circle {class} cx={format!("{x:.1}")} cy={format!("{y:.1}")} r="4"><title>{ format!("rank {}, event {}: {} (logical {}, entered {} ns)", e.rank, e.event, e.symbol, e.logical, e.time) }</title></circle> }
                 }) }
             }
-            { rank_labels(&g.ranks, w, h, zoom, pan, left, lane) }
+            { rank_labels(&g.ranks[..lanes], w, h, zoom, pan, left, lane) }
         </svg>
     }
 }
@@ -526,6 +570,9 @@ pub fn patterns_view(props: &AnalysisProps) -> Html {
                     if graph.is_none() {
                         { format!(" Event graphs are kept for the first {kept} occurrences; this one is drawn from the pattern's events in rank order.") }
                     }
+                    if let Some(g) = graph.filter(|g| g.ranks.len() > MAX_GRAPH_LANES) {
+                        <span id="pattern-graph-cut">{ format!(" Only the first {MAX_GRAPH_LANES} of its {} ranks are drawn.", g.ranks.len()) }</span>
+                    }
                     if graph.map_or_else(|| length(p), |g| g.events.len()) > COMPACT_GRAPH_EVENTS {
                         { format!(" This occurrence has more than {COMPACT_GRAPH_EVENTS} events: it is drawn without arrowheads and without a tooltip per event, so the page stays responsive.") }
                     }
@@ -647,6 +694,12 @@ mod tests {
         );
         let s = segments_path([((1.0, 2.0), (3.0, 4.0)), ((5.0, 6.0), (7.0, 8.0))].into_iter());
         assert_eq!(s, "M1.0 2.0L3.0 4.0M5.0 6.0L7.0 8.0");
+        for v in [0.0, 0.04, 1.25, 99.96, 1234.5, -3.5, -0.25, 16.7, 6553.55] {
+            let mut d = String::new();
+            push_tenths(&mut d, v);
+            let want = format!("{:.1}", (v * 10.0f64).round() / 10.0);
+            assert_eq!(d, want, "{v}");
+        }
         assert_eq!(event_kind("S3"), "send");
         assert_eq!(event_kind("R12"), "recv");
         assert_eq!(event_kind("MPI_Barrier"), "other");
