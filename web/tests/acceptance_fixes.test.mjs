@@ -94,6 +94,8 @@ test('a selection is checked as the CLI checks it, noted above every view, and i
   assert.match(await page.textContent('#selection-note'), /ranks 0-3/);
   const line = await page.textContent('#topology-graph-line');
   assert.match(line, new RegExp(`${t.ranks} ranks, ${t.edges.length} edges, ${t.isolated_ranks.length} ranks without traffic`));
+  assert.equal(t.match, null, 'the whole 8-rank graph matches nothing');
+  assert.match(await page.textContent('#topology-no-mapping'), /each component's are below/);
   const component = page.locator('#topology-components .component');
   assert.equal(await component.count(), 1);
   assert.equal(await component.getAttribute('data-ranks'), '0-3');

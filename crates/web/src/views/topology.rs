@@ -555,6 +555,13 @@ pub fn topology_view(props: &TopologyProps) -> Html {
             </div>
             <div class="topology-panels">
                 { drawing(&report, highlighted, on_hover) }
+                if id.mapping.is_empty() {
+                    <p class="note" id="topology-no-mapping">{ if report.components.is_empty() {
+                        "No rank ↔ coordinates: no topology of the library matches this graph."
+                    } else {
+                        "No rank ↔ coordinates for the whole graph (no topology matches it); each component's are below."
+                    } }</p>
+                } else {
                 <table class="mapping" id="topology-mapping">
                     <caption>{ if id.mapping.len() > MAX_ROWS { format!("Rank ↔ coordinates (first {MAX_ROWS} of {})", id.mapping.len()) } else { "Rank ↔ coordinates".to_owned() } }
                         if report.placed_by == PlacedBy::FirstContacts {
@@ -577,7 +584,14 @@ pub fn topology_view(props: &TopologyProps) -> Html {
                         }) }
                     </tbody>
                 </table>
+                }
             </div>
+            if !report.components.is_empty() {
+                <section class="components" id="topology-components" aria-labelledby="topology-components-title">
+                    <h3 id="topology-components-title">{ components_title(&report) }</h3>
+                    { for report.components.iter().enumerate().map(|(i, c)| component(i, c, highlighted, &select_rank)) }
+                </section>
+            }
             <table class="stages" id="topology-stages">
                 <caption>{ "Candidate elimination (Table 7)" }</caption>
                 <thead><tr><th>{ "Stage" }</th><th class="num">{ "Candidates" }</th><th class="num">{ "ms" }</th><th>{ "Survivors" }</th></tr></thead>
@@ -585,12 +599,6 @@ pub fn topology_view(props: &TopologyProps) -> Html {
                     { for id.stages.iter().map(stage_row) }
                 </tbody>
             </table>
-            if !report.components.is_empty() {
-                <section class="components" id="topology-components" aria-labelledby="topology-components-title">
-                    <h3 id="topology-components-title">{ components_title(&report) }</h3>
-                    { for report.components.iter().enumerate().map(|(i, c)| component(i, c, highlighted, &select_rank)) }
-                </section>
-            }
             if !id.equivalents.is_empty() {
                 <p id="topology-equivalents">{ "Equivalent candidates: " }{ id.equivalents.iter().map(|e| e.label.clone()).collect::<Vec<_>>().join(", ") }</p>
             }
