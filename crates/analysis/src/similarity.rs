@@ -24,10 +24,13 @@
 //!   processes. With the default alignment, when the two graphs are isomorphic the partner is
 //!   the rank playing the same role in the graph: an isomorphism keeping every property's rank
 //!   when there is one (one program under two placements: θ = 1), else the isomorphism with the
-//!   largest θ ([`best_isomorphism`] over all of them, within a step budget). Every renumbering
-//!   of either run has the same set of isomorphisms renamed, so θ and the verdict do not depend
-//!   on the placement ([`Pairing`] says how the ranks were paired and whether the search was
-//!   exhaustive). Graphs that are not isomorphic keep rank numbers ([`Alignment`]).
+//!   largest θ ([`best_isomorphism`] over all of them, within a step budget). When each run
+//!   names a [`collective_root`] (the root of its broadcasts and reductions), only isomorphisms
+//!   pairing the two roots are scored, which leaves chance agreement fewer pairings to pick
+//!   from ([`PairingAnchor`]). Every renumbering of either run has the same set of isomorphisms
+//!   (and roots) renamed, so θ and the verdict do not depend on the placement ([`Pairing`] says
+//!   how the ranks were paired and whether the search was exhaustive). Graphs that are not
+//!   isomorphic keep rank numbers ([`Alignment`]).
 //! - Only point-to-point messages count, as in the paper; a receive stands for its send when
 //!   the sender's record is missing. An optional filter drops low-volume pairs from the graph
 //!   with the rule of `tracelogic topology`.
@@ -36,10 +39,13 @@ use crate::topology::{auto_threshold, Threshold};
 use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
 use std::collections::HashMap;
-use tracelogic_graph::iso::{best_isomorphism, isomorphism, verify, IsoOptions, NodeFeature};
+use tracelogic_graph::iso::{
+    best_isomorphism, best_isomorphism_anchored, count_automorphisms, count_automorphisms_fixing, isomorphism, verify,
+    IsoOptions, NodeFeature,
+};
 use tracelogic_graph::mcs::{common_edge_list, maximum_common_edge_subgraph, McsMethod, McsOptions};
 use tracelogic_graph::Graph;
-use tracelogic_model::{P2pDir, Trace};
+use tracelogic_model::{CollectiveOp, P2pDir, Trace};
 
 /// The paper's similarity threshold (§3.2.3, Figure 10).
 pub const DEFAULT_THRESHOLD: f64 = 0.6;
@@ -117,6 +123,27 @@ pub struct RunProperties {
     pub edges: Vec<[u32; 2]>,
     /// Communicating pairs the filter removed.
     pub filtered_pairs: usize,
+    /// Rooted collective operations (`MPI_Bcast`, `MPI_Reduce`, `MPI_Gather(v)`,
+    /// `MPI_Scatter(v)` and their non-blocking forms) each rank was the root of, from its own
+    /// records: the role a run names by itself, whatever its numbering ([`collective_root`]).
+    #[serde(default)]
+    pub roots: Vec<u64>,
+}
+
+/// The root of a run's rooted collectives: the rank that was root of strictly more of them
+/// than any other (`roots` as in [`RunProperties::roots`]); `None` when no rank was root, or
+/// when several share the largest count. Why: a program roots its broadcasts and reductions at
+/// one process (NAS: process 0) whatever world rank plays it, so it names that process
+/// independently of the placement, and it is not a property θ measures.
+pub fn collective_root(roots: &[u64]) -> Option<u32> {
+    let max = *roots.iter().max()?;
+    let mut at = roots
+        .iter()
+        .enumerate()
+        .filter(|&(_, &c)| c == max)
+        .map(|(r, _)| r as u32);
+    let first = at.next()?;
+    (max > 0 && at.next().is_none()).then_some(first)
 }
 
 /// How ranks of the second run are paired with ranks of the first for `θ`.
@@ -218,9 +245,71 @@ pub struct Pairing {
     /// maximisation reaches with values unrelated to the ranks' roles (NAS BT against SP: 0.57
     /// on 16 ranks, 0.51 on 64; independent random values on 16-rank tori and stencils 0.65).
     /// `None` otherwise, or when a shuffle's search ran out of steps. An estimate: it moves by
-    /// about 0.01 with the placement, θ does not.
+    /// about 0.01 with the placement, θ does not. With an anchored pairing the shuffles are
+    /// searched under the same anchor.
     pub theta_chance: Option<f64>,
+    /// The roles the runs name themselves (the roots of their rooted collectives) and whether
+    /// the best-pairing search was restricted to the isomorphisms pairing them.
+    #[serde(default)]
+    pub anchor: PairingAnchor,
 }
+
+/// The anchor of a best-isomorphism pairing: each run's root of its rooted collectives
+/// ([`collective_root`]). When both runs have one and some isomorphism of the graphs maps one
+/// onto the other, only those isomorphisms are scored, which leaves far fewer pairings for
+/// chance agreement to pick from (12 of 192 on a 4x4 periodic 6-point stencil).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PairingAnchor {
+    /// The first run's collective root (`None`: no rooted collective, or no single rank roots
+    /// most of them).
+    pub rank_a: Option<u32>,
+    /// The second run's collective root.
+    pub rank_b: Option<u32>,
+    /// True when the best-pairing search scored only isomorphisms mapping `rank_a` to `rank_b`.
+    pub used: bool,
+    /// Why the anchor was not used (`None` when it was, or when no best-pairing search ran).
+    pub unused_because: Option<String>,
+    /// Isomorphisms of the graphs (automorphisms of the first run's graph), when a best-pairing
+    /// search ran on at most [`ANCHOR_COUNT_MAX_RANKS`] ranks and counting them finished within
+    /// [`ANCHOR_COUNT_STEPS`].
+    pub isomorphisms: Option<u64>,
+    /// Of those, the ones mapping the anchor onto the anchor (the stabiliser of `rank_a`), counted
+    /// likewise when the anchor was used.
+    pub anchored_isomorphisms: Option<u64>,
+}
+
+impl PairingAnchor {
+    /// One phrase for the CLI and the web: the roots paired and how many isomorphisms pair
+    /// them (`anchored on the collective roots, rank 0 with rank 5: 12 of 192 isomorphisms`),
+    /// or why the search was not anchored.
+    pub fn summary(&self) -> String {
+        match (self.used, self.rank_a, self.rank_b) {
+            (true, Some(ra), Some(rb)) => {
+                let counts = match (self.anchored_isomorphisms, self.isomorphisms) {
+                    (Some(k), Some(all)) => format!(": {k} of {all} isomorphisms"),
+                    _ => String::new(),
+                };
+                format!("anchored on the collective roots, rank {ra} with rank {rb}{counts}")
+            }
+            _ => {
+                let over = self
+                    .isomorphisms
+                    .map(|all| format!(", all {all} isomorphisms"))
+                    .unwrap_or_default();
+                match &self.unused_because {
+                    Some(why) => format!("not anchored{over}: {why}"),
+                    None => format!("not anchored{over}"),
+                }
+            }
+        }
+    }
+}
+
+/// Largest rank count for which [`PairingAnchor::isomorphisms`] is counted: enumerating a group
+/// costs about `|Aut| · n · degree` steps (the 16x16 6-point stencil, 3,072 automorphisms, 117 ms).
+pub const ANCHOR_COUNT_MAX_RANKS: u32 = 256;
+/// Step budget of each count in [`PairingAnchor`].
+pub const ANCHOR_COUNT_STEPS: u64 = 4_000_000;
 
 /// Shuffles averaged in [`Pairing::theta_chance`].
 pub const CHANCE_SHUFFLES: u64 = 8;
@@ -510,7 +599,35 @@ pub fn run_properties(trace: &Trace, filter: Option<Threshold>) -> RunProperties
         work,
         edges,
         filtered_pairs: pairs.len() - keep,
+        roots: collective_roots(trace),
     }
+}
+
+/// Per rank, the rooted collective operations it recorded itself as the root of (one count per
+/// operation, whatever the other members recorded).
+fn collective_roots(trace: &Trace) -> Vec<u64> {
+    let rooted = |op: CollectiveOp| {
+        matches!(
+            op,
+            CollectiveOp::Bcast
+                | CollectiveOp::Reduce
+                | CollectiveOp::Gather
+                | CollectiveOp::Gatherv
+                | CollectiveOp::Scatter
+                | CollectiveOp::Scatterv
+        )
+    };
+    trace
+        .ranks
+        .iter()
+        .map(|rt| {
+            let c = &rt.collectives;
+            c.op.iter()
+                .zip(&c.root)
+                .filter(|&(&op, &root)| rooted(op) && root == rt.rank)
+                .count() as u64
+        })
+        .collect()
 }
 
 /// Rank transformation (§3.2.1, Figure 3): the largest value gets rank 1, the next rank 2, ...;
@@ -706,19 +823,25 @@ struct BestPairing {
     exhaustive: bool,
 }
 
-/// Among the isomorphisms of `ga` onto `gb`, the one that maximises θ (the sum of the temporal
-/// and volume `θ_i`; spatial is the same under every isomorphism), starting from the known ones
-/// in `seeds`. When the budget runs out first, an isomorphism keeping every rank's volume and
-/// send-count ranks (if there is one) is tried too, and the better is kept.
+/// Among the isomorphisms of `ga` onto `gb` that map each `anchors[i].0` onto `anchors[i].1`,
+/// the one that maximises θ (the sum of the temporal and volume `θ_i`; spatial is the same
+/// under every isomorphism), starting from the known ones in `seeds`. When the budget runs out
+/// first, an isomorphism keeping every rank's volume and send-count ranks (if there is one and
+/// it keeps the anchors) is tried too, and the better is kept.
 fn best_theta_pairing(
     ga: &Graph,
     gb: &Graph,
     features: &[NodeFeature],
     seeds: &[&[u32]],
     volume_sends: &(Vec<u32>, Vec<u32>),
+    anchors: &[(u32, u32)],
     max_steps: u64,
 ) -> Option<BestPairing> {
-    let found = best_isomorphism(ga, gb, features, seeds, max_steps)?;
+    let found = if anchors.is_empty() {
+        best_isomorphism(ga, gb, features, seeds, max_steps)?
+    } else {
+        best_isomorphism_anchored(ga, gb, features, seeds, anchors, max_steps)?
+    };
     let mut best = BestPairing {
         ranks: found.mapping,
         scored: found.scored,
@@ -733,7 +856,8 @@ fn best_theta_pairing(
                 .sum()
         };
         if let Some(m) = same_properties_pairing(ga, gb, &volume_sends.0, &volume_sends.1) {
-            if score(&m) > score(&best.ranks) {
+            let keeps = anchors.iter().all(|&(u, v)| m[u as usize] == v);
+            if keeps && score(&m) > score(&best.ranks) {
                 best.ranks = m;
             }
         }
@@ -742,9 +866,16 @@ fn best_theta_pairing(
 }
 
 /// The mean, over [`CHANCE_SHUFFLES`] fixed shuffles of the second run's feature values, of the
-/// best score over the isomorphisms of `ga` onto `gb`; `None` when a search runs out of its share
-/// of `max_steps`.
-fn chance_score(ga: &Graph, gb: &Graph, features: &[NodeFeature], seeds: &[&[u32]], max_steps: u64) -> Option<f64> {
+/// best score over the isomorphisms of `ga` onto `gb` (those keeping `anchors` when given);
+/// `None` when a search runs out of its share of `max_steps`.
+fn chance_score(
+    ga: &Graph,
+    gb: &Graph,
+    features: &[NodeFeature],
+    seeds: &[&[u32]],
+    anchors: &[(u32, u32)],
+    max_steps: u64,
+) -> Option<f64> {
     let n = ga.num_nodes();
     let mut total = 0.0;
     for k in 0..CHANCE_SHUFFLES {
@@ -753,7 +884,12 @@ fn chance_score(ga: &Graph, gb: &Graph, features: &[NodeFeature], seeds: &[&[u32
             .iter()
             .map(|(fa, fb)| (fa.clone(), shuffle.iter().map(|&j| fb[j as usize]).collect()))
             .collect();
-        let best = best_isomorphism(ga, gb, &shuffled, seeds, max_steps / CHANCE_SHUFFLES)?;
+        let steps = max_steps / CHANCE_SHUFFLES;
+        let best = if anchors.is_empty() {
+            best_isomorphism(ga, gb, &shuffled, seeds, steps)?
+        } else {
+            best_isomorphism_anchored(ga, gb, &shuffled, seeds, anchors, steps)?
+        };
         if !best.exhaustive {
             return None;
         }
@@ -833,6 +969,11 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
     let mut search = (0u64, 0u64, true);
     // (features, seeds' budget) of a best-isomorphism pairing, for the chance level.
     let mut chance_inputs: Option<(Vec<NodeFeature>, u64)> = None;
+    let mut anchor = PairingAnchor {
+        rank_a: collective_root(&a.roots),
+        rank_b: collective_root(&b.roots),
+        ..PairingAnchor::default()
+    };
     let (by, pair): (PairedBy, Vec<u32>) = if opts.alignment == Alignment::Rank {
         (PairedBy::RankNumber, identity.clone())
     } else if isomorphic {
@@ -857,14 +998,44 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
             .collect();
             let budget = opts.max_pairing_steps.unwrap_or_else(|| pairing_steps_for(n));
             let seeds: Vec<&[u32]> = vec![&identity, &mcs.mapping];
-            match best_theta_pairing(
-                &ga,
-                &gb,
-                &features,
-                &seeds,
-                &joint_labels(&volume_sends, n as usize),
-                budget,
-            ) {
+            let labels = joint_labels(&volume_sends, n as usize);
+            let anchored = match (anchor.rank_a, anchor.rank_b) {
+                (Some(ra), Some(rb)) => {
+                    let best = best_theta_pairing(&ga, &gb, &features, &seeds, &labels, &[(ra, rb)], budget);
+                    if best.is_none() {
+                        anchor.unused_because = Some(format!(
+                            "no isomorphism of the graphs mapping rank {ra} onto rank {rb} was found (the roots play \
+                             different roles in the graphs, or the search ran out of steps first)"
+                        ));
+                    }
+                    best
+                }
+                (ra, rb) => {
+                    let missing = |r: Option<u32>, which: &str| {
+                        r.is_none()
+                            .then(|| format!("the {which} run has no single root of rooted collectives"))
+                    };
+                    anchor.unused_because = Some(
+                        [missing(ra, "first"), missing(rb, "second")]
+                            .into_iter()
+                            .flatten()
+                            .collect::<Vec<_>>()
+                            .join("; "),
+                    );
+                    None
+                }
+            };
+            anchor.used = anchored.is_some();
+            let found = anchored.or_else(|| best_theta_pairing(&ga, &gb, &features, &seeds, &labels, &[], budget));
+            if found.is_some() && n <= ANCHOR_COUNT_MAX_RANKS {
+                let all = count_automorphisms(&ga, ANCHOR_COUNT_STEPS);
+                anchor.isomorphisms = all.1.then_some(all.0);
+                if let (true, Some(ra)) = (anchor.used, anchor.rank_a) {
+                    let fixing = count_automorphisms_fixing(&ga, &[ra], ANCHOR_COUNT_STEPS);
+                    anchor.anchored_isomorphisms = fixing.1.then_some(fixing.0);
+                }
+            }
+            match found {
                 Some(best) => {
                     search = (best.scored, best.steps, best.exhaustive);
                     if best.exhaustive && n <= CHANCE_MAX_RANKS {
@@ -917,7 +1088,11 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
             .sum();
         let fixed = 3.0 * theta - score;
         let seeds: Vec<&[u32]> = vec![&mcs.mapping];
-        chance_score(&ga, &gb, &features, &seeds, budget).map(|s| ((s + fixed) / 3.0).clamp(-1.0, 1.0))
+        let anchors: Vec<(u32, u32)> = match (anchor.used, anchor.rank_a, anchor.rank_b) {
+            (true, Some(ra), Some(rb)) => vec![(ra, rb)],
+            _ => Vec::new(),
+        };
+        chance_score(&ga, &gb, &features, &seeds, &anchors, budget).map(|s| ((s + fixed) / 3.0).clamp(-1.0, 1.0))
     });
     let classification_certain =
         (mcs.exact || similar || theta < t || epsilon_upper < t) && (exhaustive || similar || epsilon_upper < t);
@@ -947,6 +1122,17 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
             steps,
             exhaustive,
             theta_chance,
+            anchor: if by == PairedBy::BestIsomorphism {
+                anchor
+            } else {
+                PairingAnchor {
+                    used: false,
+                    unused_because: None,
+                    isomorphisms: None,
+                    anchored_isomorphisms: None,
+                    ..anchor
+                }
+            },
         },
         properties,
         graph: GraphComparison {
@@ -1040,6 +1226,7 @@ mod tests {
             work: Vec::new(),
             edges,
             filtered_pairs: 0,
+            roots: Vec::new(),
         }
     }
 

@@ -30,6 +30,15 @@ fn nas(b: NasBenchmark, class: NasClass, ranks: u32, numbering: Numbering, seed:
     t
 }
 
+/// The world rank playing NAS process 0: the rank of the first `MPI_Bcast` rooted anywhere.
+fn process_zero(t: &Trace) -> u32 {
+    t.ranks
+        .iter()
+        .flat_map(|rt| rt.collectives.root.iter().copied())
+        .find(|&r| r != tracelogic_model::NO_ROOT)
+        .expect("a rooted collective")
+}
+
 /// The placements tried for each run: as recorded (row-major) and two random ones.
 const PLACEMENTS: [(Numbering, u64); 3] = [
     (Numbering::RowMajor, 0),
@@ -76,6 +85,14 @@ fn bt_and_sp_are_similar_under_any_placement() {
                     assert_eq!(c.epsilon, 1.0, "{what}");
                     assert_eq!(c.pairing.by, PairedBy::BestIsomorphism, "{what}");
                     assert!(c.pairing.exhaustive, "{what}");
+                    // Both root their broadcasts and reductions at NAS process 0, whatever world
+                    // rank plays it: the search keeps the two roots paired.
+                    let anchor = &c.pairing.anchor;
+                    assert!(anchor.used, "{what}: {anchor:?}");
+                    let (ra, rb) = (anchor.rank_a.unwrap(), anchor.rank_b.unwrap());
+                    assert_eq!(ra, process_zero(&bt), "{what}");
+                    assert_eq!(rb, process_zero(&sp), "{what}");
+                    assert_eq!(c.pairing.ranks[ra as usize], rb, "{what}");
                     // The best pairing is at least as good as pairing equal rank numbers.
                     assert!(c.theta >= c.pairing.theta_by_rank - 1e-12, "{what}: {:?}", c.pairing);
                     // Shuffled per-rank values reach less by the same maximisation, except in
@@ -237,4 +254,102 @@ fn a_search_out_of_steps_says_so() {
     assert!(c.theta <= full.theta + 1e-12, "{} > {}", c.theta, full.theta);
     // Below the threshold, a cut search leaves the verdict open.
     assert_eq!(c.classification_certain, c.similar, "θ {}", c.theta);
+}
+
+/// Table 3 and 4 values with the pairing anchored on the collective roots and without (the
+/// roots removed from the properties), under recorded and random placements: the figures of
+/// `docs/similarity.md`.
+/// `cargo test --release -p tracelogic-analysis --test similarity_placement anchored -- --ignored --nocapture`
+#[test]
+#[ignore = "measurement (about 30 s in release): numbers in docs/similarity.md"]
+fn anchored_and_free_best_pairing_on_the_nas_tables() {
+    let row = |x: NasBenchmark, xc: NasClass, y: NasBenchmark, yc: NasClass, ranks: u32| {
+        let mut thetas = Vec::new();
+        let mut line = String::new();
+        for ((xn, xs), (yn, ys)) in [
+            (PLACEMENTS[0], PLACEMENTS[0]),
+            (PLACEMENTS[1], PLACEMENTS[0]),
+            (PLACEMENTS[1], PLACEMENTS[2]),
+        ] {
+            let a = run_properties(&nas(x, xc, ranks, xn, xs), None);
+            let b = run_properties(&nas(y, yc, ranks, yn, ys), None);
+            let t = std::time::Instant::now();
+            let c = compare_properties(&a, &b, &CompareOptions::default()).unwrap();
+            let ms = t.elapsed().as_secs_f64() * 1e3;
+            let free_a = tracelogic_analysis::similarity::RunProperties { roots: vec![], ..a };
+            let f = compare_properties(&free_a, &b, &CompareOptions::default()).unwrap();
+            let chance = |c: &Comparison| c.pairing.theta_chance.map_or("-".into(), |t| format!("{t:.3}"));
+            if line.is_empty() {
+                line = format!(
+                    "| {x}–{y} {xc}/{yc} | {ranks} | {:.3} | {} | {:?}/{:?} |",
+                    c.pairing.theta_by_rank,
+                    c.pairing.anchor.summary(),
+                    c.pairing.anchor.anchored_isomorphisms,
+                    c.pairing.anchor.isomorphisms,
+                );
+            }
+            line.push_str(&format!(
+                " {:.3} ({}) / {:.3} ({}) {} {ms:.0} ms |",
+                c.theta,
+                chance(&c),
+                f.theta,
+                chance(&f),
+                if c.similar { "similar" } else { "not" }
+            ));
+            thetas.push(c.theta);
+        }
+        println!("{line}");
+    };
+    println!("| pair | ranks | recorded, rank numbers | anchor | anchored/all | recorded: anchored θ (chance) / free θ (chance) | BT random 11 vs recorded | random 11 vs random 12 |");
+    for ranks in [16u32, 64] {
+        for (x, y) in [(Bt, Sp), (Lu, Mg), (Bt, Lu), (Lu, Sp), (Sp, Mg), (Bt, Mg)] {
+            row(x, B, y, B, ranks);
+        }
+    }
+    for b in [Bt, Lu, Sp, Mg] {
+        for (x, y) in [(A, B), (B, C), (C, A)] {
+            row(b, x, b, y, 16);
+        }
+    }
+    for class in [A, C] {
+        for ranks in [16u32, 64] {
+            row(Bt, class, Sp, class, ranks);
+        }
+    }
+}
+
+/// Cost of the anchored best pairing on BT randomly placed against SP as recorded at 256 and
+/// 1,024 ranks (class B, and C at 1,024), against the free search (roots removed).
+/// `cargo test --release -p tracelogic-analysis --test similarity_placement bt_sp_cost -- --ignored --nocapture`
+#[test]
+#[ignore = "measurement (about 20 s in release): numbers in docs/similarity.md"]
+fn bt_sp_cost_of_the_anchored_pairing() {
+    for (class, ranks) in [(B, 256u32), (B, 1024), (C, 1024)] {
+        let a = run_properties(&nas(Bt, class, ranks, Numbering::Random, 11), None);
+        let b = run_properties(&nas(Sp, class, ranks, Numbering::RowMajor, 0), None);
+        let mut line = format!("| BT {class} random 11 vs SP {class} | {ranks} |");
+        for anchored in [true, false] {
+            let a = if anchored {
+                a.clone()
+            } else {
+                tracelogic_analysis::similarity::RunProperties {
+                    roots: vec![],
+                    ..a.clone()
+                }
+            };
+            let t = std::time::Instant::now();
+            let c = compare_properties(&a, &b, &CompareOptions::default()).unwrap();
+            let ms = t.elapsed().as_secs_f64() * 1e3;
+            assert_eq!(c.pairing.anchor.used, anchored);
+            line.push_str(&format!(
+                " {:.3} (rank numbers {:.3}), {} scored, {:.2} M steps, {}, {ms:.0} ms |",
+                c.theta,
+                c.pairing.theta_by_rank,
+                c.pairing.isomorphisms_scored,
+                c.pairing.steps as f64 / 1e6,
+                if c.pairing.exhaustive { "exhaustive" } else { "cut" }
+            ));
+        }
+        println!("{line}");
+    }
 }

@@ -195,6 +195,7 @@ fn pairing_text(c: &Comparison) -> String {
                     "; values unrelated to the roles (shuffled) reach θ ≈ {chance:.3} this way"
                 ));
             }
+            s.push_str(&format!("; {}", p.anchor.summary()));
             if !p.exhaustive {
                 s.push_str("; the search ran out of steps, so θ is the best pairing found (a lower bound)");
             }
@@ -387,6 +388,13 @@ mod tests {
         assert!(!text.contains("ran out of steps"), "{text}");
         let chance = c.pairing.theta_chance.expect("16 ranks: the chance level is estimated");
         assert!(text.contains(&format!("reach θ ≈ {chance:.3}")), "{text}");
+        // The synthetic runs root no collective: the search is not anchored, and says why.
+        let anchor = c.pairing.anchor.summary();
+        assert!(
+            anchor.starts_with("not anchored, all 192 isomorphisms: the first run has no single root"),
+            "{anchor}"
+        );
+        assert!(text.contains(&anchor), "{text}");
         let cut = CompareOptions {
             max_pairing_steps: Some(1),
             threshold: 0.99,

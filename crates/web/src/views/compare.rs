@@ -145,7 +145,7 @@ pub fn pairing_text(c: &Comparison) -> String {
             p.theta_chance
                 .map(|t| format!("; shuffled values reach θ ≈ {t:.3} this way"))
                 .unwrap_or_default()
-        ),
+        ) + &format!("; {}", p.anchor.summary()),
         PairedBy::CommonSubgraph => format!(
             "ranks paired by the common-subgraph correspondence; by rank number θ = {:.3}",
             p.theta_by_rank
@@ -697,7 +697,8 @@ fn compare_result(
                             <td class="small">{ format!("work: {}", c.work_measure.name()) }</td></tr>
                         <tr id="compare-pairing" data-by={serde_json::to_value(c.pairing.by).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()}
                             data-exhaustive={c.pairing.exhaustive.to_string()} data-theta-by-rank={c.pairing.theta_by_rank.to_string()}
-                            data-theta-chance={c.pairing.theta_chance.map(|t| t.to_string()).unwrap_or_default()}>
+                            data-theta-chance={c.pairing.theta_chance.map(|t| t.to_string()).unwrap_or_default()}
+                            data-anchored={c.pairing.anchor.used.to_string()}>
                             <th scope="row">{ "pairing" }</th><td class="num">{ c.alignment.clone() }</td>
                             <td class="small">{ pairing_text(c) }</td></tr>
                         <tr id="compare-epsilon" data-epsilon={c.epsilon.to_string()} data-exact={c.epsilon_exact.to_string()} data-common={c.graph.common.to_string()}>
@@ -734,6 +735,7 @@ mod tests {
             work: Vec::new(),
             edges: vec![[0, 1]],
             filtered_pairs: 0,
+            roots: Vec::new(),
         }
     }
 
@@ -901,6 +903,7 @@ mod tests {
             work: Vec::new(),
             edges,
             filtered_pairs: 0,
+            roots: Vec::new(),
         }
     }
 
@@ -923,6 +926,21 @@ mod tests {
         let chance = c.pairing.theta_chance.expect("9 ranks: the chance level is estimated");
         assert!(
             text.contains(&format!("shuffled values reach θ ≈ {chance:.3}")),
+            "{text}"
+        );
+        assert!(text.ends_with("not anchored, all 72 isomorphisms: the first run has no single root of rooted collectives; the second run has no single root of rooted collectives"), "{text}");
+        // Both runs rooting their collectives (a at rank 0, b at rank 4): only the 8 of the 3x3
+        // torus's 72 isomorphisms (rows and columns permuted, or swapped) that pair the roots.
+        let rooted = |p: &RunProperties, root: usize| {
+            let mut roots = vec![0u64; 9];
+            roots[root] = 3;
+            RunProperties { roots, ..p.clone() }
+        };
+        let anchored = compare_properties(&rooted(&a, 0), &rooted(&b, 4), &CompareOptions::default()).unwrap();
+        assert_eq!(anchored.pairing.ranks[0], 4);
+        let text = pairing_text(&anchored);
+        assert!(
+            text.contains("anchored on the collective roots, rank 0 with rank 4: 8 of 72 isomorphisms"),
             "{text}"
         );
         let by_rank = CompareOptions {
