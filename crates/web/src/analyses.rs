@@ -59,6 +59,9 @@ pub struct LogicalResult {
     pub no_skeleton: Option<String>,
     /// Which isomorphic topology names the directions, and why (`None` before the choice ran).
     pub directions_from: Option<DirectionsFrom>,
+    /// Ranks that message themselves, where the direction `self` exists (NAS CG's diagonal).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub self_ranks: Vec<u32>,
 }
 
 /// The logical trace behind a [`LogicalResult`], kept in the worker for its downloads.
@@ -236,6 +239,7 @@ pub fn logical_kept(trace: &Trace) -> Result<(LogicalResult, LogicalKept), Strin
         merge_conflicts: logical.merge_conflicts,
         no_skeleton: skeleton.as_ref().err().cloned(),
         directions_from: logical.directions_from.clone(),
+        self_ranks: logical.self_ranks.clone(),
         program,
     };
     Ok((result, LogicalKept { logical, skeleton }))
@@ -709,6 +713,28 @@ pub(crate) mod tests {
         assert_eq!(plain.placed_by, tracelogic_analysis::logical::PlacedBy::Identification);
         assert_ne!(r.identification.mapping, plain.identification.mapping);
         assert_eq!(r.identification.matched, plain.identification.matched);
+    }
+
+    #[test]
+    fn logical_answer_names_the_ranks_that_message_themselves() {
+        let spec = tracelogic_synth::NasSpec {
+            iterations: Some(1),
+            ..tracelogic_synth::NasSpec::new(tracelogic_synth::NasBenchmark::Mg, tracelogic_synth::NasClass::S, 4)
+        };
+        let (mg4, _) = tracelogic_synth::generate_nas(&spec).unwrap();
+        let r: serde_json::Value = run(&mg4, AnalysisRequest::Logical);
+        let own: Vec<u64> = (0..4u32)
+            .filter(|&rank| mg4.ranks[rank as usize].p2p.peer.contains(&rank))
+            .map(u64::from)
+            .collect();
+        assert!(!own.is_empty());
+        let listed: Vec<u64> = r["self_ranks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .collect();
+        assert_eq!(listed, own);
     }
 
     #[test]
