@@ -656,29 +656,15 @@ fn op_keys<'a>(records: impl Iterator<Item = &'a LogicalCall>) -> Vec<(String, b
         .collect()
 }
 
-/// [`super::lcs_len`], the same number: the longest common subsequence of `a` and `b`, within
-/// the same windows as [`super::align`] (each window's LCS is exact there, Myers being optimal),
-/// by rapidfuzz's bit-parallel LCS, O(n·m/64) per window. Myers costs O((n+m)·D) and the
-/// difference D grows with the trace when a class is left out of a merge: that made the score
-/// the one superlinear step of [`merge_best`].
+/// [`super::lcs_len`]: the bit-parallel LCS, so the score stays linear in the trace when a
+/// class is left out of a merge (Myers costs O((n+m)·D) and D grows with the trace).
 fn lcs_len<K: std::hash::Hash + Eq>(a: &[K], b: &[K]) -> u64 {
-    if a == b {
-        return a.len() as u64;
-    }
-    let (sa, sb) = super::symbols(a, b);
-    let windows = (sa.len() + sb.len()).div_ceil(super::DIFF_WINDOW).max(1);
-    (0..windows)
-        .map(|w| {
-            let (a0, a1) = (sa.len() * w / windows, sa.len() * (w + 1) / windows);
-            let (b0, b1) = (sb.len() * w / windows, sb.len() * (w + 1) / windows);
-            rapidfuzz::distance::lcs_seq::similarity(sa[a0..a1].iter().copied(), sb[b0..b1].iter().copied()) as u64
-        })
-        .sum()
+    super::lcs_len(a, b)
 }
 
 /// Reproduced operations of every class under the merged `records`, as a share weighted by the
 /// ranks each class stands for.
-fn score(records: &[Record], classes: &[ClassTrace], names: &[String], weights: &[u64]) -> f64 {
+pub(super) fn score(records: &[Record], classes: &[ClassTrace], names: &[String], weights: &[u64]) -> f64 {
     let index: HashMap<&str, usize> = names.iter().enumerate().map(|(k, n)| (n.as_str(), k)).collect();
     let (mut num, mut den) = (0.0, 0.0);
     for (c, class) in classes.iter().enumerate() {
