@@ -391,7 +391,10 @@ pub fn detect(files: &[InputFile]) -> Result<Format, FormatError> {
                 return Err(FormatError::new("(no input)", "no files were given"));
             };
             let others = if files.len() > 1 {
-                format!(" (nor any of the other {} files)", files.len() - 1)
+                match files.len() - 1 {
+                    1 => " (nor is the other file)".to_owned(),
+                    n => format!(" (nor any of the other {n} files)"),
+                }
             } else {
                 String::new()
             };

@@ -74,7 +74,7 @@ impl<'a> Archive<'a> {
         let defs_file = *by_name.get(defs_name.as_str()).ok_or_else(|| {
             FormatError::new(
                 &defs_name,
-                format!("global definition file {defs_name} is missing from the archive"),
+                format!("global definition file {defs_name} is missing: an OTF2 trace needs it beside {anchor_name}"),
             )
         })?;
         let defs = GlobalDefs::parse(&defs_name, &files[defs_file].bytes, anchor.chunk_size_defs)?;
@@ -214,7 +214,7 @@ fn missing_local_defs(base: &str, locations: &[LocationFiles]) -> Vec<String> {
         )
     };
     vec![format!(
-        "{which} missing from the archive, while {base}/{}.def holds {holds}: the events of {} were read with \
+        "{which} missing from the OTF2 trace, while {base}/{}.def holds {holds}: the events of {} were read with \
          their ids taken as global ids{times}, so communicators, regions and message matches involving {} \
          may be wrong",
         model.id,
