@@ -511,7 +511,7 @@ pub struct LogicalTrace {
     pub topology: TopologyInfo,
     /// The placement the directions refer to (needed to expand).
     pub placement: Placement,
-    /// Ranks whose traces were rewritten (one when a maximal rank exists).
+    /// Ranks whose traces were rewritten (one when a maximal rank's trace alone is kept).
     pub ranks_used: Vec<Rank>,
     /// True when `ranks_used[0]` has a neighbour in every direction.
     pub maximal: bool,
@@ -527,8 +527,9 @@ pub struct LogicalTrace {
     /// ranks), so a replay may match receives by tag.
     #[serde(default)]
     pub tags_consistent: bool,
-    /// When no rank is maximal: the classes of ranks (same existing directions) whose
-    /// sequences were merged, one representative each (empty when one rank was rewritten).
+    /// The classes of ranks (same existing directions) whose sequences were merged, one
+    /// representative each: when no rank is maximal, or when a maximal rank's trace alone does
+    /// not reproduce every class (NAS LU's boundary sizes); empty when one rank was rewritten.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub classes: Vec<RankClass>,
     /// Records of the merge that some class seeing them does not execute at that point

@@ -372,7 +372,9 @@ fn human(r: &Report, logical: &LogicalTrace, program: &Program, side_by_side: bo
         "From rank{} {}{}.\n",
         if used.len() > 1 { "s" } else { "" },
         used.join(", "),
-        if r.maximal {
+        if r.maximal && !r.classes.is_empty() {
+            " (a maximal rank: it has every neighbour; its trace alone does not give every class its own operations, so the classes were merged)"
+        } else if r.maximal {
             " (a maximal rank: it has every neighbour)"
         } else if used.len() > 1 {
             " (no rank has every neighbour; their traces were merged)"
@@ -587,6 +589,37 @@ mod tests {
             v["verification"]["ranks_below_full"].as_array().unwrap().is_empty(),
             "{v}"
         );
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn lu_with_a_maximal_rank_still_merges_its_boundary_classes() {
+        // NAS LU class A on 16 ranks (4x4 grid): rank 5 has every neighbour, but the boundary
+        // ranks' wavefront messages are shorter; the classes are merged and every rank reproduced.
+        let spec = tracelogic_synth::NasSpec {
+            iterations: Some(1),
+            ..tracelogic_synth::NasSpec::new(tracelogic_synth::NasBenchmark::Lu, tracelogic_synth::NasClass::A, 16)
+        };
+        let (trace, _) = tracelogic_synth::generate_nas(&spec).unwrap();
+        let dir = std::env::temp_dir().join(format!("tracelogic-cli-logical-{}-lu16", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("lu.txt");
+        std::fs::write(&path, tracelogic_formats::text::write(&trace)).unwrap();
+        let out = dir.join("out.json");
+        run(args(&path, &out)).unwrap();
+        let v = read_json(&out);
+        assert_eq!(v["maximal"], true, "{v}");
+        assert_eq!(v["classes"].as_array().map(Vec::len), Some(9));
+        assert!(v["verification"]["ranks_below_full"].as_array().unwrap().is_empty());
+        let text_out = dir.join("out.txt");
+        run(Args {
+            json: false,
+            ..args(&path, &text_out)
+        })
+        .unwrap();
+        let text = std::fs::read_to_string(&text_out).unwrap();
+        assert!(text.contains("so the classes were merged)"), "{text}");
+        assert!(text.contains("Merged 9 of 9 classes"), "{text}");
         std::fs::remove_dir_all(dir).unwrap();
     }
 
