@@ -569,20 +569,7 @@ pub fn topology_view(props: &TopologyProps) -> Html {
                         }
                     </caption>
                     <thead><tr><th>{ "Rank" }</th><th>{ "Node" }</th><th>{ "Coordinates" }</th><th>{ "Neighbours" }</th></tr></thead>
-                    <tbody>
-                        { for id.mapping.iter().take(MAX_ROWS).map(|p| {
-                            let chosen = highlighted == Some(p.rank);
-                            let class = classes!(chosen.then_some("selected"));
-                            let nb: Vec<String> = p.neighbours.iter().map(|n| format!("{} {}", n.direction, n.rank)).collect();
-                            html! {
-                                <tr {class} data-rank={p.rank.to_string()} onclick={select_rank(p.rank)}>
-                                    <th scope="row">{ super::row_button(chosen, html! { p.rank }) }</th><td>{ p.node }</td>
-                                    <td>{ format!("({})", p.coords.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", ")) }</td>
-                                    <td class="small">{ nb.join(", ") }</td>
-                                </tr>
-                            }
-                        }) }
-                    </tbody>
+                    { mapping_rows(&id.mapping, highlighted, &select_rank) }
                 </table>
                 }
             </div>
@@ -669,6 +656,30 @@ pub fn rank_ranges(ranks: &[u32]) -> String {
 }
 
 /// The heading over the components: why they are there.
+/// The body of a rank ↔ coordinates table: its first [`MAX_ROWS`] ranks, each row selecting
+/// its rank when clicked.
+fn mapping_rows(
+    mapping: &[RankPlace],
+    highlighted: Option<u32>,
+    select_rank: &impl Fn(u32) -> Callback<MouseEvent>,
+) -> Html {
+    html! {
+        <tbody>
+            { for mapping.iter().take(MAX_ROWS).map(|p| {
+                let chosen = highlighted == Some(p.rank);
+                let nb: Vec<String> = p.neighbours.iter().map(|n| format!("{} {}", n.direction, n.rank)).collect();
+                html! {
+                    <tr class={classes!(chosen.then_some("selected"))} data-rank={p.rank.to_string()} onclick={select_rank(p.rank)}>
+                        <th scope="row">{ super::row_button(chosen, html! { p.rank }) }</th><td>{ p.node }</td>
+                        <td>{ format!("({})", p.coords.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", ")) }</td>
+                        <td class="small">{ nb.join(", ") }</td>
+                    </tr>
+                }
+            }) }
+        </tbody>
+    }
+}
+
 fn components_title(report: &TopologyReport) -> String {
     format!(
         "The graph is disconnected: {} identified alone",
@@ -710,19 +721,7 @@ fn component(
                 <table class="mapping component-mapping">
                     <caption>{ if id.mapping.len() > MAX_ROWS { format!("Rank ↔ coordinates in the component (first {MAX_ROWS} of {})", id.mapping.len()) } else { "Rank ↔ coordinates in the component".to_owned() } }</caption>
                     <thead><tr><th>{ "Rank" }</th><th>{ "Node" }</th><th>{ "Coordinates" }</th><th>{ "Neighbours" }</th></tr></thead>
-                    <tbody>
-                        { for id.mapping.iter().take(MAX_ROWS).map(|p| {
-                            let chosen = highlighted == Some(p.rank);
-                            let nb: Vec<String> = p.neighbours.iter().map(|n| format!("{} {}", n.direction, n.rank)).collect();
-                            html! {
-                                <tr class={classes!(chosen.then_some("selected"))} data-rank={p.rank.to_string()} onclick={select_rank(p.rank)}>
-                                    <th scope="row">{ super::row_button(chosen, html! { p.rank }) }</th><td>{ p.node }</td>
-                                    <td>{ format!("({})", p.coords.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", ")) }</td>
-                                    <td class="small">{ nb.join(", ") }</td>
-                                </tr>
-                            }
-                        }) }
-                    </tbody>
+                    { mapping_rows(&id.mapping, highlighted, select_rank) }
                 </table>
             }
         </div>
