@@ -70,21 +70,25 @@ fn bt_keeps_the_maximal_rank_alone() {
 
 /// SP 64 class A: every rank has all six neighbours of the 8x8 stencil, but the solve's message
 /// sizes follow which of the rank's cells touch the grid boundary at each stage (docs/logical.md,
-/// Limits): 72.00 % overall on two iterations as recorded (69.94 % randomly numbered), every
-/// rank at 58 % or more.
+/// Limits): 70-72.4 % overall on two iterations, by which of the 64 distinct sequences
+/// represents (72.41 % here, 72.00 % read back from DUMPI), every rank at 52 % or more.
 #[test]
 fn sp_64_keeps_its_documented_share() {
     for numbering in NUMBERINGS {
         let trace = run(NasBenchmark::Sp, NasClass::A, 64, 2, numbering);
         let (l, v) = logical(&trace);
         assert_eq!(l.merge_conflicts, 0);
-        assert!(v.overall_share >= 0.699, "{numbering:?}: {}", v.overall_share);
+        assert!(v.overall_share >= 0.70, "{numbering:?}: {}", v.overall_share);
         assert!(
             v.overall_share < 1.0,
             "{numbering:?}: the limit is gone, update docs/logical.md"
         );
         let worst = v.per_rank.iter().map(|p| p.share).fold(1.0, f64::min);
-        assert!(worst >= 0.58, "{numbering:?}: {worst}");
+        eprintln!(
+            "SP 64 A {numbering:?}: {:.4} overall, worst rank {worst:.4}",
+            v.overall_share
+        );
+        assert!(worst >= 0.52, "{numbering:?}: {worst}");
     }
 }
 
@@ -94,6 +98,26 @@ fn mg_32_keeps_its_documented_share() {
     for numbering in NUMBERINGS {
         let trace = run(NasBenchmark::Mg, NasClass::S, 32, 2, numbering);
         let (_, v) = logical(&trace);
+        eprintln!("MG 32 S {numbering:?}: {:.4}", v.overall_share);
         assert!(v.overall_share >= 0.9318, "{numbering:?}: {}", v.overall_share);
+    }
+}
+
+/// LU 128 class B: 102 grid points over 16 x 8 ranks leave some ranks 7 columns (rows: 13) and
+/// others 6 (12), so ranks of one class send 280 B or 240 B wavefront messages by their
+/// coordinates (docs/logical.md, Limits): 78.45 % overall on one iteration as recorded.
+#[test]
+fn lu_128_class_b_keeps_its_documented_share() {
+    for numbering in NUMBERINGS {
+        let trace = run(NasBenchmark::Lu, NasClass::B, 128, 1, numbering);
+        let (l, v) = logical(&trace);
+        assert_eq!(l.merge_conflicts, 0);
+        assert_eq!(l.classes.len(), 9);
+        eprintln!("LU 128 B {numbering:?}: {:.4}", v.overall_share);
+        assert!(v.overall_share >= 0.7844, "{numbering:?}: {}", v.overall_share);
+        assert!(
+            v.overall_share < 1.0,
+            "{numbering:?}: the limit is gone, update docs/logical.md"
+        );
     }
 }

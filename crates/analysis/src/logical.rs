@@ -862,23 +862,39 @@ fn fixed_width_hash(
 }
 
 /// Every rank, in the order in which the automatic choice prefers them as representatives: most
-/// MPI calls, then most point-to-point operations, then [`content_key`]'s hash, then the node
-/// the rank sits on. All but the last are facts of the process, not of its number, so the same
-/// process is chosen under any numbering unless several processes are indistinguishable by
-/// their traces without peers (then the node in the canonical placement decides).
+/// MPI calls, then most point-to-point operations, then the most ranks with the same
+/// [`content_key`] (the sequence most processes execute, so the most ranks are reproduced when
+/// ranks of a class differ only in message sizes: NAS LU class B's 6- and 7-column ranks, SP's
+/// cells), then the key's hash, then the node the rank sits on. All but the last are facts of
+/// the processes, not of their numbers, so the same process is chosen under any numbering
+/// unless several processes are indistinguishable by their traces without peers (then the node
+/// in the canonical placement decides).
 fn representative_order(trace: &Trace, placement: &Placement, keys: Option<&[ContentKey]>) -> Vec<Rank> {
-    let mut order: Vec<(_, u32, Rank)> = (0..trace.num_ranks())
+    let keys: Vec<ContentKey> = (0..trace.num_ranks())
         .map(|r| {
-            let key = keys.and_then(|k| k.get(r as usize).copied());
+            keys.and_then(|k| k.get(r as usize).copied())
+                .unwrap_or_else(|| content_key(trace, r))
+        })
+        .collect();
+    let mut alike: HashMap<ContentKey, usize> = HashMap::new();
+    for k in &keys {
+        *alike.entry(*k).or_default() += 1;
+    }
+    let mut order: Vec<(_, _, _, u32, Rank)> = keys
+        .iter()
+        .enumerate()
+        .map(|(r, k)| {
             (
-                key.unwrap_or_else(|| content_key(trace, r)),
-                placement.node_of_rank[r as usize],
-                r,
+                (k.0, k.1),
+                std::cmp::Reverse(alike[k]),
+                k.2,
+                placement.node_of_rank[r],
+                r as Rank,
             )
         })
         .collect();
     order.sort_unstable();
-    order.into_iter().map(|(_, _, r)| r).collect()
+    order.into_iter().map(|(_, _, _, _, r)| r).collect()
 }
 
 /// The ranks with a point-to-point operation whose peer is the rank itself and whose `tables`
