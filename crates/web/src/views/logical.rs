@@ -232,7 +232,8 @@ fn reproduction_chart(v: &Verification) -> Html {
     }
 }
 
-/// Without a maximal rank: which classes of ranks were merged, what each gave, and the records
+/// When classes were merged (no maximal rank, or one whose trace alone misses some class's own
+/// operations): which classes of ranks were merged, what each gave, and the records
 /// each sees but executes otherwise (rank-dependent behaviour).
 fn merged_classes(info: &Shown) -> Html {
     if info.classes.is_empty() {
@@ -305,7 +306,7 @@ pub fn logical_view(props: &LogicalProps) -> Html {
             <p class="headline">
                 { "Logical trace on a " }<strong id="logical-topology">{ &r.topology.label }</strong>
                 { format!(" (directions {}), from rank{} {}{}", r.topology.directions.join(", "), if used.len() > 1 { "s" } else { "" },
-                    used.join(", "), if r.maximal { " (a maximal rank)" } else { " (merged: no rank has every neighbour)" }) }
+                    used.join(", "), if r.maximal && r.classes.is_empty() { " (a maximal rank)" } else if r.maximal { " (a maximal rank, but its trace alone does not give every class its own operations, so the classes were merged)" } else { " (merged: no rank has every neighbour)" }) }
             </p>
             if let Some(d) = r.directions_from.as_ref().filter(|d| d.worth_showing()) {
                 <p class="note" id="logical-directions-from">{ format!("Directions from the {}", d.reason) }</p>
@@ -331,7 +332,7 @@ pub fn logical_view(props: &LogicalProps) -> Html {
             </p>
             if let Some(e) = download_error { <div id="logical-download-error">{ super::error_box(e) }</div> }
             if let Some(e) = &r.no_skeleton { <p class="note">{ format!("No C skeleton: {e}") }</p> }
-            if !r.maximal { { merged_classes(&r) } }
+            if !r.classes.is_empty() { { merged_classes(&r) } }
             <div class="logical-panels">
                 <table class="reproduction" id="logical-ranks">
                     <caption>{ format!("Per-rank reproduction ({} below 100 %)", v.ranks_below_full.len()) }</caption>
