@@ -128,10 +128,92 @@ impl Selection {
             && self.selects_posting_call(rt, co.call[op])
     }
 
+    /// [`Selection::check_against`] for `trace`: its ranks and the length of its run (first to
+    /// last event). The selection's times must still be relative to the trace's first event.
+    pub fn check(&self, trace: &Trace, words: FieldWords) -> Result<Option<String>, String> {
+        let (start, end) = trace.span();
+        self.check_against(Some(trace.num_ranks()), Some(end.saturating_sub(start)), words)
+    }
+
+    /// Whether this selection, its times relative to the trace's first event, can be applied to
+    /// a trace of `ranks` ranks whose run lasts `length` ns: the CLI and the web page refuse and
+    /// note the same selections with the same words. `Err` for one that cannot be applied (a
+    /// rank the trace does not have, `from` later than `to`, a minimum size above the maximum);
+    /// `Ok(Some(why))` for one that starts after the end of the run, so keeps no call, which is
+    /// applied with a note; `Ok(None)` otherwise. `None` for `ranks` or `length` skips the
+    /// checks that need it (a page that does not know the trace's size yet).
+    pub fn check_against(
+        &self,
+        ranks: Option<u32>,
+        length: Option<Time>,
+        words: FieldWords,
+    ) -> Result<Option<String>, String> {
+        if let Some(n) = ranks {
+            if let Some(bad) = self.ranks.iter().flatten().find(|&&r| r >= n) {
+                return Err(format!(
+                    "{}: rank {bad} is not in the trace (it has {n} rank{}, 0-{})",
+                    words.name("ranks"),
+                    if n == 1 { "" } else { "s" },
+                    n.saturating_sub(1)
+                ));
+            }
+        }
+        if let (Some(f), Some(t)) = (self.from, self.to) {
+            if f > t {
+                return Err(format!("{} is later than {}", words.name("from"), words.name("to")));
+            }
+        }
+        if let (Some(a), Some(b)) = (self.min_bytes, self.max_bytes) {
+            if a > b {
+                return Err(format!(
+                    "{} is larger than {}",
+                    words.name("min-bytes"),
+                    words.name("max-bytes")
+                ));
+            }
+        }
+        let Some(length) = length else { return Ok(None) };
+        Ok(self.from.filter(|&f| f > length).map(|f| {
+            format!(
+                "{} {} s is after the end of the run, which lasts {} s",
+                words.name("from"),
+                words.seconds(f),
+                words.seconds(length)
+            )
+        }))
+    }
+
     fn selects_posting_call(&self, rt: &RankTrace, call: CallIdx) -> bool {
         let c = &rt.calls;
         let i = call as usize;
         i < c.len() && self.selects_time(c.enter[i]) && self.selects_kind(c.kind[i])
+    }
+}
+
+/// How [`Selection::check_against`] names the selection's fields and writes times: as the
+/// CLI's flags or as the web page's form labels, so each says what its user typed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum FieldWords {
+    /// `--ranks`, `--min-bytes`; seconds to the microsecond (`5.000000`), as the CLI's tables.
+    Flags,
+    /// `ranks`, `min bytes`; seconds without trailing zeros (`5`, `0.982`).
+    Labels,
+}
+
+impl FieldWords {
+    fn name(self, flag: &str) -> String {
+        match self {
+            FieldWords::Flags => format!("--{flag}"),
+            FieldWords::Labels => flag.replace('-', " "),
+        }
+    }
+
+    fn seconds(self, ns: Time) -> String {
+        let fixed = format!("{:.6}", ns as f64 * 1e-9);
+        match self {
+            FieldWords::Flags => fixed,
+            FieldWords::Labels => fixed.trim_end_matches('0').trim_end_matches('.').to_owned(),
+        }
     }
 }
 
@@ -582,5 +664,93 @@ mod tests {
         assert!(parse_bytes("12x").is_err());
         assert!(parse_bytes("").is_err());
         assert!(parse_bytes("99999999999Gi").is_err());
+    }
+
+    #[test]
+    fn a_selection_is_checked_against_the_trace_it_is_applied_to() {
+        let t = trace();
+        let ranks = |r: Vec<Rank>| Selection {
+            ranks: Some(r),
+            ..Selection::default()
+        };
+        assert_eq!(
+            ranks(vec![0, 3]).check(&t, FieldWords::Flags),
+            Err("--ranks: rank 3 is not in the trace (it has 3 ranks, 0-2)".to_owned())
+        );
+        assert_eq!(
+            ranks(vec![12]).check_against(Some(8), None, FieldWords::Labels),
+            Err("ranks: rank 12 is not in the trace (it has 8 ranks, 0-7)".to_owned())
+        );
+        assert_eq!(
+            ranks(vec![1]).check_against(Some(1), None, FieldWords::Flags),
+            Err("--ranks: rank 1 is not in the trace (it has 1 rank, 0-0)".to_owned())
+        );
+        assert_eq!(ranks(vec![0, 1, 2]).check(&t, FieldWords::Flags), Ok(None));
+        assert_eq!(ranks(vec![12]).check_against(None, None, FieldWords::Labels), Ok(None));
+
+        let window = |from, to| Selection {
+            from,
+            to,
+            ..Selection::default()
+        };
+        assert_eq!(
+            window(Some(20), Some(10)).check(&t, FieldWords::Flags),
+            Err("--from is later than --to".to_owned())
+        );
+        assert_eq!(
+            window(Some(20), Some(10)).check_against(None, None, FieldWords::Labels),
+            Err("from is later than to".to_owned())
+        );
+        assert_eq!(window(Some(10), Some(10)).check(&t, FieldWords::Flags), Ok(None));
+        let sizes = Selection {
+            min_bytes: Some(9),
+            max_bytes: Some(8),
+            ..Selection::default()
+        };
+        assert_eq!(
+            sizes.check(&t, FieldWords::Flags),
+            Err("--min-bytes is larger than --max-bytes".to_owned())
+        );
+        assert_eq!(
+            sizes.check_against(None, None, FieldWords::Labels),
+            Err("min bytes is larger than max bytes".to_owned())
+        );
+    }
+
+    #[test]
+    fn a_start_after_the_end_of_the_run_is_applied_with_a_note() {
+        // The run lasts from 5 ns to 46 ns: 41 ns.
+        let t = trace();
+        let from = |f| Selection {
+            from: Some(f),
+            ..Selection::default()
+        };
+        assert_eq!(
+            from(41).check(&t, FieldWords::Flags),
+            Ok(None),
+            "the last event is kept"
+        );
+        assert_eq!(
+            from(42).check(&t, FieldWords::Flags),
+            Ok(Some(
+                "--from 0.000000 s is after the end of the run, which lasts 0.000000 s".to_owned()
+            ))
+        );
+        assert_eq!(
+            from(5_000_000_000).check_against(Some(8), Some(982_000_000), FieldWords::Labels),
+            Ok(Some(
+                "from 5 s is after the end of the run, which lasts 0.982 s".to_owned()
+            ))
+        );
+        assert_eq!(
+            from(5_000_000_000).check_against(Some(8), Some(982_000_000), FieldWords::Flags),
+            Ok(Some(
+                "--from 5.000000 s is after the end of the run, which lasts 0.982000 s".to_owned()
+            ))
+        );
+        assert_eq!(
+            from(5_000_000_000).check_against(Some(8), None, FieldWords::Labels),
+            Ok(None)
+        );
     }
 }
