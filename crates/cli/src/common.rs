@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 use tracelogic_formats::input::{read_paths, read_paths_with_progress};
 use tracelogic_formats::{read_trace_with_progress, NoProgress, Progress};
-use tracelogic_model::query::{parse_bytes, parse_kinds, parse_ranks, parse_time};
+use tracelogic_model::query::{parse_bytes, parse_kinds, parse_ranks, parse_time, FieldWords};
 use tracelogic_model::{CallKind, CommId, Rank, Selection, Time, Trace};
 
 /// A failure the user must see, with the exit code it maps to.
@@ -302,54 +302,46 @@ pub struct SelectionArgs {
 }
 
 impl SelectionArgs {
+    /// The selection as typed: times still relative to the trace's first event, no communicator.
+    fn relative(&self) -> Selection {
+        Selection {
+            ranks: self.ranks.as_ref().map(|r| r.0.clone()),
+            comm: None,
+            from: self.from,
+            to: self.to,
+            min_bytes: self.min_bytes,
+            max_bytes: self.max_bytes,
+            kinds: self.kinds.as_ref().map(|k| k.0.clone()),
+        }
+    }
+
     /// Why the selection is empty when `--from` lies after the end of the run (measured from its
-    /// first event), for the note that says so; `None` otherwise.
+    /// first event), for the note that says so; `None` otherwise ([`Selection::check`]).
     pub fn past_the_end(&self, trace: &Trace) -> Option<String> {
-        let (start, end) = trace.span();
-        let length = end.saturating_sub(start);
-        let from = self.from.filter(|&f| f > length)?;
-        Some(format!(
-            "--from {} s is after the end of the run, which lasts {} s",
-            seconds(from),
-            seconds(length)
-        ))
+        let from = Selection {
+            from: self.from,
+            ..Selection::default()
+        };
+        from.check(trace, FieldWords::Flags).ok().flatten()
     }
 
     /// The [`Selection`] these flags describe for `trace`: times become absolute (offset by the
-    /// trace's first timestamp); ranks and communicator are checked against the trace.
+    /// trace's first timestamp); ranks, window and sizes are checked against the trace by
+    /// [`Selection::check`] (the web page's selection form uses the same check) and the
+    /// communicator is looked up in it.
     pub fn selection(&self, trace: &Trace) -> Result<Selection, CliError> {
-        if let Some(RankList(ranks)) = &self.ranks {
-            if let Some(&bad) = ranks.iter().find(|&&r| r >= trace.num_ranks()) {
-                return Err(CliError::Input(format!(
-                    "--ranks: rank {bad} is not in the trace (it has {} ranks, 0-{})",
-                    trace.num_ranks(),
-                    trace.num_ranks().saturating_sub(1)
-                )));
-            }
-        }
+        let relative = self.relative();
+        relative.check(trace, FieldWords::Flags).map_err(CliError::Input)?;
         let comm = match &self.comm {
             None => None,
             Some(c) => Some(resolve_comm(trace, c)?),
         };
         let start = trace.span().0;
-        if let (Some(f), Some(t)) = (self.from, self.to) {
-            if f > t {
-                return Err(CliError::Input("--from is later than --to".into()));
-            }
-        }
-        if let (Some(a), Some(b)) = (self.min_bytes, self.max_bytes) {
-            if a > b {
-                return Err(CliError::Input("--min-bytes is larger than --max-bytes".into()));
-            }
-        }
         Ok(Selection {
-            ranks: self.ranks.as_ref().map(|r| r.0.clone()),
             comm,
-            from: self.from.map(|t| start.saturating_add(t)),
-            to: self.to.map(|t| start.saturating_add(t)),
-            min_bytes: self.min_bytes,
-            max_bytes: self.max_bytes,
-            kinds: self.kinds.as_ref().map(|k| k.0.clone()),
+            from: relative.from.map(|t| start.saturating_add(t)),
+            to: relative.to.map(|t| start.saturating_add(t)),
+            ..relative
         })
     }
 }
@@ -478,6 +470,24 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(at_the_end.past_the_end(&t), None);
+        let backwards = SelectionArgs {
+            from: Some(2),
+            to: Some(1),
+            ..Default::default()
+        };
+        assert_eq!(
+            backwards.selection(&t).unwrap_err().to_string(),
+            "--from is later than --to"
+        );
+        let sizes = SelectionArgs {
+            min_bytes: Some(2),
+            max_bytes: Some(1),
+            ..Default::default()
+        };
+        assert_eq!(
+            sizes.selection(&t).unwrap_err().to_string(),
+            "--min-bytes is larger than --max-bytes"
+        );
     }
 
     #[test]
