@@ -25,7 +25,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 use tracelogic_analysis::matrix::Metric;
-use tracelogic_model::query::{parse_bytes, parse_kinds, parse_ranks, parse_time};
+use tracelogic_model::query::{parse_bytes, parse_kinds, parse_ranks, parse_time, FieldWords};
 use tracelogic_model::Selection;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::{Clamped, JsCast};
@@ -56,41 +56,16 @@ pub struct MatrixProps {
     pub length_ns: u64,
 }
 
-/// A selection checked against the trace as the CLI's selection flags are: a rank the trace
-/// does not have, or a start later than the end, is refused with the CLI's words; a start
-/// after the end of the run is kept, with the note the CLI prints (the selection keeps no
-/// call). `ranks` 0 skips the rank check. Times are relative to the trace's first event.
+/// A selection checked against the trace by the check the CLI's selection flags go through
+/// ([`Selection::check_against`], in the form's words): a rank the trace does not have, a start
+/// later than the end or a minimum size above the maximum is refused; a start after the end of
+/// the run is kept, with the note the CLI prints (the selection keeps no call). `ranks` 0 (the
+/// trace's size not known yet) skips the rank and end-of-run checks. Times are relative to the
+/// trace's first event.
 pub fn check_selection(selection: &Selection, ranks: u32, length_ns: u64) -> Result<Option<String>, String> {
-    if let Some(bad) = selection.ranks.iter().flatten().find(|&&r| ranks > 0 && r >= ranks) {
-        return Err(format!(
-            "ranks: rank {bad} is not in the trace (it has {ranks} rank{}, 0-{})",
-            if ranks == 1 { "" } else { "s" },
-            ranks - 1
-        ));
-    }
-    if let (Some(f), Some(t)) = (selection.from, selection.to) {
-        if f > t {
-            return Err("from is later than to".into());
-        }
-    }
-    if let (Some(a), Some(b)) = (selection.min_bytes, selection.max_bytes) {
-        if a > b {
-            return Err("min bytes is larger than max bytes".into());
-        }
-    }
-    let seconds = |ns: u64| {
-        format!("{:.6}", ns as f64 * 1e-9)
-            .trim_end_matches('0')
-            .trim_end_matches('.')
-            .to_owned()
-    };
-    Ok(selection.from.filter(|&f| ranks > 0 && f > length_ns).map(|f| {
-        format!(
-            "The selection keeps no MPI call: from {} s is after the end of the run, which lasts {} s.",
-            seconds(f),
-            seconds(length_ns)
-        )
-    }))
+    let known = (ranks > 0).then_some(ranks);
+    let note = selection.check_against(known, known.map(|_| length_ns), FieldWords::Labels)?;
+    Ok(note.map(|why| format!("The selection keeps no MPI call: {why}.")))
 }
 
 /// The text of the selection filters, as typed (the same syntax as the CLI's selection flags).
