@@ -113,6 +113,10 @@ pub struct PatternsResult {
     /// The whole run, one lane per rank, coloured by pattern.
     #[serde(default)]
     pub timeline: PatternTimeline,
+    /// First timestamp of the whole trace (ns), from which occurrence times are read, as the
+    /// phases view and the CLI read theirs: with a time selection the timeline starts later.
+    #[serde(default)]
+    pub trace_start: u64,
 }
 
 /// Occurrences per pattern whose event graph is sent to the page.
@@ -251,7 +255,8 @@ pub fn patterns(trace: &Trace) -> PatternsResult {
 }
 
 /// [`patterns`] and what the phases view needs of the same analysis ([`PatternsKept`]), so a
-/// session answers the phases view of that selection without finding the patterns again.
+/// session answers the phases view of that selection without finding the patterns again. Its
+/// `trace_start` is `trace`'s own; a session analysing a selection sets the whole trace's.
 pub fn patterns_kept(trace: &Trace) -> (PatternsResult, PatternsKept) {
     let (matching, events, a) = pattern_analysis(trace);
     let result = PatternsResult {
@@ -267,6 +272,7 @@ pub fn patterns_kept(trace: &Trace) -> (PatternsResult, PatternsKept) {
         ),
         timeline: timeline(trace, &a.communication, TIMELINE_LANES, TIMELINE_SPANS),
         patterns: a.communication_patterns,
+        trace_start: trace.span().0,
     };
     let kept = PatternsKept {
         events,
@@ -299,6 +305,18 @@ pub struct SearchResult {
 /// match --pattern FILE --max-edits K` does (automatic threshold for the run's topology when
 /// the pattern is extrapolated).
 pub fn pattern_search(trace: &Trace, text: &str, max_edits: u32) -> Result<SearchResult, String> {
+    pattern_search_from(trace, text, max_edits, trace.span().0)
+}
+
+/// [`pattern_search`] of a trace restricted to a selection, its answer's times read from
+/// `trace_start`: the first timestamp of the whole trace, from which the phases view and the
+/// CLI count too (the restricted trace's own first call may come later).
+pub fn pattern_search_from(
+    trace: &Trace,
+    text: &str,
+    max_edits: u32,
+    trace_start: u64,
+) -> Result<SearchResult, String> {
     let file = parse_pattern_file(text).map_err(|e| format!("the pattern: {e}"))?;
     if let Some(e) = file.peer_outside(trace.num_ranks()).filter(|_| file.topology.is_none()) {
         return Err(format!("the pattern: {e}"));
@@ -320,10 +338,7 @@ pub fn pattern_search(trace: &Trace, text: &str, max_edits: u32) -> Result<Searc
             ..Default::default()
         },
     };
-    Ok(SearchResult {
-        trace_start: trace.span().0,
-        search,
-    })
+    Ok(SearchResult { trace_start, search })
 }
 
 /// Evenly sampled `(cut, divergence)` points of the curve of a segment starting at `start`

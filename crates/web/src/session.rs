@@ -259,7 +259,8 @@ impl Session {
             AnalysisRequest::Patterns => {
                 self.patterns.replace(None);
                 self.pattern_analyses.set(self.pattern_analyses.get() + 1);
-                let (result, kept) = crate::analyses::patterns_kept(trace);
+                let (mut result, kept) = crate::analyses::patterns_kept(trace);
+                result.trace_start = self.trace.span().0;
                 self.patterns.replace(Some((selection.clone(), kept)));
                 serde_json::to_string(&result).map_err(|e| format!("cannot encode the result: {e}"))
             }
@@ -276,6 +277,12 @@ impl Session {
                 };
                 let (_, kept) = cache.insert((selection.clone(), kept));
                 let result = crate::analyses::phases_of(trace, kept, *strength)?;
+                serde_json::to_string(&result).map_err(|e| format!("cannot encode the result: {e}"))
+            }
+            AnalysisRequest::Match { pattern, max_edits } => {
+                // Times read from the whole trace's start, as the phases view and the CLI read them.
+                let start = self.trace.span().0;
+                let result = crate::analyses::pattern_search_from(trace, pattern, *max_edits, start)?;
                 serde_json::to_string(&result).map_err(|e| format!("cannot encode the result: {e}"))
             }
             _ => crate::analyses::analyse(trace, request),
@@ -565,6 +572,40 @@ mod tests {
         let last = patterns(session.analyse_selected(&AnalysisRequest::Patterns, &high));
         assert_eq!(ranks(&last), (4..8).collect());
         assert_eq!(first.events + last.events, whole.events);
+    }
+
+    #[test]
+    fn pattern_times_of_a_time_selection_count_from_the_whole_trace_start() {
+        use crate::analyses::{PatternsResult, SearchResult};
+        let loaded = load("LU", sample_files("npb-lu.S.8")).0.unwrap();
+        let session = &loaded.session;
+        let (start, end) = session.trace().span();
+        let later = Selection {
+            from: Some((end - start) / 2),
+            ..Selection::default()
+        };
+        let found: PatternsResult =
+            serde_json::from_str(&session.analyse_selected(&AnalysisRequest::Patterns, &later).unwrap()).unwrap();
+        assert_eq!(found.trace_start, start);
+        assert!(
+            found.timeline.start >= start + (end - start) / 2,
+            "the timeline is the selection's: {} from {start}",
+            found.timeline.start
+        );
+        let p = found.patterns.iter().max_by_key(|p| p.occurrences).unwrap();
+        let request = AnalysisRequest::Match {
+            pattern: serde_json::to_string(&p.events).unwrap(),
+            max_edits: 0,
+        };
+        let searched: SearchResult =
+            serde_json::from_str(&session.analyse_selected(&request, &later).unwrap()).unwrap();
+        assert_eq!(searched.trace_start, start);
+        let matches = &searched.search.search.matches;
+        assert!(!matches.is_empty());
+        assert!(matches.iter().all(|m| m.start >= start + (end - start) / 2));
+        let whole: SearchResult = serde_json::from_str(&session.analyse(&request).unwrap()).unwrap();
+        assert_eq!(whole.trace_start, start);
+        assert!(whole.search.search.matches.len() > matches.len());
     }
 
     #[test]
