@@ -530,7 +530,7 @@ pub fn patterns_view(props: &AnalysisProps) -> Html {
                 layout.set(if real { Layout::RealTime } else { Layout::Logical });
             })
         };
-        let t0 = result.timeline.start;
+        let t0 = result.trace_start;
         let (start, end) = p.spans.get(index).copied().unwrap_or((t0, t0));
         let rel = |t: u64| seconds(t.saturating_sub(t0) as f64 * 1e-9);
         let kept = result.graphs.get(p.id).map_or(0, Vec::len);
