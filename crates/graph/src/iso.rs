@@ -546,29 +546,7 @@ pub fn best_isomorphism(
     seeds: &[&[u32]],
     max_steps: u64,
 ) -> Option<BestIsomorphism> {
-    let n = g1.num_nodes() as usize;
-    if features.iter().any(|(a, b)| a.len() != n || b.len() != n) {
-        return None;
-    }
-    let score_of = |m: &[u32]| -> f64 {
-        features
-            .iter()
-            .map(|(a, b)| (0..n).map(|u| a[u] * b[m[u] as usize]).sum::<f64>())
-            .sum()
-    };
-    let mut best: Option<(Vec<u32>, f64)> = None;
-    for seed in seeds {
-        if verify(g1, g2, seed).is_ok() {
-            let s = score_of(seed);
-            if best.as_ref().is_none_or(|(_, b)| s > *b) {
-                best = Some((seed.to_vec(), s));
-            }
-        }
-    }
-    let mut out = scan_isomorphisms(g1, g2, features, best, max_steps, true, &[])?;
-    // Re-score the winner in one pass, as a caller scoring the mapping would.
-    out.score = score_of(&out.mapping);
-    Some(out)
+    best_isomorphism_anchored(g1, g2, features, seeds, &[], max_steps)
 }
 
 /// [`best_isomorphism`] restricted to the isomorphisms that map each `anchors[i].0` of `g1` to
@@ -642,10 +620,7 @@ fn anchors_valid(g1: &Graph, g2: &Graph, anchors: &[(u32, u32)]) -> bool {
 /// 6-point stencil has far more automorphisms than its 16 translations times its rotations and
 /// reflections).
 pub fn count_automorphisms(g: &Graph, max_steps: u64) -> (u64, bool) {
-    match scan_isomorphisms(g, g, &[], None, max_steps, false, &[]) {
-        Some(b) => (b.scored, b.exhaustive),
-        None => (0, false),
-    }
+    count_automorphisms_fixing(g, &[], max_steps)
 }
 
 /// The depth-first enumeration behind [`best_isomorphism`] and [`count_automorphisms`];
