@@ -1512,7 +1512,7 @@ mod tests {
     use super::*;
 
     /// The previous `lcs_len`: Myers over the same proportional windows of the whole sequences.
-    fn myers_lcs(a: &[u32], b: &[u32]) -> u64 {
+    pub(super) fn myers_lcs(a: &[u32], b: &[u32]) -> u64 {
         let windows = (a.len() + b.len()).div_ceil(DIFF_WINDOW).max(1);
         let mut n = 0;
         for w in 0..windows {

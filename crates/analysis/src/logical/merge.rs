@@ -656,12 +656,6 @@ fn op_keys<'a>(records: impl Iterator<Item = &'a LogicalCall>) -> Vec<(String, b
         .collect()
 }
 
-/// [`super::lcs_len`]: the bit-parallel LCS, so the score stays linear in the trace when a
-/// class is left out of a merge (Myers costs O((n+m)·D) and D grows with the trace).
-fn lcs_len<K: std::hash::Hash + Eq>(a: &[K], b: &[K]) -> u64 {
-    super::lcs_len(a, b)
-}
-
 /// Reproduced operations of every class under the merged `records`, as a share weighted by the
 /// ranks each class stands for.
 pub(super) fn score(records: &[Record], classes: &[ClassTrace], names: &[String], weights: &[u64]) -> f64 {
@@ -688,7 +682,7 @@ pub(super) fn score(records: &[Record], classes: &[ClassTrace], names: &[String]
         let share = if longest == 0 {
             1.0
         } else {
-            lcs_len(&a, &b) as f64 / longest as f64
+            super::lcs_len(&a, &b) as f64 / longest as f64
         };
         let w = weights.get(c).copied().unwrap_or(1) as f64;
         num += w * share;
@@ -709,6 +703,7 @@ mod tests {
 
     use super::*;
     use crate::logical::expand_with;
+    use crate::logical::tests::myers_lcs;
     use tracelogic_model::{CallKind, CollectiveOp, P2pDir};
 
     /// xorshift64*: a small deterministic generator for the cases.
@@ -829,19 +824,19 @@ mod tests {
         for case in 0..300 {
             let alphabet = 1 + rng.below(6);
             let n = rng.below(300) as usize;
-            let a: Vec<u64> = (0..n).map(|_| rng.below(alphabet)).collect();
-            let mut b: Vec<u64> = a.iter().copied().filter(|_| rng.below(4) != 0).collect();
+            let a: Vec<u32> = (0..n).map(|_| rng.below(alphabet) as u32).collect();
+            let mut b: Vec<u32> = a.iter().copied().filter(|_| rng.below(4) != 0).collect();
             for _ in 0..rng.below(80) {
                 let at = rng.below(b.len() as u64 + 1) as usize;
-                b.insert(at, rng.below(alphabet + 2));
+                b.insert(at, rng.below(alphabet + 2) as u32);
             }
-            assert_eq!(lcs_len(&a, &b), super::super::lcs_len(&a, &b), "case {case}");
+            assert_eq!(super::super::lcs_len(&a, &b), myers_lcs(&a, &b), "case {case}");
         }
         // Two windows: 46,000 symbols in all, one in 400 changed.
         let long: Vec<u32> = (0..23_000).map(|i| i % 7).collect();
         let other: Vec<u32> = (0..23_000).map(|i| if i % 400 == 0 { 9 } else { i % 7 }).collect();
-        assert_eq!(lcs_len(&long, &other), super::super::lcs_len(&long, &other));
-        assert_eq!(lcs_len::<u32>(&[], &[1, 2]), 0);
+        assert_eq!(super::super::lcs_len(&long, &other), myers_lcs(&long, &other));
+        assert_eq!(super::super::lcs_len::<u32>(&[], &[1, 2]), 0);
     }
 
     #[test]
