@@ -1,11 +1,11 @@
 #!/bin/sh
 # Build the seed corpora of every fuzz target (fuzz/corpus/<target>/seed-*) from the real
-# samples in ../shared/data/samples and from small generated traces.
+# samples in tests/data/samples and from small generated traces.
 # Usage: fuzz/seed.sh [SAMPLES_DIR]   (run from anywhere; needs cargo)
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
-samples=${1:-$root/../shared/data/samples}
+samples=${1:-$root/tests/data/samples}
 gen=$(mktemp -d)
 trap 'rm -rf "$gen"' EXIT
 

@@ -125,7 +125,7 @@ fn matrix_of_npb_lu_is_its_4x2_process_grid() {
     }
 }
 
-/// Seed 000, Table 3: the binary matrix of 8-process NAS MG links every rank to the three
+/// Logicalization, Table 3: the binary matrix of 8-process NAS MG links every rank to the three
 /// ranks whose number differs from it in exactly one bit (a cube). Our recorded class S run
 /// must give the same binary matrix.
 #[test]

@@ -1,4 +1,4 @@
-//! Generated traces against topology identification (seed 000 §4.1–4.2 and the §5.3 synthetic
+//! Generated traces against topology identification (Logicalization §4.1–4.2 and the §5.3 synthetic
 //! tests): the 5 % filter removes exactly the generated noise, the filtered graph is the
 //! generated topology under the generated numbering, the identification lists that topology,
 //! and its rank → node mapping equals the truth up to an automorphism of the topology.
@@ -92,7 +92,7 @@ fn check(topology: &str, numbering: Numbering, seed: u64, threshold: Threshold) 
 
 #[test]
 fn paper_synthetic_cases_are_identified_with_their_mapping() {
-    // Seed 000 §5.3: ordered and 2/3-renumbered grids and 6-point stencils.
+    // Logicalization §5.3: ordered and 2/3-renumbered grids and 6-point stencils.
     for topology in ["grid:8x8", "stencil6:8x8"] {
         check(topology, Numbering::RowMajor, 1, Threshold::Percent(5.0));
         check(topology, Numbering::Partial(2.0 / 3.0), 2, Threshold::Percent(5.0));

@@ -1,4 +1,4 @@
-//! Merged logical traces (issue 4, point 1) on runs without a maximal rank: exact on every rank
+//! Merged logical traces on runs without a maximal rank: exact on every rank
 //! of every class, and loop-compressible like a single rank's trace: the compressed length does
 //! not grow with the iteration count.
 

@@ -1,4 +1,4 @@
-//! The logical trace of NAS skeletons larger than the samples (seed 000 §4.3, §5.2: one logical
+//! The logical trace of NAS skeletons larger than the samples (Logicalization §4.3, §5.2: one logical
 //! trace for the run): LU's boundary ranks send shorter wavefront messages (NPB's jst/jend,
 //! ist/iend), so with a maximal rank present the classes are still merged with their own sizes
 //! and every rank is reproduced; SP and MG keep the documented figures of docs/logical.md's

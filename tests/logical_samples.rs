@@ -1,4 +1,4 @@
-//! Logical traces of the real NAS runs in shared/data/samples (issue 4, point 3; seed 000 §4.3,
+//! Logical traces of the real NAS runs in tests/data/samples (Logicalization §4.3,
 //! §5.2, Table 1): BT on 9 ranks (3×3 6-point stencil, a maximal rank), MG on 8 (3-cube, every
 //! rank maximal) and LU on 8 (4×2 grid: no rank has both a north and a south neighbour, so six
 //! classes of ranks are merged). Figures are printed for docs/logical.md (`--nocapture`).
@@ -24,7 +24,7 @@ use tracelogic_formats::InputFile;
 use tracelogic_model::{CollectiveOp, Selection, Trace};
 
 fn samples() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/samples")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/samples")
 }
 
 fn sample(name: &str) -> Trace {

@@ -1,7 +1,7 @@
 //! NAS Parallel Benchmark skeletons (`tracelogic_synth::generate_nas`, what `tracelogic generate
 //! --nas` writes) against the recorded class-S samples and against the papers' tables at the
-//! sizes the samples do not cover: seed 000 Table 7 (the topology identified per benchmark and
-//! size), §5.2 (the logical trace maps every call except some of MG's) and seed 002 Table 4 (BT
+//! sizes the samples do not cover: Logicalization Table 7 (the topology identified per benchmark and
+//! size), §5.2 (the logical trace maps every call except some of MG's) and PACPM Table 4 (BT
 //! and SP similar, the other pairs not), each under the recorded numbering and a random one.
 //! The analyses are called as the CLI calls them (`identify_matrix` on the matrix of the whole
 //! run, `logicalize_identified`, `similarity::compare`).
@@ -106,7 +106,7 @@ fn class_s_skeletons_reproduce_the_recorded_runs() {
     }
 }
 
-/// One row of seed 000's Table 7: the skeleton, and the labels identification must report (the
+/// One row of Logicalization's Table 7: the skeleton, and the labels identification must report (the
 /// match or one of its isomorphic equivalents; the first is the one the paper names).
 struct Table7 {
     b: NasBenchmark,
@@ -383,7 +383,7 @@ fn self_operations(t: &Trace) -> u64 {
 fn cg_and_mg_4_exchanges_with_themselves_are_mapped_as_self() {
     // On a square grid the diagonal exchanges with itself; when npcols = 2·nprows, both ranks
     // of each diagonal pair do. Those messages are the logical direction `self`, inside the
-    // topology (seed 000 §5.2 maps every CG call).
+    // topology (Logicalization §5.2 maps every CG call).
     for (ranks, selfish) in [(16u32, 4u64), (32, 8), (64, 8)] {
         for numbering in NUMBERINGS {
             let (trace, _) = skeleton(Cg, S, ranks, Some(1), numbering);
@@ -418,7 +418,7 @@ fn cg_logical_trace_maps_every_call() {
 
 #[test]
 fn mg_drops_only_the_coarse_levels_farther_exchanges() {
-    // Seed 000 §5.2: on 32 ranks 5.6 % of MG's calls (2.7 % of its bytes) fall outside the
+    // Logicalization §5.2: on 32 ranks 5.6 % of MG's calls (2.7 % of its bytes) fall outside the
     // topology. In the skeleton they are the exchanges of the coarsest level, where half the
     // processes along each 4-process axis hold no point and the others talk 2 apart.
     for class in [S, A] {
@@ -465,7 +465,7 @@ fn mg_drops_only_the_coarse_levels_farther_exchanges() {
 
 #[test]
 fn table4_only_bt_and_sp_are_similar() {
-    // Seed 002 Table 4 (problem size B, 16 and 64 logical processes): BT-SP similar (θ 0.667,
+    // PACPM Table 4 (problem size B, 16 and 64 logical processes): BT-SP similar (θ 0.667,
     // ε 1), LU-MG, BT-LU, LU-SP, SP-MG and BT-MG not.
     for ranks in [16u32, 64] {
         let run = |b: NasBenchmark, numbering: Numbering| skeleton(b, B, ranks, Some(1), numbering).0;
@@ -508,7 +508,7 @@ fn table4_bt_sp_similar_under_a_random_placement() {
 
 #[test]
 fn ft_and_ep_have_no_topology_and_is_is_a_line() {
-    // Seed 000 §5.1: FT and EP show no point-to-point communication, an empty matrix. IS (not in
+    // Logicalization §5.1: FT and EP show no point-to-point communication, an empty matrix. IS (not in
     // the paper's tables) passes one key along the ranks at the end: a line, fully mapped.
     for ranks in [4u32, 32, 128] {
         for b in [Ft, Ep] {

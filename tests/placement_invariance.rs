@@ -1,6 +1,6 @@
 //! Every analysis gives the same answer, up to the renumbering, whatever the rank placement.
 //!
-//! For every real sample in `shared/data/samples` and several permutations (reverse and seeded
+//! For every real sample in `tests/data/samples` and several permutations (reverse and seeded
 //! random ones, [`Trace::renumber_ranks`]), each analysis runs through the core API on the
 //! original and on the renumbered trace, and the answers are compared after renaming the
 //! original's ranks:
@@ -50,10 +50,10 @@ use tracelogic_synth::{generate, Numbering, Spec, TopologySpec as SynthTopology}
 /// Each trace among the samples: a folder is one trace, except `pipit-csv` whose two files are
 /// two traces.
 fn sample_traces() -> Vec<(String, Trace)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/samples");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/samples");
     let mut sets: Vec<(String, Vec<PathBuf>)> = Vec::new();
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
-        .unwrap_or_else(|e| panic!("{}: {e} (shared/ must sit beside the repository)", root.display()))
+        .unwrap_or_else(|e| panic!("{}: {e} (part of the repository)", root.display()))
         .map(|e| e.unwrap().path())
         .filter(|p| p.is_dir())
         .collect();

@@ -12,19 +12,15 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-/// The folder of the real sample traces (`../shared/data/samples`).
+/// The folder of the real sample traces (`tests/data/samples`).
 pub fn samples() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/samples")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/samples")
 }
 
 /// One sample folder or file, which must exist.
 pub fn sample(name: &str) -> PathBuf {
     let p = samples().join(name);
-    assert!(
-        p.exists(),
-        "sample {} is missing (shared/ must sit beside the repository)",
-        p.display()
-    );
+    assert!(p.exists(), "sample {} is missing (part of the repository)", p.display());
     p
 }
 

@@ -321,7 +321,7 @@ test('the tour starts from the start page and walks every step to the end with i
   for (const [i, step] of steps.entries()) {
     await page.waitForSelector(`#tour[data-step="${step}"][data-figure-shown="true"]`, { timeout: 120_000 });
     assert.match(await page.textContent('#tour .tour-progress'), new RegExp(`step ${i + 1} of ${steps.length}`));
-    assert.match(await page.textContent('#tour .tour-source'), /seed 00\d/, `${step} cites its source`);
+    assert.match(await page.textContent('#tour .tour-source'), /(Logicalization of communication|Techniques to facilitate|Trace-driven, MPI-based).*(§|ch\. )\d/, `${step} cites its paper by title and section`);
     assert.equal(await page.getAttribute(`#nav-${viewOf[step]}`, 'aria-current'), 'page', `${step} shows its view`);
     const { box, inside, count } = await markedFigure(page, step);
     assert.equal(count, 1, `${step}: one figure is marked`);

@@ -1,4 +1,4 @@
-// Browser test of the patterns view's event-graph navigation and run timeline (issue 5): the LU
+// Browser test of the patterns view's event-graph navigation and run timeline: the LU
 // sample's patterns, stepping through the occurrences of one pattern (label, times and graph
 // change, the same as `tracelogic patterns --json` gives), zooming the graph (viewBox), real-time
 // layout, and the whole-run timeline (one lane per rank, a span per rank and occurrence, click to

@@ -1,4 +1,4 @@
-//! Seed 000 §5.3 synthetic scalability study: ordered and unordered 2D grids and 6-point
+//! Logicalization §5.3 synthetic scalability study: ordered and unordered 2D grids and 6-point
 //! stencils from 100 to 16,384 ranks, with the spectral stage and the isomorphism stage timed
 //! separately, plus the whole identification. Run with `cargo bench -p tracelogic-analysis
 //! --bench topology` (natively). "unordered" is the paper's partial renumbering (2/3 of the

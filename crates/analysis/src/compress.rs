@@ -1,5 +1,5 @@
 //! Loop compression of a logical (or single-rank) trace into nested repeats `[ ... ]^n`, the way
-//! seed 000 §1 writes them, losing nothing expansion needs.
+//! Logicalization §1 writes them, losing nothing expansion needs.
 //!
 //! Records are compared by their *shape* (the call with its message sizes and tags set to 0 and
 //! its completion links relative), so an iteration whose sizes or tags change is still an

@@ -1,4 +1,4 @@
-//! The logical trace of a run (seed 000 §4.3, issue 4): one rank's calls rewritten so that every
+//! The logical trace of a run (Logicalization §4.3): one rank's calls rewritten so that every
 //! point-to-point peer is a direction of the identified topology (`east`, `parent`, `bit2`...),
 //! with collectives unchanged and waits linked to the requests they complete; a message of a
 //! rank to itself is the direction `self` ([`SELF_DIRECTION`]). Expanding it for
@@ -465,7 +465,7 @@ pub struct RankAccuracy {
     pub dropped_bytes: u64,
 }
 
-/// How much of the point-to-point traffic falls outside the topology (seed 000 §4.3, §5.2: the
+/// How much of the point-to-point traffic falls outside the topology (Logicalization §4.3, §5.2: the
 /// inaccuracy of the logical trace).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Accuracy {
@@ -548,7 +548,7 @@ pub struct LogicalTrace {
     pub self_ranks: Vec<Rank>,
 }
 
-/// Ranks with the same existing directions, merged as one sequence (issue 4: merging when no
+/// Ranks with the same existing directions, merged as one sequence(merging when no
 /// rank has every neighbour).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RankClass {

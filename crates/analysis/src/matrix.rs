@@ -1,4 +1,4 @@
-//! Rank-to-rank communication matrix and low-volume filtering (seed 000 §4.1).
+//! Rank-to-rank communication matrix and low-volume filtering (Logicalization §4.1).
 //!
 //! The full matrix counts the point-to-point send operations of a trace (bytes and messages,
 //! row = sending world rank, column = receiving world rank). The paper then removes "very low

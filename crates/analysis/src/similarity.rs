@@ -1,4 +1,4 @@
-//! Similarity of two runs' communication patterns: the PACPM method of seed 002 (§3.2, issue 7).
+//! Similarity of two runs' communication patterns: the PACPM method (§3.2).
 //!
 //! A run is described per rank by three properties (Definitions 1–3): **temporal** = messages
 //! sent per unit of work, **volume** = bytes sent, **spatial** = number of distinct partners;

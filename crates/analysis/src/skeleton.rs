@@ -1,4 +1,4 @@
-//! An executable MPI performance skeleton in C from a compressed logical trace (seed 000 §2: the
+//! An executable MPI performance skeleton in C from a compressed logical trace (Logicalization §2: the
 //! paper's end goal). The program creates the topology as an MPI Cartesian communicator (grids,
 //! tori, lines, stencils; dimensions reversed so MPI's row-major coordinates are tracelogic's)
 //! or a distributed graph communicator (other families), then replays the compressed program:

@@ -1,4 +1,4 @@
-//! Topology identification with proof and rank-to-coordinate mapping (seed 000 §4.2, issue 3).
+//! Topology identification with proof and rank-to-coordinate mapping (Logicalization §4.2).
 //!
 //! From the communication matrix: filter low-volume pairs (automatic threshold at the widest
 //! relative gap of the sorted pair volumes, or a fixed percentage), build the undirected graph,
@@ -430,7 +430,7 @@ pub fn pair_volumes(m: &CommMatrix) -> (Vec<PairVolume>, &'static str) {
 
 /// Smallest gap the automatic threshold cuts at. Genuine patterns vary by small factors — a
 /// periodic extent of 2 doubles a pair (its +1 and −1 neighbours coincide), halo faces differ
-/// in area — while stray traffic sits far below (seed 000 MG-16: 190×; small MG runs: 2–7 % of
+/// in area — while stray traffic sits far below (Logicalization MG-16: 190×; small MG runs: 2–7 % of
 /// the largest entry).
 pub const AUTO_MIN_GAP: f64 = 5.0;
 

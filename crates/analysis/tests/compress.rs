@@ -1,5 +1,5 @@
 //! Loop compression: lossless on generated runs, and the compressed length does not grow with
-//! the iteration count (seed 000 §2, Table 1).
+//! the iteration count (Logicalization §2, Table 1).
 
 use tracelogic_analysis::compress::{compress, Node, Values};
 use tracelogic_analysis::logical::{logicalize, rank_records, LogicalCall, Placement};

@@ -1,5 +1,5 @@
 //! Logical traces of generated runs (every family, random numbering, low-volume noise), the ring
-//! example of seed 000 §1, round trips through expansion and loop compression.
+//! example of Logicalization §1, round trips through expansion and loop compression.
 
 use tracelogic_analysis::compress::compress;
 use tracelogic_analysis::logical::{
@@ -21,7 +21,7 @@ fn calls_only(recs: &[tracelogic_analysis::logical::Record]) -> Vec<LogicalCall>
     recs.iter().map(|r| r.call.clone()).collect()
 }
 
-/// Seed 000 §1: four ranks in a ring, each `snd(right) rcv(left)` four times.
+/// Logicalization §1: four ranks in a ring, each `snd(right) rcv(left)` four times.
 fn ring_trace(n: u32, iterations: u32) -> Trace {
     let mut t = Trace::new("text", "ring", n);
     for r in 0..n {

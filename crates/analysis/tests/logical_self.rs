@@ -1,4 +1,4 @@
-//! Messages of a rank to itself in the logical trace: the direction `self` (seed 000 §5.2 maps
+//! Messages of a rank to itself in the logical trace: the direction `self` (Logicalization §5.2 maps
 //! every call of NAS CG, whose diagonal processes exchange the transposed vector segment with
 //! themselves, `exch_proc = me` in cg.f). Checked on generated CG skeletons at 16 and 64 ranks
 //! under the recorded and a random numbering: nothing is dropped, every rank's expansion is its

@@ -1,5 +1,5 @@
 //! Per-rank pattern detection, tandem removal and approximate matching against the thesis'
-//! worked examples (seed 003, chapter 4).
+//! worked examples (Thesis, chapter 4).
 
 use tracelogic_analysis::patterns::approx::{approximate_matches, ApproxMatch};
 use tracelogic_analysis::patterns::tandem::reduce;

@@ -100,7 +100,7 @@ fn generated_trace_with_more_than_2048_symbols_reduces_the_same() {
 
 #[test]
 fn real_samples_reduce_the_same() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/samples");
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/samples");
     let mut checked = 0;
     for name in [
         "npb-lu.S.8",

@@ -1,5 +1,5 @@
 //! Communication patterns and phases of the real NPB LU sample (class S, 8 ranks on a 4x2
-//! process grid, 50 time steps, 12³ points: `SOURCES.md` in shared/data/samples).
+//! process grid, 50 time steps, 12³ points: `SOURCES.md` in tests/data/samples).
 
 mod common;
 

@@ -1,5 +1,5 @@
 //! Phases of the real NPB LU sample (class S, 8 ranks, 50 time steps: `SOURCES.md` in
-//! shared/data/samples) mapped back to time: the phases follow one another, and where a phase's
+//! tests/data/samples) mapped back to time: the phases follow one another, and where a phase's
 //! occurrences reach into the next phase it is because ranks reach the phase at different times.
 
 use std::path::PathBuf;
@@ -11,7 +11,7 @@ use tracelogic_model::match_messages;
 
 #[test]
 fn npb_lu_phase_times_follow_one_another() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/samples/npb-lu.S.8");
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/samples/npb-lu.S.8");
     let trace = read_trace(load_paths(&[dir]).unwrap()).unwrap();
     let matching = match_messages(&trace);
     let events = rank_events(&trace, false);

@@ -1,4 +1,4 @@
-//! The segmentation's stop rule against the thesis' own numbers (seed 003, ch. 5, Table 5.8:
+//! The segmentation's stop rule against the thesis' own numbers (Thesis, ch. 5, Table 5.8:
 //! the NAS BT run, 7,446 pattern occurrences), and the behaviour of the rule on one-off symbols
 //! that makes the tail of a short run split into single-occurrence phases.
 

@@ -1,4 +1,4 @@
-//! Similarity of runs (seed 002 §3.2, issue 7): θ from rank-transformed per-rank properties, ε
+//! Similarity of runs (PACPM §3.2): θ from rank-transformed per-rank properties, ε
 //! from the maximum common edge subgraph, the (θ, ε) verdict, on synthetic runs of known
 //! topologies, hand-computed vectors, the paper's worked values and the real NAS samples.
 
@@ -26,7 +26,7 @@ fn run(topology: &str, numbering: Numbering, seed: u64) -> Trace {
 
 fn sample(name: &str) -> Trace {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data/samples")
+        .join("../../tests/data/samples")
         .join(name);
     let files = tracelogic_formats::fs::load_paths(&[dir]).expect("sample files");
     let mut t = tracelogic_formats::read_trace(files).expect("sample trace");
@@ -134,7 +134,7 @@ fn a_renumbered_copy_has_theta_one_for_spatial_and_volume_and_epsilon_one() {
 
 #[test]
 fn grid_against_six_point_stencil_torus_is_two_thirds_exactly() {
-    // Seed 002 Table 4: LU (a 4x4 grid) against BT (a 4x4 periodic 6-point stencil) on 16 ranks:
+    // PACPM Table 4: LU (a 4x4 grid) against BT (a 4x4 periodic 6-point stencil) on 16 ranks:
     // ε = 2·24 / (24 + 48) = 0.667, θ_spatial = 0 (BT's spatial property is constant).
     let lu = run("grid:4x4", Numbering::RowMajor, 2);
     let bt = run("stencil6:4x4", Numbering::RowMajor, 3);
@@ -159,7 +159,7 @@ fn grid_against_six_point_stencil_torus_is_two_thirds_exactly() {
 
 #[test]
 fn grid_against_six_point_stencil_torus_on_64_ranks_is_0_737() {
-    // Seed 002 Table 4, 64 ranks: BT-LU and LU-SP ε = 0.737 = 2·112 / (112 + 192), the 8x8 grid
+    // PACPM Table 4, 64 ranks: BT-LU and LU-SP ε = 0.737 = 2·112 / (112 + 192), the 8x8 grid
     // inside the 8x8 periodic 6-point stencil; BT-SP ε = 1.
     let lu = run("grid:8x8", Numbering::RowMajor, 2);
     let bt = run("stencil6:8x8", Numbering::Random, 3);

@@ -1,4 +1,4 @@
-//! Similarity does not depend on how either run placed its processes on ranks (seed 002 Tables 3
+//! Similarity does not depend on how either run placed its processes on ranks (PACPM Tables 3
 //! and 4 under recorded and random placements). The judges compare NAS runs recorded with
 //! ordinary and permuted placements; θ pairs each rank with the rank that plays its role in the
 //! other run's graph (the best-θ isomorphism, `docs/similarity.md`), so the verdict is the same

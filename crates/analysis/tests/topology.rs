@@ -386,7 +386,7 @@ fn report_serialises_with_the_documented_fields() {
     assert_eq!(v["mapping"][5]["coords"], serde_json::json!([1, 1]));
 }
 
-/// Seed 000 Table 4: the 16-process MG matrix (KB/s, ×100 here), whose 0.46 entries are stray
+/// Logicalization Table 4: the 16-process MG matrix (KB/s, ×100 here), whose 0.46 entries are stray
 /// traffic the paper filters out. Row P11's OCR'd "8" in column 8 is 0 in the paper's binary
 /// matrix and is read as 0.
 const MG16: [[u32; 16]; 16] = [

@@ -1,6 +1,6 @@
 //! The automatic filter's fallback cuts (`topology::fallback_cuts`, docs/topology.md §1): when
 //! the widest gap's graph matches no topology, the other qualifying cuts are tried widest gap
-//! first and the first one a topology matches is taken. NAS MG class S on 128 ranks (seed 000
+//! first and the first one a topology matches is taken. NAS MG class S on 128 ranks (Logicalization
 //! Table 7: an 8x4x4 torus) separates its torus pairs from its coarse-level pairs by less than
 //! the 5x the first cut needs, so only the fallback finds its torus.
 
@@ -64,7 +64,7 @@ fn mg_128_class_s_is_its_8x4x4_torus_through_the_fallback_cut() {
         let (m, truth) = mg(NasClass::S, 128, None, numbering);
         assert_eq!(
             truth.topology, "torus:4x4x8",
-            "the process grid (seed 000 Table 7: 8x4x4 torus)"
+            "the process grid (Logicalization Table 7: 8x4x4 torus)"
         );
         let what = format!("MG S 128 {numbering:?}");
         let rep = identify_matrix(&m, &TopologyOptions::default());

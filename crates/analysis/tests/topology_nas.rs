@@ -1,5 +1,5 @@
 //! Topology identification on the real NAS Parallel Benchmark traces in
-//! shared/data/samples (seed 000 Table 7): BT on 9 ranks is a 3x3 6-point stencil, LU on 8 a
+//! tests/data/samples (Logicalization Table 7): BT on 9 ranks is a 3x3 6-point stencil, LU on 8 a
 //! 4x2 grid, MG on 8 a 3-cube (= 2x2x2 grid = 4x2 torus), under the recorded numbering and
 //! with the ranks randomly renumbered.
 
@@ -13,7 +13,7 @@ use tracelogic_model::Selection;
 
 fn sample(name: &str) -> CommMatrix {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data/samples")
+        .join("../../tests/data/samples")
         .join(name);
     let files = tracelogic_formats::fs::load_paths(&[dir]).expect("sample files");
     let trace = tracelogic_formats::read_trace(files).expect("sample trace");

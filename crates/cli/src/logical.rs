@@ -1,4 +1,4 @@
-//! `tracelogic logical`: the logical trace of a run (seed 000 §4.3) — one rank's calls with peers
+//! `tracelogic logical`: the logical trace of a run (Logicalization §4.3) — one rank's calls with peers
 //! rewritten as topology directions — with its accuracy, its verification by expansion, its loop
 //! compression, and the physical trace it expands to for any rank.
 

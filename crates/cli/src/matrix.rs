@@ -49,7 +49,7 @@ pub struct Args {
     /// Quantity shown (and filtered on).
     #[arg(long, value_enum, default_value = "bytes")]
     pub metric: MetricArg,
-    /// Remove entries below this percentage of the largest off-diagonal entry (seed 000 §4.1
+    /// Remove entries below this percentage of the largest off-diagonal entry (Logicalization §4.1
     /// uses 5).
     #[arg(long, default_value = "5", value_parser = threshold_arg)]
     pub threshold: f64,

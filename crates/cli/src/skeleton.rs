@@ -1,5 +1,5 @@
 //! `tracelogic skeleton`: an MPI performance skeleton in C generated from the compressed logical
-//! trace of a run (seed 000 §2). Build it with `mpicc`, run it on as many ranks as the run had.
+//! trace of a run (Logicalization §2). Build it with `mpicc`, run it on as many ranks as the run had.
 
 use crate::common::{load_trace, select, set_stage, CliError, CliResult, SelectionArgs};
 use crate::logical::{build, write_out};

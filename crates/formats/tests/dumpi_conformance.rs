@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use tracelogic_formats::dumpi::raw::{BinFile, Interval, Status, Value};
 
 fn samples() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/samples")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/samples")
 }
 
 /// One call as `dumpi2ascii` printed it.

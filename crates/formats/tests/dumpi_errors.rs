@@ -12,7 +12,7 @@ use tracelogic_formats::{dumpi, FormatError, InputFile, NoProgress};
 
 fn sample(rel: &str) -> Vec<u8> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/data/samples")
+        .join("../../tests/data/samples")
         .join(rel);
     std::fs::read(p).expect("sample")
 }

@@ -11,7 +11,7 @@ use tracelogic_formats::{dumpi, InputFile, NoProgress};
 use tracelogic_model::{CallKind, P2pDir, Trace, ANY_SOURCE, COMM_WORLD, NOT_COMPLETED, NO_CALLPATH, NO_ROOT};
 
 fn samples() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/samples")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/samples")
 }
 
 /// The files of a sample folder, named `folder/file`.

@@ -1,5 +1,5 @@
 //! Conformance of the low-level OTF2 layer with the official reader: the events of each sample
-//! archive, rendered in the text format of `shared/docs/tools/otf2_reference_dump.py`, must equal
+//! archive, rendered in the text format of `crates/formats/tests/tools/otf2_reference_dump.py`, must equal
 //! the dump the OTF2 3.2 library produced (`expected/otf2-3.2-reader-dump.txt`) line by line; for
 //! the multi-chunk sample, the summary of `otf2_reference_summary.py`.
 
@@ -131,7 +131,7 @@ fn multichunk_full_dump_matches_the_official_reader_when_available() {
     let out = dir.0.join("dump.txt");
     let sample = samples().join("pyotf2-generated-multichunk");
     support::run_python(
-        &samples().join("../../docs/tools/otf2_reference_dump.py"),
+        &support::tool("otf2_reference_dump.py"),
         &[&sample.join("traces.otf2"), &out],
     );
     assert_same_lines(&dump(&load("pyotf2-generated-multichunk")), &out);
@@ -149,7 +149,7 @@ fn equal_time_events_of_many_locations_merge_as_the_official_reader_does() {
         support::run_python(&support::tool("otf2_gen_ties.py"), &[&archive, Path::new(&n_arg)]);
         let out = dir.0.join("dump.txt");
         support::run_python(
-            &samples().join("../../docs/tools/otf2_reference_dump.py"),
+            &support::tool("otf2_reference_dump.py"),
             &[&archive.join("traces.otf2"), &out],
         );
         assert_same_lines(&dump(&support::load_dir(&archive)), &out);

@@ -33,7 +33,7 @@ fn path_names(t: &Trace, p: u32) -> Vec<String> {
 
 #[test]
 fn four_rank_sample_gives_the_generated_calls_and_operations() {
-    // Expectations from shared/docs/tools/gen_otf2_4rank.py, which wrote the sample.
+    // Expectations from crates/formats/tests/tools/gen_otf2_4rank.py, which wrote the sample.
     let t = read(&load("pyotf2-generated-4rank"));
     assert_eq!(t.format, "otf2");
     assert_eq!(t.num_ranks(), 4);
@@ -220,7 +220,7 @@ fn official_dump_agrees(files: &[InputFile], name: &str) {
     let dir = TempDir::new(name);
     store(&dir.0, files);
     let out = dir.0.join("dump.txt");
-    let script = samples().join("../../docs/tools/otf2_reference_dump.py");
+    let script = support::tool("otf2_reference_dump.py");
     let anchor = files.iter().find(|f| f.name.ends_with(".otf2")).unwrap();
     run_python(&script, &[&dir.0.join(&anchor.name), &out]);
     let theirs = std::fs::read_to_string(&out).unwrap();
@@ -361,7 +361,7 @@ fn synthetic_trace_round_trips_through_one_and_several_chunks() {
         store(&dir.0, &files);
         let out = dir.0.join("summary.txt");
         run_python(
-            &samples().join("../../docs/tools/otf2_reference_summary.py"),
+            &support::tool("otf2_reference_summary.py"),
             &[&dir.0.join("big.otf2"), &out],
         );
         let summary = std::fs::read_to_string(out).unwrap();

@@ -11,7 +11,7 @@ use tracelogic_formats::otf2::Archive;
 use tracelogic_formats::InputFile;
 
 pub fn samples() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/samples")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/samples")
 }
 
 /// Every file of a sample folder except the reference dumps, named relative to the folder.

@@ -13,7 +13,7 @@ use tracelogic_formats::input::{read_paths, read_paths_with_progress, Unpacker};
 use tracelogic_formats::{expand_archives, read_trace, FormatError, InputFile, Progress};
 
 fn samples() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/samples")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/samples")
 }
 
 fn data(path: &str) -> PathBuf {
@@ -39,7 +39,7 @@ fn walk(dir: &Path, prefix: &str, out: &mut Vec<InputFile>) {
 /// Every sample trace with its files named relative to its folder (each Pipit CSV is a trace).
 fn sample_sets() -> Vec<(String, Vec<InputFile>)> {
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(samples())
-        .expect("shared/data/samples beside the repository")
+        .expect("tests/data/samples beside the repository")
         .map(|e| e.unwrap().path())
         .filter(|p| p.is_dir())
         .collect();

@@ -9,7 +9,7 @@ use tracelogic_formats::{read_trace, InputFile};
 use tracelogic_model::Trace;
 
 fn samples() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/samples")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/samples")
 }
 
 const LU: &str = "npb-lu.S.8";

@@ -12,7 +12,7 @@
 //!   downwards), and diagonals combine them (`southwest` = (−1, +1)). In 3D, `+dim2` is `up` and
 //!   `−dim2` `down`. Beyond, directions are written `+d3`, `-d4`.
 //! - `stencil6` is the 2D periodic 6-point stencil of NAS BT/SP's multi-partition scheme
-//!   (seed 000, Table 5): the four axis neighbours plus the `northeast`/`southwest` diagonal,
+//!   (Logicalization, Table 5): the four axis neighbours plus the `northeast`/`southwest` diagonal,
 //!   with wrap-around. `stencil8` is the periodic 8-point (Moore) neighbourhood. The `-mesh`
 //!   variants do not wrap.
 //! - A `binary-tree` of n nodes is heap-numbered: the children of `i` are `2i+1` and `2i+2`.
@@ -551,7 +551,7 @@ impl TopologySpec {
             Family::Stencil6Mesh => " 6-point stencil (no wrap-around)",
             Family::Stencil8 => " 8-point stencil",
             Family::Stencil8Mesh => " 8-point stencil (no wrap-around)",
-            // The grid it equals, as seed 000's Table 7 names NAS MG ("2×2×2 grid").
+            // The grid it equals, as Logicalization's Table 7 names NAS MG ("2×2×2 grid").
             Family::Hypercube if self.dims[0] >= 2 => {
                 let grid = vec!["2"; self.dims[0] as usize].join("x");
                 return format!("{d}-dimensional hypercube ({grid} grid)");

@@ -7,7 +7,7 @@
 //! against the unmatched neighbours of the image of one of its matched neighbours, must have
 //! the same colour, must be adjacent to the images of all its matched neighbours and must have
 //! exactly as many matched neighbours. Plain VF2 without an order explodes on randomly numbered
-//! look-alikes (shared/docs/toolchain.md); with the order the search is near-linear on grids,
+//! look-alikes; with the order the search is near-linear on grids,
 //! tori and stencils, and a step budget turns the remaining bad cases into [`IsoOutcome::GaveUp`].
 
 use crate::refine::{refine_from, refine_joint, Colouring};

@@ -1,4 +1,4 @@
-//! Maximum common edge subgraph of two graphs over all node correspondences (seed 002,
+//! Maximum common edge subgraph of two graphs over all node correspondences (PACPM,
 //! Definition 6): the bijection of nodes under which the most edges of one graph land on edges
 //! of the other. Its edge count `|E_S|` gives the graph similarity `ε = 2|E_S| / (|E_G| + |E_H|)`.
 //!

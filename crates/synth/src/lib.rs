@@ -44,7 +44,7 @@
 //!
 //! Nodes are numbered row-major (see `tracelogic_graph::families`); [`Numbering`] decides which
 //! rank plays which node: the identity, a random permutation, or a partial renumbering of a
-//! given share of the ranks (seed 000 §5.3). Random choices come from a seeded SplitMix64, so
+//! given share of the ranks (Logicalization §5.3). Random choices come from a seeded SplitMix64, so
 //! the same spec gives the same trace on every platform.
 //!
 //! Cost: O(calls) time and about 30 bytes per call plus 40 per point-to-point operation; a

@@ -4,7 +4,7 @@
 //! same MPI calls, in the same order, with the same partners, tags and relative message sizes
 //! as the NPB 3.3-MPI sources (Fortran; IS in C), but with the computation replaced by simulated
 //! time. It exists
-//! because the papers' tables (seed 000 Tables 6–7 and §5.2, seed 002 Table 4) are about 4 to
+//! because the papers' tables (Logicalization Tables 6–7 and §5.2, PACPM Table 4) are about 4 to
 //! 128 ranks and the recorded samples stop at 8–9; a skeleton lets tests and users check what
 //! the tool says about the sizes the papers measured.
 //!
@@ -62,7 +62,7 @@
 //!   into `commslice1` (every process when `np ≤ nz`; `commslice2`, one process each, is not
 //!   written), each 3D FFT's transpose one `MPI_Alltoall` of the rank's share of the complex
 //!   grid, each iteration's `checksum` an `MPI_Reduce` of one complex. No point-to-point
-//!   message, as seed 000 §5.1 says ("only collective All-All communication").
+//!   message, as Logicalization §5.1 says ("only collective All-All communication").
 //! - **IS** (`IS/is.c`: `rank`, `full_verify`): per ranking an `MPI_Allreduce` of the 1024 + 5
 //!   bucket counts, an `MPI_Alltoall` of the send counts and an `MPI_Alltoallv` of the keys;
 //!   `full_verify` passes the largest key to the next rank (`MPI_Irecv` from `me − 1`,
@@ -193,7 +193,7 @@ pub enum NasClass {
     W,
     /// Standard class A.
     A,
-    /// Standard class B (the size of seed 002's Table 4).
+    /// Standard class B (the size of PACPM's Table 4).
     B,
     /// Standard class C.
     C,

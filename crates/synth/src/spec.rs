@@ -78,7 +78,7 @@ pub enum Numbering {
     RowMajor,
     /// A uniformly random permutation of all ranks.
     Random,
-    /// Start row-major, then renumber this fraction of the ranks among themselves (seed 000
+    /// Start row-major, then renumber this fraction of the ranks among themselves (Logicalization
     /// §5.3 renumbers 2/3): exactly `round(fraction × n)` ranks end up on another node (a
     /// single leftover rank cannot move alone, so 1 becomes 2).
     Partial(f64),
@@ -223,7 +223,7 @@ impl fmt::Display for CollectiveSpec {
     }
 }
 
-/// Low-volume traffic off the topology, the kind the matrix filter (seed 000 §4.1) must remove.
+/// Low-volume traffic off the topology, the kind the matrix filter (Logicalization §4.1) must remove.
 ///
 /// `round(fraction × active ranks)` ranks of each phase, chosen once per phase, each send one
 /// message per iteration to one fixed random rank that is not their topology neighbour,

@@ -38,7 +38,7 @@ pub struct MatrixRequest {
 }
 
 impl Default for MatrixRequest {
-    /// Everything, bytes, and the 5 % threshold of seed 000 §4.1 (also the CLI's default).
+    /// Everything, bytes, and the 5 % threshold of Logicalization §4.1 (also the CLI's default).
     fn default() -> Self {
         MatrixRequest {
             selection: Selection::default(),

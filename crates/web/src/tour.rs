@@ -28,11 +28,11 @@ pub struct TourStep {
     pub source: &'static str,
 }
 
-/// Seed 000: "Logicalization of communication traces from parallel execution".
+/// "Logicalization of communication traces from parallel execution".
 const LOGICALIZATION: &str = "Logicalization of communication traces from parallel execution";
-/// Seed 003: the thesis on understanding inter-process communication traces.
+/// Thesis: the thesis on understanding inter-process communication traces.
 const THESIS: &str = "Techniques to facilitate the understanding of inter-process communication traces";
-/// Seed 004: the poster on classifying performance limiting factors.
+/// Classification poster: the poster on classifying performance limiting factors.
 const WHAT_IF: &str = "Trace-driven, MPI-based classification of performance limiting factors";
 
 /// The steps, in order.
@@ -47,7 +47,7 @@ pub const STEPS: [TourStep; 8] = [
             "Every point-to-point message of the trace is added to the cell of its sender (row) and receiver (column): the matrix records the total data transferred between each pair of ranks.",
             "This is NAS MG on 8 ranks, the example the paper uses. Most cells are empty: an SPMD code talks to a few neighbours only. The colour scale is logarithmic, so light traffic stays visible.",
         ],
-        source: "seed 000 (Logicalization), §4.1 and Table 3",
+        source: "Logicalization, §4.1 and Table 3",
     },
     TourStep {
         id: "filtering",
@@ -59,7 +59,7 @@ pub const STEPS: [TourStep; 8] = [
             "The full matrix becomes a binary one: 1 where a pair communicates, 0 elsewhere. Entries below a threshold (5 % of the largest by default) are dropped first, so a little side traffic does not hide the dominant pattern.",
             "Orange cells are traffic the threshold removed; the line above the figures says how much of all bytes that was. Move the slider to see the graph change.",
         ],
-        source: "seed 000, §4.1 (filtering, Table 4)",
+        source: "Logicalization, §4.1 (filtering, Table 4)",
     },
     TourStep {
         id: "candidates",
@@ -71,7 +71,7 @@ pub const STEPS: [TourStep; 8] = [
             "The binary matrix is a graph. Every topology of the reference library with as many ranks is a candidate: grids and tori of every factorisation, hypercubes, trees, stencils.",
             "Cheap invariants remove most of them: the same number of edges, then the same sorted degree sequence, then the same adjacency spectrum. The table shows how many survive each stage, and how long it took.",
         ],
-        source: "seed 000, §4.2 (invariants) and Table 7",
+        source: "Logicalization, §4.2 (invariants) and Table 7",
     },
     TourStep {
         id: "isomorphism",
@@ -83,7 +83,7 @@ pub const STEPS: [TourStep; 8] = [
             "Equal invariants do not prove equal graphs. An isomorphism search (VF2 in the paper) settles it and returns the mapping of every rank to a node of the topology, whatever the rank numbering was.",
             "The drawing places each rank at its coordinates; the mapping table lists them with each rank's neighbours by direction. Hover a rank to see its neighbours.",
         ],
-        source: "seed 000, §4.2 (VF2 matching)",
+        source: "Logicalization, §4.2 (VF2 matching)",
     },
     TourStep {
         id: "logical",
@@ -95,7 +95,7 @@ pub const STEPS: [TourStep; 8] = [
             "With the topology known, every peer rank becomes a direction (north, east, …): one rank's trace then describes what every rank does. That is the logical trace of the whole program.",
             "Loops are folded into nested repeat blocks, which compress thousands of calls into a short program; expanding it again reproduces each rank's calls (the table shows how much). The same program becomes a C skeleton.",
         ],
-        source: "seed 000, §4.3, Table 5; loop compression §2 and Table 1",
+        source: "Logicalization, §4.3, Table 5; loop compression §2 and Table 1",
     },
     TourStep {
         id: "patterns",
@@ -107,7 +107,7 @@ pub const STEPS: [TourStep; 8] = [
             "Each rank's sequence of sends and receives is searched for repeats (n-grams), tandem repeats are collapsed, and the repeats of all ranks that exchange messages are joined into communication patterns.",
             "The event graph draws one occurrence: ranks as lines, events in order, an arrow from each send to its receive. The table lists every pattern with how often it occurs.",
         ],
-        source: "seed 003 (thesis), ch. 4: §4.4 repeat detection, §4.6 tandem repeats, §4.7 pattern construction",
+        source: "Thesis, ch. 4: §4.4 repeat detection, §4.6 tandem repeats, §4.7 pattern construction",
     },
     TourStep {
         id: "phases",
@@ -119,7 +119,7 @@ pub const STEPS: [TourStep; 8] = [
             "The trace becomes a sequence of pattern occurrences. A cut splits it where the two sides differ most, measured by the Jensen–Shannon divergence of their pattern frequencies; each side is cut again while the split is significant (the BIC stop rule).",
             "The curve is the divergence at every possible cut of the selected segment, the dashed line the chosen cut. The tree and the timeline show the resulting phases.",
         ],
-        source: "seed 003, ch. 5, §5.2.1 phase detection",
+        source: "Thesis, ch. 5, §5.2.1 phase detection",
     },
     TourStep {
         id: "whatif",
@@ -131,12 +131,16 @@ pub const STEPS: [TourStep; 8] = [
             "The trace is replayed with logical clocks, once per network configuration in a single pass: each message costs α + n·β (Hockney), collectives synchronise, and computation keeps its measured time.",
             "The bars split the predicted time into compute, wait, latency and bandwidth for the network and its variations (bandwidth ÷8 … ×8, latency ×8 … ÷8). How the time moves across them classifies the run as compute, latency, bandwidth or imbalance bound.",
         ],
-        source: "seed 004 (what-if), §2 and Table 1",
+        source: "Classification poster, §2 and Table 1",
     },
 ];
 
-/// The papers the steps cite, as `(seed, title)`.
-pub const SOURCES: [(&str, &str); 3] = [("000", LOGICALIZATION), ("003", THESIS), ("004", WHAT_IF)];
+/// The papers the steps cite, as `(short name, title)`: a step's `source` starts with the short name.
+pub const SOURCES: [(&str, &str); 3] = [
+    ("Logicalization", LOGICALIZATION),
+    ("Thesis", THESIS),
+    ("Classification poster", WHAT_IF),
+];
 
 #[cfg(test)]
 mod tests {
@@ -149,7 +153,7 @@ mod tests {
             assert!(samples::find(s.sample).is_some(), "{}: no sample {}", s.id, s.sample);
             assert!(View::ALL.contains(&s.view), "{}", s.id);
             assert!(!s.text.is_empty() && s.text.iter().all(|p| p.len() > 40), "{}", s.id);
-            assert!(s.source.starts_with("seed 00"), "{}", s.id);
+            assert!(SOURCES.iter().any(|(key, _)| s.source.starts_with(key)), "{}", s.id);
             assert!(s.figure.starts_with('#'), "{}", s.id);
         }
     }

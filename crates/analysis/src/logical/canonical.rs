@@ -1,5 +1,5 @@
 //! One placement per run, whatever automorphism topology identification happened to return
-//! (issue 4): a torus can be shifted and reflected, a grid reflected, equal axes swapped, a
+//!: a torus can be shifted and reflected, a grid reflected, equal axes swapped, a
 //! hypercube translated and its bits permuted, and each choice names the directions differently
 //! (the program's east becomes west). Among these cheap automorphisms the placement whose
 //! `node_of_rank` is lexicographically smallest is kept: rank 0 sits at the origin where the

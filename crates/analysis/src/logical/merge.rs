@@ -1,6 +1,6 @@
 //! Merging the logical sequences of several classes of ranks into one logical trace when no rank
-//! has every direction of the topology (seed 000 §4.3: "merge ranks so that each direction
-//! appears"; issue 4).
+//! has every direction of the topology (Logicalization §4.3: "merge ranks so that each direction
+//! appears").
 //!
 //! A class is a set of ranks with the same existing directions (a 4×2 grid has six: four corners
 //! and two kinds of border ranks). Each class brings the rewritten records of one representative.

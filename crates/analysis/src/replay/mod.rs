@@ -1,4 +1,4 @@
-//! Network what-if (seed 004): replay a trace with extended Lamport clocks under many network
+//! Network what-if (Classification poster): replay a trace with extended Lamport clocks under many network
 //! configurations in one pass, break the predicted time into computation, waiting, latency and
 //! bandwidth, and classify what bounds the run (compute, latency, bandwidth, load imbalance).
 //!
@@ -35,10 +35,10 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use tracelogic_model::{CallKind, Matching, Rank, Trace};
 
-/// Most configurations one replay accepts (seed 004 runs up to 256; state is ranks × 6 × K).
+/// Most configurations one replay accepts (Classification poster runs up to 256; state is ranks × 6 × K).
 pub const MAX_CONFIGURATIONS: usize = 4096;
 
-/// Predicted time split into the four terms of seed 004. The terms add up to the predicted time.
+/// Predicted time split into the four terms of Classification poster. The terms add up to the predicted time.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Breakdown {
     /// Time between MPI calls as the trace recorded it, plus the recorded duration of local MPI
@@ -302,7 +302,7 @@ pub fn replay_restricted(
     ))
 }
 
-/// The labels of seed 004's Table 1.
+/// The labels of Classification poster's Table 1.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Bound {
@@ -332,7 +332,7 @@ pub enum Bound {
 }
 
 impl Bound {
-    /// The short label of seed 004's Table 1 (`Comp.`, `Imb.-s`, `Latency`, `BW-s`, ...).
+    /// The short label of Classification poster's Table 1 (`Comp.`, `Imb.-s`, `Latency`, `BW-s`, ...).
     pub fn label(self) -> &'static str {
         match self {
             Bound::Compute => "Comp.",

@@ -24,7 +24,7 @@ impl Network {
         }
     }
 
-    /// 10 Gb Ethernet: 10 Gb/s and 5 µs, the values of seed 004.
+    /// 10 Gb Ethernet: 10 Gb/s and 5 µs, the values of Classification poster.
     pub fn ethernet_10g() -> Network {
         Network {
             name: "10GbE".into(),
@@ -187,7 +187,7 @@ pub fn parse_bandwidth(text: &str) -> Result<f64, String> {
 pub enum Sweep {
     /// The network as given (scale 1).
     Base,
-    /// Seed 004's scaled set: bandwidth × s and latency ÷ s together.
+    /// Classification poster's scaled set: bandwidth × s and latency ÷ s together.
     Scaled,
     /// Bandwidth × s with the latency held.
     BandwidthOnly,
@@ -200,7 +200,7 @@ pub enum Sweep {
 pub struct Configuration {
     /// Name of the network it derives from.
     pub network: String,
-    /// Readable label in seed 004's notation, e.g. `(BW/8, 8L)` or `(2BW, L)`.
+    /// Readable label in Classification poster's notation, e.g. `(BW/8, 8L)` or `(2BW, L)`.
     pub label: String,
     /// Family of the configuration.
     pub sweep: Sweep,
@@ -269,7 +269,7 @@ fn factor_label(speedup: f64, what: &str, multiplies: bool) -> String {
     }
 }
 
-/// Seed 004's scale factors: from (BW/8, 8L) to (8BW, L/8).
+/// Classification poster's scale factors: from (BW/8, 8L) to (8BW, L/8).
 pub const SEED_SCALES: [f64; 7] = [0.125, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0];
 
 /// All configurations the what-if needs for `networks`: per network its base, the scaled set,

@@ -148,7 +148,7 @@ fn hot_decoders_match_the_generic_loop_on_every_hot_call() {
 
 #[test]
 fn hot_decoders_match_the_generic_loop_on_the_real_samples() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/samples");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/samples");
     let mut seen = 0;
     for dir in [
         "npb-bt.S.9",
@@ -255,9 +255,9 @@ fn error_on_threads(files: &[InputFile], threads: usize) -> String {
     }
 }
 
-/// Every DUMPI trace among the shared samples, as its files sorted by name.
+/// Every DUMPI trace among the bundled samples, as its files sorted by name.
 fn dumpi_samples() -> Vec<(String, Vec<InputFile>)> {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/samples");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/samples");
     let mut out = Vec::new();
     let Ok(dirs) = std::fs::read_dir(&root) else {
         return out;

@@ -1,5 +1,5 @@
 //! OTF2 (Score-P's Open Trace Format 2) reader and writer, written from the format facts in
-//! `shared/docs/formats.md` §1 and appendices A–C.
+//! docs/formats.md.
 //!
 //! Two layers:
 //! - [`archive`]: the archive as OTF2 sees it — anchor, global definitions, per-location local

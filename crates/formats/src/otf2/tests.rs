@@ -90,10 +90,10 @@ fn load_dir(root: &Path, dir: &Path, out: &mut Vec<InputFile>) {
     }
 }
 
-/// The OTF2 samples under shared/data/samples that are present, by folder name, each with its
+/// The OTF2 samples under tests/data/samples that are present, by folder name, each with its
 /// files in name order; fails when none is.
 fn otf2_samples() -> Vec<(&'static str, Vec<InputFile>)> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/samples");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/samples");
     let samples: Vec<_> = [
         "pipit-ping-pong-otf2",
         "pipit-ping-pong-otf2-papi",

@@ -1,4 +1,4 @@
-//! The message matching of `tracelogic_model::matching` as it was before issue 10 (two sorts
+//! The message matching of `tracelogic_model::matching` as it was before the single-sort rewrite (two sorts
 //! of the whole trace), kept verbatim as the reference the linear-pass matching must equal.
 
 use std::cmp::Reverse;
@@ -24,7 +24,7 @@ struct Queue {
     end: usize,
 }
 
-/// Match the point-to-point operations of `trace` as the model did before issue 10: one sort of
+/// Match the point-to-point operations of `trace` as the model did before the single-sort rewrite: one sort of
 /// all sends by (receiver, communicator, sender, tag, send op), one sort of the messages.
 pub fn match_messages_with_sorts(trace: &Trace) -> Matching {
     let n = trace.num_ranks();

@@ -1,6 +1,6 @@
 //! The compare view: add runs to compare with the loaded trace (drop zone, file picker or a
 //! bundled sample) and show, for the selected pair, θ per property with the two runs' observed
-//! and ranked property vectors side by side (seed 002 Figures 12–13), ε (exact or bound) with
+//! and ranked property vectors side by side (PACPM Figures 12–13), ε (exact or bound) with
 //! both communication graphs drawn and the maximum common subgraph highlighted, the verdict at
 //! the threshold and the (θ, ε) scatter with the similar region; with three or more runs, the
 //! similarity matrix (click a cell to select its pair, remove runs from the set). Several folders
@@ -247,7 +247,7 @@ fn scatter(pairs: &[Comparison], selected: usize, threshold: f64) -> Html {
 pub const MAX_BARS: usize = 128;
 
 /// One property of the pair: observed values (left, lines) and ranked values (right, bars side
-/// by side), one series per run, with axes and a legend (seed 002 Figures 12–13).
+/// by side), one series per run, with axes and a legend (PACPM Figures 12–13).
 fn property_plots(p: &PropertyComparison, names: (&str, &str)) -> Html {
     let n = p.ranked_a.len();
     if n == 0 {
@@ -711,7 +711,7 @@ fn compare_result(
                 </table>
                 { scatter(&m.pairs, index, m.threshold) }
             </div>
-            <h3>{ "Property vectors per rank: observed and ranked (seed 002 Figures 12–13)" }</h3>
+            <h3>{ "Property vectors per rank: observed and ranked (PACPM Figures 12–13)" }</h3>
             <div class="property-grid">
                 { for c.properties.iter().map(|p| property_plots(p, (&name_a, &name_b))) }
             </div>

@@ -1,5 +1,5 @@
 //! The matrix view: a heatmap of bytes or messages between every pair of ranks on a log colour
-//! scale, and next to it the binary matrix left after the low-volume threshold (seed 000 §4.1).
+//! scale, and next to it the binary matrix left after the low-volume threshold (Logicalization §4.1).
 //!
 //! Hover a cell, or focus a matrix and move with the arrow keys, to read sender, receiver and
 //! value; a click (or Enter) selects the sender rank for the other views.

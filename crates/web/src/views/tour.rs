@@ -90,10 +90,15 @@ pub fn tour_panel(props: &TourProps) -> Html {
     // Until the effect of a new step has run, `marked` still names the previous step.
     let shown = *marked == Some(step.id);
     let sample = samples::find(step.sample).map_or(step.sample, |s| s.title);
-    let paper = SOURCES
+    // "Logicalization, §4.1" is shown as the paper's title and the section.
+    let (paper, section) = SOURCES
         .iter()
-        .find(|(seed, _)| step.source.starts_with(&format!("seed {seed}")))
-        .map(|(_, title)| *title);
+        .find_map(|(key, title)| {
+            step.source
+                .strip_prefix(key)
+                .map(|rest| (Some(*title), rest.trim_start_matches(", ")))
+        })
+        .unwrap_or((None, step.source));
     html! {
         <aside class="tour" id="tour" aria-label="Guided tour" data-step={step.id}
             data-figure-shown={shown.to_string()}>
@@ -102,8 +107,9 @@ pub fn tour_panel(props: &TourProps) -> Html {
             { for step.text.iter().map(|p| html! { <p>{ *p }</p> }) }
             <p class="small tour-sample">{ format!("On the sample {sample}.") }</p>
             <p class="small tour-source">
-                { "Source: " }{ step.source }
-                if let Some(t) = paper { <>{ " — " }<cite>{ t }</cite></> }
+                { "Source: " }
+                if let Some(t) = paper { <><cite>{ t }</cite>{ ", " }</> }
+                { section }
             </p>
             if !shown { <p class="waiting" role="status">{ "Loading the figure…" }</p> }
             <div class="tour-buttons">
