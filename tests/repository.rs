@@ -30,7 +30,7 @@ fn text_files() -> Vec<PathBuf> {
                 .any(|e| path.extension().is_some_and(|x| x == *e))
                 || path
                     .parent()
-                    .is_some_and(|p| p.ends_with("scripts") || p.ends_with(".ci"))
+                    .is_some_and(|p| p.file_name().is_some_and(|n| n == "scripts" || n == ".ci"))
             {
                 out.push(path);
             }
