@@ -150,6 +150,8 @@ fn every_test_and_source_file_cited_in_the_docs_exists() {
     for doc in &docs {
         let text = fs::read_to_string(doc).unwrap();
         for quoted in text.split('`').skip(1).step_by(2) {
+            // `module::tests::name` and `tests/file.rs::name` cite the last segment.
+            let quoted = quoted.rsplit("::").next().unwrap_or(quoted);
             let words = quoted.split('_').count();
             let snake = !quoted.is_empty()
                 && quoted
