@@ -521,7 +521,8 @@ impl App {
                 <MatrixView result={c.matrix.clone()} request={self.matrix_request.clone()}
                     on_request={ctx.link().callback(Msg::Matrix)} focus={self.focus.clone()}
                     on_focus={ctx.link().callback(Msg::Focus)} ranks={t.summary.ranks}
-                    length_ns={t.summary.end_ns.saturating_sub(t.summary.start_ns)} />
+                    length_ns={t.summary.end_ns.saturating_sub(t.summary.start_ns)}
+                    topology_threshold={self.analyses.get(View::Topology.id()).and_then(topology_threshold)} />
             },
             v => {
                 let state = self.analyses.get(v.id()).cloned().unwrap_or_default();
@@ -532,7 +533,8 @@ impl App {
                     View::Topology => {
                         let library = self.library.clone();
                         let on_library = ctx.link().callback(Msg::Library);
-                        html! { <TopologyView {state} {on_request} {focus} {on_focus} manage_library=true {library} {on_library} label={t.label.clone()} /> }
+                        html! { <TopologyView {state} {on_request} {focus} {on_focus} manage_library=true {library} {on_library} label={t.label.clone()}
+                        matrix_threshold={Some(self.matrix_request.threshold_pct)} /> }
                     }
                     View::Logical => {
                         let download = self.analyses.get("logical-download").cloned();
@@ -1242,9 +1244,15 @@ impl App {
     }
 
     /// Show what `route` says for the trace on screen: view, selection, matrix settings.
+    /// The address names the whole state: a key it leaves out is the default (an empty fragment
+    /// is the summary), so Back to such an entry shows it instead of keeping the current view and
+    /// pushing it again.
     fn apply_route(&mut self, ctx: &Context<Self>, route: Route) {
         let before = (self.matrix_request.threshold_pct, self.matrix_request.metric);
-        self.apply_settings(&route);
+        let default = MatrixRequest::default();
+        self.view = route.view.unwrap_or(View::Summary);
+        self.matrix_request.threshold_pct = route.threshold.unwrap_or(default.threshold_pct);
+        self.matrix_request.metric = route.metric.unwrap_or(default.metric);
         self.focus = route.focus;
         if before != (self.matrix_request.threshold_pct, self.matrix_request.metric) {
             ctx.link().send_message(Msg::Matrix(self.matrix_request.clone()));
@@ -1552,4 +1560,29 @@ impl App {
             None => Html::default(),
         }
     }
+}
+
+/// The Topology view's cut as the Matrix view names it (`auto 18.33 %, 192 pairs`), read from
+/// its answer when it has one.
+fn topology_threshold(state: &AnalysisState) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Filtering {
+        mode: String,
+        threshold_pct: f64,
+        pairs_kept: usize,
+    }
+    #[derive(serde::Deserialize)]
+    struct Answer {
+        filter: Filtering,
+    }
+    let Ok(json) = state.result.as_deref()? else {
+        return None;
+    };
+    let f = serde_json::from_str::<Answer>(json).ok()?.filter;
+    Some(format!(
+        "{} {:.2} %, {} pairs",
+        f.mode,
+        f.threshold_pct,
+        text::count(f.pairs_kept as u64)
+    ))
 }

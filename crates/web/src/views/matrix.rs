@@ -54,6 +54,10 @@ pub struct MatrixProps {
     /// compared with.
     #[prop_or_default]
     pub length_ns: u64,
+    /// The Topology view's own cut, once it has run (`auto 18.33 %, 192 pairs`): the two
+    /// thresholds are separate settings, and each view names the other's.
+    #[prop_or_default]
+    pub topology_threshold: Option<String>,
 }
 
 /// A selection checked against the trace by the check the CLI's selection flags go through
@@ -712,6 +716,12 @@ pub fn matrix_view(props: &MatrixProps) -> Html {
                         text::count(result.nonzero_entries), text::count(result.removed_entries), text::percent(result.removed_share),
                         metric_name(metric), text::count(result.kept_entries)) }
                     if pending { <span class="pending">{ " Updating…" }</span> }
+                </p>
+                <p id="threshold-other" class="note small">
+                    { match &props.topology_threshold {
+                        Some(t) => format!("This threshold draws the binary matrix here. The Topology view cuts the graph at its own threshold: {t} (set it there)."),
+                        None => "This threshold draws the binary matrix here. The Topology view cuts the graph at its own threshold (automatic unless set there).".to_owned(),
+                    } }
                 </p>
             </form>
             <form class="controls selection" id="selection-form" onsubmit={on_apply} aria-describedby="selection-help">
