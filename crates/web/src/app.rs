@@ -538,9 +538,7 @@ impl App {
                     }
                     View::Logical => {
                         let download = self.analyses.get("logical-download").cloned();
-                        let name = self
-                            .sample
-                            .map_or_else(|| text::file_stem(&t.label), |s| s.id.to_owned());
+                        let name = self.file_prefix();
                         html! { <LogicalView {state} {on_request} {focus} {on_focus} {download} {name} /> }
                     }
                     View::Patterns => {
@@ -1260,6 +1258,16 @@ impl App {
         self.ensure_analysis(self.view);
     }
 
+    /// The start of every downloaded file's name: the bundled sample's id, or the loaded
+    /// trace's name as a file name part (`npb-lu.S.8-logical.json`, `npb-lu.S.8-matrix-bytes.csv`).
+    fn file_prefix(&self) -> String {
+        match (&self.current, self.sample) {
+            (_, Some(s)) => s.id.to_owned(),
+            (Some(c), None) => text::file_stem(&c.trace.label),
+            (None, None) => String::new(),
+        }
+    }
+
     /// The navigation state of the page.
     fn route(&self) -> Route {
         let default = MatrixRequest::default();
@@ -1548,7 +1556,8 @@ impl App {
         });
         html! {
             <>
-                <ExportBar view={self.view.id()} on_report={ctx.link().callback(|_| Msg::Report)} report_busy={self.report_wanted} />
+                <ExportBar view={self.view.id()} on_report={ctx.link().callback(|_| Msg::Report)} report_busy={self.report_wanted}
+                    file_prefix={self.file_prefix()} />
                 { source.unwrap_or_default() }
             </>
         }
