@@ -312,7 +312,7 @@ impl App {
         match response {
             Response::Matrix(m) if m.seq == self.matrix_seq => current.matrix = Rc::from(m),
             Response::Analysis(a) => {
-                if a.kind == "compare" {
+                if self.answered_view(&a) == Some("compare") {
                     if let Some(key) = self.compare_key.take() {
                         release_handles(key);
                     }
@@ -335,23 +335,31 @@ impl App {
         true
     }
 
+    /// The view whose request `answer` answers (its state holds the request's number).
+    fn answered_view(&self, answer: &AnalysisAnswer) -> Option<&'static str> {
+        self.analyses
+            .iter()
+            .find(|(_, s)| s.seq == answer.seq)
+            .map(|(view, _)| *view)
+    }
+
     fn on_analysis(&mut self, answer: AnalysisAnswer) -> bool {
-        if !self.analyses.values().any(|s| s.seq == answer.seq) {
+        let Some(view) = self.answered_view(&answer) else {
             return false;
-        }
-        if answer.kind == "compare" {
+        };
+        if view == "compare" {
             // A run read from files joins the runs compared before: one more request, from properties.
             let earlier = self.compare_merge.take().unwrap_or_default();
-            if let Some(next) = crate::views::compare::merge_request(earlier, &answer.result) {
+            if let Some(next) = crate::views::compare::merge_request(earlier, &answer.answer) {
                 self.analyse(next);
                 return true;
             }
         }
-        let Some(state) = self.analyses.values_mut().find(|s| s.seq == answer.seq) else {
+        let Some(state) = self.analyses.get_mut(view) else {
             return false;
         };
         state.pending = false;
-        state.result = Some(Rc::new(answer.result));
+        state.result = Some(Rc::new(answer.answer));
         true
     }
 
