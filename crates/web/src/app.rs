@@ -312,7 +312,7 @@ impl App {
         match response {
             Response::Matrix(m) if m.seq == self.matrix_seq => current.matrix = Rc::from(m),
             Response::Analysis(a) => {
-                if a.kind == "compare" {
+                if self.answered_view(&a) == Some("compare") {
                     if let Some(key) = self.compare_key.take() {
                         release_handles(key);
                     }
@@ -335,23 +335,31 @@ impl App {
         true
     }
 
+    /// The view whose request `answer` answers (its state holds the request's number).
+    fn answered_view(&self, answer: &AnalysisAnswer) -> Option<&'static str> {
+        self.analyses
+            .iter()
+            .find(|(_, s)| s.seq == answer.seq)
+            .map(|(view, _)| *view)
+    }
+
     fn on_analysis(&mut self, answer: AnalysisAnswer) -> bool {
-        if !self.analyses.values().any(|s| s.seq == answer.seq) {
+        let Some(view) = self.answered_view(&answer) else {
             return false;
-        }
-        if answer.kind == "compare" {
+        };
+        if view == "compare" {
             // A run read from files joins the runs compared before: one more request, from properties.
             let earlier = self.compare_merge.take().unwrap_or_default();
-            if let Some(next) = crate::views::compare::merge_request(earlier, &answer.result) {
+            if let Some(next) = crate::views::compare::merge_request(earlier, &answer.answer) {
                 self.analyse(next);
                 return true;
             }
         }
-        let Some(state) = self.analyses.values_mut().find(|s| s.seq == answer.seq) else {
+        let Some(state) = self.analyses.get_mut(view) else {
             return false;
         };
         state.pending = false;
-        state.result = Some(Rc::new(answer.result));
+        state.result = Some(Rc::new(answer.answer));
         true
     }
 
@@ -1574,20 +1582,10 @@ impl App {
 /// The Topology view's cut as the Matrix view names it (`auto 18.33 %, 192 pairs`), read from
 /// its answer when it has one.
 fn topology_threshold(state: &AnalysisState) -> Option<String> {
-    #[derive(serde::Deserialize)]
-    struct Filtering {
-        mode: String,
-        threshold_pct: f64,
-        pairs_kept: usize,
-    }
-    #[derive(serde::Deserialize)]
-    struct Answer {
-        filter: Filtering,
-    }
-    let Ok(json) = state.result.as_deref()? else {
+    let Ok(crate::protocol::Answer::Topology(report)) = state.result.as_deref()? else {
         return None;
     };
-    let f = serde_json::from_str::<Answer>(json).ok()?.filter;
+    let f = &report.filter;
     Some(format!(
         "{} {:.2} %, {} pairs",
         f.mode,
