@@ -78,6 +78,54 @@ one lammps-melt-8 8 '*' '*' '*' cart 'default grid and rank map (map cart)'
 one lammps-melt-12 12 '*' '*' '*' cart 'default grid and rank map (map cart)'
 one lammps-melt-12-xzy 12 '*' '*' '*' xzy 'default grid, rank map xzy (x fastest, then z, then y: not MPI_Cart order)'
 one lammps-melt-12-1x3x4 12 1 3 4 cart 'forced grid 1x3x4 (map cart)'
+# Three stages with different communication (minimisation, MD, MD with a wider ghost cutoff), each
+# dated on DUMPI's clock by the iotimes shim flushing log.lammps: ground truth for phases.
+phases_run() {
+    name=lammps-melt-phases-8
+    [ -z "$only" ] || [ "$only" = "$name" ] || return 0
+    dir=$out/$name
+    if [ -z "${README_ONLY:-}" ]; then
+        rm -rf "$dir"
+        shim=$(mktemp -d /tmp/iotimes.XXXXXX)
+        gcc -shared -fPIC -O2 -o "$shim/libiotimes.so" "$root/tools/record/iotimes.c" -ldl
+        IOTIMES_MATCH=log.lammps "$rec" "$dir" 8 --input "$root/tools/record/inputs/in.melt-phases" \
+            --preload "$shim/libiotimes.so" -- lmp -in in.melt-phases -log log.lammps -screen none
+        rm -rf "$shim"
+        mkdir -p "$dir/expected"
+        "$root/tools/record/dumpi-counts.sh" "$dir" > "$dir/expected/dumpi2ascii-counts.txt"
+        "$root/tools/record/lammps-phases.py" "$dir"
+        for f in stdout.txt stderr.txt; do [ -s "$dir/$f" ] || rm -f "$dir/$f"; done
+    fi
+    cat > "$dir/README.md" <<README
+# $name: LAMMPS Lennard-Jones melt, 8 ranks, three stages (minimize, run, run with a wider ghost cutoff)
+
+Recorded by \`tools/record/lammps.sh\` (see docs/corpus.md) on $(sed -n 's/^date: //p' "$dir/versions.txt")
+($(sed -n 's/^host: //p' "$dir/versions.txt"), time-shared: durations are real but not representative).
+
+- Program: Debian's \`lmp\` ($(sed -n 's/^package: lammps //p' "$dir/versions.txt")), unmodified, SST DUMPI 13.0.0 and the
+  iotimes shim (\`tools/record/iotimes.c\`, here dating every flush of log.lammps) preloaded, Open MPI
+  $(sed -n 's/^mpirun: mpirun (Open MPI) //p' "$dir/versions.txt").
+- Command: \`$(cat "$dir/command.txt")\` (with IOTIMES_MATCH=log.lammps)
+- Input: \`in.melt-phases\`, built on the LAMMPS example \`examples/melt/in.melt\` (LAMMPS, GPL-2.0):
+  atoms displaced at random, then \`minimize\` (20 iterations), \`run 20\`, \`comm_modify cutoff 10.0\`
+  and \`run 20\`. Thermo output every 5 steps, flushed. The trace files are our own data.
+- Trace: \`dumpi-*.meta\` and one \`dumpi-*-NNNN.bin\` per rank (plain DUMPI).
+
+## Ground truth
+- Processor grid (\`log.lammps\`): \`$(grep "MPI processor grid" "$dir/log.lammps" | sed 's/^ *//')\`, default (MPI_Cart) rank order.
+- Stages: \`expected/stages.tsv\` (tools/record/lammps-phases.py): each stage's first and last step and
+  its begin (its step-0 thermo line is out, after the stage's setup) and end ("Loop time of" is out) in
+  seconds since the trace's first event. Between stages: the next stage's setup (ghost borders,
+  neighbour lists), and before the first the input's setup (broadcasts of the input, MPI_Cart_create,
+  atom creation); after the last, the timing statistics (MPI_Allreduce / MPI_Reduce).
+- What differs between stages: the minimisation adds MPI_Allreduce of energies and search directions
+  every iteration; the last run's ghost cutoff 10.0 exceeds half a sub-domain (16.8 / 2 = 8.4), so
+  ghosts come from two processors away: more and larger messages per step than in the second stage.
+- Call counts: \`expected/dumpi2ascii-counts.txt\` (tools/record/dumpi-counts.sh).
+README
+}
+phases_run
+
 # Ranks permuted before LAMMPS lays out its grid: `-reorder custom reorder.txt` makes MPI_COMM_WORLD
 # rank I rank J = (5I + 7) mod 12 of the communicator LAMMPS computes in (MPI_Comm_split), so the
 # grid in world ranks is scattered (not any Cartesian order).
