@@ -389,6 +389,13 @@ fn lammps_12_ranks_permuted_by_reorder() {
     check_lammps("lammps-melt-12-reorder");
 }
 
+/// The three-stage run also moves atoms once by `displace_atoms random`, which LAMMPS's irregular
+/// communication sends to non-neighbours: a few small messages the filtering must drop.
+#[test]
+fn lammps_8_ranks_three_stages_with_irregular_atom_moves() {
+    check_lammps("lammps-melt-phases-8");
+}
+
 fn check_lu(name: &str) {
     let truth = lu_truth();
     let v = identify(&trace_of(&app_dir(name)));

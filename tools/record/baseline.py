@@ -31,16 +31,27 @@ def cli(*args):
     return json.loads(o.stdout), dt, None
 
 
+BIG_HPCC = ("MPIRandomAccess", "MPIRandomAccess_LCG", "PTRANS", "MPIFFT", "LatencyBandwidth", "HPL")
+
+
 def sections(name):
-    p = os.path.join(APPS, name, "expected", "sections.tsv")
-    if not os.path.exists(p):
-        return None
+    """The dated ground-truth intervals of a run: hpcc's communicating sections or LAMMPS's stages."""
     out = []
-    for line in open(p):
-        if line.startswith("#") or line.startswith("section"):
-            continue
-        s, b, e, *_ = line.split("\t")
-        out.append((s, float(b), float(e)))
+    p = os.path.join(APPS, name, "expected", "sections.tsv")
+    if os.path.exists(p):
+        for line in open(p):
+            if line.startswith("#") or line.startswith("section"):
+                continue
+            s, b, e, *_ = line.split("\t")
+            if s in BIG_HPCC:
+                out.append((s, float(b), float(e)))
+    p = os.path.join(APPS, name, "expected", "stages.tsv")
+    if os.path.exists(p):
+        for line in open(p):
+            if line.startswith("#") or line.startswith("stage"):
+                continue
+            n, kind, _f, _l, b, e, *_ = line.split("\t")
+            out.append((f"{n} {kind}", float(b), float(e)))
     return out
 
 
@@ -76,7 +87,7 @@ def main():
         tops = ", ".join(f"#{p['id']}: {len(p['ranks'])}x{p['occurrences']}" for p in top)
         print(f"| {r} | {v['events']} | {v['events_in_patterns']} | {len(pats)} | {allr} | {tops} | {dt:.1f} |")
     print("\n## phases\n")
-    print("| run | sequence | phases | phase boundaries vs. hpcc sections | s |")
+    print("| run | sequence | phases | nearest phase boundary to each dated section's begin/end | s |")
     print("|---|---|---|---|---|")
     for r in runs:
         v, dt, err = cli("phases", trace(r))
@@ -88,13 +99,12 @@ def main():
         sec = sections(r)
         if sec:
             bounds = sorted({p["time"][0] / 1e9 for p in ph} | {p["time"][1] / 1e9 for p in ph})
-            big = [s for s in sec if s[0] in ("MPIRandomAccess", "MPIRandomAccess_LCG", "PTRANS", "MPIFFT", "LatencyBandwidth", "HPL")]
             parts = []
-            for s, b, e in big:
+            for s, b, e in sec:
                 db = min(abs(x - b) for x in bounds)
                 de = min(abs(x - e) for x in bounds)
                 parts.append(f"{s} {1e3 * db:.2f}/{1e3 * de:.2f} ms")
-            note = "nearest phase boundary to begin/end: " + "; ".join(parts)
+            note = "; ".join(parts)
         print(f"| {r} | {v['sequence_length']} | {len(ph)} | {note} | {dt:.1f} |")
     print("\n## compare\n")
     print("| runs | θ | θ temporal/volume/spatial | ε | verdict | pairing | s |")

@@ -80,6 +80,18 @@ one lammps-melt-12-xzy 12 '*' '*' '*' xzy 'default grid, rank map xzy (x fastest
 one lammps-melt-12-1x3x4 12 1 3 4 cart 'forced grid 1x3x4 (map cart)'
 # Three stages with different communication (minimisation, MD, MD with a wider ghost cutoff), each
 # dated on DUMPI's clock by the iotimes shim flushing log.lammps: ground truth for phases.
+# The rank -> grid map of the phases run: an untraced twin with `processors * * * file procs.map`
+# (the default grid and rank order, written out).
+phases_twin() {
+    twin=$(mktemp -d /tmp/lammps-twin.XXXXXX)
+    sed 's/^lattice/processors\t* * * file procs.map\nlattice/' "$root/tools/record/inputs/in.melt-phases" > "$twin/in.melt-phases"
+    (cd "$twin" && mpirun --allow-run-as-root --oversubscribe -np 8 lmp -in in.melt-phases -log log.lammps -screen none)
+    a=$(grep "MPI processor grid" "$1/log.lammps"); b=$(grep "MPI processor grid" "$twin/log.lammps")
+    [ "$a" = "$b" ] || { echo "lammps.sh: twin run chose another grid ($b, traced: $a)" >&2; exit 1; }
+    cp "$twin/procs.map" "$1/procs.map"
+    rm -rf "$twin"
+}
+
 phases_run() {
     name=lammps-melt-phases-8
     [ -z "$only" ] || [ "$only" = "$name" ] || return 0
@@ -95,6 +107,7 @@ phases_run() {
         "$root/tools/record/dumpi-counts.sh" "$dir" > "$dir/expected/dumpi2ascii-counts.txt"
         "$root/tools/record/lammps-phases.py" "$dir"
         for f in stdout.txt stderr.txt; do [ -s "$dir/$f" ] || rm -f "$dir/$f"; done
+        phases_twin "$dir"
     fi
     cat > "$dir/README.md" <<README
 # $name: LAMMPS Lennard-Jones melt, 8 ranks, three stages (minimize, run, run with a wider ghost cutoff)
@@ -112,7 +125,8 @@ Recorded by \`tools/record/lammps.sh\` (see docs/corpus.md) on $(sed -n 's/^date
 - Trace: \`dumpi-*.meta\` and one \`dumpi-*-NNNN.bin\` per rank (plain DUMPI).
 
 ## Ground truth
-- Processor grid (\`log.lammps\`): \`$(grep "MPI processor grid" "$dir/log.lammps" | sed 's/^ *//')\`, default (MPI_Cart) rank order.
+- Processor grid (\`log.lammps\`): \`$(grep "MPI processor grid" "$dir/log.lammps" | sed 's/^ *//')\`, default rank order; \`procs.map\`
+  from an untraced twin run with \`processors * * * file procs.map\` (columns as in lammps-melt-8).
 - Stages: \`expected/stages.tsv\` (tools/record/lammps-phases.py): each stage's first and last step and
   its begin (its step-0 thermo line is out, after the stage's setup) and end ("Loop time of" is out) in
   seconds since the trace's first event. Between stages: the next stage's setup (ghost borders,
