@@ -1,0 +1,189 @@
+//! Similarity of real-like runs: one program whose per-step compute time and message sizes vary
+//! from step to step (as in any real run, where two runs never agree exactly), under several rank
+//! placements, against itself and against unrelated programs on the same graph.
+
+use tracelogic_analysis::similarity::{compare, CompareOptions, Comparison};
+use tracelogic_model::{CollectiveOp, P2pDir, Trace, NO_CALLPATH};
+
+/// A small deterministic generator (SplitMix64) so the runs do not depend on another crate's
+/// random streams.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+    /// A standard normal draw (Box-Muller).
+    fn normal(&mut self) -> f64 {
+        let u = self.unit().max(1e-300);
+        let v = self.unit();
+        (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+    }
+}
+
+/// How the processes of a 3D decomposition are placed on world ranks.
+#[derive(Clone, Copy, Debug)]
+enum Placement {
+    /// x fastest, then y, then z (the default Cartesian order).
+    Xyz,
+    /// x fastest, then z, then y (LAMMPS `map xzy`).
+    Xzy,
+    /// A random permutation (seeded).
+    Random(u64),
+}
+
+/// A halo-exchange program on a periodic `dims` grid: `load[v]` is the work of subdomain `v`
+/// relative to the mean (the program's own imbalance, the same in every run), and every step
+/// each rank computes `load · (1 + noise · N(0,1))` and sends each neighbour a message of
+/// `load · (1 + noise · N(0,1))` times the base size, then all ranks take part in an
+/// `MPI_Allreduce`, and every 5 steps process (0,0,0) broadcasts.
+struct Program {
+    dims: [u32; 3],
+    load: Vec<f64>,
+}
+
+impl Program {
+    /// Subdomain loads `1 + spread · u`, `u` uniform in [0, 1) from `seed`.
+    fn new(dims: [u32; 3], spread: f64, seed: u64) -> Program {
+        let n = dims.iter().product::<u32>() as usize;
+        let mut rng = Rng(seed);
+        Program {
+            dims,
+            load: (0..n).map(|_| 1.0 + spread * rng.unit()).collect(),
+        }
+    }
+
+    fn n(&self) -> u32 {
+        self.dims.iter().product()
+    }
+
+    fn coords(&self, v: u32) -> [u32; 3] {
+        let [x, y, _] = self.dims;
+        [v % x, (v / x) % y, v / (x * y)]
+    }
+
+    fn node(&self, c: [u32; 3]) -> u32 {
+        let [x, y, _] = self.dims;
+        c[0] + x * (c[1] + y * c[2])
+    }
+
+    /// The distinct periodic neighbours of node `v`.
+    fn neighbours(&self, v: u32) -> Vec<u32> {
+        let c = self.coords(v);
+        let mut out = Vec::new();
+        for d in 0..3 {
+            for step in [1, self.dims[d] - 1] {
+                let mut e = c;
+                e[d] = (c[d] + step) % self.dims[d];
+                let u = self.node(e);
+                if u != v && !out.contains(&u) {
+                    out.push(u);
+                }
+            }
+        }
+        out
+    }
+
+    /// `rank_of[v]`: the world rank playing node `v`.
+    fn placement(&self, p: Placement) -> Vec<u32> {
+        let n = self.n();
+        let [x, y, z] = self.dims;
+        match p {
+            Placement::Xyz => (0..n).collect(),
+            Placement::Xzy => (0..n)
+                .map(|v| {
+                    let [a, b, c] = self.coords(v);
+                    a + x * (c + z * b)
+                })
+                .collect(),
+            Placement::Random(seed) => {
+                let _ = y;
+                tracelogic_model::renumber::random_permutation(n, seed)
+            }
+        }
+    }
+
+    /// One run of `steps` steps with step-to-step variation `noise` (relative standard
+    /// deviation of compute time and message size), placed by `placement`, noise from `seed`.
+    fn run(&self, name: &str, placement: Placement, steps: u32, noise: f64, seed: u64) -> Trace {
+        let n = self.n();
+        let rank_of = self.placement(placement);
+        let mut t = Trace::new("synthetic", name, n);
+        let world = t.add_comm("MPI_COMM_WORLD", (0..n).collect());
+        let mut rng = Rng(seed ^ 0x5eed);
+        let root = rank_of[0];
+        let mut clock = vec![0u64; n as usize];
+        for step in 0..steps {
+            for v in 0..n {
+                let r = rank_of[v as usize];
+                let load = self.load[v as usize];
+                let compute = (1.0e6 * load * (1.0 + noise * rng.normal()).max(0.05)) as u64;
+                let mut now = clock[r as usize] + compute;
+                for u in self.neighbours(v) {
+                    let peer = rank_of[u as usize];
+                    let bytes = (8192.0 * load * (1.0 + noise * rng.normal()).max(0.05)) as u64;
+                    let call = t.push_call(r, "MPI_Sendrecv", now, now + 2_000, NO_CALLPATH, 0);
+                    t.push_p2p(r, call, call, P2pDir::Send, peer, 0, world, bytes);
+                    t.push_p2p(r, call, call, P2pDir::Recv, peer, 0, world, 8192);
+                    now += 2_000;
+                }
+                let call = t.push_call(r, "MPI_Allreduce", now, now + 5_000, NO_CALLPATH, 0);
+                t.push_collective(r, call, CollectiveOp::Allreduce, world, 0, 8, 8);
+                now += 5_000;
+                if step % 5 == 0 {
+                    let call = t.push_call(r, "MPI_Bcast", now, now + 3_000, NO_CALLPATH, 0);
+                    t.push_collective(r, call, CollectiveOp::Bcast, world, root, 64, 64);
+                    now += 3_000;
+                }
+                clock[r as usize] = now;
+            }
+        }
+        t
+    }
+}
+
+fn show(c: &Comparison) -> String {
+    format!(
+        "θ = {:.3} (temporal {:.3}, volume {:.3}, spatial {:.3}), ε = {:.3}, similar {}, paired by {:?}, \
+         scored {}, steps {}, exhaustive {}, by rank θ {:.3}, chance {:?}, {}",
+        c.theta,
+        c.theta_temporal,
+        c.theta_volume,
+        c.theta_spatial,
+        c.epsilon,
+        c.similar,
+        c.pairing.by,
+        c.pairing.isomorphisms_scored,
+        c.pairing.steps,
+        c.pairing.exhaustive,
+        c.pairing.theta_by_rank,
+        c.pairing.theta_chance,
+        c.pairing.anchor.summary()
+    )
+}
+
+#[test]
+#[ignore = "measurement"]
+fn measure_same_program_under_placements() {
+    for dims in [[2, 2, 2], [4, 2, 2], [4, 4, 2], [4, 4, 4], [3, 3, 3], [4, 3, 2]] {
+        let p = Program::new(dims, 0.1, 1);
+        let other = Program::new(dims, 0.1, 2);
+        let a = p.run("a", Placement::Xyz, 50, 0.1, 10);
+        for (label, b) in [
+            ("xzy", p.run("b", Placement::Xzy, 50, 0.1, 11)),
+            ("random", p.run("b", Placement::Random(7), 50, 0.1, 12)),
+            ("other program", other.run("c", Placement::Xyz, 50, 0.1, 13)),
+        ] {
+            let t0 = std::time::Instant::now();
+            let c = compare(&a, &b, &CompareOptions::default()).unwrap();
+            println!("{dims:?} {label}: {} [{:?}]", show(&c), t0.elapsed());
+        }
+    }
+}
