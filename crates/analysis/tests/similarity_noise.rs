@@ -183,7 +183,34 @@ fn measure_same_program_under_placements() {
         ] {
             let t0 = std::time::Instant::now();
             let c = compare(&a, &b, &CompareOptions::default()).unwrap();
-            println!("{dims:?} {label}: {} [{:?}]", show(&c), t0.elapsed());
+            println!("{dims:?} {label}: {} [{:?}] {:?}", show(&c), t0.elapsed(), c.left_out);
         }
+    }
+}
+
+fn app(name: &str) -> Trace {
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/data/apps")
+        .join(name);
+    let files = tracelogic_formats::fs::load_paths(&[dir]).expect("app files");
+    let mut t = tracelogic_formats::read_trace(files).expect("app trace");
+    t.source = name.into();
+    t
+}
+
+#[test]
+#[ignore = "measurement"]
+fn measure_lammps() {
+    let a = app("lammps-melt-12");
+    for other in ["lammps-melt-12-xzy", "lammps-melt-12-reorder", "lammps-melt-12-1x3x4"] {
+        let b = app(other);
+        let c = compare(&a, &b, &CompareOptions::default()).unwrap();
+        println!(
+            "{other}: {}\n pairing {:?}\n left out {:#?}",
+            show(&c),
+            c.pairing.ranks,
+            c.left_out
+        );
+        for p in &c.properties {}
     }
 }

@@ -113,21 +113,33 @@ pub struct Comparison {
     pub b: String,
     /// Ranks of each run.
     pub ranks: u32,
-    /// Communication correlation coefficient (mean of the three below).
+    /// Communication correlation coefficient: the mean of the three below that are defined; not
+    /// a number (`null` in JSON) when every property is left out ([`Comparison::left_out`]).
+    #[serde(with = "theta::nan_as_null")]
     pub theta: f64,
-    /// `θ` of the temporal property.
+    /// `θ` of the temporal property (not a number when left out).
+    #[serde(with = "theta::nan_as_null")]
     pub theta_temporal: f64,
-    /// `θ` of the volume property.
+    /// `θ` of the volume property (not a number when left out).
+    #[serde(with = "theta::nan_as_null")]
     pub theta_volume: f64,
-    /// `θ` of the spatial property.
+    /// `θ` of the spatial property (not a number when left out).
+    #[serde(with = "theta::nan_as_null")]
     pub theta_spatial: f64,
+    /// Properties left out of θ because one run or both carry no rank-order evidence in them
+    /// (constant, or an order that changes from part to part of the run), and why.
+    #[serde(default)]
+    pub left_out: Vec<LeftOut>,
+    /// What the verdict rests on: θ and ε, or ε alone when every property is left out.
+    #[serde(default)]
+    pub verdict_on: VerdictBasis,
     /// Graph similarity of the best correspondence found (exact when `epsilon_exact`).
     pub epsilon: f64,
     /// True when `epsilon` is proven maximal; otherwise it is a lower bound.
     pub epsilon_exact: bool,
     /// Proven upper bound on `ε` (equal to `epsilon` when exact).
     pub epsilon_upper: f64,
-    /// `θ ≥ threshold` and `ε ≥ threshold`.
+    /// `θ ≥ threshold` and `ε ≥ threshold` (`ε ≥ threshold` when θ is undefined).
     pub similar: bool,
     /// False when `similar` could change with the exact `ε` (it lies between `epsilon` and
     /// `epsilon_upper`, on both sides of the threshold), or when `θ` is below the threshold
@@ -149,10 +161,22 @@ pub struct Comparison {
     pub graph: GraphComparison,
 }
 
+/// What a verdict rests on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum VerdictBasis {
+    /// θ and ε both reach the threshold (PACPM §3.2.3).
+    #[default]
+    ThetaAndEpsilon,
+    /// θ is undefined (every property left out): ε alone reaches the threshold or not.
+    EpsilonAlone,
+}
+
 /// `θ`, `ε` and the verdict of one pair, as a cell of [`SimilarityMatrix::matrix`].
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct MatrixCell {
-    /// Communication correlation coefficient.
+    /// Communication correlation coefficient (not a number, `null`, when undefined).
+    #[serde(with = "theta::nan_as_null")]
     pub theta: f64,
     /// Graph similarity (lower bound unless `epsilon_exact`).
     pub epsilon: f64,
@@ -174,6 +198,24 @@ pub struct SimilarityMatrix {
     /// `matrix[i][j]`: the pair of runs `i` and `j`; the diagonal is a run against itself
     /// (`θ = ε = 1`, similar).
     pub matrix: Vec<Vec<MatrixCell>>,
+}
+
+/// Why a property is left out of θ (`None`: both runs carry rank-order evidence in it).
+fn left_out_because(
+    a: &[Option<f64>],
+    b: &[Option<f64>],
+    parts_a: Option<Vec<Vec<f64>>>,
+    parts_b: Option<Vec<Vec<f64>>>,
+) -> Option<String> {
+    let ea = rank_order_evidence(a, parts_a.as_deref());
+    let eb = rank_order_evidence(b, parts_b.as_deref());
+    match (ea, eb) {
+        (Ok(()), Ok(())) => None,
+        (Err(x), Ok(())) => Some(format!("first run: {x}")),
+        (Ok(()), Err(y)) => Some(format!("second run: {y}")),
+        (Err(x), Err(y)) if x == y => Some(format!("both runs: {x}")),
+        (Err(x), Err(y)) => Some(format!("first run: {x}; second run: {y}")),
+    }
 }
 
 /// Compare two runs from their properties (compute those once per run with
@@ -211,6 +253,45 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
     let isomorphic = matches!(mcs.method, McsMethod::Identical | McsMethod::Isomorphism);
     let as_f64 = |v: &[u64]| -> Vec<Option<f64>> { v.iter().map(|&x| Some(x as f64)).collect() };
     let (volume_a, volume_b) = (as_f64(&a.volume), as_f64(&b.volume));
+    let spatial = |p: &RunProperties| -> Vec<Option<f64>> { p.spatial.iter().map(|&x| Some(x as f64)).collect() };
+    let (spatial_a, spatial_b) = (spatial(a), spatial(b));
+    // Which properties carry rank-order evidence in both runs (the others are left out of θ).
+    let temporal_parts = |p: &RunProperties| {
+        p.parts.as_ref().map(|parts| {
+            parts
+                .sends
+                .iter()
+                .zip(&parts.work)
+                .map(|(s, w)| temporal_of_parts(s, w))
+                .collect::<Vec<Vec<f64>>>()
+        })
+    };
+    let volume_parts = |p: &RunProperties| {
+        p.parts.as_ref().map(|parts| {
+            parts
+                .volume
+                .iter()
+                .map(|v| v.iter().map(|&x| x as f64).collect())
+                .collect::<Vec<Vec<f64>>>()
+        })
+    };
+    let left_temporal = if measure == WorkMeasure::ComputeTime {
+        Some(format!(
+            "work is compute time in {} (no hardware counter in both runs): time depends on the machine, its load and \
+             where each process ran, not on the program alone (PACPM Definition 1 counts operations)",
+            if a.work.iter().any(|w| w.measure != WorkMeasure::ComputeTime)
+                || b.work.iter().any(|w| w.measure != WorkMeasure::ComputeTime)
+            {
+                "one run"
+            } else {
+                "both runs"
+            }
+        ))
+    } else {
+        left_out_because(&temporal_a, &temporal_b, temporal_parts(a), temporal_parts(b))
+    };
+    let left_volume = left_out_because(&volume_a, &volume_b, volume_parts(a), volume_parts(b));
+    let left_spatial = left_out_because(&spatial_a, &spatial_b, None, None);
     let mut search = (0u64, 0u64, true);
     // (features, seeds' budget) of a best-isomorphism pairing, for the chance level.
     let mut chance_inputs: Option<(Vec<NodeFeature>, u64)> = None;
@@ -234,11 +315,13 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
         if let Some(m) = same_properties_pairing(&ga, &gb, &la, &lb) {
             (PairedBy::SameProperties, m)
         } else {
+            // Spatial is the same under every isomorphism; properties left out do not steer.
             let features: Vec<NodeFeature> = [
-                correlation_feature(&temporal_a, &temporal_b),
-                correlation_feature(&volume_a, &volume_b),
+                (left_temporal.is_none()).then(|| correlation_feature(&temporal_a, &temporal_b)),
+                (left_volume.is_none()).then(|| correlation_feature(&volume_a, &volume_b)),
             ]
             .into_iter()
+            .flatten()
             .flatten()
             .collect();
             let budget = opts.max_pairing_steps.unwrap_or_else(|| pairing_steps_for(n));
@@ -283,7 +366,7 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
             match found {
                 Some(best) => {
                     search = (best.scored, best.steps, best.exhaustive);
-                    if best.exhaustive && n <= CHANCE_MAX_RANKS {
+                    if best.exhaustive && n <= CHANCE_MAX_RANKS && !features.is_empty() {
                         chance_inputs = Some((features, budget));
                     }
                     (PairedBy::BestIsomorphism, best.ranks)
@@ -300,47 +383,81 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
     let by_graph = pair != identity;
     let aligned = |v: &[Option<f64>]| -> Vec<Option<f64>> { pair.iter().map(|&j| v[j as usize]).collect() };
 
-    let spatial = |p: &RunProperties| -> Vec<Option<f64>> { p.spatial.iter().map(|&x| Some(x as f64)).collect() };
     // θ as the paper pairs ranks, before the vectors move into the comparison.
     let theta_by_rank = if by_graph {
-        let theta_i = |x: &[Option<f64>], y: &[Option<f64>]| compare_property("", "", x.to_vec(), y.to_vec()).theta;
+        let theta_i = |x: &[Option<f64>], y: &[Option<f64>], left: &Option<String>| {
+            compare_property("", "", x.to_vec(), y.to_vec(), left.clone()).theta
+        };
         communication_correlation(&[
-            theta_i(&temporal_a, &temporal_b),
-            theta_i(&volume_a, &volume_b),
-            theta_i(&spatial(a), &spatial(b)),
+            theta_i(&temporal_a, &temporal_b, &left_temporal),
+            theta_i(&volume_a, &volume_b, &left_volume),
+            theta_i(&spatial_a, &spatial_b, &left_spatial),
         ])
     } else {
         f64::NAN
     };
+    let left_out: Vec<LeftOut> = [
+        ("temporal", &left_temporal),
+        ("volume", &left_volume),
+        ("spatial", &left_spatial),
+    ]
+    .into_iter()
+    .filter_map(|(property, why)| {
+        why.as_ref().map(|reason| LeftOut {
+            property: property.into(),
+            reason: reason.clone(),
+        })
+    })
+    .collect();
     let properties = vec![
-        compare_property("temporal", measure.temporal_unit(), temporal_a, aligned(&temporal_b)),
-        compare_property("volume", "bytes sent", volume_a, aligned(&volume_b)),
-        compare_property("spatial", "distinct partners", spatial(a), aligned(&spatial(b))),
+        compare_property(
+            "temporal",
+            measure.temporal_unit(),
+            temporal_a,
+            aligned(&temporal_b),
+            left_temporal,
+        ),
+        compare_property("volume", "bytes sent", volume_a, aligned(&volume_b), left_volume),
+        compare_property(
+            "spatial",
+            "distinct partners",
+            spatial_a,
+            aligned(&spatial_b),
+            left_spatial,
+        ),
     ];
     let thetas: Vec<f64> = properties.iter().map(|p| p.theta).collect();
     let theta = communication_correlation(&thetas);
+    let kept = thetas.iter().filter(|t| t.is_finite()).count();
     let theta_by_rank = if by_graph { theta_by_rank } else { theta };
     let epsilon = mcs.epsilon();
     let epsilon_upper = mcs.epsilon_upper();
     let t = opts.threshold;
-    let similar = theta >= t && epsilon >= t;
+    let verdict_on = if theta.is_finite() {
+        VerdictBasis::ThetaAndEpsilon
+    } else {
+        VerdictBasis::EpsilonAlone
+    };
+    let theta_passes = !theta.is_finite() || theta >= t;
+    let similar = theta_passes && epsilon >= t;
     let (scored, steps, exhaustive) = search;
-    // θ = (score + the parts no pairing changes) / 3, the same parts for shuffled values.
+    // θ = (score + the θ_i no pairing changes) / kept, the same θ_i for shuffled values.
     let theta_chance = chance_inputs.and_then(|(features, budget)| {
         let score: f64 = features
             .iter()
             .map(|(fa, fb)| fa.iter().zip(&pair).map(|(x, &j)| x * fb[j as usize]).sum::<f64>())
             .sum();
-        let fixed = 3.0 * theta - score;
+        let fixed = kept as f64 * theta - score;
         let seeds: Vec<&[u32]> = vec![&mcs.mapping];
         let anchors: Vec<(u32, u32)> = match (anchor.used, anchor.rank_a, anchor.rank_b) {
             (true, Some(ra), Some(rb)) => vec![(ra, rb)],
             _ => Vec::new(),
         };
-        chance_score(&ga, &gb, &features, &seeds, &anchors, budget).map(|s| ((s + fixed) / 3.0).clamp(-1.0, 1.0))
+        chance_score(&ga, &gb, &features, &seeds, &anchors, budget)
+            .map(|s| ((s + fixed) / kept as f64).clamp(-1.0, 1.0))
     });
     let classification_certain =
-        (mcs.exact || similar || theta < t || epsilon_upper < t) && (exhaustive || similar || epsilon_upper < t);
+        (mcs.exact || similar || !theta_passes || epsilon_upper < t) && (exhaustive || similar || epsilon_upper < t);
     Ok(Comparison {
         first: 0,
         second: 1,
@@ -351,6 +468,8 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
         theta_temporal: thetas[0],
         theta_volume: thetas[1],
         theta_spatial: thetas[2],
+        left_out,
+        verdict_on,
         epsilon,
         epsilon_exact: mcs.exact,
         epsilon_upper,

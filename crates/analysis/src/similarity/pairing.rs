@@ -46,7 +46,9 @@ pub struct Pairing {
     pub by: PairedBy,
     /// `ranks[j]`: the rank of the second run paired with rank `j` of the first.
     pub ranks: Vec<u32>,
-    /// θ with rank `j` paired with rank `j` (the paper's reading), to set beside `θ`.
+    /// θ with rank `j` paired with rank `j` (the paper's reading), to set beside `θ` (not a
+    /// number, `null`, when θ is undefined).
+    #[serde(with = "super::theta::nan_as_null")]
     pub theta_by_rank: f64,
     /// Isomorphisms of the graphs scored in full by the best-pairing search (0 when none ran;
     /// the others were proven no better by its bound).

@@ -83,6 +83,31 @@ pub struct RunProperties {
     /// records: the role a run names by itself, whatever its numbering ([`collective_root`]).
     #[serde(default)]
     pub roots: Vec<u64>,
+    /// The run cut into [`PARTS`] consecutive parts of each rank's own progress, for the test of
+    /// whether a property's rank order is consistent over the run ([`RunParts`]). `None` for
+    /// properties computed before parts existed (then only constancy is tested).
+    #[serde(default)]
+    pub parts: Option<RunParts>,
+}
+
+/// Parts each rank's run is cut into for [`RunParts`].
+pub const PARTS: usize = 8;
+
+/// Each rank's run cut into [`PARTS`] parts of equal numbers of point-to-point sends (part `k`
+/// holds sends `k·s/PARTS ..` of the rank's `s` sends in call order, and the calls from the first
+/// of them to the first send of the next part): the same share of every rank's progress, so a
+/// part of one rank stands beside the same part of another whatever their speeds. Why: two runs
+/// of one program never agree exactly, and a property whose rank order is the same in every part
+/// reflects the program, while one whose order reshuffles from part to part reflects step-to-step
+/// variation only (see [`super::rank_order_evidence`]).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct RunParts {
+    /// `sends[r][k]`: point-to-point sends of rank `r` in part `k`.
+    pub sends: Vec<Vec<u64>>,
+    /// `volume[r][k]`: bytes of those sends.
+    pub volume: Vec<Vec<u64>>,
+    /// `work[r][k]`: nanoseconds outside MPI in part `k` (the gaps before its calls).
+    pub work: Vec<Vec<f64>>,
 }
 
 /// The root of a run's rooted collectives: the rank that was root of strictly more of them
@@ -138,6 +163,55 @@ fn counter_work(trace: &Trace, name: &str) -> Option<Vec<f64>> {
             )
         })
         .collect()
+}
+
+/// [`RunParts`] of `trace`.
+fn run_parts(trace: &Trace) -> RunParts {
+    let mut parts = RunParts::default();
+    for rt in &trace.ranks {
+        let p = &rt.p2p;
+        let mut sends: Vec<(u32, u64)> = (0..p.len())
+            .filter(|&i| p.dir[i] == P2pDir::Send)
+            .map(|i| (p.post[i], p.bytes[i]))
+            .collect();
+        sends.sort_by_key(|s| s.0);
+        let s = sends.len();
+        let part_of_send = |i: usize| i * PARTS / s.max(1);
+        // First call of parts 1.. (the post of their first send).
+        let mut starts = vec![u32::MAX; PARTS];
+        let (mut count, mut volume) = (vec![0u64; PARTS], vec![0u64; PARTS]);
+        for (i, &(call, bytes)) in sends.iter().enumerate() {
+            let k = part_of_send(i);
+            starts[k] = starts[k].min(call);
+            count[k] += 1;
+            volume[k] = volume[k].saturating_add(bytes);
+        }
+        starts[0] = 0;
+        for k in (0..PARTS - 1).rev() {
+            // A part without sends starts where the next one does.
+            if starts[k] == u32::MAX {
+                starts[k] = starts[k + 1];
+            }
+        }
+        let part_of_call = |c: u32| starts.partition_point(|&b| b <= c).saturating_sub(1);
+        let c = &rt.calls;
+        let mut calls: Vec<(u64, u64, u32)> = (0..c.enter.len()).map(|i| (c.enter[i], c.exit[i], i as u32)).collect();
+        if calls.windows(2).any(|w| w[0].0 > w[1].0) {
+            calls.sort_unstable();
+        }
+        let mut work = vec![0.0; PARTS];
+        let mut reach: Option<u64> = None;
+        for (enter, exit, i) in calls {
+            if let Some(r) = reach {
+                work[part_of_call(i)] += enter.saturating_sub(r) as f64;
+            }
+            reach = Some(reach.map_or(exit, |r| r.max(exit)));
+        }
+        parts.sends.push(count);
+        parts.volume.push(volume);
+        parts.work.push(work);
+    }
+    parts
 }
 
 /// Nanoseconds outside MPI between each rank's first call entry and last call exit: the gaps
@@ -264,6 +338,7 @@ pub fn run_properties(trace: &Trace, filter: Option<Threshold>) -> RunProperties
         edges,
         filtered_pairs: pairs.len() - keep,
         roots: collective_roots(trace),
+        parts: Some(run_parts(trace)),
     }
 }
 
