@@ -200,6 +200,10 @@ pub struct SimilarityMatrix {
     pub matrix: Vec<Vec<MatrixCell>>,
 }
 
+/// Sends each rank needs per part of its run ([`RunParts`]) for the test of rank-order
+/// evidence: a part shorter than a step of the program (a few sends) says nothing about its order.
+pub const MIN_SENDS_PER_PART: u64 = 4;
+
 /// Why a property is left out of θ (`None`: both runs carry rank-order evidence in it).
 fn left_out_because(
     a: &[Option<f64>],
@@ -275,6 +279,10 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
                 .collect::<Vec<Vec<f64>>>()
         })
     };
+    // Runs too short for parts of a few sends each are tested for constancy only.
+    let testable = |p: &RunProperties| p.sends.iter().all(|&s| s >= MIN_SENDS_PER_PART * PARTS as u64);
+    let temporal_parts = |p: &RunProperties| temporal_parts(p).filter(|_| testable(p));
+    let volume_parts = |p: &RunProperties| volume_parts(p).filter(|_| testable(p));
     let left_temporal = if measure == WorkMeasure::ComputeTime {
         Some(format!(
             "work is compute time in {} (no hardware counter in both runs): time depends on the machine, its load and \
