@@ -934,3 +934,39 @@ fn anchored_search_cost_at_256_to_4096_ranks() {
         println!("| {name} | {n} | {anchored} | {free} |");
     }
 }
+
+#[test]
+fn chi_square_tail_and_friedman_against_tables() {
+    use tracelogic_analysis::similarity::{chi_square_survival, friedman};
+    // Upper 1 % and 5 % points of χ² (standard tables): df 1: 6.635, 3.841; df 7: 18.475;
+    // df 11: 24.725; df 15: 30.578; df 63: 92.010.
+    for (x, df, p) in [
+        (6.635, 1.0, 0.01),
+        (3.841, 1.0, 0.05),
+        (18.475, 7.0, 0.01),
+        (24.725, 11.0, 0.01),
+        (30.578, 15.0, 0.01),
+        (92.010, 63.0, 0.01),
+    ] {
+        let got = chi_square_survival(x, df);
+        assert!((got - p).abs() < 2e-4, "χ²({df}) ≥ {x}: {got}");
+    }
+    // Friedman by hand: 3 ranks, 4 parts, the same order every time: rank sums 4, 8, 12,
+    // Q = 12/(4·3·4)·(16 + 64 + 144) − 3·4·4 = 8, W = 1, p = e^(−4) (χ² with 2 df).
+    let same: Vec<Vec<f64>> = vec![
+        vec![3.0, 5.0, 4.0, 9.0],
+        vec![2.0, 4.0, 3.0, 8.0],
+        vec![1.0, 3.0, 2.0, 7.0],
+    ];
+    let (p, w) = friedman(&same).unwrap();
+    assert!(
+        (w - 1.0).abs() < 1e-12 && (p - (-4.0f64).exp()).abs() < 1e-12,
+        "p {p} W {w}"
+    );
+    // Orders that cancel out (a Latin square): rank sums equal, W = 0, p = 1.
+    let latin: Vec<Vec<f64>> = vec![vec![1.0, 2.0, 3.0], vec![2.0, 3.0, 1.0], vec![3.0, 1.0, 2.0]];
+    let (p, w) = friedman(&latin).unwrap();
+    assert!(w.abs() < 1e-12 && (p - 1.0).abs() < 1e-12, "p {p} W {w}");
+    // Parts where every rank is equal carry no order.
+    assert_eq!(friedman(&[vec![1.0, 1.0], vec![1.0, 1.0]]), None);
+}
