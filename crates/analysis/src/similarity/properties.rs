@@ -178,7 +178,7 @@ fn run_parts(trace: &Trace) -> RunParts {
         let s = sends.len();
         let part_of_send = |i: usize| i * PARTS / s.max(1);
         // First call of parts 1.. (the post of their first send).
-        let mut starts = vec![u32::MAX; PARTS];
+        let mut starts = [u32::MAX; PARTS];
         let (mut count, mut volume) = (vec![0u64; PARTS], vec![0u64; PARTS]);
         for (i, &(call, bytes)) in sends.iter().enumerate() {
             let k = part_of_send(i);
@@ -392,6 +392,7 @@ mod tests {
             edges,
             filtered_pairs: 0,
             roots: Vec::new(),
+            parts: None,
         }
     }
 
