@@ -102,10 +102,7 @@ fn check_contract(c: &Comparison) {
     assert_eq!(json["theta"].is_null(), c.theta.is_nan(), "an undefined θ is null");
     // The report survives a JSON round trip (the web worker sends it as JSON), NaN as null.
     let back: Comparison = serde_json::from_value(json).unwrap();
-    assert_eq!(
-        back.theta.to_bits() == c.theta.to_bits() || (back.theta.is_nan() && c.theta.is_nan()),
-        true
-    );
+    assert!(back.theta.to_bits() == c.theta.to_bits() || (back.theta.is_nan() && c.theta.is_nan()));
     assert_eq!(back.left_out, c.left_out);
 }
 

@@ -211,7 +211,6 @@ fn measure_lammps() {
             c.pairing.ranks,
             c.left_out
         );
-        for p in &c.properties {}
     }
 }
 
