@@ -35,6 +35,7 @@ use crate::matrix::CommMatrix;
 use cuts::{filter_matrix, SortedPairs};
 use search::identify;
 use std::collections::BTreeMap;
+use tracelogic_graph::families::disjoint_cliques;
 use tracelogic_graph::Graph;
 
 /// Whether a report names a topology: the whole graph's match, or one for every component.
@@ -172,6 +173,15 @@ fn report(
     } else {
         Vec::new()
     };
+    let cliques = match &identification.matched {
+        None if !no_p2p => disjoint_cliques(g).map(|c| CliqueGroups {
+            label: c.label(),
+            count: c.count,
+            size: c.size,
+            layout: c.layout,
+        }),
+        _ => None,
+    };
     TopologyReport {
         no_point_to_point: no_p2p,
         filter,
@@ -180,6 +190,9 @@ fn report(
         identification,
         placed_by: crate::logical::PlacedBy::Identification,
         components,
+        cliques,
+        declared: Vec::new(),
+        name_as_declared: None,
     }
 }
 

@@ -334,4 +334,34 @@ pub struct TopologyReport {
     pub placed_by: crate::logical::PlacedBy,
     /// When the graph is disconnected: each component of two or more ranks, identified alone.
     pub components: Vec<Component>,
+    /// When no topology matched the whole graph and it is equal disjoint cliques (every rank
+    /// talking to all of its group and nobody else): their name, the rows (or the columns) of a
+    /// process grid — a phase of dense linear algebra that only uses one of the two.
+    #[serde(default)]
+    pub cliques: Option<CliqueGroups>,
+    /// The Cartesian topologies the program declared (`MPI_Cart_create`), each compared with
+    /// the observed graph; filled from the trace by [`super::declared::attach`] (empty for a
+    /// bare matrix or graph, and for a trace that declares none).
+    #[serde(default)]
+    pub declared: Vec<super::declared::DeclaredTopology>,
+    /// The name to give the run's topology when a declared one agrees with the whole observed
+    /// graph: its label in the declared extents ("2x2x3 torus", where identification's simplest
+    /// name is "4x3 torus"); `None` otherwise (the match's label stands).
+    #[serde(default)]
+    pub name_as_declared: Option<String>,
+}
+
+/// Equal disjoint cliques named as the rows or columns of a process grid.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CliqueGroups {
+    /// `rows of a 2x4 process grid`, `columns of a 4x3 process grid`, or `3 disjoint 4-rank
+    /// all-to-alls (the rows or columns of a process grid)`.
+    pub label: String,
+    /// Number of cliques.
+    pub count: u32,
+    /// Ranks per clique.
+    pub size: u32,
+    /// Whether the cliques are consecutive ranks (`rows`), ranks equal modulo their count
+    /// (`columns`), or neither (`unordered`).
+    pub layout: tracelogic_graph::families::CliqueLayout,
 }

@@ -13,12 +13,13 @@ use std::rc::Rc;
 use std::time::Duration;
 use tracelogic_graph::catalog::{candidates, simplicity};
 use tracelogic_graph::closed_form::PrimeFactor;
+use tracelogic_graph::families::process_grid;
 use tracelogic_graph::invariants::{
     closed_walks, closed_walks_within, distance_profile, spectra_agree, spectrum, SPECTRUM_MAX_NODES,
 };
 use tracelogic_graph::iso::{isomorphism_coloured, IsoOptions, IsoOutcome};
 use tracelogic_graph::refine::{refine_joint, Colouring};
-use tracelogic_graph::{Graph, TopologySpec};
+use tracelogic_graph::{Family, Graph, TopologySpec};
 use web_time::Instant;
 
 /// Walk-count work allowed for the graph (sparse multiply-adds; ~30 ms natively); candidates
@@ -236,8 +237,22 @@ pub(super) fn identify(
         out.spectrum = closed.or_else(|| spectrum(g));
         out.timings.display_spectrum_ms = t.elapsed().as_secs_f64() * 1e3;
     }
-    if let Some((best, Some(mapping), s)) = best {
+    if let Some((mut best, Some(mut mapping), s)) = best {
         let t = Instant::now();
+        // A process grid's isomorphism is one of P!·Q!(·2) and says nothing about which rank is
+        // in which row: its rows and columns are read from the graph by a fixed rule instead
+        // (oriented so that the lowest rank and its lowest neighbour share a row).
+        if matches!(&best, Candidate::Spec(s) if s.family == Family::ProcessGrid) {
+            if let Some(layout) = process_grid(g) {
+                let oriented = Candidate::Spec(layout.spec);
+                let before = best.describe();
+                if let Some(e) = out.equivalents.iter_mut().find(|e| **e == before) {
+                    *e = oriented.describe();
+                }
+                best = oriented;
+                mapping = layout.node_of;
+            }
+        }
         out.matched = Some(best.describe());
         out.mapping = places(&best, &mapping, ranks);
         out.candidate_spectrum = if display_pending { out.spectrum.clone() } else { s };
