@@ -22,7 +22,8 @@
 //!   recursive-doubling partners of its row (`proc_col xor 2^k`) and with one transpose partner.
 //! - `process-grid` is the row/column process grid of dense linear algebra (HPL, ScaLAPACK,
 //!   SUMMA): `P × Q` ranks numbered `row·Q + col`, each talking to its whole row and its whole
-//!   column — the rook's graph `K_P □ K_Q` ([`process_grid`] finds its rows and columns).
+//!   column — the rook's graph `K_P □ K_Q` ([`process_grid`] finds its rows and columns);
+//!   directions are relative and cyclic, `in-row+k` and `in-col+k`.
 
 use crate::Graph;
 use serde::{Deserialize, Serialize};
@@ -226,9 +227,12 @@ pub enum Direction {
     RowBit(u8),
     /// In NAS CG: to the transpose partner (`exch_proc`).
     Transpose,
-    /// In a process grid: to the rank of the same row in column `c` (name `col{c}`).
+    /// In a process grid: `k` columns further along the same row, cyclically (name
+    /// `in-row+{k}`). Relative, like a ring's shift, so every rank has every direction (the
+    /// rows' increasing-ring broadcast of HPL is `in-row+1`).
     InRow(u32),
-    /// In a process grid: to the rank of the same column in row `r` (name `row{r}`).
+    /// In a process grid: `k` rows further along the same column, cyclically (name
+    /// `in-col+{k}`).
     InColumn(u32),
 }
 
@@ -245,8 +249,8 @@ impl Direction {
             Direction::Shift(k) => format!("+{k}"),
             Direction::RowBit(k) => format!("row-bit{k}"),
             Direction::Transpose => "transpose".into(),
-            Direction::InRow(c) => format!("col{c}"),
-            Direction::InColumn(r) => format!("row{r}"),
+            Direction::InRow(k) => format!("in-row+{k}"),
+            Direction::InColumn(k) => format!("in-col+{k}"),
             Direction::Butterfly { up, cross } => format!(
                 "{}-{}",
                 if *up { "up" } else { "down" },
@@ -723,9 +727,9 @@ impl TopologySpec {
                 .map(Direction::RowBit)
                 .chain(std::iter::once(Direction::Transpose))
                 .collect(),
-            Family::ProcessGrid => (0..self.dims[1])
+            Family::ProcessGrid => (1..self.dims[1])
                 .map(Direction::InRow)
-                .chain((0..self.dims[0]).map(Direction::InColumn))
+                .chain((1..self.dims[0]).map(Direction::InColumn))
                 .collect(),
             _ => unreachable!(),
         }
@@ -793,11 +797,13 @@ impl TopologySpec {
             (Family::NasCg, Direction::Transpose) if node < n && self.dims[1] >= 2 => {
                 nas_cg_transpose(self.dims[0], self.dims[1], node)
             }
-            (Family::ProcessGrid, Direction::InRow(c)) if node < n && *c < self.dims[1] => {
-                node / self.dims[1] * self.dims[1] + c
+            (Family::ProcessGrid, Direction::InRow(k)) if node < n && *k < self.dims[1] => {
+                let q = self.dims[1];
+                node / q * q + (node % q + k) % q
             }
-            (Family::ProcessGrid, Direction::InColumn(r)) if node < n && *r < self.dims[0] => {
-                r * self.dims[1] + node % self.dims[1]
+            (Family::ProcessGrid, Direction::InColumn(k)) if node < n && *k < self.dims[0] => {
+                let (p, q) = (self.dims[0], self.dims[1]);
+                (node / q + k) % p * q + node % q
             }
             _ => return None,
         };
@@ -841,8 +847,8 @@ impl TopologySpec {
             Direction::Butterfly { up, cross } => Direction::Butterfly { up: !up, cross: *cross },
             Direction::RowBit(k) => Direction::RowBit(*k),
             Direction::Transpose => Direction::Transpose,
-            Direction::InRow(_) => Direction::InRow(node_from % self.dims[1]),
-            Direction::InColumn(_) => Direction::InColumn(node_from / self.dims[1]),
+            Direction::InRow(k) => Direction::InRow((self.dims[1] - k % self.dims[1]) % self.dims[1]),
+            Direction::InColumn(k) => Direction::InColumn((self.dims[0] - k % self.dims[0]) % self.dims[0]),
             Direction::Shift(k) => Direction::Shift((self.num_nodes() - k) % self.num_nodes()),
         })
     }

@@ -348,10 +348,10 @@ mod tests {
                 .map(|(d, v)| (d.name(), *v))
                 .collect::<Vec<_>>(),
             vec![
-                ("col0".into(), 4),
-                ("col2".into(), 6),
-                ("col3".into(), 7),
-                ("row0".to_string(), 1)
+                ("in-row+1".into(), 6),
+                ("in-row+2".into(), 7),
+                ("in-row+3".into(), 4),
+                ("in-col+1".to_string(), 1)
             ]
         );
     }
