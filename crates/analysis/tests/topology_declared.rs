@@ -264,3 +264,25 @@ fn a_declared_grid_over_part_of_the_ranks_is_not_the_name_of_the_run() {
     let (plain, _) = generated("torus:4x3", Numbering::RowMajor);
     assert!(identify(&plain).declared.is_empty());
 }
+
+#[test]
+fn the_declaration_follows_the_ranks_when_they_are_renumbered() {
+    // Renumbering world ranks renames the communicator's members, and the traffic with them:
+    // the declaration still agrees, and its pairs are the renamed ones.
+    let (mut trace, _) = generated("torus:3x2x2", Numbering::RowMajor);
+    declare(&mut trace, &[2, 2, 3], &[true, true, true]);
+    let perm = tracelogic_model::renumber::random_permutation(12, 9);
+    let renamed = trace.renumber_ranks(&perm).unwrap();
+    let report = identify(&renamed);
+    let d = &report.declared[0];
+    assert!(d.agrees, "{}", d.summary);
+    let expected: BTreeSet<(u32, u32)> = mpi_neighbour_pairs(&[2, 2, 3], &[true; 3])
+        .into_iter()
+        .map(|(a, b)| {
+            let (x, y) = (perm[a as usize], perm[b as usize]);
+            (x.min(y), x.max(y))
+        })
+        .collect();
+    assert_eq!(observed(&report), expected);
+    assert_eq!(report.name_as_declared.as_deref(), Some("2x2x3 torus"));
+}

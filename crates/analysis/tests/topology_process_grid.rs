@@ -24,7 +24,10 @@ fn identify(topology: &str, numbering: Numbering, noise: Option<Noise>, seed: u6
     };
     let (trace, truth) = generate_with_truth(&spec).unwrap();
     let m = CommMatrix::from_trace(&trace, &Selection::all());
-    (identify_matrix(&m, &TopologyOptions::default()), truth.node_of_rank.clone())
+    (
+        identify_matrix(&m, &TopologyOptions::default()),
+        truth.node_of_rank.clone(),
+    )
 }
 
 /// The reported row and column of every rank against the true ones (`node = row·Q + col`):
@@ -50,7 +53,12 @@ fn check_rows_and_columns(report: &TopologyReport, node_of_rank: &[u32], p: u32,
                 (ta.0 == tb.0, ta.1 == tb.1)
             };
             assert_eq!(found(a).0 == found(b).0, same_row, "{}: rows of {a} and {b}", m.label);
-            assert_eq!(found(a).1 == found(b).1, same_col, "{}: columns of {a} and {b}", m.label);
+            assert_eq!(
+                found(a).1 == found(b).1,
+                same_col,
+                "{}: columns of {a} and {b}",
+                m.label
+            );
         }
     }
     // Every rank's neighbours are its whole row and column.
@@ -78,9 +86,17 @@ fn process_grids_are_identified_with_their_rows_and_columns() {
             assert_eq!(pl.coords, vec![pl.rank / q, pl.rank % q]);
         }
         // The only family this graph is (the rook's graph K_P □ K_Q, P or Q ≥ 4).
-        let eq: Vec<&str> = report.identification.equivalents.iter().map(|e| e.label.as_str()).collect();
+        let eq: Vec<&str> = report
+            .identification
+            .equivalents
+            .iter()
+            .map(|e| e.label.as_str())
+            .collect();
         assert_eq!(eq, vec![m.label.as_str()]);
-        for (i, numbering) in [Numbering::Random, Numbering::Partial(2.0 / 3.0), Numbering::Random].into_iter().enumerate() {
+        for (i, numbering) in [Numbering::Random, Numbering::Partial(2.0 / 3.0), Numbering::Random]
+            .into_iter()
+            .enumerate()
+        {
             let (report, node_of_rank) = identify(&topology, numbering, None, 10 + i as u64);
             check_rows_and_columns(&report, &node_of_rank, p, q);
         }
@@ -112,7 +128,11 @@ fn small_process_grids_are_tori_with_the_grid_among_the_equivalents() {
         let (report, _) = identify(topology, Numbering::Random, None, 4);
         let id = &report.identification;
         assert_eq!(id.matched.as_ref().unwrap().label, name);
-        assert!(id.equivalents.iter().any(|e| e.label == grid), "{topology}: {:?}", id.equivalents);
+        assert!(
+            id.equivalents.iter().any(|e| e.label == grid),
+            "{topology}: {:?}",
+            id.equivalents
+        );
     }
 }
 
@@ -186,9 +206,13 @@ fn a_phase_of_rows_only_or_columns_only_is_named() {
     assert!(c.label.starts_with("3 disjoint 4-rank all-to-alls"), "{}", c.label);
 
     // A whole grid, or any graph that is not equal disjoint cliques, names none.
-    assert!(identify_graph(&lines(3, 4, true), &TopologyOptions::default()).cliques.is_some());
+    assert!(identify_graph(&lines(3, 4, true), &TopologyOptions::default())
+        .cliques
+        .is_some());
     let whole = TopologySpec::parse("process-grid:3x4").unwrap().graph();
     assert!(identify_graph(&whole, &TopologyOptions::default()).cliques.is_none());
     let two_rings = Graph::from_edges(8, [(0, 1), (1, 2), (2, 3), (3, 0), (4, 5), (5, 6), (6, 7), (7, 4)]);
-    assert!(identify_graph(&two_rings, &TopologyOptions::default()).cliques.is_none());
+    assert!(identify_graph(&two_rings, &TopologyOptions::default())
+        .cliques
+        .is_none());
 }
