@@ -5,6 +5,7 @@
 //! does I/O.
 
 pub mod compress;
+pub mod critical_path;
 pub mod logical;
 pub mod matrix;
 pub mod patterns;

@@ -129,29 +129,6 @@ impl WaitReport {
     }
 }
 
-/// What a collective's members wait for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Shape {
-    /// Every member waits for the last to arrive (barrier, all-to-all, unknown collectives).
-    All,
-    /// Member `k` (in communicator order) waits for members `0..=k`.
-    Prefix,
-    /// Non-roots wait for the root.
-    OneToN,
-    /// The root waits for the non-roots.
-    NToOne,
-}
-
-pub(crate) fn shape(op: CollectiveOp) -> Shape {
-    use CollectiveOp::*;
-    match op {
-        Bcast | Scatter | Scatterv => Shape::OneToN,
-        Reduce | Gather | Gatherv => Shape::NToOne,
-        Scan | Exscan => Shape::Prefix,
-        _ => Shape::All,
-    }
-}
-
 /// Collective instances of a trace: the `k`-th blocking collective of each member on a
 /// communicator, members in compressed rows.
 #[derive(Debug, Default)]

@@ -99,9 +99,9 @@ pub fn run(program: &Program) -> Result<Trace, String> {
     let mut coll_k = vec![0usize; n];
     let mut coll_enters: Vec<Vec<Option<Time>>> = Vec::new();
     let mut trace = Trace::new("generated", "delays", n as u32);
-    for r in 0..n {
+    for (r, c) in clock.iter_mut().enumerate() {
         trace.push_call(r as Rank, "MPI_Init", 0, o, NO_CALLPATH, 0);
-        clock[r] = o;
+        *c = o;
     }
     let steps = |r: usize| program.ranks[r].len() + 1; // + MPI_Finalize
     loop {
