@@ -6,6 +6,7 @@
 
 pub mod compress;
 pub mod critical_path;
+pub mod imbalance;
 pub mod logical;
 pub mod matrix;
 pub mod patterns;
