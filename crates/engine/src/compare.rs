@@ -71,7 +71,8 @@ impl Engine {
             Err(e) => return self.compare_with_runs(Vec::new(), Some(format!("cannot read {label}: {e}"))),
         };
         let mut added = run_properties(&other, None);
-        added.source = label.to_owned();
+        // "17 files" names no run: the trace's own name does (a DUMPI prefix, an OTF2 anchor).
+        added.source = crate::trace_name(label, &other.source);
         if added.ranks != self.trace().num_ranks() {
             let refused = format!(
                 "cannot compare with {label} ({} ranks): runs must have the same number of ranks as the loaded trace ({})",

@@ -441,3 +441,25 @@ mod tests {
         assert!(note.contains("--from 3600.000000 s is after the end"), "{note}");
     }
 }
+
+/// The name a loaded trace goes by in the page, its report, its downloads and a comparison: what the user
+/// loaded (`label`: a file or folder name, a sample's title), unless that only counts what
+/// was picked (`9 files`, `3 items`, several files without a common folder); then the trace's
+/// own name as its reader gives it (`source`, e.g. DUMPI's `dumpi-2026.11.22.08.59.38`),
+/// without any directories.
+pub fn trace_name(label: &str, source: &str) -> String {
+    let counted = label
+        .split_once(' ')
+        .is_some_and(|(n, what)| n.chars().all(|c| c.is_ascii_digit()) && matches!(what, "files" | "items"));
+    let own = source
+        .trim_end_matches(['/', '\\'])
+        .rsplit(['/', '\\'])
+        .next()
+        .unwrap_or("")
+        .trim();
+    if (counted || label.trim().is_empty()) && !own.is_empty() {
+        own.to_owned()
+    } else {
+        label.to_owned()
+    }
+}
