@@ -216,3 +216,30 @@ fn a_phase_of_rows_only_or_columns_only_is_named() {
         .cliques
         .is_none());
 }
+
+#[test]
+#[ignore = "timing; run with --release --ignored --nocapture"]
+fn cost_of_identifying_large_process_grids() {
+    use rand::seq::SliceRandom;
+    use rand::SeedableRng;
+    let mut rng = rand::rngs::StdRng::seed_from_u64(1);
+    for (p, q) in [(16, 16), (8, 32), (32, 32), (64, 64), (16, 128)] {
+        let g = TopologySpec::new(tracelogic_graph::Family::ProcessGrid, vec![p, q])
+            .unwrap()
+            .graph();
+        let mut perm: Vec<u32> = (0..p * q).collect();
+        perm.shuffle(&mut rng);
+        let g = g.relabel(&perm);
+        let t = std::time::Instant::now();
+        let report = identify_graph(&g, &TopologyOptions::default());
+        let id = &report.identification;
+        eprintln!(
+            "{p}x{q} ({} ranks, {} edges): {:?} in {:.1} ms (gave up: {:?})",
+            p * q,
+            g.num_edges(),
+            id.matched.as_ref().map(|m| &m.label),
+            t.elapsed().as_secs_f64() * 1e3,
+            id.gave_up
+        );
+    }
+}
