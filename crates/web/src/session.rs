@@ -209,7 +209,13 @@ impl Session {
                 Answer::Logical(view)
             }
             AnalysisRequest::LogicalDownload { which } => Answer::Download(self.download(*which, selection)?),
-            AnalysisRequest::Patterns => Answer::Patterns(engine.patterns(selection, &PatternOptions::default())?),
+            AnalysisRequest::Patterns => {
+                let mut report = engine.patterns(selection, &PatternOptions::default())?;
+                // The view draws the communication patterns; every rank's own repeats (with the
+                // position of each occurrence) would only weigh on the answer.
+                report.rank_patterns.clear();
+                Answer::Patterns(report)
+            }
             AnalysisRequest::Match { pattern, max_edits } => {
                 let search = SearchRequest::from_text(pattern, *max_edits)?;
                 Answer::Search(engine.pattern_search(selection, &search)?)
