@@ -30,7 +30,7 @@ fn text_files() -> Vec<PathBuf> {
                 .any(|e| path.extension().is_some_and(|x| x == *e))
                 || path
                     .parent()
-                    .is_some_and(|p| p.ends_with("scripts") || p.ends_with(".ci"))
+                    .is_some_and(|p| p.file_name().is_some_and(|n| n == "scripts" || n == ".ci"))
             {
                 out.push(path);
             }
@@ -111,4 +111,70 @@ fn every_relative_link_in_the_docs_names_a_file_of_the_repository() {
 fn the_link_parser_finds_relative_links_only() {
     let links = relative_links("see [cli](docs/cli.md#x), [web](https://x.org/a) and [me](#top) [r](../README.md)");
     assert_eq!(links, ["docs/cli.md", "../README.md"]);
+}
+
+/// Every `.rs` file under `dir` (no build output).
+fn rust_sources() -> Vec<PathBuf> {
+    text_files()
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|x| x == "rs"))
+        .collect()
+}
+
+/// Test names and fields cited in the docs (a backticked snake_case name of four or more words,
+/// as `the_collective_root_anchors_the_pairing`) and the `.rs` files they cite must exist.
+#[test]
+fn every_test_and_source_file_cited_in_the_docs_exists() {
+    let mut docs: Vec<PathBuf> = vec![root().join("README.md")];
+    for e in fs::read_dir(root().join("docs")).unwrap() {
+        let p = e.unwrap().path();
+        if p.extension().is_some_and(|x| x == "md") {
+            docs.push(p);
+        }
+    }
+    let code: String = rust_sources()
+        .iter()
+        .filter_map(|p| fs::read_to_string(p).ok())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let defined = |name: &str| {
+        code.match_indices(name).any(|(i, _)| {
+            let before = code[..i].chars().next_back().is_none_or(|c| !is_ident(c));
+            let after = code[i + name.len()..].chars().next().is_none_or(|c| !is_ident(c));
+            before && after
+        })
+    };
+    let mut missing = Vec::new();
+    let mut names = 0;
+    for doc in &docs {
+        let text = fs::read_to_string(doc).unwrap();
+        for quoted in text.split('`').skip(1).step_by(2) {
+            // `module::tests::name` and `tests/file.rs::name` cite the last segment.
+            let quoted = quoted.rsplit("::").next().unwrap_or(quoted);
+            let words = quoted.split('_').count();
+            let snake = !quoted.is_empty()
+                && quoted
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+            if snake && words >= 4 {
+                names += 1;
+                if !defined(quoted) {
+                    missing.push(format!("{}: {quoted}", doc.strip_prefix(root()).unwrap().display()));
+                }
+            } else if quoted.ends_with(".rs") && !quoted.contains(' ') && !quoted.contains('*') && !quoted.contains('{')
+            {
+                let found = root().join(quoted).exists() || rust_sources().iter().any(|p| p.ends_with(quoted));
+                if !found {
+                    missing.push(format!("{}: {quoted}", doc.strip_prefix(root()).unwrap().display()));
+                }
+            }
+        }
+    }
+    assert!(names > 20, "only {names} names found: the parser is broken");
+    assert!(
+        missing.is_empty(),
+        "cited in the docs but not in the code:\n{}",
+        missing.join("\n")
+    );
 }

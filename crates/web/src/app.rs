@@ -529,7 +529,8 @@ impl App {
                 <MatrixView result={c.matrix.clone()} request={self.matrix_request.clone()}
                     on_request={ctx.link().callback(Msg::Matrix)} focus={self.focus.clone()}
                     on_focus={ctx.link().callback(Msg::Focus)} ranks={t.summary.ranks}
-                    length_ns={t.summary.end_ns.saturating_sub(t.summary.start_ns)} />
+                    length_ns={t.summary.end_ns.saturating_sub(t.summary.start_ns)}
+                    topology_threshold={self.analyses.get(View::Topology.id()).and_then(topology_threshold)} />
             },
             v => {
                 let state = self.analyses.get(v.id()).cloned().unwrap_or_default();
@@ -540,13 +541,12 @@ impl App {
                     View::Topology => {
                         let library = self.library.clone();
                         let on_library = ctx.link().callback(Msg::Library);
-                        html! { <TopologyView {state} {on_request} {focus} {on_focus} manage_library=true {library} {on_library} label={t.label.clone()} /> }
+                        html! { <TopologyView {state} {on_request} {focus} {on_focus} manage_library=true {library} {on_library} label={t.label.clone()}
+                        matrix_threshold={Some(self.matrix_request.threshold_pct)} /> }
                     }
                     View::Logical => {
                         let download = self.analyses.get("logical-download").cloned();
-                        let name = self
-                            .sample
-                            .map_or_else(|| text::file_stem(&t.label), |s| s.id.to_owned());
+                        let name = self.file_prefix();
                         html! { <LogicalView {state} {on_request} {focus} {on_focus} {download} {name} /> }
                     }
                     View::Patterns => {
@@ -1250,14 +1250,30 @@ impl App {
     }
 
     /// Show what `route` says for the trace on screen: view, selection, matrix settings.
+    /// The address names the whole state: a key it leaves out is the default (an empty fragment
+    /// is the summary), so Back to such an entry shows it instead of keeping the current view and
+    /// pushing it again.
     fn apply_route(&mut self, ctx: &Context<Self>, route: Route) {
         let before = (self.matrix_request.threshold_pct, self.matrix_request.metric);
-        self.apply_settings(&route);
+        let default = MatrixRequest::default();
+        self.view = route.view.unwrap_or(View::Summary);
+        self.matrix_request.threshold_pct = route.threshold.unwrap_or(default.threshold_pct);
+        self.matrix_request.metric = route.metric.unwrap_or(default.metric);
         self.focus = route.focus;
         if before != (self.matrix_request.threshold_pct, self.matrix_request.metric) {
             ctx.link().send_message(Msg::Matrix(self.matrix_request.clone()));
         }
         self.ensure_analysis(self.view);
+    }
+
+    /// The start of every downloaded file's name: the bundled sample's id, or the loaded
+    /// trace's name as a file name part (`npb-lu.S.8-logical.json`, `npb-lu.S.8-matrix-bytes.csv`).
+    fn file_prefix(&self) -> String {
+        match (&self.current, self.sample) {
+            (_, Some(s)) => s.id.to_owned(),
+            (Some(c), None) => text::file_stem(&c.trace.label),
+            (None, None) => String::new(),
+        }
     }
 
     /// The navigation state of the page.
@@ -1548,7 +1564,8 @@ impl App {
         });
         html! {
             <>
-                <ExportBar view={self.view.id()} on_report={ctx.link().callback(|_| Msg::Report)} report_busy={self.report_wanted} />
+                <ExportBar view={self.view.id()} on_report={ctx.link().callback(|_| Msg::Report)} report_busy={self.report_wanted}
+                    file_prefix={self.file_prefix()} />
                 { source.unwrap_or_default() }
             </>
         }
@@ -1560,4 +1577,19 @@ impl App {
             None => Html::default(),
         }
     }
+}
+
+/// The Topology view's cut as the Matrix view names it (`auto 18.33 %, 192 pairs`), read from
+/// its answer when it has one.
+fn topology_threshold(state: &AnalysisState) -> Option<String> {
+    let Ok(crate::protocol::Answer::Topology(report)) = state.result.as_deref()? else {
+        return None;
+    };
+    let f = &report.filter;
+    Some(format!(
+        "{} {:.2} %, {} pairs",
+        f.mode,
+        f.threshold_pct,
+        text::count(f.pairs_kept as u64)
+    ))
 }

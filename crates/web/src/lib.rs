@@ -20,6 +20,7 @@
 
 pub mod app;
 pub mod export;
+pub mod family_layout;
 pub mod heatmap;
 pub mod input;
 pub mod persist;

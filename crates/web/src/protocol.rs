@@ -367,6 +367,9 @@ pub enum Answer {
     Compare(CompareResult),
     /// [`AnalysisRequest::SaveAs`].
     Saved(SavedTrace),
+    /// The analysis ran and has nothing to show, with the reason (a run without point-to-point
+    /// traffic has no logical trace): a note in the view, not an error.
+    NothingFound(String),
 }
 
 /// A report a view reads out of an [`Answer`] (`None` for an answer of another kind).

@@ -203,10 +203,17 @@ impl Session {
             }
             AnalysisRequest::Logical => {
                 self.logical.replace(None);
-                let report = engine.logical(selection, Threshold::Auto, &[])?;
-                let view = report.view();
-                self.logical.replace(Some((selection.clone(), report)));
-                Answer::Logical(view)
+                match engine.logical(selection, Threshold::Auto, &[]) {
+                    // A run without point-to-point traffic (NAS FT) has no logical trace: an
+                    // answer, not a failure.
+                    Err(tracelogic_engine::Error::NothingFound(m)) => Answer::NothingFound(m),
+                    report => {
+                        let report = report?;
+                        let view = report.view();
+                        self.logical.replace(Some((selection.clone(), report)));
+                        Answer::Logical(view)
+                    }
+                }
             }
             AnalysisRequest::LogicalDownload { which } => Answer::Download(self.download(*which, selection)?),
             AnalysisRequest::Patterns => {

@@ -5,8 +5,9 @@
 use std::collections::VecDeque;
 use tracelogic_engine::topology::{RankPlace, TopologyReport};
 
-/// Position of every rank in a `[0, 1]²` box: from the coordinates for grid-like families,
-/// by depth for trees, on a circle otherwise.
+/// Position of every rank in a `[0, 1]²` box: nested squares for hypercubes, from the
+/// coordinates for grid-like families and NAS CG's process grid, by depth for trees, on a
+/// circle otherwise.
 pub fn layout(report: &TopologyReport) -> Vec<(f64, f64)> {
     let n = report.identification.ranks as usize;
     let family = report
@@ -17,10 +18,23 @@ pub fn layout(report: &TopologyReport) -> Vec<(f64, f64)> {
         .unwrap_or("");
     let mapping = &report.identification.mapping;
     let coords_ok = mapping.len() == n && mapping.iter().all(|p| (p.rank as usize) < n);
+    if coords_ok && family == "hypercube" {
+        let d = report
+            .identification
+            .matched
+            .as_ref()
+            .and_then(|m| m.dims.first().copied())
+            .unwrap_or(0);
+        if let Some(pos) = crate::family_layout::hypercube(d, n, mapping.iter().map(|p| (p.rank, p.node))) {
+            return pos;
+        }
+    }
+    // NAS CG's coordinates are its process grid (row, column): its transpose edges bow as arcs.
     let cartesian = family.contains("grid")
         || family.contains("torus")
         || family.contains("stencil")
-        || family.contains("hypercube");
+        || family.contains("hypercube")
+        || family == "nas-cg";
     if coords_ok && cartesian {
         if let Some(pos) = grid_layout(mapping, n) {
             return pos;

@@ -1,6 +1,6 @@
 //! The compare view: add runs to compare with the loaded trace (drop zone, file picker or a
 //! bundled sample) and show, for the selected pair, θ per property with the two runs' observed
-//! and ranked property vectors side by side (PACPM Figures 12–13), ε (exact or bound) with
+//! and ranked property vectors side by side (as in “An Approach for Matching Communication Patterns in Parallel Applications”, Figures 12–13), ε (exact or bound) with
 //! both communication graphs drawn and the maximum common subgraph highlighted, the verdict at
 //! the threshold and the (θ, ε) scatter with the similar region; with three or more runs, the
 //! similarity matrix (click a cell to select its pair, remove runs from the set). Several folders
@@ -206,7 +206,7 @@ fn scatter(pairs: &[Comparison], selected: usize, threshold: f64) -> Html {
                 width={fmt(x(1.0) - x(threshold))} height={fmt(y(threshold) - y(1.0))} />
             <line class="axis" x1={m.to_string()} y1={fmt(y(0.0))} x2={fmt(x(1.0))} y2={fmt(y(0.0))} />
             <line class="axis" x1={m.to_string()} y1={fmt(y(1.0))} x2={m.to_string()} y2={fmt(y(0.0))} />
-            <text class="tick" x={fmt(x(0.5))} y={(s - 6.0).to_string()} text-anchor="middle">{ "θ (communication correlation)" }</text>
+            <text class="tick axis-title" x={fmt(s / 2.0)} y={(s - 6.0).to_string()} text-anchor="middle">{ "θ (correlation)" }</text>
             <text class="tick" x="12" y={fmt(y(0.5))} transform={format!("rotate(-90 12 {})", fmt(y(0.5)))} text-anchor="middle">{ "ε (common edges)" }</text>
             <text class="tick" x={m.to_string()} y={fmt(y(0.0) + 14.0)} text-anchor="middle">{ format!("{lo}") }</text>
             if lo < 0.0 {
@@ -225,7 +225,7 @@ fn scatter(pairs: &[Comparison], selected: usize, threshold: f64) -> Html {
 pub const MAX_BARS: usize = 128;
 
 /// One property of the pair: observed values (left, lines) and ranked values (right, bars side
-/// by side), one series per run, with axes and a legend (PACPM Figures 12–13).
+/// by side), one series per run, with axes and a legend (as in “An Approach for Matching Communication Patterns in Parallel Applications”, Figures 12–13).
 fn property_plots(p: &PropertyComparison, names: (&str, &str)) -> Html {
     let n = p.ranked_a.len();
     if n == 0 {
@@ -689,7 +689,7 @@ fn compare_result(
                 </table>
                 { scatter(&m.pairs, index, m.threshold) }
             </div>
-            <h3>{ "Property vectors per rank: observed and ranked (PACPM Figures 12–13)" }</h3>
+            <h3>{ "Property vectors per rank: observed and ranked (as in “An Approach for Matching Communication Patterns in Parallel Applications”, Figures 12–13)" }</h3>
             <div class="property-grid">
                 { for c.properties.iter().map(|p| property_plots(p, (&name_a, &name_b))) }
             </div>
@@ -714,6 +714,7 @@ mod tests {
             edges: vec![[0, 1]],
             filtered_pairs: 0,
             roots: Vec::new(),
+            parts: None,
         }
     }
 
@@ -881,6 +882,7 @@ mod tests {
             edges,
             filtered_pairs: 0,
             roots: Vec::new(),
+            parts: None,
         }
     }
 

@@ -217,7 +217,7 @@ fn reproduction_chart(v: &Verification) -> Html {
     let h = top + row * ranks.len() as f64 + bottom;
     html! {
         <svg class="reproduction-chart" id="logical-chart" viewBox={format!("0 0 {w} {h}")} role="img"
-            aria-label="Real calls of each rank, split into those the expanded logical trace reproduces and the others">
+            aria-label="Point-to-point operations of each rank, split into those the expanded logical trace reproduces and the others">
             <g class="legend">
                 <rect class="reproduced" x={left.to_string()} y="8" width="11" height="11" />
                 <text class="tick" x={(left + 15.0).to_string()} y="18">{ "reproduced" }</text>
@@ -237,7 +237,7 @@ fn reproduction_chart(v: &Verification) -> Html {
                             width={format!("{:.2}", (x(r.real_calls as f64) - x(done)).max(0.0))} height={(row - 4.0).to_string()} />
                         <line class="expanded" x1={format!("{:.2}", x(r.expanded_calls as f64))} x2={format!("{:.2}", x(r.expanded_calls as f64))}
                             y1={format!("{:.1}", y + 1.0)} y2={format!("{:.1}", y + row - 1.0)} />
-                        <title>{ format!("rank {}: {} real calls, {} reproduced, {} after expansion", r.rank, r.real_calls, r.reproduced, r.expanded_calls) }</title>
+                        <title>{ format!("rank {}: {} point-to-point operations, {} reproduced, {} after expansion", r.rank, r.real_calls, r.reproduced, r.expanded_calls) }</title>
                     </g>
                 }
             }) }
@@ -356,8 +356,9 @@ pub fn logical_view(props: &LogicalProps) -> Html {
             if !r.classes.is_empty() { { merged_classes(&r) } }
             <div class="logical-panels">
                 <table class="reproduction" id="logical-ranks">
-                    <caption>{ format!("Per-rank reproduction ({} below 100 %)", v.ranks_below_full.len()) }</caption>
-                    <thead><tr><th>{ "Rank" }</th><th class="num">{ "Real calls" }</th><th class="num">{ "Expanded" }</th><th class="num">{ "Reproduced" }</th><th class="num">{ "Share" }</th></tr></thead>
+                    <caption>{ format!("Per-rank reproduction ({} below 100 %)", v.ranks_below_full.len()) }
+                        <span class="small" id="logical-counts-note">{ " · counts point-to-point operations only (each send and receive); the Summary counts every MPI call" }</span></caption>
+                    <thead><tr><th>{ "Rank" }</th><th class="num" title="Point-to-point operations (sends and receives) of the rank in the trace">{ "P2P operations" }</th><th class="num">{ "Expanded" }</th><th class="num">{ "Reproduced" }</th><th class="num">{ "Share" }</th></tr></thead>
                     <tbody>
                         { for v.per_rank.iter().map(|x| {
                             let rank = x.rank;

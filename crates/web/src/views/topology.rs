@@ -42,6 +42,9 @@ pub struct TopologyProps {
     /// Label of the loaded trace (the default name of a saved pattern).
     #[prop_or_default]
     pub label: String,
+    /// The Matrix view's threshold in percent (its binary matrix), named beside this view's own.
+    #[prop_or_default]
+    pub matrix_threshold: Option<f64>,
 }
 
 /// The label the identification gives the custom candidate of `pattern`.
@@ -140,21 +143,56 @@ fn drawing(report: &TopologyReport, highlighted: Option<u32>, on_hover: Callback
         ((x2 - x1).powi(2) + (y2 - y1).powi(2)).sqrt()
     };
     let shortest = report.edges.iter().map(|&[a, b]| length(a, b)).fold(f64::MAX, f64::min);
-    let edges = report.edges.iter().map(|&[a, b]| {
+    // The drawing's extent: every node with its circle and every bowed edge's farthest point
+    // (a quadratic curve is farthest from its chord at its middle, half way to the control
+    // point), so wrap-around arcs below the last row stay inside the picture.
+    let (mut min_x, mut min_y, mut max_x, mut max_y) = (f64::MAX, f64::MAX, f64::MIN, f64::MIN);
+    let mut extend = |x: f64, y: f64, pad: f64| {
+        min_x = min_x.min(x - pad);
+        min_y = min_y.min(y - pad);
+        max_x = max_x.max(x + pad);
+        max_y = max_y.max(y + pad);
+    };
+    for r in 0..report.identification.ranks {
+        let (x, y) = at(r);
+        extend(x, y, radius + 2.0);
+    }
+    // (rank, rank, control point of a bowed edge)
+    type Edge = (u32, u32, Option<(f64, f64)>);
+    let shapes: Vec<Edge> = report
+        .edges
+        .iter()
+        .map(|&[a, b]| {
+            let ((x1, y1), (x2, y2)) = (at(a), at(b));
+            let len = length(a, b);
+            if len > 1.5 * shortest && report.edges.len() > 1 {
+                // A long (wrap-around or diagonal) edge bows sideways so it does not hide the short ones.
+                let (mx, my) = ((x1 + x2) / 2.0, (y1 + y2) / 2.0);
+                let (nx, ny) = (-(y2 - y1) / len, (x2 - x1) / len);
+                let bow = 0.18 * len;
+                (a, b, Some((mx + nx * bow, my + ny * bow)))
+            } else {
+                (a, b, None)
+            }
+        })
+        .collect();
+    for &(a, b, control) in &shapes {
+        if let Some((cx, cy)) = control {
+            let ((x1, y1), (x2, y2)) = (at(a), at(b));
+            extend((x1 + 2.0 * cx + x2) / 4.0, (y1 + 2.0 * cy + y2) / 4.0, 3.0);
+        }
+    }
+    let edges = shapes.iter().map(|&(a, b, control)| {
         let ((x1, y1), (x2, y2)) = (at(a), at(b));
         let class = classes!("edge", highlighted.is_some_and(|h| h == a || h == b).then_some("hot"));
-        let len = length(a, b);
-        if len > 1.5 * shortest && report.edges.len() > 1 {
-            // A long (wrap-around or diagonal) edge bows sideways so it does not hide the short ones.
-            let (mx, my) = ((x1 + x2) / 2.0, (y1 + y2) / 2.0);
-            let (nx, ny) = (-(y2 - y1) / len, (x2 - x1) / len);
-            let bow = 0.18 * len;
-            let d = format!("M {x1:.1} {y1:.1} Q {:.1} {:.1} {x2:.1} {y2:.1}", mx + nx * bow, my + ny * bow);
-            html! { <path {class} {d} /> }
-        } else {
-            html! {
-                <line {class} x1={format!("{x1:.1}")} y1={format!("{y1:.1}")} x2={format!("{x2:.1}")} y2={format!("{y2:.1}")} />
+        match control {
+            Some((cx, cy)) => {
+                let d = format!("M {x1:.1} {y1:.1} Q {cx:.1} {cy:.1} {x2:.1} {y2:.1}");
+                html! { <path {class} {d} /> }
             }
+            None => html! {
+                <line {class} x1={format!("{x1:.1}")} y1={format!("{y1:.1}")} x2={format!("{x2:.1}")} y2={format!("{y2:.1}")} />
+            },
         }
     });
     let nodes = (0..report.identification.ranks).map(|r| {
@@ -173,9 +211,10 @@ fn drawing(report: &TopologyReport, highlighted: Option<u32>, on_hover: Callback
             </g>
         }
     });
-    let height = pos.iter().map(|p| p.1).fold(0.0, f64::max) * (size - 2.0 * margin) + 2.0 * margin;
+    let (x0, y0) = ((min_x - 4.0).min(0.0).floor(), (min_y - 4.0).min(0.0).floor());
+    let (w, h) = ((max_x + 4.0).max(size).ceil() - x0, (max_y + 4.0).ceil() - y0);
     html! {
-        <svg class="topology-graph" id="topology-graph" viewBox={format!("0 0 {size} {height:.0}")} role="img"
+        <svg class="topology-graph" id="topology-graph" viewBox={format!("{x0} {y0} {w} {h}")} role="img"
             aria-label="The identified topology, every node labelled by its rank">
             { for edges }
             { for nodes }
@@ -445,6 +484,11 @@ pub fn topology_view(props: &TopologyProps) -> Html {
                         <dt>{ "Removed pairs" }</dt><dd>{ format!("{} ({} of {})", text::count(f.removed.len() as u64), text::percent(f.removed_share), f.metric) }</dd></div>
                     if let Some(g) = f.gap_ratio { <div class="stat"><dt>{ "Gap ratio" }</dt><dd>{ format!("{g:.1}×") }</dd></div> }
                 </dl>
+                if let Some(m) = props.matrix_threshold {
+                    <p id="topology-threshold-other" class="note small">
+                        { format!("This view's threshold ({} {:.2} %, {} pairs) is its own: the Matrix view draws its binary matrix at {m:.1} %.", f.mode, f.threshold_pct, text::count(f.pairs_kept as u64)) }
+                    </p>
+                }
                 if let Some(fb) = &f.fallback {
                     <p id="topology-fallback" class="note small" data-taken={fb.taken.is_some().to_string()}>{ fb.summary() }</p>
                 }

@@ -230,12 +230,15 @@ pub fn whatif_view(props: &AnalysisProps) -> Html {
                 <tbody>
                     { for report.classification.iter().map(|c| html! {
                         <tr data-network={c.network.clone()} data-bound={c.label.clone()}>
-                            <th scope="row">{ &c.network }</th><td><strong>{ &c.label }</strong></td>
+                            <th scope="row">{ &c.network }</th><td class="class-cell"><strong>{ &c.label }</strong></td>
                             <td class="num">{ format!("{:.1} %", 100.0 * c.spread) }</td><td class="small">{ &c.reason }</td>
                         </tr>
                     }) }
                 </tbody>
             </table>
+            <p class="small note" id="whatif-classes-explained">
+                { "Comp.: a faster or slower network barely changes the predicted time. Latency, BW: the time follows that parameter of the network. Imb. (load imbalance): ranks spend at least a fifth of the predicted time waiting for a partner that is still computing, and the network barely matters; this holds even when all ranks end together, because the waiting happens inside the run, at its messages and collectives. A class ending in -s is sensitive rather than bound: the time moves with the network, but that parameter is not most of it. The classes follow “Trace-driven, MPI-based classification of performance limiting factors”, Table 1." }
+            </p>
             <form class="controls" onsubmit={Callback::from(|e: SubmitEvent| e.prevent_default())}>
                 <label>{ "Network " }
                     <select id="whatif-network" onchange={on_network}>

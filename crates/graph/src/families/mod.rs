@@ -20,10 +20,17 @@
 //! - `nas-cg` is the exchange pattern of NPB CG (cg.f, `setup_submatrix_info`): ranks on an
 //!   `nprows × npcols` grid numbered `proc_row·npcols + proc_col`, each exchanging with the
 //!   recursive-doubling partners of its row (`proc_col xor 2^k`) and with one transpose partner.
+//! - `process-grid` is the row/column process grid of dense linear algebra (HPL, ScaLAPACK,
+//!   SUMMA): `P × Q` ranks numbered `row·Q + col`, each talking to its whole row and its whole
+//!   column — the rook's graph `K_P □ K_Q` ([`process_grid`] finds its rows and columns);
+//!   directions are relative and cyclic, `in-row+k` and `in-col+k`.
 
 use crate::Graph;
 use serde::{Deserialize, Serialize};
 use std::fmt;
+
+mod process_grid;
+pub use process_grid::{disjoint_cliques, process_grid, CliqueLayout, DisjointCliques, ProcessGridLayout};
 
 /// A kind of topology; with dimensions it becomes a [`TopologySpec`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -74,11 +81,15 @@ pub enum Family {
     /// `nprows` or twice it): row partners of a recursive-doubling reduction plus one transpose
     /// partner. `dims = [nprows, npcols]`.
     NasCg,
+    /// The row/column process grid of dense linear algebra: `P × Q` ranks, each talking to
+    /// every rank of its row and of its column (the rook's graph `K_P □ K_Q`). `dims = [P, Q]`
+    /// (rows, columns); node `row·Q + col`.
+    ProcessGrid,
 }
 
 impl Family {
     /// Every family, in the order candidates are listed.
-    pub const ALL: [Family; 21] = [
+    pub const ALL: [Family; 22] = [
         Family::Grid,
         Family::Torus,
         Family::Stencil6,
@@ -100,6 +111,7 @@ impl Family {
         Family::Star,
         Family::Butterfly,
         Family::NasCg,
+        Family::ProcessGrid,
     ];
 
     /// The name used in JSON and on the command line (`grid`, `stencil6`, `binary-tree`, ...).
@@ -126,6 +138,7 @@ impl Family {
             Family::Star => "star",
             Family::Butterfly => "butterfly",
             Family::NasCg => "nas-cg",
+            Family::ProcessGrid => "process-grid",
         }
     }
 
@@ -214,6 +227,13 @@ pub enum Direction {
     RowBit(u8),
     /// In NAS CG: to the transpose partner (`exch_proc`).
     Transpose,
+    /// In a process grid: `k` columns further along the same row, cyclically (name
+    /// `in-row+{k}`). Relative, like a ring's shift, so every rank has every direction (the
+    /// rows' increasing-ring broadcast of HPL is `in-row+1`).
+    InRow(u32),
+    /// In a process grid: `k` rows further along the same column, cyclically (name
+    /// `in-col+{k}`).
+    InColumn(u32),
 }
 
 impl Direction {
@@ -229,6 +249,8 @@ impl Direction {
             Direction::Shift(k) => format!("+{k}"),
             Direction::RowBit(k) => format!("row-bit{k}"),
             Direction::Transpose => "transpose".into(),
+            Direction::InRow(k) => format!("in-row+{k}"),
+            Direction::InColumn(k) => format!("in-col+{k}"),
             Direction::Butterfly { up, cross } => format!(
                 "{}-{}",
                 if *up { "up" } else { "down" },
@@ -479,6 +501,9 @@ impl TopologySpec {
                     dims.len()
                 ))
             }
+            Family::ProcessGrid if dims.len() != 2 => {
+                return Err("process-grid: give the rows and columns, as PxQ".into())
+            }
             Family::BinaryTree | Family::AllToAll | Family::Ring | Family::Line | Family::Star if dims.len() != 1 => {
                 return Err(format!("{}: give one size n", family.name()))
             }
@@ -571,6 +596,7 @@ impl TopologySpec {
             Family::KaryTree => return format!("{}-node {}-ary tree", self.dims[1], self.dims[0]),
             Family::Butterfly => return format!("{d}-dimensional butterfly ({} nodes)", self.num_nodes()),
             Family::NasCg => return format!("NAS CG {d}"),
+            Family::ProcessGrid => " process grid (rows and columns)",
         };
         d.push_str(suffix);
         d
@@ -608,7 +634,7 @@ impl TopologySpec {
                 vec![depth, (node as u64 - first) as u32]
             }
             Family::Butterfly => vec![node >> self.dims[0], node & ((1 << self.dims[0]) - 1)],
-            Family::NasCg => vec![node / self.dims[1], node % self.dims[1]],
+            Family::NasCg | Family::ProcessGrid => vec![node / self.dims[1], node % self.dims[1]],
             _ => vec![node],
         }
     }
@@ -701,6 +727,10 @@ impl TopologySpec {
                 .map(Direction::RowBit)
                 .chain(std::iter::once(Direction::Transpose))
                 .collect(),
+            Family::ProcessGrid => (1..self.dims[1])
+                .map(Direction::InRow)
+                .chain((1..self.dims[0]).map(Direction::InColumn))
+                .collect(),
             _ => unreachable!(),
         }
     }
@@ -767,6 +797,14 @@ impl TopologySpec {
             (Family::NasCg, Direction::Transpose) if node < n && self.dims[1] >= 2 => {
                 nas_cg_transpose(self.dims[0], self.dims[1], node)
             }
+            (Family::ProcessGrid, Direction::InRow(k)) if node < n && *k < self.dims[1] => {
+                let q = self.dims[1];
+                node / q * q + (node % q + k) % q
+            }
+            (Family::ProcessGrid, Direction::InColumn(k)) if node < n && *k < self.dims[0] => {
+                let (p, q) = (self.dims[0], self.dims[1]);
+                (node / q + k) % p * q + node % q
+            }
             _ => return None,
         };
         (target != node).then_some(target)
@@ -809,6 +847,8 @@ impl TopologySpec {
             Direction::Butterfly { up, cross } => Direction::Butterfly { up: !up, cross: *cross },
             Direction::RowBit(k) => Direction::RowBit(*k),
             Direction::Transpose => Direction::Transpose,
+            Direction::InRow(k) => Direction::InRow((self.dims[1] - k % self.dims[1]) % self.dims[1]),
+            Direction::InColumn(k) => Direction::InColumn((self.dims[0] - k % self.dims[0]) % self.dims[0]),
             Direction::Shift(k) => Direction::Shift((self.num_nodes() - k) % self.num_nodes()),
         })
     }
@@ -938,6 +978,7 @@ impl TopologySpec {
                     add(row_partners + 1, n - own);
                 }
             }
+            Family::ProcessGrid => add(self.dims[0] + self.dims[1] - 2, n),
             Family::BinaryTree | Family::KaryTree => {
                 let k = if self.family == Family::BinaryTree {
                     2
@@ -983,7 +1024,7 @@ impl TopologySpec {
     pub fn is_vertex_transitive(&self) -> bool {
         match self.family {
             f if f.periodic() => true,
-            Family::Hypercube | Family::Ring | Family::AllToAll => true,
+            Family::Hypercube | Family::Ring | Family::AllToAll | Family::ProcessGrid => true,
             _ => self.num_nodes() <= 2,
         }
     }

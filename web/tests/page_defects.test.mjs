@@ -1,0 +1,212 @@
+// Browser tests of the page defects a first-time user met: Back and Forward through the views of
+// a dropped trace, the matrix and topology thresholds named in both views, the topology drawing
+// inside its SVG, runs named after their folder, the logical view's counts and a run without
+// point-to-point traffic, no internal words. Expectations come from the CLI on the same files.
+// Same set-up as the other browser tests (harness.mjs).
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startApp, cli, cliJson, sampleDir, drop, idle, shots } from './harness.mjs';
+
+const prefix = '/page/defects/';
+let app;
+
+before(async () => {
+  app = await startApp(prefix);
+});
+
+after(async () => {
+  await app?.close();
+});
+
+const currentView = (page) => page.getAttribute('nav.views button[aria-current="page"]', 'id');
+
+/** Open the empty page and drop the files of sample `id`; resolves once the trace is on screen. */
+async function dropSample(id, options = {}) {
+  const dir = sampleDir(id);
+  const files = readdirSync(dir).sort().map((name) => ({ name, bytes: readFileSync(join(dir, name)) }));
+  const s = await app.openPage(`${app.origin}${prefix}#sample=none`, options);
+  const { page } = s;
+  await page.waitForSelector('#dropzone', { timeout: 60_000 });
+  await idle(page);
+  await drop(page, files);
+  await page.waitForSelector('#trace', { timeout: 60_000 });
+  await idle(page);
+  return s;
+}
+
+test('Back and Forward step through five views of a dropped trace, Summary included', async () => {
+  const s = await dropSample('npb-lu.S.8');
+  const { page } = s;
+  assert.equal(await currentView(page), 'nav-summary');
+  const visited = ['matrix', 'summary', 'topology', 'patterns'];
+  for (const v of visited) {
+    await page.click(`#nav-${v}`);
+    await page.waitForSelector(`#view-${v}`);
+    assert.equal(await currentView(page), `nav-${v}`);
+  }
+  // Back four times: topology, summary, matrix, summary (the entry of the load).
+  for (const v of ['topology', 'summary', 'matrix', 'summary']) {
+    await page.goBack();
+    await page.waitForFunction((id) => document.querySelector('nav.views button[aria-current="page"]')?.id === id, `nav-${v}`, { timeout: 10_000 });
+  }
+  // Forward again to the end: the forward history was kept.
+  for (const v of ['matrix', 'summary', 'topology', 'patterns']) {
+    await page.goForward();
+    await page.waitForFunction((id) => document.querySelector('nav.views button[aria-current="page"]')?.id === id, `nav-${v}`, { timeout: 10_000 });
+  }
+  app.assertClean(s);
+  await page.close();
+});
+
+/** Generate a trace with the CLI into a fresh folder and return its files. */
+function generated(args) {
+  const dir = mkdtempSync(join(tmpdir(), 'tracelogic-defects-'));
+  execFileSync(cli, ['generate', ...args, '--format', 'text', '--out', join(dir, 'trace.txt')]);
+  return [{ name: 'trace.txt', bytes: readFileSync(join(dir, 'trace.txt')) }];
+}
+
+/** Drop `files` on the empty page and open the topology view. */
+async function topologyOf(files, name) {
+  const s = await app.openPage(`${app.origin}${prefix}#sample=none`);
+  const { page } = s;
+  await page.setViewportSize({ width: 1280, height: 1000 });
+  await page.waitForSelector('#dropzone', { timeout: 60_000 });
+  await idle(page);
+  await drop(page, files);
+  await page.waitForSelector('#trace', { timeout: 60_000 });
+  await idle(page);
+  await page.click('#nav-topology');
+  await page.waitForSelector('#topology-graph', { timeout: 120_000 });
+  if (name && shots) await (await page.$('#topology-graph')).screenshot({ path: join(shots, `${name}.png`) });
+  return s;
+}
+
+/** Every edge and node of the topology drawing lies inside the SVG's viewBox. */
+async function drawingInsideItsBox(page) {
+  return page.evaluate(() => {
+    const svg = document.querySelector('#topology-graph');
+    const vb = svg.viewBox.baseVal;
+    const outside = [];
+    for (const el of svg.querySelectorAll('path, line, circle')) {
+      const b = el.getBBox();
+      if (b.x < vb.x - 0.5 || b.y < vb.y - 0.5 || b.x + b.width > vb.x + vb.width + 0.5 || b.y + b.height > vb.y + vb.height + 0.5) {
+        outside.push(`${el.tagName} ${b.x.toFixed(1)},${b.y.toFixed(1)} ${b.width.toFixed(1)}x${b.height.toFixed(1)}`);
+      }
+    }
+    return { outside, box: [vb.x, vb.y, vb.width, vb.height] };
+  });
+}
+
+test('the topology drawing keeps its wrap-around arcs inside the picture (4x4 and 8x8 stencils)', async () => {
+  for (const dims of ['4x4', '8x8']) {
+    const s = await topologyOf(generated(['--topology', `stencil6:${dims}`, '--iterations', '2']));
+    const { outside, box } = await drawingInsideItsBox(s.page);
+    assert.deepEqual(outside, [], `stencil6 ${dims}: parts outside the viewBox ${box}`);
+    app.assertClean(s);
+    await s.page.close();
+  }
+});
+
+test('hypercubes are drawn as nested squares and NAS CG as its process grid, not on a circle', async () => {
+  for (const [args, name] of [
+    [['--topology', 'hypercube:5', '--iterations', '2'], 'topology-hypercube-32'],
+    [['--topology', 'hypercube:6', '--iterations', '2'], 'topology-hypercube-64'],
+    [['--nas', 'cg', '--ranks', '32', '--iterations', '2'], 'topology-cg-32'],
+    [['--nas', 'cg', '--ranks', '64', '--iterations', '2'], 'topology-cg-64'],
+  ]) {
+    const s = await topologyOf(generated(args), name);
+    const { page } = s;
+    const centres = await page.$$eval('#topology-graph g.node circle', (cs) => cs.map((c) => [+c.getAttribute('cx'), +c.getAttribute('cy')]));
+    // On a circle every node is equally far from the centre; here the spread is large.
+    const cx = centres.reduce((a, c) => a + c[0], 0) / centres.length;
+    const cy = centres.reduce((a, c) => a + c[1], 0) / centres.length;
+    const radii = centres.map(([x, y]) => Math.hypot(x - cx, y - cy));
+    const spread = (Math.max(...radii) - Math.min(...radii)) / Math.max(...radii);
+    assert.ok(spread > 0.3, `${name}: nodes on a circle (radius spread ${spread.toFixed(2)})`);
+    // Every rank has its own place.
+    const keys = new Set(centres.map(([x, y]) => `${Math.round(x)},${Math.round(y)}`));
+    assert.equal(keys.size, centres.length, `${name}: ranks drawn on top of each other`);
+    const { outside } = await drawingInsideItsBox(page);
+    assert.deepEqual(outside, [], `${name}: parts outside the picture`);
+    app.assertClean(s);
+    await page.close();
+  }
+});
+
+test('the Matrix and Topology views each name the other view\'s threshold', async () => {
+  const id = 'npb-mg.S.8';
+  const f = cliJson(['topology', sampleDir(id), '--json']).filter;
+  const s = await app.openView(id, 'topology', '#topology-label');
+  const { page } = s;
+  const other = await page.textContent('#topology-threshold-other');
+  assert.ok(other.includes(`${f.mode} ${f.threshold_pct.toFixed(2)} %`), other);
+  assert.ok(other.includes('Matrix view draws its binary matrix at 5.0 %'), other);
+  await page.click('#nav-matrix');
+  await page.waitForSelector('#threshold-other');
+  const named = await page.textContent('#threshold-other');
+  assert.ok(named.includes(`Topology view cuts the graph at its own threshold: ${f.mode} ${f.threshold_pct.toFixed(2)} %, ${f.pairs_kept} pairs`), named);
+  app.assertClean(s);
+  await page.close();
+});
+
+test('a 64-rank heatmap numbers its ranks, and its exported SVG has axis titles and a colour scale named after the trace', async () => {
+  const files = generated(['--topology', 'torus:8x8', '--iterations', '2']);
+  const s = await app.openPage(`${app.origin}${prefix}#sample=none`, { acceptDownloads: true });
+  const { page } = s;
+  await page.waitForSelector('#dropzone', { timeout: 60_000 });
+  await idle(page);
+  await drop(page, files);
+  await page.waitForSelector('#trace', { timeout: 60_000 });
+  await idle(page);
+  await page.click('#nav-matrix');
+  await page.waitForSelector('#heatmap svg[data-figure-key]');
+  const labels = await page.$$eval('#heatmap .rank-label', (ts) => ts.map((t) => t.textContent));
+  assert.deepEqual(labels.filter((_, i) => i % 2 === 0), ['0', '8', '16', '24', '32', '40', '48', '56']);
+  const size = await page.$eval('#heatmap .rank-label', (t) => t.getBoundingClientRect().height);
+  assert.ok(size >= 8, `rank labels are ${size.toFixed(1)} px high`);
+  await page.click('#export-toggle');
+  await page.keyboard.press('Shift');
+  const [d] = await Promise.all([page.waitForEvent('download', { timeout: 60_000 }), page.click('#export-svg-matrix-heatmap')]);
+  assert.equal(d.suggestedFilename(), 'trace.txt-matrix-heatmap.svg');
+  const svg = readFileSync(await d.path(), 'utf8');
+  assert.ok(svg.includes('>receiver →</text>') && svg.includes('>sender →</text>'), 'axis titles');
+  assert.ok(svg.includes('sent (log scale)</text>'), 'colour scale title');
+  assert.equal((svg.match(/<rect x="[\d.]+" y="[\d.]+" width="14"/g) || []).length, 64, 'colour scale steps');
+  app.assertClean(s);
+  await page.close();
+});
+
+test('a run without point-to-point traffic (NAS FT) gets a plain note in the logical view, not an error', async () => {
+  const s = await app.openPage(`${app.origin}${prefix}#sample=none`);
+  const { page } = s;
+  await page.waitForSelector('#dropzone', { timeout: 60_000 });
+  await idle(page);
+  await drop(page, generated(['--nas', 'ft', '--ranks', '8', '--iterations', '2']));
+  await page.waitForSelector('#trace', { timeout: 60_000 });
+  await idle(page);
+  await page.click('#nav-logical');
+  await page.waitForSelector('#view-logical #nothing-found, #view-logical .view-error', { timeout: 120_000 });
+  assert.equal(await page.$('#view-logical .view-error'), null, 'no error box');
+  assert.match(await page.textContent('#nothing-found'), /no point-to-point traffic/);
+  app.assertClean(s);
+  await page.close();
+});
+
+test('no internal words: the page cites papers by title, never by seed file', async () => {
+  const s = await app.openView('npb-lu.S.8', 'summary', 'table');
+  const { page } = s;
+  for (const v of ['summary', 'matrix', 'topology', 'logical', 'patterns', 'phases', 'whatif', 'compare']) {
+    await page.click(`#nav-${v}`);
+    await page.waitForSelector(`#view-${v}`);
+    await idle(page);
+    const text = await page.textContent('body');
+    assert.doesNotMatch(text, /seed \d{3}|issue \d+/i, `${v}: internal words`);
+  }
+  app.assertClean(s);
+  await page.close();
+});
