@@ -7,17 +7,17 @@
 //!
 //! | use case | function | report |
 //! |---|---|---|
-//! | what is in the trace | [`Engine::summary`] | [`Summary`](tracelogic_analysis::summary::Summary) |
+//! | what is in the trace | [`Engine::summary`] | [`summary::Summary`] |
 //! | matrix | [`Engine::matrix`] | [`matrix::MatrixReport`] |
 //! | query | [`Engine::query`] | [`query::QueryReport`] |
-//! | topology | [`Engine::topology`] (and [`topology::of_graph`], [`topology::of_matrix`]) | [`topology::TopologyAnswer`] |
+//! | topology | [`Engine::topology`] (and [`topology::of_graph`], [`topology::of_matrix`]) | [`topology::TopologyReport`], [`topology::verdict`] |
 //! | logical trace | [`Engine::logical`], [`Engine::rank_program`], [`Engine::expansion`] | [`logical::LogicalReport`], [`logical::RankProgram`], [`logical::Expansion`] |
 //! | C skeleton | [`Engine::skeleton`] | [`logical::SkeletonReport`] |
 //! | patterns | [`Engine::patterns`] | [`patterns::PatternsReport`] |
 //! | pattern search | [`Engine::pattern_search`] | [`patterns::SearchReport`] |
 //! | phases | [`Engine::phases`] | [`phases::PhasesReport`] |
 //! | what-if replay | [`Engine::replay`] | [`replay::ReplayReport`] |
-//! | similarity | [`Engine::run_properties`], [`compare::compare`], [`Engine::compare_with_runs`] | [`compare::CompareReport`], [`compare::RunsReport`] |
+//! | similarity | [`Engine::run_properties`], [`compare::compare`], [`Engine::compare_with_runs`] | [`compare::SimilarityMatrix`], [`compare::RunsReport`] |
 //! | convert | [`Engine::convert`] | [`convert::Converted`] |
 //!
 //! Adding an analysis is one `impl Engine` function in its own module, one report type
