@@ -86,8 +86,10 @@ fn share(p: &tracelogic_analysis::phases::PhaseAnalysis, k: usize) -> f64 {
 /// Stationary runs give few phases. NPB BT (9 ranks): the input broadcasts, the 60 time steps
 /// with the dummy step before them (the step pattern's 61 occurrences, docs/patterns.md), the
 /// verification — three phases, where the thesis' tree has more leaves. NPB LU (8 ranks): at
-/// most five, one of which holds the 48 time steps found as the global pattern and covers more
-/// than 90 % of the run.
+/// most six, as its program has stages (NPB 3.x `lu.f`: `read_input`'s broadcasts, the set-up
+/// exchanges and `l2norm`, the warm-up `ssor(1)` — one step, its sweeps per plane —, `ssor`'s
+/// first step, its steps, `error`/`pintgr`/`verify`); one phase is exactly the 48 time steps found
+/// as the global pattern and spans more than 85 % of the run (48 of the 50 steps).
 #[test]
 fn stationary_runs_give_few_phases() {
     let (_, a, p) = sample("npb-bt.S.9");
@@ -113,7 +115,7 @@ fn stationary_runs_give_few_phases() {
 
     let (_, a, p) = sample("npb-lu.S.8");
     assert!(
-        p.phases.len() <= 5 && p.leaves > p.phases.len(),
+        p.phases.len() <= 6 && p.leaves > 2 * p.phases.len(),
         "{} phases of {} leaves",
         p.phases.len(),
         p.leaves
@@ -129,7 +131,8 @@ fn stationary_runs_give_few_phases() {
         .iter()
         .position(|ph| ph.patterns.contains(&(Some(step), 48)))
         .unwrap();
-    assert!(share(&p, holds) > 0.9, "{}", share(&p, holds));
+    assert_eq!(p.phases[holds].patterns, vec![(Some(step), 48)]);
+    assert!(share(&p, holds) > 0.85, "{}", share(&p, holds));
     // LU runs on a 4x2 process grid: the loop phase's graph is identified as one.
     assert_eq!(p.phases[holds].topology.as_ref().unwrap().label, "4x2 grid");
 }
