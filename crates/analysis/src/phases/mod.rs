@@ -25,6 +25,12 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod describe;
+pub mod merge;
+
+pub use describe::{Imbalance, PhaseTopology};
+pub use merge::BoundaryTest;
+
 /// One node of the segmentation tree (a row of the thesis' Table 5.8).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Segment {
@@ -354,6 +360,77 @@ pub struct Phase {
     /// Innermost routine (region) of the calls in the phase with call counts, most first (empty
     /// when the trace records no call paths).
     pub routines: Vec<(String, u64)>,
+    /// Leaves of the thesis' segmentation tree merged into this phase (one leaf when no merge
+    /// happened), in order.
+    #[serde(default)]
+    pub leaves: Vec<usize>,
+    /// The phase's point-to-point graph as the topology identification names it (`None` when
+    /// not computed: [`PhaseOptions::describe`] off).
+    #[serde(default)]
+    pub topology: Option<PhaseTopology>,
+    /// Collective calls in the phase by MPI function, most first.
+    #[serde(default)]
+    pub collectives: Vec<(String, u64)>,
+    /// Load imbalance of the computation in the phase (`None` with fewer than two ranks, no
+    /// compute time, or [`PhaseOptions::describe`] off).
+    #[serde(default)]
+    pub imbalance: Option<Imbalance>,
+    /// Test of the boundary at the start of this phase (`None` for the first phase, or when
+    /// leaves are not merged).
+    #[serde(default)]
+    pub boundary: Option<BoundaryTest>,
+}
+
+impl Phase {
+    /// One line for a user: the topology label, or the collectives when there is no
+    /// point-to-point traffic (`no point-to-point: MPI_Allreduce ×40, MPI_Barrier ×2`).
+    pub fn summary(&self) -> String {
+        let coll = || {
+            self.collectives
+                .iter()
+                .take(3)
+                .map(|(n, c)| format!("{n} ×{c}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        match &self.topology {
+            Some(t) if t.ranks >= 2 => {
+                if self.collectives.is_empty() {
+                    t.label.clone()
+                } else {
+                    format!("{}; {}", t.label, coll())
+                }
+            }
+            _ if !self.collectives.is_empty() => format!("collectives: {}", coll()),
+            Some(t) => t.label.clone(),
+            None => String::new(),
+        }
+    }
+}
+
+/// How [`detect_phases_with`] segments and describes.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PhaseOptions {
+    /// The thesis' strength threshold `s0` (0 = the BIC rule).
+    pub strength: f64,
+    /// What happens to communication outside any pattern.
+    pub outside: Outside,
+    /// Significance level α of a phase boundary ([`merge`]); 1 or more keeps every leaf of the
+    /// thesis' tree as a phase (no merging).
+    pub significance: f64,
+    /// Identify each phase's topology and measure its imbalance.
+    pub describe: bool,
+}
+
+impl Default for PhaseOptions {
+    fn default() -> Self {
+        PhaseOptions {
+            strength: 0.0,
+            outside: Outside::Own,
+            significance: merge::SIGNIFICANCE,
+            describe: true,
+        }
+    }
 }
 
 /// Phases of a run from its communication patterns.
@@ -371,6 +448,12 @@ pub struct PhaseAnalysis {
     pub phases: Vec<Phase>,
     /// The symbol sequence (pattern id per occurrence; outside = number of patterns).
     pub sequence: Vec<u32>,
+    /// Leaves of the thesis' segmentation tree (the phases before merging).
+    #[serde(default)]
+    pub leaves: usize,
+    /// Significance level α the boundaries were tested at (≥ 1: leaves not merged).
+    #[serde(default)]
+    pub significance: f64,
 }
 
 impl PhaseAnalysis {
@@ -407,8 +490,10 @@ pub fn pattern_sequence(comm: &crate::patterns::CommunicationAnalysis, outside: 
     (seq, idx)
 }
 
-/// Segment the pattern sequence of `comm` with threshold `s0` and map each leaf back to time
-/// ranges per rank, patterns and routines.
+/// Segment the pattern sequence of `comm` with threshold `s0`, merge leaves whose pattern mix
+/// does not differ significantly ([`merge`], α = [`merge::SIGNIFICANCE`]), and describe each
+/// phase (topology, collectives, imbalance). [`detect_phases_with`] with the default options
+/// and this `s0` and `outside`.
 pub fn detect_phases(
     trace: &tracelogic_model::Trace,
     events: &crate::patterns::Events,
@@ -416,20 +501,73 @@ pub fn detect_phases(
     s0: f64,
     outside: Outside,
 ) -> PhaseAnalysis {
-    let (seq, idx) = pattern_sequence(comm, outside);
-    let seg = segment(&seq, s0);
-    let mut phases = Vec::with_capacity(seg.phases.len());
-    for &leaf in &seg.phases {
-        let node = &seg.tree[leaf];
+    let opts = PhaseOptions {
+        strength: s0,
+        outside,
+        ..PhaseOptions::default()
+    };
+    detect_phases_with(trace, events, comm, &opts)
+}
+
+/// Size bucket of an instance for the merge test's rare classes: `⌈log2(ranks)⌉`, so that
+/// one-off exchanges between two ranks and one-off steps of the whole run stay apart.
+fn rank_bucket(ranks: usize) -> u32 {
+    usize::BITS - ranks.max(1).saturating_sub(1).leading_zeros()
+}
+
+/// Segment, merge and describe (see [`detect_phases`]).
+pub fn detect_phases_with(
+    trace: &tracelogic_model::Trace,
+    events: &crate::patterns::Events,
+    comm: &crate::patterns::CommunicationAnalysis,
+    opts: &PhaseOptions,
+) -> PhaseAnalysis {
+    let (seq, idx) = pattern_sequence(comm, opts.outside);
+    let seg = segment(&seq, opts.strength);
+    let leaf_bounds: Vec<usize> = seg
+        .phases
+        .iter()
+        .map(|&l| seg.tree[l].start)
+        .chain(std::iter::once(seq.len()))
+        .collect();
+    let (bounds, tests) = if opts.significance < 1.0 && seg.phases.len() > 1 {
+        let own = (opts.outside == Outside::Own).then_some(comm.patterns.len() as u32);
+        let classes = merge::classes(&seq, own, |i| rank_bucket(comm.instances[idx[i]].parts.len()));
+        merge::merge(&classes, &leaf_bounds, opts.significance, opts.strength)
+    } else {
+        (leaf_bounds.clone(), Vec::new())
+    };
+    let mut phases = Vec::with_capacity(bounds.len().saturating_sub(1));
+    for (k, w) in bounds.windows(2).enumerate() {
+        let (start, end) = (w[0], w[1]);
+        let leaves: Vec<usize> = seg
+            .phases
+            .iter()
+            .copied()
+            .filter(|&l| seg.tree[l].start >= start && seg.tree[l].end <= end)
+            .collect();
+        // The smallest tree node holding the whole phase.
+        let mut node = leaves.first().copied().unwrap_or(0);
+        while seg.tree[node].start > start || seg.tree[node].end < end {
+            match seg.tree[node].parent {
+                Some(p) => node = p,
+                None => break,
+            }
+        }
         let mut ranks: std::collections::BTreeMap<u32, RankSpan> = Default::default();
+        let mut spans: std::collections::BTreeMap<u32, Vec<(u32, u32)>> = Default::default();
         let mut counts: std::collections::BTreeMap<u32, usize> = Default::default();
         let mut routines: std::collections::HashMap<u32, u64> = Default::default();
         let mut extent = (u64::MAX, 0u64);
-        for &i in &idx[node.start..node.end] {
+        for &i in &idx[start..end] {
             let inst = &comm.instances[i];
             *counts.entry(inst.pattern).or_default() += 1;
             extent = (extent.0.min(inst.start), extent.1.max(inst.end));
             for part in &inst.parts {
+                spans
+                    .entry(part.rank)
+                    .or_default()
+                    .push((part.first_event, part.last_event));
                 let e = ranks.entry(part.rank).or_insert(RankSpan {
                     rank: part.rank,
                     first_event: part.first_event,
@@ -451,7 +589,7 @@ pub fn detect_phases(
                 }
             }
         }
-        if node.start == node.end {
+        if start == end {
             extent = (0, 0);
         }
         let mut routines: Vec<(String, u64)> = routines
@@ -464,16 +602,27 @@ pub fn detect_phases(
             .map(|(p, n)| ((p != crate::patterns::construct::OUTSIDE).then_some(p as usize), n))
             .collect();
         patterns.sort_by_key(|p| std::cmp::Reverse(p.1));
+        let (topology, collectives, imbalance) = if opts.describe {
+            let (t, c) = describe::topology(trace, events, &spans);
+            (Some(t), c, describe::imbalance(trace, events, &spans))
+        } else {
+            (None, Vec::new(), None)
+        };
         phases.push(Phase {
-            node: leaf,
-            start: node.start,
-            end: node.end,
+            node,
+            start,
+            end,
             // Set below, once the next phase's start is known.
             time: extent,
             extent,
             ranks: ranks.into_values().collect(),
             patterns,
             routines,
+            leaves,
+            topology,
+            collectives,
+            imbalance,
+            boundary: k.checked_sub(1).and_then(|b| tests.get(b).copied()),
         });
     }
     let last_end = phases.iter().map(|p| p.extent.1).max().unwrap_or(0);
@@ -483,9 +632,11 @@ pub fn detect_phases(
     }
     PhaseAnalysis {
         sequence_length: seq.len(),
-        strength_threshold: s0,
-        outside,
+        strength_threshold: opts.strength,
+        outside: opts.outside,
         tree: seg.tree,
+        leaves: seg.phases.len(),
+        significance: opts.significance,
         phases,
         sequence: seq,
     }
