@@ -746,6 +746,7 @@ impl HappensBefore {
     /// least the computation removed (every path through them is at most `length − budget`,
     /// which the path itself still reaches: their stale values cannot change the answer).
     /// `g` is scratch space of one value per node; `work` counts down the nodes swept.
+    #[allow(clippy::too_many_arguments)]
     fn length_without(
         &self,
         r: usize,
