@@ -117,7 +117,7 @@ pub fn imbalance(trace: &Trace, selection: &Selection) -> ImbalanceReport {
         from_s: secs(from - t0),
         to_s: secs(to - t0),
         max_s: secs(max),
-        mean_s: mean * 1e-9,
+        mean_s: mean / 1e9,
         ratio,
         imbalance_pct: if mean > 0.0 { (ratio - 1.0) * 100.0 } else { 0.0 },
         max_rank: if values.is_empty() { 0 } else { max_rank },
