@@ -392,6 +392,9 @@ impl HappensBefore {
                 }
             }
         }
+        // The timestamps are in the gaps, active times and values now.
+        g.enter = Vec::new();
+        g.exit = Vec::new();
         g.longest_paths()?;
         g.find_path();
         g.slacks();
@@ -438,7 +441,7 @@ impl HappensBefore {
     }
 
     fn calls(&self) -> usize {
-        self.enter.len()
+        self.active.len()
     }
 
     fn ranks(&self) -> usize {
