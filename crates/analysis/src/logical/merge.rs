@@ -633,12 +633,21 @@ pub(super) fn merge_best(classes: &[ClassTrace], names: &[String], weights: &[u6
     let all: Vec<&ClassTrace> = classes.iter().collect();
     let full = merge(&all, names);
     if full.records.iter().any(|r| r.call.only_ranks.is_some()) {
-        // Branches: the classes also advanced in lockstep where they disagree, and the merge
-        // whose loops fold shorter kept (then the one with fewer records).
-        let lock = merge_until(&all, names, false, true);
+        // Branches: the classes also advanced in lockstep where they disagree, and each class's
+        // sequence as a block of its own (ScalaTrace keeps rank groups whose events do not
+        // align apart the same way); the one whose loops fold shortest is kept (then the one
+        // with fewer records, then the merge).
         let size = |m: &Merged| (crate::compress::compress(&m.records).compressed_length, m.records.len());
-        let better = if size(&lock) < size(&full) { lock } else { full };
-        return (better, vec![true; classes.len()]);
+        let mut best = full;
+        let mut best_size = size(&best);
+        for other in [merge_until(&all, names, false, true), blocks(&all)] {
+            let s = size(&other);
+            if s < best_size {
+                best = other;
+                best_size = s;
+            }
+        }
+        return (best, vec![true; classes.len()]);
     }
     if full.conflicts == 0 || classes.len() < 2 {
         return (full, vec![true; classes.len()]);
@@ -682,6 +691,28 @@ pub(super) fn merge_best(classes: &[ClassTrace], names: &[String], weights: &[u6
         },
         included,
     )
+}
+
+/// Every class's own sequence one after the other, each record executed by the class's
+/// members only ([`LogicalCall::only_ranks`]): exact by construction (completion offsets stay
+/// inside a class's block), and as short as the classes' own programs together when their
+/// sequences do not line up (NAS CG on 8 ranks, whose directions name other moves on other
+/// ranks; hpcc's all-to-all phases).
+fn blocks(classes: &[&ClassTrace]) -> Merged {
+    let mut records = Vec::new();
+    for c in classes {
+        for r in &c.records {
+            let mut r = r.clone();
+            r.call.only_ranks = Some(c.members.clone());
+            records.push(r);
+        }
+    }
+    Merged {
+        records,
+        conflicts: 0,
+        class_conflicts: vec![0; classes.len()],
+        contributed: classes.iter().map(|c| c.records.len() as u64).collect(),
+    }
 }
 
 /// Point-to-point operations of `records` as `class` executes them, as comparable keys.
