@@ -665,26 +665,56 @@ pub const MAX_CLASSES: usize = 64;
 /// matters (classes are ordered by facts of the processes), so the derived hash is enough.
 fn structure_hash(records: &[Record]) -> u64 {
     use std::hash::{Hash, Hasher};
+    // The fields of `LogicalCall::shape`, hashed in place (no clone per record).
     let mut h = std::hash::DefaultHasher::new();
     records.len().hash(&mut h);
     for r in records {
-        r.call.shape().hash(&mut h);
+        let c = &r.call;
+        c.function.hash(&mut h);
+        c.kind.hash(&mut h);
+        c.ops.len().hash(&mut h);
+        for o in &c.ops {
+            o.dir.hash(&mut h);
+            o.partner.hash(&mut h);
+            o.bytes_by_class.hash(&mut h);
+        }
+        c.completes.hash(&mut h);
+        c.collective.as_ref().map(|k| (k.op, k.root, k.comm_size)).hash(&mut h);
+        c.only_ranks.hash(&mut h);
     }
     h.finish()
 }
 
 /// Read every rank's own message sizes into the records: for each rank, the operations its
 /// expansion executes are lined up with the operations of its own logical sequence
-/// (`rewrite`); where every rank's line up (same count, send/receive and direction at every
+/// (`own_ops`, read when the ranks were grouped); where every rank's line up (same count, send/receive and direction at every
 /// position), each operation gets the ranks whose size differs from its `bytes`
 /// ([`Operation::bytes_by_rank`], which then replaces `bytes_by_class`) and `true` is returned.
 /// Otherwise the records are left as they are and `false` is returned.
-fn fit_rank_sizes(
-    records: &mut [Record],
-    names: &[String],
-    coverage: &[Vec<bool>],
-    rewrite: &dyn Fn(Rank) -> (Vec<Record>, u64),
-) -> bool {
+/// An operation of a rank's own logical sequence: send or receive, the index of its direction
+/// among the trace's direction names (`u32::MAX` for a wildcard or a rank), its size.
+type OpKey = (P2pDir, u32, u64);
+
+fn partner_index(p: &Partner, names: &[String]) -> u32 {
+    match p {
+        Partner::Direction(d) => names.iter().position(|n| n == d).map_or(u32::MAX, |k| k as u32),
+        _ => u32::MAX,
+    }
+}
+
+/// The operations of `records` in order, as [`OpKey`]s.
+fn op_keys_of(records: &[Record], names: &[String]) -> Vec<OpKey> {
+    records
+        .iter()
+        .flat_map(|r| &r.call.ops)
+        .map(|o| (o.dir, partner_index(&o.partner, names), o.bytes))
+        .collect()
+}
+
+fn fit_rank_sizes(records: &mut [Record], names: &[String], coverage: &[Vec<bool>], own_ops: &[Vec<OpKey>]) -> bool {
+    if own_ops.len() != coverage.len() {
+        return false;
+    }
     let index: HashMap<&str, usize> = names.iter().enumerate().map(|(k, n)| (n.as_str(), k)).collect();
     // (record, operation) → (rank, size) where the size is not the operation's `bytes`.
     let mut differs: HashMap<(usize, usize), Vec<(Rank, u64)>> = HashMap::new();
@@ -701,7 +731,7 @@ fn fit_rank_sizes(
             Partner::Direction(d) => index.get(d.as_str()).is_some_and(|&k| cov[k]),
             _ => true,
         };
-        let own: Vec<Operation> = rewrite(rank).0.into_iter().flat_map(|x| x.call.ops).collect();
+        let own = &own_ops[r];
         let mut k = 0usize;
         for (i, rec) in records.iter().enumerate() {
             if !rec.call.kind.is_p2p() || !rec.call.runs_on(rank) {
@@ -711,12 +741,14 @@ fn fit_rank_sizes(
                 if !visible(o) {
                     continue;
                 }
-                let Some(real) = own.get(k) else { return false };
-                if real.dir != o.dir || real.partner != o.partner {
+                let Some(&(dir, at, bytes)) = own.get(k) else {
+                    return false;
+                };
+                if dir != o.dir || at != partner_index(&o.partner, names) {
                     return false;
                 }
-                if real.bytes != o.bytes {
-                    differs.entry((i, j)).or_default().push((rank, real.bytes));
+                if bytes != o.bytes {
+                    differs.entry((i, j)).or_default().push((rank, bytes));
                 }
                 k += 1;
             }
@@ -1236,6 +1268,8 @@ fn logicalize_keyed(
     // The ranks to rewrite, each with the ranks it stands for, chosen from placement-invariant
     // facts only (see [`representative_order`]). With a maximal rank and several classes, both
     // that rank alone and the merge of every class are candidates (`alone_first`).
+    // Per rank (automatic choice only): its operations as (send/receive, direction index, size).
+    let mut own_ops: Vec<Vec<OpKey>> = Vec::new();
     let (groups, alone_first): (Vec<(Rank, Vec<Rank>)>, bool) = match ranks {
         Some(rs) => (
             rs.iter()
@@ -1254,7 +1288,12 @@ fn logicalize_keyed(
             // the ranks holding a global face, CG's and MG's classes) are classes of their own,
             // so the merge gives each its own branches; beyond `MAX_CLASSES` the classes are by
             // directions only, as before.
-            let structure: Vec<u64> = (0..n).map(|r| structure_hash(&rewrite(r).0)).collect();
+            let mut structure: Vec<u64> = Vec::with_capacity(n as usize);
+            for r in 0..n {
+                let recs = rewrite(r).0;
+                structure.push(structure_hash(&recs));
+                own_ops.push(op_keys_of(&recs, &names));
+            }
             let mut classes = classes_in_order(&order, &coverage, &structure);
             if classes.len() > MAX_CLASSES {
                 classes = classes_in_order(&order, &coverage, &[]);
@@ -1343,7 +1382,7 @@ fn logicalize_keyed(
     };
     // Every rank's own message sizes (automatic choice only: given ranks mean "the trace of
     // these ranks").
-    let sizes_fitted = ranks.is_none() && fit_rank_sizes(&mut records, &names, &coverage, &rewrite);
+    let sizes_fitted = ranks.is_none() && fit_rank_sizes(&mut records, &names, &coverage, &own_ops);
     let rank_sized_operations = records
         .iter()
         .flat_map(|r| &r.call.ops)
