@@ -389,6 +389,16 @@ fn lammps_12_ranks_permuted_by_reorder() {
     check_lammps("lammps-melt-12-reorder");
 }
 
+#[test]
+fn lammps_27_ranks_3x3x3_torus() {
+    check_lammps("lammps-melt-27");
+}
+
+#[test]
+fn lammps_27_ranks_3x3x3_torus_permuted_by_reorder() {
+    check_lammps("lammps-melt-27-reorder");
+}
+
 /// The three-stage run also moves atoms once by `displace_atoms random`, which LAMMPS's irregular
 /// communication sends to non-neighbours: a few small messages the filtering must drop.
 #[test]

@@ -111,6 +111,7 @@ def main():
     print("|---|---|---|---|---|---|---|")
     pairs = [("lammps-melt-12", "lammps-melt-12-xzy"), ("lammps-melt-12", "lammps-melt-12-reorder"),
              ("lammps-melt-12", "lammps-melt-12-1x3x4"), ("lammps-melt-12-xzy", "lammps-melt-12-reorder"),
+             ("lammps-melt-27", "lammps-melt-27-reorder"),
              ("npb-lu.S.16", "npb-lu.S.16-rankfile"), ("npb-lu.S.16", "npb-sp.S.16"), ("npb-lu.S.16", "npb-cg.S.16"),
              ("npb-sp.S.16", "npb-cg.S.16")]
     for a, b in pairs:

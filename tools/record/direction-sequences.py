@@ -58,7 +58,17 @@ def main():
             return axis + "+-"
         return axis + ("+" if (a[k] + 1) % n == b[k] else "-")
 
-    report(d, d2a, lambda rank, peer, comm_world: direction(rank, peer if comm_world else new_to_world[peer]))
+    fn = lambda rank, peer, comm_world: direction(rank, peer if comm_world else new_to_world[peer])  # noqa: E731
+    packed = os.path.join(d, "dumpi.tar.gz")
+    if os.path.exists(packed):
+        import tarfile
+        import tempfile
+        with tempfile.TemporaryDirectory() as tmp:
+            with tarfile.open(packed) as t:
+                t.extractall(tmp)
+            report(tmp, d2a, fn, name)
+    else:
+        report(d, d2a, fn, name)
 
 
 def nas(d, name, d2a):

@@ -12,7 +12,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:-$root/tests/data/apps}
 only=${2:-}
 input=$root/tools/record/inputs/in.melt
-inputs=; lmpargs=
+inputs=; lmpargs=; pack=
 rec=$root/tools/record/record.sh
 
 one() { # name np px py pz map description
@@ -37,14 +37,19 @@ one() { # name np px py pz map description
     rm -rf "$twin"
     mkdir -p "$dir/expected"
     "$root/tools/record/dumpi-counts.sh" "$dir" > "$dir/expected/dumpi2ascii-counts.txt"
+    if [ -n "${pack:-}" ]; then
+        (cd "$dir" && tar czf dumpi.tar.gz dumpi-*.meta dumpi-*.bin && rm -f dumpi-*.meta dumpi-*.bin)
+    fi
     for f in stdout.txt stderr.txt; do [ -s "$dir/$f" ] || rm -f "$dir/$f"; done
     readme "$dir" "$np" "$7"
 }
 
 readme() { # dir np description
     grid=$(grep "MPI processor grid" "$1/log.lammps" | sed 's/^ *//')
+    tl='- Trace: `dumpi-*.meta` and one `dumpi-*-NNNN.bin` per rank (plain DUMPI).'
+    [ -f "$1/dumpi.tar.gz" ] && tl='- Trace: `dumpi.tar.gz` (the DUMPI `.meta` and one `.bin` per rank, packed; tracelogic reads the archive).'
     rl='- Rank order: none given (LAMMPS computes in MPI_COMM_WORLD order).'
-    [ -f "$1/reorder.txt" ] && rl='- Rank order: `reorder.txt` (LAMMPS `-reorder custom`): MPI_COMM_WORLD rank I computes as rank J of LAMMPS'"'"'s world.'
+    [ -f "$1/reorder.txt" ] && rl=$(sed -n '1s/^# I J: /- Rank order: `reorder.txt` (LAMMPS `-reorder custom`): /p' "$1/reorder.txt")
 
     cat > "$1/README.md" <<README
 # $(basename "$1"): LAMMPS Lennard-Jones melt, $2 ranks, $3
@@ -56,10 +61,10 @@ Recorded by \`tools/record/lammps.sh\` (see docs/corpus.md) on $(sed -n 's/^date
   preloaded (\`LD_PRELOAD\`), Open MPI $(sed -n 's/^mpirun: mpirun (Open MPI) //p' "$1/versions.txt").
 - Command: \`$(cat "$1/command.txt")\`
 - Input: \`in.melt\`, the LAMMPS example \`examples/melt/in.melt\` (LAMMPS, GPL-2.0) shortened to
-  50 steps, neighbour lists checked every step, processor grid and rank map from command-line
+  $(sed -n 's/^Loop time of .* for \([0-9]*\) steps.*/\1/p' "$1/log.lammps") steps, neighbour lists checked every step, processor grid and rank map from command-line
   variables. The trace files are our own data.
 $rl
-- Trace: \`dumpi-*.meta\` and one \`dumpi-*-NNNN.bin\` per rank (plain DUMPI).
+$tl
 
 ## Ground truth
 - Processor grid, from LAMMPS's log (\`log.lammps\`): \`$grid\`. LAMMPS exchanges ghost atoms with
@@ -143,6 +148,15 @@ phases_run
 # Ranks permuted before LAMMPS lays out its grid: `-reorder custom reorder.txt` makes MPI_COMM_WORLD
 # rank I rank J = (5I + 7) mod 12 of the communicator LAMMPS computes in (MPI_Comm_split), so the
 # grid in world ranks is scattered (not any Cartesian order).
-awk 'BEGIN { print "# I J: MPI_COMM_WORLD rank I is rank J of LAMMPS'"'"'s world (J = (5I + 7) mod 12)"; for (i = 0; i < 12; i++) print i, (5 * i + 7) % 12 }' > /tmp/reorder.txt
+reorder() { # n: MPI_COMM_WORLD rank I becomes rank (5I + 7) mod n of LAMMPS's world (5 and n coprime)
+    awk -v n="$1" 'BEGIN { print "# I J: MPI_COMM_WORLD rank I is rank J of LAMMPS'"'"'s world (J = (5I + 7) mod " n ")"; for (i = 0; i < n; i++) print i, (5 * i + 7) % n }' > /tmp/reorder.txt
+}
+reorder 12
 inputs="--input /tmp/reorder.txt" lmpargs="-reorder custom reorder.txt" \
     one lammps-melt-12-reorder 12 '*' '*' '*' cart 'default grid, ranks permuted by -reorder custom (not a Cartesian order of world ranks)'
+# 27 ranks: a 3x3x3 torus, where every rank has 6 distinct neighbours (no dimension of 2 or 1);
+# 30 steps and packed, as 27 rank files are large.
+inputs= lmpargs="-var nsteps 30" pack=1 one lammps-melt-27 27 '*' '*' '*' cart 'default grid and rank map (map cart)'
+reorder 27
+inputs="--input /tmp/reorder.txt" lmpargs="-reorder custom reorder.txt -var nsteps 30" pack=1 \
+    one lammps-melt-27-reorder 27 '*' '*' '*' cart 'default grid, ranks permuted by -reorder custom (not a Cartesian order of world ranks)'
