@@ -194,11 +194,16 @@ fn red_black_tori_take_the_torus_directions_by_their_send_order() {
         let m = CommMatrix::from_trace(&trace, &Selection::all());
         let matched = Placement::from_report(&identify_matrix(&m, &TopologyOptions::default())).unwrap();
         let on_match = tracelogic_analysis::logical::logicalize(&trace, &matched).unwrap();
+        // Both are exact (the colours' orders are branches: `only_ranks`), but on the 6-cube
+        // every rank names the torus moves by other bits, so far more ranks become classes of
+        // their own and the program folds worse.
+        assert_eq!(verify(&trace, &logical).unwrap().overall_share, 1.0);
+        assert_eq!(verify(&trace, &on_match).unwrap().overall_share, 1.0);
         let (torus, cube) = (
-            verify(&trace, &logical).unwrap().overall_share,
-            verify(&trace, &on_match).unwrap().overall_share,
+            tracelogic_analysis::compress::compress(&logical.records).compressed_length,
+            tracelogic_analysis::compress::compress(&on_match.records).compressed_length,
         );
-        assert!(torus > cube, "{numbering:?}: torus {torus}, cube {cube}");
+        assert!(torus < cube, "{numbering:?}: torus {torus}, cube {cube}");
     }
 }
 

@@ -20,9 +20,10 @@
 //! Compute gaps are summarised per program record (mean, min, max): they feed the skeleton; the
 //! sizes are exact.
 
-use crate::logical::{Collective, LogicalCall, Record};
+use crate::logical::{Collective, LogicalCall, RankBytes, Record};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
+use tracelogic_model::Rank;
 
 /// Longest loop body tried, in symbols of the pass.
 pub const MAX_PERIOD: usize = 4096;
@@ -36,7 +37,7 @@ pub const PASS_WORK: u64 = 100_000_000;
 
 /// A sequence of numbers (one per occurrence of a program record, in execution order), stored
 /// compactly. `value(i)` is the i-th number.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase", tag = "form")]
 pub enum Values {
     /// The same number every time.
@@ -63,6 +64,58 @@ pub enum Values {
         /// The numbers.
         values: Vec<u64>,
     },
+    /// Numbers that follow no pattern, summarised ([`CompressOptions::exact_sizes`] off, more
+    /// than [`MAX_LISTED`] distinct ones: message sizes that change from step to step, as a molecular
+    /// dynamics code's ghost-atom exchanges). `value(i)` spreads `total` evenly over the `count`
+    /// occurrences (`total / count`, one more on the first `total % count`), so the expansion
+    /// carries exactly the recorded volume.
+    Stats {
+        /// Occurrences.
+        count: u64,
+        /// Smallest.
+        min: u64,
+        /// Mean, rounded down (`total / count`).
+        mean: u64,
+        /// Largest.
+        max: u64,
+        /// Sum over the occurrences.
+        total: u64,
+    },
+    /// Numbers that depend on the rank (per-rank message sizes,
+    /// [`crate::logical::Operation::bytes_by_rank`]): `default` on every rank not listed, and
+    /// each group of ranks its own sequence.
+    #[serde(rename = "by_rank")]
+    ByRank {
+        /// The sequence of the ranks not listed (the record's own sizes).
+        default: Box<Values>,
+        /// Groups of ranks with their sequence, by first rank.
+        ranks: Vec<RankValues>,
+    },
+}
+
+/// A sequence of numbers on some ranks ([`Values::ByRank`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct RankValues {
+    /// World ranks, increasing.
+    pub ranks: Vec<Rank>,
+    /// Their sequence.
+    pub values: Values,
+}
+
+/// Most distinct message sizes a list keeps as it is when [`CompressOptions::exact_sizes`] is
+/// off; a list without a pattern and with more distinct sizes becomes [`Values::Stats`]. A few
+/// distinct sizes in an irregular order are the program's control flow (NAS CG's loop body
+/// carries 8 B reductions and 2800 B vector pieces in the order of its phases) and stay exact;
+/// a size that takes a new value at most steps (a molecular-dynamics code's ghost atoms) is
+/// data, summarised, so the program does not grow with the number of steps.
+pub const MAX_LISTED: usize = 16;
+
+/// How [`compress_with`] keeps message sizes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CompressOptions {
+    /// Keep every message size (lists of any length) instead of summarising long patternless
+    /// lists as [`Values::Stats`]; the expansion is then the trace exactly.
+    pub exact_sizes: bool,
 }
 
 impl Values {
@@ -90,9 +143,46 @@ impl Values {
         Values::List { values: list.to_vec() }
     }
 
+    /// `compress(list)`, summarised as [`Values::Stats`] when it is a list longer than
+    /// [`MAX_LISTED`] and `exact` is false.
+    pub fn compress_sizes(list: &[u64], exact: bool) -> Values {
+        let v = Values::compress(list);
+        match v {
+            Values::List { ref values } if !exact && distinct_above(values, MAX_LISTED) => {
+                let total = values.iter().fold(0u64, |a, &b| a.saturating_add(b));
+                let count = values.len() as u64;
+                Values::Stats {
+                    count,
+                    min: values.iter().copied().min().unwrap_or(0),
+                    mean: total / count,
+                    max: values.iter().copied().max().unwrap_or(0),
+                    total,
+                }
+            }
+            v => v,
+        }
+    }
+
+    /// The i-th number on rank `rank` ([`Values::ByRank`]; other forms are the same on every
+    /// rank).
+    pub fn value_on(&self, rank: Rank, i: u64) -> u64 {
+        match self {
+            Values::ByRank { default, ranks } => ranks
+                .iter()
+                .find(|g| g.ranks.binary_search(&rank).is_ok())
+                .map_or_else(|| default.value(i), |g| g.values.value(i)),
+            other => other.value(i),
+        }
+    }
+
     /// The i-th number.
     pub fn value(&self, i: u64) -> u64 {
         match self {
+            Values::Stats { count, total, .. } => {
+                let count = (*count).max(1);
+                total / count + u64::from(i < total % count)
+            }
+            Values::ByRank { default, .. } => default.value(i),
             Values::Constant { value } => *value,
             Values::Range { first, step } => (*first as i128 + *step as i128 * i as i128) as u64,
             Values::Cycle { period, unit } => unit.value(i % (*period).max(1) as u64),
@@ -115,6 +205,23 @@ impl Values {
                 };
                 format!("{{{}{more}}}", shown.join(", "))
             }
+            Values::Stats {
+                count, min, mean, max, ..
+            } => format!("~{mean} [{min}..{max}, {count}×]"),
+            Values::ByRank { default, ranks } => {
+                let mut s = default.text();
+                for g in ranks.iter().take(4) {
+                    s.push_str(&format!(
+                        " ({} on {})",
+                        g.values.text(),
+                        crate::logical::ranks_text(&g.ranks)
+                    ));
+                }
+                if ranks.len() > 4 {
+                    s.push_str(&format!(" (… {} more groups of ranks)", ranks.len() - 4));
+                }
+                s
+            }
         }
     }
 
@@ -131,8 +238,29 @@ impl Values {
             }
             Values::Cycle { period, unit } => unit.max_over((*period as u64).min(n)),
             Values::List { values } => values.iter().take(n as usize).copied().max().unwrap_or(0),
+            Values::Stats { count, total, max, .. } => {
+                if n >= *count {
+                    *max
+                } else {
+                    // `value` gives at most the mean rounded up.
+                    (*max).min(total.div_ceil((*count).max(1)))
+                }
+            }
+            Values::ByRank { default, ranks } => ranks
+                .iter()
+                .map(|g| g.values.max_over(n))
+                .fold(default.max_over(n), u64::max),
         }
     }
+}
+
+/// More than `bound` distinct numbers in `values`.
+fn distinct_above(values: &[u64], bound: usize) -> bool {
+    let mut seen: std::collections::HashSet<u64> = std::collections::HashSet::new();
+    values.iter().any(|&v| {
+        seen.insert(v);
+        seen.len() > bound
+    })
 }
 
 /// Smallest p such that `s[i] == s[i - p]` for all i ≥ p (prefix function).
@@ -286,8 +414,14 @@ enum Item {
     Loop(Vec<Vec<Item>>),
 }
 
-/// Compress `records` into nested loops.
+/// Compress `records` into nested loops, long patternless size lists summarised
+/// ([`CompressOptions::default`]).
 pub fn compress(records: &[Record]) -> Program {
+    compress_with(records, &CompressOptions::default())
+}
+
+/// Compress `records` into nested loops.
+pub fn compress_with(records: &[Record], options: &CompressOptions) -> Program {
     let mut shapes: HashMap<LogicalCall, u32> = HashMap::new();
     let mut table: HashMap<Symbol, u32> = HashMap::new();
     let intern = |s: Symbol, table: &mut HashMap<Symbol, u32>| {
@@ -329,7 +463,7 @@ pub fn compress(records: &[Record]) -> Program {
         items = next_items;
     }
     let mut id = 0u32;
-    let nodes: Vec<Node> = items.iter().map(|i| build(&[i], records, &mut id)).collect();
+    let nodes: Vec<Node> = items.iter().map(|i| build(&[i], records, &mut id, options)).collect();
     let compressed_length = count_nodes(&nodes);
     Program {
         raw_length: records.len(),
@@ -404,7 +538,7 @@ fn plan_pass(s: &[u32]) -> Vec<(usize, usize, usize)> {
 }
 
 /// The program node of a set of occurrences of the same symbol.
-fn build(occurrences: &[&Item], records: &[Record], id: &mut u32) -> Node {
+fn build(occurrences: &[&Item], records: &[Record], id: &mut u32, options: &CompressOptions) -> Node {
     let my_id = *id;
     *id += 1;
     match occurrences[0] {
@@ -435,7 +569,18 @@ fn build(occurrences: &[&Item], records: &[Record], id: &mut u32) -> Node {
             Node::Call {
                 id: my_id,
                 shape: records[*first].call.shape(),
-                sizes: per_slot.iter().map(|v| Values::compress(v)).collect(),
+                sizes: per_slot
+                    .iter()
+                    .enumerate()
+                    .map(|(k, v)| {
+                        let default = Values::compress_sizes(v, options.exact_sizes);
+                        if k < ops {
+                            by_rank(&recs, k, v, default, options.exact_sizes)
+                        } else {
+                            default
+                        }
+                    })
+                    .collect(),
                 tags: per_tag.iter().map(|v| Values::compress(v)).collect(),
                 gap: Gap {
                     mean_ns: (gaps.iter().map(|&g| g as u128).sum::<u128>() / n) as u64,
@@ -463,7 +608,7 @@ fn build(occurrences: &[&Item], records: &[Record], id: &mut u32) -> Node {
                             Item::Leaf(_) => unreachable!("occurrences share a symbol"),
                         })
                         .collect();
-                    build(&inner, records, id)
+                    build(&inner, records, id, options)
                 })
                 .collect();
             Node::Loop {
@@ -473,6 +618,92 @@ fn build(occurrences: &[&Item], records: &[Record], id: &mut u32) -> Node {
             }
         }
     }
+}
+
+/// The sizes of operation `k` over `recs` (`defaults`, compressed as `default`) with the
+/// per-rank sizes of [`crate::logical::Operation::bytes_by_rank`]: each listed rank's sequence
+/// (its own size where listed, else the default), ranks with equal sequences grouped.
+fn by_rank(recs: &[&Record], k: usize, defaults: &[u64], default: Values, exact: bool) -> Values {
+    let mut listed: Vec<Rank> = recs
+        .iter()
+        .filter_map(|r| r.call.ops.get(k))
+        .flat_map(|o| o.bytes_by_rank.iter().flat_map(|e| e.ranks.iter().copied()))
+        .collect();
+    if listed.is_empty() {
+        return default;
+    }
+    listed.sort_unstable();
+    listed.dedup();
+    let mut groups: Vec<RankValues> = Vec::new();
+    let mut at: HashMap<Values, usize> = HashMap::new();
+    for rank in listed {
+        let seq: Vec<u64> = recs
+            .iter()
+            .zip(defaults)
+            .map(|(r, &d)| {
+                r.call
+                    .ops
+                    .get(k)
+                    .and_then(|o| o.bytes_by_rank.iter().find(|e| e.ranks.binary_search(&rank).is_ok()))
+                    .map_or(d, |e| e.bytes)
+            })
+            .collect();
+        let v = Values::compress_sizes(&seq, exact);
+        if v == default {
+            continue;
+        }
+        match at.get(&v) {
+            Some(&g) => groups[g].ranks.push(rank),
+            None => {
+                at.insert(v.clone(), groups.len());
+                groups.push(RankValues {
+                    ranks: vec![rank],
+                    values: v,
+                });
+            }
+        }
+    }
+    if groups.is_empty() {
+        return default;
+    }
+    Values::ByRank {
+        default: Box::new(default),
+        ranks: groups,
+    }
+}
+
+/// The per-rank size tables of occurrence `k` of a call whose sizes are `sizes` (the inverse of
+/// [`by_rank`]): per operation, the ranks whose value differs from the default, by size.
+fn rank_tables_at(sizes: &[Values], ops: usize, k: u64) -> Vec<Vec<RankBytes>> {
+    sizes
+        .iter()
+        .take(ops)
+        .map(|v| {
+            let Values::ByRank { default, ranks } = v else {
+                return Vec::new();
+            };
+            let d = default.value(k);
+            let mut list: Vec<(u64, Rank)> = ranks
+                .iter()
+                .flat_map(|g| {
+                    let b = g.values.value(k);
+                    g.ranks.iter().filter(move |_| b != d).map(move |&r| (b, r))
+                })
+                .collect();
+            list.sort_unstable();
+            let mut table: Vec<RankBytes> = Vec::new();
+            for (b, r) in list {
+                match table.last_mut() {
+                    Some(e) if e.bytes == b => e.ranks.push(r),
+                    _ => table.push(RankBytes {
+                        bytes: b,
+                        ranks: vec![r],
+                    }),
+                }
+            }
+            table
+        })
+        .collect()
 }
 
 fn count_nodes(nodes: &[Node]) -> usize {
@@ -540,7 +771,11 @@ fn expand_into(nodes: &[Node], visits: &mut [u64], out: &mut Vec<LogicalCall>, l
                 visits[*id as usize] += 1;
                 let v: Vec<u64> = sizes.iter().map(|s| s.value(k)).collect();
                 let t: Vec<i32> = tags.iter().map(|s| s.value(k) as u32 as i32).collect();
-                out.push(shape.with_sizes(&v).with_tags(&t));
+                let mut call = shape.with_sizes(&v).with_tags(&t);
+                if sizes.iter().any(|s| matches!(s, Values::ByRank { .. })) {
+                    call = call.with_rank_tables(&rank_tables_at(sizes, shape.ops.len(), k));
+                }
+                out.push(call);
             }
             Node::Loop { id, count, body } => {
                 let k = visits[*id as usize];

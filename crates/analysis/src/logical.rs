@@ -215,6 +215,23 @@ pub struct Operation {
     /// A rank whose existing directions are exactly an entry's `directions` uses its `bytes`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub bytes_by_class: Vec<ClassBytes>,
+    /// Sizes on single ranks whose message differs from `bytes` (ScalaTrace's rank-parameterised
+    /// records: NAS SP's solve messages follow a rank's cells, LU's wavefront messages its
+    /// columns, a molecular-dynamics code's its atoms): one entry per size, ranks in increasing
+    /// order, entries by increasing size. A rank listed here uses this size whatever
+    /// `bytes_by_class` says. Filled after the merge from every rank's own trace
+    /// ([`logicalize`]), so the expansion gives every rank its own sizes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bytes_by_rank: Vec<RankBytes>,
+}
+
+/// The size of an operation on some ranks (see [`Operation::bytes_by_rank`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct RankBytes {
+    /// Message size in bytes on these ranks.
+    pub bytes: u64,
+    /// World ranks, increasing.
+    pub ranks: Vec<Rank>,
 }
 
 /// The size of an operation on the ranks of one class (see [`Operation::bytes_by_class`]).
@@ -242,6 +259,26 @@ impl Operation {
         Operation {
             bytes,
             bytes_by_class: Vec::new(),
+            bytes_by_rank: Vec::new(),
+            ..self.clone()
+        }
+    }
+
+    /// The size rank `rank` sends or receives: its own ([`Operation::bytes_by_rank`]), else its
+    /// class's (`here`: its existing directions, sorted), else `bytes`.
+    pub fn bytes_on(&self, rank: Rank, here: &[&str]) -> u64 {
+        self.bytes_by_rank
+            .iter()
+            .find(|e| e.ranks.binary_search(&rank).is_ok())
+            .map_or_else(|| self.for_class(here).bytes, |e| e.bytes)
+    }
+
+    /// The operation as rank `rank` executes it ([`Operation::bytes_on`]), no tables left.
+    pub fn for_rank(&self, rank: Rank, here: &[&str]) -> Operation {
+        Operation {
+            bytes: self.bytes_on(rank, here),
+            bytes_by_class: Vec::new(),
+            bytes_by_rank: Vec::new(),
             ..self.clone()
         }
     }
@@ -329,9 +366,37 @@ pub struct LogicalCall {
     /// (1 = the previous record), increasing. Relative, so every iteration of a loop is equal.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub completes: Vec<u32>,
+    /// The ranks that execute this record, increasing, when not every rank that has one of its
+    /// directions does (`None`): a branch of rank-dependent code (NAS LU's pintgr exchanges
+    /// boundary values only on the ranks holding a global face, CG's and MG's classes order or
+    /// skip operations differently). Set by the merge ([`logicalize`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub only_ranks: Option<Vec<Rank>>,
 }
 
 impl LogicalCall {
+    /// Whether `rank` executes this record when it has one of its directions.
+    pub fn runs_on(&self, rank: Rank) -> bool {
+        self.only_ranks
+            .as_ref()
+            .is_none_or(|rs| rs.binary_search(&rank).is_ok())
+    }
+
+    /// Per operation, its per-rank sizes ([`Operation::bytes_by_rank`]).
+    pub fn rank_tables(&self) -> Vec<Vec<RankBytes>> {
+        self.ops.iter().map(|o| o.bytes_by_rank.clone()).collect()
+    }
+
+    /// The same call with each operation's per-rank sizes replaced by `tables` (one per
+    /// operation).
+    pub fn with_rank_tables(&self, tables: &[Vec<RankBytes>]) -> LogicalCall {
+        let mut c = self.clone();
+        for (o, t) in c.ops.iter_mut().zip(tables) {
+            o.bytes_by_rank = t.clone();
+        }
+        c
+    }
+
     /// The message sizes this call carries, in a fixed order: each operation's bytes, then the
     /// collective's sent and received bytes.
     pub fn sizes(&self) -> Vec<u64> {
@@ -362,6 +427,7 @@ impl LogicalCall {
     pub fn shape(&self) -> LogicalCall {
         self.with_sizes(&vec![0; self.sizes().len()])
             .with_tags(&vec![0; self.ops.len()])
+            .with_rank_tables(&vec![Vec::new(); self.ops.len()])
     }
 
     /// The same call with the sizes of [`LogicalCall::sizes`] replaced by `sizes`.
@@ -396,6 +462,11 @@ impl LogicalCall {
                     .bytes_by_class
                     .iter()
                     .map(|c| format!(" ({} B on {})", c.bytes, c.directions.join("+")))
+                    .chain(
+                        o.bytes_by_rank
+                            .iter()
+                            .map(|e| format!(" ({} B on {})", e.bytes, ranks_text(&e.ranks))),
+                    )
                     .collect();
                 format!(
                     "{what}{}, {} B{by_class}, tag {}",
@@ -421,8 +492,31 @@ impl LogicalCall {
                     .join(" "),
             );
         }
-        format!("{}({})", self.function, args.join("; "))
+        let only = self
+            .only_ranks
+            .as_ref()
+            .map_or_else(String::new, |rs| format!(" only on {}", ranks_text(rs)));
+        format!("{}({}){only}", self.function, args.join("; "))
     }
+}
+
+/// `ranks 0-3,8`: increasing ranks with runs as ranges.
+pub fn ranks_text(ranks: &[Rank]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < ranks.len() {
+        let mut j = i;
+        while j + 1 < ranks.len() && ranks[j + 1] == ranks[j] + 1 {
+            j += 1;
+        }
+        parts.push(match j - i {
+            0 => ranks[i].to_string(),
+            1 => format!("{},{}", ranks[i], ranks[j]),
+            _ => format!("{}-{}", ranks[i], ranks[j]),
+        });
+        i = j + 1;
+    }
+    format!("rank{} {}", if ranks.len() == 1 { "" } else { "s" }, parts.join(","))
 }
 
 fn tag_text(tag: i32) -> String {
@@ -546,6 +640,143 @@ pub struct LogicalTrace {
     /// `topology.directions`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub self_ranks: Vec<Rank>,
+    /// True when every rank's own message sizes were read from its trace into the records
+    /// ([`Operation::bytes_by_rank`]; the per-class sizes of the merge are then folded into
+    /// them): the expansion gives each rank the sizes it sent and received. False when the
+    /// ranks were given (the trace of those ranks) or some rank's operations do not line up
+    /// with its expansion (then verification shows which).
+    #[serde(default)]
+    pub sizes_fitted: bool,
+    /// Operations of the records that carry per-rank sizes ([`Operation::bytes_by_rank`]).
+    #[serde(default)]
+    pub rank_sized_operations: u64,
+    /// Records executed by some of the ranks that have their directions only
+    /// ([`LogicalCall::only_ranks`]: rank-dependent branches of the program).
+    #[serde(default)]
+    pub branches: u64,
+}
+
+/// Classes of ranks (same directions, same logical sequence) beyond which the merge groups ranks
+/// by their directions only (the merge costs O(records × classes²)).
+pub const MAX_CLASSES: usize = 64;
+
+/// Hash of a rank's logical sequence without sizes and tags ([`LogicalCall::shape`]): ranks
+/// with the same directions and the same hash are one class of the merge. Equality only
+/// matters (classes are ordered by facts of the processes), so the derived hash is enough.
+fn structure_hash(records: &[Record]) -> u64 {
+    use std::hash::{Hash, Hasher};
+    // The fields of `LogicalCall::shape`, hashed in place (no clone per record).
+    let mut h = std::hash::DefaultHasher::new();
+    records.len().hash(&mut h);
+    for r in records {
+        let c = &r.call;
+        c.function.hash(&mut h);
+        c.kind.hash(&mut h);
+        c.ops.len().hash(&mut h);
+        for o in &c.ops {
+            o.dir.hash(&mut h);
+            o.partner.hash(&mut h);
+            o.bytes_by_class.hash(&mut h);
+        }
+        c.completes.hash(&mut h);
+        c.collective.as_ref().map(|k| (k.op, k.root, k.comm_size)).hash(&mut h);
+        c.only_ranks.hash(&mut h);
+    }
+    h.finish()
+}
+
+/// Read every rank's own message sizes into the records: for each rank, the operations its
+/// expansion executes are lined up with the operations of its own logical sequence
+/// (`own_ops`, read when the ranks were grouped); where every rank's line up (same count, send/receive and direction at every
+/// position), each operation gets the ranks whose size differs from its `bytes`
+/// ([`Operation::bytes_by_rank`], which then replaces `bytes_by_class`) and `true` is returned.
+/// Otherwise the records are left as they are and `false` is returned.
+/// An operation of a rank's own logical sequence: send or receive, the index of its direction
+/// among the trace's direction names (`u32::MAX` for a wildcard or a rank), its size.
+type OpKey = (P2pDir, u32, u64);
+
+fn partner_index(p: &Partner, names: &[String]) -> u32 {
+    match p {
+        Partner::Direction(d) => names.iter().position(|n| n == d).map_or(u32::MAX, |k| k as u32),
+        _ => u32::MAX,
+    }
+}
+
+/// The operations of `records` in order, as [`OpKey`]s.
+fn op_keys_of(records: &[Record], names: &[String]) -> Vec<OpKey> {
+    records
+        .iter()
+        .flat_map(|r| &r.call.ops)
+        .map(|o| (o.dir, partner_index(&o.partner, names), o.bytes))
+        .collect()
+}
+
+fn fit_rank_sizes(records: &mut [Record], names: &[String], coverage: &[Vec<bool>], own_ops: &[Vec<OpKey>]) -> bool {
+    if own_ops.len() != coverage.len() {
+        return false;
+    }
+    let index: HashMap<&str, usize> = names.iter().enumerate().map(|(k, n)| (n.as_str(), k)).collect();
+    // (record, operation) → (rank, size) where the size is not the operation's `bytes`.
+    let mut differs: HashMap<(usize, usize), Vec<(Rank, u64)>> = HashMap::new();
+    for (r, cov) in coverage.iter().enumerate() {
+        let rank = r as Rank;
+        let mut here: Vec<&str> = names
+            .iter()
+            .zip(cov)
+            .filter(|(_, &c)| c)
+            .map(|(n, _)| n.as_str())
+            .collect();
+        here.sort_unstable();
+        let visible = |o: &Operation| match &o.partner {
+            Partner::Direction(d) => index.get(d.as_str()).is_some_and(|&k| cov[k]),
+            _ => true,
+        };
+        let own = &own_ops[r];
+        let mut k = 0usize;
+        for (i, rec) in records.iter().enumerate() {
+            if !rec.call.kind.is_p2p() || !rec.call.runs_on(rank) {
+                continue;
+            }
+            for (j, o) in rec.call.ops.iter().enumerate() {
+                if !visible(o) {
+                    continue;
+                }
+                let Some(&(dir, at, bytes)) = own.get(k) else {
+                    return false;
+                };
+                if dir != o.dir || at != partner_index(&o.partner, names) {
+                    return false;
+                }
+                if bytes != o.bytes {
+                    differs.entry((i, j)).or_default().push((rank, bytes));
+                }
+                k += 1;
+            }
+        }
+        if k != own.len() {
+            return false;
+        }
+    }
+    for rec in records.iter_mut() {
+        for o in &mut rec.call.ops {
+            o.bytes_by_class.clear();
+        }
+    }
+    for ((i, j), mut list) in differs {
+        list.sort_unstable_by_key(|&(r, b)| (b, r));
+        let mut table: Vec<RankBytes> = Vec::new();
+        for (r, b) in list {
+            match table.last_mut() {
+                Some(e) if e.bytes == b => e.ranks.push(r),
+                _ => table.push(RankBytes {
+                    bytes: b,
+                    ranks: vec![r],
+                }),
+            }
+        }
+        records[i].call.ops[j].bytes_by_rank = table;
+    }
+    true
 }
 
 /// Ranks with the same existing directions, merged as one sequence(merging when no
@@ -697,6 +928,7 @@ fn records_of(trace: &Trace, rank: Rank, partner: &dyn Fn(Rank) -> Option<Partne
             tag: p.tag[i],
             bytes: p.bytes[i],
             bytes_by_class: Vec::new(),
+            bytes_by_rank: Vec::new(),
         });
         let c = p.complete[i];
         if c != post && c != NOT_COMPLETED && (c as usize) < n {
@@ -749,6 +981,7 @@ fn records_of(trace: &Trace, rank: Rank, partner: &dyn Fn(Rank) -> Option<Partne
                 ops,
                 collective,
                 completes: back,
+                only_ranks: None,
             },
             gap_ns: last_exit.map_or(0, |e| enter.saturating_sub(e)),
             duration_ns: exit.saturating_sub(enter),
@@ -911,15 +1144,21 @@ fn ranks_messaging_themselves(trace: &Trace, tables: &[HashMap<Rank, String>]) -
         .collect()
 }
 
-/// Classes of ranks with the same existing directions (`coverage`), each represented by its
-/// first member in `order`; classes by most directions, then most members, then their
+/// Classes of ranks with the same existing directions (`coverage`) and the same `structure`
+/// (a hash of their logical sequence without sizes and tags, [`structure_hash`]; all 0 to group
+/// by directions only), each represented by its first member in `order`; classes by most directions, then most members, then their
 /// representatives' order. Members in rank order.
-fn classes_in_order(order: &[Rank], coverage: &[Vec<bool>]) -> Vec<(Rank, Vec<Rank>)> {
+fn classes_in_order(order: &[Rank], coverage: &[Vec<bool>], structure: &[u64]) -> Vec<(Rank, Vec<Rank>)> {
     let mut by_cover: Vec<(&Vec<bool>, Vec<Rank>)> = Vec::new();
+    let mut at: HashMap<(&Vec<bool>, u64), usize> = HashMap::new();
     for &r in order {
-        match by_cover.iter_mut().find(|(c, _)| **c == coverage[r as usize]) {
-            Some((_, members)) => members.push(r),
-            None => by_cover.push((&coverage[r as usize], vec![r])),
+        let key = (&coverage[r as usize], structure.get(r as usize).copied().unwrap_or(0));
+        match at.get(&key) {
+            Some(&k) => by_cover[k].1.push(r),
+            None => {
+                at.insert(key, by_cover.len());
+                by_cover.push((&coverage[r as usize], vec![r]));
+            }
         }
     }
     let position: HashMap<Rank, usize> = order.iter().enumerate().map(|(i, &r)| (r, i)).collect();
@@ -1029,11 +1268,36 @@ fn logicalize_keyed(
     // The ranks to rewrite, each with the ranks it stands for, chosen from placement-invariant
     // facts only (see [`representative_order`]). With a maximal rank and several classes, both
     // that rank alone and the merge of every class are candidates (`alone_first`).
+    // Per rank (automatic choice only): its operations as (send/receive, direction index, size).
+    let mut own_ops: Vec<Vec<OpKey>> = Vec::new();
     let (groups, alone_first): (Vec<(Rank, Vec<Rank>)>, bool) = match ranks {
-        Some(rs) => (rs.iter().map(|&r| (r, vec![r])).collect(), false),
+        Some(rs) => (
+            rs.iter()
+                .map(|&r| {
+                    let members = (0..n)
+                        .filter(|&q| q == r || (coverage[q as usize] == coverage[r as usize] && !rs.contains(&q)))
+                        .collect();
+                    (r, members)
+                })
+                .collect(),
+            false,
+        ),
         None => {
             let order = representative_order(trace, placement, keys);
-            let classes = classes_in_order(&order, &coverage);
+            // Ranks with the same directions but another logical sequence (NAS LU's pintgr on
+            // the ranks holding a global face, CG's and MG's classes) are classes of their own,
+            // so the merge gives each its own branches; beyond `MAX_CLASSES` the classes are by
+            // directions only, as before.
+            let mut structure: Vec<u64> = Vec::with_capacity(n as usize);
+            for r in 0..n {
+                let recs = rewrite(r).0;
+                structure.push(structure_hash(&recs));
+                own_ops.push(op_keys_of(&recs, &names));
+            }
+            let mut classes = classes_in_order(&order, &coverage, &structure);
+            if classes.len() > MAX_CLASSES {
+                classes = classes_in_order(&order, &coverage, &[]);
+            }
             match order.iter().find(|&&r| full(r as usize)) {
                 Some(&r) if classes.len() == 1 => (vec![(r, vec![r])], false),
                 Some(_) => (classes, true),
@@ -1043,18 +1307,23 @@ fn logicalize_keyed(
     };
     let maximal = full(groups[0].0 as usize);
     let mut skipped = 0;
-    let (records, used, classes, conflicts) = if groups.len() == 1 {
+    let (mut records, used, classes, conflicts) = if groups.len() == 1 {
         let (recs, sk) = rewrite(groups[0].0);
         skipped += sk;
         (recs, vec![groups[0].0], Vec::new(), 0)
     } else {
         let mut class_traces = Vec::with_capacity(groups.len());
         let mut class_skipped = Vec::with_capacity(groups.len());
-        for (r, _) in &groups {
+        for (r, members) in &groups {
             let (recs, sk) = rewrite(*r);
             class_skipped.push(sk);
             class_traces.push(merge::ClassTrace {
                 rank: *r,
+                members: {
+                    let mut m = members.clone();
+                    m.sort_unstable();
+                    m
+                },
                 visible: coverage[*r as usize].clone(),
                 records: recs,
             });
@@ -1111,10 +1380,22 @@ fn logicalize_keyed(
             }
         }
     };
+    // Every rank's own message sizes (automatic choice only: given ranks mean "the trace of
+    // these ranks").
+    let sizes_fitted = ranks.is_none() && fit_rank_sizes(&mut records, &names, &coverage, &own_ops);
+    let rank_sized_operations = records
+        .iter()
+        .flat_map(|r| &r.call.ops)
+        .filter(|o| !o.bytes_by_rank.is_empty())
+        .count() as u64;
+    let branches = records.iter().filter(|r| r.call.only_ranks.is_some()).count() as u64;
     Ok(LogicalTrace {
         schema: SCHEMA.into(),
         source: trace.source.clone(),
         ranks: n,
+        sizes_fitted,
+        rank_sized_operations,
+        branches,
         topology: TopologyInfo {
             family: placement.spec.family.name().into(),
             dims: placement.spec.dims.clone(),
@@ -1261,12 +1542,13 @@ pub fn expand_calls<'a>(
             tables.len()
         ));
     };
-    Ok(expand_with(table, calls))
+    Ok(expand_with(table, rank, calls))
 }
 
 /// Expansion with the rank's direction → neighbour table already built.
 fn expand_with<'a>(
     table: &HashMap<String, Rank>,
+    rank: Rank,
     calls: impl IntoIterator<Item = &'a LogicalCall>,
 ) -> Vec<LogicalCall> {
     let mut directions: Vec<&str> = table.keys().map(String::as_str).collect();
@@ -1276,6 +1558,10 @@ fn expand_with<'a>(
     let mut image: Vec<Option<usize>> = Vec::new();
     for call in calls {
         let here = image.len();
+        if !call.runs_on(rank) {
+            image.push(None);
+            continue;
+        }
         let kept = restrict_call(call, |o| {
             let partner = match &o.partner {
                 Partner::Direction(d) => Partner::Rank(*table.get(d)?),
@@ -1283,7 +1569,7 @@ fn expand_with<'a>(
             };
             Some(Operation {
                 partner,
-                ..o.for_class(&directions)
+                ..o.for_rank(rank, &directions)
             })
         });
         let kept = kept.and_then(|mut c| {
@@ -1304,6 +1590,10 @@ fn expand_with<'a>(
             }
             c.completes = back;
             Some(c)
+        });
+        let kept = kept.map(|mut c| {
+            c.only_ranks = None;
+            c
         });
         image.push(kept.as_ref().map(|_| out.len()));
         out.extend(kept);
@@ -1414,6 +1704,30 @@ pub struct RankReproduction {
     pub share: f64,
     /// The same against the real operations inside the topology only.
     pub share_in_topology: f64,
+    /// STRUCTURE: operations equal in function, direction and peer, in the same order (longest
+    /// common subsequence without sizes), against the real operations inside the topology (the
+    /// operations outside are [`Accuracy`]'s dropped ones).
+    #[serde(default)]
+    pub structure_reproduced: u64,
+    /// `structure_reproduced / max(real in topology, expanded)`.
+    #[serde(default)]
+    pub structure_share: f64,
+    /// The expansion's operations are the real ones inside the topology, one for one, in
+    /// function, direction, peer and order.
+    #[serde(default)]
+    pub structure_exact: bool,
+    /// ... and in size as well: the rank's sends and receives are reproduced exactly.
+    #[serde(default)]
+    pub bytes_exact: bool,
+    /// VOLUME: bytes of the real operations inside the topology (sent and received).
+    #[serde(default)]
+    pub real_bytes: u64,
+    /// Bytes of the expansion's operations.
+    #[serde(default)]
+    pub expanded_bytes: u64,
+    /// `|expanded_bytes - real_bytes| / real_bytes` (0 when both are 0).
+    #[serde(default)]
+    pub volume_error: f64,
 }
 
 /// Verification by expansion over all ranks.
@@ -1425,6 +1739,48 @@ pub struct Verification {
     pub ranks_below_full: Vec<Rank>,
     /// Reproduced operations over all ranks divided by the sum of `max(real, expanded)`.
     pub overall_share: f64,
+    /// STRUCTURE over all ranks: `structure_reproduced` summed over the sum of `max(real in
+    /// topology, expanded)`.
+    #[serde(default)]
+    pub structure_share: f64,
+    /// Ranks whose structure is not exact ([`RankReproduction::structure_exact`]).
+    #[serde(default)]
+    pub ranks_structure_differs: Vec<Rank>,
+    /// Ranks whose structure is exact but some size is not ([`RankReproduction::bytes_exact`]).
+    #[serde(default)]
+    pub ranks_bytes_differ: Vec<Rank>,
+    /// VOLUME over all ranks: bytes of the real operations inside the topology.
+    #[serde(default)]
+    pub real_bytes: u64,
+    /// Bytes of every rank's expansion.
+    #[serde(default)]
+    pub expanded_bytes: u64,
+    /// `|expanded_bytes - real_bytes| / real_bytes` over all ranks.
+    #[serde(default)]
+    pub volume_error: f64,
+    /// Largest per-rank [`RankReproduction::volume_error`].
+    #[serde(default)]
+    pub max_volume_error: f64,
+    /// Ranks whose volume is off by more than [`VOLUME_TOLERANCE`].
+    #[serde(default)]
+    pub ranks_volume_off: Vec<Rank>,
+}
+
+/// Relative volume error beyond which a rank counts in [`Verification::ranks_volume_off`]: 1 %,
+/// the accuracy asked of a trace whose sizes are summarised by their statistics (sizes that
+/// change from step to step; see `compress`), where the structure is kept exact.
+pub const VOLUME_TOLERANCE: f64 = 0.01;
+
+fn volume_error(expanded: u64, real: u64) -> f64 {
+    if real == 0 {
+        if expanded == 0 {
+            0.0
+        } else {
+            1.0
+        }
+    } else {
+        (expanded as f64 - real as f64).abs() / real as f64
+    }
 }
 
 /// Length of the longest common subsequence of `a` and `b`: their common prefix and suffix
@@ -1459,6 +1815,7 @@ pub fn verify(trace: &Trace, logical: &LogicalTrace) -> Result<Verification, Str
     let directions = logical.placement.direction_tables();
     let mut per_rank = Vec::new();
     let (mut num, mut den) = (0u64, 0u64);
+    let (mut s_num, mut s_den, mut total_real, mut total_expanded) = (0u64, 0u64, 0u64, 0u64);
     for r in 0..trace.num_ranks() {
         let table = neighbours.get(r as usize).ok_or_else(|| {
             format!(
@@ -1466,7 +1823,7 @@ pub fn verify(trace: &Trace, logical: &LogicalTrace) -> Result<Verification, Str
                 neighbours.len()
             )
         })?;
-        let expanded = physical_calls(&expand_with(table, logical.records.iter().map(|x| &x.call)));
+        let expanded = physical_calls(&expand_with(table, r, logical.records.iter().map(|x| &x.call)));
         let real = real_with(trace, directions.get(r as usize), r);
         let ek: Vec<_> = expanded.iter().map(PhysicalCall::key).collect();
         let rk: Vec<_> = real.iter().map(|(c, _)| c.key()).collect();
@@ -1487,6 +1844,15 @@ pub fn verify(trace: &Trace, logical: &LogicalTrace) -> Result<Verification, Str
         };
         num += reproduced;
         den += ek.len().max(rk.len()) as u64;
+        let es: Vec<_> = ek.iter().map(|k| (k.0, k.1, k.2)).collect();
+        let rs: Vec<_> = rin.iter().map(|k| (k.0, k.1, k.2)).collect();
+        let structure_reproduced = if es == rs { es.len() as u64 } else { lcs_len(&es, &rs) };
+        s_num += structure_reproduced;
+        s_den += es.len().max(rs.len()) as u64;
+        let real_bytes: u64 = rin.iter().map(|k| k.3).sum();
+        let expanded_bytes: u64 = ek.iter().map(|k| k.3).sum();
+        total_real += real_bytes;
+        total_expanded += expanded_bytes;
         per_rank.push(RankReproduction {
             rank: r,
             real_calls: rk.len() as u64,
@@ -1495,12 +1861,35 @@ pub fn verify(trace: &Trace, logical: &LogicalTrace) -> Result<Verification, Str
             reproduced,
             share: share(reproduced, ek.len(), rk.len()),
             share_in_topology: share(reproduced_in, ek.len(), rin.len()),
+            structure_reproduced,
+            structure_share: share(structure_reproduced, es.len(), rs.len()),
+            structure_exact: es == rs,
+            bytes_exact: ek == rin,
+            real_bytes,
+            expanded_bytes,
+            volume_error: volume_error(expanded_bytes, real_bytes),
         });
     }
     Ok(Verification {
         ranks_below_full: per_rank.iter().filter(|p| p.share < 1.0).map(|p| p.rank).collect(),
+        ranks_structure_differs: per_rank.iter().filter(|p| !p.structure_exact).map(|p| p.rank).collect(),
+        ranks_bytes_differ: per_rank
+            .iter()
+            .filter(|p| p.structure_exact && !p.bytes_exact)
+            .map(|p| p.rank)
+            .collect(),
+        ranks_volume_off: per_rank
+            .iter()
+            .filter(|p| p.volume_error > VOLUME_TOLERANCE)
+            .map(|p| p.rank)
+            .collect(),
+        max_volume_error: per_rank.iter().map(|p| p.volume_error).fold(0.0, f64::max),
         per_rank,
         overall_share: if den == 0 { 1.0 } else { num as f64 / den as f64 },
+        structure_share: if s_den == 0 { 1.0 } else { s_num as f64 / s_den as f64 },
+        real_bytes: total_real,
+        expanded_bytes: total_expanded,
+        volume_error: volume_error(total_expanded, total_real),
     })
 }
 
@@ -1581,7 +1970,7 @@ mod tests {
         let mut differing = 0;
         for r in 0..32 {
             let table = &placement.neighbour_tables_with_self(&[])[r as usize];
-            let expanded = physical_calls(&expand_with(table, alone.records.iter().map(|x| &x.call)));
+            let expanded = physical_calls(&expand_with(table, r, alone.records.iter().map(|x| &x.call)));
             let real = real_calls(&trace, &placement, r);
             let ek: Vec<_> = expanded.iter().map(PhysicalCall::key).collect();
             let rk: Vec<_> = real.iter().map(|(c, _)| c.key()).collect();

@@ -257,11 +257,48 @@ fn sanitize(s: &str) -> String {
 }
 
 /// C expression of the `idx`-th value of `v`; list tables go to `tables`.
-fn value_expr(v: &Values, idx: &str, name: &str, tables: &mut String) -> String {
+fn value_expr(v: &Values, idx: &str, name: &str, tables: &mut String, node_of_rank: &[u32]) -> String {
     match v {
+        Values::Stats { count, total, .. } => {
+            let count = (*count).max(1);
+            format!(
+                "({}ULL + (({idx}) < {}ULL ? 1ULL : 0ULL))",
+                total / count,
+                total % count
+            )
+        }
+        Values::ByRank { default, ranks } => {
+            // Group of each node (0: the default), then one branch per group.
+            let mut group = vec![0usize; node_of_rank.len()];
+            for (g, rv) in ranks.iter().enumerate() {
+                for &r in &rv.ranks {
+                    if let Some(&u) = node_of_rank.get(r as usize) {
+                        if let Some(at) = group.get_mut(u as usize) {
+                            *at = g + 1;
+                        }
+                    }
+                }
+            }
+            let _ = write!(tables, "static const unsigned short {name}_grp[NRANKS] = {{");
+            for (k, g) in group.iter().enumerate() {
+                if k % 24 == 0 {
+                    tables.push_str("\n    ");
+                }
+                let _ = write!(tables, "{g}, ");
+            }
+            tables.push_str("\n};\n");
+            let mut e = value_expr(default, idx, &format!("{name}_d"), tables, node_of_rank);
+            for (g, rv) in ranks.iter().enumerate().rev() {
+                let inner = value_expr(&rv.values, idx, &format!("{name}_g{}", g + 1), tables, node_of_rank);
+                e = format!("({name}_grp[me] == {} ? {inner} : {e})", g + 1);
+            }
+            e
+        }
         Values::Constant { value } => format!("{value}ULL"),
         Values::Range { first, step } => format!("(unsigned long long)({first}LL + ({step}LL) * (long long)({idx}))"),
-        Values::Cycle { period, unit } => value_expr(unit, &format!("(({idx}) % {period}ULL)"), name, tables),
+        Values::Cycle { period, unit } => {
+            value_expr(unit, &format!("(({idx}) % {period}ULL)"), name, tables, node_of_rank)
+        }
         Values::List { values } => {
             let _ = write!(tables, "static const unsigned long long {name}[{}] = {{", values.len());
             for (k, x) in values.iter().enumerate() {
@@ -317,9 +354,21 @@ fn emit_nodes(
             Node::Loop { id, count, body } => {
                 let count_expr = if needs_counter(count) {
                     counters.push(*id);
-                    value_expr(count, &format!("occ{id}++"), &format!("count{id}"), tables)
+                    value_expr(
+                        count,
+                        &format!("occ{id}++"),
+                        &format!("count{id}"),
+                        tables,
+                        &logical.placement.node_of_rank,
+                    )
                 } else {
-                    value_expr(count, "0", &format!("count{id}"), tables)
+                    value_expr(
+                        count,
+                        "0",
+                        &format!("count{id}"),
+                        tables,
+                        &logical.placement.node_of_rank,
+                    )
                 };
                 let _ = writeln!(
                     out,
@@ -352,7 +401,7 @@ fn emit_nodes(
                     .map(|(k, v)| {
                         let name = format!("size{id}_{k}");
                         let mut t = String::new();
-                        let e = value_expr(v, "i", &name, &mut t);
+                        let e = value_expr(v, "i", &name, &mut t, &logical.placement.node_of_rank);
                         slot_tables.push((name, t));
                         e
                     })
@@ -384,7 +433,7 @@ fn emit_nodes(
                         v => {
                             let name = format!("tag{id}_{k}");
                             let mut t = String::new();
-                            let e = value_expr(v, "i", &name, &mut t);
+                            let e = value_expr(v, "i", &name, &mut t, &logical.placement.node_of_rank);
                             slot_tables.push((name, t));
                             format!("(int)(unsigned int)({e})")
                         }
@@ -397,11 +446,36 @@ fn emit_nodes(
                 emit_call(shape, &size, &tag, names, logical, &inner, &mut stmt)?;
                 // Only the tables a statement uses (a reduction ignores its received size).
                 for (name, t) in slot_tables {
-                    if stmt.contains(&format!("{name}[")) {
+                    if stmt.contains(&format!("{name}[")) || stmt.contains(&format!("{name}_")) {
                         tables.push_str(&t);
                     }
                 }
-                out.push_str(&stmt);
+                // A branch executed by some ranks only ([`LogicalCall::only_ranks`]).
+                if let Some(only) = &shape.only_ranks {
+                    let mut runs = vec![0u8; logical.placement.node_of_rank.len()];
+                    for &r in only {
+                        if let Some(&u) = logical.placement.node_of_rank.get(r as usize) {
+                            if let Some(at) = runs.get_mut(u as usize) {
+                                *at = 1;
+                            }
+                        }
+                    }
+                    let _ = write!(tables, "static const unsigned char only{id}[NRANKS] = {{");
+                    for (k, x) in runs.iter().enumerate() {
+                        if k % 32 == 0 {
+                            tables.push_str("\n    ");
+                        }
+                        let _ = write!(tables, "{x}, ");
+                    }
+                    tables.push_str("\n};\n");
+                    let _ = writeln!(out, "{inner}if (only{id}[me]) {{");
+                    for line in stmt.lines() {
+                        let _ = writeln!(out, "    {line}");
+                    }
+                    let _ = writeln!(out, "{inner}}}");
+                } else {
+                    out.push_str(&stmt);
+                }
                 let _ = writeln!(out, "{inner}pos++;\n{pad}}}");
             }
         }

@@ -46,6 +46,9 @@ use tracelogic_model::{CallKind, Rank};
 pub(super) struct ClassTrace {
     /// The representative whose trace was rewritten.
     pub rank: Rank,
+    /// Every rank of the class (increasing): the ranks a record executed by this class only
+    /// names ([`LogicalCall::only_ranks`]).
+    pub members: Vec<Rank>,
     /// Per direction (topology order): does the class have that neighbour.
     pub visible: Vec<bool>,
     /// Its records, directions as partners.
@@ -80,6 +83,9 @@ struct Candidate {
     seen: Vec<bool>,
     advance: Vec<usize>,
     origin: usize,
+    /// Emitted without the agreement of every class that sees it: a branch executed by the
+    /// classes it advances only.
+    forced: bool,
 }
 
 struct State<'a> {
@@ -238,6 +244,7 @@ impl State<'_> {
                     targets: Vec::new(),
                     advance,
                     origin,
+                    forced: false,
                 })
             }
         }
@@ -279,6 +286,7 @@ impl State<'_> {
                 seen,
                 advance,
                 origin,
+                forced: false,
             });
         }
     }
@@ -323,6 +331,7 @@ impl State<'_> {
                 seen,
                 advance,
                 origin,
+                forced: false,
             });
         }
     }
@@ -378,6 +387,7 @@ impl State<'_> {
             seen,
             advance,
             origin: c0,
+            forced: true,
         })
     }
 
@@ -410,14 +420,10 @@ impl State<'_> {
         }
     }
 
-    /// Does class `c` execute `cand` exactly as its next record (sizes included)?
+    /// Does class `c` execute `cand` as its next record (sizes aside: a class's own sizes are
+    /// recorded on the operations, and every rank's by [`super::logicalize`] afterwards)?
     fn executes(&self, c: usize, cand: &Candidate) -> bool {
-        let Some(h) = self.head(c) else { return false };
-        cand.advance.contains(&c)
-            && match cand.call.kind {
-                CallKind::Completion => true,
-                _ => self.seen_same(&cand.call, c, &h.call, false) == Some(true),
-            }
+        self.head(c).is_some() && cand.advance.contains(&c)
     }
 
     fn progress(&self, c: usize) -> f64 {
@@ -452,6 +458,22 @@ impl State<'_> {
     /// something else, advance the classes it stands for.
     fn take(&mut self, mut cand: Candidate, conflicts: &mut u64, class_conflicts: &mut [u64], contributed: &mut [u64]) {
         self.record_class_sizes(&mut cand);
+        // A branch: the classes that see it but do not execute it skip it ([`LogicalCall::only_ranks`]).
+        if cand.forced && (0..self.classes.len()).any(|c| cand.seen[c] && !cand.advance.contains(&c)) {
+            let mut ranks: Vec<Rank> = cand
+                .advance
+                .iter()
+                .flat_map(|&c| self.classes[c].members.iter().copied())
+                .collect();
+            ranks.sort_unstable();
+            ranks.dedup();
+            cand.call.only_ranks = Some(ranks);
+            for c in 0..self.classes.len() {
+                if !cand.advance.contains(&c) {
+                    cand.seen[c] = false;
+                }
+            }
+        }
         let mut any = false;
         for (c, n) in class_conflicts.iter_mut().enumerate() {
             if cand.seen[c] && !self.executes(c, &cand) {
@@ -490,13 +512,13 @@ impl State<'_> {
 /// Merge the sequences of `classes` (directions named as in `names`, topology order) into one
 /// logical sequence that every class's expansion follows in order.
 pub(super) fn merge(classes: &[&ClassTrace], names: &[String]) -> Merged {
-    merge_until(classes, names, false)
+    merge_until(classes, names, false, false)
 }
 
 /// [`merge`], or with `stop_at_conflict` only until the first conflict (the records are then
 /// a prefix and `conflicts` is 1): whether a set of classes merges without conflict is known
 /// from the first conflicting record, and [`merge_best`] asks that of several sets.
-fn merge_until(classes: &[&ClassTrace], names: &[String], stop_at_conflict: bool) -> Merged {
+fn merge_until(classes: &[&ClassTrace], names: &[String], stop_at_conflict: bool, lockstep: bool) -> Merged {
     let class_names: Vec<Vec<String>> = classes
         .iter()
         .map(|c| {
@@ -550,6 +572,20 @@ fn merge_until(classes: &[&ClassTrace], names: &[String], stop_at_conflict: bool
                 break;
             }
         }
+        if layer.is_empty() && lockstep {
+            // Every class's head as a branch of the classes that execute it: classes whose
+            // sequences differ throughout (NAS CG's, whose directions name other moves on every
+            // rank) advance together, so each iteration of their loop comes out the same.
+            for c in 0..classes.len() {
+                if layer.iter().any(|l| l.advance.contains(&c)) {
+                    continue;
+                }
+                let Some(cand) = st.forced_from(c) else { continue };
+                if !layer.iter().any(|l| l.advance.iter().any(|x| cand.advance.contains(x))) {
+                    layer.push(cand);
+                }
+            }
+        }
         if layer.is_empty() {
             let Some(cand) = st.forced() else { break };
             layer.push(cand);
@@ -596,6 +632,23 @@ fn merge_until(classes: &[&ClassTrace], names: &[String], stop_at_conflict: bool
 pub(super) fn merge_best(classes: &[ClassTrace], names: &[String], weights: &[u64]) -> (Merged, Vec<bool>) {
     let all: Vec<&ClassTrace> = classes.iter().collect();
     let full = merge(&all, names);
+    if full.records.iter().any(|r| r.call.only_ranks.is_some()) {
+        // Branches: the classes also advanced in lockstep where they disagree, and each class's
+        // sequence as a block of its own (ScalaTrace keeps rank groups whose events do not
+        // align apart the same way); the one whose loops fold shortest is kept (then the one
+        // with fewer records, then the merge).
+        let size = |m: &Merged| (crate::compress::compress(&m.records).compressed_length, m.records.len());
+        let mut best = full;
+        let mut best_size = size(&best);
+        for other in [merge_until(&all, names, false, true), blocks(&all)] {
+            let s = size(&other);
+            if s < best_size {
+                best = other;
+                best_size = s;
+            }
+        }
+        return (best, vec![true; classes.len()]);
+    }
     if full.conflicts == 0 || classes.len() < 2 {
         return (full, vec![true; classes.len()]);
     }
@@ -611,7 +664,7 @@ pub(super) fn merge_best(classes: &[ClassTrace], names: &[String], weights: &[u6
         trial.push(c);
         trial.sort_unstable();
         let refs: Vec<&ClassTrace> = trial.iter().map(|&i| &classes[i]).collect();
-        let m = merge_until(&refs, names, true);
+        let m = merge_until(&refs, names, true, false);
         if m.conflicts == 0 {
             chosen = trial;
             last = Some(m);
@@ -638,6 +691,28 @@ pub(super) fn merge_best(classes: &[ClassTrace], names: &[String], weights: &[u6
         },
         included,
     )
+}
+
+/// Every class's own sequence one after the other, each record executed by the class's
+/// members only ([`LogicalCall::only_ranks`]): exact by construction (completion offsets stay
+/// inside a class's block), and as short as the classes' own programs together when their
+/// sequences do not line up (NAS CG on 8 ranks, whose directions name other moves on other
+/// ranks; hpcc's all-to-all phases).
+fn blocks(classes: &[&ClassTrace]) -> Merged {
+    let mut records = Vec::new();
+    for c in classes {
+        for r in &c.records {
+            let mut r = r.clone();
+            r.call.only_ranks = Some(c.members.clone());
+            records.push(r);
+        }
+    }
+    Merged {
+        records,
+        conflicts: 0,
+        class_conflicts: vec![0; classes.len()],
+        contributed: classes.iter().map(|c| c.records.len() as u64).collect(),
+    }
 }
 
 /// Point-to-point operations of `records` as `class` executes them, as comparable keys.
@@ -675,6 +750,7 @@ pub(super) fn score(records: &[Record], classes: &[ClassTrace], names: &[String]
         };
         let expanded: Vec<LogicalCall> = records
             .iter()
+            .filter(|r| r.call.runs_on(class.rank))
             .filter_map(|r| restrict_call(&r.call, |o| visible(o).then(|| o.for_class(&here))))
             .collect();
         let (a, b) = (op_keys(expanded.iter()), op_keys(class.records.iter().map(|r| &r.call)));
@@ -724,6 +800,7 @@ mod tests {
             tag: 0,
             bytes,
             bytes_by_class: Vec::new(),
+            bytes_by_rank: Vec::new(),
         }
     }
 
@@ -734,6 +811,7 @@ mod tests {
             ops,
             collective: None,
             completes: Vec::new(),
+            only_ranks: None,
         }
     }
 
@@ -789,7 +867,7 @@ mod tests {
             .filter(|(_, (_, &v))| v)
             .map(|(k, (n, _))| (n.clone(), k as Rank))
             .collect();
-        expand_with(&table, program.iter())
+        expand_with(&table, 0, program.iter())
             .into_iter()
             .map(|mut c| {
                 for o in &mut c.ops {
@@ -855,6 +933,7 @@ mod tests {
                 let records = as_records(project(&program, &names, &visible), c as Rank);
                 classes.push(ClassTrace {
                     rank: c as Rank,
+                    members: vec![c as Rank],
                     visible,
                     records,
                 });

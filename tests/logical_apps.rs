@@ -1,0 +1,136 @@
+//! The logical trace of the real application runs of `tests/data/apps` (unmodified programs
+//! traced with SST DUMPI, docs/corpus.md; their truth in tests/data/apps/EXPECTED.md): NAS SP,
+//! LU (two placements) and CG on 16 ranks, hpcc on 4 and 6, LAMMPS on 8 and 12 ranks in five
+//! layouts and a three-stage run.
+//!
+//! Verification reports STRUCTURE (function, direction and peer of every point-to-point
+//! operation, in order) and VOLUME (bytes) separately. Every rank's structure is exact on every
+//! run; the NAS and hpcc sizes are exact; LAMMPS's ghost-atom messages change size from step to
+//! step, so the compressed program keeps their statistics where a size takes more than
+//! `MAX_LISTED` values, and its expansion must give every rank its volume within 1 %.
+//! Independent of the logical trace: the real operations come from the trace, the truth of the
+//! per-rank sequences from EXPECTED.md (one sequence on all ranks for LAMMPS, SP and CG; nine
+//! classes for LU).
+
+use std::path::{Path, PathBuf};
+use tracelogic_analysis::compress::{compress, Program};
+use tracelogic_analysis::logical::{
+    expand_calls, logicalize_identified, physical_calls, verify, LogicalTrace, Verification, VOLUME_TOLERANCE,
+};
+use tracelogic_analysis::matrix::CommMatrix;
+use tracelogic_analysis::topology::{identify_matrix, TopologyOptions};
+use tracelogic_model::{Selection, Trace};
+
+fn app(name: &str) -> Trace {
+    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/apps").join(name);
+    let packed = d.join("dumpi.tar.gz");
+    let path: PathBuf = if packed.exists() { packed } else { d };
+    let files = tracelogic_formats::fs::load_paths(&[path]).expect("run files");
+    tracelogic_formats::read_trace(files).expect("run trace")
+}
+
+/// Per rank, the bytes of the expansion of the compressed `program` (summarised sizes spread
+/// as the program says).
+fn program_volume(l: &LogicalTrace, program: &Program) -> Vec<u64> {
+    let calls = program.expand(50_000_000).expect("program expands");
+    (0..l.ranks)
+        .map(|r| {
+            let mine = expand_calls(&l.placement, &l.self_ranks, calls.iter(), r).unwrap();
+            physical_calls(&mine).iter().map(|c| c.bytes).sum()
+        })
+        .collect()
+}
+
+fn check(name: &str, bytes_exact: bool) -> (LogicalTrace, Verification, Program) {
+    let trace = app(name);
+    let report = identify_matrix(
+        &CommMatrix::from_trace(&trace, &Selection::all()),
+        &TopologyOptions::default(),
+    );
+    let l = logicalize_identified(&trace, &report, None).expect("logical trace");
+    let v = verify(&trace, &l).expect("verification");
+    let program = compress(&l.records);
+    let volume = program_volume(&l, &program);
+    let worst = v
+        .per_rank
+        .iter()
+        .zip(&volume)
+        .map(|(p, &b)| (b as f64 - p.real_bytes as f64).abs() / (p.real_bytes.max(1) as f64))
+        .fold(0.0, f64::max);
+    eprintln!(
+        "{name}: {} ({} classes, {} branches, {} operations with per-rank sizes), records {} -> compressed {}, structure {:.4} (ranks differing {:?}), bytes differ on {:?}, volume error of the records {:.5}, of the compressed program worst rank {worst:.5}",
+        l.topology.label,
+        l.classes.len(),
+        l.branches,
+        l.rank_sized_operations,
+        program.raw_length,
+        program.compressed_length,
+        v.structure_share,
+        v.ranks_structure_differs,
+        v.ranks_bytes_differ,
+        v.max_volume_error,
+    );
+    assert_eq!(v.ranks_structure_differs, Vec::<u32>::new(), "{name}: structure");
+    assert!(v.per_rank.iter().all(|p| p.structure_exact && p.structure_share == 1.0));
+    assert!(l.sizes_fitted, "{name}");
+    if bytes_exact {
+        assert_eq!(v.ranks_bytes_differ, Vec::<u32>::new(), "{name}: bytes");
+        for (p, &b) in v.per_rank.iter().zip(&volume) {
+            assert_eq!(
+                b, p.real_bytes,
+                "{name}: rank {} volume of the compressed program",
+                p.rank
+            );
+        }
+    }
+    for (p, &b) in v.per_rank.iter().zip(&volume) {
+        let err = (b as f64 - p.real_bytes as f64).abs() / (p.real_bytes.max(1) as f64);
+        assert!(
+            err <= VOLUME_TOLERANCE,
+            "{name}: rank {} volume {b} against {} ({err})",
+            p.rank,
+            p.real_bytes
+        );
+    }
+    (l, v, program)
+}
+
+#[test]
+fn nas_runs_are_exact_in_structure_and_bytes() {
+    for name in ["npb-sp.S.16", "npb-lu.S.16", "npb-lu.S.16-rankfile", "npb-cg.S.16"] {
+        let (l, _, _) = check(name, true);
+        if name.starts_with("npb-lu") {
+            // EXPECTED.md: nine classes (corner, edge, interior).
+            assert_eq!(l.classes.len(), 9, "{name}");
+        }
+    }
+}
+
+#[test]
+fn hpcc_runs_are_exact_in_structure_and_bytes() {
+    for name in ["hpcc-4", "hpcc-6"] {
+        check(name, true);
+    }
+}
+
+#[test]
+fn lammps_runs_keep_structure_and_volume() {
+    for name in [
+        "lammps-melt-8",
+        "lammps-melt-12",
+        "lammps-melt-12-xzy",
+        "lammps-melt-12-1x3x4",
+        "lammps-melt-12-reorder",
+        "lammps-melt-phases-8",
+    ] {
+        let (l, v, _) = check(name, false);
+        // The records carry every rank's own sizes: exact before compression.
+        assert_eq!(v.ranks_bytes_differ, Vec::<u32>::new(), "{name}");
+        if name != "lammps-melt-phases-8" {
+            // EXPECTED.md: one (function, direction) sequence on all ranks, bytes differ on
+            // every rank: no branch, and sizes per rank.
+            assert_eq!(l.branches, 0, "{name}");
+            assert!(l.rank_sized_operations > 0, "{name}");
+        }
+    }
+}
