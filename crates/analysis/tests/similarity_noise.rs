@@ -47,6 +47,8 @@ enum Placement {
 struct Program {
     dims: [u32; 3],
     load: Vec<f64>,
+    /// Whether process (0,0,0) broadcasts every 5 steps (the root that anchors the pairing).
+    bcast: bool,
 }
 
 impl Program {
@@ -57,6 +59,7 @@ impl Program {
         Program {
             dims,
             load: (0..n).map(|_| 1.0 + spread * rng.unit()).collect(),
+            bcast: true,
         }
     }
 
@@ -137,7 +140,7 @@ impl Program {
                 let call = t.push_call(r, "MPI_Allreduce", now, now + 5_000, NO_CALLPATH, 0);
                 t.push_collective(r, call, CollectiveOp::Allreduce, world, 0, 8, 8);
                 now += 5_000;
-                if step % 5 == 0 {
+                if step % 5 == 0 && self.bcast {
                     let call = t.push_call(r, "MPI_Bcast", now, now + 3_000, NO_CALLPATH, 0);
                     t.push_collective(r, call, CollectiveOp::Bcast, world, root, 64, 64);
                     now += 3_000;
@@ -444,5 +447,57 @@ fn measure_sp_mg() {
             .map(|v| v.iter().map(|&x| x as f64).collect())
             .collect();
         println!("friedman {:?}", friedman(&v));
+    }
+}
+
+#[test]
+#[ignore = "measurement"]
+fn measure_unanchored_tori() {
+    for dims in [
+        [2, 2, 2],
+        [4, 2, 2],
+        [4, 4, 2],
+        [3, 3, 3],
+        [4, 4, 4],
+        [4, 3, 2],
+        [6, 4, 2],
+        [8, 4, 2],
+    ] {
+        let mut p = Program::new(dims, 0.1, 1);
+        p.bcast = false;
+        let mut other = Program::new(dims, 0.1, 2);
+        other.bcast = false;
+        let a = p.run("a", Placement::Xyz, 50, 0.1, 10);
+        for (label, b) in [
+            ("random", p.run("b", Placement::Random(7), 50, 0.1, 12)),
+            ("other program", other.run("c", Placement::Xyz, 50, 0.1, 13)),
+        ] {
+            let t0 = std::time::Instant::now();
+            let c = compare(&a, &b, &CompareOptions::default()).unwrap();
+            println!("{dims:?} {label}: {} [{:?}]", show(&c), t0.elapsed());
+        }
+    }
+}
+
+#[test]
+#[ignore = "measurement"]
+fn measure_bt_sp_compute_time() {
+    use tracelogic_synth::{generate_nas, NasBenchmark, NasClass, NasSpec};
+    for ranks in [16, 64] {
+        let nas = |b| {
+            generate_nas(&NasSpec {
+                iterations: Some(1),
+                ..NasSpec::new(b, NasClass::B, ranks)
+            })
+            .unwrap()
+            .0
+        };
+        let c = compare(
+            &nas(NasBenchmark::Bt),
+            &nas(NasBenchmark::Sp),
+            &CompareOptions::default(),
+        )
+        .unwrap();
+        println!("BT-SP B {ranks} compute time: {}", show(&c));
     }
 }

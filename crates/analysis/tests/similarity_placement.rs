@@ -414,3 +414,53 @@ fn bt_sp_cost_of_the_anchored_pairing() {
         println!("{line}");
     }
 }
+
+/// Tables 3 and 4 on the skeletons without conventions, with the modelled work as a counter:
+/// the figures of `docs/similarity.md`.
+/// `cargo test --release -p tracelogic-analysis --test similarity_placement tables -- --ignored --nocapture`
+#[test]
+#[ignore = "measurement (a few seconds in release): numbers in docs/similarity.md"]
+fn tables_3_and_4_without_conventions() {
+    let f = |x: f64| {
+        if x.is_nan() {
+            "—".to_string()
+        } else {
+            format!("{x:.3}")
+        }
+    };
+    let row = |what: String, c: &Comparison| {
+        let left: Vec<&str> = c.left_out.iter().map(|l| l.property.as_str()).collect();
+        println!(
+            "| {what} | {} | {} | {} | {} | {:.3} | {} | {} |",
+            f(c.theta_temporal),
+            f(c.theta_volume),
+            f(c.theta_spatial),
+            f(c.theta),
+            c.epsilon,
+            left.join(", "),
+            if c.similar { "similar" } else { "not similar" }
+        );
+    };
+    println!("Table 4");
+    for ranks in [16u32, 64] {
+        for (x, y) in [(Bt, Sp), (Lu, Mg), (Bt, Lu), (Lu, Sp), (Sp, Mg), (Bt, Mg)] {
+            let a = nas(x, B, ranks, Numbering::RowMajor, 0);
+            let b = nas(y, B, ranks, Numbering::RowMajor, 0);
+            row(
+                format!("{x}-{y} {ranks}"),
+                &compare(&a, &b, &CompareOptions::default()).unwrap(),
+            );
+        }
+    }
+    println!("Table 3");
+    for b in [Bt, Lu, Sp, Mg] {
+        for (x, y) in [(A, B), (B, C), (C, A)] {
+            let p = nas(b, x, 16, Numbering::RowMajor, 0);
+            let q = nas(b, y, 16, Numbering::RowMajor, 0);
+            row(
+                format!("{b} {x}-{y}"),
+                &compare(&p, &q, &CompareOptions::default()).unwrap(),
+            );
+        }
+    }
+}
