@@ -5,10 +5,12 @@
  *   gcc -shared -fPIC -O2 -o libiotimes.so tools/record/iotimes.c -ldl
  *   LD_PRELOAD=/opt/dumpi/lib/libdumpi.so:$PWD/libiotimes.so IOTIMES_MATCH=hpccoutf.txt program
  *
- * Each fclose of a file whose name ends with IOTIMES_MATCH appends "<sec>.<nsec> <pid> <offset>" to
- * IOTIMES_LOG (default iotimes.log), where offset is the file's size at that moment. A line of the
- * file was therefore written no later than the first logged close whose offset reaches past it.
- * hpcc opens and closes its output file around every line group it writes (BEGIN_IO/END_IO).
+ * Each fclose or fflush of a file whose name ends with IOTIMES_MATCH appends
+ * "<sec>.<nsec> <pid> <offset>" to IOTIMES_LOG (default iotimes.log), where offset is the file's
+ * size at that moment. A line of the file was therefore written no later than the first logged
+ * close or flush whose offset reaches past it. hpcc opens and closes its output file around every
+ * line group it writes (BEGIN_IO/END_IO); LAMMPS keeps log.lammps open and flushes it after every
+ * command echo and thermo output.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -41,26 +43,51 @@ FILE *fopen(const char *path, const char *mode) {
 
 FILE *fopen64(const char *path, const char *mode) { return fopen(path, mode); }
 
+static int tracked_file(FILE *f) {
+  for (int i = 0; i < MAX_TRACKED; i++)
+    if (f && tracked[i] == f) return i;
+  return -1;
+}
+
+static void log_time(long offset) {
+  static int (*real_close)(FILE *);
+  if (!real_close) real_close = (int (*)(FILE *)) dlsym(RTLD_NEXT, "fclose");
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  const char *log = getenv("IOTIMES_LOG");
+  FILE *out = fopen(log && *log ? log : "iotimes.log", "a");
+  if (out) {
+    fprintf(out, "%ld.%09ld %ld %ld\n", (long)ts.tv_sec, ts.tv_nsec, (long)getpid(), offset);
+    real_close(out);
+  }
+}
+
+int fflush(FILE *f) {
+  static int (*real)(FILE *);
+  if (!real) real = (int (*)(FILE *)) dlsym(RTLD_NEXT, "fflush");
+  int rc = real(f);
+  if (tracked_file(f) >= 0) {
+    long here = ftell(f);
+    fseek(f, 0, SEEK_END);
+    long offset = ftell(f);
+    fseek(f, here, SEEK_SET);
+    log_time(offset);
+  }
+  return rc;
+}
+
 int fclose(FILE *f) {
   static int (*real)(FILE *);
   if (!real) real = (int (*)(FILE *)) dlsym(RTLD_NEXT, "fclose");
-  for (int i = 0; i < MAX_TRACKED; i++) {
-    if (f && tracked[i] == f) {
-      tracked[i] = NULL;
-      fflush(f);
-      fseek(f, 0, SEEK_END);
-      long offset = ftell(f);
-      struct timespec ts;
-      clock_gettime(CLOCK_MONOTONIC, &ts);
-      int rc = real(f);
-      const char *log = getenv("IOTIMES_LOG");
-      FILE *out = fopen(log && *log ? log : "iotimes.log", "a");
-      if (out) {
-        fprintf(out, "%ld.%09ld %ld %ld\n", (long)ts.tv_sec, ts.tv_nsec, (long)getpid(), offset);
-        real(out);
-      }
-      return rc;
-    }
-  }
-  return real(f);
+  int i = tracked_file(f);
+  if (i < 0) return real(f);
+  tracked[i] = NULL;
+  static int (*real_flush)(FILE *);
+  if (!real_flush) real_flush = (int (*)(FILE *)) dlsym(RTLD_NEXT, "fflush");
+  real_flush(f);
+  fseek(f, 0, SEEK_END);
+  long offset = ftell(f);
+  int rc = real(f);
+  log_time(offset);
+  return rc;
 }

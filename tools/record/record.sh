@@ -17,7 +17,7 @@
 #                       interface calls PMPI_* directly, so Fortran programs (NAS) need them
 #   --preload LIB       preload LIB after the tracer (e.g. libiotimes.so, see iotimes.c)
 set -eu
-usage() { echo "usage: record.sh OUT_DIR NP [--input FILE]... [--mpirun-opt OPT]... [--untraced] -- PROGRAM [ARGS...]" >&2; exit 2; }
+usage() { echo "usage: record.sh OUT_DIR NP [--input FILE]... [--mpirun-opt OPT]... [--untraced] [--fortran] [--preload LIB]... -- PROGRAM [ARGS...]" >&2; exit 2; }
 [ $# -ge 4 ] || usage
 out=$1; np=$2; shift 2
 prefix=${DUMPI_PREFIX:-/opt/dumpi}
