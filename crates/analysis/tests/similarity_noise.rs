@@ -195,7 +195,10 @@ fn app(name: &str) -> Trace {
     let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../../tests/data/apps")
         .join(name);
-    let files = tracelogic_formats::fs::load_paths(&[dir]).expect("app files");
+    // Larger runs are packed as one archive beside their ground truth.
+    let packed = dir.join("dumpi.tar.gz");
+    let input = if packed.exists() { packed } else { dir };
+    let files = tracelogic_formats::fs::load_paths(&[input]).expect("app files");
     let mut t = tracelogic_formats::read_trace(files).expect("app trace");
     t.source = name.into();
     t
@@ -291,9 +294,13 @@ fn lammps_under_another_rank_placement_is_similar_and_paired_by_role() {
     // paired with the rank LAMMPS put on the same sub-domain (its own procs.map). Work is compute
     // time on a shared 2-core machine: left out. Partners: 4 everywhere, left out. Volume: the
     // ghost atoms of each sub-domain, the same in every run.
-    let a = app("lammps-melt-12");
-    let grid_a = grid_of_ranks("lammps-melt-12");
-    for other in ["lammps-melt-12-xzy", "lammps-melt-12-reorder"] {
+    for (first, other) in [
+        ("lammps-melt-12", "lammps-melt-12-xzy"),
+        ("lammps-melt-12", "lammps-melt-12-reorder"),
+        ("lammps-melt-12-xzy", "lammps-melt-12-reorder"),
+        ("lammps-melt-27", "lammps-melt-27-reorder"),
+    ] {
+        let (a, grid_a) = (app(first), grid_of_ranks(first));
         let b = app(other);
         let grid_b = grid_of_ranks(other);
         let c = compare(&a, &b, &CompareOptions::default()).unwrap();
@@ -304,9 +311,24 @@ fn lammps_under_another_rank_placement_is_similar_and_paired_by_role() {
         assert_eq!(c.epsilon, 1.0, "{what}");
         let left: Vec<&str> = c.left_out.iter().map(|l| l.property.as_str()).collect();
         assert_eq!(left, ["temporal", "spatial"], "{what}");
+        // Which isomorphism the pairing is: the sub-domain correspondence, unless another one
+        // keeps every volume in place as well (then θ is the same and either is a proof).
         assert!(c.pairing.exhaustive, "{what}");
-        for (ra, &rb) in c.pairing.ranks.iter().enumerate() {
-            assert_eq!(grid_a[&(ra as u32)], grid_b[&rb], "{what}: rank {ra} paired with {rb}");
+        let truth: Vec<u32> = (0..a.num_ranks())
+            .map(|r| {
+                let at = grid_a[&r];
+                *grid_b.iter().find(|(_, g)| **g == at).expect("the same grid").0
+            })
+            .collect();
+        if c.pairing.ranks != truth {
+            let va = &c.properties[1].observed_a;
+            let vb = tracelogic_analysis::similarity::run_properties(&b, None).volume;
+            let kept = (0..truth.len()).all(|r| va[r] == Some(vb[truth[r] as usize] as f64));
+            assert!(
+                kept && c.theta == 1.0,
+                "{what}: paired {:?}, LAMMPS's map {truth:?}",
+                c.pairing.ranks
+            );
         }
         // By rank number the same pair is not similar: the placement changed the roles.
         let by_rank = compare(
@@ -499,5 +521,25 @@ fn measure_bt_sp_compute_time() {
         )
         .unwrap();
         println!("BT-SP B {ranks} compute time: {}", show(&c));
+    }
+}
+
+#[test]
+fn real_nas_runs_same_program_similar_different_programs_not() {
+    // NAS LU class S on 16 ranks, once as Open MPI placed it and once under a rankfile that
+    // moves ranks between cores: one program. LU, SP and CG (class S, 16 ranks): three programs.
+    let lu = app("npb-lu.S.16");
+    let c = compare(&lu, &app("npb-lu.S.16-rankfile"), &CompareOptions::default()).unwrap();
+    assert!(
+        c.similar && c.theta >= 0.9,
+        "LU vs LU-rankfile: {} {:?}",
+        show(&c),
+        c.left_out
+    );
+    let (sp, cg) = (app("npb-sp.S.16"), app("npb-cg.S.16"));
+    for (x, y) in [(&lu, &sp), (&lu, &cg), (&sp, &cg)] {
+        let c = compare(x, y, &CompareOptions::default()).unwrap();
+        let what = format!("{} vs {}: {} {:?}", x.source, y.source, show(&c), c.left_out);
+        assert!(!c.similar && c.classification_certain, "{what}");
     }
 }

@@ -143,7 +143,7 @@ pub struct Comparison {
     pub epsilon_exact: bool,
     /// Proven upper bound on `ε` (equal to `epsilon` when exact).
     pub epsilon_upper: f64,
-    /// `θ ≥ threshold` and `ε ≥ threshold` (`ε ≥ threshold` when θ is undefined).
+    /// `θ ≥ threshold` and `ε ≥ threshold`; when θ is undefined, `ε = 1` ([`VerdictBasis`]).
     pub similar: bool,
     /// False when `similar` could change with the exact `ε` (it lies between `epsilon` and
     /// `epsilon_upper`, on both sides of the threshold), or when `θ` is below the threshold
@@ -172,7 +172,12 @@ pub enum VerdictBasis {
     /// θ and ε both reach the threshold (PACPM §3.2.3).
     #[default]
     ThetaAndEpsilon,
-    /// θ is undefined (every property left out): ε alone reaches the threshold or not.
+    /// θ is undefined (every property left out): similar only when the graphs are isomorphic
+    /// (ε = 1). Why not ε ≥ threshold: the threshold bounds a point of the (θ, ε) plane, and
+    /// without θ nothing per rank says two different graphs carry one pattern; in PACPM's
+    /// Tables 3 and 4 every pair with ε = 1 is similar and every pair with ε < 1 (up to 0.737)
+    /// is not, whatever its θ, and unrelated real runs share 0.63–0.91 of their edges (NAS SP
+    /// and CG on 16 ranks, LU and MG on 8).
     EpsilonAlone,
 }
 
@@ -450,8 +455,12 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
     } else {
         VerdictBasis::EpsilonAlone
     };
-    let theta_passes = !theta.is_finite() || theta >= t;
-    let similar = theta_passes && epsilon >= t;
+    // With θ undefined, ε alone must show the same graph up to renumbering (see VerdictBasis).
+    let similar = if theta.is_finite() {
+        theta >= t && epsilon >= t
+    } else {
+        epsilon >= 1.0
+    };
     let (scored, steps, exhaustive) = search;
     // θ = (score + the θ_i no pairing changes) / kept, the same θ_i for shuffled values.
     let theta_chance = chance_inputs.and_then(|(features, budget)| {
@@ -468,8 +477,11 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
         chance_score(&ga, &gb, &features, &seeds, &anchors, budget)
             .map(|s| ((s + fixed) / kept as f64).clamp(-1.0, 1.0))
     });
-    let classification_certain =
-        (mcs.exact || similar || !theta_passes || epsilon_upper < t) && (exhaustive || similar || epsilon_upper < t);
+    let classification_certain = if theta.is_finite() {
+        (mcs.exact || similar || theta < t || epsilon_upper < t) && (exhaustive || similar || epsilon_upper < t)
+    } else {
+        mcs.exact || similar || epsilon_upper < 1.0
+    };
     Ok(Comparison {
         first: 0,
         second: 1,
