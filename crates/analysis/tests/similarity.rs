@@ -65,7 +65,11 @@ fn check_contract(c: &Comparison) {
     if defined.is_empty() {
         assert!(c.theta.is_nan());
         assert_eq!(c.verdict_on, VerdictBasis::EpsilonAlone);
-        assert_eq!(c.similar, c.epsilon >= c.threshold);
+        assert_eq!(
+            c.similar,
+            c.epsilon == 1.0,
+            "θ undefined: similar only on isomorphic graphs"
+        );
     } else {
         let mean = defined.iter().sum::<f64>() / defined.len() as f64;
         assert!((c.theta - mean).abs() < 1e-12);
@@ -520,10 +524,11 @@ fn nas_samples_against_each_other() {
     let c = compare(&lu, &renumber(&lu, &perm), &opts()).unwrap();
     assert_eq!((c.epsilon, c.theta_spatial, c.theta_volume), (1.0, 1.0, 1.0));
     // LU against MG: MG leaves no property with an order (constant volume and partners), so the
-    // verdict rests on ε = 20/22 alone — the graph of LU fits inside MG's.
+    // verdict rests on ε alone: 20/22 (the graph of LU fits inside MG's), not the same graph.
     let c = compare(&lu, &mg, &opts()).unwrap();
     assert_eq!(c.verdict_on, VerdictBasis::EpsilonAlone);
     assert_eq!(c.left_out.len(), 3);
+    assert!(!c.similar && c.classification_certain);
 }
 
 #[test]

@@ -6,7 +6,7 @@
 //! (the per-rank properties are per-step patterns repeated).
 
 use tracelogic_analysis::similarity::{
-    compare, compare_properties, run_properties, Alignment, CompareOptions, Comparison, PairedBy, VerdictBasis,
+    compare, compare_properties, run_properties, Alignment, CompareOptions, Comparison, PairedBy,
 };
 use tracelogic_model::renumber::random_permutation;
 use tracelogic_model::Trace;
@@ -106,6 +106,11 @@ fn check(c: &Comparison, second: &Trace) {
 #[test]
 fn bt_and_sp_are_similar_under_any_placement() {
     // Table 4: BT-SP similar on 16 and 64 ranks, class B (θ 0.667, ε 1); the same for class A.
+    // The paper's θ came from its conventions (BT's constant volume counted 0, the constant
+    // partners 1). Without them, class A leaves no property (ε = 1 decides: similar), class B on
+    // 64 ranks is similar by θ, and class B on 16 ranks is where the skeletons depart: BT's and
+    // SP's volumes and work agree less (θ ≈ 0.54, docs/similarity.md), so only placement
+    // independence is asserted there.
     for class in [A, B] {
         for ranks in [16u32, 64] {
             let mut thetas = Vec::new();
@@ -115,8 +120,15 @@ fn bt_and_sp_are_similar_under_any_placement() {
                     let sp = nas(Sp, class, ranks, sn, ss);
                     let c = compare(&bt, &sp, &CompareOptions::default()).unwrap();
                     check(&c, &sp);
-                    let what = format!("{} vs {}: θ {} ε {}", bt.source, sp.source, c.theta, c.epsilon);
-                    assert!(c.similar && c.classification_certain, "{what}");
+                    let what = format!(
+                        "{} vs {}: θ {} (temporal {}, volume {}) ε {}",
+                        bt.source, sp.source, c.theta, c.theta_temporal, c.theta_volume, c.epsilon
+                    );
+                    println!("{what}");
+                    assert!(c.classification_certain, "{what}");
+                    if (class, ranks) != (B, 16) {
+                        assert!(c.similar, "{what}");
+                    }
                     assert_eq!(c.epsilon, 1.0, "{what}");
                     assert_eq!(c.pairing.by, PairedBy::BestIsomorphism, "{what}");
                     assert!(c.pairing.exhaustive, "{what}");
@@ -165,7 +177,8 @@ fn the_paper_pairing_of_a_randomly_placed_bt_is_not_similar_to_sp() {
         assert_eq!(c.pairing.by, PairedBy::RankNumber);
         assert!(!c.similar, "{ranks}: θ {}", c.theta);
         let best = compare(&bt, &sp, &CompareOptions::default()).unwrap();
-        assert!(best.similar, "{ranks}: θ {}", best.theta);
+        assert!(best.similar || ranks == 16, "{ranks}: θ {}", best.theta);
+        assert!(best.theta >= c.theta, "{ranks}: θ {} < {}", best.theta, c.theta);
         assert_eq!(best.pairing.theta_by_rank, c.theta, "{ranks}");
     }
 }
@@ -186,16 +199,6 @@ fn table_4_dissimilar_pairs_stay_dissimilar_under_any_placement() {
                 let b = nas(y, B, ranks, yn, ys);
                 let c = compare(&a, &b, &CompareOptions::default()).unwrap();
                 check(&c, &b);
-                if c.theta.is_nan() {
-                    // No property with a rank order in both runs (MG's skeleton sends the same
-                    // bytes to every partner up to a few hundred bytes that move from step to
-                    // step): the verdict is ε's alone, and SP or BT against MG on 16 ranks
-                    // share 0.81 of their edges (PACPM Table 4, from its own MG graph: 0.571).
-                    assert_eq!(c.verdict_on, VerdictBasis::EpsilonAlone);
-                    assert_eq!(c.similar, c.epsilon >= 0.6);
-                    assert!(matches!(y, Mg), "{} vs {}", a.source, b.source);
-                    continue;
-                }
                 assert!(
                     !c.similar && c.classification_certain,
                     "{} vs {}: θ {} ε {}",
@@ -399,5 +402,55 @@ fn bt_sp_cost_of_the_anchored_pairing() {
             ));
         }
         println!("{line}");
+    }
+}
+
+/// Tables 3 and 4 on the skeletons without conventions, with the modelled work as a counter:
+/// the figures of `docs/similarity.md`.
+/// `cargo test --release -p tracelogic-analysis --test similarity_placement tables -- --ignored --nocapture`
+#[test]
+#[ignore = "measurement (a few seconds in release): numbers in docs/similarity.md"]
+fn tables_3_and_4_without_conventions() {
+    let f = |x: f64| {
+        if x.is_nan() {
+            "—".to_string()
+        } else {
+            format!("{x:.3}")
+        }
+    };
+    let row = |what: String, c: &Comparison| {
+        let left: Vec<&str> = c.left_out.iter().map(|l| l.property.as_str()).collect();
+        println!(
+            "| {what} | {} | {} | {} | {} | {:.3} | {} | {} |",
+            f(c.theta_temporal),
+            f(c.theta_volume),
+            f(c.theta_spatial),
+            f(c.theta),
+            c.epsilon,
+            left.join(", "),
+            if c.similar { "similar" } else { "not similar" }
+        );
+    };
+    println!("Table 4");
+    for ranks in [16u32, 64] {
+        for (x, y) in [(Bt, Sp), (Lu, Mg), (Bt, Lu), (Lu, Sp), (Sp, Mg), (Bt, Mg)] {
+            let a = nas(x, B, ranks, Numbering::RowMajor, 0);
+            let b = nas(y, B, ranks, Numbering::RowMajor, 0);
+            row(
+                format!("{x}-{y} {ranks}"),
+                &compare(&a, &b, &CompareOptions::default()).unwrap(),
+            );
+        }
+    }
+    println!("Table 3");
+    for b in [Bt, Lu, Sp, Mg] {
+        for (x, y) in [(A, B), (B, C), (C, A)] {
+            let p = nas(b, x, 16, Numbering::RowMajor, 0);
+            let q = nas(b, y, 16, Numbering::RowMajor, 0);
+            row(
+                format!("{b} {x}-{y}"),
+                &compare(&p, &q, &CompareOptions::default()).unwrap(),
+            );
+        }
     }
 }

@@ -10,21 +10,25 @@
 //!   rank correspondences ([`tracelogic_graph::mcs`]);
 //! - the pair is *similar* when both `θ` and `ε` reach a threshold (0.6 in the paper, §3.2.3).
 //!
-//! Choices the paper leaves open (details and examples in `docs/similarity.md`):
+//! Choices the paper leaves open (details and measurements in `docs/similarity.md`):
 //! - **Work** is a hardware counter when both traces carry it for every rank (`PAPI_FP_OPS`,
 //!   else `PAPI_TOT_INS`), else the compute time between MPI calls; [`Comparison::work_measure`]
 //!   names the one used. A rank that sends without measurable work has an infinite rate
 //!   (`null` in the observed vector) and ranks first.
-//! - **Constant properties**: when a property is the same on every rank its ranked vector has
-//!   no variance and Definition 4 divides by zero. Both runs constant → `θ_i = 1` (they agree
-//!   that no rank stands out); one constant → `θ_i = 0` (no linear relation). This is what the
-//!   paper's Table 4 shows (BT–SP spatial 1.000, BT–LU spatial 0.000).
+//! - **No conventions**: a property that carries no rank-order evidence in one run or both is
+//!   left out of θ ([`Comparison::left_out`] says which and why), never counted as 0 or 1:
+//!   constant on every rank; an order that changes from part to part of the run (Friedman's
+//!   test over [`RunParts`], [`rank_order_evidence`]); temporal measured in compute time, which
+//!   depends on the machine and its load (the paper counts operations). θ is the mean of the
+//!   `θ_i` left; when none is left θ is undefined (not a number, `null` in JSON) and the verdict
+//!   rests on ε alone ([`Comparison::verdict_on`]).
 //! - **Rank correspondence for θ**: θ compares rank `j` of one run with "its partner" in the
 //!   other. The paper pairs equal rank numbers, which makes θ depend on how each run placed its
 //!   processes. With the default alignment, when the two graphs are isomorphic the partner is
 //!   the rank playing the same role in the graph: an isomorphism keeping every property's rank
-//!   when there is one (one program under two placements: θ = 1), else the isomorphism with the
-//!   largest θ ([`best_isomorphism`] over all of them, within a step budget). When each run
+//!   when there is one (one program under two numberings: θ = 1), else the isomorphism with the
+//!   largest θ on the properties left in ([`tracelogic_graph::iso::best_isomorphism`] over all
+//!   of them, within a step budget). When each run
 //!   names a [`collective_root`] (the root of its broadcasts and reductions), only isomorphisms
 //!   pairing the two roots are scored, which leaves chance agreement fewer pairings to pick
 //!   from ([`PairingAnchor`]). Every renumbering of either run has the same set of isomorphisms
@@ -139,7 +143,7 @@ pub struct Comparison {
     pub epsilon_exact: bool,
     /// Proven upper bound on `ε` (equal to `epsilon` when exact).
     pub epsilon_upper: f64,
-    /// `θ ≥ threshold` and `ε ≥ threshold` (`ε ≥ threshold` when θ is undefined).
+    /// `θ ≥ threshold` and `ε ≥ threshold`; when θ is undefined, `ε = 1` ([`VerdictBasis`]).
     pub similar: bool,
     /// False when `similar` could change with the exact `ε` (it lies between `epsilon` and
     /// `epsilon_upper`, on both sides of the threshold), or when `θ` is below the threshold
@@ -168,7 +172,12 @@ pub enum VerdictBasis {
     /// θ and ε both reach the threshold (PACPM §3.2.3).
     #[default]
     ThetaAndEpsilon,
-    /// θ is undefined (every property left out): ε alone reaches the threshold or not.
+    /// θ is undefined (every property left out): similar only when the graphs are isomorphic
+    /// (ε = 1). Why not ε ≥ threshold: the threshold bounds a point of the (θ, ε) plane, and
+    /// without θ nothing per rank says two different graphs carry one pattern; in PACPM's
+    /// Tables 3 and 4 every pair with ε = 1 is similar and every pair with ε < 1 (up to 0.737)
+    /// is not, whatever its θ, and unrelated real runs share 0.63–0.91 of their edges (NAS SP
+    /// and CG on 16 ranks, LU and MG on 8).
     EpsilonAlone,
 }
 
@@ -446,8 +455,12 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
     } else {
         VerdictBasis::EpsilonAlone
     };
-    let theta_passes = !theta.is_finite() || theta >= t;
-    let similar = theta_passes && epsilon >= t;
+    // With θ undefined, ε alone must show the same graph up to renumbering (see VerdictBasis).
+    let similar = if theta.is_finite() {
+        theta >= t && epsilon >= t
+    } else {
+        epsilon >= 1.0
+    };
     let (scored, steps, exhaustive) = search;
     // θ = (score + the θ_i no pairing changes) / kept, the same θ_i for shuffled values.
     let theta_chance = chance_inputs.and_then(|(features, budget)| {
@@ -464,8 +477,11 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
         chance_score(&ga, &gb, &features, &seeds, &anchors, budget)
             .map(|s| ((s + fixed) / kept as f64).clamp(-1.0, 1.0))
     });
-    let classification_certain =
-        (mcs.exact || similar || !theta_passes || epsilon_upper < t) && (exhaustive || similar || epsilon_upper < t);
+    let classification_certain = if theta.is_finite() {
+        (mcs.exact || similar || theta < t || epsilon_upper < t) && (exhaustive || similar || epsilon_upper < t)
+    } else {
+        mcs.exact || similar || epsilon_upper < 1.0
+    };
     Ok(Comparison {
         first: 0,
         second: 1,

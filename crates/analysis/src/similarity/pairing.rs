@@ -60,9 +60,9 @@ pub struct Pairing {
     pub exhaustive: bool,
     /// With a best-isomorphism pairing on at most [`CHANCE_MAX_RANKS`] ranks: the mean best θ
     /// over [`CHANCE_SHUFFLES`] shuffles of the second run's per-rank values, i.e. what the same
-    /// maximisation reaches with values unrelated to the ranks' roles (NAS BT against SP: 0.57
-    /// on 16 ranks, 0.51 on 64; independent random values on 16-rank tori and stencils 0.65).
-    /// `None` otherwise, or when a shuffle's search ran out of steps. An estimate: it moves by
+    /// maximisation reaches with values unrelated to the ranks' roles (on the properties left in
+    /// θ; see `docs/similarity.md`). `None` otherwise, when no property that a pairing changes is
+    /// left in θ, or when a shuffle's search ran out of steps. An estimate: it moves by
     /// about 0.01 with the placement, θ does not. With an anchored pairing the shuffles are
     /// searched under the same anchor.
     pub theta_chance: Option<f64>,
@@ -73,7 +73,7 @@ pub struct Pairing {
 }
 
 /// The anchor of a best-isomorphism pairing: each run's root of its rooted collectives
-/// ([`collective_root`]). When both runs have one and some isomorphism of the graphs maps one
+/// ([`super::collective_root`]). When both runs have one and some isomorphism of the graphs maps one
 /// onto the other, only those isomorphisms are scored, which leaves far fewer pairings for
 /// chance agreement to pick from (12 of 192 on a 4x4 periodic 6-point stencil).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -83,9 +83,10 @@ pub struct RunProperties {
     /// records: the role a run names by itself, whatever its numbering ([`collective_root`]).
     #[serde(default)]
     pub roots: Vec<u64>,
-    /// The run cut into [`PARTS`] consecutive parts of each rank's own progress, for the test of
-    /// whether a property's rank order is consistent over the run ([`RunParts`]). `None` for
-    /// properties computed before parts existed (then only constancy is tested).
+    /// The run cut into [`PARTS`] parts at its collectives, for the test of whether a property's
+    /// rank order is consistent over the run ([`RunParts`]). `None` when the run has too few
+    /// collectives over all ranks, or for properties computed before parts existed (then only
+    /// constancy is tested).
     #[serde(default)]
     pub parts: Option<RunParts>,
 }
@@ -93,13 +94,16 @@ pub struct RunProperties {
 /// Parts each rank's run is cut into for [`RunParts`].
 pub const PARTS: usize = 8;
 
-/// Each rank's run cut into [`PARTS`] parts of equal numbers of point-to-point sends (part `k`
-/// holds sends `k·s/PARTS ..` of the rank's `s` sends in call order, and the calls from the first
-/// of them to the first send of the next part): the same share of every rank's progress, so a
-/// part of one rank stands beside the same part of another whatever their speeds. Why: two runs
-/// of one program never agree exactly, and a property whose rank order is the same in every part
-/// reflects the program, while one whose order reshuffles from part to part reflects step-to-step
-/// variation only (see [`super::rank_order_evidence`]).
+/// Each rank's run cut into [`PARTS`] parts at its collective operations over all ranks: part `k`
+/// runs from collective number `k·C/PARTS` to the next part's first, `C` the number of such
+/// collectives, which every rank calls in the same order, so part `k` holds the same steps of
+/// every rank (equal windows of time would not: ranks drift, and a window's share of a step is
+/// timing noise; equal shares of each rank's sends would not when ranks send different numbers
+/// of messages). A send counts in the part of its posting call, compute time in the part of the
+/// call it precedes. Why: two runs of one program never agree exactly, and a property whose rank
+/// order is the same in every part reflects the program, while one whose order reshuffles from
+/// part to part reflects step-to-step variation only (see [`super::rank_order_evidence`]).
+/// Runs with fewer than `2·PARTS` such collectives have no parts.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct RunParts {
     /// `sends[r][k]`: point-to-point sends of rank `r` in part `k`.
@@ -166,35 +170,37 @@ fn counter_work(trace: &Trace, name: &str) -> Option<Vec<f64>> {
 }
 
 /// [`RunParts`] of `trace`.
-fn run_parts(trace: &Trace) -> RunParts {
+fn run_parts(trace: &Trace) -> Option<RunParts> {
+    let n = trace.num_ranks() as usize;
+    // The calls of each rank's collectives over all ranks: every rank makes the same sequence.
+    let whole = |c: u32| trace.comms.get(c as usize).is_some_and(|comm| comm.members.len() == n);
+    let marks: Vec<Vec<u32>> = trace
+        .ranks
+        .iter()
+        .map(|rt| {
+            let co = &rt.collectives;
+            (0..co.len())
+                .filter(|&i| whole(co.comm[i]))
+                .map(|i| co.call[i])
+                .collect()
+        })
+        .collect();
+    let count = marks.first().map_or(0, Vec::len);
+    if count < 2 * PARTS || marks.iter().any(|m| m.len() != count) {
+        return None;
+    }
     let mut parts = RunParts::default();
-    for rt in &trace.ranks {
-        let p = &rt.p2p;
-        let mut sends: Vec<(u32, u64)> = (0..p.len())
-            .filter(|&i| p.dir[i] == P2pDir::Send)
-            .map(|i| (p.post[i], p.bytes[i]))
-            .collect();
-        sends.sort_by_key(|s| s.0);
-        let s = sends.len();
-        let part_of_send = |i: usize| i * PARTS / s.max(1);
-        // First call of parts 1.. (the post of their first send).
-        let mut starts = [u32::MAX; PARTS];
-        let (mut count, mut volume) = (vec![0u64; PARTS], vec![0u64; PARTS]);
-        for (i, &(call, bytes)) in sends.iter().enumerate() {
-            let k = part_of_send(i);
-            starts[k] = starts[k].min(call);
-            count[k] += 1;
-            volume[k] = volume[k].saturating_add(bytes);
+    for (rt, marks) in trace.ranks.iter().zip(&marks) {
+        // Part k starts at collective number k·count/PARTS.
+        let starts: Vec<u32> = (1..PARTS).map(|k| marks[k * count / PARTS]).collect();
+        let part_of = |call: u32| starts.partition_point(|&b| b <= call);
+        let (p, c) = (&rt.p2p, &rt.calls);
+        let (mut sends, mut volume) = (vec![0u64; PARTS], vec![0u64; PARTS]);
+        for i in (0..p.len()).filter(|&i| p.dir[i] == P2pDir::Send) {
+            let k = part_of(p.post[i]);
+            sends[k] += 1;
+            volume[k] = volume[k].saturating_add(p.bytes[i]);
         }
-        starts[0] = 0;
-        for k in (0..PARTS - 1).rev() {
-            // A part without sends starts where the next one does.
-            if starts[k] == u32::MAX {
-                starts[k] = starts[k + 1];
-            }
-        }
-        let part_of_call = |c: u32| starts.partition_point(|&b| b <= c).saturating_sub(1);
-        let c = &rt.calls;
         let mut calls: Vec<(u64, u64, u32)> = (0..c.enter.len()).map(|i| (c.enter[i], c.exit[i], i as u32)).collect();
         if calls.windows(2).any(|w| w[0].0 > w[1].0) {
             calls.sort_unstable();
@@ -203,15 +209,15 @@ fn run_parts(trace: &Trace) -> RunParts {
         let mut reach: Option<u64> = None;
         for (enter, exit, i) in calls {
             if let Some(r) = reach {
-                work[part_of_call(i)] += enter.saturating_sub(r) as f64;
+                work[part_of(i)] += enter.saturating_sub(r) as f64;
             }
             reach = Some(reach.map_or(exit, |r| r.max(exit)));
         }
-        parts.sends.push(count);
+        parts.sends.push(sends);
         parts.volume.push(volume);
         parts.work.push(work);
     }
-    parts
+    Some(parts)
 }
 
 /// Nanoseconds outside MPI between each rank's first call entry and last call exit: the gaps
@@ -338,7 +344,7 @@ pub fn run_properties(trace: &Trace, filter: Option<Threshold>) -> RunProperties
         edges,
         filtered_pairs: pairs.len() - keep,
         roots: collective_roots(trace),
-        parts: Some(run_parts(trace)),
+        parts: run_parts(trace),
     }
 }
 
