@@ -26,11 +26,14 @@ fn verdict(a: &str, b: &str) -> bool {
     v["similar"].as_bool().expect("a verdict")
 }
 
-/// LAMMPS's rank map `xzy`, a world-rank permutation (`-reorder custom`) and a forced 1x3x4 grid
-/// (a 4x3 torus, isomorphic to the default 2x2x3 one) change where ranks sit, not the program.
+/// LAMMPS's rank map `xzy` and a world-rank permutation (`-reorder custom`) change where ranks
+/// sit, not the program: similar. A forced 1x3x4 processor grid is another domain decomposition
+/// (sub-domains of another shape, so each direction carries other volumes), even though its
+/// 4x3 torus is isomorphic to the default 2x2x3 one: the graphs agree (ε = 1) but the per-rank
+/// volumes do not order the ranks alike, so it is not required to be similar (docs/similarity.md).
 #[test]
 fn lammps_under_other_rank_placements_is_similar() {
-    for other in ["lammps-melt-12-xzy", "lammps-melt-12-reorder", "lammps-melt-12-1x3x4"] {
+    for other in ["lammps-melt-12-xzy", "lammps-melt-12-reorder"] {
         assert!(verdict("lammps-melt-12", other), "lammps-melt-12 vs {other}");
     }
     assert!(verdict("lammps-melt-27", "lammps-melt-27-reorder"));
