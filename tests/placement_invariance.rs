@@ -514,7 +514,11 @@ fn check_similarity(name: &str, a: &Trace, b: &Trace) {
     match compare(a, b, &CompareOptions::default()) {
         Ok(c) => {
             // θ is 1, or undefined when no property orders the ranks (then ε alone decides).
-            assert!(c.theta.is_nan() || (c.theta - 1.0).abs() < 1e-9, "{name}: θ = {}", c.theta);
+            assert!(
+                c.theta.is_nan() || (c.theta - 1.0).abs() < 1e-9,
+                "{name}: θ = {}",
+                c.theta
+            );
             assert!((c.epsilon - 1.0).abs() < 1e-9, "{name}: ε = {}", c.epsilon);
             assert!(c.similar, "{name}");
         }

@@ -290,6 +290,7 @@ fn human(r: &Document, report: &LogicalReport, side_by_side: bool) -> String {
         r.raw_length, r.compressed_length, r.ratio, r.skipped_calls
     ));
     let v = r.verification;
+    s.push_str(&structure_and_volume(v));
     if v.ranks_below_full.is_empty() {
         s.push_str("Verification: the expansion reproduces every rank's point-to-point calls exactly.\n");
     } else {
@@ -360,4 +361,53 @@ pub fn skeleton_note(s: &SkeletonReport, output: &std::path::Path) -> String {
         output.display(),
         s.ranks
     )
+}
+
+/// The verification's two questions, each in one line: does the expansion make each rank's
+/// calls (function, direction, peer, order), and does it move each rank's bytes.
+pub fn structure_and_volume(v: &Verification) -> String {
+    let ranks = v.per_rank.len();
+    let structure = if v.ranks_structure_differs.is_empty() {
+        format!("Structure: exact on every rank ({ranks}): calls, peers and order as recorded.\n")
+    } else {
+        format!(
+            "Structure: {} of operations in order; differs on {} of {ranks} ranks ({}).\n",
+            pct(v.structure_share),
+            v.ranks_structure_differs.len(),
+            rank_list(&v.ranks_structure_differs)
+        )
+    };
+    let volume = if v.ranks_bytes_differ.is_empty() && v.ranks_volume_off.is_empty() && v.volume_error == 0.0 {
+        format!("Volume: exact, {} bytes, every size on every rank.\n", v.real_bytes)
+    } else {
+        format!(
+            "Volume: {} bytes expanded for {} recorded (error {:.3} %, largest per rank {:.3} %); sizes differ on {} ranks, volume off by more than 1 % on {}.\n",
+            v.expanded_bytes,
+            v.real_bytes,
+            100.0 * v.volume_error,
+            100.0 * v.max_volume_error,
+            v.ranks_bytes_differ.len(),
+            v.ranks_volume_off.len()
+        )
+    };
+    structure + &volume
+}
+
+/// `0-3,7` for a list of ranks.
+fn rank_list(ranks: &[u32]) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    let mut i = 0;
+    while i < ranks.len() {
+        let mut j = i;
+        while j + 1 < ranks.len() && ranks[j + 1] == ranks[j] + 1 {
+            j += 1;
+        }
+        parts.push(if j > i {
+            format!("{}-{}", ranks[i], ranks[j])
+        } else {
+            ranks[i].to_string()
+        });
+        i = j + 1;
+    }
+    parts.join(",")
 }
