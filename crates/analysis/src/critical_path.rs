@@ -31,15 +31,18 @@
 //! path is read backwards from the sink, staying on the same rank on ties. O(calls + edges).
 //!
 //! **Gain.** For each rank with computation on the path, the longest path is recomputed with
-//! that computation set to 0: only the nodes whose value drops are revisited, in topological
-//! order (a heap of positions), and propagation stops where another path holds a node's value.
-//! The cost is the number of nodes that would finish earlier, not a replay per rank.
+//! that computation set to 0, by one sweep of the topological order from the first computation
+//! removed; nodes whose slack (the path's length minus the longest path through them) is at
+//! least the computation removed are skipped, since no path through them can become the
+//! longest. The ranks with most computation on the path go first, within a budget of
+//! [`GAIN_WORK`] nodes swept (at least 4 sweeps of the graph); ranks left when it runs out get
+//! no gain (`null`). On a balanced pipeline every rank's computation moves almost the whole
+//! run, so an exact gain costs a sweep per rank; `docs/waits.md` gives the figures.
 
 use crate::profile::{secs, selected};
 use crate::waits::{roles, Instances, Role};
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use tracelogic_model::{match_messages, CollectiveOp, Matching, Rank, Selection, Trace, NOT_COMPLETED};
 
 /// The critical path, as `tracelogic critical-path --json` prints it.
@@ -62,8 +65,9 @@ pub struct RankOnPath {
     pub rank: Rank,
     /// Share of the path's length spent on this rank (computation and calls).
     pub share: f64,
-    /// How much shorter the longest path gets when this rank's computation on the path is 0.
-    pub gain_s: f64,
+    /// How much shorter the longest path gets when this rank's computation on the path is 0;
+    /// `None` (JSON `null`) when the work budget ran out before this rank (see [`GAIN_WORK`]).
+    pub gain_s: Option<f64>,
 }
 
 /// One MPI function on the critical path.
@@ -104,6 +108,12 @@ pub fn critical_path_matched(trace: &Trace, matching: &Matching) -> Result<Criti
 
 const NONE: u32 = u32::MAX;
 
+/// Work budget of the gains, in nodes swept (at least 4 sweeps of the whole graph): the ranks
+/// with most computation on the path are done first, and those left when it runs out get no
+/// gain. On a balanced pipeline every rank's computation moves almost the whole run, so exact
+/// gains of all ranks cost one sweep per rank.
+pub const GAIN_WORK: u64 = 200_000_000;
+
 /// An edge of the happens-before graph in the listing [`HappensBefore::edges`] gives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Edge {
@@ -133,6 +143,10 @@ pub struct HappensBefore {
     /// Per rank: time from the trace start to its first call, and from its last call to its end.
     head: Vec<u64>,
     tail: Vec<u64>,
+    /// Computation before each call (from the previous exit, or the trace start for a rank's
+    /// first call), and whether it is its rank's first call.
+    gap_ns: Vec<u64>,
+    first: Vec<bool>,
     /// Dependency edges by target (exit of a call `c` = id `c`, instance `k` = `calls + k`);
     /// sources are enters of calls (`c`) or instances (`calls + k`).
     in_start: Vec<u32>,
@@ -143,6 +157,11 @@ pub struct HappensBefore {
     f: Vec<u64>,
     /// Position of each call exit and instance in the topological order.
     pos: Vec<u32>,
+    /// Call exits and instances in topological order.
+    order: Vec<u32>,
+    /// Slack of each call exit and instance: the path's length minus the longest path through
+    /// the node. Only nodes with less slack than the computation removed can change the answer.
+    slack: Vec<u64>,
     /// Critical path as (node, via) pairs from the source: calls' exits and enters, see `path`.
     path: Vec<PathStep>,
     length: u64,
@@ -345,6 +364,8 @@ impl HappensBefore {
             exit,
             active,
             func,
+            gap_ns: Vec::new(),
+            first: Vec::new(),
             head,
             tail,
             in_start,
@@ -353,12 +374,67 @@ impl HappensBefore {
             out_dst,
             f: vec![0; nodes],
             pos: vec![NONE; nodes],
+            slack: Vec::new(),
+            order: Vec::new(),
             path: Vec::new(),
             length: 0,
         };
+        g.first = vec![false; calls];
+        g.gap_ns = vec![0; calls];
+        for r in 0..n {
+            for c in g.base[r]..g.base[r + 1] {
+                let cu = c as usize;
+                if c == g.base[r] {
+                    g.first[cu] = true;
+                    g.gap_ns[cu] = g.head[r];
+                } else {
+                    g.gap_ns[cu] = g.enter[cu] - g.exit[cu - 1];
+                }
+            }
+        }
         g.longest_paths()?;
         g.find_path();
+        g.slacks();
         Ok(g)
+    }
+
+    /// Longest paths to the sink, in reverse topological order, and the slacks.
+    fn slacks(&mut self) {
+        let calls = self.calls();
+        let nodes = self.f.len();
+        let mut order = vec![0u32; nodes];
+        for (v, &p) in self.pos.iter().enumerate() {
+            order[p as usize] = v as u32;
+        }
+        let mut b = vec![0u64; nodes];
+        // Longest path from the enter of call `c` to the sink.
+        let from_enter = |c: u32, b: &[u64]| {
+            let own = self.active[c as usize] + b[c as usize];
+            self.outs(c as usize)
+                .iter()
+                .map(|&t| if (t as usize) < calls { self.active[t as usize] } else { 0 } + b[t as usize])
+                .fold(own, u64::max)
+        };
+        for &v in order.iter().rev() {
+            let vu = v as usize;
+            b[vu] = if vu < calls {
+                if vu + 1 == calls || self.first[vu + 1] {
+                    self.tail[self.rank_of(v)]
+                } else {
+                    self.gap(v + 1) + from_enter(v + 1, &b)
+                }
+            } else {
+                self.outs(vu)
+                    .iter()
+                    .map(|&t| self.active[t as usize] + b[t as usize])
+                    .max()
+                    .unwrap_or(0)
+            };
+        }
+        self.slack = (0..nodes)
+            .map(|v| self.length.saturating_sub(self.f[v] + b[v]))
+            .collect();
+        self.order = order;
     }
 
     fn calls(&self) -> usize {
@@ -374,16 +450,12 @@ impl HappensBefore {
     }
 
     fn is_first(&self, c: u32) -> bool {
-        self.base[self.rank_of(c)] == c
+        self.first[c as usize]
     }
 
     /// Computation before call `c`: from the previous exit (or the trace start).
     fn gap(&self, c: u32) -> u64 {
-        if self.is_first(c) {
-            self.head[self.rank_of(c)]
-        } else {
-            self.enter[c as usize] - self.exit[c as usize - 1]
-        }
+        self.gap_ns[c as usize]
     }
 
     /// Longest-path value of the enter of call `c`, from the exit values `val`.
@@ -668,97 +740,90 @@ impl HappensBefore {
         out
     }
 
-    /// The longest path with rank `r`'s computation on the critical path set to 0, recomputed
-    /// over the nodes whose value drops only.
+    /// The longest path with rank `r`'s computation on the critical path (the gaps before the
+    /// calls `zeroed`, sorted, and its tail if `tail_zeroed`) set to 0: one sweep over the
+    /// topological order from the first zeroed computation, skipping the nodes whose slack is at
+    /// least the computation removed (every path through them is at most `length − budget`,
+    /// which the path itself still reaches: their stale values cannot change the answer).
+    /// `g` is scratch space of one value per node; `work` counts down the nodes swept.
+    #[allow(clippy::too_many_arguments)]
     fn length_without(
         &self,
         r: usize,
         zeroed: &[u32],
         tail_zeroed: bool,
-        g: &mut Vec<u64>,
-        mark: &mut [u32],
-        stamp: u32,
-    ) -> u64 {
-        // `zeroed`: calls whose computation before them is 0 now; sorted.
-        let is_zero = |c: u32| zeroed.binary_search(&c).is_ok();
+        budget: u64,
+        g: &mut [u64],
+        zero: &mut [bool],
+        work: &mut u64,
+    ) -> Option<u64> {
         let calls = self.calls();
-        let mut heap: BinaryHeap<Reverse<(u32, u32)>> = BinaryHeap::new();
-        let mut queued: Vec<u32> = Vec::new();
-        let val = |x: u32, g: &Vec<u64>, mark: &[u32]| {
-            if mark[x as usize] == stamp {
+        // The first node that can change: right after the exit preceding a zeroed computation
+        // (the enter it feeds may release other nodes before its own exit).
+        let first = |c: u32| {
+            if self.is_first(c) {
+                0
+            } else {
+                self.pos[c as usize - 1] + 1
+            }
+        };
+        let Some(p0) = zeroed.iter().map(|&c| first(c)).min() else {
+            // Only the tail after the rank's last call is removed.
+            return Some(self.sink_value(|x| self.f[x as usize], Some(r)));
+        };
+        let todo = (self.order.len() - p0 as usize) as u64;
+        if todo > *work {
+            return None;
+        }
+        *work -= todo;
+        for &c in zeroed {
+            zero[c as usize] = true;
+        }
+        let zero = &*zero;
+        let gap = |c: u32| if zero[c as usize] { 0 } else { self.gap_ns[c as usize] };
+        for &v in &self.order[p0 as usize..] {
+            let vu = v as usize;
+            let val = |x: u32| {
+                if self.pos[x as usize] >= p0 {
+                    g[x as usize]
+                } else {
+                    self.f[x as usize]
+                }
+            };
+            g[vu] = if self.slack[vu] >= budget {
+                self.f[vu]
+            } else if vu < calls {
+                let own = self.enter_value(v, val, gap);
+                self.ins(vu)
+                    .iter()
+                    .map(|&s| self.source_value(s, val, gap))
+                    .fold(own, u64::max)
+                    + self.active[vu]
+            } else {
+                self.ins(vu)
+                    .iter()
+                    .map(|&s| self.enter_value(s, val, gap))
+                    .max()
+                    .unwrap_or(0)
+            };
+        }
+        let val = |x: u32| {
+            if self.pos[x as usize] >= p0 {
                 g[x as usize]
             } else {
                 self.f[x as usize]
             }
         };
-        // Candidates: the exit of each call after a zeroed computation, and what its enter is
-        // a source of.
-        for &c in zeroed {
-            heap.push(Reverse((self.pos[c as usize], c)));
-            for &t in self.outs(c as usize) {
-                heap.push(Reverse((self.pos[t as usize], t)));
-            }
-        }
-        while let Some(Reverse((_, v))) = heap.pop() {
-            let vu = v as usize;
-            if mark[vu] == stamp || mark[vu] == stamp + 1 {
-                continue; // already evaluated
-            }
-            let gap = |x: u32| if is_zero(x) { 0 } else { self.gap(x) };
-            let new = if vu < calls {
-                let own = self.enter_value(v, |x| val(x, g, mark), gap);
-                let dep = self
-                    .ins(vu)
-                    .iter()
-                    .map(|&s| self.source_value(s, |x| val(x, g, mark), gap))
-                    .max()
-                    .unwrap_or(0);
-                own.max(dep) + self.active[vu]
-            } else {
-                self.ins(vu)
-                    .iter()
-                    .map(|&s| self.enter_value(s, |x| val(x, g, mark), gap))
-                    .max()
-                    .unwrap_or(0)
-            };
-            if new < self.f[vu] {
-                g[vu] = new;
-                mark[vu] = stamp;
-                // Successors: the next call's exit on the same rank (through its enter), and the
-                // targets of this node as a source (a call's enter, an instance).
-                let succ_sources: &[u32] = if vu < calls {
-                    let next = v + 1;
-                    if (next as usize) < calls && !self.is_first(next) {
-                        heap.push(Reverse((self.pos[next as usize], next)));
-                        for &t in self.outs(next as usize) {
-                            heap.push(Reverse((self.pos[t as usize], t)));
-                        }
-                    }
-                    &[]
-                } else {
-                    self.outs(vu)
-                };
-                for &t in succ_sources {
-                    heap.push(Reverse((self.pos[t as usize], t)));
-                }
-            } else {
-                mark[vu] = stamp + 1; // evaluated, unchanged
-            }
-            queued.push(v);
-        }
-        let mut best = 0u64;
-        for q in 0..self.ranks() {
-            if self.base[q + 1] == self.base[q] {
-                continue;
-            }
-            let last = self.base[q + 1] - 1;
-            let t = if q == r && tail_zeroed { 0 } else { self.tail[q] };
-            best = best.max(val(last, g, mark) + t);
-        }
-        for v in queued {
-            mark[v as usize] = 0;
-        }
-        best
+        Some(self.sink_value(val, tail_zeroed.then_some(r)))
+    }
+
+    /// The sink's value from the exit values `val`, rank `zero_tail`'s tail set to 0.
+    fn sink_value(&self, val: impl Fn(u32) -> u64, zero_tail: Option<usize>) -> u64 {
+        (0..self.ranks())
+            .filter(|&q| self.base[q + 1] > self.base[q])
+            .map(|q| val(self.base[q + 1] - 1) + if zero_tail == Some(q) { 0 } else { self.tail[q] })
+            .max()
+            .unwrap_or(0)
     }
 
     fn report(&self, trace: &Trace) -> CriticalPath {
@@ -803,23 +868,33 @@ impl HappensBefore {
         }
         let len = self.length.max(1) as f64;
         let mut g = vec![0u64; self.f.len()];
-        let mut mark = vec![0u32; self.f.len()];
-        let by_rank = (0..n)
+        let mut zero = vec![false; self.calls()];
+        // Gains, the ranks with most computation on the path first, within a work budget.
+        let computes: Vec<u64> = (0..n)
             .map(|r| {
-                let computes =
-                    zeroed[r].iter().map(|&c| self.gap(c)).sum::<u64>() + if tail_zeroed[r] { self.tail[r] } else { 0 };
-                let gain = if computes == 0 {
-                    0
-                } else {
-                    zeroed[r].sort_unstable();
-                    let stamp = 2 * r as u32 + 1;
-                    self.length - self.length_without(r, &zeroed[r], tail_zeroed[r], &mut g, &mut mark, stamp)
-                };
-                RankOnPath {
-                    rank: r as Rank,
-                    share: on_rank[r] as f64 / len,
-                    gain_s: secs(gain),
-                }
+                zeroed[r].iter().map(|&c| self.gap(c)).sum::<u64>() + if tail_zeroed[r] { self.tail[r] } else { 0 }
+            })
+            .collect();
+        let mut by_need: Vec<usize> = (0..n).filter(|&r| computes[r] > 0).collect();
+        by_need.sort_by_key(|&r| (Reverse(computes[r]), r));
+        let mut gains: Vec<Option<u64>> = (0..n).map(|r| (computes[r] == 0).then_some(0)).collect();
+        let mut work = GAIN_WORK.max(4 * self.order.len() as u64);
+        for r in by_need {
+            zeroed[r].sort_unstable();
+            let got = self.length_without(r, &zeroed[r], tail_zeroed[r], computes[r], &mut g, &mut zero, &mut work);
+            for &c in &zeroed[r] {
+                zero[c as usize] = false;
+            }
+            match got {
+                Some(l) => gains[r] = Some(self.length.saturating_sub(l)),
+                None => break,
+            }
+        }
+        let by_rank = (0..n)
+            .map(|r| RankOnPath {
+                rank: r as Rank,
+                share: on_rank[r] as f64 / len,
+                gain_s: gains[r].map(secs),
             })
             .collect();
         let mut by_function: Vec<FunctionOnPath> = on_func

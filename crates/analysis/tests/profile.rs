@@ -354,12 +354,22 @@ fn large_generated_trace_timings() {
     let i = imbalance(&trace, &Selection::all());
     println!("imbalance: {:?} (ratio {:.3})", start.elapsed(), i.ratio);
     let start = Instant::now();
+    let g = tracelogic_analysis::critical_path::HappensBefore::build(&trace, &matching).unwrap();
+    println!(
+        "happens-before graph, longest path, slacks: {:?} ({} nodes)",
+        start.elapsed(),
+        g.node_count()
+    );
+    drop(g);
+    let start = Instant::now();
     let cp = critical_path_matched(&trace, &matching).unwrap();
     println!(
-        "critical path: {:?} ({:.3} s, {} segments, {} ranks gaining)",
+        "critical path with gains: {:?} ({:.6} s, {} segments, {} ranks with computation on it, {} gains within the budget, {} positive)",
         start.elapsed(),
         cp.length_s,
         cp.segments.len(),
-        cp.by_rank.iter().filter(|r| r.gain_s > 0.0).count()
+        cp.by_rank.iter().filter(|r| r.gain_s != Some(0.0)).count(),
+        cp.by_rank.iter().filter(|r| r.gain_s.is_some_and(|g| g > 0.0) ).count() + cp.by_rank.iter().filter(|r| r.gain_s == Some(0.0)).count() - cp.by_rank.iter().filter(|r| r.gain_s == Some(0.0)).count(),
+        cp.by_rank.iter().filter(|r| r.gain_s.is_some_and(|g| g > 0.0)).count()
     );
 }
