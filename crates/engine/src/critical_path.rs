@@ -48,7 +48,7 @@ pub struct CriticalPathReport {
 }
 
 fn pct(x: f64) -> String {
-    format!("{:.1} %", 100.0 * x)
+    format!("{:.1}%", 100.0 * x)
 }
 
 fn rank_list(ranks: &[Rank]) -> String {
@@ -68,7 +68,7 @@ pub fn relation(
     }
     let on_path = |r: Rank| compute_by_rank.iter().find(|c| c.rank == r).map_or(0.0, |c| c.share);
     let mut line = format!(
-        "computation is {} of the critical path; load imbalance max/mean {:.2} ({:+.1} %)",
+        "computation is {} of the critical path; load imbalance max/mean {:.2} ({:+.1}%)",
         pct(compute_share),
         imbalance.ratio,
         imbalance.imbalance_pct
@@ -95,8 +95,11 @@ pub fn relation(
         line += &format!("; what-if on {}: {}", c.network, c.label);
         use tracelogic_analysis::replay::Bound;
         let imbalance_bound = matches!(c.bound, Bound::Imbalance | Bound::ImbalanceSensitive);
-        if imbalance_bound && !imbalance.late_ranks.is_empty() {
-            line += " (the late ranks' computation on the path is what the waiting costs)";
+        let late_on_path = imbalance.late_ranks.iter().any(|&r| on_path(r) > 0.0);
+        if imbalance_bound && late_on_path {
+            line += " (imbalance-bound: the late ranks' computation is on the path)";
+        } else if imbalance_bound && !imbalance.late_ranks.is_empty() {
+            line += " (imbalance-bound, yet the late ranks' computation is not on the path)";
         } else if imbalance_bound {
             line += " (waiting without a late rank: the imbalance moves between ranks)";
         } else if matches!(c.bound, Bound::Compute) {
@@ -251,7 +254,7 @@ mod tests {
         assert!((r.imbalance.ratio - 40.0 / 17.5).abs() < 1e-9);
         assert_eq!(r.imbalance.late_ranks, vec![2]);
         assert!(r.relation.contains("late rank 2"), "{}", r.relation);
-        assert!(r.relation.contains("85.1 % of the path"), "{}", r.relation);
+        assert!(r.relation.contains("85.1% of the path"), "{}", r.relation);
         let c = r.what_if.as_ref().unwrap();
         assert!(
             r.relation.contains(&format!("what-if on {}: {}", c.network, c.label)),
