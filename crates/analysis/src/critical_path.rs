@@ -296,12 +296,18 @@ impl HappensBefore {
         for names in [&["mpi_init", "mpi_init_thread"][..], &["mpi_finalize"][..]] {
             let v = (calls + inst.len() + extra) as u32;
             let mut members: Vec<u32> = Vec::new();
+            let named: Vec<bool> = trace
+                .functions
+                .names()
+                .iter()
+                .map(|name| names.iter().any(|n| name.eq_ignore_ascii_case(n)))
+                .collect();
+            if !named.contains(&true) {
+                continue;
+            }
             for (r, rt) in trace.ranks.iter().enumerate() {
                 let len = base[r + 1] - base[r];
-                let is = |i: u32| {
-                    let name = trace.functions.name(rt.calls.func[i as usize]);
-                    names.iter().any(|n| name.eq_ignore_ascii_case(n))
-                };
+                let is = |i: u32| named.get(rt.calls.func[i as usize] as usize).copied().unwrap_or(false);
                 let found = if names[0] == "mpi_finalize" {
                     (0..len).rev().find(|&i| is(i))
                 } else {
@@ -392,6 +398,9 @@ impl HappensBefore {
                 }
             }
         }
+        // The timestamps are in the gaps, active times and values now.
+        g.enter = Vec::new();
+        g.exit = Vec::new();
         g.longest_paths()?;
         g.find_path();
         g.slacks();
@@ -438,7 +447,7 @@ impl HappensBefore {
     }
 
     fn calls(&self) -> usize {
-        self.enter.len()
+        self.active.len()
     }
 
     fn ranks(&self) -> usize {

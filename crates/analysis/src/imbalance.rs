@@ -6,8 +6,8 @@
 //!   the next), clipped to the window `[from, to)` of the selection, so that a phase counts
 //!   only what it contains. Ranks outside the selection's ranks are left out.
 //! * **Ratio** `max / mean` over the selected ranks that recorded calls (1 = perfectly
-//!   balanced); `imbalance_pct = (max / mean − 1) · 100`, the percent imbalance metric of
-//!   DeRose et al. (2007): how much faster the phase would be if the work were spread evenly.
+//!   balanced); `imbalance_pct = (max / mean − 1) · 100`, the percent imbalance λ of Pearce et
+//!   al. (ICS 2012): how much longer the phase takes than it would with the work spread evenly.
 //! * **Late ranks**: computation above Tukey's upper fence `Q3 + 1.5 · IQR` of the per-rank
 //!   computations, and above the mean — the standard outlier rule, which needs no threshold
 //!   chosen for a trace: in a balanced run it flags nothing, and one rank computing more than
@@ -117,7 +117,7 @@ pub fn imbalance(trace: &Trace, selection: &Selection) -> ImbalanceReport {
         from_s: secs(from - t0),
         to_s: secs(to - t0),
         max_s: secs(max),
-        mean_s: mean * 1e-9,
+        mean_s: mean / 1e9,
         ratio,
         imbalance_pct: if mean > 0.0 { (ratio - 1.0) * 100.0 } else { 0.0 },
         max_rank: if values.is_empty() { 0 } else { max_rank },

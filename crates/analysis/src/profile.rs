@@ -147,7 +147,7 @@ fn histogram(counts: &[(u64, u64); 65]) -> Vec<SizeBin> {
 }
 
 pub(crate) fn secs(ns: u64) -> f64 {
-    ns as f64 * 1e-9
+    ns as f64 / 1e9
 }
 
 /// The trace `selection` keeps: the trace itself when it selects everything.

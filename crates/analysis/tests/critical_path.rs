@@ -312,3 +312,51 @@ fn gains_equal_the_brute_force_on_mixed_programs() {
     }
     assert!(ran >= 15 && gained >= 15, "{ran} programs ran, {gained} ranks gained");
 }
+
+#[test]
+fn dependencies_against_program_order_are_an_error() {
+    // Both ranks receive before they send (a deadlock in a real run): each receive depends on
+    // a send that comes after the other's receive. A cycle, reported, not a panic.
+    use tracelogic_model::{P2pDir, NO_CALLPATH};
+    let mut t = Trace::new("test", "cycle", 2);
+    for r in 0..2u32 {
+        let a = t.push_call(r, "MPI_Recv", 0, 10, NO_CALLPATH, 0);
+        t.push_p2p(r, a, a, P2pDir::Recv, 1 - r, 0, 0, 8);
+        let b = t.push_call(r, "MPI_Send", 20, 30, NO_CALLPATH, 0);
+        t.push_p2p(r, b, b, P2pDir::Send, 1 - r, 0, 0, 8);
+    }
+    let err = critical_path(&t, &Selection::all()).unwrap_err();
+    assert!(err.contains("cycle"), "{err}");
+}
+
+#[test]
+fn empty_traces_and_ranks_without_calls() {
+    let cp = critical_path(&Trace::new("test", "empty", 0), &Selection::all()).unwrap();
+    assert_eq!(cp.length_s, 0.0);
+    assert!(cp.segments.is_empty() && cp.by_rank.is_empty());
+    // Rank 1 records nothing.
+    let mut t = Trace::new("test", "idle rank", 2);
+    t.push_call(0, "MPI_Init", 0, 10, tracelogic_model::NO_CALLPATH, 0);
+    let cp = critical_path(&t, &Selection::all()).unwrap();
+    eq(cp.length_s, 10, "length");
+    assert_eq!(cp.by_rank[1].share, 0.0);
+    assert_eq!(cp.by_rank[1].gain_s, Some(0.0));
+}
+
+#[test]
+fn renumbering_the_ranks_permutes_the_path() {
+    let t = run(&late_rank(4, 3, 10_000, 2, 5_000)).unwrap();
+    let perm = [3u32, 0, 1, 2]; // old rank r becomes perm[r]
+    let renumbered = t.renumber_ranks(&perm).unwrap();
+    let a = critical_path(&t, &Selection::all()).unwrap();
+    let b = critical_path(&renumbered, &Selection::all()).unwrap();
+    assert_eq!(a.length_s, b.length_s);
+    // Gains do not depend on the numbering; shares do only where equal-length paths tie (the
+    // last 2 µs after the final allreduce, which every rank ends together: the lowest rank).
+    for r in &a.by_rank {
+        let s = &b.by_rank[perm[r.rank as usize] as usize];
+        assert_eq!(r.gain_s, s.gain_s, "rank {}", r.rank);
+    }
+    assert_eq!(a.by_rank[2].share, b.by_rank[perm[2] as usize].share);
+    assert!((b.by_rank[0].share - 0.04).abs() < 1e-12); // old rank 1, now the lowest
+}

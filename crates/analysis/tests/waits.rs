@@ -262,3 +262,41 @@ fn selection_of_a_time_window() {
     };
     only(&wait_states(&t, &sel).totals, "wait_nxn", 15_000);
 }
+
+#[test]
+fn renumbering_the_ranks_permutes_the_waits() {
+    let t = common::sample("sstmacro-dumpi-testtrace");
+    let perm = [2u32, 3, 0, 1];
+    let a = waits(&t);
+    let b = waits(&t.renumber_ranks(&perm).unwrap());
+    assert_eq!(a.totals, b.totals);
+    for r in &a.by_rank {
+        assert_eq!(r.waits, b.by_rank[perm[r.rank as usize] as usize].waits);
+    }
+    let mut pairs: Vec<(u32, u32, f64)> = a
+        .by_pair
+        .iter()
+        .map(|p| (perm[p.sender as usize], perm[p.receiver as usize], p.late_sender_s))
+        .collect();
+    pairs.sort_by_key(|p| (p.0, p.1));
+    let got: Vec<(u32, u32, f64)> = b
+        .by_pair
+        .iter()
+        .map(|p| (p.sender, p.receiver, p.late_sender_s))
+        .collect();
+    assert_eq!(got, pairs);
+}
+
+#[test]
+fn empty_trace() {
+    let w = waits(&Trace::new("test", "empty", 0));
+    assert_eq!(w, WaitReport::default());
+    let t = Trace::new("test", "no calls", 3);
+    let w = waits(&t);
+    assert_eq!(w.by_rank.len(), 3);
+    assert_eq!(w.totals.total_s(), 0.0);
+    let p = tracelogic_analysis::profile::profile(&t, &Selection::all(), &Default::default());
+    assert!(p.functions.is_empty() && p.compute_s == vec![0.0; 3]);
+    let i = tracelogic_analysis::imbalance::imbalance(&t, &Selection::all());
+    assert!(i.by_rank.is_empty() && i.ratio == 0.0 && i.late_ranks.is_empty());
+}
