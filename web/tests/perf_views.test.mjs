@@ -122,6 +122,7 @@ test('profile and waits views of a dropped NPB LU equal the CLI, whole and on a 
   const byCalls = (await rows(page, '#profile-table tbody tr')).map((r) => Number(r.calls));
   assert.deepEqual(byCalls, [...byCalls].sort((a, b) => b - a));
   assert.equal(await page.$eval('#profile-sort-calls', (b) => b.parentElement.getAttribute('aria-sort')), 'descending');
+  assert.equal(await page.$eval('#profile-sort-total', (b) => b.parentElement.getAttribute('aria-sort')), null);
   await page.click('#profile-sort-calls');
   const reversed = (await rows(page, '#profile-table tbody tr')).map((r) => Number(r.calls));
   assert.deepEqual(reversed, [...byCalls].reverse());
@@ -136,21 +137,43 @@ test('profile and waits views of a dropped NPB LU equal the CLI, whole and on a 
   assert.equal(await page.getAttribute('#cp-whatif', 'data-label'), withWhatIf.what_if.label);
   assert.equal(await page.textContent('#cp-relation'), withWhatIf.relation);
 
-  // A selection made in the matrix view: ranks 0-3 from 10 ms.
+  // A selection made in the matrix view: ranks 0-3 up to 600 ms.
   await show(page, 'matrix', '#heatmap svg');
   await page.fill('#sel-ranks', '0-3');
-  await page.fill('#sel-from', '10ms');
+  await page.fill('#sel-to', '600ms');
   await page.click('#sel-apply');
   await idle(page);
-  const flags = ['--ranks', '0-3', '--from', '10ms'];
+  const flags = ['--ranks', '0-3', '--to', '600ms'];
   const selected = cliJson(['waits', dir, ...flags]);
   await show(page, 'waits', '#critical-path');
   const total = selected.late_sender_s + selected.late_receiver_s + selected.wait_nxn_s + selected.wait_barrier_s + selected.late_broadcast_s + selected.early_reduce_s;
   await page.waitForFunction((t) => Math.abs(Number(document.querySelector('#view-waits')?.dataset.total) - t) < 1e-9,
     total, { timeout: 120_000 });
-  await checkWaits(page, selected, cliJson(['critical-path', dir, ...flags]), 'LU ranks 0-3 from 10 ms');
+  await checkWaits(page, selected, cliJson(['critical-path', dir, ...flags]), 'LU ranks 0-3 to 600 ms');
   await show(page, 'profile', '#profile-table');
-  await checkProfile(page, cliJson(['profile', dir, ...flags]), 'LU ranks 0-3 from 10 ms');
+  await checkProfile(page, cliJson(['profile', dir, ...flags]), 'LU ranks 0-3 to 600 ms');
+
+  // A window cut at 10 ms: the critical path is refused (its dependencies form a cycle, as the
+  // CLI says), the wait states are still shown.
+  await show(page, 'matrix', '#heatmap svg');
+  await page.fill('#sel-ranks', '0-3');
+  await page.fill('#sel-to', '');
+  await page.fill('#sel-from', '10ms');
+  await page.click('#sel-apply');
+  await idle(page);
+  const cut = ['--ranks', '0-3', '--from', '10ms'];
+  let refused = '';
+  try {
+    cliJson(['critical-path', dir, ...cut]);
+  } catch (e) {
+    refused = String(e.stderr);
+  }
+  assert.match(refused, /cycle/);
+  await show(page, 'waits', '#critical-path');
+  await page.waitForSelector('#critical-path p.error', { timeout: 120_000 });
+  assert.ok(refused.includes(await page.textContent('#critical-path p.error')), 'the page shows the CLI\'s reason');
+  const cutWaits = cliJson(['waits', dir, ...cut]);
+  for (const t of await rows(page, '#waits-totals tbody tr')) near(t.seconds, cutWaits[t.state], `cut ${t.state}`);
   app.assertClean(s);
   await page.close();
 });

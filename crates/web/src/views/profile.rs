@@ -53,12 +53,25 @@ pub fn sorted(functions: &[FunctionProfile], column: Column, reverse: bool) -> V
     v
 }
 
-/// `[64 B, 128 B)`.
+/// A power of two in bytes: `64 B`, `4 KiB`, `1 MiB`.
+fn power_of_two(bytes: u64) -> String {
+    const UNITS: [&str; 7] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    let (mut b, mut i) = (bytes, 0);
+    while b >= 1024 && b.is_multiple_of(1024) && i + 1 < UNITS.len() {
+        b /= 1024;
+        i += 1;
+    }
+    format!("{b} {}", UNITS[i])
+}
+
+/// `[64 B, 128 B)`, the log2 bin's bounds.
 fn size_range(b: &SizeBin) -> String {
     if b.hi_bytes == 0 {
         "0 B".into()
+    } else if b.hi_bytes == u64::MAX {
+        format!("≥ {}", power_of_two(b.lo_bytes))
     } else {
-        format!("[{}, {})", text::bytes(b.lo_bytes), text::bytes(b.hi_bytes))
+        format!("[{}, {})", power_of_two(b.lo_bytes), power_of_two(b.hi_bytes))
     }
 }
 
@@ -149,15 +162,8 @@ pub fn profile_view(props: &AnalysisProps) -> Html {
             let (old, rev) = *sort;
             sort.set((c, if old == c { !rev } else { false }));
         });
-        let state = if c == column {
-            if reverse {
-                "ascending"
-            } else {
-                "descending"
-            }
-        } else {
-            "none"
-        };
+        // Only the sorted column carries `aria-sort` (the page's style marks it).
+        let state = (c == column).then_some(if reverse { "ascending" } else { "descending" });
         let class = if c == Column::Name || c == Column::MaxRank {
             ""
         } else {
