@@ -178,8 +178,10 @@ test('keys 1-8 and the arrows switch views, back and forward follow, ? shows the
   assert.equal(await currentView(page), 'nav-matrix');
   assert.match(page.url(), /#sample=npb-mg\.S\.8&view=matrix$/);
   await page.keyboard.press('ArrowRight');
+  assert.equal(await currentView(page), 'nav-profile');
+  await page.keyboard.press('5');
   assert.equal(await currentView(page), 'nav-topology');
-  await page.keyboard.press('6');
+  await page.keyboard.press('8');
   assert.equal(await currentView(page), 'nav-phases');
   await page.keyboard.press('ArrowLeft');
   assert.equal(await currentView(page), 'nav-patterns');

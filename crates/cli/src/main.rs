@@ -7,6 +7,7 @@
 mod common;
 mod compare;
 mod convert;
+mod critical_path;
 mod generate;
 mod logical;
 mod matrix;
@@ -14,11 +15,13 @@ mod pattern_match;
 mod patterns;
 mod phases;
 mod print;
+mod profile;
 mod query;
 mod replay;
 mod skeleton;
 mod summary;
 mod topology;
+mod waits;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -65,6 +68,12 @@ enum Command {
     Skeleton(skeleton::Args),
     /// Write a trace in another format, optionally restricted and with its ranks renumbered.
     Convert(convert::Args),
+    /// Time per MPI function, computation per rank, message sizes and bytes over time.
+    Profile(profile::Args),
+    /// Wait states (Scalasca): late sender and receiver, N×N, barrier, late broadcast, early reduce.
+    Waits(waits::Args),
+    /// The critical path: its length, share per rank and function, gains, and the load imbalance.
+    CriticalPath(critical_path::Args),
 }
 
 fn main() -> ExitCode {
@@ -91,6 +100,9 @@ fn main() -> ExitCode {
             Command::Logical(_) => "logical",
             Command::Skeleton(_) => "skeleton",
             Command::Convert(_) => "convert",
+            Command::Profile(_) => "profile",
+            Command::Waits(_) => "waits",
+            Command::CriticalPath(_) => "critical-path",
         };
         common::set_stage(format!("running `{name}`"));
         // Test-only: proves end to end that a panic inside a subcommand is caught here and
@@ -112,6 +124,9 @@ fn main() -> ExitCode {
             Command::Logical(a) => logical::run(a),
             Command::Skeleton(a) => skeleton::run(a),
             Command::Convert(a) => convert::run(a),
+            Command::Profile(a) => profile::run(a),
+            Command::Waits(a) => waits::run(a),
+            Command::CriticalPath(a) => critical_path::run(a),
         }
     });
     match result {

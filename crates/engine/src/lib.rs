@@ -19,6 +19,9 @@
 //! | what-if replay | [`Engine::replay`] | [`replay::ReplayReport`] |
 //! | similarity | [`Engine::run_properties`], [`compare::compare`], [`Engine::compare_with_runs`] | [`compare::SimilarityMatrix`], [`compare::RunsReport`] |
 //! | convert | [`Engine::convert`] | [`convert::Converted`] |
+//! | time profile | [`Engine::profile`] | [`profile::Profile`] |
+//! | wait states | [`Engine::waits`] | [`waits::WaitsReport`] |
+//! | critical path | [`Engine::critical_path`] | [`critical_path::CriticalPathReport`] |
 //!
 //! Adding an analysis is one `impl Engine` function in its own module, one report type
 //! (`Serialize + Deserialize`, carrying every text both shells show), one printer in the CLI
@@ -36,14 +39,17 @@
 
 pub mod compare;
 pub mod convert;
+pub mod critical_path;
 pub mod logical;
 pub mod matrix;
 pub mod patterns;
 pub mod phases;
+pub mod profile;
 pub mod query;
 pub mod replay;
 pub mod summary;
 pub mod topology;
+pub mod waits;
 
 use serde::{Deserialize, Serialize};
 use std::cell::{OnceCell, RefCell};

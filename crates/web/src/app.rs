@@ -9,7 +9,7 @@
 //! The page never reads a trace's bytes: it hands the worker `File` handles or a sample's URLs
 //! (see [`crate::worker`]). The navigation state lives in the address's fragment
 //! ([`crate::route`]), the last trace and the settings in IndexedDB ([`crate::persist`]), and
-//! keys 1–8 and the arrows switch views (`?` shows them).
+//! keys 1–9, 0 and the arrows switch views (`?` shows them).
 
 use crate::export::ExportBar;
 use crate::input::{self, Source};
@@ -29,9 +29,11 @@ use crate::views::matrix::MatrixView;
 use crate::views::pattern_search::PatternSearch;
 use crate::views::patterns::PatternsView;
 use crate::views::phases::PhasesView;
+use crate::views::profile::ProfileView;
 use crate::views::summary::SummaryView;
 use crate::views::topology::TopologyView;
 use crate::views::tour::TourPanel;
+use crate::views::waits::WaitsView;
 use crate::views::whatif::WhatIfView;
 use crate::views::{AnalysisState, Focus, View};
 use crate::worker::{
@@ -561,6 +563,8 @@ impl App {
                         html! { <PhasesView {state} {on_request} {focus} {on_focus} trace_start_ns={Some(t.summary.start_ns)} /> }
                     }
                     View::WhatIf => html! { <WhatIfView {state} {on_request} {focus} {on_focus} /> },
+                    View::Profile => html! { <ProfileView {state} {on_request} {focus} {on_focus} /> },
+                    View::Waits => html! { <WaitsView {state} {on_request} {focus} {on_focus} /> },
                     _ => {
                         let on_sample = ctx.link().callback(Msg::CompareSample);
                         let on_sources = ctx.link().callback(Msg::CompareSources);
@@ -1444,7 +1448,7 @@ impl App {
         let keys = View::ALL
             .iter()
             .enumerate()
-            .map(|(i, v)| html! { <tr><td><kbd>{ i + 1 }</kbd></td><td>{ v.title() }</td></tr> });
+            .map(|(i, v)| html! { <tr><td><kbd>{ (i + 1) % 10 }</kbd></td><td>{ v.title() }</td></tr> });
         html! {
             <div class="help-overlay" id="help" role="dialog" aria-modal="true" aria-labelledby="help-title"
                 aria-describedby="help-note" onkeydown={Callback::from(trap_tab)}>

@@ -11,13 +11,16 @@ use crate::heatmap::Grid;
 use crate::save::SavedTrace;
 use serde::{Deserialize, Serialize};
 use tracelogic_engine::compare::{Comparison, RunProperties, SimilarityMatrix};
+pub use tracelogic_engine::critical_path::CriticalPathReport;
 pub use tracelogic_engine::logical::LogicalView;
 use tracelogic_engine::matrix::Metric;
 pub use tracelogic_engine::patterns::{PatternsReport, SearchReport};
 pub use tracelogic_engine::phases::PhasesReport;
+pub use tracelogic_engine::profile::Profile;
 use tracelogic_engine::replay::WhatIf;
 use tracelogic_engine::summary::Summary;
 use tracelogic_engine::topology::{edgelist, CustomPattern, Graph, TopologyReport};
+pub use tracelogic_engine::waits::WaitsReport;
 use tracelogic_model::Selection;
 
 /// One input file as the worker receives it: its path relative to what the user dropped, and
@@ -153,6 +156,14 @@ pub enum AnalysisRequest {
         /// Rank renumbering.
         renumbering: crate::save::Renumbering,
     },
+    /// The time profile (`tracelogic profile`).
+    Profile,
+    /// Wait states and the critical path with the load imbalance (`tracelogic waits`,
+    /// `tracelogic critical-path`), with the what-if classification when `what_if`.
+    Waits {
+        /// Also replay the run on the first preset network and relate its classification.
+        what_if: bool,
+    },
     /// Compare the loaded trace with runs compared before, from their properties alone (no
     /// trace sent again): how three or more runs get their similarity matrix, and how a run is
     /// removed from the set.
@@ -209,6 +220,8 @@ impl AnalysisRequest {
             AnalysisRequest::WhatIf { .. } => "whatif",
             AnalysisRequest::Compare { .. } | AnalysisRequest::CompareRuns { .. } => "compare",
             AnalysisRequest::SaveAs { .. } => "save",
+            AnalysisRequest::Profile => "profile",
+            AnalysisRequest::Waits { .. } => "waits",
         }
     }
 
@@ -370,6 +383,26 @@ pub enum Answer {
     /// The analysis ran and has nothing to show, with the reason (a run without point-to-point
     /// traffic has no logical trace): a note in the view, not an error.
     NothingFound(String),
+    /// [`AnalysisRequest::Profile`].
+    Profile(Profile),
+    /// [`AnalysisRequest::Waits`].
+    Waits(WaitsAnswer),
+}
+
+/// Most critical-path segments sent to the page (the longest ones, in path order): a run of
+/// millions of calls has millions of segments, which the view cannot draw anyway.
+pub const MAX_PAGE_SEGMENTS: usize = 5_000;
+
+/// What the waits view shows: the wait states, and the critical path (its own error when the
+/// happens-before graph has a cycle, the wait states still shown).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WaitsAnswer {
+    /// The wait states of the selection.
+    pub waits: WaitsReport,
+    /// The critical path, at most [`MAX_PAGE_SEGMENTS`] of its segments.
+    pub critical_path: Result<CriticalPathReport, String>,
+    /// Segments of the whole path (more than `critical_path` holds when it was cut).
+    pub segments_total: usize,
 }
 
 /// A report a view reads out of an [`Answer`] (`None` for an answer of another kind).
@@ -401,6 +434,8 @@ from_answer! {
     WhatIf => WhatIf,
     Compare => CompareResult,
     Saved => SavedTrace,
+    Profile => Profile,
+    Waits => WaitsAnswer,
 }
 
 /// The answer to an [`AnalysisRequest`]: the report, or the error to show.

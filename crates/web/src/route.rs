@@ -101,7 +101,7 @@ impl Route {
     }
 }
 
-/// The view a key press asks for: `1`–`8` pick a view, the left and right arrows step through
+/// The view a key press asks for: `1`–`9` and `0` pick a view, the left and right arrows step through
 /// [`View::ALL`] (wrapping). `None` for any other key.
 pub fn view_for_key(key: &str, current: View) -> Option<View> {
     let index = View::ALL.iter().position(|&v| v == current).unwrap_or(0);
@@ -109,10 +109,12 @@ pub fn view_for_key(key: &str, current: View) -> Option<View> {
     match key {
         "ArrowRight" => Some(View::ALL[(index + 1) % n]),
         "ArrowLeft" => Some(View::ALL[(index + n - 1) % n]),
+        // `0` is the tenth view, as on a keyboard's row of digits.
+        "0" => (n >= 10).then(|| View::ALL[9]),
         k => k
             .parse::<usize>()
             .ok()
-            .filter(|d| (1..=n).contains(d))
+            .filter(|d| (1..=n.min(9)).contains(d))
             .map(|d| View::ALL[d - 1]),
     }
 }
@@ -221,9 +223,10 @@ mod tests {
     #[test]
     fn keys_pick_and_step_through_views() {
         assert_eq!(view_for_key("1", View::Matrix), Some(View::Summary));
-        assert_eq!(view_for_key("8", View::Summary), Some(View::Compare));
-        assert_eq!(view_for_key("9", View::Summary), None);
-        assert_eq!(view_for_key("0", View::Summary), None);
+        assert_eq!(view_for_key("3", View::Summary), Some(View::Profile));
+        assert_eq!(view_for_key("9", View::Summary), Some(View::WhatIf));
+        assert_eq!(view_for_key("0", View::Summary), Some(View::Compare));
+        assert_eq!(view_for_key("10", View::Summary), None);
         assert_eq!(view_for_key("a", View::Summary), None);
         assert_eq!(view_for_key("ArrowRight", View::Summary), Some(View::Matrix));
         assert_eq!(view_for_key("ArrowLeft", View::Summary), Some(View::Compare));

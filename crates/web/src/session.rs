@@ -250,6 +250,10 @@ impl Session {
             AnalysisRequest::SaveAs { format, renumbering } => {
                 Answer::Saved(crate::save::save_trace(engine, selection, *format, *renumbering)?)
             }
+            AnalysisRequest::Profile => Answer::Profile(engine.profile(selection, &Default::default())?),
+            AnalysisRequest::Waits { what_if } => {
+                Answer::Waits(crate::views::waits::answer(engine, selection, *what_if)?)
+            }
         })
     }
 

@@ -3,12 +3,15 @@
 
 pub mod compare;
 pub mod convert;
+pub mod critical_path;
 pub mod logical;
 pub mod matrix;
 pub mod pattern_match;
 pub mod patterns;
 pub mod phases;
+pub mod profile;
 pub mod query;
 pub mod replay;
 pub mod summary;
 pub mod topology;
+pub mod waits;

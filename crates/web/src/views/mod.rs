@@ -8,9 +8,11 @@ pub mod matrix;
 pub mod pattern_search;
 pub mod patterns;
 pub mod phases;
+pub mod profile;
 pub mod summary;
 pub mod topology;
 pub mod tour;
+pub mod waits;
 pub mod whatif;
 
 use crate::protocol::{AnalysisRequest, Answer, FromAnswer};
@@ -24,6 +26,10 @@ pub enum View {
     Summary,
     /// The rank-to-rank communication matrix.
     Matrix,
+    /// Time per MPI function, computation per rank, message sizes.
+    Profile,
+    /// Wait states and the critical path.
+    Waits,
     /// The identified topology.
     Topology,
     /// The logical trace and its program.
@@ -40,9 +46,11 @@ pub enum View {
 
 impl View {
     /// Every view, in navigation order.
-    pub const ALL: [View; 8] = [
+    pub const ALL: [View; 10] = [
         View::Summary,
         View::Matrix,
+        View::Profile,
+        View::Waits,
         View::Topology,
         View::Logical,
         View::Patterns,
@@ -56,6 +64,8 @@ impl View {
         match self {
             View::Summary => "Summary",
             View::Matrix => "Matrix",
+            View::Profile => "Profile",
+            View::Waits => "Waits",
             View::Topology => "Topology",
             View::Logical => "Logical trace",
             View::Patterns => "Patterns",
@@ -71,6 +81,8 @@ impl View {
         match self {
             View::Summary => "summary",
             View::Matrix => "matrix",
+            View::Profile => "profile",
+            View::Waits => "waits",
             View::Topology => "topology",
             View::Logical => "logical",
             View::Patterns => "patterns",
@@ -88,6 +100,8 @@ impl View {
             View::Patterns => Some(AnalysisRequest::Patterns),
             View::Phases => Some(AnalysisRequest::Phases { strength: 0.0 }),
             View::WhatIf => Some(AnalysisRequest::WhatIf { custom: None }),
+            View::Profile => Some(AnalysisRequest::Profile),
+            View::Waits => Some(AnalysisRequest::Waits { what_if: false }),
             View::Summary | View::Matrix | View::Compare => None,
         }
     }
