@@ -342,6 +342,24 @@ pub fn logical_view(props: &LogicalProps) -> Html {
                 <div class="stat"><dt>{ "Dropped calls" }</dt><dd>{ text::percent(a.dropped_calls_fraction) }</dd></div>
                 <div class="stat"><dt>{ "Dropped bytes" }</dt><dd>{ text::percent(a.dropped_bytes_fraction) }</dd></div>
                 <div class="stat" data-stat="reproduced" data-value={v.overall_share.to_string()}><dt>{ "Reproduced by expansion" }</dt><dd>{ text::percent(v.overall_share) }</dd></div>
+                <div class="stat" data-stat="structure" data-value={v.structure_share.to_string()} data-differs={v.ranks_structure_differs.len().to_string()}>
+                    <dt>{ "Structure" }</dt>
+                    <dd>{ if v.ranks_structure_differs.is_empty() {
+                        format!("exact on every rank ({})", v.per_rank.len())
+                    } else {
+                        format!("{} in order; differs on {} ranks", text::percent(v.structure_share), v.ranks_structure_differs.len())
+                    } }</dd>
+                </div>
+                <div class="stat" data-stat="volume" data-value={v.volume_error.to_string()} data-sizes-differ={v.ranks_bytes_differ.len().to_string()}>
+                    <dt>{ "Volume" }</dt>
+                    <dd>{ if v.ranks_bytes_differ.is_empty() && v.volume_error == 0.0 {
+                        format!("exact ({} bytes)", text::count(v.real_bytes))
+                    } else {
+                        format!("{} of {} bytes (error {:.3} %, largest per rank {:.3} %; {} ranks off by > 1 %)",
+                            text::count(v.expanded_bytes), text::count(v.real_bytes), 100.0 * v.volume_error,
+                            100.0 * v.max_volume_error, v.ranks_volume_off.len())
+                    } }</dd>
+                </div>
             </dl>
             <p class="downloads">
                 { download_button("logical-json", "Download JSON", LogicalDownload::Json, &props.on_request, busy) }
