@@ -1,0 +1,148 @@
+"""The Python package against the CLI: every report the package returns must equal what
+`tracelogic <subcommand> --json` prints for the same trace (timing fields aside).
+
+The CLI is target/debug/tracelogic (`cargo build -p tracelogic-cli`), or $TRACELOGIC_CLI.
+"""
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import tracelogic
+
+ROOT = Path(__file__).resolve().parents[3]
+CLI = Path(os.environ.get("TRACELOGIC_CLI", ROOT / "target" / "debug" / "tracelogic"))
+SAMPLES = [
+    ROOT / "tests" / "data" / "samples" / "npb-lu.S.8",  # DUMPI, NAS LU class S on 8 ranks
+    ROOT / "tests" / "data" / "apps" / "lammps-melt-8",  # DUMPI, LAMMPS melt on 8 ranks
+]
+IDS = [p.name for p in SAMPLES]
+
+
+def cli_json(*args):
+    if not CLI.exists():
+        pytest.fail(f"{CLI} missing: run `cargo build -p tracelogic-cli` first")
+    out = subprocess.run([str(CLI), *map(str, args), "--json"], capture_output=True, text=True)
+    assert out.stdout, f"tracelogic {' '.join(map(str, args))} printed nothing: {out.stderr}"
+    return json.loads(out.stdout)
+
+
+def untimed(value):
+    """`value` without the fields that time the run (they differ between any two runs)."""
+    if isinstance(value, dict):
+        return {
+            k: untimed(v)
+            for k, v in value.items()
+            if k not in ("ms", "milliseconds", "timings") and not k.endswith("_ms")
+        }
+    if isinstance(value, list):
+        return [untimed(v) for v in value]
+    return value
+
+
+@pytest.fixture(scope="module", params=SAMPLES, ids=IDS)
+def sample(request):
+    return request.param, tracelogic.read(request.param)
+
+
+def test_summary_equals_the_cli(sample):
+    path, trace = sample
+    assert trace.summary() == cli_json("summary", path)
+
+
+def test_topology_equals_the_cli(sample):
+    path, trace = sample
+    assert untimed(trace.topology()) == untimed(cli_json("topology", path))
+
+
+def test_logical_equals_the_cli(sample):
+    path, trace = sample
+    assert untimed(trace.logical()) == untimed(cli_json("logical", path))
+
+
+def test_compressed_logical_equals_the_cli(sample):
+    path, trace = sample
+    assert untimed(trace.logical(compress=True)) == untimed(cli_json("logical", path, "--compress"))
+
+
+def test_patterns_equal_the_cli(sample):
+    path, trace = sample
+    assert untimed(trace.patterns()) == untimed(cli_json("patterns", path))
+
+
+def test_phases_equal_the_cli(sample):
+    path, trace = sample
+    assert untimed(trace.phases()) == untimed(cli_json("phases", path))
+
+
+def test_calls_have_one_row_per_call(sample):
+    path, trace = sample
+    summary = trace.summary()
+    calls = trace.calls
+    columns = ["Timestamp (ns)", "Name", "Process", "Kind", "Bytes", "Exit Timestamp (ns)"]
+    for c in columns:
+        assert c in calls
+    assert len(calls["Name"]) == summary["calls"]
+    # Per rank and per function, the counts the summary gives.
+    ranks = list(calls["Process"])
+    assert [ranks.count(r) for r in range(summary["ranks"])] == summary["calls_per_rank"]
+    names = list(calls["Name"])
+    assert {n: names.count(n) for n in set(names)} == summary["calls_by_kind"]
+
+
+def test_messages_match_the_summary_and_the_query(sample):
+    path, trace = sample
+    summary = trace.summary()
+    messages = trace.messages
+    assert list(messages.keys())[:3] == ["sender", "receiver", "bytes"]
+    query = cli_json("query", path, "--limit", "5")
+    assert len(messages["sender"]) == query["messages_selected"]
+    # The first rows are the ones `tracelogic query` lists, field for field.
+    for i, row in enumerate(query["messages"]):
+        assert {k: messages[k][i] for k in row} == row
+    assert sum(messages["bytes"]) <= summary["p2p_bytes"]
+
+
+def test_pandas_frames_when_pandas_is_installed(sample):
+    pandas = pytest.importorskip("pandas")
+    _, trace = sample
+    assert isinstance(trace.calls, pandas.DataFrame)
+    assert isinstance(trace.messages, pandas.DataFrame)
+    assert trace.calls["Timestamp (ns)"].is_monotonic_increasing is not None
+
+
+def test_a_list_of_files_is_one_trace():
+    path = SAMPLES[0]
+    files = sorted(p for p in path.iterdir() if p.is_file())
+    assert tracelogic.read(files).summary() == tracelogic.read(path).summary()
+
+
+def test_bytes_are_read_like_files():
+    path = SAMPLES[0]
+    files = {p.name: p.read_bytes() for p in sorted(path.iterdir()) if p.is_file()}
+    assert tracelogic.read_bytes(files).summary()["calls"] == tracelogic.read(path).summary()["calls"]
+
+
+def test_a_missing_file_raises_value_error_naming_it(tmp_path):
+    missing = tmp_path / "no-such-trace.otf2"
+    with pytest.raises(ValueError, match="no-such-trace.otf2"):
+        tracelogic.read(missing)
+
+
+def test_a_broken_file_raises_value_error_naming_it(tmp_path):
+    broken = tmp_path / "broken-0000.bin"
+    broken.write_bytes(b"\x00\x01garbage that is no trace")
+    with pytest.raises(ValueError) as e:
+        tracelogic.read(broken)
+    assert "broken-0000.bin" in str(e.value)
+
+
+def test_bad_options_raise_value_error():
+    trace = tracelogic.read(SAMPLES[0])
+    with pytest.raises(ValueError):
+        trace.phases(strength=float("nan"))
+    with pytest.raises(ValueError):
+        trace.matrix(metric="furlongs")
