@@ -146,3 +146,28 @@ def test_bad_options_raise_value_error():
         trace.phases(strength=float("nan"))
     with pytest.raises(ValueError):
         trace.matrix(metric="furlongs")
+
+
+NOTEBOOK = ROOT / "examples" / "tracelogic.ipynb"
+
+
+def test_the_example_notebook_is_valid_and_runs():
+    """Valid nbformat 4; executed cell by cell when nbclient is installed (`pip install nbclient
+    ipykernel`), so its walk through topology, logical trace and phases stays current."""
+    nb = json.loads(NOTEBOOK.read_text())
+    assert nb["nbformat"] == 4
+    code = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+    for call in ("tracelogic.read(", ".topology()", ".logical(", ".phases()"):
+        assert call in code
+    nbformat = pytest.importorskip("nbformat")
+    nbformat.validate(nbformat.reads(NOTEBOOK.read_text(), as_version=4))
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("ipykernel")
+    notebook = nbformat.reads(NOTEBOOK.read_text(), as_version=4)
+    nbclient.NotebookClient(notebook, timeout=120, resources={"metadata": {"path": str(NOTEBOOK.parent)}}).execute()
+    printed = "".join(
+        o.get("text", "") for c in notebook.cells if c.cell_type == "code" for o in c.get("outputs", [])
+    )
+    # The sample is NAS LU on 8 ranks: the 4x2 grid it decomposes its domain into.
+    assert "identified: 4x2 grid" in printed
+    assert "ValueError: cannot read no-such-trace.otf2" in printed
