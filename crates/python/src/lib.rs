@@ -245,10 +245,11 @@ impl Trace {
         to_python(py, &doc)
     }
 
-    /// Every MPI call, one row each, by rank then call order. Columns named as Pipit's events
-    /// where they mean the same (`Process`, `Name`, `Timestamp (ns)` = entry), plus `Call`
-    /// (index in the rank's calls), `Kind`, `Exit Timestamp (ns)`, `Duration (ns)`, `Bytes`.
-    /// Times count from the trace's first event.
+    /// Every MPI call, one row each, by rank then call order, as the call's Enter row of Pipit's
+    /// `events` after `match_events` and `calc_inc_metrics`: `Timestamp (ns)` (entry),
+    /// `Event Type` ("Enter"), `Name`, `Process`, `_matching_timestamp` (exit), `time.inc`
+    /// (exit - entry); then tracelogic's `Call` (index in the rank's calls), `Kind`, `Bytes`
+    /// (largest data the call moves). Times count from the trace's first event.
     #[getter]
     fn calls(&self, py: Python<'_>) -> PyResult<PyObject> {
         let q = self.engine.query(&Selection::all(), usize::MAX).map_err(value_error)?;
@@ -267,10 +268,11 @@ impl Trace {
             py,
             vec![
                 ("Timestamp (ns)", column!(|r| r.enter_ns)),
-                ("Exit Timestamp (ns)", column!(|r| r.exit_ns)),
-                ("Duration (ns)", column!(|r| r.exit_ns.saturating_sub(r.enter_ns))),
+                ("Event Type", column!(|_| "Enter")),
                 ("Name", column!(|r| r.function.clone())),
                 ("Process", column!(|r| r.rank)),
+                ("_matching_timestamp", column!(|r| r.exit_ns)),
+                ("time.inc", column!(|r| r.exit_ns.saturating_sub(r.enter_ns))),
                 ("Call", column!(|r| r.call)),
                 ("Kind", column!(kind)),
                 ("Bytes", column!(|r| r.bytes)),

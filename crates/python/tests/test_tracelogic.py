@@ -82,9 +82,14 @@ def test_calls_have_one_row_per_call(sample):
     path, trace = sample
     summary = trace.summary()
     calls = trace.calls
-    columns = ["Timestamp (ns)", "Name", "Process", "Kind", "Bytes", "Exit Timestamp (ns)"]
-    for c in columns:
-        assert c in calls
+    # Pipit's required columns (pipit Trace.__init__), and the ones its match_events and
+    # calc_inc_metrics add to Enter rows.
+    pipit = ["Timestamp (ns)", "Event Type", "Name", "Process", "_matching_timestamp", "time.inc"]
+    assert list(calls.keys())[: len(pipit)] == pipit
+    assert set(calls["Event Type"]) == {"Enter"}
+    assert all(b - a == d for a, b, d in zip(calls["Timestamp (ns)"], calls["_matching_timestamp"], calls["time.inc"]))
+    # The last exit is the end of the run the summary gives (times from the first event).
+    assert max(calls["_matching_timestamp"]) <= summary["end_ns"] - summary["start_ns"]
     assert len(calls["Name"]) == summary["calls"]
     # Per rank and per function, the counts the summary gives.
     ranks = list(calls["Process"])
@@ -111,7 +116,10 @@ def test_pandas_frames_when_pandas_is_installed(sample):
     _, trace = sample
     assert isinstance(trace.calls, pandas.DataFrame)
     assert isinstance(trace.messages, pandas.DataFrame)
-    assert trace.calls["Timestamp (ns)"].is_monotonic_increasing is not None
+    calls = trace.calls
+    # Within a rank, calls follow one another: each enters no earlier than the previous one left.
+    for _, rank in calls.groupby("Process"):
+        assert (rank["Timestamp (ns)"].iloc[1:].values >= rank["_matching_timestamp"].iloc[:-1].values).all()
 
 
 def test_a_list_of_files_is_one_trace():
