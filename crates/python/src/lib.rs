@@ -11,7 +11,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use tracelogic_engine::logical::SCHEMA;
-use tracelogic_engine::matrix::Metric;
+use tracelogic_engine::matrix::{Metric, MAX_DENSE_RANKS};
 use tracelogic_engine::patterns::PatternOptions;
 use tracelogic_engine::phases::Outside;
 use tracelogic_engine::query::CallRow;
@@ -119,9 +119,8 @@ impl Trace {
         to_python(py, &self.engine.summary())
     }
 
-    /// The communication matrix report (bytes, entries kept above 5 % of the largest, as
-    /// `tracelogic matrix` filters by default). The engine's report: its `matrix` field is the
-    /// sparse matrix, not the dense rows `tracelogic matrix --json` prints.
+    /// The communication matrix: `tracelogic matrix --json` (`metric` is `--metric`, `bytes` or
+    /// `messages`; `threshold_pct` is `--threshold`, entries below it removed by the filter).
     #[pyo3(signature = (metric = "bytes", threshold_pct = 5.0))]
     fn matrix(&self, py: Python<'_>, metric: &str, threshold_pct: f64) -> PyResult<PyObject> {
         let metric = match metric {
@@ -133,11 +132,52 @@ impl Trace {
                 )))
             }
         };
+        if !threshold_pct.is_finite() || !(0.0..=100.0).contains(&threshold_pct) {
+            return Err(value_error(format!(
+                "threshold_pct must be a percentage (0-100), got {threshold_pct}"
+            )));
+        }
         let report = self
             .engine
             .matrix(&Selection::all(), metric, threshold_pct)
             .map_err(value_error)?;
-        to_python(py, &report)
+        let (matrix, filtered) = (&report.matrix, &report.filtered);
+        let n = matrix.ranks();
+        // The document of `tracelogic matrix --json` (crates/cli/src/print/matrix.rs): dense
+        // tables up to MAX_DENSE_RANKS ranks, the sparse entry list always.
+        let entries: Vec<(u32, u32, u64, u64, u8)> = matrix
+            .entries()
+            .zip(filtered.kept.iter().copied())
+            .map(|(e, k)| (e.from, e.to, e.bytes, e.messages, u8::from(k)))
+            .collect();
+        let mut doc = json!({
+            "format": report.format,
+            "source": report.source,
+            "ranks": n,
+            "metric": to_value(&report.metric)?,
+            "threshold": report.threshold,
+        });
+        let obj = doc.as_object_mut().expect("an object");
+        if n <= MAX_DENSE_RANKS {
+            let dense = |cell: fn(&(u32, u32, u64, u64, u8)) -> u64| {
+                let mut rows = vec![vec![0u64; n as usize]; n as usize];
+                for e in &entries {
+                    rows[e.0 as usize][e.1 as usize] = cell(e);
+                }
+                rows
+            };
+            obj.insert("bytes".into(), json!(dense(|e| e.2)));
+            obj.insert("messages".into(), json!(dense(|e| e.3)));
+            obj.insert("binary".into(), json!(dense(|e| u64::from(e.4))));
+        }
+        obj.insert("nonzero_entries".into(), json!(report.nonzero_entries()));
+        obj.insert("entries".into(), json!(entries));
+        obj.insert("kept_entries".into(), json!(filtered.kept_entries));
+        obj.insert("removed_entries".into(), json!(filtered.removed_entries));
+        obj.insert("removed_share".into(), json!(filtered.removed_share));
+        obj.insert("total_bytes".into(), json!(matrix.total(Metric::Bytes)));
+        obj.insert("total_messages".into(), json!(matrix.total(Metric::Messages)));
+        to_python(py, &doc)
     }
 
     /// The identified topology: `tracelogic topology --json` (threshold auto).

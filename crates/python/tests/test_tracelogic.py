@@ -68,6 +68,12 @@ def test_compressed_logical_equals_the_cli(sample):
     assert untimed(trace.logical(compress=True)) == untimed(cli_json("logical", path, "--compress"))
 
 
+def test_matrix_equals_the_cli(sample):
+    path, trace = sample
+    assert trace.matrix() == cli_json("matrix", path)
+    assert trace.matrix("messages", 20.0) == cli_json("matrix", path, "--metric", "messages", "--threshold", "20")
+
+
 def test_patterns_equal_the_cli(sample):
     path, trace = sample
     assert untimed(trace.patterns()) == untimed(cli_json("patterns", path))
@@ -154,6 +160,8 @@ def test_bad_options_raise_value_error():
         trace.phases(strength=float("nan"))
     with pytest.raises(ValueError):
         trace.matrix(metric="furlongs")
+    with pytest.raises(ValueError):
+        trace.matrix(threshold_pct=-1.0)
 
 
 NOTEBOOK = ROOT / "examples" / "tracelogic.ipynb"
