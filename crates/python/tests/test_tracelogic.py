@@ -187,3 +187,29 @@ def test_the_example_notebook_is_valid_and_runs():
     # The sample is NAS LU on 8 ranks: the 4x2 grid it decomposes its domain into.
     assert "identified: 4x2 grid" in printed
     assert "ValueError: cannot read no-such-trace.otf2" in printed
+
+
+def test_calls_are_pipits_enter_rows_of_pipits_own_csv():
+    """Pipit's CSV of its ping-pong sample is Pipit's `events` table as Pipit wrote it: its MPI
+    Enter rows, with the Leave that follows each (MPI calls do not nest), must be the rows of
+    `calls`, same names, processes, entries and exits (one clock offset, the first event)."""
+    path = ROOT / "tests" / "data" / "samples" / "pipit-csv" / "ping-pong-csv.csv"
+    import csv
+
+    with open(path, newline="") as f:
+        events = [r for r in csv.DictReader(f) if r["Name"].startswith("MPI_")]
+    expected, open_calls = [], {}
+    for r in events:
+        key = (int(r["Process"]), r["Name"])
+        if r["Event Type"] == "Enter":
+            open_calls[key] = float(r["Timestamp (ns)"])
+        elif r["Event Type"] == "Leave":
+            expected.append((key[0], key[1], open_calls.pop(key), float(r["Timestamp (ns)"])))
+    expected.sort(key=lambda e: (e[0], e[2]))
+    calls = tracelogic.read(path).calls
+    got = list(zip(calls["Process"], calls["Name"], calls["Timestamp (ns)"], calls["_matching_timestamp"]))
+    assert len(got) == len(expected) == 40
+    offset = got[0][2] - expected[0][2]
+    for (p, n, t0, t1), (ep, en, e0, e1) in zip(got, expected):
+        assert (p, n) == (ep, en)
+        assert abs(t0 - e0 - offset) <= 1 and abs(t1 - e1 - offset) <= 1
