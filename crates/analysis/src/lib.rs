@@ -13,4 +13,5 @@ pub mod replay;
 pub mod similarity;
 pub mod skeleton;
 pub mod summary;
+pub mod timeline;
 pub mod topology;
