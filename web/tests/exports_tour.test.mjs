@@ -97,6 +97,9 @@ async function exportAll(page, view, slice = [0, Infinity]) {
   await page.click('#export-toggle');
   await page.waitForSelector('#export-list');
   const items = await page.$$eval('#export-list li', (els) => els.map((e) => ({ name: e.dataset.exportItem, kind: e.dataset.kind })));
+  // Every file is named after the trace: the sample's id, then the item.
+  const filePrefix = await page.getAttribute('#exports', 'data-file-prefix');
+  assert.ok(filePrefix && filePrefix.length > 0, `${view.id}: exports carry the trace name`);
   const tables = items.filter((i) => i.kind === 'table');
   const figures = items.filter((i) => i.kind === 'figure');
   assert.ok(tables.length >= view.tables, `${view.id}: ${tables.length} tables offered, expected ≥ ${view.tables}`);
@@ -111,7 +114,7 @@ async function exportAll(page, view, slice = [0, Infinity]) {
   for (const [i, item] of tables.entries()) {
     if (!inSlice(item)) continue;
     const { name, bytes } = await download(page, `#export-csv-${item.name}`);
-    assert.equal(name, `${item.name}.csv`);
+    assert.equal(name, `${filePrefix}-${item.name}.csv`);
     const lines = bytes.toString('utf8').split('\r\n');
     assert.equal(lines.pop(), '', 'the file ends with a line break');
     const header = csvFields(lines[0]);
@@ -124,7 +127,7 @@ async function exportAll(page, view, slice = [0, Infinity]) {
   for (const item of figures) {
     if (!inSlice(item)) continue;
     const svg = await download(page, `#export-svg-${item.name}`);
-    assert.equal(svg.name, `${item.name}.svg`);
+    assert.equal(svg.name, `${filePrefix}-${item.name}.svg`);
     const text = svg.bytes.toString('utf8');
     assert.match(text, /^<\?xml version="1.0" encoding="UTF-8"\?>\n<svg\b/, `${item.name}: an SVG document`);
     assert.match(text, /<svg[^>]*xmlns="http:\/\/www\.w3\.org\/2000\/svg"/, `${item.name}: SVG namespace`);
@@ -140,7 +143,7 @@ async function exportAll(page, view, slice = [0, Infinity]) {
     }, text);
     assert.equal(parsed, 'svg', `${item.name}: well-formed SVG`);
     const png = await download(page, `#export-png-${item.name}`);
-    assert.equal(png.name, `${item.name}.png`);
+    assert.equal(png.name, `${filePrefix}-${item.name}.png`);
     const [pw, ph] = pngSize(png.bytes);
     assert.equal(pw, Math.ceil(width * 2), `${item.name}: PNG width is twice the SVG's`);
     assert.equal(ph, Math.ceil(height * 2), `${item.name}: PNG height is twice the SVG's`);

@@ -153,3 +153,30 @@ test('the Matrix and Topology views each name the other view\'s threshold', asyn
   app.assertClean(s);
   await page.close();
 });
+
+test('a 64-rank heatmap numbers its ranks, and its exported SVG has axis titles and a colour scale named after the trace', async () => {
+  const files = generated(['--topology', 'torus:8x8', '--iterations', '2']);
+  const s = await app.openPage(`${app.origin}${prefix}#sample=none`, { acceptDownloads: true });
+  const { page } = s;
+  await page.waitForSelector('#dropzone', { timeout: 60_000 });
+  await idle(page);
+  await drop(page, files);
+  await page.waitForSelector('#trace', { timeout: 60_000 });
+  await idle(page);
+  await page.click('#nav-matrix');
+  await page.waitForSelector('#heatmap svg[data-figure-key]');
+  const labels = await page.$$eval('#heatmap .rank-label', (ts) => ts.map((t) => t.textContent));
+  assert.deepEqual(labels.filter((_, i) => i % 2 === 0), ['0', '8', '16', '24', '32', '40', '48', '56']);
+  const size = await page.$eval('#heatmap .rank-label', (t) => t.getBoundingClientRect().height);
+  assert.ok(size >= 8, `rank labels are ${size.toFixed(1)} px high`);
+  await page.click('#export-toggle');
+  await page.keyboard.press('Shift');
+  const [d] = await Promise.all([page.waitForEvent('download', { timeout: 60_000 }), page.click('#export-svg-matrix-heatmap')]);
+  assert.equal(d.suggestedFilename(), 'trace.txt-matrix-heatmap.svg');
+  const svg = readFileSync(await d.path(), 'utf8');
+  assert.ok(svg.includes('>receiver →</text>') && svg.includes('>sender →</text>'), 'axis titles');
+  assert.ok(svg.includes('sent (log scale)</text>'), 'colour scale title');
+  assert.equal((svg.match(/<rect x="[\d.]+" y="[\d.]+" width="14"/g) || []).length, 64, 'colour scale steps');
+  app.assertClean(s);
+  await page.close();
+});

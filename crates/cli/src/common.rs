@@ -8,10 +8,11 @@ use std::panic::{self, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
+use tracelogic_engine::{Engine, FieldWords};
 use tracelogic_formats::input::{read_paths, read_paths_with_progress};
 use tracelogic_formats::{read_trace_with_progress, NoProgress, Progress};
-use tracelogic_model::query::{parse_bytes, parse_kinds, parse_ranks, parse_time, FieldWords};
-use tracelogic_model::{CallKind, CommId, Rank, Selection, Time, Trace};
+use tracelogic_model::query::{parse_bytes, parse_kinds, parse_ranks, parse_time};
+use tracelogic_model::{CallKind, Rank, Selection, Time, Trace};
 
 /// A failure the user must see, with the exit code it maps to.
 #[derive(Debug)]
@@ -39,6 +40,15 @@ impl fmt::Display for CliError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CliError::Input(m) | CliError::NothingFound(m) | CliError::Internal(m) => f.write_str(m),
+        }
+    }
+}
+
+impl From<tracelogic_engine::Error> for CliError {
+    fn from(e: tracelogic_engine::Error) -> CliError {
+        match e {
+            tracelogic_engine::Error::Input(m) => CliError::Input(m),
+            tracelogic_engine::Error::NothingFound(m) => CliError::NothingFound(m),
         }
     }
 }
@@ -302,74 +312,55 @@ pub struct SelectionArgs {
 }
 
 impl SelectionArgs {
-    /// The selection as typed: times still relative to the trace's first event, no communicator.
-    fn relative(&self) -> Selection {
-        Selection {
+    /// The selection as typed: times relative to the trace's first event, the communicator
+    /// looked up in `trace` (its index or its name). The engine checks it against the trace
+    /// ([`Selection::check`], the web page's selection form uses the same check).
+    pub fn relative(&self, trace: &Trace) -> Result<Selection, CliError> {
+        let comm = match &self.comm {
+            None => None,
+            Some(c) => Some(tracelogic_engine::resolve_comm(trace, c)?),
+        };
+        Ok(Selection {
             ranks: self.ranks.as_ref().map(|r| r.0.clone()),
-            comm: None,
+            comm,
             from: self.from,
             to: self.to,
             min_bytes: self.min_bytes,
             max_bytes: self.max_bytes,
             kinds: self.kinds.as_ref().map(|k| k.0.clone()),
-        }
-    }
-
-    /// Why the selection is empty when `--from` lies after the end of the run (measured from its
-    /// first event), for the note that says so; `None` otherwise ([`Selection::check`]).
-    pub fn past_the_end(&self, trace: &Trace) -> Option<String> {
-        let from = Selection {
-            from: self.from,
-            ..Selection::default()
-        };
-        from.check(trace, FieldWords::Flags).ok().flatten()
-    }
-
-    /// The [`Selection`] these flags describe for `trace`: times become absolute (offset by the
-    /// trace's first timestamp); ranks, window and sizes are checked against the trace by
-    /// [`Selection::check`] (the web page's selection form uses the same check) and the
-    /// communicator is looked up in it.
-    pub fn selection(&self, trace: &Trace) -> Result<Selection, CliError> {
-        let relative = self.relative();
-        relative.check(trace, FieldWords::Flags).map_err(CliError::Input)?;
-        let comm = match &self.comm {
-            None => None,
-            Some(c) => Some(resolve_comm(trace, c)?),
-        };
-        let start = trace.span().0;
-        Ok(Selection {
-            comm,
-            from: relative.from.map(|t| start.saturating_add(t)),
-            to: relative.to.map(|t| start.saturating_add(t)),
-            ..relative
         })
+    }
+
+    /// An engine over the whole `trace` and the selection of these flags for it: `matrix`,
+    /// `query`, `topology` and `replay` apply the selection themselves.
+    pub fn engine(&self, trace: Trace) -> Result<(Engine, Selection), CliError> {
+        let selection = self.relative(&trace)?;
+        let engine = Engine::new(trace, FieldWords::Flags);
+        engine.absolute(&selection)?;
+        Ok((engine, selection))
     }
 }
 
-/// The trace restricted to the selection flags ([`Trace::into_restricted`]: same ranks, only
-/// the selected calls and operations), with the selection applied (times absolute, in the
-/// trace's clock) for the JSON `selection` object. Without selection flags the trace is
-/// returned as it is. A selection that keeps no call is not an error: a note goes to stderr
-/// and the analysis answers on the empty trace.
-pub fn select(trace: Trace, args: &SelectionArgs) -> Result<(Trace, Selection), CliError> {
-    let selection = args.selection(&trace).map_err(|e| match e {
-        CliError::Input(m) => CliError::Input(format!("{}: {m}", trace.source)),
+/// An engine holding only the part of `trace` the selection flags keep ([`Engine::narrowed`]:
+/// one copy of the trace), for the analyses that run on the restricted trace (`logical`,
+/// `patterns`, `phases`, `compare`, `match`, `skeleton`, `convert`); they then ask with
+/// `Selection::all()` and report the selection applied. A selection that keeps no call is not
+/// an error: a note goes to stderr and the analysis answers on the empty trace.
+pub fn narrowed(trace: Trace, args: &SelectionArgs) -> Result<Engine, CliError> {
+    let source = trace.source.clone();
+    let selection = args.relative(&trace).map_err(|e| match e {
+        CliError::Input(m) => CliError::Input(format!("{source}: {m}")),
         other => other,
     })?;
-    if selection == Selection::all() {
-        return Ok((trace, selection));
+    if selection != Selection::all() {
+        set_stage(format!("restricting {source} to the selection"));
     }
-    set_stage(format!("restricting {} to the selection", trace.source));
-    let past_the_end = args.past_the_end(&trace);
-    let restricted = trace.into_restricted(&selection);
-    if restricted.num_calls() == 0 {
-        let why = past_the_end.map(|w| format!(" ({w})")).unwrap_or_default();
-        eprintln!(
-            "tracelogic: note: the selection keeps no MPI call of {}{why}",
-            restricted.source
-        );
+    let (engine, note) =
+        Engine::narrowed(trace, &selection, FieldWords::Flags).map_err(|e| CliError::from(e.prefixed(&source)))?;
+    if let Some(note) = note {
+        eprintln!("tracelogic: note: {note}");
     }
-    Ok((restricted, selection))
+    Ok(engine)
 }
 
 /// A JSON report with the selection it was computed on: the report's own fields, then
@@ -381,29 +372,6 @@ pub struct Selected<'a, T: serde::Serialize> {
     pub report: &'a T,
     /// The selection applied.
     pub selection: &'a Selection,
-}
-
-fn resolve_comm(trace: &Trace, text: &str) -> Result<CommId, CliError> {
-    if let Ok(i) = text.parse::<CommId>() {
-        if (i as usize) < trace.comms.len() {
-            return Ok(i);
-        }
-    }
-    let named: Vec<usize> = (0..trace.comms.len())
-        .filter(|&i| trace.comms[i].name == text)
-        .collect();
-    match named.as_slice() {
-        [i] => Ok(*i as CommId),
-        [] => Err(CliError::Input(format!(
-            "--comm: no communicator `{text}` (the trace has {}: give an index 0-{} or a name)",
-            trace.comms.len(),
-            trace.comms.len().saturating_sub(1)
-        ))),
-        _ => Err(CliError::Input(format!(
-            "--comm: {} communicators are named `{text}`; give its index",
-            named.len()
-        ))),
-    }
 }
 
 #[cfg(test)]
@@ -440,54 +408,43 @@ mod tests {
             from: Some(500),
             ..Default::default()
         };
-        let s = args.selection(&t).unwrap();
-        assert_eq!((s.comm, s.from), (Some(1), Some(1_500)));
+        let s = args.relative(&t).unwrap();
+        assert_eq!((s.comm, s.from), (Some(1), Some(500)));
+        let engine = Engine::new(t.clone(), FieldWords::Flags);
+        assert_eq!(engine.absolute(&s).unwrap().from, Some(1_500));
+        let error = |args: SelectionArgs| -> String {
+            match args.engine(t.clone()) {
+                Err(e) => e.to_string(),
+                Ok(_) => panic!("accepted"),
+            }
+        };
         let bad = SelectionArgs {
             ranks: Some(RankList(vec![4])),
             ..Default::default()
         };
-        assert!(bad.selection(&t).unwrap_err().to_string().contains("rank 4"));
+        assert!(error(bad).contains("rank 4"));
         let bad = SelectionArgs {
             comm: Some("cols".into()),
             ..Default::default()
         };
-        assert!(bad.selection(&t).unwrap_err().to_string().contains("`cols`"));
+        assert!(error(bad).contains("`cols`"));
         let by_index = SelectionArgs {
             comm: Some("0".into()),
             ..Default::default()
         };
-        assert_eq!(by_index.selection(&t).unwrap().comm, Some(0));
-        let past_the_end = SelectionArgs {
-            from: Some(1_001),
-            ..Default::default()
-        };
-        assert!(past_the_end
-            .past_the_end(&t)
-            .unwrap()
-            .contains("after the end of the run"));
-        let at_the_end = SelectionArgs {
-            from: Some(1_000),
-            ..Default::default()
-        };
-        assert_eq!(at_the_end.past_the_end(&t), None);
+        assert_eq!(by_index.relative(&t).unwrap().comm, Some(0));
         let backwards = SelectionArgs {
             from: Some(2),
             to: Some(1),
             ..Default::default()
         };
-        assert_eq!(
-            backwards.selection(&t).unwrap_err().to_string(),
-            "--from is later than --to"
-        );
+        assert_eq!(error(backwards), "--from is later than --to");
         let sizes = SelectionArgs {
             min_bytes: Some(2),
             max_bytes: Some(1),
             ..Default::default()
         };
-        assert_eq!(
-            sizes.selection(&t).unwrap_err().to_string(),
-            "--min-bytes is larger than --max-bytes"
-        );
+        assert_eq!(error(sizes), "--min-bytes is larger than --max-bytes");
     }
 
     #[test]

@@ -2,14 +2,11 @@
 //! 002 PACPM): θ from the rank-transformed per-rank properties, ε from the maximum common
 //! subgraph of the communication graphs, and the verdict against a threshold.
 
-use crate::common::{emit, load_trace, print_json, select, set_stage, table, CliError, CliResult, SelectionArgs};
-use serde::Serialize;
+use crate::common::{load_trace, narrowed, set_stage, CliResult, SelectionArgs};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use tracelogic_analysis::similarity::{
-    compare_runs, run_properties, Alignment, CompareOptions, Comparison, PairedBy, SimilarityMatrix, DEFAULT_THRESHOLD,
-};
-use tracelogic_analysis::topology::Threshold;
+use tracelogic_engine::compare::{compare, Alignment, CompareOptions, DEFAULT_THRESHOLD};
+use tracelogic_engine::topology::Threshold;
 use tracelogic_model::Selection;
 
 fn threshold_arg(text: &str) -> Result<f64, String> {
@@ -79,15 +76,6 @@ pub struct Args {
     pub selection: SelectionArgs,
 }
 
-/// A comparison's JSON with the selection applied to each run (`selections[i]` for run `i`;
-/// absolute times differ between runs since each run has its own clock).
-#[derive(Serialize)]
-struct WithSelections<'a, T: Serialize> {
-    #[serde(flatten)]
-    report: &'a T,
-    selections: &'a [Selection],
-}
-
 /// Run `tracelogic compare`.
 pub fn run(args: Args) -> CliResult {
     let opts = CompareOptions {
@@ -102,211 +90,35 @@ pub fn run(args: Args) -> CliResult {
     for path in &args.paths {
         let mut trace = load_trace(std::slice::from_ref(path))?;
         trace.source = path.display().to_string();
-        let (trace, selection) = select(trace, &args.selection)?;
-        if trace.num_calls() == 0 && selection != Selection::all() {
-            return Err(CliError::NothingFound(format!(
-                "{}: the selection keeps no MPI call, so there is nothing to compare",
-                trace.source
-            )));
-        }
-        selections.push(selection);
-        set_stage(format!("measuring the properties of {}", trace.source));
-        runs.push(run_properties(&trace, opts.filter));
+        let engine = narrowed(trace, &args.selection)?;
+        set_stage(format!("measuring the properties of {}", path.display()));
+        runs.push(engine.run_properties(&Selection::all(), opts.filter, None)?);
+        selections.push(engine.absolute(&Selection::all())?);
     }
     set_stage("comparing the runs");
-    let result = compare_runs(&runs, &opts).map_err(CliError::Input)?;
-    if args.json {
-        if result.pairs.len() == 1 {
-            print_json(&WithSelections {
-                report: &result.pairs[0],
-                selections: &selections,
-            })?;
-        } else {
-            print_json(&WithSelections {
-                report: &result,
-                selections: &selections,
-            })?;
-        }
-    } else {
-        let text = if result.pairs.len() == 1 {
-            pair_text(&result.pairs[0])
-        } else {
-            matrix_text(&result)
-        };
-        emit(|out| out.write_all(text.as_bytes()))?;
-    }
+    let result = compare(&runs, &opts)?;
+    crate::print::compare::print(&result, &selections, args.json)?;
     Ok(ExitCode::SUCCESS)
-}
-
-fn epsilon_text(c: &Comparison) -> String {
-    let g = &c.graph;
-    let of = format!("{} common edges of {} + {}", g.common, g.edges_a.len(), g.edges_b.len());
-    if c.epsilon_exact {
-        format!("{:.3}  (exact: {of})", c.epsilon)
-    } else {
-        format!(
-            "{:.3} to {:.3}  (search budget ran out: at least {of}, at most {})",
-            c.epsilon, c.epsilon_upper, g.upper_bound
-        )
-    }
-}
-
-fn verdict(c: &Comparison) -> String {
-    let mut why = Vec::new();
-    if c.theta < c.threshold {
-        why.push(format!("θ < {}", c.threshold));
-    }
-    if c.epsilon < c.threshold {
-        why.push(format!("ε < {}", c.threshold));
-    }
-    let mut s = if c.similar {
-        format!("similar (θ and ε ≥ {})", c.threshold)
-    } else {
-        format!("not similar ({})", why.join(", "))
-    };
-    if !c.classification_certain {
-        let epsilon_open = !c.epsilon_exact && c.epsilon < c.threshold && c.epsilon_upper >= c.threshold;
-        if epsilon_open {
-            s.push_str("; the exact ε could reach the threshold");
-        }
-        if !c.pairing.exhaustive && c.theta < c.threshold {
-            s.push_str("; a pairing the search did not reach could give a larger θ");
-        }
-    }
-    s
-}
-
-/// How the ranks were paired for θ, in words.
-fn pairing_text(c: &Comparison) -> String {
-    let p = &c.pairing;
-    match p.by {
-        PairedBy::RankNumber => "by rank number".to_string(),
-        PairedBy::SameProperties => "by an isomorphism of the graphs under which every rank keeps its place in \
-             temporal, volume and send count (one program under two placements)"
-            .to_string(),
-        PairedBy::BestIsomorphism => {
-            let mut s = format!(
-                "by role: the isomorphism of the graphs with the largest θ ({} scored in full, {} steps; \
-                 by rank number θ = {:.3})",
-                p.isomorphisms_scored, p.steps, p.theta_by_rank
-            );
-            if let Some(chance) = p.theta_chance {
-                s.push_str(&format!(
-                    "; values unrelated to the roles (shuffled) reach θ ≈ {chance:.3} this way"
-                ));
-            }
-            s.push_str(&format!("; {}", p.anchor.summary()));
-            if !p.exhaustive {
-                s.push_str("; the search ran out of steps, so θ is the best pairing found (a lower bound)");
-            }
-            s
-        }
-        PairedBy::CommonSubgraph => format!(
-            "by the common-subgraph correspondence (by rank number θ = {:.3})",
-            p.theta_by_rank
-        ),
-    }
-}
-
-/// The human report of one pair.
-pub fn pair_text(c: &Comparison) -> String {
-    let mut s = String::new();
-    s.push_str(&format!("runs           {}  vs  {}  ({} ranks)\n", c.a, c.b, c.ranks));
-    s.push_str(&format!(
-        "work measure   {} (temporal = {})\n",
-        c.work_measure.name(),
-        c.properties[0].unit
-    ));
-    s.push_str(&format!("ranks paired   {}\n\n", pairing_text(c)));
-    let rows = c
-        .properties
-        .iter()
-        .map(|p| {
-            vec![
-                p.property.clone(),
-                format!("{:.3}", p.theta),
-                p.note.clone().unwrap_or_default(),
-            ]
-        })
-        .collect();
-    s.push_str(&table(&["property", "θ", "note"], rows, &[1]));
-    s.push('\n');
-    s.push_str(&format!("θ              {:.3}\n", c.theta));
-    s.push_str(&format!("ε              {}\n", epsilon_text(c)));
-    s.push_str(&format!("verdict        {}\n", verdict(c)));
-    s
-}
-
-/// The human report of several runs: the runs, the matrix of θ / ε, the verdicts.
-pub fn matrix_text(m: &SimilarityMatrix) -> String {
-    let mut s = String::new();
-    let rows = m
-        .runs
-        .iter()
-        .enumerate()
-        .map(|(i, r)| vec![format!("{i}"), r.clone()])
-        .collect();
-    s.push_str(&table(&["run", "trace"], rows, &[0]));
-    s.push_str(&format!(
-        "\nθ / ε (* = similar at threshold {}; ~ = ε is a lower bound)\n",
-        m.threshold
-    ));
-    let mut header: Vec<String> = vec!["run".into()];
-    header.extend((0..m.runs.len()).map(|j| j.to_string()));
-    let rows = m
-        .matrix
-        .iter()
-        .enumerate()
-        .map(|(i, row)| {
-            let mut cells = vec![i.to_string()];
-            cells.extend(row.iter().enumerate().map(|(j, c)| {
-                if i == j {
-                    "-".to_string()
-                } else {
-                    format!(
-                        "{:.3} / {}{:.3}{}",
-                        c.theta,
-                        if c.epsilon_exact { "" } else { "~" },
-                        c.epsilon,
-                        if c.similar { " *" } else { "" }
-                    )
-                }
-            }));
-            cells
-        })
-        .collect();
-    let header_refs: Vec<&str> = header.iter().map(String::as_str).collect();
-    let right: Vec<usize> = (1..=m.runs.len()).collect();
-    s.push_str(&table(&header_refs, rows, &right));
-    s.push('\n');
-    let rows = m
-        .pairs
-        .iter()
-        .map(|c| {
-            vec![
-                format!("{}-{}", c.first, c.second),
-                format!("{:.3}", c.theta_temporal),
-                format!("{:.3}", c.theta_volume),
-                format!("{:.3}", c.theta_spatial),
-                format!("{:.3}", c.theta),
-                format!("{}{:.3}", if c.epsilon_exact { "" } else { "≥" }, c.epsilon),
-                verdict(c),
-            ]
-        })
-        .collect();
-    s.push_str(&table(
-        &["pair", "θ temporal", "θ volume", "θ spatial", "θ", "ε", "verdict"],
-        rows,
-        &[1, 2, 3, 4, 5],
-    ));
-    s
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tracelogic_analysis::similarity::{compare, run_properties};
+    use crate::print::compare::{matrix_text, pair_text};
+    use tracelogic_engine::compare::{Comparison, RunProperties};
+    use tracelogic_engine::{Engine, FieldWords};
     use tracelogic_synth::{generate, Spec, TopologySpec};
+
+    fn run_properties(trace: &tracelogic_model::Trace, filter: Option<Threshold>) -> RunProperties {
+        let engine = Engine::new(trace.clone(), FieldWords::Flags);
+        engine.run_properties(&Selection::all(), filter, None).unwrap()
+    }
+
+    /// The pair of two runs, as `tracelogic compare A B` compares them.
+    fn pair(a: &tracelogic_model::Trace, b: &tracelogic_model::Trace, opts: &CompareOptions) -> Comparison {
+        let runs = [run_properties(a, opts.filter), run_properties(b, opts.filter)];
+        compare(&runs, opts).unwrap().pairs.remove(0)
+    }
 
     fn run(topology: &str) -> tracelogic_model::Trace {
         let mut t = generate(&Spec {
@@ -333,7 +145,7 @@ mod tests {
 
     #[test]
     fn pair_report_names_the_values_and_the_verdict() {
-        let c = compare(&run("grid:4x4"), &run("stencil6:4x4"), &CompareOptions::default()).unwrap();
+        let c = pair(&run("grid:4x4"), &run("stencil6:4x4"), &CompareOptions::default());
         let text = pair_text(&c);
         assert!(text.contains("grid:4x4  vs  stencil6:4x4  (16 ranks)"), "{text}");
         assert!(text.contains("0.667  (exact: 24 common edges of 24 + 48)"), "{text}");
@@ -348,7 +160,7 @@ mod tests {
             .iter()
             .map(|t| run_properties(&run(t), None))
             .collect();
-        let m = compare_runs(&runs, &CompareOptions::default()).unwrap();
+        let m = compare(&runs, &CompareOptions::default()).unwrap();
         let text = matrix_text(&m);
         for pair in ["0-1", "0-2", "1-2"] {
             assert!(text.contains(pair), "{text}");
@@ -378,7 +190,7 @@ mod tests {
             run_of(1, tracelogic_synth::Numbering::RowMajor),
             run_of(2, tracelogic_synth::Numbering::Random),
         );
-        let c = compare(&a, &b, &CompareOptions::default()).unwrap();
+        let c = pair(&a, &b, &CompareOptions::default());
         let text = pair_text(&c);
         assert!(text.contains("ranks paired   by role"), "{text}");
         assert!(
@@ -400,7 +212,7 @@ mod tests {
             threshold: 0.99,
             ..CompareOptions::default()
         };
-        let c = compare(&a, &b, &cut).unwrap();
+        let c = pair(&a, &b, &cut);
         let text = pair_text(&c);
         assert!(text.contains("the search ran out of steps"), "{text}");
         assert!(

@@ -3,13 +3,15 @@
 //! `tracelogic_formats` writers. It moves traces between tools and makes placement experiments:
 //! the same run under another rank numbering.
 
-use crate::common::{emit, load_trace, print_json, select, set_stage, CliError, CliResult, SelectionArgs};
+use crate::common::{load_trace, narrowed, set_stage, CliError, CliResult, SelectionArgs};
 use crate::generate::OutFormat;
-use serde::Serialize;
 use std::fs;
 use std::path::{Component, Path, PathBuf};
 use std::process::ExitCode;
-use tracelogic_model::renumber::{check_permutation, parse_permutation, random_permutation, reverse_permutation};
+use tracelogic_engine::convert::{
+    check_permutation, parse_permutation, random_permutation, reverse_permutation, Renumbering, TraceFormat,
+    WrittenFile,
+};
 use tracelogic_model::{Rank, Selection, Trace};
 
 /// Arguments of `tracelogic convert`.
@@ -38,36 +40,6 @@ pub struct Args {
     pub selection: SelectionArgs,
 }
 
-/// What `convert` wrote, as `--json` prints it.
-#[derive(Debug, Serialize)]
-pub struct Converted {
-    /// The trace read (file or folder name).
-    pub source: String,
-    /// Format it was read from.
-    pub from: String,
-    /// Format written (`text`, `dumpi`, `otf2`).
-    pub to: String,
-    /// Files written, with their sizes in bytes.
-    pub files: Vec<WrittenFile>,
-    /// World ranks of the written trace.
-    pub ranks: u32,
-    /// MPI calls written.
-    pub calls: u64,
-    /// `permutation[r]` is the new number of original rank r; `null` without `--renumber`.
-    pub permutation: Option<Vec<Rank>>,
-    /// The selection applied before renumbering (original rank numbers, absolute times).
-    pub selection: Selection,
-}
-
-/// One file written.
-#[derive(Debug, Serialize)]
-pub struct WrittenFile {
-    /// Its path.
-    pub path: PathBuf,
-    /// Its size in bytes.
-    pub bytes: u64,
-}
-
 /// The permutation a `--renumber` value names for a trace of `n` ranks, checked.
 pub fn permutation(spec: &str, n: u32) -> Result<Vec<Rank>, CliError> {
     let perm = if spec == "reverse" {
@@ -93,65 +65,22 @@ pub fn permutation(spec: &str, n: u32) -> Result<Vec<Rank>, CliError> {
 /// Run `tracelogic convert`.
 pub fn run(args: Args) -> CliResult {
     let trace = load_trace(&args.paths)?;
-    let from = trace.format.clone();
-    let (trace, selection) = select(trace, &args.selection)?;
-    let (trace, perm) = match &args.renumber {
-        None => (trace, None),
-        Some(spec) => {
-            let perm = permutation(spec, trace.num_ranks())?;
-            set_stage("renumbering ranks");
-            let renumbered = trace
-                .into_renumbered(&perm)
-                .map_err(|e| CliError::Input(format!("--renumber {spec}: {e}")))?;
-            (renumbered, Some(perm))
-        }
+    let engine = narrowed(trace, &args.selection)?;
+    let renumbering = match &args.renumber {
+        None => Renumbering::Keep,
+        Some(spec) => Renumbering::Given(permutation(spec, engine.trace().num_ranks())?),
     };
-    let written = write_trace(&trace, args.format, &args.out, args.name.as_deref())?;
-    let report = Converted {
-        source: trace.source.clone(),
-        from,
-        to: format_name(args.format).into(),
-        files: written
-            .into_iter()
-            .map(|(path, bytes)| WrittenFile { path, bytes })
-            .collect(),
-        ranks: trace.num_ranks(),
-        calls: trace.num_calls(),
-        permutation: perm,
-        selection,
-    };
-    if args.json {
-        print_json(&report)?;
-    } else {
-        let bytes: u64 = report.files.iter().map(|f| f.bytes).sum();
-        let renumbered = if report.permutation.is_some() {
-            ", ranks renumbered"
-        } else {
-            ""
-        };
-        emit(|out| {
-            writeln!(
-                out,
-                "converted {} ({}) to {}: {} ranks, {} calls{renumbered}; wrote {} file(s), {bytes} bytes, to {}",
-                report.source,
-                report.from,
-                report.to,
-                report.ranks,
-                report.calls,
-                report.files.len(),
-                args.out.display()
-            )
+    let name = output_name(args.format, &args.out, args.name.as_deref())?;
+    set_stage(format!("writing the {} trace", format_name(args.format)));
+    let converted = engine
+        .convert(&Selection::all(), trace_format(args.format), &renumbering, &name)
+        .map_err(|e| match (&args.renumber, e) {
+            (Some(spec), tracelogic_engine::Error::Input(m)) => CliError::Input(format!("--renumber {spec}: {m}")),
+            (_, e) => e.into(),
         })?;
-    }
+    let written = write_files(&converted.files, args.format, &args.out)?;
+    crate::print::convert::print(&converted, written, &args.out, args.json)?;
     Ok(ExitCode::SUCCESS)
-}
-
-fn format_name(f: OutFormat) -> &'static str {
-    match f {
-        OutFormat::Text => "text",
-        OutFormat::Dumpi => "dumpi",
-        OutFormat::Otf2 => "otf2",
-    }
 }
 
 /// Write `trace` in `format` at `out` (the file for text, a folder for DUMPI and OTF2, named
@@ -162,21 +91,50 @@ pub fn write_trace(
     out: &Path,
     name: Option<&str>,
 ) -> Result<Vec<(PathBuf, u64)>, CliError> {
-    let io_err = |p: &Path, e: std::io::Error| CliError::Input(format!("cannot write {}: {e}", p.display()));
+    let name = output_name(format, out, name)?;
+    set_stage(format!("writing the {} trace", format_name(format)));
+    let files: Vec<WrittenFile> = match format {
+        OutFormat::Text => vec![WrittenFile {
+            name,
+            bytes: tracelogic_formats::text::write(trace).into_bytes(),
+        }],
+        OutFormat::Dumpi => tracelogic_formats::dumpi::write(trace, &name)
+            .into_iter()
+            .map(Into::into)
+            .collect(),
+        OutFormat::Otf2 => tracelogic_formats::otf2::write(trace, &name)
+            .into_iter()
+            .map(Into::into)
+            .collect(),
+    };
+    write_files(&files, format, out)
+}
+
+fn format_name(f: OutFormat) -> &'static str {
+    trace_format(f).name()
+}
+
+fn trace_format(f: OutFormat) -> TraceFormat {
+    match f {
+        OutFormat::Text => TraceFormat::Text,
+        OutFormat::Dumpi => TraceFormat::Dumpi,
+        OutFormat::Otf2 => TraceFormat::Otf2,
+    }
+}
+
+/// Check that `out` can take `format` and give the name the files are written under: the text
+/// file's own name, or the base name of the DUMPI / OTF2 files (`name`, or after the folder).
+fn output_name(format: OutFormat, out: &Path, name: Option<&str>) -> Result<String, CliError> {
     if format == OutFormat::Text {
-        set_stage("writing the text trace");
         if out.is_dir() {
             return Err(CliError::Input(format!(
                 "{} is a folder; --out must be a file for the text format",
                 out.display()
             )));
         }
-        let text = tracelogic_formats::text::write(trace);
-        if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
-            fs::create_dir_all(parent).map_err(|e| io_err(parent, e))?;
-        }
-        fs::write(out, &text).map_err(|e| io_err(out, e))?;
-        return Ok(vec![(out.to_path_buf(), text.len() as u64)]);
+        return Ok(out
+            .file_name()
+            .map_or_else(|| "trace.txt".into(), |n| n.to_string_lossy().into_owned()));
     }
     let name = match name {
         Some(n) => n.to_owned(),
@@ -191,14 +149,22 @@ pub fn write_trace(
             out.display()
         )));
     }
-    let files = if format == OutFormat::Dumpi {
-        set_stage("writing DUMPI files");
-        tracelogic_formats::dumpi::write(trace, &name)
-    } else {
-        set_stage("writing OTF2 files");
-        tracelogic_formats::otf2::write(trace, &name)
-    };
-    if let Some(other) = other_trace_in(out, &files) {
+    Ok(name)
+}
+
+/// Write the converted files at `out` (the file for text, a folder for DUMPI and OTF2); returns
+/// the paths written with their sizes.
+pub fn write_files(files: &[WrittenFile], format: OutFormat, out: &Path) -> Result<Vec<(PathBuf, u64)>, CliError> {
+    let io_err = |p: &Path, e: std::io::Error| CliError::Input(format!("cannot write {}: {e}", p.display()));
+    if format == OutFormat::Text {
+        let text = &files[0].bytes;
+        if let Some(parent) = out.parent().filter(|p| !p.as_os_str().is_empty()) {
+            fs::create_dir_all(parent).map_err(|e| io_err(parent, e))?;
+        }
+        fs::write(out, text).map_err(|e| io_err(out, e))?;
+        return Ok(vec![(out.to_path_buf(), text.len() as u64)]);
+    }
+    if let Some(other) = other_trace_in(out, files) {
         return Err(CliError::Input(format!(
             "{} already holds another trace ({other}); the new one would be read together with it: \
              write into an empty folder, or remove that trace",
@@ -248,7 +214,7 @@ fn default_name(out: &Path, format: OutFormat) -> String {
 /// written there (`files`): a DUMPI `.meta` or an OTF2 anchor `.otf2` the writer does not
 /// overwrite. Readers take every file of a folder as one trace, so writing beside it would
 /// make the folder unreadable or mix two runs.
-fn other_trace_in(out: &Path, files: &[tracelogic_formats::InputFile]) -> Option<String> {
+fn other_trace_in(out: &Path, files: &[WrittenFile]) -> Option<String> {
     let entries = fs::read_dir(out).ok()?;
     entries.flatten().find_map(|entry| {
         let name = entry.file_name().to_str()?.to_owned();
@@ -270,7 +236,10 @@ mod tests {
         assert_eq!(default_name(Path::new("."), OutFormat::Dumpi), "trace");
         let dir = std::env::temp_dir().join(format!("tracelogic-convert-other-{}", std::process::id()));
         let _ = fs::remove_dir_all(&dir);
-        let mine = |name: &str| tracelogic_formats::InputFile::new(name, Vec::new());
+        let mine = |name: &str| WrittenFile {
+            name: name.into(),
+            bytes: Vec::new(),
+        };
         assert_eq!(other_trace_in(&dir, &[mine("a.meta")]), None, "no folder yet");
         fs::create_dir_all(&dir).unwrap();
         fs::write(dir.join("a.meta"), "x").unwrap();

@@ -13,6 +13,7 @@ mod matrix;
 mod pattern_match;
 mod patterns;
 mod phases;
+mod print;
 mod query;
 mod replay;
 mod skeleton;

@@ -1,17 +1,14 @@
 //! `tracelogic match`: search a given communication pattern approximately (thesis §4.5).
 
-use crate::common::{load_trace, print_json, seconds, set_stage, table, CliError, CliResult, SelectionArgs};
+use crate::common::{load_trace, narrowed, set_stage, CliError, CliResult, SelectionArgs};
 use crate::topology::threshold_arg;
-use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use tracelogic_analysis::patterns::extrapolate::{classify, search_extrapolated, ExtrapolatedSearch};
-use tracelogic_analysis::patterns::file::{parse_pattern_file, PatternFile};
-use tracelogic_analysis::patterns::templates::{wavefront, Corner};
-use tracelogic_analysis::patterns::{rank_events, search_pattern, PatternSearch};
-use tracelogic_analysis::topology::Threshold;
-use tracelogic_model::{match_messages, Rank};
+use tracelogic_engine::patterns::{parse_pattern_file, wavefront, Corner, PatternFile, SearchRequest};
+use tracelogic_engine::topology::Threshold;
+use tracelogic_engine::{Engine, FieldWords};
+use tracelogic_model::{Rank, Selection};
 use tracelogic_synth::TopologySpec;
 
 /// Arguments of `tracelogic match`.
@@ -59,27 +56,6 @@ pub struct Args {
     pub json: bool,
 }
 
-/// The JSON of `tracelogic match`: the search, plus how the pattern was extrapolated.
-#[derive(Serialize)]
-struct MatchReport<'a> {
-    #[serde(flatten)]
-    search: &'a PatternSearch,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    extrapolation: Option<Extrapolation<'a>>,
-}
-
-/// [`ExtrapolatedSearch`] without its search (printed beside it).
-#[derive(Serialize)]
-struct Extrapolation<'a> {
-    from_topology: &'a str,
-    to_topology: &'a str,
-    classes: &'a [tracelogic_analysis::patterns::extrapolate::NeighbourClass],
-    orientation_matches: &'a [usize],
-    orientation: Option<&'a tracelogic_analysis::patterns::extrapolate::Orientation>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    directions_from: Option<&'a tracelogic_analysis::logical::DirectionsFrom>,
-}
-
 /// Reads a pattern file (see [`parse_pattern_file`]); errors name the file.
 pub fn read_pattern_file(path: &PathBuf) -> Result<PatternFile, CliError> {
     let shown = path.display();
@@ -112,27 +88,16 @@ pub fn wavefront_pattern(text: &str, rank_of_node: Option<&[Rank]>) -> Result<BT
     wavefront(columns, rows, corner, vertical, rank_of_node).map_err(|e| bad(&e))
 }
 
-/// The rank of each node of the `--wavefront` grid as the logical trace places the run (its
-/// identified topology, placed the same whatever the rank numbering), when that placement is a
-/// grid, torus or stencil of the wavefront's dimensions; `None` (row-major ranks) otherwise.
-fn grid_placement(trace: &tracelogic_model::Trace, wavefront: &str, threshold: Threshold) -> Option<Vec<Rank>> {
+/// The `--wavefront` grid's columns and rows.
+fn wavefront_dims(wavefront: &str) -> Option<(u32, u32)> {
     let dims = wavefront.split(':').next()?;
     let (c, r) = dims.split_once('x')?;
-    let (columns, rows): (u32, u32) = (c.trim().parse().ok()?, r.trim().parse().ok()?);
-    let (placement, _) = crate::logical::placement(trace, threshold).ok()?;
-    if placement.spec.dims != [columns, rows] || placement.node_of_rank.len() != (columns * rows) as usize {
-        return None;
-    }
-    let mut rank_of_node = vec![Rank::MAX; placement.node_of_rank.len()];
-    for (rank, &node) in placement.node_of_rank.iter().enumerate() {
-        *rank_of_node.get_mut(node as usize)? = rank as Rank;
-    }
-    (!rank_of_node.contains(&Rank::MAX)).then_some(rank_of_node)
+    Some((c.trim().parse().ok()?, r.trim().parse().ok()?))
 }
 
 /// Run `tracelogic match`.
 pub fn run(args: Args) -> CliResult {
-    let file = match (&args.pattern, &args.wavefront) {
+    let mut file = match (&args.pattern, &args.wavefront) {
         (Some(path), _) => read_pattern_file(path)?,
         (None, Some(w)) => PatternFile {
             events: wavefront_pattern(w, None)?,
@@ -140,135 +105,43 @@ pub fn run(args: Args) -> CliResult {
         },
         (None, None) => return Err(CliError::Input("give --pattern FILE or --wavefront COLSxROWS".into())),
     };
-    let small_topology = match &args.pattern_topology {
-        Some(t) => Some(TopologySpec::parse(t).map_err(|e| CliError::Input(format!("--pattern-topology: {e}")))?),
-        None => file.topology.clone(),
-    };
-    let small = small_topology
+    if let Some(t) = &args.pattern_topology {
+        file.topology = Some(TopologySpec::parse(t).map_err(|e| CliError::Input(format!("--pattern-topology: {e}")))?);
+    }
+    let name = args
+        .pattern
         .as_ref()
-        .map(|t| {
-            let shown = args
-                .pattern
-                .as_ref()
-                .map_or_else(|| "the pattern".to_owned(), |p| p.display().to_string());
-            classify(&file.events, t).map_err(|e| CliError::Input(format!("{shown}: {e}")))
-        })
-        .transpose()?;
-    let mut file = file;
+        .map_or_else(|| "the pattern".to_owned(), |p| p.display().to_string());
     let mut trace = load_trace(&args.paths)?;
     if let Some(w) = &args.wavefront {
-        match grid_placement(&trace, w, args.threshold) {
+        // The grid is placed as the logical trace places the whole run.
+        let engine = Engine::new(trace, FieldWords::Flags);
+        let ranks = wavefront_dims(w).and_then(|(c, r)| engine.grid_ranks(c, r, args.threshold));
+        match ranks {
             Some(rank_of_node) => file.events = wavefront_pattern(w, Some(&rank_of_node))?,
             None => eprintln!(
                 "tracelogic: note: --wavefront takes the ranks as numbered row-major: the run is not placed as that grid (see `tracelogic logical`)"
             ),
         }
+        trace = engine.into_trace();
     }
-    let selection = args.selection.selection(&trace)?;
-    if selection != tracelogic_model::Selection::all() {
-        set_stage("selecting");
-        trace = trace.into_restricted(&selection);
-    }
-    if let Some(e) = file.peer_outside(trace.num_ranks()).filter(|_| small.is_none()) {
-        let shown = args
-            .pattern
-            .as_ref()
-            .map_or_else(|| "the pattern".to_owned(), |p| p.display().to_string());
-        return Err(CliError::Input(format!("{shown}: {e}")));
-    }
-    set_stage("matching messages");
-    let matching = match_messages(&trace);
-    let events = rank_events(&trace, args.with_envelope);
-    let result: ExtrapolatedSearch = match &small {
-        Some(small) => {
-            let (placement, from) = crate::logical::placement(&trace, args.threshold)?;
-            set_stage("searching the extrapolated pattern");
-            let mut search = search_extrapolated(&trace, &matching, &events, small, &placement, args.max_edits)
-                .map_err(|e| CliError::Input(format!("{}: {e}", trace.source)))?;
-            search.directions_from = Some(from);
-            search
-        }
-        None => {
-            set_stage("searching the pattern");
-            ExtrapolatedSearch {
-                search: search_pattern(&trace, &matching, &events, &file.events, args.max_edits)
-                    .map_err(CliError::Input)?,
-                ..Default::default()
-            }
-        }
+    let engine = narrowed(trace, &args.selection)?;
+    set_stage("searching the pattern");
+    let request = SearchRequest {
+        pattern: file,
+        name,
+        max_edits: args.max_edits,
+        threshold: args.threshold,
+        with_envelope: args.with_envelope,
     };
-    let found = &result.search;
-    let extrapolation = small.as_ref().map(|_| Extrapolation {
-        from_topology: &result.from_topology,
-        to_topology: &result.to_topology,
-        classes: &result.classes,
-        orientation_matches: &result.orientation_matches,
-        orientation: result.orientation.as_ref(),
-        directions_from: result.directions_from.as_ref(),
-    });
-    let searched: Vec<Rank> = found.rank_matches.keys().copied().collect();
-    if args.json {
-        print_json(&MatchReport {
-            search: found,
-            extrapolation,
-        })?;
-    } else {
-        let mut o = String::new();
-        if let Some(x) = &extrapolation {
-            o += &format!(
-                "pattern for {} extrapolated to the run's {} ({} classes of ranks, {} orientations tried: {:?} occurrences)\n",
-                x.from_topology,
-                x.to_topology,
-                x.classes.len(),
-                x.orientation_matches.len(),
-                x.orientation_matches
-            );
-            if let Some(d) = x.directions_from.filter(|d| d.worth_showing()) {
-                o += &format!("{}\n", d.reason);
-            }
-            if let Some(or) = x.orientation {
-                let map: Vec<String> = or.directions.iter().map(|(a, b)| format!("{a}->{b}")).collect();
-                o += &format!("orientation kept: {}\n", map.join(", "));
-            }
+    let report = engine.pattern_search(&Selection::all(), &request)?;
+    crate::print::pattern_match::print(&report, args.json)?;
+    Ok(match report.nothing_found() {
+        Some(why) => {
+            eprintln!("tracelogic: {why}");
+            ExitCode::from(1)
         }
-        o += &format!(
-            "{} occurrences across {} ranks with at most {} edits per rank\n",
-            found.matches.len(),
-            searched.len(),
-            args.max_edits
-        );
-        let rows = found
-            .matches
-            .iter()
-            .take(30)
-            .map(|m| vec![seconds(m.start), seconds(m.end), m.edits.to_string()])
-            .collect();
-        o += &table(&["start s", "end s", "edits"], rows, &[0, 1, 2]);
-        let rows = found
-            .rank_matches
-            .iter()
-            .take(64)
-            .map(|(r, m)| {
-                let st = found.rank_stats[r];
-                vec![
-                    r.to_string(),
-                    m.len().to_string(),
-                    st.verified.to_string(),
-                    st.windows.to_string(),
-                ]
-            })
-            .collect();
-        o += &table(&["rank", "windows matched", "verified", "windows"], rows, &[0, 1, 2, 3]);
-        crate::common::emit(|out| out.write_all(o.as_bytes()))?;
-    }
-    Ok(if found.matches.is_empty() {
-        eprintln!(
-            "tracelogic: the pattern was not found with at most {} edits per rank",
-            found.max_edits
-        );
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
+        None => ExitCode::SUCCESS,
     })
 }
 

@@ -1,12 +1,11 @@
 //! `tracelogic phases`: execution phases by entropic segmentation of the pattern sequence
 //! (thesis ch. 5).
 
-use crate::common::{load_trace, print_json, seconds, select, set_stage, table, CliResult, Selected, SelectionArgs};
+use crate::common::{load_trace, narrowed, set_stage, CliResult, SelectionArgs};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use tracelogic_analysis::patterns::{analyse_events, rank_events, PatternOptions};
-use tracelogic_analysis::phases::{detect_phases, Outside, PhaseAnalysis};
-use tracelogic_model::{match_messages, Trace};
+use tracelogic_engine::phases::Outside;
+use tracelogic_model::Selection;
 
 /// Arguments of `tracelogic phases`.
 #[derive(clap::Args)]
@@ -28,18 +27,6 @@ pub struct Args {
     pub selection: SelectionArgs,
 }
 
-/// Patterns, then phases (everything but printing); also the number of communication patterns.
-fn build(trace: &Trace, strength: f64, outside: Outside) -> (PhaseAnalysis, usize) {
-    set_stage("matching messages");
-    let matching = match_messages(trace);
-    set_stage("detecting patterns");
-    let events = rank_events(trace, false);
-    let a = analyse_events(trace, &matching, &events, &PatternOptions::default());
-    set_stage("segmenting");
-    let p = detect_phases(trace, &events, &a.communication, strength, outside);
-    (p, a.communication_patterns.len())
-}
-
 /// Run `tracelogic phases`.
 pub fn run(args: Args) -> CliResult {
     if !args.strength.is_finite() {
@@ -48,84 +35,19 @@ pub fn run(args: Args) -> CliResult {
             args.strength
         )));
     }
-    let (trace, selection) = select(load_trace(&args.paths)?, &args.selection)?;
+    tracelogic_engine::phases::check_strength(args.strength)?;
+    let engine = narrowed(load_trace(&args.paths)?, &args.selection)?;
     let outside = if args.skip_outside { Outside::Skip } else { Outside::Own };
-    let (p, patterns) = build(&trace, args.strength, outside);
-    if args.json {
-        print_json(&Selected {
-            report: &p,
-            selection: &selection,
-        })?;
-    } else {
-        let mut o = format!(
-            "{} pattern occurrences ({} patterns), {} phases at s0 = {}\n",
-            p.sequence_length,
-            patterns,
-            p.phases.len(),
-            args.strength
-        );
-        let rows = p
-            .phases
-            .iter()
-            .map(|ph| {
-                let pats: Vec<String> = ph
-                    .patterns
-                    .iter()
-                    .take(4)
-                    .map(|(id, n)| match id {
-                        Some(id) => format!("#{id}x{n}"),
-                        None => format!("outside x{n}"),
-                    })
-                    .collect();
-                let routines: Vec<String> = ph.routines.iter().take(2).map(|r| r.0.clone()).collect();
-                vec![
-                    ph.start.to_string(),
-                    ph.end.to_string(),
-                    seconds(ph.time.0),
-                    seconds(ph.time.1),
-                    seconds(ph.extent.1),
-                    pats.join(" "),
-                    routines.join(" "),
-                ]
-            })
-            .collect();
-        o += &table(
-            &["start", "end", "from s", "to s", "last ends s", "patterns", "routines"],
-            rows,
-            &[0, 1, 2, 3, 4],
-        );
-        o += &skew_note(&p);
-        crate::common::emit(|out| out.write_all(o.as_bytes()))?;
-    }
-    Ok(if p.sequence_length == 0 {
-        eprintln!("tracelogic: no phases: the trace has no communication to build a pattern sequence from");
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
+    set_stage("detecting patterns and segmenting");
+    let report = engine.phases(&Selection::all(), args.strength, outside)?;
+    crate::print::phases::print(&report, args.json)?;
+    Ok(match report.nothing_found() {
+        Some(why) => {
+            eprintln!("tracelogic: {why}");
+            ExitCode::from(1)
+        }
+        None => ExitCode::SUCCESS,
     })
-}
-
-/// Why a phase's last occurrence can end after the next phase began: said once under the
-/// table, with how many phases and by how much, so the overlap reads as rank skew, not as
-/// phases out of order. Empty when no phase reaches past its interval.
-fn skew_note(p: &PhaseAnalysis) -> String {
-    let over: Vec<u64> = p
-        .phases
-        .iter()
-        .map(|ph| ph.extent.1.saturating_sub(ph.time.1))
-        .filter(|&d| d > 0)
-        .collect();
-    match over.iter().max() {
-        None => String::new(),
-        Some(&most) => format!(
-            "from/to: the phases follow one another (each begins with its first pattern occurrence on any rank). \
-             Ranks reach a phase at different times, so in {} of {} phases the last occurrence ends \
-             ('last ends') after the next phase has begun on another rank, by up to {} s.\n",
-            over.len(),
-            p.phases.len(),
-            seconds(most)
-        ),
-    }
 }
 
 #[cfg(test)]
@@ -149,10 +71,10 @@ mod tests {
             ],
             ..Default::default()
         };
-        let trace = generate(&spec).unwrap();
-        let (p, patterns) = build(&trace, 0.0, Outside::Own);
-        assert_eq!(patterns, 2);
-        let v = serde_json::to_value(&p).unwrap();
+        let engine = tracelogic_engine::Engine::new(generate(&spec).unwrap(), tracelogic_engine::FieldWords::Flags);
+        let report = engine.phases(&Selection::all(), 0.0, Outside::Own).unwrap();
+        assert_eq!(report.patterns, 2);
+        let v = serde_json::to_value(&report.analysis).unwrap();
         assert_eq!(v["sequence_length"], 70);
         let root = &v["tree"][0];
         for key in ["start", "end", "djs", "cut", "tau", "strength", "parent"] {

@@ -1,15 +1,9 @@
 //! `tracelogic replay`: predict the run time under other networks and classify what bounds it.
 
-use crate::common::{
-    emit, load_trace, print_json, select, set_stage, table, CliError, CliResult, Selected, SelectionArgs,
-};
+use crate::common::{load_trace, print_json, set_stage, CliError, CliResult, Selected, SelectionArgs};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use tracelogic_analysis::replay::{
-    dropped_calls, parse_scales, waiting_note, what_if_restricted, DroppedCalls, MessageTable, Network, Sweep, WhatIf,
-    WhatIfOptions, MAX_CONFIGURATIONS, SEED_SCALES,
-};
-use tracelogic_model::{match_messages, Selection};
+use tracelogic_engine::replay::{parse_scales, MessageTable, Network, ReplayReport, ReplayRequest};
 
 /// Arguments of `tracelogic replay`.
 #[derive(clap::Args)]
@@ -51,46 +45,24 @@ fn scales_arg(text: &str) -> Result<Scales, String> {
 
 /// Run `tracelogic replay`.
 pub fn run(args: Args) -> CliResult {
-    let Analysed {
-        report,
-        selection,
-        calls,
-        source,
-    } = analyse(&args)?;
+    let report = analyse(&args)?;
     if args.json {
         print_json(&Selected {
-            report: &report,
-            selection: &selection,
+            report: &report.report,
+            selection: &report.selection,
         })?;
     } else {
-        let text = human(&report, args.per_rank);
-        emit(|out| out.write_all(text.as_bytes()))?;
+        let text = crate::print::replay::text(&report.report, args.per_rank);
+        crate::common::emit(|out| out.write_all(text.as_bytes()))?;
     }
-    if calls == 0 {
-        let what = if selection == Selection::all() {
-            "the trace"
-        } else {
-            "the selection"
-        };
-        return Err(CliError::NothingFound(format!(
-            "{source}: {what} has no MPI calls to replay"
-        )));
+    if let Some(why) = report.nothing_found() {
+        return Err(CliError::NothingFound(why));
     }
     Ok(ExitCode::SUCCESS)
 }
 
-/// What `tracelogic replay` prints, and what it needs to choose its exit code.
-struct Analysed {
-    report: WhatIf,
-    selection: Selection,
-    /// MPI calls in the (restricted) trace.
-    calls: u64,
-    /// The trace's source, for messages.
-    source: String,
-}
-
-/// Read the trace, restrict it to the selection (keeping aside what it dropped) and replay it.
-fn analyse(args: &Args) -> Result<Analysed, CliError> {
+/// The replay the arguments ask for, checked before the trace is read.
+fn request(args: &Args) -> Result<ReplayRequest, CliError> {
     let table = match &args.table {
         None => None,
         Some(path) => {
@@ -99,274 +71,43 @@ fn analyse(args: &Args) -> Result<Analysed, CliError> {
             Some(MessageTable::parse(&text).map_err(|e| CliError::Input(format!("{}: {e}", path.display())))?)
         }
     };
-    let mut networks = if args.networks.is_empty() {
-        Network::presets()
-    } else {
-        args.networks.clone()
-    };
-    if let Some(t) = &table {
-        networks.insert(0, t.network());
-    }
-    let scales: Vec<f64> = args.scales.0.clone();
-    let scales = if scales.is_empty() {
-        SEED_SCALES.to_vec()
-    } else {
-        scales
-    };
-    let per_network = 1 + 3 * scales.iter().filter(|&&s| (s - 1.0).abs() > 1e-12).count();
-    if networks.len() * per_network > MAX_CONFIGURATIONS {
-        return Err(CliError::Input(format!(
-            "{} networks × {per_network} configurations each exceed the {MAX_CONFIGURATIONS} one replay holds",
-            networks.len()
-        )));
-    }
-    if let Some(name) = &args.recorded_on {
-        if !networks.iter().any(|n| &n.name == name) {
-            let known: Vec<&str> = networks.iter().map(|n| n.name.as_str()).collect();
-            return Err(CliError::Input(format!(
-                "--recorded-on: no network `{name}` among {}",
-                known.join(", ")
-            )));
-        }
-    }
-    let original = load_trace(&args.paths)?;
-    // A selection drops calls; what it dropped is kept aside so that their time is not taken
-    // for computation. The whole trace needs no copy.
-    let selects_all = args
-        .selection
-        .selection(&original)
-        .map_or(true, |s| s == Selection::all());
-    let (trace, selection, dropped) = if selects_all {
-        let (trace, selection) = select(original, &args.selection)?;
-        (trace, selection, DroppedCalls::default())
-    } else {
-        let (trace, selection) = select(original.clone(), &args.selection)?;
-        set_stage("measuring the calls the selection dropped");
-        let dropped = dropped_calls(&original, &trace).map_err(|e| CliError::Input(e.to_string()))?;
-        drop(original);
-        (trace, selection, dropped)
-    };
-    set_stage("matching messages");
-    let matching = match_messages(&trace);
-    set_stage("replaying the trace");
-    let options = WhatIfOptions {
+    let request = ReplayRequest {
+        networks: args.networks.clone(),
+        scales: args.scales.0.clone(),
         table,
         recorded_on: args.recorded_on.clone(),
         per_rank: args.per_rank,
-        ..WhatIfOptions::new(networks, scales)
     };
-    let report =
-        what_if_restricted(&trace, &dropped, &matching, &options).map_err(|e| CliError::Input(e.to_string()))?;
-    Ok(Analysed {
-        report,
-        selection,
-        calls: trace.num_calls(),
-        source: trace.source.clone(),
-    })
+    request.options()?;
+    Ok(request)
 }
 
-fn fmt_s(s: f64) -> String {
-    format!("{s:.6}")
-}
-
-fn fmt_bandwidth(b: f64) -> String {
-    let bits = b * 8.0;
-    if bits >= 1e9 {
-        format!("{:.4} Gb/s", bits / 1e9)
-    } else {
-        format!("{:.4} Mb/s", bits / 1e6)
+/// Read the trace and replay the selection (what it dropped keeps its recorded time).
+fn analyse(args: &Args) -> Result<ReplayReport, CliError> {
+    let request = request(args)?;
+    let trace = load_trace(&args.paths)?;
+    let source = trace.source.clone();
+    let prefixed = |e: CliError| match e {
+        CliError::Input(m) => CliError::Input(format!("{source}: {m}")),
+        other => other,
+    };
+    let (engine, selection) = args.selection.engine(trace).map_err(prefixed)?;
+    if selection != tracelogic_model::Selection::all() && engine.selected_calls(&selection)? == 0 {
+        let why = engine
+            .past_the_end(&selection)
+            .map(|w| format!(" ({w})"))
+            .unwrap_or_default();
+        eprintln!("tracelogic: note: the selection keeps no MPI call of {source}{why}");
     }
-}
-
-fn fmt_latency(l: f64) -> String {
-    format!("{:.3} us", l * 1e6)
-}
-
-fn human(r: &WhatIf, per_rank: bool) -> String {
-    let mut o = String::new();
-    o += &format!(
-        "replayed {} MPI calls and {} messages; measured duration {:.6} s\n",
-        r.calls, r.messages, r.measured_s
-    );
-    if let Some(v) = &r.reference {
-        let err = v
-            .relative_error
-            .map(|e| format!("{:+.1}%", 100.0 * e))
-            .unwrap_or_else(|| "n/a".into());
-        o += &format!(
-            "on {} (taken as the recording network) predicted {:.6} s vs measured {:.6} s: error {err}\n",
-            v.network, v.predicted_s, v.measured_s
-        );
-        if let Some(e) = v.relative_error_inside_model.filter(|_| v.outside_model_s > 0.0) {
-            o += &format!(
-                "  ({:.6} s of the measured time is in MPI_Init, MPI_Finalize and communicator set-up, which the model prices at 0; error without it {:+.1}%)\n",
-                v.outside_model_s,
-                100.0 * e
-            );
-        }
-        if let Some(note) = waiting_note(r) {
-            o += &format!("  {note}\n");
-        }
-    }
-    let not_replayed = r
-        .configurations
-        .iter()
-        .map(|c| c.breakdown.not_replayed_s)
-        .fold(0.0, f64::max);
-    if not_replayed > 0.0 {
-        o += &format!(
-            "{:.6} s per rank (mean) is communication outside the selection: kept at its recorded duration under every configuration (column `not replayed s`), not counted as computation\n",
-            not_replayed
-        );
-    }
-    let mut names: Vec<&str> = Vec::new();
-    for c in &r.configurations {
-        if !names.contains(&c.configuration.network.as_str()) {
-            names.push(&c.configuration.network);
-        }
-    }
-    for name in names {
-        o += &format!("\nnetwork {name}\n");
-        let base = r
-            .configurations
-            .iter()
-            .find(|c| c.configuration.network == name && c.configuration.sweep == Sweep::Base)
-            .map(|c| c.predicted_s)
-            .unwrap_or(0.0);
-        let mut rows = Vec::new();
-        for sweep in [Sweep::Scaled, Sweep::BandwidthOnly, Sweep::LatencyOnly] {
-            let mut group: Vec<_> = r
-                .configurations
-                .iter()
-                .filter(|c| {
-                    c.configuration.network == name
-                        && (c.configuration.sweep == sweep || c.configuration.sweep == Sweep::Base)
-                })
-                .collect();
-            let only_base = r
-                .configurations
-                .iter()
-                .all(|c| c.configuration.network != name || c.configuration.sweep == Sweep::Base);
-            if group.len() < 2 && !(only_base && sweep == Sweep::Scaled) {
-                continue;
-            }
-            group.sort_by(|a, b| a.configuration.scale.total_cmp(&b.configuration.scale));
-            for c in group {
-                let b = &c.breakdown;
-                let change = if base > 0.0 {
-                    format!("{:+.1}%", 100.0 * (c.predicted_s - base) / base)
-                } else {
-                    "n/a".into()
-                };
-                let sweep_name = match c.configuration.sweep {
-                    Sweep::Base => "base",
-                    Sweep::Scaled => "scaled",
-                    Sweep::BandwidthOnly => "bandwidth",
-                    Sweep::LatencyOnly => "latency",
-                };
-                let mut row = vec![
-                    sweep_name.to_owned(),
-                    c.configuration.label.clone(),
-                    fmt_bandwidth(c.configuration.bandwidth_bytes_per_s),
-                    fmt_latency(c.configuration.latency_s),
-                    fmt_s(c.predicted_s),
-                    change,
-                    fmt_s(b.compute_s),
-                    fmt_s(b.wait_s),
-                    fmt_s(b.latency_term_s),
-                    fmt_s(b.bandwidth_term_s),
-                ];
-                if not_replayed > 0.0 {
-                    row.push(fmt_s(b.not_replayed_s));
-                }
-                rows.push(row);
-            }
-        }
-        let mut header = vec![
-            "sweep",
-            "config",
-            "bandwidth",
-            "latency",
-            "predicted s",
-            "vs base",
-            "compute s",
-            "wait s",
-            "latency s",
-            "bandwidth s",
-        ];
-        let mut right = vec![2, 3, 4, 5, 6, 7, 8, 9];
-        if not_replayed > 0.0 {
-            header.push("not replayed s");
-            right.push(10);
-        }
-        let t = table(&header, rows, &right);
-        o += &indent(&t);
-        if let Some(c) = r.classification.iter().find(|c| c.network == name) {
-            o += &format!("  classification: {}\n  reason: {}\n", c.label, c.reason);
-        } else {
-            o += "  classification: n/a (it needs at least one scale factor other than 1)\n";
-        }
-    }
-    if per_rank {
-        let recorded = r.reference.as_ref().map(|v| v.network.as_str());
-        if let Some(c) = r
-            .configurations
-            .iter()
-            .find(|c| Some(c.configuration.network.as_str()) == recorded && c.configuration.sweep == Sweep::Base)
-        {
-            if let Some(ranks) = &c.ranks {
-                o += &format!("\nper rank on {} {}\n", c.configuration.network, c.configuration.label);
-                let rows = ranks
-                    .iter()
-                    .map(|rb| {
-                        let mut row = vec![
-                            rb.rank.to_string(),
-                            fmt_s(rb.end_s),
-                            fmt_s(rb.breakdown.compute_s),
-                            fmt_s(rb.breakdown.wait_s),
-                            fmt_s(rb.breakdown.latency_term_s),
-                            fmt_s(rb.breakdown.bandwidth_term_s),
-                        ];
-                        if not_replayed > 0.0 {
-                            row.push(fmt_s(rb.breakdown.not_replayed_s));
-                        }
-                        row
-                    })
-                    .collect();
-                let mut header = vec!["rank", "ends s", "compute s", "wait s", "latency s", "bandwidth s"];
-                let mut right = vec![0, 1, 2, 3, 4, 5];
-                if not_replayed > 0.0 {
-                    header.push("not replayed s");
-                    right.push(6);
-                }
-                o += &indent(&table(&header, rows, &right));
-            }
-        }
-    }
-    let w = &r.warnings;
-    if !w.is_empty() {
-        o += &format!(
-            "\nworked around: {} unmatched receives, {} receives whose send never came, {} incomplete collectives, {} mismatched collectives, {} collective calls without a record, {} unknown communicators, {} invalid messages\n",
-            w.unmatched_recvs,
-            w.unresolved_recvs,
-            w.incomplete_collectives,
-            w.mismatched_collectives,
-            w.collectives_without_record,
-            w.unknown_communicators,
-            w.invalid_messages
-        );
-    }
-    o
-}
-
-fn indent(text: &str) -> String {
-    text.lines().map(|l| format!("  {}\n", l.trim_end())).collect()
+    set_stage("replaying the trace");
+    Ok(engine.replay(&selection, &request)?)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tracelogic_model::{P2pDir, Trace, COMM_WORLD, NO_CALLPATH};
+    use tracelogic_engine::replay::SEED_SCALES;
+    use tracelogic_model::{P2pDir, Selection, Trace, COMM_WORLD, NO_CALLPATH};
 
     fn args(table: Option<PathBuf>, recorded_on: Option<&str>) -> Args {
         Args {
@@ -440,7 +181,7 @@ mod tests {
         let p2p = analyse(&a).unwrap();
         std::fs::remove_file(&path).ok();
 
-        assert_eq!(p2p.calls, 2);
+        assert_eq!(p2p.report.calls, 2);
         let base = &p2p.report.configurations[0];
         // 10 ms of computation before the allreduce (MPI_Init's 1 ms costs 0), 2 ms after it
         // (less the 1 µs message on ranks 0 and 1).
@@ -459,7 +200,7 @@ mod tests {
             .iter()
             .all(|c| c.breakdown.not_replayed_s == 0.0));
 
-        let text = human(&p2p.report, true);
+        let text = crate::print::replay::text(&p2p.report, true);
         assert!(text.contains("communication outside the selection"), "{text}");
         assert!(text.contains("not replayed s"), "{text}");
         assert!(text.contains("classification: n/a"), "{text}");
@@ -468,7 +209,7 @@ mod tests {
         let not_replayed = json["configurations"][0]["not_replayed_s"].as_f64().unwrap();
         assert!((not_replayed - 0.03).abs() < 1e-9, "{not_replayed}");
         assert_eq!(json["classification"][0]["bound"], "undetermined");
-        assert!(!human(&whole.report, true).contains("not replayed"));
+        assert!(!crate::print::replay::text(&whole.report, true).contains("not replayed"));
     }
 
     /// Ten 1 KiB messages, each call taking `inside` ns of every `period` ns.
@@ -480,9 +221,13 @@ mod tests {
             let r = t.push_call(1, "MPI_Recv", i * period, i * period + inside, NO_CALLPATH, 0);
             t.push_p2p(1, r, r, P2pDir::Recv, 0, 0, COMM_WORLD, 1024);
         }
-        let options = WhatIfOptions::new(Network::presets(), SEED_SCALES.to_vec());
-        let report = tracelogic_analysis::replay::what_if(&t, &match_messages(&t), &options).unwrap();
-        human(&report, false)
+        let request = ReplayRequest {
+            per_rank: false,
+            ..ReplayRequest::default()
+        };
+        let engine = tracelogic_engine::Engine::new(t, tracelogic_engine::FieldWords::Flags);
+        let report = engine.replay(&Selection::all(), &request).unwrap().report;
+        crate::print::replay::text(&report, false)
     }
 
     #[test]
@@ -505,10 +250,12 @@ mod tests {
             let r = t.push_call(1, "MPI_Recv", i * 1000, i * 1000 + 900, NO_CALLPATH, 0);
             t.push_p2p(1, r, r, P2pDir::Recv, 0, 0, COMM_WORLD, 1 << 20);
         }
-        let mut options = WhatIfOptions::new(Network::presets(), SEED_SCALES.to_vec());
-        options.per_rank = true;
-        let report = tracelogic_analysis::replay::what_if(&t, &match_messages(&t), &options).unwrap();
-        let text = human(&report, true);
+        let engine = tracelogic_engine::Engine::new(t, tracelogic_engine::FieldWords::Flags);
+        let report = engine
+            .replay(&Selection::all(), &ReplayRequest::default())
+            .unwrap()
+            .report;
+        let text = crate::print::replay::text(&report, true);
         for net in ["1GbE", "10GbE", "QDR"] {
             assert!(text.contains(&format!("network {net}\n")), "{text}");
         }

@@ -1,16 +1,13 @@
 //! `tracelogic skeleton`: an MPI performance skeleton in C generated from the compressed logical
 //! trace of a run (Logicalization §2). Build it with `mpicc`, run it on as many ranks as the run had.
 
-use crate::common::{load_trace, select, set_stage, CliError, CliResult, SelectionArgs};
-use crate::logical::{build, write_out};
+use crate::common::{load_trace, narrowed, set_stage, CliResult, SelectionArgs};
+use crate::logical::write_out;
 use crate::topology::threshold_arg;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use tracelogic_analysis::compress::compress;
-use tracelogic_analysis::logical::PlacedBy;
-use tracelogic_analysis::skeleton::skeleton_c;
-use tracelogic_analysis::topology::Threshold;
-use tracelogic_model::Rank;
+use tracelogic_engine::topology::Threshold;
+use tracelogic_model::{Rank, Selection};
 
 /// Arguments of `tracelogic skeleton`.
 #[derive(clap::Args)]
@@ -35,28 +32,13 @@ pub struct Args {
 
 /// Run `tracelogic skeleton`.
 pub fn run(args: Args) -> CliResult {
-    let (trace, _) = select(load_trace(&args.paths)?, &args.selection)?;
-    let logical = build(&trace, args.threshold, &args.from_ranks)?;
-    set_stage("compressing loops");
-    let program = compress(&logical.records);
+    let engine = narrowed(load_trace(&args.paths)?, &args.selection)?;
     set_stage("writing the skeleton");
-    let source = skeleton_c(&logical, &program).map_err(CliError::Input)?;
-    write_out(Some(&args.output), &source)?;
-    let placed = match logical.directions_from.as_ref().map(|d| d.placed_by) {
-        Some(PlacedBy::FirstContacts) => {
-            ", ranks placed by their first contacts as `tracelogic logical` shows, not by `topology`'s mapping"
-        }
-        _ => "",
-    };
+    let skeleton = engine.skeleton(&Selection::all(), args.threshold, &args.from_ranks)?;
+    write_out(Some(&args.output), &skeleton.source)?;
     eprintln!(
-        "tracelogic: wrote {} ({} ranks, {}{placed}, {} records compressed to {}); build with `mpicc -O2 -o skeleton {}` and run with `mpirun -np {} ./skeleton [compute-scale]`",
-        args.output.display(),
-        logical.ranks,
-        logical.topology.label,
-        program.raw_length,
-        program.compressed_length,
-        args.output.display(),
-        logical.ranks
+        "tracelogic: {}",
+        crate::print::logical::skeleton_note(&skeleton, &args.output)
     );
     Ok(ExitCode::SUCCESS)
 }

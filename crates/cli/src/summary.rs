@@ -1,10 +1,9 @@
 //! `tracelogic summary`: what is in a trace.
 
-use crate::common::{load_trace, print_json, set_stage, table, CliResult};
+use crate::common::{load_trace, print_json, set_stage, CliResult};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use tracelogic_analysis::summary::{summarize, Summary};
-use tracelogic_model::match_messages;
+use tracelogic_engine::{Engine, FieldWords};
 
 /// Arguments of `tracelogic summary`.
 #[derive(clap::Args)]
@@ -19,54 +18,13 @@ pub struct Args {
 
 /// Run `tracelogic summary`.
 pub fn run(args: Args) -> CliResult {
-    let trace = load_trace(&args.paths)?;
-    set_stage("matching messages");
-    let matching = match_messages(&trace);
+    let engine = Engine::new(load_trace(&args.paths)?, FieldWords::Flags);
     set_stage("summarising the trace");
-    let summary = summarize(&trace, &matching);
+    let summary = engine.summary();
     if args.json {
         print_json(&summary)?;
     } else {
-        crate::common::emit(|out| out.write_all(human(&summary).as_bytes()))?;
+        crate::common::emit(|out| out.write_all(crate::print::summary::text(&summary).as_bytes()))?;
     }
     Ok(ExitCode::SUCCESS)
-}
-
-fn human(s: &Summary) -> String {
-    let mut o = String::new();
-    let min = s.calls_per_rank.iter().min().copied().unwrap_or(0);
-    let max = s.calls_per_rank.iter().max().copied().unwrap_or(0);
-    o += &format!("trace          {} ({})\n", s.source, s.format);
-    o += &format!("ranks          {}\n", s.ranks);
-    o += &format!("MPI calls      {} ({min}-{max} per rank)\n", s.calls);
-    o += &format!("duration       {:.6} s\n", s.duration_s);
-    o += &format!(
-        "point-to-point {} sends, {} bytes, {} receives; {} matched, {} unmatched sends, {} unmatched receives\n",
-        s.p2p_messages, s.p2p_bytes, s.p2p_receives, s.matched_messages, s.unmatched_sends, s.unmatched_recvs
-    );
-    o += &format!(
-        "collectives    {} operations (one per rank taking part), {} bytes contributed\n",
-        s.collective_ops, s.collective_bytes
-    );
-    o += &format!("communicators  {}\n", s.communicators.len());
-    let comms: Vec<Vec<String>> = s
-        .communicators
-        .iter()
-        .enumerate()
-        .map(|(i, c)| vec![i.to_string(), c.name.clone(), c.size.to_string()])
-        .collect();
-    o += &indent(&table(&["id", "name", "ranks"], comms, &[0, 2]));
-    let mut by_count: Vec<(&String, &u64)> = s.calls_by_kind.iter().collect();
-    by_count.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
-    o += "calls by function\n";
-    let rows = by_count
-        .into_iter()
-        .map(|(name, n)| vec![name.clone(), n.to_string()])
-        .collect();
-    o += &indent(&table(&["function", "calls"], rows, &[1]));
-    o
-}
-
-fn indent(text: &str) -> String {
-    text.lines().map(|l| format!("  {}\n", l.trim_end())).collect()
 }

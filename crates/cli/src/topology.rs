@@ -1,17 +1,14 @@
 //! `tracelogic topology`: identify the communication topology of a run (or of a plain graph or
 //! CSV matrix), prove it with a rank → coordinates mapping, and show the elimination stages.
 
-use crate::common::{emit, load_trace, print_json, set_stage, table, CliError, CliResult, SelectionArgs};
+use crate::common::{emit, load_trace, print_json, set_stage, CliError, CliResult, SelectionArgs};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use tracelogic_analysis::logical::{place_by_first_contacts, PlacedBy};
-use tracelogic_analysis::matrix::{CommMatrix, Entry};
-use tracelogic_analysis::topology::tracelogic_graph::{edgelist, Graph};
-use tracelogic_analysis::topology::{
-    identify_graph, identify_matrix, CustomPattern, Identification, SpectrumDisplay, Threshold, TopologyOptions,
-    TopologyReport,
+use tracelogic_engine::matrix::{CommMatrix, Entry};
+use tracelogic_engine::topology::{
+    edgelist, graph_edge_list, of_graph, of_matrix, verdict, CustomPattern, Graph, SpectrumDisplay, Threshold,
+    TopologyOptions, TopologyReport,
 };
-use tracelogic_model::Selection;
 
 /// Parse `--threshold`: `auto` or a percentage (`5`, `5%`); shared by `topology` and `logical`.
 pub(crate) fn threshold_arg(text: &str) -> Result<Threshold, String> {
@@ -274,34 +271,22 @@ pub fn run(args: Args) -> CliResult {
     let report = if let Some(path) = &args.graph {
         let g = read_graph(path)?;
         set_stage("identifying the topology");
-        identify_graph(&g, &opts)
-    } else {
-        let matrix = if let Some(path) = &args.matrix {
-            let text = read_text(path, "matrix")?;
-            parse_csv_matrix(&text, &path.display().to_string()).map_err(CliError::Input)?
-        } else {
-            let trace = load_trace(&args.paths)?;
-            let selection = args.selection.selection(&trace)?;
-            if let Some(why) = args.selection.past_the_end(&trace) {
-                eprintln!(
-                    "tracelogic: note: the selection keeps no MPI call of {} ({why})",
-                    trace.source
-                );
-            }
-            set_stage("building the communication matrix");
-            let matrix = CommMatrix::try_from_trace(&trace, &selection)
-                .map_err(|e| CliError::Input(format!("{}: {e}", trace.source)))?;
-            set_stage("identifying the topology");
-            let mut report = identify_matrix(&matrix, &opts);
-            // The whole run's operations are what first contacts are read from.
-            if selection == Selection::all() {
-                set_stage("placing the ranks");
-                place_by_first_contacts(&trace, &mut report);
-            }
-            return finish(&args, report);
-        };
+        of_graph(&g, &opts)
+    } else if let Some(path) = &args.matrix {
+        let text = read_text(path, "matrix")?;
+        let matrix = parse_csv_matrix(&text, &path.display().to_string()).map_err(CliError::Input)?;
         set_stage("identifying the topology");
-        identify_matrix(&matrix, &opts)
+        of_matrix(&matrix, &opts)
+    } else {
+        let (engine, selection) = args.selection.engine(load_trace(&args.paths)?)?;
+        if let Some(why) = engine.past_the_end(&selection) {
+            eprintln!(
+                "tracelogic: note: the selection keeps no MPI call of {} ({why})",
+                engine.trace().source
+            );
+        }
+        set_stage("identifying the topology");
+        engine.topology(&selection, &opts)?
     };
     finish(&args, report)
 }
@@ -309,225 +294,30 @@ pub fn run(args: Args) -> CliResult {
 /// Save the graph if asked, print the report, and say why when nothing matched.
 fn finish(args: &Args, report: TopologyReport) -> CliResult {
     if let Some(path) = &args.save_graph {
-        let edges: Vec<(u32, u32)> = report.edges.iter().map(|&[a, b]| (a, b)).collect();
-        let g = Graph::from_edges(report.identification.ranks, edges);
-        let comment = format!(
-            "tracelogic communication graph ({} ranks, {} edges)",
-            g.num_nodes(),
-            g.num_edges()
-        );
-        std::fs::write(path, edgelist::write(&g, Some(&comment)))
+        std::fs::write(path, graph_edge_list(&report))
             .map_err(|e| CliError::Input(format!("cannot write {}: {e}", path.display())))?;
     }
     if args.json {
         print_json(&report)?;
     } else {
-        let text = human(&report);
+        let text = crate::print::topology::text(&report);
         emit(|w| w.write_all(text.as_bytes()))?;
     }
-    let found = report.identification.matched.is_some()
-        || (!report.components.is_empty() && report.components.iter().all(|c| c.identification.matched.is_some()));
-    if !found && report.no_point_to_point {
-        eprintln!(
-            "tracelogic: the run has no point-to-point traffic (collectives only), so it has no topology to identify"
-        );
-    } else if !found {
-        eprintln!(
-            "tracelogic: no topology of the library matches the communication graph ({} ranks, {} edges){}",
-            report.identification.ranks,
-            report.edges.len(),
-            if report.edges.is_empty() {
-                ": it has no edge"
-            } else {
-                "; see the survivors of each stage above, or add the shape with --library"
-            }
-        );
+    let verdict = verdict(&report);
+    if let Some(why) = &verdict.why_not {
+        eprintln!("tracelogic: {why}");
     }
-    Ok(if found { ExitCode::SUCCESS } else { ExitCode::from(1) })
-}
-
-fn human(r: &TopologyReport) -> String {
-    let mut out = String::new();
-    let f = &r.filter;
-    if r.no_point_to_point {
-        out.push_str(&format!(
-            "{} ranks, no point-to-point traffic (collectives only): no topology to identify.\n",
-            r.identification.ranks
-        ));
-        return out;
-    }
-    if f.mode != "none" {
-        out.push_str(&format!(
-            "Filtering ({}, {}): threshold {:.3} % of the largest entry ({}){}; kept {} of {} pairs, \
-             removed {} carrying {:.3} % of the traffic.\n",
-            f.mode,
-            f.metric,
-            f.threshold_pct,
-            f.max_volume,
-            f.gap_ratio.map_or(String::new(), |g| format!(", at a {g:.1}x gap")),
-            f.pairs_kept,
-            f.pairs_before,
-            f.removed.len(),
-            100.0 * f.removed_share
-        ));
-        if let Some(fb) = &f.fallback {
-            out.push_str(&format!("  Fallback: {}\n", fb.summary()));
-        }
-        for p in f.removed.iter().take(10) {
-            out.push_str(&format!(
-                "  removed {}-{}: {} ({:.3} %)\n",
-                p.a,
-                p.b,
-                p.volume,
-                100.0 * p.share
-            ));
-        }
-        if f.removed.len() > 10 {
-            out.push_str(&format!("  ... and {} more\n", f.removed.len() - 10));
-        }
-    }
-    out.push_str(&format!(
-        "Graph: {} ranks, {} edges",
-        r.identification.ranks,
-        r.edges.len()
-    ));
-    if !r.isolated_ranks.is_empty() {
-        out.push_str(&format!(", {} ranks without traffic", r.isolated_ranks.len()));
-    }
-    out.push_str(".\n\n");
-    identification(&mut out, &r.identification, r.placed_by);
-    for c in &r.components {
-        out.push_str(&format!(
-            "\nComponent of {} ranks ({}{}):\n",
-            c.ranks.len(),
-            c.ranks
-                .iter()
-                .take(12)
-                .map(|r| r.to_string())
-                .collect::<Vec<_>>()
-                .join(","),
-            if c.ranks.len() > 12 { ",..." } else { "" }
-        ));
-        identification(&mut out, &c.identification, PlacedBy::Identification);
-    }
-    out
-}
-
-fn identification(out: &mut String, id: &Identification, placed_by: PlacedBy) {
-    let rows = id
-        .stages
-        .iter()
-        .map(|s| {
-            let mut names = s.survivors.iter().take(4).cloned().collect::<Vec<_>>().join(", ");
-            if s.candidates > 4 {
-                names.push_str(", ...");
-            }
-            vec![
-                s.name.clone(),
-                s.candidates.to_string(),
-                match &s.skipped {
-                    Some(_) => "skipped".into(),
-                    None => format!("{:.2}", s.milliseconds),
-                },
-                match &s.skipped {
-                    Some(why) => format!("({why}) {names}"),
-                    None => names,
-                },
-            ]
-        })
-        .collect();
-    out.push_str(&table(&["stage", "candidates", "ms", "survivors"], rows, &[1, 2]));
-    out.push('\n');
-    match &id.matched {
-        Some(m) => {
-            out.push_str(&format!(
-                "Match: {} (proved by isomorphism, mapping verified)\n",
-                m.label
-            ));
-            if id.equivalents.len() > 1 {
-                let eq: Vec<&str> = id.equivalents.iter().skip(1).map(|e| e.label.as_str()).collect();
-                out.push_str(&format!("Equivalent: {}\n", eq.join(" = ")));
-            }
-            if placed_by == PlacedBy::FirstContacts {
-                out.push_str(
-                    "Coordinates: from the ranks' first contacts, as `tracelogic logical` places them. This graph has \
-                     more symmetries than the topology's geometry, so the isomorphism proved above need not be the \
-                     program's layout; this placement is, and it is checked edge by edge.\n",
-                );
-            }
-            let shown = if id.mapping.len() > 64 { 16 } else { id.mapping.len() };
-            let rows = id
-                .mapping
-                .iter()
-                .take(shown)
-                .map(|p| {
-                    vec![
-                        p.rank.to_string(),
-                        format!(
-                            "({})",
-                            p.coords.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(",")
-                        ),
-                        p.neighbours
-                            .iter()
-                            .map(|n| format!("{}={}", n.direction, n.rank))
-                            .collect::<Vec<_>>()
-                            .join(" "),
-                    ]
-                })
-                .collect();
-            out.push_str(&table(&["rank", "coords", "neighbours"], rows, &[0]));
-            out.push('\n');
-            if shown < id.mapping.len() {
-                out.push_str(&format!(
-                    "... {} more ranks (--json for all)\n",
-                    id.mapping.len() - shown
-                ));
-            }
-        }
-        None => {
-            out.push_str("No exact match.\n");
-            for g in &id.gave_up {
-                out.push_str(&format!("  undecided: {g}\n"));
-            }
-            for g in &id.near_match_gave_up {
-                out.push_str(&format!(
-                    "  near-match search ran out of steps on {g} (it may be as close as those listed)\n"
-                ));
-            }
-            for nm in &id.near_matches {
-                out.push_str(&format!(
-                    "Near match: {} ({}{} edge{} differ{})\n",
-                    nm.topology.label,
-                    if nm.budget_exhausted { "at most " } else { "" },
-                    nm.distance,
-                    if nm.distance == 1 { "" } else { "s" },
-                    if nm.budget_exhausted {
-                        "; the search for a closer alignment ran out of steps"
-                    } else {
-                        ""
-                    }
-                ));
-                for p in &nm.extra_edges {
-                    out.push_str(&format!(
-                        "  extra {}-{}: {} ({:.3} % of traffic)\n",
-                        p.a,
-                        p.b,
-                        p.volume,
-                        100.0 * p.share
-                    ));
-                }
-                for p in &nm.missing_edges {
-                    out.push_str(&format!("  missing {}-{}\n", p.a, p.b));
-                }
-            }
-        }
-    }
+    Ok(if verdict.found {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tracelogic_analysis::matrix::Metric;
+    use tracelogic_engine::matrix::Metric;
 
     #[test]
     fn threshold_accepts_auto_and_percentages() {
@@ -558,8 +348,8 @@ mod tests {
         let grid = parse_csv_matrix("sender,0,1,2\n0,0,3000,10\n1,0,0,3000\n2,3000,0,0\n", "m.csv").unwrap();
         assert_eq!(m.dense_rows(Metric::Bytes), grid.dense_rows(Metric::Bytes));
         assert_eq!(m.value(Metric::Messages, 0, 1), 3);
-        let report = identify_matrix(&m, &TopologyOptions::default());
-        assert_eq!(report.edges, identify_matrix(&grid, &TopologyOptions::default()).edges);
+        let report = of_matrix(&m, &TopologyOptions::default());
+        assert_eq!(report.edges, of_matrix(&grid, &TopologyOptions::default()).edges);
         let e = parse_csv_matrix("from,to,bytes\n0,1,5\n1,x,5\n", "s.csv").unwrap_err();
         assert!(e.contains("s.csv: line 3") && e.contains("`x`"), "{e}");
         let e = parse_csv_matrix("from,to,bytes\n4294967295,0,1\n", "s.csv").unwrap_err();
@@ -581,7 +371,7 @@ mod tests {
         let m = parse_csv_matrix(&format!("from,to,bytes,messages,kept,ranks\n{ring}"), "r.csv").unwrap();
         assert_eq!((m.ranks(), m.nonzero()), (6, 4));
         assert_eq!(m.value(Metric::Bytes, 3, 0), 64);
-        let report = identify_matrix(&m, &TopologyOptions::default());
+        let report = of_matrix(&m, &TopologyOptions::default());
         assert_eq!(report.identification.ranks, 6);
         assert_eq!(report.isolated_ranks, vec![4, 5]);
         // Without the column (files written before it), the count is the largest rank plus one.

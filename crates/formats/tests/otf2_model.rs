@@ -4,7 +4,7 @@
 #[path = "otf2_support.rs"]
 mod support;
 
-use support::{dump, load, load_dir, python_otf2_available, run_python, samples, store, TempDir};
+use support::{dump, load, load_dir, python_otf2_available, run_python, store, TempDir};
 use tracelogic_formats::otf2::{self, Archive};
 use tracelogic_formats::{InputFile, NoProgress, Progress};
 use tracelogic_model::{

@@ -312,7 +312,7 @@ impl App {
         match response {
             Response::Matrix(m) if m.seq == self.matrix_seq => current.matrix = Rc::from(m),
             Response::Analysis(a) => {
-                if a.kind == "compare" {
+                if self.answered_view(&a) == Some("compare") {
                     if let Some(key) = self.compare_key.take() {
                         release_handles(key);
                     }
@@ -335,23 +335,31 @@ impl App {
         true
     }
 
+    /// The view whose request `answer` answers (its state holds the request's number).
+    fn answered_view(&self, answer: &AnalysisAnswer) -> Option<&'static str> {
+        self.analyses
+            .iter()
+            .find(|(_, s)| s.seq == answer.seq)
+            .map(|(view, _)| *view)
+    }
+
     fn on_analysis(&mut self, answer: AnalysisAnswer) -> bool {
-        if !self.analyses.values().any(|s| s.seq == answer.seq) {
+        let Some(view) = self.answered_view(&answer) else {
             return false;
-        }
-        if answer.kind == "compare" {
+        };
+        if view == "compare" {
             // A run read from files joins the runs compared before: one more request, from properties.
             let earlier = self.compare_merge.take().unwrap_or_default();
-            if let Some(next) = crate::views::compare::merge_request(earlier, &answer.result) {
+            if let Some(next) = crate::views::compare::merge_request(earlier, &answer.answer) {
                 self.analyse(next);
                 return true;
             }
         }
-        let Some(state) = self.analyses.values_mut().find(|s| s.seq == answer.seq) else {
+        let Some(state) = self.analyses.get_mut(view) else {
             return false;
         };
         state.pending = false;
-        state.result = Some(Rc::new(answer.result));
+        state.result = Some(Rc::new(answer.answer));
         true
     }
 
@@ -538,9 +546,7 @@ impl App {
                     }
                     View::Logical => {
                         let download = self.analyses.get("logical-download").cloned();
-                        let name = self
-                            .sample
-                            .map_or_else(|| text::file_stem(&t.label), |s| s.id.to_owned());
+                        let name = self.file_prefix();
                         html! { <LogicalView {state} {on_request} {focus} {on_focus} {download} {name} /> }
                     }
                     View::Patterns => {
@@ -1260,6 +1266,16 @@ impl App {
         self.ensure_analysis(self.view);
     }
 
+    /// The start of every downloaded file's name: the bundled sample's id, or the loaded
+    /// trace's name as a file name part (`npb-lu.S.8-logical.json`, `npb-lu.S.8-matrix-bytes.csv`).
+    fn file_prefix(&self) -> String {
+        match (&self.current, self.sample) {
+            (_, Some(s)) => s.id.to_owned(),
+            (Some(c), None) => text::file_stem(&c.trace.label),
+            (None, None) => String::new(),
+        }
+    }
+
     /// The navigation state of the page.
     fn route(&self) -> Route {
         let default = MatrixRequest::default();
@@ -1548,7 +1564,8 @@ impl App {
         });
         html! {
             <>
-                <ExportBar view={self.view.id()} on_report={ctx.link().callback(|_| Msg::Report)} report_busy={self.report_wanted} />
+                <ExportBar view={self.view.id()} on_report={ctx.link().callback(|_| Msg::Report)} report_busy={self.report_wanted}
+                    file_prefix={self.file_prefix()} />
                 { source.unwrap_or_default() }
             </>
         }
@@ -1565,20 +1582,10 @@ impl App {
 /// The Topology view's cut as the Matrix view names it (`auto 18.33 %, 192 pairs`), read from
 /// its answer when it has one.
 fn topology_threshold(state: &AnalysisState) -> Option<String> {
-    #[derive(serde::Deserialize)]
-    struct Filtering {
-        mode: String,
-        threshold_pct: f64,
-        pairs_kept: usize,
-    }
-    #[derive(serde::Deserialize)]
-    struct Answer {
-        filter: Filtering,
-    }
-    let Ok(json) = state.result.as_deref()? else {
+    let Ok(crate::protocol::Answer::Topology(report)) = state.result.as_deref()? else {
         return None;
     };
-    let f = serde_json::from_str::<Answer>(json).ok()?.filter;
+    let f = &report.filter;
     Some(format!(
         "{} {:.2} %, {} pairs",
         f.mode,

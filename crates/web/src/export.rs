@@ -553,10 +553,12 @@ impl Format {
 }
 
 /// Export `item` of view `view_id` as `format`; the error says what went wrong.
-pub async fn export(view_id: &str, item: &Exportable, format: Format) -> Result<(), String> {
+/// The file is named after the trace (`prefix`, a [`crate::text::file_stem`]) and the item:
+/// `npb-lu.S.8-matrix-bytes.csv`, so exports of several runs do not overwrite each other.
+pub async fn export(view_id: &str, prefix: &str, item: &Exportable, format: Format) -> Result<(), String> {
     let root = view_root(view_id).ok_or("the view is no longer shown")?;
     let element = element_of(&root, item).ok_or_else(|| format!("{} is no longer shown", item.title))?;
-    let file = format!("{}.{}", item.name, format.extension());
+    let file = file_name(prefix, &item.name, format);
     let blob = match format {
         Format::Csv => text_blob(&table_csv(&element), "text/csv"),
         Format::Svg => text_blob(&figure_document(&element)?.0, "image/svg+xml"),
@@ -570,6 +572,15 @@ pub async fn export(view_id: &str, item: &Exportable, format: Format) -> Result<
     Ok(())
 }
 
+/// `prefix-name.ext`, or `name.ext` when there is no prefix.
+pub fn file_name(prefix: &str, name: &str, format: Format) -> String {
+    if prefix.is_empty() {
+        format!("{name}.{}", format.extension())
+    } else {
+        format!("{prefix}-{name}.{}", format.extension())
+    }
+}
+
 /// Properties of [`ExportBar`].
 #[derive(Properties, PartialEq)]
 pub struct ExportBarProps {
@@ -579,6 +590,10 @@ pub struct ExportBarProps {
     pub on_report: Callback<()>,
     /// True while the report is being put together.
     pub report_busy: bool,
+    /// The trace's name as a file name part ([`crate::text::file_stem`]), the start of every
+    /// exported file's name.
+    #[prop_or_default]
+    pub file_prefix: String,
 }
 
 /// The export menu above the current view: its tables and figures with CSV / SVG / PNG
@@ -596,6 +611,7 @@ pub fn export_bar(props: &ExportBarProps) -> Html {
         });
     }
     let view = props.view;
+    let prefix = props.file_prefix.clone();
     let toggle = {
         let (open, items) = (open.clone(), items.clone());
         Callback::from(move |_: MouseEvent| {
@@ -611,11 +627,12 @@ pub fn export_bar(props: &ExportBarProps) -> Html {
         let title = format!("{} as {label}", item.title);
         let item = item.clone();
         let status = status.clone();
+        let prefix = prefix.clone();
         let onclick = Callback::from(move |_: MouseEvent| {
-            let (item, status) = (item.clone(), status.clone());
+            let (item, status, prefix) = (item.clone(), status.clone(), prefix.clone());
             wasm_bindgen_futures::spawn_local(async move {
-                match export(view, &item, format).await {
-                    Ok(()) => status.set(Some(format!("Saved {}.{}", item.name, format.extension()))),
+                match export(view, &prefix, &item, format).await {
+                    Ok(()) => status.set(Some(format!("Saved {}", file_name(&prefix, &item.name, format)))),
                     Err(e) => status.set(Some(format!("Export failed: {e}"))),
                 }
             });
@@ -632,7 +649,7 @@ pub fn export_bar(props: &ExportBarProps) -> Html {
         })
     };
     html! {
-        <div class="export-bar" id="exports" onkeydown={on_key}>
+        <div class="export-bar" id="exports" onkeydown={on_key} data-file-prefix={props.file_prefix.clone()}>
             <button type="button" class="secondary" id="export-toggle" aria-expanded={open.to_string()}
                 aria-controls="export-list" onclick={toggle}>{ "Export…" }</button>
             <button type="button" class="secondary" id="export-report" onclick={on_report} disabled={props.report_busy}>

@@ -252,47 +252,89 @@ fn xml_escape(text: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// The figure of `layer` as a standalone SVG document of `width` × `height` pixels, written
-/// from the data: a background, the empty-cell square, one path per colour (runs of equal
-/// cells along a row merged), and rank numbers in a one-cell margin when `labelled`. Its
-/// `aria-label` is `title`.
+/// Rank numbers beside the cells: every `step`-th rank, in a margin of `margin` cells, in a
+/// font of `font` cells. Up to 32 ranks every rank is numbered in a one-cell margin; up to 128
+/// (one rank a cell) every 8th or 16th, in a margin wide enough for a readable number.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RankLabels {
+    /// Label every `step`-th cell, starting at 0.
+    pub step: u32,
+    /// Width of the margin around the cells, in cells.
+    pub margin: f64,
+    /// Font size, in cells.
+    pub font: f64,
+}
+
+/// The rank labels of a grid of `side` cells of `block` ranks each, when they can be read.
+pub fn rank_labels(side: u32, block: u32) -> Option<RankLabels> {
+    match (block, side) {
+        (1, 1..=32) => Some(RankLabels {
+            step: 1,
+            margin: 1.0,
+            font: 0.34,
+        }),
+        (1, 33..=128) => {
+            let margin = f64::from(side) / 16.0;
+            Some(RankLabels {
+                step: if side <= 64 { 8 } else { 16 },
+                margin,
+                font: margin * 0.32,
+            })
+        }
+        _ => None,
+    }
+}
+
+/// The figure of `layer` as a standalone SVG document, written from the data: the cells
+/// (`cells_px` wide; background, the empty-cell square, one path per colour, runs of equal
+/// cells along a row merged) with axis titles (sender down, receiver across), rank numbers
+/// every few ranks (or the first rank of every few blocks), and the colour scale with its
+/// ticks (`legend_title` above it; the binary matrix gets its two keys instead). Its
+/// `aria-label` is `title`. Returns the document and its width and height in pixels.
 pub fn svg_document(
     grid: &Grid,
     layer: Layer,
     style: &SvgStyle,
-    width: f64,
-    height: f64,
-    labelled: bool,
+    cells_px: f64,
+    legend_title: &str,
     title: &str,
-) -> String {
+) -> (String, f64, f64) {
     use std::collections::BTreeMap;
     use std::fmt::Write as _;
-    let side = grid.side;
-    let m = u32::from(labelled);
+    let side = grid.side.max(1);
+    let cells_px = if cells_px.is_finite() && cells_px >= 64.0 {
+        cells_px.round()
+    } else {
+        512.0
+    };
+    let (left, top, gap, bar, legend_w, bottom) = (58.0, 44.0, 18.0, 14.0, 96.0, 12.0);
+    let width = left + cells_px + gap + legend_w;
+    let height = top + cells_px + bottom;
+    let font = xml_escape(&style.font_family);
+    let ink = xml_escape(&style.label);
     let mut out = String::with_capacity(4096);
     let _ = write!(
         out,
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{height}\" \
-viewBox=\"{o} {o} {s} {s}\" preserveAspectRatio=\"none\" shape-rendering=\"crispEdges\" role=\"img\" aria-label=\"{t}\">\n\
-<rect x=\"{o}\" y=\"{o}\" width=\"{s}\" height=\"{s}\" fill=\"{bg}\"/>\n\
+viewBox=\"0 0 {width} {height}\" role=\"img\" aria-label=\"{t}\">\n\
+<rect x=\"0\" y=\"0\" width=\"{width}\" height=\"{height}\" fill=\"{bg}\"/>\n\
+<svg x=\"{left}\" y=\"{top}\" width=\"{cells_px}\" height=\"{cells_px}\" viewBox=\"0 0 {side} {side}\" preserveAspectRatio=\"none\" shape-rendering=\"crispEdges\">\n\
 <rect x=\"0\" y=\"0\" width=\"{side}\" height=\"{side}\" style=\"fill: {empty}\"/>\n",
-        s = side + m,
-        o = if labelled { "-1" } else { "0" },
         t = xml_escape(title),
         bg = xml_escape(&style.background),
         empty = xml_escape(&style.empty),
     );
     let mut paths: BTreeMap<Rgb, String> = BTreeMap::new();
-    for row in 0..side {
+    for row in 0..grid.side {
         let mut col = 0;
-        while col < side {
-            let at = |c: u32| grid.cell_colour(layer, (row * side + c) as usize, &style.binary);
+        while col < grid.side {
+            let at = |c: u32| grid.cell_colour(layer, (row * grid.side + c) as usize, &style.binary);
             let Some(c) = at(col) else {
                 col += 1;
                 continue;
             };
             let start = col;
-            while col < side && at(col) == Some(c) {
+            while col < grid.side && at(col) == Some(c) {
                 col += 1;
             }
             let run = col - start;
@@ -302,23 +344,87 @@ viewBox=\"{o} {o} {s} {s}\" preserveAspectRatio=\"none\" shape-rendering=\"crisp
     for (c, d) in &paths {
         let _ = writeln!(out, "<path style=\"fill: {}\" d=\"{d}\"/>", css_rgb(*c));
     }
-    if labelled {
+    out.push_str("</svg>\n");
+    // Rank numbers: at most one every 16 px, on a round step of cells.
+    let cell = cells_px / f64::from(side);
+    let step = [1u32, 2, 4, 5, 8, 10, 16, 20, 32, 50, 64, 100, 128, 256, 512, 1024]
+        .into_iter()
+        .find(|&k| f64::from(k) * cell >= 16.0)
+        .unwrap_or(side);
+    let _ = writeln!(out, "<g style=\"fill: {ink}; font-family: {font}; font-size: 10px\">");
+    for c in (0..grid.side).step_by(step as usize) {
+        let rank = grid.ranks_of(c).0;
+        let mid = (f64::from(c) + 0.5) * cell;
         let _ = writeln!(
             out,
-            "<g style=\"fill: {}; font-family: {}; font-size: 0.34px\">",
-            xml_escape(&style.label),
-            xml_escape(&style.font_family)
+            "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{rank}</text><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\" dominant-baseline=\"central\">{rank}</text>",
+            left + mid,
+            top - 4.0,
+            left - 4.0,
+            top + mid
         );
-        for r in 0..side {
-            let _ = writeln!(
-                out,
-                "<text x=\"{r}.5\" y=\"-0.3\" text-anchor=\"middle\">{r}</text><text x=\"-0.3\" y=\"{r}.5\" text-anchor=\"end\" dominant-baseline=\"central\">{r}</text>"
-            );
-        }
-        out.push_str("</g>\n");
     }
-    out.push_str("</svg>\n");
-    out
+    let _ = writeln!(
+        out,
+        "<text x=\"{:.1}\" y=\"14\" text-anchor=\"middle\" style=\"font-size: 12px\">receiver →</text>",
+        left + cells_px / 2.0
+    );
+    let _ = writeln!(
+        out,
+        "<text x=\"14\" y=\"{y:.1}\" text-anchor=\"middle\" transform=\"rotate(-90 14 {y:.1})\" style=\"font-size: 12px\">sender →</text>",
+        y = top + cells_px / 2.0
+    );
+    // The colour scale: the heatmap's log scale from its smallest to its largest value, or the
+    // binary matrix's two keys.
+    let lx = left + cells_px + gap;
+    let _ = writeln!(
+        out,
+        "<text x=\"{lx}\" y=\"{:.1}\" style=\"font-size: 11px\">{}</text>",
+        top - 8.0,
+        xml_escape(legend_title)
+    );
+    match layer {
+        Layer::Heat if grid.max > 0 => {
+            let steps = 64;
+            let h = cells_px / f64::from(steps);
+            for i in 0..steps {
+                let t = 1.0 - (f64::from(i) + 0.5) / f64::from(steps);
+                let _ = writeln!(
+                    out,
+                    "<rect x=\"{lx}\" y=\"{:.2}\" width=\"{bar}\" height=\"{:.2}\" style=\"fill: {}\"/>",
+                    top + f64::from(i) * h,
+                    h + 0.5,
+                    css_rgb(rgb(t))
+                );
+            }
+            for v in legend_ticks(grid.min, grid.max, 6) {
+                let y = top + (1.0 - grid.scale(v)) * cells_px;
+                let _ = writeln!(
+                    out,
+                    "<text x=\"{:.1}\" y=\"{y:.1}\" dominant-baseline=\"central\">{v}</text>",
+                    lx + bar + 4.0
+                );
+            }
+        }
+        Layer::Heat => {}
+        Layer::Binary => {
+            for (i, (colour, key)) in [(style.binary.kept, "kept"), (style.binary.removed, "removed")]
+                .into_iter()
+                .enumerate()
+            {
+                let y = top + 18.0 * i as f64;
+                let _ = writeln!(
+                    out,
+                    "<rect x=\"{lx}\" y=\"{y}\" width=\"{bar}\" height=\"12\" style=\"fill: {}\"/><text x=\"{:.1}\" y=\"{:.1}\" dominant-baseline=\"central\">{key}</text>",
+                    css_rgb(colour),
+                    lx + bar + 4.0,
+                    y + 6.0
+                );
+            }
+        }
+    }
+    out.push_str("</g>\n</svg>\n");
+    (out, width, height)
 }
 
 /// Values to label on the legend: `min`, the powers of ten strictly between, and `max`
@@ -514,13 +620,19 @@ mod tests {
             font_family: "\"A & B\", sans-serif".into(),
             binary: BinaryColours::default(),
         };
-        let svg = svg_document(&g, Layer::Heat, &style, 300.0, 300.0, true, "Heat <map>");
+        let (svg, w, h) = svg_document(&g, Layer::Heat, &style, 300.0, "bytes sent", "Heat <map>");
         assert!(
             svg.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\"")
         );
-        assert!(svg.contains("viewBox=\"-1 -1 6 6\""));
+        assert!(w > 300.0 && h > 300.0);
+        assert!(svg.contains("viewBox=\"0 0 5 5\""), "the cells in cell units");
         assert!(svg.contains("aria-label=\"Heat &lt;map&gt;\""));
         assert!(svg.contains("&quot;A &amp; B&quot;"));
+        assert!(
+            svg.contains(">receiver →</text>") && svg.contains(">sender →</text>"),
+            "axis titles"
+        );
+        assert!(svg.contains(">bytes sent</text>"), "legend title");
         let want: Vec<(String, u32, u32)> = {
             let mut w: Vec<_> = (0..n)
                 .flat_map(|r| (0..n).map(move |c| (r, c)))
@@ -532,11 +644,36 @@ mod tests {
         };
         assert!(!want.is_empty());
         assert_eq!(painted(&svg), want);
-        assert_eq!(svg.matches("<text").count(), 2 * n as usize);
-        let plain = svg_document(&g, Layer::Binary, &style, 300.0, 300.0, false, "b");
-        assert!(plain.contains("viewBox=\"0 0 5 5\""));
+        // Every rank numbered on both axes (5 cells of 60 px), and the scale's ticks.
+        let ticks = legend_ticks(g.min, g.max, 6);
+        assert_eq!(svg.matches("<text").count(), 2 * n as usize + 3 + ticks.len());
+        for t in &ticks {
+            assert!(svg.contains(&format!(">{t}</text>")), "tick {t}");
+        }
+        // 64 colour steps in a bar right of the cells (58 px margin + 300 px cells + 18 px gap).
+        assert_eq!(svg.matches("<rect x=\"376\"").count(), 64, "64 colour steps");
+        let (plain, _, _) = svg_document(&g, Layer::Binary, &style, 300.0, "binary", "b");
         assert_eq!(plain.matches("<path").count(), 1, "one colour: every pair is kept");
-        assert!(!plain.contains("<text"));
+        assert!(
+            plain.contains(">kept</text>") && plain.contains(">removed</text>"),
+            "binary keys"
+        );
+    }
+
+    #[test]
+    fn rank_labels_are_readable_up_to_128_ranks() {
+        assert_eq!(rank_labels(8, 1).unwrap().step, 1);
+        assert_eq!(rank_labels(64, 1).unwrap().step, 8);
+        assert_eq!(rank_labels(128, 1).unwrap().step, 16);
+        assert!(rank_labels(64, 2).is_none() && rank_labels(200, 1).is_none());
+        // A label's font is at least 9 px when the figure is 512 px wide.
+        for side in [33u32, 64, 100, 128] {
+            let l = rank_labels(side, 1).unwrap();
+            let px = 512.0 / (f64::from(side) + l.margin);
+            assert!(l.font * px >= 9.0, "{side}: {:.1} px", l.font * px);
+            // Three digits fit the margin.
+            assert!(l.margin >= 3.0 * 0.6 * l.font, "{side}");
+        }
     }
 
     #[test]

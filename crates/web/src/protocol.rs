@@ -1,15 +1,23 @@
-//! Messages between the page and the analysis worker.
+//! Messages between the page and the analysis worker: typed requests ([`Request`],
+//! [`AnalysisRequest`]) and typed answers ([`Response`], [`Answer`]), whose reports are the
+//! engine's (`tracelogic_engine`), the same the CLI prints.
 //!
-//! Everything crossing the worker boundary is a plain serde struct (gloo-worker encodes them
-//! with bincode), so the page and the worker share these types and nothing else.
+//! Everything crossing the worker boundary is a plain serde value (gloo-worker encodes them
+//! with bincode), so the page and the worker share these types and nothing else. An
+//! [`Answer`] crosses as JSON text inside the bincode message: the reports use serde features
+//! (flattened and tagged enums) that bincode cannot carry.
 
 use crate::heatmap::Grid;
+use crate::save::SavedTrace;
 use serde::{Deserialize, Serialize};
-use tracelogic_analysis::matrix::Metric;
-use tracelogic_analysis::similarity::RunProperties;
-use tracelogic_analysis::summary::Summary;
-use tracelogic_analysis::topology::tracelogic_graph::{edgelist, Graph};
-use tracelogic_analysis::topology::CustomPattern;
+use tracelogic_engine::compare::{Comparison, RunProperties, SimilarityMatrix};
+pub use tracelogic_engine::logical::LogicalView;
+use tracelogic_engine::matrix::Metric;
+pub use tracelogic_engine::patterns::{PatternsReport, SearchReport};
+pub use tracelogic_engine::phases::PhasesReport;
+use tracelogic_engine::replay::WhatIf;
+use tracelogic_engine::summary::Summary;
+use tracelogic_engine::topology::{edgelist, CustomPattern, Graph, TopologyReport};
 use tracelogic_model::Selection;
 
 /// One input file as the worker receives it: its path relative to what the user dropped, and
@@ -149,7 +157,7 @@ pub enum AnalysisRequest {
     /// trace sent again): how three or more runs get their similarity matrix, and how a run is
     /// removed from the set.
     CompareRuns {
-        /// The runs, as earlier [`crate::analyses::CompareResult`]s returned them.
+        /// The runs, as earlier [`CompareResult`]s returned them.
         runs: Vec<RunProperties>,
         /// Why a run offered last was not added, shown with the answer.
         refused: Option<String>,
@@ -188,7 +196,8 @@ impl LogicalDownload {
 }
 
 impl AnalysisRequest {
-    /// Which view the answer belongs to (`topology`, `logical`, ...), as in [`crate::views::View::id`].
+    /// The page's name for the state the answer goes to (`topology`, `logical`, ...; the
+    /// views' [`crate::views::View::id`]). The worker never reads it: it matches the request.
     pub fn kind(&self) -> &'static str {
         match self {
             AnalysisRequest::Topology { .. } | AnalysisRequest::TopologyWithLibrary { .. } => "topology",
@@ -309,17 +318,113 @@ impl ReferenceLibrary {
     }
 }
 
-/// The answer to an [`AnalysisRequest`]. The result travels as JSON text: the analysis
-/// reports use serde features (flattened and tagged enums) that the worker's bincode channel
-/// cannot carry, and JSON is also what the views offer for download.
+/// Most ranks of a run whose graph the compare view draws (and lays out in the worker).
+pub const MAX_COMPARE_DRAWN: u32 = 1024;
+
+/// What the compare view shows: the loaded trace (run 0) against every run added so far.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompareResult {
+    /// The runs compared with the loaded trace (runs 1.. of `matrix`), in the order added;
+    /// `source` is the label the user gave. The page sends them back with the next request.
+    pub others: Vec<RunProperties>,
+    /// Every pair among the loaded trace and `others`; `None` while there is no other run.
+    pub matrix: Option<SimilarityMatrix>,
+    /// Position in a `[0, 1]²` box of every rank of each run of `matrix` (same order), from its
+    /// identified topology where there is one, else on a circle; empty for runs of more than
+    /// [`MAX_COMPARE_DRAWN`] ranks.
+    pub layouts: Vec<Vec<(f64, f64)>>,
+    /// Why the last run offered was not added (unreadable, another number of ranks); the
+    /// comparison of the runs before it stays.
+    pub refused: Option<String>,
+}
+
+impl CompareResult {
+    /// The pair of the loaded trace with the latest run added.
+    pub fn latest(&self) -> Option<&Comparison> {
+        let m = self.matrix.as_ref()?;
+        m.pairs.iter().rev().find(|c| c.first == 0)
+    }
+}
+
+/// The report of one [`AnalysisRequest`], typed: one variant per kind of request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum Answer {
+    /// [`AnalysisRequest::Topology`] and [`AnalysisRequest::TopologyWithLibrary`].
+    Topology(TopologyReport),
+    /// [`AnalysisRequest::Logical`]: what the view shows (the logical trace stays in the worker).
+    Logical(LogicalView),
+    /// [`AnalysisRequest::LogicalDownload`]: the file's text as it is.
+    Download(String),
+    /// [`AnalysisRequest::Patterns`].
+    Patterns(PatternsReport),
+    /// [`AnalysisRequest::Match`].
+    Search(SearchReport),
+    /// [`AnalysisRequest::Phases`].
+    Phases(PhasesReport),
+    /// [`AnalysisRequest::WhatIf`].
+    WhatIf(WhatIf),
+    /// [`AnalysisRequest::Compare`] and [`AnalysisRequest::CompareRuns`].
+    Compare(CompareResult),
+    /// [`AnalysisRequest::SaveAs`].
+    Saved(SavedTrace),
+}
+
+/// A report a view reads out of an [`Answer`] (`None` for an answer of another kind).
+pub trait FromAnswer: Sized {
+    /// The report `answer` carries.
+    fn from_answer(answer: &Answer) -> Option<Self>;
+}
+
+macro_rules! from_answer {
+    ($($variant:ident => $type:ty),* $(,)?) => {
+        $(impl FromAnswer for $type {
+            fn from_answer(answer: &Answer) -> Option<Self> {
+                match answer {
+                    Answer::$variant(r) => Some(r.clone()),
+                    _ => None,
+                }
+            }
+        })*
+    };
+}
+
+from_answer! {
+    Topology => TopologyReport,
+    Logical => LogicalView,
+    Download => String,
+    Patterns => PatternsReport,
+    Search => SearchReport,
+    Phases => PhasesReport,
+    WhatIf => WhatIf,
+    Compare => CompareResult,
+    Saved => SavedTrace,
+}
+
+/// The answer to an [`AnalysisRequest`]: the report, or the error to show.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct AnalysisAnswer {
     /// Sequence number of the request.
     pub seq: u64,
-    /// [`AnalysisRequest::kind`] of the request.
-    pub kind: String,
-    /// The view's result as JSON, or the error to show.
-    pub result: Result<String, String>,
+    /// The report, or the error to show.
+    #[serde(with = "json_text")]
+    pub answer: Result<Answer, String>,
+}
+
+/// An [`Answer`] as JSON text in the bincode message; text that does not read back becomes the
+/// error the view shows, never a failed message.
+mod json_text {
+    use super::Answer;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(answer: &Result<Answer, String>, s: S) -> Result<S::Ok, S::Error> {
+        let text = serde_json::to_string(answer).map_err(serde::ser::Error::custom)?;
+        s.serialize_str(&text)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Result<Answer, String>, D::Error> {
+        let text = String::deserialize(d)?;
+        Ok(serde_json::from_str(&text).unwrap_or_else(|e| Err(format!("unreadable answer: {e}"))))
+    }
 }
 
 /// Where a running load is.

@@ -291,7 +291,7 @@ mod tests {
             analyses.insert(
                 v.id(),
                 AnalysisState {
-                    result: Some(Rc::new(Ok("{}".into()))),
+                    result: Some(Rc::new(Ok(crate::protocol::Answer::Download(String::new())))),
                     ..AnalysisState::default()
                 },
             );

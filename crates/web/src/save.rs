@@ -1,14 +1,15 @@
 //! "Save trace as…": the loaded trace (restricted to the page's selection) written in another
-//! format, optionally with its ranks renumbered, as `tracelogic convert` does. The worker builds
-//! the file ([`save_trace`]); the summary view downloads it. Text is one file; DUMPI and OTF2,
+//! format, optionally with its ranks renumbered, by the engine's convert (`tracelogic convert`).
+//! The worker packs the files ([`save_trace`]); the summary view downloads them. Text is one file; DUMPI and OTF2,
 //! which are several files, come as one uncompressed tar archive, which tracelogic (and `tar`)
 //! reads back.
 
-use base64::Engine;
+use base64::Engine as _;
 use serde::{Deserialize, Serialize};
+use tracelogic_engine::convert::{self, TraceFormat};
+use tracelogic_engine::Engine;
 use tracelogic_formats::InputFile;
-use tracelogic_model::renumber::{random_permutation, reverse_permutation};
-use tracelogic_model::{Rank, Trace};
+use tracelogic_model::{Rank, Selection};
 
 /// The formats the page writes (those with a writer in `tracelogic_formats`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -111,43 +112,38 @@ fn tar_of(files: &[InputFile]) -> Result<Vec<u8>, String> {
         .map_err(|e| format!("cannot finish the archive: {e}"))
 }
 
-/// Write `trace` in `format`, renumbered as asked.
-pub fn save_trace(trace: &Trace, format: SaveFormat, renumbering: Renumbering) -> Result<SavedTrace, String> {
-    let n = trace.num_ranks();
-    let permutation = match renumbering {
-        Renumbering::Keep => None,
-        Renumbering::Reverse => Some(reverse_permutation(n)),
-        Renumbering::Random(seed) => Some(random_permutation(n, seed)),
+/// The part of the engine's trace `selection` keeps, written in `format` and renumbered as
+/// asked, as one file to download.
+pub fn save_trace(
+    engine: &Engine,
+    selection: &Selection,
+    format: SaveFormat,
+    renumbering: Renumbering,
+) -> Result<SavedTrace, String> {
+    let name = stem(&engine.trace().source);
+    let (to, written_as) = match format {
+        SaveFormat::Text => (TraceFormat::Text, format!("{name}.txt")),
+        SaveFormat::Dumpi => (TraceFormat::Dumpi, name.clone()),
+        SaveFormat::Otf2 => (TraceFormat::Otf2, name.clone()),
     };
-    let renumbered;
-    let trace = match &permutation {
-        None => trace,
-        Some(perm) => {
-            renumbered = trace.renumber_ranks(perm).map_err(|e| e.to_string())?;
-            &renumbered
-        }
+    let renumbering = match renumbering {
+        Renumbering::Keep => convert::Renumbering::Keep,
+        Renumbering::Reverse => convert::Renumbering::Reverse,
+        Renumbering::Random(seed) => convert::Renumbering::Random(seed),
     };
-    let name = stem(&trace.source);
-    let (file_name, mime, content, files) = match format {
+    let converted = engine.convert(selection, to, &renumbering, &written_as)?;
+    let written: Vec<InputFile> = converted.files.into_iter().map(InputFile::from).collect();
+    let files: Vec<String> = written.iter().map(|f| f.name.clone()).collect();
+    let (file_name, mime, content) = match format {
         SaveFormat::Text => {
-            let file_name = format!("{name}.txt");
-            let text = tracelogic_formats::text::write(trace);
-            (file_name.clone(), "text/plain", text.into_bytes(), vec![file_name])
+            let file = written.into_iter().next().ok_or("the writer wrote no file")?;
+            (file.name, "text/plain", file.bytes)
         }
-        SaveFormat::Dumpi | SaveFormat::Otf2 => {
-            let written = if format == SaveFormat::Dumpi {
-                tracelogic_formats::dumpi::write(trace, &name)
-            } else {
-                tracelogic_formats::otf2::write(trace, &name)
-            };
-            let names = written.iter().map(|f| f.name.clone()).collect();
-            (
-                format!("{name}-{}.tar", format.id()),
-                "application/x-tar",
-                tar_of(&written)?,
-                names,
-            )
-        }
+        SaveFormat::Dumpi | SaveFormat::Otf2 => (
+            format!("{name}-{}.tar", format.id()),
+            "application/x-tar",
+            tar_of(&written)?,
+        ),
     };
     Ok(SavedTrace {
         file_name,
@@ -155,9 +151,9 @@ pub fn save_trace(trace: &Trace, format: SaveFormat, renumbering: Renumbering) -
         bytes: content.len() as u64,
         base64: base64::engine::general_purpose::STANDARD.encode(&content),
         files,
-        ranks: trace.num_ranks(),
-        calls: trace.num_calls(),
-        permutation,
+        ranks: converted.ranks,
+        calls: converted.calls,
+        permutation: converted.permutation,
     })
 }
 
@@ -171,33 +167,39 @@ pub fn content(saved: &SavedTrace) -> Result<Vec<u8>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tracelogic_analysis::summary::summarize;
-    use tracelogic_model::match_messages;
+    use tracelogic_engine::FieldWords;
+    use tracelogic_model::Trace;
 
-    fn sample(name: &str) -> Trace {
-        crate::analyses::tests::sample_trace(name)
+    fn sample(name: &str) -> Engine {
+        Engine::new(crate::session::tests::sample_trace(name), FieldWords::Labels)
     }
 
-    fn read_back(saved: &SavedTrace) -> Trace {
+    fn save_trace(engine: &Engine, format: SaveFormat, renumbering: Renumbering) -> Result<SavedTrace, String> {
+        super::save_trace(engine, &Selection::all(), format, renumbering)
+    }
+
+    fn read_back(saved: &SavedTrace) -> Engine {
         let bytes = content(saved).unwrap();
         assert_eq!(bytes.len() as u64, saved.bytes);
-        tracelogic_formats::read_trace(vec![InputFile::new(saved.file_name.clone(), bytes)]).unwrap()
+        let trace: Trace =
+            tracelogic_formats::read_trace(vec![InputFile::new(saved.file_name.clone(), bytes)]).unwrap();
+        Engine::new(trace, FieldWords::Labels)
     }
 
     #[test]
     fn every_format_reads_back_with_the_same_summary() {
         let t = sample("npb-lu.S.8");
-        let before = summarize(&t, &match_messages(&t));
+        let before = t.summary();
         for (format, renumbering) in SaveFormat::ALL
             .into_iter()
             .flat_map(|f| [(f, Renumbering::Keep), (f, Renumbering::Random(7))])
         {
             let saved = save_trace(&t, format, renumbering).unwrap();
             assert_eq!(saved.permutation.is_none(), renumbering == Renumbering::Keep);
-            assert_eq!((saved.ranks, saved.calls), (8, t.num_calls()));
+            assert_eq!((saved.ranks, saved.calls), (8, t.trace().num_calls()));
             let back = read_back(&saved);
-            assert_eq!(back.format, format.id(), "{}", saved.file_name);
-            let after = summarize(&back, &match_messages(&back));
+            assert_eq!(back.trace().format, format.id(), "{}", saved.file_name);
+            let after = back.summary();
             let mut calls = before.calls_per_rank.clone();
             if let Some(perm) = &saved.permutation {
                 for (r, &p) in perm.iter().enumerate() {
@@ -220,10 +222,10 @@ mod tests {
         let saved = save_trace(&t, SaveFormat::Text, Renumbering::Random(4)).unwrap();
         let perm = saved.permutation.clone().unwrap();
         let back = read_back(&saved);
-        for r in 0..t.num_ranks() {
+        for r in 0..t.trace().num_ranks() {
             assert_eq!(
-                t.ranks[r as usize].calls.len(),
-                back.ranks[perm[r as usize] as usize].calls.len()
+                t.trace().ranks[r as usize].calls.len(),
+                back.trace().ranks[perm[r as usize] as usize].calls.len()
             );
         }
         let reversed = save_trace(&t, SaveFormat::Dumpi, Renumbering::Reverse).unwrap();

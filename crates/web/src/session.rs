@@ -1,42 +1,38 @@
-//! The worker's core, free of any browser API: read the dropped files into a trace, keep it,
-//! and answer matrix and analysis requests. Native tests drive it directly on the bundled samples.
+//! The worker's core, free of any browser API: read the dropped files into a trace, hold it in a
+//! [`tracelogic_engine::Engine`], and answer each typed request with one engine call. Native
+//! tests drive it directly on the bundled samples.
 //!
-//! **Selections.** Every analysis runs on the trace restricted to the page's selection
-//! ([`Trace::restrict`], the rule of the CLI's selection flags: docs/cli.md, "Selections"), with
-//! times relative to the trace's first event. Each [`Request::Analyse`](crate::protocol::Request)
-//! carries the selection the page asked with (the matrix filters), so an answer always belongs to
-//! the selection it was asked for, whatever matrix request came between. The topology of a
-//! rank selection is that of the traffic among the selected ranks, as `tracelogic topology
-//! --ranks` and the matrix view count it (sends to other ranks are left out). The comparison views
-//! compare whole runs (the runs compared before are kept as properties only, so a selection could
-//! not reach them).
+//! **Selections.** Every analysis runs on the part of the trace the page's selection keeps (the
+//! engine's rule, the CLI's selection flags: docs/cli.md, "Selections"), times relative to the
+//! trace's first event. Each [`Request::Analyse`](crate::protocol::Request) carries the
+//! selection the page asked with (the matrix filters), so an answer always belongs to the
+//! selection it was asked for, whatever matrix request came between. The comparison views
+//! compare whole runs (the runs compared before are kept as properties only, so a selection
+//! could not reach them).
 
-use crate::analyses::{LogicalKept, PatternsKept};
 use crate::heatmap::{Grid, MAX_SIDE};
-use crate::protocol::AnalysisRequest;
-use crate::protocol::{Failure, LoadedTrace, MatrixRequest, MatrixView, ProgressReport, WireFile};
+use crate::protocol::{
+    AnalysisRequest, Answer, CompareResult, Failure, LoadedTrace, LogicalDownload, MatrixRequest, MatrixView,
+    ProgressReport, WireFile, MAX_COMPARE_DRAWN,
+};
 use std::cell::RefCell;
-use tracelogic_analysis::matrix::CommMatrix;
-use tracelogic_analysis::replay::dropped_calls;
-use tracelogic_analysis::summary::{summarize, Summary};
+use tracelogic_engine::compare::RunsReport;
+use tracelogic_engine::logical::LogicalReport;
+use tracelogic_engine::patterns::{PatternOptions, SearchRequest};
+use tracelogic_engine::phases::Outside;
+use tracelogic_engine::replay::ReplayRequest;
+use tracelogic_engine::topology::{Graph, Threshold, TopologyOptions};
+use tracelogic_engine::{Engine, FieldWords};
 use tracelogic_formats::{expand_archives, read_trace_with_progress, FormatError, InputFile, Progress, ProgressSink};
-use tracelogic_model::{match_messages, P2pDir, Selection, Trace};
+use tracelogic_model::{Selection, Trace};
 
 /// A loaded trace, kept by the worker between requests.
 #[derive(Debug)]
 pub struct Session {
-    trace: Trace,
-    /// The trace restricted to a selection (absolute times), kept for the next analysis of the
-    /// same selection: the views of one selection share one restricted copy.
-    restricted: RefCell<Option<(Selection, Trace)>>,
+    engine: Engine,
     /// The logical trace of the last logical analysis and its selection (as the page sent it),
     /// for the view's downloads, which stay here instead of travelling with the answer.
-    logical: RefCell<Option<(Selection, LogicalKept)>>,
-    /// The pattern analysis of the last patterns or phases view and its selection (as the page
-    /// sent it): the phases view of that selection, at any strength, starts from it.
-    patterns: RefCell<Option<(Selection, PatternsKept)>>,
-    /// Pattern analyses run so far (see [`Session::pattern_analyses`]).
-    pattern_analyses: std::cell::Cell<u64>,
+    logical: RefCell<Option<(Selection, LogicalReport)>>,
 }
 
 /// The outcome of [`Session::load`]: the session and what the page shows first.
@@ -76,6 +72,9 @@ impl Stages<'_> {
         })
     }
 }
+
+/// What the page says when a selection keeps nothing.
+const EMPTY_SELECTION: &str = "the selection keeps no MPI call of this trace (see the matrix view's filters)";
 
 impl Session {
     /// Read `files` as one trace, match its messages, summarise it and build the matrix of
@@ -123,19 +122,19 @@ impl Session {
         if !stages.stage("matching messages") {
             return Err(cancelled());
         }
-        let matching = match_messages(&trace);
+        let session = Session::new(trace);
+        session.engine.matching();
         if !stages.stage("summarising") {
             return Err(cancelled());
         }
-        let summary: Summary = summarize(&trace, &matching);
+        let summary = session.engine.summary();
         if !stages.stage("building the matrix") {
             return Err(cancelled());
         }
-        let session = Session::new(trace);
-        let matrix = session.matrix(0, matrix);
+        let matrix = session.matrix(0, matrix)?;
         let trace = LoadedTrace {
             label: label.to_owned(),
-            source: session.trace.source.clone(),
+            source: session.engine.trace().source.clone(),
             files: file_count,
             bytes: bytes_total,
             summary,
@@ -143,195 +142,157 @@ impl Session {
         Ok(Loaded { session, trace, matrix })
     }
 
-    /// A session keeping `trace`, with nothing selected yet (everything).
+    /// A session keeping `trace`.
     pub fn new(trace: Trace) -> Session {
         Session {
-            trace,
-            restricted: RefCell::new(None),
+            engine: Engine::new(trace, FieldWords::Labels),
             logical: RefCell::new(None),
-            patterns: RefCell::new(None),
-            pattern_analyses: std::cell::Cell::new(0),
-        }
-    }
-
-    /// `selection` with its times, given relative to the trace's first event as the CLI's
-    /// `--from` / `--to` are, made absolute.
-    fn absolute(&self, selection: &Selection) -> Selection {
-        let start = self.trace.span().0;
-        Selection {
-            from: selection.from.map(|t| start.saturating_add(t)),
-            to: selection.to.map(|t| start.saturating_add(t)),
-            ..selection.clone()
         }
     }
 
     /// The matrix of `request` and its filtered form, as the view draws them, tagged with `seq`.
-    pub fn matrix(&self, seq: u64, request: &MatrixRequest) -> MatrixView {
-        let selection = self.absolute(&request.selection);
-        let matrix = CommMatrix::from_trace(&self.trace, &selection);
-        let filtered = matrix.filter(request.metric, request.threshold_pct);
-        let values = matrix.entry_values(request.metric);
-        MatrixView {
+    pub fn matrix(&self, seq: u64, request: &MatrixRequest) -> Result<MatrixView, Failure> {
+        let r = self
+            .engine
+            .matrix(&request.selection, request.metric, request.threshold_pct)
+            .map_err(|e| Failure {
+                message: e.to_string(),
+                cancelled: false,
+            })?;
+        let values = r.matrix.entry_values(request.metric);
+        Ok(MatrixView {
             seq,
             request: request.clone(),
-            grid: Grid::new(&matrix, &filtered, request.metric, MAX_SIDE),
+            grid: Grid::new(&r.matrix, &r.filtered, request.metric, MAX_SIDE),
             nonzero_entries: values.iter().filter(|&&v| v > 0).count() as u64,
-            kept_entries: filtered.kept_entries,
-            removed_entries: filtered.removed_entries,
-            removed_share: filtered.removed_share,
-        }
+            kept_entries: r.filtered.kept_entries,
+            removed_entries: r.filtered.removed_entries,
+            removed_share: r.filtered.removed_share,
+        })
     }
 
-    /// Run one analysis of the whole kept trace; the result is its view's JSON (see
-    /// [`crate::analyses`]).
-    pub fn analyse(&self, request: &AnalysisRequest) -> Result<String, String> {
+    /// Run one analysis of the whole kept trace.
+    pub fn analyse(&self, request: &AnalysisRequest) -> Result<Answer, String> {
         self.analyse_selected(request, &Selection::all())
     }
 
-    /// Run one analysis of the kept trace restricted to `selection` (times relative to the
-    /// trace's first event). Comparisons ignore the selection: they compare whole runs.
-    pub fn analyse_selected(&self, request: &AnalysisRequest, selection: &Selection) -> Result<String, String> {
+    /// Run one analysis of the part of the kept trace `selection` keeps (times relative to the
+    /// trace's first event): one engine call per request. Comparisons ignore the selection:
+    /// they compare whole runs.
+    pub fn analyse_selected(&self, request: &AnalysisRequest, selection: &Selection) -> Result<Answer, String> {
+        let engine = &self.engine;
         let whole_runs = matches!(
             request,
             AnalysisRequest::Compare { .. } | AnalysisRequest::CompareRuns { .. }
         );
-        if whole_runs || *selection == Selection::all() {
-            return self.analyse_kept(&self.trace, request, selection);
+        if !whole_runs && *selection != Selection::all() && engine.selected_calls(selection)? == 0 {
+            return Err(EMPTY_SELECTION.into());
         }
-        let asked = selection;
-        let selection = self.absolute(selection);
-        let mut cache = self.restricted.borrow_mut();
-        // The previous copy is dropped before a new one is built: at most one is held.
-        let kept = match cache.take() {
-            Some((s, t)) if s == selection => (s, t),
-            other => {
-                drop(other);
-                let restricted = self.trace.restrict(&selection);
-                (selection, restricted)
-            }
+        let topology = |threshold_pct: Option<f64>, library| -> Result<Answer, String> {
+            let options = TopologyOptions {
+                threshold: threshold_pct.map_or(Threshold::Auto, Threshold::Percent),
+                library,
+                ..TopologyOptions::default()
+            };
+            Ok(Answer::Topology(engine.topology(selection, &options)?))
         };
-        let (selection, restricted) = &*cache.insert(kept);
-        if restricted.num_calls() == 0 {
-            return Err("the selection keeps no MPI call of this trace (see the matrix view's filters)".into());
-        }
-        let topology = matches!(
-            request,
-            AnalysisRequest::Topology { .. } | AnalysisRequest::TopologyWithLibrary { .. }
-        );
-        if topology && (selection.ranks.is_some() || selection.comm.is_some()) {
-            // The topology of a rank selection is that of the traffic among those ranks, as
-            // `tracelogic topology --ranks` and the matrix view count it.
-            return crate::analyses::analyse(&sends_among_selected(restricted, selection), request);
-        }
-        if let AnalysisRequest::WhatIf { custom } = request {
-            // What the selection dropped keeps its recorded time instead of turning into
-            // computation, as in `tracelogic replay` with selection flags.
-            let dropped = dropped_calls(&self.trace, restricted).map_err(|e| e.to_string())?;
-            let report = crate::analyses::replay_restricted(restricted, &dropped, *custom)?;
-            return serde_json::to_string(&report).map_err(|e| format!("cannot encode the result: {e}"));
-        }
-        self.analyse_kept(restricted, request, asked)
-    }
-
-    /// [`crate::analyses::analyse`] of `trace` (the part `selection` keeps), keeping the logical
-    /// trace of a logical analysis for its downloads; a download of another selection's (or
-    /// of none yet) builds it again.
-    fn analyse_kept(&self, trace: &Trace, request: &AnalysisRequest, selection: &Selection) -> Result<String, String> {
-        match request {
+        Ok(match request {
+            AnalysisRequest::Topology { threshold_pct } => topology(*threshold_pct, Vec::new())?,
+            AnalysisRequest::TopologyWithLibrary { threshold_pct, library } => {
+                topology(*threshold_pct, library.custom_patterns()?)?
+            }
             AnalysisRequest::Logical => {
                 self.logical.replace(None);
-                let (result, kept) = crate::analyses::logical_kept(trace)?;
-                self.logical.replace(Some((selection.clone(), kept)));
-                serde_json::to_string(&result).map_err(|e| format!("cannot encode the result: {e}"))
+                let report = engine.logical(selection, Threshold::Auto, &[])?;
+                let view = report.view();
+                self.logical.replace(Some((selection.clone(), report)));
+                Answer::Logical(view)
             }
-            AnalysisRequest::LogicalDownload { which } => {
-                let mut cache = self.logical.borrow_mut();
-                if let Some((s, kept)) = &*cache {
-                    if s == selection {
-                        return kept.download(*which);
-                    }
-                }
-                *cache = None;
-                let (_, kept) = crate::analyses::logical_kept(trace)?;
-                let (_, kept) = cache.insert((selection.clone(), kept));
-                kept.download(*which)
-            }
-            AnalysisRequest::Patterns => {
-                self.patterns.replace(None);
-                self.pattern_analyses.set(self.pattern_analyses.get() + 1);
-                let (mut result, kept) = crate::analyses::patterns_kept(trace);
-                result.trace_start = self.trace.span().0;
-                self.patterns.replace(Some((selection.clone(), kept)));
-                serde_json::to_string(&result).map_err(|e| format!("cannot encode the result: {e}"))
+            AnalysisRequest::LogicalDownload { which } => Answer::Download(self.download(*which, selection)?),
+            AnalysisRequest::Patterns => Answer::Patterns(engine.patterns(selection, &PatternOptions::default())?),
+            AnalysisRequest::Match { pattern, max_edits } => {
+                let search = SearchRequest::from_text(pattern, *max_edits)?;
+                Answer::Search(engine.pattern_search(selection, &search)?)
             }
             AnalysisRequest::Phases { strength } => {
-                crate::analyses::check_strength(*strength)?;
-                let mut cache = self.patterns.borrow_mut();
-                let kept = match cache.take() {
-                    Some((s, kept)) if s == *selection => kept,
-                    other => {
-                        drop(other);
-                        self.pattern_analyses.set(self.pattern_analyses.get() + 1);
-                        PatternsKept::find(trace)
-                    }
+                Answer::Phases(engine.phases(selection, *strength, Outside::Own)?)
+            }
+            AnalysisRequest::WhatIf { custom } => {
+                let request = match custom {
+                    Some((latency_us, gbps)) => ReplayRequest::with_custom(*latency_us, *gbps)?,
+                    None => ReplayRequest::default(),
                 };
-                let (_, kept) = cache.insert((selection.clone(), kept));
-                let result = crate::analyses::phases_of(trace, kept, *strength)?;
-                serde_json::to_string(&result).map_err(|e| format!("cannot encode the result: {e}"))
+                Answer::WhatIf(engine.replay(selection, &request)?.report)
             }
-            AnalysisRequest::Match { pattern, max_edits } => {
-                // Times read from the whole trace's start, as the phases view and the CLI read them.
-                let start = self.trace.span().0;
-                let result = crate::analyses::pattern_search_from(trace, pattern, *max_edits, start)?;
-                serde_json::to_string(&result).map_err(|e| format!("cannot encode the result: {e}"))
+            AnalysisRequest::Compare { label, files } => {
+                let files = files
+                    .iter()
+                    .map(|f| InputFile::new(f.name.clone(), f.bytes.clone()))
+                    .collect();
+                Answer::Compare(drawn(engine.compare_with_files(label, files)))
             }
-            _ => crate::analyses::analyse(trace, request),
+            AnalysisRequest::CompareRuns { runs, refused } => {
+                Answer::Compare(drawn(engine.compare_with_runs(runs.clone(), refused.clone())))
+            }
+            AnalysisRequest::SaveAs { format, renumbering } => {
+                Answer::Saved(crate::save::save_trace(engine, selection, *format, *renumbering)?)
+            }
+        })
+    }
+
+    /// The text of download `which` of the logical trace of `selection`: the kept one when it
+    /// is that selection's, else built again.
+    fn download(&self, which: LogicalDownload, selection: &Selection) -> Result<String, String> {
+        let mut kept = self.logical.borrow_mut();
+        if kept.as_ref().is_none_or(|(s, _)| s != selection) {
+            *kept = None;
+            let report = self.engine.logical(selection, Threshold::Auto, &[])?;
+            *kept = Some((selection.clone(), report));
+        }
+        let (_, report) = kept.as_ref().expect("kept above");
+        match which {
+            LogicalDownload::Json => report.json(),
+            LogicalDownload::Text => Ok(report.text()),
+            LogicalDownload::Skeleton => report.skeleton().map(str::to_owned).map_err(str::to_owned),
         }
     }
 
     /// The kept trace.
     pub fn trace(&self) -> &Trace {
-        &self.trace
+        self.engine.trace()
     }
 
-    /// How many times this session matched messages and found patterns for the patterns or
-    /// phases view (a phases view of the selection of the last one reuses its analysis).
+    /// The engine holding it.
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// How many times this session found communication patterns for the patterns or phases
+    /// view (a phases view of the selection of the last one reuses its analysis).
     pub fn pattern_analyses(&self) -> u64 {
-        self.pattern_analyses.get()
+        self.engine.pattern_analyses()
     }
 }
 
-/// `trace` without the sends addressed to ranks outside `selection`'s ranks and communicator
-/// (receives and calls are kept), so its whole matrix is the matrix of the selection.
-fn sends_among_selected(trace: &Trace, selection: &Selection) -> Trace {
-    let selected: Vec<bool> = (0..trace.num_ranks())
-        .map(|r| selection.selects_rank(trace, r))
-        .collect();
-    let mut out = trace.clone();
-    for rt in &mut out.ranks {
-        let p = &mut rt.p2p;
-        let keep: Vec<bool> = (0..p.len())
-            .map(|i| p.dir[i] == P2pDir::Recv || selected.get(p.peer[i] as usize).copied().unwrap_or(false))
-            .collect();
-        if keep.iter().all(|&k| k) {
-            continue;
-        }
-        fn retain<T: Copy>(column: &mut Vec<T>, keep: &[bool]) {
-            let mut i = 0;
-            column.retain(|_| {
-                i += 1;
-                keep.get(i - 1).copied().unwrap_or(false)
-            });
-        }
-        retain(&mut p.post, &keep);
-        retain(&mut p.complete, &keep);
-        retain(&mut p.dir, &keep);
-        retain(&mut p.peer, &keep);
-        retain(&mut p.tag, &keep);
-        retain(&mut p.comm, &keep);
-        retain(&mut p.bytes, &keep);
+/// The compare view's result: the engine's comparison and where to draw each run's graph.
+fn drawn(r: RunsReport) -> CompareResult {
+    CompareResult {
+        layouts: r.runs.iter().map(graph_layout).collect(),
+        others: r.others,
+        matrix: r.matrix,
+        refused: r.refused,
     }
-    out
+}
+
+/// Where to draw each rank of `run`: the topology view's layout of its identified topology
+/// (grids and tori on their coordinates, trees by depth), else a circle.
+fn graph_layout(run: &tracelogic_engine::compare::RunProperties) -> Vec<(f64, f64)> {
+    if run.ranks > MAX_COMPARE_DRAWN {
+        return Vec::new();
+    }
+    let g = Graph::from_edges(run.ranks, run.edges.iter().map(|e| (e[0], e[1])));
+    let report = tracelogic_engine::topology::of_graph(&g, &TopologyOptions::default());
+    crate::topology_layout::layout(&report)
 }
 
 /// Most input bytes one trace may have in the browser (1 GiB), counted both as given and once
@@ -367,14 +328,26 @@ fn cancelled() -> Failure {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
-    use crate::protocol::AnalysisRequest;
+    use crate::protocol::{AnalysisRequest, FromAnswer, PatternsReport, PhasesReport, SearchReport};
     use crate::samples::{find, SAMPLES};
     use std::path::Path;
-    use tracelogic_analysis::matrix::Metric;
+    use tracelogic_engine::matrix::{CommMatrix, Metric};
 
-    fn sample_files(id: &str) -> Vec<WireFile> {
+    /// The bundled sample `id`, read.
+    pub(crate) fn sample_trace(id: &str) -> Trace {
+        let files = sample_files(id);
+        tracelogic_formats::read_trace(files.into_iter().map(|f| InputFile::new(f.name, f.bytes)).collect()).unwrap()
+    }
+
+    /// The report an answer carries.
+    pub(crate) fn answer<T: FromAnswer>(r: Result<Answer, String>) -> T {
+        T::from_answer(&r.unwrap_or_else(|e| panic!("{e}"))).expect("an answer of the kind asked")
+    }
+
+    /// The bundled sample `id` as the worker receives it.
+    pub(crate) fn sample_files(id: &str) -> Vec<WireFile> {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../web/samples").join(id);
         find(id)
             .unwrap()
@@ -430,7 +403,7 @@ mod tests {
             threshold_pct: 100.0,
             ..MatrixRequest::default()
         };
-        let view = loaded.session.matrix(7, &request);
+        let view = loaded.session.matrix(7, &request).unwrap();
         assert_eq!(view.seq, 7);
         let full = CommMatrix::from_trace(loaded.session.trace(), &Default::default());
         let filtered = full.filter(Metric::Messages, 100.0);
@@ -439,13 +412,16 @@ mod tests {
         assert_eq!(view.grid.kept, kept);
         assert_eq!(view.removed_entries, filtered.removed_entries);
         assert_eq!(view.removed_share, filtered.removed_share);
-        let kept_at_0 = loaded.session.matrix(
-            8,
-            &MatrixRequest {
-                threshold_pct: 0.0,
-                ..request.clone()
-            },
-        );
+        let kept_at_0 = loaded
+            .session
+            .matrix(
+                8,
+                &MatrixRequest {
+                    threshold_pct: 0.0,
+                    ..request.clone()
+                },
+            )
+            .unwrap();
         let ones = |v: &MatrixView| v.grid.kept.iter().filter(|&&k| k).count() as u64;
         assert!(ones(&kept_at_0) >= ones(&view));
         assert_eq!(ones(&view), view.kept_entries);
@@ -466,26 +442,32 @@ mod tests {
             ..MatrixRequest::default()
         };
         // Ranks: only sends by and to ranks 0 and 1.
-        let ranks = loaded.session.matrix(
-            1,
-            &request(Selection {
-                ranks: Some(vec![0, 1]),
-                ..Selection::default()
-            }),
-        );
+        let ranks = loaded
+            .session
+            .matrix(
+                1,
+                &request(Selection {
+                    ranks: Some(vec![0, 1]),
+                    ..Selection::default()
+                }),
+            )
+            .unwrap();
         let nonzero: Vec<(u32, u32)> = (0..8u32)
             .flat_map(|r| (0..8u32).map(move |c| (r, c)))
             .filter(|&(r, c)| ranks.grid.values[(r * 8 + c) as usize] > 0)
             .collect();
         assert_eq!(nonzero, vec![(0, 1), (1, 0)]);
         // Time: the first half of the run, given relative to its start, equals the absolute selection.
-        let relative = loaded.session.matrix(
-            2,
-            &request(Selection {
-                to: Some(half),
-                ..Selection::default()
-            }),
-        );
+        let relative = loaded
+            .session
+            .matrix(
+                2,
+                &request(Selection {
+                    to: Some(half),
+                    ..Selection::default()
+                }),
+            )
+            .unwrap();
         let absolute = CommMatrix::from_trace(
             trace,
             &Selection {
@@ -501,19 +483,14 @@ mod tests {
 
     #[test]
     fn logical_downloads_come_from_the_selection_they_are_asked_with() {
-        use crate::analyses::LogicalResult;
-        use crate::protocol::LogicalDownload;
+        use crate::protocol::{LogicalDownload, LogicalView};
         let loaded = load("LU", sample_files("npb-lu.S.8")).0.unwrap();
         let session = &loaded.session;
         let json = |selection: &Selection| -> serde_json::Value {
-            let text = session
-                .analyse_selected(
-                    &AnalysisRequest::LogicalDownload {
-                        which: LogicalDownload::Json,
-                    },
-                    selection,
-                )
-                .unwrap();
+            let request = AnalysisRequest::LogicalDownload {
+                which: LogicalDownload::Json,
+            };
+            let text: String = answer(session.analyse_selected(&request, selection));
             serde_json::from_str(&text).unwrap()
         };
         let (start, end) = session.trace().span();
@@ -521,29 +498,31 @@ mod tests {
             to: Some((end - start) / 2),
             ..Selection::default()
         };
-        let whole: LogicalResult = serde_json::from_str(&session.analyse(&AnalysisRequest::Logical).unwrap()).unwrap();
+        let whole: LogicalView = answer(session.analyse(&AnalysisRequest::Logical));
         let kept = json(&Selection::all());
         assert_eq!(kept["records"].as_array().unwrap().len(), whole.program.raw_length);
         // Asked for another selection than the kept one, the download is that selection's.
-        let part: LogicalResult =
-            serde_json::from_str(&session.analyse_selected(&AnalysisRequest::Logical, &low).unwrap()).unwrap();
+        let part: LogicalView = answer(session.analyse_selected(&AnalysisRequest::Logical, &low));
         assert_ne!(part.program.raw_length, whole.program.raw_length);
         assert_eq!(json(&Selection::all()), kept);
         assert_eq!(json(&low)["records"].as_array().unwrap().len(), part.program.raw_length);
+        let text: String = answer(session.analyse(&AnalysisRequest::LogicalDownload {
+            which: LogicalDownload::Text,
+        }));
+        assert_eq!(text.lines().count(), 1 + whole.program.raw_length);
+        let skeleton: String = answer(session.analyse(&AnalysisRequest::LogicalDownload {
+            which: LogicalDownload::Skeleton,
+        }));
+        assert!(skeleton.contains("MPI_Init"));
     }
 
     #[test]
-    fn analyses_see_only_the_selected_ranks() {
-        use crate::analyses::PatternsResult;
+    fn analyses_see_only_the_selected_ranks_whatever_matrix_came_between() {
         let loaded = load("LU", sample_files("npb-lu.S.8")).0.unwrap();
         let session = &loaded.session;
-        let patterns =
-            |json: Result<String, String>| -> PatternsResult { serde_json::from_str(&json.unwrap()).unwrap() };
-        let whole = patterns(session.analyse(&AnalysisRequest::Patterns));
-        let ranks = |r: &PatternsResult| -> std::collections::BTreeSet<u32> {
-            r.patterns.iter().flat_map(|p| p.ranks.iter().copied()).collect()
+        let patterns = |selection: &Selection| -> PatternsReport {
+            answer(session.analyse_selected(&AnalysisRequest::Patterns, selection))
         };
-        assert_eq!(ranks(&whole), (0..8).collect());
         let low = Selection {
             ranks: Some(vec![0, 1, 2, 3]),
             ..Selection::default()
@@ -552,31 +531,27 @@ mod tests {
             ranks: Some(vec![4, 5, 6, 7]),
             ..Selection::default()
         };
-        let first = patterns(session.analyse_selected(&AnalysisRequest::Patterns, &low));
-        assert_eq!(ranks(&first), (0..4).collect());
-        assert!(first.events > 0 && first.events < whole.events);
+        let first = patterns(&low);
+        assert!(first.patterns.iter().all(|p| p.ranks.iter().all(|&r| r < 4)));
         // A matrix request for other ranks in between changes nothing: an analysis answers for
         // the selection it carries, not for the latest matrix's.
-        session.matrix(
-            1,
-            &MatrixRequest {
-                selection: high.clone(),
-                ..MatrixRequest::default()
-            },
-        );
-        assert_eq!(
-            patterns(session.analyse_selected(&AnalysisRequest::Patterns, &low)),
-            first
-        );
-        assert_eq!(patterns(session.analyse(&AnalysisRequest::Patterns)), whole);
-        let last = patterns(session.analyse_selected(&AnalysisRequest::Patterns, &high));
-        assert_eq!(ranks(&last), (4..8).collect());
+        session
+            .matrix(
+                1,
+                &MatrixRequest {
+                    selection: high.clone(),
+                    ..MatrixRequest::default()
+                },
+            )
+            .unwrap();
+        assert_eq!(patterns(&low), first);
+        let whole = patterns(&Selection::all());
+        let last = patterns(&high);
         assert_eq!(first.events + last.events, whole.events);
     }
 
     #[test]
     fn pattern_times_of_a_time_selection_count_from_the_whole_trace_start() {
-        use crate::analyses::{PatternsResult, SearchResult};
         let loaded = load("LU", sample_files("npb-lu.S.8")).0.unwrap();
         let session = &loaded.session;
         let (start, end) = session.trace().span();
@@ -584,189 +559,104 @@ mod tests {
             from: Some((end - start) / 2),
             ..Selection::default()
         };
-        let found: PatternsResult =
-            serde_json::from_str(&session.analyse_selected(&AnalysisRequest::Patterns, &later).unwrap()).unwrap();
+        let found: PatternsReport = answer(session.analyse_selected(&AnalysisRequest::Patterns, &later));
         assert_eq!(found.trace_start, start);
-        assert!(
-            found.timeline.start >= start + (end - start) / 2,
-            "the timeline is the selection's: {} from {start}",
-            found.timeline.start
-        );
         let p = found.patterns.iter().max_by_key(|p| p.occurrences).unwrap();
         let request = AnalysisRequest::Match {
             pattern: serde_json::to_string(&p.events).unwrap(),
             max_edits: 0,
         };
-        let searched: SearchResult =
-            serde_json::from_str(&session.analyse_selected(&request, &later).unwrap()).unwrap();
+        let searched: SearchReport = answer(session.analyse_selected(&request, &later));
         assert_eq!(searched.trace_start, start);
         let matches = &searched.search.search.matches;
         assert!(!matches.is_empty());
         assert!(matches.iter().all(|m| m.start >= start + (end - start) / 2));
-        let whole: SearchResult = serde_json::from_str(&session.analyse(&request).unwrap()).unwrap();
-        assert_eq!(whole.trace_start, start);
+        let whole: SearchReport = answer(session.analyse(&request));
         assert!(whole.search.search.matches.len() > matches.len());
+        let bad = session.analyse(&AnalysisRequest::Match {
+            pattern: "{\"0\": [\"S1\"".into(),
+            max_edits: 0,
+        });
+        assert!(bad.unwrap_err().starts_with("the pattern: not JSON at line 1"));
     }
 
     #[test]
     fn the_topology_of_a_rank_selection_is_that_of_the_traffic_among_those_ranks() {
-        use tracelogic_analysis::topology::{identify_matrix, TopologyOptions};
+        use tracelogic_engine::topology::{of_matrix, TopologyOptions, TopologyReport};
         let loaded = load("LU", sample_files("npb-lu.S.8")).0.unwrap();
         let trace = loaded.session.trace();
         let selection = Selection {
             ranks: Some(vec![0, 1, 2, 3]),
             ..Selection::default()
         };
-        let answer: serde_json::Value = serde_json::from_str(
-            &loaded
+        let r: TopologyReport = answer(
+            loaded
                 .session
-                .analyse_selected(&AnalysisRequest::Topology { threshold_pct: None }, &selection)
-                .unwrap(),
-        )
-        .unwrap();
+                .analyse_selected(&AnalysisRequest::Topology { threshold_pct: None }, &selection),
+        );
         // What `tracelogic topology --ranks 0-3` identifies: the matrix of the selection.
-        let cli = identify_matrix(&CommMatrix::from_trace(trace, &selection), &TopologyOptions::default());
-        assert_eq!(answer["edges"], serde_json::to_value(&cli.edges).unwrap());
-        let edges = answer["edges"].as_array().unwrap();
-        assert!(!edges.is_empty());
-        for e in edges {
-            assert!(e[0].as_u64().unwrap() < 4 && e[1].as_u64().unwrap() < 4, "{e}");
-        }
+        let cli = of_matrix(&CommMatrix::from_trace(trace, &selection), &TopologyOptions::default());
+        assert_eq!(r.edges, cli.edges);
+        assert!(!r.edges.is_empty());
+        assert!(r.edges.iter().all(|e| e[0] < 4 && e[1] < 4), "{:?}", r.edges);
     }
 
     #[test]
     fn phases_start_from_the_pattern_analysis_of_the_same_selection() {
-        use crate::analyses::phases;
         let loaded = load("LU", sample_files("npb-lu.S.8")).0.unwrap();
         let session = &loaded.session;
-        let trace = session.trace();
-        // The selection of the kept analysis and the number of analyses run so far.
-        let kept = || -> (Selection, u64) {
-            let cache = session.patterns.borrow();
-            let (selection, _) = cache.as_ref().expect("a pattern analysis is kept");
-            (selection.clone(), session.pattern_analyses())
+        let (start, end) = session.trace().span();
+        let low = Selection {
+            to: Some((end - start) / 2),
+            ..Selection::default()
         };
-        // Answers as the page gets them (JSON text: compared as text, floats exactly).
-        let phases_at = |strength: f64, selection: &Selection| -> String {
-            session
-                .analyse_selected(&AnalysisRequest::Phases { strength }, selection)
-                .unwrap()
-        };
-        let expected = |trace: &Trace, strength: f64| serde_json::to_string(&phases(trace, strength).unwrap()).unwrap();
-        let low_selection = || {
-            let (start, end) = trace.span();
-            Selection {
-                to: Some((end - start) / 2),
-                ..Selection::default()
-            }
-        };
-        let length = |answer: &str| -> u64 {
-            let v: serde_json::Value = serde_json::from_str(answer).unwrap();
-            v["analysis"]["sequence_length"].as_u64().unwrap()
+        let phases = |strength: f64, selection: &Selection| -> PhasesReport {
+            answer(session.analyse_selected(&AnalysisRequest::Phases { strength }, selection))
         };
         session.analyse(&AnalysisRequest::Patterns).unwrap();
-        assert_eq!(kept(), (Selection::all(), 1));
-        // The phases view after the patterns view, at any strength: the same answer as phases
-        // found from scratch, from the analysis the patterns view kept.
+        assert_eq!(session.pattern_analyses(), 1);
         for strength in [0.0, 0.5, 2.0] {
-            assert_eq!(phases_at(strength, &Selection::all()), expected(trace, strength));
-            assert_eq!(kept(), (Selection::all(), 1));
+            phases(strength, &Selection::all());
+            assert_eq!(session.pattern_analyses(), 1);
         }
         assert!(session
-            .analyse_selected(&AnalysisRequest::Phases { strength: -1.0 }, &low_selection())
+            .analyse_selected(&AnalysisRequest::Phases { strength: -1.0 }, &low)
             .unwrap_err()
             .contains("strength"));
-        assert_eq!(kept(), (Selection::all(), 1));
-        // Another selection: its own analysis replaces the kept one, and is reused in turn.
-        let (start, end) = trace.span();
-        let low = low_selection();
-        let restricted = trace.restrict(&Selection {
-            to: Some(start + (end - start) / 2),
-            ..Selection::default()
-        });
-        let part = phases_at(0.0, &low);
-        assert_eq!(part, expected(&restricted, 0.0));
-        assert_ne!(length(&part), length(&phases_at(0.0, &Selection::all())));
-        // (low: the second analysis; the whole trace after it: the third)
-        assert_eq!(kept(), (Selection::all(), 3));
-        session.analyse_selected(&AnalysisRequest::Patterns, &low).unwrap();
-        assert_eq!(kept(), (low.clone(), 4));
-        assert_eq!(phases_at(1.0, &low), expected(&restricted, 1.0));
-        assert_eq!(kept(), (low, 4));
-    }
-
-    #[test]
-    fn analysis_windows_are_relative_to_the_first_event() {
-        use crate::analyses::PhasesResult;
-        let loaded = load("MG", sample_files("npb-mg.S.8")).0.unwrap();
-        let session = &loaded.session;
-        let trace = session.trace();
-        let (start, end) = trace.span();
-        let half = (end - start) / 2;
-        let first_half = Selection {
-            to: Some(half),
-            ..Selection::default()
-        };
-        let request = AnalysisRequest::Phases { strength: 0.0 };
-        let answer: PhasesResult =
-            serde_json::from_str(&session.analyse_selected(&request, &first_half).unwrap()).unwrap();
-        let absolute = trace.restrict(&Selection {
-            to: Some(start + half),
-            ..Selection::default()
-        });
-        let expected = crate::analyses::phases(&absolute, 0.0).unwrap();
-        assert_eq!(answer.analysis.sequence, expected.analysis.sequence);
-        assert!(answer.analysis.sequence_length > 0);
-        for phase in &answer.analysis.phases {
+        assert_eq!(session.pattern_analyses(), 1);
+        let part = phases(0.0, &low);
+        assert_eq!(session.pattern_analyses(), 2);
+        for phase in &part.analysis.phases {
             assert!(
-                phase.time.0 < start + half,
+                phase.time.0 < start + (end - start) / 2,
                 "phase at {:?} outside the window",
                 phase.time
             );
         }
-        // What-if on collectives only replays no message.
+        phases(1.0, &low);
+        assert_eq!(session.pattern_analyses(), 2);
+    }
+
+    #[test]
+    fn what_if_of_collectives_only_replays_no_message() {
+        let loaded = load("MG", sample_files("npb-mg.S.8")).0.unwrap();
         let collectives = Selection {
             kinds: Some(vec![tracelogic_model::CallKind::Collective]),
             ..Selection::default()
         };
-        let whatif: serde_json::Value = serde_json::from_str(
-            &session
-                .analyse_selected(&AnalysisRequest::WhatIf { custom: None }, &collectives)
-                .unwrap(),
-        )
-        .unwrap();
-        assert_eq!(whatif["messages"], 0);
-        assert_eq!(whatif["calls"], 816);
-    }
-
-    #[test]
-    fn what_if_of_point_to_point_keeps_the_dropped_collectives_out_of_computation() {
-        use tracelogic_analysis::replay::WhatIf;
-        use tracelogic_model::CallKind::*;
-        let loaded = load("MG", sample_files("npb-mg.S.8")).0.unwrap();
-        let session = &loaded.session;
-        let p2p = Selection {
-            kinds: Some(vec![Send, Isend, Recv, Irecv, SendRecv, Completion]),
-            ..Selection::default()
-        };
-        let request = AnalysisRequest::WhatIf { custom: None };
-        let answer: WhatIf = serde_json::from_str(&session.analyse_selected(&request, &p2p).unwrap()).unwrap();
-        // The same as the core's replay of the restriction with what it dropped.
-        let restricted = session.trace().restrict(&session.absolute(&p2p));
-        let dropped = dropped_calls(session.trace(), &restricted).unwrap();
-        let expected = crate::analyses::replay_restricted(&restricted, &dropped, None).unwrap();
-        let plain = crate::analyses::replay(&restricted, None).unwrap();
-        let base = |w: &WhatIf| w.configurations[0].breakdown;
-        assert_eq!(base(&answer), base(&expected));
-        // MG's collectives took time: it is "not replayed", and no longer computation.
-        assert!(base(&answer).not_replayed_s > 0.0, "{:?}", base(&answer));
-        assert!(
-            base(&answer).compute_s < base(&plain).compute_s,
-            "{:?} vs {:?}",
-            base(&answer),
-            base(&plain)
+        let whatif: tracelogic_engine::replay::WhatIf = answer(
+            loaded
+                .session
+                .analyse_selected(&AnalysisRequest::WhatIf { custom: None }, &collectives),
         );
-        assert_eq!(base(&plain).not_replayed_s, 0.0);
+        assert_eq!(whatif.messages, 0);
+        assert_eq!(whatif.calls, 816);
+        assert!(loaded
+            .session
+            .analyse(&AnalysisRequest::WhatIf {
+                custom: Some((1.0, 0.0))
+            })
+            .is_err());
     }
 
     #[test]
@@ -795,6 +685,107 @@ mod tests {
             .session
             .analyse_selected(&AnalysisRequest::Patterns, &absent)
             .is_err());
+    }
+
+    #[test]
+    fn the_logical_answer_names_the_ranks_that_message_themselves() {
+        use crate::protocol::LogicalView;
+        let spec = tracelogic_synth::NasSpec {
+            iterations: Some(1),
+            ..tracelogic_synth::NasSpec::new(tracelogic_synth::NasBenchmark::Mg, tracelogic_synth::NasClass::S, 4)
+        };
+        let (mg4, _) = tracelogic_synth::generate_nas(&spec).unwrap();
+        let own: Vec<u32> = (0..4u32)
+            .filter(|&rank| mg4.ranks[rank as usize].p2p.peer.contains(&rank))
+            .collect();
+        let r: LogicalView = answer(Session::new(mg4).analyse(&AnalysisRequest::Logical));
+        assert!(!own.is_empty());
+        assert_eq!(r.self_ranks, own);
+    }
+
+    #[test]
+    fn runs_added_one_by_one_give_the_similarity_matrix_and_drawable_graphs() {
+        use crate::protocol::CompareResult;
+        use crate::views::compare::merge_request;
+        let session = Session::new(sample_trace("npb-lu.S.8"));
+        let compare = |label: &str, id: &str| AnalysisRequest::Compare {
+            label: label.into(),
+            files: sample_files(id),
+        };
+        let first_answer = session.analyse(&compare("MG", "npb-mg.S.8"));
+        let first: CompareResult = answer(first_answer.clone());
+        assert!(
+            merge_request(Vec::new(), &first_answer).is_none(),
+            "a first run needs no merge"
+        );
+        // BT has 9 ranks: refused, MG stays.
+        let bt = session.analyse(&compare("BT", "npb-bt.S.9"));
+        let merged = merge_request(first.others.clone(), &bt).expect("a merge keeps MG");
+        let refused: CompareResult = answer(session.analyse(&merged));
+        assert!(refused.refused.as_deref().unwrap().contains("same number of ranks"));
+        assert_eq!(refused.others.len(), 1);
+        let again = session.analyse(&compare("LU again", "npb-lu.S.8"));
+        let three: CompareResult = answer(session.analyse(&merge_request(refused.others.clone(), &again).unwrap()));
+        assert!(three.refused.is_none());
+        let m = three.matrix.as_ref().unwrap();
+        assert_eq!(
+            m.runs,
+            vec![session.trace().source.clone(), "MG".into(), "LU again".into()]
+        );
+        assert_eq!(m.pairs.len(), 3);
+        assert_eq!(three.layouts.len(), 3);
+        assert!(three.layouts.iter().all(|l| l.len() == 8));
+        // LU against MG is the same pair whether MG was alone or one of two.
+        let before = first.latest().unwrap();
+        let lu_mg = m.pairs.iter().find(|c| c.first == 0 && c.second == 1).unwrap();
+        assert_eq!((lu_mg.epsilon, lu_mg.theta), (before.epsilon, before.theta));
+        assert_eq!(three.latest().unwrap().second, 2);
+        // A trace that could not even be fetched keeps the runs before, with the reason.
+        let lost = merge_request(three.others.clone(), &Err("cannot fetch x".into())).unwrap();
+        let kept: CompareResult = answer(session.analyse(&lost));
+        assert_eq!(kept.others.len(), 2);
+        assert_eq!(kept.refused.as_deref(), Some("cannot fetch x"));
+    }
+
+    #[test]
+    fn a_saved_graph_becomes_a_custom_candidate_of_later_identifications() {
+        use crate::protocol::{ReferenceLibrary, ReferencePattern};
+        use tracelogic_engine::topology::TopologyReport;
+        let mg = Session::new(sample_trace("npb-mg.S.8"));
+        let plain: TopologyReport = answer(mg.analyse(&AnalysisRequest::Topology { threshold_pct: None }));
+        let pattern = ReferencePattern {
+            name: "MG graph".into(),
+            ranks: plain.identification.ranks,
+            edges: plain.edges.clone(),
+        };
+        let text = pattern.edge_list().unwrap();
+        let back = ReferencePattern::from_edge_list("MG graph", &text, "mg.txt").unwrap();
+        assert_eq!(back, pattern, "the downloaded edge list reads back as the same pattern");
+        let mut library = ReferenceLibrary::default();
+        library.save(pattern);
+        let request = AnalysisRequest::Topology { threshold_pct: None }.with_library(&library);
+        let with: TopologyReport = answer(mg.analyse(&request));
+        assert!(with
+            .identification
+            .equivalents
+            .iter()
+            .any(|e| e.family == "custom" && e.label.contains("MG graph")));
+        assert_ne!(
+            with.identification.matched.as_ref().unwrap().family,
+            "custom",
+            "built-ins stay simplest"
+        );
+        let broken = ReferenceLibrary {
+            patterns: vec![ReferencePattern {
+                name: "broken".into(),
+                ranks: 2,
+                edges: vec![[0, 5]],
+            }],
+        };
+        let e = mg
+            .analyse(&AnalysisRequest::Topology { threshold_pct: None }.with_library(&broken))
+            .unwrap_err();
+        assert!(e.contains("broken") && e.contains("outside"), "{e}");
     }
 
     /// 65,536 ranks were refused when the matrix was dense (64 GiB); the sparse matrix loads

@@ -1,5 +1,5 @@
 //! The analysis worker: a `gloo-worker` around [`Session`] that keeps the loaded trace and
-//! answers the page's requests with [`Response`]s.
+//! answers the page's typed requests with typed [`Response`]s (one engine call each).
 //!
 //! The worker, not the page, reads the input: the page hands it `File` handles (structured
 //! clones, no bytes copied; see [`HandleCodec`]) or the URLs of a bundled sample, and the worker
@@ -496,8 +496,7 @@ impl AnalysisWorker {
         match &self.session {
             Some(s) => Response::Analysis(Box::new(AnalysisAnswer {
                 seq,
-                kind: request.kind().to_owned(),
-                result: match selection {
+                answer: match selection {
                     Some(selection) => s.analyse_selected(&request, selection),
                     None => s.analyse(&request),
                 },
@@ -516,8 +515,7 @@ impl AnalysisWorker {
             }
             Err(message) => Response::Analysis(Box::new(AnalysisAnswer {
                 seq,
-                kind: "compare".into(),
-                result: Err(message),
+                answer: Err(message),
             })),
         }
     }
@@ -614,7 +612,10 @@ impl Worker for AnalysisWorker {
                 selection,
             }) => self.analyse(seq, request, selection.as_ref()),
             Input::Request(Request::Matrix { seq, request }) => match &self.session {
-                Some(s) => Response::Matrix(Box::new(s.matrix(seq, &request))),
+                Some(s) => match s.matrix(seq, &request) {
+                    Ok(m) => Response::Matrix(Box::new(m)),
+                    Err(f) => Response::Failed(f),
+                },
                 None => no_trace(),
             },
         };

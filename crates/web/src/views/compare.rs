@@ -11,13 +11,12 @@
 //! open again, recompares from them ([`restore_request`]).
 
 use super::{use_parsed, AnalysisState};
-use crate::analyses::CompareResult;
 use crate::input::{self, Source};
-use crate::protocol::{AnalysisRequest, LoadedTrace};
+use crate::protocol::{AnalysisRequest, Answer, CompareResult, LoadedTrace};
 use crate::samples::{self, Sample, SAMPLES};
 use std::collections::{HashSet, VecDeque};
 use std::rc::Rc;
-use tracelogic_analysis::similarity::{Comparison, PairedBy, PropertyComparison, RunProperties, SimilarityMatrix};
+use tracelogic_engine::compare::{Comparison, PropertyComparison, RunProperties, SimilarityMatrix};
 use web_sys::{DragEvent, HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
@@ -42,23 +41,23 @@ pub fn compared_runs(state: Option<&AnalysisState>) -> Option<Vec<RunProperties>
     let Some(result) = state.and_then(|s| s.result.as_deref()) else {
         return Some(Vec::new());
     };
-    let json = result.as_ref().ok()?;
-    serde_json::from_str::<CompareResult>(json).ok().map(|r| r.others)
+    match result.as_ref().ok()? {
+        Answer::Compare(r) => Some(r.others.clone()),
+        _ => None,
+    }
 }
 
 /// The request that joins the answer of a comparison with a run read from files to the runs
 /// compared before (`earlier`): the runs of both, recompared from their properties, with the
 /// reason when the new run was refused or could not be read. `None` when there is nothing to
 /// join (no earlier run, or an answer that cannot be read).
-pub fn merge_request(earlier: Vec<RunProperties>, answer: &Result<String, String>) -> Option<AnalysisRequest> {
+pub fn merge_request(earlier: Vec<RunProperties>, answer: &Result<Answer, String>) -> Option<AnalysisRequest> {
     if earlier.is_empty() {
         return None;
     }
     let (added, refused) = match answer {
-        Ok(json) => {
-            let r: CompareResult = serde_json::from_str(json).ok()?;
-            (r.others, r.refused)
-        }
+        Ok(Answer::Compare(r)) => (r.others.clone(), r.refused.clone()),
+        Ok(_) => return None,
         Err(e) => (Vec::new(), Some(e.clone())),
     };
     let mut runs = earlier;
@@ -126,31 +125,10 @@ pub fn restore_request(owner: &str, kept_owner: &str, runs: &str) -> Option<Anal
     (!runs.is_empty()).then_some(AnalysisRequest::CompareRuns { runs, refused: None })
 }
 
-/// How the ranks were paired for θ, in a line: by rank number, as one program under two
-/// placements, or by role (the best-θ isomorphism, with the paper's rank-number θ beside it and a
-/// warning when its search was cut).
+/// How the ranks were paired for θ, in a line, as `tracelogic compare` says it
+/// ([`tracelogic_engine::compare::pairing_text`]).
 pub fn pairing_text(c: &Comparison) -> String {
-    let p = &c.pairing;
-    match p.by {
-        PairedBy::RankNumber => "ranks paired by rank number".to_string(),
-        PairedBy::SameProperties => {
-            "ranks paired by an isomorphism keeping every rank's place in every property (one program, two placements)"
-                .to_string()
-        }
-        PairedBy::BestIsomorphism => format!(
-            "ranks paired by role: the graph isomorphism with the largest θ ({} of the search){}; by rank number θ = {:.3}{}",
-            if p.exhaustive { "proven best" } else { "best found before the step budget ran out" },
-            if p.exhaustive { String::new() } else { format!(", {} steps", p.steps) },
-            p.theta_by_rank,
-            p.theta_chance
-                .map(|t| format!("; shuffled values reach θ ≈ {t:.3} this way"))
-                .unwrap_or_default()
-        ) + &format!("; {}", p.anchor.summary()),
-        PairedBy::CommonSubgraph => format!(
-            "ranks paired by the common-subgraph correspondence; by rank number θ = {:.3}",
-            p.theta_by_rank
-        ),
-    }
+    format!("ranks paired {}", tracelogic_engine::compare::pairing_text(c))
 }
 
 /// Why a verdict is not certain: ε only bounded, or a pairing search cut short.
@@ -747,7 +725,7 @@ mod tests {
             refused: None,
         };
         AnalysisState {
-            result: Some(Rc::new(Ok(serde_json::to_string(&result).unwrap()))),
+            result: Some(Rc::new(Ok(Answer::Compare(result)))),
             ..AnalysisState::default()
         }
     }
@@ -838,13 +816,12 @@ mod tests {
     #[test]
     fn a_merge_joins_the_new_run_to_the_earlier_ones_and_keeps_them_on_refusal() {
         let answer = |others: Vec<RunProperties>, refused: Option<String>| {
-            Ok(serde_json::to_string(&CompareResult {
+            Ok(Answer::Compare(CompareResult {
                 others,
                 matrix: None,
                 layouts: Vec::new(),
                 refused,
-            })
-            .unwrap())
+            }))
         };
         assert_eq!(merge_request(Vec::new(), &answer(vec![run("B")], None)), None);
         assert_eq!(
@@ -909,7 +886,7 @@ mod tests {
 
     #[test]
     fn the_pairing_line_says_how_the_ranks_were_paired() {
-        use tracelogic_analysis::similarity::{compare_properties, Alignment, CompareOptions};
+        use tracelogic_analysis::similarity::{compare_properties, Alignment, CompareOptions, PairedBy};
         let a = torus("a", [9, 1, 2, 3, 4, 5, 6, 7, 8]);
         // Another program on the same torus: its largest volume is at rank 4, and no pairing
         // keeps every rank's place, so the ranks are paired by role.

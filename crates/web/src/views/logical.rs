@@ -8,17 +8,17 @@
 //! is shown a page of lines at a time.
 
 use super::{download, pending_note, use_parsed, AnalysisState, Focus};
-use crate::protocol::{AnalysisRequest, LogicalDownload};
+use crate::protocol::{AnalysisRequest, Answer, FromAnswer, LogicalDownload};
 use crate::text;
 use serde::Deserialize;
 use std::cell::Cell;
 use std::rc::Rc;
-use tracelogic_analysis::compress::{call_text, Node, Program};
-use tracelogic_analysis::logical::{Accuracy, DirectionsFrom, RankClass, TopologyInfo, Verification, SELF_DIRECTION};
+use tracelogic_analysis::compress::{call_text, Node};
+use tracelogic_analysis::logical::SELF_DIRECTION;
+use tracelogic_engine::logical::{Accuracy, DirectionsFrom, Program, RankClass, TopologyInfo, Verification};
 use yew::prelude::*;
 
-/// What the view draws of a [`LogicalResult`](crate::analyses::LogicalResult), with the
-/// side-by-side text's lines counted once.
+/// What the view draws of a [`crate::protocol::LogicalView`], with the side-by-side text's lines counted once.
 #[derive(Deserialize)]
 struct Shown {
     topology: TopologyInfo,
@@ -77,6 +77,27 @@ fn self_note(topology: &TopologyInfo, self_ranks: &[u32], classes: &[RankClass])
 struct SideBySide {
     text: String,
     lines: usize,
+}
+
+impl FromAnswer for Shown {
+    fn from_answer(answer: &Answer) -> Option<Self> {
+        let Answer::Logical(v) = answer else { return None };
+        let v: crate::protocol::LogicalView = v.clone();
+        Some(Shown {
+            topology: v.topology,
+            ranks_used: v.ranks_used,
+            maximal: v.maximal,
+            accuracy: v.accuracy,
+            verification: v.verification,
+            program: v.program,
+            side_by_side: SideBySide::from(v.side_by_side),
+            classes: v.classes,
+            merge_conflicts: v.merge_conflicts,
+            no_skeleton: v.no_skeleton,
+            directions_from: v.directions_from,
+            self_ranks: v.self_ranks,
+        })
+    }
 }
 
 impl From<String> for SideBySide {
@@ -270,7 +291,7 @@ pub fn logical_view(props: &LogicalProps) -> Html {
             let Some(state) = state.as_ref().filter(|s| !s.pending) else {
                 return;
             };
-            if let (Some(Ok(text)), Some(AnalysisRequest::LogicalDownload { which })) =
+            if let (Some(Ok(Answer::Download(text))), Some(AnalysisRequest::LogicalDownload { which })) =
                 (state.result.as_deref(), &state.request)
             {
                 if SAVED.with(|s| s.replace(state.seq)) != state.seq {
@@ -449,27 +470,25 @@ mod tests {
 
     #[test]
     fn the_view_reads_the_answer_and_the_downloads_stay_out_of_it() {
-        let trace = crate::analyses::tests::sample_trace("npb-lu.S.8");
-        let answer = crate::analyses::analyse(&trace, &AnalysisRequest::Logical).unwrap();
-        let full: crate::analyses::LogicalResult = serde_json::from_str(&answer).unwrap();
-        let shown: Shown = serde_json::from_str(&answer).unwrap();
+        let session = crate::session::Session::new(crate::session::tests::sample_trace("npb-lu.S.8"));
+        let answer = session.analyse(&AnalysisRequest::Logical).unwrap();
+        let Answer::Logical(full) = &answer else {
+            panic!("{answer:?}")
+        };
+        let shown = Shown::from_answer(&answer).unwrap();
         assert_eq!(shown.program, full.program);
         assert_eq!(shown.verification, full.verification);
         assert_eq!(shown.side_by_side.text, full.side_by_side);
         assert_eq!(shown.side_by_side.lines, full.side_by_side.lines().count());
         assert_eq!(shown.classes, full.classes);
         assert_eq!(shown.merge_conflicts, full.merge_conflicts);
-        let json = crate::analyses::analyse(
-            &trace,
-            &AnalysisRequest::LogicalDownload {
-                which: LogicalDownload::Json,
-            },
-        )
-        .unwrap();
+        let json: String = crate::session::tests::answer(session.analyse(&AnalysisRequest::LogicalDownload {
+            which: LogicalDownload::Json,
+        }));
+        let answer_bytes = serde_json::to_string(&answer).unwrap().len();
         assert!(
-            answer.len() < json.len(),
-            "the answer ({} bytes) carries no download ({} bytes)",
-            answer.len(),
+            answer_bytes < json.len(),
+            "the answer ({answer_bytes} bytes) carries no download ({} bytes)",
             json.len()
         );
         let logical: serde_json::Value = serde_json::from_str(&json).unwrap();

@@ -16,7 +16,8 @@
 
 use crate::export::{self, FigureWriter};
 use crate::heatmap::{
-    cell_at, css_rgb, legend_ticks, parse_css_colour, svg_document, BinaryColours, Grid, Layer, SvgStyle,
+    cell_at, css_rgb, legend_ticks, parse_css_colour, rank_labels, svg_document, BinaryColours, Grid, Layer,
+    RankLabels, SvgStyle,
 };
 use crate::protocol::{MatrixRequest, MatrixView as MatrixResult};
 use crate::text;
@@ -119,9 +120,6 @@ struct Cursor {
     col: u32,
 }
 
-/// Largest side that gets rank numbers along the axes.
-const MAX_LABELLED: u32 = 32;
-
 /// Largest side whose values are also given as a (visually hidden) table for screen readers.
 const MAX_TABLE: u32 = 16;
 
@@ -150,9 +148,14 @@ fn show_ranks(range: (u32, u32)) -> String {
     }
 }
 
-/// Whether the drawing has rank numbers in a one-cell margin (small matrices, one rank a cell).
-fn labelled(grid: &Grid) -> bool {
-    grid.block == 1 && grid.side <= MAX_LABELLED
+/// The rank numbers beside the drawing, when they can be read (up to 128 ranks, one a cell).
+fn labels(grid: &Grid) -> Option<RankLabels> {
+    rank_labels(grid.side, grid.block)
+}
+
+/// The margin around the cells, in cells.
+fn margin_of(grid: &Grid) -> f64 {
+    labels(grid).map_or(0.0, |l| l.margin)
 }
 
 /// What a cell means once the threshold is applied.
@@ -172,7 +175,7 @@ fn cell_under(svg: &Element, grid: &Grid, x: f64, y: f64) -> Option<Cursor> {
     if rect.width() <= 0.0 || rect.height() <= 0.0 {
         return None;
     }
-    let margin = f64::from(u8::from(labelled(grid)));
+    let margin = margin_of(grid);
     let (fx, fy) = ((x - rect.left()) / rect.width(), (y - rect.top()) / rect.height());
     cell_at(fx, fy, grid.side, margin).map(|(row, col)| Cursor { row, col })
 }
@@ -344,11 +347,13 @@ fn figure_writer(result: Rc<MatrixResult>, layer: Layer, title: String) -> Figur
             binary: binary_colours(&canvas),
         };
         let rect = svg.get_bounding_client_rect();
-        let (mut w, mut h) = (rect.width().round(), rect.height().round());
-        if w < 1.0 || h < 1.0 {
-            (w, h) = (512.0, 512.0);
-        }
-        Ok((svg_document(grid, layer, &style, w, h, labelled(grid), &title), w, h))
+        let side = rect.width().min(rect.height()).round();
+        let cells = if side >= 64.0 { side } else { 512.0 };
+        let legend = match layer {
+            Layer::Heat => format!("{} sent (log scale)", metric_name(result.request.metric)),
+            Layer::Binary => format!("at {:.1} % threshold", result.request.threshold_pct),
+        };
+        Ok(svg_document(grid, layer, &style, cells, &legend, &title))
     })
 }
 
@@ -365,8 +370,8 @@ pub fn matrix_view(props: &MatrixProps) -> Html {
     let metric = result.request.metric;
     let grid = &result.grid;
     let side = grid.side;
-    let labelled = labelled(grid);
-    let margin = f64::from(u8::from(labelled));
+    let labels = labels(grid);
+    let margin = margin_of(grid);
     let span = side as f64 + margin;
     let selected_now = (*selected).filter(|c| c.row < side && c.col < side);
     let cursor_now = (*hover).or(selected_now).filter(|c| c.row < side && c.col < side);
@@ -610,23 +615,21 @@ pub fn matrix_view(props: &MatrixProps) -> Html {
     let focus_row = props.focus.rank.filter(|&r| r < grid.ranks && side > 0).map(|r| {
         html! { <rect class="focus-row" x="0" y={(r / grid.block).to_string()} width={side.to_string()} height="1" /> }
     });
-    let view_box = if labelled {
-        format!("-1 -1 {} {}", side + 1, side + 1)
-    } else {
-        format!("0 0 {side} {side}")
-    };
+    let view_box = format!("{m} {m} {s} {s}", m = -margin, s = side as f64 + margin);
     let cells_box = {
         let at = margin / span * 100.0;
         let size = side as f64 / span * 100.0;
         format!("left: {at:.4}%; top: {at:.4}%; width: {size:.4}%; height: {size:.4}%")
     };
-    let rank_labels = labelled.then(|| {
+    let rank_labels = labels.map(|l| {
+        let style = format!("font-size: {:.3}px", l.font);
         (0..side)
+            .step_by(l.step as usize)
             .map(|r| {
                 html! {
                     <>
-                        <text class="rank-label" x={format!("{}.5", r)} y="-0.3" text-anchor="middle">{ r }</text>
-                        <text class="rank-label" x="-0.3" y={format!("{}.5", r)} text-anchor="end" dominant-baseline="central">{ r }</text>
+                        <text class="rank-label" style={style.clone()} x={format!("{}.5", r)} y={format!("{:.3}", -0.3 * l.font / 0.34)} text-anchor="middle">{ r }</text>
+                        <text class="rank-label" style={style.clone()} x={format!("{:.3}", -0.3 * l.font / 0.34)} y={format!("{}.5", r)} text-anchor="end" dominant-baseline="central">{ r }</text>
                     </>
                 }
             })

@@ -1,6 +1,6 @@
 //! The views of a loaded trace, one module each. The navigation bar lists [`View::ALL`]. The
-//! analysis views receive their result as JSON from the worker ([`AnalysisState`]) and share
-//! the selected rank, pattern and phase ([`Focus`]).
+//! analysis views receive their report typed from the worker ([`AnalysisState`], an
+//! [`Answer`]) and share the selected rank, pattern and phase ([`Focus`]).
 
 pub mod compare;
 pub mod logical;
@@ -13,8 +13,7 @@ pub mod topology;
 pub mod tour;
 pub mod whatif;
 
-use crate::protocol::AnalysisRequest;
-use serde::de::DeserializeOwned;
+use crate::protocol::{AnalysisRequest, Answer, FromAnswer};
 use std::rc::Rc;
 use yew::prelude::*;
 
@@ -95,7 +94,7 @@ impl View {
 }
 
 /// Where a view's analysis is: the last request, whether its answer is awaited, and the answer
-/// (JSON or an error message).
+/// (the report or an error message).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct AnalysisState {
     /// Sequence number of the latest request (answers with another number are stale).
@@ -105,7 +104,7 @@ pub struct AnalysisState {
     /// True while the worker computes.
     pub pending: bool,
     /// The latest answer.
-    pub result: Option<Rc<Result<String, String>>>,
+    pub result: Option<Rc<Result<Answer, String>>>,
     /// Label of a second trace being read (comparisons).
     pub loading: Option<String>,
 }
@@ -138,17 +137,17 @@ pub struct AnalysisProps {
     pub children: Html,
 }
 
-/// The parsed result of `state`, parsed once per answer (not on every hover or click), or the
-/// page content standing in for it (waiting, error).
+/// The report of `state`, read out of its answer once per answer (not on every hover or
+/// click), or the page content standing in for it (waiting, error).
 #[hook]
-pub fn use_parsed<T: DeserializeOwned + 'static>(state: &AnalysisState) -> Result<Rc<T>, Html> {
+pub fn use_parsed<T: FromAnswer + 'static>(state: &AnalysisState) -> Result<Rc<T>, Html> {
     let parsed = use_memo(state.result.clone(), |result| match result.as_deref() {
         None => None,
         Some(Err(e)) => Some(Err(e.clone())),
-        Some(Ok(json)) => Some(
-            serde_json::from_str::<T>(json)
+        Some(Ok(answer)) => Some(
+            T::from_answer(answer)
                 .map(Rc::new)
-                .map_err(|e| format!("unreadable answer: {e}")),
+                .ok_or_else(|| "unreadable answer: not the report this view shows".to_owned()),
         ),
     });
     match &*parsed {

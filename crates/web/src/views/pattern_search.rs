@@ -4,8 +4,7 @@
 //! rank, and the worker searches it as `tracelogic match` does.
 
 use super::{pending_note, seconds, use_parsed, AnalysisState, Focus};
-use crate::analyses::{PatternsResult, SearchResult};
-use crate::protocol::AnalysisRequest;
+use crate::protocol::{AnalysisRequest, Answer, SearchReport as SearchResult};
 use web_sys::{HtmlInputElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
@@ -111,9 +110,9 @@ pub fn pattern_search(props: &PatternSearchProps) -> Html {
     }
 }
 
-/// The events of pattern `id` of a patterns answer (`json`), as a pattern file's JSON.
-fn pattern_events(json: &str, id: usize) -> Option<String> {
-    let parsed: PatternsResult = serde_json::from_str(json).ok()?;
+/// The events of pattern `id` of a patterns answer, as a pattern file's JSON.
+fn pattern_events(answer: &Answer, id: usize) -> Option<String> {
+    let Answer::Patterns(parsed) = answer else { return None };
     let p = parsed.patterns.iter().find(|p| p.id == id)?;
     serde_json::to_string(&p.events).ok()
 }

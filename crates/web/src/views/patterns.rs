@@ -4,7 +4,7 @@
 //! export.
 
 use super::{download_button, pending_note, seconds, use_parsed, AnalysisProps, Focus};
-use crate::analyses::PatternsResult;
+use crate::protocol::PatternsReport as PatternsResult;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 use tracelogic_analysis::patterns::{CommunicationPattern, EventGraph, PatternTimeline};
@@ -762,8 +762,9 @@ mod tests {
 
     #[test]
     fn arrows_pair_each_send_with_its_receive_in_order() {
-        let trace = crate::analyses::tests::sample_trace("npb-lu.S.8");
-        let result = crate::analyses::patterns(&trace);
+        let session = crate::session::Session::new(crate::session::tests::sample_trace("npb-lu.S.8"));
+        let result: PatternsResult =
+            crate::session::tests::answer(session.analyse(&crate::protocol::AnalysisRequest::Patterns));
         assert!(!result.patterns.is_empty());
         for p in &result.patterns {
             for ((a, i), (b, j)) in arrows(p) {

@@ -3,8 +3,8 @@
 //! `s0` slider that re-segments, and the table of phases with their patterns and routines.
 
 use super::{pending_note, use_parsed, AnalysisState, Focus};
-use crate::analyses::PhasesResult;
 use crate::protocol::AnalysisRequest;
+use crate::protocol::PhasesReport as PhasesResult;
 use std::rc::Rc;
 use tracelogic_analysis::phases::Segment;
 use web_sys::HtmlInputElement;
@@ -285,9 +285,10 @@ mod tests {
 
     #[test]
     fn phase_times_count_from_the_trace_start_as_the_patterns_do() {
-        let trace = crate::analyses::tests::sample_trace("npb-lu.S.8");
-        let start = trace.span().0;
-        let result = crate::analyses::phases(&trace, 0.0).unwrap();
+        let session = crate::session::Session::new(crate::session::tests::sample_trace("npb-lu.S.8"));
+        let start = session.trace().span().0;
+        let request = crate::protocol::AnalysisRequest::Phases { strength: 0.0 };
+        let result: PhasesResult = crate::session::tests::answer(session.analyse(&request));
         let first = result.analysis.phases.iter().map(|p| p.time.0).min().unwrap();
         assert!(
             first > start,

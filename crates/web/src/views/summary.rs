@@ -2,7 +2,7 @@
 //! unmatched messages and reader warnings; and "Save trace as…", which has the worker write the
 //! trace in another format (optionally renumbered) and downloads the file.
 
-use crate::protocol::{AnalysisRequest, LoadedTrace};
+use crate::protocol::{AnalysisRequest, Answer, FromAnswer, LoadedTrace};
 use crate::save::{Renumbering, SaveFormat, SavedTrace};
 use crate::text;
 use crate::views::AnalysisState;
@@ -52,11 +52,9 @@ fn save_trace(props: &SummaryProps) -> Html {
     {
         let seq = state.seq;
         use_effect_with(state.result.clone(), move |result| {
-            if let Some(Ok(json)) = result.as_deref() {
+            if let Some(Ok(Answer::Saved(saved))) = result.as_deref() {
                 if DOWNLOADED.with(|d| d.replace(seq)) != seq {
-                    if let Ok(saved) = serde_json::from_str::<SavedTrace>(json) {
-                        let _ = download(&saved);
-                    }
+                    let _ = download(saved);
                 }
             }
         });
@@ -86,7 +84,7 @@ fn save_trace(props: &SummaryProps) -> Html {
         match state.result.as_deref() {
             None => html! { <p id="save-status" role="status" hidden=true></p> },
             Some(Err(e)) => html! { <div id="save-status" role="status">{ crate::views::error_box(e) }</div> },
-            Some(Ok(json)) => match serde_json::from_str::<SavedTrace>(json) {
+            Some(Ok(answer)) => match SavedTrace::from_answer(answer).ok_or("not a saved trace") {
                 Ok(s) => html! {
                     <p id="save-status" role="status" data-file={s.file_name.clone()} data-bytes={s.bytes.to_string()}>
                         { format!("Saved {} ({}, {} ranks, {} calls{})", s.file_name, text::bytes(s.bytes),

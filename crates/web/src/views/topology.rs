@@ -7,10 +7,10 @@
 use super::{pending_note, use_parsed, AnalysisState, Focus};
 use crate::protocol::{AnalysisRequest, ReferenceLibrary, ReferencePattern};
 use crate::text;
-use std::collections::{BTreeSet, VecDeque};
+use std::collections::BTreeSet;
 use std::rc::Rc;
-use tracelogic_analysis::logical::PlacedBy;
-use tracelogic_analysis::topology::{Component, RankPlace, Stage, TopologyReport};
+use tracelogic_engine::logical::PlacedBy;
+use tracelogic_engine::topology::{Component, RankPlace, Stage, TopologyReport};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
@@ -106,117 +106,7 @@ pub const MAX_ROWS: usize = 2048;
 /// Most ranks drawn (larger graphs are listed, not drawn).
 pub const MAX_DRAWN: usize = 1024;
 
-/// Position of every rank in a `[0, 1]²` box: nested squares for hypercubes, from the
-/// coordinates for grid-like families and NAS CG's process grid, by depth for trees, on a
-/// circle otherwise.
-pub fn layout(report: &TopologyReport) -> Vec<(f64, f64)> {
-    let n = report.identification.ranks as usize;
-    let family = report
-        .identification
-        .matched
-        .as_ref()
-        .map(|m| m.family.as_str())
-        .unwrap_or("");
-    let mapping = &report.identification.mapping;
-    let coords_ok = mapping.len() == n && mapping.iter().all(|p| (p.rank as usize) < n);
-    if coords_ok && family == "hypercube" {
-        let d = report
-            .identification
-            .matched
-            .as_ref()
-            .and_then(|m| m.dims.first().copied())
-            .unwrap_or(0);
-        if let Some(pos) = crate::family_layout::hypercube(d, n, mapping.iter().map(|p| (p.rank, p.node))) {
-            return pos;
-        }
-    }
-    // NAS CG's coordinates are its process grid (row, column): its transpose edges bow as arcs.
-    let cartesian = family.contains("grid")
-        || family.contains("torus")
-        || family.contains("stencil")
-        || family.contains("hypercube")
-        || family == "nas-cg";
-    if coords_ok && cartesian {
-        if let Some(pos) = grid_layout(mapping, n) {
-            return pos;
-        }
-    }
-    if coords_ok && family.contains("tree") {
-        if let Some(root) = mapping.iter().find(|p| p.node == 0) {
-            return tree_layout(n, &report.edges, root.rank);
-        }
-    }
-    circle_layout(n)
-}
-
-fn circle_layout(n: usize) -> Vec<(f64, f64)> {
-    (0..n)
-        .map(|i| {
-            let a = std::f64::consts::TAU * i as f64 / n.max(1) as f64 - std::f64::consts::FRAC_PI_2;
-            (0.5 + 0.5 * a.cos(), 0.5 + 0.5 * a.sin())
-        })
-        .collect()
-}
-
-/// Columns from the first coordinate, rows from the second; a third dimension places its
-/// layers side by side, offset a little downwards so wrap edges stay visible.
-fn grid_layout(mapping: &[RankPlace], n: usize) -> Option<Vec<(f64, f64)>> {
-    let dim = |d: usize| {
-        mapping
-            .iter()
-            .map(|p| p.coords.get(d).copied().unwrap_or(0))
-            .max()
-            .unwrap_or(0) as f64
-    };
-    if mapping.iter().any(|p| p.coords.len() > 3 || p.coords.is_empty()) {
-        return None;
-    }
-    let (wx, wy, wz) = (dim(0) + 1.0, dim(1) + 1.0, dim(2) + 1.0);
-    let width = wx * wz + (wz - 1.0) * 0.6;
-    let span = width.max(wy + (wz - 1.0) * 0.3);
-    let mut pos = vec![(0.0, 0.0); n];
-    for p in mapping {
-        let c = |d: usize| p.coords.get(d).copied().unwrap_or(0) as f64;
-        let x = c(2) * (wx + 0.6) + c(0);
-        let y = c(1) + c(2) * 0.3;
-        pos[p.rank as usize] = ((x + 0.5) / span, (y + 0.5) / span);
-    }
-    Some(pos)
-}
-
-fn tree_layout(n: usize, edges: &[[u32; 2]], root: u32) -> Vec<(f64, f64)> {
-    let mut adjacency = vec![Vec::new(); n];
-    for &[a, b] in edges {
-        if (a as usize) < n && (b as usize) < n {
-            adjacency[a as usize].push(b as usize);
-            adjacency[b as usize].push(a as usize);
-        }
-    }
-    let mut depth = vec![usize::MAX; n];
-    let mut levels: Vec<Vec<usize>> = Vec::new();
-    let mut queue = VecDeque::from([root as usize]);
-    depth[root as usize] = 0;
-    while let Some(v) = queue.pop_front() {
-        if levels.len() <= depth[v] {
-            levels.push(Vec::new());
-        }
-        levels[depth[v]].push(v);
-        for &w in &adjacency[v] {
-            if depth[w] == usize::MAX {
-                depth[w] = depth[v] + 1;
-                queue.push_back(w);
-            }
-        }
-    }
-    let rows = levels.len().max(1) as f64;
-    let mut pos = circle_layout(n);
-    for (d, level) in levels.iter().enumerate() {
-        for (i, &v) in level.iter().enumerate() {
-            pos[v] = ((i as f64 + 0.5) / level.len() as f64, (d as f64 + 0.5) / rows);
-        }
-    }
-    pos
-}
+pub use crate::topology_layout::layout;
 
 /// Neighbours of `rank` in the filtered graph.
 pub fn neighbours(edges: &[[u32; 2]], rank: u32) -> BTreeSet<u32> {
@@ -838,12 +728,16 @@ fn wrap(body: Html, _props: &TopologyProps) -> Html {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::analyses::topology;
+
+    fn topology(trace: &tracelogic_model::Trace) -> TopologyReport {
+        let session = crate::session::Session::new(trace.clone());
+        crate::session::tests::answer(session.analyse(&AnalysisRequest::Topology { threshold_pct: None }))
+    }
 
     #[test]
     fn grid_layout_puts_neighbours_one_step_apart() {
-        let trace = crate::analyses::tests::sample_trace("npb-lu.S.8");
-        let report = topology(&trace, None);
+        let trace = crate::session::tests::sample_trace("npb-lu.S.8");
+        let report = topology(&trace);
         assert_eq!(report.identification.matched.as_ref().unwrap().label, "4x2 grid");
         let pos = layout(&report);
         assert_eq!(pos.len(), 8);
@@ -863,7 +757,7 @@ mod tests {
     #[test]
     fn a_selection_of_four_ranks_shows_its_component_and_the_ranks_without_traffic() {
         use tracelogic_model::{CallKind, Selection};
-        let trace = crate::analyses::tests::sample_trace("npb-lu.S.8");
+        let trace = crate::session::tests::sample_trace("npb-lu.S.8");
         let selection = Selection {
             ranks: Some(vec![0, 1, 2, 3]),
             kinds: Some(vec![CallKind::Send]),
@@ -871,10 +765,9 @@ mod tests {
         };
         // As the page asks it: the worker's session restricts the trace to the selection.
         let session = crate::session::Session::new(trace);
-        let json = session
-            .analyse_selected(&AnalysisRequest::Topology { threshold_pct: None }, &selection)
-            .unwrap();
-        let report: TopologyReport = serde_json::from_str(&json).unwrap();
+        let report: TopologyReport = crate::session::tests::answer(
+            session.analyse_selected(&AnalysisRequest::Topology { threshold_pct: None }, &selection),
+        );
         assert_eq!(graph_line(&report), "8 ranks, 3 edges, 4 ranks without traffic");
         assert_eq!(report.components.len(), 1);
         let c = &report.components[0];
@@ -891,8 +784,8 @@ mod tests {
 
     #[test]
     fn graph_lines_agree_in_number_and_ranges_compress() {
-        let trace = crate::analyses::tests::sample_trace("npb-lu.S.8");
-        let mut report = topology(&trace, None);
+        let trace = crate::session::tests::sample_trace("npb-lu.S.8");
+        let mut report = topology(&trace);
         assert_eq!(graph_line(&report), format!("8 ranks, {} edges", report.edges.len()));
         report.edges.truncate(1);
         report.isolated_ranks = vec![5];
@@ -904,8 +797,8 @@ mod tests {
     #[test]
     fn every_sample_topology_gives_each_rank_its_own_place_in_the_box() {
         for id in ["npb-bt.S.9", "npb-mg.S.8", "pipit-ping-pong-otf2"] {
-            let trace = crate::analyses::tests::sample_trace(id);
-            let report = topology(&trace, None);
+            let trace = crate::session::tests::sample_trace(id);
+            let report = topology(&trace);
             let pos = layout(&report);
             assert_eq!(pos.len(), report.identification.ranks as usize, "{id}");
             assert!(

@@ -316,8 +316,9 @@ mod tests {
 
     #[test]
     fn sweeps_and_the_init_finalize_line_read_as_the_cli() {
-        let trace = crate::analyses::tests::sample_trace("npb-lu.S.8");
-        let report = crate::analyses::replay(&trace, None).unwrap();
+        let session = crate::session::Session::new(crate::session::tests::sample_trace("npb-lu.S.8"));
+        let request = crate::protocol::AnalysisRequest::WhatIf { custom: None };
+        let report: WhatIf = crate::session::tests::answer(session.analyse(&request));
         let names: std::collections::BTreeSet<&str> = report
             .configurations
             .iter()

@@ -1,0 +1,96 @@
+//! What `tracelogic patterns` prints.
+
+use crate::common::{emit, print_json, seconds, table, CliError, Selected};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use tracelogic_engine::patterns::{CommunicationPattern, PatternsReport, RankPatternOut, RoutineComparison};
+use tracelogic_model::Rank;
+
+/// The JSON document of `tracelogic patterns` (then `selection`).
+#[derive(Serialize)]
+pub struct Document<'a> {
+    events: u64,
+    events_in_patterns: u64,
+    communication_patterns: &'a [CommunicationPattern],
+    rank_patterns: &'a BTreeMap<Rank, Vec<RankPatternOut>>,
+    routine_comparison: &'a Option<RoutineComparison>,
+}
+
+impl<'a> Document<'a> {
+    /// The document of `r`.
+    pub fn of(r: &'a PatternsReport) -> Document<'a> {
+        Document {
+            events: r.events,
+            events_in_patterns: r.events_in_patterns,
+            communication_patterns: &r.patterns,
+            rank_patterns: &r.rank_patterns,
+            routine_comparison: &r.routine_comparison,
+        }
+    }
+}
+
+/// Print `r` as JSON or text.
+pub fn print(r: &PatternsReport, json: bool) -> Result<(), CliError> {
+    if json {
+        print_json(&Selected {
+            report: &Document::of(r),
+            selection: &r.selection,
+        })
+    } else {
+        emit(|out| out.write_all(text(r).as_bytes()))
+    }
+}
+
+/// The text of `tracelogic patterns`.
+pub fn text(r: &PatternsReport) -> String {
+    let mut o = format!(
+        "{} events, {} inside per-rank pattern occurrences; {} communication patterns\n",
+        r.events,
+        r.events_in_patterns,
+        r.patterns.len()
+    );
+    let rows = r
+        .patterns
+        .iter()
+        .take(30)
+        .map(|p| {
+            let n: usize = p.events.values().map(Vec::len).sum();
+            vec![
+                p.id.to_string(),
+                p.occurrences.to_string(),
+                p.ranks.len().to_string(),
+                n.to_string(),
+                seconds(p.positions.first().copied().unwrap_or(0)),
+            ]
+        })
+        .collect();
+    o += &table(
+        &["pattern", "occurrences", "ranks", "events", "first at s"],
+        rows,
+        &[0, 1, 2, 3, 4],
+    );
+    o += "per-rank patterns (most frequent first)\n";
+    let mut rows = Vec::new();
+    for (rank, ps) in &r.rank_patterns {
+        for p in ps.iter().take(5) {
+            let mut text = p.compact.clone();
+            if text.len() > 60 {
+                text.truncate(57);
+                text += "...";
+            }
+            rows.push(vec![rank.to_string(), p.frequency.to_string(), text]);
+        }
+    }
+    o += &table(&["rank", "frequency", "first occurrence"], rows, &[0, 1]);
+    if let Some(c) = &r.routine_comparison {
+        o += &format!(
+            "routine-directed: {} patterns, syntactic {}, common {} (precision {:.0} %, recall {:.0} %)\n",
+            c.routine_directed,
+            c.syntactic,
+            c.common,
+            100.0 * c.precision,
+            100.0 * c.recall
+        );
+    }
+    o
+}
