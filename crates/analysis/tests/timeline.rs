@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use tracelogic_analysis::timeline::{timeline, Clock, TimelineIndex, TimelineQuery, TimelineTile, NONE};
 use tracelogic_formats::fs::load_paths;
 use tracelogic_formats::read_trace;
-use tracelogic_model::{CollectiveOp, P2pDir, Trace, COMM_WORLD, NOT_COMPLETED, NO_CALLPATH, NO_ROOT};
+use tracelogic_model::{match_messages, CollectiveOp, P2pDir, Trace, COMM_WORLD, NOT_COMPLETED, NO_CALLPATH, NO_ROOT};
 use tracelogic_synth::{generate, CollectiveSpec, Spec, Style, TopologySpec};
 
 fn edge(from: u64, to: u64, pixels: u32, k: u32) -> u64 {
@@ -148,6 +148,7 @@ fn assert_binned(what: &str, trace: &Trace, index: &TimelineIndex, tile: &Timeli
 /// The listed calls are exactly the calls at least one column wide meeting the window, and the
 /// messages and collectives counted are those a direct scan finds.
 fn assert_lists(what: &str, trace: &Trace, index: &TimelineIndex, tile: &TimelineTile) {
+    let matching = match_messages(trace);
     let pw = ((tile.to - tile.from) as f64 / tile.pixels as f64).max(1.0);
     let drawn: Vec<u32> = tile.lanes.iter().flat_map(|l| l.ranks.iter().copied()).collect();
     let mut want = Vec::new();
@@ -175,10 +176,9 @@ fn assert_lists(what: &str, trace: &Trace, index: &TimelineIndex, tile: &Timelin
     // Messages between drawn ranks with the send's posting call beginning, or the receive's
     // completing call ending, in the window.
     let shown: Vec<bool> = (0..trace.num_ranks()).map(|r| drawn.contains(&r)).collect();
-    let m = index.matching();
     let inside = |t: u64| t >= tile.from && t < tile.to;
     let mut count = 0u64;
-    for msg in &m.messages {
+    for msg in &matching.messages {
         if !shown[msg.sender as usize] || !shown[msg.receiver as usize] {
             continue;
         }
@@ -214,13 +214,14 @@ fn query(clock: Clock, from: u64, to: Option<u64>, pixels: u32) -> TimelineQuery
 
 /// Whole run from bins, a few windows exactly, in both clocks; returns how many tiles were checked.
 fn check_trace(what: &str, trace: &Trace) -> usize {
-    let mut index = TimelineIndex::build(trace);
-    index.ensure_logical(trace);
+    let matching = match_messages(trace);
+    let mut index = TimelineIndex::build(trace, &matching);
+    index.ensure_logical(trace, &matching);
     let mut checked = 0;
     for clock in [Clock::Time, Clock::Logical] {
         let extent = index.extent(clock).unwrap();
         // Whole run: bins when the run has enough calls for columns two level-0 bins wide.
-        let tile = timeline(trace, &index, &query(clock, 0, None, 64)).unwrap();
+        let tile = timeline(trace, &matching, &index, &query(clock, 0, None, 64)).unwrap();
         assert_eq!(tile.lanes.len(), trace.ranks.len(), "{what}");
         if tile.resolution > 0 {
             assert_binned(&format!("{what} {clock:?} whole"), trace, &index, &tile);
@@ -234,7 +235,7 @@ fn check_trace(what: &str, trace: &Trace) -> usize {
         let width = (extent as u128 * 40 / calls as u128).max(8) as u64;
         for start in [0, extent / 3, extent / 2 + 7, extent.saturating_sub(width)] {
             let q = query(clock, start, Some(start + width), 80);
-            let tile = timeline(trace, &index, &q).unwrap();
+            let tile = timeline(trace, &matching, &index, &q).unwrap();
             // At most half a call per column on the busiest rank: finer than the level-0 bins.
             assert_exact(&format!("{what} {clock:?} [{start}+{width}]"), trace, &index, &tile);
             assert_lists(&format!("{what} {clock:?} [{start}+{width}]"), trace, &index, &tile);
@@ -278,8 +279,9 @@ fn the_whole_run_of_a_large_generated_run_is_aggregated_from_bins() {
         ..Default::default()
     })
     .unwrap();
-    let index = TimelineIndex::build(&trace);
-    let tile = timeline(&trace, &index, &query(Clock::Time, 0, None, 50)).unwrap();
+    let matching = match_messages(&trace);
+    let index = TimelineIndex::build(&trace, &matching);
+    let tile = timeline(&trace, &matching, &index, &query(Clock::Time, 0, None, 50)).unwrap();
     assert!(tile.resolution > 0);
     assert_binned("torus 400", &trace, &index, &tile);
     assert_lists("torus 400", &trace, &index, &tile);
@@ -288,7 +290,7 @@ fn the_whole_run_of_a_large_generated_run_is_aggregated_from_bins() {
         rows: 5,
         ..query(Clock::Time, 0, None, 50)
     };
-    let tile = timeline(&trace, &index, &q).unwrap();
+    let tile = timeline(&trace, &matching, &index, &q).unwrap();
     assert_eq!(tile.lanes.len(), 4);
     assert!(tile.lanes.iter().all(|l| l.ranks.len() == 4));
     assert_binned("torus 400 merged", &trace, &index, &tile);
@@ -317,12 +319,13 @@ fn real_samples_match_the_brute_force_aggregation() {
 #[test]
 fn rank_order_and_filter_are_the_lanes() {
     let trace = generate(&Spec::default()).unwrap();
-    let index = TimelineIndex::build(&trace);
+    let matching = match_messages(&trace);
+    let index = TimelineIndex::build(&trace, &matching);
     let q = TimelineQuery {
         ranks: vec![5, 2, 9],
         ..query(Clock::Time, 0, None, 40)
     };
-    let tile = timeline(&trace, &index, &q).unwrap();
+    let tile = timeline(&trace, &matching, &index, &q).unwrap();
     let lanes: Vec<Vec<u32>> = tile.lanes.iter().map(|l| l.ranks.clone()).collect();
     assert_eq!(lanes, vec![vec![5], vec![2], vec![9]]);
     assert_lists("filtered", &trace, &index, &tile);
@@ -334,11 +337,11 @@ fn rank_order_and_filter_are_the_lanes() {
         ranks: vec![16],
         ..q.clone()
     };
-    assert!(timeline(&trace, &index, &bad).unwrap_err().contains("rank 16"));
+    assert!(timeline(&trace, &matching, &index, &bad).unwrap_err().contains("rank 16"));
     let bad = TimelineQuery { pixels: 0, ..q };
-    assert!(timeline(&trace, &index, &bad).is_err());
+    assert!(timeline(&trace, &matching, &index, &bad).is_err());
     let logical = query(Clock::Logical, 0, None, 40);
-    assert!(timeline(&trace, &index, &logical).unwrap_err().contains("logical"));
+    assert!(timeline(&trace, &matching, &index, &logical).unwrap_err().contains("logical"));
 }
 
 /// A hand-built trace: the calls of each rank as (function, enter, exit, op) with
@@ -389,8 +392,9 @@ fn logical_steps_of_a_pipeline_follow_the_messages() {
             ("MPI_Finalize", 101, 110, "-"),
         ],
     ]);
-    let mut index = TimelineIndex::build(&t);
-    index.ensure_logical(&t);
+    let matching = match_messages(&t);
+    let mut index = TimelineIndex::build(&t, &matching);
+    index.ensure_logical(&t, &matching);
     let s = index.steps().unwrap();
     assert_eq!(s.steps[0], vec![1, 5, 6, 7]);
     assert_eq!(s.steps[1], vec![1, 3, 4, 6, 7]);
@@ -398,15 +402,15 @@ fn logical_steps_of_a_pipeline_follow_the_messages() {
     assert_eq!(s.max_step, 7);
     assert_eq!(s.forced, 0);
     // The barrier is one collective spanning its participants' calls, in both clocks.
-    let tile = timeline(&t, &index, &query(Clock::Logical, 0, None, 7)).unwrap();
+    let tile = timeline(&t, &matching, &index, &query(Clock::Logical, 0, None, 7)).unwrap();
     assert_eq!(tile.collectives.len(), 1);
     assert_eq!((tile.collectives[0].begin, tile.collectives[0].end), (5, 6));
     assert_eq!(tile.collectives[0].participants, 3);
-    let tile = timeline(&t, &index, &query(Clock::Time, 0, None, 11)).unwrap();
+    let tile = timeline(&t, &matching, &index, &query(Clock::Time, 0, None, 11)).unwrap();
     assert_eq!((tile.collectives[0].begin, tile.collectives[0].end), (21, 100));
     assert_eq!(tile.messages.len(), 2);
     // In logical mode each column is one step: rank 0's column 1 is idle (steps 2..4 wait).
-    let tile = timeline(&t, &index, &query(Clock::Logical, 0, None, 7)).unwrap();
+    let tile = timeline(&t, &matching, &index, &query(Clock::Logical, 0, None, 7)).unwrap();
     let recv = t.functions.get("MPI_Recv").unwrap();
     assert_eq!(tile.func[1], NONE);
     assert_eq!(tile.func[4], recv);
@@ -421,8 +425,9 @@ fn a_receive_that_can_never_complete_is_forced_not_stuck() {
         &[("MPI_Recv", 0, 10, "r:1"), ("MPI_Send", 11, 20, "s:1")],
         &[("MPI_Recv", 0, 10, "r:0"), ("MPI_Send", 11, 20, "s:0")],
     ]);
-    let mut index = TimelineIndex::build(&t);
-    index.ensure_logical(&t);
+    let matching = match_messages(&t);
+    let mut index = TimelineIndex::build(&t, &matching);
+    index.ensure_logical(&t, &matching);
     let s = index.steps().unwrap();
     assert!(s.forced >= 1);
     assert!(s.steps.iter().all(|r| r.windows(2).all(|w| w[0] < w[1]) && r[0] >= 1));
@@ -442,8 +447,9 @@ fn logical_steps_of_a_halo_exchange_line_up_per_iteration() {
         ..Default::default()
     })
     .unwrap();
-    let mut index = TimelineIndex::build(&trace);
-    index.ensure_logical(&trace);
+    let matching = match_messages(&trace);
+    let mut index = TimelineIndex::build(&trace, &matching);
+    index.ensure_logical(&trace, &matching);
     let s = index.steps().unwrap();
     assert_eq!(s.forced, 0);
     let waitall = trace.functions.get("MPI_Waitall").unwrap();
@@ -464,7 +470,7 @@ fn logical_steps_of_a_halo_exchange_line_up_per_iteration() {
         assert_eq!(steps, &expected, "rank {r}");
     }
     // A receive is never before the send it completes, in steps.
-    for m in &index.matching().messages {
+    for m in &matching.messages {
         let sc = trace.ranks[m.sender as usize].p2p.post[m.send_op as usize];
         let rc = trace.ranks[m.receiver as usize].p2p.complete[m.recv_op as usize];
         assert!(s.steps[m.sender as usize][sc as usize] < s.steps[m.receiver as usize][rc as usize]);

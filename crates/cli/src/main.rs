@@ -18,6 +18,7 @@ mod query;
 mod replay;
 mod skeleton;
 mod summary;
+mod timeline;
 mod topology;
 
 use clap::{Parser, Subcommand};
@@ -65,6 +66,8 @@ enum Command {
     Skeleton(skeleton::Args),
     /// Write a trace in another format, optionally restricted and with its ranks renumbered.
     Convert(convert::Args),
+    /// The timeline of a window: per rank and pixel column the dominant MPI function, wide calls, messages, collectives.
+    Timeline(timeline::Args),
 }
 
 fn main() -> ExitCode {
@@ -91,6 +94,7 @@ fn main() -> ExitCode {
             Command::Logical(_) => "logical",
             Command::Skeleton(_) => "skeleton",
             Command::Convert(_) => "convert",
+            Command::Timeline(_) => "timeline",
         };
         common::set_stage(format!("running `{name}`"));
         // Test-only: proves end to end that a panic inside a subcommand is caught here and
@@ -112,6 +116,7 @@ fn main() -> ExitCode {
             Command::Logical(a) => logical::run(a),
             Command::Skeleton(a) => skeleton::run(a),
             Command::Convert(a) => convert::run(a),
+            Command::Timeline(a) => timeline::run(a),
         }
     });
     match result {

@@ -19,6 +19,7 @@
 //! | what-if replay | [`Engine::replay`] | [`replay::ReplayReport`] |
 //! | similarity | [`Engine::run_properties`], [`compare::compare`], [`Engine::compare_with_runs`] | [`compare::CompareReport`], [`compare::RunsReport`] |
 //! | convert | [`Engine::convert`] | [`convert::Converted`] |
+//! | timeline | [`Engine::timeline`] | [`timeline::TimelineTile`] |
 //!
 //! Adding an analysis is one `impl Engine` function in its own module, one report type
 //! (`Serialize + Deserialize`, carrying every text both shells show), one printer in the CLI
@@ -43,6 +44,7 @@ pub mod phases;
 pub mod query;
 pub mod replay;
 pub mod summary;
+pub mod timeline;
 pub mod topology;
 
 use serde::{Deserialize, Serialize};
@@ -140,6 +142,7 @@ pub(crate) struct Kept {
     >,
     pub(crate) patterns: RefCell<Option<(patterns::PatternsKey, Rc<patterns::PatternsKept>)>>,
     pub(crate) pattern_analyses: std::cell::Cell<u64>,
+    pub(crate) timeline: RefCell<Option<tracelogic_analysis::timeline::TimelineIndex>>,
 }
 
 /// The trace a use case runs on: the engine's own, or a restricted copy.

@@ -30,7 +30,7 @@ pub mod steps;
 use pyramid::{Pyramid, DUR_STEPS, MAX_BIN_FUNC, NO_BIN_FUNC, SHARE};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
-use tracelogic_model::{match_messages, CallKind, Matching, P2pDir, Rank, Time, Trace, NOT_COMPLETED, NO_ROOT};
+use tracelogic_model::{CallKind, Matching, P2pDir, Rank, Time, Trace, NOT_COMPLETED, NO_ROOT};
 
 pub use steps::{logical_steps, Steps};
 
@@ -251,7 +251,8 @@ pub struct TimelineIndex {
     disjoint: Vec<bool>,
     /// Per rank: the longest call (ns).
     longest: Vec<u64>,
-    matching: Matching,
+    /// Number of matched messages (to check that [`timeline`] gets the same matching).
+    messages: usize,
     /// Per rank, per point-to-point operation: index into `matching.messages` or [`NONE`].
     msg_of_op: Vec<Vec<u32>>,
     /// Per rank: receive operations by completing call.
@@ -262,13 +263,9 @@ pub struct TimelineIndex {
 }
 
 impl TimelineIndex {
-    /// Index `trace` (matching its messages).
-    pub fn build(trace: &Trace) -> TimelineIndex {
-        TimelineIndex::build_with(trace, match_messages(trace))
-    }
-
-    /// Index `trace` whose messages were matched already.
-    pub fn build_with(trace: &Trace, matching: Matching) -> TimelineIndex {
+    /// Index `trace` whose messages `matching` matched (`tracelogic_model::match_messages`);
+    /// the same matching must be passed to [`timeline`].
+    pub fn build(trace: &Trace, matching: &Matching) -> TimelineIndex {
         let (origin, last) = trace.span();
         let extent = last.saturating_sub(origin).max(1);
         let n = trace.ranks.len();
@@ -327,7 +324,7 @@ impl TimelineIndex {
             order,
             disjoint,
             longest,
-            matching,
+            messages: matching.messages.len(),
             msg_of_op,
             recv_by_completion,
             instances,
@@ -341,11 +338,11 @@ impl TimelineIndex {
     }
 
     /// Compute the logical steps and their pyramids (once; later calls do nothing).
-    pub fn ensure_logical(&mut self, trace: &Trace) {
+    pub fn ensure_logical(&mut self, trace: &Trace, matching: &Matching) {
         if self.logical.is_some() {
             return;
         }
-        let steps = logical_steps(trace, &self.matching);
+        let steps = logical_steps(trace, matching);
         let extent = (steps.max_step as u64).max(1);
         let pyramids = trace
             .ranks
@@ -378,11 +375,6 @@ impl TimelineIndex {
     /// The logical steps, once [`TimelineIndex::ensure_logical`] ran.
     pub fn steps(&self) -> Option<&Steps> {
         self.logical.as_ref().map(|l| &l.0)
-    }
-
-    /// The message matching the index was built with.
-    pub fn matching(&self) -> &Matching {
-        &self.matching
     }
 
     /// Length of the run in `clock` (ns, or the largest step; `None` before
@@ -533,7 +525,12 @@ impl Acc {
 
 /// Answer `query` on `trace` with `index` (built from the same trace). The logical clock needs
 /// [`TimelineIndex::ensure_logical`] first; errors name what is wrong with the query.
-pub fn timeline(trace: &Trace, index: &TimelineIndex, query: &TimelineQuery) -> Result<TimelineTile, String> {
+pub fn timeline(
+    trace: &Trace,
+    matching: &Matching,
+    index: &TimelineIndex,
+    query: &TimelineQuery,
+) -> Result<TimelineTile, String> {
     let clock = index
         .clock(query.clock)
         .ok_or("the logical steps are not computed (TimelineIndex::ensure_logical)")?;
@@ -544,7 +541,7 @@ pub fn timeline(trace: &Trace, index: &TimelineIndex, query: &TimelineQuery) -> 
         ));
     }
     let n = trace.num_ranks();
-    if index.time.pyramids.len() != n as usize {
+    if index.time.pyramids.len() != n as usize || index.messages != matching.messages.len() {
         return Err("the timeline index belongs to another trace".into());
     }
     let ranks: Vec<Rank> = if query.ranks.is_empty() {
@@ -632,7 +629,7 @@ pub fn timeline(trace: &Trace, index: &TimelineIndex, query: &TimelineQuery) -> 
         shown[r as usize] = true;
     }
     let (calls, calls_left_out) = wide_calls(trace, index, clock, query, &ranks, from, to, pw);
-    let (messages, messages_left_out) = messages_in(trace, index, query, &ranks, &shown, from, to);
+    let (messages, messages_left_out) = messages_in(trace, matching, index, query, &ranks, &shown, from, to);
     let (collectives, collectives_left_out) = collectives_in(index, clock, query, &shown, from, to);
     Ok(TimelineTile {
         schema: SCHEMA.into(),
@@ -838,8 +835,10 @@ fn tile_call(trace: &Trace, index: &TimelineIndex, r: usize, i: usize, b: u64, e
 
 /// Messages between drawn ranks whose send or receive falls in the window; beyond the cap, an
 /// even sample of them.
+#[allow(clippy::too_many_arguments)]
 fn messages_in(
     trace: &Trace,
+    matching: &Matching,
     index: &TimelineIndex,
     query: &TimelineQuery,
     ranks: &[Rank],
@@ -848,7 +847,7 @@ fn messages_in(
     to: u64,
 ) -> (Vec<TileMessage>, u64) {
     let clock = query.clock;
-    let msgs = &index.matching.messages;
+    let msgs = &matching.messages;
     let send_t = |k: usize| {
         let m = &msgs[k];
         let c = trace.ranks[m.sender as usize].p2p.post[m.send_op as usize];

@@ -11,4 +11,5 @@ pub mod phases;
 pub mod query;
 pub mod replay;
 pub mod summary;
+pub mod timeline;
 pub mod topology;
