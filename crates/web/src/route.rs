@@ -222,11 +222,11 @@ mod tests {
     fn keys_pick_and_step_through_views() {
         assert_eq!(view_for_key("1", View::Matrix), Some(View::Summary));
         assert_eq!(view_for_key("8", View::Summary), Some(View::Compare));
-        assert_eq!(view_for_key("9", View::Summary), None);
+        assert_eq!(view_for_key("9", View::Summary), Some(View::Timeline));
         assert_eq!(view_for_key("0", View::Summary), None);
         assert_eq!(view_for_key("a", View::Summary), None);
         assert_eq!(view_for_key("ArrowRight", View::Summary), Some(View::Matrix));
-        assert_eq!(view_for_key("ArrowLeft", View::Summary), Some(View::Compare));
-        assert_eq!(view_for_key("ArrowRight", View::Compare), Some(View::Summary));
+        assert_eq!(view_for_key("ArrowLeft", View::Summary), Some(View::Timeline));
+        assert_eq!(view_for_key("ArrowRight", View::Timeline), Some(View::Summary));
     }
 }

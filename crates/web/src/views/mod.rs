@@ -9,6 +9,8 @@ pub mod pattern_search;
 pub mod patterns;
 pub mod phases;
 pub mod summary;
+pub mod timeline;
+pub mod timeline_canvas;
 pub mod topology;
 pub mod tour;
 pub mod whatif;
@@ -36,11 +38,13 @@ pub enum View {
     WhatIf,
     /// Similarity with a second trace.
     Compare,
+    /// Every rank's calls over time.
+    Timeline,
 }
 
 impl View {
     /// Every view, in navigation order.
-    pub const ALL: [View; 8] = [
+    pub const ALL: [View; 9] = [
         View::Summary,
         View::Matrix,
         View::Topology,
@@ -49,6 +53,7 @@ impl View {
         View::Phases,
         View::WhatIf,
         View::Compare,
+        View::Timeline,
     ];
 
     /// Name in the navigation bar.
@@ -62,6 +67,7 @@ impl View {
             View::Phases => "Phases",
             View::WhatIf => "What-if",
             View::Compare => "Compare",
+            View::Timeline => "Timeline",
         }
     }
 
@@ -77,6 +83,7 @@ impl View {
             View::Phases => "phases",
             View::WhatIf => "whatif",
             View::Compare => "compare",
+            View::Timeline => "timeline",
         }
     }
 
@@ -88,7 +95,7 @@ impl View {
             View::Patterns => Some(AnalysisRequest::Patterns),
             View::Phases => Some(AnalysisRequest::Phases { strength: 0.0 }),
             View::WhatIf => Some(AnalysisRequest::WhatIf { custom: None }),
-            View::Summary | View::Matrix | View::Compare => None,
+            View::Summary | View::Matrix | View::Compare | View::Timeline => None,
         }
     }
 }
