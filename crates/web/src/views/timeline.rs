@@ -73,6 +73,10 @@ pub enum Msg {
     ClearWindow,
     Query,
     Resized,
+    /// Draw messages (`true`) or not.
+    Messages(bool),
+    /// Draw collectives or not.
+    Collectives(bool),
 }
 
 struct Drag {
@@ -107,6 +111,8 @@ pub struct TimelineView {
     timer: Option<Timeout>,
     last_query: Option<TimelineQuery>,
     observer: Option<(web_sys::ResizeObserver, Closure<dyn Fn()>)>,
+    show_messages: bool,
+    show_collectives: bool,
 }
 
 impl TimelineView {
@@ -179,7 +185,9 @@ impl TimelineView {
             }
         }
         let height = answer.query.rows.max(1);
-        let Some(canvas) = offscreen(tile, height) else { return };
+        let Some(canvas) = offscreen(tile, height, self.show_messages, self.show_collectives) else {
+            return;
+        };
         self.image = Some(Image { canvas, answer });
     }
 
@@ -214,6 +222,18 @@ impl TimelineView {
                 let _ = canvas.set_attribute("data-tile-to", &tile.to.to_string());
                 let _ = canvas.set_attribute("data-lanes", &tile.lanes.len().to_string());
                 let _ = canvas.set_attribute("data-resolution", &tile.resolution.to_string());
+                let _ = canvas.set_attribute("data-pixels", &tile.pixels.to_string());
+                let _ = canvas.set_attribute("data-tile-clock", clock_name(tile.clock));
+                let firsts: Vec<String> = tile
+                    .lanes
+                    .iter()
+                    .filter_map(|l| l.ranks.first())
+                    .map(|r| r.to_string())
+                    .collect();
+                let _ = canvas.set_attribute("data-lane-ranks", &firsts.join(","));
+                let drawn: usize = tile.lanes.iter().map(|l| l.ranks.len()).sum();
+                let _ = canvas.set_attribute("data-ranks-drawn", &drawn.to_string());
+                let _ = canvas.set_attribute("data-rows", &img.answer.query.rows.to_string());
                 // Rank labels, at least 12 px apart.
                 let lanes = tile.lanes.len().max(1);
                 let lane_h = ph / lanes as f64;
@@ -452,6 +472,13 @@ impl TimelineView {
     }
 }
 
+fn clock_name(clock: Clock) -> &'static str {
+    match clock {
+        Clock::Time => "time",
+        Clock::Logical => "logical",
+    }
+}
+
 fn unit(v: u64, clock: Clock) -> String {
     match clock {
         Clock::Time => duration_label(v),
@@ -490,7 +517,7 @@ fn theme(canvas: &HtmlCanvasElement) -> (String, String, String) {
 }
 
 /// The tile's image: function colours per lane and column, then messages and collectives.
-fn offscreen(tile: &TimelineTile, height: u32) -> Option<HtmlCanvasElement> {
+fn offscreen(tile: &TimelineTile, height: u32, messages: bool, collectives: bool) -> Option<HtmlCanvasElement> {
     let document = web_sys::window()?.document()?;
     let canvas: HtmlCanvasElement = document.create_element("canvas").ok()?.dyn_into().ok()?;
     let (w, h) = (tile.pixels, height);
@@ -526,7 +553,7 @@ fn offscreen(tile: &TimelineTile, height: u32) -> Option<HtmlCanvasElement> {
         }
     }
     // Collectives: a dark tick at the top and bottom of the plot over their span.
-    for coll in &tile.collectives {
+    for coll in tile.collectives.iter().filter(|_| collectives) {
         let (a, b) = (x(coll.begin), x(coll.end).max(x(coll.begin) + 1.0));
         let col = colour(coll.func);
         c.set_fill_style_str(&format!("rgba({},{},{},0.18)", col[0], col[1], col[2]));
@@ -535,7 +562,7 @@ fn offscreen(tile: &TimelineTile, height: u32) -> Option<HtmlCanvasElement> {
     // Messages: a line from the send to the receive.
     c.set_stroke_style_str("rgba(0,0,0,0.55)");
     c.begin_path();
-    for m in &tile.messages {
+    for m in tile.messages.iter().filter(|_| messages) {
         let (Some(Some(ls)), Some(Some(lr))) = (lane_of.get(m.sender as usize), lane_of.get(m.receiver as usize))
         else {
             continue;
@@ -569,6 +596,8 @@ impl Component for TimelineView {
             timer: None,
             last_query: None,
             observer: None,
+            show_messages: true,
+            show_collectives: true,
         };
         // A tile kept from an earlier visit is drawn at once (the view asks again anyway).
         if let Some(a) = ctx.props().answer.clone() {
@@ -752,6 +781,7 @@ impl Component for TimelineView {
                 self.schedule(ctx, 0);
                 true
             }
+            Msg::Window(a, b) if a.trim().is_empty() && b.trim().is_empty() => false,
             Msg::Window(a, b) => {
                 let parse = |s: &str| -> Result<u64, String> {
                     match self.clock {
@@ -805,6 +835,18 @@ impl Component for TimelineView {
                 self.query(ctx);
                 false
             }
+            Msg::Messages(on) | Msg::Collectives(on) => {
+                if matches!(msg, Msg::Messages(_)) {
+                    self.show_messages = on;
+                } else {
+                    self.show_collectives = on;
+                }
+                if let Some(answer) = self.image.take().map(|i| i.answer) {
+                    self.take(answer);
+                }
+                self.draw(ctx);
+                true
+            }
             Msg::Resized => {
                 self.draw(ctx);
                 self.schedule(ctx, SETTLE_MS);
@@ -848,7 +890,7 @@ impl Component for TimelineView {
             (AXIS_H + (p.ranks as f64 * 14.0).clamp(160.0, 560.0)).round()
         );
         html! {
-            <section class="view timeline" id="view-timeline" aria-labelledby="timeline-title">
+            <section class="view timeline-view" id="view-timeline" aria-labelledby="timeline-title">
                 <h2 id="timeline-title">{ "Timeline" }</h2>
                 <p class="effect">{ "Every rank's MPI calls over time, coloured by function (a column shows the function that covers most of it, fainter when the rank is mostly outside MPI); lines are messages from send to receive, shaded bands collectives. Wheel or +/− to zoom around the cursor, drag or arrows to pan, drag on the time axis to zoom into a range, Home for the whole run. Logical steps order calls by happens-before (a receive after its send, collectives aligned) so that iterations line up across ranks." }</p>
                 <form class="controls timeline-controls" onsubmit={on_window}>
@@ -876,6 +918,10 @@ impl Component for TimelineView {
                     <button type="button" id="tl-use-window" disabled={self.clock != Clock::Time}
                         title="Restrict every view to the time window shown"
                         onclick={link.callback(|_| Msg::UseWindow)}>{ "Use this window" }</button>
+                    <label><input id="tl-messages" type="checkbox" checked={self.show_messages}
+                        onchange={link.callback(|e: Event| Msg::Messages(e.target_unchecked_into::<HtmlInputElement>().checked()))} />{ " messages" }</label>
+                    <label><input id="tl-collectives" type="checkbox" checked={self.show_collectives}
+                        onchange={link.callback(|e: Event| Msg::Collectives(e.target_unchecked_into::<HtmlInputElement>().checked()))} />{ " collectives" }</label>
                     if has_window {
                         <button type="button" id="tl-clear-window" onclick={link.callback(|_| Msg::ClearWindow)}>{ "Clear the time selection" }</button>
                     }
@@ -885,7 +931,7 @@ impl Component for TimelineView {
                 { self.status(ctx) }
                 <div class="timeline-stage">
                     <canvas id="timeline-canvas" ref={self.canvas.clone()} tabindex="0" style={height}
-                        data-clock={if self.clock == Clock::Time { "time" } else { "logical" }}
+                        data-clock={clock_name(self.clock)}
                         aria-label="Timeline of every rank's MPI calls; arrows pan, plus and minus zoom"
                         onwheel={link.callback(Msg::Wheel)} onmousedown={link.callback(Msg::Down)}
                         onmousemove={link.callback(Msg::Move)} onmouseup={link.callback(Msg::Up)}
