@@ -337,11 +337,15 @@ fn rank_order_and_filter_are_the_lanes() {
         ranks: vec![16],
         ..q.clone()
     };
-    assert!(timeline(&trace, &matching, &index, &bad).unwrap_err().contains("rank 16"));
+    assert!(timeline(&trace, &matching, &index, &bad)
+        .unwrap_err()
+        .contains("rank 16"));
     let bad = TimelineQuery { pixels: 0, ..q };
     assert!(timeline(&trace, &matching, &index, &bad).is_err());
     let logical = query(Clock::Logical, 0, None, 40);
-    assert!(timeline(&trace, &matching, &index, &logical).unwrap_err().contains("logical"));
+    assert!(timeline(&trace, &matching, &index, &logical)
+        .unwrap_err()
+        .contains("logical"));
 }
 
 /// A hand-built trace: the calls of each rank as (function, enter, exit, op) with

@@ -239,6 +239,9 @@ struct ClockIndex {
     colls: Vec<(u64, u64, u32)>,
     /// Running maximum of `colls[i].1`.
     colls_max_end: Vec<u64>,
+    /// Per receiving rank: the longest time from a send's begin to its receive's end, and the
+    /// longest a receive ended before its send began (clock inversion), over its messages.
+    latency: Vec<(u64, u64)>,
 }
 
 /// Per-trace index of the timeline (see the module documentation).
@@ -334,7 +337,26 @@ impl TimelineIndex {
         let colls = index.instance_spans(trace, Clock::Time);
         index.time.colls_max_end = running_max(&colls);
         index.time.colls = colls;
+        index.time.latency = index.latencies(trace, matching, Clock::Time);
         index
+    }
+
+    fn latencies(&self, trace: &Trace, matching: &Matching, clock: Clock) -> Vec<(u64, u64)> {
+        let mut out = vec![(0u64, 0u64); trace.ranks.len()];
+        for m in &matching.messages {
+            let sc = trace.ranks[m.sender as usize].p2p.post[m.send_op as usize];
+            let rp = &trace.ranks[m.receiver as usize].p2p;
+            let rc = completion(rp.post[m.recv_op as usize], rp.complete[m.recv_op as usize]);
+            let s = self.span_of(trace, clock, m.sender as usize, sc as usize).0;
+            let r = self.span_of(trace, clock, m.receiver as usize, rc as usize).1;
+            let l = &mut out[m.receiver as usize];
+            if r >= s {
+                l.0 = l.0.max(r - s);
+            } else {
+                l.1 = l.1.max(s - r);
+            }
+        }
+        out
     }
 
     /// Compute the logical steps and their pyramids (once; later calls do nothing).
@@ -367,9 +389,11 @@ impl TimelineIndex {
             },
         ));
         let colls = self.instance_spans(trace, Clock::Logical);
+        let latency = self.latencies(trace, matching, Clock::Logical);
         let ci = &mut self.logical.as_mut().unwrap().1;
         ci.colls_max_end = running_max(&colls);
         ci.colls = colls;
+        ci.latency = latency;
     }
 
     /// The logical steps, once [`TimelineIndex::ensure_logical`] ran.
@@ -835,6 +859,13 @@ fn tile_call(trace: &Trace, index: &TimelineIndex, r: usize, i: usize, b: u64, e
 
 /// Messages between drawn ranks whose send or receive falls in the window; beyond the cap, an
 /// even sample of them.
+///
+/// Sends: the operations posted by the calls beginning in the window (a range of calls on a
+/// rank whose calls are in order of entry). Receives: those completed by calls ending in the
+/// window whose send is outside it; on a rank whose calls are ordered and disjoint only the
+/// receives completing within the rank's longest message latency after `from` (or its largest
+/// clock inversion before `to`) can have their send outside, so only those are looked at. The
+/// cost is that of the sends listed plus those receives, not of every receive in the window.
 #[allow(clippy::too_many_arguments)]
 fn messages_in(
     trace: &Trace,
@@ -847,7 +878,11 @@ fn messages_in(
     to: u64,
 ) -> (Vec<TileMessage>, u64) {
     let clock = query.clock;
+    let Some(ci) = index.clock(clock) else {
+        return (Vec::new(), 0);
+    };
     let msgs = &matching.messages;
+    let all_shown = shown.iter().all(|&s| s);
     let send_t = |k: usize| {
         let m = &msgs[k];
         let c = trace.ranks[m.sender as usize].p2p.post[m.send_op as usize];
@@ -860,19 +895,29 @@ fn messages_in(
         index.span_of(trace, clock, m.receiver as usize, c as usize).1
     };
     let inside = |t: u64| t >= from && t < to;
+    // Per drawn rank: the calls beginning in the window, when its calls are in order of entry.
+    let begins: Vec<Option<(u32, u32)>> = ranks
+        .iter()
+        .map(|&r| {
+            let r = r as usize;
+            (clock == Clock::Logical || index.order[r].is_none()).then(|| {
+                let n = trace.ranks[r].calls.len();
+                let begin = |p: usize| index.span_of(trace, clock, r, p).0;
+                (
+                    partition(n, |p| begin(p) < from) as u32,
+                    partition(n, |p| begin(p) < to) as u32,
+                )
+            })
+        })
+        .collect();
     // Visit every listed message once: by its send when the send is inside, else by its receive.
     let visit = |f: &mut dyn FnMut(usize)| {
-        for &r in ranks {
+        for (j, &r) in ranks.iter().enumerate() {
             let r = r as usize;
             let rt = &trace.ranks[r];
             let p = &rt.p2p;
-            let sorted = clock == Clock::Logical || (index.order[r].is_none() && index.disjoint[r]);
-            let (c0, c1) = if sorted {
-                let (p0, p1) = positions(trace, index, clock, r, from, to);
-                (p0 as u32, p1 as u32)
-            } else {
-                (0, rt.calls.len() as u32)
-            };
+            let (c0, c1) = begins[j].unwrap_or((0, rt.calls.len() as u32));
+            let exact = begins[j].is_some();
             let k0 = p.post.partition_point(|&c| c < c0);
             let k1 = p.post.partition_point(|&c| c < c1);
             for k in k0..k1 {
@@ -880,30 +925,53 @@ fn messages_in(
                     continue;
                 }
                 let m = index.msg_of_op[r][k];
-                if m == NONE || !shown[msgs[m as usize].receiver as usize] || !inside(send_t(m as usize)) {
+                if m == NONE
+                    || (!all_shown && !shown[msgs[m as usize].receiver as usize])
+                    || (!exact && !inside(send_t(m as usize)))
+                {
                     continue;
                 }
                 f(m as usize);
             }
             let rc = &index.recv_by_completion[r];
-            let (j0, j1) = if sorted {
-                (
-                    rc.partition_point(|&k| completion(p.post[k as usize], p.complete[k as usize]) < c0),
-                    rc.partition_point(|&k| completion(p.post[k as usize], p.complete[k as usize]) < c1),
-                )
-            } else {
-                (0, rc.len())
+            let ordered = clock == Clock::Logical || (index.order[r].is_none() && index.disjoint[r]);
+            let check = |ks: &[u32], f: &mut dyn FnMut(usize)| {
+                for &k in ks {
+                    let m = index.msg_of_op[r][k as usize];
+                    if m == NONE {
+                        continue;
+                    }
+                    let mm = &msgs[m as usize];
+                    if !shown[mm.sender as usize] || !inside(recv_t(m as usize)) || inside(send_t(m as usize)) {
+                        continue;
+                    }
+                    f(m as usize);
+                }
             };
-            for &k in &rc[j0..j1] {
-                let m = index.msg_of_op[r][k as usize];
-                if m == NONE {
-                    continue;
+            if !ordered {
+                check(rc, f);
+                continue;
+            }
+            // Completing calls ending in [a, b): their ends increase with the call index.
+            let n = rt.calls.len();
+            let end = |c: usize| index.span_of(trace, clock, r, c).1;
+            let range = |a: u64, b: u64| -> (usize, usize) {
+                let e0 = partition(n, |c| end(c) < a) as u32;
+                let e1 = partition(n, |c| end(c) < b) as u32;
+                let cpl = |k: &u32| completion(p.post[*k as usize], p.complete[*k as usize]);
+                (rc.partition_point(|k| cpl(k) < e0), rc.partition_point(|k| cpl(k) < e1))
+            };
+            let (late, early) = ci.latency[r];
+            // Sends before `from`: received within `late` of their send, so ending before from + late.
+            let (a0, a1) = range(from, to.min(from.saturating_add(late).saturating_add(1)));
+            check(&rc[a0..a1], f);
+            // Sends at or after `to` (a receive ending before its send: clock inversion).
+            if early > 0 {
+                let (b0, b1) = range(from.max(to.saturating_sub(early)), to);
+                let b0 = b0.max(a1);
+                if b0 < b1 {
+                    check(&rc[b0..b1], f);
                 }
-                let mm = &msgs[m as usize];
-                if !shown[mm.sender as usize] || !inside(recv_t(m as usize)) || inside(send_t(m as usize)) {
-                    continue;
-                }
-                f(m as usize);
             }
         }
     };
