@@ -4,7 +4,9 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use tracelogic_analysis::timeline::{timeline, Clock, TimelineIndex, TimelineQuery, TimelineTile, NONE};
+use tracelogic_analysis::timeline::{
+    timeline, Clock, TimelineIndex, TimelineQuery, TimelineTile, DEFAULT_MAX_MESSAGES, NONE,
+};
 use tracelogic_formats::fs::load_paths;
 use tracelogic_formats::read_trace;
 use tracelogic_model::{match_messages, CollectiveOp, P2pDir, Trace, COMM_WORLD, NOT_COMPLETED, NO_CALLPATH, NO_ROOT};
@@ -202,6 +204,19 @@ fn assert_lists(what: &str, trace: &Trace, index: &TimelineIndex, tile: &Timelin
     for msg in &tile.messages {
         assert!(inside(msg.send) || inside(msg.recv), "{what}: {msg:?}");
     }
+    // Beyond the cap, exactly the cap is listed, each message once.
+    if tile.messages_left_out > 0 {
+        assert_eq!(tile.messages.len(), DEFAULT_MAX_MESSAGES as usize, "{what}");
+    }
+    let mut seen: Vec<_> = tile
+        .messages
+        .iter()
+        .map(|m| (m.sender, m.receiver, m.send, m.recv, m.tag))
+        .collect();
+    seen.sort_unstable();
+    let listed = seen.len();
+    seen.dedup();
+    assert_eq!(seen.len(), listed, "{what}: a message listed twice");
 }
 
 fn query(clock: Clock, from: u64, to: Option<u64>, pixels: u32) -> TimelineQuery {

@@ -260,6 +260,9 @@ pub struct TimelineIndex {
     msg_of_op: Vec<Vec<u32>>,
     /// Per rank: receive operations by completing call.
     recv_by_completion: Vec<Vec<u32>>,
+    /// Per rank: `sends_before[b]` = matched send operations among operations `0..64·b`, so
+    /// that the sends of a window are counted and sampled without visiting each.
+    sends_before: Vec<Vec<u32>>,
     instances: Vec<Instance>,
     time: ClockIndex,
     logical: Option<(Steps, ClockIndex)>,
@@ -304,6 +307,25 @@ impl TimelineIndex {
             msg_of_op[m.sender as usize][m.send_op as usize] = k as u32;
             msg_of_op[m.receiver as usize][m.recv_op as usize] = k as u32;
         }
+        let sends_before = trace
+            .ranks
+            .iter()
+            .zip(&msg_of_op)
+            .map(|(rt, ops)| {
+                let mut pre = Vec::with_capacity(ops.len() / BLOCK + 2);
+                let mut n = 0u32;
+                pre.push(0);
+                for (chunk, dirs) in ops.chunks(BLOCK).zip(rt.p2p.dir.chunks(BLOCK)) {
+                    n += chunk
+                        .iter()
+                        .zip(dirs)
+                        .filter(|(&m, &d)| m != NONE && d == P2pDir::Send)
+                        .count() as u32;
+                    pre.push(n);
+                }
+                pre
+            })
+            .collect();
         let recv_by_completion = trace
             .ranks
             .iter()
@@ -330,6 +352,7 @@ impl TimelineIndex {
             messages: matching.messages.len(),
             msg_of_op,
             recv_by_completion,
+            sends_before,
             instances,
             time,
             logical: None,
@@ -510,6 +533,42 @@ fn collective_instances(trace: &Trace) -> Vec<Instance> {
         }
     }
     out
+}
+
+/// Operations per block of [`TimelineIndex::sends_before`].
+const BLOCK: usize = 64;
+
+impl TimelineIndex {
+    fn is_send(&self, trace: &Trace, r: usize, k: usize) -> bool {
+        self.msg_of_op[r][k] != NONE && trace.ranks[r].p2p.dir[k] == P2pDir::Send
+    }
+
+    /// Matched sends among operations `0..k` of rank `r`.
+    fn sends_upto(&self, trace: &Trace, r: usize, k: usize) -> u64 {
+        let b = k / BLOCK;
+        let mut n = self.sends_before[r][b] as u64;
+        for i in b * BLOCK..k {
+            n += self.is_send(trace, r, i) as u64;
+        }
+        n
+    }
+
+    /// The operation of the `j`-th matched send (0-based) of rank `r`.
+    fn nth_send(&self, trace: &Trace, r: usize, j: u64) -> usize {
+        let pre = &self.sends_before[r];
+        let b = pre.partition_point(|&x| (x as u64) <= j) - 1;
+        let mut left = j - pre[b] as u64;
+        let mut k = b * BLOCK;
+        loop {
+            if self.is_send(trace, r, k) {
+                if left == 0 {
+                    return k;
+                }
+                left -= 1;
+            }
+            k += 1;
+        }
+    }
 }
 
 /// Pixel column edges: `edge(k) = from + ⌊k·(to − from)/pixels⌋`.
@@ -910,17 +969,42 @@ fn messages_in(
             })
         })
         .collect();
-    // Visit every listed message once: by its send when the send is inside, else by its receive.
+    // Per drawn rank: its operations posted in the window, and whether every matched send among
+    // them is listed (calls in order of entry, every rank drawn): then they are counted and
+    // sampled from `sends_before` without visiting each.
+    let ops: Vec<(usize, usize, bool)> = ranks
+        .iter()
+        .enumerate()
+        .map(|(j, &r)| {
+            let p = &trace.ranks[r as usize].p2p;
+            let (c0, c1) = begins[j].unwrap_or((0, trace.ranks[r as usize].calls.len() as u32));
+            (
+                p.post.partition_point(|&c| c < c0),
+                p.post.partition_point(|&c| c < c1),
+                all_shown && begins[j].is_some(),
+            )
+        })
+        .collect();
+    let counted: Vec<u64> = ranks
+        .iter()
+        .zip(&ops)
+        .map(|(&r, &(k0, k1, fast))| {
+            if fast {
+                index.sends_upto(trace, r as usize, k1) - index.sends_upto(trace, r as usize, k0)
+            } else {
+                0
+            }
+        })
+        .collect();
+    // Visit every listed message once, except the counted sends: by its send when the send is
+    // inside, else by its receive.
     let visit = |f: &mut dyn FnMut(usize)| {
         for (j, &r) in ranks.iter().enumerate() {
             let r = r as usize;
-            let rt = &trace.ranks[r];
-            let p = &rt.p2p;
-            let (c0, c1) = begins[j].unwrap_or((0, rt.calls.len() as u32));
+            let p = &trace.ranks[r].p2p;
             let exact = begins[j].is_some();
-            let k0 = p.post.partition_point(|&c| c < c0);
-            let k1 = p.post.partition_point(|&c| c < c1);
-            for k in k0..k1 {
+            let (k0, k1, fast) = ops[j];
+            for k in (k0..k1).filter(|_| !fast) {
                 if p.dir[k] != P2pDir::Send {
                     continue;
                 }
@@ -953,7 +1037,7 @@ fn messages_in(
                 continue;
             }
             // Completing calls ending in [a, b): their ends increase with the call index.
-            let n = rt.calls.len();
+            let n = trace.ranks[r].calls.len();
             let end = |c: usize| index.span_of(trace, clock, r, c).1;
             let range = |a: u64, b: u64| -> (usize, usize) {
                 let e0 = partition(n, |c| end(c) < a) as u32;
@@ -975,25 +1059,65 @@ fn messages_in(
             }
         }
     };
-    let mut total = 0u64;
-    visit(&mut |_| total += 1);
+    let fast_total: u64 = counted.iter().sum();
+    let mut visited = 0u64;
+    visit(&mut |_| visited += 1);
+    let total = fast_total + visited;
     let cap = query.max_messages as u64;
     let mut out = Vec::with_capacity(total.min(cap) as usize);
+    let tile_message = |k: usize| {
+        let m = &msgs[k];
+        let sp = &trace.ranks[m.sender as usize].p2p;
+        TileMessage {
+            sender: m.sender,
+            receiver: m.receiver,
+            send: send_t(k),
+            recv: recv_t(k),
+            bytes: sp.bytes[m.send_op as usize],
+            tag: sp.tag[m.send_op as usize],
+        }
+    };
     if cap > 0 {
-        let mut seen = 0u64;
+        // Message number `seen` (counted sends first, rank by rank, then the visited ones) is
+        // kept when it starts its share of total / cap: the sample is even.
+        let keep = |seen: u64| {
+            total <= cap
+                || (seen as u128 * cap as u128) / total as u128 != ((seen as u128 + 1) * cap as u128) / total as u128
+        };
+        // The first message number at or after `seen` that is kept: kept numbers are
+        // ⌈(i + 1)·total / cap⌉ − 1 for i = 0, 1, ...
+        let next_kept = |seen: u64| -> u64 {
+            if total <= cap {
+                return seen;
+            }
+            let (t, c) = (total as u128, cap as u128);
+            let mut i = seen as u128 * c / t;
+            loop {
+                let s = ((i + 1) * t).div_ceil(c) - 1;
+                if s >= seen as u128 {
+                    return s as u64;
+                }
+                i += 1;
+            }
+        };
+        let mut base = 0u64;
+        for ((&r, &(k0, _, fast)), &n) in ranks.iter().zip(&ops).zip(&counted) {
+            if !fast || n == 0 {
+                continue;
+            }
+            let first = index.sends_upto(trace, r as usize, k0);
+            let mut s = next_kept(base);
+            while s < base + n && out.len() < cap as usize {
+                let k = index.nth_send(trace, r as usize, first + (s - base));
+                out.push(tile_message(index.msg_of_op[r as usize][k] as usize));
+                s = next_kept(s + 1);
+            }
+            base += n;
+        }
+        let mut seen = fast_total;
         visit(&mut |k| {
-            // Keep message number `seen` when it is the first of its share of `total / cap`.
-            if total <= cap || (seen * cap) / total != ((seen + 1) * cap) / total {
-                let m = &msgs[k];
-                let sp = &trace.ranks[m.sender as usize].p2p;
-                out.push(TileMessage {
-                    sender: m.sender,
-                    receiver: m.receiver,
-                    send: send_t(k),
-                    recv: recv_t(k),
-                    bytes: sp.bytes[m.send_op as usize],
-                    tag: sp.tag[m.send_op as usize],
-                });
+            if keep(seen) {
+                out.push(tile_message(k));
             }
             seen += 1;
         });
