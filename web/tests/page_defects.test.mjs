@@ -180,3 +180,33 @@ test('a 64-rank heatmap numbers its ranks, and its exported SVG has axis titles 
   app.assertClean(s);
   await page.close();
 });
+
+test('a run without point-to-point traffic (NAS FT) gets a plain note in the logical view, not an error', async () => {
+  const s = await app.openPage(`${app.origin}${prefix}#sample=none`);
+  const { page } = s;
+  await page.waitForSelector('#dropzone', { timeout: 60_000 });
+  await idle(page);
+  await drop(page, generated(['--nas', 'ft', '--ranks', '8', '--iterations', '2']));
+  await page.waitForSelector('#trace', { timeout: 60_000 });
+  await idle(page);
+  await page.click('#nav-logical');
+  await page.waitForSelector('#view-logical #nothing-found, #view-logical .view-error', { timeout: 120_000 });
+  assert.equal(await page.$('#view-logical .view-error'), null, 'no error box');
+  assert.match(await page.textContent('#nothing-found'), /no point-to-point traffic/);
+  app.assertClean(s);
+  await page.close();
+});
+
+test('no internal words: the page cites papers by title, never by seed file', async () => {
+  const s = await app.openView('npb-lu.S.8', 'summary', 'table');
+  const { page } = s;
+  for (const v of ['summary', 'matrix', 'topology', 'logical', 'patterns', 'phases', 'whatif', 'compare']) {
+    await page.click(`#nav-${v}`);
+    await page.waitForSelector(`#view-${v}`);
+    await idle(page);
+    const text = await page.textContent('body');
+    assert.doesNotMatch(text, /seed \d{3}|issue \d+/i, `${v}: internal words`);
+  }
+  app.assertClean(s);
+  await page.close();
+});

@@ -5,13 +5,17 @@
 //! does I/O.
 
 pub mod compress;
+pub mod critical_path;
+pub mod imbalance;
 pub mod logical;
 pub mod matrix;
 pub mod patterns;
 pub mod phases;
+pub mod profile;
 pub mod replay;
 pub mod similarity;
 pub mod skeleton;
 pub mod summary;
 pub mod timeline;
 pub mod topology;
+pub mod waits;

@@ -5,14 +5,20 @@
 use std::path::PathBuf;
 use tracelogic_analysis::similarity::{
     communication_correlation, compare, compare_runs, metric_correlation, rank_transform, run_properties, Alignment,
-    CompareOptions, Comparison, WorkMeasure,
+    CompareOptions, Comparison, VerdictBasis, WorkMeasure,
 };
 use tracelogic_analysis::topology::Threshold;
 use tracelogic_graph::mcs::McsMethod;
 use tracelogic_model::Trace;
 use tracelogic_synth::{generate, Numbering, Spec, TopologySpec};
 
+/// A synthetic run with a floating-point counter equal to its modelled compute time.
 fn run(topology: &str, numbering: Numbering, seed: u64) -> Trace {
+    with_work_counter(run_raw(topology, numbering, seed))
+}
+
+/// A synthetic run as generated (no hardware counter: work is compute time).
+fn run_raw(topology: &str, numbering: Numbering, seed: u64) -> Trace {
     let spec = Spec {
         topology: TopologySpec::parse(topology).unwrap(),
         numbering,
@@ -46,10 +52,26 @@ fn opts() -> CompareOptions {
 fn check_contract(c: &Comparison) {
     assert!((0.0..=1.0).contains(&c.epsilon), "ε = {}", c.epsilon);
     assert!(c.epsilon <= c.epsilon_upper + 1e-12);
-    assert!((-1.0..=1.0).contains(&c.theta));
-    let mean = (c.theta_temporal + c.theta_volume + c.theta_spatial) / 3.0;
-    assert!((c.theta - mean).abs() < 1e-12);
-    assert_eq!(c.similar, c.theta >= c.threshold && c.epsilon >= c.threshold);
+    // θ is the mean of the θ_i that are defined; a θ_i is undefined exactly when its property
+    // is left out, with a reason; θ undefined leaves the verdict to ε.
+    let thetas = [c.theta_temporal, c.theta_volume, c.theta_spatial];
+    for (name, t) in ["temporal", "volume", "spatial"].into_iter().zip(thetas) {
+        let left = c.left_out.iter().find(|l| l.property == name);
+        assert_eq!(t.is_nan(), left.is_some(), "{name}: θ_i {t}, left out {left:?}");
+        assert!(left.is_none_or(|l| !l.reason.is_empty()));
+        assert!(t.is_nan() || (-1.0..=1.0).contains(&t), "{name}: {t}");
+    }
+    let defined: Vec<f64> = thetas.into_iter().filter(|t| !t.is_nan()).collect();
+    if defined.is_empty() {
+        assert!(c.theta.is_nan());
+        assert_eq!(c.verdict_on, VerdictBasis::EpsilonAlone);
+        assert_eq!(c.similar, c.epsilon >= c.threshold);
+    } else {
+        let mean = defined.iter().sum::<f64>() / defined.len() as f64;
+        assert!((c.theta - mean).abs() < 1e-12);
+        assert_eq!(c.verdict_on, VerdictBasis::ThetaAndEpsilon);
+        assert_eq!(c.similar, c.theta >= c.threshold && c.epsilon >= c.threshold);
+    }
     let g = &c.graph;
     assert_eq!(g.common_edges.len(), g.common);
     let expected = 2.0 * g.common as f64 / (g.edges_a.len() + g.edges_b.len()).max(1) as f64;
@@ -77,6 +99,32 @@ fn check_contract(c: &Comparison) {
         assert!(json.get(key).is_some(), "missing {key}");
     }
     assert!(json["epsilon_exact"].is_boolean() && json["similar"].is_boolean());
+    assert_eq!(json["theta"].is_null(), c.theta.is_nan(), "an undefined θ is null");
+    // The report survives a JSON round trip (the web worker sends it as JSON), NaN as null.
+    let back: Comparison = serde_json::from_value(json).unwrap();
+    assert!(back.theta.to_bits() == c.theta.to_bits() || (back.theta.is_nan() && c.theta.is_nan()));
+    assert_eq!(back.left_out, c.left_out);
+}
+
+/// The same run with a hardware counter of floating-point operations per rank equal to its
+/// compute time: for the synthesiser's runs, whose compute time is the modelled work, so that
+/// the temporal property enters θ as it would with PAPI_FP_OPS in a real trace.
+fn with_work_counter(mut t: Trace) -> Trace {
+    let id = t.metrics.intern("PAPI_FP_OPS");
+    for rt in &mut t.ranks {
+        let c = &rt.calls;
+        let mut gaps = 0u64;
+        for i in 1..c.enter.len() {
+            gaps += c.enter[i].saturating_sub(c.exit[i - 1]);
+        }
+        let end = c.exit.last().copied().unwrap_or(0);
+        rt.metrics.push(tracelogic_model::MetricSamples {
+            metric: id,
+            time: vec![end],
+            value: vec![gaps as f64],
+        });
+    }
+    t
 }
 
 #[test]
@@ -91,7 +139,23 @@ fn a_run_against_itself_is_identical() {
     assert_eq!((c.epsilon, c.epsilon_exact, c.similar), (1.0, true, true));
     assert_eq!(c.graph.method, McsMethod::Identical);
     assert_eq!(c.alignment, "rank");
+    assert_eq!(c.work_measure, WorkMeasure::FpOps);
+    assert!(c.left_out.is_empty());
+    // Without a counter the same run's temporal property is measured in time: left out.
+    let raw = run_raw("grid:4x4", Numbering::RowMajor, 1);
+    let c = compare(&raw, &raw, &opts()).unwrap();
+    check_contract(&c);
     assert_eq!(c.work_measure, WorkMeasure::ComputeTime);
+    assert!(c.theta_temporal.is_nan());
+    assert!(c.left_out[0].reason.contains("compute time"), "{:?}", c.left_out);
+    assert_eq!((c.theta, c.similar), (1.0, true));
+}
+
+/// θ_i of property `i` (0 temporal, 1 volume, 2 spatial) is 1, or the property is constant in
+/// both runs and left out.
+fn one_or_constant_in_both(c: &Comparison, i: usize) -> bool {
+    let p = &c.properties[i];
+    p.theta == 1.0 || (p.theta.is_nan() && p.note.as_deref().is_some_and(|n| n.starts_with("both runs: constant")))
 }
 
 #[test]
@@ -105,7 +169,11 @@ fn a_renumbered_copy_has_theta_one_for_spatial_and_volume_and_epsilon_one() {
         check_contract(&c);
         assert_eq!((c.epsilon, c.epsilon_exact), (1.0, true), "{topology}");
         assert_eq!(c.graph.method, McsMethod::Isomorphism, "{topology}");
-        assert_eq!((c.theta_spatial, c.theta_volume), (1.0, 1.0), "{topology}");
+        assert!(
+            one_or_constant_in_both(&c, 1) && one_or_constant_in_both(&c, 2),
+            "{topology}: {:?}",
+            c.left_out
+        );
         assert_eq!(c.alignment, "graph");
         // By rank numbers the same pair looks unrelated in space (except for regular graphs).
         let by_rank = compare(
@@ -124,9 +192,9 @@ fn a_renumbered_copy_has_theta_one_for_spatial_and_volume_and_epsilon_one() {
         // A random numbering generated by the synthesiser is recognised too.
         let random = run(topology, Numbering::Random, 5);
         let c = compare(&t, &random, &opts()).unwrap();
-        assert_eq!(
-            (c.epsilon, c.theta_spatial, c.theta_volume),
-            (1.0, 1.0, 1.0),
+        assert_eq!(c.epsilon, 1.0, "{topology}");
+        assert!(
+            one_or_constant_in_both(&c, 1) && one_or_constant_in_both(&c, 2),
             "{topology}"
         );
     }
@@ -135,7 +203,9 @@ fn a_renumbered_copy_has_theta_one_for_spatial_and_volume_and_epsilon_one() {
 #[test]
 fn grid_against_six_point_stencil_torus_is_two_thirds_exactly() {
     // PACPM Table 4: LU (a 4x4 grid) against BT (a 4x4 periodic 6-point stencil) on 16 ranks:
-    // ε = 2·24 / (24 + 48) = 0.667, θ_spatial = 0 (BT's spatial property is constant).
+    // ε = 2·24 / (24 + 48) = 0.667. BT's spatial and volume properties are constant: the paper
+    // counts θ_spatial = 0 by convention; here they are left out of θ, which is the temporal
+    // property alone (the two runs' independent imbalances, paired by rank number).
     let lu = run("grid:4x4", Numbering::RowMajor, 2);
     let bt = run("stencil6:4x4", Numbering::RowMajor, 3);
     for (x, y) in [(&lu, &bt), (&bt, &lu)] {
@@ -147,9 +217,17 @@ fn grid_against_six_point_stencil_torus_is_two_thirds_exactly() {
         );
         assert_eq!(c.epsilon, 2.0 * 24.0 / 72.0);
         assert!(c.epsilon_exact);
-        assert_eq!(c.theta_spatial, 0.0);
-        assert!(c.properties[2].note.as_deref().unwrap().contains("constant"));
-        assert!(!c.similar);
+        assert!(c.theta_spatial.is_nan() && c.theta_volume.is_nan());
+        let note = c.properties[2].note.as_deref().unwrap();
+        assert!(note.contains("constant (every rank 6)"), "{note}");
+        let constant_run = if c.graph.edges_a.len() == 48 {
+            "first run"
+        } else {
+            "second run"
+        };
+        assert!(note.starts_with(constant_run), "{note}");
+        assert_eq!(c.theta, c.theta_temporal);
+        assert!(!c.similar, "θ = {}", c.theta);
     }
     // Renumbering either run does not change ε: the common subgraph is over all correspondences.
     let perm: Vec<u32> = (0..16).map(|r| (r * 7 + 2) % 16).collect();
@@ -173,7 +251,8 @@ fn grid_against_six_point_stencil_torus_on_64_ranks_is_0_737() {
     assert_eq!(format!("{:.3}", c.epsilon), "0.737");
     let sp = run("stencil6:8x8", Numbering::RowMajor, 4);
     let c = compare(&bt, &sp, &opts()).unwrap();
-    assert_eq!((c.epsilon, c.epsilon_exact, c.theta_spatial), (1.0, true, 1.0));
+    assert_eq!((c.epsilon, c.epsilon_exact), (1.0, true));
+    assert!(one_or_constant_in_both(&c, 2));
 }
 
 #[test]
@@ -255,10 +334,10 @@ fn metric_correlation_by_hand() {
     let r = rank_transform(&[9, 5, 5, 1]);
     let s = rank_transform(&[40, 30, 20, 10]);
     assert!((metric_correlation(&r, &s) - 4.5 / (4.5f64 * 5.0).sqrt()).abs() < 1e-12);
-    // Constant vectors: both → 1, one → 0 (Table 4: BT–SP spatial 1.000, BT–LU spatial 0.000).
-    assert_eq!(metric_correlation(&[2.0, 2.0, 2.0], &[2.0, 2.0, 2.0]), 1.0);
-    assert_eq!(metric_correlation(&[2.0, 2.0, 2.0], &[1.0, 2.0, 3.0]), 0.0);
-    assert_eq!(metric_correlation(&[3.0, 1.0, 2.0], &[2.0, 2.0, 2.0]), 0.0);
+    // A constant vector has no order: undefined, whatever the other (no convention).
+    assert!(metric_correlation(&[2.0, 2.0, 2.0], &[2.0, 2.0, 2.0]).is_nan());
+    assert!(metric_correlation(&[2.0, 2.0, 2.0], &[1.0, 2.0, 3.0]).is_nan());
+    assert!(metric_correlation(&[3.0, 1.0, 2.0], &[2.0, 2.0, 2.0]).is_nan());
 }
 
 #[test]
@@ -280,6 +359,10 @@ fn theta_is_the_mean_as_in_tables_3_and_4() {
         let theta = communication_correlation(&thetas);
         assert!((theta - printed).abs() < 0.0005 + 1e-9, "{thetas:?}: {theta}");
     }
+    // Properties left out (not a number) are not part of the mean; none defined: undefined.
+    assert_eq!(communication_correlation(&[f64::NAN, 0.5, f64::NAN]), 0.5);
+    assert_eq!(communication_correlation(&[0.2, f64::NAN, 0.6]), 0.4);
+    assert!(communication_correlation(&[f64::NAN; 3]).is_nan());
 }
 
 #[test]
@@ -296,7 +379,7 @@ fn volume_and_temporal_follow_the_rank_order() {
     };
     big_spec.bytes *= 2;
     big_spec.compute_ns *= 3;
-    let big = generate(&big_spec).unwrap();
+    let big = with_work_counter(generate(&big_spec).unwrap());
     let c = compare(&small, &big, &opts()).unwrap();
     assert_eq!((c.theta_volume, c.theta_spatial, c.epsilon), (1.0, 1.0, 1.0));
     let volumes = &c.properties[1];
@@ -339,7 +422,12 @@ fn several_runs_give_a_symmetric_matrix() {
     for i in 0..3 {
         assert!(m.matrix[i][i].similar && m.matrix[i][i].epsilon == 1.0);
         for j in 0..3 {
-            assert_eq!(m.matrix[i][j], m.matrix[j][i]);
+            let (x, y) = (m.matrix[i][j], m.matrix[j][i]);
+            assert_eq!(x.theta.to_bits(), y.theta.to_bits());
+            assert_eq!(
+                (x.epsilon, x.epsilon_exact, x.similar),
+                (y.epsilon, y.epsilon_exact, y.similar)
+            );
         }
     }
     let pair = m.pairs.iter().find(|p| (p.first, p.second) == (0, 1)).unwrap();
@@ -390,7 +478,20 @@ fn nas_samples_against_each_other() {
     assert!(e.contains("8 ranks") && e.contains("9 ranks"), "{e}");
     for t in [&lu, &mg, &bt] {
         let c = compare(t, t, &opts()).unwrap();
-        assert_eq!((c.theta, c.epsilon, c.similar), (1.0, 1.0, true), "{}", t.source);
+        check_contract(&c);
+        // MG's and BT's volume and partners are the same on every rank (3-cube, 3x3 torus with
+        // equal cells), and time is no measure of work: nothing is left for θ, ε alone decides.
+        let theta_ok = if t.source == "npb-lu.S.8" {
+            c.theta == 1.0
+        } else {
+            c.theta.is_nan() && c.verdict_on == VerdictBasis::EpsilonAlone
+        };
+        assert!(
+            theta_ok && c.epsilon == 1.0 && c.similar,
+            "{}: θ = {}",
+            t.source,
+            c.theta
+        );
     }
     let c = compare(&lu, &mg, &opts()).unwrap();
     check_contract(&c);
@@ -418,6 +519,11 @@ fn nas_samples_against_each_other() {
     let perm = [3, 7, 0, 5, 1, 6, 2, 4];
     let c = compare(&lu, &renumber(&lu, &perm), &opts()).unwrap();
     assert_eq!((c.epsilon, c.theta_spatial, c.theta_volume), (1.0, 1.0, 1.0));
+    // LU against MG: MG leaves no property with an order (constant volume and partners), so the
+    // verdict rests on ε = 20/22 alone — the graph of LU fits inside MG's.
+    let c = compare(&lu, &mg, &opts()).unwrap();
+    assert_eq!(c.verdict_on, VerdictBasis::EpsilonAlone);
+    assert_eq!(c.left_out.len(), 3);
 }
 
 #[test]
@@ -446,7 +552,7 @@ fn counters_are_the_work_measure_when_both_runs_have_them() {
 
 #[test]
 fn floating_point_counter_is_preferred_and_divides_the_sends() {
-    let mut with_flops = run("ring:4", Numbering::RowMajor, 1);
+    let mut with_flops = run_raw("ring:4", Numbering::RowMajor, 1);
     let fp = with_flops.metrics.intern("PAPI_FP_OPS");
     let ins = with_flops.metrics.intern("PAPI_TOT_INS");
     for (r, rt) in with_flops.ranks.iter_mut().enumerate() {
@@ -556,7 +662,10 @@ fn an_automorphic_renumbering_has_theta_one_for_every_property() {
         (0..n).map(|r| (r * 4 + 1) % n).collect(),
     ] {
         let c = compare(&bt, &renumber(&bt, &perm), &opts()).unwrap();
-        assert_eq!((c.theta, c.epsilon), (1.0, 1.0), "npb-bt.S.9 {perm:?}");
+        check_contract(&c);
+        // Nothing but the graph distinguishes BT's ranks (see nas_samples_against_each_other).
+        assert!(c.theta.is_nan(), "npb-bt.S.9 {perm:?}");
+        assert_eq!((c.epsilon, c.similar), (1.0, true), "npb-bt.S.9 {perm:?}");
     }
 }
 
@@ -611,6 +720,7 @@ fn random_run(
         edges: edges.to_vec(),
         filtered_pairs: 0,
         roots,
+        parts: None,
     }
 }
 
@@ -820,4 +930,40 @@ fn anchored_search_cost_at_256_to_4096_ranks() {
         });
         println!("| {name} | {n} | {anchored} | {free} |");
     }
+}
+
+#[test]
+fn chi_square_tail_and_friedman_against_tables() {
+    use tracelogic_analysis::similarity::{chi_square_survival, friedman};
+    // Upper 1 % and 5 % points of χ² (standard tables): df 1: 6.635, 3.841; df 7: 18.475;
+    // df 11: 24.725; df 15: 30.578; df 63: 92.010.
+    for (x, df, p) in [
+        (6.635, 1.0, 0.01),
+        (3.841, 1.0, 0.05),
+        (18.475, 7.0, 0.01),
+        (24.725, 11.0, 0.01),
+        (30.578, 15.0, 0.01),
+        (92.010, 63.0, 0.01),
+    ] {
+        let got = chi_square_survival(x, df);
+        assert!((got - p).abs() < 2e-4, "χ²({df}) ≥ {x}: {got}");
+    }
+    // Friedman by hand: 3 ranks, 4 parts, the same order every time: rank sums 4, 8, 12,
+    // Q = 12/(4·3·4)·(16 + 64 + 144) − 3·4·4 = 8, W = 1, p = e^(−4) (χ² with 2 df).
+    let same: Vec<Vec<f64>> = vec![
+        vec![3.0, 5.0, 4.0, 9.0],
+        vec![2.0, 4.0, 3.0, 8.0],
+        vec![1.0, 3.0, 2.0, 7.0],
+    ];
+    let (p, w) = friedman(&same).unwrap();
+    assert!(
+        (w - 1.0).abs() < 1e-12 && (p - (-4.0f64).exp()).abs() < 1e-12,
+        "p {p} W {w}"
+    );
+    // Orders that cancel out (a Latin square): rank sums equal, W = 0, p = 1.
+    let latin: Vec<Vec<f64>> = vec![vec![1.0, 2.0, 3.0], vec![2.0, 3.0, 1.0], vec![3.0, 1.0, 2.0]];
+    let (p, w) = friedman(&latin).unwrap();
+    assert!(w.abs() < 1e-12 && (p - 1.0).abs() < 1e-12, "p {p} W {w}");
+    // Parts where every rank is equal carry no order.
+    assert_eq!(friedman(&[vec![1.0, 1.0], vec![1.0, 1.0]]), None);
 }

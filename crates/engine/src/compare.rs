@@ -6,7 +6,7 @@ use crate::{Engine, Error, Result};
 use serde::{Deserialize, Serialize};
 use tracelogic_analysis::similarity::{compare_runs, run_properties};
 pub use tracelogic_analysis::similarity::{
-    Alignment, CompareOptions, Comparison, PairedBy, PropertyComparison, RunProperties, SimilarityMatrix,
+    Alignment, CompareOptions, Comparison, PairedBy, PropertyComparison, RunProperties, SimilarityMatrix, VerdictBasis,
     DEFAULT_THRESHOLD,
 };
 use tracelogic_analysis::topology::Threshold;
@@ -71,7 +71,8 @@ impl Engine {
             Err(e) => return self.compare_with_runs(Vec::new(), Some(format!("cannot read {label}: {e}"))),
         };
         let mut added = run_properties(&other, None);
-        added.source = label.to_owned();
+        // "17 files" names no run: the trace's own name does (a DUMPI prefix, an OTF2 anchor).
+        added.source = crate::trace_name(label, &other.source);
         if added.ranks != self.trace().num_ranks() {
             let refused = format!(
                 "cannot compare with {label} ({} ranks): runs must have the same number of ranks as the loaded trace ({})",
@@ -157,30 +158,48 @@ pub fn epsilon_text(c: &Comparison) -> String {
     }
 }
 
-/// The verdict in words, with what failed and what the searches left open.
+/// The verdict in words, with what failed and what the searches left open. When every property
+/// is left out of θ (no rank-order evidence), θ is undefined and the verdict rests on ε alone.
 pub fn verdict(c: &Comparison) -> String {
+    let theta_undefined = c.verdict_on == VerdictBasis::EpsilonAlone || c.theta.is_nan();
     let mut why = Vec::new();
-    if c.theta < c.threshold {
+    if !theta_undefined && c.theta < c.threshold {
         why.push(format!("θ < {}", c.threshold));
     }
     if c.epsilon < c.threshold {
         why.push(format!("ε < {}", c.threshold));
     }
-    let mut s = if c.similar {
-        format!("similar (θ and ε ≥ {})", c.threshold)
-    } else {
-        format!("not similar ({})", why.join(", "))
+    let mut s = match (c.similar, theta_undefined) {
+        (true, false) => format!("similar (θ and ε ≥ {})", c.threshold),
+        (true, true) => format!(
+            "similar on ε alone (ε ≥ {}; θ undefined: every property is left out)",
+            c.threshold
+        ),
+        (false, false) => format!("not similar ({})", why.join(", ")),
+        (false, true) => format!(
+            "not similar on ε alone ({}; θ undefined: every property is left out)",
+            why.join(", ")
+        ),
     };
     if !c.classification_certain {
         let epsilon_open = !c.epsilon_exact && c.epsilon < c.threshold && c.epsilon_upper >= c.threshold;
         if epsilon_open {
             s.push_str("; the exact ε could reach the threshold");
         }
-        if !c.pairing.exhaustive && c.theta < c.threshold {
+        if !theta_undefined && !c.pairing.exhaustive && c.theta < c.threshold {
             s.push_str("; a pairing the search did not reach could give a larger θ");
         }
     }
     s
+}
+
+/// θ for a table: three decimals, or `n/a` when undefined.
+pub fn theta_text(theta: f64) -> String {
+    if theta.is_nan() {
+        "n/a".into()
+    } else {
+        format!("{theta:.3}")
+    }
 }
 
 /// How the ranks were paired for θ, in words (the CLI's `ranks paired` line, the page's pairing
@@ -197,7 +216,7 @@ pub fn pairing_text(c: &Comparison) -> String {
         PairedBy::BestIsomorphism => {
             let mut s = format!(
                 "by role: the isomorphism of the graphs with the largest θ ({}: {} scored in full, {} steps; \
-                 by rank number θ = {:.3})",
+                 by rank number θ = {})",
                 if p.exhaustive {
                     "proven best"
                 } else {
@@ -205,7 +224,7 @@ pub fn pairing_text(c: &Comparison) -> String {
                 },
                 p.isomorphisms_scored,
                 p.steps,
-                p.theta_by_rank
+                theta_text(p.theta_by_rank)
             );
             if let Some(chance) = p.theta_chance {
                 s.push_str(&format!(
@@ -219,8 +238,8 @@ pub fn pairing_text(c: &Comparison) -> String {
             s
         }
         PairedBy::CommonSubgraph => format!(
-            "by the common-subgraph correspondence (by rank number θ = {:.3})",
-            p.theta_by_rank
+            "by the common-subgraph correspondence (by rank number θ = {})",
+            theta_text(p.theta_by_rank)
         ),
     }
 }
@@ -259,7 +278,12 @@ mod tests {
         let g = pair(0, 3);
         assert!((g.epsilon - 2.0 * 24.0 / 72.0).abs() < 1e-9, "{}", g.epsilon);
         assert_eq!(epsilon_text(g), "0.667  (exact: 24 common edges of 24 + 48)");
-        assert!(verdict(g).starts_with("not similar (") && verdict(g).contains("ε < 0.6") == (g.epsilon < 0.6));
+        // The words follow the flag, and say when θ is undefined.
+        let words = verdict(g);
+        assert_eq!(words.starts_with("similar"), g.similar, "{words}");
+        assert_eq!(words.contains("θ undefined"), g.theta.is_nan(), "{words}");
+        assert_eq!(theta_text(f64::NAN), "n/a");
+        assert_eq!(theta_text(0.25), "0.250");
     }
 
     #[test]

@@ -7,17 +7,17 @@
 //!
 //! | use case | function | report |
 //! |---|---|---|
-//! | what is in the trace | [`Engine::summary`] | [`Summary`](tracelogic_analysis::summary::Summary) |
+//! | what is in the trace | [`Engine::summary`] | [`summary::Summary`] |
 //! | matrix | [`Engine::matrix`] | [`matrix::MatrixReport`] |
 //! | query | [`Engine::query`] | [`query::QueryReport`] |
-//! | topology | [`Engine::topology`] (and [`topology::of_graph`], [`topology::of_matrix`]) | [`topology::TopologyAnswer`] |
+//! | topology | [`Engine::topology`] (and [`topology::of_graph`], [`topology::of_matrix`]) | [`topology::TopologyReport`], [`topology::verdict`] |
 //! | logical trace | [`Engine::logical`], [`Engine::rank_program`], [`Engine::expansion`] | [`logical::LogicalReport`], [`logical::RankProgram`], [`logical::Expansion`] |
 //! | C skeleton | [`Engine::skeleton`] | [`logical::SkeletonReport`] |
 //! | patterns | [`Engine::patterns`] | [`patterns::PatternsReport`] |
 //! | pattern search | [`Engine::pattern_search`] | [`patterns::SearchReport`] |
 //! | phases | [`Engine::phases`] | [`phases::PhasesReport`] |
 //! | what-if replay | [`Engine::replay`] | [`replay::ReplayReport`] |
-//! | similarity | [`Engine::run_properties`], [`compare::compare`], [`Engine::compare_with_runs`] | [`compare::CompareReport`], [`compare::RunsReport`] |
+//! | similarity | [`Engine::run_properties`], [`compare::compare`], [`Engine::compare_with_runs`] | [`compare::SimilarityMatrix`], [`compare::RunsReport`] |
 //! | convert | [`Engine::convert`] | [`convert::Converted`] |
 //! | timeline | [`Engine::timeline`] | [`timeline::TimelineTile`] |
 //!
@@ -442,5 +442,27 @@ mod tests {
         let note = note.unwrap();
         assert!(note.starts_with("the selection keeps no MPI call of "), "{note}");
         assert!(note.contains("--from 3600.000000 s is after the end"), "{note}");
+    }
+}
+
+/// The name a loaded trace goes by in the page, its report, its downloads and a comparison: what the user
+/// loaded (`label`: a file or folder name, a sample's title), unless that only counts what
+/// was picked (`9 files`, `3 items`, several files without a common folder); then the trace's
+/// own name as its reader gives it (`source`, e.g. DUMPI's `dumpi-2026.11.22.08.59.38`),
+/// without any directories.
+pub fn trace_name(label: &str, source: &str) -> String {
+    let counted = label
+        .split_once(' ')
+        .is_some_and(|(n, what)| n.chars().all(|c| c.is_ascii_digit()) && matches!(what, "files" | "items"));
+    let own = source
+        .trim_end_matches(['/', '\\'])
+        .rsplit(['/', '\\'])
+        .next()
+        .unwrap_or("")
+        .trim();
+    if (counted || label.trim().is_empty()) && !own.is_empty() {
+        own.to_owned()
+    } else {
+        label.to_owned()
     }
 }

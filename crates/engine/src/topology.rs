@@ -85,6 +85,9 @@ impl Engine {
         let mut report = identify_matrix(&matrix, options);
         if absolute == Selection::all() {
             place_by_first_contacts(self.trace(), &mut report);
+            // What the program declared (MPI_Cart_create) against what it did: the run is
+            // named by its declared extents when they agree with the whole observed graph.
+            tracelogic_analysis::topology::declared::attach(self.trace(), &mut report);
         }
         Ok(report)
     }

@@ -1,6 +1,6 @@
 //! Which family members could have `n` nodes: every factorisation for grids and tori (any
 //! number of dimensions), 2D factorisations for 6/8-point stencils, 3D ones for 7/19/27-point
-//! stencils, and the one-parameter families (ring, line, star, all-to-all, trees, hypercube,
+//! stencils, 2D ones for process grids (rows and columns), and the one-parameter families (ring, line, star, all-to-all, trees, hypercube,
 //! butterfly) where `n` fits.
 //!
 //! Dimension orders that give the same graph are listed once (extents non-increasing); the
@@ -53,6 +53,9 @@ pub fn candidates(n: u32) -> Vec<TopologySpec> {
             push(Family::Grid, f.clone());
             push(Family::Torus, f.clone());
         }
+    }
+    for f in facts.iter().filter(|f| f.len() == 2) {
+        push(Family::ProcessGrid, f.clone());
     }
     for f in facts.iter().filter(|f| f.len() == 2) {
         for fam in [
@@ -108,7 +111,7 @@ pub fn candidates(n: u32) -> Vec<TopologySpec> {
 /// NAS CG after every generic family (a 4-rank CG run is a 4-node line).
 /// Equivalent matches are reported under the simplest one.
 pub fn simplicity(spec: &TopologySpec) -> (usize, usize) {
-    const PREFERENCE: [Family; 21] = [
+    const PREFERENCE: [Family; 22] = [
         Family::Ring,
         Family::Line,
         Family::Star,
@@ -118,6 +121,7 @@ pub fn simplicity(spec: &TopologySpec) -> (usize, usize) {
         Family::KaryTree,
         Family::Grid,
         Family::Torus,
+        Family::ProcessGrid,
         Family::Stencil6,
         Family::Stencil6Mesh,
         Family::Stencil8,

@@ -25,12 +25,15 @@ pub enum PrimeFactor {
     Path(u32),
     /// The cycle C_n, n = 3 or n ≥ 5.
     Cycle(u32),
+    /// The complete graph K_n, n ≥ 4 (K2 is `Path(2)`, K3 `Cycle(3)`): a factor of the process
+    /// grid `K_P □ K_Q`. Prime: a product of two non-trivial graphs has non-adjacent nodes.
+    Complete(u32),
 }
 
 impl PrimeFactor {
     fn nodes(self) -> u32 {
         match self {
-            PrimeFactor::Path(n) | PrimeFactor::Cycle(n) => n,
+            PrimeFactor::Path(n) | PrimeFactor::Cycle(n) | PrimeFactor::Complete(n) => n,
         }
     }
 
@@ -38,16 +41,25 @@ impl PrimeFactor {
         match self {
             PrimeFactor::Path(n) => n as u64 - 1,
             PrimeFactor::Cycle(n) => n as u64,
+            PrimeFactor::Complete(n) => n as u64 * (n as u64 - 1) / 2,
         }
     }
 
     fn eigenvalues(self) -> impl Iterator<Item = f64> {
-        let (n, cyclic) = match self {
-            PrimeFactor::Path(n) => (n, false),
-            PrimeFactor::Cycle(n) => (n, true),
+        let (n, cyclic, complete) = match self {
+            PrimeFactor::Path(n) => (n, false, false),
+            PrimeFactor::Cycle(n) => (n, true, false),
+            PrimeFactor::Complete(n) => (n, false, true),
         };
         (0..n).map(move |j| {
-            if cyclic {
+            if complete {
+                // K_n: n − 1 once, −1 the other n − 1 times.
+                if j == 0 {
+                    n as f64 - 1.0
+                } else {
+                    -1.0
+                }
+            } else if cyclic {
                 2.0 * (2.0 * PI * j as f64 / n as f64).cos()
             } else {
                 2.0 * (PI * (j + 1) as f64 / (n + 1) as f64).cos()
@@ -82,6 +94,16 @@ impl TopologySpec {
             Family::Torus | Family::Stencil7 => self.dims.iter().for_each(|&d| extent_factors(d, true, &mut out)),
             Family::Ring => extent_factors(self.dims[0], true, &mut out),
             Family::Hypercube => out.extend(std::iter::repeat_n(PrimeFactor::Path(2), self.dims[0] as usize)),
+            Family::ProcessGrid => {
+                for &d in &self.dims {
+                    match d {
+                        1 => {}
+                        2 => out.push(PrimeFactor::Path(2)),
+                        3 => out.push(PrimeFactor::Cycle(3)),
+                        d => out.push(PrimeFactor::Complete(d)),
+                    }
+                }
+            }
             _ => return None,
         }
         out.sort_unstable();
@@ -252,6 +274,15 @@ impl TopologySpec {
     /// nodes at distance k (from any node), otherwise
     /// [`TopologySpec::implicit_distance_profile`] (Cartesian families; `None` for the others).
     pub fn structural_distance_profile(&self, root: u32, expect: Option<&[u32]>) -> Option<Vec<u32>> {
+        if self.family == Family::ProcessGrid && root < self.num_nodes() {
+            // The rest of its row and column at distance 1, every other rank at distance 2.
+            let (p, q) = (self.dims[0] - 1, self.dims[1] - 1);
+            let mut profile = vec![1, p + q, p * q];
+            while profile.last() == Some(&0) {
+                profile.pop();
+            }
+            return Some(profile);
+        }
         if self.family != Family::Hypercube {
             return self.implicit_distance_profile(root, expect);
         }

@@ -266,6 +266,7 @@ pub fn isomorphism_coloured(g1: &Graph, g2: &Graph, colouring: Option<&Colouring
     let mut budget = Budget {
         left: opts.max_steps.saturating_sub(steps),
         used: steps,
+        deepest: 0,
     };
     match individualise(g1, g2, colouring.into_owned(), opts.refine_rounds.max(64), &mut budget) {
         Search::Found(mapping, _) => finish(g1, g2, mapping, budget.used),
@@ -278,6 +279,8 @@ pub fn isomorphism_coloured(g1: &Graph, g2: &Graph, colouring: Option<&Colouring
 struct Budget {
     left: u64,
     used: u64,
+    /// Most levels individualisation–refinement held at once.
+    deepest: usize,
 }
 
 impl Budget {
@@ -291,63 +294,96 @@ impl Budget {
 /// Individualisation–refinement (as in nauty/bliss, without automorphism pruning): try a short
 /// ordered search under the current colours; if it stalls, pick the smallest non-trivial colour
 /// class, fix its first node of `g1` against each same-coloured node of `g2` in turn, refine,
-/// and recurse. Each refinement is charged its work (nodes and edge ends of both graphs per
-/// round), so the budget bounds the time.
+/// and go one level deeper. Each refinement is charged its work (nodes and edge ends of both
+/// graphs per round), so the budget bounds the time.
+///
+/// The levels are kept on an explicit stack, not the call stack: a hostile graph (one whose
+/// individualisations keep agreeing, as in strongly regular look-alikes) can make the search go
+/// as deep as the budget allows — thousands of levels — and a recursion that deep overflows a
+/// thread's stack (a browser worker's is small). [`Budget::deepest`] records how deep it went.
 fn individualise(g1: &Graph, g2: &Graph, colouring: Colouring, rounds: usize, budget: &mut Budget) -> Search {
+    /// One level: the colouring it individualises from, the node of `g1` fixed and its
+    /// colour, and the next node of `g2` to try against it.
+    struct Level {
+        colouring: Colouring,
+        u: u32,
+        target: u32,
+        next: u32,
+    }
     let n = g1.num_nodes() as u64;
     // One refinement round touches every node and edge of both graphs.
     let round_cost = 2 * (n + 2 * g1.num_edges() as u64);
     let quick = 4 * n + 1_000;
-    match search(g1, g2, &colouring, quick.min(budget.left)) {
-        Search::Found(m, s) => {
-            budget.spend(s);
-            return Search::Found(m, s);
-        }
-        Search::Exhausted(s) => {
-            budget.spend(s);
-            return Search::Exhausted(s);
-        }
-        Search::GaveUp(s) => {
-            if !budget.spend(s) {
-                return Search::GaveUp(0);
+    let mut stack: Vec<Level> = Vec::new();
+    let mut entering = Some(colouring);
+    loop {
+        if let Some(colouring) = entering.take() {
+            // A new level: a short ordered search first, then individualise if it stalls.
+            let mut exhausted = false;
+            match search(g1, g2, &colouring, quick.min(budget.left)) {
+                Search::Found(m, s) => {
+                    budget.spend(s);
+                    return Search::Found(m, s);
+                }
+                Search::Exhausted(s) => {
+                    budget.spend(s);
+                    if stack.is_empty() {
+                        return Search::Exhausted(s);
+                    }
+                    exhausted = true;
+                }
+                Search::GaveUp(s) => {
+                    if !budget.spend(s) {
+                        return Search::GaveUp(0);
+                    }
+                }
+            }
+            if !exhausted {
+                let sizes = colouring.histogram(0);
+                let target = (0..colouring.classes)
+                    .filter(|&c| sizes[c as usize] > 1)
+                    .min_by_key(|&c| sizes[c as usize]);
+                if let Some(target) = target {
+                    let u = colouring.colours[0]
+                        .iter()
+                        .position(|&c| c == target)
+                        .expect("class member") as u32;
+                    stack.push(Level {
+                        colouring,
+                        u,
+                        target,
+                        next: 0,
+                    });
+                    budget.deepest = budget.deepest.max(stack.len());
+                }
             }
         }
-    }
-    let sizes = colouring.histogram(0);
-    let Some(target) = (0..colouring.classes)
-        .filter(|&c| sizes[c as usize] > 1)
-        .min_by_key(|&c| sizes[c as usize])
-    else {
-        return Search::Exhausted(0);
-    };
-    let u = colouring.colours[0]
-        .iter()
-        .position(|&c| c == target)
-        .expect("class member") as u32;
-    let fresh = colouring.classes;
-    for v in 0..g2.num_nodes() {
-        if colouring.colours[1][v as usize] != target {
+        // Try the next image of the deepest level's fixed node; when none is left, that level
+        // is exhausted and its parent tries its next one.
+        let Some(level) = stack.last_mut() else {
+            return Search::Exhausted(0);
+        };
+        let c2 = &level.colouring.colours[1];
+        let Some(v) = (level.next..g2.num_nodes()).find(|&v| c2[v as usize] == level.target) else {
+            stack.pop();
             continue;
-        }
+        };
+        level.next = v + 1;
         if budget.left < round_cost {
             return Search::GaveUp(0);
         }
-        let mut initial = colouring.colours.clone();
-        initial[0][u as usize] = fresh;
+        let fresh = level.colouring.classes;
+        let mut initial = level.colouring.colours.clone();
+        initial[0][level.u as usize] = fresh;
         initial[1][v as usize] = fresh;
         let refined = refine_from(&[g1, g2], &initial, rounds);
         if !budget.spend(round_cost * refined.rounds.max(1) as u64) {
             return Search::GaveUp(0);
         }
-        if !refined.histograms_agree() {
-            continue;
-        }
-        match individualise(g1, g2, refined, rounds, budget) {
-            Search::Exhausted(_) => continue,
-            other => return other,
+        if refined.histograms_agree() {
+            entering = Some(refined);
         }
     }
-    Search::Exhausted(0)
 }
 
 fn finish(g1: &Graph, g2: &Graph, mapping: Vec<u32>, steps: u64) -> IsoOutcome {
@@ -838,6 +874,7 @@ fn scan_isomorphisms(
 mod tests {
     use super::*;
     use rand::rngs::StdRng;
+    use rand::seq::SliceRandom;
     use rand::{Rng, SeedableRng};
 
     /// The previous matching order: every root sorted up front, tuple keys in the heap.
@@ -1148,5 +1185,86 @@ mod tests {
                 "{name}"
             );
         }
+    }
+
+    /// The 4x4 rook's graph K4□K4 and the Shrikhande graph: both strongly regular (16, 6, 2, 2),
+    /// so colour refinement never tells them apart, nor any individualisation of one node.
+    fn rook_and_shrikhande() -> (Graph, Graph) {
+        let rook = Graph::from_edges(
+            16,
+            (0..16u32).flat_map(|u| {
+                (u + 1..16)
+                    .filter(move |v| v / 4 == u / 4 || v % 4 == u % 4)
+                    .map(move |v| (u, v))
+            }),
+        );
+        let at = |x: u32, y: u32| x % 4 + 4 * (y % 4);
+        let shrikhande = Graph::from_edges(
+            16,
+            (0..16u32).flat_map(|u| {
+                let (x, y) = (u % 4, u / 4);
+                [
+                    (at(x, y), at(x + 1, y)),
+                    (at(x, y), at(x, y + 1)),
+                    (at(x, y), at(x + 1, y + 1)),
+                ]
+            }),
+        );
+        (rook, shrikhande)
+    }
+
+    fn disjoint_union(parts: &[&Graph]) -> Graph {
+        let mut edges = Vec::new();
+        let mut base = 0;
+        for p in parts {
+            edges.extend(p.edges().map(|(u, v)| (u + base, v + base)));
+            base += p.num_nodes();
+        }
+        Graph::from_edges(base, edges)
+    }
+
+    #[test]
+    fn individualisation_is_not_bounded_by_the_call_stack() {
+        // 64 rook graphs and 64 Shrikhande graphs against the same with one rook graph swapped
+        // for a Shrikhande graph, randomly numbered: not isomorphic, and every individualisation
+        // keeps the colour histograms equal, so the search goes hundreds of levels deep before
+        // its budget runs out. It runs on a thread with a 64 KiB stack (a recursion per level
+        // needs more), and says it gave up or refuted, never overflows.
+        let (rook, shrikhande) = rook_and_shrikhande();
+        let a: Vec<&Graph> = (0..128).map(|i| if i % 2 == 0 { &rook } else { &shrikhande }).collect();
+        let mut b = a.clone();
+        b[0] = &shrikhande;
+        let (g1, g2) = (disjoint_union(&a), disjoint_union(&b));
+        let mut rng = StdRng::seed_from_u64(7);
+        let mut perm: Vec<u32> = (0..g2.num_nodes()).collect();
+        perm.shuffle(&mut rng);
+        let g2 = g2.relabel(&perm);
+        let worker = std::thread::Builder::new()
+            .stack_size(64 * 1024)
+            .spawn(move || {
+                let colouring = refine_joint(&[&g1, &g2], 32);
+                let mut budget = Budget {
+                    left: 32_000_000,
+                    used: 0,
+                    deepest: 0,
+                };
+                let found = matches!(individualise(&g1, &g2, colouring, 64, &mut budget), Search::Found(..));
+                let whole = isomorphism(&g1, &g2, IsoOptions::for_nodes(g1.num_nodes()));
+                (found, budget.deepest, whole)
+            })
+            .unwrap();
+        let (found, deepest, whole) = worker.join().expect("no stack overflow");
+        assert!(!found);
+        assert!(deepest >= 150, "only {deepest} levels: the case no longer tests depth");
+        assert!(whole.mapping().is_none(), "{whole:?}");
+        // The same search on isomorphic inputs still finds (and verifies) a mapping.
+        let (g1, g3) = (disjoint_union(&a), disjoint_union(&a).relabel(&perm));
+        assert!(isomorphism(&g1, &g3, IsoOptions::for_nodes(g1.num_nodes()))
+            .mapping()
+            .is_some());
+        assert!(matches!(
+            isomorphism(&rook, &shrikhande, IsoOptions::for_nodes(16)),
+            IsoOutcome::NotIsomorphic { .. }
+        ));
     }
 }

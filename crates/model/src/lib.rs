@@ -11,12 +11,14 @@
 //! The layout is columnar because real traces reach hundreds of millions of calls: a call
 //! costs about 30 bytes, a point-to-point operation about 40.
 
+pub mod cartesian;
 mod kinds;
 pub mod matching;
 pub mod query;
 pub mod renumber;
 pub mod restrict;
 
+pub use cartesian::CartTopology;
 pub use kinds::{CallKind, CollectiveOp};
 pub use matching::{match_messages, Matching, Message};
 pub use query::Selection;
@@ -291,6 +293,9 @@ pub struct Trace {
     pub meta: Vec<(String, String)>,
     /// Things the reader noticed but could work around (shown to the user).
     pub warnings: Vec<String>,
+    /// Cartesian process topologies the program declared (`MPI_Cart_create`), in the order read.
+    #[serde(default)]
+    pub cartesian: Vec<CartTopology>,
     /// [`CallKind`] of each interned function, filled lazily by [`Trace::push_call`] so that a
     /// function name is classified once, not once per call.
     #[serde(skip)]

@@ -82,6 +82,7 @@ impl Trace {
             metrics: self.metrics.clone(),
             meta: self.meta.clone(),
             warnings: self.warnings.clone(),
+            cartesian: self.cartesian.clone(),
             kind_cache: self.kind_cache.clone(),
             callpath_index: self.callpath_index.clone(),
             comm_index: self.comm_index.clone(),

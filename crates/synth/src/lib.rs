@@ -50,6 +50,7 @@
 //! Cost: O(calls) time and about 30 bytes per call plus 40 per point-to-point operation; a
 //! spec whose trace would exceed 200 million calls is refused before anything is allocated.
 
+pub mod delays;
 mod generator;
 pub mod nas;
 mod numbering;

@@ -37,7 +37,7 @@ pub struct WireFile {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MatrixRequest {
     /// Part of the trace whose sends are counted; `from` / `to` are relative to the trace's
-    /// first event (the session adds its start), as the CLI's `--from` / `--to`. Later
+    /// first event (the engine adds its start), as the CLI's `--from` / `--to`. Later
     /// analyses are restricted to it too.
     pub selection: Selection,
     /// Quantity drawn and filtered.
@@ -138,9 +138,9 @@ pub enum AnalysisRequest {
     },
     /// Communication patterns and the per-rank repeated sequences.
     Patterns,
-    /// Approximate search of a user's pattern (thesis §4.5), as `tracelogic match` does: the
-    /// text of a pattern file (docs/patterns.md), extrapolated to the run's topology when it
-    /// names the small topology it was written for.
+    /// Approximate search of a user's pattern (thesis §4.5), the engine's pattern search that
+    /// `tracelogic match` runs too: the text of a pattern file (docs/patterns.md), extrapolated
+    /// to the run's topology when it names the small topology it was written for.
     Match {
         /// The pattern file's text (JSON: rank → event symbols, optional `topology`).
         pattern: String,
@@ -386,6 +386,9 @@ pub enum Answer {
     Compare(CompareResult),
     /// [`AnalysisRequest::SaveAs`].
     Saved(SavedTrace),
+    /// The analysis ran and has nothing to show, with the reason (a run without point-to-point
+    /// traffic has no logical trace): a note in the view, not an error.
+    NothingFound(String),
 }
 
 /// A report a view reads out of an [`Answer`] (`None` for an answer of another kind).

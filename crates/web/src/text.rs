@@ -69,27 +69,7 @@ pub fn counted(n: u64, singular: &str, plural: &str) -> String {
     format!("{} {}", count(n), if n == 1 { singular } else { plural })
 }
 
-/// The name a loaded trace goes by in the page, its report and its downloads: what the user
-/// loaded (`label`: a file or folder name, a sample's title), unless that only counts what
-/// was picked (`9 files`, `3 items`, several files without a common folder); then the trace's
-/// own name as its reader gives it (`source`, e.g. DUMPI's `dumpi-2026.11.22.08.59.38`),
-/// without any directories.
-pub fn trace_name(label: &str, source: &str) -> String {
-    let counted = label
-        .split_once(' ')
-        .is_some_and(|(n, what)| n.chars().all(|c| c.is_ascii_digit()) && matches!(what, "files" | "items"));
-    let own = source
-        .trim_end_matches(['/', '\\'])
-        .rsplit(['/', '\\'])
-        .next()
-        .unwrap_or("")
-        .trim();
-    if (counted || label.trim().is_empty()) && !own.is_empty() {
-        own.to_owned()
-    } else {
-        label.to_owned()
-    }
-}
+pub use tracelogic_engine::trace_name;
 
 /// `name` as part of a file name: ASCII letters, digits, `-`, `_` and `.` kept, runs of
 /// anything else one `_`, no leading or trailing `.`/`_` (so no hidden file, no path); `trace`

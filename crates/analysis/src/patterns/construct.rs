@@ -39,6 +39,10 @@ pub struct CommunicationPattern {
     /// True when built around per-rank pattern occurrences (false: a repeated exchange of single
     /// events).
     pub from_rank_patterns: bool,
+    /// Events its occurrences cover on all ranks: occurrences × events per occurrence (what
+    /// the pattern explains; patterns are listed by it, most first).
+    #[serde(default)]
+    pub events_covered: u64,
 }
 
 /// One part of an instance: its events on one rank.
@@ -72,7 +76,8 @@ pub struct Instance {
 /// The result of construction.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct CommunicationAnalysis {
-    /// Communication patterns, most occurrences first (ties: earliest first occurrence).
+    /// Communication patterns, most events covered first (ties: most occurrences, then
+    /// earliest first occurrence).
     pub patterns: Vec<CommunicationPattern>,
     /// Every instance, ordered by start time (then end time, then pattern).
     pub instances: Vec<Instance>,
@@ -268,12 +273,26 @@ pub fn construct(
             },
         ));
     }
-    // Keep signatures that are patterns; order by occurrences, then by the time of the first
-    // occurrence (not by discovery order, which follows rank numbers).
+    // Keep signatures that are patterns; order by what they explain — the events their
+    // occurrences cover on all ranks — then by occurrences, then by the time of the first
+    // occurrence (not by discovery order, which follows rank numbers). A signature holds, per
+    // rank, a marker and the rank before that rank's events.
+    let covered = |s: u32| {
+        let sig = &sig_list[s as usize];
+        let ranks = sig.iter().filter(|&&x| x == u32::MAX).count();
+        sig_count[s as usize] as u64 * (sig.len() - 2 * ranks) as u64
+    };
     let mut kept: Vec<u32> = (0..sig_list.len() as u32)
         .filter(|&s| sig_patterned[s as usize] || sig_count[s as usize] >= 2)
         .collect();
-    kept.sort_by_key(|&s| (std::cmp::Reverse(sig_count[s as usize]), sig_first[s as usize], s));
+    kept.sort_by_key(|&s| {
+        (
+            std::cmp::Reverse(covered(s)),
+            std::cmp::Reverse(sig_count[s as usize]),
+            sig_first[s as usize],
+            s,
+        )
+    });
     let mut new_id = vec![OUTSIDE; sig_list.len()];
     for (i, &s) in kept.iter().enumerate() {
         new_id[s as usize] = i as u32;
@@ -308,6 +327,7 @@ pub fn construct(
                 spans: Vec::new(),
                 first_events: BTreeMap::new(),
                 from_rank_patterns: sig_patterned[s as usize],
+                events_covered: covered(s),
             }
         })
         .collect();

@@ -605,7 +605,8 @@ pub struct PatternAnalysis {
     pub options: Option<PatternOptions>,
     /// Per world rank, its patterns (most frequent first).
     pub rank_patterns: BTreeMap<Rank, Vec<RankPattern>>,
-    /// Communication patterns across ranks (most occurrences first).
+    /// Communication patterns across ranks, most events covered first (all of them; the first
+    /// [`PatternAnalysis::shown_patterns`] are the ones to list by default).
     pub communication_patterns: Vec<CommunicationPattern>,
     /// Events on all ranks.
     pub events: u64,
@@ -616,6 +617,58 @@ pub struct PatternAnalysis {
     /// Instances in time order, for phases and the timeline.
     #[serde(skip)]
     pub communication: CommunicationAnalysis,
+    /// Patterns to list by default: those covering at least [`PatternAnalysis::min_share`] of
+    /// the events (they come first in `communication_patterns`, ids `0..shown_patterns`).
+    #[serde(default)]
+    pub shown_patterns: usize,
+    /// Patterns hidden by default (covering less than `min_share` of the events each).
+    #[serde(default)]
+    pub hidden_patterns: usize,
+    /// Events the hidden patterns cover, together.
+    #[serde(default)]
+    pub hidden_events: u64,
+    /// `hidden_events` over all events.
+    #[serde(default)]
+    pub hidden_share: f64,
+    /// Share of the events below which a pattern is hidden ([`MIN_SHARE`] by default; 0 shows
+    /// every pattern).
+    #[serde(default)]
+    pub min_share: f64,
+}
+
+/// Default share of the events a communication pattern must cover to be listed: 1 %. On NAS MG
+/// with 64 ranks, 112 of 120 patterns are one message between two ranks seen twice (4 events,
+/// 0.007 % each); listing them first buried the exchange and the reductions.
+pub const MIN_SHARE: f64 = 0.01;
+
+impl PatternAnalysis {
+    /// Hide the patterns covering less than `share` of the events (0: show all) and set the
+    /// `shown_patterns`/`hidden_*` fields. The list is ordered by events covered, so the shown
+    /// patterns are a prefix of it.
+    pub fn set_min_share(&mut self, share: f64) {
+        let share = if share.is_finite() { share.max(0.0) } else { 0.0 };
+        let total = self.events.max(1) as f64;
+        let shown = self
+            .communication_patterns
+            .iter()
+            .take_while(|p| p.events_covered as f64 >= share * total)
+            .count();
+        let hidden = &self.communication_patterns[shown..];
+        self.min_share = share;
+        self.shown_patterns = shown;
+        self.hidden_patterns = hidden.len();
+        self.hidden_events = hidden.iter().map(|p| p.events_covered).sum();
+        self.hidden_share = if self.events == 0 {
+            0.0
+        } else {
+            self.hidden_events as f64 / self.events as f64
+        };
+    }
+
+    /// The patterns to list: the first [`PatternAnalysis::shown_patterns`].
+    pub fn shown(&self) -> &[CommunicationPattern] {
+        &self.communication_patterns[..self.shown_patterns.min(self.communication_patterns.len())]
+    }
 }
 
 /// Detect per-rank and communication patterns of a trace.
@@ -669,7 +722,7 @@ pub fn analyse_events(
     let occurrences = align::align_runs(trace, matching, events, &occurrences);
     let communication = construct(trace, matching, events, &occurrences);
     let events_in_patterns = occurrences.iter().flatten().map(|o| (o.1 - o.0) as u64).sum();
-    PatternAnalysis {
+    let mut analysis = PatternAnalysis {
         options: Some(*opts),
         rank_patterns,
         communication_patterns: communication.patterns.clone(),
@@ -677,7 +730,10 @@ pub fn analyse_events(
         events_in_patterns,
         routine_comparison,
         communication,
-    }
+        ..PatternAnalysis::default()
+    };
+    analysis.set_min_share(MIN_SHARE);
+    analysis
 }
 
 /// Non-overlapping occurrences covering a rank's events, left to right: at each position the

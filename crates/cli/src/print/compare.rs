@@ -2,7 +2,7 @@
 
 use crate::common::{emit, print_json, table, CliError};
 use serde::Serialize;
-use tracelogic_engine::compare::{epsilon_text, pairing_text, verdict, Comparison, SimilarityMatrix};
+use tracelogic_engine::compare::{epsilon_text, pairing_text, theta_text, verdict, Comparison, SimilarityMatrix};
 use tracelogic_model::Selection;
 
 /// A comparison's JSON with the selection applied to each run (`selections[i]` for run `i`;
@@ -53,14 +53,14 @@ pub fn pair_text(c: &Comparison) -> String {
         .map(|p| {
             vec![
                 p.property.clone(),
-                format!("{:.3}", p.theta),
+                theta_text(p.theta),
                 p.note.clone().unwrap_or_default(),
             ]
         })
         .collect();
     s.push_str(&table(&["property", "θ", "note"], rows, &[1]));
     s.push('\n');
-    s.push_str(&format!("θ              {:.3}\n", c.theta));
+    s.push_str(&format!("θ              {}\n", theta_text(c.theta)));
     s.push_str(&format!("ε              {}\n", epsilon_text(c)));
     s.push_str(&format!("verdict        {}\n", verdict(c)));
     s
@@ -93,8 +93,8 @@ pub fn matrix_text(m: &SimilarityMatrix) -> String {
                     "-".to_string()
                 } else {
                     format!(
-                        "{:.3} / {}{:.3}{}",
-                        c.theta,
+                        "{} / {}{:.3}{}",
+                        theta_text(c.theta),
                         if c.epsilon_exact { "" } else { "~" },
                         c.epsilon,
                         if c.similar { " *" } else { "" }
@@ -114,10 +114,10 @@ pub fn matrix_text(m: &SimilarityMatrix) -> String {
         .map(|c| {
             vec![
                 format!("{}-{}", c.first, c.second),
-                format!("{:.3}", c.theta_temporal),
-                format!("{:.3}", c.theta_volume),
-                format!("{:.3}", c.theta_spatial),
-                format!("{:.3}", c.theta),
+                theta_text(c.theta_temporal),
+                theta_text(c.theta_volume),
+                theta_text(c.theta_spatial),
+                theta_text(c.theta),
                 format!("{}{:.3}", if c.epsilon_exact { "" } else { "≥" }, c.epsilon),
                 verdict(c),
             ]

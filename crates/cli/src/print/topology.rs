@@ -56,6 +56,18 @@ pub fn text(r: &TopologyReport) -> String {
     }
     out.push_str(".\n\n");
     identification(&mut out, &r.identification, r.placed_by);
+    if let (Some(name), Some(m)) = (&r.name_as_declared, &r.identification.matched) {
+        out.push_str(&format!(
+            "Topology: {name} (declared by MPI_Cart_create; identified: {})\n",
+            m.label
+        ));
+    }
+    for d in &r.declared {
+        out.push_str(&format!("Declared: {}\n", d.summary));
+    }
+    if let (None, Some(c)) = (&r.identification.matched, &r.cliques) {
+        out.push_str(&format!("Cliques: {}\n", c.label));
+    }
     for c in &r.components {
         out.push_str(&format!(
             "\nComponent of {} ranks ({}{}):\n",
@@ -108,6 +120,7 @@ fn identification(out: &mut String, id: &Identification, placed_by: PlacedBy) {
                 let eq: Vec<&str> = id.equivalents.iter().skip(1).map(|e| e.label.as_str()).collect();
                 out.push_str(&format!("Equivalent: {}\n", eq.join(" = ")));
             }
+
             if placed_by == PlacedBy::FirstContacts {
                 out.push_str(
                     "Coordinates: from the ranks' first contacts, as `tracelogic logical` places them. This graph has \
@@ -146,6 +159,7 @@ fn identification(out: &mut String, id: &Identification, placed_by: PlacedBy) {
         }
         None => {
             out.push_str("No exact match.\n");
+
             for g in &id.gave_up {
                 out.push_str(&format!("  undecided: {g}\n"));
             }

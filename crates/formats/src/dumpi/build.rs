@@ -16,8 +16,8 @@ use crate::{FormatError, NoProgress};
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 use tracelogic_model::{
-    CallIdx, CallKind, CallpathId, CollectiveOp, CommId, Communicator, FuncId, Interner, Location, MetricSamples,
-    P2pDir, Rank, RankTrace, RegionId, Trace, ANY_SOURCE, ANY_TAG, NOT_COMPLETED, NO_CALLPATH, NO_ROOT,
+    CallIdx, CallKind, CallpathId, CartTopology, CollectiveOp, CommId, Communicator, FuncId, Interner, Location,
+    MetricSamples, P2pDir, Rank, RankTrace, RegionId, Trace, ANY_SOURCE, ANY_TAG, NOT_COMPLETED, NO_CALLPATH, NO_ROOT,
 };
 
 /// Maps looked up on every record (requests, handles, threads): foldhash instead of SipHash,
@@ -137,6 +137,8 @@ struct CommInfo {
     size: Option<usize>,
     /// Grid dimensions of a `Cart_create`.
     cart_dims: Option<Vec<i32>>,
+    /// Which dimensions of a `Cart_create` wrap around.
+    cart_periods: Option<Vec<i32>>,
     /// Which grid dimensions a `Cart_sub` keeps.
     remain_dims: Option<Vec<i32>>,
     members: Option<Vec<Rank>>,
@@ -1152,6 +1154,8 @@ impl RankReader {
                         .size
                         .get_or_insert(n.min(usize::MAX as u64) as usize);
                     self.comms.infos[c as usize].cart_dims.get_or_insert(dims);
+                    let periods = rec.ints("periods").unwrap_or(&[]).to_vec();
+                    self.comms.infos[c as usize].cart_periods.get_or_insert(periods);
                 }
             }
             Op::CartSub => {
@@ -1555,6 +1559,9 @@ impl Builder {
             if let Some(d) = info.cart_dims {
                 into.cart_dims.get_or_insert(d);
             }
+            if let Some(p) = info.cart_periods {
+                into.cart_periods.get_or_insert(p);
+            }
             if info.remain_dims.is_some() {
                 into.remain_dims = info.remain_dims;
             }
@@ -1759,7 +1766,21 @@ impl Builder {
                     if let Some(k) = per_rank_key[i].clone() {
                         per_rank_ids.insert((k, m.clone()), id);
                     }
+                    let declared = match d {
+                        Derivation::Derived { how: How::Cart, .. } => {
+                            self.comms.infos[i].cart_dims.as_ref().map(|dims| {
+                                let periods = self.comms.infos[i].cart_periods.clone().unwrap_or_default();
+                                let dims: Vec<i64> = dims.iter().map(|&d| d as i64).collect();
+                                let periods: Vec<bool> = periods.iter().map(|&p| p != 0).collect();
+                                CartTopology::row_major(id, &dims, &periods, m.len())
+                            })
+                        }
+                        _ => None,
+                    };
                     self.trace.comms.push(Communicator { name, members: m });
+                    if let Some(Err(e)) = declared.map(|t| t.and_then(|t| self.trace.add_cartesian(t))) {
+                        self.warn(format!("MPI_Cart_create: {e}; the declared topology is left out"));
+                    }
                     Some(id)
                 }
                 (_, None) => None,

@@ -772,11 +772,20 @@ fn creation_args(
     match short {
         "Comm_dup" if members == all => return call_by_name("Comm_dup").expect("table"),
         "Cart_create" | "Graph_create" if prefix_of_world && !shared => {
-            // A 1-D grid / graph over the first ranks of MPI_COMM_WORLD, without reordering.
+            // The declared grid when the trace has one, else a 1-D grid / graph over the first
+            // ranks of MPI_COMM_WORLD, without reordering.
             let k = members.len() as i32;
-            a.int("ndim", 1)
-                .ints("dims", vec![k])
-                .ints("periods", vec![0])
+            let declared = w.trace.cartesian.iter().find(|t| t.comm == c && !t.coords_recorded);
+            let (dims, periods) = match declared {
+                Some(t) if short == "Cart_create" => (
+                    t.dims.iter().map(|&d| d as i32).collect(),
+                    t.periods.iter().map(|&p| p as i32).collect(),
+                ),
+                _ => (vec![k], vec![0]),
+            };
+            a.int("ndim", dims.len() as i64)
+                .ints("dims", dims)
+                .ints("periods", periods)
                 .int("nodes", k as i64)
                 .ints("index", (0..k).collect())
                 .int("numedges", 0);

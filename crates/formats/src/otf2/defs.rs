@@ -400,6 +400,12 @@ pub struct GlobalDefs {
     pub metric_classes: Table<u32, MetricClass>,
     /// Metric instances.
     pub metric_instances: Table<u32, MetricInstance>,
+    /// Cartesian dimensions: `(id, size, periodic)`.
+    pub cart_dimensions: Vec<(u32, u32, bool)>,
+    /// Cartesian topologies: `(id, communicator, dimension ids)`.
+    pub cart_topologies: Vec<(u32, u32, Vec<u32>)>,
+    /// Cartesian coordinates: `(topology, rank in its communicator, coordinates)`.
+    pub cart_coordinates: Vec<(u32, u32, Vec<u32>)>,
     /// Number of definition records read.
     pub records: u64,
     /// Ids of records this reader does not know, skipped by their length.
@@ -599,7 +605,31 @@ impl GlobalDefs {
                     }
                     defs.inter_comms.insert(ic.id, ic, &c, at, "inter-communicator")?;
                 }
-                16 | 17 | 23..=42 => {} // Known, not needed for MPI analysis.
+                30 => {
+                    let id = c.cu32("cart dimension id")?;
+                    let _name = c.cu32("name")?;
+                    let size = c.cu32("size")?;
+                    let periodic = c.u8("periodicity")? != 0;
+                    defs.cart_dimensions.push((id, size, periodic));
+                }
+                31 => {
+                    let id = c.cu32("cart topology id")?;
+                    let _name = c.cu32("name")?;
+                    let comm = c.cu32("communicator")?;
+                    let k = c.u8("number of dimensions")?;
+                    let dims = (0..k)
+                        .map(|_| c.cu32("cart dimension"))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    defs.cart_topologies.push((id, comm, dims));
+                }
+                32 => {
+                    let topology = c.cu32("cart topology")?;
+                    let rank = c.cu32("rank")?;
+                    let k = c.u8("number of dimensions")?;
+                    let coords = (0..k).map(|_| c.cu32("coordinate")).collect::<Result<Vec<_>, _>>()?;
+                    defs.cart_coordinates.push((topology, rank, coords));
+                }
+                16 | 17 | 23..=29 | 33..=42 => {} // Known, not needed for MPI analysis.
                 other => defs.unknown_records.push((other, off)),
             }
         }

@@ -11,9 +11,9 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use tracelogic_model::{
-    CallIdx, CallKind, CallpathId, CollectiveOp, CommId, Communicator, FuncId, Interner, Location, MetricSamples, P2p,
-    P2pDir, Rank, RankTrace, RegionId, Time, Trace, ANY_SOURCE, ANY_TAG, COMM_WORLD, NOT_COMPLETED, NO_CALLPATH,
-    NO_ROOT,
+    CallIdx, CallKind, CallpathId, CartTopology, CollectiveOp, CommId, Communicator, FuncId, Interner, Location,
+    MetricSamples, P2p, P2pDir, Rank, RankTrace, RegionId, Time, Trace, ANY_SOURCE, ANY_TAG, COMM_WORLD, NOT_COMPLETED,
+    NO_CALLPATH, NO_ROOT,
 };
 
 /// Maps consulted on every event (communicators, requests): foldhash instead of SipHash, seeded
@@ -492,6 +492,7 @@ pub(crate) fn build(
     add_meta(archive, &mut trace);
     let shared = Shared::new(archive, general_only, nranks, defs_name)?;
     trace.comms = shared.base_comms.comms.clone();
+    add_cartesian(defs, &shared, &mut trace);
     if !defs.unknown_records.is_empty() {
         let ids: Vec<String> = defs
             .unknown_records
@@ -2565,6 +2566,63 @@ mod pending_tests {
         all.sort_unstable();
         expected.sort_unstable();
         assert_eq!(all, expected);
+    }
+}
+
+/// The Cartesian topologies of the definitions (`CartTopology` with its `CartDimension`s, and
+/// `CartCoordinate`s when every member has one; otherwise MPI's row-major rule) on the
+/// communicators of the trace; a definition that does not fit becomes a warning.
+fn add_cartesian(defs: &GlobalDefs, shared: &Shared, trace: &mut Trace) {
+    for (id, comm, dim_ids) in &defs.cart_topologies {
+        let fail = |trace: &mut Trace, why: String| {
+            trace.warnings.push(format!(
+                "Cartesian topology {id}: {why}; the declared topology is left out"
+            ))
+        };
+        let Some(&CommMapping::Fixed(c)) = shared.comms.get(comm) else {
+            fail(
+                trace,
+                format!("communicator {comm} is not an MPI communicator of the trace"),
+            );
+            continue;
+        };
+        let mut dims = Vec::with_capacity(dim_ids.len());
+        let mut periods = Vec::with_capacity(dim_ids.len());
+        for d in dim_ids {
+            match defs.cart_dimensions.iter().find(|x| x.0 == *d) {
+                Some(&(_, size, periodic)) => {
+                    dims.push(size as i64);
+                    periods.push(periodic);
+                }
+                None => {
+                    dims.clear();
+                    break;
+                }
+            }
+        }
+        let members = trace.comms.get(c as usize).map_or(0, |m| m.members.len());
+        let mut t = match CartTopology::row_major(c, &dims, &periods, members) {
+            Ok(t) => t,
+            Err(e) => {
+                fail(trace, e);
+                continue;
+            }
+        };
+        let mut recorded: Vec<Option<&Vec<u32>>> = vec![None; members];
+        for (topo, rank, coords) in &defs.cart_coordinates {
+            if topo == id {
+                if let Some(slot) = recorded.get_mut(*rank as usize) {
+                    *slot = Some(coords);
+                }
+            }
+        }
+        if members > 0 && recorded.iter().all(Option::is_some) {
+            t.coords = recorded.into_iter().map(|c| c.expect("checked").clone()).collect();
+            t.coords_recorded = true;
+        }
+        if let Err(e) = trace.add_cartesian(t) {
+            fail(trace, e);
+        }
     }
 }
 

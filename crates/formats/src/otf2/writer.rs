@@ -718,6 +718,46 @@ impl<'t> ArchiveWriter<'t> {
                 }),
             );
         }
+        // Declared Cartesian topologies: their dimensions, the topology, and the coordinates
+        // when the trace recorded them (otherwise readers apply MPI's row-major rule).
+        let mut dimension = 0u32;
+        for (i, t) in trace.cartesian.iter().enumerate() {
+            if t.dims.len() > u8::MAX as usize {
+                continue; // OTF2 counts dimensions in one byte
+            }
+            let first = dimension;
+            for (&size, &periodic) in t.dims.iter().zip(&t.periods) {
+                d.push(
+                    30,
+                    fields(|e| {
+                        e.cu32(dimension).cu32(empty).cu32(size).u8(periodic as u8);
+                    }),
+                );
+                dimension += 1;
+            }
+            d.push(
+                31,
+                fields(|e| {
+                    e.cu32(i as u32).cu32(empty).cu32(t.comm).u8(t.dims.len() as u8);
+                    for k in first..dimension {
+                        e.cu32(k);
+                    }
+                }),
+            );
+            if t.coords_recorded {
+                for (rank, coords) in t.coords.iter().enumerate() {
+                    d.push(
+                        32,
+                        fields(|e| {
+                            e.cu32(i as u32).cu32(rank as u32).u8(coords.len() as u8);
+                            for &x in coords {
+                                e.cu32(x);
+                            }
+                        }),
+                    );
+                }
+            }
+        }
         d.finish()
     }
 }

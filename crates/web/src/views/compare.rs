@@ -714,6 +714,7 @@ mod tests {
             edges: vec![[0, 1]],
             filtered_pairs: 0,
             roots: Vec::new(),
+            parts: None,
         }
     }
 
@@ -881,6 +882,7 @@ mod tests {
             edges,
             filtered_pairs: 0,
             roots: Vec::new(),
+            parts: None,
         }
     }
 

@@ -151,6 +151,7 @@ pub fn use_parsed<T: FromAnswer + 'static>(state: &AnalysisState) -> Result<Rc<T
     let parsed = use_memo(state.result.clone(), |result| match result.as_deref() {
         None => None,
         Some(Err(e)) => Some(Err(e.clone())),
+        Some(Ok(Answer::NothingFound(reason))) => Some(Err(format!("{NOTHING}{reason}"))),
         Some(Ok(answer)) => Some(
             T::from_answer(answer)
                 .map(Rc::new)
@@ -159,10 +160,16 @@ pub fn use_parsed<T: FromAnswer + 'static>(state: &AnalysisState) -> Result<Rc<T
     });
     match &*parsed {
         None => Err(html! { <p class="waiting" role="status">{ "Computing in the analysis worker…" }</p> }),
-        Some(Err(e)) => Err(error_box(e)),
+        Some(Err(e)) => Err(match e.strip_prefix(NOTHING) {
+            Some(reason) => html! { <p class="note nothing-found" id="nothing-found">{ reason }{ "." }</p> },
+            None => error_box(e),
+        }),
         Some(Ok(value)) => Ok(value.clone()),
     }
 }
+
+/// Marks a memoised "nothing to show" answer apart from an error.
+const NOTHING: &str = "\u{0}nothing:";
 
 /// An analysis error, shown in the view (the trace stays loaded).
 pub fn error_box(message: &str) -> Html {

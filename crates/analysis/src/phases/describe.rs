@@ -1,0 +1,200 @@
+//! What a phase does: the topology of its point-to-point graph (identified as the whole run's
+//! is, `crate::topology`), its collectives, and the load imbalance of its computation.
+
+use crate::matrix::{CommMatrix, Entry};
+use crate::patterns::{EventRef, Events};
+use crate::topology::{identify_matrix, SpectrumDisplay, TopologyOptions, TopologyReport};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use tracelogic_model::{P2pDir, Rank, Time, Trace};
+
+/// The communication graph of one phase, named.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PhaseTopology {
+    /// What the topology identification names the phase's point-to-point graph: its match
+    /// (`4x4 torus`, `8-node all-to-all`), the matches of its components (`4 × 2-node line`),
+    /// `unidentified`, or `no point-to-point` (collectives only).
+    pub label: String,
+    /// Family of the match (`grid`, `torus`, `all-to-all`, …), when the whole graph matched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub family: Option<String>,
+    /// Ranks that send or receive point-to-point messages in the phase.
+    pub ranks: u32,
+    /// Communicating pairs (edges of the graph, before the identification's filtering).
+    pub pairs: usize,
+    /// Point-to-point messages sent in the phase.
+    pub messages: u64,
+    /// Their bytes.
+    pub bytes: u64,
+}
+
+/// Load imbalance of the computation in a phase: per rank, the time of its span in the phase
+/// not spent inside MPI calls.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Imbalance {
+    /// Largest compute time over the mean (1 = balanced).
+    pub max_over_mean: f64,
+    /// Mean compute time per rank (ns).
+    pub mean: Time,
+    /// Largest compute time (ns).
+    pub max: Time,
+    /// Ranks computing at least 5 % longer than the mean, slowest first (at most 8): they reach
+    /// the phase's communication last.
+    pub late: Vec<Rank>,
+}
+
+/// Identification options for a phase: no near matches, no display spectrum (a phase report
+/// names the graph; the topology view explains it).
+fn options() -> TopologyOptions {
+    TopologyOptions {
+        near_matches: 0,
+        spectrum: SpectrumDisplay::Never,
+        ..TopologyOptions::default()
+    }
+}
+
+/// Name a topology report.
+pub fn label(r: &TopologyReport) -> (String, Option<String>) {
+    if r.no_point_to_point {
+        return ("no point-to-point".into(), None);
+    }
+    if let Some(m) = &r.identification.matched {
+        return (m.label.clone(), Some(m.family.clone()));
+    }
+    if !r.components.is_empty() {
+        let mut groups: BTreeMap<String, usize> = BTreeMap::new();
+        for c in &r.components {
+            let l = c.identification.matched.as_ref().map_or_else(
+                || format!("unidentified {}-rank graph", c.ranks.len()),
+                |m| m.label.clone(),
+            );
+            *groups.entry(l).or_default() += 1;
+        }
+        let mut parts: Vec<(String, usize)> = groups.into_iter().collect();
+        parts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        let text: Vec<String> = parts
+            .into_iter()
+            .map(|(l, n)| if n == 1 { l } else { format!("{n} × {l}") })
+            .collect();
+        return (text.join(" + "), None);
+    }
+    ("unidentified".into(), None)
+}
+
+/// The point-to-point graph of the events `spans` (per rank, inclusive event ranges), its
+/// topology, and the collectives in them by MPI function name with counts.
+pub fn topology(
+    trace: &Trace,
+    events: &Events,
+    spans: &BTreeMap<Rank, Vec<(u32, u32)>>,
+) -> (PhaseTopology, Vec<(String, u64)>) {
+    let mut pairs: BTreeMap<(Rank, Rank), (u64, u64)> = BTreeMap::new();
+    // Collective operations by function: the largest count on any rank (a collective on all
+    // ranks counts once, not once per rank).
+    let mut collectives: BTreeMap<String, u64> = BTreeMap::new();
+    for (&r, ranges) in spans {
+        let mut mine: BTreeMap<String, u64> = BTreeMap::new();
+        let (re, rt) = (&events.ranks[r as usize], &trace.ranks[r as usize]);
+        for &(a, b) in ranges {
+            for ev in a..=b {
+                match re.events.get(ev as usize) {
+                    Some(&EventRef::P2p(o)) => {
+                        let o = o as usize;
+                        if rt.p2p.dir[o] == P2pDir::Send && rt.p2p.peer[o] < trace.num_ranks() && rt.p2p.peer[o] != r {
+                            let e = pairs.entry((r, rt.p2p.peer[o])).or_default();
+                            e.0 += 1;
+                            e.1 = e.1.saturating_add(rt.p2p.bytes[o]);
+                        }
+                    }
+                    Some(&EventRef::Collective(_)) => {
+                        *mine
+                            .entry(trace.call_name(r, re.calls[ev as usize]).to_owned())
+                            .or_default() += 1;
+                    }
+                    None => {}
+                }
+            }
+        }
+        for (name, n) in mine {
+            let e = collectives.entry(name).or_default();
+            *e = (*e).max(n);
+        }
+    }
+    // Ranks of the graph, renumbered densely so that ranks idle in the phase are not isolated
+    // nodes of its graph.
+    let mut local: BTreeMap<Rank, u32> = BTreeMap::new();
+    for &(a, b) in pairs.keys() {
+        for r in [a, b] {
+            let n = local.len() as u32;
+            local.entry(r).or_insert(n);
+        }
+    }
+    let messages = pairs.values().map(|v| v.0).sum();
+    let bytes = pairs.values().fold(0u64, |s, v| s.saturating_add(v.1));
+    let undirected: std::collections::BTreeSet<(Rank, Rank)> =
+        pairs.keys().map(|&(a, b)| (a.min(b), a.max(b))).collect();
+    let (label, family) = if local.len() < 2 {
+        ("no point-to-point".to_owned(), None)
+    } else {
+        let entries = pairs.iter().map(|(&(a, b), &(m, by))| Entry {
+            from: local[&a],
+            to: local[&b],
+            bytes: by,
+            messages: m,
+        });
+        match CommMatrix::from_entries(local.len() as u32, entries) {
+            Ok(m) => label(&identify_matrix(&m, &options())),
+            Err(_) => ("unidentified".to_owned(), None),
+        }
+    };
+    let mut coll: Vec<(String, u64)> = collectives.into_iter().collect();
+    coll.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    (
+        PhaseTopology {
+            label,
+            family,
+            ranks: local.len() as u32,
+            pairs: undirected.len(),
+            messages,
+            bytes,
+        },
+        coll,
+    )
+}
+
+/// Compute time per rank over `spans` (per rank: inclusive event ranges): each rank's time from
+/// its first to its last call in the phase minus the time inside MPI calls in between.
+pub fn imbalance(trace: &Trace, events: &Events, spans: &BTreeMap<Rank, Vec<(u32, u32)>>) -> Option<Imbalance> {
+    let mut compute: Vec<(Rank, Time)> = Vec::new();
+    for (&r, ranges) in spans {
+        let (re, calls) = (&events.ranks[r as usize], &trace.ranks[r as usize].calls);
+        let first = ranges.iter().map(|x| x.0).min()?;
+        let last = ranges.iter().map(|x| x.1).max()?;
+        let (c0, c1) = (re.calls[first as usize] as usize, re.calls[last as usize] as usize);
+        let span = calls.exit[c1].saturating_sub(calls.enter[c0]);
+        let in_mpi: Time = (c0..=c1).map(|c| calls.exit[c].saturating_sub(calls.enter[c])).sum();
+        compute.push((r, span.saturating_sub(in_mpi)));
+    }
+    if compute.len() < 2 {
+        return None;
+    }
+    let total: u128 = compute.iter().map(|c| c.1 as u128).sum();
+    let mean = (total / compute.len() as u128) as Time;
+    let max = compute.iter().map(|c| c.1).max().unwrap_or(0);
+    if mean == 0 {
+        return None;
+    }
+    compute.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let late = compute
+        .iter()
+        .take_while(|c| c.1 as f64 >= mean as f64 * 1.05)
+        .take(8)
+        .map(|c| c.0)
+        .collect();
+    Some(Imbalance {
+        max_over_mean: max as f64 / mean as f64,
+        mean,
+        max,
+        late,
+    })
+}

@@ -1,0 +1,578 @@
+//! Similarity of two runs' communication patterns: the PACPM method (§3.2).
+//!
+//! A run is described per rank by three properties (Definitions 1–3): **temporal** = messages
+//! sent per unit of work, **volume** = bytes sent, **spatial** = number of distinct partners;
+//! and as a whole by its undirected **communication graph** (an edge per pair of ranks that
+//! exchange point-to-point messages). Two runs with the same number of ranks are compared by
+//! - `θ_i` (Definition 4): Pearson's correlation of the two rank-transformed property vectors
+//!   (descending ranks, ties get their average rank), and `θ` their mean (Definition 5);
+//! - `ε = 2|E_S| / (|E_G| + |E_H|)` (Definition 6), `S` a maximum common edge subgraph over all
+//!   rank correspondences ([`tracelogic_graph::mcs`]);
+//! - the pair is *similar* when both `θ` and `ε` reach a threshold (0.6 in the paper, §3.2.3).
+//!
+//! Choices the paper leaves open (details and examples in `docs/similarity.md`):
+//! - **Work** is a hardware counter when both traces carry it for every rank (`PAPI_FP_OPS`,
+//!   else `PAPI_TOT_INS`), else the compute time between MPI calls; [`Comparison::work_measure`]
+//!   names the one used. A rank that sends without measurable work has an infinite rate
+//!   (`null` in the observed vector) and ranks first.
+//! - **Constant properties**: when a property is the same on every rank its ranked vector has
+//!   no variance and Definition 4 divides by zero. Both runs constant → `θ_i = 1` (they agree
+//!   that no rank stands out); one constant → `θ_i = 0` (no linear relation). This is what the
+//!   paper's Table 4 shows (BT–SP spatial 1.000, BT–LU spatial 0.000).
+//! - **Rank correspondence for θ**: θ compares rank `j` of one run with "its partner" in the
+//!   other. The paper pairs equal rank numbers, which makes θ depend on how each run placed its
+//!   processes. With the default alignment, when the two graphs are isomorphic the partner is
+//!   the rank playing the same role in the graph: an isomorphism keeping every property's rank
+//!   when there is one (one program under two placements: θ = 1), else the isomorphism with the
+//!   largest θ ([`best_isomorphism`] over all of them, within a step budget). When each run
+//!   names a [`collective_root`] (the root of its broadcasts and reductions), only isomorphisms
+//!   pairing the two roots are scored, which leaves chance agreement fewer pairings to pick
+//!   from ([`PairingAnchor`]). Every renumbering of either run has the same set of isomorphisms
+//!   (and roots) renamed, so θ and the verdict do not depend on the placement ([`Pairing`] says
+//!   how the ranks were paired and whether the search was exhaustive). Graphs that are not
+//!   isomorphic keep rank numbers ([`Alignment`]).
+//! - Only point-to-point messages count, as in the paper; a receive stands for its send when
+//!   the sender's record is missing. An optional filter drops low-volume pairs from the graph
+//!   with the rule of `tracelogic topology`.
+
+mod epsilon;
+mod pairing;
+mod properties;
+mod theta;
+
+pub use epsilon::GraphComparison;
+pub use pairing::*;
+pub use properties::*;
+pub use theta::*;
+
+use crate::topology::Threshold;
+use serde::{Deserialize, Serialize};
+use tracelogic_graph::iso::{count_automorphisms, count_automorphisms_fixing, NodeFeature};
+use tracelogic_graph::mcs::{common_edge_list, maximum_common_edge_subgraph, McsMethod, McsOptions};
+use tracelogic_graph::Graph;
+use tracelogic_model::Trace;
+
+/// The paper's similarity threshold (§3.2.3, Figure 10).
+pub const DEFAULT_THRESHOLD: f64 = 0.6;
+/// How ranks of the second run are paired with ranks of the first for `θ`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Alignment {
+    /// When the graphs are isomorphic, the isomorphism that maximises θ (ranks paired by the
+    /// role they play in the graph, whatever their numbers); otherwise rank numbers (see
+    /// `docs/similarity.md`).
+    #[default]
+    Auto,
+    /// Always rank `j` with rank `j` (the paper).
+    Rank,
+    /// As `Auto` when the graphs are isomorphic; otherwise the correspondence of the
+    /// common-subgraph search (the identity when it keeps as many edges).
+    Graph,
+}
+
+/// Options of a comparison.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompareOptions {
+    /// A pair is similar when `θ` and `ε` both reach this value.
+    pub threshold: f64,
+    /// Drop low-volume pairs from the communication graph (`None`: every communicating pair is
+    /// an edge, as in the paper).
+    pub filter: Option<Threshold>,
+    /// Rank correspondence for `θ`.
+    pub alignment: Alignment,
+    /// Step budget of the common-subgraph search (`None`: [`McsOptions::for_nodes`]).
+    pub max_steps: Option<u64>,
+    /// Step budget of the search for the pairing that maximises θ among the isomorphisms of the
+    /// graphs (`None`: [`pairing_steps_for`]).
+    #[serde(default)]
+    pub max_pairing_steps: Option<u64>,
+}
+
+impl Default for CompareOptions {
+    fn default() -> Self {
+        CompareOptions {
+            threshold: DEFAULT_THRESHOLD,
+            filter: None,
+            alignment: Alignment::Auto,
+            max_steps: None,
+            max_pairing_steps: None,
+        }
+    }
+}
+
+/// The comparison of two runs (the output contract of `tracelogic compare`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    /// Index of the first run among those compared.
+    pub first: usize,
+    /// Index of the second run.
+    pub second: usize,
+    /// Source of the first run.
+    pub a: String,
+    /// Source of the second run.
+    pub b: String,
+    /// Ranks of each run.
+    pub ranks: u32,
+    /// Communication correlation coefficient: the mean of the three below that are defined; not
+    /// a number (`null` in JSON) when every property is left out ([`Comparison::left_out`]).
+    #[serde(with = "theta::nan_as_null")]
+    pub theta: f64,
+    /// `θ` of the temporal property (not a number when left out).
+    #[serde(with = "theta::nan_as_null")]
+    pub theta_temporal: f64,
+    /// `θ` of the volume property (not a number when left out).
+    #[serde(with = "theta::nan_as_null")]
+    pub theta_volume: f64,
+    /// `θ` of the spatial property (not a number when left out).
+    #[serde(with = "theta::nan_as_null")]
+    pub theta_spatial: f64,
+    /// Properties left out of θ because one run or both carry no rank-order evidence in them
+    /// (constant, or an order that changes from part to part of the run), and why.
+    #[serde(default)]
+    pub left_out: Vec<LeftOut>,
+    /// What the verdict rests on: θ and ε, or ε alone when every property is left out.
+    #[serde(default)]
+    pub verdict_on: VerdictBasis,
+    /// Graph similarity of the best correspondence found (exact when `epsilon_exact`).
+    pub epsilon: f64,
+    /// True when `epsilon` is proven maximal; otherwise it is a lower bound.
+    pub epsilon_exact: bool,
+    /// Proven upper bound on `ε` (equal to `epsilon` when exact).
+    pub epsilon_upper: f64,
+    /// `θ ≥ threshold` and `ε ≥ threshold` (`ε ≥ threshold` when θ is undefined).
+    pub similar: bool,
+    /// False when `similar` could change with the exact `ε` (it lies between `epsilon` and
+    /// `epsilon_upper`, on both sides of the threshold), or when `θ` is below the threshold
+    /// and the best-pairing search ran out of steps (`pairing.exhaustive` false).
+    pub classification_certain: bool,
+    /// The threshold used.
+    pub threshold: f64,
+    /// What measured work in the temporal property (`PAPI_FP_OPS`, `PAPI_TOT_INS`,
+    /// `compute-time`).
+    pub work_measure: WorkMeasure,
+    /// How ranks were paired for `θ`: `rank` (rank numbers) or `graph` (a graph correspondence);
+    /// [`Comparison::pairing`] says which and why.
+    pub alignment: String,
+    /// The rank pairing behind `θ`.
+    pub pairing: Pairing,
+    /// Temporal, volume and spatial, in that order.
+    pub properties: Vec<PropertyComparison>,
+    /// The graphs and their common subgraph.
+    pub graph: GraphComparison,
+}
+
+/// What a verdict rests on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum VerdictBasis {
+    /// θ and ε both reach the threshold (PACPM §3.2.3).
+    #[default]
+    ThetaAndEpsilon,
+    /// θ is undefined (every property left out): ε alone reaches the threshold or not.
+    EpsilonAlone,
+}
+
+/// `θ`, `ε` and the verdict of one pair, as a cell of [`SimilarityMatrix::matrix`].
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct MatrixCell {
+    /// Communication correlation coefficient (not a number, `null`, when undefined).
+    #[serde(with = "theta::nan_as_null")]
+    pub theta: f64,
+    /// Graph similarity (lower bound unless `epsilon_exact`).
+    pub epsilon: f64,
+    /// True when `epsilon` is proven maximal.
+    pub epsilon_exact: bool,
+    /// Both reach the threshold.
+    pub similar: bool,
+}
+
+/// Every pair of several runs, and the symmetric matrix of their cells.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SimilarityMatrix {
+    /// Sources of the runs, in input order.
+    pub runs: Vec<String>,
+    /// Threshold used.
+    pub threshold: f64,
+    /// Each pair `first < second`, in order.
+    pub pairs: Vec<Comparison>,
+    /// `matrix[i][j]`: the pair of runs `i` and `j`; the diagonal is a run against itself
+    /// (`θ = ε = 1`, similar).
+    pub matrix: Vec<Vec<MatrixCell>>,
+}
+
+/// Sends each rank needs per part of its run ([`RunParts`]) for the test of rank-order
+/// evidence: a part shorter than a step of the program (a few sends) says nothing about its order.
+pub const MIN_SENDS_PER_PART: u64 = 4;
+
+/// Why a property is left out of θ (`None`: both runs carry rank-order evidence in it).
+fn left_out_because(
+    a: &[Option<f64>],
+    b: &[Option<f64>],
+    parts_a: Option<Vec<Vec<f64>>>,
+    parts_b: Option<Vec<Vec<f64>>>,
+) -> Option<String> {
+    let ea = rank_order_evidence(a, parts_a.as_deref());
+    let eb = rank_order_evidence(b, parts_b.as_deref());
+    match (ea, eb) {
+        (Ok(()), Ok(())) => None,
+        (Err(x), Ok(())) => Some(format!("first run: {x}")),
+        (Ok(()), Err(y)) => Some(format!("second run: {y}")),
+        (Err(x), Err(y)) if x == y => Some(format!("both runs: {x}")),
+        (Err(x), Err(y)) => Some(format!("first run: {x}; second run: {y}")),
+    }
+}
+
+/// Compare two runs from their properties (compute those once per run with
+/// [`run_properties`]). Fails when the rank counts differ or a run has no rank, or when the
+/// threshold is not a number.
+pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOptions) -> Result<Comparison, String> {
+    if a.ranks != b.ranks {
+        return Err(format!(
+            "cannot compare {} ({} ranks) with {} ({} ranks): runs must have the same number of ranks",
+            a.source, a.ranks, b.source, b.ranks
+        ));
+    }
+    if a.ranks == 0 {
+        return Err(format!(
+            "cannot compare {} and {}: they have no ranks",
+            a.source, b.source
+        ));
+    }
+    if !opts.threshold.is_finite() {
+        return Err(format!("threshold {} is not a number", opts.threshold));
+    }
+    let n = a.ranks;
+    let graph_of = |p: &RunProperties| Graph::from_edges(n, p.edges.iter().map(|e| (e[0], e[1])));
+    let (ga, gb) = (graph_of(a), graph_of(b));
+    let mcs_opts = opts
+        .max_steps
+        .map_or_else(|| McsOptions::for_nodes(n), |max_steps| McsOptions { max_steps });
+    let mcs = maximum_common_edge_subgraph(&ga, &gb, mcs_opts);
+    let identity: Vec<u32> = (0..n).collect();
+    let (measure, work_a, work_b) = common_measure(a, b);
+    let (temporal_a, temporal_b) = (
+        temporal(&a.sends, &work_a, measure),
+        temporal(&b.sends, &work_b, measure),
+    );
+    let isomorphic = matches!(mcs.method, McsMethod::Identical | McsMethod::Isomorphism);
+    let as_f64 = |v: &[u64]| -> Vec<Option<f64>> { v.iter().map(|&x| Some(x as f64)).collect() };
+    let (volume_a, volume_b) = (as_f64(&a.volume), as_f64(&b.volume));
+    let spatial = |p: &RunProperties| -> Vec<Option<f64>> { p.spatial.iter().map(|&x| Some(x as f64)).collect() };
+    let (spatial_a, spatial_b) = (spatial(a), spatial(b));
+    // Which properties carry rank-order evidence in both runs (the others are left out of θ).
+    let temporal_parts = |p: &RunProperties| {
+        p.parts.as_ref().map(|parts| {
+            parts
+                .sends
+                .iter()
+                .zip(&parts.work)
+                .map(|(s, w)| temporal_of_parts(s, w))
+                .collect::<Vec<Vec<f64>>>()
+        })
+    };
+    let volume_parts = |p: &RunProperties| {
+        p.parts.as_ref().map(|parts| {
+            parts
+                .volume
+                .iter()
+                .map(|v| v.iter().map(|&x| x as f64).collect())
+                .collect::<Vec<Vec<f64>>>()
+        })
+    };
+    // Runs too short for parts of a few sends each are tested for constancy only.
+    let testable = |p: &RunProperties| p.sends.iter().all(|&s| s >= MIN_SENDS_PER_PART * PARTS as u64);
+    let temporal_parts = |p: &RunProperties| temporal_parts(p).filter(|_| testable(p));
+    let volume_parts = |p: &RunProperties| volume_parts(p).filter(|_| testable(p));
+    let left_temporal = if measure == WorkMeasure::ComputeTime {
+        Some(format!(
+            "work is compute time in {} (no hardware counter in both runs): time depends on the machine, its load and \
+             where each process ran, not on the program alone (PACPM Definition 1 counts operations)",
+            if a.work.iter().any(|w| w.measure != WorkMeasure::ComputeTime)
+                || b.work.iter().any(|w| w.measure != WorkMeasure::ComputeTime)
+            {
+                "one run"
+            } else {
+                "both runs"
+            }
+        ))
+    } else {
+        left_out_because(&temporal_a, &temporal_b, temporal_parts(a), temporal_parts(b))
+    };
+    let left_volume = left_out_because(&volume_a, &volume_b, volume_parts(a), volume_parts(b));
+    let left_spatial = left_out_because(&spatial_a, &spatial_b, None, None);
+    let mut search = (0u64, 0u64, true);
+    // (features, seeds' budget) of a best-isomorphism pairing, for the chance level.
+    let mut chance_inputs: Option<(Vec<NodeFeature>, u64)> = None;
+    let mut anchor = PairingAnchor {
+        rank_a: collective_root(&a.roots),
+        rank_b: collective_root(&b.roots),
+        ..PairingAnchor::default()
+    };
+    let (by, pair): (PairedBy, Vec<u32>) = if opts.alignment == Alignment::Rank {
+        (PairedBy::RankNumber, identity.clone())
+    } else if isomorphic {
+        let key = |v: &[Option<f64>]| -> Vec<f64> { v.iter().map(|x| x.unwrap_or(f64::INFINITY)).collect() };
+        let counts = |v: &[u64]| -> Vec<f64> { v.iter().map(|&x| x as f64).collect() };
+        let volume_sends = [
+            (counts(&a.volume), counts(&b.volume)),
+            (counts(&a.sends), counts(&b.sends)),
+        ];
+        let mut all = volume_sends.to_vec();
+        all.push((key(&temporal_a), key(&temporal_b)));
+        let (la, lb) = joint_labels(&all, n as usize);
+        if let Some(m) = same_properties_pairing(&ga, &gb, &la, &lb) {
+            (PairedBy::SameProperties, m)
+        } else {
+            // Spatial is the same under every isomorphism; properties left out do not steer.
+            let features: Vec<NodeFeature> = [
+                (left_temporal.is_none()).then(|| correlation_feature(&temporal_a, &temporal_b)),
+                (left_volume.is_none()).then(|| correlation_feature(&volume_a, &volume_b)),
+            ]
+            .into_iter()
+            .flatten()
+            .flatten()
+            .collect();
+            let budget = opts.max_pairing_steps.unwrap_or_else(|| pairing_steps_for(n));
+            let seeds: Vec<&[u32]> = vec![&identity, &mcs.mapping];
+            let labels = joint_labels(&volume_sends, n as usize);
+            let anchored = match (anchor.rank_a, anchor.rank_b) {
+                (Some(ra), Some(rb)) => {
+                    let best = best_theta_pairing(&ga, &gb, &features, &seeds, &labels, &[(ra, rb)], budget);
+                    if best.is_none() {
+                        anchor.unused_because = Some(format!(
+                            "no isomorphism of the graphs mapping rank {ra} onto rank {rb} was found (the roots play \
+                             different roles in the graphs, or the search ran out of steps first)"
+                        ));
+                    }
+                    best
+                }
+                (ra, rb) => {
+                    let missing = |r: Option<u32>, which: &str| {
+                        r.is_none()
+                            .then(|| format!("the {which} run has no single root of rooted collectives"))
+                    };
+                    anchor.unused_because = Some(
+                        [missing(ra, "first"), missing(rb, "second")]
+                            .into_iter()
+                            .flatten()
+                            .collect::<Vec<_>>()
+                            .join("; "),
+                    );
+                    None
+                }
+            };
+            anchor.used = anchored.is_some();
+            let found = anchored.or_else(|| best_theta_pairing(&ga, &gb, &features, &seeds, &labels, &[], budget));
+            if found.is_some() && n <= ANCHOR_COUNT_MAX_RANKS {
+                let all = count_automorphisms(&ga, ANCHOR_COUNT_STEPS);
+                anchor.isomorphisms = all.1.then_some(all.0);
+                if let (true, Some(ra)) = (anchor.used, anchor.rank_a) {
+                    let fixing = count_automorphisms_fixing(&ga, &[ra], ANCHOR_COUNT_STEPS);
+                    anchor.anchored_isomorphisms = fixing.1.then_some(fixing.0);
+                }
+            }
+            match found {
+                Some(best) => {
+                    search = (best.scored, best.steps, best.exhaustive);
+                    if best.exhaustive && n <= CHANCE_MAX_RANKS && !features.is_empty() {
+                        chance_inputs = Some((features, budget));
+                    }
+                    (PairedBy::BestIsomorphism, best.ranks)
+                }
+                // Isomorphic by the common-subgraph search, so its mapping is one.
+                None => (PairedBy::CommonSubgraph, mcs.mapping.clone()),
+            }
+        }
+    } else if opts.alignment == Alignment::Graph && common_edge_list(&ga, &gb, &identity).len() < mcs.common_edges {
+        (PairedBy::CommonSubgraph, mcs.mapping.clone())
+    } else {
+        (PairedBy::RankNumber, identity.clone())
+    };
+    let by_graph = pair != identity;
+    let aligned = |v: &[Option<f64>]| -> Vec<Option<f64>> { pair.iter().map(|&j| v[j as usize]).collect() };
+
+    // θ as the paper pairs ranks, before the vectors move into the comparison.
+    let theta_by_rank = if by_graph {
+        let theta_i = |x: &[Option<f64>], y: &[Option<f64>], left: &Option<String>| {
+            compare_property("", "", x.to_vec(), y.to_vec(), left.clone()).theta
+        };
+        communication_correlation(&[
+            theta_i(&temporal_a, &temporal_b, &left_temporal),
+            theta_i(&volume_a, &volume_b, &left_volume),
+            theta_i(&spatial_a, &spatial_b, &left_spatial),
+        ])
+    } else {
+        f64::NAN
+    };
+    let left_out: Vec<LeftOut> = [
+        ("temporal", &left_temporal),
+        ("volume", &left_volume),
+        ("spatial", &left_spatial),
+    ]
+    .into_iter()
+    .filter_map(|(property, why)| {
+        why.as_ref().map(|reason| LeftOut {
+            property: property.into(),
+            reason: reason.clone(),
+        })
+    })
+    .collect();
+    let properties = vec![
+        compare_property(
+            "temporal",
+            measure.temporal_unit(),
+            temporal_a,
+            aligned(&temporal_b),
+            left_temporal,
+        ),
+        compare_property("volume", "bytes sent", volume_a, aligned(&volume_b), left_volume),
+        compare_property(
+            "spatial",
+            "distinct partners",
+            spatial_a,
+            aligned(&spatial_b),
+            left_spatial,
+        ),
+    ];
+    let thetas: Vec<f64> = properties.iter().map(|p| p.theta).collect();
+    let theta = communication_correlation(&thetas);
+    let kept = thetas.iter().filter(|t| t.is_finite()).count();
+    let theta_by_rank = if by_graph { theta_by_rank } else { theta };
+    let epsilon = mcs.epsilon();
+    let epsilon_upper = mcs.epsilon_upper();
+    let t = opts.threshold;
+    let verdict_on = if theta.is_finite() {
+        VerdictBasis::ThetaAndEpsilon
+    } else {
+        VerdictBasis::EpsilonAlone
+    };
+    let theta_passes = !theta.is_finite() || theta >= t;
+    let similar = theta_passes && epsilon >= t;
+    let (scored, steps, exhaustive) = search;
+    // θ = (score + the θ_i no pairing changes) / kept, the same θ_i for shuffled values.
+    let theta_chance = chance_inputs.and_then(|(features, budget)| {
+        let score: f64 = features
+            .iter()
+            .map(|(fa, fb)| fa.iter().zip(&pair).map(|(x, &j)| x * fb[j as usize]).sum::<f64>())
+            .sum();
+        let fixed = kept as f64 * theta - score;
+        let seeds: Vec<&[u32]> = vec![&mcs.mapping];
+        let anchors: Vec<(u32, u32)> = match (anchor.used, anchor.rank_a, anchor.rank_b) {
+            (true, Some(ra), Some(rb)) => vec![(ra, rb)],
+            _ => Vec::new(),
+        };
+        chance_score(&ga, &gb, &features, &seeds, &anchors, budget)
+            .map(|s| ((s + fixed) / kept as f64).clamp(-1.0, 1.0))
+    });
+    let classification_certain =
+        (mcs.exact || similar || !theta_passes || epsilon_upper < t) && (exhaustive || similar || epsilon_upper < t);
+    Ok(Comparison {
+        first: 0,
+        second: 1,
+        a: a.source.clone(),
+        b: b.source.clone(),
+        ranks: n,
+        theta,
+        theta_temporal: thetas[0],
+        theta_volume: thetas[1],
+        theta_spatial: thetas[2],
+        left_out,
+        verdict_on,
+        epsilon,
+        epsilon_exact: mcs.exact,
+        epsilon_upper,
+        similar,
+        classification_certain,
+        threshold: t,
+        work_measure: measure,
+        alignment: if by_graph { "graph" } else { "rank" }.into(),
+        pairing: Pairing {
+            by,
+            ranks: pair,
+            theta_by_rank,
+            isomorphisms_scored: scored,
+            steps,
+            exhaustive,
+            theta_chance,
+            anchor: if by == PairedBy::BestIsomorphism {
+                anchor
+            } else {
+                PairingAnchor {
+                    used: false,
+                    unused_because: None,
+                    isomorphisms: None,
+                    anchored_isomorphisms: None,
+                    ..anchor
+                }
+            },
+        },
+        properties,
+        graph: GraphComparison {
+            edges_a: a.edges.clone(),
+            edges_b: b.edges.clone(),
+            common_edges: common_edge_list(&ga, &gb, &mcs.mapping)
+                .into_iter()
+                .map(|(u, v)| [u, v])
+                .collect(),
+            mapping: mcs.mapping,
+            common: mcs.common_edges,
+            upper_bound: mcs.upper_bound,
+            method: mcs.method,
+            steps: mcs.steps,
+        },
+    })
+}
+
+/// Compare two traces (see [`compare_properties`]).
+pub fn compare(a: &Trace, b: &Trace, opts: &CompareOptions) -> Result<Comparison, String> {
+    compare_properties(&run_properties(a, opts.filter), &run_properties(b, opts.filter), opts)
+}
+
+/// Compare every pair of `runs` (at least two) and build the similarity matrix.
+pub fn compare_runs(runs: &[RunProperties], opts: &CompareOptions) -> Result<SimilarityMatrix, String> {
+    if runs.len() < 2 {
+        return Err(format!("need at least two runs to compare, got {}", runs.len()));
+    }
+    if let Some(odd) = runs.iter().find(|r| r.ranks != runs[0].ranks) {
+        let counts: Vec<String> = runs
+            .iter()
+            .map(|r| format!("{} ({} ranks)", r.source, r.ranks))
+            .collect();
+        return Err(format!(
+            "cannot compare {} with {}: runs must have the same number of ranks; got {}",
+            runs[0].source,
+            odd.source,
+            counts.join(", ")
+        ));
+    }
+    let k = runs.len();
+    let itself = MatrixCell {
+        theta: 1.0,
+        epsilon: 1.0,
+        epsilon_exact: true,
+        similar: true,
+    };
+    let mut matrix = vec![vec![itself; k]; k];
+    let mut pairs = Vec::with_capacity(k * (k - 1) / 2);
+    for i in 0..k {
+        for j in i + 1..k {
+            let mut c = compare_properties(&runs[i], &runs[j], opts)?;
+            (c.first, c.second) = (i, j);
+            let cell = MatrixCell {
+                theta: c.theta,
+                epsilon: c.epsilon,
+                epsilon_exact: c.epsilon_exact,
+                similar: c.similar,
+            };
+            matrix[i][j] = cell;
+            matrix[j][i] = cell;
+            pairs.push(c);
+        }
+    }
+    Ok(SimilarityMatrix {
+        runs: runs.iter().map(|r| r.source.clone()).collect(),
+        threshold: opts.threshold,
+        pairs,
+        matrix,
+    })
+}

@@ -1,0 +1,246 @@
+//! Which pairs become edges: the pair weights of the matrix, the automatic threshold at the
+//! widest gap, a fixed percentage, and the fallback cuts tried when the first graph matches
+//! nothing (docs/topology.md §1).
+
+use super::report::{FilterReport, PairTraffic, Threshold};
+use crate::matrix::{CommMatrix, Metric};
+use tracelogic_graph::Graph;
+
+/// Communicating pairs `(a, b, weight, volume)` with `a < b`: `weight` is the larger of the two
+/// directed entries (what thresholds compare, as in `CommMatrix::filter`), `volume` the traffic
+/// in both directions. Sorted by weight, largest first. Bytes, or messages when no message
+/// carried a byte.
+pub fn pair_volumes(m: &CommMatrix) -> (Vec<PairVolume>, &'static str) {
+    let metric = if m.total(Metric::Bytes) == 0 {
+        Metric::Messages
+    } else {
+        Metric::Bytes
+    };
+    // Each unordered pair once, in O(ranks + entries): rank a's row (a → b) is merged with its
+    // column (b → a), both by increasing b, keeping b > a. The column is a counting sort of the
+    // entries by receiver; entries come by increasing sender, so each column's senders increase.
+    let n = m.ranks() as usize;
+    let mut col_start = vec![0usize; n + 1];
+    for e in m.entries() {
+        col_start[e.to as usize + 1] += 1;
+    }
+    for r in 0..n {
+        col_start[r + 1] += col_start[r];
+    }
+    let mut fill = col_start.clone();
+    let mut column = vec![(0u32, 0u64); m.nonzero()];
+    for e in m.entries() {
+        let k = &mut fill[e.to as usize];
+        column[*k] = (e.from, e.value(metric));
+        *k += 1;
+    }
+    let mut pairs = Vec::new();
+    for a in 0..m.ranks() {
+        let mut out = m
+            .row(a)
+            .filter(|e| e.to > a)
+            .map(|e| (e.to, e.value(metric)))
+            .peekable();
+        let col = &column[col_start[a as usize]..col_start[a as usize + 1]];
+        let mut inc = col.iter().copied().filter(|&(b, _)| b > a).peekable();
+        loop {
+            let (b, x, y) = match (out.peek().copied(), inc.peek().copied()) {
+                (None, None) => break,
+                (Some((b, x)), Some((c, y))) if b == c => {
+                    out.next();
+                    inc.next();
+                    (b, x, y)
+                }
+                (Some((b, x)), Some((c, _))) if b < c => {
+                    out.next();
+                    (b, x, 0)
+                }
+                (Some((b, x)), None) => {
+                    out.next();
+                    (b, x, 0)
+                }
+                (_, Some((c, y))) => {
+                    inc.next();
+                    (c, 0, y)
+                }
+            };
+            if x > 0 || y > 0 {
+                pairs.push((a, b, x.max(y), x.saturating_add(y)));
+            }
+        }
+    }
+    pairs.sort_by(|x, y| y.2.cmp(&x.2).then((x.0, x.1).cmp(&(y.0, y.1))));
+    let name = match metric {
+        Metric::Bytes => "bytes",
+        Metric::Messages => "messages",
+    };
+    (pairs, name)
+}
+
+/// Smallest gap the automatic threshold cuts at. Genuine patterns vary by small factors — a
+/// periodic extent of 2 doubles a pair (its +1 and −1 neighbours coincide), halo faces differ
+/// in area — while stray traffic sits far below (Logicalization MG-16: 190×; small MG runs: 2–7 % of
+/// the largest entry).
+pub const AUTO_MIN_GAP: f64 = 5.0;
+
+/// Smallest gap a fallback cut sits at (see [`fallback_cuts`]). Below 2× the two sides are one
+/// pattern's spread (halo faces of different areas, a doubled periodic pair), not two levels of
+/// traffic; NAS MG class S on 128 ranks separates its torus from its coarse-level pairs by only
+/// 4.4×.
+pub const FALLBACK_MIN_GAP: f64 = 2.0;
+
+/// Most cuts tried after the widest gap's graph matched nothing: each costs one identification,
+/// and beyond the few widest gaps a cut sits inside a pattern's own spread.
+pub const MAX_FALLBACK_CUTS: usize = 8;
+
+/// Every cut the automatic filter may take, widest gap first (equal gaps: the one keeping fewer
+/// pairs first): `(pairs kept, gap ratio)` for each cut between two distinct consecutive sorted
+/// pair weights that keeps an edge at every rank that has traffic (so the dominant pattern is
+/// never cut away) and whose ratio `v_i / v_{i+1}` is at least `min_gap`.
+pub fn candidate_cuts(volumes_desc: &[u64], pairs: &[(u32, u32)], ranks: u32, min_gap: f64) -> Vec<(usize, f64)> {
+    let mut touched = vec![false; ranks as usize];
+    let total = {
+        let mut t = vec![false; ranks as usize];
+        for &(a, b) in pairs {
+            t[a as usize] = true;
+            t[b as usize] = true;
+        }
+        t.iter().filter(|&&x| x).count()
+    };
+    let mut covered = 0;
+    let mut cuts = Vec::new();
+    for i in 0..volumes_desc.len().saturating_sub(1) {
+        for r in [pairs[i].0, pairs[i].1] {
+            if !std::mem::replace(&mut touched[r as usize], true) {
+                covered += 1;
+            }
+        }
+        if covered < total || volumes_desc[i + 1] == volumes_desc[i] {
+            continue;
+        }
+        let ratio = volumes_desc[i] as f64 / volumes_desc[i + 1].max(1) as f64;
+        if ratio >= min_gap {
+            cuts.push((i + 1, ratio));
+        }
+    }
+    cuts.sort_by(|x, y| y.1.total_cmp(&x.1));
+    cuts
+}
+
+/// The automatic threshold: the widest relative gap `v_i / v_{i+1}` between consecutive sorted
+/// pair volumes, among cuts that keep an edge at every rank that has traffic (so the dominant
+/// pattern is never cut away), and only if the gap is at least [`AUTO_MIN_GAP`]×. Returns how
+/// many pairs to keep and the gap ratio, or `None` (keep everything).
+pub fn auto_threshold(volumes_desc: &[u64], pairs: &[(u32, u32)], ranks: u32) -> Option<(usize, f64)> {
+    candidate_cuts(volumes_desc, pairs, ranks, AUTO_MIN_GAP)
+        .first()
+        .copied()
+}
+
+/// The cuts tried, in order, when the automatic cut keeping `widest_kept` pairs gave a graph no
+/// topology matches: the other cuts at gaps of at least [`FALLBACK_MIN_GAP`]×, widest first,
+/// then keeping every pair (`gap = None`) if the widest cut removed any, at most
+/// [`MAX_FALLBACK_CUTS`] in all.
+pub fn fallback_cuts(
+    volumes_desc: &[u64],
+    pairs: &[(u32, u32)],
+    ranks: u32,
+    widest_kept: usize,
+) -> Vec<(usize, Option<f64>)> {
+    let mut cuts: Vec<(usize, Option<f64>)> = candidate_cuts(volumes_desc, pairs, ranks, FALLBACK_MIN_GAP)
+        .into_iter()
+        .filter(|&(keep, _)| keep != widest_kept)
+        .map(|(keep, ratio)| (keep, Some(ratio)))
+        .collect();
+    if widest_kept < volumes_desc.len() {
+        cuts.push((volumes_desc.len(), None));
+    }
+    cuts.truncate(MAX_FALLBACK_CUTS);
+    cuts
+}
+
+/// A pair of ranks `(a, b)`, `a < b`, its weight (larger directed entry) and volume (sum).
+pub type PairVolume = (u32, u32, u64, u64);
+
+/// The pairs of a matrix, sorted by weight (see [`pair_volumes`]), with what cutting them costs.
+pub(super) struct SortedPairs {
+    pub(super) pairs: Vec<PairVolume>,
+    pub(super) metric: &'static str,
+    /// Both directions' traffic of every pair.
+    pub(super) total: u128,
+}
+
+impl SortedPairs {
+    fn share(&self, v: u64) -> f64 {
+        if self.total == 0 {
+            0.0
+        } else {
+            v as f64 / self.total as f64
+        }
+    }
+
+    fn max_volume(&self) -> u64 {
+        self.pairs.first().map_or(0, |p| p.2)
+    }
+
+    /// The cut keeping the `keep` heaviest pairs, in percent of the largest entry: the
+    /// geometric middle of the gap it sits in, 0 when every pair is kept.
+    pub(super) fn cut_pct(&self, keep: usize) -> f64 {
+        if keep == 0 || keep >= self.pairs.len() {
+            return 0.0;
+        }
+        let cut = (self.pairs[keep - 1].2 as f64 * self.pairs[keep].2 as f64).sqrt();
+        100.0 * cut / self.max_volume() as f64
+    }
+
+    pub(super) fn report(&self, mode: &str, keep: usize, threshold_pct: f64, gap_ratio: Option<f64>) -> FilterReport {
+        let removed: Vec<PairTraffic> = self.pairs[keep..]
+            .iter()
+            .map(|&(a, b, _, v)| PairTraffic {
+                a,
+                b,
+                volume: v,
+                share: self.share(v),
+            })
+            .collect();
+        FilterReport {
+            mode: mode.into(),
+            metric: self.metric.into(),
+            threshold_pct,
+            max_volume: self.max_volume(),
+            pairs_before: self.pairs.len(),
+            pairs_kept: keep,
+            removed_share: removed.iter().fold(0.0, |acc, r| acc + r.share),
+            removed,
+            gap_ratio,
+            fallback: None,
+        }
+    }
+
+    pub(super) fn graph(&self, ranks: u32, keep: usize) -> Graph {
+        Graph::from_edges(ranks, self.pairs[..keep].iter().map(|p| (p.0, p.1)))
+    }
+}
+
+/// The filter's first cut: how many pairs it keeps and its report.
+pub(super) fn filter_matrix(sorted: &SortedPairs, ranks: u32, threshold: Threshold) -> (usize, FilterReport) {
+    let pairs = &sorted.pairs;
+    let max_volume = sorted.max_volume();
+    match threshold {
+        Threshold::Percent(pct) => {
+            let keep = pairs
+                .iter()
+                .take_while(|p| p.2 as f64 * 100.0 >= pct * max_volume as f64)
+                .count();
+            (keep, sorted.report("fixed", keep, pct, None))
+        }
+        Threshold::Auto => {
+            let volumes: Vec<u64> = pairs.iter().map(|p| p.2).collect();
+            let endpoints: Vec<(u32, u32)> = pairs.iter().map(|p| (p.0, p.1)).collect();
+            match auto_threshold(&volumes, &endpoints, ranks) {
+                Some((keep, ratio)) => (keep, sorted.report("auto", keep, sorted.cut_pct(keep), Some(ratio))),
+                None => (pairs.len(), sorted.report("auto", pairs.len(), 0.0, None)),
+            }
+        }
+    }
+}

@@ -1,0 +1,269 @@
+//! Topology identification with proof and rank-to-coordinate mapping (Logicalization §4.2).
+//!
+//! From the communication matrix: filter low-volume pairs (automatic threshold at the widest
+//! relative gap of the sorted pair volumes, or a fixed percentage), build the undirected graph,
+//! then eliminate candidate topologies in increasing cost — node and edge counts, sorted degree
+//! sequence, colour refinement, spectrum — and prove the survivors by isomorphism with a
+//! verified mapping (the paper's Table 7, with timings). Every candidate isomorphic to the
+//! graph is an equivalent; the simplest is the match. When nothing matches, the closest
+//! candidates are reported with the edges that differ. The method and its choices are in
+//! `docs/topology.md`.
+//!
+//! The modules, in the order a run goes through them: [`cuts`] (which pairs become edges),
+//! `search` (candidate elimination and proof), `placement` (each rank's coordinates and
+//! directions), `near` (closest candidates when nothing matches), [`declared`] (the topology
+//! the program declared, against the one observed); [`report`] holds the result types.
+
+pub mod cuts;
+pub mod declared;
+pub mod report;
+
+mod candidate;
+mod near;
+mod placement;
+mod search;
+
+pub use cuts::{
+    auto_threshold, candidate_cuts, fallback_cuts, pair_volumes, PairVolume, AUTO_MIN_GAP, FALLBACK_MIN_GAP,
+    MAX_FALLBACK_CUTS,
+};
+pub use placement::place_ranks;
+pub use report::*;
+pub use tracelogic_graph;
+
+use crate::matrix::CommMatrix;
+use cuts::{filter_matrix, SortedPairs};
+use search::identify;
+use std::collections::BTreeMap;
+use tracelogic_graph::families::disjoint_cliques;
+use tracelogic_graph::Graph;
+
+/// Whether a report names a topology: the whole graph's match, or one for every component.
+fn identified(r: &TopologyReport) -> bool {
+    r.identification.matched.is_some()
+        || (!r.components.is_empty() && r.components.iter().all(|c| c.identification.matched.is_some()))
+}
+
+/// Identify the topology of a run from its communication matrix.
+///
+/// With the automatic threshold, when the widest gap's graph identifies no topology, the other
+/// cuts of [`fallback_cuts`] are tried in order and the first whose whole graph a topology
+/// matches is reported instead ([`FilterReport::fallback`] says which and why); identification
+/// runs once more per cut tried, without near matches, only while nothing has matched.
+pub fn identify_matrix(m: &CommMatrix, opts: &TopologyOptions) -> TopologyReport {
+    let (pairs, metric) = pair_volumes(m);
+    let total: u128 = pairs.iter().map(|p| p.3 as u128).sum();
+    let sorted = SortedPairs { pairs, metric, total };
+    let (keep, filter) = filter_matrix(&sorted, m.ranks(), opts.threshold);
+    let volume: BTreeMap<(u32, u32), u64> = sorted.pairs.iter().map(|&(a, b, _, v)| ((a, b), v)).collect();
+    let traffic = move |a: u32, b: u32| {
+        let (a, b) = (a.min(b), a.max(b));
+        let v = volume.get(&(a, b)).copied().unwrap_or(0);
+        PairTraffic {
+            a,
+            b,
+            volume: v,
+            share: if total == 0 { 0.0 } else { v as f64 / total as f64 },
+        }
+    };
+    let no_p2p = sorted.pairs.is_empty();
+    let mut first = report(&sorted.graph(m.ranks(), keep), filter, no_p2p, &traffic, opts, None);
+    if opts.threshold != Threshold::Auto || no_p2p || identified(&first) {
+        return first;
+    }
+    let volumes: Vec<u64> = sorted.pairs.iter().map(|p| p.2).collect();
+    let endpoints: Vec<(u32, u32)> = sorted.pairs.iter().map(|p| (p.0, p.1)).collect();
+    let cuts = fallback_cuts(&volumes, &endpoints, m.ranks(), keep);
+    if cuts.is_empty() {
+        return first;
+    }
+    let mut fallback = CutFallback {
+        widest: CutTried {
+            pairs_kept: keep,
+            threshold_pct: first.filter.threshold_pct,
+            gap_ratio: first.filter.gap_ratio,
+            removed_share: first.filter.removed_share,
+            matched: None,
+            milliseconds: first.identification.timings.total_ms,
+        },
+        tried: Vec::new(),
+        taken: None,
+    };
+    let trial = TopologyOptions {
+        near_matches: 0,
+        ..opts.clone()
+    };
+    let identity: Vec<u32> = (0..m.ranks()).collect();
+    for (keep, gap_ratio) in cuts {
+        let g = sorted.graph(m.ranks(), keep);
+        let id = identify(&g, &identity, &traffic, &trial);
+        let filter = sorted.report("auto", keep, sorted.cut_pct(keep), gap_ratio);
+        fallback.tried.push(CutTried {
+            pairs_kept: keep,
+            threshold_pct: filter.threshold_pct,
+            gap_ratio,
+            removed_share: filter.removed_share,
+            matched: id.matched.as_ref().map(|t| t.label.clone()),
+            milliseconds: id.timings.total_ms,
+        });
+        if id.matched.is_some() {
+            fallback.taken = Some(fallback.tried.len() - 1);
+            let mut found = report(&g, filter, false, &traffic, opts, Some(id));
+            found.filter.fallback = Some(fallback);
+            return found;
+        }
+    }
+    first.filter.fallback = Some(fallback);
+    first
+}
+
+/// Identify the topology of a bare graph (an edge list from another tool); no filtering.
+pub fn identify_graph(g: &Graph, opts: &TopologyOptions) -> TopologyReport {
+    let filter = FilterReport {
+        mode: "none".into(),
+        metric: "edges".into(),
+        threshold_pct: 0.0,
+        max_volume: 1,
+        pairs_before: g.num_edges(),
+        pairs_kept: g.num_edges(),
+        removed: Vec::new(),
+        removed_share: 0.0,
+        gap_ratio: None,
+        fallback: None,
+    };
+    let m = g.num_edges().max(1) as f64;
+    let traffic = |a: u32, b: u32| {
+        let on = g.has_edge(a, b);
+        PairTraffic {
+            a: a.min(b),
+            b: a.max(b),
+            volume: on as u64,
+            share: if on { 1.0 / m } else { 0.0 },
+        }
+    };
+    report(g, filter, g.num_edges() == 0, &traffic, opts, None)
+}
+
+fn report(
+    g: &Graph,
+    filter: FilterReport,
+    no_p2p: bool,
+    traffic: &dyn Fn(u32, u32) -> PairTraffic,
+    opts: &TopologyOptions,
+    identified: Option<Identification>,
+) -> TopologyReport {
+    let n = g.num_nodes();
+    let identity: Vec<u32> = (0..n).collect();
+    let identification = match identified {
+        _ if no_p2p => empty_identification(g),
+        Some(id) => id,
+        None => identify(g, &identity, traffic, opts),
+    };
+    let comps = g.components();
+    let isolated_ranks: Vec<u32> = comps.iter().filter(|c| c.len() == 1).map(|c| c[0]).collect();
+    let components = if comps.len() > 1 && !no_p2p {
+        comps
+            .iter()
+            .filter(|c| c.len() > 1)
+            .map(|c| Component {
+                ranks: c.clone(),
+                identification: identify(&g.induced(c), c, traffic, opts),
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let cliques = match &identification.matched {
+        None if !no_p2p => disjoint_cliques(g).map(|c| CliqueGroups {
+            label: c.label(),
+            count: c.count,
+            size: c.size,
+            layout: c.layout,
+        }),
+        _ => None,
+    };
+    TopologyReport {
+        no_point_to_point: no_p2p,
+        filter,
+        edges: g.edges().map(|(a, b)| [a, b]).collect(),
+        isolated_ranks,
+        identification,
+        placed_by: crate::logical::PlacedBy::Identification,
+        components,
+        cliques,
+        declared: Vec::new(),
+        name_as_declared: None,
+    }
+}
+
+fn empty_identification(g: &Graph) -> Identification {
+    Identification {
+        ranks: g.num_nodes(),
+        edge_count: g.num_edges(),
+        matched: None,
+        equivalents: Vec::new(),
+        stages: Vec::new(),
+        mapping: Vec::new(),
+        gave_up: Vec::new(),
+        near_matches: Vec::new(),
+        near_match_gave_up: Vec::new(),
+        walk_counts: Vec::new(),
+        spectrum: None,
+        candidate_spectrum: None,
+        timings: IdentificationTimings::default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tracelogic_graph::catalog::candidates;
+    use tracelogic_graph::TopologySpec;
+
+    #[test]
+    fn equivalents_are_every_candidate_the_isomorphism_search_proves() {
+        // Equivalents found through equal prime factors (one proof per group) against proving
+        // every candidate one by one.
+        use tracelogic_graph::catalog::simplicity;
+        use tracelogic_graph::iso::{isomorphism, IsoOptions, IsoOutcome};
+        for spec in [
+            "hypercube:6",
+            "torus:4x4",
+            "torus:8x4x2",
+            "grid:2x2x2",
+            "torus:3x3",
+            "ring:4",
+            "grid:6x4",
+        ] {
+            let spec = TopologySpec::parse(spec).unwrap();
+            let g = spec.graph();
+            let n = g.num_nodes();
+            let perm: Vec<u32> = (0..n).map(|u| (u * 7 + 3) % n).collect();
+            let g = if n.is_multiple_of(7) { g } else { g.relabel(&perm) };
+            let report = identify_graph(&g, &TopologyOptions::default());
+            let got: Vec<String> = report
+                .identification
+                .equivalents
+                .iter()
+                .map(|e| e.label.clone())
+                .collect();
+            let mut expected: Vec<(usize, TopologySpec)> = candidates(n)
+                .into_iter()
+                .enumerate()
+                .filter(|(_, c)| {
+                    matches!(
+                        isomorphism(&g, &c.graph(), IsoOptions::for_nodes(n)),
+                        IsoOutcome::Isomorphic { .. }
+                    )
+                })
+                .collect();
+            expected.sort_by_key(|(i, c)| (simplicity(c), *i));
+            let expected: Vec<String> = expected.iter().map(|(_, c)| c.label()).collect();
+            assert_eq!(got, expected, "{}", spec.label());
+            assert_eq!(report.identification.matched.as_ref().unwrap().label, expected[0]);
+            assert!(report.identification.gave_up.is_empty());
+            let stages = &report.identification.stages;
+            assert_eq!(stages.last().unwrap().candidates, expected.len());
+        }
+    }
+}

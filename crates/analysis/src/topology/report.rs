@@ -1,0 +1,367 @@
+//! What identification reports: the options, the filter's figures, the candidate-elimination
+//! stages, the match with each rank's place, near matches and components.
+
+use super::cuts::AUTO_MIN_GAP;
+use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
+use tracelogic_graph::Graph;
+
+/// How low-volume pairs are filtered out before the graph is built.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase", tag = "mode", content = "percent")]
+pub enum Threshold {
+    /// Cut at the widest relative gap in the sorted pair volumes (see [`auto_threshold`]).
+    Auto,
+    /// Drop pairs whose larger directed entry is below this percentage of the largest entry
+    /// of the matrix (the paper: 5; the rule of `tracelogic matrix`).
+    Percent(f64),
+}
+
+/// A user-defined reference pattern (an edge list file, or the saved graph of another run).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CustomPattern {
+    /// Name shown in labels (usually the file name).
+    pub name: String,
+    /// The pattern's graph; node ids are its "coordinates".
+    pub graph: Graph,
+}
+
+/// When the adjacency eigenvalues are computed for display (the spectrum plot). Elimination
+/// does not need them once one candidate is left, and the dense O(n³) eigen-decomposition
+/// would dominate the whole identification.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SpectrumDisplay {
+    /// Up to [`DISPLAY_SPECTRUM_NODES`] ranks (a few milliseconds natively).
+    #[default]
+    Auto,
+    /// Up to `tracelogic_graph::invariants::SPECTRUM_MAX_NODES` ranks (the plot was asked for).
+    Always,
+    /// Never (only what elimination itself computes).
+    Never,
+}
+
+/// Largest graph whose eigenvalues [`SpectrumDisplay::Auto`] computes for display.
+pub const DISPLAY_SPECTRUM_NODES: u32 = 128;
+
+/// Options of [`identify_matrix`] and [`identify_graph`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TopologyOptions {
+    /// Filtering rule.
+    pub threshold: Threshold,
+    /// User patterns tried alongside the built-in families.
+    pub library: Vec<CustomPattern>,
+    /// Step budget of each isomorphism search (`None`: [`IsoOptions::for_nodes`]).
+    pub max_steps: Option<u64>,
+    /// How many near matches to report when nothing matches exactly.
+    pub near_matches: usize,
+    /// When eigenvalues are computed for the spectrum plot.
+    #[serde(default)]
+    pub spectrum: SpectrumDisplay,
+}
+
+impl Default for TopologyOptions {
+    fn default() -> Self {
+        TopologyOptions {
+            threshold: Threshold::Auto,
+            library: Vec::new(),
+            max_steps: None,
+            near_matches: 3,
+            spectrum: SpectrumDisplay::Auto,
+        }
+    }
+}
+
+/// A pair of ranks and the traffic between them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PairTraffic {
+    /// Lower rank.
+    pub a: u32,
+    /// Higher rank.
+    pub b: u32,
+    /// Bytes (or messages, see [`FilterReport::metric`]) exchanged in both directions.
+    pub volume: u64,
+    /// Share of all point-to-point traffic (0..1).
+    pub share: f64,
+}
+
+/// What filtering kept and removed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FilterReport {
+    /// `auto`, `fixed`, or `none` (the input was a bare graph).
+    pub mode: String,
+    /// `bytes`, or `messages` when no message carried a byte.
+    pub metric: String,
+    /// The threshold applied, in percent of the largest directed entry: a pair is kept when
+    /// one of its two entries reaches it (the rule of `tracelogic matrix`).
+    pub threshold_pct: f64,
+    /// Largest directed entry of the matrix (the reference of `threshold_pct`).
+    pub max_volume: u64,
+    /// Communicating pairs before filtering.
+    pub pairs_before: usize,
+    /// Pairs kept as edges.
+    pub pairs_kept: usize,
+    /// The removed pairs, largest first.
+    pub removed: Vec<PairTraffic>,
+    /// Share of all traffic the removed pairs carried (0..1).
+    pub removed_share: f64,
+    /// Automatic mode: ratio between the volumes on either side of the chosen gap (`None` when
+    /// no gap was wide enough and nothing was removed).
+    pub gap_ratio: Option<f64>,
+    /// Automatic mode: the other cuts tried because the widest gap's graph identified no
+    /// topology (`None` when it did, when no other cut qualified, and in fixed mode). When one
+    /// of them identified a topology, the fields above describe that cut.
+    #[serde(default)]
+    pub fallback: Option<CutFallback>,
+}
+
+/// The automatic filter's second chance: a threshold is only a means, and a match proves the
+/// graph, so when the widest gap's graph matches nothing the other qualifying cuts (see
+/// [`fallback_cuts`]) are tried, widest gap first, and the first whose graph a topology matches
+/// is taken.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CutFallback {
+    /// The widest gap's cut (keeping every pair when no gap reached [`AUTO_MIN_GAP`]), whose
+    /// graph matched no topology.
+    pub widest: CutTried,
+    /// The other cuts in the order tried, up to the first that identified a topology.
+    pub tried: Vec<CutTried>,
+    /// Index in `tried` of the cut taken, or `None` when none identified a topology (the
+    /// report then describes the widest gap's cut).
+    pub taken: Option<usize>,
+}
+
+impl CutFallback {
+    /// One sentence for people: that the widest gap's graph matched nothing, and which cut was
+    /// taken instead (or that none of those tried matched either). The CLI and the web view
+    /// show it under the filtering figures.
+    pub fn summary(&self) -> String {
+        let cut = |gap: Option<f64>| gap.map_or("keeping every pair".to_owned(), |g| format!("the {g:.1}x gap"));
+        let first = match self.widest.gap_ratio {
+            Some(g) => format!("the widest gap ({g:.1}x, {} pairs kept)", self.widest.pairs_kept),
+            None => format!("keeping every pair (no gap of {AUTO_MIN_GAP}x or more)"),
+        };
+        match self.taken.and_then(|i| self.tried.get(i).map(|c| (i, c))) {
+            Some((i, c)) => format!(
+                "{first} identified no topology; {} ({} pairs kept, {:.3} % of the traffic removed) is the first \
+                 of the other cuts that does ({} tried).",
+                cut(c.gap_ratio),
+                c.pairs_kept,
+                100.0 * c.removed_share,
+                i + 1
+            ),
+            None => format!(
+                "{first} identified no topology, nor did the {} other cut(s) tried: {}.",
+                self.tried.len(),
+                self.tried
+                    .iter()
+                    .map(|c| cut(c.gap_ratio))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }
+    }
+}
+
+/// One cut of the sorted pair weights and what identification made of its graph.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CutTried {
+    /// Pairs kept as edges (the heaviest ones).
+    pub pairs_kept: usize,
+    /// The cut, in percent of the largest directed entry (geometric middle of the gap; 0 when
+    /// every pair is kept).
+    pub threshold_pct: f64,
+    /// Ratio of the weights on either side of the cut (`None`: every pair kept).
+    pub gap_ratio: Option<f64>,
+    /// Share of all traffic the pairs below the cut carry (0..1).
+    pub removed_share: f64,
+    /// Label of the topology that matched the cut's graph, if any.
+    #[serde(rename = "match")]
+    pub matched: Option<String>,
+    /// Time identification took on this cut's graph.
+    pub milliseconds: f64,
+}
+
+/// A named topology, as shown to users.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TopologyMatch {
+    /// Family name (`grid`, `torus`, `stencil6`, `hypercube`, ..., or `custom`).
+    pub family: String,
+    /// Dimensions (`[4, 4]`, `[3]` for a 3-cube, `[n]` for one-size families and customs).
+    pub dims: Vec<u32>,
+    /// Human label, e.g. `4x4 6-point stencil`.
+    pub label: String,
+}
+
+/// One row of the candidate-elimination table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Stage {
+    /// `generated`, `nodes and edges`, `degree sequence`, `colour refinement`, `distance
+    /// profile`, `spectrum`, `isomorphism` (and `near matches` when nothing matched).
+    pub name: String,
+    /// Candidates left after this stage.
+    pub candidates: usize,
+    /// Their labels (at most 64 listed).
+    pub survivors: Vec<String>,
+    /// Time spent in this stage.
+    pub milliseconds: f64,
+    /// Why the stage did not run (then `milliseconds` is 0 and the candidates pass through).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+}
+
+/// A neighbour of a rank in the identified topology, with its logical direction.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Neighbour {
+    /// Direction name (`east`, `north`, `southwest`, `up`, `+d3`, `parent`, `bit2`, ...); the
+    /// fixed words are shared, not copied per neighbour (a report names every neighbour of
+    /// every rank).
+    pub direction: Cow<'static, str>,
+    /// The neighbouring rank.
+    pub rank: u32,
+}
+
+/// Where a rank sits in the identified topology.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RankPlace {
+    /// The rank.
+    pub rank: u32,
+    /// Its node in the reference numbering (row-major for Cartesian families).
+    pub node: u32,
+    /// Its coordinates (see `TopologySpec::coords`).
+    pub coords: Vec<u32>,
+    /// Its neighbours by direction.
+    pub neighbours: Vec<Neighbour>,
+}
+
+/// A candidate that almost matches, with the edges that differ.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NearMatch {
+    /// The candidate.
+    pub topology: TopologyMatch,
+    /// Edges to add plus edges to remove.
+    pub distance: usize,
+    /// Communicating pairs the candidate does not have, with their traffic.
+    pub extra_edges: Vec<PairTraffic>,
+    /// Pairs the candidate has that do not communicate (after filtering), with the traffic
+    /// filtering removed from them, if any.
+    pub missing_edges: Vec<PairTraffic>,
+    /// The alignment used: rank → candidate node.
+    pub mapping: Vec<u32>,
+    /// True when a search for a closer alignment to this candidate ran out of its step budget:
+    /// `distance` is then an upper bound, not proved the smallest.
+    pub budget_exhausted: bool,
+}
+
+/// The identification of one connected graph (or of the whole graph).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Identification {
+    /// Number of ranks (nodes).
+    pub ranks: u32,
+    /// Number of edges.
+    pub edge_count: usize,
+    /// The simplest isomorphic candidate, or `None`.
+    #[serde(rename = "match")]
+    pub matched: Option<TopologyMatch>,
+    /// Every candidate isomorphic to the graph, simplest first (includes the match).
+    pub equivalents: Vec<TopologyMatch>,
+    /// Candidate elimination, stage by stage.
+    pub stages: Vec<Stage>,
+    /// Rank → coordinates and directions in the match (empty without a match).
+    pub mapping: Vec<RankPlace>,
+    /// Candidates whose isomorphism search ran out of budget (neither proved nor refuted).
+    pub gave_up: Vec<String>,
+    /// Closest candidates when nothing matched.
+    pub near_matches: Vec<NearMatch>,
+    /// Candidates the near-match search ran out of step budget on without finding an
+    /// alignment within the distance limit (they may be as close as the ones listed, or
+    /// closer); empty when the search covered every candidate it tried.
+    pub near_match_gave_up: Vec<String>,
+    /// Closed-walk counts `tr(A^k)`, k = 1.., modulo 2^64 (the scalable spectral invariant);
+    /// empty when the spectrum stage was skipped.
+    pub walk_counts: Vec<u64>,
+    /// Adjacency eigenvalues of the graph, increasing (see [`SpectrumDisplay`]).
+    pub spectrum: Option<Vec<f64>>,
+    /// Eigenvalues of the matched candidate (equal to `spectrum` when matched; for plotting).
+    pub candidate_spectrum: Option<Vec<f64>>,
+    /// Time spent outside the elimination stages, so that `stages` plus these add up to the
+    /// whole identification.
+    #[serde(default)]
+    pub timings: IdentificationTimings,
+}
+
+/// Where the time of an identification went besides its [`Stage`]s, in milliseconds.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct IdentificationTimings {
+    /// Eigenvalues computed for display only (see [`SpectrumDisplay`]); 0 when none were, or
+    /// when the spectrum stage computed them for elimination.
+    pub display_spectrum_ms: f64,
+    /// Turning the proved mapping into rank places with coordinates and directions.
+    pub mapping_ms: f64,
+    /// The whole identification, stages included.
+    pub total_ms: f64,
+}
+
+/// A connected component analysed on its own.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Component {
+    /// Its ranks, increasing; node `i` of the component is `ranks[i]`.
+    pub ranks: Vec<u32>,
+    /// Its identification (mapping ranks are global ranks).
+    pub identification: Identification,
+}
+
+/// The full result of `tracelogic topology`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TopologyReport {
+    /// True when the run has no point-to-point traffic at all (collectives only, like NAS EP/FT).
+    pub no_point_to_point: bool,
+    /// Filtering figures.
+    pub filter: FilterReport,
+    /// The edges of the filtered graph, `[a, b]` with `a < b`.
+    pub edges: Vec<[u32; 2]>,
+    /// Ranks left without any edge.
+    pub isolated_ranks: Vec<u32>,
+    /// Identification of the whole graph (ranks with no edge included); its `ranks` is the
+    /// number of ranks in the run (flattened, so the JSON has one `ranks` field).
+    #[serde(flatten)]
+    pub identification: Identification,
+    /// Where `mapping` comes from: the isomorphism identification proved (`identification`), or
+    /// the ranks' own first contacts (`first_contacts`, set by
+    /// [`crate::logical::place_by_first_contacts`]) when the graph has more automorphisms than
+    /// the topology's geometry and the proved isomorphism is not the program's layout.
+    #[serde(default)]
+    pub placed_by: crate::logical::PlacedBy,
+    /// When the graph is disconnected: each component of two or more ranks, identified alone.
+    pub components: Vec<Component>,
+    /// When no topology matched the whole graph and it is equal disjoint cliques (every rank
+    /// talking to all of its group and nobody else): their name, the rows (or the columns) of a
+    /// process grid — a phase of dense linear algebra that only uses one of the two.
+    #[serde(default)]
+    pub cliques: Option<CliqueGroups>,
+    /// The Cartesian topologies the program declared (`MPI_Cart_create`), each compared with
+    /// the observed graph; filled from the trace by [`super::declared::attach`] (empty for a
+    /// bare matrix or graph, and for a trace that declares none).
+    #[serde(default)]
+    pub declared: Vec<super::declared::DeclaredTopology>,
+    /// The name to give the run's topology when a declared one agrees with the whole observed
+    /// graph: its label in the declared extents ("2x2x3 torus", where identification's simplest
+    /// name is "4x3 torus"); `None` otherwise (the match's label stands).
+    #[serde(default)]
+    pub name_as_declared: Option<String>,
+}
+
+/// Equal disjoint cliques named as the rows or columns of a process grid.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CliqueGroups {
+    /// `rows of a 2x4 process grid`, `columns of a 4x3 process grid`, or `3 disjoint 4-rank
+    /// all-to-alls (the rows or columns of a process grid)`.
+    pub label: String,
+    /// Number of cliques.
+    pub count: u32,
+    /// Ranks per clique.
+    pub size: u32,
+    /// Whether the cliques are consecutive ranks (`rows`), ranks equal modulo their count
+    /// (`columns`), or neither (`unordered`).
+    pub layout: tracelogic_graph::families::CliqueLayout,
+}

@@ -1,0 +1,507 @@
+//! Wait states measured from the recorded timestamps, with Scalasca's definitions (Geimer et al.
+//! 2010; the patterns of Scalasca's trace analyser), `docs/waits.md`:
+//!
+//! * **Late sender**: a blocking receive (`MPI_Recv`, the receive of `MPI_Sendrecv`) or a wait
+//!   completing a non-blocking receive (`MPI_Wait*`, not `MPI_Test*`) entered before the matching
+//!   send's posting call: `min(send enter, call exit) − call enter`. A call completing several
+//!   receives (`MPI_Waitall`) counts the largest of them once, attributed to that latest sender.
+//! * **Late receiver**: a blocking send (`MPI_Send`, `MPI_Ssend`, `MPI_Rsend`) or an `MPI_Wait`
+//!   completing a non-blocking send that was still inside the call when the receive was posted
+//!   (exit > the receive's posting enter: it waited for the receiver, as a synchronous or
+//!   rendezvous send does; Scalasca also counts a send leaving at that very instant):
+//!   `receive enter − send call enter`.
+//! * **Wait at N×N**: `MPI_Allreduce`, `MPI_Allgather(v)`, `MPI_Alltoall`,
+//!   `MPI_Reduce_scatter(_block)`: `min(latest member enter, exit) − enter` on every member.
+//!   (`MPI_Alltoallv/w` are left out as in Scalasca: their members need not synchronise.)
+//! * **Wait at barrier**: the same for `MPI_Barrier`.
+//! * **Late broadcast** (1-to-N: `MPI_Bcast`, `MPI_Scatter(v)`): a non-root entered before the
+//!   root: `min(root enter, exit) − enter`.
+//! * **Early reduce** (N-to-1: `MPI_Reduce`, `MPI_Gather(v)`): the root entered before any
+//!   sender: `min(earliest non-root enter, root exit) − root enter` (Scalasca's rule: the time
+//!   before any data could have been sent).
+//!
+//! Collective instances are the `k`-th collective of each member on a communicator (MPI orders
+//! collectives per communicator), as the replay counts them. Non-blocking collectives count in
+//! that order but wait in their completion call, which the model does not record: they carry
+//! no wait state. One pass over the messages and one over the collective records: O(calls +
+//! operations), plus a sort of the late receives.
+
+use crate::profile::{secs, selected};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use tracelogic_model::{
+    match_messages, CallIdx, CallKind, CollectiveOp, CommId, Matching, Rank, Selection, Trace, NOT_COMPLETED,
+};
+
+/// Waiting time per wait state, in seconds.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Waits {
+    /// Receives waiting for a send not yet posted.
+    pub late_sender_s: f64,
+    /// Blocking sends waiting for the receive to be posted.
+    pub late_receiver_s: f64,
+    /// Time in all-to-all collectives before the last member arrived.
+    pub wait_nxn_s: f64,
+    /// Time in barriers before the last member arrived.
+    pub wait_barrier_s: f64,
+    /// Non-roots of 1-to-N collectives waiting for the root.
+    pub late_broadcast_s: f64,
+    /// Roots of N-to-1 collectives waiting for the first sender.
+    pub early_reduce_s: f64,
+}
+
+impl Waits {
+    /// Sum of the six wait states.
+    pub fn total_s(&self) -> f64 {
+        self.late_sender_s
+            + self.late_receiver_s
+            + self.wait_nxn_s
+            + self.wait_barrier_s
+            + self.late_broadcast_s
+            + self.early_reduce_s
+    }
+}
+
+/// One rank's waiting time (the rank that waited).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RankWaits {
+    /// World rank.
+    pub rank: Rank,
+    /// Its waiting time per wait state.
+    #[serde(flatten)]
+    pub waits: Waits,
+}
+
+/// Waiting time inside one MPI function (the call that waited).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FunctionWaits {
+    /// MPI function, e.g. `MPI_Recv`.
+    pub name: String,
+    /// Waiting time inside it per wait state.
+    #[serde(flatten)]
+    pub waits: Waits,
+}
+
+/// Late-sender time a receiver spent waiting for one sender.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PairWait {
+    /// The late sender.
+    pub sender: Rank,
+    /// The rank that waited.
+    pub receiver: Rank,
+    /// Seconds the receiver waited for it.
+    pub late_sender_s: f64,
+}
+
+/// Wait states of a trace, as `tracelogic waits --json` prints them: the totals' six fields at
+/// the top level, then per rank, per function and per (sender, receiver) pair.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct WaitReport {
+    /// Totals over the run.
+    #[serde(flatten)]
+    pub totals: Waits,
+    /// Per world rank (every rank of the trace, in order).
+    pub by_rank: Vec<RankWaits>,
+    /// Per MPI function with some waiting time, by decreasing total waiting time.
+    pub by_function: Vec<FunctionWaits>,
+    /// Per (sender, receiver) with late-sender time, sorted by sender then receiver: the
+    /// "waiting" metric of the communication matrix (row = sender, column = receiver).
+    pub by_pair: Vec<PairWait>,
+    /// Messages whose receive left its call before the send was entered (unsynchronised
+    /// clocks): their waiting time is bounded by the call's duration.
+    #[serde(default)]
+    pub clock_violations: u64,
+}
+
+impl WaitReport {
+    /// The late-sender matrix as dense rows (`rows[sender][receiver]`, seconds), for displays
+    /// of small traces; the sparse form is [`WaitReport::by_pair`].
+    pub fn waiting_rows(&self, ranks: u32) -> Vec<Vec<f64>> {
+        let mut rows = vec![vec![0.0; ranks as usize]; ranks as usize];
+        for p in &self.by_pair {
+            if let Some(row) = rows.get_mut(p.sender as usize) {
+                if let Some(v) = row.get_mut(p.receiver as usize) {
+                    *v += p.late_sender_s;
+                }
+            }
+        }
+        rows
+    }
+}
+
+/// Collective instances of a trace: the `k`-th blocking collective of each member on a
+/// communicator, members in compressed rows.
+#[derive(Debug, Default)]
+pub(crate) struct Instances {
+    pub op: Vec<CollectiveOp>,
+    pub comm: Vec<CommId>,
+    pub root: Vec<Rank>,
+    /// `start[i]..start[i + 1]` indexes the members of instance `i`.
+    pub start: Vec<usize>,
+    /// (rank, call, bytes sent) of each member, by rank.
+    pub members: Vec<(Rank, CallIdx, u64)>,
+}
+
+/// True for the non-blocking form of a function name (`MPI_Iallreduce`, `MPI_Ibarrier`).
+fn is_nonblocking_collective(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    let n = lower
+        .strip_prefix("pmpi_")
+        .or_else(|| lower.strip_prefix("mpi_"))
+        .unwrap_or(&lower);
+    (n.starts_with('i') && !n.starts_with("init")) || n.ends_with("_init")
+}
+
+impl Instances {
+    pub(crate) fn of(trace: &Trace) -> Instances {
+        let nonblocking: Vec<bool> = trace
+            .functions
+            .names()
+            .iter()
+            .map(|n| is_nonblocking_collective(n))
+            .collect();
+        // (instance, rank, call, bytes) of every blocking collective record.
+        let mut key_of: HashMap<(CommId, u32), u32> = HashMap::new();
+        let mut rows: Vec<(u32, Rank, CallIdx, u64)> = Vec::new();
+        let mut out = Instances::default();
+        let mut seq: HashMap<CommId, u32> = HashMap::new();
+        for rt in &trace.ranks {
+            seq.clear();
+            let co = &rt.collectives;
+            let len = co
+                .len()
+                .min(co.op.len())
+                .min(co.comm.len())
+                .min(co.root.len())
+                .min(co.bytes_sent.len());
+            for i in 0..len {
+                let call = co.call[i];
+                let Some(&f) = rt.calls.func.get(call as usize) else {
+                    continue;
+                };
+                let s = seq.entry(co.comm[i]).or_insert(0);
+                let k = *s;
+                *s += 1;
+                if nonblocking.get(f as usize).copied().unwrap_or(false) {
+                    continue;
+                }
+                let inst = *key_of.entry((co.comm[i], k)).or_insert_with(|| {
+                    out.op.push(co.op[i]);
+                    out.comm.push(co.comm[i]);
+                    out.root.push(co.root[i]);
+                    out.op.len() as u32 - 1
+                });
+                rows.push((inst, rt.rank, call, co.bytes_sent[i]));
+            }
+        }
+        // Counting sort by instance, stable: members stay in rank order.
+        let n = out.op.len();
+        let mut start = vec![0usize; n + 1];
+        for r in &rows {
+            start[r.0 as usize + 1] += 1;
+        }
+        for i in 0..n {
+            start[i + 1] += start[i];
+        }
+        let mut free = start.clone();
+        let mut members = vec![(0, 0, 0); rows.len()];
+        for r in rows {
+            members[free[r.0 as usize]] = (r.1, r.2, r.3);
+            free[r.0 as usize] += 1;
+        }
+        out.start = start;
+        out.members = members;
+        out
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.op.len()
+    }
+
+    pub(crate) fn members(&self, i: usize) -> &[(Rank, CallIdx, u64)] {
+        &self.members[self.start[i]..self.start[i + 1]]
+    }
+}
+
+/// How a completion or blocking send call is named, for the late-receiver and late-sender
+/// rules.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Role {
+    /// `MPI_Send`, `MPI_Ssend`, `MPI_Rsend` (not `MPI_Bsend`: buffered, it never waits).
+    BlockingSend,
+    /// `MPI_Wait`.
+    WaitOne,
+    /// `MPI_Waitall`, `MPI_Waitany`, `MPI_Waitsome`.
+    WaitMany,
+    /// `MPI_Test*` and anything else completing operations.
+    Other,
+}
+
+pub(crate) fn roles(trace: &Trace) -> Vec<Role> {
+    trace
+        .functions
+        .names()
+        .iter()
+        .map(|name| {
+            let lower = name.to_ascii_lowercase();
+            let n = lower
+                .strip_prefix("pmpi_")
+                .or_else(|| lower.strip_prefix("mpi_"))
+                .unwrap_or(&lower);
+            match n {
+                "send" | "ssend" | "rsend" => Role::BlockingSend,
+                "wait" => Role::WaitOne,
+                "waitall" | "waitany" | "waitsome" => Role::WaitMany,
+                _ => Role::Other,
+            }
+        })
+        .collect()
+}
+
+/// Wait states of the part of `trace` that `selection` keeps ([`Trace::restrict`]; messages are
+/// matched again on what is kept).
+pub fn wait_states(trace: &Trace, selection: &Selection) -> WaitReport {
+    let t = selected(trace, selection);
+    let matching = match_messages(&t);
+    wait_states_matched(&t, &matching)
+}
+
+/// Per-call accumulator of waiting time, in ns.
+#[derive(Default)]
+struct Acc {
+    by_rank: Vec<[u64; 6]>,
+    by_func: Vec<[u64; 6]>,
+}
+
+const LS: usize = 0;
+const LR: usize = 1;
+const NXN: usize = 2;
+const BARRIER: usize = 3;
+const LB: usize = 4;
+const ER: usize = 5;
+
+impl Acc {
+    fn add(&mut self, trace: &Trace, rank: Rank, call: CallIdx, what: usize, ns: u64) {
+        if ns == 0 {
+            return;
+        }
+        self.by_rank[rank as usize][what] += ns;
+        if let Some(&f) = trace.ranks[rank as usize].calls.func.get(call as usize) {
+            if let Some(row) = self.by_func.get_mut(f as usize) {
+                row[what] += ns;
+            }
+        }
+    }
+}
+
+fn waits_of(ns: &[u64; 6]) -> Waits {
+    Waits {
+        late_sender_s: secs(ns[LS]),
+        late_receiver_s: secs(ns[LR]),
+        wait_nxn_s: secs(ns[NXN]),
+        wait_barrier_s: secs(ns[BARRIER]),
+        late_broadcast_s: secs(ns[LB]),
+        early_reduce_s: secs(ns[ER]),
+    }
+}
+
+fn call_times(trace: &Trace, rank: Rank, call: CallIdx) -> Option<(u64, u64)> {
+    let c = &trace.ranks.get(rank as usize)?.calls;
+    Some((*c.enter.get(call as usize)?, *c.exit.get(call as usize)?))
+}
+
+/// `min(until, exit) − enter`, or 0.
+fn idle(enter: u64, exit: u64, until: u64) -> u64 {
+    until.min(exit).saturating_sub(enter)
+}
+
+/// Wait states of a whole trace whose messages `matching` paired.
+pub fn wait_states_matched(trace: &Trace, matching: &Matching) -> WaitReport {
+    let n = trace.ranks.len();
+    let mut acc = Acc {
+        by_rank: vec![[0; 6]; n],
+        by_func: vec![[0; 6]; trace.functions.len()],
+    };
+    let roles = roles(trace);
+    let role_of = |rank: Rank, call: CallIdx| {
+        trace.ranks[rank as usize]
+            .calls
+            .func
+            .get(call as usize)
+            .and_then(|&f| roles.get(f as usize).copied())
+    };
+    let kind_of = |rank: Rank, call: CallIdx| trace.ranks[rank as usize].calls.kind.get(call as usize).copied();
+
+    // Point to point: late receives as (receiver, completion call, idle, sender), reduced to
+    // the largest per call below; late receivers added directly (one message per call).
+    let mut late: Vec<(Rank, CallIdx, u64, Rank)> = Vec::new();
+    let mut clock_violations = 0u64;
+    for m in &matching.messages {
+        let (s, r) = (&trace.ranks[m.sender as usize], &trace.ranks[m.receiver as usize]);
+        let (so, ro) = (m.send_op as usize, m.recv_op as usize);
+        let (Some(&spost), Some(&rpost)) = (s.p2p.post.get(so), r.p2p.post.get(ro)) else {
+            continue;
+        };
+        let (Some((send_enter, _)), Some((recv_post_enter, _))) =
+            (call_times(trace, m.sender, spost), call_times(trace, m.receiver, rpost))
+        else {
+            continue;
+        };
+        // Late sender, at the receive's completion.
+        let rc = r.p2p.complete.get(ro).copied().unwrap_or(NOT_COMPLETED);
+        if rc != NOT_COMPLETED {
+            if let Some((enter, exit)) = call_times(trace, m.receiver, rc) {
+                if send_enter > exit {
+                    clock_violations += 1;
+                }
+                let waits = match kind_of(m.receiver, rc) {
+                    Some(CallKind::Recv | CallKind::SendRecv) => true,
+                    Some(CallKind::Completion) => {
+                        matches!(role_of(m.receiver, rc), Some(Role::WaitOne | Role::WaitMany))
+                    }
+                    _ => false,
+                };
+                let w = idle(enter, exit, send_enter);
+                if waits && w > 0 {
+                    late.push((m.receiver, rc, w, m.sender));
+                }
+            }
+        }
+        // Late receiver, at the send's completion.
+        let sc = s.p2p.complete.get(so).copied().unwrap_or(NOT_COMPLETED);
+        if sc != NOT_COMPLETED {
+            let blocking = match role_of(m.sender, sc) {
+                Some(Role::BlockingSend) => sc == spost,
+                Some(Role::WaitOne) => true,
+                _ => false,
+            };
+            if let (true, Some((enter, exit))) = (blocking, call_times(trace, m.sender, sc)) {
+                if exit > recv_post_enter {
+                    acc.add(trace, m.sender, sc, LR, recv_post_enter.saturating_sub(enter));
+                }
+            }
+        }
+    }
+    late.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)).then(b.2.cmp(&a.2)));
+    let mut pairs: HashMap<(Rank, Rank), u64> = HashMap::new();
+    let mut last: Option<(Rank, CallIdx)> = None;
+    for &(receiver, call, w, sender) in &late {
+        if last == Some((receiver, call)) {
+            continue; // a smaller wait of the same call
+        }
+        last = Some((receiver, call));
+        acc.add(trace, receiver, call, LS, w);
+        *pairs.entry((sender, receiver)).or_insert(0) += w;
+    }
+
+    // Collectives.
+    let inst = Instances::of(trace);
+    for i in 0..inst.len() {
+        let members = inst.members(i);
+        let times: Vec<(u64, u64)> = members
+            .iter()
+            .map(|&(r, c, _)| call_times(trace, r, c).unwrap_or((0, 0)))
+            .collect();
+        use CollectiveOp::*;
+        let op = inst.op[i];
+        match op {
+            Barrier | Allreduce | Allgather | Allgatherv | Alltoall | ReduceScatter | ReduceScatterBlock => {
+                let what = if op == Barrier { BARRIER } else { NXN };
+                let latest = times.iter().map(|t| t.0).max().unwrap_or(0);
+                for (&(r, c, _), &(enter, exit)) in members.iter().zip(&times) {
+                    acc.add(trace, r, c, what, idle(enter, exit, latest));
+                }
+            }
+            Bcast | Scatter | Scatterv => {
+                let root = inst.root[i];
+                let Some(k) = members.iter().position(|m| m.0 == root) else {
+                    continue;
+                };
+                let root_enter = times[k].0;
+                for (j, (&(r, c, _), &(enter, exit))) in members.iter().zip(&times).enumerate() {
+                    if j != k {
+                        acc.add(trace, r, c, LB, idle(enter, exit, root_enter));
+                    }
+                }
+            }
+            Reduce | Gather | Gatherv => {
+                let root = inst.root[i];
+                let Some(k) = members.iter().position(|m| m.0 == root) else {
+                    continue;
+                };
+                let first = times
+                    .iter()
+                    .enumerate()
+                    .filter(|&(j, _)| j != k)
+                    .map(|(_, t)| t.0)
+                    .min();
+                if let Some(first) = first {
+                    let (enter, exit) = times[k];
+                    acc.add(trace, root, members[k].1, ER, idle(enter, exit, first));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    let mut totals = [0u64; 6];
+    for row in &acc.by_rank {
+        for k in 0..6 {
+            totals[k] += row[k];
+        }
+    }
+    let mut by_function: Vec<FunctionWaits> = acc
+        .by_func
+        .iter()
+        .enumerate()
+        .filter(|(_, row)| row.iter().any(|&v| v > 0))
+        .map(|(f, row)| FunctionWaits {
+            name: trace.functions.name(f as u32).to_owned(),
+            waits: waits_of(row),
+        })
+        .collect();
+    by_function.sort_by(|a, b| {
+        b.waits
+            .total_s()
+            .total_cmp(&a.waits.total_s())
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    let mut by_pair: Vec<PairWait> = pairs
+        .into_iter()
+        .map(|((sender, receiver), ns)| PairWait {
+            sender,
+            receiver,
+            late_sender_s: secs(ns),
+        })
+        .collect();
+    by_pair.sort_by_key(|p| (p.sender, p.receiver));
+    WaitReport {
+        totals: waits_of(&totals),
+        by_rank: acc
+            .by_rank
+            .iter()
+            .enumerate()
+            .map(|(r, row)| RankWaits {
+                rank: r as Rank,
+                waits: waits_of(row),
+            })
+            .collect(),
+        by_function,
+        by_pair,
+        clock_violations,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nonblocking_names() {
+        assert!(is_nonblocking_collective("MPI_Iallreduce"));
+        assert!(is_nonblocking_collective("MPI_Ibarrier"));
+        assert!(is_nonblocking_collective("MPI_Allreduce_init"));
+        assert!(!is_nonblocking_collective("MPI_Allreduce"));
+        assert!(!is_nonblocking_collective("MPI_Barrier"));
+    }
+}

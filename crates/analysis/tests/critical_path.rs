@@ -1,0 +1,362 @@
+//! The critical path against values computed by hand (programs with planted delays under the
+//! clock model of `tracelogic_synth::delays`, and the SST/macro DUMPI test trace read off its
+//! dumpi2ascii dump), and its gains against a brute force: for every rank, petgraph's
+//! topological order and a longest path over the whole graph with that rank's computation on
+//! the path set to 0.
+
+mod common;
+
+use petgraph::graph::{DiGraph, NodeIndex};
+use tracelogic_analysis::critical_path::{critical_path, critical_path_matched, CriticalPath, HappensBefore};
+use tracelogic_model::{match_messages, Selection, Trace};
+use tracelogic_synth::delays::{late_rank, run, Op, Program};
+
+fn eq(got: f64, want_ns: u64, what: &str) {
+    assert!(
+        (got - want_ns as f64 * 1e-9).abs() < 0.5e-9,
+        "{what}: {got} s, want {want_ns} ns"
+    );
+}
+
+fn share(got: f64, num: u64, den: u64, what: &str) {
+    assert!(
+        (got - num as f64 / den as f64).abs() < 1e-12,
+        "{what}: {got}, want {num}/{den}"
+    );
+}
+
+/// Longest path from the source (node 0) to the sink (node 1) by brute force: the graph's
+/// edges in a petgraph DiGraph, on-path computation of `zero` set to 0, toposort, relaxation.
+fn brute_length(g: &HappensBefore, zero: Option<u32>) -> u64 {
+    let mut pg: DiGraph<(), u64> = DiGraph::new();
+    let nodes: Vec<NodeIndex> = (0..g.node_count()).map(|_| pg.add_node(())).collect();
+    for (e, on_path) in g.edges() {
+        let w = if on_path && e.compute_of.is_some() && e.compute_of == zero {
+            0
+        } else {
+            e.weight_ns
+        };
+        pg.add_edge(nodes[e.from as usize], nodes[e.to as usize], w);
+    }
+    let order = petgraph::algo::toposort(&pg, None).expect("a DAG");
+    let mut dist: Vec<Option<u64>> = vec![None; pg.node_count()];
+    dist[0] = Some(0);
+    for v in order {
+        let Some(d) = dist[v.index()] else { continue };
+        for e in pg.edges(v) {
+            use petgraph::visit::EdgeRef;
+            let t = e.target().index();
+            let nd = d + *e.weight();
+            if dist[t].is_none_or(|x| x < nd) {
+                dist[t] = Some(nd);
+            }
+        }
+    }
+    dist[1].expect("the sink is reached")
+}
+
+/// Checks length and every rank's gain against the brute force, and that the shares add up.
+fn check_against_brute_force(trace: &Trace, what: &str) -> CriticalPath {
+    let matching = match_messages(trace);
+    let g = HappensBefore::build(trace, &matching).unwrap();
+    let cp = critical_path_matched(trace, &matching).unwrap();
+    let full = brute_length(&g, None);
+    assert_eq!(g.length_ns(), full, "{what}: length");
+    eq(cp.length_s, full, what);
+    for r in &cp.by_rank {
+        let without = brute_length(&g, Some(r.rank));
+        let gain = r
+            .gain_s
+            .unwrap_or_else(|| panic!("{what}: no gain for rank {}", r.rank));
+        eq(gain, full - without, &format!("{what}: gain of rank {}", r.rank));
+    }
+    let total: f64 = cp.by_rank.iter().map(|r| r.share).sum();
+    assert!((total - 1.0).abs() < 1e-9, "{what}: shares add to {total}");
+    // Segments are contiguous and cover the path.
+    let mut t = 0.0;
+    for s in &cp.segments {
+        assert!((s.start_s - t).abs() < 1e-12, "{what}: gap before {s:?}");
+        assert!(s.end_s > s.start_s);
+        t = s.end_s;
+    }
+    assert!((t - cp.length_s).abs() < 1e-12, "{what}: the segments end at {t}");
+    cp
+}
+
+#[test]
+fn late_rank_is_on_the_path_and_its_computation_is_the_gain() {
+    // 4 ranks, 3 iterations of 10000 ns of compute (rank 2: 15000) + MPI_Allreduce, overhead
+    // 1000: MPI_Init [0, 1000), allreduces entered by rank 2 at 16000, 32000, 48000 and left
+    // 1000 later by all, MPI_Finalize [49000, 50000). The path: rank 2's MPI_Init and its three
+    // computations and first two allreduces (48000 ns), then the last allreduce and
+    // MPI_Finalize on rank 0 (the lowest rank ending last). Without rank 2's computation on the
+    // path, the others' 10000 ns set the pace: 3 x 5000 ns shorter.
+    let t = run(&late_rank(4, 3, 10_000, 2, 5_000)).unwrap();
+    let cp = check_against_brute_force(&t, "late rank");
+    eq(cp.length_s, 50_000, "length");
+    share(cp.by_rank[2].share, 48_000, 50_000, "rank 2");
+    share(cp.by_rank[0].share, 2_000, 50_000, "rank 0");
+    eq(cp.by_rank[2].gain_s.unwrap(), 15_000, "gain of rank 2");
+    for r in [0, 1, 3] {
+        eq(cp.by_rank[r].gain_s.unwrap(), 0, "gain of the others");
+    }
+    let f: Vec<(&str, f64)> = cp.by_function.iter().map(|f| (f.name.as_str(), f.share)).collect();
+    assert_eq!(f.len(), 3);
+    assert_eq!(f[0].0, "MPI_Allreduce");
+    share(f[0].1, 3_000, 50_000, "allreduce");
+    let kinds: Vec<(u32, &str, u64, u64)> = cp
+        .segments
+        .iter()
+        .map(|s| {
+            (
+                s.rank,
+                s.kind.as_str(),
+                (s.start_s * 1e9).round() as u64,
+                (s.end_s * 1e9).round() as u64,
+            )
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![
+            (2, "MPI_Init", 0, 1000),
+            (2, "compute", 1000, 16000),
+            (2, "MPI_Allreduce", 16000, 17000),
+            (2, "compute", 17000, 32000),
+            (2, "MPI_Allreduce", 32000, 33000),
+            (2, "compute", 33000, 48000),
+            (0, "MPI_Allreduce", 48000, 49000),
+            (0, "MPI_Finalize", 49000, 50000),
+        ]
+    );
+}
+
+#[test]
+fn late_receiver_of_an_ssend_puts_the_receiver_on_the_path() {
+    // Overhead 10: rank 0's MPI_Ssend [10, 2020) waits for rank 1, which computes 2000 ns
+    // and posts its receive at 2010; both finalize [2020, 2030). The path: rank 1's MPI_Init
+    // and computation (2010 ns), the Ssend's last 10 ns and MPI_Finalize on rank 0.
+    let p = Program {
+        ranks: vec![
+            vec![Op::Ssend { to: 1, bytes: 8 }],
+            vec![Op::Compute(2000), Op::Recv { from: 0, bytes: 8 }],
+        ],
+        overhead_ns: 10,
+        latency_ns: 50,
+        slow_links: vec![],
+    };
+    let cp = check_against_brute_force(&run(&p).unwrap(), "ssend");
+    eq(cp.length_s, 2030, "length");
+    share(cp.by_rank[1].share, 2010, 2030, "rank 1");
+    eq(cp.by_rank[1].gain_s.unwrap(), 2000, "gain of rank 1");
+    assert!(cp.by_function.iter().any(|f| f.name == "MPI_Ssend"));
+}
+
+#[test]
+fn a_slow_link_shows_as_the_receive_on_the_path() {
+    // A ring of MPI_Send then MPI_Recv, the link 0 -> 1 4000 ns slower (latency 50, overhead
+    // 10): rank 1's MPI_Recv [20, 4070) is the path's bulk; no computation is on it.
+    let mut p = Program {
+        ranks: (0..4u32)
+            .map(|r| {
+                vec![
+                    Op::Send {
+                        to: (r + 1) % 4,
+                        bytes: 8,
+                    },
+                    Op::Recv {
+                        from: (r + 3) % 4,
+                        bytes: 8,
+                    },
+                ]
+            })
+            .collect(),
+        overhead_ns: 10,
+        latency_ns: 50,
+        slow_links: vec![(0, 1, 4000)],
+    };
+    let cp = check_against_brute_force(&run(&p).unwrap(), "slow link");
+    eq(cp.length_s, 4080, "length");
+    assert_eq!(cp.by_function[0].name, "MPI_Recv");
+    share(cp.by_function[0].share, 4050, 4080, "MPI_Recv");
+    assert!(cp.by_rank.iter().all(|r| r.gain_s == Some(0.0)));
+    share(cp.by_rank[1].share, 4070, 4080, "rank 1");
+    // Without the slow link the path is no longer in MPI_Recv for long.
+    p.slow_links.clear();
+    let fast = critical_path(&run(&p).unwrap(), &Selection::all()).unwrap();
+    eq(fast.length_s, 80, "no slow link");
+}
+
+#[test]
+fn sstmacro_test_trace_by_hand() {
+    // tests/data/samples/sstmacro-dumpi-testtrace/expected, times in µs after
+    // 1296777956.73 s (trace start: rank 0's MPI_Init at 7669; end: rank 3's MPI_Finalize exit
+    // at 13226, i.e. .743226). Backwards from the end: rank 3's MPI_Finalize [10007, 13226)
+    // and the computation before it (7), its MPI_Allreduce after the last arrival, rank 0 at
+    // 9909 (91); rank 0's computation (15), MPI_Wait [9888, 9894) (6), computation (8), and
+    // its MPI_Recv after rank 3's Isend entered at 9754 (126); rank 3's computation (10) and
+    // MPI_Barrier after the last arrival, rank 1 at 9594 (150); rank 1's computation (5),
+    // MPI_Comm_size (1), computation (5), MPI_Comm_rank (3), computation (17), MPI_Init (2)
+    // and its late start (9561 - 7669 = 1892). Length 5557 µs; rank 1 1925, rank 3 3477,
+    // rank 0 155, rank 2 0.
+    let t = common::sample("sstmacro-dumpi-testtrace");
+    let cp = check_against_brute_force(&t, "testtrace");
+    let us = 1000;
+    eq(cp.length_s, 5557 * us, "length");
+    for (r, on) in [(0, 155), (1, 1925), (2, 0), (3, 3477)] {
+        share(cp.by_rank[r].share, on, 5557, &format!("rank {r}"));
+    }
+    let want = [
+        ("MPI_Finalize", 3219),
+        ("MPI_Barrier", 150),
+        ("MPI_Recv", 126),
+        ("MPI_Allreduce", 91),
+        ("MPI_Wait", 6),
+        ("MPI_Comm_rank", 3),
+        ("MPI_Init", 2),
+        ("MPI_Comm_size", 1),
+    ];
+    assert_eq!(cp.by_function.len(), want.len(), "{:?}", cp.by_function);
+    for (f, (name, on)) in cp.by_function.iter().zip(want) {
+        assert_eq!(f.name, name);
+        share(f.share, on, 5557, name);
+    }
+    let json = serde_json::to_value(&cp).unwrap();
+    for k in ["length_s", "by_rank", "by_function", "segments"] {
+        assert!(json.get(k).is_some(), "{k}");
+    }
+    for k in ["rank", "share", "gain_s"] {
+        assert!(json["by_rank"][0].get(k).is_some(), "{k}");
+    }
+    for k in ["rank", "start_s", "end_s", "kind"] {
+        assert!(json["segments"][0].get(k).is_some(), "{k}");
+    }
+    assert_eq!(serde_json::from_value::<CriticalPath>(json).unwrap(), cp);
+}
+
+#[test]
+fn gains_equal_the_brute_force_on_real_samples() {
+    for name in [
+        "sstmacro-dumpi-testbgp",
+        "npb-lu.S.8",
+        "npb-mg.S.8",
+        "pipit-ping-pong-otf2",
+    ] {
+        let t = common::sample(name);
+        let cp = check_against_brute_force(&t, name);
+        assert!(cp.length_s > 0.0, "{name}");
+    }
+}
+
+#[test]
+fn gains_equal_the_brute_force_on_mixed_programs() {
+    // Deterministic pseudo-random programs: rounds of compute, ring exchanges (eager and
+    // synchronous), broadcasts, reduces and barriers, with one slow link.
+    let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = |m: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % m
+    };
+    let (mut ran, mut gained) = (0, 0);
+    for case in 0..20 {
+        let n = 2 + (case % 5) as u32;
+        let mut ranks: Vec<Vec<Op>> = vec![Vec::new(); n as usize];
+        for _ in 0..6 {
+            for ops in ranks.iter_mut() {
+                ops.push(Op::Compute(100 + next(5000)));
+            }
+            match next(5) {
+                0 | 1 => {
+                    let sync = next(2) == 0;
+                    for r in 0..n {
+                        let to = (r + 1) % n;
+                        let from = (r + n - 1) % n;
+                        // Even ranks send first, odd ranks receive first: no deadlock with Ssend.
+                        let send = if sync {
+                            Op::Ssend { to, bytes: 64 }
+                        } else {
+                            Op::Send { to, bytes: 64 }
+                        };
+                        let recv = Op::Recv { from, bytes: 64 };
+                        let ops = &mut ranks[r as usize];
+                        if r % 2 == 0 {
+                            ops.extend([send, recv]);
+                        } else {
+                            ops.extend([recv, send]);
+                        }
+                    }
+                }
+                2 => {
+                    let root = next(n as u64) as u32;
+                    ranks.iter_mut().for_each(|o| o.push(Op::Bcast { root, bytes: 8 }));
+                }
+                3 => {
+                    let root = next(n as u64) as u32;
+                    ranks.iter_mut().for_each(|o| o.push(Op::Reduce { root, bytes: 8 }));
+                }
+                _ => ranks.iter_mut().for_each(|o| o.push(Op::Barrier)),
+            }
+        }
+        let p = Program {
+            ranks,
+            overhead_ns: 1 + next(50),
+            latency_ns: next(500),
+            slow_links: vec![(0, 1 % n, next(3000))],
+        };
+        let Ok(t) = run(&p) else { continue }; // an odd ring of Ssends may deadlock
+        let cp = check_against_brute_force(&t, &format!("case {case}"));
+        ran += 1;
+        gained += cp.by_rank.iter().filter(|r| r.gain_s.is_some_and(|g| g > 0.0)).count();
+    }
+    assert!(ran >= 15 && gained >= 15, "{ran} programs ran, {gained} ranks gained");
+}
+
+#[test]
+fn dependencies_against_program_order_are_an_error() {
+    // Both ranks receive before they send (a deadlock in a real run): each receive depends on
+    // a send that comes after the other's receive. A cycle, reported, not a panic.
+    use tracelogic_model::{P2pDir, NO_CALLPATH};
+    let mut t = Trace::new("test", "cycle", 2);
+    for r in 0..2u32 {
+        let a = t.push_call(r, "MPI_Recv", 0, 10, NO_CALLPATH, 0);
+        t.push_p2p(r, a, a, P2pDir::Recv, 1 - r, 0, 0, 8);
+        let b = t.push_call(r, "MPI_Send", 20, 30, NO_CALLPATH, 0);
+        t.push_p2p(r, b, b, P2pDir::Send, 1 - r, 0, 0, 8);
+    }
+    let err = critical_path(&t, &Selection::all()).unwrap_err();
+    assert!(err.contains("cycle"), "{err}");
+}
+
+#[test]
+fn empty_traces_and_ranks_without_calls() {
+    let cp = critical_path(&Trace::new("test", "empty", 0), &Selection::all()).unwrap();
+    assert_eq!(cp.length_s, 0.0);
+    assert!(cp.segments.is_empty() && cp.by_rank.is_empty());
+    // Rank 1 records nothing.
+    let mut t = Trace::new("test", "idle rank", 2);
+    t.push_call(0, "MPI_Init", 0, 10, tracelogic_model::NO_CALLPATH, 0);
+    let cp = critical_path(&t, &Selection::all()).unwrap();
+    eq(cp.length_s, 10, "length");
+    assert_eq!(cp.by_rank[1].share, 0.0);
+    assert_eq!(cp.by_rank[1].gain_s, Some(0.0));
+}
+
+#[test]
+fn renumbering_the_ranks_permutes_the_path() {
+    let t = run(&late_rank(4, 3, 10_000, 2, 5_000)).unwrap();
+    let perm = [3u32, 0, 1, 2]; // old rank r becomes perm[r]
+    let renumbered = t.renumber_ranks(&perm).unwrap();
+    let a = critical_path(&t, &Selection::all()).unwrap();
+    let b = critical_path(&renumbered, &Selection::all()).unwrap();
+    assert_eq!(a.length_s, b.length_s);
+    // Gains do not depend on the numbering; shares do only where equal-length paths tie (the
+    // last 2 µs after the final allreduce, which every rank ends together: the lowest rank).
+    for r in &a.by_rank {
+        let s = &b.by_rank[perm[r.rank as usize] as usize];
+        assert_eq!(r.gain_s, s.gain_s, "rank {}", r.rank);
+    }
+    assert_eq!(a.by_rank[2].share, b.by_rank[perm[2] as usize].share);
+    assert!((b.by_rank[0].share - 0.04).abs() < 1e-12); // old rank 1, now the lowest
+}

@@ -1,0 +1,54 @@
+//! `tracelogic compare` on real application runs of `tests/data/apps` whose relation is known from
+//! how they were recorded (docs/corpus.md): the same program (same input, isomorphic process grid)
+//! under another rank placement must be judged similar; different programs (NAS LU, SP, CG, each
+//! at 16 ranks) must not.
+
+mod common;
+use common::{code, json, run, stderr};
+
+use std::path::{Path, PathBuf};
+
+fn trace(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/apps").join(name);
+    assert!(d.is_dir(), "{} is missing (part of the repository)", d.display());
+    let packed = d.join("dumpi.tar.gz");
+    if packed.exists() {
+        packed
+    } else {
+        d
+    }
+}
+
+fn verdict(a: &str, b: &str) -> bool {
+    let o = run(&[&"compare", &trace(a), &trace(b), &"--json"]);
+    assert_eq!(code(&o), 0, "compare {a} {b}: {}", stderr(&o));
+    let v = json(&o);
+    v["similar"].as_bool().expect("a verdict")
+}
+
+/// LAMMPS's rank map `xzy`, a world-rank permutation (`-reorder custom`) and a forced 1x3x4 grid
+/// (a 4x3 torus, isomorphic to the default 2x2x3 one) change where ranks sit, not the program.
+#[test]
+fn lammps_under_other_rank_placements_is_similar() {
+    for other in ["lammps-melt-12-xzy", "lammps-melt-12-reorder", "lammps-melt-12-1x3x4"] {
+        assert!(verdict("lammps-melt-12", other), "lammps-melt-12 vs {other}");
+    }
+    assert!(verdict("lammps-melt-27", "lammps-melt-27-reorder"));
+}
+
+/// On one host an Open MPI rankfile moves ranks between cores; the program is the same.
+#[test]
+fn nas_lu_under_a_rankfile_is_similar() {
+    assert!(verdict("npb-lu.S.16", "npb-lu.S.16-rankfile"));
+}
+
+#[test]
+fn different_nas_benchmarks_are_not_similar() {
+    for (a, b) in [
+        ("npb-lu.S.16", "npb-sp.S.16"),
+        ("npb-lu.S.16", "npb-cg.S.16"),
+        ("npb-sp.S.16", "npb-cg.S.16"),
+    ] {
+        assert!(!verdict(a, b), "{a} vs {b}");
+    }
+}

@@ -1,0 +1,144 @@
+//! `tracelogic summary` on the real application runs of `tests/data/apps` against counts taken at
+//! recording time with the tracer's own decoder: `expected/dumpi2ascii-counts.txt`, written by
+//! `tools/record/dumpi-counts.sh` (an awk pipeline over `dumpi2ascii` of SST DUMPI 13.0.0):
+//! calls per MPI function and per rank, point-to-point sends, their bytes (count × size of the
+//! predefined datatype) and receives.
+
+mod common;
+use common::{code, json, run, stderr};
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The counts file of one run.
+#[derive(Default)]
+struct Counts {
+    calls: BTreeMap<String, u64>,
+    calls_total: u64,
+    rank_calls: Vec<u64>,
+    sends: u64,
+    send_bytes: u64,
+    sends_unknown_type: u64,
+    receives: u64,
+}
+
+fn counts(dir: &Path) -> Counts {
+    let text = std::fs::read_to_string(dir.join("expected/dumpi2ascii-counts.txt")).unwrap();
+    let mut c = Counts::default();
+    for line in text.lines().filter(|l| !l.starts_with('#')) {
+        let w: Vec<&str> = line.split_whitespace().collect();
+        let num = |s: &str| s.parse::<u64>().unwrap_or_else(|_| panic!("not a count: {line}"));
+        match w.as_slice() {
+            ["calls", f, n] => {
+                c.calls.insert(f.to_string(), num(n));
+            }
+            ["calls_total", n] => c.calls_total = num(n),
+            ["rank_calls", r, n] => {
+                assert_eq!(num(r) as usize, c.rank_calls.len(), "ranks in order");
+                c.rank_calls.push(num(n));
+            }
+            ["p2p_sends", n] => c.sends = num(n),
+            ["p2p_send_bytes", n] => c.send_bytes = num(n),
+            ["p2p_sends_unknown_type", n] => c.sends_unknown_type = num(n),
+            ["p2p_receives", n] => c.receives = num(n),
+            _ => panic!("unexpected line in the counts file: {line}"),
+        }
+    }
+    assert!(!c.rank_calls.is_empty(), "no per-rank counts");
+    c
+}
+
+fn app_dirs() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/apps");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.join("expected/dumpi2ascii-counts.txt").exists())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+fn trace_of(dir: &Path) -> PathBuf {
+    let packed = dir.join("dumpi.tar.gz");
+    if packed.exists() {
+        packed
+    } else {
+        dir.to_path_buf()
+    }
+}
+
+fn check(dir: &Path) {
+    let name = dir.file_name().unwrap().to_string_lossy();
+    let want = counts(dir);
+    let o = run(&[&"summary", &trace_of(dir), &"--json"]);
+    assert_eq!(code(&o), 0, "{name}: {}", stderr(&o));
+    let v = json(&o);
+    assert_eq!(v["format"], "dumpi", "{name}");
+    assert_eq!(v["ranks"].as_u64(), Some(want.rank_calls.len() as u64), "{name}: ranks");
+    let by_kind: BTreeMap<String, u64> = serde_json::from_value(v["calls_by_kind"].clone()).unwrap();
+    assert_eq!(by_kind, want.calls, "{name}: calls by function");
+    assert_eq!(v["calls"].as_u64(), Some(want.calls_total), "{name}: calls");
+    let per_rank: Vec<u64> = serde_json::from_value(v["calls_per_rank"].clone()).unwrap();
+    assert_eq!(per_rank, want.rank_calls, "{name}: calls per rank");
+    assert_eq!(
+        v["p2p_messages"].as_u64(),
+        Some(want.sends),
+        "{name}: point-to-point sends"
+    );
+    assert_eq!(
+        v["p2p_receives"].as_u64(),
+        Some(want.receives),
+        "{name}: point-to-point receives"
+    );
+    let bytes = v["p2p_bytes"].as_u64().unwrap();
+    if want.sends_unknown_type == 0 {
+        assert_eq!(bytes, want.send_bytes, "{name}: point-to-point bytes");
+    } else {
+        // Sends of derived datatypes (hpcc's HPL and PTRANS) carry bytes the pipeline cannot size.
+        assert!(
+            bytes > want.send_bytes,
+            "{name}: {bytes} bytes, the predefined-type sends alone carry {}",
+            want.send_bytes
+        );
+    }
+}
+
+#[test]
+fn every_recorded_run_is_in_this_test() {
+    let names: Vec<String> = app_dirs()
+        .iter()
+        .map(|d| d.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert!(names.len() >= 11, "recorded runs with counts: {names:?}");
+}
+
+#[test]
+fn summary_of_lammps_runs_agrees_with_dumpi2ascii() {
+    for d in app_dirs()
+        .iter()
+        .filter(|d| d.file_name().unwrap().to_string_lossy().starts_with("lammps-"))
+    {
+        check(d);
+    }
+}
+
+#[test]
+fn summary_of_hpcc_runs_agrees_with_dumpi2ascii() {
+    for d in app_dirs()
+        .iter()
+        .filter(|d| d.file_name().unwrap().to_string_lossy().starts_with("hpcc-"))
+    {
+        check(d);
+    }
+}
+
+#[test]
+fn summary_of_nas_runs_agrees_with_dumpi2ascii() {
+    for d in app_dirs()
+        .iter()
+        .filter(|d| d.file_name().unwrap().to_string_lossy().starts_with("npb-"))
+    {
+        check(d);
+    }
+}

@@ -1,0 +1,93 @@
+/* iotimes: a preloadable shim that logs when a program closes one output file, on the clock SST
+ * DUMPI stamps MPI calls with (CLOCK_MONOTONIC), so the lines a program writes to that file can be
+ * placed on the trace's time axis.
+ *
+ *   gcc -shared -fPIC -O2 -o libiotimes.so tools/record/iotimes.c -ldl
+ *   LD_PRELOAD=/opt/dumpi/lib/libdumpi.so:$PWD/libiotimes.so IOTIMES_MATCH=hpccoutf.txt program
+ *
+ * Each fclose or fflush of a file whose name ends with IOTIMES_MATCH appends
+ * "<sec>.<nsec> <pid> <offset>" to IOTIMES_LOG (default iotimes.log), where offset is the file's
+ * size at that moment. A line of the file was therefore written no later than the first logged
+ * close or flush whose offset reaches past it. hpcc opens and closes its output file around every
+ * line group it writes (BEGIN_IO/END_IO); LAMMPS keeps log.lammps open and flushes it after every
+ * command echo and thermo output.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_TRACKED 16
+static FILE *tracked[MAX_TRACKED];
+
+static int matches(const char *path) {
+  const char *want = getenv("IOTIMES_MATCH");
+  if (!want || !*want) want = "hpccoutf.txt";
+  size_t n = strlen(path), m = strlen(want);
+  return n >= m && strcmp(path + n - m, want) == 0;
+}
+
+FILE *fopen(const char *path, const char *mode) {
+  static FILE *(*real)(const char *, const char *);
+  if (!real) real = (FILE * (*)(const char *, const char *)) dlsym(RTLD_NEXT, "fopen");
+  FILE *f = real(path, mode);
+  if (f && path && matches(path)) {
+    for (int i = 0; i < MAX_TRACKED; i++)
+      if (!tracked[i]) { tracked[i] = f; break; }
+  }
+  return f;
+}
+
+FILE *fopen64(const char *path, const char *mode) { return fopen(path, mode); }
+
+static int tracked_file(FILE *f) {
+  for (int i = 0; i < MAX_TRACKED; i++)
+    if (f && tracked[i] == f) return i;
+  return -1;
+}
+
+static void log_time(long offset) {
+  static int (*real_close)(FILE *);
+  if (!real_close) real_close = (int (*)(FILE *)) dlsym(RTLD_NEXT, "fclose");
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  const char *log = getenv("IOTIMES_LOG");
+  FILE *out = fopen(log && *log ? log : "iotimes.log", "a");
+  if (out) {
+    fprintf(out, "%ld.%09ld %ld %ld\n", (long)ts.tv_sec, ts.tv_nsec, (long)getpid(), offset);
+    real_close(out);
+  }
+}
+
+int fflush(FILE *f) {
+  static int (*real)(FILE *);
+  if (!real) real = (int (*)(FILE *)) dlsym(RTLD_NEXT, "fflush");
+  int rc = real(f);
+  if (tracked_file(f) >= 0) {
+    long here = ftell(f);
+    fseek(f, 0, SEEK_END);
+    long offset = ftell(f);
+    fseek(f, here, SEEK_SET);
+    log_time(offset);
+  }
+  return rc;
+}
+
+int fclose(FILE *f) {
+  static int (*real)(FILE *);
+  if (!real) real = (int (*)(FILE *)) dlsym(RTLD_NEXT, "fclose");
+  int i = tracked_file(f);
+  if (i < 0) return real(f);
+  tracked[i] = NULL;
+  static int (*real_flush)(FILE *);
+  if (!real_flush) real_flush = (int (*)(FILE *)) dlsym(RTLD_NEXT, "fflush");
+  real_flush(f);
+  fseek(f, 0, SEEK_END);
+  long offset = ftell(f);
+  int rc = real(f);
+  log_time(offset);
+  return rc;
+}
