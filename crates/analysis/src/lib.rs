@@ -16,5 +16,6 @@ pub mod replay;
 pub mod similarity;
 pub mod skeleton;
 pub mod summary;
+pub mod timeline;
 pub mod topology;
 pub mod waits;

@@ -20,6 +20,7 @@ mod query;
 mod replay;
 mod skeleton;
 mod summary;
+mod timeline;
 mod topology;
 mod waits;
 
@@ -74,6 +75,8 @@ enum Command {
     Waits(waits::Args),
     /// The critical path: its length, share per rank and function, gains, and the load imbalance.
     CriticalPath(critical_path::Args),
+    /// The timeline of a window: per rank and pixel column the dominant MPI function, wide calls, messages, collectives.
+    Timeline(timeline::Args),
 }
 
 fn main() -> ExitCode {
@@ -103,6 +106,7 @@ fn main() -> ExitCode {
             Command::Profile(_) => "profile",
             Command::Waits(_) => "waits",
             Command::CriticalPath(_) => "critical-path",
+            Command::Timeline(_) => "timeline",
         };
         common::set_stage(format!("running `{name}`"));
         // Test-only: proves end to end that a panic inside a subcommand is caught here and
@@ -127,6 +131,7 @@ fn main() -> ExitCode {
             Command::Profile(a) => profile::run(a),
             Command::Waits(a) => waits::run(a),
             Command::CriticalPath(a) => critical_path::run(a),
+            Command::Timeline(a) => timeline::run(a),
         }
     });
     match result {

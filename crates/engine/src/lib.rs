@@ -22,6 +22,7 @@
 //! | time profile | [`Engine::profile`] | [`profile::Profile`] |
 //! | wait states | [`Engine::waits`] | [`waits::WaitsReport`] |
 //! | critical path | [`Engine::critical_path`] | [`critical_path::CriticalPathReport`] |
+//! | timeline | [`Engine::timeline`] | [`timeline::TimelineTile`] |
 //!
 //! Adding an analysis is one `impl Engine` function in its own module, one report type
 //! (`Serialize + Deserialize`, carrying every text both shells show), one printer in the CLI
@@ -48,6 +49,7 @@ pub mod profile;
 pub mod query;
 pub mod replay;
 pub mod summary;
+pub mod timeline;
 pub mod topology;
 pub mod waits;
 
@@ -146,6 +148,7 @@ pub(crate) struct Kept {
     >,
     pub(crate) patterns: RefCell<Option<(patterns::PatternsKey, Rc<patterns::PatternsKept>)>>,
     pub(crate) pattern_analyses: std::cell::Cell<u64>,
+    pub(crate) timeline: RefCell<Option<tracelogic_analysis::timeline::TimelineIndex>>,
 }
 
 /// The trace a use case runs on: the engine's own, or a restricted copy.

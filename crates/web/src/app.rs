@@ -58,6 +58,8 @@ struct Current {
     matrix: Rc<MatrixResult>,
     /// The worker died (out of memory): the trace stays on screen, new analyses answer at once.
     stopped: bool,
+    /// The timeline view's latest tile.
+    timeline: Option<Rc<crate::protocol::TimelineAnswer>>,
 }
 
 /// A worker started ahead of the next load, so that a load does not wait for a worker to start
@@ -136,6 +138,8 @@ pub enum Msg {
     CompareListed(String, Result<Vec<(String, web_sys::File)>, String>),
     /// The rank, pattern or phase selected in one view (carried to the others).
     Focus(Focus),
+    /// Ask for a timeline tile.
+    Timeline(tracelogic_engine::timeline::TimelineQuery),
     /// A drag entered or left the drop zone.
     Dragging(bool),
     /// Close the error message.
@@ -172,6 +176,8 @@ pub struct App {
     view: View,
     matrix_request: MatrixRequest,
     matrix_seq: u64,
+    /// Number of the latest timeline tile asked for.
+    timeline_seq: u64,
     dragging: bool,
     analyses: HashMap<&'static str, AnalysisState>,
     analysis_seq: u64,
@@ -285,6 +291,7 @@ impl App {
                         trace: Rc::from(trace),
                         matrix: Rc::from(matrix),
                         stopped: false,
+                        timeline: None,
                     });
                     self.error = None;
                     if let Some(route) = loading.route {
@@ -304,7 +311,7 @@ impl App {
                         self.error = Some(f.message);
                     }
                 }
-                Response::Matrix(_) | Response::Analysis(_) => return false,
+                Response::Matrix(_) | Response::Analysis(_) | Response::Timeline(_) => return false,
             }
             return true;
         }
@@ -313,6 +320,7 @@ impl App {
         };
         match response {
             Response::Matrix(m) if m.seq == self.matrix_seq => current.matrix = Rc::from(m),
+            Response::Timeline(t) if t.seq == self.timeline_seq => current.timeline = Some(Rc::from(t)),
             Response::Analysis(a) => {
                 if self.answered_view(&a) == Some("compare") {
                     if let Some(key) = self.compare_key.take() {
@@ -387,6 +395,16 @@ impl App {
             seq: self.analysis_seq,
             request,
             selection: Some(self.matrix_request.selection.clone()),
+        }));
+    }
+
+    /// Ask the worker of the shown trace for a timeline tile.
+    fn timeline(&mut self, query: tracelogic_engine::timeline::TimelineQuery) {
+        let Some(c) = &self.current else { return };
+        self.timeline_seq += 1;
+        c.bridge.send(Input::Request(Request::Timeline {
+            seq: self.timeline_seq,
+            query,
         }));
     }
 
@@ -565,6 +583,13 @@ impl App {
                     View::WhatIf => html! { <WhatIfView {state} {on_request} {focus} {on_focus} /> },
                     View::Profile => html! { <ProfileView {state} {on_request} {focus} {on_focus} /> },
                     View::Waits => html! { <WaitsView {state} {on_request} {focus} {on_focus} /> },
+                    View::Timeline => html! {
+                        <crate::views::timeline::TimelineView answer={c.timeline.clone()}
+                            on_query={ctx.link().callback(Msg::Timeline)} request={self.matrix_request.clone()}
+                            on_select={ctx.link().callback(Msg::Matrix)} ranks={t.summary.ranks}
+                            length_ns={t.summary.end_ns.saturating_sub(t.summary.start_ns)}
+                            topology_nodes={self.analyses.get(View::Topology.id()).and_then(crate::views::timeline::topology_nodes)} />
+                    },
                     _ => {
                         let on_sample = ctx.link().callback(Msg::CompareSample);
                         let on_sources = ctx.link().callback(Msg::CompareSources);
@@ -604,6 +629,7 @@ impl Component for App {
             view: View::Summary,
             matrix_request: MatrixRequest::default(),
             matrix_seq: 0,
+            timeline_seq: 0,
             dragging: false,
             analyses: HashMap::new(),
             analysis_seq: 0,
@@ -712,6 +738,10 @@ impl Component for App {
             }
             Msg::Analyse(request) => self.analyse(request),
             Msg::Focus(f) => self.focus = f,
+            Msg::Timeline(q) => {
+                self.timeline(q);
+                return false;
+            }
             Msg::CompareSample(sample) => {
                 self.mark_compare_loading(sample.title);
                 self.compare_from(sample.title.to_owned(), FileSource::Urls(sample_urls(sample)));

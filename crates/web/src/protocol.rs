@@ -19,6 +19,7 @@ pub use tracelogic_engine::phases::PhasesReport;
 pub use tracelogic_engine::profile::Profile;
 use tracelogic_engine::replay::WhatIf;
 use tracelogic_engine::summary::Summary;
+use tracelogic_engine::timeline::{TimelineQuery, TimelineTile};
 use tracelogic_engine::topology::{edgelist, CustomPattern, Graph, TopologyReport};
 pub use tracelogic_engine::waits::WaitsReport;
 use tracelogic_model::Selection;
@@ -90,6 +91,24 @@ pub enum Request {
         /// What to compute.
         request: MatrixRequest,
     },
+    /// One tile of the timeline view (the whole trace, whatever the selection).
+    Timeline {
+        /// Sequence number echoed in the answer, so the page can drop stale answers.
+        seq: u64,
+        /// The window, ranks and resolution.
+        query: TimelineQuery,
+    },
+}
+
+/// The answer to a [`Request::Timeline`] (bincode all the way: tiles are plain data).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TimelineAnswer {
+    /// Sequence number of the request.
+    pub seq: u64,
+    /// The query answered.
+    pub query: TimelineQuery,
+    /// The tile, or the error to show.
+    pub tile: Result<TimelineTile, String>,
 }
 
 /// One analysis of the loaded trace, as a view asks for it. The worker answers with
@@ -536,6 +555,8 @@ pub enum Response {
     },
     /// A [`Request::Matrix`] finished.
     Matrix(Box<MatrixView>),
+    /// A [`Request::Timeline`] finished.
+    Timeline(Box<TimelineAnswer>),
     /// A [`Request::Analyse`] finished (or failed: the trace stays loaded either way).
     Analysis(Box<AnalysisAnswer>),
     /// A request failed; the worker still holds the trace it had before (if any).

@@ -229,7 +229,7 @@ mod tests {
         assert_eq!(view_for_key("10", View::Summary), None);
         assert_eq!(view_for_key("a", View::Summary), None);
         assert_eq!(view_for_key("ArrowRight", View::Summary), Some(View::Matrix));
-        assert_eq!(view_for_key("ArrowLeft", View::Summary), Some(View::Compare));
-        assert_eq!(view_for_key("ArrowRight", View::Compare), Some(View::Summary));
+        assert_eq!(view_for_key("ArrowLeft", View::Summary), Some(View::Timeline));
+        assert_eq!(view_for_key("ArrowRight", View::Timeline), Some(View::Summary));
     }
 }

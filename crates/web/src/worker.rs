@@ -618,6 +618,14 @@ impl Worker for AnalysisWorker {
                 },
                 None => no_trace(),
             },
+            Input::Request(Request::Timeline { seq, query }) => match &self.session {
+                Some(s) => Response::Timeline(Box::new(crate::protocol::TimelineAnswer {
+                    seq,
+                    tile: s.engine().timeline(&query).map_err(String::from),
+                    query,
+                })),
+                None => no_trace(),
+            },
         };
         mark("worker answering");
         scope.respond(id, answer);

@@ -13,5 +13,6 @@ pub mod profile;
 pub mod query;
 pub mod replay;
 pub mod summary;
+pub mod timeline;
 pub mod topology;
 pub mod waits;

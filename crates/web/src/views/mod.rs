@@ -10,6 +10,8 @@ pub mod patterns;
 pub mod phases;
 pub mod profile;
 pub mod summary;
+pub mod timeline;
+pub mod timeline_canvas;
 pub mod topology;
 pub mod tour;
 pub mod waits;
@@ -42,11 +44,13 @@ pub enum View {
     WhatIf,
     /// Similarity with a second trace.
     Compare,
+    /// Every rank's calls over time.
+    Timeline,
 }
 
 impl View {
     /// Every view, in navigation order.
-    pub const ALL: [View; 10] = [
+    pub const ALL: [View; 11] = [
         View::Summary,
         View::Matrix,
         View::Profile,
@@ -57,6 +61,7 @@ impl View {
         View::Phases,
         View::WhatIf,
         View::Compare,
+        View::Timeline,
     ];
 
     /// Name in the navigation bar.
@@ -72,6 +77,7 @@ impl View {
             View::Phases => "Phases",
             View::WhatIf => "What-if",
             View::Compare => "Compare",
+            View::Timeline => "Timeline",
         }
     }
 
@@ -89,6 +95,7 @@ impl View {
             View::Phases => "phases",
             View::WhatIf => "whatif",
             View::Compare => "compare",
+            View::Timeline => "timeline",
         }
     }
 
@@ -102,7 +109,7 @@ impl View {
             View::WhatIf => Some(AnalysisRequest::WhatIf { custom: None }),
             View::Profile => Some(AnalysisRequest::Profile),
             View::Waits => Some(AnalysisRequest::Waits { what_if: false }),
-            View::Summary | View::Matrix | View::Compare => None,
+            View::Summary | View::Matrix | View::Compare | View::Timeline => None,
         }
     }
 }

@@ -1,0 +1,454 @@
+//! The timeline view's geometry and pixels, apart from the page: the visible window and its
+//! zoom and pan, the time axis's ticks, which lane a row of pixels shows, the rank order, the
+//! colour of each MPI function and the RGBA image of a [`TimelineTile`]. Everything here is
+//! plain Rust, unit-tested natively.
+
+use tracelogic_engine::timeline::{Clock, TileCall, TimelineTile, NONE};
+
+/// The window shown, in clock units (ns since the first event, or steps), as floats so that
+/// zooming by small factors accumulates.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Viewport {
+    /// Left edge.
+    pub from: f64,
+    /// Right edge.
+    pub to: f64,
+}
+
+/// Narrowest window (clock units): 16 ns, or 16 steps.
+pub const MIN_SPAN: f64 = 16.0;
+
+impl Viewport {
+    /// The whole run `[0, extent]`.
+    pub fn whole(extent: u64) -> Viewport {
+        Viewport {
+            from: 0.0,
+            to: (extent.max(1)) as f64,
+        }
+    }
+
+    /// Width of the window.
+    pub fn span(&self) -> f64 {
+        self.to - self.from
+    }
+
+    /// The x (0..width) of clock value `t`.
+    pub fn x_of(&self, t: f64, width: f64) -> f64 {
+        (t - self.from) / self.span() * width
+    }
+
+    /// The clock value at x (0..width).
+    pub fn t_of(&self, x: f64, width: f64) -> f64 {
+        self.from + x / width * self.span()
+    }
+
+    /// Zoom by `factor` (< 1 zooms in) keeping the clock value under `anchor` (0..1 of the
+    /// width) in place; the window stays within `[0, extent]` and at least [`MIN_SPAN`] wide
+    /// (or the whole run when it is narrower).
+    pub fn zoom(&self, anchor: f64, factor: f64, extent: u64) -> Viewport {
+        let extent = extent.max(1) as f64;
+        let span = (self.span() * factor).clamp(MIN_SPAN.min(extent), extent);
+        let pivot = self.from + anchor.clamp(0.0, 1.0) * self.span();
+        let from = pivot - anchor.clamp(0.0, 1.0) * span;
+        Viewport { from, to: from + span }.clamped(extent)
+    }
+
+    /// Move by `fraction` of the window's width (positive: later), within `[0, extent]`.
+    pub fn pan(&self, fraction: f64, extent: u64) -> Viewport {
+        let d = fraction * self.span();
+        Viewport {
+            from: self.from + d,
+            to: self.to + d,
+        }
+        .clamped(extent.max(1) as f64)
+    }
+
+    fn clamped(self, extent: f64) -> Viewport {
+        let span = self.span().min(extent);
+        let from = self.from.clamp(0.0, extent - span);
+        Viewport { from, to: from + span }
+    }
+}
+
+/// Tick positions for `[from, to]`: multiples of 1, 2 or 5 × 10^k, at most `max_ticks` of
+/// them (at least two when the window allows), and the step. Logical steps use integer steps.
+pub fn ticks(from: f64, to: f64, max_ticks: usize, clock: Clock) -> (Vec<f64>, f64) {
+    let span = (to - from).max(f64::MIN_POSITIVE);
+    let max_ticks = max_ticks.max(2);
+    let raw = span / max_ticks as f64;
+    let mut mag = 10f64.powf(raw.log10().floor());
+    if clock == Clock::Logical || mag < 1.0 {
+        mag = mag.max(1.0);
+    }
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * mag)
+        .find(|s| span / s <= max_ticks as f64)
+        .unwrap_or(10.0 * mag);
+    let first = (from / step).ceil() * step;
+    let mut out = Vec::new();
+    let mut t = first;
+    while t <= to + step * 1e-9 && out.len() <= max_ticks {
+        out.push(t);
+        t = first + step * out.len() as f64;
+    }
+    (out, step)
+}
+
+/// A tick's label: steps as integers; times in the unit of the step (ns, µs, ms, s) with the
+/// decimals the step needs.
+pub fn tick_label(t: f64, step: f64, clock: Clock) -> String {
+    if clock == Clock::Logical {
+        return format!("{}", t.round() as i64);
+    }
+    let (unit, scale) = if step >= 1e9 {
+        ("s", 1e9)
+    } else if step >= 1e6 {
+        ("ms", 1e6)
+    } else if step >= 1e3 {
+        ("µs", 1e3)
+    } else {
+        ("ns", 1.0)
+    };
+    // Decimals so that consecutive ticks differ in the label.
+    let mut decimals = 0;
+    while decimals < 6 && step / scale * 10f64.powi(decimals) < 0.999 {
+        decimals += 1;
+    }
+    format!("{:.*} {unit}", decimals as usize, t / scale)
+}
+
+/// A duration or time in ns as people read it (`12.5 µs`, `1.234567 s`).
+pub fn duration_label(ns: u64) -> String {
+    let v = ns as f64;
+    if ns >= 1_000_000_000 {
+        format!("{:.6} s", v / 1e9)
+    } else if ns >= 1_000_000 {
+        format!("{:.3} ms", v / 1e6)
+    } else if ns >= 1_000 {
+        format!("{:.3} µs", v / 1e3)
+    } else {
+        format!("{ns} ns")
+    }
+}
+
+/// The lane drawn at pixel row `y` of a plot `height` rows tall holding `lanes` lanes.
+pub fn lane_at(y: f64, height: f64, lanes: usize) -> Option<usize> {
+    if lanes == 0 || y < 0.0 || y >= height || height <= 0.0 {
+        return None;
+    }
+    Some(((y / height * lanes as f64) as usize).min(lanes - 1))
+}
+
+/// How many ranks share a lane when `ranks` ranks are drawn on `rows` pixel rows: 1 while
+/// every rank gets a row, else enough that lanes are at least one row tall (what the analysis
+/// does with `TimelineQuery::rows`).
+pub fn ranks_per_lane(ranks: usize, rows: usize) -> usize {
+    if rows == 0 || ranks <= rows {
+        1
+    } else {
+        ranks.div_ceil(rows)
+    }
+}
+
+/// Order of the ranks drawn.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RankOrder {
+    /// By rank number.
+    Number,
+    /// By the node each rank plays in the identified topology (row-major coordinates).
+    Topology,
+}
+
+/// The ranks to draw, in order: those of `filter` (all when empty) that exist, by number or by
+/// their topology node (`node_of[rank]`; ranks without one go last, by number).
+pub fn ordered_ranks(ranks: u32, filter: &[u32], order: RankOrder, node_of: Option<&[u32]>) -> Vec<u32> {
+    let mut out: Vec<u32> = if filter.is_empty() {
+        (0..ranks).collect()
+    } else {
+        let mut f: Vec<u32> = filter.iter().copied().filter(|&r| r < ranks).collect();
+        f.sort_unstable();
+        f.dedup();
+        f
+    };
+    if let (RankOrder::Topology, Some(nodes)) = (order, node_of) {
+        out.sort_by_key(|&r| (nodes.get(r as usize).copied().unwrap_or(u32::MAX), r));
+    }
+    out
+}
+
+/// Twenty well separated colours (Tableau 20 reordered so that neighbours in the list differ
+/// in hue): function `f` of a trace gets `PALETTE[f % 20]`, the same at every zoom.
+pub const PALETTE: [[u8; 3]; 20] = [
+    [31, 119, 180],
+    [255, 127, 14],
+    [44, 160, 44],
+    [214, 39, 40],
+    [148, 103, 189],
+    [140, 86, 75],
+    [227, 119, 194],
+    [127, 127, 127],
+    [188, 189, 34],
+    [23, 190, 207],
+    [174, 199, 232],
+    [255, 187, 120],
+    [152, 223, 138],
+    [255, 152, 150],
+    [197, 176, 213],
+    [196, 156, 148],
+    [247, 182, 210],
+    [199, 199, 199],
+    [219, 219, 141],
+    [158, 218, 229],
+];
+
+/// The colour of function id `f`.
+pub fn colour(f: u32) -> [u8; 3] {
+    PALETTE[(f as usize) % PALETTE.len()]
+}
+
+/// `#rrggbb` of a colour.
+pub fn css(c: [u8; 3]) -> String {
+    format!("#{:02x}{:02x}{:02x}", c[0], c[1], c[2])
+}
+
+/// Opacity of a column busy `busy` (0..1) of the time: a quarter for a trace of a call, full
+/// when busy throughout; idle columns are transparent.
+pub fn alpha(busy: f32) -> u8 {
+    if busy <= 0.0 {
+        0
+    } else {
+        (64.0 + 191.0 * busy.clamp(0.0, 1.0)).round() as u8
+    }
+}
+
+/// The RGBA pixels (`tile.pixels` wide, `height` tall) of a tile: each lane's rows take its
+/// columns' function colours at the opacity of their busy share; lanes at least four rows tall
+/// keep their last row empty as a separator.
+pub fn tile_pixels(tile: &TimelineTile, height: u32) -> Vec<u8> {
+    let w = tile.pixels as usize;
+    let h = height as usize;
+    let lanes = tile.lanes.len();
+    let mut out = vec![0u8; w * h * 4];
+    if lanes == 0 || w == 0 {
+        return out;
+    }
+    let lane_h = h as f64 / lanes as f64;
+    for y in 0..h {
+        let Some(l) = lane_at(y as f64, h as f64, lanes) else {
+            continue;
+        };
+        // Separator: the last row of a lane at least four rows tall.
+        if lane_h >= 4.0 && lane_at(y as f64 + 1.0, h as f64, lanes) != Some(l) {
+            continue;
+        }
+        let row = &mut out[y * w * 4..(y + 1) * w * 4];
+        for k in 0..w {
+            let cell = l * w + k;
+            let f = tile.func[cell];
+            if f == NONE {
+                continue;
+            }
+            let c = colour(f);
+            let a = alpha(tile.busy[cell]);
+            row[k * 4..k * 4 + 4].copy_from_slice(&[c[0], c[1], c[2], a]);
+        }
+    }
+    out
+}
+
+/// The lane of each rank of the tile (`None` for ranks not drawn).
+pub fn lane_of_rank(tile: &TimelineTile, ranks: u32) -> Vec<Option<usize>> {
+    let mut out = vec![None; ranks as usize];
+    for (l, lane) in tile.lanes.iter().enumerate() {
+        for &r in &lane.ranks {
+            if let Some(x) = out.get_mut(r as usize) {
+                *x = Some(l);
+            }
+        }
+    }
+    out
+}
+
+/// The listed call of lane `lane` covering clock value `t` (within `slack` units on each side:
+/// a call a pixel wide is hard to hit exactly), the nearest one when several do.
+pub fn call_at(tile: &TimelineTile, lane: usize, t: f64, slack: f64) -> Option<&TileCall> {
+    let ranks = &tile.lanes.get(lane)?.ranks;
+    tile.calls
+        .iter()
+        .filter(|c| ranks.contains(&c.rank))
+        .filter(|c| c.begin as f64 - slack <= t && t < c.end as f64 + slack)
+        .min_by(|a, b| {
+            let da = dist(a, t);
+            let db = dist(b, t);
+            da.total_cmp(&db)
+        })
+}
+
+fn dist(c: &TileCall, t: f64) -> f64 {
+    if t < c.begin as f64 {
+        c.begin as f64 - t
+    } else if t >= c.end as f64 {
+        t - c.end as f64
+    } else {
+        0.0
+    }
+}
+
+/// The column of the tile under clock value `t` (`None` outside its window).
+pub fn column_at(tile: &TimelineTile, t: f64) -> Option<usize> {
+    if t < tile.from as f64 || t >= tile.to as f64 {
+        return None;
+    }
+    let k = ((t - tile.from as f64) / (tile.to - tile.from) as f64 * tile.pixels as f64) as usize;
+    Some(k.min(tile.pixels as usize - 1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tracelogic_engine::timeline::Lane;
+
+    fn tile(lanes: usize, pixels: u32) -> TimelineTile {
+        TimelineTile {
+            schema: String::new(),
+            clock: Clock::Time,
+            from: 1000,
+            to: 2000,
+            extent: 5000,
+            pixels,
+            lanes: (0..lanes as u32).map(|r| Lane { ranks: vec![r] }).collect(),
+            functions: vec!["MPI_Send".into(), "MPI_Recv".into()],
+            func: vec![NONE; lanes * pixels as usize],
+            busy: vec![0.0; lanes * pixels as usize],
+            resolution: 0,
+            calls: Vec::new(),
+            calls_left_out: 0,
+            messages: Vec::new(),
+            messages_left_out: 0,
+            collectives: Vec::new(),
+            collectives_left_out: 0,
+        }
+    }
+
+    #[test]
+    fn zoom_keeps_the_time_under_the_cursor() {
+        let v = Viewport {
+            from: 100.0,
+            to: 1100.0,
+        };
+        // The cursor at 30 % of the width is at t = 400.
+        let z = v.zoom(0.3, 0.5, 10_000);
+        assert!((z.span() - 500.0).abs() < 1e-9);
+        assert!((z.t_of(0.3 * 800.0, 800.0) - 400.0).abs() < 1e-9);
+        // Zooming out past the run gives the whole run; zooming in stops at MIN_SPAN.
+        assert_eq!(v.zoom(0.5, 100.0, 5000), Viewport::whole(5000));
+        let tiny = v.zoom(0.5, 1e-9, 5000);
+        assert!((tiny.span() - MIN_SPAN).abs() < 1e-9);
+        // x and t are inverse.
+        assert!((v.x_of(v.t_of(123.0, 800.0), 800.0) - 123.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn pan_stops_at_the_ends_of_the_run() {
+        let v = Viewport {
+            from: 100.0,
+            to: 1100.0,
+        };
+        assert_eq!(v.pan(-0.5, 5000), Viewport { from: 0.0, to: 1000.0 });
+        assert_eq!(
+            v.pan(10.0, 5000),
+            Viewport {
+                from: 4000.0,
+                to: 5000.0
+            }
+        );
+        let p = v.pan(0.25, 5000);
+        assert_eq!((p.from, p.to), (350.0, 1350.0));
+    }
+
+    #[test]
+    fn ticks_are_round_and_within_the_window() {
+        let (t, step) = ticks(0.0, 1_000_000_000.0, 10, Clock::Time);
+        assert_eq!(step, 100_000_000.0);
+        assert_eq!(t.len(), 11);
+        assert_eq!(tick_label(t[3], step, Clock::Time), "300 ms");
+        let (t, step) = ticks(1234.0, 1300.0, 5, Clock::Time);
+        assert_eq!(step, 20.0);
+        assert_eq!(t, vec![1240.0, 1260.0, 1280.0, 1300.0]);
+        assert_eq!(tick_label(1_500_000_000.0, 500_000_000.0, Clock::Time), "1500 ms");
+        // Steps are integers even for a window of three steps.
+        let (t, step) = ticks(0.0, 3.0, 10, Clock::Logical);
+        assert_eq!(step, 1.0);
+        assert_eq!(t, vec![0.0, 1.0, 2.0, 3.0]);
+        assert_eq!(tick_label(2.0, 1.0, Clock::Logical), "2");
+        assert_eq!(duration_label(12_500), "12.500 µs");
+    }
+
+    #[test]
+    fn lanes_merge_when_rows_run_out() {
+        assert_eq!(ranks_per_lane(128, 600), 1);
+        assert_eq!(ranks_per_lane(1024, 600), 2);
+        assert_eq!(ranks_per_lane(1024, 300), 4);
+        // 1,024 ranks on 600 rows: 512 lanes, each at least one row.
+        let lanes = 1024usize.div_ceil(ranks_per_lane(1024, 600));
+        assert!(lanes <= 600);
+        assert_eq!(lane_at(0.0, 600.0, 512), Some(0));
+        assert_eq!(lane_at(599.9, 600.0, 512), Some(511));
+        assert_eq!(lane_at(600.0, 600.0, 512), None);
+    }
+
+    #[test]
+    fn ranks_order_by_number_or_topology_node() {
+        assert_eq!(ordered_ranks(4, &[], RankOrder::Number, None), vec![0, 1, 2, 3]);
+        assert_eq!(ordered_ranks(4, &[3, 1, 9, 1], RankOrder::Number, None), vec![1, 3]);
+        let nodes = [2, 0, 3, 1];
+        assert_eq!(
+            ordered_ranks(4, &[], RankOrder::Topology, Some(&nodes)),
+            vec![1, 3, 0, 2]
+        );
+        // No topology known: by number.
+        assert_eq!(ordered_ranks(3, &[], RankOrder::Topology, None), vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn pixels_take_the_function_colour_at_the_busy_opacity() {
+        let mut t = tile(2, 3);
+        t.func[1] = 0;
+        t.busy[1] = 1.0;
+        t.func[3 + 2] = 1;
+        t.busy[3 + 2] = 0.5;
+        // 8 rows: lanes of 4 rows, the 4th row of each a separator.
+        let p = tile_pixels(&t, 8);
+        let px = |x: usize, y: usize| &p[(y * 3 + x) * 4..(y * 3 + x) * 4 + 4];
+        assert_eq!(px(1, 0), &[31, 119, 180, 255]);
+        assert_eq!(px(1, 2), &[31, 119, 180, 255]);
+        assert_eq!(px(1, 3), &[0, 0, 0, 0], "separator");
+        assert_eq!(px(0, 0), &[0, 0, 0, 0], "idle");
+        assert_eq!(px(2, 5), &[255, 127, 14, alpha(0.5)]);
+        assert_eq!(px(2, 1), &[0, 0, 0, 0]);
+    }
+
+    #[test]
+    fn hover_finds_the_call_and_the_column() {
+        let mut t = tile(2, 10);
+        t.calls.push(TileCall {
+            rank: 1,
+            index: 7,
+            func: 0,
+            begin: 1500,
+            end: 1510,
+            time: (1500, 1510),
+            bytes: 8,
+            peer: 0,
+        });
+        assert_eq!(call_at(&t, 1, 1505.0, 0.0).map(|c| c.index), Some(7));
+        assert!(call_at(&t, 0, 1505.0, 0.0).is_none());
+        assert!(call_at(&t, 1, 1520.0, 5.0).is_none());
+        assert_eq!(call_at(&t, 1, 1512.0, 5.0).map(|c| c.index), Some(7));
+        assert_eq!(column_at(&t, 1000.0), Some(0));
+        assert_eq!(column_at(&t, 1999.0), Some(9));
+        assert_eq!(column_at(&t, 2000.0), None);
+        assert_eq!(lane_of_rank(&t, 3), vec![Some(0), Some(1), None]);
+    }
+}
