@@ -14,7 +14,9 @@ pub mod phases;
 pub mod profile;
 pub mod replay;
 pub mod similarity;
+
 pub mod skeleton;
+pub mod stats;
 pub mod summary;
 pub mod timeline;
 pub mod topology;

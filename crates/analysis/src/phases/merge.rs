@@ -316,83 +316,19 @@ pub fn merge(classes: &[u32], bounds: &[usize], alpha: f64, s0: f64) -> (Vec<usi
     (kept, tests)
 }
 
-/// Upper tail `P(X ≥ x)` of the χ² distribution with `df` degrees of freedom: the regularised
-/// upper incomplete gamma function `Q(df/2, x/2)` (series for `x < a + 1`, continued fraction
-/// otherwise; Numerical Recipes §6.2).
+/// Upper tail `P(X ≥ x)` of the χ² distribution with `df` degrees of freedom
+/// ([`crate::stats::chi_square_survival`]).
 pub fn chi2_sf(x: f64, df: f64) -> f64 {
-    if x <= 0.0 || df <= 0.0 {
+    if df <= 0.0 {
         return 1.0;
     }
-    let (a, x) = (df / 2.0, x / 2.0);
-    let gln = ln_gamma(a);
-    if x < a + 1.0 {
-        let (mut sum, mut del, mut ap) = (1.0 / a, 1.0 / a, a);
-        for _ in 0..1000 {
-            ap += 1.0;
-            del *= x / ap;
-            sum += del;
-            if del.abs() < sum.abs() * 1e-15 {
-                break;
-            }
-        }
-        (1.0 - sum * (-x + a * x.ln() - gln).exp()).clamp(0.0, 1.0)
-    } else {
-        let tiny = 1e-300;
-        let mut b = x + 1.0 - a;
-        let mut c = 1.0 / tiny;
-        let mut d = 1.0 / b;
-        let mut h = d;
-        for i in 1..1000 {
-            let an = -(i as f64) * (i as f64 - a);
-            b += 2.0;
-            d = an * d + b;
-            if d.abs() < tiny {
-                d = tiny;
-            }
-            c = b + an / c;
-            if c.abs() < tiny {
-                c = tiny;
-            }
-            d = 1.0 / d;
-            let del = d * c;
-            h *= del;
-            if (del - 1.0).abs() < 1e-15 {
-                break;
-            }
-        }
-        ((-x + a * x.ln() - gln).exp() * h).clamp(0.0, 1.0)
-    }
-}
-
-/// ln Γ(x) for x > 0 (Lanczos, g = 7, n = 9; relative error below 1e-13).
-fn ln_gamma(x: f64) -> f64 {
-    const C: [f64; 9] = [
-        0.999_999_999_999_809_9,
-        676.520_368_121_885_1,
-        -1_259.139_216_722_402_8,
-        771.323_428_777_653_1,
-        -176.615_029_162_140_6,
-        12.507_343_278_686_905,
-        -0.138_571_095_265_720_12,
-        9.984_369_578_019_572e-6,
-        1.505_632_735_149_311_6e-7,
-    ];
-    if x < 0.5 {
-        let pi = std::f64::consts::PI;
-        return (pi / (pi * x).sin()).ln() - ln_gamma(1.0 - x);
-    }
-    let x = x - 1.0;
-    let mut a = C[0];
-    let t = x + 7.5;
-    for (i, &c) in C.iter().enumerate().skip(1) {
-        a += c / (x + i as f64);
-    }
-    0.5 * (2.0 * std::f64::consts::PI).ln() + (x + 0.5) * t.ln() - t + a.ln()
+    crate::stats::chi_square_survival(x, df)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::stats::ln_gamma;
 
     /// χ² upper tails against tabulated critical values (any statistics table): P(X ≥ 3.841)
     /// = 0.05 for 1 df, P(X ≥ 9.210) = 0.01 for 2 df, P(X ≥ 18.307) = 0.05 for 10 df; and the
