@@ -77,9 +77,30 @@ pub struct PatternsReport {
     /// The selection applied (times absolute).
     #[serde(default)]
     pub selection: Selection,
+    /// Patterns to list by default: the first `shown_patterns` of `patterns` (each covers at
+    /// least `min_share` of the events; `patterns` is ordered by events covered).
+    #[serde(default)]
+    pub shown_patterns: usize,
+    /// Patterns hidden by default (each covering less than `min_share` of the events).
+    #[serde(default)]
+    pub hidden_patterns: usize,
+    /// Events the hidden patterns cover, together.
+    #[serde(default)]
+    pub hidden_events: u64,
+    /// `hidden_events` over all events.
+    #[serde(default)]
+    pub hidden_share: f64,
+    /// Share of the events below which a pattern is hidden.
+    #[serde(default)]
+    pub min_share: f64,
 }
 
 impl PatternsReport {
+    /// The patterns to list by default (the first [`PatternsReport::shown_patterns`]).
+    pub fn shown(&self) -> &[CommunicationPattern] {
+        &self.patterns[..self.shown_patterns.min(self.patterns.len())]
+    }
+
     /// Why there is nothing to show, when nothing repeats.
     pub fn nothing_found(&self) -> Option<String> {
         (self.patterns.is_empty() && self.rank_patterns.values().all(Vec::is_empty))
@@ -142,6 +163,11 @@ impl Engine {
             rank_patterns,
             routine_comparison: a.routine_comparison,
             selection: scope.selection.clone(),
+            shown_patterns: a.shown_patterns,
+            hidden_patterns: a.hidden_patterns,
+            hidden_events: a.hidden_events,
+            hidden_share: a.hidden_share,
+            min_share: a.min_share,
         };
         if *options == PatternOptions::default() {
             let kept = PatternsKept {
