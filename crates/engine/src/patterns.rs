@@ -345,6 +345,36 @@ mod tests {
         assert_eq!(r.nothing_found(), None);
     }
 
+    /// The report carries the shown/hidden split of the analysis, whose hidden patterns are
+    /// exactly those covering less than 1 % of the events (counted here from the list).
+    #[test]
+    fn the_report_splits_shown_and_hidden_patterns_at_one_percent() {
+        use tracelogic_synth::{Clock, NasBenchmark, NasClass, NasSpec, Numbering};
+        let spec = NasSpec {
+            benchmark: NasBenchmark::Mg,
+            class: NasClass::S,
+            ranks: 64,
+            iterations: None,
+            numbering: Numbering::RowMajor,
+            seed: 0,
+            clock: Clock::default(),
+        };
+        let e = Engine::new(tracelogic_synth::generate_nas(&spec).unwrap().0, FieldWords::Flags);
+        let r = e.patterns(&Selection::all(), &PatternOptions::default()).unwrap();
+        let small: Vec<&CommunicationPattern> = r
+            .patterns
+            .iter()
+            .filter(|p| (p.events_covered as f64) < 0.01 * r.events as f64)
+            .collect();
+        assert!(!small.is_empty(), "MG on 64 ranks has one-off exchanges");
+        assert_eq!(r.hidden_patterns, small.len());
+        assert_eq!(r.shown_patterns + r.hidden_patterns, r.patterns.len());
+        assert_eq!(r.hidden_events, small.iter().map(|p| p.events_covered).sum::<u64>());
+        assert_eq!(r.shown().len(), r.shown_patterns);
+        assert!(r.shown().iter().all(|p| !small.iter().any(|q| q.id == p.id)));
+        assert_eq!(r.min_share, 0.01);
+    }
+
     #[test]
     fn analyses_see_only_the_selected_ranks() {
         let e = sample_engine("npb-lu.S.8");

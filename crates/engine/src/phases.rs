@@ -196,6 +196,31 @@ mod tests {
     }
 
     #[test]
+    fn significance_one_keeps_every_leaf_and_bad_levels_are_refused() {
+        let e = sample_engine("npb-lu.S.8");
+        let merged = e.phases(&Selection::all(), 0.0, Outside::Own).unwrap();
+        assert_eq!(merged.analysis.significance, SIGNIFICANCE);
+        let leaves = PhaseOptions {
+            significance: 1.0,
+            ..PhaseOptions::default()
+        };
+        let raw = e.phases_with(&Selection::all(), &leaves).unwrap();
+        // The thesis' leaves are the leaves of its tree: the segments without children.
+        let tree_leaves = raw.analysis.tree.iter().filter(|s| s.children.is_none()).count();
+        assert_eq!(raw.analysis.phases.len(), tree_leaves);
+        assert_eq!(merged.analysis.leaves, tree_leaves);
+        assert!(merged.analysis.phases.len() <= tree_leaves);
+        for bad in [0.0, -0.1, 1.5, f64::NAN, f64::INFINITY] {
+            let opts = PhaseOptions {
+                significance: bad,
+                ..PhaseOptions::default()
+            };
+            let err = e.phases_with(&Selection::all(), &opts).unwrap_err();
+            assert!(err.message().contains("significance"), "{bad}");
+        }
+    }
+
+    #[test]
     fn sampled_curves_stay_bounded_and_keep_the_cut() {
         let curve: Vec<f64> = (0..5000).map(|i| (i % 997) as f64).collect();
         let points = sample_curve(&curve, 100, Some(100 + 997));

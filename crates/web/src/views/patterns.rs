@@ -647,7 +647,7 @@ pub fn patterns_view(props: &AnalysisProps) -> Html {
                 </table>
                 if result.hidden_patterns > 0 {
                     <p class="small" id="patterns-hidden" data-hidden={result.hidden_patterns.to_string()} data-shown={result.shown_patterns.to_string()}>
-                        if !*show_all { { hidden_note(&result).unwrap_or_default() }{ " " } }
+                        if !*show_all { <>{ hidden_note(&result).unwrap_or_default() }{ " " }</> }
                         <button type="button" id="patterns-show-all" aria-pressed={show_all.to_string()}
                             onclick={{ let show_all = show_all.clone(); Callback::from(move |_: MouseEvent| show_all.set(!*show_all)) }}>
                             { if *show_all { format!("Show the {} covering ≥ {:.0} % of events", result.shown_patterns, 100.0 * result.min_share) } else { format!("Show all {}", result.patterns.len()) } }
@@ -800,6 +800,55 @@ mod tests {
         assert_eq!(lane_rects(&[span(500, 500, 3)], 0, 1000, 100.0), vec![(50.0, 50.5, 3)]);
         assert_eq!(colour(0), PALETTE[0]);
         assert_eq!(colour(10), OTHER_COLOUR);
+    }
+
+    /// On NAS MG with 64 ranks the list shows the patterns covering ≥ 1 % of the events
+    /// (counted here from the patterns' own `events_covered`), the toggle every one, and a
+    /// hidden pattern selected elsewhere stays listed.
+    #[test]
+    fn the_list_hides_what_covers_little_until_shown_all() {
+        use tracelogic_synth::{Clock, NasBenchmark, NasClass, NasSpec, Numbering};
+        let spec = NasSpec {
+            benchmark: NasBenchmark::Mg,
+            class: NasClass::S,
+            ranks: 64,
+            iterations: None,
+            numbering: Numbering::RowMajor,
+            seed: 0,
+            clock: Clock::default(),
+        };
+        let session = crate::session::Session::new(tracelogic_synth::generate_nas(&spec).unwrap().0);
+        let r: PatternsResult =
+            crate::session::tests::answer(session.analyse(&crate::protocol::AnalysisRequest::Patterns));
+        let big: Vec<usize> = r
+            .patterns
+            .iter()
+            .filter(|p| p.events_covered as f64 >= 0.01 * r.events as f64)
+            .map(|p| p.id)
+            .collect();
+        let ids = |v: Vec<&CommunicationPattern>| v.iter().map(|p| p.id).collect::<Vec<_>>();
+        assert!(big.len() < r.patterns.len(), "MG on 64 ranks has one-off exchanges");
+        assert_eq!(ids(listed(&r, false, None)), big);
+        assert_eq!(listed(&r, true, None).len(), r.patterns.len());
+        let hidden = r.patterns.iter().map(|p| p.id).find(|id| !big.contains(id)).unwrap();
+        assert_eq!(ids(listed(&r, false, Some(hidden))).last(), Some(&hidden));
+        let note = hidden_note(&r).unwrap();
+        assert!(
+            note.starts_with(&format!("{} more patterns covering ", r.patterns.len() - big.len())),
+            "{note}"
+        );
+        // The pattern that explains most comes first (the default selection).
+        assert!(r
+            .patterns
+            .iter()
+            .all(|p| p.events_covered <= r.patterns[0].events_covered));
+        // A report saved before the split existed lists every pattern.
+        let old = PatternsResult {
+            shown_patterns: 0,
+            hidden_patterns: 0,
+            ..r.clone()
+        };
+        assert_eq!(listed(&old, false, None).len(), r.patterns.len());
     }
 
     #[test]

@@ -771,6 +771,36 @@ mod tests {
         crate::session::tests::answer(session.analyse(&AnalysisRequest::Topology { threshold_pct: None }))
     }
 
+    /// LAMMPS melt on 12 ranks declares its 2 by 2 by 3 processor grid (its log.lammps says so)
+    /// with MPI_Cart_create: the headline names it and says what identification found.
+    #[test]
+    fn the_headline_names_the_grid_lammps_declared() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/apps/lammps-melt-12");
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("dumpi-"))
+            .collect();
+        names.sort();
+        let files = names
+            .iter()
+            .map(|n| tracelogic_formats::InputFile::new(n.clone(), std::fs::read(dir.join(n)).unwrap()))
+            .collect();
+        let report = topology(&tracelogic_formats::read_trace(files).unwrap());
+        let log = std::fs::read_to_string(dir.join("log.lammps")).unwrap();
+        assert!(log.contains("2 by 2 by 3 MPI processor grid"));
+        let m = report.identification.matched.as_ref().expect("a match");
+        assert_eq!(headline_name(&report, &m.label), "2x2x3 torus");
+        assert_eq!(
+            declared_note(&report).unwrap(),
+            format!("declared by MPI_Cart_create; identified as {}", m.label)
+        );
+        assert_eq!(report.declared.len(), 1);
+        assert!(report.declared[0].agrees);
+        assert_eq!(cliques_line(&report), None, "a match: no cliques line");
+    }
+
     #[test]
     fn grid_layout_puts_neighbours_one_step_apart() {
         let trace = crate::session::tests::sample_trace("npb-lu.S.8");
