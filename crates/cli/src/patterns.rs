@@ -24,6 +24,9 @@ pub struct Args {
     /// Ignore call paths (no routine-directed detection).
     #[arg(long)]
     pub no_routines: bool,
+    /// List every communication pattern (default: those covering at least 1 % of the events).
+    #[arg(long)]
+    pub all: bool,
     /// Print JSON (schema in docs/cli.md).
     #[arg(long)]
     pub json: bool,
@@ -45,7 +48,7 @@ pub fn run(args: Args) -> CliResult {
     let engine = narrowed(load_trace(&args.paths)?, &args.selection)?;
     set_stage("detecting patterns");
     let report = engine.patterns(&Selection::all(), &options(&args))?;
-    crate::print::patterns::print(&report, args.json)?;
+    crate::print::patterns::print(&report, args.all, args.json)?;
     Ok(match report.nothing_found() {
         Some(why) => {
             eprintln!("tracelogic: {why}");
@@ -81,7 +84,7 @@ mod tests {
         assert_eq!(rp["sequence"].as_array().unwrap().len(), 8);
         assert_eq!(rp["positions"].as_array().unwrap().len(), 7);
         assert!(v["routine_comparison"].is_null());
-        let text = crate::print::patterns::text(&report);
+        let text = crate::print::patterns::text(&report, false);
         // 16 ranks x 8 events x 7 iterations, all inside the loop body.
         assert!(text.starts_with("896 events, 896 inside"), "{text}");
     }

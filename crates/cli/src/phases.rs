@@ -4,7 +4,7 @@
 use crate::common::{load_trace, narrowed, set_stage, CliResult, SelectionArgs};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use tracelogic_engine::phases::Outside;
+use tracelogic_engine::phases::{Outside, PhaseOptions};
 use tracelogic_model::Selection;
 
 /// Arguments of `tracelogic phases`.
@@ -20,6 +20,13 @@ pub struct Args {
     /// Leave communication outside any pattern out of the sequence (default: one shared symbol).
     #[arg(long)]
     pub skip_outside: bool,
+    /// Significance level α of a phase boundary: neighbouring leaves of the segmentation tree
+    /// whose pattern mix does not differ at this level are merged (1 = the thesis' leaves).
+    #[arg(long, default_value_t = tracelogic_engine::phases::SIGNIFICANCE)]
+    pub significance: f64,
+    /// Show the thesis' leaves, not merged (the same as `--significance 1`).
+    #[arg(long)]
+    pub leaves: bool,
     /// Print JSON (schema in docs/cli.md).
     #[arg(long)]
     pub json: bool,
@@ -36,10 +43,18 @@ pub fn run(args: Args) -> CliResult {
         )));
     }
     tracelogic_engine::phases::check_strength(args.strength)?;
+    let significance = if args.leaves { 1.0 } else { args.significance };
+    tracelogic_engine::phases::check_significance(significance)?;
     let engine = narrowed(load_trace(&args.paths)?, &args.selection)?;
     let outside = if args.skip_outside { Outside::Skip } else { Outside::Own };
     set_stage("detecting patterns and segmenting");
-    let report = engine.phases(&Selection::all(), args.strength, outside)?;
+    let options = PhaseOptions {
+        strength: args.strength,
+        outside,
+        significance,
+        ..PhaseOptions::default()
+    };
+    let report = engine.phases_with(&Selection::all(), &options)?;
     crate::print::phases::print(&report, args.json)?;
     Ok(match report.nothing_found() {
         Some(why) => {

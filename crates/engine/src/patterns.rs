@@ -77,9 +77,30 @@ pub struct PatternsReport {
     /// The selection applied (times absolute).
     #[serde(default)]
     pub selection: Selection,
+    /// Patterns to list by default: the first `shown_patterns` of `patterns` (each covers at
+    /// least `min_share` of the events; `patterns` is ordered by events covered).
+    #[serde(default)]
+    pub shown_patterns: usize,
+    /// Patterns hidden by default (each covering less than `min_share` of the events).
+    #[serde(default)]
+    pub hidden_patterns: usize,
+    /// Events the hidden patterns cover, together.
+    #[serde(default)]
+    pub hidden_events: u64,
+    /// `hidden_events` over all events.
+    #[serde(default)]
+    pub hidden_share: f64,
+    /// Share of the events below which a pattern is hidden.
+    #[serde(default)]
+    pub min_share: f64,
 }
 
 impl PatternsReport {
+    /// The patterns to list by default (the first [`PatternsReport::shown_patterns`]).
+    pub fn shown(&self) -> &[CommunicationPattern] {
+        &self.patterns[..self.shown_patterns.min(self.patterns.len())]
+    }
+
     /// Why there is nothing to show, when nothing repeats.
     pub fn nothing_found(&self) -> Option<String> {
         (self.patterns.is_empty() && self.rank_patterns.values().all(Vec::is_empty))
@@ -142,6 +163,11 @@ impl Engine {
             rank_patterns,
             routine_comparison: a.routine_comparison,
             selection: scope.selection.clone(),
+            shown_patterns: a.shown_patterns,
+            hidden_patterns: a.hidden_patterns,
+            hidden_events: a.hidden_events,
+            hidden_share: a.hidden_share,
+            min_share: a.min_share,
         };
         if *options == PatternOptions::default() {
             let kept = PatternsKept {
@@ -317,6 +343,36 @@ mod tests {
         let parts: usize = r.patterns.iter().map(|p| p.occurrences * p.ranks.len()).sum();
         assert_eq!(spans, parts, "every rank's part of every occurrence is a span");
         assert_eq!(r.nothing_found(), None);
+    }
+
+    /// The report carries the shown/hidden split of the analysis, whose hidden patterns are
+    /// exactly those covering less than 1 % of the events (counted here from the list).
+    #[test]
+    fn the_report_splits_shown_and_hidden_patterns_at_one_percent() {
+        use tracelogic_synth::{Clock, NasBenchmark, NasClass, NasSpec, Numbering};
+        let spec = NasSpec {
+            benchmark: NasBenchmark::Mg,
+            class: NasClass::S,
+            ranks: 64,
+            iterations: None,
+            numbering: Numbering::RowMajor,
+            seed: 0,
+            clock: Clock::default(),
+        };
+        let e = Engine::new(tracelogic_synth::generate_nas(&spec).unwrap().0, FieldWords::Flags);
+        let r = e.patterns(&Selection::all(), &PatternOptions::default()).unwrap();
+        let small: Vec<&CommunicationPattern> = r
+            .patterns
+            .iter()
+            .filter(|p| (p.events_covered as f64) < 0.01 * r.events as f64)
+            .collect();
+        assert!(!small.is_empty(), "MG on 64 ranks has one-off exchanges");
+        assert_eq!(r.hidden_patterns, small.len());
+        assert_eq!(r.shown_patterns + r.hidden_patterns, r.patterns.len());
+        assert_eq!(r.hidden_events, small.iter().map(|p| p.events_covered).sum::<u64>());
+        assert_eq!(r.shown().len(), r.shown_patterns);
+        assert!(r.shown().iter().all(|p| !small.iter().any(|q| q.id == p.id)));
+        assert_eq!(r.min_share, 0.01);
     }
 
     #[test]

@@ -3,8 +3,9 @@
 
 use crate::{Engine, Error, Result};
 use serde::{Deserialize, Serialize};
-use tracelogic_analysis::phases::{detect_phases, divergence_curve};
-pub use tracelogic_analysis::phases::{Outside, PhaseAnalysis};
+pub use tracelogic_analysis::phases::merge::SIGNIFICANCE;
+use tracelogic_analysis::phases::{detect_phases_with, divergence_curve};
+pub use tracelogic_analysis::phases::{Outside, Phase, PhaseAnalysis, PhaseOptions};
 use tracelogic_model::Selection;
 
 /// Most points of one divergence curve in a report (longer curves are sampled evenly, keeping
@@ -68,15 +69,38 @@ pub fn check_strength(s0: f64) -> Result<()> {
     Ok(())
 }
 
+/// The significance level α is a number in (0, 1] (1 = the thesis' leaves, not merged).
+pub fn check_significance(alpha: f64) -> Result<()> {
+    if !alpha.is_finite() || alpha <= 0.0 || alpha > 1.0 {
+        return Err(Error::Input(format!(
+            "the significance level must be a number in (0, 1] (1 keeps the thesis' leaves), got {alpha}"
+        )));
+    }
+    Ok(())
+}
+
 impl Engine {
     /// The phases of `selection` at strength `s0`, with every segment's divergence curve; the
     /// pattern analysis they start from is found once per selection (the patterns of the same
     /// selection with the default options reuse it too).
     pub fn phases(&self, selection: &Selection, s0: f64, outside: Outside) -> Result<PhasesReport> {
+        let options = PhaseOptions {
+            strength: s0,
+            outside,
+            ..PhaseOptions::default()
+        };
+        self.phases_with(selection, &options)
+    }
+
+    /// The phases of `selection` with `options` (strength, outside communication, the
+    /// significance α at which leaves of the thesis' tree are merged: 1 keeps every leaf).
+    pub fn phases_with(&self, selection: &Selection, options: &PhaseOptions) -> Result<PhasesReport> {
+        let s0 = options.strength;
         check_strength(s0)?;
+        check_significance(options.significance)?;
         let scope = self.scope(selection)?;
         let kept = self.patterns_kept(&scope);
-        let analysis = detect_phases(scope.trace(), &kept.events, &kept.communication, s0, outside);
+        let analysis = detect_phases_with(scope.trace(), &kept.events, &kept.communication, options);
         let curves = analysis
             .tree
             .iter()
@@ -169,6 +193,31 @@ mod tests {
             .unwrap_err()
             .message()
             .contains("strength"));
+    }
+
+    #[test]
+    fn significance_one_keeps_every_leaf_and_bad_levels_are_refused() {
+        let e = sample_engine("npb-lu.S.8");
+        let merged = e.phases(&Selection::all(), 0.0, Outside::Own).unwrap();
+        assert_eq!(merged.analysis.significance, SIGNIFICANCE);
+        let leaves = PhaseOptions {
+            significance: 1.0,
+            ..PhaseOptions::default()
+        };
+        let raw = e.phases_with(&Selection::all(), &leaves).unwrap();
+        // The thesis' leaves are the leaves of its tree: the segments without children.
+        let tree_leaves = raw.analysis.tree.iter().filter(|s| s.children.is_none()).count();
+        assert_eq!(raw.analysis.phases.len(), tree_leaves);
+        assert_eq!(merged.analysis.leaves, tree_leaves);
+        assert!(merged.analysis.phases.len() <= tree_leaves);
+        for bad in [0.0, -0.1, 1.5, f64::NAN, f64::INFINITY] {
+            let opts = PhaseOptions {
+                significance: bad,
+                ..PhaseOptions::default()
+            };
+            let err = e.phases_with(&Selection::all(), &opts).unwrap_err();
+            assert!(err.message().contains("significance"), "{bad}");
+        }
     }
 
     #[test]

@@ -14,6 +14,11 @@ pub struct Document<'a> {
     communication_patterns: &'a [CommunicationPattern],
     rank_patterns: &'a BTreeMap<Rank, Vec<RankPatternOut>>,
     routine_comparison: &'a Option<RoutineComparison>,
+    shown_patterns: usize,
+    hidden_patterns: usize,
+    hidden_events: u64,
+    hidden_share: f64,
+    min_share: f64,
 }
 
 impl<'a> Document<'a> {
@@ -25,34 +30,52 @@ impl<'a> Document<'a> {
             communication_patterns: &r.patterns,
             rank_patterns: &r.rank_patterns,
             routine_comparison: &r.routine_comparison,
+            shown_patterns: r.shown_patterns,
+            hidden_patterns: r.hidden_patterns,
+            hidden_events: r.hidden_events,
+            hidden_share: r.hidden_share,
+            min_share: r.min_share,
         }
     }
 }
 
-/// Print `r` as JSON or text.
-pub fn print(r: &PatternsReport, json: bool) -> Result<(), CliError> {
+/// Print `r` as JSON (every pattern, with the `hidden_*` fields) or text (the shown patterns;
+/// with `all` every pattern).
+pub fn print(r: &PatternsReport, all: bool, json: bool) -> Result<(), CliError> {
     if json {
         print_json(&Selected {
             report: &Document::of(r),
             selection: &r.selection,
         })
     } else {
-        emit(|out| out.write_all(text(r).as_bytes()))
+        emit(|out| out.write_all(text(r, all).as_bytes()))
     }
 }
 
-/// The text of `tracelogic patterns`.
-pub fn text(r: &PatternsReport) -> String {
+/// The line saying what the default listing hides: `112 more patterns covering 0.8 % of events
+/// hidden (--all shows them)`. `None` when nothing is hidden.
+pub fn hidden_line(r: &PatternsReport) -> Option<String> {
+    (r.hidden_patterns > 0).then(|| {
+        format!(
+            "{} more patterns covering {:.1} % of events hidden (--all shows them)",
+            r.hidden_patterns,
+            100.0 * r.hidden_share
+        )
+    })
+}
+
+/// The text of `tracelogic patterns`: the shown patterns (with `all`, every pattern).
+pub fn text(r: &PatternsReport, all: bool) -> String {
+    let listed = if all { &r.patterns[..] } else { r.shown() };
     let mut o = format!(
         "{} events, {} inside per-rank pattern occurrences; {} communication patterns\n",
         r.events,
         r.events_in_patterns,
         r.patterns.len()
     );
-    let rows = r
-        .patterns
+    let rows = listed
         .iter()
-        .take(30)
+        .take(if all { usize::MAX } else { 30 })
         .map(|p| {
             let n: usize = p.events.values().map(Vec::len).sum();
             vec![
@@ -69,6 +92,15 @@ pub fn text(r: &PatternsReport) -> String {
         rows,
         &[0, 1, 2, 3, 4],
     );
+    if !all {
+        if let Some(line) = hidden_line(r) {
+            o += &line;
+            o.push('\n');
+        }
+        if listed.len() > 30 {
+            o += &format!("(first 30 of {} shown patterns)\n", listed.len());
+        }
+    }
     o += "per-rank patterns (most frequent first)\n";
     let mut rows = Vec::new();
     for (rank, ps) in &r.rank_patterns {

@@ -15,21 +15,62 @@ pub fn print(r: &PhasesReport, json: bool) -> Result<(), CliError> {
     emit(|out| out.write_all(text.as_bytes()))
 }
 
-/// The text of `tracelogic phases`: the phases table and, when ranks reach phases at different
-/// times, the note that says so.
+/// The header of `tracelogic phases`: how many phases from how many leaves of the thesis'
+/// segmentation tree, and the significance level the boundaries were tested at.
+pub fn header(r: &PhasesReport) -> String {
+    let p = &r.analysis;
+    if p.significance >= 1.0 {
+        format!(
+            "{} phases: the thesis' leaves, not merged (--significance 1)",
+            p.phases.len()
+        )
+    } else {
+        format!(
+            "{} phases from {} leaves (boundaries significant at α = {})",
+            p.phases.len(),
+            p.leaves,
+            p.significance
+        )
+    }
+}
+
+/// One line per phase: what it does (topology label or collectives), its imbalance and late
+/// ranks. `phase 2 [40..90): 4x4 torus; MPI_Allreduce ×3; imbalance 1.21 (late ranks 3, 7)`.
+pub fn phase_line(k: usize, ph: &tracelogic_engine::phases::Phase) -> String {
+    let mut parts = Vec::new();
+    let summary = ph.summary();
+    if !summary.is_empty() {
+        parts.push(summary);
+    }
+    if let Some(im) = &ph.imbalance {
+        let mut i = format!("imbalance {:.2}", im.max_over_mean);
+        if !im.late.is_empty() {
+            let late: Vec<String> = im.late.iter().map(|r| r.to_string()).collect();
+            i += &format!(" (late ranks {})", late.join(", "));
+        }
+        parts.push(i);
+    }
+    if parts.is_empty() {
+        parts.push("not described".into());
+    }
+    format!("phase {k} [{}..{}): {}", ph.start, ph.end, parts.join("; "))
+}
+
+/// The text of `tracelogic phases`: the header, the phases table, one line per phase (what it
+/// does, imbalance) and, when ranks reach phases at different times, the note that says so.
 pub fn text(r: &PhasesReport) -> String {
     let p = &r.analysis;
-    let mut o = format!(
-        "{} pattern occurrences ({} patterns), {} phases at s0 = {}\n",
-        p.sequence_length,
-        r.patterns,
-        p.phases.len(),
-        r.strength
+    let mut o = header(r);
+    o.push('\n');
+    o += &format!(
+        "{} pattern occurrences ({} patterns), s0 = {}\n",
+        p.sequence_length, r.patterns, r.strength
     );
     let rows = p
         .phases
         .iter()
-        .map(|ph| {
+        .enumerate()
+        .map(|(k, ph)| {
             let pats: Vec<String> = ph
                 .patterns
                 .iter()
@@ -41,6 +82,7 @@ pub fn text(r: &PhasesReport) -> String {
                 .collect();
             let routines: Vec<String> = ph.routines.iter().take(2).map(|r| r.0.clone()).collect();
             vec![
+                k.to_string(),
                 ph.start.to_string(),
                 ph.end.to_string(),
                 seconds(ph.time.0),
@@ -52,10 +94,23 @@ pub fn text(r: &PhasesReport) -> String {
         })
         .collect();
     o += &table(
-        &["start", "end", "from s", "to s", "last ends s", "patterns", "routines"],
+        &[
+            "phase",
+            "start",
+            "end",
+            "from s",
+            "to s",
+            "last ends s",
+            "patterns",
+            "routines",
+        ],
         rows,
-        &[0, 1, 2, 3, 4],
+        &[0, 1, 2, 3, 4, 5],
     );
+    for (k, ph) in p.phases.iter().enumerate() {
+        o += &phase_line(k, ph);
+        o.push('\n');
+    }
     if let Some(note) = r.skew_note(seconds) {
         o += &note;
         o.push('\n');

@@ -112,12 +112,42 @@ pub fn lane_rects(
 /// Sort order of the pattern list.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SortBy {
+    /// Most events covered first (the report's order: what explains most of the run).
+    Covered,
     /// Most occurrences first.
     Occurrences,
     /// Most ranks first.
     Ranks,
     /// Longest (most events) first.
     Length,
+}
+
+/// The patterns the list shows: with `all` every one, else those the report shows by default
+/// (covering at least its `min_share` of the events) and `focused` when it is hidden. A report
+/// without the shown/hidden counts (saved before they existed) shows every pattern.
+pub fn listed(r: &PatternsResult, all: bool, focused: Option<usize>) -> Vec<&CommunicationPattern> {
+    let counted = r.shown_patterns + r.hidden_patterns == r.patterns.len() && !r.patterns.is_empty();
+    if all || !counted {
+        return r.patterns.iter().collect();
+    }
+    let mut v: Vec<&CommunicationPattern> = r.shown().iter().collect();
+    if let Some(p) = focused.and_then(|id| r.patterns[r.shown().len()..].iter().find(|p| p.id == id)) {
+        v.push(p);
+    }
+    v
+}
+
+/// The note under the list: `112 more patterns covering 0.8 % of events hidden`, as
+/// `tracelogic patterns` prints it; `None` when nothing is hidden.
+pub fn hidden_note(r: &PatternsResult) -> Option<String> {
+    (r.hidden_patterns > 0).then(|| {
+        format!(
+            "{} more {} covering {:.1} % of events hidden",
+            r.hidden_patterns,
+            if r.hidden_patterns == 1 { "pattern" } else { "patterns" },
+            100.0 * r.hidden_share
+        )
+    })
 }
 
 /// Events in one occurrence of `p`, over all its ranks.
@@ -451,7 +481,8 @@ fn timeline_view(
 /// The patterns view.
 #[function_component(PatternsView)]
 pub fn patterns_view(props: &AnalysisProps) -> Html {
-    let sort = use_state(|| SortBy::Occurrences);
+    let sort = use_state(|| SortBy::Covered);
+    let show_all = use_state(|| false);
     // (pattern id, occurrence index): stepping resets when another pattern is selected.
     let occurrence = use_state(|| (usize::MAX, 0usize));
     let zoom = use_state(|| 1.0f64);
@@ -461,8 +492,9 @@ pub fn patterns_view(props: &AnalysisProps) -> Html {
         Ok(r) => r,
         Err(page) => return wrap(page, props.children.clone()),
     };
-    let mut list: Vec<&CommunicationPattern> = result.patterns.iter().collect();
+    let mut list: Vec<&CommunicationPattern> = listed(&result, *show_all, props.focus.pattern);
     match *sort {
+        SortBy::Covered => list.sort_by_key(|p| (std::cmp::Reverse(p.events_covered), p.id)),
         SortBy::Occurrences => list.sort_by_key(|p| (std::cmp::Reverse(p.occurrences), p.id)),
         SortBy::Ranks => list.sort_by_key(|p| (std::cmp::Reverse(p.ranks.len()), p.id)),
         SortBy::Length => list.sort_by_key(|p| (std::cmp::Reverse(length(p)), p.id)),
@@ -471,7 +503,7 @@ pub fn patterns_view(props: &AnalysisProps) -> Html {
         .focus
         .pattern
         .and_then(|id| result.patterns.iter().find(|p| p.id == id))
-        .or(list.first().copied());
+        .or(result.patterns.first());
     let header = |label: &str, by: SortBy| {
         let current = (*sort == by).then_some("descending");
         let sort = sort.clone();
@@ -591,7 +623,7 @@ pub fn patterns_view(props: &AnalysisProps) -> Html {
             <div class="pattern-panels">
                 <table class="patterns" id="patterns-table">
                     <caption>{ "Communication patterns (click a column to sort, a row to draw it)" }</caption>
-                    <thead><tr><th>{ "Pattern" }</th>{ header("Occurrences", SortBy::Occurrences) }{ header("Ranks", SortBy::Ranks) }{ header("Length", SortBy::Length) }</tr></thead>
+                    <thead><tr><th>{ "Pattern" }</th>{ header("Events", SortBy::Covered) }{ header("Occurrences", SortBy::Occurrences) }{ header("Ranks", SortBy::Ranks) }{ header("Length", SortBy::Length) }</tr></thead>
                     <tbody>
                         { for list.iter().map(|p| {
                             let id = p.id;
@@ -604,6 +636,7 @@ pub fn patterns_view(props: &AnalysisProps) -> Html {
                                     <th scope="row">{ super::row_button(chosen, html! {
                                         <><span class="swatch" style={format!("background:{}", colour(id as u32))}></span>{ format!("#{id}") }</>
                                     }) }</th>
+                                    <td class="num" title="events its occurrences cover on all ranks">{ p.events_covered }</td>
                                     <td class="num">{ p.occurrences }</td>
                                     <td class="num" title={rank_list(&p.ranks, LISTED_RANK_RUNS)}>{ p.ranks.len() }</td>
                                     <td class="num">{ length(p) }</td>
@@ -612,6 +645,15 @@ pub fn patterns_view(props: &AnalysisProps) -> Html {
                         }) }
                     </tbody>
                 </table>
+                if result.hidden_patterns > 0 {
+                    <p class="small" id="patterns-hidden" data-hidden={result.hidden_patterns.to_string()} data-shown={result.shown_patterns.to_string()}>
+                        if !*show_all { <>{ hidden_note(&result).unwrap_or_default() }{ " " }</> }
+                        <button type="button" id="patterns-show-all" aria-pressed={show_all.to_string()}
+                            onclick={{ let show_all = show_all.clone(); Callback::from(move |_: MouseEvent| show_all.set(!*show_all)) }}>
+                            { if *show_all { format!("Show the {} covering ≥ {:.0} % of events", result.shown_patterns, 100.0 * result.min_share) } else { format!("Show all {}", result.patterns.len()) } }
+                        </button>
+                    </p>
+                }
                 { detail.unwrap_or_default() }
             </div>
             if !result.timeline.lanes.is_empty() {
@@ -758,6 +800,55 @@ mod tests {
         assert_eq!(lane_rects(&[span(500, 500, 3)], 0, 1000, 100.0), vec![(50.0, 50.5, 3)]);
         assert_eq!(colour(0), PALETTE[0]);
         assert_eq!(colour(10), OTHER_COLOUR);
+    }
+
+    /// On NAS MG with 64 ranks the list shows the patterns covering ≥ 1 % of the events
+    /// (counted here from the patterns' own `events_covered`), the toggle every one, and a
+    /// hidden pattern selected elsewhere stays listed.
+    #[test]
+    fn the_list_hides_what_covers_little_until_shown_all() {
+        use tracelogic_synth::{Clock, NasBenchmark, NasClass, NasSpec, Numbering};
+        let spec = NasSpec {
+            benchmark: NasBenchmark::Mg,
+            class: NasClass::S,
+            ranks: 64,
+            iterations: None,
+            numbering: Numbering::RowMajor,
+            seed: 0,
+            clock: Clock::default(),
+        };
+        let session = crate::session::Session::new(tracelogic_synth::generate_nas(&spec).unwrap().0);
+        let r: PatternsResult =
+            crate::session::tests::answer(session.analyse(&crate::protocol::AnalysisRequest::Patterns));
+        let big: Vec<usize> = r
+            .patterns
+            .iter()
+            .filter(|p| p.events_covered as f64 >= 0.01 * r.events as f64)
+            .map(|p| p.id)
+            .collect();
+        let ids = |v: Vec<&CommunicationPattern>| v.iter().map(|p| p.id).collect::<Vec<_>>();
+        assert!(big.len() < r.patterns.len(), "MG on 64 ranks has one-off exchanges");
+        assert_eq!(ids(listed(&r, false, None)), big);
+        assert_eq!(listed(&r, true, None).len(), r.patterns.len());
+        let hidden = r.patterns.iter().map(|p| p.id).find(|id| !big.contains(id)).unwrap();
+        assert_eq!(ids(listed(&r, false, Some(hidden))).last(), Some(&hidden));
+        let note = hidden_note(&r).unwrap();
+        assert!(
+            note.starts_with(&format!("{} more patterns covering ", r.patterns.len() - big.len())),
+            "{note}"
+        );
+        // The pattern that explains most comes first (the default selection).
+        assert!(r
+            .patterns
+            .iter()
+            .all(|p| p.events_covered <= r.patterns[0].events_covered));
+        // A report saved before the split existed lists every pattern.
+        let old = PatternsResult {
+            shown_patterns: 0,
+            hidden_patterns: 0,
+            ..r.clone()
+        };
+        assert_eq!(listed(&old, false, None).len(), r.patterns.len());
     }
 
     #[test]

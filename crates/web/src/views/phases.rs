@@ -127,6 +127,34 @@ pub fn routines_shown(phases: &[tracelogic_analysis::phases::Phase]) -> bool {
     phases.iter().any(|p| !p.routines.is_empty())
 }
 
+/// How the phases came from the thesis' leaves: `5 phases from 9 leaves (boundaries
+/// significant at α = 0.01)`, as `tracelogic phases` heads its output.
+pub fn merge_note(a: &tracelogic_analysis::phases::PhaseAnalysis) -> String {
+    if a.significance >= 1.0 {
+        "the thesis' leaves, not merged".to_string()
+    } else {
+        format!(
+            "{} from {} (boundaries significant at α = {})",
+            crate::text::counted(a.phases.len() as u64, "phase", "phases"),
+            crate::text::counted(a.leaves as u64, "leaf", "leaves"),
+            a.significance
+        )
+    }
+}
+
+/// A phase's load imbalance for the table: `1.21 (late: 3, 7)`; empty when not measured.
+pub fn imbalance_text(p: &tracelogic_analysis::phases::Phase) -> String {
+    match &p.imbalance {
+        None => String::new(),
+        Some(im) if im.late.is_empty() => format!("{:.2}", im.max_over_mean),
+        Some(im) => format!(
+            "{:.2} (late: {})",
+            im.max_over_mean,
+            im.late.iter().map(|r| r.to_string()).collect::<Vec<_>>().join(", ")
+        ),
+    }
+}
+
 /// The phases view.
 #[function_component(PhasesView)]
 pub fn phases_view(props: &PhasesProps) -> Html {
@@ -176,6 +204,7 @@ pub fn phases_view(props: &PhasesProps) -> Html {
                 <span id="phases-count" data-value={a.phases.len().to_string()}>{ crate::text::counted(a.phases.len() as u64, "phase", "phases") }</span>
                 { format!(" from {} ({}) at s0 = {}", crate::text::counted(a.sequence_length as u64, "pattern occurrence", "pattern occurrences"),
                     crate::text::counted(result.patterns as u64, "communication pattern", "communication patterns"), a.strength_threshold) }
+                <span class="small" id="phases-merge" data-leaves={a.leaves.to_string()}>{ format!(" — {}", merge_note(a)) }</span>
             </p>
             { pending_note(&props.state) }
             <form class="controls" onsubmit={Callback::from(|e: SubmitEvent| e.prevent_default())}>
@@ -237,7 +266,7 @@ pub fn phases_view(props: &PhasesProps) -> Html {
             }
             <table class="phases" id="phases-table">
                 <caption>{ if t0 == first && props.trace_start_ns != Some(t0) { "Phases (times from the first phase's start)" } else { "Phases (times from the trace start)" } }</caption>
-                <thead><tr><th>{ "Phase" }</th><th class="num">{ "Positions" }</th><th class="num">{ "From" }</th><th class="num">{ "To" }</th><th>{ "Patterns" }</th>
+                <thead><tr><th>{ "Phase" }</th><th class="num">{ "Positions" }</th><th class="num">{ "From" }</th><th class="num">{ "To" }</th><th>{ "What it does" }</th><th class="num" title="largest compute time over the mean; late ranks compute ≥ 5 % longer than the mean">{ "Imbalance" }</th><th>{ "Patterns" }</th>
                     if with_routines { <th>{ "Routines" }</th> }</tr></thead>
                 <tbody>
                     { for a.phases.iter().enumerate().map(|(i, p)| {
@@ -255,6 +284,9 @@ pub fn phases_view(props: &PhasesProps) -> Html {
                                 <td class="num">{ format!("{}–{}", p.start, p.end) }</td>
                                 <td class="num">{ crate::text::duration(p.time.0.saturating_sub(t0) as f64 * 1e-9) }</td>
                                 <td class="num">{ crate::text::duration(p.time.1.saturating_sub(t0) as f64 * 1e-9) }</td>
+                                <td class="phase-summary" data-topology={p.topology.as_ref().map(|t| t.label.clone()).unwrap_or_default()}
+                                    data-collectives={p.collectives.iter().map(|(n, c)| format!("{n}×{c}")).collect::<Vec<_>>().join(" ")}>{ p.summary() }</td>
+                                <td class="num phase-imbalance" data-value={p.imbalance.as_ref().map(|im| format!("{:.4}", im.max_over_mean)).unwrap_or_default()}>{ imbalance_text(p) }</td>
                                 <td class="small">{ p.patterns.iter().take(6).map(|(id, n)| match id { Some(id) => format!("#{id}×{n}"), None => format!("outside×{n}") }).collect::<Vec<_>>().join(" ") }</td>
                                 if with_routines { <td class="small">{ p.routines.iter().take(3).map(|r| r.0.clone()).collect::<Vec<_>>().join(", ") }</td> }
                             </tr>
@@ -302,5 +334,31 @@ mod tests {
             "a start after the first phase is not a trace start"
         );
         assert!(!routines_shown(&result.analysis.phases), "DUMPI records no call paths");
+    }
+
+    #[test]
+    fn the_table_names_what_each_phase_does_as_the_cli_does() {
+        let session = crate::session::Session::new(crate::session::tests::sample_trace("npb-lu.S.8"));
+        let request = crate::protocol::AnalysisRequest::Phases { strength: 0.0 };
+        let result: PhasesResult = crate::session::tests::answer(session.analyse(&request));
+        let a = &result.analysis;
+        assert!(a.leaves >= a.phases.len());
+        let note = merge_note(a);
+        assert!(
+            note.ends_with(&format!("{} leaves (boundaries significant at α = 0.01)", a.leaves)),
+            "{note}"
+        );
+        // The page asks for described phases: LU's ranks exchange point to point, so some phase
+        // names the graph of its exchange.
+        assert!(a
+            .phases
+            .iter()
+            .any(|p| p.topology.as_ref().is_some_and(|t| t.ranks >= 2)));
+        for p in &a.phases {
+            match &p.imbalance {
+                Some(im) => assert!(imbalance_text(p).starts_with(&format!("{:.2}", im.max_over_mean))),
+                None => assert_eq!(imbalance_text(p), ""),
+            }
+        }
     }
 }

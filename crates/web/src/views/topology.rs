@@ -409,6 +409,32 @@ pub fn library_panel(props: &LibraryProps) -> Html {
     }
 }
 
+/// The name the headline gives the run's topology: the declared grid's when it agrees with the
+/// whole observed graph (`2x2x3 torus`), else `label` (the match, or why there is none).
+pub fn headline_name(report: &TopologyReport, label: &str) -> String {
+    match (&report.name_as_declared, &report.identification.matched) {
+        (Some(name), Some(_)) => name.clone(),
+        _ => label.to_owned(),
+    }
+}
+
+/// What follows a declared name in the headline, as `tracelogic topology` prints it:
+/// `declared by MPI_Cart_create; identified as 4x3 torus`. `None` without a declared name.
+pub fn declared_note(report: &TopologyReport) -> Option<String> {
+    match (&report.name_as_declared, &report.identification.matched) {
+        (Some(_), Some(m)) => Some(format!("declared by MPI_Cart_create; identified as {}", m.label)),
+        _ => None,
+    }
+}
+
+/// The cliques' name when nothing matched the whole graph (`Cliques: rows of a 2x4 process grid`).
+pub fn cliques_line(report: &TopologyReport) -> Option<String> {
+    match (&report.identification.matched, &report.cliques) {
+        (None, Some(c)) => Some(format!("Cliques: {}", c.label)),
+        _ => None,
+    }
+}
+
 /// The topology view.
 #[function_component(TopologyView)]
 pub fn topology_view(props: &TopologyProps) -> Html {
@@ -470,10 +496,21 @@ pub fn topology_view(props: &TopologyProps) -> Html {
         <>
             <p class="headline">
                 { "Identified topology: " }
-                <strong id="topology-label" data-label={label.clone()}>{ &label }</strong>
+                <strong id="topology-label" data-label={label.clone()} data-declared={report.name_as_declared.clone().unwrap_or_default()}>{ headline_name(&report, &label) }</strong>
+                if let Some(note) = declared_note(&report) { <span id="topology-declared-name">{ format!(" ({note})") }</span> }
                 if id.matched.is_some() { <span id="topology-proof">{ format!(" {PROOF}") }</span> }
                 <span id="topology-graph-line" data-isolated={report.isolated_ranks.len().to_string()}>{ format!(" · {}", graph_line(&report)) }</span>
             </p>
+            if !report.declared.is_empty() {
+                <ul class="small" id="topology-declared">
+                    { for report.declared.iter().map(|d| html! {
+                        <li class="declared-summary" data-agrees={d.agrees.to_string()} data-label={d.label.clone()}>{ format!("Declared: {}", d.summary) }</li>
+                    }) }
+                </ul>
+            }
+            if let Some(c) = cliques_line(&report) {
+                <p class="small" id="topology-cliques">{ c }</p>
+            }
             { pending_note(&props.state) }
             <div class="filter-figures" id="topology-filter">
                 <dl class="stats">
@@ -732,6 +769,36 @@ mod tests {
     fn topology(trace: &tracelogic_model::Trace) -> TopologyReport {
         let session = crate::session::Session::new(trace.clone());
         crate::session::tests::answer(session.analyse(&AnalysisRequest::Topology { threshold_pct: None }))
+    }
+
+    /// LAMMPS melt on 12 ranks declares its 2 by 2 by 3 processor grid (its log.lammps says so)
+    /// with MPI_Cart_create: the headline names it and says what identification found.
+    #[test]
+    fn the_headline_names_the_grid_lammps_declared() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/apps/lammps-melt-12");
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("dumpi-"))
+            .collect();
+        names.sort();
+        let files = names
+            .iter()
+            .map(|n| tracelogic_formats::InputFile::new(n.clone(), std::fs::read(dir.join(n)).unwrap()))
+            .collect();
+        let report = topology(&tracelogic_formats::read_trace(files).unwrap());
+        let log = std::fs::read_to_string(dir.join("log.lammps")).unwrap();
+        assert!(log.contains("2 by 2 by 3 MPI processor grid"));
+        let m = report.identification.matched.as_ref().expect("a match");
+        assert_eq!(headline_name(&report, &m.label), "2x2x3 torus");
+        assert_eq!(
+            declared_note(&report).unwrap(),
+            format!("declared by MPI_Cart_create; identified as {}", m.label)
+        );
+        assert_eq!(report.declared.len(), 1);
+        assert!(report.declared[0].agrees);
+        assert_eq!(cliques_line(&report), None, "a match: no cliques line");
     }
 
     #[test]

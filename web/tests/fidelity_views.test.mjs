@@ -1,0 +1,97 @@
+// Browser tests that the page shows the fields the analyses gained, as the CLI prints them: the
+// Cartesian topology LAMMPS declared (dropped from tests/data/apps/lammps-melt-12), the patterns
+// hidden by default on a NAS MG skeleton of 64 ranks, and each phase's topology label.
+// Expectations come from the CLI on the same files (harness.mjs; scripts/test-web sets the env).
+
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startApp, root, cli, cliJson, sampleDir, drop, idle } from './harness.mjs';
+
+const prefix = '/fidelity/views/';
+let app;
+
+before(async () => {
+  app = await startApp(prefix);
+});
+
+after(async () => {
+  await app?.close();
+});
+
+/** Open the empty page and drop `files` ({name, bytes}); resolves once the trace is on screen. */
+async function dropFiles(files) {
+  const s = await app.openPage(`${app.origin}${prefix}#sample=none`);
+  const { page } = s;
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.waitForSelector('#dropzone', { timeout: 60_000 });
+  await idle(page);
+  await drop(page, files);
+  await page.waitForSelector('#trace', { timeout: 120_000 });
+  await idle(page, 300_000);
+  return s;
+}
+
+const filesOf = (dir, keep = () => true) =>
+  readdirSync(dir).filter(keep).sort().map((name) => ({ name, bytes: readFileSync(join(dir, name)) }));
+
+async function show(page, view, ready) {
+  await page.click(`#nav-${view}`);
+  await page.waitForSelector(`#view-${view} ${ready}, #view-${view} .view-error`, { timeout: 300_000 });
+  const failed = await page.$(`#view-${view} .view-error`);
+  assert.equal(failed, null, failed && (await failed.textContent()));
+}
+
+test('the topology headline names the torus LAMMPS declared, as the CLI does', async () => {
+  const dir = join(root, 'tests/data/apps/lammps-melt-12');
+  const t = cliJson(['topology', dir]);
+  assert.equal(t.name_as_declared, '2x2x3 torus', 'the run declares a 2x2x3 periodic grid (log.lammps: 2 by 2 by 3 MPI processor grid)');
+  const s = await dropFiles(filesOf(dir, (n) => n.startsWith('dumpi-')));
+  const { page } = s;
+  await show(page, 'topology', '#topology-label');
+  assert.equal(await page.getAttribute('#topology-label', 'data-declared'), t.name_as_declared);
+  assert.equal((await page.textContent('#topology-label')).trim(), t.name_as_declared);
+  assert.equal(await page.getAttribute('#topology-label', 'data-label'), t.match.label);
+  assert.equal((await page.textContent('#topology-declared-name')).trim(),
+    `(declared by MPI_Cart_create; identified as ${t.match.label})`);
+  const declared = await page.$$eval('#topology-declared .declared-summary', (li) => li.map((l) => l.textContent.trim()));
+  assert.deepEqual(declared, t.declared.map((d) => `Declared: ${d.summary}`));
+  await app.assertClean(s);
+});
+
+test('the patterns view lists the shown patterns and counts the hidden ones as the CLI does', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tracelogic-fidelity-'));
+  const trace = join(dir, 'mg64.txt');
+  execFileSync(cli, ['generate', '--nas', 'mg', '--ranks', '64', '--format', 'text', '--out', trace]);
+  const p = cliJson(['patterns', trace]);
+  assert.ok(p.hidden_patterns > 0, 'NAS MG on 64 ranks has patterns covering under 1 % of the events');
+  const s = await dropFiles([{ name: 'mg64.txt', bytes: readFileSync(trace) }]);
+  const { page } = s;
+  await show(page, 'patterns', '#patterns-count');
+  assert.equal(Number(await page.getAttribute('#patterns-hidden', 'data-hidden')), p.hidden_patterns);
+  assert.equal(Number(await page.getAttribute('#patterns-count', 'data-value')), p.communication_patterns.length);
+  const rows = () => page.$$eval('#patterns-table tr.pattern-row', (r) => r.map((x) => Number(x.dataset.pattern)));
+  assert.deepEqual(await rows(), p.communication_patterns.slice(0, p.shown_patterns).map((x) => x.id));
+  // The default selection is the pattern that explains most of the run.
+  assert.match(await page.textContent('#pattern-heading'), new RegExp(`^Pattern #${p.communication_patterns[0].id}:`));
+  assert.match(await page.textContent('#patterns-show-all'), new RegExp(`Show all ${p.communication_patterns.length}`));
+  await page.click('#patterns-show-all');
+  await page.waitForFunction((n) => document.querySelectorAll('#patterns-table tr.pattern-row').length === n,
+    p.communication_patterns.length, { timeout: 30_000 });
+  await app.assertClean(s);
+});
+
+test('each phase names its topology as the CLI does', async () => {
+  const id = 'npb-lu.S.8';
+  const ph = cliJson(['phases', sampleDir(id)]);
+  const s = await app.openView(id, 'phases', '#phases-table');
+  const { page } = s;
+  const shown = await page.$$eval('#phases-table tr.phase-row td.phase-summary', (c) => c.map((x) => x.dataset.topology));
+  assert.deepEqual(shown, ph.phases.map((x) => x.topology?.label ?? ''));
+  assert.ok(shown.some((l) => l !== ''), 'LU exchanges point to point');
+  assert.equal(Number(await page.getAttribute('#phases-merge', 'data-leaves')), ph.leaves);
+  await app.assertClean(s);
+});
