@@ -103,7 +103,7 @@ fn phases_print_the_merge_and_what_each_phase_does() {
         }
     }
     let trace_start = {
-        let trace = read_trace(load_paths(&[hpcc.clone()]).unwrap()).unwrap();
+        let trace = read_trace(load_paths(std::slice::from_ref(&hpcc)).unwrap()).unwrap();
         trace.span().0
     };
     let mid = trace_start + ((lb[0] + lb[1]) / 2.0 * 1e9) as u64;
