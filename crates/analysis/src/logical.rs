@@ -1849,10 +1849,11 @@ pub fn verify(trace: &Trace, logical: &LogicalTrace) -> Result<Verification, Str
         let structure_reproduced = if es == rs { es.len() as u64 } else { lcs_len(&es, &rs) };
         s_num += structure_reproduced;
         s_den += es.len().max(rs.len()) as u64;
-        let real_bytes: u64 = rin.iter().map(|k| k.3).sum();
-        let expanded_bytes: u64 = ek.iter().map(|k| k.3).sum();
-        total_real += real_bytes;
-        total_expanded += expanded_bytes;
+        // Saturating: a hostile trace may claim sizes near u64::MAX.
+        let real_bytes: u64 = rin.iter().fold(0u64, |a, k| a.saturating_add(k.3));
+        let expanded_bytes: u64 = ek.iter().fold(0u64, |a, k| a.saturating_add(k.3));
+        total_real = total_real.saturating_add(real_bytes);
+        total_expanded = total_expanded.saturating_add(expanded_bytes);
         per_rank.push(RankReproduction {
             rank: r,
             real_calls: rk.len() as u64,
