@@ -187,7 +187,8 @@ fn scatter(pairs: &[Comparison], selected: usize, threshold: f64) -> Html {
             )
         })
         .unwrap_or_default();
-    let points = pairs.iter().enumerate().map(|(i, c)| {
+    // A pair whose θ is undefined (no property orders the ranks) has no place on the θ axis.
+    let points = pairs.iter().enumerate().filter(|(_, c)| c.theta.is_finite()).map(|(i, c)| {
         let class = classes!("pair", (i == selected).then_some("selected"));
         let r = if i == selected { "6" } else { "4" };
         html! {
@@ -666,12 +667,12 @@ fn compare_result(
                     <caption>{ "Similarity" }</caption>
                     <tbody>
                         { for c.properties.iter().map(|p| html! {
-                            <tr data-property={p.property.clone()} data-theta={p.theta.to_string()}>
+                            <tr data-property={p.property.clone()} data-theta={theta_attr(p.theta)}>
                                 <th scope="row">{ format!("θ {}", p.property) }</th><td class="num">{ format!("{:.3}", p.theta) }</td>
                                 <td class="small">{ p.note.clone().unwrap_or_default() }</td>
                             </tr>
                         }) }
-                        <tr data-property="theta" data-theta={c.theta.to_string()}><th scope="row">{ "θ (combined)" }</th><td class="num"><strong>{ format!("{:.3}", c.theta) }</strong></td>
+                        <tr data-property="theta" data-theta={theta_attr(c.theta)}><th scope="row">{ "θ (combined)" }</th><td class="num"><strong>{ if c.theta.is_finite() { format!("{:.3}", c.theta) } else { "undefined".to_owned() } }</strong></td>
                             <td class="small">{ format!("work: {}", c.work_measure.name()) }</td></tr>
                         <tr id="compare-pairing" data-by={serde_json::to_value(c.pairing.by).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default()}
                             data-exhaustive={c.pairing.exhaustive.to_string()} data-theta-by-rank={c.pairing.theta_by_rank.to_string()}
@@ -942,5 +943,14 @@ mod tests {
             "{}",
             uncertainty(&u)
         );
+    }
+}
+
+/// θ as a data attribute: the number, or `null` when undefined (as the CLI's JSON writes it).
+fn theta_attr(theta: f64) -> String {
+    if theta.is_finite() {
+        theta.to_string()
+    } else {
+        "null".to_owned()
     }
 }

@@ -720,7 +720,7 @@ pub fn matrix_view(props: &MatrixProps) -> Html {
                         metric_name(metric), text::count(result.kept_entries)) }
                     if pending { <span class="pending">{ " Updating…" }</span> }
                 </p>
-                <p id="threshold-other" class="note small">
+                <p id="threshold-other" class="small threshold-other">
                     { match &props.topology_threshold {
                         Some(t) => format!("This threshold draws the binary matrix here. The Topology view cuts the graph at its own threshold: {t} (set it there)."),
                         None => "This threshold draws the binary matrix here. The Topology view cuts the graph at its own threshold (automatic unless set there).".to_owned(),
