@@ -700,6 +700,15 @@ fn compare_result(
     }
 }
 
+/// θ as a data attribute: the number, or `null` when undefined (as the CLI's JSON writes it).
+fn theta_attr(theta: f64) -> String {
+    if theta.is_finite() {
+        theta.to_string()
+    } else {
+        "null".to_owned()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -943,14 +952,5 @@ mod tests {
             "{}",
             uncertainty(&u)
         );
-    }
-}
-
-/// θ as a data attribute: the number, or `null` when undefined (as the CLI's JSON writes it).
-fn theta_attr(theta: f64) -> String {
-    if theta.is_finite() {
-        theta.to_string()
-    } else {
-        "null".to_owned()
     }
 }
