@@ -140,7 +140,7 @@ test('hypercubes are drawn as nested squares and NAS CG as its process grid, not
 
 test('the Matrix and Topology views each name the other view\'s threshold', async () => {
   const id = 'npb-mg.S.8';
-  const f = cliJson(['topology', sampleDir(id), '--json']).filter;
+  const f = cliJson(['topology', sampleDir(id)]).filter;
   const s = await app.openView(id, 'topology', '#topology-label');
   const { page } = s;
   const other = await page.textContent('#topology-threshold-other');
