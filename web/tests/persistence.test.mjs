@@ -11,6 +11,11 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startApp, cliJson, sampleDir, drop, dist } from './harness.mjs';
 
+/** θ from the page's data-theta: `null` when undefined, as the CLI's JSON writes it. */
+const thetaOf = (t) => (t === 'null' ? null : Number(t));
+/** Equal θ: both undefined, or within 1e-9. */
+const sameTheta = (a, b) => (a === null || b === null ? a === b : Math.abs(a - b) < 1e-9);
+
 const prefix = '/some/sub/path/';
 let app;
 
@@ -41,7 +46,7 @@ async function comparison(page) {
       await page.click(`#compare-matrix td[data-first="${i}"][data-second="${j}"] button`);
       await page.waitForSelector(`#compare-verdict[data-first="${i}"][data-second="${j}"]`);
       pairs[`${i}-${j}`] = {
-        theta: Number(await page.getAttribute('#compare-properties tr[data-property="theta"]', 'data-theta')),
+        theta: thetaOf(await page.getAttribute('#compare-properties tr[data-property="theta"]', 'data-theta')),
         epsilon: Number(await page.getAttribute('#compare-epsilon', 'data-epsilon')),
         similar: await page.getAttribute('#compare-verdict', 'data-similar'),
       };
@@ -81,7 +86,7 @@ test('runs added to the compare view survive a reload with their names and θ/ε
   assert.equal(before.names.length, 3);
   for (const c of cli.pairs) {
     const shown = before.pairs[`${c.first}-${c.second}`];
-    assert.ok(Math.abs(shown.theta - c.theta) < 1e-9, `θ ${c.first}-${c.second}: ${shown.theta} vs ${c.theta}`);
+    assert.ok(sameTheta(shown.theta, c.theta), `θ ${c.first}-${c.second}: ${shown.theta} vs ${c.theta}`);
     assert.ok(Math.abs(shown.epsilon - c.epsilon) < 1e-9, `ε ${c.first}-${c.second}: ${shown.epsilon} vs ${c.epsilon}`);
     assert.equal(shown.similar, String(c.similar));
   }
@@ -107,8 +112,8 @@ test('runs added to the compare view survive a reload with their names and θ/ε
   assert.equal(await page.locator('#compare-matrix').count(), 0, '#compare-matrix is shown');
   assert.equal(await page.getAttribute('#compare-verdict', 'data-second'), '1');
   assert.match(await page.textContent('#compare-verdict'), new RegExp(`vs ${before.names[2].replace(/^2 · /, '').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
-  const theta = Number(await page.getAttribute('#compare-properties tr[data-property="theta"]', 'data-theta'));
-  assert.ok(Math.abs(theta - before.pairs['0-2'].theta) < 1e-9);
+  const theta = thetaOf(await page.getAttribute('#compare-properties tr[data-property="theta"]', 'data-theta'));
+  assert.ok(sameTheta(theta, before.pairs['0-2'].theta));
 
   // Forget: nothing kept; the comparison on screen stays until the page closes.
   await page.click('#forget');
@@ -181,9 +186,9 @@ test('a trace loaded from files comes back with its compared run and the stored-
   await idle(page);
   assert.equal(await page.getAttribute('#trace', 'data-label'), label);
   assert.match(await page.textContent('#compare-verdict'), /vs NPB LU/);
-  const theta = Number(await page.getAttribute('#compare-properties tr[data-property="theta"]', 'data-theta'));
+  const theta = thetaOf(await page.getAttribute('#compare-properties tr[data-property="theta"]', 'data-theta'));
   const epsilon = Number(await page.getAttribute('#compare-epsilon', 'data-epsilon'));
-  assert.ok(Math.abs(theta - cli.theta) < 1e-9, `θ ${theta} vs ${cli.theta}`);
+  assert.ok(sameTheta(theta, cli.theta), `θ ${theta} vs ${cli.theta}`);
   assert.ok(Math.abs(epsilon - cli.epsilon) < 1e-9, `ε ${epsilon} vs ${cli.epsilon}`);
   assert.equal(await page.getAttribute('#compare-verdict', 'data-similar'), String(cli.similar));
   app.assertClean(s);
