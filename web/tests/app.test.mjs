@@ -404,7 +404,7 @@ test('patterns view: the patterns and their occurrences equal tracelogic pattern
   const occ = rows.map((r) => r[1]);
   assert.deepEqual(occ, [...occ].sort((a, b) => b - a), 'sorted by occurrences');
   await page.click('#sort-ranks');
-  const ranks = await page.$$eval('#patterns-table tbody tr td:nth-child(3)', (els) => els.map((e) => Number(e.textContent)));
+  const ranks = await page.$$eval('#patterns-table tbody tr td:nth-child(4)', (els) => els.map((e) => Number(e.textContent)));
   assert.deepEqual(ranks, [...ranks].sort((a, b) => b - a), 'sorted by ranks');
   const pick = p.communication_patterns[p.communication_patterns.length - 1];
   await page.click(`#patterns-table tr[data-pattern="${pick.id}"]`);

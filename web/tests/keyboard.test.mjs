@@ -132,6 +132,9 @@ test('an analysis answers for the matrix selection the page asked with', async (
   assert.deepEqual(ranksOf(part), [0, 1, 2, 3]);
   const s = await app.openView(id, 'patterns', '#patterns-table');
   const { page } = s;
+  // Every pattern, also those covering under 1 % of the events (hidden by default).
+  const showAll = async () => { if (await page.$('#patterns-show-all[aria-pressed="false"], #patterns-show-all:not([aria-pressed])')) await page.click('#patterns-show-all'); };
+  await showAll();
   const shown = () => page.$$eval('#patterns-table tbody tr', (els) => els.map((e) => [Number(e.dataset.pattern), Number(e.dataset.occurrences)]));
   assert.deepEqual(new Map(await shown()), new Map(whole.communication_patterns.map((c) => [c.id, c.occurrences])));
   await page.click('#nav-matrix');
