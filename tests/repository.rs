@@ -21,7 +21,7 @@ fn text_files() -> Vec<PathBuf> {
             if path.is_dir() {
                 if !matches!(
                     name.as_str(),
-                    "target" | "node_modules" | ".git" | "dist" | ".venv" | "samples" | "corpus" | "artifacts"
+                    "target" | "node_modules" | ".git" | "dist" | ".venv" | "artifacts"
                 ) {
                     stack.push(path);
                 }

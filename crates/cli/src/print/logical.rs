@@ -374,7 +374,7 @@ pub fn structure_and_volume(v: &Verification) -> String {
             "Structure: {} of operations in order; differs on {} of {ranks} ranks ({}).\n",
             pct(v.structure_share),
             v.ranks_structure_differs.len(),
-            rank_list(&v.ranks_structure_differs)
+            tracelogic_engine::logical::ranks_text(&v.ranks_structure_differs)
         )
     };
     let volume = if v.ranks_bytes_differ.is_empty() && v.ranks_volume_off.is_empty() && v.volume_error == 0.0 {
@@ -391,23 +391,4 @@ pub fn structure_and_volume(v: &Verification) -> String {
         )
     };
     structure + &volume
-}
-
-/// `0-3,7` for a list of ranks.
-fn rank_list(ranks: &[u32]) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < ranks.len() {
-        let mut j = i;
-        while j + 1 < ranks.len() && ranks[j + 1] == ranks[j] + 1 {
-            j += 1;
-        }
-        parts.push(if j > i {
-            format!("{}-{}", ranks[i], ranks[j])
-        } else {
-            ranks[i].to_string()
-        });
-        i = j + 1;
-    }
-    parts.join(",")
 }
