@@ -363,16 +363,7 @@ pub fn narrowed(trace: Trace, args: &SelectionArgs) -> Result<Engine, CliError> 
     Ok(engine)
 }
 
-/// A JSON report with the selection it was computed on: the report's own fields, then
-/// `selection` (the [`Selection`] object `query` prints too, times absolute in the trace's clock).
-#[derive(serde::Serialize)]
-pub struct Selected<'a, T: serde::Serialize> {
-    /// The subcommand's report.
-    #[serde(flatten)]
-    pub report: &'a T,
-    /// The selection applied.
-    pub selection: &'a Selection,
-}
+pub use tracelogic_engine::documents::Selected;
 
 #[cfg(test)]
 mod tests {

@@ -73,7 +73,7 @@ mod tests {
         };
         let engine = tracelogic_engine::Engine::new(generate(&spec).unwrap(), tracelogic_engine::FieldWords::Flags);
         let report = engine.patterns(&Selection::all(), &PatternOptions::default()).unwrap();
-        let v = serde_json::to_value(crate::print::patterns::Document::of(&report)).unwrap();
+        let v = serde_json::to_value(tracelogic_engine::documents::patterns(&report)).unwrap();
         let cp = &v["communication_patterns"][0];
         assert_eq!(cp["ranks"].as_array().unwrap().len(), 16);
         assert_eq!(cp["events"]["0"].as_array().unwrap().len(), 8);

@@ -24,6 +24,9 @@
 //! | critical path | [`Engine::critical_path`] | [`critical_path::CriticalPathReport`] |
 //! | timeline | [`Engine::timeline`] | [`timeline::TimelineTile`] |
 //!
+//! What `--json` prints (and the Python and JavaScript packages return) is the report itself or,
+//! where the CLI's document differs from it, the function of [`documents`] for it.
+//!
 //! Adding an analysis is one `impl Engine` function in its own module, one report type
 //! (`Serialize + Deserialize`, carrying every text both shells show), one printer in the CLI
 //! and one request variant in the worker's protocol.
@@ -41,6 +44,7 @@
 pub mod compare;
 pub mod convert;
 pub mod critical_path;
+pub mod documents;
 pub mod logical;
 pub mod matrix;
 pub mod patterns;

@@ -11,6 +11,7 @@ use js_sys::{Array, Reflect, Uint8Array};
 use serde::{Deserialize, Serialize};
 use tracelogic_analysis::matrix::Metric;
 use tracelogic_analysis::topology::{Threshold, TopologyOptions};
+use tracelogic_engine::documents;
 use tracelogic_engine::patterns::PatternOptions;
 use tracelogic_engine::phases::Outside;
 use tracelogic_engine::{Engine, FieldWords};
@@ -49,6 +50,9 @@ struct Options {
     strength: Option<f64>,
     /// `phases`: leave communication outside any pattern out of the sequence.
     skip_outside: bool,
+    /// `logical`: the loop-compressed `program` instead of every record (the CLI's
+    /// `--compress`).
+    compress: bool,
 }
 
 fn options(value: JsValue) -> Result<Options, JsError> {
@@ -56,13 +60,14 @@ fn options(value: JsValue) -> Result<Options, JsError> {
         return Ok(Options::default());
     }
     // serde-wasm-bindgen reads only the fields it knows: reject a misspelt option here.
-    const KNOWN: [&str; 6] = [
+    const KNOWN: [&str; 7] = [
         "selection",
         "threshold",
         "metric",
         "fromRanks",
         "strength",
         "skipOutside",
+        "compress",
     ];
     if let Some(object) = value.dyn_ref::<js_sys::Object>() {
         for key in js_sys::Object::keys(object).iter().filter_map(|k| k.as_string()) {
@@ -194,7 +199,7 @@ impl Trace {
         let report = self
             .engine
             .matrix(&o.selection(), o.metric.unwrap_or(Metric::Bytes), threshold);
-        to_js(&report.map_err(engine_error)?)
+        to_js(&documents::matrix(&report.map_err(engine_error)?))
     }
 
     /// The identified topology (`topology --json`); options `threshold` (`"auto"` or percent),
@@ -208,22 +213,21 @@ impl Trace {
         to_js(&self.engine.topology(&o.selection(), &options).map_err(engine_error)?)
     }
 
-    /// The logical trace (the engine's `LogicalReport`: `logical`, `program`, `verification`,
-    /// `selection`); options `threshold`, `fromRanks`, `selection`.
+    /// The logical trace (`logical --json`; with `compress`, `logical --compress --json`);
+    /// options `threshold`, `fromRanks`, `compress`, `selection`.
     pub fn logical(&self, opts: JsValue) -> Result<JsValue, JsError> {
         let o = options(opts)?;
         let report = self
             .engine
             .logical(&o.selection(), o.topology_threshold()?, &o.from_ranks);
-        to_js(&report.map_err(engine_error)?)
+        to_js(&documents::logical(&report.map_err(engine_error)?, o.compress))
     }
 
-    /// The communication and computation patterns (the engine's `PatternsReport`); option
-    /// `selection`.
+    /// The communication patterns (`patterns --json`); option `selection`.
     pub fn patterns(&self, opts: JsValue) -> Result<JsValue, JsError> {
         let o = options(opts)?;
         let report = self.engine.patterns(&o.selection(), &PatternOptions::default());
-        to_js(&report.map_err(engine_error)?)
+        to_js(&documents::patterns(&report.map_err(engine_error)?))
     }
 
     /// The phases (`phases --json`); options `strength`, `skipOutside`, `selection`.
@@ -231,7 +235,7 @@ impl Trace {
         let o = options(opts)?;
         let outside = if o.skip_outside { Outside::Skip } else { Outside::Own };
         let report = self.engine.phases(&o.selection(), o.strength.unwrap_or(0.0), outside);
-        to_js(&report.map_err(engine_error)?)
+        to_js(&documents::phases(&report.map_err(engine_error)?))
     }
 }
 

@@ -1,17 +1,17 @@
 //! The `tracelogic` Python module (PyO3): one loaded trace, [`Trace`], whose methods call the
 //! engine's use cases (`crates/engine`) with the CLI's default options and return its reports as
 //! plain Python values, equal to what `tracelogic <subcommand> --json` prints (the engine's
-//! report serialised with serde_json, then `json.loads`). Calls and messages come as pandas
+//! report or its document from `tracelogic_engine::documents`, serialised with serde_json,
+//! then `json.loads`). Calls and messages come as pandas
 //! DataFrames when pandas is installed, else as dicts of lists.
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use serde::Serialize;
-use serde_json::{json, Value};
 use std::path::PathBuf;
-use tracelogic_engine::logical::SCHEMA;
-use tracelogic_engine::matrix::{Metric, MAX_DENSE_RANKS};
+use tracelogic_engine::documents;
+use tracelogic_engine::matrix::Metric;
 use tracelogic_engine::patterns::PatternOptions;
 use tracelogic_engine::phases::Outside;
 use tracelogic_engine::query::CallRow;
@@ -35,11 +35,6 @@ fn value_error(message: impl std::fmt::Display) -> PyErr {
 fn to_python<T: Serialize>(py: Python<'_>, value: &T) -> PyResult<PyObject> {
     let text = serde_json::to_string(value).map_err(value_error)?;
     Ok(py.import("json")?.call_method1("loads", (text,))?.unbind())
-}
-
-/// `value` as a JSON value (for documents assembled here as the CLI assembles them).
-fn to_value<T: Serialize>(value: &T) -> PyResult<Value> {
-    serde_json::to_value(value).map_err(value_error)
 }
 
 /// `columns` (name, values) as a pandas DataFrame when pandas imports, else as a dict of lists.
@@ -141,43 +136,7 @@ impl Trace {
             .engine
             .matrix(&Selection::all(), metric, threshold_pct)
             .map_err(value_error)?;
-        let (matrix, filtered) = (&report.matrix, &report.filtered);
-        let n = matrix.ranks();
-        // The document of `tracelogic matrix --json` (crates/cli/src/print/matrix.rs): dense
-        // tables up to MAX_DENSE_RANKS ranks, the sparse entry list always.
-        let entries: Vec<(u32, u32, u64, u64, u8)> = matrix
-            .entries()
-            .zip(filtered.kept.iter().copied())
-            .map(|(e, k)| (e.from, e.to, e.bytes, e.messages, u8::from(k)))
-            .collect();
-        let mut doc = json!({
-            "format": report.format,
-            "source": report.source,
-            "ranks": n,
-            "metric": to_value(&report.metric)?,
-            "threshold": report.threshold,
-        });
-        let obj = doc.as_object_mut().expect("an object");
-        if n <= MAX_DENSE_RANKS {
-            let dense = |cell: fn(&(u32, u32, u64, u64, u8)) -> u64| {
-                let mut rows = vec![vec![0u64; n as usize]; n as usize];
-                for e in &entries {
-                    rows[e.0 as usize][e.1 as usize] = cell(e);
-                }
-                rows
-            };
-            obj.insert("bytes".into(), json!(dense(|e| e.2)));
-            obj.insert("messages".into(), json!(dense(|e| e.3)));
-            obj.insert("binary".into(), json!(dense(|e| u64::from(e.4))));
-        }
-        obj.insert("nonzero_entries".into(), json!(report.nonzero_entries()));
-        obj.insert("entries".into(), json!(entries));
-        obj.insert("kept_entries".into(), json!(filtered.kept_entries));
-        obj.insert("removed_entries".into(), json!(filtered.removed_entries));
-        obj.insert("removed_share".into(), json!(filtered.removed_share));
-        obj.insert("total_bytes".into(), json!(matrix.total(Metric::Bytes)));
-        obj.insert("total_messages".into(), json!(matrix.total(Metric::Messages)));
-        to_python(py, &doc)
+        to_python(py, &documents::matrix(&report))
     }
 
     /// The identified topology: `tracelogic topology --json` (threshold auto).
@@ -197,50 +156,7 @@ impl Trace {
             .engine
             .logical(&Selection::all(), Threshold::Auto, &[])
             .map_err(value_error)?;
-        let logical = &report.logical;
-        let program = &report.program;
-        // The document of `tracelogic logical --json` (crates/cli/src/print/logical.rs).
-        let mut doc = json!({
-            "schema": SCHEMA,
-            "source": logical.source,
-            "ranks": logical.ranks,
-            "topology": to_value(&logical.topology)?,
-        });
-        let obj = doc.as_object_mut().expect("an object");
-        if let Some(d) = &logical.directions_from {
-            obj.insert("directions_from".into(), to_value(d)?);
-        }
-        obj.insert("placement".into(), to_value(&report.placement())?);
-        obj.insert("ranks_used".into(), to_value(&logical.ranks_used)?);
-        obj.insert("maximal".into(), json!(logical.maximal));
-        obj.insert("raw_length".into(), json!(program.raw_length));
-        obj.insert("compressed_length".into(), json!(program.compressed_length));
-        obj.insert("ratio".into(), json!(program.ratio));
-        obj.insert(
-            "dropped_calls_fraction".into(),
-            json!(logical.accuracy.dropped_calls_fraction),
-        );
-        obj.insert(
-            "dropped_bytes_fraction".into(),
-            json!(logical.accuracy.dropped_bytes_fraction),
-        );
-        obj.insert("accuracy".into(), to_value(&logical.accuracy)?);
-        obj.insert("verification".into(), to_value(&report.verification)?);
-        obj.insert("skipped_calls".into(), json!(logical.skipped_calls));
-        if !logical.classes.is_empty() {
-            obj.insert("classes".into(), to_value(&logical.classes)?);
-        }
-        obj.insert("merge_conflicts".into(), json!(logical.merge_conflicts));
-        if !logical.self_ranks.is_empty() {
-            obj.insert("self_ranks".into(), to_value(&logical.self_ranks)?);
-        }
-        if compress {
-            obj.insert("program".into(), to_value(program)?);
-        } else {
-            obj.insert("records".into(), to_value(&logical.records)?);
-        }
-        obj.insert("selection".into(), to_value(&report.selection)?);
-        to_python(py, &doc)
+        to_python(py, &documents::logical(&report, compress))
     }
 
     /// Repeated communication patterns: `tracelogic patterns --json`.
@@ -252,16 +168,7 @@ impl Trace {
             routines: true,
         };
         let r = self.engine.patterns(&Selection::all(), &options).map_err(value_error)?;
-        // The document of `tracelogic patterns --json` (crates/cli/src/print/patterns.rs).
-        let doc = json!({
-            "events": r.events,
-            "events_in_patterns": r.events_in_patterns,
-            "communication_patterns": to_value(&r.patterns)?,
-            "rank_patterns": to_value(&r.rank_patterns)?,
-            "routine_comparison": to_value(&r.routine_comparison)?,
-            "selection": to_value(&r.selection)?,
-        });
-        to_python(py, &doc)
+        to_python(py, &documents::patterns(&r))
     }
 
     /// Phases: `tracelogic phases --json` (`strength` is `--strength`, 0 = automatic).
@@ -275,14 +182,7 @@ impl Trace {
             .engine
             .phases(&Selection::all(), strength, Outside::Own)
             .map_err(value_error)?;
-        let mut doc = to_value(&r.analysis)?;
-        match doc.as_object_mut() {
-            Some(obj) => {
-                obj.insert("selection".into(), to_value(&r.selection)?);
-            }
-            None => return Err(value_error("the phase analysis is not a JSON object")),
-        }
-        to_python(py, &doc)
+        to_python(py, &documents::phases(&r))
     }
 
     /// Every MPI call, one row each, by rank then call order, as the call's Enter row of Pipit's
@@ -300,7 +200,7 @@ impl Trace {
             };
         }
         let kind = |r: &CallRow| match serde_json::to_value(r.kind) {
-            Ok(Value::String(s)) => s,
+            Ok(serde_json::Value::String(s)) => s,
             Ok(other) => other.to_string(),
             Err(_) => format!("{:?}", r.kind),
         };

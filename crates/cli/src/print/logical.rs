@@ -3,100 +3,12 @@
 
 use crate::common::{table, CliError};
 use serde::Serialize;
-use tracelogic_engine::logical::{
-    Accuracy, DirectionsFrom, Expansion, LogicalReport, PhysicalCall, PlacedBy, PlacedRank, Program, RankClass,
-    RankProgram, Record, SkeletonReport, TopologyInfo, Verification, SCHEMA,
-};
-use tracelogic_model::{Rank, Selection};
-
-/// The JSON document of `tracelogic logical` (schema `tracelogic-logical/1`, docs/logical.md).
-#[derive(Serialize)]
-pub struct Document<'a> {
-    /// Schema version.
-    pub schema: &'static str,
-    /// Where the trace came from.
-    pub source: &'a str,
-    /// World ranks.
-    pub ranks: u32,
-    /// The topology whose directions the logical trace uses.
-    pub topology: &'a TopologyInfo,
-    /// Why that topology names the directions: the identified match or an isomorphic
-    /// equivalent the ranks agree on better (`Placement::choose`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub directions_from: Option<&'a DirectionsFrom>,
-    /// Where each rank sits in `topology` (the placement the directions and the expansion use;
-    /// `directions_from.placed_by` says whether it is `tracelogic topology`'s mapping), in rank
-    /// order.
-    pub placement: Vec<PlacedRank>,
-    /// Ranks whose traces were rewritten.
-    pub ranks_used: &'a [Rank],
-    /// True when one rank had every direction.
-    pub maximal: bool,
-    /// Records of the uncompressed logical trace.
-    pub raw_length: usize,
-    /// Records plus loop headers of the compressed program.
-    pub compressed_length: usize,
-    /// `raw_length / compressed_length`.
-    pub ratio: f64,
-    /// Share of point-to-point operations outside the topology.
-    pub dropped_calls_fraction: f64,
-    /// Share of point-to-point bytes outside the topology.
-    pub dropped_bytes_fraction: f64,
-    /// Accuracy per rank.
-    pub accuracy: &'a Accuracy,
-    /// Verification by expansion.
-    pub verification: &'a Verification,
-    /// Calls of the used ranks that are not records.
-    pub skipped_calls: u64,
-    /// Without a maximal rank: the classes of ranks (same existing directions) merged, with the
-    /// records each gave and the records it sees but executes otherwise.
-    #[serde(skip_serializing_if = "<[RankClass]>::is_empty")]
-    pub classes: &'a [RankClass],
-    /// Records of the merge some class executes otherwise (0 when every class is exact).
-    pub merge_conflicts: u64,
-    /// Ranks that message themselves: where the direction `self` exists (absent when none does).
-    #[serde(skip_serializing_if = "<[Rank]>::is_empty")]
-    pub self_ranks: &'a [Rank],
-    /// The compressed program (with --compress).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub program: Option<&'a Program>,
-    /// Every record (without --compress).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub records: Option<&'a [Record]>,
-    /// The selection the trace was restricted to (times absolute, in the trace's clock).
-    pub selection: &'a Selection,
-}
+use tracelogic_engine::documents::{self, LogicalDocument};
+use tracelogic_engine::logical::{Expansion, LogicalReport, PlacedBy, RankProgram, SkeletonReport, Verification};
 
 /// Ranks listed by the text output when the placement is not identification's; beyond, the
 /// JSON's `placement` and `--expand-rank` give them.
 const LISTED_PLACES: usize = 64;
-
-/// The JSON document of `--expand-rank`.
-#[derive(Serialize)]
-struct ExpansionDocument<'a> {
-    schema: &'static str,
-    rank: Rank,
-    node: u32,
-    coords: &'a [u32],
-    calls: &'a [PhysicalCall],
-    selection: &'a Selection,
-}
-
-/// The JSON document of `--rank R` (one rank's own trace).
-#[derive(Serialize)]
-struct RankReport<'a> {
-    schema: &'static str,
-    source: &'a str,
-    rank: Rank,
-    raw_length: usize,
-    compressed_length: usize,
-    ratio: f64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    program: Option<&'a Program>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    records: Option<&'a [Record]>,
-    selection: &'a Selection,
-}
 
 fn json<T: Serialize>(value: &T) -> Result<String, CliError> {
     serde_json::to_string_pretty(value)
@@ -108,17 +20,7 @@ fn json<T: Serialize>(value: &T) -> Result<String, CliError> {
 pub fn rank_program(p: &RankProgram, as_json: bool, compressed: bool) -> Result<String, CliError> {
     let program = &p.program;
     if as_json {
-        return json(&RankReport {
-            schema: SCHEMA,
-            source: &p.source,
-            rank: p.rank,
-            raw_length: program.raw_length,
-            compressed_length: program.compressed_length,
-            ratio: program.ratio,
-            program: compressed.then_some(program),
-            records: (!compressed).then_some(&p.records),
-            selection: &p.selection,
-        });
+        return json(&documents::rank_program(p, compressed));
     }
     let mut s = format!(
         "# trace of rank {} of {}: {} records, {} compressed (ratio {:.1})\n",
@@ -138,14 +40,7 @@ pub fn rank_program(p: &RankProgram, as_json: bool, compressed: bool) -> Result<
 /// `--expand-rank R`: the physical calls of one rank, as JSON or text.
 pub fn expansion(x: &Expansion, as_json: bool) -> Result<String, CliError> {
     if as_json {
-        return json(&ExpansionDocument {
-            schema: SCHEMA,
-            rank: x.rank,
-            node: x.node,
-            coords: &x.coords,
-            calls: &x.calls,
-            selection: &x.selection,
-        });
+        return json(&documents::expansion(x));
     }
     let mut s = format!(
         "# rank {} (node {}, coordinates {:?}) as the logical trace expands it: {} point-to-point calls\n",
@@ -167,33 +62,7 @@ pub fn expansion(x: &Expansion, as_json: bool) -> Result<String, CliError> {
 /// The logical trace: its JSON document (`program` with `compressed`, else `records`) or its
 /// text (the compressed program, the records, or the records beside the physical calls).
 pub fn report(report: &LogicalReport, as_json: bool, compressed: bool, side_by_side: bool) -> Result<String, CliError> {
-    let logical = &report.logical;
-    let program = &report.program;
-    let placement = report.placement();
-    let doc = Document {
-        schema: SCHEMA,
-        source: &logical.source,
-        ranks: logical.ranks,
-        topology: &logical.topology,
-        directions_from: logical.directions_from.as_ref(),
-        placement,
-        ranks_used: &logical.ranks_used,
-        maximal: logical.maximal,
-        raw_length: program.raw_length,
-        compressed_length: program.compressed_length,
-        ratio: program.ratio,
-        dropped_calls_fraction: logical.accuracy.dropped_calls_fraction,
-        dropped_bytes_fraction: logical.accuracy.dropped_bytes_fraction,
-        accuracy: &logical.accuracy,
-        verification: &report.verification,
-        skipped_calls: logical.skipped_calls,
-        classes: &logical.classes,
-        merge_conflicts: logical.merge_conflicts,
-        self_ranks: &logical.self_ranks,
-        program: compressed.then_some(program),
-        records: (!compressed).then_some(&logical.records),
-        selection: &report.selection,
-    };
+    let doc = documents::logical(report, compressed);
     if as_json {
         return json(&doc);
     }
@@ -204,7 +73,7 @@ fn pct(x: f64) -> String {
     format!("{:.2} %", 100.0 * x)
 }
 
-fn human(r: &Document, report: &LogicalReport, side_by_side: bool) -> String {
+fn human(r: &LogicalDocument, report: &LogicalReport, side_by_side: bool) -> String {
     let (logical, program) = (&report.logical, &report.program);
     let mut s = String::new();
     s.push_str(&format!(

@@ -1,52 +1,14 @@
 //! What `tracelogic patterns` prints.
 
-use crate::common::{emit, print_json, seconds, table, CliError, Selected};
-use serde::Serialize;
-use std::collections::BTreeMap;
-use tracelogic_engine::patterns::{CommunicationPattern, PatternsReport, RankPatternOut, RoutineComparison};
-use tracelogic_model::Rank;
-
-/// The JSON document of `tracelogic patterns` (then `selection`).
-#[derive(Serialize)]
-pub struct Document<'a> {
-    events: u64,
-    events_in_patterns: u64,
-    communication_patterns: &'a [CommunicationPattern],
-    rank_patterns: &'a BTreeMap<Rank, Vec<RankPatternOut>>,
-    routine_comparison: &'a Option<RoutineComparison>,
-    shown_patterns: usize,
-    hidden_patterns: usize,
-    hidden_events: u64,
-    hidden_share: f64,
-    min_share: f64,
-}
-
-impl<'a> Document<'a> {
-    /// The document of `r`.
-    pub fn of(r: &'a PatternsReport) -> Document<'a> {
-        Document {
-            events: r.events,
-            events_in_patterns: r.events_in_patterns,
-            communication_patterns: &r.patterns,
-            rank_patterns: &r.rank_patterns,
-            routine_comparison: &r.routine_comparison,
-            shown_patterns: r.shown_patterns,
-            hidden_patterns: r.hidden_patterns,
-            hidden_events: r.hidden_events,
-            hidden_share: r.hidden_share,
-            min_share: r.min_share,
-        }
-    }
-}
+use crate::common::{emit, print_json, seconds, table, CliError};
+use tracelogic_engine::documents;
+use tracelogic_engine::patterns::PatternsReport;
 
 /// Print `r` as JSON (every pattern, with the `hidden_*` fields) or text (the shown patterns;
 /// with `all` every pattern).
 pub fn print(r: &PatternsReport, all: bool, json: bool) -> Result<(), CliError> {
     if json {
-        print_json(&Selected {
-            report: &Document::of(r),
-            selection: &r.selection,
-        })
+        print_json(&documents::patterns(r))
     } else {
         emit(|out| out.write_all(text(r, all).as_bytes()))
     }

@@ -1,15 +1,13 @@
 //! What `tracelogic phases` prints.
 
-use crate::common::{emit, print_json, seconds, table, CliError, Selected};
+use crate::common::{emit, print_json, seconds, table, CliError};
+use tracelogic_engine::documents;
 use tracelogic_engine::phases::PhasesReport;
 
 /// Print `r` as JSON (the phase analysis, then `selection`) or text.
 pub fn print(r: &PhasesReport, json: bool) -> Result<(), CliError> {
     if json {
-        return print_json(&Selected {
-            report: &r.analysis,
-            selection: &r.selection,
-        });
+        return print_json(&documents::phases(r));
     }
     let text = text(r);
     emit(|out| out.write_all(text.as_bytes()))
