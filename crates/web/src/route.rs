@@ -56,6 +56,7 @@ impl Route {
                 "rank" => route.focus.rank = value.parse().ok(),
                 "pattern" => route.focus.pattern = value.parse().ok(),
                 "phase" => route.focus.phase = value.parse().ok(),
+                "patterns" => route.focus.all_patterns = value == "all",
                 _ => {}
             }
         }
@@ -87,6 +88,9 @@ impl Route {
         }
         if let Some(p) = f.phase {
             parts.push(format!("phase={p}"));
+        }
+        if f.all_patterns {
+            parts.push("patterns=all".into());
         }
         if parts.is_empty() {
             String::new()
@@ -178,12 +182,13 @@ mod tests {
                 rank: Some(3),
                 pattern: Some(2),
                 phase: Some(0),
+                all_patterns: true,
             },
         };
         let text = route.format();
         assert_eq!(
             text,
-            "#sample=npb-lu.S.8&view=patterns&threshold=12.5&metric=messages&rank=3&pattern=2&phase=0"
+            "#sample=npb-lu.S.8&view=patterns&threshold=12.5&metric=messages&rank=3&pattern=2&phase=0&patterns=all"
         );
         assert_eq!(Route::parse(&text), route);
         assert!(route.has_settings());

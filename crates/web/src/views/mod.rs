@@ -139,6 +139,9 @@ pub struct Focus {
     pub pattern: Option<usize>,
     /// Selected phase (index in the phase list).
     pub phase: Option<usize>,
+    /// The patterns view lists every pattern, also those it hides by default (kept while the
+    /// user moves between views and changes the selection, until another trace is loaded).
+    pub all_patterns: bool,
 }
 
 /// Properties shared by the analysis views.

@@ -482,7 +482,6 @@ fn timeline_view(
 #[function_component(PatternsView)]
 pub fn patterns_view(props: &AnalysisProps) -> Html {
     let sort = use_state(|| SortBy::Covered);
-    let show_all = use_state(|| false);
     // (pattern id, occurrence index): stepping resets when another pattern is selected.
     let occurrence = use_state(|| (usize::MAX, 0usize));
     let zoom = use_state(|| 1.0f64);
@@ -492,7 +491,8 @@ pub fn patterns_view(props: &AnalysisProps) -> Html {
         Ok(r) => r,
         Err(page) => return wrap(page, props.children.clone()),
     };
-    let mut list: Vec<&CommunicationPattern> = listed(&result, *show_all, props.focus.pattern);
+    let show_all = props.focus.all_patterns;
+    let mut list: Vec<&CommunicationPattern> = listed(&result, show_all, props.focus.pattern);
     match *sort {
         SortBy::Covered => list.sort_by_key(|p| (std::cmp::Reverse(p.events_covered), p.id)),
         SortBy::Occurrences => list.sort_by_key(|p| (std::cmp::Reverse(p.occurrences), p.id)),
@@ -647,10 +647,13 @@ pub fn patterns_view(props: &AnalysisProps) -> Html {
                 </table>
                 if result.hidden_patterns > 0 {
                     <p class="small" id="patterns-hidden" data-hidden={result.hidden_patterns.to_string()} data-shown={result.shown_patterns.to_string()}>
-                        if !*show_all { <>{ hidden_note(&result).unwrap_or_default() }{ " " }</> }
+                        if !show_all { <>{ hidden_note(&result).unwrap_or_default() }{ " " }</> }
                         <button type="button" id="patterns-show-all" aria-pressed={show_all.to_string()}
-                            onclick={{ let show_all = show_all.clone(); Callback::from(move |_: MouseEvent| show_all.set(!*show_all)) }}>
-                            { if *show_all { format!("Show the {} covering ≥ {:.0} % of events", result.shown_patterns, 100.0 * result.min_share) } else { format!("Show all {}", result.patterns.len()) } }
+                            onclick={{
+                                let (focus, on_focus) = (props.focus.clone(), props.on_focus.clone());
+                                Callback::from(move |_: MouseEvent| on_focus.emit(Focus { all_patterns: !show_all, ..focus.clone() }))
+                            }}>
+                            { if show_all { format!("Show the {} covering ≥ {:.0} % of events", result.shown_patterns, 100.0 * result.min_share) } else { format!("Show all {}", result.patterns.len()) } }
                         </button>
                     </p>
                 }
