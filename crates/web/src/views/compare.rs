@@ -181,23 +181,42 @@ fn scatter(pairs: &[Comparison], selected: usize, threshold: f64) -> Html {
     let label = pairs
         .get(selected)
         .map(|c| {
-            format!(
-                "θ = {:.3}, ε = {:.3}; similar when both reach {threshold}",
-                c.theta, c.epsilon
-            )
+            if c.theta.is_finite() {
+                format!(
+                    "θ = {:.3}, ε = {:.3}; similar when both reach {threshold}",
+                    c.theta, c.epsilon
+                )
+            } else {
+                format!(
+                    "θ undefined, ε = {:.3}: the verdict rests on ε alone (similar when it reaches {threshold})",
+                    c.epsilon
+                )
+            }
         })
         .unwrap_or_default();
-    // A pair whose θ is undefined (no property orders the ranks) has no place on the θ axis.
-    let points = pairs.iter().enumerate().filter(|(_, c)| c.theta.is_finite()).map(|(i, c)| {
-        let class = classes!("pair", (i == selected).then_some("selected"));
+    // A pair whose θ is undefined (no property orders the ranks) has no place on the θ axis: it
+    // is drawn hollow on the ε axis, where its verdict (ε alone) is read.
+    let points = pairs.iter().enumerate().map(|(i, c)| {
+        let defined = c.theta.is_finite();
+        let class = classes!(
+            "pair",
+            (i == selected).then_some("selected"),
+            (!defined).then_some("no-theta")
+        );
         let r = if i == selected { "6" } else { "4" };
+        let cx = if defined { x(c.theta) } else { m };
+        let title = if defined {
+            format!("θ = {:.3}, ε = {:.3}", c.theta, c.epsilon)
+        } else {
+            format!("θ undefined (no property orders the ranks), ε = {:.3}", c.epsilon)
+        };
         html! {
             <g>
                 if i == selected && c.epsilon_upper > c.epsilon {
-                    <line class="bound" x1={fmt(x(c.theta))} x2={fmt(x(c.theta))} y1={fmt(y(c.epsilon))} y2={fmt(y(c.epsilon_upper))} />
+                    <line class="bound" x1={fmt(cx)} x2={fmt(cx)} y1={fmt(y(c.epsilon))} y2={fmt(y(c.epsilon_upper))} />
                 }
                 <circle {class} data-first={c.first.to_string()} data-second={c.second.to_string()}
-                    cx={fmt(x(c.theta))} cy={fmt(y(c.epsilon))} {r} />
+                    cx={fmt(cx)} cy={fmt(y(c.epsilon))} {r}><title>{ title }</title></circle>
             </g>
         }
     });
