@@ -112,12 +112,32 @@ pub fn guarded(run: impl FnOnce() -> CliResult) -> CliResult {
     }
 }
 
+thread_local! {
+    /// A trace read by other means, which the next [`load_trace`] returns instead of reading
+    /// its paths ([`preload`]).
+    static PRELOADED: RefCell<Option<Trace>> = const { RefCell::new(None) };
+}
+
+/// Make the next [`load_trace`] on this thread return `trace` (its warnings printed as for a
+/// trace read from the paths). `tracelogic-mpi`, which includes this module, reads the trace
+/// with several processes and then runs the subcommand's own code on it.
+#[allow(dead_code)]
+pub fn preload(trace: Trace) {
+    PRELOADED.with(|p| *p.borrow_mut() = Some(trace));
+}
+
 /// Load one trace from the paths given on the command line (files, folders or archives; all
 /// together form one trace). Progress goes to stderr only when stderr is a terminal; reader
 /// warnings are printed to stderr. Errors name the file and where in it things went wrong.
 pub fn load_trace(paths: &[PathBuf]) -> Result<Trace, CliError> {
     if paths.is_empty() {
         return Err(CliError::Input("no trace given: name its files or folder".into()));
+    }
+    if let Some(trace) = PRELOADED.with(|p| p.borrow_mut().take()) {
+        for w in &trace.warnings {
+            eprintln!("tracelogic: warning: {w}");
+        }
+        return Ok(trace);
     }
     let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
     set_stage(format!("reading {}", shown.join(" ")));

@@ -2,6 +2,7 @@ use std::fmt;
 
 /// A reader error: which file, where in it, and what was wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[cfg_attr(feature = "distributed", derive(serde::Serialize, serde::Deserialize))]
 pub struct FormatError {
     /// The file (path inside the input set or archive).
     pub file: String,

@@ -7,6 +7,8 @@
 //! reader for that format. Every error names the file and where in it things went wrong.
 
 pub mod csv;
+#[cfg(feature = "distributed")]
+pub mod distributed;
 pub mod dumpi;
 mod error;
 #[cfg(not(target_arch = "wasm32"))]

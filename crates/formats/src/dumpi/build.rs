@@ -50,6 +50,7 @@ const BUILTIN_SIZES: [u64; 28] = [
 
 /// How a communicator was derived; identical on every member rank.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "distributed", derive(serde::Serialize, serde::Deserialize))]
 enum Derivation {
     World,
     SelfOf(Rank),
@@ -67,6 +68,11 @@ enum Derivation {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[cfg_attr(
+    feature = "distributed",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(from = "HowWire", into = "HowWire")
+)]
 enum How {
     Dup,
     Split(i32),
@@ -77,11 +83,56 @@ enum How {
     /// the parent grid's dimensions, so the derivation is per rank and merged afterwards.
     CartSub(Rank),
     /// A creation whose membership DUMPI does not record (inter-communicators, spawn...).
-    Untracked(&'static str),
+    Untracked(#[cfg_attr(feature = "distributed", serde(skip))] &'static str),
+}
+
+/// [`How`] as a distributed read exchanges it: the name of an untracked creation owned.
+#[cfg(feature = "distributed")]
+#[derive(serde::Serialize, serde::Deserialize)]
+enum HowWire {
+    Dup,
+    Split(i32),
+    Create,
+    Cart,
+    Graph,
+    CartSub(Rank),
+    Untracked(String),
+}
+
+#[cfg(feature = "distributed")]
+impl From<How> for HowWire {
+    fn from(h: How) -> HowWire {
+        match h {
+            How::Dup => HowWire::Dup,
+            How::Split(c) => HowWire::Split(c),
+            How::Create => HowWire::Create,
+            How::Cart => HowWire::Cart,
+            How::Graph => HowWire::Graph,
+            How::CartSub(r) => HowWire::CartSub(r),
+            How::Untracked(n) => HowWire::Untracked(n.to_owned()),
+        }
+    }
+}
+
+#[cfg(feature = "distributed")]
+impl From<HowWire> for How {
+    fn from(h: HowWire) -> How {
+        match h {
+            HowWire::Dup => How::Dup,
+            HowWire::Split(c) => How::Split(c),
+            HowWire::Create => How::Create,
+            HowWire::Cart => How::Cart,
+            HowWire::Graph => How::Graph,
+            HowWire::CartSub(r) => How::CartSub(r),
+            // A handful per trace: leaked rather than kept by reference to the function table.
+            HowWire::Untracked(n) => How::Untracked(Box::leak(n.into_boxed_str())),
+        }
+    }
 }
 
 /// A group, kept as the expression that built it so it can be evaluated once memberships are known.
 #[derive(Debug, Clone)]
+#[cfg_attr(feature = "distributed", derive(serde::Serialize, serde::Deserialize))]
 enum GroupExpr {
     Empty,
     OfComm(u32),
@@ -128,6 +179,7 @@ impl GroupExpr {
 }
 
 #[derive(Debug, Default)]
+#[cfg_attr(feature = "distributed", derive(serde::Serialize, serde::Deserialize))]
 struct CommInfo {
     /// Split contributions: (key, world rank).
     split: Vec<(i32, Rank)>,
@@ -146,6 +198,7 @@ struct CommInfo {
 
 /// Bytes of a collective, resolved once the communicator size and this rank's place are known.
 #[derive(Debug, Clone)]
+#[cfg_attr(feature = "distributed", derive(serde::Serialize, serde::Deserialize))]
 enum CollBytes {
     Plain {
         sent: u64,
@@ -402,6 +455,7 @@ struct RankState {
 
 /// The parts of a rank's operations that depend on other ranks (communicator memberships).
 #[derive(Debug, Default)]
+#[cfg_attr(feature = "distributed", derive(serde::Serialize, serde::Deserialize))]
 struct Unresolved {
     /// Operations posted with `MPI_ANY_SOURCE`, ascending. Until [`Builder::finish`] the
     /// peer column holds communicator-relative peers (`MPI_ANY_SOURCE` as `u32::MAX`).
@@ -420,6 +474,7 @@ struct Unresolved {
 
 /// Communicators by derivation, each with what its creation calls recorded, in first-use order.
 #[derive(Debug, Default)]
+#[cfg_attr(feature = "distributed", derive(serde::Serialize, serde::Deserialize))]
 struct Derivations {
     list: Vec<Derivation>,
     ids: HashMap<Derivation, u32>,
@@ -445,6 +500,7 @@ impl Derivations {
 /// through the files in rank order would, so the trace does not depend on how many threads
 /// read the files.
 #[derive(Debug)]
+#[cfg_attr(feature = "distributed", derive(serde::Serialize, serde::Deserialize))]
 pub(crate) struct RankPart {
     rank: Rank,
     trace: RankTrace,
@@ -462,6 +518,46 @@ pub(crate) struct RankPart {
     members_budget: usize,
     /// The file's header (version, mesh coordinates), for the trace's facts.
     pub header: Header,
+}
+
+/// What only the owner of a rank needs of its [`RankPart`]: the event columns and the parts of
+/// the operations still to resolve. The rest of the part (names, communicator derivations,
+/// span, header) is what every process of a distributed read needs ([`crate::distributed`]).
+#[cfg(feature = "distributed")]
+pub(crate) struct Columns {
+    trace: RankTrace,
+    wildcards: Vec<usize>,
+    coll_fix: Vec<(i32, CollBytes)>,
+}
+
+#[cfg(feature = "distributed")]
+impl RankPart {
+    /// The world rank the part is of.
+    pub(crate) fn rank(&self) -> Rank {
+        self.rank
+    }
+
+    /// Take the columns out, leaving the rank's number, locations and span.
+    pub(crate) fn take_columns(&mut self) -> Columns {
+        let light = RankTrace {
+            rank: self.trace.rank,
+            locations: self.trace.locations.clone(),
+            span: self.trace.span,
+            ..RankTrace::default()
+        };
+        Columns {
+            trace: std::mem::replace(&mut self.trace, light),
+            wildcards: std::mem::take(&mut self.unresolved.wildcards),
+            coll_fix: std::mem::take(&mut self.unresolved.coll_fix),
+        }
+    }
+
+    /// Put back what [`RankPart::take_columns`] took.
+    pub(crate) fn restore_columns(&mut self, c: Columns) {
+        self.trace = c.trace;
+        self.unresolved.wildcards = c.wildcards;
+        self.unresolved.coll_fix = c.coll_fix;
+    }
 }
 
 /// Read rank `rank`'s file (one of `world` ranks) into a [`RankPart`], filling `columns` (empty,

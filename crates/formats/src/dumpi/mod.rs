@@ -174,7 +174,7 @@ fn foreign_rank_files(
     meta_file: &InputFile,
     meta: &Meta,
     bins: &[&InputFile],
-    parsed: &[Option<raw::BinFile>],
+    starts: &[Option<u64>],
 ) -> Option<String> {
     let start = meta
         .entries
@@ -183,8 +183,8 @@ fn foreign_rank_files(
         .and_then(|(_, v)| v.parse::<u64>().ok())?;
     let odd: Vec<(&str, u64)> = bins
         .iter()
-        .zip(parsed)
-        .filter_map(|(f, b)| Some((f.name.as_str(), b.as_ref()?.header.start_time)))
+        .zip(starts)
+        .filter_map(|(f, t)| Some((f.name.as_str(), (*t)?)))
         .filter(|&(_, t)| t.abs_diff(start) > START_TIME_SLACK_S)
         .collect();
     let (first, t) = *odd.first()?;
@@ -205,6 +205,65 @@ fn foreign_rank_files(
         meta_file.name,
         if odd.len() == 1 { "is it" } else { "are they" }
     ))
+}
+
+/// The one `.meta` file among `files`, or the error saying why there is none or several.
+fn the_meta_file(files: &[InputFile]) -> Result<&InputFile, FormatError> {
+    let metas: Vec<&InputFile> = files.iter().filter(|f| f.name.ends_with(".meta")).collect();
+    Ok(match metas[..] {
+        [m] => m,
+        [] => {
+            let first_bin = files.iter().find(|f| f.bytes.starts_with(&raw::MAGIC));
+            let named = first_bin.or(files.first()).map_or("(input)", |f| f.name.as_str());
+            return Err(FormatError::new(
+                named,
+                "no DUMPI .meta file among the inputs: a DUMPI trace is read from its PREFIX.meta with \
+                 all its PREFIX-NNNN.bin rank files (give the trace's folder)",
+            ));
+        }
+        _ => {
+            let names: Vec<&str> = metas.iter().map(|m| m.name.as_str()).collect();
+            let copies = if metas.iter().all(|m| m.bytes == metas[0].bytes) {
+                " (the same content: one trace given twice, from a folder and an archive?)"
+            } else {
+                ""
+            };
+            return Err(FormatError::new(
+                metas[1].name.as_str(),
+                format!(
+                    "several DUMPI .meta files ({}){copies}: give one trace at a time",
+                    names.join(", ")
+                ),
+            ));
+        }
+    })
+}
+
+/// The facts of the `.meta` file and of rank 0's header (`header0`), with the mesh
+/// coordinates of the ranks that have some (`rank:x,y,z`), as trace metadata.
+fn add_facts(trace: &mut Trace, meta: &Meta, header0: Option<raw::Header>, coords: &[String]) {
+    for (k, v) in &meta.entries {
+        if matches!(
+            k.as_str(),
+            "hostname" | "numprocs" | "username" | "startime" | "fileprefix"
+        ) {
+            let key = if k == "startime" { "start time" } else { k.as_str() };
+            trace.meta.push((key.to_owned(), v.clone()));
+        }
+    }
+    if let Some(h) = header0 {
+        let (a, b, c) = h.version;
+        trace.meta.push(("dumpi version".into(), format!("{a}.{b}.{c}")));
+        if !coords.is_empty() {
+            trace
+                .meta
+                .push(("mesh coordinates (rank:x,y,z)".into(), coords.join(" ")));
+        }
+        if !h.mesh_size.is_empty() {
+            let dims: Vec<String> = h.mesh_size.iter().map(|d| d.to_string()).collect();
+            trace.meta.push(("mesh size".into(), dims.join("x")));
+        }
+    }
 }
 
 /// Read a DUMPI trace (one `.meta` file and its per-rank `.bin` files) into the model.
@@ -239,34 +298,7 @@ fn read_on_threads(
     general_only: bool,
     threads: Option<usize>,
 ) -> Result<Trace, FormatError> {
-    let metas: Vec<&InputFile> = files.iter().filter(|f| f.name.ends_with(".meta")).collect();
-    let meta_file = match metas[..] {
-        [m] => m,
-        [] => {
-            let first_bin = files.iter().find(|f| f.bytes.starts_with(&raw::MAGIC));
-            let named = first_bin.or(files.first()).map_or("(input)", |f| f.name.as_str());
-            return Err(FormatError::new(
-                named,
-                "no DUMPI .meta file among the inputs: a DUMPI trace is read from its PREFIX.meta with \
-                 all its PREFIX-NNNN.bin rank files (give the trace's folder)",
-            ));
-        }
-        _ => {
-            let names: Vec<&str> = metas.iter().map(|m| m.name.as_str()).collect();
-            let copies = if metas.iter().all(|m| m.bytes == metas[0].bytes) {
-                " (the same content: one trace given twice, from a folder and an archive?)"
-            } else {
-                ""
-            };
-            return Err(FormatError::new(
-                metas[1].name.as_str(),
-                format!(
-                    "several DUMPI .meta files ({}){copies}: give one trace at a time",
-                    names.join(", ")
-                ),
-            ));
-        }
-    };
+    let meta_file = the_meta_file(files)?;
     let meta = parse_meta(meta_file)?;
     let bins = rank_files(meta_file, &meta, files)?;
     let mut warnings: Vec<String> = unused_rank_files(meta_file, &meta, files, &bins).into_iter().collect();
@@ -292,7 +324,8 @@ fn read_on_threads(
             _ => Mutex::new(RankTrace::default()),
         })
         .collect();
-    warnings.extend(foreign_rank_files(meta_file, &meta, &bins, &parsed));
+    let starts: Vec<Option<u64>> = parsed.iter().map(|b| Some(b.as_ref()?.header.start_time)).collect();
+    warnings.extend(foreign_rank_files(meta_file, &meta, &bins, &starts));
     // The earliest first record over the files: the reader stores times minus it, and the
     // origin is nearly always it (the general path stores plain times, as a check).
     let time_base = if general_only {
@@ -336,28 +369,7 @@ fn read_on_threads(
         b.merge(part);
     }
     let mut trace = b.finish(threads)?;
-    for (k, v) in &meta.entries {
-        if matches!(
-            k.as_str(),
-            "hostname" | "numprocs" | "username" | "startime" | "fileprefix"
-        ) {
-            let key = if k == "startime" { "start time" } else { k.as_str() };
-            trace.meta.push((key.to_owned(), v.clone()));
-        }
-    }
-    if let Some(h) = header0 {
-        let (a, b, c) = h.version;
-        trace.meta.push(("dumpi version".into(), format!("{a}.{b}.{c}")));
-        if !coords.is_empty() {
-            trace
-                .meta
-                .push(("mesh coordinates (rank:x,y,z)".into(), coords.join(" ")));
-        }
-        if !h.mesh_size.is_empty() {
-            let dims: Vec<String> = h.mesh_size.iter().map(|d| d.to_string()).collect();
-            trace.meta.push(("mesh size".into(), dims.join("x")));
-        }
-    }
+    add_facts(&mut trace, &meta, header0, &coords);
     if !warnings.is_empty() {
         warnings.append(&mut trace.warnings);
         trace.warnings = warnings;
@@ -371,4 +383,115 @@ fn read_on_threads(
         return Err(FormatError::cancelled(&meta_file.name));
     }
     Ok(trace)
+}
+
+/// [`read`] as one process of a distributed read ([`crate::distributed`]): this process decodes
+/// the rank files of its block only; the parts without their columns are exchanged so that every
+/// process merges and resolves them as [`read`] does. Returns the trace (other blocks' columns
+/// empty) and every process's block.
+#[cfg(feature = "distributed")]
+pub(crate) fn read_partial(
+    files: &[InputFile],
+    blocks: crate::distributed::Blocks<'_>,
+    exchange: &mut dyn crate::distributed::Exchange,
+) -> Result<(Trace, Vec<std::ops::Range<tracelogic_model::Rank>>), FormatError> {
+    use crate::distributed::{checked_blocks, gather_results};
+    let meta_file = the_meta_file(files)?;
+    let meta = parse_meta(meta_file)?;
+    let bins = rank_files(meta_file, &meta, files)?;
+    let mut warnings: Vec<String> = unused_rank_files(meta_file, &meta, files, &bins).into_iter().collect();
+    let sizes: Vec<u64> = bins.iter().map(|f| f.bytes.len() as u64).collect();
+    let (me, processes) = exchange.process();
+    let all = checked_blocks(blocks, &sizes, processes);
+    let mine = all[me].clone();
+    let my_bytes: u64 = mine.clone().map(|r| sizes[r as usize]).sum();
+    let threads = {
+        let most = usize::try_from(my_bytes / MIN_BYTES_PER_THREAD).unwrap_or(usize::MAX);
+        crate::parallel::reader_threads().min(most).max(1)
+    };
+    let source = meta_file.name.strip_suffix(".meta").unwrap_or(&meta_file.name);
+    let my_bins: Vec<&InputFile> = mine.clone().map(|r| bins[r as usize]).collect();
+    let parsed: Vec<Option<raw::BinFile>> = my_bins
+        .iter()
+        .map(|f| raw::BinFile::parse(&f.name, &f.bytes).ok())
+        .collect();
+    // The time base of the serial reader: the earliest first record over all files.
+    let my_first: Result<Option<u64>, FormatError> = Ok(parsed.iter().flatten().filter_map(build::first_time).min());
+    let time_base = gather_results(exchange, &my_first)?
+        .into_iter()
+        .flatten()
+        .min()
+        .unwrap_or(0);
+    let world = meta.numprocs;
+    let my_sizes: Vec<u64> = my_bins.iter().map(|f| f.bytes.len() as u64).collect();
+    let first = mine.start;
+    let decoded = crate::parallel::map_files(
+        &my_bins,
+        &my_sizes,
+        threads,
+        &|i| format!("reading rank {}", first as usize + i),
+        &|i| my_bins[i].name.clone(),
+        &mut crate::NoProgress,
+        |i, f, advance| {
+            let reparsed;
+            let bin = match &parsed[i] {
+                Some(bin) => bin,
+                None => {
+                    reparsed = raw::BinFile::parse(&f.name, &f.bytes)?;
+                    &reparsed
+                }
+            };
+            build::read_rank(
+                first + i as u32,
+                world,
+                bin,
+                RankTrace::default(),
+                time_base,
+                false,
+                advance,
+            )
+        },
+    );
+    // Every process learns every part without its columns (or the first error in rank order).
+    let (mut own, columns) = match decoded {
+        Ok(mut parts) => {
+            let columns: Vec<build::Columns> = parts.iter_mut().map(|p| p.take_columns()).collect();
+            (Ok(parts), columns)
+        }
+        Err(e) => (Err(e), Vec::new()),
+    };
+    let light = gather_results(exchange, &own)?;
+    if let Ok(parts) = &mut own {
+        for (p, c) in parts.iter_mut().zip(columns) {
+            p.restore_columns(c);
+        }
+    }
+    let mut own = own.unwrap_or_default().into_iter();
+    let mut b = build::Builder::new(source, meta.numprocs);
+    let mut header0 = None;
+    let mut coords: Vec<String> = Vec::new();
+    let mut starts: Vec<Option<u64>> = Vec::with_capacity(bins.len());
+    for (p, parts) in light.into_iter().enumerate() {
+        for part in parts {
+            let part = if p == me { own.next().expect("own part") } else { part };
+            let r = part.rank();
+            starts.push(Some(part.header.start_time));
+            if !part.header.mesh_coords.is_empty() {
+                let c: Vec<String> = part.header.mesh_coords.iter().map(|x| x.to_string()).collect();
+                coords.push(format!("{r}:{}", c.join(",")));
+            }
+            if header0.is_none() {
+                header0 = Some(part.header.clone());
+            }
+            b.merge(part);
+        }
+    }
+    warnings.extend(foreign_rank_files(meta_file, &meta, &bins, &starts));
+    let mut trace = b.finish(threads)?;
+    add_facts(&mut trace, &meta, header0, &coords);
+    if !warnings.is_empty() {
+        warnings.append(&mut trace.warnings);
+        trace.warnings = warnings;
+    }
+    Ok((trace, all))
 }

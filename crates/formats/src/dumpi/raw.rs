@@ -47,6 +47,7 @@ pub struct Index {
 
 /// The per-file header.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[cfg_attr(feature = "distributed", derive(serde::Serialize, serde::Deserialize))]
 pub struct Header {
     /// DUMPI version that wrote the file (major, minor, sub).
     pub version: (u8, u8, u8),

@@ -74,3 +74,20 @@ fn read_with(
     }
     Ok(trace)
 }
+
+/// [`read`] as one process of a distributed read ([`crate::distributed`]).
+#[cfg(feature = "distributed")]
+pub(crate) fn read_partial(
+    files: &[InputFile],
+    blocks: crate::distributed::Blocks<'_>,
+    exchange: &mut dyn crate::distributed::Exchange,
+) -> Result<(Trace, Vec<std::ops::Range<tracelogic_model::Rank>>), FormatError> {
+    let archive = Archive::open(files)?;
+    let (mut trace, all) = model::build_partial(&archive, blocks, exchange, reader_threads())?;
+    if !archive.warnings.is_empty() {
+        let mut warnings = archive.warnings;
+        warnings.append(&mut trace.warnings);
+        trace.warnings = warnings;
+    }
+    Ok((trace, all))
+}

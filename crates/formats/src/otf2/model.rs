@@ -118,6 +118,7 @@ const NO_REGION: RegionId = u32::MAX;
 
 /// Communicators with an index by (name, members), so adding one is not a linear search.
 #[derive(Default)]
+#[cfg_attr(feature = "distributed", derive(serde::Serialize, serde::Deserialize))]
 struct CommTable {
     /// Id of `comms[0]`.
     first: CommId,
@@ -188,6 +189,7 @@ struct PartSpec {
 /// Location of the first use of each item a part interned, by table (the key that orders
 /// the items of all parts as a build in one part would have interned them).
 #[derive(Default)]
+#[cfg_attr(feature = "distributed", derive(serde::Serialize, serde::Deserialize))]
 struct FirstUse {
     functions: Vec<u32>,
     regions: Vec<u32>,
@@ -199,6 +201,7 @@ struct FirstUse {
 /// The trace of some ranks, built from their locations alone: columns plus the names,
 /// call paths and communicators the part met, numbered in its own first-use order.
 #[derive(Default)]
+#[cfg_attr(feature = "distributed", derive(serde::Serialize, serde::Deserialize))]
 struct Part {
     /// The ranks, by slot.
     ranks: Vec<RankTrace>,
@@ -249,6 +252,7 @@ struct Builder<'s, 'a> {
 
 /// Oddities counted over the whole trace and reported once as warnings.
 #[derive(Default)]
+#[cfg_attr(feature = "distributed", derive(serde::Serialize, serde::Deserialize))]
 struct Counters {
     unknown_events: u64,
     unbalanced_leaves: u64,
@@ -2728,4 +2732,131 @@ mod stage_tests {
         );
         assert_eq!((&a.tag, &a.comm, &a.bytes), (&b.tag, &b.comm, &b.bytes));
     }
+}
+
+/// [`build`] as one process of a distributed read ([`crate::distributed`]): the locations of
+/// each rank are one part, as in a threaded read; this process reads the parts of its block of
+/// ranks, every process learns every part without its columns and merges them all as
+/// [`build`] does. Returns the trace (other blocks' columns empty) and every process's block.
+#[cfg(feature = "distributed")]
+pub(crate) fn build_partial(
+    archive: &Archive,
+    blocks: crate::distributed::Blocks<'_>,
+    exchange: &mut dyn crate::distributed::Exchange,
+    threads: usize,
+) -> Result<(Trace, Vec<std::ops::Range<Rank>>), FormatError> {
+    use crate::distributed::{checked_blocks, gather_results, take_columns};
+    let defs = &archive.defs;
+    let defs_name = archive.files[archive.defs_file].name.as_str();
+    let (ranks_of_groups, nranks) = world_ranks(defs, defs_name)?;
+    let mut trace = Trace::new("otf2", archive.anchor_name(), nranks);
+    add_meta(archive, &mut trace);
+    let shared = Shared::new(archive, false, nranks, defs_name)?;
+    trace.comms = shared.base_comms.comms.clone();
+    add_cartesian(defs, &shared, &mut trace);
+    if !defs.unknown_records.is_empty() {
+        let ids: Vec<String> = defs
+            .unknown_records
+            .iter()
+            .take(5)
+            .map(|(id, off)| format!("{id} at byte {off}"))
+            .collect();
+        trace.warnings.push(format!(
+            "{defs_name}: skipped {} definition records with unknown ids ({})",
+            defs.unknown_records.len(),
+            ids.join(", ")
+        ));
+    }
+    let mut location_warnings = Vec::new();
+    let mut per_rank: Vec<PartSpec> = Vec::new();
+    let mut part_of_rank = vec![usize::MAX; nranks as usize];
+    for (i, loc) in defs.locations.items.iter().enumerate() {
+        let Some(&rank) = ranks_of_groups.get(&loc.group) else {
+            if loc.number_of_events > 0 {
+                location_warnings.push((
+                    i as u32,
+                    format!(
+                        "location {} ({}) belongs to no MPI rank; its {} events were not read",
+                        loc.id,
+                        defs.string(loc.name),
+                        loc.number_of_events
+                    ),
+                ));
+            }
+            continue;
+        };
+        let p = &mut part_of_rank[rank as usize];
+        if *p == usize::MAX {
+            *p = per_rank.len();
+            per_rank.push(PartSpec {
+                ranks: vec![rank],
+                locations: Vec::new(),
+            });
+        }
+        per_rank[*p].locations.push((i, 0));
+    }
+    let mut sizes = vec![0u64; nranks as usize];
+    for spec in &per_rank {
+        sizes[spec.ranks[0] as usize] = part_bytes(archive, spec);
+    }
+    let (me, processes) = exchange.process();
+    let all = checked_blocks(blocks, &sizes, processes);
+    let mine = all[me].clone();
+    let (my_specs, my_index): (Vec<PartSpec>, Vec<usize>) = per_rank
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| mine.contains(&s.ranks[0]))
+        .map(|(i, s)| {
+            (
+                PartSpec {
+                    ranks: s.ranks.clone(),
+                    locations: s.locations.clone(),
+                },
+                i,
+            )
+        })
+        .unzip();
+    let read = read_parts(&shared, &my_specs, threads, &mut crate::NoProgress).and_then(|parts| {
+        parts.ok_or_else(|| {
+            FormatError::new(
+                archive.anchor_name(),
+                "too many call paths for a distributed read (the serial reader reads this trace in one part)",
+            )
+        })
+    });
+    let (mut own, columns) = match read {
+        Ok(mut parts) => {
+            let columns: Vec<Vec<RankTrace>> = parts
+                .iter_mut()
+                .map(|p| p.ranks.iter_mut().map(take_columns).collect())
+                .collect();
+            (Ok(my_index.into_iter().zip(parts).collect::<Vec<_>>()), columns)
+        }
+        Err(e) => (Err(e), Vec::new()),
+    };
+    let light = gather_results(exchange, &own)?;
+    if let Ok(parts) = &mut own {
+        for ((_, p), c) in parts.iter_mut().zip(columns) {
+            p.ranks = c;
+        }
+    }
+    let own = own.unwrap_or_default();
+    let mut by_index: Vec<Option<Part>> = (0..per_rank.len()).map(|_| None).collect();
+    for (p, parts) in light.into_iter().enumerate() {
+        if p != me {
+            for (i, part) in parts {
+                by_index[i] = Some(part);
+            }
+        }
+    }
+    for (i, part) in own {
+        by_index[i] = Some(part);
+    }
+    let parts: Vec<(PartSpec, Part)> = per_rank
+        .into_iter()
+        .zip(by_index)
+        .map(|(spec, part)| (spec, part.expect("every rank's part was read by its process")))
+        .collect();
+    merge(&mut trace, parts, location_warnings);
+    Ok((trace, all))
 }

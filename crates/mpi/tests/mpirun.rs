@@ -1,0 +1,103 @@
+//! `mpirun -n {1,2,4} tracelogic-mpi <analysis> SAMPLE --json` prints what the serial
+//! `tracelogic <analysis> SAMPLE --json` prints, byte for byte (timing fields aside), with the
+//! same exit code, on
+//! DUMPI and OTF2 samples; errors are reported once and end every process. Needs Open MPI's
+//! `mpirun` (scripts/test-mpi builds both binaries and runs this).
+#![cfg(feature = "mpi")]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const SAMPLES: [&str; 3] = ["npb-lu.S.8", "npb-bt.S.9", "pipit-ping-pong-otf2"];
+const ANALYSES: [&str; 6] = ["summary", "matrix", "profile", "topology", "waits", "replay"];
+
+fn mpi_binary() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_tracelogic-mpi"))
+}
+
+/// The serial CLI beside this binary, built if it is not there yet.
+fn serial_binary() -> PathBuf {
+    let path = mpi_binary().with_file_name(format!("tracelogic{}", std::env::consts::EXE_SUFFIX));
+    if !path.exists() {
+        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+        let status = Command::new(cargo)
+            .args(["build", "-p", "tracelogic-cli"])
+            .status()
+            .expect("cargo runs");
+        assert!(status.success() && path.exists(), "cannot build {}", path.display());
+    }
+    path
+}
+
+fn sample(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/data/samples")
+        .join(name)
+}
+
+fn mpirun(n: usize, args: &[&str]) -> Output {
+    Command::new("mpirun")
+        .args(["--oversubscribe", "-n", &n.to_string()])
+        .arg(mpi_binary())
+        .args(args)
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .output()
+        .expect("mpirun runs (Open MPI installed? scripts/ensure-tools mpi)")
+}
+
+/// A JSON report without its timing fields (topology's `timings` and the `milliseconds` of its
+/// stages: they differ between two serial runs too).
+fn untimed(json: &[u8]) -> Option<serde_json::Value> {
+    fn strip(v: &mut serde_json::Value) {
+        match v {
+            serde_json::Value::Object(m) => {
+                m.remove("milliseconds");
+                m.remove("timings");
+                m.values_mut().for_each(strip);
+            }
+            serde_json::Value::Array(a) => a.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    let mut v: serde_json::Value = serde_json::from_slice(json).ok()?;
+    strip(&mut v);
+    Some(v)
+}
+
+#[test]
+fn every_analysis_prints_what_the_serial_cli_prints() {
+    let serial = serial_binary();
+    for name in SAMPLES {
+        let path = sample(name);
+        let path = path.to_str().unwrap();
+        for analysis in ANALYSES {
+            let args = [analysis, path, "--json"];
+            let want = Command::new(&serial).args(args).output().unwrap();
+            assert!(!want.stdout.is_empty(), "serial {analysis} {name} printed nothing");
+            for n in [1, 2, 4] {
+                let got = mpirun(n, &args);
+                assert!(
+                    got.stdout == want.stdout || untimed(&got.stdout) == untimed(&want.stdout),
+                    "{analysis} {name} on {n} processes differs from the serial CLI; stderr: {}",
+                    String::from_utf8_lossy(&got.stderr)
+                );
+                assert_eq!(got.status.code(), want.status.code(), "{analysis} {name} on {n}");
+            }
+        }
+    }
+}
+
+#[test]
+fn errors_are_reported_once_and_end_every_process() {
+    let missing = "/nonexistent/tracelogic-mpi-trace";
+    let want = Command::new(serial_binary())
+        .args(["summary", missing])
+        .output()
+        .unwrap();
+    let got = mpirun(4, &["summary", missing]);
+    assert_eq!(got.status.code(), Some(2));
+    let line = String::from_utf8_lossy(&want.stderr).trim().to_owned();
+    let stderr = String::from_utf8_lossy(&got.stderr);
+    assert_eq!(stderr.matches(&line).count(), 1, "{stderr}");
+}
