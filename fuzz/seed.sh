@@ -9,7 +9,7 @@ samples=${1:-$root/tests/data/samples}
 gen=$(mktemp -d)
 trap 'rm -rf "$gen"' EXIT
 
-(cd "$root" && cargo build -q -p tracelogic-cli)
+(cd "$root" && cargo build -q -p tracelogic)
 (cd "$here" && cargo build -q --example pack)
 tl="$root/target/debug/tracelogic"
 pack="$here/target/debug/examples/pack"

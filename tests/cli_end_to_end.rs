@@ -1,10 +1,5 @@
 //! End-to-end tests of the `tracelogic` binary on the real sample traces: `summary`, `matrix`
 //! and `query` output contracts, exit codes, and error messages for broken input.
-//!
-//! The root package cannot name another package's binary (`CARGO_BIN_EXE_*` only exists for
-//! the package's own binaries), so the first test to need it runs `cargo build -p
-//! tracelogic-cli` with the same profile and uses the binary next to this test executable
-//! (`TRACELOGIC_BIN` overrides the path).
 
 mod common;
 use common::{code, json, matrix_rows, run, sample, stderr};

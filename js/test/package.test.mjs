@@ -15,7 +15,7 @@ const sample = path.join(root, 'tests/data/samples/npb-lu.S.8');
 const cli = process.env.TRACELOGIC_CLI || path.join(root, 'target/debug/tracelogic');
 
 function cliJson(...args) {
-  assert.ok(existsSync(cli), `no CLI at ${cli}: cargo build -p tracelogic-cli`);
+  assert.ok(existsSync(cli), `no CLI at ${cli}: cargo build -p tracelogic`);
   return JSON.parse(execFileSync(cli, [...args, '--json', sample], { encoding: 'utf8', maxBuffer: 1 << 28 }));
 }
 

@@ -1,9 +1,7 @@
 //! Helpers shared by the end-to-end tests: the bundled samples and the `tracelogic` binary.
 //!
-//! The root package cannot name another package's binary (`CARGO_BIN_EXE_*` only exists for
-//! the package's own binaries), so the first test to need it runs `cargo build -p
-//! tracelogic-cli` with the same profile and uses the binary next to the test executable
-//! (`TRACELOGIC_BIN` overrides the path).
+//! The binary is the root package's own (`CARGO_BIN_EXE_tracelogic`; `TRACELOGIC_BIN` overrides
+//! the path).
 // Each test file uses its own subset.
 #![allow(dead_code)]
 
@@ -24,47 +22,15 @@ pub fn sample(name: &str) -> PathBuf {
     p
 }
 
-/// Path of the `tracelogic` binary, built once per test run.
+/// Path of the `tracelogic` binary (the root package's own, which cargo builds before its
+/// tests; `TRACELOGIC_BIN` overrides it).
 pub fn tracelogic() -> &'static Path {
-    static BIN: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    let built = BIN.get_or_init(|| {
-        if let Some(p) = std::env::var_os("TRACELOGIC_BIN") {
-            return Ok(PathBuf::from(p));
-        }
-        let exe = std::env::current_exe().expect("test executable path");
-        // target/<profile>/deps/<this test> -> target/<profile>
-        let profile_dir = exe
-            .parent()
-            .and_then(Path::parent)
-            .expect("target/<profile>")
-            .to_path_buf();
-        let mut build = Command::new(env!("CARGO"));
-        build
-            .args(["build", "--quiet", "-p", "tracelogic-cli", "--bin", "tracelogic"])
-            // Build where this test lives, so the binary lands next to it whatever
-            // CARGO_TARGET_DIR or --target layout the outer run used.
-            .arg("--target-dir")
-            .arg(profile_dir.parent().expect("target dir"))
-            .current_dir(env!("CARGO_MANIFEST_DIR"));
-        match profile_dir.file_name().and_then(|n| n.to_str()) {
-            Some("debug") | None => {}
-            Some("release") => {
-                build.arg("--release");
-            }
-            Some(other) => {
-                build.args(["--profile", other]);
-            }
-        }
-        match build.status() {
-            Ok(s) if s.success() => Ok(profile_dir.join(format!("tracelogic{}", std::env::consts::EXE_SUFFIX))),
-            Ok(s) => Err(format!("cargo build -p tracelogic-cli failed ({s})")),
-            Err(e) => Err(format!("cannot run cargo: {e}")),
-        }
-    });
-    match built {
-        Ok(p) => p,
-        Err(e) => panic!("{e}"),
-    }
+    static BIN: OnceLock<PathBuf> = OnceLock::new();
+    BIN.get_or_init(|| {
+        std::env::var_os("TRACELOGIC_BIN")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_tracelogic")))
+    })
 }
 
 /// Runs `tracelogic` with `args` (Rust's own panic report off, as users get it).

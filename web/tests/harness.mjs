@@ -64,7 +64,7 @@ export async function drop(page, files, zone = 'dropzone') {
  */
 export async function startApp(prefix, { onServe, delay, ignoreFailedRequest, initScript } = {}) {
   assert.ok(existsSync(join(dist, 'index.html')), `${dist}/index.html is missing: run scripts/build-web first`);
-  assert.ok(existsSync(cli), `${cli} is missing: run cargo build -p tracelogic-cli first`);
+  assert.ok(existsSync(cli), `${cli} is missing: run cargo build -p tracelogic first`);
   assert.ok(existsSync(chromiumPath), `${chromiumPath} is missing: apt-get install chromium`);
   const server = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url, 'http://x').pathname);

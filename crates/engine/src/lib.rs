@@ -1,6 +1,6 @@
 //! The tracelogic engine: one loaded trace, what has been derived from it (message matching,
 //! the identified topology, the pattern analysis — each computed once and kept), and one typed
-//! function per use case. The CLI (`crates/cli`) and the web worker (`crates/web`) are shells
+//! function per use case. The CLI (the root package, `src/`) and the web worker (`crates/web`) are shells
 //! around it: they turn arguments or page requests into a call, and print or draw the report
 //! the call returns, so both run exactly the same code (the shape of Perfetto's trace
 //! processor, which its wasm UI and its shell drive through one interface).

@@ -6,33 +6,9 @@
 //! the ranks' event columns to rank 0, which runs the serial CLI's own subcommand on the trace.
 //! Rank 0 prints; every process exits with rank 0's exit code.
 //!
-//! The CLI's argument structs, error type and printers are the CLI's own source files, included
-//! here (`#[path]`), so the flags, the messages and the output are those of `tracelogic`.
-
-#[path = "../../cli/src/common.rs"]
-#[allow(dead_code)]
-mod common;
-#[path = "../../cli/src/matrix.rs"]
-#[allow(dead_code)]
-mod matrix;
-#[path = "../../cli/src/print/mod.rs"]
-#[allow(dead_code)]
-mod print;
-#[path = "../../cli/src/profile.rs"]
-#[allow(dead_code)]
-mod profile;
-#[path = "../../cli/src/replay.rs"]
-#[allow(dead_code)]
-mod replay;
-#[path = "../../cli/src/summary.rs"]
-#[allow(dead_code)]
-mod summary;
-#[path = "../../cli/src/topology.rs"]
-#[allow(dead_code)]
-mod topology;
-#[path = "../../cli/src/waits.rs"]
-#[allow(dead_code)]
-mod waits;
+//! The CLI's argument structs, error type and printers are the CLI's own modules (the root
+//! package's library, `tracelogic_cli`), so the flags, the messages and the output are those of
+//! `tracelogic`.
 
 use clap::{Parser, Subcommand};
 use common::{set_stage, CliError, CliResult};
@@ -42,6 +18,7 @@ use mpi::traits::*;
 use mpi::Count;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use tracelogic_cli::{common, matrix, print, profile, replay, summary, topology, waits};
 use tracelogic_engine::matrix::{MatrixReport, Metric};
 use tracelogic_formats::distributed::{read_partial, Exchange, PartialTrace};
 use tracelogic_formats::input::read_paths;

@@ -21,7 +21,7 @@ fn serial_binary() -> PathBuf {
     if !path.exists() {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let status = Command::new(cargo)
-            .args(["build", "-p", "tracelogic-cli"])
+            .args(["build", "-p", "tracelogic"])
             .status()
             .expect("cargo runs");
         assert!(status.success() && path.exists(), "cannot build {}", path.display());

@@ -1,7 +1,7 @@
 """The Python package against the CLI: every report the package returns must equal what
 `tracelogic <subcommand> --json` prints for the same trace (timing fields aside).
 
-The CLI is target/debug/tracelogic (`cargo build -p tracelogic-cli`), or $TRACELOGIC_CLI.
+The CLI is target/debug/tracelogic (`cargo build -p tracelogic`), or $TRACELOGIC_CLI.
 """
 
 import json
@@ -24,7 +24,7 @@ IDS = [p.name for p in SAMPLES]
 
 def cli_json(*args):
     if not CLI.exists():
-        pytest.fail(f"{CLI} missing: run `cargo build -p tracelogic-cli` first")
+        pytest.fail(f"{CLI} missing: run `cargo build -p tracelogic` first")
     out = subprocess.run([str(CLI), *map(str, args), "--json"], capture_output=True, text=True)
     assert out.stdout, f"tracelogic {' '.join(map(str, args))} printed nothing: {out.stderr}"
     return json.loads(out.stdout)

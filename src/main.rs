@@ -4,28 +4,12 @@
 //! Exit codes: 0 ok, 1 the analysis found nothing, 2 bad input or usage, 3 internal error (a
 //! panic caught at this boundary and reported in one line; a bug).
 
-mod common;
-mod compare;
-mod convert;
-mod critical_path;
-mod generate;
-mod logical;
-mod matrix;
-mod pattern_match;
-mod patterns;
-mod phases;
-mod print;
-mod profile;
-mod query;
-mod replay;
-mod skeleton;
-mod summary;
-mod timeline;
-mod topology;
-mod waits;
-
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
+use tracelogic_cli::{
+    common, compare, convert, critical_path, generate, logical, matrix, pattern_match, patterns, phases, profile,
+    query, replay, skeleton, summary, timeline, topology, waits,
+};
 
 /// Turn MPI communication traces into understanding.
 #[derive(Parser)]

@@ -119,9 +119,8 @@ thread_local! {
 }
 
 /// Make the next [`load_trace`] on this thread return `trace` (its warnings printed as for a
-/// trace read from the paths). `tracelogic-mpi`, which includes this module, reads the trace
-/// with several processes and then runs the subcommand's own code on it.
-#[allow(dead_code)]
+/// trace read from the paths). `tracelogic-mpi` reads the trace with several processes and then
+/// runs the subcommand's own code on it.
 pub fn preload(trace: Trace) {
     PRELOADED.with(|p| *p.borrow_mut() = Some(trace));
 }
