@@ -11,6 +11,7 @@ mod critical_path;
 mod generate;
 mod logical;
 mod matrix;
+mod overview;
 mod pattern_match;
 mod patterns;
 mod phases;
@@ -49,6 +50,8 @@ enum Command {
     Matrix(matrix::Args),
     /// Select calls and messages by ranks, time window, size and kind.
     Query(query::Args),
+    /// Overview of a trace larger than memory from one streaming pass: counts, matrix, topology, profile, activity over time, phase sketch.
+    Overview(overview::Args),
     /// Write synthetic traces of known topologies.
     Generate(generate::Args),
     /// Identify the communication topology and the rank-to-coordinate mapping.
@@ -93,6 +96,7 @@ fn main() -> ExitCode {
             Command::Summary(_) => "summary",
             Command::Matrix(_) => "matrix",
             Command::Query(_) => "query",
+            Command::Overview(_) => "overview",
             Command::Generate(_) => "generate",
             Command::Topology(_) => "topology",
             Command::Replay(_) => "replay",
@@ -118,6 +122,7 @@ fn main() -> ExitCode {
             Command::Summary(a) => summary::run(a),
             Command::Matrix(a) => matrix::run(a),
             Command::Query(a) => query::run(a),
+            Command::Overview(a) => overview::run(a),
             Command::Generate(a) => generate::run(a),
             Command::Topology(a) => topology::run(a),
             Command::Replay(a) => replay::run(a),

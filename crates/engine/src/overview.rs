@@ -9,7 +9,7 @@
 
 use crate::{Engine, FieldWords};
 use serde::{Deserialize, Serialize};
-use tracelogic_analysis::overview::{Overview, OverviewBuilder};
+pub use tracelogic_analysis::overview::{Activity, Overview, OverviewBuilder, SketchPhase, DEFAULT_BINS, MAX_BINS};
 use tracelogic_analysis::topology::{identify_matrix, TopologyOptions, TopologyReport};
 use tracelogic_formats::stream::{read_ranks, stream_ranks, FileSource, RankSink, StreamInfo};
 use tracelogic_formats::{FormatError, ProgressSink};

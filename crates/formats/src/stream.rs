@@ -215,7 +215,7 @@ pub fn stream_ranks(
 }
 
 /// Bytes read from the start of each OTF2 event file to find its first event.
-const HEAD_BYTES: u64 = 64 << 10;
+const HEAD_BYTES: u64 = 16 << 10;
 
 /// The trace of `source` holding only the ranks `ranks` (every rank when `all`; the others
 /// present, without events), and the first event time of the whole trace (what times of a
