@@ -43,10 +43,12 @@ pub fn run(args: Args) -> CliResult {
     for w in &report.overview.warnings {
         eprintln!("tracelogic: warning: {w}");
     }
+    let paths: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
+    let paths = paths.join(" ");
     if args.json {
         print_json(&report)?;
     } else {
-        crate::common::emit(|out| out.write_all(crate::print::overview::text(&report).as_bytes()))?;
+        crate::common::emit(|out| out.write_all(crate::print::overview::text(&report, &paths).as_bytes()))?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -14,8 +14,8 @@ fn shade(permille: u16) -> char {
         .min(SHADES.len() - 1)]
 }
 
-/// The text of `tracelogic overview`.
-pub fn text(r: &OverviewReport) -> String {
+/// The text of `tracelogic overview`; `paths` is how the user named the trace.
+pub fn text(r: &OverviewReport, paths: &str) -> String {
     let o = &r.overview;
     let mut s = String::new();
     let min = o.calls_per_rank.iter().min().copied().unwrap_or(0);
@@ -125,8 +125,7 @@ pub fn text(r: &OverviewReport) -> String {
     s += &indent(&table(&["from s", "to s", "dominant", "MPI %"], rows, &[0, 1, 3]));
     s += "load a part in full for the event-level analyses with --ranks, --from and --to, e.g.\n";
     s += &format!(
-        "  tracelogic phases {} --ranks 0-{} --from 0s --to {:.3}s\n",
-        o.source,
+        "  tracelogic phases {paths} --ranks 0-{} --from 0s --to {:.3}s\n",
         o.ranks.min(4).saturating_sub(1),
         o.duration_s / 10.0
     );
