@@ -382,6 +382,43 @@ pub fn narrowed(trace: Trace, args: &SelectionArgs) -> Result<Engine, CliError> 
     Ok(engine)
 }
 
+/// [`narrowed`] over the trace the paths name, loading only the part the flags keep when they
+/// name ranks (and no communicator) and the trace is an OTF2 folder: only those ranks' event
+/// files are read in full, so a trace larger than memory can be analysed a part at a time
+/// (`tracelogic overview` shows what to pick). Times still count from the whole trace's first
+/// event. Otherwise the whole trace is read and narrowed.
+pub fn load_narrowed(paths: &[PathBuf], args: &SelectionArgs) -> Result<Engine, CliError> {
+    if args.ranks.is_some() && args.comm.is_none() {
+        let mut source = crate::overview::source(paths)?;
+        if tracelogic_formats::stream::streams(source.as_ref()) {
+            let selection = Selection {
+                ranks: args.ranks.as_ref().map(|r| r.0.clone()),
+                comm: None,
+                from: args.from,
+                to: args.to,
+                min_bytes: args.min_bytes,
+                max_bytes: args.max_bytes,
+                kinds: args.kinds.as_ref().map(|k| k.0.clone()),
+            };
+            set_stage("reading the selected ranks");
+            let (engine, note) = tracelogic_engine::overview::load_part(
+                source.as_mut(),
+                &selection,
+                FieldWords::Flags,
+                &mut NoProgress,
+            )?;
+            for w in &engine.trace().warnings {
+                eprintln!("tracelogic: warning: {w}");
+            }
+            if let Some(note) = note {
+                eprintln!("tracelogic: note: {note}");
+            }
+            return Ok(engine);
+        }
+    }
+    narrowed(load_trace(paths)?, args)
+}
+
 pub use tracelogic_engine::documents::Selected;
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ pub mod critical_path;
 pub mod generate;
 pub mod logical;
 pub mod matrix;
+pub mod overview;
 pub mod pattern_match;
 pub mod patterns;
 pub mod phases;

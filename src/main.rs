@@ -7,7 +7,7 @@
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 use tracelogic_cli::{
-    common, compare, convert, critical_path, generate, logical, matrix, pattern_match, patterns, phases, profile,
+    common, compare, convert, critical_path, generate, logical, matrix, overview, pattern_match, patterns, phases, profile,
     query, replay, skeleton, summary, timeline, topology, waits,
 };
 
@@ -33,6 +33,8 @@ enum Command {
     Matrix(matrix::Args),
     /// Select calls and messages by ranks, time window, size and kind.
     Query(query::Args),
+    /// Overview of a trace larger than memory from one streaming pass: counts, matrix, topology, profile, activity over time, phase sketch.
+    Overview(overview::Args),
     /// Write synthetic traces of known topologies.
     Generate(generate::Args),
     /// Identify the communication topology and the rank-to-coordinate mapping.
@@ -77,6 +79,7 @@ fn main() -> ExitCode {
             Command::Summary(_) => "summary",
             Command::Matrix(_) => "matrix",
             Command::Query(_) => "query",
+            Command::Overview(_) => "overview",
             Command::Generate(_) => "generate",
             Command::Topology(_) => "topology",
             Command::Replay(_) => "replay",
@@ -102,6 +105,7 @@ fn main() -> ExitCode {
             Command::Summary(a) => summary::run(a),
             Command::Matrix(a) => matrix::run(a),
             Command::Query(a) => query::run(a),
+            Command::Overview(a) => overview::run(a),
             Command::Generate(a) => generate::run(a),
             Command::Topology(a) => topology::run(a),
             Command::Replay(a) => replay::run(a),

@@ -1,7 +1,7 @@
 //! `tracelogic phases`: execution phases by entropic segmentation of the pattern sequence
 //! (thesis ch. 5).
 
-use crate::common::{load_trace, narrowed, set_stage, CliResult, SelectionArgs};
+use crate::common::{load_narrowed, set_stage, CliResult, SelectionArgs};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use tracelogic_engine::phases::{Outside, PhaseOptions};
@@ -45,7 +45,7 @@ pub fn run(args: Args) -> CliResult {
     tracelogic_engine::phases::check_strength(args.strength)?;
     let significance = if args.leaves { 1.0 } else { args.significance };
     tracelogic_engine::phases::check_significance(significance)?;
-    let engine = narrowed(load_trace(&args.paths)?, &args.selection)?;
+    let engine = load_narrowed(&args.paths, &args.selection)?;
     let outside = if args.skip_outside { Outside::Skip } else { Outside::Own };
     set_stage("detecting patterns and segmenting");
     let options = PhaseOptions {

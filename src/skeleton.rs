@@ -1,7 +1,7 @@
 //! `tracelogic skeleton`: an MPI performance skeleton in C generated from the compressed logical
 //! trace of a run (Logicalization §2). Build it with `mpicc`, run it on as many ranks as the run had.
 
-use crate::common::{load_trace, narrowed, set_stage, CliResult, SelectionArgs};
+use crate::common::{load_narrowed, set_stage, CliResult, SelectionArgs};
 use crate::logical::write_out;
 use crate::topology::threshold_arg;
 use std::path::PathBuf;
@@ -32,7 +32,7 @@ pub struct Args {
 
 /// Run `tracelogic skeleton`.
 pub fn run(args: Args) -> CliResult {
-    let engine = narrowed(load_trace(&args.paths)?, &args.selection)?;
+    let engine = load_narrowed(&args.paths, &args.selection)?;
     set_stage("writing the skeleton");
     let skeleton = engine.skeleton(&Selection::all(), args.threshold, &args.from_ranks)?;
     write_out(Some(&args.output), &skeleton.source)?;

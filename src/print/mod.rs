@@ -6,6 +6,7 @@ pub mod convert;
 pub mod critical_path;
 pub mod logical;
 pub mod matrix;
+pub mod overview;
 pub mod pattern_match;
 pub mod patterns;
 pub mod phases;

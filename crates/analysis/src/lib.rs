@@ -9,6 +9,7 @@ pub mod critical_path;
 pub mod imbalance;
 pub mod logical;
 pub mod matrix;
+pub mod overview;
 pub mod patterns;
 pub mod phases;
 pub mod profile;

@@ -47,6 +47,7 @@ pub mod critical_path;
 pub mod documents;
 pub mod logical;
 pub mod matrix;
+pub mod overview;
 pub mod patterns;
 pub mod phases;
 pub mod profile;
@@ -230,6 +231,29 @@ impl Engine {
             let why = past_the_end.map(|w| format!(" ({w})")).unwrap_or_default();
             format!("the selection keeps no MPI call of {}{why}", trace.source)
         });
+        engine.trace = trace;
+        engine.applied = absolute;
+        Ok((engine, note))
+    }
+
+    /// [`Engine::narrowed`] for a trace of which only part was read ([`overview::load_part`]):
+    /// times of `selection` count from `start`, the whole trace's first event.
+    pub fn narrowed_from(
+        trace: Trace,
+        start: Time,
+        selection: &Selection,
+        words: FieldWords,
+    ) -> Result<(Engine, Option<String>)> {
+        let mut engine = Engine::new(trace, words);
+        let end = engine.start.saturating_add(engine.length);
+        engine.start = start;
+        engine.length = end.saturating_sub(start);
+        let absolute = engine.absolute(selection)?;
+        if absolute == Selection::all() {
+            return Ok((engine, None));
+        }
+        let trace = std::mem::replace(&mut engine.trace, Trace::new("", "", 0)).into_restricted(&absolute);
+        let note = (trace.num_calls() == 0).then(|| format!("the selection keeps no MPI call of {}", trace.source));
         engine.trace = trace;
         engine.applied = absolute;
         Ok((engine, note))

@@ -15,7 +15,13 @@ mod paths;
 mod stream;
 
 #[cfg(not(target_arch = "wasm32"))]
-pub use paths::{read_paths, read_paths_with_progress};
+pub use paths::{list_paths, read_paths, read_paths_with_progress};
+
+/// True when a file named `name` whose first bytes are `head` (at least 512 when it is that
+/// long) is an archive or a compressed file.
+pub fn is_archive(name: &str, head: &[u8]) -> bool {
+    archive_kind(name, head).is_some()
+}
 pub use stream::{ReadSeek, Unpacker};
 
 /// One input file held in memory, named by its path relative to the input root (for an

@@ -18,6 +18,7 @@ pub mod otf2;
 pub mod pack;
 pub mod parallel;
 pub mod paraver;
+pub mod stream;
 pub mod text;
 
 pub use error::FormatError;

@@ -37,32 +37,7 @@ pub fn read_paths_with_progress(
     paths: &[PathBuf],
     progress: &mut dyn ProgressSink,
 ) -> Result<Vec<InputFile>, FormatError> {
-    let mut found = Vec::new();
-    // Each file's path with the given path made canonical, to tell the same file given twice.
-    let mut identities = Vec::new();
-    for path in paths {
-        let meta = std::fs::metadata(path).map_err(|e| io_error(path, e))?;
-        let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
-        if meta.is_dir() {
-            let before = found.len();
-            list_folder(path, "", 0, &mut found)?;
-            if found.len() == before {
-                return Err(FormatError::new(
-                    &path.display().to_string(),
-                    "the folder holds no files (a trace's folder holds its files)",
-                ));
-            }
-            identities.extend(found[before..].iter().map(|(name, _)| canonical.join(name)));
-        } else {
-            let name = path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_else(|| path.display().to_string());
-            found.push((name, path.clone()));
-            identities.push(canonical);
-        }
-    }
-    let found = distinct_files(found, identities)?;
+    let found = list_paths(paths)?;
     let sizes: Vec<u64> = found
         .iter()
         .map(|(_, path)| std::fs::metadata(path).map(|m| m.len()).unwrap_or(0))
@@ -171,6 +146,39 @@ impl<R: Seek> Seek for Counted<'_, R> {
         self.reported = self.reported.min(self.position);
         Ok(self.position)
     }
+}
+
+/// The files the paths name, as [`read_paths`] names them (a folder's files by their path inside
+/// it, recursively, in sorted order), each file reached twice listed once; nothing is read
+/// beyond what tells two files of one name apart.
+pub fn list_paths(paths: &[PathBuf]) -> Result<Vec<(String, PathBuf)>, FormatError> {
+    let mut found = Vec::new();
+    // Each file's path with the given path made canonical, to tell the same file given twice.
+    let mut identities = Vec::new();
+    for path in paths {
+        let meta = std::fs::metadata(path).map_err(|e| io_error(path, e))?;
+        let canonical = std::fs::canonicalize(path).unwrap_or_else(|_| path.clone());
+        if meta.is_dir() {
+            let before = found.len();
+            list_folder(path, "", 0, &mut found)?;
+            if found.len() == before {
+                return Err(FormatError::new(
+                    &path.display().to_string(),
+                    "the folder holds no files (a trace's folder holds its files)",
+                ));
+            }
+            identities.extend(found[before..].iter().map(|(name, _)| canonical.join(name)));
+        } else {
+            let name = path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| path.display().to_string());
+            found.push((name, path.clone()));
+            identities.push(canonical);
+        }
+    }
+    let found = distinct_files(found, identities)?;
+    Ok(found)
 }
 
 /// The files found, each file on disk once (the same folder given twice, or a folder and a file

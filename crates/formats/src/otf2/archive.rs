@@ -125,11 +125,22 @@ impl<'a> Archive<'a> {
     /// Events of location number `index` (position in [`Archive::locations`]) in file order;
     /// `None` when the location has no event file.
     pub fn events(&self, index: usize) -> Result<Option<LocationEvents<'_>>, FormatError> {
+        self.events_in(index, self.files)
+    }
+
+    /// [`Archive::events`] with the event file's bytes taken from `files`, a set with the
+    /// archive's files at the same positions (a reader that loads event files one at a time
+    /// opens the archive on a set whose event files are empty).
+    pub fn events_in<'s>(
+        &'s self,
+        index: usize,
+        files: &'s [InputFile],
+    ) -> Result<Option<LocationEvents<'s>>, FormatError> {
         let l = &self.locations[index];
         match l.evt {
             None => Ok(None),
             Some(i) => {
-                let f = &self.files[i];
+                let f = &files[i];
                 Ok(Some(LocationEvents::new(
                     &f.name,
                     &f.bytes,

@@ -75,6 +75,37 @@ fn read_with(
     Ok(trace)
 }
 
+/// The streaming entry points of [`crate::stream`].
+pub(crate) use model::{first_time, stream};
+
+/// The world rank of each location of `archive` (`None` for a location of no MPI rank).
+pub(crate) fn location_ranks(archive: &Archive) -> Result<Vec<Option<tracelogic_model::Rank>>, FormatError> {
+    model::location_ranks(archive)
+}
+
+/// The trace of an archive already opened (event files of locations whose `evt` was cleared are
+/// not read: their ranks come out empty).
+pub(crate) fn read_archive(archive: &Archive, progress: &mut dyn ProgressSink) -> Result<Trace, FormatError> {
+    let event_bytes: u64 = archive
+        .locations
+        .iter()
+        .filter_map(|l| l.evt)
+        .map(|e| archive.files[e].bytes.len() as u64)
+        .sum();
+    let threads = if event_bytes < model::PARALLEL_FROM_BYTES {
+        1
+    } else {
+        reader_threads()
+    };
+    let mut trace = model::build(archive, progress, false, threads)?;
+    if !archive.warnings.is_empty() {
+        let mut warnings = archive.warnings.clone();
+        warnings.append(&mut trace.warnings);
+        trace.warnings = warnings;
+    }
+    Ok(trace)
+}
+
 /// [`read`] as one process of a distributed read ([`crate::distributed`]).
 #[cfg(feature = "distributed")]
 pub(crate) fn read_partial(

@@ -6,7 +6,7 @@ use super::archive::Archive;
 use super::defs::{GlobalDefs, LocalDefs, MAP_COMM, MAP_REGION, UNDEFINED_U32};
 use super::events::{hot_p2p, hot_single, hot_timestamp, EventKind, LocationEvents, P2pPayload, HOT_WINDOW};
 use crate::parallel::map_files;
-use crate::{FormatError, Progress, ProgressSink};
+use crate::{FormatError, InputFile, Progress, ProgressSink};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -228,6 +228,8 @@ struct Part {
 struct Builder<'s, 'a> {
     shared: &'s Shared<'a>,
     run: &'s Run,
+    /// Where the event files' bytes are (see [`read_part`]).
+    files: &'s [InputFile],
     part: Part,
     /// Communicators first met in events (no MPI group in the definitions), as OTF2 id → id.
     lazy_comms: FastMap<u32, CommId>,
@@ -577,13 +579,12 @@ pub(crate) fn build(
 /// the definitions announce over three (a call is at least an Enter and a Leave, a
 /// point-to-point operation at least one event), capped by what the event file can hold (an
 /// event takes at least 2 bytes).
-fn reserved_rows(shared: &Shared, index: usize) -> usize {
-    let archive = shared.archive;
-    let Some(evt) = archive.locations[index].evt else {
+fn reserved_rows(shared: &Shared, files: &[InputFile], index: usize) -> usize {
+    let Some(evt) = shared.archive.locations[index].evt else {
         return 0;
     };
     let announced = shared.defs.locations.items[index].number_of_events;
-    let events_most = (archive.files[evt].bytes.len() / 2) as u64;
+    let events_most = (files[evt].bytes.len() / 2) as u64;
     announced.min(events_most) as usize / 3
 }
 
@@ -638,7 +639,7 @@ fn read_in_one_part(
             bytes_total,
         })
     };
-    let mut part = read_part(shared, &run, spec, None, &mut report)?;
+    let mut part = read_part(shared, &run, spec, None, &mut report, archive.files)?;
     match part.failure.take() {
         Some((_, e)) => Err(e),
         None => Ok(part),
@@ -666,7 +667,7 @@ fn read_parts(
             Mutex::new((size >= RESERVE_ON_CALLER_BYTES).then(|| {
                 let mut ranks = empty_ranks(spec);
                 for &(index, slot) in &spec.locations {
-                    let rows = reserved_rows(shared, index);
+                    let rows = reserved_rows(shared, shared.archive.files, index);
                     ranks[slot].reserve(rows, rows, 0);
                 }
                 ranks
@@ -683,9 +684,14 @@ fn read_parts(
         progress,
         |i, spec, advance| {
             let ranks = reserved[i].lock().ok().and_then(|mut r| r.take());
-            read_part(shared, &run, spec, ranks, &mut |_, inside, before| {
-                advance(before + inside.unwrap_or(0))
-            })
+            read_part(
+                shared,
+                &run,
+                spec,
+                ranks,
+                &mut |_, inside, before| advance(before + inside.unwrap_or(0)),
+                shared.archive.files,
+            )
         },
     )?;
     if parts.iter().any(|p| p.over_budget) {
@@ -703,19 +709,23 @@ fn read_parts(
 
 /// Read the locations of one part. `report(location, offset inside its event file or None at
 /// its start, bytes of the part's earlier locations)` returns false to cancel. A location that
-/// fails ends the part with [`Part::failure`]; only cancellation is an `Err`.
+/// fails ends the part with [`Part::failure`]; only cancellation is an `Err`. The event files'
+/// bytes are taken from `files` (the archive's files, or a set of the same names holding only
+/// the part's event files when ranks are streamed one at a time).
 fn read_part(
     shared: &Shared,
     run: &Run,
     spec: &PartSpec,
     ranks: Option<Vec<RankTrace>>,
     report: &mut dyn FnMut(usize, Option<u64>, u64) -> bool,
+    files: &[InputFile],
 ) -> Result<Part, FormatError> {
     let slots = spec.ranks.len();
     let base = &shared.base_comms;
     let mut b = Builder {
         shared,
         run,
+        files,
         part: Part {
             ranks: ranks.unwrap_or_else(|| empty_ranks(spec)),
             comms: CommTable {
@@ -789,7 +799,7 @@ fn read_part(
         }
         let lf = &archive.locations[index];
         for f in [lf.evt, lf.def].into_iter().flatten() {
-            done += archive.files[f].bytes.len() as u64;
+            done += files[f].bytes.len() as u64;
         }
     }
     if b.part.failure.is_some() || b.part.over_budget {
@@ -1474,11 +1484,11 @@ impl Builder<'_, '_> {
         before: u64,
     ) -> Result<(), FormatError> {
         let archive = self.shared.archive;
-        let Some(mut events) = archive.events(index)? else {
+        let Some(mut events) = archive.events_in(index, self.files)? else {
             return Ok(());
         };
         let file = events.file_name();
-        let rows = reserved_rows(self.shared, index);
+        let rows = reserved_rows(self.shared, self.files, index);
         self.part.ranks[slot].reserve(rows, rows, 0);
         let mut st = LocationState::default();
         self.local_regions.clear();
@@ -2732,6 +2742,174 @@ mod stage_tests {
         );
         assert_eq!((&a.tag, &a.comm, &a.bytes), (&b.tag, &b.comm, &b.bytes));
     }
+}
+
+/// The ranks of `archive` one at a time, for a reader that never holds the whole trace.
+///
+/// `archive` is opened on a file set whose event files may be empty: `load(i)` gives the bytes
+/// of file `i` when a rank's locations are read, and they are dropped once `sink` has seen the
+/// rank. Each rank is built as the parallel read builds it (one part per rank), so its calls
+/// and operations are those [`build`] gives; `sink` gets the rank with its part's function
+/// names. Ranks for which `wanted` is false are skipped without reading their files.
+pub(crate) fn stream(
+    archive: &Archive,
+    sizes: &[u64],
+    load: &mut dyn FnMut(usize) -> Result<Vec<u8>, FormatError>,
+    wanted: &dyn Fn(Rank) -> bool,
+    progress: &mut dyn ProgressSink,
+    sink: &mut dyn crate::stream::RankSink,
+) -> Result<crate::stream::StreamInfo, FormatError> {
+    let defs = &archive.defs;
+    let defs_name = archive.files[archive.defs_file].name.as_str();
+    let (ranks_of_groups, nranks) = world_ranks(defs, defs_name)?;
+    let shared = Shared::new(archive, false, nranks, defs_name)?;
+    let mut head = Trace::new("otf2", archive.anchor_name(), 0);
+    add_meta(archive, &mut head);
+    let mut warnings: Vec<(u32, String)> = Vec::new();
+    let mut per_rank: Vec<PartSpec> = Vec::new();
+    let mut part_of_rank = vec![usize::MAX; nranks as usize];
+    for (i, loc) in defs.locations.items.iter().enumerate() {
+        let Some(&rank) = ranks_of_groups.get(&loc.group) else {
+            if loc.number_of_events > 0 {
+                warnings.push((
+                    i as u32,
+                    format!(
+                        "location {} ({}) belongs to no MPI rank; its {} events were not read",
+                        loc.id,
+                        defs.string(loc.name),
+                        loc.number_of_events
+                    ),
+                ));
+            }
+            continue;
+        };
+        let p = &mut part_of_rank[rank as usize];
+        if *p == usize::MAX {
+            *p = per_rank.len();
+            per_rank.push(PartSpec {
+                ranks: vec![rank],
+                locations: Vec::new(),
+            });
+        }
+        per_rank[*p].locations.push((i, 0));
+    }
+    let clock = shared.clock;
+    let end = clock.ns(defs.clock.global_offset.saturating_add(defs.clock.trace_length));
+    let mut info = crate::stream::StreamInfo {
+        format: "otf2".into(),
+        source: archive.anchor_name().to_owned(),
+        ranks: nranks,
+        span_hint: (end > 0).then_some((0, end)),
+        comms: shared.base_comms.comms.clone(),
+        meta: std::mem::take(&mut head.meta),
+        warnings: Vec::new(),
+    };
+    sink.begin(&info);
+    let bytes_total: u64 = sizes.iter().sum();
+    let mut files: Vec<InputFile> = archive
+        .files
+        .iter()
+        .map(|f| InputFile::new(f.name.clone(), Vec::new()))
+        .collect();
+    let mut done = 0u64;
+    let mut counters = Counters::default();
+    let mut program: Option<(u32, String)> = None;
+    for spec in &per_rank {
+        let rank = spec.ranks[0];
+        if !wanted(rank) {
+            continue;
+        }
+        let evts: Vec<usize> = spec
+            .locations
+            .iter()
+            .filter_map(|&(i, _)| archive.locations[i].evt)
+            .collect();
+        for &e in &evts {
+            files[e].bytes = load(e)?;
+        }
+        let run = Run {
+            several: false,
+            callpath_storage: AtomicUsize::new(0),
+            failed_at: AtomicUsize::new(usize::MAX),
+        };
+        let stage = format!("reading the locations of rank {rank}");
+        let mut report = |_: usize, inside: Option<u64>, before: u64| {
+            progress.report(&Progress {
+                stage: stage.clone(),
+                bytes_done: done + before + inside.unwrap_or(0),
+                bytes_total,
+            })
+        };
+        let mut part = read_part(&shared, &run, spec, None, &mut report, &files)?;
+        if let Some((_, e)) = part.failure.take() {
+            return Err(e);
+        }
+        if let Some(rt) = part.ranks.first() {
+            sink.rank(rt, &part.functions);
+        }
+        counters.add(&part.counters);
+        warnings.append(&mut part.warnings);
+        if let Some((at, cmd)) = part.program.take() {
+            if program.as_ref().is_none_or(|(first, _)| at < *first) {
+                program = Some((at, cmd));
+            }
+        }
+        for &e in &evts {
+            done += sizes[e];
+            files[e].bytes = Vec::new();
+        }
+    }
+    if let Some((_, cmd)) = program {
+        info.meta.push(("program".into(), cmd));
+    }
+    warnings.sort_by_key(|w| w.0);
+    let mut all = archive.warnings.clone();
+    all.extend(warnings.into_iter().map(|w| w.1));
+    counters.warn(&mut all);
+    info.warnings = all;
+    Ok(info)
+}
+
+/// The first event time (ns, as the trace's spans count) over every location of `archive`,
+/// read from the start of each event file only: `head(i)` gives the first bytes of file `i`.
+/// `None` when no location has an event.
+pub(crate) fn first_time(
+    archive: &Archive,
+    head: &mut dyn FnMut(usize) -> Result<Vec<u8>, FormatError>,
+) -> Result<Option<Time>, FormatError> {
+    let clock = Clock {
+        offset: archive.defs.clock.global_offset,
+        resolution: archive.defs.clock.timer_resolution,
+    };
+    let mut first: Option<Time> = None;
+    for l in &archive.locations {
+        let Some(e) = l.evt else { continue };
+        let bytes = head(e)?;
+        if bytes.is_empty() {
+            continue;
+        }
+        let name = &archive.files[e].name;
+        let mut events = super::events::LocationEvents::new(name, &bytes, archive.anchor.chunk_size_events, &l.local)?;
+        // Times in a location's file never decrease: its first event is its earliest.
+        if let Some(Ok(ev)) = events.next() {
+            let t = clock.ns(ev.time);
+            first = Some(first.map_or(t, |f| f.min(t)));
+        }
+    }
+    Ok(first)
+}
+
+/// The world rank of each location of `archive`, in location order.
+pub(crate) fn location_ranks(archive: &Archive) -> Result<Vec<Option<Rank>>, FormatError> {
+    let defs_name = archive.files[archive.defs_file].name.as_str();
+    let (ranks_of_groups, _) = world_ranks(&archive.defs, defs_name)?;
+    Ok(archive
+        .defs
+        .locations
+        .items
+        .iter()
+        .map(|l| ranks_of_groups.get(&l.group).copied())
+        .collect())
 }
 
 /// [`build`] as one process of a distributed read ([`crate::distributed`]): the locations of

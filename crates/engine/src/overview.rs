@@ -1,0 +1,200 @@
+//! Overview first, detail on demand: the use cases of a trace larger than memory
+//! (`docs/large-traces.md`).
+//!
+//! [`overview`] folds the ranks of a trace into an [`Overview`] as the reader builds them, one at
+//! a time ([`tracelogic_formats::stream::stream_ranks`], [`OverviewBuilder`]), and identifies the
+//! topology of its communication matrix as [`Engine::topology`] does. [`load_part`] then loads
+//! only the ranks and the time window the user picked, in full, into an [`Engine`] whose
+//! selections count time from the whole trace's first event, as on the whole trace.
+
+use crate::{Engine, FieldWords};
+use serde::{Deserialize, Serialize};
+pub use tracelogic_analysis::overview::{Activity, Overview, OverviewBuilder, SketchPhase, DEFAULT_BINS, MAX_BINS};
+use tracelogic_analysis::topology::{identify_matrix, TopologyOptions, TopologyReport};
+use tracelogic_formats::stream::{read_ranks, stream_ranks, FileSource, RankSink, StreamInfo};
+use tracelogic_formats::{FormatError, ProgressSink};
+use tracelogic_model::{Interner, RankTrace, Selection};
+
+/// An overview and the topology identified from its matrix.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OverviewReport {
+    /// The streamed overview.
+    #[serde(flatten)]
+    pub overview: Overview,
+    /// The topology of its communication matrix (default options).
+    pub topology: TopologyReport,
+    /// Bytes of the trace's files.
+    pub input_bytes: u64,
+    /// True when the ranks were read one at a time (OTF2); false when the format was read whole.
+    pub streamed: bool,
+}
+
+/// The sink that folds each rank into the builder.
+struct Fold {
+    bins: usize,
+    builder: Option<OverviewBuilder>,
+}
+
+impl RankSink for Fold {
+    fn begin(&mut self, info: &StreamInfo) {
+        self.builder = Some(OverviewBuilder::new(info.ranks, self.bins, info.span_hint));
+    }
+    fn rank(&mut self, rank: &RankTrace, functions: &Interner) {
+        if let Some(b) = &mut self.builder {
+            b.add_rank(rank, |f| functions.name(f));
+        }
+    }
+}
+
+/// The overview of the trace whose files `source` gives, in `bins` time bins, without holding
+/// its event model (for OTF2; other formats are read whole first). `progress` may cancel.
+pub fn overview(
+    source: &mut dyn FileSource,
+    bins: usize,
+    progress: &mut dyn ProgressSink,
+) -> Result<OverviewReport, FormatError> {
+    let streamed = tracelogic_formats::stream::streams(source);
+    let input_bytes = source.list().iter().map(|(_, s)| s).sum();
+    let mut fold = Fold { bins, builder: None };
+    let info = stream_ranks(source, progress, &mut fold)?;
+    let builder = fold
+        .builder
+        .unwrap_or_else(|| OverviewBuilder::new(info.ranks, bins, info.span_hint));
+    let overview = builder.finish(&info.format, &info.source, info.warnings);
+    let topology = identify_matrix(&overview.matrix, &TopologyOptions::default());
+    Ok(OverviewReport {
+        overview,
+        topology,
+        input_bytes,
+        streamed,
+    })
+}
+
+/// An engine holding only the ranks `selection` names (all when it names none) of the trace
+/// whose files `source` gives, narrowed to the rest of `selection` ([`Engine::narrowed`]); its
+/// times count from the whole trace's first event. For OTF2 only those ranks' event files are
+/// read in full. The second value is the note of an empty selection.
+pub fn load_part(
+    source: &mut dyn FileSource,
+    selection: &Selection,
+    words: FieldWords,
+    progress: &mut dyn ProgressSink,
+) -> Result<(Engine, Option<String>), crate::Error> {
+    let ranks = selection.ranks.as_deref().unwrap_or(&[]);
+    let (trace, start) = read_ranks(source, ranks, selection.ranks.is_none(), progress)
+        .map_err(|e| crate::Error::Input(e.to_string()))?;
+    Engine::narrowed_from(trace, start, selection, words)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::sample_files;
+    use tracelogic_analysis::matrix::CommMatrix;
+    use tracelogic_analysis::profile::ProfileOptions;
+    use tracelogic_formats::stream::MemoryFiles;
+    use tracelogic_formats::NoProgress;
+
+    /// The samples the checks run on: OTF2 (streamed) and DUMPI (read whole).
+    /// Every bundled sample and application trace, read as the CLI reads a folder.
+    fn bundled() -> Vec<(String, Vec<tracelogic_formats::InputFile>)> {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data");
+        let mut out = Vec::new();
+        for group in ["samples", "apps"] {
+            let mut dirs: Vec<_> = std::fs::read_dir(root.join(group))
+                .unwrap()
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.is_dir())
+                .collect();
+            dirs.sort();
+            for dir in dirs {
+                let files = tracelogic_formats::input::read_paths(std::slice::from_ref(&dir)).unwrap();
+                if tracelogic_formats::read_trace(files.clone()).is_ok() {
+                    out.push((dir.display().to_string(), files));
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_overview_gives_the_full_engines_counts_matrix_and_profile() {
+        let all = bundled();
+        assert!(all.len() >= 10, "{}", all.len());
+        let mut streamed = 0;
+        for (id, files) in all {
+            let mut source = MemoryFiles::new(files.clone());
+            let report = overview(&mut source, 64, &mut NoProgress).unwrap();
+            let o = &report.overview;
+            let engine = Engine::load(files, &mut NoProgress, FieldWords::Labels).unwrap();
+            let s = engine.summary();
+            assert_eq!(
+                (o.ranks, o.calls, &o.calls_per_rank),
+                (s.ranks, s.calls, &s.calls_per_rank),
+                "{id}"
+            );
+            assert_eq!(o.calls_by_kind, s.calls_by_kind, "{id}");
+            assert_eq!(
+                (
+                    o.p2p_bytes,
+                    o.p2p_messages,
+                    o.p2p_receives,
+                    o.collective_ops,
+                    o.collective_bytes
+                ),
+                (
+                    s.p2p_bytes,
+                    s.p2p_messages,
+                    s.p2p_receives,
+                    s.collective_ops,
+                    s.collective_bytes
+                ),
+                "{id}"
+            );
+            assert_eq!((o.start_ns, o.end_ns), (s.start_ns, s.end_ns), "{id}");
+            assert_eq!(
+                o.matrix,
+                CommMatrix::from_trace(engine.trace(), &Selection::all()),
+                "{id}"
+            );
+            let p = engine.profile(&Selection::all(), &ProfileOptions::default()).unwrap();
+            assert_eq!(o.functions, p.report.functions, "{id}");
+            streamed += report.streamed as u32;
+        }
+        assert!(streamed >= 3, "{streamed}");
+    }
+
+    #[test]
+    fn a_part_loads_the_ranks_and_window_the_whole_trace_selects() {
+        let _ = sample_files;
+        for (id, files) in bundled() {
+            let engine = Engine::load(files.clone(), &mut NoProgress, FieldWords::Labels).unwrap();
+            let (start, end) = engine.trace().span();
+            let n = engine.trace().num_ranks();
+            let selection = Selection {
+                ranks: Some(vec![n - 1, 0]),
+                from: Some((end - start) / 4),
+                to: Some((end - start) / 2),
+                ..Selection::default()
+            };
+            let mut source = MemoryFiles::new(files);
+            let (part, _) = load_part(&mut source, &selection, FieldWords::Labels, &mut NoProgress).unwrap();
+            assert_eq!(part.start(), engine.start(), "{id}");
+            assert_eq!(
+                part.trace().num_calls(),
+                engine.selected_calls(&selection).unwrap(),
+                "{id}"
+            );
+            let whole = engine.trace().restrict(&engine.absolute(&selection).unwrap());
+            for r in 0..n as usize {
+                assert_eq!(
+                    part.trace().ranks[r].calls.enter,
+                    whole.ranks[r].calls.enter,
+                    "{id} rank {r}"
+                );
+                assert_eq!(part.trace().ranks[r].p2p.peer, whole.ranks[r].p2p.peer, "{id} rank {r}");
+            }
+        }
+    }
+}

@@ -1,0 +1,277 @@
+//! Traces read one rank at a time, for traces larger than memory (`docs/large-traces.md`).
+//!
+//! A [`FileSource`] lists a trace's files and gives the bytes of one file (or its first bytes)
+//! when asked, so a reader can hold one rank's files at a time: files on disk
+//! ([`DiskFiles`], native builds), files already in memory ([`MemoryFiles`]), or browser files
+//! read slice by slice in the web worker.
+//!
+//! [`stream_ranks`] hands every rank to a sink as it is built and drops it; [`read_ranks`]
+//! builds a trace holding only chosen ranks. OTF2 (one event file per location) is streamed:
+//! only the definitions and the event files of the rank at hand are in memory. The other formats
+//! are read whole and then handed over rank by rank (the same answers, without the memory bound).
+
+use crate::otf2::Archive;
+use crate::{FormatError, InputFile, NoProgress, ProgressSink};
+use tracelogic_model::{Communicator, Interner, Rank, RankTrace, Time, Trace};
+
+/// The files of one trace, read on demand.
+pub trait FileSource {
+    /// Every file: its name relative to the trace's root (`traces/0.evt`) and its size.
+    fn list(&self) -> &[(String, u64)];
+    /// The bytes of file `index` (position in [`FileSource::list`]).
+    fn read(&mut self, index: usize) -> Result<Vec<u8>, FormatError>;
+    /// At most the first `len` bytes of file `index`.
+    fn read_head(&mut self, index: usize, len: u64) -> Result<Vec<u8>, FormatError> {
+        let mut bytes = self.read(index)?;
+        bytes.truncate(usize::try_from(len).unwrap_or(usize::MAX));
+        Ok(bytes)
+    }
+}
+
+/// Files already in memory as a [`FileSource`].
+pub struct MemoryFiles {
+    files: Vec<InputFile>,
+    list: Vec<(String, u64)>,
+}
+
+impl MemoryFiles {
+    /// The files (archives already unpacked, see [`crate::expand_archives`]).
+    pub fn new(files: Vec<InputFile>) -> MemoryFiles {
+        let list = files.iter().map(|f| (f.name.clone(), f.bytes.len() as u64)).collect();
+        MemoryFiles { files, list }
+    }
+
+    /// The files back.
+    pub fn into_files(self) -> Vec<InputFile> {
+        self.files
+    }
+}
+
+impl FileSource for MemoryFiles {
+    fn list(&self) -> &[(String, u64)] {
+        &self.list
+    }
+    fn read(&mut self, index: usize) -> Result<Vec<u8>, FormatError> {
+        Ok(self.files[index].bytes.clone())
+    }
+    fn read_head(&mut self, index: usize, len: u64) -> Result<Vec<u8>, FormatError> {
+        let b = &self.files[index].bytes;
+        Ok(b[..b.len().min(usize::try_from(len).unwrap_or(usize::MAX))].to_vec())
+    }
+}
+
+/// Files on disk as a [`FileSource`] (native builds).
+#[cfg(not(target_arch = "wasm32"))]
+pub struct DiskFiles {
+    paths: Vec<std::path::PathBuf>,
+    list: Vec<(String, u64)>,
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl DiskFiles {
+    /// The files named on a command line, folders listed recursively (named as
+    /// [`crate::input::read_paths`] names them). `None` when one of them is an archive or a
+    /// compressed file: those are only read whole.
+    pub fn open(paths: &[std::path::PathBuf]) -> Result<Option<DiskFiles>, FormatError> {
+        let found = crate::input::list_paths(paths)?;
+        let mut list = Vec::with_capacity(found.len());
+        let mut files = Vec::with_capacity(found.len());
+        for (name, path) in found {
+            let io = |e: std::io::Error| FormatError::new(&path.display().to_string(), e.to_string());
+            let len = std::fs::metadata(&path).map_err(io)?.len();
+            let mut head = Vec::with_capacity(512);
+            use std::io::Read;
+            std::fs::File::open(&path)
+                .map_err(io)?
+                .take(512)
+                .read_to_end(&mut head)
+                .map_err(io)?;
+            if crate::input::is_archive(&name, &head) {
+                return Ok(None);
+            }
+            list.push((name, len));
+            files.push(path);
+        }
+        Ok(Some(DiskFiles { paths: files, list }))
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl FileSource for DiskFiles {
+    fn list(&self) -> &[(String, u64)] {
+        &self.list
+    }
+    fn read(&mut self, index: usize) -> Result<Vec<u8>, FormatError> {
+        let path = &self.paths[index];
+        std::fs::read(path).map_err(|e| FormatError::new(&path.display().to_string(), e.to_string()))
+    }
+    fn read_head(&mut self, index: usize, len: u64) -> Result<Vec<u8>, FormatError> {
+        use std::io::Read;
+        let path = &self.paths[index];
+        let io = |e: std::io::Error| FormatError::new(&path.display().to_string(), e.to_string());
+        let mut bytes = Vec::new();
+        std::fs::File::open(path)
+            .map_err(io)?
+            .take(len)
+            .read_to_end(&mut bytes)
+            .map_err(io)?;
+        Ok(bytes)
+    }
+}
+
+/// What a streamed read knows besides the ranks.
+#[derive(Debug, Clone, Default)]
+pub struct StreamInfo {
+    /// Format name (`otf2`...).
+    pub format: String,
+    /// Where the trace came from.
+    pub source: String,
+    /// World ranks.
+    pub ranks: u32,
+    /// The run's span as the format announces it before any event (OTF2's clock properties).
+    pub span_hint: Option<(Time, Time)>,
+    /// Communicators of the definitions.
+    pub comms: Vec<Communicator>,
+    /// Facts from the headers.
+    pub meta: Vec<(String, String)>,
+    /// What the reader noticed.
+    pub warnings: Vec<String>,
+}
+
+/// Receives the ranks of a streamed read.
+pub trait RankSink {
+    /// Before the first rank: the trace's rank count, announced span, communicators and
+    /// header facts (the warnings come with the answer of the read).
+    fn begin(&mut self, info: &StreamInfo);
+    /// One rank, with the names of its calls' function ids.
+    fn rank(&mut self, rank: &RankTrace, functions: &Interner);
+}
+
+/// The one OTF2 anchor among the files, if any.
+fn otf2_anchor(list: &[(String, u64)]) -> Option<usize> {
+    let mut anchors = list.iter().enumerate().filter(|(_, (n, _))| n.ends_with(".otf2"));
+    let first = anchors.next()?.0;
+    anchors.next().is_none().then_some(first)
+}
+
+/// Every file of `source` in memory except the OTF2 event files (`.evt`), which stay empty.
+fn otf2_head(source: &mut dyn FileSource) -> Result<Vec<InputFile>, FormatError> {
+    let list = source.list().to_vec();
+    let mut files = Vec::with_capacity(list.len());
+    for (i, (name, _)) in list.iter().enumerate() {
+        let bytes = if name.ends_with(".evt") {
+            Vec::new()
+        } else {
+            source.read(i)?
+        };
+        files.push(InputFile::new(name.clone(), bytes));
+    }
+    Ok(files)
+}
+
+/// Every file of `source` in memory.
+fn read_all(source: &mut dyn FileSource) -> Result<Vec<InputFile>, FormatError> {
+    let list = source.list().to_vec();
+    let mut files = Vec::with_capacity(list.len());
+    for (i, (name, _)) in list.iter().enumerate() {
+        files.push(InputFile::new(name.clone(), source.read(i)?));
+    }
+    Ok(files)
+}
+
+/// True when the trace of `source` is read one rank at a time (OTF2 with plain files).
+pub fn streams(source: &dyn FileSource) -> bool {
+    otf2_anchor(source.list()).is_some()
+}
+
+/// Hand every rank of the trace of `source` to `sink` (with the names of its function ids),
+/// one at a time. OTF2 is streamed; other formats are read whole first (module documentation).
+pub fn stream_ranks(
+    source: &mut dyn FileSource,
+    progress: &mut dyn ProgressSink,
+    sink: &mut dyn RankSink,
+) -> Result<StreamInfo, FormatError> {
+    if streams(source) {
+        let head = otf2_head(source)?;
+        let archive = Archive::open(&head)?;
+        let sizes: Vec<u64> = source.list().iter().map(|(_, s)| *s).collect();
+        return crate::otf2::stream(&archive, &sizes, &mut |i| source.read(i), &|_| true, progress, sink);
+    }
+    let trace = crate::read_trace_with_progress(read_all(source)?, progress)?;
+    let info = StreamInfo {
+        format: trace.format.clone(),
+        source: trace.source.clone(),
+        ranks: trace.num_ranks(),
+        span_hint: Some(trace.span()),
+        comms: trace.comms.clone(),
+        meta: trace.meta.clone(),
+        warnings: trace.warnings.clone(),
+    };
+    sink.begin(&info);
+    for rt in &trace.ranks {
+        sink.rank(rt, &trace.functions);
+    }
+    Ok(info)
+}
+
+/// Bytes read from the start of each OTF2 event file to find its first event.
+const HEAD_BYTES: u64 = 16 << 10;
+
+/// The trace of `source` holding only the ranks `ranks` (every rank when `all`; the others
+/// present, without events), and the first event time of the whole trace (what times of a
+/// selection count from). For OTF2 only the event files of those ranks are read in full, and of
+/// the others their first bytes; other formats are read whole.
+pub fn read_ranks(
+    source: &mut dyn FileSource,
+    ranks: &[Rank],
+    all: bool,
+    progress: &mut dyn ProgressSink,
+) -> Result<(Trace, Time), FormatError> {
+    if all || !streams(source) {
+        let trace = crate::read_trace_with_progress(read_all(source)?, progress)?;
+        let start = trace.span().0;
+        return Ok((trace, start));
+    }
+    let mut files = otf2_head(source)?;
+    let (wanted_files, start) = {
+        let archive = Archive::open(&files)?;
+        let start = crate::otf2::first_time(&archive, &mut |i| source.read_head(i, HEAD_BYTES))?;
+        let ranks_of = crate::otf2::location_ranks(&archive)?;
+        let most = ranks_of.iter().flatten().max().map_or(0, |&r| r as usize + 1);
+        let mut wanted_rank = vec![false; most];
+        for &r in ranks {
+            if let Some(w) = wanted_rank.get_mut(r as usize) {
+                *w = true;
+            }
+        }
+        let wanted: Vec<usize> = archive
+            .locations
+            .iter()
+            .zip(&ranks_of)
+            .filter(|(_, r)| r.is_some_and(|r| wanted_rank.get(r as usize) == Some(&true)))
+            .filter_map(|(l, _)| l.evt)
+            .collect();
+        (wanted, start)
+    };
+    for &i in &wanted_files {
+        files[i].bytes = source.read(i)?;
+    }
+    let mut read = vec![false; files.len()];
+    for &i in &wanted_files {
+        read[i] = true;
+    }
+    let mut archive = Archive::open(&files)?;
+    for l in &mut archive.locations {
+        if l.evt.is_some_and(|e| !read[e]) {
+            l.evt = None;
+        }
+    }
+    let trace = crate::otf2::read_archive(&archive, progress)?;
+    let start = start.unwrap_or_else(|| trace.span().0);
+    Ok((trace, start))
+}
+
+/// [`read_ranks`] without progress.
+pub fn read_ranks_quietly(source: &mut dyn FileSource, ranks: &[Rank]) -> Result<(Trace, Time), FormatError> {
+    read_ranks(source, ranks, false, &mut NoProgress)
+}
