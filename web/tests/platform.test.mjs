@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, statSync, mkdtempSync, rmSync, openSync, closeSync, ftruncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startApp, root, cliJson } from './harness.mjs';
+import { startApp, root, cliJson, sampleDir } from './harness.mjs';
 
 const mgDir = join(root, 'web/samples/npb-mg.S.8');
 const prefix = '/some/sub/path/';
@@ -240,7 +240,7 @@ test('after the first visit the app opens offline (service worker), with no requ
   await close(s);
 });
 
-test('a worker that dies (as on running out of memory) ends with a message; the trace stays on screen', async () => {
+test('a worker that dies (as on running out of memory or a panic) is replaced: the trace stays on screen and the views keep answering', async () => {
   const s = await openPage(`${origin}${prefix}#sample=npb-mg.S.8`);
   const { page } = s;
   await page.waitForSelector('#trace', { timeout: 60_000 });
@@ -248,14 +248,19 @@ test('a worker that dies (as on running out of memory) ends with a message; the 
   const label = await page.getAttribute('#trace', 'data-label');
   const workers = page.workers();
   assert.equal(workers.length, 1, 'one analysis worker holds the trace');
+  const expected = cliJson(['patterns', sampleDir('npb-mg.S.8')]);
   // An uncaught error in the worker, as a WebAssembly trap on exhausted memory raises.
   await workers[0].evaluate(() => setTimeout(() => { throw new Error('simulated trap'); }, 0));
   await page.waitForSelector('#error', { timeout: 10_000 });
-  assert.match(await page.textContent('#error'), /analysis worker stopped: it most likely ran out of memory/);
+  const error = await page.textContent('#error');
+  assert.match(error, /analysis worker stopped: it most likely ran out of memory/);
+  assert.match(error, /A new worker is reading the trace again/);
   assert.equal(await page.getAttribute('#trace', 'data-label'), label);
-  // Later analyses answer at once instead of waiting for a dead worker.
+  // A request made while the new worker reads the trace waits for it, then is answered.
   await page.click('#nav-patterns');
-  await page.waitForFunction(() => document.querySelector('#view-patterns, main')?.textContent.includes('open the trace again'));
+  await page.waitForSelector('#patterns-table', { timeout: 120_000 });
+  await page.waitForFunction((n) => document.querySelector('#patterns-count')?.dataset.value === String(n), expected.communication_patterns.length, { timeout: 120_000 });
+  assert.equal(await page.getAttribute('#trace', 'data-label'), label);
   s.problems = s.problems.filter((p) => !p.includes('simulated trap'));
   assertClean(s);
   await close(s);

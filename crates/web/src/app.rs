@@ -56,10 +56,36 @@ struct Current {
     bridge: WorkerBridge<AnalysisWorker>,
     trace: Rc<LoadedTrace>,
     matrix: Rc<MatrixResult>,
-    /// The worker died (out of memory): the trace stays on screen, new analyses answer at once.
+    /// The worker died twice (the new worker died while reading the trace again, most likely
+    /// out of memory): the trace stays on screen, new analyses answer at once.
     stopped: bool,
     /// The timeline view's latest tile.
     timeline: Option<Rc<crate::protocol::TimelineAnswer>>,
+    /// How the trace was read: a new worker reads it again when this one dies.
+    reload: Reload,
+    /// A new worker is reading the trace again (the previous one died); requests wait in
+    /// `queued` until it has.
+    restarting: bool,
+    queued: Vec<Input>,
+}
+
+/// What a new worker needs to read the shown trace again.
+struct Reload {
+    label: String,
+    source: FileSource,
+    /// The `File` handles of a dropped or picked input (offered again under the generation).
+    handles: Option<Array>,
+}
+
+impl Current {
+    /// Send `input` to the worker, or keep it until a restarted worker has read the trace.
+    fn send(&mut self, input: Input) {
+        if self.restarting {
+            self.queued.push(input);
+        } else {
+            self.bridge.send(input);
+        }
+    }
 }
 
 /// A worker started ahead of the next load, so that a load does not wait for a worker to start
@@ -92,6 +118,8 @@ struct Loading {
     progress_drawn_at: f64,
     /// The navigation state to restore once the trace is in (start-up, back/forward).
     route: Option<Route>,
+    /// What the worker was asked to read (kept to read it again if the worker dies).
+    source: Option<FileSource>,
 }
 
 /// Messages of [`App`].
@@ -279,6 +307,11 @@ impl App {
                     let loading = self.loading.take().expect("checked above");
                     release_handles(generation);
                     let Some(bridge) = loading.bridge else { return false };
+                    let reload = Reload {
+                        label: loading.label.clone(),
+                        source: loading.source.clone().unwrap_or(FileSource::Urls(Vec::new())),
+                        handles: loading.keep.as_ref().map(|(_, files)| files.clone()),
+                    };
                     trace.label = text::trace_name(&trace.label, &trace.source);
                     self.loaded(ctx, &trace.label, loading.sample, loading.stages, loading.keep);
                     self.matrix_request = matrix.request.clone();
@@ -292,6 +325,9 @@ impl App {
                         matrix: Rc::from(matrix),
                         stopped: false,
                         timeline: None,
+                        reload,
+                        restarting: false,
+                        queued: Vec::new(),
                     });
                     self.error = None;
                     if let Some(route) = loading.route {
@@ -318,6 +354,9 @@ impl App {
         let Some(current) = self.current.as_mut().filter(|c| c.generation == generation) else {
             return false;
         };
+        if current.restarting {
+            return self.on_restarted(response);
+        }
         match response {
             Response::Matrix(m) if m.seq == self.matrix_seq => current.matrix = Rc::from(m),
             Response::Timeline(t) if t.seq == self.timeline_seq => current.timeline = Some(Rc::from(t)),
@@ -335,14 +374,67 @@ impl App {
                     state.pending = false;
                     state.result = Some(Rc::new(Err(f.message.clone())));
                 }
-                if f.message == FATAL_MESSAGE {
-                    current.stopped = true;
+                if worker_died(&f.message) {
+                    // The dead worker's instance cannot answer again: a new one reads the trace
+                    // again (the files stay with the page) and takes the requests from there.
+                    self.restart_worker(ctx.link());
+                    self.error = Some(format!("{} {RESTARTED}", f.message));
+                } else {
+                    self.error = Some(f.message);
                 }
-                self.error = Some(f.message);
             }
             _ => return false,
         }
         true
+    }
+
+    /// Start a new worker for the shown trace, which reads it again as it was first read.
+    fn restart_worker(&mut self, link: &Scope<App>) {
+        let matrix = MatrixRequest {
+            selection: Default::default(),
+            ..self.matrix_request.clone()
+        };
+        let Some(c) = self.current.as_mut() else { return };
+        if let Some(handles) = &c.reload.handles {
+            offer_handles(c.generation, handles.clone());
+        }
+        let bridge = Self::spawn_worker(link, Rc::new(Cell::new(c.generation)));
+        bridge.send(Input::Open {
+            label: c.reload.label.clone(),
+            source: c.reload.source.clone(),
+            matrix,
+        });
+        c.bridge = bridge;
+        c.restarting = true;
+    }
+
+    /// An answer of the worker that reads the shown trace again after the previous one died.
+    fn on_restarted(&mut self, response: Response) -> bool {
+        let Some(c) = self.current.as_mut() else { return false };
+        match response {
+            Response::Loaded { .. } => {
+                release_handles(c.generation);
+                c.restarting = false;
+                for input in std::mem::take(&mut c.queued) {
+                    c.bridge.send(input);
+                }
+                true
+            }
+            Response::Failed(f) => {
+                // Reading the trace again failed too: stop, and answer every request at once.
+                release_handles(c.generation);
+                c.restarting = false;
+                c.stopped = true;
+                c.queued.clear();
+                for state in self.analyses.values_mut().filter(|s| s.pending) {
+                    state.pending = false;
+                    state.result = Some(Rc::new(Err(STOPPED.to_owned())));
+                }
+                self.error = Some(format!("{} ({STOPPED})", f.message));
+                true
+            }
+            _ => false,
+        }
     }
 
     /// The view whose request `answer` answers (its state holds the request's number).
@@ -391,18 +483,22 @@ impl App {
             AnalysisRequest::Compare { .. } | AnalysisRequest::CompareRuns { .. }
         ))
         .then(|| request.clone());
-        c.bridge.send(Input::Request(Request::Analyse {
-            seq: self.analysis_seq,
-            request,
-            selection: Some(self.matrix_request.selection.clone()),
-        }));
+        let selection = Some(self.matrix_request.selection.clone());
+        let seq = self.analysis_seq;
+        if let Some(c) = self.current.as_mut() {
+            c.send(Input::Request(Request::Analyse {
+                seq,
+                request,
+                selection,
+            }));
+        }
     }
 
     /// Ask the worker of the shown trace for a timeline tile.
     fn timeline(&mut self, query: tracelogic_engine::timeline::TimelineQuery) {
-        let Some(c) = &self.current else { return };
+        let Some(c) = self.current.as_mut() else { return };
         self.timeline_seq += 1;
-        c.bridge.send(Input::Request(Request::Timeline {
+        c.send(Input::Request(Request::Timeline {
             seq: self.timeline_seq,
             query,
         }));
@@ -782,9 +878,9 @@ impl Component for App {
             Msg::Matrix(request) => {
                 let reselected = request.selection != self.matrix_request.selection;
                 self.matrix_request = request.clone();
-                if let Some(c) = &self.current {
+                if let Some(c) = self.current.as_mut() {
                     self.matrix_seq += 1;
-                    c.bridge.send(Input::Request(Request::Matrix {
+                    c.send(Input::Request(Request::Matrix {
                         seq: self.matrix_seq,
                         request,
                     }));
@@ -976,9 +1072,19 @@ fn trap_tab(e: KeyboardEvent) {
     }
 }
 
-/// The answer of every analysis once the shown trace's worker died.
-const STOPPED: &str = "the analysis worker of this trace stopped (most likely out of memory); open the trace again \
-    to run further analyses";
+/// The answer of every analysis once the shown trace's worker died and a new one could not read
+/// the trace again.
+const STOPPED: &str = "the analysis worker of this trace stopped and a new one could not read it again (most likely \
+    out of memory); open the trace again to run further analyses";
+
+/// Said after a worker's death when a new worker reads the trace again.
+const RESTARTED: &str = "A new worker is reading the trace again: the other views keep working.";
+
+/// Whether a worker's failure means its instance died: the loader's message on an uncaught
+/// error (a WebAssembly trap, most likely out of memory) or a panic (which traps after reporting).
+fn worker_died(message: &str) -> bool {
+    message == FATAL_MESSAGE || message.starts_with(crate::worker::PANIC_PREFIX)
+}
 
 /// Most stages kept in the load log (one per file read, then the readers' stages).
 const MAX_LOG_STAGES: usize = 200;
@@ -1112,6 +1218,7 @@ impl App {
             keep: None,
             progress_drawn_at: f64::NEG_INFINITY,
             route,
+            source: None,
         });
         self.notice = None;
         self.generation
@@ -1174,6 +1281,7 @@ impl App {
     /// A fresh worker for load `generation`, asked to read `source`.
     fn open(&mut self, link: &Scope<App>, generation: u64, label: String, source: FileSource) {
         let bridge = self.worker_for(link, generation);
+        let source_kept = source.clone();
         bridge.send(Input::Open {
             label,
             source,
@@ -1185,6 +1293,9 @@ impl App {
         if let Some(l) = self.loading.as_mut() {
             l.bridge = Some(bridge);
             l.progress.stage = "starting the worker".into();
+        }
+        if let Some(l) = self.loading.as_mut() {
+            l.source = Some(source_kept);
         }
     }
 
@@ -1402,11 +1513,10 @@ impl App {
             return;
         }
         state.request = None;
-        c.bridge.send(Input::Compare {
-            seq: self.analysis_seq,
-            source,
-            request,
-        });
+        let seq = self.analysis_seq;
+        if let Some(c) = self.current.as_mut() {
+            c.send(Input::Compare { seq, source, request });
+        }
     }
 
     /// Above every view while a selection is active: what it keeps, so no view's figures are

@@ -34,6 +34,9 @@ pub use crate::session::MAX_INPUT_BYTES;
 pub const FATAL_MESSAGE: &str = "the analysis worker stopped: it most likely ran out of memory (a browser gives \
     WebAssembly at most 4 GiB; the tracelogic CLI has no such limit)";
 
+/// How the failure a panic reports begins (the page restarts the worker on it).
+pub const PANIC_PREFIX: &str = "internal error in the analysis worker";
+
 /// The shape of gloo-worker's own worker-to-page message, to encode [`FATAL_MESSAGE`] as one
 /// (bincode writes the variant index and the fields, never the type's name).
 #[derive(Serialize)]
@@ -235,7 +238,7 @@ fn install_panic_hook() {
     std::panic::set_hook(Box::new(|info| {
         // The panic is reported here; the trap that follows must not report it again.
         arm_fatal(None);
-        let message = format!("internal error in the analysis worker: {info}");
+        let message = format!("{PANIC_PREFIX}: {info}");
         PANIC_TARGET.with(|t| {
             if let Ok(t) = t.try_borrow() {
                 if let Some((scope, id)) = t.as_ref() {
