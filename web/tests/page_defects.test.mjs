@@ -7,7 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApp, cli, cliJson, sampleDir, drop, idle, shots } from './harness.mjs';
@@ -207,6 +207,47 @@ test('no internal words: the page cites papers by title, never by seed file', as
     const text = await page.textContent('body');
     assert.doesNotMatch(text, /seed \d{3}|issue \d+/i, `${v}: internal words`);
   }
+  app.assertClean(s);
+  await page.close();
+});
+
+test('a 64-rank event graph is drawn as one rank of each kind and its partners, every rank on demand', async () => {
+  const files = generated(['--nas', 'bt', '--ranks', '64', '--class', 'W', '--iterations', '3']);
+  const dir = mkdtempSync(join(tmpdir(), 'tracelogic-bt64-'));
+  writeFileSync(join(dir, 'trace.txt'), files[0].bytes);
+  const p = cliJson(['patterns', dir]);
+  const pick = p.communication_patterns.find((c) => c.ranks.length === 64 && Object.values(c.events).some((e) => e.some((s) => /^[SR]\d+$/.test(s))));
+  assert.ok(pick, 'a point-to-point pattern on all 64 ranks');
+  // The kinds, counted here from the CLI's per-rank event sequences, peers relative to the rank.
+  const rel = (s, r) => { const m = /^([SR])(\d+)$/.exec(s); return m ? `${m[1]}${Number(m[2]) - r}` : s; };
+  const kinds = new Map();
+  for (const [r, ev] of Object.entries(pick.events)) {
+    const key = ev.map((s) => rel(s, Number(r))).join(' ');
+    kinds.set(key, (kinds.get(key) || 0) + 1);
+  }
+  assert.equal(kinds.size, 9, 'BT on an 8x8 process grid: corners, edges and interior');
+  const s = await app.openPage(`${app.origin}${prefix}#sample=none`);
+  const { page } = s;
+  await page.waitForSelector('#dropzone', { timeout: 60_000 });
+  await idle(page);
+  await drop(page, files);
+  await page.waitForSelector('#trace', { timeout: 60_000 });
+  await idle(page);
+  await page.click('#nav-patterns');
+  await page.waitForSelector('#patterns-table', { timeout: 120_000 });
+  await page.click(`#patterns-table tr[data-pattern="${pick.id}"] button.row-select`);
+  await page.waitForSelector(`#pattern-graph[data-pattern="${pick.id}"]`);
+  const reduced = await page.waitForSelector('#pattern-graph-reduced');
+  assert.equal(Number(await reduced.getAttribute('data-kinds')), kinds.size);
+  const lines = Number(await reduced.getAttribute('data-lines'));
+  assert.ok(lines >= kinds.size && lines <= 16, `${lines} lines`);
+  assert.equal(Number(await page.getAttribute('#pattern-graph', 'data-ranks-drawn')), lines);
+  // The ×N labels of the representatives add up to the ranks of the pattern.
+  const alike = await page.$$eval('#pattern-graph .rank-labels text', (ts) => ts.map((t) => /×(\d+)$/.exec(t.textContent)?.[1]).filter(Boolean).map(Number));
+  assert.deepEqual([...alike].sort((a, b) => a - b), [...kinds.values()].filter((n) => n > 1).sort((a, b) => a - b));
+  await page.click('#pattern-every-rank');
+  await page.waitForFunction(() => document.querySelector('#pattern-graph')?.dataset.ranksDrawn === '64');
+  assert.equal(await page.$('#pattern-graph-reduced'), null);
   app.assertClean(s);
   await page.close();
 });

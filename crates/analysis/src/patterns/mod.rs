@@ -35,6 +35,7 @@ pub mod approx;
 pub mod construct;
 pub mod extrapolate;
 pub mod file;
+pub mod neighbourhood;
 pub mod suffix;
 pub mod tandem;
 pub mod templates;

@@ -7,6 +7,7 @@ use super::{download_button, pending_note, seconds, use_parsed, AnalysisProps, F
 use crate::protocol::PatternsReport as PatternsResult;
 use std::collections::BTreeMap;
 use std::rc::Rc;
+use tracelogic_analysis::patterns::neighbourhood::{neighbourhood, Neighbourhood};
 use tracelogic_analysis::patterns::{CommunicationPattern, EventGraph, PatternTimeline};
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
@@ -301,13 +302,26 @@ fn compact_marks(segments: String, events: &[((f64, f64), &'static str)]) -> Htm
 /// half a second to draw.
 pub const MAX_GRAPH_LANES: usize = 256;
 
+/// Above this many lines an event graph fitted to the page cannot be read (at 64 lines a line is
+/// 7 px): it is drawn as one rank of each kind and its partners ([`neighbourhood`]) until the
+/// user asks for every line.
+pub const MAX_READABLE_LANES: usize = 16;
+
 /// Most rank labels drawn on an event graph at once.
 pub const MAX_RANK_LABELS: usize = 256;
 
 /// The rank names of a zoomed event graph, drawn last over a band at the left edge of what is
 /// shown: each label sits on its rank's line and is scaled by `1 / zoom`, so zooming in spreads
 /// the lines apart and pans with them without enlarging the text.
-fn rank_labels(ranks: &[u32], w: f64, h: f64, zoom: f64, pan: (f64, f64), left: f64, lane: f64) -> Html {
+fn rank_labels(
+    ranks: &[u32],
+    alike: Option<&[usize]>,
+    (w, h): (f64, f64),
+    zoom: f64,
+    pan: (f64, f64),
+    left: f64,
+    lane: f64,
+) -> Html {
     let z = zoom.clamp(1.0, MAX_ZOOM);
     let (vw, vh) = (w / z, h / z);
     let x = (w - vw) * pan.0.clamp(0.0, 1.0);
@@ -320,12 +334,16 @@ fn rank_labels(ranks: &[u32], w: f64, h: f64, zoom: f64, pan: (f64, f64), left: 
         .count();
     // Past a few hundred lanes on screen the labels would overlap: every `step`-th is drawn.
     let step = visible.div_ceil(MAX_RANK_LABELS).max(1);
+    let name = |i: usize, r: u32| match alike.and_then(|a| a.get(i)) {
+        Some(&n) if n > 1 => format!("rank {r} ×{n}"),
+        _ => format!("rank {r}"),
+    };
     html! {
         <g class="rank-labels">
             <rect class="label-band" x={format!("{x:.1}")} y={format!("{top:.1}")} width={format!("{:.2}", (left - 4.0) / z)} height={format!("{vh:.1}")} />
-            { for ranks.iter().enumerate().map(|(i, &r)| (r, lane * (i as f64 + 0.75))).filter(|&(_, y)| shown(y)).step_by(step).map(|(r, y)| html! {
+            { for ranks.iter().enumerate().map(|(i, &r)| (i, r, lane * (i as f64 + 0.75))).filter(|&(_, _, y)| shown(y)).step_by(step).map(|(i, r, y)| html! {
                 <text class="tick" text-anchor="end" data-rank={r.to_string()}
-                    transform={format!("translate({:.2} {y:.1}) scale({:.4})", x + (left - 8.0) / z, 1.0 / z)} y="4">{ format!("rank {r}") }</text>
+                    transform={format!("translate({:.2} {y:.1}) scale({:.4})", x + (left - 8.0) / z, 1.0 / z)} y="4">{ name(i, r) }</text>
             }) }
         </g>
     }
@@ -335,6 +353,7 @@ fn rank_labels(ranks: &[u32], w: f64, h: f64, zoom: f64, pan: (f64, f64), left: 
 fn event_graph(
     p: &CommunicationPattern,
     g: &EventGraph,
+    alike: Option<&[usize]>,
     layout: Layout,
     zoom: f64,
     pan: (f64, f64),
@@ -386,7 +405,7 @@ fn event_graph(
                     html! { <circle {class} cx={format!("{x:.1}")} cy={format!("{y:.1}")} r="4"><title>{ format!("rank {}, event {}: {} (logical {}, entered {} ns)", e.rank, e.event, e.symbol, e.logical, e.time) }</title></circle> }
                 }) }
             }
-            { rank_labels(&g.ranks[..lanes], w, h, zoom, pan, left, lane) }
+            { rank_labels(&g.ranks[..lanes], alike, (w, h), zoom, pan, left, lane) }
         </svg>
     }
 }
@@ -487,6 +506,8 @@ pub fn patterns_view(props: &AnalysisProps) -> Html {
     let zoom = use_state(|| 1.0f64);
     let pan = use_state(|| (0.0f64, 0.0f64));
     let layout = use_state(|| Layout::Logical);
+    // Draw every line of a large event graph instead of one rank of each kind and its partners.
+    let every_lane = use_state(|| false);
     let result: Rc<PatternsResult> = match use_parsed(&props.state) {
         Ok(r) => r,
         Err(page) => return wrap(page, props.children.clone()),
@@ -567,6 +588,17 @@ pub fn patterns_view(props: &AnalysisProps) -> Html {
         let rel = |t: u64| seconds(t.saturating_sub(t0) as f64 * 1e-9);
         let kept = result.graphs.get(p.id).map_or(0, Vec::len);
         let graph = result.graphs.get(p.id).and_then(|g| g.get(index));
+        let reduced: Option<Neighbourhood> = graph
+            .filter(|g| g.ranks.len() > MAX_READABLE_LANES)
+            .and_then(|g| neighbourhood(g, MAX_READABLE_LANES));
+        let (drawn, alike) = match (&reduced, *every_lane) {
+            (Some(n), false) => (Some(&n.graph), Some(n.alike.as_slice())),
+            _ => (graph, None),
+        };
+        let toggle_lanes = {
+            let every_lane = every_lane.clone();
+            Callback::from(move |_: MouseEvent| every_lane.set(!*every_lane))
+        };
         html! {
             <div class="pattern-detail">
                 <h3 id="pattern-heading">{ format!("Pattern #{}: {} occurrences on {} {}", p.id, p.occurrences,
@@ -587,10 +619,15 @@ pub fn patterns_view(props: &AnalysisProps) -> Html {
                     <label>{ "Pan ↔ " }<input type="range" id="pattern-pan-x" min="0" max="100" value={format!("{:.0}", pan.0 * 100.0)} disabled={*zoom <= 1.0} oninput={pan_input(0)} /></label>
                     <label>{ "Pan ↕ " }<input type="range" id="pattern-pan-y" min="0" max="100" value={format!("{:.0}", pan.1 * 100.0)} disabled={*zoom <= 1.0} oninput={pan_input(1)} /></label>
                     <label><input type="checkbox" id="pattern-real-time" checked={*layout == Layout::RealTime} onchange={on_layout} />{ " Real time" }</label>
+                    if let (Some(n), Some(g)) = (&reduced, graph) {
+                        <button type="button" id="pattern-every-rank" aria-pressed={every_lane.to_string()} onclick={toggle_lanes}>
+                            { if *every_lane { format!("One rank of each kind ({})", n.kinds) } else { format!("Every rank ({})", g.ranks.len()) } }
+                        </button>
+                    }
                 </div>
                 <div class="scroll">
-                    if let Some(g) = graph {
-                        { event_graph(p, g, *layout, *zoom, *pan, onwheel) }
+                    if let Some(g) = drawn {
+                        { event_graph(p, g, alike, *layout, *zoom, *pan, onwheel) }
                     } else {
                         { pattern_graph(p) }
                     }
@@ -602,10 +639,15 @@ pub fn patterns_view(props: &AnalysisProps) -> Html {
                     if graph.is_none() {
                         { format!(" Event graphs are kept for the first {kept} occurrences; this one is drawn from the pattern's events in rank order.") }
                     }
-                    if let Some(g) = graph.filter(|g| g.ranks.len() > MAX_GRAPH_LANES) {
+                    if let (Some(n), Some(g), false) = (&reduced, graph, *every_lane) {
+                        <span id="pattern-graph-reduced" data-kinds={n.kinds.to_string()} data-lines={n.graph.ranks.len().to_string()}>
+                            { format!(" Its {} ranks do {} different event sequences: one rank of each kind is drawn (×N: the ranks alike), with the ranks it exchanges messages with — {} of {} lines. \"Every rank\" draws them all.", g.ranks.len(), n.kinds, n.graph.ranks.len(), g.ranks.len()) }
+                        </span>
+                    }
+                    if let Some(g) = drawn.filter(|g| g.ranks.len() > MAX_GRAPH_LANES) {
                         <span id="pattern-graph-cut">{ format!(" Only the first {MAX_GRAPH_LANES} of its {} ranks are drawn.", g.ranks.len()) }</span>
                     }
-                    if graph.map_or_else(|| length(p), |g| g.events.len()) > COMPACT_GRAPH_EVENTS {
+                    if drawn.map_or_else(|| length(p), |g| g.events.len()) > COMPACT_GRAPH_EVENTS {
                         { format!(" This occurrence has more than {COMPACT_GRAPH_EVENTS} events: it is drawn without arrowheads and without a tooltip per event, so the page stays responsive.") }
                     }
                 </p>
