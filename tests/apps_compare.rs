@@ -55,3 +55,11 @@ fn different_nas_benchmarks_are_not_similar() {
         assert!(!verdict(a, b), "{a} vs {b}");
     }
 }
+
+/// Quantum ESPRESSO (FFTs by `MPI_Alltoall`, a ScaLAPACK 2x2 grid) is another program than
+/// hpcc on 4 ranks and than LAMMPS on 8: not similar.
+#[test]
+fn quantum_espresso_is_not_another_program() {
+    assert!(!verdict("qe-si-4", "hpcc-4"));
+    assert!(!verdict("qe-si-8", "lammps-melt-8"));
+}

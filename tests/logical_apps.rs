@@ -134,3 +134,13 @@ fn lammps_runs_keep_structure_and_volume() {
         }
     }
 }
+
+/// Quantum ESPRESSO pw.x on 4 ranks: its point-to-point traffic (ScaLAPACK's 2x2 process grid,
+/// every pair) is identified as a 4-node all-to-all; the logical trace merges the four ranks'
+/// classes and must reproduce every rank's structure and bytes. (On 8 ranks the graph, the
+/// grid on ranks 0, 2, 4, 6 plus the others' messages to rank 0, is no topology of the catalogue,
+/// and there is no logical trace: docs/logical.md.)
+#[test]
+fn quantum_espresso_is_exact_in_structure_and_bytes() {
+    check("qe-si-4", true);
+}

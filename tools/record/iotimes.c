@@ -11,6 +11,12 @@
  * close or flush whose offset reaches past it. hpcc opens and closes its output file around every
  * line group it writes (BEGIN_IO/END_IO); LAMMPS keeps log.lammps open and flushes it after every
  * command echo and thermo output.
+ *
+ * Fortran programs write their output with write(2), not through stdio. With IOTIMES_WRITES=1 every
+ * write(2) to a descriptor whose target ends with IOTIMES_MATCH is logged the same way, the offset
+ * being the bytes this process has written to that descriptor so far (its own file or pipe
+ * position); IOTIMES_MATCH=stdout names descriptor 1 (Quantum ESPRESSO's output, where only the
+ * first rank writes; the others send their unit 6 to /dev/null).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -19,6 +25,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/types.h>
 
 #define MAX_TRACKED 16
 static FILE *tracked[MAX_TRACKED];
@@ -89,5 +96,32 @@ int fclose(FILE *f) {
   long offset = ftell(f);
   int rc = real(f);
   log_time(offset);
+  return rc;
+}
+
+#define MAX_FD 1024
+static long written[MAX_FD];
+
+static int tracked_fd(int fd) {
+  const char *on = getenv("IOTIMES_WRITES");
+  if (!on || strcmp(on, "1") != 0 || fd < 0 || fd >= MAX_FD) return 0;
+  const char *want = getenv("IOTIMES_MATCH");
+  if (want && strcmp(want, "stdout") == 0) return fd == 1;
+  char link[64], target[4096];
+  snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+  ssize_t n = readlink(link, target, sizeof target - 1);
+  if (n <= 0) return 0;
+  target[n] = 0;
+  return matches(target);
+}
+
+ssize_t write(int fd, const void *buf, size_t count) {
+  static ssize_t (*real)(int, const void *, size_t);
+  if (!real) real = (ssize_t (*)(int, const void *, size_t)) dlsym(RTLD_NEXT, "write");
+  ssize_t rc = real(fd, buf, count);
+  if (rc > 0 && tracked_fd(fd)) {
+    written[fd] += rc;
+    log_time(written[fd]);
+  }
   return rc;
 }

@@ -62,7 +62,7 @@ cd "$out"
     echo "host: $(uname -srm), $(nproc) cores"
     echo "mpirun: $(mpirun --version 2>/dev/null | head -n 1)"
     [ $traced = yes ] && echo "tracer: SST DUMPI 13.0.0 (sstsimulator/sst-dumpi), built by tools/record/build-dumpi.sh into $prefix"
-    command -v dpkg-query >/dev/null && dpkg-query -W -f='package: ${Package} ${Version}\n' lammps hpcc openmpi-bin 2>/dev/null || true
+    command -v dpkg-query >/dev/null && dpkg-query -W -f='package: ${Package} ${Version}\n' lammps hpcc quantum-espresso cp2k openmpi-bin 2>/dev/null || true
 } > versions.txt
 # shellcheck disable=SC2086
 mpirun --allow-run-as-root --oversubscribe -np "$np" $mpiopts $preload "$@" > stdout.txt 2> stderr.txt

@@ -133,3 +133,59 @@ fn lammps_stages() {
     );
     assert!(miss[0].2 <= duration / 100, "{miss:?}");
 }
+
+/// `(name, time)` of the dated lines of a Quantum ESPRESSO run (`expected/log-times.tsv`, written
+/// by tools/record/log-times.py from pw.x's output and the iotimes shim), in ns since the trace's
+/// first event.
+fn log_times(run: &str) -> Vec<(String, Time)> {
+    let text = std::fs::read_to_string(app(run).join("expected/log-times.tsv")).unwrap();
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("name\t"))
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            (f[0].to_owned(), (f[3].parse::<f64>().unwrap() * 1e9).round() as Time)
+        })
+        .collect()
+}
+
+/// Quantum ESPRESSO pw.x, Si SCF on 4 and 8 ranks (8 and 9 SCF iterations, pw.out). Its log dates
+/// the SCF: from "iteration #  1" to "convergence has been achieved". The SCF iterations run the
+/// same communication (FFTs, Davidson's reductions, ScaLAPACK's 2x2 grid) however many Davidson
+/// steps each takes, so one phase must hold the SCF: it ends within 1 % of the run at the
+/// convergence line and begins no later than the second iteration's line. On 4 ranks it begins
+/// in the set-up (pw.x's initial wavefunctions are diagonalised the same way); on 8 ranks 79 ms
+/// into the first iteration (1.9 % of the run: docs/phases.md).
+#[test]
+fn quantum_espresso_scf_is_one_phase() {
+    for run in ["qe-si-4", "qe-si-8"] {
+        let marks = log_times(run);
+        let mut iterations = marks.iter().filter(|m| m.0 == "iteration").map(|m| m.1);
+        let first = iterations.next().unwrap();
+        let second = iterations.next().unwrap();
+        let converged = marks.iter().find(|m| m.0 == "converged").unwrap().1;
+        let (p, t0, t1) = phases(run);
+        let duration = t1 - t0;
+        let tolerance = duration / 100;
+        let mid = (first + converged) / 2;
+        let scf = p
+            .phases
+            .iter()
+            .find(|ph| ph.time.0 - t0 <= mid && mid < ph.time.1 - t0)
+            .expect("a phase at the SCF's midpoint");
+        let (b, e) = (scf.time.0 - t0, scf.time.1 - t0);
+        if std::env::var("PHASES_DEBUG").is_ok() {
+            eprintln!(
+                "{run}: {} phases; SCF {first}..{converged} ns, its phase {b}..{e} ns",
+                p.phases.len()
+            );
+        }
+        assert!(
+            b <= second,
+            "{run}: the SCF phase begins at {b} ns, after iteration 2 ({second})"
+        );
+        assert!(
+            e.abs_diff(converged) <= tolerance,
+            "{run}: the SCF phase ends at {e} ns, the log converges at {converged}"
+        );
+    }
+}
