@@ -137,10 +137,31 @@ fn lammps_runs_keep_structure_and_volume() {
 
 /// Quantum ESPRESSO pw.x on 4 ranks: its point-to-point traffic (ScaLAPACK's 2x2 process grid,
 /// every pair) is identified as a 4-node all-to-all; the logical trace merges the four ranks'
-/// classes and must reproduce every rank's structure and bytes. (On 8 ranks the graph, the
-/// grid on ranks 0, 2, 4, 6 plus the others' messages to rank 0, is no topology of the catalogue,
-/// and there is no logical trace: docs/logical.md.)
+/// classes and must reproduce every rank's structure and bytes.
 #[test]
 fn quantum_espresso_is_exact_in_structure_and_bytes() {
     check("qe-si-4", true);
+}
+
+/// On 8 ranks QE's graph (the grid on ranks 0, 2, 4, 6 plus the others' messages to rank 0) is
+/// no topology of the catalogue (`tests/data/apps/EXPECTED.md`). The logical trace then names
+/// peers by rank offset (an all-to-all of the 8 ranks, identity placement), drops nothing and
+/// must still give every rank its recorded calls, peers and bytes.
+#[test]
+fn a_run_without_topology_gets_rank_offset_directions() {
+    let trace = app("qe-si-8");
+    let report = identify_matrix(
+        &CommMatrix::from_trace(&trace, &Selection::all()),
+        &TopologyOptions::default(),
+    );
+    assert!(
+        report.identification.matched.is_none(),
+        "no catalogue topology fits qe-si-8"
+    );
+    let (l, v, _) = check("qe-si-8", true);
+    let from = l.directions_from.as_ref().expect("directions_from");
+    assert_eq!(from.placed_by, tracelogic_analysis::logical::PlacedBy::RankOffsets);
+    assert_eq!(from.identified, "none");
+    assert_eq!(l.accuracy.dropped_calls_fraction, 0.0);
+    assert!(v.per_rank.iter().all(|p| p.real_bytes > 0), "every rank sends");
 }

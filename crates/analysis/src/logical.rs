@@ -1427,10 +1427,44 @@ pub fn logicalize_identified(
     ranks: Option<&[Rank]>,
 ) -> Result<LogicalTrace, String> {
     let keys: Vec<ContentKey> = (0..trace.num_ranks()).map(|r| content_key(trace, r)).collect();
-    let (placement, choice) = choice::choose_keyed(trace, report, &keys)?;
+    let (placement, choice) = match choice::choose_keyed(trace, report, &keys) {
+        Ok(chosen) => chosen,
+        Err(_) if report.identification.matched.is_none() && !report.no_point_to_point => rank_offsets(trace, &keys)?,
+        Err(e) => return Err(e),
+    };
     let mut logical = logicalize_keyed(trace, &placement, ranks, Some(&keys))?;
     logical.directions_from = Some(choice);
     Ok(logical)
+}
+
+/// The placement of a run without an identified topology: rank `r` is node `r` of an
+/// all-to-all of the run's ranks, whose direction `+k` leads to rank `(r + k) mod n`. Every
+/// peer has a direction, so nothing is dropped, and the ranks of an SPMD program that talk to
+/// the same relative partners share their records (the peers' relative encoding of ScalaTrace).
+fn rank_offsets(trace: &Trace, keys: &[ContentKey]) -> Result<(Placement, choice::DirectionsFrom), String> {
+    let n = trace.num_ranks();
+    let spec = TopologySpec::new(Family::AllToAll, vec![n])?;
+    let placement = Placement {
+        spec,
+        node_of_rank: (0..n).collect(),
+    };
+    let (agreed, total) = choice::agreement_keyed(trace, &placement, keys);
+    let agreement = if total == 0 { 1.0 } else { agreed as f64 / total as f64 };
+    let label = placement.spec.label();
+    Ok((
+        placement,
+        choice::DirectionsFrom {
+            topology: label,
+            identified: "none".into(),
+            agreement,
+            identified_agreement: 0.0,
+            considered: Vec::new(),
+            reason: "rank offsets, as no topology was identified for this run (+k: the rank k further, \
+                     modulo the ranks; the relative encoding of peers ScalaTrace uses)"
+                .into(),
+            placed_by: choice::PlacedBy::RankOffsets,
+        },
+    ))
 }
 
 type TagKey = (bool, String, i32);

@@ -94,7 +94,7 @@ impl DirectionsFrom {
     /// isomorphic equivalent names them, or the ranks' first contacts placed them), so the
     /// reason is worth showing beside the logical trace or the pattern search.
     pub fn worth_showing(&self) -> bool {
-        self.topology != self.identified || self.placed_by == PlacedBy::FirstContacts
+        self.topology != self.identified || self.placed_by != PlacedBy::Identification
     }
 }
 
@@ -108,6 +108,10 @@ pub enum PlacedBy {
     /// Built from the trace: every rank's neighbours numbered by first contact, the same number
     /// the same direction everywhere (of the identified topology or an isomorphic equivalent).
     FirstContacts,
+    /// No topology was identified: every rank is its own node of an all-to-all of the run's
+    /// ranks, and a direction is a rank offset (`+k`: the rank `k` further, modulo the ranks),
+    /// the relative encoding ScalaTrace uses for the peers of SPMD programs.
+    RankOffsets,
 }
 
 /// Point-to-point operations of the trace whose direction, kind and size agree, position by
@@ -125,6 +129,12 @@ pub enum PlacedBy {
 pub fn agreement(trace: &Trace, placement: &Placement) -> (u64, u64) {
     let keys: Vec<_> = (0..trace.num_ranks()).map(|r| content_key(trace, r)).collect();
     let score = agreement_with(trace, &Peers::of(trace), placement, &keys);
+    (score.positional, score.total)
+}
+
+/// [`agreement`] with the ranks' content keys already computed.
+pub(super) fn agreement_keyed(trace: &Trace, placement: &Placement, keys: &[Key]) -> (u64, u64) {
+    let score = agreement_with(trace, &Peers::of(trace), placement, keys);
     (score.positional, score.total)
 }
 
