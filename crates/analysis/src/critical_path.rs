@@ -95,14 +95,31 @@ pub struct Segment {
 /// Critical path of the part of `trace` that `selection` keeps ([`Trace::restrict`], messages
 /// matched again). Fails when the dependencies contradict program order.
 pub fn critical_path(trace: &Trace, selection: &Selection) -> Result<CriticalPath, String> {
+    if *selection == Selection::default() {
+        return critical_path_matched(trace, &match_messages(trace));
+    }
     let t = selected(trace, selection);
-    let matching = match_messages(&t);
-    critical_path_matched(&t, &matching)
+    let matching = trace.restrict_matching(&match_messages(trace), selection);
+    let sequence = trace.restrict_collective_sequence(selection);
+    critical_path_paired(&t, &matching, Some(&sequence))
 }
 
 /// Critical path of a whole trace whose messages `matching` paired.
 pub fn critical_path_matched(trace: &Trace, matching: &Matching) -> Result<CriticalPath, String> {
-    let g = HappensBefore::build(trace, matching)?;
+    critical_path_paired(trace, matching, None)
+}
+
+/// Critical path of `trace` whose messages `matching` paired, collective records numbered on
+/// their communicators by `sequence` when given: for a restricted trace the whole trace's
+/// pairing ([`Trace::restrict_matching`], [`Trace::restrict_collective_sequence`]). Matching
+/// a window again would pair a receive whose send was cut off with the sender's next send,
+/// which can make a false cycle.
+pub fn critical_path_paired(
+    trace: &Trace,
+    matching: &Matching,
+    sequence: Option<&[Vec<u32>]>,
+) -> Result<CriticalPath, String> {
+    let g = HappensBefore::build_paired(trace, matching, sequence)?;
     Ok(g.report(trace))
 }
 
@@ -184,6 +201,16 @@ impl HappensBefore {
     /// Builds the graph of `trace` and computes the longest path. Fails when the dependencies
     /// contradict program order (a cycle).
     pub fn build(trace: &Trace, matching: &Matching) -> Result<HappensBefore, String> {
+        HappensBefore::build_paired(trace, matching, None)
+    }
+
+    /// [`HappensBefore::build`] with the collective records numbered by `sequence` (see
+    /// [`critical_path_paired`]).
+    pub fn build_paired(
+        trace: &Trace,
+        matching: &Matching,
+        sequence: Option<&[Vec<u32>]>,
+    ) -> Result<HappensBefore, String> {
         let n = trace.ranks.len();
         let mut base = Vec::with_capacity(n + 1);
         let mut total = 0u64;
@@ -255,7 +282,7 @@ impl HappensBefore {
                 }
             }
         }
-        let inst = Instances::of(trace);
+        let inst = Instances::of_sequence(trace, sequence);
         for k in 0..inst.len() {
             let v = (calls + k) as u32;
             let members = inst.members(k);
@@ -496,7 +523,18 @@ impl HappensBefore {
         let mut worklist: Vec<usize> = (0..n).rev().collect();
         let mut queued = vec![true; n];
         let mut order = 0u32;
-        let mut ready_instances: Vec<usize> = Vec::new();
+        // Instances that need nobody (a broadcast whose root is outside the selection, or
+        // whose root's call the time window cut off) are ready from the start, with value 0:
+        // their members wait for nothing.
+        let mut ready_instances: Vec<usize> = (calls..nodes).filter(|&v| remaining[v] == 0).collect();
+        self.release_instances(
+            &mut ready_instances,
+            &mut remaining,
+            &cursor,
+            &mut queued,
+            &mut worklist,
+            &mut order,
+        );
         while let Some(r) = worklist.pop() {
             queued[r] = false;
             while cursor[r] < self.base[r + 1] {
@@ -518,28 +556,14 @@ impl HappensBefore {
                             }
                         }
                     }
-                    while let Some(v) = ready_instances.pop() {
-                        let fv = self
-                            .ins(v)
-                            .iter()
-                            .map(|&s| self.enter_value(s, |x| self.f[x as usize], |x| self.gap(x)))
-                            .max()
-                            .unwrap_or(0);
-                        self.f[v] = fv;
-                        self.pos[v] = order;
-                        order += 1;
-                        for &t in self.outs(v) {
-                            let t = t as usize;
-                            remaining[t] -= 1;
-                            if remaining[t] == 0 {
-                                let q = self.rank_of(t as u32);
-                                if !queued[q] && cursor[q] as usize == t {
-                                    queued[q] = true;
-                                    worklist.push(q);
-                                }
-                            }
-                        }
-                    }
+                    self.release_instances(
+                        &mut ready_instances,
+                        &mut remaining,
+                        &cursor,
+                        &mut queued,
+                        &mut worklist,
+                        &mut order,
+                    );
                 }
                 if remaining[c as usize] > 0 {
                     break;
@@ -571,6 +595,42 @@ impl HappensBefore {
             .max()
             .unwrap_or(0);
         Ok(())
+    }
+
+    /// Kahn's step for the instances in `ready` (all their sources reached): their values and
+    /// positions, and the release of the calls waiting for them (a rank whose current call
+    /// has nothing left to wait for goes back on the worklist).
+    fn release_instances(
+        &mut self,
+        ready: &mut Vec<usize>,
+        remaining: &mut [u32],
+        cursor: &[u32],
+        queued: &mut [bool],
+        worklist: &mut Vec<usize>,
+        order: &mut u32,
+    ) {
+        while let Some(v) = ready.pop() {
+            let fv = self
+                .ins(v)
+                .iter()
+                .map(|&s| self.enter_value(s, |x| self.f[x as usize], |x| self.gap(x)))
+                .max()
+                .unwrap_or(0);
+            self.f[v] = fv;
+            self.pos[v] = *order;
+            *order += 1;
+            for &t in self.outs(v) {
+                let t = t as usize;
+                remaining[t] -= 1;
+                if remaining[t] == 0 {
+                    let q = self.rank_of(t as u32);
+                    if !queued[q] && cursor[q] as usize == t {
+                        queued[q] = true;
+                        worklist.push(q);
+                    }
+                }
+            }
+        }
     }
 
     /// Value of a dependency source: the enter of a call, or an instance.

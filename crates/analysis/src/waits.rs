@@ -153,7 +153,10 @@ fn is_nonblocking_collective(name: &str) -> bool {
 }
 
 impl Instances {
-    pub(crate) fn of(trace: &Trace) -> Instances {
+    /// The instances of `trace`, each rank's collective records numbered on their
+    /// communicator by `sequence[rank][record]` when given (a restricted trace's records in the
+    /// numbering of the whole trace, [`Trace::restrict_collective_sequence`]), else by counting.
+    pub(crate) fn of_sequence(trace: &Trace, sequence: Option<&[Vec<u32>]>) -> Instances {
         let nonblocking: Vec<bool> = trace
             .functions
             .names()
@@ -180,8 +183,11 @@ impl Instances {
                     continue;
                 };
                 let s = seq.entry(co.comm[i]).or_insert(0);
-                let k = *s;
+                let mut k = *s;
                 *s += 1;
+                if let Some(given) = sequence.and_then(|q| q.get(rt.rank as usize)).and_then(|q| q.get(i)) {
+                    k = *given;
+                }
                 if nonblocking.get(f as usize).copied().unwrap_or(false) {
                     continue;
                 }
@@ -261,9 +267,13 @@ pub(crate) fn roles(trace: &Trace) -> Vec<Role> {
 /// Wait states of the part of `trace` that `selection` keeps ([`Trace::restrict`]; messages are
 /// matched again on what is kept).
 pub fn wait_states(trace: &Trace, selection: &Selection) -> WaitReport {
+    if *selection == Selection::default() {
+        return wait_states_matched(trace, &match_messages(trace));
+    }
     let t = selected(trace, selection);
-    let matching = match_messages(&t);
-    wait_states_matched(&t, &matching)
+    let matching = trace.restrict_matching(&match_messages(trace), selection);
+    let sequence = trace.restrict_collective_sequence(selection);
+    wait_states_paired(&t, &matching, Some(&sequence))
 }
 
 /// Per-call accumulator of waiting time, in ns.
@@ -317,6 +327,14 @@ fn idle(enter: u64, exit: u64, until: u64) -> u64 {
 
 /// Wait states of a whole trace whose messages `matching` paired.
 pub fn wait_states_matched(trace: &Trace, matching: &Matching) -> WaitReport {
+    wait_states_paired(trace, matching, None)
+}
+
+/// Wait states of `trace` whose messages `matching` paired and whose collective records are
+/// numbered on their communicators by `sequence` (for a restricted trace: the whole trace's
+/// matching and numbering, [`Trace::restrict_matching`] and
+/// [`Trace::restrict_collective_sequence`], so that a time window pairs what was recorded).
+pub fn wait_states_paired(trace: &Trace, matching: &Matching, sequence: Option<&[Vec<u32>]>) -> WaitReport {
     let n = trace.ranks.len();
     let mut acc = Acc {
         by_rank: vec![[0; 6]; n],
@@ -395,7 +413,7 @@ pub fn wait_states_matched(trace: &Trace, matching: &Matching) -> WaitReport {
     }
 
     // Collectives.
-    let inst = Instances::of(trace);
+    let inst = Instances::of_sequence(trace, sequence);
     for i in 0..inst.len() {
         let members = inst.members(i);
         let times: Vec<(u64, u64)> = members

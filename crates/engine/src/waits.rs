@@ -4,7 +4,7 @@
 
 use crate::{Engine, Result};
 use serde::{Deserialize, Serialize};
-use tracelogic_analysis::waits::wait_states_matched;
+use tracelogic_analysis::waits::wait_states_paired;
 pub use tracelogic_analysis::waits::{FunctionWaits, PairWait, RankWaits, WaitReport, Waits};
 use tracelogic_model::Selection;
 
@@ -45,7 +45,8 @@ impl Engine {
     pub fn waits(&self, selection: &Selection) -> Result<WaitsReport> {
         let scope = self.scope(selection)?;
         let trace = scope.trace();
-        let report = wait_states_matched(trace, scope.matching());
+        let (matching, sequence) = scope.pairing();
+        let report = wait_states_paired(trace, matching, sequence);
         let mpi_ns: u64 = trace
             .ranks
             .iter()
