@@ -5,7 +5,9 @@ use crate::common::{emit, print_csv, print_json, table, CliError};
 use serde::ser::SerializeSeq;
 use serde::Serialize;
 use std::io::Write;
-use tracelogic_engine::matrix::{CommMatrix, Entry, Filtered, MatrixReport, Metric, MAX_DENSE_RANKS};
+use tracelogic_engine::matrix::{
+    CommMatrix, Entry, Filtered, MatrixReport, Metric, PairWait, WaitingMatrix, MAX_DENSE_RANKS,
+};
 
 /// Which CSV `--csv` asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,6 +24,9 @@ pub enum Csv {
 pub fn print(report: &MatrixReport, json: bool, csv: Option<Csv>) -> Result<(), CliError> {
     let (matrix, filtered) = (&report.matrix, &report.filtered);
     let dense = matrix.ranks() <= MAX_MATRIX_RANKS;
+    if let (Some(waiting), false) = (&report.waiting, json) {
+        return print_waiting(waiting, csv, dense);
+    }
     if json {
         let table = |cell| dense.then(|| DenseRows::new(matrix, filtered, cell));
         print_json(&MatrixDocument {
@@ -40,6 +45,9 @@ pub fn print(report: &MatrixReport, json: bool, csv: Option<Csv>) -> Result<(), 
             removed_share: filtered.removed_share,
             total_bytes: matrix.total(Metric::Bytes),
             total_messages: matrix.total(Metric::Messages),
+            waiting: report.waiting.as_ref().filter(|_| dense).map(WaitingRows),
+            waiting_pairs: report.waiting.as_ref().map(|w| w.pairs.as_slice()),
+            total_waiting_s: report.waiting.as_ref().map(|w| w.total_s),
         })
     } else if let Some(csv) = csv {
         match csv {
@@ -102,6 +110,139 @@ pub struct MatrixDocument<'a> {
     pub total_bytes: u64,
     /// Sum of `messages`.
     pub total_messages: u64,
+    /// With `--metric waiting`: seconds waited per sender row and receiver column (late sender
+    /// plus late receiver); omitted above [`MAX_MATRIX_RANKS`] ranks (read `waiting_pairs`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub waiting: Option<WaitingRows<'a>>,
+    /// With `--metric waiting`: every pair with some waiting, `{sender, receiver,
+    /// late_sender_s, late_receiver_s}`, by sender then receiver.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub waiting_pairs: Option<&'a [PairWait]>,
+    /// With `--metric waiting`: the sum of `waiting`, seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_waiting_s: Option<f64>,
+}
+
+/// The waiting matrix as dense rows of seconds, written one row at a time from its pairs.
+#[derive(Debug, Clone, Copy)]
+pub struct WaitingRows<'a>(pub &'a WaitingMatrix);
+
+impl WaitingRows<'_> {
+    /// Call `row` with each sender's row of seconds, in rank order.
+    fn for_each_row<E>(&self, mut row: impl FnMut(u32, &[f64]) -> Result<(), E>) -> Result<(), E> {
+        let n = self.0.ranks as usize;
+        let mut values = vec![0.0f64; n];
+        let mut pairs = self.0.pairs.iter().peekable();
+        for r in 0..self.0.ranks {
+            values.iter_mut().for_each(|v| *v = 0.0);
+            while let Some(p) = pairs.next_if(|p| p.sender <= r) {
+                if p.sender == r {
+                    if let Some(v) = values.get_mut(p.receiver as usize) {
+                        *v += p.waiting_s();
+                    }
+                }
+            }
+            row(r, &values)?;
+        }
+        Ok(())
+    }
+}
+
+impl Serialize for WaitingRows<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.0.ranks as usize))?;
+        self.for_each_row(|_, values| seq.serialize_element(values))?;
+        seq.end()
+    }
+}
+
+/// `--metric waiting` as text (the grid up to 32 ranks, else the largest pairs) or CSV (the
+/// grid of seconds, or with `--sparse` and above [`MAX_MATRIX_RANKS`] ranks one line per pair).
+fn print_waiting(waiting: &WaitingMatrix, csv: Option<Csv>, dense: bool) -> Result<(), CliError> {
+    let seconds = |v: f64| format!("{v:.6}");
+    match csv {
+        Some(c) if c == Csv::Sparse || !dense => print_csv(|w| {
+            w.write_record(["from", "to", "waiting_s", "late_sender_s", "late_receiver_s", "ranks"])?;
+            for p in &waiting.pairs {
+                w.write_record([
+                    p.sender.to_string(),
+                    p.receiver.to_string(),
+                    p.waiting_s().to_string(),
+                    p.late_sender_s.to_string(),
+                    p.late_receiver_s.to_string(),
+                    waiting.ranks.to_string(),
+                ])?;
+            }
+            Ok(())
+        }),
+        Some(_) => print_csv(|w| {
+            w.write_field("sender")?;
+            for r in 0..waiting.ranks {
+                w.write_field(r.to_string())?;
+            }
+            w.write_record(None::<&[u8]>)?;
+            WaitingRows(waiting).for_each_row(|r, values| {
+                w.write_field(r.to_string())?;
+                for v in values {
+                    w.write_field(v.to_string())?;
+                }
+                w.write_record(None::<&[u8]>)
+            })
+        }),
+        None => {
+            let n = waiting.ranks;
+            let mut o = format!(
+                "{n} ranks, {} s waiting (late sender + late receiver; row = sender, column = receiver)\n",
+                seconds(waiting.total_s)
+            );
+            if n <= MAX_GRID_RANKS {
+                let header: Vec<String> = std::iter::once("waiting s".to_string())
+                    .chain((0..n).map(|r| r.to_string()))
+                    .collect();
+                let header: Vec<&str> = header.iter().map(String::as_str).collect();
+                let right: Vec<usize> = (0..=n as usize).collect();
+                let rows: Vec<Vec<String>> = waiting
+                    .dense_rows()
+                    .iter()
+                    .enumerate()
+                    .map(|(r, row)| {
+                        std::iter::once(r.to_string())
+                            .chain(row.iter().map(|&v| if v > 0.0 { seconds(v) } else { "0".into() }))
+                            .collect()
+                    })
+                    .collect();
+                o += &table(&header, rows, &right);
+            } else {
+                let mut pairs = waiting.pairs.clone();
+                pairs.sort_by(|a, b| {
+                    b.waiting_s()
+                        .total_cmp(&a.waiting_s())
+                        .then((a.sender, a.receiver).cmp(&(b.sender, b.receiver)))
+                });
+                let count = pairs.len();
+                pairs.truncate(TOP_ENTRIES);
+                o += &format!("largest {} of {count} pairs with waiting\n", pairs.len());
+                let rows = pairs
+                    .iter()
+                    .map(|p| {
+                        vec![
+                            p.sender.to_string(),
+                            p.receiver.to_string(),
+                            seconds(p.waiting_s()),
+                            seconds(p.late_sender_s),
+                            seconds(p.late_receiver_s),
+                        ]
+                    })
+                    .collect();
+                o += &table(
+                    &["sender", "receiver", "waiting s", "late sender s", "late receiver s"],
+                    rows,
+                    &[0, 1, 2, 3, 4],
+                );
+            }
+            emit(|out| out.write_all(o.as_bytes()))
+        }
+    }
 }
 
 /// Largest rank count the dense fields (`bytes`, `messages`, `binary` rows of the JSON, the CSV
