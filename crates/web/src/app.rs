@@ -1281,6 +1281,10 @@ impl App {
         if let Some(m) = route.metric {
             self.matrix_request.metric = m;
         }
+        if route.waiting {
+            self.matrix_request.waiting = true;
+            self.matrix_request.metric = tracelogic_engine::matrix::Metric::Bytes;
+        }
     }
 
     /// Show what `route` says for the trace on screen: view, selection, matrix settings.
@@ -1288,13 +1292,24 @@ impl App {
     /// is the summary), so Back to such an entry shows it instead of keeping the current view and
     /// pushing it again.
     fn apply_route(&mut self, ctx: &Context<Self>, route: Route) {
-        let before = (self.matrix_request.threshold_pct, self.matrix_request.metric);
+        let before = (
+            self.matrix_request.threshold_pct,
+            self.matrix_request.metric,
+            self.matrix_request.waiting,
+        );
         let default = MatrixRequest::default();
         self.view = route.view.unwrap_or(View::Summary);
         self.matrix_request.threshold_pct = route.threshold.unwrap_or(default.threshold_pct);
         self.matrix_request.metric = route.metric.unwrap_or(default.metric);
+        self.matrix_request.waiting = route.waiting;
         self.focus = route.focus;
-        if before != (self.matrix_request.threshold_pct, self.matrix_request.metric) {
+        if before
+            != (
+                self.matrix_request.threshold_pct,
+                self.matrix_request.metric,
+                self.matrix_request.waiting,
+            )
+        {
             ctx.link().send_message(Msg::Matrix(self.matrix_request.clone()));
         }
         self.ensure_analysis(self.view);
@@ -1319,6 +1334,7 @@ impl App {
             threshold: (self.matrix_request.threshold_pct != default.threshold_pct)
                 .then_some(self.matrix_request.threshold_pct),
             metric: (self.matrix_request.metric != default.metric).then_some(self.matrix_request.metric),
+            waiting: self.matrix_request.waiting,
             focus: self.focus.clone(),
         }
     }

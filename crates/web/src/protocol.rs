@@ -47,6 +47,11 @@ pub struct MatrixRequest {
     pub metric: Metric,
     /// Low-volume threshold in percent (0 keeps every non-zero entry).
     pub threshold_pct: f64,
+    /// Colour the heatmap by the measured waiting instead of `metric`: per (sender, receiver)
+    /// the late-sender plus late-receiver nanoseconds ([`tracelogic_engine::matrix::WaitingMatrix`],
+    /// `tracelogic matrix --metric waiting`). The threshold and the binary matrix stay on `metric`.
+    #[serde(default)]
+    pub waiting: bool,
 }
 
 impl Default for MatrixRequest {
@@ -56,6 +61,7 @@ impl Default for MatrixRequest {
             selection: Selection::default(),
             metric: Metric::Bytes,
             threshold_pct: 5.0,
+            waiting: false,
         }
     }
 }
