@@ -588,7 +588,9 @@ impl App {
                             on_query={ctx.link().callback(Msg::Timeline)} request={self.matrix_request.clone()}
                             on_select={ctx.link().callback(Msg::Matrix)} ranks={t.summary.ranks}
                             length_ns={t.summary.end_ns.saturating_sub(t.summary.start_ns)}
-                            topology_nodes={self.analyses.get(View::Topology.id()).and_then(crate::views::timeline::topology_nodes)} />
+                            topology_nodes={self.analyses.get(View::Topology.id()).and_then(crate::views::timeline::topology_nodes)}
+                            path={self.analyses.get("critical-path-overlay").and_then(|s| s.result.clone())}
+                            on_request={ctx.link().callback(Msg::Analyse)} />
                     },
                     _ => {
                         let on_sample = ctx.link().callback(Msg::CompareSample);
@@ -792,7 +794,9 @@ impl Component for App {
                 if reselected {
                     // The worker restricts every analysis to the matrix selection (session.rs):
                     // answers of the previous selection are dropped and the shown view asks again.
-                    self.analyses.retain(|kind, _| *kind == "compare");
+                    // The critical-path overlay is the whole run's, whatever the selection.
+                    self.analyses
+                        .retain(|kind, _| *kind == "compare" || *kind == "critical-path-overlay");
                     self.ensure_analysis(self.view);
                 }
             }

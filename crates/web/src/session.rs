@@ -195,7 +195,9 @@ impl Session {
         let engine = &self.engine;
         let whole_runs = matches!(
             request,
-            AnalysisRequest::Compare { .. } | AnalysisRequest::CompareRuns { .. }
+            AnalysisRequest::Compare { .. }
+                | AnalysisRequest::CompareRuns { .. }
+                | AnalysisRequest::CriticalPathOverlay
         );
         if !whole_runs && *selection != Selection::all() && engine.selected_calls(selection)? == 0 {
             return Err(EMPTY_SELECTION.into());
@@ -266,6 +268,10 @@ impl Session {
             AnalysisRequest::Waits { what_if } => {
                 Answer::Waits(crate::views::waits::answer(engine, selection, *what_if)?)
             }
+            // The timeline's clock counts from the whole trace's first event: the whole run's path.
+            AnalysisRequest::CriticalPathOverlay => Answer::PathOverlay(crate::protocol::PathOverlay::of(
+                &engine.critical_path(&Selection::all(), false)?.path,
+            )),
         })
     }
 
@@ -455,6 +461,40 @@ pub(crate) mod tests {
         let states = w.waits.report.totals.late_sender_s + w.waits.report.totals.late_receiver_s;
         assert!((total as f64 * 1e-9 - states).abs() < 1e-6, "{total} ns, {states} s");
         assert!(view.grid.max > 0 && view.grid.min > 0);
+    }
+
+    /// The overlay is the whole run's path, every segment, in the timeline's clock: on the
+    /// sample LU it tiles [0, length] (length = the run's, DUMPI's clocks being consistent),
+    /// whatever the page's selection.
+    #[test]
+    fn the_path_overlay_tiles_the_run() {
+        let loaded = load("LU", sample_files("npb-lu.S.8")).0.unwrap();
+        let window = Selection {
+            from: Some(1_000_000),
+            ..Selection::default()
+        };
+        let Answer::PathOverlay(o) = loaded
+            .session
+            .analyse_selected(&AnalysisRequest::CriticalPathOverlay, &window)
+            .unwrap()
+        else {
+            panic!("not the overlay")
+        };
+        let whole = loaded.session.engine.critical_path(&Selection::all(), false).unwrap();
+        assert_eq!(o.segments.len(), whole.path.segments.len());
+        let (start, end) = loaded.session.trace().span();
+        assert!(
+            o.length_ns.abs_diff(end - start) <= 1,
+            "{} vs {}",
+            o.length_ns,
+            end - start
+        );
+        assert_eq!(o.segments[0].start(), 0);
+        for w in o.segments.windows(2) {
+            assert!(w[0].end().abs_diff(w[1].start()) <= 1);
+        }
+        assert!(o.segments.last().unwrap().end().abs_diff(o.length_ns) <= 1);
+        assert!(o.segments.iter().any(|s| s.compute()) && o.segments.iter().any(|s| !s.compute()));
     }
 
     #[test]
