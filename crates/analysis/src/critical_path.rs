@@ -94,8 +94,9 @@ pub struct Segment {
     pub kind: String,
 }
 
-/// Critical path of the part of `trace` that `selection` keeps ([`Trace::restrict`], messages
-/// matched again). Fails when the dependencies contradict program order.
+/// Critical path of the part of `trace` that `selection` keeps ([`Trace::restrict`]), with the
+/// messages and collective instances of the whole trace ([`Trace::restrict_matching`]). Fails
+/// when the dependencies contradict program order.
 pub fn critical_path(trace: &Trace, selection: &Selection) -> Result<CriticalPath, String> {
     if *selection == Selection::default() {
         return critical_path_matched(trace, &match_messages(trace));

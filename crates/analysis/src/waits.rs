@@ -277,8 +277,8 @@ pub(crate) fn roles(trace: &Trace) -> Vec<Role> {
         .collect()
 }
 
-/// Wait states of the part of `trace` that `selection` keeps ([`Trace::restrict`]; messages are
-/// matched again on what is kept).
+/// Wait states of the part of `trace` that `selection` keeps ([`Trace::restrict`]), with the
+/// messages and collective instances of the whole trace ([`Trace::restrict_matching`]).
 pub fn wait_states(trace: &Trace, selection: &Selection) -> WaitReport {
     if *selection == Selection::default() {
         return wait_states_matched(trace, &match_messages(trace));
