@@ -339,6 +339,17 @@ impl TimelineView {
         let band = (lane_h * 0.4).clamp(2.0, 10.0);
         let centre = |lane: usize| py + (lane as f64 + 0.5) * lane_h;
         c.save();
+        // A dark edge under the bands keeps them apart from the functions' colours.
+        c.set_fill_style_str("rgba(0, 0, 0, 0.75)");
+        c.set_global_alpha(1.0);
+        for b in &bars {
+            c.fill_rect(
+                px + b.x0 - 1.0,
+                centre(b.lane) - band / 2.0 - 1.0,
+                (b.x1 - b.x0).max(1.0) + 2.0,
+                band + 2.0,
+            );
+        }
         c.set_fill_style_str(PATH_COLOUR);
         for b in &bars {
             c.set_global_alpha(if b.compute { 0.45 } else { 0.95 });
