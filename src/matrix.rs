@@ -14,12 +14,15 @@ pub enum MetricArg {
     Bytes,
     /// Messages sent.
     Messages,
+    /// Seconds waited: late-sender plus late-receiver time per (sender, receiver); the
+    /// threshold and the binary matrix stay on bytes.
+    Waiting,
 }
 
 impl From<MetricArg> for Metric {
     fn from(m: MetricArg) -> Metric {
         match m {
-            MetricArg::Bytes => Metric::Bytes,
+            MetricArg::Bytes | MetricArg::Waiting => Metric::Bytes,
             MetricArg::Messages => Metric::Messages,
         }
     }
@@ -67,7 +70,11 @@ pub struct Args {
 pub fn run(args: Args) -> CliResult {
     let (engine, selection) = args.selection.engine(load_trace(&args.paths)?)?;
     set_stage("building the communication matrix");
-    let report = engine.matrix(&selection, Metric::from(args.metric), args.threshold)?;
+    let report = if args.metric == MetricArg::Waiting {
+        engine.matrix_with_waiting(&selection, Metric::from(args.metric), args.threshold)?
+    } else {
+        engine.matrix(&selection, Metric::from(args.metric), args.threshold)?
+    };
     set_stage("writing the communication matrix");
     let csv = args.output.csv.then_some(if args.sparse {
         Csv::Sparse

@@ -201,6 +201,37 @@ fn waits_agree_with_the_dumped_walltimes() {
     for (k, w) in &pairs {
         assert!(close(got[k], *w));
     }
+    // The matrix's "waiting" metric: the same pairs (no blocking send waited for its receiver
+    // here: late-receiver 0), as dense rows of seconds, their total and the CSV grid.
+    let o = run(&[&"matrix", &dir, &"--metric", &"waiting", &"--json"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let m = json(&o);
+    let listed = m["waiting_pairs"].as_array().unwrap();
+    assert_eq!(listed.len(), pairs.len());
+    for p in listed {
+        let k = (
+            p["sender"].as_u64().unwrap() as usize,
+            p["receiver"].as_u64().unwrap() as usize,
+        );
+        assert!(close(f(&p["late_sender_s"]), pairs[&k]));
+        assert_eq!(f(&p["late_receiver_s"]), 0.0);
+    }
+    let rows = m["waiting"].as_array().unwrap();
+    for (s, row) in rows.iter().enumerate() {
+        for (r, cell) in row.as_array().unwrap().iter().enumerate() {
+            assert!(close(f(cell), pairs.get(&(s, r)).copied().unwrap_or(0.0)), "{s} → {r}");
+        }
+    }
+    assert!(close(f(&m["total_waiting_s"]), late_sender as f64 * 1e-9));
+    assert!(m.get("bytes").is_some(), "the bytes matrix is still there");
+    let o = run(&[&"matrix", &dir, &"--metric", &"waiting", &"--csv"]);
+    let csv = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(csv.lines().next(), Some("sender,0,1,2,3"));
+    assert_eq!(csv.lines().count(), 5);
+    assert_eq!(
+        run(&[&"matrix", &dir]).stdout,
+        run(&[&"matrix", &dir, &"--metric", &"bytes"]).stdout
+    );
     assert_eq!(v["by_rank"].as_array().unwrap().len(), 4);
     // The barrier waits longest here; the text's function table starts with it.
     assert_eq!(v["by_function"][0]["name"], "MPI_Barrier");
@@ -254,6 +285,13 @@ fn critical_path_spans_the_run_and_honours_the_selection() {
     let text = String::from_utf8(o.stdout).unwrap();
     assert!(text.contains(&format!("   {top} ")), "{text}");
     assert!(text.contains("load imbalance: computation max"), "{text}");
+
+    // A window cutting messages at its start: the path of what it keeps, as long as the
+    // window's own span (this used to be refused as a dependency cycle, exit code 2).
+    let o = run(&[&"critical-path", &dir, &"--json", &"--from", &"1ms"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let windowed = json(&o);
+    assert!(f(&windowed["length_s"]) > 0.0 && f(&windowed["length_s"]) < f(&v["length_s"]));
 
     // Ranks 0-1 only: the path stays on them, and the selection is reported.
     let o = run(&[&"critical-path", &dir, &"--json", &"--ranks", &"0-1"]);

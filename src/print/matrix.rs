@@ -3,8 +3,8 @@
 
 use crate::common::{emit, print_csv, print_json, table, CliError};
 use std::io::Write;
-use tracelogic_engine::documents::{self, Cell, DenseRows, EntryList, MAX_MATRIX_RANKS};
-use tracelogic_engine::matrix::{CommMatrix, Entry, Filtered, MatrixReport, Metric};
+use tracelogic_engine::documents::{self, Cell, DenseRows, EntryList, WaitingRows, MAX_MATRIX_RANKS};
+use tracelogic_engine::matrix::{CommMatrix, Entry, Filtered, MatrixReport, Metric, WaitingMatrix};
 
 /// Which CSV `--csv` asked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -21,6 +21,9 @@ pub enum Csv {
 pub fn print(report: &MatrixReport, json: bool, csv: Option<Csv>) -> Result<(), CliError> {
     let (matrix, filtered) = (&report.matrix, &report.filtered);
     let dense = matrix.ranks() <= MAX_MATRIX_RANKS;
+    if let (Some(waiting), false) = (&report.waiting, json) {
+        return print_waiting(waiting, csv, dense);
+    }
     if json {
         print_json(&documents::matrix(report))
     } else if let Some(csv) = csv {
@@ -41,6 +44,95 @@ pub fn print(report: &MatrixReport, json: bool, csv: Option<Csv>) -> Result<(), 
         }
     } else {
         emit(|out| out.write_all(human(matrix, filtered, report.metric).as_bytes()))
+    }
+}
+
+/// `--metric waiting` as text (the grid up to 32 ranks, else the largest pairs) or CSV (the
+/// grid of seconds, or with `--sparse` and above [`MAX_MATRIX_RANKS`] ranks one line per pair).
+fn print_waiting(waiting: &WaitingMatrix, csv: Option<Csv>, dense: bool) -> Result<(), CliError> {
+    let seconds = |v: f64| format!("{v:.6}");
+    match csv {
+        Some(c) if c == Csv::Sparse || !dense => print_csv(|w| {
+            w.write_record(["from", "to", "waiting_s", "late_sender_s", "late_receiver_s", "ranks"])?;
+            for p in &waiting.pairs {
+                w.write_record([
+                    p.sender.to_string(),
+                    p.receiver.to_string(),
+                    p.waiting_s().to_string(),
+                    p.late_sender_s.to_string(),
+                    p.late_receiver_s.to_string(),
+                    waiting.ranks.to_string(),
+                ])?;
+            }
+            Ok(())
+        }),
+        Some(_) => print_csv(|w| {
+            w.write_field("sender")?;
+            for r in 0..waiting.ranks {
+                w.write_field(r.to_string())?;
+            }
+            w.write_record(None::<&[u8]>)?;
+            WaitingRows(waiting).for_each_row(|r, values| {
+                w.write_field(r.to_string())?;
+                for v in values {
+                    w.write_field(v.to_string())?;
+                }
+                w.write_record(None::<&[u8]>)
+            })
+        }),
+        None => {
+            let n = waiting.ranks;
+            let mut o = format!(
+                "{n} ranks, {} s waiting (late sender + late receiver; row = sender, column = receiver)\n",
+                seconds(waiting.total_s)
+            );
+            if n <= MAX_GRID_RANKS {
+                let header: Vec<String> = std::iter::once("waiting s".to_string())
+                    .chain((0..n).map(|r| r.to_string()))
+                    .collect();
+                let header: Vec<&str> = header.iter().map(String::as_str).collect();
+                let right: Vec<usize> = (0..=n as usize).collect();
+                let rows: Vec<Vec<String>> = waiting
+                    .dense_rows()
+                    .iter()
+                    .enumerate()
+                    .map(|(r, row)| {
+                        std::iter::once(r.to_string())
+                            .chain(row.iter().map(|&v| if v > 0.0 { seconds(v) } else { "0".into() }))
+                            .collect()
+                    })
+                    .collect();
+                o += &table(&header, rows, &right);
+            } else {
+                let mut pairs = waiting.pairs.clone();
+                pairs.sort_by(|a, b| {
+                    b.waiting_s()
+                        .total_cmp(&a.waiting_s())
+                        .then((a.sender, a.receiver).cmp(&(b.sender, b.receiver)))
+                });
+                let count = pairs.len();
+                pairs.truncate(TOP_ENTRIES);
+                o += &format!("largest {} of {count} pairs with waiting\n", pairs.len());
+                let rows = pairs
+                    .iter()
+                    .map(|p| {
+                        vec![
+                            p.sender.to_string(),
+                            p.receiver.to_string(),
+                            seconds(p.waiting_s()),
+                            seconds(p.late_sender_s),
+                            seconds(p.late_receiver_s),
+                        ]
+                    })
+                    .collect();
+                o += &table(
+                    &["sender", "receiver", "waiting s", "late sender s", "late receiver s"],
+                    rows,
+                    &[0, 1, 2, 3, 4],
+                );
+            }
+            emit(|out| out.write_all(o.as_bytes()))
+        }
     }
 }
 

@@ -110,7 +110,7 @@ pub fn text(r: &WaitsReport, top: usize) -> String {
         o += &format!(
             "late sender by pair ({} of {} pairs, longest first)\n",
             pairs.len(),
-            w.by_pair.len()
+            w.by_pair.iter().filter(|p| p.late_sender_s > 0.0).count()
         );
         let rows = pairs
             .iter()

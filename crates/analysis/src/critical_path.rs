@@ -36,7 +36,9 @@
 //! least the computation removed are skipped, since no path through them can become the
 //! longest. The ranks with most computation on the path go first, within a budget of
 //! [`GAIN_WORK`] nodes swept (at least 4 sweeps of the graph); ranks left when it runs out get
-//! no gain (`null`). On a balanced pipeline every rank's computation moves almost the whole
+//! no gain (`null`). Which ranks fit is decided from where their sweeps start; they are then
+//! swept from the latest start to the earliest over one copy of the longest-path values, so a
+//! sweep reads every value directly (the positions before its start still hold the original). On a balanced pipeline every rank's computation moves almost the whole
 //! run, so an exact gain costs a sweep per rank; `docs/waits.md` gives the figures.
 
 use crate::profile::{secs, selected};
@@ -92,17 +94,35 @@ pub struct Segment {
     pub kind: String,
 }
 
-/// Critical path of the part of `trace` that `selection` keeps ([`Trace::restrict`], messages
-/// matched again). Fails when the dependencies contradict program order.
+/// Critical path of the part of `trace` that `selection` keeps ([`Trace::restrict`]), with the
+/// messages and collective instances of the whole trace ([`Trace::restrict_matching`]). Fails
+/// when the dependencies contradict program order.
 pub fn critical_path(trace: &Trace, selection: &Selection) -> Result<CriticalPath, String> {
+    if *selection == Selection::default() {
+        return critical_path_matched(trace, &match_messages(trace));
+    }
     let t = selected(trace, selection);
-    let matching = match_messages(&t);
-    critical_path_matched(&t, &matching)
+    let matching = trace.restrict_matching(&match_messages(trace), selection);
+    let sequence = trace.restrict_collective_sequence(selection);
+    critical_path_paired(&t, &matching, Some(&sequence))
 }
 
 /// Critical path of a whole trace whose messages `matching` paired.
 pub fn critical_path_matched(trace: &Trace, matching: &Matching) -> Result<CriticalPath, String> {
-    let g = HappensBefore::build(trace, matching)?;
+    critical_path_paired(trace, matching, None)
+}
+
+/// Critical path of `trace` whose messages `matching` paired, collective records numbered on
+/// their communicators by `sequence` when given: for a restricted trace the whole trace's
+/// pairing ([`Trace::restrict_matching`], [`Trace::restrict_collective_sequence`]). Matching
+/// a window again would pair a receive whose send was cut off with the sender's next send,
+/// which can make a false cycle.
+pub fn critical_path_paired(
+    trace: &Trace,
+    matching: &Matching,
+    sequence: Option<&[Vec<u32>]>,
+) -> Result<CriticalPath, String> {
+    let g = HappensBefore::build_paired(trace, matching, sequence)?;
     Ok(g.report(trace))
 }
 
@@ -184,6 +204,16 @@ impl HappensBefore {
     /// Builds the graph of `trace` and computes the longest path. Fails when the dependencies
     /// contradict program order (a cycle).
     pub fn build(trace: &Trace, matching: &Matching) -> Result<HappensBefore, String> {
+        HappensBefore::build_paired(trace, matching, None)
+    }
+
+    /// [`HappensBefore::build`] with the collective records numbered by `sequence` (see
+    /// [`critical_path_paired`]).
+    pub fn build_paired(
+        trace: &Trace,
+        matching: &Matching,
+        sequence: Option<&[Vec<u32>]>,
+    ) -> Result<HappensBefore, String> {
         let n = trace.ranks.len();
         let mut base = Vec::with_capacity(n + 1);
         let mut total = 0u64;
@@ -255,7 +285,7 @@ impl HappensBefore {
                 }
             }
         }
-        let inst = Instances::of(trace);
+        let inst = Instances::of_sequence(trace, sequence);
         for k in 0..inst.len() {
             let v = (calls + k) as u32;
             let members = inst.members(k);
@@ -440,9 +470,11 @@ impl HappensBefore {
                     .unwrap_or(0)
             };
         }
-        self.slack = (0..nodes)
-            .map(|v| self.length.saturating_sub(self.f[v] + b[v]))
-            .collect();
+        // In place: `b` becomes the slacks (one array of a value per node less to touch).
+        for (x, &f) in b.iter_mut().zip(&self.f) {
+            *x = self.length.saturating_sub(f + *x);
+        }
+        self.slack = b;
         self.order = order;
     }
 
@@ -496,7 +528,18 @@ impl HappensBefore {
         let mut worklist: Vec<usize> = (0..n).rev().collect();
         let mut queued = vec![true; n];
         let mut order = 0u32;
-        let mut ready_instances: Vec<usize> = Vec::new();
+        // Instances that need nobody (a broadcast whose root is outside the selection, or
+        // whose root's call the time window cut off) are ready from the start, with value 0:
+        // their members wait for nothing.
+        let mut ready_instances: Vec<usize> = (calls..nodes).filter(|&v| remaining[v] == 0).collect();
+        self.release_instances(
+            &mut ready_instances,
+            &mut remaining,
+            &cursor,
+            &mut queued,
+            &mut worklist,
+            &mut order,
+        );
         while let Some(r) = worklist.pop() {
             queued[r] = false;
             while cursor[r] < self.base[r + 1] {
@@ -518,28 +561,14 @@ impl HappensBefore {
                             }
                         }
                     }
-                    while let Some(v) = ready_instances.pop() {
-                        let fv = self
-                            .ins(v)
-                            .iter()
-                            .map(|&s| self.enter_value(s, |x| self.f[x as usize], |x| self.gap(x)))
-                            .max()
-                            .unwrap_or(0);
-                        self.f[v] = fv;
-                        self.pos[v] = order;
-                        order += 1;
-                        for &t in self.outs(v) {
-                            let t = t as usize;
-                            remaining[t] -= 1;
-                            if remaining[t] == 0 {
-                                let q = self.rank_of(t as u32);
-                                if !queued[q] && cursor[q] as usize == t {
-                                    queued[q] = true;
-                                    worklist.push(q);
-                                }
-                            }
-                        }
-                    }
+                    self.release_instances(
+                        &mut ready_instances,
+                        &mut remaining,
+                        &cursor,
+                        &mut queued,
+                        &mut worklist,
+                        &mut order,
+                    );
                 }
                 if remaining[c as usize] > 0 {
                     break;
@@ -571,6 +600,42 @@ impl HappensBefore {
             .max()
             .unwrap_or(0);
         Ok(())
+    }
+
+    /// Kahn's step for the instances in `ready` (all their sources reached): their values and
+    /// positions, and the release of the calls waiting for them (a rank whose current call
+    /// has nothing left to wait for goes back on the worklist).
+    fn release_instances(
+        &mut self,
+        ready: &mut Vec<usize>,
+        remaining: &mut [u32],
+        cursor: &[u32],
+        queued: &mut [bool],
+        worklist: &mut Vec<usize>,
+        order: &mut u32,
+    ) {
+        while let Some(v) = ready.pop() {
+            let fv = self
+                .ins(v)
+                .iter()
+                .map(|&s| self.enter_value(s, |x| self.f[x as usize], |x| self.gap(x)))
+                .max()
+                .unwrap_or(0);
+            self.f[v] = fv;
+            self.pos[v] = *order;
+            *order += 1;
+            for &t in self.outs(v) {
+                let t = t as usize;
+                remaining[t] -= 1;
+                if remaining[t] == 0 {
+                    let q = self.rank_of(t as u32);
+                    if !queued[q] && cursor[q] as usize == t {
+                        queued[q] = true;
+                        worklist.push(q);
+                    }
+                }
+            }
+        }
     }
 
     /// Value of a dependency source: the enter of a call, or an instance.
@@ -749,42 +814,49 @@ impl HappensBefore {
         out
     }
 
+    /// Where the sweep removing the computation before the calls `zeroed` starts: the position
+    /// right after the exit preceding the earliest of them (the enter it feeds may release other
+    /// nodes before its own exit); `None` when only a tail is removed (no sweep).
+    fn sweep_start(&self, zeroed: &[u32]) -> Option<u32> {
+        zeroed
+            .iter()
+            .map(|&c| {
+                if self.is_first(c) {
+                    0
+                } else {
+                    self.pos[c as usize - 1] + 1
+                }
+            })
+            .min()
+    }
+
     /// The longest path with rank `r`'s computation on the critical path (the gaps before the
     /// calls `zeroed`, sorted, and its tail if `tail_zeroed`) set to 0: one sweep over the
-    /// topological order from the first zeroed computation, skipping the nodes whose slack is at
-    /// least the computation removed (every path through them is at most `length − budget`,
-    /// which the path itself still reaches: their stale values cannot change the answer).
-    /// `g` is scratch space of one value per node; `work` counts down the nodes swept.
+    /// topological order from `p0` ([`HappensBefore::sweep_start`]), skipping the nodes whose
+    /// slack is at least the computation removed (every path through them is at most `length −
+    /// budget`, which the path itself still reaches: their stale values cannot change the
+    /// answer).
+    ///
+    /// `g` holds one value per node and must equal `f` at every position before `p0`: the
+    /// caller starts from a copy of `f` and sweeps the ranks by decreasing `p0`, so a sweep only
+    /// ever overwrites positions later sweeps also overwrite before reading them, and the
+    /// values are read without asking which sweep wrote them.
     #[allow(clippy::too_many_arguments)]
     fn length_without(
         &self,
         r: usize,
         zeroed: &[u32],
+        p0: Option<u32>,
         tail_zeroed: bool,
         budget: u64,
         g: &mut [u64],
         zero: &mut [bool],
-        work: &mut u64,
-    ) -> Option<u64> {
+    ) -> u64 {
         let calls = self.calls();
-        // The first node that can change: right after the exit preceding a zeroed computation
-        // (the enter it feeds may release other nodes before its own exit).
-        let first = |c: u32| {
-            if self.is_first(c) {
-                0
-            } else {
-                self.pos[c as usize - 1] + 1
-            }
-        };
-        let Some(p0) = zeroed.iter().map(|&c| first(c)).min() else {
+        let Some(p0) = p0 else {
             // Only the tail after the rank's last call is removed.
-            return Some(self.sink_value(|x| self.f[x as usize], Some(r)));
+            return self.sink_value(|x| self.f[x as usize], Some(r));
         };
-        let todo = (self.order.len() - p0 as usize) as u64;
-        if todo > *work {
-            return None;
-        }
-        *work -= todo;
         for &c in zeroed {
             zero[c as usize] = true;
         }
@@ -792,13 +864,7 @@ impl HappensBefore {
         let gap = |c: u32| if zero[c as usize] { 0 } else { self.gap_ns[c as usize] };
         for &v in &self.order[p0 as usize..] {
             let vu = v as usize;
-            let val = |x: u32| {
-                if self.pos[x as usize] >= p0 {
-                    g[x as usize]
-                } else {
-                    self.f[x as usize]
-                }
-            };
+            let val = |x: u32| g[x as usize];
             g[vu] = if self.slack[vu] >= budget {
                 self.f[vu]
             } else if vu < calls {
@@ -816,14 +882,7 @@ impl HappensBefore {
                     .unwrap_or(0)
             };
         }
-        let val = |x: u32| {
-            if self.pos[x as usize] >= p0 {
-                g[x as usize]
-            } else {
-                self.f[x as usize]
-            }
-        };
-        Some(self.sink_value(val, tail_zeroed.then_some(r)))
+        self.sink_value(|x| g[x as usize], tail_zeroed.then_some(r))
     }
 
     /// The sink's value from the exit values `val`, rank `zero_tail`'s tail set to 0.
@@ -876,7 +935,6 @@ impl HappensBefore {
             }
         }
         let len = self.length.max(1) as f64;
-        let mut g = vec![0u64; self.f.len()];
         let mut zero = vec![false; self.calls()];
         // Gains, the ranks with most computation on the path first, within a work budget.
         let computes: Vec<u64> = (0..n)
@@ -887,17 +945,30 @@ impl HappensBefore {
         let mut by_need: Vec<usize> = (0..n).filter(|&r| computes[r] > 0).collect();
         by_need.sort_by_key(|&r| (Reverse(computes[r]), r));
         let mut gains: Vec<Option<u64>> = (0..n).map(|r| (computes[r] == 0).then_some(0)).collect();
+        // Which ranks the budget covers depends on where their sweeps start only: decided first,
+        // in the order of need; then swept by decreasing start (see `length_without`).
         let mut work = GAIN_WORK.max(4 * self.order.len() as u64);
+        let mut planned: Vec<(usize, Option<u32>)> = Vec::new();
         for r in by_need {
             zeroed[r].sort_unstable();
-            let got = self.length_without(r, &zeroed[r], tail_zeroed[r], computes[r], &mut g, &mut zero, &mut work);
+            let p0 = self.sweep_start(&zeroed[r]);
+            if let Some(p0) = p0 {
+                let todo = (self.order.len() - p0 as usize) as u64;
+                if todo > work {
+                    break;
+                }
+                work -= todo;
+            }
+            planned.push((r, p0));
+        }
+        planned.sort_by_key(|&(r, p0)| (Reverse(p0), r));
+        let mut g = self.f.clone();
+        for (r, p0) in planned {
+            let l = self.length_without(r, &zeroed[r], p0, tail_zeroed[r], computes[r], &mut g, &mut zero);
             for &c in &zeroed[r] {
                 zero[c as usize] = false;
             }
-            match got {
-                Some(l) => gains[r] = Some(self.length.saturating_sub(l)),
-                None => break,
-            }
+            gains[r] = Some(self.length.saturating_sub(l));
         }
         let by_rank = (0..n)
             .map(|r| RankOnPath {

@@ -82,15 +82,26 @@ pub struct FunctionWaits {
     pub waits: Waits,
 }
 
-/// Late-sender time a receiver spent waiting for one sender.
+/// The measured waiting between one sender and one receiver: the receiver's late-sender time
+/// for this sender, and the sender's late-receiver time for this receiver.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct PairWait {
-    /// The late sender.
+    /// The sending rank (row of the matrix).
     pub sender: Rank,
-    /// The rank that waited.
+    /// The receiving rank (column).
     pub receiver: Rank,
-    /// Seconds the receiver waited for it.
+    /// Seconds the receiver waited for this late sender.
     pub late_sender_s: f64,
+    /// Seconds the sender's blocking send (or `MPI_Wait`) waited for this late receiver.
+    #[serde(default)]
+    pub late_receiver_s: f64,
+}
+
+impl PairWait {
+    /// Late-sender plus late-receiver seconds: the pair's cell of the waiting matrix.
+    pub fn waiting_s(&self) -> f64 {
+        self.late_sender_s + self.late_receiver_s
+    }
 }
 
 /// Wait states of a trace, as `tracelogic waits --json` prints them: the totals' six fields at
@@ -104,8 +115,9 @@ pub struct WaitReport {
     pub by_rank: Vec<RankWaits>,
     /// Per MPI function with some waiting time, by decreasing total waiting time.
     pub by_function: Vec<FunctionWaits>,
-    /// Per (sender, receiver) with late-sender time, sorted by sender then receiver: the
-    /// "waiting" metric of the communication matrix (row = sender, column = receiver).
+    /// Per (sender, receiver) with late-sender or late-receiver time, sorted by sender then
+    /// receiver: the "waiting" metric of the communication matrix (row = sender, column =
+    /// receiver, [`PairWait::waiting_s`]).
     pub by_pair: Vec<PairWait>,
     /// Messages whose receive left its call before the send was entered (unsynchronised
     /// clocks): their waiting time is bounded by the call's duration.
@@ -114,14 +126,15 @@ pub struct WaitReport {
 }
 
 impl WaitReport {
-    /// The late-sender matrix as dense rows (`rows[sender][receiver]`, seconds), for displays
-    /// of small traces; the sparse form is [`WaitReport::by_pair`].
+    /// The waiting matrix as dense rows (`rows[sender][receiver]`, late-sender plus
+    /// late-receiver seconds), for displays of small traces; the sparse form is
+    /// [`WaitReport::by_pair`].
     pub fn waiting_rows(&self, ranks: u32) -> Vec<Vec<f64>> {
         let mut rows = vec![vec![0.0; ranks as usize]; ranks as usize];
         for p in &self.by_pair {
             if let Some(row) = rows.get_mut(p.sender as usize) {
                 if let Some(v) = row.get_mut(p.receiver as usize) {
-                    *v += p.late_sender_s;
+                    *v += p.waiting_s();
                 }
             }
         }
@@ -153,7 +166,10 @@ fn is_nonblocking_collective(name: &str) -> bool {
 }
 
 impl Instances {
-    pub(crate) fn of(trace: &Trace) -> Instances {
+    /// The instances of `trace`, each rank's collective records numbered on their
+    /// communicator by `sequence[rank][record]` when given (a restricted trace's records in the
+    /// numbering of the whole trace, [`Trace::restrict_collective_sequence`]), else by counting.
+    pub(crate) fn of_sequence(trace: &Trace, sequence: Option<&[Vec<u32>]>) -> Instances {
         let nonblocking: Vec<bool> = trace
             .functions
             .names()
@@ -180,8 +196,11 @@ impl Instances {
                     continue;
                 };
                 let s = seq.entry(co.comm[i]).or_insert(0);
-                let k = *s;
+                let mut k = *s;
                 *s += 1;
+                if let Some(given) = sequence.and_then(|q| q.get(rt.rank as usize)).and_then(|q| q.get(i)) {
+                    k = *given;
+                }
                 if nonblocking.get(f as usize).copied().unwrap_or(false) {
                     continue;
                 }
@@ -258,12 +277,16 @@ pub(crate) fn roles(trace: &Trace) -> Vec<Role> {
         .collect()
 }
 
-/// Wait states of the part of `trace` that `selection` keeps ([`Trace::restrict`]; messages are
-/// matched again on what is kept).
+/// Wait states of the part of `trace` that `selection` keeps ([`Trace::restrict`]), with the
+/// messages and collective instances of the whole trace ([`Trace::restrict_matching`]).
 pub fn wait_states(trace: &Trace, selection: &Selection) -> WaitReport {
+    if *selection == Selection::default() {
+        return wait_states_matched(trace, &match_messages(trace));
+    }
     let t = selected(trace, selection);
-    let matching = match_messages(&t);
-    wait_states_matched(&t, &matching)
+    let matching = trace.restrict_matching(&match_messages(trace), selection);
+    let sequence = trace.restrict_collective_sequence(selection);
+    wait_states_paired(&t, &matching, Some(&sequence))
 }
 
 /// Per-call accumulator of waiting time, in ns.
@@ -317,6 +340,14 @@ fn idle(enter: u64, exit: u64, until: u64) -> u64 {
 
 /// Wait states of a whole trace whose messages `matching` paired.
 pub fn wait_states_matched(trace: &Trace, matching: &Matching) -> WaitReport {
+    wait_states_paired(trace, matching, None)
+}
+
+/// Wait states of `trace` whose messages `matching` paired and whose collective records are
+/// numbered on their communicators by `sequence` (for a restricted trace: the whole trace's
+/// matching and numbering, [`Trace::restrict_matching`] and
+/// [`Trace::restrict_collective_sequence`], so that a time window pairs what was recorded).
+pub fn wait_states_paired(trace: &Trace, matching: &Matching, sequence: Option<&[Vec<u32>]>) -> WaitReport {
     let n = trace.ranks.len();
     let mut acc = Acc {
         by_rank: vec![[0; 6]; n],
@@ -335,6 +366,8 @@ pub fn wait_states_matched(trace: &Trace, matching: &Matching) -> WaitReport {
     // Point to point: late receives as (receiver, completion call, idle, sender), reduced to
     // the largest per call below; late receivers added directly (one message per call).
     let mut late: Vec<(Rank, CallIdx, u64, Rank)> = Vec::new();
+    // (sender, receiver, ns) of each late receiver, for the pairs.
+    let mut late_receivers: Vec<(Rank, Rank, u64)> = Vec::new();
     let mut clock_violations = 0u64;
     for m in &matching.messages {
         let (s, r) = (&trace.ranks[m.sender as usize], &trace.ranks[m.receiver as usize]);
@@ -377,13 +410,21 @@ pub fn wait_states_matched(trace: &Trace, matching: &Matching) -> WaitReport {
             };
             if let (true, Some((enter, exit))) = (blocking, call_times(trace, m.sender, sc)) {
                 if exit > recv_post_enter {
-                    acc.add(trace, m.sender, sc, LR, recv_post_enter.saturating_sub(enter));
+                    let w = recv_post_enter.saturating_sub(enter);
+                    acc.add(trace, m.sender, sc, LR, w);
+                    if w > 0 {
+                        late_receivers.push((m.sender, m.receiver, w));
+                    }
                 }
             }
         }
     }
     late.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)).then(b.2.cmp(&a.2)));
-    let mut pairs: HashMap<(Rank, Rank), u64> = HashMap::new();
+    // (late sender, late receiver) ns per (sender, receiver).
+    let mut pairs: HashMap<(Rank, Rank), (u64, u64)> = HashMap::new();
+    for &(sender, receiver, w) in &late_receivers {
+        pairs.entry((sender, receiver)).or_insert((0, 0)).1 += w;
+    }
     let mut last: Option<(Rank, CallIdx)> = None;
     for &(receiver, call, w, sender) in &late {
         if last == Some((receiver, call)) {
@@ -391,11 +432,11 @@ pub fn wait_states_matched(trace: &Trace, matching: &Matching) -> WaitReport {
         }
         last = Some((receiver, call));
         acc.add(trace, receiver, call, LS, w);
-        *pairs.entry((sender, receiver)).or_insert(0) += w;
+        pairs.entry((sender, receiver)).or_insert((0, 0)).0 += w;
     }
 
     // Collectives.
-    let inst = Instances::of(trace);
+    let inst = Instances::of_sequence(trace, sequence);
     for i in 0..inst.len() {
         let members = inst.members(i);
         let times: Vec<(u64, u64)> = members
@@ -468,10 +509,11 @@ pub fn wait_states_matched(trace: &Trace, matching: &Matching) -> WaitReport {
     });
     let mut by_pair: Vec<PairWait> = pairs
         .into_iter()
-        .map(|((sender, receiver), ns)| PairWait {
+        .map(|((sender, receiver), (ls, lr))| PairWait {
             sender,
             receiver,
-            late_sender_s: secs(ns),
+            late_sender_s: secs(ls),
+            late_receiver_s: secs(lr),
         })
         .collect();
     by_pair.sort_by_key(|p| (p.sender, p.receiver));

@@ -360,3 +360,146 @@ fn renumbering_the_ranks_permutes_the_path() {
     assert_eq!(a.by_rank[2].share, b.by_rank[perm[2] as usize].share);
     assert!((b.by_rank[0].share - 0.04).abs() < 1e-12); // old rank 1, now the lowest
 }
+
+/// A ping-pong whose first message crosses the start of the window (times in ns):
+/// rank 0: Send m1 [100, 110], Recv r1 [200, 260], Send m2 [300, 310], Recv r2 [400, 460];
+/// rank 1: Recv m1 [150, 160], Send r1 [250, 255], Recv m2 [350, 360], Send r2 [450, 455];
+/// both ranks span [100, 500].
+fn ping_pong_across_the_window() -> Trace {
+    use tracelogic_model::{P2pDir, NO_CALLPATH};
+    let mut t = Trace::new("test", "ping-pong", 2);
+    let ops: [&[(&str, u64, u64, P2pDir)]; 2] = [
+        &[
+            ("MPI_Send", 100, 110, P2pDir::Send),
+            ("MPI_Recv", 200, 260, P2pDir::Recv),
+            ("MPI_Send", 300, 310, P2pDir::Send),
+            ("MPI_Recv", 400, 460, P2pDir::Recv),
+        ],
+        &[
+            ("MPI_Recv", 150, 160, P2pDir::Recv),
+            ("MPI_Send", 250, 255, P2pDir::Send),
+            ("MPI_Recv", 350, 360, P2pDir::Recv),
+            ("MPI_Send", 450, 455, P2pDir::Send),
+        ],
+    ];
+    for (r, list) in ops.iter().enumerate() {
+        let r = r as u32;
+        for &(f, a, b, dir) in list.iter() {
+            let c = t.push_call(r, f, a, b, NO_CALLPATH, 0);
+            t.push_p2p(r, c, c, dir, 1 - r, 0, 0, 8);
+        }
+        t.ranks[r as usize].extend_span(100, 500);
+    }
+    t
+}
+
+/// Regression: a time window that cuts a message (its send entered before `from`, its receive
+/// after) used to be matched again on what was left, pairing the receive of m1 with the send of
+/// m2 — a receive depending on a send after its own rank's reply: "the trace's dependencies form
+/// a cycle". The window keeps the recorded pairs instead; the path is read off the timestamps
+/// by hand: from the window's start (120) rank 1 computes to 150, receives m1 (unmatched in the
+/// window: no wait) to 160, computes to 250, sends r1 to 255, computes to 350, receives m2 to
+/// 360, computes to 450 and sends r2, which rank 0's receive waited for: its active part 450–460
+/// and the computation to the end at 500. 380 ns, 330 on rank 1 and 50 on rank 0.
+#[test]
+fn a_window_cutting_a_message_keeps_the_recorded_pairs() {
+    let t = ping_pong_across_the_window();
+    let whole = critical_path(&t, &Selection::all()).unwrap();
+    eq(whole.length_s, 400, "whole run");
+    let window = Selection {
+        from: Some(120),
+        ..Selection::default()
+    };
+    // The old way (matching the window again) pairs Recv m1 with Send m2: a cycle.
+    let restricted = t.restrict(&window);
+    let err = critical_path_matched(&restricted, &match_messages(&restricted)).unwrap_err();
+    assert!(err.contains("cycle"), "{err}");
+    let cp = critical_path(&t, &window).unwrap();
+    eq(cp.length_s, 380, "window");
+    share(cp.by_rank[0].share, 50, 380, "rank 0");
+    share(cp.by_rank[1].share, 330, 380, "rank 1");
+    let segments: Vec<(u32, u64, u64, &str)> = cp
+        .segments
+        .iter()
+        .map(|s| {
+            (
+                s.rank,
+                (s.start_s * 1e9).round() as u64,
+                (s.end_s * 1e9).round() as u64,
+                s.kind.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        segments,
+        [
+            (1, 0, 30, "compute"),
+            (1, 30, 40, "MPI_Recv"),
+            (1, 40, 130, "compute"),
+            (1, 130, 135, "MPI_Send"),
+            (1, 135, 230, "compute"),
+            (1, 230, 240, "MPI_Recv"),
+            (1, 240, 330, "compute"),
+            (0, 330, 340, "MPI_Recv"),
+            (0, 340, 380, "compute"),
+        ]
+    );
+    // The wait states of the window: rank 0 waited 50 ns for r1 (200 → 250) and 50 ns for r2
+    // (400 → 450); Recv m1 has no sender in the window, so no wait and no clock violation.
+    let w = tracelogic_analysis::waits::wait_states(&t, &window);
+    eq(w.totals.late_sender_s, 100, "late sender");
+    assert_eq!(w.clock_violations, 0);
+    // And the gains still equal the brute force on the projected pairing.
+    let matching = t.restrict_matching(&match_messages(&t), &window);
+    let g = HappensBefore::build(&restricted, &matching).unwrap();
+    assert_eq!(brute_length(&g, None), 380);
+}
+
+/// Regression: a broadcast whose root entered before the window keeps only non-root members in
+/// it; the instance needs nobody and used to be never reached (the ranks waiting for it stuck:
+/// "cycle"). It is ready from the start: rank 1's broadcast waits for nothing.
+#[test]
+fn a_collective_whose_root_the_window_cut_off_waits_for_nothing() {
+    use tracelogic_model::{CollectiveOp, NO_CALLPATH};
+    let mut t = Trace::new("test", "bcast", 2);
+    let a = t.push_call(0, "MPI_Bcast", 100, 110, NO_CALLPATH, 0);
+    t.push_collective(0, a, CollectiveOp::Bcast, 0, 0, 8, 0);
+    let b = t.push_call(1, "MPI_Bcast", 130, 140, NO_CALLPATH, 0);
+    t.push_collective(1, b, CollectiveOp::Bcast, 0, 0, 0, 8);
+    for r in 0..2 {
+        t.ranks[r].extend_span(100, 200);
+    }
+    let window = Selection {
+        from: Some(120),
+        ..Selection::default()
+    };
+    let cp = critical_path(&t, &window).unwrap();
+    // 120 → 200 on rank 1: computation 10, the broadcast 10 (no wait), computation 60.
+    eq(cp.length_s, 80, "window");
+    share(cp.by_rank[1].share, 1, 1, "rank 1");
+    share(cp.by_function[0].share, 10, 80, "MPI_Bcast");
+}
+
+/// On the recorded samples (consistent clocks: the whole run's path is the run's length) every
+/// window now has a path, and it is the window's own length: the restricted trace's span,
+/// measured from its timestamps.
+#[test]
+fn windows_of_the_samples_have_a_path_as_long_as_the_window() {
+    for name in ["npb-lu.S.8", "npb-mg.S.8", "npb-bt.S.9", "sstmacro-dumpi-testbgp"] {
+        let t = common::sample(name);
+        let (start, end) = t.span();
+        for (from, to) in [(1, 0), (10, 0), (50, 0), (100, 0), (20, 70), (0, 50)] {
+            let window = Selection {
+                from: (from > 0).then(|| start + (end - start) * from / 100),
+                to: (to > 0).then(|| start + (end - start) * to / 100),
+                ..Selection::default()
+            };
+            let what = format!("{name} {from}%–{to}%");
+            let cp = critical_path(&t, &window).unwrap_or_else(|e| panic!("{what}: {e}"));
+            let (a, b) = t.restrict(&window).span();
+            eq(cp.length_s, b - a, &what);
+            let w = tracelogic_analysis::waits::wait_states(&t, &window);
+            assert_eq!(w.clock_violations, 0, "{what}");
+        }
+    }
+}

@@ -80,7 +80,12 @@ fn late_receiver_of_an_ssend() {
     only(&w.totals, "late_receiver", 2000);
     only(&w.by_rank[0].waits, "late_receiver", 2000);
     assert_eq!(w.by_function[0].name, "MPI_Ssend");
-    assert!(w.by_pair.is_empty());
+    // The waiting matrix: the sender 0 waited 2000 ns for the receiver 1.
+    assert_eq!(w.by_pair.len(), 1);
+    assert_eq!((w.by_pair[0].sender, w.by_pair[0].receiver), (0, 1));
+    eq(w.by_pair[0].late_receiver_s, 2000, "pair");
+    assert_eq!(w.by_pair[0].late_sender_s, 0.0);
+    assert_eq!(w.waiting_rows(2)[0][1], w.by_pair[0].late_receiver_s);
 
     let eager = run(&program(vec![
         vec![Op::Send { to: 1, bytes: 8 }],

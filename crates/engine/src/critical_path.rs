@@ -6,7 +6,7 @@
 use crate::replay::{Network, ReplayRequest};
 use crate::{Engine, Error, Result};
 use serde::{Deserialize, Serialize};
-use tracelogic_analysis::critical_path::critical_path_matched;
+use tracelogic_analysis::critical_path::critical_path_paired;
 pub use tracelogic_analysis::critical_path::{CriticalPath, FunctionOnPath, RankOnPath, Segment};
 use tracelogic_analysis::imbalance::imbalance;
 pub use tracelogic_analysis::imbalance::{ImbalanceReport, RankCompute};
@@ -116,7 +116,8 @@ impl Engine {
     /// what-if replay on the first preset network.
     pub fn critical_path(&self, selection: &Selection, what_if: bool) -> Result<CriticalPathReport> {
         let scope = self.scope(selection)?;
-        let path = critical_path_matched(scope.trace(), scope.matching()).map_err(Error::Input)?;
+        let (matching, sequence) = scope.pairing();
+        let path = critical_path_paired(scope.trace(), matching, sequence).map_err(Error::Input)?;
         let imbalance = imbalance(self.trace(), &scope.selection);
         let mut compute = vec![0.0f64; scope.trace().ranks.len()];
         for s in path.segments.iter().filter(|s| s.kind == "compute") {

@@ -116,6 +116,9 @@ pub type Result<T> = std::result::Result<T, Error>;
 struct Restricted {
     trace: Trace,
     matching: OnceCell<Matching>,
+    /// The whole trace's matching and collective numbering projected on it (see
+    /// [`Scope::pairing`]).
+    pairing: OnceCell<(Matching, Vec<Vec<u32>>)>,
 }
 
 /// A loaded trace and what has been derived from it.
@@ -178,6 +181,26 @@ impl Scope<'_> {
         match &self.restricted {
             Some(r) => r.matching.get_or_init(|| match_messages(&r.trace)),
             None => self.engine.matching(),
+        }
+    }
+
+    /// The messages and collective instances as the whole trace recorded them, projected on the
+    /// restricted trace ([`Trace::restrict_matching`], [`Trace::restrict_collective_sequence`]):
+    /// what the wait states and the critical path of a window measure. Matching the window again
+    /// ([`Scope::matching`]) pairs a receive whose send was cut off with the sender's next send.
+    pub(crate) fn pairing(&self) -> (&Matching, Option<&[Vec<u32>]>) {
+        match &self.restricted {
+            Some(r) => {
+                let (m, seq) = r.pairing.get_or_init(|| {
+                    let whole = &self.engine.trace;
+                    (
+                        whole.restrict_matching(self.engine.matching(), &self.selection),
+                        whole.restrict_collective_sequence(&self.selection),
+                    )
+                });
+                (m, Some(seq.as_slice()))
+            }
+            None => (self.engine.matching(), None),
         }
     }
 
@@ -344,6 +367,7 @@ impl Engine {
                 Rc::new(Restricted {
                     trace: self.trace.restrict(&absolute),
                     matching: OnceCell::new(),
+                    pairing: OnceCell::new(),
                 })
             }
         };

@@ -4,6 +4,7 @@
 use crate::{Engine, Result};
 use serde::{Deserialize, Serialize};
 pub use tracelogic_analysis::matrix::{CommMatrix, Entry, Filtered, Metric, MAX_DENSE_RANKS};
+pub use tracelogic_analysis::waits::PairWait;
 use tracelogic_model::Selection;
 
 /// The matrix of a selection, filtered at a threshold.
@@ -23,6 +24,47 @@ pub struct MatrixReport {
     pub filtered: Filtered,
     /// The selection applied (times absolute, in the trace's clock).
     pub selection: Selection,
+    /// The measured waiting per (sender, receiver), when asked for
+    /// ([`Engine::matrix_with_waiting`]; `tracelogic matrix --metric waiting`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub waiting: Option<WaitingMatrix>,
+}
+
+/// The "waiting" metric of the matrix: per (sender, receiver) the late-sender time the receiver
+/// spent waiting for the sender plus the late-receiver time the sender's blocking send spent
+/// waiting for the receiver (the wait states of `docs/waits.md`, attributed to the pair).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct WaitingMatrix {
+    /// Side of the matrix (world ranks).
+    pub ranks: u32,
+    /// The pairs with some waiting, by sender then receiver.
+    pub pairs: Vec<PairWait>,
+    /// Sum over the pairs, seconds.
+    pub total_s: f64,
+}
+
+impl WaitingMatrix {
+    /// The waiting seconds from `sender` to `receiver` (0 for a pair without any).
+    pub fn value(&self, sender: u32, receiver: u32) -> f64 {
+        self.pairs
+            .binary_search_by(|p| (p.sender, p.receiver).cmp(&(sender, receiver)))
+            .map_or(0.0, |i| self.pairs[i].waiting_s())
+    }
+
+    /// Dense rows (`rows[sender][receiver]`, seconds), for displays of small matrices.
+    pub fn dense_rows(&self) -> Vec<Vec<f64>> {
+        let n = self.ranks as usize;
+        let mut rows = vec![vec![0.0; n]; n];
+        for p in &self.pairs {
+            if let Some(v) = rows
+                .get_mut(p.sender as usize)
+                .and_then(|r| r.get_mut(p.receiver as usize))
+            {
+                *v += p.waiting_s();
+            }
+        }
+        rows
+    }
 }
 
 impl MatrixReport {
@@ -59,7 +101,32 @@ impl Engine {
             matrix,
             filtered,
             selection,
+            waiting: None,
         })
+    }
+
+    /// The waiting matrix of the part of the trace `selection` keeps: the pairs of the wait
+    /// states ([`Engine::waits`], messages paired as the whole trace recorded them).
+    pub fn waiting_matrix(&self, selection: &Selection) -> Result<WaitingMatrix> {
+        let w = self.waits(selection)?;
+        let pairs: Vec<PairWait> = w.report.by_pair.into_iter().filter(|p| p.waiting_s() > 0.0).collect();
+        Ok(WaitingMatrix {
+            ranks: w.ranks,
+            total_s: pairs.iter().map(PairWait::waiting_s).sum(),
+            pairs,
+        })
+    }
+
+    /// [`Engine::matrix`] with the [`WaitingMatrix`] of the same selection in `waiting`.
+    pub fn matrix_with_waiting(
+        &self,
+        selection: &Selection,
+        metric: Metric,
+        threshold_pct: f64,
+    ) -> Result<MatrixReport> {
+        let mut report = self.matrix(selection, metric, threshold_pct)?;
+        report.waiting = Some(self.waiting_matrix(selection)?);
+        Ok(report)
     }
 }
 
@@ -102,5 +169,32 @@ mod tests {
         let all = engine.matrix(&Selection::all(), Metric::Bytes, 5.0).unwrap();
         assert!(r.matrix.total(Metric::Bytes) < all.matrix.total(Metric::Bytes));
         assert_eq!(all.matrix.total(Metric::Bytes), engine.summary().p2p_bytes);
+    }
+
+    /// The waiting matrix is the wait states' pairs: its cells add up to the late-sender plus
+    /// late-receiver totals of `waits` (each late receive counted once, at its latest sender;
+    /// each late receiver at its receiver), and it rides along the bytes matrix unchanged.
+    #[test]
+    fn waiting_matrix_adds_up_to_the_point_to_point_wait_states() {
+        for name in ["npb-lu.S.8", "npb-mg.S.8", "npb-bt.S.9"] {
+            let engine = sample_engine(name);
+            let w = engine.waits(&Selection::all()).unwrap();
+            let m = engine
+                .matrix_with_waiting(&Selection::all(), Metric::Bytes, 5.0)
+                .unwrap();
+            let waiting = m.waiting.as_ref().unwrap();
+            let expected = w.report.totals.late_sender_s + w.report.totals.late_receiver_s;
+            assert!((waiting.total_s - expected).abs() < 1e-9 * expected.max(1.0), "{name}");
+            let dense: f64 = waiting.dense_rows().iter().flatten().sum();
+            assert!((dense - expected).abs() < 1e-9 * expected.max(1.0), "{name}");
+            // Only pairs that exchanged messages wait for each other.
+            for p in &waiting.pairs {
+                assert!(m.matrix.get(p.sender, p.receiver).is_some(), "{name}: {p:?}");
+                assert_eq!(waiting.value(p.sender, p.receiver), p.waiting_s());
+            }
+            let plain = engine.matrix(&Selection::all(), Metric::Bytes, 5.0).unwrap();
+            assert_eq!(plain.matrix, m.matrix);
+            assert!(plain.waiting.is_none());
+        }
     }
 }

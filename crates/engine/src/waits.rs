@@ -4,7 +4,7 @@
 
 use crate::{Engine, Result};
 use serde::{Deserialize, Serialize};
-use tracelogic_analysis::waits::wait_states_matched;
+use tracelogic_analysis::waits::wait_states_paired;
 pub use tracelogic_analysis::waits::{FunctionWaits, PairWait, RankWaits, WaitReport, Waits};
 use tracelogic_model::Selection;
 
@@ -26,9 +26,16 @@ pub struct WaitsReport {
 }
 
 impl WaitsReport {
-    /// The largest per-pair waits, at most `n`, largest first (then by sender, receiver).
+    /// The pairs with the largest late-sender waits, at most `n`, largest first (then by
+    /// sender, receiver); pairs with late-receiver time only are left out.
     pub fn top_pairs(&self, n: usize) -> Vec<PairWait> {
-        let mut pairs = self.report.by_pair.clone();
+        let mut pairs: Vec<PairWait> = self
+            .report
+            .by_pair
+            .iter()
+            .filter(|p| p.late_sender_s > 0.0)
+            .copied()
+            .collect();
         pairs.sort_by(|a, b| {
             b.late_sender_s
                 .total_cmp(&a.late_sender_s)
@@ -45,7 +52,8 @@ impl Engine {
     pub fn waits(&self, selection: &Selection) -> Result<WaitsReport> {
         let scope = self.scope(selection)?;
         let trace = scope.trace();
-        let report = wait_states_matched(trace, scope.matching());
+        let (matching, sequence) = scope.pairing();
+        let report = wait_states_paired(trace, matching, sequence);
         let mpi_ns: u64 = trace
             .ranks
             .iter()

@@ -33,10 +33,17 @@
 //! becomes an unmatched send and is counted in `unmatched_sends`; likewise a receive whose send
 //! was dropped is counted in `unmatched_recvs`. A wildcard receive whose original send was
 //! dropped may take another pending send that fits it. Nothing is matched across the window's
-//! edge: the window is applied on each rank to its own calls.
+//! edge: the window is applied on each rank to its own calls — but a receive whose send was cut
+//! off by `from` then takes the sender's next send, shifting that pair's later messages by one.
+//! Analyses that measure time across ranks (wait states, critical path) therefore use
+//! [`Trace::restrict_matching`] instead — the whole trace's pairs whose both operations are
+//! kept — and [`Trace::restrict_collective_sequence`] for the collective instances.
 
 use crate::query::rank_calls_bytes;
-use crate::{CallIdx, Calls, Collectives, MetricSamples, P2p, RankTrace, Selection, Trace, NOT_COMPLETED};
+use crate::{
+    CallIdx, Calls, Collectives, Matching, Message, MetricSamples, P2p, P2pDir, Rank, RankTrace, Selection, Trace,
+    NOT_COMPLETED,
+};
 
 impl Trace {
     /// This trace restricted to `selection` (see the [module docs](crate::restrict) for exactly
@@ -87,6 +94,107 @@ impl Trace {
             callpath_index: self.callpath_index.clone(),
             comm_index: self.comm_index.clone(),
         }
+    }
+}
+
+impl Trace {
+    /// Per rank, whether each point-to-point operation is kept by [`Trace::restrict`] with
+    /// `selection`, and its index among the kept ones (`NOT_COMPLETED` when dropped).
+    fn kept_p2p_index(&self, selection: &Selection) -> Vec<Vec<u32>> {
+        self.ranks
+            .iter()
+            .map(|rt| {
+                let selected = selection.selects_rank(self, rt.rank);
+                let mut next = 0u32;
+                (0..rt.p2p.len())
+                    .map(|i| {
+                        if selected && selection.selects_p2p_of(rt, i) {
+                            next += 1;
+                            next - 1
+                        } else {
+                            NOT_COMPLETED
+                        }
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// The messages of `matching` (this trace's) that [`Trace::restrict`] with `selection`
+    /// keeps — both operations kept — with their operation indices renumbered to the restricted
+    /// trace; kept operations whose partner was dropped count as unmatched.
+    ///
+    /// Matching the restricted trace again pairs what is left by MPI's order rules, which is
+    /// not what happened when a time window cuts a message (the send entered before `from`, the
+    /// receive after): the receive then takes the sender's *next* send, and every later message
+    /// of that pair shifts by one — receives "before" their sends, false dependency cycles in
+    /// the critical path. This projection keeps the recorded pairs, so analyses of a window
+    /// measure the messages that really crossed inside it.
+    pub fn restrict_matching(&self, matching: &Matching, selection: &Selection) -> Matching {
+        let index = self.kept_p2p_index(selection);
+        let at = |rank: Rank, op: u32| {
+            index
+                .get(rank as usize)
+                .and_then(|ops| ops.get(op as usize))
+                .copied()
+                .filter(|&i| i != NOT_COMPLETED)
+        };
+        let messages: Vec<Message> = matching
+            .messages
+            .iter()
+            .filter_map(|m| {
+                Some(Message {
+                    sender: m.sender,
+                    send_op: at(m.sender, m.send_op)?,
+                    receiver: m.receiver,
+                    recv_op: at(m.receiver, m.recv_op)?,
+                })
+            })
+            .collect();
+        let (mut sends, mut recvs) = (0u64, 0u64);
+        for (rt, ops) in self.ranks.iter().zip(&index) {
+            for (i, &k) in ops.iter().enumerate() {
+                if k != NOT_COMPLETED {
+                    match rt.p2p.dir[i] {
+                        P2pDir::Send => sends += 1,
+                        P2pDir::Recv => recvs += 1,
+                    }
+                }
+            }
+        }
+        let matched = messages.len() as u64;
+        Matching {
+            messages,
+            unmatched_sends: sends.saturating_sub(matched),
+            unmatched_recvs: recvs.saturating_sub(matched),
+        }
+    }
+
+    /// For each rank of [`Trace::restrict`] with `selection`, and each of its kept collective
+    /// records in order: the record's position among this rank's collectives on the same
+    /// communicator in *this* (unrestricted) trace. Collective instances are the `k`-th
+    /// collective of each member on a communicator; in a window that cuts an instance (some
+    /// members entered it before `from`) counting `k` on the restricted trace pairs the members'
+    /// different instances, these numbers pair the recorded ones.
+    pub fn restrict_collective_sequence(&self, selection: &Selection) -> Vec<Vec<u32>> {
+        self.ranks
+            .iter()
+            .map(|rt| {
+                if !selection.selects_rank(self, rt.rank) {
+                    return Vec::new();
+                }
+                let mut seq: std::collections::HashMap<crate::CommId, u32> = std::collections::HashMap::new();
+                let co = &rt.collectives;
+                (0..co.len())
+                    .filter_map(|i| {
+                        let s = seq.entry(co.comm[i]).or_insert(0);
+                        let k = *s;
+                        *s += 1;
+                        selection.selects_collective_of(rt, i).then_some(k)
+                    })
+                    .collect()
+            })
+            .collect()
     }
 }
 

@@ -684,7 +684,9 @@ impl App {
                             on_query={ctx.link().callback(Msg::Timeline)} request={self.matrix_request.clone()}
                             on_select={ctx.link().callback(Msg::Matrix)} ranks={t.summary.ranks}
                             length_ns={t.summary.end_ns.saturating_sub(t.summary.start_ns)}
-                            topology_nodes={self.analyses.get(View::Topology.id()).and_then(crate::views::timeline::topology_nodes)} />
+                            topology_nodes={self.analyses.get(View::Topology.id()).and_then(crate::views::timeline::topology_nodes)}
+                            path={self.analyses.get("critical-path-overlay").and_then(|s| s.result.clone())}
+                            on_request={ctx.link().callback(Msg::Analyse)} />
                     },
                     _ => {
                         let on_sample = ctx.link().callback(Msg::CompareSample);
@@ -888,7 +890,9 @@ impl Component for App {
                 if reselected {
                     // The worker restricts every analysis to the matrix selection (session.rs):
                     // answers of the previous selection are dropped and the shown view asks again.
-                    self.analyses.retain(|kind, _| *kind == "compare");
+                    // The critical-path overlay is the whole run's, whatever the selection.
+                    self.analyses
+                        .retain(|kind, _| *kind == "compare" || *kind == "critical-path-overlay");
                     self.ensure_analysis(self.view);
                 }
             }
@@ -1392,6 +1396,10 @@ impl App {
         if let Some(m) = route.metric {
             self.matrix_request.metric = m;
         }
+        if route.waiting {
+            self.matrix_request.waiting = true;
+            self.matrix_request.metric = tracelogic_engine::matrix::Metric::Bytes;
+        }
     }
 
     /// Show what `route` says for the trace on screen: view, selection, matrix settings.
@@ -1399,13 +1407,24 @@ impl App {
     /// is the summary), so Back to such an entry shows it instead of keeping the current view and
     /// pushing it again.
     fn apply_route(&mut self, ctx: &Context<Self>, route: Route) {
-        let before = (self.matrix_request.threshold_pct, self.matrix_request.metric);
+        let before = (
+            self.matrix_request.threshold_pct,
+            self.matrix_request.metric,
+            self.matrix_request.waiting,
+        );
         let default = MatrixRequest::default();
         self.view = route.view.unwrap_or(View::Summary);
         self.matrix_request.threshold_pct = route.threshold.unwrap_or(default.threshold_pct);
         self.matrix_request.metric = route.metric.unwrap_or(default.metric);
+        self.matrix_request.waiting = route.waiting;
         self.focus = route.focus;
-        if before != (self.matrix_request.threshold_pct, self.matrix_request.metric) {
+        if before
+            != (
+                self.matrix_request.threshold_pct,
+                self.matrix_request.metric,
+                self.matrix_request.waiting,
+            )
+        {
             ctx.link().send_message(Msg::Matrix(self.matrix_request.clone()));
         }
         self.ensure_analysis(self.view);
@@ -1430,6 +1449,7 @@ impl App {
             threshold: (self.matrix_request.threshold_pct != default.threshold_pct)
                 .then_some(self.matrix_request.threshold_pct),
             metric: (self.matrix_request.metric != default.metric).then_some(self.matrix_request.metric),
+            waiting: self.matrix_request.waiting,
             focus: self.focus.clone(),
         }
     }

@@ -61,6 +61,22 @@ impl Grid {
         }
     }
 
+    /// The same cells (blocks and kept flags) holding `entries` instead: `(sender, receiver,
+    /// value)` summed per cell, with the scale's ends recomputed (the waiting metric's
+    /// nanoseconds over the traffic matrix's filter).
+    pub fn with_values(mut self, entries: impl IntoIterator<Item = (u32, u32, u64)>) -> Grid {
+        self.values.iter_mut().for_each(|v| *v = 0);
+        for (from, to, v) in entries {
+            if from < self.ranks && to < self.ranks {
+                let c = (from / self.block) as usize * self.side as usize + (to / self.block) as usize;
+                self.values[c] = self.values[c].saturating_add(v);
+            }
+        }
+        self.min = self.values.iter().copied().filter(|&v| v > 0).min().unwrap_or(0);
+        self.max = self.values.iter().copied().max().unwrap_or(0);
+        self
+    }
+
     /// Value of the cell at `row`, `col`.
     pub fn value(&self, row: u32, col: u32) -> u64 {
         self.values[(row * self.side + col) as usize]

@@ -47,6 +47,11 @@ pub struct MatrixRequest {
     pub metric: Metric,
     /// Low-volume threshold in percent (0 keeps every non-zero entry).
     pub threshold_pct: f64,
+    /// Colour the heatmap by the measured waiting instead of `metric`: per (sender, receiver)
+    /// the late-sender plus late-receiver nanoseconds ([`tracelogic_engine::matrix::WaitingMatrix`],
+    /// `tracelogic matrix --metric waiting`). The threshold and the binary matrix stay on `metric`.
+    #[serde(default)]
+    pub waiting: bool,
 }
 
 impl Default for MatrixRequest {
@@ -56,6 +61,7 @@ impl Default for MatrixRequest {
             selection: Selection::default(),
             metric: Metric::Bytes,
             threshold_pct: 5.0,
+            waiting: false,
         }
     }
 }
@@ -183,6 +189,9 @@ pub enum AnalysisRequest {
         /// Also replay the run on the first preset network and relate its classification.
         what_if: bool,
     },
+    /// The whole run's critical path as the timeline overlays it: every segment, compact
+    /// ([`PathOverlay`]; the waits view's answer keeps only the longest segments).
+    CriticalPathOverlay,
     /// Compare the loaded trace with runs compared before, from their properties alone (no
     /// trace sent again): how three or more runs get their similarity matrix, and how a run is
     /// removed from the set.
@@ -241,6 +250,7 @@ impl AnalysisRequest {
             AnalysisRequest::SaveAs { .. } => "save",
             AnalysisRequest::Profile => "profile",
             AnalysisRequest::Waits { .. } => "waits",
+            AnalysisRequest::CriticalPathOverlay => "critical-path-overlay",
         }
     }
 
@@ -406,6 +416,8 @@ pub enum Answer {
     Profile(Profile),
     /// [`AnalysisRequest::Waits`].
     Waits(WaitsAnswer),
+    /// [`AnalysisRequest::CriticalPathOverlay`].
+    PathOverlay(PathOverlay),
 }
 
 /// Most critical-path segments sent to the page (the longest ones, in path order): a run of
@@ -422,6 +434,55 @@ pub struct WaitsAnswer {
     pub critical_path: Result<CriticalPathReport, String>,
     /// Segments of the whole path (more than `critical_path` holds when it was cut).
     pub segments_total: usize,
+}
+
+/// One piece of the critical path for the timeline: `(rank, start ns, end ns, computation)`,
+/// times since the trace's first event (the timeline's clock), as a JSON array of four.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OverlaySegment(pub u32, pub u64, pub u64, pub bool);
+
+impl OverlaySegment {
+    /// World rank.
+    pub fn rank(&self) -> u32 {
+        self.0
+    }
+    /// Start, ns since the trace's first event.
+    pub fn start(&self) -> u64 {
+        self.1
+    }
+    /// End, ns since the trace's first event.
+    pub fn end(&self) -> u64 {
+        self.2
+    }
+    /// True for computation, false for an MPI call.
+    pub fn compute(&self) -> bool {
+        self.3
+    }
+}
+
+/// The whole run's critical path as the timeline draws it over the rank lanes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PathOverlay {
+    /// Its segments in path order (a change of rank between two is a dependency followed: a
+    /// message or a collective).
+    pub segments: Vec<OverlaySegment>,
+    /// Its length, ns.
+    pub length_ns: u64,
+}
+
+impl PathOverlay {
+    /// The overlay of `path` (the engine's critical path of the whole trace).
+    pub fn of(path: &tracelogic_engine::critical_path::CriticalPath) -> PathOverlay {
+        let ns = |s: f64| (s * 1e9).round().max(0.0) as u64;
+        PathOverlay {
+            segments: path
+                .segments
+                .iter()
+                .map(|s| OverlaySegment(s.rank, ns(s.start_s), ns(s.end_s), s.kind == "compute"))
+                .collect(),
+            length_ns: ns(path.length_s),
+        }
+    }
 }
 
 /// A report a view reads out of an [`Answer`] (`None` for an answer of another kind).
@@ -455,6 +516,7 @@ from_answer! {
     Saved => SavedTrace,
     Profile => Profile,
     Waits => WaitsAnswer,
+    PathOverlay => PathOverlay,
 }
 
 /// The answer to an [`AnalysisRequest`]: the report, or the error to show.

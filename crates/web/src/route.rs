@@ -19,6 +19,8 @@ pub struct Route {
     pub threshold: Option<f64>,
     /// The matrix metric.
     pub metric: Option<Metric>,
+    /// The matrix coloured by the waiting (`metric=waiting`; the threshold then stays on bytes).
+    pub waiting: bool,
     /// The rank, pattern and phase selected.
     pub focus: Focus,
 }
@@ -51,7 +53,8 @@ impl Route {
                         "bytes" => Some(Metric::Bytes),
                         "messages" => Some(Metric::Messages),
                         _ => None,
-                    }
+                    };
+                    route.waiting = value == "waiting";
                 }
                 "rank" => route.focus.rank = value.parse().ok(),
                 "pattern" => route.focus.pattern = value.parse().ok(),
@@ -76,7 +79,9 @@ impl Route {
         if let Some(t) = self.threshold {
             parts.push(format!("threshold={t}"));
         }
-        if let Some(m) = self.metric {
+        if self.waiting {
+            parts.push("metric=waiting".to_owned());
+        } else if let Some(m) = self.metric {
             parts.push(format!("metric={}", metric_id(m)));
         }
         let f = &self.focus;
@@ -101,7 +106,11 @@ impl Route {
 
     /// True when the fragment sets anything besides the sample.
     pub fn has_settings(&self) -> bool {
-        self.view.is_some() || self.threshold.is_some() || self.metric.is_some() || self.focus != Focus::default()
+        self.view.is_some()
+            || self.threshold.is_some()
+            || self.metric.is_some()
+            || self.waiting
+            || self.focus != Focus::default()
     }
 }
 
@@ -178,6 +187,7 @@ mod tests {
             view: Some(View::Patterns),
             threshold: Some(12.5),
             metric: Some(Metric::Messages),
+            waiting: false,
             focus: Focus {
                 rank: Some(3),
                 pattern: Some(2),
@@ -192,6 +202,13 @@ mod tests {
         );
         assert_eq!(Route::parse(&text), route);
         assert!(route.has_settings());
+    }
+
+    #[test]
+    fn the_waiting_metric_round_trips() {
+        let route = Route::parse("#view=matrix&metric=waiting");
+        assert!(route.waiting && route.metric.is_none() && route.has_settings());
+        assert_eq!(route.format(), "#view=matrix&metric=waiting");
     }
 
     #[test]

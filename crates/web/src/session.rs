@@ -152,18 +152,30 @@ impl Session {
 
     /// The matrix of `request` and its filtered form, as the view draws them, tagged with `seq`.
     pub fn matrix(&self, seq: u64, request: &MatrixRequest) -> Result<MatrixView, Failure> {
-        let r = self
-            .engine
-            .matrix(&request.selection, request.metric, request.threshold_pct)
-            .map_err(|e| Failure {
-                message: e.to_string(),
-                cancelled: false,
-            })?;
+        let r = if request.waiting {
+            self.engine
+                .matrix_with_waiting(&request.selection, request.metric, request.threshold_pct)
+        } else {
+            self.engine
+                .matrix(&request.selection, request.metric, request.threshold_pct)
+        }
+        .map_err(|e| Failure {
+            message: e.to_string(),
+            cancelled: false,
+        })?;
         let values = r.matrix.entry_values(request.metric);
+        let mut grid = Grid::new(&r.matrix, &r.filtered, request.metric, MAX_SIDE);
+        if let Some(w) = &r.waiting {
+            grid = grid.with_values(
+                w.pairs
+                    .iter()
+                    .map(|p| (p.sender, p.receiver, (p.waiting_s() * 1e9).round() as u64)),
+            );
+        }
         Ok(MatrixView {
             seq,
             request: request.clone(),
-            grid: Grid::new(&r.matrix, &r.filtered, request.metric, MAX_SIDE),
+            grid,
             nonzero_entries: values.iter().filter(|&&v| v > 0).count() as u64,
             kept_entries: r.filtered.kept_entries,
             removed_entries: r.filtered.removed_entries,
@@ -183,7 +195,9 @@ impl Session {
         let engine = &self.engine;
         let whole_runs = matches!(
             request,
-            AnalysisRequest::Compare { .. } | AnalysisRequest::CompareRuns { .. }
+            AnalysisRequest::Compare { .. }
+                | AnalysisRequest::CompareRuns { .. }
+                | AnalysisRequest::CriticalPathOverlay
         );
         if !whole_runs && *selection != Selection::all() && engine.selected_calls(selection)? == 0 {
             return Err(EMPTY_SELECTION.into());
@@ -254,6 +268,10 @@ impl Session {
             AnalysisRequest::Waits { what_if } => {
                 Answer::Waits(crate::views::waits::answer(engine, selection, *what_if)?)
             }
+            // The timeline's clock counts from the whole trace's first event: the whole run's path.
+            AnalysisRequest::CriticalPathOverlay => Answer::PathOverlay(crate::protocol::PathOverlay::of(
+                &engine.critical_path(&Selection::all(), false)?.path,
+            )),
         })
     }
 
@@ -410,6 +428,73 @@ pub(crate) mod tests {
         assert!(stages.ends_with(&after_read), "stages {stages:?}");
         assert!(reports.iter().all(|r| r.bytes_done <= r.bytes_total), "{reports:?}");
         assert_eq!(reports.last().unwrap().bytes_total, total);
+    }
+
+    /// "waiting (s)": the heatmap holds the waits view's waiting matrix (late sender plus late
+    /// receiver per pair, in ns), the binary matrix stays the bytes filter's.
+    #[test]
+    fn the_waiting_metric_colours_the_cells_by_the_wait_states() {
+        let loaded = load("LU", sample_files("npb-lu.S.8")).0.unwrap();
+        let bytes = loaded.session.matrix(1, &MatrixRequest::default()).unwrap();
+        let request = MatrixRequest {
+            waiting: true,
+            ..MatrixRequest::default()
+        };
+        let view = loaded.session.matrix(2, &request).unwrap();
+        assert_eq!(view.grid.kept, bytes.grid.kept);
+        assert_eq!(view.removed_entries, bytes.removed_entries);
+        let Answer::Waits(w) = loaded
+            .session
+            .analyse(&AnalysisRequest::Waits { what_if: false })
+            .unwrap()
+        else {
+            panic!("not the waits answer")
+        };
+        let rows = w.waits.report.waiting_rows(8);
+        for s in 0..8u32 {
+            for r in 0..8u32 {
+                let expected = (rows[s as usize][r as usize] * 1e9).round();
+                assert!((view.grid.value(s, r) as f64 - expected).abs() <= 1.0, "{s} → {r}");
+            }
+        }
+        let total: u64 = view.grid.values.iter().sum();
+        let states = w.waits.report.totals.late_sender_s + w.waits.report.totals.late_receiver_s;
+        assert!((total as f64 * 1e-9 - states).abs() < 1e-6, "{total} ns, {states} s");
+        assert!(view.grid.max > 0 && view.grid.min > 0);
+    }
+
+    /// The overlay is the whole run's path, every segment, in the timeline's clock: on the
+    /// sample LU it tiles [0, length] (length = the run's, DUMPI's clocks being consistent),
+    /// whatever the page's selection.
+    #[test]
+    fn the_path_overlay_tiles_the_run() {
+        let loaded = load("LU", sample_files("npb-lu.S.8")).0.unwrap();
+        let window = Selection {
+            from: Some(1_000_000),
+            ..Selection::default()
+        };
+        let Answer::PathOverlay(o) = loaded
+            .session
+            .analyse_selected(&AnalysisRequest::CriticalPathOverlay, &window)
+            .unwrap()
+        else {
+            panic!("not the overlay")
+        };
+        let whole = loaded.session.engine.critical_path(&Selection::all(), false).unwrap();
+        assert_eq!(o.segments.len(), whole.path.segments.len());
+        let (start, end) = loaded.session.trace().span();
+        assert!(
+            o.length_ns.abs_diff(end - start) <= 1,
+            "{} vs {}",
+            o.length_ns,
+            end - start
+        );
+        assert_eq!(o.segments[0].start(), 0);
+        for w in o.segments.windows(2) {
+            assert!(w[0].end().abs_diff(w[1].start()) <= 1);
+        }
+        assert!(o.segments.last().unwrap().end().abs_diff(o.length_ns) <= 1);
+        assert!(o.segments.iter().any(|s| s.compute()) && o.segments.iter().any(|s| !s.compute()));
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! dense tables and the entry list are written one row (one entry) at a time as the JSON is
 //! serialised, so printing 8,192 ranks holds no `ranks²` table in memory.
 
-use crate::matrix::{CommMatrix, Entry, Filtered, MatrixReport, Metric, MAX_DENSE_RANKS};
+use crate::matrix::{CommMatrix, Entry, Filtered, MatrixReport, Metric, PairWait, WaitingMatrix, MAX_DENSE_RANKS};
 use serde::ser::SerializeSeq;
 use serde::Serialize;
 
@@ -28,6 +28,9 @@ pub fn matrix(report: &MatrixReport) -> MatrixDocument<'_> {
         removed_share: filtered.removed_share,
         total_bytes: matrix.total(Metric::Bytes),
         total_messages: matrix.total(Metric::Messages),
+        waiting: report.waiting.as_ref().filter(|_| dense).map(WaitingRows),
+        waiting_pairs: report.waiting.as_ref().map(|w| w.pairs.as_slice()),
+        total_waiting_s: report.waiting.as_ref().map(|w| w.total_s),
     }
 }
 
@@ -71,6 +74,50 @@ pub struct MatrixDocument<'a> {
     pub total_bytes: u64,
     /// Sum of `messages`.
     pub total_messages: u64,
+    /// With `--metric waiting`: seconds waited per sender row and receiver column (late sender
+    /// plus late receiver); omitted above [`MAX_MATRIX_RANKS`] ranks (read `waiting_pairs`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub waiting: Option<WaitingRows<'a>>,
+    /// With `--metric waiting`: every pair with some waiting, `{sender, receiver,
+    /// late_sender_s, late_receiver_s}`, by sender then receiver.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub waiting_pairs: Option<&'a [PairWait]>,
+    /// With `--metric waiting`: the sum of `waiting`, seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_waiting_s: Option<f64>,
+}
+
+/// The waiting matrix as dense rows of seconds, written one row at a time from its pairs.
+#[derive(Debug, Clone, Copy)]
+pub struct WaitingRows<'a>(pub &'a WaitingMatrix);
+
+impl WaitingRows<'_> {
+    /// Call `row` with each sender's row of seconds, in rank order.
+    pub fn for_each_row<E>(&self, mut row: impl FnMut(u32, &[f64]) -> Result<(), E>) -> Result<(), E> {
+        let n = self.0.ranks as usize;
+        let mut values = vec![0.0f64; n];
+        let mut pairs = self.0.pairs.iter().peekable();
+        for r in 0..self.0.ranks {
+            values.iter_mut().for_each(|v| *v = 0.0);
+            while let Some(p) = pairs.next_if(|p| p.sender <= r) {
+                if p.sender == r {
+                    if let Some(v) = values.get_mut(p.receiver as usize) {
+                        *v += p.waiting_s();
+                    }
+                }
+            }
+            row(r, &values)?;
+        }
+        Ok(())
+    }
+}
+
+impl Serialize for WaitingRows<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.0.ranks as usize))?;
+        self.for_each_row(|_, values| seq.serialize_element(values))?;
+        seq.end()
+    }
 }
 
 /// Largest rank count the dense fields (`bytes`, `messages`, `binary` rows of the JSON, the CSV

@@ -7,7 +7,7 @@ mod logical;
 mod matrix;
 
 pub use logical::{expansion, logical, rank_program, ExpansionDocument, LogicalDocument, RankDocument};
-pub use matrix::{matrix, Cell, DenseRow, DenseRows, EntryList, MatrixDocument, MAX_MATRIX_RANKS};
+pub use matrix::{matrix, Cell, DenseRow, DenseRows, EntryList, MatrixDocument, WaitingRows, MAX_MATRIX_RANKS};
 
 use crate::patterns::{CommunicationPattern, PatternsReport, RankPatternOut, RoutineComparison};
 use crate::phases::PhasesReport;

@@ -133,6 +133,65 @@ fn metric_name(m: Metric) -> &'static str {
     }
 }
 
+/// What the heatmap's cells hold: a traffic metric, or the waiting (ns, shown in seconds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shown {
+    /// `MatrixRequest::metric`.
+    Traffic(Metric),
+    /// Late-sender plus late-receiver time per pair (`MatrixRequest::waiting`).
+    Waiting,
+}
+
+impl Shown {
+    /// What `request` colours the heatmap by.
+    pub fn of(request: &MatrixRequest) -> Shown {
+        if request.waiting {
+            Shown::Waiting
+        } else {
+            Shown::Traffic(request.metric)
+        }
+    }
+
+    /// The heatmap's caption: "bytes sent", "seconds waited".
+    fn caption(self) -> String {
+        match self {
+            Shown::Traffic(m) => format!("{} sent", metric_name(m)),
+            Shown::Waiting => "seconds waited (late sender + late receiver)".into(),
+        }
+    }
+
+    /// A cell's value as text.
+    fn value(self, v: u64) -> String {
+        match self {
+            Shown::Traffic(m) => show_value(m, v),
+            Shown::Waiting => format!("{} waited", seconds_text(v)),
+        }
+    }
+
+    /// A legend tick.
+    fn tick(self, v: u64) -> String {
+        match self {
+            Shown::Traffic(Metric::Bytes) => text::bytes(v),
+            Shown::Traffic(Metric::Messages) => text::count(v),
+            Shown::Waiting => seconds_text(v),
+        }
+    }
+}
+
+/// Nanoseconds as seconds with a unit the size calls for (`12.3 µs`, `1.25 s`).
+pub fn seconds_text(ns: u64) -> String {
+    let s = ns as f64 * 1e-9;
+    if ns == 0 {
+        "0 s".into()
+    } else if s >= 1.0 {
+        format!("{s:.3} s")
+    } else if s >= 1e-3 {
+        format!("{:.3} ms", s * 1e3)
+    } else {
+        format!("{:.3} µs", s * 1e6)
+    }
+}
+
 fn show_value(m: Metric, v: u64) -> String {
     match m {
         Metric::Bytes => format!("{} ({} B)", text::bytes(v), text::count(v)),
@@ -350,7 +409,7 @@ fn figure_writer(result: Rc<MatrixResult>, layer: Layer, title: String) -> Figur
         let side = rect.width().min(rect.height()).round();
         let cells = if side >= 64.0 { side } else { 512.0 };
         let legend = match layer {
-            Layer::Heat => format!("{} sent (log scale)", metric_name(result.request.metric)),
+            Layer::Heat => format!("{} (log scale)", Shown::of(&result.request).caption()),
             Layer::Binary => format!("at {:.1} % threshold", result.request.threshold_pct),
         };
         Ok(svg_document(grid, layer, &style, cells, &legend, &title))
@@ -368,6 +427,7 @@ pub fn matrix_view(props: &MatrixProps) -> Html {
     let shown_result = use_mut_ref(|| None::<Rc<MatrixResult>>);
     let result = &props.result;
     let metric = result.request.metric;
+    let shown = Shown::of(&result.request);
     let grid = &result.grid;
     let side = grid.side;
     let labels = labels(grid);
@@ -377,7 +437,7 @@ pub fn matrix_view(props: &MatrixProps) -> Html {
     let cursor_now = (*hover).or(selected_now).filter(|c| c.row < side && c.col < side);
 
     let caption = |layer: Layer| match layer {
-        Layer::Heat => format!("{} sent, log colour scale", metric_name(metric)),
+        Layer::Heat => format!("{}, log colour scale", shown.caption()),
         Layer::Binary => format!("Binary matrix at {:.1} % threshold", result.request.threshold_pct),
     };
     // A new answer: draw it, and export it from its data.
@@ -452,16 +512,26 @@ pub fn matrix_view(props: &MatrixProps) -> Html {
         });
     }
 
-    let set_metric = |m: Metric| {
+    let set_metric = |m: Shown| {
         let on_request = props.on_request.clone();
         let request = props.request.clone();
         Callback::from(move |_: Event| {
-            on_request.emit(MatrixRequest {
-                metric: m,
-                ..request.clone()
+            on_request.emit(match m {
+                Shown::Traffic(metric) => MatrixRequest {
+                    metric,
+                    waiting: false,
+                    ..request.clone()
+                },
+                // The threshold stays on bytes: waiting says nothing about who communicates.
+                Shown::Waiting => MatrixRequest {
+                    metric: Metric::Bytes,
+                    waiting: true,
+                    ..request.clone()
+                },
             })
         })
     };
+    let shown_asked = Shown::of(&props.request);
     let form = use_state(SelectionForm::default);
     let form_error = use_state(|| None::<String>);
     let form_note = use_state(|| None::<String>);
@@ -604,7 +674,7 @@ pub fn matrix_view(props: &MatrixProps) -> Html {
             <div class="tooltip" role="status" style={style}>
                 <div><span class="k">{ "Sender" }</span>{ show_ranks(grid.ranks_of(c.row)) }</div>
                 <div><span class="k">{ "Receiver" }</span>{ show_ranks(grid.ranks_of(c.col)) }</div>
-                <div><span class="k">{ "Value" }</span>{ show_value(metric, value) }</div>
+                <div><span class="k">{ "Value" }</span>{ shown.value(value) }</div>
                 <div class="state">{ cell_state(value, kept) }</div>
             </div>
         }
@@ -648,8 +718,8 @@ pub fn matrix_view(props: &MatrixProps) -> Html {
         let (layer, id) = FIGURES[i];
         let label = match layer {
             Layer::Heat => format!(
-                "Heatmap of {} sent between {} ranks: {} of {} cells with traffic, largest {}. Arrow keys read the cells.",
-                metric_name(metric), grid.ranks, with_traffic, side * side, show_value(metric, grid.max)
+                "Heatmap of {} between {} ranks: {} of {} cells non-zero, largest {}. Arrow keys read the cells.",
+                shown.caption(), grid.ranks, with_traffic, side * side, shown.value(grid.max)
             ),
             Layer::Binary => format!(
                 "Binary matrix after removing entries below {threshold:.1} %: {kept_cells} of {} cells kept. Arrow keys read the cells.",
@@ -684,8 +754,11 @@ pub fn matrix_view(props: &MatrixProps) -> Html {
     };
     let values_table = (grid.block == 1 && side <= MAX_TABLE && side > 0).then(|| {
         html! {
-            <table class="visually-hidden" id="matrix-values" data-export-name={format!("matrix {}", metric_name(metric))}>
-                <caption>{ format!("{} sent from each rank (rows) to each rank (columns)", metric_name(metric)) }</caption>
+            <table class="visually-hidden" id="matrix-values" data-export-name={format!("matrix {}", match shown { Shown::Traffic(m) => metric_name(m), Shown::Waiting => "waiting ns" })}>
+                <caption>{ match shown {
+                    Shown::Traffic(m) => format!("{} sent from each rank (rows) to each rank (columns)", metric_name(m)),
+                    Shown::Waiting => "Nanoseconds waited between each sender (rows) and receiver (columns)".to_owned(),
+                } }</caption>
                 <thead><tr><th scope="col">{ "sender \\ receiver" }</th>{ for (0..side).map(|c| html! { <th scope="col">{ c }</th> }) }</tr></thead>
                 <tbody>
                     { for (0..side).map(|r| html! {
@@ -702,10 +775,13 @@ pub fn matrix_view(props: &MatrixProps) -> Html {
             <form class="controls" onsubmit={Callback::from(|e: SubmitEvent| e.prevent_default())}>
                 <fieldset class="metric">
                     <legend>{ "Metric" }</legend>
-                    <label><input type="radio" name="metric" value="bytes" checked={props.request.metric == Metric::Bytes}
-                        onchange={set_metric(Metric::Bytes)} />{ " Bytes" }</label>
-                    <label><input type="radio" name="metric" value="messages" checked={props.request.metric == Metric::Messages}
-                        onchange={set_metric(Metric::Messages)} />{ " Messages" }</label>
+                    <label><input type="radio" name="metric" value="bytes" checked={shown_asked == Shown::Traffic(Metric::Bytes)}
+                        onchange={set_metric(Shown::Traffic(Metric::Bytes))} />{ " Bytes" }</label>
+                    <label><input type="radio" name="metric" value="messages" checked={shown_asked == Shown::Traffic(Metric::Messages)}
+                        onchange={set_metric(Shown::Traffic(Metric::Messages))} />{ " Messages" }</label>
+                    <label title="Late-sender plus late-receiver time per sender and receiver (the waits view's wait states); the threshold stays on bytes">
+                        <input type="radio" name="metric" value="waiting" checked={shown_asked == Shown::Waiting}
+                        onchange={set_metric(Shown::Waiting)} />{ " Waiting (s)" }</label>
                 </fieldset>
                 <div class="threshold">
                     <label for="threshold">{ "Low-volume threshold" }</label>
@@ -760,10 +836,7 @@ pub fn matrix_view(props: &MatrixProps) -> Html {
                     <div class="gradient"></div>
                     <div class="ticks">
                         { for ticks.iter().map(|&t| html! {
-                            <span style={format!("left: {:.2}%", grid.scale(t) * 100.0)}>{ match metric {
-                                Metric::Bytes => text::bytes(t),
-                                Metric::Messages => text::count(t),
-                            } }</span>
+                            <span style={format!("left: {:.2}%", grid.scale(t) * 100.0)}>{ shown.tick(t) }</span>
                         }) }
                     </div>
                 </div>

@@ -11,10 +11,10 @@
 //! [`super::timeline_canvas`] (unit-tested).
 
 use super::timeline_canvas::{
-    call_at, colour, column_at, css, duration_label, lane_at, lane_of_rank, ordered_ranks, tick_label, ticks,
-    tile_pixels, RankOrder, Viewport,
+    call_at, colour, column_at, css, duration_label, lane_at, lane_of_rank, ordered_ranks, path_overlay, tick_label,
+    ticks, tile_pixels, RankOrder, Viewport,
 };
-use crate::protocol::{MatrixRequest, TimelineAnswer};
+use crate::protocol::{AnalysisRequest, Answer, MatrixRequest, TimelineAnswer};
 use gloo::timers::callback::Timeout;
 use std::rc::Rc;
 use tracelogic_engine::timeline::{Clock, TimelineQuery, TimelineTile, NONE};
@@ -54,6 +54,12 @@ pub struct TimelineProps {
     /// Node of each rank in the identified topology, once the topology view has answered.
     #[prop_or_default]
     pub topology_nodes: Option<Rc<Vec<u32>>>,
+    /// The answer to [`AnalysisRequest::CriticalPathOverlay`], once asked.
+    #[prop_or_default]
+    pub path: Option<Rc<Result<Answer, String>>>,
+    /// Ask the worker for an analysis (the critical path, when its overlay is switched on).
+    #[prop_or_default]
+    pub on_request: Callback<AnalysisRequest>,
 }
 
 /// Messages of [`TimelineView`].
@@ -77,6 +83,8 @@ pub enum Msg {
     Messages(bool),
     /// Draw collectives or not.
     Collectives(bool),
+    /// Overlay the critical path or not.
+    Path(bool),
 }
 
 struct Drag {
@@ -113,7 +121,11 @@ pub struct TimelineView {
     observer: Option<(web_sys::ResizeObserver, Closure<dyn Fn()>)>,
     show_messages: bool,
     show_collectives: bool,
+    show_path: bool,
 }
+
+/// Colour of the critical path over the lanes.
+const PATH_COLOUR: &str = "rgb(220, 20, 60)";
 
 impl TimelineView {
     fn extent(&self, ctx: &Context<Self>) -> Option<u64> {
@@ -234,6 +246,7 @@ impl TimelineView {
                 let drawn: usize = tile.lanes.iter().map(|l| l.ranks.len()).sum();
                 let _ = canvas.set_attribute("data-ranks-drawn", &drawn.to_string());
                 let _ = canvas.set_attribute("data-rows", &img.answer.query.rows.to_string());
+                self.draw_path(ctx, &c, &canvas, tile, &view, (px, py, pw, ph));
                 // Rank labels, at least 12 px apart.
                 let lanes = tile.lanes.len().max(1);
                 let lane_h = ph / lanes as f64;
@@ -293,6 +306,69 @@ impl TimelineView {
         let _ = canvas.set_attribute("data-view-from", &format!("{}", view.from.floor() as u64));
         let _ = canvas.set_attribute("data-view-to", &format!("{}", view.to.ceil() as u64));
         let _ = canvas.set_attribute("data-draw-ms", &format!("{:.3}", now() - start));
+    }
+
+    /// The critical path over the lanes of `tile` (time clock only): its segments as bands
+    /// across the middle of their ranks' lanes (MPI calls solid, computation lighter) and a line
+    /// where it passes from one rank to another (the message or collective it follows).
+    fn draw_path(
+        &self,
+        ctx: &Context<Self>,
+        c: &CanvasRenderingContext2d,
+        canvas: &HtmlCanvasElement,
+        tile: &TimelineTile,
+        view: &Viewport,
+        (px, py, pw, ph): (f64, f64, f64, f64),
+    ) {
+        let overlay = match ctx.props().path.as_deref() {
+            Some(Ok(Answer::PathOverlay(o))) if self.show_path && self.clock == Clock::Time => o,
+            _ => {
+                let _ = canvas.remove_attribute("data-path-bars");
+                let _ = canvas.remove_attribute("data-path-links");
+                return;
+            }
+        };
+        let lane_of = lane_of_rank(tile, ctx.props().ranks);
+        let lane_h = ph / tile.lanes.len().max(1) as f64;
+        let (bars, links) = path_overlay(
+            overlay.segments.iter().map(|s| (s.0, s.1, s.2, s.3)),
+            view,
+            pw,
+            &lane_of,
+        );
+        let band = (lane_h * 0.4).clamp(2.0, 10.0);
+        let centre = |lane: usize| py + (lane as f64 + 0.5) * lane_h;
+        c.save();
+        // A dark edge under the bands keeps them apart from the functions' colours.
+        c.set_fill_style_str("rgba(0, 0, 0, 0.75)");
+        c.set_global_alpha(1.0);
+        for b in &bars {
+            c.fill_rect(
+                px + b.x0 - 1.0,
+                centre(b.lane) - band / 2.0 - 1.0,
+                (b.x1 - b.x0).max(1.0) + 2.0,
+                band + 2.0,
+            );
+        }
+        c.set_fill_style_str(PATH_COLOUR);
+        for b in &bars {
+            c.set_global_alpha(if b.compute { 0.45 } else { 0.95 });
+            c.fill_rect(px + b.x0, centre(b.lane) - band / 2.0, (b.x1 - b.x0).max(1.0), band);
+        }
+        c.set_global_alpha(0.95);
+        c.set_stroke_style_str(PATH_COLOUR);
+        c.set_line_width(1.5);
+        c.begin_path();
+        for l in &links {
+            let x = (px + l.x).round() + 0.5;
+            c.move_to(x, centre(l.from_lane));
+            c.line_to(x, centre(l.to_lane));
+        }
+        c.stroke();
+        c.restore();
+        let _ = canvas.set_attribute("data-path-bars", &bars.len().to_string());
+        let _ = canvas.set_attribute("data-path-links", &links.len().to_string());
+        let _ = canvas.set_attribute("data-path-segments", &overlay.segments.len().to_string());
     }
 
     /// Write the tooltip for the pointer at (x, y) (CSS px in the canvas).
@@ -418,6 +494,25 @@ impl TimelineView {
             return;
         };
         self.set_view(ctx, v.pan(fraction, e));
+    }
+
+    /// What the critical-path overlay is doing: computing, its error (a dependency cycle), or
+    /// that it needs the time clock.
+    fn path_status(&self, ctx: &Context<Self>) -> Html {
+        if !self.show_path {
+            return Html::default();
+        }
+        let text = match ctx.props().path.as_deref() {
+            None => "Computing the critical path…".to_owned(),
+            Some(Err(e)) => format!("No critical path: {e}"),
+            Some(Ok(Answer::PathOverlay(o))) if self.clock == Clock::Time => format!(
+                "Critical path of the whole run: {} over {} segments (red: MPI calls solid, computation lighter; vertical lines: the messages and collectives it follows).",
+                duration_label(o.length_ns),
+                o.segments.len()
+            ),
+            Some(Ok(_)) => "The critical path is drawn on the time clock.".to_owned(),
+        };
+        html! { <p id="tl-path-status" class="small" role="status">{ text }</p> }
     }
 
     fn legend(&self) -> Html {
@@ -598,6 +693,7 @@ impl Component for TimelineView {
             observer: None,
             show_messages: true,
             show_collectives: true,
+            show_path: false,
         };
         // A tile kept from an earlier visit is drawn at once (the view asks again anyway).
         if let Some(a) = ctx.props().answer.clone() {
@@ -623,6 +719,13 @@ impl Component for TimelineView {
         }
         if p.topology_nodes != old.topology_nodes && self.order == RankOrder::Topology {
             self.schedule(ctx, 0);
+        }
+        if p.path != old.path && self.show_path {
+            if p.path.is_none() {
+                // Dropped with the trace it was computed for: ask for the new trace's.
+                p.on_request.emit(AnalysisRequest::CriticalPathOverlay);
+            }
+            self.draw(ctx);
         }
         true
     }
@@ -847,6 +950,14 @@ impl Component for TimelineView {
                 self.draw(ctx);
                 true
             }
+            Msg::Path(on) => {
+                self.show_path = on;
+                if on && ctx.props().path.is_none() {
+                    ctx.props().on_request.emit(AnalysisRequest::CriticalPathOverlay);
+                }
+                self.draw(ctx);
+                true
+            }
             Msg::Resized => {
                 self.draw(ctx);
                 self.schedule(ctx, SETTLE_MS);
@@ -922,12 +1033,16 @@ impl Component for TimelineView {
                         onchange={link.callback(|e: Event| Msg::Messages(e.target_unchecked_into::<HtmlInputElement>().checked()))} />{ " messages" }</label>
                     <label><input id="tl-collectives" type="checkbox" checked={self.show_collectives}
                         onchange={link.callback(|e: Event| Msg::Collectives(e.target_unchecked_into::<HtmlInputElement>().checked()))} />{ " collectives" }</label>
+                    <label title="The whole run's critical path (waits view): bands on the ranks it runs through, lines where it follows a message or collective to another rank">
+                        <input id="tl-path" type="checkbox" checked={self.show_path}
+                        onchange={link.callback(|e: Event| Msg::Path(e.target_unchecked_into::<HtmlInputElement>().checked()))} />{ " critical path" }</label>
                     if has_window {
                         <button type="button" id="tl-clear-window" onclick={link.callback(|_| Msg::ClearWindow)}>{ "Clear the time selection" }</button>
                     }
                 </form>
                 if let Some(e) = &self.filter_error { <p class="error" role="alert">{ e }</p> }
                 if let Some(e) = &self.window_error { <p class="error" role="alert">{ e }</p> }
+                { self.path_status(ctx) }
                 { self.status(ctx) }
                 <div class="timeline-stage">
                     <canvas id="timeline-canvas" ref={self.canvas.clone()} tabindex="0" style={height}

@@ -304,9 +304,130 @@ pub fn column_at(tile: &TimelineTile, t: f64) -> Option<usize> {
     Some(k.min(tile.pixels as usize - 1))
 }
 
+/// A piece of the critical path to draw on a lane: x from `x0` to `x1` (CSS px from the plot's
+/// left edge, clipped to it), computation or an MPI call.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PathBar {
+    /// Lane drawn on.
+    pub lane: usize,
+    /// Left edge.
+    pub x0: f64,
+    /// Right edge.
+    pub x1: f64,
+    /// Computation (else an MPI call).
+    pub compute: bool,
+}
+
+/// Where the path leaves a lane for another (the dependency it follows: a message or a
+/// collective), at `x`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PathLink {
+    /// x of the hand-over (CSS px from the plot's left edge).
+    pub x: f64,
+    /// Lane the path leaves.
+    pub from_lane: usize,
+    /// Lane it continues on.
+    pub to_lane: usize,
+}
+
+/// The critical path's `segments` (`(rank, start, end, compute)` in the timeline's clock, in
+/// path order) as bars on their ranks' lanes (`lane_of[rank]`, [`lane_of_rank`]; ranks without a
+/// lane are left out) and links where the path changes lane, for the window `view` drawn `width`
+/// px wide. Segments outside the window are dropped; neighbours on one lane and of one kind
+/// closer than half a pixel merge into one bar, so a path of 100,000 segments draws as at most
+/// a few bars per pixel column.
+pub fn path_overlay(
+    segments: impl IntoIterator<Item = (u32, u64, u64, bool)>,
+    view: &Viewport,
+    width: f64,
+    lane_of: &[Option<usize>],
+) -> (Vec<PathBar>, Vec<PathLink>) {
+    let mut bars: Vec<PathBar> = Vec::new();
+    let mut links: Vec<PathLink> = Vec::new();
+    let lane = |r: u32| lane_of.get(r as usize).copied().flatten();
+    let visible = |t: f64| t >= view.from && t <= view.to;
+    let mut previous: Option<(u32, u64)> = None;
+    for (rank, start, end, compute) in segments {
+        if let (Some((pr, pend)), Some(to_lane)) = (previous, lane(rank)) {
+            if let Some(from_lane) = lane(pr).filter(|&l| l != to_lane && pr != rank) {
+                let t = start.min(pend) as f64;
+                if visible(t) {
+                    links.push(PathLink {
+                        x: view.x_of(t, width),
+                        from_lane,
+                        to_lane,
+                    });
+                }
+            }
+        }
+        previous = Some((rank, end));
+        let Some(l) = lane(rank) else { continue };
+        if (end as f64) < view.from || (start as f64) > view.to {
+            continue;
+        }
+        let x0 = view.x_of(start as f64, width).max(0.0);
+        let x1 = view.x_of(end as f64, width).min(width);
+        match bars.last_mut() {
+            Some(b) if b.lane == l && b.compute == compute && x0 - b.x1 < 0.5 => b.x1 = b.x1.max(x1),
+            _ => bars.push(PathBar {
+                lane: l,
+                x0,
+                x1,
+                compute,
+            }),
+        }
+    }
+    (bars, links)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Bars and links by hand: ranks 0 and 2 on lanes 0 and 1 (rank 1 filtered out), a window
+    /// of [100, 300] drawn 200 px wide (1 px per unit).
+    #[test]
+    fn the_path_overlay_by_hand() {
+        let view = Viewport { from: 100.0, to: 300.0 };
+        let lanes = [Some(0), None, Some(1)];
+        let segments = [
+            (0, 0, 50, true),     // before the window: dropped
+            (0, 50, 150, false),  // clipped to x 0..50
+            (2, 150, 200, true),  // a link at x 50 from lane 0 to lane 1
+            (2, 200, 200, false), // zero-length call: merges? no, another kind
+            (2, 200, 250, true),  // same lane and kind as the bar before the call: own bar
+            (1, 250, 260, true),  // rank without a lane: no bar, no link
+            (0, 260, 400, false), // link from rank 1 is not drawn; clipped to x 160..200
+        ];
+        let (bars, links) = path_overlay(segments, &view, 200.0, &lanes);
+        assert_eq!(
+            links,
+            [PathLink {
+                x: 50.0,
+                from_lane: 0,
+                to_lane: 1
+            }]
+        );
+        let got: Vec<(usize, f64, f64, bool)> = bars.iter().map(|b| (b.lane, b.x0, b.x1, b.compute)).collect();
+        assert_eq!(
+            got,
+            [
+                (0, 0.0, 50.0, false),
+                (1, 50.0, 100.0, true),
+                (1, 100.0, 100.0, false),
+                (1, 100.0, 150.0, true),
+                (0, 160.0, 200.0, false),
+            ]
+        );
+        // A path of many tiny segments on one lane merges into one bar per kind run.
+        let many: Vec<(u32, u64, u64, bool)> = (0..10_000u64)
+            .map(|i| (0, 100 + i / 100, 100 + (i + 1) / 100, true))
+            .collect();
+        let (bars, links) = path_overlay(many, &view, 200.0, &lanes);
+        assert_eq!(bars.len(), 1);
+        assert!(links.is_empty());
+        assert_eq!((bars[0].x0, bars[0].x1), (0.0, 100.0));
+    }
     use tracelogic_engine::timeline::Lane;
 
     fn tile(lanes: usize, pixels: u32) -> TimelineTile {

@@ -1,7 +1,7 @@
 //! The waits view (`tracelogic waits` and `tracelogic critical-path`): the six wait states'
 //! totals, per function and per rank, the pairs whose receiver waited longest and the waiting
-//! matrix (late-sender seconds per sender and receiver: the matrix view's metrics are counts,
-//! so the waiting matrix lives here), then the critical path: its length, share per function
+//! matrix (late-sender and late-receiver seconds per sender and receiver, also a metric of the
+//! matrix view), then the critical path: its length, share per function
 //! and rank, the gain of each rank's computation, the path over time, and the load imbalance.
 
 use super::{pending_note, seconds, use_parsed, AnalysisProps};
@@ -83,7 +83,7 @@ fn state_cells(w: &Waits) -> Html {
     }
 }
 
-/// The late-sender seconds per (sender, receiver) as a shaded table.
+/// The waiting seconds (late sender plus late receiver) per (sender, receiver) as a shaded table.
 fn waiting_matrix(a: &WaitsAnswer) -> Html {
     let n = a.waits.ranks;
     if n > MAX_MATRIX_RANKS {
@@ -92,17 +92,17 @@ fn waiting_matrix(a: &WaitsAnswer) -> Html {
     let rows = a.waits.report.waiting_rows(n);
     let max = rows.iter().flatten().copied().fold(0.0, f64::max);
     if max <= 0.0 {
-        return html! { <p class="small" id="waits-matrix">{ "No receive waited for its sender." }</p> };
+        return html! { <p class="small" id="waits-matrix">{ "No receive waited for its sender, no send for its receiver." }</p> };
     }
     html! {
         <table class="waiting-matrix" id="waits-matrix" data-ranks={n.to_string()}>
-            <caption>{ "Waiting matrix: seconds each receiver (column) waited for each late sender (row)" }</caption>
+            <caption>{ "Waiting matrix: seconds each receiver (column) waited for each late sender (row), plus each sender's wait for its late receiver" }</caption>
             <thead><tr><th scope="col">{ "sender \\ receiver" }</th>{ for (0..n).map(|c| html! { <th scope="col" class="num">{ c }</th> }) }</tr></thead>
             <tbody>{ for rows.iter().enumerate().map(|(s, row)| html! {
                 <tr><th scope="row">{ s }</th>{ for row.iter().enumerate().map(|(r, &v)| {
                     let alpha = if v > 0.0 { 0.1 + 0.9 * v / max } else { 0.0 };
                     html! { <td class="num" data-sender={s.to_string()} data-receiver={r.to_string()} data-seconds={v.to_string()}
-                        title={format!("rank {r} waited {} for rank {s}", seconds(v))}
+                        title={format!("ranks {s} → {r}: {} waiting", seconds(v))}
                         style={format!("background: rgba(228, 87, 86, {alpha:.3}); min-width: 1.2rem")}>{ "" }</td> }
                 }) }</tr>
             }) }</tbody>
@@ -253,7 +253,7 @@ pub fn waits_view(props: &AnalysisProps) -> Html {
                 <tbody>{ for ranks.iter().take(TOP).map(|r| html! { <tr data-rank={r.rank.to_string()}><th scope="row">{ format!("rank {}", r.rank) }</th>{ state_cells(&r.waits) }</tr> }) }</tbody>
             </table>
             <table id="waits-pairs">
-                <caption>{ format!("Receivers waiting longest for a late sender ({} of {} pairs)", pairs.len(), w.by_pair.len()) }</caption>
+                <caption>{ format!("Receivers waiting longest for a late sender ({} of {} pairs)", pairs.len(), w.by_pair.iter().filter(|p| p.late_sender_s > 0.0).count()) }</caption>
                 <thead><tr><th scope="col">{ "Sender" }</th><th scope="col">{ "Receiver" }</th><th scope="col" class="num">{ "Receiver waited" }</th></tr></thead>
                 <tbody>{ for pairs.iter().map(|p| html! {
                     <tr data-sender={p.sender.to_string()} data-receiver={p.receiver.to_string()} data-seconds={p.late_sender_s.to_string()}>
