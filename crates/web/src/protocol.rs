@@ -583,6 +583,9 @@ pub struct OverviewAnswer {
     pub pairs: u64,
     /// The topology line: the identified topology, or why none was.
     pub topology: String,
+    /// Size of the worker's WebAssembly memory once the overview was computed (it only grows:
+    /// the pass's peak), 0 off the browser.
+    pub worker_memory_bytes: u64,
 }
 
 impl OverviewAnswer {
@@ -606,6 +609,7 @@ impl OverviewAnswer {
             report,
             pairs,
             topology,
+            worker_memory_bytes: 0,
         }
     }
 }

@@ -476,7 +476,7 @@ async fn read_handles(
 /// Leave the size of the worker's WebAssembly memory in `self.__tracelogicMemoryBytes`, for the
 /// browser tests and measurements that read it from the worker (wasm memory only grows, so after
 /// a load it is the peak of that load).
-fn record_memory() {
+fn record_memory() -> u64 {
     let bytes = wasm_bindgen::memory()
         .dyn_into::<js_sys::WebAssembly::Memory>()
         .map(|m| m.buffer().unchecked_into::<js_sys::ArrayBuffer>().byte_length() as f64)
@@ -486,6 +486,7 @@ fn record_memory() {
         &"__tracelogicMemoryBytes".into(),
         &JsValue::from_f64(bytes),
     );
+    bytes as u64
 }
 
 /// Fetch sample files (the worker's `fetch`, so the bytes never pass the page).
@@ -556,7 +557,11 @@ fn overview_of(
 ) -> Response {
     let files = source.list().len() as u32;
     match tracelogic_engine::overview::overview(source, OVERVIEW_BINS, &mut Reports(report)) {
-        Ok(r) => Response::Overview(Box::new(crate::protocol::OverviewAnswer::new(label, files, r))),
+        Ok(r) => {
+            let mut answer = crate::protocol::OverviewAnswer::new(label, files, r);
+            answer.worker_memory_bytes = record_memory();
+            Response::Overview(Box::new(answer))
+        }
         Err(e) => Response::Failed(Failure {
             message: format!("{label}: {e}"),
             cancelled: e.cancelled,
@@ -632,9 +637,7 @@ impl AnalysisWorker {
                 cancelled: false,
             }),
             Plan::Overview => {
-                let answer = overview_of(label, &mut memory, &mut reporter(scope, id));
-                record_memory();
-                answer
+                overview_of(label, &mut memory, &mut reporter(scope, id))
             }
             Plan::Part(selection) => self.load_part(scope, id, label, &mut memory, &selection, matrix),
             Plan::Whole => {
@@ -685,9 +688,7 @@ impl AnalysisWorker {
         let streams = tracelogic_formats::stream::streams(&source);
         let answer = match options.plan(label, total, streams) {
             Plan::Overview if streams => {
-                let answer = overview_of(label, &mut source, &mut reporter(scope, id));
-                record_memory();
-                answer
+                overview_of(label, &mut source, &mut reporter(scope, id))
             }
             Plan::Part(selection) if streams => self.load_part(scope, id, label, &mut source, &selection, matrix),
             Plan::TooLarge(message) => Response::Failed(Failure {

@@ -284,7 +284,8 @@ pub fn overview_view(props: &OverviewProps) -> Html {
     let rows = o.ranks.min(MAX_ROWS as u32);
     html! {
         <section class="view overview" id="view-overview" aria-labelledby="overview-title"
-            data-ranks={o.ranks.to_string()} data-calls={o.calls.to_string()} data-bins={act.bins.to_string()}>
+            data-ranks={o.ranks.to_string()} data-calls={o.calls.to_string()} data-bins={act.bins.to_string()}
+            data-worker-memory={answer.worker_memory_bytes.to_string()}>
             <h2 id="overview-title" class="visually-hidden">{ "Overview" }</h2>
             <p class="hint">{ if answer.report.streamed {
                 "Read one rank at a time: the whole trace was never in memory. Pick ranks and a time window below to load that part in full for the other views."
