@@ -636,9 +636,7 @@ impl AnalysisWorker {
                 message,
                 cancelled: false,
             }),
-            Plan::Overview => {
-                overview_of(label, &mut memory, &mut reporter(scope, id))
-            }
+            Plan::Overview => overview_of(label, &mut memory, &mut reporter(scope, id)),
             Plan::Part(selection) => self.load_part(scope, id, label, &mut memory, &selection, matrix),
             Plan::Whole => {
                 let files = memory
@@ -687,9 +685,7 @@ impl AnalysisWorker {
         let mut source = blob_files(names, blobs, reader);
         let streams = tracelogic_formats::stream::streams(&source);
         let answer = match options.plan(label, total, streams) {
-            Plan::Overview if streams => {
-                overview_of(label, &mut source, &mut reporter(scope, id))
-            }
+            Plan::Overview if streams => overview_of(label, &mut source, &mut reporter(scope, id)),
             Plan::Part(selection) if streams => self.load_part(scope, id, label, &mut source, &selection, matrix),
             Plan::TooLarge(message) => Response::Failed(Failure {
                 message,
