@@ -258,6 +258,8 @@ pub struct SlicedFiles<F> {
     list: Vec<(String, u64)>,
     slice_bytes: u64,
     fetch: F,
+    /// Files read ahead ([`SlicedFiles::prefetch`]), handed out by their next read.
+    kept: std::collections::HashMap<usize, Vec<u8>>,
 }
 
 impl<F: FnMut(usize, u64, u64, &mut [u8]) -> io::Result<()>> SlicedFiles<F> {
@@ -267,7 +269,47 @@ impl<F: FnMut(usize, u64, u64, &mut [u8]) -> io::Result<()>> SlicedFiles<F> {
             list,
             slice_bytes: slice_bytes.max(1),
             fetch,
+            kept: std::collections::HashMap::new(),
         }
+    }
+}
+
+impl<F> SlicedFiles<F> {
+    /// Read `files` whole ahead of their readers, in one pass over their bytes laid end to end:
+    /// `read_joined(start, end, out)` fills `out` with bytes `[start, end)` of that concatenation
+    /// ([`plan_slices`]: slices of at most the source's slice size, each holding many small
+    /// files). Each file is then handed out by its next read, once. In a browser every read
+    /// costs about 1.4 ms whatever its size, so the 4,097 definition files of a 4,096-rank OTF2
+    /// trace take a few reads instead of 4,097.
+    pub fn prefetch(
+        &mut self,
+        files: &[usize],
+        mut read_joined: impl FnMut(u64, u64, &mut [u8]) -> io::Result<()>,
+    ) -> Result<(), FormatError> {
+        let sizes: Vec<u64> = files.iter().map(|&i| self.list[i].1).collect();
+        let mut bytes: Vec<Vec<u8>> = sizes.iter().map(|_| Vec::new()).collect();
+        let mut buffer = Vec::new();
+        for read in plan_slices(&sizes, self.slice_bytes) {
+            buffer.resize((read.end - read.start) as usize, 0);
+            if let Err(e) = read_joined(read.start, read.end, &mut buffer) {
+                let first = &read.parts[0];
+                return Err(FormatError::at_offset(
+                    &self.list[files[first.file]].0,
+                    first.start,
+                    e.to_string(),
+                ));
+            }
+            let mut at = 0;
+            for part in &read.parts {
+                let n = (part.end - part.start) as usize;
+                bytes[part.file].extend_from_slice(&buffer[at..at + n]);
+                at += n;
+            }
+        }
+        for (k, b) in bytes.into_iter().enumerate() {
+            self.kept.insert(files[k], b);
+        }
+        Ok(())
     }
 }
 
@@ -281,6 +323,10 @@ impl<F: FnMut(usize, u64, u64, &mut [u8]) -> io::Result<()>> tracelogic_formats:
     }
 
     fn read_head(&mut self, index: usize, len: u64) -> Result<Vec<u8>, FormatError> {
+        if let Some(mut kept) = self.kept.remove(&index) {
+            kept.truncate(usize::try_from(len).unwrap_or(usize::MAX));
+            return Ok(kept);
+        }
         let (name, size) = &self.list[index];
         let n = len.min(*size);
         let mut bytes = Vec::new();
@@ -330,6 +376,36 @@ pub fn blob_files(
                     "read {} bytes of {start}..{end} (the file changed while it was read)",
                     chunk.length()
                 ),
+            ));
+        }
+        chunk.copy_to(out);
+        Ok(())
+    })
+}
+
+/// Read every file of `source` but the OTF2 event files (`.evt`: definitions, anchor) ahead, in
+/// one pass over `blobs` laid end to end as one `new Blob(...)` ([`SlicedFiles::prefetch`]).
+pub fn prefetch_blobs<F>(
+    source: &mut SlicedFiles<F>,
+    blobs: &[web_sys::Blob],
+    reader: &web_sys::FileReaderSync,
+) -> Result<(), FormatError> {
+    let files: Vec<usize> = (0..source.list.len())
+        .filter(|&i| !source.list[i].0.ends_with(".evt"))
+        .collect();
+    let parts: js_sys::Array = files.iter().map(|&i| JsValue::from(&blobs[i])).collect();
+    let joined = web_sys::Blob::new_with_blob_sequence(&parts)
+        .map_err(|e| FormatError::new("the picked files", format!("cannot join them: {}", js_message(&e))))?;
+    source.prefetch(&files, |start, end, out: &mut [u8]| {
+        let buffer = joined
+            .slice_with_f64_and_f64(start as f64, end as f64)
+            .and_then(|s| reader.read_as_array_buffer(&s))
+            .map_err(|e| io::Error::other(format!("cannot read bytes {start}..{end}: {}", js_message(&e))))?;
+        let chunk = js_sys::Uint8Array::new(&buffer);
+        if chunk.length() as u64 != end - start {
+            return Err(io::Error::new(
+                io::ErrorKind::UnexpectedEof,
+                "a file changed while it was read".to_owned(),
             ));
         }
         chunk.copy_to(out);
@@ -715,6 +791,46 @@ mod tests {
             Err(io::Error::other(FormatError::cancelled("x")))
         });
         assert!(cancelled.read(0).unwrap_err().cancelled);
+    }
+
+    #[test]
+    fn prefetched_files_come_from_few_joined_reads_and_are_handed_out_once() {
+        use tracelogic_formats::stream::FileSource;
+        let files: Vec<Vec<u8>> = vec![vec![1; 5], vec![2; 700], vec![], vec![3; 7], vec![4; 3]];
+        let list = files
+            .iter()
+            .enumerate()
+            .map(|(i, f)| (format!("f{i}"), f.len() as u64))
+            .collect();
+        let single = RefCell::new(0);
+        let mut source = SlicedFiles::new(list, 256, |file, start, end, out: &mut [u8]| {
+            *single.borrow_mut() += 1;
+            out.copy_from_slice(&files[file][start as usize..end as usize]);
+            Ok(())
+        });
+        let wanted = [0, 2, 3, 4];
+        let joined: Vec<u8> = wanted.iter().flat_map(|&i| files[i].clone()).collect();
+        let mut reads = 0;
+        source
+            .prefetch(&wanted, |start, end, out: &mut [u8]| {
+                reads += 1;
+                out.copy_from_slice(&joined[start as usize..end as usize]);
+                Ok(())
+            })
+            .unwrap();
+        assert_eq!(reads, 1, "15 bytes of four files in one read");
+        for &i in &wanted {
+            assert_eq!(source.read(i).unwrap(), files[i], "file {i}");
+        }
+        assert_eq!(source.read_head(1, 3).unwrap(), vec![2; 3]);
+        assert_eq!(*single.borrow(), 1, "only the file not prefetched was read on its own");
+        assert_eq!(source.read(3).unwrap(), files[3], "read again once handed out");
+        assert_eq!(*single.borrow(), 2);
+        let e = source
+            .prefetch(&[1], |_, _, _: &mut [u8]| Err(io::Error::other("gone")))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("f1") && e.contains("gone"), "{e}");
     }
 
     #[cfg(not(target_arch = "wasm32"))]

@@ -10,7 +10,7 @@
 //! Each load runs in a fresh worker (the page keeps the previous one until the new trace is
 //! in), so a failed or cancelled load never loses the trace already shown.
 
-use crate::input::{blob_files, blob_reader, read_blobs, streamed_by_name};
+use crate::input::{blob_files, blob_reader, prefetch_blobs, read_blobs, streamed_by_name};
 use crate::protocol::{
     AnalysisAnswer, AnalysisRequest, Failure, MatrixRequest, ProgressReport, Request, Response, WireFile,
 };
@@ -682,9 +682,23 @@ impl AnalysisWorker {
                 }))
             }
         };
-        let mut source = blob_files(names, blobs, reader);
+        let mut source = blob_files(names, blobs.clone(), reader.clone());
         let streams = tracelogic_formats::stream::streams(&source);
-        let answer = match options.plan(label, total, streams) {
+        let plan = options.plan(label, total, streams);
+        if streams && matches!(plan, Plan::Overview | Plan::Part(_)) {
+            reporter(scope, id)(ProgressReport {
+                stage: "reading the definitions in the worker".into(),
+                bytes_done: 0,
+                bytes_total: total,
+            });
+            if let Err(e) = prefetch_blobs(&mut source, &blobs, &reader) {
+                return Some(Response::Failed(Failure {
+                    message: e.to_string(),
+                    cancelled: false,
+                }));
+            }
+        }
+        let answer = match plan {
             Plan::Overview if streams => overview_of(label, &mut source, &mut reporter(scope, id)),
             Plan::Part(selection) if streams => self.load_part(scope, id, label, &mut source, &selection, matrix),
             Plan::TooLarge(message) => Response::Failed(Failure {
