@@ -26,6 +26,7 @@ use crate::tour;
 use crate::views::compare::CompareView;
 use crate::views::logical::LogicalView;
 use crate::views::matrix::MatrixView;
+use crate::views::overview::OverviewView;
 use crate::views::pattern_search::PatternSearch;
 use crate::views::patterns::PatternsView;
 use crate::views::phases::PhasesView;
@@ -37,7 +38,8 @@ use crate::views::waits::WaitsView;
 use crate::views::whatif::WhatIfView;
 use crate::views::{AnalysisState, Focus, View};
 use crate::worker::{
-    offer_handles, release_handles, AnalysisWorker, FileSource, HandleCodec, Input, FATAL_MESSAGE, LOADER,
+    offer_handles, release_handles, AnalysisWorker, FileSource, HandleCodec, Input, OpenOptions, FATAL_MESSAGE, LOADER,
+    MAX_INPUT_BYTES,
 };
 use gloo::worker::{Spawnable, WorkerBridge};
 use js_sys::Array;
@@ -67,6 +69,8 @@ struct Current {
     /// `queued` until it has.
     restarting: bool,
     queued: Vec<Input>,
+    /// Where its files came from (to compute its overview).
+    origin: Option<Origin>,
 }
 
 /// What a new worker needs to read the shown trace again.
@@ -75,6 +79,8 @@ struct Reload {
     source: FileSource,
     /// The `File` handles of a dropped or picked input (offered again under the generation).
     handles: Option<Array>,
+    /// How it was read (whole, or a part of it).
+    options: OpenOptions,
 }
 
 impl Current {
@@ -85,6 +91,70 @@ impl Current {
         } else {
             self.bridge.send(input);
         }
+    }
+}
+
+/// Where a trace's files came from, to read them again: for its overview, or a part of it.
+#[derive(Clone)]
+struct Origin {
+    /// The load that first read them (an overview and a trace of the same input share it).
+    id: u64,
+    /// What the user loaded.
+    label: String,
+    files: OriginFiles,
+}
+
+#[derive(Clone)]
+enum OriginFiles {
+    /// The page's `File` handles and their relative names.
+    Handles(Vec<String>, Array),
+    /// A bundled sample's URLs.
+    Urls(Vec<(String, String)>),
+}
+
+impl Origin {
+    /// The files as the source of load `key` (handles are offered to the worker under it).
+    fn source(&self, key: u64) -> FileSource {
+        match &self.files {
+            OriginFiles::Handles(names, files) => {
+                offer_handles(key, files.clone());
+                FileSource::Handles {
+                    key,
+                    names: names.clone(),
+                }
+            }
+            OriginFiles::Urls(urls) => FileSource::Urls(urls.clone()),
+        }
+    }
+}
+
+/// The overview on the page: the worker's answer and the files it came from.
+struct OverviewShown {
+    answer: Rc<crate::protocol::OverviewAnswer>,
+    origin: Option<Origin>,
+}
+
+/// The page's full-load limit: inputs over it get the Overview view. [`MAX_INPUT_BYTES`], or less
+/// when the page's address has `?full-load-limit=BYTES` or the page sets
+/// `window.__tracelogicFullLoadLimit` before it starts (tests; never more than
+/// [`MAX_INPUT_BYTES`]).
+pub fn full_load_limit() -> u64 {
+    let Some(window) = web_sys::window() else {
+        return MAX_INPUT_BYTES;
+    };
+    let set = js_sys::Reflect::get(&window, &"__tracelogicFullLoadLimit".into())
+        .ok()
+        .and_then(|v| v.as_f64());
+    let asked = window
+        .location()
+        .search()
+        .ok()
+        .and_then(|s| web_sys::UrlSearchParams::new_with_str(&s).ok())
+        .and_then(|p| p.get("full-load-limit"))
+        .and_then(|v| v.trim().parse::<f64>().ok());
+    match set.or(asked) {
+        Some(v) if v.is_finite() && v >= 0.0 => (v as u64).min(MAX_INPUT_BYTES),
+        _ => MAX_INPUT_BYTES,
     }
 }
 
@@ -118,8 +188,10 @@ struct Loading {
     progress_drawn_at: f64,
     /// The navigation state to restore once the trace is in (start-up, back/forward).
     route: Option<Route>,
-    /// What the worker was asked to read (kept to read it again if the worker dies).
-    source: Option<FileSource>,
+    /// What the worker was asked to read, and how (kept to read it again if the worker dies).
+    source: Option<(FileSource, OpenOptions)>,
+    /// Where the files come from.
+    origin: Option<Origin>,
 }
 
 /// Messages of [`App`].
@@ -182,6 +254,12 @@ pub enum Msg {
     Tour(Option<usize>),
     /// Start the spare worker for the next load, if none is there and no load is running.
     PrepareWorker,
+    /// Show the overview (true) or the loaded trace's views (false).
+    ShowOverview(bool),
+    /// Compute the overview of the loaded trace's input (or show it, when it is there).
+    OverviewOfTrace,
+    /// Load the part of the overview's trace the selection keeps.
+    LoadPart(tracelogic_model::Selection),
 }
 
 /// What the last visit left in IndexedDB.
@@ -249,6 +327,10 @@ pub struct App {
     tour: Option<usize>,
     /// The worker the next load takes.
     spare: Option<Spare>,
+    /// The overview computed last (an input over the full-load limit, or asked for).
+    overview: Option<OverviewShown>,
+    /// The overview is on screen instead of the loaded trace's views.
+    show_overview: bool,
 }
 
 fn location() -> Option<web_sys::Location> {
@@ -302,16 +384,46 @@ impl App {
                     }
                     l.progress_drawn_at = now;
                 }
+                Response::Overview(answer) => {
+                    let loading = self.loading.take().expect("checked above");
+                    release_handles(generation);
+                    // The worker holds no trace: it ends with its bridge, dropped here.
+                    self.overview = Some(OverviewShown {
+                        answer: Rc::from(answer),
+                        origin: loading.origin,
+                    });
+                    self.show_overview = true;
+                    self.load_log = loading.stages;
+                    self.error = None;
+                    self.prepare_spare(ctx.link(), SPARE_AFTER_LOAD_MS);
+                }
                 Response::Loaded { mut trace, matrix } => {
                     crate::worker::mark("page received the trace");
                     let loading = self.loading.take().expect("checked above");
                     release_handles(generation);
                     let Some(bridge) = loading.bridge else { return false };
+                    let (source, options) = loading
+                        .source
+                        .clone()
+                        .unwrap_or_else(|| (FileSource::Urls(Vec::new()), OpenOptions::default()));
+                    let handles = loading.keep.as_ref().map(|(_, files)| files.clone()).or_else(|| {
+                        loading.origin.as_ref().and_then(|o| match &o.files {
+                            OriginFiles::Handles(_, files) => Some(files.clone()),
+                            OriginFiles::Urls(_) => None,
+                        })
+                    });
                     let reload = Reload {
                         label: loading.label.clone(),
-                        source: loading.source.clone().unwrap_or(FileSource::Urls(Vec::new())),
-                        handles: loading.keep.as_ref().map(|(_, files)| files.clone()),
+                        source,
+                        handles,
+                        options,
                     };
+                    let same_input =
+                        |o: &OverviewShown| o.origin.as_ref().map(|o| o.id) == loading.origin.as_ref().map(|o| o.id);
+                    if !self.overview.as_ref().is_some_and(same_input) {
+                        self.overview = None;
+                    }
+                    self.show_overview = false;
                     trace.label = text::trace_name(&trace.label, &trace.source);
                     self.loaded(ctx, &trace.label, loading.sample, loading.stages, loading.keep);
                     self.matrix_request = matrix.request.clone();
@@ -328,6 +440,7 @@ impl App {
                         reload,
                         restarting: false,
                         queued: Vec::new(),
+                        origin: loading.origin,
                     });
                     self.error = None;
                     if let Some(route) = loading.route {
@@ -403,6 +516,7 @@ impl App {
             label: c.reload.label.clone(),
             source: c.reload.source.clone(),
             matrix,
+            options: c.reload.options.clone(),
         });
         c.bridge = bridge;
         c.restarting = true;
@@ -624,7 +738,47 @@ impl App {
         }
     }
 
+    /// The Overview view with its header, when it is on screen.
+    fn view_overview(&self, ctx: &Context<Self>) -> Option<Html> {
+        let shown = self.overview.as_ref().filter(|_| self.show_overview)?;
+        let a = &shown.answer;
+        let o = &a.report.overview;
+        let back = self.current.as_ref().map(|c| {
+            html! {
+                <button type="button" id="overview-back" class="secondary"
+                    onclick={ctx.link().callback(|_| Msg::ShowOverview(false))}>{ format!("Back to {}", c.trace.label) }</button>
+            }
+        });
+        let why = if a.report.input_bytes > full_load_limit() {
+            format!(
+                "Too large to load whole in the browser ({} over the page's limit of {}): this overview was read one rank at a time.",
+                text::bytes(a.report.input_bytes),
+                text::bytes(full_load_limit())
+            )
+        } else {
+            "The overview of the whole input, read one rank at a time.".to_owned()
+        };
+        Some(html! {
+            <>
+                <div class="trace-header" id="overview-header" data-label={a.label.clone()}>
+                    <h2 class="trace-title">{ format!("Overview of {}", a.label) }</h2>
+                    <p>{ format!("{} · {} · {} · {}", o.format, o.source, text::counted(a.files.into(), "file", "files"), text::bytes(a.report.input_bytes)) }</p>
+                    <p class="note" id="overview-why">{ why }</p>
+                    { self.view_load_log() }
+                    { for back }
+                </div>
+                <div id="view-content" tabindex="-1">
+                    <OverviewView answer={a.clone()} on_load={ctx.link().callback(Msg::LoadPart)}
+                        busy={self.loading.is_some()} limit={MAX_INPUT_BYTES} />
+                </div>
+            </>
+        })
+    }
+
     fn view_trace(&self, ctx: &Context<Self>) -> Html {
+        if let Some(overview) = self.view_overview(ctx) {
+            return overview;
+        }
         let Some(c) = &self.current else {
             return html! { <p class="empty">{ "No trace loaded yet: drop one above or try a sample." }</p> };
         };
@@ -704,7 +858,13 @@ impl App {
                         t.files, if t.files == 1 { "" } else { "s" }, text::bytes(t.bytes)) }</p>
                     { self.view_load_log() }
                 </div>
-                <nav class="views" aria-label="Views"><ul>{ for nav }</ul></nav>
+                <nav class="views" aria-label="Views"><ul>
+                    { for nav }
+                    if c.origin.is_some() {
+                        <li><button type="button" id="nav-overview" title="The overview of the whole input: counts, functions, activity of every rank over time; pick a part to load"
+                            onclick={ctx.link().callback(|_| Msg::OverviewOfTrace)}>{ "Overview" }</button></li>
+                    }
+                </ul></nav>
                 { self.view_exports(ctx, c) }
                 { self.view_selection_note() }
                 <div id="view-content" tabindex="-1">{ body }</div>
@@ -751,6 +911,8 @@ impl Component for App {
             report_wanted: false,
             tour: None,
             spare: None,
+            overview: None,
+            show_overview: false,
         };
         app.start(ctx);
         app
@@ -919,6 +1081,32 @@ impl Component for App {
                     self.spare = Some(Spare { bridge, generation });
                 }
                 return false;
+            }
+            Msg::ShowOverview(show) => self.show_overview = show && self.overview.is_some(),
+            Msg::OverviewOfTrace => {
+                let Some(origin) = self.current.as_ref().and_then(|c| c.origin.clone()) else {
+                    return false;
+                };
+                if self.overview.as_ref().and_then(|o| o.origin.as_ref()).map(|o| o.id) == Some(origin.id) {
+                    self.show_overview = true;
+                } else {
+                    let options = OpenOptions {
+                        overview: true,
+                        ..self.open_options()
+                    };
+                    self.reopen(ctx, &origin, origin.label.clone(), options);
+                }
+            }
+            Msg::LoadPart(selection) => {
+                let Some(origin) = self.overview.as_ref().and_then(|o| o.origin.clone()) else {
+                    return false;
+                };
+                let label = format!("{} ({})", origin.label, text::selection(&selection));
+                let options = OpenOptions {
+                    part: Some(selection),
+                    ..self.open_options()
+                };
+                self.reopen(ctx, &origin, label, options);
             }
             Msg::Library(library) => {
                 self.library = library;
@@ -1223,6 +1411,7 @@ impl App {
             progress_drawn_at: f64::NEG_INFINITY,
             route,
             source: None,
+            origin: None,
         });
         self.notice = None;
         self.generation
@@ -1276,16 +1465,41 @@ impl App {
             key: generation,
             names: names.clone(),
         };
-        self.open(ctx.link(), generation, label, source);
+        let origin = Origin {
+            id: generation,
+            label: label.clone(),
+            files: OriginFiles::Handles(names.clone(), files.clone()),
+        };
+        self.open(ctx.link(), generation, label, source, self.open_options());
         if let Some(l) = self.loading.as_mut() {
             l.keep = Some((names, files));
+            l.origin = Some(origin);
+        }
+    }
+
+    /// How loads read their input: whole up to [`full_load_limit`], else the overview.
+    fn open_options(&self) -> OpenOptions {
+        OpenOptions {
+            full_load_limit: full_load_limit(),
+            ..OpenOptions::default()
+        }
+    }
+
+    /// Read `origin`'s files again as a new load `label` (its overview, or a part of it): the
+    /// shown trace and overview stay until it succeeds.
+    fn reopen(&mut self, ctx: &Context<Self>, origin: &Origin, label: String, options: OpenOptions) {
+        let generation = self.start_load(label.clone(), None, None);
+        let source = origin.source(generation);
+        self.open(ctx.link(), generation, label, source, options);
+        if let Some(l) = self.loading.as_mut() {
+            l.origin = Some(origin.clone());
         }
     }
 
     /// A fresh worker for load `generation`, asked to read `source`.
-    fn open(&mut self, link: &Scope<App>, generation: u64, label: String, source: FileSource) {
+    fn open(&mut self, link: &Scope<App>, generation: u64, label: String, source: FileSource, options: OpenOptions) {
         let bridge = self.worker_for(link, generation);
-        let source_kept = source.clone();
+        let source_kept = (source.clone(), options.clone());
         bridge.send(Input::Open {
             label,
             source,
@@ -1293,6 +1507,7 @@ impl App {
                 selection: Default::default(),
                 ..self.matrix_request.clone()
             },
+            options,
         });
         if let Some(l) = self.loading.as_mut() {
             l.bridge = Some(bridge);
@@ -1306,12 +1521,21 @@ impl App {
     /// Load a bundled sample: the worker fetches its files.
     fn fetch_sample(&mut self, link: &Scope<App>, sample: &'static Sample, route: Option<Route>) {
         let generation = self.start_load(sample.title.to_owned(), Some(sample), route);
+        let urls = sample_urls(sample);
         self.open(
             link,
             generation,
             sample.title.to_owned(),
-            FileSource::Urls(sample_urls(sample)),
+            FileSource::Urls(urls.clone()),
+            self.open_options(),
         );
+        if let Some(l) = self.loading.as_mut() {
+            l.origin = Some(Origin {
+                id: generation,
+                label: sample.title.to_owned(),
+                files: OriginFiles::Urls(urls),
+            });
+        }
     }
 
     /// Book-keeping of a successful load: the sample on screen, the load log, and the files
@@ -1369,12 +1593,20 @@ impl App {
             Some(t) => {
                 let route = Route::parse(&self.stored_settings);
                 let generation = self.start_load(t.label.clone(), None, Some(route));
+                let origin = Origin {
+                    id: generation,
+                    label: t.label.clone(),
+                    files: OriginFiles::Handles(t.names.clone(), t.files.clone()),
+                };
                 offer_handles(generation, t.files);
                 let source = FileSource::Handles {
                     key: generation,
                     names: t.names,
                 };
-                self.open(ctx.link(), generation, t.label, source);
+                self.open(ctx.link(), generation, t.label, source, self.open_options());
+                if let Some(l) = self.loading.as_mut() {
+                    l.origin = Some(origin);
+                }
             }
             None => {
                 let default = samples::start_choice("", "");

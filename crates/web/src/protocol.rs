@@ -623,4 +623,69 @@ pub enum Response {
     Analysis(Box<AnalysisAnswer>),
     /// A request failed; the worker still holds the trace it had before (if any).
     Failed(Failure),
+    /// A load computed the overview of its input instead of loading it whole (the input is over
+    /// the full-load limit, or the page asked for it): the worker holds no trace.
+    Overview(Box<OverviewAnswer>),
+}
+
+/// The overview of a trace (`tracelogic overview`, `docs/large-traces.md`) as the page's Overview
+/// view shows it: the streamed report without its communication matrix (only its number of
+/// communicating pairs), the topology identified from the matrix, and what was read.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OverviewAnswer {
+    /// What the user loaded.
+    pub label: String,
+    /// Number of input files.
+    pub files: u32,
+    /// The report (its matrix emptied), carried as JSON text: the engine's report uses serde
+    /// features the worker channel's bincode does not support.
+    #[serde(with = "overview_json")]
+    pub report: tracelogic_engine::overview::OverviewReport,
+    /// Communicating (sender, receiver) pairs of the matrix.
+    pub pairs: u64,
+    /// The topology line: the identified topology, or why none was.
+    pub topology: String,
+    /// Size of the worker's WebAssembly memory once the overview was computed (it only grows:
+    /// the pass's peak), 0 off the browser.
+    pub worker_memory_bytes: u64,
+}
+
+impl OverviewAnswer {
+    /// The answer for `report` of the input `label` (`files` files): the topology line as
+    /// `tracelogic overview` prints it, the matrix left out.
+    pub fn new(label: &str, files: u32, mut report: tracelogic_engine::overview::OverviewReport) -> OverviewAnswer {
+        let topology = match &report.topology.identification.matched {
+            Some(m) => m.label.clone(),
+            None => tracelogic_engine::topology::verdict(&report.topology)
+                .why_not
+                .unwrap_or_else(|| "none identified".into()),
+        };
+        let pairs = report.overview.matrix.nonzero() as u64;
+        let ranks = report.overview.matrix.ranks();
+        report.overview.matrix =
+            tracelogic_analysis::matrix::CommMatrix::from_entries(ranks, std::iter::empty()).expect("an empty matrix");
+        report.topology.components.clear();
+        OverviewAnswer {
+            label: label.to_owned(),
+            files,
+            report,
+            pairs,
+            topology,
+            worker_memory_bytes: 0,
+        }
+    }
+}
+
+mod overview_json {
+    use serde::{Deserialize, Deserializer, Serializer};
+    use tracelogic_engine::overview::OverviewReport;
+
+    pub fn serialize<S: Serializer>(report: &OverviewReport, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&serde_json::to_string(report).map_err(serde::ser::Error::custom)?)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<OverviewReport, D::Error> {
+        let text = String::deserialize(d)?;
+        serde_json::from_str(&text).map_err(serde::de::Error::custom)
+    }
 }

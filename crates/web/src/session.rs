@@ -119,10 +119,29 @@ impl Session {
         }
         let mut stages = Stages { report, bytes_total };
         let trace = read_trace_with_progress(inputs, &mut stages).map_err(failure)?;
+        let engine = Engine::new(trace, FieldWords::Labels);
+        Session::from_engine(label, engine, file_count, bytes_total, matrix, stages.report)
+    }
+
+    /// A session keeping `engine` (a trace read whole, or a part of one:
+    /// `tracelogic_engine::overview::load_part`), answering as [`Session::load`] does: messages
+    /// matched, the summary, the matrix of `matrix`. `files` and `bytes` are the input's.
+    pub fn from_engine(
+        label: &str,
+        engine: Engine,
+        file_count: u32,
+        bytes_total: u64,
+        matrix: &MatrixRequest,
+        report: &mut dyn FnMut(ProgressReport) -> bool,
+    ) -> Result<Loaded, Failure> {
+        let mut stages = Stages { report, bytes_total };
         if !stages.stage("matching messages") {
             return Err(cancelled());
         }
-        let session = Session::new(trace);
+        let session = Session {
+            engine,
+            logical: RefCell::new(None),
+        };
         session.engine.matching();
         if !stages.stage("summarising") {
             return Err(cancelled());

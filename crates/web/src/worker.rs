@@ -10,7 +10,7 @@
 //! Each load runs in a fresh worker (the page keeps the previous one until the new trace is
 //! in), so a failed or cancelled load never loses the trace already shown.
 
-use crate::input::{blob_reader, read_blobs, streamed_by_name};
+use crate::input::{blob_files, blob_reader, prefetch_blobs, read_blobs, streamed_by_name};
 use crate::protocol::{
     AnalysisAnswer, AnalysisRequest, Failure, MatrixRequest, ProgressReport, Request, Response, WireFile,
 };
@@ -130,6 +130,8 @@ pub enum Input {
         source: FileSource,
         /// The matrix to compute once the trace is read.
         matrix: MatrixRequest,
+        /// Whole trace, overview or part.
+        options: OpenOptions,
     },
     /// Compare the loaded trace with these files: `request` is an [`AnalysisRequest::Compare`]
     /// whose `files` the worker fills from `source`.
@@ -143,11 +145,77 @@ pub enum Input {
     },
 }
 
+/// How a load reads its input (`docs/large-traces.md`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OpenOptions {
+    /// Most input bytes loaded whole; an OTF2 folder over it gets its overview instead, and any
+    /// other input is refused as too large. [`MAX_INPUT_BYTES`] unless the page was given another
+    /// (`crate::app::full_load_limit`, for tests).
+    pub full_load_limit: u64,
+    /// Compute the overview whatever the input's size.
+    pub overview: bool,
+    /// Load only this part (ranks and time window, times from the whole trace's first event):
+    /// of an OTF2 folder only those ranks' event files are read
+    /// (`tracelogic_engine::overview::load_part`).
+    pub part: Option<Selection>,
+}
+
+impl Default for OpenOptions {
+    fn default() -> Self {
+        OpenOptions {
+            full_load_limit: MAX_INPUT_BYTES,
+            overview: false,
+            part: None,
+        }
+    }
+}
+
+/// What a load does with its input of `total` bytes, `streams` telling whether it is an OTF2
+/// folder the readers take one rank at a time.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Plan {
+    /// Read every file and load the trace whole.
+    Whole,
+    /// Compute the overview, one rank at a time.
+    Overview,
+    /// Load the part the selection keeps.
+    Part(Selection),
+    /// Refuse: the input is over the limit and cannot be streamed.
+    TooLarge(String),
+}
+
+impl OpenOptions {
+    /// The plan for the input `label` of `total` bytes.
+    pub fn plan(&self, label: &str, total: u64, streams: bool) -> Plan {
+        let limit = self.full_load_limit.min(MAX_INPUT_BYTES);
+        let refuse = |what: &str| {
+            let message = crate::session::too_large(label, total.max(limit + 1), limit, "").unwrap_or_default();
+            Plan::TooLarge(format!("{message}{what}"))
+        };
+        match (&self.part, self.overview) {
+            (Some(part), _) if streams => Plan::Part(part.clone()),
+            (Some(_), _) if total > limit => refuse("; only an OTF2 folder's ranks can be loaded a part at a time"),
+            (Some(part), _) => Plan::Part(part.clone()),
+            (None, true) if streams || total <= limit => Plan::Overview,
+            (None, _) if total <= limit => Plan::Whole,
+            (None, _) if streams => Plan::Overview,
+            (None, _) => refuse(
+                ". The page shows the overview of a larger trace, and loads the ranks and time window \
+                 picked from it, only for an OTF2 folder of plain files (not an archive)",
+            ),
+        }
+    }
+}
+
 /// What to do with files once a fetch finished.
 #[derive(Debug)]
 pub enum Job {
     /// A load.
-    Open { label: String, matrix: MatrixRequest },
+    Open {
+        label: String,
+        matrix: MatrixRequest,
+        options: Box<OpenOptions>,
+    },
     /// A comparison.
     Compare { seq: u64, request: AnalysisRequest },
 }
@@ -286,13 +354,16 @@ fn js_message(e: &JsValue) -> String {
 /// `FileReaderSync`, slice by slice on demand, and unpacked as they stream in ([`Unpacker`]), so
 /// only their members are held, never the compressed bytes whole.
 ///
-/// Refused as too large: inputs over [`MAX_INPUT_BYTES`] as given, or once unpacked.
+/// Refused as too large: inputs over `limit` (at most [`MAX_INPUT_BYTES`]) as given, or once
+/// unpacked.
 async fn read_handles(
     label: &str,
     key: u64,
     names: &[String],
+    limit: u64,
     report: &mut dyn FnMut(ProgressReport) -> bool,
 ) -> Result<Vec<WireFile>, Failure> {
+    let limit = limit.min(MAX_INPUT_BYTES);
     let fail = |message: String| Failure {
         message,
         cancelled: false,
@@ -310,7 +381,7 @@ async fn read_handles(
     let blobs: Vec<web_sys::Blob> = handles.iter().map(|h| h.unchecked_into()).collect();
     let sizes: Vec<u64> = blobs.iter().map(|b| b.size() as u64).collect();
     let total: u64 = sizes.iter().sum();
-    if let Some(message) = too_large(label, total) {
+    if let Some(message) = crate::session::too_large(label, total, limit, "") {
         return Err(fail(message));
     }
     let stage = |name: &str| format!("reading {name} in the worker");
@@ -351,7 +422,7 @@ async fn read_handles(
             .into_iter()
     };
     // Archives stop unpacking at the input limit, rather than holding up to 2 GiB before refusing.
-    let mut unpacker = Unpacker::with_limit(MAX_INPUT_BYTES);
+    let mut unpacker = Unpacker::with_limit(limit);
     let mut reader: Option<web_sys::FileReaderSync> = None;
     for (i, (name, blob)) in names.iter().zip(blobs).enumerate() {
         let added = if streamed_by_name(name) {
@@ -379,8 +450,8 @@ async fn read_handles(
         };
         if let Err(e) = added {
             if unpacker.limit_reached() {
-                let over = MAX_INPUT_BYTES + 1;
-                let message = crate::session::too_large(label, over, MAX_INPUT_BYTES, " or more once unpacked");
+                let over = limit + 1;
+                let message = crate::session::too_large(label, over, limit, " or more once unpacked");
                 return Err(fail(message.unwrap_or_else(|| e.to_string())));
             }
             return Err(Failure {
@@ -392,7 +463,7 @@ async fn read_handles(
     let files = unpacker.finish();
     let unpacked: u64 = files.iter().map(|f| f.bytes.len() as u64).sum();
     if unpacked > total {
-        if let Some(message) = crate::session::too_large(label, unpacked, MAX_INPUT_BYTES, " once unpacked") {
+        if let Some(message) = crate::session::too_large(label, unpacked, limit, " once unpacked") {
             return Err(fail(message));
         }
     }
@@ -408,7 +479,7 @@ async fn read_handles(
 /// Leave the size of the worker's WebAssembly memory in `self.__tracelogicMemoryBytes`, for the
 /// browser tests and measurements that read it from the worker (wasm memory only grows, so after
 /// a load it is the peak of that load).
-fn record_memory() {
+fn record_memory() -> u64 {
     let bytes = wasm_bindgen::memory()
         .dyn_into::<js_sys::WebAssembly::Memory>()
         .map(|m| m.buffer().unchecked_into::<js_sys::ArrayBuffer>().byte_length() as f64)
@@ -418,6 +489,7 @@ fn record_memory() {
         &"__tracelogicMemoryBytes".into(),
         &JsValue::from_f64(bytes),
     );
+    bytes as u64
 }
 
 /// Fetch sample files (the worker's `fetch`, so the bytes never pass the page).
@@ -466,7 +538,182 @@ fn reporter(scope: &WorkerScope<AnalysisWorker>, id: HandlerId) -> impl FnMut(Pr
     }
 }
 
+/// A worker progress reporter as the readers' [`ProgressSink`](tracelogic_formats::ProgressSink).
+struct Reports<'a>(&'a mut dyn FnMut(ProgressReport) -> bool);
+
+impl tracelogic_formats::ProgressSink for Reports<'_> {
+    fn report(&mut self, p: &tracelogic_formats::Progress) -> bool {
+        (self.0)(ProgressReport {
+            stage: p.stage.clone(),
+            bytes_done: p.bytes_done,
+            bytes_total: p.bytes_total,
+        })
+    }
+}
+
+/// The overview of the trace `source` gives, in [`OVERVIEW_BINS`] time bins, as the page's
+/// Overview view shows it.
+fn overview_of(
+    label: &str,
+    source: &mut dyn tracelogic_formats::stream::FileSource,
+    report: &mut dyn FnMut(ProgressReport) -> bool,
+) -> Response {
+    let files = source.list().len() as u32;
+    match tracelogic_engine::overview::overview(source, OVERVIEW_BINS, &mut Reports(report)) {
+        Ok(r) => {
+            let mut answer = crate::protocol::OverviewAnswer::new(label, files, r);
+            answer.worker_memory_bytes = record_memory();
+            Response::Overview(Box::new(answer))
+        }
+        Err(e) => Response::Failed(Failure {
+            message: format!("{label}: {e}"),
+            cancelled: e.cancelled,
+        }),
+    }
+}
+
+/// Time bins of the page's overview (the CLI's default, so its counts and bins are
+/// `tracelogic overview --json`'s).
+pub const OVERVIEW_BINS: usize = tracelogic_engine::overview::DEFAULT_BINS;
+
 impl AnalysisWorker {
+    /// Load the part `selection` keeps of the trace `source` gives and answer as a load does.
+    fn load_part(
+        &mut self,
+        scope: &WorkerScope<Self>,
+        id: HandlerId,
+        label: &str,
+        source: &mut dyn tracelogic_formats::stream::FileSource,
+        selection: &Selection,
+        matrix: &MatrixRequest,
+    ) -> Response {
+        let mut report = reporter(scope, id);
+        let files = source.list().len() as u32;
+        let bytes = source.list().iter().map(|(_, s)| s).sum();
+        let part = tracelogic_engine::overview::load_part(
+            source,
+            selection,
+            tracelogic_engine::FieldWords::Labels,
+            &mut Reports(&mut report),
+        );
+        let answer = part
+            .map_err(|e| Failure {
+                message: format!("{label}: {e}"),
+                cancelled: false,
+            })
+            .and_then(|(engine, _)| Session::from_engine(label, engine, files, bytes, matrix, &mut report));
+        record_memory();
+        match answer {
+            Ok(loaded) => {
+                self.session = Some(loaded.session);
+                Response::Loaded {
+                    trace: Box::new(loaded.trace),
+                    matrix: Box::new(loaded.matrix),
+                }
+            }
+            Err(f) => Response::Failed(f),
+        }
+    }
+
+    /// Files read into memory (fetched, or read whole from the page's handles): loaded whole,
+    /// or their overview, or a part of them, as `options` plan it.
+    fn open_files(
+        &mut self,
+        scope: &WorkerScope<Self>,
+        id: HandlerId,
+        label: &str,
+        files: Result<Vec<WireFile>, Failure>,
+        matrix: &MatrixRequest,
+        options: &OpenOptions,
+    ) -> Response {
+        let files = match files {
+            Ok(f) => f,
+            Err(f) => return Response::Failed(f),
+        };
+        let total = files.iter().map(|f| f.bytes.len() as u64).sum();
+        let inputs: Vec<InputFile> = files.into_iter().map(|f| InputFile::new(f.name, f.bytes)).collect();
+        let mut memory = tracelogic_formats::stream::MemoryFiles::new(inputs);
+        let streams = tracelogic_formats::stream::streams(&memory);
+        match options.plan(label, total, streams) {
+            Plan::TooLarge(message) => Response::Failed(Failure {
+                message,
+                cancelled: false,
+            }),
+            Plan::Overview => overview_of(label, &mut memory, &mut reporter(scope, id)),
+            Plan::Part(selection) => self.load_part(scope, id, label, &mut memory, &selection, matrix),
+            Plan::Whole => {
+                let files = memory
+                    .into_files()
+                    .into_iter()
+                    .map(|f| WireFile {
+                        name: f.name,
+                        bytes: f.bytes,
+                    })
+                    .collect();
+                self.load(scope, id, label, Ok(files), matrix)
+            }
+        }
+    }
+
+    /// A load of the page's handle set `key`: an OTF2 folder of plain files over the limit (or
+    /// whose overview or part was asked for) is read one rank at a time straight from the
+    /// handles ([`crate::input::blob_files`]), never whole. `None` when the files are to be read
+    /// whole instead ([`AnalysisWorker::read`]).
+    fn open_streamed(
+        &mut self,
+        scope: &WorkerScope<Self>,
+        id: HandlerId,
+        key: u64,
+        names: &[String],
+        job: &Job,
+    ) -> Option<Response> {
+        let Job::Open { label, matrix, options } = job else {
+            return None;
+        };
+        let handles = RECEIVED.with(|r| r.borrow().get(&key).cloned())?;
+        if handles.length() as usize != names.len() || names.iter().any(|n| streamed_by_name(n)) {
+            return None;
+        }
+        let blobs: Vec<web_sys::Blob> = handles.iter().map(|h| h.unchecked_into()).collect();
+        let total: u64 = blobs.iter().map(|b| b.size() as u64).sum();
+        let reader = match web_sys::FileReaderSync::new() {
+            Ok(r) => r,
+            Err(e) => {
+                return Some(Response::Failed(Failure {
+                    message: format!("{label}: {}", js_message(&e)),
+                    cancelled: false,
+                }))
+            }
+        };
+        let mut source = blob_files(names, blobs.clone(), reader.clone());
+        let streams = tracelogic_formats::stream::streams(&source);
+        let plan = options.plan(label, total, streams);
+        if streams && matches!(plan, Plan::Overview | Plan::Part(_)) {
+            reporter(scope, id)(ProgressReport {
+                stage: "reading the definitions in the worker".into(),
+                bytes_done: 0,
+                bytes_total: total,
+            });
+            if let Err(e) = prefetch_blobs(&mut source, &blobs, &reader) {
+                return Some(Response::Failed(Failure {
+                    message: e.to_string(),
+                    cancelled: false,
+                }));
+            }
+        }
+        let answer = match plan {
+            Plan::Overview if streams => overview_of(label, &mut source, &mut reporter(scope, id)),
+            Plan::Part(selection) if streams => self.load_part(scope, id, label, &mut source, &selection, matrix),
+            Plan::TooLarge(message) => Response::Failed(Failure {
+                message,
+                cancelled: false,
+            }),
+            _ => return None,
+        };
+        RECEIVED.with(|r| r.borrow_mut().remove(&key));
+        Some(answer)
+    }
+
     /// Parse `files` as the worker's trace and answer with its summary and matrix.
     fn load(
         &mut self,
@@ -542,8 +789,12 @@ impl AnalysisWorker {
         let scope = scope.clone();
         wasm_bindgen_futures::spawn_local(async move {
             let files = match &job {
-                Job::Open { label, .. } => read_handles(label, key, &names, &mut reporter(&scope, id)).await,
-                Job::Compare { .. } => read_handles("the compared trace", key, &names, &mut |_| true).await,
+                Job::Open { label, options, .. } => {
+                    read_handles(label, key, &names, options.full_load_limit, &mut reporter(&scope, id)).await
+                }
+                Job::Compare { .. } => {
+                    read_handles("the compared trace", key, &names, MAX_INPUT_BYTES, &mut |_| true).await
+                }
             };
             scope.send_message(Fetched { id, job, files });
         });
@@ -573,7 +824,7 @@ impl Worker for AnalysisWorker {
         PANIC_TARGET.with(|t| *t.borrow_mut() = Some((scope.clone(), id)));
         arm_fatal(Some(id));
         let answer = match job {
-            Job::Open { label, matrix } => self.load(scope, id, &label, files, &matrix),
+            Job::Open { label, matrix, options } => self.open_files(scope, id, &label, files, &matrix, &options),
             Job::Compare { seq, request } => self.compare(seq, request, files),
         };
         mark("worker answering");
@@ -586,7 +837,12 @@ impl Worker for AnalysisWorker {
         PANIC_TARGET.with(|t| *t.borrow_mut() = Some((scope.clone(), id)));
         arm_fatal(Some(id));
         let answer = match msg {
-            Input::Open { label, source, matrix } => match source {
+            Input::Open {
+                label,
+                source,
+                matrix,
+                options,
+            } => match source {
                 FileSource::Urls(urls) => {
                     scope.respond(
                         id,
@@ -596,10 +852,16 @@ impl Worker for AnalysisWorker {
                             bytes_total: 0,
                         }),
                     );
-                    return Self::fetch(scope, id, Job::Open { label, matrix }, urls);
+                    let options = Box::new(options);
+                    return Self::fetch(scope, id, Job::Open { label, matrix, options }, urls);
                 }
                 FileSource::Handles { key, names } => {
-                    return Self::read(scope, id, Job::Open { label, matrix }, key, names);
+                    let options = Box::new(options);
+                    let job = Job::Open { label, matrix, options };
+                    match self.open_streamed(scope, id, key, &names, &job) {
+                        Some(answer) => answer,
+                        None => return Self::read(scope, id, job, key, names),
+                    }
                 }
             },
             Input::Compare { seq, source, request } => match source {
@@ -672,6 +934,51 @@ mod tests {
     }
 
     #[test]
+    fn inputs_over_the_full_load_limit_get_the_overview_when_otf2_and_are_refused_otherwise() {
+        let o = OpenOptions {
+            full_load_limit: 100,
+            ..OpenOptions::default()
+        };
+        assert_eq!(o.plan("t", 100, true), Plan::Whole);
+        assert_eq!(o.plan("t", 100, false), Plan::Whole);
+        assert_eq!(o.plan("t", 101, true), Plan::Overview);
+        let Plan::TooLarge(m) = o.plan("t", 101, false) else {
+            panic!()
+        };
+        assert!(
+            m.starts_with("t: too large: 101 bytes, limit 100") && m.contains("OTF2 folder"),
+            "{m}"
+        );
+        let asked = OpenOptions {
+            overview: true,
+            ..o.clone()
+        };
+        assert_eq!(asked.plan("t", 10, false), Plan::Overview, "asked for, under the limit");
+        assert_eq!(asked.plan("t", 1000, true), Plan::Overview);
+        assert!(matches!(asked.plan("t", 1000, false), Plan::TooLarge(_)));
+        let part = Selection {
+            ranks: Some(vec![1]),
+            ..Selection::default()
+        };
+        let parted = OpenOptions {
+            part: Some(part.clone()),
+            ..o.clone()
+        };
+        assert_eq!(parted.plan("t", 10_000, true), Plan::Part(part.clone()));
+        assert_eq!(parted.plan("t", 10, false), Plan::Part(part));
+        assert!(matches!(parted.plan("t", 10_000, false), Plan::TooLarge(_)));
+        let unbounded = OpenOptions {
+            full_load_limit: u64::MAX,
+            ..OpenOptions::default()
+        };
+        assert_eq!(
+            unbounded.plan("t", MAX_INPUT_BYTES + 1, true),
+            Plan::Overview,
+            "never over 1 GiB"
+        );
+    }
+
+    #[test]
     fn the_fatal_message_reads_back_as_a_failure_for_its_bridge() {
         #[derive(Deserialize)]
         enum Mirror {
@@ -697,6 +1004,13 @@ mod tests {
                 names: vec!["a/dumpi-0000.bin".into(), "a/x.meta".into()],
             },
             matrix: MatrixRequest::default(),
+            options: OpenOptions {
+                part: Some(Selection {
+                    ranks: Some(vec![0, 3]),
+                    ..Selection::default()
+                }),
+                ..OpenOptions::default()
+            },
         };
         let bytes = bincode::serialize(&input).unwrap();
         assert_eq!(bincode::deserialize::<Input>(&bytes).unwrap(), input);

@@ -5,6 +5,7 @@
 pub mod compare;
 pub mod logical;
 pub mod matrix;
+pub mod overview;
 pub mod pattern_search;
 pub mod patterns;
 pub mod phases;
