@@ -7,8 +7,8 @@
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 use tracelogic_cli::{
-    common, compare, convert, critical_path, generate, logical, matrix, overview, pattern_match, patterns, phases, profile,
-    query, replay, skeleton, summary, timeline, topology, waits,
+    common, compare, convert, critical_path, generate, logical, matrix, overview, pattern_match, patterns, phases,
+    profile, query, replay, skeleton, summary, timeline, topology, waits,
 };
 
 /// Turn MPI communication traces into understanding.

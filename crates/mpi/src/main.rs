@@ -20,8 +20,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use tracelogic_cli::{common, matrix, print, profile, replay, summary, topology, waits};
 use tracelogic_engine::matrix::{MatrixReport, Metric};
-use tracelogic_formats::distributed::{read_partial, Exchange, PartialTrace};
+use tracelogic_formats::distributed::{read_partial, read_partial_source, Exchange, PartialTrace};
 use tracelogic_formats::input::read_paths;
+use tracelogic_formats::stream::DiskFiles;
 
 /// tracelogic's analyses as an MPI program: each process reads its share of the trace's
 /// per-rank files; rank 0 prints what `tracelogic` prints.
@@ -124,9 +125,18 @@ fn gather_to_root(world: &SimpleCommunicator, mine: &[u8]) -> Option<Vec<Vec<u8>
 fn read(world: &SimpleCommunicator, paths: &[PathBuf]) -> Result<PartialTrace, CliError> {
     let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
     set_stage(format!("reading {}", shown.join(" ")));
-    let files = read_paths(paths).map_err(|e| CliError::Input(format!("cannot read {e}")))?;
-    read_partial(files, &tracelogic_mpi::partition::by_bytes, &mut World(world))
-        .map_err(|e| CliError::Input(format!("cannot read trace: {e}")))
+    // Files on disk are read on demand: the definitions, and the event files of this process's
+    // ranks. Archives and compressed files (and paths the listing refuses, for the serial
+    // reader's message) are read whole.
+    let blocks = &tracelogic_mpi::partition::by_bytes;
+    let read = match DiskFiles::open(paths) {
+        Ok(Some(mut disk)) => read_partial_source(&mut disk, blocks, &mut World(world)),
+        _ => {
+            let files = read_paths(paths).map_err(|e| CliError::Input(format!("cannot read {e}")))?;
+            read_partial(files, blocks, &mut World(world))
+        }
+    };
+    read.map_err(|e| CliError::Input(format!("cannot read trace: {e}")))
 }
 
 /// The serial reader's trace on rank 0 (the columns of every block gathered), `None` elsewhere.
