@@ -10,6 +10,7 @@ pub mod imbalance;
 pub mod logical;
 pub mod matrix;
 pub mod overview;
+pub mod partial;
 pub mod patterns;
 pub mod phases;
 pub mod profile;

@@ -1,9 +1,11 @@
 //! `tracelogic-mpi`: `mpirun -n P tracelogic-mpi <analysis> TRACE [--json]` (docs/mpi.md).
 //!
 //! Every process reads the per-rank files of its block of ranks
-//! ([`tracelogic_formats::distributed`]). `matrix` is reduced: each process builds the rows of its
-//! ranks and rank 0 gathers them. `summary`, `profile`, `topology`, `waits` and `replay` gather
-//! the ranks' event columns to rank 0, which runs the serial CLI's own subcommand on the trace.
+//! ([`tracelogic_formats::distributed`]). `matrix`, `summary` and `profile` are reduced: each
+//! process computes its ranks' part (matrix rows, counts, sums; messages matched by routing the
+//! sends' envelopes to their receivers' process) and rank 0 combines the parts. `topology`,
+//! `waits` and `replay` gather the ranks' event columns to rank 0, which runs the serial CLI's
+//! own subcommand on the trace.
 //! Rank 0 prints; every process exits with rank 0's exit code.
 //!
 //! The CLI's argument structs, error type and printers are the CLI's own modules (the root
@@ -12,17 +14,23 @@
 
 use clap::{Parser, Subcommand};
 use common::{set_stage, CliError, CliResult};
-use mpi::datatype::PartitionMut;
+use mpi::datatype::{Partition, PartitionMut};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use mpi::Count;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use tracelogic_analysis::partial::{
+    combine_profile, combine_summary, profile_part, ranks_span, summary_part, MatchCounts, ProfilePart, SummaryPart,
+};
 use tracelogic_cli::{common, matrix, print, profile, replay, summary, topology, waits};
 use tracelogic_engine::matrix::{MatrixReport, Metric};
+use tracelogic_engine::profile::{Profile, ProfileOptions};
 use tracelogic_formats::distributed::{read_partial, read_partial_source, Exchange, PartialTrace};
 use tracelogic_formats::input::read_paths;
 use tracelogic_formats::stream::DiskFiles;
+use tracelogic_model::{Message, Selection};
+use tracelogic_mpi::reduce::{both, match_incoming, outgoing_envelopes};
 
 /// tracelogic's analyses as an MPI program: each process reads its share of the trace's
 /// per-rank files; rank 0 prints what `tracelogic` prints.
@@ -39,11 +47,12 @@ struct Cli {
 #[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
-    /// What is in a trace (gathered to rank 0).
+    /// What is in a trace (each process counts its ranks; rank 0 adds the counts up).
     Summary(summary::Args),
     /// The rank-to-rank communication matrix (rows built by their ranks' processes).
     Matrix(matrix::Args),
-    /// Time per MPI function, computation per rank, message sizes (gathered to rank 0).
+    /// Time per MPI function, computation per rank, message sizes (each process sums its
+    /// ranks; rank 0 adds the sums up).
     Profile(profile::Args),
     /// Identify the communication topology (gathered to rank 0).
     Topology(topology::Args),
@@ -117,6 +126,128 @@ fn gather_to_root(world: &SimpleCommunicator, mine: &[u8]) -> Option<Vec<Vec<u8>
         root.gather_into(&count(mine.len()));
         root.gather_varcount_into(mine);
         None
+    }
+}
+
+/// Every process's `mine[q]` sent to process `q`: what each process sent this one, in process
+/// order (`MPI_Alltoall` of the counts, then `MPI_Alltoallv`).
+fn all_to_all(world: &SimpleCommunicator, mine: &[Vec<u8>]) -> Vec<Vec<u8>> {
+    let n = world.size() as usize;
+    assert_eq!(mine.len(), n, "one buffer per process");
+    let send_counts: Vec<Count> = mine.iter().map(|b| count(b.len())).collect();
+    let mut recv_counts = vec![0 as Count; n];
+    world.all_to_all_into(&send_counts[..], &mut recv_counts[..]);
+    let send_displs = displacements(&send_counts);
+    let recv_displs = displacements(&recv_counts);
+    let send: Vec<u8> = mine.concat();
+    let mut all = vec![0u8; recv_counts.iter().map(|&c| c as usize).sum()];
+    {
+        let out = Partition::new(&send[..], &send_counts[..], &send_displs[..]);
+        let mut into = PartitionMut::new(&mut all[..], &recv_counts[..], &recv_displs[..]);
+        world.all_to_all_varcount_into(&out, &mut into);
+    }
+    split(&all, &recv_counts, &recv_displs)
+}
+
+/// The reader's warnings on stderr, by rank 0 only (as the serial CLI prints them).
+fn warn(world: &SimpleCommunicator, trace: &tracelogic_model::Trace) {
+    if world.rank() == 0 {
+        for w in &trace.warnings {
+            eprintln!("tracelogic: warning: {w}");
+        }
+    }
+}
+
+/// This process's share of the matching: its ranks' sends routed to their receivers'
+/// processes, its ranks' receives matched against the sends they were sent.
+fn match_part(world: &SimpleCommunicator, partial: &PartialTrace) -> (Vec<Message>, MatchCounts) {
+    set_stage("matching messages");
+    let (out, sent) = outgoing_envelopes(&partial.trace, partial.owned.clone(), &partial.blocks);
+    let incoming = all_to_all(world, &out);
+    drop(out);
+    let (messages, received) = match_incoming(&partial.trace, partial.owned.clone(), &incoming)
+        .unwrap_or_else(|e| panic!("the exchanged sends do not fit: {e}"));
+    (messages, both(sent, received))
+}
+
+/// `summary`: each process counts its ranks (and matches their receives); rank 0 adds the
+/// counts up and prints the serial summary.
+fn summary(world: &SimpleCommunicator, args: summary::Args) -> CliResult {
+    let partial = read(world, &args.paths)?;
+    warn(world, &partial.trace);
+    let (_, counts) = match_part(world, &partial);
+    set_stage("summarising the trace");
+    let part = summary_part(&partial.trace, partial.owned.clone(), counts);
+    let bytes = bincode::serialize(&part).expect("a part serialises");
+    let Some(parts) = gather_to_root(world, &bytes) else {
+        return Ok(ExitCode::SUCCESS);
+    };
+    let parts: Vec<SummaryPart> = parts
+        .iter()
+        .map(|b| bincode::deserialize(b).expect("a part deserialises"))
+        .collect();
+    let summary = combine_summary(&partial.trace, &parts);
+    if args.json {
+        common::print_json(&summary)?;
+    } else {
+        common::emit(|out| out.write_all(print::summary::text(&summary).as_bytes()))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `profile`: each process sums its ranks' times and sizes (of the selection); rank 0 adds the
+/// sums up and prints the serial profile.
+fn profile(world: &SimpleCommunicator, args: profile::Args) -> CliResult {
+    let partial = read(world, &args.paths)?;
+    warn(world, &partial.trace);
+    let owned = partial.owned.clone();
+    let source = partial.trace.source.clone();
+    // As the serial CLI: errors of the selection prefixed with the trace's source.
+    let (engine, selection) = args.selection.engine(partial.trace).map_err(|e| match e {
+        CliError::Input(m) => CliError::Input(format!("{source}: {m}")),
+        other => other,
+    })?;
+    let absolute = engine.absolute(&selection)?;
+    set_stage("profiling the trace");
+    let trace = if selection == Selection::all() {
+        engine.into_trace()
+    } else {
+        engine.into_trace().into_restricted(&absolute)
+    };
+    let options = ProfileOptions {
+        time_bins: args.time_bins as usize,
+    };
+    // The run's span: the smallest start and largest end over every process's ranks.
+    let mine = bincode::serialize(&ranks_span(&trace, owned.clone())).expect("a span serialises");
+    let span = World(world)
+        .all_gather(&mine)
+        .iter()
+        .filter_map(|b| bincode::deserialize::<Option<(u64, u64)>>(b).expect("a span deserialises"))
+        .reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)))
+        .unwrap_or((0, 0));
+    let part = profile_part(&trace, owned, span, &options);
+    let bytes = bincode::serialize(&part).expect("a part serialises");
+    drop(part);
+    let Some(parts) = gather_to_root(world, &bytes) else {
+        return Ok(ExitCode::SUCCESS);
+    };
+    let parts: Vec<ProfilePart> = parts
+        .iter()
+        .map(|b| bincode::deserialize(b).expect("a part deserialises"))
+        .collect();
+    let report = Profile {
+        report: combine_profile(&trace, &parts, span, &options),
+        source: trace.source.clone(),
+        selection: absolute,
+    };
+    if args.json {
+        common::print_json(&report)?;
+    } else {
+        common::emit(|out| out.write_all(print::profile::text(&report).as_bytes()))?;
+    }
+    match report.nothing_found() {
+        Some(why) => Err(CliError::NothingFound(why)),
+        None => Ok(ExitCode::SUCCESS),
     }
 }
 
@@ -209,8 +340,8 @@ fn matrix(world: &SimpleCommunicator, args: matrix::Args) -> CliResult {
 fn run(world: &SimpleCommunicator, command: Command) -> CliResult {
     match command {
         Command::Matrix(a) => matrix(world, a),
-        Command::Summary(a) => on_root(world, &a.paths.clone(), || summary::run(a)),
-        Command::Profile(a) => on_root(world, &a.paths.clone(), || profile::run(a)),
+        Command::Summary(a) => summary(world, a),
+        Command::Profile(a) => profile(world, a),
         Command::Topology(a) => on_root(world, &a.paths.clone(), || topology::run(a)),
         Command::Waits(a) => on_root(world, &a.paths.clone(), || waits::run(a)),
         Command::Replay(a) => on_root(world, &a.paths.clone(), || replay::run(a)),
