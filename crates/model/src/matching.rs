@@ -252,7 +252,13 @@ pub struct SendEnvelope {
     /// Entry time of the posting call, made non-decreasing along the sender's sends as
     /// [`match_messages`] does.
     pub posted_at: u64,
+    /// Entry time of the posting call as recorded ([`NO_TIME`] when the trace lacks the call's
+    /// entry or exit): what the receiver's wait states compare with.
+    pub enter: u64,
 }
+
+/// [`SendEnvelope::enter`] of a send whose posting call has no recorded entry.
+pub const NO_TIME: u64 = u64::MAX;
 
 /// The sends of the ranks `ranks` of `trace` addressed to a world rank of the trace, in (sender,
 /// send op) order, and the number of sends addressed elsewhere (unmatched for good). Only the
@@ -273,7 +279,10 @@ pub fn send_envelopes(trace: &Trace, ranks: std::ops::Range<Rank>) -> (Vec<SendE
                 elsewhere += 1;
                 continue;
             }
-            latest = latest.max(rt.calls.enter.get(p.post[i] as usize).copied().unwrap_or(0));
+            let post = p.post[i] as usize;
+            let enter = rt.calls.enter.get(post).copied();
+            latest = latest.max(enter.unwrap_or(0));
+            let enter = enter.filter(|_| rt.calls.exit.get(post).is_some());
             out.push(SendEnvelope {
                 sender: rt.rank,
                 send_op: i as u32,
@@ -281,6 +290,7 @@ pub fn send_envelopes(trace: &Trace, ranks: std::ops::Range<Rank>) -> (Vec<SendE
                 comm: p.comm[i],
                 tag: p.tag[i],
                 posted_at: latest,
+                enter: enter.unwrap_or(NO_TIME),
             });
         }
     }

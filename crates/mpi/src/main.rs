@@ -1,11 +1,11 @@
 //! `tracelogic-mpi`: `mpirun -n P tracelogic-mpi <analysis> TRACE [--json]` (docs/mpi.md).
 //!
 //! Every process reads the per-rank files of its block of ranks
-//! ([`tracelogic_formats::distributed`]). `matrix`, `summary` and `profile` are reduced: each
-//! process computes its ranks' part (matrix rows, counts, sums; messages matched by routing the
-//! sends' envelopes to their receivers' process) and rank 0 combines the parts. `topology`,
-//! `waits` and `replay` gather the ranks' event columns to rank 0, which runs the serial CLI's
-//! own subcommand on the trace.
+//! ([`tracelogic_formats::distributed`]). `matrix`, `summary`, `profile` and `waits` are
+//! reduced: each process computes its ranks' part (matrix rows, counts, sums, wait states;
+//! messages matched by routing the sends' envelopes to their receivers' process) and rank 0
+//! combines the parts. `topology` and `replay` gather the ranks' event columns to rank 0, which
+//! runs the serial CLI's own subcommand on the trace.
 //! Rank 0 prints; every process exits with rank 0's exit code.
 //!
 //! The CLI's argument structs, error type and printers are the CLI's own modules (the root
@@ -13,24 +13,29 @@
 //! `tracelogic`.
 
 use clap::{Parser, Subcommand};
+use common::SelectionArgs;
 use common::{set_stage, CliError, CliResult};
 use mpi::datatype::{Partition, PartitionMut};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use mpi::Count;
+use std::ops::Range;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use tracelogic_analysis::partial::{
     combine_profile, combine_summary, profile_part, ranks_span, summary_part, MatchCounts, ProfilePart, SummaryPart,
 };
+use tracelogic_analysis::partial_waits::{combine_waits, instance_parts, InstancePart, Reply, WaitsAcc, WaitsPart};
+use tracelogic_analysis::waits::wait_states_matched;
 use tracelogic_cli::{common, matrix, print, profile, replay, summary, topology, waits};
 use tracelogic_engine::matrix::{MatrixReport, Metric};
 use tracelogic_engine::profile::{Profile, ProfileOptions};
+use tracelogic_engine::waits::WaitsReport;
 use tracelogic_formats::distributed::{read_partial, read_partial_source, Exchange, PartialTrace};
 use tracelogic_formats::input::read_paths;
 use tracelogic_formats::stream::DiskFiles;
-use tracelogic_model::{Message, Selection};
-use tracelogic_mpi::reduce::{both, match_incoming, outgoing_envelopes};
+use tracelogic_model::{match_messages, Message, Rank, Selection, Trace};
+use tracelogic_mpi::reduce::{both, match_incoming, outgoing_envelopes, received, route};
 
 /// tracelogic's analyses as an MPI program: each process reads its share of the trace's
 /// per-rank files; rank 0 prints what `tracelogic` prints.
@@ -56,7 +61,7 @@ enum Command {
     Profile(profile::Args),
     /// Identify the communication topology (gathered to rank 0).
     Topology(topology::Args),
-    /// Wait states (gathered to rank 0).
+    /// Wait states (a parallel replay: each process measures its ranks' waits).
     Waits(waits::Args),
     /// What-if replay (gathered to rank 0).
     Replay(replay::Args),
@@ -160,14 +165,117 @@ fn warn(world: &SimpleCommunicator, trace: &tracelogic_model::Trace) {
 
 /// This process's share of the matching: its ranks' sends routed to their receivers'
 /// processes, its ranks' receives matched against the sends they were sent.
-fn match_part(world: &SimpleCommunicator, partial: &PartialTrace) -> (Vec<Message>, MatchCounts) {
+fn match_part(
+    world: &SimpleCommunicator,
+    trace: &Trace,
+    owned: &Range<Rank>,
+    blocks: &[Range<Rank>],
+) -> (Vec<(Message, u64)>, MatchCounts) {
     set_stage("matching messages");
-    let (out, sent) = outgoing_envelopes(&partial.trace, partial.owned.clone(), &partial.blocks);
+    let (out, sent) = outgoing_envelopes(trace, owned.clone(), blocks);
     let incoming = all_to_all(world, &out);
     drop(out);
-    let (messages, received) = match_incoming(&partial.trace, partial.owned.clone(), &incoming)
+    let (messages, received) = match_incoming(trace, owned.clone(), &incoming)
         .unwrap_or_else(|e| panic!("the exchanged sends do not fit: {e}"));
     (messages, both(sent, received))
+}
+
+/// The trace of this process restricted to the selection of `args` as the serial CLI takes it
+/// (errors prefixed with the trace's source), and the selection made absolute.
+fn selected(partial: PartialTrace, args: &SelectionArgs) -> Result<(PartialTrace, Selection), CliError> {
+    let PartialTrace { trace, owned, blocks } = partial;
+    let source = trace.source.clone();
+    let (engine, selection) = args.engine(trace).map_err(|e| match e {
+        CliError::Input(m) => CliError::Input(format!("{source}: {m}")),
+        other => other,
+    })?;
+    let absolute = engine.absolute(&selection)?;
+    let trace = if selection == Selection::all() {
+        engine.into_trace()
+    } else {
+        engine.into_trace().into_restricted(&absolute)
+    };
+    Ok((PartialTrace { trace, owned, blocks }, absolute))
+}
+
+/// `waits`: a parallel replay (docs/mpi.md). Each process measures its ranks' waits: late
+/// senders where the receive is (the sends' entry times come with their envelopes), late
+/// receivers where the send is (the receives' entry times sent back), collectives from every
+/// process's summaries of each instance; rank 0 adds them up. When a part finds the serial
+/// answer ambiguous (tied late senders of one call, collective records that disagree), the
+/// selection's columns are gathered and rank 0 computes the serial report.
+fn waits(world: &SimpleCommunicator, args: waits::Args) -> CliResult {
+    let partial = read(world, &args.paths)?;
+    warn(world, &partial.trace);
+    let (partial, absolute) = selected(partial, &args.selection)?;
+    set_stage("measuring wait states");
+    let (ranks, source) = (partial.trace.num_ranks(), partial.trace.source.clone());
+    let (trace, owned, blocks) = (&partial.trace, &partial.owned, &partial.blocks);
+    let (messages, _) = match_part(world, trace, owned, blocks);
+    let mut acc = WaitsAcc::new(trace, owned.clone());
+    let replies = acc.receives(trace, &messages);
+    drop(messages);
+    let incoming = all_to_all(world, &route(&replies, |r| r.sender, blocks));
+    drop(replies);
+    let replies: Vec<Reply> = received(&incoming).unwrap_or_else(|e| panic!("{e}"));
+    drop(incoming);
+    acc.replies(trace, &replies);
+    drop(replies);
+    let mine = bincode::serialize(&instance_parts(trace, owned.clone())).expect("instances serialise");
+    let instances: Vec<Vec<InstancePart>> = World(world)
+        .all_gather(&mine)
+        .iter()
+        .map(|b| bincode::deserialize(b).expect("instances deserialise"))
+        .collect();
+    acc.collectives(trace, &instances);
+    drop(instances);
+    let part = acc.finish(trace);
+    let ambiguous = World(world)
+        .all_gather(&[part.ambiguous as u8])
+        .iter()
+        .any(|b| b == &[1]);
+    let (report, mpi_ns) = if ambiguous {
+        set_stage("gathering the ranks to rank 0 (ambiguous wait states)");
+        let Some(whole) = gather_trace(world, partial) else {
+            return Ok(ExitCode::SUCCESS);
+        };
+        let report = wait_states_matched(&whole, &match_messages(&whole));
+        let mpi_ns: u64 = whole
+            .ranks
+            .iter()
+            .flat_map(|r| {
+                r.calls
+                    .enter
+                    .iter()
+                    .zip(&r.calls.exit)
+                    .map(|(a, b)| b.saturating_sub(*a))
+            })
+            .sum();
+        (report, mpi_ns)
+    } else {
+        let bytes = bincode::serialize(&part).expect("a part serialises");
+        let Some(parts) = gather_to_root(world, &bytes) else {
+            return Ok(ExitCode::SUCCESS);
+        };
+        let parts: Vec<WaitsPart> = parts
+            .iter()
+            .map(|b| bincode::deserialize(b).expect("a part deserialises"))
+            .collect();
+        combine_waits(&partial.trace, &parts)
+    };
+    let report = WaitsReport {
+        report,
+        ranks,
+        mpi_s: mpi_ns as f64 * 1e-9,
+        source,
+        selection: absolute,
+    };
+    if args.json {
+        common::print_json(&report)?;
+    } else {
+        common::emit(|out| out.write_all(print::waits::text(&report, args.top).as_bytes()))?;
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `summary`: each process counts its ranks (and matches their receives); rank 0 adds the
@@ -175,7 +283,7 @@ fn match_part(world: &SimpleCommunicator, partial: &PartialTrace) -> (Vec<Messag
 fn summary(world: &SimpleCommunicator, args: summary::Args) -> CliResult {
     let partial = read(world, &args.paths)?;
     warn(world, &partial.trace);
-    let (_, counts) = match_part(world, &partial);
+    let (_, counts) = match_part(world, &partial.trace, &partial.owned, &partial.blocks);
     set_stage("summarising the trace");
     let part = summary_part(&partial.trace, partial.owned.clone(), counts);
     let bytes = bincode::serialize(&part).expect("a part serialises");
@@ -200,20 +308,8 @@ fn summary(world: &SimpleCommunicator, args: summary::Args) -> CliResult {
 fn profile(world: &SimpleCommunicator, args: profile::Args) -> CliResult {
     let partial = read(world, &args.paths)?;
     warn(world, &partial.trace);
-    let owned = partial.owned.clone();
-    let source = partial.trace.source.clone();
-    // As the serial CLI: errors of the selection prefixed with the trace's source.
-    let (engine, selection) = args.selection.engine(partial.trace).map_err(|e| match e {
-        CliError::Input(m) => CliError::Input(format!("{source}: {m}")),
-        other => other,
-    })?;
-    let absolute = engine.absolute(&selection)?;
+    let (PartialTrace { trace, owned, .. }, absolute) = selected(partial, &args.selection)?;
     set_stage("profiling the trace");
-    let trace = if selection == Selection::all() {
-        engine.into_trace()
-    } else {
-        engine.into_trace().into_restricted(&absolute)
-    };
     let options = ProfileOptions {
         time_bins: args.time_bins as usize,
     };
@@ -343,7 +439,7 @@ fn run(world: &SimpleCommunicator, command: Command) -> CliResult {
         Command::Summary(a) => summary(world, a),
         Command::Profile(a) => profile(world, a),
         Command::Topology(a) => on_root(world, &a.paths.clone(), || topology::run(a)),
-        Command::Waits(a) => on_root(world, &a.paths.clone(), || waits::run(a)),
+        Command::Waits(a) => waits(world, a),
         Command::Replay(a) => on_root(world, &a.paths.clone(), || replay::run(a)),
     }
 }

@@ -38,12 +38,14 @@ pub fn outgoing_envelopes(trace: &Trace, owned: Range<Rank>, blocks: &[Range<Ran
 
 /// The messages received by the ranks `owned` of `trace`, matched against `incoming` (what every
 /// process sent this one with [`outgoing_envelopes`], in process order), in (receiver, sender,
-/// send op) order; and the part's receiver-side counts. `Err` when a buffer does not decode.
+/// send op) order, each with the entry time of its send's posting call
+/// ([`SendEnvelope::enter`]); and the part's receiver-side counts. `Err` when a buffer does not
+/// decode.
 pub fn match_incoming(
     trace: &Trace,
     owned: Range<Rank>,
     incoming: &[Vec<u8>],
-) -> Result<(Vec<Message>, MatchCounts), String> {
+) -> Result<(Vec<(Message, u64)>, MatchCounts), String> {
     // Blocks are contiguous in rank order: the processes' envelopes, in process order, are in
     // (sender, send op) order. A stable sort by receiver keeps that order for each receiver.
     let mut all: Vec<SendEnvelope> = Vec::new();
@@ -64,10 +66,18 @@ pub fn match_incoming(
     let mut at = 0;
     for r in owned {
         let end = at + all[at..].iter().take_while(|s| s.receiver == r).count();
-        let (m, unmatched) = match_envelopes(trace, r, &all[at..end]);
+        let sends = &all[at..end];
+        let (m, unmatched) = match_envelopes(trace, r, sends);
         counts.matched += m.len() as u64;
         counts.unmatched_recvs += unmatched;
-        messages.extend(m);
+        // The messages are in the order of their sends: walk both.
+        let mut s = sends.iter();
+        for msg in m {
+            let send = s
+                .find(|e| (e.sender, e.send_op) == (msg.sender, msg.send_op))
+                .expect("a message's send is among the envelopes");
+            messages.push((msg, send.enter));
+        }
         at = end;
     }
     Ok((messages, counts))
@@ -81,4 +91,28 @@ pub fn both(sender: MatchCounts, receiver: MatchCounts) -> MatchCounts {
         matched: sender.matched + receiver.matched,
         unmatched_recvs: sender.unmatched_recvs + receiver.unmatched_recvs,
     }
+}
+
+/// `items` as bytes, one buffer per process of `blocks`: each item to the process holding the
+/// rank `to(item)`, in the order given.
+pub fn route<T: serde::Serialize>(items: &[T], to: impl Fn(&T) -> Rank, blocks: &[Range<Rank>]) -> Vec<Vec<u8>> {
+    let mut out: Vec<Vec<&T>> = vec![Vec::new(); blocks.len()];
+    for item in items {
+        let r = to(item);
+        let p = blocks.partition_point(|b| b.end <= r);
+        out[p.min(blocks.len() - 1)].push(item);
+    }
+    out.iter()
+        .map(|v| bincode::serialize(v).expect("items serialise"))
+        .collect()
+}
+
+/// What [`route`] sent this process, in process order. `Err` when a buffer does not decode.
+pub fn received<T: serde::de::DeserializeOwned>(incoming: &[Vec<u8>]) -> Result<Vec<T>, String> {
+    let mut all = Vec::new();
+    for (p, b) in incoming.iter().enumerate() {
+        let v: Vec<T> = bincode::deserialize(b).map_err(|e| format!("the items of process {p} do not decode: {e}"))?;
+        all.extend(v);
+    }
+    Ok(all)
 }

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use tracelogic_analysis::partial::{
     combine_profile, combine_summary, profile_part, ranks_span, summary_part, ProfilePart, SummaryPart,
 };
+use tracelogic_analysis::partial_waits::{combine_waits, instance_parts, InstancePart, Reply, WaitsAcc, WaitsPart};
 use tracelogic_engine::profile::ProfileOptions;
 use tracelogic_engine::{Engine, FieldWords};
 use tracelogic_formats::distributed::take_columns;
@@ -14,7 +15,7 @@ use tracelogic_formats::input::read_paths;
 use tracelogic_formats::read_trace;
 use tracelogic_model::{Rank, Selection, Trace};
 use tracelogic_mpi::partition::by_count;
-use tracelogic_mpi::reduce::{both, match_incoming, outgoing_envelopes};
+use tracelogic_mpi::reduce::{both, match_incoming, outgoing_envelopes, received, route};
 
 fn traces() -> Vec<PathBuf> {
     let mut v = Vec::new();
@@ -89,6 +90,98 @@ fn profile_by_parts(trace: &Trace, blocks: &[Range<Rank>], selection: &Selection
         .map(|(t, b)| profile_part(t, b.clone(), span, options))
         .collect();
     serde_json::to_string(&combine_profile(&parts[0], &profiles, span, options)).unwrap()
+}
+
+/// The wait states (report, time in MPI) of `trace` restricted to `selection` computed by the
+/// processes of `blocks`; `None` when a part finds the serial answer ambiguous.
+fn waits_by_parts(trace: &Trace, blocks: &[Range<Rank>], selection: &Selection) -> Option<String> {
+    let parts: Vec<Trace> = blocks
+        .iter()
+        .map(|b| {
+            let t = partial(trace, b);
+            if *selection == Selection::all() {
+                t
+            } else {
+                t.restrict(selection)
+            }
+        })
+        .collect();
+    let out: Vec<_> = parts
+        .iter()
+        .zip(blocks)
+        .map(|(t, b)| outgoing_envelopes(t, b.clone(), blocks).0)
+        .collect();
+    let mut accs: Vec<WaitsAcc> = parts
+        .iter()
+        .zip(blocks)
+        .map(|(t, b)| WaitsAcc::new(t, b.clone()))
+        .collect();
+    let replies: Vec<Vec<Vec<u8>>> = (0..blocks.len())
+        .map(|p| {
+            let incoming: Vec<Vec<u8>> = out.iter().map(|bufs| bufs[p].clone()).collect();
+            let (messages, _) = match_incoming(&parts[p], blocks[p].clone(), &incoming).unwrap();
+            let replies = accs[p].receives(&parts[p], &messages);
+            route(&replies, |r| r.sender, blocks)
+        })
+        .collect();
+    let instances: Vec<Vec<InstancePart>> = parts
+        .iter()
+        .zip(blocks)
+        .map(|(t, b)| instance_parts(t, b.clone()))
+        .collect();
+    let mut waits: Vec<WaitsPart> = Vec::new();
+    for (p, mut acc) in accs.into_iter().enumerate() {
+        let incoming: Vec<Vec<u8>> = replies.iter().map(|bufs| bufs[p].clone()).collect();
+        let mine: Vec<Reply> = received(&incoming).unwrap();
+        acc.replies(&parts[p], &mine);
+        acc.collectives(&parts[p], &instances);
+        waits.push(acc.finish(&parts[p]));
+    }
+    if waits.iter().any(|w| w.ambiguous) {
+        return None;
+    }
+    let (report, mpi_ns) = combine_waits(&parts[0], &waits);
+    Some(format!(
+        "{} {}",
+        serde_json::to_string(&report).unwrap(),
+        mpi_ns as f64 * 1e-9
+    ))
+}
+
+#[test]
+fn waits_by_parts_are_the_serial_ones() {
+    let mut checked = 0;
+    for path in traces() {
+        let Ok(trace) = read_trace(read_paths(std::slice::from_ref(&path)).unwrap()) else {
+            continue;
+        };
+        let engine = Engine::new(trace, FieldWords::Flags);
+        let trace = engine.trace();
+        let n = trace.num_ranks();
+        let (start, end) = trace.span();
+        let window = Selection {
+            ranks: Some((0..n).filter(|r| r % 3 != 1).collect()),
+            from: Some((end - start) / 5),
+            to: Some((end - start) / 2),
+            ..Selection::default()
+        };
+        for selection in [Selection::all(), window] {
+            let serial = engine.waits(&selection).unwrap();
+            let want = format!("{} {}", serde_json::to_string(&serial.report).unwrap(), serial.mpi_s);
+            let absolute = engine.absolute(&selection).unwrap();
+            for p in 1..=4usize {
+                let blocks = by_count(n as usize, p);
+                let got = waits_by_parts(trace, &blocks, &absolute);
+                if let Some(got) = got {
+                    assert_eq!(got, want, "waits of {} in {p} blocks, {selection:?}", path.display());
+                    checked += 1;
+                } else {
+                    eprintln!("{}: ambiguous in {p} blocks", path.display());
+                }
+            }
+        }
+    }
+    assert!(checked >= 40, "only {checked} comparisons");
 }
 
 #[test]
