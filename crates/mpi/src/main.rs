@@ -134,24 +134,56 @@ fn gather_to_root(world: &SimpleCommunicator, mine: &[u8]) -> Option<Vec<Vec<u8>
     }
 }
 
+/// What the processes sent this one in an all-to-all, in process order, in one buffer.
+struct Received {
+    all: Vec<u8>,
+    ranges: Vec<Range<usize>>,
+}
+
+impl Received {
+    fn parts(&self) -> Vec<&[u8]> {
+        self.ranges.iter().map(|r| &self.all[r.clone()]).collect()
+    }
+}
+
 /// Every process's `mine[q]` sent to process `q`: what each process sent this one, in process
-/// order (`MPI_Alltoall` of the counts, then `MPI_Alltoallv`).
-fn all_to_all(world: &SimpleCommunicator, mine: &[Vec<u8>]) -> Vec<Vec<u8>> {
+/// order (`MPI_Alltoall` of the counts, then `MPI_Alltoallv`; alone, nothing is sent).
+fn all_to_all(world: &SimpleCommunicator, mine: Vec<Vec<u8>>) -> Received {
     let n = world.size() as usize;
     assert_eq!(mine.len(), n, "one buffer per process");
+    if n == 1 {
+        let all = mine.into_iter().next().expect("one buffer");
+        let whole = 0..all.len();
+        return Received {
+            ranges: vec![whole],
+            all,
+        };
+    }
     let send_counts: Vec<Count> = mine.iter().map(|b| count(b.len())).collect();
     let mut recv_counts = vec![0 as Count; n];
     world.all_to_all_into(&send_counts[..], &mut recv_counts[..]);
     let send_displs = displacements(&send_counts);
     let recv_displs = displacements(&recv_counts);
-    let send: Vec<u8> = mine.concat();
-    let mut all = vec![0u8; recv_counts.iter().map(|&c| c as usize).sum()];
+    // Never an empty buffer: MPI refuses the dangling pointer of an empty slice.
+    let mut send: Vec<u8> = mine.concat();
+    drop(mine);
+    let received: usize = recv_counts.iter().map(|&c| c as usize).sum();
+    let mut all = vec![0u8; received.max(1)];
+    if send.is_empty() {
+        send.push(0);
+    }
     {
         let out = Partition::new(&send[..], &send_counts[..], &send_displs[..]);
         let mut into = PartitionMut::new(&mut all[..], &recv_counts[..], &recv_displs[..]);
         world.all_to_all_varcount_into(&out, &mut into);
     }
-    split(&all, &recv_counts, &recv_displs)
+    all.truncate(received);
+    let ranges = recv_counts
+        .iter()
+        .zip(&recv_displs)
+        .map(|(&c, &d)| d as usize..(d + c) as usize)
+        .collect();
+    Received { all, ranges }
 }
 
 /// The reader's warnings on stderr, by rank 0 only (as the serial CLI prints them).
@@ -173,9 +205,8 @@ fn match_part(
 ) -> (Vec<(Message, u64)>, MatchCounts) {
     set_stage("matching messages");
     let (out, sent) = outgoing_envelopes(trace, owned.clone(), blocks);
-    let incoming = all_to_all(world, &out);
-    drop(out);
-    let (messages, received) = match_incoming(trace, owned.clone(), &incoming)
+    let incoming = all_to_all(world, out);
+    let (messages, received) = match_incoming(trace, owned.clone(), &incoming.parts())
         .unwrap_or_else(|e| panic!("the exchanged sends do not fit: {e}"));
     (messages, both(sent, received))
 }
@@ -215,9 +246,9 @@ fn waits(world: &SimpleCommunicator, args: waits::Args) -> CliResult {
     let mut acc = WaitsAcc::new(trace, owned.clone());
     let replies = acc.receives(trace, &messages);
     drop(messages);
-    let incoming = all_to_all(world, &route(&replies, |r| r.sender, blocks));
+    let incoming = all_to_all(world, route(&replies, |r| r.sender, blocks));
     drop(replies);
-    let replies: Vec<Reply> = received(&incoming).unwrap_or_else(|e| panic!("{e}"));
+    let replies: Vec<Reply> = received(&incoming.parts()).unwrap_or_else(|e| panic!("{e}"));
     drop(incoming);
     acc.replies(trace, &replies);
     drop(replies);
@@ -368,6 +399,10 @@ fn read(world: &SimpleCommunicator, paths: &[PathBuf]) -> Result<PartialTrace, C
 
 /// The serial reader's trace on rank 0 (the columns of every block gathered), `None` elsewhere.
 fn gather_trace(world: &SimpleCommunicator, partial: PartialTrace) -> Option<tracelogic_model::Trace> {
+    if world.size() == 1 {
+        // Alone, the process holds every rank already.
+        return Some(partial.trace);
+    }
     set_stage("gathering the ranks to rank 0");
     let mine = tracelogic_mpi::merge::encode_ranks(&partial.trace, partial.owned.clone());
     let parts = gather_to_root(world, &mine)?;
