@@ -10,6 +10,8 @@ pub mod imbalance;
 pub mod logical;
 pub mod matrix;
 pub mod overview;
+pub mod partial;
+pub mod partial_waits;
 pub mod patterns;
 pub mod phases;
 pub mod profile;

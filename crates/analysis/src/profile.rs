@@ -17,9 +17,11 @@
 //! * **Bytes over time**: the bytes sent point to point (by the entry time of the posting call)
 //!   and contributed to collectives, in a fixed number of equal time bins over the run.
 
+use crate::partial::ProfilePart;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
-use tracelogic_model::{P2pDir, Rank, Selection, Trace};
+use std::ops::Range;
+use tracelogic_model::{P2pDir, Rank, Selection, Time, Trace};
 
 /// Options of [`profile`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -165,11 +167,26 @@ pub fn profile(trace: &Trace, selection: &Selection, options: &ProfileOptions) -
     profile_trace(&trace, options)
 }
 
-/// The time profile of a whole trace.
+/// The time profile of a whole trace: one part holding every rank
+/// ([`crate::partial::combine_profile`] of [`crate::partial::profile_part`]).
 pub fn profile_trace(trace: &Trace, options: &ProfileOptions) -> ProfileReport {
-    let n = trace.ranks.len();
+    let span = trace.span();
+    let all = part(trace, 0..trace.num_ranks(), span, options);
+    combine(trace, std::slice::from_ref(&all), span, options)
+}
+
+/// The time bins of a run of `span`: their number, their width in ns, and the bin of a time.
+fn time_bins(span: (Time, Time), options: &ProfileOptions) -> (usize, f64) {
+    let run_ns = span.1.saturating_sub(span.0);
+    let bins = options.time_bins.max(1);
+    (bins, (run_ns as f64 / bins as f64).max(f64::MIN_POSITIVE))
+}
+
+/// [`crate::partial::profile_part`].
+pub(crate) fn part(trace: &Trace, ranks: Range<Rank>, span: (Time, Time), options: &ProfileOptions) -> ProfilePart {
+    let n = ranks.len();
     let nf = trace.functions.len();
-    let (t0, t1) = trace.span();
+    let t0 = span.0;
     // Per function: calls and total ns; per (function, rank) total ns.
     let mut calls = vec![0u64; nf];
     let mut total = vec![0u64; nf];
@@ -177,7 +194,9 @@ pub fn profile_trace(trace: &Trace, options: &ProfileOptions) -> ProfileReport {
     let mut compute = vec![0u64; n];
     let mut active = vec![false; n];
     let mut mpi = 0u64;
-    for (r, rt) in trace.ranks.iter().enumerate() {
+    let owned = || trace.ranks.iter().filter(|rt| ranks.contains(&rt.rank));
+    for rt in owned() {
+        let r = (rt.rank - ranks.start) as usize;
         let c = &rt.calls;
         let len = c.func.len().min(c.enter.len()).min(c.exit.len());
         active[r] = len > 0;
@@ -198,54 +217,15 @@ pub fn profile_trace(trace: &Trace, options: &ProfileOptions) -> ProfileReport {
             prev_exit = Some(prev_exit.map_or(c.exit[i], |p| p.max(c.exit[i])));
         }
     }
-    let active_ranks = active.iter().filter(|&&a| a).count() as u32;
-    let run_ns = t1.saturating_sub(t0);
-    let rank_time = run_ns as f64 * 1e-9 * active_ranks as f64;
-    let mut functions: Vec<FunctionProfile> = (0..nf)
-        .filter(|&f| calls[f] > 0)
-        .map(|f| {
-            let row = &per_rank[f * n..(f + 1) * n];
-            let (mut min_rank, mut max_rank) = (Rank::MAX, Rank::MAX);
-            let (mut lo, mut hi) = (u64::MAX, 0u64);
-            for (r, &t) in row.iter().enumerate() {
-                if !active[r] {
-                    continue;
-                }
-                if t < lo {
-                    lo = t;
-                    min_rank = r as Rank;
-                }
-                if t > hi || max_rank == Rank::MAX {
-                    hi = t;
-                    max_rank = r as Rank;
-                }
-            }
-            let total_s = secs(total[f]);
-            FunctionProfile {
-                name: trace.functions.name(f as u32).to_owned(),
-                calls: calls[f],
-                total_s,
-                mean_s: total_s / calls[f] as f64,
-                share: if rank_time > 0.0 { total_s / rank_time } else { 0.0 },
-                min_rank_s: secs(lo),
-                mean_rank_s: total_s / active_ranks.max(1) as f64,
-                max_rank_s: secs(hi),
-                min_rank,
-                max_rank,
-            }
-        })
-        .collect();
-    functions.sort_by(|a, b| b.total_s.total_cmp(&a.total_s).then_with(|| a.name.cmp(&b.name)));
 
     // Sizes and bytes over time.
-    let bins = options.time_bins.max(1);
-    let bin_ns = (run_ns as f64 / bins as f64).max(f64::MIN_POSITIVE);
+    let (bins, bin_ns) = time_bins(span, options);
     let bin_of = |t: u64| (((t.saturating_sub(t0)) as f64 / bin_ns) as usize).min(bins - 1);
-    let mut p2p_sizes = [(0u64, 0u64); 65];
-    let mut coll_sizes = [(0u64, 0u64); 65];
+    let mut p2p_sizes = vec![(0u64, 0u64); 65];
+    let mut coll_sizes = vec![(0u64, 0u64); 65];
     let mut p2p_time = vec![0u64; bins];
     let mut coll_time = vec![0u64; bins];
-    for rt in &trace.ranks {
+    for rt in owned() {
         let p = &rt.p2p;
         for i in 0..p.len().min(p.dir.len()).min(p.bytes.len()) {
             if p.dir[i] != P2pDir::Send {
@@ -270,6 +250,101 @@ pub fn profile_trace(trace: &Trace, options: &ProfileOptions) -> ProfileReport {
             }
         }
     }
+    ProfilePart {
+        ranks,
+        calls,
+        total,
+        per_rank,
+        compute,
+        active,
+        mpi,
+        p2p_sizes,
+        collective_sizes: coll_sizes,
+        p2p_time,
+        collective_time: coll_time,
+    }
+}
+
+/// [`crate::partial::combine_profile`].
+pub(crate) fn combine(
+    trace: &Trace,
+    parts: &[ProfilePart],
+    span: (Time, Time),
+    options: &ProfileOptions,
+) -> ProfileReport {
+    let n = trace.ranks.len();
+    let nf = trace.functions.len();
+    let (t0, t1) = span;
+    let mut calls = vec![0u64; nf];
+    let mut total = vec![0u64; nf];
+    let mut compute = Vec::with_capacity(n);
+    let mut active = Vec::with_capacity(n);
+    let mut mpi = 0u64;
+    let (bins, bin_ns) = time_bins(span, options);
+    let mut p2p_sizes = [(0u64, 0u64); 65];
+    let mut coll_sizes = [(0u64, 0u64); 65];
+    let mut p2p_time = vec![0u64; bins];
+    let mut coll_time = vec![0u64; bins];
+    let add = |into: &mut [u64], from: &[u64]| into.iter_mut().zip(from).for_each(|(a, b)| *a += b);
+    let add_pairs = |into: &mut [(u64, u64)], from: &[(u64, u64)]| {
+        into.iter_mut().zip(from).for_each(|(a, b)| {
+            a.0 += b.0;
+            a.1 += b.1;
+        })
+    };
+    for p in parts {
+        add(&mut calls, &p.calls);
+        add(&mut total, &p.total);
+        compute.extend(&p.compute);
+        active.extend(&p.active);
+        mpi += p.mpi;
+        add_pairs(&mut p2p_sizes, &p.p2p_sizes);
+        add_pairs(&mut coll_sizes, &p.collective_sizes);
+        add(&mut p2p_time, &p.p2p_time);
+        add(&mut coll_time, &p.collective_time);
+    }
+    let active_ranks = active.iter().filter(|&&a| a).count() as u32;
+    let run_ns = t1.saturating_sub(t0);
+    let rank_time = run_ns as f64 * 1e-9 * active_ranks as f64;
+    let mut functions: Vec<FunctionProfile> = (0..nf)
+        .filter(|&f| calls[f] > 0)
+        .map(|f| {
+            let (mut min_rank, mut max_rank) = (Rank::MAX, Rank::MAX);
+            let (mut lo, mut hi) = (u64::MAX, 0u64);
+            for p in parts {
+                let len = p.ranks.len();
+                let row = &p.per_rank[f * len..(f + 1) * len];
+                for (i, &t) in row.iter().enumerate() {
+                    if !p.active[i] {
+                        continue;
+                    }
+                    let r = p.ranks.start + i as Rank;
+                    if t < lo {
+                        lo = t;
+                        min_rank = r;
+                    }
+                    if t > hi || max_rank == Rank::MAX {
+                        hi = t;
+                        max_rank = r;
+                    }
+                }
+            }
+            let total_s = secs(total[f]);
+            FunctionProfile {
+                name: trace.functions.name(f as u32).to_owned(),
+                calls: calls[f],
+                total_s,
+                mean_s: total_s / calls[f] as f64,
+                share: if rank_time > 0.0 { total_s / rank_time } else { 0.0 },
+                min_rank_s: secs(lo),
+                mean_rank_s: total_s / active_ranks.max(1) as f64,
+                max_rank_s: secs(hi),
+                min_rank,
+                max_rank,
+            }
+        })
+        .collect();
+    functions.sort_by(|a, b| b.total_s.total_cmp(&a.total_s).then_with(|| a.name.cmp(&b.name)));
     ProfileReport {
         ranks: n as u32,
         active_ranks,

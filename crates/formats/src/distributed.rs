@@ -17,6 +17,7 @@
 //! The exchange is a trait so that this crate needs no MPI: the MPI shell implements it with
 //! `MPI_Allgatherv`; the tests implement it with threads.
 
+use crate::stream::FileSource;
 use crate::{detect, expand_archives, input, Format, FormatError, InputFile, NoProgress};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -61,12 +62,94 @@ pub fn read_partial(
     if files.is_empty() {
         return Err(FormatError::new("(no input)", "no files were given"));
     }
-    let (files, mut warnings) = input::drop_duplicates(files)?;
+    let (files, warnings) = input::drop_duplicates(files)?;
+    let sizes: Vec<u64> = files.iter().map(|f| f.bytes.len() as u64).collect();
+    let whole = |files: &[InputFile], i: usize| Ok(files[i].bytes.clone());
+    read_loaded(files, &sizes, &whole, warnings, blocks, exchange)
+}
+
+/// Bytes read from the start of a per-rank file to tell what it is (the head it keeps in
+/// memory until its process loads it whole).
+const HEAD_BYTES: u64 = 4096;
+
+/// [`read_partial`] from a [`FileSource`] that reads files on demand: every process reads
+/// from it only the definitions (DUMPI `.meta`, the OTF2 anchor and `.def` files, every file
+/// that is not a per-rank event file) and the per-rank event files of its own block (DUMPI
+/// `.bin`, OTF2 `.evt`); of the others it reads the first bytes only (to tell what they are).
+/// The answer is that of [`read_partial`] on all the files.
+pub fn read_partial_source(
+    source: &mut dyn FileSource,
+    blocks: Blocks<'_>,
+    exchange: &mut dyn Exchange,
+) -> Result<PartialTrace, FormatError> {
+    let list = source.list().to_vec();
+    let mut names = std::collections::HashSet::with_capacity(list.len());
+    if list.iter().any(|(name, _)| !names.insert(name.as_str())) {
+        // The same name twice: the serial reader compares the copies, so read them all.
+        let files = (0..list.len())
+            .map(|i| Ok(InputFile::new(list[i].0.clone(), source.read(i)?)))
+            .collect::<Result<Vec<_>, FormatError>>()?;
+        return read_partial(files, blocks, exchange);
+    }
+    if list.is_empty() {
+        return Err(FormatError::new("(no input)", "no files were given"));
+    }
+    let mut files = Vec::with_capacity(list.len());
+    let mut sizes = Vec::with_capacity(list.len());
+    for (i, (name, size)) in list.iter().enumerate() {
+        let lower = name.to_ascii_lowercase();
+        let bytes = if lower.ends_with(".bin") || lower.ends_with(".evt") {
+            let head = InputFile::new(name.clone(), source.read_head(i, HEAD_BYTES)?);
+            if input::is_rank_file(&head) && (head.bytes.len() as u64) < *size {
+                head.bytes
+            } else {
+                source.read(i)?
+            }
+        } else {
+            source.read(i)?
+        };
+        sizes.push(if (bytes.len() as u64) < *size {
+            *size
+        } else {
+            bytes.len() as u64
+        });
+        files.push(InputFile::new(name.clone(), bytes));
+    }
+    let source = std::cell::RefCell::new(source);
+    let load = |files: &[InputFile], i: usize| {
+        if (files[i].bytes.len() as u64) < sizes[i] {
+            source.borrow_mut().read(i)
+        } else {
+            Ok(files[i].bytes.clone())
+        }
+    };
+    read_loaded(files, &sizes, &load, Vec::new(), blocks, exchange)
+}
+
+/// How a reader gets the whole bytes of file `i` of the files it was given (which may hold only
+/// the first bytes of the per-rank files: [`read_partial_source`]).
+pub(crate) type Load<'a> = &'a dyn Fn(&[InputFile], usize) -> Result<Vec<u8>, FormatError>;
+
+/// The read of [`read_partial`] on files whose per-rank files may be heads only: `sizes` are
+/// the true sizes (they cut the blocks), `load` gives a file's whole bytes.
+fn read_loaded(
+    files: Vec<InputFile>,
+    sizes: &[u64],
+    load: Load<'_>,
+    mut warnings: Vec<String>,
+    blocks: Blocks<'_>,
+    exchange: &mut dyn Exchange,
+) -> Result<PartialTrace, FormatError> {
     let format = detect(&files)?;
     let (mut trace, all) = match format {
-        Format::Dumpi => crate::dumpi::read_partial(&files, blocks, exchange)?,
-        Format::Otf2 => crate::otf2::read_partial(&files, blocks, exchange)?,
+        Format::Dumpi => crate::dumpi::read_partial(&files, sizes, load, blocks, exchange)?,
+        Format::Otf2 => crate::otf2::read_partial(&files, sizes, load, blocks, exchange)?,
         Format::Paraver | Format::PipitCsv | Format::Text => {
+            let files = files
+                .iter()
+                .enumerate()
+                .map(|(i, f)| Ok(InputFile::new(f.name.clone(), load(&files, i)?)))
+                .collect::<Result<Vec<_>, FormatError>>()?;
             let mut trace = crate::read_trace_with_progress(files, &mut NoProgress)?;
             let sizes: Vec<u64> = trace.ranks.iter().map(|r| r.calls.len() as u64).collect();
             let all = checked_blocks(blocks, &sizes, exchange.process().1);

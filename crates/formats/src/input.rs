@@ -287,6 +287,19 @@ fn first_line(bytes: &[u8]) -> &[u8] {
     line.strip_suffix(b"\r").unwrap_or(line)
 }
 
+/// True when `head` (a file's name and first bytes) is a per-rank event file whose format its
+/// first bytes alone tell, whatever follows: a DUMPI `.bin` (its magic) or an OTF2 `.evt`
+/// (a chunk header). [`detect`] says the same of the head as of the whole file.
+#[cfg(feature = "distributed")]
+pub(crate) fn is_rank_file(head: &InputFile) -> bool {
+    let lower = head.name.to_ascii_lowercase();
+    match classify(head) {
+        Evidence::Main(Format::Dumpi) => head.bytes.starts_with(b"\xff\xaa\xddDUMPI"),
+        Evidence::Companion(Format::Otf2) => lower.ends_with(".evt"),
+        _ => false,
+    }
+}
+
 fn classify(file: &InputFile) -> Evidence {
     let b = &file.bytes[..];
     let lower = file.name.to_ascii_lowercase();

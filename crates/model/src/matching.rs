@@ -234,6 +234,104 @@ fn match_receiver(trace: &Trace, receiver: Rank, sends: &mut [PendingSend], recv
     (matched, unmatched)
 }
 
+/// A send as its receiver's matching needs it: for matching by parts of the ranks, where each
+/// process holds the operations of some ranks only ([`send_envelopes`] on the senders' side,
+/// [`match_envelopes`] on the receivers').
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SendEnvelope {
+    /// Sending world rank.
+    pub sender: Rank,
+    /// Index into the sender's [`P2p`](crate::P2p).
+    pub send_op: u32,
+    /// Receiving world rank.
+    pub receiver: Rank,
+    /// Communicator.
+    pub comm: CommId,
+    /// Tag.
+    pub tag: i32,
+    /// Entry time of the posting call, made non-decreasing along the sender's sends as
+    /// [`match_messages`] does.
+    pub posted_at: u64,
+    /// Entry time of the posting call as recorded ([`NO_TIME`] when the trace lacks the call's
+    /// entry or exit): what the receiver's wait states compare with.
+    pub enter: u64,
+}
+
+/// [`SendEnvelope::enter`] of a send whose posting call has no recorded entry.
+pub const NO_TIME: u64 = u64::MAX;
+
+/// The sends of the ranks `ranks` of `trace` addressed to a world rank of the trace, in (sender,
+/// send op) order, and the number of sends addressed elsewhere (unmatched for good). Only the
+/// operations and calls of `ranks` are read.
+pub fn send_envelopes(trace: &Trace, ranks: std::ops::Range<Rank>) -> (Vec<SendEnvelope>, u64) {
+    let n = trace.num_ranks();
+    let mut out = Vec::new();
+    let mut elsewhere = 0u64;
+    for rt in trace.ranks.iter().filter(|rt| ranks.contains(&rt.rank)) {
+        let p = &rt.p2p;
+        let mut latest = 0u64;
+        for i in 0..p.len() {
+            if p.dir[i] != P2pDir::Send {
+                continue;
+            }
+            let peer = p.peer[i];
+            if peer >= n {
+                elsewhere += 1;
+                continue;
+            }
+            let post = p.post[i] as usize;
+            let enter = rt.calls.enter.get(post).copied();
+            latest = latest.max(enter.unwrap_or(0));
+            let enter = enter.filter(|_| rt.calls.exit.get(post).is_some());
+            out.push(SendEnvelope {
+                sender: rt.rank,
+                send_op: i as u32,
+                receiver: peer,
+                comm: p.comm[i],
+                tag: p.tag[i],
+                posted_at: latest,
+                enter: enter.unwrap_or(NO_TIME),
+            });
+        }
+    }
+    (out, elsewhere)
+}
+
+/// The receives of `receiver` (its operations in `trace`) matched against `sends`, every send
+/// of the trace addressed to it in (sender, send op) order: the matched messages in that order
+/// and the number of its receives no send fed. Over every receiver, the messages are those of
+/// [`match_messages`] and the unmatched receives its `unmatched_recvs`; its `unmatched_sends`
+/// are the sends addressed elsewhere plus the sends to ranks that no message took.
+pub fn match_envelopes(trace: &Trace, receiver: Rank, sends: &[SendEnvelope]) -> (Vec<Message>, u64) {
+    let mut pending: Vec<PendingSend> = sends
+        .iter()
+        .enumerate()
+        .map(|(slot, s)| PendingSend {
+            comm: s.comm,
+            sender: s.sender,
+            tag: s.tag,
+            send_op: s.send_op,
+            posted_at: s.posted_at,
+            slot: slot as u32,
+            next_in_queue: NO_SEND,
+        })
+        .collect();
+    let mut recv_of_slot = vec![NO_RECV; sends.len()];
+    let (_, unmatched) = match_receiver(trace, receiver, &mut pending, &mut recv_of_slot);
+    let messages = sends
+        .iter()
+        .zip(&recv_of_slot)
+        .filter(|(_, &r)| r != NO_RECV)
+        .map(|(s, &recv_op)| Message {
+            sender: s.sender,
+            send_op: s.send_op,
+            receiver,
+            recv_op,
+        })
+        .collect();
+    (messages, unmatched)
+}
+
 /// Order in which a wildcard receive prefers queue heads: earliest posting time, then lowest
 /// sender rank, then lowest send op (the latter only breaks ties within one sender, where the
 /// posting times are non-decreasing).
@@ -411,6 +509,42 @@ mod tests {
             let n = self.t.ranks[r as usize].p2p.len() as u32;
             (n - 2, n - 1)
         }
+    }
+
+    /// Matching by parts (envelopes routed to their receivers) gives [`match_messages`].
+    fn by_envelopes(t: &Trace) -> Matching {
+        let (sends, elsewhere) = send_envelopes(t, 0..t.num_ranks());
+        let mut m = Matching::default();
+        for r in 0..t.num_ranks() {
+            let mine: Vec<SendEnvelope> = sends.iter().filter(|s| s.receiver == r).copied().collect();
+            let (msgs, unmatched) = match_envelopes(t, r, &mine);
+            m.messages.extend(msgs);
+            m.unmatched_recvs += unmatched;
+        }
+        m.messages.sort();
+        m.unmatched_sends = elsewhere + sends.len() as u64 - m.messages.len() as u64;
+        m
+    }
+
+    #[test]
+    fn envelopes_match_as_the_whole_trace_does() {
+        let mut b = B::new(4);
+        b.send(0, 1, 5, 0, 10);
+        b.send(2, 1, 5, 0, 5);
+        b.send(0, 1, 6, 0, 20);
+        b.send(3, 1, 5, 0, 30);
+        b.send(3, 9, 5, 0, 31);
+        b.recv(1, ANY_SOURCE, 5, 0, 40);
+        b.recv(1, 0, ANY_TAG, 0, 41);
+        b.recv(1, ANY_SOURCE, ANY_TAG, 0, 42);
+        b.recv(1, 3, 5, 0, 43);
+        b.recv(1, 2, 7, 0, 44);
+        b.sendrecv(2, 3, 3, 1, 50);
+        b.sendrecv(3, 2, 2, 1, 50);
+        b.recv(0, ANY_SOURCE, ANY_TAG, 0, 60);
+        let whole = match_messages(&b.t);
+        assert!(whole.unmatched_sends > 0 && whole.unmatched_recvs > 0);
+        assert_eq!(by_envelopes(&b.t), whole);
     }
 
     fn msg(sender: Rank, send_op: u32, receiver: Rank, recv_op: u32) -> Message {
@@ -672,6 +806,7 @@ mod tests {
             let n = 2 + (seed % 6) as u32;
             let t = random_trace(seed, n);
             assert_eq!(match_messages(&t).messages, reference_matching(&t), "seed {seed}");
+            assert_eq!(by_envelopes(&t), match_messages(&t), "seed {seed}");
         }
     }
 

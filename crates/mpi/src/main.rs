@@ -1,9 +1,11 @@
 //! `tracelogic-mpi`: `mpirun -n P tracelogic-mpi <analysis> TRACE [--json]` (docs/mpi.md).
 //!
 //! Every process reads the per-rank files of its block of ranks
-//! ([`tracelogic_formats::distributed`]). `matrix` is reduced: each process builds the rows of its
-//! ranks and rank 0 gathers them. `summary`, `profile`, `topology`, `waits` and `replay` gather
-//! the ranks' event columns to rank 0, which runs the serial CLI's own subcommand on the trace.
+//! ([`tracelogic_formats::distributed`]). `matrix`, `summary`, `profile` and `waits` are
+//! reduced: each process computes its ranks' part (matrix rows, counts, sums, wait states;
+//! messages matched by routing the sends' envelopes to their receivers' process) and rank 0
+//! combines the parts. `topology` and `replay` gather the ranks' event columns to rank 0, which
+//! runs the serial CLI's own subcommand on the trace.
 //! Rank 0 prints; every process exits with rank 0's exit code.
 //!
 //! The CLI's argument structs, error type and printers are the CLI's own modules (the root
@@ -11,17 +13,29 @@
 //! `tracelogic`.
 
 use clap::{Parser, Subcommand};
+use common::SelectionArgs;
 use common::{set_stage, CliError, CliResult};
-use mpi::datatype::PartitionMut;
+use mpi::datatype::{Partition, PartitionMut};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use mpi::Count;
+use std::ops::Range;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use tracelogic_analysis::partial::{
+    combine_profile, combine_summary, profile_part, ranks_span, summary_part, MatchCounts, ProfilePart, SummaryPart,
+};
+use tracelogic_analysis::partial_waits::{combine_waits, instance_parts, InstancePart, Reply, WaitsAcc, WaitsPart};
+use tracelogic_analysis::waits::wait_states_matched;
 use tracelogic_cli::{common, matrix, print, profile, replay, summary, topology, waits};
 use tracelogic_engine::matrix::{MatrixReport, Metric};
-use tracelogic_formats::distributed::{read_partial, Exchange, PartialTrace};
+use tracelogic_engine::profile::{Profile, ProfileOptions};
+use tracelogic_engine::waits::WaitsReport;
+use tracelogic_formats::distributed::{read_partial, read_partial_source, Exchange, PartialTrace};
 use tracelogic_formats::input::read_paths;
+use tracelogic_formats::stream::DiskFiles;
+use tracelogic_model::{match_messages, Message, Rank, Selection, Trace};
+use tracelogic_mpi::reduce::{both, match_incoming, outgoing_envelopes, received, route};
 
 /// tracelogic's analyses as an MPI program: each process reads its share of the trace's
 /// per-rank files; rank 0 prints what `tracelogic` prints.
@@ -38,15 +52,16 @@ struct Cli {
 #[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
-    /// What is in a trace (gathered to rank 0).
+    /// What is in a trace (each process counts its ranks; rank 0 adds the counts up).
     Summary(summary::Args),
     /// The rank-to-rank communication matrix (rows built by their ranks' processes).
     Matrix(matrix::Args),
-    /// Time per MPI function, computation per rank, message sizes (gathered to rank 0).
+    /// Time per MPI function, computation per rank, message sizes (each process sums its
+    /// ranks; rank 0 adds the sums up).
     Profile(profile::Args),
     /// Identify the communication topology (gathered to rank 0).
     Topology(topology::Args),
-    /// Wait states (gathered to rank 0).
+    /// Wait states (a parallel replay: each process measures its ranks' waits).
     Waits(waits::Args),
     /// What-if replay (gathered to rank 0).
     Replay(replay::Args),
@@ -119,18 +134,275 @@ fn gather_to_root(world: &SimpleCommunicator, mine: &[u8]) -> Option<Vec<Vec<u8>
     }
 }
 
+/// What the processes sent this one in an all-to-all, in process order, in one buffer.
+struct Received {
+    all: Vec<u8>,
+    ranges: Vec<Range<usize>>,
+}
+
+impl Received {
+    fn parts(&self) -> Vec<&[u8]> {
+        self.ranges.iter().map(|r| &self.all[r.clone()]).collect()
+    }
+}
+
+/// Every process's `mine[q]` sent to process `q`: what each process sent this one, in process
+/// order (`MPI_Alltoall` of the counts, then `MPI_Alltoallv`; alone, nothing is sent).
+fn all_to_all(world: &SimpleCommunicator, mine: Vec<Vec<u8>>) -> Received {
+    let n = world.size() as usize;
+    assert_eq!(mine.len(), n, "one buffer per process");
+    if n == 1 {
+        let all = mine.into_iter().next().expect("one buffer");
+        let whole = 0..all.len();
+        return Received {
+            ranges: vec![whole],
+            all,
+        };
+    }
+    let send_counts: Vec<Count> = mine.iter().map(|b| count(b.len())).collect();
+    let mut recv_counts = vec![0 as Count; n];
+    world.all_to_all_into(&send_counts[..], &mut recv_counts[..]);
+    let send_displs = displacements(&send_counts);
+    let recv_displs = displacements(&recv_counts);
+    // Never an empty buffer: MPI refuses the dangling pointer of an empty slice.
+    let mut send: Vec<u8> = mine.concat();
+    drop(mine);
+    let received: usize = recv_counts.iter().map(|&c| c as usize).sum();
+    let mut all = vec![0u8; received.max(1)];
+    if send.is_empty() {
+        send.push(0);
+    }
+    {
+        let out = Partition::new(&send[..], &send_counts[..], &send_displs[..]);
+        let mut into = PartitionMut::new(&mut all[..], &recv_counts[..], &recv_displs[..]);
+        world.all_to_all_varcount_into(&out, &mut into);
+    }
+    all.truncate(received);
+    let ranges = recv_counts
+        .iter()
+        .zip(&recv_displs)
+        .map(|(&c, &d)| d as usize..(d + c) as usize)
+        .collect();
+    Received { all, ranges }
+}
+
+/// The reader's warnings on stderr, by rank 0 only (as the serial CLI prints them).
+fn warn(world: &SimpleCommunicator, trace: &tracelogic_model::Trace) {
+    if world.rank() == 0 {
+        for w in &trace.warnings {
+            eprintln!("tracelogic: warning: {w}");
+        }
+    }
+}
+
+/// This process's share of the matching: its ranks' sends routed to their receivers'
+/// processes, its ranks' receives matched against the sends they were sent.
+fn match_part(
+    world: &SimpleCommunicator,
+    trace: &Trace,
+    owned: &Range<Rank>,
+    blocks: &[Range<Rank>],
+) -> (Vec<(Message, u64)>, MatchCounts) {
+    set_stage("matching messages");
+    let (out, sent) = outgoing_envelopes(trace, owned.clone(), blocks);
+    let incoming = all_to_all(world, out);
+    let (messages, received) = match_incoming(trace, owned.clone(), &incoming.parts())
+        .unwrap_or_else(|e| panic!("the exchanged sends do not fit: {e}"));
+    (messages, both(sent, received))
+}
+
+/// The trace of this process restricted to the selection of `args` as the serial CLI takes it
+/// (errors prefixed with the trace's source), and the selection made absolute.
+fn selected(partial: PartialTrace, args: &SelectionArgs) -> Result<(PartialTrace, Selection), CliError> {
+    let PartialTrace { trace, owned, blocks } = partial;
+    let source = trace.source.clone();
+    let (engine, selection) = args.engine(trace).map_err(|e| match e {
+        CliError::Input(m) => CliError::Input(format!("{source}: {m}")),
+        other => other,
+    })?;
+    let absolute = engine.absolute(&selection)?;
+    let trace = if selection == Selection::all() {
+        engine.into_trace()
+    } else {
+        engine.into_trace().into_restricted(&absolute)
+    };
+    Ok((PartialTrace { trace, owned, blocks }, absolute))
+}
+
+/// `waits`: a parallel replay (docs/mpi.md). Each process measures its ranks' waits: late
+/// senders where the receive is (the sends' entry times come with their envelopes), late
+/// receivers where the send is (the receives' entry times sent back), collectives from every
+/// process's summaries of each instance; rank 0 adds them up. When a part finds the serial
+/// answer ambiguous (tied late senders of one call, collective records that disagree), the
+/// selection's columns are gathered and rank 0 computes the serial report.
+fn waits(world: &SimpleCommunicator, args: waits::Args) -> CliResult {
+    let partial = read(world, &args.paths)?;
+    warn(world, &partial.trace);
+    let (partial, absolute) = selected(partial, &args.selection)?;
+    set_stage("measuring wait states");
+    let (ranks, source) = (partial.trace.num_ranks(), partial.trace.source.clone());
+    let (trace, owned, blocks) = (&partial.trace, &partial.owned, &partial.blocks);
+    let (messages, _) = match_part(world, trace, owned, blocks);
+    let mut acc = WaitsAcc::new(trace, owned.clone());
+    let replies = acc.receives(trace, &messages);
+    drop(messages);
+    let incoming = all_to_all(world, route(&replies, |r| r.sender, blocks));
+    drop(replies);
+    let replies: Vec<Reply> = received(&incoming.parts()).unwrap_or_else(|e| panic!("{e}"));
+    drop(incoming);
+    acc.replies(trace, &replies);
+    drop(replies);
+    let mine = bincode::serialize(&instance_parts(trace, owned.clone())).expect("instances serialise");
+    let instances: Vec<Vec<InstancePart>> = World(world)
+        .all_gather(&mine)
+        .iter()
+        .map(|b| bincode::deserialize(b).expect("instances deserialise"))
+        .collect();
+    acc.collectives(trace, &instances);
+    drop(instances);
+    let part = acc.finish(trace);
+    let ambiguous = World(world)
+        .all_gather(&[part.ambiguous as u8])
+        .iter()
+        .any(|b| b == &[1]);
+    let (report, mpi_ns) = if ambiguous {
+        set_stage("gathering the ranks to rank 0 (ambiguous wait states)");
+        let Some(whole) = gather_trace(world, partial) else {
+            return Ok(ExitCode::SUCCESS);
+        };
+        let report = wait_states_matched(&whole, &match_messages(&whole));
+        let mpi_ns: u64 = whole
+            .ranks
+            .iter()
+            .flat_map(|r| {
+                r.calls
+                    .enter
+                    .iter()
+                    .zip(&r.calls.exit)
+                    .map(|(a, b)| b.saturating_sub(*a))
+            })
+            .sum();
+        (report, mpi_ns)
+    } else {
+        let bytes = bincode::serialize(&part).expect("a part serialises");
+        let Some(parts) = gather_to_root(world, &bytes) else {
+            return Ok(ExitCode::SUCCESS);
+        };
+        let parts: Vec<WaitsPart> = parts
+            .iter()
+            .map(|b| bincode::deserialize(b).expect("a part deserialises"))
+            .collect();
+        combine_waits(&partial.trace, &parts)
+    };
+    let report = WaitsReport {
+        report,
+        ranks,
+        mpi_s: mpi_ns as f64 * 1e-9,
+        source,
+        selection: absolute,
+    };
+    if args.json {
+        common::print_json(&report)?;
+    } else {
+        common::emit(|out| out.write_all(print::waits::text(&report, args.top).as_bytes()))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `summary`: each process counts its ranks (and matches their receives); rank 0 adds the
+/// counts up and prints the serial summary.
+fn summary(world: &SimpleCommunicator, args: summary::Args) -> CliResult {
+    let partial = read(world, &args.paths)?;
+    warn(world, &partial.trace);
+    let (_, counts) = match_part(world, &partial.trace, &partial.owned, &partial.blocks);
+    set_stage("summarising the trace");
+    let part = summary_part(&partial.trace, partial.owned.clone(), counts);
+    let bytes = bincode::serialize(&part).expect("a part serialises");
+    let Some(parts) = gather_to_root(world, &bytes) else {
+        return Ok(ExitCode::SUCCESS);
+    };
+    let parts: Vec<SummaryPart> = parts
+        .iter()
+        .map(|b| bincode::deserialize(b).expect("a part deserialises"))
+        .collect();
+    let summary = combine_summary(&partial.trace, &parts);
+    if args.json {
+        common::print_json(&summary)?;
+    } else {
+        common::emit(|out| out.write_all(print::summary::text(&summary).as_bytes()))?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `profile`: each process sums its ranks' times and sizes (of the selection); rank 0 adds the
+/// sums up and prints the serial profile.
+fn profile(world: &SimpleCommunicator, args: profile::Args) -> CliResult {
+    let partial = read(world, &args.paths)?;
+    warn(world, &partial.trace);
+    let (PartialTrace { trace, owned, .. }, absolute) = selected(partial, &args.selection)?;
+    set_stage("profiling the trace");
+    let options = ProfileOptions {
+        time_bins: args.time_bins as usize,
+    };
+    // The run's span: the smallest start and largest end over every process's ranks.
+    let mine = bincode::serialize(&ranks_span(&trace, owned.clone())).expect("a span serialises");
+    let span = World(world)
+        .all_gather(&mine)
+        .iter()
+        .filter_map(|b| bincode::deserialize::<Option<(u64, u64)>>(b).expect("a span deserialises"))
+        .reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)))
+        .unwrap_or((0, 0));
+    let part = profile_part(&trace, owned, span, &options);
+    let bytes = bincode::serialize(&part).expect("a part serialises");
+    drop(part);
+    let Some(parts) = gather_to_root(world, &bytes) else {
+        return Ok(ExitCode::SUCCESS);
+    };
+    let parts: Vec<ProfilePart> = parts
+        .iter()
+        .map(|b| bincode::deserialize(b).expect("a part deserialises"))
+        .collect();
+    let report = Profile {
+        report: combine_profile(&trace, &parts, span, &options),
+        source: trace.source.clone(),
+        selection: absolute,
+    };
+    if args.json {
+        common::print_json(&report)?;
+    } else {
+        common::emit(|out| out.write_all(print::profile::text(&report).as_bytes()))?;
+    }
+    match report.nothing_found() {
+        Some(why) => Err(CliError::NothingFound(why)),
+        None => Ok(ExitCode::SUCCESS),
+    }
+}
+
 /// Read the trace of `paths` as this process: its block's columns, everything else whole. The
 /// errors are the CLI's, the same on every process.
 fn read(world: &SimpleCommunicator, paths: &[PathBuf]) -> Result<PartialTrace, CliError> {
     let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
     set_stage(format!("reading {}", shown.join(" ")));
-    let files = read_paths(paths).map_err(|e| CliError::Input(format!("cannot read {e}")))?;
-    read_partial(files, &tracelogic_mpi::partition::by_bytes, &mut World(world))
-        .map_err(|e| CliError::Input(format!("cannot read trace: {e}")))
+    // Files on disk are read on demand: the definitions, and the event files of this process's
+    // ranks. Archives and compressed files (and paths the listing refuses, for the serial
+    // reader's message) are read whole.
+    let blocks = &tracelogic_mpi::partition::by_bytes;
+    let read = match DiskFiles::open(paths) {
+        Ok(Some(mut disk)) => read_partial_source(&mut disk, blocks, &mut World(world)),
+        _ => {
+            let files = read_paths(paths).map_err(|e| CliError::Input(format!("cannot read {e}")))?;
+            read_partial(files, blocks, &mut World(world))
+        }
+    };
+    read.map_err(|e| CliError::Input(format!("cannot read trace: {e}")))
 }
 
 /// The serial reader's trace on rank 0 (the columns of every block gathered), `None` elsewhere.
 fn gather_trace(world: &SimpleCommunicator, partial: PartialTrace) -> Option<tracelogic_model::Trace> {
+    if world.size() == 1 {
+        // Alone, the process holds every rank already.
+        return Some(partial.trace);
+    }
     set_stage("gathering the ranks to rank 0");
     let mine = tracelogic_mpi::merge::encode_ranks(&partial.trace, partial.owned.clone());
     let parts = gather_to_root(world, &mine)?;
@@ -199,10 +471,10 @@ fn matrix(world: &SimpleCommunicator, args: matrix::Args) -> CliResult {
 fn run(world: &SimpleCommunicator, command: Command) -> CliResult {
     match command {
         Command::Matrix(a) => matrix(world, a),
-        Command::Summary(a) => on_root(world, &a.paths.clone(), || summary::run(a)),
-        Command::Profile(a) => on_root(world, &a.paths.clone(), || profile::run(a)),
+        Command::Summary(a) => summary(world, a),
+        Command::Profile(a) => profile(world, a),
         Command::Topology(a) => on_root(world, &a.paths.clone(), || topology::run(a)),
-        Command::Waits(a) => on_root(world, &a.paths.clone(), || waits::run(a)),
+        Command::Waits(a) => waits(world, a),
         Command::Replay(a) => on_root(world, &a.paths.clone(), || replay::run(a)),
     }
 }

@@ -88,6 +88,75 @@ fn every_analysis_prints_what_the_serial_cli_prints() {
     }
 }
 
+/// The reduced analyses (`summary`, `profile`, `matrix`, `waits`) as text and with selections: the same
+/// stdout and exit code as the serial CLI, its stderr once (a selection the trace refuses too).
+#[test]
+fn reduced_analyses_print_what_the_serial_cli_prints_as_text_and_with_selections() {
+    let serial = serial_binary();
+    let lu = sample("npb-lu.S.8");
+    let otf2 = sample("pipit-ping-pong-otf2");
+    let hpcc = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/apps/hpcc-6");
+    let (lu, otf2, hpcc) = (lu.to_str().unwrap(), otf2.to_str().unwrap(), hpcc.to_str().unwrap());
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["summary", lu],
+        vec!["summary", otf2],
+        vec!["profile", lu],
+        vec![
+            "profile", lu, "--ranks", "1-5", "--from", "1ms", "--to", "10ms", "--json",
+        ],
+        vec![
+            "profile",
+            lu,
+            "--kind",
+            "send,recv,isend,irecv",
+            "--time-bins",
+            "7",
+            "--json",
+        ],
+        vec![
+            "profile",
+            lu,
+            "--ranks",
+            "2",
+            "--from",
+            "1ms",
+            "--to",
+            "10ms",
+            "--kind",
+            "collective",
+        ],
+        vec!["profile", lu, "--ranks", "99"],
+        vec!["profile", otf2, "--ranks", "1", "--json"],
+        vec!["matrix", lu, "--ranks", "0-3"],
+        vec!["waits", lu],
+        vec!["waits", lu, "--ranks", "0-5", "--from", "1ms", "--to", "10ms", "--json"],
+        vec!["waits", otf2, "--top", "3"],
+        vec!["waits", hpcc, "--json"],
+        // A window where the parts find the serial answer ambiguous (tied late senders of one
+        // call, or a collective instance cut by the window): rank 0 computes it serially.
+        vec!["waits", hpcc, "--from", "318702235ns", "--to", "796755587ns", "--json"],
+    ];
+    for args in cases {
+        let want = Command::new(&serial).args(&args).output().unwrap();
+        for n in [1, 3] {
+            let got = mpirun(n, &args);
+            assert_eq!(
+                String::from_utf8_lossy(&got.stdout),
+                String::from_utf8_lossy(&want.stdout),
+                "{args:?} on {n} processes; stderr: {}",
+                String::from_utf8_lossy(&got.stderr)
+            );
+            assert_eq!(got.status.code(), want.status.code(), "{args:?} on {n}");
+            // What the CLI says on stderr, said once (mpirun adds its own lines on a failure).
+            let said = String::from_utf8_lossy(&want.stderr);
+            let heard = String::from_utf8_lossy(&got.stderr);
+            if !said.trim().is_empty() {
+                assert_eq!(heard.matches(said.trim()).count(), 1, "{args:?} on {n}: {heard}");
+            }
+        }
+    }
+}
+
 #[test]
 fn errors_are_reported_once_and_end_every_process() {
     let missing = "/nonexistent/tracelogic-mpi-trace";

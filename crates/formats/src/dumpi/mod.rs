@@ -392,6 +392,8 @@ fn read_on_threads(
 #[cfg(feature = "distributed")]
 pub(crate) fn read_partial(
     files: &[InputFile],
+    file_sizes: &[u64],
+    load: crate::distributed::Load<'_>,
     blocks: crate::distributed::Blocks<'_>,
     exchange: &mut dyn crate::distributed::Exchange,
 ) -> Result<(Trace, Vec<std::ops::Range<tracelogic_model::Rank>>), FormatError> {
@@ -400,7 +402,12 @@ pub(crate) fn read_partial(
     let meta = parse_meta(meta_file)?;
     let bins = rank_files(meta_file, &meta, files)?;
     let mut warnings: Vec<String> = unused_rank_files(meta_file, &meta, files, &bins).into_iter().collect();
-    let sizes: Vec<u64> = bins.iter().map(|f| f.bytes.len() as u64).collect();
+    // The rank files may hold their first bytes only (crate::distributed::read_partial_source):
+    // their true sizes cut the blocks, and a process loads its own files whole.
+    let index: std::collections::HashMap<&str, usize> =
+        files.iter().enumerate().map(|(i, f)| (f.name.as_str(), i)).collect();
+    let bin_index: Vec<usize> = bins.iter().map(|f| index[f.name.as_str()]).collect();
+    let sizes: Vec<u64> = bin_index.iter().map(|&i| file_sizes[i]).collect();
     let (me, processes) = exchange.process();
     let all = checked_blocks(blocks, &sizes, processes);
     let mine = all[me].clone();
@@ -410,13 +417,27 @@ pub(crate) fn read_partial(
         crate::parallel::reader_threads().min(most).max(1)
     };
     let source = meta_file.name.strip_suffix(".meta").unwrap_or(&meta_file.name);
-    let my_bins: Vec<&InputFile> = mine.clone().map(|r| bins[r as usize]).collect();
+    let loaded: Result<Vec<InputFile>, FormatError> = mine
+        .clone()
+        .map(|r| {
+            let i = bin_index[r as usize];
+            Ok(InputFile::new(files[i].name.clone(), load(files, i)?))
+        })
+        .collect();
+    let (loaded, load_error) = match loaded {
+        Ok(l) => (l, None),
+        Err(e) => (Vec::new(), Some(e)),
+    };
+    let my_bins: Vec<&InputFile> = loaded.iter().collect();
     let parsed: Vec<Option<raw::BinFile>> = my_bins
         .iter()
         .map(|f| raw::BinFile::parse(&f.name, &f.bytes).ok())
         .collect();
     // The time base of the serial reader: the earliest first record over all files.
-    let my_first: Result<Option<u64>, FormatError> = Ok(parsed.iter().flatten().filter_map(build::first_time).min());
+    let my_first: Result<Option<u64>, FormatError> = match load_error {
+        Some(e) => Err(e),
+        None => Ok(parsed.iter().flatten().filter_map(build::first_time).min()),
+    };
     let time_base = gather_results(exchange, &my_first)?
         .into_iter()
         .flatten()

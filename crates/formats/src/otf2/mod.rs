@@ -110,11 +110,13 @@ pub(crate) fn read_archive(archive: &Archive, progress: &mut dyn ProgressSink) -
 #[cfg(feature = "distributed")]
 pub(crate) fn read_partial(
     files: &[InputFile],
+    sizes: &[u64],
+    load: crate::distributed::Load<'_>,
     blocks: crate::distributed::Blocks<'_>,
     exchange: &mut dyn crate::distributed::Exchange,
 ) -> Result<(Trace, Vec<std::ops::Range<tracelogic_model::Rank>>), FormatError> {
     let archive = Archive::open(files)?;
-    let (mut trace, all) = model::build_partial(&archive, blocks, exchange, reader_threads())?;
+    let (mut trace, all) = model::build_partial(&archive, sizes, load, blocks, exchange, reader_threads())?;
     if !archive.warnings.is_empty() {
         let mut warnings = archive.warnings;
         warnings.append(&mut trace.warnings);

@@ -595,13 +595,14 @@ fn reserved_rows(shared: &Shared, files: &[InputFile], index: usize) -> usize {
 /// Below this size reserving costs the calling thread more than it saves.
 pub(super) const RESERVE_ON_CALLER_BYTES: u64 = 256 << 10;
 
-/// Bytes of the files of a part's locations (event and local definition files).
-fn part_bytes(archive: &Archive, spec: &PartSpec) -> u64 {
+/// Bytes of the files of a part's locations (event and local definition files), the size of
+/// file `f` being `size(f)`.
+fn part_bytes_of(archive: &Archive, spec: &PartSpec, size: &dyn Fn(usize) -> u64) -> u64 {
     spec.locations
         .iter()
         .flat_map(|&(i, _)| [archive.locations[i].evt, archive.locations[i].def])
         .flatten()
-        .map(|f| archive.files[f].bytes.len() as u64)
+        .map(size)
         .sum()
 }
 
@@ -654,12 +655,27 @@ fn read_parts(
     threads: usize,
     progress: &mut dyn ProgressSink,
 ) -> Result<Option<Vec<Part>>, FormatError> {
+    read_parts_in(shared, specs, threads, progress, shared.archive.files)
+}
+
+/// [`read_parts`] with the event files' bytes taken from `files` (the archive's files at the
+/// same positions; see [`read_part`]).
+fn read_parts_in(
+    shared: &Shared,
+    specs: &[PartSpec],
+    threads: usize,
+    progress: &mut dyn ProgressSink,
+    files: &[InputFile],
+) -> Result<Option<Vec<Part>>, FormatError> {
     let run = Run {
         several: true,
         callpath_storage: AtomicUsize::new(0),
         failed_at: AtomicUsize::new(usize::MAX),
     };
-    let sizes: Vec<u64> = specs.iter().map(|s| part_bytes(shared.archive, s)).collect();
+    let sizes: Vec<u64> = specs
+        .iter()
+        .map(|s| part_bytes_of(shared.archive, s, &|f| files[f].bytes.len() as u64))
+        .collect();
     let reserved: Vec<Mutex<Option<Vec<RankTrace>>>> = specs
         .iter()
         .zip(&sizes)
@@ -667,7 +683,7 @@ fn read_parts(
             Mutex::new((size >= RESERVE_ON_CALLER_BYTES).then(|| {
                 let mut ranks = empty_ranks(spec);
                 for &(index, slot) in &spec.locations {
-                    let rows = reserved_rows(shared, shared.archive.files, index);
+                    let rows = reserved_rows(shared, files, index);
                     ranks[slot].reserve(rows, rows, 0);
                 }
                 ranks
@@ -690,7 +706,7 @@ fn read_parts(
                 spec,
                 ranks,
                 &mut |_, inside, before| advance(before + inside.unwrap_or(0)),
-                shared.archive.files,
+                files,
             )
         },
     )?;
@@ -2919,6 +2935,8 @@ pub(crate) fn location_ranks(archive: &Archive) -> Result<Vec<Option<Rank>>, For
 #[cfg(feature = "distributed")]
 pub(crate) fn build_partial(
     archive: &Archive,
+    file_sizes: &[u64],
+    load: crate::distributed::Load<'_>,
     blocks: crate::distributed::Blocks<'_>,
     exchange: &mut dyn crate::distributed::Exchange,
     threads: usize,
@@ -2975,7 +2993,7 @@ pub(crate) fn build_partial(
     }
     let mut sizes = vec![0u64; nranks as usize];
     for spec in &per_rank {
-        sizes[spec.ranks[0] as usize] = part_bytes(archive, spec);
+        sizes[spec.ranks[0] as usize] = part_bytes_of(archive, spec, &|f| file_sizes[f]);
     }
     let (me, processes) = exchange.process();
     let all = checked_blocks(blocks, &sizes, processes);
@@ -2994,7 +3012,22 @@ pub(crate) fn build_partial(
             )
         })
         .unzip();
-    let read = read_parts(&shared, &my_specs, threads, &mut crate::NoProgress).and_then(|parts| {
+    // The event files may hold their first bytes only (crate::distributed::read_partial_source):
+    // this process loads its own whole, in a set of the archive's names.
+    let mut files: Vec<InputFile> = archive
+        .files
+        .iter()
+        .map(|f| InputFile::new(f.name.clone(), Vec::new()))
+        .collect();
+    let loaded: Result<(), FormatError> = my_specs
+        .iter()
+        .flat_map(|s| s.locations.iter().filter_map(|&(i, _)| archive.locations[i].evt))
+        .try_for_each(|e| {
+            files[e].bytes = load(archive.files, e)?;
+            Ok(())
+        });
+    let read = loaded.and_then(|()| read_parts_in(&shared, &my_specs, threads, &mut crate::NoProgress, &files));
+    let read = read.and_then(|parts| {
         parts.ok_or_else(|| {
             FormatError::new(
                 archive.anchor_name(),
