@@ -24,8 +24,9 @@ pub struct Args {
     /// whose pattern mix does not differ at this level are merged (1 = the thesis' leaves).
     #[arg(long, default_value_t = tracelogic_engine::phases::SIGNIFICANCE)]
     pub significance: f64,
-    /// Smallest share of the run's time a reported phase holds: shorter phases are merged into
-    /// the neighbour whose pattern mix is closest (0 = every significant phase; docs/phases.md).
+    /// Smallest share of the run a reported phase holds, in time or in pattern occurrences: a
+    /// phase below it in both is merged into the neighbour whose pattern mix is closest (0 =
+    /// every significant phase; docs/phases.md).
     #[arg(long, default_value_t = tracelogic_engine::phases::MIN_SHARE)]
     pub min_share: f64,
     /// Show the thesis' leaves, not merged (the same as `--significance 1`).

@@ -420,9 +420,10 @@ pub struct PhaseOptions {
     pub significance: f64,
     /// Identify each phase's topology and measure its imbalance.
     pub describe: bool,
-    /// Smallest share of the run's time a reported phase holds (docs/phases.md, "Phases worth
-    /// reporting"): once the significant boundaries are found, a shorter phase is merged into
-    /// the neighbour whose pattern mix is closest to its own, shortest first. 0 keeps every
+    /// Smallest share of the run a reported phase holds, of its time or of its pattern
+    /// occurrences (docs/phases.md, "Phases worth reporting"): once the significant boundaries
+    /// are found, a phase below it in both is merged into the neighbour whose pattern mix is
+    /// closest to its own, shortest first. 0 keeps every
     /// significant phase; not applied when the leaves are kept (`significance` ≥ 1).
     #[serde(default = "default_min_share")]
     pub min_share: f64,
@@ -433,8 +434,8 @@ fn default_min_share() -> f64 {
     MIN_SHARE
 }
 
-/// Default smallest share of the run's time a phase holds: 1 %, the precision asked of a phase
-/// boundary when it is checked against a program's dated log (docs/phases.md).
+/// Default smallest share of the run's time or occurrences a phase holds: 1 %, the precision
+/// asked of a phase boundary when it is checked against a program's dated log (docs/phases.md).
 pub const MIN_SHARE: f64 = 0.01;
 
 impl Default for PhaseOptions {
