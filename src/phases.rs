@@ -24,6 +24,11 @@ pub struct Args {
     /// whose pattern mix does not differ at this level are merged (1 = the thesis' leaves).
     #[arg(long, default_value_t = tracelogic_engine::phases::SIGNIFICANCE)]
     pub significance: f64,
+    /// Smallest share of the run a reported phase holds, in time or in pattern occurrences: a
+    /// phase below it in both is merged into the neighbour whose pattern mix is closest (0 =
+    /// every significant phase; docs/phases.md).
+    #[arg(long, default_value_t = tracelogic_engine::phases::MIN_SHARE)]
+    pub min_share: f64,
     /// Show the thesis' leaves, not merged (the same as `--significance 1`).
     #[arg(long)]
     pub leaves: bool,
@@ -45,6 +50,7 @@ pub fn run(args: Args) -> CliResult {
     tracelogic_engine::phases::check_strength(args.strength)?;
     let significance = if args.leaves { 1.0 } else { args.significance };
     tracelogic_engine::phases::check_significance(significance)?;
+    tracelogic_engine::phases::check_min_share(args.min_share)?;
     let engine = load_narrowed(&args.paths, &args.selection)?;
     let outside = if args.skip_outside { Outside::Skip } else { Outside::Own };
     set_stage("detecting patterns and segmenting");
@@ -52,6 +58,7 @@ pub fn run(args: Args) -> CliResult {
         strength: args.strength,
         outside,
         significance,
+        min_share: args.min_share,
         ..PhaseOptions::default()
     };
     let report = engine.phases_with(&Selection::all(), &options)?;

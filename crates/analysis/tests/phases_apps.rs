@@ -189,3 +189,91 @@ fn quantum_espresso_scf_is_one_phase() {
         );
     }
 }
+
+/// Every phase is worth reporting (docs/phases.md, "Phases worth reporting"): it holds at least
+/// `MIN_SHARE` (1 %) of the run's time, from the first occurrence's start to the last one's end,
+/// or of its pattern occurrences.
+fn every_phase_worth_reporting(run: &str, p: &PhaseAnalysis) {
+    let (a, b) = (p.phases[0].time.0, p.phases.last().unwrap().time.1);
+    let share = tracelogic_analysis::phases::MIN_SHARE;
+    for (k, ph) in p.phases.iter().enumerate() {
+        let time = (ph.time.1 - ph.time.0) as f64 / (b - a) as f64;
+        let occurrences = (ph.end - ph.start) as f64 / p.sequence_length as f64;
+        assert!(
+            time >= share || occurrences >= share,
+            "{run}: phase {k} holds {time} of the time and {occurrences} of the occurrences"
+        );
+    }
+}
+
+/// How many of the stretches the dated lines `bounds` cut `[0, end)` into last at least
+/// `shortest` ns: what a phase list at that resolution can show of the log.
+fn dated_stretches(bounds: &[Time], end: Time, shortest: Time) -> usize {
+    let mut cuts = vec![0];
+    cuts.extend(bounds.iter().copied());
+    cuts.push(end);
+    cuts.windows(2)
+        .filter(|w| w[1].saturating_sub(w[0]) >= shortest)
+        .count()
+}
+
+/// Quantum ESPRESSO after the SCF: the log dates convergence, "Forces acting on atoms",
+/// "Computing stress" and the final timing line. Before phases had to be worth reporting, 8 ranks
+/// gave 6 phases in the last 87 ms (some 60 µs long) and 4 ranks 4. Of the stretches those lines
+/// cut the tail into (and the trace's end after the last line: `MPI_Finalize`), those lasting 1 %
+/// of the run are the last on 4 ranks (92 ms of 2.56 s; the others 7.4, 0.05 and 20 ms), the
+/// output after "Computing stress" (54 ms of 4.14 s) and the last on 8 ranks: the phases from
+/// the convergence line on (within 1 % of the run) are at most that many, and at least one. The
+/// set-up holds no phase shorter than 1 % of the run.
+#[test]
+fn quantum_espresso_set_up_and_tail_are_readable() {
+    for run in ["qe-si-4", "qe-si-8"] {
+        let marks = log_times(run);
+        let at = |name: &str| marks.iter().find(|m| m.0 == name).unwrap().1;
+        let (p, t0, t1) = phases(run);
+        every_phase_worth_reporting(run, &p);
+        let duration = t1 - t0;
+        let converged = at("converged");
+        let tail: Vec<Time> = ["forces", "stress", "end"].iter().map(|n| at(n) - converged).collect();
+        let dated = dated_stretches(&tail, duration - converged, duration / 100);
+        let after: Vec<_> = p
+            .phases
+            .iter()
+            .filter(|ph| ph.time.0 - t0 + duration / 100 >= converged)
+            .collect();
+        assert!(
+            !after.is_empty() && after.len() <= dated.max(1),
+            "{run}: {} phases after the convergence line, {dated} dated stretches of 1 %",
+            after.len()
+        );
+        let first = marks.iter().find(|m| m.0 == "iteration").unwrap().1;
+        for ph in p.phases.iter().filter(|ph| ph.time.1 - t0 <= first) {
+            assert!(
+                (ph.time.1 - ph.time.0) * 100 >= duration,
+                "{run}: a set-up phase of {} ns",
+                ph.time.1 - ph.time.0
+            );
+        }
+    }
+}
+
+/// HPCC and LAMMPS: every phase is worth reporting; LAMMPS's phases are no more than the dated
+/// stretches of its log lasting 1 % of the run (set-up, the three stages, the pauses between them
+/// and the end: 7), where there were 11 before.
+#[test]
+fn hpcc_and_lammps_phases_are_worth_reporting() {
+    for run in ["hpcc-4", "hpcc-6"] {
+        let (p, _, _) = phases(run);
+        every_phase_worth_reporting(run, &p);
+    }
+    let truth = dated(app("lammps-melt-phases-8").join("expected/stages.tsv"), 4);
+    let (p, t0, t1) = phases("lammps-melt-phases-8");
+    every_phase_worth_reporting("lammps-melt-phases-8", &p);
+    let bounds: Vec<Time> = truth.iter().flat_map(|t| [t.1, t.2]).collect();
+    let dated = dated_stretches(&bounds, t1 - t0, (t1 - t0) / 100);
+    assert!(
+        p.phases.len() <= dated,
+        "{} phases, {dated} dated stretches",
+        p.phases.len()
+    );
+}

@@ -4,6 +4,7 @@
 use crate::{Engine, Error, Result};
 use serde::{Deserialize, Serialize};
 pub use tracelogic_analysis::phases::merge::SIGNIFICANCE;
+pub use tracelogic_analysis::phases::MIN_SHARE;
 use tracelogic_analysis::phases::{detect_phases_with, divergence_curve};
 pub use tracelogic_analysis::phases::{Outside, Phase, PhaseAnalysis, PhaseOptions};
 use tracelogic_model::Selection;
@@ -69,6 +70,17 @@ pub fn check_strength(s0: f64) -> Result<()> {
     Ok(())
 }
 
+/// The smallest share of the run a phase holds is a number in [0, 1) (0 keeps every significant
+/// phase).
+pub fn check_min_share(share: f64) -> Result<()> {
+    if !share.is_finite() || !(0.0..1.0).contains(&share) {
+        return Err(Error::Input(format!(
+            "the smallest phase share must be a number in [0, 1) (0 keeps every significant phase), got {share}"
+        )));
+    }
+    Ok(())
+}
+
 /// The significance level α is a number in (0, 1] (1 = the thesis' leaves, not merged).
 pub fn check_significance(alpha: f64) -> Result<()> {
     if !alpha.is_finite() || alpha <= 0.0 || alpha > 1.0 {
@@ -98,6 +110,7 @@ impl Engine {
         let s0 = options.strength;
         check_strength(s0)?;
         check_significance(options.significance)?;
+        check_min_share(options.min_share)?;
         let scope = self.scope(selection)?;
         let kept = self.patterns_kept(&scope);
         let analysis = detect_phases_with(scope.trace(), &kept.events, &kept.communication, options);

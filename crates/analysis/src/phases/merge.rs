@@ -316,6 +316,77 @@ pub fn merge(classes: &[u32], bounds: &[usize], alpha: f64, s0: f64) -> (Vec<usi
     (kept, tests)
 }
 
+/// Jensen–Shannon divergence (bits) of the class mixes of `a` and `b` with equal weights: how
+/// different two stretches' mixes are, whatever their lengths (0 = the same mix, 1 = disjoint).
+pub fn mix_divergence(a: &[u32], b: &[u32]) -> f64 {
+    let alphabet = a.iter().chain(b).map(|&s| s as usize + 1).max().unwrap_or(0);
+    let (mut ca, mut cb) = (vec![0f64; alphabet], vec![0f64; alphabet]);
+    a.iter().for_each(|&s| ca[s as usize] += 1.0 / a.len() as f64);
+    b.iter().for_each(|&s| cb[s as usize] += 1.0 / b.len() as f64);
+    let h = |p: &mut dyn Iterator<Item = f64>| -> f64 { p.filter(|&x| x > 0.0).map(|x| -x * x.log2()).sum() };
+    let mid = h(&mut ca.iter().zip(&cb).map(|(x, y)| (x + y) / 2.0));
+    (mid - (h(&mut ca.iter().copied()) + h(&mut cb.iter().copied())) / 2.0).max(0.0)
+}
+
+/// Merge phases holding less than `min_share` of the run (time and occurrences) into a neighbour (docs/phases.md, "Phases
+/// worth reporting"). `bounds` and `tests` are [`merge`]'s result; `starts[i]` is the start time
+/// of position `i` (non-decreasing), `last_end` the run's last end. A phase lasts from its first
+/// position's start to the next phase's (the last: to `last_end`). While a phase holds less than
+/// `min_share` of the run's time **and** less than `min_share` of the positions, the shortest (leftmost on ties) is merged into the neighbour
+/// whose class mix is closest ([`mix_divergence`]; ties: the left one); the boundaries next to
+/// the merged phase are tested again. Returns the kept boundaries and the tests of the inner
+/// ones.
+pub fn merge_short(
+    classes: &[u32],
+    starts: &[u64],
+    last_end: u64,
+    bounds: Vec<usize>,
+    tests: Vec<BoundaryTest>,
+    min_share: f64,
+    alpha: f64,
+) -> (Vec<usize>, Vec<BoundaryTest>) {
+    let (mut bounds, mut tests) = (bounds, tests);
+    if bounds.len() <= 2 || starts.is_empty() {
+        return (bounds, tests);
+    }
+    let first = starts[0];
+    let total = last_end.saturating_sub(first) as f64;
+    let limit = min_share * total;
+    loop {
+        let m = bounds.len() - 1;
+        if m < 2 {
+            break;
+        }
+        let at = |k: usize| if k == m { last_end } else { starts[bounds[k]] };
+        // A phase passes when it holds `min_share` of the time or of the occurrences; the one
+        // failing with the smallest share of time goes first.
+        let shortest = (0..m)
+            .filter(|&k| ((bounds[k + 1] - bounds[k]) as f64) < min_share * classes.len() as f64)
+            .map(|k| (k, at(k + 1).saturating_sub(at(k)) as f64))
+            .filter(|&(_, d)| d < limit)
+            .min_by(|a, b| a.1.partial_cmp(&b.1).unwrap_or(Ordering::Equal));
+        let Some((k, _)) = shortest else { break };
+        let part = |j: usize| &classes[bounds[j]..bounds[j + 1]];
+        let into_left = match (k.checked_sub(1), (k + 1 < m).then_some(k + 1)) {
+            (Some(l), Some(r)) => mix_divergence(part(l), part(k)) <= mix_divergence(part(k), part(r)),
+            (Some(_), None) => true,
+            _ => false,
+        };
+        // Remove the boundary at the start of phase k (into the left) or of phase k + 1.
+        let b = if into_left { k } else { k + 1 };
+        bounds.remove(b);
+        tests.remove(b - 1);
+        // Test again the boundaries at the start and end of the merged phase.
+        let merged = b - 1;
+        for j in [merged, merged + 1] {
+            if j >= 1 && j + 1 < bounds.len() {
+                tests[j - 1] = test_boundary(classes, bounds[j - 1], bounds[j], bounds[j + 1], alpha);
+            }
+        }
+    }
+    (bounds, tests)
+}
+
 /// Upper tail `P(X ≥ x)` of the χ² distribution with `df` degrees of freedom
 /// ([`crate::stats::chi_square_survival`]).
 pub fn chi2_sf(x: f64, df: f64) -> f64 {
@@ -369,6 +440,44 @@ mod tests {
         let bounds: Vec<usize> = (0..=20).collect();
         let (kept, _) = merge(&cls, &bounds, SIGNIFICANCE, 0.0);
         assert_eq!(kept, vec![0, 20]);
+    }
+
+    /// Short phases (by hand): a loop `a` ×100 over 100 s, then `b` ×3 in 0.3 s, then `c` ×100
+    /// over 100 s. At 1 % (2.003 s, 2.03 occurrences) `b` passes by its occurrences (3 ≥ 2.03);
+    /// at 2 % (4.06 occurrences) it fails both, and its mix is disjoint from both neighbours
+    /// (divergence 1 each), so it joins the left one. `a` and `c` pass by time.
+    #[test]
+    fn short_phase_joins_its_closest_neighbour() {
+        let mut cls = vec![0u32; 100];
+        cls.extend([1u32; 3]);
+        cls.extend([2u32; 100]);
+        let s = 1_000_000_000u64;
+        let mut starts: Vec<u64> = (0..100).map(|i| i * s).collect();
+        starts.extend((0..3).map(|i| 100 * s + i * s / 10));
+        starts.extend((0..100).map(|i| 100 * s + 3 * s / 10 + i * s));
+        let last_end = starts[202] + s;
+        let bounds = vec![0, 100, 103, 203];
+        let tests = vec![test_boundary(&cls, 0, 100, 103, SIGNIFICANCE); 2];
+        let (kept, t) = merge_short(
+            &cls,
+            &starts,
+            last_end,
+            bounds.clone(),
+            tests.clone(),
+            0.01,
+            SIGNIFICANCE,
+        );
+        assert_eq!(kept, bounds);
+        assert_eq!(t.len(), 2);
+        let (kept, t) = merge_short(&cls, &starts, last_end, bounds, tests, 0.02, SIGNIFICANCE);
+        assert_eq!(kept, vec![0, 103, 203]);
+        assert_eq!(t.len(), 1);
+        assert!(t[0].p < SIGNIFICANCE, "{t:?}");
+        // The tail `b` mixed with `c`: closer to the right neighbour.
+        let mixed: Vec<u32> = (0..100).map(|i| if i % 2 == 0 { 1 } else { 2 }).collect();
+        assert!(mix_divergence(&[1, 1, 1], &mixed) < mix_divergence(&[1, 1, 1], &[0; 100]));
+        assert!((mix_divergence(&[0, 0], &[1]) - 1.0).abs() < 1e-12);
+        assert!(mix_divergence(&[0, 1], &[1, 0, 1, 0]).abs() < 1e-12);
     }
 
     /// A set-up of ten one-off symbols, a loop of one pattern ×48, a tail of five one-offs:

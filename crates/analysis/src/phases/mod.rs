@@ -420,7 +420,23 @@ pub struct PhaseOptions {
     pub significance: f64,
     /// Identify each phase's topology and measure its imbalance.
     pub describe: bool,
+    /// Smallest share of the run a reported phase holds, of its time or of its pattern
+    /// occurrences (docs/phases.md, "Phases worth reporting"): once the significant boundaries
+    /// are found, a phase below it in both is merged into the neighbour whose pattern mix is
+    /// closest to its own, shortest first. 0 keeps every
+    /// significant phase; not applied when the leaves are kept (`significance` ≥ 1).
+    #[serde(default = "default_min_share")]
+    pub min_share: f64,
 }
+
+/// Default of [`PhaseOptions::min_share`].
+fn default_min_share() -> f64 {
+    MIN_SHARE
+}
+
+/// Default smallest share of the run's time or occurrences a phase holds: 1 %, the precision
+/// asked of a phase boundary when it is checked against a program's dated log (docs/phases.md).
+pub const MIN_SHARE: f64 = 0.01;
 
 impl Default for PhaseOptions {
     fn default() -> Self {
@@ -429,6 +445,7 @@ impl Default for PhaseOptions {
             outside: Outside::Own,
             significance: merge::SIGNIFICANCE,
             describe: true,
+            min_share: MIN_SHARE,
         }
     }
 }
@@ -536,6 +553,23 @@ pub fn detect_phases_with(
         merge::merge(&classes, &leaf_bounds, opts.significance, opts.strength)
     } else {
         (leaf_bounds.clone(), Vec::new())
+    };
+    let (bounds, tests) = if opts.significance < 1.0 && opts.min_share > 0.0 && bounds.len() > 2 {
+        let own = (opts.outside == Outside::Own).then_some(comm.patterns.len() as u32);
+        let classes = merge::classes(&seq, own, |i| rank_bucket(comm.instances[idx[i]].parts.len()));
+        let starts: Vec<tracelogic_model::Time> = idx.iter().map(|&i| comm.instances[i].start).collect();
+        let last_end = idx.iter().map(|&i| comm.instances[i].end).max().unwrap_or(0);
+        merge::merge_short(
+            &classes,
+            &starts,
+            last_end,
+            bounds,
+            tests,
+            opts.min_share,
+            opts.significance,
+        )
+    } else {
+        (bounds, tests)
     };
     let mut phases = Vec::with_capacity(bounds.len().saturating_sub(1));
     for (k, w) in bounds.windows(2).enumerate() {
