@@ -61,6 +61,8 @@ fn is_nonblocking_collective(name: &str) -> bool {
 pub struct Reply {
     /// Sending world rank.
     pub sender: Rank,
+    /// Receiving world rank.
+    pub receiver: Rank,
     /// Index into the sender's operations.
     pub send_op: u32,
     /// Entry time of the receive's posting call.
@@ -96,7 +98,9 @@ pub struct WaitsAcc {
     ranks: Range<Rank>,
     by_rank: Vec<[u64; 6]>,
     by_func: Vec<[u64; 6]>,
-    pairs: HashMap<(Rank, Rank), u64>,
+    /// (late sender, late receiver) ns per (sender, receiver): late senders measured at the
+    /// receiver's process, late receivers at the sender's.
+    pairs: HashMap<(Rank, Rank), (u64, u64)>,
     clock_violations: u64,
     /// True when the parts cannot reproduce the serial report ([module docs](self)).
     pub ambiguous: bool,
@@ -112,8 +116,9 @@ pub struct WaitsPart {
     pub by_rank: Vec<[u64; 6]>,
     /// Waits per function id, ns per state.
     pub by_func: Vec<[u64; 6]>,
-    /// Late-sender ns per (sender, receiver) of the part's receivers.
-    pub pairs: Vec<(Rank, Rank, u64)>,
+    /// (sender, receiver, late-sender ns, late-receiver ns) of the part's receivers' late
+    /// senders and its senders' late receivers.
+    pub pairs: Vec<(Rank, Rank, u64, u64)>,
     /// Clock violations of the part's receives.
     pub clock_violations: u64,
     /// Time in MPI calls of the part's ranks, ns.
@@ -174,6 +179,7 @@ impl WaitsAcc {
             }
             replies.push(Reply {
                 sender: m.sender,
+                receiver: m.receiver,
                 send_op: m.send_op,
                 recv_enter: recv_post_enter,
             });
@@ -216,7 +222,7 @@ impl WaitsAcc {
             }
             last = Some((receiver, call, w, sender));
             self.add(trace, receiver, call, LS, w);
-            *self.pairs.entry((sender, receiver)).or_insert(0) += w;
+            self.pairs.entry((sender, receiver)).or_insert((0, 0)).0 += w;
         }
         replies
     }
@@ -239,7 +245,11 @@ impl WaitsAcc {
             };
             if let (true, Some((enter, exit))) = (blocking, call_times(trace, rep.sender, sc)) {
                 if exit > rep.recv_enter {
-                    self.add(trace, rep.sender, sc, LR, rep.recv_enter.saturating_sub(enter));
+                    let w = rep.recv_enter.saturating_sub(enter);
+                    self.add(trace, rep.sender, sc, LR, w);
+                    if w > 0 {
+                        self.pairs.entry((rep.sender, rep.receiver)).or_insert((0, 0)).1 += w;
+                    }
                 }
             }
         }
@@ -335,7 +345,11 @@ impl WaitsAcc {
                     .map(|(a, b)| b.saturating_sub(*a))
             })
             .sum();
-        let mut pairs: Vec<(Rank, Rank, u64)> = self.pairs.into_iter().map(|((s, r), w)| (s, r, w)).collect();
+        let mut pairs: Vec<(Rank, Rank, u64, u64)> = self
+            .pairs
+            .into_iter()
+            .map(|((s, r), (ls, lr))| (s, r, ls, lr))
+            .collect();
         pairs.sort_unstable();
         WaitsPart {
             ranks: self.ranks,
@@ -446,7 +460,7 @@ fn waits_of(ns: &[u64; 6]) -> Waits {
 pub fn combine_waits(trace: &Trace, parts: &[WaitsPart]) -> (WaitReport, u64) {
     let mut by_rank: Vec<[u64; 6]> = Vec::with_capacity(trace.ranks.len());
     let mut by_func = vec![[0u64; 6]; trace.functions.len()];
-    let mut pairs: Vec<(Rank, Rank, u64)> = Vec::new();
+    let mut pairs: HashMap<(Rank, Rank), (u64, u64)> = HashMap::new();
     let mut clock_violations = 0;
     let mut mpi_ns = 0u64;
     for p in parts {
@@ -456,7 +470,11 @@ pub fn combine_waits(trace: &Trace, parts: &[WaitsPart]) -> (WaitReport, u64) {
                 a[k] += b[k];
             }
         }
-        pairs.extend(&p.pairs);
+        for &(s, r, ls, lr) in &p.pairs {
+            let e = pairs.entry((s, r)).or_insert((0, 0));
+            e.0 += ls;
+            e.1 += lr;
+        }
         clock_violations += p.clock_violations;
         mpi_ns += p.mpi_ns;
     }
@@ -481,16 +499,18 @@ pub fn combine_waits(trace: &Trace, parts: &[WaitsPart]) -> (WaitReport, u64) {
             .total_cmp(&a.waits.total_s())
             .then_with(|| a.name.cmp(&b.name))
     });
-    // A pair's waits are all measured at its receiver's process: one entry per pair.
-    pairs.sort_unstable_by_key(|p| (p.0, p.1));
-    let by_pair = pairs
+    // A pair's late senders are measured at its receiver's process, its late receivers at its
+    // sender's: both are summed here, one entry per pair.
+    let mut by_pair: Vec<PairWait> = pairs
         .into_iter()
-        .map(|(sender, receiver, ns)| PairWait {
+        .map(|((sender, receiver), (ls, lr))| PairWait {
             sender,
             receiver,
-            late_sender_s: secs(ns),
+            late_sender_s: secs(ls),
+            late_receiver_s: secs(lr),
         })
         .collect();
+    by_pair.sort_by_key(|p| (p.sender, p.receiver));
     let report = WaitReport {
         totals: waits_of(&totals),
         by_rank: by_rank

@@ -427,6 +427,13 @@ fn on_root(world: &SimpleCommunicator, paths: &[PathBuf], run: impl FnOnce() -> 
 
 /// `matrix`: each process builds its ranks' rows; rank 0 gathers them and prints the report.
 fn matrix(world: &SimpleCommunicator, args: matrix::Args) -> CliResult {
+    if args.metric == matrix::MetricArg::Waiting {
+        return Err(CliError::Input(
+            "--metric waiting is not computed by tracelogic-mpi yet: run `tracelogic-mpi waits` (its by_pair \
+             list) or the serial `tracelogic matrix --metric waiting`"
+                .into(),
+        ));
+    }
     let partial = read(world, &args.paths)?;
     let owned = partial.owned.clone();
     // Every process checks the selection (the same answer everywhere: the definitions are whole).
@@ -452,6 +459,7 @@ fn matrix(world: &SimpleCommunicator, args: matrix::Args) -> CliResult {
         matrix,
         filtered,
         selection: absolute,
+        waiting: None,
     };
     set_stage("writing the communication matrix");
     let csv = args.output.csv.then_some(if args.sparse {
