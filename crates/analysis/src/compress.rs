@@ -409,6 +409,7 @@ enum Symbol {
 }
 
 /// An occurrence during folding: a record, or a loop with all its iterations.
+#[derive(Clone)]
 enum Item {
     Leaf(usize),
     Loop(Vec<Vec<Item>>),
@@ -436,14 +437,42 @@ pub fn compress_with(records: &[Record], options: &CompressOptions) -> Program {
         syms.push(intern(Symbol::Leaf(shape), &mut table));
         items.push(Item::Leaf(i));
     }
+    let (mut syms2, mut items2, mut table2) = (syms.clone(), items.clone(), table.clone());
+    fold(&mut syms, &mut items, &mut table, false);
+    let plain = finish(records, &items, options);
+    // Iterations that differ only in their inner loop counts (an iterative solver's inner steps
+    // per outer step): folded again with inner loops strictly first and the bodies of known loops
+    // found inline (an inner loop run once) made loops of one iteration; kept when shorter.
+    if fold(&mut syms2, &mut items2, &mut table2, true) {
+        let varying = finish(records, &items2, options);
+        if varying.compressed_length < plain.compressed_length {
+            return varying;
+        }
+    }
+    plain
+}
+
+/// Fold tandem repeats of `syms` (and `items` alongside) until none is left. With `varying`,
+/// each pass first makes the inline bodies of known loops loops of one iteration
+/// ([`promote_inline_bodies`]) and postpones a run while a shorter one starts anywhere inside
+/// it ([`plan_pass_with`]); returns whether `varying` promoted anything.
+fn fold(syms: &mut Vec<u32>, items: &mut Vec<Item>, table: &mut HashMap<Symbol, u32>, varying: bool) -> bool {
+    let mut promoted = false;
+    let intern = |s: Symbol, table: &mut HashMap<Symbol, u32>| {
+        let next = table.len() as u32;
+        *table.entry(s).or_insert(next)
+    };
     loop {
-        let plan = plan_pass(&syms);
+        if varying && promote_inline_bodies(syms, items, table) {
+            promoted = true;
+        }
+        let plan = plan_pass_with(syms, varying);
         if plan.is_empty() {
             break;
         }
         let mut next_syms = Vec::with_capacity(syms.len());
         let mut next_items = Vec::with_capacity(items.len());
-        let mut it = items.into_iter();
+        let mut it = std::mem::take(items).into_iter();
         let mut pos = 0usize;
         for (start, period, count) in plan {
             while pos < start {
@@ -453,15 +482,86 @@ pub fn compress_with(records: &[Record], options: &CompressOptions) -> Program {
             }
             let body = syms[start..start + period].to_vec();
             let iterations: Vec<Vec<Item>> = (0..count).map(|_| it.by_ref().take(period).collect()).collect();
-            next_syms.push(intern(Symbol::Loop(body), &mut table));
+            next_syms.push(intern(Symbol::Loop(body), table));
             next_items.push(Item::Loop(iterations));
             pos += period * count;
         }
         next_items.extend(it);
         next_syms.extend_from_slice(&syms[pos..]);
-        syms = next_syms;
-        items = next_items;
+        *syms = next_syms;
+        *items = next_items;
     }
+    promoted
+}
+
+/// Replace every inline copy of a known loop's body in `syms` (outside that loop) by a loop of
+/// that body run once, longest body first, left to right; whether any was replaced.
+fn promote_inline_bodies(syms: &mut Vec<u32>, items: &mut Vec<Item>, table: &HashMap<Symbol, u32>) -> bool {
+    // Loop bodies by first symbol, longest first.
+    let mut bodies: HashMap<u32, Vec<(&[u32], u32)>> = HashMap::new();
+    for (s, &id) in table {
+        if let Symbol::Loop(body) = s {
+            if let Some(&first) = body.first() {
+                bodies.entry(first).or_default().push((body.as_slice(), id));
+            }
+        }
+    }
+    for v in bodies.values_mut() {
+        v.sort_unstable_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.1.cmp(&b.1)));
+    }
+    let n = syms.len();
+    let mut work = 0u64;
+    let mut hits: Vec<(usize, usize, u32)> = Vec::new();
+    let mut i = 0;
+    while i < n {
+        let found = bodies.get(&syms[i]).and_then(|cands| {
+            cands.iter().find(|(body, _)| {
+                work += body.len().min(n - i) as u64;
+                work <= PASS_WORK && i + body.len() <= n && syms[i..i + body.len()] == **body
+            })
+        });
+        match found {
+            Some(&(body, id)) => {
+                hits.push((i, body.len(), id));
+                i += body.len();
+            }
+            None => i += 1,
+        }
+    }
+    if hits.is_empty() {
+        return false;
+    }
+    let mut next_syms = Vec::with_capacity(n);
+    let mut next_items = Vec::with_capacity(n);
+    let mut it = std::mem::take(items).into_iter();
+    let mut pos = 0;
+    for (start, len, id) in hits {
+        while pos < start {
+            next_items.push(it.next().expect("hit within the sequence"));
+            next_syms.push(syms[pos]);
+            pos += 1;
+        }
+        let iteration: Vec<Item> = it.by_ref().take(len).collect();
+        pos += len;
+        // Right after a loop of the same body: one more iteration of it.
+        if next_syms.last() == Some(&id) {
+            if let Some(Item::Loop(its)) = next_items.last_mut() {
+                its.push(iteration);
+                continue;
+            }
+        }
+        next_items.push(Item::Loop(vec![iteration]));
+        next_syms.push(id);
+    }
+    next_items.extend(it);
+    next_syms.extend_from_slice(&syms[pos..]);
+    *syms = next_syms;
+    *items = next_items;
+    true
+}
+
+/// The program of the folded `items`.
+fn finish(records: &[Record], items: &[Item], options: &CompressOptions) -> Program {
     let mut id = 0u32;
     let nodes: Vec<Node> = items.iter().map(|i| build(&[i], records, &mut id, options)).collect();
     let compressed_length = count_nodes(&nodes);
@@ -479,7 +579,14 @@ pub fn compress_with(records: &[Record], options: &CompressOptions) -> Program {
 }
 
 /// Runs to fold in one pass: `(start, period, copies)`, increasing and disjoint.
+#[cfg(test)]
 fn plan_pass(s: &[u32]) -> Vec<(usize, usize, usize)> {
+    plan_pass_with(s, false)
+}
+
+/// [`plan_pass`]; `strict` postpones a run while a shorter repeat starts anywhere inside it
+/// (not only inside its first copy), so that `B A X Y B A X Y X Y` folds `[X Y]^2` first.
+fn plan_pass_with(s: &[u32], strict: bool) -> Vec<(usize, usize, usize)> {
     let n = s.len();
     let mut next_same = vec![usize::MAX; n];
     let mut last: HashMap<u32, usize> = HashMap::new();
@@ -530,6 +637,10 @@ fn plan_pass(s: &[u32]) -> Vec<(usize, usize, usize)> {
         let mut k = 2;
         while i + (k + 1) * p <= n && s[i + k * p..i + (k + 1) * p] == s[i..i + p] {
             k += 1;
+        }
+        if strict && (i + 1..i + k * p).any(|j| best[j] < p) {
+            i += 1;
+            continue;
         }
         plan.push((i, p, k));
         i += k * p;
@@ -843,6 +954,91 @@ fn text_into(nodes: &[Node], indent: usize, out: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn records(functions: &[&str]) -> Vec<Record> {
+        functions
+            .iter()
+            .enumerate()
+            .map(|(i, f)| Record {
+                call: LogicalCall {
+                    function: f.to_string(),
+                    kind: tracelogic_model::CallKind::Completion,
+                    ops: Vec::new(),
+                    collective: None,
+                    completes: Vec::new(),
+                    only_ranks: None,
+                },
+                gap_ns: 0,
+                duration_ns: 0,
+                rank: 0,
+                call_index: i as u32,
+            })
+            .collect()
+    }
+
+    /// `A [X Y]^k B` for each k of `counts`, with `tail` after B in the iterations listed.
+    fn outer(counts: &[usize], odd: Option<usize>) -> Vec<&'static str> {
+        let mut f = vec!["Init"];
+        for (i, &k) in counts.iter().enumerate() {
+            f.push("A");
+            for _ in 0..k {
+                f.extend(["X", "Y"]);
+            }
+            f.push(if odd == Some(i) { "C" } else { "B" });
+        }
+        f.push("Finalize");
+        f
+    }
+
+    fn expands_exactly(p: &Program, functions: &[&str]) {
+        let back: Vec<String> = p.expand(1000).unwrap().into_iter().map(|c| c.function).collect();
+        assert_eq!(back, functions, "{}", p.text());
+    }
+
+    /// The loop of the program's top level, its count and its inner loop's count.
+    fn outer_and_inner(p: &Program) -> Option<(&Values, &Values)> {
+        p.nodes.iter().find_map(|n| match n {
+            Node::Loop { count, body, .. } => body.iter().find_map(|b| match b {
+                Node::Loop { count: inner, .. } => Some((count, inner)),
+                Node::Call { .. } => None,
+            }),
+            Node::Call { .. } => None,
+        })
+    }
+
+    #[test]
+    fn iterations_differing_in_inner_counts_fold() {
+        for counts in [[3usize, 5, 2, 4], [3, 1, 2, 4], [2, 1, 5, 1]] {
+            let f = outer(&counts, None);
+            let p = compress(&records(&f));
+            expands_exactly(&p, &f);
+            let (count, inner) = outer_and_inner(&p).unwrap_or_else(|| panic!("{counts:?}: {}", p.text()));
+            assert_eq!(*count, Values::Constant { value: 4 }, "{counts:?}: {}", p.text());
+            assert_eq!(*inner, Values::compress(&counts.map(|k| k as u64)), "{counts:?}");
+            // Init, loop header, A, inner header, X, Y, B, Finalize.
+            assert_eq!(p.compressed_length, 8, "{counts:?}: {}", p.text());
+        }
+    }
+
+    #[test]
+    fn iterations_differing_in_a_record_do_not_fold() {
+        for counts in [[3usize, 5, 2, 4], [3, 1, 2, 4]] {
+            let f = outer(&counts, Some(2));
+            let p = compress(&records(&f));
+            expands_exactly(&p, &f);
+            // No loop runs A four times.
+            let four = p.nodes.iter().any(|n| match n {
+                Node::Loop { count, body, .. } => {
+                    count.value(0) >= 3
+                        && body
+                            .iter()
+                            .any(|b| matches!(b, Node::Call { shape, .. } if shape.function == "A"))
+                }
+                Node::Call { .. } => false,
+            });
+            assert!(!four, "{counts:?}: {}", p.text());
+        }
+    }
 
     #[test]
     fn values_pick_the_compact_form() {
