@@ -208,13 +208,11 @@ fn every_analysis_prints_the_same_selection_object() {
         let mut args: Vec<&dyn AsRef<std::ffi::OsStr>> = vec![&sub, &mg, &"--json"];
         args.extend(flags.iter().copied());
         let o = run(&args);
-        // logical finds no topology on 6 of 8 ranks: exit 1 with a message, no JSON.
-        if sub == "logical" {
-            assert_eq!(code(&o), 1, "{}", stderr(&o));
-            assert!(stderr(&o).contains("no topology"), "{}", stderr(&o));
-            continue;
-        }
         assert_eq!(code(&o), 0, "{sub}: {}", stderr(&o));
+        // logical finds no topology on 6 of 8 ranks: its directions are rank offsets.
+        if sub == "logical" {
+            assert_eq!(json(&o)["directions_from"]["placed_by"], "rank_offsets");
+        }
         shapes.push((sub, json(&o)["selection"].clone()));
     }
     let lu = sample("npb-lu.S.8");
