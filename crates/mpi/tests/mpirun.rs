@@ -88,6 +88,38 @@ fn every_analysis_prints_what_the_serial_cli_prints() {
     }
 }
 
+/// `mpirun -n 4 tracelogic-mpi topology|matrix SAMPLE --json` equals the serial CLI on every
+/// bundled sample (every folder of tests/data/samples: DUMPI, OTF2, Paraver, Pipit CSV), exit
+/// code included.
+#[test]
+fn topology_and_matrix_on_four_processes_equal_the_serial_cli_on_every_sample() {
+    let serial = serial_binary();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/samples");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert!(names.len() >= 10, "the bundled samples: {names:?}");
+    for name in &names {
+        let path = sample(name);
+        let path = path.to_str().unwrap();
+        for analysis in ["topology", "matrix"] {
+            let args = [analysis, path, "--json"];
+            let want = Command::new(&serial).args(args).output().unwrap();
+            let got = mpirun(4, &args);
+            assert_eq!(got.status.code(), want.status.code(), "{analysis} {name}");
+            assert!(
+                got.stdout == want.stdout || untimed(&got.stdout) == untimed(&want.stdout),
+                "{analysis} {name} on 4 processes differs from the serial CLI; stderr: {}",
+                String::from_utf8_lossy(&got.stderr)
+            );
+        }
+    }
+}
+
 /// The reduced analyses (`summary`, `profile`, `matrix`, `waits`) as text and with selections: the same
 /// stdout and exit code as the serial CLI, its stderr once (a selection the trace refuses too).
 #[test]
