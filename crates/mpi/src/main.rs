@@ -482,6 +482,12 @@ fn run(world: &SimpleCommunicator, command: Command) -> CliResult {
         Command::Summary(a) => summary(world, a),
         Command::Profile(a) => profile(world, a),
         Command::Topology(a) => on_root(world, &a.paths.clone(), || topology::run(a)),
+        // A time window pairs the messages as the whole trace pairs them, then keeps those with
+        // both ends inside (the serial analysis); the parts do not reproduce that yet, so rank 0
+        // runs the serial analysis on the gathered trace.
+        Command::Waits(a) if a.selection.from.is_some() || a.selection.to.is_some() => {
+            on_root(world, &a.paths.clone(), || waits::run(a))
+        }
         Command::Waits(a) => waits(world, a),
         Command::Replay(a) => on_root(world, &a.paths.clone(), || replay::run(a)),
     }

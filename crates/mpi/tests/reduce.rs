@@ -95,6 +95,11 @@ fn profile_by_parts(trace: &Trace, blocks: &[Range<Rank>], selection: &Selection
 /// The wait states (report, time in MPI) of `trace` restricted to `selection` computed by the
 /// processes of `blocks`; `None` when a part finds the serial answer ambiguous.
 fn waits_by_parts(trace: &Trace, blocks: &[Range<Rank>], selection: &Selection) -> Option<String> {
+    // A time window: the serial analysis pairs the messages as the whole trace does and keeps
+    // those inside; `tracelogic-mpi waits` runs it on rank 0 (the parts re-match the window).
+    if selection.from.is_some() || selection.to.is_some() {
+        return None;
+    }
     let parts: Vec<Trace> = blocks
         .iter()
         .map(|b| {
