@@ -70,6 +70,8 @@ test('patterns: step through the occurrences of a pattern, zoom the event graph,
   assert.ok(Math.abs(zoomed[2] - full[2] / 2) < 0.2 && Math.abs(zoomed[3] - full[3] / 2) < 0.2, `${zoomed} vs ${full}`);
   await page.$eval('#pattern-pan-x', (e) => { e.value = '100'; e.dispatchEvent(new Event('input', { bubbles: true })); });
   await page.waitForFunction(() => Number(document.querySelector('#pattern-graph').getAttribute('viewBox').split(' ')[0]) > 0);
+  // The wheel reaches the graph only where it is on screen.
+  await page.locator('#pattern-graph').scrollIntoViewIfNeeded();
   const box = await page.locator('#pattern-graph').boundingBox();
   await page.mouse.move(box.x + 20, box.y + 20);
   await page.mouse.wheel(0, -100);
