@@ -167,6 +167,7 @@ test('logical steps, a rank filter and the topology order', async () => {
   assert.equal(tile.extent, Number(d.tileTo), 'the whole run in steps is the CLI\'s largest step');
   // Lanes of ranks 2 and 5 only.
   await page.selectOption('#tl-clock', 'time');
+  await settled(page);
   await page.fill('#tl-ranks', '5,2');
   await page.press('#tl-ranks', 'Tab');
   await page.waitForSelector('#timeline-canvas[data-lane-ranks="2,5"]', { timeout: 60_000 });
