@@ -42,7 +42,14 @@ fn text_files() -> Vec<PathBuf> {
 #[test]
 fn nothing_reads_or_cites_what_lies_outside_the_repository() {
     let this = root().join("tests/repository.rs");
-    let forbidden = ["../shared", "shared/data", "shared/docs", "seed 00", "Seed 00"];
+    // Spelled in pieces so that this list is not itself a reference outside the repository.
+    let forbidden = [
+        concat!("..", "/shared"),
+        "shared/data",
+        "shared/docs",
+        "seed 00",
+        "Seed 00",
+    ];
     let mut found = Vec::new();
     for path in text_files() {
         if path == this {

@@ -477,6 +477,45 @@ fn is_mpi_region(name: &str, paradigm: u8) -> bool {
 /// the calling thread whatever the threads asked: starting threads would cost more than it saves.
 pub(crate) const PARALLEL_FROM_BYTES: u64 = 1 << 20;
 
+/// One part per MPI rank holding its locations in definition order (parts in the order their
+/// ranks' first locations come), and a warning for each location with events that belongs to
+/// no rank. What the threaded, streamed and distributed reads split a trace by.
+fn parts_by_rank(
+    defs: &GlobalDefs,
+    ranks_of_groups: &HashMap<u32, Rank>,
+    nranks: u32,
+) -> (Vec<PartSpec>, Vec<(u32, String)>) {
+    let mut warnings = Vec::new();
+    let mut per_rank: Vec<PartSpec> = Vec::new();
+    let mut part_of_rank = vec![usize::MAX; nranks as usize];
+    for (i, loc) in defs.locations.items.iter().enumerate() {
+        let Some(&rank) = ranks_of_groups.get(&loc.group) else {
+            if loc.number_of_events > 0 {
+                warnings.push((
+                    i as u32,
+                    format!(
+                        "location {} ({}) belongs to no MPI rank; its {} events were not read",
+                        loc.id,
+                        defs.string(loc.name),
+                        loc.number_of_events
+                    ),
+                ));
+            }
+            continue;
+        };
+        let p = &mut part_of_rank[rank as usize];
+        if *p == usize::MAX {
+            *p = per_rank.len();
+            per_rank.push(PartSpec {
+                ranks: vec![rank],
+                locations: Vec::new(),
+            });
+        }
+        per_rank[*p].locations.push((i, 0));
+    }
+    (per_rank, warnings)
+}
+
 /// Build the trace of `archive`.
 ///
 /// With one thread every location is read in one part, in location order, with progress per
@@ -516,39 +555,17 @@ pub(crate) fn build(
     let files = archive.files;
     let bytes_total: u64 = files.iter().map(|f| f.bytes.len() as u64).sum();
     let head = files[archive.anchor_file].bytes.len() as u64 + files[archive.defs_file].bytes.len() as u64;
-    let mut location_warnings = Vec::new();
-    let mut whole = PartSpec {
+    let (per_rank, location_warnings) = parts_by_rank(defs, &ranks_of_groups, nranks);
+    let whole = PartSpec {
         ranks: (0..nranks).collect(),
-        locations: Vec::new(),
+        locations: defs
+            .locations
+            .items
+            .iter()
+            .enumerate()
+            .filter_map(|(i, loc)| ranks_of_groups.get(&loc.group).map(|&r| (i, r as usize)))
+            .collect(),
     };
-    let mut per_rank: Vec<PartSpec> = Vec::new();
-    let mut part_of_rank = vec![usize::MAX; nranks as usize];
-    for (i, loc) in defs.locations.items.iter().enumerate() {
-        let Some(&rank) = ranks_of_groups.get(&loc.group) else {
-            if loc.number_of_events > 0 {
-                location_warnings.push((
-                    i as u32,
-                    format!(
-                        "location {} ({}) belongs to no MPI rank; its {} events were not read",
-                        loc.id,
-                        defs.string(loc.name),
-                        loc.number_of_events
-                    ),
-                ));
-            }
-            continue;
-        };
-        whole.locations.push((i, rank as usize));
-        let p = &mut part_of_rank[rank as usize];
-        if *p == usize::MAX {
-            *p = per_rank.len();
-            per_rank.push(PartSpec {
-                ranks: vec![rank],
-                locations: Vec::new(),
-            });
-        }
-        per_rank[*p].locations.push((i, 0));
-    }
     // Each part sets up its own view of the region table: with many parts and many regions
     // (more than a few per input byte) that would cost more than the read, so one part it is.
     let setup = (per_rank.len() as u64).saturating_mul(shared.regions.len() as u64);
@@ -2781,34 +2798,7 @@ pub(crate) fn stream(
     let shared = Shared::new(archive, false, nranks, defs_name)?;
     let mut head = Trace::new("otf2", archive.anchor_name(), 0);
     add_meta(archive, &mut head);
-    let mut warnings: Vec<(u32, String)> = Vec::new();
-    let mut per_rank: Vec<PartSpec> = Vec::new();
-    let mut part_of_rank = vec![usize::MAX; nranks as usize];
-    for (i, loc) in defs.locations.items.iter().enumerate() {
-        let Some(&rank) = ranks_of_groups.get(&loc.group) else {
-            if loc.number_of_events > 0 {
-                warnings.push((
-                    i as u32,
-                    format!(
-                        "location {} ({}) belongs to no MPI rank; its {} events were not read",
-                        loc.id,
-                        defs.string(loc.name),
-                        loc.number_of_events
-                    ),
-                ));
-            }
-            continue;
-        };
-        let p = &mut part_of_rank[rank as usize];
-        if *p == usize::MAX {
-            *p = per_rank.len();
-            per_rank.push(PartSpec {
-                ranks: vec![rank],
-                locations: Vec::new(),
-            });
-        }
-        per_rank[*p].locations.push((i, 0));
-    }
+    let (per_rank, mut warnings) = parts_by_rank(defs, &ranks_of_groups, nranks);
     let clock = shared.clock;
     let end = clock.ns(defs.clock.global_offset.saturating_add(defs.clock.trace_length));
     let mut info = crate::stream::StreamInfo {
@@ -2963,34 +2953,7 @@ pub(crate) fn build_partial(
             ids.join(", ")
         ));
     }
-    let mut location_warnings = Vec::new();
-    let mut per_rank: Vec<PartSpec> = Vec::new();
-    let mut part_of_rank = vec![usize::MAX; nranks as usize];
-    for (i, loc) in defs.locations.items.iter().enumerate() {
-        let Some(&rank) = ranks_of_groups.get(&loc.group) else {
-            if loc.number_of_events > 0 {
-                location_warnings.push((
-                    i as u32,
-                    format!(
-                        "location {} ({}) belongs to no MPI rank; its {} events were not read",
-                        loc.id,
-                        defs.string(loc.name),
-                        loc.number_of_events
-                    ),
-                ));
-            }
-            continue;
-        };
-        let p = &mut part_of_rank[rank as usize];
-        if *p == usize::MAX {
-            *p = per_rank.len();
-            per_rank.push(PartSpec {
-                ranks: vec![rank],
-                locations: Vec::new(),
-            });
-        }
-        per_rank[*p].locations.push((i, 0));
-    }
+    let (per_rank, location_warnings) = parts_by_rank(defs, &ranks_of_groups, nranks);
     let mut sizes = vec![0u64; nranks as usize];
     for spec in &per_rank {
         sizes[spec.ranks[0] as usize] = part_bytes_of(archive, spec, &|f| file_sizes[f]);
