@@ -19,20 +19,12 @@
 //! and collective records of one instance that disagree on the operation or the root (the
 //! serial analysis takes the lowest rank's). `tracelogic-mpi` then computes the report serially.
 
-use crate::profile::secs;
-use crate::waits::{roles, FunctionWaits, PairWait, RankWaits, Role, WaitReport, Waits};
+use crate::waits::{roles, Role, WaitReport, BARRIER, ER, LB, LR, LS, NXN};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::ops::Range;
 use tracelogic_model::matching::NO_TIME;
 use tracelogic_model::{CallIdx, CallKind, CollectiveOp, CommId, Message, Rank, Trace, NOT_COMPLETED};
-
-const LS: usize = 0;
-const LR: usize = 1;
-const NXN: usize = 2;
-const BARRIER: usize = 3;
-const LB: usize = 4;
-const ER: usize = 5;
 
 /// `min(until, exit) − enter`, or 0.
 fn idle(enter: u64, exit: u64, until: u64) -> u64 {
@@ -442,17 +434,6 @@ pub fn instance_parts(trace: &Trace, ranks: Range<Rank>) -> Vec<InstancePart> {
         .collect()
 }
 
-fn waits_of(ns: &[u64; 6]) -> Waits {
-    Waits {
-        late_sender_s: secs(ns[LS]),
-        late_receiver_s: secs(ns[LR]),
-        wait_nxn_s: secs(ns[NXN]),
-        wait_barrier_s: secs(ns[BARRIER]),
-        late_broadcast_s: secs(ns[LB]),
-        early_reduce_s: secs(ns[ER]),
-    }
-}
-
 /// The wait report of `trace` (its definitions) from `parts` covering each rank once, in rank
 /// order: what [`wait_states_matched`](crate::waits::wait_states_matched) gives on the whole
 /// trace (unless a part is [`WaitsPart::ambiguous`]), and the time in MPI calls over all ranks
@@ -478,52 +459,8 @@ pub fn combine_waits(trace: &Trace, parts: &[WaitsPart]) -> (WaitReport, u64) {
         clock_violations += p.clock_violations;
         mpi_ns += p.mpi_ns;
     }
-    let mut totals = [0u64; 6];
-    for row in &by_rank {
-        for k in 0..6 {
-            totals[k] += row[k];
-        }
-    }
-    let mut by_function: Vec<FunctionWaits> = by_func
-        .iter()
-        .enumerate()
-        .filter(|(_, row)| row.iter().any(|&v| v > 0))
-        .map(|(f, row)| FunctionWaits {
-            name: trace.functions.name(f as u32).to_owned(),
-            waits: waits_of(row),
-        })
-        .collect();
-    by_function.sort_by(|a, b| {
-        b.waits
-            .total_s()
-            .total_cmp(&a.waits.total_s())
-            .then_with(|| a.name.cmp(&b.name))
-    });
     // A pair's late senders are measured at its receiver's process, its late receivers at its
-    // sender's: both are summed here, one entry per pair.
-    let mut by_pair: Vec<PairWait> = pairs
-        .into_iter()
-        .map(|((sender, receiver), (ls, lr))| PairWait {
-            sender,
-            receiver,
-            late_sender_s: secs(ls),
-            late_receiver_s: secs(lr),
-        })
-        .collect();
-    by_pair.sort_by_key(|p| (p.sender, p.receiver));
-    let report = WaitReport {
-        totals: waits_of(&totals),
-        by_rank: by_rank
-            .iter()
-            .enumerate()
-            .map(|(r, row)| RankWaits {
-                rank: r as Rank,
-                waits: waits_of(row),
-            })
-            .collect(),
-        by_function,
-        by_pair,
-        clock_violations,
-    };
+    // sender's: both were summed above, one entry per pair.
+    let report = crate::waits::assemble(trace, &by_rank, &by_func, pairs, clock_violations);
     (report, mpi_ns)
 }

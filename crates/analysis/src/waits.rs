@@ -296,12 +296,14 @@ struct Acc {
     by_func: Vec<[u64; 6]>,
 }
 
-const LS: usize = 0;
-const LR: usize = 1;
-const NXN: usize = 2;
-const BARRIER: usize = 3;
-const LB: usize = 4;
-const ER: usize = 5;
+/// Index of each wait state in the per-rank and per-function rows (report order); shared with
+/// the parallel replay (`partial_waits`).
+pub(crate) const LS: usize = 0;
+pub(crate) const LR: usize = 1;
+pub(crate) const NXN: usize = 2;
+pub(crate) const BARRIER: usize = 3;
+pub(crate) const LB: usize = 4;
+pub(crate) const ER: usize = 5;
 
 impl Acc {
     fn add(&mut self, trace: &Trace, rank: Rank, call: CallIdx, what: usize, ns: u64) {
@@ -485,14 +487,28 @@ pub fn wait_states_paired(trace: &Trace, matching: &Matching, sequence: Option<&
         }
     }
 
+    assemble(trace, &acc.by_rank, &acc.by_func, pairs, clock_violations)
+}
+
+/// The report of measured ns per rank and per function id (the six states in report order),
+/// (late sender, late receiver) ns per (sender, receiver) and the clock violations: totals,
+/// functions with any wait by decreasing total, pairs by sender then receiver. The serial
+/// analysis and the parallel replay's combination (`partial_waits`) both end here, so their
+/// reports are laid out alike.
+pub(crate) fn assemble(
+    trace: &Trace,
+    by_rank: &[[u64; 6]],
+    by_func: &[[u64; 6]],
+    pairs: HashMap<(Rank, Rank), (u64, u64)>,
+    clock_violations: u64,
+) -> WaitReport {
     let mut totals = [0u64; 6];
-    for row in &acc.by_rank {
+    for row in by_rank {
         for k in 0..6 {
             totals[k] += row[k];
         }
     }
-    let mut by_function: Vec<FunctionWaits> = acc
-        .by_func
+    let mut by_function: Vec<FunctionWaits> = by_func
         .iter()
         .enumerate()
         .filter(|(_, row)| row.iter().any(|&v| v > 0))
@@ -519,8 +535,7 @@ pub fn wait_states_paired(trace: &Trace, matching: &Matching, sequence: Option<&
     by_pair.sort_by_key(|p| (p.sender, p.receiver));
     WaitReport {
         totals: waits_of(&totals),
-        by_rank: acc
-            .by_rank
+        by_rank: by_rank
             .iter()
             .enumerate()
             .map(|(r, row)| RankWaits {
