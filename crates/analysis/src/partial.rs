@@ -15,7 +15,7 @@
 //!   which is itself the combination of one part holding every rank.
 
 use crate::profile::{ProfileOptions, ProfileReport};
-use crate::summary::{CommunicatorInfo, Summary};
+use crate::summary::Summary;
 use serde::{Deserialize, Serialize};
 use std::ops::Range;
 use tracelogic_model::{P2pDir, Rank, Time, Trace};
@@ -119,25 +119,7 @@ pub fn combine_summary(trace: &Trace, parts: &[SummaryPart]) -> Summary {
         m.unmatched_recvs += part.matching.unmatched_recvs;
     }
     s.calls = s.calls_per_rank.iter().sum();
-    for (f, &count) in by_func.iter().enumerate() {
-        if count > 0 {
-            *s.calls_by_kind
-                .entry(trace.functions.name(f as u32).to_owned())
-                .or_default() += count;
-        }
-    }
-    let (start, end) = trace.span();
-    s.start_ns = start;
-    s.end_ns = end;
-    s.duration_s = end.saturating_sub(start) as f64 / 1e9;
-    s.communicators = trace
-        .comms
-        .iter()
-        .map(|c| CommunicatorInfo {
-            name: c.name.clone(),
-            size: c.members.len() as u32,
-        })
-        .collect();
+    crate::summary::trace_wide(trace, &mut s, &by_func);
     s.matched_messages = m.matched;
     s.unmatched_sends = m.sends_elsewhere + m.sends_to_ranks.saturating_sub(m.matched);
     s.unmatched_recvs = m.unmatched_recvs;

@@ -90,6 +90,18 @@ pub fn summarize(trace: &Trace, matching: &Matching) -> Summary {
             .iter()
             .fold(s.collective_bytes, |t, &b| t.saturating_add(b));
     }
+    trace_wide(trace, &mut s, &by_func);
+    s.matched_messages = matching.messages.len() as u64;
+    s.unmatched_sends = matching.unmatched_sends;
+    s.unmatched_recvs = matching.unmatched_recvs;
+    s.warnings = trace.warnings.clone();
+    s
+}
+
+/// The fields of a summary read off the whole trace rather than its ranks' events: calls by
+/// function name from the counts per function id, the span, the communicators. Shared by
+/// [`summary`] and the combination of per-rank parts (`partial::combine_summary`).
+pub(crate) fn trace_wide(trace: &Trace, s: &mut Summary, by_func: &[u64]) {
     for (f, &count) in by_func.iter().enumerate() {
         if count > 0 {
             *s.calls_by_kind
@@ -109,11 +121,6 @@ pub fn summarize(trace: &Trace, matching: &Matching) -> Summary {
             size: c.members.len() as u32,
         })
         .collect();
-    s.matched_messages = matching.messages.len() as u64;
-    s.unmatched_sends = matching.unmatched_sends;
-    s.unmatched_recvs = matching.unmatched_recvs;
-    s.warnings = trace.warnings.clone();
-    s
 }
 
 #[cfg(test)]
