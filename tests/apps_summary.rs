@@ -2,7 +2,9 @@
 //! recording time with the tracer's own decoder: `expected/dumpi2ascii-counts.txt`, written by
 //! `tools/record/dumpi-counts.sh` (an awk pipeline over `dumpi2ascii` of SST DUMPI 13.0.0):
 //! calls per MPI function and per rank, point-to-point sends, their bytes (count × size of the
-//! predefined datatype) and receives.
+//! predefined datatype) and receives. The OTF2 runs (`otf2-*`, recorded with tools/otf2-tracer)
+//! are checked the same way against `expected/otf2-print-counts.txt`, counted with the official
+//! OTF2 reader `otf2-print` by `tools/record/otf2-counts.sh`.
 
 mod common;
 use common::{code, json, run, stderr};
@@ -22,8 +24,16 @@ struct Counts {
     receives: u64,
 }
 
+/// The counts file a run has: the DUMPI decoder's or the official OTF2 reader's.
+fn counts_file(dir: &Path) -> Option<PathBuf> {
+    ["expected/dumpi2ascii-counts.txt", "expected/otf2-print-counts.txt"]
+        .iter()
+        .map(|f| dir.join(f))
+        .find(|p| p.exists())
+}
+
 fn counts(dir: &Path) -> Counts {
-    let text = std::fs::read_to_string(dir.join("expected/dumpi2ascii-counts.txt")).unwrap();
+    let text = std::fs::read_to_string(counts_file(dir).unwrap()).unwrap();
     let mut c = Counts::default();
     for line in text.lines().filter(|l| !l.starts_with('#')) {
         let w: Vec<&str> = line.split_whitespace().collect();
@@ -53,19 +63,22 @@ fn app_dirs() -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = std::fs::read_dir(&root)
         .unwrap()
         .map(|e| e.unwrap().path())
-        .filter(|p| p.join("expected/dumpi2ascii-counts.txt").exists())
+        .filter(|p| counts_file(p).is_some())
         .collect();
     dirs.sort();
     dirs
 }
 
 fn trace_of(dir: &Path) -> PathBuf {
-    let packed = dir.join("dumpi.tar.gz");
-    if packed.exists() {
-        packed
-    } else {
-        dir.to_path_buf()
-    }
+    ["dumpi.tar.gz", "trace.tar.gz"]
+        .iter()
+        .map(|f| dir.join(f))
+        .find(|p| p.exists())
+        .unwrap_or_else(|| dir.to_path_buf())
+}
+
+fn is_otf2(dir: &Path) -> bool {
+    dir.join("expected/otf2-print-counts.txt").exists()
 }
 
 fn check(dir: &Path) {
@@ -74,7 +87,7 @@ fn check(dir: &Path) {
     let o = run(&[&"summary", &trace_of(dir), &"--json"]);
     assert_eq!(code(&o), 0, "{name}: {}", stderr(&o));
     let v = json(&o);
-    assert_eq!(v["format"], "dumpi", "{name}");
+    assert_eq!(v["format"], if is_otf2(dir) { "otf2" } else { "dumpi" }, "{name}");
     assert_eq!(v["ranks"].as_u64(), Some(want.rank_calls.len() as u64), "{name}: ranks");
     let by_kind: BTreeMap<String, u64> = serde_json::from_value(v["calls_by_kind"].clone()).unwrap();
     assert_eq!(by_kind, want.calls, "{name}: calls by function");
@@ -111,6 +124,10 @@ fn every_recorded_run_is_in_this_test() {
         .map(|d| d.file_name().unwrap().to_string_lossy().into_owned())
         .collect();
     assert!(names.len() >= 11, "recorded runs with counts: {names:?}");
+    assert!(
+        names.iter().filter(|n| n.starts_with("otf2-")).count() >= 3,
+        "OTF2 runs with counts: {names:?}"
+    );
 }
 
 #[test]
@@ -138,6 +155,16 @@ fn summary_of_nas_runs_agrees_with_dumpi2ascii() {
     for d in app_dirs()
         .iter()
         .filter(|d| d.file_name().unwrap().to_string_lossy().starts_with("npb-"))
+    {
+        check(d);
+    }
+}
+
+#[test]
+fn summary_of_otf2_runs_agrees_with_otf2_print() {
+    for d in app_dirs()
+        .iter()
+        .filter(|d| d.file_name().unwrap().to_string_lossy().starts_with("otf2-"))
     {
         check(d);
     }
