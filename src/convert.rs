@@ -154,6 +154,40 @@ fn output_name(format: OutFormat, out: &Path, name: Option<&str>) -> Result<Stri
 
 /// Write the converted files at `out` (the file for text, a folder for DUMPI and OTF2); returns
 /// the paths written with their sizes.
+/// `trace` written `repeats` times end to end as OTF2 into the folder `out` (which must be empty
+/// or not exist), each file written as soon as it is encoded
+/// ([`tracelogic_formats::otf2::write_repeated`]): the archive may be far larger than memory.
+pub fn write_otf2_repeated(
+    trace: &Trace,
+    out: &Path,
+    name: Option<&str>,
+    repeats: u64,
+) -> Result<Vec<(PathBuf, u64)>, CliError> {
+    let io_err = |p: &Path, e: std::io::Error| CliError::Input(format!("cannot write {}: {e}", p.display()));
+    let name = output_name(OutFormat::Otf2, out, name)?;
+    if fs::read_dir(out).map(|mut d| d.next().is_some()).unwrap_or(false) {
+        return Err(CliError::Input(format!(
+            "{} is not empty; --repeat writes into an empty folder",
+            out.display()
+        )));
+    }
+    fs::create_dir_all(out.join(&name)).map_err(|e| io_err(out, e))?;
+    let ranks = trace.ranks.len();
+    let mut written = Vec::new();
+    let mut done = 0usize;
+    tracelogic_formats::otf2::write_repeated(trace, &name, repeats, |file, bytes| {
+        let path = out.join(file);
+        fs::write(&path, bytes).map_err(|e| io_err(&path, e))?;
+        if file.ends_with(".evt") {
+            done += 1;
+            set_stage(format!("writing the otf2 trace: {done} of {ranks} ranks"));
+        }
+        written.push((path, bytes.len() as u64));
+        Ok::<(), CliError>(())
+    })?;
+    Ok(written)
+}
+
 pub fn write_files(files: &[WrittenFile], format: OutFormat, out: &Path) -> Result<Vec<(PathBuf, u64)>, CliError> {
     let io_err = |p: &Path, e: std::io::Error| CliError::Input(format!("cannot write {}: {e}", p.display()));
     if format == OutFormat::Text {

@@ -155,6 +155,11 @@ pub struct Args {
     /// Base name of the DUMPI / OTF2 files [default: the --out folder's name].
     #[arg(long)]
     pub name: Option<String>,
+    /// With --format otf2: write the generated run K times end to end, one rank at a time, so
+    /// the trace can be far larger than memory (tens of GB from a run that fits). Calls and
+    /// messages are K times the run's; the --truth file describes one repetition.
+    #[arg(long, value_name = "K", value_parser = clap::value_parser!(u64).range(1..))]
+    pub repeat: Option<u64>,
     /// Also write the ground truth as JSON: spec, rank → node permutation, phases, noise links.
     #[arg(long, value_name = "FILE")]
     pub truth: Option<PathBuf>,
@@ -196,11 +201,11 @@ pub fn run(args: Args) -> CliResult {
     let spec = build_spec(&args)?;
     set_stage(format!("generating {}", spec.topology.label()));
     let (trace, truth) = generate_with_truth(&spec).map_err(|e| CliError::Input(format!("cannot generate: {e}")))?;
-    let written = crate::convert::write_trace(&trace, args.format, &args.out, args.name.as_deref())?;
+    let (written, k) = write(&args, &trace)?;
     report(
         &args,
         phases_label(&truth),
-        (truth.ranks, truth.calls, truth.messages),
+        (truth.ranks, truth.calls * k, truth.messages * k),
         &written,
         &truth,
     )
@@ -243,12 +248,36 @@ fn run_nas(args: &Args, benchmark: NasBenchmark) -> CliResult {
     let label = format!("NAS {} class {} skeleton", benchmark.name().to_uppercase(), spec.class);
     set_stage(format!("generating {label} on {} ranks", spec.ranks));
     let (trace, truth) = generate_nas(&spec).map_err(|e| CliError::Input(format!("cannot generate: {e}")))?;
-    let written = crate::convert::write_trace(&trace, args.format, &args.out, args.name.as_deref())?;
+    let (written, k) = write(args, &trace)?;
     let label = match truth.topology_label.as_str() {
         "" => label,
         grid => format!("{label} ({grid} of processes)"),
     };
-    report(args, label, (spec.ranks, truth.calls, truth.messages), &written, &truth)
+    report(
+        args,
+        label,
+        (spec.ranks, truth.calls * k, truth.messages * k),
+        &written,
+        &truth,
+    )
+}
+
+/// Write the generated trace as the flags say; with `--repeat K` (OTF2 only) streamed, K times.
+/// Returns the files and K.
+fn write(args: &Args, trace: &tracelogic_model::Trace) -> Result<(Vec<(PathBuf, u64)>, u64), CliError> {
+    match args.repeat {
+        None => Ok((
+            crate::convert::write_trace(trace, args.format, &args.out, args.name.as_deref())?,
+            1,
+        )),
+        Some(_) if args.format != OutFormat::Otf2 => {
+            Err(CliError::Input("--repeat writes OTF2 only (give --format otf2)".into()))
+        }
+        Some(k) => Ok((
+            crate::convert::write_otf2_repeated(trace, &args.out, args.name.as_deref(), k)?,
+            k,
+        )),
+    }
 }
 
 /// Write the truth file when asked, then the summary line or the JSON.

@@ -277,3 +277,53 @@ fn otf2_output_reads_the_same_in_the_otf2_library() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `generate --repeat K` (`otf2::write_repeated`): the OTF2 library reads K copies of the run
+/// end to end — per rank, K times the calls, sends and receives of one repetition, and entry
+/// times that repeat with the period (the run's last time + 1 µs).
+#[test]
+fn repeated_otf2_output_reads_as_k_runs_in_the_otf2_library() {
+    if !python_has("otf2", "otf2==3.2") {
+        return;
+    }
+    let trace = generate(&spec()).unwrap();
+    let dir = temp_dir("otf2-repeat");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("gen")).unwrap();
+    let k = 3u64;
+    tracelogic_formats::otf2::write_repeated(&trace, "gen", k, |name, bytes| std::fs::write(dir.join(name), bytes))
+        .unwrap();
+    let reference = run_python(OTF2_SCRIPT, &[dir.join("gen.otf2")]);
+    let per_rank = reference.as_array().unwrap();
+    assert_eq!(per_rank.len(), 16);
+    let period = trace.span().1 + 1_000;
+    let mut offset = None;
+    for (r, got) in per_rank.iter().enumerate() {
+        let once = calls_per_function(&trace, r);
+        let want: BTreeMap<String, u64> = once.iter().map(|(f, n)| (f.clone(), n * k)).collect();
+        assert_eq!(counts(&got["regions"]), want, "rank {r}: calls");
+        let sends = ops(&trace, r, P2pDir::Send);
+        let want_sends: Vec<[u64; 3]> = (0..k).flat_map(|_| sends.iter().copied()).collect();
+        assert_eq!(triples(&got["sends"]), want_sends, "rank {r}: sends");
+        assert_eq!(
+            triples(&got["recvs"]).len() as u64,
+            k * ops(&trace, r, P2pDir::Recv).len() as u64,
+            "rank {r}: receives"
+        );
+        let enters: Vec<u64> = got["enter"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_u64().unwrap())
+            .collect();
+        let c = &trace.ranks[r].calls;
+        assert_eq!(enters.len() as u64, k * c.len() as u64, "rank {r}: entries");
+        for (i, &t) in enters.iter().enumerate() {
+            let (rep, j) = ((i / c.len()) as u64, i % c.len());
+            let want = (c.enter[j] + rep * period) as i128;
+            let off = *offset.get_or_insert(t as i128 - want);
+            assert_eq!(t as i128 - off, want, "rank {r} entry {i}: time");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -21,7 +21,7 @@ mod tests;
 mod writer;
 
 pub use archive::Archive;
-pub use writer::{write, write_with_chunk_size};
+pub use writer::{write, write_repeated, write_with_chunk_size};
 
 use crate::parallel::reader_threads;
 use crate::{FormatError, InputFile, Progress, ProgressSink};

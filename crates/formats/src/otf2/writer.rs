@@ -57,6 +57,68 @@ pub fn write_with_chunk_size(trace: &Trace, name: &str, chunk_size: u64) -> Vec<
     out
 }
 
+/// [`write`] for archives larger than memory: `trace` written `repeats` times end to end (the
+/// events of repetition `k` shifted by `k × period`, `period` = the trace's last timestamp plus
+/// 1 µs), one rank at a time. Each file goes to `sink(relative name, bytes)` as soon as it is
+/// encoded (a rank's event files first, the anchor and global definitions last), so only one
+/// rank's events are held at once whatever `repeats` is: what `tracelogic generate --repeat`
+/// uses to write traces of tens of GB on a machine that can hold one repetition. Every
+/// repetition is a whole run (its messages matched and its requests completed within it), so
+/// the archive reads as one run `repeats` times as long; request ids restart per repetition, as
+/// OTF2 allows once a request has completed.
+///
+/// Complexity: O(repeats × events) time, O(largest rank's events × repeats) memory for the
+/// rank being written.
+pub fn write_repeated<E>(
+    trace: &Trace,
+    name: &str,
+    repeats: u64,
+    mut sink: impl FnMut(&str, &[u8]) -> Result<(), E>,
+) -> Result<(), E> {
+    let repeats = repeats.max(1);
+    let period = trace.span().1.saturating_add(1_000);
+    let mut w = ArchiveWriter::new(trace);
+    w.end = Some(period.saturating_mul(repeats));
+    let locations = w.plan_locations();
+    let mut event_counts = Vec::new();
+    for (r, rt) in trace.ranks.iter().enumerate() {
+        let n = locations[r].len();
+        let mut streams: Vec<EventStream> = (0..n).map(|_| EventStream::default()).collect();
+        for k in 0..repeats {
+            if k == 0 {
+                w.events_of_rank(r as Rank, rt, &mut streams);
+            } else {
+                w.events_of_rank(r as Rank, &shifted(rt, k * period), &mut streams);
+            }
+        }
+        for (li, s) in streams.into_iter().enumerate() {
+            let id = locations[r][li].0;
+            event_counts.push(s.count);
+            sink(&format!("{name}/{id}.evt"), &s.finish(DEFAULT_EVENT_CHUNK))?;
+            sink(&format!("{name}/{id}.def"), &empty_chunked_file())?;
+        }
+    }
+    let (defs, records) = w.definitions(&locations, &event_counts);
+    let nloc = event_counts.len() as u64;
+    sink(&format!("{name}.def"), &defs)?;
+    sink(&format!("{name}.otf2"), &anchor(DEFAULT_EVENT_CHUNK, nloc, records))
+}
+
+/// `rt` with every timestamp moved `by` nanoseconds later.
+fn shifted(rt: &RankTrace, by: u64) -> RankTrace {
+    let mut out = rt.clone();
+    for t in out.calls.enter.iter_mut().chain(out.calls.exit.iter_mut()) {
+        *t += by;
+    }
+    for m in &mut out.metrics {
+        for t in &mut m.time {
+            *t += by;
+        }
+    }
+    out.span = out.span.map(|(a, b)| (a + by, b + by));
+    out
+}
+
 /// Little-endian OTF2 field encoder.
 #[derive(Default)]
 struct Enc(Vec<u8>);
@@ -347,6 +409,9 @@ struct ArchiveWriter<'t> {
     user_region: Vec<u32>,
     /// Communicator rank of each member, per communicator.
     local_ranks: Vec<HashMap<Rank, u32>>,
+    /// The trace length the clock properties give, when not the trace's own last time
+    /// ([`write_repeated`]).
+    end: Option<u64>,
 }
 
 impl<'t> ArchiveWriter<'t> {
@@ -363,6 +428,7 @@ impl<'t> ArchiveWriter<'t> {
                 .iter()
                 .map(|c| c.members.iter().enumerate().map(|(i, &m)| (m, i as u32)).collect())
                 .collect(),
+            end: None,
         }
     }
 
@@ -584,7 +650,7 @@ impl<'t> ArchiveWriter<'t> {
     fn definitions(&mut self, locations: &[Vec<(u64, String)>], event_counts: &[u64]) -> (Vec<u8>, u64) {
         let trace = self.trace;
         let mut d = DefFile::new();
-        let end = trace.span().1;
+        let end = self.end.unwrap_or(trace.span().1);
         d.push(
             5,
             fields(|e| {
