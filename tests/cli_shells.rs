@@ -102,6 +102,23 @@ fn phases_print_the_merge_and_what_each_phase_does() {
             None => assert!(j["imbalance"].is_null()),
         }
     }
+    // The section level (docs/phases.md, "Sections"): one text line and one JSON entry each,
+    // as the analysis gives them.
+    assert!(!direct.sections.is_empty() && direct.sections.len() < direct.phases.len());
+    assert!(
+        text.contains(&format!("{} sections (", direct.sections.len())),
+        "{text}"
+    );
+    let js = json["sections"].as_array().unwrap();
+    assert_eq!(js.len(), direct.sections.len());
+    for (k, (j, s)) in js.iter().zip(&direct.sections).enumerate() {
+        assert_eq!(j["phases"][0], s.phases.0);
+        assert_eq!(j["phases"][1], s.phases.1);
+        assert!(
+            text.lines().any(|l| l.starts_with(&format!("section {k}: phase"))),
+            "no line for section {k} in\n{text}"
+        );
+    }
     let trace_start = {
         let trace = read_trace(load_paths(std::slice::from_ref(&hpcc)).unwrap()).unwrap();
         trace.span().0

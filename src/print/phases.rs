@@ -109,9 +109,32 @@ pub fn text(r: &PhasesReport) -> String {
         o += &phase_line(k, ph);
         o.push('\n');
     }
+    o += &sections_text(p);
     if let Some(note) = r.skew_note(seconds) {
         o += &note;
         o.push('\n');
+    }
+    o
+}
+
+/// The section level (docs/phases.md, "Sections"): one line per section with its phases and
+/// times; empty when there is none (the thesis' leaves, `--min-share 0`).
+pub fn sections_text(p: &tracelogic_engine::phases::PhaseAnalysis) -> String {
+    if p.sections.is_empty() {
+        return String::new();
+    }
+    let mut o = format!(
+        "{} sections (phases grouped while their kind of communication does not change significantly; each lasts at least --min-share of the run):\n",
+        p.sections.len()
+    );
+    for (k, s) in p.sections.iter().enumerate() {
+        let (a, b) = s.phases;
+        let which = if b - a == 1 {
+            format!("phase {a}")
+        } else {
+            format!("phases {a}–{}", b - 1)
+        };
+        o += &format!("section {k}: {which}, {}–{} s\n", seconds(s.time.0), seconds(s.time.1));
     }
     o
 }

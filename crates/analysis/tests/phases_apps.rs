@@ -277,3 +277,95 @@ fn hpcc_and_lammps_phases_are_worth_reporting() {
         p.phases.len()
     );
 }
+
+/// HPCC's sections grouped by what they communicate: the Star*/Single* sections between two
+/// tests only reduce and broadcast results and MPIRandomAccess_LCG communicates as
+/// MPIRandomAccess, so they cannot be told apart from their neighbours and are one group with
+/// them. `(group, first section, last section)` of expected/sections.tsv.
+const GROUPS: [(&str, &str, &str); 7] = [
+    ("RandomAccess", "MPIRandomAccess", "SingleRandomAccess_LCG"),
+    ("PTRANS", "PTRANS", "PTRANS"),
+    ("DGEMM and STREAM", "StarDGEMM", "SingleSTREAM"),
+    ("MPIFFT", "MPIFFT", "MPIFFT"),
+    ("StarFFT and SingleFFT", "StarFFT", "SingleFFT"),
+    ("LatencyBandwidth", "LatencyBandwidth", "LatencyBandwidth"),
+    ("HPL", "HPL", "HPL"),
+];
+
+/// The section level of an HPCC run against its log, in ns since the trace start: for each
+/// group, whether one section of its own begins and ends within `tolerance` of it, and the
+/// section boundaries strictly inside LatencyBandwidth (farther than `tolerance` from its ends).
+#[allow(clippy::type_complexity)]
+fn hpcc_sections(run: &str) -> (Vec<(&'static str, bool)>, usize, Vec<(Time, Time)>, PhaseAnalysis, Time) {
+    let truth = dated(app(run).join("expected/sections.tsv"), 1);
+    let at = |name: &str| truth.iter().find(|t| t.0 == name).unwrap();
+    let (p, t0, t1) = phases(run);
+    let tolerance = (t1 - t0) / 100;
+    let secs: Vec<(Time, Time)> = p.sections.iter().map(|s| (s.time.0 - t0, s.time.1 - t0)).collect();
+    let mut used = vec![false; secs.len()];
+    let own = GROUPS
+        .iter()
+        .map(|&(g, a, b)| {
+            let (begin, end) = (at(a).1, at(b).2);
+            let hit = (0..secs.len())
+                .find(|&k| !used[k] && secs[k].0.abs_diff(begin) <= tolerance && secs[k].1.abs_diff(end) <= tolerance);
+            if let Some(k) = hit {
+                used[k] = true;
+            }
+            (g, hit.is_some())
+        })
+        .collect();
+    let lb = at("LatencyBandwidth");
+    let inside = secs
+        .iter()
+        .skip(1)
+        .filter(|s| s.0 > lb.1 + tolerance && s.0 + tolerance < lb.2)
+        .count();
+    if std::env::var("PHASES_DEBUG").is_ok() {
+        eprintln!("{run}: sections {secs:?}, tolerance {tolerance}: {own:?}, {inside} inside LatencyBandwidth");
+    }
+    (own, inside, secs, p, tolerance)
+}
+
+/// The section level on HPCC (docs/phases.md, "Sections"): 5 and 6 sections where there are
+/// 17 and 30 phases, each lasting at least 1 % of the run, each a run of whole phases.
+/// LatencyBandwidth begins and ends at section boundaries (within 1 %), and is 4 resp. 3
+/// sections, not 10–20 phases: its ping-pongs and its rings are different kinds of
+/// communication, in different proportions over its sub-tests (what is left of the goal:
+/// `hpcc_one_section_per_test_section`).
+#[test]
+fn hpcc_sections_are_few_and_long() {
+    for (run, most_inside) in [("hpcc-4", 3), ("hpcc-6", 2)] {
+        let (_, inside, secs, p, tolerance) = hpcc_sections(run);
+        assert!(secs.len() <= 6, "{run}: {} sections", secs.len());
+        let run_time = p.phases.last().unwrap().time.1 - p.phases[0].time.0;
+        for s in &p.sections {
+            assert!((s.time.1 - s.time.0) * 100 >= run_time, "{run}: {s:?}");
+            assert!(
+                p.phases.iter().any(|ph| ph.start == s.start),
+                "{run}: not at a phase boundary"
+            );
+        }
+        let truth = dated(app(run).join("expected/sections.tsv"), 1);
+        let lb = truth.iter().find(|t| t.0 == "LatencyBandwidth").unwrap();
+        let near = |t: Time| secs.iter().flat_map(|s| [s.0, s.1]).any(|b| b.abs_diff(t) <= tolerance);
+        assert!(near(lb.1) && near(lb.2), "{run}: LatencyBandwidth's ends: {secs:?}");
+        assert!(
+            inside <= most_inside,
+            "{run}: {inside} boundaries inside LatencyBandwidth"
+        );
+    }
+}
+
+/// The goal of issue 20 on HPCC, not met yet (docs/phases.md, "Still not right"): one section
+/// of its own per group of test sections that communicate differently, both ends within 1 % of
+/// the run, and LatencyBandwidth one section.
+#[test]
+#[ignore = "not met: LatencyBandwidth is 3-4 sections, the start of hpcc-4 one (docs/phases.md)"]
+fn hpcc_one_section_per_test_section() {
+    for run in ["hpcc-4", "hpcc-6"] {
+        let (own, inside, ..) = hpcc_sections(run);
+        assert!(own.iter().all(|g| g.1), "{run}: {own:?}");
+        assert_eq!(inside, 0, "{run}: LatencyBandwidth is more than one section");
+    }
+}

@@ -168,6 +168,18 @@ fn check(ranks: u32, sections: Vec<Section>) {
         "phases {got:?}\nsections {bounds:?}\n{} leaves",
         p.leaves
     );
+    // The top level (docs/phases.md, "Sections") is the same list: each generated section's
+    // kind of communication differs from its neighbours' and it lasts more than 1 % of the run.
+    let top: Vec<(Time, Time)> = p.sections.iter().map(|s| s.time).collect();
+    assert_eq!(top.len(), sections.len(), "sections {top:?}\ngenerated {bounds:?}");
+    for (k, (&(c, d), &(a, b))) in top.iter().zip(&bounds).enumerate() {
+        assert!(
+            c.abs_diff(a) <= tolerance && d.abs_diff(b) <= tolerance,
+            "section {k}: {:?} vs generated {:?}",
+            (c, d),
+            (a, b)
+        );
+    }
     for (k, (ph, &(a, b))) in p.phases.iter().zip(&bounds).enumerate() {
         assert!(
             ph.time.0.abs_diff(a) <= tolerance && ph.time.1.abs_diff(b) <= tolerance,

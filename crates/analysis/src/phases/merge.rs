@@ -345,6 +345,22 @@ pub fn merge_short(
     min_share: f64,
     alpha: f64,
 ) -> (Vec<usize>, Vec<BoundaryTest>) {
+    merge_short_by(classes, starts, last_end, bounds, tests, min_share, alpha, true)
+}
+
+/// [`merge_short`], where a phase holding `min_share` of the occurrences passes only when
+/// `by_occurrences` (false: time alone, the sections' rule, docs/phases.md "Sections").
+#[allow(clippy::too_many_arguments)]
+pub fn merge_short_by(
+    classes: &[u32],
+    starts: &[u64],
+    last_end: u64,
+    bounds: Vec<usize>,
+    tests: Vec<BoundaryTest>,
+    min_share: f64,
+    alpha: f64,
+    by_occurrences: bool,
+) -> (Vec<usize>, Vec<BoundaryTest>) {
     let (mut bounds, mut tests) = (bounds, tests);
     if bounds.len() <= 2 || starts.is_empty() {
         return (bounds, tests);
@@ -361,7 +377,7 @@ pub fn merge_short(
         // A phase passes when it holds `min_share` of the time or of the occurrences; the one
         // failing with the smallest share of time goes first.
         let shortest = (0..m)
-            .filter(|&k| ((bounds[k + 1] - bounds[k]) as f64) < min_share * classes.len() as f64)
+            .filter(|&k| !by_occurrences || ((bounds[k + 1] - bounds[k]) as f64) < min_share * classes.len() as f64)
             .map(|k| (k, at(k + 1).saturating_sub(at(k)) as f64))
             .filter(|&(_, d)| d < limit)
             .min_by(|a, b| a.1.partial_cmp(&b.1).unwrap_or(Ordering::Equal));
@@ -478,6 +494,37 @@ mod tests {
         assert!(mix_divergence(&[1, 1, 1], &mixed) < mix_divergence(&[1, 1, 1], &[0; 100]));
         assert!((mix_divergence(&[0, 0], &[1]) - 1.0).abs() < 1e-12);
         assert!(mix_divergence(&[0, 1], &[1, 0, 1, 0]).abs() < 1e-12);
+    }
+
+    /// The sections' rule is time alone: a burst of 30 occurrences in 0.3 s between two loops
+    /// of 100 s holds 15 % of the occurrences but 0.15 % of the time. Phases keep it (by its
+    /// occurrences); sections merge it, into the neighbour whose mix it shares.
+    #[test]
+    fn sections_go_by_time_alone() {
+        let mut cls = vec![0u32; 100];
+        cls.extend([1u32; 30]);
+        cls.extend((0..70).map(|i| 1 + (i % 2)));
+        let s = 1_000_000_000u64;
+        let mut starts: Vec<u64> = (0..100).map(|i| i * s).collect();
+        starts.extend((0..30).map(|i| 100 * s + i * s / 100));
+        starts.extend((0..70).map(|i| 100 * s + 3 * s / 10 + i * s));
+        let last_end = starts[199] + s;
+        let bounds = vec![0, 100, 130, 200];
+        let tests = vec![test_boundary(&cls, 0, 100, 130, SIGNIFICANCE); 2];
+        let by_occ = merge_short_by(
+            &cls,
+            &starts,
+            last_end,
+            bounds.clone(),
+            tests.clone(),
+            0.01,
+            SIGNIFICANCE,
+            true,
+        );
+        assert_eq!(by_occ.0, bounds);
+        let by_time = merge_short_by(&cls, &starts, last_end, bounds, tests, 0.01, SIGNIFICANCE, false);
+        assert_eq!(by_time.0, vec![0, 100, 200]);
+        assert_eq!(by_time.1.len(), 1);
     }
 
     /// A set-up of ten one-off symbols, a loop of one pattern ×48, a tail of five one-offs:

@@ -26,6 +26,7 @@
 use serde::{Deserialize, Serialize};
 
 pub mod describe;
+pub mod kinds;
 pub mod merge;
 
 pub use describe::{Imbalance, PhaseTopology};
@@ -468,6 +469,11 @@ pub struct PhaseAnalysis {
     /// Leaves of the thesis' segmentation tree (the phases before merging).
     #[serde(default)]
     pub leaves: usize,
+    /// The top level: runs of phases whose kinds of communication do not differ significantly,
+    /// each lasting at least [`PhaseOptions::min_share`] of the run's time (docs/phases.md,
+    /// "Sections"). Empty when the leaves are kept or `min_share` is 0.
+    #[serde(default)]
+    pub sections: Vec<Section>,
     /// Significance level α the boundaries were tested at (≥ 1: leaves not merged).
     #[serde(default)]
     pub significance: f64,
@@ -532,6 +538,60 @@ fn rank_bucket(ranks: usize) -> u32 {
     usize::BITS - ranks.max(1).saturating_sub(1).leading_zeros()
 }
 
+/// A section: consecutive phases whose kinds of communication ([`kinds`]) do not differ
+/// significantly, lasting at least [`PhaseOptions::min_share`] of the run (docs/phases.md,
+/// "Sections").
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Section {
+    /// Its phases: `phases[first..end]` of [`PhaseAnalysis::phases`].
+    pub phases: (usize, usize),
+    /// First position in the pattern sequence.
+    pub start: usize,
+    /// One past the last position.
+    pub end: usize,
+    /// From its first phase's start to its last phase's end (ns, half-open; as
+    /// [`Phase::time`]).
+    pub time: (tracelogic_model::Time, tracelogic_model::Time),
+    /// Test of the boundary at its start on the kind classes (`None` for the first section).
+    pub boundary: Option<BoundaryTest>,
+}
+
+/// The sections' boundaries (a subset of the phases' `bounds`) and the tests of the inner ones:
+/// the phases' boundaries tested again with the occurrences classed by their kind of
+/// communication, then sections shorter than `min_share` of the run's time merged into the
+/// neighbour of the closest kind mix. `None` when the leaves are kept or `min_share` is 0.
+fn section_bounds(
+    comm: &crate::patterns::CommunicationAnalysis,
+    seq: &[u32],
+    idx: &[usize],
+    bounds: &[usize],
+    opts: &PhaseOptions,
+) -> Option<(Vec<usize>, Vec<merge::BoundaryTest>)> {
+    if opts.significance >= 1.0 || opts.min_share <= 0.0 || seq.is_empty() {
+        return None;
+    }
+    let (kind, nkinds) = kinds::pattern_kinds(comm);
+    let kseq: Vec<u32> = seq
+        .iter()
+        .map(|&s| kind.get(s as usize).copied().unwrap_or(nkinds as u32))
+        .collect();
+    let starts: Vec<tracelogic_model::Time> = idx.iter().map(|&i| comm.instances[i].start).collect();
+    let last_end = idx.iter().map(|&i| comm.instances[i].end).max().unwrap_or(0);
+    let own = (opts.outside == Outside::Own).then_some(nkinds as u32);
+    let classes = merge::classes(&kseq, own, |i| rank_bucket(comm.instances[idx[i]].parts.len()));
+    let (b, t) = merge::merge(&classes, bounds, opts.significance, opts.strength);
+    Some(merge::merge_short_by(
+        &classes,
+        &starts,
+        last_end,
+        b,
+        t,
+        opts.min_share,
+        opts.significance,
+        false,
+    ))
+}
+
 /// Segment, merge and describe (see [`detect_phases`]).
 pub fn detect_phases_with(
     trace: &tracelogic_model::Trace,
@@ -571,6 +631,7 @@ pub fn detect_phases_with(
     } else {
         (bounds, tests)
     };
+    let section_bounds = section_bounds(comm, &seq, &idx, &bounds, opts);
     let mut phases = Vec::with_capacity(bounds.len().saturating_sub(1));
     for (k, w) in bounds.windows(2).enumerate() {
         let (start, end) = (w[0], w[1]);
@@ -664,7 +725,26 @@ pub fn detect_phases_with(
         let to = phases.get(k + 1).map_or(last_end, |next| next.extent.0);
         phases[k].time = (phases[k].extent.0, to.max(phases[k].extent.0));
     }
+    let sections = match section_bounds {
+        Some((sb, tests)) => sb
+            .windows(2)
+            .enumerate()
+            .map(|(k, w)| {
+                let first = bounds.iter().position(|&b| b == w[0]).expect("a phase boundary");
+                let last = bounds.iter().position(|&b| b == w[1]).expect("a phase boundary");
+                Section {
+                    phases: (first, last),
+                    start: w[0],
+                    end: w[1],
+                    time: (phases[first].time.0, phases[last - 1].time.1),
+                    boundary: k.checked_sub(1).and_then(|b| tests.get(b).copied()),
+                }
+            })
+            .collect(),
+        None => Vec::new(),
+    };
     PhaseAnalysis {
+        sections,
         sequence_length: seq.len(),
         strength_threshold: opts.strength,
         outside: opts.outside,

@@ -142,6 +142,34 @@ pub fn merge_note(a: &tracelogic_analysis::phases::PhaseAnalysis) -> String {
     }
 }
 
+/// The top level (docs/phases.md, "Sections"), as `tracelogic phases` prints it under the
+/// phases: `3 sections (…): phases 0–1 0.000–0.052 s; phase 2 0.052–0.877 s; …`, times since
+/// `t0`; empty when there are none (the thesis' leaves).
+pub fn sections_note(a: &tracelogic_analysis::phases::PhaseAnalysis, t0: u64) -> String {
+    if a.sections.is_empty() {
+        return String::new();
+    }
+    let s = |t: u64| t.saturating_sub(t0) as f64 / 1e9;
+    let items: Vec<String> = a
+        .sections
+        .iter()
+        .map(|sec| {
+            let (p, q) = sec.phases;
+            let which = if q - p == 1 {
+                format!("phase {p}")
+            } else {
+                format!("phases {p}–{}", q - 1)
+            };
+            format!("{which} {:.3}–{:.3} s", s(sec.time.0), s(sec.time.1))
+        })
+        .collect();
+    format!(
+        "{} (phases grouped while their kind of communication does not change significantly, each at least 1 % of the run): {}",
+        crate::text::counted(a.sections.len() as u64, "section", "sections"),
+        items.join("; ")
+    )
+}
+
 /// A phase's load imbalance for the table: `1.21 (late: 3, 7)`; empty when not measured.
 pub fn imbalance_text(p: &tracelogic_analysis::phases::Phase) -> String {
     match &p.imbalance {
@@ -206,6 +234,9 @@ pub fn phases_view(props: &PhasesProps) -> Html {
                     crate::text::counted(result.patterns as u64, "communication pattern", "communication patterns"), a.strength_threshold) }
                 <span class="small" id="phases-merge" data-leaves={a.leaves.to_string()}>{ format!(" — {}", merge_note(a)) }</span>
             </p>
+            if !a.sections.is_empty() {
+                <p class="small" id="phases-sections" data-value={a.sections.len().to_string()}>{ sections_note(a, t0) }</p>
+            }
             { pending_note(&props.state) }
             <form class="controls" onsubmit={Callback::from(|e: SubmitEvent| e.prevent_default())}>
                 <label>{ format!("Segmentation strength s0 = {:.1} ", *strength) }
@@ -348,6 +379,14 @@ mod tests {
             note.ends_with(&format!("{} leaves (boundaries significant at α = 0.01)", a.leaves)),
             "{note}"
         );
+        // The sections line: one item per section, as many as the analysis has (LU: 4).
+        let sections = sections_note(a, 0);
+        assert!(!a.sections.is_empty(), "LU has sections");
+        assert!(
+            sections.starts_with(&crate::text::counted(a.sections.len() as u64, "section", "sections")),
+            "{sections}"
+        );
+        assert_eq!(sections.matches(" s;").count() + 1, a.sections.len(), "{sections}");
         // The page asks for described phases: LU's ranks exchange point to point, so some phase
         // names the graph of its exchange.
         assert!(a

@@ -1,0 +1,158 @@
+//! The figures of docs/phases.md's tables: `cargo test -p tracelogic-analysis --test
+//! phases_figures -- --ignored --nocapture` prints, per run, the pattern occurrences, the
+//! thesis' leaves, the phases and the sections with their times. Not a check (the checks are in
+//! phases_apps, phases_nas, phases_samples, phases_suite).
+
+use std::path::PathBuf;
+use tracelogic_analysis::patterns::{analyse_events, rank_events, PatternOptions};
+use tracelogic_analysis::phases::{detect_phases, Outside};
+use tracelogic_formats::fs::load_paths;
+use tracelogic_formats::read_trace;
+use tracelogic_model::{match_messages, Trace};
+use tracelogic_synth::{generate_nas, NasBenchmark, NasClass, NasSpec};
+
+fn show(name: &str, trace: &Trace) {
+    let matching = match_messages(trace);
+    let events = rank_events(trace, false);
+    let a = analyse_events(trace, &matching, &events, &PatternOptions::default());
+    let p = detect_phases(trace, &events, &a.communication, 0.0, Outside::Own);
+    let (t0, t1) = trace.span();
+    let s = |t: u64| (t - t0) as f64 / 1e9;
+    println!(
+        "{name}: {} patterns of {} kinds, {} occurrences, {} leaves, {} phases, {} sections (run {:.4} s)",
+        a.communication.patterns.len(),
+        tracelogic_analysis::phases::kinds::pattern_kinds(&a.communication).1,
+        p.sequence_length,
+        p.leaves,
+        p.phases.len(),
+        p.sections.len(),
+        s(t1)
+    );
+    for sec in &p.sections {
+        let (a, b) = sec.phases;
+        println!(
+            "  section {:.4}–{:.4} s, phases {a}..{b}: {}",
+            s(sec.time.0),
+            s(sec.time.1),
+            p.phases[a..b]
+                .iter()
+                .map(|ph| ph.summary())
+                .collect::<Vec<_>>()
+                .join(" / ")
+        );
+    }
+}
+
+#[test]
+#[ignore]
+fn figures() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data");
+    for s in ["npb-bt.S.9", "npb-lu.S.8", "npb-mg.S.8"] {
+        show(
+            s,
+            &read_trace(load_paths(&[root.join("samples").join(s)]).unwrap()).unwrap(),
+        );
+    }
+    for ranks in [32, 64] {
+        let (t, _) = generate_nas(&NasSpec::new(NasBenchmark::Mg, NasClass::S, ranks)).unwrap();
+        show(&format!("nas-mg-{ranks}"), &t);
+    }
+    let only = std::env::var("RUN").ok();
+    let mut apps: Vec<_> = std::fs::read_dir(root.join("apps"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().into_string().unwrap())
+        .collect();
+    apps.sort();
+    for app in apps.iter().filter(|a| only.as_deref().is_none_or(|o| o == a.as_str())) {
+        show(
+            app,
+            &read_trace(load_paths(&[root.join("apps").join(app)]).unwrap()).unwrap(),
+        );
+    }
+}
+
+/// Bytes sent per occurrence of each run's pattern sending most bytes, by tenth of the run
+/// (min..max): whether a volume class could tell LAMMPS's stages 2 and 3 apart.
+#[test]
+#[ignore]
+fn volumes() {
+    use tracelogic_analysis::patterns::EventRef;
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/apps");
+    for app in [
+        "lammps-melt-phases-8",
+        "lammps-melt-8",
+        "lammps-melt-12",
+        "lammps-melt-27",
+    ] {
+        let trace = read_trace(load_paths(&[root.join(app)]).unwrap()).unwrap();
+        let matching = match_messages(&trace);
+        let events = rank_events(&trace, false);
+        let a = analyse_events(&trace, &matching, &events, &PatternOptions::default());
+        let c = &a.communication;
+        let (t0, t1) = trace.span();
+        let mut by: std::collections::BTreeMap<usize, Vec<(u64, u64)>> = Default::default();
+        for inst in c.instances.iter().filter(|i| i.pattern != u32::MAX) {
+            let mut b = 0;
+            for part in &inst.parts {
+                let re = &events.ranks[part.rank as usize];
+                let p2p = &trace.ranks[part.rank as usize].p2p;
+                for ev in part.first_event..=part.last_event {
+                    if let EventRef::P2p(k) = re.events[ev as usize] {
+                        if p2p.dir[k as usize] == tracelogic_model::P2pDir::Send {
+                            b += p2p.bytes[k as usize];
+                        }
+                    }
+                }
+            }
+            by.entry(inst.pattern as usize).or_default().push((inst.start - t0, b));
+        }
+        if app == "lammps-melt-phases-8" {
+            // Stages 2 (0.434-0.501 s) and 3 (0.534-0.687 s) of expected/stages.tsv.
+            for (p, v) in &by {
+                let inn = |a: f64, b: f64| -> Vec<u64> {
+                    v.iter()
+                        .filter(|o| o.0 as f64 / 1e9 >= a && (o.0 as f64 / 1e9) < b)
+                        .map(|o| o.1)
+                        .collect()
+                };
+                let (s2, s3) = (inn(0.4337, 0.5006), inn(0.5340, 0.6869));
+                if s2.len() + s3.len() >= 3 {
+                    let r = |x: &[u64]| {
+                        format!(
+                            "{}x {}..{}",
+                            x.len(),
+                            x.iter().min().unwrap_or(&0),
+                            x.iter().max().unwrap_or(&0)
+                        )
+                    };
+                    println!("  P{p}: stage 2 {} | stage 3 {}", r(&s2), r(&s3));
+                }
+            }
+        }
+        let (pat, occ) = by
+            .iter()
+            .max_by_key(|(_, v)| v.iter().map(|o| o.1).sum::<u64>())
+            .unwrap();
+        println!("{app}: pattern {pat}, {} occurrences", occ.len());
+        let span = (t1 - t0) as f64;
+        for d in 0..20 {
+            let v: Vec<u64> = occ
+                .iter()
+                .filter(|o| ((o.0 as f64 / span) * 20.0) as usize == d)
+                .map(|o| o.1)
+                .collect();
+            if !v.is_empty() {
+                println!(
+                    "  {:.3}-{:.3} s: {} occ, bytes {}..{}",
+                    d as f64 * span / 20e9,
+                    (d + 1) as f64 * span / 20e9,
+                    v.len(),
+                    v.iter().min().unwrap(),
+                    v.iter().max().unwrap()
+                );
+            }
+        }
+    }
+}
