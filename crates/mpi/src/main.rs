@@ -447,8 +447,11 @@ fn replay_by_parts(world: &SimpleCommunicator, args: replay::Args) -> CliResult 
         )
         .map_err(|e| CliError::from(tracelogic_engine::Error::Input(e.to_string())))?;
         drop(messages);
+        let (mut rounds, mut notes, started) = (0u64, 0u64, std::time::Instant::now());
         loop {
             let out = part.run();
+            rounds += 1;
+            notes += out.iter().map(|v| v.len() as u64).sum::<u64>();
             if sum(world, out.iter().map(|v| v.len() as u64).sum()) == 0 {
                 // Nobody can advance: the serial replay breaks the lowest open rank's wait.
                 let mut key = u64::MAX;
@@ -472,6 +475,13 @@ fn replay_by_parts(world: &SimpleCommunicator, args: replay::Args) -> CliResult 
                 let notes: Vec<Note> = bincode::deserialize(b).expect("notes deserialise");
                 part.deliver(notes);
             }
+        }
+        if std::env::var_os("TRACELOGIC_MPI_STATS").is_some() {
+            eprintln!(
+                "tracelogic-mpi: process {}: {rounds} rounds, {notes} notes sent, {:.2} s replaying",
+                world.rank(),
+                started.elapsed().as_secs_f64()
+            );
         }
         part.finish()
     };
