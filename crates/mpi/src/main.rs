@@ -498,7 +498,9 @@ fn replay_by_parts(world: &SimpleCommunicator, args: replay::Args) -> CliResult 
             blocks,
         };
         return match gather_trace(world, partial) {
-            Some(trace) => {
+            Some(mut trace) => {
+                // Printed once already, after the read; the CLI's loader would print them again.
+                trace.warnings.clear();
                 common::preload(trace);
                 replay::run(args)
             }
