@@ -46,6 +46,11 @@ fn scales_arg(text: &str) -> Result<Scales, String> {
 /// Run `tracelogic replay`.
 pub fn run(args: Args) -> CliResult {
     let report = analyse(&args)?;
+    print(&args, &report)
+}
+
+/// Print `report` as `tracelogic replay` does with `args` (also `tracelogic-mpi replay`).
+pub fn print(args: &Args, report: &ReplayReport) -> CliResult {
     if args.json {
         print_json(&Selected {
             report: &report.report,
@@ -62,7 +67,7 @@ pub fn run(args: Args) -> CliResult {
 }
 
 /// The replay the arguments ask for, checked before the trace is read.
-fn request(args: &Args) -> Result<ReplayRequest, CliError> {
+pub fn request(args: &Args) -> Result<ReplayRequest, CliError> {
     let table = match &args.table {
         None => None,
         Some(path) => {

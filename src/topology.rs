@@ -250,8 +250,8 @@ fn parse_sparse_csv_matrix(text: &str, source: &str) -> Result<CommMatrix, Strin
     CommMatrix::from_entries(ranks as u32, entries).map_err(|e| format!("{source}: {e}"))
 }
 
-/// Run `tracelogic topology`.
-pub fn run(args: Args) -> CliResult {
+/// The identification options of `args` (the pattern library read from its files).
+pub fn options(args: &Args) -> Result<TopologyOptions, CliError> {
     let mut library = Vec::new();
     for path in &args.library {
         library.push(CustomPattern {
@@ -261,13 +261,18 @@ pub fn run(args: Args) -> CliResult {
             graph: read_graph(path)?,
         });
     }
-    let opts = TopologyOptions {
+    Ok(TopologyOptions {
         threshold: args.threshold,
         library,
         max_steps: args.max_steps,
         spectrum: args.spectrum,
         ..TopologyOptions::default()
-    };
+    })
+}
+
+/// Run `tracelogic topology`.
+pub fn run(args: Args) -> CliResult {
+    let opts = options(&args)?;
     let report = if let Some(path) = &args.graph {
         let g = read_graph(path)?;
         set_stage("identifying the topology");
@@ -292,7 +297,7 @@ pub fn run(args: Args) -> CliResult {
 }
 
 /// Save the graph if asked, print the report, and say why when nothing matched.
-fn finish(args: &Args, report: TopologyReport) -> CliResult {
+pub fn finish(args: &Args, report: TopologyReport) -> CliResult {
     if let Some(path) = &args.save_graph {
         std::fs::write(path, graph_edge_list(&report))
             .map_err(|e| CliError::Input(format!("cannot write {}: {e}", path.display())))?;

@@ -4,8 +4,11 @@
 //! ([`tracelogic_formats::distributed`]). `matrix`, `summary`, `profile` and `waits` are
 //! reduced: each process computes its ranks' part (matrix rows, counts, sums, wait states;
 //! messages matched by routing the sends' envelopes to their receivers' process) and rank 0
-//! combines the parts. `topology` and `replay` gather the ranks' event columns to rank 0, which
-//! runs the serial CLI's own subcommand on the trace.
+//! combines the parts. `replay` is a parallel replay: each process replays its ranks, the
+//! injection starts of sends and the arrivals of collectives crossing processes exchanged in
+//! rounds. `topology` of a selection is identified from the gathered matrix rows; of the whole
+//! run it gathers the ranks' event columns to rank 0 (the placement by first contacts reads
+//! them), which runs the serial CLI's own subcommand on the trace.
 //! Rank 0 prints; every process exits with rank 0's exit code.
 //!
 //! The CLI's argument structs, error type and printers are the CLI's own modules (the root
@@ -26,16 +29,19 @@ use tracelogic_analysis::partial::{
     combine_profile, combine_summary, profile_part, ranks_span, summary_part, MatchCounts, ProfilePart, SummaryPart,
 };
 use tracelogic_analysis::partial_waits::{combine_waits, instance_parts, InstancePart, Reply, WaitsAcc, WaitsPart};
+use tracelogic_analysis::replay::parts::{combine_what_if, what_if_configurations, Note, ReplayPart, ReplayPartResult};
+use tracelogic_analysis::replay::{dropped_calls, DroppedCalls};
 use tracelogic_analysis::waits::wait_states_matched;
 use tracelogic_cli::{common, matrix, print, profile, replay, summary, topology, waits};
 use tracelogic_engine::matrix::{MatrixReport, Metric};
 use tracelogic_engine::profile::{Profile, ProfileOptions};
+use tracelogic_engine::replay::ReplayReport;
 use tracelogic_engine::waits::WaitsReport;
 use tracelogic_formats::distributed::{read_partial, read_partial_source, Exchange, PartialTrace};
 use tracelogic_formats::input::read_paths;
 use tracelogic_formats::stream::DiskFiles;
 use tracelogic_model::{match_messages, Message, Rank, Selection, Trace};
-use tracelogic_mpi::reduce::{both, match_incoming, outgoing_envelopes, received, route};
+use tracelogic_mpi::reduce::{both, match_incoming, outgoing_envelopes, received, route, to_senders};
 
 /// tracelogic's analyses as an MPI program: each process reads its share of the trace's
 /// per-rank files; rank 0 prints what `tracelogic` prints.
@@ -59,11 +65,12 @@ enum Command {
     /// Time per MPI function, computation per rank, message sizes (each process sums its
     /// ranks; rank 0 adds the sums up).
     Profile(profile::Args),
-    /// Identify the communication topology (gathered to rank 0).
+    /// Identify the communication topology (of a selection: from the matrix rows; of the whole
+    /// run: gathered to rank 0, whose ranks are placed by their first contacts).
     Topology(topology::Args),
     /// Wait states (a parallel replay: each process measures its ranks' waits).
     Waits(waits::Args),
-    /// What-if replay (gathered to rank 0).
+    /// What-if replay (a parallel replay: each process replays its ranks).
     Replay(replay::Args),
 }
 
@@ -378,6 +385,153 @@ fn profile(world: &SimpleCommunicator, args: profile::Args) -> CliResult {
     }
 }
 
+/// The sum over every process of `mine`.
+fn sum(world: &SimpleCommunicator, mine: u64) -> u64 {
+    let mut total = 0u64;
+    world.all_reduce_into(&mine, &mut total, mpi::collective::SystemOperation::sum());
+    total
+}
+
+/// `replay`: a parallel replay (docs/mpi.md, `tracelogic_analysis::replay::parts`). Each
+/// process replays its ranks under every configuration; the injection starts of sends to other
+/// processes' ranks and the arrivals of collective instances spanning processes are exchanged
+/// in rounds (`MPI_Alltoallv`) until no process has any to send; rank 0 gathers each rank's
+/// final clocks and terms and builds the serial report. When a part finds that the serial
+/// replay decides something by its own visiting order (a deadlock it breaks, collective records
+/// that disagree), the ranks' columns are gathered and rank 0 replays serially.
+fn replay_by_parts(world: &SimpleCommunicator, args: replay::Args) -> CliResult {
+    let request = replay::request(&args)?;
+    let options = request.options()?;
+    let partial = read(world, &args.paths)?;
+    warn(world, &partial.trace);
+    let PartialTrace { trace, owned, blocks } = partial;
+    let source = trace.source.clone();
+    let (engine, selection) = args.selection.engine(trace).map_err(|e| match e {
+        CliError::Input(m) => CliError::Input(format!("{source}: {m}")),
+        other => other,
+    })?;
+    let absolute = engine.absolute(&selection)?;
+    let whole = selection == Selection::all();
+    let restricted = (!whole).then(|| engine.trace().restrict(&absolute));
+    let rt = restricted.as_ref().unwrap_or(engine.trace());
+    // The serial CLI's note on a selection without calls, from the calls of every process.
+    let mine: u64 = rt.ranks[owned.start as usize..owned.end as usize]
+        .iter()
+        .map(|r| r.calls.len() as u64)
+        .sum();
+    let empty = !whole && sum(world, mine) == 0;
+    let dropped = match &restricted {
+        None => DroppedCalls::default(),
+        Some(r) => dropped_calls(engine.trace(), r)
+            .map_err(|e| CliError::from(tracelogic_engine::Error::Input(e.to_string())))?,
+    };
+    let configs =
+        what_if_configurations(&options).map_err(|e| CliError::from(tracelogic_engine::Error::Input(e.to_string())))?;
+    set_stage("matching messages");
+    let (matched, _) = match_part(world, rt, &owned, &blocks);
+    let back = all_to_all(world, to_senders(&matched, owned.clone(), &blocks));
+    let mut messages: Vec<Message> = matched.iter().map(|(m, _)| *m).collect();
+    drop(matched);
+    messages.extend(received::<Message, _>(&back.parts()).unwrap_or_else(|e| panic!("{e}")));
+    drop(back);
+    set_stage("replaying the trace");
+    let part = {
+        let mut part = ReplayPart::new(
+            rt,
+            &dropped,
+            &messages,
+            &configs,
+            options.table.as_ref(),
+            owned.clone(),
+            &blocks,
+        )
+        .map_err(|e| CliError::from(tracelogic_engine::Error::Input(e.to_string())))?;
+        drop(messages);
+        let (mut rounds, mut notes, started) = (0u64, 0u64, std::time::Instant::now());
+        loop {
+            let out = part.run();
+            rounds += 1;
+            notes += out.iter().map(|v| v.len() as u64).sum::<u64>();
+            if sum(world, out.iter().map(|v| v.len() as u64).sum()) == 0 {
+                // Nobody can advance: the serial replay breaks the lowest open rank's wait.
+                let mut key = u64::MAX;
+                world.all_reduce_into(
+                    &part.deadlock().unwrap_or(u64::MAX),
+                    &mut key,
+                    mpi::collective::SystemOperation::min(),
+                );
+                if key == u64::MAX || !part.break_deadlock(key) {
+                    break;
+                }
+                continue;
+            }
+            let bytes: Vec<Vec<u8>> = out
+                .iter()
+                .map(|v| bincode::serialize(v).expect("notes serialise"))
+                .collect();
+            drop(out);
+            let incoming = all_to_all(world, bytes);
+            for b in incoming.parts() {
+                let notes: Vec<Note> = bincode::deserialize(b).expect("notes deserialise");
+                part.deliver(notes);
+            }
+        }
+        if std::env::var_os("TRACELOGIC_MPI_STATS").is_some() {
+            eprintln!(
+                "tracelogic-mpi: process {}: {rounds} rounds, {notes} notes sent, {:.2} s replaying",
+                world.rank(),
+                started.elapsed().as_secs_f64()
+            );
+        }
+        part.finish()
+    };
+    let unreproducible = World(world)
+        .all_gather(&[part.unreproducible.is_some() as u8])
+        .iter()
+        .any(|b| b == &[1]);
+    if unreproducible {
+        drop((part, dropped, restricted));
+        set_stage("gathering the ranks to rank 0 (a replay the parts do not determine)");
+        let partial = PartialTrace {
+            trace: engine.into_trace(),
+            owned,
+            blocks,
+        };
+        return match gather_trace(world, partial) {
+            Some(mut trace) => {
+                // Printed once already, after the read; the CLI's loader would print them again.
+                trace.warnings.clear();
+                common::preload(trace);
+                replay::run(args)
+            }
+            None => Ok(ExitCode::SUCCESS),
+        };
+    }
+    let bytes = bincode::serialize(&part).expect("a part serialises");
+    drop(part);
+    let Some(parts) = gather_to_root(world, &bytes) else {
+        return Ok(ExitCode::SUCCESS);
+    };
+    let parts: Vec<ReplayPartResult> = parts
+        .iter()
+        .map(|b| bincode::deserialize(b).expect("a part deserialises"))
+        .collect();
+    if empty {
+        let why = engine
+            .past_the_end(&selection)
+            .map(|w| format!(" ({w})"))
+            .unwrap_or_default();
+        eprintln!("tracelogic: note: the selection keeps no MPI call of {source}{why}");
+    }
+    let report = combine_what_if(&parts, &options).unwrap_or_else(|e| panic!("the parts do not combine: {e}"));
+    let report = ReplayReport {
+        report,
+        source: rt.source.clone(),
+        selection: absolute,
+    };
+    replay::print(&args, &report)
+}
+
 /// Read the trace of `paths` as this process: its block's columns, everything else whole. The
 /// errors are the CLI's, the same on every process.
 fn read(world: &SimpleCommunicator, paths: &[PathBuf]) -> Result<PartialTrace, CliError> {
@@ -423,6 +577,62 @@ fn on_root(world: &SimpleCommunicator, paths: &[PathBuf], run: impl FnOnce() -> 
         }
         None => Ok(ExitCode::SUCCESS),
     }
+}
+
+/// `topology`. Of a selection, the serial identification reads only the communication matrix:
+/// each process builds its ranks' rows, rank 0 gathers them and identifies the topology. Of the
+/// whole run it also places the ranks by their first contacts (the logical trace's content
+/// keys) and compares declared Cartesian topologies, which read every rank's events: the
+/// columns are gathered and rank 0 runs the serial subcommand. A graph or CSV matrix file is
+/// no trace: rank 0 alone reads it.
+fn topology(world: &SimpleCommunicator, args: topology::Args) -> CliResult {
+    if args.graph.is_some() || args.matrix.is_some() {
+        return if world.rank() == 0 {
+            topology::run(args)
+        } else {
+            Ok(ExitCode::SUCCESS)
+        };
+    }
+    let opts = topology::options(&args)?;
+    let partial = read(world, &args.paths)?;
+    let PartialTrace { trace, owned, blocks } = partial;
+    let (engine, selection) = args.selection.engine(trace)?;
+    if engine.absolute(&selection).is_ok_and(|a| a == Selection::all()) {
+        let partial = PartialTrace {
+            trace: engine.into_trace(),
+            owned,
+            blocks,
+        };
+        return match gather_trace(world, partial) {
+            Some(trace) => {
+                common::preload(trace);
+                topology::run(args)
+            }
+            None => Ok(ExitCode::SUCCESS),
+        };
+    }
+    warn(world, engine.trace());
+    if world.rank() == 0 {
+        if let Some(why) = engine.past_the_end(&selection) {
+            eprintln!(
+                "tracelogic: note: the selection keeps no MPI call of {} ({why})",
+                engine.trace().source
+            );
+        }
+    }
+    let absolute = engine.absolute(&selection)?;
+    set_stage("building the communication matrix");
+    let mine = tracelogic_analysis::matrix::CommMatrix::from_trace(engine.trace(), &absolute);
+    let rows = tracelogic_mpi::merge::encode_rows(&mine, owned);
+    drop(mine);
+    let Some(parts) = gather_to_root(world, &rows) else {
+        return Ok(ExitCode::SUCCESS);
+    };
+    let matrix = tracelogic_mpi::merge::matrix_of_rows(engine.trace().num_ranks(), &parts)
+        .expect("the processes' rows make one matrix");
+    set_stage("identifying the topology");
+    let report = tracelogic_engine::topology::of_matrix(&matrix, &opts);
+    topology::finish(&args, report)
 }
 
 /// `matrix`: each process builds its ranks' rows; rank 0 gathers them and prints the report.
@@ -481,7 +691,7 @@ fn run(world: &SimpleCommunicator, command: Command) -> CliResult {
         Command::Matrix(a) => matrix(world, a),
         Command::Summary(a) => summary(world, a),
         Command::Profile(a) => profile(world, a),
-        Command::Topology(a) => on_root(world, &a.paths.clone(), || topology::run(a)),
+        Command::Topology(a) => topology(world, a),
         // A time window pairs the messages as the whole trace pairs them, then keeps those with
         // both ends inside (the serial analysis); the parts do not reproduce that yet, so rank 0
         // runs the serial analysis on the gathered trace.
@@ -489,7 +699,7 @@ fn run(world: &SimpleCommunicator, command: Command) -> CliResult {
             on_root(world, &a.paths.clone(), || waits::run(a))
         }
         Command::Waits(a) => waits(world, a),
-        Command::Replay(a) => on_root(world, &a.paths.clone(), || replay::run(a)),
+        Command::Replay(a) => replay_by_parts(world, a),
     }
 }
 

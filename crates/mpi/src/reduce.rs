@@ -179,3 +179,15 @@ pub fn received<T: serde::de::DeserializeOwned, B: AsRef<[u8]>>(incoming: &[B]) 
     }
     Ok(all)
 }
+
+/// The messages this part matched (its ranks' receives) whose sender is another process's rank,
+/// routed to that process (the replay needs both ends of a message: [`received`] gives each
+/// process those of its ranks' sends).
+pub fn to_senders(messages: &[(Message, u64)], owned: Range<Rank>, blocks: &[Range<Rank>]) -> Vec<Vec<u8>> {
+    let remote: Vec<Message> = messages
+        .iter()
+        .map(|(m, _)| *m)
+        .filter(|m| !owned.contains(&m.sender))
+        .collect();
+    route(&remote, |m| m.sender, blocks)
+}

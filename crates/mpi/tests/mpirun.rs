@@ -189,6 +189,117 @@ fn reduced_analyses_print_what_the_serial_cli_prints_as_text_and_with_selections
     }
 }
 
+/// `replay` (a parallel replay) as text and JSON with the serial CLI's options and selections,
+/// on DUMPI and OTF2 samples: the same stdout and exit code as the serial CLI, its stderr once.
+/// Includes a window that cuts messages (deadlocks the parts break as the serial replay does),
+/// a run whose collectives a member never reaches (`hpcc-6`: rank 0 replays serially), a
+/// selection without calls and a network the CLI refuses.
+#[test]
+fn replay_prints_what_the_serial_cli_prints_as_text_and_with_options() {
+    let serial = serial_binary();
+    let (lu, bt, otf2) = (
+        sample("npb-lu.S.8"),
+        sample("npb-bt.S.9"),
+        sample("pipit-ping-pong-otf2"),
+    );
+    let hpcc = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/apps/hpcc-6");
+    let (lu, bt, otf2, hpcc) = (
+        lu.to_str().unwrap(),
+        bt.to_str().unwrap(),
+        otf2.to_str().unwrap(),
+        hpcc.to_str().unwrap(),
+    );
+    let table = std::env::temp_dir().join(format!("tracelogic-mpi-table-{}.txt", std::process::id()));
+    std::fs::write(&table, "0 2us\n1024 3us\n1048576 200us\n").unwrap();
+    let table = table.to_str().unwrap();
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["replay", lu],
+        vec!["replay", bt, "--per-rank"],
+        vec!["replay", otf2],
+        vec!["replay", otf2, "--per-rank", "--json"],
+        vec![
+            "replay",
+            lu,
+            "--network",
+            "QDR",
+            "--network",
+            "alpha=3us,beta=0.2ns",
+            "--scales",
+            "1/2,1,2",
+            "--json",
+        ],
+        vec!["replay", bt, "--table", table, "--recorded-on", "10GbE"],
+        vec![
+            "replay",
+            lu,
+            "--ranks",
+            "0-5",
+            "--from",
+            "1ms",
+            "--to",
+            "10ms",
+            "--per-rank",
+            "--json",
+        ],
+        vec!["replay", bt, "--from", "2ms", "--to", "9ms"],
+        vec!["replay", lu, "--kind", "p2p", "--json"],
+        vec!["replay", hpcc, "--json"],
+        vec!["replay", lu, "--from", "99s"],
+        vec!["replay", lu, "--recorded-on", "Myrinet"],
+    ];
+    same_as_serial(&serial, &cases, &[1, 2, 4]);
+    std::fs::remove_file(table).ok();
+}
+
+/// `topology` of a selection (identified from the matrix rows, no event gathered): the same
+/// JSON (timings aside), stderr and exit code as the serial CLI. (The text prints each stage's
+/// milliseconds, which differ between two serial runs.)
+#[test]
+fn topology_of_a_selection_prints_what_the_serial_cli_prints() {
+    let serial = serial_binary();
+    let (lu, bt, otf2) = (
+        sample("npb-lu.S.8"),
+        sample("npb-bt.S.9"),
+        sample("pipit-ping-pong-otf2"),
+    );
+    let (lu, bt, otf2) = (lu.to_str().unwrap(), bt.to_str().unwrap(), otf2.to_str().unwrap());
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["topology", lu, "--kind", "p2p", "--json"],
+        vec!["topology", lu, "--ranks", "0-3", "--json"],
+        vec!["topology", bt, "--from", "1ms", "--to", "20ms", "--json"],
+        vec!["topology", otf2, "--kind", "p2p", "--json"],
+        vec!["topology", lu, "--from", "99s", "--json"],
+    ];
+    same_as_serial(&serial, &cases, &[1, 3]);
+}
+
+/// Each of `cases` under `mpirun -n` each of `processes`: the serial CLI's stdout and exit
+/// code, its stderr once.
+fn same_as_serial(serial: &Path, cases: &[Vec<&str>], processes: &[usize]) {
+    for args in cases {
+        let want = Command::new(serial).args(args).output().unwrap();
+        for &n in processes {
+            let got = mpirun(n, args);
+            // Topology's timing fields aside (they differ between two serial runs too).
+            let untimed_equal = untimed(&got.stdout).is_some() && untimed(&got.stdout) == untimed(&want.stdout);
+            if !untimed_equal {
+                assert_eq!(
+                    String::from_utf8_lossy(&got.stdout),
+                    String::from_utf8_lossy(&want.stdout),
+                    "{args:?} on {n} processes; stderr: {}",
+                    String::from_utf8_lossy(&got.stderr)
+                );
+            }
+            assert_eq!(got.status.code(), want.status.code(), "{args:?} on {n}");
+            let said = String::from_utf8_lossy(&want.stderr);
+            let heard = String::from_utf8_lossy(&got.stderr);
+            if !said.trim().is_empty() {
+                assert_eq!(heard.matches(said.trim()).count(), 1, "{args:?} on {n}: {heard}");
+            }
+        }
+    }
+}
+
 #[test]
 fn errors_are_reported_once_and_end_every_process() {
     let missing = "/nonexistent/tracelogic-mpi-trace";

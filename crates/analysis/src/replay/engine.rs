@@ -8,9 +8,11 @@
 
 use super::collective::schedule;
 use super::network::{Configuration, MessageTable};
+use super::parts::Note;
 use super::{Breakdown, ConfigurationResult, DroppedCalls, RankBreakdown, Replay, ReplayWarnings};
 use std::collections::{HashMap, VecDeque};
-use tracelogic_model::{CallKind, CollectiveOp, CommId, Matching, P2pDir, Rank, Trace, NOT_COMPLETED};
+use std::ops::Range;
+use tracelogic_model::{CallKind, CollectiveOp, CommId, Matching, Message, P2pDir, Rank, Trace, NOT_COMPLETED};
 
 const CLOCK: usize = 0;
 const COMPUTE: usize = 1;
@@ -19,7 +21,7 @@ const LATENCY: usize = 3;
 const BANDWIDTH: usize = 4;
 /// When the rank's network interface has injected everything posted so far.
 const NIC: usize = 5;
-const ROWS: usize = 6;
+pub(super) const ROWS: usize = 6;
 const NONE: u32 = u32::MAX;
 /// Calls a rank replays before it goes to the back of the worklist, so a rank that only sends
 /// cannot run far ahead of its receivers and fill the pool with messages in flight.
@@ -121,7 +123,16 @@ struct Cursor {
 struct Instance {
     start: u32,
     arrived: u32,
+    /// Members of the communicator (the collective's cost depends on it).
     expected: u32,
+    /// Members replayed here: all of them in a serial replay.
+    local_expected: u32,
+    /// Other processes with members (replay by parts), whose partial arrivals complete it.
+    parts_expected: u32,
+    /// Partial arrivals received from those processes.
+    parts_in: u32,
+    /// This process's arrivals were sent to the others.
+    sent: bool,
     consumed: u32,
     bytes: u64,
     op: CollectiveOp,
@@ -258,8 +269,81 @@ fn ns_to_s(ns: u64) -> f64 {
     ns as f64 * 1e-9
 }
 
-struct Engine<'a> {
+/// A replay by parts (`tracelogic-mpi replay`, [`super::parts`]): what this process's engine
+/// needs to exchange with the engines of the other processes.
+pub(super) struct Dist {
+    /// Every process's ranks, in process order.
+    blocks: Vec<Range<Rank>>,
+    /// Notes for each process, since the last [`Engine::take_outbox`].
+    outbox: Vec<Vec<Note>>,
+    /// Sends of other processes' ranks to this one's: (sender, send op) → pooled injection
+    /// start and the send's bytes.
+    remote_sends: HashMap<(Rank, u32), (u32, u64)>,
+    /// Per communicator: its members (sorted), how many of them are this process's, and the
+    /// other processes holding members.
+    members: Vec<Vec<Rank>>,
+    local_members: Vec<u32>,
+    other_processes: Vec<Vec<u32>>,
+    /// Why the parts cannot reproduce the serial replay, if they cannot (the serial replay
+    /// decides it by the order it visits the ranks in).
+    pub(super) unreproducible: Option<String>,
+}
+
+impl Dist {
+    pub(super) fn new(trace: &Trace, owned: &Range<Rank>, blocks: &[Range<Rank>]) -> Dist {
+        let n = trace.ranks.len() as Rank;
+        let process = |r: Rank| {
+            blocks
+                .partition_point(|b| b.end <= r)
+                .min(blocks.len().saturating_sub(1)) as u32
+        };
+        let me = process(owned.start);
+        let mut members = Vec::with_capacity(trace.comms.len());
+        let mut local_members = Vec::with_capacity(trace.comms.len());
+        let mut other_processes = Vec::with_capacity(trace.comms.len());
+        for c in &trace.comms {
+            let mut m: Vec<Rank> = c.members.iter().copied().filter(|&m| m < n).collect();
+            m.sort_unstable();
+            m.dedup();
+            local_members.push(m.iter().filter(|r| owned.contains(r)).count() as u32);
+            let mut procs: Vec<u32> = m.iter().map(|&r| process(r)).filter(|&p| p != me).collect();
+            procs.dedup();
+            other_processes.push(procs);
+            members.push(m);
+        }
+        Dist {
+            blocks: blocks.to_vec(),
+            outbox: vec![Vec::new(); blocks.len()],
+            remote_sends: HashMap::new(),
+            members,
+            local_members,
+            other_processes,
+            unreproducible: None,
+        }
+    }
+
+    fn process_of(&self, r: Rank) -> usize {
+        self.blocks
+            .partition_point(|b| b.end <= r)
+            .min(self.blocks.len().saturating_sub(1))
+    }
+
+    fn unreproducible(&mut self, why: impl FnOnce() -> String) {
+        if self.unreproducible.is_none() {
+            self.unreproducible = Some(why());
+        }
+    }
+}
+
+pub(super) struct Engine<'a> {
     trace: &'a Trace,
+    /// The ranks replayed here (all of them in a serial replay); `state` holds theirs only.
+    owned: Range<Rank>,
+    /// The exchange with the other processes in a replay by parts.
+    pub(super) dist: Option<Dist>,
+    /// Matched messages counted here: those whose receiver is replayed here (or whose sender
+    /// is, when the receiver is no rank of the trace).
+    received: u64,
     /// What a selection dropped; `None` when it dropped nothing the replay must account for.
     dropped: Option<&'a DroppedCalls>,
     /// Per rank: seconds of dropped communication replayed at their recorded duration (the same
@@ -280,15 +364,21 @@ struct Engine<'a> {
 }
 
 impl<'a> Engine<'a> {
-    fn new(
+    /// An engine replaying the ranks `owned` of `trace`, with the matched `messages` that have
+    /// an end among them; `dist` when other processes replay the other ranks.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn new(
         trace: &'a Trace,
         dropped: &'a DroppedCalls,
-        matching: &Matching,
+        messages: &[Message],
         configs: &[Configuration],
         table: Option<&'a MessageTable>,
+        owned: Range<Rank>,
+        dist: Option<Dist>,
     ) -> Self {
         let k = configs.len();
         let n = trace.ranks.len();
+        let mut received = 0;
         let mut warnings = ReplayWarnings::default();
         let mut plans: Vec<Plan> = trace
             .ranks
@@ -333,20 +423,39 @@ impl<'a> Engine<'a> {
                 }
             })
             .collect();
-        for m in &matching.messages {
+        for m in messages {
             let (s, r) = (m.sender as usize, m.receiver as usize);
+            // Each end is checked where it is replayed; a message is counted (and an invalid
+            // one reported) by its receiver's process, or its sender's if the receiver is none.
+            let (mine_s, mine_r) = (owned.contains(&m.sender), owned.contains(&m.receiver));
+            let counted = if r < n {
+                mine_r
+            } else if s < n {
+                mine_s
+            } else {
+                owned.contains(&0) || n == 0
+            };
+            received += u64::from(counted);
             let ok = s < n
                 && r < n
-                && (m.send_op as usize) < plans[s].send_to.len()
-                && (m.recv_op as usize) < plans[r].recv_from.len()
-                && trace.ranks[s].p2p.dir[m.send_op as usize] == P2pDir::Send
-                && trace.ranks[r].p2p.dir[m.recv_op as usize] == P2pDir::Recv;
+                && (!mine_s
+                    || ((m.send_op as usize) < plans[s].send_to.len()
+                        && trace.ranks[s].p2p.dir[m.send_op as usize] == P2pDir::Send))
+                && (!mine_r
+                    || ((m.recv_op as usize) < plans[r].recv_from.len()
+                        && trace.ranks[r].p2p.dir[m.recv_op as usize] == P2pDir::Recv));
             if !ok {
-                warnings.invalid_messages += 1;
+                if counted {
+                    warnings.invalid_messages += 1;
+                }
                 continue;
             }
-            plans[s].send_to[m.send_op as usize] = (m.receiver, m.recv_op);
-            plans[r].recv_from[m.recv_op as usize] = (m.sender, m.send_op);
+            if mine_s {
+                plans[s].send_to[m.send_op as usize] = (m.receiver, m.recv_op);
+            }
+            if mine_r {
+                plans[r].recv_from[m.recv_op as usize] = (m.sender, m.send_op);
+            }
         }
         let comm_sizes = trace
             .comms
@@ -360,6 +469,9 @@ impl<'a> Engine<'a> {
             .collect();
         Engine {
             trace,
+            owned: owned.clone(),
+            dist,
+            received,
             dropped: (!dropped.is_empty()).then_some(dropped),
             not_replayed: vec![0.0; n],
             params: Params {
@@ -368,7 +480,7 @@ impl<'a> Engine<'a> {
                 table,
             },
             k,
-            state: vec![0.0; n * ROWS * k],
+            state: vec![0.0; owned.len() * ROWS * k],
             pool: Pool {
                 k,
                 data: Vec::new(),
@@ -393,14 +505,14 @@ impl<'a> Engine<'a> {
             coll_seq: HashMap::new(),
             instances: HashMap::new(),
             comm_sizes,
-            worklist: (0..n as Rank).collect(),
+            worklist: owned.collect(),
             warnings,
         }
     }
 
     /// The K-vectors of rank `r`: clock, compute, wait, latency, bandwidth, interface free time.
-    fn terms(state: &mut [f64], k: usize, r: Rank) -> [&mut [f64]; ROWS] {
-        let block = &mut state[r as usize * ROWS * k..(r as usize + 1) * ROWS * k];
+    fn terms(state: &mut [f64], k: usize, r: usize) -> [&mut [f64]; ROWS] {
+        let block = &mut state[r * ROWS * k..(r + 1) * ROWS * k];
         let (clock, rest) = block.split_at_mut(k);
         let (compute, rest) = rest.split_at_mut(k);
         let (wait, rest) = rest.split_at_mut(k);
@@ -409,8 +521,144 @@ impl<'a> Engine<'a> {
         [clock, compute, wait, latency, bandwidth, nic]
     }
 
-    fn run(&mut self) {
-        let mut first_open = 0;
+    /// Where rank `r` (one of `owned`) is in `state`.
+    fn at(&self, r: Rank) -> usize {
+        (r - self.owned.start) as usize
+    }
+
+    /// Advance every rank that can until none can without what other processes send
+    /// (replay by parts).
+    pub(super) fn drain(&mut self) {
+        while let Some(r) = self.worklist.pop_front() {
+            self.advance_rank(r);
+        }
+    }
+
+    /// The notes for each process gathered since the last call.
+    pub(super) fn take_outbox(&mut self) -> Vec<Vec<Note>> {
+        match &mut self.dist {
+            Some(d) => {
+                let n = d.outbox.len();
+                std::mem::replace(&mut d.outbox, vec![Vec::new(); n])
+            }
+            None => Vec::new(),
+        }
+    }
+
+    /// What another process's engine sent this one: the injection start of a send to one of
+    /// its ranks, or the partial arrival of a collective instance its ranks take part in.
+    pub(super) fn deliver(&mut self, note: Note) {
+        match note {
+            Note::Sent {
+                sender,
+                send_op,
+                receiver,
+                bytes,
+                at,
+            } => {
+                if at.len() != self.k || !self.owned.contains(&receiver) {
+                    self.unreproducible(|| format!("a send of rank {sender} reached the wrong process"));
+                    return;
+                }
+                let slot = self.pool.alloc(&at, 1);
+                if let Some(d) = &mut self.dist {
+                    d.remote_sends.insert((sender, send_op), (slot, bytes));
+                }
+                if self.cursors[receiver as usize].block == Block::Recv(sender, send_op) {
+                    self.cursors[receiver as usize].block = Block::Running;
+                    self.worklist.push_back(receiver);
+                }
+            }
+            Note::Arrived {
+                comm,
+                seq,
+                op,
+                bytes,
+                start,
+            } => {
+                let key = (comm, seq);
+                let (Some(&expected), Some(d)) = (self.comm_sizes.get(comm as usize), &self.dist) else {
+                    self.unreproducible(|| format!("an instance of unknown communicator {comm} was exchanged"));
+                    return;
+                };
+                if start.len() != self.k {
+                    self.unreproducible(|| "an exchanged collective arrival does not fit".into());
+                    return;
+                }
+                let (local_expected, parts_expected) = (
+                    d.local_members[comm as usize],
+                    d.other_processes[comm as usize].len() as u32,
+                );
+                let inst = match self.instances.get_mut(&key) {
+                    Some(inst) => {
+                        max_into(self.pool.get_mut(inst.start), &start);
+                        inst
+                    }
+                    None => {
+                        let start = self.pool.alloc(&start, 1);
+                        self.instances.entry(key).or_insert(Instance {
+                            start,
+                            arrived: 0,
+                            expected,
+                            local_expected,
+                            parts_expected,
+                            parts_in: 0,
+                            sent: false,
+                            consumed: 0,
+                            bytes: 0,
+                            op,
+                            waiters: Vec::new(),
+                            complete: false,
+                            forced: false,
+                            steps: 0.0,
+                            effective_bytes: 0.0,
+                        })
+                    }
+                };
+                let differs = inst.op != op;
+                inst.bytes = inst.bytes.max(bytes);
+                inst.parts_in += 1;
+                let ready =
+                    !inst.complete && inst.arrived >= inst.local_expected && inst.parts_in >= inst.parts_expected;
+                if differs {
+                    self.unreproducible(|| {
+                        format!("the members of instance {seq} of communicator {comm} disagree on the operation")
+                    });
+                }
+                if ready {
+                    self.complete_instance(key, false);
+                }
+            }
+        }
+    }
+
+    /// The lowest rank replayed here that has not finished, and whether it waits for a
+    /// receive (else for a collective): once no process can advance, the serial replay breaks
+    /// the lowest such rank's wait ([`Engine::run`]).
+    pub(super) fn lowest_open(&self) -> Option<(Rank, bool)> {
+        self.owned
+            .clone()
+            .find(|&r| !self.cursors[r as usize].done)
+            .map(|r| (r, matches!(self.cursors[r as usize].block, Block::Recv(..))))
+    }
+
+    /// Give up rank `r`'s receive, as the serial replay does when nothing else can advance.
+    pub(super) fn force_recv(&mut self, r: Rank) {
+        self.warnings.unresolved_recvs += 1;
+        let c = &mut self.cursors[r as usize];
+        c.force_recv = true;
+        c.block = Block::Running;
+        self.worklist.push_back(r);
+    }
+
+    pub(super) fn unreproducible(&mut self, why: impl FnOnce() -> String) {
+        if let Some(d) = &mut self.dist {
+            d.unreproducible(why);
+        }
+    }
+
+    pub(super) fn run(&mut self) {
+        let mut first_open = self.owned.start as usize;
         loop {
             while let Some(r) = self.worklist.pop_front() {
                 self.advance_rank(r);
@@ -559,7 +807,7 @@ impl<'a> Engine<'a> {
                 (frozen, d.unpriced(r as usize, call).min(ns - frozen))
             }
         };
-        let [clock, compute, ..] = Self::terms(&mut self.state, self.k, r);
+        let [clock, compute, ..] = Self::terms(&mut self.state, self.k, (r - self.owned.start) as usize);
         advance(clock, compute, ns_to_s(ns - frozen - unpriced));
         if frozen > 0 {
             advance_clock(clock, ns_to_s(frozen));
@@ -583,7 +831,7 @@ impl<'a> Engine<'a> {
         cur.stage = Stage::Enter;
         if keeps_duration {
             let dt = ns_to_s(calls.exit[i].saturating_sub(calls.enter[i]));
-            let [clock, compute, ..] = Self::terms(&mut self.state, self.k, r);
+            let [clock, compute, ..] = Self::terms(&mut self.state, self.k, (r - self.owned.start) as usize);
             advance(clock, compute, dt);
         }
     }
@@ -591,22 +839,37 @@ impl<'a> Engine<'a> {
     fn post_send(&mut self, r: Rank, op: u32) {
         let plan = &self.plans[r as usize];
         let (to, _) = plan.send_to[op as usize];
-        let refs =
-            u8::from(to != NONE) + u8::from(self.trace.ranks[r as usize].p2p.complete[op as usize] != NOT_COMPLETED);
+        // A receiver of another process gets a copy of the injection start instead.
+        let here = to != NONE && self.owned.contains(&to);
+        let refs = u8::from(here) + u8::from(self.trace.ranks[r as usize].p2p.complete[op as usize] != NOT_COMPLETED);
         let eff = self
             .params
             .effective(self.trace.ranks[r as usize].p2p.bytes[op as usize] as f64);
         let k = self.k;
-        let at = r as usize * ROWS * k;
+        let at = self.at(r) * ROWS * k;
         let slot = self.pool.alloc(&self.state[at..at + k], refs.max(1));
         let nic = &mut self.state[at + NIC * k..at + (NIC + 1) * k];
         inject(self.pool.get_mut(slot), nic, &self.params.beta, eff);
+        if to != NONE && !here {
+            let bytes = self.trace.ranks[r as usize].p2p.bytes[op as usize];
+            let at = self.pool.get(slot).to_vec();
+            if let Some(d) = &mut self.dist {
+                let p = d.process_of(to);
+                d.outbox[p].push(Note::Sent {
+                    sender: r,
+                    send_op: op,
+                    receiver: to,
+                    bytes,
+                    at,
+                });
+            }
+        }
         if refs == 0 {
             self.pool.release(slot);
             return;
         }
         self.plans[r as usize].send_slot[op as usize] = slot;
-        if to != NONE && self.cursors[to as usize].block == Block::Recv(r, op) {
+        if here && self.cursors[to as usize].block == Block::Recv(r, op) {
             self.cursors[to as usize].block = Block::Running;
             self.worklist.push_back(to);
         }
@@ -624,7 +887,7 @@ impl<'a> Engine<'a> {
                     return true;
                 }
                 let eff = self.params.effective(p2p.bytes[op as usize] as f64);
-                let [clock, _, _, _, bandwidth, _] = Self::terms(&mut self.state, k, r);
+                let [clock, _, _, _, bandwidth, _] = Self::terms(&mut self.state, k, (r - self.owned.start) as usize);
                 complete_send(clock, bandwidth, self.pool.get(slot), &self.params.beta, eff);
                 self.pool.release(slot);
                 true
@@ -640,14 +903,26 @@ impl<'a> Engine<'a> {
                     cur.force_recv = false;
                     return true;
                 }
-                let slot = self.plans[from as usize].send_slot[from_op as usize];
+                let (slot, bytes) = if self.owned.contains(&from) {
+                    let slot = self.plans[from as usize].send_slot[from_op as usize];
+                    let bytes = match slot {
+                        NONE => 0,
+                        _ => self.trace.ranks[from as usize].p2p.bytes[from_op as usize],
+                    };
+                    (slot, bytes)
+                } else {
+                    self.dist
+                        .as_mut()
+                        .and_then(|d| d.remote_sends.remove(&(from, from_op)))
+                        .unwrap_or((NONE, 0))
+                };
                 if slot == NONE {
                     cur.block = Block::Recv(from, from_op);
                     return false;
                 }
-                let bytes = self.trace.ranks[from as usize].p2p.bytes[from_op as usize];
                 let eff = self.params.effective(bytes as f64);
-                let [clock, _, wait, latency, bandwidth, _] = Self::terms(&mut self.state, k, r);
+                let [clock, _, wait, latency, bandwidth, _] =
+                    Self::terms(&mut self.state, k, (r - self.owned.start) as usize);
                 complete_recv(
                     clock,
                     wait,
@@ -667,13 +942,25 @@ impl<'a> Engine<'a> {
     /// Rank `r` reaches collective instance `key`; true if it can leave at once.
     fn arrive(&mut self, r: Rank, key: (CommId, u32), op: CollectiveOp, bytes: u64) -> bool {
         let k = self.k;
-        let at = r as usize * ROWS * k;
+        let at = self.at(r) * ROWS * k;
         let clock = &self.state[at..at + k];
-        let expected = match self.comm_sizes.get(key.0 as usize) {
-            Some(&p) => p,
-            None => {
+        let (expected, local_expected, parts_expected) = match (self.comm_sizes.get(key.0 as usize), &mut self.dist) {
+            (Some(&p), None) => (p, p, 0),
+            (Some(&p), Some(d)) => {
+                let c = key.0 as usize;
+                if d.members[c].binary_search(&r).is_err() {
+                    d.unreproducible(|| {
+                        format!(
+                            "rank {r} takes part in a collective of communicator {} it is not a member of",
+                            key.0
+                        )
+                    });
+                }
+                (p, d.local_members[c], d.other_processes[c].len() as u32)
+            }
+            (None, _) => {
                 self.warnings.unknown_communicators += 1;
-                1
+                (1, 1, 0)
             }
         };
         let inst = match self.instances.get_mut(&key) {
@@ -684,6 +971,10 @@ impl<'a> Engine<'a> {
                     start,
                     arrived: 0,
                     expected,
+                    local_expected,
+                    parts_expected,
+                    parts_in: 0,
+                    sent: false,
                     consumed: 0,
                     bytes: 0,
                     op,
@@ -704,7 +995,23 @@ impl<'a> Engine<'a> {
         inst.arrived += 1;
         inst.bytes = inst.bytes.max(bytes);
         max_into(self.pool.get_mut(inst.start), clock);
-        if inst.arrived >= inst.expected {
+        if inst.parts_expected > 0 && !inst.sent && inst.arrived >= inst.local_expected {
+            // This process's members are all in: the others get their latest clocks.
+            inst.sent = true;
+            let note = Note::Arrived {
+                comm: key.0,
+                seq: key.1,
+                op: inst.op,
+                bytes: inst.bytes,
+                start: self.pool.get(inst.start).to_vec(),
+            };
+            if let Some(d) = &mut self.dist {
+                for &p in &d.other_processes[key.0 as usize] {
+                    d.outbox[p as usize].push(note.clone());
+                }
+            }
+        }
+        if inst.arrived >= inst.local_expected && inst.parts_in >= inst.parts_expected {
             self.complete_instance(key, false);
             true
         } else {
@@ -733,7 +1040,7 @@ impl<'a> Engine<'a> {
         let Some(inst) = self.instances.get_mut(&key) else {
             return;
         };
-        let [clock, _, wait, latency, bandwidth, _] = Self::terms(&mut self.state, k, r);
+        let [clock, _, wait, latency, bandwidth, _] = Self::terms(&mut self.state, k, (r - self.owned.start) as usize);
         apply_collective(
             clock,
             wait,
@@ -746,78 +1053,106 @@ impl<'a> Engine<'a> {
             inst.effective_bytes,
         );
         inst.consumed += 1;
-        if !inst.forced && inst.consumed >= inst.expected {
+        if !inst.forced && inst.consumed >= inst.local_expected {
             self.pool.release(inst.start);
             self.instances.remove(&key);
         }
     }
 
     fn results(self, configs: &[Configuration], per_rank: bool) -> (Vec<ConfigurationResult>, ReplayWarnings, u64) {
-        let k = self.k;
-        let n = self.trace.ranks.len();
-        let mut predicted = vec![0.0f64; k];
-        let mut critical = vec![0 as Rank; k];
-        for r in 0..n {
-            let clock = &self.state[r * ROWS * k..r * ROWS * k + k];
-            for j in 0..k {
-                if clock[j] > predicted[j] {
-                    predicted[j] = clock[j];
-                    critical[j] = r as Rank;
-                }
-            }
-        }
-        // Mean over ranks of each term, a rank that ends early waiting for the last one.
-        let mut sums = vec![0.0f64; ROWS * k];
-        for r in 0..n {
-            let block = &self.state[r * ROWS * k..(r + 1) * ROWS * k];
-            for t in COMPUTE..=BANDWIDTH {
-                let (dst, src) = (&mut sums[t * k..(t + 1) * k], &block[t * k..(t + 1) * k]);
-                for (d, s) in dst.iter_mut().zip(src) {
-                    *d += s;
-                }
-            }
-            for j in 0..k {
-                sums[WAIT * k + j] += predicted[j] - block[CLOCK * k + j];
-            }
-        }
-        let ranks = n.max(1) as f64;
-        let not_replayed = self.not_replayed.iter().sum::<f64>() / ranks;
-        let out = configs
-            .iter()
-            .enumerate()
-            .map(|(j, c)| ConfigurationResult {
-                configuration: c.clone(),
-                predicted_s: predicted[j],
-                breakdown: Breakdown {
-                    compute_s: sums[COMPUTE * k + j] / ranks,
-                    wait_s: sums[WAIT * k + j] / ranks,
-                    latency_term_s: sums[LATENCY * k + j] / ranks,
-                    bandwidth_term_s: sums[BANDWIDTH * k + j] / ranks,
-                    not_replayed_s: not_replayed,
-                },
-                critical_rank: critical[j],
-                ranks: per_rank.then(|| {
-                    (0..n)
-                        .map(|r| {
-                            let b = &self.state[r * ROWS * k..(r + 1) * ROWS * k];
-                            RankBreakdown {
-                                rank: r as Rank,
-                                end_s: b[CLOCK * k + j],
-                                breakdown: Breakdown {
-                                    compute_s: b[COMPUTE * k + j],
-                                    wait_s: b[WAIT * k + j] + predicted[j] - b[CLOCK * k + j],
-                                    latency_term_s: b[LATENCY * k + j],
-                                    bandwidth_term_s: b[BANDWIDTH * k + j],
-                                    not_replayed_s: self.not_replayed[r],
-                                },
-                            }
-                        })
-                        .collect()
-                }),
-            })
-            .collect();
+        let out = results(&self.state, self.k, &self.not_replayed, configs, per_rank);
         (out, self.warnings, self.pool.peak as u64)
     }
+
+    /// What a part hands to the combination: its ranks' state (`ROWS × K` per rank), their
+    /// dropped communication, the warnings, the matched messages it received and the pool's
+    /// peak.
+    pub(super) fn into_part(self) -> (Vec<f64>, Vec<f64>, ReplayWarnings, u64, u64, bool) {
+        let stuck = self.owned.clone().any(|r| !self.cursors[r as usize].done);
+        let not_replayed = self.not_replayed[self.owned.start as usize..self.owned.end as usize].to_vec();
+        (
+            self.state,
+            not_replayed,
+            self.warnings,
+            self.received,
+            self.pool.peak as u64,
+            stuck,
+        )
+    }
+}
+
+/// The predictions from the final state of every rank (`ROWS × K` per rank, in rank order)
+/// and each rank's dropped communication.
+pub(super) fn results(
+    state: &[f64],
+    k: usize,
+    not_replayed: &[f64],
+    configs: &[Configuration],
+    per_rank: bool,
+) -> Vec<ConfigurationResult> {
+    let n = not_replayed.len();
+    let mut predicted = vec![0.0f64; k];
+    let mut critical = vec![0 as Rank; k];
+    for r in 0..n {
+        let clock = &state[r * ROWS * k..r * ROWS * k + k];
+        for j in 0..k {
+            if clock[j] > predicted[j] {
+                predicted[j] = clock[j];
+                critical[j] = r as Rank;
+            }
+        }
+    }
+    // Mean over ranks of each term, a rank that ends early waiting for the last one.
+    let mut sums = vec![0.0f64; ROWS * k];
+    for r in 0..n {
+        let block = &state[r * ROWS * k..(r + 1) * ROWS * k];
+        for t in COMPUTE..=BANDWIDTH {
+            let (dst, src) = (&mut sums[t * k..(t + 1) * k], &block[t * k..(t + 1) * k]);
+            for (d, s) in dst.iter_mut().zip(src) {
+                *d += s;
+            }
+        }
+        for j in 0..k {
+            sums[WAIT * k + j] += predicted[j] - block[CLOCK * k + j];
+        }
+    }
+    let ranks = n.max(1) as f64;
+    let mean_not_replayed = not_replayed.iter().sum::<f64>() / ranks;
+    let out = configs
+        .iter()
+        .enumerate()
+        .map(|(j, c)| ConfigurationResult {
+            configuration: c.clone(),
+            predicted_s: predicted[j],
+            breakdown: Breakdown {
+                compute_s: sums[COMPUTE * k + j] / ranks,
+                wait_s: sums[WAIT * k + j] / ranks,
+                latency_term_s: sums[LATENCY * k + j] / ranks,
+                bandwidth_term_s: sums[BANDWIDTH * k + j] / ranks,
+                not_replayed_s: mean_not_replayed,
+            },
+            critical_rank: critical[j],
+            ranks: per_rank.then(|| {
+                (0..n)
+                    .map(|r| {
+                        let b = &state[r * ROWS * k..(r + 1) * ROWS * k];
+                        RankBreakdown {
+                            rank: r as Rank,
+                            end_s: b[CLOCK * k + j],
+                            breakdown: Breakdown {
+                                compute_s: b[COMPUTE * k + j],
+                                wait_s: b[WAIT * k + j] + predicted[j] - b[CLOCK * k + j],
+                                latency_term_s: b[LATENCY * k + j],
+                                bandwidth_term_s: b[BANDWIDTH * k + j],
+                                not_replayed_s: not_replayed[r],
+                            },
+                        }
+                    })
+                    .collect()
+            }),
+        })
+        .collect();
+    out
 }
 
 /// Replay `trace` under every configuration in `configs` at once, the communication a selection
@@ -831,7 +1166,8 @@ pub fn replay_configurations(
     table: Option<&MessageTable>,
     per_rank: bool,
 ) -> Replay {
-    let mut engine = Engine::new(trace, dropped, matching, configs, table);
+    let all = 0..trace.ranks.len() as Rank;
+    let mut engine = Engine::new(trace, dropped, &matching.messages, configs, table, all, None);
     engine.run();
     let (configurations, warnings, peak_pooled_vectors) = engine.results(configs, per_rank);
     let (start, end) = trace.span();

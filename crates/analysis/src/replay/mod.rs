@@ -25,6 +25,7 @@
 pub mod collective;
 mod engine;
 pub mod network;
+pub mod parts;
 
 pub use network::{
     configurations, parse_bandwidth, parse_scales, parse_seconds, Configuration, MessageTable, Network, Sweep,
@@ -277,6 +278,15 @@ pub fn replay_restricted(
     table: Option<&MessageTable>,
     per_rank: bool,
 ) -> Result<Replay, ReplayError> {
+    check_configurations(configs)?;
+    Ok(engine::replay_configurations(
+        trace, dropped, matching, configs, table, per_rank,
+    ))
+}
+
+/// Refuse what no replay can run: no configuration, too many, or a network without a
+/// positive bandwidth and non-negative latency.
+fn check_configurations(configs: &[Configuration]) -> Result<(), ReplayError> {
     if configs.is_empty() {
         return Err(ReplayError("no network configuration to replay".into()));
     }
@@ -297,9 +307,7 @@ pub fn replay_restricted(
             c.network, c.label, c.latency_s, c.bandwidth_bytes_per_s
         )));
     }
-    Ok(engine::replay_configurations(
-        trace, dropped, matching, configs, table, per_rank,
-    ))
+    Ok(())
 }
 
 /// The labels of Classification poster's Table 1.
@@ -630,12 +638,14 @@ pub fn waiting_note(report: &WhatIf) -> Option<String> {
 }
 
 /// Longest per-rank total of recorded time in `MPI_Init`, `MPI_Finalize` and communicator
-/// management calls, in seconds, those a selection dropped included.
-fn outside_model_s(trace: &Trace, dropped: &DroppedCalls) -> f64 {
+/// management calls, in nanoseconds, those a selection dropped included, over the ranks
+/// `ranks`.
+fn outside_model_ns(trace: &Trace, dropped: &DroppedCalls, ranks: std::ops::Range<Rank>) -> u64 {
     trace
         .ranks
         .iter()
         .enumerate()
+        .filter(|(r, _)| ranks.contains(&(*r as Rank)))
         .map(|(r, rt)| {
             let c = &rt.calls;
             let n = c.kind.len().min(c.enter.len()).min(c.exit.len());
@@ -646,8 +656,7 @@ fn outside_model_s(trace: &Trace, dropped: &DroppedCalls) -> f64 {
             kept.chain(gone).fold(0u64, u64::saturating_add)
         })
         .max()
-        .unwrap_or(0) as f64
-        * 1e-9
+        .unwrap_or(0)
 }
 
 /// What [`what_if`] predicts for and how.
@@ -728,13 +737,19 @@ pub fn what_if_restricted(
         options.table.as_ref(),
         options.per_rank,
     )?;
+    let outside = outside_model_ns(trace, dropped, 0..trace.ranks.len() as Rank) as f64 * 1e-9;
+    Ok(assemble(replay, outside, options))
+}
+
+/// The report of a replay: the classification on every network and the reference prediction
+/// against the measured time, `outside` seconds of which the model prices at zero.
+fn assemble(replay: Replay, outside: f64, options: &WhatIfOptions) -> WhatIf {
     let classification = options
         .networks
         .iter()
         .filter_map(|n| classify(&replay.configurations, &n.name, &options.thresholds))
         .collect();
     let recorded = options.recorded_on.as_deref().unwrap_or(&options.networks[0].name);
-    let outside = outside_model_s(trace, dropped);
     let inside = replay.measured_s - outside;
     let reference = replay
         .configurations
@@ -748,7 +763,7 @@ pub fn what_if_restricted(
             outside_model_s: outside,
             relative_error_inside_model: (inside > 0.0).then(|| (c.predicted_s - inside) / inside),
         });
-    Ok(WhatIf {
+    WhatIf {
         configurations: replay.configurations,
         measured_s: replay.measured_s,
         reference,
@@ -756,7 +771,7 @@ pub fn what_if_restricted(
         calls: replay.calls,
         messages: replay.messages,
         warnings: replay.warnings,
-    })
+    }
 }
 
 #[cfg(test)]
