@@ -559,7 +559,6 @@ impl HappensBefore {
         let mut entered = vec![false; n];
         let mut worklist: Vec<usize> = (0..n).rev().collect();
         let mut queued = vec![true; n];
-        let mut order = 0u32;
         // Instances that need nobody (a broadcast whose root is outside the selection, or
         // whose root's call the time window cut off) are ready from the start, with value 0:
         // their members wait for nothing.
@@ -570,7 +569,6 @@ impl HappensBefore {
             &cursor,
             &mut queued,
             &mut worklist,
-            &mut order,
         );
         while let Some(r) = worklist.pop() {
             queued[r] = false;
@@ -599,7 +597,6 @@ impl HappensBefore {
                         &cursor,
                         &mut queued,
                         &mut worklist,
-                        &mut order,
                     );
                 }
                 if remaining[c as usize] > 0 {
@@ -615,7 +612,6 @@ impl HappensBefore {
                     .unwrap_or(0);
                 self.f[c as usize] = own.max(dep) + a;
                 self.order.push(c);
-                order += 1;
                 cursor[r] += 1;
                 entered[r] = false;
             }
@@ -644,7 +640,6 @@ impl HappensBefore {
         cursor: &[u32],
         queued: &mut [bool],
         worklist: &mut Vec<usize>,
-        order: &mut u32,
     ) {
         while let Some(v) = ready.pop() {
             let fv = self
@@ -655,7 +650,6 @@ impl HappensBefore {
                 .unwrap_or(0);
             self.f[v] = fv;
             self.order.push(v as u32);
-            *order += 1;
             for &t in self.outs(v) {
                 let t = t as usize;
                 remaining[t] -= 1;
