@@ -30,16 +30,15 @@
 //! program order — is an error); the longest-path values are computed in that order and the
 //! path is read backwards from the sink, staying on the same rank on ties. O(calls + edges).
 //!
-//! **Gain.** For each rank with computation on the path, the longest path is recomputed with
-//! that computation set to 0, by one sweep of the topological order from the first computation
-//! removed; nodes whose slack (the path's length minus the longest path through them) is at
-//! least the computation removed are skipped, since no path through them can become the
-//! longest. The ranks with most computation on the path go first, within a budget of
-//! [`GAIN_WORK`] nodes swept (at least 4 sweeps of the graph); ranks left when it runs out get
-//! no gain (`null`). Which ranks fit is decided from where their sweeps start; they are then
-//! swept from the latest start to the earliest over one copy of the longest-path values, so a
-//! sweep reads every value directly (the positions before its start still hold the original). On a balanced pipeline every rank's computation moves almost the whole
-//! run, so an exact gain costs a sweep per rank; `docs/waits.md` gives the figures.
+//! **Gain.** For each rank with computation on the path, how much shorter the longest path gets
+//! with that computation set to 0. With `d = f − g` (`g` the longest path with it removed), the
+//! longest path's recurrence becomes a shortest path over the edges' slack (`f(v) − f(u) −
+//! w(u, v)`, nonnegative) plus the weight removed, and the gain is the sink's `d`. One sweep of
+//! the topological order carries `d` for up to 64 ranks at once as vectors (`u32` lanes when
+//! every rank's computation on the path fits, since `d` never exceeds it), keeping only the
+//! vectors a later node reads: one per rank and one per dependency source until its last target.
+//! The ranks with most computation on the path go first, within [`GAIN_WORK`] (lanes × nodes,
+//! at least one sweep); ranks left get no gain (`null`).
 
 use crate::profile::{secs, selected};
 use crate::waits::{roles, Instances, Role};
@@ -128,11 +127,73 @@ pub fn critical_path_paired(
 
 const NONE: u32 = u32::MAX;
 
-/// Work budget of the gains, in nodes swept (at least 4 sweeps of the whole graph): the ranks
-/// with most computation on the path are done first, and those left when it runs out get no
-/// gain. On a balanced pipeline every rank's computation moves almost the whole run, so exact
-/// gains of all ranks cost one sweep per rank.
-pub const GAIN_WORK: u64 = 200_000_000;
+/// Coarse phase timer: with `TRACELOGIC_CP_TIMES` set, each phase's wall time goes to stderr
+/// (for profiling the critical path on large traces; off by default).
+struct Phases {
+    on: bool,
+    t: std::time::Instant,
+}
+
+impl Phases {
+    fn new() -> Phases {
+        Phases {
+            on: std::env::var_os("TRACELOGIC_CP_TIMES").is_some(),
+            t: std::time::Instant::now(),
+        }
+    }
+
+    fn mark(&mut self, what: &str) {
+        if self.on {
+            eprintln!("critical path: {what}: {:.3} s", self.t.elapsed().as_secs_f64());
+            self.t = std::time::Instant::now();
+        }
+    }
+}
+
+/// Work budget of the gains, in lanes × nodes swept (at least one sweep of 64 ranks):
+/// the ranks with most computation on the path are done first, and those left get no gain.
+pub const GAIN_WORK: u64 = 4_000_000_000;
+
+/// Ranks whose gains one sweep computes.
+const LANES: usize = 64;
+
+/// Calls per block of `HappensBefore::rank_hint`.
+const RANK_HINT_SHIFT: u32 = 6;
+
+/// A lane of the gains' sweep: a deficit in ns, `u32` when every rank's computation on the
+/// path fits (a deficit never exceeds it), else `u64`; additions saturate.
+trait Lane: Copy + Ord + Default {
+    const MAX: Self;
+    fn sat(x: u64) -> Self;
+    fn add(self, o: Self) -> Self;
+    fn get(self) -> u64;
+}
+
+impl Lane for u32 {
+    const MAX: u32 = u32::MAX;
+    fn sat(x: u64) -> u32 {
+        x.min(u32::MAX as u64) as u32
+    }
+    fn add(self, o: u32) -> u32 {
+        self.saturating_add(o)
+    }
+    fn get(self) -> u64 {
+        self as u64
+    }
+}
+
+impl Lane for u64 {
+    const MAX: u64 = u64::MAX;
+    fn sat(x: u64) -> u64 {
+        x
+    }
+    fn add(self, o: u64) -> u64 {
+        self.saturating_add(o)
+    }
+    fn get(self) -> u64 {
+        self
+    }
+}
 
 /// An edge of the happens-before graph in the listing [`HappensBefore::edges`] gives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -175,13 +236,10 @@ pub struct HappensBefore {
     out_dst: Vec<u32>,
     /// Longest-path value (ns from the trace start) of each call's exit and each instance.
     f: Vec<u64>,
-    /// Position of each call exit and instance in the topological order.
-    pos: Vec<u32>,
     /// Call exits and instances in topological order.
     order: Vec<u32>,
-    /// Slack of each call exit and instance: the path's length minus the longest path through
-    /// the node. Only nodes with less slack than the computation removed can change the answer.
-    slack: Vec<u64>,
+    /// `rank_hint[c >> RANK_HINT_SHIFT]`: the rank holding call `c & !mask` (see `rank_of`).
+    rank_hint: Vec<u32>,
     /// Critical path as (node, via) pairs from the source: calls' exits and enters, see `path`.
     path: Vec<PathStep>,
     length: u64,
@@ -214,6 +272,7 @@ impl HappensBefore {
         matching: &Matching,
         sequence: Option<&[Vec<u32>]>,
     ) -> Result<HappensBefore, String> {
+        let mut ph = Phases::new();
         let n = trace.ranks.len();
         let mut base = Vec::with_capacity(n + 1);
         let mut total = 0u64;
@@ -253,6 +312,7 @@ impl HappensBefore {
             }
         }
         let gid = |r: Rank, i: u32| base[r as usize] + i;
+        ph.mark("copy calls");
 
         // Dependency edges as (target, source) pairs.
         let roles = roles(trace);
@@ -285,6 +345,7 @@ impl HappensBefore {
                 }
             }
         }
+        ph.mark("message dependencies");
         let inst = Instances::of_sequence(trace, sequence);
         for k in 0..inst.len() {
             let v = (calls + k) as u32;
@@ -360,9 +421,11 @@ impl HappensBefore {
             }
         }
         let nodes = calls + inst.len() + extra;
+        ph.mark("collective dependencies");
         let (in_start, in_src) = csr(nodes, deps.iter().map(|&(t, s)| (t, s)));
         let (out_start, out_dst) = csr(nodes, deps.iter().map(|&(t, s)| (s, t)));
         drop(deps);
+        ph.mark("compressed rows");
 
         // Active time of each call: its duration minus its wait for the latest dependency.
         // The timestamp of a source: a call's enter, or an instance's latest source enter.
@@ -409,12 +472,14 @@ impl HappensBefore {
             out_start,
             out_dst,
             f: vec![0; nodes],
-            pos: vec![NONE; nodes],
-            slack: Vec::new(),
-            order: Vec::new(),
+            order: Vec::with_capacity(nodes),
+            rank_hint: Vec::new(),
             path: Vec::new(),
             length: 0,
         };
+        g.rank_hint = (0..calls.div_ceil(1 << RANK_HINT_SHIFT))
+            .map(|i| (g.base.partition_point(|&b| b as usize <= i << RANK_HINT_SHIFT) - 1) as u32)
+            .collect();
         g.first = vec![false; calls];
         g.gap_ns = vec![0; calls];
         for r in 0..n {
@@ -431,51 +496,12 @@ impl HappensBefore {
         // The timestamps are in the gaps, active times and values now.
         g.enter = Vec::new();
         g.exit = Vec::new();
+        ph.mark("active times and gaps");
         g.longest_paths()?;
+        ph.mark("Kahn order and longest path");
         g.find_path();
-        g.slacks();
+        ph.mark("path");
         Ok(g)
-    }
-
-    /// Longest paths to the sink, in reverse topological order, and the slacks.
-    fn slacks(&mut self) {
-        let calls = self.calls();
-        let nodes = self.f.len();
-        let mut order = vec![0u32; nodes];
-        for (v, &p) in self.pos.iter().enumerate() {
-            order[p as usize] = v as u32;
-        }
-        let mut b = vec![0u64; nodes];
-        // Longest path from the enter of call `c` to the sink.
-        let from_enter = |c: u32, b: &[u64]| {
-            let own = self.active[c as usize] + b[c as usize];
-            self.outs(c as usize)
-                .iter()
-                .map(|&t| if (t as usize) < calls { self.active[t as usize] } else { 0 } + b[t as usize])
-                .fold(own, u64::max)
-        };
-        for &v in order.iter().rev() {
-            let vu = v as usize;
-            b[vu] = if vu < calls {
-                if vu + 1 == calls || self.first[vu + 1] {
-                    self.tail[self.rank_of(v)]
-                } else {
-                    self.gap(v + 1) + from_enter(v + 1, &b)
-                }
-            } else {
-                self.outs(vu)
-                    .iter()
-                    .map(|&t| self.active[t as usize] + b[t as usize])
-                    .max()
-                    .unwrap_or(0)
-            };
-        }
-        // In place: `b` becomes the slacks (one array of a value per node less to touch).
-        for (x, &f) in b.iter_mut().zip(&self.f) {
-            *x = self.length.saturating_sub(f + *x);
-        }
-        self.slack = b;
-        self.order = order;
     }
 
     fn calls(&self) -> usize {
@@ -486,8 +512,14 @@ impl HappensBefore {
         self.base.len() - 1
     }
 
+    /// The rank holding call `c`: from the rank holding the first call of its block of
+    /// `1 << RANK_HINT_SHIFT`, forward past the ranks that end before `c` (usually none).
     fn rank_of(&self, c: u32) -> usize {
-        self.base.partition_point(|&b| b <= c) - 1
+        let mut r = self.rank_hint[(c >> RANK_HINT_SHIFT) as usize] as usize;
+        while self.base[r + 1] <= c {
+            r += 1;
+        }
+        r
     }
 
     fn is_first(&self, c: u32) -> bool {
@@ -527,7 +559,6 @@ impl HappensBefore {
         let mut entered = vec![false; n];
         let mut worklist: Vec<usize> = (0..n).rev().collect();
         let mut queued = vec![true; n];
-        let mut order = 0u32;
         // Instances that need nobody (a broadcast whose root is outside the selection, or
         // whose root's call the time window cut off) are ready from the start, with value 0:
         // their members wait for nothing.
@@ -538,7 +569,6 @@ impl HappensBefore {
             &cursor,
             &mut queued,
             &mut worklist,
-            &mut order,
         );
         while let Some(r) = worklist.pop() {
             queued[r] = false;
@@ -567,7 +597,6 @@ impl HappensBefore {
                         &cursor,
                         &mut queued,
                         &mut worklist,
-                        &mut order,
                     );
                 }
                 if remaining[c as usize] > 0 {
@@ -582,8 +611,7 @@ impl HappensBefore {
                     .max()
                     .unwrap_or(0);
                 self.f[c as usize] = own.max(dep) + a;
-                self.pos[c as usize] = order;
-                order += 1;
+                self.order.push(c);
                 cursor[r] += 1;
                 entered[r] = false;
             }
@@ -612,7 +640,6 @@ impl HappensBefore {
         cursor: &[u32],
         queued: &mut [bool],
         worklist: &mut Vec<usize>,
-        order: &mut u32,
     ) {
         while let Some(v) = ready.pop() {
             let fv = self
@@ -622,8 +649,7 @@ impl HappensBefore {
                 .max()
                 .unwrap_or(0);
             self.f[v] = fv;
-            self.pos[v] = *order;
-            *order += 1;
+            self.order.push(v as u32);
             for &t in self.outs(v) {
                 let t = t as usize;
                 remaining[t] -= 1;
@@ -814,84 +840,100 @@ impl HappensBefore {
         out
     }
 
-    /// Where the sweep removing the computation before the calls `zeroed` starts: the position
-    /// right after the exit preceding the earliest of them (the enter it feeds may release other
-    /// nodes before its own exit); `None` when only a tail is removed (no sweep).
-    fn sweep_start(&self, zeroed: &[u32]) -> Option<u32> {
-        zeroed
-            .iter()
-            .map(|&c| {
-                if self.is_first(c) {
-                    0
-                } else {
-                    self.pos[c as usize - 1] + 1
-                }
-            })
-            .min()
-    }
-
-    /// The longest path with rank `r`'s computation on the critical path (the gaps before the
-    /// calls `zeroed`, sorted, and its tail if `tail_zeroed`) set to 0: one sweep over the
-    /// topological order from `p0` ([`HappensBefore::sweep_start`]), skipping the nodes whose
-    /// slack is at least the computation removed (every path through them is at most `length −
-    /// budget`, which the path itself still reaches: their stale values cannot change the
-    /// answer).
-    ///
-    /// `g` holds one value per node and must equal `f` at every position before `p0`: the
-    /// caller starts from a copy of `f` and sweeps the ranks by decreasing `p0`, so a sweep only
-    /// ever overwrites positions later sweeps also overwrite before reading them, and the
-    /// values are read without asking which sweep wrote them.
-    #[allow(clippy::too_many_arguments)]
-    fn length_without(
-        &self,
-        r: usize,
-        zeroed: &[u32],
-        p0: Option<u32>,
-        tail_zeroed: bool,
-        budget: u64,
-        g: &mut [u64],
-        zero: &mut [bool],
-    ) -> u64 {
+    /// The gains of the ranks `lanes` (at most `N`) in one sweep of the topological order: for
+    /// each node and each lane, the *deficit* `f − g`, where `g` is the longest path to the node
+    /// with that lane's rank's computation on the path set to 0. The longest path `f(v) =
+    /// max_u f(u) + w(u, v)` turns into `d(v) = min_u d(u) + δ(u, v) + (F − f(u) − w(u, v))` with
+    /// `F = f(v)` before the node's own weight and `δ` the weight removed from the edge: a
+    /// shortest path over the edges' slack, nonnegative, bounded by the rank's computation on the
+    /// path (the path itself), so `u32` lanes hold it when that fits. The gain is the sink's
+    /// deficit. Only the deficits a later node reads are kept: one vector per rank (its last
+    /// exit), and a vector per dependency source (a call's enter, an instance) until its last
+    /// target has read it.
+    fn deficits<T: Lane, const N: usize>(&self, lanes: &[usize], zero_bits: &[u64], tail_zeroed: &[bool]) -> Vec<u64> {
         let calls = self.calls();
-        let Some(p0) = p0 else {
-            // Only the tail after the rank's last call is removed.
-            return self.sink_value(|x| self.f[x as usize], Some(r));
+        let n = self.ranks();
+        let mut lane_of = vec![NONE; n];
+        for (i, &r) in lanes.iter().enumerate() {
+            lane_of[r] = i as u32;
+        }
+        let zeroed = |c: u32| zero_bits[c as usize / 64] >> (c % 64) & 1 == 1;
+        // The enter of call `c` on rank `q` from the deficits of the exit before it.
+        let enter = |q: usize, c: u32, prev: &[T; N]| {
+            let mut e = *prev;
+            if zeroed(c) && lane_of[q] != NONE {
+                let l = lane_of[q] as usize;
+                e[l] = e[l].add(T::sat(self.gap(c)));
+            }
+            e
         };
-        for &c in zeroed {
-            zero[c as usize] = true;
+        let mut cur: Vec<[T; N]> = vec![[T::default(); N]; n];
+        let mut kept = Kept::new(self.f.len());
+        let zero = [T::default(); N];
+        for q in 0..n {
+            let c = self.base[q];
+            if c < self.base[q + 1] && !self.outs(c as usize).is_empty() {
+                kept.keep(c as usize, enter(q, c, &zero), self.outs(c as usize).len());
+            }
         }
-        let zero = &*zero;
-        let gap = |c: u32| if zero[c as usize] { 0 } else { self.gap_ns[c as usize] };
-        for &v in &self.order[p0 as usize..] {
+        let val = |x: u32| self.f[x as usize];
+        let gap = |x: u32| self.gap(x);
+        for &v in &self.order {
             let vu = v as usize;
-            let val = |x: u32| g[x as usize];
-            g[vu] = if self.slack[vu] >= budget {
-                self.f[vu]
-            } else if vu < calls {
-                let own = self.enter_value(v, val, gap);
-                self.ins(vu)
-                    .iter()
-                    .map(|&s| self.source_value(s, val, gap))
-                    .fold(own, u64::max)
-                    + self.active[vu]
+            let ins = self.ins(vu);
+            if vu < calls {
+                // In place on the rank's vector: the exit before becomes this call's enter,
+                // then its exit.
+                let q = self.rank_of(v);
+                let d = &mut cur[q];
+                if zeroed(v) && lane_of[q] != NONE {
+                    let l = lane_of[q] as usize;
+                    d[l] = d[l].add(T::sat(self.gap(v)));
+                }
+                if !ins.is_empty() {
+                    let top = self.f[vu] - self.active[vu];
+                    let es = T::sat(top - self.enter_value(v, val, gap));
+                    if es != T::default() {
+                        d.iter_mut().for_each(|x| *x = x.add(es));
+                    }
+                    for &s in ins {
+                        let es = T::sat(top - self.source_value(s, val, gap));
+                        for (x, &y) in d.iter_mut().zip(kept.read(s as usize)) {
+                            *x = (*x).min(y.add(es));
+                        }
+                    }
+                }
+                let next = v + 1;
+                if next < self.base[q + 1] && !self.outs(next as usize).is_empty() {
+                    kept.keep(next as usize, enter(q, next, d), self.outs(next as usize).len());
+                }
             } else {
-                self.ins(vu)
-                    .iter()
-                    .map(|&s| self.enter_value(s, val, gap))
-                    .max()
-                    .unwrap_or(0)
-            };
+                let mut d = if ins.is_empty() { zero } else { [T::MAX; N] };
+                for &s in ins {
+                    let es = T::sat(self.f[vu] - self.enter_value(s, val, gap));
+                    for (x, &y) in d.iter_mut().zip(kept.read(s as usize)) {
+                        *x = (*x).min(y.add(es));
+                    }
+                }
+                if !self.outs(vu).is_empty() {
+                    kept.keep(vu, d, self.outs(vu).len());
+                }
+            }
         }
-        self.sink_value(|x| g[x as usize], tail_zeroed.then_some(r))
-    }
-
-    /// The sink's value from the exit values `val`, rank `zero_tail`'s tail set to 0.
-    fn sink_value(&self, val: impl Fn(u32) -> u64, zero_tail: Option<usize>) -> u64 {
-        (0..self.ranks())
-            .filter(|&q| self.base[q + 1] > self.base[q])
-            .map(|q| val(self.base[q + 1] - 1) + if zero_tail == Some(q) { 0 } else { self.tail[q] })
-            .max()
-            .unwrap_or(0)
+        // The sink: through each rank's tail, removed on the lane's own rank when on the path.
+        let mut sink = [T::MAX; N];
+        for q in (0..n).filter(|&q| self.base[q + 1] > self.base[q]) {
+            let last = self.base[q + 1] as usize - 1;
+            let es = T::sat(self.length - self.f[last] - self.tail[q]);
+            for (i, x) in sink.iter_mut().enumerate() {
+                let mut y = cur[q][i].add(es);
+                if i < lanes.len() && lanes[i] == q && tail_zeroed[q] {
+                    y = y.add(T::sat(self.tail[q]));
+                }
+                *x = (*x).min(y);
+            }
+        }
+        sink[..lanes.len()].iter().map(|x| x.get()).collect()
     }
 
     fn report(&self, trace: &Trace) -> CriticalPath {
@@ -935,7 +977,6 @@ impl HappensBefore {
             }
         }
         let len = self.length.max(1) as f64;
-        let mut zero = vec![false; self.calls()];
         // Gains, the ranks with most computation on the path first, within a work budget.
         let computes: Vec<u64> = (0..n)
             .map(|r| {
@@ -945,31 +986,28 @@ impl HappensBefore {
         let mut by_need: Vec<usize> = (0..n).filter(|&r| computes[r] > 0).collect();
         by_need.sort_by_key(|&r| (Reverse(computes[r]), r));
         let mut gains: Vec<Option<u64>> = (0..n).map(|r| (computes[r] == 0).then_some(0)).collect();
-        // Which ranks the budget covers depends on where their sweeps start only: decided first,
-        // in the order of need; then swept by decreasing start (see `length_without`).
-        let mut work = GAIN_WORK.max(4 * self.order.len() as u64);
-        let mut planned: Vec<(usize, Option<u32>)> = Vec::new();
-        for r in by_need {
-            zeroed[r].sort_unstable();
-            let p0 = self.sweep_start(&zeroed[r]);
-            if let Some(p0) = p0 {
-                let todo = (self.order.len() - p0 as usize) as u64;
-                if todo > work {
-                    break;
-                }
-                work -= todo;
-            }
-            planned.push((r, p0));
-        }
-        planned.sort_by_key(|&(r, p0)| (Reverse(p0), r));
-        let mut g = self.f.clone();
-        for (r, p0) in planned {
-            let l = self.length_without(r, &zeroed[r], p0, tail_zeroed[r], computes[r], &mut g, &mut zero);
+        let lanes = (GAIN_WORK / self.f.len().max(1) as u64).max(LANES as u64) as usize;
+        by_need.truncate(lanes);
+        let mut ph = Phases::new();
+        let mut zero_bits = vec![0u64; self.calls().div_ceil(64)];
+        for &r in &by_need {
             for &c in &zeroed[r] {
-                zero[c as usize] = false;
+                zero_bits[c as usize / 64] |= 1 << (c % 64);
             }
-            gains[r] = Some(self.length.saturating_sub(l));
         }
+        for group in by_need.chunks(LANES) {
+            let fits = group.iter().all(|&r| computes[r] <= u32::MAX as u64);
+            let d = match (group.len(), fits) {
+                (0..=8, true) => self.deficits::<u32, 8>(group, &zero_bits, &tail_zeroed),
+                (0..=8, false) => self.deficits::<u64, 8>(group, &zero_bits, &tail_zeroed),
+                (_, true) => self.deficits::<u32, LANES>(group, &zero_bits, &tail_zeroed),
+                (_, false) => self.deficits::<u64, LANES>(group, &zero_bits, &tail_zeroed),
+            };
+            for (&r, d) in group.iter().zip(d) {
+                gains[r] = Some(d);
+            }
+        }
+        ph.mark("gains");
         let by_rank = (0..n)
             .map(|r| RankOnPath {
                 rank: r as Rank,
@@ -993,6 +1031,53 @@ impl HappensBefore {
             by_function,
             segments,
         }
+    }
+}
+
+/// The deficit vectors of dependency sources a later node still reads, in reused slots.
+struct Kept<V> {
+    slots: Vec<V>,
+    readers: Vec<u32>,
+    free: Vec<u32>,
+    /// Slot of each node while kept.
+    slot_of: Vec<u32>,
+}
+
+impl<V: Copy> Kept<V> {
+    fn new(nodes: usize) -> Kept<V> {
+        Kept {
+            slots: Vec::new(),
+            readers: Vec::new(),
+            free: Vec::new(),
+            slot_of: vec![NONE; nodes],
+        }
+    }
+
+    /// Keeps `d` for node `v` until `readers` reads.
+    fn keep(&mut self, v: usize, d: V, readers: usize) {
+        let k = match self.free.pop() {
+            Some(k) => {
+                self.slots[k as usize] = d;
+                self.readers[k as usize] = readers as u32;
+                k
+            }
+            None => {
+                self.slots.push(d);
+                self.readers.push(readers as u32);
+                self.slots.len() as u32 - 1
+            }
+        };
+        self.slot_of[v] = k;
+    }
+
+    /// One read of node `v`'s vector; its slot is reused after the last.
+    fn read(&mut self, v: usize) -> &V {
+        let k = self.slot_of[v] as usize;
+        self.readers[k] -= 1;
+        if self.readers[k] == 0 {
+            self.free.push(k as u32);
+        }
+        &self.slots[k]
     }
 }
 

@@ -503,3 +503,122 @@ fn windows_of_the_samples_have_a_path_as_long_as_the_window() {
         }
     }
 }
+
+/// Longest path from the source by plain relaxation (Bellman–Ford's order-free O(V·E) sweep,
+/// no topological order): every edge relaxed until nothing changes, at most V rounds.
+fn relaxed_length(g: &HappensBefore, zero: Option<u32>) -> u64 {
+    let edges: Vec<(usize, usize, u64)> = g
+        .edges()
+        .into_iter()
+        .map(|(e, on_path)| {
+            let removed = on_path && e.compute_of.is_some() && e.compute_of == zero;
+            (e.from as usize, e.to as usize, if removed { 0 } else { e.weight_ns })
+        })
+        .collect();
+    let mut dist: Vec<Option<u64>> = vec![None; g.node_count()];
+    dist[0] = Some(0);
+    for _ in 0..g.node_count() {
+        let mut changed = false;
+        for &(a, b, w) in &edges {
+            if let Some(d) = dist[a] {
+                if dist[b].is_none_or(|x| x < d + w) {
+                    dist[b] = Some(d + w);
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    dist[1].expect("the sink is reached")
+}
+
+/// A random program of rounds of computation, eager or synchronous ring exchanges,
+/// broadcasts, reduces, all-reduces and barriers, with a slow link.
+fn random_program(seed: u64, n: u32, rounds: usize) -> Program {
+    let mut seed = seed | 1;
+    let mut next = |m: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % m
+    };
+    let mut ranks: Vec<Vec<Op>> = vec![Vec::new(); n as usize];
+    for _ in 0..rounds {
+        for ops in ranks.iter_mut() {
+            ops.push(Op::Compute(next(4000)));
+        }
+        match next(6) {
+            0 | 1 => {
+                let sync = next(2) == 0;
+                for r in 0..n {
+                    let (to, from) = ((r + 1) % n, (r + n - 1) % n);
+                    let send = if sync {
+                        Op::Ssend { to, bytes: 64 }
+                    } else {
+                        Op::Send { to, bytes: 64 }
+                    };
+                    let recv = Op::Recv { from, bytes: 64 };
+                    let ops = &mut ranks[r as usize];
+                    if r % 2 == 0 {
+                        ops.extend([send, recv]);
+                    } else {
+                        ops.extend([recv, send]);
+                    }
+                }
+            }
+            2 => {
+                let root = next(n as u64) as u32;
+                ranks.iter_mut().for_each(|o| o.push(Op::Bcast { root, bytes: 8 }));
+            }
+            3 => {
+                let root = next(n as u64) as u32;
+                ranks.iter_mut().for_each(|o| o.push(Op::Reduce { root, bytes: 8 }));
+            }
+            4 => ranks.iter_mut().for_each(|o| o.push(Op::Allreduce { bytes: 8 })),
+            _ => ranks.iter_mut().for_each(|o| o.push(Op::Barrier)),
+        }
+    }
+    Program {
+        ranks,
+        overhead_ns: next(40),
+        latency_ns: next(400),
+        slow_links: vec![(0, 1 % n, next(3000))],
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+    /// The fast length and every rank's gain equal the order-free relaxation's on small random
+    /// traces, also with one rank's clock shifted (a skew: the longest path is then no longer
+    /// the timestamps, and a shift that contradicts a dependency may make a cycle, refused).
+    #[test]
+    fn length_and_gains_equal_a_plain_relaxation(
+        seed in proptest::prelude::any::<u64>(),
+        n in 2u32..6,
+        rounds in 1usize..8,
+        skewed in 0u32..6,
+        skew in 0u64..3000,
+    ) {
+        let Ok(mut t) = run(&random_program(seed, n, rounds)) else { return Ok(()) };
+        if let Some(rt) = t.ranks.get_mut(skewed as usize) {
+            rt.calls.enter.iter_mut().for_each(|x| *x += skew);
+            rt.calls.exit.iter_mut().for_each(|x| *x += skew);
+            rt.span = rt.span.map(|(a, b)| (a + skew, b + skew));
+        }
+        let matching = match_messages(&t);
+        let Ok(g) = HappensBefore::build(&t, &matching) else { return Ok(()) };
+        let cp = critical_path_matched(&t, &matching).unwrap();
+        let full = relaxed_length(&g, None);
+        proptest::prop_assert_eq!(g.length_ns(), full);
+        for r in &cp.by_rank {
+            let without = relaxed_length(&g, Some(r.rank));
+            let gain = r.gain_s.expect("every gain within the budget");
+            proptest::prop_assert!(
+                (gain - (full - without) as f64 * 1e-9).abs() < 0.5e-9,
+                "rank {}: gain {} s, relaxation {} ns", r.rank, gain, full - without
+            );
+        }
+    }
+}
