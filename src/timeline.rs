@@ -6,7 +6,7 @@ use crate::common::{emit, load_trace, print_json, set_stage, CliError, CliResult
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
-use tracelogic_engine::timeline::{Clock, TimelineQuery};
+use tracelogic_engine::timeline::{Clock, Colour, TimelineQuery};
 use tracelogic_engine::{Engine, FieldWords};
 use tracelogic_model::query::{parse_ranks, parse_time};
 use tracelogic_model::Rank;
@@ -35,6 +35,11 @@ pub struct Args {
     /// Logical time (happens-before steps) instead of time.
     #[arg(long)]
     pub logical: bool,
+    /// What a column's letter stands for: `function` (MPI function), `pattern` (the
+    /// communication pattern of the occurrence the calls are in) or `phase` (the execution
+    /// phase); the JSON then carries `group` per column and `group`/`occurrence` per call.
+    #[arg(long, default_value = "function", value_parser = colour)]
+    pub colour: Colour,
     /// List at most this many calls, messages and collectives each.
     #[arg(long, default_value_t = 2000)]
     pub limit: u32,
@@ -47,6 +52,15 @@ pub struct Args {
 #[derive(Debug, Clone)]
 pub struct RankOrder(pub Vec<Rank>);
 
+fn colour(text: &str) -> Result<Colour, String> {
+    match text {
+        "function" => Ok(Colour::Function),
+        "pattern" => Ok(Colour::Pattern),
+        "phase" => Ok(Colour::Phase),
+        _ => Err(format!("`{text}` is not function, pattern or phase")),
+    }
+}
+
 fn ranks_list(text: &str) -> Result<RankOrder, String> {
     parse_ranks(text).map(RankOrder)
 }
@@ -57,6 +71,7 @@ pub fn run(args: Args) -> CliResult {
     let engine = Engine::new(trace, FieldWords::Flags);
     let query = TimelineQuery {
         clock: if args.logical { Clock::Logical } else { Clock::Time },
+        colour: args.colour,
         from: args.from.unwrap_or(0),
         to: args.to,
         ranks: args.ranks.map(|r| r.0).unwrap_or_default(),

@@ -1,9 +1,10 @@
 //! The text of `tracelogic timeline`: one row of characters per lane, one character per pixel
 //! column (the column's dominant function as a letter of the legend, upper case when the lane
-//! is busy at least half the column, `.` when idle), then the counts of the lists.
+//! is busy at least half the column, `.` when idle), then the counts of the lists. With
+//! `--colour pattern|phase` the letters stand for patterns or phases (`-`: calls in none).
 
 use crate::common::seconds;
-use tracelogic_engine::timeline::{Clock, Lane, TimelineTile, NONE};
+use tracelogic_engine::timeline::{Clock, Colour, Lane, TimelineTile, NONE};
 
 /// Letters of the legend, in order of first appearance.
 const LETTERS: &[u8] = b"abcdefghijklmnopqrstuvwxyz";
@@ -27,15 +28,20 @@ pub fn text(t: &TimelineTile) -> String {
             format!("aggregated from bins of {}", unit(t.resolution))
         }
     );
+    // The pattern or phase colouring shows the groups, else the functions.
+    let (ids, names) = match t.colour {
+        Colour::Function => (&t.func, &t.functions),
+        _ => (&t.group, &t.groups),
+    };
     let mut legend: Vec<u32> = Vec::new();
     let width = t.lanes.iter().map(|l| label(l).len()).max().unwrap_or(0);
     for (l, lane) in t.lanes.iter().enumerate() {
         let mut row = String::with_capacity(t.pixels as usize);
         for k in 0..t.pixels as usize {
             let cell = l * t.pixels as usize + k;
-            let f = t.func[cell];
+            let f = ids[cell];
             if f == NONE {
-                row.push('.');
+                row.push(if t.busy[cell] > 0.0 { '-' } else { '.' });
                 continue;
             }
             let i = match legend.iter().position(|&x| x == f) {
@@ -53,7 +59,7 @@ pub fn text(t: &TimelineTile) -> String {
     o += "legend:";
     for (i, f) in legend.iter().enumerate() {
         let c = LETTERS.get(i).copied().unwrap_or(b'?') as char;
-        o += &format!(" {c}={}", t.functions.get(*f as usize).map_or("?", |s| s.as_str()));
+        o += &format!(" {c}={}", names.get(*f as usize).map_or("?", |s| s.as_str()));
     }
     o += &format!(
         "\n{} calls at least a column wide{}, {} messages{}, {} collectives{}\n",

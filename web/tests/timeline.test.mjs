@@ -178,6 +178,195 @@ test('logical steps, a rank filter and the topology order', async () => {
   await page.close();
 });
 
+/** Read the canvas pixel at CSS (x, y) of the plot: [r, g, b, a]. */
+function pixelAt(pixels, W, x, y) {
+  const i = (Math.floor(y) * W + Math.floor(x)) * 4;
+  return pixels.slice(i, i + 4);
+}
+const hexOf = (p) => '#' + p.slice(0, 3).map((v) => v.toString(16).padStart(2, '0')).join('');
+const near = (a, b) => [1, 3, 5].every((j) => Math.abs(parseInt(a.slice(j, j + 2), 16) - parseInt(b.slice(j, j + 2), 16)) <= 3);
+
+test('coloured by phase, each lane changes colour at the phase starts of `phases --json`', async () => {
+  const s = await app.openView('npb-lu.S.8', 'timeline', '#timeline-legend li');
+  const { page } = s;
+  await page.uncheck('#tl-messages');
+  await page.uncheck('#tl-collectives');
+  await settled(page);
+  await page.selectOption('#tl-colour', 'phase');
+  await page.waitForSelector('#timeline-canvas[data-tile-colour="phase"]', { timeout: 120_000 });
+  await page.waitForSelector('#timeline-legend[data-colour-by="phase"] li');
+  await page.waitForTimeout(500);
+  const d = await settled(page);
+  assert.equal(d.tileColour, 'phase');
+  const phases = cliJson(['phases', luDir]).phases;
+  const origin = cliJson(['summary', luDir]).start_ns;
+  assert.ok(phases.length >= 3, `${phases.length} phases`);
+  // The CLI tile of the same query lists the calls drawn on their own (their outlines are
+  // left out of the colour check).
+  const tile = cliTile(luDir, d, ['--colour', 'phase']);
+  const legend = await page.$$eval('#timeline-legend li', (items) => items.map((i) => ({ g: i.dataset.group, name: i.dataset.name, colour: i.dataset.colour })));
+  const colourOf = new Map(legend.filter((l) => l.g !== 'none').map((l) => [Number(l.g), l.colour]));
+  for (const l of legend.filter((l) => l.g !== 'none')) assert.equal(l.name, `phase ${l.g}`, 'named as the phases view names them');
+  assert.equal(new Set(colourOf.values()).size, colourOf.size, 'phases have distinct colours');
+  // The phases view's colour of phase k is CSS hsl(137·k, 65%, 55%): the browser's own conversion
+  // of it is the legend's colour.
+  for (const [g, colour] of colourOf) {
+    const css = await page.evaluate((h) => {
+      const e = document.createElement('div');
+      e.style.color = `hsl(${h}, 65%, 55%)`;
+      document.body.append(e);
+      const c = getComputedStyle(e).color;
+      e.remove();
+      return c.match(/\d+/g).slice(0, 3).map(Number);
+    }, (g * 137) % 360);
+    assert.ok(near(hexOf(css), colour), `phase ${g}: ${colour} vs the browser's ${hexOf(css)}`);
+  }
+  const pixels = await page.$eval('#timeline-canvas', (c) => [...c.getContext('2d').getImageData(0, 0, c.width, c.height).data]);
+  const W = d.cw;
+  const P = Number(d.pixels);
+  const span = Number(d.tileTo) - Number(d.tileFrom);
+  const col = (t) => ((t - origin - Number(d.tileFrom)) / span) * P;
+  const lanes = Number(d.lanes);
+  let boundaries = 0;
+  let checked = 0;
+  for (let l = 0; l < lanes; l++) {
+    const rank = l;
+    const edges = new Set();
+    for (const c of tile.calls.filter((c) => c.rank === rank)) {
+      for (const t of [c.begin, c.end]) {
+        const k = Math.floor(((t - tile.from) / span) * P);
+        for (let j = k - 2; j <= k + 2; j++) edges.add(j);
+      }
+    }
+    // This rank's phase starts, in time order: phase k runs from its start to the next one's.
+    const starts = phases.map((p, k) => ({ k, t: p.ranks.find((r) => r.rank === rank)?.start }))
+      .filter((x) => x.t !== undefined).sort((a, b) => a.t - b.t);
+    const y = AXIS_H + ((l + 0.5) * (d.height - AXIS_H)) / lanes;
+    const seen = [];
+    for (let j = 0; j < starts.length; j++) {
+      const a = Math.ceil(col(starts[j].t)) + 2;
+      const b = j + 1 < starts.length ? Math.floor(col(starts[j + 1].t)) - 3 : P - 1;
+      let n = 0;
+      for (let k = a; k <= b; k++) {
+        if (edges.has(k)) continue;
+        const px = pixelAt(pixels, W, LABEL_W + ((k + 0.5) * (d.width - LABEL_W)) / P, y);
+        if (px[3] < 160) continue; // idle or mostly outside MPI: faint
+        assert.ok(near(hexOf(px), colourOf.get(starts[j].k)), `rank ${rank} column ${k}: ${hexOf(px)} is not phase ${starts[j].k}'s ${colourOf.get(starts[j].k)}`);
+        n++;
+      }
+      seen.push(n > 0 ? starts[j].k : null);
+      checked += n;
+    }
+    // Consecutive phases both drawn on this lane: the colour changed at the boundary.
+    for (let j = 1; j < seen.length; j++) {
+      if (seen[j] !== null && seen[j - 1] !== null) {
+        assert.notEqual(colourOf.get(seen[j]), colourOf.get(seen[j - 1]));
+        boundaries++;
+      }
+    }
+  }
+  assert.ok(boundaries >= lanes, `${boundaries} phase boundaries seen on ${lanes} lanes`);
+  assert.ok(checked > P, `${checked} columns checked`);
+  await screenshot(page, 'timeline-phases');
+  app.assertClean(s);
+  await page.close();
+});
+
+test('hovering a message line gives its sender, receiver, bytes, tag, times and late-sender wait', async () => {
+  const s = await app.openView('npb-lu.S.8', 'timeline', '#timeline-legend li');
+  const { page } = s;
+  await page.uncheck('#tl-collectives');
+  await settled(page);
+  await page.fill('#tl-from', '305ms');
+  await page.fill('#tl-to', '335ms');
+  await page.click('#tl-go');
+  await page.waitForSelector('#timeline-canvas[data-view-from="305000000"][data-view-to="335000000"]');
+  const d = await settled(page);
+  const tile = cliTile(luDir, d);
+  assert.equal(tile.messages_left_out, 0);
+  const lanes = Number(d.lanes);
+  const pw = d.width - LABEL_W;
+  const laneH = (d.height - AXIS_H) / lanes;
+  const span = Number(d.tileTo) - Number(d.tileFrom);
+  const line = (m) => [LABEL_W + ((m.send - tile.from) / span) * pw, AXIS_H + (m.sender + 0.5) * laneH,
+    LABEL_W + ((m.recv - tile.from) / span) * pw, AXIS_H + (m.receiver + 0.5) * laneH];
+  const dist = (p, [ax, ay, bx, by]) => {
+    const [dx, dy] = [bx - ax, by - ay];
+    const t = Math.max(0, Math.min(1, ((p[0] - ax) * dx + (p[1] - ay) * dy) / (dx * dx + dy * dy || 1)));
+    return Math.hypot(p[0] - ax - t * dx, p[1] - ay - t * dy);
+  };
+  // A point on the line of a message with a late sender, well away from every other line,
+  // inside the plot and not over the message's own sending or receiving call (there the call's
+  // tooltip wins).
+  const ownCall = (m, p) => tile.calls.some((c) => ((c.rank === m.sender && c.begin === m.send) || (c.rank === m.receiver && c.end === m.recv))
+    && Math.floor((p[1] - AXIS_H) / laneH) === c.rank
+    && LABEL_W + ((c.begin - tile.from) / span) * pw - 3 <= p[0] && p[0] <= LABEL_W + ((c.end - tile.from) / span) * pw + 3);
+  let pick;
+  for (const m of tile.messages.filter((m) => m.late_sender > 0)) {
+    const [ax, ay, bx, by] = line(m);
+    for (let f = 0.05; f < 0.96; f += 0.05) {
+      const mid = [ax + f * (bx - ax), ay + f * (by - ay)];
+      const clear = Math.min(Infinity, ...tile.messages.filter((o) => o !== m).map((o) => dist(mid, line(o))));
+      if (clear > 5 && mid[0] > LABEL_W + 5 && mid[0] < d.width - 5 && mid[1] > AXIS_H + 2 && !ownCall(m, mid)) {
+        pick = { m, mid };
+        break;
+      }
+    }
+    if (pick) break;
+  }
+  assert.ok(pick, 'a message with a late sender stands apart in 305–335 ms');
+  const box = await page.$eval('#timeline-canvas', (c) => { const r = c.getBoundingClientRect(); return { x: r.left, y: r.top }; });
+  await page.mouse.move(box.x + pick.mid[0], box.y + pick.mid[1]);
+  await page.waitForSelector('#timeline-tooltip:not([hidden])[data-kind="message"]');
+  const tip = await page.$eval('#timeline-tooltip', (t) => ({ ...t.dataset, text: t.innerText }));
+  const m = pick.m;
+  assert.equal(Number(tip.sender), m.sender);
+  assert.equal(Number(tip.receiver), m.receiver);
+  assert.equal(Number(tip.bytes), m.bytes);
+  assert.equal(Number(tip.tag), m.tag);
+  assert.equal(Number(tip.sendNs), m.time[0]);
+  assert.equal(Number(tip.recvNs), m.time[1]);
+  assert.equal(Number(tip.lateSenderNs), m.late_sender);
+  assert.equal(Number(tip.lateReceiverNs), m.late_receiver);
+  assert.match(tip.text, new RegExp(`rank ${m.sender} → rank ${m.receiver}`));
+  assert.match(tip.text, /late sender: the receiver waited/);
+  // Away from any line, the tooltip is a call's or a column's again.
+  await page.mouse.move(box.x + LABEL_W + 2, box.y + AXIS_H + 2);
+  await page.waitForFunction(() => document.getElementById('timeline-tooltip').dataset.kind !== 'message');
+  app.assertClean(s);
+  await page.close();
+});
+
+test('a rank filter typed while a tile is being computed is not lost', async () => {
+  const s = await app.openView('npb-lu.S.8', 'timeline', '#timeline-legend li');
+  const { page } = s;
+  await settled(page);
+  // A zoom asks for a tile (after 60 ms); the filter is typed at once and again while the
+  // worker computes (the phase colouring makes the first tile slow: patterns and phases).
+  await page.selectOption('#tl-colour', 'phase');
+  await page.evaluate(() => {
+    const c = document.getElementById('timeline-canvas');
+    const r = c.getBoundingClientRect();
+    c.dispatchEvent(new WheelEvent('wheel', { deltaY: -240, clientX: r.left + r.width / 2, clientY: r.top + 100, bubbles: true, cancelable: true }));
+  });
+  await page.fill('#tl-ranks', '6,1');
+  await page.press('#tl-ranks', 'Tab');
+  await page.waitForTimeout(30);
+  await page.fill('#tl-ranks', '5,2');
+  await page.press('#tl-ranks', 'Tab');
+  await page.waitForSelector('#timeline-canvas[data-lane-ranks="2,5"][data-tile-colour="phase"]', { timeout: 30_000 }).catch(async (e) => {
+    console.log(JSON.stringify(await page.$eval('#timeline-canvas', (c) => ({ ...c.dataset }))), await page.$eval('#timeline-status', (e) => e.innerText), await page.$eval('#tl-ranks', (e) => e.value), await page.$eval('#tl-colour', (e) => e.value));
+    throw e;
+  });
+  const d = await settled(page);
+  assert.equal(d.laneRanks, '2,5');
+  // Nothing later replaces it with a stale tile.
+  await page.waitForTimeout(1000);
+  assert.equal(await page.$eval('#timeline-canvas', (c) => c.dataset.laneRanks), '2,5');
+  app.assertClean(s);
+  await page.close();
+});
+
 test('ranks in the order of their node in the identified topology', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'tl-'));
   try {

@@ -356,15 +356,6 @@ pub fn wait_states_paired(trace: &Trace, matching: &Matching, sequence: Option<&
         by_func: vec![[0; 6]; trace.functions.len()],
     };
     let roles = roles(trace);
-    let role_of = |rank: Rank, call: CallIdx| {
-        trace.ranks[rank as usize]
-            .calls
-            .func
-            .get(call as usize)
-            .and_then(|&f| roles.get(f as usize).copied())
-    };
-    let kind_of = |rank: Rank, call: CallIdx| trace.ranks[rank as usize].calls.kind.get(call as usize).copied();
-
     // Point to point: late receives as (receiver, completion call, idle, sender), reduced to
     // the largest per call below; late receivers added directly (one message per call).
     let mut late: Vec<(Rank, CallIdx, u64, Rank)> = Vec::new();
@@ -372,52 +363,17 @@ pub fn wait_states_paired(trace: &Trace, matching: &Matching, sequence: Option<&
     let mut late_receivers: Vec<(Rank, Rank, u64)> = Vec::new();
     let mut clock_violations = 0u64;
     for m in &matching.messages {
-        let (s, r) = (&trace.ranks[m.sender as usize], &trace.ranks[m.receiver as usize]);
-        let (so, ro) = (m.send_op as usize, m.recv_op as usize);
-        let (Some(&spost), Some(&rpost)) = (s.p2p.post.get(so), r.p2p.post.get(ro)) else {
+        let Some(w) = message_wait(trace, &roles, m) else {
             continue;
         };
-        let (Some((send_enter, _)), Some((recv_post_enter, _))) =
-            (call_times(trace, m.sender, spost), call_times(trace, m.receiver, rpost))
-        else {
-            continue;
-        };
-        // Late sender, at the receive's completion.
-        let rc = r.p2p.complete.get(ro).copied().unwrap_or(NOT_COMPLETED);
-        if rc != NOT_COMPLETED {
-            if let Some((enter, exit)) = call_times(trace, m.receiver, rc) {
-                if send_enter > exit {
-                    clock_violations += 1;
-                }
-                let waits = match kind_of(m.receiver, rc) {
-                    Some(CallKind::Recv | CallKind::SendRecv) => true,
-                    Some(CallKind::Completion) => {
-                        matches!(role_of(m.receiver, rc), Some(Role::WaitOne | Role::WaitMany))
-                    }
-                    _ => false,
-                };
-                let w = idle(enter, exit, send_enter);
-                if waits && w > 0 {
-                    late.push((m.receiver, rc, w, m.sender));
-                }
-            }
+        clock_violations += w.clock_violation as u64;
+        if let Some((rc, w)) = w.late_sender {
+            late.push((m.receiver, rc, w, m.sender));
         }
-        // Late receiver, at the send's completion.
-        let sc = s.p2p.complete.get(so).copied().unwrap_or(NOT_COMPLETED);
-        if sc != NOT_COMPLETED {
-            let blocking = match role_of(m.sender, sc) {
-                Some(Role::BlockingSend) => sc == spost,
-                Some(Role::WaitOne) => true,
-                _ => false,
-            };
-            if let (true, Some((enter, exit))) = (blocking, call_times(trace, m.sender, sc)) {
-                if exit > recv_post_enter {
-                    let w = recv_post_enter.saturating_sub(enter);
-                    acc.add(trace, m.sender, sc, LR, w);
-                    if w > 0 {
-                        late_receivers.push((m.sender, m.receiver, w));
-                    }
-                }
+        if let Some((sc, w)) = w.late_receiver {
+            acc.add(trace, m.sender, sc, LR, w);
+            if w > 0 {
+                late_receivers.push((m.sender, m.receiver, w));
             }
         }
     }
@@ -488,6 +444,95 @@ pub fn wait_states_paired(trace: &Trace, matching: &Matching, sequence: Option<&
     }
 
     assemble(trace, &acc.by_rank, &acc.by_func, pairs, clock_violations)
+}
+
+/// The wait states of one message ([`message_wait`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct MessageWait {
+    /// Late sender: the receive's completing call and how long it waited (> 0 ns) before the
+    /// send began.
+    pub late_sender: Option<(CallIdx, u64)>,
+    /// Late receiver: the send's blocking completion call and how long it waited before the
+    /// receive was posted (may be 0: the call still counts as reaching past the receive).
+    pub late_receiver: Option<(CallIdx, u64)>,
+    /// The send began after the receive completed.
+    pub clock_violation: bool,
+}
+
+/// Late-sender and late-receiver wait of message `m` (Scalasca's definitions, module
+/// documentation); `None` when its operations are not in the trace. The report and the
+/// timeline's message details both come from here.
+pub(crate) fn message_wait(trace: &Trace, roles: &[Role], m: &tracelogic_model::Message) -> Option<MessageWait> {
+    let role_of = |rank: Rank, call: CallIdx| {
+        trace.ranks[rank as usize]
+            .calls
+            .func
+            .get(call as usize)
+            .and_then(|&f| roles.get(f as usize).copied())
+    };
+    let kind_of = |rank: Rank, call: CallIdx| trace.ranks[rank as usize].calls.kind.get(call as usize).copied();
+    let mut out = MessageWait::default();
+    let (s, r) = (&trace.ranks[m.sender as usize], &trace.ranks[m.receiver as usize]);
+    let (so, ro) = (m.send_op as usize, m.recv_op as usize);
+    let (Some(&spost), Some(&rpost)) = (s.p2p.post.get(so), r.p2p.post.get(ro)) else {
+        return None;
+    };
+    let (Some((send_enter, _)), Some((recv_post_enter, _))) =
+        (call_times(trace, m.sender, spost), call_times(trace, m.receiver, rpost))
+    else {
+        return None;
+    };
+    // Late sender, at the receive's completion.
+    let rc = r.p2p.complete.get(ro).copied().unwrap_or(NOT_COMPLETED);
+    if rc != NOT_COMPLETED {
+        if let Some((enter, exit)) = call_times(trace, m.receiver, rc) {
+            out.clock_violation = send_enter > exit;
+            let waits = match kind_of(m.receiver, rc) {
+                Some(CallKind::Recv | CallKind::SendRecv) => true,
+                Some(CallKind::Completion) => {
+                    matches!(role_of(m.receiver, rc), Some(Role::WaitOne | Role::WaitMany))
+                }
+                _ => false,
+            };
+            let w = idle(enter, exit, send_enter);
+            if waits && w > 0 {
+                out.late_sender = Some((rc, w));
+            }
+        }
+    }
+    // Late receiver, at the send's completion.
+    let sc = s.p2p.complete.get(so).copied().unwrap_or(NOT_COMPLETED);
+    if sc != NOT_COMPLETED {
+        let blocking = match role_of(m.sender, sc) {
+            Some(Role::BlockingSend) => sc == spost,
+            Some(Role::WaitOne) => true,
+            _ => false,
+        };
+        if let (true, Some((enter, exit))) = (blocking, call_times(trace, m.sender, sc)) {
+            if exit > recv_post_enter {
+                out.late_receiver = Some((sc, recv_post_enter.saturating_sub(enter)));
+            }
+        }
+    }
+    Some(out)
+}
+
+/// Late-sender and late-receiver wait (ns) of each of `messages` (0 when it has none), as
+/// [`wait_states`] counts them per message (before a call waiting for several messages keeps
+/// only the longest).
+pub fn message_waits<'a>(
+    trace: &Trace,
+    messages: impl IntoIterator<Item = &'a tracelogic_model::Message>,
+) -> Vec<(u64, u64)> {
+    let roles = roles(trace);
+    messages
+        .into_iter()
+        .map(|m| {
+            message_wait(trace, &roles, m).map_or((0, 0), |w| {
+                (w.late_sender.map_or(0, |x| x.1), w.late_receiver.map_or(0, |x| x.1))
+            })
+        })
+        .collect()
 }
 
 /// The report of measured ns per rank and per function id (the six states in report order),

@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 use tracelogic_analysis::timeline::{
-    timeline, Clock, TimelineIndex, TimelineQuery, TimelineTile, DEFAULT_MAX_MESSAGES, NONE,
+    timeline, Clock, Colour, Groups, TimelineIndex, TimelineQuery, TimelineTile, DEFAULT_MAX_MESSAGES, NONE,
 };
 use tracelogic_formats::fs::load_paths;
 use tracelogic_formats::read_trace;
@@ -494,4 +494,143 @@ fn logical_steps_of_a_halo_exchange_line_up_per_iteration() {
         let rc = trace.ranks[m.receiver as usize].p2p.complete[m.recv_op as usize];
         assert!(s.steps[m.sender as usize][sc as usize] < s.steps[m.receiver as usize][rc as usize]);
     }
+}
+
+/// `trace` with each call's function replaced by `label(rank, call)`: the brute-force reference
+/// of a group colouring is the function colouring of this trace.
+fn relabelled(trace: &Trace, label: impl Fn(usize, usize) -> u32) -> Trace {
+    let mut t = trace.clone();
+    for (r, rt) in t.ranks.iter_mut().enumerate() {
+        for i in 0..rt.calls.func.len() {
+            rt.calls.func[i] = label(r, i);
+        }
+    }
+    t
+}
+
+#[test]
+fn group_colouring_matches_the_brute_force_aggregation_of_the_groups() {
+    let trace = generate(&Spec {
+        topology: TopologySpec::parse("torus:4x4").unwrap(),
+        style: Style::Isend,
+        iterations: 300,
+        imbalance: 0.4,
+        ..Default::default()
+    })
+    .unwrap();
+    let matching = match_messages(&trace);
+    let mut index = TimelineIndex::build(&trace, &matching);
+    // Runs of five calls in four groups, shifted per rank: groups change inside columns.
+    let label = |r: usize, i: usize| ((i + r) / 5 % 4) as u32;
+    let of_call: Vec<Vec<u32>> = trace
+        .ranks
+        .iter()
+        .enumerate()
+        .map(|(r, rt)| (0..rt.calls.len()).map(|i| label(r, i)).collect())
+        .collect();
+    let q = TimelineQuery {
+        colour: Colour::Pattern,
+        ..query(Clock::Time, 0, None, 60)
+    };
+    // Without groups the colouring is refused, with a clear error.
+    let err = timeline(&trace, &matching, &index, &q).unwrap_err();
+    assert!(err.contains("pattern"), "{err}");
+    let groups = Groups {
+        names: (0..4).map(|k| format!("g{k}")).collect(),
+        of_call: of_call.clone(),
+        occurrence: Vec::new(),
+    };
+    assert!(index
+        .set_groups(
+            &trace,
+            Colour::Pattern,
+            Groups {
+                of_call: vec![vec![0]],
+                ..groups.clone()
+            }
+        )
+        .is_err());
+    index.set_groups(&trace, Colour::Pattern, groups).unwrap();
+    index.ensure_logical(&trace, &matching);
+    let reference = relabelled(&trace, label);
+    for clock in [Clock::Time, Clock::Logical] {
+        let extent = index.extent(clock).unwrap();
+        let calls = trace.ranks.iter().map(|r| r.calls.len()).max().unwrap();
+        let width = (extent as u128 * 40 / calls as u128).max(8) as u64;
+        for (from, to) in [(0, None), (extent / 3, Some(extent / 3 + width))] {
+            let q = TimelineQuery {
+                colour: Colour::Pattern,
+                ..query(clock, from, to, 60)
+            };
+            let tile = timeline(&trace, &matching, &index, &q).unwrap();
+            assert_eq!(tile.colour, Colour::Pattern);
+            assert_eq!(tile.groups.len(), 4);
+            // The function colouring is still there, unchanged.
+            let plain = timeline(&trace, &matching, &index, &query(clock, from, to, 60)).unwrap();
+            assert_eq!(tile.func, plain.func);
+            assert!(plain.group.is_empty());
+            for c in &tile.calls {
+                assert_eq!(c.group, label(c.rank as usize, c.index as usize));
+            }
+            // The groups per column are the functions per column of the relabelled trace.
+            let as_functions = TimelineTile {
+                func: tile.group.clone(),
+                ..tile.clone()
+            };
+            let what = format!("groups {clock:?} {from}");
+            if tile.resolution > 0 {
+                assert_binned(&what, &reference, &index, &as_functions);
+            } else {
+                assert_exact(&what, &reference, &index, &as_functions);
+            }
+        }
+    }
+}
+
+#[test]
+fn message_waits_follow_the_late_sender_definition() {
+    // Blocking receives on an imbalanced ring: a receive entered before its send began waits
+    // from its entry until the send's begin (at most its own duration).
+    let trace = generate(&Spec {
+        topology: TopologySpec::parse("ring:6").unwrap(),
+        style: Style::Blocking,
+        iterations: 30,
+        imbalance: 0.6,
+        ..Default::default()
+    })
+    .unwrap();
+    let matching = match_messages(&trace);
+    let index = TimelineIndex::build(&trace, &matching);
+    let tile = timeline(&trace, &matching, &index, &query(Clock::Time, 0, None, 100)).unwrap();
+    assert_eq!(tile.messages_left_out, 0);
+    let o = trace.span().0;
+    let mut late = 0;
+    for m in &tile.messages {
+        let find = |r: u32, t: u64, at_end: bool| {
+            let c = &trace.ranks[r as usize].calls;
+            (0..c.len())
+                .find(|&i| {
+                    if at_end {
+                        c.exit[i] - o == t
+                    } else {
+                        c.enter[i] - o == t
+                    }
+                })
+                .unwrap()
+        };
+        let rc = find(m.receiver, m.recv, true);
+        let sc = find(m.sender, m.send, false);
+        let (rt, st) = (
+            &trace.ranks[m.receiver as usize].calls,
+            &trace.ranks[m.sender as usize].calls,
+        );
+        assert_eq!(trace.functions.name(rt.func[rc]), "MPI_Recv");
+        let want = st.enter[sc]
+            .saturating_sub(rt.enter[rc])
+            .min(rt.exit[rc] - rt.enter[rc]);
+        assert_eq!(m.late_sender, want, "{m:?}");
+        assert_eq!(m.time, (m.send, m.recv));
+        late += (want > 0) as u32;
+    }
+    assert!(late > 0, "the imbalanced ring has late senders");
 }

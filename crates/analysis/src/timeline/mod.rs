@@ -58,12 +58,61 @@ pub enum Clock {
     Logical,
 }
 
+/// What the columns' colour stands for.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Colour {
+    /// The MPI function ([`TimelineTile::func`] only).
+    #[default]
+    Function,
+    /// The communication pattern whose occurrence the call belongs to ([`TimelineTile::group`]).
+    Pattern,
+    /// The execution phase the call belongs to ([`TimelineTile::group`]).
+    Phase,
+}
+
+impl Colour {
+    /// The name used on the command line and in JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Colour::Function => "function",
+            Colour::Pattern => "pattern",
+            Colour::Phase => "phase",
+        }
+    }
+}
+
+/// What each call belongs to for a [`Colour`] other than the function: given by the caller
+/// (the engine finds patterns and phases), kept in the index with its pyramids.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Groups {
+    /// Name of each group id (`Pattern #0`, `phase 2`).
+    pub names: Vec<String>,
+    /// Per rank, per call: the group id, or [`NONE`].
+    pub of_call: Vec<Vec<u32>>,
+    /// Per rank, per call: the occurrence of the group the call is in (a pattern's n-th
+    /// occurrence), or [`NONE`]; empty when groups have no occurrences.
+    pub occurrence: Vec<Vec<u32>>,
+}
+
+/// A [`Groups`] with its pyramids (bins keep the dominant group instead of the function).
+#[derive(Debug, Clone)]
+struct GroupIndex {
+    groups: Groups,
+    time: Vec<Pyramid>,
+    logical: Option<Vec<Pyramid>>,
+}
+
 /// What to draw.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TimelineQuery {
     /// Clock of `from` / `to` and of every time in the answer.
     #[serde(default)]
     pub clock: Clock,
+    /// What the colour of a column stands for (the function is always in the tile; a pattern
+    /// or phase colouring adds [`TimelineTile::group`]).
+    #[serde(default)]
+    pub colour: Colour,
     /// Window start (ns since the trace's first event, or steps).
     #[serde(default)]
     pub from: u64,
@@ -104,6 +153,7 @@ impl TimelineQuery {
     pub fn whole(clock: Clock, pixels: u32) -> TimelineQuery {
         TimelineQuery {
             clock,
+            colour: Colour::Function,
             from: 0,
             to: None,
             ranks: Vec::new(),
@@ -136,6 +186,18 @@ pub struct TileCall {
     /// Partner of the first point-to-point operation posted ([`NONE`] when none), or the root
     /// of a rooted collective.
     pub peer: u32,
+    /// With a pattern or phase colouring: the pattern or phase of the call ([`NONE`] when none
+    /// or with the function colouring).
+    #[serde(default = "none")]
+    pub group: u32,
+    /// With the pattern colouring: which occurrence of its pattern the call is in (0-based, in
+    /// order of start as `patterns --json` lists `spans`), else [`NONE`].
+    #[serde(default = "none")]
+    pub occurrence: u32,
+}
+
+fn none() -> u32 {
+    NONE
 }
 
 /// One message: from the begin of the call posting the send to the end of the call completing
@@ -154,6 +216,17 @@ pub struct TileMessage {
     pub bytes: u64,
     /// Tag.
     pub tag: i32,
+    /// Begin of the call posting the send and end of the call completing the receive, in ns
+    /// since the trace's first event (equal to `send`/`recv` in time mode).
+    #[serde(default)]
+    pub time: (u64, u64),
+    /// Late-sender wait of the receive's completing call for this message (ns, 0 when none;
+    /// docs/waits.md).
+    #[serde(default)]
+    pub late_sender: u64,
+    /// Late-receiver wait of the send's blocking call for this message (ns, 0 when none).
+    #[serde(default)]
+    pub late_receiver: u64,
 }
 
 /// One collective instance (the n-th collective call of a communicator on each member).
@@ -204,6 +277,16 @@ pub struct TimelineTile {
     pub func: Vec<u32>,
     /// Per lane then column: share of the column covered by calls, averaged over the lane's ranks.
     pub busy: Vec<f32>,
+    /// What [`TimelineTile::group`] stands for ([`Colour::Function`]: it is empty).
+    #[serde(default)]
+    pub colour: Colour,
+    /// Per lane then column, with a pattern or phase colouring: the pattern or phase covering
+    /// most of the column ([`NONE`]: idle, or calls in none), aggregated as `func` is.
+    #[serde(default)]
+    pub group: Vec<u32>,
+    /// Names of the group ids (`Pattern #3`, `phase 1`), as the patterns and phases views name them.
+    #[serde(default)]
+    pub groups: Vec<String>,
     /// Width of the bins the columns were aggregated from (clock units; 0: exactly from the calls).
     pub resolution: u64,
     /// Calls at least one column wide in the window, by rank then begin.
@@ -266,6 +349,8 @@ pub struct TimelineIndex {
     instances: Vec<Instance>,
     time: ClockIndex,
     logical: Option<(Steps, ClockIndex)>,
+    /// Groups given by [`TimelineIndex::set_groups`], by colouring.
+    groups: HashMap<Colour, GroupIndex>,
 }
 
 impl TimelineIndex {
@@ -356,6 +441,7 @@ impl TimelineIndex {
             instances,
             time,
             logical: None,
+            groups: HashMap::new(),
         };
         let colls = index.instance_spans(trace, Clock::Time);
         index.time.colls_max_end = running_max(&colls);
@@ -417,6 +503,63 @@ impl TimelineIndex {
         ci.colls_max_end = running_max(&colls);
         ci.colls = colls;
         ci.latency = latency;
+        let colours: Vec<Colour> = self.groups.keys().copied().collect();
+        for c in colours {
+            let pyr = self.group_pyramids(trace, Clock::Logical, &self.groups[&c].groups.of_call);
+            self.groups.get_mut(&c).unwrap().logical = pyr;
+        }
+    }
+
+    /// Keep `groups` (what each call belongs to) for `colour` and build their pyramids, so that
+    /// queries with that colouring get [`TimelineTile::group`]. Replaces earlier groups of
+    /// that colouring. Errors when `groups` does not have one entry per call.
+    pub fn set_groups(&mut self, trace: &Trace, colour: Colour, groups: Groups) -> Result<(), String> {
+        if colour == Colour::Function {
+            return Err("the function colouring needs no groups".into());
+        }
+        let fits = |v: &Vec<Vec<u32>>| {
+            v.len() == trace.ranks.len() && v.iter().zip(&trace.ranks).all(|(g, rt)| g.len() == rt.calls.len())
+        };
+        if !fits(&groups.of_call) || !(groups.occurrence.is_empty() || fits(&groups.occurrence)) {
+            return Err("the groups do not have one entry per call of the trace".into());
+        }
+        let time = self
+            .group_pyramids(trace, Clock::Time, &groups.of_call)
+            .unwrap_or_default();
+        let logical = self.group_pyramids(trace, Clock::Logical, &groups.of_call);
+        self.groups.insert(colour, GroupIndex { groups, time, logical });
+        Ok(())
+    }
+
+    /// Whether [`TimelineIndex::set_groups`] gave groups for `colour`.
+    pub fn has_groups(&self, colour: Colour) -> bool {
+        colour == Colour::Function || self.groups.contains_key(&colour)
+    }
+
+    /// The pyramids of `clock` with each call's group in place of its function (`None` when
+    /// the clock is not computed).
+    fn group_pyramids(&self, trace: &Trace, clock: Clock, of_call: &[Vec<u32>]) -> Option<Vec<Pyramid>> {
+        let ci = self.clock(clock)?;
+        Some(
+            trace
+                .ranks
+                .iter()
+                .enumerate()
+                .map(|(r, rt)| {
+                    let at = |p: usize| match clock {
+                        Clock::Logical => p,
+                        Clock::Time => self.call_at(r, p),
+                    };
+                    Pyramid::build(
+                        rt.calls.len(),
+                        ci.extent,
+                        |p| self.span_of(trace, clock, r, at(p)).0,
+                        |p| self.span_of(trace, clock, r, at(p)).1,
+                        |p| of_call[r][at(p)],
+                    )
+                })
+                .collect(),
+        )
     }
 
     /// The logical steps, once [`TimelineIndex::ensure_logical`] ran.
@@ -648,6 +791,93 @@ pub fn timeline(
     };
     let lanes: Vec<Lane> = ranks.chunks(per_lane).map(|c| Lane { ranks: c.to_vec() }).collect();
     let pw = (to - from) as f64 / pixels as f64;
+    let funcs = |r: usize, i: usize| trace.ranks[r].calls.func[i];
+    let (func, busy, resolution) = aggregate(
+        trace,
+        index,
+        query.clock,
+        &clock.pyramids,
+        &funcs,
+        &lanes,
+        from,
+        to,
+        pixels,
+    );
+    let group_index = match query.colour {
+        Colour::Function => None,
+        c => Some(
+            index
+                .groups
+                .get(&c)
+                .ok_or_else(|| format!("no {} of each call was given (TimelineIndex::set_groups)", c.name()))?,
+        ),
+    };
+    let group = match group_index {
+        None => Vec::new(),
+        Some(g) => {
+            let pyramids = match query.clock {
+                Clock::Time => &g.time,
+                Clock::Logical => g.logical.as_ref().ok_or("the logical steps are not computed")?,
+            };
+            let label = |r: usize, i: usize| g.groups.of_call[r][i];
+            aggregate(trace, index, query.clock, pyramids, &label, &lanes, from, to, pixels).0
+        }
+    };
+    let mut shown = vec![false; n as usize];
+    for &r in &ranks {
+        shown[r as usize] = true;
+    }
+    let (mut calls, calls_left_out) = wide_calls(trace, index, clock, query, &ranks, from, to, pw);
+    if let Some(g) = group_index {
+        for c in &mut calls {
+            let (r, i) = (c.rank as usize, c.index as usize);
+            c.group = g.groups.of_call[r][i];
+            c.occurrence = g.groups.occurrence.get(r).map_or(NONE, |o| o[i]);
+        }
+    }
+    let (messages, messages_left_out) = messages_in(trace, matching, index, query, &ranks, &shown, from, to);
+    let (collectives, collectives_left_out) = collectives_in(index, clock, query, &shown, from, to);
+    Ok(TimelineTile {
+        schema: SCHEMA.into(),
+        clock: query.clock,
+        from,
+        to,
+        extent: clock.extent,
+        pixels,
+        lanes,
+        functions: trace.functions.names().to_vec(),
+        func,
+        busy,
+        colour: query.colour,
+        group,
+        groups: group_index.map(|g| g.groups.names.clone()).unwrap_or_default(),
+        resolution,
+        calls,
+        calls_left_out,
+        messages,
+        messages_left_out,
+        collectives,
+        collectives_left_out,
+    })
+}
+
+/// Per lane then column of `[from, to)` on `pixels` columns: the label covering most of the
+/// column (`label(rank, call)`: the function, or a group) and the busy share, from the bins of
+/// `pyramids` (built with the same labels) where a column is at least two level-0 bins wide,
+/// else exactly from the calls; and the widest bin width used (0: exact throughout).
+#[allow(clippy::too_many_arguments)]
+fn aggregate(
+    trace: &Trace,
+    index: &TimelineIndex,
+    clock: Clock,
+    pyramids: &[Pyramid],
+    label: &dyn Fn(usize, usize) -> u32,
+    lanes: &[Lane],
+    from: u64,
+    to: u64,
+    pixels: u32,
+) -> (Vec<u32>, Vec<f32>, u64) {
+    let pw = (to - from) as f64 / pixels as f64;
     let mut func = vec![NONE; lanes.len() * pixels as usize];
     let mut busy = vec![0f32; lanes.len() * pixels as usize];
     let mut resolution = 0u64;
@@ -659,7 +889,7 @@ pub fn timeline(
             a.clear();
         }
         for &r in &lane.ranks {
-            let pyr = &clock.pyramids[r as usize];
+            let pyr = &pyramids[r as usize];
             if (pyr.w0 as f64) <= pw / 2.0 {
                 let mut level = 0;
                 while level + 1 < pyr.levels.len() && ((pyr.w0 << (level + 1)) as f64) <= pw / 2.0 {
@@ -693,7 +923,7 @@ pub fn timeline(
                     }
                 }
             } else {
-                exact_rank(trace, index, query.clock, r as usize, from, to, pixels, &mut accs);
+                exact_rank(trace, index, clock, label, r as usize, from, to, pixels, &mut accs);
             }
         }
         for (k, acc) in accs.iter().enumerate() {
@@ -707,32 +937,7 @@ pub fn timeline(
             func[cell] = acc.dominant();
         }
     }
-    let mut shown = vec![false; n as usize];
-    for &r in &ranks {
-        shown[r as usize] = true;
-    }
-    let (calls, calls_left_out) = wide_calls(trace, index, clock, query, &ranks, from, to, pw);
-    let (messages, messages_left_out) = messages_in(trace, matching, index, query, &ranks, &shown, from, to);
-    let (collectives, collectives_left_out) = collectives_in(index, clock, query, &shown, from, to);
-    Ok(TimelineTile {
-        schema: SCHEMA.into(),
-        clock: query.clock,
-        from,
-        to,
-        extent: clock.extent,
-        pixels,
-        lanes,
-        functions: trace.functions.names().to_vec(),
-        func,
-        busy,
-        resolution,
-        calls,
-        calls_left_out,
-        messages,
-        messages_left_out,
-        collectives,
-        collectives_left_out,
-    })
+    (func, busy, resolution)
 }
 
 /// Positions (in order of entry) of the calls of rank `r` that may overlap `[from, to)`.
@@ -770,6 +975,7 @@ fn exact_rank(
     trace: &Trace,
     index: &TimelineIndex,
     clock: Clock,
+    label: &dyn Fn(usize, usize) -> u32,
     r: usize,
     from: u64,
     to: u64,
@@ -777,7 +983,6 @@ fn exact_rank(
     accs: &mut [Acc],
 ) {
     let (p0, p1) = positions(trace, index, clock, r, from, to);
-    let funcs = &trace.ranks[r].calls.func;
     let span = (to - from) as u128;
     let col = |t: u64| -> u32 { (((t - from) as u128 * pixels as u128 + pixels as u128 - 1) / span) as u32 };
     for p in p0..p1 {
@@ -803,7 +1008,10 @@ fn exact_rank(
             if hi > lo {
                 let acc = &mut accs[k as usize];
                 acc.busy += (hi - lo) as f64;
-                acc.add(funcs[i], (hi - lo) as f64);
+                let f = label(r, i);
+                if f != NONE {
+                    acc.add(f, (hi - lo) as f64);
+                }
             }
             k += 1;
         }
@@ -913,6 +1121,8 @@ fn tile_call(trace: &Trace, index: &TimelineIndex, r: usize, i: usize, b: u64, e
         time,
         bytes,
         peer,
+        group: NONE,
+        occurrence: NONE,
     }
 }
 
@@ -1065,9 +1275,24 @@ fn messages_in(
     let total = fast_total + visited;
     let cap = query.max_messages as u64;
     let mut out = Vec::with_capacity(total.min(cap) as usize);
+    let roles = crate::waits::roles(trace);
     let tile_message = |k: usize| {
         let m = &msgs[k];
         let sp = &trace.ranks[m.sender as usize].p2p;
+        let rp = &trace.ranks[m.receiver as usize].p2p;
+        let rc = completion(rp.post[m.recv_op as usize], rp.complete[m.recv_op as usize]);
+        let time = (
+            index
+                .span_of(
+                    trace,
+                    Clock::Time,
+                    m.sender as usize,
+                    sp.post[m.send_op as usize] as usize,
+                )
+                .0,
+            index.span_of(trace, Clock::Time, m.receiver as usize, rc as usize).1,
+        );
+        let w = crate::waits::message_wait(trace, &roles, m).unwrap_or_default();
         TileMessage {
             sender: m.sender,
             receiver: m.receiver,
@@ -1075,6 +1300,9 @@ fn messages_in(
             recv: recv_t(k),
             bytes: sp.bytes[m.send_op as usize],
             tag: sp.tag[m.send_op as usize],
+            time,
+            late_sender: w.late_sender.map_or(0, |x| x.1),
+            late_receiver: w.late_receiver.map_or(0, |x| x.1),
         }
     };
     if cap > 0 {

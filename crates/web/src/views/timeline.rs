@@ -11,13 +11,13 @@
 //! [`super::timeline_canvas`] (unit-tested).
 
 use super::timeline_canvas::{
-    call_at, colour, column_at, css, duration_label, lane_at, lane_of_rank, ordered_ranks, path_overlay, tick_label,
-    ticks, tile_pixels, RankOrder, Viewport,
+    call_at, colour, colour_of, column_at, css, duration_label, lane_at, lane_of_rank, message_at, ordered_ranks,
+    path_overlay, shown_ids, tick_label, ticks, tile_pixels, RankOrder, Viewport, NO_GROUP,
 };
 use crate::protocol::{AnalysisRequest, Answer, MatrixRequest, TimelineAnswer};
 use gloo::timers::callback::Timeout;
 use std::rc::Rc;
-use tracelogic_engine::timeline::{Clock, TimelineQuery, TimelineTile, NONE};
+use tracelogic_engine::timeline::{Clock, Colour, TimelineQuery, TimelineTile, NONE};
 use tracelogic_model::query::{parse_ranks, parse_time};
 use tracelogic_model::Selection;
 use wasm_bindgen::prelude::*;
@@ -33,6 +33,8 @@ const LABEL_W: f64 = 72.0;
 const AXIS_H: f64 = 30.0;
 /// Most pixel columns asked for.
 const MAX_COLUMNS: f64 = 4096.0;
+/// How close to a message line the pointer must be for its details (CSS px).
+const MESSAGE_HIT_PX: f64 = 3.0;
 /// Delay between the last move and the tile request (ms).
 const SETTLE_MS: u32 = 60;
 
@@ -71,6 +73,8 @@ pub enum Msg {
     Leave,
     Key(KeyboardEvent),
     Clock(Clock),
+    /// Colour columns by function, pattern or phase.
+    Colouring(Colour),
     Filter(String),
     Order(RankOrder),
     Window(String, String),
@@ -106,6 +110,7 @@ pub struct TimelineView {
     canvas: NodeRef,
     tooltip: NodeRef,
     clock: Clock,
+    colouring: Colour,
     view: Option<Viewport>,
     logical_extent: Option<u64>,
     filter: Vec<u32>,
@@ -169,6 +174,7 @@ impl TimelineView {
             None => (0, None),
         };
         let q = TimelineQuery {
+            colour: self.colouring,
             from,
             to,
             ranks: self.ranks(ctx),
@@ -236,6 +242,7 @@ impl TimelineView {
                 let _ = canvas.set_attribute("data-resolution", &tile.resolution.to_string());
                 let _ = canvas.set_attribute("data-pixels", &tile.pixels.to_string());
                 let _ = canvas.set_attribute("data-tile-clock", clock_name(tile.clock));
+                let _ = canvas.set_attribute("data-tile-colour", tile.colour.name());
                 let firsts: Vec<String> = tile
                     .lanes
                     .iter()
@@ -401,7 +408,61 @@ impl TimelineView {
         };
         let slack = 2.0 * view.span() / pw;
         let name = |f: u32| tile.functions.get(f as usize).cloned().unwrap_or_else(|| "?".into());
-        let (text, attrs): (String, Vec<(&str, String)>) = if let Some(call) = call_at(tile, lane, t, slack) {
+        let group = |g: u32| tile.groups.get(g as usize).cloned();
+        let lane_of = lane_of_rank(tile, ctx.props().ranks);
+        let lane_h = ph / tile.lanes.len().max(1) as f64;
+        let message = self
+            .show_messages
+            .then(|| {
+                message_at(
+                    tile,
+                    &lane_of,
+                    |v| view.x_of(v, pw),
+                    lane_h,
+                    (x - LABEL_W, y - AXIS_H),
+                    MESSAGE_HIT_PX,
+                )
+            })
+            .flatten();
+        let call = call_at(tile, lane, t, slack);
+        // Near its own call a message's line runs along the lane: the call is what is meant.
+        let own = |m: &tracelogic_engine::timeline::TileMessage| {
+            call.is_some_and(|c| (m.sender == c.rank && m.send == c.begin) || (m.receiver == c.rank && m.recv == c.end))
+        };
+        let message = message.filter(|m| !own(m));
+        let (text, attrs): (String, Vec<(&str, String)>) = if let Some(m) = message {
+            let at = |v: u64, ns: u64| match self.clock {
+                Clock::Time => format!("{} ({ns} ns)", duration_label(ns)),
+                Clock::Logical => format!("step {v}, {} ({ns} ns)", duration_label(ns)),
+            };
+            let mut s = format!(
+                "message rank {} → rank {}\n{} bytes · tag {}\nsent {} (the sending call's start)\nreceived {} (the receiving call's end)",
+                m.sender,
+                m.receiver,
+                m.bytes,
+                m.tag,
+                at(m.send, m.time.0),
+                at(m.recv, m.time.1)
+            );
+            if m.late_sender > 0 {
+                s += &format!("\nlate sender: the receiver waited {}", duration_label(m.late_sender));
+            }
+            if m.late_receiver > 0 {
+                s += &format!("\nlate receiver: the sender waited {}", duration_label(m.late_receiver));
+            }
+            let attrs = vec![
+                ("data-kind", "message".to_owned()),
+                ("data-sender", m.sender.to_string()),
+                ("data-receiver", m.receiver.to_string()),
+                ("data-bytes", m.bytes.to_string()),
+                ("data-tag", m.tag.to_string()),
+                ("data-send-ns", m.time.0.to_string()),
+                ("data-recv-ns", m.time.1.to_string()),
+                ("data-late-sender-ns", m.late_sender.to_string()),
+                ("data-late-receiver-ns", m.late_receiver.to_string()),
+            ];
+            (s, attrs)
+        } else if let Some(call) = call {
             let (e, x) = call.time;
             let mut s = format!(
                 "{} · rank {} · call {}\nstart {} ({} ns)\nduration {} ({} ns)",
@@ -422,7 +483,14 @@ impl TimelineView {
             if call.peer != NONE {
                 s += &format!(" · peer {}", call.peer);
             }
+            if let Some(g) = group(call.group) {
+                s += &format!("\n{g}");
+                if call.occurrence != NONE {
+                    s += &format!(", occurrence {}", call.occurrence);
+                }
+            }
             let attrs = vec![
+                ("data-kind", "call".to_owned()),
                 ("data-rank", call.rank.to_string()),
                 ("data-call", call.index.to_string()),
                 ("data-enter-ns", e.to_string()),
@@ -437,7 +505,7 @@ impl TimelineView {
                 Clock::Time => duration_label(t.max(0.0) as u64),
                 Clock::Logical => format!("step {}", t.max(0.0) as u64 + 1),
             };
-            let s = if f == NONE {
+            let mut s = if f == NONE {
                 format!("{who} · {at}\nno MPI call")
             } else {
                 format!(
@@ -446,19 +514,37 @@ impl TimelineView {
                     tile.busy[cell] * 100.0
                 )
             };
+            let g = tile.group.get(cell).and_then(|&g| group(g));
+            if let (Some(g), true) = (&g, f != NONE) {
+                s += &format!("\nmostly in {g}");
+            }
             (
                 s,
-                vec![("data-function", if f == NONE { String::new() } else { name(f) })],
+                vec![
+                    ("data-kind", "column".to_owned()),
+                    ("data-function", if f == NONE { String::new() } else { name(f) }),
+                    ("data-group", g.unwrap_or_default()),
+                ],
             )
         } else {
             return hide();
         };
         for a in [
+            "data-kind",
             "data-rank",
             "data-call",
             "data-enter-ns",
             "data-exit-ns",
             "data-function",
+            "data-group",
+            "data-sender",
+            "data-receiver",
+            "data-bytes",
+            "data-tag",
+            "data-send-ns",
+            "data-recv-ns",
+            "data-late-sender-ns",
+            "data-late-receiver-ns",
         ] {
             let _ = tip.remove_attribute(a);
         }
@@ -519,6 +605,40 @@ impl TimelineView {
         let Some(Ok(tile)) = self.image.as_ref().map(|i| &i.answer.tile) else {
             return Html::default();
         };
+        let (ids, colouring) = shown_ids(tile);
+        if colouring != Colour::Function {
+            // The groups drawn (or of a listed call), as the patterns and phases views name them.
+            let mut used: Vec<u32> = ids.iter().copied().filter(|&g| g != NONE).collect();
+            used.extend(tile.calls.iter().map(|c| c.group).filter(|&g| g != NONE));
+            used.sort_unstable();
+            used.dedup();
+            let none = ids.iter().zip(&tile.busy).any(|(&g, &b)| g == NONE && b > 0.0);
+            let items = used.iter().map(|&g| {
+                let c = css(colour_of(colouring, g));
+                let name = tile.groups.get(g as usize).cloned().unwrap_or_default();
+                html! {
+                    <li data-group={g.to_string()} data-colour={c.clone()} data-name={name.clone()}>
+                        <span class="swatch" style={format!("background:{c}")}></span>{ name }
+                    </li>
+                }
+            });
+            let what = if colouring == Colour::Pattern {
+                "Patterns"
+            } else {
+                "Phases"
+            };
+            return html! {
+                <ul class="timeline-legend" id="timeline-legend" aria-label={what} data-colour-by={colouring.name()}>
+                    { for items }
+                    if none {
+                        <li data-group="none" data-colour={css(NO_GROUP)} data-name="none">
+                            <span class="swatch" style={format!("background:{}", css(NO_GROUP))}></span>
+                            { if colouring == Colour::Pattern { "in no pattern" } else { "before the first phase" } }
+                        </li>
+                    }
+                </ul>
+            };
+        }
         let mut used: Vec<u32> = tile.func.iter().copied().filter(|&f| f != NONE).collect();
         used.extend(tile.calls.iter().map(|c| c.func));
         used.sort_unstable();
@@ -532,7 +652,7 @@ impl TimelineView {
                 </li>
             }
         });
-        html! { <ul class="timeline-legend" id="timeline-legend" aria-label="Functions">{ for items }</ul> }
+        html! { <ul class="timeline-legend" id="timeline-legend" aria-label="Functions" data-colour-by="function">{ for items }</ul> }
     }
 
     fn status(&self, ctx: &Context<Self>) -> Html {
@@ -678,6 +798,7 @@ impl Component for TimelineView {
             canvas: NodeRef::default(),
             tooltip: NodeRef::default(),
             clock: Clock::Time,
+            colouring: Colour::Function,
             view: Some(Viewport::whole(ctx.props().length_ns)),
             logical_extent: None,
             filter: Vec::new(),
@@ -856,6 +977,14 @@ impl Component for TimelineView {
                 let _ = h;
                 true
             }
+            Msg::Colouring(c) => {
+                if c == self.colouring {
+                    return false;
+                }
+                self.colouring = c;
+                self.schedule(ctx, 0);
+                true
+            }
             Msg::Filter(text) => {
                 self.filter_text = text.clone();
                 if text.trim().is_empty() {
@@ -981,6 +1110,14 @@ impl Component for TimelineView {
                 RankOrder::Number
             })
         });
+        let on_colouring = link.callback(|e: Event| {
+            let v = e.target_unchecked_into::<HtmlSelectElement>().value();
+            Msg::Colouring(match v.as_str() {
+                "pattern" => Colour::Pattern,
+                "phase" => Colour::Phase,
+                _ => Colour::Function,
+            })
+        });
         let on_filter = link.callback(|e: Event| Msg::Filter(e.target_unchecked_into::<HtmlInputElement>().value()));
         let on_window = link.callback(|e: SubmitEvent| {
             e.prevent_default();
@@ -1003,12 +1140,19 @@ impl Component for TimelineView {
         html! {
             <section class="view timeline-view" id="view-timeline" aria-labelledby="timeline-title">
                 <h2 id="timeline-title">{ "Timeline" }</h2>
-                <p class="effect">{ "Every rank's MPI calls over time, coloured by function (a column shows the function that covers most of it, fainter when the rank is mostly outside MPI); lines are messages from send to receive, shaded bands collectives. Wheel or +/− to zoom around the cursor, drag or arrows to pan, drag on the time axis to zoom into a range, Home for the whole run. Logical steps order calls by happens-before (a receive after its send, collectives aligned) so that iterations line up across ranks." }</p>
+                <p class="effect">{ "Every rank's MPI calls over time, coloured by function, pattern or phase (a column shows the one that covers most of it, fainter when the rank is mostly outside MPI); lines are messages from send to receive (hover one for its sender, receiver, bytes, tag, times and wait), shaded bands collectives. Wheel or +/− to zoom around the cursor, drag or arrows to pan, drag on the time axis to zoom into a range, Home for the whole run. Logical steps order calls by happens-before (a receive after its send, collectives aligned) so that iterations line up across ranks." }</p>
                 <form class="controls timeline-controls" onsubmit={on_window}>
                     <label>{ "Clock " }
                         <select id="tl-clock" onchange={on_clock}>
                             <option value="time" selected={self.clock == Clock::Time}>{ "time" }</option>
                             <option value="logical" selected={self.clock == Clock::Logical}>{ "logical steps" }</option>
+                        </select>
+                    </label>
+                    <label title="What a column's colour stands for: the MPI function covering most of it, or the communication pattern or execution phase its calls belong to (as the Patterns and Phases views find them on the whole trace)">{ "Colour by " }
+                        <select id="tl-colour" onchange={on_colouring}>
+                            <option value="function" selected={self.colouring == Colour::Function}>{ "function" }</option>
+                            <option value="pattern" selected={self.colouring == Colour::Pattern}>{ "pattern" }</option>
+                            <option value="phase" selected={self.colouring == Colour::Phase}>{ "phase" }</option>
                         </select>
                     </label>
                     <label>{ "Ranks " }

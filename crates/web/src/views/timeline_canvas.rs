@@ -3,7 +3,7 @@
 //! colour of each MPI function and the RGBA image of a [`TimelineTile`]. Everything here is
 //! plain Rust, unit-tested natively.
 
-use tracelogic_engine::timeline::{Clock, TileCall, TimelineTile, NONE};
+use tracelogic_engine::timeline::{Clock, Colour, TileCall, TileMessage, TimelineTile, NONE};
 
 /// The window shown, in clock units (ns since the first event, or steps), as floats so that
 /// zooming by small factors accumulates.
@@ -207,6 +207,48 @@ pub fn colour(f: u32) -> [u8; 3] {
     PALETTE[(f as usize) % PALETTE.len()]
 }
 
+/// Colour of a busy column whose calls are in no pattern or phase.
+pub const NO_GROUP: [u8; 3] = [200, 200, 200];
+
+/// The colour of id `id` under `colouring`: the function's, or the pattern's as the patterns
+/// view draws it ([`super::patterns::colour`]), or the phase's as the phases view draws it
+/// ([`super::phases::phase_colour`]: hue 137·k, 65 % saturation, 55 % lightness).
+pub fn colour_of(colouring: Colour, id: u32) -> [u8; 3] {
+    match colouring {
+        Colour::Function => colour(id),
+        Colour::Pattern => hex(super::patterns::colour(id)).unwrap_or(NO_GROUP),
+        Colour::Phase => hsl(((id as u64 * 137) % 360) as f64, 0.65, 0.55),
+    }
+}
+
+/// `#rrggbb` → RGB.
+fn hex(s: &str) -> Option<[u8; 3]> {
+    let s = s.strip_prefix('#')?;
+    let v = u32::from_str_radix(s, 16).ok()?;
+    Some([(v >> 16) as u8, (v >> 8) as u8, v as u8])
+}
+
+/// RGB of a CSS `hsl(h, s, l)` (CSS Color 4's conversion), rounded.
+pub fn hsl(h: f64, s: f64, l: f64) -> [u8; 3] {
+    let f = |n: f64| {
+        let k = (n + h / 30.0) % 12.0;
+        let a = s * l.min(1.0 - l);
+        let v = l - a * (k - 3.0).min(9.0 - k).clamp(-1.0, 1.0);
+        (v * 255.0).round() as u8
+    };
+    [f(0.0), f(8.0), f(4.0)]
+}
+
+/// What each column is coloured by: its group (pattern or phase) with a group colouring, else
+/// its function; and which colouring that is.
+pub fn shown_ids(tile: &TimelineTile) -> (&[u32], Colour) {
+    if tile.colour != Colour::Function && tile.group.len() == tile.func.len() {
+        (&tile.group, tile.colour)
+    } else {
+        (&tile.func, Colour::Function)
+    }
+}
+
 /// `#rrggbb` of a colour.
 pub fn css(c: [u8; 3]) -> String {
     format!("#{:02x}{:02x}{:02x}", c[0], c[1], c[2])
@@ -243,13 +285,14 @@ pub fn tile_pixels(tile: &TimelineTile, height: u32) -> Vec<u8> {
             continue;
         }
         let row = &mut out[y * w * 4..(y + 1) * w * 4];
+        let (ids, colouring) = shown_ids(tile);
         for k in 0..w {
             let cell = l * w + k;
-            let f = tile.func[cell];
-            if f == NONE {
+            let f = ids[cell];
+            if f == NONE && (colouring == Colour::Function || tile.busy[cell] <= 0.0) {
                 continue;
             }
-            let c = colour(f);
+            let c = if f == NONE { NO_GROUP } else { colour_of(colouring, f) };
             let a = alpha(tile.busy[cell]);
             row[k * 4..k * 4 + 4].copy_from_slice(&[c[0], c[1], c[2], a]);
         }
@@ -293,6 +336,49 @@ fn dist(c: &TileCall, t: f64) -> f64 {
     } else {
         0.0
     }
+}
+
+/// The listed message whose line passes within `tolerance` px of the point (`x`, `y`) (px from
+/// the plot's top left), the nearest when several do. A message is drawn from (`x_of(send)`,
+/// centre of the sender's lane) to (`x_of(recv)`, centre of the receiver's lane); `lane_of`
+/// gives each rank's lane ([`lane_of_rank`]), `lane_h` the lane height in px.
+pub fn message_at<'a>(
+    tile: &'a TimelineTile,
+    lane_of: &[Option<usize>],
+    x_of: impl Fn(f64) -> f64,
+    lane_h: f64,
+    (x, y): (f64, f64),
+    tolerance: f64,
+) -> Option<&'a TileMessage> {
+    let centre = |r: u32| {
+        lane_of
+            .get(r as usize)
+            .copied()
+            .flatten()
+            .map(|l| (l as f64 + 0.5) * lane_h)
+    };
+    tile.messages
+        .iter()
+        .filter_map(|m| {
+            let (ys, yr) = (centre(m.sender)?, centre(m.receiver)?);
+            let d = segment_distance((x, y), (x_of(m.send as f64), ys), (x_of(m.recv as f64), yr));
+            (d <= tolerance).then_some((d, m))
+        })
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, m)| m)
+}
+
+/// Distance from point `p` to the segment `a`–`b`.
+fn segment_distance(p: (f64, f64), a: (f64, f64), b: (f64, f64)) -> f64 {
+    let (dx, dy) = (b.0 - a.0, b.1 - a.1);
+    let len2 = dx * dx + dy * dy;
+    let t = if len2 > 0.0 {
+        (((p.0 - a.0) * dx + (p.1 - a.1) * dy) / len2).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    let (cx, cy) = (a.0 + t * dx, a.1 + t * dy);
+    ((p.0 - cx).powi(2) + (p.1 - cy).powi(2)).sqrt()
 }
 
 /// The column of the tile under clock value `t` (`None` outside its window).
@@ -442,6 +528,9 @@ mod tests {
             functions: vec!["MPI_Send".into(), "MPI_Recv".into()],
             func: vec![NONE; lanes * pixels as usize],
             busy: vec![0.0; lanes * pixels as usize],
+            colour: Colour::Function,
+            group: Vec::new(),
+            groups: Vec::new(),
             resolution: 0,
             calls: Vec::new(),
             calls_left_out: 0,
@@ -551,6 +640,60 @@ mod tests {
     }
 
     #[test]
+    fn group_colouring_draws_groups_in_the_patterns_and_phases_colours() {
+        // CSS Color 4 by hand: hsl(0, 65%, 55%) is rgb(215, 66, 66); hsl(137, 65%, 55%) is
+        // rgb(66, 215, 108) (the browser test checks the legend against the browser's own).
+        assert_eq!(hsl(0.0, 0.65, 0.55), [215, 66, 66]);
+        assert_eq!(colour_of(Colour::Phase, 1), [66, 215, 108]);
+        assert_eq!(colour_of(Colour::Pattern, 0), [0x4e, 0x79, 0xa7]);
+        assert_eq!(
+            colour_of(Colour::Pattern, 99),
+            hex(super::super::patterns::OTHER_COLOUR).unwrap()
+        );
+        let mut t = tile(1, 3);
+        t.func = vec![0, 1, 0];
+        t.busy = vec![1.0, 1.0, 0.0];
+        t.colour = Colour::Phase;
+        t.group = vec![1, NONE, NONE];
+        let p = tile_pixels(&t, 1);
+        assert_eq!(&p[0..4], &[66, 215, 108, 255], "phase 1");
+        assert_eq!(&p[4..8], &[200, 200, 200, 255], "busy in no phase");
+        assert_eq!(&p[8..12], &[0, 0, 0, 0], "idle");
+        // A tile without its groups falls back to the functions.
+        t.group.clear();
+        assert_eq!(shown_ids(&t), (&t.func[..], Colour::Function));
+    }
+
+    #[test]
+    fn hover_finds_the_message_line() {
+        let mut t = tile(2, 10);
+        let m = |sender, receiver, send, recv| TileMessage {
+            sender,
+            receiver,
+            send,
+            recv,
+            bytes: 8,
+            tag: 0,
+            time: (send, recv),
+            late_sender: 0,
+            late_receiver: 0,
+        };
+        t.messages = vec![m(0, 1, 1100, 1500), m(1, 0, 1800, 1900)];
+        let lanes = lane_of_rank(&t, 2);
+        let x_of = |v: f64| v - 1000.0;
+        // The first line runs from (100, 5) to (500, 15).
+        let at = |x, y| message_at(&t, &lanes, x_of, 10.0, (x, y), 3.0).map(|m| m.send);
+        assert_eq!(at(300.0, 10.0), Some(1100));
+        assert_eq!(at(99.0, 5.0), Some(1100));
+        assert_eq!(at(300.0, 20.0), None);
+        assert_eq!(at(850.0, 10.0), Some(1800));
+        assert_eq!(at(600.0, 10.0), None);
+        // A message to a rank not drawn is never found.
+        let one = lane_of_rank(&t, 1);
+        assert_eq!(message_at(&t, &one, x_of, 10.0, (300.0, 10.0), 3.0), None);
+    }
+
+    #[test]
     fn hover_finds_the_call_and_the_column() {
         let mut t = tile(2, 10);
         t.calls.push(TileCall {
@@ -562,6 +705,8 @@ mod tests {
             time: (1500, 1510),
             bytes: 8,
             peer: 0,
+            group: NONE,
+            occurrence: NONE,
         });
         assert_eq!(call_at(&t, 1, 1505.0, 0.0).map(|c| c.index), Some(7));
         assert!(call_at(&t, 0, 1505.0, 0.0).is_none());
