@@ -13,13 +13,13 @@
 //! classes for LU).
 
 use std::path::{Path, PathBuf};
-use tracelogic_analysis::compress::{compress, Program};
+use tracelogic_analysis::compress::{compress, Node, Program, Values};
 use tracelogic_analysis::logical::{
     expand_calls, logicalize_identified, physical_calls, verify, LogicalTrace, Verification, VOLUME_TOLERANCE,
 };
 use tracelogic_analysis::matrix::CommMatrix;
 use tracelogic_analysis::topology::{identify_matrix, TopologyOptions};
-use tracelogic_model::{Selection, Trace};
+use tracelogic_model::{CollectiveOp, Selection, Trace};
 
 fn app(name: &str) -> Trace {
     let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/apps").join(name);
@@ -164,4 +164,120 @@ fn a_run_without_topology_gets_rank_offset_directions() {
     assert_eq!(from.identified, "none");
     assert_eq!(l.accuracy.dropped_calls_fraction, 0.0);
     assert!(v.per_rank.iter().all(|p| p.real_bytes > 0), "every rank sends");
+}
+
+/// The steps of a LAMMPS run from its own log: `Loop time of T on P procs for N steps`.
+fn logged_steps(name: &str) -> u64 {
+    let log = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/apps")
+            .join(name)
+            .join("log.lammps"),
+    )
+    .expect("log.lammps");
+    let steps: Vec<u64> = log
+        .lines()
+        .filter(|l| l.starts_with("Loop time of"))
+        .map(|l| {
+            let words: Vec<&str> = l.split_whitespace().collect();
+            let at = words.iter().position(|w| *w == "steps").expect("N steps") - 1;
+            words[at].parse().expect("a step count")
+        })
+        .collect();
+    assert_eq!(steps.len(), 1, "{name}: one run");
+    steps[0]
+}
+
+/// The top-level loops of `program` with a constant count: (count, records with its header).
+fn top_loops(program: &Program) -> Vec<(u64, usize)> {
+    fn records(n: &Node) -> usize {
+        match n {
+            Node::Call { .. } => 1,
+            Node::Loop { body, .. } => 1 + body.iter().map(records).sum::<usize>(),
+        }
+    }
+    program
+        .nodes
+        .iter()
+        .filter_map(|n| match n {
+            Node::Loop {
+                count: Values::Constant { value },
+                ..
+            } => Some((*value, records(n))),
+            _ => None,
+        })
+        .collect()
+}
+
+/// LAMMPS's MD steps are one loop (variant loops, docs/logical.md "Loop compression"): plain
+/// steps, reneighbouring steps and thermo output are arms of one body, so the program has a
+/// loop whose count is the step count the run's log reports (the neighbour-list check's 4-byte
+/// `MPI_Allreduce` starts every step: `neigh_modify every 1 delay 0 check yes`), and its length
+/// does not grow with the steps: the same run with steps N/2+1..N-1 cut out compresses to the
+/// same length, with a loop of N/2 + 1.
+#[test]
+fn lammps_step_loop_runs_the_logged_steps() {
+    for name in [
+        "lammps-melt-8",
+        "lammps-melt-12",
+        "lammps-melt-12-xzy",
+        "lammps-melt-12-1x3x4",
+        "lammps-melt-12-reorder",
+        "lammps-melt-27",
+        "lammps-melt-27-reorder",
+    ] {
+        let steps = logged_steps(name);
+        let trace = app(name);
+        let report = identify_matrix(
+            &CommMatrix::from_trace(&trace, &Selection::all()),
+            &TopologyOptions::default(),
+        );
+        let l = logicalize_identified(&trace, &report, None).expect("logical trace");
+        let program = compress(&l.records);
+        let loops = top_loops(&program);
+        eprintln!(
+            "{name}: {steps} steps in the log, records {} -> compressed {}, top-level loops (count, records) {loops:?}",
+            program.raw_length, program.compressed_length
+        );
+        let step_loop = loops.iter().find(|(c, _)| *c == steps);
+        assert!(step_loop.is_some(), "{name}: no loop of {steps}:\n{}", program.text());
+        // Fewer steps: cut the records of steps N/2+1..N-1 (N/2+1 steps left). Each step starts at the 4-byte
+        // check MPI_Allreduce, followed by the step's ghost exchange (a point-to-point record;
+        // the final statistics' 4-byte reductions are followed by other reductions).
+        let checks: Vec<usize> = l
+            .records
+            .windows(2)
+            .enumerate()
+            .filter(|(_, w)| {
+                w[0].call
+                    .collective
+                    .as_ref()
+                    .is_some_and(|c| c.op == CollectiveOp::Allreduce && c.bytes_sent == 4)
+                    && !w[1].call.ops.is_empty()
+            })
+            .map(|(i, _)| i)
+            .collect();
+        // One per step, and one in the set-up (its first exchange) before them.
+        assert_eq!(checks.len() as u64, steps + 1, "{name}: one neighbour check per step");
+        let keep = steps / 2 + 1;
+        let (cut_from, cut_to) = (checks[keep as usize], checks[checks.len() - 1]);
+        let fewer: Vec<_> = l.records[..cut_from]
+            .iter()
+            .chain(&l.records[cut_to..])
+            .cloned()
+            .collect();
+        let shorter = compress(&fewer);
+        let fewer_loops = top_loops(&shorter);
+        eprintln!(
+            "{name}: {keep} steps: records {} -> compressed {}, loops {fewer_loops:?}",
+            shorter.raw_length, shorter.compressed_length
+        );
+        assert!(
+            fewer_loops.iter().any(|(c, _)| *c == keep),
+            "{name}:\n{}",
+            shorter.text()
+        );
+        assert_eq!(shorter.compressed_length, program.compressed_length, "{name}");
+        assert_eq!(shorter.expand(1 << 20).unwrap().len(), fewer.len());
+    }
 }

@@ -156,6 +156,22 @@ fn records(n: &Node) -> usize {
     }
 }
 
+/// Records (headers included) of the variant arms directly inside a loop: loops whose count is
+/// 0 or 1 in every iteration, not always the same.
+fn arm_records(n: &Node) -> usize {
+    let Node::Loop { body, .. } = n else { return 0 };
+    body.iter()
+        .filter(|b| match b {
+            Node::Loop {
+                count: Values::List { values },
+                ..
+            } => values.iter().all(|&v| v <= 1),
+            _ => false,
+        })
+        .map(records)
+        .sum()
+}
+
 /// The loop of the time steps: the top-level loop whose expansion is longest.
 fn main_loop(nodes: &[Node]) -> Option<(&Node, u64)> {
     fn expanded(n: &Node) -> u64 {
@@ -178,7 +194,8 @@ fn main_loop(nodes: &[Node]) -> Option<(&Node, u64)> {
 }
 
 /// Logicalization Table 1 (16 processes): compressed logical trace lengths BT 44, SP 89, LU 63
-/// records. Our programs' time-step loops are within those lengths (BT exactly 44); what lies
+/// records. Our programs' time-step loops are within those lengths (BT exactly 44, plus the arm
+/// its warm-up step joins the loop with); what lies
 /// outside them is what docs/logical.md's Limits lists (the warm-up step NPB runs before its
 /// timer, set-up broadcasts, the final verification exchange). The loop is the one of the
 /// generated time steps: its count follows `iterations`.
@@ -195,12 +212,17 @@ fn time_step_loops_are_within_table_1() {
         let (main, _) = main_loop(&program.nodes).expect("a time-step loop");
         let Node::Loop { count, .. } = main else { unreachable!() };
         let length = records(main);
+        let arms = arm_records(main);
         eprintln!(
-            "{b} S 16: program {} records, time-step loop {length} records (Table 1: {table1}), count {}",
+            "{b} S 16: program {} records, time-step loop {length} records of which {arms} in variant arms (Table 1: {table1}), count {}",
             program.compressed_length,
             count.text()
         );
-        assert!(length <= table1, "{b}: {length} > {table1}");
+        // Variant loops let the warm-up step NPB runs before its timer join the loop; what only
+        // some iterations execute (BT's and SP's barrier after the warm-up, LU's) is an arm: a
+        // loop run once by those iterations, 0 times by the others. The time step itself stays
+        // within Table 1.
+        assert!(length - arms <= table1, "{b}: {length} - {arms} > {table1}");
         assert!(
             matches!(count, Values::Constant { value } if *value + 1 >= iterations as u64 - 1),
             "{b}: {count:?}"

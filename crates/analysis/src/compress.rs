@@ -25,6 +25,9 @@ use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use tracelogic_model::Rank;
 
+mod variants;
+pub use variants::{MARKERS_TRIED, MAX_VARIANTS};
+
 /// Longest loop body tried, in symbols of the pass.
 pub const MAX_PERIOD: usize = 4096;
 /// Next occurrences of the same symbol tried as periods at each position.
@@ -438,18 +441,33 @@ pub fn compress_with(records: &[Record], options: &CompressOptions) -> Program {
         items.push(Item::Leaf(i));
     }
     let (mut syms2, mut items2, mut table2) = (syms.clone(), items.clone(), table.clone());
+    let (leaf_syms, leaf_items) = (syms.clone(), items.clone());
     fold(&mut syms, &mut items, &mut table, false);
-    let plain = finish(records, &items, options);
+    let mut best = finish(records, &items, options);
     // Iterations that differ only in their inner loop counts (an iterative solver's inner steps
     // per outer step): folded again with inner loops strictly first and the bodies of known loops
     // found inline (an inner loop run once) made loops of one iteration; kept when shorter.
     if fold(&mut syms2, &mut items2, &mut table2, true) {
         let varying = finish(records, &items2, options);
-        if varying.compressed_length < plain.compressed_length {
-            return varying;
+        if varying.compressed_length < best.compressed_length {
+            best = varying;
         }
     }
-    plain
+    // Iterations that are one of a few variants (`variants`), marked on the records (steps
+    // whose inner loops run the same counts) or on the plainly folded sequence (iterations whose
+    // inner loops run varying counts): kept when shorter.
+    // Ties keep the first: the folded sequence's markers (outer loops) before the records'.
+    // One symbol table for both (the folded sequence's loops are in `table`).
+    let mut tried = variants::variant_loops(&syms, &items, records, &mut table);
+    tried.extend(variants::variant_loops(&leaf_syms, &leaf_items, records, &mut table));
+    for (mut s, mut it) in tried {
+        fold(&mut s, &mut it, &mut table, false);
+        let program = finish(records, &it, options);
+        if program.compressed_length < best.compressed_length && !variants::choices_nest(&program.nodes) {
+            best = program;
+        }
+    }
+    best
 }
 
 /// Fold tandem repeats of `syms` (and `items` alongside) until none is left. With `varying`,
@@ -701,8 +719,15 @@ fn build(occurrences: &[&Item], records: &[Record], id: &mut u32, options: &Comp
                 duration_ns: (recs.iter().map(|r| r.duration_ns as u128).sum::<u128>() / n) as u64,
             }
         }
-        Item::Loop(first) => {
-            let period = first[0].len();
+        Item::Loop(_) => {
+            // A variant loop's arm may run 0 times in some occurrences (`variants`).
+            let period = occurrences
+                .iter()
+                .find_map(|o| match o {
+                    Item::Loop(its) => its.first().map(Vec::len),
+                    Item::Leaf(_) => None,
+                })
+                .unwrap_or(0);
             let counts: Vec<u64> = occurrences
                 .iter()
                 .map(|o| match o {
@@ -991,7 +1016,11 @@ mod tests {
     }
 
     fn expands_exactly(p: &Program, functions: &[&str]) {
-        let back: Vec<String> = p.expand(1000).unwrap().into_iter().map(|c| c.function).collect();
+        expands_exactly_up_to(p, functions, 1000);
+    }
+
+    fn expands_exactly_up_to(p: &Program, functions: &[&str], limit: usize) {
+        let back: Vec<String> = p.expand(limit).unwrap().into_iter().map(|c| c.function).collect();
         assert_eq!(back, functions, "{}", p.text());
     }
 
@@ -1020,24 +1049,93 @@ mod tests {
         }
     }
 
+    /// Iterations that differ in a record (`C` for `B` in one of them) are variants of one
+    /// loop: `[A [X Y]^k [B]^{1,1,0,1} [C]^{0,0,1,0}]^4` (before variant loops they did not fold).
+    /// Iterations that also differ in their inner counts are not found this way (the raw
+    /// iterations are all distinct, and the plain fold has already folded some of them).
     #[test]
-    fn iterations_differing_in_a_record_do_not_fold() {
-        for counts in [[3usize, 5, 2, 4], [3, 1, 2, 4]] {
+    fn iterations_differing_in_a_record_fold_as_variants() {
+        for counts in [[3usize, 3, 3, 3], [2, 2, 2, 2]] {
             let f = outer(&counts, Some(2));
             let p = compress(&records(&f));
             expands_exactly(&p, &f);
-            // No loop runs A four times.
-            let four = p.nodes.iter().any(|n| match n {
-                Node::Loop { count, body, .. } => {
-                    count.value(0) >= 3
-                        && body
-                            .iter()
-                            .any(|b| matches!(b, Node::Call { shape, .. } if shape.function == "A"))
-                }
-                Node::Call { .. } => false,
+            let four = p.nodes.iter().find_map(|n| match n {
+                Node::Loop { count, body, .. } => Some((count, body)),
+                Node::Call { .. } => None,
             });
-            assert!(!four, "{counts:?}: {}", p.text());
+            let (count, body) = four.unwrap_or_else(|| panic!("{counts:?}: {}", p.text()));
+            assert_eq!(*count, Values::Constant { value: 4 }, "{counts:?}: {}", p.text());
+            // The B and C arms: run once by the iterations that execute them, 0 times by the others.
+            let mut arms: Vec<(&str, Values)> = body
+                .iter()
+                .filter_map(|b| match b {
+                    Node::Loop { count, body, .. } => match body.as_slice() {
+                        [Node::Call { shape, .. }] if shape.function != "X" => {
+                            Some((shape.function.as_str(), count.clone()))
+                        }
+                        _ => None,
+                    },
+                    Node::Call { .. } => None,
+                })
+                .collect();
+            arms.sort_by_key(|a| a.0);
+            assert_eq!(
+                arms,
+                vec![
+                    ("B", Values::compress(&[1, 1, 0, 1])),
+                    ("C", Values::compress(&[0, 0, 1, 0]))
+                ],
+                "{counts:?}: {}",
+                p.text()
+            );
+            // Init, loop header, A, inner header, X, Y, two arm headers, B, C, Finalize.
+            assert_eq!(p.compressed_length, 11, "{counts:?}: {}", p.text());
         }
+    }
+
+    /// A step loop with two kinds of step at irregular intervals and output every third step
+    /// (LAMMPS's plain and reneighbouring steps, thermo output): one loop of the step count, its
+    /// length the same for 30 and 300 steps, expanding exactly.
+    #[test]
+    fn steps_of_a_few_kinds_fold_into_one_loop() {
+        let steps = |n: usize| {
+            let mut f = vec!["Init", "Setup", "Setup"];
+            for step in 1..=n {
+                f.push("Check");
+                if (step * 7) % 11 < 3 {
+                    f.extend(["Exchange", "Borders", "Reverse"]);
+                } else {
+                    f.extend(["Forward", "Reverse"]);
+                }
+                if step % 3 == 0 {
+                    f.extend(["Thermo", "Thermo"]);
+                }
+            }
+            f.extend(["Stats", "Finalize"]);
+            f
+        };
+        let mut lengths = Vec::new();
+        for n in [30, 300] {
+            let f = steps(n);
+            let p = compress(&records(&f));
+            expands_exactly_up_to(&p, &f, 10_000);
+            let step_loop = p.nodes.iter().find_map(|node| match node {
+                Node::Loop { count, body, .. }
+                    if matches!(&body[0], Node::Call { shape, .. } if shape.function == "Check") =>
+                {
+                    Some(count.clone())
+                }
+                _ => None,
+            });
+            assert_eq!(
+                step_loop,
+                Some(Values::Constant { value: n as u64 }),
+                "{n}: {}",
+                p.text()
+            );
+            lengths.push(p.compressed_length);
+        }
+        assert_eq!(lengths[0], lengths[1]);
     }
 
     #[test]

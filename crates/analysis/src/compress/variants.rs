@@ -1,0 +1,373 @@
+//! Loops whose iterations are one of a few **variants** (an MD code's plain and reneighbouring
+//! steps, a step with or without output): the loop body is the variants' common prefix, one
+//! *arm* per distinct middle part, and their common suffix; each arm is a loop of its middle run
+//! 0 or 1 times per iteration, so the choice made by each iteration is kept as data, the arm's
+//! count sequence ([`Values`](super::Values), the way iteration-varying parameters are kept),
+//! and expansion, the text form, the JSON and the C skeleton (a count table) need nothing new.
+//!
+//! Where the iterations are: an iteration starts at every occurrence of a *marker*, a record
+//! identified by its shape and its sizes (the 4-byte `MPI_Allreduce` of LAMMPS's neighbour-list
+//! check, not its thermo output's 8-byte ones). For every marker the segments between its
+//! consecutive occurrences are compared by a rolling hash, and the longest run of segments
+//! drawn from at most [`MAX_VARIANTS`] distinct ones (a sliding window, O(occurrences)) is
+//! scored by the records it covers minus the records of its distinct segments. Every record is
+//! the occurrence of one marker, so scoring all markers costs O(n). The best
+//! [`MARKERS_TRIED`] markers are built (their segments folded on their own, so variants that
+//! differ only in inner loop counts are one variant) and the caller keeps the shortest program.
+
+use super::{fold, Item, Node, Symbol, Values};
+use crate::logical::Record;
+use std::collections::HashMap;
+
+/// Most distinct iterations (variants) of one loop.
+pub const MAX_VARIANTS: usize = 4;
+/// Markers whose variant loop is built and compared: this many best scores, and the best of
+/// up to this many other iteration counts.
+pub const MARKERS_TRIED: usize = 3;
+/// Longest period of an arm's choices (its 0/1 counts) that is still a choice: a longer
+/// period is nested control flow (NAS CG's exchanges within its inner and outer iterations),
+/// which loops say better than a long periodic choice table, so such a program is not kept.
+pub const MAX_CHOICE_PERIOD: u32 = 16;
+/// Fewest iterations a variant loop needs.
+const MIN_ITERATIONS: usize = 3;
+/// Longest iteration considered, in records.
+const MAX_ITERATION: usize = 1 << 16;
+
+const BASE: u64 = 0x9E37_79B9_7F4A_7C15 | 1;
+
+/// A candidate: the marker's occurrences `positions[a..=b]` bound iterations `a..b`.
+struct Candidate {
+    score: i64,
+    positions: Vec<usize>,
+    a: usize,
+    b: usize,
+}
+
+fn key_of(sym: u32, r: &Record) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    sym.hash(&mut h);
+    r.call.sizes().hash(&mut h);
+    h.finish()
+}
+
+/// The marker key of each item: a record's shape and sizes, a loop's symbol.
+fn keys_of(syms: &[u32], items: &[Item], records: &[Record]) -> Vec<u64> {
+    use std::hash::{Hash, Hasher};
+    syms.iter()
+        .zip(items)
+        .map(|(&s, item)| match item {
+            Item::Leaf(i) => key_of(s, &records[*i]),
+            Item::Loop(_) => {
+                let mut h = std::collections::hash_map::DefaultHasher::new();
+                (u32::MAX, s).hash(&mut h);
+                h.finish()
+            }
+        })
+        .collect()
+}
+
+/// The best candidates over every marker of the sequence `syms` with marker keys `keys`.
+fn candidates(syms: &[u32], keys: &[u64]) -> Vec<Candidate> {
+    let n = syms.len();
+    let mut prefix = vec![0u64; n + 1];
+    let mut power = vec![1u64; n + 1];
+    for i in 0..n {
+        prefix[i + 1] = prefix[i].wrapping_mul(BASE).wrapping_add(syms[i] as u64 + 1);
+        power[i + 1] = power[i].wrapping_mul(BASE);
+    }
+    let hash = |l: usize, r: usize| prefix[r].wrapping_sub(prefix[l].wrapping_mul(power[r - l]));
+    let mut by_key: HashMap<u64, Vec<usize>> = HashMap::new();
+    let mut order: Vec<u64> = Vec::new();
+    for (i, &k) in keys.iter().enumerate() {
+        by_key
+            .entry(k)
+            .or_insert_with(|| {
+                order.push(k);
+                Vec::new()
+            })
+            .push(i);
+    }
+    let mut out: Vec<Candidate> = Vec::new();
+    for k in order {
+        let positions = &by_key[&k];
+        if positions.len() < MIN_ITERATIONS + 1 {
+            continue;
+        }
+        let segs: Vec<(u64, usize)> = positions.windows(2).map(|w| (hash(w[0], w[1]), w[1] - w[0])).collect();
+        // Sliding window of segments with at most MAX_VARIANTS distinct ones.
+        let mut counts: HashMap<u64, usize> = HashMap::new();
+        let mut last: HashMap<u64, usize> = HashMap::new();
+        let seg_len: HashMap<u64, usize> = segs.iter().copied().collect();
+        let mut lo = 0usize;
+        let mut best: Option<(i64, usize, usize)> = None;
+        for hi in 0..segs.len() {
+            let (h, len) = segs[hi];
+            if len > MAX_ITERATION {
+                counts.clear();
+                last.clear();
+                lo = hi + 1;
+                continue;
+            }
+            *counts.entry(h).or_insert(0) += 1;
+            while counts.len() > MAX_VARIANTS {
+                let h0 = segs[lo].0;
+                let c0 = counts.get_mut(&h0).expect("in the window");
+                *c0 -= 1;
+                if *c0 == 0 {
+                    counts.remove(&h0);
+                }
+                lo += 1;
+            }
+            last.insert(h, hi);
+            // The best start for this end: the leftmost one, or just after the last occurrence
+            // of a variant (dropping it and every variant not seen since).
+            let mut starts: Vec<usize> = std::iter::once(lo).chain(counts.keys().map(|h| last[h] + 1)).collect();
+            starts.sort_unstable();
+            starts.dedup();
+            for start in starts {
+                if start > hi + 1 || hi + 1 - start < MIN_ITERATIONS {
+                    continue;
+                }
+                let kept: Vec<u64> = counts.keys().copied().filter(|h| last[h] >= start).collect();
+                if kept.len() < 2 {
+                    continue;
+                }
+                let lens: i64 = kept.iter().map(|h| seg_len[h] as i64).sum();
+                let covered = (positions[hi + 1] - positions[start]) as i64;
+                let score = covered - lens - kept.len() as i64;
+                if best.is_none_or(|(s, _, _)| score > s) {
+                    best = Some((score, start, hi + 1));
+                }
+            }
+        }
+        if let Some((score, a, b)) = best {
+            if score > 0 {
+                out.push(Candidate {
+                    score,
+                    positions: positions.clone(),
+                    a,
+                    b,
+                });
+            }
+        }
+    }
+    out.sort_by(|x, y| y.score.cmp(&x.score).then(x.positions[x.a].cmp(&y.positions[y.a])));
+    // Markers a few records apart cut the same iterations at other phases and score alike, and
+    // the best phase shows only once built (the top scores). The best of each other iteration
+    // count is tried too, so that the loops tried differ (NAS BT's solves, three per step, and
+    // its time steps).
+    let mut seen = std::collections::HashSet::new();
+    let mut kept = Vec::new();
+    let mut others = Vec::new();
+    for (k, c) in out.into_iter().enumerate() {
+        let new_count = seen.insert(c.b - c.a);
+        if k < MARKERS_TRIED {
+            kept.push(c);
+        } else if new_count && others.len() < MARKERS_TRIED {
+            others.push(c);
+        }
+    }
+    kept.extend(others);
+    kept
+}
+
+/// Sequences (`syms`, `items`, one per record, before any folding) with one variant loop in
+/// place for each of the best markers; the caller folds the rest and compares.
+/// Whether some loop of `nodes` run 0 or 1 times per visit has choices periodic with a period
+/// above [`MAX_CHOICE_PERIOD`].
+pub(super) fn choices_nest(nodes: &[Node]) -> bool {
+    fn long_cycle(v: &Values) -> bool {
+        match v {
+            Values::Cycle { period, unit } => *period > MAX_CHOICE_PERIOD || long_cycle(unit),
+            _ => false,
+        }
+    }
+    nodes.iter().any(|n| match n {
+        Node::Call { .. } => false,
+        Node::Loop { count, body, .. } => {
+            let choice = matches!(count, Values::Cycle { period, .. } if count.max_over(*period as u64) <= 1);
+            (choice && long_cycle(count)) || choices_nest(body)
+        }
+    })
+}
+
+pub(super) fn variant_loops(
+    syms: &[u32],
+    items: &[Item],
+    records: &[Record],
+    table: &mut HashMap<Symbol, u32>,
+) -> Vec<(Vec<u32>, Vec<Item>)> {
+    let keys = keys_of(syms, items, records);
+    candidates(syms, &keys)
+        .into_iter()
+        .filter_map(|c| build(syms, items, &c, table))
+        .collect()
+}
+
+fn intern(s: Symbol, table: &mut HashMap<Symbol, u32>) -> u32 {
+    let next = table.len() as u32;
+    *table.entry(s).or_insert(next)
+}
+
+/// One iteration folded on its own: its symbols and items.
+fn folded(syms: &[u32], items: &[Item], table: &mut HashMap<Symbol, u32>) -> (Vec<u32>, Vec<Item>) {
+    let mut s = syms.to_vec();
+    let mut items = items.to_vec();
+    fold(&mut s, &mut items, table, false);
+    (s, items)
+}
+
+/// Leaves of an item.
+fn leaves(item: &Item) -> usize {
+    match item {
+        Item::Leaf(_) => 1,
+        Item::Loop(its) => its.iter().flatten().map(leaves).sum(),
+    }
+}
+
+fn build(
+    syms: &[u32],
+    items: &[Item],
+    c: &Candidate,
+    table: &mut HashMap<Symbol, u32>,
+) -> Option<(Vec<u32>, Vec<Item>)> {
+    let p = &c.positions;
+    let mut iterations: Vec<(Vec<u32>, Vec<Item>)> = (c.a..c.b)
+        .map(|i| folded(&syms[p[i]..p[i + 1]], &items[p[i]..p[i + 1]], table))
+        .collect();
+    let mut end = p[c.b];
+    // The last iteration: the longest variant the rest of the sequence starts with (the loop's
+    // last iteration is followed by what comes after the loop, not by another marker).
+    let mut raw: Vec<&[u32]> = (c.a..c.b).map(|i| &syms[p[i]..p[i + 1]]).collect();
+    raw.sort_by_key(|r| std::cmp::Reverse(r.len()));
+    raw.dedup();
+    if let Some(v) = raw.iter().find(|v| syms[end..].starts_with(v)) {
+        iterations.push(folded(&syms[end..end + v.len()], &items[end..end + v.len()], table));
+        end += v.len();
+    } else {
+        // The last iteration may differ from the others in its inner loop counts: fold what
+        // follows (a few iterations' length of it) and look for a folded variant at its start.
+        let reach = (syms.len() - end).min(4 * raw.first().map_or(0, |r| r.len()));
+        // Placeholders number the items, so that the folded tail says how many it consumed.
+        let marks: Vec<Item> = (0..reach).map(Item::Leaf).collect();
+        let (tail, marked) = folded(&syms[end..end + reach], &marks, table);
+        let variant = iterations
+            .iter()
+            .map(|(v, _)| v)
+            .filter(|v| tail.starts_with(v))
+            .max_by_key(|v| v.len())
+            .cloned();
+        if let Some(v) = variant {
+            let used: usize = marked.iter().take(v.len()).map(leaves).sum();
+            let last = folded(&syms[end..end + used], &items[end..end + used], table);
+            end += used;
+            if last.0 == v {
+                iterations.push(last);
+            } else {
+                return None;
+            }
+        }
+    }
+    // Distinct folded iterations, in order of appearance.
+    let mut variants: Vec<Vec<u32>> = Vec::new();
+    let mut which: Vec<usize> = Vec::with_capacity(iterations.len());
+    for (s, _) in &iterations {
+        match variants.iter().position(|v| v == s) {
+            Some(k) => which.push(k),
+            None => {
+                which.push(variants.len());
+                variants.push(s.clone());
+            }
+        }
+    }
+    if variants.len() < 2 || variants.len() > MAX_VARIANTS {
+        return None;
+    }
+    // The body: every variant aligned on the ones before it (longest common subsequence), each
+    // symbol with the set of variants that execute it (a bit mask).
+    let mut merged: Vec<(u32, u32)> = variants[0].iter().map(|&s| (s, 1)).collect();
+    for (j, v) in variants.iter().enumerate().skip(1) {
+        merged = align(&merged, v, 1 << j);
+    }
+    // Runs of symbols executed by the same variants: inline when every variant executes them,
+    // else an arm (a loop run once by the variants that execute it, 0 times by the others).
+    let all = (1u32 << variants.len()) - 1;
+    let mut blocks: Vec<(u32, Vec<u32>)> = Vec::new();
+    for &(s, mask) in &merged {
+        match blocks.last_mut() {
+            Some((m, syms)) if *m == mask => syms.push(s),
+            _ => blocks.push((mask, vec![s])),
+        }
+    }
+    let mut body: Vec<u32> = Vec::new();
+    for (mask, syms) in &blocks {
+        if *mask == all {
+            body.extend(syms);
+        } else {
+            body.push(intern(Symbol::Loop(syms.clone()), table));
+        }
+    }
+    let its: Vec<Vec<Item>> = iterations
+        .into_iter()
+        .zip(&which)
+        .map(|((_, items), &k)| {
+            let bit = 1u32 << k;
+            let mut items = items.into_iter();
+            let mut out: Vec<Item> = Vec::new();
+            for (mask, syms) in &blocks {
+                if *mask == all {
+                    out.extend(items.by_ref().take(syms.len()));
+                } else if mask & bit != 0 {
+                    out.push(Item::Loop(vec![items.by_ref().take(syms.len()).collect()]));
+                } else {
+                    out.push(Item::Loop(Vec::new()));
+                }
+            }
+            debug_assert!(items.next().is_none(), "every item of the iteration placed");
+            out
+        })
+        .collect();
+    let start = p[c.a];
+    let mut next_syms = syms[..start].to_vec();
+    next_syms.push(intern(Symbol::Loop(body), table));
+    next_syms.extend_from_slice(&syms[end..]);
+    let mut next_items: Vec<Item> = items[..start].to_vec();
+    next_items.push(Item::Loop(its));
+    next_items.extend_from_slice(&items[end..]);
+    Some((next_syms, next_items))
+}
+
+/// `merged` (symbols with the mask of the variants executing them) aligned with `v` by a
+/// longest common subsequence: common symbols get `bit`, the others of `v` are inserted with
+/// `bit` alone, before the unmatched ones of `merged` at the same place.
+fn align(merged: &[(u32, u32)], v: &[u32], bit: u32) -> Vec<(u32, u32)> {
+    let (n, m) = (merged.len(), v.len());
+    // lcs[i][j]: LCS of merged[i..] and v[j..].
+    let mut lcs = vec![vec![0u32; m + 1]; n + 1];
+    for i in (0..n).rev() {
+        for j in (0..m).rev() {
+            lcs[i][j] = if merged[i].0 == v[j] {
+                lcs[i + 1][j + 1] + 1
+            } else {
+                lcs[i + 1][j].max(lcs[i][j + 1])
+            };
+        }
+    }
+    let (mut i, mut j) = (0, 0);
+    let mut out = Vec::with_capacity(n + m);
+    while i < n || j < m {
+        if i < n && j < m && merged[i].0 == v[j] && lcs[i][j] == lcs[i + 1][j + 1] + 1 {
+            out.push((v[j], merged[i].1 | bit));
+            i += 1;
+            j += 1;
+        } else if j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j]) {
+            out.push((v[j], bit));
+            j += 1;
+        } else {
+            out.push(merged[i]);
+            i += 1;
+        }
+    }
+    out
+}

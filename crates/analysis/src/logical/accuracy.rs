@@ -1,0 +1,79 @@
+//! How much point-to-point traffic falls outside the topology (Logicalization §5.2).
+
+#[allow(unused_imports)]
+use super::*;
+
+/// Point-to-point operations and bytes inside and outside the topology on one rank.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct RankAccuracy {
+    /// The rank.
+    pub rank: Rank,
+    /// Point-to-point operations (a `MPI_Sendrecv` counts two).
+    pub calls: u64,
+    /// Operations whose peer is not a topology neighbour (dropped from the logical trace).
+    pub dropped_calls: u64,
+    /// Bytes of all operations.
+    pub bytes: u64,
+    /// Bytes of the dropped operations.
+    pub dropped_bytes: u64,
+}
+
+/// How much of the point-to-point traffic falls outside the topology (Logicalization §4.3, §5.2: the
+/// inaccuracy of the logical trace).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Accuracy {
+    /// Operations over all ranks.
+    pub calls: u64,
+    /// Dropped operations over all ranks.
+    pub dropped_calls: u64,
+    /// Bytes over all ranks.
+    pub bytes: u64,
+    /// Dropped bytes over all ranks.
+    pub dropped_bytes: u64,
+    /// `dropped_calls / calls` (0 without operations).
+    pub dropped_calls_fraction: f64,
+    /// `dropped_bytes / bytes` (0 without bytes).
+    pub dropped_bytes_fraction: f64,
+    /// Per rank, in rank order.
+    pub per_rank: Vec<RankAccuracy>,
+}
+
+/// Count dropped operations per rank under `placement`. A message of a rank to itself is never
+/// dropped: it is a move in every topology ([`SELF_DIRECTION`]).
+pub fn accuracy(trace: &Trace, placement: &Placement) -> Accuracy {
+    let tables = placement.direction_tables();
+    let mut acc = Accuracy::default();
+    for rt in &trace.ranks {
+        let mut ra = RankAccuracy {
+            rank: rt.rank,
+            ..Default::default()
+        };
+        let table = tables.get(rt.rank as usize);
+        for i in 0..rt.p2p.len() {
+            let (peer, bytes) = (rt.p2p.peer[i], rt.p2p.bytes[i]);
+            ra.calls += 1;
+            ra.bytes = ra.bytes.saturating_add(bytes);
+            let inside = peer == ANY_SOURCE || peer == rt.rank || table.is_some_and(|t| t.contains_key(&peer));
+            if !inside {
+                ra.dropped_calls += 1;
+                ra.dropped_bytes = ra.dropped_bytes.saturating_add(bytes);
+            }
+        }
+        acc.calls += ra.calls;
+        acc.dropped_calls += ra.dropped_calls;
+        acc.bytes = acc.bytes.saturating_add(ra.bytes);
+        acc.dropped_bytes = acc.dropped_bytes.saturating_add(ra.dropped_bytes);
+        acc.per_rank.push(ra);
+    }
+    acc.dropped_calls_fraction = fraction(acc.dropped_calls, acc.calls);
+    acc.dropped_bytes_fraction = fraction(acc.dropped_bytes, acc.bytes);
+    acc
+}
+
+pub(super) fn fraction(a: u64, b: u64) -> f64 {
+    if b == 0 {
+        0.0
+    } else {
+        a as f64 / b as f64
+    }
+}

@@ -1,0 +1,206 @@
+//! Expansion of a logical trace for one rank (§4.3, step 6) and the rank's real operations.
+
+#[allow(unused_imports)]
+use super::*;
+
+/// One point-to-point operation of a physical trace, as `--expand-rank` prints it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct PhysicalCall {
+    /// MPI function name (`MPI_Isend`); a `MPI_Sendrecv` gives two entries.
+    pub kind: String,
+    /// `send` or `recv`.
+    pub direction: String,
+    /// World rank of the partner, `None` for an unresolved `MPI_ANY_SOURCE`.
+    pub peer: Option<Rank>,
+    /// Message size in bytes.
+    pub bytes: u64,
+    /// Message tag.
+    pub tag: i32,
+}
+
+impl PhysicalCall {
+    /// What reproduction compares: function, direction, peer and size (not the tag).
+    pub(super) fn key(&self) -> (&str, &str, Option<Rank>, u64) {
+        (&self.kind, &self.direction, self.peer, self.bytes)
+    }
+}
+
+pub(super) fn dir_name(d: P2pDir) -> &'static str {
+    match d {
+        P2pDir::Send => "send",
+        P2pDir::Recv => "recv",
+    }
+}
+
+/// The physical trace of `rank` generated from a logical trace: its records with directions
+/// replaced by that rank's neighbours; operations along directions without a neighbour vanish,
+/// a point-to-point call with no operation left vanishes, and a `MPI_Sendrecv` left with one half
+/// becomes `MPI_Send` or `MPI_Recv` (what a program guarding the call by neighbour existence
+/// does). Completions stay when at least one record they complete stays.
+pub fn expand_records(logical: &LogicalTrace, rank: Rank) -> Result<Vec<LogicalCall>, String> {
+    expand_calls(
+        &logical.placement,
+        &logical.self_ranks,
+        logical.records.iter().map(|r| &r.call),
+        rank,
+    )
+}
+
+/// [`expand_records`] over any sequence of logical calls (e.g. a decompressed program), with
+/// [`SELF_DIRECTION`] existing at `self_ranks` ([`LogicalTrace::self_ranks`]).
+pub fn expand_calls<'a>(
+    placement: &Placement,
+    self_ranks: &[Rank],
+    calls: impl IntoIterator<Item = &'a LogicalCall>,
+    rank: Rank,
+) -> Result<Vec<LogicalCall>, String> {
+    let tables = placement.neighbour_tables_with_self(self_ranks);
+    let Some(table) = tables.get(rank as usize) else {
+        return Err(format!(
+            "rank {rank} is out of range (the run has {} ranks)",
+            tables.len()
+        ));
+    };
+    Ok(expand_with(table, rank, calls))
+}
+
+/// Expansion with the rank's direction → neighbour table already built.
+pub(super) fn expand_with<'a>(
+    table: &HashMap<String, Rank>,
+    rank: Rank,
+    calls: impl IntoIterator<Item = &'a LogicalCall>,
+) -> Vec<LogicalCall> {
+    let mut directions: Vec<&str> = table.keys().map(String::as_str).collect();
+    directions.sort_unstable();
+    let mut out: Vec<LogicalCall> = Vec::new();
+    // Index in `out` of each logical record's image, if it has one.
+    let mut image: Vec<Option<usize>> = Vec::new();
+    for call in calls {
+        let here = image.len();
+        if !call.runs_on(rank) {
+            image.push(None);
+            continue;
+        }
+        let kept = restrict_call(call, |o| {
+            let partner = match &o.partner {
+                Partner::Direction(d) => Partner::Rank(*table.get(d)?),
+                other => other.clone(),
+            };
+            Some(Operation {
+                partner,
+                ..o.for_rank(rank, &directions)
+            })
+        });
+        let kept = kept.and_then(|mut c| {
+            if call.completes.is_empty() {
+                return Some(c);
+            }
+            let pos = out.len();
+            let mut back: Vec<u32> = call
+                .completes
+                .iter()
+                .filter_map(|&k| here.checked_sub(k as usize).and_then(|j| image[j]))
+                .map(|t| (pos - t) as u32)
+                .collect();
+            back.sort_unstable();
+            back.dedup();
+            if back.is_empty() {
+                return None;
+            }
+            c.completes = back;
+            Some(c)
+        });
+        let kept = kept.map(|mut c| {
+            c.only_ranks = None;
+            c
+        });
+        image.push(kept.as_ref().map(|_| out.len()));
+        out.extend(kept);
+    }
+    out
+}
+
+/// `call` as a rank executes it: each operation mapped by `keep` (`None`: that rank has no
+/// neighbour in its direction, the operation vanishes). A point-to-point call left without
+/// operations vanishes; a `MPI_Sendrecv` that lost one of its two halves becomes `MPI_Send` or
+/// `MPI_Recv` (what a program guarding the call by neighbour existence does). Other calls are
+/// kept as they are. Expansion and the merge of rank classes share this rule.
+pub(crate) fn restrict_call(
+    call: &LogicalCall,
+    keep: impl FnMut(&Operation) -> Option<Operation>,
+) -> Option<LogicalCall> {
+    if !call.kind.is_p2p() {
+        return Some(call.clone());
+    }
+    let ops: Vec<Operation> = call.ops.iter().filter_map(keep).collect();
+    if ops.is_empty() {
+        return None;
+    }
+    let mut out = LogicalCall { ops, ..call.clone() };
+    if call.kind == CallKind::SendRecv && out.ops.len() == 1 && call.ops.len() == 2 {
+        let (function, kind) = match out.ops[0].dir {
+            P2pDir::Send => ("MPI_Send", CallKind::Send),
+            P2pDir::Recv => ("MPI_Recv", CallKind::Recv),
+        };
+        out.function = function.into();
+        out.kind = kind;
+    }
+    Some(out)
+}
+
+/// The point-to-point operations of expanded calls, in order (the `--expand-rank` list).
+pub fn physical_calls(calls: &[LogicalCall]) -> Vec<PhysicalCall> {
+    calls
+        .iter()
+        .flat_map(|c| {
+            c.ops.iter().map(move |o| PhysicalCall {
+                kind: c.function.clone(),
+                direction: dir_name(o.dir).into(),
+                peer: match o.partner {
+                    Partner::Rank(r) => Some(r),
+                    _ => None,
+                },
+                bytes: o.bytes,
+                tag: o.tag,
+            })
+        })
+        .collect()
+}
+
+/// The real point-to-point operations of `rank`, in order, and whether each lies inside the
+/// topology of `placement` (a message to itself does: [`SELF_DIRECTION`]).
+pub fn real_calls(trace: &Trace, placement: &Placement, rank: Rank) -> Vec<(PhysicalCall, bool)> {
+    let tables = placement.direction_tables();
+    real_with(trace, tables.get(rank as usize), rank)
+}
+
+/// [`real_calls`] with the rank's peer → direction table already built (empty for a rank
+/// outside the trace).
+pub(super) fn real_with(trace: &Trace, table: Option<&HashMap<Rank, String>>, rank: Rank) -> Vec<(PhysicalCall, bool)> {
+    let Some(rt) = trace.ranks.get(rank as usize) else {
+        return Vec::new();
+    };
+    let p = &rt.p2p;
+    (0..p.len())
+        .map(|i| {
+            let peer = p.peer[i];
+            let post = p.post[i];
+            let kind = rt
+                .calls
+                .func
+                .get(post as usize)
+                .map_or_else(|| "MPI_Unknown".to_owned(), |&f| trace.functions.name(f).to_owned());
+            let inside = peer == ANY_SOURCE || peer == rank || table.is_some_and(|t| t.contains_key(&peer));
+            (
+                PhysicalCall {
+                    kind,
+                    direction: dir_name(p.dir[i]).into(),
+                    peer: (peer != ANY_SOURCE).then_some(peer),
+                    bytes: p.bytes[i],
+                    tag: p.tag[i],
+                },
+                inside,
+            )
+        })
+        .collect()
+}

@@ -1,0 +1,132 @@
+//! One rank's calls rewritten as records (peers as directions, or as world ranks).
+
+#[allow(unused_imports)]
+use super::*;
+
+/// The records of one rank, with each peer rewritten by `partner` (`None`: the operation is
+/// dropped). Returns the records and the number of calls left out.
+pub(super) fn records_of(trace: &Trace, rank: Rank, partner: &dyn Fn(Rank) -> Option<Partner>) -> (Vec<Record>, u64) {
+    let rt = &trace.ranks[rank as usize];
+    let calls = &rt.calls;
+    let p = &rt.p2p;
+    let n = calls.len();
+    // Kept operations per posting call, and the posting calls each completion completes.
+    let mut ops_at: HashMap<CallIdx, Vec<Operation>> = HashMap::new();
+    let mut completes: HashMap<CallIdx, Vec<CallIdx>> = HashMap::new();
+    for i in 0..p.len() {
+        let Some(partner) = partner(p.peer[i]) else { continue };
+        let post = p.post[i];
+        if post as usize >= n {
+            continue;
+        }
+        ops_at.entry(post).or_default().push(Operation {
+            dir: p.dir[i],
+            partner,
+            tag: p.tag[i],
+            bytes: p.bytes[i],
+            bytes_by_class: Vec::new(),
+            bytes_by_rank: Vec::new(),
+        });
+        let c = p.complete[i];
+        if c != post && c != NOT_COMPLETED && (c as usize) < n {
+            completes.entry(c).or_default().push(post);
+        }
+    }
+    let coll_at: HashMap<CallIdx, usize> = rt.collectives.call.iter().enumerate().map(|(k, &c)| (c, k)).collect();
+    let mut record_of_call: HashMap<CallIdx, u32> = HashMap::new();
+    let mut out: Vec<Record> = Vec::new();
+    let mut skipped = 0u64;
+    let mut last_exit: Option<u64> = None;
+    for c in 0..n as CallIdx {
+        let kind = calls.kind[c as usize];
+        let ops = ops_at.remove(&c).unwrap_or_default();
+        let links = completes.remove(&c).unwrap_or_default();
+        let keep = match kind {
+            k if k.is_p2p() => !ops.is_empty(),
+            CallKind::Completion => links.iter().any(|post| record_of_call.contains_key(post)),
+            CallKind::Collective | CallKind::Lifecycle => true,
+            _ => false,
+        };
+        if !keep {
+            skipped += 1;
+            continue;
+        }
+        let here = out.len() as u32;
+        let mut back: Vec<u32> = links
+            .iter()
+            .filter_map(|post| record_of_call.get(post).map(|&r| here - r))
+            .collect();
+        back.sort_unstable();
+        back.dedup();
+        let collective = coll_at.get(&c).map(|&k| {
+            let col = &rt.collectives;
+            let comm = col.comm[k] as usize;
+            Collective {
+                op: col.op[k],
+                root: (col.root[k] != NO_ROOT).then_some(col.root[k]),
+                comm_size: trace.comms.get(comm).map_or(0, |m| m.members.len() as u32),
+                bytes_sent: col.bytes_sent[k],
+                bytes_recv: col.bytes_recv[k],
+            }
+        });
+        let (enter, exit) = (calls.enter[c as usize], calls.exit[c as usize]);
+        record_of_call.insert(c, here);
+        out.push(Record {
+            call: LogicalCall {
+                function: trace.functions.name(calls.func[c as usize]).to_owned(),
+                kind,
+                ops,
+                collective,
+                completes: back,
+                only_ranks: None,
+            },
+            gap_ns: last_exit.map_or(0, |e| enter.saturating_sub(e)),
+            duration_ns: exit.saturating_sub(enter),
+            rank,
+            call_index: c,
+        });
+        last_exit = Some(exit);
+    }
+    (out, skipped)
+}
+
+/// The trace of one rank as records with peers as world ranks (`Partner::Rank`), every
+/// point-to-point operation kept: what single-rank loop compression works on.
+pub fn rank_records(trace: &Trace, rank: Rank) -> Result<Vec<Record>, String> {
+    if rank >= trace.num_ranks() {
+        return Err(format!(
+            "rank {rank} is out of range (the trace has {} ranks)",
+            trace.num_ranks()
+        ));
+    }
+    let partner = |peer: Rank| {
+        Some(if peer == ANY_SOURCE {
+            Partner::Any
+        } else {
+            Partner::Rank(peer)
+        })
+    };
+    Ok(records_of(trace, rank, &partner).0)
+}
+
+/// The records of `rank` with peers as world ranks, operations outside the topology of
+/// `placement` dropped (a message to itself is inside: [`SELF_DIRECTION`]): what the expansion
+/// of a logical trace must give back for that rank.
+pub fn physical_records(trace: &Trace, placement: &Placement, rank: Rank) -> Result<Vec<Record>, String> {
+    if rank >= trace.num_ranks() || rank as usize >= placement.node_of_rank.len() {
+        return Err(format!(
+            "rank {rank} is out of range (the trace has {} ranks)",
+            trace.num_ranks()
+        ));
+    }
+    let tables = placement.direction_tables();
+    let table = &tables[rank as usize];
+    let partner = |peer: Rank| {
+        if peer == ANY_SOURCE {
+            Some(Partner::Any)
+        } else {
+            (peer == rank || table.contains_key(&peer)).then_some(Partner::Rank(peer))
+        }
+    };
+    Ok(records_of(trace, rank, &partner).0)
+}
