@@ -15,6 +15,7 @@ use crate::parallel::map_files;
 use crate::{FormatError, NoProgress};
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
+use tracelogic_model::build::RequestTable;
 use tracelogic_model::{
     CallIdx, CallKind, CallpathId, CartTopology, CollectiveOp, CommId, Communicator, FuncId, Interner, Location,
     MetricSamples, P2pDir, Rank, RankTrace, RegionId, Trace, ANY_SOURCE, ANY_TAG, NOT_COMPLETED, NO_CALLPATH, NO_ROOT,
@@ -225,18 +226,6 @@ struct Template {
     bytes: u64,
 }
 
-/// Drop the rows of a column whose `keep` entry is false.
-trait Retain {
-    fn retain_mask(&mut self, keep: &[bool]);
-}
-
-impl<T> Retain for Vec<T> {
-    fn retain_mask(&mut self, keep: &[bool]) {
-        let mut it = keep.iter();
-        self.retain(|_| *it.next().unwrap_or(&true));
-    }
-}
-
 /// What the reader does with a call, decided once per DUMPI call id rather than by comparing
 /// names on every record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -315,93 +304,6 @@ impl Op {
     }
 }
 
-/// Non-blocking operations waiting for their completion, by request handle. libdumpi numbers
-/// requests upwards and they complete soon after they are posted, so at any time the pending
-/// ones have distinct low bits: a direct-mapped table of slots indexed by the handle's low bits
-/// serves nearly every look-up with one load and one compare, and a map takes the handles whose
-/// slot another pending request holds (a request never completed, handles far apart or reused).
-/// A handle is in at most one of the two.
-#[derive(Default)]
-pub(super) struct Pending {
-    /// (handle, operation index + 1) by `handle & (slots.len() - 1)`; 0 = free slot. Empty
-    /// until [`Pending::with_slots`] sizes it (every handle then goes to the map).
-    slots: Vec<(i32, u32)>,
-    sparse: FastMap<i32, usize>,
-    len: usize,
-}
-
-impl Pending {
-    /// A table of `n` slots rounded up to a power of two (none when `n` is 0).
-    pub(super) fn with_slots(n: usize) -> Pending {
-        Pending {
-            slots: if n == 0 {
-                Vec::new()
-            } else {
-                vec![(0, 0); n.next_power_of_two()]
-            },
-            ..Pending::default()
-        }
-    }
-
-    /// The slot of `request`, if the table has slots.
-    #[inline(always)]
-    fn slot(&mut self, request: i32) -> Option<&mut (i32, u32)> {
-        let mask = self.slots.len().wrapping_sub(1);
-        self.slots.get_mut(request as u32 as usize & mask)
-    }
-
-    /// Record that `request` waits for completion as operation `op` (replacing what the same
-    /// handle was waiting for, if anything).
-    #[inline]
-    pub(super) fn insert(&mut self, request: i32, op: usize) {
-        let value = u32::try_from(op + 1).ok();
-        let in_sparse = !self.sparse.is_empty();
-        let Some(slot) = self.slot(request) else {
-            self.len += self.sparse.insert(request, op).is_none() as usize;
-            return;
-        };
-        match value {
-            Some(v) if slot.1 != 0 && slot.0 == request => slot.1 = v,
-            Some(v) if slot.1 == 0 => {
-                *slot = (request, v);
-                let was_sparse = in_sparse && self.sparse.remove(&request).is_some();
-                self.len += !was_sparse as usize;
-            }
-            _ => {
-                // The slot is another request's (or the index does not fit a slot).
-                let was_slot = slot.1 != 0 && slot.0 == request;
-                if was_slot {
-                    slot.1 = 0;
-                }
-                let added = self.sparse.insert(request, op).is_none() && !was_slot;
-                self.len += added as usize;
-            }
-        }
-    }
-
-    /// The operation `request` was waiting for, which no longer waits.
-    #[inline]
-    pub(super) fn remove(&mut self, request: i32) -> Option<usize> {
-        let in_sparse = !self.sparse.is_empty();
-        let found = match self.slot(request) {
-            Some(slot) if slot.1 != 0 && slot.0 == request => {
-                let op = slot.1 as usize - 1;
-                slot.1 = 0;
-                Some(op)
-            }
-            _ if !in_sparse => None,
-            _ => self.sparse.remove(&request),
-        };
-        self.len -= found.is_some() as usize;
-        found
-    }
-
-    /// Number of requests waiting.
-    pub(super) fn len(&self) -> usize {
-        self.len
-    }
-}
-
 impl Op {
     /// The hot layout of a call, `None` for the calls the generic loop decodes.
     fn hot(self, name: &str) -> Option<Hot> {
@@ -437,7 +339,9 @@ struct RankState {
     comms: FastMap<u16, u32>,
     groups: HashMap<u16, GroupExpr>,
     seq: HashMap<u32, u32>,
-    pending: Pending,
+    /// Open requests (libdumpi numbers them upwards and they complete soon after they are
+    /// posted, so the table's slots serve nearly every look-up).
+    pending: RequestTable<i32>,
     persistent: FastMap<i32, Template>,
     threads: FastMap<u16, u16>,
     /// The last thread seen and its location index (records of one thread come in runs).
@@ -800,7 +704,7 @@ impl RankReader {
         self.reserve(file);
         // A slot per 64 bytes of records, at most 4096 (32 KiB): libdumpi's handles are
         // consecutive, so this many can be pending at once before two share a slot.
-        self.st.pending = Pending::with_slots((file.stream_len() / 64).clamp(1, 4096));
+        self.st.pending = RequestTable::with_slots((file.stream_len() / 64).clamp(1, 4096));
         let mut records = file.records();
         let mut next_report = PROGRESS_STEP;
         let mut rec = Record::empty();
@@ -2020,14 +1924,7 @@ fn resolve_rank(
     }
     if keep.iter().any(|k| !k) {
         dropped += keep.iter().filter(|k| !**k).count() as u64;
-        let k = |v: &mut dyn Retain| v.retain_mask(&keep);
-        k(&mut p.post);
-        k(&mut p.complete);
-        k(&mut p.dir);
-        k(&mut p.peer);
-        k(&mut p.tag);
-        k(&mut p.comm);
-        k(&mut p.bytes);
+        p.retain_rows(&keep);
     }
     // Collectives: roots to world ranks, bytes that depend on the communicator.
     let c = &mut rt.collectives;
@@ -2095,13 +1992,7 @@ fn resolve_rank(
     }
     if keep.iter().any(|k| !k) {
         dropped += keep.iter().filter(|k| !**k).count() as u64;
-        let k = |v: &mut dyn Retain| v.retain_mask(&keep);
-        k(&mut c.call);
-        k(&mut c.op);
-        k(&mut c.comm);
-        k(&mut c.root);
-        k(&mut c.bytes_sent);
-        k(&mut c.bytes_recv);
+        c.retain_rows(&keep);
     }
 
     // The time columns hold each time minus the base (wrapping); every time is at least the
