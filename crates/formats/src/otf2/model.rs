@@ -10,9 +10,10 @@ use crate::{FormatError, InputFile, Progress, ProgressSink};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
+use tracelogic_model::build::{CommTable, LocationRequests};
 use tracelogic_model::{
     CallIdx, CallKind, CallpathId, CartTopology, CollectiveOp, CommId, Communicator, FuncId, Interner, Location,
-    MetricSamples, P2p, P2pDir, Rank, RankTrace, RegionId, Time, Trace, ANY_SOURCE, ANY_TAG, COMM_WORLD, NOT_COMPLETED,
+    MetricSamples, P2pDir, Rank, RankTrace, RegionId, Time, Trace, ANY_SOURCE, ANY_TAG, COMM_WORLD, NOT_COMPLETED,
     NO_CALLPATH, NO_ROOT,
 };
 
@@ -115,35 +116,6 @@ struct RegionSeen {
 
 /// `RegionSeen::trace_region` of a region not interned yet.
 const NO_REGION: RegionId = u32::MAX;
-
-/// Communicators with an index by (name, members), so adding one is not a linear search.
-#[derive(Default)]
-#[cfg_attr(feature = "distributed", derive(serde::Serialize, serde::Deserialize))]
-struct CommTable {
-    /// Id of `comms[0]`.
-    first: CommId,
-    comms: Vec<Communicator>,
-    index: HashMap<(String, Vec<Rank>), CommId>,
-}
-
-impl CommTable {
-    fn find(&self, key: &(String, Vec<Rank>)) -> Option<CommId> {
-        self.index.get(key).copied()
-    }
-
-    fn add(&mut self, key: (String, Vec<Rank>)) -> CommId {
-        if let Some(id) = self.find(&key) {
-            return id;
-        }
-        let id = self.first + self.comms.len() as CommId;
-        self.comms.push(Communicator {
-            name: key.0.clone(),
-            members: key.1.clone(),
-        });
-        self.index.insert(key, id);
-        id
-    }
-}
 
 /// What every part of the build reads and none changes: definitions, regions and the
 /// communicators the definitions give.
@@ -265,131 +237,6 @@ struct Counters {
     dropped_paths: u64,
 }
 
-/// Open requests of one rank by request id. OTF2 request ids are per location, but Score-P
-/// draws them from one counter per process and a thread may complete what another posted, so
-/// a completion takes the request of its own location if there is one, else any of the rank's.
-/// Nearly always one open request per id: it is stored inline, and only ids open on several
-/// locations at once get a list (no allocation per request on the common path).
-struct Pending<T> {
-    /// While at most [`FEW_OPEN`] requests are open: (id, location, value) in posting order,
-    /// searched linearly (cheaper than hashing for the handful a rank keeps open).
-    few: Vec<(u64, u16, T)>,
-    /// Once more were open at once, all of them by id (`few` stays empty until this empties).
-    many: FastMap<u64, Open<T>>,
-}
-
-/// Open requests kept in [`Pending::few`].
-const FEW_OPEN: usize = 16;
-
-/// The requests open under one id, in posting order.
-enum Open<T> {
-    One(u16, T),
-    Many(Vec<(u16, T)>),
-}
-
-impl<T> Open<T> {
-    fn into_list(self) -> Vec<(u16, T)> {
-        match self {
-            Open::One(loc, v) => vec![(loc, v)],
-            Open::Many(list) => list,
-        }
-    }
-}
-
-impl<T> Default for Pending<T> {
-    fn default() -> Self {
-        Pending {
-            few: Vec::new(),
-            many: FastMap::default(),
-        }
-    }
-}
-
-impl<T> Pending<T> {
-    #[inline]
-    fn insert(&mut self, request: u64, loc: u16, value: T) {
-        if self.many.is_empty() {
-            if self.few.len() < FEW_OPEN {
-                self.few.push((request, loc, value));
-                return;
-            }
-            for (r, l, v) in std::mem::take(&mut self.few) {
-                self.insert_many(r, l, v);
-            }
-        }
-        self.insert_many(request, loc, value);
-    }
-
-    fn insert_many(&mut self, request: u64, loc: u16, value: T) {
-        use std::collections::hash_map::Entry;
-        match self.many.entry(request) {
-            Entry::Vacant(e) => {
-                e.insert(Open::One(loc, value));
-            }
-            Entry::Occupied(mut e) => {
-                let open = e.get_mut();
-                if let Open::Many(list) = open {
-                    list.push((loc, value));
-                } else {
-                    let Open::One(l0, v0) = std::mem::replace(open, Open::Many(Vec::new())) else {
-                        unreachable!("checked above")
-                    };
-                    *open = Open::Many(vec![(l0, v0), (loc, value)]);
-                }
-            }
-        }
-    }
-
-    /// The request of location `loc` under this id if there is one, else the earliest.
-    #[inline]
-    fn take(&mut self, request: u64, loc: u16) -> Option<T> {
-        if self.many.is_empty() {
-            if self.few.is_empty() {
-                return None;
-            }
-            let mut same_id = self.few.iter().enumerate().filter(|(_, e)| e.0 == request);
-            let earliest = same_id.next()?.0;
-            let i = match self.few[earliest].1 == loc {
-                true => earliest,
-                false => same_id.find(|(_, e)| e.1 == loc).map_or(earliest, |(i, _)| i),
-            };
-            return Some(self.few.remove(i).2);
-        }
-        if let Open::Many(list) = self.many.get_mut(&request)? {
-            let i = list.iter().position(|e| e.0 == loc).unwrap_or(0);
-            let (_, v) = list.remove(i);
-            if !list.is_empty() {
-                return Some(v);
-            }
-            self.many.remove(&request);
-            return Some(v);
-        }
-        match self.many.remove(&request) {
-            Some(Open::One(_, v)) => Some(v),
-            _ => None,
-        }
-    }
-
-    fn len(&self) -> usize {
-        self.few.len()
-            + self
-                .many
-                .values()
-                .map(|o| match o {
-                    Open::One(..) => 1,
-                    Open::Many(list) => list.len(),
-                })
-                .sum::<usize>()
-    }
-
-    /// Every open request with its location.
-    fn into_all(self) -> Vec<(u16, T)> {
-        let mut all: Vec<(u16, T)> = self.few.into_iter().map(|(_, l, v)| (l, v)).collect();
-        all.extend(self.many.into_values().flat_map(Open::into_list));
-        all
-    }
-}
-
 /// A completed non-blocking receive whose posting request was not seen (yet).
 struct OrphanRecv {
     /// Order of arrival, so leftovers are listed deterministically.
@@ -405,19 +252,19 @@ struct OrphanRecv {
 #[derive(Default)]
 struct RankRequests {
     /// Posted sends: index of their operation in the rank's p2p table.
-    isends: Pending<usize>,
+    isends: LocationRequests<usize>,
     /// Posted receives: the row of their operation in the rank's p2p table, appended when the
     /// request is posted (so that operations are appended in posting order) and filled in
     /// when the receive completes.
-    irecvs: Pending<usize>,
+    irecvs: LocationRequests<usize>,
     /// Rows of receives whose request was cancelled, removed when the rank is done.
     cancelled_recvs: Vec<usize>,
     /// Started non-blocking collectives: the starting call (if inside one) and time.
-    collectives: Pending<(Option<CallIdx>, Time)>,
+    collectives: LocationRequests<(Option<CallIdx>, Time)>,
     /// Send completions seen before their send: the completing call.
-    early_send_completions: Pending<CallIdx>,
+    early_send_completions: LocationRequests<CallIdx>,
     /// Receive completions seen before their request.
-    early_recvs: Pending<OrphanRecv>,
+    early_recvs: LocationRequests<OrphanRecv>,
 }
 
 /// The location an event belongs to, passed to the event handlers.
@@ -761,10 +608,7 @@ fn read_part(
         files,
         part: Part {
             ranks: ranks.unwrap_or_else(|| empty_ranks(spec)),
-            comms: CommTable {
-                first: base.first + base.comms.len() as CommId,
-                ..Default::default()
-            },
+            comms: CommTable::starting_at(base.first + base.comms.len() as CommId),
             ..Default::default()
         },
         lazy_comms: FastMap::default(),
@@ -2209,7 +2053,7 @@ impl Builder<'_, '_> {
             self.part.counters.uncompleted_receives += reqs.irecvs.len() as u64;
             let mut unreceived = reqs.cancelled_recvs;
             unreceived.extend(reqs.irecvs.into_all().into_iter().map(|(_, row)| row));
-            remove_p2p_rows(&mut rt.p2p, unreceived);
+            rt.p2p.remove_rows(&unreceived);
             for (_, o) in early {
                 rt.push_p2p(o.call, o.call, P2pDir::Recv, o.peer, o.tag, o.comm, o.length);
             }
@@ -2397,30 +2241,6 @@ impl Stage {
     }
 }
 
-/// Remove the operations in `rows` (receives that never completed) from a rank's table.
-fn remove_p2p_rows(p: &mut P2p, mut rows: Vec<usize>) {
-    if rows.is_empty() {
-        return;
-    }
-    rows.sort_unstable();
-    fn keep<T>(col: &mut Vec<T>, rows: &[usize]) {
-        let mut gone = rows.iter().peekable();
-        let mut i = 0;
-        col.retain(|_| {
-            let drop = gone.next_if_eq(&&i).is_some();
-            i += 1;
-            !drop
-        });
-    }
-    keep(&mut p.post, &rows);
-    keep(&mut p.complete, &rows);
-    keep(&mut p.dir, &rows);
-    keep(&mut p.peer, &rows);
-    keep(&mut p.tag, &rows);
-    keep(&mut p.comm, &rows);
-    keep(&mut p.bytes, &rows);
-}
-
 /// The error of a peer or root that is not a rank of its communicator.
 #[cold]
 fn not_a_member(c: &Communicator, local: u32, what: &str, file: &str, offset: u64) -> FormatError {
@@ -2563,56 +2383,6 @@ mod posting_order_random_tests {
                 "{calls} calls, {ops} operations"
             );
         }
-    }
-}
-
-#[cfg(test)]
-mod pending_tests {
-    use super::{Pending, FEW_OPEN};
-
-    /// The rule on a plain list: a completion takes the request of its own location under the
-    /// id if there is one, else the earliest under the id.
-    fn take_from_list(list: &mut Vec<(u64, u16, u32)>, request: u64, loc: u16) -> Option<u32> {
-        let i = list
-            .iter()
-            .position(|e| e.0 == request && e.1 == loc)
-            .or_else(|| list.iter().position(|e| e.0 == request))?;
-        Some(list.remove(i).2)
-    }
-
-    #[test]
-    fn few_and_many_open_requests_follow_the_same_rule() {
-        let mut pending = Pending::default();
-        let mut list = Vec::new();
-        let mut seed = 0x2545_f491_u64;
-        let mut next = |n: u64| {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (seed >> 33) % n
-        };
-        let mut most_open = 0;
-        for step in 0..20_000u32 {
-            // Phases with few and with many requests open; ids repeat across locations.
-            let busy = (step / 2000) % 2 == 1;
-            let (request, loc) = (next(if busy { 64 } else { 6 }), next(3) as u16);
-            if next(100) < if busy { 60 } else { 45 } {
-                pending.insert(request, loc, step);
-                list.push((request, loc, step));
-            } else {
-                assert_eq!(
-                    pending.take(request, loc),
-                    take_from_list(&mut list, request, loc),
-                    "step {step}"
-                );
-            }
-            assert_eq!(pending.len(), list.len(), "step {step}");
-            most_open = most_open.max(list.len());
-        }
-        assert!(most_open > 4 * FEW_OPEN, "the list never spilled: {most_open}");
-        let mut all: Vec<(u16, u32)> = pending.into_all();
-        let mut expected: Vec<(u16, u32)> = list.iter().map(|e| (e.1, e.2)).collect();
-        all.sort_unstable();
-        expected.sort_unstable();
-        assert_eq!(all, expected);
     }
 }
 
