@@ -18,6 +18,7 @@
 
 use crate::{FormatError, InputFile, Progress, ProgressSink};
 use std::collections::HashMap;
+use tracelogic_model::build::RequestsByRank;
 use tracelogic_model::{
     CallIdx, CallpathId, CollectiveOp, CommId, Location, P2pDir, Rank, RankTrace, RegionId, Time, Trace, ANY_SOURCE,
     COMM_WORLD, NOT_COMPLETED, NO_CALLPATH, NO_ROOT,
@@ -438,7 +439,7 @@ struct Reader {
     trace: Trace,
     threads: HashMap<(Rank, i64), ThreadState>,
     /// Pending requests per rank: request id → index into the rank's p2p operations.
-    requests: HashMap<(Rank, i128), usize>,
+    requests: RequestsByRank<i128>,
     callpaths: HashMap<Vec<RegionId>, CallpathId>,
     comm_names: Vec<String>,
     /// Ranks seen using each named communicator.
@@ -608,7 +609,7 @@ impl Reader {
                 let p = &mut self.trace.ranks[r as usize].p2p;
                 if name == "MpiIrecv" {
                     // Completes a receive posted by MpiIrecvRequest, if one is pending.
-                    if let Some(op) = request.and_then(|q| self.requests.remove(&(r, q))) {
+                    if let Some(op) = request.and_then(|q| self.requests.remove(r, q)) {
                         p.complete[op] = call;
                         p.peer[op] = peer;
                         p.tag[op] = tag;
@@ -623,7 +624,7 @@ impl Reader {
                     .push_p2p(r, call, complete, dir, peer, tag, COMM_WORLD, bytes);
                 if name == "MpiIsend" {
                     if let Some(q) = request {
-                        self.requests.insert((r, q), op);
+                        self.requests.insert(r, q, op);
                     }
                 }
                 self.comm_refs.push((r, op, true, comm));
@@ -633,11 +634,11 @@ impl Reader {
                 self.trace
                     .push_p2p(r, call, NOT_COMPLETED, P2pDir::Recv, ANY_SOURCE, 0, COMM_WORLD, 0);
                 if let Some(q) = int("request_id") {
-                    self.requests.insert((r, q), op);
+                    self.requests.insert(r, q, op);
                 }
             }
             "MpiIsendComplete" => {
-                if let Some(op) = int("request_id").and_then(|q| self.requests.remove(&(r, q))) {
+                if let Some(op) = int("request_id").and_then(|q| self.requests.remove(r, q)) {
                     self.trace.ranks[r as usize].p2p.complete[op] = call;
                 }
             }
@@ -772,7 +773,7 @@ pub fn read(files: &[InputFile], progress: &mut dyn ProgressSink) -> Result<Trac
     let mut reader = Reader {
         trace: Trace::new("csv", name, 0),
         threads: HashMap::new(),
-        requests: HashMap::new(),
+        requests: RequestsByRank::default(),
         callpaths: HashMap::new(),
         comm_names: Vec::new(),
         comm_users: Vec::new(),

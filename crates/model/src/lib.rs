@@ -11,6 +11,7 @@
 //! The layout is columnar because real traces reach hundreds of millions of calls: a call
 //! costs about 30 bytes, a point-to-point operation about 40.
 
+pub mod build;
 pub mod cartesian;
 mod kinds;
 pub mod matching;
@@ -431,25 +432,7 @@ impl Trace {
 
     /// Add a communicator (or return the existing one with the same members and name).
     pub fn add_comm(&mut self, name: &str, members: Vec<Rank>) -> CommId {
-        if self.comm_index.len() != self.comms.len() {
-            self.comm_index = self
-                .comms
-                .iter()
-                .enumerate()
-                .map(|(i, c)| ((c.name.clone(), c.members.clone()), i as CommId))
-                .collect();
-        }
-        let key = (name.to_owned(), members);
-        if let Some(&i) = self.comm_index.get(&key) {
-            return i;
-        }
-        let id = self.comms.len() as CommId;
-        self.comms.push(Communicator {
-            name: key.0.clone(),
-            members: key.1.clone(),
-        });
-        self.comm_index.insert(key, id);
-        id
+        build::comms::intern(&mut self.comms, &mut self.comm_index, 0, (name.to_owned(), members))
     }
 
     /// Sort every rank's point-to-point and collective operations by posting call

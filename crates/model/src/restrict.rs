@@ -41,8 +41,7 @@
 
 use crate::query::rank_calls_bytes;
 use crate::{
-    CallIdx, Calls, Collectives, Matching, Message, MetricSamples, P2p, P2pDir, Rank, RankTrace, Selection, Trace,
-    NOT_COMPLETED,
+    CallIdx, Calls, Matching, Message, MetricSamples, P2pDir, Rank, RankTrace, Selection, Trace, NOT_COMPLETED,
 };
 
 impl Trace {
@@ -241,43 +240,19 @@ fn restrict_rank(rt: &RankTrace, selected: bool, selection: &Selection) -> RankT
     for (next, (slot, _)) in (0..).zip(new_index.iter_mut().zip(&keep).filter(|(_, &k)| k)) {
         *slot = next;
     }
-    let kept_calls = Calls {
-        func: filter(&calls.func, &keep),
-        kind: filter(&calls.kind, &keep),
-        enter: filter(&calls.enter, &keep),
-        exit: filter(&calls.exit, &keep),
-        callpath: filter(&calls.callpath, &keep),
-        location: filter(&calls.location, &keep),
-    };
+    let kept_calls = calls.select_rows(&keep);
 
-    let p = &rt.p2p;
-    let p2p = P2p {
-        post: filter(&p.post, &keep_p2p)
-            .into_iter()
-            .map(|c| new_index[c as usize])
-            .collect(),
-        complete: filter(&p.complete, &keep_p2p)
-            .into_iter()
-            .map(|c| new_index.get(c as usize).copied().unwrap_or(NOT_COMPLETED))
-            .collect(),
-        dir: filter(&p.dir, &keep_p2p),
-        peer: filter(&p.peer, &keep_p2p),
-        tag: filter(&p.tag, &keep_p2p),
-        comm: filter(&p.comm, &keep_p2p),
-        bytes: filter(&p.bytes, &keep_p2p),
-    };
-    let co = &rt.collectives;
-    let collectives = Collectives {
-        call: filter(&co.call, &keep_coll)
-            .into_iter()
-            .map(|c| new_index[c as usize])
-            .collect(),
-        op: filter(&co.op, &keep_coll),
-        comm: filter(&co.comm, &keep_coll),
-        root: filter(&co.root, &keep_coll),
-        bytes_sent: filter(&co.bytes_sent, &keep_coll),
-        bytes_recv: filter(&co.bytes_recv, &keep_coll),
-    };
+    let mut p2p = rt.p2p.select_rows(&keep_p2p);
+    for c in &mut p2p.post {
+        *c = new_index[*c as usize];
+    }
+    for c in &mut p2p.complete {
+        *c = new_index.get(*c as usize).copied().unwrap_or(NOT_COMPLETED);
+    }
+    let mut collectives = rt.collectives.select_rows(&keep_coll);
+    for c in &mut collectives.call {
+        *c = new_index[*c as usize];
+    }
 
     let windowed = selection.from.is_some() || selection.to.is_some();
     let metrics = rt
@@ -285,11 +260,7 @@ fn restrict_rank(rt: &RankTrace, selected: bool, selection: &Selection) -> RankT
         .iter()
         .map(|m| {
             let inside: Vec<bool> = m.time.iter().map(|&t| selection.selects_time(t)).collect();
-            MetricSamples {
-                metric: m.metric,
-                time: filter(&m.time, &inside),
-                value: filter(&m.value, &inside),
-            }
+            m.select_rows(&inside)
         })
         .collect();
     let span = if windowed {
@@ -306,11 +277,6 @@ fn restrict_rank(rt: &RankTrace, selected: bool, selection: &Selection) -> RankT
         metrics,
         span,
     }
-}
-
-/// The rows of `column` whose `keep` flag is set (rows beyond `keep` are dropped).
-fn filter<T: Copy>(column: &[T], keep: &[bool]) -> Vec<T> {
-    column.iter().zip(keep).filter(|(_, &k)| k).map(|(&v, _)| v).collect()
 }
 
 /// A rank's span clipped to the selection's window, widened to cover the calls kept (a call

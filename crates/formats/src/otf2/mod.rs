@@ -13,9 +13,9 @@
 
 pub mod archive;
 mod buffer;
+mod build;
 pub mod defs;
 pub mod events;
-mod model;
 #[cfg(test)]
 mod tests;
 mod writer;
@@ -40,7 +40,7 @@ pub fn read(files: &[InputFile], progress: &mut dyn ProgressSink) -> Result<Trac
         .filter(|f| f.name.ends_with(".evt"))
         .map(|f| f.bytes.len() as u64)
         .sum();
-    let threads = if event_bytes < model::PARALLEL_FROM_BYTES {
+    let threads = if event_bytes < build::PARALLEL_FROM_BYTES {
         1
     } else {
         reader_threads()
@@ -66,7 +66,7 @@ fn read_with(
         return Err(FormatError::cancelled("(otf2 archive)"));
     }
     let archive = Archive::open(files)?;
-    let mut trace = model::build(&archive, progress, general_only, threads)?;
+    let mut trace = build::build(&archive, progress, general_only, threads)?;
     if !archive.warnings.is_empty() {
         let mut warnings = archive.warnings;
         warnings.append(&mut trace.warnings);
@@ -76,11 +76,11 @@ fn read_with(
 }
 
 /// The streaming entry points of [`crate::stream`].
-pub(crate) use model::{first_time, stream};
+pub(crate) use build::{first_time, stream};
 
 /// The world rank of each location of `archive` (`None` for a location of no MPI rank).
 pub(crate) fn location_ranks(archive: &Archive) -> Result<Vec<Option<tracelogic_model::Rank>>, FormatError> {
-    model::location_ranks(archive)
+    build::location_ranks(archive)
 }
 
 /// The trace of an archive already opened (event files of locations whose `evt` was cleared are
@@ -92,12 +92,12 @@ pub(crate) fn read_archive(archive: &Archive, progress: &mut dyn ProgressSink) -
         .filter_map(|l| l.evt)
         .map(|e| archive.files[e].bytes.len() as u64)
         .sum();
-    let threads = if event_bytes < model::PARALLEL_FROM_BYTES {
+    let threads = if event_bytes < build::PARALLEL_FROM_BYTES {
         1
     } else {
         reader_threads()
     };
-    let mut trace = model::build(archive, progress, false, threads)?;
+    let mut trace = build::build(archive, progress, false, threads)?;
     if !archive.warnings.is_empty() {
         let mut warnings = archive.warnings.clone();
         warnings.append(&mut trace.warnings);
@@ -116,7 +116,7 @@ pub(crate) fn read_partial(
     exchange: &mut dyn crate::distributed::Exchange,
 ) -> Result<(Trace, Vec<std::ops::Range<tracelogic_model::Rank>>), FormatError> {
     let archive = Archive::open(files)?;
-    let (mut trace, all) = model::build_partial(&archive, sizes, load, blocks, exchange, reader_threads())?;
+    let (mut trace, all) = build::build_partial(&archive, sizes, load, blocks, exchange, reader_threads())?;
     if !archive.warnings.is_empty() {
         let mut warnings = archive.warnings;
         warnings.append(&mut trace.warnings);

@@ -249,7 +249,7 @@ fn threads_give_the_one_part_trace_on_large_ranks() {
             .min();
         let per_rank = smallest.unwrap_or(0) as u64 * trace.ranks[0].locations.len().max(1) as u64;
         assert!(
-            per_rank >= super::model::RESERVE_ON_CALLER_BYTES,
+            per_rank >= super::build::RESERVE_ON_CALLER_BYTES,
             "{what}: {per_rank} bytes per rank"
         );
         let read = same_whatever_the_threads(&files, what).expect("reads");
@@ -379,7 +379,7 @@ fn threads_give_the_one_part_trace_past_the_call_path_budget() {
         let read = same_whatever_the_threads(&files, "many call paths").expect("reads");
         let dropped = read.warnings.iter().any(|w| w.contains("have no call path"));
         assert_eq!(dropped, own_paths, "{:?}", read.warnings);
-        assert!(read.callpaths.iter().map(|p| p.len() + 1).sum::<usize>() <= super::model::MAX_CALLPATH_STORAGE);
+        assert!(read.callpaths.iter().map(|p| p.len() + 1).sum::<usize>() <= super::build::MAX_CALLPATH_STORAGE);
     }
 }
 

@@ -7,7 +7,7 @@
 //! become `Enter`/`Leave` of user regions around the calls.
 
 use super::buffer::{CHUNK_HEADER, CHUNK_HEADER_LEN, END_OF_BUFFER, END_OF_CHUNK, END_OF_FILE, LITTLE_ENDIAN};
-use super::model::collective_to_enum;
+use super::build::collective_to_enum;
 use crate::InputFile;
 use std::collections::{HashMap, HashSet};
 use tracelogic_model::{

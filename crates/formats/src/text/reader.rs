@@ -2,6 +2,7 @@
 //! call line.
 
 use super::*;
+use tracelogic_model::build::RequestsByRank;
 
 /// An operation being built from the keys of a call line.
 pub(super) enum Item {
@@ -39,108 +40,6 @@ impl Item {
     }
 }
 
-/// The requests posted with `req=` and not yet completed by a `wait=`, per rank.
-///
-/// Request ids are small integers that count up per rank in practice (the writer numbers them
-/// by the rank's operations) and complete soon, so most live in a window of slots over the
-/// ids; ids before the window or far beyond the rank's operation count (which a hostile file
-/// could use to make the window huge) and operation indices that do not fit a slot's `u32` go
-/// to a map. Each open request is in exactly one of the two.
-#[derive(Default)]
-pub(super) struct OpenRequests {
-    /// Per rank, the window of slots.
-    pub(super) ranks: Vec<RequestWindow>,
-    /// Open requests that have no slot: (rank, request id) → index into the rank's operations.
-    pub(super) other: FastMap<(Rank, u64), usize>,
-}
-
-/// One rank's window of request slots: slot `i` is request `first + i`.
-#[derive(Default)]
-pub(super) struct RequestWindow {
-    /// The request id of the first slot.
-    pub(super) first: u64,
-    /// 1 + the index into the rank's p2p operations of the open request, or 0 when that request
-    /// is not open.
-    pub(super) slots: Vec<u32>,
-}
-
-impl RequestWindow {
-    /// The slot of request `id`, if the window covers it.
-    #[inline(always)]
-    pub(super) fn slot(&mut self, id: u64) -> Option<&mut u32> {
-        let i = id.checked_sub(self.first)?;
-        if i < self.slots.len() as u64 {
-            Some(&mut self.slots[i as usize])
-        } else {
-            None
-        }
-    }
-}
-
-/// Slots a rank's window may hold beyond twice its operations, so the first requests need no
-/// map.
-pub(super) const REQUEST_SLOTS_SLACK: u64 = 64;
-
-impl OpenRequests {
-    /// Opens request `id` of rank `r` as its operation `op`; false (and nothing changes) when
-    /// that request is already open.
-    #[inline]
-    pub(super) fn open(&mut self, r: Rank, id: u64, op: usize) -> bool {
-        if self.ranks.len() <= r as usize {
-            self.ranks.resize_with(r as usize + 1, RequestWindow::default);
-        }
-        let window = &mut self.ranks[r as usize];
-        let open_in_window = window.slot(id).map(|s| *s != 0);
-        if open_in_window == Some(true) || (!self.other.is_empty() && self.other.contains_key(&(r, id))) {
-            return false;
-        }
-        let value = u32::try_from(op).ok().and_then(|op| op.checked_add(1));
-        let slot = match (value, open_in_window) {
-            (Some(_), Some(_)) => window.slot(id),
-            (Some(_), None) if id >= window.first => {
-                // Move the window past its completed requests, then grow it by doubling, but
-                // never past twice the rank's operations (each slot then stands for at least
-                // half an operation line of the file).
-                let done = window.slots.iter().position(|&s| s != 0).unwrap_or(window.slots.len());
-                window.slots.drain(..done);
-                window.first += done as u64;
-                let limit = 2 * op as u64 + REQUEST_SLOTS_SLACK;
-                let need = id - window.first + 1;
-                if need <= limit {
-                    let len = need.max((2 * window.slots.len() as u64).min(limit));
-                    window.slots.resize(len as usize, 0);
-                }
-                window.slot(id)
-            }
-            _ => None,
-        };
-        match (slot, value) {
-            (Some(slot), Some(value)) => *slot = value,
-            _ => {
-                self.other.insert((r, id), op);
-            }
-        }
-        true
-    }
-
-    /// Completes request `id` of rank `r`: the index of its operation, or `None` when it is not
-    /// open.
-    #[inline]
-    pub(super) fn close(&mut self, r: Rank, id: u64) -> Option<usize> {
-        if let Some(slot) = self.ranks.get_mut(r as usize).and_then(|w| w.slot(id)) {
-            if *slot != 0 {
-                let op = *slot as usize - 1;
-                *slot = 0;
-                return Some(op);
-            }
-        }
-        if self.other.is_empty() {
-            return None;
-        }
-        self.other.remove(&(r, id))
-    }
-}
-
 /// Reader state over one file.
 pub(super) struct Reader<'t> {
     pub(super) file: &'t str,
@@ -157,8 +56,10 @@ pub(super) struct Reader<'t> {
     pub(super) waits: Vec<u64>,
     /// Explicit `span` lines, applied at the end.
     pub(super) spans: Vec<(Rank, Time, Time)>,
-    /// Open requests: (rank, request id) → index into the rank's p2p operations.
-    pub(super) pending: OpenRequests,
+    /// The requests posted with `req=` and not yet completed by a `wait=`: (rank, request id)
+    /// → index into the rank's p2p operations (ids count up per rank and complete soon, as the
+    /// writer numbers them, so the tables' slots serve nearly every one).
+    pub(super) pending: RequestsByRank<u64>,
     pub(super) explicit_source: bool,
     pub(super) items: Vec<Item>,
     /// Call lines the fast path read (the tests check it carries the plain lines).
@@ -179,7 +80,7 @@ impl<'t> Reader<'t> {
             names: NameCache::new(),
             waits: Vec::new(),
             spans: Vec::new(),
-            pending: OpenRequests::default(),
+            pending: RequestsByRank::default(),
             explicit_source: false,
             items: Vec::new(),
             fast_lines: 0,
@@ -604,9 +505,10 @@ impl<'t> Reader<'t> {
                         (Some(_), Some(_)) => return Err("give req= or done=, not both".into()),
                         (None, None) => idx,
                         (Some(id), None) => {
-                            if !pending.open(r, id, op) {
+                            if pending.contains(r, id) {
                                 return Err(format!("request {id} of rank {r} is posted again before it completed"));
                             }
+                            pending.insert(r, id, op);
                             NOT_COMPLETED
                         }
                     };
@@ -635,7 +537,7 @@ impl<'t> Reader<'t> {
             }
         }
         for &id in &waits {
-            let Some(op) = pending.close(r, id) else {
+            let Some(op) = pending.remove(r, id) else {
                 return Err(format!("wait={id}: rank {r} has no open request {id}"));
             };
             rt.p2p.complete[op] = idx;

@@ -139,53 +139,6 @@ fn request_ids_read_the_same_both_ways() {
     }
 }
 
-#[test]
-fn open_requests_keep_far_ids_and_huge_operation_indices_in_the_map() {
-    let mut open = OpenRequests::default();
-    assert!(open.open(3, 0, 0));
-    assert!(open.open(3, 1, 1));
-    assert!(!open.open(3, 1, 2), "request 1 is open");
-    // Far beyond twice the rank's operations: no window of that size.
-    assert!(open.open(3, 1 << 40, 2));
-    assert!(open.ranks[3].slots.len() < 1 << 10);
-    assert!(!open.open(3, 1 << 40, 3));
-    // An operation index that does not fit a slot.
-    assert!(open.open(0, 2, u32::MAX as usize + 5));
-    assert_eq!(open.close(0, 2), Some(u32::MAX as usize + 5));
-    assert_eq!(open.close(3, 1 << 40), Some(2));
-    assert_eq!(open.close(3, 1 << 40), None);
-    assert_eq!(open.close(3, 1), Some(1));
-    assert_eq!(open.close(3, 0), Some(0));
-    assert_eq!(open.close(3, 0), None);
-    assert_eq!(open.close(7, 0), None, "a rank that never opened a request");
-    // An id first too far for the window stays found once the window has grown past it.
-    assert!(open.open(5, 100, 0));
-    for op in 1..200 {
-        // Dense ids 0..=99 and 101..=199, as the rank's operations count up.
-        let id = if op <= 100 { op as u64 - 1 } else { op as u64 };
-        assert!(open.open(5, id, op));
-    }
-    assert!(open.ranks[5].first == 0 && open.ranks[5].slots.len() > 100);
-    assert!(!open.open(5, 100, 200), "request 100 is open (in the map)");
-    assert_eq!(open.close(5, 100), Some(0));
-    assert!(open.other.is_empty());
-    // Requests completed soon after they are posted, as the writer's: the window moves on
-    // and stays small; an id reused after the window moved past it goes to the map.
-    for op in 0..100_000usize {
-        assert!(open.open(9, op as u64, op));
-        if op >= 3 {
-            assert_eq!(open.close(9, op as u64 - 3), Some(op - 3));
-        }
-    }
-    assert!(open.ranks[9].slots.len() <= 16, "{}", open.ranks[9].slots.len());
-    assert!(open.open(9, 5, 100_000));
-    assert!(!open.open(9, 5, 100_001));
-    assert!(!open.open(9, 99_999, 100_001), "still open in the window");
-    assert_eq!(open.close(9, 5), Some(100_000));
-    assert_eq!(open.close(9, 99_999), Some(99_999));
-    assert!(open.other.is_empty());
-}
-
 /// Function names that share prefixes, lengths, first and last bytes, at the name cache's
 /// length limits (8, 16 and 17 bytes), and more names than it has slots: every line takes
 /// the fast path and names the same function as the general parser.
