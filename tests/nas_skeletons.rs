@@ -534,3 +534,43 @@ fn ft_and_ep_have_no_topology_and_is_is_a_line() {
         }
     }
 }
+
+#[test]
+fn collectives_only_benchmarks_have_a_logical_trace_of_their_collectives() {
+    // FT (all-to-all transposes and a checksum reduction) and EP (three reductions) call no
+    // point-to-point function: their logical trace is their collectives in order, expanding back
+    // to every rank's calls, and the iteration loop folds, so its length does not grow with the
+    // iterations (ScalaTrace compresses such programs the same way).
+    use tracelogic_analysis::compress::compress;
+    use tracelogic_analysis::logical::verify;
+    for b in [Ft, Ep] {
+        for ranks in [4u32, 32] {
+            let mut lengths = Vec::new();
+            for iterations in [3u32, 9, 27] {
+                let (trace, _) = skeleton(b, S, ranks, Some(iterations), Numbering::Random);
+                let l = logical(&trace, &identify(&trace));
+                let what = format!("{b} {ranks} ×{iterations}");
+                let collectives = trace.ranks[0].collectives.len();
+                let logical_collectives = l.records.iter().filter(|r| r.call.collective.is_some()).count();
+                assert_eq!(
+                    logical_collectives, collectives,
+                    "{what}: collectives in the logical trace"
+                );
+                let v = verify(&trace, &l).unwrap();
+                assert!(
+                    v.ranks_structure_differs.is_empty(),
+                    "{what}: {:?}",
+                    v.ranks_structure_differs
+                );
+                assert!(v.ranks_bytes_differ.is_empty(), "{what}: {:?}", v.ranks_bytes_differ);
+                lengths.push(compress(&l.records).compressed_length);
+            }
+            if b == Ft {
+                assert!(
+                    lengths[2] == lengths[1] && lengths[1] <= lengths[0],
+                    "{b} {ranks}: compressed lengths {lengths:?} at 3, 9, 27 iterations"
+                );
+            }
+        }
+    }
+}

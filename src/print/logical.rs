@@ -76,14 +76,25 @@ fn pct(x: f64) -> String {
 fn human(r: &LogicalDocument, report: &LogicalReport, side_by_side: bool) -> String {
     let (logical, program) = (&report.logical, &report.program);
     let mut s = String::new();
-    s.push_str(&format!(
-        "Logical trace of {} ({} ranks) on a {}; directions {}.\n",
-        r.source,
-        r.ranks,
-        r.topology.label,
-        r.topology.directions.join(", ")
-    ));
-    if let Some(d) = r.directions_from.filter(|d| d.worth_showing()) {
+    // A run of collectives only (NAS FT, EP) has a logical trace without a direction.
+    let collectives_only = r
+        .directions_from
+        .is_some_and(|d| d.placed_by == PlacedBy::CollectivesOnly);
+    if collectives_only {
+        s.push_str(&format!(
+            "Logical trace of {} ({} ranks): no point-to-point traffic, so the program is its collectives (no directions).\n",
+            r.source, r.ranks
+        ));
+    } else {
+        s.push_str(&format!(
+            "Logical trace of {} ({} ranks) on a {}; directions {}.\n",
+            r.source,
+            r.ranks,
+            r.topology.label,
+            r.topology.directions.join(", ")
+        ));
+    }
+    if let Some(d) = r.directions_from.filter(|d| d.worth_showing() && !collectives_only) {
         s.push_str(&format!("Directions from the {}.\n", d.reason));
     }
     if r.directions_from

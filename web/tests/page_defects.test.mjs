@@ -181,18 +181,24 @@ test('a 64-rank heatmap numbers its ranks, and its exported SVG has axis titles 
   await page.close();
 });
 
-test('a run without point-to-point traffic (NAS FT) gets a plain note in the logical view, not an error', async () => {
+test('a run without point-to-point traffic (NAS FT) gets the logical trace of its collectives, as the CLI', async () => {
   const s = await app.openPage(`${app.origin}${prefix}#sample=none`);
   const { page } = s;
   await page.waitForSelector('#dropzone', { timeout: 60_000 });
   await idle(page);
-  await drop(page, generated(['--nas', 'ft', '--ranks', '8', '--iterations', '2']));
+  const ft = generated(['--nas', 'ft', '--ranks', '8', '--iterations', '2']);
+  await drop(page, ft);
   await page.waitForSelector('#trace', { timeout: 60_000 });
   await idle(page);
   await page.click('#nav-logical');
-  await page.waitForSelector('#view-logical #nothing-found, #view-logical .view-error', { timeout: 120_000 });
+  await page.waitForSelector('#view-logical #logical-collectives-only, #view-logical .view-error', { timeout: 120_000 });
   assert.equal(await page.$('#view-logical .view-error'), null, 'no error box');
-  assert.match(await page.textContent('#nothing-found'), /no point-to-point traffic/);
+  assert.match(await page.textContent('#logical-collectives-only'), /No point-to-point traffic/);
+  const file = join(mkdtempSync(join(tmpdir(), 'tracelogic-defects-')), 'trace.txt');
+  writeFileSync(file, ft[0].bytes);
+  const want = cliJson(['logical', file]);
+  const records = await page.getAttribute('#logical-figures [data-stat="raw"]', 'data-value');
+  assert.equal(Number(records), want.raw_length, 'records as the CLI counts them');
   app.assertClean(s);
   await page.close();
 });

@@ -112,6 +112,9 @@ pub enum PlacedBy {
     /// ranks, and a direction is a rank offset (`+k`: the rank `k` further, modulo the ranks),
     /// the relative encoding ScalaTrace uses for the peers of SPMD programs.
     RankOffsets,
+    /// The run has no point-to-point traffic (NAS FT, EP): the placement of [`RankOffsets`]
+    /// (`Self::RankOffsets`), but no direction is ever used; the program is its collectives.
+    CollectivesOnly,
 }
 
 /// Point-to-point operations of the trace whose direction, kind and size agree, position by

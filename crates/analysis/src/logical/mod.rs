@@ -462,7 +462,7 @@ pub fn logicalize_identified(
     let keys: Vec<ContentKey> = (0..trace.num_ranks()).map(|r| content_key(trace, r)).collect();
     let (placement, choice) = match choice::choose_keyed(trace, report, &keys) {
         Ok(chosen) => chosen,
-        Err(_) if report.identification.matched.is_none() && !report.no_point_to_point => rank_offsets(trace, &keys)?,
+        Err(_) if report.identification.matched.is_none() => rank_offsets(trace, &keys, report.no_point_to_point)?,
         Err(e) => return Err(e),
     };
     let mut logical = logicalize_keyed(trace, &placement, ranks, Some(&keys))?;
@@ -474,7 +474,16 @@ pub fn logicalize_identified(
 /// all-to-all of the run's ranks, whose direction `+k` leads to rank `(r + k) mod n`. Every
 /// peer has a direction, so nothing is dropped, and the ranks of an SPMD program that talk to
 /// the same relative partners share their records (the peers' relative encoding of ScalaTrace).
-fn rank_offsets(trace: &Trace, keys: &[ContentKey]) -> Result<(Placement, choice::DirectionsFrom), String> {
+///
+/// A run without point-to-point traffic (NAS FT, EP; programs that only call collectives) takes
+/// the same placement: its logical trace is its collectives, in order, loop-compressed and
+/// expanded like any other, with no direction ever used (ScalaTrace records such programs the
+/// same way).
+fn rank_offsets(
+    trace: &Trace,
+    keys: &[ContentKey],
+    collectives_only: bool,
+) -> Result<(Placement, choice::DirectionsFrom), String> {
     let n = trace.num_ranks();
     let spec = TopologySpec::new(Family::AllToAll, vec![n])?;
     let placement = Placement {
@@ -492,10 +501,20 @@ fn rank_offsets(trace: &Trace, keys: &[ContentKey]) -> Result<(Placement, choice
             agreement,
             identified_agreement: 0.0,
             considered: Vec::new(),
-            reason: "rank offsets, as no topology was identified for this run (+k: the rank k further, \
-                     modulo the ranks; the relative encoding of peers ScalaTrace uses)"
-                .into(),
-            placed_by: choice::PlacedBy::RankOffsets,
+            reason: if collectives_only {
+                "no point-to-point traffic: the program is its collectives, on the ranks in their own \
+                 order (no direction is used)"
+                    .into()
+            } else {
+                "rank offsets, as no topology was identified for this run (+k: the rank k further, \
+                 modulo the ranks; the relative encoding of peers ScalaTrace uses)"
+                    .into()
+            },
+            placed_by: if collectives_only {
+                choice::PlacedBy::CollectivesOnly
+            } else {
+                choice::PlacedBy::RankOffsets
+            },
         },
     ))
 }

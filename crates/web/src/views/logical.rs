@@ -14,7 +14,7 @@ use serde::Deserialize;
 use std::cell::Cell;
 use std::rc::Rc;
 use tracelogic_analysis::compress::{call_text, Node};
-use tracelogic_analysis::logical::SELF_DIRECTION;
+use tracelogic_analysis::logical::{PlacedBy, SELF_DIRECTION};
 use tracelogic_engine::logical::{Accuracy, DirectionsFrom, Program, RankClass, TopologyInfo, Verification};
 use yew::prelude::*;
 
@@ -324,12 +324,19 @@ pub fn logical_view(props: &LogicalProps) -> Html {
     };
     let body = html! {
         <>
+            if r.directions_from.as_ref().is_some_and(|d| d.placed_by == PlacedBy::CollectivesOnly) {
+                <p class="headline" id="logical-collectives-only">
+                    { "No point-to-point traffic: the logical trace is the program's collectives (no directions), from rank " }
+                    { used.join(", ") }
+                </p>
+            } else {
             <p class="headline">
                 { "Logical trace on a " }<strong id="logical-topology">{ &r.topology.label }</strong>
                 { format!(" (directions {}), from rank{} {}{}", r.topology.directions.join(", "), if used.len() > 1 { "s" } else { "" },
                     used.join(", "), if r.maximal && r.classes.is_empty() { " (a maximal rank)" } else if r.maximal { " (a maximal rank, but its trace alone does not give every class its own operations, so the classes were merged)" } else { " (merged: no rank has every neighbour)" }) }
             </p>
-            if let Some(d) = r.directions_from.as_ref().filter(|d| d.worth_showing()) {
+            }
+            if let Some(d) = r.directions_from.as_ref().filter(|d| d.worth_showing() && d.placed_by != PlacedBy::CollectivesOnly) {
                 <p class="note" id="logical-directions-from">{ format!("Directions from the {}", d.reason) }</p>
             }
             if let Some(note) = self_note(&r.topology, &r.self_ranks, &r.classes) {
