@@ -462,7 +462,13 @@ pub fn logicalize_identified(
     let keys: Vec<ContentKey> = (0..trace.num_ranks()).map(|r| content_key(trace, r)).collect();
     let (placement, choice) = match choice::choose_keyed(trace, report, &keys) {
         Ok(chosen) => chosen,
-        Err(_) if report.identification.matched.is_none() => rank_offsets(trace, &keys, report.no_point_to_point)?,
+        // A run with neither point-to-point traffic nor collectives has nothing to show.
+        Err(_)
+            if report.identification.matched.is_none()
+                && (!report.no_point_to_point || trace.ranks.iter().any(|r| !r.collectives.is_empty())) =>
+        {
+            rank_offsets(trace, &keys, report.no_point_to_point)?
+        }
         Err(e) => return Err(e),
     };
     let mut logical = logicalize_keyed(trace, &placement, ranks, Some(&keys))?;
@@ -475,17 +481,22 @@ pub fn logicalize_identified(
 /// peer has a direction, so nothing is dropped, and the ranks of an SPMD program that talk to
 /// the same relative partners share their records (the peers' relative encoding of ScalaTrace).
 ///
-/// A run without point-to-point traffic (NAS FT, EP; programs that only call collectives) takes
-/// the same placement: its logical trace is its collectives, in order, loop-compressed and
-/// expanded like any other, with no direction ever used (ScalaTrace records such programs the
-/// same way).
+/// A run without point-to-point traffic (NAS FT, EP; programs that only call collectives) has
+/// a logical trace of its collectives, in order, loop-compressed and expanded like any other,
+/// with no direction ever used (ScalaTrace records such programs the same way). A placement is
+/// still needed: the ranks in their own order on a line, whose two directions cost nothing at
+/// any rank count (an all-to-all of 65,536 ranks would need 4·10⁹ directions).
 fn rank_offsets(
     trace: &Trace,
     keys: &[ContentKey],
     collectives_only: bool,
 ) -> Result<(Placement, choice::DirectionsFrom), String> {
     let n = trace.num_ranks();
-    let spec = TopologySpec::new(Family::AllToAll, vec![n])?;
+    let family = if collectives_only { Family::Line } else { Family::AllToAll };
+    let spec = TopologySpec::new(family, vec![n.max(2)])?;
+    if spec.num_nodes() != n {
+        return Err("the run has one rank: no logical trace across ranks".into());
+    }
     let placement = Placement {
         spec,
         node_of_rank: (0..n).collect(),
