@@ -492,7 +492,11 @@ fn rank_offsets(
     collectives_only: bool,
 ) -> Result<(Placement, choice::DirectionsFrom), String> {
     let n = trace.num_ranks();
-    let family = if collectives_only { Family::Line } else { Family::AllToAll };
+    let family = if collectives_only {
+        Family::Line
+    } else {
+        Family::AllToAll
+    };
     let spec = TopologySpec::new(family, vec![n.max(2)])?;
     if spec.num_nodes() != n {
         return Err("the run has one rank: no logical trace across ranks".into());
