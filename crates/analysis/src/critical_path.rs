@@ -128,24 +128,25 @@ pub fn critical_path_paired(
 const NONE: u32 = u32::MAX;
 
 /// Coarse phase timer: with `TRACELOGIC_CP_TIMES` set, each phase's wall time goes to stderr
-/// (for profiling the critical path on large traces; off by default).
+/// (for profiling the critical path on large traces; off by default). `web_time`: `std::time`
+/// panics in the browser worker (wasm32-unknown-unknown has no clock).
 struct Phases {
     on: bool,
-    t: std::time::Instant,
+    t: web_time::Instant,
 }
 
 impl Phases {
     fn new() -> Phases {
         Phases {
             on: std::env::var_os("TRACELOGIC_CP_TIMES").is_some(),
-            t: std::time::Instant::now(),
+            t: web_time::Instant::now(),
         }
     }
 
     fn mark(&mut self, what: &str) {
         if self.on {
             eprintln!("critical path: {what}: {:.3} s", self.t.elapsed().as_secs_f64());
-            self.t = std::time::Instant::now();
+            self.t = web_time::Instant::now();
         }
     }
 }
