@@ -3,46 +3,20 @@
 //! JSON, on every bundled sample and app trace cut into 1 to 4 blocks of ranks.
 
 use std::ops::Range;
-use std::path::{Path, PathBuf};
 use tracelogic_analysis::partial::{
     combine_profile, combine_summary, profile_part, ranks_span, summary_part, ProfilePart, SummaryPart,
 };
 use tracelogic_analysis::partial_waits::{combine_waits, instance_parts, InstancePart, Reply, WaitsAcc, WaitsPart};
 use tracelogic_engine::profile::ProfileOptions;
 use tracelogic_engine::{Engine, FieldWords};
-use tracelogic_formats::distributed::take_columns;
 use tracelogic_formats::input::read_paths;
 use tracelogic_formats::read_trace;
 use tracelogic_model::{Rank, Selection, Trace};
 use tracelogic_mpi::partition::by_count;
 use tracelogic_mpi::reduce::{both, match_incoming, outgoing_envelopes, received, route};
 
-fn traces() -> Vec<PathBuf> {
-    let mut v = Vec::new();
-    for dir in ["../../tests/data/samples", "../../tests/data/apps"] {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
-        let mut found: Vec<PathBuf> = std::fs::read_dir(&root)
-            .unwrap()
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.is_dir())
-            .collect();
-        found.sort();
-        v.extend(found);
-    }
-    v
-}
-
-/// `trace` as the process of `block` holds it: the other ranks without columns.
-fn partial(trace: &Trace, block: &Range<Rank>) -> Trace {
-    let mut t = trace.clone();
-    for rt in &mut t.ranks {
-        if !block.contains(&rt.rank) {
-            take_columns(rt);
-        }
-    }
-    t
-}
+mod common;
+use common::{partial, traces};
 
 /// The summary of `trace` computed by the processes of `blocks`.
 fn summary_by_parts(trace: &Trace, blocks: &[Range<Rank>]) -> String {

@@ -4,12 +4,10 @@
 //! trace cut into 1 to 4 blocks of ranks, whole and with selections.
 
 use std::ops::Range;
-use std::path::{Path, PathBuf};
 use tracelogic_analysis::replay::parts::{combine_what_if, what_if_configurations, Note, ReplayPart};
 use tracelogic_analysis::replay::{dropped_calls, DroppedCalls};
 use tracelogic_engine::replay::ReplayRequest;
 use tracelogic_engine::{Engine, FieldWords};
-use tracelogic_formats::distributed::take_columns;
 use tracelogic_formats::input::read_paths;
 use tracelogic_formats::read_trace;
 use tracelogic_model::query::parse_kinds;
@@ -17,32 +15,8 @@ use tracelogic_model::{Message, Rank, Selection, Trace};
 use tracelogic_mpi::partition::by_count;
 use tracelogic_mpi::reduce::{match_incoming, outgoing_envelopes, received, to_senders};
 
-fn traces() -> Vec<PathBuf> {
-    let mut v = Vec::new();
-    for dir in ["../../tests/data/samples", "../../tests/data/apps"] {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
-        let mut found: Vec<PathBuf> = std::fs::read_dir(&root)
-            .unwrap()
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.is_dir())
-            .collect();
-        found.sort();
-        v.extend(found);
-    }
-    v
-}
-
-/// `trace` as the process of `block` holds it: the other ranks without columns.
-fn partial(trace: &Trace, block: &Range<Rank>) -> Trace {
-    let mut t = trace.clone();
-    for rt in &mut t.ranks {
-        if !block.contains(&rt.rank) {
-            take_columns(rt);
-        }
-    }
-    t
-}
+mod common;
+use common::{partial, traces};
 
 /// The replay report (JSON) of `trace` restricted to `selection`, computed by the processes of
 /// `blocks` exchanging notes in rounds as `tracelogic-mpi` does; `Err` when the parts say they

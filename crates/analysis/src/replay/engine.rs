@@ -143,6 +143,29 @@ struct Instance {
     effective_bytes: f64,
 }
 
+impl Instance {
+    /// A collective instance nobody has arrived at yet, its clocks pooled at `start`.
+    fn new(start: u32, expected: u32, local_expected: u32, parts_expected: u32, op: CollectiveOp) -> Instance {
+        Instance {
+            start,
+            arrived: 0,
+            expected,
+            local_expected,
+            parts_expected,
+            parts_in: 0,
+            sent: false,
+            consumed: 0,
+            bytes: 0,
+            op,
+            waiters: Vec::new(),
+            complete: false,
+            forced: false,
+            steps: 0.0,
+            effective_bytes: 0.0,
+        }
+    }
+}
+
 /// Per-rank indexes built once before the replay.
 struct Plan {
     /// Calls replayed: the shortest of the call columns (they are equal in a well-formed trace).
@@ -596,23 +619,13 @@ impl<'a> Engine<'a> {
                     }
                     None => {
                         let start = self.pool.alloc(&start, 1);
-                        self.instances.entry(key).or_insert(Instance {
+                        self.instances.entry(key).or_insert(Instance::new(
                             start,
-                            arrived: 0,
                             expected,
                             local_expected,
                             parts_expected,
-                            parts_in: 0,
-                            sent: false,
-                            consumed: 0,
-                            bytes: 0,
                             op,
-                            waiters: Vec::new(),
-                            complete: false,
-                            forced: false,
-                            steps: 0.0,
-                            effective_bytes: 0.0,
-                        })
+                        ))
                     }
                 };
                 let differs = inst.op != op;
@@ -967,23 +980,9 @@ impl<'a> Engine<'a> {
             Some(inst) => inst,
             None => {
                 let start = self.pool.alloc(clock, 1);
-                self.instances.entry(key).or_insert(Instance {
-                    start,
-                    arrived: 0,
-                    expected,
-                    local_expected,
-                    parts_expected,
-                    parts_in: 0,
-                    sent: false,
-                    consumed: 0,
-                    bytes: 0,
-                    op,
-                    waiters: Vec::new(),
-                    complete: false,
-                    forced: false,
-                    steps: 0.0,
-                    effective_bytes: 0.0,
-                })
+                self.instances
+                    .entry(key)
+                    .or_insert(Instance::new(start, expected, local_expected, parts_expected, op))
             }
         };
         if inst.complete {

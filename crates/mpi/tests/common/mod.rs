@@ -1,0 +1,35 @@
+//! What the parts-versus-serial tests share: every bundled trace, and a trace as one process
+//! of the MPI mode holds it.
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use tracelogic_formats::distributed::take_columns;
+use tracelogic_model::{Rank, Trace};
+
+/// Every folder of tests/data/samples and tests/data/apps, in name order.
+pub fn traces() -> Vec<PathBuf> {
+    let mut v = Vec::new();
+    for dir in ["../../tests/data/samples", "../../tests/data/apps"] {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+        let mut found: Vec<PathBuf> = std::fs::read_dir(&root)
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.is_dir())
+            .collect();
+        found.sort();
+        v.extend(found);
+    }
+    v
+}
+
+/// `trace` as the process of `block` holds it: the other ranks without columns.
+pub fn partial(trace: &Trace, block: &Range<Rank>) -> Trace {
+    let mut t = trace.clone();
+    for rt in &mut t.ranks {
+        if !block.contains(&rt.rank) {
+            take_columns(rt);
+        }
+    }
+    t
+}
