@@ -344,15 +344,26 @@ test('a rank filter typed while a tile is being computed is not lost', async () 
   // A zoom asks for a tile (after 60 ms); the filter is typed at once and again while the
   // worker computes (the phase colouring makes the first tile slow: patterns and phases).
   await page.selectOption('#tl-colour', 'phase');
-  await page.evaluate(() => {
+  const zoomIn = () => {
     const c = document.getElementById('timeline-canvas');
     const r = c.getBoundingClientRect();
     c.dispatchEvent(new WheelEvent('wheel', { deltaY: -240, clientX: r.left + r.width / 2, clientY: r.top + 100, bubbles: true, cancelable: true }));
-  });
+  };
+  await page.evaluate(zoomIn);
   await page.fill('#tl-ranks', '6,1');
   await page.press('#tl-ranks', 'Tab');
   await page.waitForTimeout(30);
   await page.fill('#tl-ranks', '5,2');
+  // A tile for the first filter arrives (the view redraws) before the second is committed: the
+  // text being typed must survive that redraw.
+  await page.waitForSelector('#timeline-canvas[data-lane-ranks="1,6"][data-tile-colour="phase"]', { timeout: 30_000 });
+  const tileFrom = await page.$eval('#timeline-canvas', (c) => c.dataset.tileFrom);
+  await page.evaluate(zoomIn);
+  await page.waitForFunction((from) => {
+    const d = document.getElementById('timeline-canvas').dataset;
+    return d.laneRanks === '1,6' && d.tileFrom !== from;
+  }, tileFrom, { timeout: 30_000 });
+  assert.equal(await page.$eval('#tl-ranks', (e) => e.value), '5,2');
   await page.press('#tl-ranks', 'Tab');
   await page.waitForSelector('#timeline-canvas[data-lane-ranks="2,5"][data-tile-colour="phase"]', { timeout: 30_000 }).catch(async (e) => {
     console.log(JSON.stringify(await page.$eval('#timeline-canvas', (c) => ({ ...c.dataset }))), await page.$eval('#timeline-status', (e) => e.innerText), await page.$eval('#tl-ranks', (e) => e.value), await page.$eval('#tl-colour', (e) => e.value));

@@ -209,6 +209,13 @@ pub fn phases_view(props: &PhasesProps) -> Html {
             on_request.emit(AnalysisRequest::Phases { strength: v });
         })
     };
+    // Kept while dragged, so that a redraw does not put the old value back; asked for on release.
+    let on_strength_dragged = {
+        let strength = strength.clone();
+        Callback::from(move |e: InputEvent| {
+            strength.set(e.target_unchecked_into::<HtmlInputElement>().value_as_number())
+        })
+    };
     let leaves: Vec<usize> = a.phases.iter().map(|p| p.node).collect();
     let (first, t1) = a
         .phases
@@ -240,7 +247,7 @@ pub fn phases_view(props: &PhasesProps) -> Html {
             { pending_note(&props.state) }
             <form class="controls" onsubmit={Callback::from(|e: SubmitEvent| e.prevent_default())}>
                 <label>{ format!("Segmentation strength s0 = {:.1} ", *strength) }
-                    <input id="phases-strength" type="range" min="0" max="20" step="0.5" value={strength.to_string()} onchange={on_strength} />
+                    <input id="phases-strength" type="range" min="0" max="20" step="0.5" value={strength.to_string()} oninput={on_strength_dragged} onchange={on_strength} />
                 </label>
             </form>
             if a.phases.is_empty() {

@@ -76,6 +76,9 @@ pub enum Msg {
     /// Colour columns by function, pattern or phase.
     Colouring(Colour),
     Filter(String),
+    /// Text typed in the rank filter, kept so that a redraw before the change event (a tile
+    /// arriving) does not put the old text back: yew refreshes a controlled input's value.
+    FilterTyped(String),
     Order(RankOrder),
     Window(String, String),
     Whole,
@@ -985,6 +988,10 @@ impl Component for TimelineView {
                 self.schedule(ctx, 0);
                 true
             }
+            Msg::FilterTyped(text) => {
+                self.filter_text = text;
+                false
+            }
             Msg::Filter(text) => {
                 self.filter_text = text.clone();
                 if text.trim().is_empty() {
@@ -1119,6 +1126,8 @@ impl Component for TimelineView {
             })
         });
         let on_filter = link.callback(|e: Event| Msg::Filter(e.target_unchecked_into::<HtmlInputElement>().value()));
+        let on_filter_typed =
+            link.callback(|e: InputEvent| Msg::FilterTyped(e.target_unchecked_into::<HtmlInputElement>().value()));
         let on_window = link.callback(|e: SubmitEvent| {
             e.prevent_default();
             let doc = web_sys::window().and_then(|w| w.document());
@@ -1156,7 +1165,7 @@ impl Component for TimelineView {
                         </select>
                     </label>
                     <label>{ "Ranks " }
-                        <input id="tl-ranks" type="text" placeholder="all (e.g. 0-3,7)" value={self.filter_text.clone()} onchange={on_filter} />
+                        <input id="tl-ranks" type="text" placeholder="all (e.g. 0-3,7)" value={self.filter_text.clone()} oninput={on_filter_typed} onchange={on_filter} />
                     </label>
                     <label>{ "Order " }
                         <select id="tl-order" onchange={on_order}>

@@ -204,6 +204,11 @@ pub fn whatif_view(props: &AnalysisProps) -> Html {
             on_request.emit(AnalysisRequest::WhatIf { custom: Some((l, b)) });
         })
     };
+    // While the thumb is dragged the value is kept (a redraw would put the old value back:
+    // yew refreshes a controlled input's value); the replay is asked for on release.
+    let dragged = |state: UseStateHandle<f64>| {
+        Callback::from(move |e: InputEvent| state.set(e.target_unchecked_into::<HtmlInputElement>().value_as_number()))
+    };
     let on_latency = slider(latency.clone(), bandwidth.clone(), true);
     let on_bandwidth = slider(bandwidth.clone(), latency.clone(), false);
     let base = configs.iter().find(|c| c.configuration.scale == 1.0);
@@ -246,10 +251,10 @@ pub fn whatif_view(props: &AnalysisProps) -> Html {
                     </select>
                 </label>
                 <label>{ format!("Custom latency: {:.1} µs ", *latency) }
-                    <input id="whatif-latency" type="range" min="0.5" max="100" step="0.5" value={latency.to_string()} onchange={on_latency} />
+                    <input id="whatif-latency" type="range" min="0.5" max="100" step="0.5" value={latency.to_string()} oninput={dragged(latency.clone())} onchange={on_latency} />
                 </label>
                 <label>{ format!("Custom bandwidth: {:.0} Gb/s ", *bandwidth) }
-                    <input id="whatif-bandwidth" type="range" min="1" max="400" step="1" value={bandwidth.to_string()} onchange={on_bandwidth} />
+                    <input id="whatif-bandwidth" type="range" min="1" max="400" step="1" value={bandwidth.to_string()} oninput={dragged(bandwidth.clone())} onchange={on_bandwidth} />
                 </label>
             </form>
             <div class="bar-legend">
