@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 fn trace(name: &str) -> PathBuf {
     let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/apps").join(name);
     assert!(d.is_dir(), "{} is missing (part of the repository)", d.display());
-    let packed = d.join("dumpi.tar.gz");
+    let packed = d.join("dumpi.tar.zst");
     if packed.exists() {
         packed
     } else {

@@ -21,7 +21,7 @@ fn data(rel: &str) -> PathBuf {
 /// The trace file or folder of a recorded run.
 fn trace(rel: &str) -> PathBuf {
     let d = data(rel);
-    ["trace.tar.gz", "dumpi.tar.gz"]
+    ["trace.tar.zst", "dumpi.tar.zst"]
         .iter()
         .map(|f| d.join(f))
         .find(|p| p.exists())

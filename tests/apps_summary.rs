@@ -70,7 +70,7 @@ fn app_dirs() -> Vec<PathBuf> {
 }
 
 fn trace_of(dir: &Path) -> PathBuf {
-    ["dumpi.tar.gz", "trace.tar.gz"]
+    ["dumpi.tar.zst", "trace.tar.zst"]
         .iter()
         .map(|f| dir.join(f))
         .find(|p| p.exists())

@@ -28,9 +28,9 @@ fn app_dir(name: &str) -> PathBuf {
     d
 }
 
-/// The trace of a run: the packed `dumpi.tar.gz` if there is one, else the folder itself.
+/// The trace of a run: the packed `dumpi.tar.zst` if there is one, else the folder itself.
 fn trace_of(dir: &Path) -> PathBuf {
-    let packed = dir.join("dumpi.tar.gz");
+    let packed = dir.join("dumpi.tar.zst");
     if packed.exists() {
         packed
     } else {

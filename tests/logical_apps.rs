@@ -23,7 +23,7 @@ use tracelogic_model::{CollectiveOp, Selection, Trace};
 
 fn app(name: &str) -> Trace {
     let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/apps").join(name);
-    let packed = d.join("dumpi.tar.gz");
+    let packed = d.join("dumpi.tar.zst");
     let path: PathBuf = if packed.exists() { packed } else { d };
     let files = tracelogic_formats::fs::load_paths(&[path]).expect("run files");
     tracelogic_formats::read_trace(files).expect("run trace")

@@ -18,7 +18,7 @@ BIN = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "target", "releas
 
 def trace(name):
     d = os.path.join(APPS, name)
-    p = os.path.join(d, "dumpi.tar.gz")
+    p = os.path.join(d, "dumpi.tar.zst")
     return p if os.path.exists(p) else d
 
 

@@ -24,6 +24,11 @@ import sys
 SIZES = {"MPI_DOUBLE": 8, "MPI_INT": 4, "MPI_BYTE": 1, "MPI_CHAR": 1, "MPI_LONG": 8, "MPI_LONG_LONG": 8}
 
 
+def unpack(archive, into):
+    """Unpack a .tar.zst (the corpus packs its traces with zstd -19) into the folder `into`."""
+    subprocess.run(f'zstd -dc "{archive}" | tar xf - -C "{into}"', shell=True, check=True)
+
+
 def main():
     d = sys.argv[1]
     d2a = os.environ.get("DUMPI2ASCII", "/opt/dumpi/bin/dumpi2ascii")
@@ -59,20 +64,17 @@ def main():
         return axis + ("+" if (a[k] + 1) % n == b[k] else "-")
 
     fn = lambda rank, peer, comm_world: direction(rank, peer if comm_world else new_to_world[peer])  # noqa: E731
-    packed = os.path.join(d, "dumpi.tar.gz")
+    packed = os.path.join(d, "dumpi.tar.zst")
     if os.path.exists(packed):
-        import tarfile
         import tempfile
         with tempfile.TemporaryDirectory() as tmp:
-            with tarfile.open(packed) as t:
-                t.extractall(tmp)
+            unpack(packed, tmp)
             report(tmp, d2a, fn, name)
     else:
         report(d, d2a, fn, name)
 
 
 def nas(d, name, d2a):
-    import tarfile
     import tempfile
 
     def lu(me, peer):
@@ -94,8 +96,7 @@ def nas(d, name, d2a):
 
     fn = {"lu": lu, "sp": sp, "cg": cg}[name[4:6]]
     with tempfile.TemporaryDirectory() as tmp:
-        with tarfile.open(os.path.join(d, "dumpi.tar.gz")) as t:
-            t.extractall(tmp)
+        unpack(os.path.join(d, "dumpi.tar.zst"), tmp)
         report(tmp, d2a, lambda rank, peer, _w: fn(rank, peer), name)
 
 

@@ -5,7 +5,7 @@
 #
 #   tools/record/dumpi-counts.sh TRACE > TRACE_DIR/expected/dumpi2ascii-counts.txt
 #
-# TRACE is a folder of DUMPI files or a .tar.gz of them (unpacked into a temporary folder).
+# TRACE is a folder of DUMPI files or a .tar.zst of them (unpacked into a temporary folder).
 # Sends are MPI_Send, MPI_Isend, MPI_Ssend, MPI_Issend, MPI_Rsend, MPI_Irsend, MPI_Bsend,
 # MPI_Ibsend and the send half of MPI_Sendrecv / MPI_Sendrecv_replace; a send to MPI_PROC_NULL
 # (dest=-2 in DUMPI's dump) carries nothing and is not counted. A send of a derived datatype
@@ -16,10 +16,10 @@ set -eu
 dir=${1:?usage: dumpi-counts.sh TRACE}
 d2a=${DUMPI2ASCII:-/opt/dumpi/bin/dumpi2ascii}
 case $dir in
-    *.tar.gz | *.tgz)
+    *.tar.zst | *.tzst)
         tmp=$(mktemp -d /tmp/dumpi-counts.XXXXXX)
         trap 'rm -rf "$tmp"' EXIT
-        tar xzf "$dir" -C "$tmp"
+        zstd -dc "$dir" | tar xf - -C "$tmp"
         dir=$tmp ;;
 esac
 for f in "$dir"/*.bin; do echo "### dumpi-counts next rank"; "$d2a" "$f"; done | awk '

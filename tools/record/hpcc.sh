@@ -7,7 +7,7 @@
 #   tools/record/hpcc.sh [OUT_ROOT]        (default tests/data/apps)
 #
 # The DUMPI files of an hpcc run are large (RandomAccess polls MPI_Testany thousands of times, the
-# latency/bandwidth test runs thousands of ping-pongs), so they are packed into dumpi.tar.gz, which
+# latency/bandwidth test runs thousands of ping-pongs), so they are packed into dumpi.tar.zst, which
 # tracelogic reads as it is.
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -29,7 +29,7 @@ one() { # name np P Q
     mkdir -p "$dir/expected"
     "$root/tools/record/dumpi-counts.sh" "$dir" > "$dir/expected/dumpi2ascii-counts.txt"
     "$root/tools/record/hpcc-sections.py" "$dir"
-    (cd "$dir" && tar czf dumpi.tar.gz dumpi-*.meta dumpi-*.bin && rm -f dumpi-*.meta dumpi-*.bin)
+    (cd "$dir" && tar cf - dumpi-*.meta dumpi-*.bin | zstd -19 -q -o dumpi.tar.zst && rm -f dumpi-*.meta dumpi-*.bin)
     for f in stdout.txt stderr.txt; do [ -s "$dir/$f" ] || rm -f "$dir/$f"; done
     readme "$dir" "$np" "$3" "$4"
 }
@@ -46,7 +46,7 @@ Recorded by \`tools/record/hpcc.sh\` (see docs/corpus.md) on $(sed -n 's/^date: 
 - Command: \`$(cat "$1/command.txt")\`
 - Input: \`hpccinf.txt\` (Debian's template \`_hpccinf.txt\` with N=48, NB=8, P=$3, Q=$4): a tiny problem,
   so RandomAccess, FFT and STREAM, whose sizes follow HPL's memory, are tiny too.
-- Trace: \`dumpi.tar.gz\` (the DUMPI \`.meta\` and one \`.bin\` per rank, packed; tracelogic reads the
+- Trace: \`dumpi.tar.zst\` (the DUMPI \`.meta\` and one \`.bin\` per rank, packed; tracelogic reads the
   archive). Our own data.
 
 ## Ground truth

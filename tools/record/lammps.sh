@@ -37,9 +37,7 @@ one() { # name np px py pz map description
     rm -rf "$twin"
     mkdir -p "$dir/expected"
     "$root/tools/record/dumpi-counts.sh" "$dir" > "$dir/expected/dumpi2ascii-counts.txt"
-    if [ -n "${pack:-}" ]; then
-        (cd "$dir" && tar czf dumpi.tar.gz dumpi-*.meta dumpi-*.bin && rm -f dumpi-*.meta dumpi-*.bin)
-    fi
+    (cd "$dir" && tar cf - dumpi-*.meta dumpi-*.bin | zstd -19 -q -o dumpi.tar.zst && rm -f dumpi-*.meta dumpi-*.bin)
     for f in stdout.txt stderr.txt; do [ -s "$dir/$f" ] || rm -f "$dir/$f"; done
     readme "$dir" "$np" "$7"
 }
@@ -47,7 +45,7 @@ one() { # name np px py pz map description
 readme() { # dir np description
     grid=$(grep "MPI processor grid" "$1/log.lammps" | sed 's/^ *//')
     tl='- Trace: `dumpi-*.meta` and one `dumpi-*-NNNN.bin` per rank (plain DUMPI).'
-    [ -f "$1/dumpi.tar.gz" ] && tl='- Trace: `dumpi.tar.gz` (the DUMPI `.meta` and one `.bin` per rank, packed; tracelogic reads the archive).'
+    [ -f "$1/dumpi.tar.zst" ] && tl='- Trace: `dumpi.tar.zst` (the DUMPI `.meta` and one `.bin` per rank, packed; tracelogic reads the archive).'
     rl='- Rank order: none given (LAMMPS computes in MPI_COMM_WORLD order).'
     [ -f "$1/reorder.txt" ] && rl=$(sed -n '1s/^# I J: /- Rank order: `reorder.txt` (LAMMPS `-reorder custom`): /p' "$1/reorder.txt")
 
@@ -127,7 +125,7 @@ Recorded by \`tools/record/lammps.sh\` (see docs/corpus.md) on $(sed -n 's/^date
 - Input: \`in.melt-phases\`, built on the LAMMPS example \`examples/melt/in.melt\` (LAMMPS, GPL-2.0):
   atoms displaced at random, then \`minimize\` (20 iterations), \`run 20\`, \`comm_modify cutoff 10.0\`
   and \`run 20\`. Thermo output every 5 steps, flushed. The trace files are our own data.
-- Trace: \`dumpi-*.meta\` and one \`dumpi-*-NNNN.bin\` per rank (plain DUMPI).
+- Trace: \`dumpi.tar.zst\` (the DUMPI \`.meta\` and one \`.bin\` per rank, packed with \`zstd -19\`; tracelogic reads the archive).
 
 ## Ground truth
 - Processor grid (\`log.lammps\`): \`$(grep "MPI processor grid" "$dir/log.lammps" | sed 's/^ *//')\`, default rank order; \`procs.map\`

@@ -41,7 +41,7 @@ one() { # name np binary [mpirun options, one word]
     [ -s "$dir/stderr.txt" ] || rm -f "$dir/stderr.txt"
     mkdir -p "$dir/expected"
     "$root/tools/record/dumpi-counts.sh" "$dir" > "$dir/expected/dumpi2ascii-counts.txt"
-    (cd "$dir" && tar czf dumpi.tar.gz dumpi-*.meta dumpi-*.bin && rm -f dumpi-*.meta dumpi-*.bin)
+    (cd "$dir" && tar cf - dumpi-*.meta dumpi-*.bin | zstd -19 -q -o dumpi.tar.zst && rm -f dumpi-*.meta dumpi-*.bin)
 }
 
 readme() { # dir title ground-truth-text
@@ -57,7 +57,7 @@ Recorded by \`tools/record/npb.sh\` (see docs/corpus.md) on $(sed -n 's/^date: /
   preloaded with its Fortran bindings (\`libdumpif77.so\`).
 - Command: \`$(cat "$1/command.txt")\`
 - Log: \`npb-output.txt\` (the benchmark's own output: size, iterations, processes, verification).
-- Trace: \`dumpi.tar.gz\` (the DUMPI \`.meta\` and one \`.bin\` per rank, packed; tracelogic reads the
+- Trace: \`dumpi.tar.zst\` (the DUMPI \`.meta\` and one \`.bin\` per rank, packed; tracelogic reads the
   archive). Our own data.
 
 ## Ground truth

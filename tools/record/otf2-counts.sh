@@ -6,14 +6,14 @@
 #
 #   tools/record/otf2-counts.sh TRACE.otf2 > RUN/expected/otf2-print-counts.txt
 #
-# TRACE.otf2 is the anchor file, or a .tar.gz holding one (unpacked into a temporary folder).
+# TRACE.otf2 is the anchor file, or a .tar.zst holding one (unpacked into a temporary folder).
 set -eu
 anchor=${1:?usage: otf2-counts.sh TRACE.otf2}
 case $anchor in
-    *.tar.gz | *.tgz)
+    *.tar.zst | *.tzst)
         tmp=$(mktemp -d /tmp/otf2-counts.XXXXXX)
         trap 'rm -rf "$tmp"' EXIT
-        tar xzf "$anchor" -C "$tmp"
+        zstd -dc "$anchor" | tar xf - -C "$tmp"
         anchor=$(find "$tmp" -name '*.otf2' | head -n 1) ;;
 esac
 otf2-print "$anchor" | awk '

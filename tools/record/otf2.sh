@@ -6,7 +6,7 @@
 #   tools/record/otf2.sh [NPB3.4-MPI_SOURCE] [OUT_ROOT]      (default tests/data/apps)
 #
 # Without an NPB source only LAMMPS and hpcc are recorded. Needs: openmpi-bin libopenmpi-dev
-# gfortran libotf2-trace-dev otf2-tools lammps hpcc. Each run folder gets `trace.tar.gz` (the OTF2
+# gfortran libotf2-trace-dev otf2-tools lammps hpcc. Each run folder gets `trace.tar.zst` (the OTF2
 # archive `trace/traces.otf2`, packed; tracelogic reads the archive as it is), the program's own
 # output, `command.txt`, `versions.txt`, `README.md` and `expected/otf2-print-counts.txt` (counted
 # with the official reader `otf2-print`, tools/record/otf2-counts.sh).
@@ -23,7 +23,7 @@ export OTF2_TRACER=${OTF2_TRACER:-/opt/tracelogic-otf2/libtracelogic_otf2.so}
 finish() { # dir
     mkdir -p "$1/expected"
     "$root/tools/record/otf2-counts.sh" "$1/trace/traces.otf2" > "$1/expected/otf2-print-counts.txt"
-    (cd "$1" && tar czf trace.tar.gz trace && rm -rf trace)
+    (cd "$1" && tar cf - trace | zstd -19 -q -o trace.tar.zst && rm -rf trace)
     for f in stdout.txt stderr.txt; do [ -s "$1/$f" ] || rm -f "$1/$f"; done
 }
 
@@ -38,7 +38,7 @@ Recorded by \`tools/record/otf2.sh\` (see docs/corpus.md) on $(sed -n 's/^date: 
   library, in Score-P's layout: communicator-local ranks, local communicator ids with mapping
   tables, COMM_LOCATIONS/COMM_GROUP groups, Cartesian topologies as CartTopology definitions).
 - Command: \`$(cat "$1/command.txt")\`
-- Trace: \`trace.tar.gz\` (\`trace/traces.otf2\`, \`traces.def\`, one \`.evt\` and \`.def\` per rank).
+- Trace: \`trace.tar.zst\` (\`trace/traces.otf2\`, \`traces.def\`, one \`.evt\` and \`.def\` per rank).
 - Counts by the official reader: \`expected/otf2-print-counts.txt\` (\`tools/record/otf2-counts.sh\`).
 - Ground truth: $3
 README

@@ -38,7 +38,7 @@ one() { # name np
         'forces=Forces acting on atoms' \
         'stress=Computing stress' \
         'end=PWSCF +:.*WALL'
-    (cd "$dir" && tar czf dumpi.tar.gz dumpi-*.meta dumpi-*.bin && rm -f dumpi-*.meta dumpi-*.bin)
+    (cd "$dir" && tar cf - dumpi-*.meta dumpi-*.bin | zstd -19 -q -o dumpi.tar.zst && rm -f dumpi-*.meta dumpi-*.bin)
     for f in stderr.txt; do [ -s "$dir/$f" ] || rm -f "$dir/$f"; done
     readme "$dir" "$np"
 }
@@ -61,7 +61,7 @@ Recorded by \`tools/record/qe.sh\` (see docs/corpus.md) on $(sed -n 's/^date: //
   examples (not kept here). Output: \`pw.out\` (pw.x's standard output).
 - Parallelisation (pw.out): R & G space division over all $2 ranks (one pool), subspace
   diagonalisation by ScaLAPACK on a $diag process grid (the "ortho group").
-- Trace: \`dumpi.tar.gz\` (the DUMPI \`.meta\` and one \`.bin\` per rank, packed). Our own data.
+- Trace: \`dumpi.tar.zst\` (the DUMPI \`.meta\` and one \`.bin\` per rank, packed). Our own data.
 
 ## Ground truth
 - SCF iterations: **$iters** ("convergence has been achieved in $iters iterations", pw.out). Each

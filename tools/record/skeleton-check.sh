@@ -11,7 +11,7 @@ work=$(mktemp -d /tmp/skeleton-check.XXXXXX)
 summary() { "$bin" summary "$1" --json 2>/dev/null | python3 -c 'import json,sys; v=json.load(sys.stdin); print(v["p2p_messages"], "messages,", v["p2p_bytes"], "bytes")' 2>/dev/null || echo "unreadable"; }
 for run in "$@"; do
     d=$root/tests/data/apps/$run
-    t=$d; [ -f "$d/dumpi.tar.gz" ] && t=$d/dumpi.tar.gz
+    t=$d; [ -f "$d/dumpi.tar.zst" ] && t=$d/dumpi.tar.zst
     n=$(grep -c '^rank_calls' "$d/expected/dumpi2ascii-counts.txt")
     "$bin" skeleton "$t" -o "$work/$run.c" > /dev/null 2>&1 || { echo "$run: skeleton failed"; continue; }
     mpicc -O2 -o "$work/$run" "$work/$run.c" 2> "$work/$run.cc.log" || { echo "$run: does not compile ($work/$run.cc.log)"; continue; }

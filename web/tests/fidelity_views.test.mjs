@@ -49,7 +49,7 @@ test('the topology headline names the torus LAMMPS declared, as the CLI does', a
   const dir = join(root, 'tests/data/apps/lammps-melt-12');
   const t = cliJson(['topology', dir]);
   assert.equal(t.name_as_declared, '2x2x3 torus', 'the run declares a 2x2x3 periodic grid (log.lammps: 2 by 2 by 3 MPI processor grid)');
-  const s = await dropFiles(filesOf(dir, (n) => n.startsWith('dumpi-')));
+  const s = await dropFiles(filesOf(dir, (n) => n.startsWith('dumpi')));
   const { page } = s;
   await show(page, 'topology', '#topology-label');
   assert.equal(await page.getAttribute('#topology-label', 'data-declared'), t.name_as_declared);

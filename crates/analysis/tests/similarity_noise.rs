@@ -196,7 +196,7 @@ fn app(name: &str) -> Trace {
         .join("../../tests/data/apps")
         .join(name);
     // Larger runs are packed as one archive beside their ground truth.
-    let packed = dir.join("dumpi.tar.gz");
+    let packed = dir.join("dumpi.tar.zst");
     let input = if packed.exists() { packed } else { dir };
     let files = tracelogic_formats::fs::load_paths(&[input]).expect("app files");
     let mut t = tracelogic_formats::read_trace(files).expect("app trace");

@@ -22,7 +22,7 @@ fn app(name: &str) -> Option<PathBuf> {
 }
 
 fn read(dir: &Path) -> Trace {
-    let packed = dir.join("dumpi.tar.gz");
+    let packed = dir.join("dumpi.tar.zst");
     let path = if packed.exists() { packed } else { dir.to_path_buf() };
     let files = tracelogic_formats::fs::load_paths(&[path]).unwrap();
     tracelogic_formats::read_trace(files).unwrap()

@@ -780,7 +780,7 @@ mod tests {
             .unwrap()
             .flatten()
             .map(|e| e.file_name().to_string_lossy().into_owned())
-            .filter(|n| n.starts_with("dumpi-"))
+            .filter(|n| n.starts_with("dumpi"))
             .collect();
         names.sort();
         let files = names
