@@ -114,9 +114,15 @@ fn phases_print_the_merge_and_what_each_phase_does() {
     for (k, (j, s)) in js.iter().zip(&direct.sections).enumerate() {
         assert_eq!(j["phases"][0], s.phases.0);
         assert_eq!(j["phases"][1], s.phases.1);
-        assert!(
-            text.lines().any(|l| l.starts_with(&format!("section {k}: phase"))),
-            "no line for section {k} in\n{text}"
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&format!("section {k}: phase")))
+            .unwrap_or_else(|| panic!("no line for section {k} in\n{text}"));
+        // Named by its own communication graph.
+        assert!(line.ends_with(&format!(": {}", s.summary())), "{line}");
+        assert_eq!(
+            j["topology"]["label"].as_str().map(str::to_owned),
+            s.topology.as_ref().map(|t| t.label.clone())
         );
     }
     let trace_start = {

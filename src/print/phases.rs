@@ -134,7 +134,17 @@ pub fn sections_text(p: &tracelogic_engine::phases::PhaseAnalysis) -> String {
         } else {
             format!("phases {a}–{}", b - 1)
         };
-        o += &format!("section {k}: {which}, {}–{} s\n", seconds(s.time.0), seconds(s.time.1));
+        let what = s.summary();
+        let what = if what.is_empty() {
+            String::new()
+        } else {
+            format!(": {what}")
+        };
+        o += &format!(
+            "section {k}: {which}, {}–{} s{what}\n",
+            seconds(s.time.0),
+            seconds(s.time.1)
+        );
     }
     o
 }

@@ -3,16 +3,19 @@
 
     tools/record/hpcc-sections.py TRACE_DIR
 
-TRACE_DIR holds an hpcc run recorded by tools/record/hpcc.sh: hpccoutf.txt (hpcc's output file,
-which marks "Begin of X section." and "End of X section." for every test), iotimes.log (written by
-the iotimes shim: CLOCK_MONOTONIC time and file size at every close of hpccoutf.txt by rank 0) and
-the DUMPI files (whose wall clock is the same CLOCK_MONOTONIC). A Begin/End line is dated by the
-first close after it was written. Writes into TRACE_DIR/expected:
+TRACE_DIR holds an hpcc run recorded by tools/record/hpcc.sh (DUMPI) or tools/record/hpcc-otf2.sh
+(OTF2): hpccoutf.txt (hpcc's output file, which marks "Begin of X section." and "End of X section."
+for every test), iotimes.log (written by the iotimes shim: CLOCK_MONOTONIC time and file size at
+every close of hpccoutf.txt by rank 0) and the trace: DUMPI files (*.bin), or an OTF2 archive
+(trace/traces.otf2, or trace.tar.gz holding it) written by tools/otf2-tracer; both stamp calls with
+the same CLOCK_MONOTONIC. A Begin/End line is dated by the first close after it was written. The
+calls are read with the tracers' own decoders (dumpi2ascii; otf2-print, Debian's otf2-tools).
+Writes into TRACE_DIR/expected:
 
 - sections.tsv: section, begin and end in seconds since the trace's first event (the earliest
-  "entering" time over all ranks in dumpi2ascii), and the raw CLOCK_MONOTONIC times;
+  "entering" time of any call over all ranks), and the raw CLOCK_MONOTONIC times;
 - section-calls.tsv: per section (and the gaps between them), the MPI calls of all ranks entered in
-  that interval, by function, from dumpi2ascii.
+  that interval, by function.
 """
 import collections
 import glob
@@ -20,6 +23,8 @@ import os
 import re
 import subprocess
 import sys
+import tarfile
+import tempfile
 
 
 def main():
@@ -47,6 +52,10 @@ def main():
         out = subprocess.run([d2a, path], check=True, capture_output=True, text=True).stdout
         for m in re.finditer(r"^(MPI_\w+) entering at walltime ([\d.]+)", out, re.M):
             calls.append((float(m.group(2)), m.group(1)))
+    decoder = "dumpi2ascii"
+    if not calls:
+        calls = otf2_calls(d)
+        decoder = "otf2-print"
     t0 = min(t for t, _ in calls)
     sections = collections.OrderedDict()
     for t, kind, name in marks:
@@ -76,11 +85,31 @@ def main():
                 break
         per[label][fn] += 1
     with open(os.path.join(d, "expected", "section-calls.tsv"), "w") as f:
-        f.write("# MPI calls of all ranks entered in each interval of expected/sections.tsv (dumpi2ascii)\n")
+        f.write(f"# MPI calls of all ranks entered in each interval of expected/sections.tsv ({decoder})\n")
         f.write("# interval\tcalls\tby function (most first)\n")
         for label, c in per.items():
             fns = " ".join(f"{fn}={n}" for fn, n in sorted(c.items(), key=lambda x: (-x[1], x[0])))
             f.write(f"{label}\t{sum(c.values())}\t{fns}\n")
+
+
+def otf2_calls(d):
+    """(time in s, MPI function) of every ENTER of an MPI region in the OTF2 trace of `d`, from
+    otf2-print (timestamps are CLOCK_MONOTONIC ns, tools/otf2-tracer)."""
+    anchor = os.path.join(d, "trace", "traces.otf2")
+    tmp = None
+    if not os.path.exists(anchor):
+        tmp = tempfile.TemporaryDirectory()
+        with tarfile.open(os.path.join(d, "trace.tar.gz")) as t:
+            t.extractall(tmp.name)
+        anchor = glob.glob(os.path.join(tmp.name, "**", "traces.otf2"), recursive=True)[0]
+    out = subprocess.run(["otf2-print", anchor], check=True, capture_output=True, text=True).stdout
+    calls = [
+        (int(m.group(1)) / 1e9, m.group(2))
+        for m in re.finditer(r'^ENTER\s+\d+\s+(\d+)\s+Region: "(MPI_\w+)"', out, re.M)
+    ]
+    if tmp:
+        tmp.cleanup()
+    return calls
 
 
 if __name__ == "__main__":

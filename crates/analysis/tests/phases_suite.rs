@@ -187,10 +187,16 @@ fn check(ranks: u32, sections: Vec<Section>) {
             ph.time,
             (a, b)
         );
+        // A section is named by its own communication graph: the identification's label of
+        // the generated section alone, like the phase.
+        let sec = &p.sections[k];
         match &sections[k] {
             Section::Run(spec) => {
                 let label = &ph.topology.as_ref().unwrap().label;
-                assert_eq!(label, &own_label(spec), "section {k}");
+                let own = own_label(spec);
+                assert_eq!(label, &own, "section {k}");
+                assert_eq!(&sec.topology.as_ref().unwrap().label, &own, "section {k}");
+                assert!(sec.summary().starts_with(&own), "{}", sec.summary());
             }
             Section::Collectives(n) => {
                 assert_eq!(ph.topology.as_ref().unwrap().ranks, 0, "section {k}");
@@ -201,6 +207,12 @@ fn check(ranks: u32, sections: Vec<Section>) {
                 );
                 let allreduce = ph.collectives.iter().find(|c| c.0 == "MPI_Allreduce").unwrap();
                 assert_eq!(allreduce.1, *n as u64, "section {k}");
+                assert_eq!(sec.topology.as_ref().unwrap().ranks, 0, "section {k}");
+                assert!(
+                    sec.summary().starts_with("collectives: MPI_Allreduce"),
+                    "{}",
+                    sec.summary()
+                );
             }
         }
     }

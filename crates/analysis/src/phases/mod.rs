@@ -386,26 +386,32 @@ impl Phase {
     /// One line for a user: the topology label, or the collectives when there is no
     /// point-to-point traffic (`no point-to-point: MPI_Allreduce ×40, MPI_Barrier ×2`).
     pub fn summary(&self) -> String {
-        let coll = || {
-            self.collectives
-                .iter()
-                .take(3)
-                .map(|(n, c)| format!("{n} ×{c}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
-        match &self.topology {
-            Some(t) if t.ranks >= 2 => {
-                if self.collectives.is_empty() {
-                    t.label.clone()
-                } else {
-                    format!("{}; {}", t.label, coll())
-                }
+        summary(self.topology.as_ref(), &self.collectives)
+    }
+}
+
+/// A phase's or section's line: its topology label, with its three most frequent collectives,
+/// or `collectives: …` when it has no point-to-point traffic.
+fn summary(topology: Option<&PhaseTopology>, collectives: &[(String, u64)]) -> String {
+    let coll = || {
+        collectives
+            .iter()
+            .take(3)
+            .map(|(n, c)| format!("{n} ×{c}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match topology {
+        Some(t) if t.ranks >= 2 => {
+            if collectives.is_empty() {
+                t.label.clone()
+            } else {
+                format!("{}; {}", t.label, coll())
             }
-            _ if !self.collectives.is_empty() => format!("collectives: {}", coll()),
-            Some(t) => t.label.clone(),
-            None => String::new(),
         }
+        _ if !collectives.is_empty() => format!("collectives: {}", coll()),
+        Some(t) => t.label.clone(),
+        None => String::new(),
     }
 }
 
@@ -554,6 +560,23 @@ pub struct Section {
     pub time: (tracelogic_model::Time, tracelogic_model::Time),
     /// Test of the boundary at its start on the kind classes (`None` for the first section).
     pub boundary: Option<BoundaryTest>,
+    /// The section's own point-to-point graph (all its phases' events) as the topology
+    /// identification names it, like [`Phase::topology`]: a section is named by its own
+    /// communication, not by its phases' (`None` when [`PhaseOptions::describe`] is off).
+    #[serde(default)]
+    pub topology: Option<PhaseTopology>,
+    /// Collective calls in the section by MPI function, most first (as [`Phase::collectives`]).
+    #[serde(default)]
+    pub collectives: Vec<(String, u64)>,
+}
+
+impl Section {
+    /// One line for a user, as [`Phase::summary`]: the topology label of the section's own
+    /// point-to-point graph and its collectives (`2x4 process grid (rows and columns);
+    /// MPI_Bcast ×7`), or `collectives: …`.
+    pub fn summary(&self) -> String {
+        summary(self.topology.as_ref(), &self.collectives)
+    }
 }
 
 /// The sections' boundaries (a subset of the phases' `bounds`) and the tests of the inner ones:
@@ -633,6 +656,8 @@ pub fn detect_phases_with(
     };
     let section_bounds = section_bounds(comm, &seq, &idx, &bounds, opts);
     let mut phases = Vec::with_capacity(bounds.len().saturating_sub(1));
+    // Each phase's event ranges per rank, kept to describe the sections.
+    let mut phase_spans: Vec<std::collections::BTreeMap<u32, Vec<(u32, u32)>>> = Vec::new();
     for (k, w) in bounds.windows(2).enumerate() {
         let (start, end) = (w[0], w[1]);
         let leaves: Vec<usize> = seg
@@ -703,6 +728,9 @@ pub fn detect_phases_with(
         } else {
             (None, Vec::new(), None)
         };
+        if opts.describe && section_bounds.is_some() {
+            phase_spans.push(spans);
+        }
         phases.push(Phase {
             node,
             start,
@@ -732,7 +760,21 @@ pub fn detect_phases_with(
             .map(|(k, w)| {
                 let first = bounds.iter().position(|&b| b == w[0]).expect("a phase boundary");
                 let last = bounds.iter().position(|&b| b == w[1]).expect("a phase boundary");
+                let (topology, collectives) = if opts.describe {
+                    let mut spans: std::collections::BTreeMap<u32, Vec<(u32, u32)>> = Default::default();
+                    for ps in &phase_spans[first..last] {
+                        for (&r, v) in ps {
+                            spans.entry(r).or_default().extend_from_slice(v);
+                        }
+                    }
+                    let (t, c) = describe::topology(trace, events, &spans);
+                    (Some(t), c)
+                } else {
+                    (None, Vec::new())
+                };
                 Section {
+                    topology,
+                    collectives,
                     phases: (first, last),
                     start: w[0],
                     end: w[1],

@@ -143,7 +143,8 @@ pub fn merge_note(a: &tracelogic_analysis::phases::PhaseAnalysis) -> String {
 }
 
 /// The top level (docs/phases.md, "Sections"), as `tracelogic phases` prints it under the
-/// phases: `3 sections (…): phases 0–1 0.000–0.052 s; phase 2 0.052–0.877 s; …`, times since
+/// phases: `3 sections (…): phases 0–1 0.000–0.052 s (4x2 grid; MPI_Bcast ×10); phase 2
+/// 0.052–0.877 s (4x2 grid); …` (each named by its own communication graph), times since
 /// `t0`; empty when there are none (the thesis' leaves).
 pub fn sections_note(a: &tracelogic_analysis::phases::PhaseAnalysis, t0: u64) -> String {
     if a.sections.is_empty() {
@@ -160,7 +161,12 @@ pub fn sections_note(a: &tracelogic_analysis::phases::PhaseAnalysis, t0: u64) ->
             } else {
                 format!("phases {p}–{}", q - 1)
             };
-            format!("{which} {:.3}–{:.3} s", s(sec.time.0), s(sec.time.1))
+            let what = sec.summary();
+            if what.is_empty() {
+                format!("{which} {:.3}–{:.3} s", s(sec.time.0), s(sec.time.1))
+            } else {
+                format!("{which} {:.3}–{:.3} s ({what})", s(sec.time.0), s(sec.time.1))
+            }
         })
         .collect();
     format!(
@@ -393,7 +399,11 @@ mod tests {
             sections.starts_with(&crate::text::counted(a.sections.len() as u64, "section", "sections")),
             "{sections}"
         );
-        assert_eq!(sections.matches(" s;").count() + 1, a.sections.len(), "{sections}");
+        assert_eq!(sections.matches("; phase").count() + 1, a.sections.len(), "{sections}");
+        // Each named by its own communication graph, as the CLI names it.
+        for sec in &a.sections {
+            assert!(sections.contains(&format!(" s ({})", sec.summary())), "{sections}");
+        }
         // The page asks for described phases: LU's ranks exchange point to point, so some phase
         // names the graph of its exchange.
         assert!(a
