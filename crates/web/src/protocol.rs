@@ -332,7 +332,7 @@ impl ReferencePattern {
 }
 
 /// The page's reference patterns, tried in every topology identification of any trace loaded.
-/// It lives in the page's state (`App::library` in app/mod.rs) as this plain serde value, so it can
+/// It lives in the page's state (`PageState::library` in app/state.rs) as this plain serde value, so it can
 /// be stored and restored as it is.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ReferenceLibrary {

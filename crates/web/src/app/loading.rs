@@ -4,42 +4,15 @@
 use super::*;
 
 impl App {
-    pub(super) fn start_load(&mut self, label: String, sample: Option<&'static Sample>, route: Option<Route>) -> u64 {
-        self.generation += 1;
-        self.loading = Some(Loading {
-            generation: self.generation,
-            label,
-            bridge: None,
-            progress: ProgressReport {
-                stage: "listing files".into(),
-                bytes_done: 0,
-                bytes_total: 0,
-            },
-            stages: Vec::new(),
-            sample,
-            keep: None,
-            progress_drawn_at: f64::NEG_INFINITY,
-            route,
-            source: None,
-            origin: None,
-        });
-        self.notice = None;
-        self.generation
-    }
-
-    pub(super) fn is_loading(&self, generation: u64) -> bool {
-        self.loading.as_ref().is_some_and(|l| l.generation == generation)
-    }
-
     /// List dropped or picked input (walking folders) on the page, then hand the `File`s to a
     /// worker: listing reads no content.
     pub(super) fn read_sources(&mut self, link: &Scope<App>, sources: Vec<Source>) {
         if sources.is_empty() {
-            self.error = Some("Nothing to load: the drop held no files.".into());
+            self.state.error = Some("Nothing to load: the drop held no files.".into());
             return;
         }
         let label = input::label(&sources);
-        let generation = self.start_load(label.clone(), None, None);
+        let generation = self.state.start_load(label.clone(), None, None);
         let link = link.clone();
         wasm_bindgen_futures::spawn_local(async move {
             match input::files_of(sources).await {
@@ -62,7 +35,7 @@ impl App {
         label: String,
         listed: Vec<(String, web_sys::File)>,
     ) {
-        if !self.is_loading(generation) {
+        if !self.state.is_loading(generation) {
             return;
         }
         crate::worker::mark("page listed the files");
@@ -81,9 +54,9 @@ impl App {
             files: OriginFiles::Handles(names.clone(), files.clone()),
         };
         self.open(ctx.link(), generation, label, source, self.open_options());
-        if let Some(l) = self.loading.as_mut() {
-            l.keep = Some((names, files));
-            l.origin = Some(origin);
+        if let Some(l) = self.state.loading.as_mut() {
+            l.io.keep = Some((names, files));
+            l.io.origin = Some(origin);
         }
     }
 
@@ -98,11 +71,11 @@ impl App {
     /// Read `origin`'s files again as a new load `label` (its overview, or a part of it): the
     /// shown trace and overview stay until it succeeds.
     pub(super) fn reopen(&mut self, ctx: &Context<Self>, origin: &Origin, label: String, options: OpenOptions) {
-        let generation = self.start_load(label.clone(), None, None);
+        let generation = self.state.start_load(label.clone(), None, None);
         let source = origin.source(generation);
         self.open(ctx.link(), generation, label, source, options);
-        if let Some(l) = self.loading.as_mut() {
-            l.origin = Some(origin.clone());
+        if let Some(l) = self.state.loading.as_mut() {
+            l.io.origin = Some(origin.clone());
         }
     }
 
@@ -122,22 +95,22 @@ impl App {
             source,
             matrix: MatrixRequest {
                 selection: Default::default(),
-                ..self.matrix_request.clone()
+                ..self.state.matrix_request.clone()
             },
             options,
         });
-        if let Some(l) = self.loading.as_mut() {
-            l.bridge = Some(bridge);
+        if let Some(l) = self.state.loading.as_mut() {
+            l.io.bridge = Some(bridge);
             l.progress.stage = "starting the worker".into();
         }
-        if let Some(l) = self.loading.as_mut() {
-            l.source = Some(source_kept);
+        if let Some(l) = self.state.loading.as_mut() {
+            l.io.source = Some(source_kept);
         }
     }
 
     /// Load a bundled sample: the worker fetches its files.
     pub(super) fn fetch_sample(&mut self, link: &Scope<App>, sample: &'static Sample, route: Option<Route>) {
-        let generation = self.start_load(sample.title.to_owned(), Some(sample), route);
+        let generation = self.state.start_load(sample.title.to_owned(), Some(sample), route);
         let urls = sample_urls(sample);
         self.open(
             link,
@@ -146,8 +119,8 @@ impl App {
             FileSource::Urls(urls.clone()),
             self.open_options(),
         );
-        if let Some(l) = self.loading.as_mut() {
-            l.origin = Some(Origin {
+        if let Some(l) = self.state.loading.as_mut() {
+            l.io.origin = Some(Origin {
                 id: generation,
                 label: sample.title.to_owned(),
                 files: OriginFiles::Urls(urls),
@@ -155,18 +128,9 @@ impl App {
         }
     }
 
-    /// Book-keeping of a successful load: the sample on screen, the load log, and the files
-    /// kept for the next visit.
-    pub(super) fn loaded(
-        &mut self,
-        ctx: &Context<Self>,
-        label: &str,
-        sample: Option<&'static Sample>,
-        stages: Vec<String>,
-        keep: Option<(Vec<String>, Array)>,
-    ) {
-        self.sample = sample;
-        self.load_log = stages;
+    /// Keep the files of a successful load (`keep`, when read from files) in IndexedDB for the
+    /// next visit, under the trace's name `label`.
+    pub(super) fn keep_trace(&mut self, ctx: &Context<Self>, label: &str, keep: Option<(Vec<String>, Array)>) {
         let Some((names, files)) = keep else { return };
         let bytes = files
             .iter()
@@ -181,4 +145,20 @@ impl App {
             link.send_message(Msg::Kept(kept));
         });
     }
+}
+
+/// Absolute URLs of a sample's files (the worker resolves nothing against the page's address).
+pub(super) fn sample_urls(sample: &Sample) -> Vec<(String, String)> {
+    let base = location().and_then(|l| l.href().ok()).unwrap_or_default();
+    sample
+        .files
+        .iter()
+        .map(|f| {
+            let relative = sample.url(f);
+            let url = web_sys::Url::new_with_base(&relative, &base)
+                .map(|u| u.href())
+                .unwrap_or(relative);
+            (format!("{}/{}", sample.id, f), url)
+        })
+        .collect()
 }
