@@ -247,7 +247,14 @@ pub fn skeleton_note(s: &SkeletonReport, output: &std::path::Path) -> String {
 /// calls (function, direction, peer, order), and does it move each rank's bytes.
 pub fn structure_and_volume(v: &Verification) -> String {
     let ranks = v.per_rank.len();
-    let structure = if v.ranks_structure_differs.is_empty() {
+    let structure = if v.ranks_structure_differs.is_empty() && !v.ranks_outside_topology.is_empty() {
+        format!(
+            "Structure: exact inside the topology on every rank ({ranks}); {} ranks ({}) also made {} operations outside it, which the logical trace leaves out (dropped).\n",
+            v.ranks_outside_topology.len(),
+            tracelogic_engine::logical::ranks_text(&v.ranks_outside_topology),
+            v.operations_outside_topology
+        )
+    } else if v.ranks_structure_differs.is_empty() {
         format!("Structure: exact on every rank ({ranks}): calls, peers and order as recorded.\n")
     } else {
         format!(

@@ -594,11 +594,30 @@ pub(super) fn choose_keyed(
                 note: "not vertex-transitive: identification's mapping is kept".into(),
             });
         }
+        // An equivalent that names the program's own moves without being vertex-transitive
+        // (NAS CG's row and transpose partners, a P×Q process grid's rows and columns: the
+        // 4-rank CG is a 4-node line, whose `east` is the row partner at one end and the
+        // transpose partner in the middle) has no origin to place from first contacts; it is
+        // placed by an isomorphism of the run's graph onto it, made canonical, and scored like
+        // the others.
+        let by_isomorphism = |s: &TopologySpec| -> Result<Placement, String> {
+            let run = tracelogic_graph::Graph::from_edges(n, report.edges.iter().map(|&[a, b]| (a, b)));
+            let outcome =
+                tracelogic_graph::iso::isomorphism(&run, &s.graph(), tracelogic_graph::iso::IsoOptions::for_nodes(n));
+            let mapping = outcome
+                .mapping()
+                .ok_or_else(|| "no isomorphism found within the step budget".to_string())?;
+            Ok(Placement::new(s.clone(), n, mapping.iter().enumerate().map(|(r, &u)| (r as Rank, u)))?.canonical())
+        };
         let mut tried = 0;
         for e in &others {
             let spec = Family::from_name(&e.family).and_then(|f| TopologySpec::new(f, e.dims.clone()).ok());
             let outcome = match &spec {
                 None => Err("a user pattern without directions".to_string()),
+                Some(s) if matches!(s.family, Family::NasCg | Family::ProcessGrid) && tried < MAX_EQUIVALENTS => {
+                    tried += 1;
+                    by_isomorphism(s)
+                }
                 Some(s) if !s.is_vertex_transitive() => Err("not vertex-transitive".into()),
                 _ if tried >= MAX_EQUIVALENTS => Err(format!("beyond the bound of {MAX_EQUIVALENTS} equivalents")),
                 Some(s) => {
