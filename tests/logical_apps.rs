@@ -383,5 +383,7 @@ fn held_out_mg_names_the_ranks_with_operations_outside_the_topology() {
 fn held_out_cg_4_takes_the_directions_of_its_process_grid() {
     let (l, _, program) = check("otf2-npb-cg.S.4", true);
     assert_eq!(l.topology.label, "NAS CG 2x2");
+    let from = l.directions_from.as_ref().expect("directions_from");
+    assert_eq!(from.placed_by, tracelogic_analysis::logical::PlacedBy::Isomorphism);
     assert!(program.compressed_length < 110, "{}", program.compressed_length);
 }

@@ -108,6 +108,9 @@ pub enum PlacedBy {
     /// Built from the trace: every rank's neighbours numbered by first contact, the same number
     /// the same direction everywhere (of the identified topology or an isomorphic equivalent).
     FirstContacts,
+    /// An isomorphic equivalent that is not vertex-transitive (NAS CG, a process grid), placed
+    /// by an isomorphism of the run's graph onto it, made canonical.
+    Isomorphism,
     /// No topology was identified: every rank is its own node of an all-to-all of the run's
     /// ranks, and a direction is a rank offset (`+k`: the rank `k` further, modulo the ranks),
     /// the relative encoding ScalaTrace uses for the peers of SPMD programs.
@@ -511,7 +514,7 @@ pub(super) fn choose_keyed(
         .collect();
     // The best placement built from first contacts that agrees better than the match, and
     // whether it places the match's own topology.
-    let mut best: Option<(Score, Placement, bool)> = None;
+    let mut best: Option<(Score, Placement, bool, PlacedBy)> = None;
     // On two nodes every family is the one edge; its names are left as identified.
     if n <= 2 {
         for e in &others {
@@ -578,7 +581,7 @@ pub(super) fn choose_keyed(
                         note: String::new(),
                     });
                     if a > base {
-                        best = Some((a, p, true));
+                        best = Some((a, p, true, PlacedBy::FirstContacts));
                     }
                 }
                 Err(note) => considered.push(ConsideredTopology {
@@ -616,25 +619,25 @@ pub(super) fn choose_keyed(
                 None => Err("a user pattern without directions".to_string()),
                 Some(s) if matches!(s.family, Family::NasCg | Family::ProcessGrid) && tried < MAX_EQUIVALENTS => {
                     tried += 1;
-                    by_isomorphism(s)
+                    by_isomorphism(s).map(|p| (p, PlacedBy::Isomorphism))
                 }
                 Some(s) if !s.is_vertex_transitive() => Err("not vertex-transitive".into()),
                 _ if tried >= MAX_EQUIVALENTS => Err(format!("beyond the bound of {MAX_EQUIVALENTS} equivalents")),
                 Some(s) => {
                     tried += 1;
-                    by_contacts(s)
+                    by_contacts(s).map(|p| (p, PlacedBy::FirstContacts))
                 }
             };
             match outcome {
-                Ok(p) => {
+                Ok((p, how)) => {
                     let a = score(&p);
                     considered.push(ConsideredTopology {
                         label: e.label.clone(),
                         agreement: Some(share(a.positional)),
                         note: String::new(),
                     });
-                    if a > base && best.as_ref().is_none_or(|(b, _, _)| a > *b) {
-                        best = Some((a, p, false));
+                    if a > base && best.as_ref().is_none_or(|(b, _, _, _)| a > *b) {
+                        best = Some((a, p, false, how));
                     }
                 }
                 Err(note) => considered.push(ConsideredTopology {
@@ -646,7 +649,7 @@ pub(super) fn choose_keyed(
         }
     }
     Ok(match best {
-        Some((a, p, own)) => {
+        Some((a, p, own, how)) => {
             let label = p.spec.label();
             let reason = if own {
                 format!(
@@ -673,7 +676,7 @@ pub(super) fn choose_keyed(
                     identified_agreement: share(base.positional),
                     considered,
                     reason,
-                    placed_by: PlacedBy::FirstContacts,
+                    placed_by: how,
                 },
             )
         }
