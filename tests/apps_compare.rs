@@ -11,12 +11,11 @@ use std::path::{Path, PathBuf};
 fn trace(name: &str) -> PathBuf {
     let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/apps").join(name);
     assert!(d.is_dir(), "{} is missing (part of the repository)", d.display());
-    let packed = d.join("dumpi.tar.zst");
-    if packed.exists() {
-        packed
-    } else {
-        d
-    }
+    ["dumpi.tar.zst", "trace.tar.zst"]
+        .iter()
+        .map(|f| d.join(f))
+        .find(|p| p.exists())
+        .unwrap_or(d)
 }
 
 fn verdict(a: &str, b: &str) -> bool {
@@ -62,4 +61,14 @@ fn different_nas_benchmarks_are_not_similar() {
 fn quantum_espresso_is_not_another_program() {
     assert!(!verdict("qe-si-4", "hpcc-4"));
     assert!(!verdict("qe-si-8", "lammps-melt-8"));
+}
+
+/// Held-out runs (issue 20, docs/corpus.md "Held-out check"): NAS BT and SP at class S on 4 ranks,
+/// recorded by two tracers (OTF2 and SST DUMPI), are similar, as PACPM's Table 4 finds BT and SP;
+/// LU on the same 4 ranks is another program.
+#[test]
+fn held_out_bt_and_sp_are_similar_and_lu_is_not() {
+    assert!(verdict("otf2-npb-bt.S.4", "npb-sp.S.4"));
+    assert!(!verdict("otf2-npb-lu.S.4", "npb-sp.S.4"));
+    assert!(!verdict("otf2-npb-lu.S.4", "otf2-npb-bt.S.4"));
 }

@@ -28,14 +28,14 @@ fn app_dir(name: &str) -> PathBuf {
     d
 }
 
-/// The trace of a run: the packed `dumpi.tar.zst` if there is one, else the folder itself.
+/// The trace of a run: the packed `dumpi.tar.zst` or `trace.tar.zst` (OTF2) if there is one, else
+/// the folder itself.
 fn trace_of(dir: &Path) -> PathBuf {
-    let packed = dir.join("dumpi.tar.zst");
-    if packed.exists() {
-        packed
-    } else {
-        dir.to_path_buf()
-    }
+    ["dumpi.tar.zst", "trace.tar.zst"]
+        .iter()
+        .map(|f| dir.join(f))
+        .find(|p| p.exists())
+        .unwrap_or_else(|| dir.to_path_buf())
 }
 
 fn edge(a: u32, b: u32) -> (u32, u32) {
@@ -444,6 +444,41 @@ fn npb_sp_16_ranks_is_its_multipartition_partners() {
 fn npb_cg_16_ranks_is_its_reduction_and_transpose_partners() {
     let v = identify(&trace_of(&app_dir("npb-cg.S.16")));
     check_graph("npb-cg.S.16", &v, 16, &cg_edges());
+}
+
+/// Held-out NAS runs on 4 ranks (issue 20, docs/corpus.md "Held-out check"), against their
+/// sources' partners: CG (CG/cg.f) on a 2x2 process grid exchanges with proc_col XOR 1 in its
+/// row and with the transpose partner (n mod 2)·2 + n div 2 (0 and 3 with themselves): the line
+/// 0-1-2-3; LU (LU/proc_grid.f, neighbors.f) on a 2x2 grid without wrap-around, north/south
+/// id ∓ 1, west/east id ∓ 2; BT and SP (make_set.f) put 2x2 cells on every rank, whose six
+/// partners are the three other ranks: every pair.
+#[test]
+fn held_out_nas_4_ranks_are_their_sources_partners() {
+    let mut cg = Edges::new();
+    let mut lu = Edges::new();
+    let mut all = Edges::new();
+    for n in 0..4u32 {
+        for partner in [(n / 2) * 2 + ((n % 2) ^ 1), (n % 2) * 2 + n / 2] {
+            if partner != n {
+                cg.insert(edge(n, partner));
+            }
+        }
+        let (row, col) = (n % 2, n / 2);
+        lu.insert(edge(n, (row ^ 1) + 2 * col));
+        lu.insert(edge(n, row + 2 * (col ^ 1)));
+        for m in n + 1..4 {
+            all.insert(edge(n, m));
+        }
+    }
+    for (name, truth) in [
+        ("otf2-npb-cg.S.4", &cg),
+        ("otf2-npb-lu.S.4", &lu),
+        ("otf2-npb-bt.S.4", &all),
+        ("npb-sp.S.4", &all),
+    ] {
+        let v = identify(&trace_of(&app_dir(name)));
+        check_graph(name, &v, 4, truth);
+    }
 }
 
 /// The checks themselves: a 3×4 torus read back through a rotation and an axis swap is the same

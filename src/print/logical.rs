@@ -97,8 +97,9 @@ fn human(r: &LogicalDocument, report: &LogicalReport, side_by_side: bool) -> Str
     if let Some(d) = r.directions_from.filter(|d| d.worth_showing() && !collectives_only) {
         s.push_str(&format!("Directions from the {}.\n", d.reason));
     }
+    let by_isomorphism = r.directions_from.is_some_and(|d| d.placed_by == PlacedBy::Isomorphism);
     if r.directions_from
-        .is_some_and(|d| d.placed_by == PlacedBy::FirstContacts)
+        .is_some_and(|d| matches!(d.placed_by, PlacedBy::FirstContacts | PlacedBy::Isomorphism))
     {
         let places: Vec<String> = r
             .placement
@@ -114,8 +115,13 @@ fn human(r: &LogicalDocument, report: &LogicalReport, side_by_side: bool) -> Str
         } else {
             String::new()
         };
+        let how = if by_isomorphism {
+            "by an isomorphism onto it"
+        } else {
+            "by their first contacts"
+        };
         s.push_str(&format!(
-            "Ranks placed by their first contacts, not by `tracelogic topology`'s mapping: rank (coordinates) {}{more}.\n",
+            "Ranks placed {how}, not by `tracelogic topology`'s mapping: rank (coordinates) {}{more}.\n",
             places.join(" ")
         ));
     }
@@ -247,7 +253,14 @@ pub fn skeleton_note(s: &SkeletonReport, output: &std::path::Path) -> String {
 /// calls (function, direction, peer, order), and does it move each rank's bytes.
 pub fn structure_and_volume(v: &Verification) -> String {
     let ranks = v.per_rank.len();
-    let structure = if v.ranks_structure_differs.is_empty() {
+    let structure = if v.ranks_structure_differs.is_empty() && !v.ranks_outside_topology.is_empty() {
+        format!(
+            "Structure: exact inside the topology on every rank ({ranks}); {} ranks ({}) also made {} operations outside it, which the logical trace leaves out (dropped).\n",
+            v.ranks_outside_topology.len(),
+            tracelogic_engine::logical::ranks_text(&v.ranks_outside_topology),
+            v.operations_outside_topology
+        )
+    } else if v.ranks_structure_differs.is_empty() {
         format!("Structure: exact on every rank ({ranks}): calls, peers and order as recorded.\n")
     } else {
         format!(

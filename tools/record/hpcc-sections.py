@@ -7,7 +7,7 @@ TRACE_DIR holds an hpcc run recorded by tools/record/hpcc.sh (DUMPI) or tools/re
 (OTF2): hpccoutf.txt (hpcc's output file, which marks "Begin of X section." and "End of X section."
 for every test), iotimes.log (written by the iotimes shim: CLOCK_MONOTONIC time and file size at
 every close of hpccoutf.txt by rank 0) and the trace: DUMPI files (*.bin), or an OTF2 archive
-(trace/traces.otf2, or trace.tar.gz holding it) written by tools/otf2-tracer; both stamp calls with
+(trace/traces.otf2, or trace.tar.zst holding it) written by tools/otf2-tracer; both stamp calls with
 the same CLOCK_MONOTONIC. A Begin/End line is dated by the first close after it was written. The
 calls are read with the tracers' own decoders (dumpi2ascii; otf2-print, Debian's otf2-tools).
 Writes into TRACE_DIR/expected:
@@ -23,7 +23,6 @@ import os
 import re
 import subprocess
 import sys
-import tarfile
 import tempfile
 
 
@@ -99,8 +98,8 @@ def otf2_calls(d):
     tmp = None
     if not os.path.exists(anchor):
         tmp = tempfile.TemporaryDirectory()
-        with tarfile.open(os.path.join(d, "trace.tar.gz")) as t:
-            t.extractall(tmp.name)
+        packed = os.path.join(d, "trace.tar.zst")
+        subprocess.run(f'zstd -dc "{packed}" | tar xf - -C "{tmp.name}"', shell=True, check=True)
         anchor = glob.glob(os.path.join(tmp.name, "**", "traces.otf2"), recursive=True)[0]
     out = subprocess.run(["otf2-print", anchor], check=True, capture_output=True, text=True).stdout
     calls = [

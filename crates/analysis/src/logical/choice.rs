@@ -108,6 +108,9 @@ pub enum PlacedBy {
     /// Built from the trace: every rank's neighbours numbered by first contact, the same number
     /// the same direction everywhere (of the identified topology or an isomorphic equivalent).
     FirstContacts,
+    /// An isomorphic equivalent that is not vertex-transitive (NAS CG, a process grid), placed
+    /// by an isomorphism of the run's graph onto it, made canonical.
+    Isomorphism,
     /// No topology was identified: every rank is its own node of an all-to-all of the run's
     /// ranks, and a direction is a rank offset (`+k`: the rank `k` further, modulo the ranks),
     /// the relative encoding ScalaTrace uses for the peers of SPMD programs.
@@ -511,7 +514,7 @@ pub(super) fn choose_keyed(
         .collect();
     // The best placement built from first contacts that agrees better than the match, and
     // whether it places the match's own topology.
-    let mut best: Option<(Score, Placement, bool)> = None;
+    let mut best: Option<(Score, Placement, bool, PlacedBy)> = None;
     // On two nodes every family is the one edge; its names are left as identified.
     if n <= 2 {
         for e in &others {
@@ -578,7 +581,7 @@ pub(super) fn choose_keyed(
                         note: String::new(),
                     });
                     if a > base {
-                        best = Some((a, p, true));
+                        best = Some((a, p, true, PlacedBy::FirstContacts));
                     }
                 }
                 Err(note) => considered.push(ConsideredTopology {
@@ -594,28 +597,47 @@ pub(super) fn choose_keyed(
                 note: "not vertex-transitive: identification's mapping is kept".into(),
             });
         }
+        // An equivalent that names the program's own moves without being vertex-transitive
+        // (NAS CG's row and transpose partners, a P×Q process grid's rows and columns: the
+        // 4-rank CG is a 4-node line, whose `east` is the row partner at one end and the
+        // transpose partner in the middle) has no origin to place from first contacts; it is
+        // placed by an isomorphism of the run's graph onto it, made canonical, and scored like
+        // the others.
+        let by_isomorphism = |s: &TopologySpec| -> Result<Placement, String> {
+            let run = tracelogic_graph::Graph::from_edges(n, report.edges.iter().map(|&[a, b]| (a, b)));
+            let outcome =
+                tracelogic_graph::iso::isomorphism(&run, &s.graph(), tracelogic_graph::iso::IsoOptions::for_nodes(n));
+            let mapping = outcome
+                .mapping()
+                .ok_or_else(|| "no isomorphism found within the step budget".to_string())?;
+            Ok(Placement::new(s.clone(), n, mapping.iter().enumerate().map(|(r, &u)| (r as Rank, u)))?.canonical())
+        };
         let mut tried = 0;
         for e in &others {
             let spec = Family::from_name(&e.family).and_then(|f| TopologySpec::new(f, e.dims.clone()).ok());
             let outcome = match &spec {
                 None => Err("a user pattern without directions".to_string()),
+                Some(s) if matches!(s.family, Family::NasCg | Family::ProcessGrid) && tried < MAX_EQUIVALENTS => {
+                    tried += 1;
+                    by_isomorphism(s).map(|p| (p, PlacedBy::Isomorphism))
+                }
                 Some(s) if !s.is_vertex_transitive() => Err("not vertex-transitive".into()),
                 _ if tried >= MAX_EQUIVALENTS => Err(format!("beyond the bound of {MAX_EQUIVALENTS} equivalents")),
                 Some(s) => {
                     tried += 1;
-                    by_contacts(s)
+                    by_contacts(s).map(|p| (p, PlacedBy::FirstContacts))
                 }
             };
             match outcome {
-                Ok(p) => {
+                Ok((p, how)) => {
                     let a = score(&p);
                     considered.push(ConsideredTopology {
                         label: e.label.clone(),
                         agreement: Some(share(a.positional)),
                         note: String::new(),
                     });
-                    if a > base && best.as_ref().is_none_or(|(b, _, _)| a > *b) {
-                        best = Some((a, p, false));
+                    if a > base && best.as_ref().is_none_or(|(b, _, _, _)| a > *b) {
+                        best = Some((a, p, false, how));
                     }
                 }
                 Err(note) => considered.push(ConsideredTopology {
@@ -627,7 +649,7 @@ pub(super) fn choose_keyed(
         }
     }
     Ok(match best {
-        Some((a, p, own)) => {
+        Some((a, p, own, how)) => {
             let label = p.spec.label();
             let reason = if own {
                 format!(
@@ -654,7 +676,7 @@ pub(super) fn choose_keyed(
                     identified_agreement: share(base.positional),
                     considered,
                     reason,
-                    placed_by: PlacedBy::FirstContacts,
+                    placed_by: how,
                 },
             )
         }

@@ -99,6 +99,14 @@ pub struct Verification {
     /// Ranks whose volume is off by more than [`VOLUME_TOLERANCE`].
     #[serde(default)]
     pub ranks_volume_off: Vec<Rank>,
+    /// Ranks that made point-to-point operations outside the topology ([`Accuracy`]'s dropped
+    /// ones): their structure is exact only inside the topology, and the expansion lacks those
+    /// operations (NAS MG's coarse-grid exchange two processes apart on 16 and 32 ranks).
+    #[serde(default)]
+    pub ranks_outside_topology: Vec<Rank>,
+    /// Their operations outside the topology, over all ranks (`real_calls - real_in_topology`).
+    #[serde(default)]
+    pub operations_outside_topology: u64,
 }
 
 /// Relative volume error beyond which a rank counts in [`Verification::ranks_volume_off`]: 1 %,
@@ -220,6 +228,12 @@ pub fn verify(trace: &Trace, logical: &LogicalTrace) -> Result<Verification, Str
             .map(|p| p.rank)
             .collect(),
         max_volume_error: per_rank.iter().map(|p| p.volume_error).fold(0.0, f64::max),
+        ranks_outside_topology: per_rank
+            .iter()
+            .filter(|p| p.real_calls > p.real_in_topology)
+            .map(|p| p.rank)
+            .collect(),
+        operations_outside_topology: per_rank.iter().map(|p| p.real_calls - p.real_in_topology).sum(),
         per_rank,
         overall_share: if den == 0 { 1.0 } else { num as f64 / den as f64 },
         structure_share: if s_den == 0 { 1.0 } else { s_num as f64 / s_den as f64 },
