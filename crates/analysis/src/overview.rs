@@ -32,8 +32,10 @@ pub const DEFAULT_BINS: usize = 1024;
 /// Most time bins a histogram may have (memory is ranks × bins × 8 bytes).
 pub const MAX_BINS: usize = 1 << 16;
 
-/// Folds ranks into an [`Overview`].
-#[derive(Debug, Clone)]
+/// Folds ranks into an [`Overview`]. Several builders over disjoint blocks of ranks combine into
+/// the builder of all of them ([`OverviewBuilder::note_span`], [`OverviewBuilder::merge`]):
+/// the overview of a trace read by parts (`tracelogic-mpi overview`, docs/mpi.md).
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct OverviewBuilder {
     ranks: u32,
     bins: usize,
@@ -263,6 +265,84 @@ impl OverviewBuilder {
             row[k] += d;
             per_func[k] += d;
         }
+    }
+
+    /// A rank added to another builder had the span `span`: widen the bins as adding it here
+    /// would. A builder of some ranks that is told every other rank's span where the serial
+    /// order adds that rank has the serial builder's bins at every step, so its rows are binned
+    /// (and re-binned as the bins widen) exactly as there, and [`OverviewBuilder::merge`] adds
+    /// the parts up to the serial builder.
+    pub fn note_span(&mut self, span: Option<(Time, Time)>) {
+        if let Some((a, b)) = span {
+            self.cover(a, b);
+        }
+    }
+
+    /// Add the ranks of `other` (a builder of other ranks, with the same ranks, bins and bins'
+    /// grid: see [`OverviewBuilder::note_span`]). Merging the builders of consecutive blocks of
+    /// ranks in rank order gives the builder that added every rank in rank order: the same
+    /// function order (first seen first), matrix entries and sums.
+    pub fn merge(&mut self, other: OverviewBuilder) -> Result<(), String> {
+        if (self.ranks, self.bins) != (other.ranks, other.bins) {
+            return Err(format!(
+                "a part of {} ranks and {} bins does not fit a builder of {} ranks and {} bins",
+                other.ranks, other.bins, self.ranks, self.bins
+            ));
+        }
+        match (self.grid, other.grid) {
+            (Some(a), Some(b)) if a != b => {
+                return Err(format!("the parts' bins differ: {a:?} and {b:?} (origin, width)"));
+            }
+            (None, Some(g)) => self.grid = Some(g),
+            _ => {}
+        }
+        let n = self.ranks as usize;
+        for r in 0..n {
+            let taken = self.spans[r].is_some() || !self.mpi[r].is_empty();
+            let theirs = other.spans[r].is_some() || !other.mpi[r].is_empty();
+            if taken && theirs {
+                return Err(format!("rank {r} is in two parts"));
+            }
+        }
+        let OverviewBuilder {
+            functions,
+            calls_by_function,
+            total_by_function,
+            rank_time,
+            bin_time,
+            calls_per_rank,
+            spans,
+            mpi,
+            entries,
+            ..
+        } = other;
+        for (f, name) in functions.iter().enumerate() {
+            let at = self.function(name);
+            self.calls_by_function[at] += calls_by_function[f];
+            self.total_by_function[at] += total_by_function[f];
+            for (mine, theirs) in self.rank_time[at].iter_mut().zip(&rank_time[f]) {
+                *mine += theirs;
+            }
+            for (mine, theirs) in self.bin_time[at].iter_mut().zip(&bin_time[f]) {
+                *mine += theirs;
+            }
+        }
+        for (r, ((calls, span), row)) in calls_per_rank.into_iter().zip(spans).zip(mpi).enumerate() {
+            self.calls_per_rank[r] += calls;
+            if span.is_some() {
+                self.spans[r] = span;
+            }
+            if !row.is_empty() {
+                self.mpi[r] = row;
+            }
+        }
+        self.p2p_messages += other.p2p_messages;
+        self.p2p_bytes = self.p2p_bytes.saturating_add(other.p2p_bytes);
+        self.p2p_receives += other.p2p_receives;
+        self.collective_ops += other.collective_ops;
+        self.collective_bytes = self.collective_bytes.saturating_add(other.collective_bytes);
+        self.entries.extend(entries);
+        Ok(())
     }
 
     /// Fold one rank in. `name(f)` is the name of function id `f` of the rank's calls. Each rank
@@ -598,6 +678,57 @@ mod tests {
             );
             assert!(o.activity.bins == 8);
         }
+    }
+
+    /// The builders of consecutive blocks, told the other ranks' spans in rank order and merged
+    /// in rank order, give the builder that added every rank in rank order: the same overview,
+    /// bins included, also when the bins widen to the left (hint after the run) and right.
+    #[test]
+    fn parts_merge_to_the_serial_builder() {
+        let t = small();
+        for hint in [
+            None,
+            Some((0, 1400)),
+            Some((500, 600)),
+            Some((1200, 1300)),
+            Some((0, 3)),
+        ] {
+            for bins in [2, 4, 8] {
+                let mut serial = OverviewBuilder::new(t.num_ranks(), bins, hint);
+                for rt in &t.ranks {
+                    serial.add_rank(rt, |f| t.functions.name(f));
+                }
+                let serial = serial.finish(&t.format, &t.source, t.warnings.clone());
+                let whole: Vec<std::ops::Range<u32>> = std::iter::once(0..3).collect();
+                for cuts in [whole, vec![0..1, 1..3], vec![0..2, 2..3], vec![0..1, 1..2, 2..3]] {
+                    let parts = cuts.iter().map(|block| {
+                        let mut b = OverviewBuilder::new(t.num_ranks(), bins, hint);
+                        for rt in &t.ranks {
+                            if block.contains(&rt.rank) {
+                                b.add_rank(rt, |f| t.functions.name(f));
+                            } else {
+                                b.note_span(rt.span);
+                            }
+                        }
+                        b
+                    });
+                    let mut parts = parts.collect::<Vec<_>>().into_iter();
+                    let mut merged = parts.next().unwrap();
+                    for p in parts {
+                        merged.merge(p).unwrap();
+                    }
+                    let merged = merged.finish(&t.format, &t.source, t.warnings.clone());
+                    assert_eq!(merged, serial, "hint {hint:?}, {bins} bins, blocks {cuts:?}");
+                }
+            }
+        }
+        // A rank in two parts, and parts of different bins, are refused.
+        let mut a = OverviewBuilder::new(3, 4, None);
+        a.add_rank(&t.ranks[0], |f| t.functions.name(f));
+        let mut b = OverviewBuilder::new(3, 4, None);
+        b.add_rank(&t.ranks[0], |f| t.functions.name(f));
+        assert!(a.clone().merge(b).is_err());
+        assert!(a.merge(OverviewBuilder::new(3, 8, None)).is_err());
     }
 
     #[test]

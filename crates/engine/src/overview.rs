@@ -9,11 +9,12 @@
 
 use crate::{Engine, FieldWords};
 use serde::{Deserialize, Serialize};
+use std::ops::Range;
 pub use tracelogic_analysis::overview::{Activity, Overview, OverviewBuilder, SketchPhase, DEFAULT_BINS, MAX_BINS};
 use tracelogic_analysis::topology::{identify_matrix, TopologyOptions, TopologyReport};
 use tracelogic_formats::stream::{read_ranks, stream_ranks, FileSource, RankSink, StreamInfo};
 use tracelogic_formats::{FormatError, ProgressSink};
-use tracelogic_model::{Interner, RankTrace, Selection};
+use tracelogic_model::{Interner, Rank, RankTrace, Selection, Time, Trace};
 
 /// An overview and the topology identified from its matrix.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -67,6 +68,74 @@ pub fn overview(
         topology,
         input_bytes,
         streamed,
+    })
+}
+
+/// What the serial [`overview`] of the trace of `source` takes from its reader besides the
+/// ranks, given `trace`, the whole read of it (or a read by parts, which holds every rank's
+/// span, definitions and warnings).
+#[derive(Debug, Clone)]
+pub struct PartsHead {
+    /// The span the bins start from: OTF2's announced span, else the trace's span.
+    pub span: Option<(Time, Time)>,
+    /// The reader's warnings as the streamed read reports them.
+    pub warnings: Vec<String>,
+    /// Bytes of the trace's files.
+    pub input_bytes: u64,
+    /// True when [`overview`] streams the ranks.
+    pub streamed: bool,
+}
+
+/// [`PartsHead`] of the trace of `source`, `trace` its whole read or read by parts.
+pub fn parts_head(source: &mut dyn FileSource, trace: &Trace) -> Result<PartsHead, FormatError> {
+    let streamed = tracelogic_formats::stream::streams(source);
+    let input_bytes = source.list().iter().map(|(_, s)| s).sum();
+    let announced = tracelogic_formats::stream::announced(source)?;
+    Ok(PartsHead {
+        span: if streamed { announced.span } else { Some(trace.span()) },
+        warnings: announced.stream_warnings(trace.warnings.clone()),
+        input_bytes,
+        streamed,
+    })
+}
+
+/// The overview builder of the ranks `owned` of `trace` (which holds every rank's span; the
+/// other ranks' events may be missing, as a process of `tracelogic-mpi` holds them), in `bins`
+/// bins starting from `span` ([`PartsHead::span`]). The other ranks' spans are noted where the serial
+/// order adds them, so the builders of consecutive blocks merged in rank order
+/// ([`overview_of_parts`]) are the serial overview's builder.
+pub fn overview_part(trace: &Trace, owned: Range<Rank>, bins: usize, span: Option<(Time, Time)>) -> OverviewBuilder {
+    let mut b = OverviewBuilder::new(trace.num_ranks(), bins, span);
+    for rt in &trace.ranks {
+        if owned.contains(&rt.rank) {
+            b.add_rank(rt, |f| trace.functions.name(f));
+        } else {
+            b.note_span(rt.span);
+        }
+    }
+    b
+}
+
+/// The overview report of the builders of consecutive blocks of ranks, in rank order
+/// ([`overview_part`]): the serial [`overview`]'s report of the same trace (`trace`: its
+/// definitions, `head`: [`parts_head`]).
+pub fn overview_of_parts(
+    parts: impl IntoIterator<Item = OverviewBuilder>,
+    trace: &Trace,
+    head: PartsHead,
+) -> Result<OverviewReport, String> {
+    let mut parts = parts.into_iter();
+    let mut builder = parts.next().ok_or("no part")?;
+    for p in parts {
+        builder.merge(p)?;
+    }
+    let overview = builder.finish(&trace.format, &trace.source, head.warnings);
+    let topology = identify_matrix(&overview.matrix, &TopologyOptions::default());
+    Ok(OverviewReport {
+        overview,
+        topology,
+        input_bytes: head.input_bytes,
+        streamed: head.streamed,
     })
 }
 

@@ -214,6 +214,57 @@ pub fn stream_ranks(
     Ok(info)
 }
 
+/// What [`stream_ranks`] says of the trace of `source` that a whole read of it
+/// ([`crate::read_trace`]) does not, from the definitions alone (no event file is read), so that
+/// a trace read otherwise (by parts, `tracelogic-mpi`) reports what the stream reports.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Announced {
+    /// The span announced before any rank ([`StreamInfo::span_hint`], OTF2's clock
+    /// properties); `None` for the formats read whole (theirs is the read trace's span).
+    pub span: Option<(Time, Time)>,
+    /// The whole read's warnings the stream leaves out: those of the definitions alone
+    /// (declared Cartesian topologies that do not fit, unknown definition records), which come
+    /// right after the archive's own warnings.
+    pub left_out: std::ops::Range<usize>,
+}
+
+impl Announced {
+    /// The warnings [`stream_ranks`] reports, from the whole read's `warnings`.
+    pub fn stream_warnings(&self, mut warnings: Vec<String>) -> Vec<String> {
+        let end = self.left_out.end.min(warnings.len());
+        warnings.drain(self.left_out.start.min(end)..end);
+        warnings
+    }
+}
+
+/// [`Announced`] for the trace of `source`.
+pub fn announced(source: &mut dyn FileSource) -> Result<Announced, FormatError> {
+    if !streams(source) {
+        return Ok(Announced::default());
+    }
+    struct Nothing;
+    impl RankSink for Nothing {
+        fn begin(&mut self, _: &StreamInfo) {}
+        fn rank(&mut self, _: &RankTrace, _: &Interner) {}
+    }
+    let head = otf2_head(source)?;
+    let archive = Archive::open(&head)?;
+    let info = crate::otf2::stream(
+        &archive,
+        &[],
+        &mut |_| Ok(Vec::new()),
+        &|_| false,
+        &mut NoProgress,
+        &mut Nothing,
+    )?;
+    let first = archive.warnings.len();
+    let left_out = first..first + crate::otf2::definition_warnings(&archive)?;
+    Ok(Announced {
+        span: info.span_hint,
+        left_out,
+    })
+}
+
 /// Bytes read from the start of each OTF2 event file to find its first event.
 const HEAD_BYTES: u64 = 16 << 10;
 

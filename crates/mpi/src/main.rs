@@ -6,9 +6,9 @@
 //! messages matched by routing the sends' envelopes to their receivers' process) and rank 0
 //! combines the parts. `replay` is a parallel replay: each process replays its ranks, the
 //! injection starts of sends and the arrivals of collectives crossing processes exchanged in
-//! rounds. `topology` of a selection is identified from the gathered matrix rows; of the whole
-//! run it gathers the ranks' event columns to rank 0 (the placement by first contacts reads
-//! them), which runs the serial CLI's own subcommand on the trace.
+//! rounds. `topology` is identified from the gathered matrix rows; of the whole run the ranks
+//! are then placed by their first contacts by parts (keys, first contacts and agreements
+//! exchanged). `overview` merges the processes' overview builders.
 //! Rank 0 prints; every process exits with rank 0's exit code.
 //!
 //! The CLI's argument structs, error type and printers are the CLI's own modules (the root
@@ -22,17 +22,21 @@ use mpi::datatype::{Partition, PartitionMut};
 use mpi::topology::SimpleCommunicator;
 use mpi::traits::*;
 use mpi::Count;
+use std::cmp::Reverse;
+use std::collections::HashMap;
 use std::ops::Range;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use tracelogic_analysis::logical::{ContactSource, ContentKey, Placement, Scoring, Step};
 use tracelogic_analysis::partial::{
     combine_profile, combine_summary, profile_part, ranks_span, summary_part, MatchCounts, ProfilePart, SummaryPart,
 };
 use tracelogic_analysis::partial_waits::{combine_waits, instance_parts, InstancePart, Reply, WaitsAcc, WaitsPart};
 use tracelogic_analysis::replay::parts::{combine_what_if, what_if_configurations, Note, ReplayPart, ReplayPartResult};
 use tracelogic_analysis::replay::{dropped_calls, DroppedCalls};
+use tracelogic_analysis::topology::TopologyReport;
 use tracelogic_analysis::waits::wait_states_matched;
-use tracelogic_cli::{common, matrix, print, profile, replay, summary, topology, waits};
+use tracelogic_cli::{common, matrix, overview, print, profile, replay, summary, topology, waits};
 use tracelogic_engine::matrix::{MatrixReport, Metric};
 use tracelogic_engine::profile::{Profile, ProfileOptions};
 use tracelogic_engine::replay::ReplayReport;
@@ -65,13 +69,16 @@ enum Command {
     /// Time per MPI function, computation per rank, message sizes (each process sums its
     /// ranks; rank 0 adds the sums up).
     Profile(profile::Args),
-    /// Identify the communication topology (of a selection: from the matrix rows; of the whole
-    /// run: gathered to rank 0, whose ranks are placed by their first contacts).
+    /// Identify the communication topology (from the matrix rows; of the whole run the ranks
+    /// are placed by their first contacts by parts).
     Topology(topology::Args),
     /// Wait states (a parallel replay: each process measures its ranks' waits).
     Waits(waits::Args),
     /// What-if replay (a parallel replay: each process replays its ranks).
     Replay(replay::Args),
+    /// What a trace larger than memory holds (each process folds its ranks into an overview
+    /// builder; rank 0 merges the builders).
+    Overview(overview::Args),
 }
 
 /// The processes of `MPI_COMM_WORLD` as the distributed reader's [`Exchange`].
@@ -579,12 +586,13 @@ fn on_root(world: &SimpleCommunicator, paths: &[PathBuf], run: impl FnOnce() -> 
     }
 }
 
-/// `topology`. Of a selection, the serial identification reads only the communication matrix:
-/// each process builds its ranks' rows, rank 0 gathers them and identifies the topology. Of the
-/// whole run it also places the ranks by their first contacts (the logical trace's content
-/// keys) and compares declared Cartesian topologies, which read every rank's events: the
-/// columns are gathered and rank 0 runs the serial subcommand. A graph or CSV matrix file is
-/// no trace: rank 0 alone reads it.
+/// `topology`. Each process builds its ranks' matrix rows, rank 0 gathers them and identifies
+/// the topology. Of the whole run the serial CLI also places the ranks by their first contacts
+/// and compares the declared Cartesian topologies: rank 0's report goes to every process, which
+/// place the ranks together ([`Contacts`]: content keys and first contacts all-gathered, the
+/// reference rank's operations broadcast, agreements summed), and rank 0 compares the declared
+/// topologies (definitions, which every process holds). No event is gathered. A graph or CSV
+/// matrix file is no trace: rank 0 alone reads it.
 fn topology(world: &SimpleCommunicator, args: topology::Args) -> CliResult {
     if args.graph.is_some() || args.matrix.is_some() {
         return if world.rank() == 0 {
@@ -597,20 +605,6 @@ fn topology(world: &SimpleCommunicator, args: topology::Args) -> CliResult {
     let partial = read(world, &args.paths)?;
     let PartialTrace { trace, owned, blocks } = partial;
     let (engine, selection) = args.selection.engine(trace)?;
-    if engine.absolute(&selection).is_ok_and(|a| a == Selection::all()) {
-        let partial = PartialTrace {
-            trace: engine.into_trace(),
-            owned,
-            blocks,
-        };
-        return match gather_trace(world, partial) {
-            Some(trace) => {
-                common::preload(trace);
-                topology::run(args)
-            }
-            None => Ok(ExitCode::SUCCESS),
-        };
-    }
     warn(world, engine.trace());
     if world.rank() == 0 {
         if let Some(why) = engine.past_the_end(&selection) {
@@ -623,16 +617,181 @@ fn topology(world: &SimpleCommunicator, args: topology::Args) -> CliResult {
     let absolute = engine.absolute(&selection)?;
     set_stage("building the communication matrix");
     let mine = tracelogic_analysis::matrix::CommMatrix::from_trace(engine.trace(), &absolute);
-    let rows = tracelogic_mpi::merge::encode_rows(&mine, owned);
+    let rows = tracelogic_mpi::merge::encode_rows(&mine, owned.clone());
     drop(mine);
-    let Some(parts) = gather_to_root(world, &rows) else {
+    let whole = absolute == Selection::all();
+    let gathered = gather_to_root(world, &rows);
+    drop(rows);
+    let report = gathered.map(|parts| {
+        let matrix = tracelogic_mpi::merge::matrix_of_rows(engine.trace().num_ranks(), &parts)
+            .expect("the processes' rows make one matrix");
+        set_stage("identifying the topology");
+        tracelogic_engine::topology::of_matrix(&matrix, &opts)
+    });
+    if !whole {
+        return match report {
+            Some(report) => topology::finish(&args, report),
+            None => Ok(ExitCode::SUCCESS),
+        };
+    }
+    // The whole run: placed by the ranks' first contacts as the serial CLI places it, each
+    // process reading its ranks (content keys, first contacts, agreements exchanged), then the
+    // declared Cartesian topologies compared on rank 0 (they are definitions every process has).
+    set_stage("placing the ranks by their first contacts");
+    let mut report = broadcast_report(world, report);
+    let trace = engine.trace();
+    let mut contacts = Contacts {
+        world,
+        local: tracelogic_analysis::logical::LocalContacts::new(trace, owned),
+        blocks: &blocks,
+        ranks: trace.num_ranks(),
+        total: None,
+    };
+    tracelogic_analysis::logical::place_by_first_contacts_from(&mut contacts, &mut report);
+    if world.rank() != 0 {
+        return Ok(ExitCode::SUCCESS);
+    }
+    tracelogic_analysis::topology::declared::attach(trace, &mut report);
+    topology::finish(&args, report)
+}
+
+/// Rank 0's topology report on every process (as JSON: the report's own serialisation).
+fn broadcast_report(world: &SimpleCommunicator, report: Option<TopologyReport>) -> TopologyReport {
+    let root = world.process_at_rank(0);
+    let mut bytes = match &report {
+        Some(r) => serde_json::to_vec(r).expect("a report serialises"),
+        None => Vec::new(),
+    };
+    let mut len = bytes.len() as u64;
+    root.broadcast_into(&mut len);
+    if world.rank() != 0 {
+        bytes = vec![0u8; len as usize];
+    }
+    root.broadcast_into(&mut bytes[..]);
+    match report {
+        Some(r) => r,
+        None => serde_json::from_slice(&bytes).expect("the report deserialises"),
+    }
+}
+
+/// The ranks' content keys, first contacts and agreements with a placement, each process
+/// reading its ranks and the results exchanged, in the same calls on every process.
+struct Contacts<'a> {
+    world: &'a SimpleCommunicator,
+    local: tracelogic_analysis::logical::LocalContacts<'a>,
+    blocks: &'a [Range<Rank>],
+    ranks: Rank,
+    total: Option<u64>,
+}
+
+impl ContactSource for Contacts<'_> {
+    fn num_ranks(&self) -> Rank {
+        self.ranks
+    }
+
+    fn keys(&mut self) -> Vec<ContentKey> {
+        let mine: Vec<(u64, u64, u64)> = self
+            .local
+            .keys()
+            .iter()
+            .map(|k| (k.0 .0 as u64, k.1 .0 as u64, k.2))
+            .collect();
+        let mine = bincode::serialize(&mine).expect("keys serialise");
+        World(self.world)
+            .all_gather(&mine)
+            .iter()
+            .flat_map(|b| bincode::deserialize::<Vec<(u64, u64, u64)>>(b).expect("keys deserialise"))
+            .map(|(a, b, c)| (Reverse(a as usize), Reverse(b as usize), c))
+            .collect()
+    }
+
+    fn first_contacts(&mut self, adjacency: &[Vec<Rank>], sends_only: bool) -> Option<Vec<HashMap<Rank, u32>>> {
+        let mine: Vec<Option<Vec<(Rank, u32)>>> = self
+            .local
+            .first_contacts(adjacency, sends_only)
+            .into_iter()
+            .map(|c| {
+                c.map(|m| {
+                    let mut v: Vec<(Rank, u32)> = m.into_iter().collect();
+                    v.sort_unstable();
+                    v
+                })
+            })
+            .collect();
+        let mine = bincode::serialize(&mine).expect("contacts serialise");
+        World(self.world)
+            .all_gather(&mine)
+            .iter()
+            .flat_map(|b| bincode::deserialize::<Vec<Option<Vec<(Rank, u32)>>>>(b).expect("contacts deserialise"))
+            .map(|c| c.map(|v| v.into_iter().collect::<HashMap<Rank, u32>>()))
+            .collect()
+    }
+
+    fn agreement(&mut self, placement: &Placement, keys: &[ContentKey]) -> (u64, u64) {
+        let total = match self.total {
+            Some(t) => t,
+            None => *self.total.insert(sum(self.world, self.local.total())),
+        };
+        let Some(scoring) = Scoring::new(placement, keys) else {
+            return (0, total);
+        };
+        let reference = scoring.reference();
+        let owner = self
+            .blocks
+            .iter()
+            .position(|b| b.contains(&reference))
+            .expect("every rank is in a block");
+        let root = self.world.process_at_rank(owner as i32);
+        let mut bytes = if self.world.rank() as usize == owner {
+            bincode::serialize(&self.local.steps(&scoring, reference)).expect("steps serialise")
+        } else {
+            Vec::new()
+        };
+        let mut len = bytes.len() as u64;
+        root.broadcast_into(&mut len);
+        bytes.resize(len as usize, 0);
+        root.broadcast_into(&mut bytes[..]);
+        let steps: Vec<Step> = bincode::deserialize(&bytes).expect("steps deserialise");
+        (sum(self.world, self.local.agreed(&scoring, &steps)), total)
+    }
+}
+
+/// `overview`: each process folds its ranks into an overview builder whose bins follow the
+/// serial builder's (every rank's span is known to every process after the read), rank 0
+/// gathers the builders, merges them in rank order and prints the serial report.
+fn overview_by_parts(world: &SimpleCommunicator, args: overview::Args) -> CliResult {
+    let partial = read(world, &args.paths)?;
+    // The serial CLI's source: its sizes, whether it streams, and OTF2's announced span.
+    let mut source = overview::source(&args.paths)?;
+    let head = tracelogic_engine::overview::parts_head(source.as_mut(), &partial.trace)
+        .map_err(|e| CliError::Input(format!("cannot read trace: {e}")))?;
+    set_stage("computing the overview");
+    let PartialTrace { mut trace, owned, .. } = partial;
+    let part = tracelogic_engine::overview::overview_part(&trace, owned, args.bins as usize, head.span);
+    // Only the definitions are needed from here on.
+    trace.ranks.clear();
+    let bytes = bincode::serialize(&part).expect("a part serialises");
+    drop(part);
+    let Some(parts) = gather_to_root(world, &bytes) else {
         return Ok(ExitCode::SUCCESS);
     };
-    let matrix = tracelogic_mpi::merge::matrix_of_rows(engine.trace().num_ranks(), &parts)
-        .expect("the processes' rows make one matrix");
-    set_stage("identifying the topology");
-    let report = tracelogic_engine::topology::of_matrix(&matrix, &opts);
-    topology::finish(&args, report)
+    drop(bytes);
+    let parts = parts
+        .into_iter()
+        .map(|b| bincode::deserialize(&b).expect("a part deserialises"));
+    let report = tracelogic_engine::overview::overview_of_parts(parts, &trace, head)
+        .unwrap_or_else(|e| panic!("the parts do not make one overview: {e}"));
+    for w in &report.overview.warnings {
+        eprintln!("tracelogic: warning: {w}");
+    }
+    let paths: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
+    let paths = paths.join(" ");
+    if args.json {
+        common::print_json(&report)?;
+    } else {
+        common::emit(|out| out.write_all(print::overview::text(&report, &paths).as_bytes()))?;
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `matrix`: each process builds its ranks' rows; rank 0 gathers them and prints the report.
@@ -700,6 +859,7 @@ fn run(world: &SimpleCommunicator, command: Command) -> CliResult {
         }
         Command::Waits(a) => waits(world, a),
         Command::Replay(a) => replay_by_parts(world, a),
+        Command::Overview(a) => overview_by_parts(world, a),
     }
 }
 

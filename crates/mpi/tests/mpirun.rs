@@ -300,6 +300,91 @@ fn same_as_serial(serial: &Path, cases: &[Vec<&str>], processes: &[usize]) {
     }
 }
 
+/// `overview` (each process folds its ranks into an overview builder, rank 0 merges them) on
+/// every bundled sample under `mpirun -n 1`, `2` and `4`: the serial CLI's JSON (topology's
+/// timings aside) with a few bin counts, its text, stderr once and exit code.
+#[test]
+fn overview_prints_what_the_serial_cli_prints_on_every_sample() {
+    let serial = serial_binary();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/samples");
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert!(names.len() >= 10, "the bundled samples: {names:?}");
+    let paths: Vec<String> = names.iter().map(|n| sample(n).to_str().unwrap().to_owned()).collect();
+    let mut cases: Vec<Vec<&str>> = Vec::new();
+    for p in &paths {
+        cases.push(vec!["overview", p, "--json"]);
+        cases.push(vec!["overview", p, "--json", "--bins", "6"]);
+        cases.push(vec!["overview", p, "--bins", "64"]);
+    }
+    cases.push(vec!["overview", "/nonexistent/tracelogic-mpi-trace"]);
+    same_as_serial(&serial, &cases, &[1, 2, 4]);
+}
+
+/// `topology` of the whole run (matrix rows gathered, the ranks placed by their first contacts
+/// by parts, the declared Cartesian topologies compared on rank 0; no event gathered) under
+/// `mpirun -n 1`, `2` and `4`: the serial CLI's JSON (timings aside), stderr once and exit code,
+/// on every bundled sample, the app traces that declare Cartesian topologies, and NPB BT
+/// renumbered by `tracelogic convert` as DUMPI and OTF2 (placed by first contacts there).
+#[test]
+fn whole_run_topology_prints_what_the_serial_cli_prints() {
+    let serial = serial_binary();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(root.join("samples"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.sort();
+    for app in [
+        "lammps-melt-12",
+        "lammps-melt-27-reorder",
+        "otf2-lammps-melt-8",
+        "npb-sp.S.16",
+    ] {
+        dirs.push(root.join("apps").join(app));
+    }
+    let tmp = std::env::temp_dir().join(format!("tracelogic-mpi-topology-{}", std::process::id()));
+    for format in ["dumpi", "otf2"] {
+        let out = tmp.join(format!("bt-{format}"));
+        let bt = sample("npb-bt.S.9");
+        let status = Command::new(&serial)
+            .args([
+                "convert",
+                bt.to_str().unwrap(),
+                "--format",
+                format,
+                "--renumber",
+                "random:7",
+                "--out",
+            ])
+            .arg(&out)
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let placed = Command::new(&serial)
+            .args(["topology", out.to_str().unwrap(), "--json"])
+            .output()
+            .unwrap();
+        let placed: serde_json::Value = serde_json::from_slice(&placed.stdout).unwrap();
+        assert_eq!(
+            placed["placed_by"], "first_contacts",
+            "{format}: the test shows nothing"
+        );
+        dirs.push(out);
+    }
+    let paths: Vec<String> = dirs.iter().map(|d| d.to_str().unwrap().to_owned()).collect();
+    let cases: Vec<Vec<&str>> = paths.iter().map(|p| vec!["topology", p, "--json"]).collect();
+    same_as_serial(&serial, &cases, &[1, 2, 4]);
+    std::fs::remove_dir_all(tmp).ok();
+}
+
 #[test]
 fn errors_are_reported_once_and_end_every_process() {
     let missing = "/nonexistent/tracelogic-mpi-trace";

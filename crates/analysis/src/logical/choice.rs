@@ -133,20 +133,18 @@ pub enum PlacedBy {
 /// count. Under the placement whose directions are the program's moves every rank of a uniform
 /// program agrees completely.
 pub fn agreement(trace: &Trace, placement: &Placement) -> (u64, u64) {
-    let keys: Vec<_> = (0..trace.num_ranks()).map(|r| content_key(trace, r)).collect();
-    let score = agreement_with(trace, &Peers::of(trace), placement, &keys);
-    (score.positional, score.total)
+    let local = LocalContacts::new(trace, 0..trace.num_ranks());
+    local.agreement_of_all(placement, &local.keys())
 }
 
 /// [`agreement`] with the ranks' content keys already computed.
 pub(super) fn agreement_keyed(trace: &Trace, placement: &Placement, keys: &[Key]) -> (u64, u64) {
-    let score = agreement_with(trace, &Peers::of(trace), placement, keys);
-    (score.positional, score.total)
+    LocalContacts::new(trace, 0..trace.num_ranks()).agreement_of_all(placement, keys)
 }
 
 use super::ContentKey as Key;
 /// One operation as the score compares it: send?, direction index (`u32::MAX`: any source), bytes.
-type Step = (bool, u32, u64);
+pub type Step = (bool, u32, u64);
 
 /// Direction index of an operation whose peer is not a neighbour under the placement.
 const OUTSIDE: u32 = u32::MAX - 1;
@@ -213,114 +211,217 @@ struct Score {
     total: u64,
 }
 
-fn agreement_with(trace: &Trace, peers: &Peers, placement: &Placement, keys: &[Key]) -> Score {
-    let n = trace.num_ranks() as usize;
-    let total: u64 = trace.ranks.iter().map(|rt| rt.p2p.len() as u64).sum();
-    let none = Score { positional: 0, total };
-    if placement.node_of_rank.len() != n || n == 0 || peers.peers.len() != n {
-        return none;
-    }
-    let names = placement.direction_names();
-    let index: HashMap<&str, u32> = names.iter().enumerate().map(|(i, d)| (d.as_str(), i as u32)).collect();
-    let tables = placement.direction_tables();
-    // Per rank: direction index of each of its peers, and the directions it has.
-    let direction_of: Vec<Vec<u32>> = (0..n)
-        .map(|r| {
-            peers.peers[r]
-                .iter()
-                .map(|q| tables[r].get(q).map_or(OUTSIDE, |d| index[d.as_str()]))
-                .collect()
-        })
-        .collect();
-    let coverage: Vec<Vec<bool>> = placement
-        .neighbour_tables()
-        .iter()
-        .map(|t| {
-            let mut c = vec![false; names.len()];
-            for d in t.keys() {
-                c[index[d.as_str()] as usize] = true;
-            }
-            c
-        })
-        .collect();
-    let steps = |r: usize| {
-        let p = &trace.ranks[r].p2p;
-        let dirs = &direction_of[r];
-        peers.slot[r].iter().enumerate().filter_map(move |(i, &k)| {
-            let d = if k == u32::MAX { u32::MAX } else { dirs[k as usize] };
-            (d != OUTSIDE).then(|| (p.dir[i] == P2pDir::Send, d, p.bytes[i]))
-        })
-    };
-    let count = |c: &[bool]| c.iter().filter(|&&x| x).count();
-    let most = coverage.iter().map(|c| count(c)).max().unwrap_or(0);
-    let Some(reference) = (0..n)
-        .filter(|&r| count(&coverage[r]) == most)
-        .min_by_key(|&r| (keys[r], placement.node_of_rank[r]))
-    else {
-        return none;
-    };
-    let ref_steps: Vec<Step> = steps(reference).collect();
-    let within = |c: &[bool], s: &Step| s.1 == u32::MAX || c[s.1 as usize];
-    let mut restricted_ref: HashMap<&[bool], [Vec<Step>; 2]> = HashMap::new();
-    let mut agreed = 0u64;
-    for r in 0..n {
-        let [sends, receives] = restricted_ref.entry(&coverage[r]).or_insert_with(|| {
-            let kept = ref_steps.iter().filter(|s| within(&coverage[r], s));
-            [
-                kept.clone().filter(|s| s.0).copied().collect(),
-                kept.filter(|s| !s.0).copied().collect(),
-            ]
-        });
-        let mut position = [0usize; 2];
-        for s in steps(r).filter(|s| within(&coverage[reference], s)) {
-            let (theirs, at) = if s.0 {
-                (&*sends, &mut position[0])
-            } else {
-                (&*receives, &mut position[1])
-            };
-            agreed += (theirs.get(*at) == Some(&s)) as u64;
-            *at += 1;
+/// What [`agreement`] needs of a placement besides the ranks' operations: the directions'
+/// indices, each rank's directions, and the reference rank (the first, by content key then
+/// node, among the ranks with the most directions).
+pub struct Scoring {
+    index: HashMap<String, u32>,
+    tables: Vec<HashMap<Rank, String>>,
+    coverage: Vec<Vec<bool>>,
+    reference: Rank,
+}
+
+impl Scoring {
+    /// The scoring of `placement` over `keys.len()` ranks; `None` when the placement is not of
+    /// that many ranks or no rank has a direction to compare (the score is then 0).
+    pub fn new(placement: &Placement, keys: &[Key]) -> Option<Scoring> {
+        let n = keys.len();
+        if placement.node_of_rank.len() != n || n == 0 {
+            return None;
         }
+        let names = placement.direction_names();
+        let index: HashMap<String, u32> = names.iter().enumerate().map(|(i, d)| (d.clone(), i as u32)).collect();
+        let coverage: Vec<Vec<bool>> = placement
+            .neighbour_tables()
+            .iter()
+            .map(|t| {
+                let mut c = vec![false; names.len()];
+                for d in t.keys() {
+                    c[index[d.as_str()] as usize] = true;
+                }
+                c
+            })
+            .collect();
+        let count = |c: &[bool]| c.iter().filter(|&&x| x).count();
+        let most = coverage.iter().map(|c| count(c)).max().unwrap_or(0);
+        let reference = (0..n)
+            .filter(|&r| count(&coverage[r]) == most)
+            .min_by_key(|&r| (keys[r], placement.node_of_rank[r]))?;
+        Some(Scoring {
+            index,
+            tables: placement.direction_tables(),
+            coverage,
+            reference: reference as Rank,
+        })
     }
-    Score {
-        positional: agreed,
-        total,
+
+    /// The reference rank, whose operations every rank is compared with.
+    pub fn reference(&self) -> Rank {
+        self.reference
     }
 }
 
-/// Per rank: its graph neighbours numbered by first contact in its point-to-point operations
-/// (only its sends when `sends_only`: a red/black code sends in one direction order on every
-/// rank but receives first on one colour). `None` when some neighbour is never reached.
-fn first_contacts(
+/// The ranks' content keys, first contacts and agreement with a placement, read from the ranks
+/// `ranks` of a trace (the other ranks' events may be missing, as a process of `tracelogic-mpi`
+/// holds them). Over every rank of a trace it is what [`Placement::choose`] reads
+/// ([`ContactSource`]); over blocks of ranks, the parts exchanged to place a whole run without
+/// gathering its events.
+pub struct LocalContacts<'t> {
+    trace: &'t Trace,
+    peers: Peers,
+    ranks: std::ops::Range<Rank>,
+}
+
+impl<'t> LocalContacts<'t> {
+    /// The ranks `ranks` of `trace`.
+    pub fn new(trace: &'t Trace, ranks: std::ops::Range<Rank>) -> LocalContacts<'t> {
+        LocalContacts {
+            trace,
+            peers: Peers::of(trace),
+            ranks,
+        }
+    }
+
+    /// The content key of each of the ranks, in rank order.
+    pub fn keys(&self) -> Vec<Key> {
+        self.ranks.clone().map(|r| content_key(self.trace, r)).collect()
+    }
+
+    /// Point-to-point operations of the ranks.
+    pub fn total(&self) -> u64 {
+        self.ranks
+            .clone()
+            .map(|r| self.trace.ranks[r as usize].p2p.len() as u64)
+            .sum()
+    }
+
+    /// Per rank of the ranks: its neighbours in `adjacency` (every rank's, sorted) numbered by
+    /// first contact, `None` when it never reaches one of them.
+    pub fn first_contacts(&self, adjacency: &[Vec<Rank>], sends_only: bool) -> Vec<Option<HashMap<Rank, u32>>> {
+        self.ranks
+            .clone()
+            .map(|r| first_contacts_of(self.trace, &self.peers, r, &adjacency[r as usize], sends_only))
+            .collect()
+    }
+
+    /// Rank `r`'s operations as the score compares them (`r` one of the ranks).
+    pub fn steps(&self, scoring: &Scoring, r: Rank) -> Vec<Step> {
+        let r = r as usize;
+        let p = &self.trace.ranks[r].p2p;
+        let dirs: Vec<u32> = self.peers.peers[r]
+            .iter()
+            .map(|q| scoring.tables[r].get(q).map_or(OUTSIDE, |d| scoring.index[d.as_str()]))
+            .collect();
+        self.peers.slot[r]
+            .iter()
+            .enumerate()
+            .filter_map(|(i, &k)| {
+                let d = if k == u32::MAX { u32::MAX } else { dirs[k as usize] };
+                (d != OUTSIDE).then(|| (p.dir[i] == P2pDir::Send, d, p.bytes[i]))
+            })
+            .collect()
+    }
+
+    /// Operations of the ranks equal, position by position, to the reference's `reference`
+    /// ([`LocalContacts::steps`] of [`Scoring::reference`]).
+    pub fn agreed(&self, scoring: &Scoring, reference: &[Step]) -> u64 {
+        let within = |c: &[bool], s: &Step| s.1 == u32::MAX || c[s.1 as usize];
+        let coverage = &scoring.coverage;
+        let ref_cover = &coverage[scoring.reference as usize];
+        let mut restricted_ref: HashMap<&[bool], [Vec<Step>; 2]> = HashMap::new();
+        let mut agreed = 0u64;
+        for r in self.ranks.clone() {
+            let [sends, receives] = restricted_ref.entry(&coverage[r as usize]).or_insert_with(|| {
+                let kept = reference.iter().filter(|s| within(&coverage[r as usize], s));
+                [
+                    kept.clone().filter(|s| s.0).copied().collect(),
+                    kept.filter(|s| !s.0).copied().collect(),
+                ]
+            });
+            let mut position = [0usize; 2];
+            for s in self.steps(scoring, r).into_iter().filter(|s| within(ref_cover, s)) {
+                let (theirs, at) = if s.0 {
+                    (&*sends, &mut position[0])
+                } else {
+                    (&*receives, &mut position[1])
+                };
+                agreed += (theirs.get(*at) == Some(&s)) as u64;
+                *at += 1;
+            }
+        }
+        agreed
+    }
+
+    /// [`agreement`] when the ranks are every rank of the trace.
+    fn agreement_of_all(&self, placement: &Placement, keys: &[Key]) -> (u64, u64) {
+        let total = self.total();
+        match Scoring::new(placement, keys) {
+            Some(s) => (self.agreed(&s, &self.steps(&s, s.reference)), total),
+            None => (0, total),
+        }
+    }
+}
+
+/// What choosing a placement reads of the ranks' operations ([`LocalContacts`] over every rank
+/// of a trace; `tracelogic-mpi` exchanges each process's [`LocalContacts`] results). Every call
+/// is made in the same order on every process, so an implementation may exchange inside it.
+pub trait ContactSource {
+    /// Ranks of the run.
+    fn num_ranks(&self) -> Rank;
+    /// Every rank's content key, in rank order.
+    fn keys(&mut self) -> Vec<Key>;
+    /// [`LocalContacts::first_contacts`] of every rank; `None` when one of them is `None`.
+    fn first_contacts(&mut self, adjacency: &[Vec<Rank>], sends_only: bool) -> Option<Vec<HashMap<Rank, u32>>>;
+    /// [`agreement`] of `placement` given every rank's content key.
+    fn agreement(&mut self, placement: &Placement, keys: &[Key]) -> (u64, u64);
+}
+
+impl ContactSource for LocalContacts<'_> {
+    fn num_ranks(&self) -> Rank {
+        self.trace.num_ranks()
+    }
+    fn keys(&mut self) -> Vec<Key> {
+        LocalContacts::keys(self)
+    }
+    fn first_contacts(&mut self, adjacency: &[Vec<Rank>], sends_only: bool) -> Option<Vec<HashMap<Rank, u32>>> {
+        LocalContacts::first_contacts(self, adjacency, sends_only)
+            .into_iter()
+            .collect()
+    }
+    fn agreement(&mut self, placement: &Placement, keys: &[Key]) -> (u64, u64) {
+        self.agreement_of_all(placement, keys)
+    }
+}
+
+/// Rank `r`'s graph neighbours `adj` (sorted) numbered by first contact in its point-to-point
+/// operations (only its sends when `sends_only`: a red/black code sends in one direction order on
+/// every rank but receives first on one colour). `None` when some neighbour is never reached.
+fn first_contacts_of(
     trace: &Trace,
     peers: &Peers,
-    adjacency: &[Vec<Rank>],
+    r: Rank,
+    adj: &[Rank],
     sends_only: bool,
-) -> Option<Vec<HashMap<Rank, u32>>> {
-    adjacency
-        .iter()
-        .enumerate()
-        .map(|(r, adj)| {
-            let list = &peers.peers[r];
-            let mut order: HashMap<Rank, u32> = HashMap::with_capacity(adj.len());
-            let mut seen = vec![false; list.len()];
-            let dirs = &trace.ranks[r].p2p.dir;
-            for (i, &k) in peers.slot[r].iter().enumerate() {
-                if k == u32::MAX || seen[k as usize] || (sends_only && dirs[i] != P2pDir::Send) {
-                    continue;
-                }
-                seen[k as usize] = true;
-                let q = list[k as usize];
-                if adj.binary_search(&q).is_ok() {
-                    order.insert(q, order.len() as u32);
-                    if order.len() == adj.len() {
-                        break;
-                    }
-                }
+) -> Option<HashMap<Rank, u32>> {
+    let r = r as usize;
+    let list = &peers.peers[r];
+    let mut order: HashMap<Rank, u32> = HashMap::with_capacity(adj.len());
+    let mut seen = vec![false; list.len()];
+    let dirs = &trace.ranks[r].p2p.dir;
+    for (i, &k) in peers.slot[r].iter().enumerate() {
+        if k == u32::MAX || seen[k as usize] || (sends_only && dirs[i] != P2pDir::Send) {
+            continue;
+        }
+        seen[k as usize] = true;
+        let q = list[k as usize];
+        if adj.binary_search(&q).is_ok() {
+            order.insert(q, order.len() as u32);
+            if order.len() == adj.len() {
+                break;
             }
-            (order.len() == adj.len()).then_some(order)
-        })
-        .collect()
+        }
+    }
+    (order.len() == adj.len()).then_some(order)
 }
 
 /// The permutation after `a` in lexicographic order; `false` (and `a` unchanged) after the last.
@@ -450,13 +551,20 @@ impl Placement {
 ///
 /// Costs one [`Placement::choose`]: a pass over every rank's operations.
 pub fn place_by_first_contacts(trace: &Trace, report: &mut TopologyReport) -> bool {
+    place_by_first_contacts_from(&mut LocalContacts::new(trace, 0..trace.num_ranks()), report)
+}
+
+/// [`place_by_first_contacts`] reading the ranks through `source` (`tracelogic-mpi`: each
+/// process its ranks, the results exchanged).
+pub fn place_by_first_contacts_from(source: &mut dyn ContactSource, report: &mut TopologyReport) -> bool {
     let id = &report.identification;
     let Some(matched) = &id.matched else { return false };
-    let n = trace.num_ranks() as usize;
+    let n = source.num_ranks() as usize;
     if id.mapping.len() != n || id.ranks as usize != n {
         return false;
     }
-    let Ok((placement, from)) = Placement::choose(trace, report) else {
+    let keys = source.keys();
+    let Ok((placement, from)) = choose_from(source, report, &keys) else {
         return false;
     };
     if from.placed_by != PlacedBy::FirstContacts
@@ -493,12 +601,25 @@ pub(super) fn choose_keyed(
     report: &TopologyReport,
     keys: &[Key],
 ) -> Result<(Placement, DirectionsFrom), String> {
+    choose_from(&mut LocalContacts::new(trace, 0..trace.num_ranks()), report, keys)
+}
+
+/// [`Placement::choose`] reading the ranks through `source` (`keys`: every rank's content key,
+/// [`ContactSource::keys`]).
+pub fn choose_from(
+    source: &mut dyn ContactSource,
+    report: &TopologyReport,
+    keys: &[Key],
+) -> Result<(Placement, DirectionsFrom), String> {
     let matched = Placement::from_report(report)?;
     let id = &report.identification;
     let identified = matched.spec.label();
-    let n = trace.num_ranks();
-    let peers = Peers::of(trace);
-    let score = |p: &Placement| agreement_with(trace, &peers, p, keys);
+    let n = source.num_ranks();
+    let source = std::cell::RefCell::new(source);
+    let score = |p: &Placement| {
+        let (positional, total) = source.borrow_mut().agreement(p, keys);
+        Score { positional, total }
+    };
     let base = score(&matched);
     let total = base.total;
     let share = |a: u64| if total == 0 { 1.0 } else { a as f64 / total as f64 };
@@ -538,7 +659,7 @@ pub(super) fn choose_keyed(
         }
         // First contacts over every operation, then over sends only when that numbering fits
         // no placement (computed only then).
-        let contacts = first_contacts(trace, &peers, &adjacency, false);
+        let contacts = source.borrow_mut().first_contacts(&adjacency, false);
         let mut send_contacts: Option<Option<Vec<HashMap<Rank, u32>>>> = None;
         let reference = (0..n).min_by_key(|&r| (keys[r as usize], r));
         let mut by_contacts = |s: &TopologySpec| -> Result<Placement, String> {
@@ -547,7 +668,7 @@ pub(super) fn choose_keyed(
             };
             placement_by_contacts(s, &adjacency, c, r).or_else(|e| {
                 let sends = send_contacts
-                    .get_or_insert_with(|| first_contacts(trace, &peers, &adjacency, true))
+                    .get_or_insert_with(|| source.borrow_mut().first_contacts(&adjacency, true))
                     .as_ref();
                 match sends {
                     Some(sc) if sc != c => placement_by_contacts(s, &adjacency, sc, r),

@@ -30,7 +30,7 @@ pub(super) fn structure_hash(records: &[Record]) -> u64 {
 }
 
 /// [`content_key`]: fewest calls last, then fewest operations, then the hash.
-pub(super) type ContentKey = (std::cmp::Reverse<usize>, std::cmp::Reverse<usize>, u64);
+pub type ContentKey = (std::cmp::Reverse<usize>, std::cmp::Reverse<usize>, u64);
 
 /// What a rank's trace looks like with its peers left out: calls, point-to-point operations,
 /// and a hash of the functions called and of each operation's direction, tag and size in order.

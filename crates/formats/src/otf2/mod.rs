@@ -76,7 +76,7 @@ fn read_with(
 }
 
 /// The streaming entry points of [`crate::stream`].
-pub(crate) use build::{first_time, stream};
+pub(crate) use build::{definition_warnings, first_time, stream};
 
 /// The world rank of each location of `archive` (`None` for a location of no MPI rank).
 pub(crate) fn location_ranks(archive: &Archive) -> Result<Vec<Option<tracelogic_model::Rank>>, FormatError> {

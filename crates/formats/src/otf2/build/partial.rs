@@ -102,6 +102,21 @@ pub(crate) fn stream(
     Ok(info)
 }
 
+/// How many warnings a whole read of `archive` gives from its definitions alone, after the
+/// archive's own warnings, that [`stream`] leaves out (declared Cartesian topologies that do
+/// not fit the trace, definition records with unknown ids).
+pub(crate) fn definition_warnings(archive: &Archive) -> Result<usize, FormatError> {
+    let defs = &archive.defs;
+    let defs_name = archive.files[archive.defs_file].name.as_str();
+    let (_, nranks) = world_ranks(defs, defs_name)?;
+    let shared = Shared::new(archive, false, nranks, defs_name)?;
+    let mut trace = Trace::new("otf2", archive.anchor_name(), nranks);
+    add_meta(archive, &mut trace);
+    trace.comms = shared.base_comms.comms.clone();
+    add_cartesian(defs, &shared, &mut trace);
+    Ok(trace.warnings.len() + usize::from(!defs.unknown_records.is_empty()))
+}
+
 /// The first event time (ns, as the trace's spans count) over every location of `archive`,
 /// read from the start of each event file only: `head(i)` gives the first bytes of file `i`.
 /// `None` when no location has an event.

@@ -1,0 +1,69 @@
+//! The overview by parts (`tracelogic_engine::overview::overview_part`, merged in rank order)
+//! is the serial streaming `overview`'s report, field for field (topology's timings aside), on
+//! every bundled sample and app trace cut into 1 to 4 blocks of ranks, at a few bin counts.
+//! Each part goes through bincode as `tracelogic-mpi overview` sends it.
+
+use tracelogic_engine::overview::{overview, overview_of_parts, overview_part, parts_head, OverviewBuilder};
+use tracelogic_formats::input::read_paths;
+use tracelogic_formats::read_trace;
+use tracelogic_formats::stream::MemoryFiles;
+use tracelogic_formats::NoProgress;
+use tracelogic_mpi::partition::by_count;
+
+mod common;
+use common::{partial, traces};
+
+/// A report as JSON without the timing fields of its topology (they differ between two runs).
+fn untimed(report: &impl serde::Serialize) -> serde_json::Value {
+    fn strip(v: &mut serde_json::Value) {
+        match v {
+            serde_json::Value::Object(m) => {
+                m.remove("milliseconds");
+                m.remove("timings");
+                m.values_mut().for_each(strip);
+            }
+            serde_json::Value::Array(a) => a.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    let mut v = serde_json::to_value(report).unwrap();
+    strip(&mut v);
+    v
+}
+
+#[test]
+fn the_overview_by_parts_is_the_serial_overview() {
+    let mut checked = 0;
+    for dir in traces() {
+        let id = dir.display().to_string();
+        let files = read_paths(std::slice::from_ref(&dir)).unwrap();
+        let Ok(trace) = read_trace(files.clone()) else {
+            continue;
+        };
+        let n = trace.num_ranks() as usize;
+        let mut source = MemoryFiles::new(files);
+        let head = parts_head(&mut source, &trace).unwrap();
+        for bins in [4, 64, 1024] {
+            let serial = overview(&mut MemoryFiles::new(source_files(&dir)), bins, &mut NoProgress).unwrap();
+            let want = untimed(&serial);
+            for processes in 1..=4.min(n.max(1)) {
+                let blocks = by_count(n, processes);
+                let parts: Vec<OverviewBuilder> = blocks
+                    .iter()
+                    .map(|b| {
+                        let part = overview_part(&partial(&trace, b), b.clone(), bins, head.span);
+                        bincode::deserialize(&bincode::serialize(&part).unwrap()).unwrap()
+                    })
+                    .collect();
+                let got = overview_of_parts(parts, &trace, head.clone()).unwrap();
+                assert_eq!(untimed(&got), want, "{id}: {bins} bins, blocks {blocks:?}");
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 30, "{checked} cuts checked");
+}
+
+fn source_files(dir: &std::path::Path) -> Vec<tracelogic_formats::InputFile> {
+    read_paths(std::slice::from_ref(&dir.to_path_buf())).unwrap()
+}
