@@ -63,7 +63,7 @@ fn quantum_espresso_is_not_another_program() {
     assert!(!verdict("qe-si-8", "lammps-melt-8"));
 }
 
-/// Held-out runs (issue 20, docs/corpus.md "Held-out check"): NAS BT and SP at class S on 4 ranks,
+/// Held-out runs (docs/corpus.md "Held-out check"): NAS BT and SP at class S on 4 ranks,
 /// recorded by two tracers (OTF2 and SST DUMPI), are similar, as PACPM's Table 4 finds BT and SP;
 /// LU on the same 4 ranks is another program.
 #[test]

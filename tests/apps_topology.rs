@@ -446,7 +446,7 @@ fn npb_cg_16_ranks_is_its_reduction_and_transpose_partners() {
     check_graph("npb-cg.S.16", &v, 16, &cg_edges());
 }
 
-/// Held-out NAS runs on 4 ranks (issue 20, docs/corpus.md "Held-out check"), against their
+/// Held-out NAS runs on 4 ranks (docs/corpus.md "Held-out check"), against their
 /// sources' partners: CG (CG/cg.f) on a 2x2 process grid exchanges with proc_col XOR 1 in its
 /// row and with the transpose partner (n mod 2)·2 + n div 2 (0 and 3 with themselves): the line
 /// 0-1-2-3; LU (LU/proc_grid.f, neighbors.f) on a 2x2 grid without wrap-around, north/south

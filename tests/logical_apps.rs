@@ -318,7 +318,7 @@ fn expanded_per_rank(l: &LogicalTrace) -> Vec<(u64, u64, u64)> {
         .collect()
 }
 
-/// Held-out NAS runs (issue 20; recorded after these analyses were written, at rank counts the
+/// Held-out NAS runs (recorded after these analyses were written, at rank counts the
 /// corpus did not have; docs/corpus.md "Held-out check"): structure and bytes exact on every
 /// rank, and every rank's expansion sends and receives what the tracer's decoder counted. Seed
 /// 000 Table 1: SP's compressed logical trace is within its 89 records; BT's and LU's lengths

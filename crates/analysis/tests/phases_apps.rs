@@ -374,7 +374,7 @@ fn hpcc_sections_are_few_and_long() {
     }
 }
 
-/// The goal of issue 20 on HPCC, not met yet (docs/phases.md, "Still not right"): one section
+/// The goal on HPCC, not met yet (docs/phases.md, "Still not right"): one section
 /// of its own per group of test sections that communicate differently, both ends within 1 % of
 /// the run, and LatencyBandwidth one section.
 #[test]
