@@ -108,7 +108,13 @@ export async function startApp(prefix, { onServe, delay, ignoreFailedRequest, in
     page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
     page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
     page.on('requestfailed', (r) => {
-      if (!ignoreFailedRequest?.(r.url())) problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`);
+      if (ignoreFailedRequest?.(r.url())) return;
+      // The page starts a spare analysis worker a moment after a load; when the test reloads or
+      // navigates while that worker's scripts are being fetched, the browser aborts the fetch.
+      // That is the navigation, not a defect (a missing or failing file is an HTTP error or
+      // another net:: error, and is still reported).
+      if (r.failure()?.errorText === 'net::ERR_ABORTED' && /\/worker(_loader)?(\.js|_bg\.wasm)$/.test(new URL(r.url()).pathname)) return;
+      problems.push(`request failed: ${r.url()} ${r.failure()?.errorText}`);
     });
     page.on('response', (r) => { if (r.status() >= 400) problems.push(`HTTP ${r.status()} for ${r.url()}`); });
     ctx.on('request', (r) => requests.push(r.url()));
