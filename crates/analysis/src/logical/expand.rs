@@ -136,7 +136,16 @@ pub(crate) fn restrict_call(
     if ops.is_empty() {
         return None;
     }
-    let mut out = LogicalCall { ops, ..call.clone() };
+    // Field by field: `..call.clone()` would copy the operations (and their size tables) only
+    // to drop them.
+    let mut out = LogicalCall {
+        function: call.function.clone(),
+        kind: call.kind,
+        ops,
+        collective: call.collective.clone(),
+        completes: call.completes.clone(),
+        only_ranks: call.only_ranks.clone(),
+    };
     if call.kind == CallKind::SendRecv && out.ops.len() == 1 && call.ops.len() == 2 {
         let (function, kind) = match out.ops[0].dir {
             P2pDir::Send => ("MPI_Send", CallKind::Send),
