@@ -5,6 +5,8 @@
 //! `mpirun` (scripts/test-mpi builds both binaries and runs this).
 #![cfg(feature = "mpi")]
 
+mod common;
+use common::strip_timings;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -49,19 +51,8 @@ fn mpirun(n: usize, args: &[&str]) -> Output {
 /// A JSON report without its timing fields (topology's `timings` and the `milliseconds` of its
 /// stages: they differ between two serial runs too).
 fn untimed(json: &[u8]) -> Option<serde_json::Value> {
-    fn strip(v: &mut serde_json::Value) {
-        match v {
-            serde_json::Value::Object(m) => {
-                m.remove("milliseconds");
-                m.remove("timings");
-                m.values_mut().for_each(strip);
-            }
-            serde_json::Value::Array(a) => a.iter_mut().for_each(strip),
-            _ => {}
-        }
-    }
     let mut v: serde_json::Value = serde_json::from_slice(json).ok()?;
-    strip(&mut v);
+    strip_timings(&mut v);
     Some(v)
 }
 

@@ -11,23 +11,12 @@ use tracelogic_formats::NoProgress;
 use tracelogic_mpi::partition::by_count;
 
 mod common;
-use common::{partial, traces};
+use common::{partial, strip_timings, traces};
 
 /// A report as JSON without the timing fields of its topology (they differ between two runs).
 fn untimed(report: &impl serde::Serialize) -> serde_json::Value {
-    fn strip(v: &mut serde_json::Value) {
-        match v {
-            serde_json::Value::Object(m) => {
-                m.remove("milliseconds");
-                m.remove("timings");
-                m.values_mut().for_each(strip);
-            }
-            serde_json::Value::Array(a) => a.iter_mut().for_each(strip),
-            _ => {}
-        }
-    }
     let mut v = serde_json::to_value(report).unwrap();
-    strip(&mut v);
+    strip_timings(&mut v);
     v
 }
 

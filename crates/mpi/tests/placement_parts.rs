@@ -20,7 +20,7 @@ use tracelogic_model::{Rank, Selection, Trace};
 use tracelogic_mpi::partition::by_count;
 
 mod common;
-use common::{partial, traces};
+use common::{partial, strip_timings, traces};
 
 /// The processes of `blocks`, each with its block's [`LocalContacts`], exchanging as
 /// `tracelogic-mpi` does (all-gathered keys and first contacts, the reference rank's operations
@@ -57,19 +57,8 @@ impl ContactSource for Parts<'_> {
 }
 
 fn untimed(report: &TopologyReport) -> serde_json::Value {
-    fn strip(v: &mut serde_json::Value) {
-        match v {
-            serde_json::Value::Object(m) => {
-                m.remove("milliseconds");
-                m.remove("timings");
-                m.values_mut().for_each(strip);
-            }
-            serde_json::Value::Array(a) => a.iter_mut().for_each(strip),
-            _ => {}
-        }
-    }
     let mut v = serde_json::to_value(report).unwrap();
-    strip(&mut v);
+    strip_timings(&mut v);
     v
 }
 

@@ -1,5 +1,7 @@
 //! What the parts-versus-serial tests share: every bundled trace, and a trace as one process
-//! of the MPI mode holds it.
+//! of the MPI mode holds it, and a JSON report without its timings. Each test file uses part of
+//! it.
+#![allow(dead_code)]
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
@@ -32,4 +34,18 @@ pub fn partial(trace: &Trace, block: &Range<Rank>) -> Trace {
         }
     }
     t
+}
+
+/// `v` without the timing fields of a topology report (its `timings` and the `milliseconds` of
+/// its stages): they differ between two runs of the same analysis.
+pub fn strip_timings(v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::Object(m) => {
+            m.remove("milliseconds");
+            m.remove("timings");
+            m.values_mut().for_each(strip_timings);
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(strip_timings),
+        _ => {}
+    }
 }
