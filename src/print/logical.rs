@@ -98,9 +98,7 @@ fn human(r: &LogicalDocument, report: &LogicalReport, side_by_side: bool) -> Str
         s.push_str(&format!("Directions from the {}.\n", d.reason));
     }
     let by_isomorphism = r.directions_from.is_some_and(|d| d.placed_by == PlacedBy::Isomorphism);
-    if r.directions_from
-        .is_some_and(|d| matches!(d.placed_by, PlacedBy::FirstContacts | PlacedBy::Isomorphism))
-    {
+    if r.directions_from.is_some_and(|d| d.placed_by.replaces_mapping()) {
         let places: Vec<String> = r
             .placement
             .iter()
@@ -252,24 +250,7 @@ pub fn skeleton_note(s: &SkeletonReport, output: &std::path::Path) -> String {
 /// The verification's two questions, each in one line: does the expansion make each rank's
 /// calls (function, direction, peer, order), and does it move each rank's bytes.
 pub fn structure_and_volume(v: &Verification) -> String {
-    let ranks = v.per_rank.len();
-    let structure = if v.ranks_structure_differs.is_empty() && !v.ranks_outside_topology.is_empty() {
-        format!(
-            "Structure: exact inside the topology on every rank ({ranks}); {} ranks ({}) also made {} operations outside it, which the logical trace leaves out (dropped).\n",
-            v.ranks_outside_topology.len(),
-            tracelogic_engine::logical::ranks_text(&v.ranks_outside_topology),
-            v.operations_outside_topology
-        )
-    } else if v.ranks_structure_differs.is_empty() {
-        format!("Structure: exact on every rank ({ranks}): calls, peers and order as recorded.\n")
-    } else {
-        format!(
-            "Structure: {} of operations in order; differs on {} of {ranks} ranks ({}).\n",
-            pct(v.structure_share),
-            v.ranks_structure_differs.len(),
-            tracelogic_engine::logical::ranks_text(&v.ranks_structure_differs)
-        )
-    };
+    let structure = format!("Structure: {}.\n", v.structure_text());
     let volume = if v.ranks_bytes_differ.is_empty() && v.ranks_volume_off.is_empty() && v.volume_error == 0.0 {
         format!("Volume: exact, {} bytes, every size on every rank.\n", v.real_bytes)
     } else {

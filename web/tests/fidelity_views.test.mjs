@@ -95,3 +95,19 @@ test('each phase names its topology as the CLI does', async () => {
   assert.equal(Number(await page.getAttribute('#phases-merge', 'data-leaves')), ph.leaves);
   await app.assertClean(s);
 });
+
+test('the logical view says which operations lie outside the topology, as the CLI does', async () => {
+  // NAS MG S on 16 ranks (held-out OTF2 run): 8 ranks exchange two processes apart on the
+  // coarsest levels, outside the identified torus; the structure is exact inside it only.
+  const dir = join(root, 'tests/data/apps/otf2-npb-mg.S.16');
+  const v = cliJson(['logical', dir]).verification;
+  assert.ok(v.operations_outside_topology > 0 && v.ranks_outside_topology.length > 0);
+  const line = execFileSync(cli, ['logical', dir], { encoding: 'utf8' }).split('\n').find((l) => l.startsWith('Structure: '));
+  const s = await dropFiles(filesOf(dir, (n) => n === 'trace.tar.zst'));
+  const { page } = s;
+  await show(page, 'logical', '[data-stat="structure"]');
+  const stat = '#view-logical [data-stat="structure"]';
+  assert.equal(Number(await page.getAttribute(stat, 'data-outside')), v.operations_outside_topology);
+  assert.equal((await page.textContent(`${stat} dd`)).trim(), line.slice('Structure: '.length).replace(/\.$/, ''));
+  await app.assertClean(s);
+});

@@ -102,7 +102,7 @@ impl LogicalReport {
         self.logical
             .directions_from
             .as_ref()
-            .is_some_and(|d| matches!(d.placed_by, PlacedBy::FirstContacts | PlacedBy::Isomorphism))
+            .is_some_and(|d| d.placed_by.replaces_mapping())
     }
 
     /// Which ranks the trace was taken from and why: `From rank 5 (a maximal rank: …).`,
@@ -298,7 +298,7 @@ impl Engine {
             placed_by_first_contacts: logical
                 .directions_from
                 .as_ref()
-                .is_some_and(|d| matches!(d.placed_by, PlacedBy::FirstContacts | PlacedBy::Isomorphism)),
+                .is_some_and(|d| d.placed_by.replaces_mapping()),
         })
     }
 }

@@ -120,6 +120,15 @@ pub enum PlacedBy {
     CollectivesOnly,
 }
 
+impl PlacedBy {
+    /// Whether the ranks were placed from the run itself (first contacts, or an isomorphism
+    /// onto an equivalent) rather than by `tracelogic topology`'s mapping, so that the shells
+    /// list the placement.
+    pub fn replaces_mapping(self) -> bool {
+        matches!(self, PlacedBy::FirstContacts | PlacedBy::Isomorphism)
+    }
+}
+
 /// Point-to-point operations of the trace whose direction, kind and size agree, position by
 /// position among the rank's sends and among its receives, with the reference rank's under
 /// `placement`, and all point-to-point operations.

@@ -109,6 +109,33 @@ pub struct Verification {
     pub operations_outside_topology: u64,
 }
 
+impl Verification {
+    /// The answer to "does the expansion make each rank's calls (function, direction, peer,
+    /// order)?" in one sentence, as both shells show it: exact on every rank; exact inside the
+    /// topology, with the ranks and operations outside it; or the share in order and where it
+    /// differs.
+    pub fn structure_text(&self) -> String {
+        let ranks = self.per_rank.len();
+        if self.ranks_structure_differs.is_empty() && !self.ranks_outside_topology.is_empty() {
+            format!(
+                "exact inside the topology on every rank ({ranks}); {} ranks ({}) also made {} operations outside it, which the logical trace leaves out (dropped)",
+                self.ranks_outside_topology.len(),
+                ranks_text(&self.ranks_outside_topology),
+                self.operations_outside_topology
+            )
+        } else if self.ranks_structure_differs.is_empty() {
+            format!("exact on every rank ({ranks}): calls, peers and order as recorded")
+        } else {
+            format!(
+                "{:.2} % of operations in order; differs on {} of {ranks} ranks ({})",
+                100.0 * self.structure_share,
+                self.ranks_structure_differs.len(),
+                ranks_text(&self.ranks_structure_differs)
+            )
+        }
+    }
+}
+
 /// Relative volume error beyond which a rank counts in [`Verification::ranks_volume_off`]: 1 %,
 /// the accuracy asked of a trace whose sizes are summarised by their statistics (sizes that
 /// change from step to step; see `compress`), where the structure is kept exact.

@@ -349,20 +349,10 @@ pub fn logical_view(props: &LogicalProps) -> Html {
                 <div class="stat"><dt>{ "Dropped calls" }</dt><dd>{ text::percent(a.dropped_calls_fraction) }</dd></div>
                 <div class="stat"><dt>{ "Dropped bytes" }</dt><dd>{ text::percent(a.dropped_bytes_fraction) }</dd></div>
                 <div class="stat" data-stat="reproduced" data-value={v.overall_share.to_string()}><dt>{ "Reproduced by expansion" }</dt><dd>{ text::percent(v.overall_share) }</dd></div>
-                <div class="stat" data-stat="structure" data-value={v.structure_share.to_string()} data-differs={v.ranks_structure_differs.len().to_string()}>
+                <div class="stat" data-stat="structure" data-value={v.structure_share.to_string()} data-differs={v.ranks_structure_differs.len().to_string()}
+                    data-outside={v.operations_outside_topology.to_string()}>
                     <dt>{ "Structure" }</dt>
-                    <dd>{ if v.ranks_structure_differs.is_empty() && !v.ranks_outside_topology.is_empty() {
-                        format!(
-                            "exact inside the topology on every rank ({}); {} ranks also made {} operations outside it, left out",
-                            v.per_rank.len(),
-                            v.ranks_outside_topology.len(),
-                            v.operations_outside_topology
-                        )
-                    } else if v.ranks_structure_differs.is_empty() {
-                        format!("exact on every rank ({})", v.per_rank.len())
-                    } else {
-                        format!("{} in order; differs on {} ranks", text::percent(v.structure_share), v.ranks_structure_differs.len())
-                    } }</dd>
+                    <dd>{ v.structure_text() }</dd>
                 </div>
                 <div class="stat" data-stat="volume" data-value={v.volume_error.to_string()} data-sizes-differ={v.ranks_bytes_differ.len().to_string()}>
                     <dt>{ "Volume" }</dt>
