@@ -3,7 +3,7 @@
 use crate::common::{print_json, set_stage, CliError, CliResult};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use tracelogic_engine::overview::{DEFAULT_BINS, MAX_BINS};
+use tracelogic_engine::overview::{OverviewReport, DEFAULT_BINS, MAX_BINS};
 use tracelogic_formats::input::read_paths;
 use tracelogic_formats::stream::{DiskFiles, FileSource, MemoryFiles};
 use tracelogic_formats::NoProgress;
@@ -40,15 +40,21 @@ pub fn run(args: Args) -> CliResult {
     set_stage("computing the overview");
     let report = tracelogic_engine::overview::overview(source.as_mut(), args.bins as usize, &mut NoProgress)
         .map_err(|e| CliError::Input(format!("cannot read trace: {e}")))?;
+    finish(&args, &report)
+}
+
+/// Print `report` as `tracelogic overview` does: its warnings on stderr, then the text or JSON
+/// (`tracelogic-mpi overview` prints its merged report with it).
+pub fn finish(args: &Args, report: &OverviewReport) -> CliResult {
     for w in &report.overview.warnings {
         eprintln!("tracelogic: warning: {w}");
     }
     let paths: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
     let paths = paths.join(" ");
     if args.json {
-        print_json(&report)?;
+        print_json(report)?;
     } else {
-        crate::common::emit(|out| out.write_all(crate::print::overview::text(&report, &paths).as_bytes()))?;
+        crate::common::emit(|out| out.write_all(crate::print::overview::text(report, &paths).as_bytes()))?;
     }
     Ok(ExitCode::SUCCESS)
 }

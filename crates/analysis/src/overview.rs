@@ -25,7 +25,7 @@ use crate::matrix::{CommMatrix, Entry};
 use crate::profile::FunctionProfile;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
-use tracelogic_model::{P2pDir, Rank, RankTrace, Time};
+use tracelogic_model::{P2pDir, Rank, RankTrace, Time, Trace};
 
 /// Default number of time bins of the activity histogram.
 pub const DEFAULT_BINS: usize = 1024;
@@ -265,6 +265,28 @@ impl OverviewBuilder {
             row[k] += d;
             per_func[k] += d;
         }
+    }
+
+    /// The builder of the ranks `owned` of `trace`, whose other ranks only give their spans (a
+    /// process of `tracelogic-mpi` holds their spans, not their events), in `bins` bins from
+    /// `span`: each other rank's span is noted where the serial order adds that rank, so the
+    /// builders of consecutive blocks merged in rank order ([`OverviewBuilder::merge`]) are
+    /// the builder that added every rank.
+    pub fn of_ranks(
+        trace: &Trace,
+        owned: std::ops::Range<Rank>,
+        bins: usize,
+        span: Option<(Time, Time)>,
+    ) -> OverviewBuilder {
+        let mut b = OverviewBuilder::new(trace.num_ranks(), bins, span);
+        for rt in &trace.ranks {
+            if owned.contains(&rt.rank) {
+                b.add_rank(rt, |f| trace.functions.name(f));
+            } else {
+                b.note_span(rt.span);
+            }
+        }
+        b
     }
 
     /// A rank added to another builder had the span `span`: widen the bins as adding it here
@@ -701,17 +723,9 @@ mod tests {
                 let serial = serial.finish(&t.format, &t.source, t.warnings.clone());
                 let whole: Vec<std::ops::Range<u32>> = std::iter::once(0..3).collect();
                 for cuts in [whole, vec![0..1, 1..3], vec![0..2, 2..3], vec![0..1, 1..2, 2..3]] {
-                    let parts = cuts.iter().map(|block| {
-                        let mut b = OverviewBuilder::new(t.num_ranks(), bins, hint);
-                        for rt in &t.ranks {
-                            if block.contains(&rt.rank) {
-                                b.add_rank(rt, |f| t.functions.name(f));
-                            } else {
-                                b.note_span(rt.span);
-                            }
-                        }
-                        b
-                    });
+                    let parts = cuts
+                        .iter()
+                        .map(|block| OverviewBuilder::of_ranks(&t, block.clone(), bins, hint));
                     let mut parts = parts.collect::<Vec<_>>().into_iter();
                     let mut merged = parts.next().unwrap();
                     for p in parts {

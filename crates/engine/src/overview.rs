@@ -9,12 +9,11 @@
 
 use crate::{Engine, FieldWords};
 use serde::{Deserialize, Serialize};
-use std::ops::Range;
 pub use tracelogic_analysis::overview::{Activity, Overview, OverviewBuilder, SketchPhase, DEFAULT_BINS, MAX_BINS};
 use tracelogic_analysis::topology::{identify_matrix, TopologyOptions, TopologyReport};
 use tracelogic_formats::stream::{read_ranks, stream_ranks, FileSource, RankSink, StreamInfo};
 use tracelogic_formats::{FormatError, ProgressSink};
-use tracelogic_model::{Interner, Rank, RankTrace, Selection, Time, Trace};
+use tracelogic_model::{Interner, RankTrace, Selection, Time, Trace};
 
 /// An overview and the topology identified from its matrix.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -99,25 +98,8 @@ pub fn parts_head(source: &mut dyn FileSource, trace: &Trace) -> Result<PartsHea
     })
 }
 
-/// The overview builder of the ranks `owned` of `trace` (which holds every rank's span; the
-/// other ranks' events may be missing, as a process of `tracelogic-mpi` holds them), in `bins`
-/// bins starting from `span` ([`PartsHead::span`]). The other ranks' spans are noted where the serial
-/// order adds them, so the builders of consecutive blocks merged in rank order
-/// ([`overview_of_parts`]) are the serial overview's builder.
-pub fn overview_part(trace: &Trace, owned: Range<Rank>, bins: usize, span: Option<(Time, Time)>) -> OverviewBuilder {
-    let mut b = OverviewBuilder::new(trace.num_ranks(), bins, span);
-    for rt in &trace.ranks {
-        if owned.contains(&rt.rank) {
-            b.add_rank(rt, |f| trace.functions.name(f));
-        } else {
-            b.note_span(rt.span);
-        }
-    }
-    b
-}
-
 /// The overview report of the builders of consecutive blocks of ranks, in rank order
-/// ([`overview_part`]): the serial [`overview`]'s report of the same trace (`trace`: its
+/// ([`OverviewBuilder::of_ranks`]): the serial [`overview`]'s report of the same trace (`trace`: its
 /// definitions, `head`: [`parts_head`]).
 pub fn overview_of_parts(
     parts: impl IntoIterator<Item = OverviewBuilder>,

@@ -655,19 +655,29 @@ fn topology(world: &SimpleCommunicator, args: topology::Args) -> CliResult {
     topology::finish(&args, report)
 }
 
-/// Rank 0's topology report on every process (as JSON: the report's own serialisation).
-fn broadcast_report(world: &SimpleCommunicator, report: Option<TopologyReport>) -> TopologyReport {
-    let root = world.process_at_rank(0);
-    let mut bytes = match &report {
-        Some(r) => serde_json::to_vec(r).expect("a report serialises"),
-        None => Vec::new(),
+/// The bytes process `root` holds (`mine` there; ignored elsewhere), on every process: the
+/// length first, then the bytes.
+fn broadcast_bytes(world: &SimpleCommunicator, root: usize, mine: Vec<u8>) -> Vec<u8> {
+    let process = world.process_at_rank(root as i32);
+    let mut bytes = if world.rank() as usize == root {
+        mine
+    } else {
+        Vec::new()
     };
     let mut len = bytes.len() as u64;
-    root.broadcast_into(&mut len);
-    if world.rank() != 0 {
-        bytes = vec![0u8; len as usize];
-    }
-    root.broadcast_into(&mut bytes[..]);
+    process.broadcast_into(&mut len);
+    bytes.resize(len as usize, 0);
+    process.broadcast_into(&mut bytes[..]);
+    bytes
+}
+
+/// Rank 0's topology report on every process (as JSON: the report's own serialisation).
+fn broadcast_report(world: &SimpleCommunicator, report: Option<TopologyReport>) -> TopologyReport {
+    let mine = report
+        .as_ref()
+        .map(|r| serde_json::to_vec(r).expect("a report serialises"))
+        .unwrap_or_default();
+    let bytes = broadcast_bytes(world, 0, mine);
     match report {
         Some(r) => r,
         None => serde_json::from_slice(&bytes).expect("the report deserialises"),
@@ -741,16 +751,12 @@ impl ContactSource for Contacts<'_> {
             .iter()
             .position(|b| b.contains(&reference))
             .expect("every rank is in a block");
-        let root = self.world.process_at_rank(owner as i32);
-        let mut bytes = if self.world.rank() as usize == owner {
+        let mine = if self.world.rank() as usize == owner {
             bincode::serialize(&self.local.steps(&scoring, reference)).expect("steps serialise")
         } else {
             Vec::new()
         };
-        let mut len = bytes.len() as u64;
-        root.broadcast_into(&mut len);
-        bytes.resize(len as usize, 0);
-        root.broadcast_into(&mut bytes[..]);
+        let bytes = broadcast_bytes(self.world, owner, mine);
         let steps: Vec<Step> = bincode::deserialize(&bytes).expect("steps deserialise");
         (sum(self.world, self.local.agreed(&scoring, &steps)), total)
     }
@@ -767,7 +773,7 @@ fn overview_by_parts(world: &SimpleCommunicator, args: overview::Args) -> CliRes
         .map_err(|e| CliError::Input(format!("cannot read trace: {e}")))?;
     set_stage("computing the overview");
     let PartialTrace { mut trace, owned, .. } = partial;
-    let part = tracelogic_engine::overview::overview_part(&trace, owned, args.bins as usize, head.span);
+    let part = tracelogic_engine::overview::OverviewBuilder::of_ranks(&trace, owned, args.bins as usize, head.span);
     // Only the definitions are needed from here on.
     trace.ranks.clear();
     let bytes = bincode::serialize(&part).expect("a part serialises");
@@ -781,17 +787,7 @@ fn overview_by_parts(world: &SimpleCommunicator, args: overview::Args) -> CliRes
         .map(|b| bincode::deserialize(&b).expect("a part deserialises"));
     let report = tracelogic_engine::overview::overview_of_parts(parts, &trace, head)
         .unwrap_or_else(|e| panic!("the parts do not make one overview: {e}"));
-    for w in &report.overview.warnings {
-        eprintln!("tracelogic: warning: {w}");
-    }
-    let paths: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
-    let paths = paths.join(" ");
-    if args.json {
-        common::print_json(&report)?;
-    } else {
-        common::emit(|out| out.write_all(print::overview::text(&report, &paths).as_bytes()))?;
-    }
-    Ok(ExitCode::SUCCESS)
+    overview::finish(&args, &report)
 }
 
 /// `matrix`: each process builds its ranks' rows; rank 0 gathers them and prints the report.

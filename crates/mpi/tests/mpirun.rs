@@ -6,7 +6,7 @@
 #![cfg(feature = "mpi")]
 
 mod common;
-use common::strip_timings;
+use common::{folders, strip_timings};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -85,14 +85,10 @@ fn every_analysis_prints_what_the_serial_cli_prints() {
 #[test]
 fn topology_and_matrix_on_four_processes_equal_the_serial_cli_on_every_sample() {
     let serial = serial_binary();
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/samples");
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .filter(|e| e.path().is_dir())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
+    let names: Vec<String> = folders("samples")
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
         .collect();
-    names.sort();
     assert!(names.len() >= 10, "the bundled samples: {names:?}");
     for name in &names {
         let path = sample(name);
@@ -297,14 +293,10 @@ fn same_as_serial(serial: &Path, cases: &[Vec<&str>], processes: &[usize]) {
 #[test]
 fn overview_prints_what_the_serial_cli_prints_on_every_sample() {
     let serial = serial_binary();
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/samples");
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .filter(|e| e.path().is_dir())
-        .map(|e| e.file_name().to_string_lossy().into_owned())
+    let names: Vec<String> = folders("samples")
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
         .collect();
-    names.sort();
     assert!(names.len() >= 10, "the bundled samples: {names:?}");
     let paths: Vec<String> = names.iter().map(|n| sample(n).to_str().unwrap().to_owned()).collect();
     let mut cases: Vec<Vec<&str>> = Vec::new();

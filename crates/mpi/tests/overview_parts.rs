@@ -1,9 +1,9 @@
-//! The overview by parts (`tracelogic_engine::overview::overview_part`, merged in rank order)
+//! The overview by parts (`OverviewBuilder::of_ranks`, merged in rank order)
 //! is the serial streaming `overview`'s report, field for field (topology's timings aside), on
 //! every bundled sample and app trace cut into 1 to 4 blocks of ranks, at a few bin counts.
 //! Each part goes through bincode as `tracelogic-mpi overview` sends it.
 
-use tracelogic_engine::overview::{overview, overview_of_parts, overview_part, parts_head, OverviewBuilder};
+use tracelogic_engine::overview::{overview, overview_of_parts, parts_head, OverviewBuilder};
 use tracelogic_formats::input::read_paths;
 use tracelogic_formats::read_trace;
 use tracelogic_formats::stream::MemoryFiles;
@@ -40,7 +40,7 @@ fn the_overview_by_parts_is_the_serial_overview() {
                 let parts: Vec<OverviewBuilder> = blocks
                     .iter()
                     .map(|b| {
-                        let part = overview_part(&partial(&trace, b), b.clone(), bins, head.span);
+                        let part = OverviewBuilder::of_ranks(&partial(&trace, b), b.clone(), bins, head.span);
                         bincode::deserialize(&bincode::serialize(&part).unwrap()).unwrap()
                     })
                     .collect();

@@ -2,6 +2,8 @@
 //! On every bundled sample and 1-4 processes, each process's partial trace has the serial
 //! reader's definitions, and the columns of all blocks put together give the serial trace.
 
+mod common;
+use common::folders;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Barrier, Mutex};
 use tracelogic_formats::distributed::{read_partial, read_partial_source, Exchange, PartialTrace};
@@ -92,21 +94,9 @@ fn read_as(paths: &[PathBuf], ex: &mut Threads, on_demand: bool) -> Result<Parti
     Ok(got)
 }
 
-fn samples() -> Vec<PathBuf> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/samples");
-    let mut v: Vec<PathBuf> = std::fs::read_dir(&root)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.is_dir())
-        .collect();
-    v.sort();
-    v
-}
-
 #[test]
 fn partial_reads_add_up_to_the_serial_trace() {
-    for sample in samples() {
+    for sample in folders("samples") {
         let paths = vec![sample.clone()];
         // A folder holding several traces (pipit-csv) is not one trace to read.
         let Ok(serial) = read_trace(read_paths(&paths).unwrap()) else {

@@ -733,10 +733,12 @@ pub fn choose_from(
         // transpose partner in the middle) has no origin to place from first contacts; it is
         // placed by an isomorphism of the run's graph onto it, made canonical, and scored like
         // the others.
+        let run = std::cell::OnceCell::new();
         let by_isomorphism = |s: &TopologySpec| -> Result<Placement, String> {
-            let run = tracelogic_graph::Graph::from_edges(n, report.edges.iter().map(|&[a, b]| (a, b)));
+            let run =
+                run.get_or_init(|| tracelogic_graph::Graph::from_edges(n, report.edges.iter().map(|&[a, b]| (a, b))));
             let outcome =
-                tracelogic_graph::iso::isomorphism(&run, &s.graph(), tracelogic_graph::iso::IsoOptions::for_nodes(n));
+                tracelogic_graph::iso::isomorphism(run, &s.graph(), tracelogic_graph::iso::IsoOptions::for_nodes(n));
             let mapping = outcome
                 .mapping()
                 .ok_or_else(|| "no isomorphism found within the step budget".to_string())?;

@@ -8,20 +8,25 @@ use std::path::{Path, PathBuf};
 use tracelogic_formats::distributed::take_columns;
 use tracelogic_model::{Rank, Trace};
 
+/// The folders of `tests/data/<group>` (`samples`, `apps`), in name order.
+pub fn folders(group: &str) -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/data")
+        .join(group);
+    let mut found: Vec<PathBuf> = std::fs::read_dir(&root)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir())
+        .collect();
+    found.sort();
+    found
+}
+
 /// Every folder of tests/data/samples and tests/data/apps, in name order.
 pub fn traces() -> Vec<PathBuf> {
-    let mut v = Vec::new();
-    for dir in ["../../tests/data/samples", "../../tests/data/apps"] {
-        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
-        let mut found: Vec<PathBuf> = std::fs::read_dir(&root)
-            .unwrap()
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.is_dir())
-            .collect();
-        found.sort();
-        v.extend(found);
-    }
+    let mut v = folders("samples");
+    v.extend(folders("apps"));
     v
 }
 

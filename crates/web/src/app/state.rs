@@ -259,21 +259,28 @@ impl<L, S> PageState<L, S> {
 
 /// Analyses, matrix and timeline requests, and their answers.
 impl<L, S> PageState<L, S> {
+    /// Give view `kind` the next request number and mark it waiting; when the shown trace's
+    /// worker `stopped`, answer it with [`STOPPED`] at once instead (`None`).
+    fn number(&mut self, kind: &'static str, stopped: bool) -> Option<&mut AnalysisState> {
+        self.analysis_seq += 1;
+        let state = self.analyses.entry(kind).or_default();
+        state.seq = self.analysis_seq;
+        state.pending = !stopped;
+        if stopped {
+            state.loading = None;
+            state.result = Some(Rc::new(Err(STOPPED.to_owned())));
+            return None;
+        }
+        Some(state)
+    }
+
     /// Mark `request`'s view as waiting and number it: the request to send to the shown trace's
     /// worker, or `None` without a trace, or when its worker stopped (the view then shows
     /// [`STOPPED`] at once).
     pub fn begin_analysis(&mut self, request: AnalysisRequest) -> Option<Request> {
         let stopped = self.current.as_ref()?.stopped;
         let request = request.with_library(&self.library);
-        self.analysis_seq += 1;
-        let state = self.analyses.entry(request.kind()).or_default();
-        state.seq = self.analysis_seq;
-        state.pending = true;
-        if stopped {
-            state.pending = false;
-            state.result = Some(Rc::new(Err(STOPPED.to_owned())));
-            return None;
-        }
+        let state = self.number(request.kind(), stopped)?;
         // Comparisons carry a whole trace: not kept.
         state.request = (!matches!(
             request,
@@ -295,16 +302,7 @@ impl<L, S> PageState<L, S> {
             label,
             files: Vec::new(),
         };
-        self.analysis_seq += 1;
-        let state = self.analyses.entry(request.kind()).or_default();
-        state.seq = self.analysis_seq;
-        state.pending = true;
-        if stopped {
-            state.pending = false;
-            state.loading = None;
-            state.result = Some(Rc::new(Err(STOPPED.to_owned())));
-            return None;
-        }
+        let state = self.number(request.kind(), stopped)?;
         state.request = None;
         Some((self.analysis_seq, request))
     }
