@@ -42,9 +42,11 @@ pub fn pattern_search(props: &PatternSearchProps) -> Html {
         let text = text.clone();
         Callback::from(move |e: InputEvent| text.set(e.target_unchecked_into::<HtmlTextAreaElement>().value()))
     };
+    // On every keystroke, so that a redraw never puts the previous number back over the typed
+    // one (yew refreshes a controlled input's value), as the timeline's rank filter does.
     let on_edits = {
         let max_edits = max_edits.clone();
-        Callback::from(move |e: Event| {
+        Callback::from(move |e: InputEvent| {
             if let Ok(k) = e.target_unchecked_into::<HtmlInputElement>().value().parse::<u32>() {
                 max_edits.set(k.min(64));
             }
@@ -97,7 +99,7 @@ pub fn pattern_search(props: &PatternSearchProps) -> Html {
                 <div class="controls">
                     <label>{ "Edits allowed per rank " }
                         <input id="pattern-search-edits" type="number" min="0" max="64"
-                            value={max_edits.to_string()} onchange={on_edits} />
+                            value={max_edits.to_string()} oninput={on_edits} />
                     </label>
                     <button type="button" id="pattern-search-take" disabled={selected.is_none()} onclick={on_take}>
                         { take_label }
