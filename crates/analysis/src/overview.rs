@@ -300,16 +300,30 @@ impl OverviewBuilder {
         }
     }
 
-    /// Add the ranks of `other` (a builder of other ranks, with the same ranks, bins and bins'
-    /// grid: see [`OverviewBuilder::note_span`]). Merging the builders of consecutive blocks of
-    /// ranks in rank order gives the builder that added every rank in rank order: the same
-    /// function order (first seen first), matrix entries and sums.
-    pub fn merge(&mut self, other: OverviewBuilder) -> Result<(), String> {
+    /// Add the ranks of `other` (a builder of other ranks, with the same ranks and bins).
+    /// Merging the builders of consecutive blocks of ranks in rank order gives the builder that
+    /// added every rank in rank order: the same function order (first seen first), matrix
+    /// entries and sums.
+    ///
+    /// The two grids of bins are first widened to cover each other: exact when both builders
+    /// started from the same span (an announced span, as OTF2's, or [`OverviewBuilder::note_span`]
+    /// of every other rank), since their bins are then the same bins or unions of pairs of
+    /// them, and a widened bin holds exactly what a bin that wide would have received. Builders
+    /// whose grids still differ (spans not shared) are an error.
+    pub fn merge(&mut self, mut other: OverviewBuilder) -> Result<(), String> {
         if (self.ranks, self.bins) != (other.ranks, other.bins) {
             return Err(format!(
                 "a part of {} ranks and {} bins does not fit a builder of {} ranks and {} bins",
                 other.ranks, other.bins, self.ranks, self.bins
             ));
+        }
+        if let (Some(a), Some(b)) = (self.grid, other.grid) {
+            let bins = self.bins as u64;
+            let end = |(origin, width): (Time, u64)| origin.saturating_add(width.saturating_mul(bins)) - 1;
+            if a != b {
+                self.cover(b.0, end(b));
+                other.cover(a.0, end(a));
+            }
         }
         match (self.grid, other.grid) {
             (Some(a), Some(b)) if a != b => {

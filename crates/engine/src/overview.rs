@@ -11,9 +11,11 @@ use crate::{Engine, FieldWords};
 use serde::{Deserialize, Serialize};
 pub use tracelogic_analysis::overview::{Activity, Overview, OverviewBuilder, SketchPhase, DEFAULT_BINS, MAX_BINS};
 use tracelogic_analysis::topology::{identify_matrix, TopologyOptions, TopologyReport};
-use tracelogic_formats::stream::{read_ranks, stream_ranks, FileSource, RankSink, StreamInfo};
+use tracelogic_formats::stream::{
+    read_ranks, stream_ranks, stream_ranks_part, FileSource, RankSink, StreamInfo, StreamPart,
+};
 use tracelogic_formats::{FormatError, ProgressSink};
-use tracelogic_model::{Interner, RankTrace, Selection, Time, Trace};
+use tracelogic_model::{Interner, Rank, RankTrace, Selection, Time, Trace};
 
 /// An overview and the topology identified from its matrix.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -118,6 +120,114 @@ pub fn overview_of_parts(
         topology,
         input_bytes: head.input_bytes,
         streamed: head.streamed,
+    })
+}
+
+/// The overview of one block of ranks of an OTF2 trace, streamed one rank at a time, so that
+/// processes or workers that each stream a block hold one rank's events at a time
+/// ([`overview_part`], merged by [`overview_of_stream_parts`]).
+#[derive(Debug)]
+#[cfg_attr(feature = "distributed", derive(Serialize, Deserialize))]
+pub struct OverviewPart {
+    /// The block's builder (bins from OTF2's announced span).
+    pub builder: OverviewBuilder,
+    /// What the stream noticed besides the ranks (warnings, counters, the program line).
+    pub stream: StreamPart,
+    /// Format, source and header facts of the trace (the same in every part).
+    pub format: String,
+    /// Where the trace came from.
+    pub source: String,
+    /// Bytes of the trace's files.
+    pub input_bytes: u64,
+    /// True when the trace announced its span (OTF2's clock properties): only then do the
+    /// parts' bins merge exactly ([`OverviewBuilder::merge`]).
+    pub announced: bool,
+}
+
+/// The sink that folds the ranks of one block into a builder.
+struct FoldBlock<'a> {
+    bins: usize,
+    owned: &'a dyn Fn(u32) -> std::ops::Range<Rank>,
+    block: std::rc::Rc<std::cell::Cell<std::ops::Range<Rank>>>,
+    builder: Option<OverviewBuilder>,
+    announced: bool,
+}
+
+impl RankSink for FoldBlock<'_> {
+    fn begin(&mut self, info: &StreamInfo) {
+        self.block.set((self.owned)(info.ranks));
+        self.announced = info.span_hint.is_some();
+        self.builder = Some(OverviewBuilder::new(info.ranks, self.bins, info.span_hint));
+    }
+    fn rank(&mut self, rank: &RankTrace, functions: &Interner) {
+        if let Some(b) = &mut self.builder {
+            b.add_rank(rank, |f| functions.name(f));
+        }
+    }
+}
+
+/// The [`OverviewPart`] of the ranks `owned(ranks)` of the OTF2 trace of `source` (`ranks`: the
+/// trace's rank count, known once its definitions are read), streamed one rank at a time:
+/// memory is that of one rank's events and the builder's tables. An input that does not
+/// stream ([`tracelogic_formats::stream::streams`]) is an error.
+pub fn overview_part(
+    source: &mut dyn FileSource,
+    bins: usize,
+    owned: &dyn Fn(u32) -> std::ops::Range<Rank>,
+    progress: &mut dyn ProgressSink,
+) -> Result<OverviewPart, FormatError> {
+    let input_bytes = source.list().iter().map(|(_, s)| s).sum();
+    let block = std::rc::Rc::new(std::cell::Cell::new(0..0));
+    let mut fold = FoldBlock {
+        bins,
+        owned,
+        block: block.clone(),
+        builder: None,
+        announced: false,
+    };
+    let wanted = |r: Rank| {
+        let b = block.take();
+        let keep = b.contains(&r);
+        block.set(b);
+        keep
+    };
+    let (info, stream) = stream_ranks_part(source, &wanted, progress, &mut fold)?;
+    let builder = fold
+        .builder
+        .unwrap_or_else(|| OverviewBuilder::new(info.ranks, bins, info.span_hint));
+    Ok(OverviewPart {
+        builder,
+        stream,
+        format: info.format,
+        source: info.source,
+        input_bytes,
+        announced: fold.announced,
+    })
+}
+
+/// The overview report of the [`OverviewPart`]s of consecutive blocks of ranks, in rank order:
+/// the serial [`overview`]'s report of the same trace when the trace announced its span (an
+/// error otherwise, or when the parts are not of one trace).
+pub fn overview_of_stream_parts(parts: impl IntoIterator<Item = OverviewPart>) -> Result<OverviewReport, String> {
+    let mut parts = parts.into_iter();
+    let first = parts.next().ok_or("no part")?;
+    if !first.announced {
+        return Err("the trace does not announce its span: its parts' time bins cannot be merged".into());
+    }
+    let (mut builder, mut stream) = (first.builder, first.stream);
+    for p in parts {
+        builder.merge(p.builder)?;
+        stream.merge(p.stream);
+    }
+    let mut info = StreamInfo::default();
+    stream.finish(&mut info);
+    let overview = builder.finish(&first.format, &first.source, info.warnings);
+    let topology = identify_matrix(&overview.matrix, &TopologyOptions::default());
+    Ok(OverviewReport {
+        overview,
+        topology,
+        input_bytes: first.input_bytes,
+        streamed: true,
     })
 }
 

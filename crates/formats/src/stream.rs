@@ -214,6 +214,36 @@ pub fn stream_ranks(
     Ok(info)
 }
 
+pub use crate::otf2::StreamPart;
+
+/// [`stream_ranks`] of only the ranks `wanted` keeps, for reading a trace by parts without
+/// holding any part's event model (`tracelogic-mpi overview`, the page's workers): the
+/// returned info has no warnings yet; the [`StreamPart`]s of disjoint sets of ranks, merged in
+/// rank order and finished ([`StreamPart::finish`]), give the warnings and program line one
+/// stream of every rank reports. Only OTF2 with plain files streams ([`streams`]); any other
+/// input is an error.
+pub fn stream_ranks_part(
+    source: &mut dyn FileSource,
+    wanted: &dyn Fn(Rank) -> bool,
+    progress: &mut dyn ProgressSink,
+    sink: &mut dyn RankSink,
+) -> Result<(StreamInfo, StreamPart), FormatError> {
+    if !streams(source) {
+        let name = source
+            .list()
+            .first()
+            .map_or_else(|| "input".to_owned(), |f| f.0.clone());
+        return Err(FormatError::new(
+            &name,
+            "only an OTF2 trace (an anchor file with its definitions and event files) is read by parts one rank at a time",
+        ));
+    }
+    let head = otf2_head(source)?;
+    let archive = Archive::open(&head)?;
+    let sizes: Vec<u64> = source.list().iter().map(|(_, s)| *s).collect();
+    crate::otf2::stream_part(&archive, &sizes, &mut |i| source.read(i), wanted, progress, sink)
+}
+
 /// What [`stream_ranks`] says of the trace of `source` that a whole read of it
 /// ([`crate::read_trace`]) does not, from the definitions alone (no event file is read), so that
 /// a trace read otherwise (by parts, `tracelogic-mpi`) reports what the stream reports.

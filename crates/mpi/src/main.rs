@@ -762,10 +762,21 @@ impl ContactSource for Contacts<'_> {
     }
 }
 
-/// `overview`: each process folds its ranks into an overview builder whose bins follow the
-/// serial builder's (every rank's span is known to every process after the read), rank 0
-/// gathers the builders, merges them in rank order and prints the serial report.
+/// `overview`: each process folds its ranks into an overview builder, rank 0 gathers the
+/// builders, merges them in rank order and prints the serial report. An OTF2 trace that
+/// announces its span is streamed: each process reads its block one rank at a time and holds
+/// one rank's events, as the serial `overview` does ([`overview_streamed`]). Any other input
+/// is read by parts, the bins following the serial builder's (every rank's span is known to
+/// every process after the read).
 fn overview_by_parts(world: &SimpleCommunicator, args: overview::Args) -> CliResult {
+    {
+        let mut source = overview::source(&args.paths)?;
+        let announced = tracelogic_formats::stream::streams(source.as_ref())
+            && tracelogic_formats::stream::announced(source.as_mut()).is_ok_and(|a| a.span.is_some());
+        if announced {
+            return overview_streamed(world, &args, source.as_mut());
+        }
+    }
     let partial = read(world, &args.paths)?;
     // The serial CLI's source: its sizes, whether it streams, and OTF2's announced span.
     let mut source = overview::source(&args.paths)?;
@@ -788,6 +799,44 @@ fn overview_by_parts(world: &SimpleCommunicator, args: overview::Args) -> CliRes
     let report = tracelogic_engine::overview::overview_of_parts(parts, &trace, head)
         .unwrap_or_else(|e| panic!("the parts do not make one overview: {e}"));
     overview::finish(&args, &report)
+}
+
+/// The streamed `overview` by parts: blocks of about equal rank counts, each process's
+/// [`tracelogic_engine::overview::OverviewPart`] gathered to rank 0 and merged there. Every
+/// process learns whether any failed (the first failure in process order is everyone's error).
+fn overview_streamed(
+    world: &SimpleCommunicator,
+    args: &overview::Args,
+    source: &mut dyn tracelogic_formats::stream::FileSource,
+) -> CliResult {
+    let (me, size) = (world.rank() as usize, world.size() as usize);
+    set_stage("streaming this process's ranks for the overview");
+    let owned = move |ranks: u32| tracelogic_mpi::partition::by_count(ranks as usize, size)[me].clone();
+    let part = tracelogic_engine::overview::overview_part(
+        source,
+        args.bins as usize,
+        &owned,
+        &mut tracelogic_formats::NoProgress,
+    );
+    let failure = part.as_ref().err().map(|e| e.to_string());
+    let failures = World(world).all_gather(&bincode::serialize(&failure).expect("a failure serialises"));
+    if let Some(e) = failures
+        .iter()
+        .find_map(|b| bincode::deserialize::<Option<String>>(b).expect("a failure deserialises"))
+    {
+        return Err(CliError::Input(format!("cannot read trace: {e}")));
+    }
+    let bytes = bincode::serialize(&part.expect("no process failed")).expect("a part serialises");
+    let Some(parts) = gather_to_root(world, &bytes) else {
+        return Ok(ExitCode::SUCCESS);
+    };
+    drop(bytes);
+    let parts = parts
+        .into_iter()
+        .map(|b| bincode::deserialize(&b).expect("a part deserialises"));
+    let report = tracelogic_engine::overview::overview_of_stream_parts(parts)
+        .unwrap_or_else(|e| panic!("the parts do not make one overview: {e}"));
+    overview::finish(args, &report)
 }
 
 /// `matrix`: each process builds its ranks' rows; rank 0 gathers them and prints the report.

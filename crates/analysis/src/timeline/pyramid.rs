@@ -67,7 +67,9 @@ fn dur_code(d: u64, w0: u64) -> u16 {
     // In 64 bits when the product fits (a 128-bit division per call was a fifth of the build).
     let steps = match d.checked_mul(DUR_STEPS) {
         Some(x) => x.div_ceil(w0),
-        None => (d as u128 * DUR_STEPS as u128).div_ceil(w0 as u128).min(u16::MAX as u128) as u64,
+        None => (d as u128 * DUR_STEPS as u128)
+            .div_ceil(w0 as u128)
+            .min(u16::MAX as u128) as u64,
     };
     steps.min(u16::MAX as u64) as u16
 }

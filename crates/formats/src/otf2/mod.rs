@@ -75,8 +75,9 @@ fn read_with(
     Ok(trace)
 }
 
+pub use build::StreamPart;
 /// The streaming entry points of [`crate::stream`].
-pub(crate) use build::{definition_warnings, first_time, stream};
+pub(crate) use build::{definition_warnings, first_time, stream, stream_part};
 
 /// The world rank of each location of `archive` (`None` for a location of no MPI rank).
 pub(crate) fn location_ranks(archive: &Archive) -> Result<Vec<Option<tracelogic_model::Rank>>, FormatError> {

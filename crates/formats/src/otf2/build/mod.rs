@@ -32,6 +32,7 @@ mod partial;
 mod parts;
 mod stage;
 
+pub use self::partial::StreamPart;
 #[allow(unused_imports)]
 pub(crate) use self::{communicators::*, definitions::*, locations::*, operations::*, partial::*, parts::*, stage::*};
 
@@ -183,7 +184,7 @@ struct Builder<'s, 'a> {
 }
 
 /// Oddities counted over the whole trace and reported once as warnings.
-#[derive(Default)]
+#[derive(Debug, Default)]
 #[cfg_attr(feature = "distributed", derive(serde::Serialize, serde::Deserialize))]
 struct Counters {
     unknown_events: u64,

@@ -18,13 +18,73 @@ pub(crate) fn stream(
     progress: &mut dyn ProgressSink,
     sink: &mut dyn crate::stream::RankSink,
 ) -> Result<crate::stream::StreamInfo, FormatError> {
+    let (mut info, part) = stream_part(archive, sizes, load, wanted, progress, sink)?;
+    part.finish(&mut info);
+    Ok(info)
+}
+
+/// What a stream of some of the ranks noticed besides them: the warnings and counters a
+/// stream of every rank reports once, kept apart so that the streams of disjoint sets of
+/// ranks, [`StreamPart::merge`]d in rank order, report what one stream of them all reports
+/// ([`StreamPart::finish`]).
+#[derive(Debug, Default)]
+#[cfg_attr(feature = "distributed", derive(serde::Serialize, serde::Deserialize))]
+pub struct StreamPart {
+    /// The archive's own warnings (the same in every part).
+    archive: Vec<String>,
+    /// Warnings of the definitions, keyed by location (the same in every part).
+    definitions: Vec<(u32, String)>,
+    /// Warnings of the ranks read, keyed by location, in the order they were read.
+    ranks: Vec<(u32, String)>,
+    counters: Counters,
+    /// The earliest program command line seen, with its location.
+    program: Option<(u32, String)>,
+}
+
+impl StreamPart {
+    /// Add `other`, the part of ranks after this part's.
+    pub fn merge(&mut self, mut other: StreamPart) {
+        self.ranks.append(&mut other.ranks);
+        self.counters.add(&other.counters);
+        if let Some((at, cmd)) = other.program {
+            if self.program.as_ref().is_none_or(|(first, _)| at < *first) {
+                self.program = Some((at, cmd));
+            }
+        }
+    }
+
+    /// Put the warnings and the program line into `info`, as a stream of every rank gives them.
+    pub fn finish(self, info: &mut crate::stream::StreamInfo) {
+        if let Some((_, cmd)) = self.program {
+            info.meta.push(("program".into(), cmd));
+        }
+        let mut warnings = self.definitions;
+        warnings.extend(self.ranks);
+        warnings.sort_by_key(|w| w.0);
+        let mut all = self.archive;
+        all.extend(warnings.into_iter().map(|w| w.1));
+        self.counters.warn(&mut all);
+        info.warnings = all;
+    }
+}
+
+/// [`stream`] without the final warnings: `info` has none yet (see [`StreamPart`]).
+pub(crate) fn stream_part(
+    archive: &Archive,
+    sizes: &[u64],
+    load: &mut dyn FnMut(usize) -> Result<Vec<u8>, FormatError>,
+    wanted: &dyn Fn(Rank) -> bool,
+    progress: &mut dyn ProgressSink,
+    sink: &mut dyn crate::stream::RankSink,
+) -> Result<(crate::stream::StreamInfo, StreamPart), FormatError> {
     let defs = &archive.defs;
     let defs_name = archive.files[archive.defs_file].name.as_str();
     let (ranks_of_groups, nranks) = world_ranks(defs, defs_name)?;
     let shared = Shared::new(archive, false, nranks, defs_name)?;
     let mut head = Trace::new("otf2", archive.anchor_name(), 0);
     add_meta(archive, &mut head);
-    let (per_rank, mut warnings) = parts_by_rank(defs, &ranks_of_groups, nranks);
+    let (per_rank, definitions) = parts_by_rank(defs, &ranks_of_groups, nranks);
+    let mut warnings = Vec::new();
     let clock = shared.clock;
     let end = clock.ns(defs.clock.global_offset.saturating_add(defs.clock.trace_length));
     let mut info = crate::stream::StreamInfo {
@@ -91,15 +151,15 @@ pub(crate) fn stream(
             files[e].bytes = Vec::new();
         }
     }
-    if let Some((_, cmd)) = program {
-        info.meta.push(("program".into(), cmd));
-    }
-    warnings.sort_by_key(|w| w.0);
-    let mut all = archive.warnings.clone();
-    all.extend(warnings.into_iter().map(|w| w.1));
-    counters.warn(&mut all);
-    info.warnings = all;
-    Ok(info)
+    info.warnings = Vec::new();
+    let part = StreamPart {
+        archive: archive.warnings.clone(),
+        definitions,
+        ranks: warnings,
+        counters,
+        program,
+    };
+    Ok((info, part))
 }
 
 /// How many warnings a whole read of `archive` gives from its definitions alone, after the
