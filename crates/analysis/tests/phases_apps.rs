@@ -435,3 +435,34 @@ fn nas_cg_outer_iterations_are_one_phase() {
     );
     assert!(!p.sections.is_empty() && p.sections.len() <= p.phases.len());
 }
+
+/// NAS MG class S on 16 ranks (OTF2, held out): the log's 4 iterations (V-cycles) run after a
+/// set-up that, by MG's source (mg.f), broadcasts the input, runs `zran3`, one untimed
+/// V-cycle and `zran3` again. The coarsest levels exchange single messages between pairs of
+/// ranks; 16 of them (8 patterns of 2 ranks, 8 ms in all) start inside the one occurrence that
+/// holds the four timed V-cycles and were a phase of their own (7 phases): a phase now holds
+/// more than pair exchanges, and the list is at most 6 (docs/phases.md, "Concurrent phases";
+/// the end is still mixed with V-cycle parts).
+#[test]
+fn nas_mg_coarse_exchanges_inside_the_v_cycles_are_no_phase() {
+    let trace = read_trace(load_paths(&[app("otf2-npb-mg.S.16")]).unwrap()).unwrap();
+    let matching = match_messages(&trace);
+    let events = rank_events(&trace, false);
+    let a = analyse_events(&trace, &matching, &events, &PatternOptions::default());
+    let p = detect_phases(
+        &trace,
+        &events,
+        &a.communication,
+        0.0,
+        tracelogic_analysis::phases::Outside::Own,
+    );
+    assert!(p.phases.len() <= 6, "{} phases", p.phases.len());
+    for (k, ph) in p.phases.iter().enumerate() {
+        let wide = ph
+            .patterns
+            .iter()
+            .any(|(pat, _)| pat.is_none_or(|q| a.communication.patterns[q].ranks.len() > 2));
+        assert!(wide, "phase {k} holds pair exchanges only: {:?}", ph.patterns);
+    }
+    assert!(p.sections.len() <= p.phases.len());
+}

@@ -525,6 +525,60 @@ pub fn merge_short_by(
     (bounds, tests)
 }
 
+/// Merge phases that happen inside one occurrence of a neighbour (docs/phases.md,
+/// "Concurrent phases"): a phase whose own activity — from its occurrences' earliest start to
+/// their latest end — lasts less than `min_share` of the run and lies within the time extent
+/// of one occurrence of the previous or the next phase joins that phase (the previous one
+/// first), whatever its share of the occurrences: on the run's timeline it is a moment inside
+/// that occurrence, not a stretch of its own (NAS MG S 16: 16 single exchanges of the coarse
+/// levels, 8 ms, inside the occurrence of the four timed V-cycles, 2.2 s). The boundaries next
+/// to it are tested again. `starts[i]`/`ends[i]`: the time extent of position `i`; the run
+/// lasts from `starts[0]` to `last_end`. Returns the kept boundaries and the inner tests.
+#[allow(clippy::too_many_arguments)]
+pub fn merge_nested(
+    classes: &[u32],
+    starts: &[u64],
+    ends: &[u64],
+    last_end: u64,
+    bounds: Vec<usize>,
+    tests: Vec<BoundaryTest>,
+    min_share: f64,
+    alpha: f64,
+) -> (Vec<usize>, Vec<BoundaryTest>) {
+    let (mut bounds, mut tests) = (bounds, tests);
+    if bounds.len() <= 2 || starts.is_empty() {
+        return (bounds, tests);
+    }
+    let limit = min_share * last_end.saturating_sub(starts[0]) as f64;
+    'outer: loop {
+        let m = bounds.len() - 1;
+        for k in 0..m {
+            let r = bounds[k]..bounds[k + 1];
+            let s = starts[r.clone()].iter().copied().min().unwrap_or(0);
+            let e = ends[r].iter().copied().max().unwrap_or(0);
+            if e.saturating_sub(s) as f64 >= limit {
+                continue;
+            }
+            for j in [k.checked_sub(1), (k + 1 < m).then_some(k + 1)].into_iter().flatten() {
+                if (bounds[j]..bounds[j + 1]).any(|i| starts[i] <= s && e <= ends[i]) {
+                    // Remove the boundary between k and j, test the merged phase's again.
+                    let b = k.max(j);
+                    bounds.remove(b);
+                    tests.remove(b - 1);
+                    for t in [b - 1, b] {
+                        if t >= 1 && t + 1 < bounds.len() {
+                            tests[t - 1] = test_boundary(classes, bounds[t - 1], bounds[t], bounds[t + 1], alpha);
+                        }
+                    }
+                    continue 'outer;
+                }
+            }
+        }
+        break;
+    }
+    (bounds, tests)
+}
+
 /// Upper tail `P(X ≥ x)` of the χ² distribution with `df` degrees of freedom
 /// ([`crate::stats::chi_square_survival`]).
 pub fn chi2_sf(x: f64, df: f64) -> f64 {
@@ -592,6 +646,43 @@ mod tests {
             period(&mut seq, &mut bounds);
         }
         assert_eq!(merge_periodic(&seq, &bounds, SIGNIFICANCE), bounds);
+    }
+
+    /// Three phases of classes 0, 1, 2: ten occurrences 0–100 ns apart with one of them lasting
+    /// from 450 to 2,000 ns; four occurrences at 1,000–1,004 ns (inside it: joined to the first
+    /// phase, though they are 4 of 24 occurrences); ten after 2,000 ns. The same four
+    /// occurrences at 1,000–1,004 ns when no occurrence spans them stay a phase (a short
+    /// sequential phase is the occurrence share's case, not this one).
+    #[test]
+    fn phase_inside_one_occurrence_joins_it() {
+        let classes: Vec<u32> = [vec![0; 10], vec![1; 4], vec![2; 10]].concat();
+        let mut starts: Vec<u64> = (0..10).map(|i| i * 100).collect();
+        let mut ends: Vec<u64> = starts.iter().map(|s| s + 50).collect();
+        ends[4] = 2_000; // starts at 400
+        starts.extend([1_000, 1_001, 1_002, 1_003]);
+        ends.extend([1_001, 1_002, 1_003, 1_004]);
+        starts.extend((0..10).map(|i| 2_100 + i * 100));
+        ends.extend((0..10).map(|i| 2_150 + i * 100));
+        let bounds = vec![0, 10, 14, 24];
+        let tests = vec![
+            test_boundary(&classes, 0, 10, 14, 0.01),
+            test_boundary(&classes, 10, 14, 24, 0.01),
+        ];
+        let last = *ends.last().unwrap();
+        let (b, t) = merge_nested(
+            &classes,
+            &starts,
+            &ends,
+            last,
+            bounds.clone(),
+            tests.clone(),
+            0.01,
+            0.01,
+        );
+        assert_eq!((b, t.len()), (vec![0, 14, 24], 1));
+        ends[4] = 450;
+        let (b, _) = merge_nested(&classes, &starts, &ends, last, bounds.clone(), tests, 0.01, 0.01);
+        assert_eq!(b, bounds);
     }
 
     /// `a a b b`: the only arrangements whose best cut is as divergent as the observed perfect

@@ -662,6 +662,25 @@ pub fn detect_phases_with(
     } else {
         (bounds, tests)
     };
+    let (bounds, tests) = if opts.significance < 1.0 && opts.min_share > 0.0 && bounds.len() > 2 {
+        let own = (opts.outside == Outside::Own).then_some(comm.patterns.len() as u32);
+        let classes = merge::classes(&seq, own, |i| rank_bucket(comm.instances[idx[i]].parts.len()));
+        let starts: Vec<tracelogic_model::Time> = idx.iter().map(|&i| comm.instances[i].start).collect();
+        let ends: Vec<tracelogic_model::Time> = idx.iter().map(|&i| comm.instances[i].end).collect();
+        let last_end = ends.iter().copied().max().unwrap_or(0);
+        merge::merge_nested(
+            &classes,
+            &starts,
+            &ends,
+            last_end,
+            bounds,
+            tests,
+            opts.min_share,
+            opts.significance,
+        )
+    } else {
+        (bounds, tests)
+    };
     let section_bounds = section_bounds(comm, &seq, &idx, &bounds, opts);
     let mut phases = Vec::with_capacity(bounds.len().saturating_sub(1));
     // Each phase's event ranges per rank, kept to describe the sections.
