@@ -279,7 +279,7 @@ pub fn construct(
     // iteration, `R1 S1 R0 S0 R1 S1 R1 S1` in the next). Signatures built from per-rank pattern
     // occurrences whose every rank's string is a rotation of the other's are merged into the
     // one seen most often (ties: first seen); its strings name the pattern.
-    let alias = rotation_aliases(&sig_list, &sig_patterned, &sig_count);
+    let alias = rotation_aliases(&sig_list, &sig_patterned, &sig_count, &sig_first);
     for s in 0..sig_list.len() {
         let a = alias[s] as usize;
         if a != s {
@@ -430,9 +430,10 @@ fn rotation_key(sig: &[u32]) -> Vec<u32> {
 }
 
 /// For every signature, the signature it is merged into: itself, or — for signatures built
-/// from per-rank pattern occurrences — the most frequent (then first) patterned signature
-/// equal to it up to a rotation of each rank's string.
-fn rotation_aliases(sigs: &[Vec<u32>], patterned: &[bool], count: &[u32]) -> Vec<u32> {
+/// from per-rank pattern occurrences — the most frequent patterned signature equal to it up to
+/// a rotation of each rank's string (ties: the earliest first occurrence `first`, then the
+/// first seen; times, not rank numbers, so that renumbering ranks picks the same one).
+fn rotation_aliases(sigs: &[Vec<u32>], patterned: &[bool], count: &[u32], first: &[(Time, Time)]) -> Vec<u32> {
     let mut best: HashMap<Vec<u32>, u32> = HashMap::new();
     let mut key_of: Vec<Option<Vec<u32>>> = vec![None; sigs.len()];
     for (s, sig) in sigs.iter().enumerate() {
@@ -442,7 +443,8 @@ fn rotation_aliases(sigs: &[Vec<u32>], patterned: &[bool], count: &[u32]) -> Vec
         let key = rotation_key(sig);
         best.entry(key.clone())
             .and_modify(|b| {
-                if count[s] > count[*b as usize] {
+                let (c, f) = (count[*b as usize], first[*b as usize]);
+                if count[s] > c || (count[s] == c && first[s] < f) {
                     *b = s as u32;
                 }
             })
@@ -837,10 +839,14 @@ mod tests {
         let b = vec![M, 0, r1, s1, r0, s0, r1, s1, r1, s1, M, 1, r0, s0, r1, s1];
         let other = vec![M, 0, r1, s1, r1, s1, r0, s0, r0, s0, M, 1, r0, s0, r1, s1];
         let sigs = vec![a.clone(), b.clone(), other, b];
-        let alias = rotation_aliases(&sigs, &[true, true, true, false], &[3, 5, 9, 9]);
+        let first = [(5, 6), (7, 8), (1, 2), (0, 1)];
+        let alias = rotation_aliases(&sigs, &[true, true, true, false], &[3, 5, 9, 9], &first);
         // The most frequent of the two rotations names them; the third differs on rank 0; the
         // last is not from per-rank patterns.
         assert_eq!(alias, vec![1, 1, 2, 3]);
         assert_eq!(rotation_key(&a), rotation_key(&sigs[1]));
+        // Equally frequent: the earlier first occurrence names them, whatever the order seen.
+        let alias = rotation_aliases(&sigs[..2], &[true, true], &[5, 5], &[(9, 10), (3, 4)]);
+        assert_eq!(alias, vec![1, 1]);
     }
 }
