@@ -401,3 +401,68 @@ fn hpcc_held_out_one_section_per_test_section() {
         assert_eq!(inside, 0, "{dir}: LatencyBandwidth is more than one section");
     }
 }
+
+/// A number from NPB's own report in a run's `stdout.txt` (`Time in seconds =   10.34`).
+fn npb_report(run: &str, key: &str) -> f64 {
+    let text = std::fs::read_to_string(app(run).join("stdout.txt")).unwrap();
+    let line = text.lines().find(|l| l.trim_start().starts_with(key)).unwrap();
+    line.split('=').nth(1).unwrap().trim().parse().unwrap()
+}
+
+/// NAS CG class S on 4 ranks (OTF2, held out): its log prints set-up, 15 outer iterations of
+/// the same conjugate-gradient loop (plus an untimed one before) and the verification, the 15
+/// timed iterations taking 10.34 s ("Time in seconds"). The loop's body was found at two
+/// alignments (two patterns, alternating every outer iteration) and the segmentation cut at
+/// every outer iteration: 16 phases. Now: at most the log's 4 stretches, and one phase that
+/// runs to the end of the run and holds at least three quarters of the timed iterations' time
+/// (the first two timed iterations are one glued pattern occurrence with the barrier before
+/// them, docs/phases.md). At most as many sections as phases.
+#[test]
+fn nas_cg_outer_iterations_are_one_phase() {
+    let run = "otf2-npb-cg.S.4";
+    let (p, t0, t1) = phases(run);
+    let timed = (npb_report(run, "Time in seconds") * 1e9) as Time;
+    assert!((2..=4).contains(&p.phases.len()), "{} phases", p.phases.len());
+    let last = p.phases.last().unwrap();
+    assert!(
+        t1.saturating_sub(last.time.1) <= (t1 - t0) / 100,
+        "the last phase ends with the run"
+    );
+    let loop_time = last.time.1 - last.time.0;
+    assert!(
+        loop_time >= timed / 4 * 3,
+        "longest stretch {loop_time} ns of the timed {timed} ns"
+    );
+    assert!(!p.sections.is_empty() && p.sections.len() <= p.phases.len());
+}
+
+/// NAS MG class S on 16 ranks (OTF2, held out): the log's 4 iterations (V-cycles) run after a
+/// set-up that, by MG's source (mg.f), broadcasts the input, runs `zran3`, one untimed
+/// V-cycle and `zran3` again. The coarsest levels exchange single messages between pairs of
+/// ranks; 16 of them (8 patterns of 2 ranks, 8 ms in all) start inside the one occurrence that
+/// holds the four timed V-cycles and were a phase of their own (7 phases): a phase now holds
+/// more than pair exchanges, and the list is at most 6 (docs/phases.md, "Concurrent phases";
+/// the end is still mixed with V-cycle parts).
+#[test]
+fn nas_mg_coarse_exchanges_inside_the_v_cycles_are_no_phase() {
+    let trace = read_trace(load_paths(&[app("otf2-npb-mg.S.16")]).unwrap()).unwrap();
+    let matching = match_messages(&trace);
+    let events = rank_events(&trace, false);
+    let a = analyse_events(&trace, &matching, &events, &PatternOptions::default());
+    let p = detect_phases(
+        &trace,
+        &events,
+        &a.communication,
+        0.0,
+        tracelogic_analysis::phases::Outside::Own,
+    );
+    assert!(p.phases.len() <= 6, "{} phases", p.phases.len());
+    for (k, ph) in p.phases.iter().enumerate() {
+        let wide = ph
+            .patterns
+            .iter()
+            .any(|(pat, _)| pat.is_none_or(|q| a.communication.patterns[q].ranks.len() > 2));
+        assert!(wide, "phase {k} holds pair exchanges only: {:?}", ph.patterns);
+    }
+    assert!(p.sections.len() <= p.phases.len());
+}

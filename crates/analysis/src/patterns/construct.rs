@@ -273,6 +273,25 @@ pub fn construct(
             },
         ));
     }
+    // One loop body seen at two alignments is one pattern: a per-rank loop is cut into
+    // occurrences wherever its parse happens to start, and a one-off exchange between two
+    // stretches of the loop shifts that start (NAS CG: `R0 S0 (R1 S1)x3` in one outer
+    // iteration, `R1 S1 R0 S0 R1 S1 R1 S1` in the next). Signatures built from per-rank pattern
+    // occurrences whose every rank's string is a rotation of the other's are merged into the
+    // one seen most often (ties: first seen); its strings name the pattern.
+    let alias = rotation_aliases(&sig_list, &sig_patterned, &sig_count, &sig_first);
+    for s in 0..sig_list.len() {
+        let a = alias[s] as usize;
+        if a != s {
+            sig_patterned[a] |= sig_patterned[s];
+            sig_count[a] += std::mem::take(&mut sig_count[s]);
+            sig_first[a] = sig_first[a].min(sig_first[s]);
+            sig_patterned[s] = false;
+        }
+    }
+    for (_, inst) in instances.iter_mut() {
+        inst.pattern = alias[inst.pattern as usize];
+    }
     // Keep signatures that are patterns; order by what they explain — the events their
     // occurrences cover on all ranks — then by occurrences, then by the time of the first
     // occurrence (not by discovery order, which follows rank numbers). A signature holds, per
@@ -363,6 +382,80 @@ pub fn construct(
         instances: out_instances,
         examples,
     }
+}
+
+/// Start of the least rotation of `s` (two-pointer minimum-expression algorithm, O(n)).
+fn least_rotation(s: &[u32]) -> usize {
+    let n = s.len();
+    let (mut i, mut j, mut k) = (0usize, 1usize, 0usize);
+    while i < n && j < n && k < n {
+        let (a, b) = (s[(i + k) % n], s[(j + k) % n]);
+        if a == b {
+            k += 1;
+            continue;
+        }
+        if a > b {
+            i += k + 1;
+        } else {
+            j += k + 1;
+        }
+        if i == j {
+            j += 1;
+        }
+        k = 0;
+    }
+    i.min(j)
+}
+
+/// A signature with each rank's string rotated to its least rotation (ranks and their order
+/// kept): equal for two signatures exactly when every rank's string of one is a rotation of
+/// the same rank's string of the other.
+fn rotation_key(sig: &[u32]) -> Vec<u32> {
+    let mut key = Vec::with_capacity(sig.len());
+    let mut k = 0;
+    while k < sig.len() {
+        // A rank's part: marker, rank, then its symbols up to the next marker.
+        let end = sig[k + 2..]
+            .iter()
+            .position(|&x| x == u32::MAX)
+            .map_or(sig.len(), |e| k + 2 + e);
+        key.extend_from_slice(&sig[k..k + 2]);
+        let part = &sig[k + 2..end];
+        let r = least_rotation(part);
+        key.extend_from_slice(&part[r..]);
+        key.extend_from_slice(&part[..r]);
+        k = end;
+    }
+    key
+}
+
+/// For every signature, the signature it is merged into: itself, or — for signatures built
+/// from per-rank pattern occurrences — the most frequent patterned signature equal to it up to
+/// a rotation of each rank's string (ties: the earliest first occurrence `first`, then the
+/// first seen; times, not rank numbers, so that renumbering ranks picks the same one).
+fn rotation_aliases(sigs: &[Vec<u32>], patterned: &[bool], count: &[u32], first: &[(Time, Time)]) -> Vec<u32> {
+    let mut best: HashMap<Vec<u32>, u32> = HashMap::new();
+    let mut key_of: Vec<Option<Vec<u32>>> = vec![None; sigs.len()];
+    for (s, sig) in sigs.iter().enumerate() {
+        if !patterned[s] {
+            continue;
+        }
+        let key = rotation_key(sig);
+        best.entry(key.clone())
+            .and_modify(|b| {
+                let (c, f) = (count[*b as usize], first[*b as usize]);
+                if count[s] > c || (count[s] == c && first[s] < f) {
+                    *b = s as u32;
+                }
+            })
+            .or_insert(s as u32);
+        key_of[s] = Some(key);
+    }
+    key_of
+        .into_iter()
+        .enumerate()
+        .map(|(s, k)| k.map_or(s as u32, |k| best[&k]))
+        .collect()
 }
 
 /// One event in an event graph.
@@ -709,5 +802,51 @@ pub fn timeline(
         end,
         lanes,
         ranks_left_out: trace.ranks.len() - shown,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The least rotation against every rotation compared by brute force.
+    #[test]
+    fn least_rotation_is_the_smallest_of_all_rotations() {
+        let cases: [&[u32]; 7] = [
+            &[3],
+            &[1, 0],
+            &[0, 0, 0],
+            &[2, 1, 2, 1, 2, 0],
+            &[1, 0, 1, 0, 0, 1, 0, 0],
+            &[5, 4, 5, 4, 5, 4, 3, 5],
+            &[7, 1, 7, 1, 7, 1, 7, 1],
+        ];
+        for s in cases {
+            let rot = |r: usize| [&s[r..], &s[..r]].concat();
+            let brute = (0..s.len()).map(rot).min().unwrap();
+            assert_eq!(rot(least_rotation(s)), brute, "{s:?}");
+        }
+    }
+
+    /// NAS CG on 4 ranks: the inner loop's body parsed at two alignments (rank 0
+    /// `R0 S0 R1 S1 R1 S1 R1 S1` and `R1 S1 R0 S0 R1 S1 R1 S1`, the other ranks alike) is one
+    /// pattern; a different body on one rank, or an exchange not from per-rank patterns, is not.
+    #[test]
+    fn one_loop_body_at_two_alignments_is_one_pattern() {
+        const M: u32 = u32::MAX;
+        let (r0, s0, r1, s1) = (10, 11, 12, 13);
+        let a = vec![M, 0, r0, s0, r1, s1, r1, s1, r1, s1, M, 1, r1, s1, r0, s0];
+        let b = vec![M, 0, r1, s1, r0, s0, r1, s1, r1, s1, M, 1, r0, s0, r1, s1];
+        let other = vec![M, 0, r1, s1, r1, s1, r0, s0, r0, s0, M, 1, r0, s0, r1, s1];
+        let sigs = vec![a.clone(), b.clone(), other, b];
+        let first = [(5, 6), (7, 8), (1, 2), (0, 1)];
+        let alias = rotation_aliases(&sigs, &[true, true, true, false], &[3, 5, 9, 9], &first);
+        // The most frequent of the two rotations names them; the third differs on rank 0; the
+        // last is not from per-rank patterns.
+        assert_eq!(alias, vec![1, 1, 2, 3]);
+        assert_eq!(rotation_key(&a), rotation_key(&sigs[1]));
+        // Equally frequent: the earlier first occurrence names them, whatever the order seen.
+        let alias = rotation_aliases(&sigs[..2], &[true, true], &[5, 5], &[(9, 10), (3, 4)]);
+        assert_eq!(alias, vec![1, 1]);
     }
 }

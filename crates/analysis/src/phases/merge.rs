@@ -316,6 +316,128 @@ pub fn merge(classes: &[u32], bounds: &[usize], alpha: f64, s0: f64) -> (Vec<usi
     (kept, tests)
 }
 
+/// Fewest repetitions of a super-period that make one periodic phase ([`merge_periodic`]).
+pub const PERIODS: usize = 3;
+
+/// p-value of "the two sides of the fixed cut `cut` are one mix": `classes[start..cut]`
+/// against `classes[cut..end]`, statistic D_JS at that cut (no maximum: the cut is given, not
+/// chosen), by the same permutation test as [`test_boundary`] (χ² with `k − 1` degrees of
+/// freedom beyond [`EXACT_LIMIT`]).
+pub fn test_cut(classes: &[u32], start: usize, cut: usize, end: usize, alpha: f64) -> f64 {
+    let part = &classes[start..end];
+    let (n, c) = (part.len(), cut - start);
+    if c == 0 || c >= n {
+        return 1.0;
+    }
+    let alphabet = part.iter().map(|&s| s as usize + 1).max().unwrap_or(0);
+    let mut all = vec![0u64; alphabet];
+    part.iter().for_each(|&s| all[s as usize] += 1);
+    let k = all.iter().filter(|&&x| x > 0).count();
+    if k <= 1 {
+        return 1.0;
+    }
+    let table = xlog2x_table(n);
+    let sum_all: f64 = all.iter().map(|&x| table[x as usize]).sum();
+    let mut left = vec![0u64; alphabet];
+    // D_JS at the cut from the left counts: H − (c/N)·H_l − ((N−c)/N)·H_r, with
+    // (i/N)·H_i = (i·log2 i − Σ x·log2 x)/N.
+    let mut at_cut = |left_part: &[u32]| {
+        left_part.iter().for_each(|&s| left[s as usize] += 1);
+        let (mut sl, mut sr) = (0.0, 0.0);
+        for &s in left_part {
+            let x = left[s as usize];
+            if x > 0 {
+                sl += table[x as usize];
+                sr += table[(all[s as usize] - x) as usize];
+                left[s as usize] = 0;
+            }
+        }
+        // Classes absent on the left are whole on the right.
+        let right_only: f64 = sum_all - left_part_classes_sum(left_part, &all, &table);
+        let total = n as f64;
+        let h = total.log2() - sum_all / total;
+        h - (table[c] - sl) / total - (table[n - c] - (sr + right_only)) / total
+    };
+    let observed = at_cut(&part[..c]);
+    if n > EXACT_LIMIT {
+        let g = 2.0 * n as f64 * observed * std::f64::consts::LN_2;
+        return chi2_sf(g, (k - 1) as f64);
+    }
+    let mut rng = SplitMix(((start as u64) << 32) ^ ((cut as u64) << 16) ^ (end as u64) ^ 0x9E71_0D1C);
+    let mut pool = part.to_vec();
+    let shuffles = if n > FEW_PERMUTATIONS_FROM {
+        FEW_PERMUTATIONS
+    } else {
+        PERMUTATIONS
+    };
+    let give_up = (alpha * (shuffles + 1) as f64).ceil().max(1.0) as usize;
+    let mut at_least = 0usize;
+    for m in 1..=shuffles {
+        // The left side of a shuffle: a uniform sample of `c` positions (partial Fisher–Yates).
+        for i in 0..c {
+            pool.swap(i, i + rng.below(n - i));
+        }
+        if at_cut(&pool[..c]) >= observed - 1e-12 {
+            at_least += 1;
+            if at_least >= give_up {
+                return (give_up as f64 / m as f64).min(1.0);
+            }
+        }
+    }
+    (at_least + 1) as f64 / (shuffles + 1) as f64
+}
+
+/// Σ x·log2 x over the whole-union counts of the distinct classes in `left_part`.
+fn left_part_classes_sum(left_part: &[u32], all: &[u64], table: &[f64]) -> f64 {
+    let mut seen = vec![false; all.len()];
+    left_part
+        .iter()
+        .filter(|&&s| !std::mem::replace(&mut seen[s as usize], true))
+        .map(|&s| table[all[s as usize] as usize])
+        .sum()
+}
+
+/// Merge runs of segments that repeat a super-period into one segment each (docs/phases.md,
+/// "Periodic phases"). A loop whose body holds two stretches of different mix (NAS CG: 52
+/// steps of the conjugate-gradient exchange, then the norms' 4 single exchanges, 7 times) is
+/// cut by the significance test at every stretch, because the test's null hypothesis — one
+/// exchangeable mix — does not hold inside a period; it does hold between periods. So windows
+/// of `q ≥ 2` consecutive segments are compared at the period: window `t` against window
+/// `t + 1` with [`test_cut`] at their common boundary. From the left, the longest run of at
+/// least [`PERIODS`] windows in which no two consecutive windows differ significantly (over
+/// every `q` up to a third of the segments left) becomes one segment; otherwise the segment
+/// stays and the search moves on by one. Two repetitions are not taken as a loop: a warm-up
+/// followed by the measured run (NAS MG: `zran3` and one V-cycle, then `zran3` and the timed
+/// V-cycles) are two phases a user reads. Returns the new boundaries (a subsequence).
+pub fn merge_periodic(classes: &[u32], bounds: &[usize], alpha: f64) -> Vec<usize> {
+    let m = bounds.len().saturating_sub(1);
+    let mut out = vec![bounds[0]];
+    let mut i = 0;
+    while i < m {
+        let mut best: Option<usize> = None; // segments covered
+        for q in 2..=(m - i) / PERIODS {
+            let mut windows = 1;
+            while i + (windows + 1) * q <= m {
+                let (a, c, e) = (
+                    bounds[i + (windows - 1) * q],
+                    bounds[i + windows * q],
+                    bounds[i + (windows + 1) * q],
+                );
+                if test_cut(classes, a, c, e, alpha) < alpha {
+                    break;
+                }
+                windows += 1;
+            }
+            if windows >= PERIODS && best.is_none_or(|b| windows * q > b) {
+                best = Some(windows * q);
+            }
+        }
+        i += best.unwrap_or(1);
+        out.push(bounds[i]);
+    }
+    out
+}
+
 /// Jensen–Shannon divergence (bits) of the class mixes of `a` and `b` with equal weights: how
 /// different two stretches' mixes are, whatever their lengths (0 = the same mix, 1 = disjoint).
 pub fn mix_divergence(a: &[u32], b: &[u32]) -> f64 {
@@ -403,6 +525,60 @@ pub fn merge_short_by(
     (bounds, tests)
 }
 
+/// Merge phases that happen inside one occurrence of a neighbour (docs/phases.md,
+/// "Concurrent phases"): a phase whose own activity — from its occurrences' earliest start to
+/// their latest end — lasts less than `min_share` of the run and lies within the time extent
+/// of one occurrence of the previous or the next phase joins that phase (the previous one
+/// first), whatever its share of the occurrences: on the run's timeline it is a moment inside
+/// that occurrence, not a stretch of its own (NAS MG S 16: 16 single exchanges of the coarse
+/// levels, 8 ms, inside the occurrence of the four timed V-cycles, 2.2 s). The boundaries next
+/// to it are tested again. `starts[i]`/`ends[i]`: the time extent of position `i`; the run
+/// lasts from `starts[0]` to `last_end`. Returns the kept boundaries and the inner tests.
+#[allow(clippy::too_many_arguments)]
+pub fn merge_nested(
+    classes: &[u32],
+    starts: &[u64],
+    ends: &[u64],
+    last_end: u64,
+    bounds: Vec<usize>,
+    tests: Vec<BoundaryTest>,
+    min_share: f64,
+    alpha: f64,
+) -> (Vec<usize>, Vec<BoundaryTest>) {
+    let (mut bounds, mut tests) = (bounds, tests);
+    if bounds.len() <= 2 || starts.is_empty() {
+        return (bounds, tests);
+    }
+    let limit = min_share * last_end.saturating_sub(starts[0]) as f64;
+    'outer: loop {
+        let m = bounds.len() - 1;
+        for k in 0..m {
+            let r = bounds[k]..bounds[k + 1];
+            let s = starts[r.clone()].iter().copied().min().unwrap_or(0);
+            let e = ends[r].iter().copied().max().unwrap_or(0);
+            if e.saturating_sub(s) as f64 >= limit {
+                continue;
+            }
+            for j in [k.checked_sub(1), (k + 1 < m).then_some(k + 1)].into_iter().flatten() {
+                if (bounds[j]..bounds[j + 1]).any(|i| starts[i] <= s && e <= ends[i]) {
+                    // Remove the boundary between k and j, test the merged phase's again.
+                    let b = k.max(j);
+                    bounds.remove(b);
+                    tests.remove(b - 1);
+                    for t in [b - 1, b] {
+                        if t >= 1 && t + 1 < bounds.len() {
+                            tests[t - 1] = test_boundary(classes, bounds[t - 1], bounds[t], bounds[t + 1], alpha);
+                        }
+                    }
+                    continue 'outer;
+                }
+            }
+        }
+        break;
+    }
+    (bounds, tests)
+}
+
 /// Upper tail `P(X ≥ x)` of the χ² distribution with `df` degrees of freedom
 /// ([`crate::stats::chi_square_survival`]).
 pub fn chi2_sf(x: f64, df: f64) -> f64 {
@@ -431,6 +607,82 @@ mod tests {
         // ln Γ at integers is ln((n − 1)!).
         assert!((ln_gamma(5.0) - 24f64.ln()).abs() < 1e-12);
         assert!((ln_gamma(0.5) - std::f64::consts::PI.sqrt().ln()).abs() < 1e-12);
+    }
+
+    /// The fixed-cut test by hand: `a a | b b` — 2 of the 6 equally likely left halves
+    /// (`aa`, `bb`) are as divergent, p ≈ 1/3; `a b | a b` has D_JS = 0 at the cut, which every
+    /// shuffle reaches, p = 1; twelve `a` against twelve `b`, the floor 1/1000.
+    #[test]
+    fn fixed_cut_p_by_hand() {
+        let p = test_cut(&[0, 0, 1, 1], 0, 2, 4, 1.0);
+        assert!((p - 1.0 / 3.0).abs() < 0.05, "{p}");
+        assert_eq!(test_cut(&[0, 1, 0, 1], 0, 2, 4, SIGNIFICANCE), 1.0);
+        let mut seq = vec![0u32; 12];
+        seq.extend([1u32; 12]);
+        assert!((test_cut(&seq, 0, 12, 24, SIGNIFICANCE) - 0.001).abs() < 1e-12);
+    }
+
+    /// `(a×20 b b c c)` repeated: each block is significantly different from its neighbours,
+    /// but the blocks repeat, so the run is one segment; a set-up of ten `d` before it stays
+    /// its own; two repetitions only (a warm-up and the measured run) are not a loop.
+    #[test]
+    fn periodic_blocks_are_one_segment() {
+        let period = |seq: &mut Vec<u32>, bounds: &mut Vec<usize>| {
+            seq.extend([0u32; 20]);
+            bounds.push(seq.len());
+            seq.extend([1, 1, 2, 2]);
+            bounds.push(seq.len());
+        };
+        let (mut seq, mut bounds) = (vec![3u32; 10], vec![0, 10]);
+        for _ in 0..6 {
+            period(&mut seq, &mut bounds);
+        }
+        // The thesis' test keeps every block boundary.
+        let (kept, _) = merge(&seq, &bounds, SIGNIFICANCE, 0.0);
+        assert_eq!(kept, bounds);
+        assert_eq!(merge_periodic(&seq, &bounds, SIGNIFICANCE), vec![0, 10, seq.len()]);
+        let (mut seq, mut bounds) = (Vec::new(), vec![0]);
+        for _ in 0..2 {
+            period(&mut seq, &mut bounds);
+        }
+        assert_eq!(merge_periodic(&seq, &bounds, SIGNIFICANCE), bounds);
+    }
+
+    /// Three phases of classes 0, 1, 2: ten occurrences 0–100 ns apart with one of them lasting
+    /// from 450 to 2,000 ns; four occurrences at 1,000–1,004 ns (inside it: joined to the first
+    /// phase, though they are 4 of 24 occurrences); ten after 2,000 ns. The same four
+    /// occurrences at 1,000–1,004 ns when no occurrence spans them stay a phase (a short
+    /// sequential phase is the occurrence share's case, not this one).
+    #[test]
+    fn phase_inside_one_occurrence_joins_it() {
+        let classes: Vec<u32> = [vec![0; 10], vec![1; 4], vec![2; 10]].concat();
+        let mut starts: Vec<u64> = (0..10).map(|i| i * 100).collect();
+        let mut ends: Vec<u64> = starts.iter().map(|s| s + 50).collect();
+        ends[4] = 2_000; // starts at 400
+        starts.extend([1_000, 1_001, 1_002, 1_003]);
+        ends.extend([1_001, 1_002, 1_003, 1_004]);
+        starts.extend((0..10).map(|i| 2_100 + i * 100));
+        ends.extend((0..10).map(|i| 2_150 + i * 100));
+        let bounds = vec![0, 10, 14, 24];
+        let tests = vec![
+            test_boundary(&classes, 0, 10, 14, 0.01),
+            test_boundary(&classes, 10, 14, 24, 0.01),
+        ];
+        let last = *ends.last().unwrap();
+        let (b, t) = merge_nested(
+            &classes,
+            &starts,
+            &ends,
+            last,
+            bounds.clone(),
+            tests.clone(),
+            0.01,
+            0.01,
+        );
+        assert_eq!((b, t.len()), (vec![0, 14, 24], 1));
+        ends[4] = 450;
+        let (b, _) = merge_nested(&classes, &starts, &ends, last, bounds.clone(), tests, 0.01, 0.01);
+        assert_eq!(b, bounds);
     }
 
     /// `a a b b`: the only arrangements whose best cut is as divergent as the observed perfect

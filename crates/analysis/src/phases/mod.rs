@@ -633,7 +633,15 @@ pub fn detect_phases_with(
     let (bounds, tests) = if opts.significance < 1.0 && seg.phases.len() > 1 {
         let own = (opts.outside == Outside::Own).then_some(comm.patterns.len() as u32);
         let classes = merge::classes(&seq, own, |i| rank_bucket(comm.instances[idx[i]].parts.len()));
-        merge::merge(&classes, &leaf_bounds, opts.significance, opts.strength)
+        let (bounds, tests) = merge::merge(&classes, &leaf_bounds, opts.significance, opts.strength);
+        // A loop whose period holds stretches of different mix is one phase: merge its
+        // periods, then test the boundaries left (and those next to the loop) again.
+        let periodic = merge::merge_periodic(&classes, &bounds, opts.significance);
+        if periodic.len() < bounds.len() {
+            merge::merge(&classes, &periodic, opts.significance, opts.strength)
+        } else {
+            (bounds, tests)
+        }
     } else {
         (leaf_bounds.clone(), Vec::new())
     };
@@ -645,6 +653,25 @@ pub fn detect_phases_with(
         merge::merge_short(
             &classes,
             &starts,
+            last_end,
+            bounds,
+            tests,
+            opts.min_share,
+            opts.significance,
+        )
+    } else {
+        (bounds, tests)
+    };
+    let (bounds, tests) = if opts.significance < 1.0 && opts.min_share > 0.0 && bounds.len() > 2 {
+        let own = (opts.outside == Outside::Own).then_some(comm.patterns.len() as u32);
+        let classes = merge::classes(&seq, own, |i| rank_bucket(comm.instances[idx[i]].parts.len()));
+        let starts: Vec<tracelogic_model::Time> = idx.iter().map(|&i| comm.instances[i].start).collect();
+        let ends: Vec<tracelogic_model::Time> = idx.iter().map(|&i| comm.instances[i].end).collect();
+        let last_end = ends.iter().copied().max().unwrap_or(0);
+        merge::merge_nested(
+            &classes,
+            &starts,
+            &ends,
             last_end,
             bounds,
             tests,
