@@ -1,0 +1,171 @@
+use super::*;
+
+fn spec(s: &str) -> TopologySpec {
+    TopologySpec::parse(s).unwrap()
+}
+
+#[test]
+fn grid_and_torus_edge_counts() {
+    // A×B grid: A(B−1) + B(A−1) edges; torus: 2AB when both extents exceed 2.
+    assert_eq!(spec("grid:4x2").graph().num_edges(), 4 + 6);
+    assert_eq!(spec("torus:4x4").graph().num_edges(), 32);
+    assert_eq!(spec("torus:4x2").graph().num_edges(), 8 + 4);
+    assert_eq!(spec("grid:3x3x3").graph().num_edges(), 3 * 9 * 2);
+}
+
+#[test]
+fn stencil6_is_six_regular_and_matches_bt_directions() {
+    let s = spec("stencil6:4x4");
+    let g = s.graph();
+    assert!((0..16).all(|u| g.degree(u) == 6));
+    // Rank 5 = (1,1): east 6, west 4, south 9, north 1, northeast (2,0)=2, southwest (0,2)=8.
+    let names: Vec<(String, u32)> = s.neighbours(5).into_iter().map(|(d, v)| (d.name(), v)).collect();
+    assert_eq!(
+        names,
+        vec![
+            ("east".into(), 6),
+            ("west".into(), 4),
+            ("south".into(), 9),
+            ("north".into(), 1),
+            ("northeast".into(), 2),
+            ("southwest".into(), 8)
+        ]
+    );
+}
+
+#[test]
+fn stencil8_mesh_corner_has_three_neighbours() {
+    let s = spec("stencil8-mesh:5x5");
+    assert_eq!(s.neighbours(0).len(), 3);
+    assert_eq!(s.neighbours(12).len(), 8);
+}
+
+#[test]
+fn hypercube_equals_2x2x2_grid_structure() {
+    let h = spec("hypercube:3").graph();
+    assert_eq!(h.num_edges(), 12);
+    assert!((0..8).all(|u| h.degree(u) == 3));
+    assert_eq!(h, spec("grid:2x2x2").graph());
+}
+
+#[test]
+fn binary_tree_parent_and_children() {
+    let s = spec("binary-tree:7");
+    assert_eq!(s.neighbour(0, &Direction::Parent), None);
+    assert_eq!(s.neighbour(2, &Direction::Child(0)), Some(5));
+    assert_eq!(s.neighbour(6, &Direction::Parent), Some(2));
+    assert_eq!(s.neighbour(3, &Direction::Child(0)), None);
+    assert_eq!(s.coords(5), vec![2, 2]);
+    assert_eq!(s.graph().num_edges(), 6);
+}
+
+#[test]
+fn ring_and_all_to_all() {
+    assert_eq!(spec("ring:5").graph().num_edges(), 5);
+    assert_eq!(spec("all-to-all:6").graph().num_edges(), 15);
+    assert_eq!(spec("ring:2").graph().num_edges(), 1);
+}
+
+#[test]
+fn coordinates_round_trip() {
+    let s = spec("torus:3x4x5");
+    for u in 0..60 {
+        assert_eq!(s.node_at(&s.coords(u)), Some(u));
+    }
+    assert_eq!(s.coords(1 + 3 * 2 + 12 * 4), vec![1, 2, 4]);
+}
+
+#[test]
+fn static_names_are_the_names() {
+    let mut named = 0;
+    for k in 1..=4usize {
+        for code in 0..3usize.pow(k as u32) {
+            let o: Vec<i8> = (0..k).map(|i| (code / 3usize.pow(i as u32) % 3) as i8 - 1).collect();
+            let d = Direction::Offset(o.clone());
+            match d.static_name() {
+                Some(name) => {
+                    assert_eq!(name, d.name(), "{o:?}");
+                    named += 1;
+                }
+                None => assert!(k > 3 || o.iter().all(|&x| x == 0), "{o:?}"),
+            }
+        }
+    }
+    assert_eq!(named, 2 + 8 + 26);
+    assert_eq!(Direction::Offset(vec![2, 0]).static_name(), None);
+    for d in [
+        Direction::Parent,
+        Direction::Child(0),
+        Direction::Child(1),
+        Direction::Transpose,
+    ] {
+        assert_eq!(d.static_name(), Some(d.name().as_str()));
+    }
+    for k in 0..40u8 {
+        for d in [Direction::Bit(k), Direction::RowBit(k)] {
+            match d.static_name() {
+                Some(name) => assert_eq!(name, d.name()),
+                None => assert!(k >= 32, "{d:?}"),
+            }
+        }
+    }
+    assert_eq!(Direction::Shift(3).static_name(), None);
+}
+
+#[test]
+fn labels_name_the_extents_and_the_family() {
+    for (s, label) in [
+        ("grid:4x3", "4x3 grid"),
+        ("torus:4x4x2", "4x4x2 torus"),
+        ("stencil6:5x4", "5x4 6-point stencil"),
+        ("stencil6-mesh:5x4", "5x4 6-point stencil (no wrap-around)"),
+        ("stencil8:5x4", "5x4 8-point stencil"),
+        ("stencil8-mesh:5x4", "5x4 8-point stencil (no wrap-around)"),
+        ("hypercube:3", "3-dimensional hypercube (2x2x2 grid)"),
+        ("hypercube:1", "1-dimensional hypercube"),
+        ("binary-tree:15", "15-node binary tree"),
+        ("all-to-all:6", "6-node all-to-all"),
+        ("ring:9", "9-node ring"),
+        ("line:7", "7-node line"),
+        ("stencil7:4x3x2", "4x3x2 7-point stencil"),
+        ("stencil7-mesh:4x3x2", "4x3x2 7-point stencil (no wrap-around)"),
+        ("stencil19:4x3x3", "4x3x3 19-point stencil"),
+        ("stencil19-mesh:4x3x3", "4x3x3 19-point stencil (no wrap-around)"),
+        ("stencil27:3x3x3", "3x3x3 27-point stencil"),
+        ("stencil27-mesh:3x3x3", "3x3x3 27-point stencil (no wrap-around)"),
+        ("kary-tree:3x40", "40-node 3-ary tree"),
+        ("star:9", "9-node star"),
+        ("butterfly:3", "3-dimensional butterfly (32 nodes)"),
+        ("grid:100x10", "100x10 grid"),
+        ("ring:2000000000", "2000000000-node ring"),
+    ] {
+        assert_eq!(spec(s).label(), label, "{s}");
+    }
+    for x in [0, 7, 10, 99, 1005, u32::MAX] {
+        let mut out = String::from("x");
+        push_decimal(&mut out, x);
+        assert_eq!(out, format!("x{x}"));
+    }
+}
+
+#[test]
+fn parse_errors_are_plain() {
+    assert!(TopologySpec::parse("grid").unwrap_err().contains("FAMILY:DIMS"));
+    assert!(TopologySpec::parse("blob:4")
+        .unwrap_err()
+        .contains("unknown topology family"));
+    assert!(TopologySpec::parse("stencil6:4x4x4").unwrap_err().contains("2D"));
+    assert!(TopologySpec::parse("grid:0x3").is_err());
+}
+
+#[test]
+fn opposite_directions() {
+    let s = spec("grid:3x3");
+    let east = Direction::Offset(vec![1, 0]);
+    assert_eq!(s.opposite(4, &east).unwrap().name(), "west");
+    let r = spec("ring:6");
+    assert_eq!(r.opposite(0, &Direction::Shift(1)), Some(Direction::Shift(5)));
+    let t = spec("binary-tree:7");
+    assert_eq!(t.opposite(1, &Direction::Parent), Some(Direction::Child(0)));
+    assert_eq!(t.opposite(2, &Direction::Parent), Some(Direction::Child(1)));
+}
