@@ -183,15 +183,35 @@ pub(super) fn add_offset_directions(
     placement: &Placement,
     tables: &mut [HashMap<Rank, String>],
 ) -> Vec<OffsetRanks> {
+    // Peers already named, as flags over the ranks (one array lookup per operation instead of a
+    // hash lookup: this pass reads every operation of the run), cleared after each rank.
+    let n = tables.len();
+    let mut named = vec![false; n];
     for rt in &trace.ranks {
         let Some(table) = tables.get_mut(rt.rank as usize) else {
             continue;
         };
+        for &p in table.keys() {
+            if let Some(f) = named.get_mut(p as usize) {
+                *f = true;
+            }
+        }
+        let mut far: Vec<Rank> = Vec::new();
         for &peer in &rt.p2p.peer {
-            if peer != ANY_SOURCE && !table.contains_key(&peer) {
-                if let Some(name) = placement.offset_direction(rt.rank, peer) {
-                    table.insert(peer, name);
-                }
+            // `MPI_ANY_SOURCE` and peers beyond the run's ranks are no indices of `named`.
+            if let Some(f) = named.get_mut(peer as usize).filter(|f| !**f) {
+                *f = true;
+                far.push(peer);
+            }
+        }
+        for &p in table.keys().chain(&far) {
+            if let Some(f) = named.get_mut(p as usize) {
+                *f = false;
+            }
+        }
+        for peer in far {
+            if let Some(name) = placement.offset_direction(rt.rank, peer) {
+                table.insert(peer, name);
             }
         }
     }
