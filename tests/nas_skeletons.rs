@@ -447,7 +447,8 @@ fn mg_keeps_the_coarse_levels_farther_exchanges_as_offsets() {
                 let moved: Vec<&&str> = steps.iter().filter(|s| **s != "0").collect();
                 assert_eq!(moved, vec![&"+2"], "{what}: {o}");
             }
-            // Every dropped operation goes 2 processes along an axis of the 2x4x4 grid.
+            // Every operation kept as an offset goes 2 processes along an axis of the 2x4x4 grid
+            // (the generator's own coordinates).
             let dims = [2u32, 4, 4];
             let coords = |rank: u32| {
                 let u = truth.node_of_rank[rank as usize];

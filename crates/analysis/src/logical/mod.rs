@@ -1,14 +1,16 @@
 //! The logical trace of a run (Logicalization §4.3): one rank's calls rewritten so that every
 //! point-to-point peer is a direction of the identified topology (`east`, `parent`, `bit2`...),
 //! with collectives unchanged and waits linked to the requests they complete; a message of a
-//! rank to itself is the direction `self` ([`SELF_DIRECTION`]). Expanding it for
-//! any rank (a direction yields a call only where that neighbour exists) gives back a physical
-//! trace that [`verify`] compares with the real one. [`Accuracy`] says how much traffic fell
-//! outside the topology and was dropped.
+//! rank to itself is the direction `self` ([`SELF_DIRECTION`]), and a peer outside the
+//! topology an offset direction in its coordinates ([`is_offset_direction`]: `(+2,0,0)`).
+//! Expanding it for any rank (a direction yields a call only where that neighbour exists) gives
+//! back a physical trace that [`verify`] compares with the real one. [`Accuracy`] says how much
+//! traffic fell outside the topology (kept as offsets) and how much could not be named at all
+//! (dropped: none on a sound trace).
 //!
-//! Which calls become records: point-to-point calls with at least one operation inside the
-//! topology, completions (`MPI_Wait*`, `MPI_Test*`) of at least one such operation, collectives,
-//! and `MPI_Init`/`MPI_Finalize`. Queries, probes, communicator management and completions of
+//! Which calls become records: point-to-point calls with at least one operation whose peer can
+//! be named (a direction, `self` or an offset), completions (`MPI_Wait*`, `MPI_Test*`) of at
+//! least one such operation, collectives, and `MPI_Init`/`MPI_Finalize`. Queries, probes, communicator management and completions of
 //! dropped operations only are left out (counted in [`LogicalTrace::skipped_calls`]).
 //!
 //! Where no rank has every direction of the topology (a 4×2 grid has no rank with both a north
