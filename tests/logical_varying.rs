@@ -84,7 +84,7 @@ fn program_volume(l: &LogicalTrace, program: &Program) -> Vec<u64> {
     let calls = program.expand(10_000_000).unwrap();
     (0..l.ranks)
         .map(|r| {
-            let mine = expand_calls(&l.placement, &l.self_ranks, calls.iter(), r).unwrap();
+            let mine = expand_calls(l, calls.iter(), r).unwrap();
             physical_calls(&mine).iter().map(|c| c.bytes).sum()
         })
         .collect()

@@ -344,7 +344,14 @@ fn check_logical(
     }
     let acc = |l: &tracelogic_analysis::logical::LogicalTrace| {
         let x = &l.accuracy;
-        (x.calls, x.dropped_calls, x.bytes, x.dropped_bytes)
+        (
+            x.calls,
+            x.dropped_calls,
+            x.bytes,
+            x.dropped_bytes,
+            x.offset_calls,
+            x.offset_bytes,
+        )
     };
     assert_eq!(acc(&la), acc(&lb), "{name}: accuracy");
     assert_eq!(acc(&la), acc(&auto), "{name}: accuracy of the automatic choice");
@@ -356,8 +363,8 @@ fn check_logical(
             .find(|x| x.rank == perm[ra.rank as usize])
             .unwrap_or_else(|| panic!("{name}: rank {} has no accuracy after renumbering", ra.rank));
         assert_eq!(
-            (ra.calls, ra.dropped_calls, ra.bytes, ra.dropped_bytes),
-            (rb.calls, rb.dropped_calls, rb.bytes, rb.dropped_bytes),
+            (ra.calls, ra.dropped_calls, ra.bytes, ra.dropped_bytes, ra.offset_calls),
+            (rb.calls, rb.dropped_calls, rb.bytes, rb.dropped_bytes, rb.offset_calls),
             "{name}: accuracy of rank {}",
             ra.rank
         );

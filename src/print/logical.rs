@@ -164,8 +164,17 @@ fn human(r: &LogicalDocument, report: &LogicalReport, side_by_side: bool) -> Str
             ranks.join(", ")
         ));
     }
+    let offsets = logical.offset_directions();
+    if !offsets.is_empty() {
+        s.push_str(&format!(
+            "Outside the topology, kept as offsets ({}): {} point-to-point calls, {} bytes.\n",
+            offsets.join(", "),
+            r.accuracy.offset_calls,
+            r.accuracy.offset_bytes
+        ));
+    }
     s.push_str(&format!(
-        "Outside the topology (dropped): {} of point-to-point calls, {} of bytes.\n",
+        "Dropped (peers the logical trace cannot name): {} of point-to-point calls, {} of bytes.\n",
         pct(r.dropped_calls_fraction),
         pct(r.dropped_bytes_fraction)
     ));

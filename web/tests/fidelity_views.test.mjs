@@ -96,18 +96,21 @@ test('each phase names its topology as the CLI does', async () => {
   await app.assertClean(s);
 });
 
-test('the logical view says which operations lie outside the topology, as the CLI does', async () => {
+test('the logical view says which operations lie outside the topology and keeps them as offsets, as the CLI does', async () => {
   // NAS MG S on 16 ranks (held-out OTF2 run): 8 ranks exchange two processes apart on the
-  // coarsest levels, outside the identified torus; the structure is exact inside it only.
+  // coarsest levels, outside the identified torus; those peers are offsets, nothing is dropped.
   const dir = join(root, 'tests/data/apps/otf2-npb-mg.S.16');
-  const v = cliJson(['logical', dir]).verification;
-  assert.ok(v.operations_outside_topology > 0 && v.ranks_outside_topology.length > 0);
+  const doc = cliJson(['logical', dir]);
+  const v = doc.verification;
+  assert.ok(v.operations_as_offsets > 0 && v.ranks_with_offsets.length > 0);
+  assert.equal(v.operations_outside_topology, 0);
   const line = execFileSync(cli, ['logical', dir], { encoding: 'utf8' }).split('\n').find((l) => l.startsWith('Structure: '));
   const s = await dropFiles(filesOf(dir, (n) => n === 'trace.tar.zst'));
   const { page } = s;
   await show(page, 'logical', '[data-stat="structure"]');
   const stat = '#view-logical [data-stat="structure"]';
-  assert.equal(Number(await page.getAttribute(stat, 'data-outside')), v.operations_outside_topology);
+  assert.equal(Number(await page.getAttribute(stat, 'data-offsets')), v.operations_as_offsets);
+  assert.equal(Number(await page.getAttribute('#view-logical [data-stat="offsets"]', 'data-value')), doc.accuracy.offset_calls);
   assert.equal((await page.textContent(`${stat} dd`)).trim(), line.slice('Structure: '.length).replace(/\.$/, ''));
   await app.assertClean(s);
 });

@@ -10,7 +10,9 @@
 //! Rank `r` of the skeleton plays topology node `r`. A direction produces a call only where that
 //! neighbour exists (the expansion rule of [`crate::logical::expand_records`]); the direction
 //! `self` ([`crate::logical::SELF_DIRECTION`]) leads a node to itself where the rank playing it
-//! messaged itself, and is no edge of a graph communicator. Requests live in
+//! messaged itself, and is no edge of a graph communicator; an offset direction (a peer outside
+//! the topology, [`crate::logical::is_offset_direction`]) leads to the node at that offset where
+//! it exists and its rank used it, and is no edge either. Requests live in
 //! a ring indexed by the logical record counter, so a completion finds the requests it completes
 //! by their record offsets. Choices: `MPI_Bsend`/`MPI_Rsend` replay as `MPI_Send`, `MPI_Test*`
 //! and `MPI_Wait{any,some}` as `MPI_Waitall`/`MPI_Wait`, collectives on other communicators run on
@@ -18,7 +20,7 @@
 //! regular form with the rank's own sizes.
 
 use crate::compress::{call_text, Node, Program, Values};
-use crate::logical::{LogicalCall, LogicalTrace, Partner, SELF_DIRECTION};
+use crate::logical::{offset_node, LogicalCall, LogicalTrace, Partner, SELF_DIRECTION};
 use std::fmt::Write as _;
 use tracelogic_graph::{Direction, TopologySpec};
 use tracelogic_model::{CallKind, CollectiveOp, P2pDir};
@@ -73,6 +75,12 @@ pub fn skeleton_c(logical: &LogicalTrace, program: &Program) -> Result<String, S
     if with_self {
         names.push(SELF_DIRECTION.into());
     }
+    // Offset directions (peers outside the topology), after `self`: the node at that offset,
+    // at the nodes whose ranks use it.
+    let offsets = &logical.offset_ranks;
+    let topology_dirs = dirs.len();
+    names.extend(offsets.iter().map(|o| o.direction.clone()));
+    let rank_of_node = placement.rank_of_node();
     let max_bytes = logical
         .records
         .iter()
@@ -115,8 +123,9 @@ pub fn skeleton_c(logical: &LogicalTrace, program: &Program) -> Result<String, S
     c.push_str("#include <mpi.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n\n");
     let _ = writeln!(
         c,
-        "#define NRANKS {n}\n#define NDIRS {}\n#define RING {ring}UL",
-        names.len().max(1)
+        "#define NRANKS {n}\n#define NDIRS {}\n#define NTOPO {}\n#define RING {ring}UL",
+        names.len().max(1),
+        topology_dirs.min(names.len().max(1))
     );
     let _ = writeln!(
         c,
@@ -135,6 +144,13 @@ pub fn skeleton_c(logical: &LogicalTrace, program: &Program) -> Result<String, S
             } else {
                 "-1".into()
             });
+        }
+        for o in offsets {
+            let used = rank_of_node
+                .get(u as usize)
+                .is_some_and(|r| o.ranks.binary_search(r).is_ok());
+            let target = offset_node(spec, u, &o.direction).filter(|&v| used && v != u);
+            row.push(target.map_or("-1".into(), |v| v.to_string()));
         }
         if row.is_empty() {
             row.push("-1".into());
@@ -178,11 +194,11 @@ pub fn skeleton_c(logical: &LogicalTrace, program: &Program) -> Result<String, S
             k = spec.dims.len()
         );
     } else {
-        // The graph's edges are the topology's directions; `self` (the last column) is none.
-        let graph_dirs = if with_self { "NDIRS - 1" } else { "NDIRS" };
+        // The graph's edges are the topology's directions (the first columns); `self` and
+        // offsets (the columns after them) are none.
         let _ = write!(
             c,
-            "    {{\n        int adj[NDIRS], weight[NDIRS], deg = 0;\n        for (int d = 0; d < {graph_dirs}; d++) {{\n            int v = neighbour[me][d], seen = 0;\n            for (int k = 0; k < deg; k++) seen |= adj[k] == v;\n            if (v >= 0 && !seen) {{\n                weight[deg] = 1;\n                adj[deg++] = v;\n            }}\n        }}\n        MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, deg, adj, weight, deg, adj, weight,\n                                       MPI_INFO_NULL, 0, &topo);\n    }}\n",
+            "    {{\n        int adj[NDIRS], weight[NDIRS], deg = 0;\n        for (int d = 0; d < NTOPO; d++) {{\n            int v = neighbour[me][d], seen = 0;\n            for (int k = 0; k < deg; k++) seen |= adj[k] == v;\n            if (v >= 0 && !seen) {{\n                weight[deg] = 1;\n                adj[deg++] = v;\n            }}\n        }}\n        MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, deg, adj, weight, deg, adj, weight,\n                                       MPI_INFO_NULL, 0, &topo);\n    }}\n",
         );
     }
     c.push_str(&body);

@@ -132,9 +132,21 @@ fn check(spec: &Spec, name: &str) {
                     let b = col.bytes_sent.max(col.bytes_recv);
                     (col.bytes_sent, col.bytes_recv) = (b, b);
                 }
+                // Branches and per-rank sizes name world ranks too (the noise, kept as offsets,
+                // makes the noisy ranks branches of their own).
+                let node = |r: &u32| roots.map_or(*r, |m| m[*r as usize]);
+                let sorted = |rs: &[u32]| {
+                    let mut v: Vec<u32> = rs.iter().map(node).collect();
+                    v.sort_unstable();
+                    v
+                };
+                c.only_ranks = c.only_ranks.as_deref().map(sorted);
                 for o in &mut c.ops {
                     if o.dir == P2pDir::Recv && !keep_tags {
                         o.tag = ANY_TAG;
+                    }
+                    for e in &mut o.bytes_by_rank {
+                        e.ranks = sorted(&e.ranks);
                     }
                 }
                 c
@@ -209,4 +221,30 @@ fn tree_skeleton_uses_a_graph_communicator() {
         ..Spec::default()
     };
     check(&spec, "tree7");
+}
+
+#[test]
+fn tree_skeleton_sends_to_peers_outside_the_tree_at_their_node_offsets() {
+    // The generator's noise goes to ranks that are no neighbours in the tree: the logical
+    // trace keeps those peers as `node+k` offsets (trees have no coordinates to offset), and
+    // the skeleton must send to the node k further, where the original rank sent.
+    let spec = Spec {
+        topology: TopologySpec::parse("binary-tree:7").unwrap(),
+        numbering: Numbering::RowMajor,
+        seed: 5,
+        iterations: 6,
+        noise: Some(Noise {
+            fraction: 0.5,
+            percent: 1.0,
+        }),
+        ..Spec::default()
+    };
+    let (trace, _) = generate_with_truth(&spec).unwrap();
+    let logical = logical_of(&trace);
+    assert!(
+        logical.topology.directions.iter().any(|d| d.starts_with("node+")),
+        "{:?}",
+        logical.topology.directions
+    );
+    check(&spec, "tree7noise");
 }

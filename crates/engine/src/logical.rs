@@ -10,8 +10,8 @@ use tracelogic_analysis::compress::compress;
 pub use tracelogic_analysis::compress::Program;
 use tracelogic_analysis::logical::{expand_records, logicalize_identified, physical_calls, rank_records, verify};
 pub use tracelogic_analysis::logical::{
-    ranks_text, Accuracy, DirectionsFrom, LogicalTrace, PhysicalCall, PlacedBy, Placement, RankClass, Record,
-    TopologyInfo, Verification, SCHEMA,
+    ranks_text, Accuracy, DirectionsFrom, LogicalTrace, OffsetRanks, PhysicalCall, PlacedBy, Placement, RankClass,
+    Record, TopologyInfo, Verification, SCHEMA,
 };
 use tracelogic_analysis::skeleton::skeleton_c;
 use tracelogic_analysis::topology::Threshold;

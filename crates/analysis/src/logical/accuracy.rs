@@ -1,4 +1,5 @@
-//! How much point-to-point traffic falls outside the topology (Logicalization §5.2).
+//! How much point-to-point traffic falls outside the topology (Logicalization §5.2), and how
+//! much of it the logical trace cannot name (dropped).
 
 #[allow(unused_imports)]
 use super::*;
@@ -10,12 +11,21 @@ pub struct RankAccuracy {
     pub rank: Rank,
     /// Point-to-point operations (a `MPI_Sendrecv` counts two).
     pub calls: u64,
-    /// Operations whose peer is not a topology neighbour (dropped from the logical trace).
+    /// Operations whose peer the logical trace cannot name (dropped from it): none on a sound
+    /// trace, since a peer outside the topology is an offset ([`is_offset_direction`]); only
+    /// peers beyond the run's ranks.
     pub dropped_calls: u64,
     /// Bytes of all operations.
     pub bytes: u64,
     /// Bytes of the dropped operations.
     pub dropped_bytes: u64,
+    /// Operations whose peer is neither a topology neighbour nor the rank itself, kept as
+    /// offset directions (before offsets, these were the dropped ones).
+    #[serde(default)]
+    pub offset_calls: u64,
+    /// Their bytes.
+    #[serde(default)]
+    pub offset_bytes: u64,
 }
 
 /// How much of the point-to-point traffic falls outside the topology (Logicalization §4.3, §5.2: the
@@ -30,6 +40,12 @@ pub struct Accuracy {
     pub bytes: u64,
     /// Dropped bytes over all ranks.
     pub dropped_bytes: u64,
+    /// Operations outside the topology kept as offsets, over all ranks.
+    #[serde(default)]
+    pub offset_calls: u64,
+    /// Their bytes.
+    #[serde(default)]
+    pub offset_bytes: u64,
     /// `dropped_calls / calls` (0 without operations).
     pub dropped_calls_fraction: f64,
     /// `dropped_bytes / bytes` (0 without bytes).
@@ -38,8 +54,9 @@ pub struct Accuracy {
     pub per_rank: Vec<RankAccuracy>,
 }
 
-/// Count dropped operations per rank under `placement`. A message of a rank to itself is never
-/// dropped: it is a move in every topology ([`SELF_DIRECTION`]).
+/// Count dropped operations (peers the logical trace cannot name) and operations kept as
+/// offsets (peers outside the topology) per rank under `placement`. A message of a rank to
+/// itself is neither: it is a move in every topology ([`SELF_DIRECTION`]).
 pub fn accuracy(trace: &Trace, placement: &Placement) -> Accuracy {
     let tables = placement.direction_tables();
     let mut acc = Accuracy::default();
@@ -54,15 +71,20 @@ pub fn accuracy(trace: &Trace, placement: &Placement) -> Accuracy {
             ra.calls += 1;
             ra.bytes = ra.bytes.saturating_add(bytes);
             let inside = peer == ANY_SOURCE || peer == rt.rank || table.is_some_and(|t| t.contains_key(&peer));
-            if !inside {
+            if !encodable(placement, peer) {
                 ra.dropped_calls += 1;
                 ra.dropped_bytes = ra.dropped_bytes.saturating_add(bytes);
+            } else if !inside {
+                ra.offset_calls += 1;
+                ra.offset_bytes = ra.offset_bytes.saturating_add(bytes);
             }
         }
         acc.calls += ra.calls;
         acc.dropped_calls += ra.dropped_calls;
         acc.bytes = acc.bytes.saturating_add(ra.bytes);
         acc.dropped_bytes = acc.dropped_bytes.saturating_add(ra.dropped_bytes);
+        acc.offset_calls += ra.offset_calls;
+        acc.offset_bytes = acc.offset_bytes.saturating_add(ra.offset_bytes);
         acc.per_rank.push(ra);
     }
     acc.dropped_calls_fraction = fraction(acc.dropped_calls, acc.calls);

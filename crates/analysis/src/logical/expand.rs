@@ -38,23 +38,18 @@ pub(super) fn dir_name(d: P2pDir) -> &'static str {
 /// becomes `MPI_Send` or `MPI_Recv` (what a program guarding the call by neighbour existence
 /// does). Completions stay when at least one record they complete stays.
 pub fn expand_records(logical: &LogicalTrace, rank: Rank) -> Result<Vec<LogicalCall>, String> {
-    expand_calls(
-        &logical.placement,
-        &logical.self_ranks,
-        logical.records.iter().map(|r| &r.call),
-        rank,
-    )
+    expand_calls(logical, logical.records.iter().map(|r| &r.call), rank)
 }
 
-/// [`expand_records`] over any sequence of logical calls (e.g. a decompressed program), with
-/// [`SELF_DIRECTION`] existing at `self_ranks` ([`LogicalTrace::self_ranks`]).
+/// [`expand_records`] over any sequence of calls of `logical`'s program (e.g. its decompressed
+/// program), with its directions: the topology's, [`SELF_DIRECTION`] at
+/// [`LogicalTrace::self_ranks`] and the offset directions at [`LogicalTrace::offset_ranks`].
 pub fn expand_calls<'a>(
-    placement: &Placement,
-    self_ranks: &[Rank],
+    logical: &LogicalTrace,
     calls: impl IntoIterator<Item = &'a LogicalCall>,
     rank: Rank,
 ) -> Result<Vec<LogicalCall>, String> {
-    let tables = placement.neighbour_tables_with_self(self_ranks);
+    let tables = logical.expansion_tables();
     let Some(table) = tables.get(rank as usize) else {
         return Err(format!(
             "rank {rank} is out of range (the run has {} ranks)",
@@ -176,16 +171,16 @@ pub fn physical_calls(calls: &[LogicalCall]) -> Vec<PhysicalCall> {
         .collect()
 }
 
-/// The real point-to-point operations of `rank`, in order, and whether each lies inside the
-/// topology of `placement` (a message to itself does: [`SELF_DIRECTION`]).
+/// The real point-to-point operations of `rank`, in order, and whether the logical trace can
+/// name each one's peer under `placement` (a direction of the topology, `self`
+/// ([`SELF_DIRECTION`]) or an offset ([`is_offset_direction`]): every peer that is a rank of
+/// the run).
 pub fn real_calls(trace: &Trace, placement: &Placement, rank: Rank) -> Vec<(PhysicalCall, bool)> {
-    let tables = placement.direction_tables();
-    real_with(trace, tables.get(rank as usize), rank)
+    real_with(trace, placement, rank)
 }
 
-/// [`real_calls`] with the rank's peer → direction table already built (empty for a rank
-/// outside the trace).
-pub(super) fn real_with(trace: &Trace, table: Option<&HashMap<Rank, String>>, rank: Rank) -> Vec<(PhysicalCall, bool)> {
+/// [`real_calls`].
+pub(super) fn real_with(trace: &Trace, placement: &Placement, rank: Rank) -> Vec<(PhysicalCall, bool)> {
     let Some(rt) = trace.ranks.get(rank as usize) else {
         return Vec::new();
     };
@@ -199,7 +194,7 @@ pub(super) fn real_with(trace: &Trace, table: Option<&HashMap<Rank, String>>, ra
                 .func
                 .get(post as usize)
                 .map_or_else(|| "MPI_Unknown".to_owned(), |&f| trace.functions.name(f).to_owned());
-            let inside = peer == ANY_SOURCE || peer == rank || table.is_some_and(|t| t.contains_key(&peer));
+            let inside = encodable(placement, peer);
             (
                 PhysicalCall {
                     kind,

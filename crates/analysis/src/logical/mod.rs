@@ -1,14 +1,16 @@
 //! The logical trace of a run (Logicalization §4.3): one rank's calls rewritten so that every
 //! point-to-point peer is a direction of the identified topology (`east`, `parent`, `bit2`...),
 //! with collectives unchanged and waits linked to the requests they complete; a message of a
-//! rank to itself is the direction `self` ([`SELF_DIRECTION`]). Expanding it for
-//! any rank (a direction yields a call only where that neighbour exists) gives back a physical
-//! trace that [`verify`] compares with the real one. [`Accuracy`] says how much traffic fell
-//! outside the topology and was dropped.
+//! rank to itself is the direction `self` ([`SELF_DIRECTION`]), and a peer outside the
+//! topology an offset direction in its coordinates ([`is_offset_direction`]: `(+2,0,0)`).
+//! Expanding it for any rank (a direction yields a call only where that neighbour exists) gives
+//! back a physical trace that [`verify`] compares with the real one. [`Accuracy`] says how much
+//! traffic fell outside the topology (kept as offsets) and how much could not be named at all
+//! (dropped: none on a sound trace).
 //!
-//! Which calls become records: point-to-point calls with at least one operation inside the
-//! topology, completions (`MPI_Wait*`, `MPI_Test*`) of at least one such operation, collectives,
-//! and `MPI_Init`/`MPI_Finalize`. Queries, probes, communicator management and completions of
+//! Which calls become records: point-to-point calls with at least one operation whose peer can
+//! be named (a direction, `self` or an offset), completions (`MPI_Wait*`, `MPI_Test*`) of at
+//! least one such operation, collectives, and `MPI_Init`/`MPI_Finalize`. Queries, probes, communicator management and completions of
 //! dropped operations only are left out (counted in [`LogicalTrace::skipped_calls`]).
 //!
 //! Where no rank has every direction of the topology (a 4×2 grid has no rank with both a north
@@ -28,6 +30,7 @@ mod choice;
 mod classes;
 mod expand;
 mod merge;
+mod offsets;
 mod placement;
 mod record;
 mod rewrite;
@@ -39,6 +42,8 @@ mod verify;
 pub use accuracy::*;
 use classes::*;
 pub use expand::*;
+use offsets::*;
+pub use offsets::{is_offset_direction, offset_name, offset_node, OffsetRanks};
 pub use placement::*;
 pub use record::*;
 pub use rewrite::*;
@@ -122,6 +127,12 @@ pub struct LogicalTrace {
     /// `topology.directions`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub self_ranks: Vec<Rank>,
+    /// The offset directions (peers outside the topology, [`is_offset_direction`]), each with the
+    /// ranks that use it, where alone it exists (as `self` exists at [`Self::self_ranks`] only);
+    /// by name, as they follow `self` in `topology.directions`. Empty when every peer is a
+    /// neighbour.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub offset_ranks: Vec<OffsetRanks>,
     /// True when every rank's own message sizes were read from its trace into the records
     /// ([`Operation::bytes_by_rank`]; the per-class sizes of the merge are then folded into
     /// them): the expansion gives each rank the sizes it sent and received. False when the
@@ -178,7 +189,7 @@ impl LogicalTrace {
     /// The records as the rank each came from executed them: directions replaced by that rank's
     /// neighbours (Table 5's physical column, record for record).
     pub fn physical_view(&self) -> Vec<LogicalCall> {
-        let tables = self.placement.neighbour_tables_with_self(&self.self_ranks);
+        let tables = self.expansion_tables();
         self.records
             .iter()
             .map(|r| {
@@ -272,6 +283,8 @@ fn logicalize_keyed(
     for (r, table) in tables.iter_mut().enumerate() {
         table.entry(r as Rank).or_insert_with(|| SELF_DIRECTION.into());
     }
+    // Peers no direction reaches, as offsets in the topology's coordinates (after `self`).
+    let offsets = add_offset_directions(trace, placement, &mut tables);
     // Directions that exist at each rank, as bit sets over `names`: the topology's, then
     // `self` when some rank messages itself.
     let mut names: Vec<String> = dirs.iter().map(|d| d.name()).collect();
@@ -284,6 +297,12 @@ fn logicalize_keyed(
         names.push(SELF_DIRECTION.into());
         for (r, c) in coverage.iter_mut().enumerate() {
             c.push(self_ranks.binary_search(&(r as Rank)).is_ok());
+        }
+    }
+    for o in &offsets {
+        names.push(o.direction.clone());
+        for (r, c) in coverage.iter_mut().enumerate() {
+            c.push(o.ranks.binary_search(&(r as Rank)).is_ok());
         }
     }
     let exists: Vec<bool> = (0..names.len()).map(|k| coverage.iter().any(|c| c[k])).collect();
@@ -447,6 +466,7 @@ fn logicalize_keyed(
         merge_conflicts: conflicts,
         directions_from: None,
         self_ranks,
+        offset_ranks: offsets,
     }
     .with_tag_check(trace, &tables))
 }
@@ -548,7 +568,7 @@ impl LogicalTrace {
                 _ => None,
             })
             .collect();
-        let neighbours = self.placement.neighbour_tables_with_self(&self.self_ranks);
+        let neighbours = self.expansion_tables();
         self.tags_consistent = trace.ranks.iter().all(|rt| {
             let table = &tables[rt.rank as usize];
             let p = &rt.p2p;

@@ -109,9 +109,10 @@ pub fn rank_records(trace: &Trace, rank: Rank) -> Result<Vec<Record>, String> {
     Ok(records_of(trace, rank, &partner).0)
 }
 
-/// The records of `rank` with peers as world ranks, operations outside the topology of
-/// `placement` dropped (a message to itself is inside: [`SELF_DIRECTION`]): what the expansion
-/// of a logical trace must give back for that rank.
+/// The records of `rank` with peers as world ranks, operations whose peer the logical trace
+/// cannot name under `placement` dropped (none but peers beyond the run's ranks: a neighbour is
+/// a direction, the rank itself [`SELF_DIRECTION`], any other rank an offset,
+/// [`is_offset_direction`]): what the expansion of a logical trace must give back for that rank.
 pub fn physical_records(trace: &Trace, placement: &Placement, rank: Rank) -> Result<Vec<Record>, String> {
     if rank >= trace.num_ranks() || rank as usize >= placement.node_of_rank.len() {
         return Err(format!(
@@ -119,13 +120,11 @@ pub fn physical_records(trace: &Trace, placement: &Placement, rank: Rank) -> Res
             trace.num_ranks()
         ));
     }
-    let tables = placement.direction_tables();
-    let table = &tables[rank as usize];
     let partner = |peer: Rank| {
         if peer == ANY_SOURCE {
             Some(Partner::Any)
         } else {
-            (peer == rank || table.contains_key(&peer)).then_some(Partner::Rank(peer))
+            encodable(placement, peer).then_some(Partner::Rank(peer))
         }
     };
     Ok(records_of(trace, rank, &partner).0)

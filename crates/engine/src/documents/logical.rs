@@ -3,8 +3,8 @@
 //! `logical()`.
 
 use crate::logical::{
-    Accuracy, DirectionsFrom, Expansion, LogicalReport, PhysicalCall, PlacedRank, Program, RankClass, RankProgram,
-    Record, TopologyInfo, Verification, SCHEMA,
+    Accuracy, DirectionsFrom, Expansion, LogicalReport, OffsetRanks, PhysicalCall, PlacedRank, Program, RankClass,
+    RankProgram, Record, TopologyInfo, Verification, SCHEMA,
 };
 use serde::Serialize;
 use tracelogic_model::{Rank, Selection};
@@ -33,6 +33,7 @@ pub fn logical(report: &LogicalReport, compressed: bool) -> LogicalDocument<'_> 
         classes: &logical.classes,
         merge_conflicts: logical.merge_conflicts,
         self_ranks: &logical.self_ranks,
+        offset_ranks: &logical.offset_ranks,
         program: compressed.then_some(program),
         records: (!compressed).then_some(&logical.records),
         selection: &report.selection,
@@ -117,6 +118,10 @@ pub struct LogicalDocument<'a> {
     /// Ranks that message themselves: where the direction `self` exists (absent when none does).
     #[serde(skip_serializing_if = "<[Rank]>::is_empty")]
     pub self_ranks: &'a [Rank],
+    /// Offset directions (peers outside the topology) and the ranks where each exists (absent
+    /// when every peer is a neighbour).
+    #[serde(skip_serializing_if = "<[OffsetRanks]>::is_empty")]
+    pub offset_ranks: &'a [OffsetRanks],
     /// The compressed program (with --compress).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub program: Option<&'a Program>,

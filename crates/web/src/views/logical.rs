@@ -346,11 +346,14 @@ pub fn logical_view(props: &LogicalProps) -> Html {
             <dl class="stats" id="logical-figures">
                 <div class="stat" data-stat="raw" data-value={p.raw_length.to_string()}><dt>{ "Records" }</dt><dd>{ text::count(p.raw_length as u64) }</dd></div>
                 <div class="stat" data-stat="compressed" data-value={p.compressed_length.to_string()}><dt>{ "Compressed" }</dt><dd>{ format!("{} (ratio {:.1}, depth {})", text::count(p.compressed_length as u64), p.ratio, p.depth) }</dd></div>
+                if a.offset_calls > 0 {
+                    <div class="stat" data-stat="offsets" data-value={a.offset_calls.to_string()}><dt>{ "Outside the topology, as offsets" }</dt><dd>{ format!("{} calls, {} bytes", text::count(a.offset_calls), text::count(a.offset_bytes)) }</dd></div>
+                }
                 <div class="stat"><dt>{ "Dropped calls" }</dt><dd>{ text::percent(a.dropped_calls_fraction) }</dd></div>
                 <div class="stat"><dt>{ "Dropped bytes" }</dt><dd>{ text::percent(a.dropped_bytes_fraction) }</dd></div>
                 <div class="stat" data-stat="reproduced" data-value={v.overall_share.to_string()}><dt>{ "Reproduced by expansion" }</dt><dd>{ text::percent(v.overall_share) }</dd></div>
                 <div class="stat" data-stat="structure" data-value={v.structure_share.to_string()} data-differs={v.ranks_structure_differs.len().to_string()}
-                    data-outside={v.operations_outside_topology.to_string()}>
+                    data-outside={v.operations_outside_topology.to_string()} data-offsets={v.operations_as_offsets.to_string()}>
                     <dt>{ "Structure" }</dt>
                     <dd>{ v.structure_text() }</dd>
                 </div>
