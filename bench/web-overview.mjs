@@ -4,7 +4,7 @@
 // and reads the worker's WebAssembly memory after it (wasm memory only grows: the peak of the
 // pass) and the page's JS heap. With RANKS (e.g. 0-3) it then loads that part and times it too.
 //
-// Usage: [TRACELOGIC_FULL_LOAD_LIMIT=BYTES] node bench/web-overview.mjs DIST FOLDER [RANKS [FROM TO]]
+// Usage: [TRACELOGIC_FULL_LOAD_LIMIT=BYTES] [TRACELOGIC_OVERVIEW_WORKERS=N] node bench/web-overview.mjs DIST FOLDER [RANKS [FROM TO]]
 //   (DIST: a build of scripts/build-web, e.g. TRACELOGIC_DIST=DIST scripts/build-web)
 // Prints one JSON object: {bytes, ranks, calls, overview_ms, worker_wasm_bytes, page_heap_bytes,
 // part_ms, part_calls, part_worker_wasm_bytes}.
@@ -32,8 +32,11 @@ const wasmBytes = async () => {
   return most;
 };
 // TRACELOGIC_FULL_LOAD_LIMIT=BYTES lowers the page's limit (a small folder then takes this path too).
+// TRACELOGIC_OVERVIEW_WORKERS=N sets the pool of workers that read the ranks (default: the cores).
 const limit = process.env.TRACELOGIC_FULL_LOAD_LIMIT;
-await page.goto(`${origin}${prefix}${limit ? `?full-load-limit=${limit}` : ''}#sample=none`);
+const pool = process.env.TRACELOGIC_OVERVIEW_WORKERS;
+const query = [limit && `full-load-limit=${limit}`, pool && `overview-workers=${pool}`].filter(Boolean).join('&');
+await page.goto(`${origin}${prefix}${query ? `?${query}` : ''}#sample=none`);
 await page.waitForSelector('.app[data-state="idle"]', { timeout: 120_000 });
 const out = {};
 let t = performance.now();

@@ -68,6 +68,26 @@ function expectedOverview(dir) {
   };
 }
 
+test('the overview read by a pool of workers, a block of ranks each, is the CLI overview, at 1, 2 and 3 workers', async () => {
+  for (const dir of [otf2, join(root, 'tests/data/samples/pyotf2-generated-multichunk')]) {
+    const expected = expectedOverview(dir);
+    for (const workers of [1, 2, 3]) {
+      const s = await app.openPage(`${app.origin}${prefix}?full-load-limit=1000&overview-workers=${workers}#sample=none`);
+      const { page } = s;
+      await page.waitForSelector('#dropzone', { timeout: 60_000 });
+      await idle(page);
+      await page.setInputFiles('#pick-folder', dir);
+      await page.waitForSelector('#view-overview', { timeout: 60_000 });
+      await idle(page);
+      assert.equal(await page.$('#error'), null, `${dir}, ${workers} workers: no error`);
+      assert.equal(Number(await page.getAttribute('#view-overview', 'data-workers')), workers);
+      assert.deepEqual(await shownOverview(page), expected, `${dir}, ${workers} workers`);
+      app.assertClean(s);
+      await s.context.close();
+    }
+  }
+});
+
 test('an OTF2 folder over the full-load limit opens in the Overview view with the CLI overview counts, and a picked part loads', async () => {
   const s = await app.openPage(`${app.origin}${prefix}?full-load-limit=1000#sample=none`);
   const { page } = s;

@@ -626,6 +626,9 @@ pub enum Response {
     /// A load computed the overview of its input instead of loading it whole (the input is over
     /// the full-load limit, or the page asked for it): the worker holds no trace.
     Overview(Box<OverviewAnswer>),
+    /// A helper of an overview pool computed its part (bincode of
+    /// `tracelogic_engine::overview::OverviewPart`); only the page's worker receives it.
+    OverviewPart(Vec<u8>),
 }
 
 /// The overview of a trace (`tracelogic overview`, `docs/large-traces.md`) as the page's Overview
@@ -648,6 +651,9 @@ pub struct OverviewAnswer {
     /// Size of the worker's WebAssembly memory once the overview was computed (it only grows:
     /// the pass's peak), 0 off the browser.
     pub worker_memory_bytes: u64,
+    /// Workers that read the ranks (an OTF2 folder is read by a pool, one block of ranks each:
+    /// `crate::overview_pool`); 1 when the page's worker read it alone.
+    pub workers: u32,
 }
 
 impl OverviewAnswer {
@@ -672,6 +678,7 @@ impl OverviewAnswer {
             pairs,
             topology,
             worker_memory_bytes: 0,
+            workers: 1,
         }
     }
 }

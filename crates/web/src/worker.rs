@@ -133,6 +133,16 @@ pub enum Input {
         /// Whole trace, overview or part.
         options: OpenOptions,
     },
+    /// A helper of an overview pool ([`crate::overview_pool`]): the overview part of block
+    /// `part` of `parts` of the ranks of the OTF2 trace `source` gives.
+    OverviewPart {
+        /// The trace's files (the page's handles, passed on by the page's worker).
+        source: FileSource,
+        /// This helper's block.
+        part: u32,
+        /// Number of blocks.
+        parts: u32,
+    },
     /// Compare the loaded trace with these files: `request` is an [`AnalysisRequest::Compare`]
     /// whose `files` the worker fills from `source`.
     Compare {
@@ -158,6 +168,9 @@ pub struct OpenOptions {
     /// of an OTF2 folder only those ranks' event files are read
     /// (`tracelogic_engine::overview::load_part`).
     pub part: Option<Selection>,
+    /// Workers that compute the overview of an OTF2 folder, one block of ranks each; 0: as
+    /// many as the machine has logical cores ([`crate::overview_pool::pool_size`]).
+    pub workers: u32,
 }
 
 impl Default for OpenOptions {
@@ -166,6 +179,7 @@ impl Default for OpenOptions {
             full_load_limit: MAX_INPUT_BYTES,
             overview: false,
             part: None,
+            workers: 0,
         }
     }
 }
@@ -228,9 +242,24 @@ pub struct Fetched {
     files: Result<Vec<WireFile>, Failure>,
 }
 
+/// The worker's own messages.
+pub enum WorkerMessage {
+    /// The files of a load or comparison are read.
+    Fetched(Fetched),
+    /// Helper `index` of the overview pool answered.
+    Part {
+        /// The helper.
+        index: usize,
+        /// Its answer.
+        response: Response,
+    },
+}
+
 /// The worker: holds at most one trace.
 pub struct AnalysisWorker {
     session: Option<Session>,
+    /// An overview under way in a pool of helpers.
+    pool: Option<crate::overview_pool::PoolOverview>,
 }
 
 thread_local! {
@@ -479,7 +508,7 @@ async fn read_handles(
 /// Leave the size of the worker's WebAssembly memory in `self.__tracelogicMemoryBytes`, for the
 /// browser tests and measurements that read it from the worker (wasm memory only grows, so after
 /// a load it is the peak of that load).
-fn record_memory() -> u64 {
+pub(crate) fn record_memory() -> u64 {
     let bytes = wasm_bindgen::memory()
         .dyn_into::<js_sys::WebAssembly::Memory>()
         .map(|m| m.buffer().unchecked_into::<js_sys::ArrayBuffer>().byte_length() as f64)
@@ -666,7 +695,7 @@ impl AnalysisWorker {
         key: u64,
         names: &[String],
         job: &Job,
-    ) -> Option<Response> {
+    ) -> Option<Option<Response>> {
         let Job::Open { label, matrix, options } = job else {
             return None;
         };
@@ -674,20 +703,35 @@ impl AnalysisWorker {
         if handles.length() as usize != names.len() || names.iter().any(|n| streamed_by_name(n)) {
             return None;
         }
+        let failed = |message: String| {
+            Some(Some(Response::Failed(Failure {
+                message,
+                cancelled: false,
+            })))
+        };
         let blobs: Vec<web_sys::Blob> = handles.iter().map(|h| h.unchecked_into()).collect();
         let total: u64 = blobs.iter().map(|b| b.size() as u64).sum();
         let reader = match web_sys::FileReaderSync::new() {
             Ok(r) => r,
-            Err(e) => {
-                return Some(Response::Failed(Failure {
-                    message: format!("{label}: {}", js_message(&e)),
-                    cancelled: false,
-                }))
-            }
+            Err(e) => return failed(format!("{label}: {}", js_message(&e))),
         };
         let mut source = blob_files(names, blobs.clone(), reader.clone());
         let streams = tracelogic_formats::stream::streams(&source);
         let plan = options.plan(label, total, streams);
+        let workers = crate::overview_pool::pool_size(options.workers);
+        if streams && plan == Plan::Overview && workers > 1 {
+            // The helpers read everything; this worker only merges.
+            reporter(scope, id)(ProgressReport {
+                stage: format!("starting {workers} workers"),
+                bytes_done: 0,
+                bytes_total: total,
+            });
+            RECEIVED.with(|r| r.borrow_mut().remove(&key));
+            self.pool = Some(crate::overview_pool::PoolOverview::start(
+                scope, id, label, key, names, handles, total, workers,
+            ));
+            return Some(None);
+        }
         if streams && matches!(plan, Plan::Overview | Plan::Part(_)) {
             reporter(scope, id)(ProgressReport {
                 stage: "reading the definitions in the worker".into(),
@@ -695,10 +739,7 @@ impl AnalysisWorker {
                 bytes_total: total,
             });
             if let Err(e) = prefetch_blobs(&mut source, &blobs, &reader) {
-                return Some(Response::Failed(Failure {
-                    message: e.to_string(),
-                    cancelled: false,
-                }));
+                return failed(e.to_string());
             }
         }
         let answer = match plan {
@@ -711,7 +752,60 @@ impl AnalysisWorker {
             _ => return None,
         };
         RECEIVED.with(|r| r.borrow_mut().remove(&key));
-        Some(answer)
+        Some(Some(answer))
+    }
+
+    /// Helper `index` of the overview pool answered: pass progress on, and answer the page once
+    /// every part is merged or one failed (the helpers end with the pool).
+    fn part_arrived(&mut self, scope: &WorkerScope<Self>, index: usize, response: Response) {
+        let Some(pool) = self.pool.as_mut() else {
+            return;
+        };
+        let id = pool.id;
+        let Some(answer) = pool.arrived(index, response) else {
+            return;
+        };
+        if !matches!(answer, Response::Progress(_)) {
+            if let Some(pool) = self.pool.take() {
+                release_handles(pool.key());
+            }
+            mark("worker answering");
+        }
+        scope.respond(id, answer);
+    }
+
+    /// A helper's part of a pool's overview ([`Input::OverviewPart`]).
+    fn overview_part(
+        &self,
+        scope: &WorkerScope<Self>,
+        id: HandlerId,
+        source: FileSource,
+        part: u32,
+        parts: u32,
+    ) -> Response {
+        let failed = |message: String| {
+            Response::Failed(Failure {
+                message,
+                cancelled: false,
+            })
+        };
+        let FileSource::Handles { key, names } = source else {
+            return failed("an overview part reads the page's files, not URLs".into());
+        };
+        let Some(handles) = RECEIVED.with(|r| r.borrow_mut().remove(&key)) else {
+            return failed("the files of the overview part did not arrive".into());
+        };
+        let blobs: Vec<web_sys::Blob> = handles.iter().map(|h| h.unchecked_into()).collect();
+        let reader = match web_sys::FileReaderSync::new() {
+            Ok(r) => r,
+            Err(e) => return failed(js_message(&e)),
+        };
+        let mut source = blob_files(&names, blobs.clone(), reader.clone());
+        if let Err(e) = prefetch_blobs(&mut source, &blobs, &reader) {
+            return failed(e.to_string());
+        }
+        let mut report = reporter(scope, id);
+        crate::overview_pool::part_answer(&mut source, part, parts, &mut Reports(&mut report))
     }
 
     /// Parse `files` as the worker's trace and answer with its summary and matrix.
@@ -778,7 +872,7 @@ impl AnalysisWorker {
                 message,
                 cancelled: false,
             });
-            scope.send_message(Fetched { id, job, files });
+            scope.send_message(WorkerMessage::Fetched(Fetched { id, job, files }));
         });
     }
 
@@ -796,7 +890,7 @@ impl AnalysisWorker {
                     read_handles("the compared trace", key, &names, MAX_INPUT_BYTES, &mut |_| true).await
                 }
             };
-            scope.send_message(Fetched { id, job, files });
+            scope.send_message(WorkerMessage::Fetched(Fetched { id, job, files }));
         });
     }
 }
@@ -809,18 +903,24 @@ fn no_trace() -> Response {
 }
 
 impl Worker for AnalysisWorker {
-    type Message = Fetched;
+    type Message = WorkerMessage;
     type Input = Input;
     type Output = Response;
 
     fn create(_scope: &WorkerScope<Self>) -> Self {
         mark("worker started");
         install_panic_hook();
-        AnalysisWorker { session: None }
+        AnalysisWorker {
+            session: None,
+            pool: None,
+        }
     }
 
     fn update(&mut self, scope: &WorkerScope<Self>, msg: Self::Message) {
-        let Fetched { id, job, files } = msg;
+        let Fetched { id, job, files } = match msg {
+            WorkerMessage::Fetched(f) => f,
+            WorkerMessage::Part { index, response } => return self.part_arrived(scope, index, response),
+        };
         PANIC_TARGET.with(|t| *t.borrow_mut() = Some((scope.clone(), id)));
         arm_fatal(Some(id));
         let answer = match job {
@@ -859,11 +959,14 @@ impl Worker for AnalysisWorker {
                     let options = Box::new(options);
                     let job = Job::Open { label, matrix, options };
                     match self.open_streamed(scope, id, key, &names, &job) {
-                        Some(answer) => answer,
+                        Some(Some(answer)) => answer,
+                        // An overview pool answers when its helpers have.
+                        Some(None) => return,
                         None => return Self::read(scope, id, job, key, names),
                     }
                 }
             },
+            Input::OverviewPart { source, part, parts } => self.overview_part(scope, id, source, part, parts),
             Input::Compare { seq, source, request } => match source {
                 FileSource::Urls(urls) => return Self::fetch(scope, id, Job::Compare { seq, request }, urls),
                 FileSource::Handles { key, names } => {

@@ -64,6 +64,7 @@ impl App {
     pub(super) fn open_options(&self) -> OpenOptions {
         OpenOptions {
             full_load_limit: full_load_limit(),
+            workers: overview_workers(),
             ..OpenOptions::default()
         }
     }

@@ -216,6 +216,29 @@ pub fn full_load_limit() -> u64 {
     }
 }
 
+/// Workers that compute an overview: 0 (as many as the machine has cores) unless the page's
+/// address has `?overview-workers=N` or the page sets `window.__tracelogicOverviewWorkers`
+/// before it starts (tests, and users who want to keep cores free).
+pub fn overview_workers() -> u32 {
+    let Some(window) = web_sys::window() else {
+        return 0;
+    };
+    let set = js_sys::Reflect::get(&window, &"__tracelogicOverviewWorkers".into())
+        .ok()
+        .and_then(|v| v.as_f64());
+    let asked = window
+        .location()
+        .search()
+        .ok()
+        .and_then(|s| web_sys::UrlSearchParams::new_with_str(&s).ok())
+        .and_then(|p| p.get("overview-workers"))
+        .and_then(|v| v.trim().parse::<f64>().ok());
+    match set.or(asked) {
+        Some(v) if v.is_finite() && v >= 1.0 => v.min(crate::overview_pool::MAX_WORKERS as f64) as u32,
+        _ => 0,
+    }
+}
+
 impl Component for App {
     type Message = Msg;
     type Properties = ();

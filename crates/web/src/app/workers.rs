@@ -272,7 +272,9 @@ impl App {
                 self.prepare_spare(ctx.link(), SPARE_AFTER_LOAD_MS);
                 self.state.load_failed(f);
             }
-            Response::Matrix(_) | Response::Analysis(_) | Response::Timeline(_) => return false,
+            Response::Matrix(_) | Response::Analysis(_) | Response::Timeline(_) | Response::OverviewPart(_) => {
+                return false
+            }
         }
         true
     }

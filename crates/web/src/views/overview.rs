@@ -285,12 +285,14 @@ pub fn overview_view(props: &OverviewProps) -> Html {
     html! {
         <section class="view overview" id="view-overview" aria-labelledby="overview-title"
             data-ranks={o.ranks.to_string()} data-calls={o.calls.to_string()} data-bins={act.bins.to_string()}
-            data-worker-memory={answer.worker_memory_bytes.to_string()}>
+            data-worker-memory={answer.worker_memory_bytes.to_string()} data-workers={answer.workers.to_string()}>
             <h2 id="overview-title" class="visually-hidden">{ "Overview" }</h2>
-            <p class="hint">{ if answer.report.streamed {
-                "Read one rank at a time: the whole trace was never in memory. Pick ranks and a time window below to load that part in full for the other views."
+            <p class="hint">{ if answer.report.streamed && answer.workers > 1 {
+                format!("Read one rank at a time by {} workers, a block of ranks each: the whole trace was never in memory. Pick ranks and a time window below to load that part in full for the other views.", answer.workers)
+            } else if answer.report.streamed {
+                "Read one rank at a time: the whole trace was never in memory. Pick ranks and a time window below to load that part in full for the other views.".to_owned()
             } else {
-                "Read whole (only OTF2 folders are read one rank at a time). Pick ranks and a time window below to load that part for the other views."
+                "Read whole (only OTF2 folders are read one rank at a time). Pick ranks and a time window below to load that part for the other views.".to_owned()
             } }</p>
             <table class="stats" id="overview-stats">
                 <tbody>
