@@ -598,8 +598,12 @@ fn emit_call(
             let n = "NRANKS";
             let stmt = match col.op {
                 CollectiveOp::Barrier | CollectiveOp::Other => "MPI_Barrier(topo);".to_string(),
+                // Every rank passes the same count: what a rank receives (a tracer may record
+                // the root's bytes sent as the count times the communicator's size, as Score-P
+                // does), the root's bytes sent where no received size is known
+                // ([`Collective::size`]'s rule).
                 CollectiveOp::Bcast => {
-                    format!("MPI_Bcast(collbuf, (int)({sent} > {recvd} ? {sent} : {recvd}), MPI_BYTE, {root}, topo);")
+                    format!("MPI_Bcast(collbuf, (int)({recvd} > 0 ? {recvd} : {sent}), MPI_BYTE, {root}, topo);")
                 }
                 CollectiveOp::Reduce => {
                     format!("MPI_Reduce(collbuf, collbuf2, (int){sent}, MPI_BYTE, MPI_BOR, {root}, topo);")
