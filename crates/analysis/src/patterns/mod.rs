@@ -219,7 +219,7 @@ pub struct RankPattern {
     pub tandem: bool,
     /// Found as a maximal repeat of the reduced sequence.
     pub repeat: bool,
-    /// The body of an outer loop: back-to-back exact copies whose inner loops the general form
+    /// The body of an outer loop: back-to-back exact copies whose inner loops the reduction
     /// had merged across iterations ([`outer_loops`], added where an instance was glued); the
     /// parse takes it before its parts.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -809,13 +809,9 @@ pub fn analyse_events(
         .collect();
     let occurrences = align::align_runs(trace, matching, events, &occurrences);
     let communication = construct(trace, matching, events, &occurrences);
-    let (occurrences, communication) = if opts.tandem {
-        match unglue(trace, matching, events, &mut rank_patterns, &communication) {
-            Some(redone) => redone,
-            None => (occurrences, communication),
-        }
-    } else {
-        (occurrences, communication)
+    let (occurrences, communication) = match unglue(trace, matching, events, &mut rank_patterns, &communication) {
+        Some(redone) => redone,
+        None => (occurrences, communication),
     };
     let events_in_patterns = occurrences.iter().flatten().map(|o| (o.1 - o.0) as u64).sum();
     let mut analysis = PatternAnalysis {
