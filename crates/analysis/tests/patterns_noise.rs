@@ -1,8 +1,11 @@
 //! The pattern list is ordered by what each pattern explains and hides the noise: generated NAS
-//! MG on 64 ranks (tracelogic_synth's `mg`, NPB 3.3 partners) has 120 communication patterns,
-//! 112 of which are one message between two ranks at a coarse multigrid level, seen twice.
-//! Coverage is recounted here from the instances and each pattern's per-rank events, not taken
-//! from the pattern's own figure.
+//! MG on 64 ranks (tracelogic_synth's `mg`, NPB 3.3 partners) had 120 communication patterns,
+//! 112 of which were one message between two ranks at a coarse multigrid level, seen twice —
+//! pieces of the V-cycles that the parse cut differently on different ranks. With the timed
+//! V-cycles one pattern per iteration (docs/patterns.md, *Outer loops*) 8 patterns are left, and
+//! the default one is the V-cycle, once per timed iteration of the generated program (class S:
+//! 4, NPB's `nit`). Coverage is recounted here from the instances and each pattern's per-rank
+//! events, not taken from the pattern's own figure.
 
 use std::collections::BTreeMap;
 use tracelogic_analysis::patterns::{analyse_events, construct::OUTSIDE, rank_events, PatternOptions, MIN_SHARE};
@@ -31,13 +34,21 @@ fn mg_64_default_pattern_covers_most_and_noise_is_hidden() {
         .communication_patterns
         .windows(2)
         .all(|w| w[0].events_covered >= w[1].events_covered));
-    // The two-rank, two-occurrence messages are all hidden; what is shown covers ≥ 1 % each.
+    // The default pattern is the V-cycle on every rank, once per timed iteration.
+    let spec = NasSpec::new(NasBenchmark::Mg, NasClass::S, 64);
+    let v = &a.communication_patterns[0];
+    assert_eq!(v.ranks.len(), 64);
+    assert_eq!(v.occurrences, 4, "{spec:?}");
+    assert!(
+        v.positions.windows(2).all(|w| w[0] < w[1]),
+        "one iteration after the other"
+    );
+    // Every two-rank, two-occurrence message left is hidden; what is shown covers ≥ 1 % each.
     let pairs = a
         .communication_patterns
         .iter()
         .filter(|p| p.ranks.len() == 2 && p.occurrences == 2)
         .count();
-    assert!(pairs >= 100, "{pairs}");
     assert!(a.hidden_patterns >= pairs, "{} hidden", a.hidden_patterns);
     assert_eq!(a.shown_patterns + a.hidden_patterns, a.communication_patterns.len());
     let total = a.events as f64;

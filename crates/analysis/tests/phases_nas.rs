@@ -1,9 +1,10 @@
 //! Phases of generated NAS MG skeletons on 32 and 64 ranks (tracelogic_synth's `mg`, NPB 3.3
 //! partners and order). The program is: 7 input broadcasts, `zran3` (a barrier, 40
 //! `MPI_Allreduce`s, a barrier, a halo exchange), norms, the warm-up V-cycle, `zran3` again, the
-//! timed V-cycles, the final norm. Its many coarse-level exchanges between two ranks are
-//! patterns of one or two occurrences, which the thesis' tree cuts into single leaves (17 and
-//! 34 leaves); the phases must be a handful, beginning with the broadcasts and the first
+//! timed V-cycles, the final norm. Its coarse-level exchanges between two ranks were patterns
+//! of one or two occurrences, which the thesis' tree cut into single leaves (17 and 34 leaves);
+//! with the timed V-cycles one pattern per iteration (docs/patterns.md, *Outer loops*) both
+//! give 11 leaves. The phases must be a handful, beginning with the broadcasts and the first
 //! `zran3`.
 
 use tracelogic_analysis::patterns::{analyse_events, rank_events, PatternOptions};
@@ -23,7 +24,7 @@ fn check(ranks: u32) {
         "{ranks} ranks: {} phases: {summary:?}",
         p.phases.len()
     );
-    assert!(p.leaves > 2 * p.phases.len(), "{} leaves", p.leaves);
+    assert!(p.leaves > p.phases.len(), "{} leaves", p.leaves);
     assert_eq!(
         p.phases[0].collectives.first().map(|c| c.0.as_str()),
         Some("MPI_Bcast"),

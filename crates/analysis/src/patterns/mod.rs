@@ -219,6 +219,11 @@ pub struct RankPattern {
     pub tandem: bool,
     /// Found as a maximal repeat of the reduced sequence.
     pub repeat: bool,
+    /// The body of an outer loop: back-to-back exact copies whose inner loops the reduction
+    /// had merged across iterations ([`outer_loops`], added where an instance was glued); the
+    /// parse takes it before its parts.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub outer: bool,
     /// Symbol ids of `sequence` (exact form: with tokens expanded), for searching.
     #[serde(skip)]
     pub symbols: Vec<u32>,
@@ -332,6 +337,7 @@ pub fn detect(seq: &[u32], alphabet: u32, barrier_after: Option<&[bool]>, opts: 
             ends,
             tandem: is_tandem,
             repeat: is_repeat,
+            outer: false,
             symbols: if opts.tandem { symbols } else { first.to_vec() },
         });
     }
@@ -343,6 +349,81 @@ pub fn detect(seq: &[u32], alphabet: u32, barrier_after: Option<&[bool]>, opts: 
             .then(a.symbols.cmp(&b.symbols))
     });
     out
+}
+
+/// Outer loops whose iterations the general form glued: back-to-back exact copies of a block.
+///
+/// A loop whose body begins and ends with the same inner loop (NAS MG's V-cycle on 16 ranks:
+/// `C C C x y C×9` per iteration, `C` the fine-level halo exchange) reduces, in the general form,
+/// to runs of `C` that merge across iterations (`C×3 x y C×12 x y C×12 … C×9`), so the outer
+/// loop is found one level up at a rotation (`y C×12 x`) that starts inside an iteration, and
+/// its copies are then cut differently on different ranks and chained into one instance. For
+/// every pattern with back-to-back occurrences of one length `p` holding an inner loop (a
+/// tandem repeat inside the copy), the stretch of the rank's events where
+/// `seq[i] = seq[i + p]` is extended from its first copy both ways as far as it holds: where
+/// that stretch holds more whole copies than the run (`k ≥ 2`; a rotation of the same count is
+/// the run's own business — Figure 4.5 as printed, whose first global copy lacks its last
+/// `ad`, reads `dadada…` twice at another rotation), they are the outer loop's iterations, starting where the periodicity starts — after
+/// the set-up, which differs from the loop's tail. The body is in event symbols and may span
+/// routine boundaries (an iteration of the caller's loop). O(stretch) per run tried.
+pub fn outer_loops(seq: &[u32], alphabet: u32, patterns: &[RankPattern]) -> Vec<OuterLoop> {
+    let mut out: Vec<OuterLoop> = Vec::new();
+    let mut covered: Vec<(usize, usize)> = Vec::new();
+    for pat in patterns {
+        let mut j = 0;
+        while j < pat.positions.len() {
+            let (start, len) = (pat.positions[j] as usize, (pat.ends[j] - pat.positions[j]) as usize);
+            let mut end = j + 1;
+            while end < pat.positions.len()
+                && pat.positions[end] == pat.ends[end - 1]
+                && (pat.ends[end] - pat.positions[end]) as usize == len
+            {
+                end += 1;
+            }
+            let run = end - j;
+            j = end;
+            if run < 2 || len < 4 || covered.iter().any(|&(a, b)| start >= a && start < b) {
+                continue;
+            }
+            // Nested: the body holds an inner loop.
+            let body = &seq[start..start + len];
+            if tandem::reduce(body, alphabet, true).collapses() == 0 {
+                continue;
+            }
+            let p = len;
+            let ok = |i: usize| i + p < seq.len() && seq[i] == seq[i + p];
+            let (mut lo, mut hi) = (start, start);
+            while ok(hi) {
+                hi += 1;
+            }
+            while lo > 0 && ok(lo - 1) {
+                lo -= 1;
+            }
+            let k = (hi + p - lo) / p;
+            if k < 2 || k <= run {
+                continue;
+            }
+            covered.push((lo, lo + k * p));
+            let copies = (0..k)
+                .map(|c| ((lo + c * p) as u32, (lo + (c + 1) * p) as u32))
+                .collect();
+            out.push((seq[lo..lo + p].to_vec(), copies));
+        }
+    }
+    // The same body found from two patterns or stretches: one pattern, copies united.
+    out.sort_by(|a, b| a.0.cmp(&b.0).then(a.1[0].cmp(&b.1[0])));
+    let mut merged: Vec<OuterLoop> = Vec::new();
+    for (unit, copies) in out {
+        match merged.last_mut() {
+            Some((u, c)) if *u == unit => {
+                c.extend(copies);
+                c.sort_unstable();
+                c.dedup();
+            }
+            _ => merged.push((unit, copies)),
+        }
+    }
+    merged
 }
 
 /// Exact copies of first-level loop bodies outside their own runs become occurrences too.
@@ -564,6 +645,12 @@ impl PrefixMax {
     }
 }
 
+/// An outer loop's body (event symbols) and the `[start, end)` span of each iteration.
+pub type OuterLoop = (Vec<u32>, Vec<(u32, u32)>);
+
+/// Per rank, non-overlapping `[start, end)` occurrences.
+type Occurrences = Vec<Vec<(u32, u32)>>;
+
 /// Occurrence spans of one pattern key, and whether it came from tandem units / repeats.
 type Found = (Vec<(u32, u32)>, bool, bool);
 
@@ -722,6 +809,10 @@ pub fn analyse_events(
         .collect();
     let occurrences = align::align_runs(trace, matching, events, &occurrences);
     let communication = construct(trace, matching, events, &occurrences);
+    let (occurrences, communication) = match unglue(trace, matching, events, &mut rank_patterns, &communication) {
+        Some(redone) => redone,
+        None => (occurrences, communication),
+    };
     let events_in_patterns = occurrences.iter().flatten().map(|o| (o.1 - o.0) as u64).sum();
     let mut analysis = PatternAnalysis {
         options: Some(*opts),
@@ -737,6 +828,123 @@ pub fn analyse_events(
     analysis
 }
 
+/// One glued instance — a communication pattern seen once, over several ranks — that is, on
+/// every one of its ranks, inside `k ≥ 2` back-to-back iterations of an outer loop
+/// ([`outer_loops`]) with the same `k` everywhere: the ranks' loops were cut at different
+/// rotations and chained through their messages (NAS MG on 16 ranks: the four timed V-cycles as
+/// one occurrence of 8,928 events). The outer loop bodies become per-rank patterns
+/// ([`RankPattern::outer`], taken first by the parse) on those ranks, and the ranks are parsed,
+/// aligned and joined again: the body is then a pattern with one occurrence per iteration, the
+/// inner loops inside it. Only glued instances trigger this, so runs whose loops were already
+/// cut alike keep their patterns, and the new cut is kept only when fewer events are left in
+/// one-off instances. `None` (patterns unchanged) otherwise.
+fn unglue(
+    trace: &Trace,
+    matching: &tracelogic_model::Matching,
+    events: &Events,
+    rank_patterns: &mut BTreeMap<Rank, Vec<RankPattern>>,
+    communication: &CommunicationAnalysis,
+) -> Option<(Occurrences, CommunicationAnalysis)> {
+    let alphabet = events.names.len() as u32;
+    let glued: Vec<bool> = communication
+        .patterns
+        .iter()
+        .map(|p| p.occurrences == 1 && p.from_rank_patterns && p.ranks.len() >= 2)
+        .collect();
+    let mut candidates: HashMap<Rank, Vec<OuterLoop>> = HashMap::new();
+    let mut chosen: BTreeMap<Rank, Vec<usize>> = BTreeMap::new();
+    for inst in &communication.instances {
+        if !glued.get(inst.pattern as usize).copied().unwrap_or(false) {
+            continue;
+        }
+        let mut picks: Vec<(Rank, usize)> = Vec::with_capacity(inst.parts.len());
+        let mut k = None;
+        for part in &inst.parts {
+            let r = part.rank;
+            let cands = candidates
+                .entry(r)
+                .or_insert_with(|| outer_loops(&events.ranks[r as usize].symbols, alphabet, &rank_patterns[&r]));
+            // The part itself spans at least two iterations' worth of events (a glued instance
+            // of one iteration — NAS CG's outer iteration seen once at another alignment — is
+            // not a repetition to split).
+            let hit = cands.iter().position(|(body, copies)| {
+                copies[0].0 <= part.last_event
+                    && copies[copies.len() - 1].1 > part.first_event
+                    && (part.last_event - part.first_event + 1) as usize >= 2 * body.len()
+            });
+            match hit {
+                Some(i) if k.is_none_or(|k| k == cands[i].1.len()) => {
+                    k = Some(cands[i].1.len());
+                    picks.push((r, i));
+                }
+                _ => {
+                    picks.clear();
+                    break;
+                }
+            }
+        }
+        for (r, i) in picks {
+            let c = chosen.entry(r).or_default();
+            if !c.contains(&i) {
+                c.push(i);
+            }
+        }
+    }
+    if chosen.is_empty() {
+        return None;
+    }
+    let saved = rank_patterns.clone();
+    for (r, picks) in &chosen {
+        let seq = &events.ranks[*r as usize].symbols;
+        let pats = rank_patterns.get_mut(r).expect("every rank has patterns");
+        for &i in picks {
+            let (symbols, copies) = candidates[r][i].clone();
+            pats.retain(|p| p.symbols != symbols);
+            let mut p = vec![RankPattern {
+                sequence: Vec::new(),
+                compact: String::new(),
+                frequency: copies.len(),
+                positions: copies.iter().map(|c| c.0).collect(),
+                ends: copies.iter().map(|c| c.1).collect(),
+                tandem: true,
+                repeat: false,
+                outer: true,
+                symbols,
+            }];
+            name_patterns(&mut p, seq, &events.names);
+            pats.extend(p);
+        }
+        pats.sort_by(|a, b| {
+            b.frequency
+                .cmp(&a.frequency)
+                .then(b.symbols.len().cmp(&a.symbols.len()))
+                .then(a.positions[0].cmp(&b.positions[0]))
+                .then(a.symbols.cmp(&b.symbols))
+        });
+    }
+    let occurrences: Vec<Vec<(u32, u32)>> = events
+        .ranks
+        .iter()
+        .map(|re| parse_occurrences(re.symbols.len(), &rank_patterns[&re.rank]))
+        .collect();
+    let occurrences = align::align_runs(trace, matching, events, &occurrences);
+    let redone = construct(trace, matching, events, &occurrences);
+    // Kept only where fewer events are left in one-off instances: on a rank whose loop is cut
+    // anew, a partner's composite may chain more than before (HPCC's latency/bandwidth rings).
+    let glued_events = |c: &CommunicationAnalysis| -> u64 {
+        c.patterns
+            .iter()
+            .filter(|p| p.occurrences == 1 && p.from_rank_patterns && p.ranks.len() >= 2)
+            .map(|p| p.events_covered)
+            .sum()
+    };
+    if glued_events(&redone) >= glued_events(communication) {
+        *rank_patterns = saved;
+        return None;
+    }
+    Some((occurrences, redone))
+}
+
 /// Non-overlapping occurrences covering a rank's events, left to right: at each position the
 /// most frequent pattern starting there wins (ties: the longer), so repeated building blocks
 /// (one sweep, one exchange) are preferred over their compositions. An occurrence of a rarer
@@ -750,26 +958,35 @@ pub fn parse_occurrences(len: usize, patterns: &[RankPattern]) -> Vec<(u32, u32)
     let main = patterns
         .iter()
         .enumerate()
-        .filter(|(_, p)| is_loop_body(p))
+        .filter(|(_, p)| is_loop_body(p) && !p.outer)
         .max_by_key(|(i, p)| (p.frequency * p.symbols.len(), std::cmp::Reverse(*i)))
         .map(|(i, _)| i);
     // (frequency, length, end, loop body) of the best pattern starting at each position, and
     // where an occurrence of the main loop body starts.
     let mut best: Vec<(u32, u32, u32, bool)> = vec![(0, 0, 0, false); len];
     let mut main_at = vec![false; if main.is_some() { len } else { 0 }];
+    // An outer loop's iteration is taken before the parts inside it (the inner loops stay in
+    // the body): it ranks above every frequency.
     for (k, p) in patterns.iter().enumerate() {
         let looped = is_loop_body(p);
+        let f = if p.outer { u32::MAX } else { p.frequency as u32 };
         for (&s, &e) in p.positions.iter().zip(&p.ends) {
             let slot = &mut best[s as usize];
-            if (p.frequency as u32, e - s) > (slot.0, slot.1) {
-                *slot = (p.frequency as u32, e - s, e, looped);
+            if (f, e - s) > (slot.0, slot.1) {
+                *slot = (f, e - s, e, looped);
             }
             if Some(k) == main {
                 main_at[s as usize] = true;
             }
         }
     }
-    let main_frequency = main.map_or(0, |k| patterns[k].frequency as u32);
+    let main_frequency = main.map_or(0, |k| {
+        if patterns[k].outer {
+            u32::MAX
+        } else {
+            patterns[k].frequency as u32
+        }
+    });
     let mut out = Vec::new();
     let mut i = 0usize;
     while i < len {
@@ -918,6 +1135,35 @@ mod tests {
             .unwrap_or_default()
     }
 
+    /// An outer loop whose body begins and ends with the same inner loop: the general form
+    /// merges the inner runs across iterations; the outer loop is found with one copy per
+    /// iteration, starting after the set-up. A rotation with as many copies as the run is not.
+    #[test]
+    fn outer_loop_iterations_start_where_the_loop_starts() {
+        // set-up 7 8, then 4 × (C C x y C C C) with C = 0 1, then 9.
+        let mut s = vec![7, 8];
+        for _ in 0..4 {
+            s.extend([0, 1, 0, 1, 5, 6, 0, 1, 0, 1, 0, 1]);
+        }
+        s.push(9);
+        let p = detect(&s, 10, None, &PatternOptions::default());
+        let outer = outer_loops(&s, 10, &p);
+        assert_eq!(outer.len(), 1, "{outer:?}");
+        assert_eq!(outer[0].0, s[2..14].to_vec());
+        assert_eq!(outer[0].1, vec![(2, 14), (14, 26), (26, 38), (38, 50)]);
+        // The same loop entered at the inner loop's tail (`1` before it): the body still starts
+        // where the periodicity starts.
+        let mut t = vec![7, 1];
+        t.extend_from_slice(&s[2..]);
+        let p = detect(&t, 10, None, &PatternOptions::default());
+        let outer = outer_loops(&t, 10, &p);
+        assert_eq!(outer[0].1.len(), 4, "{outer:?}");
+        // A loop without inner loops is left to the tandem runs.
+        let plain: Vec<u32> = (0..6).flat_map(|_| [0, 1, 2, 3]).collect();
+        let p = detect(&plain, 4, None, &PatternOptions::default());
+        assert!(outer_loops(&plain, 4, &p).is_empty());
+    }
+
     /// A loop body executed once between other calls is an occurrence like its runs' copies.
     #[test]
     fn loop_body_outside_its_runs_is_an_occurrence() {
@@ -949,6 +1195,7 @@ mod tests {
             ends: occurrences.iter().map(|o| o.1).collect(),
             tandem: true,
             repeat: false,
+            outer: false,
             symbols,
         }
     }
