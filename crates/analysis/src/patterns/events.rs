@@ -1,0 +1,131 @@
+//! Each rank's events as symbols: sends, receives and collectives in call order, with or
+//! without their envelope (see the module documentation of [`super`]).
+
+use super::*;
+
+/// What one event of a rank is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum EventRef {
+    /// Index into the rank's `P2p`.
+    P2p(u32),
+    /// Index into the rank's `Collectives`.
+    Collective(u32),
+}
+
+/// The event sequence of one rank.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RankEvents {
+    /// World rank.
+    pub rank: Rank,
+    /// Interned symbol of each event (index into [`Events::names`]).
+    pub symbols: Vec<u32>,
+    /// The operation behind each event.
+    pub events: Vec<EventRef>,
+    /// The call that posted each event.
+    pub calls: Vec<CallIdx>,
+}
+
+/// Every rank's events with one symbol table.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Events {
+    /// Symbol names, indexed by symbol id.
+    pub names: Vec<String>,
+    /// One entry per world rank.
+    pub ranks: Vec<RankEvents>,
+}
+
+impl Events {
+    /// Symbol id of a name, if some event has it.
+    pub fn symbol(&self, name: &str) -> Option<u32> {
+        self.names.iter().position(|n| n == name).map(|i| i as u32)
+    }
+    /// Names of a symbol string.
+    pub fn names_of(&self, symbols: &[u32]) -> Vec<String> {
+        symbols.iter().map(|&s| self.names[s as usize].clone()).collect()
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub(super) struct SymbolKey {
+    kind: u8,
+    peer: u32,
+    tag: i64,
+    bytes: u64,
+    comm: u32,
+}
+
+/// The event symbols of every rank, interned once for the whole trace. O(events).
+pub fn rank_events(trace: &Trace, with_envelope: bool) -> Events {
+    let mut ids: HashMap<SymbolKey, u32> = HashMap::new();
+    let mut names: Vec<String> = Vec::new();
+    let mut ranks = Vec::with_capacity(trace.ranks.len());
+    for rt in &trace.ranks {
+        let (p, c) = (&rt.p2p, &rt.collectives);
+        let mut out = RankEvents {
+            rank: rt.rank,
+            ..Default::default()
+        };
+        let total = p.len() + c.len();
+        out.symbols.reserve_exact(total);
+        out.events.reserve_exact(total);
+        out.calls.reserve_exact(total);
+        let (mut i, mut j) = (0usize, 0usize);
+        while i < p.len() || j < c.len() {
+            let take_p2p = j >= c.len() || (i < p.len() && p.post[i] <= c.call[j]);
+            let (key, ev, call) = if take_p2p {
+                let send = p.dir[i] == P2pDir::Send;
+                let key = SymbolKey {
+                    kind: if send { 0 } else { 1 },
+                    peer: p.peer[i],
+                    tag: if with_envelope { p.tag[i] as i64 } else { 0 },
+                    bytes: if with_envelope { p.bytes[i] } else { 0 },
+                    comm: if with_envelope { p.comm[i] } else { 0 },
+                };
+                i += 1;
+                (key, EventRef::P2p(i as u32 - 1), p.post[i - 1])
+            } else {
+                let key = SymbolKey {
+                    kind: 2,
+                    peer: if with_envelope { c.root[j] } else { 0 },
+                    tag: trace.ranks[rt.rank as usize].calls.func[c.call[j] as usize] as i64,
+                    bytes: if with_envelope { c.bytes_sent[j] } else { 0 },
+                    comm: if with_envelope { c.comm[j] } else { 0 },
+                };
+                j += 1;
+                (key, EventRef::Collective(j as u32 - 1), c.call[j - 1])
+            };
+            let id = *ids.entry(key).or_insert_with(|| {
+                names.push(symbol_name(trace, &key, with_envelope));
+                names.len() as u32 - 1
+            });
+            out.symbols.push(id);
+            out.events.push(ev);
+            out.calls.push(call);
+        }
+        ranks.push(out);
+    }
+    Events { names, ranks }
+}
+
+pub(super) fn symbol_name(trace: &Trace, k: &SymbolKey, with_envelope: bool) -> String {
+    let mut s = match k.kind {
+        0 => format!("S{}", k.peer),
+        1 if k.peer == ANY_SOURCE => "R*".to_owned(),
+        1 => format!("R{}", k.peer),
+        _ => trace.functions.name(k.tag as u32).to_owned(),
+    };
+    if with_envelope {
+        if k.kind < 2 {
+            s += &format!(":t{}:b{}", k.tag, k.bytes);
+        } else {
+            if k.peer != NO_ROOT {
+                s += &format!(":r{}", k.peer);
+            }
+            s += &format!(":b{}", k.bytes);
+        }
+        if k.comm != COMM_WORLD {
+            s += &format!(":c{}", k.comm);
+        }
+    }
+    s
+}
