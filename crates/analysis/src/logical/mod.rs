@@ -28,6 +28,7 @@ mod choice;
 mod classes;
 mod expand;
 mod merge;
+mod per_rank;
 mod placement;
 mod record;
 mod rewrite;
@@ -39,6 +40,7 @@ mod verify;
 pub use accuracy::*;
 use classes::*;
 pub use expand::*;
+use per_rank::*;
 pub use placement::*;
 pub use record::*;
 pub use rewrite::*;
@@ -322,12 +324,13 @@ fn logicalize_keyed(
             // the ranks holding a global face, CG's and MG's classes) are classes of their own,
             // so the merge gives each its own branches; beyond `MAX_CLASSES` the classes are by
             // directions only, as before.
-            let mut structure: Vec<u64> = Vec::with_capacity(n as usize);
-            for r in 0..n {
+            let structure: Vec<u64>;
+            (structure, own_ops) = each_rank(n, |r| {
                 let recs = rewrite(r).0;
-                structure.push(structure_hash(&recs));
-                own_ops.push(op_keys_of(&recs, &names));
-            }
+                (structure_hash(&recs), op_keys_of(&recs, &names))
+            })
+            .into_iter()
+            .unzip();
             let mut classes = classes_in_order(&order, &coverage, &structure);
             if classes.len() > MAX_CLASSES {
                 classes = classes_in_order(&order, &coverage, &[]);
@@ -348,8 +351,8 @@ fn logicalize_keyed(
     } else {
         let mut class_traces = Vec::with_capacity(groups.len());
         let mut class_skipped = Vec::with_capacity(groups.len());
-        for (r, members) in &groups {
-            let (recs, sk) = rewrite(*r);
+        let rewritten = each_index(groups.len(), |g| rewrite(groups[g].0));
+        for ((r, members), (recs, sk)) in groups.iter().zip(rewritten) {
             class_skipped.push(sk);
             class_traces.push(merge::ClassTrace {
                 rank: *r,
@@ -535,7 +538,7 @@ fn rank_offsets(
     ))
 }
 
-type TagKey = (bool, String, i32);
+type TagKey<'a> = (bool, &'a str, i32);
 
 impl LogicalTrace {
     fn with_tag_check(mut self, trace: &Trace, tables: &[HashMap<Rank, String>]) -> LogicalTrace {
@@ -544,26 +547,30 @@ impl LogicalTrace {
             .iter()
             .flat_map(|r| &r.call.ops)
             .filter_map(|o| match &o.partner {
-                Partner::Direction(d) => Some((o.dir == P2pDir::Send, d.clone(), o.tag)),
+                Partner::Direction(d) => Some((o.dir == P2pDir::Send, d.as_str(), o.tag)),
                 _ => None,
             })
             .collect();
         let neighbours = self.placement.neighbour_tables_with_self(&self.self_ranks);
-        self.tags_consistent = trace.ranks.iter().all(|rt| {
+        // Per rank (on every core), borrowing the direction names rather than copying them
+        // for every operation of the run.
+        let agrees = each_index(trace.ranks.len(), |i| {
+            let rt = &trace.ranks[i];
             let table = &tables[rt.rank as usize];
             let p = &rt.p2p;
             let own: std::collections::HashSet<TagKey> = (0..p.len())
                 .filter_map(|i| {
                     table
                         .get(&p.peer[i])
-                        .map(|d| (p.dir[i] == P2pDir::Send, d.clone(), p.tag[i]))
+                        .map(|d| (p.dir[i] == P2pDir::Send, d.as_str(), p.tag[i]))
                 })
                 .collect();
             let here = &neighbours[rt.rank as usize];
             let expected: std::collections::HashSet<TagKey> =
-                logical.iter().filter(|k| here.contains_key(&k.1)).cloned().collect();
+                logical.iter().filter(|k| here.contains_key(k.1)).cloned().collect();
             own == expected
         });
+        self.tags_consistent = agrees.into_iter().all(|a| a);
         self
     }
 }
