@@ -7,6 +7,7 @@ use super::*;
 /// Hash of a rank's logical sequence without sizes and tags ([`LogicalCall::shape`]): ranks
 /// with the same directions and the same hash are one class of the merge. Equality only
 /// matters (classes are ordered by facts of the processes), so the derived hash is enough.
+#[cfg(test)]
 pub(super) fn structure_hash(records: &[Record]) -> u64 {
     use std::hash::{Hash, Hasher};
     // The fields of `LogicalCall::shape`, hashed in place (no clone per record), by a
@@ -33,7 +34,7 @@ pub(super) fn structure_hash(records: &[Record]) -> u64 {
 
 /// The multiply-rotate word hash of rustc's `FxHasher` (deterministic, not DoS-resistant: it
 /// hashes a rank's own sequence, compared for equality only).
-struct FastHasher(u64);
+pub(super) struct FastHasher(pub u64);
 
 impl FastHasher {
     fn add(&mut self, word: u64) {

@@ -290,17 +290,18 @@ fn logicalize_keyed(
     }
     let exists: Vec<bool> = (0..names.len()).map(|k| coverage.iter().any(|c| c[k])).collect();
     let full = |r: usize| coverage[r].iter().zip(&exists).all(|(&c, &e)| c || !e);
-    let rewrite = |r: Rank| {
+    // Each rank's peers as partners (`None`: outside the topology, dropped).
+    let partner_of = |r: Rank| {
         let table = &tables[r as usize];
-        let partner = |peer: Rank| {
+        move |peer: Rank| {
             if peer == ANY_SOURCE {
                 Some(Partner::Any)
             } else {
                 table.get(&peer).map(|d| Partner::Direction(d.clone()))
             }
-        };
-        records_of(trace, r, &partner)
+        }
     };
+    let rewrite = |r: Rank| records_of(trace, r, &partner_of(r));
     // The ranks to rewrite, each with the ranks it stands for, chosen from placement-invariant
     // facts only (see [`representative_order`]). With a maximal rank and several classes, both
     // that rank alone and the merge of every class are candidates (`alone_first`).
@@ -325,12 +326,9 @@ fn logicalize_keyed(
             // so the merge gives each its own branches; beyond `MAX_CLASSES` the classes are by
             // directions only, as before.
             let structure: Vec<u64>;
-            (structure, own_ops) = each_rank(n, |r| {
-                let recs = rewrite(r).0;
-                (structure_hash(&recs), op_keys_of(&recs, &names))
-            })
-            .into_iter()
-            .unzip();
+            (structure, own_ops) = each_rank(n, |r| shape_of(trace, r, &partner_of(r), &names))
+                .into_iter()
+                .unzip();
             let mut classes = classes_in_order(&order, &coverage, &structure);
             if classes.len() > MAX_CLASSES {
                 classes = classes_in_order(&order, &coverage, &[]);

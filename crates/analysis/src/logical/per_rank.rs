@@ -251,3 +251,124 @@ pub(super) fn each_index<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Ve
     }
     (0..n).map(f).collect()
 }
+
+/// What the grouping of ranks into classes needs of a rank's records ([`records_of`] with
+/// `partner`), read without building them: a hash of their shape (equal for two ranks exactly
+/// when [`structure_hash`] of their records is, barring collisions) and their operations as
+/// [`OpKey`]s ([`op_keys_of`]). The records of every rank were built only to be hashed and
+/// dropped (two fifths of a 16.6 M-call logical trace); the rule of which calls are records is
+/// `records_of`'s, tested against it.
+pub(super) fn shape_of(
+    trace: &Trace,
+    rank: Rank,
+    partner: &dyn Fn(Rank) -> Option<Partner>,
+    names: &[String],
+) -> (u64, Vec<OpKey>) {
+    use std::hash::{Hash, Hasher};
+    let rt = &trace.ranks[rank as usize];
+    let calls = &rt.calls;
+    let p = &rt.p2p;
+    let n = calls.len();
+    // The kept operations of each posting call, in order, as (send/receive, partner hash,
+    // direction index, size): counted, then placed (one allocation for the run).
+    let mut kept: Vec<Option<(u64, u32)>> = Vec::with_capacity(p.len());
+    let mut start = vec![0u32; n + 1];
+    // Completion call → posting calls it completes, the same way.
+    let mut done_start = vec![0u32; n + 1];
+    for i in 0..p.len() {
+        let post = p.post[i] as usize;
+        let part = if post < n { partner(p.peer[i]) } else { None };
+        kept.push(part.map(|part| {
+            let mut h = FastHasher(0);
+            part.hash(&mut h);
+            (h.finish(), partner_index(&part, names))
+        }));
+        if kept[i].is_some() {
+            start[post + 1] += 1;
+            let c = p.complete[i];
+            if c != p.post[i] && c != NOT_COMPLETED && (c as usize) < n {
+                done_start[c as usize + 1] += 1;
+            }
+        }
+    }
+    for c in 0..n {
+        start[c + 1] += start[c];
+        done_start[c + 1] += done_start[c];
+    }
+    let mut ops = vec![(P2pDir::Send, 0u64, 0u32, 0u64); start[n] as usize];
+    let mut done = vec![0 as CallIdx; done_start[n] as usize];
+    let (mut fill, mut done_fill) = (start.clone(), done_start.clone());
+    for (i, part) in kept.iter().enumerate() {
+        let Some((h, at)) = *part else { continue };
+        let post = p.post[i] as usize;
+        ops[fill[post] as usize] = (p.dir[i], h, at, p.bytes[i]);
+        fill[post] += 1;
+        let c = p.complete[i];
+        if c != p.post[i] && c != NOT_COMPLETED && (c as usize) < n {
+            done[done_fill[c as usize] as usize] = p.post[i];
+            done_fill[c as usize] += 1;
+        }
+    }
+    let mut coll_at: Vec<u32> = vec![u32::MAX; n];
+    for (k, &c) in rt.collectives.call.iter().enumerate() {
+        if let Some(at) = coll_at.get_mut(c as usize) {
+            *at = k as u32;
+        }
+    }
+    const NONE: u32 = u32::MAX;
+    let mut record_of_call: Vec<u32> = vec![NONE; n];
+    let mut h = FastHasher(0);
+    let mut records = 0u32;
+    let mut keys: Vec<OpKey> = Vec::new();
+    let mut back: Vec<u32> = Vec::new();
+    for c in 0..n {
+        let kind = calls.kind[c];
+        let here_ops = &ops[start[c] as usize..start[c + 1] as usize];
+        let links = &done[done_start[c] as usize..done_start[c + 1] as usize];
+        let keep = match kind {
+            k if k.is_p2p() => !here_ops.is_empty(),
+            CallKind::Completion => links.iter().any(|&post| record_of_call[post as usize] != NONE),
+            CallKind::Collective | CallKind::Lifecycle => true,
+            _ => false,
+        };
+        if !keep {
+            continue;
+        }
+        back.clear();
+        back.extend(links.iter().filter_map(|&post| match record_of_call[post as usize] {
+            NONE => None,
+            r => Some(records - r),
+        }));
+        back.sort_unstable();
+        back.dedup();
+        record_of_call[c] = records;
+        records += 1;
+        // The fields `structure_hash` reads, in its order.
+        trace.functions.name(calls.func[c]).hash(&mut h);
+        kind.hash(&mut h);
+        here_ops.len().hash(&mut h);
+        for &(dir, partner, at, bytes) in here_ops {
+            dir.hash(&mut h);
+            h.write_u64(partner);
+            keys.push((dir, at, bytes));
+        }
+        back.hash(&mut h);
+        let col = &rt.collectives;
+        match coll_at[c] {
+            NONE => None,
+            k => {
+                let k = k as usize;
+                let comm = col.comm[k] as usize;
+                let root = (col.root[k] != NO_ROOT).then_some(col.root[k]);
+                Some((
+                    col.op[k],
+                    root,
+                    trace.comms.get(comm).map_or(0, |m| m.members.len() as u32),
+                ))
+            }
+        }
+        .hash(&mut h);
+    }
+    (records as u64).hash(&mut h);
+    (h.finish(), keys)
+}

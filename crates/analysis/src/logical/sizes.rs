@@ -21,6 +21,7 @@ pub(super) fn partner_index(p: &Partner, names: &[String]) -> u32 {
 }
 
 /// The operations of `records` in order, as [`OpKey`]s.
+#[cfg(test)]
 pub(super) fn op_keys_of(records: &[Record], names: &[String]) -> Vec<OpKey> {
     records
         .iter()

@@ -322,3 +322,53 @@ fn one_pass_expansion_equals_the_expansion() {
         }
     }
 }
+
+/// The classes' shapes read without records group the ranks as the records' own hash does,
+/// and give the operations the records have, on every rank of NAS runs whose ranks differ in
+/// directions, branches and sizes (LU, CG with its `self` messages, MG), numbered at random.
+#[test]
+fn shapes_read_without_records_are_the_records_shapes() {
+    let (mut checked, mut differing) = (0, 0);
+    for (b, ranks, grid) in [
+        (tracelogic_synth::NasBenchmark::Lu, 8, "grid:4x2"),
+        (tracelogic_synth::NasBenchmark::Cg, 8, "grid:4x2"),
+        (tracelogic_synth::NasBenchmark::Mg, 8, "torus:2x2x2"),
+    ] {
+        let spec = tracelogic_synth::NasSpec {
+            iterations: Some(2),
+            ..tracelogic_synth::NasSpec::new(b, tracelogic_synth::NasClass::S, ranks)
+        };
+        let (trace, _) = tracelogic_synth::generate_nas(&spec).unwrap();
+        let placement = Placement::new(TopologySpec::parse(grid).unwrap(), ranks, (0..ranks).map(|r| (r, r))).unwrap();
+        let tables = placement.direction_tables();
+        let names: Vec<String> = placement.spec.directions().iter().map(|d| d.name()).collect();
+        let partner_of = |r: Rank| {
+            let table = &tables[r as usize];
+            move |peer: Rank| {
+                if peer == ANY_SOURCE {
+                    Some(Partner::Any)
+                } else {
+                    table.get(&peer).map(|d| Partner::Direction(d.clone()))
+                }
+            }
+        };
+        let mut fast = Vec::new();
+        let mut slow = Vec::new();
+        for r in 0..ranks {
+            let (hash, keys) = shape_of(&trace, r, &partner_of(r), &names);
+            let (records, _) = records_of(&trace, r, &partner_of(r));
+            assert_eq!(keys, op_keys_of(&records, &names), "rank {r}");
+            fast.push(hash);
+            slow.push(structure_hash(&records));
+            checked += 1;
+        }
+        for a in 0..ranks as usize {
+            for b in 0..ranks as usize {
+                assert_eq!(fast[a] == fast[b], slow[a] == slow[b], "ranks {a} and {b}");
+            }
+        }
+        differing += usize::from(slow.iter().any(|&h| h != slow[0]));
+    }
+    assert_eq!(checked, 24);
+    assert!(differing >= 2, "LU's and CG's ranks differ in shape");
+}
