@@ -537,10 +537,12 @@ fn rank_offsets(
 }
 
 type TagKey<'a> = (bool, &'a str, i32);
+/// Sets of [`TagKey`]s, hashed by [`FastHasher`] (filled from every operation of every rank).
+type TagSet<'a> = std::collections::HashSet<TagKey<'a>, std::hash::BuildHasherDefault<FastHasher>>;
 
 impl LogicalTrace {
     fn with_tag_check(mut self, trace: &Trace, tables: &[HashMap<Rank, String>]) -> LogicalTrace {
-        let logical: std::collections::HashSet<TagKey> = self
+        let logical: TagSet = self
             .records
             .iter()
             .flat_map(|r| &r.call.ops)
@@ -551,21 +553,27 @@ impl LogicalTrace {
             .collect();
         let neighbours = self.placement.neighbour_tables_with_self(&self.self_ranks);
         // Per rank (on every core), borrowing the direction names rather than copying them
-        // for every operation of the run.
+        // for every operation of the run, peers looked up in a sorted list of the rank's few
+        // neighbours.
         let agrees = each_index(trace.ranks.len(), |i| {
             let rt = &trace.ranks[i];
-            let table = &tables[rt.rank as usize];
+            let mut table: Vec<(Rank, &str)> = tables[rt.rank as usize].iter().map(|(&r, d)| (r, d.as_str())).collect();
+            table.sort_unstable();
             let p = &rt.p2p;
-            let own: std::collections::HashSet<TagKey> = (0..p.len())
-                .filter_map(|i| {
-                    table
-                        .get(&p.peer[i])
-                        .map(|d| (p.dir[i] == P2pDir::Send, d.as_str(), p.tag[i]))
-                })
-                .collect();
+            let mut own = TagSet::default();
+            let mut last: Option<TagKey> = None;
+            for i in 0..p.len() {
+                let Ok(at) = table.binary_search_by_key(&p.peer[i], |&(r, _)| r) else {
+                    continue;
+                };
+                let key = (p.dir[i] == P2pDir::Send, table[at].1, p.tag[i]);
+                if last != Some(key) {
+                    own.insert(key);
+                    last = Some(key);
+                }
+            }
             let here = &neighbours[rt.rank as usize];
-            let expected: std::collections::HashSet<TagKey> =
-                logical.iter().filter(|k| here.contains_key(k.1)).cloned().collect();
+            let expected: TagSet = logical.iter().filter(|k| here.contains_key(k.1)).cloned().collect();
             own == expected
         });
         self.tags_consistent = agrees.into_iter().all(|a| a);
