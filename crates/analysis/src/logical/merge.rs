@@ -771,8 +771,9 @@ fn class_keys<'a>(
 /// ranks each class stands for.
 pub(super) fn score(records: &[Record], classes: &[ClassTrace], names: &[String], weights: &[u64]) -> f64 {
     let index: HashMap<&str, usize> = names.iter().enumerate().map(|(k, n)| (n.as_str(), k)).collect();
-    let (mut num, mut den) = (0.0, 0.0);
-    for (c, class) in classes.iter().enumerate() {
+    // Each class's share on every core (natively), summed in class order.
+    let shares = super::each_index(classes.len(), |c| {
+        let class = &classes[c];
         let mut here: Vec<&str> = names
             .iter()
             .zip(&class.visible)
@@ -787,11 +788,14 @@ pub(super) fn score(records: &[Record], classes: &[ClassTrace], names: &[String]
         let a = class_keys(records, class.rank, &visible, &here);
         let b = op_keys(class.records.iter().map(|r| &r.call));
         let longest = a.len().max(b.len());
-        let share = if longest == 0 {
+        if longest == 0 {
             1.0
         } else {
             super::lcs_len(&a, &b) as f64 / longest as f64
-        };
+        }
+    });
+    let (mut num, mut den) = (0.0, 0.0);
+    for (c, share) in shares.into_iter().enumerate() {
         let w = weights.get(c).copied().unwrap_or(1) as f64;
         num += w * share;
         den += w;
