@@ -770,21 +770,64 @@ fn by_rank(recs: &[&Record], k: usize, defaults: &[u64], default: Values, exact:
     }
     listed.sort_unstable();
     listed.dedup();
+    // Each listed rank's own sizes as (occurrence, size), read from the tables once: looking
+    // every rank up in every occurrence's table was ranks × occurrences × entries binary
+    // searches. Tables whose ranks are not increasing (hand-written) are looked up as before.
+    let sorted = recs
+        .iter()
+        .filter_map(|r| r.call.ops.get(k))
+        .all(|o| o.bytes_by_rank.iter().all(|e| e.ranks.windows(2).all(|w| w[0] < w[1])));
+    let mut own: Vec<Vec<(usize, u64)>> = vec![Vec::new(); if sorted { listed.len() } else { 0 }];
+    if sorted {
+        for (i, r) in recs.iter().enumerate() {
+            for e in r.call.ops.get(k).map_or(&[][..], |o| &o.bytes_by_rank[..]) {
+                for rank in &e.ranks {
+                    let Ok(x) = listed.binary_search(rank) else { continue };
+                    // The first entry naming a rank is its size (`find` below).
+                    if own[x].last().is_none_or(|&(j, _)| j != i) {
+                        own[x].push((i, e.bytes));
+                    }
+                }
+            }
+        }
+    }
     let mut groups: Vec<RankValues> = Vec::new();
     let mut at: HashMap<Values, usize> = HashMap::new();
-    for rank in listed {
-        let seq: Vec<u64> = recs
-            .iter()
-            .zip(defaults)
-            .map(|(r, &d)| {
-                r.call
-                    .ops
-                    .get(k)
-                    .and_then(|o| o.bytes_by_rank.iter().find(|e| e.ranks.binary_search(&rank).is_ok()))
-                    .map_or(d, |e| e.bytes)
-            })
-            .collect();
+    // Ranks with the same own sizes have the same sequence: compressed once (NAS LU's ranks
+    // share a handful of boundary sizes).
+    let mut seen: HashMap<&[(usize, u64)], Values> = HashMap::new();
+    for (x, rank) in listed.into_iter().enumerate() {
+        if let Some(v) = sorted.then(|| seen.get(&own[x][..])).flatten() {
+            if *v != default {
+                let g = at[v];
+                groups[g].ranks.push(rank);
+            }
+            continue;
+        }
+        let seq: Vec<u64> = if sorted {
+            let mut seq = defaults[..defaults.len().min(recs.len())].to_vec();
+            for &(i, b) in &own[x] {
+                if let Some(v) = seq.get_mut(i) {
+                    *v = b;
+                }
+            }
+            seq
+        } else {
+            recs.iter()
+                .zip(defaults)
+                .map(|(r, &d)| {
+                    r.call
+                        .ops
+                        .get(k)
+                        .and_then(|o| o.bytes_by_rank.iter().find(|e| e.ranks.binary_search(&rank).is_ok()))
+                        .map_or(d, |e| e.bytes)
+                })
+                .collect()
+        };
         let v = Values::compress_sizes(&seq, exact);
+        if sorted {
+            seen.insert(&own[x][..], v.clone());
+        }
         if v == default {
             continue;
         }

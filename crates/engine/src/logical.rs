@@ -214,6 +214,31 @@ pub struct SkeletonReport {
     pub placed_by_first_contacts: bool,
 }
 
+/// The verification and the loop compression of `logical`, independent of each other: natively
+/// the (serial) compression runs beside the verification, which uses every core by rank; on wasm
+/// one after the other.
+fn verify_and_compress(
+    trace: &tracelogic_model::Trace,
+    logical: &LogicalTrace,
+) -> (
+    std::result::Result<tracelogic_analysis::logical::Verification, String>,
+    Program,
+) {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        std::thread::scope(|s| {
+            let program = s.spawn(|| compress(&logical.records));
+            let verification = verify(trace, logical);
+            let program = program.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+            (verification, program)
+        })
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        (verify(trace, logical), compress(&logical.records))
+    }
+}
+
 impl Engine {
     /// The logical trace of `scope` on its identified topology (filtered at `threshold`), from
     /// the ranks `from` when given, else from a maximal rank chosen automatically.
@@ -236,8 +261,8 @@ impl Engine {
     pub fn logical(&self, selection: &Selection, threshold: Threshold, from: &[Rank]) -> Result<LogicalReport> {
         let scope = self.scope(selection)?;
         let logical = self.logical_trace(&scope, threshold, from)?;
-        let verification = verify(scope.trace(), &logical).map_err(Error::Input)?;
-        let program = compress(&logical.records);
+        let (verification, program) = verify_and_compress(scope.trace(), &logical);
+        let verification = verification.map_err(Error::Input)?;
         Ok(LogicalReport {
             logical,
             verification,

@@ -20,6 +20,7 @@ pub struct PhysicalCall {
 
 impl PhysicalCall {
     /// What reproduction compares: function, direction, peer and size (not the tag).
+    #[cfg(test)]
     pub(super) fn key(&self) -> (&str, &str, Option<Rank>, u64) {
         (&self.kind, &self.direction, self.peer, self.bytes)
     }

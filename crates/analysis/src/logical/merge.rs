@@ -715,28 +715,65 @@ fn blocks(classes: &[&ClassTrace]) -> Merged {
     }
 }
 
-/// Point-to-point operations of `records` as `class` executes them, as comparable keys.
-fn op_keys<'a>(records: impl Iterator<Item = &'a LogicalCall>) -> Vec<(String, bool, String, u64)> {
+/// An operation as [`score`] compares it: function, sent (not received), partner
+/// ([`Partner::label`]: a direction's name is borrowed) and size.
+type ScoreKey<'a> = (&'a str, bool, std::borrow::Cow<'a, str>, u64);
+
+fn score_key<'a>(function: &'a str, o: &'a Operation, bytes: u64) -> ScoreKey<'a> {
+    let partner = match &o.partner {
+        Partner::Direction(d) => std::borrow::Cow::Borrowed(d.as_str()),
+        other => std::borrow::Cow::Owned(other.label()),
+    };
+    (function, o.dir == tracelogic_model::P2pDir::Send, partner, bytes)
+}
+
+/// Point-to-point operations of `records` as comparable keys.
+fn op_keys<'a>(records: impl Iterator<Item = &'a LogicalCall>) -> Vec<ScoreKey<'a>> {
     records
-        .flat_map(|c| {
-            c.ops.iter().map(move |o| {
-                (
-                    c.function.clone(),
-                    o.dir == tracelogic_model::P2pDir::Send,
-                    o.partner.label(),
-                    o.bytes,
-                )
-            })
-        })
+        .flat_map(|c| c.ops.iter().map(move |o| score_key(&c.function, o, o.bytes)))
         .collect()
+}
+
+/// [`op_keys`] of `records` as the class of `rank` executes them ([`restrict_call`] with its
+/// class's sizes, `here` its directions, sorted), without building the calls.
+fn class_keys<'a>(
+    records: &'a [Record],
+    rank: Rank,
+    visible: &dyn Fn(&Operation) -> bool,
+    here: &[&str],
+) -> Vec<ScoreKey<'a>> {
+    let mut out = Vec::new();
+    for r in records.iter().filter(|r| r.call.runs_on(rank)) {
+        let call = &r.call;
+        if !call.kind.is_p2p() {
+            out.extend(call.ops.iter().map(|o| score_key(&call.function, o, o.bytes)));
+            continue;
+        }
+        let count = call.ops.iter().filter(|o| visible(o)).count();
+        let function: &str = match call.ops.iter().find(|o| visible(o)) {
+            Some(o) if call.kind == CallKind::SendRecv && count == 1 && call.ops.len() == 2 => match o.dir {
+                tracelogic_model::P2pDir::Send => "MPI_Send",
+                tracelogic_model::P2pDir::Recv => "MPI_Recv",
+            },
+            _ => &call.function,
+        };
+        out.extend(
+            call.ops
+                .iter()
+                .filter(|o| visible(o))
+                .map(|o| score_key(function, o, o.class_bytes(here))),
+        );
+    }
+    out
 }
 
 /// Reproduced operations of every class under the merged `records`, as a share weighted by the
 /// ranks each class stands for.
 pub(super) fn score(records: &[Record], classes: &[ClassTrace], names: &[String], weights: &[u64]) -> f64 {
     let index: HashMap<&str, usize> = names.iter().enumerate().map(|(k, n)| (n.as_str(), k)).collect();
-    let (mut num, mut den) = (0.0, 0.0);
-    for (c, class) in classes.iter().enumerate() {
+    // Each class's share on every core (natively), summed in class order.
+    let shares = super::each_index(classes.len(), |c| {
+        let class = &classes[c];
         let mut here: Vec<&str> = names
             .iter()
             .zip(&class.visible)
@@ -748,18 +785,17 @@ pub(super) fn score(records: &[Record], classes: &[ClassTrace], names: &[String]
             Partner::Direction(d) => index.get(d.as_str()).is_some_and(|&k| class.visible[k]),
             _ => true,
         };
-        let expanded: Vec<LogicalCall> = records
-            .iter()
-            .filter(|r| r.call.runs_on(class.rank))
-            .filter_map(|r| restrict_call(&r.call, |o| visible(o).then(|| o.for_class(&here))))
-            .collect();
-        let (a, b) = (op_keys(expanded.iter()), op_keys(class.records.iter().map(|r| &r.call)));
+        let a = class_keys(records, class.rank, &visible, &here);
+        let b = op_keys(class.records.iter().map(|r| &r.call));
         let longest = a.len().max(b.len());
-        let share = if longest == 0 {
+        if longest == 0 {
             1.0
         } else {
             super::lcs_len(&a, &b) as f64 / longest as f64
-        };
+        }
+    });
+    let (mut num, mut den) = (0.0, 0.0);
+    for (c, share) in shares.into_iter().enumerate() {
         let w = weights.get(c).copied().unwrap_or(1) as f64;
         num += w * share;
         den += w;
@@ -949,5 +985,55 @@ mod tests {
             }
         }
         assert!(merged_records > 1000);
+    }
+
+    /// The score's keys of a class's execution, read in one pass, are those of the calls
+    /// [`restrict_call`] builds (the score before it), on random programs with per-class
+    /// sizes, branches and `MPI_Sendrecv` halves.
+    #[test]
+    fn class_keys_are_the_restricted_calls_keys() {
+        let mut rng = Rng(0x0123_4567_89AB_CDEF);
+        for case in 0..300 {
+            let names: Vec<String> = (0..2 + rng.below(5)).map(|k| format!("d{k}")).collect();
+            let mut calls = program(&mut rng, &names);
+            for c in &mut calls {
+                for o in &mut c.ops {
+                    if rng.below(3) == 0 {
+                        o.bytes_by_class = vec![super::super::ClassBytes {
+                            directions: names.iter().filter(|_| rng.below(2) == 0).cloned().collect(),
+                            bytes: 5,
+                        }];
+                    }
+                }
+                if rng.below(5) == 0 {
+                    c.only_ranks = Some(vec![0, 2]);
+                }
+            }
+            let records = as_records(calls, 0);
+            let visible: Vec<bool> = (0..names.len()).map(|_| rng.below(2) == 1).collect();
+            let see = |o: &Operation| match &o.partner {
+                Partner::Direction(d) => names.iter().position(|n| n == d).is_some_and(|k| visible[k]),
+                _ => true,
+            };
+            let mut here: Vec<&str> = names
+                .iter()
+                .zip(&visible)
+                .filter(|(_, &v)| v)
+                .map(|(n, _)| n.as_str())
+                .collect();
+            here.sort_unstable();
+            for rank in 0..2 {
+                let restricted: Vec<LogicalCall> = records
+                    .iter()
+                    .filter(|r| r.call.runs_on(rank))
+                    .filter_map(|r| restrict_call(&r.call, |o| see(o).then(|| o.for_class(&here))))
+                    .collect();
+                assert_eq!(
+                    class_keys(&records, rank, &see, &here),
+                    op_keys(restricted.iter()),
+                    "case {case}, rank {rank}"
+                );
+            }
+        }
     }
 }

@@ -31,6 +31,7 @@ mod classes;
 mod expand;
 mod merge;
 mod offsets;
+mod per_rank;
 mod placement;
 mod record;
 mod rewrite;
@@ -44,6 +45,7 @@ use classes::*;
 pub use expand::*;
 use offsets::*;
 pub use offsets::{is_offset_direction, offset_name, offset_node, OffsetRanks};
+use per_rank::*;
 pub use placement::*;
 pub use record::*;
 pub use rewrite::*;
@@ -307,17 +309,18 @@ fn logicalize_keyed(
     }
     let exists: Vec<bool> = (0..names.len()).map(|k| coverage.iter().any(|c| c[k])).collect();
     let full = |r: usize| coverage[r].iter().zip(&exists).all(|(&c, &e)| c || !e);
-    let rewrite = |r: Rank| {
+    // Each rank's peers as partners (`None`: outside the topology, dropped).
+    let partner_of = |r: Rank| {
         let table = &tables[r as usize];
-        let partner = |peer: Rank| {
+        move |peer: Rank| {
             if peer == ANY_SOURCE {
                 Some(Partner::Any)
             } else {
                 table.get(&peer).map(|d| Partner::Direction(d.clone()))
             }
-        };
-        records_of(trace, r, &partner)
+        }
     };
+    let rewrite = |r: Rank| records_of(trace, r, &partner_of(r));
     // The ranks to rewrite, each with the ranks it stands for, chosen from placement-invariant
     // facts only (see [`representative_order`]). With a maximal rank and several classes, both
     // that rank alone and the merge of every class are candidates (`alone_first`).
@@ -341,12 +344,10 @@ fn logicalize_keyed(
             // the ranks holding a global face, CG's and MG's classes) are classes of their own,
             // so the merge gives each its own branches; beyond `MAX_CLASSES` the classes are by
             // directions only, as before.
-            let mut structure: Vec<u64> = Vec::with_capacity(n as usize);
-            for r in 0..n {
-                let recs = rewrite(r).0;
-                structure.push(structure_hash(&recs));
-                own_ops.push(op_keys_of(&recs, &names));
-            }
+            let structure: Vec<u64>;
+            (structure, own_ops) = each_rank(n, |r| shape_of(trace, r, &partner_of(r), &names))
+                .into_iter()
+                .unzip();
             let mut classes = classes_in_order(&order, &coverage, &structure);
             if classes.len() > MAX_CLASSES {
                 classes = classes_in_order(&order, &coverage, &[]);
@@ -367,8 +368,8 @@ fn logicalize_keyed(
     } else {
         let mut class_traces = Vec::with_capacity(groups.len());
         let mut class_skipped = Vec::with_capacity(groups.len());
-        for (r, members) in &groups {
-            let (recs, sk) = rewrite(*r);
+        let rewritten = each_index(groups.len(), |g| rewrite(groups[g].0));
+        for ((r, members), (recs, sk)) in groups.iter().zip(rewritten) {
             class_skipped.push(sk);
             class_traces.push(merge::ClassTrace {
                 rank: *r,
@@ -555,35 +556,47 @@ fn rank_offsets(
     ))
 }
 
-type TagKey = (bool, String, i32);
+type TagKey<'a> = (bool, &'a str, i32);
+/// Sets of [`TagKey`]s, hashed by [`FastHasher`] (filled from every operation of every rank).
+type TagSet<'a> = std::collections::HashSet<TagKey<'a>, std::hash::BuildHasherDefault<FastHasher>>;
 
 impl LogicalTrace {
     fn with_tag_check(mut self, trace: &Trace, tables: &[HashMap<Rank, String>]) -> LogicalTrace {
-        let logical: std::collections::HashSet<TagKey> = self
+        let logical: TagSet = self
             .records
             .iter()
             .flat_map(|r| &r.call.ops)
             .filter_map(|o| match &o.partner {
-                Partner::Direction(d) => Some((o.dir == P2pDir::Send, d.clone(), o.tag)),
+                Partner::Direction(d) => Some((o.dir == P2pDir::Send, d.as_str(), o.tag)),
                 _ => None,
             })
             .collect();
         let neighbours = self.expansion_tables();
-        self.tags_consistent = trace.ranks.iter().all(|rt| {
-            let table = &tables[rt.rank as usize];
+        // Per rank (on every core), borrowing the direction names rather than copying them
+        // for every operation of the run, peers looked up in a sorted list of the rank's few
+        // neighbours.
+        let agrees = each_index(trace.ranks.len(), |i| {
+            let rt = &trace.ranks[i];
+            let mut table: Vec<(Rank, &str)> = tables[rt.rank as usize].iter().map(|(&r, d)| (r, d.as_str())).collect();
+            table.sort_unstable();
             let p = &rt.p2p;
-            let own: std::collections::HashSet<TagKey> = (0..p.len())
-                .filter_map(|i| {
-                    table
-                        .get(&p.peer[i])
-                        .map(|d| (p.dir[i] == P2pDir::Send, d.clone(), p.tag[i]))
-                })
-                .collect();
+            let mut own = TagSet::default();
+            let mut last: Option<TagKey> = None;
+            for i in 0..p.len() {
+                let Ok(at) = table.binary_search_by_key(&p.peer[i], |&(r, _)| r) else {
+                    continue;
+                };
+                let key = (p.dir[i] == P2pDir::Send, table[at].1, p.tag[i]);
+                if last != Some(key) {
+                    own.insert(key);
+                    last = Some(key);
+                }
+            }
             let here = &neighbours[rt.rank as usize];
-            let expected: std::collections::HashSet<TagKey> =
-                logical.iter().filter(|k| here.contains_key(&k.1)).cloned().collect();
+            let expected: TagSet = logical.iter().filter(|k| here.contains_key(k.1)).cloned().collect();
             own == expected
         });
+        self.tags_consistent = agrees.into_iter().all(|a| a);
         self
     }
 }

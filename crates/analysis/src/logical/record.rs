@@ -74,21 +74,28 @@ impl Operation {
     /// The operation as a rank whose existing directions are `here` (sorted) executes it: its
     /// class's size, no per-class sizes left.
     pub fn for_class(&self, here: &[&str]) -> Operation {
-        let bytes = self
-            .bytes_by_class
+        Operation {
+            bytes: self.class_bytes(here),
+            bytes_by_class: Vec::new(),
+            bytes_by_rank: Vec::new(),
+            ..self.clone()
+        }
+    }
+
+    /// The size a rank whose existing directions are `here` (sorted) sends or receives: its
+    /// class's ([`Operation::bytes_by_class`]), else `bytes`. Nothing is copied.
+    pub fn class_bytes(&self, here: &[&str]) -> u64 {
+        if self.bytes_by_class.is_empty() {
+            return self.bytes;
+        }
+        self.bytes_by_class
             .iter()
             .find(|c| {
                 let mut d: Vec<&str> = c.directions.iter().map(String::as_str).collect();
                 d.sort_unstable();
                 d == here
             })
-            .map_or(self.bytes, |c| c.bytes);
-        Operation {
-            bytes,
-            bytes_by_class: Vec::new(),
-            bytes_by_rank: Vec::new(),
-            ..self.clone()
-        }
+            .map_or(self.bytes, |c| c.bytes)
     }
 
     /// The size rank `rank` sends or receives: its own ([`Operation::bytes_by_rank`]), else its
@@ -97,7 +104,7 @@ impl Operation {
         self.bytes_by_rank
             .iter()
             .find(|e| e.ranks.binary_search(&rank).is_ok())
-            .map_or_else(|| self.for_class(here).bytes, |e| e.bytes)
+            .map_or_else(|| self.class_bytes(here), |e| e.bytes)
     }
 
     /// The operation as rank `rank` executes it ([`Operation::bytes_on`]), no tables left.

@@ -10,16 +10,17 @@ pub(super) fn records_of(trace: &Trace, rank: Rank, partner: &dyn Fn(Rank) -> Op
     let calls = &rt.calls;
     let p = &rt.p2p;
     let n = calls.len();
-    // Kept operations per posting call, and the posting calls each completion completes.
-    let mut ops_at: HashMap<CallIdx, Vec<Operation>> = HashMap::new();
-    let mut completes: HashMap<CallIdx, Vec<CallIdx>> = HashMap::new();
+    // Kept operations per posting call, and the posting calls each completion completes,
+    // indexed by call (vectors, not maps: this runs for every call of every rank).
+    let mut ops_at: Vec<Vec<Operation>> = vec![Vec::new(); n];
+    let mut completes: Vec<Vec<CallIdx>> = vec![Vec::new(); n];
     for i in 0..p.len() {
         let Some(partner) = partner(p.peer[i]) else { continue };
         let post = p.post[i];
         if post as usize >= n {
             continue;
         }
-        ops_at.entry(post).or_default().push(Operation {
+        ops_at[post as usize].push(Operation {
             dir: p.dir[i],
             partner,
             tag: p.tag[i],
@@ -29,21 +30,28 @@ pub(super) fn records_of(trace: &Trace, rank: Rank, partner: &dyn Fn(Rank) -> Op
         });
         let c = p.complete[i];
         if c != post && c != NOT_COMPLETED && (c as usize) < n {
-            completes.entry(c).or_default().push(post);
+            completes[c as usize].push(post);
         }
     }
-    let coll_at: HashMap<CallIdx, usize> = rt.collectives.call.iter().enumerate().map(|(k, &c)| (c, k)).collect();
-    let mut record_of_call: HashMap<CallIdx, u32> = HashMap::new();
+    // Per call: its collective (the last one naming it), or `NONE`.
+    const NONE: u32 = u32::MAX;
+    let mut coll_at: Vec<u32> = vec![NONE; n];
+    for (k, &c) in rt.collectives.call.iter().enumerate() {
+        if let Some(at) = coll_at.get_mut(c as usize) {
+            *at = k as u32;
+        }
+    }
+    let mut record_of_call: Vec<u32> = vec![NONE; n];
     let mut out: Vec<Record> = Vec::new();
     let mut skipped = 0u64;
     let mut last_exit: Option<u64> = None;
     for c in 0..n as CallIdx {
         let kind = calls.kind[c as usize];
-        let ops = ops_at.remove(&c).unwrap_or_default();
-        let links = completes.remove(&c).unwrap_or_default();
+        let ops = std::mem::take(&mut ops_at[c as usize]);
+        let links = std::mem::take(&mut completes[c as usize]);
         let keep = match kind {
             k if k.is_p2p() => !ops.is_empty(),
-            CallKind::Completion => links.iter().any(|post| record_of_call.contains_key(post)),
+            CallKind::Completion => links.iter().any(|&post| record_of_call[post as usize] != NONE),
             CallKind::Collective | CallKind::Lifecycle => true,
             _ => false,
         };
@@ -54,11 +62,15 @@ pub(super) fn records_of(trace: &Trace, rank: Rank, partner: &dyn Fn(Rank) -> Op
         let here = out.len() as u32;
         let mut back: Vec<u32> = links
             .iter()
-            .filter_map(|post| record_of_call.get(post).map(|&r| here - r))
+            .filter_map(|&post| match record_of_call[post as usize] {
+                NONE => None,
+                r => Some(here - r),
+            })
             .collect();
         back.sort_unstable();
         back.dedup();
-        let collective = coll_at.get(&c).map(|&k| {
+        let collective = (coll_at[c as usize] != NONE).then(|| {
+            let k = coll_at[c as usize] as usize;
             let col = &rt.collectives;
             let comm = col.comm[k] as usize;
             Collective {
@@ -70,7 +82,7 @@ pub(super) fn records_of(trace: &Trace, rank: Rank, partner: &dyn Fn(Rank) -> Op
             }
         });
         let (enter, exit) = (calls.enter[c as usize], calls.exit[c as usize]);
-        record_of_call.insert(c, here);
+        record_of_call[c as usize] = here;
         out.push(Record {
             call: LogicalCall {
                 function: trace.functions.name(calls.func[c as usize]).to_owned(),

@@ -21,6 +21,7 @@ pub(super) fn partner_index(p: &Partner, names: &[String]) -> u32 {
 }
 
 /// The operations of `records` in order, as [`OpKey`]s.
+#[cfg(test)]
 pub(super) fn op_keys_of(records: &[Record], names: &[String]) -> Vec<OpKey> {
     records
         .iter()
@@ -38,46 +39,63 @@ pub(super) fn fit_rank_sizes(
     if own_ops.len() != coverage.len() {
         return false;
     }
-    let index: HashMap<&str, usize> = names.iter().enumerate().map(|(k, n)| (n.as_str(), k)).collect();
-    // (record, operation) → (rank, size) where the size is not the operation's `bytes`.
-    let mut differs: HashMap<(usize, usize), Vec<(Rank, u64)>> = HashMap::new();
-    for (r, cov) in coverage.iter().enumerate() {
+    // The point-to-point operations of the records, numbered once (every rank walks them all).
+    let mut flat: Vec<FitOp> = Vec::new();
+    // Per point-to-point record: its index and its operations in `flat`.
+    let mut p2p: Vec<(usize, std::ops::Range<usize>)> = Vec::new();
+    for (i, rec) in records.iter().enumerate() {
+        if !rec.call.kind.is_p2p() {
+            continue;
+        }
+        let from = flat.len();
+        for (j, o) in rec.call.ops.iter().enumerate() {
+            flat.push(FitOp {
+                record: i,
+                op: j,
+                dir: o.dir,
+                at: partner_index(&o.partner, names),
+                direction: matches!(o.partner, Partner::Direction(_)),
+                bytes: o.bytes,
+            });
+        }
+        p2p.push((i, from..flat.len()));
+    }
+    let records_ref: &[Record] = records;
+    // Per rank: (operation in `flat`, size) where its size is not the operation's `bytes`, or
+    // `None` when its operations do not line up.
+    let per_rank = each_index(coverage.len(), |r| {
         let rank = r as Rank;
-        let mut here: Vec<&str> = names
-            .iter()
-            .zip(cov)
-            .filter(|(_, &c)| c)
-            .map(|(n, _)| n.as_str())
-            .collect();
-        here.sort_unstable();
-        let visible = |o: &Operation| match &o.partner {
-            Partner::Direction(d) => index.get(d.as_str()).is_some_and(|&k| cov[k]),
-            _ => true,
-        };
+        let cov = &coverage[r];
         let own = &own_ops[r];
         let mut k = 0usize;
-        for (i, rec) in records.iter().enumerate() {
-            if !rec.call.kind.is_p2p() || !rec.call.runs_on(rank) {
+        let mut differs: Vec<(usize, u64)> = Vec::new();
+        for (i, ops) in &p2p {
+            if !records_ref[*i].call.runs_on(rank) {
                 continue;
             }
-            for (j, o) in rec.call.ops.iter().enumerate() {
-                if !visible(o) {
+            for (at, o) in flat[ops.clone()].iter().enumerate() {
+                let visible = !o.direction || cov.get(o.at as usize).is_some_and(|&c| c);
+                if !visible {
                     continue;
                 }
-                let Some(&(dir, at, bytes)) = own.get(k) else {
-                    return false;
-                };
-                if dir != o.dir || at != partner_index(&o.partner, names) {
-                    return false;
+                let &(dir, to, bytes) = own.get(k)?;
+                if dir != o.dir || to != o.at {
+                    return None;
                 }
                 if bytes != o.bytes {
-                    differs.entry((i, j)).or_default().push((rank, bytes));
+                    differs.push((ops.start + at, bytes));
                 }
                 k += 1;
             }
         }
-        if k != own.len() {
-            return false;
+        (k == own.len()).then_some(differs)
+    });
+    // (operation in `flat`) → (rank, size) where the size is not the operation's `bytes`.
+    let mut differs: Vec<Vec<(Rank, u64)>> = vec![Vec::new(); flat.len()];
+    for (r, list) in per_rank.into_iter().enumerate() {
+        let Some(list) = list else { return false };
+        for (at, bytes) in list {
+            differs[at].push((r as Rank, bytes));
         }
     }
     for rec in records.iter_mut() {
@@ -85,7 +103,10 @@ pub(super) fn fit_rank_sizes(
             o.bytes_by_class.clear();
         }
     }
-    for ((i, j), mut list) in differs {
+    for (op, mut list) in flat.iter().zip(differs) {
+        if list.is_empty() {
+            continue;
+        }
         list.sort_unstable_by_key(|&(r, b)| (b, r));
         let mut table: Vec<RankBytes> = Vec::new();
         for (r, b) in list {
@@ -97,7 +118,19 @@ pub(super) fn fit_rank_sizes(
                 }),
             }
         }
-        records[i].call.ops[j].bytes_by_rank = table;
+        records[op.record].call.ops[op.op].bytes_by_rank = table;
     }
     true
+}
+
+/// A point-to-point operation of the records as [`fit_rank_sizes`] lines it up.
+struct FitOp {
+    record: usize,
+    op: usize,
+    dir: P2pDir,
+    /// [`partner_index`] of its partner.
+    at: u32,
+    /// Its partner is a direction (visible only where the rank has it).
+    direction: bool,
+    bytes: u64,
 }

@@ -133,3 +133,242 @@ fn content_key_hashes_fixed_width_bytes() {
         assert_eq!(key.2, std::hash::Hasher::finish(&d));
     }
 }
+
+/// The operations `expanded_keys` gives a rank, named again: what [`expand_with`] and
+/// [`physical_calls`] (the verification before it) give, compared by [`PhysicalCall::key`].
+fn named_keys(
+    keys: &[ExpandedKey],
+    ops: &OpTable<'_>,
+    functions: &[String],
+) -> Vec<(String, String, Option<Rank>, u64)> {
+    let mut name: HashMap<u32, String> = HashMap::new();
+    name.insert(ops.send, "MPI_Send".into());
+    name.insert(ops.recv, "MPI_Recv".into());
+    name.insert(ops.unknown, "MPI_Unknown".into());
+    for (f, &id) in functions.iter().zip(&ops.trace_function) {
+        name.insert(id, f.clone());
+    }
+    keys.iter()
+        .map(|&(f, send, peer, bytes)| {
+            (
+                name[&f].clone(),
+                if send { "send" } else { "recv" }.to_owned(),
+                peer,
+                bytes,
+            )
+        })
+        .collect()
+}
+
+fn reference_keys(logical: &LogicalTrace, rank: Rank) -> Vec<(String, String, Option<Rank>, u64)> {
+    let table = &logical.placement.neighbour_tables_with_self(&logical.self_ranks)[rank as usize];
+    physical_calls(&expand_with(table, rank, logical.records.iter().map(|x| &x.call)))
+        .iter()
+        .map(|c| {
+            let (k, d, p, b) = c.key();
+            (k.to_owned(), d.to_owned(), p, b)
+        })
+        .collect()
+}
+
+fn fast_keys(logical: &LogicalTrace, functions: &[String], rank: Rank) -> Vec<(String, String, Option<Rank>, u64)> {
+    let ops = OpTable::of(
+        logical.records.iter().map(|x| &x.call),
+        logical.ranks as usize,
+        functions,
+    );
+    let table = &logical.placement.neighbour_tables_with_self(&logical.self_ranks)[rank as usize];
+    let mut here: Vec<&str> = table.keys().map(String::as_str).collect();
+    here.sort_unstable();
+    let keys = expanded_keys(&logical.records, &ops, &ops.neighbours(table), rank, &here);
+    named_keys(&keys, &ops, functions)
+}
+
+/// The one-pass expansion of the verification gives every rank the operations the expansion
+/// itself gives: on NAS LU and CG (per-rank sizes, branches, `self`), on LU from its maximal
+/// rank alone (boundary ranks lose operations), and on every record shape a hand-made trace
+/// may hold (calls outside their ranks, sizes per class and per rank, unsorted rank lists,
+/// completions of vanished requests, wildcards, operations of calls that are not
+/// point-to-point).
+#[test]
+fn one_pass_expansion_equals_the_expansion() {
+    let nas = |b, ranks, grid: &str| {
+        let spec = tracelogic_synth::NasSpec {
+            iterations: Some(2),
+            ..tracelogic_synth::NasSpec::new(b, tracelogic_synth::NasClass::S, ranks)
+        };
+        let (trace, _) = tracelogic_synth::generate_nas(&spec).unwrap();
+        let placement = Placement::new(TopologySpec::parse(grid).unwrap(), ranks, (0..ranks).map(|r| (r, r))).unwrap();
+        (trace, placement)
+    };
+    let mut checked = 0;
+    for (trace, placement, from) in [
+        {
+            let (t, p) = nas(tracelogic_synth::NasBenchmark::Lu, 8, "grid:4x2");
+            (t, p, None)
+        },
+        {
+            let (t, p) = nas(tracelogic_synth::NasBenchmark::Lu, 16, "grid:4x4");
+            (t, p, Some(vec![5]))
+        },
+        {
+            let (t, p) = nas(tracelogic_synth::NasBenchmark::Cg, 8, "grid:4x2");
+            (t, p, None)
+        },
+    ] {
+        let logical = logicalize_ranks(&trace, &placement, from.as_deref()).unwrap();
+        for r in 0..trace.num_ranks() {
+            assert_eq!(
+                fast_keys(&logical, trace.functions.names(), r),
+                reference_keys(&logical, r),
+                "rank {r}"
+            );
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 32);
+    // Random records over a 3x3 grid's directions.
+    let placement = Placement::new(TopologySpec::parse("grid:3x3").unwrap(), 9, (0..9).map(|r| (r, r))).unwrap();
+    let names: Vec<String> = placement.spec.directions().iter().map(|d| d.name()).collect();
+    let functions: Vec<String> = ["MPI_Isend", "MPI_Irecv", "MPI_Sendrecv", "MPI_Waitall", "MPI_Bcast"]
+        .map(String::from)
+        .to_vec();
+    let mut state = 0x2545_F491_4F6C_DD1Du64;
+    for case in 0..200 {
+        let mut records = Vec::new();
+        for i in 0..(5 + next(&mut state) % 60) {
+            let op = |dir, state: &mut u64| {
+                let partner = match next(state) % 10 {
+                    0 => Partner::Any,
+                    1 => Partner::Rank((next(state) % 9) as Rank),
+                    _ => Partner::Direction(names[(next(state) % names.len() as u64) as usize].clone()),
+                };
+                let mut bytes_by_rank: Vec<RankBytes> = (0..next(state) % 3)
+                    .map(|k| {
+                        let mut ranks: Vec<Rank> = (0..9).filter(|_| next(state).is_multiple_of(3)).collect();
+                        if next(state).is_multiple_of(8) {
+                            ranks.reverse();
+                        }
+                        RankBytes { bytes: 100 + k, ranks }
+                    })
+                    .collect();
+                bytes_by_rank.retain(|e| !e.ranks.is_empty());
+                let bytes_by_class = if next(state).is_multiple_of(4) {
+                    vec![ClassBytes {
+                        directions: names
+                            .iter()
+                            .filter(|_| next(state).is_multiple_of(2))
+                            .cloned()
+                            .collect(),
+                        bytes: 7,
+                    }]
+                } else {
+                    Vec::new()
+                };
+                Operation {
+                    dir,
+                    partner,
+                    tag: 0,
+                    bytes: 8 << (next(state) % 3),
+                    bytes_by_class,
+                    bytes_by_rank,
+                }
+            };
+            let (function, kind, ops) = match next(&mut state) % 6 {
+                0 | 1 => ("MPI_Isend", CallKind::Isend, vec![op(P2pDir::Send, &mut state)]),
+                2 => ("MPI_Irecv", CallKind::Irecv, vec![op(P2pDir::Recv, &mut state)]),
+                3 => (
+                    "MPI_Sendrecv",
+                    CallKind::SendRecv,
+                    vec![op(P2pDir::Send, &mut state), op(P2pDir::Recv, &mut state)],
+                ),
+                4 => ("MPI_Waitall", CallKind::Completion, Vec::new()),
+                // Not point-to-point, yet with an operation: kept whole.
+                _ => ("MPI_Bcast", CallKind::Collective, vec![op(P2pDir::Send, &mut state)]),
+            };
+            let completes = if kind == CallKind::Completion {
+                (1..4).filter(|_| next(&mut state).is_multiple_of(2)).collect()
+            } else {
+                Vec::new()
+            };
+            let only_ranks = (next(&mut state).is_multiple_of(5)).then(|| (0..9).filter(|r| r % 2 == 0).collect());
+            records.push(Record {
+                call: LogicalCall {
+                    function: function.into(),
+                    kind,
+                    ops,
+                    collective: None,
+                    completes,
+                    only_ranks,
+                },
+                gap_ns: 0,
+                duration_ns: 0,
+                rank: 0,
+                call_index: i as u32,
+            });
+        }
+        let mut trace = Trace::new("random", "test", 9);
+        for f in &functions {
+            trace.functions.intern(f);
+        }
+        let logical = LogicalTrace {
+            records,
+            self_ranks: vec![4],
+            ..logicalize_ranks(&trace, &placement, Some(&[4])).unwrap()
+        };
+        for r in 0..9 {
+            let (fast, reference) = (fast_keys(&logical, &functions, r), reference_keys(&logical, r));
+            assert_eq!(fast, reference, "case {case}, rank {r}");
+        }
+    }
+}
+
+/// The classes' shapes read without records group the ranks as the records' own hash does,
+/// and give the operations the records have, on every rank of NAS runs whose ranks differ in
+/// directions, branches and sizes (LU, CG with its `self` messages, MG), numbered at random.
+#[test]
+fn shapes_read_without_records_are_the_records_shapes() {
+    let (mut checked, mut differing) = (0, 0);
+    for (b, ranks, grid) in [
+        (tracelogic_synth::NasBenchmark::Lu, 8, "grid:4x2"),
+        (tracelogic_synth::NasBenchmark::Cg, 8, "grid:4x2"),
+        (tracelogic_synth::NasBenchmark::Mg, 8, "torus:2x2x2"),
+    ] {
+        let spec = tracelogic_synth::NasSpec {
+            iterations: Some(2),
+            ..tracelogic_synth::NasSpec::new(b, tracelogic_synth::NasClass::S, ranks)
+        };
+        let (trace, _) = tracelogic_synth::generate_nas(&spec).unwrap();
+        let placement = Placement::new(TopologySpec::parse(grid).unwrap(), ranks, (0..ranks).map(|r| (r, r))).unwrap();
+        let tables = placement.direction_tables();
+        let names: Vec<String> = placement.spec.directions().iter().map(|d| d.name()).collect();
+        let partner_of = |r: Rank| {
+            let table = &tables[r as usize];
+            move |peer: Rank| {
+                if peer == ANY_SOURCE {
+                    Some(Partner::Any)
+                } else {
+                    table.get(&peer).map(|d| Partner::Direction(d.clone()))
+                }
+            }
+        };
+        let mut fast = Vec::new();
+        let mut slow = Vec::new();
+        for r in 0..ranks {
+            let (hash, keys) = shape_of(&trace, r, &partner_of(r), &names);
+            let (records, _) = records_of(&trace, r, &partner_of(r));
+            assert_eq!(keys, op_keys_of(&records, &names), "rank {r}");
+            fast.push(hash);
+            slow.push(structure_hash(&records));
+            checked += 1;
+        }
+        for a in 0..ranks as usize {
+            for b in 0..ranks as usize {
+                assert_eq!(fast[a] == fast[b], slow[a] == slow[b], "ranks {a} and {b}");
+            }
+        }
+        differing += usize::from(slow.iter().any(|&h| h != slow[0]));
+    }
+    assert_eq!(checked, 24);
+    assert!(differing >= 2, "LU's and CG's ranks differ in shape");
+}

@@ -202,65 +202,36 @@ pub(super) fn lcs_len<K: std::hash::Hash + Eq>(a: &[K], b: &[K]) -> u64 {
 pub fn verify(trace: &Trace, logical: &LogicalTrace) -> Result<Verification, String> {
     let neighbours = logical.expansion_tables();
     let directions = logical.placement.direction_tables();
-    let mut per_rank = Vec::new();
+    let n = trace.num_ranks();
+    if let Some(r) = (0..n).find(|&r| r as usize >= neighbours.len()) {
+        return Err(format!(
+            "rank {r} is out of range (the placement has {} ranks)",
+            neighbours.len()
+        ));
+    }
+    let ops = OpTable::of(
+        logical.records.iter().map(|x| &x.call),
+        n as usize,
+        trace.functions.names(),
+    );
+    let per_rank = each_rank(n, |r| {
+        let table = &neighbours[r as usize];
+        let mut here: Vec<&str> = table.keys().map(String::as_str).collect();
+        here.sort_unstable();
+        let ek = expanded_keys(&logical.records, &ops, &ops.neighbours(table), r, &here);
+        let real = real_keys(trace, &ops, &logical.placement, r);
+        let offset_calls = offset_calls(&real, r, directions.get(r as usize));
+        reproduction(r, &ek, &real, offset_calls)
+    });
     let (mut num, mut den) = (0u64, 0u64);
     let (mut s_num, mut s_den, mut total_real, mut total_expanded) = (0u64, 0u64, 0u64, 0u64);
-    for r in 0..trace.num_ranks() {
-        let table = neighbours.get(r as usize).ok_or_else(|| {
-            format!(
-                "rank {r} is out of range (the placement has {} ranks)",
-                neighbours.len()
-            )
-        })?;
-        let expanded = physical_calls(&expand_with(table, r, logical.records.iter().map(|x| &x.call)));
-        let real = real_with(trace, &logical.placement, r);
-        let offset_calls = offset_calls(&real, r, directions.get(r as usize));
-        let ek: Vec<_> = expanded.iter().map(PhysicalCall::key).collect();
-        let rk: Vec<_> = real.iter().map(|(c, _)| c.key()).collect();
-        let rin: Vec<_> = real
-            .iter()
-            .filter(|(_, inside)| *inside)
-            .map(|(c, _)| c.key())
-            .collect();
-        let reproduced = lcs_len(&ek, &rk);
-        let reproduced_in = lcs_len(&ek, &rin);
-        let share = |x: u64, a: usize, b: usize| {
-            let d = a.max(b) as u64;
-            if d == 0 {
-                1.0
-            } else {
-                x as f64 / d as f64
-            }
-        };
-        num += reproduced;
-        den += ek.len().max(rk.len()) as u64;
-        let es: Vec<_> = ek.iter().map(|k| (k.0, k.1, k.2)).collect();
-        let rs: Vec<_> = rin.iter().map(|k| (k.0, k.1, k.2)).collect();
-        let structure_reproduced = if es == rs { es.len() as u64 } else { lcs_len(&es, &rs) };
-        s_num += structure_reproduced;
-        s_den += es.len().max(rs.len()) as u64;
-        // Saturating: a hostile trace may claim sizes near u64::MAX.
-        let real_bytes: u64 = rin.iter().fold(0u64, |a, k| a.saturating_add(k.3));
-        let expanded_bytes: u64 = ek.iter().fold(0u64, |a, k| a.saturating_add(k.3));
-        total_real = total_real.saturating_add(real_bytes);
-        total_expanded = total_expanded.saturating_add(expanded_bytes);
-        per_rank.push(RankReproduction {
-            rank: r,
-            real_calls: rk.len() as u64,
-            real_in_topology: rin.len() as u64,
-            offset_calls,
-            expanded_calls: ek.len() as u64,
-            reproduced,
-            share: share(reproduced, ek.len(), rk.len()),
-            share_in_topology: share(reproduced_in, ek.len(), rin.len()),
-            structure_reproduced,
-            structure_share: share(structure_reproduced, es.len(), rs.len()),
-            structure_exact: es == rs,
-            bytes_exact: ek == rin,
-            real_bytes,
-            expanded_bytes,
-            volume_error: volume_error(expanded_bytes, real_bytes),
-        });
+    for p in &per_rank {
+        num += p.reproduced;
+        den += p.expanded_calls.max(p.real_calls);
+        s_num += p.structure_reproduced;
+        s_den += p.expanded_calls.max(p.real_in_topology);
+        total_real = total_real.saturating_add(p.real_bytes);
+        total_expanded = total_expanded.saturating_add(p.expanded_bytes);
     }
     Ok(Verification {
         ranks_below_full: per_rank.iter().filter(|p| p.share < 1.0).map(|p| p.rank).collect(),
@@ -293,14 +264,83 @@ pub fn verify(trace: &Trace, logical: &LogicalTrace) -> Result<Verification, Str
     })
 }
 
-/// Real operations of `rank` (from [`real_with`]) kept as offsets: named, but whose peer is
+/// Real operations of `rank` (from [`real_keys`]) kept as offsets: named, but whose peer is
 /// neither a neighbour in the topology (`table`: peer → direction) nor the rank itself.
-fn offset_calls(real: &[(PhysicalCall, bool)], rank: Rank, table: Option<&HashMap<Rank, String>>) -> u64 {
+fn offset_calls(real: &[(ExpandedKey, bool)], rank: Rank, table: Option<&HashMap<Rank, String>>) -> u64 {
     real.iter()
-        .filter(|(c, named)| {
+        .filter(|(k, named)| {
             *named
-                && c.peer
+                && k.2
                     .is_some_and(|p| p != rank && !table.is_some_and(|t| t.contains_key(&p)))
         })
         .count() as u64
+}
+
+/// The real point-to-point operations of `rank` as keys ([`real_with`] without building the
+/// calls), each with whether the logical trace can name its peer (a neighbour, an offset,
+/// the rank itself or an unresolved wildcard: [`encodable`]).
+fn real_keys(trace: &Trace, ops: &OpTable<'_>, placement: &Placement, rank: Rank) -> Vec<(ExpandedKey, bool)> {
+    let Some(rt) = trace.ranks.get(rank as usize) else {
+        return Vec::new();
+    };
+    let p = &rt.p2p;
+    (0..p.len())
+        .map(|i| {
+            let peer = p.peer[i];
+            let kind = rt
+                .calls
+                .func
+                .get(p.post[i] as usize)
+                .map_or(ops.unknown, |&f| ops.trace_function[f as usize]);
+            let inside = encodable(placement, peer);
+            (
+                (
+                    kind,
+                    p.dir[i] == P2pDir::Send,
+                    (peer != ANY_SOURCE).then_some(peer),
+                    p.bytes[i],
+                ),
+                inside,
+            )
+        })
+        .collect()
+}
+
+/// How the expansion `ek` of rank `r` reproduces its real operations `real`.
+fn reproduction(r: Rank, ek: &[ExpandedKey], real: &[(ExpandedKey, bool)], offset_calls: u64) -> RankReproduction {
+    let rk: Vec<ExpandedKey> = real.iter().map(|(k, _)| *k).collect();
+    let rin: Vec<ExpandedKey> = real.iter().filter(|(_, inside)| *inside).map(|(k, _)| *k).collect();
+    let reproduced = lcs_len(ek, &rk);
+    let reproduced_in = lcs_len(ek, &rin);
+    let share = |x: u64, a: usize, b: usize| {
+        let d = a.max(b) as u64;
+        if d == 0 {
+            1.0
+        } else {
+            x as f64 / d as f64
+        }
+    };
+    let es: Vec<_> = ek.iter().map(|k| (k.0, k.1, k.2)).collect();
+    let rs: Vec<_> = rin.iter().map(|k| (k.0, k.1, k.2)).collect();
+    let structure_reproduced = if es == rs { es.len() as u64 } else { lcs_len(&es, &rs) };
+    // Saturating: a hostile trace may claim sizes near u64::MAX.
+    let real_bytes: u64 = rin.iter().fold(0u64, |a, k| a.saturating_add(k.3));
+    let expanded_bytes: u64 = ek.iter().fold(0u64, |a, k| a.saturating_add(k.3));
+    RankReproduction {
+        rank: r,
+        real_calls: rk.len() as u64,
+        real_in_topology: rin.len() as u64,
+        offset_calls,
+        expanded_calls: ek.len() as u64,
+        reproduced,
+        share: share(reproduced, ek.len(), rk.len()),
+        share_in_topology: share(reproduced_in, ek.len(), rin.len()),
+        structure_reproduced,
+        structure_share: share(structure_reproduced, es.len(), rs.len()),
+        structure_exact: es == rs,
+        bytes_exact: ek == rin,
+        real_bytes,
+        expanded_bytes,
+        volume_error: volume_error(expanded_bytes, real_bytes),
+    }
 }

@@ -1,0 +1,374 @@
+//! The per-rank passes over a logical trace at scale: verification expands the records once for
+//! every rank, and the size fitting lines every rank up with them, so both cost ranks × records.
+//! What makes each step constant time: the operations of the records are numbered once
+//! ([`OpTable`]), with their direction as a small integer and the per-rank size tables
+//! ([`Operation::bytes_by_rank`]) turned around into one list per rank, read with a cursor while a
+//! rank's expansion walks the records in order (the tables list up to every rank per operation:
+//! searching them per operation and rank was a sixth of the time on a 16.6 M-call run). The
+//! ranks are independent, so they run on every core natively ([`each_rank`]); wasm runs them in
+//! order.
+
+#[allow(unused_imports)]
+use super::*;
+
+/// A direction id of [`OpTable`] for a partner that is not a direction.
+const NO_DIRECTION: u32 = u32::MAX;
+
+/// The operations of a sequence of logical calls, numbered in order (every operation of every
+/// call, whatever the call's kind).
+pub(super) struct OpTable<'a> {
+    /// Direction names seen in the operations, by id.
+    pub names: Vec<&'a str>,
+    /// Per operation: the id of its direction in `names`, or [`NO_DIRECTION`].
+    pub direction: Vec<u32>,
+    /// Per rank: (operation, size) of the operations whose [`Operation::bytes_by_rank`] names
+    /// that rank, by increasing operation.
+    own_sizes: Vec<Vec<(u32, u64)>>,
+    /// Per operation: its per-rank table is not in the documented form (ranks increasing), so
+    /// [`Operation::bytes_on`] answers for it as it is (a hand-written trace).
+    irregular: Vec<bool>,
+    /// Function names as small integers (compared for every operation of every rank): per
+    /// call, its function's id; per function of the trace ([`Trace::functions`]), its id.
+    pub call_function: Vec<u32>,
+    pub trace_function: Vec<u32>,
+    /// Ids of `MPI_Send`, `MPI_Recv` (a `MPI_Sendrecv` left with one half) and `MPI_Unknown`.
+    pub send: u32,
+    pub recv: u32,
+    pub unknown: u32,
+}
+
+impl<'a> OpTable<'a> {
+    /// Number the operations of `calls` for `ranks` ranks, whose trace's functions are
+    /// `functions`.
+    pub fn of(calls: impl IntoIterator<Item = &'a LogicalCall>, ranks: usize, functions: &'a [String]) -> OpTable<'a> {
+        let mut ids: HashMap<&'a str, u32> = HashMap::new();
+        let mut names = Vec::new();
+        let mut direction = Vec::new();
+        let mut own_sizes: Vec<Vec<(u32, u64)>> = vec![Vec::new(); ranks];
+        let mut irregular = Vec::new();
+        let mut fids: HashMap<&'a str, u32> = HashMap::new();
+        let mut fid = |name: &'a str| {
+            let next = fids.len() as u32;
+            *fids.entry(name).or_insert(next)
+        };
+        let (send, recv, unknown) = (fid("MPI_Send"), fid("MPI_Recv"), fid("MPI_Unknown"));
+        let trace_function = functions.iter().map(|f| fid(f)).collect();
+        let mut call_function = Vec::new();
+        for call in calls {
+            call_function.push(fid(&call.function));
+            for o in &call.ops {
+                let g = direction.len() as u32;
+                direction.push(match &o.partner {
+                    Partner::Direction(d) => *ids.entry(d.as_str()).or_insert_with(|| {
+                        names.push(d.as_str());
+                        names.len() as u32 - 1
+                    }),
+                    _ => NO_DIRECTION,
+                });
+                let sorted = o.bytes_by_rank.iter().all(|e| e.ranks.windows(2).all(|w| w[0] < w[1]));
+                irregular.push(!sorted);
+                if !sorted {
+                    continue;
+                }
+                for e in &o.bytes_by_rank {
+                    for &r in &e.ranks {
+                        let Some(list) = own_sizes.get_mut(r as usize) else {
+                            continue;
+                        };
+                        // The first entry naming a rank is its size (`bytes_on`'s `find`).
+                        if list.last().is_none_or(|&(last, _)| last != g) {
+                            list.push((g, e.bytes));
+                        }
+                    }
+                }
+            }
+        }
+        OpTable {
+            names,
+            direction,
+            own_sizes,
+            irregular,
+            call_function,
+            trace_function,
+            send,
+            recv,
+            unknown,
+        }
+    }
+
+    /// Per direction id, the neighbour of a rank whose direction → neighbour table is `table`.
+    pub fn neighbours(&self, table: &HashMap<String, Rank>) -> Vec<Option<Rank>> {
+        self.names.iter().map(|d| table.get(*d).copied()).collect()
+    }
+}
+
+/// One point-to-point operation as verification compares it ([`PhysicalCall::key`]): function
+/// ([`OpTable`]'s id), sent (not received), peer (`None` for an unresolved wildcard or a
+/// direction left unexpanded) and size.
+pub(super) type ExpandedKey = (u32, bool, Option<Rank>, u64);
+
+/// The operations the records expand to on `rank` ([`expand_with`] followed by
+/// [`physical_calls`], as keys), in order, without building the calls: `neighbour` is
+/// [`OpTable::neighbours`] of the rank, `here` its existing directions, sorted (for per-class
+/// sizes).
+pub(super) fn expanded_keys(
+    records: &[Record],
+    ops: &OpTable<'_>,
+    neighbour: &[Option<Rank>],
+    rank: Rank,
+    here: &[&str],
+) -> Vec<ExpandedKey> {
+    let own = ops.own_sizes.get(rank as usize).map_or(&[][..], Vec::as_slice);
+    let mut next_own = 0usize;
+    let mut out: Vec<ExpandedKey> = Vec::new();
+    // Per record: whether the rank executes it (its image in `expand_with`).
+    let mut kept: Vec<bool> = Vec::with_capacity(records.len());
+    let mut g = 0usize;
+    for (here_at, rec) in records.iter().enumerate() {
+        let call = &rec.call;
+        let first = g;
+        g += call.ops.len();
+        if !call.runs_on(rank) {
+            kept.push(false);
+            continue;
+        }
+        let p2p = call.kind.is_p2p();
+        // Operations the rank executes: all of a call that is not point-to-point, those with a
+        // neighbour otherwise.
+        let visible = |k: usize| -> bool {
+            !p2p || match ops.direction[first + k] {
+                NO_DIRECTION => true,
+                d => neighbour[d as usize].is_some(),
+            }
+        };
+        let count = (0..call.ops.len()).filter(|&k| visible(k)).count();
+        let mut keep = !p2p || count > 0;
+        if keep && !call.completes.is_empty() {
+            keep = call
+                .completes
+                .iter()
+                .any(|&k| here_at.checked_sub(k as usize).is_some_and(|j| kept[j]));
+        }
+        kept.push(keep);
+        if !keep {
+            continue;
+        }
+        let function = if call.kind == CallKind::SendRecv && count == 1 && call.ops.len() == 2 {
+            let k = (0..2).find(|&k| visible(k)).unwrap_or(0);
+            match call.ops[k].dir {
+                P2pDir::Send => ops.send,
+                P2pDir::Recv => ops.recv,
+            }
+        } else {
+            ops.call_function[here_at]
+        };
+        for (k, o) in call.ops.iter().enumerate() {
+            if !visible(k) {
+                continue;
+            }
+            let at = first + k;
+            let (peer, bytes) = if p2p {
+                let peer = match &o.partner {
+                    Partner::Direction(_) => neighbour[ops.direction[at] as usize],
+                    Partner::Rank(r) => Some(*r),
+                    Partner::Any => None,
+                };
+                (peer, own_size(own, &mut next_own, at as u32, ops, o, rank, here))
+            } else {
+                // Kept as recorded (`restrict_call` keeps such calls whole).
+                let peer = match o.partner {
+                    Partner::Rank(r) => Some(r),
+                    _ => None,
+                };
+                (peer, o.bytes)
+            };
+            out.push((function, o.dir == P2pDir::Send, peer, bytes));
+        }
+    }
+    out
+}
+
+/// The size of operation `at` on `rank` ([`Operation::bytes_on`]): its entry in the rank's list
+/// (`own`, read in increasing order from `next`), else its class's.
+fn own_size(
+    own: &[(u32, u64)],
+    next: &mut usize,
+    at: u32,
+    ops: &OpTable<'_>,
+    o: &Operation,
+    rank: Rank,
+    here: &[&str],
+) -> u64 {
+    if ops.irregular[at as usize] {
+        return o.bytes_on(rank, here);
+    }
+    while *next < own.len() && own[*next].0 < at {
+        *next += 1;
+    }
+    match own.get(*next) {
+        Some(&(g, bytes)) if g == at => bytes,
+        _ => o.class_bytes(here),
+    }
+}
+
+/// `f` of every rank `0..n`, in rank order: on every core natively, in order on wasm
+/// ([`each_index`]).
+pub(super) fn each_rank<T: Send>(n: Rank, f: impl Fn(Rank) -> T + Sync) -> Vec<T> {
+    each_index(n as usize, |i| f(i as Rank))
+}
+
+/// `f` of every index `0..n`, in order: on every core natively (indices handed out one at a
+/// time, so uneven items balance), in order on wasm.
+pub(super) fn each_index<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let threads = std::thread::available_parallelism().map_or(1, |t| t.get()).min(n);
+        if threads > 1 {
+            let next = std::sync::atomic::AtomicUsize::new(0);
+            let mut parts: Vec<(usize, T)> = std::thread::scope(|scope| {
+                let workers: Vec<_> = (0..threads)
+                    .map(|_| {
+                        scope.spawn(|| {
+                            let mut done = Vec::new();
+                            loop {
+                                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                                if i >= n {
+                                    break done;
+                                }
+                                done.push((i, f(i)));
+                            }
+                        })
+                    })
+                    .collect();
+                workers
+                    .into_iter()
+                    .flat_map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                    .collect()
+            });
+            parts.sort_unstable_by_key(|(i, _)| *i);
+            return parts.into_iter().map(|(_, t)| t).collect();
+        }
+    }
+    (0..n).map(f).collect()
+}
+
+/// What the grouping of ranks into classes needs of a rank's records ([`records_of`] with
+/// `partner`), read without building them: a hash of their shape (equal for two ranks exactly
+/// when [`structure_hash`] of their records is, barring collisions) and their operations as
+/// [`OpKey`]s ([`op_keys_of`]). The records of every rank were built only to be hashed and
+/// dropped (two fifths of a 16.6 M-call logical trace); the rule of which calls are records is
+/// `records_of`'s, tested against it.
+pub(super) fn shape_of(
+    trace: &Trace,
+    rank: Rank,
+    partner: &dyn Fn(Rank) -> Option<Partner>,
+    names: &[String],
+) -> (u64, Vec<OpKey>) {
+    use std::hash::{Hash, Hasher};
+    let rt = &trace.ranks[rank as usize];
+    let calls = &rt.calls;
+    let p = &rt.p2p;
+    let n = calls.len();
+    // The kept operations of each posting call, in order, as (send/receive, partner hash,
+    // direction index, size): counted, then placed (one allocation for the run).
+    let mut kept: Vec<Option<(u64, u32)>> = Vec::with_capacity(p.len());
+    let mut start = vec![0u32; n + 1];
+    // Completion call → posting calls it completes, the same way.
+    let mut done_start = vec![0u32; n + 1];
+    for i in 0..p.len() {
+        let post = p.post[i] as usize;
+        let part = if post < n { partner(p.peer[i]) } else { None };
+        kept.push(part.map(|part| {
+            let mut h = FastHasher(0);
+            part.hash(&mut h);
+            (h.finish(), partner_index(&part, names))
+        }));
+        if kept[i].is_some() {
+            start[post + 1] += 1;
+            let c = p.complete[i];
+            if c != p.post[i] && c != NOT_COMPLETED && (c as usize) < n {
+                done_start[c as usize + 1] += 1;
+            }
+        }
+    }
+    for c in 0..n {
+        start[c + 1] += start[c];
+        done_start[c + 1] += done_start[c];
+    }
+    let mut ops = vec![(P2pDir::Send, 0u64, 0u32, 0u64); start[n] as usize];
+    let mut done = vec![0 as CallIdx; done_start[n] as usize];
+    let (mut fill, mut done_fill) = (start.clone(), done_start.clone());
+    for (i, part) in kept.iter().enumerate() {
+        let Some((h, at)) = *part else { continue };
+        let post = p.post[i] as usize;
+        ops[fill[post] as usize] = (p.dir[i], h, at, p.bytes[i]);
+        fill[post] += 1;
+        let c = p.complete[i];
+        if c != p.post[i] && c != NOT_COMPLETED && (c as usize) < n {
+            done[done_fill[c as usize] as usize] = p.post[i];
+            done_fill[c as usize] += 1;
+        }
+    }
+    let mut coll_at: Vec<u32> = vec![u32::MAX; n];
+    for (k, &c) in rt.collectives.call.iter().enumerate() {
+        if let Some(at) = coll_at.get_mut(c as usize) {
+            *at = k as u32;
+        }
+    }
+    const NONE: u32 = u32::MAX;
+    let mut record_of_call: Vec<u32> = vec![NONE; n];
+    let mut h = FastHasher(0);
+    let mut records = 0u32;
+    let mut keys: Vec<OpKey> = Vec::new();
+    let mut back: Vec<u32> = Vec::new();
+    for c in 0..n {
+        let kind = calls.kind[c];
+        let here_ops = &ops[start[c] as usize..start[c + 1] as usize];
+        let links = &done[done_start[c] as usize..done_start[c + 1] as usize];
+        let keep = match kind {
+            k if k.is_p2p() => !here_ops.is_empty(),
+            CallKind::Completion => links.iter().any(|&post| record_of_call[post as usize] != NONE),
+            CallKind::Collective | CallKind::Lifecycle => true,
+            _ => false,
+        };
+        if !keep {
+            continue;
+        }
+        back.clear();
+        back.extend(links.iter().filter_map(|&post| match record_of_call[post as usize] {
+            NONE => None,
+            r => Some(records - r),
+        }));
+        back.sort_unstable();
+        back.dedup();
+        record_of_call[c] = records;
+        records += 1;
+        // The fields `structure_hash` reads, in its order.
+        trace.functions.name(calls.func[c]).hash(&mut h);
+        kind.hash(&mut h);
+        here_ops.len().hash(&mut h);
+        for &(dir, partner, at, bytes) in here_ops {
+            dir.hash(&mut h);
+            h.write_u64(partner);
+            keys.push((dir, at, bytes));
+        }
+        back.hash(&mut h);
+        let col = &rt.collectives;
+        match coll_at[c] {
+            NONE => None,
+            k => {
+                let k = k as usize;
+                let comm = col.comm[k] as usize;
+                let root = (col.root[k] != NO_ROOT).then_some(col.root[k]);
+                Some((
+                    col.op[k],
+                    root,
+                    trace.comms.get(comm).map_or(0, |m| m.members.len() as u32),
+                ))
+            }
+        }
+        .hash(&mut h);
+    }
+    (records as u64).hash(&mut h);
+    (h.finish(), keys)
+}
