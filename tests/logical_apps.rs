@@ -21,6 +21,8 @@ use tracelogic_analysis::matrix::CommMatrix;
 use tracelogic_analysis::topology::{identify_matrix, TopologyOptions};
 use tracelogic_model::{CollectiveOp, Selection, Trace};
 
+mod common;
+
 fn app(name: &str) -> Trace {
     let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/apps").join(name);
     let path: PathBuf = ["dumpi.tar.zst", "trace.tar.zst"]
@@ -439,23 +441,7 @@ fn held_out_cg_4_takes_the_directions_of_its_process_grid() {
 /// others' count and the run aborted with MPI_ERR_TRUNCATE.
 #[test]
 fn held_out_mg_skeleton_replays_the_run() {
-    use std::process::Command;
     use tracelogic_analysis::skeleton::skeleton_c;
-    let ok = |p: &str| {
-        Command::new(p)
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    };
-    if !(ok("mpicc") && ok("mpirun")) {
-        assert_ne!(
-            std::env::var("TRACELOGIC_REQUIRE_MPI").as_deref(),
-            Ok("1"),
-            "TRACELOGIC_REQUIRE_MPI=1 but mpicc/mpirun are missing"
-        );
-        eprintln!("note: skipping the MG skeleton run: mpicc/mpirun not found");
-        return;
-    }
     let recorded = app("otf2-npb-mg.S.16");
     let report = identify_matrix(
         &CommMatrix::from_trace(&recorded, &Selection::all()),
@@ -463,47 +449,9 @@ fn held_out_mg_skeleton_replays_the_run() {
     );
     let l = logicalize_identified(&recorded, &report, None).expect("logical trace");
     let program = compress(&l.records);
-    let dir = tempfile::tempdir().unwrap();
-    let c = dir.path().join("mg.c");
-    std::fs::write(&c, skeleton_c(&l, &program).unwrap()).unwrap();
-    let exe = dir.path().join("mg");
-    let tracer = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/pmpi-tracer/tracelogic_pmpi.c");
-    let run = |cmd: &mut Command, what: &str| {
-        let out = cmd.output().unwrap_or_else(|e| panic!("{what}: {e}"));
-        assert!(
-            out.status.success(),
-            "{what} failed:\n{}\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
+    let Some(replayed) = common::replay_skeleton("mg", &skeleton_c(&l, &program).unwrap(), 16) else {
+        return;
     };
-    run(
-        Command::new("mpicc").args(["-O1", "-o"]).arg(&exe).arg(&c).arg(&tracer),
-        "mpicc",
-    );
-    let trace_path = dir.path().join("mg.trace.txt");
-    run(
-        Command::new("timeout")
-            .args([
-                "300",
-                "mpirun",
-                "--oversubscribe",
-                "--allow-run-as-root",
-                "-np",
-                "16",
-                "-x",
-                "TRACELOGIC_TRACE",
-            ])
-            .arg(&exe)
-            .arg("0")
-            .env("TRACELOGIC_TRACE", &trace_path)
-            .env("OMPI_MCA_btl", "self,vader,tcp")
-            .env("OMPI_MCA_rmaps_base_oversubscribe", "1"),
-        "mpirun",
-    );
-    let bytes = std::fs::read(&trace_path).expect("the tracer wrote its file");
-    let replayed =
-        tracelogic_formats::read_trace(vec![tracelogic_formats::InputFile::new("mg.trace.txt", bytes)]).unwrap();
     let node = |r: u32| l.placement.node_of_rank[r as usize];
     // Per rank, its collectives in order: which, and the bytes a non-root receives from a
     // broadcast (the recorded root's bytes sent are 16 times that by the writer's convention).

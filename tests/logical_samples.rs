@@ -11,8 +11,7 @@
 //! rank-dependent is pintgr's surface integral: only the ranks holding a global face exchange its
 //! boundary values, which the border ranks with both east and west neighbours see but skip.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::PathBuf;
 use tracelogic_analysis::compress::compress;
 use tracelogic_analysis::logical::{
     logicalize, logicalize_ranks, verify, LogicalTrace, Partner, Placement, Verification,
@@ -20,8 +19,9 @@ use tracelogic_analysis::logical::{
 use tracelogic_analysis::matrix::CommMatrix;
 use tracelogic_analysis::skeleton::skeleton_c;
 use tracelogic_analysis::topology::{identify_matrix, TopologyOptions};
-use tracelogic_formats::InputFile;
 use tracelogic_model::{CollectiveOp, Selection, Trace};
+
+mod common;
 
 fn samples() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/samples")
@@ -277,77 +277,13 @@ fn lu_merges_six_classes_and_keeps_boundary_sizes() {
     assert_eq!(l.merge_conflicts, 0);
 }
 
-fn mpi_available() -> bool {
-    let ok = |tool: &str| {
-        Command::new(tool)
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    };
-    let found = ok("mpicc") && ok("mpirun");
-    if !found {
-        assert_ne!(
-            std::env::var("TRACELOGIC_REQUIRE_MPI").as_deref(),
-            Ok("1"),
-            "TRACELOGIC_REQUIRE_MPI=1 but mpicc/mpirun are missing (apt-get install openmpi-bin libopenmpi-dev)"
-        );
-        eprintln!("note: skipping the LU skeleton run: mpicc/mpirun not found");
-    }
-    found
-}
-
-fn run(cmd: &mut Command, what: &str) {
-    let out = cmd.output().unwrap_or_else(|e| panic!("{what}: {e}"));
-    assert!(
-        out.status.success(),
-        "{what} failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 #[test]
 fn lu_skeleton_replays_branches_and_per_rank_sizes() {
-    if !mpi_available() {
-        return;
-    }
     let (l, _) = logical(&sample("npb-lu.S.8"));
     let program = compress(&l.records);
-    let dir = tempfile::tempdir().unwrap();
-    let c = dir.path().join("lu.c");
-    std::fs::write(&c, skeleton_c(&l, &program).unwrap()).unwrap();
-    let exe = dir.path().join("lu");
-    let tracer = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/pmpi-tracer/tracelogic_pmpi.c");
-    run(
-        Command::new("mpicc")
-            .args(["-O1", "-Wall", "-Werror", "-o"])
-            .arg(&exe)
-            .arg(&c)
-            .arg(&tracer),
-        "mpicc",
-    );
-    let trace_path = dir.path().join("lu.trace.txt");
-    run(
-        Command::new("timeout")
-            .args([
-                "300",
-                "mpirun",
-                "--oversubscribe",
-                "--allow-run-as-root",
-                "-np",
-                "8",
-                "-x",
-                "TRACELOGIC_TRACE",
-            ])
-            .arg(&exe)
-            .arg("0")
-            .env("TRACELOGIC_TRACE", &trace_path)
-            .env("OMPI_MCA_btl", "self,vader,tcp")
-            .env("OMPI_MCA_rmaps_base_oversubscribe", "1"),
-        "mpirun",
-    );
-    let bytes = std::fs::read(&trace_path).expect("the tracer wrote its file");
-    let replayed = tracelogic_formats::read_trace(vec![InputFile::new("lu-skeleton.trace.txt", bytes)]).unwrap();
+    let Some(replayed) = common::replay_skeleton("lu", &skeleton_c(&l, &program).unwrap(), 8) else {
+        return;
+    };
     let (again, v) = logical(&replayed);
     assert!(v.ranks_below_full.is_empty(), "{:?}", v.per_rank);
     assert_eq!(again.merge_conflicts, 0);

@@ -87,3 +87,63 @@ pub fn matrix_rows(v: &Value, field: &str) -> Vec<Vec<u64>> {
         .map(|row| row.as_array().unwrap().iter().map(|x| x.as_u64().unwrap()).collect())
         .collect()
 }
+
+/// Compile the C skeleton `source` with the PMPI tracer (`tools/pmpi-tracer`), run it on
+/// `ranks` processes under mpirun (no compute: scale 0) and read back what the tracer
+/// recorded. `None`, with a note, when mpicc or mpirun is missing; `TRACELOGIC_REQUIRE_MPI=1`
+/// makes that a failure.
+pub fn replay_skeleton(name: &str, source: &str, ranks: u32) -> Option<tracelogic_model::Trace> {
+    let ok = |tool: &str| {
+        Command::new(tool)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    };
+    if !(ok("mpicc") && ok("mpirun")) {
+        assert_ne!(
+            std::env::var("TRACELOGIC_REQUIRE_MPI").as_deref(),
+            Ok("1"),
+            "TRACELOGIC_REQUIRE_MPI=1 but mpicc/mpirun are missing (apt-get install openmpi-bin libopenmpi-dev)"
+        );
+        eprintln!("note: skipping the {name} skeleton run: mpicc/mpirun not found");
+        return None;
+    }
+    let run = |cmd: &mut Command, what: &str| {
+        let out = cmd.output().unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert!(
+            out.status.success(),
+            "{what} failed:\n{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let c = dir.path().join(format!("{name}.c"));
+    std::fs::write(&c, source).unwrap();
+    let exe = dir.path().join(name);
+    let tracer = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/pmpi-tracer/tracelogic_pmpi.c");
+    run(
+        Command::new("mpicc")
+            .args(["-O1", "-Wall", "-Werror", "-o"])
+            .arg(&exe)
+            .arg(&c)
+            .arg(&tracer),
+        "mpicc",
+    );
+    let trace_path = dir.path().join(format!("{name}.trace.txt"));
+    run(
+        Command::new("timeout")
+            .args(["300", "mpirun", "--oversubscribe", "--allow-run-as-root", "-np"])
+            .arg(ranks.to_string())
+            .args(["-x", "TRACELOGIC_TRACE"])
+            .arg(&exe)
+            .arg("0")
+            .env("TRACELOGIC_TRACE", &trace_path)
+            .env("OMPI_MCA_btl", "self,vader,tcp")
+            .env("OMPI_MCA_rmaps_base_oversubscribe", "1"),
+        "mpirun",
+    );
+    let bytes = std::fs::read(&trace_path).expect("the tracer wrote its file");
+    let file = format!("{name}-skeleton.trace.txt");
+    Some(tracelogic_formats::read_trace(vec![tracelogic_formats::InputFile::new(&file, bytes)]).unwrap())
+}

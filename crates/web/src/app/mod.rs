@@ -192,25 +192,30 @@ fn location() -> Option<web_sys::Location> {
     web_sys::window().map(|w| w.location())
 }
 
+/// A number the page was given: `window[global]`, set before the page starts, else the
+/// address's `?param=` (tests, and users who want another setting).
+fn page_setting(global: &str, param: &str) -> Option<f64> {
+    let window = web_sys::window()?;
+    let set = js_sys::Reflect::get(&window, &global.into())
+        .ok()
+        .and_then(|v| v.as_f64());
+    set.or_else(|| {
+        window
+            .location()
+            .search()
+            .ok()
+            .and_then(|s| web_sys::UrlSearchParams::new_with_str(&s).ok())
+            .and_then(|p| p.get(param))
+            .and_then(|v| v.trim().parse::<f64>().ok())
+    })
+}
+
 /// The page's full-load limit: inputs over it get the Overview view. [`MAX_INPUT_BYTES`], or less
 /// when the page's address has `?full-load-limit=BYTES` or the page sets
 /// `window.__tracelogicFullLoadLimit` before it starts (tests; never more than
 /// [`MAX_INPUT_BYTES`]).
 pub fn full_load_limit() -> u64 {
-    let Some(window) = web_sys::window() else {
-        return MAX_INPUT_BYTES;
-    };
-    let set = js_sys::Reflect::get(&window, &"__tracelogicFullLoadLimit".into())
-        .ok()
-        .and_then(|v| v.as_f64());
-    let asked = window
-        .location()
-        .search()
-        .ok()
-        .and_then(|s| web_sys::UrlSearchParams::new_with_str(&s).ok())
-        .and_then(|p| p.get("full-load-limit"))
-        .and_then(|v| v.trim().parse::<f64>().ok());
-    match set.or(asked) {
+    match page_setting("__tracelogicFullLoadLimit", "full-load-limit") {
         Some(v) if v.is_finite() && v >= 0.0 => (v as u64).min(MAX_INPUT_BYTES),
         _ => MAX_INPUT_BYTES,
     }
@@ -220,20 +225,7 @@ pub fn full_load_limit() -> u64 {
 /// address has `?overview-workers=N` or the page sets `window.__tracelogicOverviewWorkers`
 /// before it starts (tests, and users who want to keep cores free).
 pub fn overview_workers() -> u32 {
-    let Some(window) = web_sys::window() else {
-        return 0;
-    };
-    let set = js_sys::Reflect::get(&window, &"__tracelogicOverviewWorkers".into())
-        .ok()
-        .and_then(|v| v.as_f64());
-    let asked = window
-        .location()
-        .search()
-        .ok()
-        .and_then(|s| web_sys::UrlSearchParams::new_with_str(&s).ok())
-        .and_then(|p| p.get("overview-workers"))
-        .and_then(|v| v.trim().parse::<f64>().ok());
-    match set.or(asked) {
+    match page_setting("__tracelogicOverviewWorkers", "overview-workers") {
         Some(v) if v.is_finite() && v >= 1.0 => v.min(crate::overview_pool::MAX_WORKERS as f64) as u32,
         _ => 0,
     }
