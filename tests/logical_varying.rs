@@ -7,16 +7,15 @@
 //! statistics (`Values::Stats`) and its length must not grow with the number of steps, while
 //! the expansion gives every rank its volume within 1 % (and the C skeleton replays it so).
 
-use std::path::Path;
-use std::process::Command;
 use tracelogic_analysis::compress::{compress, compress_with, CompressOptions, Node, Program, Values};
 use tracelogic_analysis::logical::{
     expand_calls, logicalize, physical_calls, verify, LogicalTrace, Placement, VOLUME_TOLERANCE,
 };
 use tracelogic_analysis::skeleton::skeleton_c;
-use tracelogic_formats::InputFile;
 use tracelogic_graph::TopologySpec;
 use tracelogic_model::{CollectiveOp, P2pDir, Trace, NO_CALLPATH, NO_ROOT};
+
+mod common;
 
 fn size(sender: u32, step: u32, dir: usize) -> u64 {
     // xorshift of (sender, step, direction): sizes 1,000..20,000 bytes.
@@ -137,79 +136,15 @@ fn step_varying_sizes_keep_structure_and_volume_and_the_loop_folds() {
     assert!(lengths[0] <= 30, "{lengths:?}: the step loop folds");
 }
 
-fn mpi_available() -> bool {
-    let ok = |tool: &str| {
-        Command::new(tool)
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    };
-    let found = ok("mpicc") && ok("mpirun");
-    if !found {
-        assert_ne!(
-            std::env::var("TRACELOGIC_REQUIRE_MPI").as_deref(),
-            Ok("1"),
-            "TRACELOGIC_REQUIRE_MPI=1 but mpicc/mpirun are missing (apt-get install openmpi-bin libopenmpi-dev)"
-        );
-        eprintln!("note: skipping the skeleton run: mpicc/mpirun not found");
-    }
-    found
-}
-
-fn run(cmd: &mut Command, what: &str) {
-    let out = cmd.output().unwrap_or_else(|e| panic!("{what}: {e}"));
-    assert!(
-        out.status.success(),
-        "{what} failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
 #[test]
 fn skeleton_replays_step_varying_volume_within_one_percent() {
-    if !mpi_available() {
-        return;
-    }
     let (trace, placement) = md_trace(30);
     let l = logicalize(&trace, &placement).unwrap();
     let program = compress(&l.records);
     assert!(stats_inside(&program.nodes) > 0);
-    let dir = tempfile::tempdir().unwrap();
-    let c = dir.path().join("md.c");
-    std::fs::write(&c, skeleton_c(&l, &program).unwrap()).unwrap();
-    let exe = dir.path().join("md");
-    let tracer = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/pmpi-tracer/tracelogic_pmpi.c");
-    run(
-        Command::new("mpicc")
-            .args(["-O1", "-Wall", "-Werror", "-o"])
-            .arg(&exe)
-            .arg(&c)
-            .arg(&tracer),
-        "mpicc",
-    );
-    let trace_path = dir.path().join("md.trace.txt");
-    run(
-        Command::new("timeout")
-            .args([
-                "300",
-                "mpirun",
-                "--oversubscribe",
-                "--allow-run-as-root",
-                "-np",
-                "27",
-                "-x",
-                "TRACELOGIC_TRACE",
-            ])
-            .arg(&exe)
-            .arg("0")
-            .env("TRACELOGIC_TRACE", &trace_path)
-            .env("OMPI_MCA_btl", "self,vader,tcp")
-            .env("OMPI_MCA_rmaps_base_oversubscribe", "1"),
-        "mpirun",
-    );
-    let bytes = std::fs::read(&trace_path).expect("the tracer wrote its file");
-    let replayed = tracelogic_formats::read_trace(vec![InputFile::new("md.trace.txt", bytes)]).unwrap();
+    let Some(replayed) = common::replay_skeleton("md", &skeleton_c(&l, &program).unwrap(), 27) else {
+        return;
+    };
     // Rank r of the skeleton plays node r = rank r here (identity placement): the same
     // operations (direction and peer, in order) and each rank's volume within 1 %.
     for r in 0..27usize {
