@@ -466,18 +466,7 @@ fn held_out_mg_skeleton_replays_the_run() {
     };
     for w in 0..16u32 {
         let u = node(w);
-        let p2p = |t: &Trace, rank: u32, peer_node: &dyn Fn(u32) -> u32| -> Vec<(bool, u32, u64)> {
-            let p = &t.ranks[rank as usize].p2p;
-            (0..p.len())
-                .map(|i| {
-                    (
-                        p.dir[i] == tracelogic_model::P2pDir::Send,
-                        peer_node(p.peer[i]),
-                        p.bytes[i],
-                    )
-                })
-                .collect()
-        };
+        let p2p = common::p2p_as_nodes;
         assert_eq!(
             p2p(&recorded, w, &node),
             p2p(&replayed, u, &|q| q),

@@ -295,18 +295,7 @@ fn lu_skeleton_replays_branches_and_per_rank_sizes() {
     let node = |r: u32| l.placement.node_of_rank[r as usize];
     for w in 0..8u32 {
         let u = node(w);
-        let ops = |t: &Trace, rank: u32, peer_node: &dyn Fn(u32) -> u32| -> Vec<(bool, u32, u64)> {
-            let p = &t.ranks[rank as usize].p2p;
-            (0..p.len())
-                .map(|i| {
-                    (
-                        p.dir[i] == tracelogic_model::P2pDir::Send,
-                        peer_node(p.peer[i]),
-                        p.bytes[i],
-                    )
-                })
-                .collect()
-        };
+        let ops = common::p2p_as_nodes;
         let original = ops(&recorded, w, &node);
         let replay = ops(&replayed, u, &|q| q);
         assert_eq!(original.len(), replay.len(), "rank {w} (node {u})");

@@ -147,3 +147,19 @@ pub fn replay_skeleton(name: &str, source: &str, ranks: u32) -> Option<tracelogi
     let file = format!("{name}-skeleton.trace.txt");
     Some(tracelogic_formats::read_trace(vec![tracelogic_formats::InputFile::new(&file, bytes)]).unwrap())
 }
+
+/// Rank `rank`'s point-to-point operations of `t` in order: sent (not received), peer as
+/// `peer_node` names it, bytes — what a skeleton's replay is compared on (the replay's rank u
+/// plays node u).
+pub fn p2p_as_nodes(t: &tracelogic_model::Trace, rank: u32, peer_node: &dyn Fn(u32) -> u32) -> Vec<(bool, u32, u64)> {
+    let p = &t.ranks[rank as usize].p2p;
+    (0..p.len())
+        .map(|i| {
+            (
+                p.dir[i] == tracelogic_model::P2pDir::Send,
+                peer_node(p.peer[i]),
+                p.bytes[i],
+            )
+        })
+        .collect()
+}
