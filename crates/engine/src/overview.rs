@@ -31,23 +31,6 @@ pub struct OverviewReport {
     pub streamed: bool,
 }
 
-/// The sink that folds each rank into the builder.
-struct Fold {
-    bins: usize,
-    builder: Option<OverviewBuilder>,
-}
-
-impl RankSink for Fold {
-    fn begin(&mut self, info: &StreamInfo) {
-        self.builder = Some(OverviewBuilder::new(info.ranks, self.bins, info.span_hint));
-    }
-    fn rank(&mut self, rank: &RankTrace, functions: &Interner) {
-        if let Some(b) = &mut self.builder {
-            b.add_rank(rank, |f| functions.name(f));
-        }
-    }
-}
-
 /// The overview of the trace whose files `source` gives, in `bins` time bins, without holding
 /// its event model (for OTF2; other formats are read whole first). `progress` may cancel.
 pub fn overview(
@@ -57,7 +40,7 @@ pub fn overview(
 ) -> Result<OverviewReport, FormatError> {
     let streamed = tracelogic_formats::stream::streams(source);
     let input_bytes = source.list().iter().map(|(_, s)| s).sum();
-    let mut fold = Fold { bins, builder: None };
+    let mut fold = FoldBlock::new(bins, &|ranks| 0..ranks);
     let info = stream_ranks(source, progress, &mut fold)?;
     let builder = fold
         .builder
@@ -144,13 +127,26 @@ pub struct OverviewPart {
     pub announced: bool,
 }
 
-/// The sink that folds the ranks of one block into a builder.
+/// The sink that folds the ranks of one block (`owned` of the trace's rank count; every rank
+/// for the serial [`overview`]) into a builder.
 struct FoldBlock<'a> {
     bins: usize,
     owned: &'a dyn Fn(u32) -> std::ops::Range<Rank>,
     block: std::rc::Rc<std::cell::Cell<std::ops::Range<Rank>>>,
     builder: Option<OverviewBuilder>,
     announced: bool,
+}
+
+impl<'a> FoldBlock<'a> {
+    fn new(bins: usize, owned: &'a dyn Fn(u32) -> std::ops::Range<Rank>) -> FoldBlock<'a> {
+        FoldBlock {
+            bins,
+            owned,
+            block: std::rc::Rc::new(std::cell::Cell::new(0..0)),
+            builder: None,
+            announced: false,
+        }
+    }
 }
 
 impl RankSink for FoldBlock<'_> {
@@ -177,14 +173,8 @@ pub fn overview_part(
     progress: &mut dyn ProgressSink,
 ) -> Result<OverviewPart, FormatError> {
     let input_bytes = source.list().iter().map(|(_, s)| s).sum();
-    let block = std::rc::Rc::new(std::cell::Cell::new(0..0));
-    let mut fold = FoldBlock {
-        bins,
-        owned,
-        block: block.clone(),
-        builder: None,
-        announced: false,
-    };
+    let mut fold = FoldBlock::new(bins, owned);
+    let block = fold.block.clone();
     let wanted = |r: Rank| {
         let b = block.take();
         let keep = b.contains(&r);
