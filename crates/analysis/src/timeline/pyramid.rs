@@ -89,38 +89,34 @@ impl Pyramid {
         let w0 = extent.div_ceil(want as u64).max(1);
         let nbins = extent.div_ceil(w0) as usize;
         let limit = nbins as u64 * w0;
+        // Contributions (bin, function, covered), in bin order when calls do not overlap.
+        let mut contrib: Vec<(u32, u16, u64)> = Vec::with_capacity(n + nbins / 4);
         let mut maxdur = vec![0u16; nbins];
-        let mut level0 = vec![EMPTY; nbins];
-        // Calls that do not overlap (one thread a rank, the usual case) give their
-        // contributions in bin order: summed as they come. Otherwise (overlapping calls of
-        // several threads) they are collected and sorted by bin first; both give the same bins.
-        if !level0_in_order(n, w0, limit, &begin, &end, &func, &mut level0, &mut maxdur) {
-            maxdur.iter_mut().for_each(|d| *d = 0);
-            level0.iter_mut().for_each(|b| *b = EMPTY);
-            let mut contrib: Vec<(u32, u16, u64)> = Vec::with_capacity(n + nbins / 4);
-            for p in 0..n {
-                let (first, last, f, s, e) = span(p, w0, limit, nbins, &begin, &end, &func);
-                maxdur[first] = maxdur[first].max(dur_code(e - s, w0));
-                if e == s {
-                    continue;
-                }
-                for b in first..=last {
-                    contrib.push((b as u32, f, covered(b, w0, s, e)));
-                }
+        for p in 0..n {
+            let (first, last, f, s, e) = span(p, w0, limit, nbins, &begin, &end, &func);
+            maxdur[first] = maxdur[first].max(dur_code(e - s, w0));
+            if e == s {
+                continue;
             }
+            for b in first..=last {
+                contrib.push((b as u32, f, covered(b, w0, s, e)));
+            }
+        }
+        if contrib.windows(2).any(|w| w[0].0 > w[1].0) {
             contrib.sort_by_key(|c| c.0);
-            let mut acc: Vec<(u16, u64)> = Vec::new();
-            let mut i = 0;
-            while i < contrib.len() {
-                let b = contrib[i].0;
-                acc.clear();
-                while i < contrib.len() && contrib[i].0 == b {
-                    let (_, f, c) = contrib[i];
-                    accumulate(&mut acc, f, c);
-                    i += 1;
-                }
-                level0[b as usize] = bin_of(&acc, w0);
+        }
+        let mut level0 = vec![EMPTY; nbins];
+        let mut acc: Vec<(u16, u64)> = Vec::new();
+        let mut i = 0;
+        while i < contrib.len() {
+            let b = contrib[i].0;
+            acc.clear();
+            while i < contrib.len() && contrib[i].0 == b {
+                let (_, f, c) = contrib[i];
+                accumulate(&mut acc, f, c);
+                i += 1;
             }
+            level0[b as usize] = bin_of(&acc, w0);
         }
         for (bin, d) in level0.iter_mut().zip(&maxdur) {
             bin.maxdur = *d;
@@ -196,48 +192,6 @@ fn bin_of(acc: &[(u16, u64)], w0: u64) -> Bin {
         func: best.0,
         maxdur: 0,
     }
-}
-
-/// Level 0 summed in one pass while the calls' contributions come in bin order; `false` (bins
-/// left partly filled) at the first one that goes back to an earlier bin.
-#[allow(clippy::too_many_arguments)]
-fn level0_in_order(
-    n: usize,
-    w0: u64,
-    limit: u64,
-    begin: &impl Fn(usize) -> u64,
-    end: &impl Fn(usize) -> u64,
-    func: &impl Fn(usize) -> u32,
-    level0: &mut [Bin],
-    maxdur: &mut [u16],
-) -> bool {
-    let nbins = level0.len();
-    let mut acc: Vec<(u16, u64)> = Vec::new();
-    let mut cur = 0usize;
-    for p in 0..n {
-        let (first, last, f, s, e) = span(p, w0, limit, nbins, begin, end, func);
-        maxdur[first] = maxdur[first].max(dur_code(e - s, w0));
-        if e == s {
-            continue;
-        }
-        if first < cur {
-            return false;
-        }
-        for b in first..=last {
-            if b != cur {
-                if !acc.is_empty() {
-                    level0[cur] = bin_of(&acc, w0);
-                    acc.clear();
-                }
-                cur = b;
-            }
-            accumulate(&mut acc, f, covered(b, w0, s, e));
-        }
-    }
-    if !acc.is_empty() {
-        level0[cur] = bin_of(&acc, w0);
-    }
-    true
 }
 
 /// Two adjacent bins as one of twice the width: shares halve; the dominant function is the
