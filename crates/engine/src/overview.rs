@@ -40,7 +40,7 @@ pub fn overview(
 ) -> Result<OverviewReport, FormatError> {
     let streamed = tracelogic_formats::stream::streams(source);
     let input_bytes = source.list().iter().map(|(_, s)| s).sum();
-    let mut fold = FoldBlock::new(bins, &|ranks| 0..ranks);
+    let mut fold = FoldBlock::new(bins);
     let info = stream_ranks(source, progress, &mut fold)?;
     let builder = fold
         .builder
@@ -127,31 +127,26 @@ pub struct OverviewPart {
     pub announced: bool,
 }
 
-/// The sink that folds the ranks of one block (`owned` of the trace's rank count; every rank
-/// for the serial [`overview`]) into a builder.
-struct FoldBlock<'a> {
+/// The sink that folds the ranks it is given (one block's, or every rank for the serial
+/// [`overview`]) into a builder.
+struct FoldBlock {
     bins: usize,
-    owned: &'a dyn Fn(u32) -> std::ops::Range<Rank>,
-    block: std::rc::Rc<std::cell::Cell<std::ops::Range<Rank>>>,
     builder: Option<OverviewBuilder>,
     announced: bool,
 }
 
-impl<'a> FoldBlock<'a> {
-    fn new(bins: usize, owned: &'a dyn Fn(u32) -> std::ops::Range<Rank>) -> FoldBlock<'a> {
+impl FoldBlock {
+    fn new(bins: usize) -> FoldBlock {
         FoldBlock {
             bins,
-            owned,
-            block: std::rc::Rc::new(std::cell::Cell::new(0..0)),
             builder: None,
             announced: false,
         }
     }
 }
 
-impl RankSink for FoldBlock<'_> {
+impl RankSink for FoldBlock {
     fn begin(&mut self, info: &StreamInfo) {
-        self.block.set((self.owned)(info.ranks));
         self.announced = info.span_hint.is_some();
         self.builder = Some(OverviewBuilder::new(info.ranks, self.bins, info.span_hint));
     }
@@ -173,14 +168,8 @@ pub fn overview_part(
     progress: &mut dyn ProgressSink,
 ) -> Result<OverviewPart, FormatError> {
     let input_bytes = source.list().iter().map(|(_, s)| s).sum();
-    let mut fold = FoldBlock::new(bins, owned);
-    let block = fold.block.clone();
-    let wanted = |r: Rank| {
-        let b = block.take();
-        let keep = b.contains(&r);
-        block.set(b);
-        keep
-    };
+    let mut fold = FoldBlock::new(bins);
+    let wanted = |ranks: u32, r: Rank| owned(ranks).contains(&r);
     let (info, stream) = stream_ranks_part(source, &wanted, progress, &mut fold)?;
     let builder = fold
         .builder

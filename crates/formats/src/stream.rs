@@ -216,15 +216,16 @@ pub fn stream_ranks(
 
 pub use crate::otf2::StreamPart;
 
-/// [`stream_ranks`] of only the ranks `wanted` keeps, for reading a trace by parts without
-/// holding any part's event model (`tracelogic-mpi overview`, the page's workers): the
-/// returned info has no warnings yet; the [`StreamPart`]s of disjoint sets of ranks, merged in
-/// rank order and finished ([`StreamPart::finish`]), give the warnings and program line one
-/// stream of every rank reports. Only OTF2 with plain files streams ([`streams`]); any other
-/// input is an error.
+/// [`stream_ranks`] of only the ranks `wanted` keeps (given the trace's rank count and a rank),
+/// for reading a trace by parts without holding any part's event model (`tracelogic-mpi
+/// overview`, the page's workers): the returned info has no warnings yet; the [`StreamPart`]s
+/// of disjoint sets of ranks, merged in rank order and finished ([`StreamPart::finish`]), give
+/// the warnings and program line one stream of every rank reports. Only the local definitions
+/// of the wanted ranks' locations are read ([`otf2_head_of_ranks`]). Only OTF2 with plain files
+/// streams ([`streams`]); any other input is an error.
 pub fn stream_ranks_part(
     source: &mut dyn FileSource,
-    wanted: &dyn Fn(Rank) -> bool,
+    wanted: &dyn Fn(u32, Rank) -> bool,
     progress: &mut dyn ProgressSink,
     sink: &mut dyn RankSink,
 ) -> Result<(StreamInfo, StreamPart), FormatError> {
@@ -238,10 +239,58 @@ pub fn stream_ranks_part(
             "only an OTF2 trace (an anchor file with its definitions and event files) is read by parts one rank at a time",
         ));
     }
-    let head = otf2_head(source)?;
-    let archive = Archive::open(&head)?;
+    let (head, parsed, ranks) = otf2_head_of_ranks(source, wanted)?;
+    let archive = Archive::open_selected(&head, &|i| parsed[i])?;
     let sizes: Vec<u64> = source.list().iter().map(|(_, s)| *s).collect();
-    crate::otf2::stream_part(&archive, &sizes, &mut |i| source.read(i), wanted, progress, sink)
+    let wanted = |r: Rank| wanted(ranks, r);
+    crate::otf2::stream_part(&archive, &sizes, &mut |i| source.read(i), &wanted, progress, sink)
+}
+
+/// The files of the OTF2 trace of `source` (an anchor among them: [`streams`]) that a read of
+/// the ranks `wanted` keeps needs in memory: every file but the event files and the local
+/// definitions of other ranks' locations; with which locations' local definitions are read
+/// (by position in the global definitions) and the trace's rank count. Each of `k` workers
+/// reading a block of ranks thus reads its own locations' `.def` files, not all of them. When
+/// a location with events has no `.def`, every `.def` is read: the archive's warning about
+/// the missing one names what the others hold.
+fn otf2_head_of_ranks(
+    source: &mut dyn FileSource,
+    wanted: &dyn Fn(u32, Rank) -> bool,
+) -> Result<(Vec<InputFile>, Vec<bool>, u32), FormatError> {
+    let list = source.list().to_vec();
+    let anchor = otf2_anchor(&list).map_or("", |i| list[i].0.as_str());
+    let folder = format!("{}/", anchor.strip_suffix(".otf2").unwrap_or(anchor));
+    let local_def = |name: &str| name.starts_with(&folder) && name.ends_with(".def");
+    let mut files = Vec::with_capacity(list.len());
+    for (i, (name, _)) in list.iter().enumerate() {
+        let bytes = if name.ends_with(".evt") || local_def(name) {
+            Vec::new()
+        } else {
+            source.read(i)?
+        };
+        files.push(InputFile::new(name.clone(), bytes));
+    }
+    let (read, parsed, ranks) = {
+        let archive = Archive::open_selected(&files, &|_| false)?;
+        let missing = archive.locations.iter().any(|l| l.evt.is_some() && l.def.is_none());
+        let (rank_of, ranks) = crate::otf2::location_ranks(&archive)?;
+        let parsed: Vec<bool> = rank_of
+            .iter()
+            .map(|r| missing || r.is_some_and(|r| wanted(ranks, r)))
+            .collect();
+        let read: Vec<usize> = archive
+            .locations
+            .iter()
+            .zip(&parsed)
+            .filter(|(_, &p)| p)
+            .filter_map(|(l, _)| l.def)
+            .collect();
+        (read, parsed, ranks)
+    };
+    for i in read {
+        files[i].bytes = source.read(i)?;
+    }
+    Ok((files, parsed, ranks))
 }
 
 /// What [`stream_ranks`] says of the trace of `source` that a whole read of it
@@ -317,7 +366,7 @@ pub fn read_ranks(
     let (wanted_files, start) = {
         let archive = Archive::open(&files)?;
         let start = crate::otf2::first_time(&archive, &mut |i| source.read_head(i, HEAD_BYTES))?;
-        let ranks_of = crate::otf2::location_ranks(&archive)?;
+        let (ranks_of, _) = crate::otf2::location_ranks(&archive)?;
         let most = ranks_of.iter().flatten().max().map_or(0, |&r| r as usize + 1);
         let mut wanted_rank = vec![false; most];
         for &r in ranks {

@@ -101,3 +101,71 @@ fn the_overview_streamed_by_parts_is_the_serial_overview() {
         "{checked} cuts checked, {refused} refused"
     );
 }
+
+/// A file source that counts how often each file is read.
+struct Counting {
+    inner: MemoryFiles,
+    reads: Vec<usize>,
+}
+
+impl tracelogic_formats::stream::FileSource for Counting {
+    fn list(&self) -> &[(String, u64)] {
+        self.inner.list()
+    }
+    fn read(&mut self, index: usize) -> Result<Vec<u8>, tracelogic_formats::FormatError> {
+        self.reads[index] += 1;
+        self.inner.read(index)
+    }
+}
+
+/// Each part of an OTF2 trace read by parts reads the local definitions (`NAME/<id>.def`) of
+/// its own ranks' locations only: over all parts, each is read once, whatever the number of
+/// parts (a part reading every `.def` made the page's workers each read 4,096 files on a
+/// 4,096-rank trace). When a location with events has no `.def`, every part reads them all
+/// (the archive's warning about it needs them).
+#[test]
+fn each_local_definition_file_is_read_by_one_part() {
+    use tracelogic_engine::overview::overview_part;
+    let mut checked = 0;
+    for dir in traces() {
+        let id = dir.display().to_string();
+        let files = source_files(&dir);
+        if !tracelogic_formats::stream::streams(&MemoryFiles::new(files.clone())) {
+            continue;
+        }
+        let Ok(trace) = read_trace(files.clone()) else {
+            continue;
+        };
+        let names: Vec<String> = files.iter().map(|f| f.name.clone()).collect();
+        let anchor = names.iter().find(|n| n.ends_with(".otf2")).unwrap();
+        let folder = format!("{}/", anchor.trim_end_matches(".otf2"));
+        let local_defs: Vec<usize> = (0..names.len())
+            .filter(|&i| names[i].starts_with(&folder) && names[i].ends_with(".def"))
+            .collect();
+        let all_have_defs = names
+            .iter()
+            .filter(|n| n.starts_with(&folder) && n.ends_with(".evt"))
+            .all(|n| names.contains(&n.replace(".evt", ".def")));
+        let n = trace.num_ranks() as usize;
+        for processes in 1..=4.min(n) {
+            let mut reads = vec![0; names.len()];
+            for p in 0..processes {
+                let owned = move |ranks: u32| by_count(ranks as usize, processes)[p].clone();
+                let mut source = Counting {
+                    inner: MemoryFiles::new(files.clone()),
+                    reads: vec![0; names.len()],
+                };
+                overview_part(&mut source, 64, &owned, &mut NoProgress).unwrap();
+                for (total, r) in reads.iter_mut().zip(source.reads) {
+                    *total += r;
+                }
+            }
+            let want = if all_have_defs { 1 } else { processes };
+            for &i in &local_defs {
+                assert_eq!(reads[i], want, "{id}: {} read by {processes} parts", names[i]);
+            }
+            checked += 1;
+        }
+    }
+    assert!(checked >= 10, "{checked} cuts checked");
+}

@@ -65,6 +65,13 @@ impl<'a> Archive<'a> {
     /// Parse the anchor, the global definitions and every location's local definitions.
     /// Event files are only located here; they are decoded by [`Archive::events`].
     pub fn open(files: &'a [InputFile]) -> Result<Archive<'a>, FormatError> {
+        Archive::open_selected(files, &|_| true)
+    }
+
+    /// [`Archive::open`] parsing the local definitions of only the locations (by position in
+    /// the global definitions) that `parse` keeps: the others' stay empty, so their events must
+    /// not be read. A reader of some ranks reads and parses only their local definitions.
+    pub fn open_selected(files: &'a [InputFile], parse: &dyn Fn(usize) -> bool) -> Result<Archive<'a>, FormatError> {
         let anchor_file = find_anchor(files)?;
         let anchor_name = &files[anchor_file].name;
         let anchor = Anchor::parse(anchor_name, &files[anchor_file].bytes)?;
@@ -79,10 +86,10 @@ impl<'a> Archive<'a> {
         })?;
         let defs = GlobalDefs::parse(&defs_name, &files[defs_file].bytes, anchor.chunk_size_defs)?;
         let mut locations = Vec::with_capacity(defs.locations.len());
-        for l in &defs.locations.items {
+        for (index, l) in defs.locations.items.iter().enumerate() {
             let def = by_name.get(format!("{base}/{}.def", l.id).as_str()).copied();
             let evt = by_name.get(format!("{base}/{}.evt", l.id).as_str()).copied();
-            let local = match def {
+            let local = match def.filter(|_| parse(index)) {
                 Some(i) => LocalDefs::parse(&files[i].name, &files[i].bytes, anchor.chunk_size_defs)?,
                 None => LocalDefs {
                     maps: vec![None; super::defs::MAPPING_TYPES],

@@ -79,8 +79,9 @@ pub use build::StreamPart;
 /// The streaming entry points of [`crate::stream`].
 pub(crate) use build::{definition_warnings, first_time, stream, stream_part};
 
-/// The world rank of each location of `archive` (`None` for a location of no MPI rank).
-pub(crate) fn location_ranks(archive: &Archive) -> Result<Vec<Option<tracelogic_model::Rank>>, FormatError> {
+/// The world rank of each location of `archive` (`None` for a location of no MPI rank), and
+/// the number of ranks.
+pub(crate) fn location_ranks(archive: &Archive) -> Result<(Vec<Option<tracelogic_model::Rank>>, u32), FormatError> {
     build::location_ranks(archive)
 }
 

@@ -208,16 +208,17 @@ pub(crate) fn first_time(
 }
 
 /// The world rank of each location of `archive`, in location order.
-pub(crate) fn location_ranks(archive: &Archive) -> Result<Vec<Option<Rank>>, FormatError> {
+pub(crate) fn location_ranks(archive: &Archive) -> Result<(Vec<Option<Rank>>, u32), FormatError> {
     let defs_name = archive.files[archive.defs_file].name.as_str();
-    let (ranks_of_groups, _) = world_ranks(&archive.defs, defs_name)?;
-    Ok(archive
+    let (ranks_of_groups, nranks) = world_ranks(&archive.defs, defs_name)?;
+    let ranks = archive
         .defs
         .locations
         .items
         .iter()
         .map(|l| ranks_of_groups.get(&l.group).copied())
-        .collect())
+        .collect();
+    Ok((ranks, nranks))
 }
 
 /// [`build`] as one process of a distributed read ([`crate::distributed`]): the locations of
