@@ -26,6 +26,9 @@ pub trait FileSource {
         bytes.truncate(usize::try_from(len).unwrap_or(usize::MAX));
         Ok(bytes)
     }
+    /// The files a reader is about to read whole, in the order it will read them: a source
+    /// that pays per read (a browser's `FileReaderSync`) may read several of them at once.
+    fn will_read(&mut self, _order: &[usize]) {}
 }
 
 /// Files already in memory as a [`FileSource`].
@@ -195,6 +198,7 @@ pub fn stream_ranks(
         let head = otf2_head(source)?;
         let archive = Archive::open(&head)?;
         let sizes: Vec<u64> = source.list().iter().map(|(_, s)| *s).collect();
+        source.will_read(&crate::otf2::event_files_in_order(&archive, &|_| true)?);
         return crate::otf2::stream(&archive, &sizes, &mut |i| source.read(i), &|_| true, progress, sink);
     }
     let trace = crate::read_trace_with_progress(read_all(source)?, progress)?;
@@ -243,6 +247,7 @@ pub fn stream_ranks_part(
     let archive = Archive::open_selected(&head, &|i| parsed[i])?;
     let sizes: Vec<u64> = source.list().iter().map(|(_, s)| *s).collect();
     let wanted = |r: Rank| wanted(ranks, r);
+    source.will_read(&crate::otf2::event_files_in_order(&archive, &wanted)?);
     crate::otf2::stream_part(&archive, &sizes, &mut |i| source.read(i), &wanted, progress, sink)
 }
 
@@ -383,6 +388,7 @@ pub fn read_ranks(
             .collect();
         (wanted, start)
     };
+    source.will_read(&wanted_files);
     for &i in &wanted_files {
         files[i].bytes = source.read(i)?;
     }

@@ -77,7 +77,7 @@ fn read_with(
 
 pub use build::StreamPart;
 /// The streaming entry points of [`crate::stream`].
-pub(crate) use build::{definition_warnings, first_time, stream, stream_part};
+pub(crate) use build::{definition_warnings, event_files_in_order, first_time, stream, stream_part};
 
 /// The world rank of each location of `archive` (`None` for a location of no MPI rank), and
 /// the number of ranks.

@@ -68,6 +68,23 @@ impl StreamPart {
     }
 }
 
+/// The event files [`stream_part`] reads for the ranks `wanted` keeps, in the order it reads
+/// them (rank order; a rank's locations in definition order), so that a source paying per read
+/// can read several ahead at once ([`crate::stream::FileSource::will_read`]).
+pub(crate) fn event_files_in_order(
+    archive: &Archive,
+    wanted: &dyn Fn(Rank) -> bool,
+) -> Result<Vec<usize>, FormatError> {
+    let defs_name = archive.files[archive.defs_file].name.as_str();
+    let (ranks_of_groups, nranks) = world_ranks(&archive.defs, defs_name)?;
+    let (per_rank, _) = parts_by_rank(&archive.defs, &ranks_of_groups, nranks);
+    Ok(per_rank
+        .iter()
+        .filter(|spec| wanted(spec.ranks[0]))
+        .flat_map(|spec| spec.locations.iter().filter_map(|&(i, _)| archive.locations[i].evt))
+        .collect())
+}
+
 /// [`stream`] without the final warnings: `info` has none yet (see [`StreamPart`]).
 pub(crate) fn stream_part(
     archive: &Archive,
