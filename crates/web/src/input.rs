@@ -941,6 +941,7 @@ mod tests {
     /// With a joined read, the event files the OTF2 stream announces are read several at a time
     /// (here all four of a 4-rank sample in one read, the slice holding them all): no event file
     /// is fetched alone, and the overview, whole or by parts, is the one over files in memory.
+    #[cfg(not(target_arch = "wasm32"))]
     #[test]
     fn announced_event_files_are_read_together_and_give_the_same_overview() {
         use tracelogic_formats::stream::MemoryFiles;
