@@ -1,0 +1,102 @@
+//! The clock arithmetic of the replay: advancing a rank's clocks and terms over its K
+//! configurations at once, in straight loops over `f64` slices.
+
+pub(crate) fn advance(clock: &mut [f64], term: &mut [f64], dt: f64) {
+    for (c, t) in clock.iter_mut().zip(term.iter_mut()) {
+        *c += dt;
+        *t += dt;
+    }
+}
+
+pub(crate) fn advance_clock(clock: &mut [f64], dt: f64) {
+    for c in clock.iter_mut() {
+        *c += dt;
+    }
+}
+
+/// A send's injection starts when both the rank and its interface are free; the interface is
+/// then busy for `B·β`. `start` holds the rank's clock on entry and the injection start on exit.
+pub(crate) fn inject(start: &mut [f64], nic: &mut [f64], beta: &[f64], eff: f64) {
+    for ((s, n), b) in start.iter_mut().zip(nic.iter_mut()).zip(beta) {
+        *s = s.max(*n);
+        *n = *s + eff * b;
+    }
+}
+
+/// A send completes when its bytes are injected: `start + B·β`.
+pub(crate) fn complete_send(clock: &mut [f64], bandwidth: &mut [f64], start: &[f64], beta: &[f64], eff: f64) {
+    for (((c, bw), s), b) in clock.iter_mut().zip(bandwidth.iter_mut()).zip(start).zip(beta) {
+        let d = (s + eff * b - *c).max(0.0);
+        *bw += d;
+        *c += d;
+    }
+}
+
+/// A receive completes at `max(clock, sent + α + B·β)`; the idle time before the sender sent is
+/// waiting, the rest is split between latency and bandwidth in proportion α : B·β.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn complete_recv(
+    clock: &mut [f64],
+    wait: &mut [f64],
+    latency: &mut [f64],
+    bandwidth: &mut [f64],
+    sent: &[f64],
+    alpha: &[f64],
+    beta: &[f64],
+    eff: f64,
+) {
+    let k = clock.len();
+    let (wait, latency, bandwidth) = (&mut wait[..k], &mut latency[..k], &mut bandwidth[..k]);
+    let (sent, alpha, beta) = (&sent[..k], &alpha[..k], &beta[..k]);
+    for i in 0..k {
+        let c = clock[i];
+        let a = alpha[i];
+        let xb = eff * beta[i];
+        let transfer_cost = a + xb;
+        let delta = (sent[i] + transfer_cost - c).max(0.0);
+        let idle = (sent[i] - c).max(0.0);
+        let transfer = delta - idle;
+        let lat = transfer * (a / transfer_cost.max(f64::MIN_POSITIVE));
+        wait[i] += idle;
+        latency[i] += lat;
+        bandwidth[i] += transfer - lat;
+        clock[i] = c + delta;
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn apply_collective(
+    clock: &mut [f64],
+    wait: &mut [f64],
+    latency: &mut [f64],
+    bandwidth: &mut [f64],
+    start: &[f64],
+    alpha: &[f64],
+    beta: &[f64],
+    steps: f64,
+    eff: f64,
+) {
+    let k = clock.len();
+    let (wait, latency, bandwidth) = (&mut wait[..k], &mut latency[..k], &mut bandwidth[..k]);
+    let (start, alpha, beta) = (&start[..k], &alpha[..k], &beta[..k]);
+    for i in 0..k {
+        let c = clock[i];
+        let s = start[i].max(c);
+        let l = steps * alpha[i];
+        let b = eff * beta[i];
+        wait[i] += s - c;
+        latency[i] += l;
+        bandwidth[i] += b;
+        clock[i] = s + l + b;
+    }
+}
+
+pub(crate) fn max_into(dst: &mut [f64], src: &[f64]) {
+    for (d, s) in dst.iter_mut().zip(src) {
+        *d = d.max(*s);
+    }
+}
+
+pub(crate) fn ns_to_s(ns: u64) -> f64 {
+    ns as f64 * 1e-9
+}
