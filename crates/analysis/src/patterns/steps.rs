@@ -25,7 +25,8 @@ use super::construct::{construct_with_steps, CommunicationAnalysis};
 use super::{Events, Occurrences};
 use tracelogic_model::{Matching, Trace};
 
-/// Events scanned per rank to choose where iterations begin (one pass per rotation tried).
+/// Events scanned per loop to choose where iterations begin (one pass over the loop's ranks
+/// per rotation tried).
 const ROTATION_BUDGET: usize = 1 << 26;
 
 /// Per rank, occurrences and the loop each is an iteration of ([`NOT_A_STEP`]: none).
@@ -34,12 +35,13 @@ pub(super) type Steps = (Occurrences, Vec<Vec<u32>>);
 /// Loop id of an occurrence that is no iteration.
 pub const NOT_A_STEP: u32 = u32::MAX;
 
-/// Loops folded at most (each costs a construction).
+/// Loops tried at most (each costs up to a construction).
 const MAX_LOOPS: usize = 16;
 
 /// The loops' iterations folded into one pattern per loop ([module docs](self)): loops are
-/// taken by the events they cover, most first; a loop is folded when its iterations, variants
-/// included, cover more events than its exact copies did. `None` when no loop was folded.
+/// taken by the events they cover, most first (at most [`MAX_LOOPS`] tried); a loop is folded
+/// when its iterations, variants included, cover more events than its exact copies did. `None`
+/// when no loop was folded.
 pub(super) fn fold_steps(
     trace: &Trace,
     matching: &Matching,
@@ -50,7 +52,7 @@ pub(super) fn fold_steps(
     let mut state: Option<(Steps, CommunicationAnalysis)> = None;
     let mut tried: Vec<std::collections::BTreeMap<tracelogic_model::Rank, Vec<String>>> = Vec::new();
     let mut loops = 0u32;
-    while (loops as usize) < MAX_LOOPS {
+    while tried.len() < MAX_LOOPS {
         let (occ, flags, current) = match &state {
             Some(((o, f), c)) => (o.as_slice(), Some(f), c),
             None => (occurrences, None, communication),
@@ -157,6 +159,11 @@ fn iterations(
     let mut out: Occurrences = occurrences.to_vec();
     let mut flags: Vec<Vec<u32>> = loops.to_vec();
     let mut folded = false;
+    let loop_events: usize = first
+        .parts
+        .iter()
+        .map(|p| events.ranks[p.rank as usize].symbols.len())
+        .sum();
     for part in &first.parts {
         let r = part.rank as usize;
         let seq = &events.ranks[r].symbols;
@@ -164,10 +171,10 @@ fn iterations(
         // Where an iteration begins is not fixed by the copies alone (any rotation of the body
         // repeats as well); the variants fix it: the rotation putting the most events in
         // iterations is taken (ties: the instance's own cut, then the one starting fewest events
-        // earlier). Each rotation costs one pass over the
-        // rank's events; at most ROTATION_BUDGET events are scanned per rank.
+        // earlier). Each rotation costs one pass over the rank's events; at most
+        // ROTATION_BUDGET events are scanned over the loop's ranks.
         let m = body.len();
-        let tries = m.min((ROTATION_BUDGET / seq.len().max(1)).max(1));
+        let tries = m.min((ROTATION_BUDGET / loop_events.max(1)).max(1));
         let mut best: Option<Segmented> = None;
         for l in 0..tries {
             let rotated: Vec<u32> = (0..m).map(|i| body[(i + m - l) % m]).collect();
@@ -344,7 +351,37 @@ fn embeddings(gap: &[u32], body: &[u32]) -> Vec<u32> {
 
 #[cfg(test)]
 mod tests {
-    use super::embeddings;
+    use super::{embeddings, exact_copies};
+
+    /// Knuth–Morris–Pratt copies against a naive left-to-right scan, on random strings over
+    /// small alphabets (bodies that overlap themselves included).
+    #[test]
+    fn exact_copies_match_a_naive_scan() {
+        let mut state = 11u64;
+        let mut next = |n: u64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((state >> 33) % n) as u32
+        };
+        for _ in 0..500 {
+            let len = next(40) as usize;
+            let seq: Vec<u32> = (0..len).map(|_| next(3)).collect();
+            let m = 1 + next(4) as usize;
+            let body: Vec<u32> = (0..m).map(|_| next(3)).collect();
+            let mut naive = Vec::new();
+            let mut i = 0;
+            while i + m <= seq.len() {
+                if seq[i..i + m] == body[..] {
+                    naive.push(i as u32);
+                    i += m;
+                } else {
+                    i += 1;
+                }
+            }
+            assert_eq!(exact_copies(&seq, &body), naive, "{seq:?} {body:?}");
+        }
+    }
 
     /// The greedy embeddings against a brute force over every cut of the gap into pieces that
     /// each hold the body as a subsequence.
