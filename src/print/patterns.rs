@@ -54,6 +54,15 @@ pub fn text(r: &PatternsReport, all: bool) -> String {
         rows,
         &[0, 1, 2, 3, 4],
     );
+    for p in listed.iter().filter(|p| !p.variants.is_empty()) {
+        let counts: Vec<String> = p.variants.iter().map(|v| v.occurrences.to_string()).collect();
+        o += &format!(
+            "pattern {}: iterations of one loop in {} forms, {} occurrences (its own events first; --json lists them)\n",
+            p.id,
+            p.variants.len(),
+            counts.join(" + ")
+        );
+    }
     if !all {
         if let Some(line) = hidden_line(r) {
             o += &line;

@@ -43,6 +43,23 @@ pub struct CommunicationPattern {
     /// the pattern explains; patterns are listed by it, most first).
     #[serde(default)]
     pub events_covered: u64,
+    /// The forms of one loop iteration when its iterations differ (a step with re-neighbouring
+    /// or output besides the plain step; [`super::steps`]): the pattern's own form (`events`)
+    /// first, then the others, most frequent first. Their occurrences add up to
+    /// `occurrences`. Empty when every occurrence has the same events.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub variants: Vec<PatternVariant>,
+}
+
+/// One form of a communication pattern whose occurrences are iterations of one loop.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PatternVariant {
+    /// Occurrences of this form.
+    pub occurrences: usize,
+    /// Each rank's events in this form.
+    pub events: BTreeMap<Rank, Vec<String>>,
+    /// Events per occurrence (all ranks) beyond the pattern's own form (0 for the form itself).
+    pub extra_events: i64,
 }
 
 /// One part of an instance: its events on one rank.
@@ -71,6 +88,10 @@ pub struct Instance {
     pub end: Time,
     /// Per-rank parts, by rank.
     pub parts: Vec<InstancePart>,
+    /// Index of its form in the pattern's [`CommunicationPattern::variants`] (0: the pattern's
+    /// own form, also when it has no variants).
+    #[serde(default)]
+    pub variant: u32,
 }
 
 /// The result of construction.
@@ -83,6 +104,9 @@ pub struct CommunicationAnalysis {
     pub instances: Vec<Instance>,
     /// Events (rank, event index) of the first [`KEPT_EXAMPLES`] occurrences of each pattern.
     pub examples: Vec<Vec<Vec<(Rank, u32)>>>,
+    /// Per pattern, the loop whose iterations it holds ([`super::steps::NOT_A_STEP`]: none).
+    #[serde(default)]
+    pub step_loops: Vec<u32>,
 }
 
 struct UnionFind(Vec<u32>);
@@ -125,6 +149,34 @@ pub fn construct(
     events: &Events,
     occurrences: &[Vec<(u32, u32)>],
 ) -> CommunicationAnalysis {
+    construct_with_steps(trace, matching, events, occurrences, &[])
+}
+
+/// [`construct`] where some occurrences are iterations of a loop (`steps[r][k]`: the loop
+/// occurrence `k` of rank `r` is an iteration of, [`super::steps::NOT_A_STEP`] for none;
+/// empty: none are). Instances made of exactly one iteration of one loop on each of their
+/// ranks are *steps*; steps of one loop over the same ranks whose events differ are forms of
+/// one pattern, named by the most frequent ([`CommunicationPattern::variants`]).
+pub fn construct_with_steps(
+    trace: &Trace,
+    matching: &Matching,
+    events: &Events,
+    occurrences: &[Vec<(u32, u32)>],
+    steps: &[Vec<u32>],
+) -> CommunicationAnalysis {
+    use super::steps::NOT_A_STEP;
+    // Per rank, the last event and the loop of each iteration by its first event.
+    let step_at: Vec<HashMap<u32, (u32, u32)>> = steps
+        .iter()
+        .zip(occurrences)
+        .map(|(loops, occ)| {
+            occ.iter()
+                .zip(loops)
+                .filter(|(_, &l)| l != NOT_A_STEP)
+                .map(|(&(s, e), &l)| (s, (e - 1, l)))
+                .collect()
+        })
+        .collect();
     let mut offset = Vec::with_capacity(events.ranks.len() + 1);
     let mut total = 0u32;
     for re in &events.ranks {
@@ -210,6 +262,7 @@ pub fn construct(
     let mut sig_patterned: Vec<bool> = Vec::new();
     let mut sig_count: Vec<u32> = Vec::new();
     let mut sig_first: Vec<(Time, Time)> = Vec::new();
+    let mut sig_step: Vec<u32> = Vec::new();
     let mut instances: Vec<(u32, Instance)> = Vec::with_capacity(ncomp as usize);
     let mut key = Vec::new();
     for c in 0..ncomp as usize {
@@ -255,9 +308,21 @@ pub fn construct(
                 sig_patterned.push(false);
                 sig_count.push(0);
                 sig_first.push((Time::MAX, Time::MAX));
+                sig_step.push(NOT_A_STEP);
                 id
             }
         };
+        let loop_of = |p: &InstancePart| {
+            step_at
+                .get(p.rank as usize)
+                .and_then(|m| m.get(&p.first_event))
+                .filter(|&&(last, _)| last == p.last_event)
+                .map_or(NOT_A_STEP, |&(_, l)| l)
+        };
+        let step = parts.first().map_or(NOT_A_STEP, loop_of);
+        if step != NOT_A_STEP && parts.iter().all(|p| loop_of(p) == step) && sig_step[id as usize] == NOT_A_STEP {
+            sig_step[id as usize] = step;
+        }
         sig_patterned[id as usize] |= patterned;
         sig_count[id as usize] += 1;
         let s = parts.iter().map(|p| p.start).min().unwrap_or(0);
@@ -270,6 +335,7 @@ pub fn construct(
                 start: s,
                 end: e,
                 parts,
+                variant: 0,
             },
         ));
     }
@@ -287,27 +353,90 @@ pub fn construct(
             sig_count[a] += std::mem::take(&mut sig_count[s]);
             sig_first[a] = sig_first[a].min(sig_first[s]);
             sig_patterned[s] = false;
+            if sig_step[a] == NOT_A_STEP {
+                sig_step[a] = sig_step[s];
+            }
+            sig_step[s] = NOT_A_STEP;
         }
     }
     for (_, inst) in instances.iter_mut() {
         inst.pattern = alias[inst.pattern as usize];
     }
+    // Iterations of one loop over the same ranks are one pattern whatever their events: the
+    // most frequent form names it, the others are its variants (`forms[main]`: main first).
+    let rank_set = |sig: &[u32]| -> Vec<u32> {
+        let mut ranks = Vec::new();
+        let mut k = 0;
+        while k < sig.len() {
+            if sig[k] == u32::MAX {
+                ranks.push(sig[k + 1]);
+                k += 2;
+            } else {
+                k += 1;
+            }
+        }
+        ranks
+    };
+    let mut main_of: Vec<u32> = (0..sig_list.len() as u32).collect();
+    let mut forms: HashMap<u32, Vec<u32>> = HashMap::new();
+    {
+        let mut groups: HashMap<(u32, Vec<u32>), Vec<u32>> = HashMap::new();
+        for s in 0..sig_list.len() {
+            if sig_step[s] != NOT_A_STEP && sig_count[s] > 0 && alias[s] as usize == s {
+                groups
+                    .entry((sig_step[s], rank_set(&sig_list[s])))
+                    .or_default()
+                    .push(s as u32);
+            }
+        }
+        for (_, mut group) in groups {
+            if group.len() < 2 {
+                continue;
+            }
+            group.sort_by_key(|&s| (std::cmp::Reverse(sig_count[s as usize]), sig_first[s as usize], s));
+            let main = group[0];
+            for &s in &group[1..] {
+                main_of[s as usize] = main;
+                sig_patterned[main as usize] |= sig_patterned[s as usize];
+            }
+            forms.insert(main, group);
+        }
+    }
+    let form_index: HashMap<u32, u32> = forms
+        .values()
+        .flat_map(|g| g.iter().enumerate().map(|(i, &s)| (s, i as u32)))
+        .collect();
+    for (_, inst) in instances.iter_mut() {
+        inst.variant = form_index.get(&inst.pattern).copied().unwrap_or(0);
+        inst.pattern = main_of[inst.pattern as usize];
+    }
+    let sig_len = |s: u32| {
+        let sig = &sig_list[s as usize];
+        let ranks = sig.iter().filter(|&&x| x == u32::MAX).count();
+        (sig.len() - 2 * ranks) as u64
+    };
+    let group_count: Vec<u32> = (0..sig_list.len() as u32)
+        .map(|s| match forms.get(&s) {
+            Some(g) => g.iter().map(|&f| sig_count[f as usize]).sum(),
+            None if main_of[s as usize] != s => 0,
+            None => sig_count[s as usize],
+        })
+        .collect();
     // Keep signatures that are patterns; order by what they explain — the events their
     // occurrences cover on all ranks — then by occurrences, then by the time of the first
     // occurrence (not by discovery order, which follows rank numbers). A signature holds, per
     // rank, a marker and the rank before that rank's events.
-    let covered = |s: u32| {
-        let sig = &sig_list[s as usize];
-        let ranks = sig.iter().filter(|&&x| x == u32::MAX).count();
-        sig_count[s as usize] as u64 * (sig.len() - 2 * ranks) as u64
+    let covered = |s: u32| match forms.get(&s) {
+        Some(g) => g.iter().map(|&f| sig_count[f as usize] as u64 * sig_len(f)).sum(),
+        None => sig_count[s as usize] as u64 * sig_len(s),
     };
     let mut kept: Vec<u32> = (0..sig_list.len() as u32)
-        .filter(|&s| sig_patterned[s as usize] || sig_count[s as usize] >= 2)
+        .filter(|&s| main_of[s as usize] == s && (sig_patterned[s as usize] || group_count[s as usize] >= 2))
         .collect();
     kept.sort_by_key(|&s| {
         (
             std::cmp::Reverse(covered(s)),
-            std::cmp::Reverse(sig_count[s as usize]),
+            std::cmp::Reverse(group_count[s as usize]),
             sig_first[s as usize],
             s,
         )
@@ -321,22 +450,35 @@ pub fn construct(
         .iter()
         .enumerate()
         .map(|(i, &s)| {
-            let mut ev: BTreeMap<Rank, Vec<String>> = BTreeMap::new();
-            let sig = &sig_list[s as usize];
-            let mut cur: Option<Rank> = None;
-            let mut k = 0;
-            while k < sig.len() {
-                if sig[k] == u32::MAX {
-                    cur = Some(sig[k + 1]);
-                    ev.insert(sig[k + 1], Vec::new());
-                    k += 2;
-                    continue;
+            let named = |s: u32| {
+                let mut ev: BTreeMap<Rank, Vec<String>> = BTreeMap::new();
+                let sig = &sig_list[s as usize];
+                let mut cur: Option<Rank> = None;
+                let mut k = 0;
+                while k < sig.len() {
+                    if sig[k] == u32::MAX {
+                        cur = Some(sig[k + 1]);
+                        ev.insert(sig[k + 1], Vec::new());
+                        k += 2;
+                        continue;
+                    }
+                    ev.get_mut(&cur.expect("rank first"))
+                        .expect("inserted")
+                        .push(events.names[sig[k] as usize].clone());
+                    k += 1;
                 }
-                ev.get_mut(&cur.expect("rank first"))
-                    .expect("inserted")
-                    .push(events.names[sig[k] as usize].clone());
-                k += 1;
-            }
+                ev
+            };
+            let ev = named(s);
+            let variants = forms.get(&s).map_or_else(Vec::new, |g| {
+                g.iter()
+                    .map(|&f| PatternVariant {
+                        occurrences: sig_count[f as usize] as usize,
+                        events: named(f),
+                        extra_events: sig_len(f) as i64 - sig_len(s) as i64,
+                    })
+                    .collect()
+            });
             CommunicationPattern {
                 id: i,
                 ranks: ev.keys().copied().collect(),
@@ -347,6 +489,7 @@ pub fn construct(
                 first_events: BTreeMap::new(),
                 from_rank_patterns: sig_patterned[s as usize],
                 events_covered: covered(s),
+                variants,
             }
         })
         .collect();
@@ -377,10 +520,12 @@ pub fn construct(
         }
         out_instances.push(inst);
     }
+    let step_loops = kept.iter().map(|&s| sig_step[s as usize]).collect();
     CommunicationAnalysis {
         patterns,
         instances: out_instances,
         examples,
+        step_loops,
     }
 }
 

@@ -36,6 +36,7 @@ pub mod construct;
 pub mod extrapolate;
 pub mod file;
 pub mod neighbourhood;
+pub mod steps;
 pub mod suffix;
 pub mod tandem;
 pub mod templates;
@@ -51,8 +52,8 @@ use std::collections::{BTreeMap, HashMap};
 use tracelogic_model::{CallIdx, P2pDir, Rank, Trace, ANY_SOURCE, COMM_WORLD, NO_CALLPATH, NO_ROOT};
 
 pub use construct::{
-    construct, event_graph, event_graphs, timeline, Arrow, CommunicationAnalysis, CommunicationPattern, EventGraph,
-    GraphEvent, PatternTimeline, TimelineLane, TimelineSpan,
+    construct, construct_with_steps, event_graph, event_graphs, timeline, Arrow, CommunicationAnalysis,
+    CommunicationPattern, EventGraph, GraphEvent, PatternTimeline, PatternVariant, TimelineLane, TimelineSpan,
 };
 
 pub use detect::*;
@@ -216,6 +217,12 @@ pub fn analyse_events(
     let communication = construct(trace, matching, events, &occurrences);
     let (occurrences, communication) = match unglue(trace, matching, events, &mut rank_patterns, &communication) {
         Some(redone) => redone,
+        None => (occurrences, communication),
+    };
+    // Iterations of the main loop that differ from its body by extra events (re-neighbouring)
+    // are occurrences of it too, listed as its variants.
+    let (occurrences, communication) = match steps::fold_steps(trace, matching, events, &occurrences, &communication) {
+        Some(folded) => folded,
         None => (occurrences, communication),
     };
     let events_in_patterns = occurrences.iter().flatten().map(|o| (o.1 - o.0) as u64).sum();

@@ -603,6 +603,9 @@ pub fn patterns_view(props: &AnalysisProps) -> Html {
             <div class="pattern-detail">
                 <h3 id="pattern-heading">{ format!("Pattern #{}: {} occurrences on {} {}", p.id, p.occurrences,
                     if p.ranks.len() == 1 { "rank" } else { "ranks" }, rank_list(&p.ranks, LISTED_RANK_RUNS)) }</h3>
+                if let Some(note) = variants_note(p) {
+                    <p class="small" id="pattern-variants">{ note }</p>
+                }
                 <div class="graph-controls" role="group" aria-label="Occurrence and zoom">
                     <button type="button" id="pattern-prev" onclick={step(-1)} disabled={index == 0}>{ "◀ Previous" }</button>
                     <span id="pattern-occurrence" data-index={index.to_string()} data-start={start.to_string()} data-end={end.to_string()} role="status">
@@ -707,6 +710,29 @@ pub fn patterns_view(props: &AnalysisProps) -> Html {
         </>
     };
     wrap(body, props.children.clone())
+}
+
+/// How many occurrences of each form a pattern whose occurrences are iterations of one loop
+/// has (`Iterations of one loop in 3 forms: 43 as listed, 5 with 192 more events, …`); `None`
+/// when all its occurrences have the same events.
+pub fn variants_note(p: &CommunicationPattern) -> Option<String> {
+    if p.variants.is_empty() {
+        return None;
+    }
+    let forms: Vec<String> = p
+        .variants
+        .iter()
+        .map(|v| match v.extra_events {
+            0 => format!("{} as listed", v.occurrences),
+            e if e > 0 => format!("{} with {} more events", v.occurrences, e),
+            e => format!("{} with {} fewer events", v.occurrences, -e),
+        })
+        .collect();
+    Some(format!(
+        "Iterations of one loop in {} forms: {}.",
+        p.variants.len(),
+        forms.join(", ")
+    ))
 }
 
 /// The pattern's events in rank order without times (for occurrences whose graph was not kept).
@@ -845,6 +871,35 @@ mod tests {
         assert_eq!(lane_rects(&[span(500, 500, 3)], 0, 1000, 100.0), vec![(50.0, 50.5, 3)]);
         assert_eq!(colour(0), PALETTE[0]);
         assert_eq!(colour(10), OTHER_COLOUR);
+    }
+
+    /// A loop's pattern names its forms with their counts; a pattern of one form has no note.
+    #[test]
+    fn variants_note_counts_each_form() {
+        use tracelogic_analysis::patterns::PatternVariant;
+        let form = |occurrences: usize, extra_events: i64| PatternVariant {
+            occurrences,
+            events: BTreeMap::new(),
+            extra_events,
+        };
+        let mut p = CommunicationPattern {
+            id: 0,
+            ranks: vec![0, 1],
+            events: BTreeMap::new(),
+            occurrences: 50,
+            positions: Vec::new(),
+            spans: Vec::new(),
+            first_events: BTreeMap::new(),
+            from_rank_patterns: true,
+            events_covered: 0,
+            variants: Vec::new(),
+        };
+        assert_eq!(variants_note(&p), None);
+        p.variants = vec![form(43, 0), form(5, 192), form(2, -4)];
+        assert_eq!(
+            variants_note(&p).as_deref(),
+            Some("Iterations of one loop in 3 forms: 43 as listed, 5 with 192 more events, 2 with 4 fewer events.")
+        );
     }
 
     /// On NAS MG with 64 ranks the list shows the patterns covering ≥ 1 % of the events

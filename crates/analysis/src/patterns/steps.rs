@@ -1,0 +1,433 @@
+//! Iterations of a loop that are not identical are still iterations: a time step with
+//! re-neighbouring (LAMMPS: ghost atoms exchanged and borders rebuilt, extra messages to the
+//! same six neighbours) is one more occurrence of the time step, listed as a variant of it.
+//!
+//! The loop comes from the tandem repeats: the communication pattern covering most events
+//! whose occurrences run back to back (at least three in a row on some rank) is the loop body;
+//! on each of its ranks, its event string `B` (the rotation the alignment chose, the same
+//! across ranks) marks the iterations that are exact copies. Between two consecutive copies
+//! the events form a gap; the gap holds as many iterations as disjoint copies of `B` are
+//! embedded in it in order (`B^n` a subsequence of the gap, greedy — which gives the largest
+//! `n`): every iteration holds the whole body, in order, plus extra events. Each iteration
+//! ends where the embedding of its copy ends (the first iteration of the gap starts at the
+//! gap, each next one where the previous one ended); events after the last embedding are no
+//! iteration and keep their own parse. A gap without the whole body (LAMMPS's thermo output,
+//! five `Allreduce`s) is no iteration either. No length, count or share threshold is involved:
+//! the body's events decide. Missing events are not folded (an iteration lacking one of the
+//! body's events stays another pattern).
+//!
+//! The iterations, joined through their messages as any occurrences, become instances; those
+//! made of exactly one iteration on each of their ranks are *steps*, and steps over the same
+//! ranks are one communication pattern whatever their events ([`super::construct_with_steps`]):
+//! the most frequent form names it, the others are its variants with their counts.
+
+use super::construct::{construct_with_steps, CommunicationAnalysis};
+use super::{Events, Occurrences};
+use tracelogic_model::{Matching, Trace};
+
+/// Events scanned per loop to choose where iterations begin (one pass over the loop's ranks
+/// per rotation tried).
+const ROTATION_BUDGET: usize = 1 << 26;
+
+/// Per rank, occurrences and the loop each is an iteration of ([`NOT_A_STEP`]: none).
+pub(super) type Steps = (Occurrences, Vec<Vec<u32>>);
+
+/// Loop id of an occurrence that is no iteration.
+pub const NOT_A_STEP: u32 = u32::MAX;
+
+/// Loops tried at most (each costs up to a construction).
+const MAX_LOOPS: usize = 16;
+
+/// The loops' iterations folded into one pattern per loop ([module docs](self)): loops are
+/// taken by the events they cover, most first (at most [`MAX_LOOPS`] tried); a loop is folded
+/// when its iterations, variants included, cover more events than its exact copies did. `None`
+/// when no loop was folded.
+pub(super) fn fold_steps(
+    trace: &Trace,
+    matching: &Matching,
+    events: &Events,
+    occurrences: &[Vec<(u32, u32)>],
+    communication: &CommunicationAnalysis,
+) -> Option<(Occurrences, CommunicationAnalysis)> {
+    let mut state: Option<(Steps, CommunicationAnalysis)> = None;
+    let mut tried: Vec<std::collections::BTreeMap<tracelogic_model::Rank, Vec<String>>> = Vec::new();
+    let mut loops = 0u32;
+    while tried.len() < MAX_LOOPS {
+        let (occ, flags, current) = match &state {
+            Some(((o, f), c)) => (o.as_slice(), Some(f), c),
+            None => (occurrences, None, communication),
+        };
+        let Some(loop_id) = loop_pattern(current, &tried) else {
+            break;
+        };
+        tried.push(current.patterns[loop_id].events.clone());
+        let none: Vec<Vec<u32>>;
+        let flags = match flags {
+            Some(f) => f,
+            None => {
+                none = occ.iter().map(|o| vec![NOT_A_STEP; o.len()]).collect();
+                &none
+            }
+        };
+        let Some((occ2, flags2)) = iterations(events, occ, flags, current, loop_id, loops) else {
+            continue;
+        };
+        let redone = construct_with_steps(trace, matching, events, &occ2, &flags2);
+        let before = current.patterns[loop_id].events_covered;
+        let after = redone
+            .patterns
+            .iter()
+            .zip(&redone.step_loops)
+            .filter(|(p, &l)| l == loops && !p.variants.is_empty())
+            .map(|(p, _)| p.events_covered)
+            .max()
+            .unwrap_or(0);
+        if after > before {
+            state = Some(((occ2, flags2), redone));
+            loops += 1;
+        }
+    }
+    state.map(|((occ, _), c)| (occ, c))
+}
+
+/// The communication pattern covering most events among those with at least three
+/// occurrences back to back on some rank (a loop body), not folded yet nor tried.
+fn loop_pattern(
+    c: &CommunicationAnalysis,
+    tried: &[std::collections::BTreeMap<tracelogic_model::Rank, Vec<String>>],
+) -> Option<usize> {
+    let mut parts: Vec<Vec<(u32, u32, u32)>> = vec![Vec::new(); c.patterns.len()];
+    for inst in &c.instances {
+        if let Some(list) = parts.get_mut(inst.pattern as usize) {
+            list.extend(inst.parts.iter().map(|p| (p.rank, p.first_event, p.last_event)));
+        }
+    }
+    for list in &mut parts {
+        list.sort_unstable();
+    }
+    let looped = |list: &[(u32, u32, u32)]| {
+        let mut adjacent = 0;
+        for w in list.windows(2) {
+            adjacent = if w[0].0 == w[1].0 && w[0].2 + 1 == w[1].1 {
+                adjacent + 1
+            } else {
+                0
+            };
+            if adjacent >= 2 {
+                return true;
+            }
+        }
+        false
+    };
+    c.patterns
+        .iter()
+        .zip(&parts)
+        .filter(|(p, list)| {
+            p.occurrences >= 3
+                && c.step_loops.get(p.id).is_none_or(|&l| l == NOT_A_STEP)
+                && !tried.contains(&p.events)
+                && looped(list)
+        })
+        .max_by_key(|(p, _)| (p.events_covered, std::cmp::Reverse(p.id)))
+        .map(|(p, _)| p.id)
+}
+
+/// Per rank of the loop pattern, its occurrences with the stretch from the first to the last
+/// exact copy of the body cut into iterations: the copies, and the gaps between them cut where
+/// their embedded copies of the body end; `None` when no gap holds one.
+fn iterations(
+    events: &Events,
+    occurrences: &[Vec<(u32, u32)>],
+    loops: &[Vec<u32>],
+    c: &CommunicationAnalysis,
+    loop_id: usize,
+    this_loop: u32,
+) -> Option<Steps> {
+    // The body on each rank: its part of the first occurrence with the pattern's own events (a
+    // pattern may hold its body at several rotations; one instance's parts are cut alike).
+    let pattern = &c.patterns[loop_id];
+    let own = |p: &super::construct::InstancePart| {
+        let seq = &events.ranks[p.rank as usize].symbols[p.first_event as usize..=p.last_event as usize];
+        pattern.events.get(&p.rank).is_some_and(|names| {
+            names.len() == seq.len() && names.iter().zip(seq).all(|(n, &x)| *n == events.names[x as usize])
+        })
+    };
+    let first = c
+        .instances
+        .iter()
+        .find(|i| i.pattern as usize == loop_id && i.parts.iter().all(own))?;
+    let mut out: Occurrences = occurrences.to_vec();
+    let mut flags: Vec<Vec<u32>> = loops.to_vec();
+    let mut folded = false;
+    let loop_events: usize = first
+        .parts
+        .iter()
+        .map(|p| events.ranks[p.rank as usize].symbols.len())
+        .sum();
+    for part in &first.parts {
+        let r = part.rank as usize;
+        let seq = &events.ranks[r].symbols;
+        let body = &seq[part.first_event as usize..=part.last_event as usize];
+        // Where an iteration begins is not fixed by the copies alone (any rotation of the body
+        // repeats as well); the variants fix it: the rotation putting the most events in
+        // iterations is taken (ties: the instance's own cut, then the one starting fewest events
+        // earlier). Each rotation costs one pass over the rank's events; at most
+        // ROTATION_BUDGET events are scanned over the loop's ranks.
+        let m = body.len();
+        let tries = m.min((ROTATION_BUDGET / loop_events.max(1)).max(1));
+        let mut best: Option<Segmented> = None;
+        for l in 0..tries {
+            let rotated: Vec<u32> = (0..m).map(|i| body[(i + m - l) % m]).collect();
+            if let Some(s) = segment(seq, &rotated, &occurrences[r], &loops[r], this_loop) {
+                if best.as_ref().is_none_or(|b| s.covered > b.covered) {
+                    best = Some(s);
+                }
+            }
+        }
+        let Some(best) = best else {
+            continue;
+        };
+        folded |= best.folded;
+        out[r] = best.occurrences;
+        flags[r] = best.steps;
+    }
+    folded.then_some((out, flags))
+}
+
+/// One rank's occurrences with its loop cut into iterations ([`segment`]).
+struct Segmented {
+    occurrences: Vec<(u32, u32)>,
+    steps: Vec<u32>,
+    /// Whether some gap holds an iteration.
+    folded: bool,
+    /// Events in iterations.
+    covered: usize,
+}
+
+/// The stretch of `seq` from the first to the last exact copy of `body` cut into iterations:
+/// the copies, and the gaps between them cut where their embedded copies of the body end.
+/// Iterations are kept where at least three run back to back (a loop; the force evaluations
+/// of an energy minimisation, each between line-search reductions, are not one);
+/// `old` occurrences (`old_loops`: of which loop each is an iteration) overlapping no kept
+/// iteration stay. `None` without two copies, or where the stretch holds iterations of a loop
+/// folded before.
+fn segment(seq: &[u32], body: &[u32], old: &[(u32, u32)], old_loops: &[u32], this_loop: u32) -> Option<Segmented> {
+    let m = body.len() as u32;
+    let copies = exact_copies(seq, body);
+    if copies.len() < 2 {
+        return None;
+    }
+    let (lo, hi) = (copies[0], copies[copies.len() - 1] + m);
+    if old
+        .iter()
+        .zip(old_loops)
+        .any(|(o, &l)| l != NOT_A_STEP && o.1 > lo && o.0 < hi)
+    {
+        return None;
+    }
+    let mut kinds = body.to_vec();
+    kinds.sort_unstable();
+    kinds.dedup();
+    // (start, end, a copy) of every iteration, in order.
+    let mut iters: Vec<(u32, u32, bool)> = Vec::with_capacity(copies.len());
+    for (k, &p) in copies.iter().enumerate() {
+        iters.push((p, p + m, true));
+        let Some(&next) = copies.get(k + 1) else {
+            break;
+        };
+        let gap_start = p + m;
+        let mut from = gap_start;
+        for e in embeddings(&seq[gap_start as usize..next as usize], body) {
+            // An iteration adds events of the body's own kinds and partners only (more
+            // messages to the same neighbours, more reductions); a stretch holding other
+            // communication is something else that happens to contain the body.
+            let piece = &seq[from as usize..(gap_start + e) as usize];
+            if !piece.iter().all(|x| kinds.binary_search(x).is_ok()) {
+                break;
+            }
+            iters.push((from, gap_start + e, false));
+            from = gap_start + e;
+        }
+    }
+    // Runs of back-to-back iterations; a loop is at least three in a row (as a loop body is,
+    // `is_loop_body`).
+    let mut kept: Vec<(u32, u32, bool)> = Vec::with_capacity(iters.len());
+    let mut i = 0;
+    while i < iters.len() {
+        let mut j = i + 1;
+        while j < iters.len() && iters[j - 1].1 == iters[j].0 {
+            j += 1;
+        }
+        if j - i >= 3 {
+            kept.extend_from_slice(&iters[i..j]);
+        }
+        i = j;
+    }
+    let folded = kept.iter().any(|i| !i.2);
+    let covered = kept.iter().map(|i| (i.1 - i.0) as usize).sum();
+    // Merge the kept iterations with the old occurrences overlapping none of them.
+    let mut occ: Vec<(u32, u32)> = Vec::with_capacity(old.len() + kept.len());
+    let mut fl: Vec<u32> = Vec::with_capacity(old.len() + kept.len());
+    let mut k = 0;
+    for (&o, &l) in old.iter().zip(old_loops) {
+        while k < kept.len() && kept[k].1 <= o.0 {
+            occ.push((kept[k].0, kept[k].1));
+            fl.push(this_loop);
+            k += 1;
+        }
+        if k < kept.len() && kept[k].0 < o.1 {
+            continue;
+        }
+        occ.push(o);
+        fl.push(l);
+    }
+    for it in &kept[k..] {
+        occ.push((it.0, it.1));
+        fl.push(this_loop);
+    }
+    Some(Segmented {
+        occurrences: occ,
+        steps: fl,
+        folded,
+        covered,
+    })
+}
+
+/// Starts of the non-overlapping exact copies of `body` in `seq`, left to right (Knuth–Morris–
+/// Pratt, O(|seq| + |body|)).
+fn exact_copies(seq: &[u32], body: &[u32]) -> Vec<u32> {
+    let m = body.len();
+    let mut out = Vec::new();
+    if m == 0 {
+        return out;
+    }
+    let mut fail = vec![0usize; m];
+    let mut k = 0;
+    for i in 1..m {
+        while k > 0 && body[i] != body[k] {
+            k = fail[k - 1];
+        }
+        if body[i] == body[k] {
+            k += 1;
+        }
+        fail[i] = k;
+    }
+    let mut j = 0;
+    for (i, &x) in seq.iter().enumerate() {
+        while j > 0 && x != body[j] {
+            j = fail[j - 1];
+        }
+        if x == body[j] {
+            j += 1;
+        }
+        if j == m {
+            out.push((i + 1 - m) as u32);
+            j = 0;
+        }
+    }
+    out
+}
+
+/// Ends (exclusive, relative to `gap`) of the greedy in-order embeddings of `body` in `gap`,
+/// one after the other: the `k`-th ends where the `k`-th copy of `body` is complete at the
+/// earliest, so their number is the largest `n` with `body^n` a subsequence of `gap`. O(|gap|).
+fn embeddings(gap: &[u32], body: &[u32]) -> Vec<u32> {
+    let mut ends = Vec::new();
+    let mut j = 0;
+    if body.is_empty() {
+        return ends;
+    }
+    for (i, &x) in gap.iter().enumerate() {
+        if x == body[j] {
+            j += 1;
+            if j == body.len() {
+                ends.push(i as u32 + 1);
+                j = 0;
+            }
+        }
+    }
+    ends
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{embeddings, exact_copies};
+
+    /// Knuth–Morris–Pratt copies against a naive left-to-right scan, on random strings over
+    /// small alphabets (bodies that overlap themselves included).
+    #[test]
+    fn exact_copies_match_a_naive_scan() {
+        let mut state = 11u64;
+        let mut next = |n: u64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            ((state >> 33) % n) as u32
+        };
+        for _ in 0..500 {
+            let len = next(40) as usize;
+            let seq: Vec<u32> = (0..len).map(|_| next(3)).collect();
+            let m = 1 + next(4) as usize;
+            let body: Vec<u32> = (0..m).map(|_| next(3)).collect();
+            let mut naive = Vec::new();
+            let mut i = 0;
+            while i + m <= seq.len() {
+                if seq[i..i + m] == body[..] {
+                    naive.push(i as u32);
+                    i += m;
+                } else {
+                    i += 1;
+                }
+            }
+            assert_eq!(exact_copies(&seq, &body), naive, "{seq:?} {body:?}");
+        }
+    }
+
+    /// The greedy embeddings against a brute force over every cut of the gap into pieces that
+    /// each hold the body as a subsequence.
+    #[test]
+    fn embeddings_count_the_most_whole_bodies() {
+        fn subseq(b: &[u32], g: &[u32]) -> bool {
+            let mut it = g.iter();
+            b.iter().all(|x| it.any(|y| y == x))
+        }
+        // Most pieces each holding `body`, by brute force over the first cut.
+        fn most(g: &[u32], body: &[u32]) -> usize {
+            (1..=g.len())
+                .filter(|&e| subseq(body, &g[..e]))
+                .map(|e| 1 + most(&g[e..], body))
+                .max()
+                .unwrap_or(0)
+        }
+        let body = [1, 2, 1, 3];
+        let mut state = 7u64;
+        for _ in 0..300 {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let n = ((state >> 33) % 13) as usize;
+            let gap: Vec<u32> = (0..n)
+                .map(|_| {
+                    state = state
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    ((state >> 33) % 4) as u32
+                })
+                .collect();
+            let ends = embeddings(&gap, &body);
+            assert_eq!(ends.len(), most(&gap, &body), "{gap:?}");
+            let mut from = 0;
+            for &e in &ends {
+                assert!(subseq(&body, &gap[from as usize..e as usize]), "{gap:?} {ends:?}");
+                from = e;
+            }
+        }
+        // A re-neighbouring step of LAMMPS (rank 0 of 8, shortened): the body once, in order,
+        // with extra exchanges before it.
+        let (r4, s4, r2, s2, a) = (0, 1, 2, 3, 9);
+        let step = [s4, r4, r4, s4, s2, r2, r2, s2, r4, s4, r2, s2, a];
+        assert_eq!(embeddings(&step, &[r4, s4, r2, s2, a]), vec![13]);
+        // Thermo output between two steps: no iteration.
+        assert!(embeddings(&[a, a, a, a, a], &[r4, s4, r2, s2, a]).is_empty());
+    }
+}
