@@ -5,9 +5,10 @@
 //! messages, each its own pattern of two ranks, in the next; which one depends on timing, so the
 //! DUMPI and the OTF2 recording of one program gave 2 and 6 phases. A mix test on pattern ids
 //! sees those labels change and cuts there. Here each occurrence is instead the multiset
-//! (*bag*) of its events' **signatures**: for a point-to-point event its direction, the MPI
-//! function that posted it and the peer's offset `(peer − rank) mod P`; for a collective its
-//! MPI function. A whole step and the same step in forty pieces have the same bag in total.
+//! (*bag*) of its events' **signatures**: for a point-to-point event its direction (send or
+//! receive), the MPI function that posted it and which of the rank's peers it goes to, numbered
+//! in the order the rank first meets them (the rank's own view of its neighbours, unchanged when
+//! ranks are renumbered); for a collective its MPI function. A whole step and the same step in forty pieces have the same bag in total.
 //!
 //! The statistics ([`Bags::test`]) compare the event mixes of two stretches of occurrences:
 //! Jensen–Shannon divergence of the event signatures, its maximum over every occurrence
@@ -37,7 +38,8 @@ struct Signature {
     kind: u8,
     /// MPI function of the call that posted it.
     func: u32,
-    /// `(peer − rank) mod P` for point-to-point (`u32::MAX` for an unresolved wildcard).
+    /// For point-to-point, the peer's number in the order the rank first meets its peers
+    /// (`u32::MAX` for an unresolved wildcard).
     offset: u32,
 }
 
@@ -74,7 +76,25 @@ impl Bags {
         comm: &crate::patterns::CommunicationAnalysis,
         idx: &[usize],
     ) -> Vec<(usize, tracelogic_model::Time, u32)> {
-        let p = trace.ranks.len() as u32;
+        // Each rank's peers numbered in the order the rank first meets them over the run: the
+        // *direction* of a message as the rank's own program sees it (a LAMMPS rank's six
+        // neighbours are 0..5 in the order of its exchanges on every rank), whatever the ranks'
+        // numbers, so the signatures do not change when the ranks are renumbered.
+        let contact: Vec<HashMap<u32, u32>> = trace
+            .ranks
+            .iter()
+            .enumerate()
+            .map(|(r, rt)| {
+                let mut m = HashMap::new();
+                for ev in events.ranks.get(r).map_or(&[][..], |re| &re.events[..]) {
+                    if let crate::patterns::EventRef::P2p(k) = *ev {
+                        let n = m.len() as u32;
+                        m.entry(rt.p2p.peer[k as usize]).or_insert(n);
+                    }
+                }
+                m
+            })
+            .collect();
         let mut ids: HashMap<Signature, u32> = HashMap::new();
         let mut out = Vec::new();
         for (pos, &i) in idx.iter().enumerate() {
@@ -92,10 +112,10 @@ impl Bags {
                         crate::patterns::EventRef::P2p(k) => {
                             let k = k as usize;
                             let peer = rt.p2p.peer[k];
-                            let offset = if peer == tracelogic_model::ANY_SOURCE || p == 0 {
+                            let offset = if peer == tracelogic_model::ANY_SOURCE {
                                 u32::MAX
                             } else {
-                                (peer % p + p - r % p) % p
+                                contact[r as usize].get(&peer).copied().unwrap_or(u32::MAX)
                             };
                             let kind = if rt.p2p.dir[k] == tracelogic_model::P2pDir::Send {
                                 0
