@@ -20,13 +20,14 @@ pub struct Args {
     /// Leave communication outside any pattern out of the sequence (default: one shared symbol).
     #[arg(long)]
     pub skip_outside: bool,
-    /// Significance level α of a phase boundary: neighbouring leaves of the segmentation tree
-    /// whose pattern mix does not differ at this level are merged (1 = the thesis' leaves).
+    /// Significance level α of a phase boundary: a cut is kept, and neighbouring segments stay
+    /// apart, only when their mixes of communication differ at this level (1 = the thesis'
+    /// leaves).
     #[arg(long, default_value_t = tracelogic_engine::phases::SIGNIFICANCE)]
     pub significance: f64,
-    /// Smallest share of the run a reported phase holds, in time or in pattern occurrences: a
-    /// phase below it in both is merged into the neighbour whose pattern mix is closest (0 =
-    /// every significant phase; docs/phases.md).
+    /// Resolution of the phases as a share of the run: the run is cut into windows of this share
+    /// of its time, and a set-up or end split off the main loop holds less than this share of
+    /// the events (0 = every significant change between occurrences; docs/phases.md).
     #[arg(long, default_value_t = tracelogic_engine::phases::MIN_SHARE)]
     pub min_share: f64,
     /// Show the thesis' leaves, not merged (the same as `--significance 1`).

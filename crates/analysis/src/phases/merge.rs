@@ -67,6 +67,48 @@ impl BoundaryTest {
     }
 }
 
+/// What the merge steps need of a sequence: a test of a boundary between two adjacent
+/// stretches and how different two stretches' mixes are. Implemented by a class sequence
+/// (`[u32]`, one class per position: this module's tests) and by the event bags of
+/// [`super::content`] (the phases' default).
+pub trait Mixes {
+    /// Test of the boundary `cut` between `start..cut` and `cut..end` at level `alpha`.
+    fn test(&self, start: usize, cut: usize, end: usize, alpha: f64) -> BoundaryTest;
+    /// Jensen–Shannon divergence (bits) of the two stretches' mixes with equal weights.
+    fn divergence(&self, a: std::ops::Range<usize>, b: std::ops::Range<usize>) -> f64;
+    /// Number of positions.
+    fn positions(&self) -> usize;
+    /// How much communication positions `r` hold, for the share a phase must reach
+    /// ([`merge_short`]): one per position here; the events for [`super::content::Bags`].
+    fn weight(&self, r: std::ops::Range<usize>) -> f64 {
+        r.len() as f64
+    }
+}
+
+impl Mixes for [u32] {
+    fn test(&self, start: usize, cut: usize, end: usize, alpha: f64) -> BoundaryTest {
+        test_boundary(self, start, cut, end, alpha)
+    }
+    fn divergence(&self, a: std::ops::Range<usize>, b: std::ops::Range<usize>) -> f64 {
+        mix_divergence(&self[a], &self[b])
+    }
+    fn positions(&self) -> usize {
+        self.len()
+    }
+}
+
+impl Mixes for Vec<u32> {
+    fn test(&self, start: usize, cut: usize, end: usize, alpha: f64) -> BoundaryTest {
+        test_boundary(self, start, cut, end, alpha)
+    }
+    fn divergence(&self, a: std::ops::Range<usize>, b: std::ops::Range<usize>) -> f64 {
+        mix_divergence(&self[a], &self[b])
+    }
+    fn positions(&self) -> usize {
+        self.len()
+    }
+}
+
 /// Map a symbol sequence to test classes: symbols with at least [`RECURRING`] occurrences keep
 /// their own class; the others (and `rare_symbol`, when given: the shared outside symbol) go to
 /// `rare_class(position)` (a small number, so that rare occurrences of different sizes can stay
@@ -170,7 +212,7 @@ fn divergence_at(part: &[u32], at: usize, alphabet: usize) -> (f64, usize) {
 }
 
 /// SplitMix64: a small, fixed generator (results must not depend on a crate's version).
-struct SplitMix(u64);
+pub(super) struct SplitMix(pub(super) u64);
 
 impl SplitMix {
     fn next(&mut self) -> u64 {
@@ -181,7 +223,7 @@ impl SplitMix {
         z ^ (z >> 31)
     }
     /// Uniform in `0..n` (Lemire's multiply-shift; the bias is below 2^-32 for our sizes).
-    fn below(&mut self, n: usize) -> usize {
+    pub(super) fn below(&mut self, n: usize) -> usize {
         (((self.next() >> 32) * n as u64) >> 32) as usize
     }
 }
@@ -252,7 +294,7 @@ pub fn test_boundary(classes: &[u32], start: usize, cut: usize, end: usize, alph
 /// Merge adjacent segments (given by their boundaries, `bounds[0] = 0`, last = length) until
 /// every boundary left is significant. Returns the kept boundaries (a subsequence of `bounds`)
 /// and the test of each kept inner boundary.
-pub fn merge(classes: &[u32], bounds: &[usize], alpha: f64, s0: f64) -> (Vec<usize>, Vec<BoundaryTest>) {
+pub fn merge<M: Mixes + ?Sized>(classes: &M, bounds: &[usize], alpha: f64, s0: f64) -> (Vec<usize>, Vec<BoundaryTest>) {
     if bounds.len() <= 2 {
         return (bounds.to_vec(), Vec::new());
     }
@@ -264,7 +306,7 @@ pub fn merge(classes: &[u32], bounds: &[usize], alpha: f64, s0: f64) -> (Vec<usi
     let mut end: Vec<usize> = bounds[1..].to_vec();
     // Test of the boundary at the start of segment j (between prev[j] and j).
     let mut test: Vec<Option<BoundaryTest>> = vec![None; m];
-    let run = |a: usize, b: usize, e: usize| test_boundary(classes, a, b, e, alpha);
+    let run = |a: usize, b: usize, e: usize| classes.test(a, b, e, alpha);
     for j in 1..m {
         test[j] = Some(run(bounds[j - 1], bounds[j], end[j]));
     }
@@ -458,8 +500,8 @@ pub fn mix_divergence(a: &[u32], b: &[u32]) -> f64 {
 /// whose class mix is closest ([`mix_divergence`]; ties: the left one); the boundaries next to
 /// the merged phase are tested again. Returns the kept boundaries and the tests of the inner
 /// ones.
-pub fn merge_short(
-    classes: &[u32],
+pub fn merge_short<M: Mixes + ?Sized>(
+    classes: &M,
     starts: &[u64],
     last_end: u64,
     bounds: Vec<usize>,
@@ -473,8 +515,8 @@ pub fn merge_short(
 /// [`merge_short`], where a phase holding `min_share` of the occurrences passes only when
 /// `by_occurrences` (false: time alone, the sections' rule, docs/phases.md "Sections").
 #[allow(clippy::too_many_arguments)]
-pub fn merge_short_by(
-    classes: &[u32],
+pub fn merge_short_by<M: Mixes + ?Sized>(
+    classes: &M,
     starts: &[u64],
     last_end: u64,
     bounds: Vec<usize>,
@@ -499,14 +541,17 @@ pub fn merge_short_by(
         // A phase passes when it holds `min_share` of the time or of the occurrences; the one
         // failing with the smallest share of time goes first.
         let shortest = (0..m)
-            .filter(|&k| !by_occurrences || ((bounds[k + 1] - bounds[k]) as f64) < min_share * classes.len() as f64)
+            .filter(|&k| {
+                !by_occurrences
+                    || classes.weight(bounds[k]..bounds[k + 1]) < min_share * classes.weight(0..classes.positions())
+            })
             .map(|k| (k, at(k + 1).saturating_sub(at(k)) as f64))
             .filter(|&(_, d)| d < limit)
             .min_by(|a, b| a.1.partial_cmp(&b.1).unwrap_or(Ordering::Equal));
         let Some((k, _)) = shortest else { break };
-        let part = |j: usize| &classes[bounds[j]..bounds[j + 1]];
+        let part = |j: usize| bounds[j]..bounds[j + 1];
         let into_left = match (k.checked_sub(1), (k + 1 < m).then_some(k + 1)) {
-            (Some(l), Some(r)) => mix_divergence(part(l), part(k)) <= mix_divergence(part(k), part(r)),
+            (Some(l), Some(r)) => classes.divergence(part(l), part(k)) <= classes.divergence(part(k), part(r)),
             (Some(_), None) => true,
             _ => false,
         };
@@ -518,7 +563,7 @@ pub fn merge_short_by(
         let merged = b - 1;
         for j in [merged, merged + 1] {
             if j >= 1 && j + 1 < bounds.len() {
-                tests[j - 1] = test_boundary(classes, bounds[j - 1], bounds[j], bounds[j + 1], alpha);
+                tests[j - 1] = classes.test(bounds[j - 1], bounds[j], bounds[j + 1], alpha);
             }
         }
     }
@@ -535,8 +580,8 @@ pub fn merge_short_by(
 /// to it are tested again. `starts[i]`/`ends[i]`: the time extent of position `i`; the run
 /// lasts from `starts[0]` to `last_end`. Returns the kept boundaries and the inner tests.
 #[allow(clippy::too_many_arguments)]
-pub fn merge_nested(
-    classes: &[u32],
+pub fn merge_nested<M: Mixes + ?Sized>(
+    classes: &M,
     starts: &[u64],
     ends: &[u64],
     last_end: u64,
@@ -567,7 +612,7 @@ pub fn merge_nested(
                     tests.remove(b - 1);
                     for t in [b - 1, b] {
                         if t >= 1 && t + 1 < bounds.len() {
-                            tests[t - 1] = test_boundary(classes, bounds[t - 1], bounds[t], bounds[t + 1], alpha);
+                            tests[t - 1] = classes.test(bounds[t - 1], bounds[t], bounds[t + 1], alpha);
                         }
                     }
                     continue 'outer;

@@ -25,6 +25,7 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod content;
 pub mod describe;
 pub mod kinds;
 pub mod merge;
@@ -615,6 +616,117 @@ fn section_bounds(
     ))
 }
 
+/// The phases' boundaries and the tests of the inner ones, from what the occurrences
+/// communicate ([`content`]): the recursive segmentation on the event mixes with its
+/// significance as stop rule, adjacent segments merged while their mixes do not differ
+/// significantly ([`merge::merge`]), then phases worth reporting ([`merge::merge_short`]) and
+/// concurrent phases ([`merge::merge_nested`]), all on the same event mixes.
+fn phase_bounds(
+    trace: &tracelogic_model::Trace,
+    events: &crate::patterns::Events,
+    comm: &crate::patterns::CommunicationAnalysis,
+    idx: &[usize],
+    opts: &PhaseOptions,
+) -> (Vec<usize>, Vec<merge::BoundaryTest>) {
+    let (alpha, s0) = (opts.significance, opts.strength);
+    let occ = content::Bags::of_instances(trace, events, comm, idx);
+    if opts.min_share <= 0.0 || idx.len() < 2 {
+        // No resolution asked: every significant change between occurrences.
+        let cuts = occ.segment(alpha, s0);
+        return merge::merge(&occ, &cuts, alpha, s0);
+    }
+    let starts: Vec<tracelogic_model::Time> = idx.iter().map(|&i| comm.instances[i].start).collect();
+    let last_end = idx.iter().map(|&i| comm.instances[i].end).max().unwrap_or(0);
+    let from = starts[0];
+    let bins = (1.0 / opts.min_share).round().clamp(2.0, 10_000.0) as usize;
+    let span = last_end.saturating_sub(from).max(1) + 1;
+    let win = content::Bags::of_windows(trace, events, comm, idx, (from, from + span), bins);
+    let cuts = win.segment(alpha, s0);
+    let (wb, wtests) = merge::merge(&win, &cuts, alpha, s0);
+    // Window boundary k as a time, and the first position starting at or after a time.
+    let at = |k: usize| from + (span as f64 * k as f64 / bins as f64) as tracelogic_model::Time;
+    let first_from = |t: tracelogic_model::Time| starts.partition_point(|&s| s < t);
+    let mut bounds = vec![0usize];
+    let mut tests = Vec::new();
+    for k in 1..wb.len().saturating_sub(1) {
+        // Refined at the occurrences: within one window either side of the window boundary,
+        // where the event mixes of the neighbouring phases differ most.
+        let prev = *bounds.last().expect("non-empty");
+        let next = first_from(at(wb[k + 1])).min(idx.len());
+        let (lo, hi) = (first_from(at(wb[k] - 1)), first_from(at(wb[k] + 1)));
+        if let Some(c) = occ.best_cut_in(prev, next, lo, hi) {
+            if c > prev && c < idx.len() {
+                bounds.push(c);
+                tests.push(wtests[k - 1]);
+            }
+        }
+    }
+    bounds.push(idx.len());
+    loop_edges(&occ, &starts, last_end, bounds, tests, opts)
+}
+
+/// The main loop's set-up and end (docs/phases.md, "Set-up and end of the main loop"): the
+/// longest phase in time, when it begins (ends) the run, may begin with a set-up (end with a
+/// wind-down) shorter than the windows' resolution (NPB: the input broadcasts before the first
+/// iteration, the verification after the last). Each is split off when it holds less than
+/// `min_share` of the run's events and the cut at its edge, the one of largest divergence among
+/// such cuts with equal weights, is significant at the occurrences (the event mixes, whole
+/// occurrences permuted).
+fn loop_edges(
+    occ: &content::Bags,
+    starts: &[tracelogic_model::Time],
+    last_end: tracelogic_model::Time,
+    mut bounds: Vec<usize>,
+    mut tests: Vec<merge::BoundaryTest>,
+    opts: &PhaseOptions,
+) -> (Vec<usize>, Vec<merge::BoundaryTest>) {
+    use merge::Mixes;
+    let m = bounds.len() - 1;
+    let time = |k: usize| {
+        let to = if k + 1 == m { last_end } else { starts[bounds[k + 1]] };
+        to.saturating_sub(starts[bounds[k]])
+    };
+    let Some(k) = (0..m).max_by_key(|&k| (time(k), std::cmp::Reverse(k))) else {
+        return (bounds, tests);
+    };
+    let (a, e) = (bounds[k], bounds[k + 1]);
+    let small = opts.min_share * occ.weight(0..occ.len());
+    // Largest prefix and suffix holding less than `small` events.
+    let mut lo = a;
+    while lo + 1 < e && occ.weight(a..lo + 1) < small {
+        lo += 1;
+    }
+    let mut hi = e;
+    while hi > a + 1 && occ.weight(hi - 1..e) < small {
+        hi -= 1;
+    }
+    let mut new_cuts: Vec<(usize, merge::BoundaryTest)> = Vec::new();
+    // A set-up only when the loop begins the run, an end only when it ends it: a phase before
+    // or after it already is the set-up or the end.
+    let (first, last) = (k == 0, k + 1 == m);
+    if let Some(c) = occ.best_cut_in(a, e, a + 1, lo).filter(|_| first) {
+        let t = occ.test_at(a, c, e, opts.significance, true);
+        if t.keeps(opts.significance, opts.strength) {
+            new_cuts.push((c, t));
+        }
+    }
+    let a2 = new_cuts.first().map_or(a, |c| c.0);
+    if let Some(c) = occ.best_cut_in(a2, e, hi, e - 1).filter(|_| last) {
+        let t = occ.test_at(a2, c, e, opts.significance, true);
+        if t.keeps(opts.significance, opts.strength) && c > a2 {
+            new_cuts.push((c, t));
+        }
+    }
+    for (c, t) in new_cuts.into_iter().rev() {
+        let at = bounds.partition_point(|&b| b < c);
+        if bounds.get(at) != Some(&c) {
+            bounds.insert(at, c);
+            tests.insert(at - 1, t);
+        }
+    }
+    (bounds, tests)
+}
+
 /// Segment, merge and describe (see [`detect_phases`]).
 pub fn detect_phases_with(
     trace: &tracelogic_model::Trace,
@@ -630,56 +742,10 @@ pub fn detect_phases_with(
         .map(|&l| seg.tree[l].start)
         .chain(std::iter::once(seq.len()))
         .collect();
-    let (bounds, tests) = if opts.significance < 1.0 && seg.phases.len() > 1 {
-        let own = (opts.outside == Outside::Own).then_some(comm.patterns.len() as u32);
-        let classes = merge::classes(&seq, own, |i| rank_bucket(comm.instances[idx[i]].parts.len()));
-        let (bounds, tests) = merge::merge(&classes, &leaf_bounds, opts.significance, opts.strength);
-        // A loop whose period holds stretches of different mix is one phase: merge its
-        // periods, then test the boundaries left (and those next to the loop) again.
-        let periodic = merge::merge_periodic(&classes, &bounds, opts.significance);
-        if periodic.len() < bounds.len() {
-            merge::merge(&classes, &periodic, opts.significance, opts.strength)
-        } else {
-            (bounds, tests)
-        }
+    let (bounds, tests) = if opts.significance < 1.0 {
+        phase_bounds(trace, events, comm, &idx, opts)
     } else {
         (leaf_bounds.clone(), Vec::new())
-    };
-    let (bounds, tests) = if opts.significance < 1.0 && opts.min_share > 0.0 && bounds.len() > 2 {
-        let own = (opts.outside == Outside::Own).then_some(comm.patterns.len() as u32);
-        let classes = merge::classes(&seq, own, |i| rank_bucket(comm.instances[idx[i]].parts.len()));
-        let starts: Vec<tracelogic_model::Time> = idx.iter().map(|&i| comm.instances[i].start).collect();
-        let last_end = idx.iter().map(|&i| comm.instances[i].end).max().unwrap_or(0);
-        merge::merge_short(
-            &classes,
-            &starts,
-            last_end,
-            bounds,
-            tests,
-            opts.min_share,
-            opts.significance,
-        )
-    } else {
-        (bounds, tests)
-    };
-    let (bounds, tests) = if opts.significance < 1.0 && opts.min_share > 0.0 && bounds.len() > 2 {
-        let own = (opts.outside == Outside::Own).then_some(comm.patterns.len() as u32);
-        let classes = merge::classes(&seq, own, |i| rank_bucket(comm.instances[idx[i]].parts.len()));
-        let starts: Vec<tracelogic_model::Time> = idx.iter().map(|&i| comm.instances[i].start).collect();
-        let ends: Vec<tracelogic_model::Time> = idx.iter().map(|&i| comm.instances[i].end).collect();
-        let last_end = ends.iter().copied().max().unwrap_or(0);
-        merge::merge_nested(
-            &classes,
-            &starts,
-            &ends,
-            last_end,
-            bounds,
-            tests,
-            opts.min_share,
-            opts.significance,
-        )
-    } else {
-        (bounds, tests)
     };
     let section_bounds = section_bounds(comm, &seq, &idx, &bounds, opts);
     let mut phases = Vec::with_capacity(bounds.len().saturating_sub(1));
