@@ -408,8 +408,9 @@ impl<F: FnMut(usize, u64, u64, &mut [u8]) -> io::Result<()>> tracelogic_formats:
 }
 
 /// `blobs` (the page's `File` handles, named `names`) as [`SlicedFiles`] read with
-/// `FileReaderSync` in slices of [`SLICE_BYTES`] (workers only). A slice shorter than asked (the
-/// file changed on disk after the pick) is an error naming the file and the bytes.
+/// `FileReaderSync` in slices of [`SLICE_BYTES`] (workers only), small files announced next read
+/// together ([`SlicedFiles::read_ahead_with`]). A slice shorter than asked (the file changed on
+/// disk after the pick) is an error naming the file and the bytes.
 pub fn blob_files(
     names: &[String],
     blobs: Vec<web_sys::Blob>,
@@ -422,40 +423,46 @@ pub fn blob_files(
         .collect();
     let (ahead, ahead_reader) = (blobs.clone(), reader.clone());
     let joined: JoinedRead = Box::new(move |files: &[usize], start, end, out: &mut [u8]| {
-        let parts: js_sys::Array = files.iter().map(|&i| JsValue::from(&ahead[i])).collect();
-        let buffer = web_sys::Blob::new_with_blob_sequence(&parts)
-            .and_then(|b| b.slice_with_f64_and_f64(start as f64, end as f64))
-            .and_then(|s| ahead_reader.read_as_array_buffer(&s))
-            .map_err(|e| io::Error::other(format!("cannot read bytes {start}..{end}: {}", js_message(&e))))?;
-        let chunk = js_sys::Uint8Array::new(&buffer);
-        if chunk.length() as u64 != end - start {
-            return Err(io::Error::new(
-                io::ErrorKind::UnexpectedEof,
-                "a file changed while it was read".to_owned(),
-            ));
-        }
-        chunk.copy_to(out);
-        Ok(())
+        let joined = join_blobs(files.iter().map(|&i| &ahead[i])).map_err(|e| io::Error::other(js_message(&e)))?;
+        read_blob_slice(&joined, &ahead_reader, start, end, out)
     });
     let sliced = SlicedFiles::new(list, SLICE_BYTES, move |file, start, end, out: &mut [u8]| {
-        let buffer = blobs[file]
-            .slice_with_f64_and_f64(start as f64, end as f64)
-            .and_then(|s| reader.read_as_array_buffer(&s))
-            .map_err(|e| io::Error::other(format!("cannot read bytes {start}..{end}: {}", js_message(&e))))?;
-        let chunk = js_sys::Uint8Array::new(&buffer);
-        if chunk.length() as u64 != end - start {
-            return Err(io::Error::new(
-                io::ErrorKind::UnexpectedEof,
-                format!(
-                    "read {} bytes of {start}..{end} (the file changed while it was read)",
-                    chunk.length()
-                ),
-            ));
-        }
-        chunk.copy_to(out);
-        Ok(())
+        read_blob_slice(&blobs[file], &reader, start, end, out)
     });
     sliced.read_ahead_with(joined)
+}
+
+/// `blobs` laid end to end as one `new Blob(...)`.
+fn join_blobs<'b>(blobs: impl Iterator<Item = &'b web_sys::Blob>) -> Result<web_sys::Blob, JsValue> {
+    let parts: js_sys::Array = blobs.map(JsValue::from).collect();
+    web_sys::Blob::new_with_blob_sequence(&parts)
+}
+
+/// Bytes `[start, end)` of `blob` into `out`, with `FileReaderSync`; fewer bytes than asked
+/// (the file changed on disk after the pick) is an error.
+fn read_blob_slice(
+    blob: &web_sys::Blob,
+    reader: &web_sys::FileReaderSync,
+    start: u64,
+    end: u64,
+    out: &mut [u8],
+) -> io::Result<()> {
+    let buffer = blob
+        .slice_with_f64_and_f64(start as f64, end as f64)
+        .and_then(|s| reader.read_as_array_buffer(&s))
+        .map_err(|e| io::Error::other(format!("cannot read bytes {start}..{end}: {}", js_message(&e))))?;
+    let chunk = js_sys::Uint8Array::new(&buffer);
+    if chunk.length() as u64 != end - start {
+        return Err(io::Error::new(
+            io::ErrorKind::UnexpectedEof,
+            format!(
+                "read {} bytes of {start}..{end} (the file changed while it was read)",
+                chunk.length()
+            ),
+        ));
+    }
+    chunk.copy_to(out);
+    Ok(())
 }
 
 /// Read every file of `source` but the OTF2 event files (`.evt`: definitions, anchor) ahead, in
@@ -468,23 +475,10 @@ pub fn prefetch_blobs<F>(
     let files: Vec<usize> = (0..source.list.len())
         .filter(|&i| !source.list[i].0.ends_with(".evt"))
         .collect();
-    let parts: js_sys::Array = files.iter().map(|&i| JsValue::from(&blobs[i])).collect();
-    let joined = web_sys::Blob::new_with_blob_sequence(&parts)
+    let joined = join_blobs(files.iter().map(|&i| &blobs[i]))
         .map_err(|e| FormatError::new("the picked files", format!("cannot join them: {}", js_message(&e))))?;
     source.prefetch(&files, |start, end, out: &mut [u8]| {
-        let buffer = joined
-            .slice_with_f64_and_f64(start as f64, end as f64)
-            .and_then(|s| reader.read_as_array_buffer(&s))
-            .map_err(|e| io::Error::other(format!("cannot read bytes {start}..{end}: {}", js_message(&e))))?;
-        let chunk = js_sys::Uint8Array::new(&buffer);
-        if chunk.length() as u64 != end - start {
-            return Err(io::Error::new(
-                io::ErrorKind::UnexpectedEof,
-                "a file changed while it was read".to_owned(),
-            ));
-        }
-        chunk.copy_to(out);
-        Ok(())
+        read_blob_slice(&joined, reader, start, end, out)
     })
 }
 
