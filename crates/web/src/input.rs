@@ -227,22 +227,7 @@ pub fn blob_reader<'p>(
         if !progress(end) {
             return Err(io::Error::other(FormatError::cancelled(&name)));
         }
-        let buffer = blob
-            .slice_with_f64_and_f64(start as f64, end as f64)
-            .and_then(|s| reader.read_as_array_buffer(&s))
-            .map_err(|e| io::Error::other(format!("cannot read bytes {start}..{end}: {}", js_message(&e))))?;
-        let chunk = js_sys::Uint8Array::new(&buffer);
-        if chunk.length() as u64 != end - start {
-            return Err(io::Error::new(
-                io::ErrorKind::UnexpectedEof,
-                format!(
-                    "read {} bytes of {start}..{end} (the file changed while it was read)",
-                    chunk.length()
-                ),
-            ));
-        }
-        chunk.copy_to(out);
-        Ok(())
+        read_blob_slice(&blob, &reader, start, end, out)
     })
 }
 
