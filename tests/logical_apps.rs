@@ -416,6 +416,35 @@ fn held_out_mg_expands_to_the_decoders_operations_on_every_rank() {
     // Two apart on the 4-process axis wraps to the same node both ways: one offset direction.
     assert_eq!(offsets.len(), 1, "{offsets:?}");
     assert!(offsets[0].contains("+2"), "{offsets:?}");
+    // The classes differ only around their side exchanges (the far exchange, the coarsest
+    // level's redistribution), so a merge that keeps them in step is shorter than their own
+    // programs one after the other (each class's representative logicalized alone), which is
+    // what the per-class blocks cost (320 records before the alignment merge); and it is within
+    // Logicalization Table 1's MG (590 records for MG B on 16 ranks).
+    let trace = app(name);
+    let report = identify_matrix(
+        &CommMatrix::from_trace(&trace, &Selection::all()),
+        &TopologyOptions::default(),
+    );
+    assert!(l.classes.len() >= 2, "{name}: classes");
+    let own: usize = l
+        .classes
+        .iter()
+        .map(|c| {
+            let alone = logicalize_identified(&trace, &report, Some(&[c.rank])).expect("class alone");
+            compress(&alone.records).compressed_length
+        })
+        .sum();
+    eprintln!(
+        "{name}: compressed {} against the classes' own programs together {own}",
+        program.compressed_length
+    );
+    assert!(
+        program.compressed_length < own,
+        "{} >= {own}",
+        program.compressed_length
+    );
+    assert!(program.compressed_length <= 590, "{}", program.compressed_length);
 }
 
 /// NAS CG on 4 ranks (held out) is a 4-node line as a graph (0-1 and 2-3 row partners, 1-2 the
