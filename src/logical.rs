@@ -139,6 +139,7 @@ mod tests {
             "raw_length",
             "compressed_length",
             "ratio",
+            "length_breakdown",
             "dropped_calls_fraction",
             "dropped_bytes_fraction",
             "ranks_used",

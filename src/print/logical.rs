@@ -182,6 +182,7 @@ fn human(r: &LogicalDocument, report: &LogicalReport, side_by_side: bool) -> Str
         "Length: {} records, {} compressed (ratio {:.1}); {} calls were not records.\n",
         r.raw_length, r.compressed_length, r.ratio, r.skipped_calls
     ));
+    s.push_str(&format!("Compressed length: {}.\n", r.length_breakdown.text()));
     let v = r.verification;
     s.push_str(&structure_and_volume(v));
     if v.ranks_below_full.is_empty() {

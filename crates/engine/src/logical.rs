@@ -78,6 +78,10 @@ pub struct LogicalView {
     /// Where the trace was taken from and why ([`LogicalReport::origin`]).
     #[serde(default)]
     pub origin: String,
+    /// Where the compressed length goes (records outside loops, per loop, of some ranks only,
+    /// with offset directions).
+    #[serde(default)]
+    pub length_breakdown: tracelogic_analysis::compress::LengthBreakdown,
 }
 
 impl LogicalReport {
@@ -161,6 +165,7 @@ impl LogicalReport {
             directions_from: l.directions_from.clone(),
             self_ranks: l.self_ranks.clone(),
             origin: self.origin(),
+            length_breakdown: self.program.breakdown(&l.offset_directions()),
         }
     }
 }

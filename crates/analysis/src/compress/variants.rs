@@ -201,7 +201,16 @@ pub(super) fn variant_loops(
     let keys = keys_of(syms, items, records);
     candidates(syms, &keys)
         .into_iter()
-        .filter_map(|c| build(syms, items, &c, table))
+        .flat_map(|c| [false, true].map(|partial| (partial, c.a, c.b, c.positions.clone())))
+        .filter_map(|(partial, a, b, positions)| {
+            let c = Candidate {
+                score: 0,
+                positions,
+                a,
+                b,
+            };
+            build(syms, items, &c, table, partial)
+        })
         .collect()
 }
 
@@ -226,16 +235,45 @@ fn leaves(item: &Item) -> usize {
     }
 }
 
+/// Fewest symbols a partial iteration ([`build`] with `partial`) has.
+const MIN_PARTIAL: usize = 2;
+
+/// The variant loop of candidate `c`. With `partial`, also a **partial iteration** at either
+/// end: the segment just before the loop when it is a proper prefix of an iteration (NAS LU's
+/// first exchange before its time steps), and after the loop the longest proper prefix of an
+/// iteration that the rest starts with at the marker's next occurrence, the fewer records
+/// before it taken along (NAS BT's error-norm reduction and the exchange of the verification's
+/// last right-hand side): each is one more iteration whose remaining records are arms run 0
+/// times (its extra records an arm of its own), so a loop body's first records repeated before
+/// or after the loop cost arm headers instead of their own records; `None` when there is none
+/// (the caller has the loop without).
 fn build(
     syms: &[u32],
     items: &[Item],
     c: &Candidate,
     table: &mut HashMap<Symbol, u32>,
+    partial: bool,
 ) -> Option<(Vec<u32>, Vec<Item>)> {
     let p = &c.positions;
     let mut iterations: Vec<(Vec<u32>, Vec<Item>)> = (c.a..c.b)
         .map(|i| folded(&syms[p[i]..p[i + 1]], &items[p[i]..p[i + 1]], table))
         .collect();
+    let mut start = p[c.a];
+    // Iterations (program order) that are partial.
+    let mut partials: Vec<usize> = Vec::new();
+    if partial && c.a > 0 {
+        let (ps, pe) = (p[c.a - 1], p[c.a]);
+        let front = folded(&syms[ps..pe], &items[ps..pe], table);
+        if front.0.len() >= MIN_PARTIAL
+            && iterations
+                .iter()
+                .any(|(v, _)| v.len() > front.0.len() && v.starts_with(&front.0))
+        {
+            iterations.insert(0, front);
+            partials.push(0);
+            start = ps;
+        }
+    }
     let mut end = p[c.b];
     // The last iteration: the longest variant the rest of the sequence starts with (the loop's
     // last iteration is followed by what comes after the loop, not by another marker).
@@ -269,19 +307,42 @@ fn build(
             }
         }
     }
-    // Distinct folded iterations, in order of appearance.
+    if partial {
+        // From the next occurrence of the marker (a few records after the loop, fewer than
+        // the prefix: they become an arm of this iteration, as NAS BT's error-norm
+        // reduction before its last right-hand side).
+        let q = p.iter().copied().find(|&q| q >= end).unwrap_or(end);
+        let rest = &syms[q..];
+        let lcp = raw
+            .iter()
+            .map(|v| v.iter().zip(rest).take_while(|(x, y)| x == y).count().min(v.len() - 1))
+            .max()
+            .unwrap_or(0);
+        if lcp >= MIN_PARTIAL && q - end < lcp {
+            partials.push(iterations.len());
+            iterations.push(folded(&syms[end..q + lcp], &items[end..q + lcp], table));
+            end = q + lcp;
+        }
+    }
+    if partial && partials.is_empty() {
+        return None;
+    }
+    // Distinct folded iterations, in order of appearance, the partial ones last (the body is
+    // aligned on the whole iterations first).
     let mut variants: Vec<Vec<u32>> = Vec::new();
-    let mut which: Vec<usize> = Vec::with_capacity(iterations.len());
-    for (s, _) in &iterations {
+    let mut which: Vec<usize> = vec![0; iterations.len()];
+    let whole = (0..iterations.len()).filter(|k| !partials.contains(k));
+    for k in whole.chain(partials.iter().copied()) {
+        let s = &iterations[k].0;
         match variants.iter().position(|v| v == s) {
-            Some(k) => which.push(k),
+            Some(x) => which[k] = x,
             None => {
-                which.push(variants.len());
+                which[k] = variants.len();
                 variants.push(s.clone());
             }
         }
     }
-    if variants.len() < 2 || variants.len() > MAX_VARIANTS {
+    if variants.len() < 2 || variants.len() > MAX_VARIANTS + partials.len() {
         return None;
     }
     // The body: every variant aligned on the ones before it (longest common subsequence), each
@@ -328,7 +389,6 @@ fn build(
             out
         })
         .collect();
-    let start = p[c.a];
     let mut next_syms = syms[..start].to_vec();
     next_syms.push(intern(Symbol::Loop(body), table));
     next_syms.extend_from_slice(&syms[end..]);

@@ -25,6 +25,7 @@ use tracelogic_graph::{Family, TopologySpec};
 use tracelogic_model::{CallIdx, CallKind, CollectiveOp, P2pDir, Rank, Trace, ANY_SOURCE, NOT_COMPLETED, NO_ROOT};
 
 mod accuracy;
+mod align;
 mod canonical;
 mod choice;
 mod classes;

@@ -25,6 +25,7 @@ pub fn logical(report: &LogicalReport, compressed: bool) -> LogicalDocument<'_> 
         raw_length: program.raw_length,
         compressed_length: program.compressed_length,
         ratio: program.ratio,
+        length_breakdown: program.breakdown(&logical.offset_directions()),
         dropped_calls_fraction: logical.accuracy.dropped_calls_fraction,
         dropped_bytes_fraction: logical.accuracy.dropped_bytes_fraction,
         accuracy: &logical.accuracy,
@@ -99,6 +100,9 @@ pub struct LogicalDocument<'a> {
     pub compressed_length: usize,
     /// `raw_length / compressed_length`.
     pub ratio: f64,
+    /// Where the compressed length goes: records outside loops, top-level loops, records of
+    /// some ranks only, records with offset directions.
+    pub length_breakdown: tracelogic_analysis::compress::LengthBreakdown,
     /// Share of point-to-point operations outside the topology.
     pub dropped_calls_fraction: f64,
     /// Share of point-to-point bytes outside the topology.

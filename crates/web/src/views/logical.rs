@@ -13,7 +13,7 @@ use crate::text;
 use serde::Deserialize;
 use std::cell::Cell;
 use std::rc::Rc;
-use tracelogic_analysis::compress::{call_text, Node};
+use tracelogic_analysis::compress::{call_text, LengthBreakdown, Node};
 use tracelogic_analysis::logical::{PlacedBy, SELF_DIRECTION};
 use tracelogic_engine::logical::{Accuracy, DirectionsFrom, Program, RankClass, TopologyInfo, Verification};
 use yew::prelude::*;
@@ -39,6 +39,9 @@ struct Shown {
     /// carries them.
     #[serde(default)]
     self_ranks: Vec<u32>,
+    /// Where the compressed length goes.
+    #[serde(default)]
+    length_breakdown: LengthBreakdown,
 }
 
 /// The note on the direction `self` when the logical trace uses it: a rank's messages to
@@ -96,6 +99,7 @@ impl FromAnswer for Shown {
             no_skeleton: v.no_skeleton,
             directions_from: v.directions_from,
             self_ranks: v.self_ranks,
+            length_breakdown: v.length_breakdown,
         })
     }
 }
@@ -343,6 +347,7 @@ pub fn logical_view(props: &LogicalProps) -> Html {
                 <p class="note" id="logical-self">{ note }</p>
             }
             { pending_note(&props.state) }
+            <p class="note" id="logical-length">{ format!("Compressed length: {}.", r.length_breakdown.text()) }</p>
             <dl class="stats" id="logical-figures">
                 <div class="stat" data-stat="raw" data-value={p.raw_length.to_string()}><dt>{ "Records" }</dt><dd>{ text::count(p.raw_length as u64) }</dd></div>
                 <div class="stat" data-stat="compressed" data-value={p.compressed_length.to_string()}><dt>{ "Compressed" }</dt><dd>{ format!("{} (ratio {:.1}, depth {})", text::count(p.compressed_length as u64), p.ratio, p.depth) }</dd></div>

@@ -1,0 +1,290 @@
+//! Merging class sequences by alignment: the classes' sequences are aligned one after the other
+//! onto a growing list of *columns* (a progressive multiple alignment, as in sequence
+//! comparison), each column a record that the classes aligned on it execute. A record that no
+//! other class executes at that point (a side exchange of one class, such as NAS MG's
+//! redistribution at its coarsest level, which three classes do three ways) becomes a column of
+//! its own, executed by its class only ([`LogicalCall::only_ranks`] when another class sees it).
+//!
+//! The greedy merge ([`super::merge`]) decides front to back; once a side exchange makes it
+//! branch, it may pair one class's side records with the common records of another class and
+//! never get back in step (every later record then a branch, iteration after iteration). The
+//! alignment maximises what the classes execute together over the whole sequence, so the
+//! classes meet again after each side exchange and the iterations come out alike.
+//!
+//! Exact by construction: a column is the record of the first class aligned on it; a class
+//! is aligned on it only where that record restricted to the class's directions is the class's
+//! own record (sizes aside: step 3b fits every rank's sizes), and a class that sees a column
+//! without executing it is left out by `only_ranks`. A completion completes the columns its
+//! classes' own completions complete; where that set would make a class complete more, each
+//! class gets its own completion record.
+
+use super::merge::{key, same, ClassTrace, Merged};
+use super::{restrict_call, LogicalCall, Operation, Partner, Record};
+use std::collections::HashMap;
+use tracelogic_model::{CallKind, Rank};
+
+/// Most cells of one alignment table (columns × records of the class aligned); above it the
+/// alignment is not tried (32 MiB of `u32`).
+pub const MAX_CELLS: usize = 8 << 20;
+
+/// A record of the merged sequence under construction: the classes aligned on it, each with the
+/// position of its own record.
+struct Column {
+    call: LogicalCall,
+    exec: Vec<(usize, usize)>,
+}
+
+/// A record built from a column: its call, the columns it completes, and the class record it
+/// comes from (class, position).
+type Built = (LogicalCall, Vec<usize>, (usize, usize));
+
+struct View<'a> {
+    classes: &'a [&'a ClassTrace],
+    index: HashMap<&'a str, usize>,
+    /// Per class: its direction names, sorted.
+    dirs: Vec<Vec<&'a str>>,
+}
+
+impl View<'_> {
+    fn op_visible(&self, c: usize, o: &Operation) -> bool {
+        match &o.partner {
+            Partner::Direction(d) => self.index.get(d.as_str()).is_some_and(|&k| self.classes[c].visible[k]),
+            _ => true,
+        }
+    }
+
+    fn sees(&self, c: usize, call: &LogicalCall) -> bool {
+        !call.kind.is_p2p() || call.ops.iter().any(|o| self.op_visible(c, o))
+    }
+
+    /// How well class `c`'s record `r` executes column call `m`: 3 exactly, 2 up to sizes (or a
+    /// completion of the same function: its targets are checked when the records are built), 0
+    /// not at all.
+    fn weight(&self, c: usize, m: &LogicalCall, r: &LogicalCall) -> u32 {
+        match m.kind {
+            CallKind::Completion => u32::from(r.kind == CallKind::Completion && r.function == m.function) * 2,
+            k if k.is_p2p() => {
+                let Some(seen) = restrict_call(m, |o| self.op_visible(c, o).then(|| o.for_class(&self.dirs[c]))) else {
+                    return 0;
+                };
+                if same(&seen, r, false) {
+                    3
+                } else if same(&seen, r, true) {
+                    2
+                } else {
+                    0
+                }
+            }
+            _ => u32::from(same(m, r, true)) * 3,
+        }
+    }
+}
+
+/// Align `c`'s records onto `columns`; `None` when the table would exceed [`MAX_CELLS`].
+fn align_class(view: &View, columns: Vec<Column>, c: usize) -> Option<Vec<Column>> {
+    let recs = &view.classes[c].records;
+    let (n, m) = (columns.len(), recs.len());
+    if (n + 1).saturating_mul(m + 1) > MAX_CELLS {
+        return None;
+    }
+    let w = m + 1;
+    let mut dp = vec![0u32; (n + 1) * w];
+    for i in 1..=n {
+        for j in 1..=m {
+            let up = dp[(i - 1) * w + j];
+            let left = dp[i * w + j - 1];
+            let mut best = up.max(left);
+            let s = view.weight(c, &columns[i - 1].call, &recs[j - 1].call);
+            if s > 0 {
+                best = best.max(dp[(i - 1) * w + j - 1] + s);
+            }
+            dp[i * w + j] = best;
+        }
+    }
+    // Back from the end: a match where it gives the score, else the column alone, else the
+    // class's record alone.
+    let mut out: Vec<Column> = Vec::with_capacity(n + m);
+    let mut cols = columns;
+    let (mut i, mut j) = (n, m);
+    let own = |j: usize| Column {
+        call: key(&recs[j]),
+        exec: vec![(c, j)],
+    };
+    while i > 0 || j > 0 {
+        if i > 0 && j > 0 {
+            let s = view.weight(c, &cols[i - 1].call, &recs[j - 1].call);
+            if s > 0 && dp[i * w + j] == dp[(i - 1) * w + j - 1] + s {
+                let mut col = cols.pop().expect("column i - 1");
+                col.exec.push((c, j - 1));
+                out.push(col);
+                i -= 1;
+                j -= 1;
+                continue;
+            }
+        }
+        if i > 0 && (j == 0 || dp[i * w + j] == dp[(i - 1) * w + j]) {
+            out.push(cols.pop().expect("column i - 1"));
+            i -= 1;
+        } else {
+            out.push(own(j - 1));
+            j -= 1;
+        }
+    }
+    out.reverse();
+    Some(out)
+}
+
+/// The classes' sequences merged by alignment (in the order given), or `None` when a table
+/// would be too large.
+pub(super) fn aligned(classes: &[&ClassTrace], names: &[String]) -> Option<Merged> {
+    let index: HashMap<&str, usize> = names.iter().enumerate().map(|(k, n)| (n.as_str(), k)).collect();
+    let dirs = classes
+        .iter()
+        .map(|c| {
+            let mut d: Vec<&str> = names
+                .iter()
+                .zip(&c.visible)
+                .filter(|(_, &v)| v)
+                .map(|(n, _)| n.as_str())
+                .collect();
+            d.sort_unstable();
+            d
+        })
+        .collect();
+    let view = View { classes, index, dirs };
+    let first = classes.first()?;
+    let mut columns: Vec<Column> = (0..first.records.len())
+        .map(|j| Column {
+            call: key(&first.records[j]),
+            exec: vec![(0, j)],
+        })
+        .collect();
+    for c in 1..classes.len() {
+        columns = align_class(&view, columns, c)?;
+    }
+    // Where each class's records went.
+    let mut placed: Vec<Vec<usize>> = classes.iter().map(|c| vec![usize::MAX; c.records.len()]).collect();
+    for (k, col) in columns.iter().enumerate() {
+        for &(c, j) in &col.exec {
+            placed[c][j] = k;
+        }
+    }
+    let members = |exec: &[(usize, usize)]| -> Vec<Rank> {
+        let mut r: Vec<Rank> = exec
+            .iter()
+            .flat_map(|&(c, _)| classes[c].members.iter().copied())
+            .collect();
+        r.sort_unstable();
+        r.dedup();
+        r
+    };
+    // Per column: the records it becomes (a completion may split), with their targets (columns).
+    let mut built: Vec<Vec<Built>> = Vec::with_capacity(columns.len());
+    let mut contributed = vec![0u64; classes.len()];
+    for col in &columns {
+        let origin = col.exec[0];
+        let rec = |(c, j): (usize, usize)| &classes[c].records[j];
+        if col.call.kind == CallKind::Completion {
+            let own: Vec<Vec<usize>> = col
+                .exec
+                .iter()
+                .map(|&(c, j)| {
+                    let mut t: Vec<usize> = rec((c, j))
+                        .call
+                        .completes
+                        .iter()
+                        .filter_map(|&k| j.checked_sub(k as usize))
+                        .map(|p| placed[c][p])
+                        .collect();
+                    t.sort_unstable();
+                    t.dedup();
+                    t
+                })
+                .collect();
+            let mut all: Vec<usize> = own.iter().flatten().copied().collect();
+            all.sort_unstable();
+            all.dedup();
+            let executes = |c: usize, t: usize| columns[t].exec.iter().any(|&(x, _)| x == c);
+            let fits = col
+                .exec
+                .iter()
+                .zip(&own)
+                .all(|(&(c, _), o)| all.iter().filter(|&&t| executes(c, t)).count() == o.len());
+            let seeing = (0..classes.len())
+                .filter(|&c| all.iter().any(|&t| executes(c, t)))
+                .count();
+            if fits {
+                let mut call = col.call.clone();
+                if seeing > col.exec.len() {
+                    call.only_ranks = Some(members(&col.exec));
+                }
+                built.push(vec![(call, all, origin)]);
+            } else {
+                built.push(
+                    col.exec
+                        .iter()
+                        .zip(own)
+                        .map(|(&e, t)| {
+                            let mut call = key(rec(e));
+                            call.only_ranks = Some(members(&[e]));
+                            (call, t, e)
+                        })
+                        .collect(),
+                );
+            }
+        } else {
+            let mut call = col.call.clone();
+            if call.collective.is_some() {
+                // The sizes of the class that moves the most bytes (a root's, for a broadcast).
+                let size = |e: (usize, usize)| rec(e).call.sizes().into_iter().max().unwrap_or(0);
+                if let Some(&e) = col.exec.iter().max_by_key(|&&e| (size(e), std::cmp::Reverse(e.0))) {
+                    call = key(rec(e));
+                }
+            }
+            let seeing = (0..classes.len()).filter(|&c| view.sees(c, &call)).count();
+            if seeing > col.exec.len() {
+                call.only_ranks = Some(members(&col.exec));
+            }
+            built.push(vec![(call, Vec::new(), origin)]);
+        }
+    }
+    // Columns → record positions, then the records with their completion offsets.
+    let mut start = Vec::with_capacity(built.len());
+    let mut n = 0usize;
+    for b in &built {
+        start.push(n);
+        n += b.len();
+    }
+    let mut records = Vec::with_capacity(n);
+    for b in built {
+        for (mut call, targets, (c, j)) in b {
+            let here = records.len();
+            // A split completion's targets are columns of one record each (only completions
+            // split, and a completion is no target).
+            let mut back: Vec<u32> = targets
+                .iter()
+                .map(|&t| start[t])
+                .filter(|&t| t < here)
+                .map(|t| (here - t) as u32)
+                .collect();
+            back.sort_unstable();
+            back.dedup();
+            call.completes = back;
+            let base = &classes[c].records[j];
+            contributed[c] += 1;
+            records.push(Record {
+                call,
+                gap_ns: base.gap_ns,
+                duration_ns: base.duration_ns,
+                rank: base.rank,
+                call_index: base.call_index,
+            });
+        }
+    }
+    Some(Merged {
+        records,
+        conflicts: 0,
+        class_conflicts: vec![0; classes.len()],
+        contributed,
+    })
+}
