@@ -1,0 +1,691 @@
+//! Loop compression of a logical (or single-rank) trace into nested repeats `[ ... ]^n`, the way
+//! Logicalization §1 writes them, losing nothing expansion needs.
+//!
+//! Records are compared by their *shape* (the call with its message sizes and tags set to 0 and
+//! its completion links relative), so an iteration whose sizes or tags change is still an
+//! iteration of the same loop; sizes and tags are kept per record of the loop body as [`Values`]
+//! sequences (a
+//! constant, an arithmetic range, a cycle, or a list). Loop counts are values too, so a loop
+//! whose inner count changes from one outer iteration to the next still folds.
+//!
+//! Folding (a compact tandem-repeat compressor, written here because the patterns module offered
+//! no callable nesting repeat finder when this was written): scan left to right; at position `i`
+//! try as periods the distances to the next few occurrences of the same symbol (up to
+//! [`MAX_PERIOD`]); the first period whose next copy is equal starts a run, which is extended to
+//! all contiguous copies and replaced by one loop symbol (a loop's identity is its body). Passes
+//! repeat until nothing folds, so inner loops become symbols of outer ones. A pass costs
+//! O(n · candidates · period) in the worst case and O(n) on traces without long near-repeats.
+//!
+//! Compressed length = call records + loop headers of the program (Table 1 counts records).
+//! Compute gaps are summarised per program record (mean, min, max): they feed the skeleton; the
+//! sizes are exact.
+
+use crate::logical::{Collective, LogicalCall, RankBytes, Record};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use tracelogic_model::Rank;
+
+mod expand;
+mod length;
+mod values;
+mod variants;
+pub use expand::call_text;
+pub use length::{BranchLength, DirectionLength, LengthBreakdown, LoopLength};
+pub use values::{RankValues, Values, MAX_LISTED};
+pub use variants::{MARKERS_TRIED, MAX_VARIANTS};
+
+/// Longest loop body tried, in symbols of the pass.
+pub const MAX_PERIOD: usize = 4096;
+/// Next occurrences of the same symbol tried as periods at each position.
+const CANDIDATES: usize = 8;
+/// Symbol comparisons allowed per folding pass (a fraction of a second in a release build): an adversarial trace
+/// (long near-repeats that differ only at their end) stops looking for new periods once it is
+/// spent, so compression stays bounded; the count, not a clock, decides, so results are
+/// reproducible.
+pub const PASS_WORK: u64 = 100_000_000;
+
+/// How [`compress_with`] keeps message sizes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CompressOptions {
+    /// Keep every message size (lists of any length) instead of summarising long patternless
+    /// lists as [`Values::Stats`]; the expansion is then the trace exactly.
+    pub exact_sizes: bool,
+}
+
+/// Compute time before a program record, over its occurrences, in ns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Gap {
+    /// Mean.
+    pub mean_ns: u64,
+    /// Smallest.
+    pub min_ns: u64,
+    /// Largest.
+    pub max_ns: u64,
+}
+
+/// A node of the compressed program. Its JSON also gives a collective call's shown size sequence
+/// as `collective_size` ([`Node::collective_size`]).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "lowercase", tag = "node")]
+pub enum Node {
+    /// One record, executed once per visit.
+    Call {
+        /// Pre-order number of the node in the program (stable id for views).
+        id: u32,
+        /// The call with its sizes set to 0.
+        shape: LogicalCall,
+        /// Sizes per visit, one sequence per entry of [`LogicalCall::sizes`].
+        sizes: Vec<Values>,
+        /// Tags per visit, one sequence per operation (a tag `t` is stored as `t as u32`, so
+        /// `MPI_ANY_TAG` is 4294967295).
+        tags: Vec<Values>,
+        /// Compute time before the call.
+        gap: Gap,
+        /// Mean time in the call, ns.
+        duration_ns: u64,
+    },
+    /// A loop: its body `count` times per visit.
+    Loop {
+        /// Pre-order number of the node.
+        id: u32,
+        /// Iterations per visit.
+        count: Values,
+        /// The body.
+        body: Vec<Node>,
+    },
+}
+
+impl Node {
+    /// For a collective call: the sequence of its sizes as the logical trace shows them
+    /// ([`Collective::size`]: a broadcast's received bytes, or the root's sent bytes), one of its
+    /// last two [`Node::Call::sizes`]; `None` for other nodes.
+    pub fn collective_size(&self) -> Option<&Values> {
+        let Node::Call { shape, sizes, .. } = self else {
+            return None;
+        };
+        let (Some(c), [.., sent, recv]) = (&shape.collective, sizes.as_slice()) else {
+            return None;
+        };
+        let zero = |v: &Values| *v == Values::Constant { value: 0 };
+        Some(if Collective::size_is_received(c.op, zero(sent), zero(recv)) {
+            recv
+        } else {
+            sent
+        })
+    }
+}
+
+impl Serialize for Node {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        #[serde(rename_all = "lowercase", tag = "node")]
+        enum Json<'a> {
+            Call {
+                id: u32,
+                shape: &'a LogicalCall,
+                sizes: &'a [Values],
+                #[serde(skip_serializing_if = "Option::is_none")]
+                collective_size: Option<&'a Values>,
+                tags: &'a [Values],
+                gap: &'a Gap,
+                duration_ns: u64,
+            },
+            Loop {
+                id: u32,
+                count: &'a Values,
+                body: &'a [Node],
+            },
+        }
+        let json = match self {
+            Node::Call {
+                id,
+                shape,
+                sizes,
+                tags,
+                gap,
+                duration_ns,
+            } => Json::Call {
+                id: *id,
+                shape,
+                sizes,
+                collective_size: self.collective_size(),
+                tags,
+                gap,
+                duration_ns: *duration_ns,
+            },
+            Node::Loop { id, count, body } => Json::Loop { id: *id, count, body },
+        };
+        json.serialize(serializer)
+    }
+}
+
+/// A loop-compressed trace.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Program {
+    /// Records of the uncompressed trace.
+    pub raw_length: usize,
+    /// Call records plus loop headers of the program.
+    pub compressed_length: usize,
+    /// `raw_length / compressed_length` (1 for an empty trace).
+    pub ratio: f64,
+    /// Deepest loop nesting.
+    pub depth: usize,
+    /// The program.
+    pub nodes: Vec<Node>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Symbol {
+    Leaf(u32),
+    Loop(Vec<u32>),
+}
+
+/// An occurrence during folding: a record, or a loop with all its iterations.
+#[derive(Clone)]
+enum Item {
+    Leaf(usize),
+    Loop(Vec<Vec<Item>>),
+}
+
+/// Compress `records` into nested loops, long patternless size lists summarised
+/// ([`CompressOptions::default`]).
+pub fn compress(records: &[Record]) -> Program {
+    compress_with(records, &CompressOptions::default())
+}
+
+/// Compress `records` into nested loops.
+pub fn compress_with(records: &[Record], options: &CompressOptions) -> Program {
+    let mut shapes: HashMap<LogicalCall, u32> = HashMap::new();
+    let mut table: HashMap<Symbol, u32> = HashMap::new();
+    let intern = |s: Symbol, table: &mut HashMap<Symbol, u32>| {
+        let next = table.len() as u32;
+        *table.entry(s).or_insert(next)
+    };
+    let mut syms: Vec<u32> = Vec::with_capacity(records.len());
+    let mut items: Vec<Item> = Vec::with_capacity(records.len());
+    for (i, r) in records.iter().enumerate() {
+        let next = shapes.len() as u32;
+        let shape = *shapes.entry(r.call.shape()).or_insert(next);
+        syms.push(intern(Symbol::Leaf(shape), &mut table));
+        items.push(Item::Leaf(i));
+    }
+    let (mut syms2, mut items2, mut table2) = (syms.clone(), items.clone(), table.clone());
+    let (leaf_syms, leaf_items) = (syms.clone(), items.clone());
+    fold(&mut syms, &mut items, &mut table, false);
+    let mut best = finish(records, &items, options);
+    // Iterations that differ only in their inner loop counts (an iterative solver's inner steps
+    // per outer step): folded again with inner loops strictly first and the bodies of known loops
+    // found inline (an inner loop run once) made loops of one iteration; kept when shorter.
+    if fold(&mut syms2, &mut items2, &mut table2, true) {
+        let varying = finish(records, &items2, options);
+        if varying.compressed_length < best.compressed_length {
+            best = varying;
+        }
+    }
+    // Iterations that are one of a few variants (`variants`), marked on the records (steps
+    // whose inner loops run the same counts) or on the plainly folded sequence (iterations whose
+    // inner loops run varying counts): kept when shorter.
+    // Ties keep the first: the folded sequence's markers (outer loops) before the records'.
+    // One symbol table for both (the folded sequence's loops are in `table`).
+    let mut tried = variants::variant_loops(&syms, &items, records, &mut table);
+    tried.extend(variants::variant_loops(&leaf_syms, &leaf_items, records, &mut table));
+    for (mut s, mut it) in tried {
+        fold(&mut s, &mut it, &mut table, false);
+        let program = finish(records, &it, options);
+        if program.compressed_length < best.compressed_length && !variants::choices_nest(&program.nodes) {
+            best = program;
+        }
+    }
+    best
+}
+
+/// Fold tandem repeats of `syms` (and `items` alongside) until none is left. With `varying`,
+/// each pass first makes the inline bodies of known loops loops of one iteration
+/// ([`promote_inline_bodies`]) and postpones a run while a shorter one starts anywhere inside
+/// it ([`plan_pass_with`]); returns whether `varying` promoted anything.
+fn fold(syms: &mut Vec<u32>, items: &mut Vec<Item>, table: &mut HashMap<Symbol, u32>, varying: bool) -> bool {
+    let mut promoted = false;
+    let intern = |s: Symbol, table: &mut HashMap<Symbol, u32>| {
+        let next = table.len() as u32;
+        *table.entry(s).or_insert(next)
+    };
+    loop {
+        if varying && promote_inline_bodies(syms, items, table) {
+            promoted = true;
+        }
+        let plan = plan_pass_with(syms, varying);
+        if plan.is_empty() {
+            break;
+        }
+        let mut next_syms = Vec::with_capacity(syms.len());
+        let mut next_items = Vec::with_capacity(items.len());
+        let mut it = std::mem::take(items).into_iter();
+        let mut pos = 0usize;
+        for (start, period, count) in plan {
+            while pos < start {
+                next_items.push(it.next().expect("plan within the sequence"));
+                next_syms.push(syms[pos]);
+                pos += 1;
+            }
+            let body = syms[start..start + period].to_vec();
+            let iterations: Vec<Vec<Item>> = (0..count).map(|_| it.by_ref().take(period).collect()).collect();
+            next_syms.push(intern(Symbol::Loop(body), table));
+            next_items.push(Item::Loop(iterations));
+            pos += period * count;
+        }
+        next_items.extend(it);
+        next_syms.extend_from_slice(&syms[pos..]);
+        *syms = next_syms;
+        *items = next_items;
+    }
+    promoted
+}
+
+/// Replace every inline copy of a known loop's body in `syms` (outside that loop) by a loop of
+/// that body run once, longest body first, left to right; whether any was replaced.
+fn promote_inline_bodies(syms: &mut Vec<u32>, items: &mut Vec<Item>, table: &HashMap<Symbol, u32>) -> bool {
+    // Loop bodies by first symbol, longest first.
+    let mut bodies: HashMap<u32, Vec<(&[u32], u32)>> = HashMap::new();
+    for (s, &id) in table {
+        if let Symbol::Loop(body) = s {
+            if let Some(&first) = body.first() {
+                bodies.entry(first).or_default().push((body.as_slice(), id));
+            }
+        }
+    }
+    for v in bodies.values_mut() {
+        v.sort_unstable_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.1.cmp(&b.1)));
+    }
+    let n = syms.len();
+    let mut work = 0u64;
+    let mut hits: Vec<(usize, usize, u32)> = Vec::new();
+    let mut i = 0;
+    while i < n {
+        let found = bodies.get(&syms[i]).and_then(|cands| {
+            cands.iter().find(|(body, _)| {
+                work += body.len().min(n - i) as u64;
+                work <= PASS_WORK && i + body.len() <= n && syms[i..i + body.len()] == **body
+            })
+        });
+        match found {
+            Some(&(body, id)) => {
+                hits.push((i, body.len(), id));
+                i += body.len();
+            }
+            None => i += 1,
+        }
+    }
+    if hits.is_empty() {
+        return false;
+    }
+    let mut next_syms = Vec::with_capacity(n);
+    let mut next_items = Vec::with_capacity(n);
+    let mut it = std::mem::take(items).into_iter();
+    let mut pos = 0;
+    for (start, len, id) in hits {
+        while pos < start {
+            next_items.push(it.next().expect("hit within the sequence"));
+            next_syms.push(syms[pos]);
+            pos += 1;
+        }
+        let iteration: Vec<Item> = it.by_ref().take(len).collect();
+        pos += len;
+        // Right after a loop of the same body: one more iteration of it.
+        if next_syms.last() == Some(&id) {
+            if let Some(Item::Loop(its)) = next_items.last_mut() {
+                its.push(iteration);
+                continue;
+            }
+        }
+        next_items.push(Item::Loop(vec![iteration]));
+        next_syms.push(id);
+    }
+    next_items.extend(it);
+    next_syms.extend_from_slice(&syms[pos..]);
+    *syms = next_syms;
+    *items = next_items;
+    true
+}
+
+/// The program of the folded `items`.
+fn finish(records: &[Record], items: &[Item], options: &CompressOptions) -> Program {
+    let mut id = 0u32;
+    let nodes: Vec<Node> = items.iter().map(|i| build(&[i], records, &mut id, options)).collect();
+    let compressed_length = count_nodes(&nodes);
+    Program {
+        raw_length: records.len(),
+        compressed_length,
+        ratio: if compressed_length == 0 {
+            1.0
+        } else {
+            records.len() as f64 / compressed_length as f64
+        },
+        depth: depth(&nodes),
+        nodes,
+    }
+}
+
+/// Runs to fold in one pass: `(start, period, copies)`, increasing and disjoint.
+#[cfg(test)]
+fn plan_pass(s: &[u32]) -> Vec<(usize, usize, usize)> {
+    plan_pass_with(s, false)
+}
+
+/// [`plan_pass`]; `strict` postpones a run while a shorter repeat starts anywhere inside it
+/// (not only inside its first copy), so that `B A X Y B A X Y X Y` folds `[X Y]^2` first.
+fn plan_pass_with(s: &[u32], strict: bool) -> Vec<(usize, usize, usize)> {
+    let n = s.len();
+    let mut next_same = vec![usize::MAX; n];
+    let mut last: HashMap<u32, usize> = HashMap::new();
+    for i in (0..n).rev() {
+        if let Some(j) = last.insert(s[i], i) {
+            next_same[i] = j;
+        }
+    }
+    // Smallest period found at each position.
+    let mut work = 0u64;
+    let best: Vec<usize> = (0..n)
+        .map(|i| {
+            let mut j = next_same[i];
+            for _ in 0..CANDIDATES {
+                if j == usize::MAX || work > PASS_WORK {
+                    break;
+                }
+                let p = j - i;
+                if p > MAX_PERIOD || i + 2 * p > n {
+                    break;
+                }
+                let same = s[i..i + p]
+                    .iter()
+                    .zip(&s[i + p..i + 2 * p])
+                    .take_while(|(a, b)| a == b)
+                    .count();
+                work += same as u64 + 1;
+                if same == p {
+                    return p;
+                }
+                j = next_same[j];
+            }
+            usize::MAX
+        })
+        .collect();
+    let mut plan = Vec::new();
+    let mut i = 0;
+    while i < n {
+        let p = best[i];
+        // Inner loops first: a shorter repeat lying inside the first copy folds in this pass,
+        // the outer one in a later pass (otherwise `A X X A X X` would fold as `[A X X]^2`
+        // before `[X]^2`, and the nesting would depend on the iteration count).
+        let blocked = p != usize::MAX && (i + 1..i + p).any(|j| best[j] < p && j + 2 * best[j] <= i + p);
+        if p == usize::MAX || blocked {
+            i += 1;
+            continue;
+        }
+        let mut k = 2;
+        while i + (k + 1) * p <= n && s[i + k * p..i + (k + 1) * p] == s[i..i + p] {
+            k += 1;
+        }
+        if strict && (i + 1..i + k * p).any(|j| best[j] < p) {
+            i += 1;
+            continue;
+        }
+        plan.push((i, p, k));
+        i += k * p;
+    }
+    plan
+}
+
+/// The program node of a set of occurrences of the same symbol.
+fn build(occurrences: &[&Item], records: &[Record], id: &mut u32, options: &CompressOptions) -> Node {
+    let my_id = *id;
+    *id += 1;
+    match occurrences[0] {
+        Item::Leaf(first) => {
+            let recs: Vec<&Record> = occurrences
+                .iter()
+                .map(|o| match o {
+                    Item::Leaf(i) => &records[*i],
+                    Item::Loop(_) => unreachable!("occurrences share a symbol"),
+                })
+                .collect();
+            let slots = records[*first].call.sizes().len();
+            let mut per_slot: Vec<Vec<u64>> = vec![Vec::with_capacity(recs.len()); slots];
+            for r in &recs {
+                for (k, v) in r.call.sizes().into_iter().enumerate().take(slots) {
+                    per_slot[k].push(v);
+                }
+            }
+            let ops = records[*first].call.ops.len();
+            let mut per_tag: Vec<Vec<u64>> = vec![Vec::with_capacity(recs.len()); ops];
+            for r in &recs {
+                for (k, t) in r.call.tags().into_iter().enumerate().take(ops) {
+                    per_tag[k].push(t as u32 as u64);
+                }
+            }
+            let gaps: Vec<u64> = recs.iter().map(|r| r.gap_ns).collect();
+            let n = recs.len().max(1) as u128;
+            Node::Call {
+                id: my_id,
+                shape: records[*first].call.shape(),
+                sizes: per_slot
+                    .iter()
+                    .enumerate()
+                    .map(|(k, v)| {
+                        let default = Values::compress_sizes(v, options.exact_sizes);
+                        if k < ops {
+                            by_rank(&recs, k, v, default, options.exact_sizes)
+                        } else {
+                            default
+                        }
+                    })
+                    .collect(),
+                tags: per_tag.iter().map(|v| Values::compress(v)).collect(),
+                gap: Gap {
+                    mean_ns: (gaps.iter().map(|&g| g as u128).sum::<u128>() / n) as u64,
+                    min_ns: gaps.iter().copied().min().unwrap_or(0),
+                    max_ns: gaps.iter().copied().max().unwrap_or(0),
+                },
+                duration_ns: (recs.iter().map(|r| r.duration_ns as u128).sum::<u128>() / n) as u64,
+            }
+        }
+        Item::Loop(_) => {
+            // A variant loop's arm may run 0 times in some occurrences (`variants`).
+            let period = occurrences
+                .iter()
+                .find_map(|o| match o {
+                    Item::Loop(its) => its.first().map(Vec::len),
+                    Item::Leaf(_) => None,
+                })
+                .unwrap_or(0);
+            let counts: Vec<u64> = occurrences
+                .iter()
+                .map(|o| match o {
+                    Item::Loop(its) => its.len() as u64,
+                    Item::Leaf(_) => unreachable!("occurrences share a symbol"),
+                })
+                .collect();
+            let body = (0..period)
+                .map(|k| {
+                    let inner: Vec<&Item> = occurrences
+                        .iter()
+                        .flat_map(|o| match o {
+                            Item::Loop(its) => its.iter().map(move |it| &it[k]),
+                            Item::Leaf(_) => unreachable!("occurrences share a symbol"),
+                        })
+                        .collect();
+                    build(&inner, records, id, options)
+                })
+                .collect();
+            Node::Loop {
+                id: my_id,
+                count: Values::compress(&counts),
+                body,
+            }
+        }
+    }
+}
+
+/// The sizes of operation `k` over `recs` (`defaults`, compressed as `default`) with the
+/// per-rank sizes of [`crate::logical::Operation::bytes_by_rank`]: each listed rank's sequence
+/// (its own size where listed, else the default), ranks with equal sequences grouped.
+fn by_rank(recs: &[&Record], k: usize, defaults: &[u64], default: Values, exact: bool) -> Values {
+    let mut listed: Vec<Rank> = recs
+        .iter()
+        .filter_map(|r| r.call.ops.get(k))
+        .flat_map(|o| o.bytes_by_rank.iter().flat_map(|e| e.ranks.iter().copied()))
+        .collect();
+    if listed.is_empty() {
+        return default;
+    }
+    listed.sort_unstable();
+    listed.dedup();
+    // Each listed rank's own sizes as (occurrence, size), read from the tables once: looking
+    // every rank up in every occurrence's table was ranks × occurrences × entries binary
+    // searches. Tables whose ranks are not increasing (hand-written) are looked up as before.
+    let sorted = recs
+        .iter()
+        .filter_map(|r| r.call.ops.get(k))
+        .all(|o| o.bytes_by_rank.iter().all(|e| e.ranks.windows(2).all(|w| w[0] < w[1])));
+    let mut own: Vec<Vec<(usize, u64)>> = vec![Vec::new(); if sorted { listed.len() } else { 0 }];
+    if sorted {
+        for (i, r) in recs.iter().enumerate() {
+            for e in r.call.ops.get(k).map_or(&[][..], |o| &o.bytes_by_rank[..]) {
+                for rank in &e.ranks {
+                    let Ok(x) = listed.binary_search(rank) else { continue };
+                    // The first entry naming a rank is its size (`find` below).
+                    if own[x].last().is_none_or(|&(j, _)| j != i) {
+                        own[x].push((i, e.bytes));
+                    }
+                }
+            }
+        }
+    }
+    let mut groups: Vec<RankValues> = Vec::new();
+    let mut at: HashMap<Values, usize> = HashMap::new();
+    // Ranks with the same own sizes have the same sequence: compressed once (NAS LU's ranks
+    // share a handful of boundary sizes).
+    let mut seen: HashMap<&[(usize, u64)], Values> = HashMap::new();
+    for (x, rank) in listed.into_iter().enumerate() {
+        if let Some(v) = sorted.then(|| seen.get(&own[x][..])).flatten() {
+            if *v != default {
+                let g = at[v];
+                groups[g].ranks.push(rank);
+            }
+            continue;
+        }
+        let seq: Vec<u64> = if sorted {
+            let mut seq = defaults[..defaults.len().min(recs.len())].to_vec();
+            for &(i, b) in &own[x] {
+                if let Some(v) = seq.get_mut(i) {
+                    *v = b;
+                }
+            }
+            seq
+        } else {
+            recs.iter()
+                .zip(defaults)
+                .map(|(r, &d)| {
+                    r.call
+                        .ops
+                        .get(k)
+                        .and_then(|o| o.bytes_by_rank.iter().find(|e| e.ranks.binary_search(&rank).is_ok()))
+                        .map_or(d, |e| e.bytes)
+                })
+                .collect()
+        };
+        let v = Values::compress_sizes(&seq, exact);
+        if sorted {
+            seen.insert(&own[x][..], v.clone());
+        }
+        if v == default {
+            continue;
+        }
+        match at.get(&v) {
+            Some(&g) => groups[g].ranks.push(rank),
+            None => {
+                at.insert(v.clone(), groups.len());
+                groups.push(RankValues {
+                    ranks: vec![rank],
+                    values: v,
+                });
+            }
+        }
+    }
+    if groups.is_empty() {
+        return default;
+    }
+    Values::ByRank {
+        default: Box::new(default),
+        ranks: groups,
+    }
+}
+
+/// The per-rank size tables of occurrence `k` of a call whose sizes are `sizes` (the inverse of
+/// [`by_rank`]): per operation, the ranks whose value differs from the default, by size.
+fn rank_tables_at(sizes: &[Values], ops: usize, k: u64) -> Vec<Vec<RankBytes>> {
+    sizes
+        .iter()
+        .take(ops)
+        .map(|v| {
+            let Values::ByRank { default, ranks } = v else {
+                return Vec::new();
+            };
+            let d = default.value(k);
+            let mut list: Vec<(u64, Rank)> = ranks
+                .iter()
+                .flat_map(|g| {
+                    let b = g.values.value(k);
+                    g.ranks.iter().filter(move |_| b != d).map(move |&r| (b, r))
+                })
+                .collect();
+            list.sort_unstable();
+            let mut table: Vec<RankBytes> = Vec::new();
+            for (b, r) in list {
+                match table.last_mut() {
+                    Some(e) if e.bytes == b => e.ranks.push(r),
+                    _ => table.push(RankBytes {
+                        bytes: b,
+                        ranks: vec![r],
+                    }),
+                }
+            }
+            table
+        })
+        .collect()
+}
+
+fn count_nodes(nodes: &[Node]) -> usize {
+    nodes
+        .iter()
+        .map(|n| match n {
+            Node::Call { .. } => 1,
+            Node::Loop { body, .. } => 1 + count_nodes(body),
+        })
+        .sum()
+}
+
+fn depth(nodes: &[Node]) -> usize {
+    nodes
+        .iter()
+        .map(|n| match n {
+            Node::Call { .. } => 0,
+            Node::Loop { body, .. } => 1 + depth(body),
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// Largest node id + 1.
+fn id_bound(nodes: &[Node]) -> usize {
+    nodes
+        .iter()
+        .map(|n| match n {
+            Node::Call { id, .. } => *id as usize + 1,
+            Node::Loop { id, body, .. } => (*id as usize + 1).max(id_bound(body)),
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,285 @@
+use super::values::smallest_period;
+use super::*;
+
+fn records(functions: &[&str]) -> Vec<Record> {
+    functions
+        .iter()
+        .enumerate()
+        .map(|(i, f)| Record {
+            call: LogicalCall {
+                function: f.to_string(),
+                kind: tracelogic_model::CallKind::Completion,
+                ops: Vec::new(),
+                collective: None,
+                completes: Vec::new(),
+                only_ranks: None,
+            },
+            gap_ns: 0,
+            duration_ns: 0,
+            rank: 0,
+            call_index: i as u32,
+        })
+        .collect()
+}
+
+/// A loop body's first records repeated before the loop and, after one other record, after
+/// it (NAS LU's first exchange before its time steps; BT's error norm and last right-hand
+/// side after them) join the loop as partial iterations: `I X Y Z [X Y Z W (B)]^k R X Y Z F`
+/// with B in the first step only. Bound counted from the construction: I and F, the loop
+/// header, the body's four records, the one-off B and R, and one arm header per run of
+/// records not every iteration executes (W, B, R): 12, where the loop without partial
+/// iterations needs 16 (the two copies of X Y Z outside it); constant in k.
+#[test]
+fn repeated_loop_prefixes_join_the_loop() {
+    let mut lengths = Vec::new();
+    for k in [4, 40] {
+        let mut f = vec!["I", "X", "Y", "Z", "X", "Y", "Z", "W", "B"];
+        for _ in 1..k {
+            f.extend(["X", "Y", "Z", "W"]);
+        }
+        f.extend(["R", "X", "Y", "Z", "F"]);
+        let p = compress(&records(&f));
+        expands_exactly(&p, &f);
+        assert!(
+            p.compressed_length <= 12,
+            "k = {k}: {}\n{}",
+            p.compressed_length,
+            p.text()
+        );
+        lengths.push(p.compressed_length);
+    }
+    assert_eq!(lengths[0], lengths[1]);
+}
+
+/// The breakdown counts what the program is made of, read off its construction: `I [A B
+/// C]^6 [D]^3 F` with B executed by ranks 1 and 2 only and C sent to an offset direction.
+#[test]
+fn breakdown_counts_loops_branches_and_offsets() {
+    let mut functions = vec!["I"];
+    for _ in 0..6 {
+        functions.extend(["A", "B", "C"]);
+    }
+    functions.extend(["D", "D", "D", "F"]);
+    let mut recs = records(&functions);
+    for r in recs.iter_mut() {
+        match r.call.function.as_str() {
+            "B" => r.call.only_ranks = Some(vec![1, 2]),
+            "C" => {
+                r.call.kind = tracelogic_model::CallKind::Send;
+                r.call.ops = vec![crate::logical::Operation {
+                    dir: tracelogic_model::P2pDir::Send,
+                    partner: crate::logical::Partner::Direction("(+2,0)".into()),
+                    tag: 0,
+                    bytes: 8,
+                    bytes_by_class: Vec::new(),
+                    bytes_by_rank: Vec::new(),
+                }];
+            }
+            _ => {}
+        }
+    }
+    let p = compress(&recs);
+    let b = p.breakdown(&["(+2,0)".to_string(), "(0,+2)".to_string()]);
+    assert_eq!(b.outside_loops, 2, "{}", p.text());
+    let loops: Vec<(usize, usize)> = b.loops.iter().map(|l| (l.length, l.branch_records)).collect();
+    assert_eq!(loops, vec![(4, 1), (2, 0)]);
+    assert_eq!(
+        b.outside_loops + loops.iter().map(|l| l.0).sum::<usize>(),
+        p.compressed_length
+    );
+    assert_eq!(b.branches.len(), 1);
+    assert_eq!((b.branches[0].ranks.clone(), b.branches[0].records), (vec![1, 2], 1));
+    assert_eq!(b.offsets.len(), 1, "a direction no record uses is left out");
+    assert_eq!((b.offsets[0].direction.as_str(), b.offsets[0].records), ("(+2,0)", 1));
+    assert!(
+        b.text().contains("2 top-level loops: 4 (x6, 1 branch), 2 (x3)"),
+        "{}",
+        b.text()
+    );
+}
+
+/// `A [X Y]^k B` for each k of `counts`, with `tail` after B in the iterations listed.
+fn outer(counts: &[usize], odd: Option<usize>) -> Vec<&'static str> {
+    let mut f = vec!["Init"];
+    for (i, &k) in counts.iter().enumerate() {
+        f.push("A");
+        for _ in 0..k {
+            f.extend(["X", "Y"]);
+        }
+        f.push(if odd == Some(i) { "C" } else { "B" });
+    }
+    f.push("Finalize");
+    f
+}
+
+fn expands_exactly(p: &Program, functions: &[&str]) {
+    expands_exactly_up_to(p, functions, 1000);
+}
+
+fn expands_exactly_up_to(p: &Program, functions: &[&str], limit: usize) {
+    let back: Vec<String> = p.expand(limit).unwrap().into_iter().map(|c| c.function).collect();
+    assert_eq!(back, functions, "{}", p.text());
+}
+
+/// The loop of the program's top level, its count and its inner loop's count.
+fn outer_and_inner(p: &Program) -> Option<(&Values, &Values)> {
+    p.nodes.iter().find_map(|n| match n {
+        Node::Loop { count, body, .. } => body.iter().find_map(|b| match b {
+            Node::Loop { count: inner, .. } => Some((count, inner)),
+            Node::Call { .. } => None,
+        }),
+        Node::Call { .. } => None,
+    })
+}
+
+#[test]
+fn iterations_differing_in_inner_counts_fold() {
+    for counts in [[3usize, 5, 2, 4], [3, 1, 2, 4], [2, 1, 5, 1]] {
+        let f = outer(&counts, None);
+        let p = compress(&records(&f));
+        expands_exactly(&p, &f);
+        let (count, inner) = outer_and_inner(&p).unwrap_or_else(|| panic!("{counts:?}: {}", p.text()));
+        assert_eq!(*count, Values::Constant { value: 4 }, "{counts:?}: {}", p.text());
+        assert_eq!(*inner, Values::compress(&counts.map(|k| k as u64)), "{counts:?}");
+        // Init, loop header, A, inner header, X, Y, B, Finalize.
+        assert_eq!(p.compressed_length, 8, "{counts:?}: {}", p.text());
+    }
+}
+
+/// Iterations that differ in a record (`C` for `B` in one of them) are variants of one
+/// loop: `[A [X Y]^k [B]^{1,1,0,1} [C]^{0,0,1,0}]^4` (before variant loops they did not fold).
+/// Iterations that also differ in their inner counts are not found this way (the raw
+/// iterations are all distinct, and the plain fold has already folded some of them).
+#[test]
+fn iterations_differing_in_a_record_fold_as_variants() {
+    for counts in [[3usize, 3, 3, 3], [2, 2, 2, 2]] {
+        let f = outer(&counts, Some(2));
+        let p = compress(&records(&f));
+        expands_exactly(&p, &f);
+        let four = p.nodes.iter().find_map(|n| match n {
+            Node::Loop { count, body, .. } => Some((count, body)),
+            Node::Call { .. } => None,
+        });
+        let (count, body) = four.unwrap_or_else(|| panic!("{counts:?}: {}", p.text()));
+        assert_eq!(*count, Values::Constant { value: 4 }, "{counts:?}: {}", p.text());
+        // The B and C arms: run once by the iterations that execute them, 0 times by the others.
+        let mut arms: Vec<(&str, Values)> = body
+            .iter()
+            .filter_map(|b| match b {
+                Node::Loop { count, body, .. } => match body.as_slice() {
+                    [Node::Call { shape, .. }] if shape.function != "X" => {
+                        Some((shape.function.as_str(), count.clone()))
+                    }
+                    _ => None,
+                },
+                Node::Call { .. } => None,
+            })
+            .collect();
+        arms.sort_by_key(|a| a.0);
+        assert_eq!(
+            arms,
+            vec![
+                ("B", Values::compress(&[1, 1, 0, 1])),
+                ("C", Values::compress(&[0, 0, 1, 0]))
+            ],
+            "{counts:?}: {}",
+            p.text()
+        );
+        // Init, loop header, A, inner header, X, Y, two arm headers, B, C, Finalize.
+        assert_eq!(p.compressed_length, 11, "{counts:?}: {}", p.text());
+    }
+}
+
+/// A step loop with two kinds of step at irregular intervals and output every third step
+/// (LAMMPS's plain and reneighbouring steps, thermo output): one loop of the step count, its
+/// length the same for 30 and 300 steps, expanding exactly.
+#[test]
+fn steps_of_a_few_kinds_fold_into_one_loop() {
+    let steps = |n: usize| {
+        let mut f = vec!["Init", "Setup", "Setup"];
+        for step in 1..=n {
+            f.push("Check");
+            if (step * 7) % 11 < 3 {
+                f.extend(["Exchange", "Borders", "Reverse"]);
+            } else {
+                f.extend(["Forward", "Reverse"]);
+            }
+            if step % 3 == 0 {
+                f.extend(["Thermo", "Thermo"]);
+            }
+        }
+        f.extend(["Stats", "Finalize"]);
+        f
+    };
+    let mut lengths = Vec::new();
+    for n in [30, 300] {
+        let f = steps(n);
+        let p = compress(&records(&f));
+        expands_exactly_up_to(&p, &f, 10_000);
+        let step_loop = p.nodes.iter().find_map(|node| match node {
+            Node::Loop { count, body, .. }
+                if matches!(&body[0], Node::Call { shape, .. } if shape.function == "Check") =>
+            {
+                Some(count.clone())
+            }
+            _ => None,
+        });
+        assert_eq!(
+            step_loop,
+            Some(Values::Constant { value: n as u64 }),
+            "{n}: {}",
+            p.text()
+        );
+        lengths.push(p.compressed_length);
+    }
+    assert_eq!(lengths[0], lengths[1]);
+}
+
+#[test]
+fn values_pick_the_compact_form() {
+    assert_eq!(Values::compress(&[5, 5, 5]), Values::Constant { value: 5 });
+    assert_eq!(Values::compress(&[8, 16, 24, 32]), Values::Range { first: 8, step: 8 });
+    let c = Values::compress(&[1, 7, 3, 1, 7, 3, 1, 7]);
+    assert!(matches!(c, Values::Cycle { period: 3, .. }), "{c:?}");
+    let l = Values::compress(&[4, 9, 1]);
+    assert!(matches!(l, Values::List { .. }));
+    for list in [
+        vec![1u64, 7, 3, 1, 7, 3, 1, 7],
+        vec![9, 8, 7, 6],
+        vec![4, 9, 1],
+        vec![3, 3, 5, 3, 3, 5],
+    ] {
+        let v = Values::compress(&list);
+        let back: Vec<u64> = (0..list.len() as u64).map(|i| v.value(i)).collect();
+        assert_eq!(back, list, "{v:?}");
+    }
+}
+
+#[test]
+fn adversarial_near_repeats_stay_bounded() {
+    // 120 copies of a 4000-symbol body whose last symbol changes every copy: every candidate
+    // compares nearly 4000 symbols before it fails.
+    let body: Vec<u32> = (0..3999).collect();
+    let mut s = Vec::new();
+    for k in 0..120u32 {
+        s.extend_from_slice(&body);
+        s.push(10_000 + k);
+    }
+    let t = std::time::Instant::now();
+    assert!(plan_pass(&s).is_empty());
+    assert!(t.elapsed().as_secs() < 60);
+}
+
+#[test]
+fn smallest_period_of_partial_repeat() {
+    assert_eq!(smallest_period(&[1, 2, 1, 2, 1]), 2);
+    assert_eq!(smallest_period(&[1, 2, 3]), 3);
+}
+
+#[test]
+fn plan_finds_runs() {
+    // a b a b a b c
+    assert_eq!(plan_pass(&[0, 1, 0, 1, 0, 1, 2]), vec![(0, 2, 3)]);
+    // a b c a b c a b c with a spurious candidate inside
+    assert_eq!(plan_pass(&[0, 1, 0, 0, 1, 0, 0, 1, 0]), vec![(0, 3, 3)]);
+}
