@@ -1,0 +1,375 @@
+//! The exactness claim on random programs: a program over some directions, projected on
+//! random classes (subsets of the directions) by the expansion rule, is merged back without
+//! conflict, and every class's expansion of the merge is its projection.
+
+use super::score::{class_keys, op_keys};
+use super::*;
+use crate::logical::expand_with;
+use crate::logical::tests::myers_lcs;
+use tracelogic_model::{CallKind, CollectiveOp, P2pDir};
+
+/// xorshift64*: a small deterministic generator for the cases.
+struct Rng(u64);
+impl Rng {
+    fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 11) % n.max(1)
+    }
+}
+
+fn op(dir: P2pDir, d: &str, bytes: u64) -> Operation {
+    Operation {
+        dir,
+        partner: Partner::Direction(d.into()),
+        tag: 0,
+        bytes,
+        bytes_by_class: Vec::new(),
+        bytes_by_rank: Vec::new(),
+    }
+}
+
+fn call(function: &str, kind: CallKind, ops: Vec<Operation>) -> LogicalCall {
+    LogicalCall {
+        function: function.into(),
+        kind,
+        ops,
+        collective: None,
+        completes: Vec::new(),
+        only_ranks: None,
+    }
+}
+
+fn program(rng: &mut Rng, names: &[String]) -> Vec<LogicalCall> {
+    let mut out: Vec<LogicalCall> = Vec::new();
+    let mut open: Vec<usize> = Vec::new();
+    let pick = |rng: &mut Rng| names[rng.below(names.len() as u64) as usize].clone();
+    for _ in 0..(10 + rng.below(40)) {
+        let bytes = 8 << rng.below(3);
+        let c = match rng.below(10) {
+            0..=2 => call("MPI_Isend", CallKind::Isend, vec![op(P2pDir::Send, &pick(rng), bytes)]),
+            3..=5 => call("MPI_Irecv", CallKind::Irecv, vec![op(P2pDir::Recv, &pick(rng), bytes)]),
+            6 | 7 => call(
+                "MPI_Sendrecv",
+                CallKind::SendRecv,
+                vec![op(P2pDir::Send, &pick(rng), bytes), op(P2pDir::Recv, &pick(rng), bytes)],
+            ),
+            8 if !open.is_empty() => {
+                let here = out.len();
+                let mut back: Vec<u32> = open.drain(..).map(|i| (here - i) as u32).collect();
+                back.sort_unstable();
+                LogicalCall {
+                    completes: back,
+                    ..call("MPI_Waitall", CallKind::Completion, Vec::new())
+                }
+            }
+            _ => LogicalCall {
+                collective: Some(super::super::Collective {
+                    op: CollectiveOp::Allreduce,
+                    root: None,
+                    comm_size: 8,
+                    bytes_sent: 8,
+                    bytes_recv: 8,
+                }),
+                ..call("MPI_Allreduce", CallKind::Collective, Vec::new())
+            },
+        };
+        if matches!(c.kind, CallKind::Isend | CallKind::Irecv) {
+            open.push(out.len());
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The program as a class with directions `visible` executes it, partners kept as
+/// directions (the table maps each direction to its index, mapped back afterwards).
+fn project(program: &[LogicalCall], names: &[String], visible: &[bool]) -> Vec<LogicalCall> {
+    let table: HashMap<String, Rank> = names
+        .iter()
+        .zip(visible)
+        .enumerate()
+        .filter(|(_, (_, &v))| v)
+        .map(|(k, (n, _))| (n.clone(), k as Rank))
+        .collect();
+    expand_with(&table, 0, program.iter())
+        .into_iter()
+        .map(|mut c| {
+            for o in &mut c.ops {
+                if let Partner::Rank(k) = o.partner {
+                    o.partner = Partner::Direction(names[k as usize].clone());
+                }
+            }
+            c
+        })
+        .collect()
+}
+
+fn as_records(calls: Vec<LogicalCall>, rank: Rank) -> Vec<Record> {
+    calls
+        .into_iter()
+        .enumerate()
+        .map(|(i, call)| Record {
+            call,
+            gap_ns: 0,
+            duration_ns: 0,
+            rank,
+            call_index: i as u32,
+        })
+        .collect()
+}
+
+/// The bit-parallel LCS of the score gives the Myers alignment's count on sequences that
+/// share little (a class left out of a merge), share much, or are empty, and across windows.
+#[test]
+fn score_lcs_equals_the_myers_alignment() {
+    let mut rng = Rng(0xD1B5_4A32_D192_ED03);
+    for case in 0..300 {
+        let alphabet = 1 + rng.below(6);
+        let n = rng.below(300) as usize;
+        let a: Vec<u32> = (0..n).map(|_| rng.below(alphabet) as u32).collect();
+        let mut b: Vec<u32> = a.iter().copied().filter(|_| rng.below(4) != 0).collect();
+        for _ in 0..rng.below(80) {
+            let at = rng.below(b.len() as u64 + 1) as usize;
+            b.insert(at, rng.below(alphabet + 2) as u32);
+        }
+        assert_eq!(super::super::lcs_len(&a, &b), myers_lcs(&a, &b), "case {case}");
+    }
+    // Two windows: 46,000 symbols in all, one in 400 changed.
+    let long: Vec<u32> = (0..23_000).map(|i| i % 7).collect();
+    let other: Vec<u32> = (0..23_000).map(|i| if i % 400 == 0 { 9 } else { i % 7 }).collect();
+    assert_eq!(super::super::lcs_len(&long, &other), myers_lcs(&long, &other));
+    assert_eq!(super::super::lcs_len::<u32>(&[], &[1, 2]), 0);
+}
+
+#[test]
+fn projections_of_one_program_merge_back_exactly() {
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut merged_records = 0;
+    for case in 0..400 {
+        let names: Vec<String> = (0..2 + rng.below(5)).map(|k| format!("d{k}")).collect();
+        let program = program(&mut rng, &names);
+        let mut classes: Vec<ClassTrace> = Vec::new();
+        for c in 0..2 + rng.below(4) {
+            let visible: Vec<bool> = (0..names.len()).map(|_| rng.below(2) == 1).collect();
+            if !visible.iter().any(|&v| v) || classes.iter().any(|k| k.visible == visible) {
+                continue;
+            }
+            let records = as_records(project(&program, &names, &visible), c as Rank);
+            classes.push(ClassTrace {
+                rank: c as Rank,
+                members: vec![c as Rank],
+                visible,
+                records,
+            });
+        }
+        let refs: Vec<&ClassTrace> = classes.iter().collect();
+        let merged = merge(&refs, &names);
+        assert_eq!(merged.conflicts, 0, "case {case}");
+        let calls: Vec<LogicalCall> = merged.records.iter().map(|r| r.call.clone()).collect();
+        merged_records += calls.len();
+        for class in &classes {
+            let own: Vec<LogicalCall> = class.records.iter().map(|r| r.call.clone()).collect();
+            assert_eq!(project(&calls, &names, &class.visible), own, "case {case}");
+        }
+    }
+    assert!(merged_records > 1000);
+}
+
+/// The program as rank `rank` (a class of that one rank) with directions `visible` executes
+/// it: [`project`] with `only_ranks` honoured.
+fn project_on(program: &[LogicalCall], names: &[String], visible: &[bool], rank: Rank) -> Vec<LogicalCall> {
+    // Completion offsets count the records left out too: rebuild them over what is kept.
+    let mut image = Vec::new();
+    let mut out = Vec::new();
+    for (i, c) in program.iter().enumerate() {
+        image.push(c.runs_on(rank).then_some(out.len()));
+        if c.runs_on(rank) {
+            let mut c = LogicalCall {
+                only_ranks: None,
+                ..c.clone()
+            };
+            let here = out.len();
+            let back: Vec<u32> = c
+                .completes
+                .iter()
+                .filter_map(|&k| i.checked_sub(k as usize).and_then(|j| image[j]))
+                .map(|t| (here - t) as u32)
+                .collect();
+            if !c.completes.is_empty() && back.is_empty() {
+                image[i] = None;
+                continue;
+            }
+            c.completes = back;
+            out.push(c);
+        }
+    }
+    project(&out, names, visible)
+}
+
+/// The alignment merge of classes that share one program but each run side records of
+/// their own (inserted at random places, as NAS MG's classes redistribute their coarsest
+/// level three ways) expands, for every class, to exactly that class's sequence of calls,
+/// peers and completions (a side record may be aligned on a record of other sizes: sizes are
+/// fitted per rank afterwards, step 3b, and verified there).
+#[test]
+fn aligned_classes_with_side_records_expand_exactly() {
+    let mut rng = Rng(0x5851_F42D_4C95_7F2D);
+    let mut sides = 0;
+    for case in 0..300 {
+        let names: Vec<String> = (0..2 + rng.below(4)).map(|k| format!("d{k}")).collect();
+        let common = program(&mut rng, &names);
+        let mut classes: Vec<ClassTrace> = Vec::new();
+        for c in 0..2 + rng.below(4) {
+            let visible: Vec<bool> = (0..names.len()).map(|_| rng.below(2) == 1).collect();
+            if !visible.iter().any(|&v| v) {
+                continue;
+            }
+            let mut own = project(&common, &names, &visible);
+            let seen: Vec<&String> = names.iter().zip(&visible).filter(|(_, &v)| v).map(|(n, _)| n).collect();
+            for _ in 0..rng.below(6) {
+                let at = rng.below(own.len() as u64 + 1) as usize;
+                let d = seen[rng.below(seen.len() as u64) as usize];
+                let side = call("MPI_Send", CallKind::Send, vec![op(P2pDir::Send, d, 1000 + c)]);
+                // Completions after `at` keep completing the same records.
+                for (k, later) in own.iter_mut().enumerate().skip(at) {
+                    let before = k - at;
+                    for b in later.completes.iter_mut() {
+                        if *b as usize > before {
+                            *b += 1;
+                        }
+                    }
+                }
+                own.insert(at, side);
+                sides += 1;
+            }
+            let records = as_records(own, c as Rank);
+            classes.push(ClassTrace {
+                rank: c as Rank,
+                members: vec![c as Rank],
+                visible,
+                records,
+            });
+        }
+        if classes.is_empty() {
+            continue;
+        }
+        let refs: Vec<&ClassTrace> = classes.iter().collect();
+        let Some(merged) = crate::logical::align::aligned(&refs, &names) else {
+            panic!("case {case}: small tables are aligned");
+        };
+        let calls: Vec<LogicalCall> = merged.records.iter().map(|r| r.call.clone()).collect();
+        for class in &classes {
+            let own: Vec<LogicalCall> = class.records.iter().map(|r| r.call.clone()).collect();
+            let shapes = |v: Vec<LogicalCall>| v.iter().map(LogicalCall::shape).collect::<Vec<_>>();
+            assert_eq!(
+                shapes(project_on(&calls, &names, &class.visible, class.rank)),
+                shapes(own),
+                "case {case}, class {}",
+                class.rank
+            );
+        }
+    }
+    assert!(sides > 500);
+}
+
+/// Iterations of a common body in which each of three classes runs its own side exchange at
+/// the same point (NAS MG's coarsest level): the aligned merge keeps the classes in step, so
+/// the compressed program is one loop whose body is the common records and the three side
+/// blocks, whatever the iteration count; the bound is counted from the construction.
+#[test]
+fn side_exchanges_of_each_class_stay_inside_one_loop() {
+    let names: Vec<String> = ["east", "west"].iter().map(|s| s.to_string()).collect();
+    let send = |d: &str, b: u64| call("MPI_Send", CallKind::Send, vec![op(P2pDir::Send, d, b)]);
+    let recv = |d: &str, b: u64| call("MPI_Recv", CallKind::Recv, vec![op(P2pDir::Recv, d, b)]);
+    let before = [send("east", 64), recv("west", 64), send("west", 64), recv("east", 64)];
+    let after = [send("east", 8), recv("west", 8)];
+    let side = |c: u64| match c {
+        0 => vec![send("east", 16), send("west", 16)],
+        1 => vec![recv("east", 16), recv("west", 16)],
+        _ => vec![recv("west", 16)],
+    };
+    let mut lengths = Vec::new();
+    for iterations in [5, 40] {
+        let classes: Vec<ClassTrace> = (0..3u64)
+            .map(|c| {
+                let mut calls = Vec::new();
+                for _ in 0..iterations {
+                    calls.extend(before.iter().cloned());
+                    calls.extend(side(c));
+                    calls.extend(after.iter().cloned());
+                }
+                ClassTrace {
+                    rank: c as Rank,
+                    members: vec![c as Rank],
+                    visible: vec![true, true],
+                    records: as_records(calls, c as Rank),
+                }
+            })
+            .collect();
+        let refs: Vec<&ClassTrace> = classes.iter().collect();
+        let merged = crate::logical::align::aligned(&refs, &names).expect("small");
+        let program = crate::compress::compress(&merged.records);
+        // One loop: its header, the common records, every class's side records.
+        let bound = 1 + before.len() + after.len() + (0..3).map(|c| side(c).len()).sum::<usize>();
+        assert!(
+            program.compressed_length <= bound,
+            "{iterations} iterations: {} > {bound}\n{}",
+            program.compressed_length,
+            program.text()
+        );
+        lengths.push(program.compressed_length);
+    }
+    assert_eq!(lengths[0], lengths[1]);
+}
+
+/// The score's keys of a class's execution, read in one pass, are those of the calls
+/// [`restrict_call`] builds (the score before it), on random programs with per-class
+/// sizes, branches and `MPI_Sendrecv` halves.
+#[test]
+fn class_keys_are_the_restricted_calls_keys() {
+    let mut rng = Rng(0x0123_4567_89AB_CDEF);
+    for case in 0..300 {
+        let names: Vec<String> = (0..2 + rng.below(5)).map(|k| format!("d{k}")).collect();
+        let mut calls = program(&mut rng, &names);
+        for c in &mut calls {
+            for o in &mut c.ops {
+                if rng.below(3) == 0 {
+                    o.bytes_by_class = vec![super::super::ClassBytes {
+                        directions: names.iter().filter(|_| rng.below(2) == 0).cloned().collect(),
+                        bytes: 5,
+                    }];
+                }
+            }
+            if rng.below(5) == 0 {
+                c.only_ranks = Some(vec![0, 2]);
+            }
+        }
+        let records = as_records(calls, 0);
+        let visible: Vec<bool> = (0..names.len()).map(|_| rng.below(2) == 1).collect();
+        let see = |o: &Operation| match &o.partner {
+            Partner::Direction(d) => names.iter().position(|n| n == d).is_some_and(|k| visible[k]),
+            _ => true,
+        };
+        let mut here: Vec<&str> = names
+            .iter()
+            .zip(&visible)
+            .filter(|(_, &v)| v)
+            .map(|(n, _)| n.as_str())
+            .collect();
+        here.sort_unstable();
+        for rank in 0..2 {
+            let restricted: Vec<LogicalCall> = records
+                .iter()
+                .filter(|r| r.call.runs_on(rank))
+                .filter_map(|r| restrict_call(&r.call, |o| see(o).then(|| o.for_class(&here))))
+                .collect();
+            assert_eq!(
+                class_keys(&records, rank, &see, &here),
+                op_keys(restricted.iter()),
+                "case {case}, rank {rank}"
+            );
+        }
+    }
+}
