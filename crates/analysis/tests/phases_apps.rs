@@ -101,7 +101,6 @@ const COMMUNICATING: [&str; 6] = [
 /// (4 ranks: 9, 6 ranks: 11; which are missed and why: docs/phases.md). HPL, the last
 /// section, is a phase of its own on both, begin and end.
 #[test]
-#[ignore = "not met since h/phases2: windows of 1 % of the run cannot date hpcc's sections of 0.1-2 % (hpcc-6 7 of 12, hpcc-4 still meets it; docs/phases.md)"]
 fn hpcc_phase_boundaries_at_the_sections() {
     for run in ["hpcc-4", "hpcc-6"] {
         let truth = dated(app(run).join("expected/sections.tsv"), 1);
@@ -355,7 +354,6 @@ fn hpcc_sections_at(
 /// communication, in different proportions over its sub-tests (what is left of the goal:
 /// `hpcc_one_section_per_test_section`).
 #[test]
-#[ignore = "not met since h/phases2: LatencyBandwidth's begin is a phase boundary but not a section boundary on hpcc-4 (docs/phases.md)"]
 fn hpcc_sections_are_few_and_long() {
     for (run, most_inside) in [("hpcc-4", 3), ("hpcc-6", 2)] {
         let (_, inside, secs, p, tolerance) = hpcc_sections(run);

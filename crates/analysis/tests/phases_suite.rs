@@ -239,7 +239,6 @@ fn hpcc_like_suite_one_phase_per_section() {
 /// The same kind of suite on 16 ranks with imbalance and periodic collectives inside the
 /// sections, and two sections of one topology separated by a collectives-only one.
 #[test]
-#[ignore = "not met since h/phases2: the collectives-only section holds few events and joins its neighbour in the event-weighted window mix: 5 phases for 6 sections (docs/phases.md)"]
 fn imbalanced_suite_one_phase_per_section() {
     let with = |topology: &str, style, iterations, seed, every: u32| {
         Section::Run(Box::new(Spec {

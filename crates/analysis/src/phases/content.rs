@@ -172,6 +172,34 @@ impl Bags {
         Bags::from_symbols(&bags)
     }
 
+    /// The bags of `bins` windows of equal numbers of events, in the order their calls were
+    /// entered.
+    pub fn of_event_windows(
+        trace: &tracelogic_model::Trace,
+        events: &crate::patterns::Events,
+        comm: &crate::patterns::CommunicationAnalysis,
+        idx: &[usize],
+        bins: usize,
+    ) -> (Bags, Vec<tracelogic_model::Time>) {
+        let mut sigs = Self::signatures(trace, events, comm, idx);
+        sigs.sort_by_key(|s| (s.1, s.0));
+        let n = sigs.len().max(1);
+        let bins = bins.max(1);
+        let mut bags = vec![Vec::new(); bins];
+        let mut at = vec![tracelogic_model::Time::MAX; bins + 1];
+        for (j, &(_, t, sig)) in sigs.iter().enumerate() {
+            let b = (j * bins / n).min(bins - 1);
+            if bags[b].is_empty() {
+                at[b] = t;
+            }
+            bags[b].push(sig);
+        }
+        for b in (0..bins).rev() {
+            at[b] = at[b].min(at[b + 1]);
+        }
+        (Bags::from_symbols(&bags), at)
+    }
+
     /// Number of positions.
     pub fn len(&self) -> usize {
         self.offs.len() - 1
@@ -243,6 +271,13 @@ impl Bags {
             }
         }
         (best.max(0.0), best_at)
+    }
+
+    /// True when one side of the cut `c` of `a..e` has an event signature the other side
+    /// lacks: a change of *what* is communicated, not only of how often.
+    pub fn support_differs(&self, a: usize, c: usize, e: usize) -> bool {
+        let (l, r) = (self.counts(a..c), self.counts(c..e));
+        l.keys().any(|s| !r.contains_key(s)) || r.keys().any(|s| !l.contains_key(s))
     }
 
     /// Totals of a range: counts by signature (dense over `alphabet`), Σ c·log2 c, events,

@@ -637,32 +637,139 @@ fn phase_bounds(
     }
     let starts: Vec<tracelogic_model::Time> = idx.iter().map(|&i| comm.instances[i].start).collect();
     let last_end = idx.iter().map(|&i| comm.instances[i].end).max().unwrap_or(0);
-    let from = starts[0];
     let bins = (1.0 / opts.min_share).round().clamp(2.0, 10_000.0) as usize;
-    let span = last_end.saturating_sub(from).max(1) + 1;
-    let win = content::Bags::of_windows(trace, events, comm, idx, (from, from + span), bins);
-    let cuts = win.segment(alpha, s0);
-    let (wb, wtests) = merge::merge(&win, &cuts, alpha, s0);
-    // Window boundary k as a time, and the first position starting at or after a time.
-    let at = |k: usize| from + (span as f64 * k as f64 / bins as f64) as tracelogic_model::Time;
-    let first_from = |t: tracelogic_model::Time| starts.partition_point(|&s| s < t);
-    let mut bounds = vec![0usize];
-    let mut tests = Vec::new();
-    for k in 1..wb.len().saturating_sub(1) {
-        // Refined at the occurrences: within one window either side of the window boundary,
-        // where the event mixes of the neighbouring phases differ most.
-        let prev = *bounds.last().expect("non-empty");
-        let next = first_from(at(wb[k + 1])).min(idx.len());
-        let (lo, hi) = (first_from(at(wb[k] - 1)), first_from(at(wb[k] + 1)));
-        if let Some(c) = occ.best_cut_in(prev, next, lo, hi) {
-            if c > prev && c < idx.len() {
-                bounds.push(c);
-                tests.push(wtests[k - 1]);
-            }
+    let ctx = Windows {
+        trace,
+        events,
+        comm,
+        idx,
+        starts: &starts,
+        last_end,
+        occ: &occ,
+        bins,
+        alpha,
+        s0,
+    };
+    // Hierarchical (docs/phases.md, step 2b): the run in windows of `min_share` of its time,
+    // then each phase found holding at least one occurrence per window in windows of
+    // `min_share` of its events, while cuts are found.
+    let mut cuts: Vec<(usize, merge::BoundaryTest)> = Vec::new();
+    let mut todo = vec![(0usize, idx.len(), 0usize)];
+    while let Some((a, e, depth)) = todo.pop() {
+        // A stretch is refined while it holds at least one occurrence per window.
+        if depth > MAX_DEPTH || (depth > 0 && e - a < ctx.bins) {
+            continue;
+        }
+        let mut sub = ctx.cuts(a, e);
+        if depth > 0 {
+            // Below the run's resolution only a change of what is communicated: a loop seen
+            // in windows shorter than its period varies in its mix, not in its signatures.
+            let mut prev = a;
+            sub.retain(|&(c, _)| {
+                let keep = c >= prev + 2 && e >= c + 2 && ctx.occ.support_differs(prev, c, e);
+                if keep {
+                    prev = c;
+                }
+                keep
+            });
+        }
+        let mut prev = a;
+        for &(c, t) in &sub {
+            todo.push((prev, c, depth + 1));
+            cuts.push((c, t));
+            prev = c;
+        }
+        if !sub.is_empty() {
+            todo.push((prev, e, depth + 1));
         }
     }
-    bounds.push(idx.len());
+    cuts.sort_by_key(|c| c.0);
+    cuts.dedup_by_key(|c| c.0);
+    let bounds: Vec<usize> = std::iter::once(0)
+        .chain(cuts.iter().map(|c| c.0))
+        .chain(std::iter::once(idx.len()))
+        .collect();
+    let tests = cuts.iter().map(|c| c.1).collect();
     loop_edges(&occ, &starts, last_end, bounds, tests, opts)
+}
+
+/// Levels of refinement below the run's windows (each a factor `1 / min_share` finer).
+const MAX_DEPTH: usize = 3;
+
+/// What the windowed segmentation of a stretch of occurrences needs.
+struct Windows<'a> {
+    trace: &'a tracelogic_model::Trace,
+    events: &'a crate::patterns::Events,
+    comm: &'a crate::patterns::CommunicationAnalysis,
+    idx: &'a [usize],
+    starts: &'a [tracelogic_model::Time],
+    last_end: tracelogic_model::Time,
+    occ: &'a content::Bags,
+    bins: usize,
+    alpha: f64,
+    s0: f64,
+}
+
+impl Windows<'_> {
+    /// The significant cuts inside the occurrences `a..e` (positions strictly between), with
+    /// their tests: the stretch in `bins` windows (the whole run: of equal time; a phase: of
+    /// equal numbers of events, so a stretch whose events crowd into a few moments is still
+    /// seen at `bins` points), segmented and merged on the windows' event mixes, each window
+    /// boundary refined at the occurrences.
+    fn cuts(&self, a: usize, e: usize) -> Vec<(usize, merge::BoundaryTest)> {
+        if e < a + 2 {
+            return Vec::new();
+        }
+        let from = self.starts[a];
+        let to = if e == self.idx.len() {
+            self.last_end
+        } else {
+            self.starts[e]
+        };
+        let span = to.saturating_sub(from).max(1) + 1;
+        let bins = self.bins;
+        let by_events = (a, e) != (0, self.idx.len());
+        let (win, ev_at) = if by_events {
+            content::Bags::of_event_windows(self.trace, self.events, self.comm, &self.idx[a..e], bins)
+        } else {
+            (
+                content::Bags::of_windows(
+                    self.trace,
+                    self.events,
+                    self.comm,
+                    &self.idx[a..e],
+                    (from, from + span),
+                    bins,
+                ),
+                Vec::new(),
+            )
+        };
+        let cuts = win.segment(self.alpha, self.s0);
+        let (wb, wtests) = merge::merge(&win, &cuts, self.alpha, self.s0);
+        // Window boundary k as a time, and the first position starting at or after a time.
+        let at = |k: usize| {
+            if by_events {
+                ev_at[k.min(bins)]
+            } else {
+                from + (span as f64 * k as f64 / bins as f64) as tracelogic_model::Time
+            }
+        };
+        let first_from = |t: tracelogic_model::Time| a + self.starts[a..e].partition_point(|&s| s < t);
+        let mut out: Vec<(usize, merge::BoundaryTest)> = Vec::new();
+        for k in 1..wb.len().saturating_sub(1) {
+            // Refined at the occurrences: within one window either side of the window boundary,
+            // where the event mixes of the neighbouring phases differ most.
+            let prev = out.last().map_or(a, |c| c.0);
+            let next = first_from(at(wb[k + 1])).min(e);
+            let (lo, hi) = (first_from(at(wb[k] - 1)), first_from(at(wb[k] + 1)));
+            if let Some(c) = self.occ.best_cut_in(prev, next, lo, hi) {
+                if c > prev && c < e {
+                    out.push((c, wtests[k - 1]));
+                }
+            }
+        }
+        out
+    }
 }
 
 /// The main loop's set-up and end (docs/phases.md, "Set-up and end of the main loop"): the
