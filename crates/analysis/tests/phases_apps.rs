@@ -128,7 +128,7 @@ fn hpcc_phase_boundaries_at_the_sections() {
 /// runs communicate alike (the same exchanges, other volumes), so their boundaries are not
 /// found (docs/phases.md).
 #[test]
-#[ignore = "not met since h/phases2: the minimisation and both runs are one phase (docs/phases.md)"]
+#[ignore = "not met by the communication-content phases: the minimisation and both runs are one phase (docs/phases.md)"]
 fn lammps_stages() {
     let truth = dated(app("lammps-melt-phases-8").join("expected/stages.tsv"), 4);
     let (p, miss, duration) = report("lammps-melt-phases-8", &truth);
@@ -417,7 +417,7 @@ fn npb_report(run: &str, key: &str) -> f64 {
 /// timed iterations taking 10.34 s ("Time in seconds"). The loop's body was found at two
 /// alignments (two patterns, alternating every outer iteration) and the segmentation cut at
 /// every outer iteration: 16 phases. Now: at most the log's 4 stretches, the last ending with
-/// the run, and one phase (since h/phases2 the loop, before the verification's own phase) that
+/// the run, and one phase (with phases from the communication content the loop, before the verification's own phase) that
 /// holds at least three quarters of the timed iterations' time
 /// (the first two timed iterations are one glued pattern occurrence with the barrier before
 /// them, docs/phases.md). At most as many sections as phases.

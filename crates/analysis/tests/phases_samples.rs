@@ -131,7 +131,7 @@ fn stationary_runs_give_few_phases() {
         .iter()
         .position(|ph| ph.patterns.contains(&(Some(step), 48)))
         .unwrap();
-    // Since h/phases2 the loop phase also holds `ssor(1)`'s sweeps: LU's source runs one
+    // With phases from the communication content the loop phase also holds `ssor(1)`'s sweeps: LU's source runs one
     // untimed SSOR iteration before the timer, the same exchanges (patterns seen 10 times each)
     // in other pattern labels; the phases compare what is communicated, not labels.
     assert_eq!(p.phases[holds].patterns[0], (Some(step), 48));
@@ -145,7 +145,7 @@ fn stationary_runs_give_few_phases() {
 /// `zran3` (40 again); the four timed V-cycles, whose halo exchange (`comm3`, 14 per cycle) is
 /// in one phase 56 times; the end. At most eight phases.
 #[test]
-#[ignore = "not met since h/phases2: on this short sample the zran3 stretches are not phases of their own (docs/phases.md)"]
+#[ignore = "not met by the communication-content phases: on this short sample the zran3 stretches are not phases of their own (docs/phases.md)"]
 fn npb_mg_phases_follow_the_program() {
     let (_, a, p) = sample("npb-mg.S.8");
     assert!(p.phases.len() <= 8, "{}", p.phases.len());

@@ -619,8 +619,8 @@ fn section_bounds(
 /// The phases' boundaries and the tests of the inner ones, from what the occurrences
 /// communicate ([`content`]): the recursive segmentation on the event mixes with its
 /// significance as stop rule, adjacent segments merged while their mixes do not differ
-/// significantly ([`merge::merge`]), then phases worth reporting ([`merge::merge_short`]) and
-/// concurrent phases ([`merge::merge_nested`]), all on the same event mixes.
+/// significantly ([`merge::merge`]), then phases worth reporting ([`merge::merge_short`]),
+/// all on the same event mixes.
 fn phase_bounds(
     trace: &tracelogic_model::Trace,
     events: &crate::patterns::Events,
