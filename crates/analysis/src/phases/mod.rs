@@ -629,6 +629,10 @@ fn phase_bounds(
     opts: &PhaseOptions,
 ) -> (Vec<usize>, Vec<merge::BoundaryTest>) {
     let (alpha, s0) = (opts.significance, opts.strength);
+    if idx.is_empty() {
+        // No occurrence: one empty phase, as the thesis' tree of an empty sequence is one leaf.
+        return (vec![0, 0], Vec::new());
+    }
     let occ = content::Bags::of_instances(trace, events, comm, idx);
     if opts.min_share <= 0.0 || idx.len() < 2 {
         // No resolution asked: every significant change between occurrences.
