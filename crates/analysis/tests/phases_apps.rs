@@ -4,7 +4,7 @@
 //! their steps, dated the same way (`expected/stages.tsv`).
 
 use std::path::PathBuf;
-use tracelogic_analysis::patterns::{analyse_events, rank_events, PatternOptions};
+use tracelogic_analysis::patterns::{analyse_events, rank_events, PatternAnalysis, PatternOptions};
 use tracelogic_analysis::phases::{detect_phases, PhaseAnalysis};
 use tracelogic_formats::fs::load_paths;
 use tracelogic_formats::read_trace;
@@ -37,6 +37,12 @@ fn phases(name: &str) -> (PhaseAnalysis, Time, Time) {
 
 /// Phases of the run in `dir` and the trace's first and last timestamps.
 fn phases_at(dir: PathBuf) -> (PhaseAnalysis, Time, Time) {
+    let (p, _, span) = phases_and_patterns_at(dir);
+    (p, span.0, span.1)
+}
+
+/// Phases of the run in `dir`, the pattern analysis they come from, and the trace's span.
+fn phases_and_patterns_at(dir: PathBuf) -> (PhaseAnalysis, PatternAnalysis, (Time, Time)) {
     let trace = read_trace(load_paths(&[dir]).unwrap()).unwrap();
     let matching = match_messages(&trace);
     let events = rank_events(&trace, false);
@@ -48,8 +54,7 @@ fn phases_at(dir: PathBuf) -> (PhaseAnalysis, Time, Time) {
         0.0,
         tracelogic_analysis::phases::Outside::Own,
     );
-    let (t0, t1) = trace.span();
-    (p, t0, t1)
+    (p, a, trace.span())
 }
 
 /// Distance from `t` (since the trace start) to the nearest phase boundary.
@@ -445,21 +450,10 @@ fn nas_cg_outer_iterations_are_one_phase() {
 /// V-cycle and `zran3` again. The coarsest levels exchange single messages between pairs of
 /// ranks; 16 of them (8 patterns of 2 ranks, 8 ms in all) start inside the one occurrence that
 /// holds the four timed V-cycles and were a phase of their own (7 phases): a phase now holds
-/// more than pair exchanges, and the list is at most 6 (docs/phases.md, "Concurrent phases";
-/// the end is still mixed with V-cycle parts).
+/// more than pair exchanges, and the list is at most 6 (docs/phases.md).
 #[test]
 fn nas_mg_coarse_exchanges_inside_the_v_cycles_are_no_phase() {
-    let trace = read_trace(load_paths(&[app("otf2-npb-mg.S.16")]).unwrap()).unwrap();
-    let matching = match_messages(&trace);
-    let events = rank_events(&trace, false);
-    let a = analyse_events(&trace, &matching, &events, &PatternOptions::default());
-    let p = detect_phases(
-        &trace,
-        &events,
-        &a.communication,
-        0.0,
-        tracelogic_analysis::phases::Outside::Own,
-    );
+    let (p, a, _) = phases_and_patterns_at(app("otf2-npb-mg.S.16"));
     assert!(p.phases.len() <= 6, "{} phases", p.phases.len());
     for (k, ph) in p.phases.iter().enumerate() {
         let wide = ph
