@@ -40,6 +40,13 @@ test('logical view: rank rows are selected with Tab and Enter/Space; downloads c
   await page.keyboard.press(' ');
   await page.waitForFunction((sel) => !document.querySelector(sel).classList.contains('selected'), row(last));
   assert.equal(await page.locator('#logical-ranks button.row-select[aria-pressed="true"]').count(), 0);
+  // Where the compressed length goes, as the CLI's length_breakdown counts it.
+  const b = l.length_breakdown;
+  const length = await page.textContent('#logical-length');
+  assert.ok(
+    length.includes(`${b.outside_loops} outside loops; ${b.loops.length} top-level loop`),
+    length,
+  );
   // The merged classes come with the answer (LU S.8 has no maximal rank).
   assert.equal(l.maximal, false);
   assert.equal(await page.locator('#logical-classes tbody tr').count(), l.classes.length);
