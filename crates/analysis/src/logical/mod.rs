@@ -29,6 +29,7 @@ mod align;
 mod canonical;
 mod choice;
 mod classes;
+mod completion_sets;
 mod expand;
 mod merge;
 mod offsets;
@@ -43,6 +44,7 @@ mod verify;
 
 pub use accuracy::*;
 use classes::*;
+use completion_sets::*;
 pub use expand::*;
 use offsets::*;
 pub use offsets::{is_offset_direction, offset_name, offset_node, OffsetRanks};

@@ -275,7 +275,9 @@ pub(super) fn shape_of(
     let mut start = vec![0u32; n + 1];
     // Completion call → posting calls it completes, the same way.
     let mut done_start = vec![0u32; n + 1];
-    for i in 0..p.len() {
+    let sets = completions_as_sets(trace, rank);
+    let complete = sets.as_deref().unwrap_or(&p.complete);
+    for (i, &c) in complete.iter().enumerate() {
         let post = p.post[i] as usize;
         let part = if post < n { partner(p.peer[i]) } else { None };
         kept.push(part.map(|part| {
@@ -285,7 +287,6 @@ pub(super) fn shape_of(
         }));
         if kept[i].is_some() {
             start[post + 1] += 1;
-            let c = p.complete[i];
             if c != p.post[i] && c != NOT_COMPLETED && (c as usize) < n {
                 done_start[c as usize + 1] += 1;
             }
@@ -303,7 +304,7 @@ pub(super) fn shape_of(
         let post = p.post[i] as usize;
         ops[fill[post] as usize] = (p.dir[i], h, at, p.bytes[i]);
         fill[post] += 1;
-        let c = p.complete[i];
+        let c = complete[i];
         if c != p.post[i] && c != NOT_COMPLETED && (c as usize) < n {
             done[done_fill[c as usize] as usize] = p.post[i];
             done_fill[c as usize] += 1;

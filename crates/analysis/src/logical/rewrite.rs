@@ -14,7 +14,10 @@ pub(super) fn records_of(trace: &Trace, rank: Rank, partner: &dyn Fn(Rank) -> Op
     // indexed by call (vectors, not maps: this runs for every call of every rank).
     let mut ops_at: Vec<Vec<Operation>> = vec![Vec::new(); n];
     let mut completes: Vec<Vec<CallIdx>> = vec![Vec::new(); n];
-    for i in 0..p.len() {
+    // Runs of `MPI_Waitany` / `MPI_Waitsome` complete their requests as sets (completion_sets).
+    let sets = completions_as_sets(trace, rank);
+    let complete = sets.as_deref().unwrap_or(&p.complete);
+    for (i, &c) in complete.iter().enumerate() {
         let Some(partner) = partner(p.peer[i]) else { continue };
         let post = p.post[i];
         if post as usize >= n {
@@ -28,7 +31,6 @@ pub(super) fn records_of(trace: &Trace, rank: Rank, partner: &dyn Fn(Rank) -> Op
             bytes_by_class: Vec::new(),
             bytes_by_rank: Vec::new(),
         });
-        let c = p.complete[i];
         if c != post && c != NOT_COMPLETED && (c as usize) < n {
             completes[c as usize].push(post);
         }
