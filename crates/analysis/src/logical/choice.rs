@@ -610,7 +610,85 @@ pub(super) fn choose_keyed(
     report: &TopologyReport,
     keys: &[Key],
 ) -> Result<(Placement, DirectionsFrom), String> {
-    choose_from(&mut LocalContacts::new(trace, 0..trace.num_ranks()), report, keys)
+    let grids = declared_grids(trace);
+    choose_with_grids(
+        &mut LocalContacts::new(trace, 0..trace.num_ranks()),
+        report,
+        keys,
+        &grids,
+    )
+}
+
+/// A Cartesian grid the program declared over every rank of the run (`MPI_Cart_create` on a
+/// communicator whose members are all the world ranks): the extents and each world rank's
+/// coordinates. It places an equivalent of the same extents as the program numbers its own
+/// processes, a candidate that first contacts cannot find when the program meets its partners in
+/// rank order rather than in a fixed order of moves (LAMMPS's PPPM on 2x2x2 ranks: the graph is
+/// K8, the 2x2x2 stencil's directions are the program's, but each rank exchanges with its
+/// partners lowest rank first).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeclaredGrid {
+    /// Extent of each dimension, as declared.
+    pub dims: Vec<u32>,
+    /// `coords_of_rank[r]`: world rank `r`'s coordinates in the grid.
+    pub coords_of_rank: Vec<Vec<u32>>,
+}
+
+/// Every Cartesian grid `trace` declares over all its ranks, distinct, in declaration order.
+pub fn declared_grids(trace: &Trace) -> Vec<DeclaredGrid> {
+    let n = trace.num_ranks() as usize;
+    let mut out: Vec<DeclaredGrid> = Vec::new();
+    for t in &trace.cartesian {
+        let Some(comm) = trace.comms.get(t.comm as usize) else {
+            continue;
+        };
+        if comm.members.len() != n || t.coords.len() != n {
+            continue;
+        }
+        let mut coords_of_rank: Vec<Vec<u32>> = vec![Vec::new(); n];
+        let mut complete = true;
+        for (i, &m) in comm.members.iter().enumerate() {
+            match coords_of_rank.get_mut(m as usize) {
+                Some(c) if c.is_empty() => *c = t.coords[i].clone(),
+                _ => complete = false,
+            }
+        }
+        let g = DeclaredGrid {
+            dims: t.dims.clone(),
+            coords_of_rank,
+        };
+        if complete && !out.contains(&g) {
+            out.push(g);
+        }
+    }
+    out
+}
+
+/// `spec` placed by a declared grid of its extents, made canonical, when that placement carries
+/// every edge of the run's graph onto an edge of `spec` (the graphs have as many edges, so it is
+/// then an isomorphism).
+fn placement_by_grid(spec: &TopologySpec, grid: &DeclaredGrid, edges: &[[Rank; 2]]) -> Result<Placement, String> {
+    let n = grid.coords_of_rank.len() as u32;
+    let mut pairs = Vec::with_capacity(n as usize);
+    for (r, c) in grid.coords_of_rank.iter().enumerate() {
+        let u = spec
+            .node_at(c)
+            .ok_or_else(|| format!("rank {r}'s declared coordinates {c:?} are outside {}", spec.label()))?;
+        pairs.push((r as Rank, u));
+    }
+    let p = Placement::new(spec.clone(), n, pairs)?;
+    let g = spec.graph();
+    for &[a, b] in edges {
+        let (Some(&u), Some(&v)) = (p.node_of_rank.get(a as usize), p.node_of_rank.get(b as usize)) else {
+            return Err("an edge of the run names a rank outside the declared grid".into());
+        };
+        if !g.has_edge(u, v) {
+            return Err(format!(
+                "the declared grid does not carry ranks {a} and {b}, which communicate, onto neighbours"
+            ));
+        }
+    }
+    Ok(p.canonical())
 }
 
 /// [`Placement::choose`] reading the ranks through `source` (`keys`: every rank's content key,
@@ -619,6 +697,17 @@ pub fn choose_from(
     source: &mut dyn ContactSource,
     report: &TopologyReport,
     keys: &[Key],
+) -> Result<(Placement, DirectionsFrom), String> {
+    choose_with_grids(source, report, keys, &[])
+}
+
+/// [`choose_from`] with the grids the program declared ([`declared_grids`]): each also places the
+/// match or an equivalent of its extents ([`placement_by_grid`]), scored like the others.
+pub fn choose_with_grids(
+    source: &mut dyn ContactSource,
+    report: &TopologyReport,
+    keys: &[Key],
+    grids: &[DeclaredGrid],
 ) -> Result<(Placement, DirectionsFrom), String> {
     let matched = Placement::from_report(report)?;
     let id = &report.identification;
@@ -779,11 +868,52 @@ pub fn choose_from(
                 }),
             }
         }
+        // The grids the program declared, placing the match or an equivalent of their extents
+        // as the program numbers its processes (not tried when the match already agrees fully).
+        if base.positional < base.total {
+            let specs =
+                std::iter::once(matched.spec.clone()).chain(others.iter().filter_map(|e| {
+                    Family::from_name(&e.family).and_then(|f| TopologySpec::new(f, e.dims.clone()).ok())
+                }));
+            let specs: Vec<TopologySpec> = specs.collect();
+            for g in grids {
+                for s in specs.iter().filter(|s| s.dims == g.dims) {
+                    let label = format!("{}, placed by the declared grid", s.label());
+                    match placement_by_grid(s, g, &report.edges) {
+                        Ok(p) => {
+                            let a = score(&p);
+                            considered.push(ConsideredTopology {
+                                label,
+                                agreement: Some(share(a.positional)),
+                                note: String::new(),
+                            });
+                            if a > base && best.as_ref().is_none_or(|(b, _, _, _)| a > *b) {
+                                let own = s.family == matched.spec.family && s.dims == matched.spec.dims;
+                                best = Some((a, p, own, PlacedBy::Isomorphism));
+                            }
+                        }
+                        Err(note) => considered.push(ConsideredTopology {
+                            label,
+                            agreement: None,
+                            note,
+                        }),
+                    }
+                }
+            }
+        }
     }
     Ok(match best {
         Some((a, p, own, how)) => {
             let label = p.spec.label();
-            let reason = if own {
+            let reason = if own && how == PlacedBy::Isomorphism {
+                format!(
+                    "{label} placed by the grid the program declared (identification's mapping is one of the \
+                     graph's isomorphisms but not the program's: its directions agree on {} of the \
+                     point-to-point operations, the declared grid's on {})",
+                    percent(share(base.positional)),
+                    percent(share(a.positional))
+                )
+            } else if own {
                 format!(
                     "{label} placed by the ranks' first contacts (identification's mapping is one of the \
                      graph's isomorphisms but not the program's: its directions agree on {} of the \
