@@ -119,13 +119,26 @@ impl Program {
     }
 }
 
+/// Most loops, and most rank sets of branch records, [`LengthBreakdown::text`] lists; the rest
+/// are counted (`... and 3688 more`). The JSON keeps them all.
+const TEXT_ITEMS: usize = 20;
+
+/// Append `... and N more` to `shown` when it holds fewer than `total` items.
+fn more(shown: &mut Vec<String>, total: usize) {
+    if total > shown.len() {
+        let rest = total - shown.len();
+        shown.push(format!("... and {rest} more"));
+    }
+}
+
 impl LengthBreakdown {
     /// One line: `outside loops 12; loops 44 (x61), 13 (x2); branches 4 on ranks 0,3; offsets
     /// (+2,0,0) 12`.
     pub fn text(&self) -> String {
-        let loops: Vec<String> = self
+        let mut loops: Vec<String> = self
             .loops
             .iter()
+            .take(TEXT_ITEMS)
             .map(|l| {
                 let only = if l.branch_records > 0 {
                     format!(", {} branch", l.branch_records)
@@ -135,6 +148,7 @@ impl LengthBreakdown {
                 format!("{} (x{}{only})", l.length, l.count.text())
             })
             .collect();
+        more(&mut loops, self.loops.len());
         let mut s = format!(
             "{} outside loops; {} top-level loop{}{}{}",
             self.outside_loops,
@@ -144,14 +158,16 @@ impl LengthBreakdown {
             loops.join(", ")
         );
         if !self.branches.is_empty() {
-            let parts: Vec<String> = self
+            let mut parts: Vec<String> = self
                 .branches
                 .iter()
+                .take(TEXT_ITEMS)
                 .map(|b| {
                     let rs: Vec<String> = b.ranks.iter().map(|r| r.to_string()).collect();
                     format!("{} on ranks {}", b.records, rs.join(","))
                 })
                 .collect();
+            more(&mut parts, self.branches.len());
             s.push_str(&format!("; records of some ranks only: {}", parts.join("; ")));
         }
         if !self.offsets.is_empty() {
