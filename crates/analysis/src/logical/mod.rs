@@ -32,7 +32,7 @@ mod classes;
 mod expand;
 mod merge;
 mod offsets;
-mod per_rank;
+pub(crate) mod per_rank;
 mod placement;
 mod record;
 mod rewrite;
