@@ -28,6 +28,14 @@ fn show(name: &str, trace: &Trace) {
         p.sections.len(),
         s(t1)
     );
+    println!(
+        "  phase boundaries (s): {}",
+        p.phases[1..]
+            .iter()
+            .map(|ph| format!("{:.4}", s(ph.time.0)))
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
     for sec in &p.sections {
         let (a, b) = sec.phases;
         println!(
@@ -154,5 +162,90 @@ fn volumes() {
                 );
             }
         }
+    }
+}
+
+/// Per time bin of `RUN` (env, a folder of tests/data/apps or a path) between `FROM` and `TO`
+/// seconds: events and the most frequent event symbols. A look at what a run communicates when.
+#[test]
+#[ignore]
+fn timeline() {
+    let Ok(run) = std::env::var("RUN") else { return };
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/apps");
+    let dir = if run.starts_with('/') {
+        PathBuf::from(&run)
+    } else {
+        root.join(&run)
+    };
+    let trace = read_trace(load_paths(&[dir]).unwrap()).unwrap();
+    let events = rank_events(&trace, false);
+    let (t0, t1) = trace.span();
+    let env = |k: &str, d: f64| std::env::var(k).ok().and_then(|v| v.parse().ok()).unwrap_or(d);
+    let (from, to, bins) = (
+        env("FROM", 0.0),
+        env("TO", (t1 - t0) as f64 / 1e9),
+        env("BINS", 50.0) as usize,
+    );
+    let mut counts = vec![std::collections::HashMap::<String, u64>::new(); bins];
+    for (r, re) in events.ranks.iter().enumerate() {
+        for (e, &call) in re.calls.iter().enumerate() {
+            let t = (trace.ranks[r].calls.enter[call as usize] - t0) as f64 / 1e9;
+            if t < from || t >= to {
+                continue;
+            }
+            let b = (((t - from) / (to - from)) * bins as f64) as usize;
+            let f = trace.functions.name(trace.ranks[r].calls.func[call as usize]);
+            let name = format!("{f}:{}", events.names[re.symbols[e] as usize]);
+            *counts[b.min(bins - 1)].entry(name).or_default() += 1;
+        }
+    }
+    for (b, c) in counts.iter().enumerate() {
+        let mut v: Vec<_> = c.iter().collect();
+        v.sort_by(|a, b| b.1.cmp(a.1));
+        let n: u64 = c.values().sum();
+        let top: Vec<String> = v.iter().take(6).map(|(k, n)| format!("{k}×{n}")).collect();
+        println!(
+            "{:.4} {:>6} {:>3}  {}",
+            from + (to - from) * b as f64 / bins as f64,
+            n,
+            c.len(),
+            top.join(" ")
+        );
+    }
+}
+
+/// The pattern occurrences of `RUN` (env) starting before `TO` seconds: start, end, ranks,
+/// events, pattern.
+#[test]
+#[ignore]
+fn occurrences() {
+    let Ok(run) = std::env::var("RUN") else { return };
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/apps");
+    let dir = if run.starts_with('/') {
+        PathBuf::from(&run)
+    } else {
+        root.join(&run)
+    };
+    let trace = read_trace(load_paths(&[dir]).unwrap()).unwrap();
+    let matching = match_messages(&trace);
+    let events = rank_events(&trace, false);
+    let a = analyse_events(&trace, &matching, &events, &PatternOptions::default());
+    let (t0, _) = trace.span();
+    let to: f64 = std::env::var("TO").ok().and_then(|v| v.parse().ok()).unwrap_or(1e9);
+    let (_, idx) = tracelogic_analysis::phases::pattern_sequence(&a.communication, Outside::Own);
+    for (pos, &i) in idx.iter().enumerate() {
+        let inst = &a.communication.instances[i];
+        let s = (inst.start - t0) as f64 / 1e9;
+        if s > to {
+            break;
+        }
+        let ev: u32 = inst.parts.iter().map(|p| p.last_event + 1 - p.first_event).sum();
+        println!(
+            "{pos:>5} {s:.6} {:.6} ranks {:>3} events {:>6} pattern {}",
+            (inst.end - t0) as f64 / 1e9,
+            inst.parts.len(),
+            ev,
+            inst.pattern
+        );
     }
 }

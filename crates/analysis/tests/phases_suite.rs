@@ -221,7 +221,6 @@ fn check(ranks: u32, sections: Vec<Section>) {
 /// HPCC-like: all-to-all (RandomAccess), 2x4 grid (PTRANS), collectives only (STREAM),
 /// hypercube (FFT), ring (latency/bandwidth), torus (HPL), of different lengths.
 #[test]
-#[ignore = "not met by the communication-content phases: the collectives-only section holds few events and joins its neighbour in the event-weighted window mix: 5 phases for 6 sections (docs/phases.md)"]
 fn hpcc_like_suite_one_phase_per_section() {
     check(
         8,

@@ -1,8 +1,9 @@
 //! `mpirun -n {1,2,4} tracelogic-mpi <analysis> SAMPLE --json` prints what the serial
 //! `tracelogic <analysis> SAMPLE --json` prints, byte for byte (timing fields aside), with the
 //! same exit code, on
-//! DUMPI and OTF2 samples; errors are reported once and end every process. Needs Open MPI's
-//! `mpirun` (scripts/test-mpi builds both binaries and runs this).
+//! DUMPI and OTF2 samples; errors are reported once and end every process. Needs an `mpirun`:
+//! Open MPI's by default, another with `TRACELOGIC_MPIRUN` (scripts/test-mpi builds both
+//! binaries and runs this under Open MPI, then the topology and matrix checks under MPICH).
 #![cfg(feature = "mpi")]
 
 mod common;
@@ -17,8 +18,12 @@ fn mpi_binary() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_tracelogic-mpi"))
 }
 
-/// The serial CLI beside this binary, built if it is not there yet.
+/// The serial CLI: `TRACELOGIC_SERIAL_CLI` when set (a build without MPI serves every MPI
+/// library), else the one beside this binary, built if it is not there yet.
 fn serial_binary() -> PathBuf {
+    if let Some(path) = std::env::var_os("TRACELOGIC_SERIAL_CLI") {
+        return PathBuf::from(path);
+    }
     let path = mpi_binary().with_file_name(format!("tracelogic{}", std::env::consts::EXE_SUFFIX));
     if !path.exists() {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
@@ -37,15 +42,33 @@ fn sample(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// The launcher (`TRACELOGIC_MPIRUN`, default `mpirun`) and the options it needs to start more
+/// processes than cores: Open MPI's `--oversubscribe`; MPICH's Hydra oversubscribes unasked and
+/// refuses that option.
+fn launcher() -> &'static (String, Vec<&'static str>) {
+    static LAUNCHER: std::sync::OnceLock<(String, Vec<&'static str>)> = std::sync::OnceLock::new();
+    LAUNCHER.get_or_init(|| {
+        let program = std::env::var("TRACELOGIC_MPIRUN").unwrap_or_else(|_| "mpirun".into());
+        let version = Command::new(&program)
+            .arg("--version")
+            .output()
+            .expect("the MPI launcher runs");
+        let open_mpi = String::from_utf8_lossy(&version.stdout).contains("Open MPI");
+        (program, if open_mpi { vec!["--oversubscribe"] } else { Vec::new() })
+    })
+}
+
 fn mpirun(n: usize, args: &[&str]) -> Output {
-    Command::new("mpirun")
-        .args(["--oversubscribe", "-n", &n.to_string()])
+    let (program, options) = launcher();
+    Command::new(program)
+        .args(options)
+        .args(["-n", &n.to_string()])
         .arg(mpi_binary())
         .args(args)
         .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
         .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
         .output()
-        .expect("mpirun runs (Open MPI installed? scripts/ensure-tools mpi)")
+        .expect("mpirun runs (an MPI installed? scripts/ensure-tools mpi)")
 }
 
 /// A JSON report without its timing fields (topology's `timings` and the `milliseconds` of its

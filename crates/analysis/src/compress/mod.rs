@@ -212,14 +212,20 @@ pub fn compress_with(records: &[Record], options: &CompressOptions) -> Program {
     let (mut syms2, mut items2, mut table2) = (syms.clone(), items.clone(), table.clone());
     let (leaf_syms, leaf_items) = (syms.clone(), items.clone());
     fold(&mut syms, &mut items, &mut table, false);
-    let mut best = finish(records, &items, options);
+    // Candidates are compared by their compressed length, counted on the folded items
+    // ([`length`], what [`finish`] would count); only a candidate that is shorter is built,
+    // where its nodes decide ([`variants::choices_nest`]), and the one kept at the end.
+    let mut best_items: Option<Vec<Item>> = None;
+    let mut best_program: Option<Program> = None;
+    let mut best_length = length(&items);
     // Iterations that differ only in their inner loop counts (an iterative solver's inner steps
     // per outer step): folded again with inner loops strictly first and the bodies of known loops
     // found inline (an inner loop run once) made loops of one iteration; kept when shorter.
     if fold(&mut syms2, &mut items2, &mut table2, true) {
-        let varying = finish(records, &items2, options);
-        if varying.compressed_length < best.compressed_length {
-            best = varying;
+        let varying = length(&items2);
+        if varying < best_length {
+            best_length = varying;
+            best_items = Some(items2);
         }
     }
     // Iterations that are one of a few variants (`variants`), marked on the records (steps
@@ -231,12 +237,64 @@ pub fn compress_with(records: &[Record], options: &CompressOptions) -> Program {
     tried.extend(variants::variant_loops(&leaf_syms, &leaf_items, records, &mut table));
     for (mut s, mut it) in tried {
         fold(&mut s, &mut it, &mut table, false);
+        let counted = length(&it);
+        if counted >= best_length {
+            continue;
+        }
         let program = finish(records, &it, options);
-        if program.compressed_length < best.compressed_length && !variants::choices_nest(&program.nodes) {
-            best = program;
+        debug_assert_eq!(program.compressed_length, counted, "length counts what finish builds");
+        if !variants::choices_nest(&program.nodes) {
+            best_length = program.compressed_length;
+            best_items = None;
+            best_program = Some(program);
         }
     }
-    best
+    let program = match (best_program, best_items) {
+        (Some(program), _) => program,
+        (None, Some(varying)) => finish(records, &varying, options),
+        (None, None) => finish(records, &items, options),
+    };
+    debug_assert_eq!(
+        program.compressed_length, best_length,
+        "length counts what finish builds"
+    );
+    program
+}
+
+/// The compressed length of the program of `items` (call records plus loop headers), counted
+/// as [`finish`] builds it ([`build`]'s recursion without its values): equal to its
+/// `compressed_length`.
+fn length(items: &[Item]) -> usize {
+    items.iter().map(|i| length_of(&[i])).sum()
+}
+
+/// Nodes of [`build`] of `occurrences` (occurrences of one symbol).
+fn length_of(occurrences: &[&Item]) -> usize {
+    match occurrences[0] {
+        Item::Leaf(_) => 1,
+        Item::Loop(_) => {
+            let period = occurrences
+                .iter()
+                .find_map(|o| match o {
+                    Item::Loop(its) => its.first().map(Vec::len),
+                    Item::Leaf(_) => None,
+                })
+                .unwrap_or(0);
+            let body: usize = (0..period)
+                .map(|k| {
+                    let inner: Vec<&Item> = occurrences
+                        .iter()
+                        .flat_map(|o| match o {
+                            Item::Loop(its) => its.iter().map(move |it| &it[k]),
+                            Item::Leaf(_) => unreachable!("occurrences share a symbol"),
+                        })
+                        .collect();
+                    length_of(&inner)
+                })
+                .sum();
+            1 + body
+        }
+    }
 }
 
 /// Fold tandem repeats of `syms` (and `items` alongside) until none is left. With `varying`,

@@ -33,7 +33,7 @@ mod completion_sets;
 mod expand;
 mod merge;
 mod offsets;
-mod per_rank;
+pub(crate) mod per_rank;
 mod placement;
 mod record;
 mod rewrite;

@@ -219,7 +219,7 @@ pub(super) fn each_rank<T: Send>(n: Rank, f: impl Fn(Rank) -> T + Sync) -> Vec<T
 
 /// `f` of every index `0..n`, in order: on every core natively (indices handed out one at a
 /// time, so uneven items balance), in order on wasm.
-pub(super) fn each_index<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+pub(crate) fn each_index<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
     #[cfg(not(target_arch = "wasm32"))]
     {
         let threads = std::thread::available_parallelism().map_or(1, |t| t.get()).min(n);

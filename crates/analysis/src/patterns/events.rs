@@ -54,57 +54,87 @@ pub(super) struct SymbolKey {
     comm: u32,
 }
 
-/// The event symbols of every rank, interned once for the whole trace. O(events).
+/// The event symbols of every rank, interned once for the whole trace. O(events). Each rank's
+/// events are read on their own (on every core natively) with symbols numbered per rank in
+/// order of first appearance; the per-rank numbers are then renumbered in rank order, which
+/// gives every symbol the id a single pass over the ranks in order would give it.
 pub fn rank_events(trace: &Trace, with_envelope: bool) -> Events {
+    let per_rank = crate::logical::per_rank::each_index(trace.ranks.len(), |r| {
+        rank_events_of(trace, &trace.ranks[r], with_envelope)
+    });
     let mut ids: HashMap<SymbolKey, u32> = HashMap::new();
     let mut names: Vec<String> = Vec::new();
     let mut ranks = Vec::with_capacity(trace.ranks.len());
-    for rt in &trace.ranks {
-        let (p, c) = (&rt.p2p, &rt.collectives);
-        let mut out = RankEvents {
-            rank: rt.rank,
-            ..Default::default()
-        };
-        let total = p.len() + c.len();
-        out.symbols.reserve_exact(total);
-        out.events.reserve_exact(total);
-        out.calls.reserve_exact(total);
-        let (mut i, mut j) = (0usize, 0usize);
-        while i < p.len() || j < c.len() {
-            let take_p2p = j >= c.len() || (i < p.len() && p.post[i] <= c.call[j]);
-            let (key, ev, call) = if take_p2p {
-                let send = p.dir[i] == P2pDir::Send;
-                let key = SymbolKey {
-                    kind: if send { 0 } else { 1 },
-                    peer: p.peer[i],
-                    tag: if with_envelope { p.tag[i] as i64 } else { 0 },
-                    bytes: if with_envelope { p.bytes[i] } else { 0 },
-                    comm: if with_envelope { p.comm[i] } else { 0 },
-                };
-                i += 1;
-                (key, EventRef::P2p(i as u32 - 1), p.post[i - 1])
-            } else {
-                let key = SymbolKey {
-                    kind: 2,
-                    peer: if with_envelope { c.root[j] } else { 0 },
-                    tag: trace.ranks[rt.rank as usize].calls.func[c.call[j] as usize] as i64,
-                    bytes: if with_envelope { c.bytes_sent[j] } else { 0 },
-                    comm: if with_envelope { c.comm[j] } else { 0 },
-                };
-                j += 1;
-                (key, EventRef::Collective(j as u32 - 1), c.call[j - 1])
-            };
-            let id = *ids.entry(key).or_insert_with(|| {
-                names.push(symbol_name(trace, &key, with_envelope));
-                names.len() as u32 - 1
-            });
-            out.symbols.push(id);
-            out.events.push(ev);
-            out.calls.push(call);
+    for (mut out, keys) in per_rank {
+        let global: Vec<u32> = keys
+            .iter()
+            .map(|key| {
+                *ids.entry(*key).or_insert_with(|| {
+                    names.push(symbol_name(trace, key, with_envelope));
+                    names.len() as u32 - 1
+                })
+            })
+            .collect();
+        for s in &mut out.symbols {
+            *s = global[*s as usize];
         }
         ranks.push(out);
     }
     Events { names, ranks }
+}
+
+/// One rank's events with its symbols numbered in order of first appearance, and the key of
+/// each number.
+fn rank_events_of(
+    trace: &Trace,
+    rt: &tracelogic_model::RankTrace,
+    with_envelope: bool,
+) -> (RankEvents, Vec<SymbolKey>) {
+    let mut ids: HashMap<SymbolKey, u32> = HashMap::new();
+    let mut keys: Vec<SymbolKey> = Vec::new();
+    let (p, c) = (&rt.p2p, &rt.collectives);
+    let mut out = RankEvents {
+        rank: rt.rank,
+        ..Default::default()
+    };
+    let total = p.len() + c.len();
+    out.symbols.reserve_exact(total);
+    out.events.reserve_exact(total);
+    out.calls.reserve_exact(total);
+    let (mut i, mut j) = (0usize, 0usize);
+    while i < p.len() || j < c.len() {
+        let take_p2p = j >= c.len() || (i < p.len() && p.post[i] <= c.call[j]);
+        let (key, ev, call) = if take_p2p {
+            let send = p.dir[i] == P2pDir::Send;
+            let key = SymbolKey {
+                kind: if send { 0 } else { 1 },
+                peer: p.peer[i],
+                tag: if with_envelope { p.tag[i] as i64 } else { 0 },
+                bytes: if with_envelope { p.bytes[i] } else { 0 },
+                comm: if with_envelope { p.comm[i] } else { 0 },
+            };
+            i += 1;
+            (key, EventRef::P2p(i as u32 - 1), p.post[i - 1])
+        } else {
+            let key = SymbolKey {
+                kind: 2,
+                peer: if with_envelope { c.root[j] } else { 0 },
+                tag: trace.ranks[rt.rank as usize].calls.func[c.call[j] as usize] as i64,
+                bytes: if with_envelope { c.bytes_sent[j] } else { 0 },
+                comm: if with_envelope { c.comm[j] } else { 0 },
+            };
+            j += 1;
+            (key, EventRef::Collective(j as u32 - 1), c.call[j - 1])
+        };
+        let id = *ids.entry(key).or_insert_with(|| {
+            keys.push(key);
+            keys.len() as u32 - 1
+        });
+        out.symbols.push(id);
+        out.events.push(ev);
+        out.calls.push(call);
+    }
+    (out, keys)
 }
 
 pub(super) fn symbol_name(trace: &Trace, k: &SymbolKey, with_envelope: bool) -> String {

@@ -183,24 +183,37 @@ pub fn analyse_events(
     let mut rank_patterns = BTreeMap::new();
     let mut comparison = RoutineComparison::default();
     let mut any_routines = false;
-    for re in &events.ranks {
+    // Each rank's detection on its own (on every core natively), summed in rank order.
+    let detected = crate::logical::per_rank::each_index(events.ranks.len(), |r| {
+        let re = &events.ranks[r];
         let bounds = if opts.routines {
             routine_boundaries(trace, re)
         } else {
             None
         };
         let mut pats = detect(&re.symbols, alphabet, bounds.as_deref(), opts);
-        if bounds.is_some() {
-            any_routines = true;
+        // (syntactic, routine-directed, common) where the rank has routines.
+        let compared = bounds.is_some().then(|| {
             let plain = detect(&re.symbols, alphabet, None, opts);
             let keys: std::collections::HashSet<&Vec<u32>> = pats.iter().map(|p| &p.symbols).collect();
-            comparison.ranks += 1;
-            comparison.syntactic += plain.len();
-            comparison.routine_directed += pats.len();
-            comparison.common += plain.iter().filter(|p| keys.contains(&p.symbols)).count();
-        }
+            let common = plain.iter().filter(|p| keys.contains(&p.symbols)).count();
+            (plain.len(), pats.len(), common)
+        });
         name_patterns(&mut pats, &re.symbols, &events.names);
+        let occurrences = parse_occurrences(re.symbols.len(), &pats);
+        (pats, compared, occurrences)
+    });
+    let mut occurrences: Vec<Vec<(u32, u32)>> = Vec::with_capacity(events.ranks.len());
+    for (re, (pats, compared, occ)) in events.ranks.iter().zip(detected) {
+        if let Some((syntactic, routine_directed, common)) = compared {
+            any_routines = true;
+            comparison.ranks += 1;
+            comparison.syntactic += syntactic;
+            comparison.routine_directed += routine_directed;
+            comparison.common += common;
+        }
         rank_patterns.insert(re.rank, pats);
+        occurrences.push(occ);
     }
     let routine_comparison = any_routines.then(|| {
         let ratio = |a: usize, b: usize| if b == 0 { 1.0 } else { a as f64 / b as f64 };
@@ -208,11 +221,6 @@ pub fn analyse_events(
         comparison.recall = ratio(comparison.common, comparison.routine_directed);
         comparison
     });
-    let occurrences: Vec<Vec<(u32, u32)>> = events
-        .ranks
-        .iter()
-        .map(|re| parse_occurrences(re.symbols.len(), &rank_patterns[&re.rank]))
-        .collect();
     let occurrences = align::align_runs(trace, matching, events, &occurrences);
     let communication = construct(trace, matching, events, &occurrences);
     let (occurrences, communication) = match unglue(trace, matching, events, &mut rank_patterns, &communication) {

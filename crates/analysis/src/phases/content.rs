@@ -335,6 +335,37 @@ impl Bags {
         best.map(|(_, c)| c)
     }
 
+    /// The thesis' recursive segmentation (§5.2.1) of the positions `a..e` with a condition on
+    /// the pieces: each segment `x..y` is cut at its boundary `c` of largest divergence while
+    /// that cut is significant with whole positions permuted ([`Bags::test_at`], `p < alpha`,
+    /// strength > `s0`), the two sides differ in which signatures occur and `worth(x, c, y)`
+    /// holds. Returns the cuts in order with their tests.
+    pub fn segment_within(
+        &self,
+        a: usize,
+        e: usize,
+        alpha: f64,
+        s0: f64,
+        worth: impl Fn(usize, usize, usize) -> bool,
+    ) -> Vec<(usize, BoundaryTest)> {
+        let mut out = Vec::new();
+        let mut stack = vec![(a, e)];
+        while let Some((x, y)) = stack.pop() {
+            let Some(c) = self.best_cut(x, y) else { continue };
+            if !worth(x, c, y) || !self.support_differs(x, c, y) {
+                continue;
+            }
+            let t = self.test_at(x, c, y, alpha, false);
+            if t.keeps(alpha, s0) {
+                out.push((c, t));
+                stack.push((x, c));
+                stack.push((c, y));
+            }
+        }
+        out.sort_by_key(|c| c.0);
+        out
+    }
+
     /// The boundary of `start..end` in `lo..=hi` where the mixes of the two sides differ most
     /// with **equal weights** (Jensen–Shannon divergence of the two normalised mixes, whatever
     /// their sizes; leftmost on ties): the edge of a short set-up or end against a long loop,
@@ -513,6 +544,43 @@ mod tests {
         }
         let b = Bags::from_symbols(&bags);
         assert_eq!(b.segment(0.01, 0.0), vec![0, loop_end, bags.len()]);
+    }
+
+    /// Fewer positions than windows (step 3c): twelve whole steps of a grid exchange, then ten
+    /// rounds of one collective, then a loop whose steps come whole or in pieces. The
+    /// collectives are cut off at both ends exactly; the loop of pieces is not cut (its mix at
+    /// whole periods is stationary, a cut inside it is no change of which signatures occur).
+    #[test]
+    fn few_occurrences_cut_where_the_signatures_change() {
+        let mut bags: Vec<Vec<u32>> = vec![vec![0, 1, 2, 3]; 12];
+        bags.extend(std::iter::repeat_n(vec![4], 10));
+        let loop_start = bags.len();
+        for k in 0..20 {
+            if k % 2 == 0 {
+                bags.push(vec![5, 6, 7]);
+            } else {
+                bags.extend([vec![5], vec![6], vec![7]]);
+            }
+        }
+        let b = Bags::from_symbols(&bags);
+        let all = |_: usize, _: usize, _: usize| true;
+        let cuts: Vec<usize> = b
+            .segment_within(0, bags.len(), 0.01, 0.0, all)
+            .iter()
+            .map(|c| c.0)
+            .collect();
+        assert_eq!(cuts, vec![12, loop_start]);
+        // The loop alone: no cut anywhere.
+        assert!(b.segment_within(loop_start, bags.len(), 0.01, 0.0, all).is_empty());
+        // A piece that is not worth a phase stops the cut there: with more than 10 positions
+        // asked of each phase, the loop is cut off, the 10 collectives stay with the grid.
+        let long = |x: usize, c: usize, y: usize| c - x > 10 && y - c > 10;
+        let cuts: Vec<usize> = b
+            .segment_within(0, bags.len(), 0.01, 0.0, long)
+            .iter()
+            .map(|c| c.0)
+            .collect();
+        assert_eq!(cuts, vec![loop_start]);
     }
 
     /// Hand-checked: bags `{a}`, `{a}`, `{b}`, `{b}`. The best cut is in the middle with

@@ -660,8 +660,18 @@ fn phase_bounds(
     let mut cuts: Vec<(usize, merge::BoundaryTest)> = Vec::new();
     let mut todo = vec![(0usize, idx.len(), 0usize)];
     while let Some((a, e, depth)) = todo.pop() {
-        // A stretch is refined while it holds at least one occurrence per window.
-        if depth > MAX_DEPTH || (depth > 0 && e - a < ctx.bins) {
+        if depth > MAX_DEPTH {
+            continue;
+        }
+        if depth > 0 && e - a < ctx.bins {
+            // Fewer occurrences than windows (step 3c): the occurrences are the exchangeable
+            // unit; the cut of largest divergence is kept where what is communicated changes,
+            // significant with whole occurrences permuted, each side lasting at least
+            // `min_share` of the run.
+            let share = ((last_end - starts[0]) as f64 * opts.min_share) as tracelogic_model::Time;
+            let end_of = |y: usize| if y == idx.len() { last_end } else { starts[y] };
+            let worth = |x: usize, c: usize, y: usize| starts[c] - starts[x] >= share && end_of(y) - starts[c] >= share;
+            cuts.extend(occ.segment_within(a, e, alpha, s0, worth));
             continue;
         }
         let mut sub = ctx.cuts(a, e);

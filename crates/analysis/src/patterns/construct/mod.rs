@@ -261,6 +261,14 @@ pub fn construct_with_steps(
     }
     drop(comp);
     let rank_of = |g: u32| offset.partition_point(|&o| o <= g) - 1;
+    // The rank of `g` from the rank `r` of an earlier event of the same component (events of a
+    // component ascend): a step forward instead of a binary search per event.
+    let rank_from = |mut r: usize, g: u32| {
+        while offset[r + 1] <= g {
+            r += 1;
+        }
+        r
+    };
     // Signatures.
     let mut sig_ids: HashMap<Vec<u32>, u32> = HashMap::new();
     let mut sig_list: Vec<Vec<u32>> = Vec::new();
@@ -275,8 +283,9 @@ pub fn construct_with_steps(
         key.clear();
         let mut parts: Vec<InstancePart> = Vec::new();
         let mut patterned = false;
+        let mut r = evs.first().map_or(0, |&g| rank_of(g));
         for &g in evs {
-            let r = rank_of(g);
+            r = rank_from(r, g);
             let i = g - offset[r];
             let re = &events.ranks[r];
             let calls = &trace.ranks[re.rank as usize].calls;
@@ -513,10 +522,11 @@ pub fn construct_with_steps(
             let ex = &mut examples[inst.pattern as usize];
             if ex.len() < KEPT_EXAMPLES {
                 let evs = &members[start[c as usize] as usize..start[c as usize + 1] as usize];
+                let mut r = evs.first().map_or(0, |&g| rank_of(g));
                 ex.push(
                     evs.iter()
                         .map(|&g| {
-                            let r = rank_of(g);
+                            r = rank_from(r, g);
                             (events.ranks[r].rank, g - offset[r])
                         })
                         .collect(),
