@@ -148,8 +148,14 @@ test('zoomed to one call, the tooltip gives its exact times; the window becomes 
   await waitForCells(page, 'heatmap', (cells) => cells.reduce((a, c) => a + (c.cell?.value ?? 0), 0) === sum(expected.bytes));
   const cells = byKey(await drawnCells(page, 'heatmap'), assert);
   for (const [key, c] of cells) assert.equal(c.cell.value, expected.bytes[c.row][c.col], key);
-  // Back on the timeline, the selection can be cleared from there.
+  // Back on the timeline: "Show the selection" zooms from the whole run to the selection's
+  // window; the selection can be cleared from there.
   await page.click('#nav-timeline');
+  await page.click('#tl-whole');
+  const length = cliJson(['summary', luDir]);
+  await page.waitForSelector(`#timeline-canvas[data-view-from="0"][data-view-to="${length.end_ns - length.start_ns}"]`);
+  await page.click('#tl-show-selection');
+  await page.waitForSelector('#timeline-canvas[data-view-from="100000000"][data-view-to="500000000"]');
   await page.click('#tl-clear-window');
   await page.waitForSelector('#selection-note', { state: 'detached' });
   app.assertClean(s);
