@@ -120,6 +120,13 @@ pub fn run(args: Args) -> CliResult {
             )));
         }
     }
+    if query.colour != Colour::Function {
+        engine.absolute(&query.source.selection).map_err(|e| {
+            CliError::Input(format!(
+                "the colouring's selection (--select-ranks, --select-from, --select-to): {e}"
+            ))
+        })?;
+    }
     set_stage("building the timeline");
     let t0 = Instant::now();
     // The first query builds the index (and, in logical time, the steps); the second is what
