@@ -6,10 +6,10 @@ use crate::common::{emit, load_trace, print_json, set_stage, CliError, CliResult
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
-use tracelogic_engine::timeline::{Clock, Colour, TimelineQuery};
+use tracelogic_engine::timeline::{Clock, Colour, GroupSource, TimelineQuery};
 use tracelogic_engine::{Engine, FieldWords};
 use tracelogic_model::query::{parse_ranks, parse_time};
-use tracelogic_model::Rank;
+use tracelogic_model::{Rank, Selection};
 
 /// Arguments of `tracelogic timeline`.
 #[derive(clap::Args)]
@@ -40,6 +40,21 @@ pub struct Args {
     /// phase); the JSON then carries `group` per column and `group`/`occurrence` per call.
     #[arg(long, default_value = "function", value_parser = colour)]
     pub colour: Colour,
+    /// With `--colour pattern|phase`: find the patterns and phases on the selection of
+    /// `--select-*` and phases at strength `--strength`, as `tracelogic patterns` and
+    /// `tracelogic phases` with `--ranks`, `--from`, `--to` and `--strength` (the page's
+    /// selection and Phases slider); calls outside the selection belong to none.
+    #[arg(long, default_value_t = 0.0)]
+    pub strength: f64,
+    /// Only these ranks for the pattern or phase colouring (`0-3,7`).
+    #[arg(long, value_parser = ranks_list)]
+    pub select_ranks: Option<RankOrder>,
+    /// The pattern or phase colouring's selection starts here (since the first event).
+    #[arg(long, value_parser = parse_time)]
+    pub select_from: Option<u64>,
+    /// ... and ends here (exclusive).
+    #[arg(long, value_parser = parse_time)]
+    pub select_to: Option<u64>,
     /// List at most this many calls, messages and collectives each.
     #[arg(long, default_value_t = 2000)]
     pub limit: u32,
@@ -72,6 +87,15 @@ pub fn run(args: Args) -> CliResult {
     let query = TimelineQuery {
         clock: if args.logical { Clock::Logical } else { Clock::Time },
         colour: args.colour,
+        source: GroupSource {
+            selection: Selection {
+                ranks: args.select_ranks.map(|r| r.0),
+                from: args.select_from,
+                to: args.select_to,
+                ..Selection::default()
+            },
+            strength: args.strength,
+        },
         from: args.from.unwrap_or(0),
         to: args.to,
         ranks: args.ranks.map(|r| r.0).unwrap_or_default(),
@@ -81,6 +105,13 @@ pub fn run(args: Args) -> CliResult {
         max_messages: args.limit,
         max_collectives: args.limit,
     };
+    if !args.strength.is_finite() {
+        return Err(CliError::Input(format!(
+            "--strength must be a number, got {}",
+            args.strength
+        )));
+    }
+    tracelogic_engine::phases::check_strength(args.strength)?;
     if let Some(to) = query.to {
         if to <= query.from {
             return Err(CliError::Input(format!(
@@ -88,6 +119,13 @@ pub fn run(args: Args) -> CliResult {
                 query.from
             )));
         }
+    }
+    if query.colour != Colour::Function {
+        engine.absolute(&query.source.selection).map_err(|e| {
+            CliError::Input(format!(
+                "the colouring's selection (--select-ranks, --select-from, --select-to): {e}"
+            ))
+        })?;
     }
     set_stage("building the timeline");
     let t0 = Instant::now();

@@ -148,8 +148,14 @@ test('zoomed to one call, the tooltip gives its exact times; the window becomes 
   await waitForCells(page, 'heatmap', (cells) => cells.reduce((a, c) => a + (c.cell?.value ?? 0), 0) === sum(expected.bytes));
   const cells = byKey(await drawnCells(page, 'heatmap'), assert);
   for (const [key, c] of cells) assert.equal(c.cell.value, expected.bytes[c.row][c.col], key);
-  // Back on the timeline, the selection can be cleared from there.
+  // Back on the timeline: "Show the selection" zooms from the whole run to the selection's
+  // window; the selection can be cleared from there.
   await page.click('#nav-timeline');
+  await page.click('#tl-whole');
+  const length = cliJson(['summary', luDir]);
+  await page.waitForSelector(`#timeline-canvas[data-view-from="0"][data-view-to="${length.end_ns - length.start_ns}"]`);
+  await page.click('#tl-show-selection');
+  await page.waitForSelector('#timeline-canvas[data-view-from="100000000"][data-view-to="500000000"]');
   await page.click('#tl-clear-window');
   await page.waitForSelector('#selection-note', { state: 'detached' });
   app.assertClean(s);
@@ -186,41 +192,18 @@ function pixelAt(pixels, W, x, y) {
 const hexOf = (p) => '#' + p.slice(0, 3).map((v) => v.toString(16).padStart(2, '0')).join('');
 const near = (a, b) => [1, 3, 5].every((j) => Math.abs(parseInt(a.slice(j, j + 2), 16) - parseInt(b.slice(j, j + 2), 16)) <= 3);
 
-test('coloured by phase, each lane changes colour at the phase starts of `phases --json`', async () => {
-  const s = await app.openView('npb-lu.S.8', 'timeline', '#timeline-legend li');
-  const { page } = s;
-  await page.uncheck('#tl-messages');
-  await page.uncheck('#tl-collectives');
-  await settled(page);
-  await page.selectOption('#tl-colour', 'phase');
-  await page.waitForSelector('#timeline-canvas[data-tile-colour="phase"]', { timeout: 120_000 });
-  await page.waitForSelector('#timeline-legend[data-colour-by="phase"] li');
-  await page.waitForTimeout(500);
-  const d = await settled(page);
-  assert.equal(d.tileColour, 'phase');
-  const phases = cliJson(['phases', luDir]).phases;
-  const origin = cliJson(['summary', luDir]).start_ns;
-  assert.ok(phases.length >= 3, `${phases.length} phases`);
-  // The CLI tile of the same query lists the calls drawn on their own (their outlines are
-  // left out of the colour check).
-  const tile = cliTile(luDir, d, ['--colour', 'phase']);
+/**
+ * The page's phase colouring against `phases --json` (`phases`, with times since the epoch of
+ * `origin`): on every lane of `ranks`, each column inside one of that rank's phases (from its
+ * start to the next phase's start on the rank) that is drawn opaque has that phase's legend
+ * colour, and consecutive phases differ. Returns { boundaries, checked, colourOf }.
+ */
+async function checkPhaseColours(page, d, tile, phases, origin, ranks) {
   const legend = await page.$$eval('#timeline-legend li', (items) => items.map((i) => ({ g: i.dataset.group, name: i.dataset.name, colour: i.dataset.colour })));
   const colourOf = new Map(legend.filter((l) => l.g !== 'none').map((l) => [Number(l.g), l.colour]));
   for (const l of legend.filter((l) => l.g !== 'none')) assert.equal(l.name, `phase ${l.g}`, 'named as the phases view names them');
   assert.equal(new Set(colourOf.values()).size, colourOf.size, 'phases have distinct colours');
-  // The phases view's colour of phase k is CSS hsl(137·k, 65%, 55%): the browser's own conversion
-  // of it is the legend's colour.
-  for (const [g, colour] of colourOf) {
-    const css = await page.evaluate((h) => {
-      const e = document.createElement('div');
-      e.style.color = `hsl(${h}, 65%, 55%)`;
-      document.body.append(e);
-      const c = getComputedStyle(e).color;
-      e.remove();
-      return c.match(/\d+/g).slice(0, 3).map(Number);
-    }, (g * 137) % 360);
-    assert.ok(near(hexOf(css), colour), `phase ${g}: ${colour} vs the browser's ${hexOf(css)}`);
-  }
+  assert.ok([...colourOf.keys()].every((g) => g < phases.length), 'every phase drawn is one of phases --json');
   const pixels = await page.$eval('#timeline-canvas', (c) => [...c.getContext('2d').getImageData(0, 0, c.width, c.height).data]);
   const W = d.cw;
   const P = Number(d.pixels);
@@ -229,8 +212,8 @@ test('coloured by phase, each lane changes colour at the phase starts of `phases
   const lanes = Number(d.lanes);
   let boundaries = 0;
   let checked = 0;
-  for (let l = 0; l < lanes; l++) {
-    const rank = l;
+  for (const rank of ranks) {
+    const l = rank;
     const edges = new Set();
     for (const c of tile.calls.filter((c) => c.rank === rank)) {
       for (const t of [c.begin, c.end]) {
@@ -245,7 +228,7 @@ test('coloured by phase, each lane changes colour at the phase starts of `phases
     const seen = [];
     for (let j = 0; j < starts.length; j++) {
       const a = Math.ceil(col(starts[j].t)) + 2;
-      const b = j + 1 < starts.length ? Math.floor(col(starts[j + 1].t)) - 3 : P - 1;
+      const b = j + 1 < starts.length ? Math.floor(col(starts[j + 1].t)) - 3 : Math.min(P - 1, Math.floor(col(phases[starts[j].k].ranks.find((r) => r.rank === rank).end)) - 3);
       let n = 0;
       for (let k = a; k <= b; k++) {
         if (edges.has(k)) continue;
@@ -265,9 +248,98 @@ test('coloured by phase, each lane changes colour at the phase starts of `phases
       }
     }
   }
+  return { boundaries, checked, colourOf, pixels };
+}
+
+/** Switch the timeline to the phase colouring and wait for its tile. */
+async function colourByPhase(page) {
+  await page.uncheck('#tl-messages');
+  await page.uncheck('#tl-collectives');
+  await settled(page);
+  await page.selectOption('#tl-colour', 'phase');
+  await page.waitForSelector('#timeline-canvas[data-tile-colour="phase"]', { timeout: 120_000 });
+  await page.waitForSelector('#timeline-legend[data-colour-by="phase"] li');
+  await page.waitForTimeout(500);
+  const d = await settled(page);
+  assert.equal(d.tileColour, 'phase');
+  return d;
+}
+
+test('coloured by phase, each lane changes colour at the phase starts of `phases --json`', async () => {
+  const s = await app.openView('npb-lu.S.8', 'timeline', '#timeline-legend li');
+  const { page } = s;
+  const d = await colourByPhase(page);
+  const phases = cliJson(['phases', luDir]).phases;
+  const origin = cliJson(['summary', luDir]).start_ns;
+  assert.ok(phases.length >= 3, `${phases.length} phases`);
+  // The CLI tile of the same query lists the calls drawn on their own (their outlines are
+  // left out of the colour check).
+  const tile = cliTile(luDir, d, ['--colour', 'phase']);
+  const lanes = Number(d.lanes);
+  const { boundaries, checked, colourOf } = await checkPhaseColours(page, d, tile, phases, origin, [...Array(lanes).keys()]);
+  // The phases view's colour of phase k is CSS hsl(137·k, 65%, 55%): the browser's own conversion
+  // of it is the legend's colour.
+  for (const [g, colour] of colourOf) {
+    const css = await page.evaluate((h) => {
+      const e = document.createElement('div');
+      e.style.color = `hsl(${h}, 65%, 55%)`;
+      document.body.append(e);
+      const c = getComputedStyle(e).color;
+      e.remove();
+      return c.match(/\d+/g).slice(0, 3).map(Number);
+    }, (g * 137) % 360);
+    assert.ok(near(hexOf(css), colour), `phase ${g}: ${colour} vs the browser's ${hexOf(css)}`);
+  }
   assert.ok(boundaries >= lanes, `${boundaries} phase boundaries seen on ${lanes} lanes`);
-  assert.ok(checked > P, `${checked} columns checked`);
+  assert.ok(checked > Number(d.pixels), `${checked} columns checked`);
   await screenshot(page, 'timeline-phases');
+  app.assertClean(s);
+  await page.close();
+});
+
+test('the phase colouring follows the Phases view\'s strength and the page\'s rank selection', async () => {
+  const ranks = '0-3';
+  const selected = [0, 1, 2, 3];
+  // A strength at which the phases of ranks 0-3 differ from those at 0 (the default).
+  const at = (s0) => cliJson(['phases', luDir, '--ranks', ranks, '--strength', String(s0)]).phases;
+  const base = at(0);
+  const strength = [1, 2, 3, 5, 8, 10].find((s0) => { const n = at(s0).length; return n >= 2 && n !== base.length; });
+  assert.ok(strength !== undefined, 'a strength that changes the phases of ranks 0-3');
+  const phases = at(strength);
+  const origin = cliJson(['summary', luDir]).start_ns;
+  const s = await app.openView('npb-lu.S.8', 'matrix', '#heatmap svg');
+  const { page } = s;
+  await page.fill('#sel-ranks', ranks);
+  await page.click('#sel-apply');
+  await page.waitForSelector('#selection-note', { timeout: 60_000 }).catch(() => {});
+  await idle(page);
+  await page.click('#nav-phases');
+  await page.waitForSelector('#phases-strength', { timeout: 120_000 });
+  await page.$eval('#phases-strength', (e, v) => {
+    e.value = String(v);
+    e.dispatchEvent(new Event('input', { bubbles: true }));
+    e.dispatchEvent(new Event('change', { bubbles: true }));
+  }, strength);
+  await page.waitForFunction((n) => document.querySelector('#phases-count')?.dataset.value === String(n) && !document.querySelector('#view-phases .waiting'), phases.length, { timeout: 120_000 });
+  await page.click('#nav-timeline');
+  await page.waitForSelector('#timeline-legend li', { timeout: 120_000 });
+  const d = await colourByPhase(page);
+  const tile = cliTile(luDir, d, ['--colour', 'phase', '--select-ranks', ranks, '--strength', String(strength)]);
+  assert.equal(tile.groups.length, phases.length, 'the CLI tile has the phases of the selection');
+  const { boundaries, checked, colourOf, pixels } = await checkPhaseColours(page, d, tile, phases, origin, selected);
+  assert.ok(boundaries >= 1, `${boundaries} phase boundaries seen`);
+  assert.ok(checked > Number(d.pixels), `${checked} columns checked`);
+  // Ranks outside the selection are in no phase: no column of theirs has a phase's colour.
+  const lanes = Number(d.lanes);
+  const P = Number(d.pixels);
+  for (let l = 4; l < lanes; l++) {
+    const y = AXIS_H + ((l + 0.5) * (d.height - AXIS_H)) / lanes;
+    for (let k = 0; k < P; k++) {
+      const px = pixelAt(pixels, d.cw, LABEL_W + ((k + 0.5) * (d.width - LABEL_W)) / P, y);
+      if (px[3] < 160) continue;
+      assert.ok(![...colourOf.values()].some((c) => near(hexOf(px), c)), `rank ${l} column ${k} has a phase colour ${hexOf(px)}`);
+    }
+  }
   app.assertClean(s);
   await page.close();
 });

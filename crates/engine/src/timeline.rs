@@ -2,14 +2,26 @@
 //! and busy share, the calls at least a column wide, messages and collectives of a window, in
 //! time or in logical steps (`tracelogic timeline`, the page's timeline view; docs/timeline.md).
 
-use crate::phases::PhaseOptions;
+use crate::phases::{Outside, PhaseOptions};
 use crate::{Engine, Error, Result};
+use serde::{Deserialize, Serialize};
 use tracelogic_analysis::patterns::construct::OUTSIDE;
 pub use tracelogic_analysis::timeline::{
-    Clock, Colour, Groups, Lane, TileCall, TileCollective, TileMessage, TimelineIndex, TimelineQuery, TimelineTile,
-    NONE,
+    Clock, Colour, GroupSource, Groups, Lane, TileCall, TileCollective, TileMessage, TimelineIndex, TimelineQuery,
+    TimelineTile, NONE,
 };
-use tracelogic_model::Selection;
+use tracelogic_model::Trace;
+
+/// What [`Engine::timeline_groups`] finds: the pattern or phase of every call, from the answer
+/// the Patterns and Phases views give for `source`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct GroupsRequest {
+    /// Pattern or phase.
+    pub colour: Colour,
+    /// The selection and the phases' strength.
+    #[serde(default)]
+    pub source: GroupSource,
+}
 
 impl Engine {
     /// The tile `query` asks for, on the whole trace held (the timeline's window is its own,
@@ -17,19 +29,24 @@ impl Engine {
     /// the logical steps on the first query in logical time.
     ///
     /// With a pattern or phase colouring, each call's pattern or phase comes from the same
-    /// analyses as [`Engine::patterns`] and [`Engine::phases`] of the whole trace with their
-    /// default options (found once and kept; [`Engine::timeline_groups`]).
+    /// answer as [`Engine::patterns`] and [`Engine::phases`] give for `query.source` (the
+    /// selection, and the phases' strength): [`Engine::timeline_groups`], kept until a query
+    /// asks for another source.
     pub fn timeline(&self, query: &TimelineQuery) -> Result<TimelineTile> {
         let needs_groups = query.colour != Colour::Function
-            && !self
+            && self
                 .kept
                 .timeline
                 .borrow()
                 .as_ref()
-                .is_some_and(|i| i.has_groups(query.colour));
+                .and_then(|i| i.groups_source(query.colour))
+                != Some(&query.source);
         // Found before the index is borrowed: the phases use the engine's other kept analyses.
         let groups = if needs_groups {
-            Some(self.timeline_groups(query.colour)?)
+            Some(self.timeline_groups(&GroupsRequest {
+                colour: query.colour,
+                source: query.source.clone(),
+            })?)
         } else {
             None
         };
@@ -39,27 +56,39 @@ impl Engine {
             index.ensure_logical(self.trace(), self.matching());
         }
         if let Some(g) = groups {
-            index.set_groups(self.trace(), query.colour, g).map_err(Error::Input)?;
+            index
+                .set_groups_from(self.trace(), query.colour, &query.source, g)
+                .map_err(Error::Input)?;
         }
         tracelogic_analysis::timeline::timeline(self.trace(), self.matching(), index, query).map_err(Error::Input)
     }
 
-    /// What each call of the whole trace belongs to for `colour`:
+    /// What each call of the whole trace belongs to for `request.colour`, from the answer
+    /// [`Engine::patterns`] (default options) and [`Engine::phases`] (strength
+    /// `request.source.strength`, outside communication its own symbol: the Phases view's
+    /// request) give for `request.source.selection` — the Patterns and Phases views' answer on
+    /// the page's selection:
     /// - [`Colour::Pattern`]: the communication pattern of the occurrence whose events it
     ///   posted or lies between on its rank (from the part's first to its last event's call,
     ///   so a wait inside an occurrence belongs to it), named `Pattern #id` as the patterns view
     ///   names them; calls outside every occurrence have none.
-    /// - [`Colour::Phase`]: the phase (`phases`, default options) whose start on the call's
-    ///   rank (the call of its first event there, `ranks[].first_event` of `phases --json`)
-    ///   is the latest at or before the call; calls before the first phase have none. Named
-    ///   `phase k` as the phases view names them.
-    pub fn timeline_groups(&self, colour: Colour) -> Result<Groups> {
+    /// - [`Colour::Phase`]: the phase whose start on the call's rank (the call of its first
+    ///   event there, `ranks[].first_event` of `phases --json`) is the latest at or before the
+    ///   call, up to the rank's last call the selection keeps; calls before the first phase
+    ///   and after the selection have none. Named `phase k` as the phases view names them.
+    ///
+    /// Calls of ranks the selection leaves out have no group. The selected calls are found in
+    /// the whole trace by their entry, exit and function, in order (a restriction keeps calls
+    /// in order and unchanged).
+    pub fn timeline_groups(&self, request: &GroupsRequest) -> Result<Groups> {
         let trace = self.trace();
         let blank = || -> Vec<Vec<u32>> { trace.ranks.iter().map(|rt| vec![NONE; rt.calls.len()]).collect() };
-        match colour {
+        let selection = &request.source.selection;
+        match request.colour {
             Colour::Function => Err(Error::Input("the function colouring needs no groups".into())),
             Colour::Pattern => {
-                let scope = self.scope(&Selection::all())?;
+                let scope = self.scope(selection)?;
+                let whole = whole_calls(trace, scope.trace());
                 let kept = self.patterns_kept(&scope);
                 let comm = &kept.communication;
                 let mut of_call = blank();
@@ -75,16 +104,20 @@ impl Engine {
                     let occ = *n;
                     *n += 1;
                     for part in &inst.parts {
-                        let calls = &kept.events.ranks[part.rank as usize].calls;
+                        let r = part.rank as usize;
+                        let calls = &kept.events.ranks[r].calls;
                         let (Some(&c0), Some(&c1)) = (
                             calls.get(part.first_event as usize),
                             calls.get(part.last_event as usize),
                         ) else {
                             continue;
                         };
-                        for c in c0..=c1 {
-                            of_call[part.rank as usize][c as usize] = inst.pattern;
-                            occurrence[part.rank as usize][c as usize] = occ;
+                        let (Some(&w0), Some(&w1)) = (whole[r].get(c0 as usize), whole[r].get(c1 as usize)) else {
+                            continue;
+                        };
+                        for c in w0..=w1 {
+                            of_call[r][c as usize] = inst.pattern;
+                            occurrence[r][c as usize] = occ;
                         }
                     }
                 }
@@ -95,26 +128,36 @@ impl Engine {
                 })
             }
             Colour::Phase => {
-                let report = self.phases_with(&Selection::all(), &PhaseOptions::default())?;
-                let scope = self.scope(&Selection::all())?;
+                let options = PhaseOptions {
+                    strength: request.source.strength,
+                    outside: Outside::Own,
+                    ..PhaseOptions::default()
+                };
+                let report = self.phases_with(selection, &options)?;
+                let scope = self.scope(selection)?;
+                let whole = whole_calls(trace, scope.trace());
                 let kept = self.patterns_kept(&scope);
                 // Per rank: (first call, phase), then each call takes the latest start at or before it.
                 let mut starts: Vec<Vec<(u32, u32)>> = vec![Vec::new(); trace.ranks.len()];
                 for (k, ph) in report.analysis.phases.iter().enumerate() {
                     for span in &ph.ranks {
-                        if let Some(&c) = kept.events.ranks[span.rank as usize]
+                        let r = span.rank as usize;
+                        if let Some(&c) = kept.events.ranks[r]
                             .calls
                             .get(span.first_event as usize)
+                            .and_then(|&c| whole[r].get(c as usize))
                         {
-                            starts[span.rank as usize].push((c, k as u32));
+                            starts[r].push((c, k as u32));
                         }
                     }
                 }
                 let mut of_call = blank();
                 for (r, st) in starts.iter_mut().enumerate() {
                     st.sort_unstable();
+                    // Up to the last call the selection keeps on this rank.
+                    let last = whole[r].last().map_or(0, |&c| c as usize + 1);
                     for (j, &(c, k)) in st.iter().enumerate() {
-                        let end = st.get(j + 1).map_or(of_call[r].len(), |n| n.0 as usize);
+                        let end = st.get(j + 1).map_or(last, |n| n.0 as usize).max(c as usize);
                         for g in &mut of_call[r][c as usize..end] {
                             *g = k;
                         }
@@ -132,10 +175,47 @@ impl Engine {
     }
 }
 
+/// Per rank: the index in `whole` of each call of `part` (a restriction of `whole`: the same
+/// calls in the same order, some left out), matched in order by entry, exit and function.
+fn whole_calls(whole: &Trace, part: &Trace) -> Vec<Vec<u32>> {
+    whole
+        .ranks
+        .iter()
+        .zip(&part.ranks)
+        .map(|(w, p)| {
+            let (w, p) = (&w.calls, &p.calls);
+            if std::ptr::eq(w, p) {
+                return (0..w.len() as u32).collect();
+            }
+            let mut out = Vec::with_capacity(p.len());
+            let mut i = 0;
+            for j in 0..p.len() {
+                while i < w.len() && (w.enter[i], w.exit[i], w.func[i]) != (p.enter[j], p.exit[j], p.func[j]) {
+                    i += 1;
+                }
+                if i == w.len() {
+                    break;
+                }
+                out.push(i as u32);
+                i += 1;
+            }
+            out
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::testing::sample_engine;
+    use tracelogic_model::Selection;
+
+    fn request(colour: Colour) -> GroupsRequest {
+        GroupsRequest {
+            colour,
+            source: GroupSource::default(),
+        }
+    }
 
     #[test]
     fn the_lu_sample_has_a_lane_per_rank_and_its_collectives() {
@@ -164,7 +244,7 @@ mod tests {
         let engine = sample_engine("npb-lu.S.8");
         let phases = engine.phases_with(&Selection::all(), &PhaseOptions::default()).unwrap();
         assert!(phases.analysis.phases.len() >= 2, "LU has several phases");
-        let groups = engine.timeline_groups(Colour::Phase).unwrap();
+        let groups = engine.timeline_groups(&request(Colour::Phase)).unwrap();
         for r in 0..engine.trace().ranks.len() {
             let calls = &engine.trace().ranks[r].calls;
             // (entry time of the phase's first call on r, phase), from the report.
@@ -220,6 +300,134 @@ mod tests {
             .unwrap();
         assert!(p.groups.iter().enumerate().all(|(k, n)| *n == format!("Pattern #{k}")));
         assert!(p.group.iter().any(|&g| g != NONE));
-        assert!(engine.timeline_groups(Colour::Function).is_err());
+        assert!(engine.timeline_groups(&request(Colour::Function)).is_err());
+    }
+
+    /// The phase colouring of a selection at another strength is the phases report of that
+    /// selection and strength: on each selected rank a call entered inside the window takes the
+    /// phase whose start there (by time) is the latest at or before its entry; calls of other
+    /// ranks and after the window have none; the tile follows a change of source.
+    #[test]
+    fn phase_colouring_follows_the_selection_and_the_strength() {
+        let engine = sample_engine("npb-lu.S.8");
+        let (a, b) = engine.trace().span();
+        let whole = engine.phases_with(&Selection::all(), &PhaseOptions::default()).unwrap();
+        let at = |selection: &Selection, s0: f64| {
+            let options = PhaseOptions {
+                strength: s0,
+                ..PhaseOptions::default()
+            };
+            engine.phases_with(selection, &options).unwrap()
+        };
+        // Ranks 0-3 at a strength that changes their phases; ranks 0-3 up to 3/4 of the run.
+        let ranks = Selection {
+            ranks: Some(vec![0, 1, 2, 3]),
+            ..Selection::default()
+        };
+        let s0 = [1.0, 2.0, 3.0, 5.0, 8.0, 10.0]
+            .into_iter()
+            .find(|&s| {
+                let n = at(&ranks, s).analysis.phases.len();
+                n >= 2 && n != at(&ranks, 0.0).analysis.phases.len()
+            })
+            .expect("a strength that changes the phases");
+        let relative_to = (b - a) * 3 / 4;
+        let window = Selection {
+            to: Some(relative_to),
+            ..ranks.clone()
+        };
+        let mut last = None;
+        for (selection, s0, end) in [(ranks, s0, u64::MAX), (window, 0.0, a + relative_to)] {
+            let report = at(&selection, s0);
+            assert!(report.analysis.phases.len() >= 2);
+            let source = GroupSource {
+                selection,
+                strength: s0,
+            };
+            let g = engine
+                .timeline_groups(&GroupsRequest {
+                    colour: Colour::Phase,
+                    source: source.clone(),
+                })
+                .unwrap();
+            assert_eq!(g.names.len(), report.analysis.phases.len());
+            let mut coloured = 0;
+            for r in 0..engine.trace().ranks.len() {
+                let calls = &engine.trace().ranks[r].calls;
+                let mut starts: Vec<(u64, u32)> = report
+                    .analysis
+                    .phases
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(k, ph)| {
+                        ph.ranks
+                            .iter()
+                            .find(|s| s.rank as usize == r)
+                            .map(|s| (s.start, k as u32))
+                    })
+                    .collect();
+                starts.sort_unstable();
+                assert_eq!(starts.is_empty(), r >= 4, "rank {r} has phases only when selected");
+                for i in 0..calls.len() {
+                    let want = if calls.enter[i] >= end {
+                        NONE
+                    } else {
+                        starts
+                            .iter()
+                            .take_while(|s| s.0 <= calls.enter[i])
+                            .last()
+                            .map_or(NONE, |s| s.1)
+                    };
+                    assert_eq!(g.of_call[r][i], want, "rank {r} call {i}");
+                    coloured += (want != NONE) as usize;
+                }
+            }
+            assert!(coloured > 0);
+            last = Some((source, report));
+        }
+        let (source, report) = last.unwrap();
+        // Through the tile: the default source, then this one, then the default again.
+        let q = |source: GroupSource| TimelineQuery {
+            colour: Colour::Phase,
+            source,
+            ..TimelineQuery::whole(Clock::Time, 300)
+        };
+        let t0 = engine.timeline(&q(GroupSource::default())).unwrap();
+        assert_eq!(t0.groups.len(), whole.analysis.phases.len());
+        let t1 = engine.timeline(&q(source)).unwrap();
+        assert_eq!(t1.groups.len(), report.analysis.phases.len());
+        // Ranks 4 to 7 are in no phase: their lanes have no group.
+        assert!(t1.group[4 * 300..].iter().all(|&x| x == NONE));
+        assert!(t1.group[..4 * 300].iter().any(|&x| x != NONE));
+        let t2 = engine.timeline(&q(GroupSource::default())).unwrap();
+        assert_eq!(t2.group, t0.group);
+    }
+
+    /// The pattern colouring of a rank selection: only the selected ranks' calls are in
+    /// occurrences, and they are those of the patterns report of that selection.
+    #[test]
+    fn pattern_colouring_follows_the_selection() {
+        let engine = sample_engine("npb-lu.S.8");
+        let selection = Selection {
+            ranks: Some(vec![2, 3, 4, 5]),
+            ..Selection::default()
+        };
+        let report = engine
+            .patterns(&selection, &crate::patterns::PatternOptions::default())
+            .unwrap();
+        let g = engine
+            .timeline_groups(&GroupsRequest {
+                colour: Colour::Pattern,
+                source: GroupSource {
+                    selection,
+                    strength: 0.0,
+                },
+            })
+            .unwrap();
+        assert_eq!(g.names.len(), report.patterns.len());
+        for r in 0..engine.trace().ranks.len() {
+            let any = g.of_call[r].iter().any(|&x| x != NONE);
+            assert_eq!(any, (2..6).contains(&r), "rank {r}");
+        }
     }
 }

@@ -77,12 +77,20 @@ pub(super) fn messages_in(
         .zip(&ops)
         .map(|(&r, &(k0, k1, fast))| {
             if fast {
-                index.sends_upto(trace, r as usize, k1) - index.sends_upto(trace, r as usize, k0)
+                index.sends_upto(matching, r as usize, k1) - index.sends_upto(matching, r as usize, k0)
             } else {
                 0
             }
         })
         .collect();
+    // Receives whose send is outside the window: none when the window starts at 0 and ends
+    // after every call's begin (the whole run), so the receive side of the index is not needed.
+    let receives = (from > 0 || to <= ci.last_begin).then(|| {
+        (
+            index.receives(trace, matching),
+            index.latency(trace, matching, clock, ci),
+        )
+    });
     // Visit every listed message once, except the counted sends: by its send when the send is
     // inside, else by its receive.
     let visit = |f: &mut dyn FnMut(usize)| {
@@ -91,24 +99,22 @@ pub(super) fn messages_in(
             let p = &trace.ranks[r].p2p;
             let exact = begins[j].is_some();
             let (k0, k1, fast) = ops[j];
-            for k in (k0..k1).filter(|_| !fast) {
-                if p.dir[k] != P2pDir::Send {
-                    continue;
+            if !fast {
+                for m in index.sends_in(matching, r, k0, k1) {
+                    if (!all_shown && !shown[msgs[m].receiver as usize]) || (!exact && !inside(send_t(m))) {
+                        continue;
+                    }
+                    f(m);
                 }
-                let m = index.msg_of_op[r][k];
-                if m == NONE
-                    || (!all_shown && !shown[msgs[m as usize].receiver as usize])
-                    || (!exact && !inside(send_t(m as usize)))
-                {
-                    continue;
-                }
-                f(m as usize);
             }
-            let rc = &index.recv_by_completion[r];
+            let Some((rx, latency)) = receives else {
+                continue;
+            };
+            let rc = &rx.by_completion[r];
             let ordered = clock == Clock::Logical || (index.order[r].is_none() && index.disjoint[r]);
             let check = |ks: &[u32], f: &mut dyn FnMut(usize)| {
                 for &k in ks {
-                    let m = index.msg_of_op[r][k as usize];
+                    let m = rx.msg_of_op[r][k as usize];
                     if m == NONE {
                         continue;
                     }
@@ -132,7 +138,7 @@ pub(super) fn messages_in(
                 let cpl = |k: &u32| completion(p.post[*k as usize], p.complete[*k as usize]);
                 (rc.partition_point(|k| cpl(k) < e0), rc.partition_point(|k| cpl(k) < e1))
             };
-            let (late, early) = ci.latency[r];
+            let (late, early) = latency[r];
             // Sends before `from`: received within `late` of their send, so ending before from + late.
             let (a0, a1) = range(from, to.min(from.saturating_add(late).saturating_add(1)));
             check(&rc[a0..a1], f);
@@ -210,11 +216,10 @@ pub(super) fn messages_in(
             if !fast || n == 0 {
                 continue;
             }
-            let first = index.sends_upto(trace, r as usize, k0);
+            let first = index.sends_upto(matching, r as usize, k0);
             let mut s = next_kept(base);
             while s < base + n && out.len() < cap as usize {
-                let k = index.nth_send(trace, r as usize, first + (s - base));
-                out.push(tile_message(index.msg_of_op[r as usize][k] as usize));
+                out.push(tile_message(index.nth_send(r as usize, first + (s - base))));
                 s = next_kept(s + 1);
             }
             base += n;

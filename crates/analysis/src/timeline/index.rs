@@ -26,7 +26,20 @@ pub(super) struct ClockIndex {
     pub(super) colls_max_end: Vec<u64>,
     /// Per receiving rank: the longest time from a send's begin to its receive's end, and the
     /// longest a receive ended before its send began (clock inversion), over its messages.
-    pub(super) latency: Vec<(u64, u64)>,
+    /// Found on the first query that looks for receives whose send is outside the window.
+    pub(super) latency: OnceCell<Vec<(u64, u64)>>,
+    /// The latest begin of a call over all ranks: a window from 0 past it holds every send.
+    pub(super) last_begin: u64,
+}
+
+/// What finding a window's receives needs, built on the first query that needs it (not for
+/// the first whole-run tile).
+#[derive(Debug, Clone)]
+pub(super) struct Receives {
+    /// Per rank, per point-to-point operation: the message it receives, or [`NONE`].
+    pub(super) msg_of_op: Vec<Vec<u32>>,
+    /// Per rank: receive operations by completing call.
+    pub(super) by_completion: Vec<Vec<u32>>,
 }
 
 /// Per-trace index of the timeline (see the module documentation).
@@ -41,13 +54,12 @@ pub struct TimelineIndex {
     pub(super) longest: Vec<u64>,
     /// Number of matched messages (to check that [`timeline`] gets the same matching).
     pub(super) messages: usize,
-    /// Per rank, per point-to-point operation: index into `matching.messages` or [`NONE`].
-    pub(super) msg_of_op: Vec<Vec<u32>>,
-    /// Per rank: receive operations by completing call.
-    pub(super) recv_by_completion: Vec<Vec<u32>>,
-    /// Per rank: `sends_before[b]` = matched send operations among operations `0..64·b`, so
-    /// that the sends of a window are counted and sampled without visiting each.
-    pub(super) sends_before: Vec<Vec<u32>>,
+    /// Per rank: its messages as sender are `matching.messages[sent[r]..sent[r + 1]]`, in
+    /// order of send operation (the matching's order), so that the sends of a window are
+    /// counted, sampled and found by binary search.
+    pub(super) sent: Vec<u32>,
+    /// The receive side, built when first needed ([`TimelineIndex::receives`]).
+    pub(super) receives: OnceCell<Receives>,
     pub(super) instances: Vec<Instance>,
     pub(super) time: ClockIndex,
     pub(super) logical: Option<(Steps, ClockIndex)>,
@@ -78,53 +90,27 @@ impl TimelineIndex {
             let at = |p: usize| ord.as_ref().map_or(p, |o| o[p] as usize);
             let dis = (1..c.len()).all(|p| c.exit[at(p - 1)] <= c.enter[at(p)]);
             let long = (0..c.len()).map(|i| c.exit[i] - c.enter[i]).max().unwrap_or(0);
-            pyramids.push(Pyramid::build(
-                c.len(),
-                extent,
-                |p| c.enter[at(p)] - origin,
-                |p| c.exit[at(p)] - origin,
-                |p| c.func[at(p)],
-            ));
+            pyramids.push(match &ord {
+                None => Pyramid::build(
+                    c.len(),
+                    extent,
+                    |p| c.enter[p] - origin,
+                    |p| c.exit[p] - origin,
+                    |p| c.func[p],
+                ),
+                Some(_) => Pyramid::build(
+                    c.len(),
+                    extent,
+                    |p| c.enter[at(p)] - origin,
+                    |p| c.exit[at(p)] - origin,
+                    |p| c.func[at(p)],
+                ),
+            });
             order.push(ord);
             disjoint.push(dis);
             longest.push(long);
         }
-        let mut msg_of_op: Vec<Vec<u32>> = trace.ranks.iter().map(|rt| vec![NONE; rt.p2p.len()]).collect();
-        for (k, m) in matching.messages.iter().enumerate() {
-            msg_of_op[m.sender as usize][m.send_op as usize] = k as u32;
-            msg_of_op[m.receiver as usize][m.recv_op as usize] = k as u32;
-        }
-        let sends_before = trace
-            .ranks
-            .iter()
-            .zip(&msg_of_op)
-            .map(|(rt, ops)| {
-                let mut pre = Vec::with_capacity(ops.len() / BLOCK + 2);
-                let mut n = 0u32;
-                pre.push(0);
-                for (chunk, dirs) in ops.chunks(BLOCK).zip(rt.p2p.dir.chunks(BLOCK)) {
-                    n += chunk
-                        .iter()
-                        .zip(dirs)
-                        .filter(|(&m, &d)| m != NONE && d == P2pDir::Send)
-                        .count() as u32;
-                    pre.push(n);
-                }
-                pre
-            })
-            .collect();
-        let recv_by_completion = trace
-            .ranks
-            .iter()
-            .map(|rt| {
-                let p = &rt.p2p;
-                let mut v: Vec<u32> = (0..p.len() as u32)
-                    .filter(|&k| p.dir[k as usize] == P2pDir::Recv)
-                    .collect();
-                v.sort_by_key(|&k| completion(p.post[k as usize], p.complete[k as usize]));
-                v
-            })
-            .collect();
+        let sent = sent_ranges(n, matching);
         let instances = collective_instances(trace);
         let time = ClockIndex {
             extent,
@@ -137,9 +123,8 @@ impl TimelineIndex {
             disjoint,
             longest,
             messages: matching.messages.len(),
-            msg_of_op,
-            recv_by_completion,
-            sends_before,
+            sent,
+            receives: OnceCell::new(),
             instances,
             time,
             logical: None,
@@ -148,8 +133,60 @@ impl TimelineIndex {
         let colls = index.instance_spans(trace, Clock::Time);
         index.time.colls_max_end = running_max(&colls);
         index.time.colls = colls;
-        index.time.latency = index.latencies(trace, matching, Clock::Time);
+        index.time.last_begin = index.last_begin(trace, Clock::Time);
         index
+    }
+
+    /// The latest begin of a call in `clock` over all ranks.
+    pub(super) fn last_begin(&self, trace: &Trace, clock: Clock) -> u64 {
+        (0..trace.ranks.len())
+            .filter_map(|r| {
+                let n = trace.ranks[r].calls.len();
+                (n > 0).then(|| self.span_of(trace, clock, r, self.call_at(r, n - 1)).0)
+            })
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The receive side of the index (built on first use, O(messages + receives)).
+    pub(super) fn receives(&self, trace: &Trace, matching: &Matching) -> &Receives {
+        self.receives.get_or_init(|| {
+            let mut msg_of_op: Vec<Vec<u32>> = trace.ranks.iter().map(|rt| vec![NONE; rt.p2p.len()]).collect();
+            for (k, m) in matching.messages.iter().enumerate() {
+                msg_of_op[m.receiver as usize][m.recv_op as usize] = k as u32;
+            }
+            let by_completion = trace
+                .ranks
+                .iter()
+                .map(|rt| {
+                    let p = &rt.p2p;
+                    let mut v: Vec<u32> = (0..p.len() as u32)
+                        .filter(|&k| p.dir[k as usize] == P2pDir::Recv)
+                        .collect();
+                    let key = |k: &u32| completion(p.post[*k as usize], p.complete[*k as usize]);
+                    if !v.windows(2).all(|w| key(&w[0]) <= key(&w[1])) {
+                        v.sort_by_key(key);
+                    }
+                    v
+                })
+                .collect();
+            Receives {
+                msg_of_op,
+                by_completion,
+            }
+        })
+    }
+
+    /// Per receiving rank, the longest latency and clock inversion in `ci`'s clock (found on
+    /// first use).
+    pub(super) fn latency<'a>(
+        &self,
+        trace: &Trace,
+        matching: &Matching,
+        clock: Clock,
+        ci: &'a ClockIndex,
+    ) -> &'a [(u64, u64)] {
+        ci.latency.get_or_init(|| self.latencies(trace, matching, clock))
     }
 
     pub(super) fn latencies(&self, trace: &Trace, matching: &Matching, clock: Clock) -> Vec<(u64, u64)> {
@@ -200,11 +237,11 @@ impl TimelineIndex {
             },
         ));
         let colls = self.instance_spans(trace, Clock::Logical);
-        let latency = self.latencies(trace, matching, Clock::Logical);
+        let last_begin = self.last_begin(trace, Clock::Logical);
         let ci = &mut self.logical.as_mut().unwrap().1;
         ci.colls_max_end = running_max(&colls);
         ci.colls = colls;
-        ci.latency = latency;
+        ci.last_begin = last_begin;
         let colours: Vec<Colour> = self.groups.keys().copied().collect();
         for c in colours {
             let pyr = self.group_pyramids(trace, Clock::Logical, &self.groups[&c].groups.of_call);
@@ -216,6 +253,18 @@ impl TimelineIndex {
     /// queries with that colouring get [`TimelineTile::group`]. Replaces earlier groups of
     /// that colouring. Errors when `groups` does not have one entry per call.
     pub fn set_groups(&mut self, trace: &Trace, colour: Colour, groups: Groups) -> Result<(), String> {
+        self.set_groups_from(trace, colour, &GroupSource::default(), groups)
+    }
+
+    /// [`TimelineIndex::set_groups`], remembering what the groups were found on
+    /// ([`TimelineIndex::groups_source`]).
+    pub fn set_groups_from(
+        &mut self,
+        trace: &Trace,
+        colour: Colour,
+        source: &GroupSource,
+        groups: Groups,
+    ) -> Result<(), String> {
         if colour == Colour::Function {
             return Err("the function colouring needs no groups".into());
         }
@@ -229,8 +278,21 @@ impl TimelineIndex {
             .group_pyramids(trace, Clock::Time, &groups.of_call)
             .unwrap_or_default();
         let logical = self.group_pyramids(trace, Clock::Logical, &groups.of_call);
-        self.groups.insert(colour, GroupIndex { groups, time, logical });
+        self.groups.insert(
+            colour,
+            GroupIndex {
+                groups,
+                source: source.clone(),
+                time,
+                logical,
+            },
+        );
         Ok(())
+    }
+
+    /// What the groups kept for `colour` were found on (`None`: no groups for it).
+    pub fn groups_source(&self, colour: Colour) -> Option<&GroupSource> {
+        self.groups.get(&colour).map(|g| &g.source)
     }
 
     /// Whether [`TimelineIndex::set_groups`] gave groups for `colour`.
@@ -380,38 +442,33 @@ pub(super) fn collective_instances(trace: &Trace) -> Vec<Instance> {
     out
 }
 
-/// Operations per block of [`TimelineIndex::sends_before`].
-pub(super) const BLOCK: usize = 64;
+/// Per rank `r`, where its messages as sender start in `matching.messages` (sorted by sender
+/// then send operation), and one more entry for the end.
+fn sent_ranges(ranks: usize, matching: &Matching) -> Vec<u32> {
+    let msgs = &matching.messages;
+    debug_assert!(msgs
+        .windows(2)
+        .all(|w| (w[0].sender, w[0].send_op) < (w[1].sender, w[1].send_op)));
+    (0..=ranks)
+        .map(|r| msgs.partition_point(|m| (m.sender as usize) < r) as u32)
+        .collect()
+}
 
 impl TimelineIndex {
-    pub(super) fn is_send(&self, trace: &Trace, r: usize, k: usize) -> bool {
-        self.msg_of_op[r][k] != NONE && trace.ranks[r].p2p.dir[k] == P2pDir::Send
-    }
-
     /// Matched sends among operations `0..k` of rank `r`.
-    pub(super) fn sends_upto(&self, trace: &Trace, r: usize, k: usize) -> u64 {
-        let b = k / BLOCK;
-        let mut n = self.sends_before[r][b] as u64;
-        for i in b * BLOCK..k {
-            n += self.is_send(trace, r, i) as u64;
-        }
-        n
+    pub(super) fn sends_upto(&self, matching: &Matching, r: usize, k: usize) -> u64 {
+        let (a, b) = (self.sent[r] as usize, self.sent[r + 1] as usize);
+        matching.messages[a..b].partition_point(|m| (m.send_op as usize) < k) as u64
     }
 
-    /// The operation of the `j`-th matched send (0-based) of rank `r`.
-    pub(super) fn nth_send(&self, trace: &Trace, r: usize, j: u64) -> usize {
-        let pre = &self.sends_before[r];
-        let b = pre.partition_point(|&x| (x as u64) <= j) - 1;
-        let mut left = j - pre[b] as u64;
-        let mut k = b * BLOCK;
-        loop {
-            if self.is_send(trace, r, k) {
-                if left == 0 {
-                    return k;
-                }
-                left -= 1;
-            }
-            k += 1;
-        }
+    /// The message of the `j`-th matched send (0-based) of rank `r`.
+    pub(super) fn nth_send(&self, r: usize, j: u64) -> usize {
+        self.sent[r] as usize + j as usize
+    }
+
+    /// The messages of rank `r`'s matched sends among operations `k0..k1`.
+    pub(super) fn sends_in(&self, matching: &Matching, r: usize, k0: usize, k1: usize) -> std::ops::Range<usize> {
+        let a = self.sent[r] as usize;
+        a + self.sends_upto(matching, r, k0) as usize..a + self.sends_upto(matching, r, k1) as usize
     }
 }

@@ -36,8 +36,9 @@ mod tile;
 
 use pyramid::{Pyramid, DUR_STEPS, MAX_BIN_FUNC, NO_BIN_FUNC, SHARE};
 use serde::{Deserialize, Serialize};
+use std::cell::OnceCell;
 use std::collections::HashMap;
-use tracelogic_model::{CallKind, Matching, P2pDir, Rank, Time, Trace, NOT_COMPLETED, NO_ROOT};
+use tracelogic_model::{CallKind, Matching, P2pDir, Rank, Selection, Time, Trace, NOT_COMPLETED, NO_ROOT};
 
 use events::*;
 pub use index::TimelineIndex;
@@ -111,12 +112,28 @@ pub struct Groups {
 #[derive(Debug, Clone)]
 struct GroupIndex {
     groups: Groups,
+    /// What they were found on.
+    source: GroupSource,
     time: Vec<Pyramid>,
     logical: Option<Vec<Pyramid>>,
 }
 
+/// What a pattern or phase colouring is found on: the same answer the Patterns and Phases
+/// views show (`tracelogic patterns` / `tracelogic phases` with these flags). The timeline
+/// itself ignores it; the engine finds the groups from it (`Engine::timeline_groups`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct GroupSource {
+    /// The part of the trace analysed (the page's selection; times since the trace's first
+    /// event). Calls outside it belong to no group.
+    #[serde(default)]
+    pub selection: Selection,
+    /// The phases' segmentation strength `s0` (the Phases view's slider, `phases --strength`).
+    #[serde(default)]
+    pub strength: f64,
+}
+
 /// What to draw.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TimelineQuery {
     /// Clock of `from` / `to` and of every time in the answer.
     #[serde(default)]
@@ -125,6 +142,9 @@ pub struct TimelineQuery {
     /// or phase colouring adds [`TimelineTile::group`]).
     #[serde(default)]
     pub colour: Colour,
+    /// With a pattern or phase colouring: the selection and strength they are found with.
+    #[serde(default)]
+    pub source: GroupSource,
     /// Window start (ns since the trace's first event, or steps).
     #[serde(default)]
     pub from: u64,
@@ -166,6 +186,7 @@ impl TimelineQuery {
         TimelineQuery {
             clock,
             colour: Colour::Function,
+            source: GroupSource::default(),
             from: 0,
             to: None,
             ranks: Vec::new(),

@@ -88,39 +88,8 @@ impl Pyramid {
         let extent = extent.max(1);
         let w0 = extent.div_ceil(want as u64).max(1);
         let nbins = extent.div_ceil(w0) as usize;
-        let limit = nbins as u64 * w0;
-        // Contributions (bin, function, covered), in bin order when calls do not overlap.
-        let mut contrib: Vec<(u32, u16, u64)> = Vec::with_capacity(n + nbins / 4);
-        let mut maxdur = vec![0u16; nbins];
-        for p in 0..n {
-            let (first, last, f, s, e) = span(p, w0, limit, nbins, &begin, &end, &func);
-            maxdur[first] = maxdur[first].max(dur_code(e - s, w0));
-            if e == s {
-                continue;
-            }
-            for b in first..=last {
-                contrib.push((b as u32, f, covered(b, w0, s, e)));
-            }
-        }
-        if contrib.windows(2).any(|w| w[0].0 > w[1].0) {
-            contrib.sort_by_key(|c| c.0);
-        }
-        let mut level0 = vec![EMPTY; nbins];
-        let mut acc: Vec<(u16, u64)> = Vec::new();
-        let mut i = 0;
-        while i < contrib.len() {
-            let b = contrib[i].0;
-            acc.clear();
-            while i < contrib.len() && contrib[i].0 == b {
-                let (_, f, c) = contrib[i];
-                accumulate(&mut acc, f, c);
-                i += 1;
-            }
-            level0[b as usize] = bin_of(&acc, w0);
-        }
-        for (bin, d) in level0.iter_mut().zip(&maxdur) {
-            bin.maxdur = *d;
-        }
+        let level0 =
+            streamed(n, w0, nbins, &begin, &end, &func).unwrap_or_else(|| collected(n, w0, nbins, &begin, &end, &func));
         let mut levels = vec![level0];
         while levels.last().is_some_and(|l| l.len() > 1) {
             let below = levels.last().unwrap();
@@ -141,6 +110,117 @@ impl Pyramid {
     pub fn bytes(&self) -> usize {
         self.levels.iter().map(|l| l.len() * std::mem::size_of::<Bin>()).sum()
     }
+}
+
+/// Level 0 in one pass over calls whose coverage comes in bin order (calls in order of begin
+/// that do not overlap, as on most ranks): each bin's per-function sums are complete when the
+/// next bin starts, so nothing is collected or sorted and no call costs a division. `None`
+/// as soon as a call covers an earlier bin than the previous one (overlapping calls, several
+/// threads): then [`collected`] does it.
+fn streamed(
+    n: usize,
+    w0: u64,
+    nbins: usize,
+    begin: &impl Fn(usize) -> u64,
+    end: &impl Fn(usize) -> u64,
+    func: &impl Fn(usize) -> u32,
+) -> Option<Vec<Bin>> {
+    let limit = nbins as u64 * w0;
+    let mut level0 = vec![EMPTY; nbins];
+    // Longest call beginning in each bin (ns), coded once per bin at the end (the code is
+    // monotonic, so the code of the longest is the largest code).
+    let mut longest = vec![0u64; nbins];
+    let mut acc: Vec<(u16, u64)> = Vec::new();
+    // The bin being summed and its start.
+    let mut cur = 0usize;
+    let mut lo = 0u64;
+    for p in 0..n {
+        let s = begin(p).min(limit);
+        let e = end(p).min(limit).max(s);
+        if s < lo {
+            if e > s {
+                return None;
+            }
+            // An empty call before the bin being summed: only its length counts (0).
+            continue;
+        }
+        while cur + 1 < nbins && s >= lo + w0 {
+            if !acc.is_empty() {
+                level0[cur] = bin_of(&acc, w0);
+                acc.clear();
+            }
+            cur += 1;
+            lo += w0;
+        }
+        longest[cur] = longest[cur].max(e - s);
+        if e == s {
+            continue;
+        }
+        let f = func(p).min(MAX_BIN_FUNC as u32) as u16;
+        loop {
+            let hi = lo + w0;
+            accumulate(&mut acc, f, e.min(hi) - s.max(lo));
+            if e <= hi {
+                break;
+            }
+            level0[cur] = bin_of(&acc, w0);
+            acc.clear();
+            cur += 1;
+            lo = hi;
+        }
+    }
+    if !acc.is_empty() {
+        level0[cur] = bin_of(&acc, w0);
+    }
+    for (bin, &d) in level0.iter_mut().zip(&longest) {
+        bin.maxdur = dur_code(d, w0);
+    }
+    Some(level0)
+}
+
+/// Level 0 from every call's coverage of every bin it meets, collected and put in bin order.
+fn collected(
+    n: usize,
+    w0: u64,
+    nbins: usize,
+    begin: &impl Fn(usize) -> u64,
+    end: &impl Fn(usize) -> u64,
+    func: &impl Fn(usize) -> u32,
+) -> Vec<Bin> {
+    let limit = nbins as u64 * w0;
+    // Contributions (bin, function, covered).
+    let mut contrib: Vec<(u32, u16, u64)> = Vec::with_capacity(n + nbins / 4);
+    let mut maxdur = vec![0u16; nbins];
+    for p in 0..n {
+        let (first, last, f, s, e) = span(p, w0, limit, nbins, begin, end, func);
+        maxdur[first] = maxdur[first].max(dur_code(e - s, w0));
+        if e == s {
+            continue;
+        }
+        for b in first..=last {
+            contrib.push((b as u32, f, covered(b, w0, s, e)));
+        }
+    }
+    if contrib.windows(2).any(|w| w[0].0 > w[1].0) {
+        contrib.sort_by_key(|c| c.0);
+    }
+    let mut level0 = vec![EMPTY; nbins];
+    let mut acc: Vec<(u16, u64)> = Vec::new();
+    let mut i = 0;
+    while i < contrib.len() {
+        let b = contrib[i].0;
+        acc.clear();
+        while i < contrib.len() && contrib[i].0 == b {
+            let (_, f, c) = contrib[i];
+            accumulate(&mut acc, f, c);
+            i += 1;
+        }
+        level0[b as usize] = bin_of(&acc, w0);
+    }
+    for (bin, d) in level0.iter_mut().zip(&maxdur) {
+        bin.maxdur = *d;
+    }
+    level0
 }
 
 /// Call `p` clipped to `[0, limit)`: its first and last bin, function, begin and end.
@@ -269,6 +349,12 @@ mod tests {
                 let extent = ends.iter().max().copied().unwrap_or(1).max(1) + next(10);
                 let p = Pyramid::build(n, extent, |i| begins[i], |i| ends[i], |i| funcs[i]);
                 let w0 = p.w0;
+                if !overlap {
+                    // Calls in order that do not overlap take the one-pass build.
+                    let nbins = p.levels[0].len();
+                    let one_pass = streamed(n, w0, nbins, &|i| begins[i], &|i| ends[i], &|i| funcs[i]);
+                    assert_eq!(one_pass.as_ref(), Some(&p.levels[0]));
+                }
                 for (b, bin) in p.levels[0].iter().enumerate() {
                     let (lo, hi) = (b as u64 * w0, (b as u64 + 1) * w0);
                     let mut per = [0u64; 4];

@@ -172,6 +172,8 @@ pub(super) fn aggregate(
     let mut busy = vec![0f32; lanes.len() * pixels as usize];
     let mut resolution = 0u64;
     let npix = pixels as usize;
+    // Column edges, found once for every lane (a 128-bit division each).
+    let edges: Vec<u64> = (0..=pixels).map(|k| edge(from, to, pixels, k)).collect();
     // Per rank of a lane: per column accumulators, then summed.
     let mut accs: Vec<Acc> = (0..npix).map(|_| Acc::default()).collect();
     for (l, lane) in lanes.iter().enumerate() {
@@ -189,8 +191,7 @@ pub(super) fn aggregate(
                 resolution = resolution.max(w);
                 let bins = &pyr.levels[level];
                 for (k, acc) in accs.iter_mut().enumerate() {
-                    let x0 = edge(from, to, pixels, k as u32);
-                    let x1 = edge(from, to, pixels, k as u32 + 1);
+                    let (x0, x1) = (edges[k], edges[k + 1]);
                     if x1 <= x0 {
                         continue;
                     }
@@ -213,12 +214,11 @@ pub(super) fn aggregate(
                     }
                 }
             } else {
-                exact_rank(trace, index, clock, label, r as usize, from, to, pixels, &mut accs);
+                exact_rank(trace, index, clock, label, r as usize, &edges, &mut accs);
             }
         }
         for (k, acc) in accs.iter().enumerate() {
-            let x0 = edge(from, to, pixels, k as u32);
-            let x1 = edge(from, to, pixels, k as u32 + 1);
+            let (x0, x1) = (edges[k], edges[k + 1]);
             let width = (x1 - x0) as f64 * lane.ranks.len() as f64;
             let cell = l * npix + k;
             if width > 0.0 {
@@ -274,11 +274,11 @@ pub(super) fn exact_rank(
     clock: Clock,
     label: &dyn Fn(usize, usize) -> u32,
     r: usize,
-    from: u64,
-    to: u64,
-    pixels: u32,
+    edges: &[u64],
     accs: &mut [Acc],
 ) {
+    let pixels = (edges.len() - 1) as u32;
+    let (from, to) = (edges[0], edges[pixels as usize]);
     let (p0, p1) = positions(trace, index, clock, r, from, to);
     let span = (to - from) as u128;
     let col = |t: u64| -> u32 { (((t - from) as u128 * pixels as u128 + pixels as u128 - 1) / span) as u32 };
@@ -291,12 +291,11 @@ pub(super) fn exact_rank(
         }
         // Columns whose range meets [b, e): the column containing b up to the one containing e - 1.
         let mut k = col(b).min(pixels - 1);
-        while k > 0 && edge(from, to, pixels, k) > b {
+        while k > 0 && edges[k as usize] > b {
             k -= 1;
         }
         while k < pixels {
-            let x0 = edge(from, to, pixels, k);
-            let x1 = edge(from, to, pixels, k + 1);
+            let (x0, x1) = (edges[k as usize], edges[k as usize + 1]);
             if x0 >= e {
                 break;
             }

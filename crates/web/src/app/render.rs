@@ -211,7 +211,7 @@ impl App {
                             length_ns={t.summary.end_ns.saturating_sub(t.summary.start_ns)}
                             topology_nodes={self.state.analyses.get(View::Topology.id()).and_then(crate::views::timeline::topology_nodes)}
                             path={self.state.analyses.get("critical-path-overlay").and_then(|s| s.result.clone())}
-                            on_request={ctx.link().callback(Msg::Analyse)} />
+                            on_request={ctx.link().callback(Msg::Analyse)} groups={self.state.timeline_groups()} />
                     },
                     _ => {
                         let on_sample = ctx.link().callback(Msg::CompareSample);

@@ -430,6 +430,19 @@ impl<L, S> PageState<L, S> {
         })
     }
 
+    /// What the timeline's pattern and phase colourings are found on: the selection every
+    /// view uses and the strength of the Phases view's last request (0, its default, before).
+    pub fn timeline_groups(&self) -> tracelogic_engine::timeline::GroupSource {
+        let strength = match self.analyses.get("phases").and_then(|a| a.request.as_ref()) {
+            Some(AnalysisRequest::Phases { strength }) => *strength,
+            _ => 0.0,
+        };
+        tracelogic_engine::timeline::GroupSource {
+            selection: self.matrix_request.selection.clone(),
+            strength,
+        }
+    }
+
     /// A timeline tile: shown when it answers the latest request.
     pub fn timeline_answer(&mut self, t: TimelineAnswer) -> bool {
         match self.current.as_mut() {

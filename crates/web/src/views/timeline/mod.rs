@@ -17,7 +17,7 @@ use super::timeline_canvas::{
 use crate::protocol::{AnalysisRequest, Answer, MatrixRequest, TimelineAnswer};
 use gloo::timers::callback::Timeout;
 use std::rc::Rc;
-use tracelogic_engine::timeline::{Clock, Colour, TimelineQuery, TimelineTile, NONE};
+use tracelogic_engine::timeline::{Clock, Colour, GroupSource, TimelineQuery, TimelineTile, NONE};
 use tracelogic_model::query::{parse_ranks, parse_time};
 use tracelogic_model::Selection;
 use wasm_bindgen::prelude::*;
@@ -67,6 +67,10 @@ pub struct TimelineProps {
     /// Ask the worker for an analysis (the critical path, when its overlay is switched on).
     #[prop_or_default]
     pub on_request: Callback<AnalysisRequest>,
+    /// What the pattern and phase colourings are found on: the page's selection and the
+    /// Phases view's strength (the Patterns and Phases views' answer).
+    #[prop_or_default]
+    pub groups: GroupSource,
 }
 
 /// Messages of [`TimelineView`].
@@ -89,6 +93,8 @@ pub enum Msg {
     Whole,
     UseWindow,
     ClearWindow,
+    /// Zoom to the page's time selection.
+    ShowSelection,
     Query,
     Resized,
     /// Draw messages (`true`) or not.
@@ -181,8 +187,13 @@ impl TimelineView {
             Some(v) => (v.from.max(0.0).floor() as u64, Some(v.to.ceil() as u64)),
             None => (0, None),
         };
+        let source = match self.colouring {
+            Colour::Function => GroupSource::default(),
+            _ => ctx.props().groups.clone(),
+        };
         let q = TimelineQuery {
             colour: self.colouring,
+            source,
             from,
             to,
             ranks: self.ranks(ctx),
@@ -308,6 +319,9 @@ impl Component for TimelineView {
             }
         }
         if p.topology_nodes != old.topology_nodes && self.order == RankOrder::Topology {
+            self.schedule(ctx, 0);
+        }
+        if p.groups != old.groups && self.colouring != Colour::Function {
             self.schedule(ctx, 0);
         }
         if p.path != old.path && self.show_path {
@@ -516,6 +530,21 @@ impl Component for TimelineView {
                 }
                 false
             }
+            Msg::ShowSelection => {
+                let sel = &ctx.props().request.selection;
+                let length = ctx.props().length_ns.max(1);
+                let (a, b) = (sel.from.unwrap_or(0).min(length), sel.to.unwrap_or(length).min(length));
+                if self.clock != Clock::Time || b <= a {
+                    return false;
+                }
+                let v = Viewport {
+                    from: a as f64,
+                    to: b as f64,
+                }
+                .zoom(0.5, 1.0, length);
+                self.set_view(ctx, v);
+                false
+            }
             Msg::UseWindow | Msg::ClearWindow => {
                 let p = ctx.props();
                 let (from, to) = match (&msg, self.view) {
@@ -623,7 +652,7 @@ impl Component for TimelineView {
                             <option value="logical" selected={self.clock == Clock::Logical}>{ "logical steps" }</option>
                         </select>
                     </label>
-                    <label title="What a column's colour stands for: the MPI function covering most of it, or the communication pattern or execution phase its calls belong to (as the Patterns and Phases views find them on the whole trace)">{ "Colour by " }
+                    <label title="What a column's colour stands for: the MPI function covering most of it, or the communication pattern or execution phase its calls belong to (as the Patterns and Phases views find them: on the page's selection, phases at the Phases view's strength)">{ "Colour by " }
                         <select id="tl-colour" onchange={on_colouring}>
                             <option value="function" selected={self.colouring == Colour::Function}>{ "function" }</option>
                             <option value="pattern" selected={self.colouring == Colour::Pattern}>{ "pattern" }</option>
@@ -656,6 +685,9 @@ impl Component for TimelineView {
                         <input id="tl-path" type="checkbox" checked={self.show_path}
                         onchange={link.callback(|e: Event| Msg::Path(e.target_unchecked_into::<HtmlInputElement>().checked()))} />{ " critical path" }</label>
                     if has_window {
+                        <button type="button" id="tl-show-selection" disabled={self.clock != Clock::Time}
+                            title="Zoom to the time window every view is restricted to"
+                            onclick={link.callback(|_| Msg::ShowSelection)}>{ "Show the selection" }</button>
                         <button type="button" id="tl-clear-window" onclick={link.callback(|_| Msg::ClearWindow)}>{ "Clear the time selection" }</button>
                     }
                 </form>
