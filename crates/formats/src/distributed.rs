@@ -147,11 +147,13 @@ fn heads_of(source: &mut dyn FileSource) -> Result<Option<Heads>, FormatError> {
 /// each exchange, in order, with one difference: its ranks' event columns are kept. Whoever
 /// collects every process's answer makes the serial reader's trace of them
 /// ([`merge_blocks_source`]). Only DUMPI and OTF2 traces (per-rank files) are read this way.
+/// `progress` sees the block's files decoded (bytes of the block's files); false cancels.
 pub fn read_block_source(
     source: &mut dyn FileSource,
     blocks: Blocks<'_>,
     process: usize,
     processes: usize,
+    progress: &mut dyn crate::ProgressSink,
 ) -> Result<Vec<Vec<u8>>, FormatError> {
     assert!(process < processes, "a process of the read");
     let Some((files, sizes)) = heads_of(source)? else {
@@ -169,8 +171,8 @@ pub fn read_block_source(
         }
     };
     match detect(&files)? {
-        Format::Dumpi => crate::dumpi::read_block(&files, &sizes, &load, blocks, process, processes),
-        Format::Otf2 => crate::otf2::read_block(&files, &sizes, &load, blocks, process, processes),
+        Format::Dumpi => crate::dumpi::read_block(&files, &sizes, &load, blocks, (process, processes), progress),
+        Format::Otf2 => crate::otf2::read_block(&files, &sizes, &load, blocks, (process, processes), progress),
         Format::Paraver | Format::PipitCsv | Format::Text => Err(FormatError::new(
             &files[0].name,
             "only DUMPI and OTF2 traces (per-rank files) are read a block of ranks at a time",

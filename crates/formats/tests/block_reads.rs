@@ -9,7 +9,7 @@ use tracelogic_formats::distributed::{merge_blocks_source, read_block_source};
 use tracelogic_formats::input::read_paths;
 use tracelogic_formats::read_trace;
 use tracelogic_formats::stream::{DiskFiles, FileSource, MemoryFiles};
-use tracelogic_formats::{expand_archives, FormatError};
+use tracelogic_formats::{expand_archives, FormatError, NoProgress};
 use tracelogic_model::{Rank, Trace};
 
 /// Blocks of about equal rank counts (what the page's pool cuts).
@@ -39,7 +39,7 @@ fn source(paths: &[PathBuf]) -> Box<dyn FileSource> {
 /// from another.
 fn pooled(paths: &[PathBuf], blocks: usize) -> Result<Trace, FormatError> {
     let parts = (0..blocks)
-        .map(|p| read_block_source(&mut *source(paths), &by_count, p, blocks))
+        .map(|p| read_block_source(&mut *source(paths), &by_count, p, blocks, &mut NoProgress))
         .collect::<Result<Vec<_>, _>>()?;
     merge_blocks_source(&mut *source(paths), &by_count, parts)
 }
@@ -108,6 +108,6 @@ fn an_error_in_one_block_is_the_serial_readers() {
 #[test]
 fn formats_without_rank_files_are_refused_not_misread() {
     let paths = vec![data("samples/profet-paraver-test1")];
-    let e = read_block_source(&mut *source(&paths), &by_count, 0, 2).unwrap_err();
+    let e = read_block_source(&mut *source(&paths), &by_count, 0, 2, &mut NoProgress).unwrap_err();
     assert!(e.to_string().contains("only DUMPI and OTF2"), "{e}");
 }

@@ -529,8 +529,8 @@ pub(crate) fn read_block(
     file_sizes: &[u64],
     load: crate::distributed::Load<'_>,
     blocks: crate::distributed::Blocks<'_>,
-    process: usize,
-    processes: usize,
+    (process, processes): (usize, usize),
+    progress: &mut dyn ProgressSink,
 ) -> Result<Vec<Vec<u8>>, FormatError> {
     let meta_file = the_meta_file(files)?;
     let meta = parse_meta(meta_file)?;
@@ -578,7 +578,7 @@ pub(crate) fn read_block(
         threads,
         &|i| format!("reading rank {}", first as usize + i),
         &|i| loaded[i].name.clone(),
-        &mut crate::NoProgress,
+        progress,
         |i, f, advance| {
             let reparsed;
             let bin = match &parsed[i] {
@@ -599,5 +599,10 @@ pub(crate) fn read_block(
             )
         },
     );
+    if let Err(e) = &decoded {
+        if e.cancelled {
+            return Err(e.clone());
+        }
+    }
     Ok(encode(&Ok(my_first), &decoded))
 }

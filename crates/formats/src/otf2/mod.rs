@@ -135,9 +135,9 @@ pub(crate) fn read_block(
     sizes: &[u64],
     load: crate::distributed::Load<'_>,
     blocks: crate::distributed::Blocks<'_>,
-    process: usize,
-    processes: usize,
+    process: (usize, usize),
+    progress: &mut dyn ProgressSink,
 ) -> Result<Vec<Vec<u8>>, FormatError> {
     let archive = Archive::open(files)?;
-    build::read_block(&archive, sizes, load, blocks, process, processes, reader_threads())
+    build::read_block(&archive, sizes, load, blocks, process, reader_threads(), progress)
 }

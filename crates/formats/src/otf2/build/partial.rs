@@ -366,9 +366,9 @@ pub(crate) fn read_block(
     file_sizes: &[u64],
     load: crate::distributed::Load<'_>,
     blocks: crate::distributed::Blocks<'_>,
-    process: usize,
-    processes: usize,
+    (process, processes): (usize, usize),
     threads: usize,
+    progress: &mut dyn ProgressSink,
 ) -> Result<Vec<Vec<u8>>, FormatError> {
     let defs = &archive.defs;
     let defs_name = archive.files[archive.defs_file].name.as_str();
@@ -399,7 +399,12 @@ pub(crate) fn read_block(
             files[e].bytes = load(archive.files, e)?;
             Ok(())
         });
-    let read = loaded.and_then(|()| read_parts_in(&shared, &my_specs, threads, &mut crate::NoProgress, &files));
+    let read = loaded.and_then(|()| read_parts_in(&shared, &my_specs, threads, progress, &files));
+    if let Err(e) = &read {
+        if e.cancelled {
+            return Err(e.clone());
+        }
+    }
     let own: Result<Vec<(usize, Part)>, FormatError> = read.and_then(|parts| {
         parts
             .map(|parts| my_index.into_iter().zip(parts).collect())
