@@ -87,7 +87,16 @@ impl PoolLoad {
                 let scope = scope.clone();
                 let bridge = AnalysisWorker::spawner()
                     .encoding::<HandleCodec>()
-                    .callback(move |response| scope.send_message(WorkerMessage::Part { index: i, response }))
+                    .callback(move |mut response| {
+                        // The parts came transferred beside the message: take them now, before
+                        // another helper's message is decoded.
+                        if let Response::LoadBlock(parts) = &mut response {
+                            if parts.is_empty() {
+                                *parts = crate::worker::take_posted_block();
+                            }
+                        }
+                        scope.send_message(WorkerMessage::Part { index: i, response })
+                    })
                     .spawn_with_loader(LOADER);
                 bridge.send(Input::LoadBlock {
                     source: FileSource::Handles {

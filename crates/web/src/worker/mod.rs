@@ -31,7 +31,7 @@ pub use crate::session::MAX_INPUT_BYTES;
 
 mod handles;
 use handles::{fetch_urls, js_message, read_handles, RECEIVED};
-pub use handles::{offer_handles, release_handles, HandleCodec};
+pub use handles::{offer_handles, post_block, release_handles, take_posted_block, HandleCodec};
 
 /// What the page shows when the worker dies without a word (a WebAssembly trap, most likely the
 /// 4 GiB memory running out): the loader script posts it on the worker's `error` event.
@@ -684,7 +684,8 @@ impl AnalysisWorker {
     }
 
     /// A helper's block of a pooled load ([`Input::LoadBlock`]): its ranks decoded, as
-    /// [`tracelogic_formats::distributed::read_block_source`] answers.
+    /// [`tracelogic_formats::distributed::read_block_source`] answers, posted with its buffers
+    /// transferred ([`post_block`]; `None`), or the failure to answer with.
     fn load_block(
         &self,
         scope: &WorkerScope<Self>,
@@ -692,7 +693,7 @@ impl AnalysisWorker {
         source: FileSource,
         part: u32,
         parts: u32,
-    ) -> Response {
+    ) -> Option<Response> {
         let failed = |message: String| {
             Response::Failed(Failure {
                 message,
@@ -700,19 +701,21 @@ impl AnalysisWorker {
             })
         };
         let FileSource::Handles { key, names } = source else {
-            return failed("a block of a pooled load reads the page's files, not URLs".into());
+            return Some(failed(
+                "a block of a pooled load reads the page's files, not URLs".into(),
+            ));
         };
         let Some(handles) = RECEIVED.with(|r| r.borrow_mut().remove(&key)) else {
-            return failed("the files of the block did not arrive".into());
+            return Some(failed("the files of the block did not arrive".into()));
         };
         let blobs: Vec<web_sys::Blob> = handles.iter().map(|h| h.unchecked_into()).collect();
         let reader = match web_sys::FileReaderSync::new() {
             Ok(r) => r,
-            Err(e) => return failed(js_message(&e)),
+            Err(e) => return Some(failed(js_message(&e))),
         };
         let mut source = blob_files(&names, blobs.clone(), reader.clone());
         if let Err(e) = prefetch_blobs(&mut source, &blobs, &reader) {
-            return failed(e.to_string());
+            return Some(failed(e.to_string()));
         }
         let mut report = reporter(scope, id);
         match tracelogic_formats::distributed::read_block_source(
@@ -724,12 +727,13 @@ impl AnalysisWorker {
         ) {
             Ok(bytes) => {
                 record_memory();
-                Response::LoadBlock(bytes.into_iter().map(serde_bytes::ByteBuf::from).collect())
+                mark("worker answering");
+                post_block(id, bytes).err().map(failed)
             }
-            Err(e) => Response::Failed(Failure {
+            Err(e) => Some(Response::Failed(Failure {
                 message: e.to_string(),
                 cancelled: e.cancelled,
-            }),
+            })),
         }
     }
 
@@ -927,7 +931,10 @@ impl Worker for AnalysisWorker {
                 }
             },
             Input::OverviewPart { source, part, parts } => self.overview_part(scope, id, source, part, parts),
-            Input::LoadBlock { source, part, parts } => self.load_block(scope, id, source, part, parts),
+            Input::LoadBlock { source, part, parts } => match self.load_block(scope, id, source, part, parts) {
+                Some(answer) => answer,
+                None => return,
+            },
             Input::Compare { seq, source, request } => match source {
                 FileSource::Urls(urls) => return Self::fetch(scope, id, Job::Compare { seq, request }, urls),
                 FileSource::Handles { key, names } => {
