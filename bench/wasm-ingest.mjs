@@ -5,9 +5,9 @@
 // records the main thread's long tasks (PerformanceObserver 'longtask', tasks over 50 ms) while
 // that runs, since the page must stay responsive while the worker parses.
 //
-// Usage: node bench/wasm-ingest.mjs [--profile OUT.json] [--top N] DIST REPEAT PATH...
+// Usage: [TRACELOGIC_LOAD_WORKERS=N] node bench/wasm-ingest.mjs [--profile OUT.json] [--top N] DIST REPEAT PATH...
 //   (PATH: a trace folder or one file; DIST: a build of scripts/build-web, e.g. TRACELOGIC_DIST=DIST)
-// Prints one JSON object: {"runs": [{path, bytes, files, calls, ranks, ms, page_ms, longest_task_ms,
+// Prints one JSON object: {"runs": [{path, bytes, files, calls, ranks, workers, ms, page_ms, longest_task_ms,
 // long_tasks}]}: `ms` as this script sees it (pick until its waitForSelector sees the page idle,
 // which adds Playwright's polling delay, up to about 0.2 s), `page_ms` by the page's own clock
 // (pick until the first frame drawn with the trace shown), both the minimum over REPEAT fresh
@@ -90,7 +90,10 @@ async function loadOnce(path, profiled = false) {
     };
     new MutationObserver(watch).observe(document, { subtree: true, childList: true, attributes: true });
   });
-  await page.goto(origin + prefix + '?sample=none');
+  // TRACELOGIC_LOAD_WORKERS=N: the pool of workers that reads a DUMPI or OTF2 load (default: the
+  // page's, as many as the machine has cores; 1: the load's worker alone).
+  const pool = process.env.TRACELOGIC_LOAD_WORKERS;
+  await page.goto(origin + prefix + '?sample=none' + (pool ? `&load-workers=${pool}` : ''));
   await page.waitForSelector('.app[data-state="idle"]', { timeout: 120_000 });
   const folder = statSync(path).isDirectory();
   const label = basename(path);
@@ -115,6 +118,7 @@ async function loadOnce(path, profiled = false) {
   }
   const calls = Number(await page.getAttribute('[data-stat="calls"]', 'data-value'));
   const ranks = Number(await page.getAttribute('[data-stat="ranks"]', 'data-value'));
+  const workers = Number(await page.getAttribute('#trace', 'data-workers'));
   const tasks = await page.evaluate((t) => window.__longTasks.filter((e) => e.start >= t), startInPage);
   const error = await page.$('.error');
   if (error) problems.push(`the page shows an error: ${await error.textContent()}`);
@@ -125,6 +129,7 @@ async function loadOnce(path, profiled = false) {
     page_ms: pageMs,
     calls,
     ranks,
+    workers,
     longest_task_ms: tasks.reduce((m, e) => Math.max(m, e.ms), 0),
     long_tasks: tasks.length,
     profile,

@@ -82,14 +82,36 @@ pub fn read_partial_source(
     blocks: Blocks<'_>,
     exchange: &mut dyn Exchange,
 ) -> Result<PartialTrace, FormatError> {
-    let list = source.list().to_vec();
-    let mut names = std::collections::HashSet::with_capacity(list.len());
-    if list.iter().any(|(name, _)| !names.insert(name.as_str())) {
+    let Some((files, sizes)) = heads_of(source)? else {
         // The same name twice: the serial reader compares the copies, so read them all.
+        let list = source.list().to_vec();
         let files = (0..list.len())
             .map(|i| Ok(InputFile::new(list[i].0.clone(), source.read(i)?)))
             .collect::<Result<Vec<_>, FormatError>>()?;
         return read_partial(files, blocks, exchange);
+    };
+    let source = std::cell::RefCell::new(source);
+    let load = |files: &[InputFile], i: usize| {
+        if (files[i].bytes.len() as u64) < sizes[i] {
+            source.borrow_mut().read(i)
+        } else {
+            Ok(files[i].bytes.clone())
+        }
+    };
+    read_loaded(files, &sizes, &load, Vec::new(), blocks, exchange)
+}
+
+/// Files read by their first bytes or whole, and the true size of each.
+type Heads = (Vec<InputFile>, Vec<u64>);
+
+/// The files of `source` as [`read_partial_source`] first reads them: per-rank event files
+/// (DUMPI `.bin`, OTF2 `.evt`) by their first bytes only, every other file whole; and the true
+/// size of each. `None` when a name comes twice (the serial reader compares the copies).
+fn heads_of(source: &mut dyn FileSource) -> Result<Option<Heads>, FormatError> {
+    let list = source.list().to_vec();
+    let mut names = std::collections::HashSet::with_capacity(list.len());
+    if list.iter().any(|(name, _)| !names.insert(name.as_str())) {
+        return Ok(None);
     }
     if list.is_empty() {
         return Err(FormatError::new("(no input)", "no files were given"));
@@ -115,6 +137,31 @@ pub fn read_partial_source(
         });
         files.push(InputFile::new(name.clone(), bytes));
     }
+    Ok(Some((files, sizes)))
+}
+
+/// Process `process` of `processes` of a distributed read, done alone: for readers whose
+/// processes cannot wait for each other while they read (the web page's pool of workers, which
+/// answer by message). It reads from `source` what [`read_partial_source`] reads (the
+/// definitions and its own block's per-rank files) and returns what that process would send at
+/// each exchange, in order, with one difference: its ranks' event columns are kept. Whoever
+/// collects every process's answer makes the serial reader's trace of them
+/// ([`merge_blocks_source`]). Only DUMPI and OTF2 traces (per-rank files) are read this way.
+/// `progress` sees the block's files decoded (bytes of the block's files); false cancels.
+pub fn read_block_source(
+    source: &mut dyn FileSource,
+    blocks: Blocks<'_>,
+    process: usize,
+    processes: usize,
+    progress: &mut dyn crate::ProgressSink,
+) -> Result<Vec<Vec<u8>>, FormatError> {
+    assert!(process < processes, "a process of the read");
+    let Some((files, sizes)) = heads_of(source)? else {
+        return Err(FormatError::new(
+            &source.list()[0].0,
+            "the same file name is given twice; such a trace is read in one worker",
+        ));
+    };
     let source = std::cell::RefCell::new(source);
     let load = |files: &[InputFile], i: usize| {
         if (files[i].bytes.len() as u64) < sizes[i] {
@@ -123,7 +170,59 @@ pub fn read_partial_source(
             Ok(files[i].bytes.clone())
         }
     };
-    read_loaded(files, &sizes, &load, Vec::new(), blocks, exchange)
+    match detect(&files)? {
+        Format::Dumpi => crate::dumpi::read_block(&files, &sizes, &load, blocks, (process, processes), progress),
+        Format::Otf2 => crate::otf2::read_block(&files, &sizes, &load, blocks, (process, processes), progress),
+        Format::Paraver | Format::PipitCsv | Format::Text => Err(FormatError::new(
+            &files[0].name,
+            "only DUMPI and OTF2 traces (per-rank files) are read a block of ranks at a time",
+        )),
+    }
+}
+
+/// The serial reader's trace of `source` from the answers of [`read_block_source`] of every
+/// process (`parts[p]` is process `p`'s of `parts.len()`, all with the same `blocks`). Reads the
+/// definitions of `source` and the first bytes of its per-rank files, never their events.
+/// The error is the serial reader's, or the first process's in process order (as in
+/// [`read_partial`]).
+pub fn merge_blocks_source(
+    source: &mut dyn FileSource,
+    blocks: Blocks<'_>,
+    parts: Vec<Vec<Vec<u8>>>,
+) -> Result<Trace, FormatError> {
+    // The merge is one more process of the read, after the others, with no rank of its own:
+    // every exchange gives it the blocks' parts, columns included, so it merges the whole trace.
+    let with_merger = |sizes: &[u64], processes: usize| {
+        let mut all = blocks(sizes, processes - 1);
+        all.push(sizes.len() as Rank..sizes.len() as Rank);
+        all
+    };
+    let mut replay = Replay { parts, round: 0 };
+    read_partial_source(source, &with_merger, &mut replay).map(|p| p.trace)
+}
+
+/// The exchange of [`merge_blocks_source`]: what each block's process sent, round by round.
+struct Replay {
+    parts: Vec<Vec<Vec<u8>>>,
+    round: usize,
+}
+
+impl Exchange for Replay {
+    fn process(&self) -> (usize, usize) {
+        (self.parts.len(), self.parts.len() + 1)
+    }
+
+    fn all_gather(&mut self, mine: &[u8]) -> Vec<Vec<u8>> {
+        let round = self.round;
+        self.round += 1;
+        let mut all: Vec<Vec<u8>> = self
+            .parts
+            .iter_mut()
+            .map(|p| p.get_mut(round).map(std::mem::take).unwrap_or_default())
+            .collect();
+        all.push(mine.to_vec());
+        all
+    }
 }
 
 /// How a reader gets the whole bytes of file `i` of the files it was given (which may hold only
@@ -216,8 +315,9 @@ pub(crate) fn gather_results<T: Serialize + DeserializeOwned>(
     let bytes = bincode::serialize(mine).expect("a part serialises");
     let all = exchange.all_gather(&bytes);
     let mut out = Vec::with_capacity(all.len());
-    for (p, b) in all.iter().enumerate() {
-        let r: Result<T, FormatError> = bincode::deserialize(b)
+    // Each process's bytes are dropped once decoded (a merge holds the columns of every part).
+    for (p, b) in all.into_iter().enumerate() {
+        let r: Result<T, FormatError> = bincode::deserialize(&b)
             .unwrap_or_else(|e| panic!("process {p} sent a part that does not deserialise: {e}"));
         out.push(r?);
     }

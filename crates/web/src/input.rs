@@ -450,7 +450,8 @@ fn read_blob_slice(
     Ok(())
 }
 
-/// Read every file of `source` but the OTF2 event files (`.evt`: definitions, anchor) ahead, in
+/// Read every file of `source` but the per-rank event files (OTF2 `.evt`, DUMPI `.bin`: the
+/// definitions, anchor, `.meta`) ahead, in
 /// one pass over `blobs` laid end to end as one `new Blob(...)` ([`SlicedFiles::prefetch`]).
 pub fn prefetch_blobs<F>(
     source: &mut SlicedFiles<F>,
@@ -458,7 +459,7 @@ pub fn prefetch_blobs<F>(
     reader: &web_sys::FileReaderSync,
 ) -> Result<(), FormatError> {
     let files: Vec<usize> = (0..source.list.len())
-        .filter(|&i| !source.list[i].0.ends_with(".evt"))
+        .filter(|&i| !source.list[i].0.ends_with(".evt") && !source.list[i].0.ends_with(".bin"))
         .collect();
     let joined = join_blobs(files.iter().map(|&i| &blobs[i]))
         .map_err(|e| FormatError::new("the picked files", format!("cannot join them: {}", js_message(&e))))?;

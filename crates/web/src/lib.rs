@@ -23,6 +23,7 @@ pub mod export;
 pub mod family_layout;
 pub mod heatmap;
 pub mod input;
+pub mod load_pool;
 pub mod overview_pool;
 pub mod persist;
 pub mod protocol;

@@ -570,6 +570,10 @@ pub struct LoadedTrace {
     pub bytes: u64,
     /// Overview of the trace.
     pub summary: Summary,
+    /// Workers that read it (a pool, one block of ranks each: [`crate::load_pool`]); 0 or 1:
+    /// the load's worker alone.
+    #[serde(default)]
+    pub workers: u32,
 }
 
 /// What the matrix view draws for one [`MatrixRequest`]: the requested metric per cell and
@@ -629,6 +633,10 @@ pub enum Response {
     /// A helper of an overview pool computed its part (bincode of
     /// `tracelogic_engine::overview::OverviewPart`); only the page's worker receives it.
     OverviewPart(Vec<u8>),
+    /// A helper of a pooled load read its block of ranks: what it would send at each exchange of
+    /// the distributed read, columns included
+    /// (`tracelogic_formats::distributed::read_block_source`); only the page's worker receives it.
+    LoadBlock(Vec<serde_bytes::ByteBuf>),
 }
 
 /// The overview of a trace (`tracelogic overview`, `docs/large-traces.md`) as the page's Overview

@@ -157,6 +157,7 @@ impl Session {
             files: file_count,
             bytes: bytes_total,
             summary,
+            workers: 1,
         };
         Ok(Loaded { session, trace, matrix })
     }

@@ -516,3 +516,93 @@ pub(crate) fn read_partial(
     }
     Ok((trace, all))
 }
+
+/// What process `process` of `processes` of [`read_partial`] sends at its two exchanges (the
+/// earliest first record of its files, then its ranks' parts, or its error), read on its own and
+/// with the parts' columns kept: the answer of a block read by a worker that cannot exchange
+/// while it reads ([`crate::distributed::read_block_source`]). The parts' times are stored minus
+/// the block's own earliest record (the trace's origin is only known once every block is in);
+/// the merge moves them to the origin as it does for every part.
+#[cfg(feature = "distributed")]
+pub(crate) fn read_block(
+    files: &[InputFile],
+    file_sizes: &[u64],
+    load: crate::distributed::Load<'_>,
+    blocks: crate::distributed::Blocks<'_>,
+    (process, processes): (usize, usize),
+    progress: &mut dyn ProgressSink,
+) -> Result<Vec<Vec<u8>>, FormatError> {
+    let meta_file = the_meta_file(files)?;
+    let meta = parse_meta(meta_file)?;
+    let bins = rank_files(meta_file, &meta, files)?;
+    let index: std::collections::HashMap<&str, usize> =
+        files.iter().enumerate().map(|(i, f)| (f.name.as_str(), i)).collect();
+    let bin_index: Vec<usize> = bins.iter().map(|f| index[f.name.as_str()]).collect();
+    let sizes: Vec<u64> = bin_index.iter().map(|&i| file_sizes[i]).collect();
+    let all = crate::distributed::checked_blocks(blocks, &sizes, processes);
+    let mine = all[process].clone();
+    let my_bytes: u64 = mine.clone().map(|r| sizes[r as usize]).sum();
+    let threads = {
+        let most = usize::try_from(my_bytes / MIN_BYTES_PER_THREAD).unwrap_or(usize::MAX);
+        crate::parallel::reader_threads().min(most).max(1)
+    };
+    let loaded: Result<Vec<InputFile>, FormatError> = mine
+        .clone()
+        .map(|r| {
+            let i = bin_index[r as usize];
+            Ok(InputFile::new(files[i].name.clone(), load(files, i)?))
+        })
+        .collect();
+    let encode = |first: &Result<Option<u64>, FormatError>, parts: &Result<Vec<build::RankPart>, FormatError>| {
+        vec![
+            bincode::serialize(first).expect("a time serialises"),
+            bincode::serialize(parts).expect("a part serialises"),
+        ]
+    };
+    let loaded = match loaded {
+        Ok(l) => l,
+        Err(e) => return Ok(encode(&Err(e.clone()), &Err(e))),
+    };
+    let parsed: Vec<Option<raw::BinFile>> = loaded
+        .iter()
+        .map(|f| raw::BinFile::parse(&f.name, &f.bytes).ok())
+        .collect();
+    let my_first = parsed.iter().flatten().filter_map(build::first_time).min();
+    let time_base = my_first.unwrap_or(0);
+    let world = meta.numprocs;
+    let my_sizes: Vec<u64> = loaded.iter().map(|f| f.bytes.len() as u64).collect();
+    let first = mine.start;
+    let decoded = crate::parallel::map_files(
+        &loaded,
+        &my_sizes,
+        threads,
+        &|i| format!("reading rank {}", first as usize + i),
+        &|i| loaded[i].name.clone(),
+        progress,
+        |i, f, advance| {
+            let reparsed;
+            let bin = match &parsed[i] {
+                Some(bin) => bin,
+                None => {
+                    reparsed = raw::BinFile::parse(&f.name, &f.bytes)?;
+                    &reparsed
+                }
+            };
+            build::read_rank(
+                first + i as u32,
+                world,
+                bin,
+                RankTrace::default(),
+                time_base,
+                false,
+                advance,
+            )
+        },
+    );
+    if let Err(e) = &decoded {
+        if e.cancelled {
+            return Err(e.clone());
+        }
+    }
+    Ok(encode(&Ok(my_first), &decoded))
+}

@@ -126,3 +126,18 @@ pub(crate) fn read_partial(
     }
     Ok((trace, all))
 }
+
+/// Process `process`'s block of a distributed read, read on its own
+/// ([`crate::distributed::read_block_source`]).
+#[cfg(feature = "distributed")]
+pub(crate) fn read_block(
+    files: &[InputFile],
+    sizes: &[u64],
+    load: crate::distributed::Load<'_>,
+    blocks: crate::distributed::Blocks<'_>,
+    process: (usize, usize),
+    progress: &mut dyn ProgressSink,
+) -> Result<Vec<Vec<u8>>, FormatError> {
+    let archive = Archive::open(files)?;
+    build::read_block(&archive, sizes, load, blocks, process, reader_threads(), progress)
+}

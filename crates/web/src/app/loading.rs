@@ -65,6 +65,7 @@ impl App {
         OpenOptions {
             full_load_limit: full_load_limit(),
             workers: overview_workers(),
+            load_workers: load_workers(),
             ..OpenOptions::default()
         }
     }

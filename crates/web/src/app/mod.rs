@@ -231,6 +231,17 @@ pub fn overview_workers() -> u32 {
     }
 }
 
+/// Workers that read a whole DUMPI or OTF2 load, one block of ranks each
+/// ([`crate::load_pool`]): 1 (the load's worker alone: on the 2-core machines measured the pool
+/// was slower, docs/large-traces.md) unless the page's address has `?load-workers=N` (0: as many
+/// as the machine has cores) or the page sets `window.__tracelogicLoadWorkers` before it starts.
+pub fn load_workers() -> u32 {
+    match page_setting("__tracelogicLoadWorkers", "load-workers") {
+        Some(v) if v.is_finite() && v >= 0.0 => v.min(crate::overview_pool::MAX_WORKERS as f64) as u32,
+        _ => 1,
+    }
+}
+
 impl Component for App {
     type Message = Msg;
     type Properties = ();

@@ -223,7 +223,7 @@ impl App {
         };
         html! {
             <>
-                <div class="trace-header" id="trace" data-label={t.label.clone()}>
+                <div class="trace-header" id="trace" data-label={t.label.clone()} data-workers={t.workers.max(1).to_string()}>
                     <h2 class="trace-title">{ &t.label }</h2>
                     <p>{ format!("{} · {} · {} file{} · {}", t.summary.format, t.source,
                         t.files, if t.files == 1 { "" } else { "s" }, text::bytes(t.bytes)) }</p>

@@ -272,9 +272,11 @@ impl App {
                 self.prepare_spare(ctx.link(), SPARE_AFTER_LOAD_MS);
                 self.state.load_failed(f);
             }
-            Response::Matrix(_) | Response::Analysis(_) | Response::Timeline(_) | Response::OverviewPart(_) => {
-                return false
-            }
+            Response::Matrix(_)
+            | Response::Analysis(_)
+            | Response::Timeline(_)
+            | Response::OverviewPart(_)
+            | Response::LoadBlock(_) => return false,
         }
         true
     }

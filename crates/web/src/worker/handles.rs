@@ -9,6 +9,56 @@ thread_local! {
     static OUTGOING: RefCell<HashMap<u64, Array>> = RefCell::new(HashMap::new());
     /// Worker side: handle sets received, until a load takes them.
     pub(super) static RECEIVED: RefCell<HashMap<u64, Array>> = RefCell::new(HashMap::new());
+    /// The bytes a helper of a pooled load transferred beside its last message
+    /// ([`post_block`]), until the bridge's callback takes them ([`take_posted_block`]).
+    static POSTED: RefCell<Option<Array>> = const { RefCell::new(None) };
+}
+
+/// Helper side: answer bridge `id` with `parts` (a block of a pooled load) as gloo-worker's own
+/// message of an empty [`Response::LoadBlock`], the parts' buffers beside it and *transferred*,
+/// not copied (gloo-worker posts without a transfer list; [`HandleCodec::decode`] puts them
+/// aside and the bridge's callback takes them: [`take_posted_block`]).
+pub fn post_block(id: HandlerId, parts: Vec<Vec<u8>>) -> Result<(), String> {
+    #[derive(Serialize)]
+    enum FromWorkerMirror {
+        #[allow(dead_code)]
+        WorkerLoaded,
+        ProcessOutput(HandlerId, Response),
+    }
+    let header = bincode::serialize(&FromWorkerMirror::ProcessOutput(id, Response::LoadBlock(Vec::new())))
+        .map_err(|e| e.to_string())?;
+    let arrays = Array::new();
+    let transfer = Array::new();
+    for part in parts {
+        let array = Uint8Array::from(part.as_slice());
+        drop(part);
+        transfer.push(&array.buffer());
+        arrays.push(&array);
+    }
+    let envelope = js_sys::Object::new();
+    let _ = js_sys::Reflect::set(&envelope, &"m".into(), &Uint8Array::from(header.as_slice()));
+    let _ = js_sys::Reflect::set(&envelope, &"p".into(), &arrays);
+    let global = js_sys::global();
+    let post: js_sys::Function = js_sys::Reflect::get(&global, &"postMessage".into())
+        .map_err(|e| js_message(&e))?
+        .dyn_into()
+        .map_err(|_| "postMessage is not a function".to_owned())?;
+    post.call2(&global, &envelope, &transfer).map_err(|e| js_message(&e))?;
+    Ok(())
+}
+
+/// Page's-worker side: the parts a helper transferred beside the message being handled
+/// ([`post_block`]), copied into wasm memory; empty when there were none.
+pub fn take_posted_block() -> Vec<serde_bytes::ByteBuf> {
+    POSTED
+        .with(|p| p.borrow_mut().take())
+        .map(|arrays| {
+            arrays
+                .iter()
+                .map(|a| serde_bytes::ByteBuf::from(Uint8Array::from(a).to_vec()))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 /// Page side: send `files` (`File` or `Blob` objects) to workers under `key` with the next
@@ -51,7 +101,8 @@ impl Codec for HandleCodec {
         let bytes = if input.is_instance_of::<Uint8Array>() {
             input
         } else {
-            if let Ok(sets) = js_sys::Reflect::get(&input, &"f".into()) {
+            // A helper's transferred block ([`post_block`]) comes without handle sets.
+            if let Some(sets) = js_sys::Reflect::get(&input, &"f".into()).ok().filter(|s| s.is_object()) {
                 RECEIVED.with(|r| {
                     let mut r = r.borrow_mut();
                     for set in Array::from(&sets).iter() {
@@ -61,6 +112,11 @@ impl Codec for HandleCodec {
                         }
                     }
                 });
+            }
+            if let Ok(parts) = js_sys::Reflect::get(&input, &"p".into()) {
+                if parts.is_instance_of::<Array>() {
+                    POSTED.with(|p| *p.borrow_mut() = Some(Array::from(&parts)));
+                }
             }
             js_sys::Reflect::get(&input, &"m".into()).unwrap_or(JsValue::UNDEFINED)
         };

@@ -31,7 +31,7 @@ pub use crate::session::MAX_INPUT_BYTES;
 
 mod handles;
 use handles::{fetch_urls, js_message, read_handles, RECEIVED};
-pub use handles::{offer_handles, release_handles, HandleCodec};
+pub use handles::{offer_handles, post_block, release_handles, take_posted_block, HandleCodec};
 
 /// What the page shows when the worker dies without a word (a WebAssembly trap, most likely the
 /// 4 GiB memory running out): the loader script posts it on the worker's `error` event.
@@ -147,6 +147,16 @@ pub enum Input {
         /// Number of blocks.
         parts: u32,
     },
+    /// A helper of a pooled load ([`crate::load_pool`]): block `part` of `parts` of the ranks of
+    /// the DUMPI or OTF2 trace `source` gives, decoded.
+    LoadBlock {
+        /// The trace's files (the page's handles, passed on by the page's worker).
+        source: FileSource,
+        /// This helper's block.
+        part: u32,
+        /// Number of blocks.
+        parts: u32,
+    },
     /// Compare the loaded trace with these files: `request` is an [`AnalysisRequest::Compare`]
     /// whose `files` the worker fills from `source`.
     Compare {
@@ -175,6 +185,11 @@ pub struct OpenOptions {
     /// Workers that compute the overview of an OTF2 folder, one block of ranks each; 0: as
     /// many as the machine has logical cores ([`crate::overview_pool::pool_size`]).
     pub workers: u32,
+    /// Workers that read a whole load of DUMPI or OTF2 plain files, one block of ranks each
+    /// ([`crate::load_pool`]); 0: as many as the machine has logical cores; 1: the load's
+    /// worker reads alone.
+    #[serde(default)]
+    pub load_workers: u32,
 }
 
 impl Default for OpenOptions {
@@ -184,6 +199,7 @@ impl Default for OpenOptions {
             overview: false,
             part: None,
             workers: 0,
+            load_workers: 0,
         }
     }
 }
@@ -264,6 +280,8 @@ pub struct AnalysisWorker {
     session: Option<Session>,
     /// An overview under way in a pool of helpers.
     pool: Option<crate::overview_pool::PoolOverview>,
+    /// A whole load under way in a pool of helpers.
+    load_pool: Option<crate::load_pool::PoolLoad>,
 }
 
 thread_local! {
@@ -509,6 +527,28 @@ impl AnalysisWorker {
             ));
             return Some(None);
         }
+        let load_workers = crate::overview_pool::pool_size(options.load_workers);
+        if plan == Plan::Whole && load_workers > 1 && crate::load_pool::poolable(names) {
+            // The helpers read and decode the ranks; this worker merges.
+            reporter(scope, id)(ProgressReport {
+                stage: format!("starting {load_workers} workers"),
+                bytes_done: 0,
+                bytes_total: total,
+            });
+            RECEIVED.with(|r| r.borrow_mut().remove(&key));
+            self.load_pool = Some(crate::load_pool::PoolLoad::start(
+                scope,
+                id,
+                label,
+                key,
+                names,
+                handles,
+                total,
+                matrix,
+                load_workers,
+            ));
+            return Some(None);
+        }
         if streams && matches!(plan, Plan::Overview | Plan::Part(_)) {
             reporter(scope, id)(ProgressReport {
                 stage: "reading the definitions in the worker".into(),
@@ -535,6 +575,9 @@ impl AnalysisWorker {
     /// Helper `index` of the overview pool answered: pass progress on, and answer the page once
     /// every part is merged or one failed (the helpers end with the pool).
     fn part_arrived(&mut self, scope: &WorkerScope<Self>, index: usize, response: Response) {
+        if self.load_pool.is_some() {
+            return self.block_arrived(scope, index, response);
+        }
         let Some(pool) = self.pool.as_mut() else {
             return;
         };
@@ -549,6 +592,149 @@ impl AnalysisWorker {
             mark("worker answering");
         }
         scope.respond(id, answer);
+    }
+
+    /// Helper `index` of a pooled load answered: pass progress on, fail the load on an error, and
+    /// once every block is in merge them and answer as a load does.
+    fn block_arrived(&mut self, scope: &WorkerScope<Self>, index: usize, response: Response) {
+        let Some(pool) = self.load_pool.as_mut() else {
+            return;
+        };
+        let id = pool.id;
+        let answer = match pool.arrived(index, response) {
+            crate::load_pool::Arrived::Wait => return,
+            crate::load_pool::Arrived::Answer(r @ Response::Progress(_)) => return scope.respond(id, r),
+            crate::load_pool::Arrived::Answer(r) => {
+                if let Some(pool) = self.load_pool.take() {
+                    release_handles(pool.key());
+                }
+                r
+            }
+            crate::load_pool::Arrived::Merge(parts) => {
+                let Some(pool) = self.load_pool.take() else { return };
+                release_handles(pool.key());
+                PANIC_TARGET.with(|t| *t.borrow_mut() = Some((scope.clone(), id)));
+                arm_fatal(Some(id));
+                let workers = pool.workers();
+                let (label, _, names, handles, matrix) = pool.into_parts();
+                self.merge_blocks(scope, id, &label, &names, &handles, &matrix, parts, workers)
+            }
+        };
+        mark("worker answering");
+        scope.respond(id, answer);
+    }
+
+    /// Merge the blocks `parts` of the pooled load of the files `names` (`handles`) and answer
+    /// as a load in one worker does.
+    #[allow(clippy::too_many_arguments)] // what the pooled load knows, passed on as it is
+    fn merge_blocks(
+        &mut self,
+        scope: &WorkerScope<Self>,
+        id: HandlerId,
+        label: &str,
+        names: &[String],
+        handles: &Array,
+        matrix: &MatrixRequest,
+        parts: Vec<Vec<Vec<u8>>>,
+        workers: usize,
+    ) -> Response {
+        let failed = |message: String| {
+            Response::Failed(Failure {
+                message,
+                cancelled: false,
+            })
+        };
+        let blobs: Vec<web_sys::Blob> = handles.iter().map(|h| h.unchecked_into()).collect();
+        let total: u64 = blobs.iter().map(|b| b.size() as u64).sum();
+        let reader = match web_sys::FileReaderSync::new() {
+            Ok(r) => r,
+            Err(e) => return failed(format!("{label}: {}", js_message(&e))),
+        };
+        let mut report = reporter(scope, id);
+        if !report(ProgressReport {
+            stage: format!("merging the ranks of {workers} workers"),
+            bytes_done: total,
+            bytes_total: total,
+        }) {
+            return failed(format!("{label}: cancelled"));
+        }
+        let mut source = blob_files(names, blobs.clone(), reader.clone());
+        if let Err(e) = prefetch_blobs(&mut source, &blobs, &reader) {
+            return failed(e.to_string());
+        }
+        let trace =
+            match tracelogic_formats::distributed::merge_blocks_source(&mut source, &crate::load_pool::blocks, parts) {
+                Ok(t) => t,
+                Err(e) => return failed(format!("{label}: {e}")),
+            };
+        let engine = tracelogic_engine::Engine::new(trace, tracelogic_engine::FieldWords::Labels);
+        let loaded = Session::from_engine(label, engine, names.len() as u32, total, matrix, &mut report);
+        record_memory();
+        match loaded {
+            Ok(mut loaded) => {
+                self.session = Some(loaded.session);
+                loaded.trace.workers = workers as u32;
+                Response::Loaded {
+                    trace: Box::new(loaded.trace),
+                    matrix: Box::new(loaded.matrix),
+                }
+            }
+            Err(f) => Response::Failed(f),
+        }
+    }
+
+    /// A helper's block of a pooled load ([`Input::LoadBlock`]): its ranks decoded, as
+    /// [`tracelogic_formats::distributed::read_block_source`] answers, posted with its buffers
+    /// transferred ([`post_block`]; `None`), or the failure to answer with.
+    fn load_block(
+        &self,
+        scope: &WorkerScope<Self>,
+        id: HandlerId,
+        source: FileSource,
+        part: u32,
+        parts: u32,
+    ) -> Option<Response> {
+        let failed = |message: String| {
+            Response::Failed(Failure {
+                message,
+                cancelled: false,
+            })
+        };
+        let FileSource::Handles { key, names } = source else {
+            return Some(failed(
+                "a block of a pooled load reads the page's files, not URLs".into(),
+            ));
+        };
+        let Some(handles) = RECEIVED.with(|r| r.borrow_mut().remove(&key)) else {
+            return Some(failed("the files of the block did not arrive".into()));
+        };
+        let blobs: Vec<web_sys::Blob> = handles.iter().map(|h| h.unchecked_into()).collect();
+        let reader = match web_sys::FileReaderSync::new() {
+            Ok(r) => r,
+            Err(e) => return Some(failed(js_message(&e))),
+        };
+        let mut source = blob_files(&names, blobs.clone(), reader.clone());
+        if let Err(e) = prefetch_blobs(&mut source, &blobs, &reader) {
+            return Some(failed(e.to_string()));
+        }
+        let mut report = reporter(scope, id);
+        match tracelogic_formats::distributed::read_block_source(
+            &mut source,
+            &crate::load_pool::blocks,
+            part as usize,
+            parts.max(1) as usize,
+            &mut Reports(&mut report),
+        ) {
+            Ok(bytes) => {
+                record_memory();
+                mark("worker answering");
+                post_block(id, bytes).err().map(failed)
+            }
+            Err(e) => Some(Response::Failed(Failure {
+                message: e.to_string(),
+                cancelled: e.cancelled,
+            })),
+        }
     }
 
     /// A helper's part of a pool's overview ([`Input::OverviewPart`]).
@@ -690,6 +876,7 @@ impl Worker for AnalysisWorker {
         AnalysisWorker {
             session: None,
             pool: None,
+            load_pool: None,
         }
     }
 
@@ -744,6 +931,10 @@ impl Worker for AnalysisWorker {
                 }
             },
             Input::OverviewPart { source, part, parts } => self.overview_part(scope, id, source, part, parts),
+            Input::LoadBlock { source, part, parts } => match self.load_block(scope, id, source, part, parts) {
+                Some(answer) => answer,
+                None => return,
+            },
             Input::Compare { seq, source, request } => match source {
                 FileSource::Urls(urls) => return Self::fetch(scope, id, Job::Compare { seq, request }, urls),
                 FileSource::Handles { key, names } => {

@@ -354,3 +354,66 @@ pub(crate) fn build_partial(
     merge(&mut trace, parts, location_warnings);
     Ok((trace, all))
 }
+
+/// What process `process` of `processes` of [`build_partial`] sends at its one exchange (its
+/// block's parts, or its error), read on its own and with the parts' columns kept: the answer of
+/// a block read by a worker that cannot exchange while it reads
+/// ([`crate::distributed::read_block_source`]). `build_partial` on another process, fed these
+/// answers, merges the whole trace.
+#[cfg(feature = "distributed")]
+pub(crate) fn read_block(
+    archive: &Archive,
+    file_sizes: &[u64],
+    load: crate::distributed::Load<'_>,
+    blocks: crate::distributed::Blocks<'_>,
+    (process, processes): (usize, usize),
+    threads: usize,
+    progress: &mut dyn ProgressSink,
+) -> Result<Vec<Vec<u8>>, FormatError> {
+    let defs = &archive.defs;
+    let defs_name = archive.files[archive.defs_file].name.as_str();
+    let (ranks_of_groups, nranks) = world_ranks(defs, defs_name)?;
+    let shared = Shared::new(archive, false, nranks, defs_name)?;
+    let (per_rank, _) = parts_by_rank(defs, &ranks_of_groups, nranks);
+    let mut sizes = vec![0u64; nranks as usize];
+    for spec in &per_rank {
+        sizes[spec.ranks[0] as usize] = part_bytes_of(archive, spec, &|f| file_sizes[f]);
+    }
+    let all = crate::distributed::checked_blocks(blocks, &sizes, processes);
+    let mine = all[process].clone();
+    let (my_specs, my_index): (Vec<PartSpec>, Vec<usize>) = per_rank
+        .into_iter()
+        .enumerate()
+        .filter(|(_, s)| mine.contains(&s.ranks[0]))
+        .map(|(i, s)| (s, i))
+        .unzip();
+    let mut files: Vec<InputFile> = archive
+        .files
+        .iter()
+        .map(|f| InputFile::new(f.name.clone(), Vec::new()))
+        .collect();
+    let loaded: Result<(), FormatError> = my_specs
+        .iter()
+        .flat_map(|s| s.locations.iter().filter_map(|&(i, _)| archive.locations[i].evt))
+        .try_for_each(|e| {
+            files[e].bytes = load(archive.files, e)?;
+            Ok(())
+        });
+    let read = loaded.and_then(|()| read_parts_in(&shared, &my_specs, threads, progress, &files));
+    if let Err(e) = &read {
+        if e.cancelled {
+            return Err(e.clone());
+        }
+    }
+    let own: Result<Vec<(usize, Part)>, FormatError> = read.and_then(|parts| {
+        parts
+            .map(|parts| my_index.into_iter().zip(parts).collect())
+            .ok_or_else(|| {
+                FormatError::new(
+                    archive.anchor_name(),
+                    "too many call paths for a distributed read (the serial reader reads this trace in one part)",
+                )
+            })
+    });
+    Ok(vec![bincode::serialize(&own).expect("a part serialises")])
+}

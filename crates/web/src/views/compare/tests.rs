@@ -95,6 +95,7 @@ fn the_owner_names_the_trace_by_label_size_ranks_and_calls() {
         files: 1,
         bytes,
         summary: Default::default(),
+        workers: 1,
     };
     assert_eq!(owner_key(&trace("LU", 10)), owner_key(&trace("LU", 10)));
     assert_ne!(owner_key(&trace("LU", 10)), owner_key(&trace("LU", 11)));
