@@ -30,6 +30,7 @@ mod canonical;
 mod choice;
 mod classes;
 mod completion_sets;
+mod declared_grid;
 mod expand;
 mod merge;
 mod offsets;
