@@ -385,6 +385,28 @@ fn read_on_threads(
     Ok(trace)
 }
 
+#[cfg(feature = "distributed")]
+/// Rank `rank` of a block, decoded from its file: the parse kept from the first pass
+/// (`parsed`), or the file parsed again when it was not kept.
+fn decode_rank(
+    rank: tracelogic_model::Rank,
+    world: tracelogic_model::Rank,
+    parsed: Option<&raw::BinFile>,
+    file: &InputFile,
+    time_base: u64,
+    advance: &mut dyn FnMut(u64) -> bool,
+) -> Result<build::RankPart, FormatError> {
+    let reparsed;
+    let bin = match parsed {
+        Some(bin) => bin,
+        None => {
+            reparsed = raw::BinFile::parse(&file.name, &file.bytes)?;
+            &reparsed
+        }
+    };
+    build::read_rank(rank, world, bin, RankTrace::default(), time_base, false, advance)
+}
+
 /// [`read`] as one process of a distributed read ([`crate::distributed`]): this process decodes
 /// the rank files of its block only; the parts without their columns are exchanged so that every
 /// process merges and resolves them as [`read`] does. Returns the trace (other blocks' columns
@@ -453,25 +475,7 @@ pub(crate) fn read_partial(
         &|i| format!("reading rank {}", first as usize + i),
         &|i| my_bins[i].name.clone(),
         &mut crate::NoProgress,
-        |i, f, advance| {
-            let reparsed;
-            let bin = match &parsed[i] {
-                Some(bin) => bin,
-                None => {
-                    reparsed = raw::BinFile::parse(&f.name, &f.bytes)?;
-                    &reparsed
-                }
-            };
-            build::read_rank(
-                first + i as u32,
-                world,
-                bin,
-                RankTrace::default(),
-                time_base,
-                false,
-                advance,
-            )
-        },
+        |i, f, advance| decode_rank(first + i as u32, world, parsed[i].as_ref(), f, time_base, advance),
     );
     // Every process learns every part without its columns (or the first error in rank order).
     let (mut own, columns) = match decoded {
@@ -579,25 +583,7 @@ pub(crate) fn read_block(
         &|i| format!("reading rank {}", first as usize + i),
         &|i| loaded[i].name.clone(),
         progress,
-        |i, f, advance| {
-            let reparsed;
-            let bin = match &parsed[i] {
-                Some(bin) => bin,
-                None => {
-                    reparsed = raw::BinFile::parse(&f.name, &f.bytes)?;
-                    &reparsed
-                }
-            };
-            build::read_rank(
-                first + i as u32,
-                world,
-                bin,
-                RankTrace::default(),
-                time_base,
-                false,
-                advance,
-            )
-        },
+        |i, f, advance| decode_rank(first + i as u32, world, parsed[i].as_ref(), f, time_base, advance),
     );
     if let Err(e) = &decoded {
         if e.cancelled {
