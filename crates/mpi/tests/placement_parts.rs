@@ -1,7 +1,7 @@
 //! The placement of a whole run by its ranks' first contacts computed by parts
 //! (`tracelogic_analysis::logical::LocalContacts` per block of ranks, the results combined as
 //! `tracelogic-mpi topology` exchanges them) is the serial one: the same choice with the same
-//! agreements and reasons (`choose_from` against `Placement::choose`), and the same topology
+//! agreements and reasons (`choose_with_grids` with the declared grids against `Placement::choose`), and the same topology
 //! report (`place_by_first_contacts_from` against `place_by_first_contacts`), on every bundled
 //! sample and app trace and on NPB BT renumbered (where the ranks' first contacts, not
 //! identification's mapping, place the run), cut into 1 to 4 blocks.
@@ -9,8 +9,8 @@
 use std::collections::HashMap;
 use std::ops::Range;
 use tracelogic_analysis::logical::{
-    choose_from, place_by_first_contacts, place_by_first_contacts_from, ContactSource, ContentKey, LocalContacts,
-    PlacedBy, Placement, Scoring,
+    choose_with_grids, declared_grids, place_by_first_contacts, place_by_first_contacts_from, ContactSource,
+    ContentKey, LocalContacts, PlacedBy, Placement, Scoring,
 };
 use tracelogic_analysis::matrix::CommMatrix;
 use tracelogic_analysis::topology::{identify_matrix, TopologyOptions, TopologyReport};
@@ -96,7 +96,9 @@ fn check(id: &str, trace: &Trace) -> bool {
         };
         let mut parts = make();
         let keys = parts.keys();
-        let got_choice = choose_from(&mut parts, &identified, &keys);
+        // The grids the program declared are definitions, which every process holds.
+        let grids = declared_grids(&traces[0]);
+        let got_choice = choose_with_grids(&mut parts, &identified, &keys, &grids);
         assert_eq!(got_choice, want_choice, "{id}: blocks {blocks:?}");
         let mut got = identified.clone();
         place_by_first_contacts_from(&mut make(), &mut got);
