@@ -238,6 +238,29 @@ pub(crate) fn location_ranks(archive: &Archive) -> Result<(Vec<Option<Rank>>, u3
     Ok((ranks, nranks))
 }
 
+/// The archive's files with only the event files of `specs` loaded whole (`load`), the others
+/// empty, and whether every load succeeded.
+#[cfg(feature = "distributed")]
+fn own_event_files(
+    archive: &Archive,
+    specs: &[PartSpec],
+    load: crate::distributed::Load<'_>,
+) -> (Vec<InputFile>, Result<(), FormatError>) {
+    let mut files: Vec<InputFile> = archive
+        .files
+        .iter()
+        .map(|f| InputFile::new(f.name.clone(), Vec::new()))
+        .collect();
+    let loaded = specs
+        .iter()
+        .flat_map(|s| s.locations.iter().filter_map(|&(i, _)| archive.locations[i].evt))
+        .try_for_each(|e| {
+            files[e].bytes = load(archive.files, e)?;
+            Ok(())
+        });
+    (files, loaded)
+}
+
 /// [`build`] as one process of a distributed read ([`crate::distributed`]): the locations of
 /// each rank are one part, as in a threaded read; this process reads the parts of its block of
 /// ranks, every process learns every part without its columns and merges them all as
@@ -297,18 +320,7 @@ pub(crate) fn build_partial(
         .unzip();
     // The event files may hold their first bytes only (crate::distributed::read_partial_source):
     // this process loads its own whole, in a set of the archive's names.
-    let mut files: Vec<InputFile> = archive
-        .files
-        .iter()
-        .map(|f| InputFile::new(f.name.clone(), Vec::new()))
-        .collect();
-    let loaded: Result<(), FormatError> = my_specs
-        .iter()
-        .flat_map(|s| s.locations.iter().filter_map(|&(i, _)| archive.locations[i].evt))
-        .try_for_each(|e| {
-            files[e].bytes = load(archive.files, e)?;
-            Ok(())
-        });
+    let (files, loaded) = own_event_files(archive, &my_specs, load);
     let read = loaded.and_then(|()| read_parts_in(&shared, &my_specs, threads, &mut crate::NoProgress, &files));
     let read = read.and_then(|parts| {
         parts.ok_or_else(|| {
@@ -387,18 +399,7 @@ pub(crate) fn read_block(
         .filter(|(_, s)| mine.contains(&s.ranks[0]))
         .map(|(i, s)| (s, i))
         .unzip();
-    let mut files: Vec<InputFile> = archive
-        .files
-        .iter()
-        .map(|f| InputFile::new(f.name.clone(), Vec::new()))
-        .collect();
-    let loaded: Result<(), FormatError> = my_specs
-        .iter()
-        .flat_map(|s| s.locations.iter().filter_map(|&(i, _)| archive.locations[i].evt))
-        .try_for_each(|e| {
-            files[e].bytes = load(archive.files, e)?;
-            Ok(())
-        });
+    let (files, loaded) = own_event_files(archive, &my_specs, load);
     let read = loaded.and_then(|()| read_parts_in(&shared, &my_specs, threads, progress, &files));
     if let Err(e) = &read {
         if e.cancelled {
