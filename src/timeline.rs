@@ -6,6 +6,7 @@ use crate::common::{emit, load_trace, print_json, set_stage, CliError, CliResult
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
+use tracelogic_engine::rank_order::{OrderBy, RankOrderRequest};
 use tracelogic_engine::timeline::{Clock, Colour, GroupSource, TimelineQuery};
 use tracelogic_engine::{Engine, FieldWords};
 use tracelogic_model::query::{parse_ranks, parse_time};
@@ -26,6 +27,11 @@ pub struct Args {
     /// Only these ranks (`3`, `0-3,7`), by number; default: all.
     #[arg(long, value_parser = ranks_list)]
     pub ranks: Option<RankOrder>,
+    /// Order of the lanes: `number`, `topology` (the node each rank plays in the identified
+    /// topology) or `phase:K` (by when each rank enters phase K of `tracelogic phases` on the
+    /// `--select-*` selection at `--strength`, earliest first); default: as `--ranks` lists them.
+    #[arg(long, value_parser = OrderBy::parse)]
+    pub order: Option<OrderBy>,
     /// Pixel columns.
     #[arg(long, default_value_t = 100)]
     pub pixels: u32,
@@ -84,7 +90,7 @@ fn ranks_list(text: &str) -> Result<RankOrder, String> {
 pub fn run(args: Args) -> CliResult {
     let trace = load_trace(&args.paths)?;
     let engine = Engine::new(trace, FieldWords::Flags);
-    let query = TimelineQuery {
+    let mut query = TimelineQuery {
         clock: if args.logical { Clock::Logical } else { Clock::Time },
         colour: args.colour,
         source: GroupSource {
@@ -127,6 +133,25 @@ pub fn run(args: Args) -> CliResult {
             ))
         })?;
     }
+    let mut order_note = None;
+    if let Some(by) = args.order {
+        if by != OrderBy::Number {
+            engine.absolute(&query.source.selection).map_err(|e| {
+                CliError::Input(format!(
+                    "the order's selection (--select-ranks, --select-from, --select-to): {e}"
+                ))
+            })?;
+        }
+        set_stage("ordering the ranks");
+        let ordering = engine.rank_order(&RankOrderRequest {
+            by,
+            ranks: std::mem::take(&mut query.ranks),
+            selection: query.source.selection.clone(),
+            strength: query.source.strength,
+        })?;
+        query.ranks = ordering.ranks;
+        order_note = Some(ordering.note);
+    }
     set_stage("building the timeline");
     let t0 = Instant::now();
     // The first query builds the index (and, in logical time, the steps); the second is what
@@ -140,6 +165,9 @@ pub fn run(args: Args) -> CliResult {
         print_json(&tile)?;
     } else {
         let mut text = crate::print::timeline::text(&tile);
+        if let Some(note) = order_note {
+            text += &format!("lanes ordered {note}\n");
+        }
         text += &format!(
             "index and first query {:.1} ms, the same query again {:.1} ms\n",
             first.as_secs_f64() * 1e3,

@@ -481,6 +481,29 @@ test('ranks in the order of their node in the identified topology', async () => 
   }
 });
 
+test('ranks in the order they enter a phase, as `timeline --order phase:K` orders them', async () => {
+  const phases = cliJson(['phases', luDir]).phases;
+  assert.ok(phases.length >= 2, 'LU has several phases');
+  // The phase whose entry order differs most from rank order (the CLI's order is the reference).
+  const orders = phases.map((_, k) => cliJson(['timeline', luDir, '--order', `phase:${k}`, '--pixels', '10']).lanes.map((l) => l.ranks[0]));
+  const k = orders.findIndex((o) => o.join(',') !== [...o].sort((a, b) => a - b).join(','));
+  assert.ok(k >= 0, 'some phase is entered out of rank order');
+  // The reference itself: ranks by their start in `phases --json`.
+  const byStart = [...phases[k].ranks].sort((a, b) => a.start - b.start || a.rank - b.rank).map((r) => r.rank);
+  assert.deepEqual(orders[k].slice(0, byStart.length), byStart);
+  const s = await app.openView('npb-lu.S.8', 'timeline', '#timeline-canvas');
+  const { page } = s;
+  await settled(page);
+  assert.equal(await page.$eval('#tl-order option[value="phase"]', (o) => o.disabled), true, 'no phases yet');
+  await page.click('#nav-phases');
+  await page.waitForFunction((n) => document.querySelector('#phases-count')?.dataset.value === String(n) && !document.querySelector('#view-phases .waiting'), phases.length, { timeout: 120_000 });
+  await page.click('#nav-timeline');
+  await page.selectOption('#tl-order', `phase:${k}`);
+  await page.waitForSelector(`#timeline-canvas[data-lane-ranks="${orders[k].join(',')}"]`, { timeout: 60_000 });
+  app.assertClean(s);
+  await page.close();
+});
+
 test('1,024 ranks: every rank is drawn, lanes shorter than a pixel row merge ranks', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'tl-'));
   try {

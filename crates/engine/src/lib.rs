@@ -52,6 +52,7 @@ pub mod patterns;
 pub mod phases;
 pub mod profile;
 pub mod query;
+pub mod rank_order;
 pub mod replay;
 pub mod summary;
 pub mod timeline;

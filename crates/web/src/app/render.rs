@@ -210,6 +210,7 @@ impl App {
                             on_select={ctx.link().callback(Msg::Matrix)} ranks={t.summary.ranks}
                             length_ns={t.summary.end_ns.saturating_sub(t.summary.start_ns)}
                             topology_nodes={self.state.analyses.get(View::Topology.id()).and_then(crate::views::timeline::topology_nodes)}
+                            phases={self.state.analyses.get(View::Phases.id()).and_then(|s| s.result.clone())}
                             path={self.state.analyses.get("critical-path-overlay").and_then(|s| s.result.clone())}
                             on_request={ctx.link().callback(Msg::Analyse)} groups={self.state.timeline_groups()} />
                     },

@@ -151,32 +151,6 @@ pub fn ranks_per_lane(ranks: usize, rows: usize) -> usize {
     }
 }
 
-/// Order of the ranks drawn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RankOrder {
-    /// By rank number.
-    Number,
-    /// By the node each rank plays in the identified topology (row-major coordinates).
-    Topology,
-}
-
-/// The ranks to draw, in order: those of `filter` (all when empty) that exist, by number or by
-/// their topology node (`node_of[rank]`; ranks without one go last, by number).
-pub fn ordered_ranks(ranks: u32, filter: &[u32], order: RankOrder, node_of: Option<&[u32]>) -> Vec<u32> {
-    let mut out: Vec<u32> = if filter.is_empty() {
-        (0..ranks).collect()
-    } else {
-        let mut f: Vec<u32> = filter.iter().copied().filter(|&r| r < ranks).collect();
-        f.sort_unstable();
-        f.dedup();
-        f
-    };
-    if let (RankOrder::Topology, Some(nodes)) = (order, node_of) {
-        out.sort_by_key(|&r| (nodes.get(r as usize).copied().unwrap_or(u32::MAX), r));
-    }
-    out
-}
-
 /// Twenty well separated colours (Tableau 20 reordered so that neighbours in the list differ
 /// in hue): function `f` of a trace gets `PALETTE[f % 20]`, the same at every zoom.
 pub const PALETTE: [[u8; 3]; 20] = [
@@ -606,19 +580,6 @@ mod tests {
         assert_eq!(lane_at(0.0, 600.0, 512), Some(0));
         assert_eq!(lane_at(599.9, 600.0, 512), Some(511));
         assert_eq!(lane_at(600.0, 600.0, 512), None);
-    }
-
-    #[test]
-    fn ranks_order_by_number_or_topology_node() {
-        assert_eq!(ordered_ranks(4, &[], RankOrder::Number, None), vec![0, 1, 2, 3]);
-        assert_eq!(ordered_ranks(4, &[3, 1, 9, 1], RankOrder::Number, None), vec![1, 3]);
-        let nodes = [2, 0, 3, 1];
-        assert_eq!(
-            ordered_ranks(4, &[], RankOrder::Topology, Some(&nodes)),
-            vec![1, 3, 0, 2]
-        );
-        // No topology known: by number.
-        assert_eq!(ordered_ranks(3, &[], RankOrder::Topology, None), vec![0, 1, 2]);
     }
 
     #[test]

@@ -11,12 +11,13 @@
 //! [`super::timeline_canvas`] (unit-tested).
 
 use super::timeline_canvas::{
-    call_at, colour, colour_of, column_at, css, duration_label, lane_at, lane_of_rank, message_at, ordered_ranks,
-    path_overlay, shown_ids, tick_label, ticks, tile_pixels, RankOrder, Viewport, NO_GROUP,
+    call_at, colour, colour_of, column_at, css, duration_label, lane_at, lane_of_rank, message_at, path_overlay,
+    shown_ids, tick_label, ticks, tile_pixels, Viewport, NO_GROUP,
 };
 use crate::protocol::{AnalysisRequest, Answer, MatrixRequest, TimelineAnswer};
 use gloo::timers::callback::Timeout;
 use std::rc::Rc;
+use tracelogic_engine::rank_order::{ordered_ranks, phase_keys, topology_keys, OrderBy};
 use tracelogic_engine::timeline::{Clock, Colour, GroupSource, TimelineQuery, TimelineTile, NONE};
 use tracelogic_model::query::{parse_ranks, parse_time};
 use tracelogic_model::Selection;
@@ -60,7 +61,11 @@ pub struct TimelineProps {
     pub length_ns: u64,
     /// Node of each rank in the identified topology, once the topology view has answered.
     #[prop_or_default]
-    pub topology_nodes: Option<Rc<Vec<u32>>>,
+    pub topology_nodes: Option<Rc<Vec<Option<u64>>>>,
+    /// The Phases view's answer (on the page's selection and strength), once it has answered:
+    /// the lanes can be ordered by when each rank enters a phase.
+    #[prop_or_default]
+    pub phases: Option<Rc<Result<Answer, String>>>,
     /// The answer to [`AnalysisRequest::CriticalPathOverlay`], once asked.
     #[prop_or_default]
     pub path: Option<Rc<Result<Answer, String>>>,
@@ -88,7 +93,7 @@ pub enum Msg {
     /// Text typed in the rank filter, kept so that a redraw before the change event (a tile
     /// arriving) does not put the old text back: yew refreshes a controlled input's value.
     FilterTyped(String),
-    Order(RankOrder),
+    Order(OrderBy),
     Window(String, String),
     Whole,
     UseWindow,
@@ -130,7 +135,7 @@ pub struct TimelineView {
     filter: Vec<u32>,
     filter_text: String,
     filter_error: Option<String>,
-    order: RankOrder,
+    order: OrderBy,
     window_error: Option<String>,
     drag: Option<Drag>,
     hover: Option<(f64, f64)>,
@@ -156,12 +161,14 @@ impl TimelineView {
 
     fn ranks(&self, ctx: &Context<Self>) -> Vec<u32> {
         let p = ctx.props();
-        ordered_ranks(
-            p.ranks,
-            &self.filter,
-            self.order,
-            p.topology_nodes.as_deref().map(|v| v.as_slice()),
-        )
+        // The keys the CLI's `timeline --order` sorts by (`Engine::rank_order`), from the answers
+        // the Topology and Phases views hold.
+        let keys = match self.order {
+            OrderBy::Number => None,
+            OrderBy::Topology => p.topology_nodes.as_deref().cloned(),
+            OrderBy::Phase(k) => phases_of(p).and_then(|r| phase_keys(r, k, p.ranks)),
+        };
+        ordered_ranks(p.ranks, &self.filter, keys.as_deref())
     }
 
     /// Canvas size in CSS px and the device pixel ratio.
@@ -284,7 +291,7 @@ impl Component for TimelineView {
             filter: Vec::new(),
             filter_text: String::new(),
             filter_error: None,
-            order: RankOrder::Number,
+            order: OrderBy::Number,
             window_error: None,
             drag: None,
             hover: None,
@@ -318,7 +325,9 @@ impl Component for TimelineView {
                 self.take(a);
             }
         }
-        if p.topology_nodes != old.topology_nodes && self.order == RankOrder::Topology {
+        if (p.topology_nodes != old.topology_nodes && self.order == OrderBy::Topology)
+            || (p.phases != old.phases && matches!(self.order, OrderBy::Phase(_)))
+        {
             self.schedule(ctx, 0);
         }
         if p.groups != old.groups && self.colouring != Colour::Function {
@@ -606,11 +615,7 @@ impl Component for TimelineView {
         });
         let on_order = link.callback(|e: Event| {
             let v = e.target_unchecked_into::<HtmlSelectElement>().value();
-            Msg::Order(if v == "topology" {
-                RankOrder::Topology
-            } else {
-                RankOrder::Number
-            })
+            Msg::Order(OrderBy::parse(&v).unwrap_or_default())
         });
         let on_colouring = link.callback(|e: Event| {
             let v = e.target_unchecked_into::<HtmlSelectElement>().value();
@@ -664,10 +669,19 @@ impl Component for TimelineView {
                     </label>
                     <label>{ "Order " }
                         <select id="tl-order" onchange={on_order}>
-                            <option value="number" selected={self.order == RankOrder::Number}>{ "by rank number" }</option>
-                            <option value="topology" selected={self.order == RankOrder::Topology} disabled={p.topology_nodes.is_none()}>
+                            <option value="number" selected={self.order == OrderBy::Number}>{ "by rank number" }</option>
+                            <option value="topology" selected={self.order == OrderBy::Topology} disabled={p.topology_nodes.is_none()}>
                                 { if p.topology_nodes.is_some() { "by topology coordinates" } else { "by topology coordinates (run Topology first)" } }
                             </option>
+                            if let Some(r) = phases_of(p) {
+                                { for (0..r.analysis.phases.len() as u32).map(|k| html! {
+                                    <option value={format!("phase:{k}")} selected={self.order == OrderBy::Phase(k)}>
+                                        { format!("by entry into phase {k}") }
+                                    </option>
+                                }) }
+                            } else {
+                                <option value="phase" disabled=true>{ "by entry into a phase (run Phases first)" }</option>
+                            }
                         </select>
                     </label>
                     <label>{ "From " }<input id="tl-from" type="text" size="10" placeholder={if self.clock == Clock::Time { "0.1s" } else { "step" }} /></label>
@@ -734,17 +748,17 @@ impl Component for TimelineView {
 
 /// The node of each rank in the topology the Topology view identified (`None` before it answered
 /// or when nothing matched).
-pub fn topology_nodes(state: &super::AnalysisState) -> Option<Rc<Vec<u32>>> {
+pub fn topology_nodes(state: &super::AnalysisState) -> Option<Rc<Vec<Option<u64>>>> {
     let Ok(crate::protocol::Answer::Topology(report)) = state.result.as_deref()? else {
         return None;
     };
-    let id = &report.identification;
-    id.matched.as_ref()?;
-    let mut nodes = vec![u32::MAX; id.ranks as usize];
-    for p in &id.mapping {
-        if let Some(n) = nodes.get_mut(p.rank as usize) {
-            *n = p.node;
-        }
+    topology_keys(report).map(Rc::new)
+}
+
+/// The phases report in the Phases view's answer, when it has answered.
+fn phases_of(p: &TimelineProps) -> Option<&tracelogic_engine::phases::PhasesReport> {
+    match p.phases.as_deref()? {
+        Ok(Answer::Phases(r)) => Some(r),
+        _ => None,
     }
-    Some(Rc::new(nodes))
 }
