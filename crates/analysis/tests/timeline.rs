@@ -634,3 +634,47 @@ fn message_waits_follow_the_late_sender_definition() {
     }
     assert!(late > 0, "the imbalanced ring has late senders");
 }
+
+/// The page's worker builds the receive side of the index when idle after the first tile
+/// (`TimelineIndex::prepare_zoom`): the whole-run tile must not need it, and windows answered
+/// after it is built ahead must be the tiles a lazily built index gives, with the messages a
+/// direct scan finds.
+#[test]
+fn preparing_the_zoom_ahead_changes_no_tile() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/samples");
+    for name in ["npb-lu.S.8", "npb-mg.S.8", "sstmacro-dumpi-testbgp"] {
+        let files = load_paths(&[root.join(name)]).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let trace = read_trace(files).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let matching = match_messages(&trace);
+        let ahead = TimelineIndex::build(&trace, &matching);
+        let lazy = TimelineIndex::build(&trace, &matching);
+        let whole = timeline(&trace, &matching, &ahead, &query(Clock::Time, 0, None, 64)).unwrap();
+        assert!(
+            !ahead.zoom_prepared(),
+            "{name}: the whole-run tile built the receive side"
+        );
+        assert!(ahead.prepare_zoom(&trace, &matching), "{name}: nothing to prepare");
+        assert!(ahead.zoom_prepared(), "{name}");
+        assert!(!ahead.prepare_zoom(&trace, &matching), "{name}: prepared twice");
+        assert_eq!(
+            whole,
+            timeline(&trace, &matching, &lazy, &query(Clock::Time, 0, None, 64)).unwrap(),
+            "{name}"
+        );
+        let extent = ahead.extent(Clock::Time).unwrap();
+        for (from, to) in [(extent / 3, extent / 2), (extent / 10, extent / 5), (1, extent)] {
+            let q = query(Clock::Time, from, Some(to), 80);
+            let tile = timeline(&trace, &matching, &ahead, &q).unwrap();
+            assert_eq!(
+                tile,
+                timeline(&trace, &matching, &lazy, &q).unwrap(),
+                "{name} [{from}, {to})"
+            );
+            assert_lists(&format!("{name} prepared [{from}, {to})"), &trace, &ahead, &tile);
+        }
+        assert!(
+            lazy.zoom_prepared(),
+            "{name}: a window inside the run needs the receive side"
+        );
+    }
+}

@@ -63,6 +63,23 @@ impl Engine {
         tracelogic_analysis::timeline::timeline(self.trace(), self.matching(), index, query).map_err(Error::Input)
     }
 
+    /// Build the part of the timeline's index that only zooming and panning need (the receive
+    /// side: [`TimelineIndex::prepare_zoom`]), when the index exists and lacks it. Returns
+    /// whether anything was built. The page's worker calls it when idle after answering a
+    /// tile, so the first zoom does not pay for it; the tiles are the same either way.
+    pub fn timeline_prepare_zoom(&self) -> bool {
+        match self.kept.timeline.borrow().as_ref() {
+            Some(index) => index.prepare_zoom(self.trace(), self.matching()),
+            None => false,
+        }
+    }
+
+    /// Whether a timeline index exists and still lacks what zooming needs
+    /// ([`Engine::timeline_prepare_zoom`] would build something).
+    pub fn timeline_zoom_pending(&self) -> bool {
+        self.kept.timeline.borrow().as_ref().is_some_and(|i| !i.zoom_prepared())
+    }
+
     /// What each call of the whole trace belongs to for `request.colour`, from the answer
     /// [`Engine::patterns`] (default options) and [`Engine::phases`] (strength
     /// `request.source.strength`, outside communication its own symbol: the Phases view's
@@ -209,6 +226,33 @@ mod tests {
     use super::*;
     use crate::testing::sample_engine;
     use tracelogic_model::Selection;
+
+    /// The worker's idle step: nothing to do before the first tile, the receive side after the
+    /// whole-run tile (which does not build it), nothing once built; a window after it gives
+    /// the tile a fresh engine builds lazily.
+    #[test]
+    fn the_zoom_is_prepared_once_after_the_first_tile() {
+        let engine = sample_engine("npb-lu.S.8");
+        assert!(!engine.timeline_zoom_pending());
+        assert!(!engine.timeline_prepare_zoom(), "no index yet");
+        engine.timeline(&TimelineQuery::whole(Clock::Time, 100)).unwrap();
+        assert!(
+            engine.timeline_zoom_pending(),
+            "the whole-run tile built the receive side"
+        );
+        assert!(engine.timeline_prepare_zoom());
+        assert!(!engine.timeline_zoom_pending());
+        assert!(!engine.timeline_prepare_zoom(), "prepared twice");
+        let whole = engine.timeline(&TimelineQuery::whole(Clock::Time, 100)).unwrap();
+        let window = TimelineQuery {
+            from: whole.to / 3,
+            to: Some(whole.to / 2),
+            ..TimelineQuery::whole(Clock::Time, 100)
+        };
+        let lazy = sample_engine("npb-lu.S.8");
+        assert_eq!(engine.timeline(&window).unwrap(), lazy.timeline(&window).unwrap());
+        assert!(!lazy.timeline_zoom_pending());
+    }
 
     fn request(colour: Colour) -> GroupsRequest {
         GroupsRequest {

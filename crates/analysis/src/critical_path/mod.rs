@@ -134,25 +134,49 @@ const NONE: u32 = u32::MAX;
 /// Coarse phase timer: with `TRACELOGIC_CP_TIMES` set, each phase's wall time goes to stderr
 /// (for profiling the critical path on large traces; off by default). `web_time`: `std::time`
 /// panics in the browser worker (wasm32-unknown-unknown has no clock).
+/// Beside the wall time, the process's CPU time (user + system, all threads) where
+/// `/proc/self/stat` gives it, in 10 ms ticks: on a shared machine the wall time mostly
+/// measures the other processes.
 struct Phases {
     on: bool,
     t: web_time::Instant,
+    cpu: Option<(f64, u64)>,
 }
 
 impl Phases {
     fn new() -> Phases {
+        let on = std::env::var_os("TRACELOGIC_CP_TIMES").is_some();
         Phases {
-            on: std::env::var_os("TRACELOGIC_CP_TIMES").is_some(),
+            on,
             t: web_time::Instant::now(),
+            cpu: if on { process_cpu() } else { None },
         }
     }
 
     fn mark(&mut self, what: &str) {
         if self.on {
-            eprintln!("critical path: {what}: {:.3} s", self.t.elapsed().as_secs_f64());
+            let cpu = process_cpu();
+            let used = match (cpu, self.cpu) {
+                (Some(b), Some(a)) => format!(" ({:.2} s CPU, {} page faults)", b.0 - a.0, b.1 - a.1),
+                _ => String::new(),
+            };
+            eprintln!("critical path: {what}: {:.3} s{used}", self.t.elapsed().as_secs_f64());
             self.t = web_time::Instant::now();
+            self.cpu = cpu;
         }
     }
+}
+
+/// User + system CPU seconds and minor page faults of this process so far, from
+/// `/proc/self/stat` (Linux; `None` elsewhere). Ticks are taken as 100 a second, Linux's
+/// `USER_HZ` on every architecture.
+fn process_cpu() -> Option<(f64, u64)> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name (which may hold spaces) in parentheses: minflt is the
+    // 8th of them, utime and stime the 12th and 13th.
+    let f: Vec<&str> = stat[stat.rfind(')')? + 2..].split(' ').collect();
+    let num = |i: usize| f.get(i)?.parse::<u64>().ok();
+    Some(((num(11)? + num(12)?) as f64 / 100.0, num(7)?))
 }
 
 /// Work budget of the gains, in lanes × nodes swept (at least one sweep of 64 ranks):
@@ -186,13 +210,12 @@ pub struct Edge {
 pub struct HappensBefore {
     /// `base[r]`: global id of rank `r`'s first call; `base[n]` = number of calls.
     base: Vec<u32>,
-    enter: Vec<u64>,
-    exit: Vec<u64>,
     /// Duration of each call minus its waiting time.
     active: Vec<u64>,
+    /// The function of each call the path runs through, in the path's order (its `Call` and
+    /// `CallAfterDependency` steps).
     func: Vec<u32>,
-    /// Per rank: time from the trace start to its first call, and from its last call to its end.
-    head: Vec<u64>,
+    /// Per rank: time from its last call to its end.
     tail: Vec<u64>,
     /// Computation before each call (from the previous exit, or the trace start for a rank's
     /// first call), and whether it is its rank's first call.
@@ -204,7 +227,8 @@ pub struct HappensBefore {
     in_src: Vec<u32>,
     out_start: Vec<u32>,
     out_dst: Vec<u32>,
-    /// Longest-path value (ns from the trace start) of each call's exit and each instance.
+    /// Longest-path value (ns from the trace start) of each call's exit and each instance
+    /// (while Kahn's order is found, a node not yet reached holds its unmet dependencies).
     f: Vec<u64>,
     /// Call exits and instances in topological order.
     order: Vec<u32>,
@@ -257,36 +281,50 @@ impl HappensBefore {
         base.push(total as u32);
         let calls = total as usize;
         let (t0, _) = trace.span();
-        let mut enter = Vec::with_capacity(calls);
-        let mut exit = Vec::with_capacity(calls);
-        let mut func = Vec::with_capacity(calls);
+        let rank_hint: Vec<u32> = (0..calls.div_ceil(1 << RANK_HINT_SHIFT))
+            .map(|i| (base.partition_point(|&b| b as usize <= i << RANK_HINT_SHIFT) - 1) as u32)
+            .collect();
+        let rank_of = |c: u32| {
+            let mut r = rank_hint[(c >> RANK_HINT_SHIFT) as usize] as usize;
+            while base[r + 1] <= c {
+                r += 1;
+            }
+            r
+        };
+        // The calls' times, clamped where a rank's clock runs backwards (program order is the
+        // truth); a rank whose clock never does is read in place, not copied.
+        let times = Times::of(trace, &base, t0);
         let mut head = vec![0u64; n];
         let mut tail = vec![0u64; n];
+        let mut gap_ns = Vec::with_capacity(calls);
+        let mut first = vec![false; calls];
         for (r, rt) in trace.ranks.iter().enumerate() {
-            let c = &rt.calls;
-            let len = (base[r + 1] - base[r]) as usize;
-            // Clocks running backwards inside a rank are clamped: program order is the truth.
-            let mut last = t0;
-            for i in 0..len {
-                let e = c.enter[i].max(last);
-                let x = c.exit[i].max(e);
-                enter.push(e);
-                exit.push(x);
-                func.push(c.func[i]);
-                last = x;
-            }
-            if len > 0 {
-                head[r] = enter[base[r] as usize] - t0;
-                let end = rt.span.map_or(last, |s| s.1).max(last);
-                tail[r] = end - last;
-            }
+            let (en, ex) = (&*times.enter[r], &*times.exit[r]);
+            let Some(&last) = ex.last() else {
+                continue;
+            };
+            head[r] = en[0] - t0;
+            let end = rt.span.map_or(last, |s| s.1).max(last);
+            tail[r] = end - last;
+            first[base[r] as usize] = true;
+            gap_ns.push(head[r]);
+            gap_ns.extend(en[1..].iter().zip(ex).map(|(&e, &x)| e - x));
         }
+        let en = |r: Rank, i: u32| times.enter[r as usize][i as usize];
+        let ex = |r: Rank, i: u32| times.exit[r as usize][i as usize];
+        let enter_of = |c: u32| {
+            let r = rank_of(c);
+            times.enter[r][(c - base[r]) as usize]
+        };
         let gid = |r: Rank, i: u32| base[r as usize] + i;
         ph.mark("copy calls");
 
-        // Dependency edges as (target, source) pairs.
+        // Dependency edges as (target, source) pairs; at most two per message and per
+        // collective member, reserved at once (pages never written are never touched).
         let roles = roles(trace);
-        let mut deps: Vec<(u32, u32)> = Vec::new();
+        let inst = Instances::of_sequence(trace, sequence);
+        let member_count: usize = (0..inst.len()).map(|k| inst.members(k).len()).sum();
+        let mut deps: Vec<(u32, u32)> = Vec::with_capacity(2 * matching.messages.len() + 2 * member_count + 4 * n);
         for m in &matching.messages {
             let (s, r) = (&trace.ranks[m.sender as usize], &trace.ranks[m.receiver as usize]);
             let (so, ro) = (m.send_op as usize, m.recv_op as usize);
@@ -309,14 +347,12 @@ impl HappensBefore {
                     Some(Role::WaitOne) => true,
                     _ => false,
                 };
-                let (sg, rg) = (gid(m.sender, sc), gid(m.receiver, rpost));
-                if blocking && exit[sg as usize] > enter[rg as usize] {
-                    deps.push((sg, rg));
+                if blocking && ex(m.sender, sc) > en(m.receiver, rpost) {
+                    deps.push((gid(m.sender, sc), gid(m.receiver, rpost)));
                 }
             }
         }
         ph.mark("message dependencies");
-        let inst = Instances::of_sequence(trace, sequence);
         for k in 0..inst.len() {
             let v = (calls + k) as u32;
             let members = inst.members(k);
@@ -356,7 +392,7 @@ impl HappensBefore {
         let mut extra = 0usize;
         for names in [&["mpi_init", "mpi_init_thread"][..], &["mpi_finalize"][..]] {
             let v = (calls + inst.len() + extra) as u32;
-            let mut members: Vec<u32> = Vec::new();
+            let mut members: Vec<(Rank, u32)> = Vec::new();
             let named: Vec<bool> = trace
                 .functions
                 .names()
@@ -375,67 +411,75 @@ impl HappensBefore {
                     (0..len).find(|&i| is(i))
                 };
                 if let Some(i) = found {
-                    members.push(base[r] + i);
+                    members.push((r as Rank, i));
                 }
             }
             // The standard does not make them synchronise: only when the clocks show that they
             // did (no member left before the last one entered) are they a dependency.
-            let latest = members.iter().map(|&c| enter[c as usize]).max();
-            let first_exit = members.iter().map(|&c| exit[c as usize]).min();
+            let latest = members.iter().map(|&(r, i)| en(r, i)).max();
+            let first_exit = members.iter().map(|&(r, i)| ex(r, i)).min();
             if members.len() > 1 && latest <= first_exit {
-                for &c in &members {
-                    deps.push((v, c));
-                    deps.push((c, v));
+                for &(r, i) in &members {
+                    deps.push((v, gid(r, i)));
+                    deps.push((gid(r, i), v));
                 }
                 extra += 1;
             }
         }
         let nodes = calls + inst.len() + extra;
         ph.mark("collective dependencies");
-        let (in_start, in_src) = csr(nodes, deps.iter().map(|&(t, s)| (t, s)));
-        let (out_start, out_dst) = csr(nodes, deps.iter().map(|&(t, s)| (s, t)));
+        // The dependency rows by target, then the active times from them, beside the rows by
+        // source (natively on two cores: they share only the read-only pairs).
+        let ((in_start, in_src, active), (out_start, out_dst)) = both(
+            || {
+                let (in_start, in_src) = csr(nodes, deps.iter().map(|&(t, s)| (t, s)));
+                // Active time of each call: its duration minus its wait for the latest
+                // dependency. The timestamp of a source: a call's enter, or an instance's
+                // latest source enter.
+                let inst_time: Vec<u64> = (calls..nodes)
+                    .map(|v| {
+                        in_src[in_start[v] as usize..in_start[v + 1] as usize]
+                            .iter()
+                            .map(|&s| enter_of(s))
+                            .max()
+                            .unwrap_or(0)
+                    })
+                    .collect();
+                let time_of = |s: u32| {
+                    if (s as usize) < calls {
+                        enter_of(s)
+                    } else {
+                        inst_time[s as usize - calls]
+                    }
+                };
+                let mut active: Vec<u64> = Vec::with_capacity(calls);
+                // Rank by rank: each rank's first call is the number of calls before it.
+                for (en, ex) in times.enter.iter().zip(&times.exit) {
+                    let c0 = active.len();
+                    active.extend(en.iter().zip(ex.iter()).enumerate().map(|(i, (&e, &x))| {
+                        let c = c0 + i;
+                        let (a, b) = (in_start[c] as usize, in_start[c + 1] as usize);
+                        if a == b {
+                            return x - e;
+                        }
+                        let dep = in_src[a..b].iter().map(|&s| time_of(s)).max().unwrap_or(0);
+                        x - dep.clamp(e, x)
+                    }));
+                }
+                (in_start, in_src, active)
+            },
+            || csr(nodes, deps.iter().map(|&(t, s)| (s, t))),
+        );
         drop(deps);
-        ph.mark("compressed rows");
-
-        // Active time of each call: its duration minus its wait for the latest dependency.
-        // The timestamp of a source: a call's enter, or an instance's latest source enter.
-        let inst_time: Vec<u64> = (calls..nodes)
-            .map(|v| {
-                in_src[in_start[v] as usize..in_start[v + 1] as usize]
-                    .iter()
-                    .map(|&s| enter[s as usize])
-                    .max()
-                    .unwrap_or(0)
-            })
-            .collect();
-        let time_of = |s: u32| {
-            if (s as usize) < calls {
-                enter[s as usize]
-            } else {
-                inst_time[s as usize - calls]
-            }
-        };
-        let active: Vec<u64> = (0..calls)
-            .map(|c| {
-                let dep = in_src[in_start[c] as usize..in_start[c + 1] as usize]
-                    .iter()
-                    .map(|&s| time_of(s))
-                    .max()
-                    .unwrap_or(0);
-                exit[c] - dep.clamp(enter[c], exit[c])
-            })
-            .collect();
-        drop(inst_time);
+        drop(times);
+        ph.mark("compressed rows, active times");
 
         let mut g = HappensBefore {
             base,
-            enter,
-            exit,
             active,
-            func,
-            gap_ns: Vec::new(),
-            first: Vec::new(),
-            head,
+            func: Vec::new(),
+            gap_ns,
+            first,
             tail,
             in_start,
             in_src,
@@ -443,36 +487,86 @@ impl HappensBefore {
             out_dst,
             f: vec![0; nodes],
             order: Vec::with_capacity(nodes),
-            rank_hint: Vec::new(),
+            rank_hint,
             path: Vec::new(),
             length: 0,
         };
-        g.rank_hint = (0..calls.div_ceil(1 << RANK_HINT_SHIFT))
-            .map(|i| (g.base.partition_point(|&b| b as usize <= i << RANK_HINT_SHIFT) - 1) as u32)
-            .collect();
-        g.first = vec![false; calls];
-        g.gap_ns = vec![0; calls];
-        for r in 0..n {
-            for c in g.base[r]..g.base[r + 1] {
-                let cu = c as usize;
-                if c == g.base[r] {
-                    g.first[cu] = true;
-                    g.gap_ns[cu] = g.head[r];
-                } else {
-                    g.gap_ns[cu] = g.enter[cu] - g.exit[cu - 1];
-                }
-            }
-        }
-        // The timestamps are in the gaps, active times and values now.
-        g.enter = Vec::new();
-        g.exit = Vec::new();
-        ph.mark("active times and gaps");
         g.longest_paths()?;
         ph.mark("Kahn order and longest path");
         g.find_path();
+        g.func = g
+            .path
+            .iter()
+            .filter_map(|s| match *s {
+                PathStep::Call(c) | PathStep::CallAfterDependency(c) => Some(c),
+                _ => None,
+            })
+            .map(|c| {
+                let r = g.rank_of(c);
+                trace.ranks[r].calls.func[(c - g.base[r]) as usize]
+            })
+            .collect();
         ph.mark("path");
         Ok(g)
     }
+}
+
+/// Per rank, the calls' enter and exit times clamped so that program order holds (each call
+/// enters no earlier than the previous one exits, exits no earlier than it enters): borrowed
+/// from the trace when nothing needs clamping, as on a trace with sane clocks.
+struct Times<'a> {
+    enter: Vec<std::borrow::Cow<'a, [u64]>>,
+    exit: Vec<std::borrow::Cow<'a, [u64]>>,
+}
+
+impl<'a> Times<'a> {
+    fn of(trace: &'a Trace, base: &[u32], t0: u64) -> Times<'a> {
+        use std::borrow::Cow;
+        let mut enter = Vec::with_capacity(trace.ranks.len());
+        let mut exit = Vec::with_capacity(trace.ranks.len());
+        for (r, rt) in trace.ranks.iter().enumerate() {
+            let len = (base[r + 1] - base[r]) as usize;
+            let (e, x) = (&rt.calls.enter[..len], &rt.calls.exit[..len]);
+            let mut last = t0;
+            let sane = e.iter().zip(x).all(|(&e, &x)| {
+                let ok = e >= last && x >= e;
+                last = x;
+                ok
+            });
+            if sane {
+                enter.push(Cow::Borrowed(e));
+                exit.push(Cow::Borrowed(x));
+                continue;
+            }
+            let (mut ce, mut cx) = (Vec::with_capacity(len), Vec::with_capacity(len));
+            let mut last = t0;
+            for (&e, &x) in e.iter().zip(x) {
+                let e = e.max(last);
+                let x = x.max(e);
+                ce.push(e);
+                cx.push(x);
+                last = x;
+            }
+            enter.push(Cow::Owned(ce));
+            exit.push(Cow::Owned(cx));
+        }
+        Times { enter, exit }
+    }
+}
+
+/// `a()` and `b()`, natively on two threads, in the browser's worker one after the other.
+fn both<A: Send, B: Send>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        if std::thread::available_parallelism().map_or(1, |t| t.get()) > 1 {
+            return std::thread::scope(|scope| {
+                let other = scope.spawn(b);
+                let a = a();
+                (a, other.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            });
+        }
+    }
+    (a(), b())
 }
 
 /// Compressed rows of `pairs` (row, value) over `rows` rows, values in input order per row.
@@ -484,11 +578,15 @@ fn csr(rows: usize, pairs: impl Iterator<Item = (u32, u32)> + Clone) -> (Vec<u32
     for i in 0..rows {
         start[i + 1] += start[i];
     }
-    let mut free = start.clone();
+    // Each row's values are written from its start, which then moves to the next row's
+    // start; shifting the starts back by one row restores them (no second array).
     let mut vals = vec![0u32; start[rows] as usize];
     for (r, v) in pairs {
-        vals[free[r as usize] as usize] = v;
-        free[r as usize] += 1;
+        let k = &mut start[r as usize];
+        vals[*k as usize] = v;
+        *k += 1;
     }
+    start.copy_within(0..rows, 1);
+    start[0] = 0;
     (start, vals)
 }

@@ -53,7 +53,11 @@ impl HappensBefore {
     pub(super) fn longest_paths(&mut self) -> Result<(), String> {
         let calls = self.calls();
         let nodes = self.f.len();
-        let mut remaining: Vec<u32> = (0..nodes).map(|v| self.in_start[v + 1] - self.in_start[v]).collect();
+        // Until a node is reached, its value holds the number of its dependencies not yet
+        // reached (no separate array of counts): a value is written only once that is 0.
+        for v in 0..nodes {
+            self.f[v] = (self.in_start[v + 1] - self.in_start[v]) as u64;
+        }
         let n = self.ranks();
         let mut cursor: Vec<u32> = self.base[..n].to_vec();
         let mut entered = vec![false; n];
@@ -62,24 +66,18 @@ impl HappensBefore {
         // Instances that need nobody (a broadcast whose root is outside the selection, or
         // whose root's call the time window cut off) are ready from the start, with value 0:
         // their members wait for nothing.
-        let mut ready_instances: Vec<usize> = (calls..nodes).filter(|&v| remaining[v] == 0).collect();
-        self.release_instances(
-            &mut ready_instances,
-            &mut remaining,
-            &cursor,
-            &mut queued,
-            &mut worklist,
-        );
+        let mut ready_instances: Vec<usize> = (calls..nodes).filter(|&v| self.f[v] == 0).collect();
+        self.release_instances(&mut ready_instances, &cursor, &mut queued, &mut worklist);
         while let Some(r) = worklist.pop() {
             queued[r] = false;
             while cursor[r] < self.base[r + 1] {
                 let c = cursor[r];
                 if !entered[r] {
                     entered[r] = true;
-                    for &t in self.outs(c as usize) {
-                        let t = t as usize;
-                        remaining[t] -= 1;
-                        if remaining[t] == 0 {
+                    for k in self.out_start[c as usize]..self.out_start[c as usize + 1] {
+                        let t = self.out_dst[k as usize] as usize;
+                        self.f[t] -= 1;
+                        if self.f[t] == 0 {
                             if t >= calls {
                                 ready_instances.push(t);
                             } else {
@@ -91,15 +89,9 @@ impl HappensBefore {
                             }
                         }
                     }
-                    self.release_instances(
-                        &mut ready_instances,
-                        &mut remaining,
-                        &cursor,
-                        &mut queued,
-                        &mut worklist,
-                    );
+                    self.release_instances(&mut ready_instances, &cursor, &mut queued, &mut worklist);
                 }
-                if remaining[c as usize] > 0 {
+                if self.f[c as usize] > 0 {
                     break;
                 }
                 let a = self.active[c as usize];
@@ -136,7 +128,6 @@ impl HappensBefore {
     pub(super) fn release_instances(
         &mut self,
         ready: &mut Vec<usize>,
-        remaining: &mut [u32],
         cursor: &[u32],
         queued: &mut [bool],
         worklist: &mut Vec<usize>,
@@ -150,10 +141,10 @@ impl HappensBefore {
                 .unwrap_or(0);
             self.f[v] = fv;
             self.order.push(v as u32);
-            for &t in self.outs(v) {
-                let t = t as usize;
-                remaining[t] -= 1;
-                if remaining[t] == 0 {
+            for k in self.out_start[v]..self.out_start[v + 1] {
+                let t = self.out_dst[k as usize] as usize;
+                self.f[t] -= 1;
+                if self.f[t] == 0 {
                     let q = self.rank_of(t as u32);
                     if !queued[q] && cursor[q] as usize == t {
                         queued[q] = true;
@@ -225,6 +216,7 @@ impl HappensBefore {
     pub(super) fn pieces(&self) -> Vec<(usize, u64, u64, Option<u32>, u32)> {
         let val = |x: u32| self.f[x as usize];
         let gap = |x: u32| self.gap(x);
+        let mut func = self.func.iter();
         self.path
             .iter()
             .map(|&s| match s {
@@ -238,7 +230,7 @@ impl HappensBefore {
                         self.rank_of(c),
                         x - self.active[c as usize],
                         x,
-                        Some(self.func[c as usize]),
+                        Some(*func.next().expect("a function per call on the path")),
                         c,
                     )
                 }

@@ -62,14 +62,27 @@ impl HappensBefore {
                 zero_bits[c as usize / 64] |= 1 << (c % 64);
             }
         }
-        for group in by_need.chunks(LANES) {
+        // Sweeps of at most LANES ranks, side by side on the cores when there are several
+        // (natively): the lanes are independent, so the gains do not depend on the grouping.
+        // One sweep is not split to use more cores: two half-width sweeps cost about 40 % more
+        // CPU than one (each walks the whole graph; measured on the LU C 128 trace).
+        let sweeps = by_need.len().div_ceil(LANES).max(1);
+        let groups: Vec<&[usize]> = by_need.chunks(by_need.len().div_ceil(sweeps).max(1)).collect();
+        let swept = crate::logical::per_rank::each_index(groups.len(), |i| {
+            let group = groups[i];
             let fits = group.iter().all(|&r| computes[r] <= u32::MAX as u64);
-            let d = match (group.len(), fits) {
+            match (group.len(), fits) {
                 (0..=8, true) => self.deficits::<u32, 8>(group, &zero_bits, &tail_zeroed),
                 (0..=8, false) => self.deficits::<u64, 8>(group, &zero_bits, &tail_zeroed),
+                (9..=16, true) => self.deficits::<u32, 16>(group, &zero_bits, &tail_zeroed),
+                (9..=16, false) => self.deficits::<u64, 16>(group, &zero_bits, &tail_zeroed),
+                (17..=32, true) => self.deficits::<u32, 32>(group, &zero_bits, &tail_zeroed),
+                (17..=32, false) => self.deficits::<u64, 32>(group, &zero_bits, &tail_zeroed),
                 (_, true) => self.deficits::<u32, LANES>(group, &zero_bits, &tail_zeroed),
                 (_, false) => self.deficits::<u64, LANES>(group, &zero_bits, &tail_zeroed),
-            };
+            }
+        });
+        for (group, d) in groups.iter().zip(swept) {
             for (&r, d) in group.iter().zip(d) {
                 gains[r] = Some(d);
             }

@@ -177,6 +177,25 @@ impl TimelineIndex {
         })
     }
 
+    /// Build now what the first zoom or pan in time would otherwise build: the receive side
+    /// and the time clock's latencies (the whole-run tile needs neither). Returns whether
+    /// there was anything left to build. The page's worker calls it when idle after the
+    /// first tile, so that the first zoom does not wait for it.
+    pub fn prepare_zoom(&self, trace: &Trace, matching: &Matching) -> bool {
+        if self.receives.get().is_some() && self.time.latency.get().is_some() {
+            return false;
+        }
+        self.receives(trace, matching);
+        self.latency(trace, matching, Clock::Time, &self.time);
+        true
+    }
+
+    /// Whether the receive side and the time clock's latencies are built
+    /// ([`TimelineIndex::prepare_zoom`]).
+    pub fn zoom_prepared(&self) -> bool {
+        self.receives.get().is_some() && self.time.latency.get().is_some()
+    }
+
     /// Per receiving rank, the longest latency and clock inversion in `ci`'s clock (found on
     /// first use).
     pub(super) fn latency<'a>(

@@ -274,6 +274,9 @@ pub enum WorkerMessage {
         /// Its answer.
         response: Response,
     },
+    /// Idle after a timeline tile: build what the first zoom needs
+    /// (`Engine::timeline_prepare_zoom`).
+    PrepareTimeline,
 }
 
 /// The worker: holds at most one trace.
@@ -648,6 +651,14 @@ impl Worker for AnalysisWorker {
         let Fetched { id, job, files } = match msg {
             WorkerMessage::Fetched(f) => f,
             WorkerMessage::Part { index, response } => return self.part_arrived(scope, index, response),
+            WorkerMessage::PrepareTimeline => {
+                if let Some(s) = &self.session {
+                    mark("worker preparing the timeline's zoom");
+                    s.engine().timeline_prepare_zoom();
+                    mark("worker prepared the timeline's zoom");
+                }
+                return;
+            }
         };
         PANIC_TARGET.with(|t| *t.borrow_mut() = Some((scope.clone(), id)));
         arm_fatal(Some(id));
@@ -719,11 +730,27 @@ impl Worker for AnalysisWorker {
                 None => no_trace(),
             },
             Input::Request(Request::Timeline { seq, query }) => match &self.session {
-                Some(s) => Response::Timeline(Box::new(crate::protocol::TimelineAnswer {
-                    seq,
-                    tile: s.engine().timeline(&query).map_err(String::from),
-                    query,
-                })),
+                Some(s) => {
+                    let answer = Response::Timeline(Box::new(crate::protocol::TimelineAnswer {
+                        seq,
+                        tile: s.engine().timeline(&query).map_err(String::from),
+                        query,
+                    }));
+                    mark("worker answering");
+                    scope.respond(id, answer);
+                    mark("worker answered");
+                    // The first whole-run tile is drawn without the receive side of the index;
+                    // build it once the answer is sent and the worker is idle (a timer, so
+                    // requests already queued go first), not in the first zoom's answer.
+                    if s.engine().timeline_zoom_pending() {
+                        let scope = scope.clone();
+                        gloo::timers::callback::Timeout::new(0, move || {
+                            scope.send_message(WorkerMessage::PrepareTimeline)
+                        })
+                        .forget();
+                    }
+                    return;
+                }
                 None => no_trace(),
             },
         };
