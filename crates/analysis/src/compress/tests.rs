@@ -251,12 +251,12 @@ fn blocks_of_other_ranks_fold_each_their_steps() {
             x ^= x >> 7;
             x ^= x << 17;
             f.push("Check");
-            if x % 4 == 0 {
+            if x.is_multiple_of(4) {
                 f.extend(["Exchange", "Borders", "Reverse"]);
             } else {
                 f.extend(["Forward", "Reverse"]);
             }
-            if (x >> 8) % 3 == 0 {
+            if (x >> 8).is_multiple_of(3) {
                 f.extend(["Thermo", "Thermo"]);
             }
         }
