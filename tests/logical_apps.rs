@@ -523,7 +523,8 @@ fn held_out_mg_skeleton_replays_the_run() {
 /// (docs/logical.md, step 4), so the expansion still gives every rank its recorded operations,
 /// peers and sizes, and as many `MPI_Waitany` calls as the tracer's decoder counted. Before,
 /// the completion offsets changed with the arrival order and 58,136 records compressed to
-/// 24,136 (ratio 2.4); the steps still do not fold into one loop (docs/logical.md says why).
+/// 24,136 (ratio 2.4); each rank block's steps now fold into one loop (4,062 records,
+/// `lammps_pppm_compressed_length_is_bounded_by_its_steps`).
 #[test]
 fn lammps_pppm_expands_to_the_decoders_counts() {
     let name = "lammps-pppm-8";
