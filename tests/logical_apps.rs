@@ -523,7 +523,8 @@ fn held_out_mg_skeleton_replays_the_run() {
 /// (docs/logical.md, step 4), so the expansion still gives every rank its recorded operations,
 /// peers and sizes, and as many `MPI_Waitany` calls as the tracer's decoder counted. Before,
 /// the completion offsets changed with the arrival order and 58,136 records compressed to
-/// 24,136 (ratio 2.4); the steps still do not fold into one loop (docs/logical.md says why).
+/// 24,136 (ratio 2.4); each rank block's steps now fold into one loop (4,062 records,
+/// `lammps_pppm_compressed_length_is_bounded_by_its_steps`).
 #[test]
 fn lammps_pppm_expands_to_the_decoders_counts() {
     let name = "lammps-pppm-8";
@@ -587,6 +588,87 @@ fn lammps_pppm_expands_to_the_decoders_counts() {
     assert!(
         text.contains(&format!("... and {} more", breakdown.loops.len() - 20)),
         "{text}"
+    );
+}
+
+/// The steps of the LAMMPS PPPM run fold: its compressed logical trace holds no more records
+/// than three time steps of the whole run need, one for each of its three stages
+/// (minimisation, NVE, Langevin), whatever the step count. The bound comes from outside
+/// tracelogic: the run's record-making calls (point-to-point calls, completions, collectives,
+/// `MPI_Init` and `MPI_Finalize`, counted by the tracer's own decoder over all ranks,
+/// `expected/dumpi2ascii-counts.txt`) over the steps its log reports (3 + 20 + 10), set-up and
+/// final statistics included, so one step's share is an overestimate. A trace that grows with
+/// the steps does not fit: before the blocks of the merge were compressed one by one
+/// (docs/logical.md, "Loop compression"), this run compressed to 9,900 records, 5.6 steps'
+/// worth; at 10 + 5 and 40 + 30 steps to 8,120 and 19,218.
+#[test]
+fn lammps_pppm_compressed_length_is_bounded_by_its_steps() {
+    let name = "lammps-pppm-8";
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/apps").join(name);
+    let log = std::fs::read_to_string(dir.join("log.lammps")).expect("log.lammps");
+    let steps: u64 = log
+        .lines()
+        .filter(|l| l.starts_with("Loop time of"))
+        .map(|l| {
+            let w: Vec<&str> = l.split_whitespace().collect();
+            w[w.iter().position(|x| *x == "steps").expect("N steps") - 1]
+                .parse::<u64>()
+                .unwrap()
+        })
+        .sum();
+    assert_eq!(steps, 33, "{name}: 3 + 20 + 10 steps in the log");
+    let counts = std::fs::read_to_string(dir.join("expected/dumpi2ascii-counts.txt")).unwrap();
+    // Calls that are records (docs/logical.md, step 4): every other call of the counts
+    // (communicator set-up, queries, MPI_Wtime) is not.
+    let recorded = |f: &str| {
+        f.ends_with("send")
+            || f.ends_with("recv")
+            || f.starts_with("wait")
+            || f.starts_with("test")
+            || [
+                "allgather",
+                "allreduce",
+                "alltoall",
+                "barrier",
+                "bcast",
+                "gather",
+                "reduce",
+                "scan",
+                "scatter",
+                "init",
+                "finalize",
+            ]
+            .iter()
+            .any(|c| f.starts_with(c) || f == format!("i{c}"))
+    };
+    let records: u64 = counts
+        .lines()
+        .filter_map(|l| l.strip_prefix("calls MPI_"))
+        .filter_map(|l| l.split_once(' '))
+        .filter(|(f, _)| recorded(&f.to_lowercase()) && !f.to_lowercase().starts_with("comm"))
+        .map(|(_, n)| n.trim().parse::<u64>().unwrap())
+        .sum();
+    let (l, v, program) = check(name, false);
+    assert_eq!(
+        v.ranks_bytes_differ,
+        Vec::<u32>::new(),
+        "{name}: every size on every rank"
+    );
+    assert_eq!(
+        program.raw_length as u64, records,
+        "{name}: the logical trace has one record per recorded call"
+    );
+    let per_step = records as f64 / steps as f64;
+    eprintln!(
+        "{name}: {} classes, {records} records over {steps} steps ({per_step:.0} per step), compressed {}",
+        l.classes.len(),
+        program.compressed_length
+    );
+    assert!(
+        (program.compressed_length as f64) <= 3.0 * per_step,
+        "{name}: {} compressed records, more than three steps' {:.0}",
+        program.compressed_length,
+        3.0 * per_step
     );
 }
 

@@ -194,7 +194,76 @@ pub fn compress(records: &[Record]) -> Program {
 }
 
 /// Compress `records` into nested loops.
+///
+/// A sequence made of **blocks** — maximal runs of records executed by the same ranks
+/// ([`LogicalCall::only_ranks`]), each rank set in one run only, as the merge's per-class blocks
+/// are — is compressed block by block and the programs put one after the other. No symbol
+/// occurs in two such blocks (`only_ranks` is part of a record's shape), so no loop of the
+/// whole sequence spans two of them and the blocks' programs together are never longer than
+/// the whole sequence's; but a program gets one variant loop ([`variants`]) per compression,
+/// so compressed together only one block's steps folded (LAMMPS PPPM on 8 ranks: 8 blocks of
+/// about 14,000 records, 19,218 compressed at 40 + 30 steps; each block alone folds its steps).
 pub fn compress_with(records: &[Record], options: &CompressOptions) -> Program {
+    let Some(blocks) = blocks(records) else {
+        return compress_one(records, options);
+    };
+    let mut nodes: Vec<Node> = Vec::new();
+    for range in blocks {
+        let part = compress_one(&records[range.clone()], options);
+        let offset = id_bound(&nodes) as u32;
+        nodes.extend(part.nodes.into_iter().map(|mut n| {
+            renumber(&mut n, offset);
+            n
+        }));
+    }
+    let compressed_length = count_nodes(&nodes);
+    Program {
+        raw_length: records.len(),
+        compressed_length,
+        ratio: if compressed_length == 0 {
+            1.0
+        } else {
+            records.len() as f64 / compressed_length as f64
+        },
+        depth: depth(&nodes),
+        nodes,
+    }
+}
+
+/// The blocks of `records` ([`compress_with`]): two or more maximal runs of records with the
+/// same [`LogicalCall::only_ranks`], no rank set (nor `None`) in two runs; `None` otherwise.
+fn blocks(records: &[Record]) -> Option<Vec<std::ops::Range<usize>>> {
+    let mut runs: Vec<std::ops::Range<usize>> = Vec::new();
+    for (i, r) in records.iter().enumerate() {
+        match runs.last_mut() {
+            Some(run) if records[run.start].call.only_ranks == r.call.only_ranks => run.end = i + 1,
+            _ => runs.push(i..i + 1),
+        }
+    }
+    if runs.len() < 2 {
+        return None;
+    }
+    let mut seen = std::collections::HashSet::new();
+    runs.iter()
+        .all(|r| seen.insert(&records[r.start].call.only_ranks))
+        .then_some(runs)
+}
+
+/// Add `offset` to the ids of `node` and its body.
+fn renumber(node: &mut Node, offset: u32) {
+    match node {
+        Node::Call { id, .. } => *id += offset,
+        Node::Loop { id, body, .. } => {
+            *id += offset;
+            for n in body {
+                renumber(n, offset);
+            }
+        }
+    }
+}
+
+/// [`compress_with`] of one sequence.
+fn compress_one(records: &[Record], options: &CompressOptions) -> Program {
     let mut shapes: HashMap<LogicalCall, u32> = HashMap::new();
     let mut table: HashMap<Symbol, u32> = HashMap::new();
     let intern = |s: Symbol, table: &mut HashMap<Symbol, u32>| {

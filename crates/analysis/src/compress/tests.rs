@@ -235,6 +235,56 @@ fn steps_of_a_few_kinds_fold_into_one_loop() {
     assert_eq!(lengths[0], lengths[1]);
 }
 
+/// Blocks of records executed by other ranks (the merge's per-class blocks, `only_ranks`), each
+/// a step loop of a few kinds of step as above: every block's steps fold, so the length is
+/// the same at 30 and 300 steps; compressed as one sequence only one block got its variant
+/// loop and the others grew with the steps. Bound counted from the construction: a block
+/// alone is `steps`'s program; three blocks are three such programs.
+#[test]
+fn blocks_of_other_ranks_fold_each_their_steps() {
+    // Step kinds drawn by a xorshift generator, seeded per block: no period for a plain fold.
+    let steps = |n: usize, seed: u64| {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64 ^ (seed + 1);
+        let mut f = vec!["Init", "Setup", "Setup"];
+        for _ in 1..=n {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            f.push("Check");
+            if x.is_multiple_of(4) {
+                f.extend(["Exchange", "Borders", "Reverse"]);
+            } else {
+                f.extend(["Forward", "Reverse"]);
+            }
+            if (x >> 8).is_multiple_of(3) {
+                f.extend(["Thermo", "Thermo"]);
+            }
+        }
+        f.extend(["Stats", "Finalize"]);
+        f
+    };
+    let mut lengths = Vec::new();
+    for n in [30, 300] {
+        let mut all: Vec<Record> = Vec::new();
+        let mut names: Vec<&str> = Vec::new();
+        let mut alone = 0;
+        for block in 0..3u32 {
+            let f = steps(n, block as u64);
+            alone += compress(&records(&f)).compressed_length;
+            for mut r in records(&f) {
+                r.call.only_ranks = Some(vec![block]);
+                all.push(r);
+            }
+            names.extend(f);
+        }
+        let p = compress(&all);
+        expands_exactly_up_to(&p, &names, 10_000);
+        assert_eq!(p.compressed_length, alone, "{n}: {}", p.text());
+        lengths.push(p.compressed_length);
+    }
+    assert_eq!(lengths[0], lengths[1]);
+}
+
 #[test]
 fn values_pick_the_compact_form() {
     assert_eq!(Values::compress(&[5, 5, 5]), Values::Constant { value: 5 });
