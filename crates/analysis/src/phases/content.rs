@@ -76,6 +76,17 @@ impl Bags {
         comm: &crate::patterns::CommunicationAnalysis,
         idx: &[usize],
     ) -> Vec<(usize, tracelogic_model::Time, u32)> {
+        Self::signatures_with_ids(trace, events, comm, idx).0
+    }
+
+    /// [`Bags::signatures`] and the signature of each id.
+    #[allow(clippy::type_complexity)]
+    fn signatures_with_ids(
+        trace: &tracelogic_model::Trace,
+        events: &crate::patterns::Events,
+        comm: &crate::patterns::CommunicationAnalysis,
+        idx: &[usize],
+    ) -> (Vec<(usize, tracelogic_model::Time, u32)>, HashMap<Signature, u32>) {
         // Each rank's peers numbered in the order the rank first meets them over the run: the
         // *direction* of a message as the rank's own program sees it (a LAMMPS rank's six
         // neighbours are 0..5 in the order of its exchanges on every rank), whatever the ranks'
@@ -135,7 +146,23 @@ impl Bags {
                 }
             }
         }
-        out
+        (out, ids)
+    }
+
+    /// Every event of the instances `idx[i]` of `comm` as `(position, entry time of its call,
+    /// signature id)`: what the phases are computed from (figures and checks).
+    pub fn event_signatures(
+        trace: &tracelogic_model::Trace,
+        events: &crate::patterns::Events,
+        comm: &crate::patterns::CommunicationAnalysis,
+        idx: &[usize],
+    ) -> (Vec<(usize, tracelogic_model::Time, u32)>, Vec<(u8, u32, u32)>) {
+        let (out, ids) = Self::signatures_with_ids(trace, events, comm, idx);
+        let mut names = vec![(0u8, 0u32, 0u32); ids.len()];
+        for (s, i) in ids {
+            names[i as usize] = (s.kind, s.func, s.offset);
+        }
+        (out, names)
     }
 
     /// The bag of every instance `idx[i]` of `comm` (the phase sequence's positions).
