@@ -21,6 +21,10 @@ use std::collections::HashMap;
 
 use super::merge::{BoundaryTest, Mixes, FEW_PERMUTATIONS, FEW_PERMUTATIONS_FROM, PERMUTATIONS};
 
+/// One event: its position in the phase sequence, the entry time of its call and its
+/// signature id.
+pub type SignedEvent = (usize, tracelogic_model::Time, u32);
+
 /// Event-signature bags, one per sequence position (occurrence or window).
 #[derive(Debug, Clone, Default)]
 pub struct Bags {
@@ -150,13 +154,14 @@ impl Bags {
     }
 
     /// Every event of the instances `idx[i]` of `comm` as `(position, entry time of its call,
-    /// signature id)`: what the phases are computed from (figures and checks).
+    /// signature id)`, and each id's signature `(kind: 0 send, 1 receive, 2 collective; MPI
+    /// function; peer number)`: what the phases are computed from (figures and checks).
     pub fn event_signatures(
         trace: &tracelogic_model::Trace,
         events: &crate::patterns::Events,
         comm: &crate::patterns::CommunicationAnalysis,
         idx: &[usize],
-    ) -> (Vec<(usize, tracelogic_model::Time, u32)>, Vec<(u8, u32, u32)>) {
+    ) -> (Vec<SignedEvent>, Vec<(u8, u32, u32)>) {
         let (out, ids) = Self::signatures_with_ids(trace, events, comm, idx);
         let mut names = vec![(0u8, 0u32, 0u32); ids.len()];
         for (s, i) in ids {
