@@ -128,21 +128,91 @@ fn hpcc_phase_boundaries_at_the_sections() {
     }
 }
 
-/// LAMMPS with three stages (minimisation, run, run with a shorter cutoff) on a 2x2x2 torus: 59
-/// leaves, at most 12 phases; the minimisation's end is a phase boundary (within 1 %). The two
-/// runs communicate alike (the same exchanges, other volumes), so their boundaries are not
-/// found (docs/phases.md).
+/// The stages of a LAMMPS run from its own log and the trace's clock: each `Loop time of L on
+/// P procs for S steps` line of `log.lammps` is one stage (a minimisation or a `run`), timed by
+/// LAMMPS between two `MPI_Barrier`s (its timer's barrier start and stop). On rank 0 the pair of
+/// consecutive-in-order barriers, after the previous stage, whose exits lie `L` apart (within
+/// 2 % of `L`) dates the stage: `(steps, begin, end)` in ns since the trace's first event.
+fn lammps_stages_from_log(dir: &std::path::Path) -> Vec<(u64, Time, Time)> {
+    let log = std::fs::read_to_string(dir.join("log.lammps")).unwrap();
+    let loops: Vec<(f64, u64)> = log
+        .lines()
+        .filter_map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            (l.starts_with("Loop time of ") && f.len() > 8).then(|| (f[3].parse().unwrap(), f[8].parse().unwrap()))
+        })
+        .collect();
+    let trace = read_trace(load_paths(&[dir.to_path_buf()]).unwrap()).unwrap();
+    let t0 = trace.span().0;
+    let calls = &trace.ranks[0].calls;
+    let barrier = trace.functions.get("MPI_Barrier").expect("MPI_Barrier in the trace");
+    let exits: Vec<Time> = (0..calls.len())
+        .filter(|&c| calls.func[c] == barrier)
+        .map(|c| calls.exit[c] - t0)
+        .collect();
+    let mut from = 0;
+    let mut out = Vec::new();
+    for (l, steps) in loops {
+        let l = (l * 1e9) as Time;
+        let pair = (from..exits.len())
+            .flat_map(|i| (i + 1..exits.len()).map(move |j| (i, j)))
+            .find(|&(i, j)| exits[j].saturating_sub(exits[i]).abs_diff(l) <= l / 50);
+        let (i, j) = pair.unwrap_or_else(|| panic!("{}: no barriers {l} ns apart", dir.display()));
+        out.push((steps, exits[i], exits[j]));
+        from = j;
+    }
+    out
+}
+
+/// The stages dated from the log's loop times and the trace's barriers agree with the stages
+/// dated by the iotimes shim (expected/stages.tsv: the flush of each stage's first thermo line
+/// and of its "Loop time" line): each begins within 1 % of the run of the dated begin and ends
+/// before the dated end (the statistics after the loop come first).
 #[test]
-#[ignore = "not met by the communication-content phases: the minimisation and both runs are one phase (docs/phases.md)"]
-fn lammps_stages() {
-    let truth = dated(app("lammps-melt-phases-8").join("expected/stages.tsv"), 4);
-    let (p, miss, duration) = report("lammps-melt-phases-8", &truth);
-    assert!(
-        p.phases.len() <= 12 && p.leaves > 2 * p.phases.len(),
-        "{} phases",
-        p.phases.len()
-    );
-    assert!(miss[0].2 <= duration / 100, "{miss:?}");
+fn lammps_stages_from_log_and_clock() {
+    let dir = app("lammps-melt-phases-8");
+    let truth = dated(dir.join("expected/stages.tsv"), 4);
+    let stages = lammps_stages_from_log(&dir);
+    assert_eq!(stages.iter().map(|s| s.0).collect::<Vec<_>>(), vec![20, 20, 20]);
+    let (_, t0, t1) = phases("lammps-melt-phases-8");
+    let tol = (t1 - t0) / 100;
+    for ((_, b, e), (name, tb, te)) in stages.iter().zip(&truth) {
+        assert!(
+            b.abs_diff(*tb) <= tol && e <= te && e > b,
+            "stage {name}: {b}-{e} against {tb}-{te}"
+        );
+    }
+}
+
+/// LAMMPS inputs of several stages (a minimisation then `run`s): one phase per stage, each
+/// stage's begin and end (from the log and the trace's clock, above) within 1 % of the run of
+/// a phase boundary. Not met: the stages communicate with the same calls to the same
+/// neighbours and differ only in how often (`MPI_Allreduce` per step: the minimiser's line
+/// search against the runs' neighbour checks); docs/phases.md.
+#[test]
+#[ignore = "not met: the stages of one LAMMPS input differ in the rate of MPI_Allreduce only (docs/phases.md)"]
+fn lammps_stages_at_log_boundaries() {
+    let mut missed = Vec::new();
+    for run in ["lammps-melt-phases-8", "lammps-pppm-8"] {
+        let stages = lammps_stages_from_log(&app(run));
+        let (p, t0, t1) = phases(run);
+        let tol = (t1 - t0) / 100;
+        if std::env::var("PHASES_DEBUG").is_ok() {
+            eprintln!(
+                "{run}: stages {stages:?}, boundaries {:?}",
+                p.phases.iter().map(|ph| ph.time.0 - t0).collect::<Vec<_>>()
+            );
+        }
+        for (steps, b, e) in &stages {
+            let (nb, ne) = (nearest(&p, t0, *b), nearest(&p, t0, *e));
+            if nb > tol || ne > tol {
+                missed.push(format!(
+                    "{run}: stage of {steps} steps {b}-{e} ns: {nb} / {ne} ns from a boundary"
+                ));
+            }
+        }
+    }
+    assert!(missed.is_empty(), "{missed:#?}");
 }
 
 /// `(name, time)` of the dated lines of a Quantum ESPRESSO run (`expected/log-times.tsv`, written

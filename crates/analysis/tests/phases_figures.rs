@@ -249,3 +249,40 @@ fn occurrences() {
         );
     }
 }
+
+/// Every event of `RUN` (env) the phases are computed from, to `OUT` (env): position in the
+/// occurrence sequence, occurrence start (ns since the first occurrence), call entry (ns),
+/// signature id; for prototypes of the segmentation outside the code.
+#[test]
+#[ignore]
+fn dump_signatures() {
+    let (Ok(run), Ok(out)) = (std::env::var("RUN"), std::env::var("OUT")) else {
+        return;
+    };
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/apps");
+    let dir = if run.starts_with('/') {
+        PathBuf::from(&run)
+    } else {
+        root.join(&run)
+    };
+    let trace = read_trace(load_paths(&[dir]).unwrap()).unwrap();
+    let matching = match_messages(&trace);
+    let events = rank_events(&trace, false);
+    let a = analyse_events(&trace, &matching, &events, &PatternOptions::default());
+    let (_, idx) = tracelogic_analysis::phases::pattern_sequence(&a.communication, Outside::Own);
+    let (sigs, names) =
+        tracelogic_analysis::phases::content::Bags::event_signatures(&trace, &events, &a.communication, &idx);
+    let t0 = a.communication.instances[idx[0]].start;
+    let mut s = String::new();
+    for (pos, t, sig) in sigs {
+        let st = a.communication.instances[idx[pos]].start;
+        s.push_str(&format!("{pos}\t{}\t{}\t{sig}\n", st - t0, t.saturating_sub(t0)));
+    }
+    let end = idx.iter().map(|&i| a.communication.instances[i].end).max().unwrap() - t0;
+    s.push_str(&format!("#end\t{end}\n"));
+    for (i, (kind, func, offset)) in names.iter().enumerate() {
+        let f = trace.functions.name(*func);
+        s.push_str(&format!("#sig\t{i}\t{kind}\t{f}\t{offset}\n"));
+    }
+    std::fs::write(out, s).unwrap();
+}

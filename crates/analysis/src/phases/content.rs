@@ -21,6 +21,10 @@ use std::collections::HashMap;
 
 use super::merge::{BoundaryTest, Mixes, FEW_PERMUTATIONS, FEW_PERMUTATIONS_FROM, PERMUTATIONS};
 
+/// One event: its position in the phase sequence, the entry time of its call and its
+/// signature id.
+pub type SignedEvent = (usize, tracelogic_model::Time, u32);
+
 /// Event-signature bags, one per sequence position (occurrence or window).
 #[derive(Debug, Clone, Default)]
 pub struct Bags {
@@ -76,6 +80,17 @@ impl Bags {
         comm: &crate::patterns::CommunicationAnalysis,
         idx: &[usize],
     ) -> Vec<(usize, tracelogic_model::Time, u32)> {
+        Self::signatures_with_ids(trace, events, comm, idx).0
+    }
+
+    /// [`Bags::signatures`] and the signature of each id.
+    #[allow(clippy::type_complexity)]
+    fn signatures_with_ids(
+        trace: &tracelogic_model::Trace,
+        events: &crate::patterns::Events,
+        comm: &crate::patterns::CommunicationAnalysis,
+        idx: &[usize],
+    ) -> (Vec<(usize, tracelogic_model::Time, u32)>, HashMap<Signature, u32>) {
         // Each rank's peers numbered in the order the rank first meets them over the run: the
         // *direction* of a message as the rank's own program sees it (a LAMMPS rank's six
         // neighbours are 0..5 in the order of its exchanges on every rank), whatever the ranks'
@@ -135,7 +150,24 @@ impl Bags {
                 }
             }
         }
-        out
+        (out, ids)
+    }
+
+    /// Every event of the instances `idx[i]` of `comm` as `(position, entry time of its call,
+    /// signature id)`, and each id's signature `(kind: 0 send, 1 receive, 2 collective; MPI
+    /// function; peer number)`: what the phases are computed from (figures and checks).
+    pub fn event_signatures(
+        trace: &tracelogic_model::Trace,
+        events: &crate::patterns::Events,
+        comm: &crate::patterns::CommunicationAnalysis,
+        idx: &[usize],
+    ) -> (Vec<SignedEvent>, Vec<(u8, u32, u32)>) {
+        let (out, ids) = Self::signatures_with_ids(trace, events, comm, idx);
+        let mut names = vec![(0u8, 0u32, 0u32); ids.len()];
+        for (s, i) in ids {
+            names[i as usize] = (s.kind, s.func, s.offset);
+        }
+        (out, names)
     }
 
     /// The bag of every instance `idx[i]` of `comm` (the phase sequence's positions).

@@ -821,6 +821,14 @@ fn loop_edges(
     while hi > a + 1 && occ.weight(hi - 1..e) < small {
         hi -= 1;
     }
+    // At least one occurrence: a set-up (end) made of one occurrence holding more than
+    // `min_share` of the events is still a set-up (LAMMPS with RCB balancing: its input
+    // broadcasts and first balance are one occurrence of 144 of 13,802 events, its statistics
+    // one of 282).
+    if e >= a + 2 {
+        lo = lo.max(a + 1);
+        hi = hi.min(e - 1);
+    }
     let mut new_cuts: Vec<(usize, merge::BoundaryTest)> = Vec::new();
     // A set-up only when the loop begins the run, an end only when it ends it: a phase before
     // or after it already is the set-up or the end.
@@ -1015,6 +1023,28 @@ pub fn detect_phases_with(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Step 5 with a set-up and an end of one occurrence each, larger than `min_share` of the
+    /// run's events (LAMMPS with RCB balancing: the input broadcasts in one occurrence of 144 of
+    /// 13,802 events, the statistics' reductions in one of 282): a loop of 300 steps of four
+    /// exchanges, a first occurrence of 60 broadcasts and a last of 80 reductions (1.5 % and
+    /// 2 % of the events). Each is split off; the loop alone is not cut.
+    #[test]
+    fn set_up_and_end_of_one_large_occurrence() {
+        let mut bags: Vec<Vec<u32>> = vec![vec![0; 60]];
+        bags.extend(std::iter::repeat_n(vec![1, 2, 3, 4], 300));
+        bags.push(vec![5; 80]);
+        let occ = content::Bags::from_symbols(&bags);
+        let starts: Vec<tracelogic_model::Time> = (0..bags.len() as u64).map(|i| i * 1000).collect();
+        let last_end = starts.last().copied().unwrap_or(0) + 1000;
+        let opts = PhaseOptions::default();
+        let (b, t) = loop_edges(&occ, &starts, last_end, vec![0, bags.len()], Vec::new(), &opts);
+        assert_eq!(b, vec![0, 1, bags.len() - 1, bags.len()]);
+        assert!(t.iter().all(|t| t.keeps(opts.significance, opts.strength)), "{t:?}");
+        let loop_only = content::Bags::from_symbols(&bags[1..301]);
+        let (lb, _) = loop_edges(&loop_only, &starts[..300], 300_000, vec![0, 300], Vec::new(), &opts);
+        assert_eq!(lb, vec![0, 300]);
+    }
 
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() < 1e-9
