@@ -39,7 +39,7 @@ pub fn text(r: &PatternsReport, all: bool) -> String {
         .iter()
         .take(if all { usize::MAX } else { 30 })
         .map(|p| {
-            let n: usize = p.events.values().map(Vec::len).sum();
+            let n: usize = p.events.values().map(|e| e.len()).sum();
             vec![
                 p.id.to_string(),
                 p.occurrences.to_string(),

@@ -24,7 +24,7 @@ fn analyse(mut trace: Trace, p2p_only: bool) -> PatternAnalysis {
 }
 
 fn total_events(p: &CommunicationPattern) -> usize {
-    p.events.values().map(Vec::len).sum()
+    p.events.values().map(|e| e.len()).sum()
 }
 
 /// The most frequent communication pattern built from per-rank patterns.

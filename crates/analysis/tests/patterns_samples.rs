@@ -22,7 +22,7 @@ fn npb_lu_global_pattern_once_per_time_step() {
     let a = analyse_events(&trace, &matching, &events, &PatternOptions::default());
     let top = &a.communication_patterns[0];
     assert_eq!(top.ranks, (0..8).collect::<Vec<u32>>());
-    let n: usize = top.events.values().map(Vec::len).sum();
+    let n: usize = top.events.values().map(|e| e.len()).sum();
     assert_eq!(n, 440);
     assert!((47..=50).contains(&top.occurrences), "{}", top.occurrences);
     // Every per-rank loop body repeats once per step (tandem units of the main loop).

@@ -14,7 +14,7 @@
 //! bookkeeping).
 
 use std::path::PathBuf;
-use tracelogic_analysis::patterns::{analyse_events, rank_events, PatternOptions};
+use tracelogic_analysis::patterns::{analyse_events, rank_events, EventNames, PatternOptions};
 use tracelogic_formats::fs::load_paths;
 use tracelogic_formats::read_trace;
 use tracelogic_model::match_messages;
@@ -44,12 +44,12 @@ fn log_truth(dir: &std::path::Path) -> (usize, usize) {
     (steps, builds)
 }
 
-fn is_subsequence(small: &[String], big: &[String]) -> bool {
+fn is_subsequence(small: &EventNames, big: &EventNames) -> bool {
     let mut it = big.iter();
     small.iter().all(|x| it.any(|y| y == x))
 }
 
-fn p2p(events: &[String]) -> usize {
+fn p2p(events: &EventNames) -> usize {
     events
         .iter()
         .filter(|s| (s.starts_with('S') || s.starts_with('R')) && s[1..].chars().all(|c| c.is_ascii_digit()))

@@ -46,7 +46,7 @@ fn wavefront_global_pattern() {
     assert_eq!(a.communication_patterns.len(), 1);
     let p = &a.communication_patterns[0];
     assert_eq!(p.occurrences, 12);
-    let n: usize = p.events.values().map(Vec::len).sum();
+    let n: usize = p.events.values().map(|e| e.len()).sum();
     assert_eq!(n, 96);
     // Event graph: 48 arrows, each from a send to a receive later in logical time.
     let g = event_graph(&trace, &matching, &events, &a.communication, 0, 3).unwrap();
@@ -89,7 +89,7 @@ fn wavefront_sweeps_with_routines() {
     occ.sort();
     assert_eq!(occ, vec![12, 12], "{:#?}", a.communication_patterns);
     for p in &a.communication_patterns {
-        let n: usize = p.events.values().map(Vec::len).sum();
+        let n: usize = p.events.values().map(|e| e.len()).sum();
         assert_eq!(n, 48, "one sweep: one message per grid edge");
     }
     let c = a.routine_comparison.expect("call paths present");
@@ -111,7 +111,11 @@ fn search_wavefront_pattern() {
     let matching = match_messages(&trace);
     let events = rank_events(&trace, false);
     let a = analyse_events(&trace, &matching, &events, &PatternOptions::default());
-    let mut pattern: BTreeMap<u32, Vec<String>> = a.communication_patterns[0].events.clone();
+    let mut pattern: BTreeMap<u32, Vec<String>> = a.communication_patterns[0]
+        .events
+        .iter()
+        .map(|(&r, e)| (r, e.to_vec()))
+        .collect();
     let exact = search_pattern(&trace, &matching, &events, &pattern, 0).unwrap();
     assert_eq!(exact.matches.len(), 12);
     assert!(exact.matches.iter().all(|m| m.edits == 0));
@@ -234,7 +238,7 @@ fn inserted_communication_pattern_found_exactly() {
         assert_eq!(found.len(), 1, "round {round}: {:#?}", a.communication_patterns);
         let p = found[0];
         assert_eq!(p.ranks, vec![0, 1, 2]);
-        let sizes: Vec<usize> = p.events.values().map(Vec::len).collect();
+        let sizes: Vec<usize> = p.events.values().map(|e| e.len()).collect();
         assert_eq!(sizes, vec![2, 4, 2]);
         assert_eq!(p.occurrences, k, "round {round}");
         assert_eq!(p.positions, starts, "round {round}");
@@ -292,7 +296,7 @@ fn sweep3d_four_sweeps_exact_counts() {
     for p in &a.communication_patterns {
         assert_eq!(p.occurrences, repeats * iterations);
         assert_eq!(p.ranks.len(), 6);
-        assert_eq!(p.events.values().map(Vec::len).sum::<usize>(), 14);
+        assert_eq!(p.events.values().map(|e| e.len()).sum::<usize>(), 14);
     }
     // Per rank: the four sweep units (360 copies each) and the global pattern (12 copies).
     for (rank, ps) in &a.rank_patterns {

@@ -170,7 +170,7 @@ fn npb_mg_phases_follow_the_program() {
     let exchange = a
         .communication_patterns
         .iter()
-        .find(|c| c.occurrences == 74 && c.events.values().map(Vec::len).sum::<usize>() == 96)
+        .find(|c| c.occurrences == 74 && c.events.values().map(|e| e.len()).sum::<usize>() == 96)
         .unwrap();
     let timed = p
         .phases

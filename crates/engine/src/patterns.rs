@@ -335,7 +335,7 @@ mod tests {
             assert!(graphs.len() <= p.occurrences.min(GRAPHS_PER_PATTERN));
             for (i, g) in graphs.iter().enumerate() {
                 assert_eq!((g.pattern, g.occurrence), (p.id, i));
-                assert_eq!(g.events.len(), p.events.values().map(Vec::len).sum::<usize>());
+                assert_eq!(g.events.len(), p.events.values().map(|e| e.len()).sum::<usize>());
             }
         }
         assert_eq!(r.timeline.lanes.len(), 8);

@@ -91,7 +91,7 @@ pub fn align_runs(
     }
     // Sampled messages between runs (skipping each run's first and last copy).
     let inner = |run: &Run, p: u32| p >= run.start + run.period && p < run.start + (run.copies as u32 - 1) * run.period;
-    let mut pairs: HashMap<(u32, u32), Vec<(u32, u32)>> = HashMap::new();
+    let mut pairs: HashMap<(u32, u32), Vec<(u32, u32)>, foldhash::fast::RandomState> = HashMap::default();
     let p2p_events: Vec<Vec<u32>> = events
         .ranks
         .iter()

@@ -53,7 +53,8 @@ use tracelogic_model::{CallIdx, P2pDir, Rank, Trace, ANY_SOURCE, COMM_WORLD, NO_
 
 pub use construct::{
     construct, construct_with_steps, event_graph, event_graphs, timeline, Arrow, CommunicationAnalysis,
-    CommunicationPattern, EventGraph, GraphEvent, PatternTimeline, PatternVariant, TimelineLane, TimelineSpan,
+    CommunicationPattern, EventGraph, EventNames, GraphEvent, PatternTimeline, PatternVariant, TimelineLane,
+    TimelineSpan,
 };
 
 pub use detect::*;

@@ -50,7 +50,7 @@ pub(super) fn fold_steps(
     communication: &CommunicationAnalysis,
 ) -> Option<(Occurrences, CommunicationAnalysis)> {
     let mut state: Option<(Steps, CommunicationAnalysis)> = None;
-    let mut tried: Vec<std::collections::BTreeMap<tracelogic_model::Rank, Vec<String>>> = Vec::new();
+    let mut tried: Vec<std::collections::BTreeMap<tracelogic_model::Rank, super::construct::EventNames>> = Vec::new();
     let mut loops = 0u32;
     while tried.len() < MAX_LOOPS {
         let (occ, flags, current) = match &state {
@@ -94,7 +94,7 @@ pub(super) fn fold_steps(
 /// occurrences back to back on some rank (a loop body), not folded yet nor tried.
 fn loop_pattern(
     c: &CommunicationAnalysis,
-    tried: &[std::collections::BTreeMap<tracelogic_model::Rank, Vec<String>>],
+    tried: &[std::collections::BTreeMap<tracelogic_model::Rank, super::construct::EventNames>],
 ) -> Option<usize> {
     let mut parts: Vec<Vec<(u32, u32, u32)>> = vec![Vec::new(); c.patterns.len()];
     for inst in &c.instances {
@@ -149,7 +149,7 @@ fn iterations(
     let own = |p: &super::construct::InstancePart| {
         let seq = &events.ranks[p.rank as usize].symbols[p.first_event as usize..=p.last_event as usize];
         pattern.events.get(&p.rank).is_some_and(|names| {
-            names.len() == seq.len() && names.iter().zip(seq).all(|(n, &x)| *n == events.names[x as usize])
+            names.len() == seq.len() && names.iter().zip(seq).all(|(n, &x)| n == events.names[x as usize])
         })
     };
     let first = c

@@ -14,10 +14,11 @@
 use std::collections::HashMap;
 
 /// One rank's event string with its peers renamed in order of first appearance.
-fn local_form(events: &[String]) -> String {
+fn local_form<'a, T: AsRef<str> + ?Sized + 'a>(events: impl IntoIterator<Item = &'a T>) -> String {
     let mut peers: HashMap<&str, usize> = HashMap::new();
     let mut out = String::new();
     for e in events {
+        let e: &str = e.as_ref();
         let (dir, peer) = match e.as_bytes().first() {
             Some(b'S') | Some(b'R') if e.len() > 1 && e[1..].bytes().all(|b| b.is_ascii_digit()) => e.split_at(1),
             _ => {
@@ -34,7 +35,11 @@ fn local_form(events: &[String]) -> String {
 }
 
 /// The kind of a pattern given by its ranks' event strings (see the module docs).
-pub fn kind_key<'a>(events: impl IntoIterator<Item = &'a Vec<String>>) -> String {
+pub fn kind_key<'a, E, T>(events: impl IntoIterator<Item = E>) -> String
+where
+    E: IntoIterator<Item = &'a T>,
+    T: AsRef<str> + ?Sized + 'a,
+{
     let mut forms: Vec<String> = events.into_iter().map(|e| local_form(e)).collect();
     forms.sort();
     forms.join("| ")

@@ -153,7 +153,7 @@ pub fn hidden_note(r: &PatternsResult) -> Option<String> {
 
 /// Events in one occurrence of `p`, over all its ranks.
 pub fn length(p: &CommunicationPattern) -> usize {
-    p.events.values().map(Vec::len).sum()
+    p.events.values().map(|e| e.len()).sum()
 }
 
 /// Direction and peer of an event name such as `S4` (send to 4) or `R1` (receive from 1).
@@ -738,13 +738,13 @@ pub fn variants_note(p: &CommunicationPattern) -> Option<String> {
 /// The pattern's events in rank order without times (for occurrences whose graph was not kept).
 fn pattern_graph(p: &CommunicationPattern) -> Html {
     let ranks: Vec<u32> = p.events.keys().copied().collect();
-    let longest = p.events.values().map(Vec::len).max().unwrap_or(0);
+    let longest = p.events.values().map(|e| e.len()).max().unwrap_or(0);
     let (dx, lane, left) = (16.0, 34.0, 64.0);
     let w = left + dx * (longest as f64 + 1.0);
     let h = lane * (ranks.len() as f64 + 0.5);
     let row = |r: u32| ranks.iter().position(|&x| x == r).unwrap_or(0) as f64;
     let at = |(r, i): (u32, usize)| (left + dx * (i as f64 + 0.5), lane * (row(r) + 0.75));
-    let compact = p.events.values().map(Vec::len).sum::<usize>() > COMPACT_GRAPH_EVENTS;
+    let compact = p.events.values().map(|e| e.len()).sum::<usize>() > COMPACT_GRAPH_EVENTS;
     html! {
         <svg class="event-graph" id="pattern-graph" viewBox={format!("0 0 {w:.0} {h:.0}")} width={format!("{w:.0}")} role="img"
             aria-label={format!("Event graph of pattern {}", p.id)} data-pattern={p.id.to_string()} data-occurrence="" data-compact={compact.to_string()}>
@@ -772,9 +772,9 @@ fn pattern_graph(p: &CommunicationPattern) -> Html {
                     let ((x1, y1), (x2, y2)) = (at(a), at(b));
                     html! { <line class="message" x1={format!("{x1:.1}")} y1={format!("{y1:.1}")} x2={format!("{x2:.1}")} y2={format!("{y2:.1}")} marker-end="url(#arrowhead)" /> }
                 }) }
-                { for p.events.iter().flat_map(|(&r, evs)| evs.iter().enumerate().map(move |(i, e)| (r, i, e.clone()))).map(|(r, i, e)| {
+                { for p.events.iter().flat_map(|(&r, evs)| evs.iter().enumerate().map(move |(i, e)| (r, i, e))).map(|(r, i, e)| {
                     let (x, y) = at((r, i));
-                    let class = format!("event {}", event_kind(&e));
+                    let class = format!("event {}", event_kind(e));
                     html! { <circle {class} cx={format!("{x:.1}")} cy={format!("{y:.1}")} r="4"><title>{ format!("rank {r}, event {i}: {e}") }</title></circle> }
                 }) }
             }

@@ -12,12 +12,18 @@
 use super::{EventRef, Events};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap};
+
+/// Maps consulted per event, component and collective: foldhash instead of SipHash (nothing
+/// here depends on their iteration order).
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
 use tracelogic_model::{Matching, Rank, Time, Trace};
 
 mod event_graph;
 mod lanes;
+mod names;
 pub use event_graph::{event_graph, event_graphs, Arrow, EventGraph, GraphEvent};
 pub use lanes::{timeline, PatternTimeline, TimelineLane, TimelineSpan};
+pub use names::{EventNames, Names};
 
 /// Pattern id of instances outside any communication pattern.
 pub const OUTSIDE: u32 = u32::MAX;
@@ -31,8 +37,9 @@ pub struct CommunicationPattern {
     pub id: usize,
     /// World ranks involved, ascending.
     pub ranks: Vec<Rank>,
-    /// Each rank's events, in order.
-    pub events: BTreeMap<Rank, Vec<String>>,
+    /// Each rank's events, in order (symbol ids over the analysis' name table; serialized as
+    /// the names).
+    pub events: BTreeMap<Rank, EventNames>,
     /// Number of occurrences.
     pub occurrences: usize,
     /// Start time (ns) of each occurrence, ascending.
@@ -62,7 +69,7 @@ pub struct PatternVariant {
     /// Occurrences of this form.
     pub occurrences: usize,
     /// Each rank's events in this form.
-    pub events: BTreeMap<Rank, Vec<String>>,
+    pub events: BTreeMap<Rank, EventNames>,
     /// Events per occurrence (all ranks) beyond the pattern's own form (0 for the form itself).
     pub extra_events: i64,
 }
@@ -171,7 +178,7 @@ pub fn construct_with_steps(
 ) -> CommunicationAnalysis {
     use super::steps::NOT_A_STEP;
     // Per rank, the last event and the loop of each iteration by its first event.
-    let step_at: Vec<HashMap<u32, (u32, u32)>> = steps
+    let step_at: Vec<FastMap<u32, (u32, u32)>> = steps
         .iter()
         .zip(occurrences)
         .map(|(loops, occ)| {
@@ -216,10 +223,10 @@ pub fn construct_with_steps(
             uf.union(offset[m.sender as usize] + a, offset[m.receiver as usize] + b);
         }
     }
-    let mut coll_first: HashMap<(u32, u32), u32> = HashMap::new();
+    let mut coll_first: FastMap<(u32, u32), u32> = FastMap::default();
     for (r, re) in events.ranks.iter().enumerate() {
         let c = &trace.ranks[re.rank as usize].collectives;
-        let mut seen: HashMap<u32, u32> = HashMap::new();
+        let mut seen: FastMap<u32, u32> = FastMap::default();
         for j in 0..c.len() {
             let nth = seen.entry(c.comm[j]).or_default();
             let ev = offset[r] + ops[r].1[j];
@@ -270,7 +277,7 @@ pub fn construct_with_steps(
         r
     };
     // Signatures.
-    let mut sig_ids: HashMap<Vec<u32>, u32> = HashMap::new();
+    let mut sig_ids: FastMap<Vec<u32>, u32> = FastMap::default();
     let mut sig_list: Vec<Vec<u32>> = Vec::new();
     let mut sig_patterned: Vec<bool> = Vec::new();
     let mut sig_count: Vec<u32> = Vec::new();
@@ -392,9 +399,9 @@ pub fn construct_with_steps(
         ranks
     };
     let mut main_of: Vec<u32> = (0..sig_list.len() as u32).collect();
-    let mut forms: HashMap<u32, Vec<u32>> = HashMap::new();
+    let mut forms: FastMap<u32, Vec<u32>> = FastMap::default();
     {
-        let mut groups: HashMap<(u32, Vec<u32>), Vec<u32>> = HashMap::new();
+        let mut groups: FastMap<(u32, Vec<u32>), Vec<u32>> = FastMap::default();
         for s in 0..sig_list.len() {
             if sig_step[s] != NOT_A_STEP && sig_count[s] > 0 && alias[s] as usize == s {
                 groups
@@ -416,7 +423,7 @@ pub fn construct_with_steps(
             forms.insert(main, group);
         }
     }
-    let form_index: HashMap<u32, u32> = forms
+    let form_index: FastMap<u32, u32> = forms
         .values()
         .flat_map(|g| g.iter().enumerate().map(|(i, &s)| (s, i as u32)))
         .collect();
@@ -460,26 +467,23 @@ pub fn construct_with_steps(
         new_id[s as usize] = i as u32;
     }
     instances.sort_by_key(|(_, inst)| (inst.start, inst.end, new_id[inst.pattern as usize]));
+    let table: std::sync::Arc<[String]> = events.names.clone().into();
     let mut patterns: Vec<CommunicationPattern> = kept
         .iter()
         .enumerate()
         .map(|(i, &s)| {
             let named = |s: u32| {
-                let mut ev: BTreeMap<Rank, Vec<String>> = BTreeMap::new();
+                let mut ev: BTreeMap<Rank, EventNames> = BTreeMap::new();
                 let sig = &sig_list[s as usize];
-                let mut cur: Option<Rank> = None;
                 let mut k = 0;
                 while k < sig.len() {
-                    if sig[k] == u32::MAX {
-                        cur = Some(sig[k + 1]);
-                        ev.insert(sig[k + 1], Vec::new());
-                        k += 2;
-                        continue;
-                    }
-                    ev.get_mut(&cur.expect("rank first"))
-                        .expect("inserted")
-                        .push(events.names[sig[k] as usize].clone());
-                    k += 1;
+                    // A rank's part: marker, rank, then its symbols up to the next marker.
+                    let end = sig[k + 2..]
+                        .iter()
+                        .position(|&x| x == u32::MAX)
+                        .map_or(sig.len(), |e| k + 2 + e);
+                    ev.insert(sig[k + 1], EventNames::new(sig[k + 2..end].to_vec(), table.clone()));
+                    k = end;
                 }
                 ev
             };
@@ -594,7 +598,7 @@ fn rotation_key(sig: &[u32]) -> Vec<u32> {
 /// a rotation of each rank's string (ties: the earliest first occurrence `first`, then the
 /// first seen; times, not rank numbers, so that renumbering ranks picks the same one).
 fn rotation_aliases(sigs: &[Vec<u32>], patterned: &[bool], count: &[u32], first: &[(Time, Time)]) -> Vec<u32> {
-    let mut best: HashMap<Vec<u32>, u32> = HashMap::new();
+    let mut best: FastMap<Vec<u32>, u32> = FastMap::default();
     let mut key_of: Vec<Option<Vec<u32>>> = vec![None; sigs.len()];
     for (s, sig) in sigs.iter().enumerate() {
         if !patterned[s] {

@@ -12,6 +12,7 @@ use super::parts::Note;
 use super::{Breakdown, ConfigurationResult, DroppedCalls, RankBreakdown, Replay, ReplayWarnings};
 use std::collections::{HashMap, VecDeque};
 use std::ops::Range;
+use std::sync::Arc;
 use tracelogic_model::{CallKind, CollectiveOp, CommId, Matching, Message, P2pDir, Rank, Trace, NOT_COMPLETED};
 
 mod clock;
@@ -188,8 +189,6 @@ struct Plan {
     send_to: Vec<(Rank, u32)>,
     /// For a receive op: the send that feeds it (NONE if unmatched).
     recv_from: Vec<(Rank, u32)>,
-    /// For a send op: its pooled send-time vector once posted, else NONE.
-    send_slot: Vec<u32>,
 }
 
 fn sorted_by<F: Fn(u32) -> u32>(n: usize, key: F) -> Vec<u32> {
@@ -219,7 +218,11 @@ pub(super) struct Engine<'a> {
     /// `ranks × ROWS × K`: per rank its clock, the four terms and its interface's free time.
     state: Vec<f64>,
     pool: Pool,
-    plans: Vec<Plan>,
+    /// The ranks' indexes, built once and shared by the engines replaying other
+    /// configurations of the same trace ([`Engine::fork`]).
+    plans: Arc<Vec<Plan>>,
+    /// Per rank, for a send op: its pooled send-time vector once posted, else NONE.
+    send_slot: Vec<Vec<u32>>,
     cursors: Vec<Cursor>,
     coll_seq: HashMap<(Rank, CommId), u32>,
     instances: HashMap<(CommId, u32), Instance>,
@@ -241,7 +244,6 @@ impl<'a> Engine<'a> {
         owned: Range<Rank>,
         dist: Option<Dist>,
     ) -> Self {
-        let k = configs.len();
         let n = trace.ranks.len();
         let mut received = 0;
         let mut warnings = ReplayWarnings::default();
@@ -284,7 +286,6 @@ impl<'a> Engine<'a> {
                     coll_order: sorted_by(colls, |i| k.call[i as usize]),
                     send_to: vec![(NONE, NONE); ops],
                     recv_from: vec![(NONE, NONE); ops],
-                    send_slot: vec![NONE; ops],
                 }
             })
             .collect();
@@ -332,12 +333,42 @@ impl<'a> Engine<'a> {
                 members.len().max(1) as u32
             })
             .collect();
+        Engine::from_plans(
+            trace,
+            (!dropped.is_empty()).then_some(dropped),
+            Arc::new(plans),
+            comm_sizes,
+            received,
+            warnings,
+            configs,
+            table,
+            owned,
+            dist,
+        )
+    }
+
+    /// An engine over plans already built, before its replay.
+    #[allow(clippy::too_many_arguments)]
+    fn from_plans(
+        trace: &'a Trace,
+        dropped: Option<&'a DroppedCalls>,
+        plans: Arc<Vec<Plan>>,
+        comm_sizes: Vec<u32>,
+        received: u64,
+        warnings: ReplayWarnings,
+        configs: &[Configuration],
+        table: Option<&'a MessageTable>,
+        owned: Range<Rank>,
+        dist: Option<Dist>,
+    ) -> Self {
+        let k = configs.len();
+        let n = trace.ranks.len();
         Engine {
             trace,
             owned: owned.clone(),
             dist,
             received,
-            dropped: (!dropped.is_empty()).then_some(dropped),
+            dropped,
             not_replayed: vec![0.0; n],
             params: Params {
                 alpha: configs.iter().map(|c| c.latency_s).collect(),
@@ -353,6 +384,7 @@ impl<'a> Engine<'a> {
                 free: Vec::new(),
                 peak: 0,
             },
+            send_slot: plans.iter().map(|p| vec![NONE; p.send_to.len()]).collect(),
             plans,
             cursors: (0..n)
                 .map(|_| Cursor {
@@ -373,6 +405,25 @@ impl<'a> Engine<'a> {
             worklist: owned.collect(),
             warnings,
         }
+    }
+
+    /// A fresh engine replaying the same ranks of the same trace under `configs`, sharing
+    /// this one's plans (which this one has not run yet: the warnings found building them are
+    /// carried over). Serial replays only.
+    fn fork(&self, configs: &[Configuration]) -> Self {
+        debug_assert!(self.dist.is_none());
+        Engine::from_plans(
+            self.trace,
+            self.dropped,
+            self.plans.clone(),
+            self.comm_sizes.clone(),
+            self.received,
+            self.warnings.clone(),
+            configs,
+            self.params.table,
+            self.owned.clone(),
+            None,
+        )
     }
 
     /// The K-vectors of rank `r`: clock, compute, wait, latency, bandwidth, interface free time.
@@ -724,10 +775,60 @@ pub fn replay_configurations(
     table: Option<&MessageTable>,
     per_rank: bool,
 ) -> Replay {
+    replay_in_shares(
+        trace,
+        dropped,
+        matching,
+        configs,
+        table,
+        per_rank,
+        &config_shares(configs.len()),
+    )
+}
+
+/// [`replay_configurations`] with the configurations cut into `shares` (contiguous, in order,
+/// covering all of them), one engine each.
+fn replay_in_shares(
+    trace: &Trace,
+    dropped: &DroppedCalls,
+    matching: &Matching,
+    configs: &[Configuration],
+    table: Option<&MessageTable>,
+    per_rank: bool,
+    shares: &[Range<usize>],
+) -> Replay {
     let all = 0..trace.ranks.len() as Rank;
-    let mut engine = Engine::new(trace, dropped, &matching.messages, configs, table, all, None);
-    engine.run();
-    let (configurations, warnings, peak_pooled_vectors) = engine.results(configs, per_rank);
+    // The configurations never meet: each one's clocks depend on the trace and its own α and β
+    // only, and the traversal order does not depend on them. So the plans (per-rank orders and
+    // matched partners) are built once and shared, and the configurations are cut into one
+    // contiguous share per core, each replayed by its own engine; the results are concatenated
+    // in order, bit for bit those of one engine (in order on one thread, as on wasm).
+    let engine = Engine::new(
+        trace,
+        dropped,
+        &matching.messages,
+        &configs[shares[0].clone()],
+        table,
+        all,
+        None,
+    );
+    let parts = if shares.len() == 1 {
+        let mut engine = engine;
+        engine.run();
+        vec![engine.results(&configs[shares[0].clone()], per_rank)]
+    } else {
+        crate::logical::per_rank::each_index(shares.len(), |i| {
+            let share = &configs[shares[i].clone()];
+            let mut e = engine.fork(share);
+            e.run();
+            e.results(share, per_rank)
+        })
+    };
+    let mut parts = parts.into_iter();
+    let (mut configurations, warnings, peak_pooled_vectors) = parts.next().expect("one share at least");
+    for (more, _, _) in parts {
+        configurations.extend(more);
+    }
     let (start, end) = trace.span();
     Replay {
         configurations,
@@ -737,6 +838,22 @@ pub fn replay_configurations(
         peak_pooled_vectors,
         warnings,
     }
+}
+
+/// The configurations each engine replays: contiguous shares of about equal size, one per core
+/// natively (at least 4 configurations each, so a few configurations stay on one engine), one on
+/// wasm.
+fn config_shares(k: usize) -> Vec<Range<usize>> {
+    #[cfg(not(target_arch = "wasm32"))]
+    let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
+    #[cfg(target_arch = "wasm32")]
+    let threads = 1;
+    shares_of(k, threads)
+}
+
+fn shares_of(k: usize, threads: usize) -> Vec<Range<usize>> {
+    let n = threads.min(k / 4).max(1);
+    (0..n).map(|i| i * k / n..(i + 1) * k / n).collect()
 }
 
 #[cfg(test)]
@@ -769,5 +886,82 @@ mod tests {
             "one forced receive per pair"
         );
         assert_eq!(result.calls, 2 * n as u64);
+        // Each deadlock is broken the same way by engines replaying shares of configurations.
+        let configs = super::super::configurations(&Network::presets(), &[0.5, 2.0]);
+        assert_eq!(configs.len(), 21);
+        let one = super::replay_in_shares(
+            &trace,
+            &Default::default(),
+            &matching,
+            &configs,
+            None,
+            true,
+            std::slice::from_ref(&(0..21)),
+        );
+        let three = super::replay_in_shares(
+            &trace,
+            &Default::default(),
+            &matching,
+            &configs,
+            None,
+            true,
+            &[0..4, 4..5, 5..21],
+        );
+        assert_eq!(one, three);
+        assert_eq!(one.warnings.unresolved_recvs, n as u64 / 2);
+    }
+
+    /// The 57 configurations of the what-if (three presets, seven scales) replayed by one engine
+    /// and by engines replaying shares of them (as on 2, 3 and 8 cores) give the same results,
+    /// bit for bit, in the same order, per rank too; on the NPB BT and MG samples and on MG with
+    /// a selection that dropped its collectives.
+    #[test]
+    fn replay_in_shares_equals_one_engine() {
+        use super::super::{configurations, dropped_calls, SEED_SCALES};
+        use tracelogic_model::{CallKind, Selection};
+        for name in ["npb-bt.S.9", "npb-mg.S.8"] {
+            let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                .join("../../tests/data/samples")
+                .join(name);
+            let trace = tracelogic_formats::read_trace(tracelogic_formats::fs::load_paths(&[dir]).unwrap()).unwrap();
+            let configs = configurations(&Network::presets(), &SEED_SCALES);
+            assert_eq!(configs.len(), 57);
+            let p2p = Selection {
+                kinds: Some(vec![
+                    CallKind::Send,
+                    CallKind::Isend,
+                    CallKind::Recv,
+                    CallKind::Irecv,
+                    CallKind::SendRecv,
+                    CallKind::Completion,
+                ]),
+                ..Selection::all()
+            };
+            let restricted = trace.restrict(&p2p);
+            let dropped = dropped_calls(&trace, &restricted).unwrap();
+            assert!(!dropped.is_empty(), "{name}");
+            for (t, d) in [(&trace, Default::default()), (&restricted, dropped)] {
+                let matching = match_messages(t);
+                let whole =
+                    super::replay_in_shares(t, &d, &matching, &configs, None, true, std::slice::from_ref(&(0..57)));
+                assert!(whole.configurations.iter().all(|c| c.predicted_s > 0.0), "{name}");
+                for shares in [
+                    super::shares_of(57, 2),
+                    super::shares_of(57, 3),
+                    super::shares_of(57, 8),
+                ] {
+                    assert!(shares.len() >= 2);
+                    let split = super::replay_in_shares(t, &d, &matching, &configs, None, true, &shares);
+                    assert_eq!(split, whole, "{name}: {shares:?}");
+                }
+            }
+        }
+        assert_eq!(super::shares_of(57, 2), vec![0..28, 28..57]);
+        assert_eq!(
+            super::shares_of(7, 8),
+            vec![0..7],
+            "fewer than 8 configurations stay on one engine"
+        );
+        assert_eq!(super::shares_of(1, 1), vec![0..1]);
     }
 }

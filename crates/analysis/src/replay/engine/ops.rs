@@ -36,7 +36,7 @@ impl Engine<'_> {
             self.pool.release(slot);
             return;
         }
-        self.plans[r as usize].send_slot[op as usize] = slot;
+        self.send_slot[r as usize][op as usize] = slot;
         if here && self.cursors[to as usize].block == Block::Recv(r, op) {
             self.cursors[to as usize].block = Block::Running;
             self.worklist.push_back(to);
@@ -50,7 +50,7 @@ impl Engine<'_> {
         let p2p = &trace.ranks[r as usize].p2p;
         match p2p.dir[op as usize] {
             P2pDir::Send => {
-                let slot = self.plans[r as usize].send_slot[op as usize];
+                let slot = self.send_slot[r as usize][op as usize];
                 if slot == NONE {
                     return true;
                 }
@@ -72,7 +72,7 @@ impl Engine<'_> {
                     return true;
                 }
                 let (slot, bytes) = if self.owned.contains(&from) {
-                    let slot = self.plans[from as usize].send_slot[from_op as usize];
+                    let slot = self.send_slot[from as usize][from_op as usize];
                     let bytes = match slot {
                         NONE => 0,
                         _ => self.trace.ranks[from as usize].p2p.bytes[from_op as usize],
