@@ -32,6 +32,7 @@ mod classes;
 mod completion_sets;
 mod declared_grid;
 mod expand;
+mod first_contacts;
 mod merge;
 mod offsets;
 pub(crate) mod per_rank;
@@ -57,12 +58,14 @@ use sizes::*;
 pub use verify::*;
 
 pub use choice::{
-    agreement, choose_from, choose_with_grids, place_by_first_contacts, place_by_first_contacts_from,
-    ConsideredTopology, ContactSource, DirectionsFrom, LocalContacts, PlacedBy, Scoring, Step, MAX_EQUIVALENTS,
+    agreement, choose_from, choose_with_grids, ConsideredTopology, DirectionsFrom, PlacedBy, Step, MAX_EQUIVALENTS,
     MAX_NEIGHBOURS, PROPAGATION_STEPS,
 };
 pub use classes::ContentKey;
 pub use declared_grid::{declared_grids, DeclaredGrid};
+pub use first_contacts::{
+    place_by_first_contacts, place_by_first_contacts_from, ContactSource, LocalContacts, Scoring,
+};
 
 /// The direction of a message a rank sends to or receives from itself (NAS CG's diagonal
 /// processes exchange with themselves, `exch_proc = me` in cg.f). It is a move in every topology
