@@ -296,3 +296,38 @@ fn one_dumpi_trace_given_twice_under_two_folder_names_says_so() {
     assert_eq!(err.file, format!("{LU}/{LU_PREFIX}.meta"), "{err}");
     assert!(err.message.contains("the same content: one trace given twice"), "{err}");
 }
+
+/// A trace named by its main file alone (`otf2-print traces.otf2`, Vampir and Pipit take the
+/// anchor; a DUMPI run's `.meta`): the siblings it names are read with it, so the trace equals
+/// the one read from its folder; a main file without its siblings still names what is missing.
+#[test]
+fn a_trace_named_by_its_main_file_reads_its_siblings() {
+    for (dir, main) in [
+        ("pyotf2-generated-4rank", "traces.otf2"),
+        ("sstmacro-dumpi-testtrace", "testtrace.meta"),
+        (LU, &*format!("{LU_PREFIX}.meta")),
+    ] {
+        let whole = read_trace(folder(dir)).unwrap();
+        let alone = read_paths(&[samples().join(dir).join(main)]).unwrap_or_else(|e| panic!("{dir}/{main}: {e}"));
+        let from_main = read_trace(alone).unwrap_or_else(|e| panic!("{dir}/{main}: {e}"));
+        assert_eq!(from_main.num_calls(), whole.num_calls(), "{dir}/{main}");
+        assert_eq!(from_main.ranks.len(), whole.ranks.len(), "{dir}/{main}");
+        for (a, b) in from_main.ranks.iter().zip(&whole.ranks) {
+            assert_eq!(a.calls.enter, b.calls.enter, "{dir}/{main}");
+            assert_eq!(a.calls.func, b.calls.func, "{dir}/{main}");
+        }
+    }
+    // An anchor copied alone: its definitions are not there, and the error says so.
+    let tmp = std::env::temp_dir().join(format!("tl-anchor-alone-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    std::fs::copy(
+        samples().join("pyotf2-generated-4rank/traces.otf2"),
+        tmp.join("traces.otf2"),
+    )
+    .unwrap();
+    let e = read_trace(read_paths(&[tmp.join("traces.otf2")]).unwrap())
+        .unwrap_err()
+        .to_string();
+    std::fs::remove_dir_all(&tmp).ok();
+    assert!(e.contains("traces.def"), "{e}");
+}

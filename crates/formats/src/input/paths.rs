@@ -173,12 +173,54 @@ pub fn list_paths(paths: &[PathBuf]) -> Result<Vec<(String, PathBuf)>, FormatErr
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
                 .unwrap_or_else(|| path.display().to_string());
-            found.push((name, path.clone()));
-            identities.push(canonical);
+            found.push((name.clone(), path.clone()));
+            identities.push(canonical.clone());
+            // A trace named by its main file alone: the files it names are its siblings.
+            if let (Some(dir), Some(cdir)) = (path.parent(), canonical.parent()) {
+                let before = found.len();
+                add_siblings(dir, &name, &mut found)?;
+                identities.extend(found[before..].iter().map(|(n, _)| cdir.join(n)));
+            }
         }
     }
     let found = distinct_files(found, identities)?;
     Ok(found)
+}
+
+/// The files a trace's main file `name` in `dir` stands for, as a tool given that one file is
+/// expected to read (`otf2-print traces.otf2`, `dumpi2ascii` per rank, Vampir, Pipit): beside an
+/// OTF2 anchor `X.otf2`, its global definitions `X.def` and its folder `X/` of local definitions
+/// and events; beside a DUMPI `X.meta`, its rank files `X-NNNN.bin`. Named relative to `dir`, as
+/// if `dir` had been given. Nothing is added when the siblings are not there (the reader then
+/// says what is missing).
+fn add_siblings(dir: &Path, name: &str, found: &mut Vec<(String, PathBuf)>) -> Result<(), FormatError> {
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    if let Some(stem) = name.strip_suffix(".otf2").filter(|s| !s.is_empty()) {
+        let defs = dir.join(format!("{stem}.def"));
+        let folder = dir.join(stem);
+        if defs.is_file() {
+            found.push((format!("{stem}.def"), defs));
+            if folder.is_dir() {
+                list_folder(&folder, &format!("{stem}/"), 0, found)?;
+            }
+        }
+    } else if let Some(stem) = name.strip_suffix(".meta").filter(|s| !s.is_empty()) {
+        let prefix = format!("{stem}-");
+        let mut bins: Vec<String> = std::fs::read_dir(dir)
+            .map_err(|e| io_error(dir, e))?
+            .filter_map(|e| e.ok())
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with(&prefix) && n.ends_with(".bin"))
+            .collect();
+        bins.sort_unstable();
+        found.extend(bins.into_iter().map(|n| (n.clone(), dir.join(n))));
+    }
+    Ok(())
 }
 
 /// The files found, each file on disk once (the same folder given twice, or a folder and a file
