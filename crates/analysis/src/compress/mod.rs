@@ -174,6 +174,25 @@ pub struct Program {
     pub nodes: Vec<Node>,
 }
 
+impl Program {
+    /// The program of `nodes` for a trace of `raw_length` records, its length, ratio and depth
+    /// counted from the nodes.
+    fn of_nodes(raw_length: usize, nodes: Vec<Node>) -> Program {
+        let compressed_length = count_nodes(&nodes);
+        Program {
+            raw_length,
+            compressed_length,
+            ratio: if compressed_length == 0 {
+                1.0
+            } else {
+                raw_length as f64 / compressed_length as f64
+            },
+            depth: depth(&nodes),
+            nodes,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum Symbol {
     Leaf(u32),
@@ -216,18 +235,7 @@ pub fn compress_with(records: &[Record], options: &CompressOptions) -> Program {
             n
         }));
     }
-    let compressed_length = count_nodes(&nodes);
-    Program {
-        raw_length: records.len(),
-        compressed_length,
-        ratio: if compressed_length == 0 {
-            1.0
-        } else {
-            records.len() as f64 / compressed_length as f64
-        },
-        depth: depth(&nodes),
-        nodes,
-    }
+    Program::of_nodes(records.len(), nodes)
 }
 
 /// The blocks of `records` ([`compress_with`]): two or more maximal runs of records with the
@@ -478,18 +486,7 @@ fn promote_inline_bodies(syms: &mut Vec<u32>, items: &mut Vec<Item>, table: &Has
 fn finish(records: &[Record], items: &[Item], options: &CompressOptions) -> Program {
     let mut id = 0u32;
     let nodes: Vec<Node> = items.iter().map(|i| build(&[i], records, &mut id, options)).collect();
-    let compressed_length = count_nodes(&nodes);
-    Program {
-        raw_length: records.len(),
-        compressed_length,
-        ratio: if compressed_length == 0 {
-            1.0
-        } else {
-            records.len() as f64 / compressed_length as f64
-        },
-        depth: depth(&nodes),
-        nodes,
-    }
+    Program::of_nodes(records.len(), nodes)
 }
 
 /// Runs to fold in one pass: `(start, period, copies)`, increasing and disjoint.
