@@ -470,12 +470,11 @@ impl AnalysisWorker {
                 cancelled: false,
             })))
         };
-        let blobs: Vec<web_sys::Blob> = handles.iter().map(|h| h.unchecked_into()).collect();
-        let total: u64 = blobs.iter().map(|b| b.size() as u64).sum();
-        let reader = match web_sys::FileReaderSync::new() {
-            Ok(r) => r,
-            Err(e) => return failed(format!("{label}: {}", js_message(&e))),
+        let (blobs, reader) = match blobs_and_reader(&handles) {
+            Ok(b) => b,
+            Err(e) => return failed(format!("{label}: {e}")),
         };
+        let total: u64 = blobs.iter().map(|b| b.size() as u64).sum();
         let mut source = blob_files(names, blobs.clone(), reader.clone());
         let streams = tracelogic_formats::stream::streams(&source);
         let plan = options.plan(label, total, streams);
@@ -758,6 +757,14 @@ impl Worker for AnalysisWorker {
         scope.respond(id, answer);
         mark("worker answered");
     }
+}
+
+/// The page's files behind `handles` as blobs, with a synchronous reader for them (a worker
+/// reads its files with `FileReaderSync`); the error is the browser's message.
+fn blobs_and_reader(handles: &Array) -> Result<(Vec<web_sys::Blob>, web_sys::FileReaderSync), String> {
+    let blobs = handles.iter().map(|h| h.unchecked_into()).collect();
+    let reader = web_sys::FileReaderSync::new().map_err(|e| js_message(&e))?;
+    Ok((blobs, reader))
 }
 
 #[cfg(test)]

@@ -114,12 +114,11 @@ impl AnalysisWorker {
                 cancelled: false,
             })
         };
-        let blobs: Vec<web_sys::Blob> = handles.iter().map(|h| h.unchecked_into()).collect();
-        let total: u64 = blobs.iter().map(|b| b.size() as u64).sum();
-        let reader = match web_sys::FileReaderSync::new() {
-            Ok(r) => r,
-            Err(e) => return failed(format!("{label}: {}", js_message(&e))),
+        let (blobs, reader) = match blobs_and_reader(handles) {
+            Ok(b) => b,
+            Err(e) => return failed(format!("{label}: {e}")),
         };
+        let total: u64 = blobs.iter().map(|b| b.size() as u64).sum();
         let mut report = reporter(scope, id);
         if !report(ProgressReport {
             stage: format!("merging the ranks of {workers} workers"),
@@ -178,10 +177,9 @@ impl AnalysisWorker {
         let Some(handles) = RECEIVED.with(|r| r.borrow_mut().remove(&key)) else {
             return Some(failed("the files of the block did not arrive".into()));
         };
-        let blobs: Vec<web_sys::Blob> = handles.iter().map(|h| h.unchecked_into()).collect();
-        let reader = match web_sys::FileReaderSync::new() {
-            Ok(r) => r,
-            Err(e) => return Some(failed(js_message(&e))),
+        let (blobs, reader) = match blobs_and_reader(&handles) {
+            Ok(b) => b,
+            Err(e) => return Some(failed(e)),
         };
         let mut source = blob_files(&names, blobs.clone(), reader.clone());
         if let Err(e) = prefetch_blobs(&mut source, &blobs, &reader) {
@@ -228,10 +226,9 @@ impl AnalysisWorker {
         let Some(handles) = RECEIVED.with(|r| r.borrow_mut().remove(&key)) else {
             return failed("the files of the overview part did not arrive".into());
         };
-        let blobs: Vec<web_sys::Blob> = handles.iter().map(|h| h.unchecked_into()).collect();
-        let reader = match web_sys::FileReaderSync::new() {
-            Ok(r) => r,
-            Err(e) => return failed(js_message(&e)),
+        let (blobs, reader) = match blobs_and_reader(&handles) {
+            Ok(b) => b,
+            Err(e) => return failed(e),
         };
         let mut source = blob_files(&names, blobs.clone(), reader.clone());
         if let Err(e) = prefetch_blobs(&mut source, &blobs, &reader) {
