@@ -501,7 +501,8 @@ pub struct SliceRead {
 ///
 /// Why end to end: a browser's `File.arrayBuffer()` costs about 1.5 ms each whatever its size
 /// and however many are in flight, so 4,097 small rank files took 7 s read one by one; one
-/// `new Blob(files)` read in large slices takes a fraction of that (docs/performance.md).
+/// `new Blob(files)` read in large slices takes a fraction of that (docs/notes/performance-history.md,
+/// "Web loading of many files").
 pub fn plan_slices(sizes: &[u64], slice_bytes: u64) -> Vec<SliceRead> {
     let step = slice_bytes.max(1);
     let mut reads: Vec<SliceRead> = Vec::new();

@@ -354,7 +354,7 @@ fn graph_layout(run: &tracelogic_engine::compare::RunProperties) -> Vec<(f64, f6
 /// archives are unpacked. The worker holds the input while the readers build the trace next to
 /// it, and a wasm32 worker addresses at most 4 GiB: measured in headless Chromium, a 0.97 GB
 /// DUMPI set (25 M calls) opened and every analysis ran, while a 1.46 GB set (38 M calls) ran
-/// out of memory while its ranks were parsed (docs/performance.md, "Web app").
+/// out of memory while its ranks were parsed (docs/notes/performance-history.md, "Web app").
 pub const MAX_INPUT_BYTES: u64 = 1 << 30;
 
 /// The refusal of an input of `total` bytes over `limit` (`what` says which size: "" or

@@ -2,7 +2,7 @@
 //!
 //! DUMPI records carry no length field, so a reader must know the exact layout of every call
 //! that may appear. This table was transcribed from the reading routines of sst-dumpi
-//! (`dumpi/common/dumpiio.c`) as documented in the project's `formats.md`, appendix D.
+//! (`dumpi/common/dumpiio.c`).
 
 /// How one argument field is encoded (all integers big endian).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

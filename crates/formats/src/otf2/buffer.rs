@@ -1,5 +1,5 @@
-//! Byte-level decoding of OTF2 buffers: primitive encodings (formats.md §1.5), record framing
-//! (§1.6) and the chunk layout of `.def` / `.evt` files (§1.3).
+//! Byte-level decoding of OTF2 buffers: OTF2's primitive encodings, record framing
+//! and the chunk layout of `.def` / `.evt` files.
 //!
 //! Every read is bounds-checked and every failure is a [`FormatError`] naming the file and the
 //! absolute byte offset, so hostile input can never panic or allocate more than it holds.

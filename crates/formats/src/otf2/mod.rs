@@ -1,5 +1,5 @@
-//! OTF2 (Score-P's Open Trace Format 2) reader and writer, written from the format facts in
-//! docs/formats.md.
+//! OTF2 (Score-P's Open Trace Format 2) reader and writer, written from the OTF2 format as the
+//! official OTF2 library (3.0) defines and writes it.
 //!
 //! Two layers:
 //! - [`archive`]: the archive as OTF2 sees it — anchor, global definitions, per-location local

@@ -335,7 +335,7 @@ impl EventStream {
     }
 }
 
-/// Event record ids (formats.md appendix B).
+/// Event record ids (OTF2's event record ids).
 mod id {
     pub const ENTER: u8 = 12;
     pub const LEAVE: u8 = 13;

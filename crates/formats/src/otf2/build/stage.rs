@@ -104,7 +104,7 @@ pub(super) struct P2pRow {
 /// non-blocking operation's completion at its Wait) then land in the staged row, and each
 /// column is written once, in one sequential run per flush: about 2 % less one-thread CPU than
 /// appending every row straight to its six or seven columns (the interleaved column streams
-/// themselves were not the cost: see docs/performance.md, seventh session). Rows are numbered
+/// themselves were not the cost: see docs/notes/performance-history.md, seventh session). Rows are numbered
 /// as if appended directly (the rank's rows before the stage, then the staged ones), and a
 /// later field is set wherever its row is by then.
 #[derive(Default)]

@@ -1,5 +1,5 @@
 //! The anchor file `NAME.otf2`: version, chunk sizes, counts and properties of the archive
-//! (formats.md §1.4).
+//! (OTF2's anchor file).
 
 use crate::otf2::buffer::{Cursor, BIG_ENDIAN, END_OF_FILE, LITTLE_ENDIAN};
 use crate::FormatError;

@@ -1,4 +1,4 @@
-//! Local definitions of one location (formats.md §1.8): its local-to-global id mappings and
+//! Local definitions of one location (OTF2's mapping tables and clock offsets): its local-to-global id mappings and
 //! clock offsets, applied to every event record it writes.
 
 use super::FastMap;
@@ -139,7 +139,7 @@ impl LocalDefs {
         }
     }
 
-    /// Apply the clock-offset correction to a local timestamp (formats.md §1.8): linear
+    /// Apply the clock-offset correction to a local timestamp (OTF2's clock offsets): linear
     /// interpolation between consecutive offsets, extrapolated from the first/last interval.
     pub fn correct(&self, t: u64) -> u64 {
         let o = &self.clock_offsets;

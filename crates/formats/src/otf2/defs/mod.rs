@@ -1,5 +1,6 @@
 //! The anchor file, global definitions and local definitions of an OTF2 archive
-//! (formats.md §1.4, §1.7, §1.8, appendix A).
+//! (OTF2's anchor file, global definition records, and per-location mapping tables and clock
+//! offsets).
 //!
 //! Definitions are kept in the order the file gives them (the official reader lists them in
 //! that order) with an index by id. Fields that only newer OTF2 versions write are `None`/default

@@ -1,4 +1,4 @@
-//! Event records of one location (formats.md §1.6, §1.9, appendix B), decoded with the
+//! Event records of one location (OTF2's event records and their MPI semantics), decoded with the
 //! location's clock-offset correction and local→global id mapping applied, as the official
 //! reader delivers them.
 
@@ -46,7 +46,7 @@ pub struct AttributeValue {
 }
 
 /// What happened, with every definition reference already global. Field names follow the
-/// OTF2 record fields (formats.md appendix B); ranks (`receiver`, `sender`, `root`) are ranks
+/// OTF2 record fields (in the order OTF2's event records store them); ranks (`receiver`, `sender`, `root`) are ranks
 /// *within* `comm`, request ids are per location.
 #[derive(Debug, Clone, PartialEq)]
 pub enum EventKind {
