@@ -1,0 +1,211 @@
+//! GROMACS molecular dynamics of a water box on 12 ranks (`tests/data/apps/gromacs-water-12`,
+//! recorded by `tools/record/gromacs-water.sh`): a program nobody tuned tracelogic for, with two
+//! decompositions of the same ranks (the domain grid's halo exchange and PME's pencils).
+//! Checked against the application's own account: `md.log` (its domain and PME grids, its step
+//! count) and the tracer's decoder (`expected/dumpi2ascii-counts.txt`).
+
+mod common;
+use common::{code, json, run};
+
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+fn dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/apps/gromacs-water-12")
+}
+
+fn trace() -> PathBuf {
+    dir().join("dumpi.tar.zst")
+}
+
+fn log() -> String {
+    std::fs::read_to_string(dir().join("md.log")).unwrap()
+}
+
+/// The numbers after `prefix` on the log line that starts with it, up to `stop` (e.g. the `3 x 2
+/// x 2` of "Domain decomposition grid 3 x 2 x 2, separate PME ranks 0").
+fn logged_grid(prefix: &str) -> Vec<usize> {
+    let log = log();
+    let line = log
+        .lines()
+        .find_map(|l| l.trim().strip_prefix(prefix))
+        .unwrap_or_else(|| panic!("no line {prefix:?} in md.log"));
+    line.split(',')
+        .next()
+        .unwrap()
+        .split('x')
+        .map(|d| d.trim().parse().unwrap())
+        .collect()
+}
+
+fn logged_steps() -> u64 {
+    let log = log();
+    let line = log
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("nsteps"))
+        .expect("nsteps in md.log");
+    line.trim_start_matches([' ', '=']).trim().parse().unwrap()
+}
+
+/// A count from the decoder's counts file (`NAME VALUE`).
+fn decoded(name: &str) -> u64 {
+    let text = std::fs::read_to_string(dir().join("expected/dumpi2ascii-counts.txt")).unwrap();
+    text.lines()
+        .filter_map(|l| l.rsplit_once(' '))
+        .find(|(n, _)| *n == name)
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or_else(|| panic!("{name} is not in the counts"))
+}
+
+/// The communication graph is the union of the two decompositions md.log reports: the domain
+/// grid's halo (GROMACS numbers domain cells x-major, rank = (x·ny + y)·nz + z, neighbours ±1 in
+/// each dimension, periodic) and PME's pencils (x slabs as the domain grid's, the rest of the
+/// ranks of a slab along y, neighbours within a slab and across slabs at the same place). Every
+/// rank then talks to its whole slab and to its place in every other slab: rows and columns,
+/// which the identification names with the log's PME grid as its dimensions.
+#[test]
+fn the_graph_is_the_union_of_the_logged_domain_and_pme_grids() {
+    let dd = logged_grid("Domain decomposition grid");
+    let pme = logged_grid("PME domain decomposition:");
+    assert_eq!(dd.len(), 3);
+    let ranks = dd.iter().product::<usize>();
+    assert_eq!(ranks, 12);
+    assert_eq!(pme[0], dd[0], "PME's x slabs are the domain grid's");
+    assert_eq!(pme[0] * pme[1], ranks);
+    let slab = ranks / dd[0];
+    let mut expected = BTreeSet::new();
+    let rank = |x: usize, y: usize, z: usize| (x * dd[1] + y) * dd[2] + z;
+    for x in 0..dd[0] {
+        for y in 0..dd[1] {
+            for z in 0..dd[2] {
+                let r = rank(x, y, z);
+                for s in [
+                    rank((x + 1) % dd[0], y, z),
+                    rank((x + dd[0] - 1) % dd[0], y, z),
+                    rank(x, (y + 1) % dd[1], z),
+                    rank(x, y, (z + 1) % dd[2]),
+                ] {
+                    if s != r {
+                        expected.insert((r.min(s), r.max(s)));
+                    }
+                }
+            }
+        }
+    }
+    let halo = expected.clone();
+    for a in 0..ranks {
+        for b in a + 1..ranks {
+            if a / slab == b / slab || a % slab == b % slab {
+                expected.insert((a, b));
+            }
+        }
+    }
+    let o = run(&[&"topology", &trace(), &"--json"]);
+    assert_eq!(code(&o), 0);
+    let v = json(&o);
+    let edges: BTreeSet<(usize, usize)> = v["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            let (a, b) = (e[0].as_u64().unwrap() as usize, e[1].as_u64().unwrap() as usize);
+            (a.min(b), a.max(b))
+        })
+        .collect();
+    assert!(
+        halo.is_subset(&edges),
+        "halo pairs missing: {:?}",
+        halo.difference(&edges).collect::<Vec<_>>()
+    );
+    assert_eq!(edges, expected, "the graph is the slabs' rows and columns");
+    assert_eq!(v["match"]["family"], "process-grid", "{}", v["match"]);
+    let dims: Vec<usize> = v["match"]["dims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d.as_u64().unwrap() as usize)
+        .collect();
+    assert_eq!(dims, pme[..2].to_vec(), "named by the log's PME grid");
+    // The proved mapping puts each x slab of the domain grid on one row.
+    let mapping = v["mapping"].as_array().unwrap();
+    for m in mapping {
+        let r = m["rank"].as_u64().unwrap() as usize;
+        let row = m["coords"][0].as_u64().unwrap();
+        let first = mapping
+            .iter()
+            .find(|n| n["rank"].as_u64().unwrap() as usize == r / slab * slab)
+            .unwrap();
+        assert_eq!(row, first["coords"][0].as_u64().unwrap(), "rank {r} on its slab's row");
+    }
+}
+
+/// The logical trace expands back to every rank's calls and bytes as the decoder counts them, and
+/// the MD steps fold into one top-level loop of about the log's step count (step 0 and the last
+/// step differ from the others: the first neighbour search and the final output).
+#[test]
+fn the_logical_trace_is_exact_and_folds_the_md_steps() {
+    let o = run(&[&"logical", &trace(), &"--compress", &"--json"]);
+    assert_eq!(code(&o), 0);
+    let v = json(&o);
+    let per_rank = v["verification"]["per_rank"].as_array().unwrap();
+    assert_eq!(per_rank.len(), 12);
+    for r in per_rank {
+        assert_eq!(r["structure_exact"], true, "{r}");
+        assert_eq!(r["bytes_exact"], true, "{r}");
+    }
+    let calls: u64 = per_rank.iter().map(|r| r["real_calls"].as_u64().unwrap()).sum();
+    let bytes: u64 = per_rank.iter().map(|r| r["real_bytes"].as_u64().unwrap()).sum();
+    assert_eq!(calls, decoded("p2p_sends") + decoded("p2p_receives"));
+    assert_eq!(bytes, 2 * decoded("p2p_send_bytes"));
+    let steps = logged_steps();
+    assert!(steps >= 20, "{steps} steps in md.log");
+    let counts: Vec<u64> = v["program"]["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["node"] == "loop" && n["count"]["form"] == "constant")
+        .map(|n| n["count"]["value"].as_u64().unwrap())
+        .collect();
+    assert!(
+        counts.iter().any(|&c| c + 2 >= steps && c <= steps + 1),
+        "a loop of about {steps} iterations (the log's MD steps); loops {counts:?}"
+    );
+    let (raw, compressed) = (
+        v["raw_length"].as_u64().unwrap(),
+        v["compressed_length"].as_u64().unwrap(),
+    );
+    assert!(compressed * 5 <= raw, "{raw} records -> {compressed}");
+}
+
+/// The MD steps are one phase after the set-up: every `MPI_Alltoall` (PME's FFT transposes, run in
+/// every step and never in the set-up) lies in the last phase, and the first phase (reading and
+/// broadcasting the run input) has none.
+#[test]
+fn the_md_steps_are_one_phase_after_the_set_up() {
+    let o = run(&[&"phases", &trace(), &"--json"]);
+    assert_eq!(code(&o), 0);
+    let v = json(&o);
+    let phases = v["phases"].as_array().unwrap();
+    assert!((2..=5).contains(&phases.len()), "{} phases", phases.len());
+    let alltoall = |p: &Value| -> u64 {
+        p["collectives"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c[0] == "MPI_Alltoall")
+            .map(|c| c[1].as_u64().unwrap())
+            .sum()
+    };
+    let total: u64 = phases.iter().map(alltoall).sum();
+    assert!(total > 0);
+    // PME's transposes run on the communicators of a slab (4 ranks) and across slabs (3 ranks):
+    // each phase counts an operation once, the decoder once per rank taking part.
+    assert_eq!(
+        alltoall(phases.last().unwrap()),
+        total,
+        "every Alltoall in the last phase"
+    );
+    assert_eq!(alltoall(&phases[0]), 0, "the first phase is the set-up");
+    assert!(decoded("calls MPI_Alltoall") >= total * 3);
+}
