@@ -128,6 +128,87 @@ fn hpcc_phase_boundaries_at_the_sections() {
     }
 }
 
+/// Where an HPCC run's communication changes, from its log (`expected/sections.tsv`) and what
+/// each section calls (`expected/section-calls.tsv`, counted from the tracer's own decoder):
+/// the set-up (`MPI_Bcast`/`MPI_Send`/`MPI_Recv` to rank 0) → MPIRandomAccess
+/// (`MPI_Isend`/`MPI_Irecv`/`MPI_Testany`); MPIRandomAccess_LCG → PTRANS (`MPI_Sendrecv`,
+/// `MPI_Comm_split`, `MPI_Allreduce`); PTRANS → DGEMM and STREAM (collectives only) → MPIFFT
+/// (`MPI_Alltoall`) → Star/SingleFFT (collectives only) → LatencyBandwidth (ping-pongs and rings)
+/// → HPL (`MPI_Send`/`MPI_Irecv`/`MPI_Iprobe` on the process grid). Not a change:
+/// MPIRandomAccess → MPIRandomAccess_LCG (the same calls; between them only a ~1 ms burst of
+/// Star/SingleRandomAccess's reductions, 0.1–0.3 % of the run). `(what, time)` in ns since the
+/// trace start.
+fn hpcc_changes(dir: &std::path::Path) -> Vec<(String, Time)> {
+    let truth = dated(dir.join("expected/sections.tsv"), 1);
+    let at = |name: &str| truth.iter().find(|t| t.0 == name).unwrap().clone();
+    let mut out = Vec::new();
+    for (what, name, end) in [
+        ("set-up | MPIRandomAccess", "MPIRandomAccess", false),
+        ("MPIRandomAccess_LCG | …", "MPIRandomAccess_LCG", true),
+        ("… | PTRANS", "PTRANS", false),
+        ("PTRANS | DGEMM", "PTRANS", true),
+        ("STREAM | MPIFFT", "MPIFFT", false),
+        ("MPIFFT | StarFFT", "MPIFFT", true),
+        ("SingleFFT | LatencyBandwidth", "LatencyBandwidth", false),
+        ("LatencyBandwidth | HPL", "HPL", false),
+        ("HPL | end", "HPL", true),
+    ] {
+        let (_, b, e) = at(name);
+        out.push((what.to_owned(), if end { e } else { b }));
+    }
+    out
+}
+
+/// Every boundary where an HPCC run's communication changes ([`hpcc_changes`]) lies within
+/// 1 % of the run of a phase boundary (a change closer than that to another, or to the run's
+/// start, is met by the same boundary: below the resolution asked of phases). The misses are
+/// returned with their distance.
+fn hpcc_changes_missed(dir: PathBuf) -> Vec<(String, Time)> {
+    let changes = hpcc_changes(&dir);
+    let (p, t0, t1) = phases_at(dir.clone());
+    let tol = (t1 - t0) / 100;
+    if std::env::var("PHASES_DEBUG").is_ok() {
+        eprintln!(
+            "{}: boundaries {:?}",
+            dir.display(),
+            p.phases.iter().map(|ph| ph.time.0 - t0).collect::<Vec<_>>()
+        );
+    }
+    changes
+        .into_iter()
+        .map(|(w, t)| (w, nearest(&p, t0, t)))
+        .filter(|m| m.1 > tol)
+        .collect()
+}
+
+/// HPCC on 6 ranks: every change of communication (above) at a phase boundary within 1 % of
+/// the run (before this change 8 of the 9: RandomAccess's begin fell inside a first phase of
+/// set-up, RandomAccess and RandomAccess_LCG, whose equal-event windows were mostly the events
+/// of occurrences starting in it and running on into the next sections).
+#[test]
+fn hpcc_phase_boundaries_where_the_communication_changes() {
+    let missed = hpcc_changes_missed(app("hpcc-6"));
+    assert!(missed.is_empty(), "hpcc-6: {missed:?}");
+}
+
+/// The same on hpcc-4 (not met: its set-up is one pattern occurrence, 70 events, before
+/// RandomAccess, and one occurrence against 33 is never significant with the occurrences
+/// exchangeable; docs/phases.md) and on held-out runs (`HPCC_HELDOUT=DIR[:DIR…]`).
+#[test]
+#[ignore = "not met on hpcc-4: its set-up is one occurrence (docs/phases.md); held-out runs need HPCC_HELDOUT"]
+fn hpcc_phase_boundaries_where_the_communication_changes_4_ranks_and_held_out() {
+    let mut dirs = vec![app("hpcc-4")];
+    if let Ok(d) = std::env::var("HPCC_HELDOUT") {
+        dirs.extend(d.split(':').map(PathBuf::from));
+    }
+    let missed: Vec<_> = dirs
+        .into_iter()
+        .map(|d| (d.display().to_string(), hpcc_changes_missed(d)))
+        .filter(|m| !m.1.is_empty())
+        .collect();
+    assert!(missed.is_empty(), "{missed:#?}");
+}
+
 /// The stages of a LAMMPS run from its own log and the trace's clock: each `Loop time of L on
 /// P procs for S steps` line of `log.lammps` is one stage (a minimisation or a `run`), timed by
 /// LAMMPS between two `MPI_Barrier`s (its timer's barrier start and stop). On rank 0 the pair of
@@ -188,14 +269,21 @@ fn lammps_stages_from_log_and_clock() {
 /// stage's begin and end (from the log and the trace's clock, above) within 1 % of the run of
 /// a phase boundary. Not met: the stages communicate with the same calls to the same
 /// neighbours and differ only in how often (`MPI_Allreduce` per step: the minimiser's line
-/// search against the runs' neighbour checks); docs/phases.md.
+/// search against the runs' neighbour checks); docs/phases.md. `LAMMPS_HELDOUT=DIR[:DIR…]` adds
+/// held-out runs.
 #[test]
 #[ignore = "not met: the stages of one LAMMPS input differ in the rate of MPI_Allreduce only (docs/phases.md)"]
 fn lammps_stages_at_log_boundaries() {
     let mut missed = Vec::new();
-    for run in ["lammps-melt-phases-8", "lammps-pppm-8"] {
-        let stages = lammps_stages_from_log(&app(run));
-        let (p, t0, t1) = phases(run);
+    // Held-out runs of several stages (`LAMMPS_HELDOUT=DIR[:DIR…]`, each with its log.lammps).
+    let mut runs: Vec<PathBuf> = ["lammps-melt-phases-8", "lammps-pppm-8"].map(app).to_vec();
+    if let Ok(d) = std::env::var("LAMMPS_HELDOUT") {
+        runs.extend(d.split(':').map(PathBuf::from));
+    }
+    for dir in runs {
+        let run = dir.display().to_string();
+        let stages = lammps_stages_from_log(&dir);
+        let (p, t0, t1) = phases_at(dir);
         let tol = (t1 - t0) / 100;
         if std::env::var("PHASES_DEBUG").is_ok() {
             eprintln!(

@@ -449,7 +449,7 @@ impl Windows<'_> {
         let bins = self.bins;
         let by_events = (a, e) != (0, self.idx.len());
         let (win, ev_at) = if by_events {
-            content::Bags::of_event_windows(self.trace, self.events, self.comm, &self.idx[a..e], bins)
+            content::Bags::of_event_windows(self.trace, self.events, self.comm, &self.idx[a..e], bins, to)
         } else {
             (
                 content::Bags::of_windows(
