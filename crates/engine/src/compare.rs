@@ -166,15 +166,17 @@ pub fn verdict(c: &Comparison) -> String {
     if !theta_undefined && c.theta < c.threshold {
         why.push(format!("θ < {}", c.threshold));
     }
-    if c.epsilon < c.threshold {
+    if theta_undefined {
+        // With θ undefined only the same graph up to renumbering (ε = 1) is similar.
+        if c.epsilon < 1.0 {
+            why.push("ε < 1".to_string());
+        }
+    } else if c.epsilon < c.threshold {
         why.push(format!("ε < {}", c.threshold));
     }
     let mut s = match (c.similar, theta_undefined) {
         (true, false) => format!("similar (θ and ε ≥ {})", c.threshold),
-        (true, true) => format!(
-            "similar on ε alone (ε ≥ {}; θ undefined: every property is left out)",
-            c.threshold
-        ),
+        (true, true) => "similar on ε alone (ε = 1; θ undefined: every property is left out)".to_string(),
         (false, false) => format!("not similar ({})", why.join(", ")),
         (false, true) => format!(
             "not similar on ε alone ({}; θ undefined: every property is left out)",
@@ -318,5 +320,21 @@ mod tests {
         }
         let cleared = e.compare_with_runs(Vec::new(), None);
         assert!(cleared.matrix.is_none() && cleared.refused.is_none());
+    }
+
+    /// θ undefined (every property constant or without a work measure in the NAS samples) and
+    /// ε < 1: not similar, and the words give the reason the verdict rests on (ε < 1, not the
+    /// threshold, which applies only beside θ).
+    #[test]
+    fn the_verdict_on_epsilon_alone_names_its_reason() {
+        let e = sample_engine("npb-lu.S.8");
+        let r = e.compare_with_files("MG", sample_files("npb-mg.S.8"));
+        let c = &r.matrix.as_ref().unwrap().pairs[0];
+        assert!(c.theta.is_nan() && c.epsilon < 1.0 && c.epsilon >= c.threshold, "{c:?}");
+        assert!(!c.similar);
+        assert_eq!(
+            verdict(c),
+            "not similar on ε alone (ε < 1; θ undefined: every property is left out)"
+        );
     }
 }

@@ -188,7 +188,7 @@ fn scatter(pairs: &[Comparison], selected: usize, threshold: f64) -> Html {
                 )
             } else {
                 format!(
-                    "θ undefined, ε = {:.3}: the verdict rests on ε alone (similar when it reaches {threshold})",
+                    "θ undefined, ε = {:.3}: the verdict rests on ε alone (similar only when ε = 1, the same graph up to renumbering)",
                     c.epsilon
                 )
             }
