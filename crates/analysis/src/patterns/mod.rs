@@ -369,11 +369,13 @@ pub(super) fn unglue(
 /// Non-overlapping occurrences covering a rank's events, left to right: at each position the
 /// most frequent pattern starting there wins (ties: the longer), so repeated building blocks
 /// (one sweep, one exchange) are preferred over their compositions. An occurrence of a rarer
-/// pattern that is no loop body is not taken where the rank's main loop (the loop body, run three
-/// times in a row somewhere, covering most events) starts inside it: its first event stays a
-/// single event and the parse goes on, so a composite seen twice cannot hide the main loop it
-/// encloses, while composites holding other frequent parts (LU's set-up: two exchanges, `l2norm`
-/// and a time step whose per-plane sends are counted 30 times) stay whole.
+/// pattern is not taken where the rank's main loop (the loop body, run three times in a row
+/// somewhere, covering most events) starts inside it, unless it is an iteration of its own loop
+/// (as long as one of its back-to-back copies, [`iteration_lengths`]): its first event stays a
+/// single event and the parse goes on, so a composite seen twice, or a general-form occurrence
+/// standing for a whole run of the main loop (OpenFOAM's pressure solve), cannot hide the main
+/// loop it encloses, while composites holding other frequent parts (LU's set-up: two exchanges,
+/// `l2norm` and a time step whose per-plane sends are counted 30 times) stay whole.
 pub fn parse_occurrences(len: usize, patterns: &[RankPattern]) -> Vec<(u32, u32)> {
     // The rank's main loop: the loop body covering most events.
     let main = patterns
@@ -412,9 +414,9 @@ pub fn parse_occurrences(len: usize, patterns: &[RankPattern]) -> Vec<(u32, u32)
     let mut i = 0usize;
     while i < len {
         let (f, _, e, looped) = best[i];
-        // A rarer composite that is no loop body yields where the main loop starts inside it
-        // (MG's set-up followed by its whole V-cycle loop, twice, would otherwise hide the halo
-        // exchanges).
+        // A rarer occurrence that is no loop iteration yields where the main loop starts inside
+        // it (MG's set-up followed by its whole V-cycle loop, twice, would otherwise hide the
+        // halo exchanges).
         let yields = !looped && main_frequency > f && main_at.get(i + 1..e as usize).is_some_and(|m| m.contains(&true));
         if f > 0 && !yields {
             out.push((i as u32, e));
