@@ -108,3 +108,39 @@ fn rarer_composite_yields_to_frequent_pattern_inside() {
         vec![(0, 4), (4, 8), (8, 12), (12, 14), (14, 16)]
     );
 }
+
+/// A loop body's occurrence that is no iteration of its loop — a general-form occurrence
+/// standing for a whole run of the main loop — yields to the main loop; one as long as its
+/// back-to-back copies does not, even where the main loop starts inside it.
+#[test]
+fn only_iterations_of_a_loop_body_keep_the_main_loop_inside() {
+    let pattern = |frequency: usize, spans: &[(u32, u32)]| RankPattern {
+        sequence: Vec::new(),
+        compact: String::new(),
+        frequency,
+        positions: spans.iter().map(|s| s.0).collect(),
+        ends: spans.iter().map(|s| s.1).collect(),
+        tandem: true,
+        repeat: false,
+        outer: false,
+        symbols: vec![0, 1],
+    };
+    // Main loop: 4-event copies at 40..80 and 100..140 (20 copies).
+    let main: Vec<(u32, u32)> = (0..20u32)
+        .map(|i| {
+            let s = if i < 10 { 40 + 4 * i } else { 60 + 4 * i };
+            (s, s + 4)
+        })
+        .collect();
+    // A rarer loop body: three back-to-back copies of 5, 3 and 12 events, then one occurrence
+    // of 60 events (30..90) holding ten copies of the main loop.
+    let deep = [(0, 5), (5, 8), (8, 20), (30, 90)];
+    let occ = parse_occurrences(150, &[pattern(20, &main), pattern(4, &deep)]);
+    assert!(!occ.contains(&(30, 90)), "{occ:?}");
+    assert!(occ.contains(&(40, 44)) && occ.contains(&(8, 20)), "{occ:?}");
+    // An isolated copy as long as the back-to-back ones is an iteration: it stays whole.
+    let deep = [(0, 5), (5, 8), (8, 20), (90, 102)];
+    let occ = parse_occurrences(150, &[pattern(20, &main), pattern(4, &deep)]);
+    assert!(occ.contains(&(90, 102)), "{occ:?}");
+    assert!(!occ.contains(&(100, 104)), "{occ:?}");
+}
