@@ -6,9 +6,11 @@
 use crate::{Engine, Error, Result, Scope};
 use serde::{Deserialize, Serialize};
 use std::cell::OnceCell;
-use tracelogic_analysis::compress::compress;
 pub use tracelogic_analysis::compress::Program;
-use tracelogic_analysis::logical::{expand_records, logicalize_identified, physical_calls, rank_records, verify};
+use tracelogic_analysis::compress::{compress, Folding};
+use tracelogic_analysis::logical::{
+    expand_records, logicalize_identified, logicalize_identified_folded, physical_calls, rank_records, verify,
+};
 pub use tracelogic_analysis::logical::{
     ranks_text, Accuracy, DirectionsFrom, LogicalTrace, OffsetRanks, PhysicalCall, PlacedBy, Placement, RankClass,
     Record, TopologyInfo, Verification, SCHEMA,
@@ -219,12 +221,14 @@ pub struct SkeletonReport {
     pub placed_by_first_contacts: bool,
 }
 
-/// The verification and the loop compression of `logical`, independent of each other: natively
-/// the (serial) compression runs beside the verification, which uses every core by rank; on wasm
+/// The verification and the loop compression of `logical` (through the merge's `folding` when
+/// there is one: the records are not folded again), independent of each other: natively the
+/// (serial) compression runs beside the verification, which uses every core by rank; on wasm
 /// one after the other.
 fn verify_and_compress(
     trace: &tracelogic_model::Trace,
     logical: &LogicalTrace,
+    folding: Option<&Folding>,
 ) -> (
     std::result::Result<tracelogic_analysis::logical::Verification, String>,
     Program,
@@ -232,7 +236,7 @@ fn verify_and_compress(
     #[cfg(not(target_arch = "wasm32"))]
     {
         std::thread::scope(|s| {
-            let program = s.spawn(|| compress(&logical.records));
+            let program = s.spawn(|| compress_folded(&logical.records, folding));
             let verification = verify(trace, logical);
             let program = program.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
             (verification, program)
@@ -240,7 +244,15 @@ fn verify_and_compress(
     }
     #[cfg(target_arch = "wasm32")]
     {
-        (verify(trace, logical), compress(&logical.records))
+        (verify(trace, logical), compress_folded(&logical.records, folding))
+    }
+}
+
+/// [`compress`] of `records`, through `folding` when given.
+fn compress_folded(records: &[Record], folding: Option<&Folding>) -> Program {
+    match folding {
+        Some(f) => f.program(records),
+        None => compress(records),
     }
 }
 
@@ -248,10 +260,26 @@ impl Engine {
     /// The logical trace of `scope` on its identified topology (filtered at `threshold`), from
     /// the ranks `from` when given, else from a maximal rank chosen automatically.
     fn logical_trace(&self, scope: &Scope<'_>, threshold: Threshold, from: &[Rank]) -> Result<LogicalTrace> {
+        self.logical_trace_folded(scope, threshold, from, false).map(|(l, _)| l)
+    }
+
+    /// [`Engine::logical_trace`], with the merge's folding when `folding` asks for it.
+    fn logical_trace_folded(
+        &self,
+        scope: &Scope<'_>,
+        threshold: Threshold,
+        from: &[Rank],
+        folding: bool,
+    ) -> Result<(LogicalTrace, Option<Folding>)> {
         let report = self.identified(scope, threshold);
         let trace = scope.trace();
         let asked = (!from.is_empty()).then_some(from);
-        logicalize_identified(trace, &report, asked).map_err(|e| {
+        let made = if folding {
+            logicalize_identified_folded(trace, &report, asked)
+        } else {
+            logicalize_identified(trace, &report, asked).map(|l| (l, None))
+        };
+        made.map_err(|e| {
             if Placement::from_report(&report).is_err() {
                 Error::NothingFound(format!("{}: {e}", trace.source))
             } else {
@@ -265,8 +293,8 @@ impl Engine {
     /// identification; `from` names the ranks to build it from (empty: automatic).
     pub fn logical(&self, selection: &Selection, threshold: Threshold, from: &[Rank]) -> Result<LogicalReport> {
         let scope = self.scope(selection)?;
-        let logical = self.logical_trace(&scope, threshold, from)?;
-        let (verification, program) = verify_and_compress(scope.trace(), &logical);
+        let (logical, folding) = self.logical_trace_folded(&scope, threshold, from, true)?;
+        let (verification, program) = verify_and_compress(scope.trace(), &logical, folding.as_ref());
         let verification = verification.map_err(Error::Input)?;
         Ok(LogicalReport {
             logical,
@@ -316,8 +344,8 @@ impl Engine {
     /// The MPI performance skeleton in C of `selection` (`tracelogic skeleton`).
     pub fn skeleton(&self, selection: &Selection, threshold: Threshold, from: &[Rank]) -> Result<SkeletonReport> {
         let scope = self.scope(selection)?;
-        let logical = self.logical_trace(&scope, threshold, from)?;
-        let program = compress(&logical.records);
+        let (logical, folding) = self.logical_trace_folded(&scope, threshold, from, true)?;
+        let program = compress_folded(&logical.records, folding.as_ref());
         let source = skeleton_c(&logical, &program).map_err(Error::Input)?;
         Ok(SkeletonReport {
             source,

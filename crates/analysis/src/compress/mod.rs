@@ -193,6 +193,57 @@ impl Program {
     }
 }
 
+/// A hash map through the multiply-rotate word hash (keys compared for equality only).
+type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<crate::logical::FastHasher>>;
+/// Symbols (a record's shape, a loop's body) by number.
+type SymbolTable = FastMap<Symbol, u32>;
+
+/// A call compared and hashed as its shape ([`LogicalCall::shape`]: sizes, tags and per-rank
+/// size tables left out; the per-class size tables kept) without building the shape (three
+/// copies of every record).
+struct ShapeOf<'a>(&'a LogicalCall);
+
+impl PartialEq for ShapeOf<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        let (a, b) = (self.0, other.0);
+        a.function == b.function
+            && a.kind == b.kind
+            && a.ops.len() == b.ops.len()
+            && a.ops
+                .iter()
+                .zip(&b.ops)
+                .all(|(x, y)| x.dir == y.dir && x.partner == y.partner && x.bytes_by_class == y.bytes_by_class)
+            && match (&a.collective, &b.collective) {
+                (None, None) => true,
+                (Some(x), Some(y)) => x.op == y.op && x.root == y.root && x.comm_size == y.comm_size,
+                _ => false,
+            }
+            && a.completes == b.completes
+            && a.only_ranks == b.only_ranks
+    }
+}
+
+impl Eq for ShapeOf<'_> {}
+
+impl std::hash::Hash for ShapeOf<'_> {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        let c = self.0;
+        c.function.hash(h);
+        c.kind.hash(h);
+        c.ops.len().hash(h);
+        for o in &c.ops {
+            o.dir.hash(h);
+            o.partner.hash(h);
+            o.bytes_by_class.hash(h);
+        }
+        if let Some(x) = &c.collective {
+            (x.op, x.root, x.comm_size).hash(h);
+        }
+        c.completes.hash(h);
+        c.only_ranks.hash(h);
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum Symbol {
     Leaf(u32),
@@ -257,6 +308,11 @@ fn blocks(records: &[Record]) -> Option<Vec<std::ops::Range<usize>>> {
         .then_some(runs)
 }
 
+/// The ranges of [`blocks`], or the whole sequence as one.
+fn block_ranges(records: &[Record]) -> Vec<std::ops::Range<usize>> {
+    blocks(records).unwrap_or_else(|| std::iter::once(0..records.len()).collect())
+}
+
 /// Add `offset` to the ids of `node` and its body.
 fn renumber(node: &mut Node, offset: u32) {
     match node {
@@ -272,17 +328,65 @@ fn renumber(node: &mut Node, offset: u32) {
 
 /// [`compress_with`] of one sequence.
 fn compress_one(records: &[Record], options: &CompressOptions) -> Program {
-    let mut shapes: HashMap<LogicalCall, u32> = HashMap::new();
-    let mut table: HashMap<Symbol, u32> = HashMap::new();
-    let intern = |s: Symbol, table: &mut HashMap<Symbol, u32>| {
+    let shapes = shape_ids(records);
+    match choose(records, &shapes, Some(options)) {
+        Chosen::Built(program, _) => program,
+        Chosen::Items(items, length) => {
+            let program = finish(records, &items, options);
+            debug_assert_eq!(program.compressed_length, length, "length counts what finish builds");
+            program
+        }
+    }
+}
+
+/// Each record's shape ([`LogicalCall::shape`]) as a number, in order of first occurrence;
+/// shapes are compared without being built.
+fn shape_ids(records: &[Record]) -> Vec<u32> {
+    let mut shapes: FastMap<ShapeOf, u32> = FastMap::default();
+    records
+        .iter()
+        .map(|r| {
+            let next = shapes.len() as u32;
+            *shapes.entry(ShapeOf(&r.call)).or_insert(next)
+        })
+        .collect()
+}
+
+/// The folding [`compress_one`] keeps: the program when it had to be built to be chosen (a
+/// variant loop: whether its choices nest is read from its nodes), else the folded items; each
+/// with its compressed length.
+enum Chosen {
+    Built(Program, Vec<Item>),
+    Items(Vec<Item>, usize),
+}
+
+impl Chosen {
+    fn length(&self) -> usize {
+        match self {
+            Chosen::Built(p, _) => p.compressed_length,
+            Chosen::Items(_, length) => *length,
+        }
+    }
+
+    fn into_items(self) -> Vec<Item> {
+        match self {
+            Chosen::Built(_, items) | Chosen::Items(items, _) => items,
+        }
+    }
+}
+
+/// The shortest folding of `records` whose shapes are `shapes` ([`shape_ids`]). With
+/// `build: None` no program is built (a variant loop's choices are read from its items,
+/// [`variants::choices_nest_items`]): the caller only wants the folding and its length.
+fn choose(records: &[Record], shapes: &[u32], build: Option<&CompressOptions>) -> Chosen {
+    let mut table: SymbolTable = SymbolTable::default();
+    let intern = |s: Symbol, table: &mut SymbolTable| {
         let next = table.len() as u32;
         *table.entry(s).or_insert(next)
     };
     let mut syms: Vec<u32> = Vec::with_capacity(records.len());
     let mut items: Vec<Item> = Vec::with_capacity(records.len());
-    for (i, r) in records.iter().enumerate() {
-        let next = shapes.len() as u32;
-        let shape = *shapes.entry(r.call.shape()).or_insert(next);
+    for (i, &shape) in shapes.iter().enumerate() {
         syms.push(intern(Symbol::Leaf(shape), &mut table));
         items.push(Item::Leaf(i));
     }
@@ -293,7 +397,7 @@ fn compress_one(records: &[Record], options: &CompressOptions) -> Program {
     // ([`length`], what [`finish`] would count); only a candidate that is shorter is built,
     // where its nodes decide ([`variants::choices_nest`]), and the one kept at the end.
     let mut best_items: Option<Vec<Item>> = None;
-    let mut best_program: Option<Program> = None;
+    let mut best_program: Option<(Program, Vec<Item>)> = None;
     let mut best_length = length(&items);
     // Iterations that differ only in their inner loop counts (an iterative solver's inner steps
     // per outer step): folded again with inner loops strictly first and the bodies of known loops
@@ -309,33 +413,117 @@ fn compress_one(records: &[Record], options: &CompressOptions) -> Program {
     // whose inner loops run the same counts) or on the plainly folded sequence (iterations whose
     // inner loops run varying counts): kept when shorter.
     // Ties keep the first: the folded sequence's markers (outer loops) before the records'.
-    // One symbol table for both (the folded sequence's loops are in `table`).
-    let mut tried = variants::variant_loops(&syms, &items, records, &mut table);
-    tried.extend(variants::variant_loops(&leaf_syms, &leaf_items, records, &mut table));
-    for (mut s, mut it) in tried {
+    // One symbol table for both (the folded sequence's loops are in `table`); each candidate
+    // built, folded and dropped before the next (one copy of the sequence held).
+    let plain = variants::variant_loops(&syms, &items, records);
+    let leaf = variants::variant_loops(&leaf_syms, &leaf_items, records);
+    let tried = (plain.iter().map(|p| (p, &syms, &items))).chain(leaf.iter().map(|p| (p, &leaf_syms, &leaf_items)));
+    for (planned, level_syms, level_items) in tried {
+        let Some((mut s, mut it)) = planned.build(level_syms, level_items, &mut table) else {
+            continue;
+        };
         fold(&mut s, &mut it, &mut table, false);
         let counted = length(&it);
         if counted >= best_length {
             continue;
         }
-        let program = finish(records, &it, options);
-        debug_assert_eq!(program.compressed_length, counted, "length counts what finish builds");
-        if !variants::choices_nest(&program.nodes) {
-            best_length = program.compressed_length;
-            best_items = None;
-            best_program = Some(program);
+        match build {
+            Some(options) => {
+                let program = finish(records, &it, options);
+                debug_assert_eq!(program.compressed_length, counted, "length counts what finish builds");
+                if !variants::choices_nest(&program.nodes) {
+                    best_length = program.compressed_length;
+                    best_items = None;
+                    best_program = Some((program, it));
+                }
+            }
+            None => {
+                let nest = variants::choices_nest_items(&it);
+                if let Some(o) = cfg!(debug_assertions).then(CompressOptions::default) {
+                    let nodes = finish(records, &it, &o).nodes;
+                    debug_assert_eq!(nest, variants::choices_nest(&nodes), "choices read from the items");
+                }
+                if !nest {
+                    best_length = counted;
+                    best_items = Some(it);
+                }
+            }
         }
     }
-    let program = match (best_program, best_items) {
-        (Some(program), _) => program,
-        (None, Some(varying)) => finish(records, &varying, options),
-        (None, None) => finish(records, &items, options),
-    };
-    debug_assert_eq!(
-        program.compressed_length, best_length,
-        "length counts what finish builds"
-    );
-    program
+    match (best_program, best_items) {
+        (Some((program, items)), _) => Chosen::Built(program, items),
+        (None, Some(varying)) => Chosen::Items(varying, best_length),
+        (None, None) => Chosen::Items(items, best_length),
+    }
+}
+
+/// The folding of a record sequence, kept to build its program later from records that differ
+/// only in what folding does not compare (sizes, tags, per-rank size tables): the merge chooses
+/// among candidate merges by their compressed length, and the chosen one is compressed after
+/// every rank's sizes were read into it ([`Folding::program`]).
+pub struct Folding {
+    /// Each record's shape number ([`shape_ids`], per block).
+    shapes: Vec<u32>,
+    /// Per block ([`blocks`], or the whole sequence): its range and its folded items.
+    parts: Vec<(std::ops::Range<usize>, Vec<Item>)>,
+    /// The compressed length.
+    pub compressed_length: usize,
+}
+
+impl Folding {
+    /// The folding of `records` as [`compress`] chooses it, without building the program.
+    pub fn of(records: &[Record]) -> Folding {
+        let ranges = block_ranges(records);
+        let mut shapes = Vec::with_capacity(records.len());
+        let mut parts = Vec::with_capacity(ranges.len());
+        let mut compressed_length = 0;
+        for range in ranges {
+            let part = &records[range.clone()];
+            let ids = shape_ids(part);
+            let chosen = choose(part, &ids, None);
+            compressed_length += chosen.length();
+            shapes.extend(ids);
+            parts.push((range, chosen.into_items()));
+        }
+        Folding {
+            shapes,
+            parts,
+            compressed_length,
+        }
+    }
+
+    /// [`compress`] of `records` through this folding when they fold as the records it was
+    /// made from (the same blocks and the same shapes, record for record: then every choice
+    /// of [`compress`] is the same), else `compress` itself.
+    pub fn program(&self, records: &[Record]) -> Program {
+        let options = CompressOptions::default();
+        let same_blocks = block_ranges(records);
+        let same = same_blocks.len() == self.parts.len()
+            && same_blocks.iter().zip(&self.parts).all(|(a, (b, _))| a == b)
+            && self
+                .parts
+                .iter()
+                .all(|(range, _)| shape_ids(&records[range.clone()])[..] == self.shapes[range.clone()]);
+        if !same {
+            return compress_with(records, &options);
+        }
+        let mut nodes: Vec<Node> = Vec::new();
+        for (range, items) in &self.parts {
+            let part = finish(&records[range.clone()], items, &options);
+            let offset = id_bound(&nodes) as u32;
+            nodes.extend(part.nodes.into_iter().map(|mut n| {
+                renumber(&mut n, offset);
+                n
+            }));
+        }
+        let program = Program::of_nodes(records.len(), nodes);
+        debug_assert_eq!(
+            program,
+            compress_with(records, &options),
+            "the folding's program is compress's"
+        );
+        program
+    }
 }
 
 /// The compressed length of the program of `items` (call records plus loop headers), counted
@@ -378,9 +566,9 @@ fn length_of(occurrences: &[&Item]) -> usize {
 /// each pass first makes the inline bodies of known loops loops of one iteration
 /// ([`promote_inline_bodies`]) and postpones a run while a shorter one starts anywhere inside
 /// it ([`plan_pass_with`]); returns whether `varying` promoted anything.
-fn fold(syms: &mut Vec<u32>, items: &mut Vec<Item>, table: &mut HashMap<Symbol, u32>, varying: bool) -> bool {
+fn fold(syms: &mut Vec<u32>, items: &mut Vec<Item>, table: &mut SymbolTable, varying: bool) -> bool {
     let mut promoted = false;
-    let intern = |s: Symbol, table: &mut HashMap<Symbol, u32>| {
+    let intern = |s: Symbol, table: &mut SymbolTable| {
         let next = table.len() as u32;
         *table.entry(s).or_insert(next)
     };
@@ -418,7 +606,7 @@ fn fold(syms: &mut Vec<u32>, items: &mut Vec<Item>, table: &mut HashMap<Symbol, 
 
 /// Replace every inline copy of a known loop's body in `syms` (outside that loop) by a loop of
 /// that body run once, longest body first, left to right; whether any was replaced.
-fn promote_inline_bodies(syms: &mut Vec<u32>, items: &mut Vec<Item>, table: &HashMap<Symbol, u32>) -> bool {
+fn promote_inline_bodies(syms: &mut Vec<u32>, items: &mut Vec<Item>, table: &SymbolTable) -> bool {
     // Loop bodies by first symbol, longest first.
     let mut bodies: HashMap<u32, Vec<(&[u32], u32)>> = HashMap::new();
     for (s, &id) in table {
@@ -500,7 +688,7 @@ fn plan_pass(s: &[u32]) -> Vec<(usize, usize, usize)> {
 fn plan_pass_with(s: &[u32], strict: bool) -> Vec<(usize, usize, usize)> {
     let n = s.len();
     let mut next_same = vec![usize::MAX; n];
-    let mut last: HashMap<u32, usize> = HashMap::new();
+    let mut last: FastMap<u32, usize> = FastMap::default();
     for i in (0..n).rev() {
         if let Some(j) = last.insert(s[i], i) {
             next_same[i] = j;

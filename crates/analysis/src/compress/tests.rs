@@ -333,3 +333,57 @@ fn plan_finds_runs() {
     // a b c a b c a b c with a spurious candidate inside
     assert_eq!(plan_pass(&[0, 1, 0, 0, 1, 0, 0, 1, 0]), vec![(0, 3, 3)]);
 }
+
+#[test]
+fn a_folding_builds_the_program_of_records_that_differ_only_in_values() {
+    use crate::logical::{Operation, Partner, RankBytes};
+    // Three blocks of steps of two kinds (a variant loop each), the exchange sending 8 bytes.
+    let mut pre: Vec<Record> = Vec::new();
+    for block in 0..3u32 {
+        let mut f = vec!["Init"];
+        for step in 0..40u32 {
+            f.push("Check");
+            f.extend(if (step * (block + 3)) % 7 < 2 {
+                &["Exchange", "Borders"][..]
+            } else {
+                &["Exchange"][..]
+            });
+        }
+        f.push("Finalize");
+        for mut r in records(&f) {
+            r.call.only_ranks = Some(vec![block]);
+            if r.call.function == "Exchange" {
+                r.call.ops.push(Operation {
+                    dir: tracelogic_model::P2pDir::Send,
+                    partner: Partner::Direction("east".into()),
+                    tag: 1,
+                    bytes: 8,
+                    bytes_by_class: Vec::new(),
+                    bytes_by_rank: Vec::new(),
+                });
+            }
+            pre.push(r);
+        }
+    }
+    let folding = Folding::of(&pre);
+    assert_eq!(folding.compressed_length, compress(&pre).compressed_length);
+    // Every rank's own sizes and the times read in afterwards: the same folding, other values.
+    let mut post = pre.clone();
+    for (i, r) in post.iter_mut().enumerate() {
+        r.gap_ns = 100 + (i as u64 % 5) * 10;
+        r.duration_ns = 7 * i as u64;
+        for o in &mut r.call.ops {
+            o.tag = (i % 3) as i32;
+            o.bytes_by_rank = vec![RankBytes {
+                bytes: 16 + (i as u64 % 2) * 8,
+                ranks: vec![9],
+            }];
+        }
+    }
+    let reference = compress(&post);
+    assert_ne!(reference, compress(&pre), "the values differ");
+    assert_eq!(folding.program(&post), reference);
+    // A record of another shape: folded anew.
+    post[5].call.function = "Other".into();
+    assert_eq!(folding.program(&post), compress(&post));
+}

@@ -15,9 +15,8 @@
 //! [`MARKERS_TRIED`] markers are built (their segments folded on their own, so variants that
 //! differ only in inner loop counts are one variant) and the caller keeps the shortest program.
 
-use super::{fold, Item, Node, Symbol, Values};
+use super::{fold, FastMap, Item, Node, Symbol, SymbolTable, Values};
 use crate::logical::Record;
-use std::collections::HashMap;
 
 /// Most distinct iterations (variants) of one loop.
 pub const MAX_VARIANTS: usize = 8;
@@ -42,6 +41,7 @@ const MAX_ITERATION: usize = 1 << 16;
 const BASE: u64 = 0x9E37_79B9_7F4A_7C15 | 1;
 
 /// A candidate: the marker's occurrences `positions[a..=b]` bound iterations `a..b`.
+#[derive(Clone)]
 struct Candidate {
     score: i64,
     positions: Vec<usize>,
@@ -84,7 +84,7 @@ fn candidates(syms: &[u32], keys: &[u64], max_variants: usize) -> Vec<Candidate>
         power[i + 1] = power[i].wrapping_mul(BASE);
     }
     let hash = |l: usize, r: usize| prefix[r].wrapping_sub(prefix[l].wrapping_mul(power[r - l]));
-    let mut by_key: HashMap<u64, Vec<usize>> = HashMap::new();
+    let mut by_key: FastMap<u64, Vec<usize>> = FastMap::default();
     let mut order: Vec<u64> = Vec::new();
     for (i, &k) in keys.iter().enumerate() {
         by_key
@@ -103,9 +103,9 @@ fn candidates(syms: &[u32], keys: &[u64], max_variants: usize) -> Vec<Candidate>
         }
         let segs: Vec<(u64, usize)> = positions.windows(2).map(|w| (hash(w[0], w[1]), w[1] - w[0])).collect();
         // Sliding window of segments with at most MAX_VARIANTS distinct ones.
-        let mut counts: HashMap<u64, usize> = HashMap::new();
-        let mut last: HashMap<u64, usize> = HashMap::new();
-        let seg_len: HashMap<u64, usize> = segs.iter().copied().collect();
+        let mut counts: FastMap<u64, usize> = FastMap::default();
+        let mut last: FastMap<u64, usize> = FastMap::default();
+        let seg_len: FastMap<u64, usize> = segs.iter().copied().collect();
         let mut lo = 0usize;
         let mut best: Option<(i64, usize, usize)> = None;
         for hi in 0..segs.len() {
@@ -184,27 +184,52 @@ fn candidates(syms: &[u32], keys: &[u64], max_variants: usize) -> Vec<Candidate>
 /// Whether some loop of `nodes` run 0 or 1 times per visit has choices periodic with a period
 /// above [`MAX_CHOICE_PERIOD`].
 pub(super) fn choices_nest(nodes: &[Node]) -> bool {
+    nodes.iter().any(|n| match n {
+        Node::Call { .. } => false,
+        Node::Loop { count, body, .. } => long_choice(count) || choices_nest(body),
+    })
+}
+
+/// Whether a loop's count sequence is a choice (0 or 1 per visit) periodic with a period
+/// above [`MAX_CHOICE_PERIOD`].
+fn long_choice(count: &Values) -> bool {
     fn long_cycle(v: &Values) -> bool {
         match v {
             Values::Cycle { period, unit } => *period > MAX_CHOICE_PERIOD || long_cycle(unit),
             _ => false,
         }
     }
-    nodes.iter().any(|n| match n {
-        Node::Call { .. } => false,
-        Node::Loop { count, body, .. } => {
-            let choice = matches!(count, Values::Cycle { period, .. } if count.max_over(*period as u64) <= 1);
-            (choice && long_cycle(count)) || choices_nest(body)
-        }
-    })
+    let choice = matches!(count, Values::Cycle { period, .. } if count.max_over(*period as u64) <= 1);
+    choice && long_cycle(count)
 }
 
-pub(super) fn variant_loops(
-    syms: &[u32],
-    items: &[Item],
-    records: &[Record],
-    table: &mut HashMap<Symbol, u32>,
-) -> Vec<(Vec<u32>, Vec<Item>)> {
+/// [`choices_nest`] of the program the folded `items` build ([`super::build`]'s recursion over
+/// the loops' counts only, no record's values).
+pub(super) fn choices_nest_items(items: &[Item]) -> bool {
+    fn nest(occurrences: &[&Item]) -> bool {
+        let Item::Loop(_) = occurrences[0] else {
+            return false;
+        };
+        let loops = || {
+            occurrences.iter().map(|o| match o {
+                Item::Loop(its) => its,
+                Item::Leaf(_) => unreachable!("occurrences share a symbol"),
+            })
+        };
+        let counts: Vec<u64> = loops().map(|its| its.len() as u64).collect();
+        if long_choice(&Values::compress(&counts)) {
+            return true;
+        }
+        let period = loops().find_map(|its| its.first().map(Vec::len)).unwrap_or(0);
+        (0..period).any(|k| {
+            let inner: Vec<&Item> = loops().flat_map(|its| its.iter().map(move |it| &it[k])).collect();
+            nest(&inner)
+        })
+    }
+    items.iter().any(|i| nest(&[i]))
+}
+
+pub(super) fn variant_loops(syms: &[u32], items: &[Item], records: &[Record]) -> Vec<Planned> {
     let keys = keys_of(syms, items, records);
     let mut found: Vec<Candidate> = Vec::new();
     for bound in VARIANT_BOUNDS {
@@ -217,26 +242,38 @@ pub(super) fn variant_loops(
     }
     found
         .into_iter()
-        .flat_map(|c| [false, true].map(|partial| (partial, c.a, c.b, c.positions.clone())))
-        .filter_map(|(partial, a, b, positions)| {
-            let c = Candidate {
-                score: 0,
-                positions,
-                a,
-                b,
-            };
-            build(syms, items, &c, table, partial)
+        .flat_map(|c| {
+            [false, true].map(|partial| Planned {
+                partial,
+                candidate: Candidate { score: 0, ..c.clone() },
+            })
         })
         .collect()
 }
 
-fn intern(s: Symbol, table: &mut HashMap<Symbol, u32>) -> u32 {
+/// A variant loop to build ([`Planned::build`]): a marker's iterations, with or without a
+/// partial iteration.
+pub(super) struct Planned {
+    partial: bool,
+    candidate: Candidate,
+}
+
+impl Planned {
+    /// The sequence (`syms`, `items`, those [`variant_loops`] was given) with this variant loop
+    /// in place, or `None` ([`build`]). Built one at a time by the caller, so that only one
+    /// such copy of the sequence is held.
+    pub(super) fn build(&self, syms: &[u32], items: &[Item], table: &mut SymbolTable) -> Option<(Vec<u32>, Vec<Item>)> {
+        build(syms, items, &self.candidate, table, self.partial)
+    }
+}
+
+fn intern(s: Symbol, table: &mut SymbolTable) -> u32 {
     let next = table.len() as u32;
     *table.entry(s).or_insert(next)
 }
 
 /// One iteration folded on its own: its symbols and items.
-fn folded(syms: &[u32], items: &[Item], table: &mut HashMap<Symbol, u32>) -> (Vec<u32>, Vec<Item>) {
+fn folded(syms: &[u32], items: &[Item], table: &mut SymbolTable) -> (Vec<u32>, Vec<Item>) {
     let mut s = syms.to_vec();
     let mut items = items.to_vec();
     fold(&mut s, &mut items, table, false);
@@ -267,7 +304,7 @@ fn build(
     syms: &[u32],
     items: &[Item],
     c: &Candidate,
-    table: &mut HashMap<Symbol, u32>,
+    table: &mut SymbolTable,
     partial: bool,
 ) -> Option<(Vec<u32>, Vec<Item>)> {
     let p = &c.positions;
@@ -417,27 +454,24 @@ fn build(
 /// `merged` (symbols with the mask of the variants executing them) aligned with `v` by a
 /// longest common subsequence: common symbols get `bit`, the others of `v` are inserted with
 /// `bit` alone, before the unmatched ones of `merged` at the same place.
+///
+/// The walk reads `lcs(i, j)`, the LCS length of `merged[i..]` and `v[j..]`, from a
+/// bit-parallel table ([`SuffixLcs`]: one bit per cell, 64 cells per word operation) instead of
+/// a table of `u32`s: the same walk, so the same alignment, at a 32nd of the memory (an
+/// iteration of 31,000 records, OpenFOAM's merged time step, needed a 4 GB table).
 fn align(merged: &[(u32, u32)], v: &[u32], bit: u32) -> Vec<(u32, u32)> {
     let (n, m) = (merged.len(), v.len());
-    // lcs[i][j]: LCS of merged[i..] and v[j..].
-    let mut lcs = vec![vec![0u32; m + 1]; n + 1];
-    for i in (0..n).rev() {
-        for j in (0..m).rev() {
-            lcs[i][j] = if merged[i].0 == v[j] {
-                lcs[i + 1][j + 1] + 1
-            } else {
-                lcs[i + 1][j].max(lcs[i][j + 1])
-            };
-        }
-    }
+    let a: Vec<u32> = merged.iter().map(|&(s, _)| s).collect();
+    let lcs = SuffixLcs::new(&a, v);
     let (mut i, mut j) = (0, 0);
     let mut out = Vec::with_capacity(n + m);
     while i < n || j < m {
-        if i < n && j < m && merged[i].0 == v[j] && lcs[i][j] == lcs[i + 1][j + 1] + 1 {
+        // Equal symbols always extend the LCS of the suffixes by one: the diagonal is taken.
+        if i < n && j < m && merged[i].0 == v[j] {
             out.push((v[j], merged[i].1 | bit));
             i += 1;
             j += 1;
-        } else if j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j]) {
+        } else if j < m && (i == n || lcs.get(i, j + 1) >= lcs.get(i + 1, j)) {
             out.push((v[j], bit));
             j += 1;
         } else {
@@ -446,4 +480,131 @@ fn align(merged: &[(u32, u32)], v: &[u32], bit: u32) -> Vec<(u32, u32)> {
         }
     }
     out
+}
+
+/// The lengths of the longest common subsequences of every pair of suffixes `a[i..]`, `b[j..]`,
+/// as bit rows (Crochemore, Iliopoulos, Pinzon and Reid, "A fast and practical bit-vector
+/// algorithm for the longest common subsequence problem", 2001; Hyyrö 2004): over the reversed
+/// sequences, row `t` has bit `k` clear when the LCS of `a`'s last `t` symbols with `b`'s last
+/// `k + 1` is one longer than with its last `k`, so an LCS length is a count of clear bits.
+struct SuffixLcs {
+    /// Words per row.
+    words: usize,
+    /// Rows `0..=a.len()` (row `t`: after the last `t` symbols of `a`).
+    rows: Vec<u64>,
+    n: usize,
+    m: usize,
+}
+
+impl SuffixLcs {
+    fn new(a: &[u32], b: &[u32]) -> SuffixLcs {
+        let (n, m) = (a.len(), b.len());
+        let words = m.div_ceil(64);
+        // Positions (in reversed `b`) of each symbol of `b`, as a bit mask.
+        let mut masks: FastMap<u32, Vec<u64>> = FastMap::default();
+        for (k, s) in b.iter().rev().enumerate() {
+            masks.entry(*s).or_insert_with(|| vec![0; words])[k / 64] |= 1 << (k % 64);
+        }
+        let mut rows = vec![u64::MAX; (n + 1) * words];
+        let mut u = vec![0u64; words];
+        for t in 1..=n {
+            let (done, rest) = rows.split_at_mut(t * words);
+            let prev = &done[(t - 1) * words..];
+            let row = &mut rest[..words];
+            let Some(mask) = masks.get(&a[n - t]) else {
+                row.copy_from_slice(prev);
+                continue;
+            };
+            for w in 0..words {
+                u[w] = prev[w] & mask[w];
+            }
+            // V' = (V + U) | (V - U), where V - U = V & !U (U's bits are V's).
+            let mut carry = false;
+            for w in 0..words {
+                let (s1, c1) = prev[w].overflowing_add(u[w]);
+                let (s2, c2) = s1.overflowing_add(u64::from(carry));
+                carry = c1 || c2;
+                row[w] = s2 | (prev[w] & !u[w]);
+            }
+        }
+        SuffixLcs { words, rows, n, m }
+    }
+
+    /// The LCS length of `a[i..]` and `b[j..]`.
+    fn get(&self, i: usize, j: usize) -> usize {
+        let (t, len) = (self.n - i, self.m - j);
+        let row = &self.rows[t * self.words..(t + 1) * self.words];
+        let full = len / 64;
+        let mut ones: usize = row[..full].iter().map(|w| w.count_ones() as usize).sum();
+        if len % 64 != 0 {
+            ones += (row[full] & ((1u64 << (len % 64)) - 1)).count_ones() as usize;
+        }
+        len - ones
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The alignment as it was computed before the bit rows: the full table of `u32`s.
+    fn align_by_table(merged: &[(u32, u32)], v: &[u32], bit: u32) -> Vec<(u32, u32)> {
+        let (n, m) = (merged.len(), v.len());
+        let mut lcs = vec![vec![0u32; m + 1]; n + 1];
+        for i in (0..n).rev() {
+            for j in (0..m).rev() {
+                lcs[i][j] = if merged[i].0 == v[j] {
+                    lcs[i + 1][j + 1] + 1
+                } else {
+                    lcs[i + 1][j].max(lcs[i][j + 1])
+                };
+            }
+        }
+        let (mut i, mut j) = (0, 0);
+        let mut out = Vec::with_capacity(n + m);
+        while i < n || j < m {
+            if i < n && j < m && merged[i].0 == v[j] && lcs[i][j] == lcs[i + 1][j + 1] + 1 {
+                out.push((v[j], merged[i].1 | bit));
+                i += 1;
+                j += 1;
+            } else if j < m && (i == n || lcs[i][j + 1] >= lcs[i + 1][j]) {
+                out.push((v[j], bit));
+                j += 1;
+            } else {
+                out.push(merged[i]);
+                i += 1;
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn bit_rows_align_as_the_table_does() {
+        // A small linear congruential generator: lengths across word boundaries (0 to 200),
+        // alphabets of 1 to 6 symbols, so that ties and long runs of equal symbols occur.
+        let mut x: u64 = 12345;
+        let mut next = |k: u64| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (x >> 33) % k
+        };
+        for case in 0..400 {
+            let alphabet = 1 + next(6);
+            let n = next(if case % 4 == 0 { 200 } else { 70 }) as usize;
+            let m = next(if case % 3 == 0 { 200 } else { 70 }) as usize;
+            let merged: Vec<(u32, u32)> = (0..n).map(|_| (next(alphabet) as u32, 1 + next(3) as u32)).collect();
+            let v: Vec<u32> = (0..m).map(|_| next(alphabet) as u32).collect();
+            assert_eq!(align(&merged, &v, 8), align_by_table(&merged, &v, 8), "case {case}");
+            let a: Vec<u32> = merged.iter().map(|p| p.0).collect();
+            let lcs = SuffixLcs::new(&a, &v);
+            for i in (0..=n).step_by(7) {
+                for j in (0..=m).step_by(5) {
+                    let table = align_by_table(&merged[i..], &v[j..], 8)
+                        .iter()
+                        .filter(|p| p.1 & 8 != 0 && p.1 != 8)
+                        .count();
+                    assert_eq!(lcs.get(i, j), table, "case {case} at {i}, {j}");
+                }
+            }
+        }
+    }
 }

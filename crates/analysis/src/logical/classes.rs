@@ -35,7 +35,7 @@ pub(super) fn structure_hash(records: &[Record]) -> u64 {
 /// The multiply-rotate word hash of rustc's `FxHasher` (deterministic, not DoS-resistant: it
 /// hashes a rank's own sequence, compared for equality only).
 #[derive(Default)]
-pub(super) struct FastHasher(pub u64);
+pub(crate) struct FastHasher(pub u64);
 
 impl FastHasher {
     fn add(&mut self, word: u64) {

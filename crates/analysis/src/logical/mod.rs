@@ -18,6 +18,7 @@
 //! and the classes are merged so that every class's expansion is its own sequence, in order
 //! (`merge`); the classes and the ranks whose records make up the trace are reported.
 
+use crate::compress::Folding;
 use crate::topology::TopologyReport;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -62,6 +63,7 @@ pub use choice::{
     MAX_NEIGHBOURS, PROPAGATION_STEPS,
 };
 pub use classes::ContentKey;
+pub(crate) use classes::FastHasher;
 pub use declared_grid::{declared_grids, DeclaredGrid};
 pub use first_contacts::{
     place_by_first_contacts, place_by_first_contacts_from, ContactSource, LocalContacts, Scoring,
@@ -260,17 +262,18 @@ pub fn logicalize(trace: &Trace, placement: &Placement) -> Result<LogicalTrace, 
 /// [`logicalize`] from the traces of the given ranks (merged in this order) instead of the
 /// ranks chosen automatically.
 pub fn logicalize_ranks(trace: &Trace, placement: &Placement, ranks: Option<&[Rank]>) -> Result<LogicalTrace, String> {
-    logicalize_keyed(trace, placement, ranks, None)
+    logicalize_keyed(trace, placement, ranks, None).map(|(logical, _)| logical)
 }
 
 /// [`logicalize_ranks`] with the ranks' [`content_key`]s already computed (by the placement
-/// choice), or `None` to compute them.
+/// choice), or `None` to compute them. Also returns the folding the merge chose its records
+/// by, when it compared alternatives ([`crate::compress::Folding`]).
 fn logicalize_keyed(
     trace: &Trace,
     placement: &Placement,
     ranks: Option<&[Rank]>,
     keys: Option<&[ContentKey]>,
-) -> Result<LogicalTrace, String> {
+) -> Result<(LogicalTrace, Option<Folding>), String> {
     let n = trace.num_ranks();
     if let Some(bad) = ranks.and_then(|rs| rs.iter().find(|&&r| r >= n)) {
         return Err(format!("rank {bad} is out of range (the trace has {n} ranks)"));
@@ -370,6 +373,7 @@ fn logicalize_keyed(
     };
     let maximal = full(groups[0].0 as usize);
     let mut skipped = 0;
+    let mut folding = None;
     let (mut records, used, classes, conflicts) = if groups.len() == 1 {
         let (recs, sk) = rewrite(groups[0].0);
         skipped += sk;
@@ -399,10 +403,10 @@ fn logicalize_keyed(
         let merged_best = match alone_score {
             Some(s) if s >= 1.0 => None,
             _ => {
-                let (merged, included) = merge::merge_best(&class_traces, &names, &weights);
+                let (merged, included, merged_folding) = merge::merge_best(&class_traces, &names, &weights);
                 let better =
                     alone_score.is_none_or(|s| merge::score(&merged.records, &class_traces, &names, &weights) > s);
-                better.then_some((merged, included))
+                better.then_some((merged, included, merged_folding))
             }
         };
         match merged_best {
@@ -411,8 +415,9 @@ fn logicalize_keyed(
                 let rep = groups[0].0;
                 (class_traces.swap_remove(0).records, vec![rep], Vec::new(), 0)
             }
-            Some((merged, included)) => {
+            Some((merged, included, merged_folding)) => {
                 skipped += class_skipped.iter().sum::<u64>();
+                folding = merged_folding;
                 let classes: Vec<RankClass> = groups
                     .iter()
                     .zip(merged.contributed.iter().zip(&merged.class_conflicts))
@@ -452,7 +457,7 @@ fn logicalize_keyed(
         .filter(|o| !o.bytes_by_rank.is_empty())
         .count() as u64;
     let branches = records.iter().filter(|r| r.call.only_ranks.is_some()).count() as u64;
-    Ok(LogicalTrace {
+    let logical = LogicalTrace {
         schema: SCHEMA.into(),
         source: trace.source.clone(),
         ranks: n,
@@ -478,7 +483,8 @@ fn logicalize_keyed(
         self_ranks,
         offset_ranks: offsets,
     }
-    .with_tag_check(trace, &tables))
+    .with_tag_check(trace, &tables);
+    Ok((logical, folding))
 }
 
 /// The logical trace of `trace` under the placement [`Placement::choose`] picks from the
@@ -490,6 +496,17 @@ pub fn logicalize_identified(
     report: &TopologyReport,
     ranks: Option<&[Rank]>,
 ) -> Result<LogicalTrace, String> {
+    logicalize_identified_folded(trace, report, ranks).map(|(logical, _)| logical)
+}
+
+/// [`logicalize_identified`], and the folding the merge chose its records by when it compared
+/// alternatives: [`Folding::program`] of the records is their [`crate::compress::compress`]
+/// without folding them again.
+pub fn logicalize_identified_folded(
+    trace: &Trace,
+    report: &TopologyReport,
+    ranks: Option<&[Rank]>,
+) -> Result<(LogicalTrace, Option<Folding>), String> {
     let keys: Vec<ContentKey> = (0..trace.num_ranks()).map(|r| content_key(trace, r)).collect();
     let (placement, choice) = match choice::choose_keyed(trace, report, &keys) {
         Ok(chosen) => chosen,
@@ -502,9 +519,9 @@ pub fn logicalize_identified(
         }
         Err(e) => return Err(e),
     };
-    let mut logical = logicalize_keyed(trace, &placement, ranks, Some(&keys))?;
+    let (mut logical, folding) = logicalize_keyed(trace, &placement, ranks, Some(&keys))?;
     logical.directions_from = Some(choice);
-    Ok(logical)
+    Ok((logical, folding))
 }
 
 /// The placement of a run without an identified topology: rank `r` is node `r` of an

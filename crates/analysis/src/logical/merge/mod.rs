@@ -39,6 +39,7 @@
 //! compression needs.
 
 use super::{restrict_call, LogicalCall, Operation, Partner, Record};
+use crate::compress::Folding;
 use std::collections::HashMap;
 use tracelogic_model::{CallKind, Rank};
 
@@ -631,8 +632,13 @@ fn merge_until(classes: &[&ClassTrace], names: &[String], stop_at_conflict: bool
 /// placement whose direction names do not fit every rank), also the merge of the largest set of
 /// classes that merges without conflict, taken greedily from the class with the most directions,
 /// and the one that reproduces more point-to-point operations is kept (each class weighted by its
-/// number of ranks). Returns the merge and, per class, whether it took part.
-pub(super) fn merge_best(classes: &[ClassTrace], names: &[String], weights: &[u64]) -> (Merged, Vec<bool>) {
+/// number of ranks). Returns the merge, per class whether it took part, and the merge's folding
+/// when the alternatives were compared by it (kept to compress the logical trace later).
+pub(super) fn merge_best(
+    classes: &[ClassTrace],
+    names: &[String],
+    weights: &[u64],
+) -> (Merged, Vec<bool>, Option<Folding>) {
     let all: Vec<&ClassTrace> = classes.iter().collect();
     let full = merge(&all, names);
     if full.records.iter().any(|r| r.call.only_ranks.is_some()) {
@@ -640,9 +646,14 @@ pub(super) fn merge_best(classes: &[ClassTrace], names: &[String], weights: &[u6
         // sequence as a block of its own (ScalaTrace keeps rank groups whose events do not
         // align apart the same way); the one whose loops fold shortest is kept (then the one
         // with fewer records, then the merge).
-        let size = |m: &Merged| (crate::compress::compress(&m.records).compressed_length, m.records.len());
+        // Sized by their folding (what compression would choose, no program built); the
+        // winner's folding is kept.
+        let size = |m: &Merged| {
+            let folding = Folding::of(&m.records);
+            ((folding.compressed_length, m.records.len()), folding)
+        };
+        let (mut best_size, mut best_folding) = size(&full);
         let mut best = full;
-        let mut best_size = size(&best);
         // Built one at a time, so that at most two record sequences are held (the best and the
         // one being sized): on a 1.6 M-record run each is gigabytes.
         let alternatives: [&dyn Fn() -> Option<Merged>; 3] = [
@@ -654,16 +665,17 @@ pub(super) fn merge_best(classes: &[ClassTrace], names: &[String], weights: &[u6
             let Some(other) = make() else {
                 continue;
             };
-            let s = size(&other);
+            let (s, folding) = size(&other);
             if s < best_size {
                 best = other;
                 best_size = s;
+                best_folding = folding;
             }
         }
-        return (best, vec![true; classes.len()]);
+        return (best, vec![true; classes.len()], Some(best_folding));
     }
     if full.conflicts == 0 || classes.len() < 2 {
-        return (full, vec![true; classes.len()]);
+        return (full, vec![true; classes.len()], None);
     }
     let dirs = |c: usize| classes[c].visible.iter().filter(|&&v| v).count();
     let mut order: Vec<usize> = (0..classes.len()).collect();
@@ -685,7 +697,7 @@ pub(super) fn merge_best(classes: &[ClassTrace], names: &[String], weights: &[u6
     }
     let sub = last.unwrap_or_else(|| merge(&[&classes[chosen[0]]], names));
     if score(&sub.records, classes, names, weights) <= score(&full.records, classes, names, weights) {
-        return (full, vec![true; classes.len()]);
+        return (full, vec![true; classes.len()], None);
     }
     let mut included = vec![false; classes.len()];
     let mut contributed = vec![0; classes.len()];
@@ -703,6 +715,7 @@ pub(super) fn merge_best(classes: &[ClassTrace], names: &[String], weights: &[u6
             contributed,
         },
         included,
+        None,
     )
 }
 
