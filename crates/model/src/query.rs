@@ -35,7 +35,9 @@ pub struct Selection {
     /// record) is not selected by itself; [`Trace::restrict`] keeps the completions of the
     /// operations it keeps. Unlike `comm`, which keeps everything the member ranks do, this
     /// keeps the calls of one decomposition when a program runs two on the same ranks.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Always serialised (the page and its worker exchange selections with bincode, which
+    /// cannot skip fields).
+    #[serde(default)]
     pub on_comms: Option<Vec<CommId>>,
 }
 
@@ -855,8 +857,12 @@ mod tests {
         let r = t.restrict(&on(crate::COMM_WORLD));
         assert_eq!(r.ranks[0].p2p.bytes, vec![128]);
         assert!(r.ranks[1].calls.is_empty());
-        // Unset, the field is left out of the JSON, so echoed selections do not change.
-        assert!(!serde_json::to_string(&Selection::all()).unwrap().contains("on_comms"));
+        // JSON without the field (written before it existed) reads as unset.
+        let old: Selection = serde_json::from_str(
+            r#"{"ranks":null,"comm":null,"from":null,"to":null,"min_bytes":null,"max_bytes":null,"kinds":null}"#,
+        )
+        .unwrap();
+        assert_eq!(old, Selection::all());
         let back: Selection = serde_json::from_str(&serde_json::to_string(&on(rows)).unwrap()).unwrap();
         assert_eq!(back, on(rows));
     }
