@@ -328,6 +328,11 @@ pub struct SelectionArgs {
     /// collective, communicator, lifecycle, other.
     #[arg(long = "kind", value_parser = kinds_arg)]
     pub kinds: Option<KindList>,
+    /// Only calls made on these communicators (indices or names as `summary` lists them;
+    /// repeat the flag or separate with commas): their point-to-point operations and
+    /// collectives, and the completions of those; not what the same ranks do on others.
+    #[arg(long = "on-comm")]
+    pub on_comm: Vec<String>,
 }
 
 impl SelectionArgs {
@@ -339,6 +344,18 @@ impl SelectionArgs {
             None => None,
             Some(c) => Some(tracelogic_engine::resolve_comm(trace, c)?),
         };
+        let on_comms = match self.on_comm.as_slice() {
+            [] => None,
+            names => {
+                let mut ids = Vec::new();
+                for text in names {
+                    ids.extend(on_comm_ids(trace, text)?);
+                }
+                ids.sort_unstable();
+                ids.dedup();
+                Some(ids)
+            }
+        };
         Ok(Selection {
             ranks: self.ranks.as_ref().map(|r| r.0.clone()),
             comm,
@@ -347,6 +364,7 @@ impl SelectionArgs {
             min_bytes: self.min_bytes,
             max_bytes: self.max_bytes,
             kinds: self.kinds.as_ref().map(|k| k.0.clone()),
+            on_comms,
         })
     }
 
@@ -358,6 +376,24 @@ impl SelectionArgs {
         engine.absolute(&selection)?;
         Ok((engine, selection))
     }
+}
+
+/// The communicators one `--on-comm` value names: the whole text as an index or a name
+/// (communicator names such as `comm 3 (split of MPI_COMM_WORLD, colour 0)` hold commas), else
+/// each of its comma-separated items.
+fn on_comm_ids(trace: &Trace, text: &str) -> Result<Vec<tracelogic_model::CommId>, CliError> {
+    const FLAG: &str = "--on-comm";
+    if let Ok(id) = tracelogic_engine::resolve_comm_for(trace, text.trim(), FLAG) {
+        return Ok(vec![id]);
+    }
+    if !text.contains(',') {
+        return Err(tracelogic_engine::resolve_comm_for(trace, text.trim(), FLAG)
+            .unwrap_err()
+            .into());
+    }
+    text.split(',')
+        .map(|item| tracelogic_engine::resolve_comm_for(trace, item.trim(), FLAG).map_err(CliError::from))
+        .collect()
 }
 
 /// An engine holding only the part of `trace` the selection flags keep ([`Engine::narrowed`]:
@@ -383,12 +419,12 @@ pub fn narrowed(trace: Trace, args: &SelectionArgs) -> Result<Engine, CliError> 
 }
 
 /// [`narrowed`] over the trace the paths name, loading only the part the flags keep when they
-/// name ranks (and no communicator) and the trace is an OTF2 folder: only those ranks' event
+/// name ranks (and no communicator, neither `--comm` nor `--on-comm`) and the trace is an OTF2 folder: only those ranks' event
 /// files are read in full, so a trace larger than memory can be analysed a part at a time
 /// (`tracelogic overview` shows what to pick). Times still count from the whole trace's first
 /// event. Otherwise the whole trace is read and narrowed.
 pub fn load_narrowed(paths: &[PathBuf], args: &SelectionArgs) -> Result<Engine, CliError> {
-    if args.ranks.is_some() && args.comm.is_none() {
+    if args.ranks.is_some() && args.comm.is_none() && args.on_comm.is_empty() {
         let mut source = crate::overview::source(paths)?;
         if tracelogic_formats::stream::streams(source.as_ref()) {
             let selection = Selection {
@@ -399,6 +435,7 @@ pub fn load_narrowed(paths: &[PathBuf], args: &SelectionArgs) -> Result<Engine, 
                 min_bytes: args.min_bytes,
                 max_bytes: args.max_bytes,
                 kinds: args.kinds.as_ref().map(|k| k.0.clone()),
+                on_comms: None,
             };
             set_stage("reading the selected ranks");
             let (engine, note) = tracelogic_engine::overview::load_part(

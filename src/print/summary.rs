@@ -25,9 +25,21 @@ pub fn text(s: &Summary) -> String {
         .communicators
         .iter()
         .enumerate()
-        .map(|(i, c)| vec![i.to_string(), c.name.clone(), c.size.to_string()])
+        .map(|(i, c)| {
+            vec![
+                i.to_string(),
+                c.name.clone(),
+                c.size.to_string(),
+                c.p2p_sends.to_string(),
+                c.p2p_bytes.to_string(),
+            ]
+        })
         .collect();
-    o += &indent(&table(&["id", "name", "ranks"], comms, &[0, 2]));
+    o += &indent(&table(
+        &["id", "name", "ranks", "p2p sends", "p2p bytes"],
+        comms,
+        &[0, 2, 3, 4],
+    ));
     let mut by_count: Vec<(&String, &u64)> = s.calls_by_kind.iter().collect();
     by_count.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
     o += "calls by function\n";

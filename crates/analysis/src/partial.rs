@@ -54,6 +54,9 @@ pub struct SummaryPart {
     pub collective_bytes: u64,
     /// The part's share of the matching.
     pub matching: MatchCounts,
+    /// Point-to-point (sends, bytes) by communicator id.
+    #[serde(default)]
+    pub comm_sends: Vec<(u64, u64)>,
 }
 
 /// The summary's counts over the ranks `ranks` of `trace` (only their columns are read).
@@ -65,6 +68,7 @@ pub fn summary_part(trace: &Trace, ranks: Range<Rank>, matching: MatchCounts) ->
         ..Default::default()
     };
     for rt in trace.ranks.iter().filter(|rt| ranks.contains(&rt.rank)) {
+        crate::summary::count_comm_sends(rt, &mut s.comm_sends);
         s.calls_per_rank.push(rt.calls.len() as u64);
         for &f in &rt.calls.func {
             if let Some(c) = s.calls_by_function.get_mut(f as usize) {
@@ -103,7 +107,14 @@ pub fn combine_summary(trace: &Trace, parts: &[SummaryPart]) -> Summary {
         ..Default::default()
     };
     let mut m = MatchCounts::default();
+    let mut per_comm: Vec<(u64, u64)> = Vec::new();
     for part in parts {
+        if per_comm.len() < part.comm_sends.len() {
+            per_comm.resize(part.comm_sends.len(), (0, 0));
+        }
+        for (t, &(n, b)) in per_comm.iter_mut().zip(&part.comm_sends) {
+            *t = (t.0 + n, t.1.saturating_add(b));
+        }
         s.calls_per_rank.extend(&part.calls_per_rank);
         for (t, &c) in by_func.iter_mut().zip(&part.calls_by_function) {
             *t += c;
@@ -119,7 +130,7 @@ pub fn combine_summary(trace: &Trace, parts: &[SummaryPart]) -> Summary {
         m.unmatched_recvs += part.matching.unmatched_recvs;
     }
     s.calls = s.calls_per_rank.iter().sum();
-    crate::summary::trace_wide(trace, &mut s, &by_func);
+    crate::summary::trace_wide(trace, &mut s, &by_func, &per_comm);
     s.matched_messages = m.matched;
     s.unmatched_sends = m.sends_elsewhere + m.sends_to_ranks.saturating_sub(m.matched);
     s.unmatched_recvs = m.unmatched_recvs;

@@ -54,11 +54,33 @@ pub struct CommunicatorInfo {
     pub name: String,
     /// Number of member ranks.
     pub size: u32,
+    /// Point-to-point send operations made on it (over all ranks).
+    #[serde(default)]
+    pub p2p_sends: u64,
+    /// Bytes of those sends (saturating).
+    #[serde(default)]
+    pub p2p_bytes: u64,
+}
+
+/// Adds the point-to-point sends of `rt` and their bytes to `per_comm[comm]` (grown as needed).
+pub(crate) fn count_comm_sends(rt: &tracelogic_model::RankTrace, per_comm: &mut Vec<(u64, u64)>) {
+    let p = &rt.p2p;
+    for i in 0..p.len() {
+        if p.dir[i] == P2pDir::Send {
+            let c = p.comm[i] as usize;
+            if per_comm.len() <= c {
+                per_comm.resize(c + 1, (0, 0));
+            }
+            per_comm[c].0 += 1;
+            per_comm[c].1 = per_comm[c].1.saturating_add(p.bytes[i]);
+        }
+    }
 }
 
 /// Summarise `trace`, with the unmatched counts taken from `matching`.
 pub fn summarize(trace: &Trace, matching: &Matching) -> Summary {
     let mut by_func = vec![0u64; trace.functions.len()];
+    let mut per_comm = Vec::new();
     let mut s = Summary {
         format: trace.format.clone(),
         source: trace.source.clone(),
@@ -67,6 +89,7 @@ pub fn summarize(trace: &Trace, matching: &Matching) -> Summary {
         ..Default::default()
     };
     for rt in &trace.ranks {
+        count_comm_sends(rt, &mut per_comm);
         s.calls_per_rank.push(rt.calls.len() as u64);
         for &f in &rt.calls.func {
             if let Some(c) = by_func.get_mut(f as usize) {
@@ -90,7 +113,7 @@ pub fn summarize(trace: &Trace, matching: &Matching) -> Summary {
             .iter()
             .fold(s.collective_bytes, |t, &b| t.saturating_add(b));
     }
-    trace_wide(trace, &mut s, &by_func);
+    trace_wide(trace, &mut s, &by_func, &per_comm);
     s.matched_messages = matching.messages.len() as u64;
     s.unmatched_sends = matching.unmatched_sends;
     s.unmatched_recvs = matching.unmatched_recvs;
@@ -99,9 +122,10 @@ pub fn summarize(trace: &Trace, matching: &Matching) -> Summary {
 }
 
 /// The fields of a summary read off the whole trace rather than its ranks' events: calls by
-/// function name from the counts per function id, the span, the communicators. Shared by
-/// [`summary`] and the combination of per-rank parts (`partial::combine_summary`).
-pub(crate) fn trace_wide(trace: &Trace, s: &mut Summary, by_func: &[u64]) {
+/// function name from the counts per function id, the span, the communicators (with the sends
+/// `per_comm` counted on each: (sends, bytes) by communicator id). Shared by [`summary`] and the
+/// combination of per-rank parts (`partial::combine_summary`).
+pub(crate) fn trace_wide(trace: &Trace, s: &mut Summary, by_func: &[u64], per_comm: &[(u64, u64)]) {
     for (f, &count) in by_func.iter().enumerate() {
         if count > 0 {
             *s.calls_by_kind
@@ -116,9 +140,15 @@ pub(crate) fn trace_wide(trace: &Trace, s: &mut Summary, by_func: &[u64]) {
     s.communicators = trace
         .comms
         .iter()
-        .map(|c| CommunicatorInfo {
-            name: c.name.clone(),
-            size: c.members.len() as u32,
+        .enumerate()
+        .map(|(i, c)| {
+            let (p2p_sends, p2p_bytes) = per_comm.get(i).copied().unwrap_or_default();
+            CommunicatorInfo {
+                name: c.name.clone(),
+                size: c.members.len() as u32,
+                p2p_sends,
+                p2p_bytes,
+            }
         })
         .collect();
 }

@@ -325,6 +325,17 @@ impl Engine {
                 )));
             }
         }
+        if let Some(bad) = selection
+            .on_comms
+            .iter()
+            .flatten()
+            .find(|&&c| c as usize >= self.trace.comms.len())
+        {
+            return Err(Error::Input(format!(
+                "communicator {bad} is not in the trace (it has {})",
+                self.trace.comms.len()
+            )));
+        }
         Ok(Selection {
             from: selection.from.map(|t| self.start.saturating_add(t)),
             to: selection.to.map(|t| self.start.saturating_add(t)),
@@ -389,6 +400,11 @@ impl Engine {
 
 /// The communicator of `trace` named `text`: its index as `summary` lists it, or its name.
 pub fn resolve_comm(trace: &Trace, text: &str) -> Result<CommId> {
+    resolve_comm_for(trace, text, "--comm")
+}
+
+/// [`resolve_comm`] for the option `flag` (`--comm`, `--on-comm`), which its errors name.
+pub fn resolve_comm_for(trace: &Trace, text: &str, flag: &str) -> Result<CommId> {
     if let Ok(i) = text.parse::<CommId>() {
         if (i as usize) < trace.comms.len() {
             return Ok(i);
@@ -400,12 +416,12 @@ pub fn resolve_comm(trace: &Trace, text: &str) -> Result<CommId> {
     match named.as_slice() {
         [i] => Ok(*i as CommId),
         [] => Err(Error::Input(format!(
-            "--comm: no communicator `{text}` (the trace has {}: give an index 0-{} or a name)",
+            "{flag}: no communicator `{text}` (the trace has {}: give an index 0-{} or a name)",
             trace.comms.len(),
             trace.comms.len().saturating_sub(1)
         ))),
         _ => Err(Error::Input(format!(
-            "--comm: {} communicators are named `{text}`; give its index",
+            "{flag}: {} communicators are named `{text}`; give its index",
             named.len()
         ))),
     }

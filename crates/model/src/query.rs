@@ -1,5 +1,6 @@
 //! Selections of calls and messages (thesis ch. 3, §3.5.2): by ranks, time window, message
-//! size and call kind. Every analysis accepts a [`Selection`].
+//! size, call kind and the communicators the calls are made on. Every analysis accepts a
+//! [`Selection`].
 //!
 //! A selection is plain data; the `selects_*` methods decide membership for one call or
 //! operation, [`fan_in_out`] aggregates what the selected ranks send and receive, and the
@@ -28,6 +29,16 @@ pub struct Selection {
     pub max_bytes: Option<u64>,
     /// Only calls of these kinds (`None` = all).
     pub kinds: Option<Vec<CallKind>>,
+    /// Only calls made on these communicators (`None` = all): point-to-point operations and
+    /// collectives by the communicator they name. A call that posts no operation (`MPI_Wait*`,
+    /// `MPI_Init`, the communicator-management calls, whose communicator the model does not
+    /// record) is not selected by itself; [`Trace::restrict`] keeps the completions of the
+    /// operations it keeps. Unlike `comm`, which keeps everything the member ranks do, this
+    /// keeps the calls of one decomposition when a program runs two on the same ranks.
+    /// Always serialised (the page and its worker exchange selections with bincode, which
+    /// cannot skip fields).
+    #[serde(default)]
+    pub on_comms: Option<Vec<CommId>>,
 }
 
 impl Selection {
@@ -62,6 +73,29 @@ impl Selection {
     /// True when `kind` is one of the selected call kinds.
     pub fn selects_kind(&self, kind: CallKind) -> bool {
         self.kinds.as_ref().is_none_or(|k| k.contains(&kind))
+    }
+
+    /// True when an operation on communicator `comm` is selected by `on_comms`.
+    pub fn selects_on_comm(&self, comm: CommId) -> bool {
+        self.on_comms.as_ref().is_none_or(|c| c.contains(&comm))
+    }
+
+    /// True when call `call` of `rt` posts a point-to-point or collective operation on one of
+    /// the `on_comms` (always true without them).
+    fn posts_on_selected_comm(&self, rt: &RankTrace, call: CallIdx) -> bool {
+        if self.on_comms.is_none() {
+            return true;
+        }
+        let p = &rt.p2p;
+        let a = p.post.partition_point(|&c| c < call);
+        let b = p.post.partition_point(|&c| c <= call);
+        let co = &rt.collectives;
+        let x = co.call.partition_point(|&c| c < call);
+        let y = co.call.partition_point(|&c| c <= call);
+        p.comm[a..b]
+            .iter()
+            .chain(&co.comm[x..y])
+            .any(|&c| self.selects_on_comm(c))
     }
 
     /// True when call `call` of `rank` is selected: selected rank, entered inside the window,
@@ -106,7 +140,11 @@ impl Selection {
     pub fn selects_call_sized(&self, rt: &RankTrace, call: CallIdx, size: impl FnOnce() -> u64) -> bool {
         let c = &rt.calls;
         let i = call as usize;
-        if i >= c.len() || !self.selects_time(c.enter[i]) || !self.selects_kind(c.kind[i]) {
+        if i >= c.len()
+            || !self.selects_time(c.enter[i])
+            || !self.selects_kind(c.kind[i])
+            || !self.posts_on_selected_comm(rt, call)
+        {
             return false;
         }
         if self.min_bytes.is_none() && self.max_bytes.is_none() {
@@ -117,13 +155,17 @@ impl Selection {
 
     /// [`Selection::selects_p2p`] on one rank's trace, the rank itself taken as selected.
     pub fn selects_p2p_of(&self, rt: &RankTrace, op: usize) -> bool {
-        op < rt.p2p.len() && self.selects_bytes(rt.p2p.bytes[op]) && self.selects_posting_call(rt, rt.p2p.post[op])
+        op < rt.p2p.len()
+            && self.selects_on_comm(rt.p2p.comm[op])
+            && self.selects_bytes(rt.p2p.bytes[op])
+            && self.selects_posting_call(rt, rt.p2p.post[op])
     }
 
     /// [`Selection::selects_collective`] on one rank's trace, the rank itself taken as selected.
     pub fn selects_collective_of(&self, rt: &RankTrace, op: usize) -> bool {
         let co = &rt.collectives;
         op < co.len()
+            && self.selects_on_comm(co.comm[op])
             && self.selects_bytes(co.bytes_sent[op].max(co.bytes_recv[op]))
             && self.selects_posting_call(rt, co.call[op])
     }
@@ -752,5 +794,76 @@ mod tests {
             from(5_000_000_000).check_against(Some(8), None, FieldWords::Labels),
             Ok(None)
         );
+    }
+
+    /// Two decompositions on the same ranks: rank 0 sends on `rows` (comm 1) and on the world,
+    /// reduces on `rows`, synchronises on the world. `on_comms` keeps each one's calls only.
+    fn two_comms() -> (Trace, CommId) {
+        let mut t = Trace::new("test", "test", 3);
+        let rows = t.add_comm("rows", vec![0, 1]);
+        t.push_call(0, "MPI_Init", 1, 2, NO_CALLPATH, 0);
+        let i = t.push_call(0, "MPI_Isend", 10, 11, NO_CALLPATH, 0);
+        let s = t.push_call(0, "MPI_Send", 20, 21, NO_CALLPATH, 0);
+        let w = t.push_call(0, "MPI_Wait", 30, 31, NO_CALLPATH, 0);
+        let a = t.push_call(0, "MPI_Allreduce", 40, 41, NO_CALLPATH, 0);
+        let b = t.push_call(0, "MPI_Barrier", 50, 51, NO_CALLPATH, 0);
+        t.push_p2p(0, i, w, P2pDir::Send, 1, 0, rows, 64);
+        t.push_p2p(0, s, s, P2pDir::Send, 2, 0, crate::COMM_WORLD, 128);
+        t.push_collective(0, a, CollectiveOp::Allreduce, rows, NO_ROOT, 8, 8);
+        t.push_collective(0, b, CollectiveOp::Barrier, crate::COMM_WORLD, NO_ROOT, 0, 0);
+        let r = t.push_call(1, "MPI_Recv", 12, 13, NO_CALLPATH, 0);
+        t.push_p2p(1, r, r, P2pDir::Recv, 0, 0, rows, 64);
+        (t, rows)
+    }
+
+    #[test]
+    fn on_comms_selects_the_calls_made_on_those_communicators() {
+        let (t, rows) = two_comms();
+        let on = |c: CommId| Selection {
+            on_comms: Some(vec![c]),
+            ..Default::default()
+        };
+        let names = |s: &Selection| -> Vec<&str> {
+            (0..t.ranks[0].calls.len() as CallIdx)
+                .filter(|&c| s.selects_call(&t, 0, c))
+                .map(|c| t.call_name(0, c))
+                .collect()
+        };
+        // Init and Wait post nothing: not selected by themselves.
+        assert_eq!(names(&on(rows)), vec!["MPI_Isend", "MPI_Allreduce"]);
+        assert_eq!(names(&on(crate::COMM_WORLD)), vec!["MPI_Send", "MPI_Barrier"]);
+        assert_eq!(names(&Selection::all()).len(), 6);
+        assert!(on(rows).selects_p2p(&t, 0, 0) && !on(rows).selects_p2p(&t, 0, 1));
+        assert!(on(rows).selects_collective(&t, 0, 0) && !on(rows).selects_collective(&t, 0, 1));
+        // Both communicators: everything that posts an operation.
+        let both = Selection {
+            on_comms: Some(vec![crate::COMM_WORLD, rows]),
+            ..Default::default()
+        };
+        assert_eq!(names(&both).len(), 4);
+        // Members of `rows` (comm) keep rank 0's world calls; on_comms drops them.
+        let fan = fan_in_out(&t, &on(rows));
+        assert_eq!((fan[0].p2p_bytes_out, fan[0].collective_bytes_out), (64, 8));
+        assert_eq!(fan[1].p2p_bytes_in, 64);
+        assert_eq!(fan_in_out(&t, &on(crate::COMM_WORLD))[0].p2p_bytes_out, 128);
+        // Restricting keeps the Isend's Wait (completions follow their operations).
+        let r = t.restrict(&on(rows));
+        let kept: Vec<&str> = (0..r.ranks[0].calls.len() as CallIdx)
+            .map(|c| r.call_name(0, c))
+            .collect();
+        assert_eq!(kept, vec!["MPI_Isend", "MPI_Wait", "MPI_Allreduce"]);
+        assert_eq!(r.call_name(0, r.ranks[0].p2p.complete[0]), "MPI_Wait");
+        assert_eq!(r.ranks[1].p2p.len(), 1);
+        let r = t.restrict(&on(crate::COMM_WORLD));
+        assert_eq!(r.ranks[0].p2p.bytes, vec![128]);
+        assert!(r.ranks[1].calls.is_empty());
+        // JSON without the field (written before it existed) reads as unset.
+        let old: Selection = serde_json::from_str(
+            r#"{"ranks":null,"comm":null,"from":null,"to":null,"min_bytes":null,"max_bytes":null,"kinds":null}"#,
+        )
+        .unwrap();
+        assert_eq!(old, Selection::all());
+        let back: Selection = serde_json::from_str(&serde_json::to_string(&on(rows)).unwrap()).unwrap();
+        assert_eq!(back, on(rows));
     }
 }

@@ -9,7 +9,8 @@
 //!   locations but gets an empty stream (no calls, operations or metric samples, no span). A
 //!   selected rank's operations whose peer is outside the selection are kept.
 //! * **Calls**: a call of a selected rank is kept when [`Selection::selects_call_of`] selects
-//!   it (time window on the entry time, kinds, size bounds as `query` and `matrix` use them).
+//!   it (time window on the entry time, kinds, size bounds as `query` and `matrix` use them;
+//!   with `on_comms`, only calls posting an operation on one of those communicators).
 //! * **Operations**: a point-to-point or collective operation is kept when
 //!   [`Selection::selects_p2p_of`] / [`Selection::selects_collective_of`] select it; its
 //!   posting call is then kept too (an `MPI_Sendrecv` whose send is inside `--max-bytes` but
@@ -401,6 +402,7 @@ mod tests {
             min_bytes: Some(0),
             max_bytes: Some(u64::MAX),
             kinds: None,
+            on_comms: Some(vec![crate::COMM_WORLD]),
         };
         for s in [Selection::all(), everything] {
             let r = t.restrict(&s);

@@ -108,6 +108,7 @@ impl Draw {
             min_bytes: self.min_bytes,
             max_bytes: self.max_bytes,
             kinds: self.kinds.clone(),
+            on_comms: None,
         }
     }
 }

@@ -109,6 +109,18 @@ pub fn selection(s: &tracelogic_model::Selection) -> String {
     if let Some(c) = s.comm {
         parts.push(format!("communicator {c}"));
     }
+    if let Some(on) = &s.on_comms {
+        let ids: Vec<String> = on.iter().map(|c| c.to_string()).collect();
+        parts.push(format!(
+            "on {} {}",
+            if ids.len() == 1 {
+                "communicator"
+            } else {
+                "communicators"
+            },
+            ids.join(",")
+        ));
+    }
     if let Some(f) = s.from {
         parts.push(format!("from {}", duration_or_zero(f)));
     }
@@ -216,6 +228,11 @@ mod tests {
             ..Selection::default()
         };
         assert_eq!(selection(&one), "rank 5");
+        let on = Selection {
+            on_comms: Some(vec![0, 9]),
+            ..Selection::default()
+        };
+        assert_eq!(selection(&on), "on communicators 0,9");
     }
 
     #[test]

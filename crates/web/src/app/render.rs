@@ -171,6 +171,7 @@ impl App {
                     on_request={ctx.link().callback(Msg::Matrix)} focus={self.state.focus.clone()}
                     on_focus={ctx.link().callback(Msg::Focus)} ranks={t.summary.ranks}
                     length_ns={t.summary.end_ns.saturating_sub(t.summary.start_ns)}
+                    communicators={t.summary.communicators.clone()}
                     topology_threshold={self.state.analyses.get(View::Topology.id()).and_then(topology_threshold)} />
             },
             v => {

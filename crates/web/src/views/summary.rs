@@ -192,10 +192,12 @@ pub fn summary_view(props: &SummaryProps) -> Html {
                 </table>
                 <table class="communicators">
                     <caption>{ "Communicators" }</caption>
-                    <thead><tr><th scope="col">{ "Name" }</th><th scope="col" class="num">{ "Ranks" }</th></tr></thead>
+                    <thead><tr><th scope="col">{ "Name" }</th><th scope="col" class="num">{ "Ranks" }</th><th scope="col" class="num">{ "P2P sends" }</th><th scope="col" class="num">{ "P2P bytes" }</th></tr></thead>
                     <tbody>
                         { for s.communicators.iter().map(|c| html! {
-                            <tr><th scope="row">{ &c.name }</th><td class="num">{ text::count(c.size as u64) }</td></tr>
+                            <tr><th scope="row">{ &c.name }</th><td class="num">{ text::count(c.size as u64) }</td>
+                                <td class="num" data-export={c.p2p_sends.to_string()}>{ text::count(c.p2p_sends) }</td>
+                                <td class="num" data-export={c.p2p_bytes.to_string()}>{ text::bytes(c.p2p_bytes) }</td></tr>
                         }) }
                     </tbody>
                 </table>

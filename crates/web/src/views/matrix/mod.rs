@@ -26,6 +26,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 use tracelogic_analysis::matrix::Metric;
+use tracelogic_analysis::summary::CommunicatorInfo;
 use tracelogic_model::query::{parse_bytes, parse_kinds, parse_ranks, parse_time, FieldWords};
 use tracelogic_model::Selection;
 use wasm_bindgen::prelude::*;
@@ -62,6 +63,10 @@ pub struct MatrixProps {
     /// thresholds are separate settings, and each view names the other's.
     #[prop_or_default]
     pub topology_threshold: Option<String>,
+    /// The trace's communicators as the summary lists them (index = id), offered as the
+    /// selection's "on communicators" choice (the CLI's `--on-comm`).
+    #[prop_or_default]
+    pub communicators: Vec<CommunicatorInfo>,
 }
 
 /// A selection checked against the trace by the check the CLI's selection flags go through
@@ -84,6 +89,8 @@ struct SelectionForm {
     to: String,
     min_bytes: String,
     kinds: String,
+    /// Ids of the communicators ticked under "On communicators" (empty: all).
+    on_comms: Vec<u32>,
 }
 
 impl SelectionForm {
@@ -111,6 +118,12 @@ impl SelectionForm {
                 .map(|k| parse_kinds(&k))
                 .transpose()
                 .map_err(|e| format!("kinds: {e}"))?,
+            on_comms: (!self.on_comms.is_empty()).then(|| {
+                let mut ids = self.on_comms.clone();
+                ids.sort_unstable();
+                ids.dedup();
+                ids
+            }),
             ..Selection::default()
         })
     }
@@ -406,6 +419,35 @@ pub fn matrix_view(props: &MatrixProps) -> Html {
             form.set(f);
         })
     };
+    let toggle_comm = |id: u32| {
+        let form = form.clone();
+        Callback::from(move |e: Event| {
+            let input: HtmlInputElement = e.target_unchecked_into();
+            let mut f = (*form).clone();
+            f.on_comms.retain(|&c| c != id);
+            if input.checked() {
+                f.on_comms.push(id);
+            }
+            form.set(f);
+        })
+    };
+    let comm_choice = (props.communicators.len() > 1).then(|| {
+        html! {
+            <details id="sel-on-comms" class="on-comms">
+                <summary>{ format!("On communicators ({})", if form.on_comms.is_empty() { "all".to_owned() } else { format!("{} chosen", form.on_comms.len()) }) }</summary>
+                { for props.communicators.iter().enumerate().map(|(i, c)| {
+                    let id = i as u32;
+                    html! {
+                        <label class="on-comm">
+                            <input type="checkbox" value={id.to_string()} checked={form.on_comms.contains(&id)}
+                                onchange={toggle_comm(id)} />
+                            { format!(" {id}: {} — {} ranks, {} point-to-point", c.name, text::count(c.size as u64), text::bytes(c.p2p_bytes)) }
+                        </label>
+                    }
+                }) }
+            </details>
+        }
+    });
     let on_apply = {
         let (form, form_error, form_note) = (form.clone(), form_error.clone(), form_note.clone());
         let on_request = props.on_request.clone();
@@ -677,11 +719,12 @@ pub fn matrix_view(props: &MatrixProps) -> Html {
                         oninput={field(|f, v| f.min_bytes = v)} /></label>
                     <label>{ "Kinds " }<input id="sel-kinds" type="text" placeholder="send,isend" value={form.kinds.clone()}
                         oninput={field(|f, v| f.kinds = v)} /></label>
+                    { comm_choice.unwrap_or_default() }
                     <button id="sel-apply" type="submit">{ "Apply" }</button>
                     <button id="sel-clear" type="button" onclick={on_clear}>{ "Clear" }</button>
                 </fieldset>
                 <p id="selection-help" class="effect">
-                    { "Only sends by and to these ranks, posted in [from, to) after the trace's first event, of at least this size and these call kinds (the CLI's --ranks, --from, --to, --min-bytes, --kind)." }
+                    { "Only sends by and to these ranks, posted in [from, to) after the trace's first event, of at least this size and these call kinds, made on the communicators ticked (the CLI's --ranks, --from, --to, --min-bytes, --kind, --on-comm)." }
                 </p>
                 if let Some(msg) = &*form_error { <p id="sel-error" class="error" role="alert">{ msg.clone() }</p> }
                 if let Some(note) = &*form_note { <p id="sel-note" class="note" role="status">{ note.clone() }</p> }

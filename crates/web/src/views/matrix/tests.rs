@@ -40,6 +40,19 @@ fn a_selection_is_checked_against_the_trace_as_the_cli_does() {
 }
 
 #[test]
+fn the_communicators_ticked_are_the_selections_on_comms() {
+    let none = SelectionForm::default().parse().unwrap();
+    assert_eq!(none.on_comms, None, "nothing ticked: every communicator");
+    let ticked = SelectionForm {
+        on_comms: vec![20, 9, 20],
+        ..SelectionForm::default()
+    }
+    .parse()
+    .unwrap();
+    assert_eq!(ticked.on_comms, Some(vec![9, 20]));
+}
+
+#[test]
 fn arrow_keys_stay_inside_the_matrix() {
     let c = |row, col| Some(Cursor { row, col });
     assert_eq!(moved(None, "ArrowRight", 4), Some(c(0, 1)));
