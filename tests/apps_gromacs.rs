@@ -23,20 +23,8 @@ fn log() -> String {
     std::fs::read_to_string(dir().join("md.log")).unwrap()
 }
 
-/// The numbers after `prefix` on the log line that starts with it, up to `stop` (e.g. the `3 x 2
-/// x 2` of "Domain decomposition grid 3 x 2 x 2, separate PME ranks 0").
 fn logged_grid(prefix: &str) -> Vec<usize> {
-    let log = log();
-    let line = log
-        .lines()
-        .find_map(|l| l.trim().strip_prefix(prefix))
-        .unwrap_or_else(|| panic!("no line {prefix:?} in md.log"));
-    line.split(',')
-        .next()
-        .unwrap()
-        .split('x')
-        .map(|d| d.trim().parse().unwrap())
-        .collect()
+    common::apps::logged_grid(&dir().join("md.log"), prefix)
 }
 
 fn logged_steps() -> u64 {
@@ -48,14 +36,9 @@ fn logged_steps() -> u64 {
     line.trim_start_matches([' ', '=']).trim().parse().unwrap()
 }
 
-/// A count from the decoder's counts file (`NAME VALUE`).
+/// A count from the decoder's counts file.
 fn decoded(name: &str) -> u64 {
-    let text = std::fs::read_to_string(dir().join("expected/dumpi2ascii-counts.txt")).unwrap();
-    text.lines()
-        .filter_map(|l| l.rsplit_once(' '))
-        .find(|(n, _)| *n == name)
-        .and_then(|(_, v)| v.parse().ok())
-        .unwrap_or_else(|| panic!("{name} is not in the counts"))
+    common::apps::decoded_count(&dir(), name)
 }
 
 /// The communication graph is the union of the two decompositions md.log reports: the domain

@@ -37,14 +37,9 @@ fn face_pairs() -> BTreeSet<(u64, u64)> {
     pairs
 }
 
-/// A count from the decoder's counts file (`NAME VALUE`).
+/// A count from the decoder's counts file.
 fn decoded(name: &str) -> u64 {
-    let text = std::fs::read_to_string(dir().join("expected/dumpi2ascii-counts.txt")).unwrap();
-    text.lines()
-        .filter_map(|l| l.rsplit_once(' '))
-        .find(|(n, _)| *n == name)
-        .and_then(|(_, v)| v.parse().ok())
-        .unwrap_or_else(|| panic!("{name} is not in the counts"))
+    common::apps::decoded_count(&dir(), name)
 }
 
 fn logged_steps() -> u64 {

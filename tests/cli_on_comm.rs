@@ -21,29 +21,13 @@ fn trace() -> PathBuf {
     dir().join("dumpi.tar.zst")
 }
 
-/// The numbers after `prefix` on the md.log line that starts with it, up to the first comma.
 fn logged_grid(prefix: &str) -> Vec<usize> {
-    let log = std::fs::read_to_string(dir().join("md.log")).unwrap();
-    let line = log
-        .lines()
-        .find_map(|l| l.trim().strip_prefix(prefix))
-        .unwrap_or_else(|| panic!("no line {prefix:?} in md.log"));
-    line.split(',')
-        .next()
-        .unwrap()
-        .split('x')
-        .map(|d| d.trim().parse().unwrap())
-        .collect()
+    common::apps::logged_grid(&dir().join("md.log"), prefix)
 }
 
-/// A count from the decoder's counts file (`NAME VALUE`).
+/// A count from the decoder's counts file.
 fn decoded(name: &str) -> u64 {
-    let text = std::fs::read_to_string(dir().join("expected/dumpi2ascii-counts.txt")).unwrap();
-    text.lines()
-        .filter_map(|l| l.rsplit_once(' '))
-        .find(|(n, _)| *n == name)
-        .and_then(|(_, v)| v.parse().ok())
-        .unwrap_or_else(|| panic!("{name} is not in the counts"))
+    common::apps::decoded_count(&dir(), name)
 }
 
 fn summary() -> Value {

@@ -5,6 +5,8 @@
 // Each test file uses its own subset.
 #![allow(dead_code)]
 
+pub mod apps;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -13,6 +13,12 @@ use tracelogic_model::Trace;
 use tracelogic_synth::{generate_nas, NasBenchmark, NasClass, NasSpec, Numbering};
 
 use NasBenchmark::{Bt, Lu, Mg, Sp};
+
+mod similarity_support;
+// The skeletons get a floating-point counter per rank equal to their modelled compute time (the
+// skeleton derives compute time from the benchmark's operation counts), so that the temporal
+// property enters θ as with PAPI_FP_OPS in the paper's runs.
+use similarity_support::with_work_counter;
 use NasClass::{A, B, C};
 
 /// A skeleton of one time step under `numbering` (its random numbering drawn from `seed`).
@@ -28,27 +34,6 @@ fn nas(b: NasBenchmark, class: NasClass, ranks: u32, numbering: Numbering, seed:
         .0;
     t.source = format!("{b}.{class}.{ranks} {numbering} {seed}");
     with_work_counter(t)
-}
-
-/// The skeleton with a floating-point counter per rank equal to its modelled compute time (the
-/// skeleton derives compute time from the benchmark's operation counts), so that the temporal
-/// property enters θ as with PAPI_FP_OPS in the paper's runs.
-fn with_work_counter(mut t: Trace) -> Trace {
-    let id = t.metrics.intern("PAPI_FP_OPS");
-    for rt in &mut t.ranks {
-        let c = &rt.calls;
-        let mut gaps = 0u64;
-        for i in 1..c.enter.len() {
-            gaps += c.enter[i].saturating_sub(c.exit[i - 1]);
-        }
-        let end = c.exit.last().copied().unwrap_or(0);
-        rt.metrics.push(tracelogic_model::MetricSamples {
-            metric: id,
-            time: vec![end],
-            value: vec![gaps as f64],
-        });
-    }
-    t
 }
 
 /// The world rank playing NAS process 0: the rank of the first `MPI_Bcast` rooted anywhere.
