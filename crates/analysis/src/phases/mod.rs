@@ -359,7 +359,7 @@ fn phase_bounds(
         alpha,
         s0,
     };
-    // Hierarchical (docs/phases.md, step 2b): the run in windows of `min_share` of its time,
+    // Hierarchical (docs/phases.md, step 3b): the run in windows of `min_share` of its time,
     // then each phase found holding at least one occurrence per window in windows of
     // `min_share` of its events, while cuts are found.
     let mut cuts: Vec<(usize, merge::BoundaryTest)> = Vec::new();
