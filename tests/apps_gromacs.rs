@@ -8,7 +8,6 @@ mod common;
 use common::{code, json, run};
 
 use serde_json::Value;
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 fn dir() -> PathBuf {
@@ -57,26 +56,8 @@ fn the_graph_is_the_union_of_the_logged_domain_and_pme_grids() {
     assert_eq!(pme[0], dd[0], "PME's x slabs are the domain grid's");
     assert_eq!(pme[0] * pme[1], ranks);
     let slab = ranks / dd[0];
-    let mut expected = BTreeSet::new();
-    let rank = |x: usize, y: usize, z: usize| (x * dd[1] + y) * dd[2] + z;
-    for x in 0..dd[0] {
-        for y in 0..dd[1] {
-            for z in 0..dd[2] {
-                let r = rank(x, y, z);
-                for s in [
-                    rank((x + 1) % dd[0], y, z),
-                    rank((x + dd[0] - 1) % dd[0], y, z),
-                    rank(x, (y + 1) % dd[1], z),
-                    rank(x, y, (z + 1) % dd[2]),
-                ] {
-                    if s != r {
-                        expected.insert((r.min(s), r.max(s)));
-                    }
-                }
-            }
-        }
-    }
-    let halo = expected.clone();
+    let halo = common::apps::domain_grid_halo(&dd);
+    let mut expected = halo.clone();
     for a in 0..ranks {
         for b in a + 1..ranks {
             if a / slab == b / slab || a % slab == b % slab {
@@ -87,15 +68,7 @@ fn the_graph_is_the_union_of_the_logged_domain_and_pme_grids() {
     let o = run(&[&"topology", &trace(), &"--json"]);
     assert_eq!(code(&o), 0);
     let v = json(&o);
-    let edges: BTreeSet<(usize, usize)> = v["edges"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| {
-            let (a, b) = (e[0].as_u64().unwrap() as usize, e[1].as_u64().unwrap() as usize);
-            (a.min(b), a.max(b))
-        })
-        .collect();
+    let edges = common::apps::topology_edges(&v);
     assert!(
         halo.is_subset(&edges),
         "halo pairs missing: {:?}",

@@ -62,15 +62,7 @@ fn topology(on: &[String], extra: &[&str]) -> Value {
 }
 
 fn edges(v: &Value) -> BTreeSet<(usize, usize)> {
-    v["edges"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|e| {
-            let (a, b) = (e[0].as_u64().unwrap() as usize, e[1].as_u64().unwrap() as usize);
-            (a.min(b), a.max(b))
-        })
-        .collect()
+    common::apps::topology_edges(v)
 }
 
 /// The summary's per-communicator sends add up to the decoder's counts, and each communicator's
@@ -108,24 +100,7 @@ fn the_calls_on_the_busiest_whole_communicator_are_the_logged_domain_grid() {
     assert_eq!(dd.iter().product::<usize>(), 12);
     let s = summary();
     let (halo, _, _) = comms(&s).into_iter().filter(|c| c.1 == 12).max_by_key(|c| c.2).unwrap();
-    let rank = |x: usize, y: usize, z: usize| (x * dd[1] + y) * dd[2] + z;
-    let mut expected = BTreeSet::new();
-    for x in 0..dd[0] {
-        for y in 0..dd[1] {
-            for z in 0..dd[2] {
-                let r = rank(x, y, z);
-                for n in [
-                    rank((x + 1) % dd[0], y, z),
-                    rank(x, (y + 1) % dd[1], z),
-                    rank(x, y, (z + 1) % dd[2]),
-                ] {
-                    if n != r {
-                        expected.insert((r.min(n), r.max(n)));
-                    }
-                }
-            }
-        }
-    }
+    let expected = common::apps::domain_grid_halo(&dd);
     let v = topology(&[halo.to_string()], &[]);
     assert_eq!(edges(&v), expected, "the halo is the log's domain grid");
     let listed: Vec<&Value> = std::iter::once(&v["match"])

@@ -33,3 +33,41 @@ pub fn logged_grid(log: &Path, prefix: &str) -> Vec<usize> {
         .map(|d| d.trim().parse().unwrap())
         .collect()
 }
+
+/// The undirected edges (smaller rank first) of a `topology --json` answer.
+pub fn topology_edges(v: &serde_json::Value) -> std::collections::BTreeSet<(usize, usize)> {
+    v["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            let (a, b) = (e[0].as_u64().unwrap() as usize, e[1].as_u64().unwrap() as usize);
+            (a.min(b), a.max(b))
+        })
+        .collect()
+}
+
+/// The halo pairs of GROMACS's domain grid `dd` (x, y, z cells): it numbers the cells x-major,
+/// rank = (x·ny + y)·nz + z, and each cell exchanges with its neighbours ±1 in every dimension,
+/// periodic (a dimension of 2 gives one neighbour, of 1 none).
+pub fn domain_grid_halo(dd: &[usize]) -> std::collections::BTreeSet<(usize, usize)> {
+    let rank = |x: usize, y: usize, z: usize| (x * dd[1] + y) * dd[2] + z;
+    let mut pairs = std::collections::BTreeSet::new();
+    for x in 0..dd[0] {
+        for y in 0..dd[1] {
+            for z in 0..dd[2] {
+                let r = rank(x, y, z);
+                for n in [
+                    rank((x + 1) % dd[0], y, z),
+                    rank(x, (y + 1) % dd[1], z),
+                    rank(x, y, (z + 1) % dd[2]),
+                ] {
+                    if n != r {
+                        pairs.insert((r.min(n), r.max(n)));
+                    }
+                }
+            }
+        }
+    }
+    pairs
+}
