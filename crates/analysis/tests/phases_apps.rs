@@ -269,10 +269,13 @@ fn lammps_stages_from_log_and_clock() {
 /// stage's begin and end (from the log and the trace's clock, above) within 1 % of the run of
 /// a phase boundary. Not met: the stages communicate with the same calls to the same
 /// neighbours and differ only in how often (`MPI_Allreduce` per step: the minimiser's line
-/// search against the runs' neighbour checks); docs/phases.md. `LAMMPS_HELDOUT=DIR[:DIR…]` adds
-/// held-out runs.
+/// search against the runs' neighbour checks), in time per step, which the machine's load
+/// changes as much inside one stage, and (melt-phases' third stage) in message sizes; the
+/// statistics between two stages are a burst one or two windows long, which no permutation of
+/// the run's windows tells from serial correlation (figures: `phases_figures::stage_change_points`,
+/// docs/phases.md). `LAMMPS_HELDOUT=DIR[:DIR…]` adds held-out runs.
 #[test]
-#[ignore = "not met: the stages of one LAMMPS input differ in the rate of MPI_Allreduce only (docs/phases.md)"]
+#[ignore = "not met: the stages of one LAMMPS input differ in rates and timing only, and their statistics bursts are too short to test (docs/phases.md)"]
 fn lammps_stages_at_log_boundaries() {
     let mut missed = Vec::new();
     // Held-out runs of several stages (`LAMMPS_HELDOUT=DIR[:DIR…]`, each with its log.lammps).
