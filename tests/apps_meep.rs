@@ -5,7 +5,7 @@
 //! `MPI_Waitsome`. Checked against the program's own account: the chunk layout Meep writes itself
 //! (`expected/chunk-layout.txt`), its step count (`expected/steps.txt`), its log lines dated on
 //! the trace's clock (`expected/log-times.tsv`) and the tracer's decoder (`expected/perrank.txt`,
-//! `expected/dumpi2ascii-counts.txt`).
+//! `expected/dumpi2ascii-counts.txt`, `expected/late-sender.txt`).
 
 mod common;
 use common::{code, json, run};
@@ -179,6 +179,35 @@ fn an_interior_ranks_expansion_is_its_decoded_traffic() {
     assert_eq!(sends.len() as u64, t[0]);
     assert_eq!(sends.iter().map(|c| c["bytes"].as_u64().unwrap()).sum::<u64>(), t[1]);
     assert_eq!(recvs, t[2]);
+}
+
+/// Scalasca's late sender, computed by `tools/record/late-sender.py` from the decoder's output
+/// (each receive matched to its send in posting order, the `MPI_Waitsome` that completed it
+/// found by its request, the largest wait of a call counted once): `waits` gives every rank's
+/// figure to the nanosecond.
+#[test]
+fn late_sender_waiting_is_the_decoders_to_the_nanosecond() {
+    let o = run(&[&"waits", &trace(), &"--json"]);
+    assert_eq!(code(&o), 0);
+    let v = json(&o);
+    let mut total = 0u64;
+    for line in expected("late-sender.txt").lines() {
+        let (who, ns) = line.split_once(' ').unwrap();
+        let ns: u64 = ns.parse().unwrap();
+        if who == "total" {
+            assert_eq!(ns, total);
+            assert!((v["late_sender_s"].as_f64().unwrap() - ns as f64 / 1e9).abs() < 1e-9);
+            continue;
+        }
+        total += ns;
+        let r: usize = who.parse().unwrap();
+        let got = v["by_rank"][r]["late_sender_s"].as_f64().unwrap();
+        assert!(
+            (got - ns as f64 / 1e9).abs() < 1e-9,
+            "rank {r}: {got} s, decoder {ns} ns"
+        );
+    }
+    assert!(total > 0, "Meep's ranks waited for late senders");
 }
 
 /// Meep's stages: MPI start-up, the structure (its log's "Initializing structure" ... "time for

@@ -28,6 +28,8 @@
 #   perrank.txt        per-rank sends, bytes, receives from the tracer's decoder (per-rank.sh)
 #   dumpi2ascii-counts.txt / otf2-print-counts.txt   calls per function (dumpi-counts.sh,
 #                      otf2-counts.sh)
+#   late-sender.txt    (DUMPI) Scalasca's late-sender waiting per rank from dumpi2ascii
+#                      (tools/record/late-sender.py)
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:?usage: meep.sh OUT_DIR [RANKS [--otf2] [--rankfile FILE] [--pack] [NAME=VALUE...]]}
@@ -81,6 +83,7 @@ else
     export DUMPI2ASCII=${DUMPI2ASCII:-${DUMPI_PREFIX:-/opt/dumpi}/bin/dumpi2ascii}
     "$root/tools/record/per-rank.sh" . > expected/perrank.txt
     "$root/tools/record/dumpi-counts.sh" . > expected/dumpi2ascii-counts.txt
+    "$root/tools/record/late-sender.py" . > expected/late-sender.txt
     "$root/tools/record/log-times.py" . stdout.txt 'structure=^Initializing structure' \
         'epsilon=^time for set_epsilon' 'step=^on time step' 'finished=^run 0 finished'
     [ $pack = yes ] && { tar -cf - dumpi-*.meta dumpi-*.bin | zstd -19 -q -o dumpi.tar.zst && rm -f dumpi-*.meta dumpi-*.bin; }
