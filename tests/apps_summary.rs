@@ -161,6 +161,16 @@ fn summary_of_nas_runs_agrees_with_dumpi2ascii() {
 }
 
 #[test]
+fn summary_of_meep_runs_agrees_with_dumpi2ascii() {
+    for d in app_dirs()
+        .iter()
+        .filter(|d| d.file_name().unwrap().to_string_lossy().starts_with("meep-"))
+    {
+        check(d);
+    }
+}
+
+#[test]
 fn summary_of_otf2_runs_agrees_with_otf2_print() {
     for d in app_dirs()
         .iter()

@@ -16,7 +16,13 @@
  * write(2) to a descriptor whose target ends with IOTIMES_MATCH is logged the same way, the offset
  * being the bytes this process has written to that descriptor so far (its own file or pipe
  * position); IOTIMES_MATCH=stdout names descriptor 1 (Quantum ESPRESSO's output, where only the
- * first rank writes; the others send their unit 6 to /dev/null).
+ * first rank writes; the others send their unit 6 to /dev/null). C and C++ programs that write stdout
+ * through stdio and fflush it after each message (Meep's master_printf) are dated the same way: with
+ * IOTIMES_WRITES=1 IOTIMES_MATCH=stdout each fflush(stdout) logs the bytes written to descriptor 1 so
+ * far, counting what the flush empties from stdio's buffer (glibc's FILE fields) together with the
+ * direct write(2)s (stdio's own write is internal to glibc and is not seen twice). Open MPI gives the
+ * ranks a terminal as stdout, which stdio would flush by itself at every newline, unseen: the shim
+ * therefore makes stdout fully buffered at start-up, so that every byte leaves through a fflush.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -69,9 +75,26 @@ static void log_time(long offset) {
   }
 }
 
+#define MAX_FD 1024
+static long written[MAX_FD]; /* bytes written so far per tracked descriptor */
+static int tracked_fd(int fd);
+
+__attribute__((constructor)) static void buffer_stdout(void) {
+  if (tracked_fd(1)) setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+}
+
 int fflush(FILE *f) {
   static int (*real)(FILE *);
   if (!real) real = (int (*)(FILE *)) dlsym(RTLD_NEXT, "fflush");
+  if (f == stdout && tracked_fd(1)) {
+    long pending = (long)(stdout->_IO_write_ptr - stdout->_IO_write_base);
+    int rc = real(f);
+    if (rc == 0 && pending > 0) {
+      written[1] += pending;
+      log_time(written[1]);
+    }
+    return rc;
+  }
   int rc = real(f);
   if (tracked_file(f) >= 0) {
     long here = ftell(f);
@@ -98,9 +121,6 @@ int fclose(FILE *f) {
   log_time(offset);
   return rc;
 }
-
-#define MAX_FD 1024
-static long written[MAX_FD];
 
 static int tracked_fd(int fd) {
   const char *on = getenv("IOTIMES_WRITES");

@@ -607,18 +607,17 @@ pub struct Validation {
     pub relative_error_inside_model: Option<f64>,
 }
 
-/// Below this share of the measured time spent computing between MPI calls, a large
-/// prediction error is explained as waiting the replay does not model ([`waiting_note`]).
-pub const LITTLE_COMPUTE_SHARE: f64 = 0.2;
 /// Predictions at least this far below the measured time (relative) get [`waiting_note`].
 pub const LARGE_SHORTFALL: f64 = 0.5;
 
-/// One sentence for a prediction far below the measured time of a run whose ranks barely
-/// computed between MPI calls (under [`LITTLE_COMPUTE_SHARE`] of it, the reference network's
-/// base `compute_s`): the recorded run waited inside MPI far longer than any network explains
-/// (oversubscribed cores, OS noise, a much slower network than the one assumed), which a replay
-/// pricing messages by the network model alone cannot reproduce, so its configurations are to be
-/// compared with each other rather than with the measured time. `None` otherwise.
+/// One sentence for a prediction far below the measured time (by [`LARGE_SHORTFALL`] or more):
+/// the prediction holds every rank's computation between MPI calls (the reference network's
+/// base `compute_s` is their mean), so what it lacks is time the recorded run spent inside MPI
+/// beyond anything the network model explains (oversubscribed cores, OS noise, a much slower
+/// network than the one assumed), which a replay pricing messages by the network model alone
+/// cannot reproduce: its configurations are to be compared with each other rather than with the
+/// measured time. Whatever share of the time the ranks computed: 1.2 % on the NAS MG sample, 31 %
+/// on Meep's 8 processes time-shared on 2 cores, whose prediction is 65 % short. `None` otherwise.
 pub fn waiting_note(report: &WhatIf) -> Option<String> {
     let v = report.reference.as_ref()?;
     let error = v.relative_error?;
@@ -628,7 +627,7 @@ pub fn waiting_note(report: &WhatIf) -> Option<String> {
         .find(|c| c.configuration.network == v.network && c.configuration.sweep == Sweep::Base)?;
     let compute = base.breakdown.compute_s;
     let share = compute / v.measured_s;
-    (error <= -LARGE_SHORTFALL && v.measured_s > 0.0 && share < LITTLE_COMPUTE_SHARE).then(|| {
+    (error <= -LARGE_SHORTFALL && v.measured_s > 0.0).then(|| {
         format!(
             "the ranks computed for {compute:.6} s between MPI calls (mean; {:.1}% of the measured time) and spent the rest inside MPI: the recorded run waited far longer than the network model explains (oversubscribed cores, OS noise, or a much slower network than {}), so compare configurations with each other rather than with the measured time",
             100.0 * share,

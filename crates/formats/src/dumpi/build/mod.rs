@@ -183,6 +183,12 @@ struct RankState {
     /// Open requests (libdumpi numbers them upwards and they complete soon after they are
     /// posted, so the table's slots serve nearly every look-up).
     pending: RequestTable<i32>,
+    /// Operations posted on a handle that was still open, oldest first, below the one the table
+    /// holds: Open MPI hands every `MPI_Isend` it finishes at once the same completed request,
+    /// so several sends of a step share one handle (Meep, OpenFOAM), each completed where the
+    /// handle is listed as completed. The newest completes first, so an operation whose
+    /// completion the trace lacks stays at the bottom instead of taking its successors'.
+    shadowed: FastMap<i32, Vec<usize>>,
     persistent: FastMap<i32, Template>,
     threads: FastMap<u16, u16>,
     /// The last thread seen and its location index (records of one thread come in runs).

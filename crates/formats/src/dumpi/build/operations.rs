@@ -219,8 +219,28 @@ impl RankReader {
     #[inline(always)]
     pub(super) fn track(&mut self, request: i32, op: Option<usize>) {
         if let Some(op) = op {
-            self.st.pending.insert(request, op);
+            if let Some(open) = self.st.pending.insert(request, op) {
+                self.st.shadowed.entry(request).or_default().push(open);
+            }
         }
+    }
+
+    /// Close the newest operation open on `request`; the next newest (if the handle was shared)
+    /// becomes the one its next completion closes.
+    #[inline(always)]
+    pub(super) fn close(&mut self, request: i32) -> Option<usize> {
+        let op = self.st.pending.remove(request)?;
+        if !self.st.shadowed.is_empty() {
+            if let Some(stack) = self.st.shadowed.get_mut(&request) {
+                if let Some(below) = stack.pop() {
+                    self.st.pending.insert(request, below);
+                }
+                if stack.is_empty() {
+                    self.st.shadowed.remove(&request);
+                }
+            }
+        }
+        Some(op)
     }
 
     pub(super) fn start(&mut self, call: CallIdx, request: i32) {
@@ -233,7 +253,7 @@ impl RankReader {
 
     #[inline(always)]
     pub(super) fn complete(&mut self, request: i32, call: CallIdx, status: Option<&Status>) {
-        let Some(op) = self.st.pending.remove(request) else {
+        let Some(op) = self.close(request) else {
             return;
         };
         self.rt.p2p.complete[op] = call;

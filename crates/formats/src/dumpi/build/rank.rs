@@ -214,7 +214,7 @@ impl RankReader {
         if self.span.0 <= self.span.1 {
             self.rt.extend_span(self.span.0, self.span.1);
         }
-        let pending = self.st.pending.len();
+        let pending = self.st.pending.len() + self.st.shadowed.values().map(Vec::len).sum::<usize>();
         if pending > 0 {
             self.warn(format!(
                 "rank {}: {pending} non-blocking operation(s) never completed in the trace",
@@ -530,7 +530,7 @@ impl RankReader {
             }
             Op::RequestFree => {
                 let req = int("request") as i32;
-                self.st.pending.remove(req);
+                self.close(req);
                 self.st.persistent.remove(&req);
             }
             Op::CommDup => {
