@@ -32,9 +32,7 @@ fn verdict(a: &str, b: &str) -> bool {
 /// volumes do not order the ranks alike, so it is not required to be similar (docs/similarity.md).
 #[test]
 fn lammps_under_other_rank_placements_is_similar() {
-    for other in ["lammps-melt-12-xzy", "lammps-melt-12-reorder"] {
-        assert!(verdict("lammps-melt-12", other), "lammps-melt-12 vs {other}");
-    }
+    assert!(verdict("lammps-melt-12", "lammps-melt-12-xzy"));
     assert!(verdict("lammps-melt-27", "lammps-melt-27-reorder"));
 }
 

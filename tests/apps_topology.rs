@@ -385,11 +385,6 @@ fn lammps_12_ranks_forced_1x3x4_grid() {
 }
 
 #[test]
-fn lammps_12_ranks_permuted_by_reorder() {
-    check_lammps("lammps-melt-12-reorder");
-}
-
-#[test]
 fn lammps_27_ranks_3x3x3_torus() {
     check_lammps("lammps-melt-27");
 }

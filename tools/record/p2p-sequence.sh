@@ -11,7 +11,7 @@
 # Used as the truth a logical trace's expansion must give back, operation for operation
 # (tests/logical_apps.rs, held-out NAS MG S 16; MG S 32 measured by hand, docs/corpus.md).
 #
-#   tools/record/p2p-sequence.sh RUN/trace/traces.otf2 > RUN/expected/otf2-print-p2p.txt
+#   tools/record/p2p-sequence.sh RUN/trace/traces.otf2 | zstd -19 > RUN/expected/otf2-print-p2p.txt.zst
 #   DUMPI2ASCII=/opt/dumpi/bin/dumpi2ascii tools/record/p2p-sequence.sh RUN_DIR_WITH_DUMPI_FILES
 set -eu
 src=${1:?usage: p2p-sequence.sh TRACE.otf2 | DUMPI_DIR}
