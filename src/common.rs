@@ -10,6 +10,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 use tracelogic_engine::{Engine, FieldWords};
 use tracelogic_formats::input::{read_paths, read_paths_with_progress};
+use tracelogic_formats::stream::{read_whole, streams, DiskFiles};
 use tracelogic_formats::{read_trace_with_progress, NoProgress, Progress};
 use tracelogic_model::query::{parse_bytes, parse_kinds, parse_ranks, parse_time};
 use tracelogic_model::{CallKind, Rank, Selection, Time, Trace};
@@ -142,7 +143,19 @@ pub fn load_trace(paths: &[PathBuf]) -> Result<Trace, CliError> {
     set_stage(format!("reading {}", shown.join(" ")));
     // Archives and compressed files are unpacked as they stream from disk: only their members
     // are held in memory.
-    let result = if io::stderr().is_terminal() {
+    // An OTF2 folder on disk is read rank by rank, each rank's event files dropped once the
+    // rank is built (`tracelogic_formats::stream::read_whole`); the same trace, less memory.
+    let disk = DiskFiles::open(paths).ok().flatten().filter(|d| streams(d));
+    let result = if let Some(mut disk) = disk {
+        if io::stderr().is_terminal() {
+            let mut reporter = TerminalProgress::default();
+            let r = read_whole(&mut disk, &mut |p: &Progress| reporter.report(p));
+            reporter.finish();
+            r
+        } else {
+            read_whole(&mut disk, &mut NoProgress)
+        }
+    } else if io::stderr().is_terminal() {
         let mut reporter = TerminalProgress::default();
         let mut report = |p: &Progress| reporter.report(p);
         let r = read_paths_with_progress(paths, &mut report)

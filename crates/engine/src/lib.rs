@@ -303,6 +303,11 @@ impl Engine {
         self.matching.get_or_init(|| match_messages(&self.trace))
     }
 
+    /// The matching, if something asked for it already.
+    pub(crate) fn matching_if_done(&self) -> Option<&Matching> {
+        self.matching.get()
+    }
+
     /// The communicator named `text`: its index as `summary` lists it, or its name.
     pub fn resolve_comm(&self, text: &str) -> Result<CommId> {
         resolve_comm(&self.trace, text)

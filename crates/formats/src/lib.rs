@@ -82,5 +82,8 @@ pub fn read_trace_with_progress(files: Vec<InputFile>, progress: &mut dyn Progre
         warnings.append(&mut trace.warnings);
         trace.warnings = warnings;
     }
+    // Readers reserve by estimates and grow by doubling: hand back no spare capacity (a shrink
+    // in place or a remapping, not a copy, under the system allocators).
+    trace.shrink_to_fit();
     Ok(trace)
 }

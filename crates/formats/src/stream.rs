@@ -100,13 +100,45 @@ impl DiskFiles {
 }
 
 #[cfg(not(target_arch = "wasm32"))]
+impl DiskFiles {
+    /// The bytes of file `index`, from any thread.
+    pub fn read_at(&self, index: usize) -> Result<Vec<u8>, FormatError> {
+        let path = &self.paths[index];
+        std::fs::read(path).map_err(|e| FormatError::new(&path.display().to_string(), e.to_string()))
+    }
+}
+
+/// The whole trace of `source`, as [`crate::read_trace_with_progress`] of all its files gives
+/// it, holding fewer file bytes on the way: an OTF2 trace's event files are read rank by rank
+/// on the threads that build the ranks, and each is dropped once its rank is built, so the read
+/// holds the definitions, the model and the event files of the ranks being built, not every
+/// file at once. Other inputs, and OTF2 archives too small to read on several threads, are read
+/// whole.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn read_whole(source: &mut DiskFiles, progress: &mut dyn ProgressSink) -> Result<Trace, FormatError> {
+    if streams(source) {
+        let mut names = std::collections::HashSet::new();
+        let unique = source.list().iter().all(|(n, _)| names.insert(n.as_str()));
+        let head = otf2_head(source)?;
+        if unique && crate::input::detect(&head).ok() == Some(crate::Format::Otf2) {
+            let sizes: Vec<u64> = source.list().iter().map(|(_, s)| *s).collect();
+            let disk: &DiskFiles = source;
+            if let Some(mut trace) = crate::otf2::read_on_demand(&head, &sizes, &|i| disk.read_at(i), progress)? {
+                trace.shrink_to_fit();
+                return Ok(trace);
+            }
+        }
+    }
+    crate::read_trace_with_progress(read_all(source)?, progress)
+}
+
+#[cfg(not(target_arch = "wasm32"))]
 impl FileSource for DiskFiles {
     fn list(&self) -> &[(String, u64)] {
         &self.list
     }
     fn read(&mut self, index: usize) -> Result<Vec<u8>, FormatError> {
-        let path = &self.paths[index];
-        std::fs::read(path).map_err(|e| FormatError::new(&path.display().to_string(), e.to_string()))
+        self.read_at(index)
     }
     fn read_head(&mut self, index: usize, len: u64) -> Result<Vec<u8>, FormatError> {
         use std::io::Read;

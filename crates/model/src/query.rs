@@ -92,10 +92,10 @@ impl Selection {
         let co = &rt.collectives;
         let x = co.call.partition_point(|&c| c < call);
         let y = co.call.partition_point(|&c| c <= call);
-        p.comm[a..b]
-            .iter()
-            .chain(&co.comm[x..y])
-            .any(|&c| self.selects_on_comm(c))
+        (a..b)
+            .map(|i| p.comm[i])
+            .chain((x..y).map(|i| co.comm[i]))
+            .any(|c| self.selects_on_comm(c))
     }
 
     /// True when call `call` of `rank` is selected: selected rank, entered inside the window,

@@ -75,6 +75,48 @@ fn read_with(
     Ok(trace)
 }
 
+/// [`read`] of an archive whose event files are empty in `files`: each rank's are loaded
+/// (`load(i)`, file `i` of true size `sizes[i]`) on the thread that builds the rank and dropped
+/// once it is built. `None` when the archive is too small to read on several threads: then it
+/// is read whole ([`read`]).
+#[cfg(not(target_arch = "wasm32"))]
+pub(crate) fn read_on_demand(
+    files: &[InputFile],
+    sizes: &[u64],
+    load: &(dyn Fn(usize) -> Result<Vec<u8>, FormatError> + Sync),
+    progress: &mut dyn ProgressSink,
+) -> Result<Option<Trace>, FormatError> {
+    let event_bytes: u64 = files
+        .iter()
+        .zip(sizes)
+        .filter(|(f, _)| f.name.ends_with(".evt"))
+        .map(|(_, &s)| s)
+        .sum();
+    let threads = reader_threads();
+    if event_bytes < build::PARALLEL_FROM_BYTES || threads < 2 {
+        return Ok(None);
+    }
+    let start = Progress {
+        stage: "reading OTF2 definitions".into(),
+        bytes_done: 0,
+        bytes_total: sizes.iter().sum(),
+    };
+    if !progress.report(&start) {
+        return Err(FormatError::cancelled("(otf2 archive)"));
+    }
+    let archive = Archive::open(files)?;
+    let events = build::OnDemand { sizes, load };
+    let Some(mut trace) = build::build_on_demand(&archive, &events, progress, threads)? else {
+        return Ok(None);
+    };
+    if !archive.warnings.is_empty() {
+        let mut warnings = archive.warnings;
+        warnings.append(&mut trace.warnings);
+        trace.warnings = warnings;
+    }
+    Ok(Some(trace))
+}
+
 pub use build::StreamPart;
 /// The streaming entry points of [`crate::stream`].
 pub(crate) use build::{definition_warnings, event_files_in_order, first_time, stream, stream_part};

@@ -5,19 +5,39 @@
 //! drops the listed rows. Indices stored in the rows (a call index in `P2p::post`, say) are
 //! not changed: the caller renumbers them when it also drops the rows they point to.
 
+use crate::column::{FillValue, Sparse};
 use crate::{Calls, Collectives, MetricSamples, P2p};
 
-/// Keep the entries of `column` whose `keep` entry is true (entries past `keep` stay).
-#[inline]
-fn retain<T>(column: &mut Vec<T>, keep: &[bool]) {
-    let mut it = keep.iter();
-    column.retain(|_| *it.next().unwrap_or(&true));
+/// A column rows can be dropped from.
+trait RowColumn: Sized {
+    /// Keep the entries whose `keep` entry is true (entries past `keep` stay).
+    fn retain_mask(&mut self, keep: &[bool]);
+    /// The entries whose `keep` entry is true (entries past `keep` are dropped).
+    fn select_mask(&self, keep: &[bool]) -> Self;
 }
 
-/// The entries of `column` whose `keep` entry is true (entries past `keep` are dropped).
-#[inline]
-fn select<T: Copy>(column: &[T], keep: &[bool]) -> Vec<T> {
-    column.iter().zip(keep).filter(|(_, &k)| k).map(|(&v, _)| v).collect()
+impl<T: Copy> RowColumn for Vec<T> {
+    #[inline]
+    fn retain_mask(&mut self, keep: &[bool]) {
+        let mut it = keep.iter();
+        self.retain(|_| *it.next().unwrap_or(&true));
+    }
+    #[inline]
+    fn select_mask(&self, keep: &[bool]) -> Vec<T> {
+        self.iter().zip(keep).filter(|(_, &k)| k).map(|(&v, _)| v).collect()
+    }
+}
+
+impl<T: FillValue, const FILL: u32> RowColumn for Sparse<T, FILL> {
+    #[inline]
+    fn retain_mask(&mut self, keep: &[bool]) {
+        let mut it = keep.iter();
+        self.retain(|_| *it.next().unwrap_or(&true));
+    }
+    #[inline]
+    fn select_mask(&self, keep: &[bool]) -> Self {
+        self.iter().zip(keep).filter(|(_, &k)| k).map(|(&v, _)| v).collect()
+    }
 }
 
 /// A mask of `len` rows with `rows` (any order, repeats allowed) false.
@@ -38,11 +58,11 @@ macro_rules! rows_of {
             /// Keep row `i` where `keep[i]` is true (rows past the end of `keep` stay), in every
             /// column.
             pub fn retain_rows(&mut self, keep: &[bool]) {
-                $( retain(&mut self.$column, keep); )+
+                $( self.$column.retain_mask(keep); )+
             }
             /// A copy of the rows where `keep[i]` is true, in every column.
             pub fn select_rows(&self, keep: &[bool]) -> $table {
-                $table { $( $column: select(&self.$column, keep), )+ }
+                $table { $( $column: self.$column.select_mask(keep), )+ }
             }
             /// Drop the rows listed in `rows` (any order; out-of-range rows are ignored).
             pub fn remove_rows(&mut self, rows: &[usize]) {
@@ -93,15 +113,15 @@ impl MetricSamples {
     }
     /// Keep sample `i` where `keep[i]` is true (samples past the end of `keep` stay).
     pub fn retain_rows(&mut self, keep: &[bool]) {
-        retain(&mut self.time, keep);
-        retain(&mut self.value, keep);
+        self.time.retain_mask(keep);
+        self.value.retain_mask(keep);
     }
     /// A copy of the samples where `keep[i]` is true, same metric.
     pub fn select_rows(&self, keep: &[bool]) -> MetricSamples {
         MetricSamples {
             metric: self.metric,
-            time: select(&self.time, keep),
-            value: select(&self.value, keep),
+            time: self.time.select_mask(keep),
+            value: self.value.select_mask(keep),
         }
     }
 }

@@ -83,9 +83,10 @@ impl Builder {
         }
         let mut rt = part.trace;
         renumber(&mut rt.calls.func, &functions);
-        renumber(&mut rt.calls.callpath, &callpaths);
-        renumber(&mut rt.p2p.comm, &comms);
-        renumber(&mut rt.collectives.comm, &comms);
+        // NO_CALLPATH, the fill value, is outside the map and stays.
+        renumber(rt.calls.callpath.stored_mut(), &callpaths);
+        renumber_sparse(&mut rt.p2p.comm, &comms);
+        renumber_sparse(&mut rt.collectives.comm, &comms);
         for m in &mut rt.metrics {
             m.metric = metrics[m.metric as usize];
         }
@@ -456,6 +457,20 @@ pub(super) fn resolve_rank(
         .span
         .map(|(a, b)| (a.saturating_sub(origin), b.saturating_sub(origin)));
     (dropped, bad_root)
+}
+
+/// [`renumber`] of a [`Sparse`](tracelogic_model::Sparse) column: only its stored rows when the
+/// map keeps its fill value.
+fn renumber_sparse<const FILL: u32>(column: &mut tracelogic_model::Sparse<u32, FILL>, map: &[u32]) {
+    if map.get(FILL as usize).is_some_and(|&to| to != FILL) {
+        column.iter_mut().for_each(|id| {
+            if let Some(&to) = map.get(*id as usize) {
+                *id = to;
+            }
+        });
+    } else {
+        renumber(column.stored_mut(), map);
+    }
 }
 
 /// Replace every id of `column` by `map[id]` (ids outside `map`, such as [`NO_CALLPATH`], stay).

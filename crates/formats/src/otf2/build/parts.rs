@@ -61,6 +61,38 @@ pub(crate) fn build(
     general_only: bool,
     threads: usize,
 ) -> Result<Trace, FormatError> {
+    build_in(archive, None, progress, general_only, threads)?
+        .ok_or_else(|| FormatError::new(archive.anchor_name(), "the archive's event files were not read"))
+}
+
+/// Event files read by the build itself: each part's on its reading thread when the part
+/// starts, dropped once the part is built, so a whole read holds the event bytes of the parts
+/// being read, not the archive's (`sizes` are the files' true sizes; the archive was opened on
+/// its files with the event files empty).
+pub(crate) struct OnDemand<'a> {
+    pub(crate) sizes: &'a [u64],
+    pub(crate) load: &'a (dyn Fn(usize) -> Result<Vec<u8>, FormatError> + Sync),
+}
+
+/// [`build`] with the event files loaded part by part ([`OnDemand`]); `None` when the read
+/// would be made in one part (few ranks, threads or bytes, or call paths over the budget):
+/// then the caller reads the event files whole and calls [`build`].
+pub(crate) fn build_on_demand(
+    archive: &Archive,
+    events: &OnDemand<'_>,
+    progress: &mut dyn ProgressSink,
+    threads: usize,
+) -> Result<Option<Trace>, FormatError> {
+    build_in(archive, Some(events), progress, false, threads)
+}
+
+fn build_in(
+    archive: &Archive,
+    on_demand: Option<&OnDemand<'_>>,
+    progress: &mut dyn ProgressSink,
+    general_only: bool,
+    threads: usize,
+) -> Result<Option<Trace>, FormatError> {
     let defs = &archive.defs;
     let defs_name = archive.files[archive.defs_file].name.as_str();
     let (ranks_of_groups, nranks) = world_ranks(defs, defs_name)?;
@@ -84,7 +116,10 @@ pub(crate) fn build(
     }
 
     let files = archive.files;
-    let bytes_total: u64 = files.iter().map(|f| f.bytes.len() as u64).sum();
+    let bytes_total: u64 = match on_demand {
+        Some(o) => o.sizes.iter().sum(),
+        None => files.iter().map(|f| f.bytes.len() as u64).sum(),
+    };
     let head = files[archive.anchor_file].bytes.len() as u64 + files[archive.defs_file].bytes.len() as u64;
     let (per_rank, location_warnings) = parts_by_rank(defs, &ranks_of_groups, nranks);
     let whole = PartSpec {
@@ -102,13 +137,13 @@ pub(crate) fn build(
     let setup = (per_rank.len() as u64).saturating_mul(shared.regions.len() as u64);
     let parallel = threads > 1 && per_rank.len() > 1 && setup <= bytes_total.saturating_mul(4).max(1 << 24);
     let parts = match parallel {
-        true => {
-            read_parts(&shared, &per_rank, threads, progress)?.map(|parts| per_rank.into_iter().zip(parts).collect())
-        }
+        true => read_parts_loading(&shared, &per_rank, threads, progress, files, on_demand)?
+            .map(|parts| per_rank.into_iter().zip(parts).collect()),
         false => None,
     };
     let parts = match parts {
         Some(parts) => parts,
+        None if on_demand.is_some() => return Ok(None),
         None => {
             let part = read_in_one_part(&shared, &whole, progress, head, bytes_total)?;
             vec![(whole, part)]
@@ -120,7 +155,7 @@ pub(crate) fn build(
         bytes_done: bytes_total,
         bytes_total,
     });
-    Ok(trace)
+    Ok(Some(trace))
 }
 
 /// Rows to reserve in a rank's call and point-to-point columns for location `index`: the events
@@ -128,15 +163,20 @@ pub(crate) fn build(
 /// point-to-point operation at least one event), capped by what the event file can hold (an
 /// event takes at least 2 bytes).
 pub(super) fn reserved_rows(shared: &Shared, files: &[InputFile], index: usize) -> usize {
+    reserved_rows_sized(shared, &|f| files[f].bytes.len() as u64, index)
+}
+
+/// [`reserved_rows`] with the size of file `f` being `size(f)`.
+pub(super) fn reserved_rows_sized(shared: &Shared, size: &dyn Fn(usize) -> u64, index: usize) -> usize {
     let Some(evt) = shared.archive.locations[index].evt else {
         return 0;
     };
     let announced = shared.defs.locations.items[index].number_of_events;
-    let events_most = (files[evt].bytes.len() / 2) as u64;
+    let events_most = size(evt) / 2;
     announced.min(events_most) as usize / 3
 }
 
-/// Least event bytes of a rank whose columns [`read_parts`] reserves on the calling thread
+/// Least event bytes of a rank whose columns [`read_parts_in`] reserves on the calling thread
 /// before the reading threads start. glibc gives each new thread its own heap, grown one
 /// `mprotect` at a time, and those calls serialise against the other thread's page faults;
 /// reserved before the threads run, the columns come from the main heap or their own mappings.
@@ -195,19 +235,11 @@ pub(super) fn read_in_one_part(
     }
 }
 
-/// Read the parts on up to `threads` threads, in part order. `None` when the call paths of the
-/// parts together passed the budget (only a read in one part knows which paths it keeps).
-pub(super) fn read_parts(
-    shared: &Shared,
-    specs: &[PartSpec],
-    threads: usize,
-    progress: &mut dyn ProgressSink,
-) -> Result<Option<Vec<Part>>, FormatError> {
-    read_parts_in(shared, specs, threads, progress, shared.archive.files)
-}
-
-/// [`read_parts`] with the event files' bytes taken from `files` (the archive's files at the
-/// same positions; see [`read_part`]).
+/// Read the parts on up to `threads` threads, in part order, with the event files' bytes taken
+/// from `files` (the archive's files at the same positions; see [`read_part`]). `None` when the
+/// call paths of the parts together passed the budget (only a read in one part knows which
+/// paths it keeps).
+#[cfg_attr(not(feature = "distributed"), allow(dead_code))]
 pub(super) fn read_parts_in(
     shared: &Shared,
     specs: &[PartSpec],
@@ -215,23 +247,37 @@ pub(super) fn read_parts_in(
     progress: &mut dyn ProgressSink,
     files: &[InputFile],
 ) -> Result<Option<Vec<Part>>, FormatError> {
+    read_parts_loading(shared, specs, threads, progress, files, None)
+}
+
+/// [`read_parts_in`], the event files of each part loaded when it starts when `on_demand`
+/// says so ([`OnDemand`]; `files` then has them empty).
+pub(super) fn read_parts_loading(
+    shared: &Shared,
+    specs: &[PartSpec],
+    threads: usize,
+    progress: &mut dyn ProgressSink,
+    files: &[InputFile],
+    on_demand: Option<&OnDemand<'_>>,
+) -> Result<Option<Vec<Part>>, FormatError> {
+    let size = |f: usize| match on_demand {
+        Some(o) => o.sizes[f],
+        None => files[f].bytes.len() as u64,
+    };
     let run = Run {
         several: true,
         callpath_storage: AtomicUsize::new(0),
         failed_at: AtomicUsize::new(usize::MAX),
     };
-    let sizes: Vec<u64> = specs
-        .iter()
-        .map(|s| part_bytes_of(shared.archive, s, &|f| files[f].bytes.len() as u64))
-        .collect();
+    let sizes: Vec<u64> = specs.iter().map(|s| part_bytes_of(shared.archive, s, &size)).collect();
     let reserved: Vec<Mutex<Option<Vec<RankTrace>>>> = specs
         .iter()
         .zip(&sizes)
-        .map(|(spec, &size)| {
-            Mutex::new((size >= RESERVE_ON_CALLER_BYTES).then(|| {
+        .map(|(spec, &bytes)| {
+            Mutex::new((bytes >= RESERVE_ON_CALLER_BYTES).then(|| {
                 let mut ranks = empty_ranks(spec);
                 for &(index, slot) in &spec.locations {
-                    let rows = reserved_rows(shared, files, index);
+                    let rows = reserved_rows_sized(shared, &size, index);
                     ranks[slot].reserve(rows, rows, 0);
                 }
                 ranks
@@ -248,14 +294,22 @@ pub(super) fn read_parts_in(
         progress,
         |i, spec, advance| {
             let ranks = reserved[i].lock().ok().and_then(|mut r| r.take());
-            read_part(
-                shared,
-                &run,
-                spec,
-                ranks,
-                &mut |_, inside, before| advance(before + inside.unwrap_or(0)),
-                files,
-            )
+            let mut report = |_: usize, inside: Option<u64>, before: u64| advance(before + inside.unwrap_or(0));
+            let Some(o) = on_demand else {
+                return read_part(shared, &run, spec, ranks, &mut report, files);
+            };
+            // The part's own event files, at their positions (the others empty and unnamed:
+            // no allocation), dropped when the part is built.
+            let mut mine: Vec<InputFile> = files
+                .iter()
+                .map(|_| InputFile::new(String::new(), Vec::new()))
+                .collect();
+            for &(index, _) in &spec.locations {
+                if let Some(e) = shared.archive.locations[index].evt {
+                    mine[e] = InputFile::new(files[e].name.clone(), (o.load)(e)?);
+                }
+            }
+            read_part(shared, &run, spec, ranks, &mut report, &mine)
         },
     )?;
     if parts.iter().any(|p| p.over_budget) {
@@ -488,13 +542,20 @@ impl Renumbering<'_> {
             rt.calls.func.iter_mut().for_each(|f| *f = self.functions[*f as usize]);
         }
         if !identity(self.callpaths, 0) {
-            for c in rt.calls.callpath.iter_mut().filter(|c| **c != NO_CALLPATH) {
+            for c in rt.calls.callpath.stored_mut().iter_mut().filter(|c| **c != NO_CALLPATH) {
                 *c = self.callpaths[*c as usize];
             }
         }
         if !identity(self.comms, self.comms_first) {
             let first = self.comms_first;
-            for c in rt.p2p.comm.iter_mut().chain(rt.collectives.comm.iter_mut()) {
+            // MPI_COMM_WORLD, the columns' fill value, is below `first` and stays.
+            for c in rt
+                .p2p
+                .comm
+                .stored_mut()
+                .iter_mut()
+                .chain(rt.collectives.comm.stored_mut().iter_mut())
+            {
                 if *c >= first {
                     *c = self.comms[(*c - first) as usize];
                 }

@@ -37,7 +37,7 @@ pub(super) fn p2p_in_posting_order(rt: &mut RankTrace) {
     gather(&mut p.dir, &perm);
     gather(&mut p.peer, &perm);
     gather(&mut p.tag, &perm);
-    gather(&mut p.comm, &perm);
+    p.comm = perm.iter().map(|&i| p.comm[i as usize]).collect();
     gather(&mut p.bytes, &perm);
 }
 
