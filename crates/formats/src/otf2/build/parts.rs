@@ -76,7 +76,9 @@ pub(crate) struct OnDemand<'a> {
 
 /// [`build`] with the event files loaded part by part ([`OnDemand`]); `None` when the read
 /// would be made in one part (few ranks, threads or bytes, or call paths over the budget):
-/// then the caller reads the event files whole and calls [`build`].
+/// then the caller reads the event files whole and calls [`build`]. Native only: the page reads
+/// files through its own sources.
+#[cfg(not(target_arch = "wasm32"))]
 pub(crate) fn build_on_demand(
     archive: &Archive,
     events: &OnDemand<'_>,
