@@ -179,3 +179,36 @@ fn aligned_occurrences_stay_ordered_and_apart() {
     // The alignment does move cuts on these traces (else the check above proves nothing).
     assert!(moved > 0);
 }
+
+/// NPB CG class S on 8 ranks (corpus `otf2-npb-cg.S.8`, 2x4 process grid): `conj_grad` runs
+/// `cgitmax = 25` iterations (cg.f, a constant), each a matrix-vector product (row reduction
+/// over `l2npcols = 2` partners and the transpose exchange: 3 receive/send pairs) and two dot
+/// products (2 pairs each): 14 events per rank. After its loop it computes the residual with one
+/// more product and dot product, which with the next call's first dot product `rho = r.r` are
+/// the same 14 exchanges: 26 per call. It is called once before the timed loop and `niter` times
+/// in it (the log's "Iterations: 15"). Wanted: the iteration on every rank, (niter + 1) × 26
+/// times. Before chained instances were split at the loop's iterations, five calls were one
+/// occurrence of 31 % of the events and the iteration 208 times.
+#[test]
+fn npb_cg_iteration_once_per_conj_grad_iteration() {
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/apps/otf2-npb-cg.S.8");
+    let log = std::fs::read_to_string(dir.join("stdout.txt")).unwrap();
+    let niter: usize = log
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Iterations:"))
+        .and_then(|v| v.trim().parse().ok())
+        .expect("Iterations in the log");
+    let files = tracelogic_formats::fs::load_paths(&[dir]).unwrap();
+    let trace = tracelogic_formats::read_trace(files).unwrap();
+    let a = analyse(trace, false);
+    let first = &a.communication_patterns[0];
+    assert_eq!(first.ranks, (0..8).collect::<Vec<u32>>());
+    assert!(first.events.values().all(|e| e.len() == 14), "{:?}", first.events);
+    assert_eq!(first.occurrences, (niter + 1) * (25 + 1));
+    // No instance seen once holds a whole call any more.
+    assert!(a
+        .communication_patterns
+        .iter()
+        .filter(|p| p.occurrences == 1)
+        .all(|p| p.events_covered * 100 < a.events));
+}

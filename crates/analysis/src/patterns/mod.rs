@@ -32,6 +32,7 @@
 
 pub mod align;
 pub mod approx;
+mod chains;
 pub mod construct;
 pub mod extrapolate;
 pub mod file;
@@ -230,10 +231,18 @@ pub fn analyse_events(
     };
     // Iterations of the main loop that differ from its body by extra events (re-neighbouring)
     // are occurrences of it too, listed as its variants.
-    let (occurrences, communication) = match steps::fold_steps(trace, matching, events, &occurrences, &communication) {
-        Some(folded) => folded,
-        None => (occurrences, communication),
-    };
+    let (occurrences, loops, communication) =
+        match steps::fold_steps(trace, matching, events, &occurrences, &communication) {
+            Some(folded) => folded,
+            None => (occurrences, Vec::new(), communication),
+        };
+    // An instance never spans more than one iteration of a loop on any rank: instances that
+    // chain a loop's iterations (ranks whose iterations lack or add events) are split at them.
+    let (occurrences, communication) =
+        match chains::split_chains(trace, matching, events, &occurrences, &loops, &communication) {
+            Some((occ, _, c)) => (occ, c),
+            None => (occurrences, communication),
+        };
     let events_in_patterns = occurrences.iter().flatten().map(|o| (o.1 - o.0) as u64).sum();
     let mut analysis = PatternAnalysis {
         options: Some(*opts),

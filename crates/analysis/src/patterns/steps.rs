@@ -48,7 +48,7 @@ pub(super) fn fold_steps(
     events: &Events,
     occurrences: &[Vec<(u32, u32)>],
     communication: &CommunicationAnalysis,
-) -> Option<(Occurrences, CommunicationAnalysis)> {
+) -> Option<(Occurrences, Vec<Vec<u32>>, CommunicationAnalysis)> {
     let mut state: Option<(Steps, CommunicationAnalysis)> = None;
     let mut tried: Vec<std::collections::BTreeMap<tracelogic_model::Rank, super::construct::EventNames>> = Vec::new();
     let mut loops = 0u32;
@@ -87,7 +87,7 @@ pub(super) fn fold_steps(
             loops += 1;
         }
     }
-    state.map(|((occ, _), c)| (occ, c))
+    state.map(|((occ, flags), c)| (occ, flags, c))
 }
 
 /// The communication pattern covering most events among those with at least three

@@ -1,0 +1,548 @@
+//! An instance never spans more than one iteration of a loop on any rank: instances that chain
+//! a loop's iterations are split at the iterations' boundaries.
+//!
+//! A *chained* instance is a communication pattern seen once over several ranks whose parts
+//! hold several exact copies of a loop body (the body of another pattern, run at least three
+//! times back to back on some rank). It arises when the ranks' iterations are not all alike:
+//! on GROMACS some ranks have steps with 1–3 messages fewer than the others, so their
+//! occurrences are cut elsewhere, straddle their partners' steps and join them all into one
+//! instance. The ranks' own copies of the loop body fix where iterations are; every other event
+//! of the chained instance belongs to the iteration its messages and collectives lead to:
+//!
+//! 1. *Seeds*: on each rank of the instance, the exact copies of the loop pattern's events on
+//!    that rank inside the instance's part.
+//! 2. A union–find joins each seed's events, and every message and collective between events
+//!    of the instance; a component holding a seed is an iteration. Every event in it belongs
+//!    to that iteration: an event of a short step on one rank follows its partner's step,
+//!    whatever events its own step lacks or adds.
+//! 3. Events no seed reaches (a step every rank runs differently, as an energy step adding a
+//!    reduction) form iterations of their own: on each rank, a maximal run of them is joined,
+//!    and the runs connected through their messages are one iteration.
+//! 4. Each rank's part is cut where the iteration of its events changes; the pieces are
+//!    occurrences of the loop, joined again as steps of one loop (variants of its pattern,
+//!    [`super::construct_with_steps`]).
+//!
+//! No length, count or share threshold: the ranks' exact copies and the messages decide. The
+//! split is kept only when fewer events are left in instances seen once.
+
+use super::construct::{construct_with_steps, op_events, CommunicationAnalysis};
+use super::steps::NOT_A_STEP;
+use super::{Events, Occurrences};
+use tracelogic_model::{Matching, Trace};
+
+struct UnionFind(Vec<u32>);
+
+impl UnionFind {
+    fn find(&mut self, mut x: u32) -> u32 {
+        while self.0[x as usize] != x {
+            let p = self.0[x as usize];
+            self.0[x as usize] = self.0[p as usize];
+            x = p;
+        }
+        x
+    }
+    fn union(&mut self, a: u32, b: u32) {
+        let (ra, rb) = (self.find(a), self.find(b));
+        if ra != rb {
+            let (lo, hi) = if ra < rb { (ra, rb) } else { (rb, ra) };
+            self.0[hi as usize] = lo;
+        }
+    }
+}
+
+/// Instances seen once over several ranks (the glued or chained ones).
+fn glued(c: &CommunicationAnalysis) -> Vec<bool> {
+    c.patterns
+        .iter()
+        .map(|p| p.occurrences == 1 && p.from_rank_patterns && p.ranks.len() >= 2)
+        .collect()
+}
+
+/// Events in instances seen once over several ranks.
+fn glued_events(c: &CommunicationAnalysis) -> u64 {
+    c.patterns
+        .iter()
+        .zip(glued(c))
+        .filter(|(_, g)| *g)
+        .map(|(p, _)| p.events_covered)
+        .sum()
+}
+
+/// Starts of the non-overlapping exact copies of `body` in `seq[lo..hi]`, left to right.
+fn copies_in(seq: &[u32], lo: usize, hi: usize, body: &[u32]) -> Vec<u32> {
+    let m = body.len();
+    let mut out = Vec::new();
+    if m == 0 {
+        return out;
+    }
+    let mut i = lo;
+    while i + m <= hi {
+        if seq[i..i + m] == *body {
+            out.push(i as u32);
+            i += m;
+        } else {
+            i += 1;
+        }
+    }
+    out
+}
+
+/// Chained instances split at their iterations ([module docs](self)). `loops[r][k]`: the loop
+/// occurrence `k` of rank `r` is an iteration of ([`NOT_A_STEP`]: none; empty: no loop
+/// folded yet). `None` when no instance is chained or the split leaves as many events in
+/// instances seen once.
+pub(super) fn split_chains(
+    trace: &Trace,
+    matching: &Matching,
+    events: &Events,
+    occurrences: &[Vec<(u32, u32)>],
+    loops: &[Vec<u32>],
+    c: &CommunicationAnalysis,
+) -> Option<(Occurrences, Vec<Vec<u32>>, CommunicationAnalysis)> {
+    let is_glued = glued(c);
+    if !is_glued.iter().any(|&g| g) {
+        return None;
+    }
+    // Per pattern, its instances' parts (rank, first, last), sorted: which patterns are loops.
+    let mut parts: Vec<Vec<(u32, u32, u32)>> = vec![Vec::new(); c.patterns.len()];
+    for inst in &c.instances {
+        if let Some(list) = parts.get_mut(inst.pattern as usize) {
+            list.extend(inst.parts.iter().map(|p| (p.rank, p.first_event, p.last_event)));
+        }
+    }
+    for list in &mut parts {
+        list.sort_unstable();
+    }
+    let looped = |list: &[(u32, u32, u32)]| {
+        let mut adjacent = 0;
+        for w in list.windows(2) {
+            adjacent = if w[0].0 == w[1].0 && w[0].2 + 1 == w[1].1 {
+                adjacent + 1
+            } else {
+                0
+            };
+            if adjacent >= 2 {
+                return true;
+            }
+        }
+        false
+    };
+    // Loop patterns, most events covered first.
+    let mut candidates: Vec<usize> = (0..c.patterns.len())
+        .filter(|&p| !is_glued[p] && c.patterns[p].occurrences >= 3 && looped(&parts[p]))
+        .collect();
+    candidates.sort_by_key(|&p| (std::cmp::Reverse(c.patterns[p].events_covered), p));
+    if candidates.is_empty() {
+        return None;
+    }
+    let mut is_loop = vec![false; c.patterns.len()];
+    for &p in &candidates {
+        is_loop[p] = true;
+    }
+    let nranks = events.ranks.len();
+    // Per chained instance, its loop: the loop pattern over the same ranks covering most
+    // events, when two exact copies of its events lie on one rank of the instance.
+    let mut groups: Vec<(usize, Vec<usize>)> = Vec::new(); // (loop pattern, instances)
+    for (k, inst) in c.instances.iter().enumerate() {
+        if !is_glued.get(inst.pattern as usize).copied().unwrap_or(false) {
+            continue;
+        }
+        // The main loop over the instance's ranks only: a smaller loop inside a one-off
+        // stretch (NPB LU's set-up) is no iteration of the run's loop.
+        let main = candidates.iter().copied().find(|&p| {
+            let pat = &c.patterns[p];
+            pat.ranks.len() == inst.parts.len() && inst.parts.iter().all(|q| pat.ranks.binary_search(&q.rank).is_ok())
+        });
+        let found = main.filter(|&p| {
+            let pat = &c.patterns[p];
+            inst.parts.iter().any(|q| {
+                let seq = &events.ranks[q.rank as usize].symbols;
+                pat.events.get(&q.rank).is_some_and(|body| {
+                    copies_in(seq, q.first_event as usize, q.last_event as usize + 1, body.ids()).len() >= 2
+                })
+            })
+        });
+        if let Some(p) = found {
+            match groups.iter_mut().find(|g| g.0 == p) {
+                Some(g) => g.1.push(k),
+                None => groups.push((p, vec![k])),
+            }
+        }
+    }
+    if groups.is_empty() {
+        return None;
+    }
+    // The loop explaining most takes its territory first.
+    groups.sort_by_key(|g| (std::cmp::Reverse(c.patterns[g.0].events_covered), g.0));
+    // Per loop, its seeds (rank, start, end): on each of its ranks the exact copies of its
+    // events there and the occurrences already folded as its iterations; its territory on a
+    // rank: the chained instances' parts and the stretch from the first seed to the last.
+    let mut seeds: Vec<Vec<(u32, u32, u32)>> = Vec::with_capacity(groups.len());
+    let mut local: Vec<Vec<u32>> = vec![Vec::new(); nranks];
+    let mut owner: Vec<usize> = Vec::new(); // local id -> index in `groups`
+    let mut at: Vec<(u32, u32)> = Vec::new(); // local id -> (rank, event)
+    for (gi, (p, insts)) in groups.iter().enumerate() {
+        let pat = &c.patterns[*p];
+        let folded = c.step_loops.get(*p).copied().unwrap_or(NOT_A_STEP);
+        // Instances of loops explaining more than this one stay whole (NAS MG's V-cycles, when
+        // this loop is the halo exchange inside them).
+        let mut protected: Vec<Vec<(u32, u32)>> = vec![Vec::new(); nranks];
+        for inst in &c.instances {
+            let q = inst.pattern as usize;
+            if q < c.patterns.len() && is_loop[q] && c.patterns[q].events_covered > pat.events_covered {
+                for part in &inst.parts {
+                    protected[part.rank as usize].push((part.first_event, part.last_event + 1));
+                }
+            }
+        }
+        let mut mine = Vec::new();
+        for &r in &pat.ranks {
+            let seq = &events.ranks[r as usize].symbols;
+            let guard = &mut protected[r as usize];
+            guard.sort_unstable();
+            let is_protected = |ev: u32| {
+                let i = guard.partition_point(|g| g.0 <= ev);
+                i > 0 && guard[i - 1].1 > ev
+            };
+            let body = pat.events[&r].ids();
+            let mut here: Vec<(u32, u32)> = copies_in(seq, 0, seq.len(), body)
+                .into_iter()
+                .map(|s| (s, s + body.len() as u32))
+                .collect();
+            if folded != NOT_A_STEP {
+                if let (Some(occ), Some(fl)) = (occurrences.get(r as usize), loops.get(r as usize)) {
+                    here.extend(occ.iter().zip(fl).filter(|(_, &l)| l == folded).map(|(o, _)| *o));
+                }
+            }
+            here.retain(|&(s, e)| !(s..e).any(is_protected));
+            // (start, end, whether protected events are left out).
+            let mut spans: Vec<(u32, u32, bool)> = Vec::new();
+            if let (Some(lo), Some(hi)) = (here.iter().map(|h| h.0).min(), here.iter().map(|h| h.1).max()) {
+                spans.push((lo, hi, true));
+            }
+            for &k in insts {
+                for q in c.instances[k].parts.iter().filter(|q| q.rank == r) {
+                    spans.push((q.first_event, q.last_event + 1, false));
+                }
+            }
+            spans.sort_unstable();
+            let l = &mut local[r as usize];
+            if l.is_empty() {
+                *l = vec![u32::MAX; seq.len()];
+            }
+            for (s, e, guarded) in spans {
+                for ev in s..e {
+                    if l[ev as usize] == u32::MAX && !(guarded && is_protected(ev)) {
+                        l[ev as usize] = at.len() as u32;
+                        at.push((r, ev));
+                        owner.push(gi);
+                    }
+                }
+            }
+            mine.extend(here.into_iter().map(|(s, e)| (r, s, e)));
+        }
+        seeds.push(mine);
+    }
+    let n = at.len();
+    let id_of = |r: usize, e: u32| {
+        local
+            .get(r)
+            .and_then(|l| l.get(e as usize))
+            .copied()
+            .unwrap_or(u32::MAX)
+    };
+    // Links: matched messages and the j-th collective of a communicator, between local events.
+    let mut links: Vec<(u32, u32)> = Vec::new();
+    let ops: Vec<Option<(Vec<u32>, Vec<u32>)>> = (0..nranks)
+        .map(|r| {
+            (!local[r].is_empty()).then(|| {
+                let rt = &trace.ranks[events.ranks[r].rank as usize];
+                op_events(&events.ranks[r], rt.p2p.len(), rt.collectives.len())
+            })
+        })
+        .collect();
+    for m in &matching.messages {
+        let (Some(a), Some(b)) = (&ops[m.sender as usize], &ops[m.receiver as usize]) else {
+            continue;
+        };
+        let (ea, eb) = (a.0[m.send_op as usize], b.0[m.recv_op as usize]);
+        if ea == u32::MAX || eb == u32::MAX {
+            continue;
+        }
+        let (la, lb) = (id_of(m.sender as usize, ea), id_of(m.receiver as usize, eb));
+        if la != u32::MAX && lb != u32::MAX {
+            links.push((la, lb));
+        }
+    }
+    let mut first_of: std::collections::HashMap<(u32, u32), u32> = std::collections::HashMap::new();
+    for (r, o) in ops.iter().enumerate() {
+        let Some(o) = o else { continue };
+        let coll = &trace.ranks[events.ranks[r].rank as usize].collectives;
+        let mut seen: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
+        for j in 0..coll.len() {
+            let nth = seen.entry(coll.comm[j]).or_default();
+            let key = (coll.comm[j], *nth);
+            *nth += 1;
+            let e = o.1[j];
+            if e == u32::MAX {
+                continue;
+            }
+            let l = id_of(r, e);
+            if l == u32::MAX {
+                continue;
+            }
+            match first_of.entry(key) {
+                std::collections::hash_map::Entry::Occupied(f) => links.push((*f.get(), l)),
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    v.insert(l);
+                }
+            }
+        }
+    }
+    // 1–2. Seeds joined, and everything their links reach.
+    let mut uf = UnionFind((0..n as u32).collect());
+    let mut seeded = vec![false; n];
+    for (gi, mine) in seeds.iter().enumerate() {
+        for &(r, s, e) in mine {
+            let first = id_of(r as usize, s);
+            if first == u32::MAX || owner[first as usize] != gi {
+                continue;
+            }
+            for ev in s..e {
+                let l = id_of(r as usize, ev);
+                if l == u32::MAX || owner[l as usize] != gi {
+                    continue;
+                }
+                seeded[l as usize] = true;
+                uf.union(first, l);
+            }
+        }
+    }
+    for &(a, b) in &links {
+        uf.union(a, b);
+    }
+    let mut has_seed = vec![false; n];
+    for l in 0..n as u32 {
+        if seeded[l as usize] {
+            let root = uf.find(l);
+            has_seed[root as usize] = true;
+        }
+    }
+    let mut label = vec![u32::MAX; n];
+    for l in 0..n as u32 {
+        let root = uf.find(l);
+        if has_seed[root as usize] {
+            label[l as usize] = root;
+        }
+    }
+    // Unreached events between two events of one iteration on their rank belong to it (a
+    // message between two short-step ranks inside their steps), and so do their partners; to a
+    // fixpoint (each round labels more events, so at most `n` rounds, in practice a few).
+    loop {
+        let mut changed = false;
+        let mut l = 0;
+        while l < n {
+            if label[l] != u32::MAX {
+                l += 1;
+                continue;
+            }
+            let mut e = l;
+            while e < n && label[e] == u32::MAX && at[e].0 == at[l].0 && owner[e] == owner[l] {
+                e += 1;
+            }
+            // The run l..e of unreached events on one rank of one instance, contiguous in the
+            // part (local ids follow the events): the labels on both sides.
+            let before = (l > 0 && at[l - 1].0 == at[l].0 && owner[l - 1] == owner[l]).then(|| label[l - 1]);
+            let after = (e < n && at[e].0 == at[l].0 && owner[e] == owner[l]).then(|| label[e]);
+            if let (Some(a), Some(b)) = (before, after) {
+                if a == b && a != u32::MAX {
+                    label[l..e].fill(a);
+                    changed = true;
+                }
+            }
+            l = e;
+        }
+        if !changed {
+            break;
+        }
+        loop {
+            let mut spread = false;
+            for &(a, b) in &links {
+                let (la, lb) = (label[a as usize], label[b as usize]);
+                if la != u32::MAX && lb == u32::MAX {
+                    label[b as usize] = la;
+                    spread = true;
+                } else if lb != u32::MAX && la == u32::MAX {
+                    label[a as usize] = lb;
+                    spread = true;
+                }
+            }
+            if !spread {
+                break;
+            }
+        }
+    }
+    // 3. The rest: each rank's runs of unreached events, joined through their links.
+    let mut uf2 = UnionFind((0..n as u32).collect());
+    for l in 1..n {
+        let (r0, e0) = at[l - 1];
+        let (r1, e1) = at[l];
+        if label[l] == u32::MAX && label[l - 1] == u32::MAX && r0 == r1 && e0 + 1 == e1 && owner[l] == owner[l - 1] {
+            uf2.union(l as u32 - 1, l as u32);
+        }
+    }
+    for &(a, b) in &links {
+        if label[a as usize] == u32::MAX && label[b as usize] == u32::MAX {
+            uf2.union(a, b);
+        }
+    }
+    for l in 0..n as u32 {
+        if label[l as usize] == u32::MAX {
+            // Ids of the second kind above every first-kind id.
+            label[l as usize] = n as u32 + uf2.find(l);
+        }
+    }
+    // 4. Each rank's part cut where the label changes.
+    // The loop of each loop pattern: the one it was folded as, else a new one per pattern.
+    let mut next_loop = loops
+        .iter()
+        .flatten()
+        .chain(&c.step_loops)
+        .filter(|&&l| l != NOT_A_STEP)
+        .map(|&l| l + 1)
+        .max()
+        .unwrap_or(0);
+    let mut new_loops: Vec<(usize, u32)> = Vec::new();
+    let mut loop_id = |p: usize| -> u32 {
+        match c.step_loops.get(p) {
+            Some(&l) if l != NOT_A_STEP => l,
+            _ => match new_loops.iter().find(|x| x.0 == p) {
+                Some(&(_, l)) => l,
+                None => {
+                    new_loops.push((p, next_loop));
+                    next_loop += 1;
+                    next_loop - 1
+                }
+            },
+        }
+    };
+    let mut out: Occurrences = occurrences.to_vec();
+    let mut flags: Vec<Vec<u32>> = if loops.is_empty() {
+        occurrences.iter().map(|o| vec![NOT_A_STEP; o.len()]).collect()
+    } else {
+        loops.to_vec()
+    };
+    // New pieces per rank: (start, end, loop).
+    let mut pieces: Vec<Vec<(u32, u32, u32)>> = vec![Vec::new(); nranks];
+    // Every instance of the loop pattern outside the chained ones is an iteration too.
+    let mut loop_parts: Vec<Vec<(u32, u32, u32)>> = vec![Vec::new(); nranks];
+    let lids: Vec<u32> = groups.iter().map(|g| loop_id(g.0)).collect();
+    // Each rank's territory cut where the label changes (local ids follow the events).
+    let mut run: Option<(u32, u32, u32, u32, usize)> = None; // (rank, start, end, label, loop)
+                                                             // Events no seed reaches form an iteration when they hold, on every rank of the loop, every
+                                                             // kind of event of its body there (a first step whose exchanges run in another order);
+                                                             // otherwise (an energy reduction between two steps, set-up) they are occurrences of their
+                                                             // own, no iterations.
+    type Kinds = (usize, Vec<(u32, u32)>);
+    let mut hole_kinds: std::collections::HashMap<u32, Kinds> = std::collections::HashMap::new();
+    for id in 0..n {
+        if label[id] as usize >= n {
+            let (r, e) = at[id];
+            hole_kinds
+                .entry(label[id])
+                .or_insert_with(|| (owner[id], Vec::new()))
+                .1
+                .push((r, events.ranks[r as usize].symbols[e as usize]));
+        }
+    }
+    let mut iteration_hole: std::collections::HashMap<u32, bool> = std::collections::HashMap::new();
+    for (l, (gi, mut kinds)) in hole_kinds {
+        kinds.sort_unstable();
+        kinds.dedup();
+        let pat = &c.patterns[groups[gi].0];
+        let whole = pat.ranks.iter().all(|r| {
+            pat.events[r]
+                .ids()
+                .iter()
+                .all(|x| kinds.binary_search(&(*r, *x)).is_ok())
+        });
+        iteration_hole.insert(l, whole);
+    }
+    let close = |run: Option<(u32, u32, u32, u32, usize)>, pieces: &mut Vec<Vec<(u32, u32, u32)>>| {
+        if let Some((r, s, e, l, gi)) = run {
+            let flag = if (l as usize) < n || iteration_hole.get(&l).copied().unwrap_or(false) {
+                lids[gi]
+            } else {
+                NOT_A_STEP
+            };
+            pieces[r as usize].push((s, e, flag));
+        }
+    };
+    for id in 0..n {
+        let (r, e) = at[id];
+        let (l, gi) = (label[id], owner[id]);
+        match run {
+            Some((rr, _, ref mut t, cur, g)) if rr == r && *t == e && cur == l && g == gi => *t = e + 1,
+            _ => {
+                close(run.take(), &mut pieces);
+                run = Some((r, e, e + 1, l, gi));
+            }
+        }
+    }
+    close(run.take(), &mut pieces);
+    // Every instance of a loop pattern is an iteration too.
+    for (gi, (p, _)) in groups.iter().enumerate() {
+        for &(r, s, e) in &parts[*p] {
+            loop_parts[r as usize].push((s, e + 1, lids[gi]));
+        }
+    }
+    for r in 0..nranks {
+        if pieces[r].is_empty() && loop_parts[r].is_empty() {
+            continue;
+        }
+        pieces[r].sort_unstable();
+        // Flag the loop pattern's own occurrences.
+        for &(s, e, lid) in &loop_parts[r] {
+            if let Ok(i) = out[r].binary_search(&(s, e)) {
+                if flags[r][i] == NOT_A_STEP {
+                    flags[r][i] = lid;
+                }
+            }
+        }
+        if pieces[r].is_empty() {
+            continue;
+        }
+        let mut occ = Vec::with_capacity(out[r].len() + pieces[r].len());
+        let mut fl = Vec::with_capacity(out[r].len() + pieces[r].len());
+        let mut k = 0;
+        let new = &pieces[r];
+        for (&o, &l) in out[r].iter().zip(&flags[r]) {
+            while k < new.len() && new[k].1 <= o.0 {
+                occ.push((new[k].0, new[k].1));
+                fl.push(new[k].2);
+                k += 1;
+            }
+            // Dropped where a piece overlaps it (the pieces cover the chained parts whole).
+            if k < new.len() && new[k].0 < o.1 {
+                continue;
+            }
+            occ.push(o);
+            fl.push(l);
+        }
+        for n in &new[k..] {
+            occ.push((n.0, n.1));
+            fl.push(n.2);
+        }
+        out[r] = occ;
+        flags[r] = fl;
+    }
+    let redone = construct_with_steps(trace, matching, events, &out, &flags);
+    // Kept when fewer events are left in instances seen once and the pattern explaining most
+    // explains no less (re-cutting a loop folded with its variants at another loop's copies
+    // would undo the fold).
+    let most = |c: &CommunicationAnalysis| c.patterns.iter().map(|p| p.events_covered).max().unwrap_or(0);
+    if glued_events(&redone) >= glued_events(c) || most(&redone) < most(c) {
+        return None;
+    }
+    Some((out, flags, redone))
+}
