@@ -1170,6 +1170,50 @@ void mpi_comm_dup_(F *comm, F *newcomm, F *ierr) {
     *ierr = MPI_Comm_dup(C(comm), &c);
     *newcomm = MPI_Comm_c2f(c);
 }
+/* Communicators built from Fortran (CP2K's 2-D grids: MPI_Cart_create, MPI_Cart_sub for their
+ * rows and columns): without these the C wrappers never see them and every message on them is
+ * written with an undefined communicator. Fortran LOGICALs arrive as integers (0 = false). */
+void mpi_comm_create_(F *comm, F *group, F *newcomm, F *ierr) {
+    MPI_Comm c;
+    *ierr = MPI_Comm_create(C(comm), MPI_Group_f2c(*group), &c);
+    *newcomm = MPI_Comm_c2f(c);
+}
+void mpi_cart_create_(F *comm, F *ndims, F *dims, F *periods, F *reorder, F *newcomm, F *ierr) {
+    int n = *ndims;
+    int *d = malloc((size_t)(n + 1) * sizeof *d), *p = malloc((size_t)(n + 1) * sizeof *p);
+    if (!d || !p) die("out of memory");
+    for (int i = 0; i < n; i++) d[i] = dims[i], p[i] = periods[i] != 0;
+    MPI_Comm c;
+    *ierr = MPI_Cart_create(C(comm), n, d, p, *reorder != 0, &c);
+    *newcomm = MPI_Comm_c2f(c);
+    free(d), free(p);
+}
+void mpi_cart_sub_(F *comm, F *remain, F *newcomm, F *ierr) {
+    int n = 0;
+    PMPI_Cartdim_get(C(comm), &n);
+    int *r = malloc((size_t)(n + 1) * sizeof *r);
+    if (!r) die("out of memory");
+    for (int i = 0; i < n; i++) r[i] = remain[i] != 0;
+    MPI_Comm c;
+    *ierr = MPI_Cart_sub(C(comm), r, &c);
+    *newcomm = MPI_Comm_c2f(c);
+    free(r);
+}
+void mpi_testall_(F *count, F *reqs, F *flag, F *statuses, F *ierr) {
+    int n = *count, f = 0;
+    MPI_Request *r = malloc((size_t)(n + 1) * sizeof *r);
+    MPI_Status *s = malloc((size_t)(n + 1) * sizeof *s);
+    if (!r || !s) die("out of memory");
+    for (int i = 0; i < n; i++) r[i] = MPI_Request_f2c(reqs[i]);
+    *ierr = MPI_Testall(n, r, &f, s);
+    *flag = f;
+    for (int i = 0; i < n; i++) {
+        reqs[i] = MPI_Request_c2f(r[i]);
+        if (f && (void *)statuses != f_statuses_ignore)
+            MPI_Status_c2f(&s[i], statuses + (size_t)i * F_STATUS_SIZE);
+    }
+    free(r), free(s);
+}
 void mpi_comm_free_(F *comm, F *ierr) {
     MPI_Comm c = C(comm);
     *ierr = MPI_Comm_free(&c);

@@ -62,6 +62,11 @@ if ! grep -q libdumpi_f77_put_buffer_info $lib/fromf77.f; then
             s/MPI_Status_f2c(statuses+i, cstatus+i)/MPI_Status_f2c(statuses+i*f77_status_size, cstatus+i)/;
             s/MPI_Status_c2f(cstatuses+i, fstatuses+i)/MPI_Status_c2f(cstatuses+i, fstatuses+i*f77_status_size)/' $lib/tof77.c
     [ "$(grep -c 'id + 1;\|cindices\[i\] + 1;\|i\*f77_status_size' $lib/tof77.c)" -eq 6 ] || { echo "build-dumpi.sh: tof77.c indices not patched" >&2; exit 1; }
+    # MPI_Wait's status is an output, but the binding reads it as an input and asserts that it is
+    # not MPI_STATUS_IGNORE: CP2K (DBCSR) waits with MPI_STATUS_IGNORE and aborts on its first
+    # MPI_Wait. It is treated as an output, as MPI_Test already is.
+    sed -i 's/^  stat = start_inbound_status(status);$/  stat = start_outbound_status(status);/' $lib/tof77.c
+    grep -q 'start_inbound_status(status);$' $lib/tof77.c && [ "$(grep -c '^  stat = start_inbound_status' $lib/tof77.c)" -eq 0 ] || { echo "build-dumpi.sh: tof77.c MPI_Wait not patched" >&2; exit 1; }
 fi
 ./bootstrap.sh
 fortran=

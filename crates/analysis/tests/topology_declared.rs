@@ -286,3 +286,38 @@ fn the_declaration_follows_the_ranks_when_they_are_renumbered() {
     assert_eq!(observed(&report), expected);
     assert_eq!(report.name_as_declared.as_deref(), Some("2x2x3 torus"));
 }
+
+/// A program that declares the same grid again and again (CP2K builds a new 2-D grid
+/// communicator for every distributed matrix: 954 identical ones in a 4-rank run) gets one
+/// comparison for it, with the other communicators counted, and a different grid on the same
+/// ranks keeps its own line.
+#[test]
+fn the_same_grid_declared_many_times_is_compared_once_and_counted() {
+    let (mut trace, _) = generated("torus:3x2x2", Numbering::RowMajor);
+    let first = declare(&mut trace, &[2, 2, 3], &[true, true, true]);
+    let again: Vec<u32> = (0..3)
+        .map(|_| declare(&mut trace, &[2, 2, 3], &[true, true, true]))
+        .collect();
+    let other = declare(&mut trace, &[12], &[true]);
+    // Compared in memory: the test DUMPI writer keeps one declaration per trace.
+    assert_eq!(trace.cartesian.len(), 5);
+    let report = identify(&trace);
+    assert_eq!(report.declared.len(), 2, "{:#?}", report.declared);
+    let d = &report.declared[0];
+    assert_eq!(d.comm, first);
+    assert_eq!((d.repeats, d.repeated_in.clone()), (3, again));
+    // The comparison is the one a single declaration gets (the test above).
+    assert!(d.agrees, "{}", d.summary);
+    assert_eq!((d.declared_pairs, d.used_pairs), (24, 24));
+    assert!(
+        d.summary
+            .contains("(and 3 more communicators declaring the same grid on the same ranks) declares a 2x2x3 torus"),
+        "{}",
+        d.summary
+    );
+    let o = &report.declared[1];
+    assert_eq!((o.comm, o.repeats, o.label.as_str()), (other, 0, "12-node ring"));
+    assert!(!o.agrees);
+    assert!(!o.summary.contains("more communicator"), "{}", o.summary);
+    assert_eq!(report.name_as_declared.as_deref(), Some("2x2x3 torus"));
+}

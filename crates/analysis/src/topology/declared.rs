@@ -63,6 +63,15 @@ pub struct DeclaredTopology {
     pub notes: Vec<String>,
     /// One sentence for people (the CLI prints it, the page shows it under the match).
     pub summary: String,
+    /// How many further communicators declare the same grid on the same world ranks (same
+    /// extents, periods and coordinates): they compare identically, so they are counted here
+    /// instead of repeated. CP2K creates a new 2-D grid communicator for every distributed
+    /// matrix: 954 identical declarations in a 4-rank MD run of 5 steps.
+    #[serde(default)]
+    pub repeats: usize,
+    /// Those communicators (at most 64 listed; `repeats` is complete).
+    #[serde(default)]
+    pub repeated_in: Vec<u32>,
 }
 
 /// The label of a declared grid in its own extents.
@@ -130,7 +139,10 @@ fn declared_pairs(t: &CartTopology) -> Vec<(u32, u32, usize, bool)> {
 pub fn compare(trace: &Trace, report: &TopologyReport) -> Vec<DeclaredTopology> {
     let n = trace.num_ranks();
     let observed: BTreeSet<(u32, u32)> = report.edges.iter().map(|&[a, b]| (a.min(b), a.max(b))).collect();
-    let mut out = Vec::new();
+    let mut out: Vec<DeclaredTopology> = Vec::new();
+    // A declaration already compared, by world members, extents, periods and coordinates.
+    type Key<'a> = (&'a [u32], &'a [u32], &'a [bool], &'a [Vec<u32>]);
+    let mut seen: HashMap<Key, usize> = HashMap::new();
     for t in &trace.cartesian {
         let Some(comm) = trace.comms.get(t.comm as usize) else {
             continue;
@@ -139,6 +151,16 @@ pub fn compare(trace: &Trace, report: &TopologyReport) -> Vec<DeclaredTopology> 
         if members.len() != t.coords.len() || members.iter().any(|&m| m >= n) {
             continue;
         }
+        let key: Key = (members, &t.dims, &t.periods, &t.coords);
+        if let Some(&i) = seen.get(&key) {
+            let first = &mut out[i];
+            first.repeats += 1;
+            if first.repeated_in.len() < LISTED {
+                first.repeated_in.push(t.comm);
+            }
+            continue;
+        }
+        seen.insert(key, out.len());
         let mut local = vec![u32::MAX; n as usize];
         for (i, &m) in members.iter().enumerate() {
             local[m as usize] = i as u32;
@@ -286,7 +308,22 @@ pub fn compare(trace: &Trace, report: &TopologyReport) -> Vec<DeclaredTopology> 
             same_graph_as_match,
             notes,
             summary,
+            repeats: 0,
+            repeated_in: Vec::new(),
         });
+    }
+    for d in &mut out {
+        if d.repeats > 0 {
+            let s = if d.repeats > 1 { "s" } else { "" };
+            d.summary = d.summary.replacen(
+                &format!("{} declares", d.comm_name),
+                &format!(
+                    "{} (and {} more communicator{s} declaring the same grid on the same ranks) declares",
+                    d.comm_name, d.repeats
+                ),
+                1,
+            );
+        }
     }
     out
 }
