@@ -144,14 +144,14 @@ fn the_logical_trace_is_exact_and_folds_the_md_steps() {
             n["node"] == "loop" && n["count"]["form"] == "constant" && n["count"]["value"].as_u64() == Some(steps)
         })
         .unwrap_or_else(|| panic!("a loop of the log's {steps} steps; loops {counts:?}"));
-    fn calls(n: &Value, out: &mut Vec<Value>) {
+    fn call_nodes(n: &Value, out: &mut Vec<Value>) {
         match n["node"].as_str() {
             Some("call") => out.push(n.clone()),
-            _ => n["body"].as_array().unwrap().iter().for_each(|b| calls(b, out)),
+            _ => n["body"].as_array().unwrap().iter().for_each(|b| call_nodes(b, out)),
         }
     }
     let mut body = Vec::new();
-    calls(step_loop, &mut body);
+    call_nodes(step_loop, &mut body);
     let branches: Vec<&Value> = body.iter().filter(|c| !c["shape"]["only_ranks"].is_null()).collect();
     assert!(
         branches.is_empty(),
