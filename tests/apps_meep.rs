@@ -240,6 +240,13 @@ fn set_up_and_time_steps_are_two_sections_where_the_log_dates_them() {
     );
     assert_eq!(steps["topology"]["family"], "grid", "{steps}");
     assert_eq!(steps["topology"]["ranks"], 8);
+    // A phase counts each message once, even where a rank's parts of two occurrences overlap:
+    // no phase or section holds more sends than the decoder saw in the whole run.
+    let sends: u64 = decoded_per_rank().iter().map(|r| r[0]).sum();
+    for part in sections.iter().chain(v["phases"].as_array().unwrap()) {
+        let n = part["topology"]["messages"].as_u64().unwrap_or(0);
+        assert!(n <= sends, "{n} messages of {sends} sent: {part}");
+    }
 }
 
 /// Every rank's most frequent pattern is its time step, found in every step but one (the first

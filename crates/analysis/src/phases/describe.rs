@@ -95,7 +95,9 @@ pub fn topology(
     for (&r, ranges) in spans {
         let mut mine: BTreeMap<String, u64> = BTreeMap::new();
         let (re, rt) = (&events.ranks[r as usize], &trace.ranks[r as usize]);
-        for &(a, b) in ranges {
+        // Occurrences of a phase may overlap on a rank (a rank's part of one occurrence can
+        // reach into the next): each event counts once.
+        for (a, b) in union_of(ranges) {
             for ev in a..=b {
                 match re.events.get(ev as usize) {
                     Some(&EventRef::P2p(o)) => {
@@ -197,4 +199,46 @@ pub fn imbalance(trace: &Trace, events: &Events, spans: &BTreeMap<Rank, Vec<(u32
         max,
         late,
     })
+}
+
+/// The inclusive ranges `ranges` cover, as disjoint ranges in order. O(n log n).
+fn union_of(ranges: &[(u32, u32)]) -> Vec<(u32, u32)> {
+    let mut sorted = ranges.to_vec();
+    sorted.sort_unstable();
+    let mut out: Vec<(u32, u32)> = Vec::with_capacity(sorted.len());
+    for (a, b) in sorted {
+        match out.last_mut() {
+            Some(last) if a <= last.1.saturating_add(1) => last.1 = last.1.max(b),
+            _ => out.push((a, b)),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod union_tests {
+    use super::union_of;
+
+    /// Against a brute-force membership count: every event in some range is in exactly one
+    /// range of the union, and no other event is.
+    #[test]
+    fn overlapping_ranges_cover_each_event_once() {
+        let cases: [&[(u32, u32)]; 4] = [
+            &[(30, 472), (74, 468)],
+            &[(5, 9), (0, 3), (4, 4), (20, 25), (22, 30)],
+            &[(7, 7)],
+            &[],
+        ];
+        for ranges in cases {
+            let union = union_of(ranges);
+            for w in union.windows(2) {
+                assert!(w[0].1 + 1 < w[1].0, "{union:?} not disjoint and apart");
+            }
+            for ev in 0..500u32 {
+                let inside = ranges.iter().any(|&(a, b)| a <= ev && ev <= b);
+                let times = union.iter().filter(|&&(a, b)| a <= ev && ev <= b).count();
+                assert_eq!(times, usize::from(inside), "event {ev} in {ranges:?}");
+            }
+        }
+    }
 }
