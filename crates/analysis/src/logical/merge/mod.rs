@@ -399,7 +399,7 @@ impl State<'_> {
                 // and keep their place, while a collective waits for every class that runs it
                 // (GROMACS's classes reach their FFT's all-to-alls after skipping different
                 // halo exchanges).
-                let waits = |x: &Candidate| !x.call.kind.is_p2p() || x.call.ops.is_empty();
+                let waits = |x: &Candidate| !(x.call.kind.is_p2p() && !x.call.ops.is_empty());
                 waits(a)
                     .cmp(&waits(b))
                     .then_with(|| against(a).cmp(&against(b)))
