@@ -78,9 +78,6 @@ pub(super) fn expand_with<'a>(
             continue;
         }
         let kept = restrict_call(call, |o| {
-            if !o.runs_on(rank) {
-                return None;
-            }
             let partner = match &o.partner {
                 Partner::Direction(d) => Partner::Rank(*table.get(d)?),
                 other => other.clone(),

@@ -136,11 +136,10 @@ pub(super) fn expanded_keys(
         // Operations the rank executes: all of a call that is not point-to-point, those with a
         // neighbour otherwise.
         let visible = |k: usize| -> bool {
-            !p2p || call.ops[k].runs_on(rank)
-                && match ops.direction[first + k] {
-                    NO_DIRECTION => true,
-                    d => neighbour[d as usize].is_some(),
-                }
+            !p2p || match ops.direction[first + k] {
+                NO_DIRECTION => true,
+                d => neighbour[d as usize].is_some(),
+            }
         };
         let count = (0..call.ops.len()).filter(|&k| visible(k)).count();
         let mut keep = !p2p || count > 0;

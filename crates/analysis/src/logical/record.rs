@@ -50,13 +50,6 @@ pub struct Operation {
     /// ([`logicalize`]), so the expansion gives every rank its own sizes.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub bytes_by_rank: Vec<RankBytes>,
-    /// Ranks that skip this operation here although they execute the record (increasing): a
-    /// `MPI_Sendrecv` of which some ranks run one half only in some iterations (GROMACS sends
-    /// no halo message when a domain has no atoms to send, `MPI_Send` or `MPI_Recv` instead),
-    /// so that the iteration is still the same program. Set by the merge; loop compression
-    /// keeps it per visit as [`crate::compress::Node::Call`]'s `present`.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub absent_on: Vec<Rank>,
 }
 
 /// The size of an operation on some ranks (see [`Operation::bytes_by_rank`]).
@@ -85,7 +78,6 @@ impl Operation {
             bytes: self.class_bytes(here),
             bytes_by_class: Vec::new(),
             bytes_by_rank: Vec::new(),
-            absent_on: Vec::new(),
             ..self.clone()
         }
     }
@@ -126,14 +118,7 @@ impl Operation {
             bytes: self.bytes_on(rank, here),
             bytes_by_class: Vec::new(),
             bytes_by_rank: Vec::new(),
-            absent_on: Vec::new(),
         }
-    }
-
-    /// Whether rank `rank` executes this operation where it executes its record (not listed in
-    /// [`Operation::absent_on`]).
-    pub fn runs_on(&self, rank: Rank) -> bool {
-        self.absent_on.is_empty() || self.absent_on.binary_search(&rank).is_err()
     }
 }
 
@@ -281,22 +266,6 @@ impl LogicalCall {
         self.with_sizes(&vec![0; self.sizes().len()])
             .with_tags(&vec![0; self.ops.len()])
             .with_rank_tables(&vec![Vec::new(); self.ops.len()])
-            .with_absent(&vec![Vec::new(); self.ops.len()])
-    }
-
-    /// Per operation, the ranks that skip it ([`Operation::absent_on`]).
-    pub fn absent_tables(&self) -> Vec<Vec<Rank>> {
-        self.ops.iter().map(|o| o.absent_on.clone()).collect()
-    }
-
-    /// The same call with each operation's [`Operation::absent_on`] replaced by `absent` (one
-    /// per operation).
-    pub fn with_absent(&self, absent: &[Vec<Rank>]) -> LogicalCall {
-        let mut c = self.clone();
-        for (o, a) in c.ops.iter_mut().zip(absent) {
-            o.absent_on = a.clone();
-        }
-        c
     }
 
     /// The same call with the sizes of [`LogicalCall::sizes`] replaced by `sizes`.
@@ -336,7 +305,6 @@ impl LogicalCall {
                             .iter()
                             .map(|e| format!(" ({} B on {})", e.bytes, ranks_text(&e.ranks))),
                     )
-                    .chain((!o.absent_on.is_empty()).then(|| format!(" (not on {})", ranks_text(&o.absent_on))))
                     .collect();
                 format!(
                     "{what}{}, {} B{by_class}, tag {}",

@@ -30,7 +30,6 @@ pub(super) fn records_of(trace: &Trace, rank: Rank, partner: &dyn Fn(Rank) -> Op
             bytes: p.bytes[i],
             bytes_by_class: Vec::new(),
             bytes_by_rank: Vec::new(),
-            absent_on: Vec::new(),
         });
         if c != post && c != NOT_COMPLETED && (c as usize) < n {
             completes[c as usize].push(post);
