@@ -25,30 +25,11 @@
 //! No length, count or share threshold: the ranks' exact copies and the messages decide. The
 //! split is kept only when fewer events are left in instances seen once.
 
+use super::construct::UnionFind;
 use super::construct::{construct_with_steps, op_events, CommunicationAnalysis};
 use super::steps::NOT_A_STEP;
 use super::{Events, Occurrences};
 use tracelogic_model::{Matching, Trace};
-
-struct UnionFind(Vec<u32>);
-
-impl UnionFind {
-    fn find(&mut self, mut x: u32) -> u32 {
-        while self.0[x as usize] != x {
-            let p = self.0[x as usize];
-            self.0[x as usize] = self.0[p as usize];
-            x = p;
-        }
-        x
-    }
-    fn union(&mut self, a: u32, b: u32) {
-        let (ra, rb) = (self.find(a), self.find(b));
-        if ra != rb {
-            let (lo, hi) = if ra < rb { (ra, rb) } else { (rb, ra) };
-            self.0[hi as usize] = lo;
-        }
-    }
-}
 
 /// Instances seen once over several ranks (the glued or chained ones).
 fn glued(c: &CommunicationAnalysis) -> Vec<bool> {
@@ -104,29 +85,8 @@ pub(super) fn split_chains(
         return None;
     }
     // Per pattern, its instances' parts (rank, first, last), sorted: which patterns are loops.
-    let mut parts: Vec<Vec<(u32, u32, u32)>> = vec![Vec::new(); c.patterns.len()];
-    for inst in &c.instances {
-        if let Some(list) = parts.get_mut(inst.pattern as usize) {
-            list.extend(inst.parts.iter().map(|p| (p.rank, p.first_event, p.last_event)));
-        }
-    }
-    for list in &mut parts {
-        list.sort_unstable();
-    }
-    let looped = |list: &[(u32, u32, u32)]| {
-        let mut adjacent = 0;
-        for w in list.windows(2) {
-            adjacent = if w[0].0 == w[1].0 && w[0].2 + 1 == w[1].1 {
-                adjacent + 1
-            } else {
-                0
-            };
-            if adjacent >= 2 {
-                return true;
-            }
-        }
-        false
-    };
+    let parts = super::steps::instance_parts(c);
+    let looped = super::steps::is_looped;
     // Loop patterns, most events covered first.
     let mut candidates: Vec<usize> = (0..c.patterns.len())
         .filter(|&p| !is_glued[p] && c.patterns[p].occurrences >= 3 && looped(&parts[p]))

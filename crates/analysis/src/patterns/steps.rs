@@ -96,29 +96,8 @@ fn loop_pattern(
     c: &CommunicationAnalysis,
     tried: &[std::collections::BTreeMap<tracelogic_model::Rank, super::construct::EventNames>],
 ) -> Option<usize> {
-    let mut parts: Vec<Vec<(u32, u32, u32)>> = vec![Vec::new(); c.patterns.len()];
-    for inst in &c.instances {
-        if let Some(list) = parts.get_mut(inst.pattern as usize) {
-            list.extend(inst.parts.iter().map(|p| (p.rank, p.first_event, p.last_event)));
-        }
-    }
-    for list in &mut parts {
-        list.sort_unstable();
-    }
-    let looped = |list: &[(u32, u32, u32)]| {
-        let mut adjacent = 0;
-        for w in list.windows(2) {
-            adjacent = if w[0].0 == w[1].0 && w[0].2 + 1 == w[1].1 {
-                adjacent + 1
-            } else {
-                0
-            };
-            if adjacent >= 2 {
-                return true;
-            }
-        }
-        false
-    };
+    let parts = instance_parts(c);
+    let looped = is_looped;
     c.patterns
         .iter()
         .zip(&parts)
@@ -347,6 +326,37 @@ fn embeddings(gap: &[u32], body: &[u32]) -> Vec<u32> {
         }
     }
     ends
+}
+
+/// Per pattern, its instances' parts `(rank, first event, last event)`, sorted.
+pub(super) fn instance_parts(c: &CommunicationAnalysis) -> Vec<Vec<(u32, u32, u32)>> {
+    let mut parts: Vec<Vec<(u32, u32, u32)>> = vec![Vec::new(); c.patterns.len()];
+    for inst in &c.instances {
+        if let Some(list) = parts.get_mut(inst.pattern as usize) {
+            list.extend(inst.parts.iter().map(|p| (p.rank, p.first_event, p.last_event)));
+        }
+    }
+    for list in &mut parts {
+        list.sort_unstable();
+    }
+    parts
+}
+
+/// A loop: some rank runs three of the pattern's parts back to back (sorted parts, as
+/// [`instance_parts`] gives them).
+pub(super) fn is_looped(list: &[(u32, u32, u32)]) -> bool {
+    let mut adjacent = 0;
+    for w in list.windows(2) {
+        adjacent = if w[0].0 == w[1].0 && w[0].2 + 1 == w[1].1 {
+            adjacent + 1
+        } else {
+            0
+        };
+        if adjacent >= 2 {
+            return true;
+        }
+    }
+    false
 }
 
 #[cfg(test)]

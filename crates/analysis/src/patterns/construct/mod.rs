@@ -121,10 +121,12 @@ pub struct CommunicationAnalysis {
     pub step_loops: Vec<u32>,
 }
 
-struct UnionFind(Vec<u32>);
+/// Disjoint sets over `0..n`, each named by its smallest member (so that the order of the
+/// unions does not change the names); path halving. Shared with `chains.rs`.
+pub(crate) struct UnionFind(pub(crate) Vec<u32>);
 
 impl UnionFind {
-    fn find(&mut self, mut x: u32) -> u32 {
+    pub(crate) fn find(&mut self, mut x: u32) -> u32 {
         while self.0[x as usize] != x {
             let p = self.0[x as usize];
             self.0[x as usize] = self.0[p as usize];
@@ -132,7 +134,7 @@ impl UnionFind {
         }
         x
     }
-    fn union(&mut self, a: u32, b: u32) {
+    pub(crate) fn union(&mut self, a: u32, b: u32) {
         let (ra, rb) = (self.find(a), self.find(b));
         if ra != rb {
             let (lo, hi) = if ra < rb { (ra, rb) } else { (rb, ra) };
