@@ -164,19 +164,10 @@ fn gromacs_md_step_as_often_as_md_log_says() {
         per_step || per_period,
         "default pattern: {n} occurrences, md.log: {nsteps} steps"
     );
-    let groups: Vec<Vec<usize>> = (0..events.ranks.len()).map(|r| steps(&events, r).0).collect();
-    for inst in &a.communication.instances {
-        for p in &inst.parts {
-            let inside = groups[p.rank as usize]
-                .iter()
-                .filter(|&&g| g >= p.first_event as usize && g <= p.last_event as usize)
-                .count();
-            assert!(
-                inside <= nstcalcenergy,
-                "pattern {} on rank {}: {inside} steps in one occurrence",
-                inst.pattern,
-                p.rank
-            );
-        }
+    for (pattern, rank, inside) in steps_per_part(&a, &events) {
+        assert!(
+            inside <= nstcalcenergy,
+            "pattern {pattern} on rank {rank}: {inside} steps in one occurrence"
+        );
     }
 }
