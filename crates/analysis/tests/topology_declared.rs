@@ -321,3 +321,95 @@ fn the_same_grid_declared_many_times_is_compared_once_and_counted() {
     assert!(!o.summary.contains("more communicator"), "{}", o.summary);
     assert_eq!(report.name_as_declared.as_deref(), Some("2x2x3 torus"));
 }
+
+/// A process grid whose rows and columns talk by collectives on communicators of their own
+/// (ScaLAPACK's BLACS grid in CP2K; `MPI_Cart_sub` or `MPI_Comm_split`), beside a ring that
+/// carries all the point-to-point traffic: the comparison finds each dimension's line
+/// communicators and their traffic, whatever their names. Expected counts are the ones pushed
+/// here: rows (dimension 1, extent 4) broadcast 3 times, columns (dimension 0, extent 2) twice.
+#[test]
+fn a_process_grid_talking_on_row_and_column_communicators_is_reported_per_dimension() {
+    use tracelogic_model::CollectiveOp;
+    let (mut trace, _) = generated("ring:8", Numbering::RowMajor);
+    let grid = declare(&mut trace, &[2, 4], &[false, false]);
+    // Row-major 2x4: rows {0..3}, {4..7}; columns {c, c + 4}.
+    let rows: Vec<Vec<u32>> = vec![(0..4).collect(), (4..8).collect()];
+    let cols: Vec<Vec<u32>> = (0..4).map(|c| vec![c, c + 4]).collect();
+    let bcast = |trace: &mut Trace, name: &str, members: &[u32], times: u32, bytes: u64| {
+        let comm = trace.add_comm(name, members.to_vec());
+        for _ in 0..times {
+            for &r in members {
+                let end = trace.ranks[r as usize].calls.exit.last().copied().unwrap_or(0);
+                let call = trace.push_call(r, "MPI_Bcast", end + 10, end + 20, NO_CALLPATH, 0);
+                trace.push_collective(r, call, CollectiveOp::Bcast, comm, members[0], bytes, bytes);
+            }
+        }
+    };
+    for (i, row) in rows.iter().enumerate() {
+        bcast(&mut trace, &format!("row {i}"), row, 3, 100);
+    }
+    for (i, col) in cols.iter().enumerate() {
+        bcast(&mut trace, &format!("column {i}"), col, 2, 10);
+    }
+    // Of the right size but not a line of the grid: not counted.
+    bcast(&mut trace, "diagonal", &[0, 5], 5, 1000);
+    for trace in [trace.clone(), through_otf2(&trace)] {
+        let report = identify(&trace);
+        let d = report
+            .declared
+            .iter()
+            .find(|d| d.comm == grid)
+            .expect("the declared grid");
+        assert_eq!(d.dims, [2, 4]);
+        assert_eq!(d.lines.len(), 2, "{:#?}", d.lines);
+        let (col, row) = (&d.lines[0], &d.lines[1]);
+        assert_eq!(
+            (
+                col.dim,
+                col.extent,
+                col.lines,
+                col.lines_with_communicator,
+                col.communicators
+            ),
+            (0, 2, 4, 4, 4)
+        );
+        assert_eq!(
+            (col.collective_calls, col.collective_bytes),
+            (4 * 2 * 2, 4 * 2 * 2 * 10)
+        );
+        assert_eq!(
+            (
+                row.dim,
+                row.extent,
+                row.lines,
+                row.lines_with_communicator,
+                row.communicators
+            ),
+            (1, 4, 2, 2, 2)
+        );
+        assert_eq!(
+            (row.collective_calls, row.collective_bytes),
+            (2 * 4 * 3, 2 * 4 * 3 * 100)
+        );
+        assert_eq!(col.p2p_messages + row.p2p_messages, 0);
+        // The ring's traffic runs along rows and wraps between them, so columns have no
+        // point-to-point neighbours talking: the note says so, and names the collectives.
+        assert!(
+            d.summary
+                .contains("no point-to-point traffic between neighbours along dimension 0 (extent 2)"),
+            "{}",
+            d.summary
+        );
+        assert!(
+            d.summary
+                .contains("dimension 0 (extent 2): 4 of its 4 lines have communicators"),
+            "{}",
+            d.summary
+        );
+        assert!(
+            d.summary.contains("carrying 24 collective calls (2400 bytes)"),
+            "{}",
+            d.summary
+        );
+    }
+}

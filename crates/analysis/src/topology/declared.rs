@@ -11,7 +11,11 @@
 //! When a declared topology agrees and its members are every rank that communicates, the run is
 //! named by the declared extents ([`TopologyReport::name_as_declared`]): "2x2x3 torus", where
 //! identification's simplest name for the same graph is "4x3 torus".
+//! A grid's rows and columns may talk by collectives on communicators of their own instead of
+//! point-to-point messages (a process grid of ScaLAPACK or HPL): [`super::grid_lines`] finds
+//! them and the comparison reports their traffic per dimension ([`DeclaredTopology::lines`]).
 
+use super::grid_lines::{self, CommTraffic, LineTraffic};
 use super::report::TopologyReport;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeSet, HashMap};
@@ -72,6 +76,11 @@ pub struct DeclaredTopology {
     /// Those communicators (at most 64 listed; `repeats` is complete).
     #[serde(default)]
     pub repeated_in: Vec<u32>,
+    /// Per dimension, the communicators over exactly one line of the grid (row and column
+    /// communicators) and their traffic; empty for a grid with fewer than two dimensions of
+    /// extent 2 or more.
+    #[serde(default)]
+    pub lines: Vec<LineTraffic>,
 }
 
 /// The label of a declared grid in its own extents.
@@ -143,6 +152,11 @@ pub fn compare(trace: &Trace, report: &TopologyReport) -> Vec<DeclaredTopology> 
     // A declaration already compared, by world members, extents, periods and coordinates.
     type Key<'a> = (&'a [u32], &'a [u32], &'a [bool], &'a [Vec<u32>]);
     let mut seen: HashMap<Key, usize> = HashMap::new();
+    let traffic = if trace.cartesian.is_empty() {
+        CommTraffic::default()
+    } else {
+        CommTraffic::of(trace)
+    };
     for t in &trace.cartesian {
         let Some(comm) = trace.comms.get(t.comm as usize) else {
             continue;
@@ -187,6 +201,12 @@ pub fn compare(trace: &Trace, report: &TopologyReport) -> Vec<DeclaredTopology> 
         let undeclared: Vec<(u32, u32)> = observed_local.difference(&declared).copied().collect();
         let used_pairs = declared.len() - unused.len();
 
+        let lines = grid_lines::line_traffic(trace, members, &t.coords, &t.dims, &traffic);
+        let line_talks = |k: usize| {
+            lines
+                .iter()
+                .any(|l| l.dim == k && (l.collective_calls > 0 || l.p2p_messages > 0))
+        };
         let mut notes = Vec::new();
         for (k, &d) in t.dims.iter().enumerate() {
             let along: Vec<&(u32, u32, usize, bool)> = pairs.iter().filter(|p| p.2 == k).collect();
@@ -196,7 +216,13 @@ pub fn compare(trace: &Trace, report: &TopologyReport) -> Vec<DeclaredTopology> 
                 continue;
             }
             if !along.is_empty() && !along.iter().any(|p| used(&p)) {
-                notes.push(format!("no traffic along dimension {k} (extent {d})"));
+                if line_talks(k) {
+                    notes.push(format!(
+                        "no point-to-point traffic between neighbours along dimension {k} (extent {d})"
+                    ));
+                } else {
+                    notes.push(format!("no traffic along dimension {k} (extent {d})"));
+                }
                 continue;
             }
             if t.periods[k] && d >= 3 {
@@ -238,6 +264,8 @@ pub fn compare(trace: &Trace, report: &TopologyReport) -> Vec<DeclaredTopology> 
                 }
             }
         }
+
+        notes.extend(lines.iter().filter_map(grid_lines::describe));
 
         let same_graph_as_match = report.identification.matched.as_ref().and_then(|m| {
             if members.len() != n as usize || report.identification.ranks != n {
@@ -310,6 +338,7 @@ pub fn compare(trace: &Trace, report: &TopologyReport) -> Vec<DeclaredTopology> 
             summary,
             repeats: 0,
             repeated_in: Vec::new(),
+            lines,
         });
     }
     for d in &mut out {

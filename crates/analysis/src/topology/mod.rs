@@ -16,6 +16,7 @@
 
 pub mod cuts;
 pub mod declared;
+pub mod grid_lines;
 pub mod report;
 
 mod candidate;
