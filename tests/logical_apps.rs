@@ -15,7 +15,8 @@
 use std::path::{Path, PathBuf};
 use tracelogic_analysis::compress::{compress, Node, Program, Values};
 use tracelogic_analysis::logical::{
-    expand_calls, logicalize_identified, physical_calls, verify, LogicalTrace, Verification, VOLUME_TOLERANCE,
+    expand_calls, logicalize_identified, physical_calls, verify, LogicalCall, LogicalTrace, Verification,
+    VOLUME_TOLERANCE,
 };
 use tracelogic_analysis::matrix::CommMatrix;
 use tracelogic_analysis::topology::{identify_matrix, TopologyOptions};
@@ -523,9 +524,9 @@ fn held_out_mg_skeleton_replays_the_run() {
 /// LAMMPS with long-range electrostatics (PPPM) on 8 ranks, `tests/data/apps/lammps-pppm-8`
 /// (tools/record/lammps-pppm.sh): minimisation, an NVE run and a Langevin run, whose steps the
 /// log reports. PPPM's remaps complete their requests with one `MPI_Waitany` per request, in
-/// the order messages arrive; runs of them are kept as sets completed in posting order
-/// (docs/logical.md, step 4), so the expansion still gives every rank its recorded operations,
-/// peers and sizes, and as many `MPI_Waitany` calls as the tracer's decoder counted. Before,
+/// the order messages arrive; a run of them is one completion record carrying its number of
+/// calls (docs/logical.md, step 4), so the expansion still gives every rank its recorded
+/// operations, peers and sizes, and as many `MPI_Waitany` calls as the tracer's decoder counted. Before,
 /// the completion offsets changed with the arrival order and 58,136 records compressed to
 /// 24,136 (ratio 2.4); each rank block's steps now fold into one loop (4,062 records,
 /// `lammps_pppm_compressed_length_is_bounded_by_its_steps`).
@@ -564,10 +565,14 @@ fn lammps_pppm_expands_to_the_decoders_counts() {
     assert_eq!(expanded.iter().map(|e| e.0).sum::<u64>(), count("p2p_sends "));
     assert_eq!(expanded.iter().map(|e| e.1).sum::<u64>(), count("p2p_send_bytes "));
     assert_eq!(expanded.iter().map(|e| e.2).sum::<u64>(), count("p2p_receives "));
+    // A run of `MPI_Waitany` calls is one record carrying its number of calls.
     let waitany: u64 = (0..l.ranks)
         .map(|r| {
             let mine = expand_calls(&l, l.records.iter().map(|x| &x.call), r).unwrap();
-            mine.iter().filter(|c| c.function == "MPI_Waitany").count() as u64
+            mine.iter()
+                .filter(|c| c.function == "MPI_Waitany")
+                .map(|c| c.calls.expect("a completion run's record"))
+                .sum::<u64>()
         })
         .sum();
     assert_eq!(waitany, count("calls MPI_Waitany "), "{name}: Waitany calls");
@@ -658,9 +663,13 @@ fn lammps_pppm_compressed_length_is_bounded_by_its_steps() {
         Vec::<u32>::new(),
         "{name}: every size on every rank"
     );
+    // A run of `MPI_Waitany` calls is one record carrying its number of calls (step 4).
+    let folded: u64 = l.records.iter().map(|r| r.call.calls.map_or(0, |k| k - 1)).sum();
+    assert!(folded > 0, "{name}: PPPM's remaps complete with runs of MPI_Waitany");
     assert_eq!(
-        program.raw_length as u64, records,
-        "{name}: the logical trace has one record per recorded call"
+        program.raw_length as u64 + folded,
+        records,
+        "{name}: the logical trace has one record per recorded call, a run's calls counted"
     );
     let per_step = records as f64 / steps as f64;
     eprintln!(
@@ -676,13 +685,12 @@ fn lammps_pppm_compressed_length_is_bounded_by_its_steps() {
     );
 }
 
-/// Runs of `MPI_Waitany` complete sets (docs/logical.md, step 4), checked on a hand-written
-/// trace against offsets counted by hand: two ranks post two receives, send twice and call
-/// `MPI_Waitany` twice per iteration, the receives completing in a different order in each
-/// iteration (as arrival order does). Every iteration's records must then be equal, the first
-/// `MPI_Waitany` completing the first receive posted (4 records back) and the second the
-/// second (4 back), so loop compression folds the three iterations; an `MPI_Wtime` between the
-/// two calls does not break the run.
+/// Runs of `MPI_Waitany` are one completion record (docs/logical.md, step 4), checked on a
+/// hand-written trace against offsets counted by hand: two ranks post two receives, send twice
+/// and call `MPI_Waitany` twice per iteration, the receives completing in a different order in
+/// each iteration (as arrival order does). Every iteration's records must then be equal, the
+/// run's record completing both receives (4 and 3 records back) in 2 calls, so loop compression
+/// folds the three iterations; an `MPI_Wtime` between the two calls does not break the run.
 #[test]
 fn waitany_runs_complete_in_posting_order() {
     use tracelogic_analysis::logical::rank_records;
@@ -714,15 +722,15 @@ fn waitany_runs_complete_in_posting_order() {
     .expect("the hand-written trace reads");
     for r in 0..2 {
         let records = rank_records(&trace, r).unwrap();
-        assert_eq!(records.len(), 18, "rank {r}: six records per iteration");
-        let completes: Vec<Vec<u32>> = records
+        assert_eq!(records.len(), 15, "rank {r}: five records per iteration");
+        let completes: Vec<(Vec<u32>, Option<u64>)> = records
             .iter()
             .filter(|x| x.call.function == "MPI_Waitany")
-            .map(|x| x.call.completes.clone())
+            .map(|x| (x.call.completes.clone(), x.call.calls))
             .collect();
-        assert_eq!(completes, vec![vec![4]; 6], "rank {r}");
+        assert_eq!(completes, vec![(vec![3, 4], Some(2)); 3], "rank {r}");
         let program = compress(&records);
-        assert_eq!(program.compressed_length, 7, "rank {r}:\n{}", program.text());
+        assert_eq!(program.compressed_length, 6, "rank {r}:\n{}", program.text());
     }
     let report = identify_matrix(
         &CommMatrix::from_trace(&trace, &Selection::all()),
@@ -731,4 +739,108 @@ fn waitany_runs_complete_in_posting_order() {
     let l = logicalize_identified(&trace, &report, None).expect("logical trace");
     let v = verify(&trace, &l).expect("verification");
     assert!(v.per_rank.iter().all(|p| p.structure_exact && p.bytes_exact));
+    // Six `MPI_Waitany` calls per rank, made and expanded.
+    assert!(
+        v.per_rank
+            .iter()
+            .all(|p| p.real_completion_calls == 6 && p.expanded_completion_calls == 6),
+        "{:?}",
+        v.per_rank
+    );
+}
+
+/// A polling loop of `MPI_Test`, `MPI_Testsome` and `MPI_Waitsome` calls is one completion
+/// record however many calls it needs (docs/logical.md, step 4), checked on a hand-written trace
+/// against counts made by hand: two ranks post two receives and two sends per step and complete
+/// them in 1, 2, 3 and 1 calls (a `MPI_Testsome` that completes nothing and an `MPI_Wtime` in
+/// between, which neither count nor break the run; a `MPI_Wait` does break it). Each step is
+/// then 4 posts and one `MPI_Waitsome` record completing the 4 requests, the 4 steps fold into
+/// one loop, and verification counts the 7 completion calls of each rank apart.
+#[test]
+fn completion_loops_of_varying_calls_fold() {
+    use tracelogic_analysis::logical::rank_records;
+    let mut src = String::from("#tracelogic-text 1\nranks 2\n");
+    for r in 0..2u32 {
+        let peer = 1 - r;
+        let mut t = 0u64;
+        let mut line = |s: &str| {
+            src.push_str(&format!("{r} {t} {} {s}\n", t + 1));
+            t += 2;
+        };
+        for step in 0..4u32 {
+            let q = |k: u32| 10 * step + k;
+            line(&format!("MPI_Irecv recv={peer} tag=0 bytes=8 req={}", q(1)));
+            line(&format!("MPI_Irecv recv={peer} tag=1 bytes=16 req={}", q(2)));
+            line(&format!("MPI_Isend send={peer} tag=0 bytes=8 req={}", q(3)));
+            line(&format!("MPI_Isend send={peer} tag=1 bytes=16 req={}", q(4)));
+            match step {
+                0 | 3 => line(&format!("MPI_Waitsome wait={},{},{},{}", q(1), q(2), q(3), q(4))),
+                1 => {
+                    line("MPI_Testsome");
+                    line(&format!("MPI_Waitsome wait={},{}", q(4), q(1)));
+                    line("MPI_Wtime");
+                    line(&format!("MPI_Waitsome wait={},{}", q(2), q(3)));
+                }
+                _ => {
+                    line(&format!("MPI_Test wait={}", q(3)));
+                    line("MPI_Test");
+                    line(&format!("MPI_Testsome wait={},{}", q(2), q(1)));
+                    line(&format!("MPI_Waitsome wait={}", q(4)));
+                }
+            }
+        }
+        // A `MPI_Wait` after a `MPI_Waitsome` is a record of its own.
+        line(&format!("MPI_Isend send={peer} tag=2 bytes=4 req=100"));
+        line(&format!("MPI_Irecv recv={peer} tag=2 bytes=4 req=101"));
+        line("MPI_Waitsome wait=101");
+        line("MPI_Wait wait=100");
+    }
+    let trace = tracelogic_formats::text::read(
+        &[tracelogic_formats::InputFile::new("polling.txt", src.as_str())],
+        &mut tracelogic_formats::NoProgress,
+    )
+    .expect("the hand-written trace reads");
+    for r in 0..2 {
+        let records = rank_records(&trace, r).unwrap();
+        assert_eq!(records.len(), 4 * 5 + 4, "rank {r}: five records per step, then four");
+        let runs: Vec<(&str, Vec<u32>, Option<u64>)> = records
+            .iter()
+            .filter(|x| x.call.kind == tracelogic_model::CallKind::Completion)
+            .map(|x| (x.call.function.as_str(), x.call.completes.clone(), x.call.calls))
+            .collect();
+        let step = |calls| ("MPI_Waitsome", vec![1, 2, 3, 4], Some(calls));
+        assert_eq!(
+            runs,
+            vec![
+                step(1),
+                step(2),
+                step(3),
+                step(1),
+                ("MPI_Waitsome", vec![1], Some(1)),
+                ("MPI_Wait", vec![3], None),
+            ],
+            "rank {r}"
+        );
+        let program = compress(&records);
+        // [4 posts, the run]^4, then 4 records.
+        assert_eq!(program.compressed_length, 1 + 5 + 4, "rank {r}:\n{}", program.text());
+        assert!(program.text().contains("calls {1, 2, 3, 1}"), "{}", program.text());
+        let calls: Vec<LogicalCall> = records.iter().map(|x| x.call.clone()).collect();
+        assert_eq!(program.expand(1000).unwrap(), calls, "rank {r}: the expansion is exact");
+    }
+    let report = identify_matrix(
+        &CommMatrix::from_trace(&trace, &Selection::all()),
+        &TopologyOptions::default(),
+    );
+    let l = logicalize_identified(&trace, &report, None).expect("logical trace");
+    let v = verify(&trace, &l).expect("verification");
+    assert!(v.per_rank.iter().all(|p| p.structure_exact && p.bytes_exact));
+    // 1 + 2 + 3 + 1 calls of the steps' runs, the last `MPI_Waitsome` and the `MPI_Wait`.
+    assert!(
+        v.per_rank
+            .iter()
+            .all(|p| p.real_completion_calls == 9 && p.expanded_completion_calls == 9),
+        "{:?}",
+        v.per_rank
+    );
 }

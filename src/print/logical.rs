@@ -258,7 +258,8 @@ pub fn skeleton_note(s: &SkeletonReport, output: &std::path::Path) -> String {
 }
 
 /// The verification's two questions, each in one line: does the expansion make each rank's
-/// calls (function, direction, peer, order), and does it move each rank's bytes.
+/// calls (function, direction, peer, order), and does it move each rank's bytes; then the
+/// completion calls, counted apart (when the run has any).
 pub fn structure_and_volume(v: &Verification) -> String {
     let structure = format!("Structure: {}.\n", v.structure_text());
     let volume = if v.ranks_bytes_differ.is_empty() && v.ranks_volume_off.is_empty() && v.volume_error == 0.0 {
@@ -274,5 +275,8 @@ pub fn structure_and_volume(v: &Verification) -> String {
             v.ranks_volume_off.len()
         )
     };
-    structure + &volume
+    let completions = v
+        .completions_text()
+        .map_or_else(String::new, |t| format!("Completions: {t}.\n"));
+    structure + &volume + &completions
 }

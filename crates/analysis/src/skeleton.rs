@@ -15,7 +15,8 @@
 //! it exists and its rank used it, and is no edge either. Requests live in
 //! a ring indexed by the logical record counter, so a completion finds the requests it completes
 //! by their record offsets. Choices: `MPI_Bsend`/`MPI_Rsend` replay as `MPI_Send`, `MPI_Test*`
-//! and `MPI_Wait{any,some}` as `MPI_Waitall`/`MPI_Wait`, collectives on other communicators run on
+//! and `MPI_Wait{any,some}` as `MPI_Waitall`/`MPI_Wait` (a run of such calls, one record of the
+//! logical trace, as one `MPI_Waitall` of the requests it completed), collectives on other communicators run on
 //! the topology communicator, reductions use `MPI_BOR` on `MPI_BYTE`, v-collectives run as their
 //! regular form with the rank's own sizes.
 
@@ -248,22 +249,24 @@ static inline void compute(double ns)
 static inline int nb(int d) { return neighbour[me][d]; }
 static inline MPI_Request *slot(void) { return &ring[pos % RING]; }
 
-/* Complete the requests of the records `back[k]` records ago. */
+/* Complete the requests of the records `back[k]` records ago (64 at a time). */
 static inline void complete(int count, const unsigned long *back, int single)
 {
-    MPI_Request rq[64];
-    int live = 0;
-    for (int k = 0; k < count && k < 64; k++) {
-        MPI_Request *r = &ring[(pos - back[k]) % RING];
-        rq[k] = *r;
-        live += *r != MPI_REQUEST_NULL;
-        *r = MPI_REQUEST_NULL;
+    for (int k0 = 0; k0 < count; k0 += 64) {
+        MPI_Request rq[64];
+        int live = 0, n = count - k0 < 64 ? count - k0 : 64;
+        for (int k = 0; k < n; k++) {
+            MPI_Request *r = &ring[(pos - back[k0 + k]) % RING];
+            rq[k] = *r;
+            live += *r != MPI_REQUEST_NULL;
+            *r = MPI_REQUEST_NULL;
+        }
+        if (!live) continue;
+        if (single && count == 1)
+            MPI_Wait(&rq[0], MPI_STATUS_IGNORE);
+        else
+            MPI_Waitall(n, rq, MPI_STATUSES_IGNORE);
     }
-    if (!live) return;
-    if (single && count == 1)
-        MPI_Wait(&rq[0], MPI_STATUS_IGNORE);
-    else
-        MPI_Waitall(count < 64 ? count : 64, rq, MPI_STATUSES_IGNORE);
 }
 
 "#;

@@ -12,6 +12,7 @@ fn records(functions: &[&str]) -> Vec<Record> {
                 ops: Vec::new(),
                 collective: None,
                 completes: Vec::new(),
+                calls: None,
                 only_ranks: None,
             },
             gap_ns: 0,

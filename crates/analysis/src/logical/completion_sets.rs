@@ -1,57 +1,104 @@
-//! Runs of `MPI_Waitany` / `MPI_Waitsome` as sets: which request each call of such a run
-//! completes is the order in which messages arrived (timing), not the program. LAMMPS's PPPM
-//! remaps post receives from 3 or 7 partners, send, then call `MPI_Waitany` once per request;
-//! recorded as completed, the completion records' back-distances change from one time step to
-//! the next and no loop folds. ScalaTrace aggregates `Waitany`/`Waitsome` the same way: what a
-//! run of consecutive such calls completes is kept as a set, and handed to the calls of the run
-//! in posting order (each call keeps how many requests it completed). The logical trace and the
-//! physical records it is checked against both see this order, so an expansion completes the
-//! requests of a run in posting order; which call completed which request is not reproduced.
+//! Runs of completion calls as one record: which request each `MPI_Waitsome` / `MPI_Testsome` /
+//! `MPI_Waitany` / `MPI_Testany` / `MPI_Test` of a polling loop completes, and how many such
+//! calls the loop needs, is the order and the moment messages arrived (timing), not the program.
+//! LAMMPS's PPPM remaps post receives from 3 or 7 partners, send, then call `MPI_Waitany` once
+//! per request in an order that changes every step; Meep completes its halo messages with a
+//! `MPI_Waitsome` loop of 1 to several calls per exchange. Kept call by call, no two time steps
+//! are equal and nothing folds. ScalaTrace aggregates such calls the same way: a run of
+//! consecutive completion calls of these functions (only calls that are never records, such as
+//! `MPI_Wtime` or a poll completing nothing, between them) is **one completion record** of the
+//! requests the run completed ("complete these requests", as a `MPI_Waitall` of them), carrying
+//! the number of calls of the run that completed a request ([`LogicalCall::calls`], a per-visit
+//! value of loop compression). Which call completed which request is not reproduced.
 
 #[allow(unused_imports)]
 use super::*;
 
-/// Whether a function is one whose completions form sets (`MPI_Waitany`, `MPI_Waitsome`).
-fn is_any_or_some(name: &str) -> bool {
-    matches!(name, "MPI_Waitany" | "MPI_Waitsome")
+/// Whether a function is one whose completions form sets.
+fn is_set_function(name: &str) -> bool {
+    matches!(
+        name,
+        "MPI_Waitany" | "MPI_Waitsome" | "MPI_Testany" | "MPI_Testsome" | "MPI_Test"
+    )
 }
 
-/// For each point-to-point operation of `rank`, the call that completes it, with the requests a
-/// run of consecutive `MPI_Waitany` / `MPI_Waitsome` calls completes handed out in posting order
-/// (see the module text). A run is broken by any call that can be a record (point-to-point,
-/// another completion, collective, lifecycle), not by queries such as `MPI_Wtime`. `None` when
-/// the rank calls neither function (the recorded completions stand).
-pub(super) fn completions_as_sets(trace: &Trace, rank: Rank) -> Option<Vec<CallIdx>> {
+/// The function a run's record is named by, when its calls are of several functions: the first
+/// of these present (a blocking call ends most polling loops).
+const RUN_FUNCTIONS: [&str; 5] = ["MPI_Waitsome", "MPI_Waitany", "MPI_Testsome", "MPI_Testany", "MPI_Test"];
+
+/// One run of completion calls (see the module text).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct CompletionRun {
+    /// Its first and last call.
+    pub first: CallIdx,
+    pub last: CallIdx,
+    /// Calls of the run that completed at least one request.
+    pub calls: u64,
+    /// The function of its record.
+    pub function: String,
+}
+
+/// A rank's completion runs: every operation completed by a run handed to the run's first call
+/// (`complete`, the model's [`tracelogic_model::P2p::complete`] otherwise), and the runs in call
+/// order.
+#[derive(Debug, Clone, Default)]
+pub(super) struct CompletionRuns {
+    pub complete: Vec<CallIdx>,
+    pub runs: Vec<CompletionRun>,
+}
+
+/// Where a call stands with respect to the completion runs ([`CompletionRuns::at`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum RunPosition<'a> {
+    /// The first call of this run: the call of its record.
+    Starts(&'a CompletionRun),
+    /// Another call of a run (part of the run's record).
+    Inside,
+    /// In no run.
+    Outside,
+}
+
+impl CompletionRuns {
+    /// Where call `c` stands, reading `runs` with a cursor `next` (calls asked in increasing
+    /// order).
+    pub fn at(&self, c: CallIdx, next: &mut usize) -> RunPosition<'_> {
+        while self.runs.get(*next).is_some_and(|r| r.last < c) {
+            *next += 1;
+        }
+        match self.runs.get(*next) {
+            Some(r) if r.first == c => RunPosition::Starts(r),
+            Some(r) if r.first < c => RunPosition::Inside,
+            _ => RunPosition::Outside,
+        }
+    }
+}
+
+/// The completion runs of `rank` (see the module text). A run is broken by any call that can be
+/// a record (point-to-point, another completion such as `MPI_Wait` or `MPI_Waitall`,
+/// collective, lifecycle), not by queries such as `MPI_Wtime`. `None` when the rank calls none
+/// of the functions (the recorded completions stand).
+pub(super) fn completion_runs(trace: &Trace, rank: Rank) -> Option<CompletionRuns> {
     let rt = trace.ranks.get(rank as usize)?;
     let calls = &rt.calls;
     let p = &rt.p2p;
     let n = calls.len();
-    let set_fn: Vec<bool> = trace.functions.names().iter().map(|f| is_any_or_some(f)).collect();
+    let set_fn: Vec<bool> = trace.functions.names().iter().map(|f| is_set_function(f)).collect();
     let is_set = |c: usize| {
         calls.kind[c] == CallKind::Completion && set_fn.get(calls.func[c] as usize).copied().unwrap_or(false)
     };
     if !(0..n).any(is_set) {
         return None;
     }
-    // Operations completed by each call, in operation order (a CSR table).
-    let mut start = vec![0u32; n + 1];
-    for &c in &p.complete {
-        if c != NOT_COMPLETED && (c as usize) < n {
-            start[c as usize + 1] += 1;
-        }
-    }
-    for c in 0..n {
-        start[c + 1] += start[c];
-    }
-    let mut done = vec![0u32; start[n] as usize];
-    let mut fill = start.clone();
+    // Whether each call completed an operation it did not post.
+    let mut completes_some = vec![false; n];
     for (i, &c) in p.complete.iter().enumerate() {
-        if c != NOT_COMPLETED && (c as usize) < n {
-            done[fill[c as usize] as usize] = i as u32;
-            fill[c as usize] += 1;
+        if c != NOT_COMPLETED && (c as usize) < n && c != p.post[i] {
+            completes_some[c as usize] = true;
         }
     }
-    let mut complete = p.complete.clone();
+    // The run of each call in a run (its index in `runs`).
+    let mut run_of: Vec<u32> = vec![u32::MAX; n];
+    let mut runs: Vec<CompletionRun> = Vec::new();
     let mut c = 0;
     while c < n {
         if !is_set(c) {
@@ -59,11 +106,20 @@ pub(super) fn completions_as_sets(trace: &Trace, rank: Rank) -> Option<Vec<CallI
             continue;
         }
         // The run: set calls, and between them calls that are never records.
-        let mut members: Vec<usize> = Vec::new();
-        let mut e = c;
+        let (mut e, mut last) = (c, c);
+        let mut counted = 0u64;
+        let mut functions = [false; RUN_FUNCTIONS.len()];
         while e < n {
             if is_set(e) {
-                members.push(e);
+                last = e;
+                run_of[e] = runs.len() as u32;
+                if completes_some[e] {
+                    counted += 1;
+                    let name = trace.functions.name(calls.func[e]);
+                    if let Some(k) = RUN_FUNCTIONS.iter().position(|&f| f == name) {
+                        functions[k] = true;
+                    }
+                }
             } else if calls.kind[e].is_p2p()
                 || matches!(
                     calls.kind[e],
@@ -74,22 +130,25 @@ pub(super) fn completions_as_sets(trace: &Trace, rank: Rank) -> Option<Vec<CallI
             }
             e += 1;
         }
-        if members.len() > 1 {
-            let mut ops: Vec<u32> = members
-                .iter()
-                .flat_map(|&m| done[start[m] as usize..start[m + 1] as usize].iter().copied())
-                .collect();
-            ops.sort_unstable_by_key(|&i| (p.post[i as usize], i));
-            let mut next = ops.into_iter();
-            for &m in &members {
-                for _ in start[m]..start[m + 1] {
-                    if let Some(i) = next.next() {
-                        complete[i as usize] = m as CallIdx;
-                    }
-                }
-            }
-        }
+        let function = functions.iter().position(|&f| f).map_or_else(
+            || trace.functions.name(calls.func[c]).to_owned(),
+            |k| RUN_FUNCTIONS[k].to_owned(),
+        );
+        runs.push(CompletionRun {
+            first: c as CallIdx,
+            last: last as CallIdx,
+            calls: counted,
+            function,
+        });
         c = e;
     }
-    Some(complete)
+    let complete = p
+        .complete
+        .iter()
+        .map(|&c| match run_of.get(c as usize) {
+            Some(&k) if k != u32::MAX => runs[k as usize].first,
+            _ => c,
+        })
+        .collect();
+    Some(CompletionRuns { complete, runs })
 }

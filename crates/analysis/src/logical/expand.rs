@@ -140,6 +140,7 @@ pub(crate) fn restrict_call(
         ops,
         collective: call.collective.clone(),
         completes: call.completes.clone(),
+        calls: call.calls,
         only_ranks: call.only_ranks.clone(),
     };
     if call.kind == CallKind::SendRecv && out.ops.len() == 1 && call.ops.len() == 2 {

@@ -111,6 +111,7 @@ pub(super) type ExpandedKey = (u32, bool, Option<Rank>, u64);
 /// [`physical_calls`], as keys), in order, without building the calls: `neighbour` is
 /// [`OpTable::neighbours`] of the rank, `here` its existing directions, sorted (for per-class
 /// sizes).
+#[cfg(test)]
 pub(super) fn expanded_keys(
     records: &[Record],
     ops: &OpTable<'_>,
@@ -118,6 +119,19 @@ pub(super) fn expanded_keys(
     rank: Rank,
     here: &[&str],
 ) -> Vec<ExpandedKey> {
+    expanded_keys_counted(records, ops, neighbour, rank, here).0
+}
+
+/// [`expanded_keys`], and the completion calls the expansion makes: one per completion record
+/// kept, a completion run's [`LogicalCall::calls`] for a run's record.
+pub(super) fn expanded_keys_counted(
+    records: &[Record],
+    ops: &OpTable<'_>,
+    neighbour: &[Option<Rank>],
+    rank: Rank,
+    here: &[&str],
+) -> (Vec<ExpandedKey>, u64) {
+    let mut completion_calls = 0u64;
     let own = ops.own_sizes.get(rank as usize).map_or(&[][..], Vec::as_slice);
     let mut next_own = 0usize;
     let mut out: Vec<ExpandedKey> = Vec::new();
@@ -153,6 +167,9 @@ pub(super) fn expanded_keys(
         if !keep {
             continue;
         }
+        if call.kind == CallKind::Completion {
+            completion_calls += call.calls.unwrap_or(1);
+        }
         let function = if call.kind == CallKind::SendRecv && count == 1 && call.ops.len() == 2 {
             let k = (0..2).find(|&k| visible(k)).unwrap_or(0);
             match call.ops[k].dir {
@@ -185,7 +202,7 @@ pub(super) fn expanded_keys(
             out.push((function, o.dir == P2pDir::Send, peer, bytes));
         }
     }
-    out
+    (out, completion_calls)
 }
 
 /// The size of operation `at` on `rank` ([`Operation::bytes_on`]): its entry in the rank's list
@@ -275,8 +292,9 @@ pub(super) fn shape_of(
     let mut start = vec![0u32; n + 1];
     // Completion call → posting calls it completes, the same way.
     let mut done_start = vec![0u32; n + 1];
-    let sets = completions_as_sets(trace, rank);
-    let complete = sets.as_deref().unwrap_or(&p.complete);
+    let runs = completion_runs(trace, rank);
+    let complete = runs.as_ref().map_or(&p.complete[..], |r| &r.complete[..]);
+    let mut run_cursor = 0usize;
     for (i, &c) in complete.iter().enumerate() {
         let post = p.post[i] as usize;
         let part = if post < n { partner(p.peer[i]) } else { None };
@@ -326,6 +344,12 @@ pub(super) fn shape_of(
         let kind = calls.kind[c];
         let here_ops = &ops[start[c] as usize..start[c + 1] as usize];
         let links = &done[done_start[c] as usize..done_start[c + 1] as usize];
+        // A completion run's record is named by the run's function (`records_of`).
+        let run = match runs.as_ref().map(|r| r.at(c as CallIdx, &mut run_cursor)) {
+            Some(RunPosition::Starts(run)) => Some(run),
+            Some(RunPosition::Inside) => continue,
+            _ => None,
+        };
         let keep = match kind {
             k if k.is_p2p() => !here_ops.is_empty(),
             CallKind::Completion => links.iter().any(|&post| record_of_call[post as usize] != NONE),
@@ -345,7 +369,8 @@ pub(super) fn shape_of(
         record_of_call[c] = records;
         records += 1;
         // The fields `structure_hash` reads, in its order.
-        trace.functions.name(calls.func[c]).hash(&mut h);
+        run.map_or_else(|| trace.functions.name(calls.func[c]), |r| r.function.as_str())
+            .hash(&mut h);
         kind.hash(&mut h);
         here_ops.len().hash(&mut h);
         for &(dir, partner, at, bytes) in here_ops {

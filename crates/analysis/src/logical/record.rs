@@ -204,6 +204,12 @@ pub struct LogicalCall {
     /// (1 = the previous record), increasing. Relative, so every iteration of a loop is equal.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub completes: Vec<u32>,
+    /// For a run of `MPI_Waitsome` / `MPI_Testsome` / `MPI_Waitany` / `MPI_Testany` /
+    /// `MPI_Test` calls kept as one record (`completion_sets`): how many calls of the run
+    /// completed a request (timing, not program: a per-visit value like a size, see
+    /// [`LogicalCall::sizes`]). `None` for every other record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub calls: Option<u64>,
     /// The ranks that execute this record, increasing, when not every rank that has one of its
     /// directions does (`None`): a branch of rank-dependent code (NAS LU's pintgr exchanges
     /// boundary values only on the ranks holding a global face, CG's and MG's classes order or
@@ -235,14 +241,16 @@ impl LogicalCall {
         c
     }
 
-    /// The message sizes this call carries, in a fixed order: each operation's bytes, then the
-    /// collective's sent and received bytes.
+    /// The values this call carries per visit, in a fixed order: each operation's bytes, then the
+    /// collective's sent and received bytes, then a completion run's number of calls
+    /// ([`LogicalCall::calls`]). Loop compression keeps each as a sequence over the visits.
     pub fn sizes(&self) -> Vec<u64> {
         let mut v: Vec<u64> = self.ops.iter().map(|o| o.bytes).collect();
         if let Some(c) = &self.collective {
             v.push(c.bytes_sent);
             v.push(c.bytes_recv);
         }
+        v.extend(self.calls);
         v
     }
 
@@ -279,10 +287,14 @@ impl LogicalCall {
             col.bytes_sent = it.next().unwrap_or(0);
             col.bytes_recv = it.next().unwrap_or(0);
         }
+        if let Some(k) = &mut c.calls {
+            *k = it.next().unwrap_or(0);
+        }
         c
     }
 
-    /// Table 5 style text: `MPI_Isend(east, 480 B, tag 3)`, `MPI_Waitall(-1, -2)`.
+    /// Table 5 style text: `MPI_Isend(east, 480 B, tag 3)`, `MPI_Waitall(-1 -2)`,
+    /// `MPI_Waitsome(-1 -2 -3 -4; calls 3)`.
     pub fn text(&self) -> String {
         let mut args: Vec<String> = self
             .ops
@@ -329,6 +341,9 @@ impl LogicalCall {
                     .collect::<Vec<_>>()
                     .join(" "),
             );
+        }
+        if let Some(k) = self.calls {
+            args.push(format!("calls {k}"));
         }
         let only = self
             .only_ranks

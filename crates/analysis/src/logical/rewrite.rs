@@ -14,9 +14,10 @@ pub(super) fn records_of(trace: &Trace, rank: Rank, partner: &dyn Fn(Rank) -> Op
     // indexed by call (vectors, not maps: this runs for every call of every rank).
     let mut ops_at: Vec<Vec<Operation>> = vec![Vec::new(); n];
     let mut completes: Vec<Vec<CallIdx>> = vec![Vec::new(); n];
-    // Runs of `MPI_Waitany` / `MPI_Waitsome` complete their requests as sets (completion_sets).
-    let sets = completions_as_sets(trace, rank);
-    let complete = sets.as_deref().unwrap_or(&p.complete);
+    // Runs of `MPI_Waitsome`, `MPI_Test`... are one record each (completion_sets).
+    let runs = completion_runs(trace, rank);
+    let complete = runs.as_ref().map_or(&p.complete[..], |r| &r.complete[..]);
+    let mut run_cursor = 0usize;
     for (i, &c) in complete.iter().enumerate() {
         let Some(partner) = partner(p.peer[i]) else { continue };
         let post = p.post[i];
@@ -51,6 +52,12 @@ pub(super) fn records_of(trace: &Trace, rank: Rank, partner: &dyn Fn(Rank) -> Op
         let kind = calls.kind[c as usize];
         let ops = std::mem::take(&mut ops_at[c as usize]);
         let links = std::mem::take(&mut completes[c as usize]);
+        let run = match runs.as_ref().map(|r| r.at(c, &mut run_cursor)) {
+            Some(RunPosition::Starts(run)) => Some(run),
+            // Part of the record of its run.
+            Some(RunPosition::Inside) => continue,
+            _ => None,
+        };
         let keep = match kind {
             k if k.is_p2p() => !ops.is_empty(),
             CallKind::Completion => links.iter().any(|&post| record_of_call[post as usize] != NONE),
@@ -83,15 +90,21 @@ pub(super) fn records_of(trace: &Trace, rank: Rank, partner: &dyn Fn(Rank) -> Op
                 bytes_recv: col.bytes_recv[k],
             }
         });
-        let (enter, exit) = (calls.enter[c as usize], calls.exit[c as usize]);
+        // A run's record lasts from its first call's entry to its last call's exit.
+        let end = run.map_or(c, |r| r.last) as usize;
+        let (enter, exit) = (calls.enter[c as usize], calls.exit[end]);
         record_of_call[c as usize] = here;
         out.push(Record {
             call: LogicalCall {
-                function: trace.functions.name(calls.func[c as usize]).to_owned(),
+                function: run.map_or_else(
+                    || trace.functions.name(calls.func[c as usize]).to_owned(),
+                    |r| r.function.clone(),
+                ),
                 kind,
                 ops,
                 collective,
                 completes: back,
+                calls: run.map(|r| r.calls),
                 only_ranks: None,
             },
             gap_ns: last_exit.map_or(0, |e| enter.saturating_sub(e)),

@@ -299,6 +299,7 @@ fn one_pass_expansion_equals_the_expansion() {
                     ops,
                     collective: None,
                     completes,
+                    calls: None,
                     only_ranks,
                 },
                 gap_ns: 0,

@@ -68,6 +68,16 @@ pub struct RankReproduction {
     /// `|expanded_bytes - real_bytes| / real_bytes` (0 when both are 0).
     #[serde(default)]
     pub volume_error: f64,
+    /// COMPLETIONS, apart from the structure: the rank's calls that completed a request it posted
+    /// without blocking (`MPI_Wait*`, `MPI_Test*`, polls that completed nothing left out).
+    #[serde(default)]
+    pub real_completion_calls: u64,
+    /// The completion calls of the expansion: one per completion record, a completion run's
+    /// number of calls ([`LogicalCall::calls`]) for its record. Differs from the real count where
+    /// a merged completion run carries another rank's count (which call completed what is
+    /// timing, not program).
+    #[serde(default)]
+    pub expanded_completion_calls: u64,
 }
 
 /// Verification by expansion over all ranks.
@@ -121,6 +131,12 @@ pub struct Verification {
     /// Those operations over all ranks.
     #[serde(default)]
     pub operations_as_offsets: u64,
+    /// [`RankReproduction::real_completion_calls`] over all ranks.
+    #[serde(default)]
+    pub real_completion_calls: u64,
+    /// [`RankReproduction::expanded_completion_calls`] over all ranks.
+    #[serde(default)]
+    pub expanded_completion_calls: u64,
 }
 
 impl Verification {
@@ -152,6 +168,25 @@ impl Verification {
                 ranks_text(&self.ranks_structure_differs)
             )
         }
+    }
+}
+
+impl Verification {
+    /// The completion calls, counted apart from the structure (docs/logical.md, step 7), in one
+    /// sentence as both shells show it; `None` when the run has none.
+    pub fn completions_text(&self) -> Option<String> {
+        let (real, expanded) = (self.real_completion_calls, self.expanded_completion_calls);
+        if real == 0 && expanded == 0 {
+            return None;
+        }
+        Some(if real == expanded {
+            format!("{real} calls, as recorded (counted apart from the structure)")
+        } else {
+            format!(
+                "{expanded} calls expanded for {real} recorded (counted apart from the structure: how many \
+                 calls a polling loop needs is timing, and a merged run carries its class's count)"
+            )
+        })
     }
 }
 
@@ -218,10 +253,14 @@ pub fn verify(trace: &Trace, logical: &LogicalTrace) -> Result<Verification, Str
         let table = &neighbours[r as usize];
         let mut here: Vec<&str> = table.keys().map(String::as_str).collect();
         here.sort_unstable();
-        let ek = expanded_keys(&logical.records, &ops, &ops.neighbours(table), r, &here);
+        let (ek, completions) = expanded_keys_counted(&logical.records, &ops, &ops.neighbours(table), r, &here);
         let real = real_keys(trace, &ops, &logical.placement, r);
         let offset_calls = offset_calls(&real, r, directions.get(r as usize));
-        reproduction(r, &ek, &real, offset_calls)
+        RankReproduction {
+            real_completion_calls: real_completion_calls(trace, r),
+            expanded_completion_calls: completions,
+            ..reproduction(r, &ek, &real, offset_calls)
+        }
     });
     let (mut num, mut den) = (0u64, 0u64);
     let (mut s_num, mut s_den, mut total_real, mut total_expanded) = (0u64, 0u64, 0u64, 0u64);
@@ -255,6 +294,8 @@ pub fn verify(trace: &Trace, logical: &LogicalTrace) -> Result<Verification, Str
         operations_outside_topology: per_rank.iter().map(|p| p.real_calls - p.real_in_topology).sum(),
         ranks_with_offsets: per_rank.iter().filter(|p| p.offset_calls > 0).map(|p| p.rank).collect(),
         operations_as_offsets: per_rank.iter().map(|p| p.offset_calls).sum(),
+        real_completion_calls: per_rank.iter().map(|p| p.real_completion_calls).sum(),
+        expanded_completion_calls: per_rank.iter().map(|p| p.expanded_completion_calls).sum(),
         per_rank,
         overall_share: if den == 0 { 1.0 } else { num as f64 / den as f64 },
         structure_share: if s_den == 0 { 1.0 } else { s_num as f64 / s_den as f64 },
@@ -262,6 +303,22 @@ pub fn verify(trace: &Trace, logical: &LogicalTrace) -> Result<Verification, Str
         expanded_bytes: total_expanded,
         volume_error: volume_error(total_expanded, total_real),
     })
+}
+
+/// The calls of `rank` that completed at least one request posted by another call
+/// ([`RankReproduction::real_completion_calls`]).
+fn real_completion_calls(trace: &Trace, rank: Rank) -> u64 {
+    let Some(rt) = trace.ranks.get(rank as usize) else {
+        return 0;
+    };
+    let p = &rt.p2p;
+    let mut calls: Vec<CallIdx> = (0..p.len())
+        .filter(|&i| p.complete[i] != NOT_COMPLETED && p.complete[i] != p.post[i])
+        .map(|i| p.complete[i])
+        .collect();
+    calls.sort_unstable();
+    calls.dedup();
+    calls.len() as u64
 }
 
 /// Real operations of `rank` (from [`real_keys`]) kept as offsets: named, but whose peer is
@@ -342,5 +399,7 @@ fn reproduction(r: Rank, ek: &[ExpandedKey], real: &[(ExpandedKey, bool)], offse
         real_bytes,
         expanded_bytes,
         volume_error: volume_error(expanded_bytes, real_bytes),
+        real_completion_calls: 0,
+        expanded_completion_calls: 0,
     }
 }

@@ -372,6 +372,12 @@ pub fn logical_view(props: &LogicalProps) -> Html {
                             100.0 * v.max_volume_error, v.ranks_volume_off.len())
                     } }</dd>
                 </div>
+                if let Some(t) = v.completions_text() {
+                    <div class="stat" data-stat="completions" data-value={v.real_completion_calls.to_string()} data-expanded={v.expanded_completion_calls.to_string()}>
+                        <dt>{ "Completion calls" }</dt>
+                        <dd>{ t }</dd>
+                    </div>
+                }
             </dl>
             <p class="downloads">
                 { download_button("logical-json", "Download JSON", LogicalDownload::Json, &props.on_request, busy) }

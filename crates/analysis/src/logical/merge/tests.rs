@@ -37,6 +37,7 @@ fn call(function: &str, kind: CallKind, ops: Vec<Operation>) -> LogicalCall {
         ops,
         collective: None,
         completes: Vec::new(),
+        calls: None,
         only_ranks: None,
     }
 }
