@@ -27,7 +27,7 @@ pub(super) fn records_of(trace: &Trace, rank: Rank, partner: &dyn Fn(Rank) -> Op
             dir: p.dir[i],
             partner,
             tag: p.tag[i],
-            bytes: p.bytes[i],
+            bytes: p.bytes.at(i),
             bytes_by_class: Vec::new(),
             bytes_by_rank: Vec::new(),
         });
@@ -83,7 +83,7 @@ pub(super) fn records_of(trace: &Trace, rank: Rank, partner: &dyn Fn(Rank) -> Op
                 bytes_recv: col.bytes_recv[k],
             }
         });
-        let (enter, exit) = (calls.enter[c as usize], calls.exit[c as usize]);
+        let (enter, exit) = (calls.enter[c as usize], calls.exit(c as usize));
         record_of_call[c as usize] = here;
         out.push(Record {
             call: LogicalCall {
