@@ -171,7 +171,7 @@ fn ops(trace: &Trace, r: usize, dir: P2pDir) -> Vec<[u64; 3]> {
     let p = &trace.ranks[r].p2p;
     (0..p.len())
         .filter(|&i| p.dir[i] == dir)
-        .map(|i| [p.peer[i] as u64, p.tag[i] as u64, p.bytes[i]])
+        .map(|i| [p.peer[i] as u64, p.tag[i] as u64, p.bytes.at(i)])
         .collect()
 }
 
@@ -219,7 +219,7 @@ fn dumpi_output_reads_the_same_in_sst_dumpi() {
             let (start, stop) = (w[0] * 1_000_000_000 + w[1], w[2] * 1_000_000_000 + w[3]);
             let off = *offset.get_or_insert(start as i128 - c.enter[i] as i128);
             assert_eq!(start as i128 - off, c.enter[i] as i128, "rank {r} call {i}: entry time");
-            assert_eq!(stop as i128 - off, c.exit[i] as i128, "rank {r} call {i}: exit time");
+            assert_eq!(stop as i128 - off, c.exit(i) as i128, "rank {r} call {i}: exit time");
         }
     }
     let _ = std::fs::remove_dir_all(&dir);

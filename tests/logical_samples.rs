@@ -310,5 +310,5 @@ fn lu_skeleton_replays_branches_and_per_rank_sizes() {
 }
 
 fn sizes_of(t: &Trace, rank: u32) -> Vec<u64> {
-    t.ranks[rank as usize].p2p.bytes.clone()
+    t.ranks[rank as usize].p2p.bytes.to_vec()
 }

@@ -46,7 +46,7 @@ fn messages_by_pair_and_size(t: &Trace) -> BTreeMap<(u32, u32, u64), u64> {
     assert_eq!((m.unmatched_sends, m.unmatched_recvs), (0, 0), "{}", t.source);
     let mut out = BTreeMap::new();
     for msg in &m.messages {
-        let bytes = t.ranks[msg.sender as usize].p2p.bytes[msg.send_op as usize];
+        let bytes = t.ranks[msg.sender as usize].p2p.bytes.at(msg.send_op as usize);
         *out.entry((msg.sender, msg.receiver, bytes)).or_insert(0) += 1;
     }
     out

@@ -83,7 +83,7 @@ fn assert_same_model(orig: &Trace, back: &Trace, tolerance_ns: u64, format: &str
             );
             for (x, y, end) in [
                 (b.calls.enter[i], o.calls.enter[i], "enter"),
-                (b.calls.exit[i], o.calls.exit[i], "exit"),
+                (b.calls.exit(i), o.calls.exit(i), "exit"),
             ] {
                 assert!(
                     x.abs_diff(y) <= tolerance_ns,
@@ -180,8 +180,14 @@ fn the_comparison_notices_single_changes() {
     type Change = (&'static str, fn(&mut Trace));
     let changes: [Change; 5] = [
         ("tag", |t| t.ranks[3].p2p.tag[2] += 1),
-        ("bytes", |t| t.ranks[5].p2p.bytes[0] += 1),
-        ("exit time", |t| t.ranks[7].calls.exit[4] += 2),
+        ("bytes", |t| {
+            let p = &mut t.ranks[5].p2p;
+            p.bytes.set(0, p.bytes.at(0) + 1)
+        }),
+        ("exit time", |t| {
+            let c = &mut t.ranks[7].calls;
+            c.set_exit(4, c.exit(4) + 2)
+        }),
         ("completing call", |t| t.ranks[1].p2p.complete[0] += 1),
         ("collective root", |t| t.ranks[0].collectives.root[0] = 3),
     ];

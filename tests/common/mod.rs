@@ -160,7 +160,7 @@ pub fn p2p_as_nodes(t: &tracelogic_model::Trace, rank: u32, peer_node: &dyn Fn(u
             (
                 p.dir[i] == tracelogic_model::P2pDir::Send,
                 peer_node(p.peer[i]),
-                p.bytes[i],
+                p.bytes.at(i),
             )
         })
         .collect()

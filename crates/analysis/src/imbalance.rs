@@ -75,16 +75,16 @@ pub fn imbalance(trace: &Trace, selection: &Selection) -> ImbalanceReport {
             continue;
         }
         let c = &rt.calls;
-        let len = c.enter.len().min(c.exit.len());
+        let len = c.enter.len().min(c.duration.len());
         if len == 0 {
             continue;
         }
         let mut compute = 0u64;
-        let mut prev = c.exit[0];
+        let mut prev = c.exit(0);
         for i in 1..len {
             let (a, b) = (prev.max(from), c.enter[i].min(to));
             compute += b.saturating_sub(a);
-            prev = prev.max(c.exit[i]);
+            prev = prev.max(c.exit(i));
         }
         by_rank.push(RankCompute {
             rank: rt.rank,

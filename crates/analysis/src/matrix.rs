@@ -242,7 +242,7 @@ impl CommMatrix {
                         peers.push(peer);
                     }
                     // Saturating: a hostile trace may claim sizes whose sum exceeds u64.
-                    row_bytes[at] = row_bytes[at].saturating_add(p.bytes[i]);
+                    row_bytes[at] = row_bytes[at].saturating_add(p.bytes.at(i));
                     row_messages[at] += 1;
                 }
                 if peers.len() >= n as usize / DENSE_ROW_SHARE {

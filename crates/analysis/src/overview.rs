@@ -394,7 +394,7 @@ impl OverviewBuilder {
         }
         self.mpi[r] = vec![0; self.bins];
         let c = &rt.calls;
-        let len = c.func.len().min(c.enter.len()).min(c.exit.len());
+        let len = c.func.len().min(c.enter.len()).min(c.duration.len());
         self.calls_per_rank[r] = c.func.len() as u64;
         // Function ids of this rank → positions in the tables, resolved once per id.
         let mut local: Vec<usize> = Vec::new();
@@ -407,7 +407,7 @@ impl OverviewBuilder {
                 local[id] = self.function(name(id as u32));
             }
             let f = local[id];
-            let (enter, exit) = (c.enter[i], c.exit[i]);
+            let (enter, exit) = (c.enter[i], c.exit(i));
             let d = exit.saturating_sub(enter);
             self.calls_by_function[f] += 1;
             self.total_by_function[f] += d;
@@ -434,14 +434,14 @@ impl OverviewBuilder {
             match p.dir[i] {
                 P2pDir::Send => {
                     self.p2p_messages += 1;
-                    self.p2p_bytes = self.p2p_bytes.saturating_add(p.bytes[i]);
+                    self.p2p_bytes = self.p2p_bytes.saturating_add(p.bytes.at(i));
                     let peer = p.peer[i];
                     if peer < n {
                         let at = peer as usize;
                         if self.row_messages[at] == 0 {
                             peers.push(peer);
                         }
-                        self.row_bytes[at] = self.row_bytes[at].saturating_add(p.bytes[i]);
+                        self.row_bytes[at] = self.row_bytes[at].saturating_add(p.bytes.at(i));
                         self.row_messages[at] += 1;
                     }
                 }

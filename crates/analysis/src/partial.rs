@@ -80,7 +80,7 @@ pub fn summary_part(trace: &Trace, ranks: Range<Rank>, matching: MatchCounts) ->
             match p.dir[i] {
                 P2pDir::Send => {
                     s.p2p_messages += 1;
-                    s.p2p_bytes = s.p2p_bytes.saturating_add(p.bytes[i]);
+                    s.p2p_bytes = s.p2p_bytes.saturating_add(p.bytes.at(i));
                 }
                 P2pDir::Recv => s.p2p_receives += 1,
             }

@@ -198,7 +198,7 @@ pub(crate) fn part(trace: &Trace, ranks: Range<Rank>, span: (Time, Time), option
     for rt in owned() {
         let r = (rt.rank - ranks.start) as usize;
         let c = &rt.calls;
-        let len = c.func.len().min(c.enter.len()).min(c.exit.len());
+        let len = c.func.len().min(c.enter.len()).min(c.duration.len());
         active[r] = len > 0;
         let mut prev_exit: Option<u64> = None;
         for i in 0..len {
@@ -206,7 +206,7 @@ pub(crate) fn part(trace: &Trace, ranks: Range<Rank>, span: (Time, Time), option
             if f >= nf {
                 continue;
             }
-            let d = c.exit[i].saturating_sub(c.enter[i]);
+            let d = c.exit(i).saturating_sub(c.enter[i]);
             calls[f] += 1;
             total[f] += d;
             per_rank[f * n + r] += d;
@@ -214,7 +214,7 @@ pub(crate) fn part(trace: &Trace, ranks: Range<Rank>, span: (Time, Time), option
             if let Some(p) = prev_exit {
                 compute[r] += c.enter[i].saturating_sub(p);
             }
-            prev_exit = Some(prev_exit.map_or(c.exit[i], |p| p.max(c.exit[i])));
+            prev_exit = Some(prev_exit.map_or(c.exit(i), |p| p.max(c.exit(i))));
         }
     }
 
@@ -231,7 +231,7 @@ pub(crate) fn part(trace: &Trace, ranks: Range<Rank>, span: (Time, Time), option
             if p.dir[i] != P2pDir::Send {
                 continue;
             }
-            let b = p.bytes[i];
+            let b = p.bytes.at(i);
             let s = &mut p2p_sizes[size_bin(b)];
             s.0 += 1;
             s.1 += b;

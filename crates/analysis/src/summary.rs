@@ -72,7 +72,7 @@ pub(crate) fn count_comm_sends(rt: &tracelogic_model::RankTrace, per_comm: &mut 
                 per_comm.resize(c + 1, (0, 0));
             }
             per_comm[c].0 += 1;
-            per_comm[c].1 = per_comm[c].1.saturating_add(p.bytes[i]);
+            per_comm[c].1 = per_comm[c].1.saturating_add(p.bytes.at(i));
         }
     }
 }
@@ -101,7 +101,7 @@ pub fn summarize(trace: &Trace, matching: &Matching) -> Summary {
             match p.dir[i] {
                 P2pDir::Send => {
                     s.p2p_messages += 1;
-                    s.p2p_bytes = s.p2p_bytes.saturating_add(p.bytes[i]);
+                    s.p2p_bytes = s.p2p_bytes.saturating_add(p.bytes.at(i));
                 }
                 P2pDir::Recv => s.p2p_receives += 1,
             }

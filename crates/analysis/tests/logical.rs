@@ -297,7 +297,7 @@ fn expansion_lists_world_ranks_in_order() {
     let real: Vec<_> = (0..trace.ranks[r as usize].p2p.len())
         .map(|i| {
             let p = &trace.ranks[r as usize].p2p;
-            (trace.call_name(r, p.post[i]).to_owned(), Some(p.peer[i]), p.bytes[i])
+            (trace.call_name(r, p.post[i]).to_owned(), Some(p.peer[i]), p.bytes.at(i))
         })
         .collect();
     let got: Vec<_> = calls.iter().map(|c| (c.kind.clone(), c.peer, c.bytes)).collect();

@@ -38,7 +38,7 @@ fn dense(trace: &Trace, selection: &Selection) -> Dense {
                 continue;
             }
             let at = rt.rank as usize * n + peer as usize;
-            d.bytes[at] = d.bytes[at].saturating_add(p.bytes[i]);
+            d.bytes[at] = d.bytes[at].saturating_add(p.bytes.at(i));
             d.messages[at] += 1;
         }
     }

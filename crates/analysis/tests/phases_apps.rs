@@ -229,7 +229,7 @@ fn lammps_stages_from_log(dir: &std::path::Path) -> Vec<(u64, Time, Time)> {
     let barrier = trace.functions.get("MPI_Barrier").expect("MPI_Barrier in the trace");
     let exits: Vec<Time> = (0..calls.len())
         .filter(|&c| calls.func[c] == barrier)
-        .map(|c| calls.exit[c] - t0)
+        .map(|c| calls.exit(c) - t0)
         .collect();
     let mut from = 0;
     let mut out = Vec::new();

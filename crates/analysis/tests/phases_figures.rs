@@ -109,7 +109,7 @@ fn volumes() {
                 for ev in part.first_event..=part.last_event {
                     if let EventRef::P2p(k) = re.events[ev as usize] {
                         if p2p.dir[k as usize] == tracelogic_model::P2pDir::Send {
-                            b += p2p.bytes[k as usize];
+                            b += p2p.bytes.at(k as usize);
                         }
                     }
                 }
@@ -322,7 +322,7 @@ fn dump_events() {
                 let (kind, bytes) = match re.events[e as usize] {
                     EventRef::P2p(k) => (
                         (rt.p2p.dir[k as usize] != tracelogic_model::P2pDir::Send) as u8,
-                        rt.p2p.bytes[k as usize],
+                        rt.p2p.bytes.at(k as usize),
                     ),
                     EventRef::Collective(k) => (2, rt.collectives.bytes_sent[k as usize]),
                 };
@@ -342,7 +342,7 @@ fn dump_events() {
     if let Some(b) = trace.functions.get("MPI_Barrier") {
         let c = &trace.ranks[0].calls;
         for k in (0..c.len()).filter(|&k| c.func[k] == b) {
-            s.push_str(&format!("#barrier\t{}\n", c.exit[k] - t0));
+            s.push_str(&format!("#barrier\t{}\n", c.exit(k) - t0));
         }
     }
     s.push_str(&format!("#sections\t{}\n", p.sections.len()));
@@ -374,7 +374,7 @@ fn stage_windows(
                     continue;
                 }
                 ev.push(match re.events[e as usize] {
-                    EventRef::P2p(k) => (t, false, rt.p2p.bytes[k as usize]),
+                    EventRef::P2p(k) => (t, false, rt.p2p.bytes.at(k as usize)),
                     EventRef::Collective(_) => (t, true, 0),
                 });
             }

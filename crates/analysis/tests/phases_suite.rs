@@ -45,7 +45,7 @@ fn append(into: &mut Trace, from: &Trace, shift: Time) {
                 r,
                 from.functions.name(rt.calls.func[c]),
                 rt.calls.enter[c] + shift,
-                rt.calls.exit[c] + shift,
+                rt.calls.exit(c) + shift,
                 tracelogic_model::NO_CALLPATH,
                 0,
             );
@@ -67,7 +67,7 @@ fn append(into: &mut Trace, from: &Trace, shift: Time) {
                 p.peer[i],
                 p.tag[i],
                 comm,
-                p.bytes[i],
+                p.bytes.at(i),
             );
         }
         let k = &rt.collectives;

@@ -477,7 +477,7 @@ fn a_rank_that_only_sends_does_not_run_far_ahead_of_its_receiver() {
 #[test]
 fn inconsistent_columns_are_replayed_up_to_the_shortest() {
     let mut t = ping_pong(3, 100, MS);
-    t.ranks[0].calls.exit.truncate(2);
+    t.ranks[0].calls.duration.truncate(2);
     t.ranks[1].p2p.bytes.truncate(1);
     t.ranks[1].collectives.op.push(CollectiveOp::Bcast);
     let cfg = [Configuration::base(&Network::ethernet_10g())];

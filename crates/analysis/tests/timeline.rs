@@ -22,7 +22,7 @@ fn span(trace: &Trace, index: &TimelineIndex, clock: Clock, r: usize, i: usize) 
         Clock::Time => {
             let o = trace.span().0;
             let c = &trace.ranks[r].calls;
-            (c.enter[i] - o, c.exit[i] - o)
+            (c.enter[i] - o, c.exit(i) - o)
         }
         Clock::Logical => {
             let s = index.steps().unwrap().steps[r][i] as u64;
@@ -611,7 +611,7 @@ fn message_waits_follow_the_late_sender_definition() {
             (0..c.len())
                 .find(|&i| {
                     if at_end {
-                        c.exit[i] - o == t
+                        c.exit(i) - o == t
                     } else {
                         c.enter[i] - o == t
                     }
@@ -627,7 +627,7 @@ fn message_waits_follow_the_late_sender_definition() {
         assert_eq!(trace.functions.name(rt.func[rc]), "MPI_Recv");
         let want = st.enter[sc]
             .saturating_sub(rt.enter[rc])
-            .min(rt.exit[rc] - rt.enter[rc]);
+            .min(rt.exit(rc) - rt.enter[rc]);
         assert_eq!(m.late_sender, want, "{m:?}");
         assert_eq!(m.time, (m.send, m.recv));
         late += (want > 0) as u32;

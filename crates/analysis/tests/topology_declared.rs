@@ -33,7 +33,7 @@ fn declare(trace: &mut Trace, dims: &[i64], periods: &[bool]) -> u32 {
     let n = trace.num_ranks();
     let comm = trace.add_comm("cart", (0..n).collect());
     for r in 0..n {
-        let end = trace.ranks[r as usize].calls.exit.last().copied().unwrap_or(0);
+        let end = trace.ranks[r as usize].calls.last_exit().unwrap_or(0);
         trace.push_call(r, "MPI_Cart_create", end + 10, end + 20, NO_CALLPATH, 0);
     }
     trace

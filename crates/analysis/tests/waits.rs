@@ -168,7 +168,7 @@ fn a_slow_link_is_no_wait_state() {
     let t = run(&p).unwrap();
     // Rank 1's receive lasts latency + 4000 + overhead after the send (entered at 10).
     let c = &t.ranks[1].calls;
-    assert_eq!(c.exit[2], 10 + 50 + 4000 + 10);
+    assert_eq!(c.exit(2), 10 + 50 + 4000 + 10);
     only(&waits(&t).totals, "none", 0);
 }
 
@@ -260,7 +260,7 @@ fn sstmacro_test_trace_by_hand() {
 fn selection_of_a_time_window() {
     // The late-rank program cut to its first iteration (times before the second allreduce).
     let t = run(&late_rank(4, 3, 10_000, 2, 5_000)).unwrap();
-    let first_exit = t.ranks[0].calls.exit[1];
+    let first_exit = t.ranks[0].calls.exit(1);
     let sel = Selection {
         to: Some(first_exit),
         ..Selection::default()

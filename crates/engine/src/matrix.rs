@@ -161,7 +161,7 @@ mod tests {
                         rt.p2p.dir[i] == tracelogic_model::P2pDir::Send
                             && rt.calls.enter[rt.p2p.post[i] as usize] < start + half
                     })
-                    .map(move |i| rt.p2p.bytes[i])
+                    .map(move |i| rt.p2p.bytes.at(i))
             })
             .sum();
         assert_eq!(r.matrix.total(Metric::Bytes), expected);

@@ -99,7 +99,7 @@ fn query(trace: &Trace, matching: &Matching, selection: Selection, limit: usize)
                     function: trace.call_name(rt.rank, i).to_owned(),
                     kind: c.kind[at],
                     enter_ns: c.enter[at].saturating_sub(start),
-                    exit_ns: c.exit[at].saturating_sub(start),
+                    exit_ns: c.exit(at).saturating_sub(start),
                     bytes: call_bytes(trace, rt.rank, i),
                 });
             }
@@ -127,7 +127,7 @@ fn query(trace: &Trace, matching: &Matching, selection: Selection, limit: usize)
             messages.push(MessageRow {
                 sender: m.sender,
                 receiver: m.receiver,
-                bytes: s.p2p.bytes[so],
+                bytes: s.p2p.bytes.at(so),
                 tag: s.p2p.tag[so],
                 comm: trace
                     .comms
@@ -141,7 +141,7 @@ fn query(trace: &Trace, matching: &Matching, selection: Selection, limit: usize)
                     .enter
                     .get(s.p2p.post[so] as usize)
                     .map_or(0, |t| t.saturating_sub(start)),
-                recv_done_ns: r.calls.exit.get(done as usize).map_or(0, |t| t.saturating_sub(start)),
+                recv_done_ns: r.calls.get_exit(done as usize).map_or(0, |t| t.saturating_sub(start)),
             });
         }
     }

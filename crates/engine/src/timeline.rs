@@ -207,7 +207,7 @@ fn whole_calls(whole: &Trace, part: &Trace) -> Vec<Vec<u32>> {
             let mut out = Vec::with_capacity(p.len());
             let mut i = 0;
             for j in 0..p.len() {
-                while i < w.len() && (w.enter[i], w.exit[i], w.func[i]) != (p.enter[j], p.exit[j], p.func[j]) {
+                while i < w.len() && (w.enter[i], w.exit(i), w.func[i]) != (p.enter[j], p.exit(j), p.func[j]) {
                     i += 1;
                 }
                 if i == w.len() {

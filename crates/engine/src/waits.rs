@@ -54,17 +54,7 @@ impl Engine {
         let trace = scope.trace();
         let (matching, sequence) = scope.pairing();
         let report = wait_states_paired(trace, matching, sequence);
-        let mpi_ns: u64 = trace
-            .ranks
-            .iter()
-            .flat_map(|r| {
-                r.calls
-                    .enter
-                    .iter()
-                    .zip(&r.calls.exit)
-                    .map(|(a, b)| b.saturating_sub(*a))
-            })
-            .sum();
+        let mpi_ns: u64 = trace.ranks.iter().flat_map(|r| r.calls.duration.iter()).sum();
         Ok(WaitsReport {
             report,
             ranks: trace.num_ranks(),

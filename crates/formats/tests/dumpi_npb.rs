@@ -44,7 +44,7 @@ fn check_structure(t: &Trace) {
         for i in 0..p.len() {
             let comm = &t.comms[p.comm[i] as usize];
             if p.dir[i] == P2pDir::Send {
-                assert!(p.bytes[i] > 0, "rank {} send {i} has positive bytes", rt.rank);
+                assert!(p.bytes.at(i) > 0, "rank {} send {i} has positive bytes", rt.rank);
             }
             assert!(p.peer[i] < n, "rank {} op {i}: peer {} in range", rt.rank, p.peer[i]);
             assert!(comm.members.contains(&p.peer[i]) && comm.members.contains(&rt.rank));
@@ -85,13 +85,13 @@ fn check_sends_match_receives(t: &Trace) {
                 P2pDir::Send => sends
                     .entry((p.comm[i], rt.rank, p.peer[i], p.tag[i]))
                     .or_default()
-                    .push(p.bytes[i]),
+                    .push(p.bytes.at(i)),
                 P2pDir::Recv => {
                     assert_ne!(p.peer[i], ANY_SOURCE);
                     recvs
                         .entry((p.comm[i], p.peer[i], rt.rank, p.tag[i]))
                         .or_default()
-                        .push(p.bytes[i])
+                        .push(p.bytes.at(i))
                 }
             }
         }
@@ -169,11 +169,11 @@ fn sstmacro_samples_read() {
         let p = &rt.p2p;
         assert_eq!(p.len(), 2);
         assert_eq!(
-            (p.dir[0], p.peer[0], p.tag[0], p.bytes[0]),
+            (p.dir[0], p.peer[0], p.tag[0], p.bytes.at(0)),
             (P2pDir::Send, (r + 1) % 4, 1337, 4)
         );
         assert_eq!(
-            (p.dir[1], p.peer[1], p.tag[1], p.bytes[1]),
+            (p.dir[1], p.peer[1], p.tag[1], p.bytes.at(1)),
             (P2pDir::Recv, (r + 3) % 4, 1337, 4)
         );
         assert_eq!(t.call_name(r, p.complete[0]), "MPI_Wait");
@@ -266,7 +266,7 @@ fn cross_check(folder: &str) {
         for i in 0..p.len() {
             if p.dir[i] == P2pDir::Send {
                 let local = t.comms[p.comm[i] as usize].local_rank(p.peer[i]).expect("peer in comm");
-                *sent.entry(local).or_default() += p.bytes[i];
+                *sent.entry(local).or_default() += p.bytes.at(i);
             }
         }
         let mut want_sent: HashMap<u32, u64> = HashMap::new();

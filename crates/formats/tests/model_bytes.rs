@@ -9,19 +9,24 @@ use tracelogic_model::{Trace, COMM_WORLD, NO_CALLPATH};
 /// Bytes of one row of each event table in the model's current layout, column by column; the
 /// columns that cost nothing while every row holds one value (call paths, locations,
 /// communicators) apart.
-const CALL_ROW: u64 = 4 /* func */ + 1 /* kind */ + 8 /* enter */ + 8 /* exit */;
+const CALL_ROW: u64 = 4 /* func */ + 1 /* kind */ + 8 /* enter */ + 4 /* duration */;
 const CALLPATH: u64 = 4;
 const LOCATION: u64 = 2;
-const P2P_ROW: u64 = 4 /* post */ + 4 /* complete */ + 1 /* dir */ + 4 /* peer */ + 4 /* tag */ + 8 /* bytes */;
+const P2P_ROW: u64 = 4 /* post */ + 4 /* complete */ + 1 /* dir */ + 4 /* peer */ + 4 /* tag */ + 4 /* bytes */;
+/// A duration or message size of 2^32 - 1 or more: its row in the column's escape table.
+const ESCAPED: u64 = 16;
 const COLLECTIVE_ROW: u64 = 4 /* call */ + 1 /* op */ + 4 /* root */ + 8 /* bytes_sent */ + 8 /* bytes_recv */;
 const COMM: u64 = 4;
 
-/// Bytes of the columns stored only when some row differs from their fill value, over every
-/// rank, found by looking at every row.
+/// Bytes of the columns stored only when some row differs from their fill value, and of the
+/// rows too wide for 4 bytes, over every rank, found by looking at every row.
 fn sparse_bytes(t: &Trace) -> (u64, u64, u64) {
     let (mut calls, mut p2p, mut collectives) = (0, 0, 0);
+    let wide = |v: u64| v >= u32::MAX as u64;
     for rt in &t.ranks {
         let n = rt.calls.len() as u64;
+        calls += rt.calls.duration.iter().filter(|&d| wide(d)).count() as u64 * ESCAPED;
+        p2p += rt.p2p.bytes.iter().filter(|&b| wide(b)).count() as u64 * ESCAPED;
         if rt.calls.callpath.iter().any(|&c| c != NO_CALLPATH) {
             calls += n * CALLPATH;
         }

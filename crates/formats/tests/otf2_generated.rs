@@ -54,7 +54,7 @@ fn check(t: &Trace, want: &Value) {
                 (
                     t.call_name(r as u32, i as u32).to_string(),
                     c.enter[i],
-                    c.exit[i],
+                    c.exit(i),
                     c.location[i] as u64,
                 )
             })
@@ -80,7 +80,11 @@ fn check(t: &Trace, want: &Value) {
                 let comm = &t.comms[p.comm[i] as usize].name;
                 format!(
                     "{} {} {dir} {} {} {comm} {}",
-                    p.post[i], p.complete[i], p.peer[i], p.tag[i], p.bytes[i]
+                    p.post[i],
+                    p.complete[i],
+                    p.peer[i],
+                    p.tag[i],
+                    p.bytes.at(i)
                 )
             })
             .collect();

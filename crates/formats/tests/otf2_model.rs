@@ -55,7 +55,7 @@ fn four_rank_sample_gives_the_generated_calls_and_operations() {
         // Times: ticks are ns from the global offset 1_000_000.
         let t0 = r as u64 * 10 + 100 + 1000 * (r as u64 + 1) + 10;
         assert_eq!(
-            (rt.calls.enter[0], rt.calls.exit[0]),
+            (rt.calls.enter[0], rt.calls.exit(0)),
             (t0, t0 + if r % 2 == 0 { 50 } else { 45 })
         );
         assert_eq!(rt.span, Some((r as u64 * 10, t0 + 120 + 10 + 10 + 50 + 100 + 100)));
@@ -77,7 +77,7 @@ fn four_rank_sample_gives_the_generated_calls_and_operations() {
                     p.peer[i],
                     p.tag[i],
                     p.comm[i],
-                    p.bytes[i],
+                    p.bytes.at(i),
                 )
             })
             .collect();
@@ -130,7 +130,7 @@ fn score_p_ping_pong_maps_comms_clock_and_call_paths() {
     // The first message: rank 0 → rank 1, tag 10, 16 KiB.
     let p = &t.ranks[0].p2p;
     assert_eq!(
-        (p.dir[0], p.peer[0], p.tag[0], p.bytes[0]),
+        (p.dir[0], p.peer[0], p.tag[0], p.bytes.at(0)),
         (P2pDir::Send, 1, 10, 16384)
     );
     // Ticks → ns at 2095197216 ticks/s: the MPI_Send enter of rank 0.
@@ -183,7 +183,11 @@ fn assert_same_model(a: &Trace, b: &Trace) {
         assert_eq!(call_names(a, r), call_names(b, r), "rank {r}");
         assert_eq!(x.calls.kind, y.calls.kind);
         assert_eq!(x.calls.enter, y.calls.enter, "rank {r}");
-        assert_eq!(x.calls.exit, y.calls.exit, "rank {r}");
+        assert_eq!(
+            x.calls.exits().collect::<Vec<_>>(),
+            y.calls.exits().collect::<Vec<_>>(),
+            "rank {r}"
+        );
         assert_eq!(x.calls.location, y.calls.location);
         for c in 0..x.calls.len() {
             assert_eq!(

@@ -84,8 +84,8 @@ fn lulesh_every_communication_record_is_accounted_for() {
         for i in 0..p.len() {
             assert_eq!(p.comm[i], COMM_WORLD);
             let key = match p.dir[i] {
-                P2pDir::Send => (rt.rank, p.peer[i], p.bytes[i], p.tag[i]),
-                P2pDir::Recv => (p.peer[i], rt.rank, p.bytes[i], p.tag[i]),
+                P2pDir::Send => (rt.rank, p.peer[i], p.bytes.at(i), p.tag[i]),
+                P2pDir::Recv => (p.peer[i], rt.rank, p.bytes.at(i), p.tag[i]),
             };
             let table = if p.dir[i] == P2pDir::Send {
                 &mut sends
@@ -159,7 +159,7 @@ fn lulesh_calls_match_the_mpi_events() {
         assert_eq!(rt.calls.len(), enters[r], "rank {r}");
         assert_eq!(rt.collectives.len(), collectives[r], "rank {r}");
         assert!(rt.calls.enter.windows(2).all(|w| w[0] <= w[1]));
-        assert!((0..rt.calls.len()).all(|i| rt.calls.exit[i] >= rt.calls.enter[i]));
+        assert!((0..rt.calls.len()).all(|i| rt.calls.exit(i) >= rt.calls.enter[i]));
         let ins = t.metrics.get("PAPI_TOT_INS").unwrap();
         let series = rt.metrics.iter().find(|m| m.metric == ins).unwrap();
         assert_eq!(series.time.len(), counter_reads[r], "rank {r}");
@@ -415,7 +415,7 @@ fn handmade_trace_covers_threads_regions_sendrecv_and_sub_communicators() {
         "threads merged by enter time"
     );
     assert_eq!(r0.calls.location, vec![0, 1, 0]);
-    assert_eq!((r0.calls.enter[0], r0.calls.exit[0]), (30, 40));
+    assert_eq!((r0.calls.enter[0], r0.calls.exit(0)), (30, 40));
 
     // The user-function stack is the call path of calls made inside it.
     let path: Vec<&str> = t.callpaths[r0.calls.callpath[0] as usize]
@@ -437,7 +437,7 @@ fn handmade_trace_covers_threads_regions_sendrecv_and_sub_communicators() {
     assert_eq!(p.bytes, vec![64, 8, 16]);
     assert_eq!(p.tag, vec![5, 1, 2]);
     let r1 = &t.ranks[1].p2p;
-    assert_eq!((r1.dir[0], r1.peer[0], r1.bytes[0]), (P2pDir::Recv, 0, 64));
+    assert_eq!((r1.dir[0], r1.peer[0], r1.bytes.at(0)), (P2pDir::Recv, 0, 64));
 
     // Bcast on communicator 2 (tasks 1 and 3 = ranks 0 and 2), root 1 of that communicator.
     let c = &r0.collectives;

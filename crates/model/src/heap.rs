@@ -90,7 +90,7 @@ impl Calls {
         Bytes::of(&self.func)
             + Bytes::of(&self.kind)
             + Bytes::of(&self.enter)
-            + Bytes::of(&self.exit)
+            + self.duration.heap_bytes()
             + Bytes::of(self.callpath.stored())
             + Bytes::of(self.location.stored())
     }
@@ -105,7 +105,7 @@ impl P2p {
             + Bytes::of(&self.peer)
             + Bytes::of(&self.tag)
             + Bytes::of(self.comm.stored())
-            + Bytes::of(&self.bytes)
+            + self.bytes.heap_bytes()
     }
 }
 
@@ -148,7 +148,7 @@ impl RankTrace {
         c.func.shrink_to_fit();
         c.kind.shrink_to_fit();
         c.enter.shrink_to_fit();
-        c.exit.shrink_to_fit();
+        c.duration.shrink_to_fit();
         c.callpath.shrink_to_fit();
         c.location.shrink_to_fit();
         let p = &mut self.p2p;

@@ -157,7 +157,7 @@ impl Selection {
     pub fn selects_p2p_of(&self, rt: &RankTrace, op: usize) -> bool {
         op < rt.p2p.len()
             && self.selects_on_comm(rt.p2p.comm[op])
-            && self.selects_bytes(rt.p2p.bytes[op])
+            && self.selects_bytes(rt.p2p.bytes.at(op))
             && self.selects_posting_call(rt, rt.p2p.post[op])
     }
 
@@ -270,7 +270,7 @@ pub fn rank_call_bytes(rt: &RankTrace, call: CallIdx) -> u64 {
     let p = &rt.p2p;
     let a = p.post.partition_point(|&c| c < call);
     let b = p.post.partition_point(|&c| c <= call);
-    let p2p = p.bytes[a..b].iter().copied().max().unwrap_or(0);
+    let p2p = p.bytes.range(a..b).max().unwrap_or(0);
     let co = &rt.collectives;
     let a = co.call.partition_point(|&c| c < call);
     let b = co.call.partition_point(|&c| c <= call);
@@ -285,7 +285,7 @@ pub fn rank_call_bytes(rt: &RankTrace, call: CallIdx) -> u64 {
 pub fn rank_calls_bytes(rt: &RankTrace) -> Vec<u64> {
     let mut bytes = vec![0u64; rt.calls.len()];
     let p = &rt.p2p;
-    for (&call, &b) in p.post.iter().zip(&p.bytes) {
+    for (&call, b) in p.post.iter().zip(&p.bytes) {
         if let Some(slot) = bytes.get_mut(call as usize) {
             *slot = (*slot).max(b);
         }
@@ -349,12 +349,12 @@ pub fn fan_in_out(trace: &Trace, selection: &Selection) -> Vec<RankFan> {
             }
             match p.dir[i] {
                 P2pDir::Send => {
-                    f.p2p_bytes_out = f.p2p_bytes_out.saturating_add(p.bytes[i]);
+                    f.p2p_bytes_out = f.p2p_bytes_out.saturating_add(p.bytes.at(i));
                     f.messages_out += 1;
                     peers_out.insert(p.peer[i]);
                 }
                 P2pDir::Recv => {
-                    f.p2p_bytes_in = f.p2p_bytes_in.saturating_add(p.bytes[i]);
+                    f.p2p_bytes_in = f.p2p_bytes_in.saturating_add(p.bytes.at(i));
                     f.messages_in += 1;
                     if p.peer[i] != ANY_SOURCE {
                         peers_in.insert(p.peer[i]);

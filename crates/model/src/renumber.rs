@@ -193,8 +193,8 @@ mod tests {
         assert_eq!(r.ranks[2].p2p.peer, vec![ANY_SOURCE]);
         assert!(r.ranks.iter().all(|rt| rt.collectives.root == vec![0]));
         // The bcast exit times travel with their process.
-        assert_eq!(r.ranks[1].calls.exit[1], 60);
-        assert_eq!(r.ranks[0].calls.exit[0], 25);
+        assert_eq!(r.ranks[1].calls.exit(1), 60);
+        assert_eq!(r.ranks[0].calls.exit(0), 25);
         assert_eq!(r.comms[COMM_WORLD as usize].members, vec![0, 1, 2]);
         assert_eq!(r.comms[1].members, vec![0, 1], "communicator-rank order kept");
         assert_eq!(r.comms[1].local_rank(1), t.comms[1].local_rank(0));

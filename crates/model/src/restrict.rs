@@ -291,8 +291,8 @@ fn clipped_span(span: Option<(u64, u64)>, selection: &Selection, kept: &Calls) -
     let calls = kept
         .enter
         .iter()
-        .zip(&kept.exit)
-        .map(|(&a, &b)| (a, b))
+        .zip(kept.exits())
+        .map(|(&a, b)| (a, b))
         .reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)));
     match (clipped, calls) {
         (Some(s), Some(c)) => Some((s.0.min(c.0), s.1.max(c.1))),
@@ -538,7 +538,7 @@ mod tests {
         });
         // Rank 0's Sendrecv (100 B out, 8000 B in) keeps its call and its send only.
         let p = &r.ranks[0].p2p;
-        assert_eq!((p.len(), p.bytes.clone()), (2, vec![100, 100]));
+        assert_eq!((p.len(), p.bytes.to_vec()), (2, vec![100, 100]));
         assert_eq!(r.call_name(0, p.post[1]), "MPI_Sendrecv");
         assert_eq!(
             json(&r.ranks[0].calls.callpath),

@@ -170,17 +170,7 @@ fn waits(world: &SimpleCommunicator, args: waits::Args) -> CliResult {
             return Ok(ExitCode::SUCCESS);
         };
         let report = wait_states_matched(&whole, &match_messages(&whole));
-        let mpi_ns: u64 = whole
-            .ranks
-            .iter()
-            .flat_map(|r| {
-                r.calls
-                    .enter
-                    .iter()
-                    .zip(&r.calls.exit)
-                    .map(|(a, b)| b.saturating_sub(*a))
-            })
-            .sum();
+        let mpi_ns: u64 = whole.ranks.iter().flat_map(|r| r.calls.duration.iter()).sum();
         (report, mpi_ns)
     } else {
         let bytes = bincode::serialize(&part).expect("a part serialises");

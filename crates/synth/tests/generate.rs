@@ -60,13 +60,13 @@ fn assert_clock_monotonic(trace: &Trace) {
         let c = &rt.calls;
         for i in 0..c.len() {
             assert!(
-                c.exit[i] >= c.enter[i],
+                c.exit(i) >= c.enter[i],
                 "rank {} call {i} ends before it starts",
                 rt.rank
             );
             if i > 0 {
                 assert!(
-                    c.enter[i] >= c.exit[i - 1],
+                    c.enter[i] >= c.exit(i - 1),
                     "rank {} call {i} overlaps the previous",
                     rt.rank
                 );
@@ -82,7 +82,7 @@ fn assert_causal(trace: &Trace, latency: u64) {
         let s = &trace.ranks[msg.sender as usize];
         let r = &trace.ranks[msg.receiver as usize];
         let sent = s.calls.enter[s.p2p.post[msg.send_op as usize] as usize];
-        let done = r.calls.exit[r.p2p.complete[msg.recv_op as usize] as usize];
+        let done = r.calls.exit(r.p2p.complete[msg.recv_op as usize] as usize);
         assert!(
             done >= sent + latency,
             "message {msg:?} completes at {done}, sent at {sent}"
@@ -115,7 +115,11 @@ fn every_family_and_style_matches_perfectly_and_draws_its_graph() {
             for msg in &m.messages {
                 let sp = &trace.ranks[msg.sender as usize].p2p;
                 let rp = &trace.ranks[msg.receiver as usize].p2p;
-                assert_eq!(sp.bytes[msg.send_op as usize], rp.bytes[msg.recv_op as usize], "{what}");
+                assert_eq!(
+                    sp.bytes.at(msg.send_op as usize),
+                    rp.bytes.at(msg.recv_op as usize),
+                    "{what}"
+                );
                 assert_eq!(sp.tag[msg.send_op as usize], rp.tag[msg.recv_op as usize], "{what}");
             }
         }
@@ -241,9 +245,9 @@ fn phases_run_in_order_with_their_own_topology_and_size() {
         let p = &rt.p2p;
         for i in 0..p.len() {
             if p.dir[i] == P2pDir::Send {
-                by_size.entry(p.bytes[i]).or_default().push((rt.rank, p.peer[i]));
+                by_size.entry(p.bytes.at(i)).or_default().push((rt.rank, p.peer[i]));
                 let t = rt.calls.enter[p.post[i] as usize];
-                let ph = &truth.phases[if p.bytes[i] == 1000 { 0 } else { 1 }];
+                let ph = &truth.phases[if p.bytes.at(i) == 1000 { 0 } else { 1 }];
                 assert!(ph.start_ns <= t && t <= ph.end_ns, "send at {t} outside its phase");
             }
         }
@@ -253,7 +257,7 @@ fn phases_run_in_order_with_their_own_topology_and_size() {
     assert_eq!(Graph::from_edges(16, by_size[&2000].clone()), ring);
     // Ranks playing nodes 8..16 are idle in the ring phase: their last p2p is a torus message.
     for &r in &rank_of_node[8..] {
-        assert_eq!(trace.ranks[r as usize].p2p.bytes.last(), Some(&1000));
+        assert_eq!(trace.ranks[r as usize].p2p.bytes.last(), Some(1000));
     }
 }
 
@@ -280,7 +284,7 @@ fn noise_links_are_low_volume_and_off_topology() {
         for i in (0..p.len()).filter(|&i| p.dir[i] == P2pDir::Send && p.tag[i] == NOISE_TAG) {
             noise_sends += 1;
             assert!(links.iter().any(|l| l.sender == rt.rank && l.receiver == p.peer[i]));
-            assert_eq!(p.bytes[i], 82);
+            assert_eq!(p.bytes.at(i), 82);
         }
     }
     assert_eq!(noise_sends, 16 * 4);
@@ -315,7 +319,7 @@ fn collectives_every_k_iterations_on_comm_world() {
     let exits: Vec<u64> = trace
         .ranks
         .iter()
-        .map(|r| r.calls.exit[r.collectives.call[0] as usize])
+        .map(|r| r.calls.exit(r.collectives.call[0] as usize))
         .collect();
     let last_enter = trace
         .ranks
@@ -344,7 +348,7 @@ fn wavefront_sweeps_the_grid_both_ways() {
     let last = &trace.ranks[19].calls;
     assert_eq!(trace.call_name(19, 1), "MPI_Recv");
     assert!(
-        last.exit[1] > c0.enter[1] + 7 * s.clock.latency_ns,
+        last.exit(1) > c0.enter[1] + 7 * s.clock.latency_ns,
         "the sweep crosses 7 hops"
     );
     // An interior rank: recv north, recv west, send south, send east, then the reverse sweep.
@@ -377,7 +381,7 @@ fn per_direction_sizes_and_imbalance() {
         let p = &rt.p2p;
         for i in (0..p.len()).filter(|&i| p.dir[i] == P2pDir::Send) {
             // Tag 0 is east, the first direction of a 2D grid.
-            assert_eq!(p.bytes[i], if p.tag[i] == 0 { 8192 } else { 4096 });
+            assert_eq!(p.bytes.at(i), if p.tag[i] == 0 { 8192 } else { 4096 });
         }
     }
     assert_eq!(truth.compute_factor.len(), 16);

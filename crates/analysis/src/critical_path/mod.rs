@@ -273,7 +273,7 @@ impl HappensBefore {
         for rt in &trace.ranks {
             base.push(total as u32);
             let c = &rt.calls;
-            total += c.func.len().min(c.enter.len()).min(c.exit.len()) as u64;
+            total += c.func.len().min(c.enter.len()).min(c.duration.len()) as u64;
         }
         if total >= (u32::MAX / 2) as u64 {
             return Err(format!("{} calls: too many for the critical path", total));
@@ -513,7 +513,8 @@ impl HappensBefore {
 
 /// Per rank, the calls' enter and exit times clamped so that program order holds (each call
 /// enters no earlier than the previous one exits, exits no earlier than it enters): borrowed
-/// from the trace when nothing needs clamping, as on a trace with sane clocks.
+/// from the trace when nothing needs clamping, as on a trace with sane clocks (the exits are
+/// always computed: the model stores durations).
 struct Times<'a> {
     enter: Vec<std::borrow::Cow<'a, [u64]>>,
     exit: Vec<std::borrow::Cow<'a, [u64]>>,
@@ -526,21 +527,22 @@ impl<'a> Times<'a> {
         let mut exit = Vec::with_capacity(trace.ranks.len());
         for (r, rt) in trace.ranks.iter().enumerate() {
             let len = (base[r + 1] - base[r]) as usize;
-            let (e, x) = (&rt.calls.enter[..len], &rt.calls.exit[..len]);
+            let e = &rt.calls.enter[..len];
+            let x: Vec<u64> = rt.calls.exits().take(len).collect();
             let mut last = t0;
-            let sane = e.iter().zip(x).all(|(&e, &x)| {
+            let sane = e.iter().zip(&x).all(|(&e, &x)| {
                 let ok = e >= last && x >= e;
                 last = x;
                 ok
             });
             if sane {
                 enter.push(Cow::Borrowed(e));
-                exit.push(Cow::Borrowed(x));
+                exit.push(Cow::Owned(x));
                 continue;
             }
             let (mut ce, mut cx) = (Vec::with_capacity(len), Vec::with_capacity(len));
             let mut last = t0;
-            for (&e, &x) in e.iter().zip(x) {
+            for (&e, x) in e.iter().zip(x) {
                 let e = e.max(last);
                 let x = x.max(e);
                 ce.push(e);

@@ -67,7 +67,7 @@ pub fn accuracy(trace: &Trace, placement: &Placement) -> Accuracy {
         };
         let table = tables.get(rt.rank as usize);
         for i in 0..rt.p2p.len() {
-            let (peer, bytes) = (rt.p2p.peer[i], rt.p2p.bytes[i]);
+            let (peer, bytes) = (rt.p2p.peer[i], rt.p2p.bytes.at(i));
             ra.calls += 1;
             ra.bytes = ra.bytes.saturating_add(bytes);
             let inside = peer == ANY_SOURCE || peer == rt.rank || table.is_some_and(|t| t.contains_key(&peer));

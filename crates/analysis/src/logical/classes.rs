@@ -93,7 +93,7 @@ pub(super) fn content_key(trace: &Trace, rank: Rank) -> ContentKey {
             rt.calls.kind.iter().map(|&k| k as i64),
             rt.p2p.dir.iter().map(|&d| d as i64),
             &rt.p2p.tag,
-            &rt.p2p.bytes,
+            rt.p2p.bytes.iter(),
         ),
     )
 }
@@ -107,7 +107,7 @@ pub(super) fn fixed_width_hash(
     kind: impl ExactSizeIterator<Item = i64>,
     dir: impl ExactSizeIterator<Item = i64>,
     tag: &[i32],
-    bytes: &[u64],
+    bytes: impl ExactSizeIterator<Item = u64>,
 ) -> u64 {
     use std::hash::Hasher;
     let mut h = std::hash::DefaultHasher::new();
@@ -129,7 +129,7 @@ pub(super) fn fixed_width_hash(
     tag.iter().for_each(|x| buf.extend(x.to_le_bytes()));
     flush(&mut buf);
     buf.extend((bytes.len() as u64).to_le_bytes());
-    bytes.iter().for_each(|x| buf.extend(x.to_le_bytes()));
+    bytes.for_each(|x| buf.extend(x.to_le_bytes()));
     flush(&mut buf);
     h.finish()
 }

@@ -202,7 +202,7 @@ pub(super) fn real_with(trace: &Trace, placement: &Placement, rank: Rank) -> Vec
                     kind,
                     direction: dir_name(p.dir[i]).into(),
                     peer: (peer != ANY_SOURCE).then_some(peer),
-                    bytes: p.bytes[i],
+                    bytes: p.bytes.at(i),
                     tag: p.tag[i],
                 },
                 inside,

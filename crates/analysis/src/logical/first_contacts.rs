@@ -183,7 +183,7 @@ impl<'t> LocalContacts<'t> {
             .enumerate()
             .filter_map(|(i, &k)| {
                 let d = if k == u32::MAX { u32::MAX } else { dirs[k as usize] };
-                (d != OUTSIDE).then(|| (p.dir[i] == P2pDir::Send, d, p.bytes[i]))
+                (d != OUTSIDE).then(|| (p.dir[i] == P2pDir::Send, d, p.bytes.at(i)))
             })
             .collect()
     }

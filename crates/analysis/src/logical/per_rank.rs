@@ -320,7 +320,7 @@ pub(super) fn shape_of(
     for (i, part) in kept.iter().enumerate() {
         let Some((h, at)) = *part else { continue };
         let post = p.post[i] as usize;
-        ops[fill[post] as usize] = (p.dir[i], h, at, p.bytes[i]);
+        ops[fill[post] as usize] = (p.dir[i], h, at, p.bytes.at(i));
         fill[post] += 1;
         let c = complete[i];
         if c != p.post[i] && c != NOT_COMPLETED && (c as usize) < n {

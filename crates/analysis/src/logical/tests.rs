@@ -94,7 +94,7 @@ fn content_key_hashes_fixed_width_bytes() {
     rt.calls.kind = vec![tracelogic_model::CallKind::Send, tracelogic_model::CallKind::Recv];
     rt.p2p.dir = vec![P2pDir::Send, P2pDir::Recv];
     rt.p2p.tag = vec![7, -1];
-    rt.p2p.bytes = vec![80, 1 << 33];
+    rt.p2p.bytes = vec![80, 1 << 33].into();
     // The bytes written by hand: each sequence as u64 length then its elements.
     let mut bytes: Vec<u8> = Vec::new();
     bytes.extend(2u64.to_le_bytes());

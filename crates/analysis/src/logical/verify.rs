@@ -355,7 +355,7 @@ fn real_keys(trace: &Trace, ops: &OpTable<'_>, placement: &Placement, rank: Rank
                     kind,
                     p.dir[i] == P2pDir::Send,
                     (peer != ANY_SOURCE).then_some(peer),
-                    p.bytes[i],
+                    p.bytes.at(i),
                 ),
                 inside,
             )

@@ -110,7 +110,7 @@ fn rank_events_of(
                 kind: if send { 0 } else { 1 },
                 peer: p.peer[i],
                 tag: if with_envelope { p.tag[i] as i64 } else { 0 },
-                bytes: if with_envelope { p.bytes[i] } else { 0 },
+                bytes: if with_envelope { p.bytes.at(i) } else { 0 },
                 comm: if with_envelope { p.comm[i] } else { 0 },
             };
             i += 1;

@@ -105,7 +105,7 @@ pub fn topology(
                         if rt.p2p.dir[o] == P2pDir::Send && rt.p2p.peer[o] < trace.num_ranks() && rt.p2p.peer[o] != r {
                             let e = pairs.entry((r, rt.p2p.peer[o])).or_default();
                             e.0 += 1;
-                            e.1 = e.1.saturating_add(rt.p2p.bytes[o]);
+                            e.1 = e.1.saturating_add(rt.p2p.bytes.at(o));
                         }
                     }
                     Some(&EventRef::Collective(_)) => {
@@ -173,8 +173,8 @@ pub fn imbalance(trace: &Trace, events: &Events, spans: &BTreeMap<Rank, Vec<(u32
         let first = ranges.iter().map(|x| x.0).min()?;
         let last = ranges.iter().map(|x| x.1).max()?;
         let (c0, c1) = (re.calls[first as usize] as usize, re.calls[last as usize] as usize);
-        let span = calls.exit[c1].saturating_sub(calls.enter[c0]);
-        let in_mpi: Time = (c0..=c1).map(|c| calls.exit[c].saturating_sub(calls.enter[c])).sum();
+        let span = calls.exit(c1).saturating_sub(calls.enter[c0]);
+        let in_mpi: Time = (c0..=c1).map(|c| calls.exit(c).saturating_sub(calls.enter[c])).sum();
         compute.push((r, span.saturating_sub(in_mpi)));
     }
     if compute.len() < 2 {

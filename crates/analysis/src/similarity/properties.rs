@@ -199,9 +199,9 @@ fn run_parts(trace: &Trace) -> Option<RunParts> {
         for i in (0..p.len()).filter(|&i| p.dir[i] == P2pDir::Send) {
             let k = part_of(p.post[i]);
             sends[k] += 1;
-            volume[k] = volume[k].saturating_add(p.bytes[i]);
+            volume[k] = volume[k].saturating_add(p.bytes.at(i));
         }
-        let mut calls: Vec<(u64, u64, u32)> = (0..c.enter.len()).map(|i| (c.enter[i], c.exit[i], i as u32)).collect();
+        let mut calls: Vec<(u64, u64, u32)> = (0..c.enter.len()).map(|i| (c.enter[i], c.exit(i), i as u32)).collect();
         if calls.windows(2).any(|w| w[0].0 > w[1].0) {
             calls.sort_unstable();
         }
@@ -228,7 +228,7 @@ fn compute_time(trace: &Trace) -> Vec<f64> {
         .iter()
         .map(|rt| {
             let c = &rt.calls;
-            let mut intervals: Vec<(u64, u64)> = c.enter.iter().copied().zip(c.exit.iter().copied()).collect();
+            let mut intervals: Vec<(u64, u64)> = c.enter.iter().copied().zip(c.exits()).collect();
             if intervals.windows(2).any(|w| w[0].0 > w[1].0) {
                 intervals.sort_unstable();
             }
@@ -269,17 +269,17 @@ pub fn run_properties(trace: &Trace, filter: Option<Threshold>) -> RunProperties
             match p.dir[i] {
                 P2pDir::Send => {
                     sends[r as usize] += 1;
-                    volume[r as usize] = volume[r as usize].saturating_add(p.bytes[i]);
+                    volume[r as usize] = volume[r as usize].saturating_add(p.bytes.at(i));
                     if peer < n && peer != r {
                         let d = directed.entry((r, peer)).or_default();
-                        d.sent_bytes = d.sent_bytes.saturating_add(p.bytes[i]);
+                        d.sent_bytes = d.sent_bytes.saturating_add(p.bytes.at(i));
                         d.sent_messages += 1;
                     }
                 }
                 P2pDir::Recv => {
                     if peer < n && peer != r {
                         let d = directed.entry((peer, r)).or_default();
-                        d.received_bytes = d.received_bytes.saturating_add(p.bytes[i]);
+                        d.received_bytes = d.received_bytes.saturating_add(p.bytes.at(i));
                         d.received_messages += 1;
                     }
                 }

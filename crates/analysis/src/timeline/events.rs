@@ -181,7 +181,7 @@ pub(super) fn messages_in(
             receiver: m.receiver,
             send: send_t(k),
             recv: recv_t(k),
-            bytes: sp.bytes[m.send_op as usize],
+            bytes: sp.bytes.at(m.send_op as usize),
             tag: sp.tag[m.send_op as usize],
             time,
             late_sender: w.late_sender.map_or(0, |x| x.1),

@@ -88,21 +88,21 @@ impl TimelineIndex {
                 Some(o)
             };
             let at = |p: usize| ord.as_ref().map_or(p, |o| o[p] as usize);
-            let dis = (1..c.len()).all(|p| c.exit[at(p - 1)] <= c.enter[at(p)]);
-            let long = (0..c.len()).map(|i| c.exit[i] - c.enter[i]).max().unwrap_or(0);
+            let dis = (1..c.len()).all(|p| c.exit(at(p - 1)) <= c.enter[at(p)]);
+            let long = (0..c.len()).map(|i| c.exit(i) - c.enter[i]).max().unwrap_or(0);
             pyramids.push(match &ord {
                 None => Pyramid::build(
                     c.len(),
                     extent,
                     |p| c.enter[p] - origin,
-                    |p| c.exit[p] - origin,
+                    |p| c.exit(p) - origin,
                     |p| c.func[p],
                 ),
                 Some(_) => Pyramid::build(
                     c.len(),
                     extent,
                     |p| c.enter[at(p)] - origin,
-                    |p| c.exit[at(p)] - origin,
+                    |p| c.exit(at(p)) - origin,
                     |p| c.func[at(p)],
                 ),
             });
@@ -406,7 +406,7 @@ impl TimelineIndex {
             }
             _ => {
                 let c = &trace.ranks[r].calls;
-                (c.enter[i] - self.origin, c.exit[i] - self.origin)
+                (c.enter[i] - self.origin, c.exit(i) - self.origin)
             }
         }
     }

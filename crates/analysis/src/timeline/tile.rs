@@ -395,7 +395,7 @@ pub(super) fn tile_call(trace: &Trace, index: &TimelineIndex, r: usize, i: usize
     let p = &rt.p2p;
     let k0 = p.post.partition_point(|&c| (c as usize) < i);
     let k1 = p.post.partition_point(|&c| (c as usize) <= i);
-    let mut bytes: u64 = p.bytes[k0..k1].iter().sum();
+    let mut bytes: u64 = p.bytes.range(k0..k1).sum();
     let mut peer = if k1 > k0 { p.peer[k0] } else { NONE };
     if rt.calls.kind[i] == CallKind::Collective {
         let c = &rt.collectives;

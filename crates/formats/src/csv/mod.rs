@@ -186,8 +186,7 @@ impl Reader {
                 let st = self.threads.get_mut(&key).expect("inserted above");
                 match st.open_call.take() {
                     Some(idx) => {
-                        let calls = &mut self.trace.ranks[r as usize].calls;
-                        calls.exit[idx as usize] = time.max(calls.enter[idx as usize]);
+                        self.trace.ranks[r as usize].calls.set_exit(idx as usize, time);
                     }
                     None => self.unmatched_leaves += 1,
                 }
@@ -260,7 +259,7 @@ impl Reader {
                         p.complete[op] = call;
                         p.peer[op] = peer;
                         p.tag[op] = tag;
-                        p.bytes[op] = bytes;
+                        p.bytes.set(op, bytes);
                         self.comm_refs.push((r, op, true, comm));
                         return Ok(());
                     }

@@ -391,7 +391,7 @@ fn by_name(t: &Trace, r: usize) -> ByName {
         .collect();
     let p = &rt.p2p;
     let p2p = (0..p.len())
-        .map(|i| (p.dir[i], p.peer[i], p.tag[i], members(p.comm[i]), p.bytes[i]))
+        .map(|i| (p.dir[i], p.peer[i], p.tag[i], members(p.comm[i]), p.bytes.at(i)))
         .collect();
     let c = &rt.collectives;
     let colls = (0..c.len())

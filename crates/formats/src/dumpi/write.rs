@@ -437,7 +437,7 @@ pub fn write(trace: &Trace, prefix: &str) -> Vec<InputFile> {
 
         for i in 0..calls.len() {
             let name = trace.functions.name(calls.func[i]);
-            let (enter, exit) = (calls.enter[i], calls.exit[i]);
+            let (enter, exit) = (calls.enter[i], calls.exit(i));
             let thread = thread_of(calls.location[i]);
             let cp = calls.callpath[i];
             let target: Vec<u32> = trace.callpaths.get(cp as usize).cloned().unwrap_or_default();
@@ -486,8 +486,8 @@ pub fn write(trace: &Trace, prefix: &str) -> Vec<InputFile> {
                         let c = rt.p2p.comm[o];
                         let h = w.handle(c);
                         let dest = w.local(c, rt.p2p.peer[o]);
-                        a.int("sendcount", rt.p2p.bytes[o] as i64)
-                            .int("count", rt.p2p.bytes[o] as i64)
+                        a.int("sendcount", rt.p2p.bytes.at(o) as i64)
+                            .int("count", rt.p2p.bytes.at(o) as i64)
                             .int("sendtype", DT_BYTE)
                             .int("datatype", DT_BYTE)
                             .int("dest", dest)
@@ -502,7 +502,7 @@ pub fn write(trace: &Trace, prefix: &str) -> Vec<InputFile> {
                         } else {
                             w.local(c, rt.p2p.peer[o])
                         };
-                        a.int("recvcount", rt.p2p.bytes[o] as i64)
+                        a.int("recvcount", rt.p2p.bytes.at(o) as i64)
                             .int("recvtype", DT_BYTE)
                             .int("source", src)
                             .int(
@@ -514,7 +514,8 @@ pub fn write(trace: &Trace, prefix: &str) -> Vec<InputFile> {
                                 },
                             )
                             .int("comm", h);
-                        if short == "Sendrecv_replace" && send.is_some_and(|s| rt.p2p.bytes[s] != rt.p2p.bytes[o]) {
+                        if short == "Sendrecv_replace" && send.is_some_and(|s| rt.p2p.bytes.at(s) != rt.p2p.bytes.at(o))
+                        {
                             spec = call_by_name("Sendrecv").expect("table");
                         }
                     }
@@ -600,7 +601,7 @@ pub fn write(trace: &Trace, prefix: &str) -> Vec<InputFile> {
             }
             w.record(spec, thread, enter, exit, &a);
         }
-        let end = calls.exit.last().copied().unwrap_or(0);
+        let end = calls.last_exit().unwrap_or(0);
         w.move_to_callpath(&[], end, 0);
         w.out.u16(END_OF_STREAM);
 
@@ -656,7 +657,7 @@ fn p2p_args(w: &mut RankWriter, rt: &tracelogic_model::RankTrace, op: usize, non
     } else {
         p.tag[op] as i64
     };
-    a.int("count", p.bytes[op] as i64)
+    a.int("count", p.bytes.at(op) as i64)
         .int("datatype", DT_BYTE)
         .int("dest", peer)
         .int("source", peer)

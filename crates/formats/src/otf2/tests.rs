@@ -452,7 +452,7 @@ fn receives_are_listed_in_posting_order_and_unfinished_ones_left_out() {
     let t = same_whatever_the_threads(&files, "receives").expect("reads");
     let p = &t.ranks[0].p2p;
     let rows: Vec<_> = (0..p.len())
-        .map(|i| (p.post[i], p.complete[i], p.dir[i], p.peer[i], p.tag[i], p.bytes[i]))
+        .map(|i| (p.post[i], p.complete[i], p.dir[i], p.peer[i], p.tag[i], p.bytes.at(i)))
         .collect();
     use tracelogic_model::P2pDir::{Recv, Send};
     assert_eq!(

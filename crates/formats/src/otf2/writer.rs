@@ -107,7 +107,7 @@ pub fn write_repeated<E>(
 /// `rt` with every timestamp moved `by` nanoseconds later.
 fn shifted(rt: &RankTrace, by: u64) -> RankTrace {
     let mut out = rt.clone();
-    for t in out.calls.enter.iter_mut().chain(out.calls.exit.iter_mut()) {
+    for t in out.calls.enter.iter_mut() {
         *t += by;
     }
     for m in &mut out.metrics {
@@ -525,7 +525,7 @@ impl<'t> ArchiveWriter<'t> {
             .collect();
         for c in 0..calls.len() {
             let l = loc_of(c);
-            let (t0, t1) = (calls.enter[c], calls.exit[c]);
+            let (t0, t1) = (calls.enter[c], calls.exit(c));
             let s = &mut streams[l];
             if l == 0 {
                 while next_sample < samples.len() && samples[next_sample].0 <= t0 {
@@ -583,7 +583,7 @@ impl<'t> ArchiveWriter<'t> {
             }
             for &k in posted.of(c) {
                 let peer = local_rank(p.comm[k], p.peer[k]);
-                let (comm, tag, bytes) = (p.comm[k], p.tag[k] as u32, p.bytes[k]);
+                let (comm, tag, bytes) = (p.comm[k], p.tag[k] as u32, p.bytes.at(k));
                 let blocking = p.complete[k] == ci;
                 match (p.dir[k], blocking) {
                     (P2pDir::Send, true) => s.with_length(cur, id::MPI_SEND, |e| {
@@ -621,7 +621,7 @@ impl<'t> ArchiveWriter<'t> {
                             e.cu32(peer)
                                 .cu32(p.comm[k])
                                 .cu32(p.tag[k] as u32)
-                                .cu64(p.bytes[k])
+                                .cu64(p.bytes.at(k))
                                 .cu64(req);
                         });
                     }

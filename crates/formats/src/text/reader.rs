@@ -478,7 +478,7 @@ impl<'t> Reader<'t> {
         c.func.push(func);
         c.kind.push(kind);
         c.enter.push(enter);
-        c.exit.push(exit);
+        c.duration.push(exit.saturating_sub(enter));
         c.callpath.push(cp);
         c.location.push(loc);
         rt.extend_span(enter, exit);

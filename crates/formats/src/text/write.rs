@@ -142,7 +142,7 @@ pub(super) fn write_rank(out: &mut String, trace: &Trace, rt: &tracelogic_model:
     for i in 0..calls.len() {
         let idx = i as u32;
         let func = trace.functions.name(calls.func[i]);
-        let _ = write!(out, "{r} {} {} ", calls.enter[i], calls.exit[i]);
+        let _ = write!(out, "{r} {} {} ", calls.enter[i], calls.exit(i));
         push_token(out, func);
         let kind = calls.kind[i];
         if kind != CallKind::classify(func) {
@@ -166,7 +166,7 @@ pub(super) fn write_rank(out: &mut String, trace: &Trace, rt: &tracelogic_model:
             } else {
                 let _ = write!(out, " tag={}", p.tag[o]);
             }
-            let _ = write!(out, " bytes={}", p.bytes[o]);
+            let _ = write!(out, " bytes={}", p.bytes.at(o));
             if p.comm[o] != COMM_WORLD {
                 let _ = write!(out, " comm={}", p.comm[o]);
             }

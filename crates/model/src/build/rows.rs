@@ -6,7 +6,7 @@
 //! not changed: the caller renumbers them when it also drops the rows they point to.
 
 use crate::column::{FillValue, Sparse};
-use crate::{Calls, Collectives, MetricSamples, P2p};
+use crate::{Calls, Collectives, MetricSamples, Narrow, P2p};
 
 /// A column rows can be dropped from.
 trait RowColumn: Sized {
@@ -37,6 +37,18 @@ impl<T: FillValue, const FILL: u32> RowColumn for Sparse<T, FILL> {
     #[inline]
     fn select_mask(&self, keep: &[bool]) -> Self {
         self.iter().zip(keep).filter(|(_, &k)| k).map(|(&v, _)| v).collect()
+    }
+}
+
+impl RowColumn for Narrow {
+    #[inline]
+    fn retain_mask(&mut self, keep: &[bool]) {
+        let mut it = keep.iter();
+        self.retain(|_| *it.next().unwrap_or(&true));
+    }
+    #[inline]
+    fn select_mask(&self, keep: &[bool]) -> Self {
+        self.iter().zip(keep).filter(|(_, &k)| k).map(|(v, _)| v).collect()
     }
 }
 
@@ -80,7 +92,7 @@ rows_of!(Calls {
     func,
     kind,
     enter,
-    exit,
+    duration,
     callpath,
     location
 });
@@ -140,7 +152,7 @@ mod tests {
             p.peer.push(100 + i as u32);
             p.tag.push(if i == 3 { ANY_TAG } else { i as i32 });
             p.comm.push(i as u32 % 3);
-            p.bytes.push(1000 * i as u64);
+            p.bytes.push(if i == 2 { 1 << 40 } else { 1000 * i as u64 });
         }
         p
     }
@@ -155,7 +167,7 @@ mod tests {
             out.peer.push(p.peer[i]);
             out.tag.push(p.tag[i]);
             out.comm.push(p.comm[i]);
-            out.bytes.push(p.bytes[i]);
+            out.bytes.push(p.bytes.at(i));
         }
         out
     }

@@ -84,8 +84,6 @@ struct PendingSend {
     sender: Rank,
     tag: i32,
     send_op: u32,
-    /// Entry time of the posting call, for wildcard receives.
-    posted_at: u64,
     /// Position of this send in the (sender, send op) order of all matchable sends: where its
     /// receive operation is recorded.
     slot: u32,
@@ -134,6 +132,13 @@ pub fn match_messages(trace: &Trace) -> Matching {
     let total = first_of_receiver[n as usize];
     let mut sends = vec![PendingSend::default(); total];
     let mut free = first_of_receiver.clone();
+    // Posting times by slot, only when some receive is a wildcard (the only receives that
+    // compare them): 8 bytes a send saved at the peak of the matching otherwise.
+    let wildcards = trace.ranks.iter().any(|rt| {
+        let p = &rt.p2p;
+        (0..p.len()).any(|i| p.dir[i] == P2pDir::Recv && (p.peer[i] == ANY_SOURCE || p.tag[i] == ANY_TAG))
+    });
+    let mut posted_at: Vec<u64> = Vec::with_capacity(if wildcards { total } else { 0 });
     let mut slot = 0u32;
     for rt in &trace.ranks {
         let p = &rt.p2p;
@@ -145,14 +150,16 @@ pub fn match_messages(trace: &Trace) -> Matching {
             if p.dir[i] != P2pDir::Send || peer >= n {
                 continue;
             }
-            latest = latest.max(rt.calls.enter.get(p.post[i] as usize).copied().unwrap_or(0));
+            if wildcards {
+                latest = latest.max(rt.calls.enter.get(p.post[i] as usize).copied().unwrap_or(0));
+                posted_at.push(latest);
+            }
             let at = &mut free[peer as usize];
             sends[*at] = PendingSend {
                 comm: p.comm[i],
                 sender: rt.rank,
                 tag: p.tag[i],
                 send_op: i as u32,
-                posted_at: latest,
                 slot,
                 next_in_queue: NO_SEND,
             };
@@ -168,11 +175,12 @@ pub fn match_messages(trace: &Trace) -> Matching {
     let mut matched = 0usize;
     for receiver in 0..n {
         let range = first_of_receiver[receiver as usize]..first_of_receiver[receiver as usize + 1];
-        let (taken, unmatched) = match_receiver(trace, receiver, &mut sends[range], &mut recv_of_slot);
+        let (taken, unmatched) = match_receiver(trace, receiver, &mut sends[range], &posted_at, &mut recv_of_slot);
         matched += taken;
         unmatched_recvs += unmatched;
     }
     drop(sends);
+    drop(posted_at);
     drop(first_of_receiver);
     unmatched_sends += (total - matched) as u64;
 
@@ -206,9 +214,16 @@ pub fn match_messages(trace: &Trace) -> Matching {
 }
 
 /// Match the receives of `receiver` against `sends` (all sends addressed to it, in sender
-/// then send op order). Records each consumed send's receive operation in `recv_of_slot` and
-/// returns the number of matched sends and of unmatched receives.
-fn match_receiver(trace: &Trace, receiver: Rank, sends: &mut [PendingSend], recv_of_slot: &mut [u32]) -> (usize, u64) {
+/// then send op order; `posted_at` their posting times by slot, read only by wildcard
+/// receives). Records each consumed send's receive operation in `recv_of_slot` and returns
+/// the number of matched sends and of unmatched receives.
+fn match_receiver(
+    trace: &Trace,
+    receiver: Rank,
+    sends: &mut [PendingSend],
+    posted_at: &[u64],
+    recv_of_slot: &mut [u32],
+) -> (usize, u64) {
     let Some(rt) = trace.ranks.get(receiver as usize) else {
         return (0, 0);
     };
@@ -217,7 +232,7 @@ fn match_receiver(trace: &Trace, receiver: Rank, sends: &mut [PendingSend], recv
     if sends.is_empty() {
         return (0, recvs.count() as u64);
     }
-    let mut queues = Queues::new(sends);
+    let mut queues = Queues::new(sends, posted_at);
     for r in recvs.clone() {
         queues.prepare_for(p.peer[r], p.tag[r], p.comm[r]);
     }
@@ -282,7 +297,7 @@ pub fn send_envelopes(trace: &Trace, ranks: std::ops::Range<Rank>) -> (Vec<SendE
             let post = p.post[i] as usize;
             let enter = rt.calls.enter.get(post).copied();
             latest = latest.max(enter.unwrap_or(0));
-            let enter = enter.filter(|_| rt.calls.exit.get(post).is_some());
+            let enter = enter.filter(|_| rt.calls.duration.get(post).is_some());
             out.push(SendEnvelope {
                 sender: rt.rank,
                 send_op: i as u32,
@@ -311,13 +326,13 @@ pub fn match_envelopes(trace: &Trace, receiver: Rank, sends: &[SendEnvelope]) ->
             sender: s.sender,
             tag: s.tag,
             send_op: s.send_op,
-            posted_at: s.posted_at,
             slot: slot as u32,
             next_in_queue: NO_SEND,
         })
         .collect();
     let mut recv_of_slot = vec![NO_RECV; sends.len()];
-    let (_, unmatched) = match_receiver(trace, receiver, &mut pending, &mut recv_of_slot);
+    let posted_at: Vec<u64> = sends.iter().map(|s| s.posted_at).collect();
+    let (_, unmatched) = match_receiver(trace, receiver, &mut pending, &posted_at, &mut recv_of_slot);
     let messages = sends
         .iter()
         .zip(&recv_of_slot)
@@ -349,6 +364,8 @@ type HeapEntry = Reverse<(HeadKey, usize, u32)>;
 /// once, so matching costs O(sends · log sends) whatever the mix of wildcards.
 struct Queues<'a> {
     sends: &'a [PendingSend],
+    /// Posting time of each send by slot (empty when no receive is a wildcard).
+    posted_at: &'a [u64],
     queues: Vec<Queue>,
     by_key: FastMap<(CommId, Rank, i32), usize>,
     by_comm: Option<FastMap<CommId, BinaryHeap<HeapEntry>>>,
@@ -358,7 +375,7 @@ struct Queues<'a> {
 
 impl<'a> Queues<'a> {
     /// Chains `sends` (in sender then send op order) into their FIFOs, each in send op order.
-    fn new(sends: &'a mut [PendingSend]) -> Self {
+    fn new(sends: &'a mut [PendingSend], posted_at: &'a [u64]) -> Self {
         let mut queues: Vec<Queue> = Vec::new();
         let mut by_key = FastMap::default();
         // Consecutive sends of one sender to one receiver mostly share communicator and tag.
@@ -390,6 +407,7 @@ impl<'a> Queues<'a> {
         }
         Queues {
             sends,
+            posted_at,
             queues,
             by_key,
             by_comm: None,
@@ -428,7 +446,7 @@ impl<'a> Queues<'a> {
     fn entry(&self, q: usize) -> HeapEntry {
         let head = self.queues[q].head;
         let s = &self.sends[head as usize];
-        Reverse(((s.posted_at, s.sender, s.send_op), q, head))
+        Reverse(((self.posted_at[s.slot as usize], s.sender, s.send_op), q, head))
     }
 
     /// Takes the send a receive with this envelope consumes, if any.
@@ -460,7 +478,8 @@ impl<'a> Queues<'a> {
         }
         let taken = self.sends[head as usize];
         self.queues[q].head = taken.next_in_queue;
-        if taken.next_in_queue != NO_SEND {
+        let wildcards = self.by_comm.is_some() || self.by_comm_tag.is_some() || self.by_comm_sender.is_some();
+        if taken.next_in_queue != NO_SEND && wildcards {
             let e = self.entry(q);
             if let Some(m) = &mut self.by_comm {
                 m.entry(taken.comm).or_default().push(e);

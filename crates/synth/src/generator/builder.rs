@@ -102,7 +102,7 @@ impl Builder {
         c.func.push(id);
         c.kind.push(kind);
         c.enter.push(enter);
-        c.exit.push(exit);
+        c.duration.push(exit.saturating_sub(enter));
         c.callpath.push(NO_CALLPATH);
         c.location.push(0);
         self.now[r as usize] = exit;
@@ -366,7 +366,7 @@ impl Builder {
 
     pub(super) fn finish_spans(&mut self) {
         for rt in &mut self.trace.ranks {
-            if let (Some(&a), Some(&z)) = (rt.calls.enter.first(), rt.calls.exit.last()) {
+            if let (Some(&a), Some(z)) = (rt.calls.enter.first(), rt.calls.last_exit()) {
                 rt.span = Some((a, z));
             }
         }

@@ -135,7 +135,7 @@ fn phase_truth(b: &Builder, plan: &PhasePlan, first_call: &[usize], pattern: &[M
     for (rt, &first) in b.trace.ranks.iter().zip(first_call) {
         if rt.calls.len() > first {
             start = start.min(rt.calls.enter[first]);
-            end = end.max(*rt.calls.exit.last().unwrap_or(&0));
+            end = end.max(rt.calls.last_exit().unwrap_or(0));
         }
     }
     // Every style sends each pattern message once per iteration (the wavefront's two sweeps

@@ -189,7 +189,7 @@ pub(super) fn simulate(
                                 Request::Send(op) => rt.p2p.complete[op] = c,
                                 Request::Recv(key, seq, op) => {
                                     rt.p2p.complete[op] = c;
-                                    rt.p2p.bytes[op] = sent[&key][seq as usize].1;
+                                    rt.p2p.bytes.set(op, sent[&key][seq as usize].1);
                                 }
                                 Request::Idle => {}
                             }

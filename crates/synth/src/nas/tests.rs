@@ -31,8 +31,11 @@ fn every_message_is_received_at_every_size() {
                 let sent = s.calls.enter[s.p2p.post[msg.send_op as usize] as usize];
                 let done = r.p2p.complete[msg.recv_op as usize];
                 assert_ne!(done, NOT_COMPLETED, "{b} {n}: a receive never completes");
-                assert!(r.calls.exit[done as usize] > sent, "{b} {n}: received before sent");
-                assert_eq!(s.p2p.bytes[msg.send_op as usize], r.p2p.bytes[msg.recv_op as usize]);
+                assert!(r.calls.exit(done as usize) > sent, "{b} {n}: received before sent");
+                assert_eq!(
+                    s.p2p.bytes.at(msg.send_op as usize),
+                    r.p2p.bytes.at(msg.recv_op as usize)
+                );
             }
         }
     }
@@ -117,7 +120,7 @@ fn numbering_permutes_processes_onto_ranks() {
         assert_eq!(a.len(), b.len());
         for i in 0..a.len() {
             assert_eq!(truth.node_of_rank[a.peer[i] as usize], b.peer[i]);
-            assert_eq!(a.bytes[i], b.bytes[i]);
+            assert_eq!(a.bytes.at(i), b.bytes.at(i));
         }
     }
 }

@@ -154,7 +154,7 @@ pub(super) fn graph_of(
                 symbol: events.names[re.symbols[i as usize] as usize].clone(),
                 logical: 0,
                 time: calls.enter[call],
-                end: calls.exit[call],
+                end: calls.exit(call),
             }
         })
         .collect();

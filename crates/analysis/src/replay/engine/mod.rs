@@ -256,7 +256,7 @@ impl<'a> Engine<'a> {
             .iter()
             .map(|rt| {
                 let c = &rt.calls;
-                let calls = [c.func.len(), c.kind.len(), c.enter.len(), c.exit.len()]
+                let calls = [c.func.len(), c.kind.len(), c.enter.len(), c.duration.len()]
                     .into_iter()
                     .min()
                     .unwrap_or(0);
@@ -613,7 +613,7 @@ impl<'a> Engine<'a> {
             }
             let i = cur.call;
             if i >= ncalls {
-                let tail = match (rt.span, ncalls.checked_sub(1).map(|l| calls.exit[l])) {
+                let tail = match (rt.span, ncalls.checked_sub(1).map(|l| calls.exit(l))) {
                     (Some((_, end)), Some(last)) => end.saturating_sub(last),
                     (Some((start, end)), None) => end.saturating_sub(start),
                     (None, _) => 0,
@@ -631,7 +631,7 @@ impl<'a> Engine<'a> {
                     let prev = if i == 0 {
                         rt.span.map(|s| s.0).unwrap_or(calls.enter[0])
                     } else {
-                        calls.exit[i - 1]
+                        calls.exit(i - 1)
                     };
                     cur.stage = Stage::Collectives;
                     cur.modelled = false;
@@ -740,7 +740,7 @@ impl<'a> Engine<'a> {
         cur.call += 1;
         cur.stage = Stage::Enter;
         if keeps_duration {
-            let dt = ns_to_s(calls.exit[i].saturating_sub(calls.enter[i]));
+            let dt = ns_to_s(calls.exit(i).saturating_sub(calls.enter[i]));
             let [clock, compute, ..] = Self::terms(&mut self.state, self.k, (r - self.owned.start) as usize);
             advance(clock, compute, dt);
         }

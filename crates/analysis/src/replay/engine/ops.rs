@@ -12,14 +12,14 @@ impl Engine<'_> {
         let refs = u8::from(here) + u8::from(self.trace.ranks[r as usize].p2p.complete[op as usize] != NOT_COMPLETED);
         let eff = self
             .params
-            .effective(self.trace.ranks[r as usize].p2p.bytes[op as usize] as f64);
+            .effective(self.trace.ranks[r as usize].p2p.bytes.at(op as usize) as f64);
         let k = self.k;
         let at = self.at(r) * ROWS * k;
         let slot = self.pool.alloc(&self.state[at..at + k], refs.max(1));
         let nic = &mut self.state[at + NIC * k..at + (NIC + 1) * k];
         inject(self.pool.get_mut(slot), nic, &self.params.beta, eff);
         if to != NONE && !here {
-            let bytes = self.trace.ranks[r as usize].p2p.bytes[op as usize];
+            let bytes = self.trace.ranks[r as usize].p2p.bytes.at(op as usize);
             let at = self.pool.get(slot).to_vec();
             if let Some(d) = &mut self.dist {
                 let p = d.process_of(to);
@@ -54,7 +54,7 @@ impl Engine<'_> {
                 if slot == NONE {
                     return true;
                 }
-                let eff = self.params.effective(p2p.bytes[op as usize] as f64);
+                let eff = self.params.effective(p2p.bytes.at(op as usize) as f64);
                 let [clock, _, _, _, bandwidth, _] = Self::terms(&mut self.state, k, (r - self.owned.start) as usize);
                 complete_send(clock, bandwidth, self.pool.get(slot), &self.params.beta, eff);
                 self.pool.release(slot);
@@ -75,7 +75,7 @@ impl Engine<'_> {
                     let slot = self.send_slot[from as usize][from_op as usize];
                     let bytes = match slot {
                         NONE => 0,
-                        _ => self.trace.ranks[from as usize].p2p.bytes[from_op as usize],
+                        _ => self.trace.ranks[from as usize].p2p.bytes.at(from_op as usize),
                     };
                     (slot, bytes)
                 } else {

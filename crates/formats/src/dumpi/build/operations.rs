@@ -280,8 +280,8 @@ impl RankReader {
         if p.tag[op] == ANY_TAG && s.tag >= 0 {
             p.tag[op] = s.tag;
         }
-        if s.bytes >= 0 && (s.bytes as u64) <= p.bytes[op] {
-            p.bytes[op] = s.bytes as u64;
+        if s.bytes >= 0 && (s.bytes as u64) <= p.bytes.at(op) {
+            p.bytes.set(op, s.bytes as u64);
         }
     }
 

@@ -396,7 +396,7 @@ impl RankReader {
         c.func.push(func);
         c.kind.push(kind);
         c.enter.push(enter.wrapping_sub(base));
-        c.exit.push(exit.wrapping_sub(base));
+        c.duration.push(exit - enter);
         c.callpath.push(callpath);
         c.location.push(location);
         self.span = (self.span.0.min(enter), self.span.1.max(exit));

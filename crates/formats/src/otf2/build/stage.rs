@@ -38,7 +38,7 @@ pub(super) fn p2p_in_posting_order(rt: &mut RankTrace) {
     gather(&mut p.peer, &perm);
     gather(&mut p.tag, &perm);
     p.comm = perm.iter().map(|&i| p.comm[i as usize]).collect();
-    gather(&mut p.bytes, &perm);
+    p.bytes = perm.iter().map(|&i| p.bytes.at(i as usize)).collect();
 }
 
 /// Reorder the calls of a rank with several threads by entry time (stable, so each thread
@@ -56,8 +56,8 @@ pub(super) fn sort_calls_by_entry(rt: &mut RankTrace) {
     }
     c.func = perm.iter().map(|&i| c.func[i]).collect();
     c.kind = perm.iter().map(|&i| c.kind[i]).collect();
+    c.duration = perm.iter().map(|&i| c.duration.at(i)).collect();
     c.enter = perm.iter().map(|&i| c.enter[i]).collect();
-    c.exit = perm.iter().map(|&i| c.exit[i]).collect();
     c.callpath = perm.iter().map(|&i| c.callpath[i]).collect();
     c.location = perm.iter().map(|&i| c.location[i]).collect();
     let renumber = |i: &mut CallIdx| {
@@ -161,8 +161,7 @@ impl Stage {
                 row.exit = t.max(row.enter);
             }
             None => {
-                let calls = &mut rt.calls;
-                calls.exit[c as usize] = t.max(calls.enter[c as usize]);
+                rt.calls.set_exit(c as usize, t);
             }
         }
     }
@@ -208,7 +207,7 @@ impl Stage {
                 p.peer[op] = peer;
                 p.tag[op] = tag;
                 p.comm[op] = comm;
-                p.bytes[op] = bytes;
+                p.bytes.set(op, bytes);
             }
         }
     }
@@ -220,7 +219,7 @@ impl Stage {
         c.func.extend(rows.iter().map(|r| r.func));
         c.kind.extend(rows.iter().map(|r| r.kind));
         c.enter.extend(rows.iter().map(|r| r.enter));
-        c.exit.extend(rows.iter().map(|r| r.exit));
+        c.duration.extend(rows.iter().map(|r| r.exit - r.enter));
         c.callpath.extend(rows.iter().map(|r| r.callpath));
         c.location.extend(rows.iter().map(|r| r.location));
         self.calls_from += rows.len();
@@ -380,8 +379,7 @@ mod stage_tests {
                     late_in_columns += usize::from((c as usize) < staged.calls.len());
                     let t = (step * 10 + next(30)).saturating_sub(15);
                     stage.end_call(&mut staged, c, t);
-                    let calls = &mut direct.calls;
-                    calls.exit[c as usize] = t.max(calls.enter[c as usize]);
+                    direct.calls.set_exit(c as usize, t);
                     assert_eq!(stage.func(&staged, c), direct.calls.func[c as usize]);
                 }
                 7 | 8 if !direct.p2p.is_empty() => {
@@ -396,7 +394,9 @@ mod stage_tests {
                         let got = (call, next(64) as u32, next(9) as i32, 1, next(100));
                         stage.receive(&mut staged, op, got);
                         let p = &mut direct.p2p;
-                        (p.complete[op], p.peer[op], p.tag[op], p.comm[op], p.bytes[op]) = got;
+                        let bytes;
+                        (p.complete[op], p.peer[op], p.tag[op], p.comm[op], bytes) = got;
+                        p.bytes.set(op, bytes);
                     }
                 }
                 _ => {
@@ -415,8 +415,8 @@ mod stage_tests {
         );
         let (a, b) = (&staged.calls, &direct.calls);
         assert_eq!(
-            (&a.func, &a.kind, &a.enter, &a.exit),
-            (&b.func, &b.kind, &b.enter, &b.exit)
+            (&a.func, &a.kind, &a.enter, &a.duration),
+            (&b.func, &b.kind, &b.enter, &b.duration)
         );
         assert_eq!((&a.callpath, &a.location), (&b.callpath, &b.location));
         let (a, b) = (&staged.p2p, &direct.p2p);
