@@ -78,7 +78,7 @@ impl CommTraffic {
                 if p.dir[i] == P2pDir::Send {
                     if let Some(e) = per.get_mut(p.comm[i] as usize) {
                         e[2] += 1;
-                        e[3] = e[3].saturating_add(p.bytes[i]);
+                        e[3] = e[3].saturating_add(p.bytes.at(i));
                     }
                 }
             }
