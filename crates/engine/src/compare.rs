@@ -191,6 +191,12 @@ pub fn verdict(c: &Comparison) -> String {
         if !theta_undefined && !c.pairing.exhaustive && c.theta < c.threshold {
             s.push_str("; a pairing the search did not reach could give a larger θ");
         }
+        if theta_undefined && c.graphs_complete {
+            s.push_str(
+                "; both graphs are complete (every rank exchanges messages with every other), so ε = 1 for any two \
+                 such runs and nothing here tells their patterns apart",
+            );
+        }
     }
     s
 }
