@@ -70,3 +70,60 @@ fn held_out_bt_and_sp_are_similar_and_lu_is_not() {
     assert!(!verdict("otf2-npb-lu.S.4", "npb-sp.S.4"));
     assert!(!verdict("otf2-npb-lu.S.4", "otf2-npb-bt.S.4"));
 }
+
+fn comparison(a: &str, b: &str) -> serde_json::Value {
+    let o = run(&[&"compare", &trace(a), &trace(b), &"--json"]);
+    assert_eq!(code(&o), 0, "compare {a} {b}: {}", stderr(&o));
+    json(&o)
+}
+
+/// NAS CG on 8 ranks (a 2x4 process grid: recursive-doubling sums along rows and a transpose
+/// exchange, every rank the same share of the matrix, so the same bytes) and NAS LU on 8 ranks
+/// (a 4x2 grid of the SSOR wavefront: ranks on the grid's edge exchange fewer faces) have
+/// isomorphic graphs (both a 4x2 ladder, ε = 1) but LU's volumes follow the ranks' place in the
+/// grid (inside ranks have 3 neighbours and make 3,577 calls by `otf2-print`, end ranks 2 and
+/// 2,394) while CG's are all equal: another program. Meep's FDTD chunks (volumes 9.6–28.6 kB by chunk boundary) against CG likewise.
+#[test]
+fn a_constant_property_against_an_ordered_one_is_no_agreement() {
+    for (a, b) in [("otf2-npb-cg.S.8", "otf2-npb-lu.S.8"), ("meep-8", "otf2-npb-cg.S.8")] {
+        let c = comparison(a, b);
+        assert_eq!(c["similar"], false, "{a} vs {b}: {c}");
+        assert_eq!(c["theta_volume"], 0.0, "{a} vs {b}");
+        let note = c["properties"][1]["note"].as_str().expect("a note");
+        assert!(note.contains("constant (every rank 3508224)"), "{note}");
+        assert!(note.contains("no agreement"), "{note}");
+    }
+}
+
+/// One program recorded by both tracers (SST DUMPI and our OTF2 writer, two runs of the same
+/// input): similar. LAMMPS's volumes order the ranks alike in both (θ = ε = 1); hpcc's two middle
+/// ranks differ by 0.001 % and swap places between the runs (θ_volume 0.8).
+#[test]
+fn one_program_in_both_trace_formats_is_similar() {
+    for (a, b, theta) in [
+        ("lammps-melt-8", "otf2-lammps-melt-8", 1.0),
+        ("lammps-melt-12-xzy", "otf2-lammps-melt-12-xzy", 1.0),
+        ("hpcc-4", "otf2-hpcc-4", 0.8),
+    ] {
+        let c = comparison(a, b);
+        assert_eq!(c["similar"], true, "{a} vs {b}: {c}");
+        assert_eq!(c["epsilon"], 1.0, "{a} vs {b}");
+        let t = c["theta"].as_f64().expect("θ defined");
+        assert!(t >= theta - 1e-9, "{a} vs {b}: θ {t}");
+    }
+}
+
+/// On 4 ranks hpcc, Quantum ESPRESSO and NAS SP all exchange messages between every pair of
+/// ranks (complete graphs) with properties that order no rank: ε = 1 for any two such runs, so
+/// a verdict on ε alone is flagged uncertain rather than passed off as evidence.
+#[test]
+fn complete_graphs_leave_a_verdict_on_epsilon_alone_uncertain() {
+    let c = comparison("hpcc-4", "npb-sp.S.4");
+    assert_eq!(c["verdict_on"], "epsilon-alone", "{c}");
+    assert_eq!(c["graphs_complete"], true);
+    assert_eq!(c["classification_certain"], false);
+    // A run that keeps an order (LU's grid) is not affected.
+    let c = comparison("otf2-npb-lu.S.4", "npb-sp.S.4");
+    assert_eq!(c["graphs_complete"], false);
+    assert_eq!(c["classification_certain"], true);
+}

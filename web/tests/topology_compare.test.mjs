@@ -151,6 +151,12 @@ test('compare: ranked property vectors side by side, both graphs with the common
   await page.waitForSelector('#compare-verdict', { timeout: 120_000 });
   assert.equal(await page.$('#view-compare .view-error'), null);
   assert.equal(await page.getAttribute('#compare-verdict', 'data-similar'), String(pair.similar));
+  // The reasons beside each property are the CLI's (left out, or no agreement: LU's grid orders
+  // its ranks, MG gives every rank the same volume and partners).
+  for (const p of pair.properties) {
+    const note = await page.textContent(`#compare-properties tr[data-property="${p.property}"] td.small`);
+    assert.equal(note.trim(), p.note ?? '', p.property);
+  }
 
   // One figure per property: observed and ranked, two series each, one bar per rank.
   for (const p of pair.properties) {

@@ -191,6 +191,12 @@ pub fn verdict(c: &Comparison) -> String {
         if !theta_undefined && !c.pairing.exhaustive && c.theta < c.threshold {
             s.push_str("; a pairing the search did not reach could give a larger θ");
         }
+        if theta_undefined && c.graphs_complete {
+            s.push_str(
+                "; both graphs are complete (every rank exchanges messages with every other), so ε = 1 for any two \
+                 such runs and nothing here tells their patterns apart",
+            );
+        }
     }
     s
 }
@@ -322,13 +328,22 @@ mod tests {
         assert!(cleared.matrix.is_none() && cleared.refused.is_none());
     }
 
-    /// θ undefined (every property constant or without a work measure in the NAS samples) and
-    /// ε < 1: not similar, and the words give the reason the verdict rests on (ε < 1, not the
-    /// threshold, which applies only beside θ).
+    /// θ undefined (MG's volume and partners are constant, time is no work measure) against
+    /// the same run on another 3-regular graph (the Wagner graph: the 8-cycle with its long
+    /// diagonals, not a cube), ε < 1: not similar, and the words give the reason the verdict
+    /// rests on (ε < 1, not the threshold, which applies only beside θ).
     #[test]
     fn the_verdict_on_epsilon_alone_names_its_reason() {
-        let e = sample_engine("npb-lu.S.8");
-        let r = e.compare_with_files("MG", sample_files("npb-mg.S.8"));
+        let e = sample_engine("npb-mg.S.8");
+        let mut wagner = e.compare_with_files("MG", sample_files("npb-mg.S.8")).others[0].clone();
+        let mut edges: Vec<[u32; 2]> = (0..8u32)
+            .flat_map(|i| [[i, (i + 1) % 8], [i, (i + 4) % 8]])
+            .map(|[a, b]| [a.min(b), a.max(b)])
+            .collect();
+        edges.sort_unstable();
+        edges.dedup();
+        (wagner.edges, wagner.spatial, wagner.source) = (edges, vec![3; 8], "Wagner".into());
+        let r = e.compare_with_runs(vec![wagner], None);
         let c = &r.matrix.as_ref().unwrap().pairs[0];
         assert!(c.theta.is_nan() && c.epsilon < 1.0 && c.epsilon >= c.threshold, "{c:?}");
         assert!(!c.similar);

@@ -147,8 +147,14 @@ pub struct Comparison {
     pub similar: bool,
     /// False when `similar` could change with the exact `ε` (it lies between `epsilon` and
     /// `epsilon_upper`, on both sides of the threshold), or when `θ` is below the threshold
-    /// and the best-pairing search ran out of steps (`pairing.exhaustive` false).
+    /// and the best-pairing search ran out of steps (`pairing.exhaustive` false), or when the
+    /// verdict rests on ε alone and both graphs are complete ([`Comparison::graphs_complete`]).
     pub classification_certain: bool,
+    /// Both graphs are complete (every rank exchanges messages with every other): ε = 1 for any
+    /// two such runs, so with θ undefined nothing tells their patterns apart and the verdict on ε
+    /// alone is not certain.
+    #[serde(default)]
+    pub graphs_complete: bool,
     /// The threshold used.
     pub threshold: f64,
     /// What measured work in the temporal property (`PAPI_FP_OPS`, `PAPI_TOT_INS`,
@@ -213,21 +219,85 @@ pub struct SimilarityMatrix {
 /// evidence: a part shorter than a step of the program (a few sends) says nothing about its order.
 pub const MIN_SENDS_PER_PART: u64 = 4;
 
-/// Why a property is left out of θ (`None`: both runs carry rank-order evidence in it).
-fn left_out_because(
+/// What one property's per-rank values in the two runs say about their rank orders.
+#[derive(Debug, Clone, PartialEq)]
+enum Evidence {
+    /// Both runs order their ranks: `θ_i` is Pearson's coefficient of the ranked vectors.
+    Both,
+    /// One run gives every rank the same value while the other orders its ranks by what the
+    /// program does, and the graphs give ranks roles (not both regular): no agreement, `θ_i` = 0
+    /// (the paper's reading of Definition 4 for one constant vector). Why.
+    Opposed(String),
+    /// Left out of θ: one run or both carry no rank-order evidence. Why.
+    LeftOut(String),
+}
+
+/// Whether every rank has the same value.
+fn constant(v: &[Option<f64>]) -> bool {
+    v.windows(2).all(|w| w[0] == w[1])
+}
+
+/// What a property says about the two runs' rank orders ([`Evidence`]). `regular`: both runs'
+/// graphs give every rank the same number of partners, so the graphs give no rank a role of its
+/// own: an order among such ranks (the boundary cells of SP's multi-partition) against a run
+/// where every rank has the same value is left out, not counted as a disagreement.
+fn evidence(
     a: &[Option<f64>],
     b: &[Option<f64>],
     parts_a: Option<Vec<Vec<f64>>>,
     parts_b: Option<Vec<Vec<f64>>>,
-) -> Option<String> {
+    regular: bool,
+) -> Evidence {
     let ea = rank_order_evidence(a, parts_a.as_deref());
     let eb = rank_order_evidence(b, parts_b.as_deref());
+    let opposed = |which: &str, x: &str| {
+        Evidence::Opposed(format!(
+            "{which} run: {x}, while the other run orders its ranks: no agreement (θ_i = 0, as PACPM counts a \
+             constant vector against an ordered one)"
+        ))
+    };
     match (ea, eb) {
-        (Ok(()), Ok(())) => None,
-        (Err(x), Ok(())) => Some(format!("first run: {x}")),
-        (Ok(()), Err(y)) => Some(format!("second run: {y}")),
-        (Err(x), Err(y)) if x == y => Some(format!("both runs: {x}")),
-        (Err(x), Err(y)) => Some(format!("first run: {x}; second run: {y}")),
+        (Ok(()), Ok(())) => Evidence::Both,
+        (Err(x), Ok(())) if constant(a) && !regular => opposed("first", &x),
+        (Ok(()), Err(y)) if constant(b) && !regular => opposed("second", &y),
+        (Err(x), Ok(())) => Evidence::LeftOut(format!("first run: {x}")),
+        (Ok(()), Err(y)) => Evidence::LeftOut(format!("second run: {y}")),
+        (Err(x), Err(y)) if x == y => Evidence::LeftOut(format!("both runs: {x}")),
+        (Err(x), Err(y)) => Evidence::LeftOut(format!("first run: {x}; second run: {y}")),
+    }
+}
+
+/// One property compared under `ev`: `θ_i` undefined when left out, 0 when opposed.
+fn compare_evidence(
+    property: &str,
+    unit: &str,
+    observed_a: Vec<Option<f64>>,
+    observed_b: Vec<Option<f64>>,
+    ev: &Evidence,
+) -> PropertyComparison {
+    let mut p = compare_property(property, unit, observed_a, observed_b, ev.left_out());
+    if let Evidence::Opposed(_) = ev {
+        p.theta = 0.0;
+    }
+    p.note = ev.note();
+    p
+}
+
+impl Evidence {
+    /// The reason a property is left out of θ, if it is.
+    fn left_out(&self) -> Option<String> {
+        match self {
+            Evidence::LeftOut(why) => Some(why.clone()),
+            _ => None,
+        }
+    }
+
+    /// The note shown beside the property: why it is left out or counted as no agreement.
+    fn note(&self) -> Option<String> {
+        match self {
+            Evidence::Both => None,
+            Evidence::Opposed(why) | Evidence::LeftOut(why) => Some(why.clone()),
+        }
     }
 }
 
@@ -292,8 +362,9 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
     let testable = |p: &RunProperties| p.sends.iter().all(|&s| s >= MIN_SENDS_PER_PART * PARTS as u64);
     let temporal_parts = |p: &RunProperties| temporal_parts(p).filter(|_| testable(p));
     let volume_parts = |p: &RunProperties| volume_parts(p).filter(|_| testable(p));
-    let left_temporal = if measure == WorkMeasure::ComputeTime {
-        Some(format!(
+    let regular = constant(&spatial_a) && constant(&spatial_b);
+    let ev_temporal = if measure == WorkMeasure::ComputeTime {
+        Evidence::LeftOut(format!(
             "work is compute time in {} (no hardware counter in both runs): time depends on the machine, its load and \
              where each process ran, not on the program alone (PACPM Definition 1 counts operations)",
             if a.work.iter().any(|w| w.measure != WorkMeasure::ComputeTime)
@@ -305,10 +376,11 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
             }
         ))
     } else {
-        left_out_because(&temporal_a, &temporal_b, temporal_parts(a), temporal_parts(b))
+        evidence(&temporal_a, &temporal_b, temporal_parts(a), temporal_parts(b), regular)
     };
-    let left_volume = left_out_because(&volume_a, &volume_b, volume_parts(a), volume_parts(b));
-    let left_spatial = left_out_because(&spatial_a, &spatial_b, None, None);
+    let ev_volume = evidence(&volume_a, &volume_b, volume_parts(a), volume_parts(b), regular);
+    let ev_spatial = evidence(&spatial_a, &spatial_b, None, None, regular);
+    let (left_temporal, left_volume) = (ev_temporal.left_out(), ev_volume.left_out());
     let mut search = (0u64, 0u64, true);
     // (features, seeds' budget) of a best-isomorphism pairing, for the chance level.
     let mut chance_inputs: Option<(Vec<NodeFeature>, u64)> = None;
@@ -402,45 +474,45 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
 
     // θ as the paper pairs ranks, before the vectors move into the comparison.
     let theta_by_rank = if by_graph {
-        let theta_i = |x: &[Option<f64>], y: &[Option<f64>], left: &Option<String>| {
-            compare_property("", "", x.to_vec(), y.to_vec(), left.clone()).theta
+        let theta_i = |x: &[Option<f64>], y: &[Option<f64>], ev: &Evidence| {
+            compare_evidence("", "", x.to_vec(), y.to_vec(), ev).theta
         };
         communication_correlation(&[
-            theta_i(&temporal_a, &temporal_b, &left_temporal),
-            theta_i(&volume_a, &volume_b, &left_volume),
-            theta_i(&spatial_a, &spatial_b, &left_spatial),
+            theta_i(&temporal_a, &temporal_b, &ev_temporal),
+            theta_i(&volume_a, &volume_b, &ev_volume),
+            theta_i(&spatial_a, &spatial_b, &ev_spatial),
         ])
     } else {
         f64::NAN
     };
     let left_out: Vec<LeftOut> = [
-        ("temporal", &left_temporal),
-        ("volume", &left_volume),
-        ("spatial", &left_spatial),
+        ("temporal", &ev_temporal),
+        ("volume", &ev_volume),
+        ("spatial", &ev_spatial),
     ]
     .into_iter()
-    .filter_map(|(property, why)| {
-        why.as_ref().map(|reason| LeftOut {
+    .filter_map(|(property, ev)| {
+        ev.left_out().map(|reason| LeftOut {
             property: property.into(),
-            reason: reason.clone(),
+            reason,
         })
     })
     .collect();
     let properties = vec![
-        compare_property(
+        compare_evidence(
             "temporal",
             measure.temporal_unit(),
             temporal_a,
             aligned(&temporal_b),
-            left_temporal,
+            &ev_temporal,
         ),
-        compare_property("volume", "bytes sent", volume_a, aligned(&volume_b), left_volume),
-        compare_property(
+        compare_evidence("volume", "bytes sent", volume_a, aligned(&volume_b), &ev_volume),
+        compare_evidence(
             "spatial",
             "distinct partners",
             spatial_a,
             aligned(&spatial_b),
-            left_spatial,
+            &ev_spatial,
         ),
     ];
     let thetas: Vec<f64> = properties.iter().map(|p| p.theta).collect();
@@ -477,10 +549,13 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
         chance_score(&ga, &gb, &features, &seeds, &anchors, budget)
             .map(|s| ((s + fixed) / kept as f64).clamp(-1.0, 1.0))
     });
+    // Every pair of ranks communicates in both runs: any two such runs have ε = 1.
+    let pairs = u64::from(n) * u64::from(n - 1) / 2;
+    let graphs_complete = n >= 2 && a.edges.len() as u64 == pairs && b.edges.len() as u64 == pairs;
     let classification_certain = if theta.is_finite() {
         (mcs.exact || similar || theta < t || epsilon_upper < t) && (exhaustive || similar || epsilon_upper < t)
     } else {
-        mcs.exact || similar || epsilon_upper < 1.0
+        (mcs.exact || similar || epsilon_upper < 1.0) && !graphs_complete
     };
     Ok(Comparison {
         first: 0,
@@ -499,6 +574,7 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
         epsilon_upper,
         similar,
         classification_certain,
+        graphs_complete,
         threshold: t,
         work_measure: measure,
         alignment: if by_graph { "graph" } else { "rank" }.into(),
