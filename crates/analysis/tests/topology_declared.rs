@@ -339,7 +339,7 @@ fn a_process_grid_talking_on_row_and_column_communicators_is_reported_per_dimens
         let comm = trace.add_comm(name, members.to_vec());
         for _ in 0..times {
             for &r in members {
-                let end = trace.ranks[r as usize].calls.exit.last().copied().unwrap_or(0);
+                let end = trace.ranks[r as usize].calls.last_exit().unwrap_or(0);
                 let call = trace.push_call(r, "MPI_Bcast", end + 10, end + 20, NO_CALLPATH, 0);
                 trace.push_collective(r, call, CollectiveOp::Bcast, comm, members[0], bytes, bytes);
             }

@@ -191,6 +191,13 @@ pub fn verdict(c: &Comparison) -> String {
         if !theta_undefined && !c.pairing.exhaustive && c.theta < c.threshold {
             s.push_str("; a pairing the search did not reach could give a larger θ");
         }
+        if c.similar && !c.contrasted.is_empty() {
+            s.push_str(&format!(
+                "; uncertain: {} orders the ranks of one run and is the same on every rank of the other, which θ \
+                 cannot compare (left out)",
+                c.contrasted.join(" and ")
+            ));
+        }
         if theta_undefined && c.graphs_complete {
             s.push_str(
                 "; both graphs are complete (every rank exchanges messages with every other), so ε = 1 for any two \

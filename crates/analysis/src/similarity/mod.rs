@@ -148,8 +148,16 @@ pub struct Comparison {
     /// False when `similar` could change with the exact `ε` (it lies between `epsilon` and
     /// `epsilon_upper`, on both sides of the threshold), or when `θ` is below the threshold
     /// and the best-pairing search ran out of steps (`pairing.exhaustive` false), or when the
-    /// verdict rests on ε alone and both graphs are complete ([`Comparison::graphs_complete`]).
+    /// verdict rests on ε alone and both graphs are complete ([`Comparison::graphs_complete`]),
+    /// or when the runs are similar although a property orders the ranks of one run and is
+    /// the same on every rank of the other ([`Comparison::contrasted`]).
     pub classification_certain: bool,
+    /// Properties left out of θ because one run gives every rank the same value while the other
+    /// orders its ranks (and the graphs are not both regular): θ cannot compare an order with
+    /// none, so they are left out, never counted as 0 or 1, but a *similar* verdict then rests
+    /// on less than the runs show and is flagged uncertain.
+    #[serde(default)]
+    pub contrasted: Vec<String>,
     /// Both graphs are complete (every rank exchanges messages with every other): ε = 1 for any
     /// two such runs, so with θ undefined nothing tells their patterns apart and the verdict on ε
     /// alone is not certain.
@@ -225,9 +233,10 @@ enum Evidence {
     /// Both runs order their ranks: `θ_i` is Pearson's coefficient of the ranked vectors.
     Both,
     /// One run gives every rank the same value while the other orders its ranks by what the
-    /// program does, and the graphs give ranks roles (not both regular): no agreement, `θ_i` = 0
-    /// (the paper's reading of Definition 4 for one constant vector). Why.
-    Opposed(String),
+    /// program does, and the graphs give ranks roles (not both regular): left out of θ like any
+    /// property without an order in both runs (the paper's tables counted it as 0, which decided
+    /// verdicts), but a similar verdict is flagged uncertain. Why.
+    Contrasted(String),
     /// Left out of θ: one run or both carry no rank-order evidence. Why.
     LeftOut(String),
 }
@@ -240,7 +249,7 @@ fn constant(v: &[Option<f64>]) -> bool {
 /// What a property says about the two runs' rank orders ([`Evidence`]). `regular`: both runs'
 /// graphs give every rank the same number of partners, so the graphs give no rank a role of its
 /// own: an order among such ranks (the boundary cells of SP's multi-partition) against a run
-/// where every rank has the same value is left out, not counted as a disagreement.
+/// where every rank has the same value is left out without flagging the verdict.
 fn evidence(
     a: &[Option<f64>],
     b: &[Option<f64>],
@@ -251,9 +260,9 @@ fn evidence(
     let ea = rank_order_evidence(a, parts_a.as_deref());
     let eb = rank_order_evidence(b, parts_b.as_deref());
     let opposed = |which: &str, x: &str| {
-        Evidence::Opposed(format!(
-            "{which} run: {x}, while the other run orders its ranks: no agreement (θ_i = 0, as PACPM counts a \
-             constant vector against an ordered one)"
+        Evidence::Contrasted(format!(
+            "{which} run: {x}, while the other run orders its ranks: left out of θ (no order to compare with), \
+             and a similar verdict is uncertain"
         ))
     };
     match (ea, eb) {
@@ -267,7 +276,7 @@ fn evidence(
     }
 }
 
-/// One property compared under `ev`: `θ_i` undefined when left out, 0 when opposed.
+/// One property compared under `ev`: `θ_i` undefined when left out or contrasted.
 fn compare_evidence(
     property: &str,
     unit: &str,
@@ -276,9 +285,6 @@ fn compare_evidence(
     ev: &Evidence,
 ) -> PropertyComparison {
     let mut p = compare_property(property, unit, observed_a, observed_b, ev.left_out());
-    if let Evidence::Opposed(_) = ev {
-        p.theta = 0.0;
-    }
     p.note = ev.note();
     p
 }
@@ -287,16 +293,16 @@ impl Evidence {
     /// The reason a property is left out of θ, if it is.
     fn left_out(&self) -> Option<String> {
         match self {
-            Evidence::LeftOut(why) => Some(why.clone()),
-            _ => None,
+            Evidence::LeftOut(why) | Evidence::Contrasted(why) => Some(why.clone()),
+            Evidence::Both => None,
         }
     }
 
-    /// The note shown beside the property: why it is left out or counted as no agreement.
+    /// The note shown beside the property: why it is left out.
     fn note(&self) -> Option<String> {
         match self {
             Evidence::Both => None,
-            Evidence::Opposed(why) | Evidence::LeftOut(why) => Some(why.clone()),
+            Evidence::Contrasted(why) | Evidence::LeftOut(why) => Some(why.clone()),
         }
     }
 }
@@ -498,6 +504,15 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
         })
     })
     .collect();
+    let contrasted: Vec<String> = [
+        ("temporal", &ev_temporal),
+        ("volume", &ev_volume),
+        ("spatial", &ev_spatial),
+    ]
+    .into_iter()
+    .filter(|(_, ev)| matches!(ev, Evidence::Contrasted(_)))
+    .map(|(property, _)| property.to_owned())
+    .collect();
     let properties = vec![
         compare_evidence(
             "temporal",
@@ -556,7 +571,7 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
         (mcs.exact || similar || theta < t || epsilon_upper < t) && (exhaustive || similar || epsilon_upper < t)
     } else {
         (mcs.exact || similar || epsilon_upper < 1.0) && !graphs_complete
-    };
+    } && !(similar && !contrasted.is_empty());
     Ok(Comparison {
         first: 0,
         second: 1,
@@ -575,6 +590,7 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
         similar,
         classification_certain,
         graphs_complete,
+        contrasted,
         threshold: t,
         work_measure: measure,
         alignment: if by_graph { "graph" } else { "rank" }.into(),

@@ -143,6 +143,9 @@ fn uncertainty(c: &Comparison) -> String {
     if !c.pairing.exhaustive && c.theta < c.threshold {
         why.push("the search for the best pairing was cut short");
     }
+    if c.similar && !c.contrasted.is_empty() {
+        why.push("a property orders one run's ranks and is the same on every rank of the other (left out of θ)");
+    }
     if c.theta.is_nan() && c.graphs_complete {
         why.push("both graphs are complete, so ε = 1 for any two such runs");
     }
