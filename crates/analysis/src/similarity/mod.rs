@@ -567,11 +567,13 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
     // Every pair of ranks communicates in both runs: any two such runs have ε = 1.
     let pairs = u64::from(n) * u64::from(n - 1) / 2;
     let graphs_complete = n >= 2 && a.edges.len() as u64 == pairs && b.edges.len() as u64 == pairs;
-    let classification_certain = if theta.is_finite() {
+    let bounds_certain = if theta.is_finite() {
         (mcs.exact || similar || theta < t || epsilon_upper < t) && (exhaustive || similar || epsilon_upper < t)
     } else {
         (mcs.exact || similar || epsilon_upper < 1.0) && !graphs_complete
-    } && !(similar && !contrasted.is_empty());
+    };
+    // A similar verdict that left out a property one run orders and the other does not.
+    let classification_certain = bounds_certain && (!similar || contrasted.is_empty());
     Ok(Comparison {
         first: 0,
         second: 1,
