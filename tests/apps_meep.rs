@@ -240,12 +240,40 @@ fn set_up_and_time_steps_are_two_sections_where_the_log_dates_them() {
     );
     assert_eq!(steps["topology"]["family"], "grid", "{steps}");
     assert_eq!(steps["topology"]["ranks"], 8);
-    // A phase counts each message once, even where a rank's parts of two occurrences overlap:
-    // no phase or section holds more sends than the decoder saw in the whole run.
+    // Each rank's events are cut into one stretch per phase, so a message is counted in exactly
+    // one phase, even where a rank's parts of two occurrences overlap: the phases' messages, and
+    // the sections', add up to the decoder's sends.
     let sends: u64 = decoded_per_rank().iter().map(|r| r[0]).sum();
-    for part in sections.iter().chain(v["phases"].as_array().unwrap()) {
-        let n = part["topology"]["messages"].as_u64().unwrap_or(0);
-        assert!(n <= sends, "{n} messages of {sends} sent: {part}");
+    let phases = v["phases"].as_array().unwrap();
+    for parts in [sections, phases] {
+        let n: u64 = parts
+            .iter()
+            .map(|p| p["topology"]["messages"].as_u64().unwrap_or(0))
+            .sum();
+        assert_eq!(n, sends, "messages over {} parts", parts.len());
+    }
+    // On every rank the phases' stretches follow one another: phase k + 1 begins at the event
+    // after phase k's last, and no two overlap in time.
+    for r in 0..8u64 {
+        let spans: Vec<&Value> = phases
+            .iter()
+            .flat_map(|p| p["ranks"].as_array().unwrap().iter().filter(|s| s["rank"] == r))
+            .collect();
+        assert_eq!(spans[0]["first_event"], 0, "rank {r}");
+        for w in spans.windows(2) {
+            let next = w[0]["last_event"].as_u64().unwrap() + 1;
+            assert_eq!(
+                w[1]["first_event"].as_u64().unwrap(),
+                next,
+                "rank {r}: {} then {}",
+                w[0],
+                w[1]
+            );
+            assert!(
+                w[0]["end"].as_u64().unwrap() <= w[1]["start"].as_u64().unwrap(),
+                "rank {r}"
+            );
+        }
     }
 }
 

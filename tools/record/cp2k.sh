@@ -17,8 +17,11 @@
 # run. --rankfile FILE places ranks by an Open MPI rankfile (kept as OUT_DIR/rankfile).
 # Afterwards OUT_DIR holds the trace (unpacked: trace/ or dumpi-*.bin, and packed: trace.tar.zst or
 # dumpi.tar.zst), cp2k.out (CP2K's output), the input, expected/perrank.txt (the decoder's
-# per-rank counts, tools/record/per-rank.sh) and expected/cp2k-log.txt (the log's grids and SCF
-# counts).
+# per-rank counts, tools/record/per-rank.sh), expected/cp2k-log.txt (the log's grids and SCF
+# counts) and expected/log-times.tsv, log-calls.tsv: CP2K's stages dated on the trace's clock
+# (the iotimes shim, tools/record/iotimes.c with IOTIMES_WRITES=1, logs every write(2) of
+# rank 0's stdout; tools/record/log-times.py dates the start of each SCF ("SCF WAVEFUNCTION
+# OPTIMIZATION"), its convergence, each "MD| Step number" line, the timing report and the end).
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 dir=${1:?usage: cp2k.sh OUT_DIR [RANKS [--dumpi] [--rankfile FILE]]}
@@ -37,8 +40,12 @@ done
 command -v cp2k.psmp >/dev/null || { echo "cp2k.sh: cp2k.psmp is missing (apt-get install -y cp2k)" >&2; exit 1; }
 [ -n "$rankfile" ] && opts+=(--mpirun-opt "--rankfile $rankfile --report-bindings")
 rm -rf "$dir"
-"$root/tools/record/record.sh" "$dir" "$ranks" --input "$root/tools/record/inputs/cp2k-h2o-md.inp" \
-    "${opts[@]}" --mpirun-opt "-x OMP_NUM_THREADS=1" -- cp2k.psmp -i cp2k-h2o-md.inp
+shim=$(mktemp -d /tmp/iotimes.XXXXXX)
+gcc -shared -fPIC -O2 -o "$shim/libiotimes.so" "$root/tools/record/iotimes.c" -ldl
+IOTIMES_WRITES=1 IOTIMES_MATCH=stdout "$root/tools/record/record.sh" "$dir" "$ranks" \
+    --input "$root/tools/record/inputs/cp2k-h2o-md.inp" --preload "$shim/libiotimes.so" \
+    "${opts[@]}" --mpirun-opt "-x OMP_NUM_THREADS=1 -x IOTIMES_WRITES -x IOTIMES_MATCH" -- cp2k.psmp -i cp2k-h2o-md.inp
+rm -rf "$shim"
 cd "$dir"
 [ -n "$rankfile" ] && cp "$rankfile" rankfile
 mv stdout.txt cp2k.out
@@ -62,4 +69,7 @@ fi
     grep 'SCF run converged' cp2k.out
     grep -c '^ MD| Step number' cp2k.out | sed 's/^/MD steps: /'
 } > expected/cp2k-log.txt
+"$root/tools/record/log-times.py" . cp2k.out 'scf=SCF WAVEFUNCTION OPTIMIZATION' \
+    'converged=\*\*\* SCF run (NOT )?converged' 'step=MD\| Step number +[0-9]+' \
+    'timing=T I M I N G' 'ended=PROGRAM ENDED AT'
 echo "recorded $dir ($(du -sh dumpi.tar.zst trace.tar.zst 2>/dev/null | cut -f1 | tr '\n' ' '))"

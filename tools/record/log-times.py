@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Dates chosen lines of a program's log on a DUMPI trace's time axis, independently of tracelogic.
+"""Dates chosen lines of a program's log on a trace's time axis, independently of tracelogic.
 
     tools/record/log-times.py TRACE_DIR LOG NAME=REGEX [NAME=REGEX ...]
 
@@ -10,7 +10,9 @@ by the first write whose offset reaches past the line's end: the line was writte
 after the previous write. Writes TRACE_DIR/expected/log-times.tsv (name, log line number, the
 matched text, time in seconds since the trace's first event = the earliest "entering" time over
 all ranks in dumpi2ascii, raw CLOCK_MONOTONIC) and expected/log-calls.tsv (the MPI calls of all
-ranks entered between consecutive dated lines, by function, from dumpi2ascii).
+ranks entered between consecutive dated lines, by function, from dumpi2ascii). A run without DUMPI
+files is read as OTF2 (trace/traces.otf2 or trace.tar.zst, tools/otf2-tracer: the same
+CLOCK_MONOTONIC) through otf2-print, as hpcc-sections.py does.
 """
 import collections
 import glob
@@ -48,6 +50,11 @@ def main():
         out = subprocess.run([d2a, path], check=True, capture_output=True, text=True).stdout
         for m in re.finditer(r"^(MPI_\w+) entering at walltime ([\d.]+)", out, re.M):
             calls.append((float(m.group(2)), m.group(1)))
+    decoder = "dumpi2ascii"
+    if not calls:
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        calls = __import__("hpcc-sections").otf2_calls(d)
+        decoder = "otf2-print"
     t0 = min(t for t, _ in calls)
     os.makedirs(os.path.join(d, "expected"), exist_ok=True)
     with open(os.path.join(d, "expected", "log-times.tsv"), "w") as f:
@@ -63,7 +70,7 @@ def main():
         i = sum(1 for m in marks if m[0] <= t)
         per[i][1][fn] += 1
     with open(os.path.join(d, "expected", "log-calls.tsv"), "w") as f:
-        f.write("# MPI calls of all ranks entered between consecutive lines of expected/log-times.tsv (dumpi2ascii)\n")
+        f.write(f"# MPI calls of all ranks entered between consecutive lines of expected/log-times.tsv ({decoder})\n")
         f.write("# interval\tcalls\tby function (most first)\n")
         for label, c in per:
             f.write(f"{label}\t{sum(c.values())}\t" + " ".join(f"{k}:{v}" for k, v in c.most_common()) + "\n")

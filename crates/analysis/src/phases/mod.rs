@@ -10,6 +10,7 @@ pub mod describe;
 pub mod kinds;
 pub mod merge;
 pub mod segmentation;
+pub mod spans;
 
 pub use describe::{Imbalance, PhaseTopology};
 pub use merge::BoundaryTest;
@@ -26,14 +27,17 @@ pub enum Outside {
     Skip,
 }
 
-/// A rank's share of a phase.
+/// A rank's share of a phase: one stretch of the rank's events. On every rank the stretches of
+/// successive phases follow one another and together hold every event of the rank
+/// ([`spans::cuts`]: each boundary where the fewest of the rank's occurrence events fall on the
+/// wrong side of it).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct RankSpan {
     /// World rank.
     pub rank: tracelogic_model::Rank,
     /// First event of the rank in the phase (index in its event sequence).
     pub first_event: u32,
-    /// Last event.
+    /// Last event; the next phase on this rank begins at the one after it.
     pub last_event: u32,
     /// Entry time of the first event's call (ns).
     pub start: tracelogic_model::Time,
@@ -60,7 +64,8 @@ pub struct Phase {
     /// a rank is still in this phase's last occurrence while another has begun the next one
     /// (NPB LU: rank 1 enters the set-up broadcasts 24 ms after rank 0 has left them).
     pub extent: (tracelogic_model::Time, tracelogic_model::Time),
-    /// Per rank, where the phase lies.
+    /// Per rank, where the phase lies: its stretch of the rank's events (ranks where it holds
+    /// none left out), the stretches of all phases a partition of each rank's events.
     pub ranks: Vec<RankSpan>,
     /// Communication patterns in the phase with their occurrence counts (`None` = outside).
     pub patterns: Vec<(Option<usize>, usize)>,
@@ -582,7 +587,25 @@ pub fn detect_phases_with(
         (leaf_bounds.clone(), Vec::new())
     };
     let section_bounds = section_bounds(comm, &seq, &idx, &bounds, opts);
-    let mut phases = Vec::with_capacity(bounds.len().saturating_sub(1));
+    let nphases = bounds.len().saturating_sub(1);
+    // Every rank's occurrence parts with their phase, then each rank's events cut into one
+    // stretch per phase ([`spans`]).
+    let mut rank_parts: std::collections::BTreeMap<u32, spans::Parts> = Default::default();
+    for (k, w) in bounds.windows(2).enumerate() {
+        for &i in &idx[w[0]..w[1]] {
+            for part in &comm.instances[i].parts {
+                rank_parts
+                    .entry(part.rank)
+                    .or_default()
+                    .push((part.first_event, part.last_event, k));
+            }
+        }
+    }
+    let cuts = spans::partition(&rank_parts, nphases, |r| {
+        events.ranks.get(r as usize).map_or(&[][..], |re| &re.calls[..])
+    });
+    drop(rank_parts);
+    let mut phases = Vec::with_capacity(nphases);
     // Each phase's event ranges per rank, kept to describe the sections.
     let mut phase_spans: Vec<std::collections::BTreeMap<u32, Vec<(u32, u32)>>> = Vec::new();
     for (k, w) in bounds.windows(2).enumerate() {
@@ -601,43 +624,42 @@ pub fn detect_phases_with(
                 None => break,
             }
         }
-        let mut ranks: std::collections::BTreeMap<u32, RankSpan> = Default::default();
-        let mut spans: std::collections::BTreeMap<u32, Vec<(u32, u32)>> = Default::default();
         let mut counts: std::collections::BTreeMap<u32, usize> = Default::default();
-        let mut routines: std::collections::HashMap<u32, u64> = Default::default();
         let mut extent = (u64::MAX, 0u64);
         for &i in &idx[start..end] {
             let inst = &comm.instances[i];
             *counts.entry(inst.pattern).or_default() += 1;
             extent = (extent.0.min(inst.start), extent.1.max(inst.end));
-            for part in &inst.parts {
-                spans
-                    .entry(part.rank)
-                    .or_default()
-                    .push((part.first_event, part.last_event));
-                let e = ranks.entry(part.rank).or_insert(RankSpan {
-                    rank: part.rank,
-                    first_event: part.first_event,
-                    last_event: part.last_event,
-                    start: part.start,
-                    end: part.end,
-                });
-                e.first_event = e.first_event.min(part.first_event);
-                e.last_event = e.last_event.max(part.last_event);
-                e.start = e.start.min(part.start);
-                e.end = e.end.max(part.end);
-                let re = &events.ranks[part.rank as usize];
-                let calls = &trace.ranks[part.rank as usize].calls;
-                for ev in part.first_event..=part.last_event {
-                    let cp = calls.callpath[re.calls[ev as usize] as usize];
-                    if let Some(&region) = trace.callpaths.get(cp as usize).and_then(|p| p.last()) {
-                        *routines.entry(region).or_default() += 1;
-                    }
-                }
-            }
         }
         if start == end {
             extent = (0, 0);
+        }
+        // The phase on each rank: its stretch of the rank's events.
+        let mut ranks: Vec<RankSpan> = Vec::new();
+        let mut spans: std::collections::BTreeMap<u32, Vec<(u32, u32)>> = Default::default();
+        let mut routines: std::collections::HashMap<u32, u64> = Default::default();
+        for (&r, c) in &cuts {
+            let (a, e) = (c[k], c[k + 1]);
+            if a >= e {
+                continue;
+            }
+            let re = &events.ranks[r as usize];
+            let calls = &trace.ranks[r as usize].calls;
+            let (c0, c1) = (re.calls[a as usize] as usize, re.calls[e as usize - 1] as usize);
+            ranks.push(RankSpan {
+                rank: r,
+                first_event: a,
+                last_event: e - 1,
+                start: calls.enter[c0],
+                end: calls.exit[c1],
+            });
+            spans.insert(r, vec![(a, e - 1)]);
+            for ev in a..e {
+                let cp = calls.callpath[re.calls[ev as usize] as usize];
+                if let Some(&region) = trace.callpaths.get(cp as usize).and_then(|p| p.last()) {
+                    *routines.entry(region).or_default() += 1;
+                }
+            }
         }
         let mut routines: Vec<(String, u64)> = routines
             .into_iter()
@@ -665,7 +687,7 @@ pub fn detect_phases_with(
             // Set below, once the next phase's start is known.
             time: extent,
             extent,
-            ranks: ranks.into_values().collect(),
+            ranks,
             patterns,
             routines,
             leaves,
