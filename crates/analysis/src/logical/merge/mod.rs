@@ -413,7 +413,7 @@ impl State<'_> {
             Vec::new()
         };
         let seen = self.seen_by(&call, &targets);
-        let advance = (0..self.classes.len())
+        let advance: Vec<usize> = (0..self.classes.len())
             .filter(|&c| {
                 c == c0
                     || seen[c]
@@ -427,6 +427,21 @@ impl State<'_> {
                         })
             })
             .collect();
+        // Classes whose head is one half of it run it partly, as in a valid candidate.
+        let mut advance: Vec<usize> = advance;
+        let mut partial = Vec::new();
+        if call.kind.is_p2p() {
+            for c in 0..self.classes.len() {
+                if !seen[c] || advance.contains(&c) {
+                    continue;
+                }
+                if let Some(kept) = self.head(c).and_then(|h| self.partial_of(&call, c, &h.call)) {
+                    advance.push(c);
+                    partial.push((c, kept));
+                }
+            }
+            advance.sort_unstable();
+        }
         Some(Candidate {
             call,
             targets,
@@ -434,7 +449,7 @@ impl State<'_> {
             advance,
             origin: c0,
             forced: true,
-            partial: Vec::new(),
+            partial,
         })
     }
 
