@@ -431,8 +431,8 @@ impl State<'_> {
         let mut advance: Vec<usize> = advance;
         let mut partial = Vec::new();
         if call.kind.is_p2p() {
-            for c in 0..self.classes.len() {
-                if !seen[c] || advance.contains(&c) {
+            for (c, &sees) in seen.iter().enumerate() {
+                if !sees || advance.contains(&c) {
                     continue;
                 }
                 if let Some(kept) = self.head(c).and_then(|h| self.partial_of(&call, c, &h.call)) {
