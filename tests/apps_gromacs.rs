@@ -165,3 +165,83 @@ fn the_md_steps_are_one_phase_after_the_set_up() {
     assert_eq!(alltoall(&phases[0]), 0, "the first phase is the set-up");
     assert!(decoded("calls MPI_Alltoall") >= total * 3);
 }
+
+/// GROMACS gathers on every pair of domain cells to the pair's first rank (a communicator of two
+/// ranks each): the logical trace names that root by its rank in the communicator, so one
+/// record stands for every pair instead of one per pair, and the expansion still gives each rank
+/// the world root its own calls name. Truth: the roots in each rank's trace as read, the number
+/// of `MPI_Gather` calls as the decoder counts them.
+#[test]
+fn pair_gathers_are_one_record_whose_expansion_gives_every_rank_its_root() {
+    use tracelogic_analysis::logical::{expand_records, logicalize_identified};
+    use tracelogic_analysis::matrix::CommMatrix;
+    use tracelogic_analysis::topology::{identify_matrix, TopologyOptions};
+    use tracelogic_model::{Selection, NO_ROOT};
+    let trace = tracelogic_formats::read_trace(tracelogic_formats::fs::load_paths(&[trace()]).unwrap()).unwrap();
+    let report = identify_matrix(
+        &CommMatrix::from_trace(&trace, &Selection::all()),
+        &TopologyOptions::default(),
+    );
+    let l = logicalize_identified(&trace, &report, None).unwrap();
+    // Pair gathers: the records, and the pairs' distinct world roots.
+    let pair_gathers: Vec<_> = l
+        .records
+        .iter()
+        .filter_map(|r| {
+            r.call
+                .collective
+                .as_ref()
+                .filter(|c| r.call.function == "MPI_Gather" && c.comm_size == 2)
+        })
+        .collect();
+    assert!(!pair_gathers.is_empty());
+    assert!(
+        pair_gathers.iter().all(|c| c.root_in_comm == Some(0)),
+        "{pair_gathers:?}"
+    );
+    // Per rank, its calls on two-rank communicators (the trace as read), and the pairs' roots.
+    let mut world_roots: Vec<u32> = Vec::new();
+    let mut most = 0;
+    for rt in &trace.ranks {
+        let mut mine = 0;
+        for (k, &comm) in rt.collectives.comm.iter().enumerate() {
+            if trace.comms[comm as usize].members.len() == 2 && rt.collectives.root[k] != NO_ROOT {
+                world_roots.push(rt.collectives.root[k]);
+                mine += 1;
+            }
+        }
+        most = most.max(mine);
+    }
+    world_roots.sort_unstable();
+    world_roots.dedup();
+    assert!(world_roots.len() >= 6, "pairs' roots {world_roots:?}");
+    // As many records as the rank that gathers most on pairs calls, not one per pair.
+    assert!(
+        pair_gathers.len() <= most,
+        "{} pair-gather records; a rank calls at most {most}; {} distinct roots",
+        pair_gathers.len(),
+        world_roots.len()
+    );
+    // Every rank's expansion: its own roots, in order, and the decoder's number of gathers.
+    let mut gathers = 0u64;
+    for rt in &trace.ranks {
+        let expanded = expand_records(&l, rt.rank).unwrap();
+        let roots: Vec<Option<u32>> = expanded
+            .iter()
+            .filter_map(|c| c.collective.as_ref())
+            .map(|c| c.root)
+            .collect();
+        gathers += expanded.iter().filter(|c| c.function == "MPI_Gather").count() as u64;
+        let mut own: Vec<(u32, Option<u32>)> = rt
+            .collectives
+            .call
+            .iter()
+            .zip(&rt.collectives.root)
+            .map(|(&c, &r)| (c, (r != NO_ROOT).then_some(r)))
+            .collect();
+        own.dedup_by_key(|e| e.0);
+        let own: Vec<Option<u32>> = own.into_iter().map(|e| e.1).collect();
+        assert_eq!(roots, own, "rank {}: collective roots", rt.rank);
+    }
+    assert_eq!(gathers, decoded("calls MPI_Gather"));
+}

@@ -402,9 +402,10 @@ fn emit_nodes(
                 sizes,
                 tags,
                 gap,
+                present,
                 ..
             } => {
-                let varying = sizes.iter().chain(tags).any(needs_counter);
+                let varying = sizes.iter().chain(tags).chain(present).any(needs_counter);
                 // The call with its size and tag sequences, as `logical --compress` prints it (the
                 // shape alone has every size 0).
                 let _ = writeln!(out, "{pad}{{ /* {} */", sanitize(&call_text(shape, sizes, tags)));
@@ -458,11 +459,25 @@ fn emit_nodes(
                         }
                     })
                     .collect();
+                // Operations some ranks skip in some visits ([`Operation::absent_on`]): run
+                // where the presence sequence is 1.
+                let runs: Vec<String> = (0..shape.ops.len())
+                    .map(|k| match present.get(k) {
+                        None | Some(Values::Constant { value: 1 }) => "1".to_string(),
+                        Some(v) => {
+                            let name = format!("present{id}_{k}");
+                            let mut t = String::new();
+                            let e = value_expr(v, "i", &name, &mut t, &logical.placement.node_of_rank);
+                            slot_tables.push((name, t));
+                            format!("({e}) != 0ULL")
+                        }
+                    })
+                    .collect();
                 if gap.mean_ns > 0 {
                     let _ = writeln!(out, "{inner}compute({}.0);", gap.mean_ns);
                 }
                 let mut stmt = String::new();
-                emit_call(shape, &size, &tag, names, logical, &inner, &mut stmt)?;
+                emit_call(shape, &size, &tag, &runs, names, logical, &inner, &mut stmt)?;
                 // Only the tables a statement uses (a reduction ignores its received size).
                 for (name, t) in slot_tables {
                     if stmt.contains(&format!("{name}[")) || stmt.contains(&format!("{name}_")) {
@@ -507,6 +522,7 @@ fn emit_call(
     call: &LogicalCall,
     size: &[String],
     tag: &[String],
+    runs: &[String],
     names: &[String],
     logical: &LogicalTrace,
     pad: &str,
@@ -520,6 +536,10 @@ fn emit_call(
             let d = dir_index(names, &op.partner)?;
             let peer = d.map_or("MPI_ANY_SOURCE".to_string(), |d| format!("nb({d})"));
             let guard = d.map_or("1".to_string(), |d| format!("nb({d}) >= 0"));
+            let guard = match runs.first().map(String::as_str) {
+                None | Some("1") => guard,
+                Some(r) => format!("{guard} && {r}"),
+            };
             let b = &size[0];
             let keep = logical.tags_consistent && receive_tags_kept(&logical.placement.spec);
             let tag = if op.dir == P2pDir::Recv && !keep {
@@ -561,13 +581,20 @@ fn emit_call(
             let dr = dir_index(names, &call.ops[r].partner)?;
             let src = dr.map_or("MPI_ANY_SOURCE".to_string(), |d| format!("nb({d})"));
             let has_src = dr.map_or("1".to_string(), |d| format!("nb({d}) >= 0"));
+            // An operation skipped in this visit behaves as a missing neighbour.
+            let with = |cond: String, k: usize| match runs.get(k).map(String::as_str) {
+                None | Some("1") => cond,
+                Some(r) => format!("({cond} && {r})"),
+            };
+            let has_src = with(has_src, r);
+            let has_dst = with(format!("nb({ds}) >= 0"), s);
             let (bs, br) = (&size[s], &size[r]);
             let keep = logical.tags_consistent && receive_tags_kept(&logical.placement.spec);
             let ts = tag[s].clone();
             let tr = if keep { tag[r].clone() } else { "MPI_ANY_TAG".into() };
             let _ = writeln!(
                 out,
-                "{pad}if (nb({ds}) >= 0 && {has_src})\n{pad}    MPI_Sendrecv(sendbuf, (int){bs}, MPI_BYTE, nb({ds}), {ts}, rbuf(), (int){br}, MPI_BYTE, {src}, {tr}, topo, MPI_STATUS_IGNORE);\n{pad}else if (nb({ds}) >= 0)\n{pad}    MPI_Send(sendbuf, (int){bs}, MPI_BYTE, nb({ds}), {ts}, topo);\n{pad}else if ({has_src})\n{pad}    MPI_Recv(rbuf(), (int){br}, MPI_BYTE, {src}, {tr}, topo, MPI_STATUS_IGNORE);"
+                "{pad}if ({has_dst} && {has_src})\n{pad}    MPI_Sendrecv(sendbuf, (int){bs}, MPI_BYTE, nb({ds}), {ts}, rbuf(), (int){br}, MPI_BYTE, {src}, {tr}, topo, MPI_STATUS_IGNORE);\n{pad}else if ({has_dst})\n{pad}    MPI_Send(sendbuf, (int){bs}, MPI_BYTE, nb({ds}), {ts}, topo);\n{pad}else if ({has_src})\n{pad}    MPI_Recv(rbuf(), (int){br}, MPI_BYTE, {src}, {tr}, topo, MPI_STATUS_IGNORE);"
             );
         }
         CallKind::Completion => {

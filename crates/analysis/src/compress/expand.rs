@@ -30,7 +30,12 @@ pub(super) fn expand_into(
     for n in nodes {
         match n {
             Node::Call {
-                id, shape, sizes, tags, ..
+                id,
+                shape,
+                sizes,
+                tags,
+                present,
+                ..
             } => {
                 if out.len() >= limit {
                     return Err(format!("the program expands to more than {limit} records"));
@@ -42,6 +47,9 @@ pub(super) fn expand_into(
                 let mut call = shape.with_sizes(&v).with_tags(&t);
                 if sizes.iter().any(|s| matches!(s, Values::ByRank { .. })) {
                     call = call.with_rank_tables(&rank_tables_at(sizes, shape.ops.len(), k));
+                }
+                if !present.is_empty() {
+                    call = call.with_absent(&absent_at(present, k));
                 }
                 out.push(call);
             }
@@ -88,13 +96,42 @@ pub fn call_text(shape: &LogicalCall, sizes: &[Values], tags: &[Values]) -> Stri
     s
 }
 
+/// The operations some ranks skip in some visits ([`Node::Call`]'s `present`), as text:
+/// ` skipping from west on rank 4 {1, 1, 0, …}` (1: runs, 0: skipped); empty when none is.
+pub fn presence_text(shape: &LogicalCall, present: &[Values]) -> String {
+    let mut s = String::new();
+    for (o, v) in shape.ops.iter().zip(present) {
+        let Values::ByRank { ranks, .. } = v else { continue };
+        let what = match o.dir {
+            tracelogic_model::P2pDir::Send => "to",
+            tracelogic_model::P2pDir::Recv => "from",
+        };
+        for g in ranks {
+            s.push_str(&format!(
+                " skipping {what} {} on {} {}",
+                o.partner.label(),
+                crate::logical::ranks_text(&g.ranks),
+                g.values.text()
+            ));
+        }
+    }
+    s
+}
+
 pub(super) fn text_into(nodes: &[Node], indent: usize, out: &mut String) {
     let pad = "  ".repeat(indent);
     for n in nodes {
         match n {
-            Node::Call { shape, sizes, tags, .. } => {
+            Node::Call {
+                shape,
+                sizes,
+                tags,
+                present,
+                ..
+            } => {
                 out.push_str(&pad);
                 out.push_str(&call_text(shape, sizes, tags));
+                out.push_str(&presence_text(shape, present));
                 out.push('\n');
             }
             Node::Loop { count, body, .. } => {

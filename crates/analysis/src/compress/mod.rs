@@ -29,7 +29,7 @@ mod expand;
 mod length;
 mod values;
 mod variants;
-pub use expand::call_text;
+pub use expand::{call_text, presence_text};
 pub use length::{BranchLength, DirectionLength, LengthBreakdown, LoopLength};
 pub use values::{RankValues, Values, MAX_LISTED};
 pub use variants::{MARKERS_TRIED, MAX_VARIANTS};
@@ -83,6 +83,11 @@ pub enum Node {
         gap: Gap,
         /// Mean time in the call, ns.
         duration_ns: u64,
+        /// Per operation, whether it runs per visit (1) or is skipped (0), as
+        /// [`Values::ByRank`] over the ranks that skip it in some visit
+        /// ([`crate::logical::Operation::absent_on`]); empty when every operation always runs.
+        #[serde(default)]
+        present: Vec<Values>,
     },
     /// A loop: its body `count` times per visit.
     Loop {
@@ -129,6 +134,8 @@ impl Serialize for Node {
                 tags: &'a [Values],
                 gap: &'a Gap,
                 duration_ns: u64,
+                #[serde(skip_serializing_if = "<[Values]>::is_empty")]
+                present: &'a [Values],
             },
             Loop {
                 id: u32,
@@ -144,6 +151,7 @@ impl Serialize for Node {
                 tags,
                 gap,
                 duration_ns,
+                present,
             } => Json::Call {
                 id: *id,
                 shape,
@@ -152,6 +160,7 @@ impl Serialize for Node {
                 tags,
                 gap,
                 duration_ns: *duration_ns,
+                present,
             },
             Node::Loop { id, count, body } => Json::Loop { id: *id, count, body },
         };
@@ -215,7 +224,13 @@ impl PartialEq for ShapeOf<'_> {
                 .all(|(x, y)| x.dir == y.dir && x.partner == y.partner && x.bytes_by_class == y.bytes_by_class)
             && match (&a.collective, &b.collective) {
                 (None, None) => true,
-                (Some(x), Some(y)) => x.op == y.op && x.root == y.root && x.comm_size == y.comm_size,
+                (Some(x), Some(y)) => {
+                    x.op == y.op
+                        && x.root == y.root
+                        && x.root_in_comm == y.root_in_comm
+                        && x.root_by_rank == y.root_by_rank
+                        && x.comm_size == y.comm_size
+                }
                 _ => false,
             }
             && a.completes == b.completes
@@ -237,7 +252,7 @@ impl std::hash::Hash for ShapeOf<'_> {
             o.bytes_by_class.hash(h);
         }
         if let Some(x) = &c.collective {
-            (x.op, x.root, x.comm_size).hash(h);
+            (x.op, x.root, x.root_in_comm, &x.root_by_rank, x.comm_size).hash(h);
         }
         c.completes.hash(h);
         c.only_ranks.hash(h);
@@ -798,6 +813,7 @@ fn build(occurrences: &[&Item], records: &[Record], id: &mut u32, options: &Comp
                     max_ns: gaps.iter().copied().max().unwrap_or(0),
                 },
                 duration_ns: (recs.iter().map(|r| r.duration_ns as u128).sum::<u128>() / n) as u64,
+                present: presence(&recs, ops),
             }
         }
         Item::Loop(_) => {
@@ -930,6 +946,73 @@ fn by_rank(recs: &[&Record], k: usize, defaults: &[u64], default: Values, exact:
         default: Box::new(default),
         ranks: groups,
     }
+}
+
+/// Per operation of `recs` (occurrences of one record, `ops` operations), whether each rank
+/// runs it per occurrence ([`crate::logical::Operation::absent_on`]): `constant 1` by default
+/// and, for ranks that skip it somewhere, their sequence of 1 (runs) and 0 (skips), ranks with
+/// equal sequences grouped; empty when no rank skips any operation.
+fn presence(recs: &[&Record], ops: usize) -> Vec<Values> {
+    if recs.iter().all(|r| r.call.ops.iter().all(|o| o.absent_on.is_empty())) {
+        return Vec::new();
+    }
+    let always = Values::Constant { value: 1 };
+    (0..ops)
+        .map(|k| {
+            // Per rank that skips it somewhere: the occurrences it skips.
+            let mut skips: std::collections::BTreeMap<Rank, Vec<usize>> = Default::default();
+            for (i, r) in recs.iter().enumerate() {
+                for &rank in r.call.ops.get(k).map_or(&[][..], |o| &o.absent_on[..]) {
+                    skips.entry(rank).or_default().push(i);
+                }
+            }
+            if skips.is_empty() {
+                return always.clone();
+            }
+            let mut groups: Vec<RankValues> = Vec::new();
+            let mut at: HashMap<Vec<usize>, usize> = HashMap::new();
+            for (rank, list) in skips {
+                match at.get(&list) {
+                    Some(&g) => groups[g].ranks.push(rank),
+                    None => {
+                        let mut seq = vec![1u64; recs.len()];
+                        for &i in &list {
+                            seq[i] = 0;
+                        }
+                        at.insert(list, groups.len());
+                        groups.push(RankValues {
+                            ranks: vec![rank],
+                            values: Values::compress(&seq),
+                        });
+                    }
+                }
+            }
+            Values::ByRank {
+                default: Box::new(always.clone()),
+                ranks: groups,
+            }
+        })
+        .collect()
+}
+
+/// Per operation, the ranks that skip occurrence `k` of a call whose presence is `present`
+/// (the inverse of [`presence`]).
+fn absent_at(present: &[Values], k: u64) -> Vec<Vec<Rank>> {
+    present
+        .iter()
+        .map(|v| {
+            let Values::ByRank { ranks, .. } = v else {
+                return Vec::new();
+            };
+            let mut list: Vec<Rank> = ranks
+                .iter()
+                .filter(|g| g.values.value(k) == 0)
+                .flat_map(|g| g.ranks.iter().copied())
+                .collect();
+            list.sort_unstable();
+            list
+        })
+        .collect()
 }
 
 /// The per-rank size tables of occurrence `k` of a call whose sizes are `sizes` (the inverse of

@@ -74,6 +74,7 @@ fn breakdown_counts_loops_branches_and_offsets() {
                     bytes: 8,
                     bytes_by_class: Vec::new(),
                     bytes_by_rank: Vec::new(),
+                    absent_on: Vec::new(),
                 }];
             }
             _ => {}
@@ -361,6 +362,7 @@ fn a_folding_builds_the_program_of_records_that_differ_only_in_values() {
                     bytes: 8,
                     bytes_by_class: Vec::new(),
                     bytes_by_rank: Vec::new(),
+                    absent_on: Vec::new(),
                 });
             }
             pre.push(r);

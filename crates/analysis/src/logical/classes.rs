@@ -26,7 +26,10 @@ pub(super) fn structure_hash(records: &[Record]) -> u64 {
             o.bytes_by_class.hash(&mut h);
         }
         c.completes.hash(&mut h);
-        c.collective.as_ref().map(|k| (k.op, k.root, k.comm_size)).hash(&mut h);
+        c.collective
+            .as_ref()
+            .map(|k| (k.op, k.root_key(), k.comm_size))
+            .hash(&mut h);
         c.only_ranks.hash(&mut h);
     }
     h.finish()

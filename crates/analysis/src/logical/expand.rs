@@ -78,6 +78,9 @@ pub(super) fn expand_with<'a>(
             continue;
         }
         let kept = restrict_call(call, |o| {
+            if !o.runs_on(rank) {
+                return None;
+            }
             let partner = match &o.partner {
                 Partner::Direction(d) => Partner::Rank(*table.get(d)?),
                 other => other.clone(),
@@ -108,6 +111,10 @@ pub(super) fn expand_with<'a>(
         });
         let kept = kept.map(|mut c| {
             c.only_ranks = None;
+            if let Some(k) = c.collective.as_mut() {
+                k.root = k.root_on(rank);
+                k.root_by_rank.clear();
+            }
             c
         });
         image.push(kept.as_ref().map(|_| out.len()));

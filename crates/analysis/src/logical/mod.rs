@@ -40,6 +40,7 @@ pub(crate) mod per_rank;
 mod placement;
 mod record;
 mod rewrite;
+mod roots;
 mod sizes;
 #[cfg(test)]
 mod tests;
@@ -55,6 +56,7 @@ use per_rank::*;
 pub use placement::*;
 pub use record::*;
 pub use rewrite::*;
+use roots::*;
 use sizes::*;
 pub use verify::*;
 
@@ -157,7 +159,8 @@ pub struct LogicalTrace {
     #[serde(default)]
     pub rank_sized_operations: u64,
     /// Records executed by some of the ranks that have their directions only
-    /// ([`LogicalCall::only_ranks`]: rank-dependent branches of the program).
+    /// ([`LogicalCall::only_ranks`]: rank-dependent branches of the program), or of which some
+    /// ranks skip an operation ([`Operation::absent_on`]).
     #[serde(default)]
     pub branches: u64,
 }
@@ -451,12 +454,21 @@ fn logicalize_keyed(
     // Every rank's own message sizes (automatic choice only: given ranks mean "the trace of
     // these ranks").
     let sizes_fitted = ranks.is_none() && fit_rank_sizes(&mut records, &names, &coverage, &own_ops);
+    // Every rank's own root of collectives on smaller communicators (records compare those by
+    // the root's rank in the communicator).
+    if ranks.is_none() {
+        fit_rank_roots(trace, &mut records);
+    }
     let rank_sized_operations = records
         .iter()
         .flat_map(|r| &r.call.ops)
         .filter(|o| !o.bytes_by_rank.is_empty())
         .count() as u64;
-    let branches = records.iter().filter(|r| r.call.only_ranks.is_some()).count() as u64;
+    // Records some ranks skip: as a whole (`only_ranks`) or one operation of it (`absent_on`).
+    let branches = records
+        .iter()
+        .filter(|r| r.call.only_ranks.is_some() || r.call.ops.iter().any(|o| !o.absent_on.is_empty()))
+        .count() as u64;
     let logical = LogicalTrace {
         schema: SCHEMA.into(),
         source: trace.source.clone(),

@@ -150,10 +150,11 @@ pub(super) fn expanded_keys_counted(
         // Operations the rank executes: all of a call that is not point-to-point, those with a
         // neighbour otherwise.
         let visible = |k: usize| -> bool {
-            !p2p || match ops.direction[first + k] {
-                NO_DIRECTION => true,
-                d => neighbour[d as usize].is_some(),
-            }
+            !p2p || call.ops[k].runs_on(rank)
+                && match ops.direction[first + k] {
+                    NO_DIRECTION => true,
+                    d => neighbour[d as usize].is_some(),
+                }
         };
         let count = (0..call.ops.len()).filter(|&k| visible(k)).count();
         let mut keep = !p2p || count > 0;
@@ -386,6 +387,10 @@ pub(super) fn shape_of(
                 let k = k as usize;
                 let comm = col.comm[k] as usize;
                 let root = (col.root[k] != NO_ROOT).then_some(col.root[k]);
+                let root = match super::rewrite::root_in_comm(trace, comm, root) {
+                    Some(local) => (Some(local), true),
+                    None => (root, false),
+                };
                 Some((
                     col.op[k],
                     root,

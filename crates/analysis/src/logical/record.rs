@@ -50,6 +50,13 @@ pub struct Operation {
     /// ([`logicalize`]), so the expansion gives every rank its own sizes.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub bytes_by_rank: Vec<RankBytes>,
+    /// Ranks that skip this operation here although they execute the record (increasing): a
+    /// `MPI_Sendrecv` of which some ranks run one half only in some iterations (GROMACS sends
+    /// no halo message when a domain has no atoms to send, `MPI_Send` or `MPI_Recv` instead),
+    /// so that the iteration is still the same program. Set by the merge; loop compression
+    /// keeps it per visit as [`crate::compress::Node::Call`]'s `present`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub absent_on: Vec<Rank>,
 }
 
 /// The size of an operation on some ranks (see [`Operation::bytes_by_rank`]).
@@ -78,6 +85,7 @@ impl Operation {
             bytes: self.class_bytes(here),
             bytes_by_class: Vec::new(),
             bytes_by_rank: Vec::new(),
+            absent_on: Vec::new(),
             ..self.clone()
         }
     }
@@ -118,7 +126,14 @@ impl Operation {
             bytes: self.bytes_on(rank, here),
             bytes_by_class: Vec::new(),
             bytes_by_rank: Vec::new(),
+            absent_on: Vec::new(),
         }
+    }
+
+    /// Whether rank `rank` executes this operation where it executes its record (not listed in
+    /// [`Operation::absent_on`]).
+    pub fn runs_on(&self, rank: Rank) -> bool {
+        self.absent_on.is_empty() || self.absent_on.binary_search(&rank).is_err()
     }
 }
 
@@ -131,6 +146,16 @@ pub struct Collective {
     pub op: CollectiveOp,
     /// Root as a world rank, `None` for root-less collectives.
     pub root: Option<Rank>,
+    /// On a communicator of fewer ranks than the run: the root's rank in that communicator, the
+    /// root argument the program passes. Records compare it instead of `root` (GROMACS gathers
+    /// on each pair of ranks to the pair's first rank: one record, not one per pair); each
+    /// rank's world root is then `root` or its entry in `root_by_rank`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub root_in_comm: Option<u32>,
+    /// Ranks whose world root differs from `root` (merged records whose ranks sit on different
+    /// communicators), by root; empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub root_by_rank: Vec<RankRoot>,
     /// Size of its communicator.
     pub comm_size: u32,
     /// Bytes this rank contributes.
@@ -139,11 +164,24 @@ pub struct Collective {
     pub bytes_recv: u64,
 }
 
+/// The world root of a collective on some ranks (see [`Collective::root_by_rank`]).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct RankRoot {
+    /// World rank of the root on these ranks.
+    pub root: Rank,
+    /// World ranks, increasing.
+    pub ranks: Vec<Rank>,
+}
+
 /// [`Collective`] as JSON: its fields and the size a reader expects.
 #[derive(Serialize)]
 pub(super) struct CollectiveJson {
     op: CollectiveOp,
     root: Option<Rank>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    root_in_comm: Option<u32>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    root_by_rank: Vec<RankRoot>,
     comm_size: u32,
     bytes_sent: u64,
     bytes_recv: u64,
@@ -156,6 +194,8 @@ impl From<Collective> for CollectiveJson {
             size: c.size(),
             op: c.op,
             root: c.root,
+            root_in_comm: c.root_in_comm,
+            root_by_rank: c.root_by_rank,
             comm_size: c.comm_size,
             bytes_sent: c.bytes_sent,
             bytes_recv: c.bytes_recv,
@@ -164,6 +204,23 @@ impl From<Collective> for CollectiveJson {
 }
 
 impl Collective {
+    /// The root as records compare it: its rank in the communicator where the record has one
+    /// ([`Collective::root_in_comm`]), else its world rank (the flag says which).
+    pub fn root_key(&self) -> (Option<u32>, bool) {
+        match self.root_in_comm {
+            Some(k) => (Some(k), true),
+            None => (self.root, false),
+        }
+    }
+
+    /// The world root on rank `rank` ([`Collective::root_by_rank`], else `root`).
+    pub fn root_on(&self, rank: Rank) -> Option<Rank> {
+        self.root_by_rank
+            .iter()
+            .find(|e| e.ranks.binary_search(&rank).is_ok())
+            .map_or(self.root, |e| Some(e.root))
+    }
+
     /// The collective's message size as the logical trace shows it, the same whichever rank's
     /// record it is (a broadcast's root sends what every other rank receives; the bytes *sent*
     /// by a rank that is not the root are 0): the bytes received for a broadcast or a scatter
@@ -274,6 +331,22 @@ impl LogicalCall {
         self.with_sizes(&vec![0; self.sizes().len()])
             .with_tags(&vec![0; self.ops.len()])
             .with_rank_tables(&vec![Vec::new(); self.ops.len()])
+            .with_absent(&vec![Vec::new(); self.ops.len()])
+    }
+
+    /// Per operation, the ranks that skip it ([`Operation::absent_on`]).
+    pub fn absent_tables(&self) -> Vec<Vec<Rank>> {
+        self.ops.iter().map(|o| o.absent_on.clone()).collect()
+    }
+
+    /// The same call with each operation's [`Operation::absent_on`] replaced by `absent` (one
+    /// per operation).
+    pub fn with_absent(&self, absent: &[Vec<Rank>]) -> LogicalCall {
+        let mut c = self.clone();
+        for (o, a) in c.ops.iter_mut().zip(absent) {
+            o.absent_on = a.clone();
+        }
+        c
     }
 
     /// The same call with the sizes of [`LogicalCall::sizes`] replaced by `sizes`.
@@ -317,6 +390,7 @@ impl LogicalCall {
                             .iter()
                             .map(|e| format!(" ({} B on {})", e.bytes, ranks_text(&e.ranks))),
                     )
+                    .chain((!o.absent_on.is_empty()).then(|| format!(" (not on {})", ranks_text(&o.absent_on))))
                     .collect();
                 format!(
                     "{what}{}, {} B{by_class}, tag {}",
@@ -328,8 +402,10 @@ impl LogicalCall {
             .collect();
         if let Some(c) = &self.collective {
             let mut s = format!("{} B", c.size());
-            if let Some(r) = c.root {
-                s.push_str(&format!(", root {r}"));
+            match (c.root_in_comm, c.root) {
+                (Some(k), _) => s.push_str(&format!(", root {k} of {}", c.comm_size)),
+                (None, Some(r)) => s.push_str(&format!(", root {r}")),
+                (None, None) => {}
             }
             args.push(s);
         }

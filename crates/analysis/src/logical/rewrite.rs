@@ -31,6 +31,7 @@ pub(super) fn records_of(trace: &Trace, rank: Rank, partner: &dyn Fn(Rank) -> Op
             bytes: p.bytes.at(i),
             bytes_by_class: Vec::new(),
             bytes_by_rank: Vec::new(),
+            absent_on: Vec::new(),
         });
         if c != post && c != NOT_COMPLETED && (c as usize) < n {
             completes[c as usize].push(post);
@@ -82,9 +83,12 @@ pub(super) fn records_of(trace: &Trace, rank: Rank, partner: &dyn Fn(Rank) -> Op
             let k = coll_at[c as usize] as usize;
             let col = &rt.collectives;
             let comm = col.comm[k] as usize;
+            let root = (col.root[k] != NO_ROOT).then_some(col.root[k]);
             Collective {
                 op: col.op[k],
-                root: (col.root[k] != NO_ROOT).then_some(col.root[k]),
+                root,
+                root_in_comm: root_in_comm(trace, comm, root),
+                root_by_rank: Vec::new(),
                 comm_size: trace.comms.get(comm).map_or(0, |m| m.members.len() as u32),
                 bytes_sent: col.bytes_sent[k],
                 bytes_recv: col.bytes_recv[k],
@@ -115,6 +119,16 @@ pub(super) fn records_of(trace: &Trace, rank: Rank, partner: &dyn Fn(Rank) -> Op
         last_exit = Some(exit);
     }
     (out, skipped)
+}
+
+/// The rank of `root` in communicator `comm` when that communicator has fewer ranks than the
+/// run ([`Collective::root_in_comm`]); `None` on a communicator of every rank or without a root.
+pub(super) fn root_in_comm(trace: &Trace, comm: usize, root: Option<Rank>) -> Option<u32> {
+    let members = &trace.comms.get(comm)?.members;
+    if members.len() >= trace.num_ranks() as usize {
+        return None;
+    }
+    members.iter().position(|&m| Some(m) == root).map(|i| i as u32)
 }
 
 /// The trace of one rank as records with peers as world ranks (`Partner::Rank`), every

@@ -74,7 +74,8 @@ pub(super) fn fit_rank_sizes(
                 continue;
             }
             for (at, o) in flat[ops.clone()].iter().enumerate() {
-                let visible = !o.direction || cov.get(o.at as usize).is_some_and(|&c| c);
+                let visible = (!o.direction || cov.get(o.at as usize).is_some_and(|&c| c))
+                    && records_ref[o.record].call.ops[o.op].runs_on(rank);
                 if !visible {
                     continue;
                 }

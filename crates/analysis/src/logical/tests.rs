@@ -272,6 +272,7 @@ fn one_pass_expansion_equals_the_expansion() {
                     bytes: 8 << (next(state) % 3),
                     bytes_by_class,
                     bytes_by_rank,
+                    absent_on: Vec::new(),
                 }
             };
             let (function, kind, ops) = match next(&mut state) % 6 {

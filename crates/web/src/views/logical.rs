@@ -13,7 +13,7 @@ use crate::text;
 use serde::Deserialize;
 use std::cell::Cell;
 use std::rc::Rc;
-use tracelogic_analysis::compress::{call_text, LengthBreakdown, Node};
+use tracelogic_analysis::compress::{call_text, presence_text, LengthBreakdown, Node};
 use tracelogic_analysis::logical::{PlacedBy, SELF_DIRECTION};
 use tracelogic_engine::logical::{Accuracy, DirectionsFrom, Program, RankClass, TopologyInfo, Verification};
 use yew::prelude::*;
@@ -179,10 +179,11 @@ fn node(n: &Node, depth: usize) -> Html {
             tags,
             gap,
             duration_ns,
+            present,
         } => {
             html! {
                 <li class="call" data-node={id.to_string()}>
-                    <code>{ call_text(shape, sizes, tags) }</code>
+                    <code>{ call_text(shape, sizes, tags) }{ presence_text(shape, present) }</code>
                     <span class="small">{ format!(" · compute before {} · in call {}", text::duration(gap.mean_ns as f64 * 1e-9), text::duration(*duration_ns as f64 * 1e-9)) }</span>
                 </li>
             }

@@ -90,6 +90,10 @@ struct Candidate {
     /// Emitted without the agreement of every class that sees it: a branch executed by the
     /// classes it advances only.
     forced: bool,
+    /// Classes it advances that execute only some of its operations (per operation: executed),
+    /// as a rank of GROMACS runs one half of a halo `MPI_Sendrecv` when it has nothing to send
+    /// ([`Operation::absent_on`]).
+    partial: Vec<(usize, Vec<bool>)>,
 }
 
 struct State<'a> {
@@ -137,7 +141,7 @@ pub(super) fn same(a: &LogicalCall, b: &LogicalCall, loose: bool) -> bool {
         (None, None) => true,
         (Some(x), Some(y)) => {
             x.op == y.op
-                && x.root == y.root
+                && x.root_key() == y.root_key()
                 && x.comm_size == y.comm_size
                 && (!sizes || (x.bytes_sent == y.bytes_sent && x.bytes_recv == y.bytes_recv))
         }
@@ -249,6 +253,7 @@ impl State<'_> {
                     advance,
                     origin,
                     forced: false,
+                    partial: Vec::new(),
                 })
             }
         }
@@ -257,6 +262,7 @@ impl State<'_> {
     fn p2p_candidate(&self, mut m: LogicalCall) -> Option<Candidate> {
         'grow: loop {
             let mut advance = Vec::new();
+            let mut partial = Vec::new();
             for c in 0..self.classes.len() {
                 if !m.ops.iter().any(|o| self.op_visible(c, o)) {
                     continue;
@@ -277,6 +283,13 @@ impl State<'_> {
                     m = key(self.head(c)?);
                     continue 'grow;
                 }
+                // The head carries less of the same call: the class runs only some of `m`'s
+                // operations here.
+                if let Some(kept) = self.partial_of(&m, c, h) {
+                    advance.push(c);
+                    partial.push((c, kept));
+                    continue;
+                }
                 return None;
             }
             let origin = self.origin(&advance, |c| {
@@ -291,8 +304,36 @@ impl State<'_> {
                 advance,
                 origin,
                 forced: false,
+                partial,
             });
         }
+    }
+
+    /// When class `c`, which sees point-to-point `m`, executes a proper part of it as its head
+    /// `h` (a `MPI_Send` or `MPI_Recv` where `m` is a `MPI_Sendrecv`: one half skipped), per
+    /// operation of `m` whether the class executes it; `None` otherwise.
+    fn partial_of(&self, m: &LogicalCall, c: usize, h: &LogicalCall) -> Option<Vec<bool>> {
+        if !h.kind.is_p2p() || h.ops.is_empty() || !m.kind.is_p2p() {
+            return None;
+        }
+        let visible: Vec<bool> = m.ops.iter().map(|o| self.op_visible(c, o)).collect();
+        let kept: Vec<bool> = m
+            .ops
+            .iter()
+            .zip(&visible)
+            .map(|(o, &v)| v && h.ops.iter().any(|x| x.dir == o.dir && x.partner == o.partner))
+            .collect();
+        let n = kept.iter().filter(|&&k| k).count();
+        if n == 0 || n == visible.iter().filter(|&&v| v).count() || n != h.ops.len() {
+            return None;
+        }
+        let mut at = 0usize;
+        let part = restrict_call(m, |o| {
+            let k = kept[at];
+            at += 1;
+            k.then(|| o.for_class(&self.dirs[c]))
+        })?;
+        same(&part, h, self.loose).then_some(kept)
     }
 
     fn completion_candidate(&self, c0: usize, head: &Record) -> Option<Candidate> {
@@ -336,6 +377,7 @@ impl State<'_> {
                 advance,
                 origin,
                 forced: false,
+                partial: Vec::new(),
             });
         }
     }
@@ -371,7 +413,7 @@ impl State<'_> {
             Vec::new()
         };
         let seen = self.seen_by(&call, &targets);
-        let advance = (0..self.classes.len())
+        let advance: Vec<usize> = (0..self.classes.len())
             .filter(|&c| {
                 c == c0
                     || seen[c]
@@ -385,6 +427,21 @@ impl State<'_> {
                         })
             })
             .collect();
+        // Classes whose head is one half of it run it partly, as in a valid candidate.
+        let mut advance: Vec<usize> = advance;
+        let mut partial = Vec::new();
+        if call.kind.is_p2p() {
+            for (c, &sees) in seen.iter().enumerate() {
+                if !sees || advance.contains(&c) {
+                    continue;
+                }
+                if let Some(kept) = self.head(c).and_then(|h| self.partial_of(&call, c, &h.call)) {
+                    advance.push(c);
+                    partial.push((c, kept));
+                }
+            }
+            advance.sort_unstable();
+        }
         Some(Candidate {
             call,
             targets,
@@ -392,6 +449,7 @@ impl State<'_> {
             advance,
             origin: c0,
             forced: true,
+            partial,
         })
     }
 
@@ -402,14 +460,29 @@ impl State<'_> {
             return;
         }
         for &c in &cand.advance {
-            let (Some(h), Some(r)) = (self.head(c), self.restrict(&cand.call, c)) else {
+            // A class with the origin's directions would name the origin's ranks too: its sizes
+            // are read per rank afterwards (step 3b) instead (GROMACS's twelve classes all
+            // have every direction; such an entry changed from step to step, and with it the
+            // record's shape, so the steps did not fold).
+            if self.names[c] == self.names[cand.origin] {
+                continue;
+            }
+            let kept = cand.partial.iter().find(|(p, _)| *p == c).map(|(_, k)| k);
+            let runs = |j: usize| kept.is_none_or(|k| k[j]);
+            let mut at = 0usize;
+            let r = restrict_call(&cand.call, |o| {
+                let j = at;
+                at += 1;
+                (runs(j) && self.op_visible(c, o)).then(|| o.for_class(&self.dirs[c]))
+            });
+            let (Some(h), Some(r)) = (self.head(c), r) else {
                 continue;
             };
             if r.ops.len() != h.call.ops.len() {
                 continue;
             }
             let visible: Vec<usize> = (0..cand.call.ops.len())
-                .filter(|&j| self.op_visible(c, &cand.call.ops[j]))
+                .filter(|&j| runs(j) && self.op_visible(c, &cand.call.ops[j]))
                 .collect();
             for ((mine, theirs), &j) in r.ops.iter().zip(&h.call.ops).zip(&visible) {
                 if mine.bytes != theirs.bytes {
@@ -462,8 +535,20 @@ impl State<'_> {
     /// something else, advance the classes it stands for.
     fn take(&mut self, mut cand: Candidate, conflicts: &mut u64, class_conflicts: &mut [u64], contributed: &mut [u64]) {
         self.record_class_sizes(&mut cand);
-        // A branch: the classes that see it but do not execute it skip it ([`LogicalCall::only_ranks`]).
-        if cand.forced && (0..self.classes.len()).any(|c| cand.seen[c] && !cand.advance.contains(&c)) {
+        // Classes that run part of it: their members skip the other operations.
+        for (c, kept) in &cand.partial {
+            for (o, &k) in cand.call.ops.iter_mut().zip(kept) {
+                if !k && self.op_visible(*c, o) {
+                    o.absent_on.extend(self.classes[*c].members.iter().copied());
+                    o.absent_on.sort_unstable();
+                    o.absent_on.dedup();
+                }
+            }
+        }
+        // A branch: the classes that see it but do not execute it skip it
+        // ([`LogicalCall::only_ranks`]).
+        let skipping = (0..self.classes.len()).any(|c| cand.seen[c] && !cand.advance.contains(&c));
+        if cand.forced && skipping {
             let mut ranks: Vec<Rank> = cand
                 .advance
                 .iter()
@@ -641,9 +726,10 @@ pub(super) fn merge_best(
 ) -> (Merged, Vec<bool>, Option<Folding>) {
     let all: Vec<&ClassTrace> = classes.iter().collect();
     let full = merge(&all, names);
-    if full.records.iter().any(|r| r.call.only_ranks.is_some()) {
-        // Branches: the classes also advanced in lockstep where they disagree, and each class's
-        // sequence as a block of its own (ScalaTrace keeps rank groups whose events do not
+    let branched = |r: &Record| r.call.only_ranks.is_some() || r.call.ops.iter().any(|o| !o.absent_on.is_empty());
+    if full.records.iter().any(branched) {
+        // Branches (records of some ranks, operations some ranks skip): the classes also
+        // advanced in lockstep where they disagree, and each class's sequence as a block of its own (ScalaTrace keeps rank groups whose events do not
         // align apart the same way); the one whose loops fold shortest is kept (then the one
         // with fewer records, then the merge).
         // Sized by their folding (what compression would choose, no program built); the

@@ -33,6 +33,7 @@ pub(super) fn class_keys<'a>(
             out.extend(call.ops.iter().map(|o| score_key(&call.function, o, o.bytes)));
             continue;
         }
+        let visible = |o: &Operation| o.runs_on(rank) && visible(o);
         let count = call.ops.iter().filter(|o| visible(o)).count();
         let function: &str = match call.ops.iter().find(|o| visible(o)) {
             Some(o) if call.kind == CallKind::SendRecv && count == 1 && call.ops.len() == 2 => match o.dir {

@@ -27,6 +27,7 @@ fn op(dir: P2pDir, d: &str, bytes: u64) -> Operation {
         bytes,
         bytes_by_class: Vec::new(),
         bytes_by_rank: Vec::new(),
+        absent_on: Vec::new(),
     }
 }
 
@@ -69,6 +70,8 @@ fn program(rng: &mut Rng, names: &[String]) -> Vec<LogicalCall> {
                 collective: Some(super::super::Collective {
                     op: CollectiveOp::Allreduce,
                     root: None,
+                    root_in_comm: None,
+                    root_by_rank: Vec::new(),
                     comm_size: 8,
                     bytes_sent: 8,
                     bytes_recv: 8,
@@ -346,6 +349,10 @@ fn class_keys_are_the_restricted_calls_keys() {
             if rng.below(5) == 0 {
                 c.only_ranks = Some(vec![0, 2]);
             }
+            // Some ranks skip some operations (one half of a `MPI_Sendrecv`).
+            if let Some(o) = c.ops.first_mut().filter(|_| rng.below(4) == 0) {
+                o.absent_on = vec![1];
+            }
         }
         let records = as_records(calls, 0);
         let visible: Vec<bool> = (0..names.len()).map(|_| rng.below(2) == 1).collect();
@@ -364,7 +371,7 @@ fn class_keys_are_the_restricted_calls_keys() {
             let restricted: Vec<LogicalCall> = records
                 .iter()
                 .filter(|r| r.call.runs_on(rank))
-                .filter_map(|r| restrict_call(&r.call, |o| see(o).then(|| o.for_class(&here))))
+                .filter_map(|r| restrict_call(&r.call, |o| (see(o) && o.runs_on(rank)).then(|| o.for_class(&here))))
                 .collect();
             assert_eq!(
                 class_keys(&records, rank, &see, &here),
@@ -373,4 +380,81 @@ fn class_keys_are_the_restricted_calls_keys() {
             );
         }
     }
+}
+
+/// Steps in which some classes run one half of a `MPI_Sendrecv` only, at steps drawn at random
+/// (GROMACS sends no halo message when a domain has nothing to send): the merge keeps the call
+/// as one record those classes' ranks run partly ([`Operation::absent_on`]), with no branch, so
+/// the steps fold into one loop of the same length at 20 and 200 steps; every class's
+/// expansion of the merge, and of its compressed program, is its own sequence.
+#[test]
+fn sendrecv_halves_skipped_in_some_steps_stay_one_record() {
+    let names: Vec<String> = ["east", "west"].iter().map(|s| s.to_string()).collect();
+    let sr = |b: u64| {
+        call(
+            "MPI_Sendrecv",
+            CallKind::SendRecv,
+            vec![op(P2pDir::Send, "east", b), op(P2pDir::Recv, "west", b)],
+        )
+    };
+    let send = |b: u64| call("MPI_Send", CallKind::Send, vec![op(P2pDir::Send, "east", b)]);
+    let recv = |b: u64| call("MPI_Recv", CallKind::Recv, vec![op(P2pDir::Recv, "west", b)]);
+    // Direction → its index as a rank, and back: the expansion with partners kept as directions.
+    let table: HashMap<String, Rank> = names.iter().enumerate().map(|(k, n)| (n.clone(), k as Rank)).collect();
+    let expand = |calls: &[LogicalCall], rank: Rank| -> Vec<LogicalCall> {
+        expand_with(&table, rank, calls.iter())
+            .into_iter()
+            .map(|mut c| {
+                for o in &mut c.ops {
+                    if let Partner::Rank(k) = o.partner {
+                        o.partner = Partner::Direction(names[k as usize].clone());
+                    }
+                }
+                c
+            })
+            .collect()
+    };
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut lengths = Vec::new();
+    for steps in [20, 200] {
+        let members: [Vec<Rank>; 3] = [vec![0], vec![1, 3], vec![2]];
+        let mut own: [Vec<LogicalCall>; 3] = Default::default();
+        for _ in 0..steps {
+            let (short1, short2) = (rng.below(4) == 0, rng.below(3) == 0);
+            own[0].extend([sr(64), sr(32), sr(16)]);
+            own[1].extend([if short1 { send(64) } else { sr(64) }, sr(32), sr(16)]);
+            own[2].extend([sr(64), if short2 { recv(32) } else { sr(32) }, sr(16)]);
+        }
+        let classes: Vec<ClassTrace> = (0..3)
+            .map(|c| ClassTrace {
+                rank: members[c][0],
+                members: members[c].clone(),
+                visible: vec![true, true],
+                records: as_records(own[c].clone(), members[c][0]),
+            })
+            .collect();
+        let refs: Vec<&ClassTrace> = classes.iter().collect();
+        let merged = merge(&refs, &names);
+        assert_eq!(merged.conflicts, 0);
+        assert!(merged.records.iter().all(|r| r.call.only_ranks.is_none()), "no branch");
+        assert_eq!(merged.records.len(), 3 * steps, "one record per call of a step");
+        let calls: Vec<LogicalCall> = merged.records.iter().map(|r| r.call.clone()).collect();
+        let program = crate::compress::compress(&merged.records);
+        let unfolded = program.expand(usize::MAX).expect("bounded");
+        for (c, m) in members.iter().enumerate() {
+            for &rank in m {
+                assert_eq!(expand(&calls, rank), own[c], "{steps} steps, rank {rank}: the merge");
+                assert_eq!(
+                    expand(&unfolded, rank),
+                    own[c],
+                    "{steps} steps, rank {rank}: the program"
+                );
+            }
+        }
+        // The three calls differ only in size (a value per visit) and in who skips what (a
+        // value per visit too): one loop of one record.
+        assert_eq!(program.compressed_length, 2, "{}", program.text());
+        lengths.push(program.compressed_length);
+    }
+    assert_eq!(lengths[0], lengths[1]);
 }
