@@ -96,7 +96,7 @@ fn check(dir: &std::path::Path) -> (u64, u64, usize) {
                     s.start, calls.enter[re.calls[s.first_event as usize] as usize],
                     "{name}"
                 );
-                assert_eq!(s.end, calls.exit[re.calls[s.last_event as usize] as usize], "{name}");
+                assert_eq!(s.end, calls.exit(re.calls[s.last_event as usize] as usize), "{name}");
             }
         }
         let labels = &label[r];

@@ -65,6 +65,9 @@ pub struct Gap {
 
 /// A node of the compressed program. Its JSON also gives a collective call's shown size sequence
 /// as `collective_size` ([`Node::collective_size`]).
+// Most nodes are calls (a loop holds calls), so boxing the call's shape would add an allocation
+// to nearly every node for the few loop nodes' sake.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(rename_all = "lowercase", tag = "node")]
 pub enum Node {

@@ -651,7 +651,7 @@ pub fn detect_phases_with(
                 first_event: a,
                 last_event: e - 1,
                 start: calls.enter[c0],
-                end: calls.exit[c1],
+                end: calls.exit(c1),
             });
             spans.insert(r, vec![(a, e - 1)]);
             for ev in a..e {
