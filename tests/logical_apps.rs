@@ -732,13 +732,7 @@ fn waitany_runs_complete_in_posting_order() {
         let program = compress(&records);
         assert_eq!(program.compressed_length, 6, "rank {r}:\n{}", program.text());
     }
-    let report = identify_matrix(
-        &CommMatrix::from_trace(&trace, &Selection::all()),
-        &TopologyOptions::default(),
-    );
-    let l = logicalize_identified(&trace, &report, None).expect("logical trace");
-    let v = verify(&trace, &l).expect("verification");
-    assert!(v.per_rank.iter().all(|p| p.structure_exact && p.bytes_exact));
+    let v = verified_exact(&trace);
     // Six `MPI_Waitany` calls per rank, made and expanded.
     assert!(
         v.per_rank
@@ -828,13 +822,7 @@ fn completion_loops_of_varying_calls_fold() {
         let calls: Vec<LogicalCall> = records.iter().map(|x| x.call.clone()).collect();
         assert_eq!(program.expand(1000).unwrap(), calls, "rank {r}: the expansion is exact");
     }
-    let report = identify_matrix(
-        &CommMatrix::from_trace(&trace, &Selection::all()),
-        &TopologyOptions::default(),
-    );
-    let l = logicalize_identified(&trace, &report, None).expect("logical trace");
-    let v = verify(&trace, &l).expect("verification");
-    assert!(v.per_rank.iter().all(|p| p.structure_exact && p.bytes_exact));
+    let v = verified_exact(&trace);
     // 1 + 2 + 3 + 1 calls of the steps' runs, the last `MPI_Waitsome` and the `MPI_Wait`.
     assert!(
         v.per_rank
@@ -843,4 +831,17 @@ fn completion_loops_of_varying_calls_fold() {
         "{:?}",
         v.per_rank
     );
+}
+
+/// The logical trace of `trace` on its identified topology, verified: structure and bytes exact
+/// on every rank (asserted); the verification for further checks.
+fn verified_exact(trace: &Trace) -> Verification {
+    let report = identify_matrix(
+        &CommMatrix::from_trace(trace, &Selection::all()),
+        &TopologyOptions::default(),
+    );
+    let l = logicalize_identified(trace, &report, None).expect("logical trace");
+    let v = verify(trace, &l).expect("verification");
+    assert!(v.per_rank.iter().all(|p| p.structure_exact && p.bytes_exact));
+    v
 }

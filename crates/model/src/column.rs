@@ -383,3 +383,59 @@ mod tests {
         assert_eq!(c.len(), 1);
     }
 }
+
+/// A column of `u64` read by row index ([`crate::Narrow`], [`crate::stamps::Stamps`]): what
+/// [`Rows`] iterates.
+pub trait U64Column {
+    /// Row `i` (panics past the end).
+    fn value_at(&self, i: usize) -> u64;
+}
+
+/// Rows `front..back` of a [`U64Column`], by value, from either end.
+#[derive(Clone)]
+pub struct Rows<'a, C: ?Sized> {
+    col: &'a C,
+    front: usize,
+    back: usize,
+}
+
+impl<'a, C: U64Column + ?Sized> Rows<'a, C> {
+    /// Rows `range` of `col` (the caller checks the range).
+    pub(crate) fn new(col: &'a C, range: std::ops::Range<usize>) -> Self {
+        Rows {
+            col,
+            front: range.start,
+            back: range.end,
+        }
+    }
+}
+
+impl<C: U64Column + ?Sized> Iterator for Rows<'_, C> {
+    type Item = u64;
+    #[inline]
+    fn next(&mut self) -> Option<u64> {
+        if self.front == self.back {
+            return None;
+        }
+        let v = self.col.value_at(self.front);
+        self.front += 1;
+        Some(v)
+    }
+    #[inline]
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.back - self.front;
+        (n, Some(n))
+    }
+}
+
+impl<C: U64Column + ?Sized> DoubleEndedIterator for Rows<'_, C> {
+    fn next_back(&mut self) -> Option<u64> {
+        if self.front == self.back {
+            return None;
+        }
+        self.back -= 1;
+        Some(self.col.value_at(self.back))
+    }
+}
+
+impl<C: U64Column + ?Sized> ExactSizeIterator for Rows<'_, C> {}

@@ -104,11 +104,7 @@ impl Narrow {
     }
     /// Rows in order.
     pub fn iter(&self) -> Iter<'_> {
-        Iter {
-            col: self,
-            front: 0,
-            back: self.rows.len(),
-        }
+        Iter::new(self, 0..self.rows.len())
     }
     /// Rows `range` in order (panics when it reaches past the end, as slicing a `Vec` does).
     pub fn range(&self, range: std::ops::Range<usize>) -> Iter<'_> {
@@ -117,11 +113,7 @@ impl Narrow {
             "rows {range:?} of a column of {}",
             self.rows.len()
         );
-        Iter {
-            col: self,
-            front: range.start,
-            back: range.end,
-        }
+        Iter::new(self, range)
     }
     /// The rows as a vector.
     pub fn to_vec(&self) -> Vec<u64> {
@@ -159,42 +151,14 @@ impl Narrow {
 }
 
 /// The rows of a [`Narrow`] column, by value.
-#[derive(Clone)]
-pub struct Iter<'a> {
-    col: &'a Narrow,
-    front: usize,
-    back: usize,
-}
+pub type Iter<'a> = crate::column::Rows<'a, Narrow>;
 
-impl Iterator for Iter<'_> {
-    type Item = u64;
+impl crate::column::U64Column for Narrow {
     #[inline]
-    fn next(&mut self) -> Option<u64> {
-        if self.front == self.back {
-            return None;
-        }
-        let v = self.col.at(self.front);
-        self.front += 1;
-        Some(v)
-    }
-    #[inline]
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = self.back - self.front;
-        (n, Some(n))
+    fn value_at(&self, i: usize) -> u64 {
+        self.at(i)
     }
 }
-
-impl DoubleEndedIterator for Iter<'_> {
-    fn next_back(&mut self) -> Option<u64> {
-        if self.front == self.back {
-            return None;
-        }
-        self.back -= 1;
-        Some(self.col.at(self.back))
-    }
-}
-
-impl ExactSizeIterator for Iter<'_> {}
 
 impl<'a> IntoIterator for &'a Narrow {
     type Item = u64;

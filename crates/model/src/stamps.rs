@@ -125,11 +125,7 @@ impl Stamps {
             "rows {range:?} of a column of {}",
             self.rows.len()
         );
-        Iter {
-            col: self,
-            front: range.start,
-            back: range.end,
-        }
+        Iter::new(self, range)
     }
     /// The index of the first row for which `pred` is false, the rows being partitioned by it
     /// (as `slice::partition_point`).
@@ -194,42 +190,14 @@ impl Stamps {
 }
 
 /// The rows of a [`Stamps`] column, by value.
-#[derive(Clone)]
-pub struct Iter<'a> {
-    col: &'a Stamps,
-    front: usize,
-    back: usize,
-}
+pub type Iter<'a> = crate::column::Rows<'a, Stamps>;
 
-impl Iterator for Iter<'_> {
-    type Item = u64;
+impl crate::column::U64Column for Stamps {
     #[inline]
-    fn next(&mut self) -> Option<u64> {
-        if self.front == self.back {
-            return None;
-        }
-        let v = self.col.at(self.front);
-        self.front += 1;
-        Some(v)
-    }
-    #[inline]
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        let n = self.back - self.front;
-        (n, Some(n))
+    fn value_at(&self, i: usize) -> u64 {
+        self.at(i)
     }
 }
-
-impl DoubleEndedIterator for Iter<'_> {
-    fn next_back(&mut self) -> Option<u64> {
-        if self.front == self.back {
-            return None;
-        }
-        self.back -= 1;
-        Some(self.col.at(self.back))
-    }
-}
-
-impl ExactSizeIterator for Iter<'_> {}
 
 impl<'a> IntoIterator for &'a Stamps {
     type Item = u64;
