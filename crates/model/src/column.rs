@@ -439,3 +439,40 @@ impl<C: U64Column + ?Sized> DoubleEndedIterator for Rows<'_, C> {
 }
 
 impl<C: U64Column + ?Sized> ExactSizeIterator for Rows<'_, C> {}
+
+/// The standard trait impls of a `u64` column type that has `at(i)`, `iter()`, `push(v)` and
+/// `Default` ([`crate::Narrow`], [`crate::stamps::Stamps`]): [`U64Column`], iteration by
+/// reference and collecting from values or references (through the type's own `Extend`).
+macro_rules! u64_column_impls {
+    ($t:ty) => {
+        impl $crate::column::U64Column for $t {
+            #[inline]
+            fn value_at(&self, i: usize) -> u64 {
+                self.at(i)
+            }
+        }
+
+        impl<'a> IntoIterator for &'a $t {
+            type Item = u64;
+            type IntoIter = $crate::column::Rows<'a, $t>;
+            fn into_iter(self) -> Self::IntoIter {
+                self.iter()
+            }
+        }
+
+        impl FromIterator<u64> for $t {
+            fn from_iter<I: IntoIterator<Item = u64>>(iter: I) -> Self {
+                let mut c = <$t>::default();
+                c.extend(iter);
+                c
+            }
+        }
+
+        impl<'a> FromIterator<&'a u64> for $t {
+            fn from_iter<I: IntoIterator<Item = &'a u64>>(iter: I) -> Self {
+                iter.into_iter().copied().collect()
+            }
+        }
+    };
+}
+pub(crate) use u64_column_impls;

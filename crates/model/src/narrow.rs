@@ -153,34 +153,7 @@ impl Narrow {
 /// The rows of a [`Narrow`] column, by value.
 pub type Iter<'a> = crate::column::Rows<'a, Narrow>;
 
-impl crate::column::U64Column for Narrow {
-    #[inline]
-    fn value_at(&self, i: usize) -> u64 {
-        self.at(i)
-    }
-}
-
-impl<'a> IntoIterator for &'a Narrow {
-    type Item = u64;
-    type IntoIter = Iter<'a>;
-    fn into_iter(self) -> Iter<'a> {
-        self.iter()
-    }
-}
-
-impl FromIterator<u64> for Narrow {
-    fn from_iter<I: IntoIterator<Item = u64>>(iter: I) -> Self {
-        let mut c = Narrow::default();
-        c.extend(iter);
-        c
-    }
-}
-
-impl<'a> FromIterator<&'a u64> for Narrow {
-    fn from_iter<I: IntoIterator<Item = &'a u64>>(iter: I) -> Self {
-        iter.into_iter().copied().collect()
-    }
-}
+crate::column::u64_column_impls!(Narrow);
 
 impl Extend<u64> for Narrow {
     fn extend<I: IntoIterator<Item = u64>>(&mut self, iter: I) {

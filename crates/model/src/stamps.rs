@@ -192,34 +192,7 @@ impl Stamps {
 /// The rows of a [`Stamps`] column, by value.
 pub type Iter<'a> = crate::column::Rows<'a, Stamps>;
 
-impl crate::column::U64Column for Stamps {
-    #[inline]
-    fn value_at(&self, i: usize) -> u64 {
-        self.at(i)
-    }
-}
-
-impl<'a> IntoIterator for &'a Stamps {
-    type Item = u64;
-    type IntoIter = Iter<'a>;
-    fn into_iter(self) -> Iter<'a> {
-        self.iter()
-    }
-}
-
-impl FromIterator<u64> for Stamps {
-    fn from_iter<I: IntoIterator<Item = u64>>(iter: I) -> Self {
-        let mut c = Stamps::default();
-        c.extend(iter);
-        c
-    }
-}
-
-impl<'a> FromIterator<&'a u64> for Stamps {
-    fn from_iter<I: IntoIterator<Item = &'a u64>>(iter: I) -> Self {
-        iter.into_iter().copied().collect()
-    }
-}
+crate::column::u64_column_impls!(Stamps);
 
 impl Extend<u64> for Stamps {
     fn extend<I: IntoIterator<Item = u64>>(&mut self, iter: I) {
