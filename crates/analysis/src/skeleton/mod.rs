@@ -16,15 +16,39 @@
 //! a ring indexed by the logical record counter, so a completion finds the requests it completes
 //! by their record offsets. Choices: `MPI_Bsend`/`MPI_Rsend` replay as `MPI_Send`, `MPI_Test*`
 //! and `MPI_Wait{any,some}` as `MPI_Waitall`/`MPI_Wait` (a run of such calls, one record of the
-//! logical trace, as one `MPI_Waitall` of the requests it completed), collectives on other communicators run on
-//! the topology communicator, reductions use `MPI_BOR` on `MPI_BYTE`, v-collectives run as their
-//! regular form with the rank's own sizes.
+//! logical trace, as one `MPI_Waitall` of the requests it completed), collectives on smaller
+//! communicators run on communicators split off at start ([`comms`]: a grid row, a pair) or,
+//! where the logical trace does not name the members, on each rank alone; reductions use
+//! `MPI_BOR` on `MPI_BYTE`, v-collectives run as their regular form with the rank's own sizes.
+//! Receives keep the recorded tag where the run's tags can be replayed, else match by order
+//! (`MPI_ANY_TAG`), posted at the largest size when by order a recorded size would truncate
+//! ([`fit`]).
 
 use crate::compress::{call_text, Node, Program, Values};
 use crate::logical::{offset_node, LogicalCall, LogicalTrace, Partner, SELF_DIRECTION};
 use std::fmt::Write as _;
 use tracelogic_graph::{Direction, TopologySpec};
 use tracelogic_model::{CallKind, CollectiveOp, P2pDir};
+
+mod comms;
+mod fit;
+use comms::{Placement, Subcomms};
+pub use fit::{receives_fit_in_order, OrderMatching, FIT_CHECK_LIMIT};
+
+/// What the emission of one skeleton carries from call to call.
+struct Emission {
+    /// The split communicators collectives on smaller communicators run on.
+    subs: Subcomms,
+    /// Receives keep the recorded tag ([`receive_tags_kept`] and the run's tags consistent, or
+    /// the program's tags match every message to a receive: [`OrderMatching::tags_match`]).
+    keep_tags: bool,
+    /// Receives are posted at `MAXBYTES` ([`receives_fit_in_order`] said a recorded size
+    /// would truncate, or could not tell).
+    receive_at_most: bool,
+    /// Receives from any source are counted and those beyond each rank's matched number post
+    /// from `MPI_PROC_NULL` ([`OrderMatching::any_source_matched`]).
+    cancel_surplus: bool,
+}
 
 /// True when every direction has the same opposite at every node (grids, tori, stencils,
 /// hypercubes, rings, all-to-all, butterflies). Then a recorded receive tag, which usually names
@@ -169,6 +193,16 @@ pub fn skeleton_c(logical: &LogicalTrace, program: &Program) -> Result<String, S
     let mut tables = String::new();
     let mut body = String::new();
     let mut counters = Vec::new();
+    let matching = receives_fit_in_order(logical, program);
+    let keep_tags =
+        logical.tags_consistent && receive_tags_kept(spec) || matching.as_ref().is_some_and(|m| m.tags_match);
+    let any_matched = matching.as_ref().and_then(|m| m.any_source_matched.clone());
+    let mut emission = Emission {
+        subs: Subcomms::default(),
+        keep_tags,
+        receive_at_most: !keep_tags && !matching.as_ref().is_some_and(|m| m.receives_fit),
+        cancel_surplus: any_matched.is_some(),
+    };
     emit_nodes(
         &program.nodes,
         1,
@@ -177,7 +211,29 @@ pub fn skeleton_c(logical: &LogicalTrace, program: &Program) -> Result<String, S
         &mut body,
         &mut tables,
         &mut counters,
+        &mut emission,
     )?;
+    if emission.receive_at_most {
+        c.push_str("/* Receives match by order (MPI_ANY_TAG: the run's tags cannot be replayed), and by order a\n * recorded receive size would truncate a message it takes: receives are posted at MAXBYTES. */\n");
+    }
+    if let Some(matched) = &any_matched {
+        c.push_str(
+            "/* Receives from any source a message will match, per rank (a program may cancel one posted ahead). */\n",
+        );
+        let _ = write!(c, "static const unsigned long long any_matched[NRANKS] = {{");
+        for u in 0..n {
+            let r = rank_of_node.get(u as usize).copied().unwrap_or(u);
+            let _ = write!(
+                c,
+                "{}{}ULL",
+                if u == 0 { "" } else { ", " },
+                matched.get(r as usize).copied().unwrap_or(0)
+            );
+        }
+        c.push_str("};\nstatic unsigned long long any_posted;\n");
+        c.push_str("/* A receive no message will match posts from MPI_PROC_NULL: it completes at once, takes nothing. */\nstatic inline int any_peer(void) { return any_posted++ < any_matched[me] ? MPI_ANY_SOURCE : MPI_PROC_NULL; }\n");
+    }
+    c.push_str(&emission.subs.declarations());
     c.push_str(&tables);
     for id in &counters {
         let _ = writeln!(c, "static unsigned long long occ{id};");
@@ -202,7 +258,10 @@ pub fn skeleton_c(logical: &LogicalTrace, program: &Program) -> Result<String, S
             "    {{\n        int adj[NDIRS], weight[NDIRS], deg = 0;\n        for (int d = 0; d < NTOPO; d++) {{\n            int v = neighbour[me][d], seen = 0;\n            for (int k = 0; k < deg; k++) seen |= adj[k] == v;\n            if (v >= 0 && !seen) {{\n                weight[deg] = 1;\n                adj[deg++] = v;\n            }}\n        }}\n        MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, deg, adj, weight, deg, adj, weight,\n                                       MPI_INFO_NULL, 0, &topo);\n    }}\n",
         );
     }
+    let (create, free) = emission.subs.create_and_free();
+    c.push_str(&create);
     c.push_str(&body);
+    c.push_str(&free);
     c.push_str("    MPI_Comm_free(&topo);\n    free(sendbuf);\n    free(recvbuf);\n    free(collbuf);\n    MPI_Finalize();\n    return 0;\n}\n");
     Ok(c)
 }
@@ -358,6 +417,7 @@ fn tag_expr(tag: i32) -> String {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn emit_nodes(
     nodes: &[Node],
     depth: usize,
@@ -366,6 +426,7 @@ fn emit_nodes(
     out: &mut String,
     tables: &mut String,
     counters: &mut Vec<u32>,
+    emission: &mut Emission,
 ) -> Result<(), String> {
     let pad = "    ".repeat(depth);
     for node in nodes {
@@ -393,7 +454,7 @@ fn emit_nodes(
                     out,
                     "{pad}for (unsigned long long it{id} = 0, n{id} = {count_expr}; it{id} < n{id}; it{id}++) {{"
                 );
-                emit_nodes(body, depth + 1, names, logical, out, tables, counters)?;
+                emit_nodes(body, depth + 1, names, logical, out, tables, counters, emission)?;
                 let _ = writeln!(out, "{pad}}}");
             }
             Node::Call {
@@ -477,7 +538,9 @@ fn emit_nodes(
                     let _ = writeln!(out, "{inner}compute({}.0);", gap.mean_ns);
                 }
                 let mut stmt = String::new();
-                emit_call(shape, &size, &tag, &runs, names, logical, &inner, &mut stmt)?;
+                emit_call(
+                    shape, &size, &tag, &runs, names, logical, &inner, &mut stmt, emission, tables,
+                )?;
                 // Only the tables a statement uses (a reduction ignores its received size).
                 for (name, t) in slot_tables {
                     if stmt.contains(&format!("{name}[")) || stmt.contains(&format!("{name}_")) {
@@ -527,6 +590,8 @@ fn emit_call(
     logical: &LogicalTrace,
     pad: &str,
     out: &mut String,
+    emission: &mut Emission,
+    tables: &mut String,
 ) -> Result<(), String> {
     let f = call.function.to_ascii_lowercase();
     let f = f.trim_start_matches("pmpi_").trim_start_matches("mpi_");
@@ -540,9 +605,13 @@ fn emit_call(
                 None | Some("1") => guard,
                 Some(r) => format!("{guard} && {r}"),
             };
-            let b = &size[0];
-            let keep = logical.tags_consistent && receive_tags_kept(&logical.placement.spec);
-            let tag = if op.dir == P2pDir::Recv && !keep {
+            let receive = op.dir == P2pDir::Recv;
+            let b = if receive && emission.receive_at_most {
+                "MAXBYTES"
+            } else {
+                &size[0]
+            };
+            let tag = if receive && !emission.keep_tags {
                 "MPI_ANY_TAG".to_string()
             } else {
                 tag[0].clone()
@@ -567,6 +636,9 @@ fn emit_call(
                 (CallKind::Recv, _) => {
                     format!("MPI_Recv(rbuf(), (int){b}, MPI_BYTE, {peer}, {tag}, topo, MPI_STATUS_IGNORE);")
                 }
+                _ if d.is_none() && emission.cancel_surplus => {
+                    format!("MPI_Irecv(rbuf(), (int){b}, MPI_BYTE, any_peer(), {tag}, topo, slot());")
+                }
                 _ => format!("MPI_Irecv(rbuf(), (int){b}, MPI_BYTE, {peer}, {tag}, topo, slot());"),
             };
             let _ = writeln!(out, "{pad}if ({guard}) {stmt}");
@@ -588,10 +660,14 @@ fn emit_call(
             };
             let has_src = with(has_src, r);
             let has_dst = with(format!("nb({ds}) >= 0"), s);
-            let (bs, br) = (&size[s], &size[r]);
-            let keep = logical.tags_consistent && receive_tags_kept(&logical.placement.spec);
+            let bs = &size[s];
+            let br = if emission.receive_at_most { "MAXBYTES" } else { &size[r] };
             let ts = tag[s].clone();
-            let tr = if keep { tag[r].clone() } else { "MPI_ANY_TAG".into() };
+            let tr = if emission.keep_tags {
+                tag[r].clone()
+            } else {
+                "MPI_ANY_TAG".into()
+            };
             let _ = writeln!(
                 out,
                 "{pad}if ({has_dst} && {has_src})\n{pad}    MPI_Sendrecv(sendbuf, (int){bs}, MPI_BYTE, nb({ds}), {ts}, rbuf(), (int){br}, MPI_BYTE, {src}, {tr}, topo, MPI_STATUS_IGNORE);\n{pad}else if ({has_dst})\n{pad}    MPI_Send(sendbuf, (int){bs}, MPI_BYTE, nb({ds}), {ts}, topo);\n{pad}else if ({has_src})\n{pad}    MPI_Recv(rbuf(), (int){br}, MPI_BYTE, {src}, {tr}, topo, MPI_STATUS_IGNORE);"
@@ -621,47 +697,75 @@ fn emit_call(
                 return Ok(());
             };
             let (sent, recvd) = (&size[size.len() - 2], &size[size.len() - 1]);
-            let root = col
-                .root
-                .and_then(|r| logical.placement.node_of_rank.get(r as usize).copied())
-                .unwrap_or(0);
-            let n = "NRANKS";
+            // The communicator it runs on, its root there and its size ([`comms`]).
+            let (comm, root, n, note) = match emission.subs.place(call, col, logical, tables) {
+                Placement::Topo => {
+                    let root = col
+                        .root
+                        .and_then(|r| logical.placement.node_of_rank.get(r as usize).copied())
+                        .unwrap_or(0);
+                    (
+                        "topo".to_string(),
+                        root.to_string(),
+                        "NRANKS".to_string(),
+                        String::new(),
+                    )
+                }
+                Placement::Split { index, root, size } => (
+                    format!("sub[{index}]"),
+                    root,
+                    size.to_string(),
+                    format!(" /* on a communicator of {size} ranks */"),
+                ),
+                Placement::Alone { why } => (
+                    "MPI_COMM_SELF".to_string(),
+                    "0".to_string(),
+                    "1".to_string(),
+                    format!(" /* alone: {why} */"),
+                ),
+            };
             let stmt = match col.op {
-                CollectiveOp::Barrier | CollectiveOp::Other => "MPI_Barrier(topo);".to_string(),
+                CollectiveOp::Barrier | CollectiveOp::Other => format!("MPI_Barrier({comm});"),
                 // Every rank passes the same count: what a rank receives (a tracer may record
                 // the root's bytes sent as the count times the communicator's size, as Score-P
                 // does), the root's bytes sent where no received size is known
                 // ([`Collective::size`]'s rule).
                 CollectiveOp::Bcast => {
-                    format!("MPI_Bcast(collbuf, (int)({recvd} > 0 ? {recvd} : {sent}), MPI_BYTE, {root}, topo);")
+                    format!("MPI_Bcast(collbuf, (int)({recvd} > 0 ? {recvd} : {sent}), MPI_BYTE, {root}, {comm});")
                 }
                 CollectiveOp::Reduce => {
-                    format!("MPI_Reduce(collbuf, collbuf2, (int){sent}, MPI_BYTE, MPI_BOR, {root}, topo);")
+                    format!("MPI_Reduce(collbuf, collbuf2, (int){sent}, MPI_BYTE, MPI_BOR, {root}, {comm});")
                 }
                 CollectiveOp::Allreduce => {
-                    format!("MPI_Allreduce(collbuf, collbuf2, (int){sent}, MPI_BYTE, MPI_BOR, topo);")
+                    format!("MPI_Allreduce(collbuf, collbuf2, (int){sent}, MPI_BYTE, MPI_BOR, {comm});")
                 }
-                CollectiveOp::Scan => format!("MPI_Scan(collbuf, collbuf2, (int){sent}, MPI_BYTE, MPI_BOR, topo);"),
+                CollectiveOp::Scan => format!("MPI_Scan(collbuf, collbuf2, (int){sent}, MPI_BYTE, MPI_BOR, {comm});"),
                 CollectiveOp::Exscan => {
-                    format!("MPI_Exscan(collbuf, collbuf2, (int){sent}, MPI_BYTE, MPI_BOR, topo);")
+                    format!("MPI_Exscan(collbuf, collbuf2, (int){sent}, MPI_BYTE, MPI_BOR, {comm});")
                 }
                 CollectiveOp::Gather | CollectiveOp::Gatherv => format!(
-                    "MPI_Gather(collbuf, (int){sent}, MPI_BYTE, collbuf2, (int){sent}, MPI_BYTE, {root}, topo);"
+                    "MPI_Gather(collbuf, (int){sent}, MPI_BYTE, collbuf2, (int){sent}, MPI_BYTE, {root}, {comm});"
                 ),
                 CollectiveOp::Scatter | CollectiveOp::Scatterv => format!(
-                    "MPI_Scatter(collbuf, (int){recvd}, MPI_BYTE, collbuf2, (int){recvd}, MPI_BYTE, {root}, topo);"
+                    "MPI_Scatter(collbuf, (int){recvd}, MPI_BYTE, collbuf2, (int){recvd}, MPI_BYTE, {root}, {comm});"
                 ),
                 CollectiveOp::Allgather | CollectiveOp::Allgatherv => format!(
-                    "MPI_Allgather(collbuf, (int){sent}, MPI_BYTE, collbuf2, (int){sent}, MPI_BYTE, topo);"
+                    "MPI_Allgather(collbuf, (int){sent}, MPI_BYTE, collbuf2, (int){sent}, MPI_BYTE, {comm});"
                 ),
                 CollectiveOp::Alltoall | CollectiveOp::Alltoallv | CollectiveOp::Alltoallw => format!(
-                    "MPI_Alltoall(collbuf, (int)({sent} / {n}), MPI_BYTE, collbuf2, (int)({sent} / {n}), MPI_BYTE, topo);"
+                    "MPI_Alltoall(collbuf, (int)({sent} / {n}), MPI_BYTE, collbuf2, (int)({sent} / {n}), MPI_BYTE, {comm});"
                 ),
                 CollectiveOp::ReduceScatter | CollectiveOp::ReduceScatterBlock => format!(
-                    "MPI_Reduce_scatter_block(collbuf, collbuf2, (int){recvd}, MPI_BYTE, MPI_BOR, topo);"
+                    "MPI_Reduce_scatter_block(collbuf, collbuf2, (int){recvd}, MPI_BYTE, MPI_BOR, {comm});"
                 ),
             };
-            let _ = writeln!(out, "{pad}{stmt}");
+            // Ranks outside a split communicator skip the call.
+            let guard = if comm.starts_with("sub[") {
+                format!("if ({comm} != MPI_COMM_NULL) ")
+            } else {
+                String::new()
+            };
+            let _ = writeln!(out, "{pad}{guard}{stmt}{note}");
         }
         // MPI_Init / MPI_Finalize are the program's frame; nothing else becomes a record.
         _ => {}

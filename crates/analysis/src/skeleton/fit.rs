@@ -1,0 +1,101 @@
+//! Whether a skeleton may receive with the recorded sizes when it matches by order.
+//!
+//! When the run's tags cannot be replayed ([`super::receive_tags_kept`],
+//! [`LogicalTrace::tags_consistent`]), the skeleton receives with `MPI_ANY_TAG`, so the k-th
+//! receive a rank posts from a neighbour takes the k-th message that neighbour sends it (MPI's
+//! non-overtaking rule). A program that told its messages apart by tag (Meep posts one receive
+//! per field component and the neighbour sends them in another order) would then receive a
+//! large message into a small receive: `MPI_ERR_TRUNCATE`. This replays that matching on the
+//! program's expansion, rank by rank, and says whether every receive is at least as large as
+//! the message it would take; when not, the skeleton posts its receives at the largest size.
+//! It also counts, per rank, the receives from any source that no message will match (a
+//! program that cancels a receive it posted ahead): the skeleton posts those from
+//! `MPI_PROC_NULL`, so they complete at once and take no message meant for a later receive.
+//!
+//! Cost: O(ranks × calls of the expanded program); above [`FIT_CHECK_LIMIT`] operations it is
+//! not checked and the receives are posted at the largest size (safe, and said in the source).
+
+use crate::compress::Program;
+use crate::logical::{expand_calls, physical_calls, LogicalTrace};
+use std::collections::HashMap;
+use tracelogic_model::Rank;
+
+/// Most expanded calls (all ranks together) the check replays.
+pub const FIT_CHECK_LIMIT: usize = 20_000_000;
+
+/// What replaying the program's matching by order says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OrderMatching {
+    /// Every receive from a named neighbour is at least as large as the message it takes, and
+    /// no receive is from any source (whose message the program does not fix).
+    pub receives_fit: bool,
+    /// Per world rank, how many of its receives from any source a message will match; the
+    /// ones posted after them wait for nothing (hpcc's RandomAccess cancels its last one):
+    /// `Some` only when some rank posts more than arrive.
+    pub any_source_matched: Option<Vec<u64>>,
+    /// Matched by tag instead (each receive takes the next message of its sender with its
+    /// tag), every receive finds a message at least as large and every message a receive:
+    /// the program's tags can be replayed as they are.
+    pub tags_match: bool,
+}
+
+/// Replays the matching by order on the expansion of `program`; `None` when the program is
+/// too large to check.
+pub fn receives_fit_in_order(logical: &LogicalTrace, program: &Program) -> Option<OrderMatching> {
+    let ranks = logical.ranks as usize;
+    if program.raw_length.saturating_mul(ranks.max(1)) > FIT_CHECK_LIMIT {
+        return None;
+    }
+    let calls = program.expand(FIT_CHECK_LIMIT).ok()?;
+    // Per (sender, receiver): the sizes sent in order, and the sizes posted in order.
+    let mut sent: HashMap<(Rank, Rank), Vec<u64>> = HashMap::new();
+    let mut posted: HashMap<(Rank, Rank), Vec<u64>> = HashMap::new();
+    let mut any_posted = vec![0u64; ranks];
+    // The same per (sender, receiver, tag); a receive with any tag ends the tag check.
+    let mut sent_tag: HashMap<(Rank, Rank, i32), Vec<u64>> = HashMap::new();
+    let mut posted_tag: HashMap<(Rank, Rank, i32), Vec<u64>> = HashMap::new();
+    let mut tags_known = true;
+    for r in 0..ranks as Rank {
+        let mine = expand_calls(logical, calls.iter(), r).ok()?;
+        for p in physical_calls(&mine) {
+            match (p.peer, p.direction == "send") {
+                (Some(peer), true) => {
+                    sent.entry((r, peer)).or_default().push(p.bytes);
+                    sent_tag.entry((r, peer, p.tag)).or_default().push(p.bytes);
+                }
+                (Some(peer), false) => {
+                    posted.entry((peer, r)).or_default().push(p.bytes);
+                    tags_known &= p.tag >= 0;
+                    posted_tag.entry((peer, r, p.tag)).or_default().push(p.bytes);
+                }
+                (None, false) => any_posted[r as usize] += 1,
+                (None, true) => {}
+            }
+        }
+    }
+    let fit = posted.iter().all(|(pair, receives)| {
+        let sends = sent.get(pair).map_or(&[][..], Vec::as_slice);
+        receives.iter().zip(sends).all(|(recv, send)| recv >= send)
+    });
+    // Messages left for receives from any source: those arriving beyond the named receives.
+    let mut left = vec![0u64; ranks];
+    for (&(from, to), sends) in &sent {
+        let named = posted.get(&(from, to)).map_or(0, Vec::len);
+        left[to as usize] += sends.len().saturating_sub(named) as u64;
+    }
+    let tags_match = tags_known
+        && any_posted.iter().all(|&p| p == 0)
+        && sent_tag.len() == posted_tag.len()
+        && posted_tag.iter().all(|(key, receives)| {
+            sent_tag
+                .get(key)
+                .is_some_and(|sends| sends.len() == receives.len() && receives.iter().zip(sends).all(|(r, s)| r >= s))
+        });
+    let matched: Vec<u64> = any_posted.iter().zip(&left).map(|(&p, &l)| p.min(l)).collect();
+    let surplus = any_posted.iter().zip(&matched).any(|(p, m)| p > m);
+    Some(OrderMatching {
+        receives_fit: fit && any_posted.iter().all(|&p| p == 0),
+        any_source_matched: surplus.then_some(matched),
+        tags_match,
+    })
+}

@@ -1,0 +1,109 @@
+//! The C skeletons of real application runs (`tests/data/apps`, unmodified programs traced
+//! with SST DUMPI) run to the end under Open MPI and send what the programs sent.
+//!
+//! Each run stresses one way a skeleton can go wrong on a real code: Meep and a multi-stage
+//! LAMMPS run tell messages apart by tag in an order the merged program cannot replay (matched
+//! by order, a recorded receive size would truncate a larger message: `MPI_ERR_TRUNCATE`);
+//! GROMACS gathers on pairs of ranks (a collective on the whole run would hang on different
+//! roots); hpcc's RandomAccess cancels a receive it posted ahead (waiting for it hangs);
+//! Quantum ESPRESSO's collectives on sub-communicators. The truth is the recorded trace: per
+//! rank, its sends in order (peer and bytes) and its number of collective calls.
+//!
+//! Needs Open MPI (`mpicc`, `mpirun`): with `TRACELOGIC_REQUIRE_MPI=1` (CI) a missing MPI fails
+//! the test; otherwise it prints a note and passes.
+
+use std::path::{Path, PathBuf};
+use tracelogic_analysis::compress::compress;
+use tracelogic_analysis::logical::{logicalize_identified, verify};
+use tracelogic_analysis::matrix::CommMatrix;
+use tracelogic_analysis::skeleton::skeleton_c;
+use tracelogic_analysis::topology::{identify_matrix, TopologyOptions};
+use tracelogic_model::{Selection, Trace};
+
+mod common;
+
+fn app(name: &str) -> Trace {
+    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/apps").join(name);
+    let path: PathBuf = ["dumpi.tar.zst", "trace.tar.zst"]
+        .iter()
+        .map(|f| d.join(f))
+        .find(|p| p.exists())
+        .unwrap_or(d);
+    let files = tracelogic_formats::fs::load_paths(&[path]).expect("run files");
+    tracelogic_formats::read_trace(files).expect("run trace")
+}
+
+/// Generates, builds and runs the skeleton of `name`; compares every rank's sends and number of
+/// collective calls with the recording (sizes exact when the logical trace keeps them exact,
+/// else each rank's sent volume within 1 %).
+fn replays(name: &str) {
+    let recorded = app(name);
+    let report = identify_matrix(
+        &CommMatrix::from_trace(&recorded, &Selection::all()),
+        &TopologyOptions::default(),
+    );
+    let l = logicalize_identified(&recorded, &report, None).expect("logical trace");
+    let bytes_exact = verify(&recorded, &l)
+        .expect("verification")
+        .ranks_bytes_differ
+        .is_empty();
+    let program = compress(&l.records);
+    let source = skeleton_c(&l, &program).expect("skeleton");
+    let Some(replayed) = common::replay_skeleton(name, &source, l.ranks) else {
+        return;
+    };
+    let node = |r: u32| l.placement.node_of_rank[r as usize];
+    for w in 0..l.ranks {
+        let u = node(w);
+        let sends = |t: &Trace, rank: u32, peer: &dyn Fn(u32) -> u32| -> Vec<(u32, u64)> {
+            common::p2p_as_nodes(t, rank, peer)
+                .into_iter()
+                .filter(|&(send, _, _)| send)
+                .map(|(_, p, b)| (p, b))
+                .collect()
+        };
+        let (real, played) = (sends(&recorded, w, &node), sends(&replayed, u, &|q| q));
+        if bytes_exact {
+            assert_eq!(real, played, "{name}: rank {w} (node {u}): sends");
+        } else {
+            let peers = |s: &[(u32, u64)]| s.iter().map(|x| x.0).collect::<Vec<_>>();
+            assert_eq!(peers(&real), peers(&played), "{name}: rank {w}: send peers");
+            let volume = |s: &[(u32, u64)]| s.iter().map(|x| x.1).sum::<u64>() as f64;
+            let (a, b) = (volume(&real), volume(&played));
+            assert!(
+                (a - b).abs() <= 0.01 * a.max(1.0),
+                "{name}: rank {w}: volume {b} against {a}"
+            );
+        }
+        assert_eq!(
+            recorded.ranks[w as usize].collectives.len(),
+            replayed.ranks[u as usize].collectives.len(),
+            "{name}: rank {w} (node {u}): collective calls"
+        );
+    }
+}
+
+#[test]
+fn meep_skeleton_runs_and_sends_as_recorded() {
+    replays("meep-8");
+}
+
+#[test]
+fn lammps_three_stage_skeleton_runs_and_sends_as_recorded() {
+    replays("lammps-melt-phases-8");
+}
+
+#[test]
+fn gromacs_skeleton_gathers_on_pairs() {
+    replays("gromacs-water-12");
+}
+
+#[test]
+fn hpcc_skeleton_cancels_the_receive_the_program_cancelled() {
+    replays("hpcc-4");
+}
+
+#[test]
+fn quantum_espresso_skeleton_runs_and_sends_as_recorded() {
+    replays("qe-si-4");
+}
