@@ -370,11 +370,13 @@ pub fn mix_divergence(a: &[u32], b: &[u32]) -> f64 {
     (mid - (h(&mut ca.iter().copied()) + h(&mut cb.iter().copied())) / 2.0).max(0.0)
 }
 
-/// Merge phases holding less than `min_share` of the run (time and occurrences) into a neighbour (docs/phases.md, "Phases
-/// worth reporting"). `bounds` and `tests` are [`merge`]'s result; `starts[i]` is the start time
+/// Merge phases holding less than `min_share` of the run (time and weight) into a neighbour
+/// (docs/phases.md, "Phases worth reporting"). `bounds` and `tests` are [`merge`]'s result; `starts[i]` is the start time
 /// of position `i` (non-decreasing), `last_end` the run's last end. A phase lasts from its first
 /// position's start to the next phase's (the last: to `last_end`). While a phase holds less than
-/// `min_share` of the run's time **and** less than `min_share` of the positions, the shortest (leftmost on ties) is merged into the neighbour
+/// `min_share` of the run's time **and** less than `min_share` of the weight ([`Mixes::weight`]:
+/// positions of a class sequence, events of [`super::content::Bags`]), the shortest (leftmost on
+/// ties) is merged into the neighbour
 /// whose class mix is closest ([`mix_divergence`]; ties: the left one); the boundaries next to
 /// the merged phase are tested again. Returns the kept boundaries and the tests of the inner
 /// ones.
@@ -390,7 +392,7 @@ pub fn merge_short<M: Mixes + ?Sized>(
     merge_short_by(classes, starts, last_end, bounds, tests, min_share, alpha, true)
 }
 
-/// [`merge_short`], where a phase holding `min_share` of the occurrences passes only when
+/// [`merge_short`], where a phase holding `min_share` of the weight passes only when
 /// `by_occurrences` (false: time alone, the sections' rule, docs/phases.md "Sections").
 #[allow(clippy::too_many_arguments)]
 pub fn merge_short_by<M: Mixes + ?Sized>(
