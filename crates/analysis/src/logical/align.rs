@@ -59,11 +59,14 @@ impl View<'_> {
     }
 
     /// How well class `c`'s record `r` executes column call `m`: 3 exactly, 2 up to sizes (or a
-    /// completion of the same function: its targets are checked when the records are built), 0
-    /// not at all.
+    /// completion of the same function and number of calls: its targets are checked when the
+    /// records are built; a completion run's `calls` is the class's own, so every rank's
+    /// expansion keeps its count), 0 not at all.
     fn weight(&self, c: usize, m: &LogicalCall, r: &LogicalCall) -> u32 {
         match m.kind {
-            CallKind::Completion => u32::from(r.kind == CallKind::Completion && r.function == m.function) * 2,
+            CallKind::Completion => {
+                u32::from(r.kind == CallKind::Completion && r.function == m.function && r.calls == m.calls) * 2
+            }
             k if k.is_p2p() => {
                 let Some(seen) = restrict_call(m, |o| self.op_visible(c, o).then(|| o.for_class(&self.dirs[c]))) else {
                     return 0;
