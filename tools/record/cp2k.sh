@@ -15,6 +15,8 @@
 # energy is -34.4 instead of the untraced -17.14 a.u. (a Fortran binding still corrupts data;
 # not found), in 9 minutes instead of 80 s, so the DUMPI trace is not a faithful record of the
 # run. --rankfile FILE places ranks by an Open MPI rankfile (kept as OUT_DIR/rankfile).
+# CP2K_STEPS=N runs N MD steps instead of 5 (the input's STEPS line changed, the input kept in
+# OUT_DIR), to show what grows with the step count.
 # Afterwards OUT_DIR holds the trace (unpacked: trace/ or dumpi-*.bin, and packed: trace.tar.zst or
 # dumpi.tar.zst), cp2k.out (CP2K's output), the input, expected/perrank.txt (the decoder's
 # per-rank counts, tools/record/per-rank.sh), expected/cp2k-log.txt (the log's grids and SCF
@@ -42,8 +44,14 @@ command -v cp2k.psmp >/dev/null || { echo "cp2k.sh: cp2k.psmp is missing (apt-ge
 rm -rf "$dir"
 shim=$(mktemp -d /tmp/iotimes.XXXXXX)
 gcc -shared -fPIC -O2 -o "$shim/libiotimes.so" "$root/tools/record/iotimes.c" -ldl
+input="$root/tools/record/inputs/cp2k-h2o-md.inp"
+if [ -n "${CP2K_STEPS:-}" ]; then
+    sed "s/^\( *STEPS\) 5\$/\1 $CP2K_STEPS/" "$input" > "$shim/cp2k-h2o-md.inp"
+    grep -q "^ *STEPS $CP2K_STEPS\$" "$shim/cp2k-h2o-md.inp" || { echo "cp2k.sh: STEPS not set" >&2; exit 1; }
+    input=$shim/cp2k-h2o-md.inp
+fi
 IOTIMES_WRITES=1 IOTIMES_MATCH=stdout "$root/tools/record/record.sh" "$dir" "$ranks" \
-    --input "$root/tools/record/inputs/cp2k-h2o-md.inp" --preload "$shim/libiotimes.so" \
+    --input "$input" --preload "$shim/libiotimes.so" \
     "${opts[@]}" --mpirun-opt "-x OMP_NUM_THREADS=1 -x IOTIMES_WRITES -x IOTIMES_MATCH" -- cp2k.psmp -i cp2k-h2o-md.inp
 rm -rf "$shim"
 cd "$dir"

@@ -21,6 +21,7 @@
 use super::merge::{key, same, ClassTrace, Merged};
 use super::{restrict_call, LogicalCall, Operation, Partner, Record};
 use std::collections::HashMap;
+use std::ops::Range;
 use tracelogic_model::{CallKind, Rank};
 
 /// Most cells of one alignment table (columns × records of the class aligned); above it the
@@ -58,11 +59,14 @@ impl View<'_> {
     }
 
     /// How well class `c`'s record `r` executes column call `m`: 3 exactly, 2 up to sizes (or a
-    /// completion of the same function: its targets are checked when the records are built), 0
-    /// not at all.
+    /// completion of the same function and number of calls: its targets are checked when the
+    /// records are built; a completion run's `calls` is the class's own, so every rank's
+    /// expansion keeps its count), 0 not at all.
     fn weight(&self, c: usize, m: &LogicalCall, r: &LogicalCall) -> u32 {
         match m.kind {
-            CallKind::Completion => u32::from(r.kind == CallKind::Completion && r.function == m.function) * 2,
+            CallKind::Completion => {
+                u32::from(r.kind == CallKind::Completion && r.function == m.function && r.calls == m.calls) * 2
+            }
             k if k.is_p2p() => {
                 let Some(seen) = restrict_call(m, |o| self.op_visible(c, o).then(|| o.for_class(&self.dirs[c]))) else {
                     return 0;
@@ -80,9 +84,10 @@ impl View<'_> {
     }
 }
 
-/// Align `c`'s records onto `columns`; `None` when the table would exceed [`MAX_CELLS`].
-fn align_class(view: &View, columns: Vec<Column>, c: usize) -> Option<Vec<Column>> {
-    let recs = &view.classes[c].records;
+/// Align `c`'s records `range` onto `columns` (positions stay those of the whole sequence);
+/// `None` when the table would exceed [`MAX_CELLS`].
+fn align_class(view: &View, columns: Vec<Column>, c: usize, range: Range<usize>) -> Option<Vec<Column>> {
+    let recs = &view.classes[c].records[range.clone()];
     let (n, m) = (columns.len(), recs.len());
     if (n + 1).saturating_mul(m + 1) > MAX_CELLS {
         return None;
@@ -108,14 +113,14 @@ fn align_class(view: &View, columns: Vec<Column>, c: usize) -> Option<Vec<Column
     let (mut i, mut j) = (n, m);
     let own = |j: usize| Column {
         call: key(&recs[j]),
-        exec: vec![(c, j)],
+        exec: vec![(c, range.start + j)],
     };
     while i > 0 || j > 0 {
         if i > 0 && j > 0 {
             let s = view.weight(c, &cols[i - 1].call, &recs[j - 1].call);
             if s > 0 && dp[i * w + j] == dp[(i - 1) * w + j - 1] + s {
                 let mut col = cols.pop().expect("column i - 1");
-                col.exec.push((c, j - 1));
+                col.exec.push((c, range.start + j - 1));
                 out.push(col);
                 i -= 1;
                 j -= 1;
@@ -132,6 +137,165 @@ fn align_class(view: &View, columns: Vec<Column>, c: usize) -> Option<Vec<Column
     }
     out.reverse();
     Some(out)
+}
+
+/// The columns of the classes' records `ranges` (one per class) aligned progressively, class
+/// after class; `None` when a table would exceed [`MAX_CELLS`].
+fn align_ranges(view: &View, ranges: &[Range<usize>]) -> Option<Vec<Column>> {
+    let first = ranges.first()?;
+    let mut columns: Vec<Column> = first
+        .clone()
+        .map(|j| Column {
+            call: key(&view.classes[0].records[j]),
+            exec: vec![(0, j)],
+        })
+        .collect();
+    for (c, range) in ranges.iter().enumerate().skip(1) {
+        columns = align_class(view, columns, c, range.clone())?;
+    }
+    Some(columns)
+}
+
+/// An anchor: a record every rank executes in the same order whatever it does around it —
+/// `MPI_Init`, `MPI_Finalize`, and a collective on a communicator of every rank the classes'
+/// collectives reach (`world`: the largest `comm_size`). MPI orders a communicator's
+/// collectives the same on all its members, so CP2K's world broadcasts and reductions cut every
+/// rank's sequence at the same places, however differently its ranks exchange in between.
+fn is_anchor(call: &LogicalCall, world: u32) -> bool {
+    match call.kind {
+        k if k.is_p2p() => false,
+        CallKind::Completion => false,
+        _ => call.collective.as_ref().is_none_or(|x| x.comm_size == world),
+    }
+}
+
+/// Per class, the positions of the anchors all classes share, in order (the same count for
+/// every class; entry `k` of every class is the same record up to sizes): the common
+/// subsequence of the classes' anchors, found class after class (a longest common subsequence
+/// of anchor lists). `None` when there is none or a table would exceed [`MAX_CELLS`].
+fn common_anchors(view: &View) -> Option<Vec<Vec<usize>>> {
+    let world = view
+        .classes
+        .iter()
+        .flat_map(|c| {
+            c.records
+                .iter()
+                .filter_map(|r| r.call.collective.as_ref().map(|x| x.comm_size))
+        })
+        .max()
+        .unwrap_or(0);
+    let anchors: Vec<Vec<usize>> = view
+        .classes
+        .iter()
+        .map(|c| {
+            (0..c.records.len())
+                .filter(|&j| is_anchor(&c.records[j].call, world))
+                .collect()
+        })
+        .collect();
+    let call = |c: usize, j: usize| &view.classes[c].records[j].call;
+    // Per common anchor, its position in each class seen so far.
+    let mut common: Vec<Vec<usize>> = anchors.first()?.iter().map(|&j| vec![j]).collect();
+    for (c, mine) in anchors.iter().enumerate().skip(1) {
+        let eq = |i: usize, j: usize| same(call(0, common[i][0]), call(c, mine[j]), true);
+        // What both begin and end with is common without a table (all of it, as a rule: MPI
+        // orders the world's collectives alike on every rank).
+        let (n, m) = (common.len(), mine.len());
+        let head = (0..n.min(m)).take_while(|&k| eq(k, k)).count();
+        let tail = (0..(n - head).min(m - head))
+            .take_while(|&k| eq(n - 1 - k, m - 1 - k))
+            .count();
+        let (rn, rm) = (n - head - tail, m - head - tail);
+        if (rn + 1).saturating_mul(rm + 1) > MAX_CELLS {
+            return None;
+        }
+        let w = rm + 1;
+        let mut dp = vec![0u32; (rn + 1) * w];
+        let inner = |i: usize, j: usize| eq(head + i, head + j);
+        for i in 1..=rn {
+            for j in 1..=rm {
+                dp[i * w + j] = if inner(i - 1, j - 1) {
+                    dp[(i - 1) * w + j - 1] + 1
+                } else {
+                    dp[(i - 1) * w + j].max(dp[i * w + j - 1])
+                };
+            }
+        }
+        // Matched pairs (row of `common`, position in `mine`), in order.
+        let mut pairs: Vec<(usize, usize)> = (0..head).map(|k| (k, k)).collect();
+        let mut middle = Vec::new();
+        let (mut i, mut j) = (rn, rm);
+        while i > 0 && j > 0 {
+            if inner(i - 1, j - 1) && dp[i * w + j] == dp[(i - 1) * w + j - 1] + 1 {
+                middle.push((head + i - 1, head + j - 1));
+                i -= 1;
+                j -= 1;
+            } else if dp[i * w + j] == dp[(i - 1) * w + j] {
+                i -= 1;
+            } else {
+                j -= 1;
+            }
+        }
+        pairs.extend(middle.into_iter().rev());
+        pairs.extend((0..tail).rev().map(|k| (n - 1 - k, m - 1 - k)));
+        let mut rows = common;
+        common = pairs
+            .into_iter()
+            .map(|(i, j)| {
+                let mut row = std::mem::take(&mut rows[i]);
+                row.push(mine[j]);
+                row
+            })
+            .collect();
+    }
+    if common.is_empty() {
+        return None;
+    }
+    // Per class, its anchor positions.
+    Some(
+        (0..view.classes.len())
+            .map(|c| common.iter().map(|row| row[c]).collect())
+            .collect(),
+    )
+}
+
+/// The columns of an alignment anchored on the records every class shares ([`common_anchors`]):
+/// each anchor is one column of every class, and only the stretches between two anchors are
+/// aligned, so the tables are those of one stretch (CP2K's ranks differ in every MD step
+/// between world collectives; a whole alignment of its 30,000-record classes would need a
+/// billion cells). A stretch too large for [`MAX_CELLS`] keeps every class's records as
+/// columns of their own, one class after the other.
+fn anchored_columns(view: &View) -> Option<Vec<Column>> {
+    let anchors = common_anchors(view)?;
+    let k = anchors[0].len();
+    let mut columns = Vec::new();
+    for a in 0..=k {
+        let ranges: Vec<Range<usize>> = anchors
+            .iter()
+            .enumerate()
+            .map(|(c, pos)| {
+                let from = if a == 0 { 0 } else { pos[a - 1] + 1 };
+                let to = if a == k { view.classes[c].records.len() } else { pos[a] };
+                from..to
+            })
+            .collect();
+        match align_ranges(view, &ranges) {
+            Some(cols) => columns.extend(cols),
+            None => columns.extend(ranges.iter().enumerate().flat_map(|(c, r)| {
+                r.clone().map(move |j| Column {
+                    call: key(&view.classes[c].records[j]),
+                    exec: vec![(c, j)],
+                })
+            })),
+        }
+        if a < k {
+            columns.push(Column {
+                call: key(&view.classes[0].records[anchors[0][a]]),
+                exec: anchors.iter().enumerate().map(|(c, pos)| (c, pos[a])).collect(),
+            });
+        }
+    }
+    Some(columns)
 }
 
 /// The classes' sequences merged by alignment (in the order given), or `None` when a table
@@ -152,16 +316,8 @@ pub(super) fn aligned(classes: &[&ClassTrace], names: &[String]) -> Option<Merge
         })
         .collect();
     let view = View { classes, index, dirs };
-    let first = classes.first()?;
-    let mut columns: Vec<Column> = (0..first.records.len())
-        .map(|j| Column {
-            call: key(&first.records[j]),
-            exec: vec![(0, j)],
-        })
-        .collect();
-    for c in 1..classes.len() {
-        columns = align_class(&view, columns, c)?;
-    }
+    let whole: Vec<Range<usize>> = classes.iter().map(|c| 0..c.records.len()).collect();
+    let columns = align_ranges(&view, &whole).or_else(|| anchored_columns(&view))?;
     // Where each class's records went.
     let mut placed: Vec<Vec<usize>> = classes.iter().map(|c| vec![usize::MAX; c.records.len()]).collect();
     for (k, col) in columns.iter().enumerate() {

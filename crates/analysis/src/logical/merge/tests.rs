@@ -458,3 +458,77 @@ fn sendrecv_halves_skipped_in_some_steps_stay_one_record() {
     }
     assert_eq!(lengths[0], lengths[1]);
 }
+
+/// Classes that exchange differently between collectives of every rank (CP2K's ranks between
+/// its world broadcasts and reductions), too long for one alignment table
+/// ([`crate::logical::align::MAX_CELLS`]): the alignment anchored on the world collectives
+/// expands, for every class, to exactly its own sequence, each collective is one record of
+/// every rank, and the iterations fold into one loop whatever their count.
+#[test]
+fn classes_too_long_for_one_table_align_between_world_collectives() {
+    let names: Vec<String> = ["east", "west"].iter().map(|s| s.to_string()).collect();
+    let send = |d: &str, b: u64| call("MPI_Send", CallKind::Send, vec![op(P2pDir::Send, d, b)]);
+    let recv = |d: &str, b: u64| call("MPI_Recv", CallKind::Recv, vec![op(P2pDir::Recv, d, b)]);
+    let allreduce = LogicalCall {
+        collective: Some(super::super::Collective {
+            op: CollectiveOp::Allreduce,
+            root: None,
+            root_in_comm: None,
+            root_by_rank: Vec::new(),
+            comm_size: 3,
+            bytes_sent: 8,
+            bytes_recv: 8,
+        }),
+        ..call("MPI_Allreduce", CallKind::Collective, Vec::new())
+    };
+    let step = |c: u64| -> Vec<LogicalCall> {
+        let mut v = vec![send("east", 64), recv("west", 64)];
+        match c {
+            0 => v.extend([send("west", 16), recv("east", 16), send("east", 32)]),
+            1 => v.extend([recv("east", 16), send("west", 16)]),
+            _ => v.extend([recv("west", 32), recv("west", 16), send("west", 16), send("east", 16)]),
+        }
+        v.push(allreduce.clone());
+        v
+    };
+    let mut lengths = Vec::new();
+    for iterations in [600usize, 1200] {
+        let classes: Vec<ClassTrace> = (0..3u64)
+            .map(|c| ClassTrace {
+                rank: c as Rank,
+                members: vec![c as Rank],
+                visible: vec![true, true],
+                records: as_records((0..iterations).flat_map(|_| step(c)).collect(), c as Rank),
+            })
+            .collect();
+        let longest = classes.iter().map(|c| c.records.len()).max().unwrap_or(0);
+        assert!(
+            longest * longest > crate::logical::align::MAX_CELLS,
+            "the case needs anchors"
+        );
+        let refs: Vec<&ClassTrace> = classes.iter().collect();
+        let merged = crate::logical::align::aligned(&refs, &names).expect("anchored");
+        let calls: Vec<LogicalCall> = merged.records.iter().map(|r| r.call.clone()).collect();
+        for class in &classes {
+            let own: Vec<LogicalCall> = class.records.iter().map(|r| r.call.clone()).collect();
+            let shapes = |v: Vec<LogicalCall>| v.iter().map(LogicalCall::shape).collect::<Vec<_>>();
+            assert_eq!(
+                shapes(project_on(&calls, &names, &class.visible, class.rank)),
+                shapes(own),
+                "{iterations} iterations, class {}",
+                class.rank
+            );
+        }
+        let shared = calls
+            .iter()
+            .filter(|c| c.collective.is_some() && c.only_ranks.is_none())
+            .count();
+        assert_eq!(shared, iterations, "every allreduce is one record of every rank");
+        let program = crate::compress::compress(&merged.records);
+        // One loop: its header and at most every class's records of one step.
+        let bound = 1 + (0..3).map(|c| step(c).len()).sum::<usize>();
+        assert!(program.compressed_length <= bound, "{}", program.text());
+        lengths.push(program.compressed_length);
+    }
+    assert_eq!(lengths[0], lengths[1]);
+}
