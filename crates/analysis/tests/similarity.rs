@@ -3,8 +3,8 @@
 //! topologies, hand-computed vectors, the paper's worked values and the real NAS samples.
 
 use tracelogic_analysis::similarity::{
-    communication_correlation, compare, compare_runs, metric_correlation, rank_transform, run_properties, Alignment,
-    CompareOptions, Comparison, VerdictBasis, WorkMeasure,
+    communication_correlation, compare, compare_runs, metric_correlation, rank_transform, rank_with_ties,
+    run_properties, spread_ties, Alignment, CompareOptions, Comparison, VerdictBasis, WorkMeasure,
 };
 use tracelogic_analysis::topology::Threshold;
 use tracelogic_graph::mcs::McsMethod;
@@ -188,6 +188,58 @@ fn epsilon_is_symmetric_and_within_bounds() {
             assert_eq!(ab.epsilon == 1.0, same, "{what}");
         }
     }
+}
+
+/// Ranks with ties given per pair: exact equality is Figure 3's mean rank; a tie between two
+/// ranks gives each half a place (by hand), and ties need not be transitive.
+#[test]
+fn ranks_with_ties_by_hand() {
+    for v in [
+        vec![12.0, 3.0, 5.0, 28.0],
+        vec![5.0, 5.0, 1.0, 9.0, 5.0],
+        vec![f64::INFINITY, 3.0],
+    ] {
+        assert_eq!(rank_with_ties(&v, None), rank_transform(&v), "{v:?}");
+    }
+    let tie = |pairs: &[(usize, usize)], n: usize| {
+        let mut t = vec![vec![false; n]; n];
+        for &(i, j) in pairs {
+            (t[i][j], t[j][i]) = (true, true);
+        }
+        t
+    };
+    // 10 ~ 9, 9 ~ 8, but 10 above 8: places 1 + ½, 1 + ½ + ½, 1 + 1 + ½.
+    assert_eq!(
+        rank_with_ties(&[10.0, 9.0, 8.0], Some(&tie(&[(0, 1), (1, 2)], 3))),
+        vec![1.5, 2.0, 2.5]
+    );
+    assert_eq!(
+        rank_with_ties(&[10.0, 9.0, 5.0], Some(&tie(&[(0, 1)], 3))),
+        vec![1.5, 1.5, 3.0]
+    );
+}
+
+/// Ties from a run's parts (values per rank and part; every part sums to 300, mean 100, so
+/// shares are values / 100). Rank 0 against rank 1: share differences 0.05, 0.25, 0.05, 0.25,
+/// 0.1, mean 0.14 against sample deviation 0.102 (by hand): an order; against rank 2 likewise
+/// (0.16 against 0.102). Ranks 1 and 2: 0.2, −0.2, 0.2, −0.2, 0.1, mean 0.02 against 0.205:
+/// tied. A difference confined to one part of six (hpcc's single 8 MB exchange) gives no ties.
+#[test]
+fn ties_within_a_runs_spread_by_hand() {
+    let parts = vec![
+        vec![110.0, 110.0, 110.0, 110.0, 110.0],
+        vec![105.0, 85.0, 105.0, 85.0, 100.0],
+        vec![85.0, 105.0, 85.0, 105.0, 90.0],
+    ];
+    let t = spread_ties(Some(&parts)).expect("five parts, all ordered");
+    assert!(!t[0][1] && !t[0][2], "{t:?}");
+    assert!(t[1][2] && t[2][1], "{t:?}");
+    let event = vec![
+        vec![5.0, 8_000_000.0, 10.0, 10.0, 10.0, 10.0],
+        vec![5.0, 2_000.0, 10.0, 10.0, 10.0, 10.0],
+    ];
+    assert_eq!(spread_ties(Some(&event)), None);
+    assert_eq!(spread_ties(None), None);
 }
 
 #[test]

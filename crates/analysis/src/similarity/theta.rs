@@ -274,6 +274,10 @@ pub(super) fn compare_property(
 /// shares differ by less than one part-to-part standard deviation of their difference.
 pub const TIE_EFFECT_SIZE: f64 = 1.0;
 
+/// Ranks up to which [`spread_ties`] looks at every pair (a pair table of `n²` entries); larger
+/// runs keep exact ties only.
+pub const SPREAD_TIES_MAX_RANKS: usize = 4096;
+
 /// Which pairs of ranks a run cannot tell apart in one property: `ties[i][j]` when the two ranks'
 /// difference lies within the run's own spread. From `parts[r][k]` (the property of rank `r` in
 /// part `k` of the run, [`super::RunParts`]): each part's values are taken as shares of that
@@ -287,7 +291,7 @@ pub fn spread_ties(parts: Option<&[Vec<f64>]>) -> Option<Vec<Vec<bool>>> {
     let parts = parts?;
     let n = parts.len();
     let k_all = parts.first().map_or(0, Vec::len);
-    if n < 2 || parts.iter().any(|p| p.len() != k_all) {
+    if !(2..=SPREAD_TIES_MAX_RANKS).contains(&n) || parts.iter().any(|p| p.len() != k_all) {
         return None;
     }
     let means: Vec<f64> = (0..k_all)
@@ -331,13 +335,16 @@ pub fn spread_ties(parts: Option<&[Vec<f64>]>) -> Option<Vec<Vec<bool>>> {
 /// group of equal values when ties are exact equality ([`rank_transform`]); `ties` need not be
 /// transitive. Equal values are always tied; infinite values equal each other.
 pub fn rank_with_ties(values: &[f64], ties: Option<&[Vec<bool>]>) -> Vec<f64> {
+    let Some(ties) = ties else {
+        return rank_transform(values);
+    };
     let n = values.len();
     (0..n)
         .map(|i| {
             let mut rank = 1.0;
             for j in (0..n).filter(|&j| j != i) {
                 let equal = values[i] == values[j] || (values[i].is_nan() && values[j].is_nan());
-                if equal || ties.is_some_and(|t| t[i][j]) {
+                if equal || ties[i][j] {
                     rank += 0.5;
                 } else if values[j] > values[i] {
                     rank += 1.0;
