@@ -104,13 +104,15 @@ fn a_constant_property_against_an_ordered_one_counts_as_no_agreement() {
 }
 
 /// One program recorded by both tracers (SST DUMPI and our OTF2 writer, two runs of the same
-/// input): similar. LAMMPS's volumes order the ranks alike in both (θ = ε = 1); hpcc's two middle
-/// ranks differ by 0.001 % and swap places between the runs (θ_volume 0.8).
+/// input): similar. LAMMPS's volumes order the ranks alike in both, but the two recordings' parts
+/// differ, and with them the pairs each run ties within its spread (θ 0.98); hpcc's two middle
+/// ranks differ by 0.001 % and swap places between the runs (θ_volume 0.8; their difference comes
+/// from one part, so no spread ties).
 #[test]
 fn one_program_in_both_trace_formats_is_similar() {
     for (a, b, theta) in [
-        ("lammps-melt-8", "otf2-lammps-melt-8", 1.0),
-        ("lammps-melt-12-xzy", "otf2-lammps-melt-12-xzy", 1.0),
+        ("lammps-melt-8", "otf2-lammps-melt-8", 0.95),
+        ("lammps-melt-12-xzy", "otf2-lammps-melt-12-xzy", 0.95),
         ("hpcc-4", "otf2-hpcc-4", 0.8),
     ] {
         let c = comparison(a, b);
