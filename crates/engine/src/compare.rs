@@ -158,54 +158,10 @@ pub fn epsilon_text(c: &Comparison) -> String {
     }
 }
 
-/// The verdict in words, with what failed and what the searches left open. When every property
-/// is left out of θ (no rank-order evidence), θ is undefined and the verdict rests on ε alone.
+/// The verdict in words, with what failed and what the searches left open: the report's own
+/// [`Comparison::verdict`] (computed by the analysis, so every shell shows the same words).
 pub fn verdict(c: &Comparison) -> String {
-    let theta_undefined = c.verdict_on == VerdictBasis::EpsilonAlone || c.theta.is_nan();
-    let mut why = Vec::new();
-    if !theta_undefined && c.theta < c.threshold {
-        why.push(format!("θ < {}", c.threshold));
-    }
-    if theta_undefined {
-        // With θ undefined only the same graph up to renumbering (ε = 1) is similar.
-        if c.epsilon < 1.0 {
-            why.push("ε < 1".to_string());
-        }
-    } else if c.epsilon < c.threshold {
-        why.push(format!("ε < {}", c.threshold));
-    }
-    let mut s = match (c.similar, theta_undefined) {
-        (true, false) => format!("similar (θ and ε ≥ {})", c.threshold),
-        (true, true) => "similar on ε alone (ε = 1; θ undefined: every property is left out)".to_string(),
-        (false, false) => format!("not similar ({})", why.join(", ")),
-        (false, true) => format!(
-            "not similar on ε alone ({}; θ undefined: every property is left out)",
-            why.join(", ")
-        ),
-    };
-    if !c.classification_certain {
-        let epsilon_open = !c.epsilon_exact && c.epsilon < c.threshold && c.epsilon_upper >= c.threshold;
-        if epsilon_open {
-            s.push_str("; the exact ε could reach the threshold");
-        }
-        if !theta_undefined && !c.pairing.exhaustive && c.theta < c.threshold {
-            s.push_str("; a pairing the search did not reach could give a larger θ");
-        }
-        if c.similar && !c.contrasted.is_empty() {
-            s.push_str(&format!(
-                "; uncertain: {} orders the ranks of one run and is the same on every rank of the other, which θ \
-                 cannot compare (left out)",
-                c.contrasted.join(" and ")
-            ));
-        }
-        if theta_undefined && c.graphs_complete {
-            s.push_str(
-                "; both graphs are complete (every rank exchanges messages with every other), so ε = 1 for any two \
-                 such runs and nothing here tells their patterns apart",
-            );
-        }
-    }
-    s
+    c.verdict.clone()
 }
 
 /// θ for a table: three decimals, or `n/a` when undefined.

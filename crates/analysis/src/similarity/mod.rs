@@ -43,6 +43,7 @@ mod epsilon;
 mod pairing;
 mod properties;
 mod theta;
+mod verdict;
 
 pub use epsilon::GraphComparison;
 pub use pairing::*;
@@ -149,13 +150,17 @@ pub struct Comparison {
     /// `epsilon_upper`, on both sides of the threshold), or when `θ` is below the threshold
     /// and the best-pairing search ran out of steps (`pairing.exhaustive` false), or when the
     /// verdict rests on ε alone and both graphs are complete ([`Comparison::graphs_complete`]),
-    /// or when the runs are similar although a property orders the ranks of one run and is
-    /// the same on every rank of the other ([`Comparison::contrasted`]).
     pub classification_certain: bool,
-    /// Properties left out of θ because one run gives every rank the same value while the other
-    /// orders its ranks (and the graphs are not both regular): θ cannot compare an order with
-    /// none, so they are left out, never counted as 0 or 1, but a *similar* verdict then rests
-    /// on less than the runs show and is flagged uncertain.
+    /// The verdict in words, with the reasons it is uncertain: what every shell shows.
+    #[serde(default)]
+    pub verdict: String,
+    /// Why the verdict is not certain, one reason each (empty when `classification_certain`).
+    #[serde(default)]
+    pub uncertain_because: Vec<String>,
+    /// Properties on which one run gives every rank the same value (within its own spread) while
+    /// the other orders its ranks beyond its spread (and the graphs are not both regular): none of
+    /// the ordered run's distinctions is reproduced, so their `θ_i` is 0 (Somers' d of the
+    /// constant run given the ordered one; Kendall's τ and Spearman's ρ are 0/0 there).
     #[serde(default)]
     pub contrasted: Vec<String>,
     /// Both graphs are complete (every rank exchanges messages with every other): ε = 1 for any
@@ -232,10 +237,9 @@ pub const MIN_SENDS_PER_PART: u64 = 4;
 enum Evidence {
     /// Both runs order their ranks: `θ_i` is Pearson's coefficient of the ranked vectors.
     Both,
-    /// One run gives every rank the same value while the other orders its ranks by what the
-    /// program does, and the graphs give ranks roles (not both regular): left out of θ like any
-    /// property without an order in both runs (the paper's tables counted it as 0, which decided
-    /// verdicts), but a similar verdict is flagged uncertain. Why.
+    /// One run gives every rank the same value (within its own spread) while the other orders
+    /// its ranks beyond its spread, and the graphs give ranks roles (not both regular): none of
+    /// the ordered run's distinctions is reproduced, `θ_i` = 0 ([`Comparison::contrasted`]). Why.
     Contrasted(String),
     /// Left out of θ: one run or both carry no rank-order evidence. Why.
     LeftOut(String),
@@ -246,29 +250,61 @@ fn constant(v: &[Option<f64>]) -> bool {
     v.windows(2).all(|w| w[0] == w[1])
 }
 
+/// One run's property ready to compare: observed values, the pairs of ranks the run cannot tell
+/// apart ([`spread_ties`]) and the ranks under those ties ([`rank_with_ties`]).
+struct Ranked {
+    observed: Vec<Option<f64>>,
+    parts: Option<Vec<Vec<f64>>>,
+    ranked: Vec<f64>,
+}
+
+impl Ranked {
+    fn new(observed: Vec<Option<f64>>, parts: Option<Vec<Vec<f64>>>) -> Ranked {
+        let key: Vec<f64> = observed.iter().map(|x| x.unwrap_or(f64::INFINITY)).collect();
+        let ties = spread_ties(parts.as_deref());
+        let ranked = rank_with_ties(&key, ties.as_deref());
+        Ranked {
+            observed,
+            parts,
+            ranked,
+        }
+    }
+
+    /// Rank-order evidence ([`rank_order_evidence`]), and not every pair of ranks tied within
+    /// the run's spread.
+    fn evidence(&self) -> Result<(), String> {
+        rank_order_evidence(&self.observed, self.parts.as_deref())?;
+        if self.ranked.windows(2).all(|w| w[0] == w[1]) {
+            return Err(format!(
+                "every pair of ranks differs by less than the run's own spread (their difference changes from part \
+                 to part of the run by more than it amounts to, effect size < {TIE_EFFECT_SIZE})"
+            ));
+        }
+        Ok(())
+    }
+
+    /// No rank stands apart: the same value everywhere, or every pair tied.
+    fn flat(&self) -> bool {
+        constant(&self.observed) || self.ranked.windows(2).all(|w| w[0] == w[1])
+    }
+}
+
 /// What a property says about the two runs' rank orders ([`Evidence`]). `regular`: both runs'
 /// graphs give every rank the same number of partners, so the graphs give no rank a role of its
 /// own: an order among such ranks (the boundary cells of SP's multi-partition) against a run
-/// where every rank has the same value is left out without flagging the verdict.
-fn evidence(
-    a: &[Option<f64>],
-    b: &[Option<f64>],
-    parts_a: Option<Vec<Vec<f64>>>,
-    parts_b: Option<Vec<Vec<f64>>>,
-    regular: bool,
-) -> Evidence {
-    let ea = rank_order_evidence(a, parts_a.as_deref());
-    let eb = rank_order_evidence(b, parts_b.as_deref());
+/// where every rank has the same value is left out.
+fn evidence(a: &Ranked, b: &Ranked, regular: bool) -> Evidence {
+    let (ea, eb) = (a.evidence(), b.evidence());
     let opposed = |which: &str, x: &str| {
         Evidence::Contrasted(format!(
-            "{which} run: {x}, while the other run orders its ranks: left out of θ (no order to compare with), \
-             and a similar verdict is uncertain"
+            "{which} run: {x}, while the other run orders its ranks beyond its spread: none of its distinctions \
+             is reproduced, θ_i = 0"
         ))
     };
     match (ea, eb) {
         (Ok(()), Ok(())) => Evidence::Both,
-        (Err(x), Ok(())) if constant(a) && !regular => opposed("first", &x),
-        (Ok(()), Err(y)) if constant(b) && !regular => opposed("second", &y),
+        (Err(x), Ok(())) if a.flat() && !regular => opposed("first", &x),
+        (Ok(()), Err(y)) if b.flat() && !regular => opposed("second", &y),
         (Err(x), Ok(())) => Evidence::LeftOut(format!("first run: {x}")),
         (Ok(()), Err(y)) => Evidence::LeftOut(format!("second run: {y}")),
         (Err(x), Err(y)) if x == y => Evidence::LeftOut(format!("both runs: {x}")),
@@ -276,33 +312,25 @@ fn evidence(
     }
 }
 
-/// One property compared under `ev`: `θ_i` undefined when left out or contrasted.
-fn compare_evidence(
-    property: &str,
-    unit: &str,
-    observed_a: Vec<Option<f64>>,
-    observed_b: Vec<Option<f64>>,
-    ev: &Evidence,
-) -> PropertyComparison {
-    let mut p = compare_property(property, unit, observed_a, observed_b, ev.left_out());
-    p.note = ev.note();
-    p
+/// One property compared under `ev`, the second run's ranks paired by `pair`.
+fn compare_evidence(property: (&str, &str), a: &Ranked, b: &Ranked, pair: &[u32], ev: &Evidence) -> PropertyComparison {
+    let observed_b = pair.iter().map(|&j| b.observed[j as usize]).collect();
+    let ranked_b = pair.iter().map(|&j| b.ranked[j as usize]).collect();
+    compare_property(
+        property,
+        (a.observed.clone(), observed_b),
+        (a.ranked.clone(), ranked_b),
+        ev.left_out(),
+        matches!(ev, Evidence::Contrasted(_)),
+    )
 }
 
 impl Evidence {
-    /// The reason a property is left out of θ, if it is.
+    /// The reason a property is not compared as both runs order it (left out, or contrasted).
     fn left_out(&self) -> Option<String> {
         match self {
             Evidence::LeftOut(why) | Evidence::Contrasted(why) => Some(why.clone()),
             Evidence::Both => None,
-        }
-    }
-
-    /// The note shown beside the property: why it is left out.
-    fn note(&self) -> Option<String> {
-        match self {
-            Evidence::Both => None,
-            Evidence::Contrasted(why) | Evidence::LeftOut(why) => Some(why.clone()),
         }
     }
 }
@@ -369,6 +397,18 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
     let temporal_parts = |p: &RunProperties| temporal_parts(p).filter(|_| testable(p));
     let volume_parts = |p: &RunProperties| volume_parts(p).filter(|_| testable(p));
     let regular = constant(&spatial_a) && constant(&spatial_b);
+    let (rt_a, rt_b) = (
+        Ranked::new(temporal_a.clone(), temporal_parts(a)),
+        Ranked::new(temporal_b.clone(), temporal_parts(b)),
+    );
+    let (rv_a, rv_b) = (
+        Ranked::new(volume_a.clone(), volume_parts(a)),
+        Ranked::new(volume_b.clone(), volume_parts(b)),
+    );
+    let (rs_a, rs_b) = (
+        Ranked::new(spatial_a.clone(), None),
+        Ranked::new(spatial_b.clone(), None),
+    );
     let ev_temporal = if measure == WorkMeasure::ComputeTime {
         Evidence::LeftOut(format!(
             "work is compute time in {} (no hardware counter in both runs): time depends on the machine, its load and \
@@ -382,11 +422,12 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
             }
         ))
     } else {
-        evidence(&temporal_a, &temporal_b, temporal_parts(a), temporal_parts(b), regular)
+        evidence(&rt_a, &rt_b, regular)
     };
-    let ev_volume = evidence(&volume_a, &volume_b, volume_parts(a), volume_parts(b), regular);
-    let ev_spatial = evidence(&spatial_a, &spatial_b, None, None, regular);
-    let (left_temporal, left_volume) = (ev_temporal.left_out(), ev_volume.left_out());
+    let ev_volume = evidence(&rv_a, &rv_b, regular);
+    let ev_spatial = evidence(&rs_a, &rs_b, regular);
+    // Only properties both runs order steer the pairing (a contrasted one is 0 under any).
+    let (steer_temporal, steer_volume) = (ev_temporal == Evidence::Both, ev_volume == Evidence::Both);
     let mut search = (0u64, 0u64, true);
     // (features, seeds' budget) of a best-isomorphism pairing, for the chance level.
     let mut chance_inputs: Option<(Vec<NodeFeature>, u64)> = None;
@@ -412,8 +453,8 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
         } else {
             // Spatial is the same under every isomorphism; properties left out do not steer.
             let features: Vec<NodeFeature> = [
-                (left_temporal.is_none()).then(|| correlation_feature(&temporal_a, &temporal_b)),
-                (left_volume.is_none()).then(|| correlation_feature(&volume_a, &volume_b)),
+                steer_temporal.then(|| correlation_feature(&rt_a.ranked, &rt_b.ranked)),
+                steer_volume.then(|| correlation_feature(&rv_a.ranked, &rv_b.ranked)),
             ]
             .into_iter()
             .flatten()
@@ -476,17 +517,12 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
         (PairedBy::RankNumber, identity.clone())
     };
     let by_graph = pair != identity;
-    let aligned = |v: &[Option<f64>]| -> Vec<Option<f64>> { pair.iter().map(|&j| v[j as usize]).collect() };
-
-    // θ as the paper pairs ranks, before the vectors move into the comparison.
+    // θ as the paper pairs ranks.
     let theta_by_rank = if by_graph {
-        let theta_i = |x: &[Option<f64>], y: &[Option<f64>], ev: &Evidence| {
-            compare_evidence("", "", x.to_vec(), y.to_vec(), ev).theta
-        };
         communication_correlation(&[
-            theta_i(&temporal_a, &temporal_b, &ev_temporal),
-            theta_i(&volume_a, &volume_b, &ev_volume),
-            theta_i(&spatial_a, &spatial_b, &ev_spatial),
+            compare_evidence(("", ""), &rt_a, &rt_b, &identity, &ev_temporal).theta,
+            compare_evidence(("", ""), &rv_a, &rv_b, &identity, &ev_volume).theta,
+            compare_evidence(("", ""), &rs_a, &rs_b, &identity, &ev_spatial).theta,
         ])
     } else {
         f64::NAN
@@ -497,11 +533,12 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
         ("spatial", &ev_spatial),
     ]
     .into_iter()
-    .filter_map(|(property, ev)| {
-        ev.left_out().map(|reason| LeftOut {
+    .filter_map(|(property, ev)| match ev {
+        Evidence::LeftOut(reason) => Some(LeftOut {
             property: property.into(),
-            reason,
-        })
+            reason: reason.clone(),
+        }),
+        _ => None,
     })
     .collect();
     let contrasted: Vec<String> = [
@@ -514,21 +551,9 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
     .map(|(property, _)| property.to_owned())
     .collect();
     let properties = vec![
-        compare_evidence(
-            "temporal",
-            measure.temporal_unit(),
-            temporal_a,
-            aligned(&temporal_b),
-            &ev_temporal,
-        ),
-        compare_evidence("volume", "bytes sent", volume_a, aligned(&volume_b), &ev_volume),
-        compare_evidence(
-            "spatial",
-            "distinct partners",
-            spatial_a,
-            aligned(&spatial_b),
-            &ev_spatial,
-        ),
+        compare_evidence(("temporal", measure.temporal_unit()), &rt_a, &rt_b, &pair, &ev_temporal),
+        compare_evidence(("volume", "bytes sent"), &rv_a, &rv_b, &pair, &ev_volume),
+        compare_evidence(("spatial", "distinct partners"), &rs_a, &rs_b, &pair, &ev_spatial),
     ];
     let thetas: Vec<f64> = properties.iter().map(|p| p.theta).collect();
     let theta = communication_correlation(&thetas);
@@ -572,9 +597,8 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
     } else {
         (mcs.exact || similar || epsilon_upper < 1.0) && !graphs_complete
     };
-    // A similar verdict that left out a property one run orders and the other does not.
-    let classification_certain = bounds_certain && (!similar || contrasted.is_empty());
-    Ok(Comparison {
+    let classification_certain = bounds_certain;
+    let mut c = Comparison {
         first: 0,
         second: 1,
         a: a.source.clone(),
@@ -591,6 +615,8 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
         epsilon_upper,
         similar,
         classification_certain,
+        verdict: String::new(),
+        uncertain_because: Vec::new(),
         graphs_complete,
         contrasted,
         threshold: t,
@@ -630,7 +656,9 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
             method: mcs.method,
             steps: mcs.steps,
         },
-    })
+    };
+    (c.verdict, c.uncertain_because) = verdict::verdict_words(&c);
+    Ok(c)
 }
 
 /// Compare two traces (see [`compare_properties`]).

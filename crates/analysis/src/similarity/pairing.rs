@@ -193,16 +193,14 @@ pub(super) fn same_properties_pairing(ga: &Graph, gb: &Graph, la: &[u32], lb: &[
 /// scaled to unit length, so that the score of a pairing is that property's `θ_i` (Pearson's
 /// coefficient, whose denominator does not depend on the pairing). `None` when either vector is
 /// constant: `θ_i` is then fixed by convention whatever the pairing.
-pub(super) fn correlation_feature(observed_a: &[Option<f64>], observed_b: &[Option<f64>]) -> Option<NodeFeature> {
-    let key = |v: &[Option<f64>]| -> Vec<f64> { v.iter().map(|x| x.unwrap_or(f64::INFINITY)).collect() };
-    let unit = |v: &[Option<f64>]| -> Option<Vec<f64>> {
-        let ranked = rank_transform(&key(v));
+pub(super) fn correlation_feature(ranked_a: &[f64], ranked_b: &[f64]) -> Option<NodeFeature> {
+    let unit = |ranked: &[f64]| -> Option<Vec<f64>> {
         let mean = ranked.iter().sum::<f64>() / ranked.len() as f64;
         let centred: Vec<f64> = ranked.iter().map(|r| r - mean).collect();
         let norm = centred.iter().map(|x| x * x).sum::<f64>().sqrt();
         (norm > 0.0).then(|| centred.iter().map(|x| x / norm).collect())
     };
-    Some((unit(observed_a)?, unit(observed_b)?))
+    Some((unit(ranked_a)?, unit(ranked_b)?))
 }
 
 /// The best-θ isomorphism and what its search did.

@@ -241,17 +241,19 @@ pub(super) fn temporal_of_parts(sends: &[u64], work: &[f64]) -> Vec<f64> {
         .collect()
 }
 
+/// One property compared from its observed and ranked vectors (`ranked_*` as [`rank_with_ties`]
+/// gives them, the second run's already paired): `θ_i` is Pearson's coefficient of the ranks
+/// unless `left_out` (undefined) or `contrasted` (0: see [`super::Comparison::contrasted`]).
 pub(super) fn compare_property(
-    property: &str,
-    unit: &str,
-    observed_a: Vec<Option<f64>>,
-    observed_b: Vec<Option<f64>>,
+    (property, unit): (&str, &str),
+    (observed_a, observed_b): (Vec<Option<f64>>, Vec<Option<f64>>),
+    (ranked_a, ranked_b): (Vec<f64>, Vec<f64>),
     left_out: Option<String>,
+    contrasted: bool,
 ) -> PropertyComparison {
-    let key = |v: &Vec<Option<f64>>| -> Vec<f64> { v.iter().map(|x| x.unwrap_or(f64::INFINITY)).collect() };
-    let ranked_a = rank_transform(&key(&observed_a));
-    let ranked_b = rank_transform(&key(&observed_b));
-    let theta = if left_out.is_some() {
+    let theta = if contrasted {
+        0.0
+    } else if left_out.is_some() {
         f64::NAN
     } else {
         metric_correlation(&ranked_a, &ranked_b)
@@ -266,4 +268,89 @@ pub(super) fn compare_property(
         theta,
         note: left_out,
     }
+}
+
+/// Effect size below which two ranks' difference counts as a tie ([`spread_ties`]): their total
+/// shares differ by less than one part-to-part standard deviation of their difference.
+pub const TIE_EFFECT_SIZE: f64 = 1.0;
+
+/// Ranks up to which [`spread_ties`] looks at every pair (a pair table of `n²` entries); larger
+/// runs keep exact ties only.
+pub const SPREAD_TIES_MAX_RANKS: usize = 4096;
+
+/// Which pairs of ranks a run cannot tell apart in one property: `ties[i][j]` when the two ranks'
+/// difference lies within the run's own spread. From `parts[r][k]` (the property of rank `r` in
+/// part `k` of the run, [`super::RunParts`]): each part's values are taken as shares of that
+/// part's mean over ranks (a phase that moves every rank alike cancels), and for a pair the
+/// per-part differences of shares `d_k` give their mean `d̄` and sample deviation `s`; the pair is
+/// tied when `|d̄| < TIE_EFFECT_SIZE · s`: the difference changes from part to part by more than
+/// it amounts to, so another run of the program (other steps, another length) may order the two
+/// either way. Exactly equal totals are always tied. `None` (only exact ties) without parts, with
+/// fewer than four parts of nonzero mean, or when at most half of those order the ranks at all.
+pub fn spread_ties(parts: Option<&[Vec<f64>]>) -> Option<Vec<Vec<bool>>> {
+    let parts = parts?;
+    let n = parts.len();
+    let k_all = parts.first().map_or(0, Vec::len);
+    if !(2..=SPREAD_TIES_MAX_RANKS).contains(&n) || parts.iter().any(|p| p.len() != k_all) {
+        return None;
+    }
+    let means: Vec<f64> = (0..k_all)
+        .map(|k| parts.iter().map(|p| p[k]).sum::<f64>() / n as f64)
+        .collect();
+    let used: Vec<usize> = (0..k_all).filter(|&k| means[k].is_finite() && means[k] > 0.0).collect();
+    // As in Friedman's test: a difference confined to a few parts (one exchange of another
+    // size, hpcc's benchmarks) is an event of the program, not variation.
+    let ordering = used
+        .iter()
+        .filter(|&&k| parts.iter().any(|p| p[k] != parts[0][k]))
+        .count();
+    if used.len() < 4 || 2 * ordering <= used.len() {
+        return None;
+    }
+    let share: Vec<Vec<f64>> = parts
+        .iter()
+        .map(|p| used.iter().map(|&k| p[k] / means[k]).collect())
+        .collect();
+    if share.iter().flatten().any(|x| !x.is_finite()) {
+        return None;
+    }
+    let m = used.len() as f64;
+    let mut ties = vec![vec![false; n]; n];
+    for i in 0..n {
+        ties[i][i] = true;
+        for j in i + 1..n {
+            let d: Vec<f64> = share[i].iter().zip(&share[j]).map(|(x, y)| x - y).collect();
+            let mean = d.iter().sum::<f64>() / m;
+            let sd = (d.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (m - 1.0)).sqrt();
+            let tied = mean.abs() < TIE_EFFECT_SIZE * sd;
+            ties[i][j] = tied;
+            ties[j][i] = tied;
+        }
+    }
+    Some(ties)
+}
+
+/// Rank transformation with ties given per pair (largest = 1): rank `i` is 1 + the number of
+/// ranks with a larger value not tied with it + half the number tied with it, the mean rank of a
+/// group of equal values when ties are exact equality ([`rank_transform`]); `ties` need not be
+/// transitive. Equal values are always tied; infinite values equal each other.
+pub fn rank_with_ties(values: &[f64], ties: Option<&[Vec<bool>]>) -> Vec<f64> {
+    let Some(ties) = ties else {
+        return rank_transform(values);
+    };
+    let n = values.len();
+    (0..n)
+        .map(|i| {
+            let mut rank = 1.0;
+            for j in (0..n).filter(|&j| j != i) {
+                let equal = values[i] == values[j] || (values[i].is_nan() && values[j].is_nan());
+                if equal || ties[i][j] {
+                    rank += 0.5;
+                } else if values[j] > values[i] {
+                    rank += 1.0;
+                }
+            }
+            rank
+        })
+        .collect()
 }

@@ -72,6 +72,17 @@ pub fn check_contract(c: &Comparison) {
         assert_eq!(c.verdict_on, VerdictBasis::ThetaAndEpsilon);
         assert_eq!(c.similar, c.theta >= c.threshold && c.epsilon >= c.threshold);
     }
+    // A contrasted property is in θ with no agreement; the words carry every open question.
+    for (name, t) in ["temporal", "volume", "spatial"].into_iter().zip(thetas) {
+        assert!(!c.contrasted.iter().any(|p| p == name) || t == 0.0, "{name}: θ_i {t}");
+    }
+    assert_eq!(
+        c.uncertain_because.is_empty(),
+        c.classification_certain,
+        "{}",
+        c.verdict
+    );
+    assert_eq!(c.verdict.starts_with("similar"), c.similar, "{}", c.verdict);
     let g = &c.graph;
     assert_eq!(g.common_edges.len(), g.common);
     let expected = 2.0 * g.common as f64 / (g.edges_a.len() + g.edges_b.len()).max(1) as f64;

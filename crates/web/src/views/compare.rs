@@ -131,27 +131,6 @@ pub fn pairing_text(c: &Comparison) -> String {
     format!("ranks paired {}", tracelogic_engine::compare::pairing_text(c))
 }
 
-/// Why a verdict is not certain: ε only bounded, or a pairing search cut short.
-fn uncertainty(c: &Comparison) -> String {
-    if c.classification_certain {
-        return String::new();
-    }
-    let mut why = Vec::new();
-    if !c.epsilon_exact && c.epsilon < c.threshold && c.epsilon_upper >= c.threshold {
-        why.push("ε is only bounded");
-    }
-    if !c.pairing.exhaustive && c.theta < c.threshold {
-        why.push("the search for the best pairing was cut short");
-    }
-    if c.similar && !c.contrasted.is_empty() {
-        why.push("a property orders one run's ranks and is the same on every rank of the other (left out of θ)");
-    }
-    if c.theta.is_nan() && c.graphs_complete {
-        why.push("both graphs are complete, so ε = 1 for any two such runs");
-    }
-    format!(" (uncertain: {})", why.join("; "))
-}
-
 fn fmt(v: f64) -> String {
     format!("{v:.1}")
 }
@@ -648,7 +627,6 @@ fn compare_result(
         names.get(c.first).cloned().unwrap_or_default(),
         names.get(c.second).cloned().unwrap_or_default(),
     );
-    let verdict = if c.similar { "similar" } else { "not similar" };
     let on_select = {
         let chosen = chosen.clone();
         Callback::from(move |pair: (usize, usize)| chosen.set(Some(pair)))
@@ -679,8 +657,7 @@ fn compare_result(
         <>
             { for refused }
             <p class="headline" id="compare-verdict" data-similar={c.similar.to_string()} data-first={c.first.to_string()} data-second={c.second.to_string()}>
-                { format!("{name_a} vs {name_b}: ") }<strong>{ verdict }</strong>
-                { format!(" at threshold {}{}", c.threshold, uncertainty(c)) }
+                { format!("{name_a} vs {name_b}: ") }<strong>{ c.verdict.clone() }</strong>
                 { format!(" · {} runs compared ", m.runs.len()) }
                 <button type="button" class="secondary" id="compare-clear" onclick={clear}>{ "Clear the comparison" }</button>
             </p>

@@ -1,0 +1,57 @@
+//! The verdict of a comparison in words, and why it is not certain: part of the typed report, so
+//! every shell (CLI, page) shows the engine's words instead of deriving its own.
+
+use super::{Comparison, VerdictBasis};
+
+/// The verdict sentence of `c` and the reasons it is uncertain (empty when
+/// `classification_certain`). When every property is left out of θ, θ is undefined and the
+/// verdict rests on ε alone.
+pub(super) fn verdict_words(c: &Comparison) -> (String, Vec<String>) {
+    let theta_undefined = c.verdict_on == VerdictBasis::EpsilonAlone || c.theta.is_nan();
+    let mut why = Vec::new();
+    if !theta_undefined && c.theta < c.threshold {
+        why.push(format!("θ < {}", c.threshold));
+    }
+    if theta_undefined {
+        // With θ undefined only the same graph up to renumbering (ε = 1) is similar.
+        if c.epsilon < 1.0 {
+            why.push("ε < 1".to_string());
+        }
+    } else if c.epsilon < c.threshold {
+        why.push(format!("ε < {}", c.threshold));
+    }
+    let mut s = match (c.similar, theta_undefined) {
+        (true, false) => format!("similar (θ and ε ≥ {})", c.threshold),
+        (true, true) => "similar on ε alone (ε = 1; θ undefined: every property is left out)".to_string(),
+        (false, false) => format!("not similar ({})", why.join(", ")),
+        (false, true) => format!(
+            "not similar on ε alone ({}; θ undefined: every property is left out)",
+            why.join(", ")
+        ),
+    };
+    let mut uncertain: Vec<String> = Vec::new();
+    if !c.classification_certain {
+        if !c.epsilon_exact && c.epsilon < c.threshold && c.epsilon_upper >= c.threshold {
+            uncertain
+                .push("the exact ε could reach the threshold (the common-subgraph search ran out of steps)".into());
+        }
+        if theta_undefined && !c.epsilon_exact && c.epsilon < 1.0 && c.epsilon_upper >= 1.0 {
+            uncertain.push("the exact ε could be 1 (the common-subgraph search ran out of steps)".into());
+        }
+        if !theta_undefined && !c.pairing.exhaustive && c.theta < c.threshold {
+            uncertain.push("a pairing the search did not reach could give a larger θ".into());
+        }
+        if theta_undefined && c.graphs_complete {
+            uncertain.push(
+                "both graphs are complete (every rank exchanges messages with every other), so ε = 1 for any two \
+                 such runs and nothing here tells their patterns apart"
+                    .into(),
+            );
+        }
+    }
+    for u in &uncertain {
+        s.push_str("; uncertain: ");
+        s.push_str(u);
+    }
+    (s, uncertain)
+}
