@@ -158,9 +158,10 @@ pub struct Comparison {
     #[serde(default)]
     pub uncertain_because: Vec<String>,
     /// Properties on which one run gives every rank the same value (within its own spread) while
-    /// the other orders its ranks beyond its spread (and the graphs are not both regular): none of
-    /// the ordered run's distinctions is reproduced, so their `θ_i` is 0 (Somers' d of the
-    /// constant run given the ordered one; Kendall's τ and Spearman's ρ are 0/0 there).
+    /// the other orders its ranks beyond its spread (and the graphs are not both regular). The
+    /// constant run carries no rank order, so the property is left out of θ (Kendall's τ and
+    /// Spearman's ρ are 0/0 there; counting it 0, as Somers' d would, lets a convention decide
+    /// the verdict) and a *similar* verdict is flagged uncertain.
     #[serde(default)]
     pub contrasted: Vec<String>,
     /// Both graphs are complete (every rank exchanges messages with every other): ε = 1 for any
@@ -239,7 +240,7 @@ enum Evidence {
     Both,
     /// One run gives every rank the same value (within its own spread) while the other orders
     /// its ranks beyond its spread, and the graphs give ranks roles (not both regular): none of
-    /// the ordered run's distinctions is reproduced, `θ_i` = 0 ([`Comparison::contrasted`]). Why.
+    /// the property is left out of θ and a similar verdict is uncertain ([`Comparison::contrasted`]). Why.
     Contrasted(String),
     /// Left out of θ: one run or both carry no rank-order evidence. Why.
     LeftOut(String),
@@ -297,8 +298,8 @@ fn evidence(a: &Ranked, b: &Ranked, regular: bool) -> Evidence {
     let (ea, eb) = (a.evidence(), b.evidence());
     let opposed = |which: &str, x: &str| {
         Evidence::Contrasted(format!(
-            "{which} run: {x}, while the other run orders its ranks beyond its spread: none of its distinctions \
-             is reproduced, θ_i = 0"
+            "{which} run: {x}, while the other run orders its ranks beyond its spread: left out of θ (no order \
+             to compare with), and a similar verdict is uncertain"
         ))
     };
     match (ea, eb) {
@@ -426,7 +427,7 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
     };
     let ev_volume = evidence(&rv_a, &rv_b, regular);
     let ev_spatial = evidence(&rs_a, &rs_b, regular);
-    // Only properties both runs order steer the pairing (a contrasted one is 0 under any).
+    // Only properties both runs order steer the pairing (a contrasted one is left out).
     let (steer_temporal, steer_volume) = (ev_temporal == Evidence::Both, ev_volume == Evidence::Both);
     let mut search = (0u64, 0u64, true);
     // (features, seeds' budget) of a best-isomorphism pairing, for the chance level.
@@ -597,7 +598,7 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
     } else {
         (mcs.exact || similar || epsilon_upper < 1.0) && !graphs_complete
     };
-    let classification_certain = bounds_certain;
+    let classification_certain = bounds_certain && (!similar || contrasted.is_empty());
     let mut c = Comparison {
         first: 0,
         second: 1,

@@ -243,7 +243,8 @@ pub(super) fn temporal_of_parts(sends: &[u64], work: &[f64]) -> Vec<f64> {
 
 /// One property compared from its observed and ranked vectors (`ranked_*` as [`rank_with_ties`]
 /// gives them, the second run's already paired): `θ_i` is Pearson's coefficient of the ranks
-/// unless `left_out` (undefined) or `contrasted` (0: see [`super::Comparison::contrasted`]).
+/// unless `left_out` (undefined; also a `contrasted` property, [`super::Comparison::contrasted`]:
+/// a constant run carries no rank order, and the rule is never to count it as 0 or 1).
 pub(super) fn compare_property(
     (property, unit): (&str, &str),
     (observed_a, observed_b): (Vec<Option<f64>>, Vec<Option<f64>>),
@@ -251,9 +252,7 @@ pub(super) fn compare_property(
     left_out: Option<String>,
     contrasted: bool,
 ) -> PropertyComparison {
-    let theta = if contrasted {
-        0.0
-    } else if left_out.is_some() {
+    let theta = if contrasted || left_out.is_some() {
         f64::NAN
     } else {
         metric_correlation(&ranked_a, &ranked_b)

@@ -41,6 +41,13 @@ pub(super) fn verdict_words(c: &Comparison) -> (String, Vec<String>) {
         if !theta_undefined && !c.pairing.exhaustive && c.theta < c.threshold {
             uncertain.push("a pairing the search did not reach could give a larger θ".into());
         }
+        if c.similar && !c.contrasted.is_empty() {
+            uncertain.push(format!(
+                "{} orders the ranks of one run and is the same on every rank of the other, which θ cannot \
+                 compare (left out)",
+                c.contrasted.join(" and ")
+            ));
+        }
         if theta_undefined && c.graphs_complete {
             uncertain.push(
                 "both graphs are complete (every rank exchanges messages with every other), so ε = 1 for any two \
