@@ -82,7 +82,7 @@ fn assert_same_model(orig: &Trace, back: &Trace, tolerance_ns: u64, format: &str
                 what(&format!("kind of call {i}"))
             );
             for (x, y, end) in [
-                (b.calls.enter[i], o.calls.enter[i], "enter"),
+                (b.calls.enter(i), o.calls.enter(i), "enter"),
                 (b.calls.exit(i), o.calls.exit(i), "exit"),
             ] {
                 assert!(

@@ -33,7 +33,7 @@ fn idle(enter: u64, exit: u64, until: u64) -> u64 {
 
 fn call_times(trace: &Trace, rank: Rank, call: CallIdx) -> Option<(u64, u64)> {
     let c = &trace.ranks.get(rank as usize)?.calls;
-    Some((*c.enter.get(call as usize)?, c.get_exit(call as usize)?))
+    Some((c.enter.get(call as usize)?, c.get_exit(call as usize)?))
 }
 
 /// True for the non-blocking form of a function name (`MPI_Iallreduce`, `MPI_Ibarrier`), as

@@ -332,7 +332,7 @@ fn waits_of(ns: &[u64; 6]) -> Waits {
 
 fn call_times(trace: &Trace, rank: Rank, call: CallIdx) -> Option<(u64, u64)> {
     let c = &trace.ranks.get(rank as usize)?.calls;
-    Some((*c.enter.get(call as usize)?, c.get_exit(call as usize)?))
+    Some((c.enter.get(call as usize)?, c.get_exit(call as usize)?))
 }
 
 /// `min(until, exit) − enter`, or 0.

@@ -44,7 +44,7 @@ fn append(into: &mut Trace, from: &Trace, shift: Time) {
             into.push_call(
                 r,
                 from.functions.name(rt.calls.func[c]),
-                rt.calls.enter[c] + shift,
+                rt.calls.enter(c) + shift,
                 rt.calls.exit(c) + shift,
                 tracelogic_model::NO_CALLPATH,
                 0,

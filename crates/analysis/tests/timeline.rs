@@ -22,7 +22,7 @@ fn span(trace: &Trace, index: &TimelineIndex, clock: Clock, r: usize, i: usize) 
         Clock::Time => {
             let o = trace.span().0;
             let c = &trace.ranks[r].calls;
-            (c.enter[i] - o, c.exit(i) - o)
+            (c.enter(i) - o, c.exit(i) - o)
         }
         Clock::Logical => {
             let s = index.steps().unwrap().steps[r][i] as u64;
@@ -480,7 +480,7 @@ fn logical_steps_of_a_halo_exchange_line_up_per_iteration() {
         let first = &trace.ranks[0].calls;
         let w0: Vec<usize> = (0..first.len()).filter(|&i| first.func[i] == waitall).collect();
         for (a, b) in w.iter().zip(&w0) {
-            time_spread = time_spread.max(rt.calls.enter[*a].abs_diff(first.enter[*b]));
+            time_spread = time_spread.max(rt.calls.enter(*a).abs_diff(first.enter(*b)));
         }
     }
     assert!(time_spread > 0, "the imbalance should make the ranks drift in time");
@@ -613,7 +613,7 @@ fn message_waits_follow_the_late_sender_definition() {
                     if at_end {
                         c.exit(i) - o == t
                     } else {
-                        c.enter[i] - o == t
+                        c.enter(i) - o == t
                     }
                 })
                 .unwrap()
@@ -625,9 +625,10 @@ fn message_waits_follow_the_late_sender_definition() {
             &trace.ranks[m.sender as usize].calls,
         );
         assert_eq!(trace.functions.name(rt.func[rc]), "MPI_Recv");
-        let want = st.enter[sc]
-            .saturating_sub(rt.enter[rc])
-            .min(rt.exit(rc) - rt.enter[rc]);
+        let want = st
+            .enter(sc)
+            .saturating_sub(rt.enter(rc))
+            .min(rt.exit(rc) - rt.enter(rc));
         assert_eq!(m.late_sender, want, "{m:?}");
         assert_eq!(m.time, (m.send, m.recv));
         late += (want > 0) as u32;

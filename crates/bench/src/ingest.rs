@@ -170,7 +170,7 @@ pub(crate) fn column_bytes(rt: &RankTrace) -> Vec<usize> {
     let mut cols = vec![
         b(&c.func),
         b(&c.kind),
-        b(&c.enter),
+        c.enter.heap_bytes().used as usize,
         c.duration.heap_bytes().used as usize,
         b(c.callpath.stored()),
         b(c.location.stored()),

@@ -98,7 +98,7 @@ fn query(trace: &Trace, matching: &Matching, selection: Selection, limit: usize)
                     call: i,
                     function: trace.call_name(rt.rank, i).to_owned(),
                     kind: c.kind[at],
-                    enter_ns: c.enter[at].saturating_sub(start),
+                    enter_ns: c.enter(at).saturating_sub(start),
                     exit_ns: c.exit(at).saturating_sub(start),
                     bytes: call_bytes(trace, rt.rank, i),
                 });

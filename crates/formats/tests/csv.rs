@@ -89,7 +89,7 @@ fn ping_pong_sample() {
     assert!(want.values().all(|&n| n == 0), "{want:?}");
     // 346054.77444467926 ns rounds to 346055; MPI_Init is entered inside main.
     assert_eq!(t.call_name(0, 0), "MPI_Init");
-    assert_eq!(t.ranks[0].calls.enter[0], 346_055);
+    assert_eq!(t.ranks[0].calls.enter(0), 346_055);
     assert_eq!(t.ranks[0].calls.exit(0), 193_643_138);
     assert_eq!(path_names(&t, 0, 0), ["int main(int, char**)"]);
 }
@@ -101,7 +101,7 @@ fn foo_bar_sample_in_seconds() {
     assert_eq!(t.num_calls(), 2);
     let r0 = &t.ranks[0];
     assert_eq!(t.call_name(0, 0), "MPI_Send");
-    assert_eq!((r0.calls.enter[0], r0.calls.exit(0)), (3_000_000_000, 5_000_000_000));
+    assert_eq!((r0.calls.enter(0), r0.calls.exit(0)), (3_000_000_000, 5_000_000_000));
     assert_eq!(path_names(&t, 0, 0), ["main()", "foo()"]);
     assert_eq!(t.call_name(1, 0), "MPI_Recv");
     assert_eq!(

@@ -60,7 +60,7 @@ fn check_structure(t: &Trace) {
             assert!(c.root[i] == NO_ROOT || c.root[i] < n);
             assert_eq!(rt.calls.kind[c.call[i] as usize], CallKind::Collective);
         }
-        assert!(rt.calls.enter.windows(2).all(|w| w[0] <= w[1]), "calls in time order");
+        assert!(rt.calls.enters().is_sorted(), "calls in time order");
         assert!(
             rt.calls
                 .callpath

@@ -55,7 +55,7 @@ fn four_rank_sample_gives_the_generated_calls_and_operations() {
         // Times: ticks are ns from the global offset 1_000_000.
         let t0 = r as u64 * 10 + 100 + 1000 * (r as u64 + 1) + 10;
         assert_eq!(
-            (rt.calls.enter[0], rt.calls.exit(0)),
+            (rt.calls.enter(0), rt.calls.exit(0)),
             (t0, t0 + if r % 2 == 0 { 50 } else { 45 })
         );
         assert_eq!(rt.span, Some((r as u64 * 10, t0 + 120 + 10 + 10 + 50 + 100 + 100)));
@@ -137,7 +137,7 @@ fn score_p_ping_pong_maps_comms_clock_and_call_paths() {
     let send = p.post[0] as usize;
     let ticks = 7397467382750926u64 - 7397466976977800;
     let ns = (ticks as u128 * 1_000_000_000 + 2095197216 / 2) / 2095197216;
-    assert_eq!(t.ranks[0].calls.enter[send], ns as u64);
+    assert_eq!(t.ranks[0].calls.enter(send), ns as u64);
 }
 
 #[test]

@@ -151,7 +151,7 @@ fn hand_written_ping_pong_reads_as_expected() {
     assert_eq!(t.num_calls(), 10);
     let r0 = &t.ranks[0];
     assert_eq!(t.call_name(0, 1), "MPI_Send");
-    assert_eq!((r0.calls.enter[1], r0.calls.exit(1)), (2000, 2500));
+    assert_eq!((r0.calls.enter(1), r0.calls.exit(1)), (2000, 2500));
     assert_eq!(r0.calls.kind[1], CallKind::Send);
     assert_eq!(r0.p2p.dir, vec![P2pDir::Send, P2pDir::Recv]);
     assert_eq!(r0.p2p.peer, vec![1, 1]);

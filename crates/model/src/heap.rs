@@ -89,7 +89,7 @@ impl Calls {
     pub fn heap_bytes(&self) -> Bytes {
         Bytes::of(&self.func)
             + Bytes::of(&self.kind)
-            + Bytes::of(&self.enter)
+            + self.enter.heap_bytes()
             + self.duration.heap_bytes()
             + Bytes::of(self.callpath.stored())
             + Bytes::of(self.location.stored())

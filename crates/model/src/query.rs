@@ -141,7 +141,7 @@ impl Selection {
         let c = &rt.calls;
         let i = call as usize;
         if i >= c.len()
-            || !self.selects_time(c.enter[i])
+            || !self.selects_time(c.enter(i))
             || !self.selects_kind(c.kind[i])
             || !self.posts_on_selected_comm(rt, call)
         {
@@ -228,7 +228,7 @@ impl Selection {
     fn selects_posting_call(&self, rt: &RankTrace, call: CallIdx) -> bool {
         let c = &rt.calls;
         let i = call as usize;
-        i < c.len() && self.selects_time(c.enter[i]) && self.selects_kind(c.kind[i])
+        i < c.len() && self.selects_time(c.enter(i)) && self.selects_kind(c.kind[i])
     }
 }
 

@@ -229,7 +229,7 @@ fn restrict_rank(rt: &RankTrace, selected: bool, selection: &Selection) -> RankT
     for (i, _) in keep_p2p.iter().enumerate().filter(|(_, &k)| k) {
         keep[rt.p2p.post[i] as usize] = true;
         let done = rt.p2p.complete[i] as usize;
-        if done < n && selection.selects_time(calls.enter[done]) {
+        if done < n && selection.selects_time(calls.enter(done)) {
             keep[done] = true;
         }
     }
@@ -289,10 +289,8 @@ fn clipped_span(span: Option<(u64, u64)>, selection: &Selection, kept: &Calls) -
         (lo <= hi).then_some((lo, hi))
     });
     let calls = kept
-        .enter
-        .iter()
+        .enters()
         .zip(kept.exits())
-        .map(|(&a, b)| (a, b))
         .reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)));
     match (clipped, calls) {
         (Some(s), Some(c)) => Some((s.0.min(c.0), s.1.max(c.1))),
@@ -358,7 +356,7 @@ mod tests {
                 v.push((
                     rt.rank,
                     t.call_name(rt.rank, i as CallIdx).to_owned(),
-                    rt.calls.enter[i],
+                    rt.calls.enter(i),
                 ));
             }
         }
@@ -372,7 +370,7 @@ mod tests {
         let mut v = Vec::new();
         for rt in &t.ranks {
             let n = rt.calls.len();
-            let at = |i: CallIdx| (t.call_name(rt.rank, i).to_owned(), rt.calls.enter[i as usize]);
+            let at = |i: CallIdx| (t.call_name(rt.rank, i).to_owned(), rt.calls.enter(i as usize));
             for i in 0..rt.p2p.len() {
                 let (post, done) = (rt.p2p.post[i], rt.p2p.complete[i]);
                 assert!(

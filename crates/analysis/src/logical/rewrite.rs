@@ -96,7 +96,7 @@ pub(super) fn records_of(trace: &Trace, rank: Rank, partner: &dyn Fn(Rank) -> Op
         });
         // A run's record lasts from its first call's entry to its last call's exit.
         let end = run.map_or(c, |r| r.last) as usize;
-        let (enter, exit) = (calls.enter[c as usize], calls.exit(end));
+        let (enter, exit) = (calls.enter(c as usize), calls.exit(end));
         record_of_call[c as usize] = here;
         out.push(Record {
             call: LogicalCall {

@@ -628,7 +628,7 @@ fn times_match_the_general_path_when_the_first_records_are_not_the_earliest() {
             "first records {seconds} s later: fast and general reads differ"
         );
         let read = read_with(&later, &mut NoProgress, false).expect("reads");
-        let first_enter = read.ranks[0].calls.enter[0];
+        let first_enter = read.ranks[0].calls.enter(0);
         assert!(first_enter >= u64::from(seconds) * 1_000_000_000, "{seconds} s");
         assert_eq!(read.span().0, 0, "{seconds} s: the origin is the earliest time");
     }

@@ -107,9 +107,7 @@ pub fn write_repeated<E>(
 /// `rt` with every timestamp moved `by` nanoseconds later.
 fn shifted(rt: &RankTrace, by: u64) -> RankTrace {
     let mut out = rt.clone();
-    for t in out.calls.enter.iter_mut() {
-        *t += by;
-    }
+    out.calls.enter.wrapping_add_all(by);
     for m in &mut out.metrics {
         for t in &mut m.time {
             *t += by;
@@ -525,7 +523,7 @@ impl<'t> ArchiveWriter<'t> {
             .collect();
         for c in 0..calls.len() {
             let l = loc_of(c);
-            let (t0, t1) = (calls.enter[c], calls.exit(c));
+            let (t0, t1) = (calls.enter(c), calls.exit(c));
             let s = &mut streams[l];
             if l == 0 {
                 while next_sample < samples.len() && samples[next_sample].0 <= t0 {

@@ -142,7 +142,7 @@ pub(super) fn write_rank(out: &mut String, trace: &Trace, rt: &tracelogic_model:
     for i in 0..calls.len() {
         let idx = i as u32;
         let func = trace.functions.name(calls.func[i]);
-        let _ = write!(out, "{r} {} {} ", calls.enter[i], calls.exit(i));
+        let _ = write!(out, "{r} {} {} ", calls.enter(i), calls.exit(i));
         push_token(out, func);
         let kind = calls.kind[i];
         if kind != CallKind::classify(func) {

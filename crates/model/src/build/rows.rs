@@ -6,7 +6,7 @@
 //! not changed: the caller renumbers them when it also drops the rows they point to.
 
 use crate::column::{FillValue, Sparse};
-use crate::{Calls, Collectives, MetricSamples, Narrow, P2p};
+use crate::{Calls, Collectives, MetricSamples, Narrow, P2p, Stamps};
 
 /// A column rows can be dropped from.
 trait RowColumn: Sized {
@@ -40,17 +40,23 @@ impl<T: FillValue, const FILL: u32> RowColumn for Sparse<T, FILL> {
     }
 }
 
-impl RowColumn for Narrow {
-    #[inline]
-    fn retain_mask(&mut self, keep: &[bool]) {
-        let mut it = keep.iter();
-        self.retain(|_| *it.next().unwrap_or(&true));
-    }
-    #[inline]
-    fn select_mask(&self, keep: &[bool]) -> Self {
-        self.iter().zip(keep).filter(|(_, &k)| k).map(|(v, _)| v).collect()
-    }
+/// The row operations of a `u64` column read by value ([`Narrow`], [`Stamps`]).
+macro_rules! u64_rows {
+    ($($t:ty),+) => {$(
+        impl RowColumn for $t {
+            #[inline]
+            fn retain_mask(&mut self, keep: &[bool]) {
+                let mut it = keep.iter();
+                self.retain(|_| *it.next().unwrap_or(&true));
+            }
+            #[inline]
+            fn select_mask(&self, keep: &[bool]) -> Self {
+                self.iter().zip(keep).filter(|(_, &k)| k).map(|(v, _)| v).collect()
+            }
+        }
+    )+};
 }
+u64_rows!(Narrow, Stamps);
 
 /// A mask of `len` rows with `rows` (any order, repeats allowed) false.
 fn mask_without(len: usize, rows: &[usize]) -> Vec<bool> {

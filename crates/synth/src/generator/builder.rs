@@ -366,7 +366,7 @@ impl Builder {
 
     pub(super) fn finish_spans(&mut self) {
         for rt in &mut self.trace.ranks {
-            if let (Some(&a), Some(z)) = (rt.calls.enter.first(), rt.calls.last_exit()) {
+            if let (Some(a), Some(z)) = (rt.calls.enter.first(), rt.calls.last_exit()) {
                 rt.span = Some((a, z));
             }
         }

@@ -46,7 +46,7 @@ pub(super) fn p2p_in_posting_order(rt: &mut RankTrace) {
 pub(super) fn sort_calls_by_entry(rt: &mut RankTrace) {
     let c = &mut rt.calls;
     let mut perm: Vec<usize> = (0..c.len()).collect();
-    perm.sort_by_key(|&i| c.enter[i]);
+    perm.sort_by_key(|&i| c.enter(i));
     if perm.iter().enumerate().all(|(a, &b)| a == b) {
         return;
     }
@@ -57,7 +57,7 @@ pub(super) fn sort_calls_by_entry(rt: &mut RankTrace) {
     c.func = perm.iter().map(|&i| c.func[i]).collect();
     c.kind = perm.iter().map(|&i| c.kind[i]).collect();
     c.duration = perm.iter().map(|&i| c.duration.at(i)).collect();
-    c.enter = perm.iter().map(|&i| c.enter[i]).collect();
+    c.enter = perm.iter().map(|&i| c.enter(i)).collect();
     c.callpath = perm.iter().map(|&i| c.callpath[i]).collect();
     c.location = perm.iter().map(|&i| c.location[i]).collect();
     let renumber = |i: &mut CallIdx| {
