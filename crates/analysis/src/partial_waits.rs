@@ -175,7 +175,7 @@ impl WaitsAcc {
                 send_op: m.send_op,
                 recv_enter: recv_post_enter,
             });
-            let rc = r.p2p.complete.get(ro).copied().unwrap_or(NOT_COMPLETED);
+            let rc = r.p2p.get_complete(ro).unwrap_or(NOT_COMPLETED);
             if rc == NOT_COMPLETED {
                 continue;
             }
@@ -226,7 +226,7 @@ impl WaitsAcc {
             let s = &trace.ranks[rep.sender as usize];
             let so = rep.send_op as usize;
             let Some(&spost) = s.p2p.post.get(so) else { continue };
-            let sc = s.p2p.complete.get(so).copied().unwrap_or(NOT_COMPLETED);
+            let sc = s.p2p.get_complete(so).unwrap_or(NOT_COMPLETED);
             if sc == NOT_COMPLETED {
                 continue;
             }

@@ -483,7 +483,7 @@ pub(crate) fn message_wait(trace: &Trace, roles: &[Role], m: &tracelogic_model::
         return None;
     };
     // Late sender, at the receive's completion.
-    let rc = r.p2p.complete.get(ro).copied().unwrap_or(NOT_COMPLETED);
+    let rc = r.p2p.get_complete(ro).unwrap_or(NOT_COMPLETED);
     if rc != NOT_COMPLETED {
         if let Some((enter, exit)) = call_times(trace, m.receiver, rc) {
             out.clock_violation = send_enter > exit;
@@ -501,7 +501,7 @@ pub(crate) fn message_wait(trace: &Trace, roles: &[Role], m: &tracelogic_model::
         }
     }
     // Late receiver, at the send's completion.
-    let sc = s.p2p.complete.get(so).copied().unwrap_or(NOT_COMPLETED);
+    let sc = s.p2p.get_complete(so).unwrap_or(NOT_COMPLETED);
     if sc != NOT_COMPLETED {
         let blocking = match role_of(m.sender, sc) {
             Some(Role::BlockingSend) => sc == spost,

@@ -186,7 +186,7 @@ fn assert_lists(what: &str, trace: &Trace, index: &TimelineIndex, tile: &Timelin
         }
         let sc = trace.ranks[msg.sender as usize].p2p.post[msg.send_op as usize];
         let rp = &trace.ranks[msg.receiver as usize].p2p;
-        let rc = match rp.complete[msg.recv_op as usize] {
+        let rc = match rp.complete(msg.recv_op as usize) {
             NOT_COMPLETED => rp.post[msg.recv_op as usize],
             c => c,
         };
@@ -491,7 +491,7 @@ fn logical_steps_of_a_halo_exchange_line_up_per_iteration() {
     // A receive is never before the send it completes, in steps.
     for m in &matching.messages {
         let sc = trace.ranks[m.sender as usize].p2p.post[m.send_op as usize];
-        let rc = trace.ranks[m.receiver as usize].p2p.complete[m.recv_op as usize];
+        let rc = trace.ranks[m.receiver as usize].p2p.complete(m.recv_op as usize);
         assert!(s.steps[m.sender as usize][sc as usize] < s.steps[m.receiver as usize][rc as usize]);
     }
 }

@@ -175,7 +175,7 @@ pub(crate) fn column_bytes(rt: &RankTrace) -> Vec<usize> {
         b(c.callpath.stored()),
         b(c.location.stored()),
         b(&p.post),
-        b(&p.complete),
+        p.complete.heap_bytes().used as usize,
         b(&p.dir),
         b(&p.peer),
         b(&p.tag),

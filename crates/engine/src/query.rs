@@ -120,7 +120,7 @@ fn query(trace: &Trace, matching: &Matching, selection: Selection, limit: usize)
             let r = &trace.ranks[m.receiver as usize];
             let so = m.send_op as usize;
             let ro = m.recv_op as usize;
-            let done = match r.p2p.complete[ro] {
+            let done = match r.p2p.complete(ro) {
                 NOT_COMPLETED => r.p2p.post[ro],
                 c => c,
             };

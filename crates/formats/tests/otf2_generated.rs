@@ -81,7 +81,7 @@ fn check(t: &Trace, want: &Value) {
                 format!(
                     "{} {} {dir} {} {} {comm} {}",
                     p.post[i],
-                    p.complete[i],
+                    p.complete(i),
                     p.peer[i],
                     p.tag[i],
                     p.bytes.at(i)

@@ -72,7 +72,7 @@ fn four_rank_sample_gives_the_generated_calls_and_operations() {
             .map(|i| {
                 (
                     p.post[i],
-                    p.complete[i],
+                    p.complete(i),
                     p.dir[i],
                     p.peer[i],
                     p.tag[i],
@@ -198,8 +198,24 @@ fn assert_same_model(a: &Trace, b: &Trace) {
         }
         let (p, q) = (&x.p2p, &y.p2p);
         assert_eq!(
-            (&p.post, &p.complete, &p.dir, &p.peer, &p.tag, &p.comm, &p.bytes),
-            (&q.post, &q.complete, &q.dir, &q.peer, &q.tag, &q.comm, &q.bytes),
+            (
+                &p.post,
+                &p.completes().collect::<Vec<_>>(),
+                &p.dir,
+                &p.peer,
+                &p.tag,
+                &p.comm,
+                &p.bytes
+            ),
+            (
+                &q.post,
+                &q.completes().collect::<Vec<_>>(),
+                &q.dir,
+                &q.peer,
+                &q.tag,
+                &q.comm,
+                &q.bytes
+            ),
             "rank {r}"
         );
         let (c, d) = (&x.collectives, &y.collectives);

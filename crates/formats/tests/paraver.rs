@@ -117,7 +117,7 @@ fn lulesh_operations_sit_in_the_right_calls() {
         let c = &rt.calls;
         for i in 0..p.len() {
             let post = p.post[i] as usize;
-            let done = p.complete[i];
+            let done = p.complete(i);
             assert_ne!(done, NOT_COMPLETED, "rank {} op {i} has no completion", rt.rank);
             let done_name = t.call_name(rt.rank, done);
             match p.dir[i] {
@@ -431,7 +431,7 @@ fn handmade_trace_covers_threads_regions_sendrecv_and_sub_communicators() {
     // Blocking send and receive; Sendrecv carries one operation each way.
     let p = &r0.p2p;
     assert_eq!(p.post, vec![0, 1, 1]);
-    assert_eq!(p.complete, vec![0, 1, 1]);
+    assert_eq!(p.completes().collect::<Vec<_>>(), vec![0, 1, 1]);
     assert_eq!(p.dir, vec![P2pDir::Send, P2pDir::Send, P2pDir::Recv]);
     assert_eq!(p.peer, vec![1, 2, 2]);
     assert_eq!(p.bytes, vec![64, 8, 16]);

@@ -100,7 +100,7 @@ impl P2p {
     /// Heap bytes of the columns.
     pub fn heap_bytes(&self) -> Bytes {
         Bytes::of(&self.post)
-            + Bytes::of(&self.complete)
+            + self.complete.heap_bytes()
             + Bytes::of(&self.dir)
             + Bytes::of(&self.peer)
             + Bytes::of(&self.tag)

@@ -16,6 +16,7 @@
 pub mod build;
 pub mod cartesian;
 pub mod column;
+pub mod completions;
 pub mod heap;
 mod kinds;
 pub mod matching;
@@ -27,6 +28,7 @@ pub mod stamps;
 
 pub use cartesian::CartTopology;
 pub use column::Sparse;
+pub use completions::Completions;
 pub use heap::{Bytes, HeapBytes};
 pub use kinds::{CallKind, CollectiveOp};
 pub use matching::{match_messages, Matching, Message};
@@ -240,13 +242,16 @@ pub enum P2pDir {
 
 /// Point-to-point operations of one rank (one per send or receive; `MPI_Sendrecv` gives two),
 /// ordered by the call that posted them.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default)]
 pub struct P2p {
     /// Call that posted the operation (`MPI_Send`, `MPI_Isend`, `MPI_Recv`, `MPI_Irecv`...).
     pub post: Vec<CallIdx>,
     /// Call that completed it: the post itself for blocking calls, the `MPI_Wait*`/`MPI_Test*`
-    /// for non-blocking ones, [`NOT_COMPLETED`] if no completion was recorded.
-    pub complete: Vec<CallIdx>,
+    /// for non-blocking ones, [`NOT_COMPLETED`] if no completion was recorded. Stored as the
+    /// distance from `post`, about 1 byte ([`Completions`]): read with [`P2p::complete`] /
+    /// [`P2p::completes`], write with [`P2p::set_complete`]; change `post` only through
+    /// [`P2p::renumber_calls`].
+    pub complete: Completions,
     /// Send or receive.
     pub dir: Vec<P2pDir>,
     /// World rank of the partner ([`ANY_SOURCE`] for an unresolved wildcard receive).
@@ -270,6 +275,108 @@ impl P2p {
     /// True when the rank has no point-to-point operation.
     pub fn is_empty(&self) -> bool {
         self.post.is_empty()
+    }
+    /// The call that completed operation `i` ([`NOT_COMPLETED`] if none; panics past the end).
+    #[inline]
+    pub fn complete(&self, i: usize) -> CallIdx {
+        self.complete.at(i, self.post[i])
+    }
+    /// The call that completed operation `i`, if there is such an operation.
+    #[inline]
+    pub fn get_complete(&self, i: usize) -> Option<CallIdx> {
+        (i < self.complete.len()).then(|| self.complete(i))
+    }
+    /// The completing calls in operation order.
+    pub fn completes(&self) -> impl DoubleEndedIterator<Item = CallIdx> + ExactSizeIterator + Clone + '_ {
+        (0..self.complete.len()).map(|i| self.complete(i))
+    }
+    /// Set the call that completed operation `i`.
+    #[inline]
+    pub fn set_complete(&mut self, i: usize, done: CallIdx) {
+        self.complete.set(i, self.post[i], done);
+    }
+    /// Replace every posting and completing call `c` by `to(c)` ([`NOT_COMPLETED`] stays).
+    pub fn renumber_calls(&mut self, mut to: impl FnMut(CallIdx) -> CallIdx) {
+        let done: Vec<CallIdx> = self
+            .completes()
+            .map(|c| if c == NOT_COMPLETED { c } else { to(c) })
+            .collect();
+        self.post.iter_mut().for_each(|c| *c = to(*c));
+        self.set_completes(done);
+    }
+    /// Replace the completing calls by `done`, one per operation in order.
+    pub fn set_completes(&mut self, done: impl IntoIterator<Item = CallIdx>) {
+        let mut col = Completions::default();
+        col.reserve(self.post.len());
+        for (&post, d) in self.post.iter().zip(done) {
+            col.push(post, d);
+        }
+        assert_eq!(col.len(), self.post.len(), "one completion per operation");
+        self.complete = col;
+    }
+}
+
+/// [`P2p`] as it is serialised: every column as a plain sequence (`P` and `C` the posting
+/// and completing calls, owned when read, borrowed when written).
+#[derive(Serialize, Deserialize)]
+#[serde(rename = "P2p")]
+struct P2pRows<P, C, D, R, T, K, B> {
+    post: P,
+    complete: C,
+    dir: D,
+    peer: R,
+    tag: T,
+    comm: K,
+    bytes: B,
+}
+
+/// The completing calls of a [`P2p`] serialised as a `Vec<CallIdx>` is.
+struct CompletesOf<'a>(&'a P2p);
+
+impl Serialize for CompletesOf<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.completes())
+    }
+}
+
+impl Serialize for P2p {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        P2pRows {
+            post: &self.post,
+            complete: CompletesOf(self),
+            dir: &self.dir,
+            peer: &self.peer,
+            tag: &self.tag,
+            comm: &self.comm,
+            bytes: &self.bytes,
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for P2p {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        type Owned =
+            P2pRows<Vec<CallIdx>, Vec<CallIdx>, Vec<P2pDir>, Vec<Rank>, Vec<i32>, Sparse<CommId, COMM_WORLD>, Narrow>;
+        let r = Owned::deserialize(d)?;
+        if r.complete.len() != r.post.len() {
+            return Err(serde::de::Error::custom(format!(
+                "point-to-point table with {} posting calls and {} completions",
+                r.post.len(),
+                r.complete.len()
+            )));
+        }
+        let mut p = P2p {
+            post: r.post,
+            complete: Completions::default(),
+            dir: r.dir,
+            peer: r.peer,
+            tag: r.tag,
+            comm: r.comm,
+            bytes: r.bytes,
+        };
+        p.set_completes(r.complete);
+        Ok(p)
     }
 }
 
@@ -517,8 +624,9 @@ impl RankTrace {
         if p.post.windows(2).any(|w| w[0] > w[1]) {
             let mut perm: Vec<usize> = (0..p.post.len()).collect();
             perm.sort_by_key(|&i| p.post[i]);
+            let done: Vec<CallIdx> = perm.iter().map(|&i| p.complete(i)).collect();
             p.post = perm.iter().map(|&i| p.post[i]).collect();
-            p.complete = perm.iter().map(|&i| p.complete[i]).collect();
+            p.set_completes(done);
             p.dir = perm.iter().map(|&i| p.dir[i]).collect();
             p.peer = perm.iter().map(|&i| p.peer[i]).collect();
             p.tag = perm.iter().map(|&i| p.tag[i]).collect();
@@ -618,7 +726,7 @@ impl RankTrace {
     ) {
         let p = &mut self.p2p;
         p.post.push(post);
-        p.complete.push(complete);
+        p.complete.push(post, complete);
         p.dir.push(dir);
         p.peer.push(peer);
         p.tag.push(tag);

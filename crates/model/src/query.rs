@@ -852,7 +852,7 @@ mod tests {
             .map(|c| r.call_name(0, c))
             .collect();
         assert_eq!(kept, vec!["MPI_Isend", "MPI_Wait", "MPI_Allreduce"]);
-        assert_eq!(r.call_name(0, r.ranks[0].p2p.complete[0]), "MPI_Wait");
+        assert_eq!(r.call_name(0, r.ranks[0].p2p.complete(0)), "MPI_Wait");
         assert_eq!(r.ranks[1].p2p.len(), 1);
         let r = t.restrict(&on(crate::COMM_WORLD));
         assert_eq!(r.ranks[0].p2p.bytes, vec![128]);

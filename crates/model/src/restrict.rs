@@ -228,7 +228,7 @@ fn restrict_rank(rt: &RankTrace, selected: bool, selection: &Selection) -> RankT
         .collect();
     for (i, _) in keep_p2p.iter().enumerate().filter(|(_, &k)| k) {
         keep[rt.p2p.post[i] as usize] = true;
-        let done = rt.p2p.complete[i] as usize;
+        let done = rt.p2p.complete(i) as usize;
         if done < n && selection.selects_time(calls.enter(done)) {
             keep[done] = true;
         }
@@ -244,12 +244,7 @@ fn restrict_rank(rt: &RankTrace, selected: bool, selection: &Selection) -> RankT
     let kept_calls = calls.select_rows(&keep);
 
     let mut p2p = rt.p2p.select_rows(&keep_p2p);
-    for c in &mut p2p.post {
-        *c = new_index[*c as usize];
-    }
-    for c in &mut p2p.complete {
-        *c = new_index.get(*c as usize).copied().unwrap_or(NOT_COMPLETED);
-    }
+    p2p.renumber_calls(|c| new_index.get(c as usize).copied().unwrap_or(NOT_COMPLETED));
     let mut collectives = rt.collectives.select_rows(&keep_coll);
     for c in &mut collectives.call {
         *c = new_index[*c as usize];
@@ -372,7 +367,7 @@ mod tests {
             let n = rt.calls.len();
             let at = |i: CallIdx| (t.call_name(rt.rank, i).to_owned(), rt.calls.enter(i as usize));
             for i in 0..rt.p2p.len() {
-                let (post, done) = (rt.p2p.post[i], rt.p2p.complete[i]);
+                let (post, done) = (rt.p2p.post[i], rt.p2p.complete(i));
                 assert!(
                     (post as usize) < n,
                     "rank {} op {i} posted by call {post} of {n}",

@@ -162,7 +162,7 @@ proptest! {
             // Each kept operation is an original one with the same posting call and completion.
             let mut k = 0;
             for i in 0..rt.p2p.len() {
-                let (post, done) = (rt.p2p.post[i], rt.p2p.complete[i]);
+                let (post, done) = (rt.p2p.post[i], rt.p2p.complete(i));
                 prop_assert!((post as usize) < n);
                 prop_assert!(done == NOT_COMPLETED || (done as usize) < n);
                 while k < orig.p2p.len()
@@ -175,7 +175,7 @@ proptest! {
                 }
                 prop_assert!(k < orig.p2p.len(), "rank {} op {} is not an original operation", rt.rank, i);
                 prop_assert!(s.selects_p2p(&t, rt.rank, k));
-                let od = orig.p2p.complete[k];
+                let od = orig.p2p.complete(k);
                 if done != NOT_COMPLETED {
                     prop_assert_eq!(id(&rt.calls, done), id(&orig.calls, od));
                 } else {

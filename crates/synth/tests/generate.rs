@@ -82,7 +82,7 @@ fn assert_causal(trace: &Trace, latency: u64) {
         let s = &trace.ranks[msg.sender as usize];
         let r = &trace.ranks[msg.receiver as usize];
         let sent = s.calls.enter(s.p2p.post[msg.send_op as usize] as usize);
-        let done = r.calls.exit(r.p2p.complete[msg.recv_op as usize] as usize);
+        let done = r.calls.exit(r.p2p.complete(msg.recv_op as usize) as usize);
         assert!(
             done >= sent + latency,
             "message {msg:?} completes at {done}, sent at {sent}"
@@ -148,9 +148,9 @@ fn nonblocking_operations_complete_in_their_waitall() {
         for i in 0..p.len() {
             let post_kind = c.kind[p.post[i] as usize];
             assert!(matches!(post_kind, CallKind::Isend | CallKind::Irecv));
-            assert_ne!(p.complete[i], NOT_COMPLETED);
-            assert!(p.complete[i] > p.post[i]);
-            assert_eq!(trace.call_name(rt.rank, p.complete[i]), "MPI_Waitall");
+            assert_ne!(p.complete(i), NOT_COMPLETED);
+            assert!(p.complete(i) > p.post[i]);
+            assert_eq!(trace.call_name(rt.rank, p.complete(i)), "MPI_Waitall");
             assert_eq!(p.comm[i], COMM_WORLD);
         }
     }

@@ -335,11 +335,11 @@ impl HappensBefore {
             if !in_range(m.sender, spost) || !in_range(m.receiver, rpost) {
                 continue;
             }
-            let rc = r.p2p.complete.get(ro).copied().unwrap_or(NOT_COMPLETED);
+            let rc = r.p2p.get_complete(ro).unwrap_or(NOT_COMPLETED);
             if rc != NOT_COMPLETED && in_range(m.receiver, rc) {
                 deps.push((gid(m.receiver, rc), gid(m.sender, spost)));
             }
-            let sc = s.p2p.complete.get(so).copied().unwrap_or(NOT_COMPLETED);
+            let sc = s.p2p.get_complete(so).unwrap_or(NOT_COMPLETED);
             if sc != NOT_COMPLETED && in_range(m.sender, sc) {
                 let role = roles.get(s.calls.func[sc as usize] as usize).copied();
                 let blocking = match role {

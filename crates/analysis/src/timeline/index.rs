@@ -163,7 +163,7 @@ impl TimelineIndex {
                     let mut v: Vec<u32> = (0..p.len() as u32)
                         .filter(|&k| p.dir[k as usize] == P2pDir::Recv)
                         .collect();
-                    let key = |k: &u32| completion(p.post[*k as usize], p.complete[*k as usize]);
+                    let key = |k: &u32| completion(p.post[*k as usize], p.complete(*k as usize));
                     if !v.windows(2).all(|w| key(&w[0]) <= key(&w[1])) {
                         v.sort_by_key(key);
                     }
@@ -213,7 +213,7 @@ impl TimelineIndex {
         for m in &matching.messages {
             let sc = trace.ranks[m.sender as usize].p2p.post[m.send_op as usize];
             let rp = &trace.ranks[m.receiver as usize].p2p;
-            let rc = completion(rp.post[m.recv_op as usize], rp.complete[m.recv_op as usize]);
+            let rc = completion(rp.post[m.recv_op as usize], rp.complete(m.recv_op as usize));
             let s = self.span_of(trace, clock, m.sender as usize, sc as usize).0;
             let r = self.span_of(trace, clock, m.receiver as usize, rc as usize).1;
             let l = &mut out[m.receiver as usize];

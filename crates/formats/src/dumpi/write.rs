@@ -398,7 +398,7 @@ pub fn write(trace: &Trace, prefix: &str) -> Vec<InputFile> {
         let mut completed: HashMap<CallIdx, Vec<usize>> = HashMap::new();
         for i in 0..rt.p2p.len() {
             posted.entry(rt.p2p.post[i]).or_default().push(i);
-            let c = rt.p2p.complete[i];
+            let c = rt.p2p.complete(i);
             if c != NOT_COMPLETED && c != rt.p2p.post[i] {
                 completed.entry(c).or_default().push(i);
             }

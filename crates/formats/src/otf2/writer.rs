@@ -485,8 +485,8 @@ impl<'t> ArchiveWriter<'t> {
         let completed = CallIndex::new(
             n,
             (0..p.len())
-                .filter(|&i| p.complete[i] != p.post[i] && p.complete[i] != NOT_COMPLETED)
-                .map(|i| (p.complete[i], i)),
+                .filter(|&i| p.complete(i) != p.post[i] && p.complete(i) != NOT_COMPLETED)
+                .map(|i| (p.complete(i), i)),
         );
         let collectives = CallIndex::new(n, (0..rt.collectives.len()).map(|i| (rt.collectives.call[i], i)));
         let local_rank = |comm: u32, world: Rank| -> u32 {
@@ -513,7 +513,7 @@ impl<'t> ArchiveWriter<'t> {
         let mut next_request = 0u64;
         let requests: Vec<u64> = (0..p.len())
             .map(|k| {
-                if p.complete[k] == p.post[k] {
+                if p.complete(k) == p.post[k] {
                     0
                 } else {
                     next_request += 1;
@@ -582,7 +582,7 @@ impl<'t> ArchiveWriter<'t> {
             for &k in posted.of(c) {
                 let peer = local_rank(p.comm[k], p.peer[k]);
                 let (comm, tag, bytes) = (p.comm[k], p.tag[k] as u32, p.bytes.at(k));
-                let blocking = p.complete[k] == ci;
+                let blocking = p.complete(k) == ci;
                 match (p.dir[k], blocking) {
                     (P2pDir::Send, true) => s.with_length(cur, id::MPI_SEND, |e| {
                         e.cu32(peer).cu32(comm).cu32(tag).cu64(bytes);

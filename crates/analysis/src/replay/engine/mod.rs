@@ -278,9 +278,9 @@ impl<'a> Engine<'a> {
                 .unwrap_or(0);
                 let complete_order = {
                     let mut v: Vec<u32> = (0..ops as u32)
-                        .filter(|&i| p.complete[i as usize] != NOT_COMPLETED)
+                        .filter(|&i| p.complete(i as usize) != NOT_COMPLETED)
                         .collect();
-                    v.sort_by_key(|&i| p.complete[i as usize]);
+                    v.sort_by_key(|&i| p.complete(i as usize));
                     v
                 };
                 Plan {
@@ -687,7 +687,7 @@ impl<'a> Engine<'a> {
                         self.finish_call(r);
                         continue;
                     };
-                    let at = rt.p2p.complete[op as usize] as usize;
+                    let at = rt.p2p.complete(op as usize) as usize;
                     if at > i {
                         self.finish_call(r);
                         continue;
