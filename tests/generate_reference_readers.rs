@@ -217,8 +217,8 @@ fn dumpi_output_reads_the_same_in_sst_dumpi() {
         for (i, w) in got["wall"].as_array().unwrap().iter().enumerate() {
             let w: Vec<u64> = w.as_array().unwrap().iter().map(|x| x.as_u64().unwrap()).collect();
             let (start, stop) = (w[0] * 1_000_000_000 + w[1], w[2] * 1_000_000_000 + w[3]);
-            let off = *offset.get_or_insert(start as i128 - c.enter[i] as i128);
-            assert_eq!(start as i128 - off, c.enter[i] as i128, "rank {r} call {i}: entry time");
+            let off = *offset.get_or_insert(start as i128 - c.enter(i) as i128);
+            assert_eq!(start as i128 - off, c.enter(i) as i128, "rank {r} call {i}: entry time");
             assert_eq!(stop as i128 - off, c.exit(i) as i128, "rank {r} call {i}: exit time");
         }
     }
@@ -260,8 +260,8 @@ fn otf2_output_reads_the_same_in_the_otf2_library() {
         let c = &trace.ranks[r].calls;
         assert_eq!(enters.len(), c.len(), "rank {r}: entries");
         for (i, &t) in enters.iter().enumerate() {
-            let off = *offset.get_or_insert(t as i128 - c.enter[i] as i128);
-            assert_eq!(t as i128 - off, c.enter[i] as i128, "rank {r} call {i}: entry time");
+            let off = *offset.get_or_insert(t as i128 - c.enter(i) as i128);
+            assert_eq!(t as i128 - off, c.enter(i) as i128, "rank {r} call {i}: entry time");
         }
         let coll = &trace.ranks[r].collectives;
         let got_coll = got["collectives"].as_array().unwrap();
@@ -320,7 +320,7 @@ fn repeated_otf2_output_reads_as_k_runs_in_the_otf2_library() {
         assert_eq!(enters.len() as u64, k * c.len() as u64, "rank {r}: entries");
         for (i, &t) in enters.iter().enumerate() {
             let (rep, j) = ((i / c.len()) as u64, i % c.len());
-            let want = (c.enter[j] + rep * period) as i128;
+            let want = (c.enter(j) + rep * period) as i128;
             let off = *offset.get_or_insert(t as i128 - want);
             assert_eq!(t as i128 - off, want, "rank {r} entry {i}: time");
         }

@@ -82,7 +82,7 @@ pub fn imbalance(trace: &Trace, selection: &Selection) -> ImbalanceReport {
         let mut compute = 0u64;
         let mut prev = c.exit(0);
         for i in 1..len {
-            let (a, b) = (prev.max(from), c.enter[i].min(to));
+            let (a, b) = (prev.max(from), c.enter(i).min(to));
             compute += b.saturating_sub(a);
             prev = prev.max(c.exit(i));
         }

@@ -407,7 +407,7 @@ impl OverviewBuilder {
                 local[id] = self.function(name(id as u32));
             }
             let f = local[id];
-            let (enter, exit) = (c.enter[i], c.exit(i));
+            let (enter, exit) = (c.enter(i), c.exit(i));
             let d = exit.saturating_sub(enter);
             self.calls_by_function[f] += 1;
             self.total_by_function[f] += d;

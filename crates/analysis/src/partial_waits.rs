@@ -33,7 +33,7 @@ fn idle(enter: u64, exit: u64, until: u64) -> u64 {
 
 fn call_times(trace: &Trace, rank: Rank, call: CallIdx) -> Option<(u64, u64)> {
     let c = &trace.ranks.get(rank as usize)?.calls;
-    Some((*c.enter.get(call as usize)?, c.get_exit(call as usize)?))
+    Some((c.enter.get(call as usize)?, c.get_exit(call as usize)?))
 }
 
 /// True for the non-blocking form of a function name (`MPI_Iallreduce`, `MPI_Ibarrier`), as
@@ -175,7 +175,7 @@ impl WaitsAcc {
                 send_op: m.send_op,
                 recv_enter: recv_post_enter,
             });
-            let rc = r.p2p.complete.get(ro).copied().unwrap_or(NOT_COMPLETED);
+            let rc = r.p2p.get_complete(ro).unwrap_or(NOT_COMPLETED);
             if rc == NOT_COMPLETED {
                 continue;
             }
@@ -226,7 +226,7 @@ impl WaitsAcc {
             let s = &trace.ranks[rep.sender as usize];
             let so = rep.send_op as usize;
             let Some(&spost) = s.p2p.post.get(so) else { continue };
-            let sc = s.p2p.complete.get(so).copied().unwrap_or(NOT_COMPLETED);
+            let sc = s.p2p.get_complete(so).unwrap_or(NOT_COMPLETED);
             if sc == NOT_COMPLETED {
                 continue;
             }

@@ -206,13 +206,13 @@ pub(crate) fn part(trace: &Trace, ranks: Range<Rank>, span: (Time, Time), option
             if f >= nf {
                 continue;
             }
-            let d = c.exit(i).saturating_sub(c.enter[i]);
+            let d = c.exit(i).saturating_sub(c.enter(i));
             calls[f] += 1;
             total[f] += d;
             per_rank[f * n + r] += d;
             mpi += d;
             if let Some(p) = prev_exit {
-                compute[r] += c.enter[i].saturating_sub(p);
+                compute[r] += c.enter(i).saturating_sub(p);
             }
             prev_exit = Some(prev_exit.map_or(c.exit(i), |p| p.max(c.exit(i))));
         }
@@ -235,7 +235,7 @@ pub(crate) fn part(trace: &Trace, ranks: Range<Rank>, span: (Time, Time), option
             let s = &mut p2p_sizes[size_bin(b)];
             s.0 += 1;
             s.1 += b;
-            if let Some(&t) = rt.calls.enter.get(p.post[i] as usize) {
+            if let Some(t) = rt.calls.enter.get(p.post[i] as usize) {
                 p2p_time[bin_of(t)] += b;
             }
         }
@@ -245,7 +245,7 @@ pub(crate) fn part(trace: &Trace, ranks: Range<Rank>, span: (Time, Time), option
             let s = &mut coll_sizes[size_bin(b)];
             s.0 += 1;
             s.1 += b;
-            if let Some(&t) = rt.calls.enter.get(co.call[i] as usize) {
+            if let Some(t) = rt.calls.enter.get(co.call[i] as usize) {
                 coll_time[bin_of(t)] += co.bytes_sent[i];
             }
         }

@@ -332,7 +332,7 @@ fn waits_of(ns: &[u64; 6]) -> Waits {
 
 fn call_times(trace: &Trace, rank: Rank, call: CallIdx) -> Option<(u64, u64)> {
     let c = &trace.ranks.get(rank as usize)?.calls;
-    Some((*c.enter.get(call as usize)?, c.get_exit(call as usize)?))
+    Some((c.enter.get(call as usize)?, c.get_exit(call as usize)?))
 }
 
 /// `min(until, exit) − enter`, or 0.
@@ -483,7 +483,7 @@ pub(crate) fn message_wait(trace: &Trace, roles: &[Role], m: &tracelogic_model::
         return None;
     };
     // Late sender, at the receive's completion.
-    let rc = r.p2p.complete.get(ro).copied().unwrap_or(NOT_COMPLETED);
+    let rc = r.p2p.get_complete(ro).unwrap_or(NOT_COMPLETED);
     if rc != NOT_COMPLETED {
         if let Some((enter, exit)) = call_times(trace, m.receiver, rc) {
             out.clock_violation = send_enter > exit;
@@ -501,7 +501,7 @@ pub(crate) fn message_wait(trace: &Trace, roles: &[Role], m: &tracelogic_model::
         }
     }
     // Late receiver, at the send's completion.
-    let sc = s.p2p.complete.get(so).copied().unwrap_or(NOT_COMPLETED);
+    let sc = s.p2p.get_complete(so).unwrap_or(NOT_COMPLETED);
     if sc != NOT_COMPLETED {
         let blocking = match role_of(m.sender, sc) {
             Some(Role::BlockingSend) => sc == spost,

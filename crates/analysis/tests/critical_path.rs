@@ -603,7 +603,7 @@ proptest::proptest! {
     ) {
         let Ok(mut t) = run(&random_program(seed, n, rounds)) else { return Ok(()) };
         if let Some(rt) = t.ranks.get_mut(skewed as usize) {
-            rt.calls.enter.iter_mut().for_each(|x| *x += skew);
+            rt.calls.enter.wrapping_add_all(skew);
             rt.span = rt.span.map(|(a, b)| (a + skew, b + skew));
         }
         let matching = match_messages(&t);

@@ -189,7 +189,7 @@ fn timeline() {
     let mut counts = vec![std::collections::HashMap::<String, u64>::new(); bins];
     for (r, re) in events.ranks.iter().enumerate() {
         for (e, &call) in re.calls.iter().enumerate() {
-            let t = (trace.ranks[r].calls.enter[call as usize] - t0) as f64 / 1e9;
+            let t = (trace.ranks[r].calls.enter(call as usize) - t0) as f64 / 1e9;
             if t < from || t >= to {
                 continue;
             }
@@ -318,7 +318,7 @@ fn dump_events() {
             let rt = &trace.ranks[part.rank as usize];
             for e in part.first_event..=part.last_event {
                 let call = re.calls[e as usize] as usize;
-                let t = rt.calls.enter[call] - t0;
+                let t = rt.calls.enter(call) - t0;
                 let (kind, bytes) = match re.events[e as usize] {
                     EventRef::P2p(k) => (
                         (rt.p2p.dir[k as usize] != tracelogic_model::P2pDir::Send) as u8,
@@ -369,7 +369,7 @@ fn stage_windows(
             let re = &events.ranks[part.rank as usize];
             let rt = &trace.ranks[part.rank as usize];
             for e in part.first_event..=part.last_event {
-                let t = rt.calls.enter[re.calls[e as usize] as usize];
+                let t = rt.calls.enter(re.calls[e as usize] as usize);
                 if t < from || t >= to {
                     continue;
                 }

@@ -93,7 +93,8 @@ fn check(dir: &std::path::Path) -> (u64, u64, usize) {
                 }
                 let calls = &trace.ranks[r].calls;
                 assert_eq!(
-                    s.start, calls.enter[re.calls[s.first_event as usize] as usize],
+                    s.start,
+                    calls.enter(re.calls[s.first_event as usize] as usize),
                     "{name}"
                 );
                 assert_eq!(s.end, calls.exit(re.calls[s.last_event as usize] as usize), "{name}");

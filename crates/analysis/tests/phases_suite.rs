@@ -44,7 +44,7 @@ fn append(into: &mut Trace, from: &Trace, shift: Time) {
             into.push_call(
                 r,
                 from.functions.name(rt.calls.func[c]),
-                rt.calls.enter[c] + shift,
+                rt.calls.enter(c) + shift,
                 rt.calls.exit(c) + shift,
                 tracelogic_model::NO_CALLPATH,
                 0,
@@ -54,10 +54,10 @@ fn append(into: &mut Trace, from: &Trace, shift: Time) {
         for i in 0..p.len() {
             let comm = &from.comms[p.comm[i] as usize];
             let comm = into.add_comm(&comm.name, comm.members.clone());
-            let complete = if p.complete[i] == NOT_COMPLETED {
+            let complete = if p.complete(i) == NOT_COMPLETED {
                 NOT_COMPLETED
             } else {
-                p.complete[i] + base
+                p.complete(i) + base
             };
             into.push_p2p(
                 r,

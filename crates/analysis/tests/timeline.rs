@@ -22,7 +22,7 @@ fn span(trace: &Trace, index: &TimelineIndex, clock: Clock, r: usize, i: usize) 
         Clock::Time => {
             let o = trace.span().0;
             let c = &trace.ranks[r].calls;
-            (c.enter[i] - o, c.exit(i) - o)
+            (c.enter(i) - o, c.exit(i) - o)
         }
         Clock::Logical => {
             let s = index.steps().unwrap().steps[r][i] as u64;
@@ -186,7 +186,7 @@ fn assert_lists(what: &str, trace: &Trace, index: &TimelineIndex, tile: &Timelin
         }
         let sc = trace.ranks[msg.sender as usize].p2p.post[msg.send_op as usize];
         let rp = &trace.ranks[msg.receiver as usize].p2p;
-        let rc = match rp.complete[msg.recv_op as usize] {
+        let rc = match rp.complete(msg.recv_op as usize) {
             NOT_COMPLETED => rp.post[msg.recv_op as usize],
             c => c,
         };
@@ -480,7 +480,7 @@ fn logical_steps_of_a_halo_exchange_line_up_per_iteration() {
         let first = &trace.ranks[0].calls;
         let w0: Vec<usize> = (0..first.len()).filter(|&i| first.func[i] == waitall).collect();
         for (a, b) in w.iter().zip(&w0) {
-            time_spread = time_spread.max(rt.calls.enter[*a].abs_diff(first.enter[*b]));
+            time_spread = time_spread.max(rt.calls.enter(*a).abs_diff(first.enter(*b)));
         }
     }
     assert!(time_spread > 0, "the imbalance should make the ranks drift in time");
@@ -491,7 +491,7 @@ fn logical_steps_of_a_halo_exchange_line_up_per_iteration() {
     // A receive is never before the send it completes, in steps.
     for m in &matching.messages {
         let sc = trace.ranks[m.sender as usize].p2p.post[m.send_op as usize];
-        let rc = trace.ranks[m.receiver as usize].p2p.complete[m.recv_op as usize];
+        let rc = trace.ranks[m.receiver as usize].p2p.complete(m.recv_op as usize);
         assert!(s.steps[m.sender as usize][sc as usize] < s.steps[m.receiver as usize][rc as usize]);
     }
 }
@@ -613,7 +613,7 @@ fn message_waits_follow_the_late_sender_definition() {
                     if at_end {
                         c.exit(i) - o == t
                     } else {
-                        c.enter[i] - o == t
+                        c.enter(i) - o == t
                     }
                 })
                 .unwrap()
@@ -625,9 +625,10 @@ fn message_waits_follow_the_late_sender_definition() {
             &trace.ranks[m.sender as usize].calls,
         );
         assert_eq!(trace.functions.name(rt.func[rc]), "MPI_Recv");
-        let want = st.enter[sc]
-            .saturating_sub(rt.enter[rc])
-            .min(rt.exit(rc) - rt.enter[rc]);
+        let want = st
+            .enter(sc)
+            .saturating_sub(rt.enter(rc))
+            .min(rt.exit(rc) - rt.enter(rc));
         assert_eq!(m.late_sender, want, "{m:?}");
         assert_eq!(m.time, (m.send, m.recv));
         late += (want > 0) as u32;

@@ -159,7 +159,7 @@ mod tests {
                 (0..rt.p2p.len())
                     .filter(move |&i| {
                         rt.p2p.dir[i] == tracelogic_model::P2pDir::Send
-                            && rt.calls.enter[rt.p2p.post[i] as usize] < start + half
+                            && rt.calls.enter(rt.p2p.post[i] as usize) < start + half
                     })
                     .map(move |i| rt.p2p.bytes.at(i))
             })

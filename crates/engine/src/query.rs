@@ -98,7 +98,7 @@ fn query(trace: &Trace, matching: &Matching, selection: Selection, limit: usize)
                     call: i,
                     function: trace.call_name(rt.rank, i).to_owned(),
                     kind: c.kind[at],
-                    enter_ns: c.enter[at].saturating_sub(start),
+                    enter_ns: c.enter(at).saturating_sub(start),
                     exit_ns: c.exit(at).saturating_sub(start),
                     bytes: call_bytes(trace, rt.rank, i),
                 });
@@ -120,7 +120,7 @@ fn query(trace: &Trace, matching: &Matching, selection: Selection, limit: usize)
             let r = &trace.ranks[m.receiver as usize];
             let so = m.send_op as usize;
             let ro = m.recv_op as usize;
-            let done = match r.p2p.complete[ro] {
+            let done = match r.p2p.complete(ro) {
                 NOT_COMPLETED => r.p2p.post[ro],
                 c => c,
             };

@@ -207,7 +207,7 @@ fn whole_calls(whole: &Trace, part: &Trace) -> Vec<Vec<u32>> {
             let mut out = Vec::with_capacity(p.len());
             let mut i = 0;
             for j in 0..p.len() {
-                while i < w.len() && (w.enter[i], w.exit(i), w.func[i]) != (p.enter[j], p.exit(j), p.func[j]) {
+                while i < w.len() && (w.enter(i), w.exit(i), w.func[i]) != (p.enter(j), p.exit(j), p.func[j]) {
                     i += 1;
                 }
                 if i == w.len() {
@@ -308,7 +308,7 @@ mod tests {
             for i in 0..calls.len() {
                 let want = starts
                     .iter()
-                    .take_while(|s| s.0 <= calls.enter[i])
+                    .take_while(|s| s.0 <= calls.enter(i))
                     .last()
                     .map_or(NONE, |s| s.1);
                 assert_eq!(groups.of_call[r][i], want, "rank {r} call {i}");
@@ -413,12 +413,12 @@ mod tests {
                 starts.sort_unstable();
                 assert_eq!(starts.is_empty(), r >= 4, "rank {r} has phases only when selected");
                 for i in 0..calls.len() {
-                    let want = if calls.enter[i] >= end {
+                    let want = if calls.enter(i) >= end {
                         NONE
                     } else {
                         starts
                             .iter()
-                            .take_while(|s| s.0 <= calls.enter[i])
+                            .take_while(|s| s.0 <= calls.enter(i))
                             .last()
                             .map_or(NONE, |s| s.1)
                     };

@@ -168,23 +168,23 @@ fn wildcard_receives_are_resolved_from_statuses_and_requests_linked() {
     let p = &t.ranks[1].p2p;
     assert_eq!(p.len(), 6);
     // First Irecv: completed by MPI_Wait (call 3), status says source 0, tag 7, 16 bytes.
-    assert_eq!((p.peer[0], p.tag[0], p.bytes.at(0), p.complete[0]), (0, 7, 16, 3));
-    assert_eq!((p.peer[1], p.tag[1], p.bytes.at(1), p.complete[1]), (0, 8, 16, 2));
+    assert_eq!((p.peer[0], p.tag[0], p.bytes.at(0), p.complete(0)), (0, 7, 16, 3));
+    assert_eq!((p.peer[1], p.tag[1], p.bytes.at(1), p.complete(1)), (0, 8, 16, 2));
     // Status ignored: the wildcard stays; the failed MPI_Test does not complete it.
     assert_eq!(
-        (p.peer[2], p.tag[2], p.bytes.at(2), p.complete[2]),
+        (p.peer[2], p.tag[2], p.bytes.at(2), p.complete(2)),
         (ANY_SOURCE, ANY_TAG, 4, 6)
     );
     // Sendrecv: two operations posted and completed by the same call.
     assert_eq!(
-        (p.dir[3], p.peer[3], p.bytes.at(3), p.post[3], p.complete[3]),
+        (p.dir[3], p.peer[3], p.bytes.at(3), p.post[3], p.complete(3)),
         (P2pDir::Send, 0, 20, 7, 7)
     );
     assert_eq!((p.dir[4], p.peer[4], p.bytes.at(4)), (P2pDir::Recv, 0, 4));
-    assert_eq!(p.complete[5], NOT_COMPLETED);
+    assert_eq!(p.complete(5), NOT_COMPLETED);
     let q = &t.ranks[0].p2p;
-    assert_eq!(q.complete[..2], [2, 2]);
-    assert_eq!((q.complete[2], q.bytes.at(2)), (3, 4));
+    assert_eq!(q.completes().take(2).collect::<Vec<_>>(), [2, 2]);
+    assert_eq!((q.complete(2), q.bytes.at(2)), (3, 4));
     assert_eq!(t.call_name(0, 2), "MPI_Waitall");
     assert!(
         t.warnings.iter().any(|w| w.contains("never completed")),
@@ -448,11 +448,11 @@ fn persistent_requests_waitsome_and_cartesian_communicators() {
     let p = &t.ranks[0].p2p;
     assert_eq!(p.len(), 4, "two operations per Startall");
     assert_eq!(p.post, vec![3, 3, 5, 5]);
-    assert_eq!(p.complete, vec![4, 4, 6, 6]);
+    assert_eq!(p.completes().collect::<Vec<_>>(), vec![4, 4, 6, 6]);
     assert_eq!((p.dir[0], p.dir[1]), (P2pDir::Send, P2pDir::Recv));
     assert!(p.peer.iter().all(|&x| x == 1) && p.bytes.iter().all(|x| x == 16) && p.comm.iter().all(|&c| c == 1));
     let q = &t.ranks[1].p2p;
-    assert_eq!((q.complete[0], q.complete[1]), (4, 3));
+    assert_eq!((q.complete(0), q.complete(1)), (4, 3));
     assert!(t.ranks[2].p2p.is_empty());
 }
 

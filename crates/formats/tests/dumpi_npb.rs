@@ -48,19 +48,19 @@ fn check_structure(t: &Trace) {
             }
             assert!(p.peer[i] < n, "rank {} op {i}: peer {} in range", rt.rank, p.peer[i]);
             assert!(comm.members.contains(&p.peer[i]) && comm.members.contains(&rt.rank));
-            assert_ne!(p.complete[i], NOT_COMPLETED, "rank {} op {i} completed", rt.rank);
-            assert!(p.complete[i] >= p.post[i]);
+            assert_ne!(p.complete(i), NOT_COMPLETED, "rank {} op {i} completed", rt.rank);
+            assert!(p.complete(i) >= p.post[i]);
             let kind = rt.calls.kind[p.post[i] as usize];
             assert!(kind.is_p2p(), "op posted by a p2p call");
-            let done = rt.calls.kind[p.complete[i] as usize];
-            assert!(done == CallKind::Completion || p.complete[i] == p.post[i]);
+            let done = rt.calls.kind[p.complete(i) as usize];
+            assert!(done == CallKind::Completion || p.complete(i) == p.post[i]);
         }
         let c = &rt.collectives;
         for i in 0..c.len() {
             assert!(c.root[i] == NO_ROOT || c.root[i] < n);
             assert_eq!(rt.calls.kind[c.call[i] as usize], CallKind::Collective);
         }
-        assert!(rt.calls.enter.windows(2).all(|w| w[0] <= w[1]), "calls in time order");
+        assert!(rt.calls.enters().is_sorted(), "calls in time order");
         assert!(
             rt.calls
                 .callpath
@@ -176,7 +176,7 @@ fn sstmacro_samples_read() {
             (p.dir[1], p.peer[1], p.tag[1], p.bytes.at(1)),
             (P2pDir::Recv, (r + 3) % 4, 1337, 4)
         );
-        assert_eq!(t.call_name(r, p.complete[0]), "MPI_Wait");
+        assert_eq!(t.call_name(r, p.complete(0)), "MPI_Wait");
     }
     let bgp = read("sstmacro-dumpi-testbgp");
     check_structure(&bgp);

@@ -33,7 +33,7 @@ fn sends_sharing_open_mpis_completed_request_each_get_their_waitsome() {
         let p = &rt.p2p;
         let n = |d: P2pDir| p.dir.iter().filter(|&&x| x == d).count();
         assert_eq!((n(P2pDir::Send), n(P2pDir::Recv)), (sends, recvs), "rank {}", rt.rank);
-        for (op, &c) in p.complete.iter().enumerate() {
+        for (op, c) in p.completes().enumerate() {
             assert_ne!(
                 c, NOT_COMPLETED,
                 "rank {} operation {op} ({:?}) has no completion",

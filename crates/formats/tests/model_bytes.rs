@@ -4,17 +4,22 @@
 
 use std::path::{Path, PathBuf};
 use tracelogic_formats::{read_trace, InputFile};
-use tracelogic_model::{Trace, COMM_WORLD, NO_CALLPATH};
+use tracelogic_model::{Trace, COMM_WORLD, NOT_COMPLETED, NO_CALLPATH};
 
 /// Bytes of one row of each event table in the model's current layout, column by column; the
 /// columns that cost nothing while every row holds one value (call paths, locations,
 /// communicators) apart.
-const CALL_ROW: u64 = 4 /* func */ + 1 /* kind */ + 8 /* enter */ + 4 /* duration */;
+const CALL_ROW: u64 = 4 /* func */ + 1 /* kind */ + 4 /* enter offset */ + 4 /* duration */;
+/// The entry times' base, one per block of 64 calls of a rank.
+const ENTER_BASE: u64 = 8;
 const CALLPATH: u64 = 4;
 const LOCATION: u64 = 2;
-const P2P_ROW: u64 = 4 /* post */ + 4 /* complete */ + 1 /* dir */ + 4 /* peer */ + 4 /* tag */ + 4 /* bytes */;
-/// A duration or message size of 2^32 - 1 or more: its row in the column's escape table.
+const P2P_ROW: u64 = 4 /* post */ + 1 /* complete */ + 1 /* dir */ + 4 /* peer */ + 4 /* tag */ + 4 /* bytes */;
+/// A duration or message size of 2^32 - 1 or more, an entry 2^32 - 1 ns or more after its
+/// block's first: its row in the column's escape table.
 const ESCAPED: u64 = 16;
+/// A completion 254 calls or more after its post, or before it: its row in the escape table.
+const ESCAPED_COMPLETION: u64 = 8;
 const COLLECTIVE_ROW: u64 = 4 /* call */ + 1 /* op */ + 4 /* root */ + 8 /* bytes_sent */ + 8 /* bytes_recv */;
 const COMM: u64 = 4;
 
@@ -26,7 +31,22 @@ fn sparse_bytes(t: &Trace) -> (u64, u64, u64) {
     for rt in &t.ranks {
         let n = rt.calls.len() as u64;
         calls += rt.calls.duration.iter().filter(|&d| wide(d)).count() as u64 * ESCAPED;
+        let enter: Vec<u64> = rt.calls.enters().collect();
+        for block in enter.chunks(64) {
+            calls += ENTER_BASE;
+            calls += block.iter().filter(|&&t| wide(t.wrapping_sub(block[0]))).count() as u64 * ESCAPED;
+        }
         p2p += rt.p2p.bytes.iter().filter(|&b| wide(b)).count() as u64 * ESCAPED;
+        let far = |(post, done): (u32, u32)| done != NOT_COMPLETED && (done < post || done - post >= 254);
+        p2p += rt
+            .p2p
+            .post
+            .iter()
+            .copied()
+            .zip(rt.p2p.completes())
+            .filter(|&pd| far(pd))
+            .count() as u64
+            * ESCAPED_COMPLETION;
         if rt.calls.callpath.iter().any(|&c| c != NO_CALLPATH) {
             calls += n * CALLPATH;
         }

@@ -53,7 +53,7 @@ fn check(t: &Trace, want: &Value) {
                 let c = &rt.calls;
                 (
                     t.call_name(r as u32, i as u32).to_string(),
-                    c.enter[i],
+                    c.enter(i),
                     c.exit(i),
                     c.location[i] as u64,
                 )
@@ -81,7 +81,7 @@ fn check(t: &Trace, want: &Value) {
                 format!(
                     "{} {} {dir} {} {} {comm} {}",
                     p.post[i],
-                    p.complete[i],
+                    p.complete(i),
                     p.peer[i],
                     p.tag[i],
                     p.bytes.at(i)

@@ -55,7 +55,7 @@ fn four_rank_sample_gives_the_generated_calls_and_operations() {
         // Times: ticks are ns from the global offset 1_000_000.
         let t0 = r as u64 * 10 + 100 + 1000 * (r as u64 + 1) + 10;
         assert_eq!(
-            (rt.calls.enter[0], rt.calls.exit(0)),
+            (rt.calls.enter(0), rt.calls.exit(0)),
             (t0, t0 + if r % 2 == 0 { 50 } else { 45 })
         );
         assert_eq!(rt.span, Some((r as u64 * 10, t0 + 120 + 10 + 10 + 50 + 100 + 100)));
@@ -72,7 +72,7 @@ fn four_rank_sample_gives_the_generated_calls_and_operations() {
             .map(|i| {
                 (
                     p.post[i],
-                    p.complete[i],
+                    p.complete(i),
                     p.dir[i],
                     p.peer[i],
                     p.tag[i],
@@ -137,7 +137,7 @@ fn score_p_ping_pong_maps_comms_clock_and_call_paths() {
     let send = p.post[0] as usize;
     let ticks = 7397467382750926u64 - 7397466976977800;
     let ns = (ticks as u128 * 1_000_000_000 + 2095197216 / 2) / 2095197216;
-    assert_eq!(t.ranks[0].calls.enter[send], ns as u64);
+    assert_eq!(t.ranks[0].calls.enter(send), ns as u64);
 }
 
 #[test]
@@ -198,8 +198,24 @@ fn assert_same_model(a: &Trace, b: &Trace) {
         }
         let (p, q) = (&x.p2p, &y.p2p);
         assert_eq!(
-            (&p.post, &p.complete, &p.dir, &p.peer, &p.tag, &p.comm, &p.bytes),
-            (&q.post, &q.complete, &q.dir, &q.peer, &q.tag, &q.comm, &q.bytes),
+            (
+                &p.post,
+                &p.completes().collect::<Vec<_>>(),
+                &p.dir,
+                &p.peer,
+                &p.tag,
+                &p.comm,
+                &p.bytes
+            ),
+            (
+                &q.post,
+                &q.completes().collect::<Vec<_>>(),
+                &q.dir,
+                &q.peer,
+                &q.tag,
+                &q.comm,
+                &q.bytes
+            ),
             "rank {r}"
         );
         let (c, d) = (&x.collectives, &y.collectives);

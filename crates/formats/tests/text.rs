@@ -151,13 +151,13 @@ fn hand_written_ping_pong_reads_as_expected() {
     assert_eq!(t.num_calls(), 10);
     let r0 = &t.ranks[0];
     assert_eq!(t.call_name(0, 1), "MPI_Send");
-    assert_eq!((r0.calls.enter[1], r0.calls.exit(1)), (2000, 2500));
+    assert_eq!((r0.calls.enter(1), r0.calls.exit(1)), (2000, 2500));
     assert_eq!(r0.calls.kind[1], CallKind::Send);
     assert_eq!(r0.p2p.dir, vec![P2pDir::Send, P2pDir::Recv]);
     assert_eq!(r0.p2p.peer, vec![1, 1]);
     assert_eq!(r0.p2p.bytes, vec![1024, 1024]);
     assert_eq!(r0.p2p.post, vec![1, 2]);
-    assert_eq!(r0.p2p.complete, vec![1, 2]);
+    assert_eq!(r0.p2p.completes().collect::<Vec<_>>(), vec![1, 2]);
     let cp = r0.calls.callpath[1];
     let names: Vec<&str> = t.callpaths[cp as usize].iter().map(|&r| t.regions.name(r)).collect();
     assert_eq!(names, ["main", "exchange"]);
@@ -179,7 +179,7 @@ fn non_blocking_requests_link_to_their_wait() {
     let p = &t.ranks[0].p2p;
     assert_eq!(p.peer, vec![ANY_SOURCE, 1, 1]);
     assert_eq!(p.tag, vec![ANY_TAG, 1, 0]);
-    assert_eq!(p.complete, vec![2, 2, NOT_COMPLETED]);
+    assert_eq!(p.completes().collect::<Vec<_>>(), vec![2, 2, NOT_COMPLETED]);
 }
 
 fn error_of(src: &str) -> FormatError {
@@ -316,7 +316,7 @@ fn examples_in_the_format_documentation_read() {
     );
     let t = read_str("doc2.txt", examples[1]).unwrap();
     let r0 = &t.ranks[0];
-    assert_eq!(r0.p2p.complete, vec![2, 2]);
+    assert_eq!(r0.p2p.completes().collect::<Vec<_>>(), vec![2, 2]);
     assert_eq!(r0.collectives.root, vec![2]);
     assert_eq!(r0.collectives.comm, vec![1]);
     assert_eq!(t.comms[1].members, vec![0, 2]);

@@ -89,7 +89,7 @@ impl Calls {
     pub fn heap_bytes(&self) -> Bytes {
         Bytes::of(&self.func)
             + Bytes::of(&self.kind)
-            + Bytes::of(&self.enter)
+            + self.enter.heap_bytes()
             + self.duration.heap_bytes()
             + Bytes::of(self.callpath.stored())
             + Bytes::of(self.location.stored())
@@ -100,7 +100,7 @@ impl P2p {
     /// Heap bytes of the columns.
     pub fn heap_bytes(&self) -> Bytes {
         Bytes::of(&self.post)
-            + Bytes::of(&self.complete)
+            + self.complete.heap_bytes()
             + Bytes::of(&self.dir)
             + Bytes::of(&self.peer)
             + Bytes::of(&self.tag)

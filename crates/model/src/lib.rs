@@ -9,13 +9,15 @@
 //! never learn which format a trace came from.
 //!
 //! The layout is columnar because real traces reach hundreds of millions of calls: a call
-//! costs 17 bytes (23 with call paths and threads), a point-to-point operation 21 (25 on
+//! costs about 13 bytes (19 with call paths and threads), a point-to-point operation 18 (22 on
 //! other communicators than `MPI_COMM_WORLD`) ([`heap`]); durations and message sizes are
-//! [`Narrow`] columns, 4 bytes a row while they fit in 32 bits.
+//! [`Narrow`] columns, 4 bytes a row while they fit in 32 bits, entry times [`Stamps`] (about
+//! 4 bytes), completing calls [`Completions`] (1 byte, the distance from the posting call).
 
 pub mod build;
 pub mod cartesian;
 pub mod column;
+pub mod completions;
 pub mod heap;
 mod kinds;
 pub mod matching;
@@ -27,12 +29,14 @@ pub mod stamps;
 
 pub use cartesian::CartTopology;
 pub use column::Sparse;
+pub use completions::Completions;
 pub use heap::{Bytes, HeapBytes};
 pub use kinds::{CallKind, CollectiveOp};
 pub use matching::{match_messages, Matching, Message};
 pub use narrow::Narrow;
 pub use query::Selection;
 pub use renumber::RenumberError;
+pub use stamps::Stamps;
 
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -160,8 +164,9 @@ pub struct Calls {
     pub func: Vec<FuncId>,
     /// Classification of the function.
     pub kind: Vec<CallKind>,
-    /// Entry time.
-    pub enter: Vec<Time>,
+    /// Entry time, about 4 bytes a call ([`Stamps`]). Read with [`Calls::enter`] and
+    /// [`Calls::enters`].
+    pub enter: Stamps,
     /// Duration (exit − entry; 0 when the format records only one timestamp), 4 bytes a call
     /// up to 4.29 s ([`Narrow`]). Read the exit time with [`Calls::exit`].
     pub duration: Narrow,
@@ -182,15 +187,30 @@ impl Calls {
     pub fn is_empty(&self) -> bool {
         self.func.is_empty()
     }
+    /// Entry time of call `i` (panics past the end).
+    #[inline]
+    pub fn enter(&self, i: usize) -> Time {
+        self.enter.at(i)
+    }
+    /// Entry time of call `i`, if there is one.
+    #[inline]
+    pub fn get_enter(&self, i: usize) -> Option<Time> {
+        self.enter.get(i)
+    }
+    /// Entry times in call order.
+    #[inline]
+    pub fn enters(&self) -> stamps::Iter<'_> {
+        self.enter.iter()
+    }
     /// Exit time of call `i` (entry plus duration; panics past the end).
     #[inline]
     pub fn exit(&self, i: usize) -> Time {
-        self.enter[i] + self.duration.at(i)
+        self.enter.at(i) + self.duration.at(i)
     }
     /// Exit time of call `i`, if there is one.
     #[inline]
     pub fn get_exit(&self, i: usize) -> Option<Time> {
-        Some(*self.enter.get(i)? + self.duration.get(i)?)
+        Some(self.enter.get(i)? + self.duration.get(i)?)
     }
     /// Exit time of the last call.
     pub fn last_exit(&self) -> Option<Time> {
@@ -198,16 +218,16 @@ impl Calls {
     }
     /// Exit times in call order.
     pub fn exits(&self) -> impl DoubleEndedIterator<Item = Time> + ExactSizeIterator + Clone + '_ {
-        self.enter.iter().zip(self.duration.iter()).map(|(&a, d)| a + d)
+        self.enter.iter().zip(self.duration.iter()).map(|(a, d)| a + d)
     }
     /// Set the exit time of call `i` (clamped to its entry).
     pub fn set_exit(&mut self, i: usize, exit: Time) {
-        self.duration.set(i, exit.saturating_sub(self.enter[i]));
+        self.duration.set(i, exit.saturating_sub(self.enter.at(i)));
     }
     /// Set the entry time of call `i`, keeping its exit time (the duration clamped at 0).
     pub fn set_enter_keep_exit(&mut self, i: usize, enter: Time) {
         let exit = self.exit(i);
-        self.enter[i] = enter;
+        self.enter.set(i, enter);
         self.duration.set(i, exit.saturating_sub(enter));
     }
 }
@@ -223,13 +243,16 @@ pub enum P2pDir {
 
 /// Point-to-point operations of one rank (one per send or receive; `MPI_Sendrecv` gives two),
 /// ordered by the call that posted them.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default)]
 pub struct P2p {
     /// Call that posted the operation (`MPI_Send`, `MPI_Isend`, `MPI_Recv`, `MPI_Irecv`...).
     pub post: Vec<CallIdx>,
     /// Call that completed it: the post itself for blocking calls, the `MPI_Wait*`/`MPI_Test*`
-    /// for non-blocking ones, [`NOT_COMPLETED`] if no completion was recorded.
-    pub complete: Vec<CallIdx>,
+    /// for non-blocking ones, [`NOT_COMPLETED`] if no completion was recorded. Stored as the
+    /// distance from `post`, about 1 byte ([`Completions`]): read with [`P2p::complete`] /
+    /// [`P2p::completes`], write with [`P2p::set_complete`]; change `post` only through
+    /// [`P2p::renumber_calls`].
+    pub complete: Completions,
     /// Send or receive.
     pub dir: Vec<P2pDir>,
     /// World rank of the partner ([`ANY_SOURCE`] for an unresolved wildcard receive).
@@ -253,6 +276,108 @@ impl P2p {
     /// True when the rank has no point-to-point operation.
     pub fn is_empty(&self) -> bool {
         self.post.is_empty()
+    }
+    /// The call that completed operation `i` ([`NOT_COMPLETED`] if none; panics past the end).
+    #[inline]
+    pub fn complete(&self, i: usize) -> CallIdx {
+        self.complete.at(i, self.post[i])
+    }
+    /// The call that completed operation `i`, if there is such an operation.
+    #[inline]
+    pub fn get_complete(&self, i: usize) -> Option<CallIdx> {
+        (i < self.complete.len()).then(|| self.complete(i))
+    }
+    /// The completing calls in operation order.
+    pub fn completes(&self) -> impl DoubleEndedIterator<Item = CallIdx> + ExactSizeIterator + Clone + '_ {
+        (0..self.complete.len()).map(|i| self.complete(i))
+    }
+    /// Set the call that completed operation `i`.
+    #[inline]
+    pub fn set_complete(&mut self, i: usize, done: CallIdx) {
+        self.complete.set(i, self.post[i], done);
+    }
+    /// Replace every posting and completing call `c` by `to(c)` ([`NOT_COMPLETED`] stays).
+    pub fn renumber_calls(&mut self, mut to: impl FnMut(CallIdx) -> CallIdx) {
+        let done: Vec<CallIdx> = self
+            .completes()
+            .map(|c| if c == NOT_COMPLETED { c } else { to(c) })
+            .collect();
+        self.post.iter_mut().for_each(|c| *c = to(*c));
+        self.set_completes(done);
+    }
+    /// Replace the completing calls by `done`, one per operation in order.
+    pub fn set_completes(&mut self, done: impl IntoIterator<Item = CallIdx>) {
+        let mut col = Completions::default();
+        col.reserve(self.post.len());
+        for (&post, d) in self.post.iter().zip(done) {
+            col.push(post, d);
+        }
+        assert_eq!(col.len(), self.post.len(), "one completion per operation");
+        self.complete = col;
+    }
+}
+
+/// [`P2p`] as it is serialised: every column as a plain sequence (`P` and `C` the posting
+/// and completing calls, owned when read, borrowed when written).
+#[derive(Serialize, Deserialize)]
+#[serde(rename = "P2p")]
+struct P2pRows<P, C, D, R, T, K, B> {
+    post: P,
+    complete: C,
+    dir: D,
+    peer: R,
+    tag: T,
+    comm: K,
+    bytes: B,
+}
+
+/// The completing calls of a [`P2p`] serialised as a `Vec<CallIdx>` is.
+struct CompletesOf<'a>(&'a P2p);
+
+impl Serialize for CompletesOf<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.completes())
+    }
+}
+
+impl Serialize for P2p {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        P2pRows {
+            post: &self.post,
+            complete: CompletesOf(self),
+            dir: &self.dir,
+            peer: &self.peer,
+            tag: &self.tag,
+            comm: &self.comm,
+            bytes: &self.bytes,
+        }
+        .serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for P2p {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        type Owned =
+            P2pRows<Vec<CallIdx>, Vec<CallIdx>, Vec<P2pDir>, Vec<Rank>, Vec<i32>, Sparse<CommId, COMM_WORLD>, Narrow>;
+        let r = Owned::deserialize(d)?;
+        if r.complete.len() != r.post.len() {
+            return Err(serde::de::Error::custom(format!(
+                "point-to-point table with {} posting calls and {} completions",
+                r.post.len(),
+                r.complete.len()
+            )));
+        }
+        let mut p = P2p {
+            post: r.post,
+            complete: Completions::default(),
+            dir: r.dir,
+            peer: r.peer,
+            tag: r.tag,
+            comm: r.comm,
+            bytes: r.bytes,
+        };
+        p.set_completes(r.complete);
+        Ok(p)
     }
 }
 
@@ -500,8 +625,9 @@ impl RankTrace {
         if p.post.windows(2).any(|w| w[0] > w[1]) {
             let mut perm: Vec<usize> = (0..p.post.len()).collect();
             perm.sort_by_key(|&i| p.post[i]);
+            let done: Vec<CallIdx> = perm.iter().map(|&i| p.complete(i)).collect();
             p.post = perm.iter().map(|&i| p.post[i]).collect();
-            p.complete = perm.iter().map(|&i| p.complete[i]).collect();
+            p.set_completes(done);
             p.dir = perm.iter().map(|&i| p.dir[i]).collect();
             p.peer = perm.iter().map(|&i| p.peer[i]).collect();
             p.tag = perm.iter().map(|&i| p.tag[i]).collect();
@@ -601,7 +727,7 @@ impl RankTrace {
     ) {
         let p = &mut self.p2p;
         p.post.push(post);
-        p.complete.push(complete);
+        p.complete.push(post, complete);
         p.dir.push(dir);
         p.peer.push(peer);
         p.tag.push(tag);

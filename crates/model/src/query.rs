@@ -141,7 +141,7 @@ impl Selection {
         let c = &rt.calls;
         let i = call as usize;
         if i >= c.len()
-            || !self.selects_time(c.enter[i])
+            || !self.selects_time(c.enter(i))
             || !self.selects_kind(c.kind[i])
             || !self.posts_on_selected_comm(rt, call)
         {
@@ -228,7 +228,7 @@ impl Selection {
     fn selects_posting_call(&self, rt: &RankTrace, call: CallIdx) -> bool {
         let c = &rt.calls;
         let i = call as usize;
-        i < c.len() && self.selects_time(c.enter[i]) && self.selects_kind(c.kind[i])
+        i < c.len() && self.selects_time(c.enter(i)) && self.selects_kind(c.kind[i])
     }
 }
 
@@ -852,7 +852,7 @@ mod tests {
             .map(|c| r.call_name(0, c))
             .collect();
         assert_eq!(kept, vec!["MPI_Isend", "MPI_Wait", "MPI_Allreduce"]);
-        assert_eq!(r.call_name(0, r.ranks[0].p2p.complete[0]), "MPI_Wait");
+        assert_eq!(r.call_name(0, r.ranks[0].p2p.complete(0)), "MPI_Wait");
         assert_eq!(r.ranks[1].p2p.len(), 1);
         let r = t.restrict(&on(crate::COMM_WORLD));
         assert_eq!(r.ranks[0].p2p.bytes, vec![128]);

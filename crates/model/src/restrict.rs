@@ -228,8 +228,8 @@ fn restrict_rank(rt: &RankTrace, selected: bool, selection: &Selection) -> RankT
         .collect();
     for (i, _) in keep_p2p.iter().enumerate().filter(|(_, &k)| k) {
         keep[rt.p2p.post[i] as usize] = true;
-        let done = rt.p2p.complete[i] as usize;
-        if done < n && selection.selects_time(calls.enter[done]) {
+        let done = rt.p2p.complete(i) as usize;
+        if done < n && selection.selects_time(calls.enter(done)) {
             keep[done] = true;
         }
     }
@@ -244,12 +244,7 @@ fn restrict_rank(rt: &RankTrace, selected: bool, selection: &Selection) -> RankT
     let kept_calls = calls.select_rows(&keep);
 
     let mut p2p = rt.p2p.select_rows(&keep_p2p);
-    for c in &mut p2p.post {
-        *c = new_index[*c as usize];
-    }
-    for c in &mut p2p.complete {
-        *c = new_index.get(*c as usize).copied().unwrap_or(NOT_COMPLETED);
-    }
+    p2p.renumber_calls(|c| new_index.get(c as usize).copied().unwrap_or(NOT_COMPLETED));
     let mut collectives = rt.collectives.select_rows(&keep_coll);
     for c in &mut collectives.call {
         *c = new_index[*c as usize];
@@ -289,10 +284,8 @@ fn clipped_span(span: Option<(u64, u64)>, selection: &Selection, kept: &Calls) -
         (lo <= hi).then_some((lo, hi))
     });
     let calls = kept
-        .enter
-        .iter()
+        .enters()
         .zip(kept.exits())
-        .map(|(&a, b)| (a, b))
         .reduce(|a, b| (a.0.min(b.0), a.1.max(b.1)));
     match (clipped, calls) {
         (Some(s), Some(c)) => Some((s.0.min(c.0), s.1.max(c.1))),
@@ -358,7 +351,7 @@ mod tests {
                 v.push((
                     rt.rank,
                     t.call_name(rt.rank, i as CallIdx).to_owned(),
-                    rt.calls.enter[i],
+                    rt.calls.enter(i),
                 ));
             }
         }
@@ -372,9 +365,9 @@ mod tests {
         let mut v = Vec::new();
         for rt in &t.ranks {
             let n = rt.calls.len();
-            let at = |i: CallIdx| (t.call_name(rt.rank, i).to_owned(), rt.calls.enter[i as usize]);
+            let at = |i: CallIdx| (t.call_name(rt.rank, i).to_owned(), rt.calls.enter(i as usize));
             for i in 0..rt.p2p.len() {
-                let (post, done) = (rt.p2p.post[i], rt.p2p.complete[i]);
+                let (post, done) = (rt.p2p.post[i], rt.p2p.complete(i));
                 assert!(
                     (post as usize) < n,
                     "rank {} op {i} posted by call {post} of {n}",

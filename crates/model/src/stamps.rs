@@ -9,8 +9,8 @@
 //! and adds the base back later ([`Stamps::wrapping_add_all`]) gets its times exactly.
 //! Serialised as the plain sequence of its values, as a `Vec<u64>` is.
 //!
-//! Not used by the model yet: it is the layout meant for `Calls::enter` (about 4 bytes a call
-//! instead of 8; docs/large-traces.md "Model size").
+//! `Calls::enter` is stored this way (about 4 bytes a call instead of 8; docs/large-traces.md
+//! "Model size").
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;

@@ -116,11 +116,13 @@ fn apply(mut t: Trace, how: &Reshape) -> Trace {
             rt.p2p = P2p::default();
             continue;
         }
-        for t in &mut rt.calls.enter {
+        for i in 0..rt.calls.len() {
+            let mut t = rt.calls.enter(i);
             if rng.f64() < how.glitch {
-                *t = t.saturating_sub(rng.u64(0..1_000_000));
+                t = t.saturating_sub(rng.u64(0..1_000_000));
             }
-            *t -= *t % how.clock_grain;
+            t -= t % how.clock_grain;
+            rt.calls.enter.set(i, t);
         }
         let p = &mut rt.p2p;
         for i in 0..p.len() {

@@ -148,21 +148,21 @@ proptest! {
         let mut sends = 0u64;
         for (rt, orig) in r.ranks.iter().zip(&t.ranks) {
             let n = rt.calls.len();
-            let id = |calls: &tracelogic_model::Calls, i: u32| (calls.func[i as usize], calls.enter[i as usize]);
+            let id = |calls: &tracelogic_model::Calls, i: u32| (calls.func[i as usize], calls.enter(i as usize));
             // Kept calls are a subsequence of the original calls, each selected or serving a kept operation.
             let mut j = 0;
             for i in 0..n {
-                while j < orig.calls.len() && (orig.calls.func[j], orig.calls.enter[j]) != id(&rt.calls, i as u32) {
+                while j < orig.calls.len() && (orig.calls.func[j], orig.calls.enter(j)) != id(&rt.calls, i as u32) {
                     j += 1;
                 }
                 prop_assert!(j < orig.calls.len(), "rank {} call {} is not an original call", rt.rank, i);
-                prop_assert!(s.selects_time(rt.calls.enter[i]));
+                prop_assert!(s.selects_time(rt.calls.enter(i)));
                 j += 1;
             }
             // Each kept operation is an original one with the same posting call and completion.
             let mut k = 0;
             for i in 0..rt.p2p.len() {
-                let (post, done) = (rt.p2p.post[i], rt.p2p.complete[i]);
+                let (post, done) = (rt.p2p.post[i], rt.p2p.complete(i));
                 prop_assert!((post as usize) < n);
                 prop_assert!(done == NOT_COMPLETED || (done as usize) < n);
                 while k < orig.p2p.len()
@@ -175,11 +175,11 @@ proptest! {
                 }
                 prop_assert!(k < orig.p2p.len(), "rank {} op {} is not an original operation", rt.rank, i);
                 prop_assert!(s.selects_p2p(&t, rt.rank, k));
-                let od = orig.p2p.complete[k];
+                let od = orig.p2p.complete(k);
                 if done != NOT_COMPLETED {
                     prop_assert_eq!(id(&rt.calls, done), id(&orig.calls, od));
                 } else {
-                    prop_assert!(od == NOT_COMPLETED || !s.selects_time(orig.calls.enter[od as usize]));
+                    prop_assert!(od == NOT_COMPLETED || !s.selects_time(orig.calls.enter(od as usize)));
                 }
                 if rt.p2p.dir[i] == P2pDir::Send {
                     sends += 1;

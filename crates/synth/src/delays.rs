@@ -269,8 +269,8 @@ mod tests {
         let t = run(&p).unwrap();
         // Init [0,1) on both; rank 1 enters Recv at 101; Ssend [1, 102); Recv exits at
         // max(101, 1 + 10) + 1 = 102.
-        assert_eq!((t.ranks[0].calls.enter[1], t.ranks[0].calls.exit(1)), (1, 102));
-        assert_eq!((t.ranks[1].calls.enter[1], t.ranks[1].calls.exit(1)), (101, 102));
+        assert_eq!((t.ranks[0].calls.enter(1), t.ranks[0].calls.exit(1)), (1, 102));
+        assert_eq!((t.ranks[1].calls.enter(1), t.ranks[1].calls.exit(1)), (101, 102));
     }
 
     #[test]

@@ -60,13 +60,13 @@ fn assert_clock_monotonic(trace: &Trace) {
         let c = &rt.calls;
         for i in 0..c.len() {
             assert!(
-                c.exit(i) >= c.enter[i],
+                c.exit(i) >= c.enter(i),
                 "rank {} call {i} ends before it starts",
                 rt.rank
             );
             if i > 0 {
                 assert!(
-                    c.enter[i] >= c.exit(i - 1),
+                    c.enter(i) >= c.exit(i - 1),
                     "rank {} call {i} overlaps the previous",
                     rt.rank
                 );
@@ -81,8 +81,8 @@ fn assert_causal(trace: &Trace, latency: u64) {
     for msg in &m.messages {
         let s = &trace.ranks[msg.sender as usize];
         let r = &trace.ranks[msg.receiver as usize];
-        let sent = s.calls.enter[s.p2p.post[msg.send_op as usize] as usize];
-        let done = r.calls.exit(r.p2p.complete[msg.recv_op as usize] as usize);
+        let sent = s.calls.enter(s.p2p.post[msg.send_op as usize] as usize);
+        let done = r.calls.exit(r.p2p.complete(msg.recv_op as usize) as usize);
         assert!(
             done >= sent + latency,
             "message {msg:?} completes at {done}, sent at {sent}"
@@ -148,9 +148,9 @@ fn nonblocking_operations_complete_in_their_waitall() {
         for i in 0..p.len() {
             let post_kind = c.kind[p.post[i] as usize];
             assert!(matches!(post_kind, CallKind::Isend | CallKind::Irecv));
-            assert_ne!(p.complete[i], NOT_COMPLETED);
-            assert!(p.complete[i] > p.post[i]);
-            assert_eq!(trace.call_name(rt.rank, p.complete[i]), "MPI_Waitall");
+            assert_ne!(p.complete(i), NOT_COMPLETED);
+            assert!(p.complete(i) > p.post[i]);
+            assert_eq!(trace.call_name(rt.rank, p.complete(i)), "MPI_Waitall");
             assert_eq!(p.comm[i], COMM_WORLD);
         }
     }
@@ -246,7 +246,7 @@ fn phases_run_in_order_with_their_own_topology_and_size() {
         for i in 0..p.len() {
             if p.dir[i] == P2pDir::Send {
                 by_size.entry(p.bytes.at(i)).or_default().push((rt.rank, p.peer[i]));
-                let t = rt.calls.enter[p.post[i] as usize];
+                let t = rt.calls.enter(p.post[i] as usize);
                 let ph = &truth.phases[if p.bytes.at(i) == 1000 { 0 } else { 1 }];
                 assert!(ph.start_ns <= t && t <= ph.end_ns, "send at {t} outside its phase");
             }
@@ -324,7 +324,7 @@ fn collectives_every_k_iterations_on_comm_world() {
     let last_enter = trace
         .ranks
         .iter()
-        .map(|r| r.calls.enter[r.collectives.call[0] as usize])
+        .map(|r| r.calls.enter(r.collectives.call[0] as usize))
         .max();
     assert!(exits.iter().all(|&e| e == exits[0] && Some(e) > last_enter));
 }
@@ -348,7 +348,7 @@ fn wavefront_sweeps_the_grid_both_ways() {
     let last = &trace.ranks[19].calls;
     assert_eq!(trace.call_name(19, 1), "MPI_Recv");
     assert!(
-        last.exit(1) > c0.enter[1] + 7 * s.clock.latency_ns,
+        last.exit(1) > c0.enter(1) + 7 * s.clock.latency_ns,
         "the sweep crosses 7 hops"
     );
     // An interior rank: recv north, recv west, send south, send east, then the reverse sweep.

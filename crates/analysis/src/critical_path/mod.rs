@@ -335,11 +335,11 @@ impl HappensBefore {
             if !in_range(m.sender, spost) || !in_range(m.receiver, rpost) {
                 continue;
             }
-            let rc = r.p2p.complete.get(ro).copied().unwrap_or(NOT_COMPLETED);
+            let rc = r.p2p.get_complete(ro).unwrap_or(NOT_COMPLETED);
             if rc != NOT_COMPLETED && in_range(m.receiver, rc) {
                 deps.push((gid(m.receiver, rc), gid(m.sender, spost)));
             }
-            let sc = s.p2p.complete.get(so).copied().unwrap_or(NOT_COMPLETED);
+            let sc = s.p2p.get_complete(so).unwrap_or(NOT_COMPLETED);
             if sc != NOT_COMPLETED && in_range(m.sender, sc) {
                 let role = roles.get(s.calls.func[sc as usize] as usize).copied();
                 let blocking = match role {
@@ -512,45 +512,29 @@ impl HappensBefore {
 }
 
 /// Per rank, the calls' enter and exit times clamped so that program order holds (each call
-/// enters no earlier than the previous one exits, exits no earlier than it enters): borrowed
-/// from the trace when nothing needs clamping, as on a trace with sane clocks (the exits are
-/// always computed: the model stores durations).
-struct Times<'a> {
-    enter: Vec<std::borrow::Cow<'a, [u64]>>,
-    exit: Vec<std::borrow::Cow<'a, [u64]>>,
+/// enters no earlier than the previous one exits, exits no earlier than it enters), as plain
+/// vectors (the model stores entries as [`tracelogic_model::Stamps`] and durations).
+struct Times {
+    enter: Vec<Vec<u64>>,
+    exit: Vec<Vec<u64>>,
 }
 
-impl<'a> Times<'a> {
-    fn of(trace: &'a Trace, base: &[u32], t0: u64) -> Times<'a> {
-        use std::borrow::Cow;
+impl Times {
+    fn of(trace: &Trace, base: &[u32], t0: u64) -> Times {
         let mut enter = Vec::with_capacity(trace.ranks.len());
         let mut exit = Vec::with_capacity(trace.ranks.len());
         for (r, rt) in trace.ranks.iter().enumerate() {
             let len = (base[r + 1] - base[r]) as usize;
-            let e = &rt.calls.enter[..len];
-            let x: Vec<u64> = rt.calls.exits().take(len).collect();
+            let mut e: Vec<u64> = rt.calls.enters().take(len).collect();
+            let mut x: Vec<u64> = rt.calls.exits().take(len).collect();
             let mut last = t0;
-            let sane = e.iter().zip(&x).all(|(&e, &x)| {
-                let ok = e >= last && x >= e;
-                last = x;
-                ok
-            });
-            if sane {
-                enter.push(Cow::Borrowed(e));
-                exit.push(Cow::Owned(x));
-                continue;
+            for (e, x) in e.iter_mut().zip(&mut x) {
+                *e = (*e).max(last);
+                *x = (*x).max(*e);
+                last = *x;
             }
-            let (mut ce, mut cx) = (Vec::with_capacity(len), Vec::with_capacity(len));
-            let mut last = t0;
-            for (&e, x) in e.iter().zip(x) {
-                let e = e.max(last);
-                let x = x.max(e);
-                ce.push(e);
-                cx.push(x);
-                last = x;
-            }
-            enter.push(Cow::Owned(ce));
-            exit.push(Cow::Owned(cx));
+            enter.push(e);
+            exit.push(x);
         }
         Times { enter, exit }
     }

@@ -91,7 +91,7 @@ pub(super) fn completion_runs(trace: &Trace, rank: Rank) -> Option<CompletionRun
     }
     // Whether each call completed an operation it did not post.
     let mut completes_some = vec![false; n];
-    for (i, &c) in p.complete.iter().enumerate() {
+    for (i, c) in p.completes().enumerate() {
         if c != NOT_COMPLETED && (c as usize) < n && c != p.post[i] {
             completes_some[c as usize] = true;
         }
@@ -143,9 +143,8 @@ pub(super) fn completion_runs(trace: &Trace, rank: Rank) -> Option<CompletionRun
         c = e;
     }
     let complete = p
-        .complete
-        .iter()
-        .map(|&c| match run_of.get(c as usize) {
+        .completes()
+        .map(|c| match run_of.get(c as usize) {
             Some(&k) if k != u32::MAX => runs[k as usize].first,
             _ => c,
         })

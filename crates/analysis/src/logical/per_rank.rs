@@ -294,7 +294,10 @@ pub(super) fn shape_of(
     // Completion call → posting calls it completes, the same way.
     let mut done_start = vec![0u32; n + 1];
     let runs = completion_runs(trace, rank);
-    let complete = runs.as_ref().map_or(&p.complete[..], |r| &r.complete[..]);
+    let complete: std::borrow::Cow<[CallIdx]> = match &runs {
+        Some(r) => std::borrow::Cow::Borrowed(&r.complete[..]),
+        None => std::borrow::Cow::Owned(p.completes().collect()),
+    };
     let mut run_cursor = 0usize;
     for (i, &c) in complete.iter().enumerate() {
         let post = p.post[i] as usize;

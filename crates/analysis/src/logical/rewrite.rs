@@ -16,7 +16,10 @@ pub(super) fn records_of(trace: &Trace, rank: Rank, partner: &dyn Fn(Rank) -> Op
     let mut completes: Vec<Vec<CallIdx>> = vec![Vec::new(); n];
     // Runs of `MPI_Waitsome`, `MPI_Test`... are one record each (completion_sets).
     let runs = completion_runs(trace, rank);
-    let complete = runs.as_ref().map_or(&p.complete[..], |r| &r.complete[..]);
+    let complete: std::borrow::Cow<[CallIdx]> = match &runs {
+        Some(r) => std::borrow::Cow::Borrowed(&r.complete[..]),
+        None => std::borrow::Cow::Owned(p.completes().collect()),
+    };
     let mut run_cursor = 0usize;
     for (i, &c) in complete.iter().enumerate() {
         let Some(partner) = partner(p.peer[i]) else { continue };
@@ -96,7 +99,7 @@ pub(super) fn records_of(trace: &Trace, rank: Rank, partner: &dyn Fn(Rank) -> Op
         });
         // A run's record lasts from its first call's entry to its last call's exit.
         let end = run.map_or(c, |r| r.last) as usize;
-        let (enter, exit) = (calls.enter[c as usize], calls.exit(end));
+        let (enter, exit) = (calls.enter(c as usize), calls.exit(end));
         record_of_call[c as usize] = here;
         out.push(Record {
             call: LogicalCall {

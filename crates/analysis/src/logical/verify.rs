@@ -313,8 +313,8 @@ fn real_completion_calls(trace: &Trace, rank: Rank) -> u64 {
     };
     let p = &rt.p2p;
     let mut calls: Vec<CallIdx> = (0..p.len())
-        .filter(|&i| p.complete[i] != NOT_COMPLETED && p.complete[i] != p.post[i])
-        .map(|i| p.complete[i])
+        .filter(|&i| p.complete(i) != NOT_COMPLETED && p.complete(i) != p.post[i])
+        .map(|i| p.complete(i))
         .collect();
     calls.sort_unstable();
     calls.dedup();

@@ -135,7 +135,7 @@ pub fn align_runs(
     let first_entry = |run: &Run| -> u64 {
         let re = &events.ranks[run.rank];
         let call = re.calls[run.start as usize] as usize;
-        trace.ranks[re.rank as usize].calls.enter[call]
+        trace.ranks[re.rank as usize].calls.enter(call)
     };
     let mut order: Vec<usize> = (0..runs.len()).collect();
     order.sort_by_key(|&i| {

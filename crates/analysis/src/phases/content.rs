@@ -122,7 +122,7 @@ impl Bags {
                         continue;
                     };
                     let func = rt.calls.func.get(call as usize).copied().unwrap_or(u32::MAX);
-                    let time = rt.calls.enter.get(call as usize).copied().unwrap_or(part.start);
+                    let time = rt.calls.enter.get(call as usize).unwrap_or(part.start);
                     let sig = match *ev {
                         crate::patterns::EventRef::P2p(k) => {
                             let k = k as usize;

@@ -173,8 +173,8 @@ pub fn imbalance(trace: &Trace, events: &Events, spans: &BTreeMap<Rank, Vec<(u32
         let first = ranges.iter().map(|x| x.0).min()?;
         let last = ranges.iter().map(|x| x.1).max()?;
         let (c0, c1) = (re.calls[first as usize] as usize, re.calls[last as usize] as usize);
-        let span = calls.exit(c1).saturating_sub(calls.enter[c0]);
-        let in_mpi: Time = (c0..=c1).map(|c| calls.exit(c).saturating_sub(calls.enter[c])).sum();
+        let span = calls.exit(c1).saturating_sub(calls.enter(c0));
+        let in_mpi: Time = (c0..=c1).map(|c| calls.exit(c).saturating_sub(calls.enter(c))).sum();
         compute.push((r, span.saturating_sub(in_mpi)));
     }
     if compute.len() < 2 {

@@ -655,7 +655,7 @@ pub fn detect_phases_with(
                 rank: r,
                 first_event: a,
                 last_event: e - 1,
-                start: calls.enter[c0],
+                start: calls.enter(c0),
                 end: calls.exit(c1),
             });
             spans.insert(r, vec![(a, e - 1)]);

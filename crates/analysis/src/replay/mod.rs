@@ -133,7 +133,7 @@ pub fn dropped_calls(original: &Trace, restricted: &Trace) -> Result<DroppedCall
         let mut j = 0;
         let full_len = f.len().min(f.kind.len()).min(f.enter.len()).min(f.duration.len());
         for i in 0..full_len {
-            if j < kept_len && f.func[i] == k.func[j] && f.enter[i] == k.enter[j] && f.exit(i) == k.exit(j) {
+            if j < kept_len && f.func[i] == k.func[j] && f.enter(i) == k.enter(j) && f.exit(i) == k.exit(j) {
                 j += 1;
                 continue;
             }
@@ -147,11 +147,11 @@ pub fn dropped_calls(original: &Trace, restricted: &Trace) -> Result<DroppedCall
                 _ => k.exit(j - 1),
             };
             let to = match (j < kept_len, kept.span) {
-                (true, _) => k.enter[j],
+                (true, _) => k.enter(j),
                 (false, Some((_, end))) => end,
                 (false, None) => from,
             };
-            table[j] += f.exit(i).min(to).saturating_sub(f.enter[i].max(from));
+            table[j] += f.exit(i).min(to).saturating_sub(f.enter(i).max(from));
         }
         if j < kept_len {
             return Err(ReplayError(format!(
@@ -650,7 +650,7 @@ fn outside_model_ns(trace: &Trace, dropped: &DroppedCalls, ranks: std::ops::Rang
             let n = c.kind.len().min(c.enter.len()).min(c.duration.len());
             let kept = (0..n)
                 .filter(|&i| matches!(c.kind[i], CallKind::Lifecycle | CallKind::Communicator))
-                .map(|i| c.exit(i).saturating_sub(c.enter[i]));
+                .map(|i| c.exit(i).saturating_sub(c.enter(i)));
             let gone = dropped.unpriced_ns.get(r).into_iter().flatten().copied();
             kept.chain(gone).fold(0u64, u64::saturating_add)
         })

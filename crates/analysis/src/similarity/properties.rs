@@ -201,7 +201,7 @@ fn run_parts(trace: &Trace) -> Option<RunParts> {
             sends[k] += 1;
             volume[k] = volume[k].saturating_add(p.bytes.at(i));
         }
-        let mut calls: Vec<(u64, u64, u32)> = (0..c.enter.len()).map(|i| (c.enter[i], c.exit(i), i as u32)).collect();
+        let mut calls: Vec<(u64, u64, u32)> = (0..c.enter.len()).map(|i| (c.enter(i), c.exit(i), i as u32)).collect();
         if calls.windows(2).any(|w| w[0].0 > w[1].0) {
             calls.sort_unstable();
         }
@@ -228,7 +228,7 @@ fn compute_time(trace: &Trace) -> Vec<f64> {
         .iter()
         .map(|rt| {
             let c = &rt.calls;
-            let mut intervals: Vec<(u64, u64)> = c.enter.iter().copied().zip(c.exits()).collect();
+            let mut intervals: Vec<(u64, u64)> = c.enters().zip(c.exits()).collect();
             if intervals.windows(2).any(|w| w[0].0 > w[1].0) {
                 intervals.sort_unstable();
             }

@@ -37,7 +37,7 @@ pub(super) fn messages_in(
     let recv_t = |k: usize| {
         let m = &msgs[k];
         let p = &trace.ranks[m.receiver as usize].p2p;
-        let c = completion(p.post[m.recv_op as usize], p.complete[m.recv_op as usize]);
+        let c = completion(p.post[m.recv_op as usize], p.complete(m.recv_op as usize));
         index.span_of(trace, clock, m.receiver as usize, c as usize).1
     };
     let inside = |t: u64| t >= from && t < to;
@@ -135,7 +135,7 @@ pub(super) fn messages_in(
             let range = |a: u64, b: u64| -> (usize, usize) {
                 let e0 = partition(n, |c| end(c) < a) as u32;
                 let e1 = partition(n, |c| end(c) < b) as u32;
-                let cpl = |k: &u32| completion(p.post[*k as usize], p.complete[*k as usize]);
+                let cpl = |k: &u32| completion(p.post[*k as usize], p.complete(*k as usize));
                 (rc.partition_point(|k| cpl(k) < e0), rc.partition_point(|k| cpl(k) < e1))
             };
             let (late, early) = latency[r];
@@ -163,7 +163,7 @@ pub(super) fn messages_in(
         let m = &msgs[k];
         let sp = &trace.ranks[m.sender as usize].p2p;
         let rp = &trace.ranks[m.receiver as usize].p2p;
-        let rc = completion(rp.post[m.recv_op as usize], rp.complete[m.recv_op as usize]);
+        let rc = completion(rp.post[m.recv_op as usize], rp.complete(m.recv_op as usize));
         let time = (
             index
                 .span_of(

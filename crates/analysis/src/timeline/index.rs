@@ -80,28 +80,28 @@ impl TimelineIndex {
         let mut pyramids = Vec::with_capacity(n);
         for rt in &trace.ranks {
             let c = &rt.calls;
-            let ord = if c.enter.windows(2).all(|w| w[0] <= w[1]) {
+            let ord = if c.enters().is_sorted() {
                 None
             } else {
                 let mut o: Vec<u32> = (0..c.len() as u32).collect();
-                o.sort_by_key(|&i| c.enter[i as usize]);
+                o.sort_by_key(|&i| c.enter(i as usize));
                 Some(o)
             };
             let at = |p: usize| ord.as_ref().map_or(p, |o| o[p] as usize);
-            let dis = (1..c.len()).all(|p| c.exit(at(p - 1)) <= c.enter[at(p)]);
-            let long = (0..c.len()).map(|i| c.exit(i) - c.enter[i]).max().unwrap_or(0);
+            let dis = (1..c.len()).all(|p| c.exit(at(p - 1)) <= c.enter(at(p)));
+            let long = (0..c.len()).map(|i| c.exit(i) - c.enter(i)).max().unwrap_or(0);
             pyramids.push(match &ord {
                 None => Pyramid::build(
                     c.len(),
                     extent,
-                    |p| c.enter[p] - origin,
+                    |p| c.enter(p) - origin,
                     |p| c.exit(p) - origin,
                     |p| c.func[p],
                 ),
                 Some(_) => Pyramid::build(
                     c.len(),
                     extent,
-                    |p| c.enter[at(p)] - origin,
+                    |p| c.enter(at(p)) - origin,
                     |p| c.exit(at(p)) - origin,
                     |p| c.func[at(p)],
                 ),
@@ -163,7 +163,7 @@ impl TimelineIndex {
                     let mut v: Vec<u32> = (0..p.len() as u32)
                         .filter(|&k| p.dir[k as usize] == P2pDir::Recv)
                         .collect();
-                    let key = |k: &u32| completion(p.post[*k as usize], p.complete[*k as usize]);
+                    let key = |k: &u32| completion(p.post[*k as usize], p.complete(*k as usize));
                     if !v.windows(2).all(|w| key(&w[0]) <= key(&w[1])) {
                         v.sort_by_key(key);
                     }
@@ -213,7 +213,7 @@ impl TimelineIndex {
         for m in &matching.messages {
             let sc = trace.ranks[m.sender as usize].p2p.post[m.send_op as usize];
             let rp = &trace.ranks[m.receiver as usize].p2p;
-            let rc = completion(rp.post[m.recv_op as usize], rp.complete[m.recv_op as usize]);
+            let rc = completion(rp.post[m.recv_op as usize], rp.complete(m.recv_op as usize));
             let s = self.span_of(trace, clock, m.sender as usize, sc as usize).0;
             let r = self.span_of(trace, clock, m.receiver as usize, rc as usize).1;
             let l = &mut out[m.receiver as usize];
@@ -406,7 +406,7 @@ impl TimelineIndex {
             }
             _ => {
                 let c = &trace.ranks[r].calls;
-                (c.enter[i] - self.origin, c.exit(i) - self.origin)
+                (c.enter(i) - self.origin, c.exit(i) - self.origin)
             }
         }
     }

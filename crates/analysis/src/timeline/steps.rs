@@ -54,7 +54,7 @@ pub fn logical_steps(trace: &Trace, matching: &Matching) -> Steps {
         let (s, r) = (m.sender as usize, m.receiver as usize);
         let src = trace.ranks[s].p2p.post[m.send_op as usize];
         let rp = &trace.ranks[r].p2p;
-        let dst = match rp.complete[m.recv_op as usize] {
+        let dst = match rp.complete(m.recv_op as usize) {
             NOT_COMPLETED => rp.post[m.recv_op as usize],
             c => c,
         };

@@ -126,7 +126,7 @@ pub fn with_work_counter(mut t: Trace) -> Trace {
         let c = &rt.calls;
         let mut gaps = 0u64;
         for i in 1..c.enter.len() {
-            gaps += c.enter[i].saturating_sub(c.exit(i - 1));
+            gaps += c.enter(i).saturating_sub(c.exit(i - 1));
         }
         let end = c.last_exit().unwrap_or(0);
         rt.metrics.push(tracelogic_model::MetricSamples {

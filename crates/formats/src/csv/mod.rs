@@ -256,7 +256,7 @@ impl Reader {
                 if name == "MpiIrecv" {
                     // Completes a receive posted by MpiIrecvRequest, if one is pending.
                     if let Some(op) = request.and_then(|q| self.requests.remove(r, q)) {
-                        p.complete[op] = call;
+                        p.set_complete(op, call);
                         p.peer[op] = peer;
                         p.tag[op] = tag;
                         p.bytes.set(op, bytes);
@@ -285,7 +285,7 @@ impl Reader {
             }
             "MpiIsendComplete" => {
                 if let Some(op) = int("request_id").and_then(|q| self.requests.remove(r, q)) {
-                    self.trace.ranks[r as usize].p2p.complete[op] = call;
+                    self.trace.ranks[r as usize].p2p.set_complete(op, call);
                 }
             }
             _ => {

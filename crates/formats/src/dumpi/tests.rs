@@ -96,9 +96,9 @@ fn every_hot_call() -> Trace {
             recvs.push(t.ranks[1].p2p.len() - 1);
         }
         let w = call(&mut t, 0, done);
-        posted.iter().for_each(|&op| t.ranks[0].p2p.complete[op] = w);
+        posted.iter().for_each(|&op| t.ranks[0].p2p.set_complete(op, w));
         let w = call(&mut t, 1, if sends.len() > 1 { "MPI_Testall" } else { "MPI_Wait" });
-        recvs.iter().for_each(|&op| t.ranks[1].p2p.complete[op] = w);
+        recvs.iter().for_each(|&op| t.ranks[1].p2p.set_complete(op, w));
         call(&mut t, 0, "MPI_Comm_rank");
     }
     for r in 0..2 {
@@ -142,7 +142,7 @@ fn hot_decoders_match_the_generic_loop_on_every_hot_call() {
     }
     // Every non-blocking operation found its completion through the request table.
     for rt in &read.ranks {
-        assert!(rt.p2p.complete.iter().all(|&c| c != NOT_COMPLETED), "rank {}", rt.rank);
+        assert!(rt.p2p.completes().all(|c| c != NOT_COMPLETED), "rank {}", rt.rank);
     }
 }
 
@@ -628,7 +628,7 @@ fn times_match_the_general_path_when_the_first_records_are_not_the_earliest() {
             "first records {seconds} s later: fast and general reads differ"
         );
         let read = read_with(&later, &mut NoProgress, false).expect("reads");
-        let first_enter = read.ranks[0].calls.enter[0];
+        let first_enter = read.ranks[0].calls.enter(0);
         assert!(first_enter >= u64::from(seconds) * 1_000_000_000, "{seconds} s");
         assert_eq!(read.span().0, 0, "{seconds} s: the origin is the earliest time");
     }

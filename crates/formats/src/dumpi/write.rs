@@ -386,7 +386,7 @@ pub fn write(trace: &Trace, prefix: &str) -> Vec<InputFile> {
             requests: HashMap::new(),
             next_request: 2,
             stack: Vec::new(),
-            wall_bias: (rt.calls.enter.iter().min().copied().unwrap_or(0) / 1_000_000_000).min(u32::MAX as u64) as u32,
+            wall_bias: (rt.calls.enters().min().unwrap_or(0) / 1_000_000_000).min(u32::MAX as u64) as u32,
         };
         w.out.0.extend_from_slice(&MAGIC);
         let body = w.out.pos();
@@ -398,7 +398,7 @@ pub fn write(trace: &Trace, prefix: &str) -> Vec<InputFile> {
         let mut completed: HashMap<CallIdx, Vec<usize>> = HashMap::new();
         for i in 0..rt.p2p.len() {
             posted.entry(rt.p2p.post[i]).or_default().push(i);
-            let c = rt.p2p.complete[i];
+            let c = rt.p2p.complete(i);
             if c != NOT_COMPLETED && c != rt.p2p.post[i] {
                 completed.entry(c).or_default().push(i);
             }
@@ -412,7 +412,7 @@ pub fn write(trace: &Trace, prefix: &str) -> Vec<InputFile> {
         let my_slots = &slots[r as usize];
         let mut slot = 0usize;
         if synthetic {
-            let t = calls.enter.first().copied().unwrap_or(0);
+            let t = calls.enter.first().unwrap_or(0);
             let thread = calls.location.first().map_or(0, |&l| thread_of(l));
             for c in 1..trace.comms.len() as CommId {
                 if is_self(&trace.comms[c as usize]) {
@@ -437,7 +437,7 @@ pub fn write(trace: &Trace, prefix: &str) -> Vec<InputFile> {
 
         for i in 0..calls.len() {
             let name = trace.functions.name(calls.func[i]);
-            let (enter, exit) = (calls.enter[i], calls.exit(i));
+            let (enter, exit) = (calls.enter(i), calls.exit(i));
             let thread = thread_of(calls.location[i]);
             let cp = calls.callpath[i];
             let target: Vec<u32> = trace.callpaths.get(cp as usize).cloned().unwrap_or_default();

@@ -223,8 +223,8 @@ fn threads_give_the_one_part_trace_on_generated_traces() {
             let crossed = read.ranks.iter().any(|rt| {
                 let (p, loc) = (&rt.p2p, &rt.calls.location);
                 (0..p.len()).any(|i| {
-                    p.complete[i] != tracelogic_model::NOT_COMPLETED
-                        && loc[p.post[i] as usize] != loc[p.complete[i] as usize]
+                    p.complete(i) != tracelogic_model::NOT_COMPLETED
+                        && loc[p.post[i] as usize] != loc[p.complete(i) as usize]
                 })
             });
             assert!(crossed, "{what}: no request completed across locations");
@@ -294,11 +294,12 @@ fn threads_give_the_one_part_trace_when_a_rank_s_locations_are_apart() {
     // Every request was completed, on the other thread of its rank.
     for rt in &t.ranks {
         let p = &rt.p2p;
-        let nonblocking = (0..p.len()).filter(|&i| p.post[i] != p.complete[i]);
+        let nonblocking = (0..p.len()).filter(|&i| p.post[i] != p.complete(i));
         assert_eq!(nonblocking.clone().count(), 6, "rank {}", rt.rank);
         for i in nonblocking {
             assert_ne!(
-                rt.calls.location[p.post[i] as usize], rt.calls.location[p.complete[i] as usize],
+                rt.calls.location[p.post[i] as usize],
+                rt.calls.location[p.complete(i) as usize],
                 "rank {}",
                 rt.rank
             );
@@ -452,7 +453,7 @@ fn receives_are_listed_in_posting_order_and_unfinished_ones_left_out() {
     let t = same_whatever_the_threads(&files, "receives").expect("reads");
     let p = &t.ranks[0].p2p;
     let rows: Vec<_> = (0..p.len())
-        .map(|i| (p.post[i], p.complete[i], p.dir[i], p.peer[i], p.tag[i], p.bytes.at(i)))
+        .map(|i| (p.post[i], p.complete(i), p.dir[i], p.peer[i], p.tag[i], p.bytes.at(i)))
         .collect();
     use tracelogic_model::P2pDir::{Recv, Send};
     assert_eq!(

@@ -107,9 +107,7 @@ pub fn write_repeated<E>(
 /// `rt` with every timestamp moved `by` nanoseconds later.
 fn shifted(rt: &RankTrace, by: u64) -> RankTrace {
     let mut out = rt.clone();
-    for t in out.calls.enter.iter_mut() {
-        *t += by;
-    }
+    out.calls.enter.wrapping_add_all(by);
     for m in &mut out.metrics {
         for t in &mut m.time {
             *t += by;
@@ -487,8 +485,8 @@ impl<'t> ArchiveWriter<'t> {
         let completed = CallIndex::new(
             n,
             (0..p.len())
-                .filter(|&i| p.complete[i] != p.post[i] && p.complete[i] != NOT_COMPLETED)
-                .map(|i| (p.complete[i], i)),
+                .filter(|&i| p.complete(i) != p.post[i] && p.complete(i) != NOT_COMPLETED)
+                .map(|i| (p.complete(i), i)),
         );
         let collectives = CallIndex::new(n, (0..rt.collectives.len()).map(|i| (rt.collectives.call[i], i)));
         let local_rank = |comm: u32, world: Rank| -> u32 {
@@ -515,7 +513,7 @@ impl<'t> ArchiveWriter<'t> {
         let mut next_request = 0u64;
         let requests: Vec<u64> = (0..p.len())
             .map(|k| {
-                if p.complete[k] == p.post[k] {
+                if p.complete(k) == p.post[k] {
                     0
                 } else {
                     next_request += 1;
@@ -525,7 +523,7 @@ impl<'t> ArchiveWriter<'t> {
             .collect();
         for c in 0..calls.len() {
             let l = loc_of(c);
-            let (t0, t1) = (calls.enter[c], calls.exit(c));
+            let (t0, t1) = (calls.enter(c), calls.exit(c));
             let s = &mut streams[l];
             if l == 0 {
                 while next_sample < samples.len() && samples[next_sample].0 <= t0 {
@@ -584,7 +582,7 @@ impl<'t> ArchiveWriter<'t> {
             for &k in posted.of(c) {
                 let peer = local_rank(p.comm[k], p.peer[k]);
                 let (comm, tag, bytes) = (p.comm[k], p.tag[k] as u32, p.bytes.at(k));
-                let blocking = p.complete[k] == ci;
+                let blocking = p.complete(k) == ci;
                 match (p.dir[k], blocking) {
                     (P2pDir::Send, true) => s.with_length(cur, id::MPI_SEND, |e| {
                         e.cu32(peer).cu32(comm).cu32(tag).cu64(bytes);

@@ -540,7 +540,7 @@ impl<'t> Reader<'t> {
             let Some(op) = pending.remove(r, id) else {
                 return Err(format!("wait={id}: rank {r} has no open request {id}"));
             };
-            rt.p2p.complete[op] = idx;
+            rt.p2p.set_complete(op, idx);
         }
         self.waits = waits;
         Ok(())

@@ -131,8 +131,8 @@ pub(super) fn write_rank(out: &mut String, trace: &Trace, rt: &tracelogic_model:
     let mut waits: HashMap<u32, Vec<usize>> = HashMap::new();
     for i in 0..p.len() {
         p2p_by_call.entry(p.post[i]).or_default().push(i);
-        if p.complete[i] > p.post[i] && p.complete[i] != NOT_COMPLETED {
-            waits.entry(p.complete[i]).or_default().push(i);
+        if p.complete(i) > p.post[i] && p.complete(i) != NOT_COMPLETED {
+            waits.entry(p.complete(i)).or_default().push(i);
         }
     }
     let mut coll_by_call: HashMap<u32, Vec<usize>> = HashMap::new();
@@ -142,7 +142,7 @@ pub(super) fn write_rank(out: &mut String, trace: &Trace, rt: &tracelogic_model:
     for i in 0..calls.len() {
         let idx = i as u32;
         let func = trace.functions.name(calls.func[i]);
-        let _ = write!(out, "{r} {} {} ", calls.enter[i], calls.exit(i));
+        let _ = write!(out, "{r} {} {} ", calls.enter(i), calls.exit(i));
         push_token(out, func);
         let kind = calls.kind[i];
         if kind != CallKind::classify(func) {
@@ -170,10 +170,10 @@ pub(super) fn write_rank(out: &mut String, trace: &Trace, rt: &tracelogic_model:
             if p.comm[o] != COMM_WORLD {
                 let _ = write!(out, " comm={}", p.comm[o]);
             }
-            if p.complete[o] < p.post[o] {
+            if p.complete(o) < p.post[o] {
                 // Completed by an earlier call: only a model built by hand does this.
-                let _ = write!(out, " done={}", p.complete[o]);
-            } else if p.complete[o] != p.post[o] {
+                let _ = write!(out, " done={}", p.complete(o));
+            } else if p.complete(o) != p.post[o] {
                 let _ = write!(out, " req={o}");
             }
         }

@@ -6,7 +6,7 @@
 //! not changed: the caller renumbers them when it also drops the rows they point to.
 
 use crate::column::{FillValue, Sparse};
-use crate::{Calls, Collectives, MetricSamples, Narrow, P2p};
+use crate::{Calls, Collectives, Completions, MetricSamples, Narrow, P2p, Stamps};
 
 /// A column rows can be dropped from.
 trait RowColumn: Sized {
@@ -40,15 +40,32 @@ impl<T: FillValue, const FILL: u32> RowColumn for Sparse<T, FILL> {
     }
 }
 
-impl RowColumn for Narrow {
+/// The row operations of a `u64` column read by value ([`Narrow`], [`Stamps`]).
+macro_rules! u64_rows {
+    ($($t:ty),+) => {$(
+        impl RowColumn for $t {
+            #[inline]
+            fn retain_mask(&mut self, keep: &[bool]) {
+                let mut it = keep.iter();
+                self.retain(|_| *it.next().unwrap_or(&true));
+            }
+            #[inline]
+            fn select_mask(&self, keep: &[bool]) -> Self {
+                self.iter().zip(keep).filter(|(_, &k)| k).map(|(v, _)| v).collect()
+            }
+        }
+    )+};
+}
+u64_rows!(Narrow, Stamps);
+
+impl RowColumn for Completions {
     #[inline]
     fn retain_mask(&mut self, keep: &[bool]) {
-        let mut it = keep.iter();
-        self.retain(|_| *it.next().unwrap_or(&true));
+        Completions::retain_mask(self, keep)
     }
     #[inline]
     fn select_mask(&self, keep: &[bool]) -> Self {
-        self.iter().zip(keep).filter(|(_, &k)| k).map(|(v, _)| v).collect()
+        Completions::select_mask(self, keep)
     }
 }
 
@@ -147,7 +164,9 @@ mod tests {
         let mut p = P2p::default();
         for i in 0..n {
             p.post.push(i as u32);
-            p.complete.push(10 + i as u32);
+            // Blocking, near, missing and far completions (the last escaped).
+            let done = [i as u32, i as u32 + 3, crate::NOT_COMPLETED, i as u32 + 1000][i % 4];
+            p.complete.push(i as u32, done);
             p.dir.push(if i % 2 == 0 { P2pDir::Send } else { P2pDir::Recv });
             p.peer.push(100 + i as u32);
             p.tag.push(if i == 3 { ANY_TAG } else { i as i32 });
@@ -162,7 +181,7 @@ mod tests {
         let mut out = P2p::default();
         for i in kept {
             out.post.push(p.post[i]);
-            out.complete.push(p.complete[i]);
+            out.complete.push(p.post[i], p.complete(i));
             out.dir.push(p.dir[i]);
             out.peer.push(p.peer[i]);
             out.tag.push(p.tag[i]);
@@ -174,7 +193,7 @@ mod tests {
 
     fn same(a: &P2p, b: &P2p) -> bool {
         a.post == b.post
-            && a.complete == b.complete
+            && a.completes().eq(b.completes())
             && a.dir == b.dir
             && a.peer == b.peer
             && a.tag == b.tag

@@ -151,7 +151,7 @@ pub fn match_messages(trace: &Trace) -> Matching {
                 continue;
             }
             if wildcards {
-                latest = latest.max(rt.calls.enter.get(p.post[i] as usize).copied().unwrap_or(0));
+                latest = latest.max(rt.calls.get_enter(p.post[i] as usize).unwrap_or(0));
                 posted_at.push(latest);
             }
             let at = &mut free[peer as usize];
@@ -295,7 +295,7 @@ pub fn send_envelopes(trace: &Trace, ranks: std::ops::Range<Rank>) -> (Vec<SendE
                 continue;
             }
             let post = p.post[i] as usize;
-            let enter = rt.calls.enter.get(post).copied();
+            let enter = rt.calls.get_enter(post);
             latest = latest.max(enter.unwrap_or(0));
             let enter = enter.filter(|_| rt.calls.duration.get(post).is_some());
             out.push(SendEnvelope {

@@ -277,7 +277,7 @@ fn reference_matching(t: &Trace) -> Vec<Message> {
         let mut latest = 0;
         for i in 0..rt.p2p.len() {
             if rt.p2p.dir[i] == P2pDir::Send && rt.p2p.peer[i] < n {
-                latest = u64::max(latest, rt.calls.enter[rt.p2p.post[i] as usize]);
+                latest = u64::max(latest, rt.calls.enter(rt.p2p.post[i] as usize));
                 pending.push((rt.rank, i as u32, rt.p2p.peer[i], rt.p2p.comm[i], rt.p2p.tag[i], latest));
             }
         }

@@ -46,7 +46,7 @@ pub fn match_messages_with_sorts(trace: &Trace) -> Matching {
                 unmatched_sends += 1;
                 continue;
             }
-            latest = latest.max(rt.calls.enter.get(p.post[i] as usize).copied().unwrap_or(0));
+            latest = latest.max(rt.calls.enter.get(p.post[i] as usize).unwrap_or(0));
             let posted_at = latest;
             sends.push(PendingSend {
                 receiver: peer,

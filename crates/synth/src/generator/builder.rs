@@ -122,7 +122,7 @@ impl Builder {
     ) {
         let p = &mut self.trace.ranks[r as usize].p2p;
         p.post.push(post);
-        p.complete.push(complete);
+        p.complete.push(post, complete);
         p.dir.push(dir);
         p.peer.push(peer);
         p.tag.push(tag);
@@ -184,8 +184,8 @@ impl Builder {
                 .fold(enter, Time::max);
             let wait = self.call(r, Func::Waitall, enter, ready + ov);
             let p = &mut self.trace.ranks[r as usize].p2p;
-            for c in &mut p.complete[first_op[u as usize]..] {
-                *c = wait;
+            for op in first_op[u as usize]..p.len() {
+                p.set_complete(op, wait);
             }
         }
     }
@@ -366,7 +366,7 @@ impl Builder {
 
     pub(super) fn finish_spans(&mut self) {
         for rt in &mut self.trace.ranks {
-            if let (Some(&a), Some(z)) = (rt.calls.enter.first(), rt.calls.last_exit()) {
+            if let (Some(a), Some(z)) = (rt.calls.enter.first(), rt.calls.last_exit()) {
                 rt.span = Some((a, z));
             }
         }

@@ -134,7 +134,7 @@ fn phase_truth(b: &Builder, plan: &PhasePlan, first_call: &[usize], pattern: &[M
     let mut end = 0;
     for (rt, &first) in b.trace.ranks.iter().zip(first_call) {
         if rt.calls.len() > first {
-            start = start.min(rt.calls.enter[first]);
+            start = start.min(rt.calls.enter(first));
             end = end.max(rt.calls.last_exit().unwrap_or(0));
         }
     }

@@ -186,9 +186,9 @@ pub(super) fn simulate(
                         let rt = &mut trace.ranks[r as usize];
                         for &q in reqs {
                             match st.requests[q as usize] {
-                                Request::Send(op) => rt.p2p.complete[op] = c,
+                                Request::Send(op) => rt.p2p.set_complete(op, c),
                                 Request::Recv(key, seq, op) => {
-                                    rt.p2p.complete[op] = c;
+                                    rt.p2p.set_complete(op, c);
                                     rt.p2p.bytes.set(op, sent[&key][seq as usize].1);
                                 }
                                 Request::Idle => {}

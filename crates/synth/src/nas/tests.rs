@@ -28,8 +28,8 @@ fn every_message_is_received_at_every_size() {
             assert_eq!(m.messages.len() as u64, truth.messages, "{b} {n}");
             for msg in &m.messages {
                 let (s, r) = (&trace.ranks[msg.sender as usize], &trace.ranks[msg.receiver as usize]);
-                let sent = s.calls.enter[s.p2p.post[msg.send_op as usize] as usize];
-                let done = r.p2p.complete[msg.recv_op as usize];
+                let sent = s.calls.enter(s.p2p.post[msg.send_op as usize] as usize);
+                let done = r.p2p.complete(msg.recv_op as usize);
                 assert_ne!(done, NOT_COMPLETED, "{b} {n}: a receive never completes");
                 assert!(r.calls.exit(done as usize) > sent, "{b} {n}: received before sent");
                 assert_eq!(

@@ -153,7 +153,7 @@ pub(super) fn graph_of(
                 event: i,
                 symbol: events.names[re.symbols[i as usize] as usize].clone(),
                 logical: 0,
-                time: calls.enter[call],
+                time: calls.enter(call),
                 end: calls.exit(call),
             }
         })

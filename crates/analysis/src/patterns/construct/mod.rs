@@ -299,7 +299,7 @@ pub fn construct_with_steps(
             let re = &events.ranks[r];
             let calls = &trace.ranks[re.rank as usize].calls;
             let call = re.calls[i as usize] as usize;
-            let (t0, t1) = (calls.enter[call], calls.exit(call));
+            let (t0, t1) = (calls.enter(call), calls.exit(call));
             patterned |= in_pattern[g as usize];
             match parts.last_mut() {
                 Some(p) if p.rank == re.rank => {

@@ -278,9 +278,9 @@ impl<'a> Engine<'a> {
                 .unwrap_or(0);
                 let complete_order = {
                     let mut v: Vec<u32> = (0..ops as u32)
-                        .filter(|&i| p.complete[i as usize] != NOT_COMPLETED)
+                        .filter(|&i| p.complete(i as usize) != NOT_COMPLETED)
                         .collect();
-                    v.sort_by_key(|&i| p.complete[i as usize]);
+                    v.sort_by_key(|&i| p.complete(i as usize));
                     v
                 };
                 Plan {
@@ -629,13 +629,13 @@ impl<'a> Engine<'a> {
                         return;
                     }
                     let prev = if i == 0 {
-                        rt.span.map(|s| s.0).unwrap_or(calls.enter[0])
+                        rt.span.map(|s| s.0).unwrap_or(calls.enter(0))
                     } else {
                         calls.exit(i - 1)
                     };
                     cur.stage = Stage::Collectives;
                     cur.modelled = false;
-                    self.gap(r, i, calls.enter[i].saturating_sub(prev));
+                    self.gap(r, i, calls.enter(i).saturating_sub(prev));
                 }
                 Stage::Collectives => {
                     let plan = &self.plans[r as usize];
@@ -687,7 +687,7 @@ impl<'a> Engine<'a> {
                         self.finish_call(r);
                         continue;
                     };
-                    let at = rt.p2p.complete[op as usize] as usize;
+                    let at = rt.p2p.complete(op as usize) as usize;
                     if at > i {
                         self.finish_call(r);
                         continue;
@@ -740,7 +740,7 @@ impl<'a> Engine<'a> {
         cur.call += 1;
         cur.stage = Stage::Enter;
         if keeps_duration {
-            let dt = ns_to_s(calls.exit(i).saturating_sub(calls.enter[i]));
+            let dt = ns_to_s(calls.exit(i).saturating_sub(calls.enter(i)));
             let [clock, compute, ..] = Self::terms(&mut self.state, self.k, (r - self.owned.start) as usize);
             advance(clock, compute, dt);
         }

@@ -9,7 +9,7 @@ impl Engine<'_> {
         let (to, _) = plan.send_to[op as usize];
         // A receiver of another process gets a copy of the injection start instead.
         let here = to != NONE && self.owned.contains(&to);
-        let refs = u8::from(here) + u8::from(self.trace.ranks[r as usize].p2p.complete[op as usize] != NOT_COMPLETED);
+        let refs = u8::from(here) + u8::from(self.trace.ranks[r as usize].p2p.complete(op as usize) != NOT_COMPLETED);
         let eff = self
             .params
             .effective(self.trace.ranks[r as usize].p2p.bytes.at(op as usize) as f64);

@@ -444,9 +444,7 @@ pub(super) fn resolve_rank(
     // origin, so adding base - origin (wrapping) leaves each at its time minus the origin.
     let shift = st.time_base.wrapping_sub(origin);
     if shift != 0 {
-        for t in rt.calls.enter.iter_mut() {
-            *t = t.wrapping_add(shift);
-        }
+        rt.calls.enter.wrapping_add_all(shift);
         for m in &mut rt.metrics {
             for t in &mut m.time {
                 *t = t.wrapping_add(shift);

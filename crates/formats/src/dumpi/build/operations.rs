@@ -256,7 +256,7 @@ impl RankReader {
         let Some(op) = self.close(request) else {
             return;
         };
-        self.rt.p2p.complete[op] = call;
+        self.rt.p2p.set_complete(op, call);
         if let Some(s) = status {
             if self.rt.p2p.dir[op] == P2pDir::Recv {
                 self.resolve_recv(op, s);

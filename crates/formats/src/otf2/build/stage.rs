@@ -32,8 +32,9 @@ pub(super) fn p2p_in_posting_order(rt: &mut RankTrace) {
     fn gather<T: Copy>(col: &mut Vec<T>, perm: &[u32]) {
         *col = perm.iter().map(|&i| col[i as usize]).collect();
     }
+    let done: Vec<CallIdx> = perm.iter().map(|&i| p.complete(i as usize)).collect();
     gather(&mut p.post, &perm);
-    gather(&mut p.complete, &perm);
+    p.set_completes(done);
     gather(&mut p.dir, &perm);
     gather(&mut p.peer, &perm);
     gather(&mut p.tag, &perm);
@@ -46,7 +47,7 @@ pub(super) fn p2p_in_posting_order(rt: &mut RankTrace) {
 pub(super) fn sort_calls_by_entry(rt: &mut RankTrace) {
     let c = &mut rt.calls;
     let mut perm: Vec<usize> = (0..c.len()).collect();
-    perm.sort_by_key(|&i| c.enter[i]);
+    perm.sort_by_key(|&i| c.enter(i));
     if perm.iter().enumerate().all(|(a, &b)| a == b) {
         return;
     }
@@ -57,7 +58,7 @@ pub(super) fn sort_calls_by_entry(rt: &mut RankTrace) {
     c.func = perm.iter().map(|&i| c.func[i]).collect();
     c.kind = perm.iter().map(|&i| c.kind[i]).collect();
     c.duration = perm.iter().map(|&i| c.duration.at(i)).collect();
-    c.enter = perm.iter().map(|&i| c.enter[i]).collect();
+    c.enter = perm.iter().map(|&i| c.enter(i)).collect();
     c.callpath = perm.iter().map(|&i| c.callpath[i]).collect();
     c.location = perm.iter().map(|&i| c.location[i]).collect();
     let renumber = |i: &mut CallIdx| {
@@ -65,8 +66,7 @@ pub(super) fn sort_calls_by_entry(rt: &mut RankTrace) {
             *i = new_index[*i as usize];
         }
     };
-    rt.p2p.post.iter_mut().for_each(renumber);
-    rt.p2p.complete.iter_mut().for_each(renumber);
+    rt.p2p.renumber_calls(|i| new_index[i as usize]);
     rt.collectives.call.iter_mut().for_each(renumber);
 }
 
@@ -179,7 +179,7 @@ impl Stage {
     pub(super) fn complete(&mut self, rt: &mut RankTrace, op: usize, call: CallIdx) {
         match op.checked_sub(self.p2p_from) {
             Some(i) => self.p2p[i].complete = call,
-            None => rt.p2p.complete[op] = call,
+            None => rt.p2p.set_complete(op, call),
         }
     }
 
@@ -203,7 +203,7 @@ impl Stage {
             }
             None => {
                 let p = &mut rt.p2p;
-                p.complete[op] = call;
+                p.set_complete(op, call);
                 p.peer[op] = peer;
                 p.tag[op] = tag;
                 p.comm[op] = comm;
@@ -231,7 +231,7 @@ impl Stage {
     pub(super) fn flush_p2p(&mut self, rt: &mut RankTrace) {
         let (rows, p) = (&self.p2p, &mut rt.p2p);
         p.post.extend(rows.iter().map(|r| r.post));
-        p.complete.extend(rows.iter().map(|r| r.complete));
+        rows.iter().for_each(|r| p.complete.push(r.post, r.complete));
         p.dir.extend(rows.iter().map(|r| r.dir));
         p.peer.extend(rows.iter().map(|r| r.peer));
         p.tag.extend(rows.iter().map(|r| r.tag));
@@ -389,13 +389,14 @@ mod stage_tests {
                     let call = step as u32;
                     if next(2) == 0 {
                         stage.complete(&mut staged, op, call);
-                        direct.p2p.complete[op] = call;
+                        direct.p2p.set_complete(op, call);
                     } else {
                         let got = (call, next(64) as u32, next(9) as i32, 1, next(100));
                         stage.receive(&mut staged, op, got);
                         let p = &mut direct.p2p;
-                        let bytes;
-                        (p.complete[op], p.peer[op], p.tag[op], p.comm[op], bytes) = got;
+                        let (done, bytes);
+                        (done, p.peer[op], p.tag[op], p.comm[op], bytes) = got;
+                        p.set_complete(op, done);
                         p.bytes.set(op, bytes);
                     }
                 }
@@ -421,8 +422,8 @@ mod stage_tests {
         assert_eq!((&a.callpath, &a.location), (&b.callpath, &b.location));
         let (a, b) = (&staged.p2p, &direct.p2p);
         assert_eq!(
-            (&a.post, &a.complete, &a.dir, &a.peer),
-            (&b.post, &b.complete, &b.dir, &b.peer)
+            (&a.post, &a.completes().collect::<Vec<_>>(), &a.dir, &a.peer),
+            (&b.post, &b.completes().collect::<Vec<_>>(), &b.dir, &b.peer)
         );
         assert_eq!((&a.tag, &a.comm, &a.bytes), (&b.tag, &b.comm, &b.bytes));
     }
