@@ -12,7 +12,8 @@
 //! say.
 //!
 //! 1. On each rank of the glued instance, the longest run of at least three back-to-back equal
-//!    occurrences inside its part: the rank's loop copies, numbered `0, 1, …`.
+//!    occurrences inside its part: the rank's loop copies, numbered `0, 1, …`. Every rank of the
+//!    instance must have one.
 //! 2. For each pair of ranks exchanging messages between their copies, the most frequent
 //!    difference of copy numbers (ties: the smaller in size). Runs are ordered by facts of the
 //!    process, never by rank number: most events, then the latest entry into the first copy (as
@@ -210,7 +211,9 @@ pub(super) fn split_by_majority(
                 longest_run(seq, &occurrences[r], q.first_event, q.last_event + 1).map(|(a, b)| (r, a, b))
             })
             .collect();
-        if runs.len() < 2 {
+        // Every rank of the instance runs its loop there (NPB LU's last step, glued with the
+        // final residual, has a run on two of eight ranks only: the per-plane sweep messages).
+        if runs.len() < 2 || runs.len() < inst.parts.len() {
             continue;
         }
         // Each run's rank among the runs by facts of the process, not its number: most events,
