@@ -36,6 +36,7 @@ mod chains;
 pub mod construct;
 pub mod extrapolate;
 pub mod file;
+mod iterations;
 pub mod neighbourhood;
 pub mod steps;
 pub mod suffix;
@@ -238,8 +239,15 @@ pub fn analyse_events(
         };
     // An instance never spans more than one iteration of a loop on any rank: instances that
     // chain a loop's iterations (ranks whose iterations lack or add events) are split at them.
-    let (occurrences, communication) =
+    let (occurrences, loops, communication) =
         match chains::split_chains(trace, matching, events, &occurrences, &loops, &communication) {
+            Some(split) => split,
+            None => (occurrences, loops, communication),
+        };
+    // Loop copies still chained by messages crossing an iteration boundary: iterations are
+    // matched across ranks by the majority of their messages, and no instance spans two.
+    let (occurrences, communication) =
+        match iterations::split_by_majority(trace, matching, events, &occurrences, &loops, &communication) {
             Some((occ, _, c)) => (occ, c),
             None => (occurrences, communication),
         };

@@ -178,6 +178,21 @@ pub fn construct_with_steps(
     occurrences: &[Vec<(u32, u32)>],
     steps: &[Vec<u32>],
 ) -> CommunicationAnalysis {
+    construct_with_iterations(trace, matching, events, occurrences, steps, &[])
+}
+
+/// [`construct_with_steps`] where some occurrences carry an iteration number
+/// (`iterations[r][k]`, [`super::steps::NOT_A_STEP`] for none; empty: none do): a message or
+/// collective joining two sets that hold different iterations is not followed, so an instance
+/// never spans two iterations ([`super::iterations`]).
+pub(crate) fn construct_with_iterations(
+    trace: &Trace,
+    matching: &Matching,
+    events: &Events,
+    occurrences: &[Vec<(u32, u32)>],
+    steps: &[Vec<u32>],
+    iterations: &[Vec<u32>],
+) -> CommunicationAnalysis {
     use super::steps::NOT_A_STEP;
     // Per rank, the last event and the loop of each iteration by its first event.
     let step_at: Vec<FastMap<u32, (u32, u32)>> = steps
@@ -210,6 +225,21 @@ pub fn construct_with_steps(
             }
         }
     }
+    // The iteration of each event (only when some occurrence has one): decided before any
+    // join, so the instances do not depend on the order of unions ([`super::iterations`]).
+    let etag = super::iterations::event_iterations(occurrences, iterations, &offset);
+    // The loop of each iteration number.
+    let mut loop_of_iteration: FastMap<u32, u32> = FastMap::default();
+    if !etag.is_empty() {
+        for (its, loops) in iterations.iter().zip(steps) {
+            for (&t, &l) in its.iter().zip(loops) {
+                if t != NOT_A_STEP && l != NOT_A_STEP {
+                    loop_of_iteration.insert(t, l);
+                }
+            }
+        }
+    }
+    let mut joins = super::iterations::Joins::new(&etag);
     let ops: Vec<(Vec<u32>, Vec<u32>)> = events
         .ranks
         .iter()
@@ -222,25 +252,40 @@ pub fn construct_with_steps(
         let a = ops[m.sender as usize].0[m.send_op as usize];
         let b = ops[m.receiver as usize].0[m.recv_op as usize];
         if a != u32::MAX && b != u32::MAX {
-            uf.union(offset[m.sender as usize] + a, offset[m.receiver as usize] + b);
+            joins.join(&mut uf, offset[m.sender as usize] + a, offset[m.receiver as usize] + b);
         }
     }
-    let mut coll_first: FastMap<(u32, u32), u32> = FastMap::default();
+    // The `j`-th collective of a communicator on all members: with numbered iterations, the
+    // members of each iteration are joined among themselves, and through their first member
+    // to the members of no iteration.
+    let mut coll_first: FastMap<(u32, u32, u32), u32> = FastMap::default();
+    let mut groups: FastMap<(u32, u32), Vec<u32>> = FastMap::default();
     for (r, re) in events.ranks.iter().enumerate() {
         let c = &trace.ranks[re.rank as usize].collectives;
         let mut seen: FastMap<u32, u32> = FastMap::default();
         for j in 0..c.len() {
             let nth = seen.entry(c.comm[j]).or_default();
             let ev = offset[r] + ops[r].1[j];
-            match coll_first.entry((c.comm[j], *nth)) {
-                std::collections::hash_map::Entry::Occupied(o) => uf.union(*o.get(), ev),
+            match coll_first.entry((c.comm[j], *nth, joins.iteration(ev))) {
+                std::collections::hash_map::Entry::Occupied(o) => joins.join(&mut uf, *o.get(), ev),
                 std::collections::hash_map::Entry::Vacant(v) => {
                     v.insert(ev);
+                    if !etag.is_empty() {
+                        groups.entry((c.comm[j], *nth)).or_default().push(ev);
+                    }
                 }
             }
             *nth += 1;
         }
     }
+    for firsts in groups.values() {
+        for (i, &a) in firsts.iter().enumerate() {
+            for &b in &firsts[i + 1..] {
+                joins.join(&mut uf, a, b);
+            }
+        }
+    }
+    joins.finish(&mut uf);
     // Dense component ids, then events grouped by component (ascending global id).
     let mut comp_of_root = vec![u32::MAX; total as usize];
     let mut comp = vec![0u32; total as usize];
@@ -342,8 +387,28 @@ pub fn construct_with_steps(
                 .filter(|&&(last, _)| last == p.last_event)
                 .map_or(NOT_A_STEP, |&(_, l)| l)
         };
-        let step = parts.first().map_or(NOT_A_STEP, loop_of);
-        if step != NOT_A_STEP && parts.iter().all(|p| loop_of(p) == step) && sig_step[id as usize] == NOT_A_STEP {
+        // With numbered iterations, an instance holding one is a step of its loop whatever
+        // else its messages attached (it holds no other iteration).
+        let numbered = if etag.is_empty() {
+            None
+        } else {
+            evs.iter()
+                .map(|&g| etag[g as usize])
+                .find(|&t| t != NOT_A_STEP)
+                .and_then(|t| loop_of_iteration.get(&t).copied())
+        };
+        let step = match numbered {
+            Some(l) => l,
+            None => {
+                let step = parts.first().map_or(NOT_A_STEP, loop_of);
+                if parts.iter().all(|p| loop_of(p) == step) {
+                    step
+                } else {
+                    NOT_A_STEP
+                }
+            }
+        };
+        if step != NOT_A_STEP && sig_step[id as usize] == NOT_A_STEP {
             sig_step[id as usize] = step;
         }
         sig_patterned[id as usize] |= patterned;
