@@ -221,7 +221,7 @@ pub(super) fn split_by_majority(
         // renumbered run places the same runs the same way.
         let entry = |r: usize, e: u32| -> u64 {
             let re = &events.ranks[r];
-            trace.ranks[re.rank as usize].calls.enter[re.calls[e as usize] as usize]
+            trace.ranks[re.rank as usize].calls.enter(re.calls[e as usize] as usize)
         };
         let mut by_fact: Vec<usize> = (0..runs.len()).collect();
         by_fact.sort_by_key(|&k| {
