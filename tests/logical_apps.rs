@@ -12,7 +12,7 @@
 //! per-rank sequences from EXPECTED.md (one sequence on all ranks for LAMMPS, SP and CG; nine
 //! classes for LU).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use tracelogic_analysis::compress::{compress, Node, Program, Values};
 use tracelogic_analysis::logical::{
     expand_calls, expand_records, logicalize_identified, physical_calls, verify, LogicalCall, LogicalTrace,
@@ -25,14 +25,7 @@ use tracelogic_model::{CollectiveOp, Selection, Trace};
 mod common;
 
 fn app(name: &str) -> Trace {
-    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/apps").join(name);
-    let path: PathBuf = ["dumpi.tar.zst", "trace.tar.zst"]
-        .iter()
-        .map(|f| d.join(f))
-        .find(|p| p.exists())
-        .unwrap_or(d);
-    let files = tracelogic_formats::fs::load_paths(&[path]).expect("run files");
-    tracelogic_formats::read_trace(files).expect("run trace")
+    common::app_trace(name)
 }
 
 /// Per rank, the bytes of the expansion of the compressed `program` (summarised sizes spread

@@ -12,7 +12,6 @@
 //! Needs Open MPI (`mpicc`, `mpirun`): with `TRACELOGIC_REQUIRE_MPI=1` (CI) a missing MPI fails
 //! the test; otherwise it prints a note and passes.
 
-use std::path::{Path, PathBuf};
 use tracelogic_analysis::compress::compress;
 use tracelogic_analysis::logical::logicalize_identified;
 use tracelogic_analysis::matrix::CommMatrix;
@@ -23,14 +22,7 @@ use tracelogic_model::{P2pDir, Selection, Trace};
 mod common;
 
 fn app(name: &str) -> Trace {
-    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/apps").join(name);
-    let path: PathBuf = ["dumpi.tar.zst", "trace.tar.zst"]
-        .iter()
-        .map(|f| d.join(f))
-        .find(|p| p.exists())
-        .unwrap_or(d);
-    let files = tracelogic_formats::fs::load_paths(&[path]).expect("run files");
-    tracelogic_formats::read_trace(files).expect("run trace")
+    common::app_trace(name)
 }
 
 /// Rank `rank`'s sends of `t` in order: (peer as `node` names it, bytes).

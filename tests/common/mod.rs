@@ -165,3 +165,16 @@ pub fn p2p_as_nodes(t: &tracelogic_model::Trace, rank: u32, peer_node: &dyn Fn(u
         })
         .collect()
 }
+
+/// The trace of corpus run `name` (`tests/data/apps/NAME`: its packed DUMPI or OTF2 archive, or
+/// its folder).
+pub fn app_trace(name: &str) -> tracelogic_model::Trace {
+    let d = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/apps").join(name);
+    let path: PathBuf = ["dumpi.tar.zst", "trace.tar.zst"]
+        .iter()
+        .map(|f| d.join(f))
+        .find(|p| p.exists())
+        .unwrap_or(d);
+    let files = tracelogic_formats::fs::load_paths(&[path]).expect("run files");
+    tracelogic_formats::read_trace(files).expect("run trace")
+}

@@ -32,7 +32,7 @@ use super::{Events, Occurrences};
 use tracelogic_model::{Matching, Trace};
 
 /// Instances seen once over several ranks (the glued or chained ones).
-fn glued(c: &CommunicationAnalysis) -> Vec<bool> {
+pub(super) fn glued(c: &CommunicationAnalysis) -> Vec<bool> {
     c.patterns
         .iter()
         .map(|p| p.occurrences == 1 && p.from_rank_patterns && p.ranks.len() >= 2)
@@ -40,7 +40,7 @@ fn glued(c: &CommunicationAnalysis) -> Vec<bool> {
 }
 
 /// Events in instances seen once over several ranks.
-fn glued_events(c: &CommunicationAnalysis) -> u64 {
+pub(super) fn glued_events(c: &CommunicationAnalysis) -> u64 {
     c.patterns
         .iter()
         .zip(glued(c))

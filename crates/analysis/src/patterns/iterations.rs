@@ -31,6 +31,7 @@
 //! Kept only when fewer events are left in instances seen once. No length, count or share
 //! threshold: the ranks' copies and the majority of their messages decide.
 
+use super::chains::{glued, glued_events};
 use super::construct::{construct_with_iterations, op_events, CommunicationAnalysis, UnionFind};
 use super::steps::NOT_A_STEP;
 use super::{Events, Occurrences};
@@ -117,24 +118,6 @@ impl<'a> Joins<'a> {
             uf.union(free, numbered);
         }
     }
-}
-
-/// Instances seen once over several ranks.
-fn glued(c: &CommunicationAnalysis) -> Vec<bool> {
-    c.patterns
-        .iter()
-        .map(|p| p.occurrences == 1 && p.from_rank_patterns && p.ranks.len() >= 2)
-        .collect()
-}
-
-/// Events in instances seen once over several ranks.
-fn glued_events(c: &CommunicationAnalysis) -> u64 {
-    c.patterns
-        .iter()
-        .zip(glued(c))
-        .filter(|(_, g)| *g)
-        .map(|(p, _)| p.events_covered)
-        .sum()
 }
 
 /// The longest run (most events) of at least three back-to-back equal occurrences of `occ`
