@@ -535,7 +535,7 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
     ]
     .into_iter()
     .filter_map(|(property, ev)| match ev {
-        Evidence::LeftOut(reason) => Some(LeftOut {
+        Evidence::LeftOut(reason) | Evidence::Contrasted(reason) => Some(LeftOut {
             property: property.into(),
             reason: reason.clone(),
         }),
