@@ -108,14 +108,7 @@ impl Subcomms {
         } else {
             let name = format!("subroot{}", self.root_tables);
             self.root_tables += 1;
-            let _ = write!(tables, "static const int {name}[NRANKS] = {{");
-            for (u, a) in root_at.iter().enumerate() {
-                if u % 32 == 0 {
-                    tables.push_str("\n    ");
-                }
-                let _ = write!(tables, "{a}, ");
-            }
-            tables.push_str("\n};\n");
+            super::node_table(tables, "int", &name, &root_at, 32);
             format!("{name}[me]")
         };
         Placement::Split {

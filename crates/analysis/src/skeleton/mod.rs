@@ -330,6 +330,18 @@ static inline void complete(int count, const unsigned long *back, int single)
 
 "#;
 
+/// A C table of one value per node, `per_line` values a line, appended to `tables`.
+fn node_table<T: std::fmt::Display>(tables: &mut String, ctype: &str, name: &str, values: &[T], per_line: usize) {
+    let _ = write!(tables, "static const {ctype} {name}[NRANKS] = {{");
+    for (k, x) in values.iter().enumerate() {
+        if k % per_line == 0 {
+            tables.push_str("\n    ");
+        }
+        let _ = write!(tables, "{x}, ");
+    }
+    tables.push_str("\n};\n");
+}
+
 fn sanitize(s: &str) -> String {
     s.chars().filter(|c| !matches!(c, '*' | '/' | '\n' | '\r')).collect()
 }
@@ -357,14 +369,7 @@ fn value_expr(v: &Values, idx: &str, name: &str, tables: &mut String, node_of_ra
                     }
                 }
             }
-            let _ = write!(tables, "static const unsigned short {name}_grp[NRANKS] = {{");
-            for (k, g) in group.iter().enumerate() {
-                if k % 24 == 0 {
-                    tables.push_str("\n    ");
-                }
-                let _ = write!(tables, "{g}, ");
-            }
-            tables.push_str("\n};\n");
+            node_table(tables, "unsigned short", &format!("{name}_grp"), &group, 24);
             let mut e = value_expr(default, idx, &format!("{name}_d"), tables, node_of_rank);
             for (g, rv) in ranks.iter().enumerate().rev() {
                 let inner = value_expr(&rv.values, idx, &format!("{name}_g{}", g + 1), tables, node_of_rank);
@@ -557,14 +562,7 @@ fn emit_nodes(
                             }
                         }
                     }
-                    let _ = write!(tables, "static const unsigned char only{id}[NRANKS] = {{");
-                    for (k, x) in runs.iter().enumerate() {
-                        if k % 32 == 0 {
-                            tables.push_str("\n    ");
-                        }
-                        let _ = write!(tables, "{x}, ");
-                    }
-                    tables.push_str("\n};\n");
+                    node_table(tables, "unsigned char", &format!("only{id}"), &runs, 32);
                     let _ = writeln!(out, "{inner}if (only{id}[me]) {{");
                     for line in stmt.lines() {
                         let _ = writeln!(out, "    {line}");
