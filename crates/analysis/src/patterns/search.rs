@@ -83,6 +83,13 @@ pub fn search_pattern(
         return Ok(out);
     }
     let comm = construct(trace, matching, events, &occurrences);
+    // Windows chained only by messages that cross an iteration boundary are cut as detection
+    // cuts them (iterations matched by the majority of their messages), so a detected pattern
+    // searched back is found as often as it was detected.
+    let comm = match iterations::split_by_majority(trace, matching, events, &occurrences, &[], &comm) {
+        Some((_, _, split)) => split,
+        None => comm,
+    };
     for inst in &comm.instances {
         let mut windows = BTreeMap::new();
         for part in &inst.parts {
