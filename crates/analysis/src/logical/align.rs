@@ -58,28 +58,72 @@ impl View<'_> {
         !call.kind.is_p2p() || call.ops.iter().any(|o| self.op_visible(c, o))
     }
 
-    /// How well class `c`'s record `r` executes column call `m`: 3 exactly, 2 up to sizes (or a
-    /// completion of the same function and number of calls: its targets are checked when the
-    /// records are built; a completion run's `calls` is the class's own, so every rank's
-    /// expansion keeps its count), 0 not at all.
-    fn weight(&self, c: usize, m: &LogicalCall, r: &LogicalCall) -> u32 {
-        match m.kind {
-            CallKind::Completion => {
+    /// What class `c` sees of column call `m`, computed once per column and class (not once per
+    /// cell of the table): a point-to-point call restricted to the class's directions
+    /// ([`restrict_call`], `None` when it sees none of them); other calls are compared whole.
+    fn seen(&self, c: usize, m: &LogicalCall) -> Seen {
+        if m.kind.is_p2p() {
+            Seen::P2p(restrict_call(m, |o| {
+                self.op_visible(c, o).then(|| o.for_class(&self.dirs[c]))
+            }))
+        } else {
+            Seen::Whole
+        }
+    }
+
+    /// How well class `c`'s record `r` executes column call `m` (`seen`: [`View::seen`] of it):
+    /// 3 exactly, 2 up to sizes (or a completion of the same function and number of calls: its
+    /// targets are checked when the records are built; a completion run's `calls` is the class's
+    /// own, so every rank's expansion keeps its count), 0 not at all.
+    fn weight(m: &LogicalCall, seen: &Seen, r: &LogicalCall) -> u32 {
+        match (m.kind, seen) {
+            (CallKind::Completion, _) => {
                 u32::from(r.kind == CallKind::Completion && r.function == m.function && r.calls == m.calls) * 2
             }
-            k if k.is_p2p() => {
-                let Some(seen) = restrict_call(m, |o| self.op_visible(c, o).then(|| o.for_class(&self.dirs[c]))) else {
-                    return 0;
-                };
-                if same(&seen, r, false) {
+            (_, Seen::P2p(None)) => 0,
+            (_, Seen::P2p(Some(seen))) => {
+                if same(seen, r, false) {
                     3
-                } else if same(&seen, r, true) {
+                } else if same(seen, r, true) {
                     2
                 } else {
                     0
                 }
             }
-            _ => u32::from(same(m, r, true)) * 3,
+            (_, Seen::Whole) => u32::from(same(m, r, true)) * 3,
+        }
+    }
+}
+
+/// A column's call as one class sees it ([`View::seen`]).
+enum Seen {
+    P2p(Option<LogicalCall>),
+    Whole,
+}
+
+/// A hash of what [`same`] compares up to sizes: calls with different keys are never the same,
+/// so most cells of a table are decided without comparing names.
+fn loose_key(call: &LogicalCall) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    (call.kind, &call.function, call.ops.len()).hash(&mut h);
+    for o in &call.ops {
+        (&o.dir, &o.partner, &o.bytes_by_class).hash(&mut h);
+    }
+    if let Some(x) = &call.collective {
+        (&x.op, x.root_key(), x.comm_size).hash(&mut h);
+    }
+    h.finish()
+}
+
+impl Seen {
+    /// [`loose_key`] of the call compared with a class's records (`None`: nothing to compare,
+    /// or a completion, compared by other fields).
+    fn key(&self, m: &LogicalCall) -> Option<u64> {
+        match (m.kind, self) {
+            (CallKind::Completion, _) | (_, Seen::P2p(None)) => None,
+            (_, Seen::P2p(Some(seen))) => Some(loose_key(seen)),
+            (_, Seen::Whole) => Some(loose_key(m)),
         }
     }
 }
@@ -93,13 +137,23 @@ fn align_class(view: &View, columns: Vec<Column>, c: usize, range: Range<usize>)
         return None;
     }
     let w = m + 1;
+    let seen: Vec<Seen> = columns.iter().map(|col| view.seen(c, &col.call)).collect();
+    let column_keys: Vec<Option<u64>> = seen.iter().zip(&columns).map(|(s, col)| s.key(&col.call)).collect();
+    let record_keys: Vec<u64> = recs.iter().map(|r| loose_key(&r.call)).collect();
+    // Weight of cell (i, j), 0 at once where the loose keys differ.
+    let weight = |cols: &[Column], i: usize, j: usize| -> u32 {
+        match column_keys[i - 1] {
+            Some(k) if k != record_keys[j - 1] => 0,
+            _ => View::weight(&cols[i - 1].call, &seen[i - 1], &recs[j - 1].call),
+        }
+    };
     let mut dp = vec![0u32; (n + 1) * w];
     for i in 1..=n {
         for j in 1..=m {
             let up = dp[(i - 1) * w + j];
             let left = dp[i * w + j - 1];
             let mut best = up.max(left);
-            let s = view.weight(c, &columns[i - 1].call, &recs[j - 1].call);
+            let s = weight(&columns, i, j);
             if s > 0 {
                 best = best.max(dp[(i - 1) * w + j - 1] + s);
             }
@@ -117,7 +171,7 @@ fn align_class(view: &View, columns: Vec<Column>, c: usize, range: Range<usize>)
     };
     while i > 0 || j > 0 {
         if i > 0 && j > 0 {
-            let s = view.weight(c, &cols[i - 1].call, &recs[j - 1].call);
+            let s = weight(&cols, i, j);
             if s > 0 && dp[i * w + j] == dp[(i - 1) * w + j - 1] + s {
                 let mut col = cols.pop().expect("column i - 1");
                 col.exec.push((c, range.start + j - 1));
