@@ -695,6 +695,34 @@ fn finish(records: &[Record], items: &[Item], options: &CompressOptions) -> Prog
     Program::of_nodes(records.len(), nodes)
 }
 
+/// Polynomial hashes of every slice of a symbol sequence in O(1) after O(n) set-up: equal
+/// slices have equal hashes (unequal ones collide with probability about n/2^64, so a caller
+/// compares the symbols before it relies on an equality).
+pub(super) struct SliceHashes {
+    prefix: Vec<u64>,
+    power: Vec<u64>,
+}
+
+impl SliceHashes {
+    const BASE: u64 = 0x9E37_79B9_7F4A_7C15 | 1;
+
+    pub(super) fn of(syms: &[u32]) -> Self {
+        let n = syms.len();
+        let mut prefix = vec![0u64; n + 1];
+        let mut power = vec![1u64; n + 1];
+        for (k, &x) in syms.iter().enumerate() {
+            prefix[k + 1] = prefix[k].wrapping_mul(Self::BASE).wrapping_add(x as u64 + 1);
+            power[k + 1] = power[k].wrapping_mul(Self::BASE);
+        }
+        SliceHashes { prefix, power }
+    }
+
+    /// The hash of `syms[l..r]`.
+    pub(super) fn of_slice(&self, l: usize, r: usize) -> u64 {
+        self.prefix[r].wrapping_sub(self.prefix[l].wrapping_mul(self.power[r - l]))
+    }
+}
+
 /// Runs to fold in one pass: `(start, period, copies)`, increasing and disjoint.
 #[cfg(test)]
 fn plan_pass(s: &[u32]) -> Vec<(usize, usize, usize)> {
@@ -715,14 +743,8 @@ fn plan_pass_with(s: &[u32], strict: bool) -> Vec<(usize, usize, usize)> {
     // Two copies are compared by their polynomial hashes (O(1) a candidate, where comparing
     // symbols cost the length of their common prefix: long near-repeats, CP2K's, made that most
     // of the folding); a run is compared symbol by symbol before it is folded.
-    const B: u64 = 0x9E37_79B9_7F4A_7C15 | 1;
-    let mut prefix = vec![0u64; n + 1];
-    let mut power = vec![1u64; n + 1];
-    for k in 0..n {
-        prefix[k + 1] = prefix[k].wrapping_mul(B).wrapping_add(s[k] as u64 + 1);
-        power[k + 1] = power[k].wrapping_mul(B);
-    }
-    let hash = |l: usize, r: usize| prefix[r].wrapping_sub(prefix[l].wrapping_mul(power[r - l]));
+    let hashes = SliceHashes::of(s);
+    let hash = |l: usize, r: usize| hashes.of_slice(l, r);
     // Smallest period found at each position.
     let mut work = 0u64;
     let best: Vec<usize> = (0..n)

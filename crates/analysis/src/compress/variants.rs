@@ -38,8 +38,6 @@ const MIN_ITERATIONS: usize = 3;
 /// Longest iteration considered, in records.
 const MAX_ITERATION: usize = 1 << 16;
 
-const BASE: u64 = 0x9E37_79B9_7F4A_7C15 | 1;
-
 /// A candidate: the marker's occurrences `positions[a..=b]` bound iterations `a..b`.
 #[derive(Clone)]
 struct Candidate {
@@ -76,14 +74,8 @@ fn keys_of(syms: &[u32], items: &[Item], records: &[Record]) -> Vec<u64> {
 /// The best candidates over every marker of the sequence `syms` with marker keys `keys`,
 /// iterations drawn from at most `max_variants` distinct ones.
 fn candidates(syms: &[u32], keys: &[u64], max_variants: usize) -> Vec<Candidate> {
-    let n = syms.len();
-    let mut prefix = vec![0u64; n + 1];
-    let mut power = vec![1u64; n + 1];
-    for i in 0..n {
-        prefix[i + 1] = prefix[i].wrapping_mul(BASE).wrapping_add(syms[i] as u64 + 1);
-        power[i + 1] = power[i].wrapping_mul(BASE);
-    }
-    let hash = |l: usize, r: usize| prefix[r].wrapping_sub(prefix[l].wrapping_mul(power[r - l]));
+    let hashes = super::SliceHashes::of(syms);
+    let hash = |l: usize, r: usize| hashes.of_slice(l, r);
     let mut by_key: FastMap<u64, Vec<usize>> = FastMap::default();
     let mut order: Vec<u64> = Vec::new();
     for (i, &k) in keys.iter().enumerate() {
