@@ -13,8 +13,10 @@
 //! try as periods the distances to the next few occurrences of the same symbol (up to
 //! [`MAX_PERIOD`]); the first period whose next copy is equal starts a run, which is extended to
 //! all contiguous copies and replaced by one loop symbol (a loop's identity is its body). Passes
-//! repeat until nothing folds, so inner loops become symbols of outer ones. A pass costs
-//! O(n · candidates · period) in the worst case and O(n) on traces without long near-repeats.
+//! repeat until nothing folds, so inner loops become symbols of outer ones. Copies are compared
+//! by polynomial hashes (`SliceHashes`), a run exactly before it folds, so finding the periods
+//! of a pass costs O(n · candidates), and the inner-loops-first check O(period) at each position
+//! that has one.
 //!
 //! Compressed length = call records + loop headers of the program (Table 1 counts records).
 //! Compute gaps are summarised per program record (mean, min, max): they feed the skeleton; the
@@ -38,9 +40,9 @@ pub use variants::{MARKERS_TRIED, MAX_VARIANTS};
 pub const MAX_PERIOD: usize = 4096;
 /// Next occurrences of the same symbol tried as periods at each position.
 const CANDIDATES: usize = 8;
-/// Symbol comparisons allowed per folding pass (a fraction of a second in a release build): an adversarial trace
-/// (long near-repeats that differ only at their end) stops looking for new periods once it is
-/// spent, so compression stays bounded; the count, not a clock, decides, so results are
+/// Candidate periods tried per folding pass (each a hash comparison), and symbol comparisons
+/// while promoting inline loop bodies: a pass stops looking for new periods once it is spent,
+/// so compression stays bounded on any input; the count, not a clock, decides, so results are
 /// reproducible.
 pub const PASS_WORK: u64 = 100_000_000;
 
