@@ -8,6 +8,11 @@
 //! traffic fell outside the topology (kept as offsets) and how much could not be named at all
 //! (dropped: none on a sound trace).
 //!
+//! A receive from `MPI_ANY_SOURCE` whose status the trace lacks names the sender of the
+//! message the matching pairs it with ([`with_matched_sources`]), in the logical trace and in
+//! the real trace [`verify`] compares with; one nothing matched (a cancelled receive) stays
+//! from any source.
+//!
 //! Which calls become records: point-to-point calls with at least one operation whose peer can
 //! be named (a direction, `self` or an offset), completions (`MPI_Wait*`, `MPI_Test*`) of at
 //! least one such operation, collectives, and `MPI_Init`/`MPI_Finalize`. Queries, probes, communicator management and completions of
@@ -23,7 +28,9 @@ use crate::topology::TopologyReport;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use tracelogic_graph::{Family, TopologySpec};
-use tracelogic_model::{CallIdx, CallKind, CollectiveOp, P2pDir, Rank, Trace, ANY_SOURCE, NOT_COMPLETED, NO_ROOT};
+use tracelogic_model::{
+    with_matched_sources, CallIdx, CallKind, CollectiveOp, P2pDir, Rank, Trace, ANY_SOURCE, NOT_COMPLETED, NO_ROOT,
+};
 
 mod accuracy;
 mod align;
@@ -265,7 +272,7 @@ pub fn logicalize(trace: &Trace, placement: &Placement) -> Result<LogicalTrace, 
 /// [`logicalize`] from the traces of the given ranks (merged in this order) instead of the
 /// ranks chosen automatically.
 pub fn logicalize_ranks(trace: &Trace, placement: &Placement, ranks: Option<&[Rank]>) -> Result<LogicalTrace, String> {
-    logicalize_keyed(trace, placement, ranks, None).map(|(logical, _)| logical)
+    logicalize_keyed(&with_matched_sources(trace), placement, ranks, None).map(|(logical, _)| logical)
 }
 
 /// [`logicalize_ranks`] with the ranks' [`content_key`]s already computed (by the placement
@@ -519,6 +526,7 @@ pub fn logicalize_identified_folded(
     report: &TopologyReport,
     ranks: Option<&[Rank]>,
 ) -> Result<(LogicalTrace, Option<Folding>), String> {
+    let trace = &*with_matched_sources(trace);
     let keys: Vec<ContentKey> = (0..trace.num_ranks()).map(|r| content_key(trace, r)).collect();
     let (placement, choice) = match choice::choose_keyed(trace, report, &keys) {
         Ok(chosen) => chosen,

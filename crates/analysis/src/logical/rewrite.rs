@@ -156,8 +156,10 @@ pub fn rank_records(trace: &Trace, rank: Rank) -> Result<Vec<Record>, String> {
 /// The records of `rank` with peers as world ranks, operations whose peer the logical trace
 /// cannot name under `placement` dropped (none but peers beyond the run's ranks: a neighbour is
 /// a direction, the rank itself [`SELF_DIRECTION`], any other rank an offset,
-/// [`is_offset_direction`]): what the expansion of a logical trace must give back for that rank.
+/// [`is_offset_direction`]), matched receives from any source naming their sender
+/// ([`with_matched_sources`]): what the expansion of a logical trace must give back for that rank.
 pub fn physical_records(trace: &Trace, placement: &Placement, rank: Rank) -> Result<Vec<Record>, String> {
+    let trace = &*with_matched_sources(trace);
     if rank >= trace.num_ranks() || rank as usize >= placement.node_of_rank.len() {
         return Err(format!(
             "rank {rank} is out of range (the trace has {} ranks)",

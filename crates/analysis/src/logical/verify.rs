@@ -233,8 +233,10 @@ pub(super) fn lcs_len<K: std::hash::Hash + Eq>(a: &[K], b: &[K]) -> u64 {
             .sum::<u64>()
 }
 
-/// Expand the logical trace for every rank and compare with the real trace.
+/// Expand the logical trace for every rank and compare with the real trace (its matched
+/// receives from any source naming their sender, as the logical trace does).
 pub fn verify(trace: &Trace, logical: &LogicalTrace) -> Result<Verification, String> {
+    let trace = &*with_matched_sources(trace);
     let neighbours = logical.expansion_tables();
     let directions = logical.placement.direction_tables();
     let n = trace.num_ranks();

@@ -16,6 +16,12 @@
 //!   A send's posting time is taken as non-decreasing along its sender's operations (the
 //!   running maximum), so a clock glitch cannot make a later send "earlier" than its sender's
 //!   previous one.
+//! * A receive from `ANY_SOURCE` left in the trace (its status unrecorded, or a cancelled
+//!   receive: hpcc's RandomAccess cancels the ones it posted ahead, and a cancel that comes too
+//!   late leaves one with a message) takes only a send posted by the time its completing call
+//!   returned, and only from a sender with a message to spare: more pending sends to this rank
+//!   than receives still to come that name it. Otherwise it would take a message a later named
+//!   receive took in the run, and that receive would go unmatched.
 //!
 //! Sends are gathered in (sender, send op) order and placed by a stable counting sort on the
 //! receiving rank (ranks are dense), so each receiver's sends form one slice still in
@@ -37,6 +43,9 @@ use crate::{CommId, P2pDir, Rank, Trace, ANY_SOURCE, ANY_TAG};
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
+
+mod sources;
+pub use sources::with_matched_sources;
 
 /// Maps consulted on every send and receive: foldhash instead of SipHash, seeded per map so a
 /// hostile trace cannot aim at collisions.
@@ -236,9 +245,16 @@ fn match_receiver(
     for r in recvs.clone() {
         queues.prepare_for(p.peer[r], p.tag[r], p.comm[r]);
     }
+    if queues.by_comm.is_some() || queues.by_comm_tag.is_some() {
+        queues.count_spare(recvs.clone().map(|r| (p.comm[r], p.peer[r])));
+    }
     let (mut matched, mut unmatched) = (0usize, 0u64);
     for r in recvs {
-        match queues.take(p.peer[r], p.tag[r], p.comm[r]) {
+        // The exit of the completing call, when the trace has one.
+        let completed = p.get_complete(r).and_then(|c| rt.calls.get_exit(c as usize));
+        let taken = queues.take(p.peer[r], p.tag[r], p.comm[r], completed.unwrap_or(u64::MAX));
+        queues.count_taken(p.peer[r], p.comm[r], taken.as_ref());
+        match taken {
             Some(s) => {
                 recv_of_slot[s.slot as usize] = r as u32;
                 matched += 1;
@@ -371,6 +387,9 @@ struct Queues<'a> {
     by_comm: Option<FastMap<CommId, BinaryHeap<HeapEntry>>>,
     by_comm_tag: Option<FastMap<(CommId, i32), BinaryHeap<HeapEntry>>>,
     by_comm_sender: Option<FastMap<(CommId, Rank), BinaryHeap<HeapEntry>>>,
+    /// Per (communicator, sender), when some receive is from `ANY_SOURCE`: its pending sends
+    /// less the receives still to come that name it ([`Queues::count_spare`]).
+    spare: FastMap<(CommId, Rank), i64>,
 }
 
 impl<'a> Queues<'a> {
@@ -413,6 +432,30 @@ impl<'a> Queues<'a> {
             by_comm: None,
             by_comm_tag: None,
             by_comm_sender: None,
+            spare: FastMap::default(),
+        }
+    }
+
+    /// Counts, per (communicator, sender), the sends less the receives naming that sender
+    /// (`receives`: every receive's communicator and peer, in posting order).
+    fn count_spare(&mut self, receives: impl Iterator<Item = (CommId, Rank)>) {
+        for s in self.sends.iter() {
+            *self.spare.entry((s.comm, s.sender)).or_default() += 1;
+        }
+        for key in receives.filter(|&(_, peer)| peer != ANY_SOURCE) {
+            *self.spare.entry(key).or_default() -= 1;
+        }
+    }
+
+    /// Keeps [`Queues::spare`] current after a receive from `peer` on `comm` took `taken`.
+    fn count_taken(&mut self, peer: Rank, comm: CommId, taken: Option<&PendingSend>) {
+        if self.spare.is_empty() {
+            return;
+        }
+        match (peer == ANY_SOURCE, taken) {
+            (true, Some(s)) => *self.spare.entry((s.comm, s.sender)).or_default() -= 1,
+            (false, None) => *self.spare.entry((comm, peer)).or_default() += 1,
+            _ => {}
         }
     }
 
@@ -449,12 +492,15 @@ impl<'a> Queues<'a> {
         Reverse(((self.posted_at[s.slot as usize], s.sender, s.send_op), q, head))
     }
 
-    /// Takes the send a receive with this envelope consumes, if any.
-    fn take(&mut self, peer: Rank, tag: i32, comm: CommId) -> Option<PendingSend> {
+    /// Takes the send a receive with this envelope consumes, if any. A receive from
+    /// `ANY_SOURCE` takes only a send posted at or before `completed` (the receive may have
+    /// been cancelled, its status unrecorded) whose sender has one to spare for it: more sends
+    /// pending than receives still to come that name it.
+    fn take(&mut self, peer: Rank, tag: i32, comm: CommId, completed: u64) -> Option<PendingSend> {
         let q = if peer != ANY_SOURCE && tag != ANY_TAG {
             self.by_key.get(&(comm, peer, tag)).copied()
         } else {
-            let queues = &self.queues;
+            let (queues, spare) = (&self.queues, &self.spare);
             let heap = if peer == ANY_SOURCE && tag == ANY_TAG {
                 self.by_comm.as_mut().and_then(|m| m.get_mut(&comm))
             } else if peer == ANY_SOURCE {
@@ -463,13 +509,19 @@ impl<'a> Queues<'a> {
                 self.by_comm_sender.as_mut().and_then(|m| m.get_mut(&(comm, peer)))
             }?;
             let mut top = None;
-            while let Some(&Reverse((_, q, at))) = heap.peek() {
-                if queues[q].head == at {
-                    top = Some(q);
+            // Heads of senders with none to spare, set aside and pushed back.
+            let mut spoken_for = Vec::new();
+            while let Some(&Reverse(((posted, sender, _), q, at))) = heap.peek() {
+                if queues[q].head != at {
+                    heap.pop();
+                } else if peer == ANY_SOURCE && spare.get(&(comm, sender)).is_some_and(|&n| n <= 0) {
+                    spoken_for.extend(heap.pop());
+                } else {
+                    top = (peer != ANY_SOURCE || posted <= completed).then_some(q);
                     break;
                 }
-                heap.pop();
             }
+            heap.extend(spoken_for);
             top
         }?;
         let head = self.queues[q].head;

@@ -115,6 +115,33 @@ fn any_source_takes_the_send_posted_first() {
     assert_eq!(m.messages, vec![msg(1, late, 0, r1), msg(2, early, 0, r0)]);
 }
 
+/// hpcc's RandomAccess in small: a receive from any source cancelled after the message of a
+/// later named receive was sent takes none of that sender's, and one sent after it
+/// completed not at all.
+#[test]
+fn any_source_takes_no_message_a_later_receive_names() {
+    let mut b = B::new(3);
+    let first = b.send(2, 0, 7, 0, 5);
+    let spare = b.send(1, 0, 7, 0, 10);
+    let after = b.send(1, 0, 7, 0, 40);
+    let any = b.recv(0, ANY_SOURCE, ANY_TAG, 0, 30);
+    let named = b.recv(0, 2, 7, 0, 50);
+    let m = match_messages(&b.t);
+    assert_eq!(m.messages, vec![msg(1, spare, 0, any), msg(2, first, 0, named)]);
+    assert_eq!((m.unmatched_sends, m.unmatched_recvs), (1, 0));
+    assert!(m.by_send(1, after).is_none());
+}
+
+#[test]
+fn any_source_takes_no_message_sent_after_it_completed() {
+    let mut b = B::new(2);
+    b.recv(0, ANY_SOURCE, ANY_TAG, 0, 10);
+    b.send(1, 0, 7, 0, 20);
+    let m = match_messages(&b.t);
+    assert!(m.messages.is_empty());
+    assert_eq!((m.unmatched_sends, m.unmatched_recvs), (1, 1));
+}
+
 #[test]
 fn any_source_respects_the_tag() {
     let mut b = B::new(3);
@@ -208,13 +235,20 @@ impl Rng {
 }
 
 /// A random trace where sends and receives are appended in a global order with distinct
-/// times; some receives are wildcards, some sends are never received.
+/// times; some receives are wildcards, some sends are never received, and some receives are
+/// posted later, after other sends and receives.
 fn random_trace(seed: u64, n: u32) -> Trace {
     let mut rng = Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1);
     let mut b = B::new(n);
     let half = b.t.add_comm("half", (0..n).filter(|r| r & 1 == 0).collect());
     let mut clock = 0;
-    for _ in 0..60 {
+    let mut later: Vec<(Rank, Rank, i32, CommId)> = Vec::new();
+    for step in 0..60 {
+        if !later.is_empty() && (rng.below(3) == 0 || step == 59) {
+            let (r, from, rtag, comm) = later.remove(rng.below(later.len() as u64) as usize);
+            clock += 10;
+            b.recv(r, from, rtag, comm, clock);
+        }
         let s = rng.below(n as u64) as Rank;
         let r = rng.below(n as u64) as Rank;
         let comm = if s & 1 == 0 && r & 1 == 0 && rng.below(3) == 0 {
@@ -230,6 +264,14 @@ fn random_trace(seed: u64, n: u32) -> Trace {
         }
         let from = if rng.below(4) == 0 { ANY_SOURCE } else { s };
         let rtag = if rng.below(4) == 0 { ANY_TAG } else { tag };
+        if rng.below(4) == 0 {
+            later.push((r, from, rtag, comm));
+            continue;
+        }
+        clock += 10;
+        b.recv(r, from, rtag, comm, clock);
+    }
+    for (r, from, rtag, comm) in later {
         clock += 10;
         b.recv(r, from, rtag, comm, clock);
     }
@@ -290,12 +332,25 @@ fn reference_matching(t: &Trace) -> Vec<Message> {
                 continue;
             }
             let (peer, tag, comm) = (rt.p2p.peer[r], rt.p2p.tag[r], rt.p2p.comm[r]);
+            let completed = rt.p2p.get_complete(r).and_then(|c| rt.calls.get_exit(c as usize));
+            // From `ANY_SOURCE`: a sender with more sends pending to this rank than receives
+            // to come that name it, a send posted by the time the receive completed.
+            let spare = |sender: Rank| {
+                let pending = (pending.iter().enumerate())
+                    .filter(|&(i, s)| !taken[i] && s.0 == sender && s.2 == rt.rank && s.3 == comm)
+                    .count();
+                let named = (r + 1..rt.p2p.len())
+                    .filter(|&q| rt.p2p.dir[q] == P2pDir::Recv && rt.p2p.peer[q] == sender && rt.p2p.comm[q] == comm)
+                    .count();
+                pending > named
+            };
             let eligible = |&(i, s): &(usize, &(Rank, u32, Rank, CommId, i32, u64))| {
                 !taken[i]
                     && s.2 == rt.rank
                     && s.3 == comm
                     && (peer == ANY_SOURCE || s.0 == peer)
                     && (tag == ANY_TAG || s.4 == tag)
+                    && (peer != ANY_SOURCE || spare(s.0))
             };
             // Per sender its first eligible send; across senders the earliest posted.
             let best = pending
@@ -309,7 +364,8 @@ fn reference_matching(t: &Trace) -> Vec<Message> {
                         .filter(eligible)
                         .any(|(_, o)| o.0 == s.0 && o.1 < s.1)
                 })
-                .min_by_key(|&(_, s)| (s.5, s.0));
+                .min_by_key(|&(_, s)| (s.5, s.0))
+                .filter(|&(_, s)| peer != ANY_SOURCE || completed.is_none_or(|c| s.5 <= c));
             if let Some((i, s)) = best {
                 taken[i] = true;
                 out.push(msg(s.0, s.1, rt.rank, r as u32));
