@@ -126,7 +126,7 @@ fn any_source_takes_no_message_a_later_receive_names() {
     let after = b.send(1, 0, 7, 0, 40);
     let any = b.recv(0, ANY_SOURCE, ANY_TAG, 0, 30);
     let named = b.recv(0, 2, 7, 0, 50);
-    let m = match_messages(&b.t);
+    let m = match_messages_sparing(&b.t);
     assert_eq!(m.messages, vec![msg(1, spare, 0, any), msg(2, first, 0, named)]);
     assert_eq!((m.unmatched_sends, m.unmatched_recvs), (1, 0));
     assert!(m.by_send(1, after).is_none());
@@ -137,7 +137,7 @@ fn any_source_takes_no_message_sent_after_it_completed() {
     let mut b = B::new(2);
     b.recv(0, ANY_SOURCE, ANY_TAG, 0, 10);
     b.send(1, 0, 7, 0, 20);
-    let m = match_messages(&b.t);
+    let m = match_messages_sparing(&b.t);
     assert!(m.messages.is_empty());
     assert_eq!((m.unmatched_sends, m.unmatched_recvs), (1, 1));
 }
@@ -309,8 +309,9 @@ fn renumbering_ranks_permutes_the_matching() {
 }
 
 /// The matching rules of the module documentation, applied by brute force: every receive
-/// scans every pending send addressed to its rank.
-fn reference_matching(t: &Trace) -> Vec<Message> {
+/// scans every pending send addressed to its rank; `sparing` adds the rule of
+/// [`match_messages_sparing`].
+fn reference_matching(t: &Trace, sparing: bool) -> Vec<Message> {
     let n = t.num_ranks();
     // (sender, send_op, receiver, comm, tag, posted_at), posting times as the running
     // maximum along the sender's operations.
@@ -350,7 +351,7 @@ fn reference_matching(t: &Trace) -> Vec<Message> {
                     && s.3 == comm
                     && (peer == ANY_SOURCE || s.0 == peer)
                     && (tag == ANY_TAG || s.4 == tag)
-                    && (peer != ANY_SOURCE || spare(s.0))
+                    && (!sparing || peer != ANY_SOURCE || spare(s.0))
             };
             // Per sender its first eligible send; across senders the earliest posted.
             let best = pending
@@ -365,7 +366,7 @@ fn reference_matching(t: &Trace) -> Vec<Message> {
                         .any(|(_, o)| o.0 == s.0 && o.1 < s.1)
                 })
                 .min_by_key(|&(_, s)| (s.5, s.0))
-                .filter(|&(_, s)| peer != ANY_SOURCE || completed.is_none_or(|c| s.5 <= c));
+                .filter(|&(_, s)| !sparing || peer != ANY_SOURCE || completed.is_none_or(|c| s.5 <= c));
             if let Some((i, s)) = best {
                 taken[i] = true;
                 out.push(msg(s.0, s.1, rt.rank, r as u32));
@@ -381,7 +382,16 @@ fn wildcard_matching_equals_the_brute_force_rules() {
     for seed in 1..300u64 {
         let n = 2 + (seed % 6) as u32;
         let t = random_trace(seed, n);
-        assert_eq!(match_messages(&t).messages, reference_matching(&t), "seed {seed}");
+        assert_eq!(
+            match_messages(&t).messages,
+            reference_matching(&t, false),
+            "seed {seed}"
+        );
+        assert_eq!(
+            match_messages_sparing(&t).messages,
+            reference_matching(&t, true),
+            "seed {seed}"
+        );
         assert_eq!(by_envelopes(&t), match_messages(&t), "seed {seed}");
     }
 }
@@ -401,7 +411,7 @@ fn posting_times_out_of_order_do_not_reorder_one_sender() {
     let r2 = b.recv(2, ANY_SOURCE, 1, 0, 22);
     let m = match_messages(&b.t);
     assert_eq!(m.messages, [msg(0, a0, 2, r0), msg(0, a1, 2, r2), msg(1, c0, 2, r1)]);
-    assert_eq!(m.messages, reference_matching(&b.t));
+    assert_eq!(m.messages, reference_matching(&b.t, false));
 }
 
 /// Scale check for wildcards (run with `--ignored --nocapture` in release): a master

@@ -1,7 +1,5 @@
 //! The message matching of `tracelogic_model::matching` as it was before the single-sort rewrite (two sorts
-//! of the whole trace), kept as the reference the linear-pass matching must equal; the rules for
-//! receives from `ANY_SOURCE` added since (a send posted by the time the receive completed,
-//! from a sender with one to spare) by counting afresh at each such receive.
+//! of the whole trace), kept verbatim as the reference the linear-pass matching must equal.
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
@@ -105,26 +103,7 @@ fn match_receiver(trace: &Trace, receiver: Rank, sends: &[PendingSend], out: &mu
     }
     let mut unmatched = 0u64;
     for r in recvs {
-        let (peer, comm) = (p.peer[r], p.comm[r]);
-        // Pending sends of `sender` to this rank on `comm` outnumber its receives to come
-        // that name it.
-        let spare = |queues: &Queues, sender: Rank| {
-            let pending: usize = (queues.queues.iter())
-                .filter(|q| q.next < q.end && (sends[q.next].comm, sends[q.next].sender) == (comm, sender))
-                .map(|q| q.end - q.next)
-                .sum();
-            let named = (r + 1..p.len())
-                .filter(|&q| p.dir[q] == P2pDir::Recv && p.peer[q] == sender && p.comm[q] == comm)
-                .count();
-            pending > named
-        };
-        let allowed: Vec<Rank> = if peer == ANY_SOURCE {
-            (0..trace.num_ranks()).filter(|&s| spare(&queues, s)).collect()
-        } else {
-            Vec::new()
-        };
-        let completed = p.get_complete(r).and_then(|c| rt.calls.get_exit(c as usize));
-        match queues.take(peer, p.tag[r], comm, &allowed, completed.unwrap_or(u64::MAX)) {
+        match queues.take(p.peer[r], p.tag[r], p.comm[r]) {
             Some(s) => out.push(Message {
                 sender: s.sender,
                 send_op: s.send_op,
@@ -216,9 +195,8 @@ impl<'a> Queues<'a> {
         Reverse(((s.posted_at, s.sender, s.send_op), q, next))
     }
 
-    /// Takes the send a receive with this envelope consumes, if any (from `ANY_SOURCE`: from
-    /// a sender in `allowed`, posted by `completed`).
-    fn take(&mut self, peer: Rank, tag: i32, comm: CommId, allowed: &[Rank], completed: u64) -> Option<PendingSend> {
+    /// Takes the send a receive with this envelope consumes, if any.
+    fn take(&mut self, peer: Rank, tag: i32, comm: CommId) -> Option<PendingSend> {
         let q = if peer != ANY_SOURCE && tag != ANY_TAG {
             self.by_key.get(&(comm, peer, tag)).copied()
         } else {
@@ -231,18 +209,13 @@ impl<'a> Queues<'a> {
                 self.by_comm_sender.as_mut().and_then(|m| m.get_mut(&(comm, peer)))
             }?;
             let mut top = None;
-            let mut set_aside = Vec::new();
-            while let Some(&Reverse(((posted, sender, _), q, at))) = heap.peek() {
-                if queues[q].next != at {
-                    heap.pop();
-                } else if peer == ANY_SOURCE && !allowed.contains(&sender) {
-                    set_aside.extend(heap.pop());
-                } else {
-                    top = (peer != ANY_SOURCE || posted <= completed).then_some(q);
+            while let Some(&Reverse((_, q, at))) = heap.peek() {
+                if queues[q].next == at {
+                    top = Some(q);
                     break;
                 }
+                heap.pop();
             }
-            heap.extend(set_aside);
             top
         }?;
         let queue = self.queues[q];
