@@ -275,9 +275,12 @@ fn match_receiver(
     }
     let (mut matched, mut unmatched) = (0usize, 0u64);
     for r in recvs {
-        // The exit of the completing call, when the trace has one.
-        let completed = p.get_complete(r).and_then(|c| rt.calls.get_exit(c as usize));
-        let completed = completed.filter(|_| sparing).unwrap_or(u64::MAX);
+        // The exit of the completing call of a sparing receive from any source, when the trace
+        // has one (looked up only then: this loop runs for every receive of every trace).
+        let completed = (sparing && p.peer[r] == ANY_SOURCE)
+            .then(|| p.get_complete(r).and_then(|c| rt.calls.get_exit(c as usize)))
+            .flatten()
+            .unwrap_or(u64::MAX);
         let taken = queues.take(p.peer[r], p.tag[r], p.comm[r], completed);
         queues.count_taken(p.peer[r], p.comm[r], taken.as_ref());
         match taken {
