@@ -35,62 +35,29 @@ pub struct Bags {
     alphabet: usize,
 }
 
-/// Signature of one event (see the module docs).
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-struct Signature {
-    /// 0 send, 1 receive, 2 collective.
-    kind: u8,
-    /// MPI function of the call that posted it.
-    func: u32,
-    /// For point-to-point, the peer's number in the order the rank first meets its peers
-    /// (`u32::MAX` for an unresolved wildcard).
-    offset: u32,
+/// Every event of a phase sequence's positions with its signature, computed once (the
+/// per-rank peer numbering walks every event of the trace) and shared by the bags of the
+/// occurrences and of every stretch's windows.
+#[derive(Debug, Clone, Default)]
+pub struct Signed {
+    /// `(position, entry time of its call, signature id)`, positions ascending; ids numbered in
+    /// the order the events first show them.
+    events: Vec<SignedEvent>,
+    /// `events[offs[i]..offs[i + 1]]` are position `i`'s.
+    offs: Vec<usize>,
+    /// The signature of each id: `(kind: 0 send, 1 receive, 2 collective; MPI function; peer
+    /// number)`.
+    names: Vec<(u8, u32, u32)>,
 }
 
-impl Bags {
-    /// Build from explicit bags (tests, other callers): `bags[i]` lists the signatures of
-    /// position `i` (repeats allowed).
-    pub fn from_symbols(bags: &[Vec<u32>]) -> Bags {
-        let mut b = Bags {
-            offs: vec![0],
-            ..Default::default()
-        };
-        for bag in bags {
-            let mut v = bag.clone();
-            v.sort_unstable();
-            let first = b.items.len();
-            for s in v {
-                if b.items.len() > first && b.items.last().is_some_and(|l| l.0 == s) {
-                    b.items.last_mut().expect("non-empty").1 += 1;
-                } else {
-                    b.items.push((s, 1));
-                }
-                b.alphabet = b.alphabet.max(s as usize + 1);
-            }
-            b.offs.push(b.items.len());
-        }
-        b
-    }
-
-    /// Every event of the instances `idx[i]` of `comm` (the phase sequence's positions) as
-    /// `(position, entry time of its call, signature id)`.
-    fn signatures(
+impl Signed {
+    /// Every event of the instances `idx[i]` of `comm` (the phase sequence's positions).
+    pub fn of(
         trace: &tracelogic_model::Trace,
         events: &crate::patterns::Events,
         comm: &crate::patterns::CommunicationAnalysis,
         idx: &[usize],
-    ) -> Vec<(usize, tracelogic_model::Time, u32)> {
-        Self::signatures_with_ids(trace, events, comm, idx).0
-    }
-
-    /// [`Bags::signatures`] and the signature of each id.
-    #[allow(clippy::type_complexity)]
-    fn signatures_with_ids(
-        trace: &tracelogic_model::Trace,
-        events: &crate::patterns::Events,
-        comm: &crate::patterns::CommunicationAnalysis,
-        idx: &[usize],
-    ) -> (Vec<(usize, tracelogic_model::Time, u32)>, HashMap<Signature, u32>) {
+    ) -> Signed {
         // Each rank's peers numbered in the order the rank first meets them over the run: the
         // *direction* of a message as the rank's own program sees it (a LAMMPS rank's six
         // neighbours are 0..5 in the order of its exchanges on every rank), whatever the ranks'
@@ -112,7 +79,9 @@ impl Bags {
             .collect();
         let mut ids: HashMap<Signature, u32> = HashMap::new();
         let mut out = Vec::new();
+        let mut offs = Vec::with_capacity(idx.len() + 1);
         for (pos, &i) in idx.iter().enumerate() {
+            offs.push(out.len());
             for part in &comm.instances[i].parts {
                 let (r, re) = (part.rank, &events.ranks[part.rank as usize]);
                 let rt = &trace.ranks[r as usize];
@@ -150,53 +119,125 @@ impl Bags {
                 }
             }
         }
-        (out, ids)
+        offs.push(out.len());
+        let mut names = vec![(0u8, 0u32, 0u32); ids.len()];
+        for (s, i) in ids {
+            names[i as usize] = (s.kind, s.func, s.offset);
+        }
+        Signed {
+            events: out,
+            offs,
+            names,
+        }
+    }
+
+    /// Number of positions.
+    pub fn len(&self) -> usize {
+        self.offs.len().saturating_sub(1)
+    }
+
+    /// True without positions.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Every event and each id's signature: what the phases are computed from (figures and
+    /// checks).
+    pub fn events(&self) -> (&[SignedEvent], &[(u8, u32, u32)]) {
+        (&self.events, &self.names)
+    }
+
+    /// The events of positions `r` (positions relative to `r.start`), their signature ids
+    /// renumbered in the order these events first show them: the ids a stretch's own
+    /// numbering gives, so that its bags (and the floating-point sums over them) do not depend
+    /// on what lies outside the stretch.
+    fn range(&self, r: std::ops::Range<usize>) -> Vec<SignedEvent> {
+        let (a, e) = (self.offs[r.start], self.offs[r.end]);
+        let mut local = vec![u32::MAX; self.names.len()];
+        let mut next = 0u32;
+        self.events[a..e]
+            .iter()
+            .map(|&(pos, t, sig)| {
+                let l = &mut local[sig as usize];
+                if *l == u32::MAX {
+                    *l = next;
+                    next += 1;
+                }
+                (pos - r.start, t, *l)
+            })
+            .collect()
+    }
+}
+
+/// Signature of one event (see the module docs).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct Signature {
+    /// 0 send, 1 receive, 2 collective.
+    kind: u8,
+    /// MPI function of the call that posted it.
+    func: u32,
+    /// For point-to-point, the peer's number in the order the rank first meets its peers
+    /// (`u32::MAX` for an unresolved wildcard).
+    offset: u32,
+}
+
+impl Bags {
+    /// Build from explicit bags (tests, other callers): `bags[i]` lists the signatures of
+    /// position `i` (repeats allowed).
+    pub fn from_symbols(bags: &[Vec<u32>]) -> Bags {
+        let mut b = Bags {
+            offs: vec![0],
+            ..Default::default()
+        };
+        for bag in bags {
+            let mut v = bag.clone();
+            v.sort_unstable();
+            let first = b.items.len();
+            for s in v {
+                if b.items.len() > first && b.items.last().is_some_and(|l| l.0 == s) {
+                    b.items.last_mut().expect("non-empty").1 += 1;
+                } else {
+                    b.items.push((s, 1));
+                }
+                b.alphabet = b.alphabet.max(s as usize + 1);
+            }
+            b.offs.push(b.items.len());
+        }
+        b
     }
 
     /// Every event of the instances `idx[i]` of `comm` as `(position, entry time of its call,
-    /// signature id)`, and each id's signature `(kind: 0 send, 1 receive, 2 collective; MPI
-    /// function; peer number)`: what the phases are computed from (figures and checks).
+    /// signature id)`, and each id's signature ([`Signed::events`]).
     pub fn event_signatures(
         trace: &tracelogic_model::Trace,
         events: &crate::patterns::Events,
         comm: &crate::patterns::CommunicationAnalysis,
         idx: &[usize],
     ) -> (Vec<SignedEvent>, Vec<(u8, u32, u32)>) {
-        let (out, ids) = Self::signatures_with_ids(trace, events, comm, idx);
-        let mut names = vec![(0u8, 0u32, 0u32); ids.len()];
-        for (s, i) in ids {
-            names[i as usize] = (s.kind, s.func, s.offset);
-        }
-        (out, names)
+        let s = Signed::of(trace, events, comm, idx);
+        (s.events, s.names)
     }
 
-    /// The bag of every instance `idx[i]` of `comm` (the phase sequence's positions).
-    pub fn of_instances(
-        trace: &tracelogic_model::Trace,
-        events: &crate::patterns::Events,
-        comm: &crate::patterns::CommunicationAnalysis,
-        idx: &[usize],
-    ) -> Bags {
-        let mut bags = vec![Vec::new(); idx.len()];
-        for (pos, _, sig) in Self::signatures(trace, events, comm, idx) {
+    /// The bag of every position of `signed`.
+    pub fn of_instances(signed: &Signed) -> Bags {
+        let mut bags = vec![Vec::new(); signed.len()];
+        for (pos, _, sig) in signed.range(0..signed.len()) {
             bags[pos].push(sig);
         }
         Bags::from_symbols(&bags)
     }
 
     /// The bags of `bins` equal time windows from `from` to `to` (ns): each event of the
-    /// instances `idx[i]` in the window its call was entered in.
+    /// positions `r` of `signed` in the window its call was entered in.
     pub fn of_windows(
-        trace: &tracelogic_model::Trace,
-        events: &crate::patterns::Events,
-        comm: &crate::patterns::CommunicationAnalysis,
-        idx: &[usize],
+        signed: &Signed,
+        r: std::ops::Range<usize>,
         (from, to): (tracelogic_model::Time, tracelogic_model::Time),
         bins: usize,
     ) -> Bags {
         let mut bags = vec![Vec::new(); bins.max(1)];
         let width = (to.saturating_sub(from) as f64 / bins.max(1) as f64).max(1.0);
-        for (_, t, sig) in Self::signatures(trace, events, comm, idx) {
+        for (_, t, sig) in signed.range(r) {
             let b = ((t.saturating_sub(from)) as f64 / width) as usize;
             let last = bags.len() - 1;
             bags[b.min(last)].push(sig);
@@ -205,19 +246,18 @@ impl Bags {
     }
 
     /// The bags of `bins` windows of equal numbers of events, in the order their calls were
-    /// entered, of the events entered before `until` (ns): the end of the stretch's time. An
-    /// occurrence that starts in the stretch can run far into the next one (hpcc on 8 ranks: an
-    /// occurrence starting 40 ms before LatencyBandwidth holds 14,000 of its events, 4 times
-    /// the stretch's own); those events belong in time to the next stretch.
+    /// entered, of the events of the positions `r` of `signed` entered before `until` (ns): the
+    /// end of the stretch's time. An occurrence that starts in the stretch can run far into the
+    /// next one (hpcc on 8 ranks: an occurrence starting 40 ms before LatencyBandwidth holds
+    /// 14,000 of its events, 4 times the stretch's own); those events belong in time to the
+    /// next stretch.
     pub fn of_event_windows(
-        trace: &tracelogic_model::Trace,
-        events: &crate::patterns::Events,
-        comm: &crate::patterns::CommunicationAnalysis,
-        idx: &[usize],
+        signed: &Signed,
+        r: std::ops::Range<usize>,
         bins: usize,
         until: tracelogic_model::Time,
     ) -> (Bags, Vec<tracelogic_model::Time>) {
-        let mut sigs = Self::signatures(trace, events, comm, idx);
+        let mut sigs = signed.range(r);
         sigs.retain(|s| s.1 <= until);
         sigs.sort_by_key(|s| (s.1, s.0));
         let n = sigs.len().max(1);
@@ -274,35 +314,55 @@ impl Bags {
         left: &mut [u64],
         at: Option<usize>,
     ) -> (f64, usize) {
-        let f = |c: u64| if c <= 1 { 0.0 } else { c as f64 * (c as f64).log2() };
+        let (from, to) = match at {
+            Some(k) => (k, k),
+            None => (1, order.len() - 1),
+        };
+        self.scan_between(order, (all, sum_all, total), left, (from, to), false)
+    }
+
+    /// D_JS (bits) at the boundaries `from..=to` of `order` (after that many positions) in one
+    /// pass: the largest (leftmost on ties within 1e-12, each value clamped at 0 first when
+    /// `clamp_each`) and where. `left` is zeroed scratch of `alphabet`, left zeroed on return.
+    /// O(events of `order[..to]`).
+    fn scan_between(
+        &self,
+        order: &[usize],
+        (all, sum_all, total): (&[u64], f64, u64),
+        left: &mut [u64],
+        (from, to): (usize, usize),
+        clamp_each: bool,
+    ) -> (f64, usize) {
         let n = total as f64;
         let h = n.log2() - sum_all / n;
         let (mut sum_l, mut sum_r, mut n_l) = (0.0, sum_all, 0u64);
         let (mut best, mut best_at) = (f64::NEG_INFINITY, 0);
-        let stop = at.unwrap_or(order.len() - 1);
-        for (j, &i) in order.iter().enumerate().take(stop) {
+        for (j, &i) in order.iter().enumerate().take(to) {
             for &(s, c) in self.bag(i) {
                 let s = s as usize;
                 let (l0, r0) = (left[s], all[s] - left[s]);
                 left[s] += c;
-                sum_l += f(l0 + c) - f(l0);
-                sum_r += f(r0 - c) - f(r0);
+                sum_l += c_log_c(l0 + c) - c_log_c(l0);
+                sum_r += c_log_c(r0 - c) - c_log_c(r0);
                 n_l += c;
             }
-            if at.is_some() && j + 1 != stop {
+            if j + 1 < from {
                 continue;
             }
-            let d = if n_l == 0 || n_l == total {
+            let mut d = if n_l == 0 || n_l == total {
                 0.0
             } else {
-                h - (f(n_l) - sum_l) / n - (f(total - n_l) - sum_r) / n
+                h - (c_log_c(n_l) - sum_l) / n - (c_log_c(total - n_l) - sum_r) / n
             };
+            if clamp_each {
+                d = d.max(0.0);
+            }
             if d > best + 1e-12 {
                 best = d;
                 best_at = j + 1;
             }
         }
-        for &i in &order[..stop] {
+        for &i in &order[..to] {
             for &(s, _) in self.bag(i) {
                 left[s as usize] = 0;
             }
@@ -326,8 +386,7 @@ impl Bags {
                 all[s as usize] += c;
             }
         }
-        let f = |c: u64| if c <= 1 { 0.0 } else { c as f64 * (c as f64).log2() };
-        let sum = all.iter().map(|&c| f(c)).sum();
+        let sum = all.iter().map(|&c| c_log_c(c)).sum();
         let total = all.iter().sum();
         let k = all.iter().filter(|&&c| c > 0).count();
         (all, sum, total, k)
@@ -362,14 +421,15 @@ impl Bags {
         }
         let mut left = vec![0u64; self.alphabet];
         let order: Vec<usize> = (start..end).collect();
-        let mut best: Option<(f64, usize)> = None;
-        for c in lo..=hi {
-            let (d, _) = self.scan(&order, &all, sum_all, total, &mut left, Some(c - start));
-            if best.is_none_or(|(b, _)| d > b + 1e-12) {
-                best = Some((d, c));
-            }
-        }
-        best.map(|(_, c)| c)
+        // One pass over `start..hi`, not one per candidate boundary.
+        let (_, at) = self.scan_between(
+            &order,
+            (&all, sum_all, total),
+            &mut left,
+            (lo - start, hi - start),
+            true,
+        );
+        Some(start + at)
     }
 
     /// The thesis' recursive segmentation (§5.2.1) of the positions `a..e` with a condition on
@@ -469,9 +529,18 @@ impl Bags {
         let kl = self.counts(start..cut).values().filter(|&&c| c > 0).count();
         let kr = self.counts(cut..end).values().filter(|&&c| c > 0).count();
         let strength = super::segmentation_strength(total.max(2) as usize, kl + kr + 1 - k, d_cut);
-        let at = fixed.then_some(cut - start);
+        // A cut given in advance: the divergence at one boundary depends on one side's counts
+        // only (the other's are the rest), so each order sums the smaller side (the end of a
+        // main loop: a few occurrences against thousands).
+        let k = cut - start;
+        let side = |pool: &[usize], left: &mut [u64]| {
+            let (from, to) = if k <= units - k { (0, k) } else { (k, units) };
+            let o = &pool[from..to];
+            self.scan_between(o, (&all, sum_all, total), left, (o.len(), o.len()), false)
+                .0
+        };
         let observed = if fixed {
-            d_cut
+            side(&order, &mut left)
         } else {
             self.scan(&order, &all, sum_all, total, &mut left, None).0
         };
@@ -490,7 +559,12 @@ impl Bags {
             for i in (1..units).rev() {
                 pool.swap(i, rng.below(i + 1));
             }
-            if self.scan(&pool, &all, sum_all, total, &mut left, at).0 >= observed - 1e-12 {
+            let d = if fixed {
+                side(&pool, &mut left)
+            } else {
+                self.scan(&pool, &all, sum_all, total, &mut left, None).0
+            };
+            if d >= observed - 1e-12 {
                 at_least += 1;
                 if at_least >= give_up {
                     return BoundaryTest {
@@ -524,6 +598,16 @@ impl Bags {
         cuts.sort_unstable();
         cuts.dedup();
         cuts
+    }
+}
+
+/// `c · log2 c` (0 for c ≤ 1), the term of a count in an entropy sum.
+#[inline]
+fn c_log_c(c: u64) -> f64 {
+    if c <= 1 {
+        0.0
+    } else {
+        c as f64 * (c as f64).log2()
     }
 }
 
@@ -562,6 +646,78 @@ impl Mixes for Bags {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Random bags over a small alphabet, a long run of one mix then another.
+    fn random_bags(seed: u64, n: usize) -> Bags {
+        let mut rng = super::super::merge::SplitMix(seed);
+        let bags: Vec<Vec<u32>> = (0..n)
+            .map(|i| {
+                let k = 1 + rng.below(6);
+                let shift = if i > n * 2 / 3 { 3 } else { 0 };
+                (0..k).map(|_| (rng.below(5) + shift) as u32).collect()
+            })
+            .collect();
+        Bags::from_symbols(&bags)
+    }
+
+    /// Divergence at one boundary summed from scratch over the two sides (no running sums).
+    fn divergence_at(b: &Bags, order: &[usize], k: usize) -> f64 {
+        let mut l = vec![0u64; b.alphabet];
+        let mut all = vec![0u64; b.alphabet];
+        for (j, &i) in order.iter().enumerate() {
+            for &(s, c) in b.bag(i) {
+                all[s as usize] += c;
+                if j < k {
+                    l[s as usize] += c;
+                }
+            }
+        }
+        let h = |v: &[u64]| {
+            let n: u64 = v.iter().sum();
+            v.iter()
+                .filter(|&&c| c > 0)
+                .map(|&c| -(c as f64 / n as f64) * (c as f64 / n as f64).log2())
+                .sum::<f64>()
+        };
+        let r: Vec<u64> = all.iter().zip(&l).map(|(a, x)| a - x).collect();
+        let (nl, n) = (l.iter().sum::<u64>() as f64, all.iter().sum::<u64>() as f64);
+        h(&all) - nl / n * h(&l) - (n - nl) / n * h(&r)
+    }
+
+    /// The one-pass best boundary in a range is a maximum of the divergences computed from
+    /// scratch at each boundary, and a boundary's divergence summed over
+    /// its smaller side equals the one summed over its left side.
+    #[test]
+    fn one_pass_scans_equal_the_divergence_from_scratch() {
+        for seed in 1..40u64 {
+            let b = random_bags(seed, 30 + (seed as usize * 7) % 50);
+            let n = b.len();
+            let (lo, hi) = (1 + (seed as usize) % 5, n - 1 - (seed as usize) % 4);
+            let order: Vec<usize> = (0..n).collect();
+            let d: Vec<f64> = (lo..=hi).map(|c| divergence_at(&b, &order, c)).collect();
+            let max = d.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+            let got = b.best_cut_in(0, n, lo, hi).unwrap();
+            assert!((d[got - lo] - max).abs() < 1e-9, "seed {seed}: cut {got} not a maximum");
+            let (all, sum_all, total, _) = b.totals(0..n);
+            let mut left = vec![0u64; b.alphabet];
+            for k in [1, n / 2, n - 1] {
+                let whole = b.scan(&order, &all, sum_all, total, &mut left, Some(k)).0;
+                let right = &order[k..];
+                let side = b
+                    .scan_between(
+                        right,
+                        (&all, sum_all, total),
+                        &mut left,
+                        (right.len(), right.len()),
+                        false,
+                    )
+                    .0;
+                assert!((whole - side).abs() < 1e-9, "seed {seed} k {k}: {whole} vs {side}");
+                assert!((whole - divergence_at(&b, &order, k).max(0.0)).abs() < 1e-9);
+                assert!(left.iter().all(|&c| c == 0), "scratch left dirty");
+            }
+        }
+    }
 
     /// One step as one occurrence of five events, or the same step in five single-event
     /// occurrences: the event mix is the same, so a loop of whole steps followed by a loop of

@@ -343,7 +343,8 @@ fn phase_bounds(
         // No occurrence: one empty phase, as the thesis' tree of an empty sequence is one leaf.
         return (vec![0, 0], Vec::new());
     }
-    let occ = content::Bags::of_instances(trace, events, comm, idx);
+    let signed = content::Signed::of(trace, events, comm, idx);
+    let occ = content::Bags::of_instances(&signed);
     if opts.min_share <= 0.0 || idx.len() < 2 {
         // No resolution asked: every significant change between occurrences.
         let cuts = occ.segment(alpha, s0);
@@ -353,10 +354,7 @@ fn phase_bounds(
     let last_end = idx.iter().map(|&i| comm.instances[i].end).max().unwrap_or(0);
     let bins = (1.0 / opts.min_share).round().clamp(2.0, 10_000.0) as usize;
     let ctx = Windows {
-        trace,
-        events,
-        comm,
-        idx,
+        signed: &signed,
         starts: &starts,
         last_end,
         occ: &occ,
@@ -427,10 +425,7 @@ const MAX_DEPTH: usize = 3;
 
 /// What the windowed segmentation of a stretch of occurrences needs.
 struct Windows<'a> {
-    trace: &'a tracelogic_model::Trace,
-    events: &'a crate::patterns::Events,
-    comm: &'a crate::patterns::CommunicationAnalysis,
-    idx: &'a [usize],
+    signed: &'a content::Signed,
     starts: &'a [tracelogic_model::Time],
     last_end: tracelogic_model::Time,
     occ: &'a content::Bags,
@@ -450,26 +445,19 @@ impl Windows<'_> {
             return Vec::new();
         }
         let from = self.starts[a];
-        let to = if e == self.idx.len() {
+        let to = if e == self.signed.len() {
             self.last_end
         } else {
             self.starts[e]
         };
         let span = to.saturating_sub(from).max(1) + 1;
         let bins = self.bins;
-        let by_events = (a, e) != (0, self.idx.len());
+        let by_events = (a, e) != (0, self.signed.len());
         let (win, ev_at) = if by_events {
-            content::Bags::of_event_windows(self.trace, self.events, self.comm, &self.idx[a..e], bins, to)
+            content::Bags::of_event_windows(self.signed, a..e, bins, to)
         } else {
             (
-                content::Bags::of_windows(
-                    self.trace,
-                    self.events,
-                    self.comm,
-                    &self.idx[a..e],
-                    (from, from + span),
-                    bins,
-                ),
+                content::Bags::of_windows(self.signed, a..e, (from, from + span), bins),
                 Vec::new(),
             )
         };
