@@ -40,10 +40,11 @@ pub struct Bags {
 /// occurrences and of every stretch's windows.
 #[derive(Debug, Clone, Default)]
 pub struct Signed {
-    /// `(position, entry time of its call, signature id)`, positions ascending; ids numbered in
-    /// the order the events first show them.
-    events: Vec<SignedEvent>,
-    /// `events[offs[i]..offs[i + 1]]` are position `i`'s.
+    /// Entry time of each event's call, positions ascending (12 bytes an event with `sigs`).
+    times: Vec<tracelogic_model::Time>,
+    /// Signature id of each event, numbered in the order the events first show them.
+    sigs: Vec<u32>,
+    /// `times[offs[i]..offs[i + 1]]` are position `i`'s.
     offs: Vec<usize>,
     /// The signature of each id: `(kind: 0 send, 1 receive, 2 collective; MPI function; peer
     /// number)`.
@@ -78,10 +79,10 @@ impl Signed {
             })
             .collect();
         let mut ids: HashMap<Signature, u32> = HashMap::new();
-        let mut out = Vec::new();
+        let (mut times, mut sigs) = (Vec::new(), Vec::new());
         let mut offs = Vec::with_capacity(idx.len() + 1);
-        for (pos, &i) in idx.iter().enumerate() {
-            offs.push(out.len());
+        for &i in idx {
+            offs.push(times.len());
             for part in &comm.instances[i].parts {
                 let (r, re) = (part.rank, &events.ranks[part.rank as usize]);
                 let rt = &trace.ranks[r as usize];
@@ -115,17 +116,19 @@ impl Signed {
                         },
                     };
                     let n = ids.len() as u32;
-                    out.push((pos, time, *ids.entry(sig).or_insert(n)));
+                    times.push(time);
+                    sigs.push(*ids.entry(sig).or_insert(n));
                 }
             }
         }
-        offs.push(out.len());
+        offs.push(times.len());
         let mut names = vec![(0u8, 0u32, 0u32); ids.len()];
         for (s, i) in ids {
             names[i as usize] = (s.kind, s.func, s.offset);
         }
         Signed {
-            events: out,
+            times,
+            sigs,
             offs,
             names,
         }
@@ -141,10 +144,14 @@ impl Signed {
         self.len() == 0
     }
 
-    /// Every event and each id's signature: what the phases are computed from (figures and
-    /// checks).
-    pub fn events(&self) -> (&[SignedEvent], &[(u8, u32, u32)]) {
-        (&self.events, &self.names)
+    /// Every event as `(position, entry time of its call, signature id)` and each id's
+    /// signature: what the phases are computed from (figures and checks).
+    pub fn events(&self) -> (Vec<SignedEvent>, &[(u8, u32, u32)]) {
+        let mut out = Vec::with_capacity(self.times.len());
+        for (pos, w) in self.offs.windows(2).enumerate() {
+            out.extend((w[0]..w[1]).map(|j| (pos, self.times[j], self.sigs[j])));
+        }
+        (out, &self.names)
     }
 
     /// The events of positions `r` (positions relative to `r.start`), their signature ids
@@ -152,20 +159,20 @@ impl Signed {
     /// numbering gives, so that its bags (and the floating-point sums over them) do not depend
     /// on what lies outside the stretch.
     fn range(&self, r: std::ops::Range<usize>) -> Vec<SignedEvent> {
-        let (a, e) = (self.offs[r.start], self.offs[r.end]);
         let mut local = vec![u32::MAX; self.names.len()];
         let mut next = 0u32;
-        self.events[a..e]
-            .iter()
-            .map(|&(pos, t, sig)| {
-                let l = &mut local[sig as usize];
+        let mut out = Vec::with_capacity(self.offs[r.end] - self.offs[r.start]);
+        for pos in r.clone() {
+            for j in self.offs[pos]..self.offs[pos + 1] {
+                let l = &mut local[self.sigs[j] as usize];
                 if *l == u32::MAX {
                     *l = next;
                     next += 1;
                 }
-                (pos - r.start, t, *l)
-            })
-            .collect()
+                out.push((pos - r.start, self.times[j], *l));
+            }
+        }
+        out
     }
 }
 
@@ -215,7 +222,8 @@ impl Bags {
         idx: &[usize],
     ) -> (Vec<SignedEvent>, Vec<(u8, u32, u32)>) {
         let s = Signed::of(trace, events, comm, idx);
-        (s.events, s.names)
+        let (ev, names) = s.events();
+        (ev, names.to_vec())
     }
 
     /// The bag of every position of `signed`.
