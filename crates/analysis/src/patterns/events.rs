@@ -90,7 +90,8 @@ fn rank_events_of(
     rt: &tracelogic_model::RankTrace,
     with_envelope: bool,
 ) -> (RankEvents, Vec<SymbolKey>) {
-    let mut ids: HashMap<SymbolKey, u32> = HashMap::new();
+    // Hashed once per event: foldhash, not SipHash (the ids follow first appearance either way).
+    let mut ids: HashMap<SymbolKey, u32, foldhash::fast::RandomState> = HashMap::default();
     let mut keys: Vec<SymbolKey> = Vec::new();
     let (p, c) = (&rt.p2p, &rt.collectives);
     let mut out = RankEvents {
