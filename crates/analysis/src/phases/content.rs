@@ -372,6 +372,40 @@ impl Bags {
         best.map(|(_, c)| c)
     }
 
+    /// The boundary in `lo..=hi` under which the positions `lo..=hi` are likeliest drawn from two
+    /// mixes: those before it from `left`, those from it on from `right` (counts by signature;
+    /// each probability smoothed by half an event). Leftmost on ties; `None` for an empty range.
+    pub fn likeliest_cut_in(
+        &self,
+        lo: usize,
+        hi: usize,
+        left: &HashMap<u32, u64>,
+        right: &HashMap<u32, u64>,
+    ) -> Option<usize> {
+        if lo > hi || hi > self.len() {
+            return None;
+        }
+        let k = self.alphabet.max(1) as f64;
+        let log_p = |m: &HashMap<u32, u64>, s: u32| {
+            let n: u64 = m.values().sum();
+            ((m.get(&s).copied().unwrap_or(0) as f64 + 0.5) / (n as f64 + 0.5 * k)).ln()
+        };
+        // Gain in log-likelihood of moving positions lo..c from the right mix to the left one.
+        let (mut best, mut best_at, mut gain) = (0.0f64, lo, 0.0f64);
+        for c in lo..hi {
+            gain += self
+                .bag(c)
+                .iter()
+                .map(|&(s, n)| n as f64 * (log_p(left, s) - log_p(right, s)))
+                .sum::<f64>();
+            if gain > best + 1e-9 {
+                best = gain;
+                best_at = c + 1;
+            }
+        }
+        Some(best_at)
+    }
+
     /// The thesis' recursive segmentation (§5.2.1) of the positions `a..e` with a condition on
     /// the pieces: each segment `x..y` is cut at its boundary `c` of largest divergence while
     /// that cut is significant with whole positions permuted ([`Bags::test_at`], `p < alpha`,
