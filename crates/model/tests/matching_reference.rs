@@ -1,4 +1,5 @@
-//! The linear-pass matching ([`match_messages`]) against the matching it replaced (two sorts
+//! The linear-pass matching (`match_messages_earliest`: `match_messages` without its rule
+//! for receives from `ANY_SOURCE` left in the trace, which the old matching lacked) against the matching it replaced (two sorts
 //! of the whole trace, kept in `matching/old.rs`): the same [`Matching`], messages in the same
 //! order, on generated traces of every synth style and topology family, reshaped the ways real
 //! traces differ from generated ones — ranks renumbered, split communicators, wildcard
@@ -10,7 +11,7 @@ mod old;
 
 use old::match_messages_with_sorts;
 use proptest::prelude::*;
-use tracelogic_model::{match_messages, P2p, P2pDir, Rank, Trace, ANY_SOURCE, ANY_TAG, COMM_WORLD};
+use tracelogic_model::{match_messages_earliest, P2p, P2pDir, Rank, Trace, ANY_SOURCE, ANY_TAG, COMM_WORLD};
 use tracelogic_synth::{generate, Family, Noise, Numbering, Spec, Style, TopologySpec};
 
 /// A small generated run of any style on a topology that style accepts.
@@ -157,7 +158,7 @@ proptest! {
     #[test]
     fn linear_matching_equals_the_sorting_one(spec in spec(), how in reshape()) {
         let t = apply(generate(&spec).expect("a valid spec"), &how);
-        let new = match_messages(&t);
+        let new = match_messages_earliest(&t);
         prop_assert_eq!(&new, &match_messages_with_sorts(&t));
         let sends = t.ranks.iter().flat_map(|r| &r.p2p.dir).filter(|&&d| d == P2pDir::Send).count();
         prop_assert_eq!(new.messages.len() as u64 + new.unmatched_sends, sends as u64);
@@ -194,7 +195,7 @@ fn wildcard_master_matches_as_before() {
                 t.push_p2p(0, c, c, P2pDir::Recv, from, tag, comm, 8);
             }
         }
-        let new = match_messages(&t);
+        let new = match_messages_earliest(&t);
         assert_eq!(new, match_messages_with_sorts(&t), "{workers} workers");
         assert!(!new.messages.is_empty());
     }
@@ -257,7 +258,7 @@ fn linear_matching_timing() {
             let a = match_messages_with_sorts(&t);
             old_ms = old_ms.min(start.elapsed().as_secs_f64() * 1e3);
             let start = std::time::Instant::now();
-            let b = match_messages(&t);
+            let b = match_messages_earliest(&t);
             new_ms = new_ms.min(start.elapsed().as_secs_f64() * 1e3);
             assert_eq!(a, b);
             messages = b.messages.len();

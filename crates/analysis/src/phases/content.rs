@@ -154,6 +154,13 @@ impl Signed {
         (out, &self.names)
     }
 
+    /// The events of positions `r` as `(entry time of its call, signature id)`, with the ids
+    /// of the whole sequence (those of [`Bags::of_instances`]).
+    pub fn with_ids(&self, r: std::ops::Range<usize>) -> impl Iterator<Item = (tracelogic_model::Time, u32)> + '_ {
+        let (a, e) = (self.offs[r.start], self.offs[r.end]);
+        self.times[a..e].iter().copied().zip(self.sigs[a..e].iter().copied())
+    }
+
     /// The events of positions `r` (positions relative to `r.start`), their signature ids
     /// renumbered in the order these events first show them: the ids a stretch's own
     /// numbering gives, so that its bags (and the floating-point sums over them) do not depend
@@ -438,6 +445,40 @@ impl Bags {
             true,
         );
         Some(start + at)
+    }
+
+    /// The boundary in `lo..=hi` under which the positions `lo..=hi` are likeliest drawn from two
+    /// mixes: those before it from `left`, those from it on from `right` (counts by signature;
+    /// each probability smoothed by half an event). Leftmost on ties; `None` for an empty range.
+    pub fn likeliest_cut_in(
+        &self,
+        lo: usize,
+        hi: usize,
+        left: &HashMap<u32, u64>,
+        right: &HashMap<u32, u64>,
+    ) -> Option<usize> {
+        if lo > hi || hi > self.len() {
+            return None;
+        }
+        let k = self.alphabet.max(1) as f64;
+        let (n_left, n_right): (u64, u64) = (left.values().sum(), right.values().sum());
+        let log_p = |m: &HashMap<u32, u64>, n: u64, s: u32| {
+            ((m.get(&s).copied().unwrap_or(0) as f64 + 0.5) / (n as f64 + 0.5 * k)).ln()
+        };
+        // Gain in log-likelihood of moving positions lo..c from the right mix to the left one.
+        let (mut best, mut best_at, mut gain) = (0.0f64, lo, 0.0f64);
+        for c in lo..hi {
+            gain += self
+                .bag(c)
+                .iter()
+                .map(|&(s, n)| n as f64 * (log_p(left, n_left, s) - log_p(right, n_right, s)))
+                .sum::<f64>();
+            if gain > best + 1e-9 {
+                best = gain;
+                best_at = c + 1;
+            }
+        }
+        Some(best_at)
     }
 
     /// The thesis' recursive segmentation (§5.2.1) of the positions `a..e` with a condition on

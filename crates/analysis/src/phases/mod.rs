@@ -4,6 +4,7 @@
 //! adjacent phases merged while not significantly different ([`merge`]).
 
 use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
 
 pub mod content;
 pub mod describe;
@@ -472,14 +473,29 @@ impl Windows<'_> {
             }
         };
         let first_from = |t: tracelogic_model::Time| a + self.starts[a..e].partition_point(|&s| s < t);
+        // The event mixes of the window segments, each event in the segment its call was entered
+        // in (the events of one occurrence can fall on both sides of a window boundary).
+        let bounds: Vec<tracelogic_model::Time> = wb.iter().map(|&w| at(w)).collect();
+        let mut mixes: Vec<HashMap<u32, u64>> = vec![HashMap::new(); wb.len().saturating_sub(1)];
+        for (t, sig) in self.signed.with_ids(a..e) {
+            if by_events && t > to {
+                continue;
+            }
+            let j = bounds.partition_point(|&b| b <= t).saturating_sub(1);
+            if let Some(m) = mixes.get_mut(j) {
+                *m.entry(sig).or_default() += 1;
+            }
+        }
         let mut out: Vec<(usize, merge::BoundaryTest)> = Vec::new();
         for k in 1..wb.len().saturating_sub(1) {
             // Refined at the occurrences: within one window either side of the window boundary,
-            // where the event mixes of the neighbouring phases differ most.
+            // the occurrence boundary under which the occurrences there are likeliest drawn from
+            // the mixes of the two window segments (docs/phases.md, step 4).
             let prev = out.last().map_or(a, |c| c.0);
             let next = first_from(at(wb[k + 1])).min(e);
             let (lo, hi) = (first_from(at(wb[k] - 1)), first_from(at(wb[k] + 1)));
-            if let Some(c) = self.occ.best_cut_in(prev, next, lo, hi) {
+            let (lo, hi) = (lo.max(prev + 1), hi.min(next.saturating_sub(1)));
+            if let Some(c) = self.occ.likeliest_cut_in(lo, hi, &mixes[k - 1], &mixes[k]) {
                 if c > prev && c < e {
                     out.push((c, wtests[k - 1]));
                 }

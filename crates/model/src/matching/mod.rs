@@ -17,16 +17,15 @@
 //!   running maximum), so a clock glitch cannot make a later send "earlier" than its sender's
 //!   previous one.
 //!
-//! [`match_messages_sparing`] adds one rule, for naming the sender of a receive from
-//! `ANY_SOURCE` left in the trace (its status unrecorded, or a cancelled receive: hpcc's
-//! RandomAccess cancels the ones it posted ahead, and a cancel that comes too late leaves one
-//! with a message): such a receive takes only a send posted by the time its completing call
-//! returned, and only from a sender with a message to spare (more pending sends to this rank
-//! than receives still to come that name it). Under the rules above it takes the earliest
-//! pending send, often the message a later named receive took in the run, which then goes
-//! unmatched (hpcc-6: 96 cancelled receives matched, 94 named ones left; sparing: 2 and 0).
-//! The analyses keep [`match_messages`] (their figures were measured with it; the phases of
-//! hpcc 4 lose boundaries with the other).
+//! * A receive from `ANY_SOURCE` left in the trace (its status unrecorded, or a cancelled
+//!   receive: hpcc's RandomAccess cancels the ones it posted ahead, and a cancel that comes
+//!   too late leaves one with a message) takes only a send posted by the time its completing
+//!   call returned, and only from a sender with a message to spare (more pending sends to this
+//!   rank than receives still to come that name it). Under the rules above alone
+//!   ([`match_messages_earliest`]) it takes the earliest pending send, often the message a
+//!   later named receive took in the run, which then goes unmatched (hpcc-6: 96 cancelled
+//!   receives matched, 94 named ones left; with this rule 2 and 0). [`match_messages`], the
+//!   one matching of every analysis, the logical trace and the MPI-parallel mode, applies it.
 //!
 //! Sends are gathered in (sender, send op) order and placed by a stable counting sort on the
 //! receiving rank (ranks are dense), so each receiver's sends form one slice still in
@@ -120,18 +119,19 @@ struct Queue {
     tail: u32,
 }
 
-/// Match the point-to-point operations of `trace`.
+/// Match the point-to-point operations of `trace` (every rule of the module documentation).
 pub fn match_messages(trace: &Trace) -> Matching {
-    match_all(trace, false)
-}
-
-/// [`match_messages`] where a receive from `ANY_SOURCE` takes only a send posted by the time it
-/// completed, from a sender with a message to spare (module documentation).
-pub fn match_messages_sparing(trace: &Trace) -> Matching {
     match_all(trace, true)
 }
 
-/// [`match_messages`], or [`match_messages_sparing`] when `sparing`.
+/// [`match_messages`] without the rule for receives from `ANY_SOURCE` left in the trace: each
+/// takes the earliest pending send (the matching the linear pass replaced is checked against
+/// it, `tests/matching_reference.rs`).
+pub fn match_messages_earliest(trace: &Trace) -> Matching {
+    match_all(trace, false)
+}
+
+/// [`match_messages`], or [`match_messages_earliest`] when not `sparing`.
 fn match_all(trace: &Trace, sparing: bool) -> Matching {
     let n = trace.num_ranks();
     let mut unmatched_sends = 0u64;
@@ -249,7 +249,7 @@ fn match_all(trace: &Trace, sparing: bool) -> Matching {
 /// then send op order; `posted_at` their posting times by slot, read only by wildcard
 /// receives). Records each consumed send's receive operation in `recv_of_slot` and returns
 /// the number of matched sends and of unmatched receives; `sparing`: receives from
-/// `ANY_SOURCE` as [`match_messages_sparing`] takes them.
+/// `ANY_SOURCE` as [`match_messages`] takes them (else as [`match_messages_earliest`]).
 fn match_receiver(
     trace: &Trace,
     receiver: Rank,
@@ -377,7 +377,7 @@ pub fn match_envelopes(trace: &Trace, receiver: Rank, sends: &[SendEnvelope]) ->
         .collect();
     let mut recv_of_slot = vec![NO_RECV; sends.len()];
     let posted_at: Vec<u64> = sends.iter().map(|s| s.posted_at).collect();
-    let (_, unmatched) = match_receiver(trace, receiver, &mut pending, &posted_at, &mut recv_of_slot, false);
+    let (_, unmatched) = match_receiver(trace, receiver, &mut pending, &posted_at, &mut recv_of_slot, true);
     let messages = sends
         .iter()
         .zip(&recv_of_slot)

@@ -4,11 +4,11 @@
 //! A format resolves a wildcard receive from its completion's status (DUMPI, OTF2); a receive
 //! completed without one (`MPI_STATUS_IGNORE`, or `MPI_Wait` after an `MPI_Cancel` that came
 //! too late: hpcc's RandomAccess) stays [`ANY_SOURCE`]. [`with_matched_sources`] names the
-//! sender of the message [`match_messages_sparing`] pairs it with, as the status would have: source,
+//! sender of the message [`match_messages`] pairs it with, as the status would have: source,
 //! tag (for `MPI_ANY_TAG`) and the bytes received (the message, at most the posted buffer).
 //! Receives nothing matched (a cancel that succeeded) stay wildcards.
 
-use super::match_messages_sparing;
+use super::match_messages;
 use crate::{P2pDir, Trace, ANY_SOURCE, ANY_TAG};
 use std::borrow::Cow;
 
@@ -22,7 +22,7 @@ pub fn with_matched_sources(trace: &Trace) -> Cow<'_, Trace> {
     if !unresolved {
         return Cow::Borrowed(trace);
     }
-    let matching = match_messages_sparing(trace);
+    let matching = match_messages(trace);
     let mut resolved = trace.clone();
     for m in &matching.messages {
         let (r, i) = (m.receiver as usize, m.recv_op as usize);
