@@ -380,8 +380,12 @@ fn leaves(item: &Item) -> usize {
 /// Ends tried for the last iteration of a nested variant loop ([`last_iteration`]).
 const LAST_ENDS_TRIED: usize = 4;
 
-/// Iteration bounds: the symbols before each occurrence of the marker.
-type Iterations = Vec<(Vec<u32>, Vec<Item>)>;
+/// An iteration compressed: its symbols and items.
+type Compressed = (Vec<u32>, Vec<Item>);
+/// How the iterations of a loop are compressed ([`folded`] or [`nested_folded`]).
+type Compress<'a> = &'a dyn Fn(&[u32], &[Item], &mut SymbolTable) -> Compressed;
+/// The iterations of a loop, compressed.
+type Iterations = Vec<Compressed>;
 
 /// The last iteration of a nested variant loop whose iterations `iterations` end at `end`:
 /// the symbols from `end` up to an occurrence of the symbol every iteration ends with, the
@@ -394,9 +398,9 @@ fn last_iteration(
     c: &Candidate,
     end: usize,
     iterations: &Iterations,
-    folded: &dyn Fn(&[u32], &[Item], &mut SymbolTable) -> (Vec<u32>, Vec<Item>),
+    folded: Compress,
     table: &mut SymbolTable,
-) -> Option<(usize, (Vec<u32>, Vec<Item>))> {
+) -> Option<(usize, Compressed)> {
     let p = &c.positions;
     let last_sym = syms[end - 1];
     if (c.a..c.b).any(|i| syms[p[i + 1] - 1] != last_sym) {
@@ -424,9 +428,9 @@ fn last_partial(
     items: &[Item],
     end: usize,
     iterations: &Iterations,
-    folded: &dyn Fn(&[u32], &[Item], &mut SymbolTable) -> (Vec<u32>, Vec<Item>),
+    folded: Compress,
     table: &mut SymbolTable,
-) -> Option<(usize, (Vec<u32>, Vec<Item>))> {
+) -> Option<(usize, Compressed)> {
     let longest: usize = iterations
         .iter()
         .map(|(_, it)| it.iter().map(leaves).sum::<usize>())
