@@ -102,7 +102,6 @@ fn the_logical_trace_is_exact_and_compressed() {
 
 /// The time steps are one loop run as many times as the log has steps.
 #[test]
-#[ignore = "behind (docs/logical.md): the classes aligned between world collectives merge into one program whose shortest folding is one variant loop over the solvers' 712 iterations, across the 6 time steps"]
 fn the_time_steps_are_one_loop() {
     let o = run(&[&"logical", &trace(), &"--compress", &"--json"]);
     assert_eq!(code(&o), 0);

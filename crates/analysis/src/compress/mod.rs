@@ -349,7 +349,8 @@ fn renumber(node: &mut Node, offset: u32) {
 /// [`compress_with`] of one sequence.
 fn compress_one(records: &[Record], options: &CompressOptions) -> Program {
     let shapes = shape_ids(records);
-    match choose(records, &shapes, Some(options)) {
+    let chosen = choose(records, &shapes, Some(options));
+    match with_nested(records, &shapes, chosen.length(), Some(options)).unwrap_or(chosen) {
         Chosen::Built(program, _) => program,
         Chosen::Items(items, length) => {
             let program = finish(records, &items, options);
@@ -398,26 +399,17 @@ impl Chosen {
 /// The shortest folding of `records` whose shapes are `shapes` ([`shape_ids`]). With
 /// `build: None` no program is built (a variant loop's choices are read from its items,
 /// [`variants::choices_nest_items`]): the caller only wants the folding and its length.
+/// Nested variant loops are not tried ([`with_nested`]).
 fn choose(records: &[Record], shapes: &[u32], build: Option<&CompressOptions>) -> Chosen {
     let mut table: SymbolTable = SymbolTable::default();
-    let intern = |s: Symbol, table: &mut SymbolTable| {
-        let next = table.len() as u32;
-        *table.entry(s).or_insert(next)
-    };
-    let mut syms: Vec<u32> = Vec::with_capacity(records.len());
-    let mut items: Vec<Item> = Vec::with_capacity(records.len());
-    for (i, &shape) in shapes.iter().enumerate() {
-        syms.push(intern(Symbol::Leaf(shape), &mut table));
-        items.push(Item::Leaf(i));
-    }
+    let (mut syms, mut items) = leaf_sequence(shapes, &mut table);
     let (mut syms2, mut items2, mut table2) = (syms.clone(), items.clone(), table.clone());
     let (leaf_syms, leaf_items) = (syms.clone(), items.clone());
     fold(&mut syms, &mut items, &mut table, false);
     // Candidates are compared by their compressed length, counted on the folded items
     // ([`length`], what [`finish`] would count); only a candidate that is shorter is built,
     // where its nodes decide ([`variants::choices_nest`]), and the one kept at the end.
-    let mut best_items: Option<Vec<Item>> = None;
-    let mut best_program: Option<(Program, Vec<Item>)> = None;
+    let mut best: Option<Chosen> = None;
     let mut best_length = length(&items);
     // Iterations that differ only in their inner loop counts (an iterative solver's inner steps
     // per outer step): folded again with inner loops strictly first and the bodies of known loops
@@ -426,7 +418,7 @@ fn choose(records: &[Record], shapes: &[u32], build: Option<&CompressOptions>) -
         let varying = length(&items2);
         if varying < best_length {
             best_length = varying;
-            best_items = Some(items2);
+            best = Some(Chosen::Items(items2, varying));
         }
     }
     // Iterations that are one of a few variants (`variants`), marked on the records (steps
@@ -439,42 +431,81 @@ fn choose(records: &[Record], shapes: &[u32], build: Option<&CompressOptions>) -
     let leaf = variants::variant_loops(&leaf_syms, &leaf_items, records);
     let tried = (plain.iter().map(|p| (p, &syms, &items))).chain(leaf.iter().map(|p| (p, &leaf_syms, &leaf_items)));
     for (planned, level_syms, level_items) in tried {
-        let Some((mut s, mut it)) = planned.build(level_syms, level_items, &mut table) else {
+        let Some((mut s, mut it)) = planned.build(level_syms, level_items, records, &mut table) else {
             continue;
         };
         fold(&mut s, &mut it, &mut table, false);
-        let counted = length(&it);
-        if counted >= best_length {
+        if let Some(c) = shorter(records, it, best_length, build) {
+            best_length = c.length();
+            best = Some(c);
+        }
+    }
+    best.unwrap_or(Chosen::Items(items, best_length))
+}
+
+/// The records' symbols and items before any folding (one leaf per record).
+fn leaf_sequence(shapes: &[u32], table: &mut SymbolTable) -> (Vec<u32>, Vec<Item>) {
+    let mut syms: Vec<u32> = Vec::with_capacity(shapes.len());
+    for &shape in shapes {
+        let next = table.len() as u32;
+        syms.push(*table.entry(Symbol::Leaf(shape)).or_insert(next));
+    }
+    (syms, (0..shapes.len()).map(Item::Leaf).collect())
+}
+
+/// The folded items `it` of a candidate of [`choose`] as the folding kept, when they are
+/// shorter than `best_length` and no variant loop's choices nest ([`variants::choices_nest`]).
+fn shorter(records: &[Record], it: Vec<Item>, best_length: usize, build: Option<&CompressOptions>) -> Option<Chosen> {
+    let counted = length(&it);
+    if counted >= best_length {
+        return None;
+    }
+    match build {
+        Some(options) => {
+            let program = finish(records, &it, options);
+            debug_assert_eq!(program.compressed_length, counted, "length counts what finish builds");
+            (!variants::choices_nest(&program.nodes)).then_some(Chosen::Built(program, it))
+        }
+        None => {
+            let nest = variants::choices_nest_items(&it);
+            if let Some(o) = cfg!(debug_assertions).then(CompressOptions::default) {
+                let nodes = finish(records, &it, &o).nodes;
+                debug_assert_eq!(nest, variants::choices_nest(&nodes), "choices read from the items");
+            }
+            (!nest).then_some(Chosen::Items(it, counted))
+        }
+    }
+}
+
+/// A folding of `records` shorter than `best_length` (the one [`choose`] chose) with a
+/// **nested** variant loop in place ([`variants::nested_loops`]: an outer loop whose iterations are equal once each
+/// is compressed on its own). Tried once on the folding a caller keeps, not on every candidate
+/// it compares ([`Folding::of`] leaves them out, [`Folding::program`] adds them).
+fn with_nested(
+    records: &[Record],
+    shapes: &[u32],
+    best_length: usize,
+    build: Option<&CompressOptions>,
+) -> Option<Chosen> {
+    let mut table: SymbolTable = SymbolTable::default();
+    let (leaf_syms, leaf_items) = leaf_sequence(shapes, &mut table);
+    let (mut syms, mut items) = (leaf_syms.clone(), leaf_items.clone());
+    fold(&mut syms, &mut items, &mut table, false);
+    let plain = variants::nested_loops(&syms, &items, records);
+    let leaf = variants::nested_loops(&leaf_syms, &leaf_items, records);
+    let tried = (plain.iter().map(|p| (p, &syms, &items))).chain(leaf.iter().map(|p| (p, &leaf_syms, &leaf_items)));
+    let mut best: Option<Chosen> = None;
+    for (planned, level_syms, level_items) in tried {
+        let Some((mut s, mut it)) = planned.build(level_syms, level_items, records, &mut table) else {
             continue;
-        }
-        match build {
-            Some(options) => {
-                let program = finish(records, &it, options);
-                debug_assert_eq!(program.compressed_length, counted, "length counts what finish builds");
-                if !variants::choices_nest(&program.nodes) {
-                    best_length = program.compressed_length;
-                    best_items = None;
-                    best_program = Some((program, it));
-                }
-            }
-            None => {
-                let nest = variants::choices_nest_items(&it);
-                if let Some(o) = cfg!(debug_assertions).then(CompressOptions::default) {
-                    let nodes = finish(records, &it, &o).nodes;
-                    debug_assert_eq!(nest, variants::choices_nest(&nodes), "choices read from the items");
-                }
-                if !nest {
-                    best_length = counted;
-                    best_items = Some(it);
-                }
-            }
+        };
+        fold(&mut s, &mut it, &mut table, false);
+        let shortest = best.as_ref().map_or(best_length, Chosen::length);
+        if let Some(c) = shorter(records, it, shortest, build) {
+            best = Some(c);
         }
     }
-    match (best_program, best_items) {
-        (Some((program, items)), _) => Chosen::Built(program, items),
-        (None, Some(varying)) => Chosen::Items(varying, best_length),
-        (None, None) => Chosen::Items(items, best_length),
-    }
+    best
 }
 
 /// The folding of a record sequence, kept to build its program later from records that differ
@@ -484,14 +515,17 @@ fn choose(records: &[Record], shapes: &[u32], build: Option<&CompressOptions>) -
 pub struct Folding {
     /// Each record's shape number ([`shape_ids`], per block).
     shapes: Vec<u32>,
-    /// Per block ([`blocks`], or the whole sequence): its range and its folded items.
-    parts: Vec<(std::ops::Range<usize>, Vec<Item>)>,
-    /// The compressed length.
+    /// Per block ([`blocks`], or the whole sequence): its range, its folded items and their
+    /// compressed length.
+    parts: Vec<(std::ops::Range<usize>, Vec<Item>, usize)>,
+    /// The compressed length, nested variant loops left out ([`with_nested`]: tried once the
+    /// folding is kept, by [`Folding::program`]; it only shortens the program).
     pub compressed_length: usize,
 }
 
 impl Folding {
-    /// The folding of `records` as [`compress`] chooses it, without building the program.
+    /// The folding of `records` as [`compress`] chooses it, nested variant loops left out,
+    /// without building the program.
     pub fn of(records: &[Record]) -> Folding {
         let ranges = block_ranges(records);
         let mut shapes = Vec::with_capacity(records.len());
@@ -501,9 +535,10 @@ impl Folding {
             let part = &records[range.clone()];
             let ids = shape_ids(part);
             let chosen = choose(part, &ids, None);
-            compressed_length += chosen.length();
+            let length = chosen.length();
+            compressed_length += length;
             shapes.extend(ids);
-            parts.push((range, chosen.into_items()));
+            parts.push((range, chosen.into_items(), length));
         }
         Folding {
             shapes,
@@ -519,17 +554,22 @@ impl Folding {
         let options = CompressOptions::default();
         let same_blocks = block_ranges(records);
         let same = same_blocks.len() == self.parts.len()
-            && same_blocks.iter().zip(&self.parts).all(|(a, (b, _))| a == b)
+            && same_blocks.iter().zip(&self.parts).all(|(a, (b, _, _))| a == b)
             && self
                 .parts
                 .iter()
-                .all(|(range, _)| shape_ids(&records[range.clone()])[..] == self.shapes[range.clone()]);
+                .all(|(range, _, _)| shape_ids(&records[range.clone()])[..] == self.shapes[range.clone()]);
         if !same {
             return compress_with(records, &options);
         }
         let mut nodes: Vec<Node> = Vec::new();
-        for (range, items) in &self.parts {
-            let part = finish(&records[range.clone()], items, &options);
+        for (range, items, length) in &self.parts {
+            let (part, shapes) = (&records[range.clone()], &self.shapes[range.clone()]);
+            let part = match with_nested(part, shapes, *length, Some(&options)) {
+                Some(Chosen::Built(program, _)) => program,
+                Some(Chosen::Items(nested, _)) => finish(part, &nested, &options),
+                None => finish(part, items, &options),
+            };
             let offset = id_bound(&nodes) as u32;
             nodes.extend(part.nodes.into_iter().map(|mut n| {
                 renumber(&mut n, offset);

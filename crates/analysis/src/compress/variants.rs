@@ -171,8 +171,6 @@ fn candidates(syms: &[u32], keys: &[u64], max_variants: usize) -> Vec<Candidate>
     kept
 }
 
-/// Sequences (`syms`, `items`, one per record, before any folding) with one variant loop in
-/// place for each of the best markers; the caller folds the rest and compares.
 /// Whether some loop of `nodes` run 0 or 1 times per visit has choices periodic with a period
 /// above [`MAX_CHOICE_PERIOD`].
 pub(super) fn choices_nest(nodes: &[Node]) -> bool {
@@ -221,6 +219,66 @@ pub(super) fn choices_nest_items(items: &[Item]) -> bool {
     items.iter().any(|i| nest(&[i]))
 }
 
+/// Variant loops whose iterations are **nested**: the iterations of an outer loop marked by one
+/// of the [`nested_markers`], each compressed on its own with variant loops of its own
+/// ([`nested_folded`]); tried once, on the folding already chosen ([`super::with_nested`]).
+pub(super) fn nested_loops(syms: &[u32], items: &[Item], records: &[Record]) -> Vec<Planned> {
+    let keys = keys_of(syms, items, records);
+    nested_markers(&keys)
+        .into_iter()
+        .map(|positions| Planned {
+            partial: false,
+            nested: true,
+            candidate: Candidate {
+                score: 0,
+                a: 0,
+                b: positions.len() - 1,
+                positions,
+            },
+        })
+        .collect()
+}
+
+/// Most occurrences of a marker whose iterations are compressed on their own
+/// ([`nested_markers`]).
+const MAX_NESTED_OCCURRENCES: usize = 64;
+/// Markers whose iterations are compressed on their own, per sequence.
+const NESTED_MARKERS: usize = 2;
+
+/// Markers of an **outer loop** whose iterations are compressed on their own, with variant
+/// loops of their own ([`nested_folded`]): an iterative solver's time steps, each step's
+/// solves a variant loop of their iterations, are equal only once each step is compressed
+/// (OpenFOAM's icoFoam: the steps' segments differ in every solve's iteration count, and the
+/// whole sequence folded at once cuts the solves at other places step by step). The markers of
+/// at most [`MAX_NESTED_OCCURRENCES`] occurrences (few, long iterations) spanning at least half
+/// of the sequence, the [`NESTED_MARKERS`] spanning most: each occurrence list, in order.
+fn nested_markers(keys: &[u64]) -> Vec<Vec<usize>> {
+    let n = keys.len();
+    let mut by_key: FastMap<u64, Vec<usize>> = FastMap::default();
+    for (i, &k) in keys.iter().enumerate() {
+        let v = by_key.entry(k).or_default();
+        if v.len() <= MAX_NESTED_OCCURRENCES {
+            v.push(i);
+        }
+    }
+    let mut found: Vec<Vec<usize>> = by_key
+        .into_values()
+        .filter(|p| (MIN_ITERATIONS + 1..=MAX_NESTED_OCCURRENCES).contains(&p.len()))
+        .filter(|p| 2 * (p[p.len() - 1] - p[0]) >= n)
+        .filter(|p| p.windows(2).all(|w| w[1] - w[0] <= MAX_ITERATION))
+        .collect();
+    // Spanning most first; then the earliest (reproducible whatever the map's order).
+    found.sort_by_key(|p| (p.len(), std::cmp::Reverse(p[p.len() - 1] - p[0]), p[0]));
+    // One per count of occurrences (markers a few records apart cut the same iterations).
+    let mut counts = std::collections::HashSet::new();
+    found.retain(|p| counts.insert(p.len()));
+    found.truncate(NESTED_MARKERS);
+    found
+}
+
+/// Sequences (`syms`, `items`) with one variant loop in place for each of the best markers
+/// scored on the segments' raw symbols ([`Planned::build`]); the caller folds the rest and
+/// compares.
 pub(super) fn variant_loops(syms: &[u32], items: &[Item], records: &[Record]) -> Vec<Planned> {
     let keys = keys_of(syms, items, records);
     let mut found: Vec<Candidate> = Vec::new();
@@ -237,6 +295,7 @@ pub(super) fn variant_loops(syms: &[u32], items: &[Item], records: &[Record]) ->
         .flat_map(|c| {
             [false, true].map(|partial| Planned {
                 partial,
+                nested: false,
                 candidate: Candidate { score: 0, ..c.clone() },
             })
         })
@@ -247,6 +306,8 @@ pub(super) fn variant_loops(syms: &[u32], items: &[Item], records: &[Record]) ->
 /// partial iteration.
 pub(super) struct Planned {
     partial: bool,
+    /// Iterations compressed with variant loops of their own ([`nested_folded`]).
+    nested: bool,
     candidate: Candidate,
 }
 
@@ -254,8 +315,15 @@ impl Planned {
     /// The sequence (`syms`, `items`, those [`variant_loops`] was given) with this variant loop
     /// in place, or `None` ([`build`]). Built one at a time by the caller, so that only one
     /// such copy of the sequence is held.
-    pub(super) fn build(&self, syms: &[u32], items: &[Item], table: &mut SymbolTable) -> Option<(Vec<u32>, Vec<Item>)> {
-        build(syms, items, &self.candidate, table, self.partial)
+    pub(super) fn build(
+        &self,
+        syms: &[u32],
+        items: &[Item],
+        records: &[Record],
+        table: &mut SymbolTable,
+    ) -> Option<(Vec<u32>, Vec<Item>)> {
+        let inner = self.nested.then_some(records);
+        build(syms, items, &self.candidate, table, self.partial, inner)
     }
 }
 
@@ -272,12 +340,134 @@ fn folded(syms: &[u32], items: &[Item], table: &mut SymbolTable) -> (Vec<u32>, V
     (s, items)
 }
 
+/// One iteration compressed on its own as [`super::choose`] would, one level down: folded,
+/// and with each variant loop of its own sequence (records and folded) in place and folded
+/// when that is shorter and its choices do not nest ([`choices_nest_items`]), those without
+/// partial iterations only.
+fn nested_folded(syms: &[u32], items: &[Item], records: &[Record], table: &mut SymbolTable) -> (Vec<u32>, Vec<Item>) {
+    let plain = folded(syms, items, table);
+    let mut best_length = super::length(&plain.1);
+    let mut best: Option<(Vec<u32>, Vec<Item>)> = None;
+    let levels = [(syms, items), (&plain.0[..], &plain.1[..])];
+    for (level_syms, level_items) in levels {
+        // Without partial iterations (a step's own ends): half the cost.
+        for planned in variant_loops(level_syms, level_items, records)
+            .iter()
+            .filter(|p| !p.partial)
+        {
+            let Some((mut s, mut it)) = planned.build(level_syms, level_items, records, table) else {
+                continue;
+            };
+            fold(&mut s, &mut it, table, false);
+            let counted = super::length(&it);
+            if counted < best_length && !choices_nest_items(&it) {
+                best_length = counted;
+                best = Some((s, it));
+            }
+        }
+    }
+    best.unwrap_or(plain)
+}
+
 /// Leaves of an item.
 fn leaves(item: &Item) -> usize {
     match item {
         Item::Leaf(_) => 1,
         Item::Loop(its) => its.iter().flatten().map(leaves).sum(),
     }
+}
+
+/// Ends tried for the last iteration of a nested variant loop ([`last_iteration`]).
+const LAST_ENDS_TRIED: usize = 4;
+
+/// An iteration compressed: its symbols and items.
+type Compressed = (Vec<u32>, Vec<Item>);
+/// How the iterations of a loop are compressed ([`folded`] or [`nested_folded`]).
+type Compress<'a> = &'a dyn Fn(&[u32], &[Item], &mut SymbolTable) -> Compressed;
+/// The iterations of a loop, compressed.
+type Iterations = Vec<Compressed>;
+
+/// The last iteration of a nested variant loop whose iterations `iterations` end at `end`:
+/// the symbols from `end` up to an occurrence of the symbol every iteration ends with, the
+/// [`LAST_ENDS_TRIED`] occurrences nearest the iterations' median length tried, the first
+/// whose compression (`folded`) is one of the iterations'; its length in symbols and its
+/// compression.
+fn last_iteration(
+    syms: &[u32],
+    items: &[Item],
+    c: &Candidate,
+    end: usize,
+    iterations: &Iterations,
+    folded: Compress,
+    table: &mut SymbolTable,
+) -> Option<(usize, Compressed)> {
+    let p = &c.positions;
+    let last_sym = syms[end - 1];
+    if (c.a..c.b).any(|i| syms[p[i + 1] - 1] != last_sym) {
+        return None;
+    }
+    let mut lens: Vec<usize> = (c.a..c.b).map(|i| p[i + 1] - p[i]).collect();
+    lens.sort_unstable();
+    let typical = lens[lens.len() / 2];
+    let reach = (syms.len() - end).min(2 * lens[lens.len() - 1]);
+    let mut ends: Vec<usize> = (1..=reach).filter(|&k| syms[end + k - 1] == last_sym).collect();
+    ends.sort_by_key(|&k| (k.abs_diff(typical), k));
+    ends.truncate(LAST_ENDS_TRIED);
+    ends.into_iter().find_map(|k| {
+        let last = folded(&syms[end..end + k], &items[end..end + k], table);
+        iterations.iter().any(|(v, _)| *v == last.0).then_some((k, last))
+    })
+}
+
+/// The last iteration of a nested variant loop as a **partial** one ([`build`]): what follows
+/// `end` (up to twice the longest iteration) compressed on its own, its symbols up to where
+/// they leave the iteration they follow longest, when that is at least half of it; the symbols
+/// of `syms` it holds (its records' count) and the iteration.
+fn last_partial(
+    syms: &[u32],
+    items: &[Item],
+    end: usize,
+    iterations: &Iterations,
+    folded: Compress,
+    table: &mut SymbolTable,
+) -> Option<(usize, Compressed)> {
+    let longest: usize = iterations
+        .iter()
+        .map(|(_, it)| it.iter().map(leaves).sum::<usize>())
+        .max()?;
+    let reach = items[end..]
+        .iter()
+        .scan(0usize, |held, i| {
+            let before = *held;
+            *held += leaves(i);
+            (before < 2 * longest).then_some(())
+        })
+        .count();
+    let (tail, tail_items) = folded(&syms[end..end + reach], &items[end..end + reach], table);
+    let (lcp, k) = iterations
+        .iter()
+        .enumerate()
+        .map(|(k, (v, _))| (v.iter().zip(&tail).take_while(|(a, b)| a == b).count(), k))
+        .max()?;
+    if lcp < MIN_PARTIAL {
+        return None;
+    }
+    // Up to the last symbol of that iteration (what follows the loop left out).
+    let v = &iterations[k].0;
+    let lcp = lcp.max(tail.iter().rposition(|s| v.contains(s)).map_or(0, |j| j + 1));
+    let records: usize = tail_items[..lcp].iter().map(leaves).sum();
+    let mut held = 0;
+    let used = items[end..]
+        .iter()
+        .take_while(|i| {
+            let take = held < records;
+            if take {
+                held += leaves(i);
+            }
+            take
+        })
+        .count();
+    (held == records).then(|| (used, (tail[..lcp].to_vec(), tail_items[..lcp].to_vec())))
 }
 
 /// Fewest symbols a partial iteration ([`build`] with `partial`) has.
@@ -298,11 +488,25 @@ fn build(
     c: &Candidate,
     table: &mut SymbolTable,
     partial: bool,
+    nested: Option<&[Record]>,
 ) -> Option<(Vec<u32>, Vec<Item>)> {
     let p = &c.positions;
-    let mut iterations: Vec<(Vec<u32>, Vec<Item>)> = (c.a..c.b)
-        .map(|i| folded(&syms[p[i]..p[i + 1]], &items[p[i]..p[i + 1]], table))
-        .collect();
+    let folded = |s: &[u32], it: &[Item], table: &mut SymbolTable| match nested {
+        Some(records) => nested_folded(s, it, records, table),
+        None => folded(s, it, table),
+    };
+    let mut iterations: Vec<(Vec<u32>, Vec<Item>)> = Vec::with_capacity(c.b - c.a);
+    let (mut shortest, mut longest) = (usize::MAX, 0);
+    for i in c.a..c.b {
+        let it = folded(&syms[p[i]..p[i + 1]], &items[p[i]..p[i + 1]], table);
+        (shortest, longest) = (shortest.min(it.0.len()), longest.max(it.0.len()));
+        // Nested, iterations of one program share at least half of each ([`one_program`]):
+        // none is more than twice as long as another.
+        if nested.is_some() && longest > 2 * shortest {
+            return None;
+        }
+        iterations.push(it);
+    }
     let mut start = p[c.a];
     // Iterations (program order) that are partial.
     let mut partials: Vec<usize> = Vec::new();
@@ -328,6 +532,19 @@ fn build(
     if let Some(v) = raw.iter().find(|v| syms[end..].starts_with(v)) {
         iterations.push(folded(&syms[end..end + v.len()], &items[end..end + v.len()], table));
         end += v.len();
+    } else if nested.is_some() {
+        // Compressed on its own, the last iteration ends where the others do (with the symbol
+        // before the marker): the ends nearest an iteration's typical length are tried.
+        if let Some(last) = last_iteration(syms, items, c, end, &iterations, &folded, table) {
+            end += last.0;
+            iterations.push(last.1);
+        } else if let Some((used, last)) = last_partial(syms, items, end, &iterations, &folded, table) {
+            // Or a partial one: what follows compressed, up to where it leaves every
+            // iteration (icoFoam's last time step, without what precedes a next one).
+            end += used;
+            partials.push(iterations.len());
+            iterations.push(last);
+        }
     } else {
         // The last iteration may differ from the others in its inner loop counts: fold what
         // follows (a few iterations' length of it) and look for a folded variant at its start.
@@ -376,8 +593,12 @@ fn build(
     // aligned on the whole iterations first).
     let mut variants: Vec<Vec<u32>> = Vec::new();
     let mut which: Vec<usize> = vec![0; iterations.len()];
+    let mut whole_variants = 0;
     let whole = (0..iterations.len()).filter(|k| !partials.contains(k));
-    for k in whole.chain(partials.iter().copied()) {
+    for (n, k) in whole.chain(partials.iter().copied()).enumerate() {
+        if n == iterations.len() - partials.len() {
+            whole_variants = variants.len();
+        }
         let s = &iterations[k].0;
         match variants.iter().position(|v| v == s) {
             Some(x) => which[k] = x,
@@ -387,7 +608,12 @@ fn build(
             }
         }
     }
-    if variants.len() < 2 || variants.len() > MAX_VARIANTS + partials.len() {
+    if partials.is_empty() {
+        whole_variants = variants.len();
+    }
+    // Nested, iterations equal once compressed are one loop (their inner counts differ).
+    let fewest = if nested.is_some() { 1 } else { 2 };
+    if variants.len() < fewest || variants.len() > MAX_VARIANTS + partials.len() {
         return None;
     }
     // The body: every variant aligned on the ones before it (longest common subsequence), each
@@ -395,6 +621,13 @@ fn build(
     let mut merged: Vec<(u32, u32)> = variants[0].iter().map(|&s| (s, 1)).collect();
     for (j, v) in variants.iter().enumerate().skip(1) {
         merged = align(&merged, v, 1 << j);
+    }
+    let whole_which: Vec<usize> = (0..iterations.len())
+        .filter(|k| !partials.contains(k))
+        .map(|k| which[k])
+        .collect();
+    if nested.is_some() && !one_program(&merged, &variants[..whole_variants], &whole_which) {
+        return None;
     }
     // Runs of symbols executed by the same variants: inline when every variant executes them,
     // else an arm (a loop run once by the variants that execute it, 0 times by the others).
@@ -441,6 +674,24 @@ fn build(
     next_items.push(Item::Loop(its));
     next_items.extend_from_slice(&items[end..]);
     Some((next_syms, next_items))
+}
+
+/// Whether the whole iterations of a nested variant loop are **one program** (a time step's
+/// solves, each run a varying number of iterations): most of them (more than half) compress to
+/// the same variant, and the symbols every whole variant executes are at least half of each
+/// (`whole`: the whole variants, the first of the alignment `merged`; `which`: each whole
+/// iteration's variant). OpenFOAM's icoFoam: 4 of its 5 whole steps compress alike, the first
+/// differs in one solve's records. Iterations that are mostly different programs are phases of
+/// the run cut at a record they happen to share (LAMMPS melt: 5 whole iterations, 4 variants),
+/// which a flat loop of the steps says better, though the nested loop may be shorter.
+fn one_program(merged: &[(u32, u32)], whole: &[Vec<u32>], which: &[usize]) -> bool {
+    let mut runs = vec![0usize; whole.len()];
+    for &k in which {
+        runs[k] += 1;
+    }
+    let all = (1u32 << whole.len()) - 1;
+    let common = merged.iter().filter(|(_, mask)| mask & all == all).count();
+    2 * runs.iter().max().unwrap_or(&0) > which.len() && whole.iter().all(|v| 2 * common >= v.len())
 }
 
 /// `merged` (symbols with the mask of the variants executing them) aligned with `v` by a
