@@ -139,6 +139,11 @@ impl Signed {
         self.offs.len().saturating_sub(1)
     }
 
+    /// Number of distinct signatures (ids `0..alphabet`).
+    pub fn alphabet(&self) -> usize {
+        self.names.len()
+    }
+
     /// True without positions.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
@@ -450,20 +455,14 @@ impl Bags {
     /// The boundary in `lo..=hi` under which the positions `lo..=hi` are likeliest drawn from two
     /// mixes: those before it from `left`, those from it on from `right` (counts by signature;
     /// each probability smoothed by half an event). Leftmost on ties; `None` for an empty range.
-    pub fn likeliest_cut_in(
-        &self,
-        lo: usize,
-        hi: usize,
-        left: &HashMap<u32, u64>,
-        right: &HashMap<u32, u64>,
-    ) -> Option<usize> {
+    pub fn likeliest_cut_in(&self, lo: usize, hi: usize, left: &[u64], right: &[u64]) -> Option<usize> {
         if lo > hi || hi > self.len() {
             return None;
         }
         let k = self.alphabet.max(1) as f64;
-        let (n_left, n_right): (u64, u64) = (left.values().sum(), right.values().sum());
-        let log_p = |m: &HashMap<u32, u64>, n: u64, s: u32| {
-            ((m.get(&s).copied().unwrap_or(0) as f64 + 0.5) / (n as f64 + 0.5 * k)).ln()
+        let (n_left, n_right): (u64, u64) = (left.iter().sum(), right.iter().sum());
+        let log_p = |m: &[u64], n: u64, s: u32| {
+            ((m.get(s as usize).copied().unwrap_or(0) as f64 + 0.5) / (n as f64 + 0.5 * k)).ln()
         };
         // Gain in log-likelihood of moving positions lo..c from the right mix to the left one.
         let (mut best, mut best_at, mut gain) = (0.0f64, lo, 0.0f64);

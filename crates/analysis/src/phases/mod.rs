@@ -4,7 +4,6 @@
 //! adjacent phases merged while not significantly different ([`merge`]).
 
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
 
 pub mod content;
 pub mod describe;
@@ -476,14 +475,14 @@ impl Windows<'_> {
         // The event mixes of the window segments, each event in the segment its call was entered
         // in (the events of one occurrence can fall on both sides of a window boundary).
         let bounds: Vec<tracelogic_model::Time> = wb.iter().map(|&w| at(w)).collect();
-        let mut mixes: Vec<HashMap<u32, u64>> = vec![HashMap::new(); wb.len().saturating_sub(1)];
+        let mut mixes: Vec<Vec<u64>> = vec![vec![0; self.signed.alphabet()]; wb.len().saturating_sub(1)];
         for (t, sig) in self.signed.with_ids(a..e) {
             if by_events && t > to {
                 continue;
             }
             let j = bounds.partition_point(|&b| b <= t).saturating_sub(1);
             if let Some(m) = mixes.get_mut(j) {
-                *m.entry(sig).or_default() += 1;
+                m[sig as usize] += 1;
             }
         }
         let mut out: Vec<(usize, merge::BoundaryTest)> = Vec::new();
