@@ -151,7 +151,8 @@ fn iterations_differing_in_inner_counts_fold() {
 /// Iterations that differ in a record (`C` for `B` in one of them) are variants of one
 /// loop: `[A [X Y]^k [B]^{1,1,0,1} [C]^{0,0,1,0}]^4` (before variant loops they did not fold).
 /// Iterations that also differ in their inner counts are not found this way (the raw
-/// iterations are all distinct, and the plain fold has already folded some of them).
+/// iterations are all distinct, and the plain fold has already folded some of them): nested
+/// variant loops find them ([`time_steps_of_varying_solves_are_one_loop`]).
 #[test]
 fn iterations_differing_in_a_record_fold_as_variants() {
     for counts in [[3usize, 3, 3, 3], [2, 2, 2, 2]] {
@@ -389,4 +390,75 @@ fn a_folding_builds_the_program_of_records_that_differ_only_in_values() {
     // A record of another shape: folded anew.
     post[5].call.function = "Other".into();
     assert_eq!(folding.program(&post), compress(&post));
+}
+
+/// `Init [T [X Y]^a_i P [U V W]^b_i (Q | R) E]^n Finalize`, R in the steps listed
+/// ([`time_steps_of_varying_solves_are_one_loop`]).
+fn two_solves(a: &[usize], b: &[usize], odd: &[usize]) -> Vec<&'static str> {
+    let mut f = vec!["Init"];
+    for i in 0..a.len() {
+        f.push("T");
+        for _ in 0..a[i] {
+            f.extend(["X", "Y"]);
+        }
+        f.push("P");
+        for _ in 0..b[i] {
+            f.extend(["U", "V", "W"]);
+        }
+        f.push(if odd.contains(&i) { "R" } else { "Q" });
+        f.push("E");
+    }
+    f.push("Finalize");
+    f
+}
+
+/// The loop of the program's top level: its count and its body.
+fn top_loop(p: &Program) -> Option<(&Values, &[Node])> {
+    p.nodes.iter().find_map(|n| match n {
+        Node::Loop { count, body, .. } => Some((count, &body[..])),
+        Node::Call { .. } => None,
+    })
+}
+
+/// Time steps of an iterative solver (OpenFOAM's icoFoam, in small): each step runs two solves
+/// for a varying number of iterations, some converging in one, and a few steps end with
+/// another record (output): `Init [T [X Y]^a_i P [U V W]^b_i (Q | R) E]^n Finalize`. Whole,
+/// the sequence folds the solves' iterations across step boundaries; each step compressed on
+/// its own (a nested variant loop) gives one loop of the steps. Length counted from the
+/// construction: Init, the step loop's header, T, the X Y loop (3), P, the U V W loop (4), an
+/// arm each for Q and R (2 + 2), E, Finalize: 17 (14 with no R), whatever n; the counts are the
+/// steps' own.
+#[test]
+fn time_steps_of_varying_solves_are_one_loop() {
+    let cases: [(&[usize], &[usize], &[usize]); 4] = [
+        (&[3, 5, 2, 4], &[2, 2, 3, 1], &[2]),
+        (&[3, 5, 2, 4, 3, 6, 2, 7], &[2, 2, 3, 4, 2, 2, 3, 2], &[2, 3]),
+        (&[3, 5, 2, 4, 3, 6, 2, 7], &[1, 2, 3, 4, 2, 2, 3, 1], &[2, 3]),
+        (
+            &[3, 5, 2, 4, 3, 6, 2, 7, 4, 4, 5, 2],
+            &[4, 4, 1, 2, 3, 2, 2, 2, 1, 2, 3, 3],
+            &[0, 5],
+        ),
+    ];
+    for (a, b, odd) in cases {
+        let f = two_solves(a, b, odd);
+        let p = compress(&records(&f));
+        expands_exactly(&p, &f);
+        assert_eq!(p.compressed_length, 17, "{a:?} {b:?} {odd:?}:\n{}", p.text());
+        let (count, body) = top_loop(&p).unwrap_or_else(|| panic!("{}", p.text()));
+        assert_eq!(*count, Values::Constant { value: a.len() as u64 }, "{}", p.text());
+        let inner: Vec<&Values> = body
+            .iter()
+            .filter_map(|n| match n {
+                Node::Loop { count, body, .. } if body.len() > 1 => Some(count),
+                _ => None,
+            })
+            .collect();
+        let counts = |v: &[usize]| Values::compress(&v.iter().map(|&k| k as u64).collect::<Vec<_>>());
+        assert_eq!(inner, vec![&counts(a), &counts(b)], "{}", p.text());
+    }
+    let f = two_solves(&[3, 5, 2, 4, 3, 6, 2, 7], &[1, 2, 3, 4, 2, 2, 3, 1], &[]);
+    let p = compress(&records(&f));
+    expands_exactly(&p, &f);
+    assert_eq!(p.compressed_length, 14, "{}", p.text());
 }

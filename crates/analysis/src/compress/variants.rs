@@ -251,7 +251,11 @@ const NESTED_MARKERS: usize = 2;
 /// (OpenFOAM's icoFoam: the steps' segments differ in every solve's iteration count, and the
 /// whole sequence folded at once cuts the solves at other places step by step). The markers of
 /// at most [`MAX_NESTED_OCCURRENCES`] occurrences (few, long iterations) spanning at least half
-/// of the sequence, the [`NESTED_MARKERS`] spanning most: each occurrence list, in order.
+/// of the sequence, for each of the [`NESTED_MARKERS`] fewest occurrence counts: the one
+/// spanning most and the one occurring first (markers a few records apart cut the same
+/// iterations at another rotation: the first record repeated is where a loop after a set-up
+/// starts, the one spanning most where its last iteration ends furthest); each occurrence
+/// list, in order.
 fn nested_markers(keys: &[u64]) -> Vec<Vec<usize>> {
     let n = keys.len();
     let mut by_key: FastMap<u64, Vec<usize>> = FastMap::default();
@@ -267,13 +271,18 @@ fn nested_markers(keys: &[u64]) -> Vec<Vec<usize>> {
         .filter(|p| 2 * (p[p.len() - 1] - p[0]) >= n)
         .filter(|p| p.windows(2).all(|w| w[1] - w[0] <= MAX_ITERATION))
         .collect();
-    // Spanning most first; then the earliest (reproducible whatever the map's order).
+    // Fewest occurrences first, then spanning most, then the earliest (reproducible whatever
+    // the map's order).
     found.sort_by_key(|p| (p.len(), std::cmp::Reverse(p[p.len() - 1] - p[0]), p[0]));
-    // One per count of occurrences (markers a few records apart cut the same iterations).
-    let mut counts = std::collections::HashSet::new();
-    found.retain(|p| counts.insert(p.len()));
-    found.truncate(NESTED_MARKERS);
-    found
+    let mut chosen: Vec<Vec<usize>> = Vec::new();
+    for group in found.chunk_by(|a, b| a.len() == b.len()).take(NESTED_MARKERS) {
+        let spanning = &group[0];
+        chosen.push(spanning.clone());
+        if let Some(first) = group.iter().min_by_key(|p| p[0]).filter(|p| p[0] != spanning[0]) {
+            chosen.push(first.clone());
+        }
+    }
+    chosen
 }
 
 /// Sequences (`syms`, `items`) with one variant loop in place for each of the best markers
@@ -367,6 +376,52 @@ fn nested_folded(syms: &[u32], items: &[Item], records: &[Record], table: &mut S
         }
     }
     best.unwrap_or(plain)
+}
+
+/// Iterations of a nested variant loop in which an inner loop ran **once** (its body inline:
+/// a solve that converged in one iteration, where the other time steps iterate) become that
+/// loop run once when that makes them equal to another iteration: the same program, its
+/// count 1 kept as data like any other count. Bodies are tried longest first; an iteration is
+/// changed only when the result is another iteration's compression.
+fn loops_run_once(iterations: &mut [Compressed], table: &SymbolTable) {
+    let used: std::collections::HashSet<u32> = iterations
+        .iter()
+        .flat_map(|(s, items)| {
+            s.iter()
+                .zip(items)
+                .filter(|(_, i)| matches!(i, Item::Loop(_)))
+                .map(|(&s, _)| s)
+        })
+        .collect();
+    if used.is_empty() {
+        return;
+    }
+    let mut bodies: Vec<(u32, &[u32])> = table
+        .iter()
+        .filter_map(|(sym, &id)| match sym {
+            Symbol::Loop(body) if used.contains(&id) && !body.is_empty() => Some((id, &body[..])),
+            _ => None,
+        })
+        .collect();
+    bodies.sort_by_key(|(id, body)| (std::cmp::Reverse(body.len()), *id));
+    let seen: std::collections::HashSet<Vec<u32>> = iterations.iter().map(|(s, _)| s.clone()).collect();
+    for (syms, items) in iterations.iter_mut() {
+        let (mut s, mut it) = (syms.clone(), items.clone());
+        for &(id, body) in &bodies {
+            let mut j = 0;
+            while j + body.len() <= s.len() {
+                if s[j..j + body.len()] == *body {
+                    let once: Vec<Item> = it.splice(j..j + body.len(), []).collect();
+                    it.insert(j, Item::Loop(vec![once]));
+                    s.splice(j..j + body.len(), [id]);
+                }
+                j += 1;
+            }
+        }
+        if s != *syms && seen.contains(&s) {
+            (*syms, *items) = (s, it);
+        }
+    }
 }
 
 /// Leaves of an item.
@@ -588,6 +643,9 @@ fn build(
     }
     if partial && partials.is_empty() {
         return None;
+    }
+    if nested.is_some() {
+        loops_run_once(&mut iterations, table);
     }
     // Distinct folded iterations, in order of appearance, the partial ones last (the body is
     // aligned on the whole iterations first).
