@@ -343,12 +343,6 @@ pub(crate) fn construct_with_iterations(
     }
     drop(comp);
     drop(fill);
-    // The events of a component's segments, ascending.
-    let events_of = |segs: &[u32]| -> Vec<u32> {
-        segs.iter()
-            .flat_map(|&sg| seg_start[sg as usize]..seg_start[sg as usize + 1])
-            .collect()
-    };
     let rank_of = |g: u32| offset.partition_point(|&o| o <= g) - 1;
     // The rank of `g` from the rank `r` of an earlier event of the same component (events of a
     // component ascend): a step forward instead of a binary search per event.
@@ -638,16 +632,16 @@ pub(crate) fn construct_with_iterations(
             p.spans.push((inst.start, inst.end));
             let ex = &mut examples[inst.pattern as usize];
             if ex.len() < KEPT_EXAMPLES {
-                let evs = events_of(&members[start[c as usize] as usize..start[c as usize + 1] as usize]);
-                let mut r = evs.first().map_or(0, |&g| rank_of(g));
-                ex.push(
-                    evs.iter()
-                        .map(|&g| {
-                            r = rank_from(r, g);
-                            (events.ranks[r].rank, g - offset[r])
-                        })
-                        .collect(),
-                );
+                let segs = &members[start[c as usize] as usize..start[c as usize + 1] as usize];
+                let mut r = segs.first().map_or(0, |&sg| rank_of(seg_start[sg as usize]));
+                let mut evs = Vec::new();
+                for &sg in segs {
+                    let (g0, g1) = (seg_start[sg as usize], seg_start[sg as usize + 1]);
+                    r = rank_from(r, g0);
+                    let rank = events.ranks[r].rank;
+                    evs.extend((g0 - offset[r]..g1 - offset[r]).map(|i| (rank, i)));
+                }
+                ex.push(evs);
             }
         }
         out_instances.push(inst);
@@ -719,9 +713,11 @@ fn segments(events: &Events, occurrences: &[Vec<(u32, u32)>], offset: &[u32]) ->
 /// Start of the least rotation of `s` (two-pointer minimum-expression algorithm, O(n)).
 fn least_rotation(s: &[u32]) -> usize {
     let n = s.len();
+    // `x < 2n` below: one subtraction instead of a division.
+    let at = |x: usize| if x >= n { s[x - n] } else { s[x] };
     let (mut i, mut j, mut k) = (0usize, 1usize, 0usize);
     while i < n && j < n && k < n {
-        let (a, b) = (s[(i + k) % n], s[(j + k) % n]);
+        let (a, b) = (at(i + k), at(j + k));
         if a == b {
             k += 1;
             continue;
