@@ -21,7 +21,7 @@
 
 use super::construct::op_events;
 use super::Events;
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use tracelogic_model::{Matching, Trace};
 
 /// Messages sampled per pair of runs.
@@ -91,7 +91,21 @@ pub fn align_runs(
     }
     // Sampled messages between runs (skipping each run's first and last copy).
     let inner = |run: &Run, p: u32| p >= run.start + run.period && p < run.start + (run.copies as u32 - 1) * run.period;
-    let mut pairs: HashMap<(u32, u32), Vec<(u32, u32)>, foldhash::fast::RandomState> = HashMap::default();
+    // Per pair of runs, its messages (event in the first, event in the second); `slots[a]`:
+    // the pairs starting at run `a` (a run meets few others, so a short list, not a map).
+    let mut pairs: Vec<RunPair> = Vec::new();
+    let mut slots: Vec<Vec<(u32, u32)>> = vec![Vec::new(); runs.len()];
+    let mut slot = |a: u32, b: u32, pairs: &mut Vec<RunPair>| -> usize {
+        let list = &mut slots[a as usize];
+        match list.iter().find(|x| x.0 == b) {
+            Some(&(_, k)) => k as usize,
+            None => {
+                list.push((b, pairs.len() as u32));
+                pairs.push(((a, b), Vec::new()));
+                pairs.len() - 1
+            }
+        }
+    };
     let p2p_events: Vec<Vec<u32>> = events
         .ranks
         .iter()
@@ -113,15 +127,20 @@ pub fn align_runs(
         if !inner(&runs[ra as usize], pa) || !inner(&runs[rb as usize], pb) {
             continue;
         }
-        pairs.entry((ra, rb)).or_default().push((pa, pb));
-        pairs.entry((rb, ra)).or_default().push((pb, pa));
+        let k = slot(ra, rb, &mut pairs);
+        pairs[k].1.push((pa, pb));
+        let k = slot(rb, ra, &mut pairs);
+        pairs[k].1.push((pb, pa));
     }
+    drop(slots);
     // Sample evenly over the run, in event order (not the matching's sender-by-sender order,
     // which follows rank numbers). Pairs in key order, each one's index at hand.
-    let mut pairs: Vec<RunPair> = pairs.into_iter().collect();
     pairs.sort_unstable_by_key(|p| p.0);
     for (_, v) in pairs.iter_mut() {
-        v.sort_unstable();
+        // The messages of one direction come in order, so the list is a few ascending runs,
+        // which the stable sort merges in linear time (equal entries are identical, so the
+        // order is that of any sort).
+        v.sort();
         if v.len() > SAMPLES {
             let step = v.len() as f64 / SAMPLES as f64;
             *v = (0..SAMPLES).map(|i| v[(i as f64 * step) as usize]).collect();

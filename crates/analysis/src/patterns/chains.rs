@@ -31,6 +31,9 @@ use super::steps::NOT_A_STEP;
 use super::{Events, Occurrences};
 use tracelogic_model::{Matching, Trace};
 
+/// Maps consulted per event: foldhash (nothing here depends on their iteration order).
+type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
+
 /// Instances seen once over several ranks (the glued or chained ones).
 pub(super) fn glued(c: &CommunicationAnalysis) -> Vec<bool> {
     c.patterns
@@ -139,7 +142,7 @@ pub(super) fn split_chains(
     // rank: the chained instances' parts and the stretch from the first seed to the last.
     let mut seeds: Vec<Vec<(u32, u32, u32)>> = Vec::with_capacity(groups.len());
     let mut local: Vec<Vec<u32>> = vec![Vec::new(); nranks];
-    let mut owner: Vec<usize> = Vec::new(); // local id -> index in `groups`
+    let mut owner: Vec<u32> = Vec::new(); // local id -> index in `groups`
     let mut at: Vec<(u32, u32)> = Vec::new(); // local id -> (rank, event)
     for (gi, (p, insts)) in groups.iter().enumerate() {
         let pat = &c.patterns[*p];
@@ -195,7 +198,7 @@ pub(super) fn split_chains(
                     if l[ev as usize] == u32::MAX && !(guarded && is_protected(ev)) {
                         l[ev as usize] = at.len() as u32;
                         at.push((r, ev));
-                        owner.push(gi);
+                        owner.push(gi as u32);
                     }
                 }
             }
@@ -234,11 +237,11 @@ pub(super) fn split_chains(
             links.push((la, lb));
         }
     }
-    let mut first_of: std::collections::HashMap<(u32, u32), u32> = std::collections::HashMap::new();
+    let mut first_of: FastMap<(u32, u32), u32> = FastMap::default();
     for (r, o) in ops.iter().enumerate() {
         let Some(o) = o else { continue };
         let coll = &trace.ranks[events.ranks[r].rank as usize].collectives;
-        let mut seen: std::collections::HashMap<u32, u32> = std::collections::HashMap::new();
+        let mut seen: FastMap<u32, u32> = FastMap::default();
         for j in 0..coll.len() {
             let nth = seen.entry(coll.comm[j]).or_default();
             let key = (coll.comm[j], *nth);
@@ -265,12 +268,12 @@ pub(super) fn split_chains(
     for (gi, mine) in seeds.iter().enumerate() {
         for &(r, s, e) in mine {
             let first = id_of(r as usize, s);
-            if first == u32::MAX || owner[first as usize] != gi {
+            if first == u32::MAX || owner[first as usize] as usize != gi {
                 continue;
             }
             for ev in s..e {
                 let l = id_of(r as usize, ev);
-                if l == u32::MAX || owner[l as usize] != gi {
+                if l == u32::MAX || owner[l as usize] as usize != gi {
                     continue;
                 }
                 seeded[l as usize] = true;
@@ -397,26 +400,41 @@ pub(super) fn split_chains(
     // Every instance of the loop pattern outside the chained ones is an iteration too.
     let mut loop_parts: Vec<Vec<(u32, u32, u32)>> = vec![Vec::new(); nranks];
     let lids: Vec<u32> = groups.iter().map(|g| loop_id(g.0)).collect();
-    // Each rank's territory cut where the label changes (local ids follow the events).
-    let mut run: Option<(u32, u32, u32, u32, usize)> = None; // (rank, start, end, label, loop)
-                                                             // Events no seed reaches form an iteration when they hold, on every rank of the loop, every
-                                                             // kind of event of its body there (a first step whose exchanges run in another order);
-                                                             // otherwise (an energy reduction between two steps, set-up) they are occurrences of their
-                                                             // own, no iterations.
-    type Kinds = (usize, Vec<(u32, u32)>);
-    let mut hole_kinds: std::collections::HashMap<u32, Kinds> = std::collections::HashMap::new();
+    // Events no seed reaches form an iteration when they hold, on every rank of the loop, every
+    // kind of event of its body there (a first step whose exchanges run in another order);
+    // otherwise (an energy reduction between two steps, set-up) they are occurrences of their
+    // own, no iterations. Per piece of unreached events (its label): its loop and its kinds
+    // (rank, symbol); runs of consecutive ids share a label, so the map is consulted once per run.
+    let mut hole_index: FastMap<u32, u32> = FastMap::default();
+    type Kinds = (u32, Vec<(u32, u32)>);
+    let mut hole_kinds: Vec<(u32, Kinds)> = Vec::new();
+    let mut previous: Option<(u32, usize)> = None;
     for id in 0..n {
         if label[id] as usize >= n {
             let (r, e) = at[id];
-            hole_kinds
-                .entry(label[id])
-                .or_insert_with(|| (owner[id], Vec::new()))
-                .1
-                .push((r, events.ranks[r as usize].symbols[e as usize]));
+            let k = match previous {
+                Some((l, k)) if l == label[id] => k,
+                _ => {
+                    let next = hole_kinds.len() as u32;
+                    let k = *hole_index.entry(label[id]).or_insert(next) as usize;
+                    if k == hole_kinds.len() {
+                        hole_kinds.push((label[id], (owner[id], Vec::new())));
+                    }
+                    previous = Some((label[id], k));
+                    k
+                }
+            };
+            let kind = (r, events.ranks[r as usize].symbols[e as usize]);
+            let kinds = &mut hole_kinds[k].1 .1;
+            if kinds.last() != Some(&kind) {
+                kinds.push(kind);
+            }
         }
     }
-    let mut iteration_hole: std::collections::HashMap<u32, bool> = std::collections::HashMap::new();
+    drop(hole_index);
+    let mut iteration_hole: FastMap<u32, bool> = FastMap::default();
     for (l, (gi, mut kinds)) in hole_kinds {
+        let gi = gi as usize;
         kinds.sort_unstable();
         kinds.dedup();
         let pat = &c.patterns[groups[gi].0];
@@ -428,8 +446,9 @@ pub(super) fn split_chains(
         });
         iteration_hole.insert(l, whole);
     }
-    let close = |run: Option<(u32, u32, u32, u32, usize)>, pieces: &mut Vec<Vec<(u32, u32, u32)>>| {
+    let close = |run: Option<(u32, u32, u32, u32, u32)>, pieces: &mut Vec<Vec<(u32, u32, u32)>>| {
         if let Some((r, s, e, l, gi)) = run {
+            let gi = gi as usize;
             let flag = if (l as usize) < n || iteration_hole.get(&l).copied().unwrap_or(false) {
                 lids[gi]
             } else {
@@ -438,6 +457,9 @@ pub(super) fn split_chains(
             pieces[r as usize].push((s, e, flag));
         }
     };
+    // Each rank's territory cut where the label changes (local ids follow the events):
+    // (rank, start, end, label, loop) of the run being cut.
+    let mut run: Option<(u32, u32, u32, u32, u32)> = None;
     for id in 0..n {
         let (r, e) = at[id];
         let (l, gi) = (label[id], owner[id]);

@@ -61,14 +61,18 @@ pub(super) fn event_iterations(occurrences: &[Vec<(u32, u32)>], iterations: &[Ve
 /// iteration most of its joins lead to (ties: the first iteration).
 pub(super) struct Joins<'a> {
     tag: &'a [u32],
+    /// The union–find's set of each event (its segment).
+    set: &'a [u32],
     deferred: Vec<(u32, u32)>,
 }
 
 impl<'a> Joins<'a> {
-    /// `tag`: [`event_iterations`] (empty: every join is made).
-    pub(super) fn new(tag: &'a [u32]) -> Self {
+    /// `tag`: [`event_iterations`] (empty: every join is made); `set`: the union–find element
+    /// of each event.
+    pub(super) fn new(tag: &'a [u32], set: &'a [u32]) -> Self {
         Joins {
             tag,
+            set,
             deferred: Vec::new(),
         }
     }
@@ -82,7 +86,7 @@ impl<'a> Joins<'a> {
     pub(super) fn join(&mut self, uf: &mut UnionFind, a: u32, b: u32) {
         let (ta, tb) = (self.iteration(a), self.iteration(b));
         if ta == tb {
-            uf.union(a, b);
+            uf.union(self.set[a as usize], self.set[b as usize]);
         } else if ta == NOT_A_STEP {
             self.deferred.push((a, b));
         } else if tb == NOT_A_STEP {
@@ -98,7 +102,9 @@ impl<'a> Joins<'a> {
         }
         let mut votes: HashMap<(u32, u32), u32> = HashMap::new();
         for &(free, numbered) in &self.deferred {
-            *votes.entry((uf.find(free), self.tag[numbered as usize])).or_default() += 1;
+            *votes
+                .entry((uf.find(self.set[free as usize]), self.tag[numbered as usize]))
+                .or_default() += 1;
         }
         let mut chosen: HashMap<u32, (u32, u32)> = HashMap::new();
         for (&(root, t), &n) in &votes {
@@ -111,11 +117,11 @@ impl<'a> Joins<'a> {
         let decided: Vec<(u32, u32)> = self
             .deferred
             .iter()
-            .filter(|&&(free, numbered)| chosen[&uf.find(free)].1 == self.tag[numbered as usize])
+            .filter(|&&(free, numbered)| chosen[&uf.find(self.set[free as usize])].1 == self.tag[numbered as usize])
             .copied()
             .collect();
         for (free, numbered) in decided {
-            uf.union(free, numbered);
+            uf.union(self.set[free as usize], self.set[numbered as usize]);
         }
     }
 }

@@ -157,7 +157,7 @@ fn iterations(
         let mut best: Option<Segmented> = None;
         for l in 0..tries {
             let rotated: Vec<u32> = (0..m).map(|i| body[(i + m - l) % m]).collect();
-            if let Some(s) = segment(seq, &rotated, &occurrences[r], &loops[r], this_loop) {
+            if let Some(s) = segment(seq, &rotated, &occurrences[r], &loops[r]) {
                 if best.as_ref().is_none_or(|b| s.covered > b.covered) {
                     best = Some(s);
                 }
@@ -167,16 +167,15 @@ fn iterations(
             continue;
         };
         folded |= best.folded;
-        out[r] = best.occurrences;
-        flags[r] = best.steps;
+        (out[r], flags[r]) = merged(&occurrences[r], &loops[r], &best.kept, this_loop);
     }
     folded.then_some((out, flags))
 }
 
-/// One rank's occurrences with its loop cut into iterations ([`segment`]).
+/// One rank's loop cut into iterations ([`segment`]).
 struct Segmented {
-    occurrences: Vec<(u32, u32)>,
-    steps: Vec<u32>,
+    /// (start, end, an exact copy) of each iteration kept, in order.
+    kept: Vec<(u32, u32, bool)>,
     /// Whether some gap holds an iteration.
     folded: bool,
     /// Events in iterations.
@@ -186,11 +185,10 @@ struct Segmented {
 /// The stretch of `seq` from the first to the last exact copy of `body` cut into iterations:
 /// the copies, and the gaps between them cut where their embedded copies of the body end.
 /// Iterations are kept where at least three run back to back (a loop; the force evaluations
-/// of an energy minimisation, each between line-search reductions, are not one);
-/// `old` occurrences (`old_loops`: of which loop each is an iteration) overlapping no kept
-/// iteration stay. `None` without two copies, or where the stretch holds iterations of a loop
-/// folded before.
-fn segment(seq: &[u32], body: &[u32], old: &[(u32, u32)], old_loops: &[u32], this_loop: u32) -> Option<Segmented> {
+/// of an energy minimisation, each between line-search reductions, are not one). `None`
+/// without two copies, or where the stretch holds iterations of a loop folded before (`old`
+/// occurrences, `old_loops`: of which loop each is an iteration).
+fn segment(seq: &[u32], body: &[u32], old: &[(u32, u32)], old_loops: &[u32]) -> Option<Segmented> {
     let m = body.len() as u32;
     let copies = exact_copies(seq, body);
     if copies.len() < 2 {
@@ -244,7 +242,17 @@ fn segment(seq: &[u32], body: &[u32], old: &[(u32, u32)], old_loops: &[u32], thi
     }
     let folded = kept.iter().any(|i| !i.2);
     let covered = kept.iter().map(|i| (i.1 - i.0) as usize).sum();
-    // Merge the kept iterations with the old occurrences overlapping none of them.
+    Some(Segmented { kept, folded, covered })
+}
+
+/// The kept iterations (of loop `this_loop`) merged with the `old` occurrences overlapping
+/// none of them; built for the rotation chosen only.
+fn merged(
+    old: &[(u32, u32)],
+    old_loops: &[u32],
+    kept: &[(u32, u32, bool)],
+    this_loop: u32,
+) -> (Vec<(u32, u32)>, Vec<u32>) {
     let mut occ: Vec<(u32, u32)> = Vec::with_capacity(old.len() + kept.len());
     let mut fl: Vec<u32> = Vec::with_capacity(old.len() + kept.len());
     let mut k = 0;
@@ -264,12 +272,7 @@ fn segment(seq: &[u32], body: &[u32], old: &[(u32, u32)], old_loops: &[u32], thi
         occ.push((it.0, it.1));
         fl.push(this_loop);
     }
-    Some(Segmented {
-        occurrences: occ,
-        steps: fl,
-        folded,
-        covered,
-    })
+    (occ, fl)
 }
 
 /// Starts of the non-overlapping exact copies of `body` in `seq`, left to right (Knuth–Morris–

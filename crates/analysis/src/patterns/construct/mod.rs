@@ -194,16 +194,30 @@ pub(crate) fn construct_with_iterations(
     iterations: &[Vec<u32>],
 ) -> CommunicationAnalysis {
     use super::steps::NOT_A_STEP;
-    // Per rank, the last event and the loop of each iteration by its first event.
-    let step_at: Vec<FastMap<u32, (u32, u32)>> = steps
+    // Per rank, (first event, last event, loop) of each iteration, ordered by first event (of
+    // two with one first event the later listed counts); looked up by binary search.
+    let step_at: Vec<Vec<(u32, u32, u32)>> = steps
         .iter()
         .zip(occurrences)
         .map(|(loops, occ)| {
-            occ.iter()
+            let mut at: Vec<(u32, u32, u32)> = occ
+                .iter()
                 .zip(loops)
                 .filter(|(_, &l)| l != NOT_A_STEP)
-                .map(|(&(s, e), &l)| (s, (e - 1, l)))
-                .collect()
+                .map(|(&(s, e), &l)| (s, e - 1, l))
+                .collect();
+            if !at.windows(2).all(|w| w[0].0 < w[1].0) {
+                at.sort_by_key(|x| x.0);
+                let mut last_wins: Vec<(u32, u32, u32)> = Vec::with_capacity(at.len());
+                for x in at {
+                    match last_wins.last_mut() {
+                        Some(l) if l.0 == x.0 => *l = x,
+                        _ => last_wins.push(x),
+                    }
+                }
+                at = last_wins;
+            }
+            at
         })
         .collect();
     let mut offset = Vec::with_capacity(events.ranks.len() + 1);
@@ -213,18 +227,29 @@ pub(crate) fn construct_with_iterations(
         total += re.symbols.len() as u32;
     }
     offset.push(total);
-    let mut uf = UnionFind((0..total).collect());
-    let mut in_pattern = vec![false; total as usize];
-    for (r, occ) in occurrences.iter().enumerate() {
-        for &(s, e) in occ {
-            for i in s..e {
-                in_pattern[(offset[r] + i) as usize] = true;
-                if i > s {
-                    uf.union(offset[r] + s, offset[r] + i);
+    // The events of one occurrence are always in one set: the union–find runs over
+    // *segments* — each occurrence (overlapping ones merged) and each event outside every
+    // occurrence, numbered in event order — not over events.
+    let (seg_start, seg_patterned, seg_of) = segments(events, occurrences, &offset);
+    let nseg = seg_patterned.len();
+    let mut uf = UnionFind((0..nseg as u32).collect());
+    // (last event, loop) of the iteration starting where each segment starts, if any: a part
+    // of an instance starts where a segment does, so that is the only iteration it can be.
+    let mut seg_step: Vec<(u32, u32)> = Vec::new();
+    if step_at.iter().any(|at| !at.is_empty()) {
+        seg_step = vec![(u32::MAX, NOT_A_STEP); nseg];
+        for (r, at) in step_at.iter().enumerate().take(events.ranks.len()) {
+            let n = events.ranks[r].symbols.len() as u32;
+            for &(s, last, l) in at.iter().filter(|x| x.0 < n) {
+                let g = offset[r] + s;
+                let sg = seg_of[g as usize];
+                if seg_start[sg as usize] == g {
+                    seg_step[sg as usize] = (last, l);
                 }
             }
         }
     }
+    drop(step_at);
     // The iteration of each event (only when some occurrence has one): decided before any
     // join, so the instances do not depend on the order of unions ([`super::iterations`]).
     let etag = super::iterations::event_iterations(occurrences, iterations, &offset);
@@ -239,7 +264,7 @@ pub(crate) fn construct_with_iterations(
             }
         }
     }
-    let mut joins = super::iterations::Joins::new(&etag);
+    let mut joins = super::iterations::Joins::new(&etag, &seg_of);
     let ops: Vec<(Vec<u32>, Vec<u32>)> = events
         .ranks
         .iter()
@@ -286,11 +311,13 @@ pub(crate) fn construct_with_iterations(
         }
     }
     joins.finish(&mut uf);
-    // Dense component ids, then events grouped by component (ascending global id).
-    let mut comp_of_root = vec![u32::MAX; total as usize];
-    let mut comp = vec![0u32; total as usize];
+    drop(seg_of);
+    // Dense component ids (in order of their first event), then segments grouped by component
+    // (ascending, so their events ascend).
+    let mut comp_of_root = vec![u32::MAX; nseg];
+    let mut comp = vec![0u32; nseg];
     let mut ncomp = 0u32;
-    for g in 0..total {
+    for g in 0..nseg as u32 {
         let r = uf.find(g);
         if comp_of_root[r as usize] == u32::MAX {
             comp_of_root[r as usize] = ncomp;
@@ -299,6 +326,7 @@ pub(crate) fn construct_with_iterations(
         comp[g as usize] = comp_of_root[r as usize];
     }
     drop(comp_of_root);
+    drop(uf);
     let mut start = vec![0u32; ncomp as usize + 1];
     for &c in &comp {
         start[c as usize + 1] += 1;
@@ -307,13 +335,14 @@ pub(crate) fn construct_with_iterations(
         start[i + 1] += start[i];
     }
     let mut fill = start.clone();
-    let mut members = vec![0u32; total as usize];
-    for g in 0..total {
+    let mut members = vec![0u32; nseg];
+    for g in 0..nseg as u32 {
         let c = comp[g as usize] as usize;
         members[fill[c] as usize] = g;
         fill[c] += 1;
     }
     drop(comp);
+    drop(fill);
     let rank_of = |g: u32| offset.partition_point(|&o| o <= g) - 1;
     // The rank of `g` from the rank `r` of an earlier event of the same component (events of a
     // component ascend): a step forward instead of a binary search per event.
@@ -332,35 +361,45 @@ pub(crate) fn construct_with_iterations(
     let mut sig_step: Vec<u32> = Vec::new();
     let mut instances: Vec<(u32, Instance)> = Vec::with_capacity(ncomp as usize);
     let mut key = Vec::new();
+    let mut part_seg: Vec<u32> = Vec::new();
     for c in 0..ncomp as usize {
-        let evs = &members[start[c] as usize..start[c + 1] as usize];
+        let segs = &members[start[c] as usize..start[c + 1] as usize];
         key.clear();
         let mut parts: Vec<InstancePart> = Vec::new();
+        // The first segment of each part.
+        part_seg.clear();
         let mut patterned = false;
-        let mut r = evs.first().map_or(0, |&g| rank_of(g));
-        for &g in evs {
-            r = rank_from(r, g);
-            let i = g - offset[r];
+        let mut r = segs.first().map_or(0, |&sg| rank_of(seg_start[sg as usize]));
+        for &sg in segs {
+            let (g0, g1) = (seg_start[sg as usize], seg_start[sg as usize + 1]);
+            r = rank_from(r, g0);
+            let (i0, i1) = (g0 - offset[r], g1 - offset[r]);
             let re = &events.ranks[r];
             let calls = &trace.ranks[re.rank as usize].calls;
-            let call = re.calls[i as usize] as usize;
-            let (t0, t1) = (calls.enter(call), calls.exit(call));
-            patterned |= in_pattern[g as usize];
+            // Earliest entry and latest exit of the segment's calls.
+            let (mut t0, mut t1) = (Time::MAX, Time::MIN);
+            for &call in &re.calls[i0 as usize..i1 as usize] {
+                t0 = t0.min(calls.enter(call as usize));
+                t1 = t1.max(calls.exit(call as usize));
+            }
+            patterned |= seg_patterned[sg as usize];
+            let symbols = &re.symbols[i0 as usize..i1 as usize];
             match parts.last_mut() {
                 Some(p) if p.rank == re.rank => {
-                    p.last_event = i;
+                    p.last_event = i1 - 1;
                     p.start = p.start.min(t0);
                     p.end = p.end.max(t1);
-                    key.push(re.symbols[i as usize]);
+                    key.extend_from_slice(symbols);
                 }
                 _ => {
                     key.push(u32::MAX);
                     key.push(re.rank);
-                    key.push(re.symbols[i as usize]);
+                    key.extend_from_slice(symbols);
+                    part_seg.push(sg);
                     parts.push(InstancePart {
                         rank: re.rank,
-                        first_event: i,
-                        last_event: i,
+                        first_event: i0,
+                        last_event: i1 - 1,
                         start: t0,
                         end: t1,
                     });
@@ -380,11 +419,11 @@ pub(crate) fn construct_with_iterations(
                 id
             }
         };
-        let loop_of = |p: &InstancePart| {
-            step_at
-                .get(p.rank as usize)
-                .and_then(|m| m.get(&p.first_event))
-                .filter(|&&(last, _)| last == p.last_event)
+        // The loop of the iteration that part `k` is exactly, if any.
+        let loop_of = |k: usize| {
+            seg_step
+                .get(part_seg[k] as usize)
+                .filter(|&&(last, _)| last == parts[k].last_event)
                 .map_or(NOT_A_STEP, |&(_, l)| l)
         };
         // With numbered iterations, an instance holding one is a step of its loop whatever
@@ -392,16 +431,17 @@ pub(crate) fn construct_with_iterations(
         let numbered = if etag.is_empty() {
             None
         } else {
-            evs.iter()
-                .map(|&g| etag[g as usize])
+            segs.iter()
+                .flat_map(|&sg| seg_start[sg as usize]..seg_start[sg as usize + 1])
+                .map(|g| etag[g as usize])
                 .find(|&t| t != NOT_A_STEP)
                 .and_then(|t| loop_of_iteration.get(&t).copied())
         };
         let step = match numbered {
             Some(l) => l,
             None => {
-                let step = parts.first().map_or(NOT_A_STEP, loop_of);
-                if parts.iter().all(|p| loop_of(p) == step) {
+                let step = if parts.is_empty() { NOT_A_STEP } else { loop_of(0) };
+                if (0..parts.len()).all(|k| loop_of(k) == step) {
                     step
                 } else {
                     NOT_A_STEP
@@ -592,16 +632,16 @@ pub(crate) fn construct_with_iterations(
             p.spans.push((inst.start, inst.end));
             let ex = &mut examples[inst.pattern as usize];
             if ex.len() < KEPT_EXAMPLES {
-                let evs = &members[start[c as usize] as usize..start[c as usize + 1] as usize];
-                let mut r = evs.first().map_or(0, |&g| rank_of(g));
-                ex.push(
-                    evs.iter()
-                        .map(|&g| {
-                            r = rank_from(r, g);
-                            (events.ranks[r].rank, g - offset[r])
-                        })
-                        .collect(),
-                );
+                let segs = &members[start[c as usize] as usize..start[c as usize + 1] as usize];
+                let mut r = segs.first().map_or(0, |&sg| rank_of(seg_start[sg as usize]));
+                let mut evs = Vec::new();
+                for &sg in segs {
+                    let (g0, g1) = (seg_start[sg as usize], seg_start[sg as usize + 1]);
+                    r = rank_from(r, g0);
+                    let rank = events.ranks[r].rank;
+                    evs.extend((g0 - offset[r]..g1 - offset[r]).map(|i| (rank, i)));
+                }
+                ex.push(evs);
             }
         }
         out_instances.push(inst);
@@ -615,12 +655,69 @@ pub(crate) fn construct_with_iterations(
     }
 }
 
+/// The segments of the union–find: each rank's occurrences (overlapping ones merged into one)
+/// and each event outside them, in global event order (`offset[r]`: the first event of rank
+/// `r`). Returns each segment's first event (and `total` after the last), whether it is an
+/// occurrence, and the segment of every event.
+fn segments(events: &Events, occurrences: &[Vec<(u32, u32)>], offset: &[u32]) -> (Vec<u32>, Vec<bool>, Vec<u32>) {
+    let total = *offset.last().unwrap_or(&0);
+    let mut seg_of = vec![0u32; total as usize];
+    let mut starts: Vec<u32> = Vec::new();
+    let mut patterned: Vec<bool> = Vec::new();
+    for (r, re) in events.ranks.iter().enumerate() {
+        let n = re.symbols.len() as u32;
+        let given = occurrences.get(r).map_or(&[][..], |o| o.as_slice());
+        let sorted;
+        let occ = if given.windows(2).all(|w| w[0] <= w[1]) {
+            given
+        } else {
+            sorted = {
+                let mut o = given.to_vec();
+                o.sort_unstable();
+                o
+            };
+            &sorted
+        };
+        let (base, mut i, mut k) = (offset[r], 0u32, 0usize);
+        while i < n {
+            while k < occ.len() && (occ[k].1 <= i || occ[k].0 >= occ[k].1) {
+                k += 1;
+            }
+            if k < occ.len() && occ[k].0 <= i {
+                let mut end = occ[k].1;
+                k += 1;
+                while k < occ.len() && occ[k].0 < end {
+                    end = end.max(occ[k].1);
+                    k += 1;
+                }
+                let id = starts.len() as u32;
+                seg_of[(base + i) as usize..(base + end) as usize].fill(id);
+                starts.push(base + i);
+                patterned.push(true);
+                i = end;
+            } else {
+                let next = occ.get(k).map_or(n, |o| o.0.min(n));
+                for e in i..next {
+                    seg_of[(base + e) as usize] = starts.len() as u32;
+                    starts.push(base + e);
+                    patterned.push(false);
+                }
+                i = next;
+            }
+        }
+    }
+    starts.push(total);
+    (starts, patterned, seg_of)
+}
+
 /// Start of the least rotation of `s` (two-pointer minimum-expression algorithm, O(n)).
 fn least_rotation(s: &[u32]) -> usize {
     let n = s.len();
+    // `x < 2n` below: one subtraction instead of a division.
+    let at = |x: usize| if x >= n { s[x - n] } else { s[x] };
     let (mut i, mut j, mut k) = (0usize, 1usize, 0usize);
     while i < n && j < n && k < n {
-        let (a, b) = (s[(i + k) % n], s[(j + k) % n]);
+        let (a, b) = (at(i + k), at(j + k));
         if a == b {
             k += 1;
             continue;
