@@ -358,7 +358,7 @@ pub(super) fn shape_of(
     let mut record_of_call: Vec<u32> = vec![NONE; n];
     let mut h = FastHasher(0);
     let mut records = 0u32;
-    let mut keys: Vec<OpKey> = Vec::new();
+    let mut keys: Vec<OpKey> = Vec::with_capacity(start[n] as usize);
     let mut back: Vec<u32> = Vec::new();
     for c in 0..n {
         let kind = calls.kind[c];

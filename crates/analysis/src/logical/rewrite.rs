@@ -49,7 +49,14 @@ pub(super) fn records_of(trace: &Trace, rank: Rank, partner: &dyn Fn(Rank) -> Op
         }
     }
     let mut record_of_call: Vec<u32> = vec![NONE; n];
-    let mut out: Vec<Record> = Vec::new();
+    // At most one record per call of a kind that makes records: sized once, not regrown (and
+    // copied) while filled.
+    let most = calls
+        .kind
+        .iter()
+        .filter(|k| k.is_p2p() || matches!(k, CallKind::Completion | CallKind::Collective | CallKind::Lifecycle))
+        .count();
+    let mut out: Vec<Record> = Vec::with_capacity(most);
     let mut skipped = 0u64;
     let mut last_exit: Option<u64> = None;
     for c in 0..n as CallIdx {
