@@ -10,7 +10,7 @@
 use std::collections::HashSet;
 use std::path::PathBuf;
 use tracelogic_engine::{Engine, FieldWords};
-use tracelogic_model::{with_matched_sources, P2pDir, ANY_SOURCE};
+use tracelogic_model::{P2pDir, Sourced, ANY_SOURCE};
 
 fn app(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -72,7 +72,7 @@ fn hpcc_receives_get_the_messages_the_decoder_says() {
         assert_eq!(to_cancelled, sends - kept, "{run}: messages a late cancel took");
         assert_eq!(matching.messages.len(), sends, "{run}: every send received");
         let cancels: usize = truth.iter().map(|t| t.2.len()).sum();
-        let resolved = with_matched_sources(trace);
+        let resolved = Sourced::new(trace, || matching);
         let wildcards: usize = resolved
             .ranks
             .iter()

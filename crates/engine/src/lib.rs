@@ -65,7 +65,7 @@ use std::fmt;
 use std::rc::Rc;
 use tracelogic_formats::{read_trace_with_progress, FormatError, InputFile, ProgressSink};
 pub use tracelogic_model::query::FieldWords;
-use tracelogic_model::{match_messages, CommId, Matching, Selection, Time, Trace};
+use tracelogic_model::{match_messages, CommId, Matching, Selection, Sourced, Time, Trace};
 
 /// Why a use case has no report.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -183,6 +183,13 @@ impl Scope<'_> {
             Some(r) => r.matching.get_or_init(|| match_messages(&r.trace)),
             None => self.engine.matching(),
         }
+    }
+
+    /// Its trace with the receives from `MPI_ANY_SOURCE` the trace left unresolved naming the
+    /// sender [`Scope::matching`] pairs them with (what the logical trace rewrites and verifies;
+    /// the matching is asked for only when there is such a receive).
+    pub(crate) fn sourced(&self) -> Sourced<'_> {
+        Sourced::new(self.trace(), || self.matching())
     }
 
     /// The messages and collective instances as the whole trace recorded them, projected on the

@@ -9,7 +9,7 @@ use std::cell::OnceCell;
 pub use tracelogic_analysis::compress::Program;
 use tracelogic_analysis::compress::{compress, Folding};
 use tracelogic_analysis::logical::{
-    expand_records, logicalize_identified, logicalize_identified_folded, physical_calls, rank_records, verify,
+    expand_records, logicalize_identified, logicalize_identified_folded, physical_calls, rank_records, verify, Sourced,
 };
 pub use tracelogic_analysis::logical::{
     ranks_text, Accuracy, DirectionsFrom, LogicalTrace, OffsetRanks, PhysicalCall, PlacedBy, Placement, RankClass,
@@ -226,7 +226,7 @@ pub struct SkeletonReport {
 /// (serial) compression runs beside the verification, which uses every core by rank; on wasm
 /// one after the other.
 fn verify_and_compress(
-    trace: &tracelogic_model::Trace,
+    trace: &Sourced<'_>,
     logical: &LogicalTrace,
     folding: Option<&Folding>,
 ) -> (
@@ -260,13 +260,16 @@ impl Engine {
     /// The logical trace of `scope` on its identified topology (filtered at `threshold`), from
     /// the ranks `from` when given, else from a maximal rank chosen automatically.
     fn logical_trace(&self, scope: &Scope<'_>, threshold: Threshold, from: &[Rank]) -> Result<LogicalTrace> {
-        self.logical_trace_folded(scope, threshold, from, false).map(|(l, _)| l)
+        self.logical_trace_folded(scope, &scope.sourced(), threshold, from, false)
+            .map(|(l, _)| l)
     }
 
-    /// [`Engine::logical_trace`], with the merge's folding when `folding` asks for it.
+    /// [`Engine::logical_trace`] of `sourced` (`scope`'s trace, its wildcard receives named by
+    /// its matching: [`Scope::sourced`]), with the merge's folding when `folding` asks for it.
     fn logical_trace_folded(
         &self,
         scope: &Scope<'_>,
+        sourced: &Sourced<'_>,
         threshold: Threshold,
         from: &[Rank],
         folding: bool,
@@ -275,9 +278,9 @@ impl Engine {
         let trace = scope.trace();
         let asked = (!from.is_empty()).then_some(from);
         let made = if folding {
-            logicalize_identified_folded(trace, &report, asked)
+            logicalize_identified_folded(sourced, &report, asked)
         } else {
-            logicalize_identified(trace, &report, asked).map(|l| (l, None))
+            logicalize_identified(sourced, &report, asked).map(|l| (l, None))
         };
         made.map_err(|e| {
             if Placement::from_report(&report).is_err() {
@@ -293,8 +296,9 @@ impl Engine {
     /// identification; `from` names the ranks to build it from (empty: automatic).
     pub fn logical(&self, selection: &Selection, threshold: Threshold, from: &[Rank]) -> Result<LogicalReport> {
         let scope = self.scope(selection)?;
-        let (logical, folding) = self.logical_trace_folded(&scope, threshold, from, true)?;
-        let (verification, program) = verify_and_compress(scope.trace(), &logical, folding.as_ref());
+        let sourced = scope.sourced();
+        let (logical, folding) = self.logical_trace_folded(&scope, &sourced, threshold, from, true)?;
+        let (verification, program) = verify_and_compress(&sourced, &logical, folding.as_ref());
         let verification = verification.map_err(Error::Input)?;
         Ok(LogicalReport {
             logical,
@@ -344,7 +348,7 @@ impl Engine {
     /// The MPI performance skeleton in C of `selection` (`tracelogic skeleton`).
     pub fn skeleton(&self, selection: &Selection, threshold: Threshold, from: &[Rank]) -> Result<SkeletonReport> {
         let scope = self.scope(selection)?;
-        let (logical, folding) = self.logical_trace_folded(&scope, threshold, from, true)?;
+        let (logical, folding) = self.logical_trace_folded(&scope, &scope.sourced(), threshold, from, true)?;
         let program = compress_folded(&logical.records, folding.as_ref());
         let source = skeleton_c(&logical, &program).map_err(Error::Input)?;
         Ok(SkeletonReport {

@@ -32,7 +32,7 @@ pub use column::Sparse;
 pub use completions::Completions;
 pub use heap::{Bytes, HeapBytes};
 pub use kinds::{CallKind, CollectiveOp};
-pub use matching::{match_messages, match_messages_earliest, with_matched_sources, Matching, Message};
+pub use matching::{match_messages, match_messages_earliest, Matching, Message, Sourced};
 pub use narrow::Narrow;
 pub use query::Selection;
 pub use renumber::RenumberError;

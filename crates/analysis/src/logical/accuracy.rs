@@ -59,18 +59,22 @@ pub struct Accuracy {
 /// itself is neither: it is a move in every topology ([`SELF_DIRECTION`]).
 pub fn accuracy(trace: &Trace, placement: &Placement) -> Accuracy {
     let tables = placement.direction_tables();
-    let mut acc = Accuracy::default();
-    for rt in &trace.ranks {
+    // Per rank (on every core): its neighbours as a sorted list, searched per operation.
+    let per_rank = each_index(trace.ranks.len(), |k| {
+        let rt = &trace.ranks[k];
         let mut ra = RankAccuracy {
             rank: rt.rank,
             ..Default::default()
         };
-        let table = tables.get(rt.rank as usize);
+        let mut near: Vec<Rank> = tables
+            .get(rt.rank as usize)
+            .map_or_else(Vec::new, |t| t.keys().copied().collect());
+        near.sort_unstable();
         for i in 0..rt.p2p.len() {
             let (peer, bytes) = (rt.p2p.peer[i], rt.p2p.bytes.at(i));
             ra.calls += 1;
             ra.bytes = ra.bytes.saturating_add(bytes);
-            let inside = peer == ANY_SOURCE || peer == rt.rank || table.is_some_and(|t| t.contains_key(&peer));
+            let inside = peer == ANY_SOURCE || peer == rt.rank || near.binary_search(&peer).is_ok();
             if !encodable(placement, peer) {
                 ra.dropped_calls += 1;
                 ra.dropped_bytes = ra.dropped_bytes.saturating_add(bytes);
@@ -79,6 +83,10 @@ pub fn accuracy(trace: &Trace, placement: &Placement) -> Accuracy {
                 ra.offset_bytes = ra.offset_bytes.saturating_add(bytes);
             }
         }
+        ra
+    });
+    let mut acc = Accuracy::default();
+    for ra in per_rank {
         acc.calls += ra.calls;
         acc.dropped_calls += ra.dropped_calls;
         acc.bytes = acc.bytes.saturating_add(ra.bytes);

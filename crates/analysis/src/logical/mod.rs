@@ -9,9 +9,9 @@
 //! (dropped: none on a sound trace).
 //!
 //! A receive from `MPI_ANY_SOURCE` whose status the trace lacks names the sender of the
-//! message the matching pairs it with ([`with_matched_sources`]), in the logical trace and in
-//! the real trace [`verify`] compares with; one nothing matched (a cancelled receive) stays
-//! from any source.
+//! message the matching pairs it with ([`Sourced`]: the engine's one matching), in the logical
+//! trace and in the real trace [`verify`] compares with; one nothing matched (a cancelled
+//! receive) stays from any source.
 //!
 //! Which calls become records: point-to-point calls with at least one operation whose peer can
 //! be named (a direction, `self` or an offset), completions (`MPI_Wait*`, `MPI_Test*`) of at
@@ -28,9 +28,8 @@ use crate::topology::TopologyReport;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use tracelogic_graph::{Family, TopologySpec};
-use tracelogic_model::{
-    with_matched_sources, CallIdx, CallKind, CollectiveOp, P2pDir, Rank, Trace, ANY_SOURCE, NOT_COMPLETED, NO_ROOT,
-};
+pub use tracelogic_model::Sourced;
+use tracelogic_model::{CallIdx, CallKind, CollectiveOp, P2pDir, Rank, Trace, ANY_SOURCE, NOT_COMPLETED, NO_ROOT};
 
 mod accuracy;
 mod align;
@@ -264,15 +263,21 @@ impl LogicalTrace {
 }
 
 /// The logical trace of `trace` under `placement`: the trace of a maximal rank (or a merge of
-/// several ranks covering every direction) with peers rewritten as directions.
-pub fn logicalize(trace: &Trace, placement: &Placement) -> Result<LogicalTrace, String> {
+/// several ranks covering every direction) with peers rewritten as directions. `trace` is a
+/// [`Sourced`] trace, or a [`Trace`] whose wildcard receives are then named from its own
+/// matching (for callers without the engine's).
+pub fn logicalize<'a>(trace: impl Into<Sourced<'a>>, placement: &Placement) -> Result<LogicalTrace, String> {
     logicalize_ranks(trace, placement, None)
 }
 
 /// [`logicalize`] from the traces of the given ranks (merged in this order) instead of the
 /// ranks chosen automatically.
-pub fn logicalize_ranks(trace: &Trace, placement: &Placement, ranks: Option<&[Rank]>) -> Result<LogicalTrace, String> {
-    logicalize_keyed(&with_matched_sources(trace), placement, ranks, None).map(|(logical, _)| logical)
+pub fn logicalize_ranks<'a>(
+    trace: impl Into<Sourced<'a>>,
+    placement: &Placement,
+    ranks: Option<&[Rank]>,
+) -> Result<LogicalTrace, String> {
+    logicalize_keyed(&trace.into(), placement, ranks, None).map(|(logical, _)| logical)
 }
 
 /// [`logicalize_ranks`] with the ranks' [`content_key`]s already computed (by the placement
@@ -510,8 +515,8 @@ fn logicalize_keyed(
 /// topology report (the identified match, or an isomorphic equivalent whose directions the
 /// ranks agree on better), from the given ranks when `ranks` is `Some`; the choice is recorded
 /// in [`LogicalTrace::directions_from`].
-pub fn logicalize_identified(
-    trace: &Trace,
+pub fn logicalize_identified<'a>(
+    trace: impl Into<Sourced<'a>>,
     report: &TopologyReport,
     ranks: Option<&[Rank]>,
 ) -> Result<LogicalTrace, String> {
@@ -521,12 +526,13 @@ pub fn logicalize_identified(
 /// [`logicalize_identified`], and the folding the merge chose its records by when it compared
 /// alternatives: [`Folding::program`] of the records is their [`crate::compress::compress`]
 /// without folding them again.
-pub fn logicalize_identified_folded(
-    trace: &Trace,
+pub fn logicalize_identified_folded<'a>(
+    trace: impl Into<Sourced<'a>>,
     report: &TopologyReport,
     ranks: Option<&[Rank]>,
 ) -> Result<(LogicalTrace, Option<Folding>), String> {
-    let trace = &*with_matched_sources(trace);
+    let sourced = trace.into();
+    let trace: &Trace = &sourced;
     let keys: Vec<ContentKey> = (0..trace.num_ranks()).map(|r| content_key(trace, r)).collect();
     let (placement, choice) = match choice::choose_keyed(trace, report, &keys) {
         Ok(chosen) => chosen,
@@ -602,29 +608,44 @@ fn rank_offsets(
     ))
 }
 
-type TagKey<'a> = (bool, &'a str, i32);
+/// A (sent, direction id, tag) triple: directions as small integers (interned over the
+/// logical trace's and every rank's direction names), so the set of every operation of every
+/// rank hashes three words, not a name per operation.
+type TagKey = (bool, u32, i32);
 /// Sets of [`TagKey`]s, hashed by [`FastHasher`] (filled from every operation of every rank).
-type TagSet<'a> = std::collections::HashSet<TagKey<'a>, std::hash::BuildHasherDefault<FastHasher>>;
+type TagSet = std::collections::HashSet<TagKey, std::hash::BuildHasherDefault<FastHasher>>;
 
 impl LogicalTrace {
     fn with_tag_check(mut self, trace: &Trace, tables: &[HashMap<Rank, String>]) -> LogicalTrace {
+        fn intern<'a>(ids: &mut HashMap<&'a str, u32>, d: &'a str) -> u32 {
+            let next = ids.len() as u32;
+            *ids.entry(d).or_insert(next)
+        }
+        let mut ids: HashMap<&str, u32> = HashMap::new();
         let logical: TagSet = self
             .records
             .iter()
             .flat_map(|r| &r.call.ops)
             .filter_map(|o| match &o.partner {
-                Partner::Direction(d) => Some((o.dir == P2pDir::Send, d.as_str(), o.tag)),
+                Partner::Direction(d) => Some((o.dir == P2pDir::Send, intern(&mut ids, d.as_str()), o.tag)),
                 _ => None,
             })
             .collect();
+        // Per rank: its peers in a sorted list of (rank, direction id).
+        let peer_tables: Vec<Vec<(Rank, u32)>> = tables
+            .iter()
+            .map(|t| {
+                let mut table: Vec<(Rank, u32)> = t.iter().map(|(&r, d)| (r, intern(&mut ids, d.as_str()))).collect();
+                table.sort_unstable();
+                table
+            })
+            .collect();
         let neighbours = self.expansion_tables();
-        // Per rank (on every core), borrowing the direction names rather than copying them
-        // for every operation of the run, peers looked up in a sorted list of the rank's few
+        // Per rank (on every core), peers looked up in the sorted list of the rank's few
         // neighbours.
         let agrees = each_index(trace.ranks.len(), |i| {
             let rt = &trace.ranks[i];
-            let mut table: Vec<(Rank, &str)> = tables[rt.rank as usize].iter().map(|(&r, d)| (r, d.as_str())).collect();
-            table.sort_unstable();
+            let table = &peer_tables[rt.rank as usize];
             let p = &rt.p2p;
             let mut own = TagSet::default();
             let mut last: Option<TagKey> = None;
@@ -639,7 +660,14 @@ impl LogicalTrace {
                 }
             }
             let here = &neighbours[rt.rank as usize];
-            let expected: TagSet = logical.iter().filter(|k| here.contains_key(k.1)).cloned().collect();
+            let exists: Vec<bool> = {
+                let mut e = vec![false; ids.len()];
+                for (d, &k) in &ids {
+                    e[k as usize] = here.contains_key(*d);
+                }
+                e
+            };
+            let expected: TagSet = logical.iter().filter(|k| exists[k.1 as usize]).cloned().collect();
             own == expected
         });
         self.tags_consistent = agrees.into_iter().all(|a| a);

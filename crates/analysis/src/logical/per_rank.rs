@@ -299,14 +299,30 @@ pub(super) fn shape_of(
         None => std::borrow::Cow::Owned(p.completes().collect()),
     };
     let mut run_cursor = 0usize;
+    // Each peer's partner, hashed and indexed once: a rank has few peers, and resolving one
+    // (a direction name looked up and copied) for every operation was half of this pass.
+    let mut by_peer: std::collections::HashMap<Rank, Option<(u64, u32)>, std::hash::BuildHasherDefault<FastHasher>> =
+        Default::default();
+    let mut last: Option<(Rank, Option<(u64, u32)>)> = None;
     for (i, &c) in complete.iter().enumerate() {
         let post = p.post[i] as usize;
-        let part = if post < n { partner(p.peer[i]) } else { None };
-        kept.push(part.map(|part| {
-            let mut h = FastHasher(0);
-            part.hash(&mut h);
-            (h.finish(), partner_index(&part, names))
-        }));
+        let peer = p.peer[i];
+        let part = if post >= n {
+            None
+        } else if let Some((_, part)) = last.filter(|&(q, _)| q == peer) {
+            part
+        } else {
+            let part = *by_peer.entry(peer).or_insert_with(|| {
+                partner(peer).map(|part| {
+                    let mut h = FastHasher(0);
+                    part.hash(&mut h);
+                    (h.finish(), partner_index(&part, names))
+                })
+            });
+            last = Some((peer, part));
+            part
+        };
+        kept.push(part);
         if kept[i].is_some() {
             start[post + 1] += 1;
             if c != p.post[i] && c != NOT_COMPLETED && (c as usize) < n {
@@ -342,7 +358,7 @@ pub(super) fn shape_of(
     let mut record_of_call: Vec<u32> = vec![NONE; n];
     let mut h = FastHasher(0);
     let mut records = 0u32;
-    let mut keys: Vec<OpKey> = Vec::new();
+    let mut keys: Vec<OpKey> = Vec::with_capacity(start[n] as usize);
     let mut back: Vec<u32> = Vec::new();
     for c in 0..n {
         let kind = calls.kind[c];

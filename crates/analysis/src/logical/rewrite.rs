@@ -49,7 +49,14 @@ pub(super) fn records_of(trace: &Trace, rank: Rank, partner: &dyn Fn(Rank) -> Op
         }
     }
     let mut record_of_call: Vec<u32> = vec![NONE; n];
-    let mut out: Vec<Record> = Vec::new();
+    // At most one record per call of a kind that makes records: sized once, not regrown (and
+    // copied) while filled.
+    let most = calls
+        .kind
+        .iter()
+        .filter(|k| k.is_p2p() || matches!(k, CallKind::Completion | CallKind::Collective | CallKind::Lifecycle))
+        .count();
+    let mut out: Vec<Record> = Vec::with_capacity(most);
     let mut skipped = 0u64;
     let mut last_exit: Option<u64> = None;
     for c in 0..n as CallIdx {
@@ -157,9 +164,14 @@ pub fn rank_records(trace: &Trace, rank: Rank) -> Result<Vec<Record>, String> {
 /// cannot name under `placement` dropped (none but peers beyond the run's ranks: a neighbour is
 /// a direction, the rank itself [`SELF_DIRECTION`], any other rank an offset,
 /// [`is_offset_direction`]), matched receives from any source naming their sender
-/// ([`with_matched_sources`]): what the expansion of a logical trace must give back for that rank.
-pub fn physical_records(trace: &Trace, placement: &Placement, rank: Rank) -> Result<Vec<Record>, String> {
-    let trace = &*with_matched_sources(trace);
+/// ([`Sourced`]): what the expansion of a logical trace must give back for that rank.
+pub fn physical_records<'a>(
+    trace: impl Into<Sourced<'a>>,
+    placement: &Placement,
+    rank: Rank,
+) -> Result<Vec<Record>, String> {
+    let sourced = trace.into();
+    let trace: &Trace = &sourced;
     if rank >= trace.num_ranks() || rank as usize >= placement.node_of_rank.len() {
         return Err(format!(
             "rank {rank} is out of range (the trace has {} ranks)",

@@ -234,9 +234,10 @@ pub(super) fn lcs_len<K: std::hash::Hash + Eq>(a: &[K], b: &[K]) -> u64 {
 }
 
 /// Expand the logical trace for every rank and compare with the real trace (its matched
-/// receives from any source naming their sender, as the logical trace does).
-pub fn verify(trace: &Trace, logical: &LogicalTrace) -> Result<Verification, String> {
-    let trace = &*with_matched_sources(trace);
+/// receives from any source naming their sender, as the logical trace does: [`Sourced`]).
+pub fn verify<'a>(trace: impl Into<Sourced<'a>>, logical: &LogicalTrace) -> Result<Verification, String> {
+    let sourced = trace.into();
+    let trace: &Trace = &sourced;
     let neighbours = logical.expansion_tables();
     let directions = logical.placement.direction_tables();
     let n = trace.num_ranks();
@@ -257,7 +258,11 @@ pub fn verify(trace: &Trace, logical: &LogicalTrace) -> Result<Verification, Str
         here.sort_unstable();
         let (ek, completions) = expanded_keys_counted(&logical.records, &ops, &ops.neighbours(table), r, &here);
         let real = real_keys(trace, &ops, &logical.placement, r);
-        let offset_calls = offset_calls(&real, r, directions.get(r as usize));
+        let mut near: Vec<Rank> = directions
+            .get(r as usize)
+            .map_or_else(Vec::new, |t| t.keys().copied().collect());
+        near.sort_unstable();
+        let offset_calls = offset_calls(&real, r, &near);
         RankReproduction {
             real_completion_calls: real_completion_calls(trace, r),
             expanded_completion_calls: completions,
@@ -324,14 +329,11 @@ fn real_completion_calls(trace: &Trace, rank: Rank) -> u64 {
 }
 
 /// Real operations of `rank` (from [`real_keys`]) kept as offsets: named, but whose peer is
-/// neither a neighbour in the topology (`table`: peer → direction) nor the rank itself.
-fn offset_calls(real: &[(ExpandedKey, bool)], rank: Rank, table: Option<&HashMap<Rank, String>>) -> u64 {
+/// neither a neighbour in the topology (`near`: the rank's neighbours, sorted) nor the rank
+/// itself.
+fn offset_calls(real: &[(ExpandedKey, bool)], rank: Rank, near: &[Rank]) -> u64 {
     real.iter()
-        .filter(|(k, named)| {
-            *named
-                && k.2
-                    .is_some_and(|p| p != rank && !table.is_some_and(|t| t.contains_key(&p)))
-        })
+        .filter(|(k, named)| *named && k.2.is_some_and(|p| p != rank && near.binary_search(&p).is_err()))
         .count() as u64
 }
 
@@ -368,9 +370,18 @@ fn real_keys(trace: &Trace, ops: &OpTable<'_>, placement: &Placement, rank: Rank
 /// How the expansion `ek` of rank `r` reproduces its real operations `real`.
 fn reproduction(r: Rank, ek: &[ExpandedKey], real: &[(ExpandedKey, bool)], offset_calls: u64) -> RankReproduction {
     let rk: Vec<ExpandedKey> = real.iter().map(|(k, _)| *k).collect();
-    let rin: Vec<ExpandedKey> = real.iter().filter(|(_, inside)| *inside).map(|(k, _)| *k).collect();
+    // Every operation named (a sound trace): the real operations inside the topology are all of
+    // them, compared once.
+    let all_inside = real.iter().all(|(_, inside)| *inside);
+    let rin_own: Vec<ExpandedKey>;
+    let rin: &[ExpandedKey] = if all_inside {
+        &rk
+    } else {
+        rin_own = real.iter().filter(|(_, inside)| *inside).map(|(k, _)| *k).collect();
+        &rin_own
+    };
     let reproduced = lcs_len(ek, &rk);
-    let reproduced_in = lcs_len(ek, &rin);
+    let reproduced_in = if all_inside { reproduced } else { lcs_len(ek, rin) };
     let share = |x: u64, a: usize, b: usize| {
         let d = a.max(b) as u64;
         if d == 0 {
@@ -379,9 +390,15 @@ fn reproduction(r: Rank, ek: &[ExpandedKey], real: &[(ExpandedKey, bool)], offse
             x as f64 / d as f64
         }
     };
-    let es: Vec<_> = ek.iter().map(|k| (k.0, k.1, k.2)).collect();
-    let rs: Vec<_> = rin.iter().map(|k| (k.0, k.1, k.2)).collect();
-    let structure_reproduced = if es == rs { es.len() as u64 } else { lcs_len(&es, &rs) };
+    // The structure (keys without sizes), compared in place; listed only when it differs.
+    let structure_exact = ek.len() == rin.len() && ek.iter().zip(rin).all(|(e, r)| (e.0, e.1, e.2) == (r.0, r.1, r.2));
+    let structure_reproduced = if structure_exact {
+        ek.len() as u64
+    } else {
+        let es: Vec<_> = ek.iter().map(|k| (k.0, k.1, k.2)).collect();
+        let rs: Vec<_> = rin.iter().map(|k| (k.0, k.1, k.2)).collect();
+        lcs_len(&es, &rs)
+    };
     // Saturating: a hostile trace may claim sizes near u64::MAX.
     let real_bytes: u64 = rin.iter().fold(0u64, |a, k| a.saturating_add(k.3));
     let expanded_bytes: u64 = ek.iter().fold(0u64, |a, k| a.saturating_add(k.3));
@@ -395,8 +412,8 @@ fn reproduction(r: Rank, ek: &[ExpandedKey], real: &[(ExpandedKey, bool)], offse
         share: share(reproduced, ek.len(), rk.len()),
         share_in_topology: share(reproduced_in, ek.len(), rin.len()),
         structure_reproduced,
-        structure_share: share(structure_reproduced, es.len(), rs.len()),
-        structure_exact: es == rs,
+        structure_share: share(structure_reproduced, ek.len(), rin.len()),
+        structure_exact,
         bytes_exact: ek == rin,
         real_bytes,
         expanded_bytes,

@@ -49,7 +49,7 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, HashMap};
 
 mod sources;
-pub use sources::with_matched_sources;
+pub use sources::Sourced;
 
 /// Maps consulted on every send and receive: foldhash instead of SipHash, seeded per map so a
 /// hostile trace cannot aim at collisions.
