@@ -1,13 +1,6 @@
 //! The clock arithmetic of the replay: advancing a rank's clocks and terms over its K
 //! configurations at once, in straight loops over `f64` slices.
 
-pub(crate) fn advance(clock: &mut [f64], term: &mut [f64], dt: f64) {
-    for (c, t) in clock.iter_mut().zip(term.iter_mut()) {
-        *c += dt;
-        *t += dt;
-    }
-}
-
 pub(crate) fn advance_clock(clock: &mut [f64], dt: f64) {
     for c in clock.iter_mut() {
         *c += dt;
@@ -32,8 +25,19 @@ pub(crate) fn complete_send(clock: &mut [f64], bandwidth: &mut [f64], start: &[f
     }
 }
 
+/// What a receive of `B` effective bytes costs under each configuration: the transfer
+/// `α + B·β` and the latency's share of it, `α / (α + B·β)`.
+pub(crate) fn recv_costs(alpha: &[f64], beta: &[f64], eff: f64, cost: &mut [f64], share: &mut [f64]) {
+    for (((c, s), a), b) in cost.iter_mut().zip(share.iter_mut()).zip(alpha).zip(beta) {
+        let transfer_cost = a + eff * b;
+        *c = transfer_cost;
+        *s = a / transfer_cost.max(f64::MIN_POSITIVE);
+    }
+}
+
 /// A receive completes at `max(clock, sent + α + B·β)`; the idle time before the sender sent is
-/// waiting, the rest is split between latency and bandwidth in proportion α : B·β.
+/// waiting, the rest is split between latency and bandwidth in proportion α : B·β (`cost`,
+/// `share`: [`recv_costs`]).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn complete_recv(
     clock: &mut [f64],
@@ -41,22 +45,18 @@ pub(crate) fn complete_recv(
     latency: &mut [f64],
     bandwidth: &mut [f64],
     sent: &[f64],
-    alpha: &[f64],
-    beta: &[f64],
-    eff: f64,
+    cost: &[f64],
+    share: &[f64],
 ) {
     let k = clock.len();
     let (wait, latency, bandwidth) = (&mut wait[..k], &mut latency[..k], &mut bandwidth[..k]);
-    let (sent, alpha, beta) = (&sent[..k], &alpha[..k], &beta[..k]);
+    let (sent, cost, share) = (&sent[..k], &cost[..k], &share[..k]);
     for i in 0..k {
         let c = clock[i];
-        let a = alpha[i];
-        let xb = eff * beta[i];
-        let transfer_cost = a + xb;
-        let delta = (sent[i] + transfer_cost - c).max(0.0);
+        let delta = (sent[i] + cost[i] - c).max(0.0);
         let idle = (sent[i] - c).max(0.0);
         let transfer = delta - idle;
-        let lat = transfer * (a / transfer_cost.max(f64::MIN_POSITIVE));
+        let lat = transfer * share[i];
         wait[i] += idle;
         latency[i] += lat;
         bandwidth[i] += transfer - lat;
