@@ -1,6 +1,7 @@
 //! The clock arithmetic of the replay: advancing a rank's clocks and terms over its K
 //! configurations at once, in straight loops over `f64` slices.
 
+#[inline(always)]
 pub(crate) fn advance_clock(clock: &mut [f64], dt: f64) {
     for c in clock.iter_mut() {
         *c += dt;
@@ -9,6 +10,7 @@ pub(crate) fn advance_clock(clock: &mut [f64], dt: f64) {
 
 /// A send's injection starts when both the rank and its interface are free; the interface is
 /// then busy for `B·β`. `start` holds the rank's clock on entry and the injection start on exit.
+#[inline(always)]
 pub(crate) fn inject(start: &mut [f64], nic: &mut [f64], beta: &[f64], eff: f64) {
     for ((s, n), b) in start.iter_mut().zip(nic.iter_mut()).zip(beta) {
         *s = s.max(*n);
@@ -17,6 +19,7 @@ pub(crate) fn inject(start: &mut [f64], nic: &mut [f64], beta: &[f64], eff: f64)
 }
 
 /// A send completes when its bytes are injected: `start + B·β`.
+#[inline(always)]
 pub(crate) fn complete_send(clock: &mut [f64], bandwidth: &mut [f64], start: &[f64], beta: &[f64], eff: f64) {
     for (((c, bw), s), b) in clock.iter_mut().zip(bandwidth.iter_mut()).zip(start).zip(beta) {
         let d = (s + eff * b - *c).max(0.0);
@@ -27,6 +30,7 @@ pub(crate) fn complete_send(clock: &mut [f64], bandwidth: &mut [f64], start: &[f
 
 /// What a receive of `B` effective bytes costs under each configuration: the transfer
 /// `α + B·β` and the latency's share of it, `α / (α + B·β)`.
+#[inline(always)]
 pub(crate) fn recv_costs(alpha: &[f64], beta: &[f64], eff: f64, cost: &mut [f64], share: &mut [f64]) {
     for (((c, s), a), b) in cost.iter_mut().zip(share.iter_mut()).zip(alpha).zip(beta) {
         let transfer_cost = a + eff * b;
@@ -39,6 +43,7 @@ pub(crate) fn recv_costs(alpha: &[f64], beta: &[f64], eff: f64, cost: &mut [f64]
 /// waiting, the rest is split between latency and bandwidth in proportion α : B·β (`cost`,
 /// `share`: [`recv_costs`]).
 #[allow(clippy::too_many_arguments)]
+#[inline(always)]
 pub(crate) fn complete_recv(
     clock: &mut [f64],
     wait: &mut [f64],
@@ -65,6 +70,7 @@ pub(crate) fn complete_recv(
 }
 
 #[allow(clippy::too_many_arguments)]
+#[inline(always)]
 pub(crate) fn apply_collective(
     clock: &mut [f64],
     wait: &mut [f64],
@@ -91,12 +97,14 @@ pub(crate) fn apply_collective(
     }
 }
 
+#[inline(always)]
 pub(crate) fn max_into(dst: &mut [f64], src: &[f64]) {
     for (d, s) in dst.iter_mut().zip(src) {
         *d = d.max(*s);
     }
 }
 
+#[inline(always)]
 pub(crate) fn ns_to_s(ns: u64) -> f64 {
     ns as f64 * 1e-9
 }

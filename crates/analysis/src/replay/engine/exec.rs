@@ -68,7 +68,7 @@ impl RecvCosts {
     }
 
     /// The costs and shares of `eff` effective bytes.
-    #[inline]
+    #[inline(always)]
     fn get(&mut self, alpha: &[f64], beta: &[f64], eff: f64) -> (&[f64], &[f64]) {
         let k = alpha.len();
         let bits = eff.to_bits();
@@ -114,8 +114,23 @@ impl Clocks {
         self.k
     }
 
-    /// Execute `chunk` in order.
+    /// Execute `chunk` in order (with 256-bit vectors where the CPU has them: the same
+    /// elementwise IEEE operations, so the same bits).
     pub(crate) fn run(&mut self, chunk: &[Instr]) {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2, checked just above.
+            unsafe { self.run_avx2(chunk) };
+            return;
+        }
+        for i in chunk {
+            self.apply(i);
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn run_avx2(&mut self, chunk: &[Instr]) {
         for i in chunk {
             self.apply(i);
         }
@@ -137,6 +152,7 @@ impl Clocks {
         max_into(Self::slot_in(&mut self.pool, self.k, s), v);
     }
 
+    #[inline(always)]
     fn slot_in(pool: &mut Vec<f64>, k: usize, s: u32) -> &mut [f64] {
         let at = s as usize * k;
         if pool.len() < at + k {
@@ -146,6 +162,7 @@ impl Clocks {
     }
 
     /// The K-vectors of rank `r`: clock, compute, wait, latency, bandwidth, interface free time.
+    #[inline(always)]
     fn terms(state: &mut [f64], k: usize, r: u32) -> [&mut [f64]; ROWS] {
         let r = r as usize;
         let block = &mut state[r * ROWS * k..(r + 1) * ROWS * k];
@@ -157,7 +174,7 @@ impl Clocks {
         [clock, compute, wait, latency, bandwidth, nic]
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn apply(&mut self, i: &Instr) {
         let k = self.k;
         match *i {

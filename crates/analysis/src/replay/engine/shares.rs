@@ -6,6 +6,7 @@ use super::exec::{Clocks, Instr};
 use super::{results, Engine};
 use crate::replay::network::{Configuration, MessageTable};
 use crate::replay::{DroppedCalls, Replay};
+use std::collections::VecDeque;
 use std::ops::Range;
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::Arc;
@@ -69,12 +70,29 @@ pub(super) fn replay_in_shares(
                 clocks
             },
             |txs| {
+                // Chunks handed over, oldest first: once every executor is done with one, its
+                // buffer takes the next instructions (fresh pages for each would cost the
+                // kernel more than the executors' arithmetic).
+                let mut handed: VecDeque<Arc<Vec<Instr>>> = VecDeque::new();
                 engine.run(&mut |v| {
-                    let chunk: Arc<Vec<Instr>> = Arc::new(std::mem::replace(v, Vec::with_capacity(v.capacity())));
+                    let mut next = match handed.pop_front().map(Arc::try_unwrap) {
+                        Some(Ok(mut done)) => {
+                            done.clear();
+                            done
+                        }
+                        Some(Err(busy)) => {
+                            handed.push_front(busy);
+                            Vec::with_capacity(v.capacity())
+                        }
+                        None => Vec::with_capacity(v.capacity()),
+                    };
+                    std::mem::swap(v, &mut next);
+                    let chunk = Arc::new(next);
                     for tx in txs {
                         // An executor that is gone panicked; its join reports it.
                         let _ = tx.send(chunk.clone());
                     }
+                    handed.push_back(chunk);
                 });
             },
         );
