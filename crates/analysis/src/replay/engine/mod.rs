@@ -160,7 +160,10 @@ fn ordered(pairs: impl Iterator<Item = (u32, u32)>) -> Vec<u32> {
     if !v.is_sorted_by_key(|p| p.0) {
         v.sort_by_key(|p| p.0);
     }
-    v.into_iter().map(|p| p.1).collect()
+    // Not `into_iter().collect()`, which would keep the pairs' allocation (twice the size).
+    let mut order = Vec::with_capacity(v.len());
+    order.extend(v.iter().map(|p| p.1));
+    order
 }
 
 pub(super) struct Engine<'a> {
