@@ -147,7 +147,7 @@ fn executors<T: Send>(
     feed: impl FnOnce(&[SyncSender<Arc<Vec<Instr>>>]),
 ) -> Vec<T> {
     // A few chunks in flight per executor bound the memory to a few MB whatever the trace.
-    let (txs, rxs): (Vec<_>, Vec<_>) = (0..n).map(|_| sync_channel(4)).unzip();
+    let (txs, rxs): (Vec<_>, Vec<_>) = (0..n).map(|_| sync_channel::<Arc<Vec<Instr>>>(4)).unzip();
     #[cfg(not(target_arch = "wasm32"))]
     {
         std::thread::scope(|scope| {
