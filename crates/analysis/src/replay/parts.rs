@@ -98,7 +98,15 @@ impl<'a> ReplayPart<'a> {
             )));
         }
         let dist = Dist::new(trace, &owned, blocks);
-        let engine = Engine::new(trace, dropped, messages, configs, table, owned.clone(), Some(dist));
+        let engine = Engine::new(
+            trace,
+            dropped,
+            messages,
+            Some(configs),
+            table,
+            owned.clone(),
+            Some(dist),
+        );
         Ok(ReplayPart {
             engine,
             trace,

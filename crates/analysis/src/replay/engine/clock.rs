@@ -1,13 +1,7 @@
 //! The clock arithmetic of the replay: advancing a rank's clocks and terms over its K
 //! configurations at once, in straight loops over `f64` slices.
 
-pub(crate) fn advance(clock: &mut [f64], term: &mut [f64], dt: f64) {
-    for (c, t) in clock.iter_mut().zip(term.iter_mut()) {
-        *c += dt;
-        *t += dt;
-    }
-}
-
+#[inline(always)]
 pub(crate) fn advance_clock(clock: &mut [f64], dt: f64) {
     for c in clock.iter_mut() {
         *c += dt;
@@ -16,6 +10,7 @@ pub(crate) fn advance_clock(clock: &mut [f64], dt: f64) {
 
 /// A send's injection starts when both the rank and its interface are free; the interface is
 /// then busy for `B·β`. `start` holds the rank's clock on entry and the injection start on exit.
+#[inline(always)]
 pub(crate) fn inject(start: &mut [f64], nic: &mut [f64], beta: &[f64], eff: f64) {
     for ((s, n), b) in start.iter_mut().zip(nic.iter_mut()).zip(beta) {
         *s = s.max(*n);
@@ -24,6 +19,7 @@ pub(crate) fn inject(start: &mut [f64], nic: &mut [f64], beta: &[f64], eff: f64)
 }
 
 /// A send completes when its bytes are injected: `start + B·β`.
+#[inline(always)]
 pub(crate) fn complete_send(clock: &mut [f64], bandwidth: &mut [f64], start: &[f64], beta: &[f64], eff: f64) {
     for (((c, bw), s), b) in clock.iter_mut().zip(bandwidth.iter_mut()).zip(start).zip(beta) {
         let d = (s + eff * b - *c).max(0.0);
@@ -32,31 +28,40 @@ pub(crate) fn complete_send(clock: &mut [f64], bandwidth: &mut [f64], start: &[f
     }
 }
 
+/// What a receive of `B` effective bytes costs under each configuration: the transfer
+/// `α + B·β` and the latency's share of it, `α / (α + B·β)`.
+#[inline(always)]
+pub(crate) fn recv_costs(alpha: &[f64], beta: &[f64], eff: f64, cost: &mut [f64], share: &mut [f64]) {
+    for (((c, s), a), b) in cost.iter_mut().zip(share.iter_mut()).zip(alpha).zip(beta) {
+        let transfer_cost = a + eff * b;
+        *c = transfer_cost;
+        *s = a / transfer_cost.max(f64::MIN_POSITIVE);
+    }
+}
+
 /// A receive completes at `max(clock, sent + α + B·β)`; the idle time before the sender sent is
-/// waiting, the rest is split between latency and bandwidth in proportion α : B·β.
+/// waiting, the rest is split between latency and bandwidth in proportion α : B·β (`cost`,
+/// `share`: [`recv_costs`]).
 #[allow(clippy::too_many_arguments)]
+#[inline(always)]
 pub(crate) fn complete_recv(
     clock: &mut [f64],
     wait: &mut [f64],
     latency: &mut [f64],
     bandwidth: &mut [f64],
     sent: &[f64],
-    alpha: &[f64],
-    beta: &[f64],
-    eff: f64,
+    cost: &[f64],
+    share: &[f64],
 ) {
     let k = clock.len();
     let (wait, latency, bandwidth) = (&mut wait[..k], &mut latency[..k], &mut bandwidth[..k]);
-    let (sent, alpha, beta) = (&sent[..k], &alpha[..k], &beta[..k]);
+    let (sent, cost, share) = (&sent[..k], &cost[..k], &share[..k]);
     for i in 0..k {
         let c = clock[i];
-        let a = alpha[i];
-        let xb = eff * beta[i];
-        let transfer_cost = a + xb;
-        let delta = (sent[i] + transfer_cost - c).max(0.0);
+        let delta = (sent[i] + cost[i] - c).max(0.0);
         let idle = (sent[i] - c).max(0.0);
         let transfer = delta - idle;
-        let lat = transfer * (a / transfer_cost.max(f64::MIN_POSITIVE));
+        let lat = transfer * share[i];
         wait[i] += idle;
         latency[i] += lat;
         bandwidth[i] += transfer - lat;
@@ -65,6 +70,7 @@ pub(crate) fn complete_recv(
 }
 
 #[allow(clippy::too_many_arguments)]
+#[inline(always)]
 pub(crate) fn apply_collective(
     clock: &mut [f64],
     wait: &mut [f64],
@@ -91,12 +97,14 @@ pub(crate) fn apply_collective(
     }
 }
 
+#[inline(always)]
 pub(crate) fn max_into(dst: &mut [f64], src: &[f64]) {
     for (d, s) in dst.iter_mut().zip(src) {
         *d = d.max(*s);
     }
 }
 
+#[inline(always)]
 pub(crate) fn ns_to_s(ns: u64) -> f64 {
     ns as f64 * 1e-9
 }

@@ -3,8 +3,10 @@
 //! Every rank owns six vectors of K clocks (predicted time, its four terms, and when its network
 //! interface is free). A worklist advances one rank at a time until it needs something not yet
 //! known (a message whose send has not been replayed, a collective whose members have not all
-//! arrived), parks it, and wakes it exactly when that input appears. Every call is visited once and every visit does O(K)
-//! work in straight loops over `f64` slices, so the cost is O(calls × K).
+//! arrived), parks it, and wakes it exactly when that input appears. Every call is visited once
+//! and emits the O(K) work it needs as configuration-free instructions ([`exec`]), executed in
+//! straight loops over `f64` slices, so the cost is O(calls) for the traversal, once for all
+//! configurations, plus O(calls × K) for the clocks.
 
 use super::collective::schedule;
 use super::network::{Configuration, MessageTable};
@@ -12,16 +14,17 @@ use super::parts::Note;
 use super::{Breakdown, ConfigurationResult, DroppedCalls, RankBreakdown, ReplayWarnings};
 use std::collections::{HashMap, VecDeque};
 use std::ops::Range;
-use std::sync::Arc;
 use tracelogic_model::{CallKind, CollectiveOp, CommId, Message, P2pDir, Rank, Trace, NOT_COMPLETED};
 
 mod clock;
 mod dist;
+mod exec;
 mod ops;
 mod results;
 mod shares;
 use clock::*;
 pub(super) use dist::Dist;
+use exec::{Clocks, Instr, Out, Slots, CHUNK};
 pub(super) use results::results;
 pub use shares::replay_configurations;
 #[cfg(test)]
@@ -40,61 +43,12 @@ const NONE: u32 = u32::MAX;
 /// cannot run far ahead of its receivers and fill the pool with messages in flight.
 const QUANTUM: usize = 1024;
 
-/// Per-configuration network parameters, as slices the kernels stream over.
-struct Params<'a> {
-    alpha: Vec<f64>,
-    beta: Vec<f64>,
-    table: Option<&'a MessageTable>,
-}
-
-impl Params<'_> {
-    /// Bytes that enter the β term for an `n`-byte message.
-    fn effective(&self, bytes: f64) -> f64 {
-        match self.table {
-            Some(t) => t.effective_bytes(bytes),
-            None => bytes,
-        }
-    }
-}
-
-/// Pool of K-vectors (send times, collective start times) reused through a free list, so the
-/// replay allocates per message in flight, never per configuration.
-struct Pool {
-    k: usize,
-    data: Vec<f64>,
-    refs: Vec<u8>,
-    free: Vec<u32>,
-    peak: usize,
-}
-
-impl Pool {
-    fn alloc(&mut self, init: &[f64], refs: u8) -> u32 {
-        if let Some(s) = self.free.pop() {
-            let at = s as usize * self.k;
-            self.data[at..at + self.k].copy_from_slice(init);
-            self.refs[s as usize] = refs;
-            s
-        } else {
-            self.data.extend_from_slice(init);
-            self.refs.push(refs);
-            self.peak = self.peak.max(self.refs.len());
-            (self.refs.len() - 1) as u32
-        }
-    }
-    fn get(&self, s: u32) -> &[f64] {
-        let at = s as usize * self.k;
-        &self.data[at..at + self.k]
-    }
-    fn get_mut(&mut self, s: u32) -> &mut [f64] {
-        let at = s as usize * self.k;
-        &mut self.data[at..at + self.k]
-    }
-    fn release(&mut self, s: u32) {
-        let r = &mut self.refs[s as usize];
-        *r = r.saturating_sub(1);
-        if *r == 0 {
-            self.free.push(s);
-        }
+/// Bytes that enter the β term for an `n`-byte message: `n` under Hockney's model, a
+/// message table's effective bytes otherwise (the same for every configuration).
+fn effective(table: Option<&MessageTable>, bytes: f64) -> f64 {
+    match table {
+        Some(t) => t.effective_bytes(bytes),
+        None => bytes,
     }
 }
 
@@ -196,12 +150,21 @@ struct Plan {
 }
 
 fn sorted_by<F: Fn(u32) -> u32>(n: usize, key: F) -> Vec<u32> {
-    let mut v: Vec<u32> = (0..n as u32).collect();
-    v.sort_by_key(|&i| key(i));
-    v
+    ordered((0..n as u32).map(|i| (key(i), i)))
 }
 
-// ---- kernels: straight loops over K the compiler vectorises -----------------------------
+/// The indexes of `(key, index)` pairs, stably sorted by key: each key decoded once, and no
+/// sort at all when they come in order (as a trace's posting and completing calls mostly do).
+fn ordered(pairs: impl Iterator<Item = (u32, u32)>) -> Vec<u32> {
+    let mut v: Vec<(u32, u32)> = pairs.collect();
+    if !v.is_sorted_by_key(|p| p.0) {
+        v.sort_by_key(|p| p.0);
+    }
+    // Not `into_iter().collect()`, which would keep the pairs' allocation (twice the size).
+    let mut order = Vec::with_capacity(v.len());
+    order.extend(v.iter().map(|p| p.1));
+    order
+}
 
 pub(super) struct Engine<'a> {
     trace: &'a Trace,
@@ -217,14 +180,13 @@ pub(super) struct Engine<'a> {
     /// Per rank: seconds of dropped communication replayed at their recorded duration (the same
     /// under every configuration, so one number per rank).
     not_replayed: Vec<f64>,
-    params: Params<'a>,
-    k: usize,
-    /// `ranks × ROWS × K`: per rank its clock, the four terms and its interface's free time.
-    state: Vec<f64>,
-    pool: Pool,
-    /// The ranks' indexes, built once and shared by the engines replaying other
-    /// configurations of the same trace ([`Engine::fork`]).
-    plans: Arc<Vec<Plan>>,
+    table: Option<&'a MessageTable>,
+    /// Where the clock arithmetic goes (executed at once, or gathered for executors).
+    out: Out,
+    /// Which pooled vectors are in use.
+    slots: Slots,
+    /// The ranks' indexes, built once before the replay.
+    plans: Vec<Plan>,
     /// Per rank, for a send op: its pooled send-time vector once posted, else NONE.
     send_slot: Vec<Vec<u32>>,
     cursors: Vec<Cursor>,
@@ -237,13 +199,14 @@ pub(super) struct Engine<'a> {
 
 impl<'a> Engine<'a> {
     /// An engine replaying the ranks `owned` of `trace`, with the matched `messages` that have
-    /// an end among them; `dist` when other processes replay the other ranks.
-    #[allow(clippy::too_many_arguments)]
+    /// an end among them; `dist` when other processes replay the other ranks (then `configs`
+    /// are executed as the engine goes). Without `dist` and without `configs` the engine only
+    /// gathers the instructions for executors ([`Engine::run`]).
     pub(super) fn new(
         trace: &'a Trace,
         dropped: &'a DroppedCalls,
         messages: &[Message],
-        configs: &[Configuration],
+        configs: Option<&[Configuration]>,
         table: Option<&'a MessageTable>,
         owned: Range<Rank>,
         dist: Option<Dist>,
@@ -276,13 +239,11 @@ impl<'a> Engine<'a> {
                 .into_iter()
                 .min()
                 .unwrap_or(0);
-                let complete_order = {
-                    let mut v: Vec<u32> = (0..ops as u32)
-                        .filter(|&i| p.complete(i as usize) != NOT_COMPLETED)
-                        .collect();
-                    v.sort_by_key(|&i| p.complete(i as usize));
-                    v
-                };
+                let complete_order = ordered(
+                    (0..ops as u32)
+                        .map(|i| (p.complete(i as usize), i))
+                        .filter(|&(c, _)| c != NOT_COMPLETED),
+                );
                 Plan {
                     calls,
                     post_order: sorted_by(ops, |i| p.post[i as usize]),
@@ -337,57 +298,23 @@ impl<'a> Engine<'a> {
                 members.len().max(1) as u32
             })
             .collect();
-        Engine::from_plans(
-            trace,
-            (!dropped.is_empty()).then_some(dropped),
-            Arc::new(plans),
-            comm_sizes,
-            received,
-            warnings,
-            configs,
-            table,
-            owned,
-            dist,
-        )
-    }
-
-    /// An engine over plans already built, before its replay.
-    #[allow(clippy::too_many_arguments)]
-    fn from_plans(
-        trace: &'a Trace,
-        dropped: Option<&'a DroppedCalls>,
-        plans: Arc<Vec<Plan>>,
-        comm_sizes: Vec<u32>,
-        received: u64,
-        warnings: ReplayWarnings,
-        configs: &[Configuration],
-        table: Option<&'a MessageTable>,
-        owned: Range<Rank>,
-        dist: Option<Dist>,
-    ) -> Self {
-        let k = configs.len();
-        let n = trace.ranks.len();
+        let out = match configs {
+            Some(configs) => Out::Now(Clocks::new(configs, owned.len())),
+            None => {
+                debug_assert!(dist.is_none(), "a replay by parts executes as it goes");
+                Out::Gather(Vec::with_capacity(CHUNK + 4 * QUANTUM))
+            }
+        };
         Engine {
             trace,
             owned: owned.clone(),
             dist,
             received,
-            dropped,
+            dropped: (!dropped.is_empty()).then_some(dropped),
             not_replayed: vec![0.0; n],
-            params: Params {
-                alpha: configs.iter().map(|c| c.latency_s).collect(),
-                beta: configs.iter().map(|c| 1.0 / c.bandwidth_bytes_per_s).collect(),
-                table,
-            },
-            k,
-            state: vec![0.0; owned.len() * ROWS * k],
-            pool: Pool {
-                k,
-                data: Vec::new(),
-                refs: Vec::new(),
-                free: Vec::new(),
-                peak: 0,
-            },
+            table,
+            out,
+            slots: Slots::default(),
             send_slot: plans.iter().map(|p| vec![NONE; p.send_to.len()]).collect(),
             plans,
             cursors: (0..n)
@@ -411,39 +338,9 @@ impl<'a> Engine<'a> {
         }
     }
 
-    /// A fresh engine replaying the same ranks of the same trace under `configs`, sharing
-    /// this one's plans (which this one has not run yet: the warnings found building them are
-    /// carried over). Serial replays only.
-    fn fork(&self, configs: &[Configuration]) -> Self {
-        debug_assert!(self.dist.is_none());
-        Engine::from_plans(
-            self.trace,
-            self.dropped,
-            self.plans.clone(),
-            self.comm_sizes.clone(),
-            self.received,
-            self.warnings.clone(),
-            configs,
-            self.params.table,
-            self.owned.clone(),
-            None,
-        )
-    }
-
-    /// The K-vectors of rank `r`: clock, compute, wait, latency, bandwidth, interface free time.
-    fn terms(state: &mut [f64], k: usize, r: usize) -> [&mut [f64]; ROWS] {
-        let block = &mut state[r * ROWS * k..(r + 1) * ROWS * k];
-        let (clock, rest) = block.split_at_mut(k);
-        let (compute, rest) = rest.split_at_mut(k);
-        let (wait, rest) = rest.split_at_mut(k);
-        let (latency, rest) = rest.split_at_mut(k);
-        let (bandwidth, nic) = rest.split_at_mut(k);
-        [clock, compute, wait, latency, bandwidth, nic]
-    }
-
-    /// Where rank `r` (one of `owned`) is in `state`.
-    fn at(&self, r: Rank) -> usize {
-        (r - self.owned.start) as usize
+    /// Where rank `r` (one of `owned`) is in the clocks.
+    fn at(&self, r: Rank) -> u32 {
+        r - self.owned.start
     }
 
     /// Advance every rank that can until none can without what other processes send
@@ -476,11 +373,12 @@ impl<'a> Engine<'a> {
                 bytes,
                 at,
             } => {
-                if at.len() != self.k || !self.owned.contains(&receiver) {
+                if at.len() != self.out.now().k() || !self.owned.contains(&receiver) {
                     self.unreproducible(|| format!("a send of rank {sender} reached the wrong process"));
                     return;
                 }
-                let slot = self.pool.alloc(&at, 1);
+                let slot = self.slots.alloc(1);
+                self.out.now().set_slot(slot, &at);
                 if let Some(d) = &mut self.dist {
                     d.remote_sends.insert((sender, send_op), (slot, bytes));
                 }
@@ -501,7 +399,7 @@ impl<'a> Engine<'a> {
                     self.unreproducible(|| format!("an instance of unknown communicator {comm} was exchanged"));
                     return;
                 };
-                if start.len() != self.k {
+                if start.len() != self.out.now().k() {
                     self.unreproducible(|| "an exchanged collective arrival does not fit".into());
                     return;
                 }
@@ -511,11 +409,13 @@ impl<'a> Engine<'a> {
                 );
                 let inst = match self.instances.get_mut(&key) {
                     Some(inst) => {
-                        max_into(self.pool.get_mut(inst.start), &start);
+                        self.out.now().max_slot(inst.start, &start);
                         inst
                     }
                     None => {
-                        let start = self.pool.alloc(&start, 1);
+                        let slot = self.slots.alloc(1);
+                        self.out.now().set_slot(slot, &start);
+                        let start = slot;
                         self.instances.entry(key).or_insert(Instance::new(
                             start,
                             expected,
@@ -567,11 +467,18 @@ impl<'a> Engine<'a> {
         }
     }
 
-    pub(super) fn run(&mut self) {
+    /// Replay every rank to its end; an engine that gathers hands its instructions to `hand`
+    /// (which empties the buffer) every [`CHUNK`] or so, in order, and at the end.
+    pub(super) fn run(&mut self, hand: &mut dyn FnMut(&mut Vec<Instr>)) {
         let mut first_open = self.owned.start as usize;
         loop {
             while let Some(r) = self.worklist.pop_front() {
                 self.advance_rank(r);
+                if let Out::Gather(v) = &mut self.out {
+                    if v.len() >= CHUNK {
+                        hand(v);
+                    }
+                }
             }
             // Nothing runnable: either all done, or the trace's dependencies cannot be met.
             // Ranks never become undone, so the scan resumes where the last one stopped: a
@@ -596,6 +503,11 @@ impl<'a> Engine<'a> {
                     self.complete_instance(key, true);
                 }
                 Block::Running => self.worklist.push_back(r),
+            }
+        }
+        if let Out::Gather(v) = &mut self.out {
+            if !v.is_empty() {
+                hand(v);
             }
         }
     }
@@ -717,10 +629,16 @@ impl<'a> Engine<'a> {
                 (frozen, d.unpriced(r as usize, call).min(ns - frozen))
             }
         };
-        let [clock, compute, ..] = Self::terms(&mut self.state, self.k, (r - self.owned.start) as usize);
-        advance(clock, compute, ns_to_s(ns - frozen - unpriced));
+        let at = self.at(r);
+        self.out.emit(Instr::Compute {
+            r: at,
+            dt: ns_to_s(ns - frozen - unpriced),
+        });
         if frozen > 0 {
-            advance_clock(clock, ns_to_s(frozen));
+            self.out.emit(Instr::Frozen {
+                r: at,
+                dt: ns_to_s(frozen),
+            });
             self.not_replayed[r as usize] += ns_to_s(frozen);
         }
     }
@@ -741,14 +659,27 @@ impl<'a> Engine<'a> {
         cur.stage = Stage::Enter;
         if keeps_duration {
             let dt = ns_to_s(calls.exit(i).saturating_sub(calls.enter(i)));
-            let [clock, compute, ..] = Self::terms(&mut self.state, self.k, (r - self.owned.start) as usize);
-            advance(clock, compute, dt);
+            self.out.emit(Instr::Compute { r: self.at(r), dt });
         }
     }
 
+    /// What a gathering engine found besides the clocks: its warnings and the pool's peak.
+    fn gathered(self) -> (ReplayWarnings, u64) {
+        (self.warnings, self.slots.peak as u64)
+    }
+
     fn results(self, configs: &[Configuration], per_rank: bool) -> (Vec<ConfigurationResult>, ReplayWarnings, u64) {
-        let out = results(&self.state, self.k, &self.not_replayed, configs, per_rank);
-        (out, self.warnings, self.pool.peak as u64)
+        let Out::Now(clocks) = self.out else {
+            unreachable!("an engine that gathers has no results of its own")
+        };
+        let out = results(
+            &clocks.into_state(),
+            configs.len(),
+            &self.not_replayed,
+            configs,
+            per_rank,
+        );
+        (out, self.warnings, self.slots.peak as u64)
     }
 
     /// What a part hands to the combination: its ranks' state (`ROWS × K` per rank), their
@@ -758,11 +689,14 @@ impl<'a> Engine<'a> {
         let stuck = self.owned.clone().any(|r| !self.cursors[r as usize].done);
         let not_replayed = self.not_replayed[self.owned.start as usize..self.owned.end as usize].to_vec();
         (
-            self.state,
+            match self.out {
+                Out::Now(clocks) => clocks.into_state(),
+                Out::Gather(_) => Vec::new(),
+            },
             not_replayed,
             self.warnings,
             self.received,
-            self.pool.peak as u64,
+            self.slots.peak as u64,
             stuck,
         )
     }

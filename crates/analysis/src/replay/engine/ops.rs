@@ -10,17 +10,19 @@ impl Engine<'_> {
         // A receiver of another process gets a copy of the injection start instead.
         let here = to != NONE && self.owned.contains(&to);
         let refs = u8::from(here) + u8::from(self.trace.ranks[r as usize].p2p.complete(op as usize) != NOT_COMPLETED);
-        let eff = self
-            .params
-            .effective(self.trace.ranks[r as usize].p2p.bytes.at(op as usize) as f64);
-        let k = self.k;
-        let at = self.at(r) * ROWS * k;
-        let slot = self.pool.alloc(&self.state[at..at + k], refs.max(1));
-        let nic = &mut self.state[at + NIC * k..at + (NIC + 1) * k];
-        inject(self.pool.get_mut(slot), nic, &self.params.beta, eff);
+        let eff = effective(
+            self.table,
+            self.trace.ranks[r as usize].p2p.bytes.at(op as usize) as f64,
+        );
+        let slot = self.slots.alloc(refs.max(1));
+        self.out.emit(Instr::Post {
+            r: self.at(r),
+            slot,
+            eff,
+        });
         if to != NONE && !here {
             let bytes = self.trace.ranks[r as usize].p2p.bytes.at(op as usize);
-            let at = self.pool.get(slot).to_vec();
+            let at = self.out.now().slot(slot).to_vec();
             if let Some(d) = &mut self.dist {
                 let p = d.process_of(to);
                 d.outbox[p].push(Note::Sent {
@@ -33,7 +35,7 @@ impl Engine<'_> {
             }
         }
         if refs == 0 {
-            self.pool.release(slot);
+            self.slots.release(slot);
             return;
         }
         self.send_slot[r as usize][op as usize] = slot;
@@ -45,7 +47,6 @@ impl Engine<'_> {
 
     /// Complete op `op` of rank `r` at the current call; false if the rank must park.
     pub(crate) fn complete_op(&mut self, r: Rank, op: u32) -> bool {
-        let k = self.k;
         let trace = self.trace;
         let p2p = &trace.ranks[r as usize].p2p;
         match p2p.dir[op as usize] {
@@ -54,10 +55,13 @@ impl Engine<'_> {
                 if slot == NONE {
                     return true;
                 }
-                let eff = self.params.effective(p2p.bytes.at(op as usize) as f64);
-                let [clock, _, _, _, bandwidth, _] = Self::terms(&mut self.state, k, (r - self.owned.start) as usize);
-                complete_send(clock, bandwidth, self.pool.get(slot), &self.params.beta, eff);
-                self.pool.release(slot);
+                let eff = effective(self.table, p2p.bytes.at(op as usize) as f64);
+                self.out.emit(Instr::CompleteSend {
+                    r: self.at(r),
+                    slot,
+                    eff,
+                });
+                self.slots.release(slot);
                 true
             }
             P2pDir::Recv => {
@@ -88,20 +92,13 @@ impl Engine<'_> {
                     cur.block = Block::Recv(from, from_op);
                     return false;
                 }
-                let eff = self.params.effective(bytes as f64);
-                let [clock, _, wait, latency, bandwidth, _] =
-                    Self::terms(&mut self.state, k, (r - self.owned.start) as usize);
-                complete_recv(
-                    clock,
-                    wait,
-                    latency,
-                    bandwidth,
-                    self.pool.get(slot),
-                    &self.params.alpha,
-                    &self.params.beta,
+                let eff = effective(self.table, bytes as f64);
+                self.out.emit(Instr::CompleteRecv {
+                    r: self.at(r),
+                    slot,
                     eff,
-                );
-                self.pool.release(slot);
+                });
+                self.slots.release(slot);
                 true
             }
         }
@@ -109,9 +106,7 @@ impl Engine<'_> {
 
     /// Rank `r` reaches collective instance `key`; true if it can leave at once.
     pub(crate) fn arrive(&mut self, r: Rank, key: (CommId, u32), op: CollectiveOp, bytes: u64) -> bool {
-        let k = self.k;
-        let at = self.at(r) * ROWS * k;
-        let clock = &self.state[at..at + k];
+        let at = self.at(r);
         let (expected, local_expected, parts_expected) = match (self.comm_sizes.get(key.0 as usize), &mut self.dist) {
             (Some(&p), None) => (p, p, 0),
             (Some(&p), Some(d)) => {
@@ -131,13 +126,19 @@ impl Engine<'_> {
                 (1, 1, 0)
             }
         };
-        let inst = match self.instances.get_mut(&key) {
-            Some(inst) => inst,
+        let (inst, opened) = match self.instances.get_mut(&key) {
+            Some(inst) => (inst, false),
             None => {
-                let start = self.pool.alloc(clock, 1);
-                self.instances
-                    .entry(key)
-                    .or_insert(Instance::new(start, expected, local_expected, parts_expected, op))
+                let start = self.slots.alloc(1);
+                self.out.emit(Instr::Open { r: at, slot: start });
+                let inst = self.instances.entry(key).or_insert(Instance::new(
+                    start,
+                    expected,
+                    local_expected,
+                    parts_expected,
+                    op,
+                ));
+                (inst, true)
             }
         };
         if inst.complete {
@@ -148,7 +149,13 @@ impl Engine<'_> {
         }
         inst.arrived += 1;
         inst.bytes = inst.bytes.max(bytes);
-        max_into(self.pool.get_mut(inst.start), clock);
+        if !opened {
+            // The first arrival's clock is the start already (its maximum with itself).
+            self.out.emit(Instr::Join {
+                r: at,
+                slot: inst.start,
+            });
+        }
         if inst.parts_expected > 0 && !inst.sent && inst.arrived >= inst.local_expected {
             // This process's members are all in: the others get their latest clocks.
             inst.sent = true;
@@ -157,7 +164,7 @@ impl Engine<'_> {
                 seq: key.1,
                 op: inst.op,
                 bytes: inst.bytes,
-                start: self.pool.get(inst.start).to_vec(),
+                start: self.out.now().slot(inst.start).to_vec(),
             };
             if let Some(d) = &mut self.dist {
                 for &p in &d.other_processes[key.0 as usize] {
@@ -180,7 +187,7 @@ impl Engine<'_> {
         };
         let sched = schedule(inst.op, inst.expected, inst.bytes as f64);
         inst.steps = sched.steps;
-        inst.effective_bytes = sched.steps * self.params.effective(sched.bytes_per_step);
+        inst.effective_bytes = sched.steps * effective(self.table, sched.bytes_per_step);
         inst.complete = true;
         inst.forced = forced;
         for w in inst.waiters.drain(..) {
@@ -190,25 +197,19 @@ impl Engine<'_> {
     }
 
     pub(crate) fn leave_collective(&mut self, r: Rank, key: (CommId, u32)) {
-        let k = self.k;
+        let at = self.at(r);
         let Some(inst) = self.instances.get_mut(&key) else {
             return;
         };
-        let [clock, _, wait, latency, bandwidth, _] = Self::terms(&mut self.state, k, (r - self.owned.start) as usize);
-        apply_collective(
-            clock,
-            wait,
-            latency,
-            bandwidth,
-            self.pool.get(inst.start),
-            &self.params.alpha,
-            &self.params.beta,
-            inst.steps,
-            inst.effective_bytes,
-        );
+        self.out.emit(Instr::Leave {
+            r: at,
+            slot: inst.start,
+            steps: inst.steps,
+            eff: inst.effective_bytes,
+        });
         inst.consumed += 1;
         if !inst.forced && inst.consumed >= inst.local_expected {
-            self.pool.release(inst.start);
+            self.slots.release(inst.start);
             self.instances.remove(&key);
         }
     }
