@@ -138,21 +138,28 @@ pub(super) fn loops_run_once(iterations: &mut [Compressed], table: &SymbolTable)
     bodies.sort_by_key(|(id, body)| (std::cmp::Reverse(body.len()), *id));
     let seen: std::collections::HashSet<Vec<u32>> = iterations.iter().map(|(s, _)| s.clone()).collect();
     for (syms, items) in iterations.iter_mut() {
-        let (mut s, mut it) = (syms.clone(), items.clone());
+        // The symbols rewritten first, each replacement noted (where, how long); the items
+        // (nested, costly to copy) only when the result is another iteration's.
+        let mut s = syms.clone();
+        let mut replaced: Vec<(usize, usize)> = Vec::new();
         for &(id, body) in &bodies {
             let mut j = 0;
             while j + body.len() <= s.len() {
                 if s[j..j + body.len()] == *body {
-                    let once: Vec<Item> = it.splice(j..j + body.len(), []).collect();
-                    it.insert(j, Item::Loop(vec![once]));
                     s.splice(j..j + body.len(), [id]);
+                    replaced.push((j, body.len()));
                 }
                 j += 1;
             }
         }
-        if s != *syms && seen.contains(&s) {
-            (*syms, *items) = (s, it);
+        if replaced.is_empty() || !seen.contains(&s) {
+            continue;
         }
+        for (j, len) in replaced {
+            let once: Vec<Item> = items.splice(j..j + len, []).collect();
+            items.insert(j, Item::Loop(vec![once]));
+        }
+        *syms = s;
     }
 }
 
