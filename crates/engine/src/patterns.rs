@@ -10,7 +10,9 @@ use tracelogic_analysis::patterns::extrapolate::{classify, search_extrapolated};
 pub use tracelogic_analysis::patterns::extrapolate::{ExtrapolatedSearch, NeighbourClass, Orientation};
 pub use tracelogic_analysis::patterns::file::{parse_pattern_file, PatternFile};
 pub use tracelogic_analysis::patterns::templates::{wavefront, Corner};
-use tracelogic_analysis::patterns::{analyse_events, event_graphs, rank_events, search_pattern, timeline};
+use tracelogic_analysis::patterns::{
+    analyse_events, communication_of, event_graphs, rank_events, search_pattern, timeline,
+};
 pub use tracelogic_analysis::patterns::{
     CommunicationAnalysis, CommunicationPattern, EventGraph, Events, PatternOptions, PatternSearch, PatternTimeline,
     RoutineComparison,
@@ -192,11 +194,8 @@ impl Engine {
         let opts = PatternOptions::default();
         let trace = scope.trace();
         let events = rank_events(trace, opts.with_envelope);
-        let a = analyse_events(trace, scope.matching(), &events, &opts);
-        let kept = Rc::new(PatternsKept {
-            events,
-            communication: a.communication,
-        });
+        let communication = communication_of(trace, scope.matching(), &events, &opts);
+        let kept = Rc::new(PatternsKept { events, communication });
         *self.kept.patterns.borrow_mut() = Some((scope.selection.clone(), kept.clone()));
         kept
     }

@@ -182,6 +182,29 @@ pub fn analyse_events(
     events: &Events,
     opts: &PatternOptions,
 ) -> PatternAnalysis {
+    analyse_with(trace, matching, events, opts, true)
+}
+
+/// The communication patterns of [`analyse_events`] alone (what the phases segment): the
+/// same instances, without the routine comparison's second, plain detection on ranks with
+/// call paths.
+pub fn communication_of(
+    trace: &Trace,
+    matching: &tracelogic_model::Matching,
+    events: &Events,
+    opts: &PatternOptions,
+) -> CommunicationAnalysis {
+    analyse_with(trace, matching, events, opts, false).communication
+}
+
+/// [`analyse_events`], comparing routine-directed with plain detection when `compare`.
+fn analyse_with(
+    trace: &Trace,
+    matching: &tracelogic_model::Matching,
+    events: &Events,
+    opts: &PatternOptions,
+    compare: bool,
+) -> PatternAnalysis {
     let alphabet = events.names.len() as u32;
     let mut rank_patterns = BTreeMap::new();
     let mut comparison = RoutineComparison::default();
@@ -196,7 +219,7 @@ pub fn analyse_events(
         };
         let mut pats = detect(&re.symbols, alphabet, bounds.as_deref(), opts);
         // (syntactic, routine-directed, common) where the rank has routines.
-        let compared = bounds.is_some().then(|| {
+        let compared = (compare && bounds.is_some()).then(|| {
             let plain = detect(&re.symbols, alphabet, None, opts);
             let keys: std::collections::HashSet<&Vec<u32>> = pats.iter().map(|p| &p.symbols).collect();
             let common = plain.iter().filter(|p| keys.contains(&p.symbols)).count();

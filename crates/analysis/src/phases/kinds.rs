@@ -12,6 +12,7 @@
 //! makes the section level coarser.
 
 use std::collections::HashMap;
+use std::fmt::Write;
 
 /// One rank's event string with its peers renamed in order of first appearance.
 fn local_form<'a, T: AsRef<str> + ?Sized + 'a>(events: impl IntoIterator<Item = &'a T>) -> String {
@@ -29,7 +30,8 @@ fn local_form<'a, T: AsRef<str> + ?Sized + 'a>(events: impl IntoIterator<Item = 
         };
         let n = peers.len();
         let id = *peers.entry(peer).or_insert(n);
-        out.push_str(&format!("{dir}#{id} "));
+        // Written in place (no string per event).
+        let _ = write!(out, "{dir}#{id} ");
     }
     out
 }

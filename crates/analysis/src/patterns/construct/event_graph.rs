@@ -61,7 +61,7 @@ pub fn event_graph(
     pattern: usize,
     occurrence: usize,
 ) -> Option<EventGraph> {
-    let evs = analysis.examples.get(pattern)?.get(occurrence)?;
+    let evs = example_events(analysis.examples.get(pattern)?.get(occurrence)?);
     let mut p2p_events: HashMap<Rank, Vec<u32>> = HashMap::new();
     let mut recv_event = |receiver: Rank, op: u32| {
         p2p_events.entry(receiver).or_insert_with(|| {
@@ -73,11 +73,17 @@ pub fn event_graph(
         trace,
         matching,
         events,
-        evs,
+        &evs,
         pattern,
         occurrence,
         &mut recv_event,
     ))
+}
+
+/// The events `(rank, event index)` of a kept occurrence from its runs
+/// ([`CommunicationAnalysis::examples`]), by rank then event.
+pub fn example_events(runs: &[(Rank, u32, u32)]) -> Vec<(Rank, u32)> {
+    runs.iter().flat_map(|&(r, a, e)| (a..e).map(move |i| (r, i))).collect()
 }
 
 /// Event graphs of the kept occurrences of every pattern (`[pattern][occurrence]`), at most
@@ -107,16 +113,17 @@ pub fn event_graphs(
         .enumerate()
         .map(|(pattern, examples)| {
             let mut out = Vec::new();
-            for (occurrence, evs) in examples.iter().take(per_pattern).enumerate() {
-                if evs.len() > budget {
+            for (occurrence, runs) in examples.iter().take(per_pattern).enumerate() {
+                let len: usize = runs.iter().map(|&(_, a, e)| (e - a) as usize).sum();
+                if len > budget {
                     break;
                 }
-                budget -= evs.len();
+                budget -= len;
                 out.push(graph_of(
                     trace,
                     matching,
                     events,
-                    evs,
+                    &example_events(runs),
                     pattern,
                     occurrence,
                     &mut recv_event,

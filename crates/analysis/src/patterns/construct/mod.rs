@@ -21,7 +21,7 @@ use tracelogic_model::{Matching, Rank, Time, Trace};
 mod event_graph;
 mod lanes;
 mod names;
-pub use event_graph::{event_graph, event_graphs, Arrow, EventGraph, GraphEvent};
+pub use event_graph::{event_graph, event_graphs, example_events, Arrow, EventGraph, GraphEvent};
 pub use lanes::{timeline, PatternTimeline, TimelineLane, TimelineSpan};
 pub use names::{EventNames, Names};
 
@@ -114,8 +114,9 @@ pub struct CommunicationAnalysis {
     pub patterns: Vec<CommunicationPattern>,
     /// Every instance, ordered by start time (then end time, then pattern).
     pub instances: Vec<Instance>,
-    /// Events (rank, event index) of the first [`KEPT_EXAMPLES`] occurrences of each pattern.
-    pub examples: Vec<Vec<Vec<(Rank, u32)>>>,
+    /// Events of the first [`KEPT_EXAMPLES`] occurrences of each pattern, as runs `(rank,
+    /// first event, one past the last)` by rank then event ([`example_events`] lists them).
+    pub examples: Vec<Vec<Vec<(Rank, u32, u32)>>>,
     /// Per pattern, the loop whose iterations it holds ([`super::steps::NOT_A_STEP`]: none).
     #[serde(default)]
     pub step_loops: Vec<u32>,
@@ -618,7 +619,7 @@ pub(crate) fn construct_with_iterations(
             }
         })
         .collect();
-    let mut examples: Vec<Vec<Vec<(Rank, u32)>>> = vec![Vec::new(); patterns.len()];
+    let mut examples: Vec<Vec<Vec<(Rank, u32, u32)>>> = vec![Vec::new(); patterns.len()];
     let mut out_instances = Vec::with_capacity(instances.len());
     for (c, mut inst) in instances {
         inst.pattern = new_id[inst.pattern as usize];
@@ -634,14 +635,17 @@ pub(crate) fn construct_with_iterations(
             if ex.len() < KEPT_EXAMPLES {
                 let segs = &members[start[c as usize] as usize..start[c as usize + 1] as usize];
                 let mut r = segs.first().map_or(0, |&sg| rank_of(seg_start[sg as usize]));
-                let mut evs = Vec::new();
+                let mut runs: Vec<(Rank, u32, u32)> = Vec::new();
                 for &sg in segs {
                     let (g0, g1) = (seg_start[sg as usize], seg_start[sg as usize + 1]);
                     r = rank_from(r, g0);
-                    let rank = events.ranks[r].rank;
-                    evs.extend((g0 - offset[r]..g1 - offset[r]).map(|i| (rank, i)));
+                    let (rank, i0, i1) = (events.ranks[r].rank, g0 - offset[r], g1 - offset[r]);
+                    match runs.last_mut() {
+                        Some(last) if last.0 == rank && last.2 == i0 => last.2 = i1,
+                        _ => runs.push((rank, i0, i1)),
+                    }
                 }
-                ex.push(evs);
+                ex.push(runs);
             }
         }
         out_instances.push(inst);
