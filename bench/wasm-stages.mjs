@@ -112,7 +112,9 @@ async function measureOnce(path, profiled = false) {
         for (const e of list.getEntries()) window.__longTasks.push(e.duration);
       }).observe({ type: 'longtask', buffered: true });
     });
-    await page.goto(origin + prefix + '?sample=none');
+    // TRACELOGIC_WHATIF_WORKERS=N: the what-if's pool of workers (default: the page's, its worker alone).
+    const whatif = process.env.TRACELOGIC_WHATIF_WORKERS;
+    await page.goto(origin + prefix + '?sample=none' + (whatif ? `&whatif-workers=${whatif}` : ''));
     await page.waitForSelector('.app[data-state="idle"]', { timeout: 120_000 });
     const folder = statSync(path).isDirectory();
     const t0 = performance.now();

@@ -211,10 +211,15 @@ pub struct OpenOptions {
     #[serde(default)]
     pub load_workers: u32,
     /// Workers that execute the what-if's configurations, one share each
-    /// ([`crate::whatif_pool`]); 0: as many as the machine has logical cores; 1: the page's
-    /// worker replays alone.
-    #[serde(default)]
+    /// ([`crate::whatif_pool`]); 0: as many as the machine has logical cores; 1 (the default):
+    /// the page's worker replays alone.
+    #[serde(default = "alone")]
     pub whatif_workers: u32,
+}
+
+/// One worker: the page's worker works alone.
+fn alone() -> u32 {
+    1
 }
 
 impl Default for OpenOptions {
@@ -225,7 +230,7 @@ impl Default for OpenOptions {
             part: None,
             workers: 0,
             load_workers: 0,
-            whatif_workers: 0,
+            whatif_workers: 1,
         }
     }
 }
