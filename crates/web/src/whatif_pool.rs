@@ -44,7 +44,7 @@ pub enum Step {
     /// Every helper is ready: traverse ([`PoolWhatIf::traverse`]).
     Traverse,
     /// The report (or its error) to answer with.
-    Answer(Result<Answer, String>),
+    Answer(Box<Result<Answer, String>>),
     /// A helper failed: replay in this worker alone.
     Alone,
 }
@@ -119,12 +119,12 @@ impl PoolWhatIf {
                 };
                 let states: Vec<Vec<f64>> = self.states.iter_mut().map(|s| s.take().unwrap_or_default()).collect();
                 crate::worker::mark("worker merging the what-if's shares");
-                Step::Answer(
+                Step::Answer(Box::new(
                     streamed
                         .finish(&states)
                         .map(|r| Answer::WhatIf(r.report))
                         .map_err(String::from),
-                )
+                ))
             }
             // A helper that failed, or answered something else: the pool is no good.
             _ => Step::Alone,

@@ -772,7 +772,7 @@ impl Worker for AnalysisWorker {
                 selection,
             }) => match self.start_pooled_whatif(scope, id, seq, request, selection) {
                 Ok(()) => return,
-                Err((request, selection)) => self.analyse(seq, request, selection.as_ref()),
+                Err(back) => self.analyse(seq, back.0, back.1.as_ref()),
             },
             Input::ReplayShare { configs } => self.replay_share(configs),
             Input::ReplayChunk { ranks } => match self.replay_chunk(ranks) {

@@ -33,19 +33,19 @@ impl AnalysisWorker {
         seq: u64,
         request: AnalysisRequest,
         selection: Option<Selection>,
-    ) -> Result<(), (AnalysisRequest, Option<Selection>)> {
+    ) -> Result<(), Box<(AnalysisRequest, Option<Selection>)>> {
         let workers = crate::overview_pool::pool_size(self.whatif_workers);
         let (AnalysisRequest::WhatIf { custom }, Some(session), true) = (&request, &self.session, workers > 1) else {
-            return Err((request, selection));
+            return Err(Box::new((request, selection)));
         };
         let Ok(replay) = crate::session::replay_request(*custom) else {
-            return Err((request, selection));
+            return Err(Box::new((request, selection)));
         };
         let engine = session.engine();
         // An empty selection, or one that does not read, is answered (refused) here.
         if let Some(s) = &selection {
             if *s != Selection::all() && engine.selected_calls(s).map_or(true, |n| n == 0) {
-                return Err((request, selection));
+                return Err(Box::new((request, selection)));
             }
         }
         mark("worker starting the what-if's workers");
@@ -64,7 +64,7 @@ impl AnalysisWorker {
                 self.whatif_pool = Some(pool);
                 Ok(())
             }
-            None => Err((request, selection)),
+            None => Err(Box::new((request, selection))),
         }
     }
 
@@ -83,7 +83,7 @@ impl AnalysisWorker {
                 Some(session) if pool.traverse(session.engine()).is_ok() => return,
                 _ => None,
             },
-            Step::Answer(answer) => Some(answer),
+            Step::Answer(answer) => Some(*answer),
             Step::Alone => None,
         };
         let Some(pool) = self.whatif_pool.take() else {
