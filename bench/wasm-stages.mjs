@@ -12,15 +12,47 @@
 // makes the renderer's peak resident memory (VmHWM, the page and its worker) that of this trace.
 // Fails (exit 1) on a console error, a failed request, a request to another origin, or an
 // error shown by the page.
+//
+// TRACELOGIC_PROFILE_VIEWS=OUT.json: the views of the last repeat are clicked under Chrome's tracing
+// (the sampling profiler of every thread, and the `tracelogic:` marks): OUT.json gets, per view, its
+// wall time under the profiler, each thread's busy time and top functions by self time, and the
+// worker's marks in between (the same is printed on stderr).
 
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { TRACE_CATEGORIES, threadProfiles, marks, selfTimes } from './wasm-profile.mjs';
 import { chromium, chromiumPath, chromiumArgs, prefix, parseArgs, filesOf, serveApp, watchPage } from './app-server.mjs';
 
 const { dist, repeat, paths } = parseArgs('wasm-stages.mjs');
 const VIEWS = (process.env.TRACELOGIC_MEASURE_VIEWS || 'matrix,topology,logical,patterns,phases,whatif').split(',');
 const LIMIT_MS = 1_800_000;
+const PROFILE_OUT = process.env.TRACELOGIC_PROFILE_VIEWS;
+
+/** Per view of a traced run: wall ms, each thread's busy ms and top functions, and the marks. */
+function viewProfiles(events) {
+  const threads = threadProfiles(events);
+  const all = marks(events);
+  const out = [];
+  for (const view of VIEWS) {
+    const from = all.find((m) => m.name === `bench view ${view}`);
+    const to = all.find((m) => m.name === `bench view ${view} drawn` && m.ts >= (from?.ts ?? 0));
+    if (!from || !to) continue;
+    const label = (t) => (t.name === 'CrRendererMain' ? 'page' : `${t.name} ${t.tid}`);
+    out.push({
+      view,
+      ms: (to.ts - from.ts) / 1000,
+      threads: threads
+        .map((t) => ({ thread: label(t), ...selfTimes(t, from.ts, to.ts) }))
+        .filter((t) => t.busy_ms >= 1)
+        .map((t) => ({ thread: t.thread, busy_ms: t.busy_ms, top: t.functions.slice(0, 12) })),
+      marks: all
+        .filter((m) => m.ts >= from.ts && m.ts <= to.ts)
+        .map((m) => ({ name: m.name, ms: (m.ts - from.ts) / 1000, tid: m.tid })),
+    });
+  }
+  return out;
+}
 
 /** Process ids descending from this node process, with their command lines. */
 function descendants() {
@@ -66,7 +98,7 @@ function rendererPeakKb() {
 const { server, origin } = await serveApp(dist);
 
 /** One timed open of `path` and of every view, in a fresh browser. */
-async function measureOnce(path) {
+async function measureOnce(path, profiled = false) {
   const browser = await chromium.launch({
     executablePath: chromiumPath,
     args: chromiumArgs,
@@ -80,7 +112,9 @@ async function measureOnce(path) {
         for (const e of list.getEntries()) window.__longTasks.push(e.duration);
       }).observe({ type: 'longtask', buffered: true });
     });
-    await page.goto(origin + prefix + '?sample=none');
+    // TRACELOGIC_WHATIF_WORKERS=N: the what-if's pool of workers (default: the page's, its worker alone).
+    const whatif = process.env.TRACELOGIC_WHATIF_WORKERS;
+    await page.goto(origin + prefix + '?sample=none' + (whatif ? `&whatif-workers=${whatif}` : ''));
     await page.waitForSelector('.app[data-state="idle"]', { timeout: 120_000 });
     const folder = statSync(path).isDirectory();
     const t0 = performance.now();
@@ -98,7 +132,9 @@ async function measureOnce(path) {
       wasmMemory = Math.max(wasmMemory, await worker.evaluate(() => self.__tracelogicMemoryBytes || 0).catch(() => 0));
     }
     const views = {};
+    if (profiled) await browser.startTracing(page, { categories: TRACE_CATEGORIES });
     for (const view of VIEWS) {
+      if (profiled) await page.evaluate((v) => performance.mark(`tracelogic:bench view ${v}`), view);
       const t = performance.now();
       await page.click(`#nav-${view}`);
       await page.waitForSelector(`#view-${view}`, { timeout: LIMIT_MS });
@@ -107,14 +143,20 @@ async function measureOnce(path) {
       await page.waitForFunction((id) => document.querySelector(`#view-${id}`) && !document.querySelector('main .waiting'),
         view, { timeout: LIMIT_MS, polling: 50 });
       views[view] = performance.now() - t;
+      if (profiled) await page.evaluate((v) => performance.mark(`tracelogic:bench view ${v} drawn`), view);
       const err = await page.$('#error');
       if (err) throw new Error(`${path}: the ${view} view shows an error: ${await err.textContent()}`);
+    }
+    let profile;
+    if (profiled) {
+      const trace = JSON.parse((await browser.stopTracing()).toString('utf8'));
+      profile = viewProfiles(Array.isArray(trace) ? trace : trace.traceEvents);
     }
     const longest = await page.evaluate(() => Math.max(0, ...window.__longTasks));
     const peak = rendererPeakKb();
     if (problems.length) throw new Error(`${path}: ${problems.join('; ')}`);
     return { open_ms: openMs, views, calls, ranks, wasm_memory_bytes: wasmMemory, renderer_peak_rss_kb: peak,
-      longest_task_ms: longest };
+      longest_task_ms: longest, profile };
   } finally {
     await browser.close();
   }
@@ -127,7 +169,19 @@ try {
     const files = filesOf(path);
     let best = null;
     for (let i = 0; i < repeat; i++) {
-      const r = await measureOnce(path);
+      const r = await measureOnce(path, Boolean(PROFILE_OUT) && i === repeat - 1);
+      if (r.profile) {
+        writeFileSync(PROFILE_OUT, JSON.stringify({ path, views: r.profile }, null, 1) + '\n');
+        for (const v of r.profile) {
+          console.error(`profile of ${v.view}: ${v.ms.toFixed(0)} ms under the profiler`);
+          for (const m of v.marks) console.error(`  mark ${m.ms.toFixed(0).padStart(7)} ms  ${m.name} (tid ${m.tid})`);
+          for (const t of v.threads) {
+            console.error(`  ${t.thread}: ${t.busy_ms.toFixed(0)} ms busy`);
+            for (const f of t.top) console.error(`    ${f.self_ms.toFixed(0).padStart(7)}  ${f.function.slice(0, 110)} [${f.code}]`);
+          }
+        }
+      }
+      delete r.profile;
       best = best === null ? r : {
         ...r,
         open_ms: Math.min(best.open_ms, r.open_ms),

@@ -3,7 +3,10 @@
 
 use crate::{Engine, Error, Result};
 use serde::{Deserialize, Serialize};
-use tracelogic_analysis::replay::{dropped_calls, what_if_restricted};
+use std::ops::Range;
+pub use tracelogic_analysis::replay::pooled::ShareExecutor;
+use tracelogic_analysis::replay::pooled::{what_if_shares, WhatIfTraversal};
+use tracelogic_analysis::replay::{dropped_calls, what_if_restricted, Configuration};
 pub use tracelogic_analysis::replay::{
     parse_scales, waiting_note, DroppedCalls, MessageTable, Network, Sweep, WhatIf, WhatIfOptions, MAX_CONFIGURATIONS,
     SEED_SCALES,
@@ -147,6 +150,75 @@ impl Engine {
     }
 }
 
+/// A replay whose configurations are executed elsewhere, in shares (the page's pool of
+/// workers, which share no memory): [`Engine::replay_shares`] gives each executor its share,
+/// [`Engine::replay_streamed`] traverses the selection once and streams the instructions every
+/// executor runs ([`ShareExecutor`]), and [`StreamedReplay::finish`] makes of the shares' final
+/// states the report [`Engine::replay`] gives, bit for bit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StreamedReplay {
+    traversal: WhatIfTraversal,
+    shares: Vec<Range<usize>>,
+    selection: Selection,
+    source: String,
+}
+
+impl StreamedReplay {
+    /// The report, from each share's final state ([`ShareExecutor::into_state`]) in order.
+    pub fn finish(self, states: &[Vec<f64>]) -> Result<ReplayReport> {
+        let report = self
+            .traversal
+            .finish(&self.shares, states)
+            .map_err(|e| Error::Input(format!("{}: {e}", self.source)))?;
+        Ok(ReplayReport {
+            report,
+            selection: self.selection,
+            source: self.source,
+        })
+    }
+}
+
+impl Engine {
+    /// The configurations of `request` in the shares `executors` executors replay (fewer when
+    /// there are few configurations), in order.
+    pub fn replay_shares(&self, request: &ReplayRequest, executors: usize) -> Result<Vec<Vec<Configuration>>> {
+        let (configs, shares) =
+            what_if_shares(&request.options()?, executors).map_err(|e| Error::Input(e.to_string()))?;
+        Ok(shares.into_iter().map(|s| configs[s].to_vec()).collect())
+    }
+
+    /// Traverse `selection` for `request`, handing `hand` the ranks replayed and each chunk of
+    /// encoded instructions, in order, for every one of the executors of
+    /// [`Engine::replay_shares`] with the same `executors`.
+    pub fn replay_streamed(
+        &self,
+        selection: &Selection,
+        request: &ReplayRequest,
+        executors: usize,
+        hand: &mut dyn FnMut(usize, &[u8]),
+    ) -> Result<StreamedReplay> {
+        let options = request.options()?;
+        let (_, shares) = what_if_shares(&options, executors).map_err(|e| Error::Input(e.to_string()))?;
+        let scope = self.scope(selection)?;
+        let dropped = if scope.is_whole() {
+            DroppedCalls::default()
+        } else {
+            dropped_calls(self.trace(), scope.trace()).map_err(|e| Error::Input(e.to_string()))?
+        };
+        let ranks = scope.trace().ranks.len();
+        let traversal = WhatIfTraversal::new(scope.trace(), &dropped, scope.matching(), &options, &mut |bytes| {
+            hand(ranks, bytes)
+        })
+        .map_err(|e| Error::Input(e.to_string()))?;
+        Ok(StreamedReplay {
+            traversal,
+            shares,
+            source: scope.trace().source.clone(),
+            selection: scope.selection,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -178,6 +250,42 @@ mod tests {
         };
         let m = bad.options().unwrap_err().to_string();
         assert!(m.contains("Myrinet") && m.contains("10GbE"), "{m}");
+    }
+
+    /// The page's pooled what-if: two and three executors fed the streamed bytes give the report
+    /// of one replay, whole and for a selection.
+    #[test]
+    fn a_streamed_replay_in_shares_is_the_replay() {
+        let e = sample_engine("npb-mg.S.8");
+        let request = ReplayRequest::with_custom(20.0, 10.0).unwrap();
+        let ranks_2_to_5 = Selection {
+            ranks: Some(vec![2, 3, 4, 5]),
+            ..Selection::default()
+        };
+        for selection in [Selection::all(), ranks_2_to_5] {
+            let one = e.replay(&selection, &request).unwrap();
+            for n in [2, 3] {
+                let shares = e.replay_shares(&request, n).unwrap();
+                assert_eq!(shares.len(), n);
+                assert_eq!(
+                    shares.iter().map(Vec::len).sum::<usize>(),
+                    one.report.configurations.len()
+                );
+                let mut executors: Vec<Option<ShareExecutor>> = Vec::new();
+                executors.resize_with(n, || None);
+                let streamed = e
+                    .replay_streamed(&selection, &request, n, &mut |ranks, bytes| {
+                        for (x, share) in executors.iter_mut().zip(&shares) {
+                            x.get_or_insert_with(|| ShareExecutor::new(share, ranks))
+                                .run(bytes)
+                                .unwrap();
+                        }
+                    })
+                    .unwrap();
+                let states: Vec<Vec<f64>> = executors.into_iter().map(|x| x.unwrap().into_state()).collect();
+                assert_eq!(streamed.finish(&states).unwrap(), one, "{n} executors");
+            }
+        }
     }
 
     #[test]

@@ -36,4 +36,5 @@ pub mod text;
 pub mod topology_layout;
 pub mod tour;
 pub mod views;
+pub mod whatif_pool;
 pub mod worker;

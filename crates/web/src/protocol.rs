@@ -637,6 +637,12 @@ pub enum Response {
     /// the distributed read, columns included
     /// (`tracelogic_formats::distributed::read_block_source`); only the page's worker receives it.
     LoadBlock(Vec<serde_bytes::ByteBuf>),
+    /// A helper of a pooled what-if holds its share of the configurations
+    /// ([`crate::whatif_pool`]); only the page's worker receives it.
+    ReplayReady,
+    /// A helper of a pooled what-if executed every instruction: its share's final clocks
+    /// (`tracelogic_engine::replay::ShareExecutor::into_state`).
+    ReplayState(Vec<f64>),
 }
 
 /// The overview of a trace (`tracelogic overview`, `docs/large-traces.md`) as the page's Overview

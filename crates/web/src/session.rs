@@ -265,11 +265,7 @@ impl Session {
                 Answer::Phases(engine.phases(selection, *strength, Outside::Own)?)
             }
             AnalysisRequest::WhatIf { custom } => {
-                let request = match custom {
-                    Some((latency_us, gbps)) => ReplayRequest::with_custom(*latency_us, *gbps)?,
-                    None => ReplayRequest::default(),
-                };
-                Answer::WhatIf(engine.replay(selection, &request)?.report)
+                Answer::WhatIf(engine.replay(selection, &replay_request(*custom)?)?.report)
             }
             AnalysisRequest::Compare { label, files } => {
                 let files = files
@@ -380,6 +376,15 @@ fn cancelled() -> Failure {
         message: "cancelled".into(),
         cancelled: true,
     }
+}
+
+/// The replay of the what-if view: the presets, plus the custom network `(latency µs, Gb/s)`
+/// when given.
+pub fn replay_request(custom: Option<(f64, f64)>) -> Result<ReplayRequest, String> {
+    Ok(match custom {
+        Some((latency_us, gbps)) => ReplayRequest::with_custom(latency_us, gbps)?,
+        None => ReplayRequest::default(),
+    })
 }
 
 #[cfg(test)]

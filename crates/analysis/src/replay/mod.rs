@@ -26,6 +26,7 @@ pub mod collective;
 mod engine;
 pub mod network;
 pub mod parts;
+pub mod pooled;
 
 pub use network::{
     configurations, parse_bandwidth, parse_scales, parse_seconds, Configuration, MessageTable, Network, Sweep,
@@ -286,7 +287,7 @@ pub fn replay_restricted(
 
 /// Refuse what no replay can run: no configuration, too many, or a network without a
 /// positive bandwidth and non-negative latency.
-fn check_configurations(configs: &[Configuration]) -> Result<(), ReplayError> {
+pub(crate) fn check_configurations(configs: &[Configuration]) -> Result<(), ReplayError> {
     if configs.is_empty() {
         return Err(ReplayError("no network configuration to replay".into()));
     }
@@ -639,7 +640,7 @@ pub fn waiting_note(report: &WhatIf) -> Option<String> {
 /// Longest per-rank total of recorded time in `MPI_Init`, `MPI_Finalize` and communicator
 /// management calls, in nanoseconds, those a selection dropped included, over the ranks
 /// `ranks`.
-fn outside_model_ns(trace: &Trace, dropped: &DroppedCalls, ranks: std::ops::Range<Rank>) -> u64 {
+pub(crate) fn outside_model_ns(trace: &Trace, dropped: &DroppedCalls, ranks: std::ops::Range<Rank>) -> u64 {
     trace
         .ranks
         .iter()
@@ -742,7 +743,7 @@ pub fn what_if_restricted(
 
 /// The report of a replay: the classification on every network and the reference prediction
 /// against the measured time, `outside` seconds of which the model prices at zero.
-fn assemble(replay: Replay, outside: f64, options: &WhatIfOptions) -> WhatIf {
+pub(crate) fn assemble(replay: Replay, outside: f64, options: &WhatIfOptions) -> WhatIf {
     let classification = options
         .networks
         .iter()

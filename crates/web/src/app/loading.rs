@@ -66,6 +66,7 @@ impl App {
             full_load_limit: full_load_limit(),
             workers: overview_workers(),
             load_workers: load_workers(),
+            whatif_workers: whatif_workers(),
             ..OpenOptions::default()
         }
     }

@@ -242,6 +242,18 @@ pub fn load_workers() -> u32 {
     }
 }
 
+/// Workers that execute the what-if's configurations, one share each
+/// ([`crate::whatif_pool`]): 1 (the page's worker replays alone: on the 2-core machine measured
+/// the pool was slower, docs/replay.md §7) unless the page's address has `?whatif-workers=N` (0:
+/// as many as the machine has cores) or the page sets `window.__tracelogicWhatIfWorkers` before
+/// it starts.
+pub fn whatif_workers() -> u32 {
+    match page_setting("__tracelogicWhatIfWorkers", "whatif-workers") {
+        Some(v) if v.is_finite() && v >= 0.0 => v.min(crate::overview_pool::MAX_WORKERS as f64) as u32,
+        _ => 1,
+    }
+}
+
 impl Component for App {
     type Message = Msg;
     type Properties = ();

@@ -276,7 +276,9 @@ impl App {
             | Response::Analysis(_)
             | Response::Timeline(_)
             | Response::OverviewPart(_)
-            | Response::LoadBlock(_) => return false,
+            | Response::LoadBlock(_)
+            | Response::ReplayReady
+            | Response::ReplayState(_) => return false,
         }
         true
     }

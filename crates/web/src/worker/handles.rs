@@ -12,6 +12,16 @@ thread_local! {
     /// The bytes a helper of a pooled load transferred beside its last message
     /// ([`post_block`]), until the bridge's callback takes them ([`take_posted_block`]).
     static POSTED: RefCell<Option<Array>> = const { RefCell::new(None) };
+    /// Page's-worker side: the chunk of a pooled what-if to post beside the next messages
+    /// ([`offer_chunk`]).
+    static CHUNK: RefCell<Option<Uint8Array>> = const { RefCell::new(None) };
+}
+
+/// Page's-worker side: post `bytes` (a chunk of a pooled what-if's instructions) beside the
+/// messages encoded until the next call, as [`post_block`]'s parts (`{m, p: [bytes]}`): one copy
+/// out of wasm memory, which each helper's `postMessage` clones; `None` stops.
+pub fn offer_chunk(bytes: Option<&[u8]>) {
+    CHUNK.with(|c| *c.borrow_mut() = bytes.map(Uint8Array::from));
 }
 
 /// Helper side: answer bridge `id` with `parts` (a block of a pooled load) as gloo-worker's own
@@ -88,12 +98,18 @@ impl Codec for HandleCodec {
                 .map(|(k, v)| Array::of2(&JsValue::from_f64(*k as f64), v))
                 .collect::<Array>()
         });
-        if sets.length() == 0 {
+        let chunk = CHUNK.with(|c| c.borrow().clone());
+        if sets.length() == 0 && chunk.is_none() {
             return bytes;
         }
         let envelope = js_sys::Object::new();
         let _ = js_sys::Reflect::set(&envelope, &"m".into(), &bytes);
-        let _ = js_sys::Reflect::set(&envelope, &"f".into(), &sets);
+        if sets.length() > 0 {
+            let _ = js_sys::Reflect::set(&envelope, &"f".into(), &sets);
+        }
+        if let Some(chunk) = chunk {
+            let _ = js_sys::Reflect::set(&envelope, &"p".into(), &Array::of1(&chunk));
+        }
         envelope.into()
     }
 

@@ -31,8 +31,9 @@ pub use crate::session::MAX_INPUT_BYTES;
 
 mod handles;
 mod parts;
+mod whatif;
 use handles::{fetch_urls, js_message, read_handles, RECEIVED};
-pub use handles::{offer_handles, post_block, release_handles, take_posted_block, HandleCodec};
+pub use handles::{offer_chunk, offer_handles, post_block, release_handles, take_posted_block, HandleCodec};
 
 /// What the page shows when the worker dies without a word (a WebAssembly trap, most likely the
 /// 4 GiB memory running out): the loader script posts it on the worker's `error` event.
@@ -158,6 +159,24 @@ pub enum Input {
         /// Number of blocks.
         parts: u32,
     },
+    /// A helper of a pooled what-if ([`crate::whatif_pool`]): replay these configurations
+    /// (answered [`Response::ReplayReady`]).
+    ReplayShare {
+        /// The helper's share of the configurations, in order.
+        configs: Vec<tracelogic_analysis::replay::Configuration>,
+    },
+    /// A helper of a pooled what-if: execute the chunk of encoded instructions posted beside
+    /// this message ([`offer_chunk`]) over `ranks` ranks.
+    ReplayChunk {
+        /// Ranks replayed.
+        ranks: u32,
+    },
+    /// A helper of a pooled what-if: every chunk was sent; answer the final clocks
+    /// ([`Response::ReplayState`]).
+    ReplayEnd {
+        /// Ranks replayed.
+        ranks: u32,
+    },
     /// Compare the loaded trace with these files: `request` is an [`AnalysisRequest::Compare`]
     /// whose `files` the worker fills from `source`.
     Compare {
@@ -191,6 +210,16 @@ pub struct OpenOptions {
     /// worker reads alone.
     #[serde(default)]
     pub load_workers: u32,
+    /// Workers that execute the what-if's configurations, one share each
+    /// ([`crate::whatif_pool`]); 0: as many as the machine has logical cores; 1 (the default):
+    /// the page's worker replays alone.
+    #[serde(default = "alone")]
+    pub whatif_workers: u32,
+}
+
+/// One worker: the page's worker works alone.
+fn alone() -> u32 {
+    1
 }
 
 impl Default for OpenOptions {
@@ -201,6 +230,7 @@ impl Default for OpenOptions {
             part: None,
             workers: 0,
             load_workers: 0,
+            whatif_workers: 1,
         }
     }
 }
@@ -274,6 +304,13 @@ pub enum WorkerMessage {
         /// Its answer.
         response: Response,
     },
+    /// Helper `index` of a pooled what-if answered.
+    WhatIf {
+        /// The helper.
+        index: usize,
+        /// Its answer.
+        response: Response,
+    },
     /// Idle after a timeline tile: build what the first zoom needs
     /// (`Engine::timeline_prepare_zoom`).
     PrepareTimeline,
@@ -286,6 +323,12 @@ pub struct AnalysisWorker {
     pool: Option<crate::overview_pool::PoolOverview>,
     /// A whole load under way in a pool of helpers.
     load_pool: Option<crate::load_pool::PoolLoad>,
+    /// Workers for the what-if ([`OpenOptions::whatif_workers`] of the last load).
+    whatif_workers: u32,
+    /// A what-if under way in a pool of helpers.
+    whatif_pool: Option<crate::whatif_pool::PoolWhatIf>,
+    /// A helper of a pooled what-if: its share of the configurations and their clocks.
+    share: Option<whatif::Share>,
 }
 
 thread_local! {
@@ -643,6 +686,9 @@ impl Worker for AnalysisWorker {
             session: None,
             pool: None,
             load_pool: None,
+            whatif_workers: 0,
+            whatif_pool: None,
+            share: None,
         }
     }
 
@@ -650,6 +696,7 @@ impl Worker for AnalysisWorker {
         let Fetched { id, job, files } = match msg {
             WorkerMessage::Fetched(f) => f,
             WorkerMessage::Part { index, response } => return self.part_arrived(scope, index, response),
+            WorkerMessage::WhatIf { index, response } => return self.whatif_arrived(scope, index, response),
             WorkerMessage::PrepareTimeline => {
                 if let Some(s) = &self.session {
                     mark("worker preparing the timeline's zoom");
@@ -674,6 +721,9 @@ impl Worker for AnalysisWorker {
         mark("worker received a request");
         PANIC_TARGET.with(|t| *t.borrow_mut() = Some((scope.clone(), id)));
         arm_fatal(Some(id));
+        if let Input::Open { options, .. } = &msg {
+            self.whatif_workers = options.whatif_workers;
+        }
         let answer = match msg {
             Input::Open {
                 label,
@@ -720,7 +770,16 @@ impl Worker for AnalysisWorker {
                 seq,
                 request,
                 selection,
-            }) => self.analyse(seq, request, selection.as_ref()),
+            }) => match self.start_pooled_whatif(scope, id, seq, request, selection) {
+                Ok(()) => return,
+                Err(back) => self.analyse(seq, back.0, back.1.as_ref()),
+            },
+            Input::ReplayShare { configs } => self.replay_share(configs),
+            Input::ReplayChunk { ranks } => match self.replay_chunk(ranks) {
+                None => return,
+                Some(failed) => failed,
+            },
+            Input::ReplayEnd { ranks } => self.replay_end(ranks),
             Input::Request(Request::Matrix { seq, request }) => match &self.session {
                 Some(s) => match s.matrix(seq, &request) {
                     Ok(m) => Response::Matrix(Box::new(m)),

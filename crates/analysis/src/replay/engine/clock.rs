@@ -1,6 +1,18 @@
 //! The clock arithmetic of the replay: advancing a rank's clocks and terms over its K
 //! configurations at once, in straight loops over `f64` slices.
 
+/// `x.max(y)` (the other when one is NaN) as a compare and select. On wasm `f64::max` is a call
+/// to libm's `fmax` (wasm's `f64.max` propagates NaN), which took a sixth of the page's what-if;
+/// this is that function's expression, so the bits are the same on every target.
+#[inline(always)]
+pub(crate) fn fmax(x: f64, y: f64) -> f64 {
+    if x.is_nan() || x < y {
+        y
+    } else {
+        x
+    }
+}
+
 #[inline(always)]
 pub(crate) fn advance_clock(clock: &mut [f64], dt: f64) {
     for c in clock.iter_mut() {
@@ -13,7 +25,7 @@ pub(crate) fn advance_clock(clock: &mut [f64], dt: f64) {
 #[inline(always)]
 pub(crate) fn inject(start: &mut [f64], nic: &mut [f64], beta: &[f64], eff: f64) {
     for ((s, n), b) in start.iter_mut().zip(nic.iter_mut()).zip(beta) {
-        *s = s.max(*n);
+        *s = fmax(*s, *n);
         *n = *s + eff * b;
     }
 }
@@ -22,7 +34,7 @@ pub(crate) fn inject(start: &mut [f64], nic: &mut [f64], beta: &[f64], eff: f64)
 #[inline(always)]
 pub(crate) fn complete_send(clock: &mut [f64], bandwidth: &mut [f64], start: &[f64], beta: &[f64], eff: f64) {
     for (((c, bw), s), b) in clock.iter_mut().zip(bandwidth.iter_mut()).zip(start).zip(beta) {
-        let d = (s + eff * b - *c).max(0.0);
+        let d = fmax(s + eff * b - *c, 0.0);
         *bw += d;
         *c += d;
     }
@@ -35,7 +47,7 @@ pub(crate) fn recv_costs(alpha: &[f64], beta: &[f64], eff: f64, cost: &mut [f64]
     for (((c, s), a), b) in cost.iter_mut().zip(share.iter_mut()).zip(alpha).zip(beta) {
         let transfer_cost = a + eff * b;
         *c = transfer_cost;
-        *s = a / transfer_cost.max(f64::MIN_POSITIVE);
+        *s = a / fmax(transfer_cost, f64::MIN_POSITIVE);
     }
 }
 
@@ -58,8 +70,8 @@ pub(crate) fn complete_recv(
     let (sent, cost, share) = (&sent[..k], &cost[..k], &share[..k]);
     for i in 0..k {
         let c = clock[i];
-        let delta = (sent[i] + cost[i] - c).max(0.0);
-        let idle = (sent[i] - c).max(0.0);
+        let delta = fmax(sent[i] + cost[i] - c, 0.0);
+        let idle = fmax(sent[i] - c, 0.0);
         let transfer = delta - idle;
         let lat = transfer * share[i];
         wait[i] += idle;
@@ -87,7 +99,7 @@ pub(crate) fn apply_collective(
     let (start, alpha, beta) = (&start[..k], &alpha[..k], &beta[..k]);
     for i in 0..k {
         let c = clock[i];
-        let s = start[i].max(c);
+        let s = fmax(start[i], c);
         let l = steps * alpha[i];
         let b = eff * beta[i];
         wait[i] += s - c;
@@ -100,7 +112,7 @@ pub(crate) fn apply_collective(
 #[inline(always)]
 pub(crate) fn max_into(dst: &mut [f64], src: &[f64]) {
     for (d, s) in dst.iter_mut().zip(src) {
-        *d = d.max(*s);
+        *d = fmax(*d, *s);
     }
 }
 

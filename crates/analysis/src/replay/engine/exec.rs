@@ -13,7 +13,7 @@ use crate::replay::network::Configuration;
 pub(super) const CHUNK: usize = 32 * 1024;
 
 /// One step of one rank's clocks; `r` indexes the ranks the engine replays, `slot` the pool.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub(crate) enum Instr {
     /// Computation: the clock and the compute term advance by `dt` seconds.
     Compute { r: u32, dt: f64 },

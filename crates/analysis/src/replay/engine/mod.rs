@@ -22,6 +22,7 @@ mod exec;
 mod ops;
 mod results;
 mod shares;
+mod stream;
 use clock::*;
 pub(super) use dist::Dist;
 use exec::{Clocks, Instr, Out, Slots, CHUNK};
@@ -29,6 +30,7 @@ pub(super) use results::results;
 pub use shares::replay_configurations;
 #[cfg(test)]
 use shares::{replay_in_shares, shares_of};
+pub use stream::{shares, traverse, ShareExecutor, Traversal};
 
 const CLOCK: usize = 0;
 const COMPUTE: usize = 1;
