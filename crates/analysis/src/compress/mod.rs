@@ -117,56 +117,32 @@ fn block_ranges(records: &[Record]) -> Vec<std::ops::Range<usize>> {
     blocks(records).unwrap_or_else(|| std::iter::once(0..records.len()).collect())
 }
 
-/// [`compress_with`] of one sequence.
+/// [`compress_with`] of one sequence: the folding chosen without building a program (a
+/// variant loop's choices are read from its items), then its program, built once.
 fn compress_one(records: &[Record], options: &CompressOptions) -> Program {
     let shapes = shape_ids(records);
-    let chosen = choose(records, &shapes, Some(options));
-    match with_nested(records, &shapes, chosen.length(), Some(options)).unwrap_or(chosen) {
-        Chosen::Built(program, _) => program,
-        Chosen::Items(items, length) => {
-            let program = finish(records, &items, options);
-            debug_assert_eq!(program.compressed_length, length, "length counts what finish builds");
-            program
-        }
-    }
+    let (items, length) = choose(records, &shapes);
+    let (items, length) = with_nested(records, &shapes, length).unwrap_or((items, length));
+    let program = finish(records, &items, options);
+    debug_assert_eq!(program.compressed_length, length, "length counts what finish builds");
+    program
 }
 
-/// The folding [`compress_one`] keeps: the program when it had to be built to be chosen (a
-/// variant loop: whether its choices nest is read from its nodes), else the folded items; each
-/// with its compressed length.
-enum Chosen {
-    Built(Program, Vec<Item>),
-    Items(Vec<Item>, usize),
-}
+/// A folding: the folded items and their compressed length ([`length`]).
+type Chosen = (Vec<Item>, usize);
 
-impl Chosen {
-    fn length(&self) -> usize {
-        match self {
-            Chosen::Built(p, _) => p.compressed_length,
-            Chosen::Items(_, length) => *length,
-        }
-    }
-
-    fn into_items(self) -> Vec<Item> {
-        match self {
-            Chosen::Built(_, items) | Chosen::Items(items, _) => items,
-        }
-    }
-}
-
-/// The shortest folding of `records` whose shapes are `shapes` ([`shape_ids`]). With
-/// `build: None` no program is built (a variant loop's choices are read from its items,
-/// [`variants::choices_nest_items`]): the caller only wants the folding and its length.
-/// Nested variant loops are not tried ([`with_nested`]).
-fn choose(records: &[Record], shapes: &[u32], build: Option<&CompressOptions>) -> Chosen {
+/// The shortest folding of `records` whose shapes are `shapes` ([`shape_ids`]), no program
+/// built (a variant loop's choices are read from its items,
+/// [`variants::choices_nest_items`]). Nested variant loops are not tried ([`with_nested`]).
+fn choose(records: &[Record], shapes: &[u32]) -> Chosen {
     let mut table: SymbolTable = SymbolTable::default();
     let (mut syms, mut items) = leaf_sequence(shapes, &mut table);
     let (mut syms2, mut items2, mut table2) = (syms.clone(), items.clone(), table.clone());
     let (leaf_syms, leaf_items) = (syms.clone(), items.clone());
     fold(&mut syms, &mut items, &mut table, false);
     // Candidates are compared by their compressed length, counted on the folded items
-    // ([`length`], what [`finish`] would count); only a candidate that is shorter is built,
-    // where its nodes decide ([`variants::choices_nest`]), and the one kept at the end.
+    // ([`length`], what [`finish`] would count); a shorter one is kept unless its variant
+    // loops' choices nest ([`variants::choices_nest_items`]).
     let mut best: Option<Chosen> = None;
     let mut best_length = length(&items);
     // Iterations that differ only in their inner loop counts (an iterative solver's inner steps
@@ -176,7 +152,7 @@ fn choose(records: &[Record], shapes: &[u32], build: Option<&CompressOptions>) -
         let varying = length(&items2);
         if varying < best_length {
             best_length = varying;
-            best = Some(Chosen::Items(items2, varying));
+            best = Some((items2, varying));
         }
     }
     // Iterations that are one of a few variants (`variants`), marked on the records (steps
@@ -193,48 +169,36 @@ fn choose(records: &[Record], shapes: &[u32], build: Option<&CompressOptions>) -
             continue;
         };
         fold(&mut s, &mut it, &mut table, false);
-        if let Some(c) = shorter(records, it, best_length, build) {
-            best_length = c.length();
+        if let Some(c) = shorter(records, it, best_length) {
+            best_length = c.1;
             best = Some(c);
         }
     }
-    best.unwrap_or(Chosen::Items(items, best_length))
+    best.unwrap_or((items, best_length))
 }
 
 /// The folded items `it` of a candidate of [`choose`] as the folding kept, when they are
-/// shorter than `best_length` and no variant loop's choices nest ([`variants::choices_nest`]).
-fn shorter(records: &[Record], it: Vec<Item>, best_length: usize, build: Option<&CompressOptions>) -> Option<Chosen> {
+/// shorter than `best_length` and no variant loop's choices nest ([`variants::choices_nest`]
+/// of their program, read from the items: it depends on loop counts only, not on the options
+/// the program is built with).
+fn shorter(records: &[Record], it: Vec<Item>, best_length: usize) -> Option<Chosen> {
     let counted = length(&it);
     if counted >= best_length {
         return None;
     }
-    match build {
-        Some(options) => {
-            let program = finish(records, &it, options);
-            debug_assert_eq!(program.compressed_length, counted, "length counts what finish builds");
-            (!variants::choices_nest(&program.nodes)).then_some(Chosen::Built(program, it))
-        }
-        None => {
-            let nest = variants::choices_nest_items(&it);
-            if let Some(o) = cfg!(debug_assertions).then(CompressOptions::default) {
-                let nodes = finish(records, &it, &o).nodes;
-                debug_assert_eq!(nest, variants::choices_nest(&nodes), "choices read from the items");
-            }
-            (!nest).then_some(Chosen::Items(it, counted))
-        }
+    let nest = variants::choices_nest_items(&it);
+    if cfg!(debug_assertions) {
+        let nodes = finish(records, &it, &CompressOptions::default()).nodes;
+        debug_assert_eq!(nest, variants::choices_nest(&nodes), "choices read from the items");
     }
+    (!nest).then_some((it, counted))
 }
 
 /// A folding of `records` shorter than `best_length` (the one [`choose`] chose) with a
 /// **nested** variant loop in place ([`variants::nested_loops`]: an outer loop whose iterations are equal once each
 /// is compressed on its own). Tried once on the folding a caller keeps, not on every candidate
 /// it compares ([`Folding::of`] leaves them out, [`Folding::program`] adds them).
-fn with_nested(
-    records: &[Record],
-    shapes: &[u32],
-    best_length: usize,
-    build: Option<&CompressOptions>,
-) -> Option<Chosen> {
+fn with_nested(records: &[Record], shapes: &[u32], best_length: usize) -> Option<Chosen> {
     let mut table: SymbolTable = SymbolTable::default();
     let (leaf_syms, leaf_items) = leaf_sequence(shapes, &mut table);
     let (mut syms, mut items) = (leaf_syms.clone(), leaf_items.clone());
@@ -248,8 +212,8 @@ fn with_nested(
             continue;
         };
         fold(&mut s, &mut it, &mut table, false);
-        let shortest = best.as_ref().map_or(best_length, Chosen::length);
-        if let Some(c) = shorter(records, it, shortest, build) {
+        let shortest = best.as_ref().map_or(best_length, |c| c.1);
+        if let Some(c) = shorter(records, it, shortest) {
             best = Some(c);
         }
     }
@@ -282,11 +246,10 @@ impl Folding {
         for range in ranges {
             let part = &records[range.clone()];
             let ids = shape_ids(part);
-            let chosen = choose(part, &ids, None);
-            let length = chosen.length();
+            let (items, length) = choose(part, &ids);
             compressed_length += length;
             shapes.extend(ids);
-            parts.push((range, chosen.into_items(), length));
+            parts.push((range, items, length));
         }
         Folding {
             shapes,
@@ -313,9 +276,8 @@ impl Folding {
         let mut nodes: Vec<Node> = Vec::new();
         for (range, items, length) in &self.parts {
             let (part, shapes) = (&records[range.clone()], &self.shapes[range.clone()]);
-            let part = match with_nested(part, shapes, *length, Some(&options)) {
-                Some(Chosen::Built(program, _)) => program,
-                Some(Chosen::Items(nested, _)) => finish(part, &nested, &options),
+            let part = match with_nested(part, shapes, *length) {
+                Some((nested, _)) => finish(part, &nested, &options),
                 None => finish(part, items, &options),
             };
             let offset = id_bound(&nodes) as u32;

@@ -173,10 +173,10 @@ pub(super) fn by_rank(recs: &[&Record], k: usize, defaults: &[u64], default: Val
         }
     }
     let mut groups: Vec<RankValues> = Vec::new();
-    let mut at: HashMap<Values, usize> = HashMap::new();
+    let mut at: FastMap<Values, usize> = FastMap::default();
     // Ranks with the same own sizes have the same sequence: compressed once (NAS LU's ranks
     // share a handful of boundary sizes).
-    let mut seen: HashMap<&[(usize, u64)], Values> = HashMap::new();
+    let mut seen: FastMap<&[(usize, u64)], Values> = FastMap::default();
     for (x, rank) in listed.into_iter().enumerate() {
         if let Some(v) = sorted.then(|| seen.get(&own[x][..])).flatten() {
             if *v != default {
@@ -254,7 +254,7 @@ pub(super) fn presence(recs: &[&Record], ops: usize) -> Vec<Values> {
                 return always.clone();
             }
             let mut groups: Vec<RankValues> = Vec::new();
-            let mut at: HashMap<Vec<usize>, usize> = HashMap::new();
+            let mut at: FastMap<Vec<usize>, usize> = FastMap::default();
             for (rank, list) in skips {
                 match at.get(&list) {
                     Some(&g) => groups[g].ranks.push(rank),
