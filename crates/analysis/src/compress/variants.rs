@@ -197,7 +197,7 @@ fn long_choice(count: &Values) -> bool {
     choice && long_cycle(count)
 }
 
-/// [`choices_nest`] of the program the folded `items` build ([`super::build`]'s recursion over
+/// [`choices_nest`] of the program the folded `items` build ([`super::nodes::build`]'s recursion over
 /// the loops' counts only, no record's values).
 pub(super) fn choices_nest_items(items: &[Item]) -> bool {
     fn nest(occurrences: &[&Item]) -> bool {

@@ -533,7 +533,8 @@ pub fn logicalize_identified_folded<'a>(
 ) -> Result<(LogicalTrace, Option<Folding>), String> {
     let sourced = trace.into();
     let trace: &Trace = &sourced;
-    let keys: Vec<ContentKey> = (0..trace.num_ranks()).map(|r| content_key(trace, r)).collect();
+    // Each rank's key on every core natively (a pass over its calls).
+    let keys: Vec<ContentKey> = each_rank(trace.num_ranks(), |r| content_key(trace, r));
     let (placement, choice) = match choice::choose_keyed(trace, report, &keys) {
         Ok(chosen) => chosen,
         // A run with neither point-to-point traffic nor collectives has nothing to show.

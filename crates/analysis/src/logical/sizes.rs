@@ -61,12 +61,50 @@ pub(super) fn fit_rank_sizes(
         p2p.push((i, from..flat.len()));
     }
     let records_ref: &[Record] = records;
+    // Which operations a rank executes depends on its directions alone when no record or
+    // operation names ranks (`only_ranks`, `absent_on`): then they are listed once per set of
+    // directions (a class), and each rank only compares its own operations with its class's.
+    let rank_free = records
+        .iter()
+        .all(|r| r.call.only_ranks.is_none() && r.call.ops.iter().all(|o| o.absent_on.is_empty()));
+    let visible_at = |o: &FitOp, cov: &[bool]| !o.direction || cov.get(o.at as usize).is_some_and(|&c| c);
+    let mut class_of: Vec<usize> = Vec::new();
+    let mut class_ops: Vec<Vec<u32>> = Vec::new();
+    if rank_free {
+        let mut seen: HashMap<&[bool], usize> = HashMap::new();
+        for cov in coverage {
+            let next = seen.len();
+            let id = *seen.entry(cov.as_slice()).or_insert(next);
+            if id == class_ops.len() {
+                let visible = (0..flat.len() as u32).filter(|&g| visible_at(&flat[g as usize], cov));
+                class_ops.push(visible.collect());
+            }
+            class_of.push(id);
+        }
+    }
     // Per rank: (operation in `flat`, size) where its size is not the operation's `bytes`, or
     // `None` when its operations do not line up.
     let per_rank = each_index(coverage.len(), |r| {
+        let own = &own_ops[r];
+        if rank_free {
+            let visible = &class_ops[class_of[r]];
+            if visible.len() != own.len() {
+                return None;
+            }
+            let mut differs: Vec<(usize, u64)> = Vec::new();
+            for (&g, &(dir, to, bytes)) in visible.iter().zip(own) {
+                let o = &flat[g as usize];
+                if dir != o.dir || to != o.at {
+                    return None;
+                }
+                if bytes != o.bytes {
+                    differs.push((g as usize, bytes));
+                }
+            }
+            return Some(differs);
+        }
         let rank = r as Rank;
         let cov = &coverage[r];
-        let own = &own_ops[r];
         let mut k = 0usize;
         let mut differs: Vec<(usize, u64)> = Vec::new();
         for (i, ops) in &p2p {
@@ -74,8 +112,7 @@ pub(super) fn fit_rank_sizes(
                 continue;
             }
             for (at, o) in flat[ops.clone()].iter().enumerate() {
-                let visible = (!o.direction || cov.get(o.at as usize).is_some_and(|&c| c))
-                    && records_ref[o.record].call.ops[o.op].runs_on(rank);
+                let visible = visible_at(o, cov) && records_ref[o.record].call.ops[o.op].runs_on(rank);
                 if !visible {
                     continue;
                 }

@@ -11,7 +11,7 @@ pub(super) const DIFF_WINDOW: usize = 40_000;
 
 /// Dense symbol ids for two sequences of hashable keys (so the diff compares integers).
 pub(super) fn symbols<K: std::hash::Hash + Eq>(a: &[K], b: &[K]) -> (Vec<u32>, Vec<u32>) {
-    let mut ids: HashMap<&K, u32> = HashMap::new();
+    let mut ids: HashMap<&K, u32, std::hash::BuildHasherDefault<super::FastHasher>> = HashMap::default();
     let mut id = |k| {
         let next = ids.len() as u32;
         *ids.entry(k).or_insert(next)

@@ -41,6 +41,10 @@
 use super::{restrict_call, LogicalCall, Operation, Partner, Record};
 use crate::compress::Folding;
 use std::collections::HashMap;
+
+/// A hash map through the multiply-rotate word hash (looked up for every operation of every
+/// class at every step; keys compared for equality only).
+type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<super::FastHasher>>;
 use tracelogic_model::{CallKind, Rank};
 
 mod score;
@@ -99,7 +103,7 @@ struct Candidate {
 struct State<'a> {
     classes: &'a [&'a ClassTrace],
     /// Direction name → index in topology order.
-    index: HashMap<&'a str, usize>,
+    index: FastMap<&'a str, usize>,
     /// Per class: its direction names, sorted (to pick its per-class sizes).
     dirs: Vec<Vec<&'a str>>,
     /// Per class: its direction names in topology order (to record per-class sizes).
@@ -227,7 +231,7 @@ impl State<'_> {
     fn candidate(&self, c0: usize) -> Option<Candidate> {
         let head = self.head(c0)?;
         match head.call.kind {
-            k if k.is_p2p() => self.p2p_candidate(key(head)),
+            k if k.is_p2p() => self.p2p_candidate(&head.call),
             CallKind::Completion => self.completion_candidate(c0, head),
             _ => {
                 let m = key(head);
@@ -259,7 +263,9 @@ impl State<'_> {
         }
     }
 
-    fn p2p_candidate(&self, mut m: LogicalCall) -> Option<Candidate> {
+    /// The valid point-to-point record grown from `m`, a class head's call (completion offsets
+    /// are not compared: only the record emitted is copied, [`key`]).
+    fn p2p_candidate<'s>(&'s self, mut m: &'s LogicalCall) -> Option<Candidate> {
         'grow: loop {
             let mut advance = Vec::new();
             let mut partial = Vec::new();
@@ -268,7 +274,7 @@ impl State<'_> {
                     continue;
                 }
                 let h = &self.head(c)?.call;
-                if self.seen_same(&m, c, h, self.loose) == Some(true) {
+                if self.seen_same(m, c, h, self.loose) == Some(true) {
                     advance.push(c);
                     continue;
                 }
@@ -278,23 +284,21 @@ impl State<'_> {
                     && h.ops.len() > m.ops.len()
                     && m.ops.iter().all(|o| self.op_visible(c, o))
                     && restrict_call(h, |o| partners.contains(&&o.partner).then(|| o.clone()))
-                        .is_some_and(|part| same(&part, &m, self.loose))
+                        .is_some_and(|part| same(&part, m, self.loose))
                 {
-                    m = key(self.head(c)?);
+                    m = h;
                     continue 'grow;
                 }
                 // The head carries less of the same call: the class runs only some of `m`'s
                 // operations here.
-                if let Some(kept) = self.partial_of(&m, c, h) {
+                if let Some(kept) = self.partial_of(m, c, h) {
                     advance.push(c);
                     partial.push((c, kept));
                     continue;
                 }
                 return None;
             }
-            let origin = self.origin(&advance, |c| {
-                self.head(c).is_some_and(|h| same(&h.call, &m, self.loose))
-            })?;
+            let origin = self.origin(&advance, |c| self.head(c).is_some_and(|h| same(&h.call, m, self.loose)))?;
             let call = key(self.head(origin)?);
             let seen = self.seen_by(&call, &[]);
             return Some(Candidate {
@@ -469,23 +473,19 @@ impl State<'_> {
             }
             let kept = cand.partial.iter().find(|(p, _)| *p == c).map(|(_, k)| k);
             let runs = |j: usize| kept.is_none_or(|k| k[j]);
-            let mut at = 0usize;
-            let r = restrict_call(&cand.call, |o| {
-                let j = at;
-                at += 1;
-                (runs(j) && self.op_visible(c, o)).then(|| o.for_class(&self.dirs[c]))
-            });
-            let (Some(h), Some(r)) = (self.head(c), r) else {
-                continue;
-            };
-            if r.ops.len() != h.call.ops.len() {
-                continue;
-            }
+            // The operations the class runs of it ([`restrict_call`] with the class's sizes,
+            // read without building the restricted call), lined up with its head's.
             let visible: Vec<usize> = (0..cand.call.ops.len())
                 .filter(|&j| runs(j) && self.op_visible(c, &cand.call.ops[j]))
                 .collect();
-            for ((mine, theirs), &j) in r.ops.iter().zip(&h.call.ops).zip(&visible) {
-                if mine.bytes != theirs.bytes {
+            let Some(h) = self.head(c) else {
+                continue;
+            };
+            if visible.is_empty() || visible.len() != h.call.ops.len() {
+                continue;
+            }
+            for (theirs, &j) in h.call.ops.iter().zip(&visible) {
+                if cand.call.ops[j].class_bytes(&self.dirs[c]) != theirs.bytes {
                     let op = &mut cand.call.ops[j];
                     op.bytes_by_class.retain(|b| b.directions != self.names[c]);
                     op.bytes_by_class.push(super::ClassBytes {

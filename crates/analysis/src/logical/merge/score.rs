@@ -55,7 +55,7 @@ pub(super) fn class_keys<'a>(
 /// Reproduced operations of every class under the merged `records`, as a share weighted by the
 /// ranks each class stands for.
 pub(in crate::logical) fn score(records: &[Record], classes: &[ClassTrace], names: &[String], weights: &[u64]) -> f64 {
-    let index: HashMap<&str, usize> = names.iter().enumerate().map(|(k, n)| (n.as_str(), k)).collect();
+    let index: FastMap<&str, usize> = names.iter().enumerate().map(|(k, n)| (n.as_str(), k)).collect();
     // Each class's share on every core (natively), summed in class order.
     let shares = crate::logical::each_index(classes.len(), |c| {
         let class = &classes[c];
