@@ -15,28 +15,34 @@ pub(super) fn length_of(occurrences: &[&Item]) -> usize {
     match occurrences[0] {
         Item::Leaf(_) => 1,
         Item::Loop(_) => {
-            let period = occurrences
-                .iter()
-                .find_map(|o| match o {
-                    Item::Loop(its) => its.first().map(Vec::len),
-                    Item::Leaf(_) => None,
-                })
-                .unwrap_or(0);
-            let body: usize = (0..period)
-                .map(|k| {
-                    let inner: Vec<&Item> = occurrences
-                        .iter()
-                        .flat_map(|o| match o {
-                            Item::Loop(its) => its.iter().map(move |it| &it[k]),
-                            Item::Leaf(_) => unreachable!("occurrences share a symbol"),
-                        })
-                        .collect();
-                    length_of(&inner)
-                })
-                .sum();
+            let period = period_of(occurrences);
+            let body: usize = (0..period).map(|k| length_of(&position_in(occurrences, k))).sum();
             1 + body
         }
     }
+}
+
+/// Items in a loop body of the loop `occurrences` (iterations of one symbol's loops): the
+/// length of their first iteration (0 when none ran).
+fn period_of(occurrences: &[&Item]) -> usize {
+    occurrences
+        .iter()
+        .find_map(|o| match o {
+            Item::Loop(its) => its.first().map(Vec::len),
+            Item::Leaf(_) => None,
+        })
+        .unwrap_or(0)
+}
+
+/// The `k`-th item of every iteration of the loop `occurrences`, in order.
+fn position_in<'a>(occurrences: &[&'a Item], k: usize) -> Vec<&'a Item> {
+    occurrences
+        .iter()
+        .flat_map(|o| match o {
+            Item::Loop(its) => its.iter().map(move |it| &it[k]),
+            Item::Leaf(_) => unreachable!("occurrences share a symbol"),
+        })
+        .collect()
 }
 
 /// The program of the folded `items`.
@@ -102,13 +108,7 @@ pub(super) fn build(occurrences: &[&Item], records: &[Record], id: &mut u32, opt
         }
         Item::Loop(_) => {
             // A variant loop's arm may run 0 times in some occurrences (`variants`).
-            let period = occurrences
-                .iter()
-                .find_map(|o| match o {
-                    Item::Loop(its) => its.first().map(Vec::len),
-                    Item::Leaf(_) => None,
-                })
-                .unwrap_or(0);
+            let period = period_of(occurrences);
             let counts: Vec<u64> = occurrences
                 .iter()
                 .map(|o| match o {
@@ -117,16 +117,7 @@ pub(super) fn build(occurrences: &[&Item], records: &[Record], id: &mut u32, opt
                 })
                 .collect();
             let body = (0..period)
-                .map(|k| {
-                    let inner: Vec<&Item> = occurrences
-                        .iter()
-                        .flat_map(|o| match o {
-                            Item::Loop(its) => its.iter().map(move |it| &it[k]),
-                            Item::Leaf(_) => unreachable!("occurrences share a symbol"),
-                        })
-                        .collect();
-                    build(&inner, records, id, options)
-                })
+                .map(|k| build(&position_in(occurrences, k), records, id, options))
                 .collect();
             Node::Loop {
                 id: my_id,
