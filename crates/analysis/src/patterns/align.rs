@@ -19,7 +19,7 @@
 //! tail, when the cut moves there and all `k` copies stay whole. Copies of a rotated unit outside
 //! any run are cut at the same rotation where the events around them allow.
 
-use super::construct::op_events;
+use super::construct::OpIndex;
 use super::Events;
 use std::collections::VecDeque;
 use tracelogic_model::{Matching, Trace};
@@ -50,6 +50,17 @@ pub fn align_runs(
     trace: &Trace,
     matching: &Matching,
     events: &Events,
+    occurrences: &[Vec<(u32, u32)>],
+) -> Vec<Vec<(u32, u32)>> {
+    align_runs_with(trace, matching, events, &OpIndex::of(trace, events), occurrences)
+}
+
+/// [`align_runs`] with the operations' events found already.
+pub(crate) fn align_runs_with(
+    trace: &Trace,
+    matching: &Matching,
+    events: &Events,
+    ops: &OpIndex,
     occurrences: &[Vec<(u32, u32)>],
 ) -> Vec<Vec<(u32, u32)>> {
     let mut runs: Vec<Run> = Vec::new();
@@ -106,17 +117,9 @@ pub fn align_runs(
             }
         }
     };
-    let p2p_events: Vec<Vec<u32>> = events
-        .ranks
-        .iter()
-        .map(|re| {
-            let rt = &trace.ranks[re.rank as usize];
-            op_events(re, rt.p2p.len(), rt.collectives.len()).0
-        })
-        .collect();
     for m in &matching.messages {
         let (sa, sb) = (m.sender as usize, m.receiver as usize);
-        let (pa, pb) = (p2p_events[sa][m.send_op as usize], p2p_events[sb][m.recv_op as usize]);
+        let (pa, pb) = (ops.p2p(sa)[m.send_op as usize], ops.p2p(sb)[m.recv_op as usize]);
         if pa == u32::MAX || pb == u32::MAX {
             continue;
         }

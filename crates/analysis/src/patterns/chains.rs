@@ -26,13 +26,15 @@
 //! split is kept only when fewer events are left in instances seen once.
 
 use super::construct::UnionFind;
-use super::construct::{construct_with_steps, op_events, CommunicationAnalysis};
+use super::construct::{construct_with_iterations, CommunicationAnalysis, OpIndex};
 use super::steps::NOT_A_STEP;
 use super::{Events, Occurrences};
 use tracelogic_model::{Matching, Trace};
 
 /// Maps consulted per event: foldhash (nothing here depends on their iteration order).
 type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
+/// A set consulted per event, the same way.
+type FastSet<K> = std::collections::HashSet<K, foldhash::fast::RandomState>;
 
 /// Instances seen once over several ranks (the glued or chained ones).
 pub(super) fn glued(c: &CommunicationAnalysis) -> Vec<bool> {
@@ -52,23 +54,16 @@ pub(super) fn glued_events(c: &CommunicationAnalysis) -> u64 {
         .sum()
 }
 
-/// Starts of the non-overlapping exact copies of `body` in `seq[lo..hi]`, left to right.
+/// Starts of the non-overlapping exact copies of `body` in `seq[lo..hi]`, left to right
+/// (Knuth–Morris–Pratt, [`super::steps::exact_copies`]: O(hi − lo + |body|)).
 fn copies_in(seq: &[u32], lo: usize, hi: usize, body: &[u32]) -> Vec<u32> {
-    let m = body.len();
-    let mut out = Vec::new();
-    if m == 0 {
-        return out;
+    match seq.get(lo..hi) {
+        Some(part) => super::steps::exact_copies(part, body)
+            .into_iter()
+            .map(|s| s + lo as u32)
+            .collect(),
+        None => Vec::new(),
     }
-    let mut i = lo;
-    while i + m <= hi {
-        if seq[i..i + m] == *body {
-            out.push(i as u32);
-            i += m;
-        } else {
-            i += 1;
-        }
-    }
-    out
 }
 
 /// Chained instances split at their iterations ([module docs](self)). `loops[r][k]`: the loop
@@ -79,6 +74,7 @@ pub(super) fn split_chains(
     trace: &Trace,
     matching: &Matching,
     events: &Events,
+    ops: &OpIndex,
     occurrences: &[Vec<(u32, u32)>],
     loops: &[Vec<u32>],
     c: &CommunicationAnalysis,
@@ -216,19 +212,15 @@ pub(super) fn split_chains(
     };
     // Links: matched messages and the j-th collective of a communicator, between local events.
     let mut links: Vec<(u32, u32)> = Vec::new();
-    let ops: Vec<Option<(Vec<u32>, Vec<u32>)>> = (0..nranks)
-        .map(|r| {
-            (!local[r].is_empty()).then(|| {
-                let rt = &trace.ranks[events.ranks[r].rank as usize];
-                op_events(&events.ranks[r], rt.p2p.len(), rt.collectives.len())
-            })
-        })
-        .collect();
+    let has_local = |r: usize| !local[r].is_empty();
     for m in &matching.messages {
-        let (Some(a), Some(b)) = (&ops[m.sender as usize], &ops[m.receiver as usize]) else {
+        if !has_local(m.sender as usize) || !has_local(m.receiver as usize) {
             continue;
-        };
-        let (ea, eb) = (a.0[m.send_op as usize], b.0[m.recv_op as usize]);
+        }
+        let (ea, eb) = (
+            ops.p2p(m.sender as usize)[m.send_op as usize],
+            ops.p2p(m.receiver as usize)[m.recv_op as usize],
+        );
         if ea == u32::MAX || eb == u32::MAX {
             continue;
         }
@@ -238,15 +230,14 @@ pub(super) fn split_chains(
         }
     }
     let mut first_of: FastMap<(u32, u32), u32> = FastMap::default();
-    for (r, o) in ops.iter().enumerate() {
-        let Some(o) = o else { continue };
+    for r in (0..nranks).filter(|&r| has_local(r)) {
         let coll = &trace.ranks[events.ranks[r].rank as usize].collectives;
         let mut seen: FastMap<u32, u32> = FastMap::default();
         for j in 0..coll.len() {
             let nth = seen.entry(coll.comm[j]).or_default();
             let key = (coll.comm[j], *nth);
             *nth += 1;
-            let e = o.1[j];
+            let e = ops.collectives(r)[j];
             if e == u32::MAX {
                 continue;
             }
@@ -404,39 +395,46 @@ pub(super) fn split_chains(
     // kind of event of its body there (a first step whose exchanges run in another order);
     // otherwise (an energy reduction between two steps, set-up) they are occurrences of their
     // own, no iterations. Per piece of unreached events (its label): its loop and its kinds
-    // (rank, symbol); runs of consecutive ids share a label, so the map is consulted once per run.
+    // (rank, symbol), each once — a set of (piece, rank, symbol), not a list of every event's
+    // kind sorted afterwards (8.3 M events in 111 pieces on LU C 128); runs of consecutive ids
+    // share a label, so the map of pieces is consulted once per run.
     let mut hole_index: FastMap<u32, u32> = FastMap::default();
-    type Kinds = (u32, Vec<(u32, u32)>);
-    let mut hole_kinds: Vec<(u32, Kinds)> = Vec::new();
-    let mut previous: Option<(u32, usize)> = None;
+    // (label, loop) of each piece.
+    let mut holes: Vec<(u32, u32)> = Vec::new();
+    let mut hole_kinds: FastSet<(u32, u32, u32)> = FastSet::default();
+    let mut previous: Option<(u32, u32)> = None;
+    let mut last_kind = None;
     for id in 0..n {
         if label[id] as usize >= n {
             let (r, e) = at[id];
             let k = match previous {
                 Some((l, k)) if l == label[id] => k,
                 _ => {
-                    let next = hole_kinds.len() as u32;
-                    let k = *hole_index.entry(label[id]).or_insert(next) as usize;
-                    if k == hole_kinds.len() {
-                        hole_kinds.push((label[id], (owner[id], Vec::new())));
+                    let next = holes.len() as u32;
+                    let k = *hole_index.entry(label[id]).or_insert(next);
+                    if k == next {
+                        holes.push((label[id], owner[id]));
                     }
                     previous = Some((label[id], k));
                     k
                 }
             };
-            let kind = (r, events.ranks[r as usize].symbols[e as usize]);
-            let kinds = &mut hole_kinds[k].1 .1;
-            if kinds.last() != Some(&kind) {
-                kinds.push(kind);
+            let kind = (k, r, events.ranks[r as usize].symbols[e as usize]);
+            if last_kind != Some(kind) {
+                hole_kinds.insert(kind);
+                last_kind = Some(kind);
             }
         }
     }
     drop(hole_index);
+    let mut kinds_of: Vec<Vec<(u32, u32)>> = vec![Vec::new(); holes.len()];
+    for (k, r, x) in hole_kinds {
+        kinds_of[k as usize].push((r, x));
+    }
     let mut iteration_hole: FastMap<u32, bool> = FastMap::default();
-    for (l, (gi, mut kinds)) in hole_kinds {
+    for (&(l, gi), mut kinds) in holes.iter().zip(kinds_of) {
         let gi = gi as usize;
         kinds.sort_unstable();
-        kinds.dedup();
         let pat = &c.patterns[groups[gi].0];
         let whole = pat.ranks.iter().all(|r| {
             pat.events[r]
@@ -518,7 +516,7 @@ pub(super) fn split_chains(
         out[r] = occ;
         flags[r] = fl;
     }
-    let redone = construct_with_steps(trace, matching, events, &out, &flags);
+    let redone = construct_with_iterations(trace, matching, events, ops, &out, &flags, &[]);
     // Kept when fewer events are left in instances seen once and the pattern explaining most
     // explains no less (re-cutting a loop folded with its variants at another loop's copies
     // would undo the fold).

@@ -32,7 +32,7 @@
 //! threshold: the ranks' copies and the majority of their messages decide.
 
 use super::chains::{glued, glued_events};
-use super::construct::{construct_with_iterations, op_events, CommunicationAnalysis, UnionFind};
+use super::construct::{construct_with_iterations, CommunicationAnalysis, OpIndex, UnionFind};
 use super::steps::NOT_A_STEP;
 use super::{Events, Occurrences};
 use std::collections::HashMap;
@@ -161,12 +161,12 @@ pub(super) fn split_by_majority(
     trace: &Trace,
     matching: &Matching,
     events: &Events,
+    ops: &OpIndex,
     occurrences: &[Vec<(u32, u32)>],
     loops: &[Vec<u32>],
     c: &CommunicationAnalysis,
 ) -> Option<(Occurrences, Vec<Vec<u32>>, CommunicationAnalysis)> {
     let is_glued = glued(c);
-    let nranks = events.ranks.len();
     let mut flags: Vec<Vec<u32>> = if loops.is_empty() {
         occurrences.iter().map(|o| vec![NOT_A_STEP; o.len()]).collect()
     } else {
@@ -183,8 +183,6 @@ pub(super) fn split_by_majority(
     let mut tags: Vec<Vec<u32>> = occurrences.iter().map(|o| vec![NOT_A_STEP; o.len()]).collect();
     // Iteration numbers; each instance's leave one free on both sides for its partial copies.
     let mut next_tag = 1u32;
-    // Per rank, the event of each point-to-point operation (built when first needed).
-    let mut p2p_of: Vec<Option<Vec<u32>>> = (0..nranks).map(|_| None).collect();
     let mut any = false;
     for inst in &c.instances {
         if !is_glued.get(inst.pattern as usize).copied().unwrap_or(false) {
@@ -243,14 +241,8 @@ pub(super) fn split_by_majority(
             if !copy_at.contains_key(&a) || !copy_at.contains_key(&b) || a == b {
                 continue;
             }
-            for r in [a, b] {
-                if p2p_of[r].is_none() {
-                    let rt = &trace.ranks[events.ranks[r].rank as usize];
-                    p2p_of[r] = Some(op_events(&events.ranks[r], rt.p2p.len(), rt.collectives.len()).0);
-                }
-            }
-            let ea = p2p_of[a].as_ref().expect("filled")[m.send_op as usize];
-            let eb = p2p_of[b].as_ref().expect("filled")[m.recv_op as usize];
+            let ea = ops.p2p(a)[m.send_op as usize];
+            let eb = ops.p2p(b)[m.recv_op as usize];
             if ea == u32::MAX || eb == u32::MAX {
                 continue;
             }
@@ -324,7 +316,7 @@ pub(super) fn split_by_majority(
         return None;
     }
     let occurrences = with_partial_copies(events, occurrences, &mut flags, &mut tags);
-    let redone = construct_with_iterations(trace, matching, events, &occurrences, &flags, &tags);
+    let redone = construct_with_iterations(trace, matching, events, ops, &occurrences, &flags, &tags);
     if glued_events(&redone) >= glued_events(c) {
         return None;
     }

@@ -247,30 +247,31 @@ fn analyse_with(
         comparison.recall = ratio(comparison.common, comparison.routine_directed);
         comparison
     });
-    let occurrences = align::align_runs(trace, matching, events, &occurrences);
-    let communication = construct(trace, matching, events, &occurrences);
-    let (occurrences, communication) = match unglue(trace, matching, events, &mut rank_patterns, &communication) {
+    let ops = construct::OpIndex::of(trace, events);
+    let occurrences = align::align_runs_with(trace, matching, events, &ops, &occurrences);
+    let communication = construct::construct_with_iterations(trace, matching, events, &ops, &occurrences, &[], &[]);
+    let (occurrences, communication) = match unglue(trace, matching, events, &ops, &mut rank_patterns, &communication) {
         Some(redone) => redone,
         None => (occurrences, communication),
     };
     // Iterations of the main loop that differ from its body by extra events (re-neighbouring)
     // are occurrences of it too, listed as its variants.
     let (occurrences, loops, communication) =
-        match steps::fold_steps(trace, matching, events, &occurrences, &communication) {
+        match steps::fold_steps(trace, matching, events, &ops, &occurrences, &communication) {
             Some(folded) => folded,
             None => (occurrences, Vec::new(), communication),
         };
     // An instance never spans more than one iteration of a loop on any rank: instances that
     // chain a loop's iterations (ranks whose iterations lack or add events) are split at them.
     let (occurrences, loops, communication) =
-        match chains::split_chains(trace, matching, events, &occurrences, &loops, &communication) {
+        match chains::split_chains(trace, matching, events, &ops, &occurrences, &loops, &communication) {
             Some(split) => split,
             None => (occurrences, loops, communication),
         };
     // Loop copies still chained by messages crossing an iteration boundary: iterations are
     // matched across ranks by the majority of their messages, and no instance spans two.
     let (occurrences, communication) =
-        match iterations::split_by_majority(trace, matching, events, &occurrences, &loops, &communication) {
+        match iterations::split_by_majority(trace, matching, events, &ops, &occurrences, &loops, &communication) {
             Some((occ, _, c)) => (occ, c),
             None => (occurrences, communication),
         };
@@ -303,6 +304,7 @@ pub(super) fn unglue(
     trace: &Trace,
     matching: &tracelogic_model::Matching,
     events: &Events,
+    ops: &construct::OpIndex,
     rank_patterns: &mut BTreeMap<Rank, Vec<RankPattern>>,
     communication: &CommunicationAnalysis,
 ) -> Option<(Occurrences, CommunicationAnalysis)> {
@@ -388,8 +390,8 @@ pub(super) fn unglue(
         .iter()
         .map(|re| parse_occurrences(re.symbols.len(), &rank_patterns[&re.rank]))
         .collect();
-    let occurrences = align::align_runs(trace, matching, events, &occurrences);
-    let redone = construct(trace, matching, events, &occurrences);
+    let occurrences = align::align_runs_with(trace, matching, events, ops, &occurrences);
+    let redone = construct::construct_with_iterations(trace, matching, events, ops, &occurrences, &[], &[]);
     // Kept only where fewer events are left in one-off instances: on a rank whose loop is cut
     // anew, a partner's composite may chain more than before (HPCC's latency/bandwidth rings).
     let glued_events = |c: &CommunicationAnalysis| -> u64 {

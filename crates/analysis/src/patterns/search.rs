@@ -82,11 +82,12 @@ pub fn search_pattern(
     if out.rank_matches.values().any(Vec::is_empty) {
         return Ok(out);
     }
-    let comm = construct(trace, matching, events, &occurrences);
+    let ops = construct::OpIndex::of(trace, events);
+    let comm = construct::construct_with_iterations(trace, matching, events, &ops, &occurrences, &[], &[]);
     // Windows chained only by messages that cross an iteration boundary are cut as detection
     // cuts them (iterations matched by the majority of their messages), so a detected pattern
     // searched back is found as often as it was detected.
-    let comm = match iterations::split_by_majority(trace, matching, events, &occurrences, &[], &comm) {
+    let comm = match iterations::split_by_majority(trace, matching, events, &ops, &occurrences, &[], &comm) {
         Some((_, _, split)) => split,
         None => comm,
     };

@@ -21,7 +21,7 @@
 //! ranks are one communication pattern whatever their events ([`super::construct_with_steps`]):
 //! the most frequent form names it, the others are its variants with their counts.
 
-use super::construct::{construct_with_steps, CommunicationAnalysis};
+use super::construct::{construct_with_iterations, CommunicationAnalysis, OpIndex};
 use super::{Events, Occurrences};
 use tracelogic_model::{Matching, Trace};
 
@@ -46,6 +46,7 @@ pub(super) fn fold_steps(
     trace: &Trace,
     matching: &Matching,
     events: &Events,
+    ops: &OpIndex,
     occurrences: &[Vec<(u32, u32)>],
     communication: &CommunicationAnalysis,
 ) -> Option<(Occurrences, Vec<Vec<u32>>, CommunicationAnalysis)> {
@@ -72,7 +73,7 @@ pub(super) fn fold_steps(
         let Some((occ2, flags2)) = iterations(events, occ, flags, current, loop_id, loops) else {
             continue;
         };
-        let redone = construct_with_steps(trace, matching, events, &occ2, &flags2);
+        let redone = construct_with_iterations(trace, matching, events, ops, &occ2, &flags2, &[]);
         let before = current.patterns[loop_id].events_covered;
         let after = redone
             .patterns
@@ -135,15 +136,14 @@ fn iterations(
         .instances
         .iter()
         .find(|i| i.pattern as usize == loop_id && i.parts.iter().all(own))?;
-    let mut out: Occurrences = occurrences.to_vec();
-    let mut flags: Vec<Vec<u32>> = loops.to_vec();
-    let mut folded = false;
     let loop_events: usize = first
         .parts
         .iter()
         .map(|p| events.ranks[p.rank as usize].symbols.len())
         .sum();
-    for part in &first.parts {
+    // Each rank's cut on its own (on every core natively), applied in the parts' order.
+    let cuts = crate::logical::per_rank::each_index(first.parts.len(), |k| {
+        let part = &first.parts[k];
         let r = part.rank as usize;
         let seq = &events.ranks[r].symbols;
         let body = &seq[part.first_event as usize..=part.last_event as usize];
@@ -163,13 +163,18 @@ fn iterations(
                 }
             }
         }
-        let Some(best) = best else {
-            continue;
-        };
-        folded |= best.folded;
+        best.map(|b| (r, b))
+    });
+    // Nothing is copied unless some gap holds an iteration.
+    if !cuts.iter().flatten().any(|(_, best)| best.folded) {
+        return None;
+    }
+    let mut out: Occurrences = occurrences.to_vec();
+    let mut flags: Vec<Vec<u32>> = loops.to_vec();
+    for (r, best) in cuts.into_iter().flatten() {
         (out[r], flags[r]) = merged(&occurrences[r], &loops[r], &best.kept, this_loop);
     }
-    folded.then_some((out, flags))
+    Some((out, flags))
 }
 
 /// One rank's loop cut into iterations ([`segment`]).
@@ -277,7 +282,7 @@ fn merged(
 
 /// Starts of the non-overlapping exact copies of `body` in `seq`, left to right (Knuth–Morris–
 /// Pratt, O(|seq| + |body|)).
-fn exact_copies(seq: &[u32], body: &[u32]) -> Vec<u32> {
+pub(super) fn exact_copies(seq: &[u32], body: &[u32]) -> Vec<u32> {
     let m = body.len();
     let mut out = Vec::new();
     if m == 0 {

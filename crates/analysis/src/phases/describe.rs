@@ -92,8 +92,12 @@ pub fn topology(
     // Collective operations by function: the largest count on any rank (a collective on all
     // ranks counts once, not once per rank).
     let mut collectives: BTreeMap<String, u64> = BTreeMap::new();
+    // One rank's sends (messages, bytes) by peer, counted densely and moved into `pairs` after
+    // the rank (one map entry per pair, not per message), and its collectives by function.
+    let mut to_peer: Vec<(u64, u64)> = vec![(0, 0); trace.num_ranks() as usize];
+    let mut peers: Vec<Rank> = Vec::new();
+    let mut by_function: BTreeMap<u32, u64> = BTreeMap::new();
     for (&r, ranges) in spans {
-        let mut mine: BTreeMap<String, u64> = BTreeMap::new();
         let (re, rt) = (&events.ranks[r as usize], &trace.ranks[r as usize]);
         // Occurrences of a phase may overlap on a rank (a rank's part of one occurrence can
         // reach into the next): each event counts once.
@@ -102,20 +106,31 @@ pub fn topology(
                 match re.events.get(ev as usize) {
                     Some(&EventRef::P2p(o)) => {
                         let o = o as usize;
-                        if rt.p2p.dir[o] == P2pDir::Send && rt.p2p.peer[o] < trace.num_ranks() && rt.p2p.peer[o] != r {
-                            let e = pairs.entry((r, rt.p2p.peer[o])).or_default();
+                        let peer = rt.p2p.peer[o];
+                        if rt.p2p.dir[o] == P2pDir::Send && peer < trace.num_ranks() && peer != r {
+                            let e = &mut to_peer[peer as usize];
+                            if e.0 == 0 {
+                                peers.push(peer);
+                            }
                             e.0 += 1;
                             e.1 = e.1.saturating_add(rt.p2p.bytes.at(o));
                         }
                     }
                     Some(&EventRef::Collective(_)) => {
-                        *mine
-                            .entry(trace.call_name(r, re.calls[ev as usize]).to_owned())
+                        *by_function
+                            .entry(rt.calls.func[re.calls[ev as usize] as usize])
                             .or_default() += 1;
                     }
                     None => {}
                 }
             }
+        }
+        for peer in peers.drain(..) {
+            pairs.insert((r, peer), std::mem::take(&mut to_peer[peer as usize]));
+        }
+        let mut mine: BTreeMap<String, u64> = BTreeMap::new();
+        for (f, n) in std::mem::take(&mut by_function) {
+            *mine.entry(trace.functions.name(f).to_owned()).or_default() += n;
         }
         for (name, n) in mine {
             let e = collectives.entry(name).or_default();
