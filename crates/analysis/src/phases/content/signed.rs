@@ -207,28 +207,8 @@ impl Signed {
 
 /// The events (indices into `times`) ordered by `(time, index)`, from `placed`: the events
 /// listed rank by rank in call order (`u32::MAX` entries skipped). A rank's entry times rise
-/// with its calls, so the list is a few ascending runs (one per rank), merged in one pass
-/// ([`merge_runs`]: 16.6 M events of 128 ranks in a fraction of a stable sort's time, which
-/// merged them pairwise in seven passes of 16-byte pairs). Each `(time, index)` is packed into
-/// one `u64`, the time since the earliest above the index's bits; wider keys (a run longer
-/// than about 2^63 / events ns) take the stable sort.
+/// with its calls, so the sort merges one long run per rank.
 fn time_order(times: &[tracelogic_model::Time], placed: Vec<u32>) -> Vec<u32> {
-    let (Some(&lo), Some(&hi)) = (times.iter().min(), times.iter().max()) else {
-        return Vec::new();
-    };
-    let time_bits = u64::BITS - (hi - lo).leading_zeros();
-    let index_bits = u64::BITS - (times.len() as u64 - 1).leading_zeros();
-    // Below 2^63: `u64::MAX` marks an exhausted run in the merge.
-    if time_bits + index_bits < u64::BITS {
-        let keys: Vec<u64> = placed
-            .iter()
-            .filter(|&&j| j != u32::MAX)
-            .map(|&j| ((times[j as usize] - lo) << index_bits) | j as u64)
-            .collect();
-        drop(placed);
-        let mask = (1u64 << index_bits) - 1;
-        return merge_runs(&keys).into_iter().map(|k| (k & mask) as u32).collect();
-    }
     let mut keyed: Vec<(tracelogic_model::Time, u32)> = Vec::with_capacity(times.len());
     keyed.extend(
         placed
@@ -240,52 +220,6 @@ fn time_order(times: &[tracelogic_model::Time], placed: Vec<u32>) -> Vec<u32> {
     // Keys are distinct (the index is part of them): a stable sort, merging the ranks' runs.
     keyed.sort();
     keyed.into_iter().map(|(_, j)| j).collect()
-}
-
-/// `keys` (each below `u64::MAX`) sorted ascending by merging their maximal ascending runs at
-/// once: a tournament tree over the runs' heads picks the smallest, O(keys · log runs).
-fn merge_runs(keys: &[u64]) -> Vec<u64> {
-    // The runs, as (next key, end).
-    let mut runs: Vec<(usize, usize)> = Vec::new();
-    let mut a = 0;
-    for i in 1..=keys.len() {
-        if i == keys.len() || keys[i] < keys[i - 1] {
-            runs.push((a, i));
-            a = i;
-        }
-    }
-    let leaves = runs.len().next_power_of_two();
-    runs.resize(leaves, (0, 0));
-    let head = |runs: &[(usize, usize)], r: usize| {
-        let (next, end) = runs[r];
-        if next < end {
-            keys[next]
-        } else {
-            u64::MAX
-        }
-    };
-    // `tree[node]`: the run whose head wins the node's subtree (leaves at `leaves..`); ties
-    // go left, so equal keys (none here: indices are part of them) would keep run order.
-    let mut tree = vec![0usize; 2 * leaves];
-    for (r, t) in tree[leaves..].iter_mut().enumerate() {
-        *t = r;
-    }
-    let better = |runs: &[(usize, usize)], a: usize, b: usize| if head(runs, a) <= head(runs, b) { a } else { b };
-    for node in (1..leaves).rev() {
-        tree[node] = better(&runs, tree[2 * node], tree[2 * node + 1]);
-    }
-    let mut out = Vec::with_capacity(keys.len());
-    for _ in 0..keys.len() {
-        let w = tree[1];
-        out.push(keys[runs[w].0]);
-        runs[w].0 += 1;
-        let mut node = (leaves + w) / 2;
-        while node >= 1 {
-            tree[node] = better(&runs, tree[2 * node], tree[2 * node + 1]);
-            node /= 2;
-        }
-    }
-    out
 }
 
 /// Bags filled one at a time with dense counts: each closed bag lists its signatures
@@ -492,63 +426,6 @@ mod tests {
             }
         }
         out
-    }
-
-    /// The merged time order equals a comparison sort of `(time, index)` pairs: ranks' lists
-    /// that rise, that do not, ties of entry time, spans from one value to the whole `u64`
-    /// range (the stable sort's fallback), one event and none.
-    #[test]
-    fn time_order_equals_a_sort_of_time_and_index() {
-        let mut rng = crate::phases::merge::SplitMix(17);
-        for case in 0..300u64 {
-            let n = match case % 4 {
-                0 => rng.below(3),
-                1 => rng.below(50),
-                _ => rng.below(5000),
-            };
-            let span: u64 = match case % 5 {
-                0 => 1,
-                1 => 40,
-                2 => 1 << 20,
-                3 => 1 << 45,
-                _ => u64::MAX,
-            };
-            let random = |rng: &mut crate::phases::merge::SplitMix| {
-                ((rng.below(1 << 30) as u64) << 34) ^ rng.below(1 << 30) as u64
-            };
-            let mut times: Vec<u64> = (0..n)
-                .map(|_| {
-                    if span == u64::MAX {
-                        random(&mut rng)
-                    } else {
-                        (case << 12) + random(&mut rng) % span
-                    }
-                })
-                .collect();
-            // Ranks' lists: a random rank per event, each list in index order; half the cases
-            // with each rank's times rising along its list, as calls' entry times do.
-            let ranks = 1 + rng.below(9) as u32;
-            let rank_of: Vec<u32> = (0..n).map(|_| rng.below(ranks as usize) as u32).collect();
-            if case % 2 == 0 {
-                for r in 0..ranks {
-                    let mine: Vec<usize> = (0..n).filter(|&j| rank_of[j] == r).collect();
-                    let mut t: Vec<u64> = mine.iter().map(|&j| times[j]).collect();
-                    t.sort_unstable();
-                    for (&j, t) in mine.iter().zip(t) {
-                        times[j] = t;
-                    }
-                }
-            }
-            let mut placed: Vec<u32> = Vec::new();
-            for r in 0..ranks {
-                placed.extend((0..n as u32).filter(|&j| rank_of[j as usize] == r));
-                placed.push(u32::MAX);
-            }
-            let mut expected: Vec<(u64, u32)> = times.iter().enumerate().map(|(j, &t)| (t, j as u32)).collect();
-            expected.sort();
-            let expected: Vec<u32> = expected.into_iter().map(|(_, j)| j).collect();
-            assert_eq!(time_order(&times, placed), expected, "case {case}, {n} events");
-        }
     }
 
     fn same(a: &Bags, b: &Bags) -> bool {
