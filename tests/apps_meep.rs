@@ -216,7 +216,6 @@ fn late_sender_waiting_is_the_decoders_to_the_nanosecond() {
 /// first without point-to-point and holding the Barrier, the second beginning after the log's
 /// `set_epsilon` line and before its "run 0 finished" line, on Meep's 4 x 2 boxes.
 #[test]
-#[ignore = "not met since the time steps are one pattern (patterns/iterations.rs): the first steps with the fields' 15 MPI_Allreduce (9.66-10.47 s) are a third section the log does not date (docs/phases.md)"]
 fn set_up_and_time_steps_are_two_sections_where_the_log_dates_them() {
     let o = run(&[&"phases", &trace(), &"--json"]);
     assert_eq!(code(&o), 0);

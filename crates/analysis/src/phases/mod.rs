@@ -490,11 +490,31 @@ impl Windows<'_> {
             // Refined at the occurrences: within one window either side of the window boundary,
             // the occurrence boundary under which the occurrences there are likeliest drawn from
             // the mixes of the two window segments (docs/phases.md, step 4).
+            // When the likeliest cut lies at an end of that range, the range widens by a
+            // window on that side (never past the neighbouring window boundaries) until the
+            // likelihood's maximum lies inside it: a gap of idle windows (a late rank) must not
+            // truncate the climb and leave a stretch's last occurrences on the wrong side.
             let prev = out.last().map_or(a, |c| c.0);
             let next = first_from(at(wb[k + 1])).min(e);
-            let (lo, hi) = (first_from(at(wb[k] - 1)), first_from(at(wb[k] + 1)));
-            let (lo, hi) = (lo.max(prev + 1), hi.min(next.saturating_sub(1)));
-            if let Some(c) = self.occ.likeliest_cut_in(lo, hi, &mixes[k - 1], &mixes[k]) {
+            let (floor, ceil) = (prev + 1, next.saturating_sub(1));
+            let (mut below, mut above) = (1, 1);
+            let mut found = None;
+            loop {
+                let lo = first_from(at(wb[k].saturating_sub(below))).max(floor);
+                let hi = first_from(at((wb[k] + above).min(bins))).min(ceil);
+                let Some(c) = self.occ.likeliest_cut_in(lo, hi, &mixes[k - 1], &mixes[k]) else {
+                    break;
+                };
+                found = Some(c);
+                let widen_below = c == lo && lo > floor && wb[k] - below > wb[k - 1];
+                let widen_above = c == hi && hi < ceil && wb[k] + above < wb[k + 1];
+                if !widen_below && !widen_above {
+                    break;
+                }
+                below += usize::from(widen_below);
+                above += usize::from(widen_above);
+            }
+            if let Some(c) = found {
                 if c > prev && c < e {
                     out.push((c, wtests[k - 1]));
                 }
