@@ -171,3 +171,78 @@ fn gromacs_md_step_as_often_as_md_log_says() {
         );
     }
 }
+
+/// A generated MD loop, independent of GROMACS: a step `S` (with inner exchange loops) run in
+/// periods of `k` steps, the first step of each period a variant (an extra reduction first, as
+/// a neighbour-search or energy step), and the step's form changing every few periods (ranks
+/// whose messages change with the atoms). Brute force from the generator: the step starts are
+/// known, so every occurrence of the rank's parse must hold at most one period (`k` step
+/// starts), and the plain steps must be taken as steps. Fails today (first failing plan:
+/// `k = 4`, forms `1 1 1 1 1 0 0 2 2 2 2 2`, an occurrence of 7 steps): a general-form
+/// occurrence reaches over several periods, as on GROMACS's held-out runs (docs/patterns.md,
+/// end of *Time steps matched across ranks*).
+#[test]
+#[ignore = "the parse lets a general-form occurrence hold several MD periods; docs/patterns.md, Time steps matched"]
+fn generated_md_loop_parse_holds_at_most_one_period() {
+    use tracelogic_analysis::patterns::{detect, parse_occurrences};
+    // Exchanges with two neighbours (runs of two), transposes, and a third neighbour.
+    let form_a: Vec<u32> = vec![1, 2, 1, 2, 3, 4, 5, 5, 5, 5, 1, 2, 6, 7];
+    let form_b: Vec<u32> = vec![1, 2, 3, 4, 5, 5, 5, 5, 1, 2, 6, 7];
+    let reduction = 9;
+    let form_c: Vec<u32> = vec![1, 2, 1, 2, 3, 4, 5, 5, 5, 5, 6, 7];
+    // Plans of forms per period: runs of 1 to 3 periods of one form, from a fixed generator.
+    let mut state = 12345u64;
+    let mut next = |n: u64| {
+        state = state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (state >> 33) % n
+    };
+    let mut plans: Vec<Vec<u8>> = Vec::new();
+    for _ in 0..200 {
+        let mut plan = Vec::new();
+        while plan.len() < 12 {
+            let f = next(3) as u8;
+            for _ in 0..=next(3) {
+                plan.push(f);
+            }
+        }
+        plans.push(plan);
+    }
+    for k in [4usize, 10] {
+        for plan in &plans {
+            let plan = plan.as_slice();
+            let mut seq: Vec<u32> = vec![20, 21, 22, 20, 21, 22];
+            let mut steps: Vec<usize> = Vec::new();
+            let mut plain: Vec<(usize, usize)> = Vec::new();
+            for &f in plan {
+                let form = [&form_a, &form_b, &form_c][f as usize];
+                for s in 0..k {
+                    steps.push(seq.len());
+                    if s == 0 {
+                        seq.push(reduction);
+                    } else {
+                        plain.push((seq.len(), seq.len() + form.len()));
+                    }
+                    seq.extend_from_slice(form);
+                }
+            }
+            seq.push(23);
+            let pats = detect(&seq, 24, None, &Default::default());
+            let occ = parse_occurrences(seq.len(), &pats);
+            for &(s, e) in &occ {
+                let inside = steps.iter().filter(|&&x| x >= s as usize && x < e as usize).count();
+                assert!(
+                    inside <= k,
+                    "k = {k}, plan {plan:?}: occurrence {s}..{e} holds {inside} steps"
+                );
+            }
+            // Each plain step is its own occurrence or inside one of at most one period.
+            let taken = plain
+                .iter()
+                .filter(|&&(s, e)| occ.iter().any(|&(a, b)| a as usize <= s && e <= b as usize))
+                .count();
+            assert_eq!(taken, plain.len(), "k = {k}, plan {plan:?}: {occ:?}");
+        }
+    }
+}
