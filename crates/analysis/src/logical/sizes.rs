@@ -163,16 +163,14 @@ pub(super) fn fit_rank_sizes(
             continue;
         }
         list.sort_unstable_by_key(|&(r, b)| (b, r));
-        let mut table: Vec<RankBytes> = Vec::new();
-        for &mut (r, b) in list {
-            match table.last_mut() {
-                Some(e) if e.bytes == b => e.ranks.push(r),
-                _ => table.push(RankBytes {
-                    bytes: b,
-                    ranks: vec![r],
-                }),
-            }
-        }
+        // One entry per size, each sized once (grown rank by rank, most were reallocated).
+        let table: Vec<RankBytes> = list
+            .chunk_by(|x, y| x.1 == y.1)
+            .map(|run| RankBytes {
+                bytes: run[0].1,
+                ranks: run.iter().map(|&(r, _)| r).collect(),
+            })
+            .collect();
         records[op.record].call.ops[op.op].bytes_by_rank = table;
     }
     true
