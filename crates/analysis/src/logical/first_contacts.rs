@@ -194,28 +194,37 @@ impl<'t> LocalContacts<'t> {
         let within = |c: &[bool], s: &Step| s.1 == u32::MAX || c[s.1 as usize];
         let coverage = &scoring.coverage;
         let ref_cover = &coverage[scoring.reference as usize];
+        // The reference restricted to each set of directions a rank has, once per set.
         let mut restricted_ref: HashMap<&[bool], [Vec<Step>; 2]> = HashMap::new();
-        let mut agreed = 0u64;
         for r in self.ranks.clone() {
-            let [sends, receives] = restricted_ref.entry(&coverage[r as usize]).or_insert_with(|| {
+            restricted_ref.entry(&coverage[r as usize]).or_insert_with(|| {
                 let kept = reference.iter().filter(|s| within(&coverage[r as usize], s));
                 [
                     kept.clone().filter(|s| s.0).copied().collect(),
                     kept.filter(|s| !s.0).copied().collect(),
                 ]
             });
+        }
+        // Each rank against it on every core natively (a pass over its operations), summed.
+        let ranks: Vec<Rank> = self.ranks.clone().collect();
+        crate::logical::each_index(ranks.len(), |i| {
+            let r = ranks[i];
+            let [sends, receives] = &restricted_ref[coverage[r as usize].as_slice()];
             let mut position = [0usize; 2];
+            let mut agreed = 0u64;
             for s in self.steps(scoring, r).into_iter().filter(|s| within(ref_cover, s)) {
                 let (theirs, at) = if s.0 {
-                    (&*sends, &mut position[0])
+                    (sends, &mut position[0])
                 } else {
-                    (&*receives, &mut position[1])
+                    (receives, &mut position[1])
                 };
                 agreed += (theirs.get(*at) == Some(&s)) as u64;
                 *at += 1;
             }
-        }
-        agreed
+            agreed
+        })
+        .into_iter()
+        .sum()
     }
 
     /// [`agreement`] when the ranks are every rank of the trace.

@@ -35,6 +35,47 @@ pub(super) struct OpTable<'a> {
     pub send: u32,
     pub recv: u32,
     pub unknown: u32,
+    /// Per call: the number of its first operation (and one past the last call's last).
+    call_first: Vec<u32>,
+    /// Per call: what the expansion asks of it ([`call_flags`]'s bits).
+    call_flags: Vec<u8>,
+    /// Per operation: its size ([`Operation::bytes`]), its peer for a world-rank partner, and
+    /// [`op_flags`]'s bits. The expansion walks these few bytes per record for every rank
+    /// instead of the records themselves (a record and its operation are two cache lines apart
+    /// in memory: walking them for every rank of a 16.6 M-call run waited on memory), and reads
+    /// a record only where a bit says it holds something rarer (branches, completions, skipped
+    /// operations, per-class sizes).
+    op_bytes: Vec<u64>,
+    op_peer: Vec<Rank>,
+    op_flags: Vec<u8>,
+}
+
+/// Bits of [`OpTable::call_flags`].
+mod call_flags {
+    /// A point-to-point call ([`CallKind::is_p2p`]).
+    pub const P2P: u8 = 1;
+    /// A completion ([`CallKind::Completion`]).
+    pub const COMPLETION: u8 = 2;
+    /// A `MPI_Sendrecv` ([`CallKind::SendRecv`]).
+    pub const SENDRECV: u8 = 4;
+    /// Executed by some ranks only ([`LogicalCall::only_ranks`]).
+    pub const ONLY: u8 = 8;
+    /// Completes earlier records ([`LogicalCall::completes`] not empty).
+    pub const COMPLETES: u8 = 16;
+}
+
+/// Bits of [`OpTable::op_flags`].
+mod op_flags {
+    /// Sent (not received).
+    pub const SEND: u8 = 1;
+    /// Its partner is a direction.
+    pub const DIRECTION: u8 = 2;
+    /// Its partner is a world rank ([`OpTable::op_peer`]).
+    pub const RANK: u8 = 4;
+    /// Some ranks skip it ([`Operation::absent_on`] not empty).
+    pub const ABSENT: u8 = 8;
+    /// It has per-class sizes ([`Operation::bytes_by_class`] not empty).
+    pub const CLASS: u8 = 16;
 }
 
 impl<'a> OpTable<'a> {
@@ -54,9 +95,50 @@ impl<'a> OpTable<'a> {
         let (send, recv, unknown) = (fid("MPI_Send"), fid("MPI_Recv"), fid("MPI_Unknown"));
         let trace_function = functions.iter().map(|f| fid(f)).collect();
         let mut call_function = Vec::new();
+        let (mut call_first, mut call_flags, mut op_bytes, mut op_peer, mut op_flags) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for call in calls {
             call_function.push(fid(&call.function));
+            call_first.push(direction.len() as u32);
+            call_flags.push(
+                if call.kind.is_p2p() { call_flags::P2P } else { 0 }
+                    | if call.kind == CallKind::Completion {
+                        call_flags::COMPLETION
+                    } else {
+                        0
+                    }
+                    | if call.kind == CallKind::SendRecv {
+                        call_flags::SENDRECV
+                    } else {
+                        0
+                    }
+                    | if call.only_ranks.is_some() { call_flags::ONLY } else { 0 }
+                    | if call.completes.is_empty() {
+                        0
+                    } else {
+                        call_flags::COMPLETES
+                    },
+            );
             for o in &call.ops {
+                op_bytes.push(o.bytes);
+                op_peer.push(match o.partner {
+                    Partner::Rank(r) => r,
+                    _ => 0,
+                });
+                op_flags.push(
+                    if o.dir == P2pDir::Send { op_flags::SEND } else { 0 }
+                        | match o.partner {
+                            Partner::Direction(_) => op_flags::DIRECTION,
+                            Partner::Rank(_) => op_flags::RANK,
+                            Partner::Any => 0,
+                        }
+                        | if o.absent_on.is_empty() { 0 } else { op_flags::ABSENT }
+                        | if o.bytes_by_class.is_empty() {
+                            0
+                        } else {
+                            op_flags::CLASS
+                        },
+                );
                 let g = direction.len() as u32;
                 direction.push(match &o.partner {
                     Partner::Direction(d) => *ids.entry(d.as_str()).or_insert_with(|| {
@@ -83,6 +165,7 @@ impl<'a> OpTable<'a> {
                 }
             }
         }
+        let direction_len = direction.len() as u32;
         OpTable {
             names,
             direction,
@@ -93,6 +176,14 @@ impl<'a> OpTable<'a> {
             send,
             recv,
             unknown,
+            call_first: {
+                call_first.push(direction_len);
+                call_first
+            },
+            call_flags,
+            op_bytes,
+            op_peer,
+            op_flags,
         }
     }
 
@@ -123,7 +214,9 @@ pub(super) fn expanded_keys(
 }
 
 /// [`expanded_keys`], and the completion calls the expansion makes: one per completion record
-/// kept, a completion run's [`LogicalCall::calls`] for a run's record.
+/// kept, a completion run's [`LogicalCall::calls`] for a run's record. Reads `ops`' packed
+/// tables ([`OpTable::call_flags`]), and a record of `records` (the calls `ops` numbers) only
+/// where they say it holds something rarer.
 pub(super) fn expanded_keys_counted(
     records: &[Record],
     ops: &OpTable<'_>,
@@ -137,29 +230,28 @@ pub(super) fn expanded_keys_counted(
     let mut out: Vec<ExpandedKey> = Vec::new();
     // Per record: whether the rank executes it (its image in `expand_with`).
     let mut kept: Vec<bool> = Vec::with_capacity(records.len());
-    let mut g = 0usize;
     for (here_at, rec) in records.iter().enumerate() {
-        let call = &rec.call;
-        let first = g;
-        g += call.ops.len();
-        if !call.runs_on(rank) {
+        let flags = ops.call_flags[here_at];
+        let (first, end) = (ops.call_first[here_at] as usize, ops.call_first[here_at + 1] as usize);
+        if flags & call_flags::ONLY != 0 && !rec.call.runs_on(rank) {
             kept.push(false);
             continue;
         }
-        let p2p = call.kind.is_p2p();
+        let p2p = flags & call_flags::P2P != 0;
         // Operations the rank executes: all of a call that is not point-to-point, those with a
         // neighbour otherwise.
-        let visible = |k: usize| -> bool {
-            !p2p || call.ops[k].runs_on(rank)
-                && match ops.direction[first + k] {
+        let visible = |g: usize| -> bool {
+            !p2p || (ops.op_flags[g] & op_flags::ABSENT == 0 || rec.call.ops[g - first].runs_on(rank))
+                && match ops.direction[g] {
                     NO_DIRECTION => true,
                     d => neighbour[d as usize].is_some(),
                 }
         };
-        let count = (0..call.ops.len()).filter(|&k| visible(k)).count();
+        let count = (first..end).filter(|&g| visible(g)).count();
         let mut keep = !p2p || count > 0;
-        if keep && !call.completes.is_empty() {
-            keep = call
+        if keep && flags & call_flags::COMPLETES != 0 {
+            keep = rec
+                .call
                 .completes
                 .iter()
                 .any(|&k| here_at.checked_sub(k as usize).is_some_and(|j| kept[j]));
@@ -168,39 +260,48 @@ pub(super) fn expanded_keys_counted(
         if !keep {
             continue;
         }
-        if call.kind == CallKind::Completion {
-            completion_calls += call.calls.unwrap_or(1);
+        if flags & call_flags::COMPLETION != 0 {
+            completion_calls += rec.call.calls.unwrap_or(1);
         }
-        let function = if call.kind == CallKind::SendRecv && count == 1 && call.ops.len() == 2 {
-            let k = (0..2).find(|&k| visible(k)).unwrap_or(0);
-            match call.ops[k].dir {
-                P2pDir::Send => ops.send,
-                P2pDir::Recv => ops.recv,
+        let function = if flags & call_flags::SENDRECV != 0 && count == 1 && end - first == 2 {
+            let g = (first..end).find(|&g| visible(g)).unwrap_or(first);
+            if ops.op_flags[g] & op_flags::SEND != 0 {
+                ops.send
+            } else {
+                ops.recv
             }
         } else {
             ops.call_function[here_at]
         };
-        for (k, o) in call.ops.iter().enumerate() {
-            if !visible(k) {
+        for g in first..end {
+            if !visible(g) {
                 continue;
             }
-            let at = first + k;
+            let f = ops.op_flags[g];
+            let rank_peer = (f & op_flags::RANK != 0).then(|| ops.op_peer[g]);
             let (peer, bytes) = if p2p {
-                let peer = match &o.partner {
-                    Partner::Direction(_) => neighbour[ops.direction[at] as usize],
-                    Partner::Rank(r) => Some(*r),
-                    Partner::Any => None,
+                let peer = if f & op_flags::DIRECTION != 0 {
+                    neighbour[ops.direction[g] as usize]
+                } else {
+                    rank_peer
                 };
-                (peer, own_size(own, &mut next_own, at as u32, ops, o, rank, here))
+                (
+                    peer,
+                    own_size(
+                        own,
+                        &mut next_own,
+                        g as u32,
+                        ops,
+                        || &rec.call.ops[g - first],
+                        rank,
+                        here,
+                    ),
+                )
             } else {
                 // Kept as recorded (`restrict_call` keeps such calls whole).
-                let peer = match o.partner {
-                    Partner::Rank(r) => Some(r),
-                    _ => None,
-                };
-                (peer, o.bytes)
+                (rank_peer, ops.op_bytes[g])
             };
-            out.push((function, o.dir == P2pDir::Send, peer, bytes));
+            out.push((function, f & op_flags::SEND != 0, peer, bytes));
         }
     }
     (out, completion_calls)
@@ -208,24 +309,25 @@ pub(super) fn expanded_keys_counted(
 
 /// The size of operation `at` on `rank` ([`Operation::bytes_on`]): its entry in the rank's list
 /// (`own`, read in increasing order from `next`), else its class's.
-fn own_size(
+fn own_size<'o>(
     own: &[(u32, u64)],
     next: &mut usize,
     at: u32,
     ops: &OpTable<'_>,
-    o: &Operation,
+    o: impl Fn() -> &'o Operation,
     rank: Rank,
     here: &[&str],
 ) -> u64 {
     if ops.irregular[at as usize] {
-        return o.bytes_on(rank, here);
+        return o().bytes_on(rank, here);
     }
     while *next < own.len() && own[*next].0 < at {
         *next += 1;
     }
     match own.get(*next) {
         Some(&(g, bytes)) if g == at => bytes,
-        _ => o.class_bytes(here),
+        _ if ops.op_flags[at as usize] & op_flags::CLASS == 0 => ops.op_bytes[at as usize],
+        _ => o().class_bytes(here),
     }
 }
 

@@ -98,11 +98,7 @@ impl Operation {
         }
         self.bytes_by_class
             .iter()
-            .find(|c| {
-                let mut d: Vec<&str> = c.directions.iter().map(String::as_str).collect();
-                d.sort_unstable();
-                d == here
-            })
+            .find(|c| same_directions(&c.directions, here))
             .map_or(self.bytes, |c| c.bytes)
     }
 
@@ -135,6 +131,23 @@ impl Operation {
     pub fn runs_on(&self, rank: Rank) -> bool {
         self.absent_on.is_empty() || self.absent_on.binary_search(&rank).is_err()
     }
+}
+
+/// Whether `directions` sorted are `here` (sorted): the same names as often. Few directions
+/// are compared pairwise without a copy (the merge's score asks this for every operation of
+/// every class), many sorted.
+pub(super) fn same_directions(directions: &[String], here: &[&str]) -> bool {
+    if directions.len() != here.len() {
+        return false;
+    }
+    if directions.len() > 16 {
+        let mut d: Vec<&str> = directions.iter().map(String::as_str).collect();
+        d.sort_unstable();
+        return d == here;
+    }
+    // Equal lengths, and every name of `here` as often in both: the same multiset.
+    here.iter()
+        .all(|h| directions.iter().filter(|d| d.as_str() == *h).count() == here.iter().filter(|x| *x == h).count())
 }
 
 /// A collective operation of a record, as recorded (collectives are already logical). Its JSON

@@ -128,34 +128,49 @@ pub(super) fn fit_rank_sizes(
         }
         (k == own.len()).then_some(differs)
     });
-    // (operation in `flat`) → (rank, size) where the size is not the operation's `bytes`.
-    let mut differs: Vec<Vec<(Rank, u64)>> = vec![Vec::new(); flat.len()];
-    for (r, list) in per_rank.into_iter().enumerate() {
-        let Some(list) = list else { return false };
-        for (at, bytes) in list {
-            differs[at].push((r as Rank, bytes));
+    // (operation in `flat`) → (rank, size) where the size is not the operation's `bytes`: one
+    // list for all operations, each operation's part counted first (a list per operation grown
+    // rank by rank reallocated most of them several times).
+    let Some(per_rank) = per_rank.into_iter().collect::<Option<Vec<_>>>() else {
+        return false;
+    };
+    let mut start = vec![0usize; flat.len() + 1];
+    for &(at, _) in per_rank.iter().flatten() {
+        start[at + 1] += 1;
+    }
+    for g in 0..flat.len() {
+        start[g + 1] += start[g];
+    }
+    let mut all: Vec<(Rank, u64)> = vec![(0, 0); start[flat.len()]];
+    let mut fill = start.clone();
+    for (r, list) in per_rank.iter().enumerate() {
+        for &(at, bytes) in list {
+            all[fill[at]] = (r as Rank, bytes);
+            fill[at] += 1;
         }
     }
+
     for rec in records.iter_mut() {
         for o in &mut rec.call.ops {
             o.bytes_by_class.clear();
         }
     }
-    for (op, mut list) in flat.iter().zip(differs) {
+    let mut rest: &mut [(Rank, u64)] = &mut all;
+    for (g, op) in flat.iter().enumerate() {
+        let (list, tail) = std::mem::take(&mut rest).split_at_mut(start[g + 1] - start[g]);
+        rest = tail;
         if list.is_empty() {
             continue;
         }
         list.sort_unstable_by_key(|&(r, b)| (b, r));
-        let mut table: Vec<RankBytes> = Vec::new();
-        for (r, b) in list {
-            match table.last_mut() {
-                Some(e) if e.bytes == b => e.ranks.push(r),
-                _ => table.push(RankBytes {
-                    bytes: b,
-                    ranks: vec![r],
-                }),
-            }
-        }
+        // One entry per size, each sized once (grown rank by rank, most were reallocated).
+        let table: Vec<RankBytes> = list
+            .chunk_by(|x, y| x.1 == y.1)
+            .map(|run| RankBytes {
+                bytes: run[0].1,
+                ranks: run.iter().map(|&(r, _)| r).collect(),
+            })
+            .collect();
         records[op.record].call.ops[op.op].bytes_by_rank = table;
     }
     true

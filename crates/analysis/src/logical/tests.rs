@@ -374,3 +374,43 @@ fn shapes_read_without_records_are_the_records_shapes() {
     assert_eq!(checked, 24);
     assert!(differing >= 2, "LU's and CG's ranks differ in shape");
 }
+
+/// The comparison of a class's directions without a copy ([`Operation::class_bytes`]) is the
+/// comparison of the sorted names it replaced, on random lists with repeated, missing and extra
+/// names, short and long (beyond 16 names the sorted comparison is kept).
+#[test]
+fn same_directions_equals_the_sorted_comparison() {
+    let mut state = 0x5DEE_CE66_D1CE_4E5B_u64;
+    let pool = ["east", "west", "north", "south", "up", "down", "self"];
+    let mut equal = 0;
+    for case in 0..4000 {
+        let long = case % 10 == 0;
+        let draw = |state: &mut u64| {
+            let n = (next(state) % if long { 24 } else { 6 }) as usize;
+            (0..n)
+                .map(|_| pool[(next(state) % pool.len() as u64) as usize].to_string())
+                .collect::<Vec<String>>()
+        };
+        let directions = draw(&mut state);
+        // Half the cases compare a permutation of the same names (equal), half another list.
+        let mut here: Vec<&str> = if next(&mut state) % 2 == 0 {
+            directions.iter().map(String::as_str).collect()
+        } else {
+            draw(&mut state)
+                .iter()
+                .map(|s| pool.iter().find(|p| **p == s.as_str()).copied().unwrap())
+                .collect()
+        };
+        here.sort_unstable();
+        let mut sorted: Vec<&str> = directions.iter().map(String::as_str).collect();
+        sorted.sort_unstable();
+        let expected = sorted == here;
+        equal += usize::from(expected);
+        assert_eq!(
+            super::record::same_directions(&directions, &here),
+            expected,
+            "case {case}"
+        );
+    }
+    assert!(equal > 1000, "{equal} equal cases");
+}

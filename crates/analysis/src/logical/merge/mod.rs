@@ -100,6 +100,11 @@ struct Candidate {
     partial: Vec<(usize, Vec<bool>)>,
 }
 
+/// [`State::direction_of`] a partner that is not a direction.
+const NOT_A_DIRECTION: usize = usize::MAX;
+/// [`State::direction_of`] a direction that is not one of the topology's.
+const UNKNOWN_DIRECTION: usize = usize::MAX - 1;
+
 struct State<'a> {
     classes: &'a [&'a ClassTrace],
     /// Direction name → index in topology order.
@@ -159,9 +164,24 @@ impl State<'_> {
     }
 
     fn op_visible(&self, c: usize, o: &Operation) -> bool {
+        self.visible_at(c, self.direction_of(o))
+    }
+
+    /// The index of `o`'s direction in topology order, [`NOT_A_DIRECTION`] for a partner that
+    /// is no direction (seen by every class), [`UNKNOWN_DIRECTION`] for a direction no class has.
+    fn direction_of(&self, o: &Operation) -> usize {
         match &o.partner {
-            Partner::Direction(d) => self.index.get(d.as_str()).is_some_and(|&k| self.classes[c].visible[k]),
-            _ => true,
+            Partner::Direction(d) => self.index.get(d.as_str()).copied().unwrap_or(UNKNOWN_DIRECTION),
+            _ => NOT_A_DIRECTION,
+        }
+    }
+
+    /// [`State::op_visible`] of an operation whose [`State::direction_of`] is `d`.
+    fn visible_at(&self, c: usize, d: usize) -> bool {
+        match d {
+            NOT_A_DIRECTION => true,
+            UNKNOWN_DIRECTION => false,
+            k => self.classes[c].visible[k],
         }
     }
 
@@ -175,8 +195,22 @@ impl State<'_> {
     /// restricted call when the class sees every operation and none has per-class sizes (then
     /// the restriction is the call itself), as for most records of the merge.
     fn seen_same(&self, call: &LogicalCall, c: usize, other: &LogicalCall, loose: bool) -> Option<bool> {
+        let dirs: Vec<usize> = call.ops.iter().map(|o| self.direction_of(o)).collect();
+        self.seen_same_at(call, &dirs, c, other, loose)
+    }
+
+    /// [`State::seen_same`] of `call` whose operations' [`State::direction_of`] are `dirs`
+    /// (looked up once for every class a candidate is checked against).
+    fn seen_same_at(
+        &self,
+        call: &LogicalCall,
+        dirs: &[usize],
+        c: usize,
+        other: &LogicalCall,
+        loose: bool,
+    ) -> Option<bool> {
         if call.kind.is_p2p() && !call.ops.is_empty() {
-            let visible = call.ops.iter().filter(|o| self.op_visible(c, o)).count();
+            let visible = dirs.iter().filter(|&&d| self.visible_at(c, d)).count();
             if visible == 0 {
                 return None;
             }
@@ -234,11 +268,12 @@ impl State<'_> {
             k if k.is_p2p() => self.p2p_candidate(&head.call),
             CallKind::Completion => self.completion_candidate(c0, head),
             _ => {
-                let m = key(head);
+                // [`same`] does not compare completion offsets: the head's call is its key.
+                let m = &head.call;
                 let advance: Vec<usize> = (0..self.classes.len()).collect();
                 if advance
                     .iter()
-                    .any(|&c| !self.head(c).is_some_and(|h| same(&h.call, &m, self.loose)))
+                    .any(|&c| !self.head(c).is_some_and(|h| same(&h.call, m, self.loose)))
                 {
                     return None;
                 }
@@ -269,25 +304,25 @@ impl State<'_> {
         'grow: loop {
             let mut advance = Vec::new();
             let mut partial = Vec::new();
+            let dirs: Vec<usize> = m.ops.iter().map(|o| self.direction_of(o)).collect();
             for c in 0..self.classes.len() {
-                if !m.ops.iter().any(|o| self.op_visible(c, o)) {
+                if !dirs.iter().any(|&d| self.visible_at(c, d)) {
                     continue;
                 }
                 let h = &self.head(c)?.call;
-                if self.seen_same(m, c, h, self.loose) == Some(true) {
+                if self.seen_same_at(m, &dirs, c, h, self.loose) == Some(true) {
                     advance.push(c);
                     continue;
                 }
                 // The head carries more of the same call: `m` is its part along `m`'s directions.
-                let partners: Vec<&Partner> = m.ops.iter().map(|o| &o.partner).collect();
-                if h.kind.is_p2p()
-                    && h.ops.len() > m.ops.len()
-                    && m.ops.iter().all(|o| self.op_visible(c, o))
-                    && restrict_call(h, |o| partners.contains(&&o.partner).then(|| o.clone()))
+                if h.kind.is_p2p() && h.ops.len() > m.ops.len() && dirs.iter().all(|&d| self.visible_at(c, d)) {
+                    let partners: Vec<&Partner> = m.ops.iter().map(|o| &o.partner).collect();
+                    if restrict_call(h, |o| partners.contains(&&o.partner).then(|| o.clone()))
                         .is_some_and(|part| same(&part, m, self.loose))
-                {
-                    m = h;
-                    continue 'grow;
+                    {
+                        m = h;
+                        continue 'grow;
+                    }
                 }
                 // The head carries less of the same call: the class runs only some of `m`'s
                 // operations here.
@@ -317,7 +352,9 @@ impl State<'_> {
     /// `h` (a `MPI_Send` or `MPI_Recv` where `m` is a `MPI_Sendrecv`: one half skipped), per
     /// operation of `m` whether the class executes it; `None` otherwise.
     fn partial_of(&self, m: &LogicalCall, c: usize, h: &LogicalCall) -> Option<Vec<bool>> {
-        if !h.kind.is_p2p() || h.ops.is_empty() || !m.kind.is_p2p() {
+        // The class runs `h.ops.len()` of `m`'s operations and fewer than it sees: none when
+        // the head has as many operations as `m` (every single-operation record).
+        if !h.kind.is_p2p() || h.ops.is_empty() || !m.kind.is_p2p() || h.ops.len() >= m.ops.len() {
             return None;
         }
         let visible: Vec<bool> = m.ops.iter().map(|o| self.op_visible(c, o)).collect();
@@ -687,12 +724,13 @@ fn merge_until(classes: &[&ClassTrace], names: &[String], stop_at_conflict: bool
             break;
         }
     }
-    let records = st
-        .out
-        .iter()
+    // Moved out of the entries, not copied (a copy of every merged record was a tenth of the
+    // merge on a 16.6 M-call run, most of it the kernel handing out fresh pages).
+    let records = std::mem::take(&mut st.out)
+        .into_iter()
         .enumerate()
         .map(|(here, e)| {
-            let mut rec = e.record.clone();
+            let mut rec = e.record;
             let mut back: Vec<u32> = e
                 .targets
                 .iter()
@@ -828,8 +866,8 @@ fn blocks(classes: &[&ClassTrace]) -> Merged {
 }
 
 /// An operation as [`score`] compares it: function, sent (not received), partner
-/// ([`Partner::label`]: a direction's name is borrowed) and size.
-type ScoreKey<'a> = (&'a str, bool, std::borrow::Cow<'a, str>, u64);
+/// ([`Partner::label`]) and size, the names numbered ([`score::ScoreNames`]).
+type ScoreKey = (u32, bool, u32, u64);
 
 #[cfg(test)]
 mod tests;

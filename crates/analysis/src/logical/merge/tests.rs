@@ -2,7 +2,7 @@
 //! random classes (subsets of the directions) by the expansion rule, is merged back without
 //! conflict, and every class's expansion of the merge is its projection.
 
-use super::score::{class_keys, op_keys};
+use super::score::{class_keys, op_keys, NamedRecords, ScoreNames};
 use super::*;
 use crate::logical::expand_with;
 use crate::logical::tests::myers_lcs;
@@ -373,9 +373,11 @@ fn class_keys_are_the_restricted_calls_keys() {
                 .filter(|r| r.call.runs_on(rank))
                 .filter_map(|r| restrict_call(&r.call, |o| (see(o) && o.runs_on(rank)).then(|| o.for_class(&here))))
                 .collect();
+            let mut ids = ScoreNames::default();
+            let named = NamedRecords::of(&records, &mut ids);
             assert_eq!(
-                class_keys(&records, rank, &see, &here),
-                op_keys(restricted.iter()),
+                class_keys(&named, rank, &|_, o| see(o), &here),
+                op_keys(restricted.iter(), &mut ids),
                 "case {case}, rank {rank}"
             );
         }
