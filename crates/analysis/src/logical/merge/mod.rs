@@ -39,7 +39,6 @@
 //! compression needs.
 
 use super::{restrict_call, LogicalCall, Operation, Partner, Record};
-use crate::compress::Folding;
 use std::collections::HashMap;
 
 /// A hash map through the multiply-rotate word hash (looked up for every operation of every
@@ -47,7 +46,9 @@ use std::collections::HashMap;
 type FastMap<K, V> = HashMap<K, V, std::hash::BuildHasherDefault<super::FastHasher>>;
 use tracelogic_model::{CallKind, Rank};
 
+mod best;
 mod score;
+pub(super) use best::merge_best;
 pub(super) use score::score;
 
 /// The rewritten records of one class of ranks.
@@ -748,120 +749,6 @@ fn merge_until(classes: &[&ClassTrace], names: &[String], stop_at_conflict: bool
         conflicts,
         class_conflicts,
         contributed,
-    }
-}
-
-/// [`merge`] of every class; when that leaves conflicts (rank-dependent behaviour, or a
-/// placement whose direction names do not fit every rank), also the merge of the largest set of
-/// classes that merges without conflict, taken greedily from the class with the most directions,
-/// and the one that reproduces more point-to-point operations is kept (each class weighted by its
-/// number of ranks). Returns the merge, per class whether it took part, and the merge's folding
-/// when the alternatives were compared by it (kept to compress the logical trace later).
-pub(super) fn merge_best(
-    classes: &[ClassTrace],
-    names: &[String],
-    weights: &[u64],
-) -> (Merged, Vec<bool>, Option<Folding>) {
-    let all: Vec<&ClassTrace> = classes.iter().collect();
-    let full = merge(&all, names);
-    let branched = |r: &Record| r.call.only_ranks.is_some() || r.call.ops.iter().any(|o| !o.absent_on.is_empty());
-    if full.records.iter().any(branched) {
-        // Branches (records of some ranks, operations some ranks skip): the classes also
-        // advanced in lockstep where they disagree, and each class's sequence as a block of its own (ScalaTrace keeps rank groups whose events do not
-        // align apart the same way); the one whose loops fold shortest is kept (then the one
-        // with fewer records, then the merge).
-        // Sized by their folding (what compression would choose, no program built); the
-        // winner's folding is kept.
-        let size = |m: &Merged| {
-            let folding = Folding::of(&m.records);
-            ((folding.compressed_length, m.records.len()), folding)
-        };
-        let (mut best_size, mut best_folding) = size(&full);
-        let mut best = full;
-        // Built one at a time, so that at most two record sequences are held (the best and the
-        // one being sized): on a 1.6 M-record run each is gigabytes.
-        let alternatives: [&dyn Fn() -> Option<Merged>; 3] = [
-            &|| Some(merge_until(&all, names, false, true)),
-            &|| Some(blocks(&all)),
-            &|| super::align::aligned(&all, names),
-        ];
-        for make in alternatives {
-            let Some(other) = make() else {
-                continue;
-            };
-            let (s, folding) = size(&other);
-            if s < best_size {
-                best = other;
-                best_size = s;
-                best_folding = folding;
-            }
-        }
-        return (best, vec![true; classes.len()], Some(best_folding));
-    }
-    if full.conflicts == 0 || classes.len() < 2 {
-        return (full, vec![true; classes.len()], None);
-    }
-    let dirs = |c: usize| classes[c].visible.iter().filter(|&&v| v).count();
-    let mut order: Vec<usize> = (0..classes.len()).collect();
-    order.sort_by_key(|&c| (std::cmp::Reverse(dirs(c)), c));
-    let mut chosen = vec![order[0]];
-    // The merge of the last set that merged without conflict: `sub` below when it is the final
-    // set (a trial is abandoned at its first conflict).
-    let mut last: Option<Merged> = None;
-    for &c in &order[1..] {
-        let mut trial = chosen.clone();
-        trial.push(c);
-        trial.sort_unstable();
-        let refs: Vec<&ClassTrace> = trial.iter().map(|&i| &classes[i]).collect();
-        let m = merge_until(&refs, names, true, false);
-        if m.conflicts == 0 {
-            chosen = trial;
-            last = Some(m);
-        }
-    }
-    let sub = last.unwrap_or_else(|| merge(&[&classes[chosen[0]]], names));
-    if score(&sub.records, classes, names, weights) <= score(&full.records, classes, names, weights) {
-        return (full, vec![true; classes.len()], None);
-    }
-    let mut included = vec![false; classes.len()];
-    let mut contributed = vec![0; classes.len()];
-    let mut class_conflicts = vec![0; classes.len()];
-    for (k, &c) in chosen.iter().enumerate() {
-        included[c] = true;
-        contributed[c] = sub.contributed[k];
-        class_conflicts[c] = sub.class_conflicts[k];
-    }
-    (
-        Merged {
-            records: sub.records,
-            conflicts: sub.conflicts,
-            class_conflicts,
-            contributed,
-        },
-        included,
-        None,
-    )
-}
-
-/// Every class's own sequence one after the other, each record executed by the class's
-/// members only ([`LogicalCall::only_ranks`]): exact by construction (completion offsets stay
-/// inside a class's block), and as short as the classes' own programs together when their
-/// sequences do not line up (NAS CG on 8 ranks, whose directions name other moves on other
-/// ranks; hpcc's all-to-all phases).
-fn blocks(classes: &[&ClassTrace]) -> Merged {
-    let mut records = Vec::new();
-    for c in classes {
-        for r in &c.records {
-            let mut r = r.clone();
-            r.call.only_ranks = Some(c.members.clone());
-            records.push(r);
-        }
-    }
-    Merged {
-        records,
-        conflicts: 0,
-        class_conflicts: vec![0; classes.len()],
-        contributed: classes.iter().map(|c| c.records.len() as u64).collect(),
     }
 }
 
