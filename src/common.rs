@@ -231,13 +231,25 @@ pub fn emit(write: impl FnOnce(&mut dyn Write) -> io::Result<()>) -> Result<(), 
 /// its own concrete type: through `emit`'s `dyn Write` every number of a large report would
 /// cost several dynamic calls (the value and each level of indentation).
 pub fn print_json<T: serde::Serialize>(value: &T) -> Result<(), CliError> {
-    emit(|out| {
-        let mut buffered = io::BufWriter::with_capacity(1 << 16, &mut *out);
-        // `io::Error::from` keeps an I/O error's kind, so a closed pipe still ends quietly.
-        serde_json::to_writer_pretty(&mut buffered, value).map_err(io::Error::from)?;
-        writeln!(buffered)?;
-        buffered.flush()
-    })
+    emit(|out| pretty_json(io::BufWriter::with_capacity(1 << 16, &mut *out), value))
+}
+
+/// Write `value` as pretty JSON and a newline to the file `output` as it is serialised, or print
+/// it ([`print_json`]) when there is none.
+pub fn write_json<T: serde::Serialize>(value: &T, output: Option<&std::path::Path>) -> Result<(), CliError> {
+    let Some(path) = output else {
+        return print_json(value);
+    };
+    let cannot = |e: io::Error| CliError::Input(format!("cannot write {}: {e}", path.display()));
+    let file = std::fs::File::create(path).map_err(cannot)?;
+    pretty_json(io::BufWriter::with_capacity(1 << 16, file), value).map_err(cannot)
+}
+
+fn pretty_json<T: serde::Serialize>(mut w: impl Write, value: &T) -> io::Result<()> {
+    // `io::Error::from` keeps an I/O error's kind, so a closed pipe still ends quietly.
+    serde_json::to_writer_pretty(&mut w, value).map_err(io::Error::from)?;
+    writeln!(w)?;
+    w.flush()
 }
 
 /// Print CSV written record by record by `write` (quoting as RFC 4180 requires), so a large

@@ -72,21 +72,7 @@ pub fn report(report: &LogicalReport, as_json: bool, compressed: bool, side_by_s
 /// The logical trace's JSON document ([`report`] with `as_json`), written to `output` or
 /// standard output as it is serialised instead of built as a string first.
 pub fn report_json(report: &LogicalReport, compressed: bool, output: Option<&std::path::Path>) -> Result<(), CliError> {
-    let doc = documents::logical(report, compressed);
-    match output {
-        None => crate::common::print_json(&doc),
-        Some(path) => {
-            use std::io::Write;
-            let cannot = |e: std::io::Error| CliError::Input(format!("cannot write {}: {e}", path.display()));
-            let file = std::fs::File::create(path).map_err(cannot)?;
-            let mut w = std::io::BufWriter::with_capacity(1 << 16, file);
-            serde_json::to_writer_pretty(&mut w, &doc).map_err(|e| match e.io_error_kind() {
-                Some(_) => cannot(std::io::Error::from(e)),
-                None => CliError::Internal(format!("cannot encode JSON: {e}")),
-            })?;
-            writeln!(w).and_then(|_| w.flush()).map_err(cannot)
-        }
-    }
+    crate::common::write_json(&documents::logical(report, compressed), output)
 }
 
 fn pct(x: f64) -> String {
