@@ -162,6 +162,18 @@ fn hpcc_with_sub_communicators_reads_as_its_dumpi_twin() {
     assert!(l["verification"]["ranks_bytes_differ"].as_array().unwrap().is_empty());
 }
 
+/// Score-P writes calls as `CallingContextEnter` / `CallingContextLeave` when it unwinds the
+/// stack: the run recorded so (each call's calling context names the MPI function) reads as the
+/// same program recorded with plain `Enter` / `Leave`; the official reader's counts of both runs
+/// are equal, and tests/apps_summary.rs checks its own against them.
+#[test]
+fn calls_written_as_calling_contexts_read_as_enter_and_leave() {
+    same_as_twin("apps/otf2-cc-npb-lu.S.4", "apps/otf2-npb-lu.S.4");
+    let s = cli(&[&"summary", &trace("apps/otf2-cc-npb-lu.S.4"), &"--json"]);
+    assert_eq!(s["calls_by_kind"]["MPI_Init"], 4, "{}", s["calls_by_kind"]);
+    assert_eq!(s["calls_by_kind"]["MPI_Finalize"], 4, "{}", s["calls_by_kind"]);
+}
+
 /// NAS CG on 8 ranks (no DUMPI twin at this size): every rank's logical trace expands back exactly.
 #[test]
 fn nas_cg_logical_trace_is_exact() {

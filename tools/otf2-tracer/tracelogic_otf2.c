@@ -206,11 +206,25 @@ static int type_size(MPI_Datatype t) {
 /* ---------------------------------------------------------------- event helpers */
 
 #define ON (tracing && evt)
+/* TRACELOGIC_OTF2_CALLING_CONTEXTS=1: calls as CallingContextEnter/Leave, as Score-P writes them
+ * with unwinding on (SCOREP_ENABLE_UNWINDING): region i's calling context is i + 1, a child of
+ * context 0 ("main", a user function region), entered with unwind distance 1. */
+static int calling_contexts;
+static void enter_at(uint64_t t, int r) {
+    if (calling_contexts)
+        OTF2_EvtWriter_CallingContextEnter(evt, NULL, t, (OTF2_CallingContextRef)r + 1, 1);
+    else
+        OTF2_EvtWriter_Enter(evt, NULL, t, r);
+}
 static void enter(int r) {
-    if (ON) OTF2_EvtWriter_Enter(evt, NULL, now(), r);
+    if (ON) enter_at(now(), r);
 }
 static void leave(int r) {
-    if (ON) OTF2_EvtWriter_Leave(evt, NULL, now(), r);
+    if (!ON) return;
+    if (calling_contexts)
+        OTF2_EvtWriter_CallingContextLeave(evt, NULL, now(), (OTF2_CallingContextRef)r + 1);
+    else
+        OTF2_EvtWriter_Leave(evt, NULL, now(), r);
 }
 static void send_event(int dest, int tag, MPI_Comm comm, uint64_t bytes) {
     if (!ON || dest == MPI_PROC_NULL) return;
@@ -295,6 +309,8 @@ static void start(void) {
     for (int i = 0; i < world_size; i++) w[i] = i;
     comm_add(MPI_COMM_WORLD, -1, 0, world_size, w);
     comm_add(MPI_COMM_SELF, -2, 0, 0, NULL);
+    const char *cc = getenv("TRACELOGIC_OTF2_CALLING_CONTEXTS");
+    calling_contexts = cc && *cc && strcmp(cc, "0") != 0;
     const char *dir = getenv("TRACELOGIC_OTF2_DIR");
     if (!dir || !*dir) dir = "tracelogic-otf2";
     archive = OTF2_Archive_Open(dir, "traces", OTF2_FILEMODE_WRITE, 1024 * 1024, 4 * 1024 * 1024,
@@ -427,6 +443,18 @@ static void finish(void) {
                                              OTF2_PARADIGM_MPI, OTF2_REGION_FLAG_NONE, s_empty, 0,
                                              0);
         }
+        if (calling_contexts) {
+            uint32_t s = string(g, "main");
+            OTF2_GlobalDefWriter_WriteRegion(g, (uint32_t)N_REGIONS, s, s, s_empty,
+                                             OTF2_REGION_ROLE_FUNCTION, OTF2_PARADIGM_SAMPLING,
+                                             OTF2_REGION_FLAG_NONE, s_empty, 0, 0);
+            OTF2_GlobalDefWriter_WriteCallingContext(g, 0, (uint32_t)N_REGIONS,
+                                                     OTF2_UNDEFINED_SOURCE_CODE_LOCATION,
+                                                     OTF2_UNDEFINED_CALLING_CONTEXT);
+            for (int i = 0; i < N_REGIONS; i++)
+                OTF2_GlobalDefWriter_WriteCallingContext(g, (uint32_t)i + 1, (uint32_t)i,
+                                                         OTF2_UNDEFINED_SOURCE_CODE_LOCATION, 0);
+        }
         /* Group 0: world rank -> location; group 1: MPI_COMM_WORLD; group 2: COMM_SELF. */
         uint64_t *members = malloc((size_t)world_size * sizeof *members);
         if (!members) die("out of memory");
@@ -510,7 +538,7 @@ int MPI_Init(int *argc, char ***argv) {
     int rc = PMPI_Init(argc, argv);
     start();
     first_time = t0;
-    OTF2_EvtWriter_Enter(evt, NULL, t0, R_Init);
+    enter_at(t0, R_Init);
     leave(R_Init);
     return rc;
 }
@@ -520,7 +548,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided) {
     int rc = PMPI_Init_thread(argc, argv, required, provided);
     start();
     first_time = t0;
-    OTF2_EvtWriter_Enter(evt, NULL, t0, R_Init_thread);
+    enter_at(t0, R_Init_thread);
     leave(R_Init_thread);
     return rc;
 }

@@ -1,7 +1,8 @@
 #!/bin/sh
 # Counts an OTF2 trace with the official OTF2 reader (`otf2-print`, Debian package otf2-tools),
 # independently of tracelogic, in the format of dumpi-counts.sh: MPI calls per function (Enter
-# events of each MPI region), point-to-point sends (MpiSend and MpiIsend events) and the bytes
+# events of each MPI region, or CallingContextEnter events of an MPI region's calling context, which
+# otf2-print names by that region), point-to-point sends (MpiSend and MpiIsend events) and the bytes
 # they carry (their Length), receives (MpiRecv and MpiIrecv events), and calls per rank (location).
 #
 #   tools/record/otf2-counts.sh TRACE.otf2 > RUN/expected/otf2-print-counts.txt
@@ -17,8 +18,8 @@ case $anchor in
         anchor=$(find "$tmp" -name '*.otf2' | head -n 1) ;;
 esac
 otf2-print "$anchor" | awk '
-$1 == "ENTER" && $4 == "Region:" {
-    name = $5; gsub(/"/, "", name)
+($1 == "ENTER" && $4 == "Region:") || ($1 == "CALLING_CONTEXT_ENTER" && $4 $5 == "CallingContext:") {
+    name = $1 == "ENTER" ? $5 : $6; gsub(/"/, "", name)
     if (name ~ /^MPI_/) { calls[name]++; total++; rank[$2 + 0]++; if ($2 + 0 > maxr) maxr = $2 + 0 }
 }
 $1 == "MPI_SEND" || $1 == "MPI_ISEND" {

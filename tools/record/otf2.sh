@@ -82,11 +82,11 @@ if [ -n "$npb" ]; then
             printf 'bt\tS\nlu\tS\nmg\tS\ncg\tS\n' > config/suite.def && mkdir -p bin &&
             make suite > build.log 2>&1) || { tail -20 "$bin/build.log" >&2; exit 1; }
     fi
-    nas() { # name np binary truth
+    nas() { # name np binary truth [mpirun option]
         dir=$out/$1
         if [ -z "${README_ONLY:-}" ]; then
             rm -rf "$dir"
-            "$rec" "$dir" "$2" --otf2 -- "$bin/bin/$3"
+            "$rec" "$dir" "$2" --otf2 ${5:+--mpirun-opt "$5"} -- "$bin/bin/$3"
             finish "$dir"
         fi
         readme "$dir" "NAS Parallel Benchmarks 3.4 $(echo "$3" | cut -d. -f1 | tr a-z A-Z) class S, $2 ranks" "$4"
@@ -95,5 +95,7 @@ if [ -n "$npb" ]; then
     nas otf2-npb-lu.S.8 8 lu.S.x "the program's output (50 SSOR iterations) and LU's source (4x2 grid without wrap-around: LU/proc_grid.f, neighbors.f). The same benchmark and size as the DUMPI sample npb-lu.S.8 (NPB 3.3.1 there; the same messages)."
     nas otf2-npb-mg.S.8 8 mg.S.x "the program's output (4 V-cycles) and MG's source (2x2x2 grid of processes, exchanges with the 6 face neighbours: MG/mg.f setup). The same benchmark and size as the DUMPI sample npb-mg.S.8 (NPB 3.3.1 there; the same messages)."
     nas otf2-npb-cg.S.8 8 cg.S.x "the program's output (15 iterations) and CG's source (row and transpose partners: CG/cg.f setup_proc_info). Recorded in DUMPI only at 16 ranks (npb-cg.S.16)."
+    # Calls as CallingContextEnter/Leave, as Score-P writes them when it unwinds the stack.
+    nas otf2-cc-npb-lu.S.4 4 lu.S.x "the program's output (50 SSOR iterations) and LU's source (2x2 grid: LU/proc_grid.f, neighbors.f). Recorded with TRACELOGIC_OTF2_CALLING_CONTEXTS=1: every call is a CallingContextEnter/Leave of a calling context whose region is the MPI function (a child of a \`main\` context), as Score-P writes calls when it unwinds the stack (SCOREP_ENABLE_UNWINDING), instead of Enter/Leave. The same program and size as otf2-npb-lu.S.4 (plain Enter/Leave; the same messages)." "-x TRACELOGIC_OTF2_CALLING_CONTEXTS=1"
     [ -n "${npb_built:-}" ] || rm -rf "$bin"
 fi

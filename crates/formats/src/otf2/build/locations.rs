@@ -25,6 +25,18 @@ impl Builder<'_, '_> {
         found.ok_or_else(|| FormatError::at_offset(file, offset, format!("event refers to undefined region {id}")))
     }
 
+    /// The region (global id) of calling context `id`, or an error naming the file.
+    pub(super) fn context_region(&self, id: u32, file: &str, offset: u64) -> Result<u32, FormatError> {
+        match self.shared.defs.calling_contexts.get(id) {
+            Some(cc) => Ok(cc.region),
+            None => Err(FormatError::at_offset(
+                file,
+                offset,
+                format!("event refers to undefined calling context {id}"),
+            )),
+        }
+    }
+
     /// The part's id of MPI function `name` and its kind, interning and classifying it once.
     pub(super) fn function(&mut self, name: &str) -> (FuncId, CallKind) {
         let part = &mut self.part;
@@ -408,6 +420,16 @@ impl Builder<'_, '_> {
         match kind {
             EventKind::Enter { region } => self.enter(st, here, region, t, off)?,
             EventKind::Leave { region } => self.leave(st, here, region, t, off)?,
+            // As the official reader does for a reader without calling-context callbacks: the
+            // enter or leave of the context's region (OTF2_GlobalEvtReader's conversion).
+            EventKind::CallingContextEnter { context, .. } => {
+                let region = self.context_region(context, file, off)?;
+                self.enter(st, here, region, t, off)?
+            }
+            EventKind::CallingContextLeave { context } => {
+                let region = self.context_region(context, file, off)?;
+                self.leave(st, here, region, t, off)?
+            }
             EventKind::MpiSend {
                 receiver,
                 comm,

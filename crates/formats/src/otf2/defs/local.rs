@@ -41,6 +41,8 @@ pub const MAP_GROUP: u8 = 4;
 pub const MAP_METRIC: u8 = 5;
 /// Mapping type of communicator references.
 pub const MAP_COMM: u8 = 6;
+/// Mapping type of calling-context references.
+pub const MAP_CALLING_CONTEXT: u8 = 10;
 
 /// A clock-offset sample: at local `time` the location's clock was `offset` ticks off.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -122,6 +122,22 @@ pub struct Location {
     pub offset: u64,
 }
 
+/// A node of the calling-context tree: the region a [`EventKind::CallingContextEnter`]
+/// enters, and its caller's context.
+///
+/// [`EventKind::CallingContextEnter`]: super::events::EventKind::CallingContextEnter
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CallingContext {
+    /// Id.
+    pub id: u32,
+    /// The region (global id).
+    pub region: u32,
+    /// Source-code location (undefined when absent).
+    pub source_code_location: u32,
+    /// The calling context of the caller, or undefined at a root.
+    pub parent: u32,
+}
+
 /// A code region (function, MPI call, loop...).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Region {
@@ -275,6 +291,8 @@ pub struct GlobalDefs {
     pub comms: Table<u32, Comm>,
     /// Inter-communicators.
     pub inter_comms: Table<u32, InterComm>,
+    /// Calling contexts (OTF2 2.0+, written by Score-P when it unwinds the stack).
+    pub calling_contexts: Table<u32, CallingContext>,
     /// Attributes.
     pub attributes: Table<u32, Attribute>,
     /// Metric members.
@@ -512,7 +530,16 @@ impl GlobalDefs {
                     let coords = (0..k).map(|_| c.cu32("coordinate")).collect::<Result<Vec<_>, _>>()?;
                     defs.cart_coordinates.push((topology, rank, coords));
                 }
-                16 | 17 | 23..=29 | 33..=42 => {} // Known, not needed for MPI analysis.
+                34 => {
+                    let cc = CallingContext {
+                        id: c.cu32("calling context id")?,
+                        region: c.cu32("region")?,
+                        source_code_location: c.cu32("source code location")?,
+                        parent: c.cu32("parent")?,
+                    };
+                    defs.calling_contexts.insert(cc.id, cc, &c, at, "calling context")?;
+                }
+                16 | 17 | 23..=29 | 33 | 35..=42 => {} // Known, not needed for MPI analysis.
                 other => defs.unknown_records.push((other, off)),
             }
         }

@@ -3,7 +3,9 @@
 //! reader delivers them.
 
 use super::buffer::ChunkedFile;
-use super::defs::{LocalDefs, MAP_ATTRIBUTE, MAP_COMM, MAP_LOCATION, MAP_METRIC, MAP_REGION, MAP_STRING};
+use super::defs::{
+    LocalDefs, MAP_ATTRIBUTE, MAP_CALLING_CONTEXT, MAP_COMM, MAP_LOCATION, MAP_METRIC, MAP_REGION, MAP_STRING,
+};
 use crate::FormatError;
 
 mod hot;
@@ -69,6 +71,20 @@ pub enum EventKind {
     Leave {
         /// Region id.
         region: u32,
+    },
+    /// The region of a calling context was entered (OTF2 2.0+; Score-P writes these instead
+    /// of [`EventKind::Enter`] when it unwinds the stack, `SCOREP_ENABLE_UNWINDING`).
+    CallingContextEnter {
+        /// Calling context id (global); its definition names the region.
+        context: u32,
+        /// Frames entered since the previous event of the location.
+        unwind_distance: u32,
+    },
+    /// The region of a calling context was left (the counterpart of
+    /// [`EventKind::CallingContextEnter`]).
+    CallingContextLeave {
+        /// Calling context id (global).
+        context: u32,
     },
     /// Blocking send.
     MpiSend {
@@ -487,7 +503,14 @@ impl<'a> LocationEvents<'a> {
             },
             87 => EventKind::CommCreate { comm: comm(&mut c)? },
             88 => EventKind::CommDestroy { comm: comm(&mut c)? },
-            25..=27 | 32..=82 | 89..=92 => EventKind::Other { id },
+            66 => EventKind::CallingContextEnter {
+                context: l.map32(MAP_CALLING_CONTEXT, c.cu32("calling context")?),
+                unwind_distance: c.cu32("unwind distance")?,
+            },
+            67 => EventKind::CallingContextLeave {
+                context: l.map32(MAP_CALLING_CONTEXT, c.cu32("calling context")?),
+            },
+            25..=27 | 32..=65 | 68..=82 | 89..=92 => EventKind::Other { id },
             _ => {
                 self.unknown_records += 1;
                 EventKind::Unknown { id }
