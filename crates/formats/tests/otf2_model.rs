@@ -273,6 +273,12 @@ fn round_trip_of_the_samples_keeps_the_model() {
 /// non-blocking operations completed later, a sendrecv, collectives with roots, wildcard tag,
 /// never-completed sends, call paths, several threads, metrics.
 fn synthetic(ranks: u32, rounds: u32) -> Trace {
+    synthetic_named(ranks, rounds, "")
+}
+
+/// [`synthetic`] with `suffix` after every MPI function's name (TAU names them `MPI_Send()`).
+fn synthetic_named(ranks: u32, rounds: u32, suffix: &str) -> Trace {
+    let f = |name: &str| format!("{name}{suffix}");
     let mut t = Trace::new("generated", "synthetic", ranks);
     let even: Vec<Rank> = (0..ranks).filter(|r| r % 2 == 0).collect();
     let half = t.add_comm("evens", even.clone());
@@ -303,16 +309,16 @@ fn synthetic(ranks: u32, rounds: u32) -> Trace {
         let mut now = 1000 + r as u64;
         for i in 0..rounds {
             let path = if i % 2 == 0 { p_main } else { p_solve };
-            let irecv = t.push_call(r, "MPI_Irecv", now, now + 5, path, 0);
-            let isend = t.push_call(r, "MPI_Isend", now + 10, now + 12, path, 0);
-            let wait = t.push_call(r, "MPI_Waitall", now + 20, now + 40, path, 0);
+            let irecv = t.push_call(r, &f("MPI_Irecv"), now, now + 5, path, 0);
+            let isend = t.push_call(r, &f("MPI_Isend"), now + 10, now + 12, path, 0);
+            let wait = t.push_call(r, &f("MPI_Waitall"), now + 20, now + 40, path, 0);
             t.push_p2p(r, irecv, wait, P2pDir::Recv, left, i as i32, COMM_WORLD, 8 * i as u64);
             t.push_p2p(r, isend, wait, P2pDir::Send, right, i as i32, COMM_WORLD, 8 * i as u64);
-            let sr = t.push_call(r, "MPI_Sendrecv", now + 50, now + 70, path, 1);
+            let sr = t.push_call(r, &f("MPI_Sendrecv"), now + 50, now + 70, path, 1);
             t.push_p2p(r, sr, sr, P2pDir::Send, left, 99, COMM_WORLD, 16);
             t.push_p2p(r, sr, sr, P2pDir::Recv, right, 99, COMM_WORLD, 16);
             let root = i % ranks;
-            let b = t.push_call(r, "MPI_Bcast", now + 80, now + 90, path, 0);
+            let b = t.push_call(r, &f("MPI_Bcast"), now + 80, now + 90, path, 0);
             t.push_collective(
                 r,
                 b,
@@ -323,13 +329,13 @@ fn synthetic(ranks: u32, rounds: u32) -> Trace {
                 64,
             );
             if r % 2 == 0 {
-                let red = t.push_call(r, "MPI_Reduce", now + 100, now + 110, NO_CALLPATH, 1);
+                let red = t.push_call(r, &f("MPI_Reduce"), now + 100, now + 110, NO_CALLPATH, 1);
                 t.push_collective(r, red, CollectiveOp::Reduce, half, even[1 % even.len()], 4, 4);
-                let s = t.push_call(r, "MPI_Send", now + 111, now + 112, path, 0);
+                let s = t.push_call(r, &f("MPI_Send"), now + 111, now + 112, path, 0);
                 let peer = even[(even.iter().position(|&e| e == r).unwrap() + 1) % even.len()];
                 t.push_p2p(r, s, s, P2pDir::Send, peer, 7, half, 3);
             }
-            let bar = t.push_call(r, "MPI_Barrier", now + 120, now + 130, path, 0);
+            let bar = t.push_call(r, &f("MPI_Barrier"), now + 120, now + 130, path, 0);
             t.push_collective(r, bar, CollectiveOp::Barrier, COMM_WORLD, NO_ROOT, 0, 0);
             let ms = &mut t.ranks[r as usize].metrics[0];
             ms.time.push(now + 115);
@@ -337,24 +343,33 @@ fn synthetic(ranks: u32, rounds: u32) -> Trace {
             now += 200;
         }
         // Requests completed by the other thread, both ways round.
-        let isend0 = t.push_call(r, "MPI_Isend", now, now + 1, p_main, 0);
-        let irecv1 = t.push_call(r, "MPI_Irecv", now + 2, now + 3, p_main, 1);
-        let irecv0 = t.push_call(r, "MPI_Irecv", now + 4, now + 5, p_main, 0);
-        let isend1 = t.push_call(r, "MPI_Isend", now + 6, now + 7, p_main, 1);
-        let wait1 = t.push_call(r, "MPI_Waitall", now + 8, now + 9, p_main, 1);
-        let wait0 = t.push_call(r, "MPI_Waitall", now + 10, now + 11, p_main, 0);
+        let isend0 = t.push_call(r, &f("MPI_Isend"), now, now + 1, p_main, 0);
+        let irecv1 = t.push_call(r, &f("MPI_Irecv"), now + 2, now + 3, p_main, 1);
+        let irecv0 = t.push_call(r, &f("MPI_Irecv"), now + 4, now + 5, p_main, 0);
+        let isend1 = t.push_call(r, &f("MPI_Isend"), now + 6, now + 7, p_main, 1);
+        let wait1 = t.push_call(r, &f("MPI_Waitall"), now + 8, now + 9, p_main, 1);
+        let wait0 = t.push_call(r, &f("MPI_Waitall"), now + 10, now + 11, p_main, 0);
         t.push_p2p(r, isend0, wait1, P2pDir::Send, right, 50, COMM_WORLD, 2);
         t.push_p2p(r, irecv1, wait0, P2pDir::Recv, left, 50, COMM_WORLD, 2);
         t.push_p2p(r, irecv0, wait1, P2pDir::Recv, left, 51, COMM_WORLD, 3);
         t.push_p2p(r, isend1, wait0, P2pDir::Send, right, 51, COMM_WORLD, 3);
         now += 20;
-        let lost = t.push_call(r, "MPI_Isend", now, now + 1, p_main, 0);
+        let lost = t.push_call(r, &f("MPI_Isend"), now, now + 1, p_main, 0);
         t.push_p2p(r, lost, NOT_COMPLETED, P2pDir::Send, right, 5, COMM_WORLD, 1);
-        let fin = t.push_call(r, "MPI_Finalize", now + 10, now + 20, NO_CALLPATH, 0);
+        let fin = t.push_call(r, &f("MPI_Finalize"), now + 10, now + 20, NO_CALLPATH, 0);
         let _ = fin;
     }
     t.normalise_order();
     t
+}
+
+/// TAU names the regions of MPI functions `MPI_Send()`: read as the functions they are.
+#[test]
+fn mpi_regions_named_as_tau_names_them_read_as_their_functions() {
+    let tau = synthetic_named(4, 6, "()");
+    assert!(tau.functions.names().iter().any(|n| n == "MPI_Sendrecv()"));
+    let back = read(&otf2::write(&tau, "traces"));
+    assert_same_model(&synthetic(4, 6), &back);
 }
 
 #[test]

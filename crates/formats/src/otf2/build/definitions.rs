@@ -148,10 +148,11 @@ impl<'a> Shared<'a> {
             .items
             .iter()
             .map(|r| {
-                let name = defs.string(r.name).to_owned();
+                let name = defs.string(r.name);
+                let mpi = is_mpi_region(name, r.paradigm);
                 RegionInfo {
-                    mpi: is_mpi_region(&name, r.paradigm),
-                    name,
+                    mpi,
+                    name: if mpi { mpi_function_name(name) } else { name }.to_owned(),
                 }
             })
             .collect();

@@ -279,6 +279,13 @@ fn is_mpi_region(name: &str, paradigm: u8) -> bool {
     paradigm == PARADIGM_MPI || name.starts_with("MPI_") || name.starts_with("PMPI_")
 }
 
+/// The MPI function an MPI region names: TAU names its MPI regions `MPI_Send()`, Score-P and
+/// our writers `MPI_Send`; the call is the same function either way.
+fn mpi_function_name(name: &str) -> &str {
+    let t = name.trim();
+    t.strip_suffix("()").map(str::trim_end).unwrap_or(t)
+}
+
 impl Counters {
     fn add(&mut self, o: &Counters) {
         self.unknown_events += o.unknown_events;
