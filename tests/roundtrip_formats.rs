@@ -184,7 +184,10 @@ fn the_comparison_notices_single_changes() {
     let (trace, _) = generated();
     type Change = (&'static str, fn(&mut Trace));
     let changes: [Change; 5] = [
-        ("tag", |t| t.ranks[3].p2p.tag[2] += 1),
+        ("tag", |t| {
+            let p = &mut t.ranks[3].p2p;
+            p.tag.set(2, p.tag[2] + 1)
+        }),
         ("bytes", |t| {
             let p = &mut t.ranks[5].p2p;
             p.bytes.set(0, p.bytes.at(0) + 1)

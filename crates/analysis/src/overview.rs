@@ -417,7 +417,7 @@ impl OverviewBuilder {
             }
         }
         // Calls beyond the shortest column count for the summary only, as there.
-        for &id in &c.func[len..] {
+        for &id in c.func.iter().skip(len) {
             let id = id as usize;
             if local.len() <= id {
                 local.resize(id + 1, usize::MAX);

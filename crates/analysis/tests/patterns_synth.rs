@@ -73,7 +73,9 @@ fn with_sweep_routines(mut trace: Trace) -> Trace {
                 P2pDir::Send => rt.p2p.peer[i] > rt.rank,
                 P2pDir::Recv => rt.p2p.peer[i] < rt.rank,
             };
-            rt.calls.callpath[rt.p2p.post[i] as usize] = if forward { cf } else { cr };
+            rt.calls
+                .callpath
+                .set(rt.p2p.post[i] as usize, if forward { cf } else { cr });
         }
     }
     trace

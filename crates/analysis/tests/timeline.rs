@@ -502,7 +502,7 @@ fn relabelled(trace: &Trace, label: impl Fn(usize, usize) -> u32) -> Trace {
     let mut t = trace.clone();
     for (r, rt) in t.ranks.iter_mut().enumerate() {
         for i in 0..rt.calls.func.len() {
-            rt.calls.func[i] = label(r, i);
+            rt.calls.func.set(i, label(r, i));
         }
     }
     t

@@ -168,17 +168,17 @@ pub(crate) fn column_bytes(rt: &RankTrace) -> Vec<usize> {
     }
     let (c, p, k) = (&rt.calls, &rt.p2p, &rt.collectives);
     let mut cols = vec![
-        b(&c.func),
+        c.func.heap_bytes().used as usize,
         b(&c.kind),
         c.enter.heap_bytes().used as usize,
         c.duration.heap_bytes().used as usize,
-        b(c.callpath.stored()),
+        c.callpath.heap_bytes().used as usize,
         b(c.location.stored()),
         b(&p.post),
         p.complete.heap_bytes().used as usize,
         b(&p.dir),
-        b(&p.peer),
-        b(&p.tag),
+        p.peer.heap_bytes().used as usize,
+        p.tag.heap_bytes().used as usize,
         b(p.comm.stored()),
         p.bytes.heap_bytes().used as usize,
         b(&k.call),

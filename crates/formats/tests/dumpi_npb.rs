@@ -122,7 +122,7 @@ fn bt_reads_with_split_and_dup_communicators() {
     );
     // The 3x3 multi-partition: each rank talks to exactly 6 others.
     for rt in &t.ranks {
-        let mut peers: Vec<u32> = rt.p2p.peer.clone();
+        let mut peers: Vec<u32> = rt.p2p.peer.to_vec();
         peers.sort();
         peers.dedup();
         assert_eq!(peers.len(), 6, "rank {} peers {peers:?}", rt.rank);

@@ -87,11 +87,11 @@ fn strings(v: &Vec<String>) -> Bytes {
 impl Calls {
     /// Heap bytes of the columns.
     pub fn heap_bytes(&self) -> Bytes {
-        Bytes::of(&self.func)
+        self.func.heap_bytes()
             + Bytes::of(&self.kind)
             + self.enter.heap_bytes()
             + self.duration.heap_bytes()
-            + Bytes::of(self.callpath.stored())
+            + self.callpath.heap_bytes()
             + Bytes::of(self.location.stored())
     }
 }
@@ -102,8 +102,8 @@ impl P2p {
         Bytes::of(&self.post)
             + self.complete.heap_bytes()
             + Bytes::of(&self.dir)
-            + Bytes::of(&self.peer)
-            + Bytes::of(&self.tag)
+            + self.peer.heap_bytes()
+            + self.tag.heap_bytes()
             + Bytes::of(self.comm.stored())
             + self.bytes.heap_bytes()
     }

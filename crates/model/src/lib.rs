@@ -9,15 +9,18 @@
 //! never learn which format a trace came from.
 //!
 //! The layout is columnar because real traces reach hundreds of millions of calls: a call
-//! costs about 13 bytes (19 with call paths and threads), a point-to-point operation 18 (22 on
-//! other communicators than `MPI_COMM_WORLD`) ([`heap`]); durations and message sizes are
-//! [`Narrow`] columns, 4 bytes a row while they fit in 32 bits, entry times [`Stamps`] (about
-//! 4 bytes), completing calls [`Completions`] (1 byte, the distance from the posting call).
+//! costs about 10 bytes (12 with threads), a point-to-point operation about 9 (13 on other
+//! communicators than `MPI_COMM_WORLD`) ([`heap`]); durations are [`Narrow`] columns, 4 bytes
+//! a row while they fit in 32 bits, entry times [`Stamps`] (about 4 bytes), completing calls
+//! [`Completions`] (1 byte, the distance from the posting call), functions, call paths,
+//! partners, tags and message sizes codes into the rank's distinct values ([`Dict`],
+//! [`Sizes`]: about 1 byte each).
 
 pub mod build;
 pub mod cartesian;
 pub mod column;
 pub mod completions;
+pub mod dict;
 pub mod heap;
 mod kinds;
 pub mod matching;
@@ -25,17 +28,20 @@ pub mod narrow;
 pub mod query;
 pub mod renumber;
 pub mod restrict;
+pub mod sizes;
 pub mod stamps;
 
 pub use cartesian::CartTopology;
 pub use column::Sparse;
 pub use completions::Completions;
+pub use dict::Dict;
 pub use heap::{Bytes, HeapBytes};
 pub use kinds::{CallKind, CollectiveOp};
 pub use matching::{match_messages, match_messages_earliest, Matching, Message, Sourced};
 pub use narrow::Narrow;
 pub use query::Selection;
 pub use renumber::RenumberError;
+pub use sizes::Sizes;
 pub use stamps::Stamps;
 
 use serde::{Deserialize, Serialize};
@@ -160,8 +166,9 @@ pub struct Location {
 /// The calls of one rank, column by column; row `i` of every column is call `i`, in program order.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Calls {
-    /// MPI function of the call (index into [`Trace::functions`]), e.g. `MPI_Isend`.
-    pub func: Vec<FuncId>,
+    /// MPI function of the call (index into [`Trace::functions`]), e.g. `MPI_Isend`; about 1
+    /// byte a call, a code into the rank's functions ([`Dict`]).
+    pub func: Dict<FuncId>,
     /// Classification of the function.
     pub kind: Vec<CallKind>,
     /// Entry time, about 4 bytes a call ([`Stamps`]). Read with [`Calls::enter`] and
@@ -170,9 +177,9 @@ pub struct Calls {
     /// Duration (exit − entry; 0 when the format records only one timestamp), 4 bytes a call
     /// up to 4.29 s ([`Narrow`]). Read the exit time with [`Calls::exit`].
     pub duration: Narrow,
-    /// Enclosing user call path (regions entered and not yet left), or [`NO_CALLPATH`]; stored
-    /// only when some call has one ([`Sparse`]).
-    pub callpath: Sparse<CallpathId, NO_CALLPATH>,
+    /// Enclosing user call path (regions entered and not yet left), or [`NO_CALLPATH`]; a code
+    /// into the rank's call paths, nothing while every call has the same ([`Dict`]).
+    pub callpath: Dict<CallpathId>,
     /// Index into [`RankTrace::locations`] of the thread that made the call; stored only when
     /// some call was made by another thread than the first ([`Sparse`]).
     pub location: Sparse<u16, 0>,
@@ -255,17 +262,19 @@ pub struct P2p {
     pub complete: Completions,
     /// Send or receive.
     pub dir: Vec<P2pDir>,
-    /// World rank of the partner ([`ANY_SOURCE`] for an unresolved wildcard receive).
-    pub peer: Vec<Rank>,
-    /// Message tag ([`ANY_TAG`] for an unresolved wildcard).
-    pub tag: Vec<i32>,
+    /// World rank of the partner ([`ANY_SOURCE`] for an unresolved wildcard receive); about 1
+    /// byte an operation, a code into the rank's partners ([`Dict`]).
+    pub peer: Dict<Rank>,
+    /// Message tag ([`ANY_TAG`] for an unresolved wildcard); a code into the rank's tags, nothing
+    /// while the rank uses one ([`Dict`]).
+    pub tag: Dict<i32>,
     /// Communicator (index into [`Trace::comms`]); stored only when some operation is on
     /// another communicator than `MPI_COMM_WORLD` ([`Sparse`]).
     pub comm: Sparse<CommId, COMM_WORLD>,
     /// Message size in bytes (count × datatype size). For receives, the size actually received
-    /// where the format records it, else the posted buffer size. 4 bytes an operation up to
-    /// 4 GiB ([`Narrow`]).
-    pub bytes: Narrow,
+    /// where the format records it, else the posted buffer size. About 1 byte an operation, a
+    /// code into the rank's sizes ([`Sizes`]).
+    pub bytes: Sizes,
 }
 
 impl P2p {
@@ -358,7 +367,7 @@ impl Serialize for P2p {
 impl<'de> Deserialize<'de> for P2p {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         type Owned =
-            P2pRows<Vec<CallIdx>, Vec<CallIdx>, Vec<P2pDir>, Vec<Rank>, Vec<i32>, Sparse<CommId, COMM_WORLD>, Narrow>;
+            P2pRows<Vec<CallIdx>, Vec<CallIdx>, Vec<P2pDir>, Dict<Rank>, Dict<i32>, Sparse<CommId, COMM_WORLD>, Sizes>;
         let r = Owned::deserialize(d)?;
         if r.complete.len() != r.post.len() {
             return Err(serde::de::Error::custom(format!(

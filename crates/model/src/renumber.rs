@@ -125,11 +125,7 @@ impl Trace {
         for (old, mut rt) in std::mem::take(&mut self.ranks).into_iter().enumerate() {
             let new = perm[old];
             rt.rank = new;
-            for p in &mut rt.p2p.peer {
-                if *p != ANY_SOURCE {
-                    *p = map(*p);
-                }
-            }
+            rt.p2p.peer.map_values(|p| if p != ANY_SOURCE { map(p) } else { p });
             for root in &mut rt.collectives.root {
                 if *root != NO_ROOT {
                     *root = map(*root);

@@ -134,17 +134,17 @@ fn apply(mut t: Trace, how: &Reshape) -> Trace {
                 }
             }
             if rng.f64() < how.self_peer {
-                p.peer[i] = rank;
+                p.peer.set(i, rank);
             }
             if rng.f64() < how.outside {
-                p.peer[i] = [n, n + 1, u32::MAX - 1][rng.usize(0..3)];
+                p.peer.set(i, [n, n + 1, u32::MAX - 1][rng.usize(0..3)]);
             }
             if p.dir[i] == P2pDir::Recv {
                 if rng.f64() < how.any_source {
-                    p.peer[i] = ANY_SOURCE;
+                    p.peer.set(i, ANY_SOURCE);
                 }
                 if rng.f64() < how.any_tag {
-                    p.tag[i] = ANY_TAG;
+                    p.tag.set(i, ANY_TAG);
                 }
             }
         }

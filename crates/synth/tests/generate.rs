@@ -357,7 +357,7 @@ fn wavefront_sweeps_the_grid_both_ways() {
         names,
         ["MPI_Recv", "MPI_Recv", "MPI_Send", "MPI_Send", "MPI_Recv", "MPI_Recv", "MPI_Send", "MPI_Send"]
     );
-    let peers: Vec<u32> = trace.ranks[6].p2p.peer[..8].to_vec();
+    let peers: Vec<u32> = trace.ranks[6].p2p.peer.iter().take(8).copied().collect();
     assert_eq!(peers, [1, 5, 11, 7, 11, 7, 1, 5]);
 
     let err = generate(&Spec {

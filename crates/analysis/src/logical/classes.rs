@@ -106,10 +106,10 @@ pub(super) fn content_key(trace: &Trace, rank: Rank) -> ContentKey {
 /// and sizes), little-endian: on a 64-bit little-endian machine the bytes a derived `Hash` of
 /// the slices writes, so the keys there are those of earlier sessions.
 pub(super) fn fixed_width_hash(
-    func: &[u32],
+    func: &tracelogic_model::Dict<u32>,
     kind: impl ExactSizeIterator<Item = i64>,
     dir: impl ExactSizeIterator<Item = i64>,
-    tag: &[i32],
+    tag: &tracelogic_model::Dict<i32>,
     bytes: impl ExactSizeIterator<Item = u64>,
 ) -> u64 {
     use std::hash::Hasher;

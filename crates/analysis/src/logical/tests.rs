@@ -90,10 +90,10 @@ fn content_key_hashes_fixed_width_bytes() {
     let send = t.functions.intern("MPI_Send");
     let recv = t.functions.intern("MPI_Recv");
     let rt = &mut t.ranks[0];
-    rt.calls.func = vec![send, recv];
+    rt.calls.func = vec![send, recv].into();
     rt.calls.kind = vec![tracelogic_model::CallKind::Send, tracelogic_model::CallKind::Recv];
     rt.p2p.dir = vec![P2pDir::Send, P2pDir::Recv];
-    rt.p2p.tag = vec![7, -1];
+    rt.p2p.tag = vec![7, -1].into();
     rt.p2p.bytes = vec![80, 1 << 33].into();
     // The bytes written by hand: each sequence as u64 length then its elements.
     let mut bytes: Vec<u8> = Vec::new();
@@ -125,10 +125,10 @@ fn content_key_hashes_fixed_width_bytes() {
         use std::hash::Hash;
         let rt = &t.ranks[0];
         let mut d = std::hash::DefaultHasher::new();
-        rt.calls.func.hash(&mut d);
+        rt.calls.func.to_vec().hash(&mut d);
         rt.calls.kind.hash(&mut d);
         rt.p2p.dir.hash(&mut d);
-        rt.p2p.tag.hash(&mut d);
+        rt.p2p.tag.to_vec().hash(&mut d);
         rt.p2p.bytes.hash(&mut d);
         assert_eq!(key.2, std::hash::Hasher::finish(&d));
     }

@@ -257,8 +257,8 @@ impl Reader {
                     // Completes a receive posted by MpiIrecvRequest, if one is pending.
                     if let Some(op) = request.and_then(|q| self.requests.remove(r, q)) {
                         p.set_complete(op, call);
-                        p.peer[op] = peer;
-                        p.tag[op] = tag;
+                        p.peer.set(op, peer);
+                        p.tag.set(op, tag);
                         p.bytes.set(op, bytes);
                         self.comm_refs.push((r, op, true, comm));
                         return Ok(());

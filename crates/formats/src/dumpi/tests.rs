@@ -665,7 +665,7 @@ fn large_rank_files_reserved_up_front_read_as_the_general_path() {
     assert_eq!(read.num_calls(), trace.num_calls());
     let calls = &read.ranks[5].calls;
     assert_eq!(
-        calls.func.capacity(),
+        calls.kind.capacity(),
         calls.len(),
         "columns reserved from the footer's counts"
     );

@@ -6,7 +6,8 @@
 //! not changed: the caller renumbers them when it also drops the rows they point to.
 
 use crate::column::{FillValue, Sparse};
-use crate::{Calls, Collectives, Completions, MetricSamples, Narrow, P2p, Stamps};
+use crate::dict::{Dict, DictValue};
+use crate::{Calls, Collectives, Completions, MetricSamples, Narrow, P2p, Sizes, Stamps};
 
 /// A column rows can be dropped from.
 trait RowColumn: Sized {
@@ -57,6 +58,28 @@ macro_rules! u64_rows {
     )+};
 }
 u64_rows!(Narrow, Stamps);
+
+impl<T: DictValue> RowColumn for Dict<T> {
+    #[inline]
+    fn retain_mask(&mut self, keep: &[bool]) {
+        Dict::retain_mask(self, keep)
+    }
+    #[inline]
+    fn select_mask(&self, keep: &[bool]) -> Self {
+        Dict::select_mask(self, keep)
+    }
+}
+
+impl RowColumn for Sizes {
+    #[inline]
+    fn retain_mask(&mut self, keep: &[bool]) {
+        Sizes::retain_mask(self, keep)
+    }
+    #[inline]
+    fn select_mask(&self, keep: &[bool]) -> Self {
+        Sizes::select_mask(self, keep)
+    }
+}
 
 impl RowColumn for Completions {
     #[inline]

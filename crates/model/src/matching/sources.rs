@@ -81,9 +81,9 @@ fn named(trace: &Trace, matching: &Matching) -> Trace {
         let send = &trace.ranks[m.sender as usize].p2p;
         let (tag, bytes) = (send.tag[m.send_op as usize], send.bytes.at(m.send_op as usize));
         let p = &mut resolved.ranks[r].p2p;
-        p.peer[i] = m.sender;
+        p.peer.set(i, m.sender);
         if p.tag[i] == ANY_TAG {
-            p.tag[i] = tag;
+            p.tag.set(i, tag);
         }
         let posted = p.bytes.at(i);
         p.bytes.set(i, bytes.min(posted));

@@ -82,9 +82,9 @@ impl Builder {
             }
         }
         let mut rt = part.trace;
-        renumber(&mut rt.calls.func, &functions);
-        // NO_CALLPATH, the fill value, is outside the map and stays.
-        renumber(rt.calls.callpath.stored_mut(), &callpaths);
+        renumber_coded(&mut rt.calls.func, &functions);
+        // NO_CALLPATH is outside the map and stays.
+        renumber_coded(&mut rt.calls.callpath, &callpaths);
         renumber_sparse(&mut rt.p2p.comm, &comms);
         renumber_sparse(&mut rt.collectives.comm, &comms);
         for m in &mut rt.metrics {
@@ -350,7 +350,7 @@ pub(super) fn resolve_rank(
         match (comm_ids[d], members) {
             (Some(cid), Some(m)) => {
                 p.comm[i] = cid;
-                p.peer[i] = if local == DUMPI_ANY {
+                let peer = if local == DUMPI_ANY {
                     ANY_SOURCE
                 } else {
                     match m.get(local as usize) {
@@ -363,6 +363,7 @@ pub(super) fn resolve_rank(
                         }
                     }
                 };
+                p.peer.set(i, peer);
             }
             _ => *keep = false,
         }
@@ -469,6 +470,14 @@ fn renumber_sparse<const FILL: u32>(column: &mut tracelogic_model::Sparse<u32, F
     } else {
         renumber(column.stored_mut(), map);
     }
+}
+
+/// [`renumber`] on a column coded against its distinct values: each distinct id is mapped once.
+fn renumber_coded(column: &mut tracelogic_model::Dict<u32>, map: &[u32]) {
+    if map.iter().enumerate().all(|(i, &id)| id == i as u32) {
+        return;
+    }
+    column.map_values(|id| map.get(id as usize).copied().unwrap_or(id));
 }
 
 /// Replace every id of `column` by `map[id]` (ids outside `map`, such as [`NO_CALLPATH`], stay).

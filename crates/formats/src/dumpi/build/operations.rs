@@ -272,13 +272,13 @@ impl RankReader {
         }
         let p = &mut self.rt.p2p;
         if p.peer[op] as i32 == DUMPI_ANY {
-            p.peer[op] = s.source as u32;
+            p.peer.set(op, s.source as u32);
             self.st.unresolved.all_world &= (s.source as u32) < self.world;
         } else if p.peer[op] as i32 != s.source {
             return;
         }
         if p.tag[op] == ANY_TAG && s.tag >= 0 {
-            p.tag[op] = s.tag;
+            p.tag.set(op, s.tag);
         }
         if s.bytes >= 0 && (s.bytes as u64) <= p.bytes.at(op) {
             p.bytes.set(op, s.bytes as u64);

@@ -541,12 +541,16 @@ impl Renumbering<'_> {
             map.iter().enumerate().all(|(i, &m)| m == first + i as u32)
         }
         if !identity(self.functions, 0) {
-            rt.calls.func.iter_mut().for_each(|f| *f = self.functions[*f as usize]);
+            rt.calls.func.map_values(|f| self.functions[f as usize]);
         }
         if !identity(self.callpaths, 0) {
-            for c in rt.calls.callpath.stored_mut().iter_mut().filter(|c| **c != NO_CALLPATH) {
-                *c = self.callpaths[*c as usize];
-            }
+            rt.calls.callpath.map_values(|c| {
+                if c != NO_CALLPATH {
+                    self.callpaths[c as usize]
+                } else {
+                    c
+                }
+            });
         }
         if !identity(self.comms, self.comms_first) {
             let first = self.comms_first;

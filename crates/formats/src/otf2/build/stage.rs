@@ -36,8 +36,8 @@ pub(super) fn p2p_in_posting_order(rt: &mut RankTrace) {
     gather(&mut p.post, &perm);
     p.set_completes(done);
     gather(&mut p.dir, &perm);
-    gather(&mut p.peer, &perm);
-    gather(&mut p.tag, &perm);
+    p.peer = perm.iter().map(|&i| p.peer[i as usize]).collect();
+    p.tag = perm.iter().map(|&i| p.tag[i as usize]).collect();
     p.comm = perm.iter().map(|&i| p.comm[i as usize]).collect();
     p.bytes = perm.iter().map(|&i| p.bytes.at(i as usize)).collect();
 }
@@ -204,8 +204,8 @@ impl Stage {
             None => {
                 let p = &mut rt.p2p;
                 p.set_complete(op, call);
-                p.peer[op] = peer;
-                p.tag[op] = tag;
+                p.peer.set(op, peer);
+                p.tag.set(op, tag);
                 p.comm[op] = comm;
                 p.bytes.set(op, bytes);
             }
@@ -394,8 +394,10 @@ mod stage_tests {
                         let got = (call, next(64) as u32, next(9) as i32, 1, next(100));
                         stage.receive(&mut staged, op, got);
                         let p = &mut direct.p2p;
-                        let (done, bytes);
-                        (done, p.peer[op], p.tag[op], p.comm[op], bytes) = got;
+                        let (done, peer, tag, bytes);
+                        (done, peer, tag, p.comm[op], bytes) = got;
+                        p.peer.set(op, peer);
+                        p.tag.set(op, tag);
                         p.set_complete(op, done);
                         p.bytes.set(op, bytes);
                     }
