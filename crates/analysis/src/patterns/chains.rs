@@ -292,7 +292,7 @@ pub(super) fn split_chains(
             .unwrap_or(u32::MAX)
     };
     // Links: matched messages and the j-th collective of a communicator, between local events.
-    let mut links: Vec<(u32, u32)> = Vec::new();
+    let mut links: Vec<(u32, u32)> = Vec::with_capacity(matching.messages.len());
     let has_local = |r: usize| !local[r].is_empty();
     for m in &matching.messages {
         if !has_local(m.sender as usize) || !has_local(m.receiver as usize) {
