@@ -66,6 +66,87 @@ fn copies_in(seq: &[u32], lo: usize, hi: usize, body: &[u32]) -> Vec<u32> {
     }
 }
 
+/// The chain split's local ids (numbered as events are claimed) with the rank, event and loop
+/// group of each, stored as runs of consecutive ids over consecutive events of one rank and
+/// group: a few runs a rank instead of three words an event (LU C 128: 16.5 M ids).
+#[derive(Default)]
+struct Runs {
+    /// (first id, rank, first event, group) of each run, ids ascending.
+    starts: Vec<(u32, u32, u32, u32)>,
+    /// Number of ids.
+    len: u32,
+}
+
+/// One run of [`Runs`]: ids `ids` are the events from `event` on of `rank`.
+struct Run {
+    ids: std::ops::Range<usize>,
+    rank: u32,
+    event: u32,
+    group: u32,
+}
+
+impl Runs {
+    /// The next id, for event `event` of rank `rank` claimed by group `group`.
+    fn push(&mut self, rank: u32, event: u32, group: u32) -> u32 {
+        let id = self.len;
+        let continues = self
+            .starts
+            .last()
+            .is_some_and(|&(first, r, e, g)| r == rank && g == group && e as u64 + (id - first) as u64 == event as u64);
+        if !continues {
+            self.starts.push((id, rank, event, group));
+        }
+        self.len += 1;
+        id
+    }
+
+    fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    fn iter(&self) -> impl Iterator<Item = Run> + '_ {
+        self.starts.iter().enumerate().map(|(k, &(first, rank, event, group))| {
+            let end = self.starts.get(k + 1).map_or(self.len, |x| x.0);
+            Run {
+                ids: first as usize..end as usize,
+                rank,
+                event,
+                group,
+            }
+        })
+    }
+
+    /// Every id in order with its rank, event and group.
+    fn each(&self) -> impl Iterator<Item = (usize, u32, u32, u32)> + '_ {
+        self.iter().flat_map(|run| {
+            let first = run.ids.start;
+            run.ids
+                .map(move |id| (id, run.rank, run.event + (id - first) as u32, run.group))
+        })
+    }
+
+    /// Maximal ranges of ids of one rank and one group.
+    fn blocks(&self) -> Vec<std::ops::Range<usize>> {
+        let mut out: Vec<std::ops::Range<usize>> = Vec::new();
+        let mut last = None;
+        for run in self.iter() {
+            match out.last_mut() {
+                Some(b) if last == Some((run.rank, run.group)) => b.end = run.ids.end,
+                _ => out.push(run.ids.clone()),
+            }
+            last = Some((run.rank, run.group));
+        }
+        out
+    }
+
+    /// The ids of group `group` (claimed in one stretch: the groups claim their events in turn).
+    fn ids_of_group(&self, group: u32) -> std::ops::Range<u32> {
+        let first = self.starts.iter().find(|x| x.3 == group).map_or(self.len, |x| x.0);
+        let end = self.starts.iter().find(|x| x.3 > group).map_or(self.len, |x| x.0);
+        first..end.max(first)
+    }
+}
+
 /// Chained instances split at their iterations ([module docs](self)). `loops[r][k]`: the loop
 /// occurrence `k` of rank `r` is an iteration of ([`NOT_A_STEP`]: none; empty: no loop
 /// folded yet). `None` when no instance is chained or the split leaves as many events in
@@ -138,8 +219,8 @@ pub(super) fn split_chains(
     // rank: the chained instances' parts and the stretch from the first seed to the last.
     let mut seeds: Vec<Vec<(u32, u32, u32)>> = Vec::with_capacity(groups.len());
     let mut local: Vec<Vec<u32>> = vec![Vec::new(); nranks];
-    let mut owner: Vec<u32> = Vec::new(); // local id -> index in `groups`
-    let mut at: Vec<(u32, u32)> = Vec::new(); // local id -> (rank, event)
+    // Local ids -> (rank, event, index in `groups`), in runs of consecutive events.
+    let mut runs = Runs::default();
     for (gi, (p, insts)) in groups.iter().enumerate() {
         let pat = &c.patterns[*p];
         let folded = c.step_loops.get(*p).copied().unwrap_or(NOT_A_STEP);
@@ -192,9 +273,7 @@ pub(super) fn split_chains(
             for (s, e, guarded) in spans {
                 for ev in s..e {
                     if l[ev as usize] == u32::MAX && !(guarded && is_protected(ev)) {
-                        l[ev as usize] = at.len() as u32;
-                        at.push((r, ev));
-                        owner.push(gi as u32);
+                        l[ev as usize] = runs.push(r, ev, gi as u32);
                     }
                 }
             }
@@ -202,7 +281,9 @@ pub(super) fn split_chains(
         }
         seeds.push(mine);
     }
-    let n = at.len();
+    let n = runs.len();
+    // The ids of each loop group: one range, as the groups claim their events in turn.
+    let group_ids: Vec<std::ops::Range<u32>> = (0..groups.len() as u32).map(|gi| runs.ids_of_group(gi)).collect();
     let id_of = |r: usize, e: u32| {
         local
             .get(r)
@@ -211,7 +292,7 @@ pub(super) fn split_chains(
             .unwrap_or(u32::MAX)
     };
     // Links: matched messages and the j-th collective of a communicator, between local events.
-    let mut links: Vec<(u32, u32)> = Vec::new();
+    let mut links: Vec<(u32, u32)> = Vec::with_capacity(matching.messages.len());
     let has_local = |r: usize| !local[r].is_empty();
     for m in &matching.messages {
         if !has_local(m.sender as usize) || !has_local(m.receiver as usize) {
@@ -259,12 +340,12 @@ pub(super) fn split_chains(
     for (gi, mine) in seeds.iter().enumerate() {
         for &(r, s, e) in mine {
             let first = id_of(r as usize, s);
-            if first == u32::MAX || owner[first as usize] as usize != gi {
+            if first == u32::MAX || !group_ids[gi].contains(&first) {
                 continue;
             }
             for ev in s..e {
                 let l = id_of(r as usize, ev);
-                if l == u32::MAX || owner[l as usize] as usize != gi {
+                if l == u32::MAX || !group_ids[gi].contains(&l) {
                     continue;
                 }
                 seeded[l as usize] = true;
@@ -275,9 +356,11 @@ pub(super) fn split_chains(
     for &(a, b) in &links {
         uf.union(a, b);
     }
-    let mut has_seed = vec![false; n];
+    // Whether a component holds a seed, flagged at its root in place of `seeded`: a root is the
+    // smallest id of its component, so it is read before any of its members flags it.
+    let mut has_seed = seeded;
     for l in 0..n as u32 {
-        if seeded[l as usize] {
+        if has_seed[l as usize] {
             let root = uf.find(l);
             has_seed[root as usize] = true;
         }
@@ -289,32 +372,36 @@ pub(super) fn split_chains(
             label[l as usize] = root;
         }
     }
+    drop(has_seed);
     // Unreached events between two events of one iteration on their rank belong to it (a
     // message between two short-step ranks inside their steps), and so do their partners; to a
     // fixpoint (each round labels more events, so at most `n` rounds, in practice a few).
     loop {
         let mut changed = false;
-        let mut l = 0;
-        while l < n {
-            if label[l] != u32::MAX {
-                l += 1;
-                continue;
-            }
-            let mut e = l;
-            while e < n && label[e] == u32::MAX && at[e].0 == at[l].0 && owner[e] == owner[l] {
-                e += 1;
-            }
-            // The run l..e of unreached events on one rank of one instance, contiguous in the
-            // part (local ids follow the events): the labels on both sides.
-            let before = (l > 0 && at[l - 1].0 == at[l].0 && owner[l - 1] == owner[l]).then(|| label[l - 1]);
-            let after = (e < n && at[e].0 == at[l].0 && owner[e] == owner[l]).then(|| label[e]);
-            if let (Some(a), Some(b)) = (before, after) {
-                if a == b && a != u32::MAX {
-                    label[l..e].fill(a);
-                    changed = true;
+        // Each block: the ids of one rank claimed by one loop group.
+        for block in runs.blocks() {
+            let mut l = block.start;
+            while l < block.end {
+                if label[l] != u32::MAX {
+                    l += 1;
+                    continue;
                 }
+                let mut e = l;
+                while e < block.end && label[e] == u32::MAX {
+                    e += 1;
+                }
+                // The run l..e of unreached events on one rank of one instance, contiguous in
+                // the part (local ids follow the events): the labels on both sides.
+                let before = (l > block.start).then(|| label[l - 1]);
+                let after = (e < block.end).then(|| label[e]);
+                if let (Some(a), Some(b)) = (before, after) {
+                    if a == b && a != u32::MAX {
+                        label[l..e].fill(a);
+                        changed = true;
+                    }
+                }
+                l = e;
             }
-            l = e;
         }
         if !changed {
             break;
@@ -336,13 +423,17 @@ pub(super) fn split_chains(
             }
         }
     }
-    // 3. The rest: each rank's runs of unreached events, joined through their links.
-    let mut uf2 = UnionFind((0..n as u32).collect());
-    for l in 1..n {
-        let (r0, e0) = at[l - 1];
-        let (r1, e1) = at[l];
-        if label[l] == u32::MAX && label[l - 1] == u32::MAX && r0 == r1 && e0 + 1 == e1 && owner[l] == owner[l - 1] {
-            uf2.union(l as u32 - 1, l as u32);
+    // 3. The rest: each rank's runs of unreached events, joined through their links (in the
+    // first union–find's memory).
+    let mut uf2 = uf;
+    for (l, parent) in uf2.0.iter_mut().enumerate() {
+        *parent = l as u32;
+    }
+    for run in runs.iter() {
+        for l in run.ids.start + 1..run.ids.end {
+            if label[l] == u32::MAX && label[l - 1] == u32::MAX {
+                uf2.union(l as u32 - 1, l as u32);
+            }
         }
     }
     for &(a, b) in &links {
@@ -404,16 +495,15 @@ pub(super) fn split_chains(
     let mut hole_kinds: FastSet<(u32, u32, u32)> = FastSet::default();
     let mut previous: Option<(u32, u32)> = None;
     let mut last_kind = None;
-    for id in 0..n {
+    for (id, r, e, gi) in runs.each() {
         if label[id] as usize >= n {
-            let (r, e) = at[id];
             let k = match previous {
                 Some((l, k)) if l == label[id] => k,
                 _ => {
                     let next = holes.len() as u32;
                     let k = *hole_index.entry(label[id]).or_insert(next);
                     if k == next {
-                        holes.push((label[id], owner[id]));
+                        holes.push((label[id], gi));
                     }
                     previous = Some((label[id], k));
                     k
@@ -458,9 +548,8 @@ pub(super) fn split_chains(
     // Each rank's territory cut where the label changes (local ids follow the events):
     // (rank, start, end, label, loop) of the run being cut.
     let mut run: Option<(u32, u32, u32, u32, u32)> = None;
-    for id in 0..n {
-        let (r, e) = at[id];
-        let (l, gi) = (label[id], owner[id]);
+    for (id, r, e, gi) in runs.each() {
+        let l = label[id];
         match run {
             Some((rr, _, ref mut t, cur, g)) if rr == r && *t == e && cur == l && g == gi => *t = e + 1,
             _ => {

@@ -88,95 +88,140 @@ pub fn topology(
     events: &Events,
     spans: &BTreeMap<Rank, Vec<(u32, u32)>>,
 ) -> (PhaseTopology, Vec<(String, u64)>) {
-    let mut pairs: BTreeMap<(Rank, Rank), (u64, u64)> = BTreeMap::new();
-    // Collective operations by function: the largest count on any rank (a collective on all
-    // ranks counts once, not once per rank).
-    let mut collectives: BTreeMap<String, u64> = BTreeMap::new();
-    // One rank's sends (messages, bytes) by peer, counted densely and moved into `pairs` after
-    // the rank (one map entry per pair, not per message), and its collectives by function.
-    let mut to_peer: Vec<(u64, u64)> = vec![(0, 0); trace.num_ranks() as usize];
-    let mut peers: Vec<Rank> = Vec::new();
-    let mut by_function: BTreeMap<u32, u64> = BTreeMap::new();
-    for (&r, ranges) in spans {
-        let (re, rt) = (&events.ranks[r as usize], &trace.ranks[r as usize]);
-        // Occurrences of a phase may overlap on a rank (a rank's part of one occurrence can
-        // reach into the next): each event counts once.
-        for (a, b) in union_of(ranges) {
-            for ev in a..=b {
-                match re.events.get(ev as usize) {
-                    Some(&EventRef::P2p(o)) => {
-                        let o = o as usize;
-                        let peer = rt.p2p.peer[o];
-                        if rt.p2p.dir[o] == P2pDir::Send && peer < trace.num_ranks() && peer != r {
-                            let e = &mut to_peer[peer as usize];
-                            if e.0 == 0 {
-                                peers.push(peer);
+    Traffic::of(trace, events, spans).describe()
+}
+
+/// The point-to-point sends and collectives of some events, counted: what [`topology`] names.
+/// The counts of stretches sharing no event add up ([`Traffic::add`]), so a section's traffic
+/// is its phases' summed, not its events counted again.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Traffic {
+    /// (sender, receiver) -> (messages, bytes).
+    pairs: BTreeMap<(Rank, Rank), (u64, u64)>,
+    /// Per rank, its collective calls by MPI function name.
+    collectives: BTreeMap<Rank, BTreeMap<String, u64>>,
+}
+
+impl Traffic {
+    /// The traffic of the events `spans` (per rank, inclusive event ranges; overlapping ranges
+    /// count each event once).
+    pub fn of(trace: &Trace, events: &Events, spans: &BTreeMap<Rank, Vec<(u32, u32)>>) -> Traffic {
+        let mut pairs: BTreeMap<(Rank, Rank), (u64, u64)> = BTreeMap::new();
+        let mut collectives: BTreeMap<Rank, BTreeMap<String, u64>> = BTreeMap::new();
+        // One rank's sends (messages, bytes) by peer, counted densely and moved into `pairs`
+        // after the rank (one map entry per pair, not per message), and its collectives by
+        // function.
+        let mut to_peer: Vec<(u64, u64)> = vec![(0, 0); trace.num_ranks() as usize];
+        let mut peers: Vec<Rank> = Vec::new();
+        let mut by_function: BTreeMap<u32, u64> = BTreeMap::new();
+        for (&r, ranges) in spans {
+            let (re, rt) = (&events.ranks[r as usize], &trace.ranks[r as usize]);
+            // Occurrences of a phase may overlap on a rank (a rank's part of one occurrence can
+            // reach into the next): each event counts once.
+            for (a, b) in union_of(ranges) {
+                for ev in a..=b {
+                    match re.events.get(ev as usize) {
+                        Some(&EventRef::P2p(o)) => {
+                            let o = o as usize;
+                            let peer = rt.p2p.peer[o];
+                            if rt.p2p.dir[o] == P2pDir::Send && peer < trace.num_ranks() && peer != r {
+                                let e = &mut to_peer[peer as usize];
+                                if e.0 == 0 {
+                                    peers.push(peer);
+                                }
+                                e.0 += 1;
+                                e.1 = e.1.saturating_add(rt.p2p.bytes.at(o));
                             }
-                            e.0 += 1;
-                            e.1 = e.1.saturating_add(rt.p2p.bytes.at(o));
                         }
+                        Some(&EventRef::Collective(_)) => {
+                            *by_function
+                                .entry(rt.calls.func[re.calls[ev as usize] as usize])
+                                .or_default() += 1;
+                        }
+                        None => {}
                     }
-                    Some(&EventRef::Collective(_)) => {
-                        *by_function
-                            .entry(rt.calls.func[re.calls[ev as usize] as usize])
-                            .or_default() += 1;
-                    }
-                    None => {}
+                }
+            }
+            for peer in peers.drain(..) {
+                pairs.insert((r, peer), std::mem::take(&mut to_peer[peer as usize]));
+            }
+            if !by_function.is_empty() {
+                let mine = collectives.entry(r).or_default();
+                for (f, n) in std::mem::take(&mut by_function) {
+                    *mine.entry(trace.functions.name(f).to_owned()).or_default() += n;
                 }
             }
         }
-        for peer in peers.drain(..) {
-            pairs.insert((r, peer), std::mem::take(&mut to_peer[peer as usize]));
+        Traffic { pairs, collectives }
+    }
+
+    /// Add the traffic of events `self` does not hold.
+    pub fn add(&mut self, other: &Traffic) {
+        for (&pair, &(m, b)) in &other.pairs {
+            let e = self.pairs.entry(pair).or_default();
+            e.0 += m;
+            e.1 = e.1.saturating_add(b);
         }
-        let mut mine: BTreeMap<String, u64> = BTreeMap::new();
-        for (f, n) in std::mem::take(&mut by_function) {
-            *mine.entry(trace.functions.name(f).to_owned()).or_default() += n;
-        }
-        for (name, n) in mine {
-            let e = collectives.entry(name).or_default();
-            *e = (*e).max(n);
+        for (&r, calls) in &other.collectives {
+            let mine = self.collectives.entry(r).or_default();
+            for (name, &n) in calls {
+                *mine.entry(name.clone()).or_default() += n;
+            }
         }
     }
-    // Ranks of the graph, renumbered densely so that ranks idle in the phase are not isolated
-    // nodes of its graph.
-    let mut local: BTreeMap<Rank, u32> = BTreeMap::new();
-    for &(a, b) in pairs.keys() {
-        for r in [a, b] {
-            let n = local.len() as u32;
-            local.entry(r).or_insert(n);
+
+    /// The graph's topology, and the collectives by MPI function name, each counted as the
+    /// largest count on any rank (a collective on all ranks counts once, not once per rank).
+    pub fn describe(&self) -> (PhaseTopology, Vec<(String, u64)>) {
+        let pairs = &self.pairs;
+        let mut collectives: BTreeMap<String, u64> = BTreeMap::new();
+        for calls in self.collectives.values() {
+            for (name, &n) in calls {
+                let e = collectives.entry(name.clone()).or_default();
+                *e = (*e).max(n);
+            }
         }
+        // Ranks of the graph, renumbered densely so that ranks idle in the phase are not isolated
+        // nodes of its graph.
+        let mut local: BTreeMap<Rank, u32> = BTreeMap::new();
+        for &(a, b) in pairs.keys() {
+            for r in [a, b] {
+                let n = local.len() as u32;
+                local.entry(r).or_insert(n);
+            }
+        }
+        let messages = pairs.values().map(|v| v.0).sum();
+        let bytes = pairs.values().fold(0u64, |s, v| s.saturating_add(v.1));
+        let undirected: std::collections::BTreeSet<(Rank, Rank)> =
+            pairs.keys().map(|&(a, b)| (a.min(b), a.max(b))).collect();
+        let (label, family) = if local.len() < 2 {
+            ("no point-to-point".to_owned(), None)
+        } else {
+            let entries = pairs.iter().map(|(&(a, b), &(m, by))| Entry {
+                from: local[&a],
+                to: local[&b],
+                bytes: by,
+                messages: m,
+            });
+            match CommMatrix::from_entries(local.len() as u32, entries) {
+                Ok(m) => label(&identify_matrix(&m, &options())),
+                Err(_) => ("unidentified".to_owned(), None),
+            }
+        };
+        let mut coll: Vec<(String, u64)> = collectives.into_iter().collect();
+        coll.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        (
+            PhaseTopology {
+                label,
+                family,
+                ranks: local.len() as u32,
+                pairs: undirected.len(),
+                messages,
+                bytes,
+            },
+            coll,
+        )
     }
-    let messages = pairs.values().map(|v| v.0).sum();
-    let bytes = pairs.values().fold(0u64, |s, v| s.saturating_add(v.1));
-    let undirected: std::collections::BTreeSet<(Rank, Rank)> =
-        pairs.keys().map(|&(a, b)| (a.min(b), a.max(b))).collect();
-    let (label, family) = if local.len() < 2 {
-        ("no point-to-point".to_owned(), None)
-    } else {
-        let entries = pairs.iter().map(|(&(a, b), &(m, by))| Entry {
-            from: local[&a],
-            to: local[&b],
-            bytes: by,
-            messages: m,
-        });
-        match CommMatrix::from_entries(local.len() as u32, entries) {
-            Ok(m) => label(&identify_matrix(&m, &options())),
-            Err(_) => ("unidentified".to_owned(), None),
-        }
-    };
-    let mut coll: Vec<(String, u64)> = collectives.into_iter().collect();
-    coll.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    (
-        PhaseTopology {
-            label,
-            family,
-            ranks: local.len() as u32,
-            pairs: undirected.len(),
-            messages,
-            bytes,
-        },
-        coll,
-    )
 }
 
 /// Compute time per rank over `spans` (per rank: inclusive event ranges): each rank's time from

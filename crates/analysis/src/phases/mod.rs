@@ -634,8 +634,8 @@ pub fn detect_phases_with(
     });
     drop(rank_parts);
     let mut phases = Vec::with_capacity(nphases);
-    // Each phase's event ranges per rank, kept to describe the sections.
-    let mut phase_spans: Vec<std::collections::BTreeMap<u32, Vec<(u32, u32)>>> = Vec::new();
+    // Each phase's traffic, kept to describe the sections (theirs is their phases' summed).
+    let mut phase_traffic: Vec<describe::Traffic> = Vec::new();
     for (k, w) in bounds.windows(2).enumerate() {
         let (start, end) = (w[0], w[1]);
         let leaves: Vec<usize> = seg
@@ -700,14 +700,15 @@ pub fn detect_phases_with(
             .collect();
         patterns.sort_by_key(|p| std::cmp::Reverse(p.1));
         let (topology, collectives, imbalance) = if opts.describe {
-            let (t, c) = describe::topology(trace, events, &spans);
+            let traffic = describe::Traffic::of(trace, events, &spans);
+            let (t, c) = traffic.describe();
+            if section_bounds.is_some() {
+                phase_traffic.push(traffic);
+            }
             (Some(t), c, describe::imbalance(trace, events, &spans))
         } else {
             (None, Vec::new(), None)
         };
-        if opts.describe && section_bounds.is_some() {
-            phase_spans.push(spans);
-        }
         phases.push(Phase {
             node,
             start,
@@ -738,13 +739,12 @@ pub fn detect_phases_with(
                 let first = bounds.iter().position(|&b| b == w[0]).expect("a phase boundary");
                 let last = bounds.iter().position(|&b| b == w[1]).expect("a phase boundary");
                 let (topology, collectives) = if opts.describe {
-                    let mut spans: std::collections::BTreeMap<u32, Vec<(u32, u32)>> = Default::default();
-                    for ps in &phase_spans[first..last] {
-                        for (&r, v) in ps {
-                            spans.entry(r).or_default().extend_from_slice(v);
-                        }
+                    // The phases share no event: the section's traffic is theirs summed.
+                    let mut traffic = describe::Traffic::default();
+                    for t in &phase_traffic[first..last] {
+                        traffic.add(t);
                     }
-                    let (t, c) = describe::topology(trace, events, &spans);
+                    let (t, c) = traffic.describe();
                     (Some(t), c)
                 } else {
                     (None, Vec::new())

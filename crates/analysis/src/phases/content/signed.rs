@@ -49,104 +49,51 @@ impl Signed {
         comm: &crate::patterns::CommunicationAnalysis,
         idx: &[usize],
     ) -> Signed {
-        // Each rank's peers numbered in the order the rank first meets them over the run: the
-        // *direction* of a message as the rank's own program sees it (a LAMMPS rank's six
-        // neighbours are 0..5 in the order of its exchanges on every rank), whatever the ranks'
-        // numbers, so the signatures do not change when the ranks are renumbered.
-        // Per rank, (peer, number) by peer: a rank has few peers, found by binary search.
-        let contact: Vec<Vec<(u32, u32)>> = trace
-            .ranks
-            .iter()
-            .enumerate()
-            .map(|(r, rt)| {
-                let mut m: FastMap<u32, u32> = FastMap::default();
-                let mut last = None;
-                for ev in events.ranks.get(r).map_or(&[][..], |re| &re.events[..]) {
-                    if let crate::patterns::EventRef::P2p(k) = *ev {
-                        let peer = rt.p2p.peer[k as usize];
-                        if last != Some(peer) {
-                            let n = m.len() as u32;
-                            m.entry(peer).or_insert(n);
-                            last = Some(peer);
-                        }
-                    }
-                }
-                let mut v: Vec<(u32, u32)> = m.into_iter().collect();
-                v.sort_unstable();
-                v
-            })
-            .collect();
-        let number = |r: usize, peer: u32| {
-            let c = &contact[r];
-            c.binary_search_by_key(&peer, |x| x.0).map_or(u32::MAX, |i| c[i].1)
-        };
+        // Each rank's events' signatures, numbered per rank (on every core natively): the
+        // peer numbering walks every event of the rank.
+        let per_rank = crate::logical::per_rank::each_index(trace.ranks.len(), |r| {
+            rank_signatures(&trace.ranks[r], events.ranks.get(r))
+        });
+        // Per rank, the global id of each of its signature numbers (`u32::MAX`: not met yet).
+        let mut global: Vec<Vec<u32>> = per_rank.iter().map(|(_, keys)| vec![u32::MAX; keys.len()]).collect();
         let mut ids: FastMap<Signature, u32> = FastMap::default();
-        let (mut times, mut sigs) = (Vec::new(), Vec::new());
-        // Each event's index here at its place among all ranks' events (`u32::MAX`: in no
-        // position), to list the events rank by rank in call order for the time order.
-        let mut first_of = Vec::with_capacity(events.ranks.len() + 1);
-        let mut all = 0usize;
-        for re in &events.ranks {
-            first_of.push(all);
-            all += re.events.len();
-        }
-        let mut placed = vec![u32::MAX; all];
+        let total: usize = idx
+            .iter()
+            .flat_map(|&i| &comm.instances[i].parts)
+            .map(|part| (part.last_event as usize + 1).saturating_sub(part.first_event as usize))
+            .sum();
+        let (mut times, mut sigs) = (Vec::with_capacity(total), Vec::with_capacity(total));
         let mut offs = Vec::with_capacity(idx.len() + 1);
         for &i in idx {
             offs.push(times.len());
             for part in &comm.instances[i].parts {
-                let (r, re) = (part.rank, &events.ranks[part.rank as usize]);
-                let rt = &trace.ranks[r as usize];
+                let r = part.rank as usize;
+                let (re, rt) = (&events.ranks[r], &trace.ranks[r]);
+                let (local, keys) = &per_rank[r];
+                let to_global = &mut global[r];
                 for e in part.first_event..=part.last_event {
                     let e = e as usize;
-                    let (Some(ev), Some(&call)) = (re.events.get(e), re.calls.get(e)) else {
+                    let (Some(&l), Some(&call)) = (local.get(e), re.calls.get(e)) else {
                         continue;
                     };
-                    let func = rt.calls.func.get(call as usize).copied().unwrap_or(u32::MAX);
                     let time = rt.calls.enter.get(call as usize).unwrap_or(part.start);
-                    let sig = match *ev {
-                        crate::patterns::EventRef::P2p(k) => {
-                            let k = k as usize;
-                            let peer = rt.p2p.peer[k];
-                            let offset = if peer == tracelogic_model::ANY_SOURCE {
-                                u32::MAX
-                            } else {
-                                number(r as usize, peer)
-                            };
-                            let kind = if rt.p2p.dir[k] == tracelogic_model::P2pDir::Send {
-                                0
-                            } else {
-                                1
-                            };
-                            Signature { kind, func, offset }
-                        }
-                        crate::patterns::EventRef::Collective(_) => Signature {
-                            kind: 2,
-                            func,
-                            offset: 0,
-                        },
-                    };
-                    let n = ids.len() as u32;
-                    times.push(time);
-                    sigs.push(*ids.entry(sig).or_insert(n));
-                    let slot = &mut placed[first_of[r as usize] + e];
-                    if *slot == u32::MAX {
-                        *slot = times.len() as u32 - 1;
-                    } else {
-                        // An event in two positions (parts of instances do not overlap; kept
-                        // in the order anyway).
-                        placed.push(times.len() as u32 - 1);
+                    let g = &mut to_global[l as usize];
+                    if *g == u32::MAX {
+                        let n = ids.len() as u32;
+                        *g = *ids.entry(keys[l as usize]).or_insert(n);
                     }
+                    times.push(time);
+                    sigs.push(*g);
                 }
             }
         }
         offs.push(times.len());
-        drop(contact);
+        drop(per_rank);
         let mut names = vec![(0u8, 0u32, 0u32); ids.len()];
         for (s, i) in ids {
             names[i as usize] = (s.kind, s.func, s.offset);
         }
-        let by_time = time_order(&times, placed);
+        let by_time = time_order(&times);
         Signed {
             times,
             sigs,
@@ -205,21 +152,126 @@ impl Signed {
     }
 }
 
-/// The events (indices into `times`) ordered by `(time, index)`, from `placed`: the events
-/// listed rank by rank in call order (`u32::MAX` entries skipped). A rank's entry times rise
-/// with its calls, so the sort merges one long run per rank.
-fn time_order(times: &[tracelogic_model::Time], placed: Vec<u32>) -> Vec<u32> {
-    let mut keyed: Vec<(tracelogic_model::Time, u32)> = Vec::with_capacity(times.len());
-    keyed.extend(
-        placed
-            .iter()
-            .filter(|&&j| j != u32::MAX)
-            .map(|&j| (times[j as usize], j)),
-    );
-    drop(placed);
-    // Keys are distinct (the index is part of them): a stable sort, merging the ranks' runs.
-    keyed.sort();
-    keyed.into_iter().map(|(_, j)| j).collect()
+/// One rank's events' signatures: each event's signature number (in the order the rank's events
+/// first show them) and the signature of each number. Each rank's peers are numbered in the
+/// order the rank first meets them over the run: the *direction* of a message as the rank's own
+/// program sees it (a LAMMPS rank's six neighbours are 0..5 in the order of its exchanges on
+/// every rank), whatever the ranks' numbers, so the signatures do not change when the ranks are
+/// renumbered.
+fn rank_signatures(
+    rt: &tracelogic_model::RankTrace,
+    re: Option<&crate::patterns::RankEvents>,
+) -> (Vec<u32>, Vec<Signature>) {
+    let Some(re) = re else {
+        return (Vec::new(), Vec::new());
+    };
+    // (peer, number) by peer: a rank has few peers, found by binary search.
+    let mut m: FastMap<u32, u32> = FastMap::default();
+    let mut last = None;
+    for ev in &re.events {
+        if let crate::patterns::EventRef::P2p(k) = *ev {
+            let peer = rt.p2p.peer[k as usize];
+            if last != Some(peer) {
+                let n = m.len() as u32;
+                m.entry(peer).or_insert(n);
+                last = Some(peer);
+            }
+        }
+    }
+    let mut contact: Vec<(u32, u32)> = m.into_iter().collect();
+    contact.sort_unstable();
+    let number = |peer: u32| {
+        contact
+            .binary_search_by_key(&peer, |x| x.0)
+            .map_or(u32::MAX, |i| contact[i].1)
+    };
+    let mut ids: FastMap<Signature, u32> = FastMap::default();
+    let mut keys = Vec::new();
+    let n = re.events.len().min(re.calls.len());
+    let mut local = Vec::with_capacity(n);
+    for (ev, &call) in re.events[..n].iter().zip(&re.calls[..n]) {
+        let func = rt.calls.func.get(call as usize).copied().unwrap_or(u32::MAX);
+        let sig = match *ev {
+            crate::patterns::EventRef::P2p(k) => {
+                let k = k as usize;
+                let peer = rt.p2p.peer[k];
+                let offset = if peer == tracelogic_model::ANY_SOURCE {
+                    u32::MAX
+                } else {
+                    number(peer)
+                };
+                let kind = if rt.p2p.dir[k] == tracelogic_model::P2pDir::Send {
+                    0
+                } else {
+                    1
+                };
+                Signature { kind, func, offset }
+            }
+            crate::patterns::EventRef::Collective(_) => Signature {
+                kind: 2,
+                func,
+                offset: 0,
+            },
+        };
+        local.push(*ids.entry(sig).or_insert_with(|| {
+            keys.push(sig);
+            keys.len() as u32 - 1
+        }));
+    }
+    (local, keys)
+}
+
+/// The events (indices into `times`) ordered by `(time, index)`. A bucket sort, not a
+/// comparison sort of all events: the events go, in index order, into buckets of equal time
+/// width (a power of two, about four events a bucket), and each bucket is then sorted by time,
+/// stably, so ties stay in index order. O(events) when the entry times spread over the run;
+/// a bucket holding many events (times crowding into one moment) is still sorted exactly.
+fn time_order(times: &[tracelogic_model::Time]) -> Vec<u32> {
+    let (Some(&lo), Some(&hi)) = (times.iter().min(), times.iter().max()) else {
+        return Vec::new();
+    };
+    let span = hi - lo;
+    let target = (times.len() as u64 / 4).max(1);
+    let mut shift = 0u32;
+    while (span >> shift) >= target {
+        shift += 1;
+    }
+    let bucket = |t: tracelogic_model::Time| ((t - lo) >> shift) as usize;
+    // `end[b + 1]` counts bucket `b`; summed, `end[b]` is where bucket `b` begins, and after the
+    // scatter where it ends.
+    let mut end = vec![0u32; bucket(hi) + 2];
+    for &t in times {
+        end[bucket(t) + 1] += 1;
+    }
+    for b in 1..end.len() {
+        end[b] += end[b - 1];
+    }
+    let mut order = vec![0u32; times.len()];
+    for (j, &t) in times.iter().enumerate() {
+        let slot = &mut end[bucket(t)];
+        order[*slot as usize] = j as u32;
+        *slot += 1;
+    }
+    let mut begin = 0usize;
+    for &e in &end[..end.len() - 1] {
+        let part = &mut order[begin..e as usize];
+        begin = e as usize;
+        if part.len() <= 16 {
+            // Insertion sort: stable, and a few events a bucket.
+            for i in 1..part.len() {
+                let (j, t) = (part[i], times[part[i] as usize]);
+                let mut k = i;
+                while k > 0 && times[part[k - 1] as usize] > t {
+                    part[k] = part[k - 1];
+                    k -= 1;
+                }
+                part[k] = j;
+            }
+        } else {
+            part.sort_by_key(|&j| times[j as usize]);
+        }
+    }
+    order
 }
 
 /// Bags filled one at a time with dense counts: each closed bag lists its signatures
@@ -293,6 +345,29 @@ impl Bags {
         let bin = |t: tracelogic_model::Time| (((t.saturating_sub(from)) as f64 / width) as usize).min(nb - 1);
         let (lo, hi) = (signed.offs[r.start], signed.offs[r.end]);
         let local = signed.local_ids(r);
+        let kinds = local.iter().filter(|&&l| l != u32::MAX).count();
+        if nb.saturating_mul(kinds) <= hi - lo {
+            // A table of counts by window and signature no larger than the events: counted in
+            // one pass, each window's bag read off it in signature order.
+            let mut table = vec![0u64; nb * kinds];
+            for j in lo..hi {
+                table[bin(signed.times[j]) * kinds + local[signed.sigs[j] as usize] as usize] += 1;
+            }
+            let mut bags = Bags {
+                offs: Vec::with_capacity(nb + 1),
+                ..Default::default()
+            };
+            bags.offs.push(0);
+            for k in 0..nb {
+                let row = &table[k * kinds..(k + 1) * kinds];
+                for (s, &c) in row.iter().enumerate().filter(|x| *x.1 > 0) {
+                    bags.items.push((s as u32, c));
+                    bags.alphabet = bags.alphabet.max(s + 1);
+                }
+                bags.offs.push(bags.items.len());
+            }
+            return bags;
+        }
         // The events grouped by window (a counting sort), then each window counted.
         let mut start = vec![0usize; nb + 1];
         for &t in &signed.times[lo..hi] {
@@ -382,10 +457,10 @@ mod tests {
     use super::*;
 
     /// Random events over positions (ties of entry time within and across positions, a few
-    /// signatures), rank by rank as `Signed::of` lists them.
+    /// signatures).
     fn random_signed(seed: u64, positions: usize) -> Signed {
         let mut rng = crate::phases::merge::SplitMix(seed);
-        let (mut times, mut sigs, mut offs, mut rank_of) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut times, mut sigs, mut offs) = (Vec::new(), Vec::new(), Vec::new());
         let mut next_id = 0u32;
         for p in 0..positions {
             offs.push(times.len());
@@ -394,17 +469,10 @@ mod tests {
                 let s = rng.below(7) as u32;
                 sigs.push(s.min(next_id));
                 next_id = next_id.max(s.min(next_id) + 1);
-                rank_of.push(rng.below(3) as u32);
             }
         }
         offs.push(times.len());
-        // Ranks' events in call order: each rank's events by index here.
-        let mut placed: Vec<u32> = Vec::new();
-        for r in 0..3 {
-            placed.extend((0..times.len() as u32).filter(|&j| rank_of[j as usize] == r));
-            placed.push(u32::MAX);
-        }
-        let by_time = time_order(&times, placed);
+        let by_time = time_order(&times);
         Signed {
             times,
             sigs,
@@ -426,6 +494,36 @@ mod tests {
             }
         }
         out
+    }
+
+    /// The bucket sort gives the order of a comparison sort of `(time, index)`: times spread
+    /// or crowding into a few moments, ties, one time only, times near the ends of the range.
+    #[test]
+    fn time_order_equals_sorting_time_and_index() {
+        let mut rng = crate::phases::merge::SplitMix(7);
+        for case in 0..200usize {
+            let n = rng.below(300);
+            let (base, spread) = match case % 5 {
+                0 => (0u64, 1 + rng.below(1000) as u64),
+                1 => (1_000_000, 3),
+                2 => (u64::MAX - 5000, 5000),
+                3 => (42, 1),
+                _ => (0, u64::MAX / 2),
+            };
+            let times: Vec<u64> = (0..n)
+                .map(|_| {
+                    // A third of the events crowd into one moment: one large bucket.
+                    if rng.below(3) == 0 {
+                        base + spread / 2
+                    } else {
+                        base + ((rng.below(1 << 30) as u64) << 32 | rng.below(1 << 30) as u64) % spread
+                    }
+                })
+                .collect();
+            let mut want: Vec<u32> = (0..n as u32).collect();
+            want.sort_by_key(|&j| (times[j as usize], j));
+            assert_eq!(time_order(&times), want, "case {case}");
+        }
     }
 
     fn same(a: &Bags, b: &Bags) -> bool {
