@@ -1,8 +1,7 @@
 //! A column that stores each row as a code into the rank's table of distinct values.
 //!
-//! One rank uses few distinct MPI functions, call paths, partners, tags and message sizes
-//! (NAS LU: 9 functions, 4 partners, a handful of sizes), yet a `Vec<u32>` spends 4 bytes on
-//! every row. A [`Dict`] keeps the distinct values once, in order of first appearance, and a
+//! One rank uses few distinct MPI functions, call paths, partners, tags and message sizes (a
+//! halo exchange repeats the same few), yet a `Vec<u32>` spends 4 bytes on every row. A [`Dict`] keeps the distinct values once, in order of first appearance, and a
 //! code per row whose width follows their number: none while every row holds one value, a `u8`
 //! up to 256 values, a `u16` up to 65,536; past that the rows are stored whole, as a `Vec`
 //! would. Reading a row is two loads and returns a reference into the table, so the column
@@ -513,11 +512,8 @@ mod tests {
     #[test]
     fn reads_back_every_row_written_at_every_code_width() {
         let mut d = Dict::default();
-        let mut plain = Vec::new();
-        for _ in 0..5 {
-            d.push(3);
-            plain.push(3);
-        }
+        let mut plain = vec![3; 5];
+        d.extend([3; 5]);
         // One value: only the value is stored.
         assert_eq!((d.code_bytes(), d.heap_bytes().used), (0, 4));
         check(&d, &plain);
