@@ -61,6 +61,18 @@ pub struct RankPattern {
 /// `seq` holds symbols `< alphabet`; `barrier_after[i]` (if given) marks a routine boundary after
 /// event `i`. O(n log n) for the suffix array plus the output.
 pub fn detect(seq: &[u32], alphabet: u32, barrier_after: Option<&[bool]>, opts: &PatternOptions) -> Vec<RankPattern> {
+    detect_nested(seq, alphabet, barrier_after, opts, false)
+}
+
+/// [`detect`], with `innermost` removing tandem repeats innermost first
+/// ([`tandem::reduce_nested`]).
+pub fn detect_nested(
+    seq: &[u32],
+    alphabet: u32,
+    barrier_after: Option<&[bool]>,
+    opts: &PatternOptions,
+    innermost: bool,
+) -> Vec<RankPattern> {
     // With routine boundaries: the symbol string with unique barriers, and the event behind each
     // position. Without: the events themselves.
     let mut event_of: Vec<u32> = Vec::new();
@@ -87,7 +99,7 @@ pub fn detect(seq: &[u32], alphabet: u32, barrier_after: Option<&[bool]>, opts: 
             p
         }
     };
-    let red = tandem::reduce(s, alphabet, !opts.tandem);
+    let red = tandem::reduce_nested(s, alphabet, !opts.tandem, innermost);
     let mut acc: HashMap<Vec<u32>, Found> = HashMap::new();
     for level in &red.levels {
         for c in level {

@@ -94,9 +94,18 @@ impl Reduction {
 /// grow with the rank count, one rank uses a few of them), so its time and memory depend on `seq`
 /// alone; the result is in the caller's symbols, the same as [`reduce_by_trace_ids`] gives.
 pub fn reduce(seq: &[u32], alphabet: u32, exact: bool) -> Reduction {
+    reduce_nested(seq, alphabet, exact, false)
+}
+
+/// [`reduce`], or with `innermost` the loops innermost first: a repeat whose unit holds a
+/// shorter tandem repeat waits for a later level, when that repeat is one copy. Without it the
+/// scan takes whichever repeat starts first, so an outer loop whose body starts with a
+/// non-repeated event (an MD period's extra reduction) is collapsed before the loop inside it,
+/// which is then found in the kept copy only, its occurrences spanning all the copies.
+pub fn reduce_nested(seq: &[u32], alphabet: u32, exact: bool, innermost: bool) -> Reduction {
     let (local, originals) = renumber(seq, |x| x >= BARRIER);
     let distinct = originals.len() as u32;
-    let mut red = reduce_with(&local, distinct, exact, bigram_recurrences);
+    let mut red = reduce_with(&local, distinct, exact, innermost, bigram_recurrences);
     let to_caller = |x: u32| match x {
         x if x < distinct => originals[x as usize],
         x if x < BARRIER => alphabet + (x - distinct),
@@ -116,10 +125,16 @@ pub fn reduce(seq: &[u32], alphabet: u32, exact: bool) -> Reduction {
 /// compare [`reduce`] with.
 #[doc(hidden)]
 pub fn reduce_by_trace_ids(seq: &[u32], alphabet: u32, exact: bool) -> Reduction {
-    reduce_with(seq, alphabet, exact, bigram_recurrences_by_id_table)
+    reduce_with(seq, alphabet, exact, false, bigram_recurrences_by_id_table)
 }
 
-fn reduce_with(seq: &[u32], alphabet: u32, exact: bool, recurrences: fn(&[u32]) -> Vec<u32>) -> Reduction {
+fn reduce_with(
+    seq: &[u32],
+    alphabet: u32,
+    exact: bool,
+    innermost: bool,
+    recurrences: fn(&[u32]) -> Vec<u32>,
+) -> Reduction {
     let mut cur: Vec<u32> = seq.to_vec();
     let mut spans: Vec<(u32, u32)> = (0..seq.len() as u32).map(|i| (i, i + 1)).collect();
     let mut extents = spans.clone();
@@ -133,7 +148,7 @@ fn reduce_with(seq: &[u32], alphabet: u32, exact: bool, recurrences: fn(&[u32]) 
             &next_same,
             &spans,
             &extents,
-            exact,
+            (exact, innermost),
             alphabet,
             &mut tokens,
             &mut token_ids,
@@ -287,7 +302,7 @@ fn one_level(
     next_same: &[u32],
     spans: &[(u32, u32)],
     extents: &[(u32, u32)],
-    exact: bool,
+    (exact, innermost): (bool, bool),
     alphabet: u32,
     tokens: &mut Vec<(Vec<u32>, u32)>,
     token_ids: &mut std::collections::HashMap<(Vec<u32>, u32), u32>,
@@ -315,6 +330,7 @@ fn one_level(
             }
             j = next_same[j as usize];
         }
+        let found = found.filter(|&l| !innermost || !holds_repeat(s, next_same, i, i + l));
         let Some(l) = found else {
             out.push(s[i]);
             out_spans.push(spans[i]);
@@ -360,6 +376,28 @@ fn one_level(
     (out, out_spans, out_extents, collapses)
 }
 
+/// Whether `s[from..to]` holds a tandem repeat as [`one_level`] finds them (the first of a
+/// position's bi-gram recurrences whose two copies are equal), both copies inside.
+fn holds_repeat(s: &[u32], next_same: &[u32], from: usize, to: usize) -> bool {
+    (from..to).any(|t| {
+        let mut j = next_same[t];
+        for _ in 0..CANDIDATES {
+            if j == u32::MAX {
+                return false;
+            }
+            let l = j as usize - t;
+            if t + 2 * l > to {
+                return false;
+            }
+            if s[t + l - 1] == s[t + 2 * l - 1] && s[t..t + l] == s[t + l..t + 2 * l] {
+                return true;
+            }
+            j = next_same[j as usize];
+        }
+        false
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -390,6 +428,47 @@ mod tests {
         assert_eq!(r.spans[1], (1, 6));
         assert_eq!(&r.extents[..3], &[(0, 6), (0, 6), (6, 7)]);
         assert_eq!(r.extents[4], (7, 11));
+    }
+
+    /// An MD-like loop, `(9 (a b a b c d)x4)x3 (9 (a b c d)x4)x2`: scanning left to right, the
+    /// period's first event `9` recurs before the step does, so the plain reduction collapses
+    /// the period first and finds the step inside the kept copy, its "copies" reaching from the
+    /// kept period into the last one. Innermost first, every run's copies are back to back,
+    /// each ending where the next begins, as a run's copies are, and expand to the input.
+    #[test]
+    fn innermost_first_runs_are_back_to_back_copies() {
+        let mut s = Vec::new();
+        for (step, periods) in [("ababcd", 3), ("abcd", 2)] {
+            for _ in 0..periods {
+                s.extend(sym("z"));
+                for _ in 0..4 {
+                    s.extend(sym(step));
+                }
+            }
+        }
+        let contiguous = |r: &Reduction| {
+            r.levels
+                .iter()
+                .flatten()
+                .all(|c| c.copies.windows(2).all(|w| w[0].1 == w[1].0))
+        };
+        let plain = reduce(&s, 26, false);
+        assert!(!contiguous(&plain), "{:?}", plain.levels);
+        for exact in [false, true] {
+            let r = reduce_nested(&s, 26, exact, true);
+            assert!(contiguous(&r), "{:?}", r.levels);
+            assert_eq!(r.expand(), s);
+        }
+        // The step (general form `a b c d`) is a unit whose copies are the 20 steps.
+        let r = reduce_nested(&s, 26, false, true);
+        let steps: usize = r
+            .levels
+            .iter()
+            .flatten()
+            .filter(|c| c.unit == sym("abcd"))
+            .map(|c| c.copies.len())
+            .sum();
+        assert_eq!(steps, 20);
     }
 
     #[test]
