@@ -4,18 +4,18 @@
 
 use std::path::{Path, PathBuf};
 use tracelogic_formats::{read_trace, InputFile};
-use tracelogic_model::{Trace, COMM_WORLD, NOT_COMPLETED, NO_CALLPATH};
+use tracelogic_model::{Trace, COMM_WORLD, NOT_COMPLETED};
 
 /// Bytes of one row of each event table in the model's current layout, column by column; the
-/// columns that cost nothing while every row holds one value (call paths, locations,
-/// communicators) apart.
-const CALL_ROW: u64 = 4 /* func */ + 1 /* kind */ + 4 /* enter offset */ + 4 /* duration */;
+/// columns that cost nothing while every row holds one value (locations, communicators) and the
+/// columns coded against each rank's distinct values (functions, call paths, partners, tags,
+/// sizes: [`coded_bytes`]) apart.
+const CALL_ROW: u64 = 1 /* kind */ + 4 /* enter offset */ + 4 /* duration */;
 /// The entry times' base, one per block of 64 calls of a rank.
 const ENTER_BASE: u64 = 8;
-const CALLPATH: u64 = 4;
 const LOCATION: u64 = 2;
-const P2P_ROW: u64 = 4 /* post */ + 1 /* complete */ + 1 /* dir */ + 4 /* peer */ + 4 /* tag */ + 4 /* bytes */;
-/// A duration or message size of 2^32 - 1 or more, an entry 2^32 - 1 ns or more after its
+const P2P_ROW: u64 = 4 /* post */ + 1 /* complete */ + 1 /* dir */;
+/// A duration of 2^32 - 1 or more, an entry 2^32 - 1 ns or more after its
 /// block's first: its row in the column's escape table.
 const ESCAPED: u64 = 16;
 /// A completion 254 calls or more after its post, or before it: its row in the escape table.
@@ -23,8 +23,23 @@ const ESCAPED_COMPLETION: u64 = 8;
 const COLLECTIVE_ROW: u64 = 4 /* call */ + 1 /* op */ + 4 /* root */ + 8 /* bytes_sent */ + 8 /* bytes_recv */;
 const COMM: u64 = 4;
 
-/// Bytes of the columns stored only when some row differs from their fill value, and of the
-/// rows too wide for 4 bytes, over every rank, found by looking at every row.
+/// Bytes of a column coded against its distinct values: each distinct value once, and a code
+/// per row of none (one value), 1 byte (up to 256), 2 (up to 65,536) or the value itself.
+fn coded_bytes<T: Copy + Eq + std::hash::Hash>(rows: impl Iterator<Item = T>) -> u64 {
+    let rows: Vec<T> = rows.collect();
+    let distinct = rows.iter().collect::<std::collections::HashSet<_>>().len() as u64;
+    let size = std::mem::size_of::<T>() as u64;
+    match distinct {
+        0..=1 => distinct * size,
+        2..=256 => distinct * size + rows.len() as u64,
+        257..=65_536 => distinct * size + 2 * rows.len() as u64,
+        _ => size * rows.len() as u64,
+    }
+}
+
+/// Bytes of the columns stored only when some row differs from their fill value, of the
+/// columns coded against their distinct values, and of the rows too wide for 4 bytes, over
+/// every rank, found by looking at every row.
 fn sparse_bytes(t: &Trace) -> (u64, u64, u64) {
     let (mut calls, mut p2p, mut collectives) = (0, 0, 0);
     let wide = |v: u64| v >= u32::MAX as u64;
@@ -36,7 +51,10 @@ fn sparse_bytes(t: &Trace) -> (u64, u64, u64) {
             calls += ENTER_BASE;
             calls += block.iter().filter(|&&t| wide(t.wrapping_sub(block[0]))).count() as u64 * ESCAPED;
         }
-        p2p += rt.p2p.bytes.iter().filter(|&b| wide(b)).count() as u64 * ESCAPED;
+        calls += coded_bytes(rt.calls.func.iter().copied()) + coded_bytes(rt.calls.callpath.iter().copied());
+        p2p += coded_bytes(rt.p2p.peer.iter().copied())
+            + coded_bytes(rt.p2p.tag.iter().copied())
+            + coded_bytes(rt.p2p.bytes.iter());
         let far = |(post, done): (u32, u32)| done != NOT_COMPLETED && (done < post || done - post >= 254);
         p2p += rt
             .p2p
@@ -47,9 +65,6 @@ fn sparse_bytes(t: &Trace) -> (u64, u64, u64) {
             .filter(|&pd| far(pd))
             .count() as u64
             * ESCAPED_COMPLETION;
-        if rt.calls.callpath.iter().any(|&c| c != NO_CALLPATH) {
-            calls += n * CALLPATH;
-        }
         if rt.calls.location.iter().any(|&l| l != 0) {
             calls += n * LOCATION;
         }

@@ -333,8 +333,25 @@ impl<T: DictValue> Dict<T> {
         });
         v
     }
-    /// Give back unused capacity, and the hash map that finds the codes of new rows.
+    /// Give back unused capacity, the hash map that finds the codes of new rows, and the values
+    /// no row holds any more (a value changed by [`Dict::set`], such as a receive's wildcard
+    /// source once its status names the sender), recoding the rows if some went.
     pub fn shrink_to_fit(&mut self) {
+        let held = |codes: &mut dyn Iterator<Item = usize>, n: usize| {
+            let mut seen = vec![false; n];
+            codes.for_each(|k| seen[k] = true);
+            seen.iter().all(|&s| s)
+        };
+        let all_held = match &self.codes {
+            Codes::One => self.len > 0 || self.values.is_empty(),
+            Codes::U8(c) => held(&mut c.iter().map(|&k| k as usize), self.values.len()),
+            Codes::U16(c) => held(&mut c.iter().map(|&k| k as usize), self.values.len()),
+            Codes::Plain(_) => true,
+        };
+        if !all_held {
+            let recoded: Dict<T> = self.iter().copied().collect();
+            *self = recoded;
+        }
         self.values.shrink_to_fit();
         self.index = HashMap::default();
         match &mut self.codes {
@@ -579,6 +596,17 @@ mod tests {
             d.retain_mask(&keep);
             check(&d, &retained);
         }
+    }
+
+    #[test]
+    fn shrinking_drops_the_values_no_row_holds() {
+        let mut d: Dict<u32> = [7, 8, 9, 8].into_iter().collect();
+        d.set(0, 8);
+        d.set(2, 8);
+        assert_eq!((d.distinct(), d.code_bytes()), (3, 1));
+        d.shrink_to_fit();
+        assert_eq!((d.distinct(), d.code_bytes(), d.heap_bytes().used), (1, 0, 4));
+        check(&d, &[8, 8, 8, 8]);
     }
 
     #[test]
