@@ -38,10 +38,7 @@ type FastSet<K> = std::collections::HashSet<K, foldhash::fast::RandomState>;
 
 /// Instances seen once over several ranks (the glued or chained ones).
 pub(super) fn glued(c: &CommunicationAnalysis) -> Vec<bool> {
-    c.patterns
-        .iter()
-        .map(|p| p.occurrences == 1 && p.from_rank_patterns && p.ranks.len() >= 2)
-        .collect()
+    c.patterns.iter().map(|p| p.is_one_off_over_ranks()).collect()
 }
 
 /// Events in instances seen once over several ranks.

@@ -216,20 +216,14 @@ fn analyse_with(
     compare: bool,
 ) -> PatternAnalysis {
     let first = analyse_nested(trace, matching, events, opts, compare, false);
-    let glued = |a: &PatternAnalysis| -> u64 {
-        a.communication_patterns
-            .iter()
-            .filter(|p| p.occurrences == 1 && p.from_rank_patterns && p.ranks.len() >= 2)
-            .map(|p| p.events_covered)
-            .sum()
-    };
+    let glued = |a: &PatternAnalysis| construct::one_off_events(&a.communication_patterns);
     let most = |a: &PatternAnalysis| a.communication_patterns.first().map_or(0, |p| p.events_covered);
     // Only where the pattern a view shows first is such an instance: elsewhere the loops were
     // found, and the redo would cost a second analysis (NAS LU C on 128 ranks: 6.4 → 8.6-12 s).
     let one_off = first
         .communication_patterns
         .first()
-        .is_some_and(|p| p.occurrences == 1 && p.from_rank_patterns && p.ranks.len() >= 2);
+        .is_some_and(|p| p.is_one_off_over_ranks());
     if !one_off {
         return first;
     }
@@ -367,7 +361,7 @@ pub(super) fn unglue(
     let glued: Vec<bool> = communication
         .patterns
         .iter()
-        .map(|p| p.occurrences == 1 && p.from_rank_patterns && p.ranks.len() >= 2)
+        .map(|p| p.is_one_off_over_ranks())
         .collect();
     let mut candidates: HashMap<Rank, Vec<OuterLoop>> = HashMap::new();
     let mut chosen: BTreeMap<Rank, Vec<usize>> = BTreeMap::new();
@@ -449,14 +443,7 @@ pub(super) fn unglue(
     let redone = construct::construct_with_iterations(trace, matching, events, ops, &occurrences, &[], &[]);
     // Kept only where fewer events are left in one-off instances: on a rank whose loop is cut
     // anew, a partner's composite may chain more than before (HPCC's latency/bandwidth rings).
-    let glued_events = |c: &CommunicationAnalysis| -> u64 {
-        c.patterns
-            .iter()
-            .filter(|p| p.occurrences == 1 && p.from_rank_patterns && p.ranks.len() >= 2)
-            .map(|p| p.events_covered)
-            .sum()
-    };
-    if glued_events(&redone) >= glued_events(communication) {
+    if construct::one_off_events(&redone.patterns) >= construct::one_off_events(&communication.patterns) {
         *rank_patterns = saved;
         return None;
     }

@@ -65,6 +65,24 @@ pub struct CommunicationPattern {
     pub variants: Vec<PatternVariant>,
 }
 
+impl CommunicationPattern {
+    /// An instance seen once over several ranks, built from per-rank occurrences: what chained
+    /// messages glue into one (the chain split's and the loop-level redo's target).
+    pub fn is_one_off_over_ranks(&self) -> bool {
+        self.occurrences == 1 && self.from_rank_patterns && self.ranks.len() >= 2
+    }
+}
+
+/// Events left in instances seen once over several ranks
+/// ([`CommunicationPattern::is_one_off_over_ranks`]).
+pub fn one_off_events(patterns: &[CommunicationPattern]) -> u64 {
+    patterns
+        .iter()
+        .filter(|p| p.is_one_off_over_ranks())
+        .map(|p| p.events_covered)
+        .sum()
+}
+
 /// One form of a communication pattern whose occurrences are iterations of one loop.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PatternVariant {
