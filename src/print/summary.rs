@@ -20,6 +20,12 @@ pub fn text(s: &Summary) -> String {
         "collectives    {} operations (one per rank taking part), {} bytes contributed\n",
         s.collective_ops, s.collective_bytes
     );
+    if s.one_sided_calls > 0 {
+        o += &format!(
+            "one-sided      {} calls (MPI_Put, MPI_Get, MPI_Accumulate...): counted, not messages; their traffic is in no matrix or message analysis\n",
+            s.one_sided_calls
+        );
+    }
     o += &format!("communicators  {}\n", s.communicators.len());
     let comms: Vec<Vec<String>> = s
         .communicators

@@ -257,3 +257,33 @@ test('a 64-rank event graph is drawn as one rank of each kind and its partners, 
   app.assertClean(s);
   await page.close();
 });
+
+test('one-sided calls are counted in the summary and said to be outside the matrix', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tracelogic-rma-'));
+  const file = join(dir, 'rma.txt');
+  writeFileSync(file, [
+    '#tracelogic-text 1',
+    'ranks 2',
+    '0 0 10 MPI_Win_lock_all',
+    '0 10 20 MPI_Put',
+    '0 20 30 MPI_Accumulate',
+    '0 30 40 MPI_Get_count',
+    '1 0 5 MPI_Get',
+    '0 40 50 MPI_Barrier coll=Barrier',
+    '1 40 50 MPI_Barrier coll=Barrier',
+    '',
+  ].join('\n'));
+  const expected = cliJson(['summary', file]);
+  assert.equal(expected.one_sided_calls, 3, 'MPI_Put, MPI_Accumulate and MPI_Get (not MPI_Get_count)');
+  const s = await app.openPage(`${app.origin}${prefix}#sample=none`);
+  const { page } = s;
+  await page.waitForSelector('#dropzone', { timeout: 60_000 });
+  await idle(page);
+  await drop(page, [{ name: 'rma.txt', bytes: readFileSync(file) }]);
+  await page.waitForSelector('#trace', { timeout: 60_000 });
+  await idle(page);
+  assert.equal(await page.getAttribute('[data-stat="one-sided"]', 'data-value'), '3');
+  assert.match(await page.textContent('[data-stat="one-sided"] dt'), /not in the matrix/);
+  app.assertClean(s);
+  await page.close();
+});

@@ -121,6 +121,10 @@ pub struct Overview {
     pub collective_ops: u64,
     /// Bytes contributed to collectives.
     pub collective_bytes: u64,
+    /// One-sided (RMA) data-movement calls, counted but not modelled as messages (as in
+    /// [`Summary::one_sided_calls`](crate::summary::Summary::one_sided_calls)).
+    #[serde(default)]
+    pub one_sided_calls: u64,
     /// First event (ns in the trace's clock).
     pub start_ns: u64,
     /// Last event.
@@ -522,6 +526,11 @@ impl OverviewBuilder {
             .filter(|&f| self.calls_by_function[f] > 0)
             .map(|f| (self.functions[f].clone(), self.calls_by_function[f]))
             .collect();
+        let one_sided_calls = calls_by_kind
+            .iter()
+            .filter(|(name, _)| tracelogic_model::is_one_sided(name))
+            .map(|(_, &n)| n)
+            .sum();
         let matrix = CommMatrix::from_entries(self.ranks, self.entries).unwrap_or_else(|_| {
             CommMatrix::from_entries(self.ranks, std::iter::empty()).expect("an empty matrix is valid")
         });
@@ -581,6 +590,7 @@ impl OverviewBuilder {
             p2p_receives: self.p2p_receives,
             collective_ops: self.collective_ops,
             collective_bytes: self.collective_bytes,
+            one_sided_calls,
             start_ns: start,
             end_ns: end,
             duration_s: run_ns as f64 / 1e9,
@@ -670,6 +680,7 @@ mod tests {
         t.push_p2p(0, b, b, P2pDir::Send, 2, 0, 0, 1000);
         let c = t.push_call(1, "MPI_Recv", 0, 20, NO_CALLPATH, 0);
         t.push_p2p(1, c, c, P2pDir::Recv, 0, 0, 0, 100);
+        t.push_call(1, "MPI_Accumulate", 21, 22, NO_CALLPATH, 0);
         let d = t.push_call(1, "MPI_Allreduce", 25, 45, NO_CALLPATH, 0);
         t.push_collective(1, d, CollectiveOp::Allreduce, 0, NO_ROOT, 8, 8);
         let e = t.push_call(2, "MPI_Recv", 1000, 1400, NO_CALLPATH, 0);
@@ -704,6 +715,7 @@ mod tests {
                 )
             );
             assert_eq!((o.start_ns, o.end_ns), (s.start_ns, s.end_ns));
+            assert_eq!((o.one_sided_calls, s.one_sided_calls), (1, 1));
             assert_eq!(o.matrix, CommMatrix::from_trace(&t, &Selection::all()));
             assert_eq!(o.functions, profile_trace(&t, &ProfileOptions::default()).functions);
             // The bins hold every ns inside MPI, whatever the hint.

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use tracelogic_model::{Matching, P2pDir, Trace};
+use tracelogic_model::{is_one_sided, Matching, P2pDir, Trace};
 
 /// Overview of a trace, as `tracelogic summary --json` prints it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -43,6 +43,10 @@ pub struct Summary {
     pub unmatched_sends: u64,
     /// Receives no send matched.
     pub unmatched_recvs: u64,
+    /// One-sided (RMA) data-movement calls (`MPI_Put`, `MPI_Get`, `MPI_Accumulate`...): counted,
+    /// not modelled as messages, so their traffic is in no matrix or message analysis.
+    #[serde(default)]
+    pub one_sided_calls: u64,
     /// Reader warnings.
     pub warnings: Vec<String>,
 }
@@ -128,9 +132,11 @@ pub fn summarize(trace: &Trace, matching: &Matching) -> Summary {
 pub(crate) fn trace_wide(trace: &Trace, s: &mut Summary, by_func: &[u64], per_comm: &[(u64, u64)]) {
     for (f, &count) in by_func.iter().enumerate() {
         if count > 0 {
-            *s.calls_by_kind
-                .entry(trace.functions.name(f as u32).to_owned())
-                .or_default() += count;
+            let name = trace.functions.name(f as u32);
+            if is_one_sided(name) {
+                s.one_sided_calls += count;
+            }
+            *s.calls_by_kind.entry(name.to_owned()).or_default() += count;
         }
     }
     let (start, end) = trace.span();
@@ -171,15 +177,20 @@ mod tests {
         t.push_p2p(1, c, c, P2pDir::Recv, 0, 0, 0, 64);
         let c = t.push_call(1, "MPI_Allreduce", 5_000, 1_001_000, NO_CALLPATH, 0);
         t.push_collective(1, c, CollectiveOp::Allreduce, 0, NO_ROOT, 8, 8);
+        t.push_call(1, "MPI_Put", 1_001_000, 1_001_000, NO_CALLPATH, 0);
+        t.push_call(1, "PMPI_Rget_accumulate", 1_001_000, 1_001_000, NO_CALLPATH, 0);
+        t.push_call(1, "MPI_Get_count", 1_001_000, 1_001_000, NO_CALLPATH, 0);
         t.add_comm("row", vec![1]);
         t.warnings.push("clock skew".into());
 
         let s = summarize(&t, &match_messages(&t));
-        assert_eq!((s.ranks, s.calls), (2, 6));
-        assert_eq!(s.calls_per_rank, vec![4, 2]);
+        assert_eq!((s.ranks, s.calls), (2, 9));
+        assert_eq!(s.calls_per_rank, vec![4, 5]);
+        // MPI_Put and MPI_Rget_accumulate move data one-sidedly, MPI_Get_count does not.
+        assert_eq!(s.one_sided_calls, 2);
         assert_eq!(s.calls_by_kind["MPI_Isend"], 2);
         assert_eq!(s.calls_by_kind["MPI_Allreduce"], 1);
-        assert_eq!(s.calls_by_kind.len(), 5);
+        assert_eq!(s.calls_by_kind.len(), 8);
         assert_eq!((s.p2p_messages, s.p2p_bytes, s.p2p_receives), (2, 80, 1));
         assert_eq!((s.collective_ops, s.collective_bytes), (1, 8));
         assert_eq!((s.matched_messages, s.unmatched_sends, s.unmatched_recvs), (1, 1, 0));

@@ -95,6 +95,32 @@ impl CallKind {
     }
 }
 
+/// True for one-sided (RMA) data movement: `MPI_Put`, `MPI_Get`, `MPI_Accumulate`,
+/// `MPI_Get_accumulate`, `MPI_Fetch_and_op`, `MPI_Compare_and_swap` and their request-based
+/// forms (`MPI_Rput`...). tracelogic models point-to-point and collective communication only:
+/// these calls are counted (the summary says how many) but carry no message, so the matrix and
+/// the analyses of messages leave their traffic out. Case-insensitive, `PMPI_` accepted.
+pub fn is_one_sided(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    let n = lower
+        .strip_prefix("pmpi_")
+        .or_else(|| lower.strip_prefix("mpi_"))
+        .unwrap_or(&lower);
+    matches!(
+        n,
+        "put"
+            | "get"
+            | "accumulate"
+            | "get_accumulate"
+            | "fetch_and_op"
+            | "compare_and_swap"
+            | "rput"
+            | "rget"
+            | "raccumulate"
+            | "rget_accumulate"
+    )
+}
+
 /// Which collective operation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum CollectiveOp {

@@ -305,6 +305,9 @@ pub fn overview_view(props: &OverviewProps) -> Html {
                     { stat("p2p_receives", "Point-to-point receives", o.p2p_receives.to_string(), text::count(o.p2p_receives)) }
                     { stat("collective_ops", "Collective operations", o.collective_ops.to_string(), format!("{} ({} contributed)", text::count(o.collective_ops), text::bytes(o.collective_bytes))) }
                     { stat("collective_bytes", "Collective bytes", o.collective_bytes.to_string(), text::bytes(o.collective_bytes)) }
+                    if o.one_sided_calls > 0 {
+                        { stat("one_sided_calls", "One-sided calls (not in the matrix)", o.one_sided_calls.to_string(), text::count(o.one_sided_calls)) }
+                    }
                     { stat("pairs", "Communicating pairs", answer.pairs.to_string(), text::count(answer.pairs)) }
                     { stat("topology", "Topology", answer.topology.clone(), answer.topology.clone()) }
                     { stat("input_bytes", "Input", answer.report.input_bytes.to_string(), format!("{} in {}", text::bytes(answer.report.input_bytes), text::counted(answer.files.into(), "file", "files"))) }

@@ -160,6 +160,9 @@ pub fn summary_view(props: &SummaryProps) -> Html {
                 { stat("unmatched", "Unmatched messages",
                     format!("{} sends, {} receives", text::count(s.unmatched_sends), text::count(s.unmatched_recvs)),
                     unmatched.to_string()) }
+                if s.one_sided_calls > 0 {
+                    { stat("one-sided", "One-sided calls (not in the matrix)", text::count(s.one_sided_calls), s.one_sided_calls.to_string()) }
+                }
             </dl>
             if !s.warnings.is_empty() {
                 <div class="warnings" role="note">
