@@ -58,6 +58,8 @@ struct Facts {
     bytes_exact: bool,
     patterns: u64,
     phases: usize,
+    collective_ops: u64,
+    collective_bytes: u64,
 }
 
 fn facts(t: &Path) -> Facts {
@@ -76,6 +78,8 @@ fn facts(t: &Path) -> Facts {
         bytes_exact: v["ranks_bytes_differ"].as_array().unwrap().is_empty(),
         patterns: p["shown_patterns"].as_u64().unwrap() + p["hidden_patterns"].as_u64().unwrap(),
         phases: ph["phases"].as_array().unwrap().len(),
+        collective_ops: s["collective_ops"].as_u64().unwrap(),
+        collective_bytes: s["collective_bytes"].as_u64().unwrap(),
     }
 }
 
@@ -104,6 +108,33 @@ fn same_as_twin_but(otf2: &str, dumpi: &str, phases: bool) {
     assert_eq!(a.patterns, b.patterns, "{otf2}: communication patterns");
     if phases {
         assert_eq!(a.phases, b.phases, "{otf2}: phases");
+    }
+    // The same collectives carry the same buffers: DUMPI records the calls' counts, the OTF2
+    // tracer Score-P's totals (an MPI_Allreduce of b bytes on N ranks as N·b), read back as the
+    // calls' buffers.
+    if a.collective_ops == b.collective_ops {
+        assert_eq!(a.collective_bytes, b.collective_bytes, "{otf2}: collective bytes");
+    }
+}
+
+#[test]
+fn collective_bytes_are_the_calls_buffers_in_both_formats() {
+    for (otf2, dumpi) in [
+        ("apps/otf2-npb-bt.S.9", "samples/npb-bt.S.9"),
+        ("apps/otf2-npb-lu.S.8", "samples/npb-lu.S.8"),
+        ("apps/otf2-npb-mg.S.8", "samples/npb-mg.S.8"),
+        ("apps/otf2-hpcc-4", "apps/hpcc-4"),
+    ] {
+        let (a, b) = (
+            cli(&[&"summary", &trace(otf2), &"--json"]),
+            cli(&[&"summary", &trace(dumpi), &"--json"]),
+        );
+        assert_eq!(a["collective_ops"], b["collective_ops"], "{otf2}: collectives");
+        assert!(
+            b["collective_bytes"].as_u64().unwrap() > 0,
+            "{dumpi}: no collective bytes"
+        );
+        assert_eq!(a["collective_bytes"], b["collective_bytes"], "{otf2}: collective bytes");
     }
 }
 

@@ -24,6 +24,7 @@ use tracelogic_model::{
     NO_CALLPATH, NO_ROOT,
 };
 
+mod collective_bytes;
 mod communicators;
 mod definitions;
 mod locations;
