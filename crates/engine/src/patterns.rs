@@ -19,7 +19,7 @@ pub use tracelogic_analysis::patterns::{
 };
 pub use tracelogic_analysis::topology::tracelogic_graph::TopologySpec;
 use tracelogic_analysis::topology::Threshold;
-use tracelogic_model::{Rank, Selection};
+use tracelogic_model::{Rank, Selection, Trace};
 
 /// Occurrences per pattern whose event graph a report carries.
 pub const GRAPHS_PER_PATTERN: usize = 64;
@@ -183,9 +183,21 @@ impl Engine {
 
     /// The pattern analysis of `scope` with the default options, found once per selection.
     pub(crate) fn patterns_kept(&self, scope: &Scope<'_>) -> Rc<PatternsKept> {
+        self.patterns_kept_and(scope, |_, _| ()).0
+    }
+
+    /// [`Engine::patterns_kept`], and `beside(trace, events)`: work that needs the trace's
+    /// events but not the patterns (the phases' signed events). When the patterns are not kept
+    /// yet it runs natively on a thread of its own beside the message matching and the pattern
+    /// detection, whose longest stretches use one core; on wasm, and when they are kept, after.
+    pub(crate) fn patterns_kept_and<T: Send>(
+        &self,
+        scope: &Scope<'_>,
+        beside: impl FnOnce(&Trace, &Events) -> T + Send,
+    ) -> (Rc<PatternsKept>, T) {
         if let Some((s, kept)) = &*self.kept.patterns.borrow() {
             if *s == scope.selection {
-                return kept.clone();
+                return (kept.clone(), beside(scope.trace(), &kept.events));
             }
         }
         // The previous analysis is dropped before the next one is found.
@@ -194,10 +206,23 @@ impl Engine {
         let opts = PatternOptions::default();
         let trace = scope.trace();
         let events = rank_events(trace, opts.with_envelope);
-        let communication = communication_of(trace, scope.matching(), &events, &opts);
+        #[cfg(not(target_arch = "wasm32"))]
+        let (communication, other) = std::thread::scope(|s| {
+            let other = s.spawn(|| beside(trace, &events));
+            let communication = communication_of(trace, scope.matching(), &events, &opts);
+            (
+                communication,
+                other.join().unwrap_or_else(|e| std::panic::resume_unwind(e)),
+            )
+        });
+        #[cfg(target_arch = "wasm32")]
+        let (communication, other) = (
+            communication_of(trace, scope.matching(), &events, &opts),
+            beside(trace, &events),
+        );
         let kept = Rc::new(PatternsKept { events, communication });
         *self.kept.patterns.borrow_mut() = Some((scope.selection.clone(), kept.clone()));
-        kept
+        (kept, other)
     }
 }
 

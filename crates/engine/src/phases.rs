@@ -3,9 +3,10 @@
 
 use crate::{Engine, Error, Result};
 use serde::{Deserialize, Serialize};
+use tracelogic_analysis::phases::content::SignedRanks;
 pub use tracelogic_analysis::phases::merge::SIGNIFICANCE;
 pub use tracelogic_analysis::phases::MIN_SHARE;
-use tracelogic_analysis::phases::{detect_phases_with, divergence_curve};
+use tracelogic_analysis::phases::{detect_phases_from, divergence_curve, reads_signed_ranks};
 pub use tracelogic_analysis::phases::{Outside, Phase, PhaseAnalysis, PhaseOptions};
 use tracelogic_model::Selection;
 
@@ -112,8 +113,11 @@ impl Engine {
         check_significance(options.significance)?;
         check_min_share(options.min_share)?;
         let scope = self.scope(selection)?;
-        let kept = self.patterns_kept(&scope);
-        let analysis = detect_phases_with(scope.trace(), &kept.events, &kept.communication, options);
+        // Every rank's signed events do not depend on the patterns: found beside them.
+        let signed = reads_signed_ranks(options);
+        let (kept, ranks) =
+            self.patterns_kept_and(&scope, |trace, events| signed.then(|| SignedRanks::of(trace, events)));
+        let analysis = detect_phases_from(scope.trace(), &kept.events, &kept.communication, options, ranks);
         let curves = analysis
             .tree
             .iter()

@@ -22,7 +22,7 @@ use std::collections::HashMap;
 use super::merge::{BoundaryTest, Mixes, FEW_PERMUTATIONS, FEW_PERMUTATIONS_FROM, PERMUTATIONS};
 
 mod signed;
-pub use signed::{Signed, SignedEvent};
+pub use signed::{Signed, SignedEvent, SignedRanks};
 
 /// Event-signature bags, one per sequence position (occurrence or window).
 #[derive(Debug, Clone, Default)]

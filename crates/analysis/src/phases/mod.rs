@@ -337,13 +337,15 @@ fn phase_bounds(
     comm: &crate::patterns::CommunicationAnalysis,
     idx: &[usize],
     opts: &PhaseOptions,
+    ranks: Option<content::SignedRanks>,
 ) -> (Vec<usize>, Vec<merge::BoundaryTest>) {
     let (alpha, s0) = (opts.significance, opts.strength);
     if idx.is_empty() {
         // No occurrence: one empty phase, as the thesis' tree of an empty sequence is one leaf.
         return (vec![0, 0], Vec::new());
     }
-    let signed = content::Signed::of(trace, events, comm, idx);
+    let ranks = ranks.unwrap_or_else(|| content::SignedRanks::of(trace, events));
+    let signed = content::Signed::of_ranks(trace, events, comm, idx, ranks);
     let occ = content::Bags::of_instances(&signed);
     if opts.min_share <= 0.0 || idx.len() < 2 {
         // No resolution asked: every significant change between occurrences.
@@ -601,6 +603,26 @@ pub fn detect_phases_with(
     comm: &crate::patterns::CommunicationAnalysis,
     opts: &PhaseOptions,
 ) -> PhaseAnalysis {
+    detect_phases_from(trace, events, comm, opts, None)
+}
+
+/// Whether [`detect_phases_from`] reads every rank's signed events ([`content::SignedRanks`]),
+/// so that a caller finds them beside the pattern detection only when they are read: the phases'
+/// boundaries are tested on the event mixes unless the thesis' leaves are kept.
+pub fn reads_signed_ranks(opts: &PhaseOptions) -> bool {
+    opts.significance < 1.0
+}
+
+/// [`detect_phases_with`], with every rank's signed events `ranks` of this trace and these
+/// events when found before (natively beside the pattern detection: they do not depend on
+/// the patterns); `None` finds them here.
+pub fn detect_phases_from(
+    trace: &tracelogic_model::Trace,
+    events: &crate::patterns::Events,
+    comm: &crate::patterns::CommunicationAnalysis,
+    opts: &PhaseOptions,
+    ranks: Option<content::SignedRanks>,
+) -> PhaseAnalysis {
     let (seq, idx) = pattern_sequence(comm, opts.outside);
     let seg = segment(&seq, opts.strength);
     let leaf_bounds: Vec<usize> = seg
@@ -609,8 +631,8 @@ pub fn detect_phases_with(
         .map(|&l| seg.tree[l].start)
         .chain(std::iter::once(seq.len()))
         .collect();
-    let (bounds, tests) = if opts.significance < 1.0 {
-        phase_bounds(trace, events, comm, &idx, opts)
+    let (bounds, tests) = if reads_signed_ranks(opts) {
+        phase_bounds(trace, events, comm, &idx, opts, ranks)
     } else {
         (leaf_bounds.clone(), Vec::new())
     };

@@ -1,5 +1,7 @@
 //! Every event of the phase sequence with its signature ([`Signed`]), and the bags of positions
-//! and of windows built from them in one pass each (dense counts, no per-event allocation).
+//! and of windows built from them in one pass each (dense counts, no per-event allocation). The
+//! ranks' signatures need no patterns ([`SignedRanks`]: natively found beside the pattern
+//! detection).
 
 use super::Bags;
 
@@ -24,13 +26,10 @@ pub struct Signed {
     /// The signature of each id: `(kind: 0 send, 1 receive, 2 collective; MPI function; peer
     /// number)`.
     names: Vec<(u8, u32, u32)>,
-    /// Every event (index into `times`) ordered by entry time, then index: the order of the
-    /// events of any stretch of positions in time, found once for all stretches.
-    by_time: Vec<u32>,
 }
 
 /// Signature of one event (see the module docs of [`super`]).
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 struct Signature {
     /// 0 send, 1 receive, 2 collective.
     kind: u8,
@@ -41,6 +40,29 @@ struct Signature {
     offset: u32,
 }
 
+/// Every rank's events with their signatures, numbered per rank: what the phases read of the
+/// ranks' events before the patterns are known. The peer numbering walks every event of the
+/// trace, so natively the engine finds these beside the pattern detection ([`SignedRanks::of`]
+/// needs the trace and its events only); [`Signed::of_ranks`] then takes the events of the
+/// phase sequence's positions from them.
+#[derive(Debug, Clone, Default)]
+pub struct SignedRanks {
+    /// Per rank ([`crate::patterns::Events::ranks`] order): each event's signature number and
+    /// the signature of each number ([`rank_signatures`]).
+    per_rank: Vec<(Vec<u32>, Vec<Signature>)>,
+}
+
+impl SignedRanks {
+    /// Every rank's events' signatures (on every core natively).
+    pub fn of(trace: &tracelogic_model::Trace, events: &crate::patterns::Events) -> SignedRanks {
+        SignedRanks {
+            per_rank: crate::logical::per_rank::each_index(trace.ranks.len(), |r| {
+                rank_signatures(&trace.ranks[r], events.ranks.get(r))
+            }),
+        }
+    }
+}
+
 impl Signed {
     /// Every event of the instances `idx[i]` of `comm` (the phase sequence's positions).
     pub fn of(
@@ -49,11 +71,19 @@ impl Signed {
         comm: &crate::patterns::CommunicationAnalysis,
         idx: &[usize],
     ) -> Signed {
-        // Each rank's events' signatures, numbered per rank (on every core natively): the
-        // peer numbering walks every event of the rank.
-        let per_rank = crate::logical::per_rank::each_index(trace.ranks.len(), |r| {
-            rank_signatures(&trace.ranks[r], events.ranks.get(r))
-        });
+        Signed::of_ranks(trace, events, comm, idx, SignedRanks::of(trace, events))
+    }
+
+    /// [`Signed::of`] with every rank's signed events `ranks` found before (of the same trace
+    /// and events).
+    pub fn of_ranks(
+        trace: &tracelogic_model::Trace,
+        events: &crate::patterns::Events,
+        comm: &crate::patterns::CommunicationAnalysis,
+        idx: &[usize],
+        ranks: SignedRanks,
+    ) -> Signed {
+        let per_rank = ranks.per_rank;
         // Per rank, the global id of each of its signature numbers (`u32::MAX`: not met yet).
         let mut global: Vec<Vec<u32>> = per_rank.iter().map(|(_, keys)| vec![u32::MAX; keys.len()]).collect();
         let mut ids: FastMap<Signature, u32> = FastMap::default();
@@ -93,13 +123,11 @@ impl Signed {
         for (s, i) in ids {
             names[i as usize] = (s.kind, s.func, s.offset);
         }
-        let by_time = time_order(&times);
         Signed {
             times,
             sigs,
             offs,
             names,
-            by_time,
         }
     }
 
@@ -219,59 +247,6 @@ fn rank_signatures(
         }));
     }
     (local, keys)
-}
-
-/// The events (indices into `times`) ordered by `(time, index)`. A bucket sort, not a
-/// comparison sort of all events: the events go, in index order, into buckets of equal time
-/// width (a power of two, about four events a bucket), and each bucket is then sorted by time,
-/// stably, so ties stay in index order. O(events) when the entry times spread over the run;
-/// a bucket holding many events (times crowding into one moment) is still sorted exactly.
-fn time_order(times: &[tracelogic_model::Time]) -> Vec<u32> {
-    let (Some(&lo), Some(&hi)) = (times.iter().min(), times.iter().max()) else {
-        return Vec::new();
-    };
-    let span = hi - lo;
-    let target = (times.len() as u64 / 4).max(1);
-    let mut shift = 0u32;
-    while (span >> shift) >= target {
-        shift += 1;
-    }
-    let bucket = |t: tracelogic_model::Time| ((t - lo) >> shift) as usize;
-    // `end[b + 1]` counts bucket `b`; summed, `end[b]` is where bucket `b` begins, and after the
-    // scatter where it ends.
-    let mut end = vec![0u32; bucket(hi) + 2];
-    for &t in times {
-        end[bucket(t) + 1] += 1;
-    }
-    for b in 1..end.len() {
-        end[b] += end[b - 1];
-    }
-    let mut order = vec![0u32; times.len()];
-    for (j, &t) in times.iter().enumerate() {
-        let slot = &mut end[bucket(t)];
-        order[*slot as usize] = j as u32;
-        *slot += 1;
-    }
-    let mut begin = 0usize;
-    for &e in &end[..end.len() - 1] {
-        let part = &mut order[begin..e as usize];
-        begin = e as usize;
-        if part.len() <= 16 {
-            // Insertion sort: stable, and a few events a bucket.
-            for i in 1..part.len() {
-                let (j, t) = (part[i], times[part[i] as usize]);
-                let mut k = i;
-                while k > 0 && times[part[k - 1] as usize] > t {
-                    part[k] = part[k - 1];
-                    k -= 1;
-                }
-                part[k] = j;
-            }
-        } else {
-            part.sort_by_key(|&j| times[j as usize]);
-        }
-    }
-    order
 }
 
 /// Bags filled one at a time with dense counts: each closed bag lists its signatures
@@ -400,7 +375,13 @@ impl Bags {
     /// next one (hpcc on 8 ranks: an occurrence starting 40 ms before LatencyBandwidth holds
     /// 14,000 of its events, 4 times the stretch's own); those events belong in time to the
     /// next stretch. Events of one entry time come in position order, then in their order
-    /// within the position.
+    /// within the position. Also the entry time at which each window begins (`Time::MAX` past
+    /// the last event; an empty window takes the next one's).
+    ///
+    /// No sort of the events: the event of rank `q` in that order lies in window
+    /// `q · bins / n`, so only the events at the windows' first ranks need their exact place.
+    /// The events are counted in time buckets; the few buckets holding a window's first rank
+    /// are sorted, every other bucket lies inside one window.
     pub fn of_event_windows(
         signed: &Signed,
         r: std::ops::Range<usize>,
@@ -409,46 +390,117 @@ impl Bags {
     ) -> (Bags, Vec<tracelogic_model::Time>) {
         let (lo, hi) = (signed.offs[r.start], signed.offs[r.end]);
         let local = signed.local_ids(r);
+        let kinds = local.iter().filter(|&&l| l != u32::MAX).count();
         let times = &signed.times[lo..hi];
-        let kept = times.iter().filter(|&&t| t <= until).count();
-        let n = kept.max(1);
+        let sig = |j: usize| local[signed.sigs[lo + j] as usize];
         let bins = bins.max(1);
-        let mut b = BagBuilder::new(signed.alphabet(), bins);
         let mut at = vec![tracelogic_model::Time::MAX; bins + 1];
-        // The stretch's events in time order: the run's time order from the stretch's first
-        // entry time on, the other positions' events skipped.
-        let first = times.iter().copied().filter(|&t| t <= until).min().unwrap_or(0);
-        let by_time = &signed.by_time;
-        let mut k = by_time.partition_point(|&j| signed.times[j as usize] < first);
-        let (mut seen, mut open) = (0usize, 0usize);
-        let mut empty = true;
-        while seen < kept {
-            let j = by_time[k] as usize;
-            k += 1;
-            if j < lo || j >= hi {
-                continue;
-            }
-            let bin = (seen * bins / n).min(bins - 1);
-            while open < bin {
-                b.close();
-                open += 1;
-                empty = true;
-            }
-            if empty {
-                at[bin] = signed.times[j];
-                empty = false;
-            }
-            b.add(local[signed.sigs[j] as usize]);
-            seen += 1;
+        let (mut kept, mut first, mut last) = (0usize, tracelogic_model::Time::MAX, 0);
+        for &t in times.iter().filter(|&&t| t <= until) {
+            kept += 1;
+            first = first.min(t);
+            last = last.max(t);
         }
-        while open < bins {
-            b.close();
-            open += 1;
+        // (window, signature) of every kept event, counted in a table of windows × signatures
+        // when it is no larger than the events, else listed.
+        let table = bins.saturating_mul(kinds) <= kept;
+        let mut counts = if table { vec![0u64; bins * kinds] } else { Vec::new() };
+        let mut listed: Vec<(u32, u32)> = Vec::new();
+        let mut add = |w: usize, s: u32| {
+            if table {
+                counts[w * kinds + s as usize] += 1;
+            } else {
+                listed.push((w as u32, s));
+            }
+        };
+        if kept > 0 {
+            // (In u64: ranks times windows pass u32 on wasm.)
+            let window = |q: usize| (q as u64 * bins as u64 / kept as u64) as usize;
+            let first_rank = |w: usize| (w as u64 * kept as u64).div_ceil(bins as u64) as usize;
+            // Buckets of a power-of-two time width, about 16 events each.
+            let target = (kept as u64 / 16).max(1);
+            let mut shift = 0u32;
+            while (last - first).checked_shr(shift).unwrap_or(0) >= target {
+                shift += 1;
+            }
+            let bucket = |t: tracelogic_model::Time| (t - first).checked_shr(shift).unwrap_or(0) as usize;
+            // `start[b]`: kept events in buckets before `b` (the rank of bucket `b`'s first).
+            let mut start = vec![0usize; bucket(last) + 2];
+            for &t in times.iter().filter(|&&t| t <= until) {
+                start[bucket(t) + 1] += 1;
+            }
+            for b in 1..start.len() {
+                start[b] += start[b - 1];
+            }
+            // The buckets holding some window's first rank (beyond rank 0) are sorted; every
+            // other bucket lies inside one window, that of its first rank.
+            let mut exact: Vec<u32> = vec![u32::MAX; start.len()];
+            let mut sorted: Vec<Vec<(tracelogic_model::Time, u32)>> = Vec::new();
+            for w in 1..bins {
+                let q = first_rank(w);
+                if q < kept && window(q) == w {
+                    let b = start.partition_point(|&s| s <= q) - 1;
+                    if exact[b] == u32::MAX {
+                        exact[b] = sorted.len() as u32;
+                        sorted.push(Vec::new());
+                    }
+                }
+            }
+            // The window of each bucket's first rank, found once a bucket (not once an event).
+            let first_window: Vec<u32> = start.iter().map(|&q| window(q.min(kept - 1)) as u32).collect();
+            for (j, &t) in times.iter().enumerate().filter(|x| *x.1 <= until) {
+                let b = bucket(t);
+                match exact[b] {
+                    u32::MAX => add(first_window[b] as usize, sig(j)),
+                    k => sorted[k as usize].push((t, j as u32)),
+                }
+            }
+            at[0] = first;
+            for b in (0..exact.len()).filter(|&b| exact[b] != u32::MAX) {
+                let evs = &mut sorted[exact[b] as usize];
+                evs.sort_unstable();
+                for (i, &(t, j)) in evs.iter().enumerate() {
+                    let q = start[b] + i;
+                    let w = window(q);
+                    if q > 0 && window(q - 1) != w {
+                        at[w] = t;
+                    }
+                    add(w, sig(j as usize));
+                }
+            }
         }
         for k in (0..bins).rev() {
             at[k] = at[k].min(at[k + 1]);
         }
-        (b.bags, at)
+        let mut bags = Bags {
+            offs: Vec::with_capacity(bins + 1),
+            ..Default::default()
+        };
+        bags.offs.push(0);
+        if table {
+            for w in 0..bins {
+                let row = &counts[w * kinds..(w + 1) * kinds];
+                for (s, &c) in row.iter().enumerate().filter(|x| *x.1 > 0) {
+                    bags.items.push((s as u32, c));
+                    bags.alphabet = bags.alphabet.max(s + 1);
+                }
+                bags.offs.push(bags.items.len());
+            }
+        } else {
+            listed.sort_unstable();
+            let mut i = 0;
+            for w in 0..bins as u32 {
+                while i < listed.len() && listed[i].0 == w {
+                    let s = listed[i].1;
+                    let n = listed[i..].iter().take_while(|x| **x == (w, s)).count();
+                    bags.items.push((s, n as u64));
+                    bags.alphabet = bags.alphabet.max(s as usize + 1);
+                    i += n;
+                }
+                bags.offs.push(bags.items.len());
+            }
+        }
+        (bags, at)
     }
 }
 
@@ -472,13 +524,11 @@ mod tests {
             }
         }
         offs.push(times.len());
-        let by_time = time_order(&times);
         Signed {
             times,
             sigs,
             offs,
             names: vec![(0, 0, 0); next_id as usize],
-            by_time,
         }
     }
 
@@ -494,36 +544,6 @@ mod tests {
             }
         }
         out
-    }
-
-    /// The bucket sort gives the order of a comparison sort of `(time, index)`: times spread
-    /// or crowding into a few moments, ties, one time only, times near the ends of the range.
-    #[test]
-    fn time_order_equals_sorting_time_and_index() {
-        let mut rng = crate::phases::merge::SplitMix(7);
-        for case in 0..200usize {
-            let n = rng.below(300);
-            let (base, spread) = match case % 5 {
-                0 => (0u64, 1 + rng.below(1000) as u64),
-                1 => (1_000_000, 3),
-                2 => (u64::MAX - 5000, 5000),
-                3 => (42, 1),
-                _ => (0, u64::MAX / 2),
-            };
-            let times: Vec<u64> = (0..n)
-                .map(|_| {
-                    // A third of the events crowd into one moment: one large bucket.
-                    if rng.below(3) == 0 {
-                        base + spread / 2
-                    } else {
-                        base + ((rng.below(1 << 30) as u64) << 32 | rng.below(1 << 30) as u64) % spread
-                    }
-                })
-                .collect();
-            let mut want: Vec<u32> = (0..n as u32).collect();
-            want.sort_by_key(|&j| (times[j as usize], j));
-            assert_eq!(time_order(&times), want, "case {case}");
-        }
     }
 
     fn same(a: &Bags, b: &Bags) -> bool {
@@ -560,24 +580,84 @@ mod tests {
                 assert!(same(&got, &Bags::from_symbols(&by_time)), "seed {seed} bins {bins}");
                 // Equal numbers of events, up to a time.
                 let until = (a as u64 + e as u64) * 6;
-                let mut sorted: Vec<SignedEvent> = ev.iter().copied().filter(|x| x.1 <= until).collect();
-                sorted.sort_by_key(|x| (x.1, x.0));
-                let m = sorted.len().max(1);
-                let mut by_count = vec![Vec::new(); bins];
-                let mut at = vec![u64::MAX; bins + 1];
-                for (j, &(_, t, l)) in sorted.iter().enumerate() {
-                    let b = (j * bins / m).min(bins - 1);
-                    if by_count[b].is_empty() {
-                        at[b] = t;
-                    }
-                    by_count[b].push(l);
-                }
-                for b in (0..bins).rev() {
-                    at[b] = at[b].min(at[b + 1]);
-                }
+                let (want, at) = event_windows_sorted(&s, a..e, bins, until);
                 let (got, got_at) = Bags::of_event_windows(&s, a..e, bins, until);
-                assert!(same(&got, &Bags::from_symbols(&by_count)), "seed {seed} bins {bins}");
+                assert!(same(&got, &want), "seed {seed} bins {bins}");
                 assert_eq!(got_at, at, "seed {seed} bins {bins}");
+            }
+        }
+    }
+
+    /// The windows of equal numbers of events from a stable sort of the stretch's events by
+    /// (entry time, position) (brute force), and the time each window begins.
+    fn event_windows_sorted(s: &Signed, r: std::ops::Range<usize>, bins: usize, until: u64) -> (Bags, Vec<u64>) {
+        let mut sorted: Vec<SignedEvent> = stretch(s, r).into_iter().filter(|x| x.1 <= until).collect();
+        sorted.sort_by_key(|x| (x.1, x.0));
+        let m = sorted.len().max(1);
+        let mut by_count = vec![Vec::new(); bins];
+        let mut at = vec![u64::MAX; bins + 1];
+        for (j, &(_, t, l)) in sorted.iter().enumerate() {
+            let b = (j * bins / m).min(bins - 1);
+            if by_count[b].is_empty() {
+                at[b] = t;
+            }
+            by_count[b].push(l);
+        }
+        for b in (0..bins).rev() {
+            at[b] = at[b].min(at[b + 1]);
+        }
+        (Bags::from_symbols(&by_count), at)
+    }
+
+    /// Windows of equal numbers of events without sorting them equal those of the sort, where
+    /// the times crowd into one moment (ties across a window's first rank), into a few, spread
+    /// over the whole range of times or sit near its top; more or fewer events than windows,
+    /// many signatures (the listed counts) or few (the table).
+    #[test]
+    fn event_windows_equal_the_sorted_events_where_times_crowd() {
+        let mut rng = crate::phases::merge::SplitMix(11);
+        for case in 0..120usize {
+            let positions = 1 + rng.below(400);
+            let (base, spread) = match case % 5 {
+                0 => (0u64, 1),
+                1 => (1_000, 3),
+                2 => (0, u64::MAX / 2),
+                3 => (u64::MAX - 10_000, 10_000),
+                _ => (5, 1 + rng.below(100_000) as u64),
+            };
+            let alphabet = if case % 2 == 0 { 3 } else { 500 };
+            let (mut times, mut sigs, mut offs) = (Vec::new(), Vec::new(), Vec::new());
+            let mut next_id = 0u32;
+            for _ in 0..positions {
+                offs.push(times.len());
+                for _ in 0..rng.below(8) {
+                    let noise = (rng.below(1 << 30) as u64) << 32 | rng.below(1 << 30) as u64;
+                    // A third of the events at one moment.
+                    times.push(if rng.below(3) == 0 {
+                        base + spread / 2
+                    } else {
+                        base + noise % spread
+                    });
+                    let sg = (rng.below(alphabet) as u32).min(next_id);
+                    sigs.push(sg);
+                    next_id = next_id.max(sg + 1);
+                }
+            }
+            offs.push(times.len());
+            let s = Signed {
+                times,
+                sigs,
+                offs,
+                names: vec![(0, 0, 0); next_id as usize],
+            };
+            let n = s.len();
+            let a = rng.below(n.div_ceil(4));
+            let until = [u64::MAX, base + spread / 2, base + spread / 3][case % 3];
+            for bins in [1, 7, 100, 1000] {
+                let (want, at) = event_windows_sorted(&s, a..n, bins, until);
+                let (got, got_at) = Bags::of_event_windows(&s, a..n, bins, until);
+                assert!(same(&got, &want), "case {case} bins {bins}");
+                assert_eq!(got_at, at, "case {case} bins {bins}");
             }
         }
     }
