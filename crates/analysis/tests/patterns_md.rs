@@ -145,10 +145,10 @@ fn gromacs_no_instance_holds_more_than_one_energy_period() {
 
 /// The default pattern is the MD step (nsteps + 1 ± 2 occurrences) or the energy period
 /// (nsteps / nstcalcenergy ± 1), on every rank, and no instance of any pattern holds more than
-/// one energy period of steps on any rank. Fails: 38 of the 41 steps (docs/patterns.md, *An MD
-/// loop*): step 0, whose exchanges run in another order, and the last steps stay apart.
+/// one energy period of steps on any rank. Today 39 of the 41 steps: a step lacking messages on
+/// four ranks is folded with the others (docs/patterns.md, *An MD loop*); step 0, whose
+/// exchanges run in another order, and the last step stay apart.
 #[test]
-#[ignore = "GROMACS: 38 of 41 MD steps as the step pattern; docs/patterns.md, An MD loop"]
 fn gromacs_md_step_as_often_as_md_log_says() {
     let nsteps = logged("nsteps");
     let nstcalcenergy = logged("nstcalcenergy");
@@ -243,6 +243,84 @@ fn generated_md_loop_parse_holds_at_most_one_period() {
                 .filter(|&&(s, e)| occ.iter().any(|&(a, b)| a as usize <= s && e <= b as usize))
                 .count();
             assert_eq!(taken, plain.len(), "k = {k}, plan {plan:?}: {occ:?}");
+        }
+    }
+}
+
+/// A generated MD-like loop whose steps sometimes *lack* an exchange, independent of GROMACS:
+/// six ranks on a ring, each step three exchanges (with the right, the left, and the rank two
+/// to the right); on the steps of a fixed plan ranks 0 and 1 skip their exchange with each other
+/// (so rank 0 lacks a send and a receive of its step, rank 1 likewise), as GROMACS's ranks skip
+/// a neighbour with no atoms to send. Truth from the generator: the default pattern is the step
+/// on every rank, once per generated step, its short form exactly as often as the plan skips,
+/// and every occurrence holds one step's first event per rank. It holds without
+/// `steps::fold_lacking` too (checked by switching the fold off: an earlier stage already folds
+/// this simple case, not examined which); the md.log test above is the one the fold makes pass.
+#[test]
+fn generated_steps_lacking_an_exchange_are_steps_of_the_loop() {
+    use tracelogic_analysis::patterns::analyse;
+    use tracelogic_model::{P2pDir, NO_CALLPATH};
+    let n = 6u32;
+    let steps = 30u32;
+    let skipped = [5u32, 6, 13, 20, 21, 22, 27];
+    let mut t = Trace::new("text", "generated md steps", n);
+    // Per rank, the event index where each step starts.
+    let mut starts: Vec<Vec<u32>> = vec![Vec::new(); n as usize];
+    for r in 0..n {
+        let mut events = 0u32;
+        for s in 0..steps {
+            starts[r as usize].push(events);
+            let skip = skipped.contains(&s);
+            let base = s as u64 * 10_000;
+            let (right, left, far, near) = ((r + 1) % n, (r + n - 1) % n, (r + 2) % n, (r + n - 2) % n);
+            // (kind, peer) in order: right exchange, left exchange, far exchange.
+            let ops = [
+                (P2pDir::Send, right),
+                (P2pDir::Recv, left),
+                (P2pDir::Send, left),
+                (P2pDir::Recv, right),
+                (P2pDir::Send, far),
+                (P2pDir::Recv, near),
+            ];
+            for (k, &(dir, peer)) in ops.iter().enumerate() {
+                // Ranks 0 and 1 skip their messages to each other on the planned steps.
+                if skip && ((r == 0 && peer == 1) || (r == 1 && peer == 0)) {
+                    continue;
+                }
+                let at = base + 100 * k as u64 + 10 * r as u64;
+                let name = if dir == P2pDir::Send { "MPI_Send" } else { "MPI_Recv" };
+                let c = t.push_call(r, name, at, at + 5, NO_CALLPATH, 0);
+                t.push_p2p(r, c, c, dir, peer, 0, 0, 64);
+                events += 1;
+            }
+        }
+    }
+    let a = analyse(&t, &PatternOptions::default());
+    let first = &a.communication_patterns[0];
+    assert_eq!(
+        first.ranks,
+        (0..n).collect::<Vec<u32>>(),
+        "default pattern on every rank"
+    );
+    assert_eq!(
+        first.occurrences,
+        steps as usize,
+        "{:#?}",
+        a.communication_patterns.iter().take(3).collect::<Vec<_>>()
+    );
+    let short = first
+        .variants
+        .iter()
+        .find(|v| v.extra_events < 0)
+        .map_or(0, |v| v.occurrences);
+    assert_eq!(short, skipped.len(), "short steps");
+    for inst in a.communication.instances.iter().filter(|i| i.pattern == 0) {
+        for p in &inst.parts {
+            let inside = starts[p.rank as usize]
+                .iter()
+                .filter(|&&s| s >= p.first_event && s <= p.last_event)
+                .count();
+            assert_eq!(inside, 1, "rank {}: {inside} step starts in one occurrence", p.rank);
         }
     }
 }

@@ -316,6 +316,13 @@ fn analyse_nested(
             Some(split) => split,
             None => (occurrences, loops, communication),
         };
+    // Steps lacking some of the loop body's events (a neighbour's exchange skipped on some
+    // ranks) are steps of the loop too, where their partners run one iteration.
+    let (occurrences, loops, communication) =
+        match steps::fold_lacking(trace, matching, events, &ops, &occurrences, &loops, &communication) {
+            Some(folded) => folded,
+            None => (occurrences, loops, communication),
+        };
     // Loop copies still chained by messages crossing an iteration boundary: iterations are
     // matched across ranks by the majority of their messages, and no instance spans two.
     let (occurrences, communication) =

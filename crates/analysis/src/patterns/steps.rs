@@ -280,6 +280,179 @@ fn merged(
     (occ, fl)
 }
 
+/// Iterations that *lack* some of a step's events are steps too. A loop's steps need not hold
+/// every event of its body: on GROMACS some ranks skip a neighbour's exchange in some steps
+/// (1–15 messages fewer), so the per-rank parse cuts those steps as patterns of their own and
+/// their instances — one iteration of the loop on the other ranks, joined to the short steps
+/// through their messages — stay apart from the step pattern (and an exchange between two
+/// short steps, cut into bi-grams by the parse, is an instance of its own). An instance over
+/// exactly the step pattern's ranks whose every part is either one iteration of the loop or a
+/// stretch — every event from the part's first to its last — that is a subsequence of one of
+/// the step's forms on that rank is the same step, lacking events (as an iteration adding
+/// events holds the body as a subsequence, [`fold_steps`]). At least one part must be an
+/// iteration: the messages to a whole step place the short parts in it, so a stray exchange
+/// whose events happen to be a subsequence of the step (an `MPI_Alltoall` in the set-up) is
+/// no step. The stretches become iterations of the loop (an instance's all or none, none
+/// overlapping another's), construction runs again, and the fold is kept when the step
+/// patterns then cover more events and no more events are left in instances seen once. No
+/// length, count or share threshold: the events decide.
+/// `loops[r][k]`: the loop occurrence `k` of rank `r` is an iteration of. `None` when nothing
+/// was folded.
+pub(super) fn fold_lacking(
+    trace: &Trace,
+    matching: &Matching,
+    events: &Events,
+    ops: &OpIndex,
+    occurrences: &[Vec<(u32, u32)>],
+    loops: &[Vec<u32>],
+    c: &CommunicationAnalysis,
+) -> Option<(Occurrences, Vec<Vec<u32>>, CommunicationAnalysis)> {
+    if loops.is_empty() {
+        return None;
+    }
+    // The step pattern of each loop: the pattern holding its iterations that covers most events.
+    let mut step_of: Vec<(u32, usize)> = Vec::new();
+    for (p, &l) in c.step_loops.iter().enumerate() {
+        if l == NOT_A_STEP {
+            continue;
+        }
+        match step_of.iter_mut().find(|x| x.0 == l) {
+            Some(x) if c.patterns[p].events_covered > c.patterns[x.1].events_covered => x.1 = p,
+            Some(_) => {}
+            None => step_of.push((l, p)),
+        }
+    }
+    if step_of.is_empty() {
+        return None;
+    }
+    step_of.sort_by_key(|&(l, p)| (std::cmp::Reverse(c.patterns[p].events_covered), l));
+    let forms = |p: usize| -> Vec<&std::collections::BTreeMap<tracelogic_model::Rank, super::construct::EventNames>> {
+        let pat = &c.patterns[p];
+        if pat.variants.is_empty() {
+            vec![&pat.events]
+        } else {
+            pat.variants.iter().map(|v| &v.events).collect()
+        }
+    };
+    // New iterations per rank: (start, end, loop).
+    let mut pieces: Vec<Vec<(u32, u32, u32)>> = vec![Vec::new(); occurrences.len()];
+    // Per rank, the stretches claimed so far (start -> end).
+    let mut claimed: Vec<std::collections::BTreeMap<u32, u32>> = vec![Default::default(); occurrences.len()];
+    for inst in &c.instances {
+        let q = inst.pattern as usize;
+        if q >= c.patterns.len() || c.step_loops[q] != NOT_A_STEP {
+            continue;
+        }
+        for &(l, p) in &step_of {
+            let step = &c.patterns[p];
+            if step.ranks.len() != inst.parts.len() || !inst.parts.iter().zip(&step.ranks).all(|(q, &r)| q.rank == r) {
+                continue;
+            }
+            let step_forms = forms(p);
+            let mut whole = false;
+            let mut short: Vec<(usize, u32, u32)> = Vec::new();
+            let fits = inst.parts.iter().all(|part| {
+                let r = part.rank as usize;
+                let (s, e) = (part.first_event, part.last_event + 1);
+                let (occ, fl) = (&occurrences[r], &loops[r]);
+                // The rank's occurrences overlapping the part.
+                let from = occ.partition_point(|o| o.1 <= s);
+                let to = from + occ[from..].iter().take_while(|o| o.0 < e).count();
+                if to == from + 1 && occ[from] == (s, e) && fl[from] == l {
+                    whole = true;
+                    return true;
+                }
+                // Every event from the part's first to its last, whatever instance it is in now
+                // (a short step's exchange with another short step's rank is cut apart by the
+                // per-rank parse: its own small instance).
+                let seq = &events.ranks[r].symbols[s as usize..e as usize];
+                // Occurrences inside the stretch only, none an iteration of another loop.
+                let inside = from == to || (occ[from].0 >= s && occ[to - 1].1 <= e);
+                let free = inside && fl[from..to].iter().all(|&x| x == NOT_A_STEP || x == l);
+                let lacks = step_forms.iter().any(|f| {
+                    f.get(&part.rank)
+                        .is_some_and(|b| b.len() >= seq.len() && is_subsequence(seq, b.ids()))
+                });
+                if free && lacks {
+                    short.push((r, s, e));
+                    true
+                } else {
+                    false
+                }
+            });
+            if fits && whole && !short.is_empty() {
+                let overlaps = short
+                    .iter()
+                    .any(|&(r, s, e)| claimed[r].range(..e).next_back().is_some_and(|(_, &end)| end > s));
+                if !overlaps {
+                    for (r, s, e) in short {
+                        claimed[r].insert(s, e);
+                        pieces[r].push((s, e, l));
+                    }
+                }
+                break;
+            }
+        }
+    }
+    if pieces.iter().all(|p| p.is_empty()) {
+        return None;
+    }
+    let mut out: Occurrences = occurrences.to_vec();
+    let mut flags: Vec<Vec<u32>> = loops.to_vec();
+    for (r, new) in pieces.iter_mut().enumerate() {
+        if new.is_empty() {
+            continue;
+        }
+        new.sort_unstable();
+        (out[r], flags[r]) = merged_pieces(&occurrences[r], &loops[r], new);
+    }
+    let redone = construct_with_iterations(trace, matching, events, ops, &out, &flags, &[]);
+    let in_steps = |c: &CommunicationAnalysis| -> u64 {
+        c.patterns
+            .iter()
+            .zip(&c.step_loops)
+            .filter(|(_, &l)| l != NOT_A_STEP)
+            .map(|(p, _)| p.events_covered)
+            .sum()
+    };
+    let one_off = |c: &CommunicationAnalysis| super::construct::one_off_events(&c.patterns);
+    if in_steps(&redone) <= in_steps(c) || one_off(&redone) > one_off(c) {
+        return None;
+    }
+    Some((out, flags, redone))
+}
+
+/// Whether `a` is a subsequence of `b` (in order, not necessarily contiguous).
+fn is_subsequence(a: &[u32], b: &[u32]) -> bool {
+    let mut it = b.iter();
+    a.iter().all(|x| it.any(|y| y == x))
+}
+
+/// A rank's occurrences with `new` pieces `(start, end, loop)` (sorted, disjoint) put in place
+/// of the occurrences they overlap.
+fn merged_pieces(old: &[(u32, u32)], old_loops: &[u32], new: &[(u32, u32, u32)]) -> (Vec<(u32, u32)>, Vec<u32>) {
+    let mut occ = Vec::with_capacity(old.len() + new.len());
+    let mut fl = Vec::with_capacity(old.len() + new.len());
+    let mut k = 0;
+    for (&o, &l) in old.iter().zip(old_loops) {
+        while k < new.len() && new[k].1 <= o.0 {
+            occ.push((new[k].0, new[k].1));
+            fl.push(new[k].2);
+            k += 1;
+        }
+        if k < new.len() && new[k].0 < o.1 {
+            continue;
+        }
+        occ.push(o);
+        fl.push(l);
+    }
+    for n in &new[k..] {
+        occ.push((n.0, n.1));
+        fl.push(n.2);
+    }
+    (occ, fl)
+}
+
 /// Starts of the non-overlapping exact copies of `body` in `seq`, left to right (Knuth–Morris–
 /// Pratt, O(|seq| + |body|)).
 pub(super) fn exact_copies(seq: &[u32], body: &[u32]) -> Vec<u32> {
