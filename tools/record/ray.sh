@@ -17,8 +17,10 @@
 # time it waits: about 50,000-100,000 MPI_Iprobe per rank and second on a loaded 2-core machine,
 # so the trace grows with the wall time more than with the input (a 10 kb genome with 600 pairs on
 # 4 ranks: 110 s, 2.6 M Iprobe and 124 k messages per rank, 616 MB of DUMPI), hence the small
-# default input. Needs `ray` (apt), DUMPI (tools/record/build-dumpi.sh, DUMPI_PREFIX) or the
-# OTF2 tracer (tools/otf2-tracer/build.sh) and otf2-print.
+# default input; more processes than cores make it explode (6 and 8 ranks on 2 shared cores: 4-12
+# GB of DUMPI in 13 minutes, docs/corpus.md "Ray"). Needs `ray` (apt), DUMPI
+# (tools/record/build-dumpi.sh, DUMPI_PREFIX) or the OTF2 tracer (tools/otf2-tracer/build.sh) and
+# otf2-print.
 #
 # Afterwards OUT_DIR holds the trace packed (dumpi.tar.zst or trace.tar.zst, zstd -12; the
 # unpacked files, several hundred MB, are removed), genome.fa and the reads, ray-output/ (Ray's own output: ElapsedTime.txt with
