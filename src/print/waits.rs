@@ -76,6 +76,14 @@ pub fn text(r: &WaitsReport, top: usize) -> String {
             w.clock_violations
         );
     }
+    if let Some(p) = r.polling.as_ref().filter(|p| p.calls > 0) {
+        o += &format!(
+            "  polling: {:.6} s ({:.1}% of the time in MPI) in {} non-blocking probes and tests that completed nothing: waiting by polling, which no wait state above counts\n",
+            p.seconds,
+            if r.mpi_s > 0.0 { 100.0 * p.seconds / r.mpi_s } else { 0.0 },
+            p.calls
+        );
+    }
     if !w.by_function.is_empty() {
         o += "by MPI function\n";
         let mut h = HEADER;

@@ -9,7 +9,7 @@
 #   tools/record/check-heldout.py OUT_ROOT             (one table; OUT_ROOT/pairs.txt: compare verdicts)
 #
 # Needs the programs and tracers of docs/corpus.md (apt: gromacs lammps hpcc meep-openmpi cp2k
-# hdf5-tools otf2-tools libotf2-trace-dev; DUMPI: tools/record/build-dumpi.sh). Takes about an
+# hdf5-tools otf2-tools libotf2-trace-dev ray; DUMPI: tools/record/build-dumpi.sh). Takes about an
 # hour on 2 cores. RUN names one run of the list below (e.g. `gromacs-12-200 meep-16`).
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -71,12 +71,18 @@ for n in lammps-melt-12-reorder lammps-melt-27-reorder; do
     want "$n" && "$rec/lammps.sh" "$out" "$n"
 done
 
+# Ray, the genome assembler (polls with MPI_Iprobe; Ray's dated steps are the phases' truth).
+want ray-4 && "$rec/ray.sh" "$out/ray-4" 4
+want ray-4-otf2 && "$rec/ray.sh" "$out/ray-4-otf2" 4 --otf2
+# (6 or 8 ranks on 2 shared cores: gigabytes of probes, docs/corpus.md "Ray")
+
 # Pairs whose compare verdict is known from the programs (check-heldout.py reads this file).
 cat > "$out/pairs.txt" <<'PAIRS'
 # A B expected — the same program and input (twice, another placement, another tracer) is similar
 meep-8 meep-8-again similar
 meep-8 meep-8-rankfile similar
 meep-12 meep-12-otf2 similar
+ray-4 ray-4-otf2 similar
 gromacs-12-100 gromacs-12-200 similar
 PAIRS
 echo "heldout.sh: runs in $out" >&2

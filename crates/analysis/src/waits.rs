@@ -446,6 +446,113 @@ pub fn wait_states_paired(trace: &Trace, matching: &Matching, sequence: Option<&
     assemble(trace, &acc.by_rank, &acc.by_func, pairs, clock_violations)
 }
 
+/// Time spent asking whether a message has arrived, which Scalasca's wait states do not see: a
+/// program that waits by polling (`MPI_Iprobe` in a loop, then `MPI_Recv` of what it found, as
+/// Ray's RayPlatform does) never blocks in a receive, so its waiting is no late sender; it is
+/// spread over these calls and the computation between them. Counted: every non-blocking probe
+/// (`MPI_Iprobe`, `MPI_Improbe`; the model keeps no flag, so a probe that found a message counts
+/// too: one per received message at most) and every `MPI_Test*` call that completed no
+/// point-to-point operation, on ranks without non-blocking collectives (whose completions the
+/// model does not record, so a test completing one cannot be told from an empty one).
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct Polling {
+    /// Such calls over all ranks.
+    pub calls: u64,
+    /// Seconds inside them over all ranks.
+    pub seconds: f64,
+    /// Seconds inside them per world rank (every rank, in order).
+    pub by_rank: Vec<f64>,
+}
+
+/// The polling calls of `trace` ([`Polling`]).
+pub fn polling(trace: &Trace) -> Polling {
+    polling_ns(trace, 0..trace.ranks.len() as Rank).into()
+}
+
+/// [`Polling`] in ns, of some ranks only: what one process of the MPI mode measures on the
+/// ranks it owns; parts add up ([`PollingNs::add`]) to the whole trace's.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct PollingNs {
+    /// Polling calls of the ranks measured.
+    pub calls: u64,
+    /// ns inside them per world rank (every rank of the trace; 0 for ranks not measured).
+    pub by_rank: Vec<u64>,
+}
+
+impl PollingNs {
+    /// Add another part's counts (same number of ranks).
+    pub fn add(&mut self, other: &PollingNs) {
+        self.calls += other.calls;
+        if self.by_rank.len() < other.by_rank.len() {
+            self.by_rank.resize(other.by_rank.len(), 0);
+        }
+        for (a, b) in self.by_rank.iter_mut().zip(&other.by_rank) {
+            *a += b;
+        }
+    }
+}
+
+impl From<PollingNs> for Polling {
+    fn from(p: PollingNs) -> Polling {
+        Polling {
+            calls: p.calls,
+            seconds: secs(p.by_rank.iter().sum()),
+            by_rank: p.by_rank.iter().map(|&ns| secs(ns)).collect(),
+        }
+    }
+}
+
+/// The polling calls of the world ranks in `ranks` ([`Polling`], in ns).
+pub fn polling_ns(trace: &Trace, ranks: std::ops::Range<Rank>) -> PollingNs {
+    let lower: Vec<String> = trace
+        .functions
+        .names()
+        .iter()
+        .map(|n| {
+            let l = n.to_ascii_lowercase();
+            l.strip_prefix("pmpi_")
+                .or_else(|| l.strip_prefix("mpi_"))
+                .unwrap_or(&l)
+                .to_owned()
+        })
+        .collect();
+    let probe: Vec<bool> = lower.iter().map(|n| n == "iprobe" || n == "improbe").collect();
+    let test: Vec<bool> = lower.iter().map(|n| n.starts_with("test")).collect();
+    let mut out = PollingNs {
+        calls: 0,
+        by_rank: vec![0; trace.ranks.len()],
+    };
+    for (r, rt) in trace.ranks.iter().enumerate() {
+        if !ranks.contains(&(r as Rank)) {
+            continue;
+        }
+        let c = &rt.calls;
+        let tests_count = !rt.collectives.call.iter().any(|&k| {
+            c.func
+                .get(k as usize)
+                .is_some_and(|&f| is_nonblocking_collective(trace.functions.name(f)))
+        });
+        let mut completing = vec![false; c.len()];
+        for done in rt.p2p.completes() {
+            if let Some(x) = completing.get_mut(done as usize) {
+                *x = true;
+            }
+        }
+        let mut ns = 0u64;
+        for (i, &done) in completing.iter().enumerate() {
+            let Some(&f) = c.func.get(i) else { continue };
+            let f = f as usize;
+            let polls = probe.get(f) == Some(&true) || (tests_count && test.get(f) == Some(&true) && !done);
+            if polls {
+                out.calls += 1;
+                ns += c.duration.get(i).unwrap_or(0);
+            }
+        }
+        out.by_rank[r] = ns;
+    }
+    out
+}
+
 /// The wait states of one message ([`message_wait`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) struct MessageWait {

@@ -6,7 +6,7 @@
 
 mod common;
 
-use tracelogic_analysis::waits::{wait_states, WaitReport, Waits};
+use tracelogic_analysis::waits::{polling, wait_states, WaitReport, Waits};
 use tracelogic_model::{Selection, Trace};
 use tracelogic_synth::delays::{late_rank, run, Op, Program};
 
@@ -304,4 +304,47 @@ fn empty_trace() {
     assert!(p.functions.is_empty() && p.compute_s == vec![0.0; 3]);
     let i = tracelogic_analysis::imbalance::imbalance(&t, &Selection::all());
     assert!(i.by_rank.is_empty() && i.ratio == 0.0 && i.late_ranks.is_empty());
+}
+
+fn text_trace(text: &str) -> Trace {
+    tracelogic_formats::read_trace(vec![tracelogic_formats::InputFile::new("poll.txt", text)]).unwrap()
+}
+
+#[test]
+fn waiting_by_polling_is_measured_apart_from_the_wait_states() {
+    // RayPlatform's loop: rank 1 asks MPI_Iprobe every 2 us from 1 us on while rank 0 computes,
+    // and receives at 9 us what its last probe found. The receive never blocks (the send began
+    // at 8 us): no late sender, no wait state at all. The polling is the four probes' 4 x 500 ns
+    // and rank 0's first MPI_Test (300 ns), which finds its Isend unfinished; its second test
+    // completes the Isend (not polling).
+    let t = text_trace(
+        "#tracelogic-text 1\nranks 2\n\
+         0 0 1us MPI_Init\n1 0 1us MPI_Init\n\
+         0 8us +100ns MPI_Isend send=1 tag=0 bytes=8 req=1\n\
+         0 9us +300ns MPI_Test\n\
+         0 10us +200ns MPI_Test wait=1\n\
+         1 1us +500ns MPI_Iprobe\n1 3us +500ns MPI_Iprobe\n1 5us +500ns MPI_Iprobe\n1 8.5us +500ns MPI_Iprobe\n\
+         1 9us +100ns MPI_Recv recv=0 tag=0 bytes=8\n\
+         0 11us 12us MPI_Finalize\n1 11us 12us MPI_Finalize\n",
+    );
+    only(&waits(&t).totals, "none", 0);
+    let p = polling(&t);
+    assert_eq!(p.calls, 5);
+    eq(p.seconds, 2300, "polling");
+    assert_eq!(p.by_rank.len(), 2);
+    eq(p.by_rank[0], 300, "rank 0");
+    eq(p.by_rank[1], 2000, "rank 1");
+
+    // A test on a rank with a non-blocking collective may complete that collective (the model
+    // records no such completion): not counted; the probe still is.
+    let t = text_trace(
+        "#tracelogic-text 1\nranks 1\n\
+         0 0 1us MPI_Iallreduce coll=Allreduce bytes=8\n\
+         0 2us +400ns MPI_Test\n\
+         0 3us +50ns MPI_Iprobe\n",
+    );
+    let p = polling(&t);
+    assert_eq!(p.calls, 1);
+    eq(p.seconds, 50, "probe only");
+    assert_eq!(polling(&Trace::new("test", "no calls", 2)).by_rank, vec![0.0; 2]);
 }

@@ -4,8 +4,8 @@
 
 use crate::{Engine, Result};
 use serde::{Deserialize, Serialize};
-use tracelogic_analysis::waits::wait_states_paired;
-pub use tracelogic_analysis::waits::{FunctionWaits, PairWait, RankWaits, WaitReport, Waits};
+use tracelogic_analysis::waits::{polling, wait_states_paired};
+pub use tracelogic_analysis::waits::{FunctionWaits, PairWait, Polling, RankWaits, WaitReport, Waits};
 use tracelogic_model::Selection;
 
 /// The wait states of a selection (`tracelogic waits`, the page's waits view).
@@ -19,6 +19,11 @@ pub struct WaitsReport {
     pub ranks: u32,
     /// Time inside MPI calls, summed over ranks (what the waiting is a part of).
     pub mpi_s: f64,
+    /// Time in non-blocking probes and in tests that completed nothing: waiting by polling,
+    /// which is none of the six wait states ([`Polling`]); `None` only in reports that did
+    /// not measure it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub polling: Option<Polling>,
     /// Where the trace came from.
     pub source: String,
     /// The selection applied (times absolute).
@@ -59,6 +64,7 @@ impl Engine {
             report,
             ranks: trace.num_ranks(),
             mpi_s: mpi_ns as f64 * 1e-9,
+            polling: Some(polling(trace)),
             source: trace.source.clone(),
             selection: scope.selection,
         })

@@ -33,7 +33,7 @@ use tracelogic_analysis::partial_waits::{combine_waits, instance_parts, Instance
 use tracelogic_analysis::replay::parts::{combine_what_if, what_if_configurations, Note, ReplayPart, ReplayPartResult};
 use tracelogic_analysis::replay::{dropped_calls, DroppedCalls};
 use tracelogic_analysis::topology::TopologyReport;
-use tracelogic_analysis::waits::wait_states_matched;
+use tracelogic_analysis::waits::{polling_ns, wait_states_matched, PollingNs};
 use tracelogic_cli::{common, matrix, overview, print, profile, replay, summary, topology, waits};
 use tracelogic_engine::matrix::{MatrixReport, Metric};
 use tracelogic_engine::profile::{Profile, ProfileOptions};
@@ -160,6 +160,12 @@ fn waits(world: &SimpleCommunicator, args: waits::Args) -> CliResult {
     acc.collectives(trace, &instances);
     drop(instances);
     let part = acc.finish(trace);
+    // Polling calls are each rank's own: every process counts its ranks', the counts add up.
+    let mine = bincode::serialize(&polling_ns(trace, owned.clone())).expect("polling serialises");
+    let mut polled = PollingNs::default();
+    for b in World(world).all_gather(&mine) {
+        polled.add(&bincode::deserialize(&b).expect("polling deserialises"));
+    }
     let ambiguous = World(world)
         .all_gather(&[part.ambiguous as u8])
         .iter()
@@ -187,6 +193,7 @@ fn waits(world: &SimpleCommunicator, args: waits::Args) -> CliResult {
         report,
         ranks,
         mpi_s: mpi_ns as f64 * 1e-9,
+        polling: Some(polled.into()),
         source,
         selection: absolute,
     };
