@@ -287,3 +287,38 @@ test('one-sided calls are counted in the summary and said to be outside the matr
   app.assertClean(s);
   await page.close();
 });
+
+test('waiting by polling is shown beside the wait states, as the CLI measures it', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tracelogic-polling-'));
+  const file = join(dir, 'polling.txt');
+  // Rank 1 polls with MPI_Iprobe while rank 0 computes, then receives what it found.
+  writeFileSync(file, [
+    '#tracelogic-text 1',
+    'ranks 2',
+    '0 0 1us MPI_Init',
+    '1 0 1us MPI_Init',
+    '0 8us +100ns MPI_Send send=1 tag=0 bytes=8',
+    '1 1us +500ns MPI_Iprobe',
+    '1 3us +500ns MPI_Iprobe',
+    '1 8.5us +500ns MPI_Iprobe',
+    '1 9us +100ns MPI_Recv recv=0 tag=0 bytes=8',
+    '0 11us 12us MPI_Finalize',
+    '1 11us 12us MPI_Finalize',
+    '',
+  ].join('\n'));
+  const expected = cliJson(['waits', file]);
+  assert.equal(expected.polling.calls, 3, 'three probes');
+  const s = await app.openPage(`${app.origin}${prefix}#sample=none`);
+  const { page } = s;
+  await page.waitForSelector('#dropzone', { timeout: 60_000 });
+  await idle(page);
+  await drop(page, [{ name: 'polling.txt', bytes: readFileSync(file) }]);
+  await page.waitForSelector('#trace', { timeout: 60_000 });
+  await idle(page);
+  await page.click('#nav-waits');
+  await page.waitForSelector('#waits-polling', { timeout: 60_000 });
+  assert.equal(await page.getAttribute('#waits-polling', 'data-calls'), '3');
+  assert.ok(Math.abs(Number(await page.getAttribute('#waits-polling', 'data-seconds')) - expected.polling.seconds) < 1e-12);
+  app.assertClean(s);
+  await page.close();
+});

@@ -517,7 +517,11 @@ pub fn polling_ns(trace: &Trace, ranks: std::ops::Range<Rank>) -> PollingNs {
         })
         .collect();
     let probe: Vec<bool> = lower.iter().map(|n| n == "iprobe" || n == "improbe").collect();
-    let test: Vec<bool> = lower.iter().map(|n| n.starts_with("test")).collect();
+    // `MPI_Test_cancelled` reads a status: no request is tested.
+    let test: Vec<bool> = lower
+        .iter()
+        .map(|n| n.starts_with("test") && n != "test_cancelled")
+        .collect();
     let mut out = PollingNs {
         calls: 0,
         by_rank: vec![0; trace.ranks.len()],

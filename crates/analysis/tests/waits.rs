@@ -347,4 +347,10 @@ fn waiting_by_polling_is_measured_apart_from_the_wait_states() {
     assert_eq!(p.calls, 1);
     eq(p.seconds, 50, "probe only");
     assert_eq!(polling(&Trace::new("test", "no calls", 2)).by_rank, vec![0.0; 2]);
+
+    // MPI_Test_cancelled reads a status and tests no request: not polling.
+    let t = text_trace("#tracelogic-text 1\nranks 1\n0 0 +700ns MPI_Test_cancelled\n0 1us +50ns MPI_Iprobe\n");
+    let p = polling(&t);
+    assert_eq!(p.calls, 1);
+    eq(p.seconds, 50, "probe only");
 }

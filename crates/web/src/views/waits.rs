@@ -242,6 +242,11 @@ pub fn waits_view(props: &AnalysisProps) -> Html {
                         <td class="bar-cell"><div class="bar"><span class="segment wait" style={format!("width: {:.2}%", if total > 0.0 { 100.0 * v / total } else { 0.0 })}></span></div></td></tr>
                 }) }</tbody>
             </table>
+            if let Some(p) = a.waits.polling.as_ref().filter(|p| p.calls > 0) {
+                <p id="waits-polling" data-calls={p.calls.to_string()} data-seconds={p.seconds.to_string()}>
+                    { format!("Polling: {} in {} non-blocking probes and tests that completed nothing — waiting by polling, which no wait state above counts.",
+                        seconds(p.seconds), p.calls) }</p>
+            }
             <table id="waits-functions">
                 <caption>{ "By MPI function (the call that waited)" }</caption>
                 { state_header("Function") }
