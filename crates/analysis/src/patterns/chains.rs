@@ -27,7 +27,7 @@
 
 use super::construct::UnionFind;
 use super::construct::{construct_with_iterations, CommunicationAnalysis, OpIndex};
-use super::steps::NOT_A_STEP;
+use super::steps::{merged_pieces, NOT_A_STEP};
 use super::{Events, Occurrences};
 use tracelogic_model::{Matching, Trace};
 
@@ -578,27 +578,8 @@ pub(super) fn split_chains(
         if pieces[r].is_empty() {
             continue;
         }
-        let mut occ = Vec::with_capacity(out[r].len() + pieces[r].len());
-        let mut fl = Vec::with_capacity(out[r].len() + pieces[r].len());
-        let mut k = 0;
-        let new = &pieces[r];
-        for (&o, &l) in out[r].iter().zip(&flags[r]) {
-            while k < new.len() && new[k].1 <= o.0 {
-                occ.push((new[k].0, new[k].1));
-                fl.push(new[k].2);
-                k += 1;
-            }
-            // Dropped where a piece overlaps it (the pieces cover the chained parts whole).
-            if k < new.len() && new[k].0 < o.1 {
-                continue;
-            }
-            occ.push(o);
-            fl.push(l);
-        }
-        for n in &new[k..] {
-            occ.push((n.0, n.1));
-            fl.push(n.2);
-        }
+        // Occurrences a piece overlaps are dropped (the pieces cover the chained parts whole).
+        let (occ, fl) = merged_pieces(&out[r], &flags[r], &pieces[r]);
         out[r] = occ;
         flags[r] = fl;
     }

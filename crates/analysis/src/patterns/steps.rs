@@ -430,7 +430,11 @@ fn is_subsequence(a: &[u32], b: &[u32]) -> bool {
 
 /// A rank's occurrences with `new` pieces `(start, end, loop)` (sorted, disjoint) put in place
 /// of the occurrences they overlap.
-fn merged_pieces(old: &[(u32, u32)], old_loops: &[u32], new: &[(u32, u32, u32)]) -> (Vec<(u32, u32)>, Vec<u32>) {
+pub(super) fn merged_pieces(
+    old: &[(u32, u32)],
+    old_loops: &[u32],
+    new: &[(u32, u32, u32)],
+) -> (Vec<(u32, u32)>, Vec<u32>) {
     let mut occ = Vec::with_capacity(old.len() + new.len());
     let mut fl = Vec::with_capacity(old.len() + new.len());
     let mut k = 0;
