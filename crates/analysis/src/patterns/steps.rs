@@ -258,26 +258,8 @@ fn merged(
     kept: &[(u32, u32, bool)],
     this_loop: u32,
 ) -> (Vec<(u32, u32)>, Vec<u32>) {
-    let mut occ: Vec<(u32, u32)> = Vec::with_capacity(old.len() + kept.len());
-    let mut fl: Vec<u32> = Vec::with_capacity(old.len() + kept.len());
-    let mut k = 0;
-    for (&o, &l) in old.iter().zip(old_loops) {
-        while k < kept.len() && kept[k].1 <= o.0 {
-            occ.push((kept[k].0, kept[k].1));
-            fl.push(this_loop);
-            k += 1;
-        }
-        if k < kept.len() && kept[k].0 < o.1 {
-            continue;
-        }
-        occ.push(o);
-        fl.push(l);
-    }
-    for it in &kept[k..] {
-        occ.push((it.0, it.1));
-        fl.push(this_loop);
-    }
-    (occ, fl)
+    let pieces: Vec<(u32, u32, u32)> = kept.iter().map(|&(s, e, _)| (s, e, this_loop)).collect();
+    merged_pieces(old, old_loops, &pieces)
 }
 
 /// Iterations that *lack* some of a step's events are steps too. A loop's steps need not hold
