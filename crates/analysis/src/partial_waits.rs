@@ -19,7 +19,7 @@
 //! and collective records of one instance that disagree on the operation or the root (the
 //! serial analysis takes the lowest rank's). `tracelogic-mpi` then computes the report serially.
 
-use crate::waits::{roles, Role, WaitReport, BARRIER, ER, LB, LR, LS, NXN};
+use crate::waits::{is_nonblocking_collective, roles, Role, WaitReport, BARRIER, ER, LB, LR, LS, NXN};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::ops::Range;
@@ -34,17 +34,6 @@ fn idle(enter: u64, exit: u64, until: u64) -> u64 {
 fn call_times(trace: &Trace, rank: Rank, call: CallIdx) -> Option<(u64, u64)> {
     let c = &trace.ranks.get(rank as usize)?.calls;
     Some((c.enter.get(call as usize)?, c.get_exit(call as usize)?))
-}
-
-/// True for the non-blocking form of a function name (`MPI_Iallreduce`, `MPI_Ibarrier`), as
-/// the serial analysis tells them.
-fn is_nonblocking_collective(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    let n = lower
-        .strip_prefix("pmpi_")
-        .or_else(|| lower.strip_prefix("mpi_"))
-        .unwrap_or(&lower);
-    (n.starts_with('i') && !n.starts_with("init")) || n.ends_with("_init")
 }
 
 /// The answer of a receive's process to its send's process: the entry time of the receive's

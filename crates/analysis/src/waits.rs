@@ -156,12 +156,8 @@ pub(crate) struct Instances {
 }
 
 /// True for the non-blocking form of a function name (`MPI_Iallreduce`, `MPI_Ibarrier`).
-fn is_nonblocking_collective(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    let n = lower
-        .strip_prefix("pmpi_")
-        .or_else(|| lower.strip_prefix("mpi_"))
-        .unwrap_or(&lower);
+pub(crate) fn is_nonblocking_collective(name: &str) -> bool {
+    let n = tracelogic_model::mpi_base_name(name);
     (n.starts_with('i') && !n.starts_with("init")) || n.ends_with("_init")
 }
 
@@ -261,18 +257,11 @@ pub(crate) fn roles(trace: &Trace) -> Vec<Role> {
         .functions
         .names()
         .iter()
-        .map(|name| {
-            let lower = name.to_ascii_lowercase();
-            let n = lower
-                .strip_prefix("pmpi_")
-                .or_else(|| lower.strip_prefix("mpi_"))
-                .unwrap_or(&lower);
-            match n {
-                "send" | "ssend" | "rsend" => Role::BlockingSend,
-                "wait" => Role::WaitOne,
-                "waitall" | "waitany" | "waitsome" => Role::WaitMany,
-                _ => Role::Other,
-            }
+        .map(|name| match tracelogic_model::mpi_base_name(name).as_str() {
+            "send" | "ssend" | "rsend" => Role::BlockingSend,
+            "wait" => Role::WaitOne,
+            "waitall" | "waitany" | "waitsome" => Role::WaitMany,
+            _ => Role::Other,
         })
         .collect()
 }
@@ -508,13 +497,7 @@ pub fn polling_ns(trace: &Trace, ranks: std::ops::Range<Rank>) -> PollingNs {
         .functions
         .names()
         .iter()
-        .map(|n| {
-            let l = n.to_ascii_lowercase();
-            l.strip_prefix("pmpi_")
-                .or_else(|| l.strip_prefix("mpi_"))
-                .unwrap_or(&l)
-                .to_owned()
-        })
+        .map(|n| tracelogic_model::mpi_base_name(n))
         .collect();
     let probe: Vec<bool> = lower.iter().map(|n| n == "iprobe" || n == "improbe").collect();
     // `MPI_Test_cancelled` reads a status: no request is tested.

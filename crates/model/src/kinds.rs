@@ -33,11 +33,8 @@ pub enum CallKind {
 impl CallKind {
     /// Classify an MPI function by its standard name (case-insensitive, `PMPI_` accepted).
     pub fn classify(name: &str) -> CallKind {
-        let lower = name.to_ascii_lowercase();
-        let n = lower
-            .strip_prefix("pmpi_")
-            .or_else(|| lower.strip_prefix("mpi_"))
-            .unwrap_or(&lower);
+        let base = mpi_base_name(name);
+        let n = base.as_str();
         match n {
             "send" | "ssend" | "bsend" | "rsend" => CallKind::Send,
             "isend" | "issend" | "ibsend" | "irsend" | "send_init" | "ssend_init" | "bsend_init" | "rsend_init" => {
@@ -101,13 +98,8 @@ impl CallKind {
 /// these calls are counted (the summary says how many) but carry no message, so the matrix and
 /// the analyses of messages leave their traffic out. Case-insensitive, `PMPI_` accepted.
 pub fn is_one_sided(name: &str) -> bool {
-    let lower = name.to_ascii_lowercase();
-    let n = lower
-        .strip_prefix("pmpi_")
-        .or_else(|| lower.strip_prefix("mpi_"))
-        .unwrap_or(&lower);
     matches!(
-        n,
+        mpi_base_name(name).as_str(),
         "put"
             | "get"
             | "accumulate"
@@ -119,6 +111,16 @@ pub fn is_one_sided(name: &str) -> bool {
             | "raccumulate"
             | "rget_accumulate"
     )
+}
+
+/// An MPI function's name without its `MPI_`/`PMPI_` prefix, lower-case (`PMPI_Isend` →
+/// `isend`): what the classifications below match on.
+pub fn mpi_base_name(name: &str) -> String {
+    let lower = name.to_ascii_lowercase();
+    match lower.strip_prefix("pmpi_").or_else(|| lower.strip_prefix("mpi_")) {
+        Some(rest) => rest.to_owned(),
+        None => lower,
+    }
 }
 
 /// Which collective operation.
@@ -149,11 +151,8 @@ impl CollectiveOp {
     /// The collective of an MPI function name (`MPI_Allreduce`, `MPI_Iallreduce`,
     /// `MPI_Allreduce_init` all give [`CollectiveOp::Allreduce`]); `None` if not a collective.
     pub fn from_name(name: &str) -> Option<CollectiveOp> {
-        let lower = name.to_ascii_lowercase();
-        let n = lower
-            .strip_prefix("pmpi_")
-            .or_else(|| lower.strip_prefix("mpi_"))
-            .unwrap_or(&lower);
+        let base = mpi_base_name(name);
+        let n = base.as_str();
         let n = n.strip_suffix("_init").unwrap_or(n);
         let base = match n {
             "ibarrier"

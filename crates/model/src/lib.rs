@@ -36,7 +36,7 @@ pub use column::Sparse;
 pub use completions::Completions;
 pub use dict::Dict;
 pub use heap::{Bytes, HeapBytes};
-pub use kinds::{is_one_sided, CallKind, CollectiveOp};
+pub use kinds::{is_one_sided, mpi_base_name, CallKind, CollectiveOp};
 pub use matching::{match_messages, match_messages_earliest, Matching, Message, Sourced};
 pub use narrow::Narrow;
 pub use query::Selection;
