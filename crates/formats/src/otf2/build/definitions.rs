@@ -180,6 +180,7 @@ impl<'a> Shared<'a> {
             region_by_id,
             nranks,
             general_only,
+            score_p_bytes: collective_bytes::counts_as_score_p(&archive.anchor.creator),
         };
         shared.define_comms(defs_name, nranks)?;
         Ok(shared)

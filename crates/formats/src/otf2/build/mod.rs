@@ -96,6 +96,9 @@ struct Shared<'a> {
     /// Decode every event through the general decoder and its [`EventKind`] (the tests check
     /// that the direct path for the hot records gives the same trace).
     general_only: bool,
+    /// The creator counts collective bytes as Score-P does: they are turned back into the
+    /// calls' buffers ([`collective_bytes`]).
+    score_p_bytes: bool,
 }
 
 /// State of one build shared by the parts running at the same time.

@@ -234,27 +234,26 @@ impl Builder<'_, '_> {
             r if r > ROOT_SELF => NO_ROOT,
             r => self.world(comm, r, "root", file, off)?,
         };
-        let (sent, received) =
-            if !collective_bytes::counts_as_score_p(&self.shared.archive.anchor.creator) || comm.1.is_some() {
-                (sent, received)
-            } else {
-                let c = self.communicator(comm.0);
-                let me = || {
-                    if comm.0 == COMM_WORLD {
-                        Some(rank as u64)
-                    } else {
-                        c.members.iter().position(|&w| w == rank).map(|i| i as u64)
-                    }
-                };
-                let place = collective_bytes::Place {
-                    members: c.members.len() as u64,
-                    is_root: root == rank,
-                    me: matches!(op, CollectiveOp::Scan | CollectiveOp::Exscan)
-                        .then(me)
-                        .flatten(),
-                };
-                collective_bytes::buffer_bytes(op, place, sent, received)
+        let (sent, received) = if !self.shared.score_p_bytes || comm.1.is_some() {
+            (sent, received)
+        } else {
+            let c = self.communicator(comm.0);
+            let me = || {
+                if comm.0 == COMM_WORLD {
+                    Some(rank as u64)
+                } else {
+                    c.members.iter().position(|&w| w == rank).map(|i| i as u64)
+                }
             };
+            let place = collective_bytes::Place {
+                members: c.members.len() as u64,
+                is_root: root == rank,
+                me: matches!(op, CollectiveOp::Scan | CollectiveOp::Exscan)
+                    .then(me)
+                    .flatten(),
+            };
+            collective_bytes::buffer_bytes(op, place, sent, received)
+        };
         self.part.ranks[slot].push_collective(call, op, comm.0, root, sent, received);
         Ok(())
     }
