@@ -493,18 +493,7 @@ impl From<PollingNs> for Polling {
 
 /// The polling calls of the world ranks in `ranks` ([`Polling`], in ns).
 pub fn polling_ns(trace: &Trace, ranks: std::ops::Range<Rank>) -> PollingNs {
-    let lower: Vec<String> = trace
-        .functions
-        .names()
-        .iter()
-        .map(|n| tracelogic_model::mpi_base_name(n))
-        .collect();
-    let probe: Vec<bool> = lower.iter().map(|n| n == "iprobe" || n == "improbe").collect();
-    // `MPI_Test_cancelled` reads a status: no request is tested.
-    let test: Vec<bool> = lower
-        .iter()
-        .map(|n| n.starts_with("test") && n != "test_cancelled")
-        .collect();
+    let kinds = PollKinds::of(trace);
     let mut out = PollingNs {
         calls: 0,
         by_rank: vec![0; trace.ranks.len()],
@@ -513,6 +502,60 @@ pub fn polling_ns(trace: &Trace, ranks: std::ops::Range<Rank>) -> PollingNs {
         if !ranks.contains(&(r as Rank)) {
             continue;
         }
+        let polls = kinds.polls(trace, rt);
+        let mut ns = 0u64;
+        for (i, _) in polls.iter().enumerate().filter(|(_, &p)| p) {
+            out.calls += 1;
+            ns += rt.calls.duration.get(i).unwrap_or(0);
+        }
+        out.by_rank[r] = ns;
+    }
+    out
+}
+
+/// Which functions ask whether something has arrived ([`Polling`]), by function id.
+pub(crate) struct PollKinds {
+    /// `MPI_Iprobe`, `MPI_Improbe`.
+    pub(crate) nonblocking_probe: Vec<bool>,
+    /// `MPI_Probe`, `MPI_Mprobe` (blocking: they wait for the message themselves).
+    pub(crate) blocking_probe: Vec<bool>,
+    /// `MPI_Test*` but `MPI_Test_cancelled`, which reads a status and tests no request.
+    pub(crate) test: Vec<bool>,
+    /// `MPI_Get_count`, `MPI_Get_elements(_x)`: read a status, as between a probe and the
+    /// receive of what it found.
+    pub(crate) status_read: Vec<bool>,
+}
+
+impl PollKinds {
+    pub(crate) fn of(trace: &Trace) -> PollKinds {
+        let base: Vec<String> = trace
+            .functions
+            .names()
+            .iter()
+            .map(|n| tracelogic_model::mpi_base_name(n))
+            .collect();
+        PollKinds {
+            nonblocking_probe: base.iter().map(|n| n == "iprobe" || n == "improbe").collect(),
+            blocking_probe: base.iter().map(|n| n == "probe" || n == "mprobe").collect(),
+            test: base
+                .iter()
+                .map(|n| n.starts_with("test") && n != "test_cancelled")
+                .collect(),
+            status_read: base
+                .iter()
+                .map(|n| matches!(n.as_str(), "get_count" | "get_elements" | "get_elements_x"))
+                .collect(),
+        }
+    }
+
+    /// Whether function `f` is `kind`'s.
+    pub(crate) fn is(kind: &[bool], f: u32) -> bool {
+        kind.get(f as usize).copied().unwrap_or(false)
+    }
+
+    /// Per call of `rt`: whether it polled — a non-blocking probe, or a test that completed no
+    /// point-to-point operation on a rank without non-blocking collectives.
+    pub(crate) fn polls(&self, trace: &Trace, rt: &tracelogic_model::RankTrace) -> Vec<bool> {
         let c = &rt.calls;
         let tests_count = !rt.collectives.call.iter().any(|&k| {
             c.func
@@ -525,19 +568,16 @@ pub fn polling_ns(trace: &Trace, ranks: std::ops::Range<Rank>) -> PollingNs {
                 *x = true;
             }
         }
-        let mut ns = 0u64;
-        for (i, &done) in completing.iter().enumerate() {
-            let Some(&f) = c.func.get(i) else { continue };
-            let f = f as usize;
-            let polls = probe.get(f) == Some(&true) || (tests_count && test.get(f) == Some(&true) && !done);
-            if polls {
-                out.calls += 1;
-                ns += c.duration.get(i).unwrap_or(0);
-            }
-        }
-        out.by_rank[r] = ns;
+        completing
+            .iter()
+            .enumerate()
+            .map(|(i, &done)| {
+                c.func.get(i).is_some_and(|&f| {
+                    PollKinds::is(&self.nonblocking_probe, f) || (tests_count && PollKinds::is(&self.test, f) && !done)
+                })
+            })
+            .collect()
     }
-    out
 }
 
 /// The wait states of one message ([`message_wait`]).

@@ -621,3 +621,78 @@ proptest::proptest! {
         }
     }
 }
+
+fn text_trace(text: &str) -> Trace {
+    tracelogic_formats::read_trace(vec![tracelogic_formats::InputFile::new("poll.txt", text)]).unwrap()
+}
+
+/// The path's segments as (rank, start ns, end ns, kind), rounded to the ns.
+fn segments(cp: &CriticalPath) -> Vec<(u32, u64, u64, String)> {
+    cp.segments
+        .iter()
+        .map(|s| {
+            let ns = |t: f64| (t * 1e9).round() as u64;
+            (s.rank, ns(s.start_s), ns(s.end_s), s.kind.clone())
+        })
+        .collect()
+}
+
+#[test]
+fn a_rank_waiting_by_polling_waits_for_the_sender() {
+    // Rank 1 asks from 1 us on (RayPlatform's loop; or tests of a posted receive) while rank 0
+    // computes until 8 us and then sends; the ask at 8.5-9 us finds the message. Rank 1 was
+    // waiting for rank 0 all along: the path runs through rank 0's computation to its send,
+    // then the ask that found it (8-9 us: from the send on), the receive, rank 1's own work
+    // and its end. Without the polling rule the path stayed on rank 1 (its asks and the gaps
+    // between them as computation).
+    let head = "#tracelogic-text 1\nranks 2\n0 0 1us MPI_Init\n1 0 1us MPI_Init\n\
+                0 8us +100ns MPI_Isend send=1 tag=0 bytes=8 req=1\n0 9us +300ns MPI_Test\n\
+                0 10us +200ns MPI_Test wait=1\n0 11us 12us MPI_Finalize\n";
+    let end = "1 9us +100ns MPI_Recv recv=0 tag=0 bytes=8\n1 20us 21us MPI_Finalize\n";
+    // (with MPI_Get_count sizing the buffer between the probe and the receive, as Ray does)
+    let probes = "1 1us +500ns MPI_Iprobe\n1 3us +500ns MPI_Iprobe\n1 5us +500ns MPI_Iprobe\n\
+                  1 8.5us +400ns MPI_Iprobe\n1 8.9us +100ns MPI_Get_count\n";
+    let t = text_trace(&format!("{head}{probes}{end}"));
+    let cp = check_against_brute_force(&t, "probes");
+    let s = |r: u32, a: u64, b: u64, k: &str| (r, a, b, k.to_owned());
+    assert_eq!(
+        segments(&cp),
+        vec![
+            s(0, 0, 1000, "MPI_Init"),
+            s(0, 1000, 8000, "compute"),
+            s(1, 8000, 8900, "MPI_Iprobe"),
+            s(1, 8900, 9000, "MPI_Get_count"),
+            s(1, 9000, 9100, "MPI_Recv"),
+            s(1, 9100, 20000, "compute"),
+            s(1, 20000, 21000, "MPI_Finalize"),
+        ]
+    );
+    share(cp.by_rank[0].share, 8, 21, "rank 0");
+    // Removing rank 0's 7 us before its send lets rank 1 find the message at 2 us.
+    eq(cp.by_rank[0].gain_s.unwrap(), 7000, "gain of rank 0");
+
+    // The same with tests of a receive posted at 1 us: the test that completes it ends the run.
+    let tests = "1 1us +100ns MPI_Irecv recv=0 tag=0 bytes=8 req=1\n1 3us +500ns MPI_Test\n\
+                 1 5us +500ns MPI_Test\n1 8.5us +500ns MPI_Test wait=1\n";
+    let end = "1 20us 21us MPI_Finalize\n";
+    let cp = check_against_brute_force(&text_trace(&format!("{head}{tests}{end}")), "tests");
+    assert_eq!(
+        segments(&cp)[1..3],
+        [s(0, 1000, 8000, "compute"), s(1, 8000, 9000, "MPI_Test")]
+    );
+
+    // A blocking MPI_Probe waits for the message itself: the path reaches rank 0's send from it.
+    let probe = "1 1us 8.5us MPI_Probe\n";
+    let end = "1 9us +100ns MPI_Recv recv=0 tag=0 bytes=8\n1 20us 21us MPI_Finalize\n";
+    let cp = check_against_brute_force(&text_trace(&format!("{head}{probe}{end}")), "blocking probe");
+    assert_eq!(
+        segments(&cp)[1..3],
+        [s(0, 1000, 8000, "compute"), s(1, 8000, 8500, "MPI_Probe")]
+    );
+
+    // A probe that left before the send was entered cannot have found it: no dependency, the
+    // path stays on rank 1 (its probes' 2 us and gaps are its own).
+    let early = "1 1us +500ns MPI_Iprobe\n1 3us +500ns MPI_Iprobe\n";
+    let cp = check_against_brute_force(&text_trace(&format!("{head}{early}{end}")), "early probe");
+    assert_eq!(cp.by_rank[0].share, 0.0);
+}

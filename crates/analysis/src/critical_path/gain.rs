@@ -96,9 +96,15 @@ impl HappensBefore {
                 }
                 if !ins.is_empty() {
                     let top = self.f[vu] - self.active[vu];
-                    let es = T::sat(top - self.enter_value(v, val, gap));
-                    if es != T::default() {
-                        d.iter_mut().for_each(|x| *x = x.add(es));
+                    match self.own_value(v, val, gap) {
+                        Some(own) => {
+                            let es = T::sat(top - own);
+                            if es != T::default() {
+                                d.iter_mut().for_each(|x| *x = x.add(es));
+                            }
+                        }
+                        // No route from its own enter: only the dependencies below.
+                        None => *d = [T::MAX; N],
                     }
                     for &s in ins {
                         let es = T::sat(top - self.source_value(s, val, gap));

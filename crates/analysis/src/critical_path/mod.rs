@@ -14,7 +14,22 @@
 //!   all-to-all, scans and the rest), the root (non-roots of 1-to-N), every non-root (the root of
 //!   N-to-1), through one node per collective instance;
 //! - `MPI_Init` and `MPI_Finalize`, collective over all processes, for every rank's — when
-//!   the timestamps show they synchronised (no rank left before the last one entered).
+//!   the timestamps show they synchronised (no rank left before the last one entered);
+//! - a probe (`MPI_Probe`, `MPI_Iprobe`, `MPI_Mprobe`, `MPI_Improbe`) right before the call
+//!   posting a receive (but for status reads between them, `MPI_Get_count` and
+//!   `MPI_Get_elements`), for the enter of that message's send — the probe found it — when
+//!   the clocks allow (the send entered before the probe left).
+//!
+//! **Polling.** A rank that waits by asking (non-blocking probes, or tests completing nothing,
+//! in a row: [`crate::waits::Polling`]) until a probe finds a message or a test completes a
+//! receive never blocks, so Böhme's rule would keep the path on it through the asking. The
+//! asking is its waiting: the call that ends such a run has no program-order edge from its own
+//! enter but a dependency on the enter of the run's first call, and waits from there —
+//! `min(latest dependency, exit) − enter of the run`. The path then jumps to the sender when
+//! the message was sent after the rank began asking, and otherwise runs through the whole
+//! run as that call (the rank asked for something already there). Computation between the
+//! asks counts as waiting: the trace cannot tell a rank that computed between asks from one
+//! that only asked.
 //!
 //! The waiting time of a call is `min(latest dependency enter, exit) − enter` (0 if negative),
 //! and every dependency edge into its exit weighs what is left, `exit − max(enter, latest
@@ -41,7 +56,7 @@
 //! at least one sweep); ranks left get no gain (`null`).
 
 use crate::profile::{secs, selected};
-use crate::waits::{roles, Instances, Role};
+use crate::waits::{roles, Instances, PollKinds, Role};
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
 use tracelogic_model::{match_messages, CollectiveOp, Matching, Rank, Selection, Trace, NOT_COMPLETED};
@@ -131,6 +146,11 @@ pub fn critical_path_paired(
 
 const NONE: u32 = u32::MAX;
 
+/// [`HappensBefore`]'s flag of a rank's first call.
+const FIRST: u8 = 1;
+/// [`HappensBefore`]'s flag of a call that ends a run of polling calls.
+const POLL_END: u8 = 2;
+
 /// Coarse phase timer: with `TRACELOGIC_CP_TIMES` set, each phase's wall time goes to stderr
 /// (for profiling the critical path on large traces; off by default). `web_time`: `std::time`
 /// panics in the browser worker (wasm32-unknown-unknown has no clock).
@@ -218,9 +238,11 @@ pub struct HappensBefore {
     /// Per rank: time from its last call to its end.
     tail: Vec<u64>,
     /// Computation before each call (from the previous exit, or the trace start for a rank's
-    /// first call), and whether it is its rank's first call.
+    /// first call), and per call [`FIRST`] (its rank's first call) and [`POLL_END`] (it ends a
+    /// run of polling calls: no program-order edge from its own enter, a dependency on the
+    /// run's first enter instead).
     gap_ns: Vec<u64>,
-    first: Vec<bool>,
+    flags: Vec<u8>,
     /// Dependency edges by target (exit of a call `c` = id `c`, instance `k` = `calls + k`);
     /// sources are enters of calls (`c`) or instances (`calls + k`).
     in_start: Vec<u32>,
@@ -297,7 +319,7 @@ impl HappensBefore {
         let mut head = vec![0u64; n];
         let mut tail = vec![0u64; n];
         let mut gap_ns = Vec::with_capacity(calls);
-        let mut first = vec![false; calls];
+        let mut flags = vec![0u8; calls];
         for (r, rt) in trace.ranks.iter().enumerate() {
             let (en, ex) = (&*times.enter[r], &*times.exit[r]);
             let Some(&last) = ex.last() else {
@@ -306,7 +328,7 @@ impl HappensBefore {
             head[r] = en[0] - t0;
             let end = rt.span.map_or(last, |s| s.1).max(last);
             tail[r] = end - last;
-            first[base[r] as usize] = true;
+            flags[base[r] as usize] |= FIRST;
             gap_ns.push(head[r]);
             gap_ns.extend(en[1..].iter().zip(ex).map(|(&e, &x)| e - x));
         }
@@ -322,6 +344,9 @@ impl HappensBefore {
         // Dependency edges as (target, source) pairs; at most two per message and per
         // collective member, reserved at once (pages never written are never touched).
         let roles = roles(trace);
+        let poll_kinds = PollKinds::of(trace);
+        let is_probe =
+            |f: u32| PollKinds::is(&poll_kinds.nonblocking_probe, f) || PollKinds::is(&poll_kinds.blocking_probe, f);
         let inst = Instances::of_sequence(trace, sequence);
         let member_count: usize = (0..inst.len()).map(|k| inst.members(k).len()).sum();
         let mut deps: Vec<(u32, u32)> = Vec::with_capacity(2 * matching.messages.len() + 2 * member_count + 4 * n);
@@ -339,6 +364,15 @@ impl HappensBefore {
             if rc != NOT_COMPLETED && in_range(m.receiver, rc) {
                 deps.push((gid(m.receiver, rc), gid(m.sender, spost)));
             }
+            // The probe right before the receive (but for status reads: `MPI_Get_count`
+            // sizes the buffer) found this message, if the clocks allow.
+            let mut q = rpost as usize;
+            while q > 0 && PollKinds::is(&poll_kinds.status_read, r.calls.func[q - 1]) {
+                q -= 1;
+            }
+            if q > 0 && is_probe(r.calls.func[q - 1]) && en(m.sender, spost) <= ex(m.receiver, q as u32 - 1) {
+                deps.push((gid(m.receiver, q as u32 - 1), gid(m.sender, spost)));
+            }
             let sc = s.p2p.get_complete(so).unwrap_or(NOT_COMPLETED);
             if sc != NOT_COMPLETED && in_range(m.sender, sc) {
                 let role = roles.get(s.calls.func[sc as usize] as usize).copied();
@@ -352,6 +386,36 @@ impl HappensBefore {
                 }
             }
         }
+        // A non-blocking probe or a test that a message's send let return ends the run of
+        // polling calls before it: it waits from the run's first enter (module docs).
+        let func_of = |c: u32| {
+            let r = rank_of(c);
+            trace.ranks[r].calls.func[(c - base[r]) as usize]
+        };
+        let asks = |f: u32| PollKinds::is(&poll_kinds.nonblocking_probe, f) || PollKinds::is(&poll_kinds.test, f);
+        let mut poll_ends: Vec<u32> = deps
+            .iter()
+            .map(|&(t, _)| t)
+            .filter(|&t| (t as usize) < calls && asks(func_of(t)))
+            .collect();
+        poll_ends.sort_unstable();
+        poll_ends.dedup();
+        let mut polls_of: Vec<Option<Vec<bool>>> = vec![None; n];
+        for c in poll_ends {
+            let r = rank_of(c);
+            let rt = &trace.ranks[r];
+            let i = (c - base[r]) as usize;
+            let polls = polls_of[r].get_or_insert_with(|| poll_kinds.polls(trace, rt));
+            let mut p = i;
+            while p > 0 && polls[p - 1] {
+                p -= 1;
+            }
+            if p < i {
+                flags[c as usize] |= POLL_END;
+                deps.push((c, base[r] + p as u32));
+            }
+        }
+        drop(polls_of);
         ph.mark("message dependencies");
         for k in 0..inst.len() {
             let v = (calls + k) as u32;
@@ -453,7 +517,8 @@ impl HappensBefore {
                     }
                 };
                 let mut active: Vec<u64> = Vec::with_capacity(calls);
-                // Rank by rank: each rank's first call is the number of calls before it.
+                // Rank by rank: each rank's first call is the number of calls before it. The
+                // end of a polling run waits from the run's first enter, its earliest source.
                 for (en, ex) in times.enter.iter().zip(&times.exit) {
                     let c0 = active.len();
                     active.extend(en.iter().zip(ex.iter()).enumerate().map(|(i, (&e, &x))| {
@@ -462,8 +527,14 @@ impl HappensBefore {
                         if a == b {
                             return x - e;
                         }
-                        let dep = in_src[a..b].iter().map(|&s| time_of(s)).max().unwrap_or(0);
-                        x - dep.clamp(e, x)
+                        let sources = in_src[a..b].iter().map(|&s| time_of(s));
+                        let dep = sources.clone().max().unwrap_or(0);
+                        let from = if flags[c] & POLL_END != 0 {
+                            sources.min().unwrap_or(e).min(e)
+                        } else {
+                            e
+                        };
+                        x - dep.clamp(from, x)
                     }));
                 }
                 (in_start, in_src, active)
@@ -479,7 +550,7 @@ impl HappensBefore {
             active,
             func: Vec::new(),
             gap_ns,
-            first,
+            flags,
             tail,
             in_start,
             in_src,

@@ -23,7 +23,19 @@ impl HappensBefore {
     }
 
     pub(super) fn is_first(&self, c: u32) -> bool {
-        self.first[c as usize]
+        self.flags[c as usize] & FIRST != 0
+    }
+
+    /// Whether call `c` ends a run of polling calls: its value comes from its dependencies
+    /// only, one of them the run's first enter (module docs, "Polling").
+    pub(super) fn ends_polling(&self, c: u32) -> bool {
+        self.flags[c as usize] & POLL_END != 0
+    }
+
+    /// Longest-path value of call `c`'s own enter as a route to its exit: none for the end of
+    /// a polling run.
+    pub(super) fn own_value(&self, c: u32, val: impl Fn(u32) -> u64, gap: impl Fn(u32) -> u64) -> Option<u64> {
+        (!self.ends_polling(c)).then(|| self.enter_value(c, val, gap))
     }
 
     /// Computation before call `c`: from the previous exit (or the trace start).
@@ -95,7 +107,7 @@ impl HappensBefore {
                     break;
                 }
                 let a = self.active[c as usize];
-                let own = self.enter_value(c, |x| self.f[x as usize], |x| self.gap(x));
+                let own = self.own_value(c, |x| self.f[x as usize], |x| self.gap(x)).unwrap_or(0);
                 let dep = self
                     .ins(c as usize)
                     .iter()
@@ -181,9 +193,9 @@ impl HappensBefore {
         let mut c = self.base[r + 1] - 1;
         steps.push(PathStep::ComputeAfter(c));
         loop {
-            let own = self.enter_value(c, val, gap);
+            let own = self.own_value(c, val, gap);
             let target = self.f[c as usize] - self.active[c as usize];
-            if own == target {
+            if own == Some(target) {
                 steps.push(PathStep::Call(c));
             } else {
                 steps.push(PathStep::CallAfterDependency(c));
@@ -292,15 +304,17 @@ impl HappensBefore {
                     },
                     on_path_compute.contains(&(false, c)),
                 ));
-                out.push((
-                    Edge {
-                        from: en(c),
-                        to: ex(c),
-                        weight_ns: self.active[c as usize],
-                        compute_of: None,
-                    },
-                    false,
-                ));
+                if !self.ends_polling(c) {
+                    out.push((
+                        Edge {
+                            from: en(c),
+                            to: ex(c),
+                            weight_ns: self.active[c as usize],
+                            compute_of: None,
+                        },
+                        false,
+                    ));
+                }
             }
             if self.base[r + 1] > self.base[r] {
                 let c = self.base[r + 1] - 1;
