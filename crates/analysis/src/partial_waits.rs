@@ -19,12 +19,12 @@
 //! and collective records of one instance that disagree on the operation or the root (the
 //! serial analysis takes the lowest rank's). `tracelogic-mpi` then computes the report serially.
 
-use crate::waits::{is_nonblocking_collective, roles, Role, WaitReport, BARRIER, ER, LB, LR, LS, NXN};
+use crate::waits::{is_nonblocking_collective, late_sender, roles, Role, WaitReport, BARRIER, ER, LB, LR, LS, NXN};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::ops::Range;
 use tracelogic_model::matching::NO_TIME;
-use tracelogic_model::{CallIdx, CallKind, CollectiveOp, CommId, Message, Rank, Trace, NOT_COMPLETED};
+use tracelogic_model::{CallIdx, CollectiveOp, CommId, Message, Rank, Trace, NOT_COMPLETED};
 
 /// `min(until, exit) − enter`, or 0.
 fn idle(enter: u64, exit: u64, until: u64) -> u64 {
@@ -165,27 +165,16 @@ impl WaitsAcc {
                 recv_enter: recv_post_enter,
             });
             let rc = r.p2p.get_complete(ro).unwrap_or(NOT_COMPLETED);
-            if rc == NOT_COMPLETED {
-                continue;
-            }
-            if let Some((enter, exit)) = call_times(trace, m.receiver, rc) {
+            if let Some((_, exit)) = (rc != NOT_COMPLETED)
+                .then(|| call_times(trace, m.receiver, rc))
+                .flatten()
+            {
                 if send_enter > exit {
                     self.clock_violations += 1;
                 }
-                let waits = match r.calls.kind.get(rc as usize).copied() {
-                    Some(CallKind::Recv | CallKind::SendRecv) => true,
-                    Some(CallKind::Completion) => {
-                        matches!(
-                            self.role_of(trace, m.receiver, rc),
-                            Some(Role::WaitOne | Role::WaitMany)
-                        )
-                    }
-                    _ => false,
-                };
-                let w = idle(enter, exit, send_enter);
-                if waits && w > 0 {
-                    late.push((m.receiver, rc, w, m.sender));
-                }
+            }
+            if let Some((call, w)) = late_sender(trace, &self.roles, m.receiver, rpost, rc, send_enter) {
+                late.push((m.receiver, call, w, m.sender));
             }
         }
         // The largest wait of each call, once, attributed to its sender; a tie between

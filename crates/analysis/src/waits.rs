@@ -248,6 +248,11 @@ pub(crate) enum Role {
     WaitOne,
     /// `MPI_Waitall`, `MPI_Waitany`, `MPI_Waitsome`.
     WaitMany,
+    /// `MPI_Probe`, `MPI_Mprobe`: wait for a message without receiving it.
+    BlockingProbe,
+    /// `MPI_Get_count`, `MPI_Get_elements(_x)`: read a status, as between a probe and the
+    /// receive of what it found.
+    StatusRead,
     /// `MPI_Test*` and anything else completing operations.
     Other,
 }
@@ -261,6 +266,8 @@ pub(crate) fn roles(trace: &Trace) -> Vec<Role> {
             "send" | "ssend" | "rsend" => Role::BlockingSend,
             "wait" => Role::WaitOne,
             "waitall" | "waitany" | "waitsome" => Role::WaitMany,
+            "probe" | "mprobe" => Role::BlockingProbe,
+            "get_count" | "get_elements" | "get_elements_x" => Role::StatusRead,
             _ => Role::Other,
         })
         .collect()
@@ -517,13 +524,8 @@ pub fn polling_ns(trace: &Trace, ranks: std::ops::Range<Rank>) -> PollingNs {
 pub(crate) struct PollKinds {
     /// `MPI_Iprobe`, `MPI_Improbe`.
     pub(crate) nonblocking_probe: Vec<bool>,
-    /// `MPI_Probe`, `MPI_Mprobe` (blocking: they wait for the message themselves).
-    pub(crate) blocking_probe: Vec<bool>,
     /// `MPI_Test*` but `MPI_Test_cancelled`, which reads a status and tests no request.
     pub(crate) test: Vec<bool>,
-    /// `MPI_Get_count`, `MPI_Get_elements(_x)`: read a status, as between a probe and the
-    /// receive of what it found.
-    pub(crate) status_read: Vec<bool>,
 }
 
 impl PollKinds {
@@ -536,14 +538,9 @@ impl PollKinds {
             .collect();
         PollKinds {
             nonblocking_probe: base.iter().map(|n| n == "iprobe" || n == "improbe").collect(),
-            blocking_probe: base.iter().map(|n| n == "probe" || n == "mprobe").collect(),
             test: base
                 .iter()
                 .map(|n| n.starts_with("test") && n != "test_cancelled")
-                .collect(),
-            status_read: base
-                .iter()
-                .map(|n| matches!(n.as_str(), "get_count" | "get_elements" | "get_elements_x"))
                 .collect(),
         }
     }
@@ -604,7 +601,6 @@ pub(crate) fn message_wait(trace: &Trace, roles: &[Role], m: &tracelogic_model::
             .get(call as usize)
             .and_then(|&f| roles.get(f as usize).copied())
     };
-    let kind_of = |rank: Rank, call: CallIdx| trace.ranks[rank as usize].calls.kind.get(call as usize).copied();
     let mut out = MessageWait::default();
     let (s, r) = (&trace.ranks[m.sender as usize], &trace.ranks[m.receiver as usize]);
     let (so, ro) = (m.send_op as usize, m.recv_op as usize);
@@ -616,24 +612,15 @@ pub(crate) fn message_wait(trace: &Trace, roles: &[Role], m: &tracelogic_model::
     else {
         return None;
     };
-    // Late sender, at the receive's completion.
+    // Late sender, at the receive's completion (or the probe before it).
     let rc = r.p2p.get_complete(ro).unwrap_or(NOT_COMPLETED);
-    if rc != NOT_COMPLETED {
-        if let Some((enter, exit)) = call_times(trace, m.receiver, rc) {
-            out.clock_violation = send_enter > exit;
-            let waits = match kind_of(m.receiver, rc) {
-                Some(CallKind::Recv | CallKind::SendRecv) => true,
-                Some(CallKind::Completion) => {
-                    matches!(role_of(m.receiver, rc), Some(Role::WaitOne | Role::WaitMany))
-                }
-                _ => false,
-            };
-            let w = idle(enter, exit, send_enter);
-            if waits && w > 0 {
-                out.late_sender = Some((rc, w));
-            }
-        }
+    if let Some((_, exit)) = (rc != NOT_COMPLETED)
+        .then(|| call_times(trace, m.receiver, rc))
+        .flatten()
+    {
+        out.clock_violation = send_enter > exit;
     }
+    out.late_sender = late_sender(trace, roles, m.receiver, rpost, rc, send_enter);
     // Late receiver, at the send's completion.
     let sc = s.p2p.get_complete(so).unwrap_or(NOT_COMPLETED);
     if sc != NOT_COMPLETED {
@@ -649,6 +636,49 @@ pub(crate) fn message_wait(trace: &Trace, roles: &[Role], m: &tracelogic_model::
         }
     }
     Some(out)
+}
+
+/// Where and how long (ns, > 0) the receive of a message whose send was entered at
+/// `send_enter` waited for it (Scalasca's late sender): at its completing call `rc` when that
+/// blocks (a receive, `MPI_Wait*`), else at a blocking probe (`MPI_Probe`, `MPI_Mprobe`) right
+/// before its posting call `rpost` (but for status reads between them) — the probe found the
+/// message and waited for it. The serial report and the MPI mode's parts both ask here.
+pub(crate) fn late_sender(
+    trace: &Trace,
+    roles: &[Role],
+    receiver: Rank,
+    rpost: CallIdx,
+    rc: CallIdx,
+    send_enter: u64,
+) -> Option<(CallIdx, u64)> {
+    let calls = &trace.ranks[receiver as usize].calls;
+    let role_of = |call: CallIdx| {
+        calls
+            .func
+            .get(call as usize)
+            .and_then(|&f| roles.get(f as usize).copied())
+    };
+    let waited = |call: CallIdx| {
+        let (enter, exit) = call_times(trace, receiver, call)?;
+        Some((call, idle(enter, exit, send_enter))).filter(|w| w.1 > 0)
+    };
+    if rc != NOT_COMPLETED {
+        let blocks = match calls.kind.get(rc as usize).copied() {
+            Some(CallKind::Recv | CallKind::SendRecv) => true,
+            Some(CallKind::Completion) => matches!(role_of(rc), Some(Role::WaitOne | Role::WaitMany)),
+            _ => false,
+        };
+        if let Some(w) = blocks.then(|| waited(rc)).flatten() {
+            return Some(w);
+        }
+    }
+    let mut q = rpost;
+    while q > 0 && role_of(q - 1) == Some(Role::StatusRead) {
+        q -= 1;
+    }
+    (q > 0 && role_of(q - 1) == Some(Role::BlockingProbe))
+        .then(|| waited(q - 1))
+        .flatten()
 }
 
 /// Late-sender and late-receiver wait (ns) of each of `messages` (0 when it has none), as

@@ -354,3 +354,32 @@ fn waiting_by_polling_is_measured_apart_from_the_wait_states() {
     assert_eq!(p.calls, 1);
     eq(p.seconds, 50, "probe only");
 }
+
+#[test]
+fn a_blocking_probe_waits_for_a_late_sender() {
+    // Rank 1 probes for rank 0's message from 1 us; rank 0 sends at 8 us, the probe returns at
+    // 8.5 us, and the receive (after sizing its buffer) returns at once: the 7 us in MPI_Probe
+    // are a late sender, on the probe. Then a probe returns at once (finding an earlier
+    // message, say) and the receive after it waits 400 ns for a send at 9.5 us: the receive
+    // keeps its own wait.
+    let t = text_trace(
+        "#tracelogic-text 1\nranks 2\n0 0 1us MPI_Init\n1 0 1us MPI_Init\n\
+         0 8us +100ns MPI_Send send=1 tag=0 bytes=8\n\
+         1 1us 8.5us MPI_Probe\n1 8.6us +100ns MPI_Get_count\n\
+         1 8.8us +100ns MPI_Recv recv=0 tag=0 bytes=8\n\
+         0 9.5us +100ns MPI_Send send=1 tag=0 bytes=8\n\
+         1 9us +50ns MPI_Probe\n1 9.1us 9.7us MPI_Recv recv=0 tag=0 bytes=8\n",
+    );
+    let w = waits(&t);
+    only(&w.totals, "late_sender", 7400);
+    let in_fn = |name: &str| {
+        w.by_function
+            .iter()
+            .find(|f| f.name == name)
+            .map(|f| f.waits.late_sender_s)
+    };
+    eq(in_fn("MPI_Probe").unwrap_or(0.0), 7000, "in MPI_Probe");
+    eq(in_fn("MPI_Recv").unwrap_or(0.0), 400, "in MPI_Recv");
+    assert_eq!(w.by_pair.len(), 1);
+    eq(w.by_pair[0].late_sender_s, 7400, "pair 0 -> 1");
+}

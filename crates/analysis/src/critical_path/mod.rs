@@ -345,8 +345,8 @@ impl HappensBefore {
         // collective member, reserved at once (pages never written are never touched).
         let roles = roles(trace);
         let poll_kinds = PollKinds::of(trace);
-        let is_probe =
-            |f: u32| PollKinds::is(&poll_kinds.nonblocking_probe, f) || PollKinds::is(&poll_kinds.blocking_probe, f);
+        let role = |f: u32| roles.get(f as usize).copied();
+        let is_probe = |f: u32| PollKinds::is(&poll_kinds.nonblocking_probe, f) || role(f) == Some(Role::BlockingProbe);
         let inst = Instances::of_sequence(trace, sequence);
         let member_count: usize = (0..inst.len()).map(|k| inst.members(k).len()).sum();
         let mut deps: Vec<(u32, u32)> = Vec::with_capacity(2 * matching.messages.len() + 2 * member_count + 4 * n);
@@ -367,7 +367,7 @@ impl HappensBefore {
             // The probe right before the receive (but for status reads: `MPI_Get_count`
             // sizes the buffer) found this message, if the clocks allow.
             let mut q = rpost as usize;
-            while q > 0 && PollKinds::is(&poll_kinds.status_read, r.calls.func[q - 1]) {
+            while q > 0 && role(r.calls.func[q - 1]) == Some(Role::StatusRead) {
                 q -= 1;
             }
             if q > 0 && is_probe(r.calls.func[q - 1]) && en(m.sender, spost) <= ex(m.receiver, q as u32 - 1) {
