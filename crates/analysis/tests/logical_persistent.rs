@@ -77,3 +77,66 @@ fn persistent_starts_expand_to_every_operation_on_every_rank() {
         .count();
     assert_eq!(waits as u64, STEPS);
 }
+
+/// PETSc's tutorials ex5 and ex29 recorded by tools/record/petsc.sh (held out of the corpus:
+/// docs/corpus.md "PETSc"; `PETSC_HELDOUT=DIR[:DIR…]` names the run folders, each with its packed
+/// trace and `expected/*per-rank.txt`, the tracer's own decoder's sends, bytes and receives per
+/// rank, persistent starts included). Every rank's expansion of the logical trace is exact and
+/// gives the decoder's counts.
+#[test]
+#[ignore = "needs PETSC_HELDOUT (held-out runs, recorded outside the repository)"]
+fn petsc_held_out_expands_to_the_decoders_counts_on_every_rank() {
+    use std::path::PathBuf;
+    use tracelogic_analysis::logical::logicalize_identified;
+    use tracelogic_analysis::matrix::CommMatrix;
+    use tracelogic_analysis::topology::{identify_matrix, TopologyOptions};
+    use tracelogic_formats::{fs::load_paths, read_trace};
+    use tracelogic_model::Selection;
+    let dirs = std::env::var("PETSC_HELDOUT").expect("PETSC_HELDOUT=DIR[:DIR…]");
+    for dir in dirs.split(':').map(PathBuf::from) {
+        let packed = ["dumpi.tar.zst", "trace.tar.zst"].map(|f| dir.join(f));
+        let path = packed.iter().find(|p| p.exists()).expect("a packed trace").clone();
+        let truth_file = std::fs::read_dir(dir.join("expected"))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| p.to_string_lossy().ends_with("per-rank.txt"))
+            .expect("expected/*per-rank.txt");
+        // Bytes -1: the decoder could not size a send's datatype (a derived type), not compared.
+        let truth: Vec<(i64, i64, i64)> = std::fs::read_to_string(truth_file)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let f: Vec<i64> = l.split_whitespace().map(|x| x.parse().unwrap()).collect();
+                (f[1], f[2], f[3])
+            })
+            .collect();
+        let trace = read_trace(load_paths(&[path]).unwrap()).unwrap();
+        let report = identify_matrix(
+            &CommMatrix::from_trace(&trace, &Selection::all()),
+            &TopologyOptions::default(),
+        );
+        let logical = logicalize_identified(&trace, &report, None).unwrap();
+        let v = verify(&trace, &logical).unwrap();
+        let run = dir.display();
+        assert!(
+            v.ranks_structure_differs.is_empty(),
+            "{run}: {:?}",
+            v.ranks_structure_differs
+        );
+        assert!(v.ranks_bytes_differ.is_empty(), "{run}: {:?}", v.ranks_bytes_differ);
+        for (r, want) in truth.iter().enumerate() {
+            let calls = physical_calls(&expand_records(&logical, r as u32).unwrap());
+            let sends = calls.iter().filter(|c| c.direction == "send");
+            let got = (
+                sends.clone().count() as i64,
+                if want.1 < 0 {
+                    -1
+                } else {
+                    sends.map(|c| c.bytes).sum::<u64>() as i64
+                },
+                calls.iter().filter(|c| c.direction != "send").count() as i64,
+            );
+            assert_eq!(&got, want, "{run}: rank {r} (sends, bytes, receives)");
+        }
+    }
+}
