@@ -13,10 +13,13 @@ use tracelogic_synth::TopologySpec;
 const RANKS: u32 = 4;
 const STEPS: u64 = 6;
 
+/// An operation as the test posts it and the expansion must give it back: (sent, peer, bytes).
+type Posted = (bool, u32, u64);
+
 /// A 4-rank ring: per step each rank starts its two persistent receives (one `MPI_Startall`),
 /// then its two persistent sends (another), then waits for all four. Returns the trace and, per
 /// rank, the operations posted, in order: (sent, peer, bytes).
-fn persistent_ring() -> (Trace, Vec<Vec<(bool, u32, u64)>>) {
+fn persistent_ring() -> (Trace, Vec<Vec<Posted>>) {
     let mut t = Trace::new("text", "persistent ring", RANKS);
     let mut posted = vec![Vec::new(); RANKS as usize];
     for r in 0..RANKS {
@@ -59,7 +62,7 @@ fn persistent_starts_expand_to_every_operation_on_every_rank() {
     let placement = Placement::identity(TopologySpec::parse("ring:4").unwrap());
     let logical = logicalize(&trace, &placement).unwrap();
     for r in 0..RANKS {
-        let expanded: Vec<(bool, u32, u64)> = physical_calls(&expand_records(&logical, r).unwrap())
+        let expanded: Vec<Posted> = physical_calls(&expand_records(&logical, r).unwrap())
             .iter()
             .map(|c| (c.direction == "send", c.peer.expect("a neighbour"), c.bytes))
             .collect();
@@ -76,6 +79,18 @@ fn persistent_starts_expand_to_every_operation_on_every_rank() {
         .filter(|r| r.call.function == "MPI_Waitall")
         .count();
     assert_eq!(waits as u64, STEPS);
+}
+
+/// The skeleton has one request slot per record, so a start of several requests (one record of
+/// several operations) cannot be replayed: it says so instead of posting the first operation only.
+#[test]
+fn the_skeleton_refuses_a_start_of_several_requests() {
+    let (trace, _) = persistent_ring();
+    let placement = Placement::identity(TopologySpec::parse("ring:4").unwrap());
+    let logical = logicalize(&trace, &placement).unwrap();
+    let program = tracelogic_analysis::compress::compress(&logical.records);
+    let err = tracelogic_analysis::skeleton::skeleton_c(&logical, &program).unwrap_err();
+    assert!(err.contains("MPI_Startall"), "{err}");
 }
 
 /// PETSc's tutorials ex5 and ex29 recorded by tools/record/petsc.sh (held out of the corpus:
