@@ -9,13 +9,15 @@
  * - one location per rank (id = MPI_COMM_WORLD rank), in a location group of type PROCESS;
  * - Enter/Leave around every wrapped call; MpiSend/MpiRecv, MpiIsend/MpiIsendComplete,
  *   MpiIrecvRequest/MpiIrecv (at the completing Wait/Test), MpiRequestTest for a test that did not
- *   complete; MpiCollectiveBegin/End with the operation, communicator, root and bytes;
+ *   complete; a persistent request (MPI_Send_init, MPI_Recv_init, ...; C only) as an MpiIsend or
+ *   MpiIrecvRequest at each MPI_Start/MPI_Startall, completed like the others (as Score-P does);
+ *   MpiCollectiveBegin/End with the operation, communicator, root and bytes;
  * - peers and roots as ranks *of the event's communicator*, communicators as *local* ids mapped
  *   to global ones by a MappingTable in each location's local definitions (as Score-P's unifier
  *   leaves them); groups of type COMM_LOCATIONS (world rank -> location) and COMM_GROUP (members
  *   as world ranks), MPI_COMM_SELF as a COMM_SELF group;
  * - CLOCK_MONOTONIC nanoseconds, ClockOffset records (0: one host) at start and end.
- * Not wrapped: persistent requests, one-sided, MPI-IO, nonblocking collectives, intercommunicators.
+ * Not wrapped: Fortran persistent requests, one-sided, MPI-IO, nonblocking collectives, intercommunicators.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -49,7 +51,9 @@
     X(Barrier, BAR) X(Bcast, O2A) X(Reduce, A2O) X(Allreduce, A2A) X(Gather, A2O)                 \
     X(Gatherv, A2O) X(Scatter, O2A) X(Scatterv, O2A) X(Allgather, A2A) X(Allgatherv, A2A)         \
     X(Alltoall, A2A) X(Alltoallv, A2A) X(Reduce_scatter, A2A) X(Scan, COT) X(Comm_split, FUN)     \
-    X(Comm_dup, FUN) X(Comm_create, FUN) X(Cart_create, FUN) X(Cart_sub, FUN) X(Comm_free, FUN)
+    X(Comm_dup, FUN) X(Comm_create, FUN) X(Cart_create, FUN) X(Cart_sub, FUN) X(Comm_free, FUN)     \
+    X(Send_init, P2P) X(Bsend_init, P2P) X(Ssend_init, P2P) X(Rsend_init, P2P)                    \
+    X(Recv_init, P2P) X(Start, P2P) X(Startall, P2P)
 #define ENUM(name, role) R_##name,
 enum { REGIONS(ENUM) N_REGIONS };
 #define NAME(name, role) "MPI_" #name,
@@ -196,6 +200,31 @@ static int request_find(MPI_Request h) {
 }
 
 static void request_remove(int i) { requests[i] = requests[--n_requests]; }
+
+/* Persistent requests: handle -> the operation each MPI_Start of it posts. */
+typedef struct {
+    MPI_Request handle;
+    int is_recv, peer, tag;
+    MPI_Comm comm;
+    MPI_Datatype type;
+    uint64_t bytes;
+} Persistent;
+static Persistent *persistents;
+static int n_persistents, cap_persistents;
+
+static void persistent_add(Persistent p) {
+    if (n_persistents == cap_persistents) {
+        cap_persistents = cap_persistents ? 2 * cap_persistents : 64;
+        persistents = realloc(persistents, (size_t)cap_persistents * sizeof *persistents);
+        if (!persistents) die("out of memory");
+    }
+    persistents[n_persistents++] = p;
+}
+static int persistent_find(MPI_Request h) {
+    for (int i = n_persistents - 1; i >= 0; i--)
+        if (persistents[i].handle == h) return i;
+    return -1;
+}
 
 static int type_size(MPI_Datatype t) {
     int s = 0;
@@ -654,6 +683,8 @@ int MPI_Request_free(MPI_Request *req) {
     enter(R_Request_free);
     int i = request_find(*req);
     if (i >= 0) request_remove(i);
+    i = persistent_find(*req);
+    if (i >= 0) persistents[i] = persistents[--n_persistents];
     int rc = PMPI_Request_free(req);
     leave(R_Request_free);
     return rc;
@@ -670,6 +701,59 @@ int MPI_Test(MPI_Request *req, int *flag, MPI_Status *status) {
     else
         test_failed(h);
     leave(R_Test);
+    return rc;
+}
+
+#define SEND_INIT(NAME, R)                                                                         \
+    int MPI_##NAME(const void *buf, int count, MPI_Datatype t, int dest, int tag, MPI_Comm comm,   \
+                   MPI_Request *req) {                                                             \
+        enter(R);                                                                                  \
+        int rc = PMPI_##NAME(buf, count, t, dest, tag, comm, req);                                 \
+        if (rc == MPI_SUCCESS)                                                                     \
+            persistent_add((Persistent){*req, 0, dest, tag, comm, t,                               \
+                                        (uint64_t)count * (uint64_t)type_size(t)});                \
+        leave(R);                                                                                  \
+        return rc;                                                                                 \
+    }
+SEND_INIT(Send_init, R_Send_init)
+SEND_INIT(Bsend_init, R_Bsend_init)
+SEND_INIT(Ssend_init, R_Ssend_init)
+SEND_INIT(Rsend_init, R_Rsend_init)
+
+int MPI_Recv_init(void *buf, int count, MPI_Datatype t, int source, int tag, MPI_Comm comm,
+                  MPI_Request *req) {
+    enter(R_Recv_init);
+    int rc = PMPI_Recv_init(buf, count, t, source, tag, comm, req);
+    if (rc == MPI_SUCCESS) persistent_add((Persistent){*req, 1, source, tag, comm, t, 0});
+    leave(R_Recv_init);
+    return rc;
+}
+
+/* Each start of a persistent request posts its operation anew: an MpiIsend or MpiIrecvRequest. */
+static void started(MPI_Request h) {
+    int i = persistent_find(h);
+    if (i < 0) return;
+    Persistent p = persistents[i];
+    if (p.is_recv)
+        irecv_event(p.peer, p.type, p.comm, h);
+    else
+        isend_event(p.peer, p.tag, p.comm, p.bytes, h);
+}
+
+int MPI_Start(MPI_Request *req) {
+    enter(R_Start);
+    int rc = PMPI_Start(req);
+    if (rc == MPI_SUCCESS) started(*req);
+    leave(R_Start);
+    return rc;
+}
+
+int MPI_Startall(int n, MPI_Request reqs[]) {
+    enter(R_Startall);
+    int rc = PMPI_Startall(n, reqs);
+    if (rc == MPI_SUCCESS)
+        for (int i = 0; i < n; i++) started(reqs[i]);
+    leave(R_Startall);
     return rc;
 }
 

@@ -11,7 +11,8 @@
 # (dest=-2 in DUMPI's dump) carries nothing and is not counted. A send of a derived datatype
 # (no predefined name in the dump) is counted in `p2p_sends_unknown_type` and not in the bytes.
 # Receives are MPI_Recv, MPI_Irecv and the receive half of MPI_Sendrecv(_replace), unless from
-# MPI_PROC_NULL (source=-2). `rank_calls R N`: rank R (the Rth .bin file in name order) made N calls.
+# MPI_PROC_NULL (source=-2). A persistent request (MPI_Send_init, MPI_Recv_init, ...) is counted as
+# a send or receive at every MPI_Start / MPI_Startall naming it. `rank_calls R N`: rank R (the Rth .bin file in name order) made N calls.
 set -eu
 dir=${1:?usage: dumpi-counts.sh TRACE}
 d2a=${DUMPI2ASCII:-/opt/dumpi/bin/dumpi2ascii}
@@ -39,7 +40,16 @@ function flush() {
         s = tsize(dtype)
         if (s < 0) unknown++; else bytes += cnt * s
     }
-    issend = 0
+    issend = 0; isinit = 0
+}
+# A persistent request counts once per MPI_Start/MPI_Startall naming its handle (kind: s or r).
+function start(list,   n, q, i, k) {
+    gsub(/[^0-9,-]/, "", list); n = split(list, q, ",")
+    for (i = 1; i <= n; i++) {
+        k = rank SUBSEP q[i]
+        if (kind[k] == "s") { sends++; if (ptype[k] < 0) unknown++; else bytes += pbytes[k] }
+        else if (kind[k] == "r") recvs++
+    }
 }
 /^### dumpi-counts next rank$/ { flush(); rank++; next }
 / entering at walltime / {
@@ -48,14 +58,22 @@ function flush() {
     isrecv = (fn ~ /^MPI_(Recv|Irecv|Sendrecv|Sendrecv_replace)$/)
     src = 0
     issend = (fn ~ /^MPI_(Send|Isend|Ssend|Issend|Rsend|Irsend|Bsend|Ibsend|Sendrecv|Sendrecv_replace)$/)
+    isinit = (fn ~ /^MPI_(Send|Bsend|Ssend|Rsend|Recv)_init$/)
+    isstart = (fn ~ /^MPI_Start(all)?$/)
     cnt = 0; dtype = ""; dest = 0
     next
 }
-/ returning at walltime / { flush(); next }
-issend && /^int (count|sendcount)=/ { split($2, a, "="); cnt = a[2] + 0 }
-issend && /^MPI_Datatype (datatype|sendtype)=/ { dtype = ($3 ~ /^\(/) ? substr($3, 2, length($3) - 2) : "" }
-issend && /^int dest=/ { split($2, a, "="); dest = a[2] + 0 }
-isrecv && /^int source=/ { split($2, a, "="); src = a[2] + 0 }
+/ returning at walltime / { flush(); isstart = 0; next }
+(issend || isinit) && /^int (count|sendcount)=/ { split($2, a, "="); cnt = a[2] + 0 }
+(issend || isinit) && /^MPI_Datatype (datatype|sendtype)=/ { dtype = ($3 ~ /^\(/) ? substr($3, 2, length($3) - 2) : "" }
+(issend || isinit) && /^int dest=/ { split($2, a, "="); dest = a[2] + 0 }
+(isrecv || isinit) && /^int source=/ { split($2, a, "="); src = a[2] + 0 }
+isinit && /^MPI_Request request=/ {
+    h = $2; gsub(/[^0-9-]/, "", h); k = rank SUBSEP h
+    if (fn == "MPI_Recv_init") kind[k] = (src == -2 ? "" : "r")
+    else { kind[k] = (dest == -2 ? "" : "s"); ptype[k] = tsize(dtype); pbytes[k] = cnt * ptype[k] }
+}
+isstart && /^MPI_Request request/ { sub(/^[^=]*=/, ""); start($0) }
 END {
     flush()
     print "# Counted by tools/record/dumpi-counts.sh from dumpi2ascii (SST DUMPI 13.0.0), all ranks."

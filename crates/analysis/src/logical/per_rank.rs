@@ -463,8 +463,8 @@ pub(super) fn shape_of(
     let mut keys: Vec<OpKey> = Vec::with_capacity(start[n] as usize);
     let mut back: Vec<u32> = Vec::new();
     for c in 0..n {
-        let kind = calls.kind[c];
         let here_ops = &ops[start[c] as usize..start[c + 1] as usize];
+        let kind = super::rewrite::record_kind(calls.kind[c], here_ops.iter().map(|o| o.0));
         let links = &done[done_start[c] as usize..done_start[c + 1] as usize];
         // A completion run's record is named by the run's function (`records_of`).
         let run = match runs.as_ref().map(|r| r.at(c as CallIdx, &mut run_cursor)) {

@@ -67,8 +67,8 @@ pub(super) fn records_of(trace: &Trace, rank: Rank, partner: &dyn Fn(Rank) -> Op
     let mut skipped = 0u64;
     let mut last_exit: Option<u64> = None;
     for c in 0..n as CallIdx {
-        let kind = calls.kind[c as usize];
         let ops = std::mem::take(&mut ops_at[c as usize]);
+        let kind = record_kind(calls.kind[c as usize], ops.iter().map(|o| o.dir));
         let links = std::mem::take(&mut completes[c as usize]);
         let run = match runs.as_ref().map(|r| r.at(c, &mut run_cursor)) {
             Some(RunPosition::Starts(run)) => Some(run),
@@ -136,6 +136,24 @@ pub(super) fn records_of(trace: &Trace, rank: Rank, partner: &dyn Fn(Rank) -> Op
         last_exit = Some(exit);
     }
     (out, skipped)
+}
+
+/// The kind of the record a call makes: its own, except for a completion that posts operations,
+/// `MPI_Start`/`MPI_Startall` of persistent requests (the readers post a persistent request's
+/// operation at each start, as Score-P records it: PETSc's vector scatters send this way). Such a
+/// call is a non-blocking post, `Irecv` when it posts receives only and `Isend` otherwise, so its
+/// operations are kept, expanded and verified as `MPI_Isend`'s and `MPI_Irecv`'s are, and the
+/// waits completing them keep their records. `records_of` and the per-rank structure hash
+/// (`per_rank::shape_of`) both use it.
+pub(super) fn record_kind(kind: CallKind, mut dirs: impl Iterator<Item = P2pDir>) -> CallKind {
+    if kind != CallKind::Completion {
+        return kind;
+    }
+    match dirs.next() {
+        None => kind,
+        Some(P2pDir::Recv) if dirs.all(|d| d == P2pDir::Recv) => CallKind::Irecv,
+        Some(_) => CallKind::Isend,
+    }
 }
 
 /// The rank of `root` in communicator `comm` when that communicator has fewer ranks than the

@@ -80,6 +80,20 @@ const RING_MEMORY_LIMIT: u64 = 256 << 20;
 
 /// The C source of the skeleton of `logical`, replaying `program` (its compressed form).
 pub fn skeleton_c(logical: &LogicalTrace, program: &Program) -> Result<String, String> {
+    // One request slot per record: a start of several persistent requests (`MPI_Startall`, one
+    // record of several operations, docs/logical.md) would be emitted as its first operation only.
+    let several = logical
+        .records
+        .iter()
+        .filter(|r| r.call.kind.is_p2p() && r.call.kind != CallKind::SendRecv && r.call.ops.len() > 1);
+    if let Some(first) = several.clone().next() {
+        return Err(format!(
+            "the skeleton cannot yet post several operations from one call: {} records do ({}, {} operations, first); each record has one request slot in the generated C",
+            several.count(),
+            first.call.function,
+            first.call.ops.len()
+        ));
+    }
     let placement = &logical.placement;
     let spec = &placement.spec;
     let n = spec.num_nodes();
