@@ -204,10 +204,12 @@ pub fn communication_of(
 /// reduction, GROMACS's neighbour-search step) the period is collapsed before the step inside
 /// it; the step's occurrences then span whole runs of periods, ranks parse at different
 /// levels, and their messages chain the run into one instance (docs/patterns.md, *An MD
-/// loop*). When the first pattern is an instance seen once over several ranks, the analysis is
-/// redone with loops removed innermost first and the main loop's iterations taken at their starts
-/// ([`parse_occurrences_with`]); it is kept only when fewer events are left in such instances
-/// and the pattern explaining most explains no less (the chain split's own test).
+/// loop*). When no form of the first pattern is seen twice — an instance seen once over several
+/// ranks, or a "loop" whose iterations all differ (GROMACS on 16 ranks: three stretches of
+/// about 50 steps, [`CommunicationPattern::repeats_no_form`]) — the analysis is redone with
+/// loops removed innermost first and the main loop's iterations taken at their starts
+/// ([`parse_occurrences_with`]); it is kept only when fewer events are left in instances seen
+/// once and the pattern explaining most explains no less (the chain split's own test).
 fn analyse_with(
     trace: &Trace,
     matching: &tracelogic_model::Matching,
@@ -218,12 +220,12 @@ fn analyse_with(
     let first = analyse_nested(trace, matching, events, opts, compare, false);
     let glued = |a: &PatternAnalysis| construct::one_off_events(&a.communication_patterns);
     let most = |a: &PatternAnalysis| a.communication_patterns.first().map_or(0, |p| p.events_covered);
-    // Only where the pattern a view shows first is such an instance: elsewhere the loops were
+    // Only where the pattern a view shows first repeats no form: elsewhere the loops were
     // found, and the redo would cost a second analysis (NAS LU C on 128 ranks: 6.4 → 8.6-12 s).
     let one_off = first
         .communication_patterns
         .first()
-        .is_some_and(|p| p.is_one_off_over_ranks());
+        .is_some_and(|p| p.repeats_no_form());
     if !one_off {
         return first;
     }

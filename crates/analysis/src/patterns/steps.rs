@@ -276,8 +276,11 @@ fn merged(
 /// whose events happen to be a subsequence of the step (an `MPI_Alltoall` in the set-up) is
 /// no step. The stretches become iterations of the loop (an instance's all or none, none
 /// overlapping another's), construction runs again, and the fold is kept when the step
-/// patterns then cover more events and no more events are left in instances seen once. No
-/// length, count or share threshold: the events decide.
+/// patterns then cover more events and no more events are left in instances seen once. Where
+/// no loop was folded (no iteration adds events: GROMACS on 16 ranks, parsed innermost first,
+/// whose steps only ever lack events), the loop pattern's exact copies are its iterations
+/// ([`seeded_loop`]) and the fold is kept when the step pattern then covers more events than
+/// the loop pattern did. No length, count or share threshold: the events decide.
 /// `loops[r][k]`: the loop occurrence `k` of rank `r` is an iteration of. `None` when nothing
 /// was folded.
 pub(super) fn fold_lacking(
@@ -289,11 +292,17 @@ pub(super) fn fold_lacking(
     loops: &[Vec<u32>],
     c: &CommunicationAnalysis,
 ) -> Option<(Occurrences, Vec<Vec<u32>>, CommunicationAnalysis)> {
-    if loops.is_empty() {
-        return None;
-    }
+    // No loop folded (no iteration adds events): the loop pattern's exact copies are its
+    // iterations, and the steps lacking events are checked against its events.
+    let seeded;
+    let (occurrences, loops, seed) = if loops.iter().all(|l| l.is_empty()) {
+        seeded = seeded_loop(events, occurrences, c)?;
+        (seeded.1.as_slice(), seeded.2.as_slice(), Some(seeded.0))
+    } else {
+        (occurrences, loops, None)
+    };
     // The step pattern of each loop: the pattern holding its iterations that covers most events.
-    let mut step_of: Vec<(u32, usize)> = Vec::new();
+    let mut step_of: Vec<(u32, usize)> = seed.map(|p| (0, p)).into_iter().collect();
     for (p, &l) in c.step_loops.iter().enumerate() {
         if l == NOT_A_STEP {
             continue;
@@ -322,7 +331,7 @@ pub(super) fn fold_lacking(
     let mut claimed: Vec<std::collections::BTreeMap<u32, u32>> = vec![Default::default(); occurrences.len()];
     for inst in &c.instances {
         let q = inst.pattern as usize;
-        if q >= c.patterns.len() || c.step_loops[q] != NOT_A_STEP {
+        if q >= c.patterns.len() || c.step_loops.get(q).is_some_and(|&l| l != NOT_A_STEP) || seed == Some(q) {
             continue;
         }
         for &(l, p) in &step_of {
@@ -398,10 +407,44 @@ pub(super) fn fold_lacking(
             .sum()
     };
     let one_off = |c: &CommunicationAnalysis| super::construct::one_off_events(&c.patterns);
-    if in_steps(&redone) <= in_steps(c) || one_off(&redone) > one_off(c) {
+    // Seeded: the loop pattern's events are what its steps covered before.
+    let before = seed.map_or_else(|| in_steps(c), |p| c.patterns[p].events_covered);
+    if in_steps(&redone) <= before || one_off(&redone) > one_off(c) {
         return None;
     }
     Some((out, flags, redone))
+}
+
+/// The loop of a run where no loop was folded ([`fold_steps`] found no iteration adding
+/// events): the loop pattern ([`loop_pattern`]), and the rank's occurrences with, on each of
+/// its ranks, every exact copy of its events there that is made of whole occurrences put in
+/// their place as an iteration of loop 0 (a step the parse cut into two occurrences is one
+/// iteration; a copy an occurrence crosses is not cut out of it).
+fn seeded_loop(
+    events: &Events,
+    occurrences: &[Vec<(u32, u32)>],
+    c: &CommunicationAnalysis,
+) -> Option<(usize, Occurrences, Vec<Vec<u32>>)> {
+    let p = loop_pattern(c, &[])?;
+    let mut occ: Occurrences = occurrences.to_vec();
+    let mut flags: Vec<Vec<u32>> = occurrences.iter().map(|o| vec![NOT_A_STEP; o.len()]).collect();
+    for (&r, body) in &c.patterns[p].events {
+        let r = r as usize;
+        let old = &occurrences[r];
+        // Whether an occurrence runs across the boundary before event `x`.
+        let crosses = |x: u32| {
+            let i = old.partition_point(|o| o.1 <= x);
+            i < old.len() && old[i].0 < x
+        };
+        let m = body.len() as u32;
+        let pieces: Vec<(u32, u32, u32)> = exact_copies(&events.ranks[r].symbols, body.ids())
+            .into_iter()
+            .filter(|&s| !crosses(s) && !crosses(s + m))
+            .map(|s| (s, s + m, 0))
+            .collect();
+        (occ[r], flags[r]) = merged_pieces(&occurrences[r], &flags[r], &pieces);
+    }
+    Some((p, occ, flags))
 }
 
 /// Whether `a` is a subsequence of `b` (in order, not necessarily contiguous).

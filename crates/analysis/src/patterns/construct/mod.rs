@@ -71,6 +71,19 @@ impl CommunicationPattern {
     pub fn is_one_off_over_ranks(&self) -> bool {
         self.occurrences == 1 && self.from_rank_patterns && self.ranks.len() >= 2
     }
+
+    /// A pattern over several ranks none of whose forms is seen twice: an instance seen once
+    /// ([`Self::is_one_off_over_ranks`]), or a loop whose iterations all differ (GROMACS on 16
+    /// ranks: three stretches of about 50 MD steps each, glued as ranks parse at different loop
+    /// levels, folded as "iterations" in three forms). What repeats is inside it, not it.
+    pub fn repeats_no_form(&self) -> bool {
+        let once = if self.variants.is_empty() {
+            self.occurrences == 1
+        } else {
+            self.variants.iter().all(|v| v.occurrences == 1)
+        };
+        once && self.from_rank_patterns && self.ranks.len() >= 2
+    }
 }
 
 /// Events left in instances seen once over several ranks
