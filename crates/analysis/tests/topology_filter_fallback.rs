@@ -403,3 +403,52 @@ fn look_alike_torus_with_strays(weights: [u64; 3]) -> CommMatrix {
     }
     CommMatrix::from_entries(4096, entries).unwrap()
 }
+
+#[test]
+fn a_one_time_gather_as_heavy_as_the_halo_is_cut_by_message_counts() {
+    // PETSc 3.18's snes tutorial ex5 (Bratu, 64x64 DMDA) on 6 ranks, recorded with SST DUMPI
+    // (held out, docs/corpus.md): `-dm_view` reports a 2x3 process grid (m 2, n 3), and every
+    // rank sends its part of the viewed vectors to rank 0 once — 32,792 bytes in 10 messages,
+    // as heavy as a halo pair's 49,568-108,320 bytes in ~300 messages. No cut of the bytes
+    // separates them (the gap is 1.5x); the message counts do (298 against 11).
+    let bytes = [
+        [0, 51936, 75536, 8, 8, 8],
+        [84720, 0, 0, 75528, 0, 0],
+        [108320, 0, 0, 49568, 75528, 0],
+        [32792, 75528, 49568, 0, 0, 75528],
+        [32792, 0, 75528, 0, 0, 49568],
+        [32792, 0, 0, 75528, 49568, 0],
+    ];
+    let messages = [
+        [0, 301, 300, 2, 2, 2],
+        [308, 0, 1, 298, 0, 0],
+        [308, 0, 0, 299, 298, 0],
+        [10, 298, 298, 0, 1, 298],
+        [10, 0, 298, 0, 0, 299],
+        [11, 0, 0, 298, 298, 0],
+    ];
+    let entries = (0..6u32).flat_map(|a| {
+        (0..6u32)
+            .filter(move |&b| messages[a as usize][b as usize] > 0)
+            .map(move |b| Entry {
+                from: a,
+                to: b,
+                bytes: bytes[a as usize][b as usize],
+                messages: messages[a as usize][b as usize],
+            })
+    });
+    let m = CommMatrix::from_entries(6, entries).unwrap();
+    let r = identify_matrix(&m, &with(Threshold::Auto));
+    assert_eq!(label(&r), Some("3x2 grid"), "{:?}", r.filter);
+    assert_eq!(r.filter.metric, "messages");
+    assert_eq!(r.filter.pairs_kept, 7);
+    let fb = r.filter.fallback.as_ref().expect("fallback figures");
+    let taken = &fb.tried[fb.taken.expect("a cut taken")];
+    assert_eq!(taken.metric, "messages");
+    assert!(fb
+        .tried
+        .iter()
+        .take(fb.taken.unwrap())
+        .all(|c| c.metric == "bytes" && c.matched.is_none()));
+    assert!(fb.summary().contains("in messages"), "{}", fb.summary());
+}

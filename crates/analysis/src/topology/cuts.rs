@@ -16,6 +16,11 @@ pub fn pair_volumes(m: &CommMatrix) -> (Vec<PairVolume>, &'static str) {
     } else {
         Metric::Bytes
     };
+    pair_volumes_by(m, metric)
+}
+
+/// [`pair_volumes`] by `metric`.
+pub fn pair_volumes_by(m: &CommMatrix, metric: Metric) -> (Vec<PairVolume>, &'static str) {
     // Each unordered pair once, in O(ranks + entries): rank a's row (a → b) is merged with its
     // column (b → a), both by increasing b, keeping b > a. The column is a counting sort of the
     // entries by receiver; entries come by increasing sender, so each column's senders increase.
@@ -171,6 +176,21 @@ pub(super) struct SortedPairs {
 }
 
 impl SortedPairs {
+    /// The pairs of `m` by `metric`, with their total.
+    pub(super) fn of(m: &CommMatrix, metric: Metric) -> SortedPairs {
+        let (pairs, metric) = pair_volumes_by(m, metric);
+        let total = pairs.iter().map(|p| p.3 as u128).sum();
+        SortedPairs { pairs, metric, total }
+    }
+
+    /// Weights, largest first, and endpoints of the pairs (what the cuts read).
+    pub(super) fn weights_and_ends(&self) -> (Vec<u64>, Vec<(u32, u32)>) {
+        (
+            self.pairs.iter().map(|p| p.2).collect(),
+            self.pairs.iter().map(|p| (p.0, p.1)).collect(),
+        )
+    }
+
     fn share(&self, v: u64) -> f64 {
         if self.total == 0 {
             0.0

@@ -32,7 +32,7 @@ pub use placement::place_ranks;
 pub use report::*;
 pub use tracelogic_graph;
 
-use crate::matrix::CommMatrix;
+use crate::matrix::{CommMatrix, Metric};
 use cuts::{filter_matrix, SortedPairs};
 use search::identify;
 use std::collections::BTreeMap;
@@ -72,10 +72,21 @@ pub fn identify_matrix(m: &CommMatrix, opts: &TopologyOptions) -> TopologyReport
     if opts.threshold != Threshold::Auto || no_p2p || identified(&first) {
         return first;
     }
-    let volumes: Vec<u64> = sorted.pairs.iter().map(|p| p.2).collect();
-    let endpoints: Vec<(u32, u32)> = sorted.pairs.iter().map(|p| (p.0, p.1)).collect();
-    let cuts = fallback_cuts(&volumes, &endpoints, m.ranks(), keep);
-    if cuts.is_empty() {
+    let (volumes, endpoints) = sorted.weights_and_ends();
+    let cuts: Vec<(usize, Option<f64>)> = fallback_cuts(&volumes, &endpoints, m.ranks(), keep);
+    // Then cuts of the message counts (when bytes were cut): one-time bulk transfers (a
+    // gather of results, a redistribution) can weigh as much in bytes as the exchange repeated
+    // every step, and sit far below it in messages (PETSc's `-dm_view` gathers to rank 0).
+    let by_count = (sorted.metric == "bytes").then(|| SortedPairs::of(m, Metric::Messages));
+    let count_cuts: Vec<(usize, Option<f64>)> = by_count.as_ref().map_or_else(Vec::new, |c| {
+        let (w, e) = c.weights_and_ends();
+        candidate_cuts(&w, &e, m.ranks(), FALLBACK_MIN_GAP)
+            .into_iter()
+            .take(MAX_FALLBACK_CUTS)
+            .map(|(k, g)| (k, Some(g)))
+            .collect()
+    });
+    if cuts.is_empty() && count_cuts.is_empty() {
         return first;
     }
     let mut fallback = CutFallback {
@@ -86,6 +97,7 @@ pub fn identify_matrix(m: &CommMatrix, opts: &TopologyOptions) -> TopologyReport
             removed_share: first.filter.removed_share,
             matched: None,
             milliseconds: first.identification.timings.total_ms,
+            metric: sorted.metric.into(),
         },
         tried: Vec::new(),
         taken: None,
@@ -95,10 +107,14 @@ pub fn identify_matrix(m: &CommMatrix, opts: &TopologyOptions) -> TopologyReport
         ..opts.clone()
     };
     let identity: Vec<u32> = (0..m.ranks()).collect();
-    for (keep, gap_ratio) in cuts {
-        let g = sorted.graph(m.ranks(), keep);
+    let tries = cuts
+        .into_iter()
+        .map(|c| (&sorted, c))
+        .chain(count_cuts.into_iter().filter_map(|c| Some((by_count.as_ref()?, c))));
+    for (pairs, (keep, gap_ratio)) in tries {
+        let g = pairs.graph(m.ranks(), keep);
         let id = identify(&g, &identity, &traffic, &trial);
-        let filter = sorted.report("auto", keep, sorted.cut_pct(keep), gap_ratio);
+        let filter = pairs.report("auto", keep, pairs.cut_pct(keep), gap_ratio);
         fallback.tried.push(CutTried {
             pairs_kept: keep,
             threshold_pct: filter.threshold_pct,
@@ -106,6 +122,7 @@ pub fn identify_matrix(m: &CommMatrix, opts: &TopologyOptions) -> TopologyReport
             removed_share: filter.removed_share,
             matched: id.matched.as_ref().map(|t| t.label.clone()),
             milliseconds: id.timings.total_ms,
+            metric: pairs.metric.into(),
         });
         if id.matched.is_some() {
             fallback.taken = Some(fallback.tried.len() - 1);

@@ -136,7 +136,11 @@ impl CutFallback {
     /// taken instead (or that none of those tried matched either). The CLI and the web view
     /// show it under the filtering figures.
     pub fn summary(&self) -> String {
-        let cut = |gap: Option<f64>| gap.map_or("keeping every pair".to_owned(), |g| format!("the {g:.1}x gap"));
+        let cut = |c: &CutTried| match c.gap_ratio {
+            None => "keeping every pair".to_owned(),
+            Some(g) if c.metric == self.widest.metric => format!("the {g:.1}x gap"),
+            Some(g) => format!("the {g:.1}x gap in {}", c.metric),
+        };
         let first = match self.widest.gap_ratio {
             Some(g) => format!("the widest gap ({g:.1}x, {} pairs kept)", self.widest.pairs_kept),
             None => format!("keeping every pair (no gap of {AUTO_MIN_GAP}x or more)"),
@@ -145,7 +149,7 @@ impl CutFallback {
             Some((i, c)) => format!(
                 "{first} identified no topology; {} ({} pairs kept, {:.3} % of the traffic removed) is the first \
                  of the other cuts that does ({} tried).",
-                cut(c.gap_ratio),
+                cut(c),
                 c.pairs_kept,
                 100.0 * c.removed_share,
                 i + 1
@@ -153,11 +157,7 @@ impl CutFallback {
             None => format!(
                 "{first} identified no topology, nor did the {} other cut(s) tried: {}.",
                 self.tried.len(),
-                self.tried
-                    .iter()
-                    .map(|c| cut(c.gap_ratio))
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                self.tried.iter().map(cut).collect::<Vec<_>>().join(", ")
             ),
         }
     }
@@ -180,6 +180,14 @@ pub struct CutTried {
     pub matched: Option<String>,
     /// Time identification took on this cut's graph.
     pub milliseconds: f64,
+    /// What the cut's weights count: `bytes`, or `messages` (after every cut of the bytes
+    /// failed, or for a trace whose messages carry no byte).
+    #[serde(default = "bytes_metric")]
+    pub metric: String,
+}
+
+fn bytes_metric() -> String {
+    "bytes".into()
 }
 
 /// A named topology, as shown to users.
