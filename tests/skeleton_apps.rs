@@ -39,12 +39,16 @@ fn sends(t: &Trace, rank: u32, node: &dyn Fn(u32) -> u32) -> Vec<(u32, u64)> {
 /// volume within 1 % where it summarises them) and number of collective calls with the
 /// recording.
 fn replays(name: &str) {
-    let recorded = app(name);
+    replays_trace(name, &app(name));
+}
+
+/// [`replays`] of a trace built in the test.
+fn replays_trace(name: &str, recorded: &Trace) {
     let report = identify_matrix(
-        &CommMatrix::from_trace(&recorded, &Selection::all()),
+        &CommMatrix::from_trace(recorded, &Selection::all()),
         &TopologyOptions::default(),
     );
-    let l = logicalize_identified(&recorded, &report, None).expect("logical trace");
+    let l = logicalize_identified(recorded, &report, None).expect("logical trace");
     let program = compress(&l.records);
     let source = skeleton_c(&l, &program).expect("skeleton");
     let summarised = source.contains("ULL + ((");
@@ -54,7 +58,7 @@ fn replays(name: &str) {
     let node = |r: u32| l.placement.node_of_rank[r as usize];
     for w in 0..l.ranks {
         let u = node(w);
-        let (real, played) = (sends(&recorded, w, &node), sends(&replayed, u, &|q| q));
+        let (real, played) = (sends(recorded, w, &node), sends(&replayed, u, &|q| q));
         if summarised {
             let peers = |s: &[(u32, u64)]| s.iter().map(|x| x.0).collect::<Vec<_>>();
             assert_eq!(peers(&real), peers(&played), "{name}: rank {w}: send peers");
@@ -105,4 +109,42 @@ fn hpcc_skeleton_receives_the_message_a_late_cancel_took() {
 #[test]
 fn quantum_espresso_skeleton_runs_and_sends_as_recorded() {
     replays("qe-si-4");
+}
+
+/// PETSc's vector scatters exchange halos through persistent requests: each `MPI_Startall`
+/// posts several operations, one logical record. The skeleton posts each as an `MPI_Isend` or
+/// `MPI_Irecv` on a request slot of its own and the wait after them completes them all. A
+/// 4-rank ring, per step one start of both receives, one of both sends, one wait.
+#[test]
+fn persistent_starts_of_several_requests_replay_every_operation() {
+    const RANKS: u32 = 4;
+    let mut t = Trace::new("text", "persistent ring", RANKS);
+    for r in 0..RANKS {
+        let (left, right) = ((r + RANKS - 1) % RANKS, (r + 1) % RANKS);
+        let mut clock = 0;
+        let mut call = |t: &mut Trace, name: &str| {
+            clock += 10_000;
+            t.push_call(r, name, clock, clock + 5_000, tracelogic_model::NO_CALLPATH, 0)
+        };
+        call(&mut t, "MPI_Init");
+        for name in ["MPI_Recv_init", "MPI_Recv_init", "MPI_Send_init", "MPI_Send_init"] {
+            call(&mut t, name);
+        }
+        for step in 0..6u64 {
+            let bytes = 800 + 8 * step;
+            let recvs = call(&mut t, "MPI_Startall");
+            let sends = call(&mut t, "MPI_Startall");
+            let wait = call(&mut t, "MPI_Waitall");
+            for (post, dir, peer) in [
+                (recvs, P2pDir::Recv, left),
+                (recvs, P2pDir::Recv, right),
+                (sends, P2pDir::Send, right),
+                (sends, P2pDir::Send, left),
+            ] {
+                t.push_p2p(r, post, wait, dir, peer, 7, 0, bytes);
+            }
+        }
+        call(&mut t, "MPI_Finalize");
+    }
+    replays_trace("persistent-ring", &t);
 }

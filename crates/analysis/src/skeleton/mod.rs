@@ -32,8 +32,10 @@ use tracelogic_model::{CallKind, CollectiveOp, P2pDir};
 
 mod comms;
 mod fit;
+mod starts;
 use comms::{Placement, Subcomms};
 pub use fit::{receives_fit_in_order, OrderMatching, FIT_CHECK_LIMIT};
+use starts::emit_started;
 
 /// What the emission of one skeleton carries from call to call.
 struct Emission {
@@ -80,20 +82,17 @@ const RING_MEMORY_LIMIT: u64 = 256 << 20;
 
 /// The C source of the skeleton of `logical`, replaying `program` (its compressed form).
 pub fn skeleton_c(logical: &LogicalTrace, program: &Program) -> Result<String, String> {
-    // One request slot per record: a start of several persistent requests (`MPI_Startall`, one
-    // record of several operations, docs/logical.md) would be emitted as its first operation only.
-    let several = logical
+    // Request slots per record: one, or as many as a start of several persistent requests
+    // (`MPI_Startall`, one record of several operations, docs/logical.md) posts, each
+    // operation then an `MPI_Isend`/`MPI_Irecv` of its own slot.
+    let slots = logical
         .records
         .iter()
-        .filter(|r| r.call.kind.is_p2p() && r.call.kind != CallKind::SendRecv && r.call.ops.len() > 1);
-    if let Some(first) = several.clone().next() {
-        return Err(format!(
-            "the skeleton cannot yet post several operations from one call: {} records do ({}, {} operations, first); each record has one request slot in the generated C",
-            several.count(),
-            first.call.function,
-            first.call.ops.len()
-        ));
-    }
+        .filter(|r| matches!(r.call.kind, CallKind::Isend | CallKind::Irecv))
+        .map(|r| r.call.ops.len())
+        .max()
+        .unwrap_or(1)
+        .max(1);
     let placement = &logical.placement;
     let spec = &placement.spec;
     let n = spec.num_nodes();
@@ -137,7 +136,7 @@ pub fn skeleton_c(logical: &LogicalTrace, program: &Program) -> Result<String, S
         .max()
         .unwrap_or(0) as u64;
     let ring = (max_offset + 1).next_power_of_two().max(16);
-    let shared_recv = ring.saturating_mul(max_bytes) > RING_MEMORY_LIMIT;
+    let shared_recv = ring.saturating_mul(slots as u64).saturating_mul(max_bytes) > RING_MEMORY_LIMIT;
     let coll_bytes = logical
         .records
         .iter()
@@ -162,7 +161,7 @@ pub fn skeleton_c(logical: &LogicalTrace, program: &Program) -> Result<String, S
     c.push_str("#include <mpi.h>\n#include <stdio.h>\n#include <stdlib.h>\n#include <string.h>\n\n");
     let _ = writeln!(
         c,
-        "#define NRANKS {n}\n#define NDIRS {}\n#define NTOPO {}\n#define RING {ring}UL",
+        "#define NRANKS {n}\n#define NDIRS {}\n#define NTOPO {}\n#define RING {ring}UL\n#define SLOTS {slots}UL",
         names.len().max(1),
         topology_dirs.min(names.len().max(1))
     );
@@ -199,10 +198,13 @@ pub fn skeleton_c(logical: &LogicalTrace, program: &Program) -> Result<String, S
     c.push_str("};\n\n");
     c.push_str(RUNTIME);
     if shared_recv {
-        c.push_str("static inline char *rbuf(void) { return recvbuf; }\n");
+        c.push_str("static inline char *rbuf_k(int k) { (void)k; return recvbuf; }\n");
     } else {
-        c.push_str("static inline char *rbuf(void) { return recvbuf + (size_t)(pos % RING) * MAXBYTES; }\n");
+        c.push_str(
+            "static inline char *rbuf_k(int k) { return recvbuf + (size_t)((pos % RING) * SLOTS + k) * MAXBYTES; }\n",
+        );
     }
+    c.push_str("static inline char *rbuf(void) { return rbuf_k(0); }\n");
     // Size tables of list-valued sequences.
     let mut tables = String::new();
     let mut body = String::new();
@@ -285,7 +287,7 @@ const RUNTIME: &str = r#"static MPI_Comm topo;
 static int me;
 static double scale = 1.0;
 static unsigned long long pos;
-static MPI_Request ring[RING];
+static MPI_Request ring[RING * SLOTS];
 static char *sendbuf, *recvbuf, *collbuf, *collbuf2;
 
 static inline void setup(int argc, char **argv)
@@ -299,14 +301,14 @@ static inline void setup(int argc, char **argv)
     }
     if (argc > 1) scale = atof(argv[1]);
     sendbuf = calloc(MAXBYTES, 1);
-    recvbuf = calloc(MAXBYTES, RING);
+    recvbuf = calloc(MAXBYTES, RING * SLOTS);
     collbuf = calloc(COLLBYTES, (size_t)NRANKS + 1);
     collbuf2 = calloc(COLLBYTES, (size_t)NRANKS + 1);
     if (!sendbuf || !recvbuf || !collbuf || !collbuf2) {
         fprintf(stderr, "skeleton: out of memory\n");
         MPI_Abort(MPI_COMM_WORLD, 3);
     }
-    for (unsigned long k = 0; k < RING; k++) ring[k] = MPI_REQUEST_NULL;
+    for (unsigned long k = 0; k < RING * SLOTS; k++) ring[k] = MPI_REQUEST_NULL;
 }
 
 /* Busy-wait `ns` nanoseconds (times the scale): the recorded compute between two calls. */
@@ -320,22 +322,26 @@ static inline void compute(double ns)
 }
 
 static inline int nb(int d) { return neighbour[me][d]; }
-static inline MPI_Request *slot(void) { return &ring[pos % RING]; }
+/* Request slot `k` of this record (a start of several persistent requests has several). */
+static inline MPI_Request *slot_k(int k) { return &ring[(pos % RING) * SLOTS + k]; }
+static inline MPI_Request *slot(void) { return slot_k(0); }
 
-/* Complete the requests of the records `back[k]` records ago (64 at a time). */
+/* Complete the requests of the records `back[k]` records ago, every slot of each (64 at a time). */
 static inline void complete(int count, const unsigned long *back, int single)
 {
-    for (int k0 = 0; k0 < count; k0 += 64) {
+    int total = count * (int)SLOTS;
+    for (int k0 = 0; k0 < total; k0 += 64) {
         MPI_Request rq[64];
-        int live = 0, n = count - k0 < 64 ? count - k0 : 64;
+        int live = 0, n = total - k0 < 64 ? total - k0 : 64;
         for (int k = 0; k < n; k++) {
-            MPI_Request *r = &ring[(pos - back[k0 + k]) % RING];
+            int j = k0 + k;
+            MPI_Request *r = &ring[((pos - back[j / SLOTS]) % RING) * SLOTS + j % SLOTS];
             rq[k] = *r;
             live += *r != MPI_REQUEST_NULL;
             *r = MPI_REQUEST_NULL;
         }
         if (!live) continue;
-        if (single && count == 1)
+        if (single && total == 1)
             MPI_Wait(&rq[0], MPI_STATUS_IGNORE);
         else
             MPI_Waitall(n, rq, MPI_STATUSES_IGNORE);
@@ -608,6 +614,11 @@ fn emit_call(
     let f = call.function.to_ascii_lowercase();
     let f = f.trim_start_matches("pmpi_").trim_start_matches("mpi_");
     match call.kind {
+        CallKind::Isend | CallKind::Irecv if call.ops.len() > 1 => {
+            for (k, op) in call.ops.iter().enumerate() {
+                emit_started(op, k, size, tag, runs, names, pad, out, emission)?;
+            }
+        }
         CallKind::Send | CallKind::Isend | CallKind::Recv | CallKind::Irecv => {
             let Some(op) = call.ops.first() else { return Ok(()) };
             let d = dir_index(names, &op.partner)?;
