@@ -117,34 +117,6 @@ fn quantum_espresso_skeleton_runs_and_sends_as_recorded() {
 /// 4-rank ring, per step one start of both receives, one of both sends, one wait.
 #[test]
 fn persistent_starts_of_several_requests_replay_every_operation() {
-    const RANKS: u32 = 4;
-    let mut t = Trace::new("text", "persistent ring", RANKS);
-    for r in 0..RANKS {
-        let (left, right) = ((r + RANKS - 1) % RANKS, (r + 1) % RANKS);
-        let mut clock = 0;
-        let mut call = |t: &mut Trace, name: &str| {
-            clock += 10_000;
-            t.push_call(r, name, clock, clock + 5_000, tracelogic_model::NO_CALLPATH, 0)
-        };
-        call(&mut t, "MPI_Init");
-        for name in ["MPI_Recv_init", "MPI_Recv_init", "MPI_Send_init", "MPI_Send_init"] {
-            call(&mut t, name);
-        }
-        for step in 0..6u64 {
-            let bytes = 800 + 8 * step;
-            let recvs = call(&mut t, "MPI_Startall");
-            let sends = call(&mut t, "MPI_Startall");
-            let wait = call(&mut t, "MPI_Waitall");
-            for (post, dir, peer) in [
-                (recvs, P2pDir::Recv, left),
-                (recvs, P2pDir::Recv, right),
-                (sends, P2pDir::Send, right),
-                (sends, P2pDir::Send, left),
-            ] {
-                t.push_p2p(r, post, wait, dir, peer, 7, 0, bytes);
-            }
-        }
-        call(&mut t, "MPI_Finalize");
-    }
+    let (t, _) = tracelogic_synth::persistent::persistent_ring(4, 6);
     replays_trace("persistent-ring", &t);
 }

@@ -7,53 +7,18 @@
 //! in order, and the verification says so.
 
 use tracelogic_analysis::logical::{expand_records, logicalize, physical_calls, verify, Placement};
-use tracelogic_model::{P2pDir, Trace, NO_CALLPATH};
+use tracelogic_model::Trace;
+use tracelogic_synth::persistent::Posted;
 use tracelogic_synth::TopologySpec;
 
 const RANKS: u32 = 4;
 const STEPS: u64 = 6;
 
-/// An operation as the test posts it and the expansion must give it back: (sent, peer, bytes).
-type Posted = (bool, u32, u64);
-
-/// A 4-rank ring: per step each rank starts its two persistent receives (one `MPI_Startall`),
-/// then its two persistent sends (another), then waits for all four. Returns the trace and, per
-/// rank, the operations posted, in order: (sent, peer, bytes).
+/// The ring of `tracelogic_synth::persistent`: per step each rank starts its two persistent
+/// receives (one `MPI_Startall`), then its two persistent sends (another), then waits for all
+/// four.
 fn persistent_ring() -> (Trace, Vec<Vec<Posted>>) {
-    let mut t = Trace::new("text", "persistent ring", RANKS);
-    let mut posted = vec![Vec::new(); RANKS as usize];
-    for r in 0..RANKS {
-        let (left, right) = ((r + RANKS - 1) % RANKS, (r + 1) % RANKS);
-        let mut clock = 0;
-        let mut call = |t: &mut Trace, name: &str| {
-            clock += 10;
-            t.push_call(r, name, clock, clock + 5, NO_CALLPATH, 0)
-        };
-        call(&mut t, "MPI_Init");
-        for name in ["MPI_Recv_init", "MPI_Recv_init", "MPI_Send_init", "MPI_Send_init"] {
-            call(&mut t, name);
-        }
-        for step in 0..STEPS {
-            let bytes = 800 + 8 * step;
-            let recvs = call(&mut t, "MPI_Startall");
-            let sends = call(&mut t, "MPI_Startall");
-            let wait = call(&mut t, "MPI_Waitall");
-            for (post, dir, peer) in [
-                (recvs, P2pDir::Recv, left),
-                (recvs, P2pDir::Recv, right),
-                (sends, P2pDir::Send, right),
-                (sends, P2pDir::Send, left),
-            ] {
-                t.push_p2p(r, post, wait, dir, peer, 7, 0, bytes);
-                posted[r as usize].push((dir == P2pDir::Send, peer, bytes));
-            }
-        }
-        for _ in 0..4 {
-            call(&mut t, "MPI_Request_free");
-        }
-        call(&mut t, "MPI_Finalize");
-    }
-    (t, posted)
+    tracelogic_synth::persistent::persistent_ring(RANKS, STEPS)
 }
 
 #[test]
@@ -81,17 +46,8 @@ fn persistent_starts_expand_to_every_operation_on_every_rank() {
     assert_eq!(waits as u64, STEPS);
 }
 
-/// The skeleton has one request slot per record, so a start of several requests (one record of
-/// several operations) cannot be replayed: it says so instead of posting the first operation only.
-#[test]
-fn the_skeleton_refuses_a_start_of_several_requests() {
-    let (trace, _) = persistent_ring();
-    let placement = Placement::identity(TopologySpec::parse("ring:4").unwrap());
-    let logical = logicalize(&trace, &placement).unwrap();
-    let program = tracelogic_analysis::compress::compress(&logical.records);
-    let err = tracelogic_analysis::skeleton::skeleton_c(&logical, &program).unwrap_err();
-    assert!(err.contains("MPI_Startall"), "{err}");
-}
+// The skeleton of this ring (a start posting several operations) is built and run under Open
+// MPI by `tests/skeleton_apps.rs::persistent_starts_of_several_requests_replay_every_operation`.
 
 /// PETSc's tutorials ex5 and ex29 recorded by tools/record/petsc.sh (held out of the corpus:
 /// docs/corpus.md "PETSc"; `PETSC_HELDOUT=DIR[:DIR…]` names the run folders, each with its packed
