@@ -372,6 +372,23 @@ pub(crate) fn each_index<T: Send>(n: usize, f: impl Fn(usize) -> T + Sync) -> Ve
     (0..n).map(f).collect()
 }
 
+/// `a()` and `b()`: natively `a` on a thread of its own while `b` runs on this one, in turn on
+/// wasm. For two independent stretches of one computation whose results are combined in order.
+pub(crate) fn both<A: Send, B>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B) -> (A, B) {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        if std::thread::available_parallelism().map_or(1, |t| t.get()) > 1 {
+            return std::thread::scope(|scope| {
+                let other = scope.spawn(a);
+                let mine = b();
+                (other.join().unwrap_or_else(|e| std::panic::resume_unwind(e)), mine)
+            });
+        }
+    }
+    let first = a();
+    (first, b())
+}
+
 /// What the grouping of ranks into classes needs of a rank's records ([`records_of`] with
 /// `partner`), read without building them: a hash of their shape (equal for two ranks exactly
 /// when [`structure_hash`] of their records is, barring collisions) and their operations as

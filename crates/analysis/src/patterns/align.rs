@@ -139,16 +139,31 @@ pub(crate) fn align_runs_with(
     // Sample evenly over the run, in event order (not the matching's sender-by-sender order,
     // which follows rank numbers). Pairs in key order, each one's index at hand.
     pairs.sort_unstable_by_key(|p| p.0);
-    for (_, v) in pairs.iter_mut() {
-        // The messages of one direction come in order, so the list is a few ascending runs,
-        // which the stable sort merges in linear time (equal entries are identical, so the
-        // order is that of any sort).
-        v.sort();
-        if v.len() > SAMPLES {
-            let step = v.len() as f64 / SAMPLES as f64;
-            *v = (0..SAMPLES).map(|i| v[(i as f64 * step) as usize]).collect();
+    let sample = |pairs: &mut [RunPair]| {
+        for (_, v) in pairs.iter_mut() {
+            // The messages of one direction come in order, so the list is a few ascending runs,
+            // which the stable sort merges in linear time (equal entries are identical, so the
+            // order is that of any sort).
+            v.sort();
+            if v.len() > SAMPLES {
+                let step = v.len() as f64 / SAMPLES as f64;
+                *v = (0..SAMPLES).map(|i| v[(i as f64 * step) as usize]).collect();
+            }
         }
-    }
+    };
+    // Each pair on its own: the pairs holding the first half of the messages on this core, the
+    // rest on another natively.
+    let messages: usize = pairs.iter().map(|p| p.1.len()).sum();
+    let mut seen = 0;
+    let half = pairs
+        .iter()
+        .position(|p| {
+            seen += p.1.len();
+            seen * 2 >= messages
+        })
+        .map_or(pairs.len(), |k| k + 1);
+    let (first, second) = pairs.split_at_mut(half);
+    crate::logical::per_rank::both(|| sample(second), || sample(first));
     // Runs in the order of preference as roots and as BFS neighbours: longest, then latest entry
     // time of the first call (a root that enters its loop last cuts the copies after every rank
     // has entered its own, so set-up stays out of the first copy), then rank's position. Lengths

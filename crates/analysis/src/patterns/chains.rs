@@ -33,8 +33,6 @@ use tracelogic_model::{Matching, Trace};
 
 /// Maps consulted per event: foldhash (nothing here depends on their iteration order).
 type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
-/// A set consulted per event, the same way.
-type FastSet<K> = std::collections::HashSet<K, foldhash::fast::RandomState>;
 
 /// Instances seen once over several ranks (the glued or chained ones).
 pub(super) fn glued(c: &CommunicationAnalysis) -> Vec<bool> {
@@ -97,6 +95,17 @@ impl Runs {
         id
     }
 
+    /// Ids for the `count` events from `event` on of rank `rank` claimed by group `group`:
+    /// [`Runs::push`] of each in turn; the first id.
+    fn push_range(&mut self, rank: u32, event: u32, count: u32, group: u32) -> u32 {
+        let first = self.len;
+        if count > 0 {
+            self.push(rank, event, group);
+            self.len += count - 1;
+        }
+        first
+    }
+
     fn len(&self) -> usize {
         self.len as usize
     }
@@ -141,6 +150,56 @@ impl Runs {
         let first = self.starts.iter().find(|x| x.3 == group).map_or(self.len, |x| x.0);
         let end = self.starts.iter().find(|x| x.3 > group).map_or(self.len, |x| x.0);
         first..end.max(first)
+    }
+}
+
+/// The distinct kinds (rank, symbol) of a loop pattern's body on each of its ranks, numbered
+/// `0..len`: a piece of events holds the body's kinds when it sets all their bits.
+struct BodyKinds {
+    /// Per rank of the pattern (ascending): its distinct symbols with their bit, by symbol.
+    ranks: Vec<(u32, Vec<(u32, u32)>)>,
+    len: usize,
+}
+
+impl BodyKinds {
+    fn of(pattern: &super::CommunicationPattern) -> BodyKinds {
+        let mut len = 0;
+        let ranks = pattern
+            .ranks
+            .iter()
+            .map(|r| {
+                let mut xs: Vec<u32> = pattern.events[r].ids().to_vec();
+                xs.sort_unstable();
+                xs.dedup();
+                let numbered = xs
+                    .into_iter()
+                    .map(|x| {
+                        len += 1;
+                        (x, len as u32 - 1)
+                    })
+                    .collect();
+                (*r, numbered)
+            })
+            .collect();
+        BodyKinds { ranks, len }
+    }
+
+    /// Words of a piece's bits.
+    fn words(&self) -> usize {
+        self.len.div_ceil(64)
+    }
+
+    /// The kinds on rank `r` (by symbol, with their bits); empty off the pattern's ranks.
+    fn on_rank(&self, r: u32) -> &[(u32, u32)] {
+        match self.ranks.binary_search_by_key(&r, |x| x.0) {
+            Ok(i) => &self.ranks[i].1,
+            Err(_) => &[],
+        }
+    }
+
+    /// Whether `bits` hold every kind.
+    fn all_in(&self, bits: &[u64]) -> bool {
+        (0..self.len).all(|b| bits[b / 64] & (1 << (b % 64)) != 0)
     }
 }
 
@@ -232,15 +291,18 @@ pub(super) fn split_chains(
                 }
             }
         }
-        let mut mine = Vec::new();
         for &r in &pat.ranks {
+            protected[r as usize].sort_unstable();
+        }
+        let is_protected = |r: u32, ev: u32| {
+            let guard = &protected[r as usize];
+            let i = guard.partition_point(|g| g.0 <= ev);
+            i > 0 && guard[i - 1].1 > ev
+        };
+        // Each rank's seeds, found on every core natively (a search of the rank's events).
+        let found = crate::logical::per_rank::each_index(pat.ranks.len(), |k| {
+            let r = pat.ranks[k];
             let seq = &events.ranks[r as usize].symbols;
-            let guard = &mut protected[r as usize];
-            guard.sort_unstable();
-            let is_protected = |ev: u32| {
-                let i = guard.partition_point(|g| g.0 <= ev);
-                i > 0 && guard[i - 1].1 > ev
-            };
             let body = pat.events[&r].ids();
             let mut here: Vec<(u32, u32)> = copies_in(seq, 0, seq.len(), body)
                 .into_iter()
@@ -251,7 +313,12 @@ pub(super) fn split_chains(
                     here.extend(occ.iter().zip(fl).filter(|(_, &l)| l == folded).map(|(o, _)| *o));
                 }
             }
-            here.retain(|&(s, e)| !(s..e).any(is_protected));
+            here.retain(|&(s, e)| !(s..e).any(|ev| is_protected(r, ev)));
+            here
+        });
+        let mut mine = Vec::new();
+        for (&r, here) in pat.ranks.iter().zip(found) {
+            let seq = &events.ranks[r as usize].symbols;
             // (start, end, whether protected events are left out).
             let mut spans: Vec<(u32, u32, bool)> = Vec::new();
             if let (Some(lo), Some(hi)) = (here.iter().map(|h| h.0).min(), here.iter().map(|h| h.1).max()) {
@@ -268,9 +335,21 @@ pub(super) fn split_chains(
                 *l = vec![u32::MAX; seq.len()];
             }
             for (s, e, guarded) in spans {
-                for ev in s..e {
-                    if l[ev as usize] == u32::MAX && !(guarded && is_protected(ev)) {
-                        l[ev as usize] = runs.push(r, ev, gi as u32);
+                let claimable = |l: &[u32], ev: u32| l[ev as usize] == u32::MAX && !(guarded && is_protected(r, ev));
+                // Each stretch of claimable events takes consecutive ids.
+                let mut ev = s;
+                while ev < e {
+                    if !claimable(l, ev) {
+                        ev += 1;
+                        continue;
+                    }
+                    let from = ev;
+                    while ev < e && claimable(l, ev) {
+                        ev += 1;
+                    }
+                    let first = runs.push_range(r, from, ev - from, gi as u32);
+                    for (id, x) in (first..).zip(from..ev) {
+                        l[x as usize] = id;
                     }
                 }
             }
@@ -289,24 +368,34 @@ pub(super) fn split_chains(
             .unwrap_or(u32::MAX)
     };
     // Links: matched messages and the j-th collective of a communicator, between local events.
-    let mut links: Vec<(u32, u32)> = Vec::with_capacity(matching.messages.len());
     let has_local = |r: usize| !local[r].is_empty();
-    for m in &matching.messages {
-        if !has_local(m.sender as usize) || !has_local(m.receiver as usize) {
-            continue;
+    // The messages' links in message order, the two halves of the messages on two cores
+    // natively.
+    let message_links = |ms: &[tracelogic_model::Message]| {
+        let mut links: Vec<(u32, u32)> = Vec::with_capacity(ms.len());
+        for m in ms {
+            if !has_local(m.sender as usize) || !has_local(m.receiver as usize) {
+                continue;
+            }
+            let (ea, eb) = (
+                ops.p2p(m.sender as usize)[m.send_op as usize],
+                ops.p2p(m.receiver as usize)[m.recv_op as usize],
+            );
+            if ea == u32::MAX || eb == u32::MAX {
+                continue;
+            }
+            let (la, lb) = (id_of(m.sender as usize, ea), id_of(m.receiver as usize, eb));
+            if la != u32::MAX && lb != u32::MAX {
+                links.push((la, lb));
+            }
         }
-        let (ea, eb) = (
-            ops.p2p(m.sender as usize)[m.send_op as usize],
-            ops.p2p(m.receiver as usize)[m.recv_op as usize],
-        );
-        if ea == u32::MAX || eb == u32::MAX {
-            continue;
-        }
-        let (la, lb) = (id_of(m.sender as usize, ea), id_of(m.receiver as usize, eb));
-        if la != u32::MAX && lb != u32::MAX {
-            links.push((la, lb));
-        }
-    }
+        links
+    };
+    let (first_half, second_half) = matching.messages.split_at(matching.messages.len() / 2);
+    let (later, mut links) =
+        crate::logical::per_rank::both(|| message_links(second_half), || message_links(first_half));
+    links.extend_from_slice(&later);
+    drop(later);
     let mut first_of: FastMap<(u32, u32), u32> = FastMap::default();
     for r in (0..nranks).filter(|&r| has_local(r)) {
         let coll = &trace.ranks[events.ranks[r].rank as usize].collectives;
@@ -354,19 +443,20 @@ pub(super) fn split_chains(
         uf.union(a, b);
     }
     // Whether a component holds a seed, flagged at its root in place of `seeded`: a root is the
-    // smallest id of its component, so it is read before any of its members flags it.
+    // smallest id of its component, so it is read before any of its members flags it. Each
+    // id's root is found once, kept in `label`, which then keeps the roots of seeded ones.
     let mut has_seed = seeded;
-    for l in 0..n as u32 {
-        if has_seed[l as usize] {
-            let root = uf.find(l);
-            has_seed[root as usize] = true;
-        }
-    }
-    let mut label = vec![u32::MAX; n];
+    let mut label: Vec<u32> = Vec::with_capacity(n);
     for l in 0..n as u32 {
         let root = uf.find(l);
-        if has_seed[root as usize] {
-            label[l as usize] = root;
+        if has_seed[l as usize] {
+            has_seed[root as usize] = true;
+        }
+        label.push(root);
+    }
+    for root in label.iter_mut() {
+        if !has_seed[*root as usize] {
+            *root = u32::MAX;
         }
     }
     drop(has_seed);
@@ -482,55 +572,65 @@ pub(super) fn split_chains(
     // Events no seed reaches form an iteration when they hold, on every rank of the loop, every
     // kind of event of its body there (a first step whose exchanges run in another order);
     // otherwise (an energy reduction between two steps, set-up) they are occurrences of their
-    // own, no iterations. Per piece of unreached events (its label): its loop and its kinds
-    // (rank, symbol), each once — a set of (piece, rank, symbol), not a list of every event's
-    // kind sorted afterwards (8.3 M events in 111 pieces on LU C 128); runs of consecutive ids
-    // share a label, so the map of pieces is consulted once per run.
+    // own, no iterations. Per piece of unreached events (its label): its loop and which of the
+    // body's kinds (rank, symbol) it holds, one bit each ([`BodyKinds`]), not a set of every
+    // kind seen (8.3 M events in 111 pieces on LU C 128); runs of consecutive ids share a
+    // label, so the map of pieces is consulted once per run.
+    let bodies: Vec<BodyKinds> = groups.iter().map(|g| BodyKinds::of(&c.patterns[g.0])).collect();
     let mut hole_index: FastMap<u32, u32> = FastMap::default();
-    // (label, loop) of each piece.
+    // (label, loop) of each piece, and the bits of its loop body's kinds it holds.
     let mut holes: Vec<(u32, u32)> = Vec::new();
-    let mut hole_kinds: FastSet<(u32, u32, u32)> = FastSet::default();
-    let mut previous: Option<(u32, u32)> = None;
-    let mut last_kind = None;
-    for (id, r, e, gi) in runs.each() {
-        if label[id] as usize >= n {
+    let mut held: Vec<Vec<u64>> = Vec::new();
+    for run in runs.iter() {
+        let symbols = &events.ranks[run.rank as usize].symbols;
+        let mut previous: Option<(u32, u32)> = None;
+        // The body's kinds on this rank for the piece's loop: (loop, kinds).
+        let mut kinds: Option<(u32, &[(u32, u32)])> = None;
+        let mut last_symbol = None;
+        for (id, e) in run.ids.clone().zip(run.event..) {
+            if (label[id] as usize) < n {
+                continue;
+            }
             let k = match previous {
                 Some((l, k)) if l == label[id] => k,
                 _ => {
                     let next = holes.len() as u32;
                     let k = *hole_index.entry(label[id]).or_insert(next);
                     if k == next {
-                        holes.push((label[id], gi));
+                        holes.push((label[id], run.group));
+                        held.push(vec![0; bodies[run.group as usize].words()]);
                     }
                     previous = Some((label[id], k));
+                    last_symbol = None;
                     k
                 }
             };
-            let kind = (k, r, events.ranks[r as usize].symbols[e as usize]);
-            if last_kind != Some(kind) {
-                hole_kinds.insert(kind);
-                last_kind = Some(kind);
+            let g = holes[k as usize].1;
+            let on_rank = match kinds {
+                Some((kg, on)) if kg == g => on,
+                _ => {
+                    let on = bodies[g as usize].on_rank(run.rank);
+                    kinds = Some((g, on));
+                    on
+                }
+            };
+            let x = symbols[e as usize];
+            if last_symbol == Some(x) || on_rank.is_empty() {
+                continue;
+            }
+            last_symbol = Some(x);
+            if let Ok(i) = on_rank.binary_search_by_key(&x, |b| b.0) {
+                let bit = on_rank[i].1 as usize;
+                held[k as usize][bit / 64] |= 1 << (bit % 64);
             }
         }
     }
     drop(hole_index);
-    let mut kinds_of: Vec<Vec<(u32, u32)>> = vec![Vec::new(); holes.len()];
-    for (k, r, x) in hole_kinds {
-        kinds_of[k as usize].push((r, x));
-    }
-    let mut iteration_hole: FastMap<u32, bool> = FastMap::default();
-    for (&(l, gi), mut kinds) in holes.iter().zip(kinds_of) {
-        let gi = gi as usize;
-        kinds.sort_unstable();
-        let pat = &c.patterns[groups[gi].0];
-        let whole = pat.ranks.iter().all(|r| {
-            pat.events[r]
-                .ids()
-                .iter()
-                .all(|x| kinds.binary_search(&(*r, *x)).is_ok())
-        });
-        iteration_hole.insert(l, whole);
-    }
+    let iteration_hole: FastMap<u32, bool> = holes
+        .iter()
+        .zip(&held)
+        .map(|(&(l, gi), bits)| (l, bodies[gi as usize].all_in(bits)))
+        .collect();
     let close = |run: Option<(u32, u32, u32, u32, u32)>, pieces: &mut Vec<Vec<(u32, u32, u32)>>| {
         if let Some((r, s, e, l, gi)) = run {
             let gi = gi as usize;

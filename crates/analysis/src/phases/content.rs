@@ -21,6 +21,11 @@ use std::collections::HashMap;
 
 use super::merge::{BoundaryTest, Mixes, FEW_PERMUTATIONS, FEW_PERMUTATIONS_FROM, PERMUTATIONS};
 
+/// (signature, count) items of a union from which its permutation test evaluates its shuffles
+/// in batches on two cores: below, one shuffle's scan costs about what starting a thread does
+/// (tens of microseconds), so they run one after the other.
+const PARALLEL_TEST_ITEMS: usize = 512;
+
 mod signed;
 pub use signed::{Signed, SignedEvent, SignedRanks};
 
@@ -376,25 +381,63 @@ impl Bags {
         };
         let give_up = (alpha * (shuffles + 1) as f64).ceil().max(1.0) as usize;
         let mut rng = super::merge::SplitMix(((start as u64) << 32) ^ ((cut as u64) << 16) ^ (end as u64) ^ 0xB465_u64);
+        let statistic = |pool: &[usize], left: &mut [u64]| {
+            if fixed {
+                side(pool, left)
+            } else {
+                self.scan(pool, &all, sum_all, total, left, None).0
+            }
+        };
+        // The shuffles are drawn in order, one from the last; with enough events to scan, a
+        // batch of them is evaluated on two cores natively and the stopping rule applied to
+        // their statistics in order, so p is what one shuffle after the other gives (the batch
+        // past the stop is wasted). Batches grow from 8, as a cut that is not significant
+        // stops after a few shuffles.
+        let parallel = self.offs[end] - self.offs[start] >= PARALLEL_TEST_ITEMS;
+        let mut other_left = if parallel {
+            vec![0u64; self.alphabet]
+        } else {
+            Vec::new()
+        };
         let mut pool = order;
         let mut at_least = 0usize;
-        for m in 1..=shuffles {
-            for i in (1..units).rev() {
-                pool.swap(i, rng.below(i + 1));
-            }
-            let d = if fixed {
-                side(&pool, &mut left)
-            } else {
-                self.scan(&pool, &all, sum_all, total, &mut left, None).0
-            };
-            if d >= observed - 1e-12 {
-                at_least += 1;
-                if at_least >= give_up {
-                    return BoundaryTest {
-                        p: (give_up as f64 / m as f64).min(1.0),
-                        strength,
-                    };
+        let mut m = 0usize;
+        let mut batch = if parallel { 8 } else { 1 };
+        while m < shuffles {
+            let b = batch.min(shuffles - m);
+            let mut pools: Vec<Vec<usize>> = Vec::with_capacity(b);
+            for _ in 0..b {
+                for i in (1..units).rev() {
+                    pool.swap(i, rng.below(i + 1));
                 }
+                pools.push(pool.clone());
+            }
+            let each = |pools: &[Vec<usize>], left: &mut [u64]| -> Vec<f64> {
+                pools.iter().map(|p| statistic(p, left)).collect()
+            };
+            let ds = if b > 1 {
+                let (first, second) = pools.split_at(b / 2);
+                let other = &mut other_left;
+                let (later, mut ds) = crate::logical::per_rank::both(|| each(second, other), || each(first, &mut left));
+                ds.extend(later);
+                ds
+            } else {
+                each(&pools, &mut left)
+            };
+            for d in ds {
+                m += 1;
+                if d >= observed - 1e-12 {
+                    at_least += 1;
+                    if at_least >= give_up {
+                        return BoundaryTest {
+                            p: (give_up as f64 / m as f64).min(1.0),
+                            strength,
+                        };
+                    }
+                }
+            }
+            if parallel {
+                batch = (batch * 2).min(64);
             }
         }
         BoundaryTest {
@@ -605,6 +648,72 @@ mod tests {
     /// D_JS = 1; of the 24 orders of the four occurrences, those with both `a` on one side
     /// reach it at some boundary: `a a b b`, `b b a a` and their within-side swaps, 8 of 24,
     /// so p ≈ 1/3 (Monte Carlo).
+    /// The permutation test's p, its shuffles evaluated in batches (on two cores where the
+    /// union is large), against one shuffle after the other with the stopping rule after each:
+    /// equal, whether the cut is significant (every shuffle drawn) or not (an early stop).
+    #[test]
+    fn batched_permutations_equal_one_shuffle_after_another() {
+        let sequential = |b: &Bags, start: usize, cut: usize, end: usize, alpha: f64, fixed: bool| {
+            let units = end - start;
+            let (all, sum_all, total, _) = b.totals(start..end);
+            let mut left = vec![0u64; b.alphabet];
+            let k = cut - start;
+            let statistic = |pool: &[usize], left: &mut [u64]| {
+                if fixed {
+                    let (from, to) = if k <= units - k { (0, k) } else { (k, units) };
+                    let o = &pool[from..to];
+                    b.scan_between(o, (&all, sum_all, total), left, (o.len(), o.len()), false)
+                        .0
+                } else {
+                    b.scan(pool, &all, sum_all, total, left, None).0
+                }
+            };
+            let mut pool: Vec<usize> = (start..end).collect();
+            let observed = statistic(&pool, &mut left);
+            let shuffles = if units > FEW_PERMUTATIONS_FROM && !fixed {
+                FEW_PERMUTATIONS
+            } else {
+                PERMUTATIONS
+            };
+            let give_up = (alpha * (shuffles + 1) as f64).ceil().max(1.0) as usize;
+            let mut rng = super::super::merge::SplitMix(
+                ((start as u64) << 32) ^ ((cut as u64) << 16) ^ (end as u64) ^ 0xB465_u64,
+            );
+            let mut at_least = 0;
+            for m in 1..=shuffles {
+                for i in (1..units).rev() {
+                    pool.swap(i, rng.below(i + 1));
+                }
+                if statistic(&pool, &mut left) >= observed - 1e-12 {
+                    at_least += 1;
+                    if at_least >= give_up {
+                        return (give_up as f64 / m as f64).min(1.0);
+                    }
+                }
+            }
+            (at_least + 1) as f64 / (shuffles + 1) as f64
+        };
+        let mut parallel = false;
+        for seed in 1..6u64 {
+            // Large enough for batches on two cores, and a small union one shuffle at a time.
+            for n in [40, 400 + 50 * seed as usize] {
+                let b = random_bags(seed, n);
+                parallel |= b.offs[n] - b.offs[0] >= PARALLEL_TEST_ITEMS;
+                // The change of mix (significant), an arbitrary cut (not), and a sub-range.
+                for (start, cut, end) in [(0, n * 2 / 3 + 1, n), (0, n / 3, n), (n / 5, n / 2, n * 3 / 5)] {
+                    for alpha in [0.01, 0.2] {
+                        for fixed in [false, true] {
+                            let got = b.test_at(start, cut, end, alpha, fixed).p;
+                            let want = sequential(&b, start, cut, end, alpha, fixed);
+                            assert_eq!(got, want, "seed {seed} n {n} {start}..{cut}..{end} α {alpha} {fixed}");
+                        }
+                    }
+                }
+            }
+        }
+        assert!(parallel, "no union large enough for batches on two cores");
+    }
+
     #[test]
     fn permutation_p_by_hand() {
         let b = Bags::from_symbols(&[vec![0], vec![0], vec![1], vec![1]]);

@@ -182,6 +182,16 @@ pub fn construct_with_steps(
     construct_with_iterations(trace, matching, events, &ops, occurrences, steps, &[])
 }
 
+/// One component's instance as [`construct_with_iterations`] builds it, before its signature
+/// is numbered.
+struct Built {
+    parts: Vec<InstancePart>,
+    /// Whether it holds a per-rank pattern occurrence.
+    patterned: bool,
+    /// The loop whose iteration it is ([`super::steps::NOT_A_STEP`]: none).
+    step: u32,
+}
+
 /// [`construct_with_steps`] where some occurrences carry an iteration number
 /// (`iterations[r][k]`, [`super::steps::NOT_A_STEP`] for none; empty: none do): a message or
 /// collective joining two sets that hold different iterations is not followed, so an instance
@@ -346,22 +356,15 @@ pub(crate) fn construct_with_iterations(
         }
         r
     };
-    // Signatures.
-    let mut sig_ids: FastMap<Vec<u32>, u32> = FastMap::default();
-    let mut sig_list: Vec<Vec<u32>> = Vec::new();
-    let mut sig_patterned: Vec<bool> = Vec::new();
-    let mut sig_count: Vec<u32> = Vec::new();
-    let mut sig_first: Vec<(Time, Time)> = Vec::new();
-    let mut sig_step: Vec<u32> = Vec::new();
-    let mut instances: Vec<(u32, Instance)> = Vec::with_capacity(ncomp as usize);
-    let mut key = Vec::new();
-    let mut part_seg: Vec<u32> = Vec::new();
-    for c in 0..ncomp as usize {
+    // Each component's instance: its parts, its signature `key` (per part a marker, the rank,
+    // then its events' symbols), whether it holds an occurrence and the loop whose iteration
+    // it is. Read-only, so the components are built in two stretches on two cores natively
+    // ([`crate::logical::per_rank::both`]); their signatures are numbered in component order.
+    let build = |c: usize, key: &mut Vec<u32>| -> Built {
         let segs = &members[start[c] as usize..start[c + 1] as usize];
-        key.clear();
         let mut parts: Vec<InstancePart> = Vec::new();
         // The first segment of each part.
-        part_seg.clear();
+        let mut part_seg: Vec<u32> = Vec::new();
         let mut patterned = false;
         let mut r = segs.first().map_or(0, |&sg| rank_of(seg_start[sg as usize]));
         for &sg in segs {
@@ -395,19 +398,6 @@ pub(crate) fn construct_with_iterations(
                 }
             }
         }
-        let id = match sig_ids.get(&key) {
-            Some(&id) => id,
-            None => {
-                let id = sig_list.len() as u32;
-                sig_ids.insert(key.clone(), id);
-                sig_list.push(key.clone());
-                sig_patterned.push(false);
-                sig_count.push(0);
-                sig_first.push((Time::MAX, Time::MAX));
-                sig_step.push(NOT_A_STEP);
-                id
-            }
-        };
         // The loop of the iteration that part `k` is exactly, if any.
         let loop_of = |k: usize| {
             seg_step
@@ -437,6 +427,45 @@ pub(crate) fn construct_with_iterations(
                 }
             }
         };
+        Built { parts, patterned, step }
+    };
+    // The second stretch starts at the component where about half of the events lie before.
+    let split = {
+        let half = total as u64 / 2;
+        let mut seen = 0u64;
+        let mut c = 0usize;
+        while c < ncomp as usize && seen < half {
+            for &sg in &members[start[c] as usize..start[c + 1] as usize] {
+                seen += (seg_start[sg as usize + 1] - seg_start[sg as usize]) as u64;
+            }
+            c += 1;
+        }
+        c
+    };
+    // Signatures.
+    let mut sig_ids: FastMap<Vec<u32>, u32> = FastMap::default();
+    let mut sig_list: Vec<Vec<u32>> = Vec::new();
+    let mut sig_patterned: Vec<bool> = Vec::new();
+    let mut sig_count: Vec<u32> = Vec::new();
+    let mut sig_first: Vec<(Time, Time)> = Vec::new();
+    let mut sig_step: Vec<u32> = Vec::new();
+    let mut instances: Vec<(u32, Instance)> = Vec::with_capacity(ncomp as usize);
+    // The component's instance under its signature's id.
+    let mut add = |c: usize, key: &[u32], built: Built| {
+        let id = match sig_ids.get(key) {
+            Some(&id) => id,
+            None => {
+                let id = sig_list.len() as u32;
+                sig_ids.insert(key.to_vec(), id);
+                sig_list.push(key.to_vec());
+                sig_patterned.push(false);
+                sig_count.push(0);
+                sig_first.push((Time::MAX, Time::MAX));
+                sig_step.push(NOT_A_STEP);
+                id
+            }
+        };
+        let Built { parts, patterned, step } = built;
         if step != NOT_A_STEP && sig_step[id as usize] == NOT_A_STEP {
             sig_step[id as usize] = step;
         }
@@ -455,7 +484,31 @@ pub(crate) fn construct_with_iterations(
                 variant: 0,
             },
         ));
+    };
+    // The second stretch: every component built, its keys one after another.
+    let later = || {
+        let mut keys: Vec<u32> = Vec::new();
+        let mut built: Vec<(usize, Built)> = Vec::with_capacity(ncomp as usize - split);
+        for c in split..ncomp as usize {
+            let b = build(c, &mut keys);
+            built.push((keys.len(), b));
+        }
+        (keys, built)
+    };
+    let ((keys, later_built), ()) = crate::logical::per_rank::both(later, || {
+        let mut key = Vec::new();
+        for c in 0..split {
+            key.clear();
+            let b = build(c, &mut key);
+            add(c, &key, b);
+        }
+    });
+    let mut from = 0;
+    for (c, (to, b)) in (split..).zip(later_built) {
+        add(c, &keys[from..to], b);
+        from = to;
     }
+    drop(keys);
     // One loop body seen at two alignments is one pattern: a per-rank loop is cut into
     // occurrences wherever its parse happens to start, and a one-off exchange between two
     // stretches of the loop shifts that start (NAS CG: `R0 S0 (R1 S1)x3` in one outer
@@ -749,15 +802,58 @@ fn rotation_key(sig: &[u32]) -> Vec<u32> {
     key
 }
 
+/// A hash of a signature that every rotation of its ranks' strings keeps: per rank part, its
+/// rank, its length and the sum of its symbols' mixed bits (a sum ignores their order), the
+/// parts in order. Signatures that are rotations of each other have one class; signatures of
+/// one class need not be rotations (the full [`rotation_key`] decides).
+fn rotation_class(sig: &[u32]) -> u64 {
+    let mix = |x: u64| {
+        let x = (x ^ (x >> 33)).wrapping_mul(0xff51_afd7_ed55_8ccd);
+        x ^ (x >> 29)
+    };
+    let mut h = 0u64;
+    let mut k = 0;
+    while k < sig.len() {
+        // A rank's part: marker, rank, then its symbols up to the next marker.
+        let end = sig[k + 2..]
+            .iter()
+            .position(|&x| x == u32::MAX)
+            .map_or(sig.len(), |e| k + 2 + e);
+        let sum = sig[k + 2..end]
+            .iter()
+            .fold(0u64, |a, &x| a.wrapping_add(mix(x as u64 + 1)));
+        for v in [sig[k + 1] as u64, (end - k - 2) as u64, sum] {
+            h = mix(h.rotate_left(17) ^ v);
+        }
+        k = end;
+    }
+    h
+}
+
 /// For every signature, the signature it is merged into: itself, or — for signatures built
 /// from per-rank pattern occurrences — the most frequent patterned signature equal to it up to
 /// a rotation of each rank's string (ties: the earliest first occurrence `first`, then the
 /// first seen; times, not rank numbers, so that renumbering ranks picks the same one).
+///
+/// Only signatures sharing their [`rotation_class`] with another are rotated: a signature
+/// alone in its class is a rotation of no other and names itself (LU C 128's chained instance,
+/// 8 M events, is rotated no more).
 fn rotation_aliases(sigs: &[Vec<u32>], patterned: &[bool], count: &[u32], first: &[(Time, Time)]) -> Vec<u32> {
+    let class: Vec<u64> = sigs
+        .iter()
+        .enumerate()
+        .map(|(s, sig)| if patterned[s] { rotation_class(sig) } else { 0 })
+        .collect();
+    let mut in_class: FastMap<u64, u32> = FastMap::default();
+    for (s, &c) in class.iter().enumerate() {
+        if patterned[s] {
+            *in_class.entry(c).or_default() += 1;
+        }
+    }
     let mut best: FastMap<Vec<u32>, u32> = FastMap::default();
     let mut key_of: Vec<Option<Vec<u32>>> = vec![None; sigs.len()];
     for (s, sig) in sigs.iter().enumerate() {
-        if !patterned[s] {
+        if !patterned[s] || in_class[&class[s]] < 2 {
             continue;
         }
         let key = rotation_key(sig);

@@ -40,3 +40,91 @@ fn one_loop_body_at_two_alignments_is_one_pattern() {
     let alias = rotation_aliases(&sigs[..2], &[true, true], &[5, 5], &[(9, 10), (3, 4)]);
     assert_eq!(alias, vec![1, 1]);
 }
+
+/// The aliases against rotating every patterned signature (no class sieve), on random
+/// signatures of which many are rotations of one another, some equally frequent.
+#[test]
+fn rotation_aliases_equal_rotating_every_signature() {
+    const M: u32 = u32::MAX;
+    // A small xorshift generator: `below(n)` in `0..n`.
+    struct Rng(u64);
+    impl Rng {
+        fn below(&mut self, n: usize) -> usize {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            (self.0 % n as u64) as usize
+        }
+    }
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    for round in 0..200 {
+        let mut sigs: Vec<Vec<u32>> = Vec::new();
+        for _ in 0..1 + rng.below(12) {
+            let rotate_from = (!sigs.is_empty() && rng.below(2) == 0).then(|| rng.below(sigs.len()));
+            let sig = match rotate_from {
+                // Every rank's string of an earlier signature rotated.
+                Some(k) => {
+                    let base = sigs[k].clone();
+                    let mut out = Vec::new();
+                    let mut i = 0;
+                    while i < base.len() {
+                        let end = base[i + 2..]
+                            .iter()
+                            .position(|&x| x == M)
+                            .map_or(base.len(), |e| i + 2 + e);
+                        let part = &base[i + 2..end];
+                        let r = rng.below(part.len());
+                        out.extend_from_slice(&base[i..i + 2]);
+                        out.extend_from_slice(&part[r..]);
+                        out.extend_from_slice(&part[..r]);
+                        i = end;
+                    }
+                    out
+                }
+                None => {
+                    let mut out = Vec::new();
+                    for rank in 0..1 + rng.below(3) as u32 {
+                        out.extend([M, rank]);
+                        out.extend((0..1 + rng.below(5)).map(|_| rng.below(3) as u32));
+                    }
+                    out
+                }
+            };
+            sigs.push(sig);
+        }
+        let n = sigs.len();
+        let patterned: Vec<bool> = (0..n).map(|_| rng.below(5) != 0).collect();
+        let count: Vec<u32> = (0..n).map(|_| 1 + rng.below(3) as u32).collect();
+        let first: Vec<(Time, Time)> = (0..n).map(|_| (rng.below(4) as Time, 0)).collect();
+        // Every patterned signature rotated, the best of each key kept.
+        let mut best: HashMap<Vec<u32>, u32> = HashMap::new();
+        for s in (0..n).filter(|&s| patterned[s]) {
+            let b = best.entry(rotation_key(&sigs[s])).or_insert(s as u32);
+            let (c, f) = (count[*b as usize], first[*b as usize]);
+            if count[s] > c || (count[s] == c && first[s] < f) {
+                *b = s as u32;
+            }
+        }
+        let expected: Vec<u32> = (0..n)
+            .map(|s| {
+                if patterned[s] {
+                    best[&rotation_key(&sigs[s])]
+                } else {
+                    s as u32
+                }
+            })
+            .collect();
+        assert_eq!(
+            rotation_aliases(&sigs, &patterned, &count, &first),
+            expected,
+            "round {round}"
+        );
+        for a in &sigs {
+            for b in &sigs {
+                if rotation_key(a) == rotation_key(b) {
+                    assert_eq!(rotation_class(a), rotation_class(b));
+                }
+            }
+        }
+    }
+}

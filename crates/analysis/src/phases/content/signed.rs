@@ -249,6 +249,39 @@ fn rank_signatures(
     (local, keys)
 }
 
+/// `f` of the first and of the second half of `0..n`: on two cores natively.
+fn halves<T: Send>(n: usize, f: impl Fn(std::ops::Range<usize>) -> T + Sync) -> (T, T) {
+    let mid = n / 2;
+    let (second, first) = crate::logical::per_rank::both(|| f(mid..n), || f(0..mid));
+    (first, second)
+}
+
+/// The (window, signature) of events: counted in a table of windows × `kinds` signatures when
+/// `counts` is not empty, else listed.
+struct Tally {
+    counts: Vec<u64>,
+    listed: Vec<(u32, u32)>,
+    kinds: usize,
+}
+
+impl Tally {
+    fn add(&mut self, w: usize, s: u32) {
+        if self.counts.is_empty() {
+            self.listed.push((w as u32, s));
+        } else {
+            self.counts[w * self.kinds + s as usize] += 1;
+        }
+    }
+
+    /// Adds what `other` counted or listed.
+    fn absorb(&mut self, other: Tally) {
+        for (a, b) in self.counts.iter_mut().zip(other.counts) {
+            *a += b;
+        }
+        self.listed.extend(other.listed);
+    }
+}
+
 /// Bags filled one at a time with dense counts: each closed bag lists its signatures
 /// ascending with their counts, as [`Bags::from_symbols`] makes it from the same symbols.
 struct BagBuilder {
@@ -324,9 +357,18 @@ impl Bags {
         if nb.saturating_mul(kinds) <= hi - lo {
             // A table of counts by window and signature no larger than the events: counted in
             // one pass, each window's bag read off it in signature order.
-            let mut table = vec![0u64; nb * kinds];
-            for j in lo..hi {
-                table[bin(signed.times[j]) * kinds + local[signed.sigs[j] as usize] as usize] += 1;
+            // The two halves of the events counted on two cores natively, the counts summed.
+            let count = |js: std::ops::Range<usize>| {
+                let mut table = vec![0u64; nb * kinds];
+                for j in js {
+                    table[bin(signed.times[j]) * kinds + local[signed.sigs[j] as usize] as usize] += 1;
+                }
+                table
+            };
+            let mid = lo + (hi - lo) / 2;
+            let (later, mut table) = crate::logical::per_rank::both(|| count(mid..hi), || count(lo..mid));
+            for (a, b) in table.iter_mut().zip(later) {
+                *a += b;
             }
             let mut bags = Bags {
                 offs: Vec::with_capacity(nb + 1),
@@ -395,23 +437,25 @@ impl Bags {
         let sig = |j: usize| local[signed.sigs[lo + j] as usize];
         let bins = bins.max(1);
         let mut at = vec![tracelogic_model::Time::MAX; bins + 1];
-        let (mut kept, mut first, mut last) = (0usize, tracelogic_model::Time::MAX, 0);
-        for &t in times.iter().filter(|&&t| t <= until) {
-            kept += 1;
-            first = first.min(t);
-            last = last.max(t);
-        }
+        // The passes over the events run in two halves on two cores natively; what they count
+        // is summed, what they list is sorted afterwards, so the halves give what one pass does.
+        let ((k0, f0, l0), (k1, f1, l1)) = halves(times.len(), |js| {
+            let (mut kept, mut first, mut last) = (0usize, tracelogic_model::Time::MAX, 0);
+            for &t in times[js].iter().filter(|&&t| t <= until) {
+                kept += 1;
+                first = first.min(t);
+                last = last.max(t);
+            }
+            (kept, first, last)
+        });
+        let (kept, first, last) = (k0 + k1, f0.min(f1), l0.max(l1));
         // (window, signature) of every kept event, counted in a table of windows × signatures
         // when it is no larger than the events, else listed.
         let table = bins.saturating_mul(kinds) <= kept;
-        let mut counts = if table { vec![0u64; bins * kinds] } else { Vec::new() };
-        let mut listed: Vec<(u32, u32)> = Vec::new();
-        let mut add = |w: usize, s: u32| {
-            if table {
-                counts[w * kinds + s as usize] += 1;
-            } else {
-                listed.push((w as u32, s));
-            }
+        let mut tally = Tally {
+            counts: if table { vec![0u64; bins * kinds] } else { Vec::new() },
+            listed: Vec::new(),
+            kinds,
         };
         if kept > 0 {
             // (In u64: ranks times windows pass u32 on wasm.)
@@ -425,9 +469,15 @@ impl Bags {
             }
             let bucket = |t: tracelogic_model::Time| (t - first).checked_shr(shift).unwrap_or(0) as usize;
             // `start[b]`: kept events in buckets before `b` (the rank of bucket `b`'s first).
-            let mut start = vec![0usize; bucket(last) + 2];
-            for &t in times.iter().filter(|&&t| t <= until) {
-                start[bucket(t) + 1] += 1;
+            let (mut start, later) = halves(times.len(), |js| {
+                let mut start = vec![0usize; bucket(last) + 2];
+                for &t in times[js].iter().filter(|&&t| t <= until) {
+                    start[bucket(t) + 1] += 1;
+                }
+                start
+            });
+            for (a, b) in start.iter_mut().zip(later) {
+                *a += b;
             }
             for b in 1..start.len() {
                 start[b] += start[b - 1];
@@ -435,25 +485,39 @@ impl Bags {
             // The buckets holding some window's first rank (beyond rank 0) are sorted; every
             // other bucket lies inside one window, that of its first rank.
             let mut exact: Vec<u32> = vec![u32::MAX; start.len()];
-            let mut sorted: Vec<Vec<(tracelogic_model::Time, u32)>> = Vec::new();
+            let mut exact_buckets = 0usize;
             for w in 1..bins {
                 let q = first_rank(w);
                 if q < kept && window(q) == w {
                     let b = start.partition_point(|&s| s <= q) - 1;
                     if exact[b] == u32::MAX {
-                        exact[b] = sorted.len() as u32;
-                        sorted.push(Vec::new());
+                        exact[b] = exact_buckets as u32;
+                        exact_buckets += 1;
                     }
                 }
             }
             // The window of each bucket's first rank, found once a bucket (not once an event).
             let first_window: Vec<u32> = start.iter().map(|&q| window(q.min(kept - 1)) as u32).collect();
-            for (j, &t) in times.iter().enumerate().filter(|x| *x.1 <= until) {
-                let b = bucket(t);
-                match exact[b] {
-                    u32::MAX => add(first_window[b] as usize, sig(j)),
-                    k => sorted[k as usize].push((t, j as u32)),
+            let ((mine, mut sorted), later) = halves(times.len(), |js| {
+                let mut part = Tally {
+                    counts: if table { vec![0u64; bins * kinds] } else { Vec::new() },
+                    listed: Vec::new(),
+                    kinds,
+                };
+                let mut sorted: Vec<Vec<(tracelogic_model::Time, u32)>> = vec![Vec::new(); exact_buckets];
+                for j in js.filter(|&j| times[j] <= until) {
+                    let (t, b) = (times[j], bucket(times[j]));
+                    match exact[b] {
+                        u32::MAX => part.add(first_window[b] as usize, sig(j)),
+                        k => sorted[k as usize].push((t, j as u32)),
+                    }
                 }
+                (part, sorted)
+            });
+            tally.absorb(mine);
+            tally.absorb(later.0);
+            for (a, b) in sorted.iter_mut().zip(later.1) {
+                a.extend(b);
             }
             at[0] = first;
             for b in (0..exact.len()).filter(|&b| exact[b] != u32::MAX) {
@@ -465,7 +529,7 @@ impl Bags {
                     if q > 0 && window(q - 1) != w {
                         at[w] = t;
                     }
-                    add(w, sig(j as usize));
+                    tally.add(w, sig(j as usize));
                 }
             }
         }
@@ -477,6 +541,7 @@ impl Bags {
             ..Default::default()
         };
         bags.offs.push(0);
+        let Tally { counts, mut listed, .. } = tally;
         if table {
             for w in 0..bins {
                 let row = &counts[w * kinds..(w + 1) * kinds];
