@@ -55,6 +55,7 @@
 //! The ranks with most computation on the path go first, within [`GAIN_WORK`] (lanes × nodes,
 //! at least one sweep); ranks left get no gain (`null`).
 
+use crate::logical::per_rank::both;
 use crate::profile::{secs, selected};
 use crate::waits::{roles, Instances, PollKinds, Role};
 use serde::{Deserialize, Serialize};
@@ -609,21 +610,6 @@ impl Times {
         }
         Times { enter, exit }
     }
-}
-
-/// `a()` and `b()`, natively on two threads, in the browser's worker one after the other.
-fn both<A: Send, B: Send>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
-    #[cfg(not(target_arch = "wasm32"))]
-    {
-        if std::thread::available_parallelism().map_or(1, |t| t.get()) > 1 {
-            return std::thread::scope(|scope| {
-                let other = scope.spawn(b);
-                let a = a();
-                (a, other.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            });
-        }
-    }
-    (a(), b())
 }
 
 /// Compressed rows of `pairs` (row, value) over `rows` rows, values in input order per row.

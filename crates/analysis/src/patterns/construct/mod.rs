@@ -623,16 +623,8 @@ pub(crate) fn construct_with_iterations(
         .map(|(i, &s)| {
             let named = |s: u32| {
                 let mut ev: BTreeMap<Rank, EventNames> = BTreeMap::new();
-                let sig = &sig_list[s as usize];
-                let mut k = 0;
-                while k < sig.len() {
-                    // A rank's part: marker, rank, then its symbols up to the next marker.
-                    let end = sig[k + 2..]
-                        .iter()
-                        .position(|&x| x == u32::MAX)
-                        .map_or(sig.len(), |e| k + 2 + e);
-                    ev.insert(sig[k + 1], EventNames::new(sig[k + 2..end].to_vec(), table.clone()));
-                    k = end;
+                for (rank, part) in rank_parts(&sig_list[s as usize]) {
+                    ev.insert(rank, EventNames::new(part.to_vec(), table.clone()));
                 }
                 ev
             };
@@ -785,21 +777,31 @@ fn least_rotation(s: &[u32]) -> usize {
 /// the same rank's string of the other.
 fn rotation_key(sig: &[u32]) -> Vec<u32> {
     let mut key = Vec::with_capacity(sig.len());
+    for (rank, part) in rank_parts(sig) {
+        key.extend_from_slice(&[u32::MAX, rank]);
+        let r = least_rotation(part);
+        key.extend_from_slice(&part[r..]);
+        key.extend_from_slice(&part[..r]);
+    }
+    key
+}
+
+/// A signature's rank parts in order: (rank, its symbols). A part is a marker (`u32::MAX`),
+/// the rank, then its symbols up to the next marker.
+pub(super) fn rank_parts(sig: &[u32]) -> impl Iterator<Item = (Rank, &[u32])> {
     let mut k = 0;
-    while k < sig.len() {
-        // A rank's part: marker, rank, then its symbols up to the next marker.
+    std::iter::from_fn(move || {
+        if k >= sig.len() {
+            return None;
+        }
         let end = sig[k + 2..]
             .iter()
             .position(|&x| x == u32::MAX)
             .map_or(sig.len(), |e| k + 2 + e);
-        key.extend_from_slice(&sig[k..k + 2]);
-        let part = &sig[k + 2..end];
-        let r = least_rotation(part);
-        key.extend_from_slice(&part[r..]);
-        key.extend_from_slice(&part[..r]);
+        let part = (sig[k + 1], &sig[k + 2..end]);
         k = end;
-    }
-    key
+        Some(part)
+    })
 }
 
 /// A hash of a signature that every rotation of its ranks' strings keeps: per rank part, its
@@ -812,20 +814,11 @@ fn rotation_class(sig: &[u32]) -> u64 {
         x ^ (x >> 29)
     };
     let mut h = 0u64;
-    let mut k = 0;
-    while k < sig.len() {
-        // A rank's part: marker, rank, then its symbols up to the next marker.
-        let end = sig[k + 2..]
-            .iter()
-            .position(|&x| x == u32::MAX)
-            .map_or(sig.len(), |e| k + 2 + e);
-        let sum = sig[k + 2..end]
-            .iter()
-            .fold(0u64, |a, &x| a.wrapping_add(mix(x as u64 + 1)));
-        for v in [sig[k + 1] as u64, (end - k - 2) as u64, sum] {
+    for (rank, part) in rank_parts(sig) {
+        let sum = part.iter().fold(0u64, |a, &x| a.wrapping_add(mix(x as u64 + 1)));
+        for v in [rank as u64, part.len() as u64, sum] {
             h = mix(h.rotate_left(17) ^ v);
         }
-        k = end;
     }
     h
 }
