@@ -253,7 +253,11 @@ pub(crate) enum Role {
     /// `MPI_Get_count`, `MPI_Get_elements(_x)`: read a status, as between a probe and the
     /// receive of what it found.
     StatusRead,
-    /// `MPI_Test*` and anything else completing operations.
+    /// `MPI_Iprobe`, `MPI_Improbe`: ask whether a message has arrived ([`Polling`]).
+    NonblockingProbe,
+    /// `MPI_Test*` but `MPI_Test_cancelled`, which reads a status and tests no request.
+    Test,
+    /// Anything else.
     Other,
 }
 
@@ -268,6 +272,8 @@ pub(crate) fn roles(trace: &Trace) -> Vec<Role> {
             "waitall" | "waitany" | "waitsome" => Role::WaitMany,
             "probe" | "mprobe" => Role::BlockingProbe,
             "get_count" | "get_elements" | "get_elements_x" => Role::StatusRead,
+            "iprobe" | "improbe" => Role::NonblockingProbe,
+            n if n.starts_with("test") && n != "test_cancelled" => Role::Test,
             _ => Role::Other,
         })
         .collect()
@@ -500,7 +506,7 @@ impl From<PollingNs> for Polling {
 
 /// The polling calls of the world ranks in `ranks` ([`Polling`], in ns).
 pub fn polling_ns(trace: &Trace, ranks: std::ops::Range<Rank>) -> PollingNs {
-    let kinds = PollKinds::of(trace);
+    let roles = roles(trace);
     let mut out = PollingNs {
         calls: 0,
         by_rank: vec![0; trace.ranks.len()],
@@ -509,7 +515,7 @@ pub fn polling_ns(trace: &Trace, ranks: std::ops::Range<Rank>) -> PollingNs {
         if !ranks.contains(&(r as Rank)) {
             continue;
         }
-        let polls = kinds.polls(trace, rt);
+        let polls = polls(trace, &roles, rt);
         let mut ns = 0u64;
         for (i, _) in polls.iter().enumerate().filter(|(_, &p)| p) {
             out.calls += 1;
@@ -520,60 +526,51 @@ pub fn polling_ns(trace: &Trace, ranks: std::ops::Range<Rank>) -> PollingNs {
     out
 }
 
-/// Which functions ask whether something has arrived ([`Polling`]), by function id.
-pub(crate) struct PollKinds {
-    /// `MPI_Iprobe`, `MPI_Improbe`.
-    pub(crate) nonblocking_probe: Vec<bool>,
-    /// `MPI_Test*` but `MPI_Test_cancelled`, which reads a status and tests no request.
-    pub(crate) test: Vec<bool>,
+/// The role of function `f` by [`roles`].
+pub(crate) fn role_of(roles: &[Role], f: u32) -> Option<Role> {
+    roles.get(f as usize).copied()
 }
 
-impl PollKinds {
-    pub(crate) fn of(trace: &Trace) -> PollKinds {
-        let base: Vec<String> = trace
-            .functions
-            .names()
-            .iter()
-            .map(|n| tracelogic_model::mpi_base_name(n))
-            .collect();
-        PollKinds {
-            nonblocking_probe: base.iter().map(|n| n == "iprobe" || n == "improbe").collect(),
-            test: base
-                .iter()
-                .map(|n| n.starts_with("test") && n != "test_cancelled")
-                .collect(),
+/// Per call of `rt`: whether it polled ([`Polling`]) — a non-blocking probe, or a test that
+/// completed no point-to-point operation on a rank without non-blocking collectives.
+pub(crate) fn polls(trace: &Trace, roles: &[Role], rt: &tracelogic_model::RankTrace) -> Vec<bool> {
+    let c = &rt.calls;
+    let tests_count = !rt.collectives.call.iter().any(|&k| {
+        c.func
+            .get(k as usize)
+            .is_some_and(|&f| is_nonblocking_collective(trace.functions.name(f)))
+    });
+    let mut completing = vec![false; c.len()];
+    for done in rt.p2p.completes() {
+        if let Some(x) = completing.get_mut(done as usize) {
+            *x = true;
         }
     }
+    completing
+        .iter()
+        .enumerate()
+        .map(|(i, &done)| match c.func.get(i).and_then(|&f| role_of(roles, f)) {
+            Some(Role::NonblockingProbe) => true,
+            Some(Role::Test) => tests_count && !done,
+            _ => false,
+        })
+        .collect()
+}
 
-    /// Whether function `f` is `kind`'s.
-    pub(crate) fn is(kind: &[bool], f: u32) -> bool {
-        kind.get(f as usize).copied().unwrap_or(false)
+/// The probe that found the message whose receive call `rpost` posts: the call right before
+/// it (status reads such as `MPI_Get_count` between them allowed), when that is a probe,
+/// blocking or not. The late sender of a blocking probe and the critical path's probe edges
+/// both start here.
+pub(crate) fn probe_before(roles: &[Role], calls: &tracelogic_model::Calls, rpost: CallIdx) -> Option<(CallIdx, Role)> {
+    let role = |call: CallIdx| calls.func.get(call as usize).and_then(|&f| role_of(roles, f));
+    let mut q = rpost;
+    while q > 0 && role(q - 1) == Some(Role::StatusRead) {
+        q -= 1;
     }
-
-    /// Per call of `rt`: whether it polled — a non-blocking probe, or a test that completed no
-    /// point-to-point operation on a rank without non-blocking collectives.
-    pub(crate) fn polls(&self, trace: &Trace, rt: &tracelogic_model::RankTrace) -> Vec<bool> {
-        let c = &rt.calls;
-        let tests_count = !rt.collectives.call.iter().any(|&k| {
-            c.func
-                .get(k as usize)
-                .is_some_and(|&f| is_nonblocking_collective(trace.functions.name(f)))
-        });
-        let mut completing = vec![false; c.len()];
-        for done in rt.p2p.completes() {
-            if let Some(x) = completing.get_mut(done as usize) {
-                *x = true;
-            }
-        }
-        completing
-            .iter()
-            .enumerate()
-            .map(|(i, &done)| {
-                c.func.get(i).is_some_and(|&f| {
-                    PollKinds::is(&self.nonblocking_probe, f) || (tests_count && PollKinds::is(&self.test, f) && !done)
-                })
-            })
-            .collect()
+    let probe = q.checked_sub(1)?;
+    match role(probe)? {
+        r @ (Role::BlockingProbe | Role::NonblockingProbe) => Some((probe, r)),
+        _ => None,
     }
 }
 
@@ -652,12 +649,7 @@ pub(crate) fn late_sender(
     send_enter: u64,
 ) -> Option<(CallIdx, u64)> {
     let calls = &trace.ranks[receiver as usize].calls;
-    let role_of = |call: CallIdx| {
-        calls
-            .func
-            .get(call as usize)
-            .and_then(|&f| roles.get(f as usize).copied())
-    };
+    let role = |call: CallIdx| calls.func.get(call as usize).and_then(|&f| role_of(roles, f));
     let waited = |call: CallIdx| {
         let (enter, exit) = call_times(trace, receiver, call)?;
         Some((call, idle(enter, exit, send_enter))).filter(|w| w.1 > 0)
@@ -665,20 +657,17 @@ pub(crate) fn late_sender(
     if rc != NOT_COMPLETED {
         let blocks = match calls.kind.get(rc as usize).copied() {
             Some(CallKind::Recv | CallKind::SendRecv) => true,
-            Some(CallKind::Completion) => matches!(role_of(rc), Some(Role::WaitOne | Role::WaitMany)),
+            Some(CallKind::Completion) => matches!(role(rc), Some(Role::WaitOne | Role::WaitMany)),
             _ => false,
         };
         if let Some(w) = blocks.then(|| waited(rc)).flatten() {
             return Some(w);
         }
     }
-    let mut q = rpost;
-    while q > 0 && role_of(q - 1) == Some(Role::StatusRead) {
-        q -= 1;
+    match probe_before(roles, calls, rpost)? {
+        (probe, Role::BlockingProbe) => waited(probe),
+        _ => None,
     }
-    (q > 0 && role_of(q - 1) == Some(Role::BlockingProbe))
-        .then(|| waited(q - 1))
-        .flatten()
 }
 
 /// Late-sender and late-receiver wait (ns) of each of `messages` (0 when it has none), as

@@ -57,7 +57,7 @@
 
 use crate::logical::per_rank::both;
 use crate::profile::{secs, selected};
-use crate::waits::{roles, Instances, PollKinds, Role};
+use crate::waits::{polls, probe_before, role_of, roles, Instances, Role};
 use serde::{Deserialize, Serialize};
 use std::cmp::Reverse;
 use tracelogic_model::{match_messages, CollectiveOp, Matching, Rank, Selection, Trace, NOT_COMPLETED};
@@ -345,9 +345,6 @@ impl HappensBefore {
         // Dependency edges as (target, source) pairs; at most two per message and per
         // collective member, reserved at once (pages never written are never touched).
         let roles = roles(trace);
-        let poll_kinds = PollKinds::of(trace);
-        let role = |f: u32| roles.get(f as usize).copied();
-        let is_probe = |f: u32| PollKinds::is(&poll_kinds.nonblocking_probe, f) || role(f) == Some(Role::BlockingProbe);
         let inst = Instances::of_sequence(trace, sequence);
         let member_count: usize = (0..inst.len()).map(|k| inst.members(k).len()).sum();
         let mut deps: Vec<(u32, u32)> = Vec::with_capacity(2 * matching.messages.len() + 2 * member_count + 4 * n);
@@ -365,19 +362,15 @@ impl HappensBefore {
             if rc != NOT_COMPLETED && in_range(m.receiver, rc) {
                 deps.push((gid(m.receiver, rc), gid(m.sender, spost)));
             }
-            // The probe right before the receive (but for status reads: `MPI_Get_count`
-            // sizes the buffer) found this message, if the clocks allow.
-            let mut q = rpost as usize;
-            while q > 0 && role(r.calls.func[q - 1]) == Some(Role::StatusRead) {
-                q -= 1;
-            }
-            if q > 0 && is_probe(r.calls.func[q - 1]) && en(m.sender, spost) <= ex(m.receiver, q as u32 - 1) {
-                deps.push((gid(m.receiver, q as u32 - 1), gid(m.sender, spost)));
+            // The probe right before the receive found this message, if the clocks allow.
+            if let Some((probe, _)) = probe_before(&roles, &r.calls, rpost) {
+                if en(m.sender, spost) <= ex(m.receiver, probe) {
+                    deps.push((gid(m.receiver, probe), gid(m.sender, spost)));
+                }
             }
             let sc = s.p2p.get_complete(so).unwrap_or(NOT_COMPLETED);
             if sc != NOT_COMPLETED && in_range(m.sender, sc) {
-                let role = roles.get(s.calls.func[sc as usize] as usize).copied();
-                let blocking = match role {
+                let blocking = match role_of(&roles, s.calls.func[sc as usize]) {
                     Some(Role::BlockingSend) => sc == spost,
                     Some(Role::WaitOne) => true,
                     _ => false,
@@ -393,7 +386,7 @@ impl HappensBefore {
             let r = rank_of(c);
             trace.ranks[r].calls.func[(c - base[r]) as usize]
         };
-        let asks = |f: u32| PollKinds::is(&poll_kinds.nonblocking_probe, f) || PollKinds::is(&poll_kinds.test, f);
+        let asks = |f: u32| matches!(role_of(&roles, f), Some(Role::NonblockingProbe | Role::Test));
         let mut poll_ends: Vec<u32> = deps
             .iter()
             .map(|&(t, _)| t)
@@ -406,9 +399,9 @@ impl HappensBefore {
             let r = rank_of(c);
             let rt = &trace.ranks[r];
             let i = (c - base[r]) as usize;
-            let polls = polls_of[r].get_or_insert_with(|| poll_kinds.polls(trace, rt));
+            let asked = polls_of[r].get_or_insert_with(|| polls(trace, &roles, rt));
             let mut p = i;
-            while p > 0 && polls[p - 1] {
+            while p > 0 && asked[p - 1] {
                 p -= 1;
             }
             if p < i {
