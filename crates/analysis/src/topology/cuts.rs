@@ -11,12 +11,16 @@ use tracelogic_graph::Graph;
 /// in both directions. Sorted by weight, largest first. Bytes, or messages when no message
 /// carried a byte.
 pub fn pair_volumes(m: &CommMatrix) -> (Vec<PairVolume>, &'static str) {
-    let metric = if m.total(Metric::Bytes) == 0 {
+    pair_volumes_by(m, filter_metric(m))
+}
+
+/// What the filter's first cut weighs: bytes, or messages when no message carried a byte.
+pub(super) fn filter_metric(m: &CommMatrix) -> Metric {
+    if m.total(Metric::Bytes) == 0 {
         Metric::Messages
     } else {
         Metric::Bytes
-    };
-    pair_volumes_by(m, metric)
+    }
 }
 
 /// [`pair_volumes`] by `metric`.

@@ -33,7 +33,7 @@ pub use report::*;
 pub use tracelogic_graph;
 
 use crate::matrix::{CommMatrix, Metric};
-use cuts::{filter_matrix, SortedPairs};
+use cuts::{filter_matrix, filter_metric, SortedPairs};
 use search::identify;
 use std::collections::BTreeMap;
 use tracelogic_graph::families::disjoint_cliques;
@@ -52,9 +52,8 @@ fn identified(r: &TopologyReport) -> bool {
 /// matches is reported instead ([`FilterReport::fallback`] says which and why); identification
 /// runs once more per cut tried, without near matches, only while nothing has matched.
 pub fn identify_matrix(m: &CommMatrix, opts: &TopologyOptions) -> TopologyReport {
-    let (pairs, metric) = pair_volumes(m);
-    let total: u128 = pairs.iter().map(|p| p.3 as u128).sum();
-    let sorted = SortedPairs { pairs, metric, total };
+    let sorted = SortedPairs::of(m, filter_metric(m));
+    let total = sorted.total;
     let (keep, filter) = filter_matrix(&sorted, m.ranks(), opts.threshold);
     let volume: BTreeMap<(u32, u32), u64> = sorted.pairs.iter().map(|&(a, b, _, v)| ((a, b), v)).collect();
     let traffic = move |a: u32, b: u32| {
