@@ -32,10 +32,10 @@ use tracelogic_model::{CallKind, CollectiveOp, P2pDir};
 
 mod comms;
 mod fit;
-mod starts;
+mod operation;
 use comms::{Placement, Subcomms};
 pub use fit::{receives_fit_in_order, OrderMatching, FIT_CHECK_LIMIT};
-use starts::emit_started;
+use operation::emit_operation;
 
 /// What the emission of one skeleton carries from call to call.
 struct Emission {
@@ -616,55 +616,18 @@ fn emit_call(
     match call.kind {
         CallKind::Isend | CallKind::Irecv if call.ops.len() > 1 => {
             for (k, op) in call.ops.iter().enumerate() {
-                emit_started(op, k, size, tag, runs, names, pad, out, emission)?;
+                let kind = if op.dir == P2pDir::Send {
+                    CallKind::Isend
+                } else {
+                    CallKind::Irecv
+                };
+                emit_operation(kind, "", op, Some(k), size, tag, runs, names, pad, out, emission)?;
             }
         }
         CallKind::Send | CallKind::Isend | CallKind::Recv | CallKind::Irecv => {
-            let Some(op) = call.ops.first() else { return Ok(()) };
-            let d = dir_index(names, &op.partner)?;
-            let peer = d.map_or("MPI_ANY_SOURCE".to_string(), |d| format!("nb({d})"));
-            let guard = d.map_or("1".to_string(), |d| format!("nb({d}) >= 0"));
-            let guard = match runs.first().map(String::as_str) {
-                None | Some("1") => guard,
-                Some(r) => format!("{guard} && {r}"),
-            };
-            let receive = op.dir == P2pDir::Recv;
-            let b = if receive && emission.receive_at_most {
-                "MAXBYTES"
-            } else {
-                &size[0]
-            };
-            let tag = if receive && !emission.keep_tags {
-                "MPI_ANY_TAG".to_string()
-            } else {
-                tag[0].clone()
-            };
-            let stmt = match (call.kind, op.dir) {
-                (CallKind::Send, _) => {
-                    let func = if f.starts_with("ssend") {
-                        "MPI_Ssend"
-                    } else {
-                        "MPI_Send"
-                    };
-                    format!("{func}(sendbuf, (int){b}, MPI_BYTE, {peer}, {tag}, topo);")
-                }
-                (CallKind::Isend, _) => {
-                    let func = if f.starts_with("issend") {
-                        "MPI_Issend"
-                    } else {
-                        "MPI_Isend"
-                    };
-                    format!("{func}(sendbuf, (int){b}, MPI_BYTE, {peer}, {tag}, topo, slot());")
-                }
-                (CallKind::Recv, _) => {
-                    format!("MPI_Recv(rbuf(), (int){b}, MPI_BYTE, {peer}, {tag}, topo, MPI_STATUS_IGNORE);")
-                }
-                _ if d.is_none() && emission.cancel_surplus => {
-                    format!("MPI_Irecv(rbuf(), (int){b}, MPI_BYTE, any_peer(), {tag}, topo, slot());")
-                }
-                _ => format!("MPI_Irecv(rbuf(), (int){b}, MPI_BYTE, {peer}, {tag}, topo, slot());"),
-            };
-            let _ = writeln!(out, "{pad}if ({guard}) {stmt}");
+            if let Some(op) = call.ops.first() {
+                emit_operation(call.kind, f, op, None, size, tag, runs, names, pad, out, emission)?;
+            }
         }
         CallKind::SendRecv => {
             let send = call.ops.iter().position(|o| o.dir == P2pDir::Send);
