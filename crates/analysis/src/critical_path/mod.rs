@@ -511,8 +511,7 @@ impl HappensBefore {
                     }
                 };
                 let mut active: Vec<u64> = Vec::with_capacity(calls);
-                // Rank by rank: each rank's first call is the number of calls before it. The
-                // end of a polling run waits from the run's first enter, its earliest source.
+                // Rank by rank: each rank's first call is the number of calls before it.
                 for (en, ex) in times.enter.iter().zip(&times.exit) {
                     let c0 = active.len();
                     active.extend(en.iter().zip(ex.iter()).enumerate().map(|(i, (&e, &x))| {
@@ -521,14 +520,14 @@ impl HappensBefore {
                         if a == b {
                             return x - e;
                         }
-                        let sources = in_src[a..b].iter().map(|&s| time_of(s));
-                        let dep = sources.clone().max().unwrap_or(0);
-                        let from = if flags[c] & POLL_END != 0 {
-                            sources.min().unwrap_or(e).min(e)
+                        let dep = in_src[a..b].iter().map(|&s| time_of(s)).max().unwrap_or(0);
+                        // The end of a polling run waits from the run's first enter, one of its
+                        // sources, so its latest source is never before its wait begins.
+                        if flags[c] & POLL_END != 0 {
+                            x - dep.min(x)
                         } else {
-                            e
-                        };
-                        x - dep.clamp(from, x)
+                            x - dep.clamp(e, x)
+                        }
                     }));
                 }
                 (in_start, in_src, active)
