@@ -388,3 +388,81 @@ fn chi_square_tail_and_friedman_against_tables() {
     // Parts where every rank is equal carry no order.
     assert_eq!(friedman(&[vec![1.0, 1.0], vec![1.0, 1.0]]), None);
 }
+
+/// A run on `n` ranks where every rank exchanges with every listed peer, rank `r` sending
+/// `bytes(r)` per message: the volume orders the ranks by `bytes`.
+fn trace_of_sized_edges(n: u32, edges: &[(u32, u32)], bytes: impl Fn(u32) -> u64) -> Trace {
+    let mut t = Trace::new("test", "sized edges", n);
+    for &(a, b) in edges {
+        for (from, to) in [(a, b), (b, a)] {
+            let at = t.ranks[from as usize].calls.len() as u64 * 10;
+            let c = t.push_call(from, "MPI_Send", at, at + 1, tracelogic_model::NO_CALLPATH, 0);
+            t.push_p2p(from, c, c, tracelogic_model::P2pDir::Send, to, 0, 0, bytes(from));
+        }
+    }
+    t
+}
+
+/// On two complete graphs every pairing of ranks is an isomorphism, so the best one pairs the
+/// ranks by volume whatever their roles: two runs whose volumes order the ranks unrelatedly get
+/// θ_volume = 1 (checked against all 120 pairings by brute force), exactly what shuffled values
+/// reach. That θ is flagged as no evidence and the verdict as uncertain. On a ring (16
+/// isomorphisms of 40,320 pairings) one program's volumes nearly kept are far above chance.
+#[test]
+fn theta_that_shuffled_values_reach_is_no_evidence() {
+    let complete: Vec<(u32, u32)> = (0..5).flat_map(|a| (a + 1..5).map(move |b| (a, b))).collect();
+    let a = trace_of_sized_edges(5, &complete, |r| 100 * (r as u64 + 1));
+    let b = trace_of_sized_edges(5, &complete, |r| 70 * ((3 * r as u64 + 1) % 5 + 1));
+    let c = compare(&a, &b, &opts()).unwrap();
+    check_contract(&c);
+    assert!(c.graphs_complete);
+    // Brute force: the largest rank correlation of the volumes over all 120 pairings.
+    let rank_of = |v: &[u64]| -> Vec<f64> {
+        v.iter()
+            .map(|x| v.iter().filter(|y| *y < x).count() as f64 - 2.0)
+            .collect()
+    };
+    let ra = rank_of(&(0..5).map(|r| 100 * (r + 1)).collect::<Vec<u64>>());
+    let rb = rank_of(&(0..5).map(|r| 70 * ((3 * r + 1) % 5 + 1)).collect::<Vec<u64>>());
+    let mut best = f64::MIN;
+    let mut perm: Vec<usize> = (0..5).collect();
+    permutations(&mut perm, 0, &mut |p| {
+        let dot: f64 = (0..5).map(|i| ra[i] * rb[p[i]]).sum();
+        best = best.max(dot / 10.0);
+    });
+    assert_eq!(best, 1.0);
+    assert_eq!(c.theta_volume, 1.0, "{}", c.verdict);
+    assert!(
+        (c.pairing.theta_chance.unwrap() - c.theta).abs() < 1e-12,
+        "{}",
+        c.verdict
+    );
+    assert!(c.theta_at_chance && !c.classification_certain, "{}", c.verdict);
+    assert!(c.verdict.contains("no evidence"), "{}", c.verdict);
+
+    let ring: Vec<(u32, u32)> = (0..8).map(|r| (r, (r + 1) % 8)).collect();
+    let a = trace_of_sized_edges(8, &ring, |r| 100 * (r as u64 + 1));
+    // The same program with two ranks' volumes swapped, so no isomorphism keeps every rank's place.
+    let b = trace_of_sized_edges(8, &ring, |r| 100 * ([0, 2, 1, 3, 4, 5, 6, 7][r as usize] + 1));
+    let c = compare(&a, &b, &opts()).unwrap();
+    check_contract(&c);
+    let chance = c.pairing.theta_chance.expect("best-isomorphism pairing on 8 ranks");
+    assert!(
+        c.theta > chance && !c.theta_at_chance,
+        "θ {} chance {chance}: {}",
+        c.theta,
+        c.verdict
+    );
+}
+
+/// Calls `f` with every permutation of `v[k..]` (Heap's order does not matter here).
+fn permutations(v: &mut Vec<usize>, k: usize, f: &mut impl FnMut(&[usize])) {
+    if k == v.len() {
+        return f(v);
+    }
+    for i in k..v.len() {
+        v.swap(k, i);
+        permutations(v, k + 1, f);
+        v.swap(k, i);
+    }
+}

@@ -251,7 +251,13 @@ fn a_renumbered_skeleton_against_itself_has_theta_one() {
             let c = compare(&t, &copy, &CompareOptions::default()).unwrap();
             assert_eq!((c.theta, c.epsilon), (1.0, 1.0), "{} seed {seed}", t.source);
             assert_eq!(c.pairing.by, PairedBy::SameProperties, "{} seed {seed}", t.source);
-            assert_eq!(c.pairing.theta_chance, None, "{} seed {seed}", t.source);
+            // Unrelated values reach less under the graph's symmetries: θ = 1 is evidence.
+            let chance = c.pairing.theta_chance;
+            assert!(
+                chance.is_some_and(|x| x < 1.0) && !c.theta_at_chance,
+                "{} seed {seed}: {chance:?}",
+                t.source
+            );
         }
     }
 }

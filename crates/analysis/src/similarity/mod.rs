@@ -150,6 +150,7 @@ pub struct Comparison {
     /// `epsilon_upper`, on both sides of the threshold), or when `θ` is below the threshold
     /// and the best-pairing search ran out of steps (`pairing.exhaustive` false), or when the
     /// verdict rests on ε alone and both graphs are complete ([`Comparison::graphs_complete`]),
+    /// or when a similar verdict's θ is no larger than chance ([`Comparison::theta_at_chance`]).
     pub classification_certain: bool,
     /// The verdict in words, with the reasons it is uncertain: what every shell shows.
     #[serde(default)]
@@ -169,6 +170,14 @@ pub struct Comparison {
     /// alone is not certain.
     #[serde(default)]
     pub graphs_complete: bool,
+    /// θ comes from the best-isomorphism pairing and is no larger than `pairing.theta_chance`,
+    /// what the same maximisation reaches with values unrelated to the ranks' roles: the freedom
+    /// of pairing, not the runs, made θ, so θ is no evidence and a *similar* verdict is not
+    /// certain (a verdict of not similar stands: the freedom can only raise θ). Always so on two
+    /// complete graphs without an anchor (every pairing is an isomorphism, so the best one pairs
+    /// the values by size whatever the roles).
+    #[serde(default)]
+    pub theta_at_chance: bool,
     /// The threshold used.
     pub threshold: f64,
     /// What measured work in the temporal property (`PAPI_FP_OPS`, `PAPI_TOT_INS`,
@@ -449,19 +458,24 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
         let mut all = volume_sends.to_vec();
         all.push((key(&temporal_a), key(&temporal_b)));
         let (la, lb) = joint_labels(&all, n as usize);
+        // Spatial is the same under every isomorphism; properties left out do not steer.
+        let features: Vec<NodeFeature> = [
+            steer_temporal.then(|| correlation_feature(&rt_a.ranked, &rt_b.ranked)),
+            steer_volume.then(|| correlation_feature(&rv_a.ranked, &rv_b.ranked)),
+        ]
+        .into_iter()
+        .flatten()
+        .flatten()
+        .collect();
+        let budget = opts.max_pairing_steps.unwrap_or_else(|| pairing_steps_for(n));
         if let Some(m) = same_properties_pairing(&ga, &gb, &la, &lb) {
+            // Keeping every rank's place may be chance too where the graphs allow any pairing
+            // (complete graphs): what the best pairing reaches with shuffled values says.
+            if n <= CHANCE_MAX_RANKS && !features.is_empty() {
+                chance_inputs = Some((features, budget));
+            }
             (PairedBy::SameProperties, m)
         } else {
-            // Spatial is the same under every isomorphism; properties left out do not steer.
-            let features: Vec<NodeFeature> = [
-                steer_temporal.then(|| correlation_feature(&rt_a.ranked, &rt_b.ranked)),
-                steer_volume.then(|| correlation_feature(&rv_a.ranked, &rv_b.ranked)),
-            ]
-            .into_iter()
-            .flatten()
-            .flatten()
-            .collect();
-            let budget = opts.max_pairing_steps.unwrap_or_else(|| pairing_steps_for(n));
             let seeds: Vec<&[u32]> = vec![&identity, &mcs.mapping];
             let labels = joint_labels(&volume_sends, n as usize);
             let anchored = match (anchor.rank_a, anchor.rank_b) {
@@ -598,7 +612,10 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
     } else {
         (mcs.exact || similar || epsilon_upper < 1.0) && !graphs_complete
     };
-    let classification_certain = bounds_certain && (!similar || contrasted.is_empty());
+    // The maximum over pairings reaches θ with shuffled values too (1e-12: the same maximum
+    // summed in another order).
+    let theta_at_chance = theta.is_finite() && theta_chance.is_some_and(|chance| theta <= chance + 1e-12);
+    let classification_certain = bounds_certain && (!similar || (contrasted.is_empty() && !theta_at_chance));
     let mut c = Comparison {
         first: 0,
         second: 1,
@@ -619,6 +636,7 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
         verdict: String::new(),
         uncertain_because: Vec::new(),
         graphs_complete,
+        theta_at_chance,
         contrasted,
         threshold: t,
         work_measure: measure,

@@ -58,9 +58,9 @@ pub struct Pairing {
     /// False when the best-pairing search ran out of steps: `θ` is then the best of the
     /// pairings it scored, a lower bound on the best over all isomorphisms. True otherwise.
     pub exhaustive: bool,
-    /// With a best-isomorphism pairing on at most [`CHANCE_MAX_RANKS`] ranks: the mean best θ
-    /// over [`CHANCE_SHUFFLES`] shuffles of the second run's per-rank values, i.e. what the same
-    /// maximisation reaches with values unrelated to the ranks' roles (on the properties left in
+    /// With a best-isomorphism or same-properties pairing on at most [`CHANCE_MAX_RANKS`] ranks:
+    /// the mean best θ over [`CHANCE_SHUFFLES`] shuffles of the second run's per-rank values,
+    /// i.e. what the best-isomorphism maximisation reaches with values unrelated to the ranks' roles (on the properties left in
     /// θ; see `docs/similarity.md`). `None` otherwise, when no property that a pairing changes is
     /// left in θ, or when a shuffle's search ran out of steps. An estimate: it moves by
     /// about 0.01 with the placement, θ does not. With an anchored pairing the shuffles are

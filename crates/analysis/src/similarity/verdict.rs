@@ -48,6 +48,19 @@ pub(super) fn verdict_words(c: &Comparison) -> (String, Vec<String>) {
                 c.contrasted.join(" and ")
             ));
         }
+        if c.similar && !theta_undefined && c.theta_at_chance {
+            let chance = c.pairing.theta_chance.unwrap_or(c.theta);
+            let why = if c.graphs_complete && !c.pairing.anchor.used {
+                "both graphs are complete, so every pairing of ranks is an isomorphism and the best one pairs the \
+                 values by size whatever the ranks' roles"
+            } else {
+                "the graphs' symmetries leave that much freedom in pairing ranks"
+            };
+            uncertain.push(format!(
+                "θ is no larger than what values unrelated to the ranks' roles reach under the same pairing search \
+                 ({chance:.3}): {why}, so θ is no evidence of a common pattern"
+            ));
+        }
         if theta_undefined && c.graphs_complete {
             uncertain.push(
                 "both graphs are complete (every rank exchanges messages with every other), so ε = 1 for any two \
