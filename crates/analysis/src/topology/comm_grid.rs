@@ -129,7 +129,7 @@ pub fn find(trace: &Trace, edges: &[[u32; 2]]) -> Vec<CommunicatorGrid> {
     let mut seen: BTreeSet<Vec<[u32; 2]>> = BTreeSet::new();
     let traffic = CommTraffic::of(trace);
     for a in 2..=n / 2 {
-        if n % a != 0 {
+        if !n.is_multiple_of(a) {
             continue;
         }
         let b = n / a;
