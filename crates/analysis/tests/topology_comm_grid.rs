@@ -167,3 +167,67 @@ fn two_grids_on_the_same_ranks_are_both_reported_and_neither_names_the_run() {
     assert!(report.communicator_grids.iter().all(|g| !g.agrees));
     assert_eq!(report.name_as_declared, None);
 }
+
+/// ScaLAPACK's own test drivers recorded by tools/record/scalapack.sh (held out of the corpus:
+/// docs/corpus.md "ScaLAPACK"; `SCALAPACK_HELDOUT=DIR[:DIR…]` names the run folders). Truth:
+/// the driver's output `scalapack.out`, its table header (`TIME … P Q …`) and one `WALL` line
+/// per test with that test's P and Q, and BLACS's `Row-major` order. Every 2-D grid the driver
+/// ran must be listed with every rank at (rank / Q, rank mod Q); a run whose tests all use one
+/// grid must be named by it unless pairs lie off it; a run through several grids by none.
+#[test]
+#[ignore = "needs SCALAPACK_HELDOUT (held-out runs, recorded outside the repository)"]
+fn scalapack_held_out_runs_are_named_by_the_drivers_grids() {
+    use std::collections::BTreeSet;
+    use std::path::PathBuf;
+    use tracelogic_formats::{fs::load_paths, read_trace};
+    let dirs = std::env::var("SCALAPACK_HELDOUT").expect("SCALAPACK_HELDOUT=DIR[:DIR…]");
+    for dir in dirs.split(':').map(PathBuf::from) {
+        let run = dir.display().to_string();
+        let out = std::fs::read_to_string(dir.join("scalapack.out")).unwrap();
+        let header: Vec<&str> = out
+            .lines()
+            .map(|l| l.split_whitespace().collect::<Vec<_>>())
+            .find(|f| f.first() == Some(&"TIME") && f.contains(&"P") && f.contains(&"Q"))
+            .expect("the table header");
+        let column = |name: &str| header.iter().position(|&h| h == name).unwrap();
+        let (ip, iq) = (column("P"), column("Q"));
+        let grids: BTreeSet<(u32, u32)> = out
+            .lines()
+            .filter(|l| l.starts_with("WALL "))
+            .map(|l| {
+                let f: Vec<&str> = l.split_whitespace().collect();
+                assert!(f.contains(&"PASSED"), "{run}: {l}");
+                (f[ip].parse().unwrap(), f[iq].parse().unwrap())
+            })
+            .collect();
+        assert!(!grids.is_empty(), "{run}: no result line");
+        let packed = ["dumpi.tar.zst", "trace.tar.zst"].map(|f| dir.join(f));
+        let path = packed.iter().find(|p| p.exists()).expect("a packed trace").clone();
+        let trace = read_trace(load_paths(&[path]).unwrap()).unwrap();
+        let report = identify(&trace);
+        let two_d: Vec<(u32, u32)> = grids.iter().copied().filter(|&(p, q)| p >= 2 && q >= 2).collect();
+        for &(p, q) in &two_d {
+            let g = report
+                .communicator_grids
+                .iter()
+                .find(|g| (g.rows, g.cols) == (p, q))
+                .unwrap_or_else(|| panic!("{run}: no {p}x{q} grid in {:#?}", report.communicator_grids));
+            for rank in 0..p * q {
+                assert_eq!(g.coords[rank as usize], [rank / q, rank % q], "{run}: rank {rank}");
+            }
+        }
+        if grids.len() == 1 && two_d.len() == 1 {
+            let (p, q) = two_d[0];
+            let g = report
+                .communicator_grids
+                .iter()
+                .find(|g| (g.rows, g.cols) == (p, q))
+                .unwrap();
+            if g.pairs_off_grid == 0 {
+                assert_eq!(report.name_as_declared, Some(format!("{p}x{q} process grid")), "{run}");
+            }
+        } else {
+            assert_eq!(report.name_as_declared, None, "{run}");
+        }
+    }
+}
