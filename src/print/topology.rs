@@ -56,14 +56,36 @@ pub fn text(r: &TopologyReport) -> String {
     }
     out.push_str(".\n\n");
     identification(&mut out, &r.identification, r.placed_by);
-    if let (Some(name), Some(m)) = (&r.name_as_declared, &r.identification.matched) {
+    if let Some(name) = &r.name_as_declared {
+        let by = if r.declared.iter().any(|d| &d.label == name) {
+            "MPI_Cart_create"
+        } else {
+            "its row and column communicators"
+        };
+        let identified = r
+            .identification
+            .matched
+            .as_ref()
+            .map_or("nothing", |m| m.label.as_str());
         out.push_str(&format!(
-            "Topology: {name} (declared by MPI_Cart_create; identified: {})\n",
-            m.label
+            "Topology: {name} (declared by {by}; identified: {identified})\n"
         ));
     }
     for d in &r.declared {
         out.push_str(&format!("Declared: {}\n", d.summary));
+    }
+    for g in &r.communicator_grids {
+        out.push_str(&format!("Declared: {}\n", g.summary));
+        if !g.row_major && !g.column_major {
+            let cells: Vec<String> = g
+                .coords
+                .iter()
+                .enumerate()
+                .take(64)
+                .map(|(rank, c)| format!("{rank}=({},{})", c[0], c[1]))
+                .collect();
+            out.push_str(&format!("  rank=(row,col): {}\n", cells.join(" ")));
+        }
     }
     if let (None, Some(c)) = (&r.identification.matched, &r.cliques) {
         out.push_str(&format!("Cliques: {}\n", c.label));

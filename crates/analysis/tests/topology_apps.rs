@@ -212,3 +212,27 @@ fn hpl_sections_of_hpcc_are_their_process_grids() {
         assert!((other as f64) < 0.01 * total as f64, "{other} of {total}");
     }
 }
+
+/// HPL creates its row and column communicators by `MPI_Comm_split` (no `MPI_Cart_create`):
+/// they declare its P x Q grid, row-major as `PMAP 0` says (hpccinf.txt), on the whole run's
+/// report. hpcc's other sections communicate off that grid, so it does not name the run.
+#[test]
+fn hpl_row_and_column_communicators_declare_hpccinf_s_grid() {
+    for name in ["hpcc-4", "hpcc-6", "otf2-hpcc-4"] {
+        let Some(dir) = app(name) else { continue };
+        let (p, q, pmap) = hpl_grid(&dir);
+        assert_eq!(pmap, 0, "{name}: row-major");
+        let trace = read(&dir);
+        let report = identify(&trace);
+        let g = report
+            .communicator_grids
+            .iter()
+            .find(|g| (g.rows, g.cols) == (p, q))
+            .unwrap_or_else(|| panic!("{name}: no {p}x{q} grid in {:#?}", report.communicator_grids));
+        for rank in 0..p * q {
+            assert_eq!(g.coords[rank as usize], [rank / q, rank % q], "{name}: rank {rank}");
+        }
+        assert!(g.row_major);
+        assert_eq!(report.name_as_declared, None, "{name}");
+    }
+}

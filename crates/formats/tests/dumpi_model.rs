@@ -247,6 +247,50 @@ fn user_datatype_sizes_come_from_the_file_table() {
     assert_eq!(t.ranks[1].p2p.bytes.at(0), 48);
 }
 
+/// libdumpi registers a handle's size once, at its first use; MPI hands a freed datatype's
+/// handle to the next one built (BLACS builds, sends and frees a vector per block), so the
+/// file's table holds the first type's size for all of them. The constructors' records say
+/// what each one is: 4 blocks of 2 doubles, then 3 blocks of 1 double, then 5 ints, all as
+/// handle 29, whose table entry is the first one's 64 bytes.
+#[test]
+fn datatypes_built_again_on_a_freed_handle_take_their_new_size() {
+    const VECTOR: u16 = 36;
+    const CONTIGUOUS: u16 = 35;
+    const TYPE_SIZE: u16 = 43;
+    const COMMIT: u16 = 46;
+    const FREE: u16 = 47;
+    let table = || {
+        let mut b = Bin::default();
+        b.sizes.push(64); // handle 29: the first vector's 4 x 2 doubles
+        b
+    };
+    let mut s = table();
+    let build = |b: &mut Bin, t: u64, id: u16, args: &[A]| {
+        b.call(id, t, args);
+        b.call(COMMIT, t + 2, &[A::H(29)]);
+    };
+    build(&mut s, 0, VECTOR, &[A::I(4), A::I(2), A::I(10), A::H(DOUBLE), A::H(29)]);
+    send(&mut s, 10, 1, 29, 1, 0, WORLD);
+    s.call(FREE, 20, &[A::H(29)]);
+    build(&mut s, 30, VECTOR, &[A::I(3), A::I(1), A::I(7), A::H(DOUBLE), A::H(29)]);
+    send(&mut s, 40, 1, 29, 1, 0, WORLD);
+    s.call(FREE, 50, &[A::H(29)]);
+    build(&mut s, 60, CONTIGUOUS, &[A::I(5), A::H(INT), A::H(29)]);
+    send(&mut s, 70, 2, 29, 1, 0, WORLD);
+    // A recorded MPI_Type_size is the size itself.
+    s.call(TYPE_SIZE, 80, &[A::H(29), A::I(12)]);
+    send(&mut s, 90, 1, 29, 1, 0, WORLD);
+    let mut r = table();
+    recv(&mut r, 10, 8, DOUBLE, 0, 0, WORLD, vec![]);
+    recv(&mut r, 40, 3, DOUBLE, 0, 0, WORLD, vec![]);
+    recv(&mut r, 70, 10, INT, 0, 0, WORLD, vec![]);
+    recv(&mut r, 90, 3, INT, 0, 0, WORLD, vec![]);
+    let t = read(&[s, r]);
+    let bytes = |rank: usize| (0..4).map(|i| t.ranks[rank].p2p.bytes.at(i)).collect::<Vec<u64>>();
+    assert_eq!(bytes(0), vec![64, 24, 40, 12], "sender: each type's own size");
+    assert_eq!(bytes(1), vec![64, 24, 40, 12], "receiver: built-in types");
+}
+
 #[test]
 fn papi_counters_become_metrics_and_function_records_call_paths() {
     let mut b = Bin {

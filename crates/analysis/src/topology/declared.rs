@@ -359,7 +359,8 @@ pub fn compare(trace: &Trace, report: &TopologyReport) -> Vec<DeclaredTopology> 
 
 /// Fill `report.declared` from `trace` (the trace `report` was identified from) and, when a
 /// declared topology agrees and its members include every rank with an edge, name the run by
-/// it (`report.name_as_declared`). The CLI and the page call this next to
+/// it (`report.name_as_declared`); else by the one process grid that row and column
+/// communicators declare and the traffic agrees with ([`super::comm_grid`]). The CLI and the page call this next to
 /// `logical::place_by_first_contacts`.
 pub fn attach(trace: &Trace, report: &mut TopologyReport) {
     report.declared = compare(trace, report);
@@ -377,4 +378,11 @@ pub fn attach(trace: &Trace, report: &mut TopologyReport) {
                 })
         })
         .map(|d| d.label.clone());
+    report.communicator_grids = super::comm_grid::find(trace, &report.edges);
+    if report.name_as_declared.is_none() {
+        let mut agreeing = report.communicator_grids.iter().filter(|g| g.agrees);
+        if let (Some(g), None) = (agreeing.next(), agreeing.next()) {
+            report.name_as_declared = Some(g.label.clone());
+        }
+    }
 }

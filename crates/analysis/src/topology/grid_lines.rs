@@ -86,7 +86,8 @@ impl CommTraffic {
         CommTraffic(per)
     }
 
-    fn get(&self, comm: usize) -> [u64; 4] {
+    /// Collective calls, their bytes, point-to-point sends and their bytes on `comm`.
+    pub(crate) fn get(&self, comm: usize) -> [u64; 4] {
         self.0.get(comm).copied().unwrap_or_default()
     }
 }

@@ -12,8 +12,10 @@
 //! The modules, in the order a run goes through them: [`cuts`] (which pairs become edges),
 //! `search` (candidate elimination and proof), `placement` (each rank's coordinates and
 //! directions), `near` (closest candidates when nothing matches), [`declared`] (the topology
-//! the program declared, against the one observed); [`report`] holds the result types.
+//! the program declared, against the one observed: `MPI_Cart_create`, or row and column
+//! communicators, [`comm_grid`]); [`report`] holds the result types.
 
+pub mod comm_grid;
 pub mod cuts;
 pub mod declared;
 pub mod grid_lines;
@@ -215,6 +217,7 @@ fn report(
         cliques,
         declared: Vec::new(),
         name_as_declared: None,
+        communicator_grids: Vec::new(),
     }
 }
 

@@ -357,6 +357,12 @@ pub struct TopologyReport {
     /// name is "4x3 torus"); `None` otherwise (the match's label stands).
     #[serde(default)]
     pub name_as_declared: Option<String>,
+    /// The process grids declared by row and column communicators (BLACS, HPL: no
+    /// `MPI_Cart_create`), each compared with the observed graph; filled by
+    /// [`super::declared::attach`]. When one agrees and no Cartesian declaration names the run,
+    /// `name_as_declared` is its label (`2x3 process grid`).
+    #[serde(default)]
+    pub communicator_grids: Vec<super::comm_grid::CommunicatorGrid>,
 }
 
 /// Equal disjoint cliques named as the rows or columns of a process grid.

@@ -23,12 +23,13 @@ use tracelogic_model::{
 };
 
 mod communicators;
+mod datatypes;
 mod merge;
 mod operations;
 mod rank;
 
 #[allow(unused_imports)]
-pub(crate) use self::{communicators::*, merge::*, operations::*, rank::*};
+pub(crate) use self::{communicators::*, datatypes::*, merge::*, operations::*, rank::*};
 
 /// Maps looked up on every record (requests, handles, threads): foldhash instead of SipHash,
 /// seeded per map so a hostile file still cannot choose colliding keys.

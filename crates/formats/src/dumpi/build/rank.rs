@@ -137,7 +137,8 @@ impl RankReader {
         file: &BinFile,
         advance: &mut dyn FnMut(u64) -> bool,
     ) -> Result<(), FormatError> {
-        let sizes: Vec<u64> = (0..file.type_sizes.len().max(BUILTIN_SIZES.len()))
+        // The file's table, then updated by the type constructors as they come (datatypes.rs).
+        let mut sizes: Vec<u64> = (0..file.type_sizes.len().max(BUILTIN_SIZES.len()))
             .map(|i| {
                 let s = file.type_sizes.get(i).copied().unwrap_or(0).max(0) as u64;
                 if s == 0 && i < BUILTIN_SIZES.len() {
@@ -196,6 +197,7 @@ impl RankReader {
             match hot {
                 None => {
                     records.args_into(&mut rec)?;
+                    follow_constructor(&rec, &mut sizes);
                     self.record(file, &sizes, &rec);
                 }
                 Some(layout) => {

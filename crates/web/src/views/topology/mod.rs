@@ -271,10 +271,19 @@ pub fn headline_name(report: &TopologyReport, label: &str) -> String {
 }
 
 /// What follows a declared name in the headline, as `tracelogic topology` prints it:
-/// `declared by MPI_Cart_create; identified as 4x3 torus`. `None` without a declared name.
+/// `declared by MPI_Cart_create; identified as 4x3 torus` (`declared by its row and column
+/// communicators` for a process grid found by `topology::comm_grid`). `None` without a declared
+/// name.
 pub fn declared_note(report: &TopologyReport) -> Option<String> {
     match (&report.name_as_declared, &report.identification.matched) {
-        (Some(_), Some(m)) => Some(format!("declared by MPI_Cart_create; identified as {}", m.label)),
+        (Some(name), Some(m)) => {
+            let by = if report.declared.iter().any(|d| &d.label == name) {
+                "MPI_Cart_create"
+            } else {
+                "its row and column communicators"
+            };
+            Some(format!("declared by {by}; identified as {}", m.label))
+        }
         _ => None,
     }
 }
@@ -353,10 +362,13 @@ pub fn topology_view(props: &TopologyProps) -> Html {
                 if id.matched.is_some() { <span id="topology-proof">{ format!(" {PROOF}") }</span> }
                 <span id="topology-graph-line" data-isolated={report.isolated_ranks.len().to_string()}>{ format!(" · {}", graph_line(&report)) }</span>
             </p>
-            if !report.declared.is_empty() {
+            if !report.declared.is_empty() || !report.communicator_grids.is_empty() {
                 <ul class="small" id="topology-declared">
                     { for report.declared.iter().map(|d| html! {
                         <li class="declared-summary" data-agrees={d.agrees.to_string()} data-label={d.label.clone()}>{ format!("Declared: {}", d.summary) }</li>
+                    }) }
+                    { for report.communicator_grids.iter().map(|g| html! {
+                        <li class="declared-summary" data-agrees={g.agrees.to_string()} data-label={g.label.clone()}>{ format!("Declared: {}", g.summary) }</li>
                     }) }
                 </ul>
             }

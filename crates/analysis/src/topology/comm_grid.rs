@@ -1,0 +1,292 @@
+//! A process grid the program declared by its row and column communicators.
+//!
+//! Dense linear algebra (ScaLAPACK's BLACS, HPL, ELPA) lays its ranks out on a P × Q grid and
+//! creates one communicator per row and one per column (`MPI_Comm_split` by row and by column;
+//! BLACS_GRIDINIT does exactly that), without `MPI_Cart_create`. Those communicators are a
+//! declaration as good as a Cartesian one: the rows are P disjoint groups of Q ranks, the
+//! columns Q disjoint groups of P, and every row meets every column in exactly one rank. Which
+//! ranks exchange point-to-point messages is only part of the grid's traffic (BLACS broadcasts
+//! along a row by a ring or by `MPI_Bcast` on the row communicator, pivots are swapped along a
+//! column), so the point-to-point graph alone names a torus, a hypercube or nothing where the
+//! program has a P × Q grid.
+//!
+//! [`find`] looks for such pairs of communicator families over all ranks of the trace (both
+//! extents at least 2), from the communicators' members only (no format-specific derivation).
+//! Rows and columns cannot be told apart by their members (the rows of a row-major P × Q grid
+//! are the columns of a column-major Q × P one), so the family whose group through the lowest
+//! rank holds its lowest partner is read as the rows, as `families::process_grid` reads a
+//! graph: a row-major grid (rank = row · Q + col, BLACS's default) comes back as it is.
+//! Coordinates number the rows and the columns by their lowest rank. Two grids declared on the
+//! same ranks are both reported; each family of lines belongs to one grid only.
+//!
+//! Cost: O(C · s log s) to collect the C communicators' member sets, then per factorisation
+//! P · Q of the rank count a walk over the sets of those two sizes.
+
+use super::grid_lines::CommTraffic;
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+use tracelogic_model::Trace;
+
+/// Distinct member sets examined per size at most (a guard against traces with thousands of
+/// communicators; a grid beyond them is not found).
+const MAX_SETS_PER_SIZE: usize = 4096;
+
+/// A P × Q process grid declared by row and column communicators, compared with the traffic.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CommunicatorGrid {
+    /// P: the number of rows (each of `cols` ranks).
+    pub rows: u32,
+    /// Q: the number of columns (each of `rows` ranks).
+    pub cols: u32,
+    /// `2x3 process grid`.
+    pub label: String,
+    /// `[row, col]` of every world rank (rows and columns numbered by their lowest rank).
+    pub coords: Vec<[u32; 2]>,
+    /// Every rank is `row · cols + col` (BLACS's default `Row-major` order).
+    pub row_major: bool,
+    /// Every rank is `col · rows + row`.
+    pub column_major: bool,
+    /// Communicators over exactly one row (a program may create several per row).
+    pub row_communicators: usize,
+    /// Communicators over exactly one column.
+    pub col_communicators: usize,
+    /// Collective calls on the row communicators, counted per rank.
+    pub row_collective_calls: u64,
+    /// Collective calls on the column communicators, counted per rank.
+    pub col_collective_calls: u64,
+    /// Observed (filtered) communicating pairs inside one row.
+    pub pairs_in_rows: usize,
+    /// Observed communicating pairs inside one column.
+    pub pairs_in_cols: usize,
+    /// Observed communicating pairs in neither (at most 64 listed in `off_grid`).
+    pub pairs_off_grid: usize,
+    /// Such pairs, world ranks.
+    pub off_grid: Vec<[u32; 2]>,
+    /// Every observed pair lies in a row or a column, and both rows and columns carry traffic
+    /// (point-to-point pairs or collectives on their communicators).
+    pub agrees: bool,
+    /// One sentence for people.
+    pub summary: String,
+}
+
+/// The distinct member sets (sorted) of `trace`'s communicators, by size, each with the ids of
+/// the communicators that have it.
+fn member_sets(trace: &Trace) -> BTreeMap<usize, BTreeMap<Vec<u32>, Vec<u32>>> {
+    let n = trace.num_ranks();
+    let mut by_size: BTreeMap<usize, BTreeMap<Vec<u32>, Vec<u32>>> = BTreeMap::new();
+    for (id, c) in trace.comms.iter().enumerate() {
+        let s = c.members.len();
+        if s < 2 || s >= n as usize || c.members.iter().any(|&m| m >= n) {
+            continue;
+        }
+        let mut m = c.members.clone();
+        m.sort_unstable();
+        m.dedup();
+        if m.len() != s {
+            continue;
+        }
+        let sets = by_size.entry(s).or_default();
+        if sets.len() < MAX_SETS_PER_SIZE || sets.contains_key(&m) {
+            sets.entry(m).or_default().push(id as u32);
+        }
+    }
+    by_size
+}
+
+/// A partition of `0..n` into `anchor` and others of the given sets: for each rank not yet
+/// covered, in order, the first set holding it that is disjoint from those chosen; `None` when
+/// some rank has none.
+fn partition<'a>(n: usize, sets: &'a BTreeMap<Vec<u32>, Vec<u32>>, anchor: &'a [u32]) -> Option<Vec<&'a [u32]>> {
+    let mut owner = vec![usize::MAX; n];
+    for &r in anchor {
+        owner[r as usize] = 0;
+    }
+    let mut chosen: Vec<&[u32]> = vec![anchor];
+    for r in 0..n {
+        if owner[r] != usize::MAX {
+            continue;
+        }
+        let set = sets
+            .keys()
+            .find(|s| s.binary_search(&(r as u32)).is_ok() && s.iter().all(|&m| owner[m as usize] == usize::MAX))?;
+        for &m in set {
+            owner[m as usize] = chosen.len();
+        }
+        chosen.push(set);
+    }
+    Some(chosen)
+}
+
+/// Every process grid over all of `trace`'s ranks that its communicators declare (see the
+/// module documentation); `edges` are the observed (filtered) communicating pairs.
+pub fn find(trace: &Trace, edges: &[[u32; 2]]) -> Vec<CommunicatorGrid> {
+    let n = trace.num_ranks() as usize;
+    if n < 4 {
+        return Vec::new();
+    }
+    let sets = member_sets(trace);
+    let mut found: Vec<CommunicatorGrid> = Vec::new();
+    let mut seen: BTreeSet<Vec<[u32; 2]>> = BTreeSet::new();
+    let traffic = CommTraffic::of(trace);
+    for a in 2..=n / 2 {
+        if !n.is_multiple_of(a) {
+            continue;
+        }
+        let b = n / a;
+        if a > b {
+            continue;
+        }
+        let (Some(sa), Some(sb)) = (sets.get(&a), sets.get(&b)) else {
+            continue;
+        };
+        // Every pair of groups through rank 0 meeting only there, each family completed greedily.
+        for ga in sa.keys().filter(|s| s[0] == 0) {
+            for gb in sb.keys().filter(|s| s[0] == 0) {
+                if ga.iter().filter(|m| gb.binary_search(m).is_ok()).count() != 1 {
+                    continue;
+                }
+                let (Some(fa), Some(fb)) = (partition(n, sa, ga), partition(n, sb, gb)) else {
+                    continue;
+                };
+                if let Some(g) = grid_of(n, &fa, &fb, sa, sb, edges, &traffic) {
+                    if seen.insert(g.coords.clone()) {
+                        found.push(g);
+                    }
+                }
+            }
+        }
+    }
+    one_grid_per_family(found)
+}
+
+/// Keep each family of lines in one grid: a program that declares two grids on the same ranks
+/// (ScaLAPACK's drivers run 2x3, then 3x2) also leaves a grid whose rows are one declaration's
+/// lines and whose columns the other's. Row- or column-major grids are kept first, then the
+/// others, in the order found, each only if neither of its families (ranks' row numbers,
+/// ranks' column numbers, lines numbered by their lowest rank) is in a grid already kept.
+fn one_grid_per_family(mut found: Vec<CommunicatorGrid>) -> Vec<CommunicatorGrid> {
+    found.sort_by_key(|g| !(g.row_major || g.column_major));
+    let mut used: BTreeSet<Vec<u32>> = BTreeSet::new();
+    found.retain(|g| {
+        let rows: Vec<u32> = g.coords.iter().map(|c| c[0]).collect();
+        let cols: Vec<u32> = g.coords.iter().map(|c| c[1]).collect();
+        if used.contains(&rows) || used.contains(&cols) {
+            return false;
+        }
+        used.insert(rows);
+        used.insert(cols);
+        true
+    });
+    found
+}
+
+/// The grid of two families of groups (sizes a and b, a · b = n) if every group of one meets
+/// every group of the other in exactly one rank.
+fn grid_of(
+    n: usize,
+    fa: &[&[u32]],
+    fb: &[&[u32]],
+    sa: &BTreeMap<Vec<u32>, Vec<u32>>,
+    sb: &BTreeMap<Vec<u32>, Vec<u32>>,
+    edges: &[[u32; 2]],
+    traffic: &CommTraffic,
+) -> Option<CommunicatorGrid> {
+    let index = |family: &[&[u32]]| {
+        let mut of = vec![u32::MAX; n];
+        let mut order: Vec<&[u32]> = family.to_vec();
+        order.sort_by_key(|g| g[0]);
+        for (i, g) in order.iter().enumerate() {
+            for &m in g.iter() {
+                of[m as usize] = i as u32;
+            }
+        }
+        of
+    };
+    let (ia, ib) = (index(fa), index(fb));
+    let mut cell = vec![false; fa.len() * fb.len()];
+    for r in 0..n {
+        let c = ia[r] as usize * fb.len() + ib[r] as usize;
+        if ia[r] == u32::MAX || ib[r] == u32::MAX || std::mem::replace(&mut cell[c], true) {
+            return None;
+        }
+    }
+    // The rows: the family whose group through rank 0 holds rank 0's lowest partner.
+    let partner = |g: &[u32]| g.iter().copied().find(|&m| m != 0).unwrap_or(u32::MAX);
+    let through0 = |f: &[&[u32]]| f.iter().copied().find(|g| g.contains(&0)).map_or(u32::MAX, partner);
+    let a_is_rows = through0(fa) <= through0(fb);
+    let (rows_of, cols_of, row_family, col_family, row_sets, col_sets) = if a_is_rows {
+        (&ia, &ib, fa, fb, sa, sb)
+    } else {
+        (&ib, &ia, fb, fa, sb, sa)
+    };
+    let (p, q) = (row_family.len() as u32, col_family.len() as u32);
+    let coords: Vec<[u32; 2]> = (0..n).map(|r| [rows_of[r], cols_of[r]]).collect();
+    let row_major = coords.iter().enumerate().all(|(r, c)| (c[0] * q + c[1]) as usize == r);
+    let column_major = coords.iter().enumerate().all(|(r, c)| (c[1] * p + c[0]) as usize == r);
+    let comms_of = |family: &[&[u32]], sets: &BTreeMap<Vec<u32>, Vec<u32>>| -> (usize, u64, u64) {
+        let mut count = 0;
+        let (mut calls, mut sends) = (0u64, 0u64);
+        for g in family {
+            for &id in sets.get(*g).map(Vec::as_slice).unwrap_or(&[]) {
+                count += 1;
+                let [c, _, s, _] = traffic.get(id as usize);
+                calls += c;
+                sends += s;
+            }
+        }
+        (count, calls, sends)
+    };
+    let (row_communicators, row_collective_calls, _) = comms_of(row_family, row_sets);
+    let (col_communicators, col_collective_calls, _) = comms_of(col_family, col_sets);
+    let (mut pairs_in_rows, mut pairs_in_cols, mut off) = (0, 0, Vec::new());
+    for &[x, y] in edges {
+        let (cx, cy) = (coords[x as usize], coords[y as usize]);
+        if cx[0] == cy[0] {
+            pairs_in_rows += 1;
+        } else if cx[1] == cy[1] {
+            pairs_in_cols += 1;
+        } else {
+            off.push([x.min(y), x.max(y)]);
+        }
+    }
+    let pairs_off_grid = off.len();
+    off.truncate(64);
+    let rows_talk = pairs_in_rows > 0 || row_collective_calls > 0;
+    let cols_talk = pairs_in_cols > 0 || col_collective_calls > 0;
+    let agrees = pairs_off_grid == 0 && rows_talk && cols_talk;
+    let label = format!("{p}x{q} process grid");
+    let order = if row_major {
+        format!("row-major: rank = row·{q} + col")
+    } else if column_major {
+        format!("column-major: rank = col·{p} + row")
+    } else {
+        "neither row- nor column-major".to_string()
+    };
+    let mut summary = format!(
+        "row and column communicators declare a {label} ({order}; {row_communicators} row and \
+         {col_communicators} column communicators, {row_collective_calls} and {col_collective_calls} \
+         collective calls on them); point-to-point pairs: {pairs_in_rows} in rows, {pairs_in_cols} in columns"
+    );
+    if pairs_off_grid > 0 {
+        summary.push_str(&format!(", {pairs_off_grid} off the grid"));
+    }
+    summary.push('.');
+    Some(CommunicatorGrid {
+        rows: p,
+        cols: q,
+        label,
+        coords,
+        row_major,
+        column_major,
+        row_communicators,
+        col_communicators,
+        row_collective_calls,
+        col_collective_calls,
+        pairs_in_rows,
+        pairs_in_cols,
+        pairs_off_grid,
+        off_grid: off,
+        agrees,
+        summary,
+    })
+}
