@@ -9,7 +9,7 @@
 //! length, old types), so the reader follows them in record order: after
 //! `MPI_Type_vector(count, blocklength, stride, old, new)` the handle `new` has
 //! `count · blocklength · size(old)` bytes until it is built again. `MPI_Type_size` records
-//! give the size itself. Constructors whose size the record does not determine
+//! and `MPI_Type_match_size` records give the size itself. Constructors whose size the record does not determine
 //! (`MPI_Type_create_darray`) keep the table's size.
 
 use super::Record;
@@ -21,9 +21,14 @@ pub(crate) fn constructed_size(rec: &Record, size: impl Fn(u16) -> u64) -> Optio
     let int = |n: &str| rec.int(n).map(|v| v.max(0) as u64);
     let ints = |n: &str| rec.ints(n);
     let sum = |n: &str| ints(n).map(|v| v.iter().map(|&x| x.max(0) as u64).fold(0u64, u64::saturating_add));
-    let old = || rec.int("oldtype").map(|v| size(v as u16));
+    // An old type of unknown size (0: made where no call was recorded, as by Fortran bindings
+    // that call PMPI directly) leaves the new handle's table size in place.
+    let known = |t: u16| Some(size(t)).filter(|&s| s > 0);
+    let old = || known(rec.int("oldtype")? as u16);
     let (handle, bytes) = match rec.spec().name {
-        "Type_size" => (rec.int("datatype")?, int("size")?),
+        // `MPI_Type_match_size` answers a type of `size` bytes (Fortran's kind types: Quantum
+        // ESPRESSO builds its vectors on them).
+        "Type_size" | "Type_match_size" => (rec.int("datatype")?, int("size")?),
         "Type_contiguous" => (rec.int("newtype")?, int("count")?.saturating_mul(old()?)),
         "Type_vector" | "Type_hvector" | "Type_create_hvector" | "Type_create_indexed_block" => (
             rec.int("newtype")?,
@@ -41,11 +46,10 @@ pub(crate) fn constructed_size(rec: &Record, size: impl Fn(u16) -> u64) -> Optio
             if lengths.len() != types.len() {
                 return None;
             }
-            let bytes = lengths
-                .iter()
-                .zip(types)
-                .map(|(&l, &t)| (l.max(0) as u64).saturating_mul(size(t as u16)))
-                .fold(0u64, u64::saturating_add);
+            let mut bytes = 0u64;
+            for (&l, &t) in lengths.iter().zip(types) {
+                bytes = bytes.saturating_add((l.max(0) as u64).saturating_mul(known(t as u16)?));
+            }
             (rec.int("newtype")?, bytes)
         }
         "Type_create_subarray" => {
