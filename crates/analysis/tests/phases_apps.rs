@@ -813,3 +813,36 @@ fn cp2k_held_out_md_steps_one_phase_and_phases_worth_reporting() {
         );
     }
 }
+
+/// The phase holding hpcc's HPL section (dated by hpcc's output, expected/sections.tsv) is
+/// named by the process grid HPL declares with its row and column communicators, P x Q as
+/// `hpccinf.txt` sets it (its graph is also a Q x P torus: the declaration names it), on both
+/// recordings of the 4-rank run (the OTF2 one has no dated sections: HPL is the last) and on 6
+/// ranks.
+#[test]
+fn hpl_phase_is_named_by_its_declared_process_grid() {
+    for run in ["hpcc-4", "otf2-hpcc-4", "hpcc-6"] {
+        let inf = std::fs::read_to_string(app(run).join("hpccinf.txt")).unwrap();
+        let value = |key: &str| -> u32 {
+            inf.lines()
+                .find(|l| l.split_whitespace().nth(1) == Some(key))
+                .and_then(|l| l.split_whitespace().next()?.parse().ok())
+                .unwrap()
+        };
+        let (p, q) = (value("Ps"), value("Qs"));
+        let (a, t0, _) = phases(run);
+        // HPL is hpcc's last section; where the run has dated sections, its middle is in the phase.
+        let phase = a.phases.last().unwrap();
+        if let Ok(text) = std::fs::read_to_string(app(run).join("expected/sections.tsv")) {
+            let hpl = text.lines().find(|l| l.starts_with("HPL\t")).unwrap();
+            let f: Vec<f64> = hpl.split('\t').skip(1).take(2).map(|x| x.parse().unwrap()).collect();
+            let middle = ((f[0] + f[1]) / 2.0 * 1e9) as Time;
+            assert!(
+                phase.time.0.saturating_sub(t0) <= middle,
+                "{run}: HPL before the last phase"
+            );
+        }
+        let label = &phase.topology.as_ref().unwrap().label;
+        assert_eq!(label, &format!("{p}x{q} process grid (rows and columns)"), "{run}");
+    }
+}

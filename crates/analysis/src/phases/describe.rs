@@ -3,6 +3,7 @@
 
 use crate::matrix::{CommMatrix, Entry};
 use crate::patterns::{EventRef, Events};
+use crate::topology::comm_grid::CommunicatorGrid;
 use crate::topology::{identify_matrix, SpectrumDisplay, TopologyOptions, TopologyReport};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -88,7 +89,25 @@ pub fn topology(
     events: &Events,
     spans: &BTreeMap<Rank, Vec<(u32, u32)>>,
 ) -> (PhaseTopology, Vec<(String, u64)>) {
-    Traffic::of(trace, events, spans).describe()
+    let grids = crate::topology::comm_grid::find(trace, &[]);
+    Traffic::of(trace, events, spans).describe(&grids)
+}
+
+/// The process grid of `grids` whose graph (every pair in one row or one column) is exactly
+/// `edges` (world ranks, each pair once): the program declared the phase's graph by its row and
+/// column communicators, so the phase is named by that declaration, as the whole run is
+/// (`TopologyReport::name_as_declared`), rather than by an equivalent shape (a 2x3 process grid
+/// is also a 3x2 torus).
+fn declared_grid<'g>(grids: &'g [CommunicatorGrid], edges: &[[u32; 2]]) -> Option<&'g CommunicatorGrid> {
+    grids.iter().find(|g| {
+        let (p, q) = (g.rows as usize, g.cols as usize);
+        let grid_edges = p * q * (q - 1) / 2 + q * p * (p - 1) / 2;
+        edges.len() == grid_edges
+            && edges.iter().all(|&[a, b]| {
+                let (ca, cb) = (g.coords.get(a as usize), g.coords.get(b as usize));
+                matches!((ca, cb), (Some(x), Some(y)) if a != b && (x[0] == y[0]) != (x[1] == y[1]))
+            })
+    })
 }
 
 /// The point-to-point sends and collectives of some events, counted: what [`topology`] names.
@@ -172,7 +191,9 @@ impl Traffic {
 
     /// The graph's topology, and the collectives by MPI function name, each counted as the
     /// largest count on any rank (a collective on all ranks counts once, not once per rank).
-    pub fn describe(&self) -> (PhaseTopology, Vec<(String, u64)>) {
+    /// `grids`: the process grids the trace's row and column communicators declare
+    /// ([`crate::topology::comm_grid::find`]), by which a phase whose graph is one is named.
+    pub fn describe(&self, grids: &[CommunicatorGrid]) -> (PhaseTopology, Vec<(String, u64)>) {
         let pairs = &self.pairs;
         let mut collectives: BTreeMap<String, u64> = BTreeMap::new();
         for calls in self.collectives.values() {
@@ -204,7 +225,34 @@ impl Traffic {
                 messages: m,
             });
             match CommMatrix::from_entries(local.len() as u32, entries) {
-                Ok(m) => label(&identify_matrix(&m, &options())),
+                Ok(m) => {
+                    let report = identify_matrix(&m, &options());
+                    let world: Vec<Rank> = {
+                        let mut w = vec![0; local.len()];
+                        for (&r, &l) in &local {
+                            w[l as usize] = r;
+                        }
+                        w
+                    };
+                    let edges: Vec<[u32; 2]> = report
+                        .edges
+                        .iter()
+                        .map(|&[a, b]| [world[a as usize], world[b as usize]])
+                        .collect();
+                    match declared_grid(grids, &edges) {
+                        Some(g) => {
+                            // The catalogue's words for the declared P x Q (`2x3 process grid
+                            // (rows and columns)`), as a phase identified as one reads.
+                            let spec = tracelogic_graph::TopologySpec::new(
+                                tracelogic_graph::Family::ProcessGrid,
+                                vec![g.rows, g.cols],
+                            );
+                            let label = spec.map_or_else(|_| g.label.clone(), |s| s.label());
+                            (label, Some(tracelogic_graph::Family::ProcessGrid.name().to_owned()))
+                        }
+                        None => label(&report),
+                    }
+                }
                 Err(_) => ("unidentified".to_owned(), None),
             }
         };

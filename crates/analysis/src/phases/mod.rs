@@ -669,6 +669,12 @@ pub fn detect_phases_from(
     let mut phases = Vec::with_capacity(nphases);
     // Each phase's traffic, kept to describe the sections (theirs is their phases' summed).
     let mut phase_traffic: Vec<describe::Traffic> = Vec::new();
+    // Process grids declared by row and column communicators name the phases they are.
+    let grids = if opts.describe {
+        crate::topology::comm_grid::find(trace, &[])
+    } else {
+        Vec::new()
+    };
     for (k, w) in bounds.windows(2).enumerate() {
         let (start, end) = (w[0], w[1]);
         let leaves: Vec<usize> = seg
@@ -734,7 +740,7 @@ pub fn detect_phases_from(
         patterns.sort_by_key(|p| std::cmp::Reverse(p.1));
         let (topology, collectives, imbalance) = if opts.describe {
             let traffic = describe::Traffic::of(trace, events, &spans);
-            let (t, c) = traffic.describe();
+            let (t, c) = traffic.describe(&grids);
             if section_bounds.is_some() {
                 phase_traffic.push(traffic);
             }
@@ -777,7 +783,7 @@ pub fn detect_phases_from(
                     for t in &phase_traffic[first..last] {
                         traffic.add(t);
                     }
-                    let (t, c) = traffic.describe();
+                    let (t, c) = traffic.describe(&grids);
                     (Some(t), c)
                 } else {
                     (None, Vec::new())
