@@ -120,7 +120,7 @@ else
     "$root/tools/record/dumpi-counts.sh" . > expected/dumpi2ascii-counts.txt
     "$root/tools/record/per-rank.sh" . > expected/dumpi2ascii-per-rank.txt
 fi
-"$root/tools/record/log-times.py" . mrbayes.out 'start=Chain results' 'gen=^ +[0-9]+ -- [[(]' \
+"$root/tools/record/log-times.py" . mrbayes.out 'start=Chain results' 'gen=^ +[0-9]+ -- [(\[]' \
     'diag=Average standard deviation of split' 'end=Analysis completed in'
 if [ $otf2 = yes ]; then
     tar -cf - trace | zstd -12 -q -T2 -o trace.tar.zst && rm -rf trace
