@@ -37,6 +37,20 @@ def trace_of(run):
     return None
 
 
+def topology_cell(t, err):
+    """The whole graph's match; else equal disjoint cliques, or every component's match (a
+    disconnected graph, e.g. MrBayes's runs); else none."""
+    if t and t.get("match"):
+        return t["match"]["label"]
+    if t and t.get("cliques"):
+        return t["cliques"]["label"]
+    comps = (t or {}).get("components") or []
+    labels = [((c.get("identification") or {}).get("match") or {}).get("label") for c in comps]
+    if labels and all(labels):
+        return "components: " + ", ".join(labels)
+    return f"none ({err or 'no match'})"
+
+
 def tl(args, exe, timeout):
     t0 = time.time()
     try:
@@ -76,7 +90,7 @@ def row(run, exe, timeout):
     cells += [str(s["ranks"]), f'{s["calls"]:,}']
     cells.append("—" if truth is None else ("yes" if truth == s["p2p_messages"] else f'no ({s["p2p_messages"]} vs {truth})'))
     t, err, _ = tl(["topology", "--json", trace], exe, timeout)
-    cells.append(t["match"]["label"] if t and t.get("match") else f"none ({err or 'no match'})")
+    cells.append(topology_cell(t, err))
     lg, err, secs = tl(["logical", "--compress", "--json", trace], exe, timeout)
     if lg is None:
         cells += [f"failed: {err}", "", ""]

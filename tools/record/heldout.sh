@@ -9,7 +9,7 @@
 #   tools/record/check-heldout.py OUT_ROOT             (one table; OUT_ROOT/pairs.txt: compare verdicts)
 #
 # Needs the programs and tracers of docs/corpus.md (apt: gromacs lammps hpcc meep-openmpi cp2k
-# hdf5-tools otf2-tools libotf2-trace-dev ray; DUMPI: tools/record/build-dumpi.sh). Takes about an
+# hdf5-tools otf2-tools libotf2-trace-dev ray abyss; DUMPI: tools/record/build-dumpi.sh). Takes about an
 # hour on 2 cores. RUN names one run of the list below (e.g. `gromacs-12-200 meep-16`).
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -76,6 +76,22 @@ want ray-4 && "$rec/ray.sh" "$out/ray-4" 4
 want ray-4-otf2 && "$rec/ray.sh" "$out/ray-4-otf2" 4 --otf2
 # (6 or 8 ranks on 2 shared cores: gigabytes of probes, docs/corpus.md "Ray")
 
+# MrBayes (chain swaps between rank pairs drawn from a seed; built with MPI by mrbayes.sh) and
+# ABySS's ABYSS-P (k-mers all-to-all, polls with MPI_Request_get_status; no rankfile run: bound
+# two to a core its polling takes minutes and GBs, docs/corpus.md "MrBayes and ABySS").
+want mrbayes-4 && "$rec/mrbayes.sh" "$out/mrbayes-4" 4
+want mrbayes-4-otf2 && "$rec/mrbayes.sh" "$out/mrbayes-4-otf2" 4 --otf2
+if want mrbayes-4-rankfile; then
+    rankfile 4 /tmp/heldout-rankfile-4
+    "$rec/mrbayes.sh" "$out/mrbayes-4-rankfile" 4 --rankfile /tmp/heldout-rankfile-4
+fi
+want mrbayes-8 && "$rec/mrbayes.sh" "$out/mrbayes-8" 8
+want mrbayes-8-otf2 && "$rec/mrbayes.sh" "$out/mrbayes-8-otf2" 8 --otf2
+want abyss-4 && "$rec/abyss.sh" "$out/abyss-4" 4
+want abyss-4-otf2 && "$rec/abyss.sh" "$out/abyss-4-otf2" 4 --otf2
+want abyss-8 && "$rec/abyss.sh" "$out/abyss-8" 8
+want abyss-8-otf2 && "$rec/abyss.sh" "$out/abyss-8-otf2" 8 --otf2
+
 # Pairs whose compare verdict is known from the programs (check-heldout.py reads this file).
 cat > "$out/pairs.txt" <<'PAIRS'
 # A B expected — the same program and input (twice, another placement, another tracer) is similar
@@ -84,5 +100,11 @@ meep-8 meep-8-rankfile similar
 meep-12 meep-12-otf2 similar
 ray-4 ray-4-otf2 similar
 gromacs-12-100 gromacs-12-200 similar
+mrbayes-4 mrbayes-4-otf2 similar
+mrbayes-4 mrbayes-4-rankfile similar
+mrbayes-8 mrbayes-8-otf2 similar
+abyss-4 abyss-4-otf2 similar
+abyss-8 abyss-8-otf2 similar
+mrbayes-8 abyss-8 different
 PAIRS
 echo "heldout.sh: runs in $out" >&2

@@ -23,9 +23,11 @@
  * direct write(2)s (stdio's own write is internal to glibc and is not seen twice). Open MPI gives the
  * ranks a terminal as stdout, which stdio would flush by itself at every newline, unseen: the shim
  * therefore makes stdout fully buffered at start-up, so that every byte leaves through a fflush.
+ * With IOTIMES_STDOUT_LINES=1 it instead dates every line stdio writes to stdout (below: ABySS).
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,16 +64,22 @@ static int tracked_file(FILE *f) {
   return -1;
 }
 
+/* Appends one line to the log with open(2) and the real write(2), not stdio: a program may define
+ * its own fopen (ABySS's ABYSS-P exports one that opens compressed files through a pipe), which
+ * the dynamic linker prefers to libc's and to this shim's, so fopen(log, "a") here logged nothing. */
 static void log_time(long offset) {
-  static int (*real_close)(FILE *);
-  if (!real_close) real_close = (int (*)(FILE *)) dlsym(RTLD_NEXT, "fclose");
+  static ssize_t (*real_write)(int, const void *, size_t);
+  if (!real_write) real_write = (ssize_t (*)(int, const void *, size_t)) dlsym(RTLD_NEXT, "write");
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   const char *log = getenv("IOTIMES_LOG");
-  FILE *out = fopen(log && *log ? log : "iotimes.log", "a");
-  if (out) {
-    fprintf(out, "%ld.%09ld %ld %ld\n", (long)ts.tv_sec, ts.tv_nsec, (long)getpid(), offset);
-    real_close(out);
+  int fd = open(log && *log ? log : "iotimes.log", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd >= 0) {
+    char line[96];
+    int n = snprintf(line, sizeof line, "%ld.%09ld %ld %ld\n", (long)ts.tv_sec, ts.tv_nsec,
+                     (long)getpid(), offset);
+    if (n > 0) real_write(fd, line, (size_t)n);
+    close(fd);
   }
 }
 
@@ -79,14 +87,53 @@ static void log_time(long offset) {
 static long written[MAX_FD]; /* bytes written so far per tracked descriptor */
 static int tracked_fd(int fd);
 
+/* IOTIMES_STDOUT_LINES=1 (with IOTIMES_WRITES=1 IOTIMES_MATCH=stdout): stdout becomes a stream of
+ * this shim (fopencookie) that hands each buffer stdio empties to the real write(2) and logs it,
+ * so a line is dated when stdio writes it, whatever the program's buffering. For programs that
+ * neither flush after each message nor leave stdout fully buffered: ABySS's ABYSS-P calls
+ * setvbuf(stdout, NULL, _IOLBF, 0) and writes its stage headings through std::cout with '\n', so
+ * libc writes each line from inside itself, where neither the fflush nor the write hook sees it.
+ * std::cout takes stdout when the program's static constructors run, after this one. */
+static int stdout_lines;
+
+static ssize_t stdout_lines_write(void *cookie, const char *buf, size_t n) {
+  (void)cookie;
+  static ssize_t (*real)(int, const void *, size_t);
+  if (!real) real = (ssize_t (*)(int, const void *, size_t)) dlsym(RTLD_NEXT, "write");
+  size_t done = 0;
+  while (done < n) {
+    ssize_t rc = real(1, buf + done, n - done);
+    if (rc <= 0) break;
+    done += (size_t)rc;
+  }
+  if (done > 0) {
+    written[1] += (long)done;
+    log_time(written[1]);
+  }
+  return done > 0 ? (ssize_t)done : -1;
+}
+
 __attribute__((constructor)) static void buffer_stdout(void) {
-  if (tracked_fd(1)) setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+  if (!tracked_fd(1)) return;
+  const char *lines = getenv("IOTIMES_STDOUT_LINES");
+  if (lines && strcmp(lines, "1") == 0) {
+    cookie_io_functions_t io = {.read = NULL, .write = stdout_lines_write, .seek = NULL, .close = NULL};
+    FILE *f = fopencookie(NULL, "w", io);
+    if (f) {
+      setvbuf(f, NULL, _IOLBF, 1 << 16);
+      fflush(stdout);
+      stdout = f;
+      stdout_lines = 1;
+      return;
+    }
+  }
+  setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 }
 
 int fflush(FILE *f) {
   static int (*real)(FILE *);
   if (!real) real = (int (*)(FILE *)) dlsym(RTLD_NEXT, "fflush");
-  if (f == stdout && tracked_fd(1)) {
+  if (f == stdout && tracked_fd(1) && !stdout_lines) {
     long pending = (long)(stdout->_IO_write_ptr - stdout->_IO_write_base);
     int rc = real(f);
     if (rc == 0 && pending > 0) {

@@ -255,7 +255,10 @@ pub(crate) enum Role {
     StatusRead,
     /// `MPI_Iprobe`, `MPI_Improbe`: ask whether a message has arrived ([`Polling`]).
     NonblockingProbe,
-    /// `MPI_Test*` but `MPI_Test_cancelled`, which reads a status and tests no request.
+    /// `MPI_Test*` but `MPI_Test_cancelled`, which reads a status and tests no request; and
+    /// `MPI_Request_get_status`, a test that leaves the request to a later completion call (ABySS
+    /// polls its posted receive with it, then completes it with `MPI_Test`): the model records
+    /// no completion for it, so it always counts as asking.
     Test,
     /// Anything else.
     Other,
@@ -274,6 +277,7 @@ pub(crate) fn roles(trace: &Trace) -> Vec<Role> {
             "get_count" | "get_elements" | "get_elements_x" => Role::StatusRead,
             "iprobe" | "improbe" => Role::NonblockingProbe,
             n if n.starts_with("test") && n != "test_cancelled" => Role::Test,
+            "request_get_status" => Role::Test,
             _ => Role::Other,
         })
         .collect()
@@ -454,7 +458,7 @@ pub fn wait_states_paired(trace: &Trace, matching: &Matching, sequence: Option<&
 /// spread over these calls and the computation between them. Counted: every non-blocking probe
 /// (`MPI_Iprobe`, `MPI_Improbe`; the model keeps no flag, so a probe that found a message counts
 /// too: one per received message at most) and every `MPI_Test*` call that completed no
-/// point-to-point operation, on ranks without non-blocking collectives (whose completions the
+/// point-to-point operation (`MPI_Request_get_status`, which completes nothing, always), on ranks without non-blocking collectives (whose completions the
 /// model does not record, so a test completing one cannot be told from an empty one).
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct Polling {

@@ -681,6 +681,20 @@ fn a_rank_waiting_by_polling_waits_for_the_sender() {
         [s(0, 1000, 8000, "compute"), s(1, 8000, 9000, "MPI_Test")]
     );
 
+    // ABySS's loop: MPI_Request_get_status asks about the posted receive (completing nothing)
+    // until it has arrived; the MPI_Test that then completes it ends the run.
+    let asks = "1 1us +100ns MPI_Irecv recv=0 tag=0 bytes=8 req=1\n1 3us +500ns MPI_Request_get_status\n\
+                1 5us +500ns MPI_Request_get_status\n1 8.5us +300ns MPI_Request_get_status\n\
+                1 8.8us +200ns MPI_Test wait=1\n";
+    let cp = check_against_brute_force(&text_trace(&format!("{head}{asks}{end}")), "get_status");
+    assert_eq!(
+        segments(&cp)[1..3],
+        [s(0, 1000, 8000, "compute"), s(1, 8000, 9000, "MPI_Test")]
+    );
+    // Removing rank 0's computation lets its send come at 1 us, before rank 1's first ask at
+    // 3 us: rank 1 then finds the message in that ask, 5 us earlier.
+    eq(cp.by_rank[0].gain_s.unwrap(), 5000, "gain of rank 0 (get_status)");
+
     // A blocking MPI_Probe waits for the message itself: the path reaches rank 0's send from it.
     let probe = "1 1us 8.5us MPI_Probe\n";
     let end = "1 9us +100ns MPI_Recv recv=0 tag=0 bytes=8\n1 20us 21us MPI_Finalize\n";

@@ -484,3 +484,53 @@ fn six(bytes: &[[u64; 6]; 6], messages: &[[u64; 6]; 6]) -> CommMatrix {
     });
     CommMatrix::from_entries(6, entries).unwrap()
 }
+
+#[test]
+fn groups_that_only_talk_among_themselves_are_found_below_light_gathers() {
+    // MrBayes 3.2.7a (MPI) on 8 ranks, 2 runs of 4 chains, recorded with SST DUMPI (held out,
+    // docs/corpus.md): one chain per rank, so ranks 0-3 hold run 1 and ranks 4-7 run 2, and a
+    // run's chains swap states among themselves only (every pair of a run). Rank 0 also gathers
+    // the other run's printed states (4,437-17,265 bytes from ranks 4-7) — 2.2x below the
+    // lightest swap pair (37,557 bytes), so the first cut keeps them and nothing matches. The
+    // cut under them leaves two disjoint 4-rank all-to-alls: the two runs.
+    let bytes = [
+        [0, 117620, 37340, 29420, 564, 564, 564, 564],
+        [120245, 0, 41376, 49992, 0, 0, 0, 0],
+        [58976, 41376, 0, 148696, 0, 0, 0, 0],
+        [37557, 49992, 148696, 0, 0, 0, 0, 0],
+        [10536, 0, 0, 0, 0, 121816, 228696, 79176],
+        [6251, 0, 0, 0, 121816, 0, 95088, 117536],
+        [17265, 0, 0, 0, 228696, 95088, 0, 59320],
+        [4437, 0, 0, 0, 79176, 117536, 59320, 0],
+    ];
+    let messages = [
+        [0, 2291, 836, 710, 3, 3, 3, 3],
+        [2353, 0, 924, 1101, 0, 0, 0, 0],
+        [1022, 924, 0, 2839, 0, 0, 0, 0],
+        [808, 1101, 2839, 0, 0, 0, 0, 0],
+        [109, 0, 0, 0, 0, 2359, 4287, 1605],
+        [85, 0, 0, 0, 2359, 0, 1878, 2276],
+        [157, 0, 0, 0, 4287, 1878, 0, 1267],
+        [73, 0, 0, 0, 1605, 2276, 1267, 0],
+    ];
+    let entries = (0..8u32).flat_map(|a| {
+        (0..8u32)
+            .filter(move |&b| messages[a as usize][b as usize] > 0)
+            .map(move |b| Entry {
+                from: a,
+                to: b,
+                bytes: bytes[a as usize][b as usize],
+                messages: messages[a as usize][b as usize],
+            })
+    });
+    let r = identify_matrix(&CommMatrix::from_entries(8, entries).unwrap(), &with(Threshold::Auto));
+    let cliques = r.cliques.as_ref().expect("two disjoint cliques");
+    assert_eq!((cliques.count, cliques.size), (2, 4), "{:?}", r.filter);
+    let groups: Vec<Vec<u32>> = r.components.iter().map(|c| c.ranks.clone()).collect();
+    assert_eq!(groups, vec![vec![0, 1, 2, 3], vec![4, 5, 6, 7]]);
+    assert!(r.components.iter().all(|c| c.identification.matched.is_some()));
+    assert_eq!(r.filter.pairs_kept, 12);
+    let fb = r.filter.fallback.as_ref().expect("fallback figures");
+    let taken = &fb.tried[fb.taken.expect("a cut taken")];
+    assert_eq!(taken.matched.as_deref(), Some(cliques.label.as_str()));
+}

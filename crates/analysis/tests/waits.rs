@@ -348,6 +348,22 @@ fn waiting_by_polling_is_measured_apart_from_the_wait_states() {
     eq(p.seconds, 50, "probe only");
     assert_eq!(polling(&Trace::new("test", "no calls", 2)).by_rank, vec![0.0; 2]);
 
+    // ABySS's loop: a receive posted at 1 us, asked with MPI_Request_get_status (which never
+    // completes the request) until it has arrived, then completed by MPI_Test. The three asks
+    // (3 x 400 ns) are polling; the test that completed the receive is not.
+    let t = text_trace(
+        "#tracelogic-text 1\nranks 2\n\
+         0 8us +100ns MPI_Send send=1 tag=0 bytes=8\n\
+         1 1us +100ns MPI_Irecv recv=0 tag=0 bytes=8 req=1\n\
+         1 3us +400ns MPI_Request_get_status\n1 5us +400ns MPI_Request_get_status\n\
+         1 8.5us +400ns MPI_Request_get_status\n1 9us +100ns MPI_Test wait=1\n",
+    );
+    only(&waits(&t).totals, "none", 0);
+    let p = polling(&t);
+    assert_eq!(p.calls, 3);
+    eq(p.seconds, 1200, "MPI_Request_get_status");
+    eq(p.by_rank[1], 1200, "rank 1");
+
     // MPI_Test_cancelled reads a status and tests no request: not polling.
     let t = text_trace("#tracelogic-text 1\nranks 1\n0 0 +700ns MPI_Test_cancelled\n0 1us +50ns MPI_Iprobe\n");
     let p = polling(&t);

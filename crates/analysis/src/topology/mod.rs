@@ -51,7 +51,7 @@ fn identified(r: &TopologyReport) -> bool {
 ///
 /// With the automatic threshold, when the widest gap's graph identifies no topology, the other
 /// cuts of [`fallback_cuts`] are tried in order and the first whose whole graph a topology
-/// matches is reported instead ([`FilterReport::fallback`] says which and why); identification
+/// matches, or which is equal disjoint cliques ([`disjoint_cliques`]), is reported instead ([`FilterReport::fallback`] says which and why); identification
 /// runs once more per cut tried, without near matches, only while nothing has matched.
 pub fn identify_matrix(m: &CommMatrix, opts: &TopologyOptions) -> TopologyReport {
     let sorted = SortedPairs::of(m, filter_metric(m));
@@ -120,17 +120,29 @@ pub fn identify_matrix(m: &CommMatrix, opts: &TopologyOptions) -> TopologyReport
     for (pairs, (keep, gap_ratio)) in tries {
         let g = pairs.graph(m.ranks(), keep);
         let id = identify(&g, &identity, &traffic, &trial);
+        // Equal disjoint cliques (each of at least 3 ranks) are a named structure too: groups
+        // of ranks that only talk among themselves, such as MrBayes's independent runs, whose
+        // chains swap states within a run, once a rank's light gathers to rank 0 are cut.
+        let cliques = if id.matched.is_none() {
+            disjoint_cliques(&g)
+        } else {
+            None
+        };
         let filter = pairs.report("auto", keep, pairs.cut_pct(keep), gap_ratio);
         fallback.tried.push(CutTried {
             pairs_kept: keep,
             threshold_pct: filter.threshold_pct,
             gap_ratio,
             removed_share: filter.removed_share,
-            matched: id.matched.as_ref().map(|t| t.label.clone()),
+            matched: id
+                .matched
+                .as_ref()
+                .map(|t| t.label.clone())
+                .or_else(|| cliques.as_ref().map(|c| c.label())),
             milliseconds: id.timings.total_ms,
             metric: pairs.metric.into(),
         });
-        if id.matched.is_some() {
+        if id.matched.is_some() || cliques.is_some() {
             fallback.taken = Some(fallback.tried.len() - 1);
             let mut found = report(&g, filter, false, &traffic, opts, Some(id));
             found.filter.fallback = Some(fallback);
