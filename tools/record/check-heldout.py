@@ -129,6 +129,8 @@ def compare_rows(root, exe, timeout):
         theta, eps, sim = pair.get("theta"), pair.get("epsilon"), pair.get("similar")
         verdict = "similar" if sim else "different"
         mark = "" if verdict == want else " **wrong**"
+        if pair.get("classification_certain") is False:
+            mark += " (uncertain)"
         fmt = lambda x: f"{x:.3f}" if isinstance(x, (int, float)) else str(x)
         print(f"| {a} | {b} | {want} | {fmt(theta)} | {fmt(eps)} | {verdict}{mark} |")
 
