@@ -192,9 +192,12 @@ fn walked_ops(logical: &LogicalTrace, rank: Rank) -> Vec<PeerOp> {
     let table = &logical.placement.neighbour_tables_with_self(&logical.self_ranks)[rank as usize];
     let calls: Vec<LogicalCall> = logical.records.iter().map(|x| x.call.clone()).collect();
     let mut out = Vec::new();
-    ExpansionWalk::of(&calls).each_operation(table, rank, &mut Vec::new(), |peer, sent, bytes, tag| {
-        out.push((peer, sent, bytes, tag))
-    });
+    ExpansionWalk::of(&calls, logical.ranks as usize).each_operation(
+        table,
+        rank,
+        &mut Vec::new(),
+        |peer, sent, bytes, tag| out.push((peer, sent, bytes, tag)),
+    );
     out
 }
 

@@ -60,7 +60,7 @@ pub fn receives_fit_in_order(logical: &LogicalTrace, program: &Program) -> Optio
     let mut posted_tag: HashMap<(Rank, Rank, i32), Vec<u64>> = HashMap::default();
     let mut tags_known = true;
     let tables = logical.expansion_tables();
-    let walk = ExpansionWalk::of(&calls);
+    let walk = ExpansionWalk::of(&calls, ranks);
     let mut kept = Vec::new();
     for r in 0..ranks as Rank {
         let table = tables.get(r as usize)?;
