@@ -7,13 +7,15 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+
+mod common;
 use tracelogic_analysis::compress::compress;
-use tracelogic_analysis::logical::{logicalize, LogicalCall, LogicalTrace, Placement};
+use tracelogic_analysis::logical::{logicalize, LogicalCall, LogicalTrace, Partner, Placement};
 use tracelogic_analysis::matrix::CommMatrix;
-use tracelogic_analysis::skeleton::{receive_tags_kept, skeleton_c};
+use tracelogic_analysis::skeleton::{receive_tags_kept, skeleton_c, skeleton_check};
 use tracelogic_analysis::topology::{identify_matrix, TopologyOptions};
 use tracelogic_formats::InputFile;
-use tracelogic_model::{CollectiveOp, P2pDir, Selection, Trace, ANY_TAG};
+use tracelogic_model::{CallKind, CollectiveOp, P2pDir, Selection, Trace, ANY_TAG};
 use tracelogic_synth::{generate_with_truth, CollectiveSpec, Noise, Numbering, Spec, Style, TopologySpec};
 
 fn mpi_available() -> bool {
@@ -247,4 +249,59 @@ fn tree_skeleton_sends_to_peers_outside_the_tree_at_their_node_offsets() {
         logical.topology.directions
     );
     check(&spec, "tree7noise");
+}
+
+#[test]
+fn the_check_fails_exactly_where_the_skeleton_does_and_says_the_same() {
+    // `skeleton_check` (the page's logical view) skips the replay of the receives' matching;
+    // whether a skeleton is written, and the error when not, are `skeleton_c`'s.
+    let mut cases: Vec<(String, LogicalTrace)> = ["npb-bt.S.9", "npb-lu.S.8", "npb-mg.S.8"]
+        .iter()
+        .map(|name| (name.to_string(), logical_of(&common::sample(name))))
+        .collect();
+    let spec = Spec {
+        topology: TopologySpec::parse("binary-tree:7").unwrap(),
+        seed: 5,
+        iterations: 6,
+        noise: Some(Noise {
+            fraction: 0.5,
+            percent: 1.0,
+        }),
+        ..Spec::default()
+    };
+    cases.push(("tree7noise".into(), logical_of(&generate_with_truth(&spec).unwrap().0)));
+    // Programs no skeleton can replay: a peer named by its world rank, a direction the
+    // topology lacks.
+    let lu = cases[1].1.clone();
+    let op_at = |l: &LogicalTrace| {
+        l.records
+            .iter()
+            .rposition(|r| {
+                matches!(
+                    r.call.kind,
+                    CallKind::Send | CallKind::Isend | CallKind::Recv | CallKind::Irecv
+                ) && matches!(r.call.ops.first().map(|o| &o.partner), Some(Partner::Direction(_)))
+            })
+            .unwrap()
+    };
+    let mut by_rank = lu.clone();
+    let at = op_at(&by_rank);
+    by_rank.records[at].call.ops[0].partner = Partner::Rank(3);
+    cases.push(("lu with a world rank".into(), by_rank));
+    let mut elsewhere = lu;
+    let at = op_at(&elsewhere);
+    elsewhere.records[at].call.ops[0].partner = Partner::Direction("nowhere".into());
+    cases.push(("lu with an unknown direction".into(), elsewhere));
+    let mut failed = 0;
+    for (name, logical) in &cases {
+        let program = compress(&logical.records);
+        let written = skeleton_c(logical, &program);
+        assert_eq!(
+            skeleton_check(logical, &program),
+            written.as_ref().map(|_| ()).map_err(Clone::clone),
+            "{name}"
+        );
+        failed += written.is_err() as usize;
+    }
+    assert_eq!(failed, 2, "the two programs a skeleton cannot replay fail");
 }

@@ -123,6 +123,161 @@ pub(super) fn expand_with<'a>(
     out
 }
 
+/// The operations of a sequence of logical calls with their directions numbered once and their
+/// per-rank sizes turned around into one list per rank, to walk the expansion of many ranks
+/// ([`ExpansionWalk::each_operation`]) without looking a direction name up, or searching an
+/// operation's per-rank size table, per operation and rank (as [`super::per_rank::OpTable`]
+/// does for the verification: those searches were three quarters of the walk on LU C 128).
+pub(crate) struct ExpansionWalk<'a> {
+    calls: &'a [LogicalCall],
+    /// Per call: the number of its first operation (and one past the last call's last).
+    first: Vec<usize>,
+    /// Per operation: the id of its direction in `names`, or `usize::MAX` for a partner that
+    /// is not a direction.
+    direction: Vec<usize>,
+    names: Vec<&'a str>,
+    /// Per rank: (operation, size) of the operations whose [`Operation::bytes_by_rank`] names
+    /// that rank (its first entry naming it), by increasing operation.
+    own_sizes: Vec<Vec<(usize, u64)>>,
+    /// Per operation: its per-rank table is not in the documented form (ranks increasing), so
+    /// [`Operation::bytes_on`] answers for it.
+    irregular: Vec<bool>,
+}
+
+impl<'a> ExpansionWalk<'a> {
+    /// Number the operations of `calls`, whose per-rank sizes name ranks below `ranks`.
+    pub fn of(calls: &'a [LogicalCall], ranks: usize) -> ExpansionWalk<'a> {
+        let mut ids: HashMap<&'a str, usize> = HashMap::new();
+        let (mut first, mut direction, mut names) = (Vec::with_capacity(calls.len() + 1), Vec::new(), Vec::new());
+        let mut own_sizes: Vec<Vec<(usize, u64)>> = vec![Vec::new(); ranks];
+        let mut irregular = Vec::new();
+        for call in calls {
+            first.push(direction.len());
+            for o in &call.ops {
+                let g = direction.len();
+                direction.push(match &o.partner {
+                    Partner::Direction(d) => *ids.entry(d.as_str()).or_insert_with(|| {
+                        names.push(d.as_str());
+                        names.len() - 1
+                    }),
+                    _ => usize::MAX,
+                });
+                let sorted = o.bytes_by_rank.iter().all(|e| e.ranks.windows(2).all(|w| w[0] < w[1]));
+                irregular.push(!sorted);
+                if !sorted {
+                    continue;
+                }
+                for e in &o.bytes_by_rank {
+                    for &r in &e.ranks {
+                        let Some(list) = own_sizes.get_mut(r as usize) else {
+                            continue;
+                        };
+                        // The first entry naming a rank is its size (`bytes_on`'s `find`).
+                        if list.last().is_none_or(|&(last, _)| last != g) {
+                            list.push((g, e.bytes));
+                        }
+                    }
+                }
+            }
+        }
+        first.push(direction.len());
+        ExpansionWalk {
+            calls,
+            first,
+            direction,
+            names,
+            own_sizes,
+            irregular,
+        }
+    }
+
+    /// [`Operation::bytes_on`] of operation `g` (`o`) on `rank`: its entry in the rank's list
+    /// (`own`, read in increasing order from `next`), else its class's (`here`: the rank's
+    /// directions, sorted).
+    fn bytes_of(
+        &self,
+        g: usize,
+        o: &Operation,
+        rank: Rank,
+        own: Option<&[(usize, u64)]>,
+        next: &mut usize,
+        here: &[&str],
+    ) -> u64 {
+        let Some(own) = own.filter(|_| !self.irregular[g]) else {
+            return o.bytes_on(rank, here);
+        };
+        while *next < own.len() && own[*next].0 < g {
+            *next += 1;
+        }
+        match own.get(*next) {
+            Some(&(at, bytes)) if at == g => bytes,
+            _ => o.class_bytes(here),
+        }
+    }
+
+    /// The point-to-point operations the calls expand to on `rank` (whose direction →
+    /// neighbour table is `table`), in order, each as (peer, sent, size, tag): what
+    /// [`physical_calls`] of [`expand_with`] lists (peer, `send`, bytes, tag), without building
+    /// the calls. `kept` is scratch room (per call, whether the rank executes it).
+    pub fn each_operation(
+        &self,
+        table: &HashMap<String, Rank>,
+        rank: Rank,
+        kept: &mut Vec<bool>,
+        mut each: impl FnMut(Option<Rank>, bool, u64, i32),
+    ) {
+        let mut directions: Vec<&str> = table.keys().map(String::as_str).collect();
+        directions.sort_unstable();
+        let neighbour: Vec<Option<Rank>> = self.names.iter().map(|d| table.get(*d).copied()).collect();
+        let own = self.own_sizes.get(rank as usize).map(Vec::as_slice);
+        let mut next_own = 0usize;
+        kept.clear();
+        for (here, call) in self.calls.iter().enumerate() {
+            if !call.runs_on(rank) {
+                kept.push(false);
+                continue;
+            }
+            let dirs = &self.direction[self.first[here]..self.first[here + 1]];
+            let p2p = call.kind.is_p2p();
+            // `restrict_call`: a point-to-point call keeps the operations the rank executes
+            // along a direction it has a neighbour in; other calls stay whole.
+            let visible = |k: usize| {
+                !p2p || (call.ops[k].runs_on(rank)
+                    && match dirs[k] {
+                        usize::MAX => true,
+                        d => neighbour[d].is_some(),
+                    })
+            };
+            let mut keep = !p2p || (0..call.ops.len()).any(visible);
+            // A completion stays when a record it completes does.
+            if keep && !call.completes.is_empty() {
+                keep = call
+                    .completes
+                    .iter()
+                    .any(|&k| here.checked_sub(k as usize).is_some_and(|j| kept[j]));
+            }
+            kept.push(keep);
+            if !keep {
+                continue;
+            }
+            for (k, o) in call.ops.iter().enumerate() {
+                if !visible(k) {
+                    continue;
+                }
+                let mut sized = || self.bytes_of(self.first[here] + k, o, rank, own, &mut next_own, &directions);
+                let (peer, bytes) = match (&o.partner, p2p) {
+                    (Partner::Direction(_), true) => (neighbour[dirs[k]], sized()),
+                    (Partner::Rank(r), true) => (Some(*r), sized()),
+                    (Partner::Any, true) => (None, sized()),
+                    (Partner::Rank(r), false) => (Some(*r), o.bytes),
+                    (_, false) => (None, o.bytes),
+                };
+                each(peer, o.dir == P2pDir::Send, bytes, o.tag);
+            }
+        }
+    }
+}
+
 /// `call` as a rank executes it: each operation mapped by `keep` (`None`: that rank has no
 /// neighbour in its direction, the operation vanishes). A point-to-point call left without
 /// operations vanishes; a `MPI_Sendrecv` that lost one of its two halves becomes `MPI_Send` or

@@ -81,7 +81,7 @@ impl LogicalTrace {
     }
 
     /// [`Placement::expansion_tables`] of this trace.
-    pub(super) fn expansion_tables(&self) -> Vec<HashMap<String, Rank>> {
+    pub(crate) fn expansion_tables(&self) -> Vec<HashMap<String, Rank>> {
         self.placement.expansion_tables(&self.self_ranks, &self.offset_ranks)
     }
 }

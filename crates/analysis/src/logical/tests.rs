@@ -184,7 +184,33 @@ fn fast_keys(logical: &LogicalTrace, functions: &[String], rank: Rank) -> Vec<(S
     named_keys(&keys, &ops, functions)
 }
 
-/// The one-pass expansion of the verification gives every rank the operations the expansion
+/// Every operation of a rank's expansion as (peer, sent, size, tag): through
+/// [`ExpansionWalk`] (`walked`) and through the expanded calls ([`physical_calls`]).
+type PeerOp = (Option<Rank>, bool, u64, i32);
+
+fn walked_ops(logical: &LogicalTrace, rank: Rank) -> Vec<PeerOp> {
+    let table = &logical.placement.neighbour_tables_with_self(&logical.self_ranks)[rank as usize];
+    let calls: Vec<LogicalCall> = logical.records.iter().map(|x| x.call.clone()).collect();
+    let mut out = Vec::new();
+    ExpansionWalk::of(&calls, logical.ranks as usize).each_operation(
+        table,
+        rank,
+        &mut Vec::new(),
+        |peer, sent, bytes, tag| out.push((peer, sent, bytes, tag)),
+    );
+    out
+}
+
+fn expanded_ops(logical: &LogicalTrace, rank: Rank) -> Vec<PeerOp> {
+    let table = &logical.placement.neighbour_tables_with_self(&logical.self_ranks)[rank as usize];
+    physical_calls(&expand_with(table, rank, logical.records.iter().map(|x| &x.call)))
+        .iter()
+        .map(|c| (c.peer, c.direction == "send", c.bytes, c.tag))
+        .collect()
+}
+
+/// The one-pass expansion of the verification, and the walk of the skeleton's matching check
+/// ([`ExpansionWalk`], with tags), give every rank the operations the expansion
 /// itself gives: on NAS LU and CG (per-rank sizes, branches, `self`), on LU from its maximal
 /// rank alone (boundary ranks lose operations), and on every record shape a hand-made trace
 /// may hold (calls outside their ranks, sizes per class and per rank, unsorted rank lists,
@@ -223,6 +249,7 @@ fn one_pass_expansion_equals_the_expansion() {
                 reference_keys(&logical, r),
                 "rank {r}"
             );
+            assert_eq!(walked_ops(&logical, r), expanded_ops(&logical, r), "rank {r}");
             checked += 1;
         }
     }
@@ -268,7 +295,7 @@ fn one_pass_expansion_equals_the_expansion() {
                 Operation {
                     dir,
                     partner,
-                    tag: 0,
+                    tag: (next(state) % 3) as i32 - 1,
                     bytes: 8 << (next(state) % 3),
                     bytes_by_class,
                     bytes_by_rank,
@@ -321,6 +348,11 @@ fn one_pass_expansion_equals_the_expansion() {
         for r in 0..9 {
             let (fast, reference) = (fast_keys(&logical, &functions, r), reference_keys(&logical, r));
             assert_eq!(fast, reference, "case {case}, rank {r}");
+            assert_eq!(
+                walked_ops(&logical, r),
+                expanded_ops(&logical, r),
+                "case {case}, rank {r}"
+            );
         }
     }
 }

@@ -12,13 +12,17 @@
 //! that cancels a receive it posted ahead; matched wildcards name their sender): the skeleton posts those from
 //! `MPI_PROC_NULL`, so they complete at once and take no message meant for a later receive.
 //!
-//! Cost: O(ranks × calls of the expanded program); above [`FIT_CHECK_LIMIT`] operations it is
+//! Cost: O(ranks × calls of the expanded program), each rank's expansion walked without
+//! building its calls ([`ExpansionWalk`]); above [`FIT_CHECK_LIMIT`] operations it is
 //! not checked and the receives are posted at the largest size (safe, and said in the source).
 
 use crate::compress::Program;
-use crate::logical::{expand_calls, physical_calls, LogicalTrace};
-use std::collections::HashMap;
+use crate::logical::{ExpansionWalk, FastHasher, LogicalTrace};
 use tracelogic_model::Rank;
+
+/// Maps keyed by ranks and tags, filled once per operation of every rank's expansion: hashed by
+/// [`FastHasher`] (SipHash was a tenth of the check on a 16.6 M-call run).
+type HashMap<K, V> = std::collections::HashMap<K, V, std::hash::BuildHasherDefault<FastHasher>>;
 
 /// Most expanded calls (all ranks together) the check replays.
 pub const FIT_CHECK_LIMIT: usize = 20_000_000;
@@ -48,30 +52,31 @@ pub fn receives_fit_in_order(logical: &LogicalTrace, program: &Program) -> Optio
     }
     let calls = program.expand(FIT_CHECK_LIMIT).ok()?;
     // Per (sender, receiver): the sizes sent in order, and the sizes posted in order.
-    let mut sent: HashMap<(Rank, Rank), Vec<u64>> = HashMap::new();
-    let mut posted: HashMap<(Rank, Rank), Vec<u64>> = HashMap::new();
+    let mut sent: HashMap<(Rank, Rank), Vec<u64>> = HashMap::default();
+    let mut posted: HashMap<(Rank, Rank), Vec<u64>> = HashMap::default();
     let mut any_posted = vec![0u64; ranks];
     // The same per (sender, receiver, tag); a receive with any tag ends the tag check.
-    let mut sent_tag: HashMap<(Rank, Rank, i32), Vec<u64>> = HashMap::new();
-    let mut posted_tag: HashMap<(Rank, Rank, i32), Vec<u64>> = HashMap::new();
+    let mut sent_tag: HashMap<(Rank, Rank, i32), Vec<u64>> = HashMap::default();
+    let mut posted_tag: HashMap<(Rank, Rank, i32), Vec<u64>> = HashMap::default();
     let mut tags_known = true;
+    let tables = logical.expansion_tables();
+    let walk = ExpansionWalk::of(&calls, ranks);
+    let mut kept = Vec::new();
     for r in 0..ranks as Rank {
-        let mine = expand_calls(logical, calls.iter(), r).ok()?;
-        for p in physical_calls(&mine) {
-            match (p.peer, p.direction == "send") {
-                (Some(peer), true) => {
-                    sent.entry((r, peer)).or_default().push(p.bytes);
-                    sent_tag.entry((r, peer, p.tag)).or_default().push(p.bytes);
-                }
-                (Some(peer), false) => {
-                    posted.entry((peer, r)).or_default().push(p.bytes);
-                    tags_known &= p.tag >= 0;
-                    posted_tag.entry((peer, r, p.tag)).or_default().push(p.bytes);
-                }
-                (None, false) => any_posted[r as usize] += 1,
-                (None, true) => {}
+        let table = tables.get(r as usize)?;
+        walk.each_operation(table, r, &mut kept, |peer, send, bytes, tag| match (peer, send) {
+            (Some(peer), true) => {
+                sent.entry((r, peer)).or_default().push(bytes);
+                sent_tag.entry((r, peer, tag)).or_default().push(bytes);
             }
-        }
+            (Some(peer), false) => {
+                posted.entry((peer, r)).or_default().push(bytes);
+                tags_known &= tag >= 0;
+                posted_tag.entry((peer, r, tag)).or_default().push(bytes);
+            }
+            (None, false) => any_posted[r as usize] += 1,
+            (None, true) => {}
+        });
     }
     let fit = posted.iter().all(|(pair, receives)| {
         let sends = sent.get(pair).map_or(&[][..], Vec::as_slice);

@@ -97,7 +97,6 @@ pub fn skeleton_c(logical: &LogicalTrace, program: &Program) -> Result<String, S
     let spec = &placement.spec;
     let n = spec.num_nodes();
     let dirs = spec.directions();
-    let mut names: Vec<String> = dirs.iter().map(|d| d.name()).collect();
     // Nodes where `self` exists (the node of each rank that messaged itself).
     let mut self_nodes = vec![false; n as usize];
     for &r in &logical.self_ranks {
@@ -110,14 +109,11 @@ pub fn skeleton_c(logical: &LogicalTrace, program: &Program) -> Result<String, S
         }
     }
     let with_self = !logical.self_ranks.is_empty();
-    if with_self {
-        names.push(SELF_DIRECTION.into());
-    }
     // Offset directions (peers outside the topology), after `self`: the node at that offset,
     // at the nodes whose ranks use it.
     let offsets = &logical.offset_ranks;
     let topology_dirs = dirs.len();
-    names.extend(offsets.iter().map(|o| o.direction.clone()));
+    let names = direction_names(logical);
     let rank_of_node = placement.rank_of_node();
     let max_bytes = logical
         .records
@@ -280,6 +276,42 @@ pub fn skeleton_c(logical: &LogicalTrace, program: &Program) -> Result<String, S
     c.push_str(&free);
     c.push_str("    MPI_Comm_free(&topo);\n    free(sendbuf);\n    free(recvbuf);\n    free(collbuf);\n    MPI_Finalize();\n    return 0;\n}\n");
     Ok(c)
+}
+
+/// The skeleton's directions, the columns of its `neighbour` table: the topology's, then
+/// `self` when some rank messaged itself, then the offset directions.
+fn direction_names(logical: &LogicalTrace) -> Vec<String> {
+    let mut names: Vec<String> = logical.placement.spec.directions().iter().map(|d| d.name()).collect();
+    if !logical.self_ranks.is_empty() {
+        names.push(SELF_DIRECTION.into());
+    }
+    names.extend(logical.offset_ranks.iter().map(|o| o.direction.clone()));
+    names
+}
+
+/// Why [`skeleton_c`] of `logical` and `program` fails, or `Ok` when it succeeds, without
+/// writing the source: the program's statements are emitted (the one step that can fail, and
+/// whose failure does not depend on how receives match) but not the replay of the receives'
+/// matching by order ([`receives_fit_in_order`]: ranks × calls of the expanded program, most of
+/// the skeleton's cost on a large run). For the page's logical view, which says whether a
+/// skeleton can be downloaded and writes it only when asked.
+pub fn skeleton_check(logical: &LogicalTrace, program: &Program) -> Result<(), String> {
+    let mut emission = Emission {
+        subs: Subcomms::default(),
+        keep_tags: true,
+        receive_at_most: false,
+        cancel_surplus: false,
+    };
+    emit_nodes(
+        &program.nodes,
+        1,
+        &direction_names(logical),
+        logical,
+        &mut String::new(),
+        &mut String::new(),
+        &mut Vec::new(),
+        &mut emission,
+    )
 }
 
 /// Shared C runtime of every skeleton.
