@@ -127,6 +127,11 @@ fn derived_datatype_sends_carry_what_their_receives_recorded() {
             })
             .filter(|(_, sent, got)| sent != got)
             .collect();
-        assert!(differ.is_empty(), "{run}: {} messages differ, e.g. {:?}", differ.len(), &differ[..differ.len().min(5)]);
+        assert!(
+            differ.is_empty(),
+            "{run}: {} messages differ, e.g. {:?}",
+            differ.len(),
+            &differ[..differ.len().min(5)]
+        );
     }
 }
