@@ -162,22 +162,7 @@ impl<'a> ExpansionWalk<'a> {
                     }),
                     _ => usize::MAX,
                 });
-                let sorted = o.bytes_by_rank.iter().all(|e| e.ranks.windows(2).all(|w| w[0] < w[1]));
-                irregular.push(!sorted);
-                if !sorted {
-                    continue;
-                }
-                for e in &o.bytes_by_rank {
-                    for &r in &e.ranks {
-                        let Some(list) = own_sizes.get_mut(r as usize) else {
-                            continue;
-                        };
-                        // The first entry naming a rank is its size (`bytes_on`'s `find`).
-                        if list.last().is_none_or(|&(last, _)| last != g) {
-                            list.push((g, e.bytes));
-                        }
-                    }
-                }
+                irregular.push(!super::per_rank::add_own_sizes(o, g, &mut own_sizes));
             }
         }
         first.push(direction.len());

@@ -147,22 +147,7 @@ impl<'a> OpTable<'a> {
                     }),
                     _ => NO_DIRECTION,
                 });
-                let sorted = o.bytes_by_rank.iter().all(|e| e.ranks.windows(2).all(|w| w[0] < w[1]));
-                irregular.push(!sorted);
-                if !sorted {
-                    continue;
-                }
-                for e in &o.bytes_by_rank {
-                    for &r in &e.ranks {
-                        let Some(list) = own_sizes.get_mut(r as usize) else {
-                            continue;
-                        };
-                        // The first entry naming a rank is its size (`bytes_on`'s `find`).
-                        if list.last().is_none_or(|&(last, _)| last != g) {
-                            list.push((g, e.bytes));
-                        }
-                    }
-                }
+                irregular.push(!add_own_sizes(o, g, &mut own_sizes));
             }
         }
         let direction_len = direction.len() as u32;
@@ -197,6 +182,27 @@ impl<'a> OpTable<'a> {
 /// ([`OpTable`]'s id), sent (not received), peer (`None` for an unresolved wildcard or a
 /// direction left unexpanded) and size.
 pub(super) type ExpandedKey = (u32, bool, Option<Rank>, u64);
+
+/// Turn operation `g`'s per-rank size table ([`Operation::bytes_by_rank`]) around into
+/// `own_sizes` (per rank: (operation, size), by increasing operation), the first entry naming a
+/// rank being its size (`bytes_on`'s `find`). False, adding nothing, when the table's ranks are
+/// not increasing: only [`Operation::bytes_on`] answers for such a table. O(ranks named).
+pub(super) fn add_own_sizes<G: Copy + PartialEq>(o: &Operation, g: G, own_sizes: &mut [Vec<(G, u64)>]) -> bool {
+    if !o.bytes_by_rank.iter().all(|e| e.ranks.windows(2).all(|w| w[0] < w[1])) {
+        return false;
+    }
+    for e in &o.bytes_by_rank {
+        for &r in &e.ranks {
+            let Some(list) = own_sizes.get_mut(r as usize) else {
+                continue;
+            };
+            if list.last().is_none_or(|&(last, _)| last != g) {
+                list.push((g, e.bytes));
+            }
+        }
+    }
+    true
+}
 
 /// The operations the records expand to on `rank` ([`expand_with`] followed by
 /// [`physical_calls`], as keys), in order, without building the calls: `neighbour` is
