@@ -37,8 +37,10 @@ export async function screenshot(page, name, fullPage = true) {
 }
 
 /** Drop `files` ({name, bytes}) on the element `zone` (the page's drop zone by default) as a real
- * drop event with a DataTransfer. */
+ * drop event with a DataTransfer, once the zone is in the page. */
 export async function drop(page, files, zone = 'dropzone') {
+  // The app draws its drop zone after its wasm starts: under load a test can get here first.
+  await page.waitForSelector(`#${zone}`, { state: 'attached', timeout: 60_000 });
   const payload = files.map((f) => ({ name: f.name, b64: Buffer.from(f.bytes).toString('base64') }));
   await page.evaluate(({ files, zoneId }) => {
     const dt = new DataTransfer();
