@@ -101,13 +101,7 @@ pid=$(awk -v S="$size" '$3 == S { print $2 }' iotimes-all.log | sort -u | head -
 [ -n "$pid" ] || { echo "abyss.sh: no process wrote $size bytes (rank0.log)" >&2; exit 1; }
 awk -v P="$pid" '$2 == P' iotimes-all.log > iotimes.log
 grep -E '^([0-9]+: )?[A-Z][a-z]+' abyss.out | grep -v 'Running on host' > expected/abyss-log.txt
-if [ $otf2 = yes ]; then
-    "$root/tools/record/otf2-counts.sh" trace/traces.otf2 > expected/otf2-print-counts.txt
-    "$root/tools/record/per-rank.sh" trace/traces.otf2 > expected/otf2-print-per-rank.txt
-else
-    "$root/tools/record/dumpi-counts.sh" . > expected/dumpi2ascii-counts.txt
-    "$root/tools/record/per-rank.sh" . > expected/dumpi2ascii-per-rank.txt
-fi
+"$root/tools/record/expected-counts.sh" .
 "$root/tools/record/log-times.py" . rank0.log 'loaded=^Loaded [0-9]+ k-mer' \
     'stage=^(Finding adjacent|Eroding tips|Pruning tips|Marking ambiguous|Removing low-coverage|Splitting ambiguous|Popping bubbles|Assembling)' \
     'done=^Done\.'

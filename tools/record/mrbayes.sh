@@ -104,22 +104,13 @@ cd "$out"
 mv stdout.txt mrbayes.out
 [ -s stderr.txt ] || rm -f stderr.txt
 grep -q 'Chain swap information' mrbayes.out || { echo "mrbayes.sh: no swap table in mrbayes.out" >&2; exit 1; }
-# Rank 0's writes only: the process whose stdout grew the most.
-mv iotimes.log iotimes-all.log
-pid=$(sort -k3,3n iotimes-all.log | tail -n 1 | cut -d' ' -f2)
-awk -v P="$pid" '$2 == P' iotimes-all.log > iotimes.log
+"$root/tools/record/rank0-iotimes.sh" .
 mkdir -p expected
 {
     grep -E 'Running on|chains|Analysis (completed|used)' mrbayes.out
     sed -n '/Chain swap information for run/,/^ *4 |/p' mrbayes.out
 } > expected/mrbayes-log.txt
-if [ $otf2 = yes ]; then
-    "$root/tools/record/otf2-counts.sh" trace/traces.otf2 > expected/otf2-print-counts.txt
-    "$root/tools/record/per-rank.sh" trace/traces.otf2 > expected/otf2-print-per-rank.txt
-else
-    "$root/tools/record/dumpi-counts.sh" . > expected/dumpi2ascii-counts.txt
-    "$root/tools/record/per-rank.sh" . > expected/dumpi2ascii-per-rank.txt
-fi
+"$root/tools/record/expected-counts.sh" .
 "$root/tools/record/log-times.py" . mrbayes.out 'start=Chain results' 'gen=^ +[0-9]+ -- [(\[]' \
     'diag=Average standard deviation of split' 'end=Analysis completed in'
 if [ $otf2 = yes ]; then

@@ -74,10 +74,7 @@ cd "$out"
 mv stdout.txt petsc.out
 [ -s stderr.txt ] || rm -f stderr.txt
 grep -q 'Summary of Stages' petsc.out || { echo "petsc.sh: no -log_view in petsc.out" >&2; exit 1; }
-# Rank 0's writes only: the process whose stdout grew the most.
-mv iotimes.log iotimes-all.log
-pid=$(sort -k3,3n iotimes-all.log | tail -n 1 | cut -d' ' -f2)
-awk -v P="$pid" '$2 == P' iotimes-all.log > iotimes.log
+"$root/tools/record/rank0-iotimes.sh" .
 mkdir -p expected
 {
     grep -m1 'Processor \[0\]' petsc.out | sed 's/^/finest-or-first DMDA: /'
@@ -88,13 +85,7 @@ mkdir -p expected
     sed -n '/^Summary of Stages/,/^---/p' petsc.out
     grep -E '^(MPI Msg Count|MPI Msg Len|MPI Reductions|Time \(sec\))' petsc.out
 } > expected/petsc-log.txt
-if [ $otf2 = yes ]; then
-    "$root/tools/record/otf2-counts.sh" trace/traces.otf2 > expected/otf2-print-counts.txt
-    "$root/tools/record/per-rank.sh" trace/traces.otf2 > expected/otf2-print-per-rank.txt
-else
-    "$root/tools/record/dumpi-counts.sh" . > expected/dumpi2ascii-counts.txt
-    "$root/tools/record/per-rank.sh" . > expected/dumpi2ascii-per-rank.txt
-fi
+"$root/tools/record/expected-counts.sh" .
 "$root/tools/record/log-times.py" . petsc.out 'solve= 0 KSP Residual norm' \
     'newton=[0-9]+ SNES Function norm' 'logview=PETSc Performance Summary'
 if [ $otf2 = yes ]; then

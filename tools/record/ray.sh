@@ -28,7 +28,7 @@
 # (rank 0's stdout, from Open MPI's --output-filename) and the truth in expected/, independently
 # of tracelogic:
 #   dumpi2ascii-counts.txt / otf2-print-counts.txt  calls per function, sends, bytes, receives
-#                      (dumpi-counts.sh, otf2-counts.sh)
+#                      (expected-counts.sh: dumpi-counts.sh, otf2-counts.sh)
 #   dumpi2ascii-per-rank.txt / otf2-print-per-rank.txt  per-rank sends, bytes, receives
 #                      (per-rank.sh; read by tools/record/check-heldout.py)
 #   log-times.tsv, log-calls.tsv  Ray's steps on the trace's clock: the iotimes shim
@@ -92,13 +92,9 @@ pid=$(sed -n 's/.*Rank= 0 Size= [0-9]* ProcessIdentifier= \([0-9]*\).*/\1/p' ran
 [ -n "$pid" ] || { echo "ray.sh: rank 0's process id not in rank0.log" >&2; exit 1; }
 mv iotimes.log iotimes-all.log
 awk -v P="$pid" '$2 == P' iotimes-all.log > iotimes.log
+"$root/tools/record/expected-counts.sh" .
 if [ $otf2 = yes ]; then
-    "$root/tools/record/otf2-counts.sh" trace/traces.otf2 > expected/otf2-print-counts.txt
-    "$root/tools/record/per-rank.sh" trace/traces.otf2 > expected/otf2-print-per-rank.txt
     tar -cf - trace | zstd -12 -q -T2 -o trace.tar.zst && rm -rf trace
-else
-    "$root/tools/record/dumpi-counts.sh" . > expected/dumpi2ascii-counts.txt
-    "$root/tools/record/per-rank.sh" . > expected/dumpi2ascii-per-rank.txt
 fi
 "$root/tools/record/log-times.py" . rank0.log 'step=Step: .*'
 if [ $otf2 = no ]; then

@@ -135,23 +135,14 @@ cd "$out"
 mv stdout.txt scalapack.out
 [ -s stderr.txt ] || rm -f stderr.txt
 grep -q 'END OF TESTS' scalapack.out || { echo "scalapack.sh: the driver did not finish (scalapack.out)" >&2; exit 1; }
-# Rank 0's writes only: the process whose stdout grew the most.
-mv iotimes.log iotimes-all.log
-pid=$(sort -k3,3n iotimes-all.log | tail -n 1 | cut -d' ' -f2)
-awk -v P="$pid" '$2 == P' iotimes-all.log > iotimes.log
+"$root/tools/record/rank0-iotimes.sh" .
 mkdir -p expected
 {
     echo "# the driver's result lines in order (scalapack.out): test, then the line's fields"
     grep -E '^(WALL|CPU) ' scalapack.out | awk '{ printf "%d\t%s\n", NR, $0 }'
     grep -E 'tests completed and passed|tests completed and failed|tests skipped' scalapack.out | sed 's/^ */# /'
 } > expected/tests.tsv
-if [ $otf2 = yes ]; then
-    "$root/tools/record/otf2-counts.sh" trace/traces.otf2 > expected/otf2-print-counts.txt
-    "$root/tools/record/per-rank.sh" trace/traces.otf2 > expected/otf2-print-per-rank.txt
-else
-    "$root/tools/record/dumpi-counts.sh" . > expected/dumpi2ascii-counts.txt
-    "$root/tools/record/per-rank.sh" . > expected/dumpi2ascii-per-rank.txt
-fi
+"$root/tools/record/expected-counts.sh" .
 "$root/tools/record/log-times.py" . scalapack.out 'header=^---- ' 'test=^(WALL|CPU) ' 'end=END OF TESTS'
 if [ $otf2 = yes ]; then
     tar -cf - trace | zstd -12 -q -T2 -o trace.tar.zst && rm -rf trace
