@@ -191,13 +191,7 @@ impl<'a> ExpansionWalk<'a> {
         let Some(own) = own.filter(|_| !self.irregular[g]) else {
             return o.bytes_on(rank, here);
         };
-        while *next < own.len() && own[*next].0 < g {
-            *next += 1;
-        }
-        match own.get(*next) {
-            Some(&(at, bytes)) if at == g => bytes,
-            _ => o.class_bytes(here),
-        }
+        super::per_rank::own_entry(own, next, g).unwrap_or_else(|| o.class_bytes(here))
     }
 
     /// The point-to-point operations the calls expand to on `rank` (whose direction →

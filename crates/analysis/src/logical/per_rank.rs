@@ -327,14 +327,20 @@ fn own_size<'o>(
     if ops.irregular[at as usize] {
         return o().bytes_on(rank, here);
     }
+    match own_entry(own, next, at) {
+        Some(bytes) => bytes,
+        None if ops.op_flags[at as usize] & op_flags::CLASS == 0 => ops.op_bytes[at as usize],
+        None => o().class_bytes(here),
+    }
+}
+
+/// The size `own` (a rank's (operation, size) list, [`add_own_sizes`]) gives operation `at`,
+/// reading on from `next`, which it advances: operations are asked in increasing order.
+pub(super) fn own_entry<G: Copy + PartialOrd>(own: &[(G, u64)], next: &mut usize, at: G) -> Option<u64> {
     while *next < own.len() && own[*next].0 < at {
         *next += 1;
     }
-    match own.get(*next) {
-        Some(&(g, bytes)) if g == at => bytes,
-        _ if ops.op_flags[at as usize] & op_flags::CLASS == 0 => ops.op_bytes[at as usize],
-        _ => o().class_bytes(here),
-    }
+    own.get(*next).filter(|e| e.0 == at).map(|e| e.1)
 }
 
 /// `f` of every rank `0..n`, in rank order: on every core natively, in order on wasm
