@@ -1,5 +1,6 @@
 // Browser tests that the page shows the fields the analyses gained, as the CLI prints them: the
-// Cartesian topology LAMMPS declared (dropped from tests/data/apps/lammps-melt-12), the patterns
+// Cartesian topology LAMMPS declared (dropped from tests/data/apps/lammps-melt-12), the grid hpcc's
+// HPL declares by communicators and the phase it names (tests/data/apps/hpcc-4), the patterns
 // hidden by default on a NAS MG skeleton of 64 ranks, and each phase's topology label.
 // Expectations come from the CLI on the same files (harness.mjs; scripts/test-web sets the env).
 
@@ -112,5 +113,24 @@ test('the logical view says which operations lie outside the topology and keeps 
   assert.equal(Number(await page.getAttribute(stat, 'data-offsets')), v.operations_as_offsets);
   assert.equal(Number(await page.getAttribute('#view-logical [data-stat="offsets"]', 'data-value')), doc.accuracy.offset_calls);
   assert.equal((await page.textContent(`${stat} dd`)).trim(), line.slice('Structure: '.length).replace(/\.$/, ''));
+  await app.assertClean(s);
+});
+
+test('a grid declared by row and column communicators is listed, and names the phase that is it, as the CLI says', async () => {
+  // hpcc on 4 ranks (tests/data/apps/hpcc-4): HPL's row and column communicators declare its
+  // 2x2 grid (hpccinf.txt); its last phase, HPL, is exactly that grid.
+  const dir = join(root, 'tests/data/apps/hpcc-4');
+  const t = cliJson(['topology', dir]);
+  const ph = cliJson(['phases', dir]);
+  assert.ok(t.communicator_grids.length > 0, 'HPL declares its grid by communicators');
+  assert.equal(ph.phases.at(-1).topology.label, '2x2 process grid (rows and columns)');
+  const s = await dropFiles(filesOf(dir, (n) => n === 'dumpi.tar.zst'));
+  const { page } = s;
+  await show(page, 'topology', '#topology-label');
+  const declared = await page.$$eval('#topology-declared .declared-summary', (li) => li.map((l) => l.textContent.trim()));
+  assert.deepEqual(declared, [...t.declared, ...t.communicator_grids].map((d) => `Declared: ${d.summary}`));
+  await show(page, 'phases', '#phases-table');
+  const shown = await page.$$eval('#phases-table tr.phase-row td.phase-summary', (c) => c.map((x) => x.dataset.topology));
+  assert.deepEqual(shown, ph.phases.map((x) => x.topology?.label ?? ''));
   await app.assertClean(s);
 });
