@@ -56,20 +56,8 @@ pub fn text(r: &TopologyReport) -> String {
     }
     out.push_str(".\n\n");
     identification(&mut out, &r.identification, r.placed_by);
-    if let Some(name) = &r.name_as_declared {
-        let by = if r.declared.iter().any(|d| &d.label == name) {
-            "MPI_Cart_create"
-        } else {
-            "its row and column communicators"
-        };
-        let identified = r
-            .identification
-            .matched
-            .as_ref()
-            .map_or("nothing", |m| m.label.as_str());
-        out.push_str(&format!(
-            "Topology: {name} (declared by {by}; identified: {identified})\n"
-        ));
+    if let (Some(name), Some(note)) = (&r.name_as_declared, r.declared_note()) {
+        out.push_str(&format!("Topology: {name} ({note})\n"));
     }
     for d in &r.declared {
         out.push_str(&format!("Declared: {}\n", d.summary));

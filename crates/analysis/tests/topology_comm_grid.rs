@@ -116,14 +116,43 @@ fn a_column_major_grid_reads_as_its_row_major_transpose_and_a_scattered_one_keep
     assert_eq!(report.name_as_declared.as_deref(), Some("3x2 process grid"));
 }
 
+/// `count` messages of 64 bytes from `a` to `b` after everything else.
+fn stray_messages(t: &mut Trace, a: u32, b: u32, count: u64) {
+    for i in 0..count {
+        let s = 10_000 + 10 * i;
+        let c = t.push_call(a, "MPI_Send", s, s + 1, NO_CALLPATH, 0);
+        t.push_p2p(a, c, c, P2pDir::Send, b, 0, 0, 64);
+        let c = t.push_call(b, "MPI_Recv", s, s + 2, NO_CALLPATH, 0);
+        t.push_p2p(b, c, c, P2pDir::Recv, a, 0, 0, 64);
+    }
+}
+
 #[test]
-fn traffic_off_the_grid_or_no_line_communicators_name_nothing() {
-    // Rank 0 (row 0, col 0) and rank 4 (row 1, col 1) share neither a row nor a column.
+fn traffic_off_the_grid_is_stated_and_names_the_run_only_where_no_shape_does_and_most_bytes_are_on_it() {
+    // Rank 0 (row 0, col 0) and rank 4 (row 1, col 1) share neither a row nor a column: one
+    // message of 64 bytes against the grid's 9 (6 along the rows' rings, 3 in the columns).
     let t = blacs_like(2, 3, |r, c| r * 3 + c, Some((0, 4)));
     let report = identify(&t);
     let g = &report.communicator_grids[0];
     assert_eq!((g.pairs_off_grid, g.off_grid.clone()), (1, vec![[0, 4]]));
     assert!(!g.agrees);
+    assert!((g.off_grid_share - 0.1).abs() < 1e-12, "{}", g.off_grid_share);
+    // No shape of the library is the grid plus that pair, so the declaration names the run
+    // and says what lies off it.
+    assert!(report.identification.matched.is_none());
+    assert_eq!(report.name_as_declared.as_deref(), Some("2x3 process grid"));
+    assert_eq!(
+        report.declared_note().as_deref(),
+        Some(
+            "declared by its row and column communicators; no shape of the library matches: 1 point-to-point \
+             pair lies off the grid (10.0 % of the bytes)"
+        )
+    );
+    // Ten more messages off it: 11 of 20 off the grid, most of the bytes; nothing names the run.
+    let mut t = blacs_like(2, 3, |r, c| r * 3 + c, Some((0, 4)));
+    stray_messages(&mut t, 0, 4, 10);
+    let report = identify(&t);
+    assert!((report.communicator_grids[0].off_grid_share - 0.55).abs() < 1e-12);
     assert_eq!(report.name_as_declared, None);
     // Rows without columns: no grid.
     let mut t = Trace::new("rows", "test", 6);
@@ -173,7 +202,8 @@ fn two_grids_on_the_same_ranks_are_both_reported_and_neither_names_the_run() {
 /// the driver's output `scalapack.out`, its table header (`TIME … P Q …`) and one `WALL` line
 /// per test with that test's P and Q, and BLACS's `Row-major` order. Every 2-D grid the driver
 /// ran must be listed with every rank at (rank / Q, rank mod Q); a run whose tests all use one
-/// grid must be named by it unless pairs lie off it; a run through several grids by none.
+/// grid must be named by it unless pairs off it match another shape; a run through several
+/// grids by none.
 #[test]
 #[ignore = "needs SCALAPACK_HELDOUT (held-out runs, recorded outside the repository)"]
 fn scalapack_held_out_runs_are_named_by_the_drivers_grids() {
@@ -223,7 +253,9 @@ fn scalapack_held_out_runs_are_named_by_the_drivers_grids() {
                 .iter()
                 .find(|g| (g.rows, g.cols) == (p, q))
                 .unwrap();
-            if g.pairs_off_grid == 0 {
+            // Named by it, unless pairs off it make the traffic another shape of the library
+            // (then the match stands); Cholesky's transposes make it none.
+            if g.pairs_off_grid == 0 || report.identification.matched.is_none() {
                 assert_eq!(report.name_as_declared, Some(format!("{p}x{q} process grid")), "{run}");
             }
         } else {

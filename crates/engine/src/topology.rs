@@ -20,7 +20,8 @@ pub(crate) type IdentifiedKey = (Selection, Threshold);
 /// Whether an identification found a topology, with the sentence both shells show when not.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Verdict {
-    /// A topology matched (the whole graph, or every component of it).
+    /// A topology matched (the whole graph, or every component of it), or the program declared
+    /// the one the run is named by (`TopologyReport::name_as_declared`).
     pub found: bool,
     /// Why there is none, when there is none.
     pub why_not: Option<String>,
@@ -29,7 +30,8 @@ pub struct Verdict {
 /// Whether `report` found a topology, and why not.
 pub fn verdict(report: &TopologyReport) -> Verdict {
     let found = report.identification.matched.is_some()
-        || (!report.components.is_empty() && report.components.iter().all(|c| c.identification.matched.is_some()));
+        || (!report.components.is_empty() && report.components.iter().all(|c| c.identification.matched.is_some()))
+        || report.name_as_declared.is_some();
     let why_not = if found {
         None
     } else if report.no_point_to_point {

@@ -23,16 +23,18 @@
 //! P · Q of the rank count a walk over the sets of those two sizes.
 
 use super::grid_lines::CommTraffic;
+use crate::matrix::CommMatrix;
 use serde::{Deserialize, Serialize};
+use std::cell::OnceCell;
 use std::collections::{BTreeMap, BTreeSet};
-use tracelogic_model::Trace;
+use tracelogic_model::{Selection, Trace};
 
 /// Distinct member sets examined per size at most (a guard against traces with thousands of
 /// communicators; a grid beyond them is not found).
 const MAX_SETS_PER_SIZE: usize = 4096;
 
 /// A P × Q process grid declared by row and column communicators, compared with the traffic.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CommunicatorGrid {
     /// P: the number of rows (each of `cols` ranks).
     pub rows: u32,
@@ -62,6 +64,10 @@ pub struct CommunicatorGrid {
     pub pairs_off_grid: usize,
     /// Such pairs, world ranks.
     pub off_grid: Vec<[u32; 2]>,
+    /// The share of the run's point-to-point bytes (every pair, before filtering) sent between
+    /// ranks that share neither a row nor a column (0 when `pairs_off_grid` is 0).
+    #[serde(default)]
+    pub off_grid_share: f64,
     /// Every observed pair lies in a row or a column, and both rows and columns carry traffic
     /// (point-to-point pairs or collectives on their communicators).
     pub agrees: bool,
@@ -117,6 +123,41 @@ fn partition<'a>(n: usize, sets: &'a BTreeMap<Vec<u32>, Vec<u32>>, anchor: &'a [
     Some(chosen)
 }
 
+/// What the grids are compared with: the observed pairs, the traffic on each communicator and,
+/// only when some pair lies off a grid, the run's whole matrix (for the bytes off it).
+struct Observed<'a> {
+    trace: &'a Trace,
+    edges: &'a [[u32; 2]],
+    traffic: CommTraffic,
+    matrix: OnceCell<CommMatrix>,
+}
+
+impl Observed<'_> {
+    fn matrix(&self) -> &CommMatrix {
+        self.matrix
+            .get_or_init(|| CommMatrix::from_trace(self.trace, &Selection::all()))
+    }
+}
+
+/// The share of `matrix`'s bytes between ranks in neither the same row nor the same column.
+fn off_grid_share(matrix: &CommMatrix, coords: &[[u32; 2]]) -> f64 {
+    let (mut off, mut all) = (0u64, 0u64);
+    for e in matrix.entries() {
+        let (Some(a), Some(b)) = (coords.get(e.from as usize), coords.get(e.to as usize)) else {
+            continue;
+        };
+        all += e.bytes;
+        if a[0] != b[0] && a[1] != b[1] {
+            off += e.bytes;
+        }
+    }
+    if all == 0 {
+        0.0
+    } else {
+        off as f64 / all as f64
+    }
+}
+
 /// Every process grid over all of `trace`'s ranks that its communicators declare (see the
 /// module documentation); `edges` are the observed (filtered) communicating pairs.
 pub fn find(trace: &Trace, edges: &[[u32; 2]]) -> Vec<CommunicatorGrid> {
@@ -127,7 +168,12 @@ pub fn find(trace: &Trace, edges: &[[u32; 2]]) -> Vec<CommunicatorGrid> {
     let sets = member_sets(trace);
     let mut found: Vec<CommunicatorGrid> = Vec::new();
     let mut seen: BTreeSet<Vec<[u32; 2]>> = BTreeSet::new();
-    let traffic = CommTraffic::of(trace);
+    let observed = Observed {
+        trace,
+        edges,
+        traffic: CommTraffic::of(trace),
+        matrix: OnceCell::new(),
+    };
     for a in 2..=n / 2 {
         if !n.is_multiple_of(a) {
             continue;
@@ -148,7 +194,7 @@ pub fn find(trace: &Trace, edges: &[[u32; 2]]) -> Vec<CommunicatorGrid> {
                 let (Some(fa), Some(fb)) = (partition(n, sa, ga), partition(n, sb, gb)) else {
                     continue;
                 };
-                if let Some(g) = grid_of(n, &fa, &fb, sa, sb, edges, &traffic) {
+                if let Some(g) = grid_of(n, &fa, &fb, sa, sb, &observed) {
                     if seen.insert(g.coords.clone()) {
                         found.push(g);
                     }
@@ -188,9 +234,9 @@ fn grid_of(
     fb: &[&[u32]],
     sa: &BTreeMap<Vec<u32>, Vec<u32>>,
     sb: &BTreeMap<Vec<u32>, Vec<u32>>,
-    edges: &[[u32; 2]],
-    traffic: &CommTraffic,
+    observed: &Observed<'_>,
 ) -> Option<CommunicatorGrid> {
+    let (edges, traffic) = (observed.edges, &observed.traffic);
     let index = |family: &[&[u32]]| {
         let mut of = vec![u32::MAX; n];
         let mut order: Vec<&[u32]> = family.to_vec();
@@ -267,8 +313,16 @@ fn grid_of(
          {col_communicators} column communicators, {row_collective_calls} and {col_collective_calls} \
          collective calls on them); point-to-point pairs: {pairs_in_rows} in rows, {pairs_in_cols} in columns"
     );
+    let off_grid_share = if pairs_off_grid > 0 {
+        off_grid_share(observed.matrix(), &coords)
+    } else {
+        0.0
+    };
     if pairs_off_grid > 0 {
-        summary.push_str(&format!(", {pairs_off_grid} off the grid"));
+        summary.push_str(&format!(
+            ", {pairs_off_grid} off the grid ({:.1} % of the bytes)",
+            100.0 * off_grid_share
+        ));
     }
     summary.push('.');
     Some(CommunicatorGrid {
@@ -286,6 +340,7 @@ fn grid_of(
         pairs_in_cols,
         pairs_off_grid,
         off_grid: off,
+        off_grid_share,
         agrees,
         summary,
     })

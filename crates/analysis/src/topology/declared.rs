@@ -360,7 +360,9 @@ pub fn compare(trace: &Trace, report: &TopologyReport) -> Vec<DeclaredTopology> 
 /// Fill `report.declared` from `trace` (the trace `report` was identified from) and, when a
 /// declared topology agrees and its members include every rank with an edge, name the run by
 /// it (`report.name_as_declared`); else by the one process grid that row and column
-/// communicators declare and the traffic agrees with ([`super::comm_grid`]). The CLI and the page call this next to
+/// communicators declare and the traffic agrees with ([`super::comm_grid`]); else, when no
+/// shape of the library matches, by the only such grid when both its rows and its columns
+/// carry traffic and it carries most of the bytes (pairs off it are listed in its summary). The CLI and the page call this next to
 /// `logical::place_by_first_contacts`.
 pub fn attach(trace: &Trace, report: &mut TopologyReport) {
     report.declared = compare(trace, report);
@@ -382,6 +384,22 @@ pub fn attach(trace: &Trace, report: &mut TopologyReport) {
     if report.name_as_declared.is_none() {
         let mut agreeing = report.communicator_grids.iter().filter(|g| g.agrees);
         if let (Some(g), None) = (agreeing.next(), agreeing.next()) {
+            report.name_as_declared = Some(g.label.clone());
+        }
+    }
+    // No shape of the library matches, and the program declared one grid (only one) whose rows and
+    // columns both carry traffic and hold most of the bytes (ScaLAPACK's Cholesky adds the
+    // transposes of its panels between ranks on neither): the declaration is the best name
+    // the run has; the grid's summary says what lies off it.
+    let identified = report.identification.matched.is_some()
+        || (!report.components.is_empty() && report.components.iter().all(|c| c.identification.matched.is_some()));
+    if report.name_as_declared.is_none() && !identified && report.communicator_grids.len() == 1 {
+        let mut mostly = report.communicator_grids.iter().filter(|g| {
+            (g.pairs_in_rows > 0 || g.row_collective_calls > 0)
+                && (g.pairs_in_cols > 0 || g.col_collective_calls > 0)
+                && g.off_grid_share < 0.5
+        });
+        if let (Some(g), None) = (mostly.next(), mostly.next()) {
             report.name_as_declared = Some(g.label.clone());
         }
     }

@@ -365,6 +365,38 @@ pub struct TopologyReport {
     pub communicator_grids: Vec<super::comm_grid::CommunicatorGrid>,
 }
 
+impl TopologyReport {
+    /// What follows the declared name (`name_as_declared`), as both shells show it: `declared by
+    /// MPI_Cart_create; identified as 4x3 torus`, or for a grid no shape of the library matches
+    /// `declared by its row and column communicators; no shape of the library matches: 4
+    /// point-to-point pairs lie off the grid (26.6 % of the bytes)`. `None` without a declared
+    /// name.
+    pub fn declared_note(&self) -> Option<String> {
+        let name = self.name_as_declared.as_ref()?;
+        let by = if self.declared.iter().any(|d| &d.label == name) {
+            "MPI_Cart_create"
+        } else {
+            "its row and column communicators"
+        };
+        Some(match &self.identification.matched {
+            Some(m) => format!("declared by {by}; identified as {}", m.label),
+            None => {
+                let off = self.communicator_grids.iter().find(|g| &g.label == name);
+                match off.filter(|g| g.pairs_off_grid > 0) {
+                    Some(g) => format!(
+                        "declared by {by}; no shape of the library matches: {} point-to-point pair{} off the \
+                         grid ({:.1} % of the bytes)",
+                        g.pairs_off_grid,
+                        if g.pairs_off_grid == 1 { " lies" } else { "s lie" },
+                        100.0 * g.off_grid_share
+                    ),
+                    None => format!("declared by {by}; no shape of the library matches"),
+                }
+            }
+        })
+    }
+}
+
 /// Equal disjoint cliques named as the rows or columns of a process grid.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CliqueGroups {

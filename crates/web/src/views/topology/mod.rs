@@ -261,31 +261,10 @@ fn spectrum_plot(app: &[f64], candidate: Option<&Vec<f64>>) -> Html {
     }
 }
 
-/// The name the headline gives the run's topology: the declared grid's when it agrees with the
-/// whole observed graph (`2x2x3 torus`), else `label` (the match, or why there is none).
+/// The name the headline gives the run's topology: the declared one when the run has it
+/// (`2x2x3 torus`, `2x4 process grid`), else `label` (the match, or why there is none).
 pub fn headline_name(report: &TopologyReport, label: &str) -> String {
-    match (&report.name_as_declared, &report.identification.matched) {
-        (Some(name), Some(_)) => name.clone(),
-        _ => label.to_owned(),
-    }
-}
-
-/// What follows a declared name in the headline, as `tracelogic topology` prints it:
-/// `declared by MPI_Cart_create; identified as 4x3 torus` (`declared by its row and column
-/// communicators` for a process grid found by `topology::comm_grid`). `None` without a declared
-/// name.
-pub fn declared_note(report: &TopologyReport) -> Option<String> {
-    match (&report.name_as_declared, &report.identification.matched) {
-        (Some(name), Some(m)) => {
-            let by = if report.declared.iter().any(|d| &d.label == name) {
-                "MPI_Cart_create"
-            } else {
-                "its row and column communicators"
-            };
-            Some(format!("declared by {by}; identified as {}", m.label))
-        }
-        _ => None,
-    }
+    report.name_as_declared.clone().unwrap_or_else(|| label.to_owned())
 }
 
 /// The cliques' name when nothing matched the whole graph (`Cliques: rows of a 2x4 process grid`).
@@ -358,7 +337,7 @@ pub fn topology_view(props: &TopologyProps) -> Html {
             <p class="headline">
                 { "Identified topology: " }
                 <strong id="topology-label" data-label={label.clone()} data-declared={report.name_as_declared.clone().unwrap_or_default()}>{ headline_name(&report, &label) }</strong>
-                if let Some(note) = declared_note(&report) { <span id="topology-declared-name">{ format!(" ({note})") }</span> }
+                if let Some(note) = report.declared_note() { <span id="topology-declared-name">{ format!(" ({note})") }</span> }
                 if id.matched.is_some() { <span id="topology-proof">{ format!(" {PROOF}") }</span> }
                 <span id="topology-graph-line" data-isolated={report.isolated_ranks.len().to_string()}>{ format!(" · {}", graph_line(&report)) }</span>
             </p>
@@ -406,7 +385,11 @@ pub fn topology_view(props: &TopologyProps) -> Html {
                 { drawing(&report, highlighted, on_hover) }
                 if id.mapping.is_empty() {
                     <p class="note" id="topology-no-mapping">{ if report.components.is_empty() {
-                        "No rank ↔ coordinates: no topology of the library matches this graph."
+                        if report.name_as_declared.is_some() {
+                            "No proved rank ↔ coordinates: no topology of the library matches this graph (the declared grid's placement is in its line above)."
+                        } else {
+                            "No rank ↔ coordinates: no topology of the library matches this graph."
+                        }
                     } else {
                         "No rank ↔ coordinates for the whole graph (no topology matches it); each component's are below."
                     } }</p>

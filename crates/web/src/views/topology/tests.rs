@@ -27,7 +27,7 @@ fn the_headline_names_the_grid_lammps_declared() {
     let m = report.identification.matched.as_ref().expect("a match");
     assert_eq!(headline_name(&report, &m.label), "2x2x3 torus");
     assert_eq!(
-        declared_note(&report).unwrap(),
+        report.declared_note().unwrap(),
         format!("declared by MPI_Cart_create; identified as {}", m.label)
     );
     assert_eq!(report.declared.len(), 1);
