@@ -75,6 +75,9 @@ pub fn text(r: &TopologyReport) -> String {
             out.push_str(&format!("  rank=(row,col): {}\n", cells.join(" ")));
         }
     }
+    for g in &r.sub_grids {
+        out.push_str(&format!("Declared: {}\n", g.summary));
+    }
     if let (None, Some(c)) = (&r.identification.matched, &r.cliques) {
         out.push_str(&format!("Cliques: {}\n", c.label));
     }

@@ -263,3 +263,64 @@ fn scalapack_held_out_runs_are_named_by_the_drivers_grids() {
         }
     }
 }
+
+#[test]
+fn a_grid_on_part_of_the_ranks_is_listed_and_lines_of_a_whole_grid_are_nobody_elses() {
+    // Ranks 1, 3, 5, 7 of 8 as a 2x2 grid: rows {1, 3}, {5, 7}, columns {1, 5}, {3, 7}.
+    let mut t = Trace::new("part", "test", 8);
+    for m in [vec![1, 3], vec![5, 7], vec![1, 5], vec![3, 7]] {
+        t.add_comm("line", m);
+    }
+    stray_messages(&mut t, 1, 3, 1); // in a row
+    stray_messages(&mut t, 3, 7, 1); // in a column
+    stray_messages(&mut t, 1, 7, 1); // between grid ranks, off it
+    stray_messages(&mut t, 0, 5, 1); // from outside
+    let report = identify(&t);
+    assert!(report.communicator_grids.is_empty());
+    assert_eq!(report.sub_grids.len(), 1, "{:#?}", report.sub_grids);
+    let g = &report.sub_grids[0];
+    assert_eq!((g.rows, g.cols, g.ranks.clone()), (2, 2, vec![1, 3, 5, 7]));
+    assert_eq!(g.coords, vec![[0, 0], [0, 1], [1, 0], [1, 1]]);
+    assert_eq!(
+        (g.pairs_in_rows, g.pairs_in_cols, g.pairs_off_grid, g.pairs_leaving),
+        (1, 1, 1, 1)
+    );
+    // A 3x2 grid over all 6 ranks and pairs {0, 2}, {1, 3}: with the whole grid's rows {0, 1}
+    // and {2, 3} they would make a 2x2 grid on 0-3; that mix is no declaration.
+    let mut t = blacs_like(3, 2, |r, c| r * 2 + c, None);
+    t.add_comm("pair", vec![0, 2]);
+    t.add_comm("pair", vec![1, 3]);
+    let report = identify(&t);
+    assert_eq!(report.communicator_grids.len(), 1);
+    assert!(report.sub_grids.is_empty(), "{:#?}", report.sub_grids);
+}
+
+/// Quantum ESPRESSO on 8 ranks diagonalises with ScaLAPACK on a sub-group its output states
+/// (`size of sub-group:  2*  2 procs`): the trace's communicators declare that grid on 4 of the
+/// 8 ranks, and no grid over all of them.
+#[test]
+fn quantum_espresso_diagonalises_on_the_sub_grid_its_output_states() {
+    use tracelogic_formats::{fs::load_paths, read_trace};
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/data/apps/qe-si-8");
+    let out = std::fs::read_to_string(dir.join("pw.out")).unwrap();
+    let line = out
+        .lines()
+        .find(|l| l.contains("size of sub-group:"))
+        .expect("the sub-group line");
+    let dims: Vec<u32> = line
+        .split("sub-group:")
+        .nth(1)
+        .unwrap()
+        .replace("procs)", "")
+        .split('*')
+        .map(|d| d.trim().parse().unwrap())
+        .collect();
+    assert_eq!(dims.len(), 2, "{line}");
+    let trace = read_trace(load_paths(&[dir.join("dumpi.tar.zst")]).unwrap()).unwrap();
+    let report = identify(&trace);
+    assert!(report.communicator_grids.is_empty());
+    assert_eq!(report.sub_grids.len(), 1, "{:#?}", report.sub_grids);
+    let g = &report.sub_grids[0];
+    assert_eq!((g.rows, g.cols), (dims[0], dims[1]));
+    assert_eq!(g.ranks.len() as u32, dims[0] * dims[1]);
+}

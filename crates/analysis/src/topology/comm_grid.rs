@@ -77,7 +77,7 @@ pub struct CommunicatorGrid {
 
 /// The distinct member sets (sorted) of `trace`'s communicators, by size, each with the ids of
 /// the communicators that have it.
-fn member_sets(trace: &Trace) -> BTreeMap<usize, BTreeMap<Vec<u32>, Vec<u32>>> {
+pub(super) fn member_sets(trace: &Trace) -> BTreeMap<usize, BTreeMap<Vec<u32>, Vec<u32>>> {
     let n = trace.num_ranks();
     let mut by_size: BTreeMap<usize, BTreeMap<Vec<u32>, Vec<u32>>> = BTreeMap::new();
     for (id, c) in trace.comms.iter().enumerate() {

@@ -381,6 +381,7 @@ pub fn attach(trace: &Trace, report: &mut TopologyReport) {
         })
         .map(|d| d.label.clone());
     report.communicator_grids = super::comm_grid::find(trace, &report.edges);
+    report.sub_grids = super::sub_grid::find(trace, &report.edges, &report.communicator_grids);
     if report.name_as_declared.is_none() {
         let mut agreeing = report.communicator_grids.iter().filter(|g| g.agrees);
         if let (Some(g), None) = (agreeing.next(), agreeing.next()) {

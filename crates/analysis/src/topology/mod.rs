@@ -20,6 +20,7 @@ pub mod cuts;
 pub mod declared;
 pub mod grid_lines;
 pub mod report;
+pub mod sub_grid;
 
 mod candidate;
 mod near;
@@ -230,6 +231,7 @@ fn report(
         declared: Vec::new(),
         name_as_declared: None,
         communicator_grids: Vec::new(),
+        sub_grids: Vec::new(),
     }
 }
 

@@ -363,6 +363,11 @@ pub struct TopologyReport {
     /// `name_as_declared` is its label (`2x3 process grid`).
     #[serde(default)]
     pub communicator_grids: Vec<super::comm_grid::CommunicatorGrid>,
+    /// Process grids that row and column communicators declare on part of the ranks
+    /// (Quantum ESPRESSO's ortho group: ScaLAPACK on 4 of 8 ranks); listed, never the run's
+    /// name. Filled by [`super::declared::attach`].
+    #[serde(default)]
+    pub sub_grids: Vec<super::sub_grid::SubGrid>,
 }
 
 impl TopologyReport {

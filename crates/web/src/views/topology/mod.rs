@@ -341,13 +341,16 @@ pub fn topology_view(props: &TopologyProps) -> Html {
                 if id.matched.is_some() { <span id="topology-proof">{ format!(" {PROOF}") }</span> }
                 <span id="topology-graph-line" data-isolated={report.isolated_ranks.len().to_string()}>{ format!(" · {}", graph_line(&report)) }</span>
             </p>
-            if !report.declared.is_empty() || !report.communicator_grids.is_empty() {
+            if !report.declared.is_empty() || !report.communicator_grids.is_empty() || !report.sub_grids.is_empty() {
                 <ul class="small" id="topology-declared">
                     { for report.declared.iter().map(|d| html! {
                         <li class="declared-summary" data-agrees={d.agrees.to_string()} data-label={d.label.clone()}>{ format!("Declared: {}", d.summary) }</li>
                     }) }
                     { for report.communicator_grids.iter().map(|g| html! {
                         <li class="declared-summary" data-agrees={g.agrees.to_string()} data-label={g.label.clone()}>{ format!("Declared: {}", g.summary) }</li>
+                    }) }
+                    { for report.sub_grids.iter().map(|g| html! {
+                        <li class="declared-summary" data-agrees="part" data-label={g.label.clone()}>{ format!("Declared: {}", g.summary) }</li>
                     }) }
                 </ul>
             }
