@@ -15,8 +15,9 @@
 # --rankfile FILE binds the two ranks as FILE says (kept as OUT_DIR/rankfile).
 #
 # Afterwards OUT_DIR holds the trace packed (dumpi.tar.zst or trace.tar.zst; unpacked files
-# removed), netpipe.out (the program's stderr: one line per size), np.out (NetPIPE's own table:
-# bytes, Mbps, half round trip) and the truth in expected/, independently of tracelogic:
+# removed), netpipe.out (the program's stderr: one line per size), stdout.txt (each rank's host
+# name), np.out (NetPIPE's own table: bytes, Mbps, half round trip) and the truth in expected/,
+# independently of tracelogic:
 #   sizes.tsv       per size (netpipe.out): step, bytes, round trips per trial
 #   dumpi2ascii-counts.txt / otf2-print-counts.txt  calls per function, sends, bytes, receives
 #   dumpi2ascii-per-rank.txt / otf2-print-per-rank.txt  per-rank sends, bytes, receives
