@@ -19,7 +19,10 @@
 # defaults to 4. --rankfile FILE binds the ranks as FILE says (kept as OUT_DIR/rankfile).
 #
 # The driver is Fortran: Open MPI's Fortran bindings call PMPI_* directly, so DUMPI's Fortran
-# wrappers are preloaded too (record.sh --fortran).
+# wrappers are preloaded too (record.sh --fortran). They need build-dumpi.sh's MPI_Pack fix
+# (1 Dec 2026): an older DUMPI build aborts MUMPS at its first packed message (MPI_ERR_TRUNCATE in
+# stderr.txt); DUMPI_PREFIX names the build. The OTF2 tracer needs its Fortran MPI_Iprobe (same
+# date) to record MUMPS's probes.
 #
 # Afterwards OUT_DIR holds the trace packed (dumpi.tar.zst or trace.tar.zst; unpacked files
 # removed), matrix.in (the input), mumps.out (the driver's output) and the truth in expected/,
