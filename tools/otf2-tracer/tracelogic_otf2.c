@@ -1200,6 +1200,21 @@ void mpi_test_(F *req, F *flag, F *status, F *ierr) {
     if (fl) fstatus(&s, status);
 }
 
+/* MUMPS polls for its messages from Fortran (MPI_Iprobe, then MPI_Recv of what it found): without
+ * these the probes of a Fortran program were missing from its trace. */
+void mpi_probe_(F *source, F *tag, F *comm, F *status, F *ierr) {
+    MPI_Status s;
+    *ierr = MPI_Probe(*source, *tag, C(comm), &s);
+    fstatus(&s, status);
+}
+void mpi_iprobe_(F *source, F *tag, F *comm, F *flag, F *status, F *ierr) {
+    MPI_Status s;
+    int fl = 0;
+    *ierr = MPI_Iprobe(*source, *tag, C(comm), &fl, &s);
+    *flag = fl;
+    if (fl) fstatus(&s, status);
+}
+
 /* Fortran's MPI_STATUS_SIZE: Open MPI's C status, in Fortran integers. */
 #define F_STATUS_SIZE (sizeof(MPI_Status) / sizeof(F))
 

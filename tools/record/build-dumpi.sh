@@ -67,6 +67,12 @@ if ! grep -q libdumpi_f77_put_buffer_info $lib/fromf77.f; then
     # MPI_Wait. It is treated as an output, as MPI_Test already is.
     sed -i 's/^  stat = start_inbound_status(status);$/  stat = start_outbound_status(status);/' $lib/tof77.c
     grep -q 'start_inbound_status(status);$' $lib/tof77.c && [ "$(grep -c '^  stat = start_inbound_status' $lib/tof77.c)" -eq 0 ] || { echo "build-dumpi.sh: tof77.c MPI_Wait not patched" >&2; exit 1; }
+    # MPI_Pack's and MPI_Unpack's position is an input and an output (where to go on packing),
+    # but the binding handed C an uninitialised copy: MUMPS packs its messages in several calls
+    # and stops at the first with MPI_ERR_TRUNCATE (or packs at a random offset). The copy now
+    # starts from the caller's position.
+    sed -i 's/^  int cposition;$/  int cposition = *position;/' $lib/tof77.c
+    [ "$(grep -c '^  int cposition = \*position;$' $lib/tof77.c)" -eq 2 ] || { echo "build-dumpi.sh: tof77.c MPI_Pack/Unpack not patched" >&2; exit 1; }
 fi
 ./bootstrap.sh
 fortran=

@@ -16,7 +16,9 @@
  * write(2) to a descriptor whose target ends with IOTIMES_MATCH is logged the same way, the offset
  * being the bytes this process has written to that descriptor so far (its own file or pipe
  * position); IOTIMES_MATCH=stdout names descriptor 1 (Quantum ESPRESSO's output, where only the
- * first rank writes; the others send their unit 6 to /dev/null). C and C++ programs that write stdout
+ * first rank writes; the others send their unit 6 to /dev/null); IOTIMES_MATCH=stderr names descriptor 2
+ * (NetPIPE prints its results there; with IOTIMES_STDOUT_LINES=1 every line stdio writes to stderr
+ * is dated, below). C and C++ programs that write stdout
  * through stdio and fflush it after each message (Meep's master_printf) are dated the same way: with
  * IOTIMES_WRITES=1 IOTIMES_MATCH=stdout each fflush(stdout) logs the bytes written to descriptor 1 so
  * far, counting what the flush empties from stdio's buffer (glibc's FILE fields) together with the
@@ -27,6 +29,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,28 +100,38 @@ static int tracked_fd(int fd);
 static int stdout_lines;
 
 static ssize_t stdout_lines_write(void *cookie, const char *buf, size_t n) {
-  (void)cookie;
+  int fd = (int)(intptr_t)cookie;
   static ssize_t (*real)(int, const void *, size_t);
   if (!real) real = (ssize_t (*)(int, const void *, size_t)) dlsym(RTLD_NEXT, "write");
   size_t done = 0;
   while (done < n) {
-    ssize_t rc = real(1, buf + done, n - done);
+    ssize_t rc = real(fd, buf + done, n - done);
     if (rc <= 0) break;
     done += (size_t)rc;
   }
   if (done > 0) {
-    written[1] += (long)done;
-    log_time(written[1]);
+    written[fd] += (long)done;
+    log_time(written[fd]);
   }
   return done > 0 ? (ssize_t)done : -1;
 }
 
 __attribute__((constructor)) static void buffer_stdout(void) {
-  if (!tracked_fd(1)) return;
   const char *lines = getenv("IOTIMES_STDOUT_LINES");
+  cookie_io_functions_t io = {.read = NULL, .write = stdout_lines_write, .seek = NULL, .close = NULL};
+  if (tracked_fd(2) && lines && strcmp(lines, "1") == 0) {
+    /* IOTIMES_MATCH=stderr: stdio writes stderr unbuffered from inside glibc, unseen by the write
+     * hook; a line-buffered stream of this shim dates each line instead (NetPIPE). */
+    FILE *f = fopencookie((void *)(intptr_t)2, "w", io);
+    if (f) {
+      setvbuf(f, NULL, _IOLBF, 1 << 16);
+      stderr = f;
+    }
+    return;
+  }
+  if (!tracked_fd(1)) return;
   if (lines && strcmp(lines, "1") == 0) {
-    cookie_io_functions_t io = {.read = NULL, .write = stdout_lines_write, .seek = NULL, .close = NULL};
-    FILE *f = fopencookie(NULL, "w", io);
+    FILE *f = fopencookie((void *)(intptr_t)1, "w", io);
     if (f) {
       setvbuf(f, NULL, _IOLBF, 1 << 16);
       fflush(stdout);
@@ -174,6 +187,7 @@ static int tracked_fd(int fd) {
   if (!on || strcmp(on, "1") != 0 || fd < 0 || fd >= MAX_FD) return 0;
   const char *want = getenv("IOTIMES_MATCH");
   if (want && strcmp(want, "stdout") == 0) return fd == 1;
+  if (want && strcmp(want, "stderr") == 0) return fd == 2;
   char link[64], target[4096];
   snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
   ssize_t n = readlink(link, target, sizeof target - 1);

@@ -80,3 +80,54 @@ fn periodic_collectives_stay_inside_the_loop() {
     assert_eq!(p0.phases[0].start, 0);
     assert!(p0.phases.iter().any(|ph| ph.start == 8), "{:?}", p0.phases);
 }
+
+/// A run of fewer pattern occurrences than windows whose communication crowds into a few
+/// moments (MUMPS's analysis, factorization and solve: 99 occurrences on 4 ranks, most of the
+/// 100 windows empty while rank 0 computes): a ring exchange in two bursts of 10 iterations, a
+/// torus exchange in two bursts, each pair of bursts 50 ms apart, the second ring burst and the
+/// first torus burst in the same window. Three non-empty windows cannot be permuted into
+/// significance, so the whole run was one phase; the occurrences decide (docs/phases.md,
+/// step 3c): two phases, cut where the ring gives way to the torus, each inside its generated
+/// stretch.
+#[test]
+fn few_occurrences_crowded_into_few_windows_are_cut_where_communication_changes() {
+    let burst = |topology: &str, style: Style, iterations: u32, compute_ns: u64| Phase {
+        compute_ns: Some(compute_ns),
+        ..phase(topology, style, iterations)
+    };
+    let spec = Spec {
+        topology: TopologySpec::parse("torus:4x4").unwrap(),
+        phases: vec![
+            burst("ring:16", Style::Sendrecv, 10, 1_000),
+            burst("ring:16", Style::Sendrecv, 1, 50_000_000),
+            burst("ring:16", Style::Sendrecv, 10, 1_000),
+            burst("torus:4x4", Style::Isend, 10, 1_000),
+            burst("torus:4x4", Style::Isend, 1, 50_000_000),
+            burst("torus:4x4", Style::Isend, 10, 1_000),
+        ],
+        ..Default::default()
+    };
+    let (trace, truth) = generate_with_truth(&spec).unwrap();
+    let matching = match_messages(&trace);
+    let events = rank_events(&trace, false);
+    let a = analyse_events(&trace, &matching, &events, &PatternOptions::default());
+    let p = detect_phases(&trace, &events, &a.communication, 0.0, Outside::Own);
+    assert!(p.sequence_length < 100, "{} occurrences", p.sequence_length);
+    assert_eq!(
+        p.phases.len(),
+        2,
+        "{:?}",
+        p.phases.iter().map(|ph| ph.extent).collect::<Vec<_>>()
+    );
+    let (ring_end, torus_start) = (truth.phases[2].end_ns, truth.phases[3].start_ns);
+    assert!(
+        p.phases[0].extent.1 <= ring_end,
+        "{:?} vs ring end {ring_end}",
+        p.phases[0].extent
+    );
+    assert!(
+        p.phases[1].extent.0 >= torus_start,
+        "{:?} vs torus start {torus_start}",
+        p.phases[1].extent
+    );
+}
