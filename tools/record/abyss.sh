@@ -41,17 +41,7 @@
 #                   the start of its stage.
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
-out=${1:?usage: abyss.sh OUT_DIR [RANKS [--otf2] [--rankfile FILE]]}
-ranks=${2:-4}
-shift $(( $# < 2 ? $# : 2 ))
-opts=(); rankfile=; otf2=no
-while [ $# -gt 0 ]; do
-    case $1 in
-        --otf2) opts+=(--otf2); otf2=yes; shift ;;
-        --rankfile) rankfile=$(realpath "$2"); shift 2 ;;
-        *) echo "abyss.sh: unknown option $1" >&2; exit 2 ;;
-    esac
-done
+. "$root/tools/record/args.sh"
 abyssp=/usr/lib/abyss/ABYSS-P
 [ -x $abyssp ] || { echo "abyss.sh: $abyssp is missing (apt-get install -y abyss)" >&2; exit 1; }
 [ -n "$rankfile" ] && opts+=(--mpirun-opt "--rankfile $rankfile --report-bindings")

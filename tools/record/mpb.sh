@@ -34,17 +34,7 @@
 #                   between its "solve_kpoint" line and its "tefreqs:, K" line.
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
-out=${1:?usage: mpb.sh OUT_DIR [RANKS [--otf2] [--rankfile FILE]]}
-ranks=${2:-4}
-shift $(( $# < 2 ? $# : 2 ))
-opts=(); rankfile=; otf2=no
-while [ $# -gt 0 ]; do
-    case $1 in
-        --otf2) opts+=(--otf2); otf2=yes; shift ;;
-        --rankfile) rankfile=$(realpath "$2"); shift 2 ;;
-        *) echo "mpb.sh: unknown option $1" >&2; exit 2 ;;
-    esac
-done
+. "$root/tools/record/args.sh"
 command -v mpb-mpi >/dev/null || { echo "mpb.sh: mpb-mpi is missing (apt-get install -y mpb-mpi)" >&2; exit 1; }
 [ -n "$rankfile" ] && opts+=(--mpirun-opt "--rankfile $rankfile --report-bindings")
 rm -rf "$out"

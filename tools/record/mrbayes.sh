@@ -44,17 +44,7 @@
 #                    (tools/record/log-times.py)
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
-out=${1:?usage: mrbayes.sh OUT_DIR [RANKS [--otf2] [--rankfile FILE]]}
-ranks=${2:-4}
-shift $(( $# < 2 ? $# : 2 ))
-opts=(); rankfile=; otf2=no
-while [ $# -gt 0 ]; do
-    case $1 in
-        --otf2) opts+=(--otf2); otf2=yes; shift ;;
-        --rankfile) rankfile=$(realpath "$2"); shift 2 ;;
-        *) echo "mrbayes.sh: unknown option $1" >&2; exit 2 ;;
-    esac
-done
+. "$root/tools/record/args.sh"
 prefix=${MRBAYES_PREFIX:-/opt/mrbayes-mpi}
 ngen=${MB_NGEN:-4000}
 if [ ! -x "$prefix/bin/mb" ] || [ ! -f "$prefix/examples/primates.nex" ]; then

@@ -38,17 +38,7 @@
 #                      "Step: NAME" line (the end of that step) and counts the MPI calls between
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
-out=${1:?usage: ray.sh OUT_DIR [RANKS [--otf2] [--rankfile FILE]]}
-ranks=${2:-4}
-shift $(( $# < 2 ? $# : 2 ))
-opts=(); rankfile=; otf2=no
-while [ $# -gt 0 ]; do
-    case $1 in
-        --otf2) opts+=(--otf2); otf2=yes; shift ;;
-        --rankfile) rankfile=$(realpath "$2"); shift 2 ;;
-        *) echo "ray.sh: unknown option $1" >&2; exit 2 ;;
-    esac
-done
+. "$root/tools/record/args.sh"
 command -v Ray >/dev/null || { echo "ray.sh: Ray is missing (apt-get install -y ray)" >&2; exit 1; }
 [ -n "$rankfile" ] && opts+=(--mpirun-opt "--rankfile $rankfile --report-bindings")
 rm -rf "$out"
