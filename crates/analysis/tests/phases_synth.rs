@@ -1,9 +1,18 @@
 //! Execution phases of generated multi-phase runs (tracelogic_synth), found at their boundaries.
 
 use tracelogic_analysis::patterns::{analyse_events, rank_events, PatternOptions};
-use tracelogic_analysis::phases::{detect_phases, Outside};
-use tracelogic_model::match_messages;
+use tracelogic_analysis::phases::{detect_phases, Outside, PhaseAnalysis};
+use tracelogic_model::{match_messages, Trace};
 use tracelogic_synth::{generate_with_truth, CollectiveSpec, Phase, Spec, Style, TopologySpec};
+
+/// The phases of `trace` as the CLI finds them: messages matched, patterns on every rank's
+/// events, phases at strength `s0`.
+fn phases_of(trace: &Trace, s0: f64) -> PhaseAnalysis {
+    let matching = match_messages(trace);
+    let events = rank_events(trace, false);
+    let a = analyse_events(trace, &matching, &events, &PatternOptions::default());
+    detect_phases(trace, &events, &a.communication, s0, Outside::Own)
+}
 
 fn phase(topology: &str, style: Style, iterations: u32) -> Phase {
     Phase {
@@ -29,10 +38,7 @@ fn three_generated_phases_at_their_boundaries() {
         ..Default::default()
     };
     let (trace, truth) = generate_with_truth(&spec).unwrap();
-    let matching = match_messages(&trace);
-    let events = rank_events(&trace, false);
-    let a = analyse_events(&trace, &matching, &events, &PatternOptions::default());
-    let p = detect_phases(&trace, &events, &a.communication, 0.0, Outside::Own);
+    let p = phases_of(&trace, 0.0);
     assert_eq!(p.sequence_length, 96);
     let bounds: Vec<(usize, usize)> = p.phases.iter().map(|ph| (ph.start, ph.end)).collect();
     assert_eq!(bounds, vec![(0, 6), (6, 86), (86, 96)]);
@@ -71,11 +77,7 @@ fn periodic_collectives_stay_inside_the_loop() {
         ..Default::default()
     };
     let (trace, _) = generate_with_truth(&spec).unwrap();
-    let matching = match_messages(&trace);
-    let events = rank_events(&trace, false);
-    let a = analyse_events(&trace, &matching, &events, &PatternOptions::default());
-    let p0 = detect_phases(&trace, &events, &a.communication, 0.0, Outside::Own);
-    let p5 = detect_phases(&trace, &events, &a.communication, 5.0, Outside::Own);
+    let (p0, p5) = (phases_of(&trace, 0.0), phases_of(&trace, 5.0));
     assert!(p5.phases.len() <= p0.phases.len());
     assert_eq!(p0.phases[0].start, 0);
     assert!(p0.phases.iter().any(|ph| ph.start == 8), "{:?}", p0.phases);
@@ -108,10 +110,7 @@ fn few_occurrences_crowded_into_few_windows_are_cut_where_communication_changes(
         ..Default::default()
     };
     let (trace, truth) = generate_with_truth(&spec).unwrap();
-    let matching = match_messages(&trace);
-    let events = rank_events(&trace, false);
-    let a = analyse_events(&trace, &matching, &events, &PatternOptions::default());
-    let p = detect_phases(&trace, &events, &a.communication, 0.0, Outside::Own);
+    let p = phases_of(&trace, 0.0);
     assert!(p.sequence_length < 100, "{} occurrences", p.sequence_length);
     assert_eq!(
         p.phases.len(),
