@@ -335,7 +335,7 @@ pub fn topology_view(props: &TopologyProps) -> Html {
     let body = html! {
         <>
             <p class="headline">
-                { "Identified topology: " }
+                { if id.matched.is_none() && report.name_as_declared.is_some() { "Topology: " } else { "Identified topology: " } }
                 <strong id="topology-label" data-label={label.clone()} data-declared={report.name_as_declared.clone().unwrap_or_default()}>{ headline_name(&report, &label) }</strong>
                 if let Some(note) = report.declared_note() { <span id="topology-declared-name">{ format!(" ({note})") }</span> }
                 if id.matched.is_some() { <span id="topology-proof">{ format!(" {PROOF}") }</span> }
