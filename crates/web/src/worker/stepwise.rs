@@ -144,7 +144,6 @@ async fn load(names: &[String], blobs: &[web_sys::Blob], report: &mut dyn FnMut(
     let Ok(Some(mut read)) = StepwiseRead::new(&archive, &sizes) else {
         return Outcome::Whole;
     };
-    mark("worker decoding the ranks as they arrive");
     // Every part's event files, in the reader's order, and how many of them end each part.
     let mut order: Vec<usize> = Vec::new();
     let mut part_ends: Vec<usize> = Vec::with_capacity(read.parts());
