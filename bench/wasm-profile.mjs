@@ -130,7 +130,7 @@ export function loadStages(all) {
   const points = [
     ['page: list the picked files', page, pick, listed],
     ['worker: start (spawn, load and compile the wasm)', worker, listed, received],
-    ['worker: read the files (File to bytes in wasm memory, unpacking)', worker, received, afterRead],
+    ['worker: read the files (File to bytes in wasm memory, unpacking; an OTF2 folder decoded rank by rank as they arrive)', worker, received, afterRead],
     ['worker: parse', worker, afterRead, matching],
     ['worker: match messages', worker, matching, summarising],
     ['worker: summary', worker, summarising, matrix],

@@ -6,9 +6,11 @@
 // left), as the measure mode of web/tests/platform.test.mjs does.
 //
 // Usage: node bench/wasm-stages.mjs DIST REPEAT PATH...   (PATH: a trace folder or one file)
-// Prints one JSON object: {"runs": [{path, bytes, files, calls, ranks, open_ms, views: {name:
-// ms}, wasm_memory_bytes, renderer_peak_rss_kb, longest_task_ms}]}. Times are the minimum over
-// REPEAT fresh browsers; the memory and long-task figures the maximum. A fresh browser per load
+// Prints one JSON object: {"runs": [{path, bytes, files, calls, ranks, open_ms, open_cpu_ms, views:
+// {name: ms}, wasm_memory_bytes, renderer_peak_rss_kb, longest_task_ms}]}. Times are the minimum over
+// REPEAT fresh browsers; the memory and long-task figures the maximum. `open_cpu_ms` is the user +
+// system CPU time all of the browser's processes spent from the pick until idle (10 ms ticks): on
+// a machine others load, the figure to compare with the CLI's user + system time. A fresh browser per load
 // makes the renderer's peak resident memory (VmHWM, the page and its worker) that of this trace.
 // Fails (exit 1) on a console error, a failed request, a request to another origin, or an
 // error shown by the page.
@@ -25,7 +27,8 @@ import { TRACE_CATEGORIES, threadProfiles, marks, selfTimes } from './wasm-profi
 import { chromium, chromiumPath, chromiumArgs, prefix, parseArgs, filesOf, serveApp, watchPage } from './app-server.mjs';
 
 const { dist, repeat, paths } = parseArgs('wasm-stages.mjs');
-const VIEWS = (process.env.TRACELOGIC_MEASURE_VIEWS || 'matrix,topology,logical,patterns,phases,whatif').split(',');
+// TRACELOGIC_MEASURE_VIEWS=a,b: the views clicked (default every analysis view; empty: the open alone).
+const VIEWS = (process.env.TRACELOGIC_MEASURE_VIEWS ?? 'matrix,topology,logical,patterns,phases,whatif').split(',').filter(Boolean);
 const LIMIT_MS = 1_800_000;
 const PROFILE_OUT = process.env.TRACELOGIC_PROFILE_VIEWS;
 
@@ -80,6 +83,24 @@ function descendants() {
   return mine;
 }
 
+/** CPU time (user + system, ms) spent so far by the Chromium processes started by us and still
+ * running: the renderer with the page and its workers, the browser process reading the files,
+ * the GPU and utility processes. */
+function browserCpuMs() {
+  const tick = 10; // USER_HZ is 100 on Linux: /proc/PID/stat counts in 10 ms ticks.
+  let ticks = 0;
+  for (const pid of descendants()) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      // Gone already.
+    }
+  }
+  return ticks * tick;
+}
+
 /** The largest peak resident memory (VmHWM, KiB) of Chromium's renderer processes started by us. */
 function rendererPeakKb() {
   let peak = 0;
@@ -117,11 +138,13 @@ async function measureOnce(path, profiled = false) {
     await page.goto(origin + prefix + '?sample=none' + (whatif ? `&whatif-workers=${whatif}` : ''));
     await page.waitForSelector('.app[data-state="idle"]', { timeout: 120_000 });
     const folder = statSync(path).isDirectory();
+    const cpu0 = browserCpuMs();
     const t0 = performance.now();
     await page.setInputFiles(folder ? '#pick-folder' : '#pick-files', path);
     await page.waitForSelector(`#trace[data-label="${basename(path)}"]`, { timeout: LIMIT_MS });
     await page.waitForSelector('.app[data-state="idle"]', { timeout: LIMIT_MS });
     const openMs = performance.now() - t0;
+    const openCpuMs = browserCpuMs() - cpu0;
     const shown = await page.$('.error, #error');
     if (shown) throw new Error(`${path}: the page shows an error after opening: ${await shown.textContent()}`);
     const calls = Number(await page.getAttribute('[data-stat="calls"]', 'data-value'));
@@ -155,7 +178,7 @@ async function measureOnce(path, profiled = false) {
     const longest = await page.evaluate(() => Math.max(0, ...window.__longTasks));
     const peak = rendererPeakKb();
     if (problems.length) throw new Error(`${path}: ${problems.join('; ')}`);
-    return { open_ms: openMs, views, calls, ranks, wasm_memory_bytes: wasmMemory, renderer_peak_rss_kb: peak,
+    return { open_ms: openMs, open_cpu_ms: openCpuMs, views, calls, ranks, wasm_memory_bytes: wasmMemory, renderer_peak_rss_kb: peak,
       longest_task_ms: longest, profile };
   } finally {
     await browser.close();
@@ -185,6 +208,7 @@ try {
       best = best === null ? r : {
         ...r,
         open_ms: Math.min(best.open_ms, r.open_ms),
+        open_cpu_ms: Math.min(best.open_cpu_ms, r.open_cpu_ms),
         views: Object.fromEntries(VIEWS.map((v) => [v, Math.min(best.views[v], r.views[v])])),
         wasm_memory_bytes: Math.max(best.wasm_memory_bytes, r.wasm_memory_bytes),
         renderer_peak_rss_kb: Math.max(best.renderer_peak_rss_kb, r.renderer_peak_rss_kb),

@@ -542,7 +542,7 @@ pub fn streamed_by_name(name: &str) -> bool {
 
 /// Append `array` to `file`, whose capacity was reserved at its full size; an array longer than
 /// the room left means the file grew on disk while it was read.
-fn append(file: &mut Vec<u8>, array: &js_sys::Uint8Array) -> bool {
+pub fn append(file: &mut Vec<u8>, array: &js_sys::Uint8Array) -> bool {
     let n = array.length() as usize;
     if file.len() + n > file.capacity() {
         return false;
@@ -556,7 +556,7 @@ fn append(file: &mut Vec<u8>, array: &js_sys::Uint8Array) -> bool {
 }
 
 /// The error of a part that came back `got` bytes long.
-fn changed(name: &str, part: &Chunk, got: u32) -> FormatError {
+pub fn changed(name: &str, part: &Chunk, got: u32) -> FormatError {
     FormatError::at_offset(
         name,
         part.start,
@@ -584,19 +584,52 @@ pub async fn read_blobs(
     blobs: &[web_sys::Blob],
     progress: &mut dyn FnMut(usize, u64) -> bool,
 ) -> Result<Vec<Vec<u8>>, FormatError> {
-    let sizes: Vec<u64> = blobs.iter().map(|b| b.size() as u64).collect();
     let mut files = Vec::with_capacity(blobs.len());
-    for (name, &size) in names.iter().zip(&sizes) {
-        let mut bytes = Vec::new();
-        usize::try_from(size)
-            .ok()
-            .and_then(|n| bytes.try_reserve_exact(n).ok())
-            .ok_or_else(|| FormatError::new(name, format!("{size} bytes do not fit in the worker's memory")))?;
-        files.push(bytes);
+    for (name, blob) in names.iter().zip(blobs) {
+        files.push(file_buffer(name, blob.size() as u64)?);
     }
+    let mut done = 0u64;
+    read_slices(names, blobs, &mut |part, array| {
+        if !append(&mut files[part.file], array) {
+            return Err(changed(&names[part.file], part, array.length()));
+        }
+        done += part.end - part.start;
+        if !progress(part.file, done) {
+            return Err(FormatError::cancelled(&names[part.file]));
+        }
+        Ok(())
+    })
+    .await?;
+    Ok(files)
+}
+
+/// An empty buffer with room for the `size` bytes of file `name`; an error when they cannot be
+/// held.
+pub fn file_buffer(name: &str, size: u64) -> Result<Vec<u8>, FormatError> {
+    let mut bytes = Vec::new();
+    usize::try_from(size)
+        .ok()
+        .and_then(|n| bytes.try_reserve_exact(n).ok())
+        .ok_or_else(|| FormatError::new(name, format!("{size} bytes do not fit in the worker's memory")))?;
+    Ok(bytes)
+}
+
+/// Read `blobs` (named `names`) end to end as one `new Blob(blobs)`, [`READS_IN_FLIGHT`] slices
+/// of at most [`SLICE_BYTES`] at once with `Blob.arrayBuffer()` ([`plan_slices`]), and hand
+/// each file part of each slice to `part` in order (the part's bytes as a view into the slice,
+/// the right length). While `part` runs (copying the bytes, or decoding what they complete) the
+/// browser goes on reading the slices in flight. A slice that cannot be read (a file removed or
+/// changed on disk after the pick) is read again file part by file part, so the error names the
+/// file and the bytes that failed. The first error of `part` ends the read.
+pub async fn read_slices(
+    names: &[String],
+    blobs: &[web_sys::Blob],
+    part: &mut dyn FnMut(&Chunk, &js_sys::Uint8Array) -> Result<(), FormatError>,
+) -> Result<(), FormatError> {
+    let sizes: Vec<u64> = blobs.iter().map(|b| b.size() as u64).collect();
     let reads = plan_slices(&sizes, SLICE_BYTES);
     if reads.is_empty() {
-        return Ok(files);
+        return Ok(());
     }
     let whole = if blobs.len() == 1 {
         blobs[0].clone()
@@ -616,7 +649,6 @@ pub async fn read_blobs(
     };
     let mut in_flight = std::collections::VecDeque::with_capacity(READS_IN_FLIGHT);
     let mut next = 0;
-    let mut done = 0u64;
     for read in &reads {
         while next < reads.len() && in_flight.len() < READS_IN_FLIGHT {
             in_flight.push_back(start_read(&reads[next]));
@@ -631,42 +663,39 @@ pub async fn read_blobs(
             .map(|b| js_sys::Uint8Array::new(&b))
             .filter(|a| a.length() as u64 == read.end - read.start);
         let mut at = 0u32;
-        for part in &read.parts {
-            let n = (part.end - part.start) as u32;
-            let name = &names[part.file];
+        for chunk in &read.parts {
+            let n = (chunk.end - chunk.start) as u32;
+            let name = &names[chunk.file];
             let array = match &whole_slice {
                 Some(a) => a.subarray(at, at + n),
                 // The joined read failed or came back short: read this part from its own file,
                 // whose error names it.
                 None => {
-                    let buffer = blobs[part.file]
-                        .slice_with_f64_and_f64(part.start as f64, part.end as f64)
+                    let buffer = blobs[chunk.file]
+                        .slice_with_f64_and_f64(chunk.start as f64, chunk.end as f64)
                         .map(|s| JsFuture::from(s.array_buffer()))
                         .map_err(|e| {
-                            FormatError::at_offset(name, part.start, format!("cannot read it: {}", js_message(&e)))
+                            FormatError::at_offset(name, chunk.start, format!("cannot read it: {}", js_message(&e)))
                         })?
                         .await
                         .map_err(|e| {
                             FormatError::at_offset(
                                 name,
-                                part.start,
-                                format!("cannot read bytes {}..{}: {}", part.start, part.end, js_message(&e)),
+                                chunk.start,
+                                format!("cannot read bytes {}..{}: {}", chunk.start, chunk.end, js_message(&e)),
                             )
                         })?;
                     js_sys::Uint8Array::new(&buffer)
                 }
             };
             at += n;
-            if array.length() != n || !append(&mut files[part.file], &array) {
-                return Err(changed(name, part, array.length()));
+            if array.length() != n {
+                return Err(changed(name, chunk, array.length()));
             }
-            done += u64::from(n);
-            if !progress(part.file, done) {
-                return Err(FormatError::cancelled(name));
-            }
+            part(chunk, &array)?;
         }
     }
-    Ok(files)
+    Ok(())
 }
 
 #[cfg(test)]

@@ -117,6 +117,7 @@ pub(crate) fn read_on_demand(
     Ok(Some(trace))
 }
 
+pub use build::StepwiseRead;
 pub use build::StreamPart;
 /// The streaming entry points of [`crate::stream`].
 pub(crate) use build::{definition_warnings, event_files_in_order, first_time, stream, stream_part};

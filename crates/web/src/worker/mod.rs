@@ -32,6 +32,7 @@ pub use crate::session::MAX_INPUT_BYTES;
 mod handles;
 mod messages;
 mod parts;
+mod stepwise;
 mod whatif;
 use handles::{fetch_urls, js_message, read_handles, RECEIVED};
 pub use handles::{offer_chunk, offer_handles, post_block, release_handles, take_posted_block, HandleCodec};
@@ -133,6 +134,9 @@ pub enum WorkerMessage {
         /// Its answer.
         response: Response,
     },
+    /// A whole load decoded rank by rank as its files arrived ([`stepwise`]): match, summarise,
+    /// answer.
+    Decoded(Box<stepwise::Decoded>),
     /// Idle after a timeline tile: build what the first zoom needs
     /// (`Engine::timeline_prepare_zoom`).
     PrepareTimeline,
@@ -379,6 +383,16 @@ impl AnalysisWorker {
             ));
             return Some(None);
         }
+        if stepwise::stepwise(names, streams, &plan, load_workers) {
+            RECEIVED.with(|r| r.borrow_mut().remove(&key));
+            let job = Job::Open {
+                label: label.clone(),
+                matrix: matrix.clone(),
+                options: options.clone(),
+            };
+            stepwise::start(scope, id, job, key, names.to_vec(), handles);
+            return Some(None);
+        }
         if streams && matches!(plan, Plan::Overview | Plan::Part(_)) {
             reporter(scope, id)(ProgressReport {
                 stage: "reading the definitions in the worker".into(),
@@ -428,6 +442,36 @@ impl AnalysisWorker {
             }
             Err(f) => Response::Failed(f),
         }
+    }
+
+    /// Keep a trace decoded stepwise ([`stepwise`]) as [`AnalysisWorker::load`] keeps one read
+    /// whole: messages matched, the summary and the matrix answered.
+    fn keep_decoded(&mut self, scope: &WorkerScope<Self>, d: stepwise::Decoded) {
+        PANIC_TARGET.with(|t| *t.borrow_mut() = Some((scope.clone(), d.id)));
+        arm_fatal(Some(d.id));
+        let engine = tracelogic_engine::Engine::new(d.trace, tracelogic_engine::FieldWords::Labels);
+        let loaded = Session::from_engine(
+            &d.label,
+            engine,
+            d.files,
+            d.bytes,
+            &d.matrix,
+            &mut reporter(scope, d.id),
+        );
+        record_memory();
+        let answer = match loaded {
+            Ok(loaded) => {
+                self.session = Some(loaded.session);
+                Response::Loaded {
+                    trace: Box::new(loaded.trace),
+                    matrix: Box::new(loaded.matrix),
+                }
+            }
+            Err(f) => Response::Failed(f),
+        };
+        mark("worker answering");
+        scope.respond(d.id, answer);
+        mark("worker answered");
     }
 
     fn analyse(&self, seq: u64, request: AnalysisRequest, selection: Option<&Selection>) -> Response {
@@ -517,6 +561,7 @@ impl Worker for AnalysisWorker {
     fn update(&mut self, scope: &WorkerScope<Self>, msg: Self::Message) {
         let Fetched { id, job, files } = match msg {
             WorkerMessage::Fetched(f) => f,
+            WorkerMessage::Decoded(d) => return self.keep_decoded(scope, *d),
             WorkerMessage::Part { index, response } => return self.part_arrived(scope, index, response),
             WorkerMessage::WhatIf { index, response } => return self.whatif_arrived(scope, index, response),
             WorkerMessage::PrepareTimeline => {

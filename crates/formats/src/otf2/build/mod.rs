@@ -7,7 +7,7 @@
 //! [`definitions`] (from the global definitions), [`parts`] (reading in parts and merging),
 //! [`locations`] (the event loop), [`communicators`], [`operations`] (point-to-point,
 //! collective and metric events), [`stage`] (rows staged and the final order) and [`partial`]
-//! (streamed and distributed reads).
+//! (streamed and distributed reads) and [`stepwise`] (a whole read fed one rank at a time).
 
 use super::archive::Archive;
 use super::defs::{GlobalDefs, LocalDefs, MAP_COMM, MAP_REGION, UNDEFINED_U32};
@@ -32,8 +32,10 @@ mod operations;
 mod partial;
 mod parts;
 mod stage;
+mod stepwise;
 
 pub use self::partial::StreamPart;
+pub use self::stepwise::StepwiseRead;
 #[allow(unused_imports)]
 pub(crate) use self::{communicators::*, definitions::*, locations::*, operations::*, partial::*, parts::*, stage::*};
 

@@ -95,6 +95,56 @@ fn build_in(
     general_only: bool,
     threads: usize,
 ) -> Result<Option<Trace>, FormatError> {
+    let files = archive.files;
+    let bytes_total: u64 = match on_demand {
+        Some(o) => o.sizes.iter().sum(),
+        None => files.iter().map(|f| f.bytes.len() as u64).sum(),
+    };
+    let Begun {
+        mut trace,
+        shared,
+        per_rank,
+        whole,
+        location_warnings,
+    } = begin(archive, general_only)?;
+    let head = files[archive.anchor_file].bytes.len() as u64 + files[archive.defs_file].bytes.len() as u64;
+    let parallel = threads > 1 && parts_pay(&shared, &per_rank, bytes_total);
+    let parts = match parallel {
+        true => read_parts_loading(&shared, &per_rank, threads, progress, files, on_demand)?
+            .map(|parts| per_rank.into_iter().zip(parts).collect()),
+        false => None,
+    };
+    let parts = match parts {
+        Some(parts) => parts,
+        None if on_demand.is_some() => return Ok(None),
+        None => {
+            let part = read_in_one_part(&shared, &whole, progress, head, bytes_total)?;
+            vec![(whole, part)]
+        }
+    };
+    merge(&mut trace, parts, location_warnings);
+    progress.report(&Progress {
+        stage: "done".into(),
+        bytes_done: bytes_total,
+        bytes_total,
+    });
+    Ok(Some(trace))
+}
+
+/// What a build knows before reading any event: the trace with its definitions (meta,
+/// communicators, Cartesian topologies, the definitions' warnings), what the parts share, one
+/// part per rank ([`parts_by_rank`]), every location as one part, and the warnings of locations
+/// of no rank.
+pub(super) struct Begun<'a> {
+    pub(super) trace: Trace,
+    pub(super) shared: Shared<'a>,
+    pub(super) per_rank: Vec<PartSpec>,
+    pub(super) whole: PartSpec,
+    pub(super) location_warnings: Vec<(u32, String)>,
+}
+
+/// The start of every whole build of `archive` ([`Begun`]).
+pub(super) fn begin<'a>(archive: &'a Archive<'a>, general_only: bool) -> Result<Begun<'a>, FormatError> {
     let defs = &archive.defs;
     let defs_name = archive.files[archive.defs_file].name.as_str();
     let (ranks_of_groups, nranks) = world_ranks(defs, defs_name)?;
@@ -116,13 +166,6 @@ fn build_in(
             ids.join(", ")
         ));
     }
-
-    let files = archive.files;
-    let bytes_total: u64 = match on_demand {
-        Some(o) => o.sizes.iter().sum(),
-        None => files.iter().map(|f| f.bytes.len() as u64).sum(),
-    };
-    let head = files[archive.anchor_file].bytes.len() as u64 + files[archive.defs_file].bytes.len() as u64;
     let (per_rank, location_warnings) = parts_by_rank(defs, &ranks_of_groups, nranks);
     let whole = PartSpec {
         ranks: (0..nranks).collect(),
@@ -134,30 +177,22 @@ fn build_in(
             .filter_map(|(i, loc)| ranks_of_groups.get(&loc.group).map(|&r| (i, r as usize)))
             .collect(),
     };
-    // Each part sets up its own view of the region table: with many parts and many regions
-    // (more than a few per input byte) that would cost more than the read, so one part it is.
+    Ok(Begun {
+        trace,
+        shared,
+        per_rank,
+        whole,
+        location_warnings,
+    })
+}
+
+/// Whether reading `per_rank` as parts and merging them pays for an archive of `bytes_total`
+/// bytes: more than one part, and each part setting up its own view of the region table costs
+/// less than the read (with many parts and many regions, more than a few per input byte, one
+/// part it is).
+pub(super) fn parts_pay(shared: &Shared, per_rank: &[PartSpec], bytes_total: u64) -> bool {
     let setup = (per_rank.len() as u64).saturating_mul(shared.regions.len() as u64);
-    let parallel = threads > 1 && per_rank.len() > 1 && setup <= bytes_total.saturating_mul(4).max(1 << 24);
-    let parts = match parallel {
-        true => read_parts_loading(&shared, &per_rank, threads, progress, files, on_demand)?
-            .map(|parts| per_rank.into_iter().zip(parts).collect()),
-        false => None,
-    };
-    let parts = match parts {
-        Some(parts) => parts,
-        None if on_demand.is_some() => return Ok(None),
-        None => {
-            let part = read_in_one_part(&shared, &whole, progress, head, bytes_total)?;
-            vec![(whole, part)]
-        }
-    };
-    merge(&mut trace, parts, location_warnings);
-    progress.report(&Progress {
-        stage: "done".into(),
-        bytes_done: bytes_total,
-        bytes_total,
-    });
-    Ok(Some(trace))
+    per_rank.len() > 1 && setup <= bytes_total.saturating_mul(4).max(1 << 24)
 }
 
 /// Rows to reserve in a rank's call and point-to-point columns for location `index`: the events
