@@ -324,3 +324,28 @@ fn quantum_espresso_diagonalises_on_the_sub_grid_its_output_states() {
     assert_eq!((g.rows, g.cols), (dims[0], dims[1]));
     assert_eq!(g.ranks.len() as u32, dims[0] * dims[1]);
 }
+
+/// Thousands of small communicators (every pair of ranks 1 and 2 apart on 2,048 ranks, 4,093
+/// lines, each a possible row or column of many 2x2 grids): the search stops at its budget or
+/// at `sub_grid::MAX_GRIDS`, and what it lists are grids.
+#[test]
+fn thousands_of_line_communicators_are_searched_within_a_budget() {
+    use tracelogic_analysis::topology::sub_grid;
+    let n = 2048;
+    let mut t = Trace::new("pairs", "test", n);
+    for i in 0..n {
+        for d in [1, 2] {
+            if i + d < n {
+                t.add_comm("pair", vec![i, i + d]);
+            }
+        }
+    }
+    let grids = sub_grid::find(&t, &[], &[]);
+    assert!(!grids.is_empty() && grids.len() <= sub_grid::MAX_GRIDS);
+    for g in &grids {
+        // {i, i+1, i+2, i+3}: rows {i, i+1}, {i+2, i+3}, columns {i, i+2}, {i+1, i+3}.
+        let i = g.ranks[0];
+        assert_eq!(g.ranks, vec![i, i + 1, i + 2, i + 3], "{}", g.label);
+        assert_eq!((g.rows, g.cols), (2, 2));
+    }
+}

@@ -12,7 +12,7 @@
 //! Rows and columns are told apart as for a whole grid: the family whose line through S's
 //! lowest rank holds that rank's lowest partner is the rows. Cost: for each pair of line sizes
 //! (q, p) with 4 ≤ p · q < n, each line of size q and each line of size p through its lowest
-//! rank, a greedy completion over the lines of each size (at most [`MAX_TRIES`] starts).
+//! rank, a greedy completion over the lines through each rank (at most [`MAX_STEPS`] steps).
 //!
 //! ```
 //! use tracelogic_analysis::topology::sub_grid;
@@ -34,8 +34,9 @@ use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use tracelogic_model::Trace;
 
-/// Starts (a row and a column through one rank) tried at most over all sizes.
-pub const MAX_TRIES: usize = 20_000;
+/// Steps at most over all sizes: starts (a row and a column from one rank) tried and lines
+/// examined while completing them (a guard against traces with thousands of communicators).
+pub const MAX_STEPS: usize = 200_000;
 
 /// Grids listed at most.
 pub const MAX_GRIDS: usize = 8;
@@ -87,24 +88,25 @@ pub fn find(trace: &Trace, edges: &[[u32; 2]], whole: &[CommunicatorGrid]) -> Ve
     for by_size in sets.values_mut() {
         by_size.retain(|members, _| !taken.contains(members));
     }
+    let index: BTreeMap<usize, SizeIndex<'_>> = sets.iter().map(|(&size, sets)| (size, SizeIndex::of(sets))).collect();
     let mut found: Vec<SubGrid> = Vec::new();
     let mut seen: BTreeSet<Vec<Vec<u32>>> = BTreeSet::new();
-    let mut tries = 0usize;
-    'sizes: for (&q, row_sets) in &sets {
-        for (&p, col_sets) in &sets {
+    let mut budget = MAX_STEPS;
+    'sizes: for (&q, rows_index) in &index {
+        for (&p, cols_index) in &index {
             if p * q >= n || p * q < 4 {
                 continue;
             }
-            for r0 in row_sets.keys() {
-                for c0 in col_sets.keys().filter(|c| c[0] == r0[0] && *c != r0) {
-                    tries += 1;
-                    if tries > MAX_TRIES || found.len() >= MAX_GRIDS {
+            for r0 in rows_index.lines.iter().copied() {
+                for c0 in lines_starting(cols_index, r0[0]).filter(|c| *c != r0) {
+                    if budget == 0 || found.len() >= MAX_GRIDS {
                         break 'sizes;
                     }
+                    budget -= 1;
                     if r0.iter().filter(|m| c0.binary_search(m).is_ok()).count() != 1 {
                         continue;
                     }
-                    let Some((rows, cols)) = complete(r0, c0, row_sets, col_sets) else {
+                    let Some((rows, cols)) = complete(r0, c0, rows_index, cols_index, &mut budget) else {
                         continue;
                     };
                     let Some(g) = grid(&rows, &cols, edges) else {
@@ -123,35 +125,73 @@ pub fn find(trace: &Trace, edges: &[[u32; 2]], whole: &[CommunicatorGrid]) -> Ve
     found
 }
 
+/// The lines of one size (member sets, ascending), with the lines through each rank and those
+/// starting at each rank, in the same order.
+struct SizeIndex<'a> {
+    lines: Vec<&'a [u32]>,
+    through: BTreeMap<u32, Vec<&'a [u32]>>,
+    starting: BTreeMap<u32, Vec<&'a [u32]>>,
+}
+
+impl<'a> SizeIndex<'a> {
+    fn of(sets: &'a BTreeMap<Vec<u32>, Vec<u32>>) -> Self {
+        let mut index = SizeIndex {
+            lines: Vec::new(),
+            through: BTreeMap::new(),
+            starting: BTreeMap::new(),
+        };
+        for line in sets.keys() {
+            index.lines.push(line);
+            index.starting.entry(line[0]).or_default().push(line);
+            for &m in line {
+                index.through.entry(m).or_default().push(line);
+            }
+        }
+        index
+    }
+}
+
+/// The lines of `index` whose lowest rank is `first`.
+fn lines_starting<'a, 'b>(index: &'b SizeIndex<'a>, first: u32) -> impl Iterator<Item = &'a [u32]> + 'b {
+    index.starting.get(&first).into_iter().flatten().copied()
+}
+
 /// Lines of a grid (member ranks, ascending).
 type Lines<'a> = Vec<&'a [u32]>;
 
 /// The rows through each member of `c0` and the columns through each member of `r0`, each
 /// the first line of its size holding that rank and disjoint from those chosen; `None` unless
-/// rows and columns cover the same ranks.
+/// rows and columns cover the same ranks, or when `budget` (lines examined) runs out.
 fn complete<'a>(
     r0: &'a [u32],
     c0: &'a [u32],
-    row_sets: &'a BTreeMap<Vec<u32>, Vec<u32>>,
-    col_sets: &'a BTreeMap<Vec<u32>, Vec<u32>>,
+    rows_index: &SizeIndex<'a>,
+    cols_index: &SizeIndex<'a>,
+    budget: &mut usize,
 ) -> Option<(Lines<'a>, Lines<'a>)> {
-    let family = |through: &[u32], anchor: &'a [u32], sets: &'a BTreeMap<Vec<u32>, Vec<u32>>| {
+    let mut family = |through: &[u32], anchor: &'a [u32], index: &SizeIndex<'a>| {
         let mut used: BTreeSet<u32> = anchor.iter().copied().collect();
         let mut chosen: Vec<&'a [u32]> = vec![anchor];
         for &r in through {
             if anchor.contains(&r) {
                 continue;
             }
-            let line = sets
-                .keys()
-                .find(|s| s.binary_search(&r).is_ok() && s.iter().all(|m| !used.contains(m)))?;
+            let mut pick = None;
+            for &line in index.through.get(&r).into_iter().flatten() {
+                *budget = budget.checked_sub(1)?;
+                if line.iter().all(|m| !used.contains(m)) {
+                    pick = Some(line);
+                    break;
+                }
+            }
+            let line = pick?;
             used.extend(line.iter().copied());
-            chosen.push(line.as_slice());
+            chosen.push(line);
         }
         Some((chosen, used))
     };
-    let (cols, in_cols) = family(r0, c0, col_sets)?;
-    let (rows, in_rows) = family(c0, r0, row_sets)?;
+    let (cols, in_cols) = family(r0, c0, cols_index)?;
+    let (rows, in_rows) = family(c0, r0, rows_index)?;
     (in_cols == in_rows).then_some((rows, cols))
 }
 
