@@ -155,10 +155,7 @@ fn crowded_windows_of_many_occurrences_are_cut_where_communication_changes() {
         ..Default::default()
     };
     let (trace, truth) = generate_with_truth(&spec).unwrap();
-    let matching = match_messages(&trace);
-    let events = rank_events(&trace, false);
-    let a = analyse_events(&trace, &matching, &events, &PatternOptions::default());
-    let p = detect_phases(&trace, &events, &a.communication, 0.0, Outside::Own);
+    let p = phases_of(&trace, 0.0);
     let extents: Vec<_> = p.phases.iter().map(|ph| ph.extent).collect();
     let generated: Vec<_> = truth.phases.iter().map(|t| (t.start_ns, t.end_ns)).collect();
     assert!(p.sequence_length >= 100, "{} occurrences", p.sequence_length);
