@@ -8,6 +8,7 @@ mod common;
 
 use petgraph::graph::{DiGraph, NodeIndex};
 use tracelogic_analysis::critical_path::{critical_path, critical_path_matched, CriticalPath, HappensBefore};
+use tracelogic_analysis::summary::summarize;
 use tracelogic_model::{match_messages, Selection, Trace};
 use tracelogic_synth::delays::{late_rank, run, Op, Program};
 
@@ -368,9 +369,17 @@ fn calls_of_concurrent_threads_are_named_not_a_cycle() {
         err.contains("rank 0") && err.contains("2 threads") && err.contains("1 of its 2 calls"),
         "{err}"
     );
-    // Threads taking turns are one program order: the path as for one thread.
-    let cp = critical_path(&two_threads_on_rank_0(false), &Selection::all()).unwrap();
-    eq(cp.length_s, 50, "length");
+    // The summary says so.
+    let named = |t: &Trace| {
+        summarize(t, &match_messages(t))
+            .threads
+            .is_some_and(|w| w.contains("2 threads at once"))
+    };
+    assert!(named(&two_threads_on_rank_0(true)));
+    // Threads taking turns are one program order: the path as for one thread, nothing said.
+    let t = two_threads_on_rank_0(false);
+    eq(critical_path(&t, &Selection::all()).unwrap().length_s, 50, "length");
+    assert!(!named(&t));
 }
 
 #[test]

@@ -145,48 +145,6 @@ pub fn critical_path_paired(
     Ok(g.report(trace))
 }
 
-/// Why a rank's calls are no program order: the first rank whose calls come from several
-/// threads (`Calls::location`) with a call entered before an earlier call had left. A program
-/// calling MPI from several threads at once (`MPI_THREAD_MULTIPLE`, e.g. PT-Scotch's `dgord`)
-/// interleaves the threads' calls in the rank's record; read as one sequence they can wait for
-/// each other in a circle (a false "cycle") or give a path through computation that never was.
-/// Threads whose calls never overlap (one thread at a time) still form one program order.
-fn concurrent_threads(trace: &Trace) -> Option<String> {
-    for rt in &trace.ranks {
-        let c = &rt.calls;
-        if !c.location.is_stored() {
-            continue;
-        }
-        let n = c
-            .func
-            .len()
-            .min(c.enter.len())
-            .min(c.duration.len())
-            .min(c.location.len());
-        let threads: std::collections::BTreeSet<u16> = c.location.iter().take(n).copied().collect();
-        if threads.len() < 2 {
-            continue;
-        }
-        let mut latest_exit = None;
-        let mut overlapping = 0usize;
-        for i in 0..n {
-            if latest_exit.is_some_and(|x| c.enter(i) < x) {
-                overlapping += 1;
-            }
-            latest_exit = Some(latest_exit.map_or(c.exit(i), |x: u64| x.max(c.exit(i))));
-        }
-        if overlapping > 0 {
-            return Some(format!(
-                "rank {}'s MPI calls come from {} threads at once ({overlapping} of its {n} calls enter before an \
-                 earlier call has left; MPI_THREAD_MULTIPLE): the critical path needs one order of calls per rank",
-                rt.rank,
-                threads.len()
-            ));
-        }
-    }
-    None
-}
-
 const NONE: u32 = u32::MAX;
 
 /// [`HappensBefore`]'s flag of a rank's first call.
@@ -331,8 +289,8 @@ impl HappensBefore {
         matching: &Matching,
         sequence: Option<&[Vec<u32>]>,
     ) -> Result<HappensBefore, String> {
-        if let Some(e) = concurrent_threads(trace) {
-            return Err(e);
+        if let Some(e) = crate::summary::concurrent_threads(trace) {
+            return Err(format!("{e}: the critical path needs one order of calls per rank"));
         }
         let mut ph = Phases::new();
         let n = trace.ranks.len();
