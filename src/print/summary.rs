@@ -26,6 +26,9 @@ pub fn text(s: &Summary) -> String {
             s.one_sided_calls
         );
     }
+    if let Some(t) = &s.threads {
+        o += &format!("threads        {t}\n");
+    }
     o += &format!("communicators  {}\n", s.communicators.len());
     let comms: Vec<Vec<String>> = s
         .communicators

@@ -92,6 +92,21 @@ want abyss-4-otf2 && "$rec/abyss.sh" "$out/abyss-4-otf2" 4 --otf2
 want abyss-8 && "$rec/abyss.sh" "$out/abyss-8" 8
 want abyss-8-otf2 && "$rec/abyss.sh" "$out/abyss-8-otf2" 8 --otf2
 
+# PT-Scotch's dgord (one MPI thread per rank, and one run with 2 at once), LIGGGHTS (DEM, the
+# log's processor grid) and ABINIT (SCF, Fortran: DUMPI_PREFIX must name the build with the
+# MPI_Pack fix), docs/corpus.md "PT-Scotch, LIGGGHTS, ABINIT".
+for prog in scotch liggghts abinit; do
+    want $prog-4 && "$rec/$prog.sh" "$out/$prog-4" 4
+    want $prog-4-otf2 && "$rec/$prog.sh" "$out/$prog-4-otf2" 4 --otf2
+    if want $prog-4-rankfile; then
+        rankfile 4 /tmp/heldout-rankfile-4
+        "$rec/$prog.sh" "$out/$prog-4-rankfile" 4 --rankfile /tmp/heldout-rankfile-4
+    fi
+    want $prog-8 && "$rec/$prog.sh" "$out/$prog-8" 8
+    want $prog-8-otf2 && "$rec/$prog.sh" "$out/$prog-8-otf2" 8 --otf2
+done
+want scotch-8-threads && "$rec/scotch.sh" "$out/scotch-8-threads" 8 --threads 2
+
 # Pairs whose compare verdict is known from the programs (check-heldout.py reads this file).
 cat > "$out/pairs.txt" <<'PAIRS'
 # A B expected — the same program and input (twice, another placement, another tracer) is similar
@@ -106,5 +121,19 @@ mrbayes-8 mrbayes-8-otf2 similar
 abyss-4 abyss-4-otf2 similar
 abyss-8 abyss-8-otf2 similar
 mrbayes-8 abyss-8 different
+scotch-4 scotch-4-otf2 similar
+scotch-4 scotch-4-rankfile similar
+scotch-8 scotch-8-otf2 similar
+scotch-8 scotch-8-threads similar
+liggghts-4 liggghts-4-otf2 similar
+liggghts-4 liggghts-4-rankfile similar
+liggghts-8 liggghts-8-otf2 similar
+abinit-4 abinit-4-otf2 similar
+abinit-4 abinit-4-rankfile similar
+abinit-8 abinit-8-otf2 similar
+scotch-4 liggghts-4 different
+scotch-8 liggghts-8 different
+abinit-4 scotch-4 different
+abinit-8 liggghts-8 different
 PAIRS
 echo "heldout.sh: runs in $out" >&2

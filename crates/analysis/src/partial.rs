@@ -57,6 +57,10 @@ pub struct SummaryPart {
     /// Point-to-point (sends, bytes) by communicator id.
     #[serde(default)]
     pub comm_sends: Vec<(u64, u64)>,
+    /// The first of its ranks whose calls come from several threads at once
+    /// ([`crate::summary::concurrent_threads`]).
+    #[serde(default)]
+    pub concurrent_threads: Option<String>,
 }
 
 /// The summary's counts over the ranks `ranks` of `trace` (only their columns are read).
@@ -69,6 +73,9 @@ pub fn summary_part(trace: &Trace, ranks: Range<Rank>, matching: MatchCounts) ->
     };
     for rt in trace.ranks.iter().filter(|rt| ranks.contains(&rt.rank)) {
         crate::summary::count_comm_sends(rt, &mut s.comm_sends);
+        if s.concurrent_threads.is_none() {
+            s.concurrent_threads = crate::summary::concurrent_threads_of(rt);
+        }
         s.calls_per_rank.push(rt.calls.len() as u64);
         for &f in &rt.calls.func {
             if let Some(c) = s.calls_by_function.get_mut(f as usize) {
@@ -135,6 +142,10 @@ pub fn combine_summary(trace: &Trace, parts: &[SummaryPart]) -> Summary {
     s.unmatched_sends = m.sends_elsewhere + m.sends_to_ranks.saturating_sub(m.matched);
     s.unmatched_recvs = m.unmatched_recvs;
     s.warnings = trace.warnings.clone();
+    s.threads = parts
+        .iter()
+        .find_map(|p| p.concurrent_threads.as_deref())
+        .map(crate::summary::concurrent_threads_warning);
     s
 }
 

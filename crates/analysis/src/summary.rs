@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use tracelogic_model::{is_one_sided, Matching, P2pDir, Trace};
+use tracelogic_model::{is_one_sided, Matching, P2pDir, RankTrace, Trace};
 
 /// Overview of a trace, as `tracelogic summary --json` prints it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -49,6 +49,10 @@ pub struct Summary {
     pub one_sided_calls: u64,
     /// Reader warnings.
     pub warnings: Vec<String>,
+    /// The first rank whose calls come from several threads at once ([`concurrent_threads`]),
+    /// with what that does to the analyses; absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threads: Option<String>,
 }
 
 /// A communicator as the summary lists it.
@@ -122,7 +126,59 @@ pub fn summarize(trace: &Trace, matching: &Matching) -> Summary {
     s.unmatched_sends = matching.unmatched_sends;
     s.unmatched_recvs = matching.unmatched_recvs;
     s.warnings = trace.warnings.clone();
+    s.threads = concurrent_threads(trace).map(|w| concurrent_threads_warning(&w));
     s
+}
+
+/// The first rank whose calls come from several threads (`Calls::location`) at once: a call
+/// entered before an earlier call had left. A program calling MPI from several threads
+/// (`MPI_THREAD_MULTIPLE`, e.g. PT-Scotch's `dgord`) interleaves the threads' calls in the
+/// rank's record; read as one sequence they can wait for each other in a circle or show
+/// computation that never was. Threads taking turns (no overlap) still form one program order.
+pub fn concurrent_threads(trace: &Trace) -> Option<String> {
+    trace.ranks.iter().find_map(concurrent_threads_of)
+}
+
+/// [`concurrent_threads`] of one rank.
+pub(crate) fn concurrent_threads_of(rt: &RankTrace) -> Option<String> {
+    let c = &rt.calls;
+    if !c.location.is_stored() {
+        return None;
+    }
+    let n = c
+        .func
+        .len()
+        .min(c.enter.len())
+        .min(c.duration.len())
+        .min(c.location.len());
+    let threads: std::collections::BTreeSet<u16> = c.location.iter().take(n).copied().collect();
+    if threads.len() < 2 {
+        return None;
+    }
+    let mut latest_exit: Option<u64> = None;
+    let mut overlapping = 0usize;
+    for i in 0..n {
+        if latest_exit.is_some_and(|x| c.enter(i) < x) {
+            overlapping += 1;
+        }
+        latest_exit = Some(latest_exit.map_or(c.exit(i), |x| x.max(c.exit(i))));
+    }
+    (overlapping > 0).then(|| {
+        format!(
+            "rank {}'s MPI calls come from {} threads at once ({overlapping} of its {n} calls enter before an \
+             earlier call has left; MPI_THREAD_MULTIPLE)",
+            rt.rank,
+            threads.len()
+        )
+    })
+}
+
+/// The summary's [`Summary::threads`] for [`concurrent_threads`]' finding `w`.
+pub(crate) fn concurrent_threads_warning(w: &str) -> String {
+    format!(
+        "{w}: the analyses read each rank's calls as one sequence (critical-path refuses the trace; \
+         waits, profile's computation, replay and the logical trace mix the threads)"
+    )
 }
 
 /// The fields of a summary read off the whole trace rather than its ranks' events: calls by

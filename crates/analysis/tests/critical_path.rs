@@ -8,6 +8,7 @@ mod common;
 
 use petgraph::graph::{DiGraph, NodeIndex};
 use tracelogic_analysis::critical_path::{critical_path, critical_path_matched, CriticalPath, HappensBefore};
+use tracelogic_analysis::summary::summarize;
 use tracelogic_model::{match_messages, Selection, Trace};
 use tracelogic_synth::delays::{late_rank, run, Op, Program};
 
@@ -327,6 +328,58 @@ fn dependencies_against_program_order_are_an_error() {
     }
     let err = critical_path(&t, &Selection::all()).unwrap_err();
     assert!(err.contains("cycle"), "{err}");
+}
+
+/// Rank 0's calls come from two threads; rank 1 has one. `overlap`: as DUMPI records PT-Scotch's
+/// `dgord` (MPI_THREAD_MULTIPLE), thread 1's send enters while thread 0's receive waits, and
+/// the two ranks' receives wait for each other's sends — read as one sequence per rank, a false
+/// cycle. Else the threads take turns (thread 0 sends, then thread 1 receives) and rank 1
+/// receives then replies: one program order, 50 ns long.
+fn two_threads_on_rank_0(overlap: bool) -> Trace {
+    use tracelogic_model::{Location, P2pDir, NO_CALLPATH};
+    let mut t = Trace::new("test", "threads", 2);
+    t.ranks[0].locations = (0..2)
+        .map(|id| Location {
+            id,
+            name: format!("thread {id}"),
+        })
+        .collect();
+    let call = |t: &mut Trace, r: u32, f: &str, at: (u64, u64), thread: u16, dir: P2pDir, tag: i32| {
+        let c = t.push_call(r, f, at.0, at.1, NO_CALLPATH, thread);
+        t.push_p2p(r, c, c, dir, 1 - r, tag, 0, 8);
+    };
+    if overlap {
+        call(&mut t, 0, "MPI_Recv", (0, 100), 0, P2pDir::Recv, 0);
+        call(&mut t, 0, "MPI_Send", (10, 20), 1, P2pDir::Send, 1);
+        call(&mut t, 1, "MPI_Recv", (0, 25), 0, P2pDir::Recv, 1);
+        call(&mut t, 1, "MPI_Send", (30, 35), 0, P2pDir::Send, 0);
+    } else {
+        call(&mut t, 0, "MPI_Send", (0, 10), 0, P2pDir::Send, 1);
+        call(&mut t, 0, "MPI_Recv", (20, 50), 1, P2pDir::Recv, 0);
+        call(&mut t, 1, "MPI_Recv", (0, 15), 0, P2pDir::Recv, 1);
+        call(&mut t, 1, "MPI_Send", (25, 30), 0, P2pDir::Send, 0);
+    }
+    t
+}
+
+#[test]
+fn calls_of_concurrent_threads_are_named_not_a_cycle() {
+    let err = critical_path(&two_threads_on_rank_0(true), &Selection::all()).unwrap_err();
+    assert!(
+        err.contains("rank 0") && err.contains("2 threads") && err.contains("1 of its 2 calls"),
+        "{err}"
+    );
+    // The summary says so.
+    let named = |t: &Trace| {
+        summarize(t, &match_messages(t))
+            .threads
+            .is_some_and(|w| w.contains("2 threads at once"))
+    };
+    assert!(named(&two_threads_on_rank_0(true)));
+    // Threads taking turns are one program order: the path as for one thread, nothing said.
+    let t = two_threads_on_rank_0(false);
+    eq(critical_path(&t, &Selection::all()).unwrap().length_s, 50, "length");
+    assert!(!named(&t));
 }
 
 #[test]

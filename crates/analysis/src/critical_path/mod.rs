@@ -289,6 +289,9 @@ impl HappensBefore {
         matching: &Matching,
         sequence: Option<&[Vec<u32>]>,
     ) -> Result<HappensBefore, String> {
+        if let Some(e) = crate::summary::concurrent_threads(trace) {
+            return Err(format!("{e}: the critical path needs one order of calls per rank"));
+        }
         let mut ph = Phases::new();
         let n = trace.ranks.len();
         let mut base = Vec::with_capacity(n + 1);
