@@ -32,17 +32,7 @@
 #                   iteration between consecutive ETOT lines.
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
-out=${1:?usage: abinit.sh OUT_DIR [RANKS [--otf2] [--rankfile FILE]]}
-ranks=${2:-4}
-shift $(( $# < 2 ? $# : 2 ))
-opts=(); rankfile=; otf2=no
-while [ $# -gt 0 ]; do
-    case $1 in
-        --otf2) opts+=(--otf2); otf2=yes; shift ;;
-        --rankfile) rankfile=$(realpath "$2"); shift 2 ;;
-        *) echo "abinit.sh: unknown option $1" >&2; exit 2 ;;
-    esac
-done
+. "$root/tools/record/args.sh"
 command -v abinit >/dev/null || { echo "abinit.sh: abinit is missing (apt-get install -y abinit abinit-data)" >&2; exit 1; }
 [ -f /usr/share/abinit/psp/14si.pspnc ] || { echo "abinit.sh: 14si.pspnc is missing (apt-get install -y abinit-data)" >&2; exit 1; }
 [ -n "$rankfile" ] && opts+=(--mpirun-opt "--rankfile $rankfile --report-bindings")
