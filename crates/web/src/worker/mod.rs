@@ -432,6 +432,12 @@ impl AnalysisWorker {
         };
         let loaded = Session::load(label, files, matrix, &mut report);
         record_memory();
+        self.keep(loaded)
+    }
+
+    /// Keep a loaded trace's session (nothing kept on a failure, so the trace shown before
+    /// stays) and the page's answer to its load.
+    fn keep(&mut self, loaded: Result<crate::session::Loaded, Failure>) -> Response {
         match loaded {
             Ok(loaded) => {
                 self.session = Some(loaded.session);
@@ -459,16 +465,7 @@ impl AnalysisWorker {
             &mut reporter(scope, d.id),
         );
         record_memory();
-        let answer = match loaded {
-            Ok(loaded) => {
-                self.session = Some(loaded.session);
-                Response::Loaded {
-                    trace: Box::new(loaded.trace),
-                    matrix: Box::new(loaded.matrix),
-                }
-            }
-            Err(f) => Response::Failed(f),
-        };
+        let answer = self.keep(loaded);
         mark("worker answering");
         scope.respond(d.id, answer);
         mark("worker answered");

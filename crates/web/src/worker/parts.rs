@@ -30,16 +30,7 @@ impl AnalysisWorker {
             })
             .and_then(|(engine, _)| Session::from_engine(label, engine, files, bytes, matrix, &mut report));
         record_memory();
-        match answer {
-            Ok(loaded) => {
-                self.session = Some(loaded.session);
-                Response::Loaded {
-                    trace: Box::new(loaded.trace),
-                    matrix: Box::new(loaded.matrix),
-                }
-            }
-            Err(f) => Response::Failed(f),
-        }
+        self.keep(answer)
     }
 
     /// Helper `index` of the overview pool answered: pass progress on, and answer the page once
