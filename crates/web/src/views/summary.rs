@@ -164,6 +164,12 @@ pub fn summary_view(props: &SummaryProps) -> Html {
                     { stat("one-sided", "One-sided calls (not in the matrix)", text::count(s.one_sided_calls), s.one_sided_calls.to_string()) }
                 }
             </dl>
+            if let Some(t) = &s.threads {
+                <div class="warnings" role="note" id="summary-threads">
+                    <h3>{ "Several threads" }</h3>
+                    <p>{ t }</p>
+                </div>
+            }
             if !s.warnings.is_empty() {
                 <div class="warnings" role="note">
                     <h3>{ format!("Reader warnings ({})", s.warnings.len()) }</h3>
