@@ -78,6 +78,9 @@ pub fn text(r: &TopologyReport) -> String {
     for g in &r.sub_grids {
         out.push_str(&format!("Declared: {}\n", g.summary));
     }
+    if let Some(note) = r.grid_search_note() {
+        out.push_str(&format!("{note}\n"));
+    }
     if let (None, Some(c)) = (&r.identification.matched, &r.cliques) {
         out.push_str(&format!("Cliques: {}\n", c.label));
     }

@@ -349,3 +349,73 @@ fn thousands_of_line_communicators_are_searched_within_a_budget() {
         assert_eq!((g.rows, g.cols), (2, 2));
     }
 }
+
+/// Whether `coords` (`[row, col]` per rank) place every rank in its own cell of a `p` x `q`
+/// grid, checked cell by cell.
+fn is_grid(coords: &[[u32; 2]], p: u32, q: u32) -> bool {
+    let mut cells = vec![false; (p * q) as usize];
+    coords.len() as u32 == p * q
+        && coords
+            .iter()
+            .all(|c| c[0] < p && c[1] < q && !std::mem::replace(&mut cells[(c[0] * q + c[1]) as usize], true))
+}
+
+/// Every pair of 90 ranks a communicator (4,005 lines of 2, any perfect matching of them a
+/// family) and 2,000 random halves with their complements (each pair a family of 2 lines of
+/// 45): the whole-run search stops at its budget, says so in the report and in both shells'
+/// note, and what it found are grids. Before the budget a trace like this one kept the search
+/// busy for many minutes (two greedy completions over every line per pair of lines through
+/// rank 0, some 10^10 steps).
+#[test]
+fn thousands_of_overlapping_line_families_end_the_whole_grid_search_at_its_budget() {
+    use rand::{seq::SliceRandom, SeedableRng};
+    use tracelogic_analysis::topology::comm_grid;
+    let n = 90u32;
+    let mut t = Trace::new("lines", "test", n);
+    for a in 0..n {
+        for b in a + 1..n {
+            t.add_comm("pair", vec![a, b]);
+        }
+    }
+    let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+    for _ in 0..2000 {
+        let mut order: Vec<u32> = (1..n).collect();
+        order.shuffle(&mut rng);
+        let mut half = vec![0];
+        half.extend(&order[..44]);
+        t.add_comm("half", half);
+        t.add_comm("other half", order[44..].to_vec());
+    }
+    let (grids, complete) = comm_grid::search(&t, &[], comm_grid::MAX_STEPS);
+    assert!(!complete, "{} grids, search finished", grids.len());
+    for g in &grids {
+        assert!(is_grid(&g.coords, g.rows, g.cols), "{}", g.label);
+    }
+    let report = identify(&t);
+    assert!(report.grid_search_incomplete);
+    assert!(report.grid_search_note().unwrap().contains("step budget"));
+}
+
+/// A real grid among many lines that form none (each line holds rank 0, so no two of them are
+/// disjoint): found, and the search finishes; with too small a budget it says it did not.
+#[test]
+fn a_declared_grid_among_thousands_of_stray_lines_is_found_and_a_short_budget_is_reported() {
+    use rand::{seq::SliceRandom, SeedableRng};
+    use tracelogic_analysis::topology::comm_grid;
+    let mut t = blacs_like(8, 8, |r, c| r * 8 + c, None);
+    let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+    for _ in 0..4000 {
+        let mut others: Vec<u32> = (1..64).collect();
+        others.shuffle(&mut rng);
+        let mut line = vec![0];
+        line.extend(&others[..7]);
+        t.add_comm("stray", line);
+    }
+    let (grids, complete) = comm_grid::search(&t, &[], comm_grid::MAX_STEPS);
+    assert!(complete);
+    let expected: Vec<[u32; 2]> = (0..64).map(|r| [r / 8, r % 8]).collect();
+    assert_eq!(grids.iter().map(|g| &g.coords).collect::<Vec<_>>(), vec![&expected]);
+    let (_, complete) = comm_grid::search(&t, &[], 1000);
+    assert!(!complete);
+    assert!(!identify(&t).grid_search_incomplete);
+}

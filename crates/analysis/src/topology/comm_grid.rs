@@ -20,7 +20,24 @@
 //! same ranks are both reported; each family of lines belongs to one grid only.
 //!
 //! Cost: O(C · s log s) to collect the C communicators' member sets, then per factorisation
-//! P · Q of the rank count a walk over the sets of those two sizes.
+//! P · Q of the rank count one greedy completion per line through rank 0 (over the lines
+//! through each rank) and one check per pair of such lines, at most [`MAX_STEPS`] ranks
+//! examined in all: a trace declaring thousands of overlapping lines ends the search there
+//! ([`search`] says so) instead of running for many minutes.
+//!
+//! ```
+//! use tracelogic_analysis::topology::comm_grid;
+//! use tracelogic_model::Trace;
+//! // A 2x3 grid, row-major: rows {0,1,2} {3,4,5}, columns {0,3} {1,4} {2,5}.
+//! let mut t = Trace::new("blacs", "doc", 6);
+//! for m in [vec![0, 1, 2], vec![3, 4, 5], vec![0, 3], vec![1, 4], vec![2, 5]] {
+//!     t.add_comm("line", m);
+//! }
+//! let (grids, complete) = comm_grid::search(&t, &[[0, 1], [0, 3]], comm_grid::MAX_STEPS);
+//! assert!(complete);
+//! assert_eq!(grids[0].label, "2x3 process grid");
+//! assert!(grids[0].row_major && grids[0].agrees);
+//! ```
 
 use super::grid_lines::CommTraffic;
 use crate::matrix::CommMatrix;
@@ -32,6 +49,10 @@ use tracelogic_model::{Selection, Trace};
 /// Distinct member sets examined per size at most (a guard against traces with thousands of
 /// communicators; a grid beyond them is not found).
 const MAX_SETS_PER_SIZE: usize = 4096;
+
+/// Ranks examined at most by one [`find`] (lines' members while completing families, pairs of
+/// lines through rank 0, grids compared with the traffic): a few tenths of a second.
+pub const MAX_STEPS: usize = 20_000_000;
 
 /// A P × Q process grid declared by row and column communicators, compared with the traffic.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -99,28 +120,86 @@ pub(super) fn member_sets(trace: &Trace) -> BTreeMap<usize, BTreeMap<Vec<u32>, V
     by_size
 }
 
-/// A partition of `0..n` into `anchor` and others of the given sets: for each rank not yet
-/// covered, in order, the first set holding it that is disjoint from those chosen; `None` when
-/// some rank has none.
-fn partition<'a>(n: usize, sets: &'a BTreeMap<Vec<u32>, Vec<u32>>, anchor: &'a [u32]) -> Option<Vec<&'a [u32]>> {
+/// The lines of one size (member sets, ascending) through each rank: through rank 0 every
+/// line holding it (the anchors), through any other rank only lines without rank 0 (a family
+/// holds one line through rank 0, its anchor, so no other can join it).
+fn lines_through(n: usize, sets: &BTreeMap<Vec<u32>, Vec<u32>>) -> Vec<Vec<&[u32]>> {
+    let mut through: Vec<Vec<&[u32]>> = vec![Vec::new(); n];
+    for line in sets.keys() {
+        if line[0] == 0 {
+            through[0].push(line);
+        } else {
+            for &m in line {
+                through[m as usize].push(line);
+            }
+        }
+    }
+    through
+}
+
+/// Takes `k` steps from `budget`, or empties it and says `None` when fewer are left.
+fn spend(budget: &mut usize, k: usize) -> Option<()> {
+    match budget.checked_sub(k) {
+        Some(left) => {
+            *budget = left;
+            Some(())
+        }
+        None => {
+            *budget = 0;
+            None
+        }
+    }
+}
+
+/// A partition of `0..n` into `anchor` and other lines: for each rank not yet covered, in
+/// order, the first line through it disjoint from those chosen; `None` when some rank has
+/// none, or when `budget` (ranks examined) runs out.
+fn partition<'a>(
+    n: usize,
+    through: &[Vec<&'a [u32]>],
+    anchor: &'a [u32],
+    budget: &mut usize,
+) -> Option<Vec<&'a [u32]>> {
     let mut owner = vec![usize::MAX; n];
     for &r in anchor {
         owner[r as usize] = 0;
     }
     let mut chosen: Vec<&[u32]> = vec![anchor];
     for r in 0..n {
+        spend(budget, 1)?;
         if owner[r] != usize::MAX {
             continue;
         }
-        let set = sets
-            .keys()
-            .find(|s| s.binary_search(&(r as u32)).is_ok() && s.iter().all(|&m| owner[m as usize] == usize::MAX))?;
-        for &m in set {
+        let mut pick = None;
+        for &line in &through[r] {
+            spend(budget, line.len())?;
+            if line.iter().all(|&m| owner[m as usize] == usize::MAX) {
+                pick = Some(line);
+                break;
+            }
+        }
+        let line = pick?;
+        for &m in line {
             owner[m as usize] = chosen.len();
         }
-        chosen.push(set);
+        chosen.push(line);
     }
     Some(chosen)
+}
+
+/// Each line through rank 0 completed greedily to a family ([`partition`]), with its anchor;
+/// `None` when `budget` ran out.
+#[allow(clippy::type_complexity)]
+fn families<'a>(n: usize, through: &[Vec<&'a [u32]>], budget: &mut usize) -> Option<Vec<(&'a [u32], Vec<&'a [u32]>)>> {
+    let mut out = Vec::new();
+    for &anchor in &through[0] {
+        let family = partition(n, through, anchor, budget);
+        if *budget == 0 {
+            return None;
+        }
+        out.extend(family.map(|f| (anchor, f)));
+    }
+    Some(out)
 }
 
 /// What the grids are compared with: the observed pairs, the traffic on each communicator and,
@@ -159,11 +238,18 @@ fn off_grid_share(matrix: &CommMatrix, coords: &[[u32; 2]]) -> f64 {
 }
 
 /// Every process grid over all of `trace`'s ranks that its communicators declare (see the
-/// module documentation); `edges` are the observed (filtered) communicating pairs.
+/// module documentation); `edges` are the observed (filtered) communicating pairs. A search
+/// cut short by [`MAX_STEPS`] returns what it found: [`search`] says whether it finished.
 pub fn find(trace: &Trace, edges: &[[u32; 2]]) -> Vec<CommunicatorGrid> {
+    search(trace, edges, MAX_STEPS).0
+}
+
+/// [`find`] with at most `steps` ranks examined: the grids found and whether the search ran to
+/// its end (`false`: the budget ran out and a grid beyond it may be missing).
+pub fn search(trace: &Trace, edges: &[[u32; 2]], steps: usize) -> (Vec<CommunicatorGrid>, bool) {
     let n = trace.num_ranks() as usize;
     if n < 4 {
-        return Vec::new();
+        return (Vec::new(), true);
     }
     let sets = member_sets(trace);
     let mut found: Vec<CommunicatorGrid> = Vec::new();
@@ -174,35 +260,43 @@ pub fn find(trace: &Trace, edges: &[[u32; 2]]) -> Vec<CommunicatorGrid> {
         traffic: CommTraffic::of(trace),
         matrix: OnceCell::new(),
     };
-    for a in 2..=n / 2 {
-        if !n.is_multiple_of(a) {
-            continue;
-        }
-        let b = n / a;
-        if a > b {
-            continue;
-        }
-        let (Some(sa), Some(sb)) = (sets.get(&a), sets.get(&b)) else {
-            continue;
-        };
-        // Every pair of groups through rank 0 meeting only there, each family completed greedily.
-        for ga in sa.keys().filter(|s| s[0] == 0) {
-            for gb in sb.keys().filter(|s| s[0] == 0) {
-                if ga.iter().filter(|m| gb.binary_search(m).is_ok()).count() != 1 {
-                    continue;
-                }
-                let (Some(fa), Some(fb)) = (partition(n, sa, ga), partition(n, sb, gb)) else {
-                    continue;
-                };
-                if let Some(g) = grid_of(n, &fa, &fb, sa, sb, &observed) {
-                    if seen.insert(g.coords.clone()) {
-                        found.push(g);
+    let mut budget = steps;
+    let complete = 'sizes: {
+        for a in 2..=n / 2 {
+            if !n.is_multiple_of(a) {
+                continue;
+            }
+            let b = n / a;
+            if a > b {
+                continue;
+            }
+            let (Some(sa), Some(sb)) = (sets.get(&a), sets.get(&b)) else {
+                continue;
+            };
+            let (ta, tb) = (lines_through(n, sa), lines_through(n, sb));
+            let (Some(fas), Some(fbs)) = (families(n, &ta, &mut budget), families(n, &tb, &mut budget)) else {
+                break 'sizes false;
+            };
+            // Every pair of families whose lines through rank 0 meet only there.
+            for (ga, fa) in &fas {
+                for (gb, fb) in &fbs {
+                    if spend(&mut budget, ga.len() + n).is_none() {
+                        break 'sizes false;
+                    }
+                    if ga.iter().filter(|m| gb.binary_search(m).is_ok()).count() != 1 {
+                        continue;
+                    }
+                    if let Some(g) = grid_of(n, fa, fb, sa, sb, &observed) {
+                        if seen.insert(g.coords.clone()) {
+                            found.push(g);
+                        }
                     }
                 }
             }
         }
-    }
-    one_grid_per_family(found)
+        true
+    };
+    (one_grid_per_family(found), complete)
 }
 
 /// Keep each family of lines in one grid: a program that declares two grids on the same ranks

@@ -380,8 +380,11 @@ pub fn attach(trace: &Trace, report: &mut TopologyReport) {
                 })
         })
         .map(|d| d.label.clone());
-    report.communicator_grids = super::comm_grid::find(trace, &report.edges);
-    report.sub_grids = super::sub_grid::find(trace, &report.edges, &report.communicator_grids);
+    let (whole, whole_done) = super::comm_grid::search(trace, &report.edges, super::comm_grid::MAX_STEPS);
+    report.communicator_grids = whole;
+    let (part, part_done) = super::sub_grid::search(trace, &report.edges, &report.communicator_grids);
+    report.sub_grids = part;
+    report.grid_search_incomplete = !(whole_done && part_done);
     if report.name_as_declared.is_none() {
         let mut agreeing = report.communicator_grids.iter().filter(|g| g.agrees);
         if let (Some(g), None) = (agreeing.next(), agreeing.next()) {

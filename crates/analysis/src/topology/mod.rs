@@ -232,6 +232,7 @@ fn report(
         name_as_declared: None,
         communicator_grids: Vec::new(),
         sub_grids: Vec::new(),
+        grid_search_incomplete: false,
     }
 }
 

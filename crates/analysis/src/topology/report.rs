@@ -368,9 +368,22 @@ pub struct TopologyReport {
     /// name. Filled by [`super::declared::attach`].
     #[serde(default)]
     pub sub_grids: Vec<super::sub_grid::SubGrid>,
+    /// The search for those grids stopped at its step budget (a trace declaring thousands of
+    /// overlapping communicators): a grid beyond it is not listed.
+    #[serde(default)]
+    pub grid_search_incomplete: bool,
 }
 
 impl TopologyReport {
+    /// What both shells say under the declared grids when their search stopped early.
+    pub fn grid_search_note(&self) -> Option<String> {
+        self.grid_search_incomplete.then(|| {
+            "Declared grids: the search over the trace's communicators stopped at its step budget; a grid \
+             declared beyond it is not listed."
+                .to_string()
+        })
+    }
+
     /// What follows the declared name (`name_as_declared`), as both shells show it: `declared by
     /// MPI_Cart_create; identified as 4x3 torus`, or for a grid no shape of the library matches
     /// `declared by its row and column communicators; no shape of the library matches: 4

@@ -71,6 +71,12 @@ pub struct SubGrid {
 /// of the grids over every rank `whole` ([`super::comm_grid::find`]); `edges` are the observed
 /// (filtered) communicating pairs.
 pub fn find(trace: &Trace, edges: &[[u32; 2]], whole: &[CommunicatorGrid]) -> Vec<SubGrid> {
+    search(trace, edges, whole).0
+}
+
+/// [`find`], and whether the search ran to its end (`false`: [`MAX_STEPS`] ran out and a grid
+/// beyond them may be missing; reaching [`MAX_GRIDS`] is not counted as unfinished).
+pub fn search(trace: &Trace, edges: &[[u32; 2]], whole: &[CommunicatorGrid]) -> (Vec<SubGrid>, bool) {
     let n = trace.num_ranks() as usize;
     // A line belongs to one grid: the rows and columns of a grid over every rank are no one
     // else's (GROMACS's PME columns with its domain decomposition's pairs are no grid).
@@ -122,7 +128,7 @@ pub fn find(trace: &Trace, edges: &[[u32; 2]], whole: &[CommunicatorGrid]) -> Ve
             }
         }
     }
-    found
+    (found, budget > 0)
 }
 
 /// The lines of one size (member sets, ascending), with the lines through each rank and those

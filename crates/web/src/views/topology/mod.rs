@@ -341,7 +341,7 @@ pub fn topology_view(props: &TopologyProps) -> Html {
                 if id.matched.is_some() { <span id="topology-proof">{ format!(" {PROOF}") }</span> }
                 <span id="topology-graph-line" data-isolated={report.isolated_ranks.len().to_string()}>{ format!(" · {}", graph_line(&report)) }</span>
             </p>
-            if !report.declared.is_empty() || !report.communicator_grids.is_empty() || !report.sub_grids.is_empty() {
+            if !report.declared.is_empty() || !report.communicator_grids.is_empty() || !report.sub_grids.is_empty() || report.grid_search_incomplete {
                 <ul class="small" id="topology-declared">
                     { for report.declared.iter().map(|d| html! {
                         <li class="declared-summary" data-agrees={d.agrees.to_string()} data-label={d.label.clone()}>{ format!("Declared: {}", d.summary) }</li>
@@ -352,6 +352,7 @@ pub fn topology_view(props: &TopologyProps) -> Html {
                     { for report.sub_grids.iter().map(|g| html! {
                         <li class="declared-summary" data-agrees="part" data-label={g.label.clone()}>{ format!("Declared: {}", g.summary) }</li>
                     }) }
+                    if let Some(note) = report.grid_search_note() { <li id="topology-grid-search">{ note }</li> }
                 </ul>
             }
             if let Some(c) = cliques_line(&report) {
