@@ -546,6 +546,22 @@ mod json_text {
     }
 }
 
+/// A [`Summary`] as JSON text in the bincode message.
+mod summary_json {
+    use super::Summary;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(summary: &Summary, s: S) -> Result<S::Ok, S::Error> {
+        let text = serde_json::to_string(summary).map_err(serde::ser::Error::custom)?;
+        s.serialize_str(&text)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Summary, D::Error> {
+        let text = String::deserialize(d)?;
+        serde_json::from_str(&text).map_err(serde::de::Error::custom)
+    }
+}
+
 /// Where a running load is.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProgressReport {
@@ -568,7 +584,9 @@ pub struct LoadedTrace {
     pub files: u32,
     /// Total input bytes.
     pub bytes: u64,
-    /// Overview of the trace.
+    /// Overview of the trace, carried as JSON text: the summary skips absent fields in its
+    /// JSON (`threads`), which bincode, writing no field names, cannot read back.
+    #[serde(with = "summary_json")]
     pub summary: Summary,
     /// Workers that read it (a pool, one block of ranks each: [`crate::load_pool`]); 0 or 1:
     /// the load's worker alone.

@@ -113,3 +113,48 @@ fn input_messages_round_trip_through_bincode() {
     let bytes = bincode::serialize(&input).unwrap();
     assert_eq!(bincode::deserialize::<Input>(&bytes).unwrap(), input);
 }
+
+/// The load's answer reads back on the page whatever the summary holds: its JSON skips an absent
+/// `threads`, which a bincode field would not survive (every browser load failed with "invalid
+/// value: integer …, expected variant index" when the field was added).
+#[test]
+fn loaded_answers_round_trip_through_bincode_with_and_without_optional_summary_fields() {
+    use crate::protocol::{LoadedTrace, MatrixView};
+    for threads in [None, Some("rank 3: 2 threads".to_string())] {
+        let summary = tracelogic_engine::summary::Summary {
+            threads,
+            ranks: 4,
+            warnings: vec!["w".into()],
+            ..Default::default()
+        };
+        let answer = Response::Loaded {
+            trace: Box::new(LoadedTrace {
+                label: "t".into(),
+                source: "s".into(),
+                files: 1,
+                bytes: 10,
+                summary,
+                workers: 1,
+            }),
+            matrix: Box::new(MatrixView {
+                seq: 0,
+                request: MatrixRequest::default(),
+                grid: crate::heatmap::Grid {
+                    ranks: 4,
+                    block: 1,
+                    side: 4,
+                    values: vec![0; 16],
+                    kept: vec![false; 16],
+                    min: 0,
+                    max: 0,
+                },
+                nonzero_entries: 0,
+                kept_entries: 0,
+                removed_entries: 0,
+                removed_share: 0.0,
+            }),
+        };
+        let bytes = bincode::serialize(&answer).unwrap();
+        assert_eq!(bincode::deserialize::<Response>(&bytes).unwrap(), answer);
+    }
+}
