@@ -649,3 +649,21 @@ fn cancelling_stops_the_load() {
     });
     assert!(result.unwrap_err().cancelled, "stopping at the first report");
 }
+
+/// Every bundled sample's load answer, as the worker posts it (bincode, no field names), reads
+/// back equal on the page: a report field skipped when empty in its JSON would break every
+/// load in the browser while the native tests pass.
+#[test]
+fn every_samples_load_answer_reads_back_through_the_worker_channel() {
+    for s in SAMPLES {
+        let (result, _) = load(s.id, sample_files(s.id));
+        let loaded = result.unwrap_or_else(|f| panic!("{}: {}", s.id, f.message));
+        let answer = crate::protocol::Response::Loaded {
+            trace: Box::new(loaded.trace),
+            matrix: Box::new(loaded.matrix),
+        };
+        let bytes = bincode::serialize(&answer).unwrap();
+        let back: crate::protocol::Response = bincode::deserialize(&bytes).unwrap_or_else(|e| panic!("{}: {e}", s.id));
+        assert_eq!(back, answer, "{}", s.id);
+    }
+}
