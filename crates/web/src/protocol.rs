@@ -5,7 +5,9 @@
 //! Everything crossing the worker boundary is a plain serde value (gloo-worker encodes them
 //! with bincode), so the page and the worker share these types and nothing else. An
 //! [`Answer`] crosses as JSON text inside the bincode message: the reports use serde features
-//! (flattened and tagged enums) that bincode cannot carry.
+//! (flattened and tagged enums, fields skipped when empty) that bincode cannot carry. So does
+//! the load's [`Summary`]: any engine report sent here must go as JSON text too (a test loads
+//! every bundled sample and reads its answer back through bincode).
 
 use crate::heatmap::Grid;
 use crate::save::SavedTrace;
