@@ -23,6 +23,14 @@ fn phase(topology: &str, style: Style, iterations: u32) -> Phase {
     }
 }
 
+/// [`phase`] with `compute_ns` of computation between its iterations.
+fn timed(topology: &str, style: Style, iterations: u32, compute_ns: u64) -> Phase {
+    Phase {
+        compute_ns: Some(compute_ns),
+        ..phase(topology, style, iterations)
+    }
+}
+
 /// Initialisation (a short ring exchange), a long solve loop (torus exchange), finalisation
 /// (a wavefront): three phases at pattern positions 6 and 6 + 80, each phase's time range inside
 /// the generated phase's.
@@ -93,19 +101,15 @@ fn periodic_collectives_stay_inside_the_loop() {
 /// stretch.
 #[test]
 fn few_occurrences_crowded_into_few_windows_are_cut_where_communication_changes() {
-    let burst = |topology: &str, style: Style, iterations: u32, compute_ns: u64| Phase {
-        compute_ns: Some(compute_ns),
-        ..phase(topology, style, iterations)
-    };
     let spec = Spec {
         topology: TopologySpec::parse("torus:4x4").unwrap(),
         phases: vec![
-            burst("ring:16", Style::Sendrecv, 10, 1_000),
-            burst("ring:16", Style::Sendrecv, 1, 50_000_000),
-            burst("ring:16", Style::Sendrecv, 10, 1_000),
-            burst("torus:4x4", Style::Isend, 10, 1_000),
-            burst("torus:4x4", Style::Isend, 1, 50_000_000),
-            burst("torus:4x4", Style::Isend, 10, 1_000),
+            timed("ring:16", Style::Sendrecv, 10, 1_000),
+            timed("ring:16", Style::Sendrecv, 1, 50_000_000),
+            timed("ring:16", Style::Sendrecv, 10, 1_000),
+            timed("torus:4x4", Style::Isend, 10, 1_000),
+            timed("torus:4x4", Style::Isend, 1, 50_000_000),
+            timed("torus:4x4", Style::Isend, 10, 1_000),
         ],
         ..Default::default()
     };
@@ -141,16 +145,12 @@ fn few_occurrences_crowded_into_few_windows_are_cut_where_communication_changes(
 /// (docs/phases.md, step 3c): three phases, each inside its generated stretch.
 #[test]
 fn crowded_windows_of_many_occurrences_are_cut_where_communication_changes() {
-    let stretch = |topology: &str, style: Style, iterations: u32, compute_ns: u64| Phase {
-        compute_ns: Some(compute_ns),
-        ..phase(topology, style, iterations)
-    };
     let spec = Spec {
         topology: TopologySpec::parse("torus:4x4").unwrap(),
         phases: vec![
-            stretch("torus:4x4", Style::Sendrecv, 50, 40_000),
-            stretch("ring:16", Style::Isend, 20, 5_000_000),
-            stretch("torus:4x4", Style::Sendrecv, 50, 40_000),
+            timed("torus:4x4", Style::Sendrecv, 50, 40_000),
+            timed("ring:16", Style::Isend, 20, 5_000_000),
+            timed("torus:4x4", Style::Sendrecv, 50, 40_000),
         ],
         ..Default::default()
     };

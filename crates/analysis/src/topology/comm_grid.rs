@@ -320,6 +320,15 @@ fn one_grid_per_family(mut found: Vec<CommunicatorGrid>) -> Vec<CommunicatorGrid
     found
 }
 
+/// Whether lines `a` (not `b`) are a grid's rows: the family whose line through the grid's
+/// lowest rank `low` holds that rank's lowest partner, so that a row-major grid (BLACS's
+/// default) comes back as it is. Shared by whole grids and grids on part of the ranks.
+pub(super) fn first_are_rows(a: &[&[u32]], b: &[&[u32]], low: u32) -> bool {
+    let partner = |l: &[u32]| l.iter().copied().find(|&m| m != low).unwrap_or(u32::MAX);
+    let through = |f: &[&[u32]]| f.iter().find(|l| l.contains(&low)).map_or(u32::MAX, |l| partner(l));
+    through(a) <= through(b)
+}
+
 /// The grid of two families of groups (sizes a and b, a · b = n) if every group of one meets
 /// every group of the other in exactly one rank.
 fn grid_of(
@@ -350,10 +359,7 @@ fn grid_of(
             return None;
         }
     }
-    // The rows: the family whose group through rank 0 holds rank 0's lowest partner.
-    let partner = |g: &[u32]| g.iter().copied().find(|&m| m != 0).unwrap_or(u32::MAX);
-    let through0 = |f: &[&[u32]]| f.iter().copied().find(|g| g.contains(&0)).map_or(u32::MAX, partner);
-    let a_is_rows = through0(fa) <= through0(fb);
+    let a_is_rows = first_are_rows(fa, fb, 0);
     let (rows_of, cols_of, row_family, col_family, row_sets, col_sets) = if a_is_rows {
         (&ia, &ib, fa, fb, sa, sb)
     } else {

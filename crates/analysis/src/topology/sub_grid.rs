@@ -226,11 +226,7 @@ fn grid(rows: &[&[u32]], cols: &[&[u32]], edges: &[[u32; 2]]) -> Option<SubGrid>
             return None;
         }
     }
-    // The rows: the lines through the lowest rank's lowest partner, as for a whole grid.
-    let low = ranks[0];
-    let partner = |l: &[u32]| l.iter().copied().find(|&m| m != low).unwrap_or(u32::MAX);
-    let through = |f: &[&[u32]]| f.iter().find(|l| l.contains(&low)).map_or(u32::MAX, |l| partner(l));
-    let (row_of, col_of, p, q) = if through(rows) <= through(cols) {
+    let (row_of, col_of, p, q) = if super::comm_grid::first_are_rows(rows, cols, ranks[0]) {
         (row_of, col_of, rows.len() as u32, cols.len() as u32)
     } else {
         (col_of, row_of, cols.len() as u32, rows.len() as u32)
