@@ -7,7 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApp, root, cli, cliJson, sampleDir, drop, idle } from './harness.mjs';
@@ -132,5 +132,39 @@ test('a grid declared by row and column communicators is listed, and names the p
   await show(page, 'phases', '#phases-table');
   const shown = await page.$$eval('#phases-table tr.phase-row td.phase-summary', (c) => c.map((x) => x.dataset.topology));
   assert.deepEqual(shown, ph.phases.map((x) => x.topology?.label ?? ''));
+  await app.assertClean(s);
+});
+
+test('a one-way gather beside a ring exchange is set aside and the page says so, as the CLI does', async () => {
+  // A generated 4-rank ring exchange (10 messages each way per pair) plus one message of
+  // 40,000 bytes from rank 2 to rank 0 just before MPI_Finalize: as heavy as a ring pair in
+  // bytes, so no byte cut separates it, one way and 10x fewer messages (docs/topology.md §1).
+  const dir = mkdtempSync(join(tmpdir(), 'tracelogic-one-way-'));
+  const ring = join(dir, 'ring4.txt');
+  execFileSync(cli, ['generate', '--topology', 'ring:4', '--format', 'text', '--out', ring]);
+  const lines = readFileSync(ring, 'utf8').split('\n');
+  const finalize = (r) => lines.findIndex((l) => l.startsWith(`${r} `) && l.endsWith(' MPI_Finalize'));
+  const at = Number(lines[finalize(2)].split(' ')[1]);
+  for (const [r, call] of [[2, `MPI_Send send=0 tag=9 bytes=40000`], [0, `MPI_Recv recv=2 tag=9 bytes=40000`]]) {
+    const i = finalize(r);
+    lines.splice(i, 1, `${r} ${at} ${at + 600} ${call}`, `${r} ${at + 600} ${at + 1100} MPI_Finalize`);
+    const span = lines.findIndex((l) => l.startsWith(`span ${r} `));
+    lines[span] = `span ${r} 0 ${at + 1100}`;
+  }
+  const gathered = join(dir, 'ring4-gather.txt');
+  writeFileSync(gathered, lines.join('\n'));
+  const t = cliJson(['topology', gathered]);
+  assert.equal(t.match.label, '4-node ring');
+  assert.deepEqual(t.filter.one_way.pairs.map((p) => [p.from, p.to]), [[2, 0]]);
+  const s = await dropFiles([{ name: 'ring4-gather.txt', bytes: readFileSync(gathered) }]);
+  const { page } = s;
+  await show(page, 'topology', '#topology-label');
+  assert.equal(await page.getAttribute('#topology-label', 'data-label'), t.match.label);
+  assert.equal(await page.getAttribute('#topology-one-way', 'data-pairs'), '1');
+  const note = (await page.textContent('#topology-one-way')).trim();
+  assert.match(note, /^One-way transfers set aside: 2→0 \(40000 B in 1 message\)/);
+  assert.ok(note.endsWith(`with them the graph is a ${t.filter.one_way.with_them}.`), note);
+  const text = execFileSync(cli, ['topology', gathered], { encoding: 'utf8' });
+  assert.ok(text.includes(note), `the CLI prints the same line:\n${text}`);
   await app.assertClean(s);
 });

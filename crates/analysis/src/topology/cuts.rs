@@ -238,6 +238,7 @@ impl SortedPairs {
             removed,
             gap_ratio,
             fallback: None,
+            one_way: None,
         }
     }
 

@@ -22,6 +22,8 @@ pub mod grid_lines;
 pub mod report;
 pub mod sub_grid;
 
+mod one_way;
+
 mod candidate;
 mod near;
 mod placement;
@@ -69,8 +71,74 @@ pub fn identify_matrix(m: &CommMatrix, opts: &TopologyOptions) -> TopologyReport
             share: if total == 0 { 0.0 } else { v as f64 / total as f64 },
         }
     };
+    let found = by_cuts(m, opts, &sorted, keep, filter, &traffic);
+    match opts.threshold {
+        Threshold::Auto => set_aside_one_way(m, found, &sorted, opts, &traffic),
+        Threshold::Percent(_) => found,
+    }
+}
+
+/// The match with one-way pairs set aside (`one_way.rs`), when the two-way pairs alone match a
+/// simpler topology; else `found` unchanged.
+fn set_aside_one_way(
+    m: &CommMatrix,
+    found: TopologyReport,
+    sorted: &SortedPairs,
+    opts: &TopologyOptions,
+    traffic: &dyn Fn(u32, u32) -> PairTraffic,
+) -> TopologyReport {
+    let Some(first) = found.identification.matched.as_ref() else {
+        return found;
+    };
+    let Some(simple) = one_way::match_simplicity(first) else {
+        return found;
+    };
+    let g = Graph::from_edges(m.ranks(), found.edges.iter().map(|e| (e[0], e[1])));
+    let Some((two_way, pairs, gap)) = one_way::two_way_part(m, &g) else {
+        return found;
+    };
+    let identity: Vec<u32> = (0..m.ranks()).collect();
+    let id = identify(&two_way, &identity, traffic, opts);
+    let simpler = id
+        .matched
+        .as_ref()
+        .and_then(one_way::match_simplicity)
+        .is_some_and(|s| s < simple);
+    if !simpler {
+        return found;
+    }
+    let mut filter = found.filter.clone();
+    let volume = |a: u32, b: u32| sorted.pairs.iter().find(|p| (p.0, p.1) == (a.min(b), a.max(b)));
+    for p in &pairs {
+        let t = traffic(p.from, p.to);
+        if volume(p.from, p.to).is_some() {
+            filter.removed_share += t.share;
+            filter.removed.push(t);
+        }
+    }
+    filter
+        .removed
+        .sort_by(|x, y| y.volume.cmp(&x.volume).then((x.a, x.b).cmp(&(y.a, y.b))));
+    filter.pairs_kept = two_way.num_edges();
+    filter.one_way = Some(OneWaySetAside {
+        pairs,
+        message_gap: gap,
+        with_them: first.label.clone(),
+    });
+    report(&two_way, filter, false, traffic, opts, Some(id))
+}
+
+/// The first cut's report, or the first fallback cut's that matches (see [`identify_matrix`]).
+fn by_cuts(
+    m: &CommMatrix,
+    opts: &TopologyOptions,
+    sorted: &SortedPairs,
+    keep: usize,
+    filter: FilterReport,
+    traffic: &dyn Fn(u32, u32) -> PairTraffic,
+) -> TopologyReport {
     let no_p2p = sorted.pairs.is_empty();
-    let mut first = report(&sorted.graph(m.ranks(), keep), filter, no_p2p, &traffic, opts, None);
+    let mut first = report(&sorted.graph(m.ranks(), keep), filter, no_p2p, traffic, opts, None);
     if opts.threshold != Threshold::Auto || no_p2p || identified(&first) {
         return first;
     }
@@ -115,12 +183,12 @@ pub fn identify_matrix(m: &CommMatrix, opts: &TopologyOptions) -> TopologyReport
     let (gaps, every_pair): (Vec<_>, Vec<_>) = cuts.into_iter().partition(|c| c.1.is_some());
     let tries = gaps
         .into_iter()
-        .map(|c| (&sorted, c))
+        .map(|c| (sorted, c))
         .chain(count_cuts.into_iter().filter_map(|c| Some((by_count.as_ref()?, c))))
-        .chain(every_pair.into_iter().map(|c| (&sorted, c)));
+        .chain(every_pair.into_iter().map(|c| (sorted, c)));
     for (pairs, (keep, gap_ratio)) in tries {
         let g = pairs.graph(m.ranks(), keep);
-        let id = identify(&g, &identity, &traffic, &trial);
+        let id = identify(&g, &identity, traffic, &trial);
         // Equal disjoint cliques (each of at least 3 ranks) are a named structure too: groups
         // of ranks that only talk among themselves, such as MrBayes's independent runs, whose
         // chains swap states within a run, once a rank's light gathers to rank 0 are cut.
@@ -145,7 +213,7 @@ pub fn identify_matrix(m: &CommMatrix, opts: &TopologyOptions) -> TopologyReport
         });
         if id.matched.is_some() || cliques.is_some() {
             fallback.taken = Some(fallback.tried.len() - 1);
-            let mut found = report(&g, filter, false, &traffic, opts, Some(id));
+            let mut found = report(&g, filter, false, traffic, opts, Some(id));
             found.filter.fallback = Some(fallback);
             return found;
         }
@@ -167,6 +235,7 @@ pub fn identify_graph(g: &Graph, opts: &TopologyOptions) -> TopologyReport {
         removed_share: 0.0,
         gap_ratio: None,
         fallback: None,
+        one_way: None,
     };
     let m = g.num_edges().max(1) as f64;
     let traffic = |a: u32, b: u32| {

@@ -2,6 +2,7 @@
 //! stages, the match with each rank's place, near matches and components.
 
 use super::cuts::AUTO_MIN_GAP;
+pub use super::one_way::{OneWayPair, OneWaySetAside};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use tracelogic_graph::Graph;
@@ -113,6 +114,11 @@ pub struct FilterReport {
     /// of them identified a topology, the fields above describe that cut.
     #[serde(default)]
     pub fallback: Option<CutFallback>,
+    /// Automatic mode: one-way pairs (a gather, a one-time transfer) set aside from a matched
+    /// graph because the two-way pairs alone match a simpler topology (`one_way.rs`); they are
+    /// also in `removed`. `None` when no pair was set aside.
+    #[serde(default)]
+    pub one_way: Option<OneWaySetAside>,
 }
 
 /// The automatic filter's second chance: a threshold is only a means, and a match proves the

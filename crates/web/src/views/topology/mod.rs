@@ -376,6 +376,9 @@ pub fn topology_view(props: &TopologyProps) -> Html {
                 if let Some(fb) = &f.fallback {
                     <p id="topology-fallback" class="note small" data-taken={fb.taken.is_some().to_string()}>{ fb.summary() }</p>
                 }
+                if let Some(w) = &f.one_way {
+                    <p id="topology-one-way" class="note small" data-pairs={w.pairs.len().to_string()}>{ w.summary() }</p>
+                }
                 <form class="controls" onsubmit={apply}>
                     <label>{ "Threshold override (% of the largest entry) " }
                         <input id="topology-threshold" ref={threshold_input} type="number" min="0" max="100" step="any"
