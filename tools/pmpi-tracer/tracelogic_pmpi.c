@@ -8,7 +8,7 @@
  * Wrapped: MPI_Init, MPI_Finalize, MPI_Send, MPI_Ssend, MPI_Isend, MPI_Issend, MPI_Recv,
  * MPI_Irecv, MPI_Sendrecv, MPI_Wait, MPI_Waitall, MPI_Barrier, MPI_Bcast, MPI_Reduce,
  * MPI_Allreduce, MPI_Gather, MPI_Scatter, MPI_Allgather, MPI_Alltoall, MPI_Scan, MPI_Exscan,
- * MPI_Reduce_scatter_block. Peers and roots are translated to MPI_COMM_WORLD ranks; message sizes
+ * MPI_Reduce_scatter, MPI_Reduce_scatter_block. Peers and roots are translated to MPI_COMM_WORLD ranks; message sizes
  * are count x type size; times are ns since MPI_Init returned on each rank (its MPI_Wtime minus
  * its own start). Each rank keeps its lines in memory; MPI_Finalize gathers them
  * to rank 0, which writes the file (default tracelogic-trace.txt), so one file holds the run.
@@ -381,6 +381,20 @@ int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, i
     PMPI_Comm_size(comm, &size);
     coll_line("MPI_Alltoall", t0, comm, -1, bytes_of(scount, stype) * (unsigned long long)size,
               bytes_of(rcount, rtype) * (unsigned long long)size);
+    return rc;
+}
+
+int MPI_Reduce_scatter(const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype type, MPI_Op op,
+                       MPI_Comm comm)
+{
+    unsigned long long t0 = now_ns();
+    int rc = PMPI_Reduce_scatter(sbuf, rbuf, rcounts, type, op, comm);
+    int size = 0, me = 0;
+    PMPI_Comm_size(comm, &size);
+    PMPI_Comm_rank(comm, &me);
+    unsigned long long total = 0;
+    for (int k = 0; k < size; k++) total += bytes_of(rcounts[k], type);
+    coll_line("MPI_Reduce_scatter", t0, comm, -1, total, bytes_of(rcounts[me], type));
     return rc;
 }
 

@@ -263,12 +263,11 @@ pub fn skeleton_c(logical: &LogicalTrace, program: &Program) -> Result<String, S
             k = spec.dims.len()
         );
     } else {
-        // The graph's edges are the topology's directions (the first columns); `self` and
-        // offsets (the columns after them) are none.
-        let _ = write!(
-            c,
-            "    {{\n        int adj[NDIRS], weight[NDIRS], deg = 0;\n        for (int d = 0; d < NTOPO; d++) {{\n            int v = neighbour[me][d], seen = 0;\n            for (int k = 0; k < deg; k++) seen |= adj[k] == v;\n            if (v >= 0 && !seen) {{\n                weight[deg] = 1;\n                adj[deg++] = v;\n            }}\n        }}\n        MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, deg, adj, weight, deg, adj, weight,\n                                       MPI_INFO_NULL, 0, &topo);\n    }}\n",
-        );
+        // Every other topology lives in the `neighbour` table alone; the communicator is the
+        // world's ranks in the world's order (rank r plays node r). Not a graph communicator:
+        // SST DUMPI 13 does not record `MPI_Dist_graph_create_adjacent`, so a skeleton run
+        // traced with it had no readable point-to-point traffic at all (NAS CG, PETSc, GROMACS).
+        c.push_str("    MPI_Comm_dup(MPI_COMM_WORLD, &topo);\n");
     }
     let (create, free) = emission.subs.create_and_free();
     c.push_str(&create);
@@ -773,7 +772,14 @@ fn emit_call(
                 CollectiveOp::Alltoall | CollectiveOp::Alltoallv | CollectiveOp::Alltoallw => format!(
                     "MPI_Alltoall(collbuf, (int)({sent} / {n}), MPI_BYTE, collbuf2, (int)({sent} / {n}), MPI_BYTE, {comm});"
                 ),
-                CollectiveOp::ReduceScatter | CollectiveOp::ReduceScatterBlock => format!(
+                // The program's own function: SST DUMPI 13 records `MPI_Reduce_scatter` but not
+                // `MPI_Reduce_scatter_block` (an MPI-2.2 call), so a skeleton replaying LAMMPS's
+                // reduce-scatter as the block form lost it from its DUMPI trace.
+                CollectiveOp::ReduceScatter => format!(
+                    "{{ int rc[{n}]; for (int k = 0; k < {n}; k++) rc[k] = (int){recvd}; \
+                     MPI_Reduce_scatter(collbuf, collbuf2, rc, MPI_BYTE, MPI_BOR, {comm}); }}"
+                ),
+                CollectiveOp::ReduceScatterBlock => format!(
                     "MPI_Reduce_scatter_block(collbuf, collbuf2, (int){recvd}, MPI_BYTE, MPI_BOR, {comm});"
                 ),
             };
