@@ -15,6 +15,19 @@ fn matrix(bytes: [[u64; 4]; 4], messages: [[u64; 4]; 4]) -> CommMatrix {
     CommMatrix::from_dense(4, bytes.as_flattened(), messages.as_flattened()).unwrap()
 }
 
+/// snes ex5 on 4 ranks, `-dm_view`: m 2 n 2 (the 2x2 grid, and the viewer's gather 3 → 0).
+fn ex5_2x2() -> CommMatrix {
+    matrix(
+        [
+            [0, 57872, 57872, 8],
+            [90656, 0, 0, 57864],
+            [90656, 0, 0, 57864],
+            [32792, 57864, 57864, 0],
+        ],
+        [[0, 232, 231, 2], [239, 0, 1, 229], [239, 0, 0, 230], [11, 229, 229, 0]],
+    )
+}
+
 fn auto() -> TopologyOptions {
     TopologyOptions {
         threshold: Threshold::Auto,
@@ -42,16 +55,7 @@ fn edges(r: &TopologyReport) -> Vec<[u32; 2]> {
 
 #[test]
 fn a_2x2_grid_with_its_gather_to_rank_0_is_the_grid_not_a_6_point_stencil() {
-    // snes ex5 on 4 ranks, -dm_view: m 2 n 2.
-    let m = matrix(
-        [
-            [0, 57872, 57872, 8],
-            [90656, 0, 0, 57864],
-            [90656, 0, 0, 57864],
-            [32792, 57864, 57864, 0],
-        ],
-        [[0, 232, 231, 2], [239, 0, 1, 229], [239, 0, 0, 230], [11, 229, 229, 0]],
-    );
+    let m = ex5_2x2();
     let r = identify_matrix(&m, &auto());
     // The 2x2 grid's four pairs: on 4 ranks a cycle, whose simplest name is the ring.
     assert_eq!(edges(&r), vec![[0, 1], [0, 2], [1, 3], [2, 3]]);
@@ -151,15 +155,7 @@ fn one_way_pairs_an_explanation_needs_are_kept() {
 
 #[test]
 fn a_fixed_threshold_sets_nothing_aside() {
-    let m = matrix(
-        [
-            [0, 57872, 57872, 8],
-            [90656, 0, 0, 57864],
-            [90656, 0, 0, 57864],
-            [32792, 57864, 57864, 0],
-        ],
-        [[0, 232, 231, 2], [239, 0, 1, 229], [239, 0, 0, 230], [11, 229, 229, 0]],
-    );
+    let m = ex5_2x2();
     let r = identify_matrix(
         &m,
         &TopologyOptions {
