@@ -212,11 +212,7 @@ pub fn skeleton_c(logical: &LogicalTrace, program: &Program) -> Result<String, S
     let mut emission = Emission {
         subs: Subcomms::default(),
         keep_tags,
-        // The check replays every rank's exact sizes; where the program summarises a
-        // point-to-point size the skeleton sends the mean instead, which can exceed what the
-        // receiver posts for that message (held-out GROMACS 200 steps: 3,250 B into 3,024).
-        receive_at_most: summarises_p2p_sizes(&program.nodes)
-            || !keep_tags && !matching.as_ref().is_some_and(|m| m.receives_fit),
+        receive_at_most: !keep_tags && !matching.as_ref().is_some_and(|m| m.receives_fit),
         cancel_surplus: any_matched.is_some(),
     };
     emit_nodes(
@@ -230,7 +226,7 @@ pub fn skeleton_c(logical: &LogicalTrace, program: &Program) -> Result<String, S
         &mut emission,
     )?;
     if emission.receive_at_most {
-        c.push_str("/* Receives are posted at MAXBYTES: matched by order (MPI_ANY_TAG: the run's tags cannot be\n * replayed) a recorded receive size would truncate a message it takes, or some sizes are sent\n * as their mean (summarised), which may exceed what a receive recorded. */\n");
+        c.push_str("/* Receives match by order (MPI_ANY_TAG: the run's tags cannot be replayed), and by order a\n * recorded receive size would truncate a message it takes: receives are posted at MAXBYTES. */\n");
     }
     if let Some(matched) = &any_matched {
         c.push_str(
@@ -395,23 +391,6 @@ fn node_table<T: std::fmt::Display>(tables: &mut String, ctype: &str, name: &str
         let _ = write!(tables, "{x}, ");
     }
     tables.push_str("\n};\n");
-}
-
-/// Whether some point-to-point size of the program is summarised ([`Values::Stats`]: count,
-/// total, extremes, no per-message list), so the skeleton sends means, not the recorded sizes.
-fn summarises_p2p_sizes(nodes: &[Node]) -> bool {
-    fn stats(v: &Values) -> bool {
-        match v {
-            Values::Stats { .. } => true,
-            Values::Cycle { unit, .. } => stats(unit),
-            Values::ByRank { default, ranks } => stats(default) || ranks.iter().any(|r| stats(&r.values)),
-            Values::Constant { .. } | Values::Range { .. } | Values::List { .. } => false,
-        }
-    }
-    nodes.iter().any(|n| match n {
-        Node::Call { shape, sizes, .. } => shape.collective.is_none() && sizes.iter().any(stats),
-        Node::Loop { body, .. } => summarises_p2p_sizes(body),
-    })
 }
 
 fn sanitize(s: &str) -> String {
