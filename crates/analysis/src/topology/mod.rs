@@ -73,7 +73,7 @@ pub fn identify_matrix(m: &CommMatrix, opts: &TopologyOptions) -> TopologyReport
     };
     let found = by_cuts(m, opts, &sorted, keep, filter, &traffic);
     match opts.threshold {
-        Threshold::Auto => set_aside_one_way(m, found, &sorted, opts, &traffic),
+        Threshold::Auto => set_aside_one_way(m, found, opts, &traffic),
         Threshold::Percent(_) => found,
     }
 }
@@ -83,7 +83,6 @@ pub fn identify_matrix(m: &CommMatrix, opts: &TopologyOptions) -> TopologyReport
 fn set_aside_one_way(
     m: &CommMatrix,
     found: TopologyReport,
-    sorted: &SortedPairs,
     opts: &TopologyOptions,
     traffic: &dyn Fn(u32, u32) -> PairTraffic,
 ) -> TopologyReport {
@@ -107,14 +106,12 @@ fn set_aside_one_way(
     if !simpler {
         return found;
     }
+    // Every pair set aside was an edge, so a communicating pair of `sorted`.
     let mut filter = found.filter.clone();
-    let volume = |a: u32, b: u32| sorted.pairs.iter().find(|p| (p.0, p.1) == (a.min(b), a.max(b)));
     for p in &pairs {
         let t = traffic(p.from, p.to);
-        if volume(p.from, p.to).is_some() {
-            filter.removed_share += t.share;
-            filter.removed.push(t);
-        }
+        filter.removed_share += t.share;
+        filter.removed.push(t);
     }
     filter
         .removed
