@@ -97,7 +97,12 @@ fn set_aside_one_way(
         return found;
     };
     let identity: Vec<u32> = (0..m.ranks()).collect();
-    let id = identify(&two_way, &identity, traffic, opts);
+    // Only a match is kept: no near matches of a graph that matches nothing (as the fallback).
+    let trial = TopologyOptions {
+        near_matches: 0,
+        ..opts.clone()
+    };
+    let id = identify(&two_way, &identity, traffic, &trial);
     let simpler = id
         .matched
         .as_ref()
