@@ -9,8 +9,18 @@ impl Program {
     pub fn expand(&self, limit: usize) -> Result<Vec<LogicalCall>, String> {
         let mut visits = vec![0u64; id_bound(&self.nodes)];
         let mut out = Vec::new();
-        expand_into(&self.nodes, &mut visits, &mut out, limit)?;
+        expand_into(&self.nodes, &mut visits, &mut out, &mut None, limit)?;
         Ok(out)
+    }
+
+    /// [`Program::expand`], and per expanded call the id of the [`Node::Call`] it comes from
+    /// (what the skeleton's receive check reports a receive by).
+    pub fn expand_with_ids(&self, limit: usize) -> Result<(Vec<LogicalCall>, Vec<u32>), String> {
+        let mut visits = vec![0u64; id_bound(&self.nodes)];
+        let mut out = Vec::new();
+        let mut ids = Some(Vec::new());
+        expand_into(&self.nodes, &mut visits, &mut out, &mut ids, limit)?;
+        Ok((out, ids.unwrap_or_default()))
     }
 
     /// Readable text: one call per line, loops as `[` … `]^n`, indented by depth.
@@ -25,6 +35,7 @@ pub(super) fn expand_into(
     nodes: &[Node],
     visits: &mut [u64],
     out: &mut Vec<LogicalCall>,
+    ids: &mut Option<Vec<u32>>,
     limit: usize,
 ) -> Result<(), String> {
     for n in nodes {
@@ -52,12 +63,15 @@ pub(super) fn expand_into(
                     call = call.with_absent(&absent_at(present, k));
                 }
                 out.push(call);
+                if let Some(ids) = ids {
+                    ids.push(*id);
+                }
             }
             Node::Loop { id, count, body } => {
                 let k = visits[*id as usize];
                 visits[*id as usize] += 1;
                 for _ in 0..count.value(k) {
-                    expand_into(body, visits, out, limit)?;
+                    expand_into(body, visits, out, ids, limit)?;
                 }
             }
         }

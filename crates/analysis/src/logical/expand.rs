@@ -197,13 +197,15 @@ impl<'a> ExpansionWalk<'a> {
     /// The point-to-point operations the calls expand to on `rank` (whose direction →
     /// neighbour table is `table`), in order, each as (peer, sent, size, tag): what
     /// [`physical_calls`] of [`expand_with`] lists (peer, `send`, bytes, tag), without building
-    /// the calls. `kept` is scratch room (per call, whether the rank executes it).
+    /// the calls, with where each comes from (the call's index in the walk's calls, the
+    /// operation's index in the call). `kept` is scratch room (per call, whether the rank
+    /// executes it).
     pub fn each_operation(
         &self,
         table: &HashMap<String, Rank>,
         rank: Rank,
         kept: &mut Vec<bool>,
-        mut each: impl FnMut(Option<Rank>, bool, u64, i32),
+        mut each: impl FnMut(Option<Rank>, bool, u64, i32, (usize, usize)),
     ) {
         let mut directions: Vec<&str> = table.keys().map(String::as_str).collect();
         directions.sort_unstable();
@@ -251,7 +253,7 @@ impl<'a> ExpansionWalk<'a> {
                     (Partner::Rank(r), false) => (Some(*r), o.bytes),
                     (_, false) => (None, o.bytes),
                 };
-                each(peer, o.dir == P2pDir::Send, bytes, o.tag);
+                each(peer, o.dir == P2pDir::Send, bytes, o.tag, (here, k));
             }
         }
     }

@@ -196,7 +196,7 @@ fn walked_ops(logical: &LogicalTrace, rank: Rank) -> Vec<PeerOp> {
         table,
         rank,
         &mut Vec::new(),
-        |peer, sent, bytes, tag| out.push((peer, sent, bytes, tag)),
+        |peer, sent, bytes, tag, _| out.push((peer, sent, bytes, tag)),
     );
     out
 }

@@ -6,8 +6,10 @@
 //! non-overtaking rule). A program that told its messages apart by tag (Meep posts one receive
 //! per field component and the neighbour sends them in another order) would then receive a
 //! large message into a small receive: `MPI_ERR_TRUNCATE`. This replays that matching on the
-//! program's expansion, rank by rank, and says whether every receive is at least as large as
-//! the message it would take; when not, the skeleton posts its receives at the largest size.
+//! program's expansion, rank by rank, and says which receives are smaller than a message they
+//! would take; the skeleton posts those at the largest message they take. Matching by tag gets
+//! the same check: the expansion carries the sizes the skeleton sends, and a summarised sequence
+//! is sent as its mean, which can exceed what the receiving rank recorded for that message.
 //! Receives the logical trace keeps from any source are those no message matched (a program
 //! that cancels a receive it posted ahead; matched wildcards name their sender): the skeleton posts those from
 //! `MPI_PROC_NULL`, so they complete at once and take no message meant for a later receive.
@@ -27,61 +29,83 @@ type HashMap<K, V> = std::collections::HashMap<K, V, std::hash::BuildHasherDefau
 /// Most expanded calls (all ranks together) the check replays.
 pub const FIT_CHECK_LIMIT: usize = 20_000_000;
 
+/// A receive operation of the program: the [`crate::compress::Node::Call`] id and the
+/// operation's index in that call.
+pub type ReceiveOp = (u32, usize);
+
 /// What replaying the program's matching by order says.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OrderMatching {
     /// Every receive from a named neighbour is at least as large as the message it takes, and
     /// no receive is from any source (whose message the program does not fix).
     pub receives_fit: bool,
+    /// Matched by order, the receive operations some message would not fit in, each with the
+    /// largest message it takes: the skeleton posts those (and only those) at that size.
+    pub too_small_by_order: std::collections::HashMap<ReceiveOp, u64>,
+    /// The same, matched by tag (each receive takes the next message of its sender with its
+    /// tag): a summarised size is sent as its mean, which can exceed what the receiver recorded
+    /// for that message (GROMACS: a rank's sizes listed, its neighbour's summarised).
+    pub too_small_by_tag: std::collections::HashMap<ReceiveOp, u64>,
     /// Per world rank, how many of its receives from any source a message will match (none: a
     /// receive the logical trace keeps from any source is one no message matched, as hpcc's
     /// RandomAccess cancels the one it posted ahead); `Some` only when there are such receives.
     pub any_source_matched: Option<Vec<u64>>,
-    /// Matched by tag instead (each receive takes the next message of its sender with its
-    /// tag), every receive finds a message at least as large and every message a receive:
-    /// the program's tags can be replayed as they are.
+    /// Matched by tag instead, every receive finds a message at least as large and every
+    /// message a receive: the program's tags can be replayed as they are.
     pub tags_match: bool,
 }
 
-/// Replays the matching by order on the expansion of `program`; `None` when the program is
-/// too large to check.
+/// A receive posted in the expansion: its size and where it comes from.
+#[derive(Clone, Copy)]
+struct Posted {
+    bytes: u64,
+    op: ReceiveOp,
+}
+
+/// Replays the matching by order (and by tag) on the expansion of `program` (the sizes the
+/// skeleton sends: a summarised sequence's mean); `None` when the program is too large to
+/// check.
 pub fn receives_fit_in_order(logical: &LogicalTrace, program: &Program) -> Option<OrderMatching> {
     let ranks = logical.ranks as usize;
     if program.raw_length.saturating_mul(ranks.max(1)) > FIT_CHECK_LIMIT {
         return None;
     }
-    let calls = program.expand(FIT_CHECK_LIMIT).ok()?;
-    // Per (sender, receiver): the sizes sent in order, and the sizes posted in order.
+    let (calls, ids) = program.expand_with_ids(FIT_CHECK_LIMIT).ok()?;
+    // Per (sender, receiver): the sizes sent in order, and the receives posted in order.
     let mut sent: HashMap<(Rank, Rank), Vec<u64>> = HashMap::default();
-    let mut posted: HashMap<(Rank, Rank), Vec<u64>> = HashMap::default();
+    let mut posted: HashMap<(Rank, Rank), Vec<Posted>> = HashMap::default();
     let mut any_posted = vec![0u64; ranks];
     // The same per (sender, receiver, tag); a receive with any tag ends the tag check.
     let mut sent_tag: HashMap<(Rank, Rank, i32), Vec<u64>> = HashMap::default();
-    let mut posted_tag: HashMap<(Rank, Rank, i32), Vec<u64>> = HashMap::default();
+    let mut posted_tag: HashMap<(Rank, Rank, i32), Vec<Posted>> = HashMap::default();
     let mut tags_known = true;
     let tables = logical.expansion_tables();
     let walk = ExpansionWalk::of(&calls, ranks);
     let mut kept = Vec::new();
     for r in 0..ranks as Rank {
         let table = tables.get(r as usize)?;
-        walk.each_operation(table, r, &mut kept, |peer, send, bytes, tag| match (peer, send) {
-            (Some(peer), true) => {
-                sent.entry((r, peer)).or_default().push(bytes);
-                sent_tag.entry((r, peer, tag)).or_default().push(bytes);
+        walk.each_operation(table, r, &mut kept, |peer, send, bytes, tag, (call, k)| {
+            match (peer, send) {
+                (Some(peer), true) => {
+                    sent.entry((r, peer)).or_default().push(bytes);
+                    sent_tag.entry((r, peer, tag)).or_default().push(bytes);
+                }
+                (Some(peer), false) => {
+                    let p = Posted {
+                        bytes,
+                        op: (ids[call], k),
+                    };
+                    posted.entry((peer, r)).or_default().push(p);
+                    tags_known &= tag >= 0;
+                    posted_tag.entry((peer, r, tag)).or_default().push(p);
+                }
+                (None, false) => any_posted[r as usize] += 1,
+                (None, true) => {}
             }
-            (Some(peer), false) => {
-                posted.entry((peer, r)).or_default().push(bytes);
-                tags_known &= tag >= 0;
-                posted_tag.entry((peer, r, tag)).or_default().push(bytes);
-            }
-            (None, false) => any_posted[r as usize] += 1,
-            (None, true) => {}
         });
     }
-    let fit = posted.iter().all(|(pair, receives)| {
-        let sends = sent.get(pair).map_or(&[][..], Vec::as_slice);
-        receives.iter().zip(sends).all(|(recv, send)| recv >= send)
-    });
+    let too_small_by_order = too_small(&posted, &sent);
+    let too_small_by_tag = too_small(&posted_tag, &sent_tag);
     // A receive the logical trace keeps from any source is one the trace's matching found no
     // message for (a matched wildcard names its sender): hpcc's RandomAccess cancels the one it
     // posted ahead. Counting messages left over instead is not enough: hpcc on 6 ranks leaves one
@@ -89,16 +113,42 @@ pub fn receives_fit_in_order(logical: &LogicalTrace, program: &Program) -> Optio
     let surplus = any_posted.iter().any(|&p| p > 0);
     let tags_match = tags_known
         && !surplus
+        && too_small_by_tag.is_empty()
         && sent_tag.len() == posted_tag.len()
-        && posted_tag.iter().all(|(key, receives)| {
-            sent_tag
-                .get(key)
-                .is_some_and(|sends| sends.len() == receives.len() && receives.iter().zip(sends).all(|(r, s)| r >= s))
-        });
+        && posted_tag
+            .iter()
+            .all(|(key, receives)| sent_tag.get(key).is_some_and(|sends| sends.len() == receives.len()));
     let matched = vec![0u64; ranks];
     Some(OrderMatching {
-        receives_fit: fit && any_posted.iter().all(|&p| p == 0),
+        receives_fit: too_small_by_order.is_empty() && !surplus,
+        too_small_by_order,
+        too_small_by_tag,
         any_source_matched: surplus.then_some(matched),
         tags_match,
     })
+}
+
+/// The receive operations that some message would not fit in, each with the largest size it
+/// must be posted at to take every message (the largest of its own recorded sizes and of the
+/// messages it takes), when the k-th receive of each key takes the k-th message sent under that
+/// key.
+fn too_small<K: std::hash::Hash + Eq>(
+    posted: &HashMap<K, Vec<Posted>>,
+    sent: &HashMap<K, Vec<u64>>,
+) -> std::collections::HashMap<ReceiveOp, u64> {
+    // Per receive operation: (some message does not fit, the largest size seen).
+    let mut seen: std::collections::HashMap<ReceiveOp, (bool, u64)> = std::collections::HashMap::new();
+    for (key, receives) in posted {
+        let sends = sent.get(key).map_or(&[][..], Vec::as_slice);
+        for (k, recv) in receives.iter().enumerate() {
+            let send = sends.get(k).copied().unwrap_or(0);
+            let at = seen.entry(recv.op).or_default();
+            at.0 |= recv.bytes < send;
+            at.1 = at.1.max(recv.bytes).max(send);
+        }
+    }
+    seen.into_iter()
+        .filter(|(_, (short, _))| *short)
+        .map(|(op, (_, w))| (op, w))
+        .collect()
 }

@@ -34,7 +34,7 @@ mod comms;
 mod fit;
 mod operation;
 use comms::{Placement, Subcomms};
-pub use fit::{receives_fit_in_order, OrderMatching, FIT_CHECK_LIMIT};
+pub use fit::{receives_fit_in_order, OrderMatching, ReceiveOp, FIT_CHECK_LIMIT};
 use operation::emit_operation;
 
 /// What the emission of one skeleton carries from call to call.
@@ -44,9 +44,12 @@ struct Emission {
     /// Receives keep the recorded tag ([`receive_tags_kept`] and the run's tags consistent, or
     /// the program's tags match every message to a receive: [`OrderMatching::tags_match`]).
     keep_tags: bool,
-    /// Receives are posted at `MAXBYTES` ([`receives_fit_in_order`] said a recorded size
-    /// would truncate, or could not tell).
+    /// Receives are posted at `MAXBYTES` ([`receives_fit_in_order`] could not tell whether a
+    /// recorded size would truncate, or some receives are from any source).
     receive_at_most: bool,
+    /// Receive operations posted at the largest message they take, not their recorded size
+    /// ([`OrderMatching::too_small_by_order`] or `too_small_by_tag`, as receives match).
+    widen: std::collections::HashMap<ReceiveOp, u64>,
     /// Receives from any source are counted and those beyond each rank's matched number post
     /// from `MPI_PROC_NULL` ([`OrderMatching::any_source_matched`]).
     cancel_surplus: bool,
@@ -209,10 +212,16 @@ pub fn skeleton_c(logical: &LogicalTrace, program: &Program) -> Result<String, S
     let keep_tags =
         logical.tags_consistent && receive_tags_kept(spec) || matching.as_ref().is_some_and(|m| m.tags_match);
     let any_matched = matching.as_ref().and_then(|m| m.any_source_matched.clone());
+    let widen = match &matching {
+        Some(m) if keep_tags => m.too_small_by_tag.clone(),
+        Some(m) => m.too_small_by_order.clone(),
+        None => Default::default(),
+    };
     let mut emission = Emission {
         subs: Subcomms::default(),
         keep_tags,
-        receive_at_most: !keep_tags && !matching.as_ref().is_some_and(|m| m.receives_fit),
+        receive_at_most: !keep_tags && matching.as_ref().is_none_or(|m| m.any_source_matched.is_some()),
+        widen,
         cancel_surplus: any_matched.is_some(),
     };
     emit_nodes(
@@ -226,7 +235,14 @@ pub fn skeleton_c(logical: &LogicalTrace, program: &Program) -> Result<String, S
         &mut emission,
     )?;
     if emission.receive_at_most {
-        c.push_str("/* Receives match by order (MPI_ANY_TAG: the run's tags cannot be replayed), and by order a\n * recorded receive size would truncate a message it takes: receives are posted at MAXBYTES. */\n");
+        c.push_str("/* Receives match by order (MPI_ANY_TAG: the run's tags cannot be replayed), and whether a\n * recorded receive size would truncate a message was not checked (a program too large, or receives\n * from any source): receives are posted at MAXBYTES. */\n");
+    } else if !emission.widen.is_empty() {
+        let _ = writeln!(
+            c,
+            "/* {} receive(s) posted at the largest message they take: at its recorded size a message\n * would not fit (matched {}; a summarised size is sent as its mean). */",
+            emission.widen.len(),
+            if keep_tags { "by tag" } else { "by order, MPI_ANY_TAG" }
+        );
     }
     if let Some(matched) = &any_matched {
         c.push_str(
@@ -299,6 +315,7 @@ pub fn skeleton_check(logical: &LogicalTrace, program: &Program) -> Result<(), S
         subs: Subcomms::default(),
         keep_tags: true,
         receive_at_most: false,
+        widen: Default::default(),
         cancel_surplus: false,
     };
     emit_nodes(
@@ -560,6 +577,15 @@ fn emit_nodes(
                             format!("(({}) ? {}ULL : {e})", cond.join(" && "), c.bytes)
                         }),
                         None => e,
+                    })
+                    .collect();
+                // Receives a message would not fit in at their recorded size.
+                let size: Vec<String> = size
+                    .into_iter()
+                    .enumerate()
+                    .map(|(k, e)| match emission.widen.get(&(*id, k)) {
+                        Some(w) if shape.ops.get(k).is_some_and(|o| o.dir == P2pDir::Recv) => format!("{w}ULL"),
+                        _ => e,
                     })
                     .collect();
                 let tag: Vec<String> = tags
