@@ -41,6 +41,8 @@ type Built = (LogicalCall, Vec<usize>, (usize, usize));
 
 struct View<'a> {
     classes: &'a [&'a ClassTrace],
+    /// The largest communicator the classes' collectives reach ([`is_anchor`]).
+    world: u32,
     index: HashMap<&'a str, usize>,
     /// Per class: its direction names, sorted.
     dirs: Vec<Vec<&'a str>>,
@@ -75,7 +77,7 @@ impl View<'_> {
     /// 3 exactly, 2 up to sizes (or a completion of the same function and number of calls: its
     /// targets are checked when the records are built; a completion run's `calls` is the class's
     /// own, so every rank's expansion keeps its count), 0 not at all.
-    fn weight(m: &LogicalCall, seen: &Seen, r: &LogicalCall) -> u32 {
+    fn weight(m: &LogicalCall, seen: &Seen, r: &LogicalCall, world: u32) -> u32 {
         match (m.kind, seen) {
             (CallKind::Completion, _) => {
                 u32::from(r.kind == CallKind::Completion && r.function == m.function && r.calls == m.calls) * 2
@@ -87,9 +89,10 @@ impl View<'_> {
                 } else if same(seen, r, true) {
                     2
                 } else {
-                    0
+                    u32::from(half_of(seen, r) || half_of(r, seen))
                 }
             }
+            (_, Seen::Whole) if same(m, r, true) && is_anchor(m, world) => ANCHOR_WEIGHT,
             (_, Seen::Whole) => u32::from(same(m, r, true)) * 3,
         }
     }
@@ -116,6 +119,30 @@ fn loose_key(call: &LogicalCall) -> u64 {
     h.finish()
 }
 
+/// Whether `part` is one half of `whole`, a `MPI_Sendrecv` (up to sizes): the `MPI_Send` or
+/// `MPI_Recv` a rank makes instead when it has nothing to receive or to send at that step
+/// (GROMACS's halo exchange sends to or receives from a neighbour only when the count is not
+/// zero). Aligned so, the column is the `MPI_Sendrecv` and the rank skips the other half
+/// ([`Operation::absent_on`]); a loop then folds the steps whatever the ranks skip.
+fn half_of(part: &LogicalCall, whole: &LogicalCall) -> bool {
+    whole.kind == CallKind::SendRecv
+        && whole.ops.len() == 2
+        && part.ops.len() == 1
+        && matches!(part.kind, CallKind::Send | CallKind::Recv)
+        && restrict_call(whole, |o| {
+            (o.dir == part.ops[0].dir && o.partner == part.ops[0].partner).then(|| o.clone())
+        })
+        .is_some_and(|h| h.ops.len() == 1 && same(&h, part, true))
+}
+
+/// Whether a call of loose key-class `a` may be half of `b` or the reverse ([`half_of`]),
+/// decided from the kinds alone (the cells whose loose keys differ are skipped unless so).
+fn may_be_halves(a: &LogicalCall, b: &LogicalCall) -> bool {
+    let half = |x: &LogicalCall| matches!(x.kind, CallKind::Send | CallKind::Recv) && x.ops.len() == 1;
+    let whole = |x: &LogicalCall| x.kind == CallKind::SendRecv && x.ops.len() == 2;
+    (half(a) && whole(b)) || (whole(a) && half(b))
+}
+
 impl Seen {
     /// [`loose_key`] of the call compared with a class's records (`None`: nothing to compare,
     /// or a completion, compared by other fields).
@@ -127,6 +154,12 @@ impl Seen {
         }
     }
 }
+
+/// Weight of aligning two anchors ([`is_anchor`]): MPI orders a communicator's collectives
+/// alike on all its members, so a stretch of point-to-point records never buys a shift past
+/// one (each record weighs at most 3; a table's score is at most 2,900 anchors within
+/// [`MAX_CELLS`], far below `u32::MAX`).
+const ANCHOR_WEIGHT: u32 = 1000;
 
 /// Align `c`'s records `range` onto `columns` (positions stay those of the whole sequence);
 /// `None` when the table would exceed [`MAX_CELLS`].
@@ -142,9 +175,12 @@ fn align_class(view: &View, columns: Vec<Column>, c: usize, range: Range<usize>)
     let record_keys: Vec<u64> = recs.iter().map(|r| loose_key(&r.call)).collect();
     // Weight of cell (i, j), 0 at once where the loose keys differ.
     let weight = |cols: &[Column], i: usize, j: usize| -> u32 {
-        match column_keys[i - 1] {
-            Some(k) if k != record_keys[j - 1] => 0,
-            _ => View::weight(&cols[i - 1].call, &seen[i - 1], &recs[j - 1].call),
+        match (column_keys[i - 1], &seen[i - 1]) {
+            (Some(k), Seen::P2p(Some(s))) if k != record_keys[j - 1] && may_be_halves(s, &recs[j - 1].call) => {
+                View::weight(&cols[i - 1].call, &seen[i - 1], &recs[j - 1].call, view.world)
+            }
+            (Some(k), _) if k != record_keys[j - 1] => 0,
+            _ => View::weight(&cols[i - 1].call, &seen[i - 1], &recs[j - 1].call, view.world),
         }
     };
     let mut dp = vec![0u32; (n + 1) * w];
@@ -174,6 +210,12 @@ fn align_class(view: &View, columns: Vec<Column>, c: usize, range: Range<usize>)
             let s = weight(&cols, i, j);
             if s > 0 && dp[i * w + j] == dp[(i - 1) * w + j - 1] + s {
                 let mut col = cols.pop().expect("column i - 1");
+                // The class makes the whole `MPI_Sendrecv` where the column has one half: the
+                // column becomes the whole, the classes before it skip the other half.
+                let r = &recs[j - 1].call;
+                if matches!(&seen[i - 1], Seen::P2p(Some(x)) if half_of(x, r)) && col.call.ops.len() < r.ops.len() {
+                    col.call = key(&recs[j - 1]);
+                }
                 col.exec.push((c, range.start + j - 1));
                 out.push(col);
                 i -= 1;
@@ -228,16 +270,7 @@ fn is_anchor(call: &LogicalCall, world: u32) -> bool {
 /// subsequence of the classes' anchors, found class after class (a longest common subsequence
 /// of anchor lists). `None` when there is none or a table would exceed [`MAX_CELLS`].
 fn common_anchors(view: &View) -> Option<Vec<Vec<usize>>> {
-    let world = view
-        .classes
-        .iter()
-        .flat_map(|c| {
-            c.records
-                .iter()
-                .filter_map(|r| r.call.collective.as_ref().map(|x| x.comm_size))
-        })
-        .max()
-        .unwrap_or(0);
+    let world = view.world;
     let anchors: Vec<Vec<usize>> = view
         .classes
         .iter()
@@ -369,7 +402,21 @@ pub(super) fn aligned(classes: &[&ClassTrace], names: &[String]) -> Option<Merge
             d
         })
         .collect();
-    let view = View { classes, index, dirs };
+    let world = classes
+        .iter()
+        .flat_map(|c| {
+            c.records
+                .iter()
+                .filter_map(|r| r.call.collective.as_ref().map(|x| x.comm_size))
+        })
+        .max()
+        .unwrap_or(0);
+    let view = View {
+        classes,
+        world,
+        index,
+        dirs,
+    };
     let whole: Vec<Range<usize>> = classes.iter().map(|c| 0..c.records.len()).collect();
     let columns = align_ranges(&view, &whole).or_else(|| anchored_columns(&view))?;
     // Where each class's records went.
@@ -449,6 +496,23 @@ pub(super) fn aligned(classes: &[&ClassTrace], names: &[String]) -> Option<Merge
                 let size = |e: (usize, usize)| rec(e).call.sizes().into_iter().max().unwrap_or(0);
                 if let Some(&e) = col.exec.iter().max_by_key(|&&e| (size(e), std::cmp::Reverse(e.0))) {
                     call = key(rec(e));
+                }
+            }
+            // Classes that make one half of a `MPI_Sendrecv` skip the other ([`half_of`]).
+            if call.kind == CallKind::SendRecv {
+                for &(c, j) in &col.exec {
+                    let own = &rec((c, j)).call;
+                    if own.kind == CallKind::SendRecv {
+                        continue;
+                    }
+                    for o in call.ops.iter_mut() {
+                        let made = own.ops.iter().any(|x| x.dir == o.dir && x.partner == o.partner);
+                        if !made && view.op_visible(c, o) {
+                            o.absent_on.extend(classes[c].members.iter().copied());
+                            o.absent_on.sort_unstable();
+                            o.absent_on.dedup();
+                        }
+                    }
                 }
             }
             let seeing = (0..classes.len()).filter(|&c| view.sees(c, &call)).count();
