@@ -89,7 +89,10 @@ impl View<'_> {
                 } else if same(seen, r, true) {
                     2
                 } else {
-                    u32::from(half_of(seen, r) || half_of(r, seen))
+                    // The class makes one half of the column's exchange, or the whole of a
+                    // column that is one half (then the column becomes the whole: only when the
+                    // column's own call is that half, not a view of a larger call).
+                    u32::from(half_of(r, seen) || (m.ops.len() == 1 && half_of(seen, r)))
                 }
             }
             (_, Seen::Whole) if same(m, r, true) && is_anchor(m, world) => ANCHOR_WEIGHT,
