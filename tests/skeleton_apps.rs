@@ -127,15 +127,7 @@ fn gromacs_skeleton_receives_a_summarised_senders_mean() {
 fn summarise(v: &mut Values) -> bool {
     match v {
         Values::List { values } => {
-            let total: u64 = values.iter().sum();
-            let count = values.len() as u64;
-            *v = Values::Stats {
-                count,
-                min: values.iter().copied().min().unwrap_or(0),
-                mean: total / count.max(1),
-                max: values.iter().copied().max().unwrap_or(0),
-                total,
-            };
+            *v = Values::summary_of(values);
             true
         }
         Values::ByRank { default, ranks } => {

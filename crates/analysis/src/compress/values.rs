@@ -107,18 +107,21 @@ impl Values {
     pub fn compress_sizes(list: &[u64], exact: bool) -> Values {
         let v = Values::compress(list);
         match v {
-            Values::List { ref values } if !exact && distinct_above(values, MAX_LISTED) => {
-                let total = values.iter().fold(0u64, |a, &b| a.saturating_add(b));
-                let count = values.len() as u64;
-                Values::Stats {
-                    count,
-                    min: values.iter().copied().min().unwrap_or(0),
-                    mean: total / count,
-                    max: values.iter().copied().max().unwrap_or(0),
-                    total,
-                }
-            }
+            Values::List { ref values } if !exact && distinct_above(values, MAX_LISTED) => Values::summary_of(values),
             v => v,
+        }
+    }
+
+    /// `list` summarised ([`Values::Stats`]: count, extremes, total and its mean).
+    pub fn summary_of(list: &[u64]) -> Values {
+        let total = list.iter().fold(0u64, |a, &b| a.saturating_add(b));
+        let count = list.len() as u64;
+        Values::Stats {
+            count,
+            min: list.iter().copied().min().unwrap_or(0),
+            mean: total / count.max(1),
+            max: list.iter().copied().max().unwrap_or(0),
+            total,
         }
     }
 

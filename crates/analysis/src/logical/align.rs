@@ -127,15 +127,28 @@ fn loose_key(call: &LogicalCall) -> u64 {
 /// (GROMACS's halo exchange sends to or receives from a neighbour only when the count is not
 /// zero). Aligned so, the column is the `MPI_Sendrecv` and the rank skips the other half
 /// ([`Operation::absent_on`]); a loop then folds the steps whatever the ranks skip.
+///
+/// What [`same`] (up to sizes) says of `whole` restricted to `part`'s operation
+/// ([`restrict_call`] names it `MPI_Send` or `MPI_Recv`), without building that call: this runs
+/// for cells of the alignment table.
 fn half_of(part: &LogicalCall, whole: &LogicalCall) -> bool {
+    let [p] = part.ops.as_slice() else {
+        return false;
+    };
+    let (kind, function) = match p.dir {
+        tracelogic_model::P2pDir::Send => (CallKind::Send, "MPI_Send"),
+        tracelogic_model::P2pDir::Recv => (CallKind::Recv, "MPI_Recv"),
+    };
     whole.kind == CallKind::SendRecv
         && whole.ops.len() == 2
-        && part.ops.len() == 1
-        && matches!(part.kind, CallKind::Send | CallKind::Recv)
-        && restrict_call(whole, |o| {
-            (o.dir == part.ops[0].dir && o.partner == part.ops[0].partner).then(|| o.clone())
-        })
-        .is_some_and(|h| h.ops.len() == 1 && same(&h, part, true))
+        && part.kind == kind
+        && part.function == function
+        && part.collective.is_none()
+        && whole.collective.is_none()
+        && whole
+            .ops
+            .iter()
+            .any(|o| o.dir == p.dir && o.partner == p.partner && o.bytes_by_class == p.bytes_by_class)
 }
 
 /// Whether a call of loose key-class `a` may be half of `b` or the reverse ([`half_of`]),
@@ -177,13 +190,16 @@ fn align_class(view: &View, columns: Vec<Column>, c: usize, range: Range<usize>)
     let column_keys: Vec<Option<u64>> = seen.iter().zip(&columns).map(|(s, col)| s.key(&col.call)).collect();
     let record_keys: Vec<u64> = recs.iter().map(|r| loose_key(&r.call)).collect();
     // Weight of cell (i, j), 0 at once where the loose keys differ.
+    // (Loose keys of a `MPI_Sendrecv` and of one of its halves differ: those cells are weighed.)
     let weight = |cols: &[Column], i: usize, j: usize| -> u32 {
-        match (column_keys[i - 1], &seen[i - 1]) {
-            (Some(k), Seen::P2p(Some(s))) if k != record_keys[j - 1] && may_be_halves(s, &recs[j - 1].call) => {
-                View::weight(&cols[i - 1].call, &seen[i - 1], &recs[j - 1].call, view.world)
+        let r = &recs[j - 1].call;
+        match column_keys[i - 1] {
+            Some(k)
+                if k != record_keys[j - 1] && !matches!(&seen[i - 1], Seen::P2p(Some(s)) if may_be_halves(s, r)) =>
+            {
+                0
             }
-            (Some(k), _) if k != record_keys[j - 1] => 0,
-            _ => View::weight(&cols[i - 1].call, &seen[i - 1], &recs[j - 1].call, view.world),
+            _ => View::weight(&cols[i - 1].call, &seen[i - 1], r, view.world),
         }
     };
     let mut dp = vec![0u32; (n + 1) * w];

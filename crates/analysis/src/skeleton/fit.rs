@@ -36,9 +36,6 @@ pub type ReceiveOp = (u32, usize);
 /// What replaying the program's matching by order says.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OrderMatching {
-    /// Every receive from a named neighbour is at least as large as the message it takes, and
-    /// no receive is from any source (whose message the program does not fix).
-    pub receives_fit: bool,
     /// Matched by order, the receive operations some message would not fit in, each with the
     /// largest message it takes: the skeleton posts those (and only those) at that size.
     pub too_small_by_order: std::collections::HashMap<ReceiveOp, u64>,
@@ -120,7 +117,6 @@ pub fn receives_fit_in_order(logical: &LogicalTrace, program: &Program) -> Optio
             .all(|(key, receives)| sent_tag.get(key).is_some_and(|sends| sends.len() == receives.len()));
     let matched = vec![0u64; ranks];
     Some(OrderMatching {
-        receives_fit: too_small_by_order.is_empty() && !surplus,
         too_small_by_order,
         too_small_by_tag,
         any_source_matched: surplus.then_some(matched),
