@@ -404,6 +404,99 @@ fn anchored_columns(view: &View) -> Option<Vec<Column>> {
     Some(columns)
 }
 
+/// Lone halves joined to the whole they are half of, after the alignment: a run of columns each
+/// one half of a `MPI_Sendrecv` ([`half_of`]) made by some classes, and as many `MPI_Sendrecv`
+/// columns of other classes after (or before) it, in the same order, become those wholes, the
+/// half classes skipping the other half. The progressive alignment cannot do it when the
+/// classes making complementary halves (one a lone `MPI_Send`, another the `MPI_Recv`) are
+/// aligned before any class making the whole: their halves are two columns, and the whole
+/// aligns on one of them (GROMACS's halo pulses after a repartitioning, where which ranks have
+/// nothing to send changes from step to step: two columns there made each such step a new
+/// variant of the MD loop).
+///
+/// Exact: a half class's records keep their order, since the wholes are searched only up to the
+/// next column such a class executes, and a whole is joined only by classes it does not
+/// already have. The nearer of the two directions wins (forward on a tie); a run that finds
+/// fewer wholes than halves in both is left as it is. O(columns × run length).
+fn join_lone_halves(columns: Vec<Column>) -> Vec<Column> {
+    let n = columns.len();
+    let lone_half = |col: &Column| matches!(col.call.kind, CallKind::Send | CallKind::Recv) && col.call.ops.len() == 1;
+    // Per column: the column its classes join, and the classes joining it.
+    let mut into: Vec<Option<usize>> = vec![None; n];
+    let mut joined: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let has = |col: &Column, extra: &[usize], c: usize| col.exec.iter().any(|&(x, _)| x == c) || extra.contains(&c);
+    let mut i = 0;
+    while i < n {
+        if !lone_half(&columns[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < n && lone_half(&columns[i]) {
+            i += 1;
+        }
+        let mut classes: Vec<usize> = columns[start..i]
+            .iter()
+            .flat_map(|c| c.exec.iter().map(|&(x, _)| x))
+            .collect();
+        classes.sort_unstable();
+        classes.dedup();
+        let halves: Vec<usize> = (start..i).collect();
+        // The wholes for `halves` (in the order given) met along `order`, stopping at a column
+        // a half class executes.
+        let search = |order: &mut dyn Iterator<Item = usize>, halves: &mut dyn Iterator<Item = usize>| {
+            let mut targets = Vec::new();
+            let mut h = halves.next();
+            for j in order {
+                let Some(k) = h else { break };
+                let col = &columns[j];
+                if classes.iter().any(|&c| col.exec.iter().any(|&(x, _)| x == c)) {
+                    break;
+                }
+                let free = columns[k].exec.iter().all(|&(c, _)| !has(col, &joined[j], c));
+                if col.call.kind == CallKind::SendRecv && free && half_of(&columns[k].call, &col.call) {
+                    targets.push((k, j));
+                    h = halves.next();
+                }
+            }
+            (h.is_none()).then_some(targets)
+        };
+        let forward = search(&mut (i..n), &mut halves.iter().copied());
+        let backward = search(&mut (0..start).rev(), &mut halves.iter().rev().copied());
+        let distance = |t: &Vec<(usize, usize)>| t.iter().map(|&(k, j)| k.abs_diff(j)).sum::<usize>();
+        let chosen = match (forward, backward) {
+            (Some(f), Some(b)) if distance(&b) < distance(&f) => Some(b),
+            (Some(f), _) => Some(f),
+            (None, b) => b,
+        };
+        for (k, j) in chosen.into_iter().flatten() {
+            into[k] = Some(j);
+            let add: Vec<usize> = columns[k].exec.iter().map(|&(c, _)| c).collect();
+            joined[j].extend(add);
+        }
+    }
+    if into.iter().all(Option::is_none) {
+        return columns;
+    }
+    let mut moved: Vec<Vec<(usize, usize)>> = vec![Vec::new(); n];
+    for (k, col) in columns.iter().enumerate() {
+        if let Some(j) = into[k] {
+            moved[j].extend(col.exec.iter().copied());
+        }
+    }
+    columns
+        .into_iter()
+        .zip(moved)
+        .zip(into)
+        .filter_map(|((mut col, extra), to)| {
+            to.is_none().then(|| {
+                col.exec.extend(extra);
+                col
+            })
+        })
+        .collect()
+}
+
 /// The classes' sequences merged by alignment (in the order given), or `None` when a table
 /// would be too large.
 pub(super) fn aligned(classes: &[&ClassTrace], names: &[String]) -> Option<Merged> {
@@ -437,7 +530,7 @@ pub(super) fn aligned(classes: &[&ClassTrace], names: &[String]) -> Option<Merge
         dirs,
     };
     let whole: Vec<Range<usize>> = classes.iter().map(|c| 0..c.records.len()).collect();
-    let columns = align_ranges(&view, &whole).or_else(|| anchored_columns(&view))?;
+    let columns = join_lone_halves(align_ranges(&view, &whole).or_else(|| anchored_columns(&view))?);
     // Where each class's records went.
     let mut placed: Vec<Vec<usize>> = classes.iter().map(|c| vec![usize::MAX; c.records.len()]).collect();
     for (k, col) in columns.iter().enumerate() {

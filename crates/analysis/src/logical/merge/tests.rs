@@ -419,6 +419,84 @@ fn lone_halves_of_a_sendrecv_fold_into_one_step() {
     assert_eq!(lengths[0], lengths[1]);
 }
 
+/// Complementary lone halves aligned before any class makes the whole: rank 0 has nothing to
+/// receive where rank 1 has nothing to send, at the same steps, and both are aligned before the
+/// ranks making the `MPI_Sendrecv` (GROMACS's halo after a repartitioning). The two halves are
+/// two columns of the alignment and the whole lands on one of them; joined afterwards, both are
+/// the whole, and the step loop does not grow with the steps (before: 64 records at 20 steps,
+/// a `MPI_Send` of rank 0 and a `MPI_Sendrecv` of the others in each such step).
+#[test]
+fn complementary_lone_halves_aligned_first_join_their_whole() {
+    let names: Vec<String> = ["east", "west"].iter().map(|s| s.to_string()).collect();
+    let sendrecv = || {
+        call(
+            "MPI_Sendrecv",
+            CallKind::SendRecv,
+            vec![op(P2pDir::Send, "east", 96), op(P2pDir::Recv, "west", 96)],
+        )
+    };
+    let send = || call("MPI_Send", CallKind::Send, vec![op(P2pDir::Send, "east", 96)]);
+    let recv = || call("MPI_Recv", CallKind::Recv, vec![op(P2pDir::Recv, "west", 96)]);
+    let mut reduce = call("MPI_Allreduce", CallKind::Collective, Vec::new());
+    reduce.collective = Some(crate::logical::Collective {
+        op: CollectiveOp::Allreduce,
+        root: None,
+        root_in_comm: None,
+        root_by_rank: Vec::new(),
+        comm_size: 4,
+        bytes_sent: 8,
+        bytes_recv: 8,
+    });
+    let mut lengths = Vec::new();
+    for steps in [20u64, 80] {
+        let classes: Vec<ClassTrace> = (0..4u64)
+            .map(|r| {
+                let mut calls = Vec::new();
+                for i in 0..steps {
+                    for pulse in 0..2u64 {
+                        let lone = pulse == 0 && (i * 7) % 5 == 1;
+                        calls.push(match (r, lone) {
+                            (0, true) => send(),
+                            (1, true) => recv(),
+                            _ => sendrecv(),
+                        });
+                    }
+                    calls.push(reduce.clone());
+                }
+                ClassTrace {
+                    rank: r as Rank,
+                    members: vec![r as Rank],
+                    visible: vec![true, true],
+                    records: as_records(calls, r as Rank),
+                }
+            })
+            .collect();
+        let refs: Vec<&ClassTrace> = classes.iter().collect();
+        let merged = crate::logical::align::aligned(&refs, &names).expect("small");
+        let calls: Vec<LogicalCall> = merged.records.iter().map(|r| r.call.clone()).collect();
+        for class in &classes {
+            let own: Vec<LogicalCall> = class.records.iter().map(|r| r.call.shape()).collect();
+            let expanded: Vec<LogicalCall> = project_on(&calls, &names, &class.visible, class.rank)
+                .iter()
+                .map(LogicalCall::shape)
+                .collect();
+            assert_eq!(expanded, own, "{steps} steps, rank {}", class.rank);
+        }
+
+        // Every step is the two pulses of every rank and the reduction.
+        assert_eq!(merged.records.len() as u64, 3 * steps, "{steps} steps");
+        let program = crate::compress::compress(&merged.records);
+        assert!(
+            program.compressed_length <= 4,
+            "{steps} steps: {}\n{}",
+            program.compressed_length,
+            program.text()
+        );
+        lengths.push(program.compressed_length);
+    }
+    assert_eq!(lengths[0], lengths[1]);
+}
+
 /// The score's keys of a class's execution, read in one pass, are those of the calls
 /// [`restrict_call`] builds (the score before it), on random programs with per-class
 /// sizes, branches and `MPI_Sendrecv` halves.
