@@ -58,7 +58,8 @@ def tl(args, exe, timeout):
     except subprocess.TimeoutExpired:
         return None, f"timeout {timeout}s", time.time() - t0
     if out.returncode != 0:
-        return None, out.stderr.strip().splitlines()[-1:] or ["failed"], time.time() - t0
+        lines = out.stderr.strip().splitlines() or out.stdout.strip().splitlines()
+        return None, (lines[-1] if lines else "failed").removeprefix("tracelogic: "), time.time() - t0
     return json.loads(out.stdout), None, time.time() - t0
 
 

@@ -450,7 +450,8 @@ fn join_lone_halves(columns: Vec<Column>) -> Vec<Column> {
             for j in order {
                 let Some(k) = h else { break };
                 let col = &columns[j];
-                if classes.iter().any(|&c| col.exec.iter().any(|&(x, _)| x == c)) {
+                // (Also a column an earlier run of these classes joined.)
+                if classes.iter().any(|&c| has(col, &joined[j], c)) {
                     break;
                 }
                 let free = columns[k].exec.iter().all(|&(c, _)| !has(col, &joined[j], c));
