@@ -143,4 +143,18 @@ for name in $todo; do
     esac
     current=
 done
+# Pairs whose compare verdict is known from the programs and PACPM's Table 4 (check-heldout.py
+# reads this file): one benchmark under two classes, tracers or placements is similar, BT and SP
+# are (Table 4), the others are not.
+cat > "$out/pairs.txt" <<'PAIRS'
+# A B expected
+npb-bt.S.16 npb-sp.W.16-rankfile similar
+npb-bt.W.9-otf2-rankfile npb-sp.S.9-otf2 similar
+npb-bt.S.16 npb-lu.W.16 different
+npb-sp.W.16-rankfile npb-lu.W.16 different
+npb-lu.W.16 npb-mg.W.16-rankfile different
+npb-bt.S.16 npb-mg.W.16-rankfile different
+npb-lu.S.8-otf2 npb-cg.W.8-otf2-rankfile different
+npb-ft.S.8 npb-is.S.8-otf2 different
+PAIRS
 echo "heldout-nas.sh: runs in $out; check them with: tools/record/check-heldout.py $out" >&2
