@@ -314,6 +314,19 @@ fn decoder_per_rank_at(name: &str, p: &Path) -> Vec<(u64, Option<u64>, u64)> {
         .collect()
 }
 
+/// Every rank's expansion of `l` sends, sends bytes (where the decoder counts them) and receives
+/// what the decoder counted (`truth`, [`decoder_per_rank`]).
+fn assert_expands_to(name: &str, l: &LogicalTrace, truth: &[(u64, Option<u64>, u64)]) {
+    let expanded = expanded_per_rank(l);
+    assert_eq!(truth.len(), expanded.len(), "{name}: ranks");
+    for (r, (t, e)) in truth.iter().zip(&expanded).enumerate() {
+        assert_eq!((t.0, t.2), (e.0, e.2), "{name}: rank {r} sends, receives");
+        if let Some(b) = t.1 {
+            assert_eq!(b, e.1, "{name}: rank {r} bytes sent");
+        }
+    }
+}
+
 /// Per rank (sends, bytes sent, receives) of the logical trace's expansion.
 fn expanded_per_rank(l: &LogicalTrace) -> Vec<(u64, u64, u64)> {
     (0..l.ranks)
@@ -344,15 +357,7 @@ fn held_out_nas_runs_expand_to_the_decoders_counts() {
     ] {
         let (l, v, program) = check(name, true);
         assert!(v.ranks_outside_topology.is_empty(), "{name}");
-        let truth = decoder_per_rank(name, file);
-        let expanded = expanded_per_rank(&l);
-        assert_eq!(truth.len(), expanded.len(), "{name}: ranks");
-        for (r, (t, e)) in truth.iter().zip(&expanded).enumerate() {
-            assert_eq!((t.0, t.2), (e.0, e.2), "{name}: rank {r} sends, receives");
-            if let Some(b) = t.1 {
-                assert_eq!(b, e.1, "{name}: rank {r} bytes sent");
-            }
-        }
+        assert_expands_to(name, &l, &decoder_per_rank(name, file));
         if name.contains("sp.") {
             assert!(program.compressed_length <= 89, "{name}: {}", program.compressed_length);
         }
@@ -388,15 +393,7 @@ fn nas_heldout_runs_expand_to_the_decoders_counts() {
             .map(|f| dir.join("expected").join(f))
             .find(|p| p.exists())
             .unwrap_or_else(|| panic!("{name}: no per-rank counts"));
-        let truth = decoder_per_rank_at(&name, &file);
-        let expanded = expanded_per_rank(&l);
-        assert_eq!(truth.len(), expanded.len(), "{name}: ranks");
-        for (r, (t, e)) in truth.iter().zip(&expanded).enumerate() {
-            assert_eq!((t.0, t.2), (e.0, e.2), "{name}: rank {r} sends, receives");
-            if let Some(b) = t.1 {
-                assert_eq!(b, e.1, "{name}: rank {r} bytes sent");
-            }
-        }
+        assert_expands_to(&name, &l, &decoder_per_rank_at(&name, &file));
         let bound = if name.contains("sp.") {
             89
         } else if name.contains("lu.") {

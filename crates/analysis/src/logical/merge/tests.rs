@@ -333,16 +333,18 @@ fn side_exchanges_of_each_class_stay_inside_one_loop() {
     assert_eq!(lengths[0], lengths[1]);
 }
 
-/// A halo exchange whose ranks call `MPI_Send` or `MPI_Recv` alone at the steps where they have
-/// nothing to receive or to send (GROMACS's `dd_sendrecv`: a `MPI_Sendrecv` only when both
-/// counts are non-zero), at steps that differ from rank to rank (two edge ranks here; the first
-/// class aligned makes every exchange whole, as the maximal rank a logical trace starts from
-/// does in GROMACS): the aligned merge makes each lone half the `MPI_Sendrecv` with the other
-/// half skipped on that rank, so every class
-/// expands to its own calls and the step loop's body does not grow with the steps (before, each
-/// step's lone halves were records of their own ranks, and new combinations kept appearing).
-#[test]
-fn lone_halves_of_a_sendrecv_fold_into_one_step() {
+/// What a rank of [`halo_merged`] runs at one pulse.
+enum Pulse {
+    Whole,
+    SendOnly,
+    RecvOnly,
+}
+
+/// A halo exchange of 4 ranks (one class each): `steps` steps of two pulses and a world
+/// reduction, `pulse(rank, step, pulse)` saying where a rank runs one half alone; aligned
+/// (classes in rank order), every class's expansion checked against its own calls, and the
+/// merged records' compressed length returned.
+fn halo_merged(steps: u64, pulse: impl Fn(u64, u64, u64) -> Pulse) -> (usize, usize) {
     let names: Vec<String> = ["east", "west"].iter().map(|s| s.to_string()).collect();
     let sendrecv = || {
         call(
@@ -363,59 +365,77 @@ fn lone_halves_of_a_sendrecv_fold_into_one_step() {
         bytes_sent: 8,
         bytes_recv: 8,
     });
-    let mut lengths = Vec::new();
-    for steps in [20u64, 80] {
-        let classes: Vec<ClassTrace> = (0..4u64)
-            .map(|r| {
-                let mut calls = Vec::new();
-                for i in 0..steps {
-                    for pulse in 0..2u64 {
-                        // Ranks 2 and 3 hold the domain's edge: some steps they have nothing
-                        // to send or to receive in some pulse.
-                        let edge = r >= 2;
-                        let nothing_to_send = edge && (i * 7 + r * 3 + pulse) % 5 == 0;
-                        let nothing_to_receive = edge && !nothing_to_send && (i * 11 + r + pulse) % 7 == 0;
-                        calls.push(if nothing_to_send {
-                            recv()
-                        } else if nothing_to_receive {
-                            send()
-                        } else {
-                            sendrecv()
-                        });
-                    }
-                    calls.push(reduce.clone());
+    let classes: Vec<ClassTrace> = (0..4u64)
+        .map(|r| {
+            let mut calls = Vec::new();
+            for i in 0..steps {
+                for k in 0..2u64 {
+                    calls.push(match pulse(r, i, k) {
+                        Pulse::Whole => sendrecv(),
+                        Pulse::SendOnly => send(),
+                        Pulse::RecvOnly => recv(),
+                    });
                 }
-                ClassTrace {
-                    rank: r as Rank,
-                    members: vec![r as Rank],
-                    visible: vec![true, true],
-                    records: as_records(calls, r as Rank),
+                calls.push(reduce.clone());
+            }
+            ClassTrace {
+                rank: r as Rank,
+                members: vec![r as Rank],
+                visible: vec![true, true],
+                records: as_records(calls, r as Rank),
+            }
+        })
+        .collect();
+    let refs: Vec<&ClassTrace> = classes.iter().collect();
+    let merged = crate::logical::align::aligned(&refs, &names).expect("small");
+    let calls: Vec<LogicalCall> = merged.records.iter().map(|r| r.call.clone()).collect();
+    // Every rank's calls, peers and order (sizes are fitted per rank afterwards, step 3b).
+    for class in &classes {
+        let own: Vec<LogicalCall> = class.records.iter().map(|r| r.call.shape()).collect();
+        let expanded: Vec<LogicalCall> = project_on(&calls, &names, &class.visible, class.rank)
+            .iter()
+            .map(LogicalCall::shape)
+            .collect();
+        assert_eq!(expanded, own, "{steps} steps, rank {}", class.rank);
+    }
+    let program = crate::compress::compress(&merged.records);
+    assert!(
+        program.compressed_length <= 4,
+        "{steps} steps: {}\n{}",
+        program.compressed_length,
+        program.text()
+    );
+    (merged.records.len(), program.compressed_length)
+}
+
+/// A halo exchange whose ranks call `MPI_Send` or `MPI_Recv` alone at the steps where they have
+/// nothing to receive or to send (GROMACS's `dd_sendrecv`: a `MPI_Sendrecv` only when both
+/// counts are non-zero), at steps that differ from rank to rank (two edge ranks here; the first
+/// class aligned makes every exchange whole, as the maximal rank a logical trace starts from
+/// does in GROMACS): the aligned merge makes each lone half the `MPI_Sendrecv` with the other
+/// half skipped on that rank, so every class
+/// expands to its own calls and the step loop's body does not grow with the steps (before, each
+/// step's lone halves were records of their own ranks, and new combinations kept appearing).
+#[test]
+fn lone_halves_of_a_sendrecv_fold_into_one_step() {
+    // Ranks 2 and 3 hold the domain's edge: some steps they have nothing to send or to receive
+    // in some pulse. One loop of the step: its two pulses (or one pulse record in a loop of 2)
+    // and the reduction.
+    let lengths: Vec<usize> = [20u64, 80]
+        .map(|steps| {
+            halo_merged(steps, |r, i, k| {
+                let edge = r >= 2;
+                if edge && (i * 7 + r * 3 + k) % 5 == 0 {
+                    Pulse::RecvOnly
+                } else if edge && (i * 11 + r + k) % 7 == 0 {
+                    Pulse::SendOnly
+                } else {
+                    Pulse::Whole
                 }
             })
-            .collect();
-        let refs: Vec<&ClassTrace> = classes.iter().collect();
-        let merged = crate::logical::align::aligned(&refs, &names).expect("small");
-        let calls: Vec<LogicalCall> = merged.records.iter().map(|r| r.call.clone()).collect();
-        // Every rank's calls, peers and order (sizes are fitted per rank afterwards, step 3b).
-        for class in &classes {
-            let own: Vec<LogicalCall> = class.records.iter().map(|r| r.call.shape()).collect();
-            let expanded: Vec<LogicalCall> = project_on(&calls, &names, &class.visible, class.rank)
-                .iter()
-                .map(LogicalCall::shape)
-                .collect();
-            assert_eq!(expanded, own, "{steps} steps, rank {}", class.rank);
-        }
-        let program = crate::compress::compress(&merged.records);
-        // One loop of the step: its two pulses (or one pulse record in a loop of 2) and the
-        // reduction.
-        assert!(
-            program.compressed_length <= 4,
-            "{steps} steps: {}\n{}",
-            program.compressed_length,
-            program.text()
-        );
-        lengths.push(program.compressed_length);
-    }
+            .1
+        })
+        .to_vec();
     assert_eq!(lengths[0], lengths[1]);
 }
 
@@ -427,73 +447,18 @@ fn lone_halves_of_a_sendrecv_fold_into_one_step() {
 /// a `MPI_Send` of rank 0 and a `MPI_Sendrecv` of the others in each such step).
 #[test]
 fn complementary_lone_halves_aligned_first_join_their_whole() {
-    let names: Vec<String> = ["east", "west"].iter().map(|s| s.to_string()).collect();
-    let sendrecv = || {
-        call(
-            "MPI_Sendrecv",
-            CallKind::SendRecv,
-            vec![op(P2pDir::Send, "east", 96), op(P2pDir::Recv, "west", 96)],
-        )
-    };
-    let send = || call("MPI_Send", CallKind::Send, vec![op(P2pDir::Send, "east", 96)]);
-    let recv = || call("MPI_Recv", CallKind::Recv, vec![op(P2pDir::Recv, "west", 96)]);
-    let mut reduce = call("MPI_Allreduce", CallKind::Collective, Vec::new());
-    reduce.collective = Some(crate::logical::Collective {
-        op: CollectiveOp::Allreduce,
-        root: None,
-        root_in_comm: None,
-        root_by_rank: Vec::new(),
-        comm_size: 4,
-        bytes_sent: 8,
-        bytes_recv: 8,
-    });
-    let mut lengths = Vec::new();
-    for steps in [20u64, 80] {
-        let classes: Vec<ClassTrace> = (0..4u64)
-            .map(|r| {
-                let mut calls = Vec::new();
-                for i in 0..steps {
-                    for pulse in 0..2u64 {
-                        let lone = pulse == 0 && (i * 7) % 5 == 1;
-                        calls.push(match (r, lone) {
-                            (0, true) => send(),
-                            (1, true) => recv(),
-                            _ => sendrecv(),
-                        });
-                    }
-                    calls.push(reduce.clone());
-                }
-                ClassTrace {
-                    rank: r as Rank,
-                    members: vec![r as Rank],
-                    visible: vec![true, true],
-                    records: as_records(calls, r as Rank),
-                }
-            })
-            .collect();
-        let refs: Vec<&ClassTrace> = classes.iter().collect();
-        let merged = crate::logical::align::aligned(&refs, &names).expect("small");
-        let calls: Vec<LogicalCall> = merged.records.iter().map(|r| r.call.clone()).collect();
-        for class in &classes {
-            let own: Vec<LogicalCall> = class.records.iter().map(|r| r.call.shape()).collect();
-            let expanded: Vec<LogicalCall> = project_on(&calls, &names, &class.visible, class.rank)
-                .iter()
-                .map(LogicalCall::shape)
-                .collect();
-            assert_eq!(expanded, own, "{steps} steps, rank {}", class.rank);
-        }
-
-        // Every step is the two pulses of every rank and the reduction.
-        assert_eq!(merged.records.len() as u64, 3 * steps, "{steps} steps");
-        let program = crate::compress::compress(&merged.records);
-        assert!(
-            program.compressed_length <= 4,
-            "{steps} steps: {}\n{}",
-            program.compressed_length,
-            program.text()
-        );
-        lengths.push(program.compressed_length);
-    }
+    let lengths: Vec<usize> = [20u64, 80]
+        .map(|steps| {
+            let (records, compressed) = halo_merged(steps, |r, i, k| match (r, k == 0 && (i * 7) % 5 == 1) {
+                (0, true) => Pulse::SendOnly,
+                (1, true) => Pulse::RecvOnly,
+                _ => Pulse::Whole,
+            });
+            // Every step is the two pulses of every rank and the reduction.
+            assert_eq!(records as u64, 3 * steps, "{steps} steps");
+            compressed
+        })
+        .to_vec();
     assert_eq!(lengths[0], lengths[1]);
 }
 
