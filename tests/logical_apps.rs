@@ -342,8 +342,8 @@ fn expanded_per_rank(l: &LogicalTrace) -> Vec<(u64, u64, u64)> {
 
 /// Held-out NAS runs (recorded after these analyses were written, at rank counts the
 /// corpus did not have; docs/corpus.md "Held-out check"): structure and bytes exact on every
-/// rank, and every rank's expansion sends and receives what the tracer's decoder counted. Seed
-/// 000 Table 1: SP's compressed logical trace is within its 89 records; BT's length (44 there)
+/// rank, and every rank's expansion sends and receives what the tracer's decoder counted.
+/// Logicalization, Table 1: SP's compressed logical trace is within its 89 records; BT's length (44 there)
 /// is printed, not asserted: it is above (docs/logical.md says which records are extra); LU's
 /// 63 is asserted on the 16-rank runs (`nas_runs_are_exact_in_structure_and_bytes`).
 #[test]
@@ -368,8 +368,8 @@ fn held_out_nas_runs_expand_to_the_decoders_counts() {
 /// `tools/record/heldout-nas.sh`: BT, SP, LU, CG, MG at classes S and W, FT, IS, EP, DUMPI and
 /// OTF2, four under a rankfile; docs/corpus.md "A second NAS set"): on every run the logical
 /// trace is exact in structure and bytes on every rank, every rank's expansion sends, bytes and
-/// receives what the tracer's decoder counted (`expected/*-per-rank.txt`), and seed 000
-/// Table 1's bounds hold for SP (89) and LU (63).
+/// receives what the tracer's decoder counted (`expected/*-per-rank.txt`), and
+/// Logicalization Table 1's bounds hold for SP (89) and LU (63).
 #[test]
 #[ignore = "needs NAS_HELDOUT (held-out runs, recorded outside the repository)"]
 fn nas_heldout_runs_expand_to_the_decoders_counts() {
