@@ -343,9 +343,10 @@ fn expanded_per_rank(l: &LogicalTrace) -> Vec<(u64, u64, u64)> {
 /// Held-out NAS runs (recorded after these analyses were written, at rank counts the
 /// corpus did not have; docs/corpus.md "Held-out check"): structure and bytes exact on every
 /// rank, and every rank's expansion sends and receives what the tracer's decoder counted.
-/// Logicalization, Table 1: SP's compressed logical trace is within its 89 records; BT's length (44 there)
-/// is printed, not asserted: it is above (docs/logical.md says which records are extra); LU's
-/// 63 is asserted on the 16-rank runs (`nas_runs_are_exact_in_structure_and_bytes`).
+/// Logicalization, Table 1: SP's compressed logical trace is within its 89 records; BT's
+/// length (44 there) is printed, not asserted: it is above (docs/logical.md says which records
+/// are extra); LU's 63 is asserted on the 16-rank runs
+/// (`nas_runs_are_exact_in_structure_and_bytes`).
 #[test]
 fn held_out_nas_runs_expand_to_the_decoders_counts() {
     for (name, file) in [
