@@ -70,6 +70,7 @@ pub fn imbalance(trace: &Trace, selection: &Selection) -> ImbalanceReport {
     let to: Time = selection.to.unwrap_or(t1.saturating_add(1)).min(t1).max(from);
     let mut by_rank = Vec::new();
     let mut values = Vec::new();
+    let marks = crate::profile::lifecycle_marks(trace);
     for rt in &trace.ranks {
         if !selection.selects_rank(trace, rt.rank) {
             continue;
@@ -79,9 +80,14 @@ pub fn imbalance(trace: &Trace, selection: &Selection) -> ImbalanceReport {
         if len == 0 {
             continue;
         }
+        // Between `MPI_Init` and `MPI_Finalize` (the profile's computation).
+        let computing = crate::profile::computing_calls(&marks, len.min(c.func.len()), |i| c.func[i]);
+        if computing.is_empty() {
+            continue;
+        }
         let mut compute = 0u64;
-        let mut prev = c.exit(0);
-        for i in 1..len {
+        let mut prev = c.exit(computing.start);
+        for i in computing.start + 1..computing.end {
             let (a, b) = (prev.max(from), c.enter(i).min(to));
             compute += b.saturating_sub(a);
             prev = prev.max(c.exit(i));

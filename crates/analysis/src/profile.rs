@@ -10,7 +10,10 @@
 //!   are reached (the lowest rank on ties). Every rank of the trace that recorded a call counts,
 //!   a rank that never called the function with 0.
 //! * **Computation per rank**: the time between consecutive MPI calls (enter of a call minus
-//!   exit of the previous one), from the first call's entry to the last call's exit.
+//!   exit of the previous one), from the exit of `MPI_Init` (or of the first call, when the
+//!   rank recorded no `MPI_Init`) to the entry of `MPI_Finalize` (or the last call's exit):
+//!   calls made before MPI exists (`MPI_Initialized`, `MPI_Get_version`) or after it ends
+//!   (`MPI_Finalized`) do not turn the program's start-up and tear-down into computation.
 //! * **Message sizes**: log2 histograms of the point-to-point sends (one per message) and of the
 //!   collective operations (one per rank taking part, its larger buffer): bin `k ≥ 1` holds the
 //!   sizes in `[2^(k-1), 2^k)`, bin 0 the empty messages.
@@ -175,6 +178,31 @@ pub fn profile_trace(trace: &Trace, options: &ProfileOptions) -> ProfileReport {
     combine(trace, std::slice::from_ref(&all), span, options)
 }
 
+/// Per function id of the trace: 1 for `MPI_Init`/`MPI_Init_thread`, 2 for `MPI_Finalize`,
+/// else 0 (for [`computing_calls`]).
+pub(crate) fn lifecycle_marks(trace: &Trace) -> Vec<u8> {
+    (0..trace.functions.len() as u32)
+        .map(
+            |f| match tracelogic_model::mpi_base_name(trace.functions.name(f)).as_str() {
+                "init" | "init_thread" => 1,
+                "finalize" => 2,
+                _ => 0,
+            },
+        )
+        .collect()
+}
+
+/// The calls of a rank (its function ids in call order) between which its computation lies:
+/// from its last `MPI_Init`/`MPI_Init_thread` to its first `MPI_Finalize` after it, both
+/// included; from the first call or to the last where it recorded neither. `marks` from
+/// [`lifecycle_marks`], `func(i)` the function of call `i` of `len`. O(calls).
+pub(crate) fn computing_calls(marks: &[u8], len: usize, func: impl Fn(usize) -> u32) -> Range<usize> {
+    let mark = |i: usize| marks.get(func(i) as usize).copied().unwrap_or(0);
+    let start = (0..len).rev().find(|&i| mark(i) == 1).unwrap_or(0);
+    let end = (start..len).find(|&i| mark(i) == 2).map_or(len, |i| i + 1);
+    start..end
+}
+
 /// The time bins of a run of `span`: their number, their width in ns, and the bin of a time.
 fn time_bins(span: (Time, Time), options: &ProfileOptions) -> (usize, f64) {
     let run_ns = span.1.saturating_sub(span.0);
@@ -195,12 +223,14 @@ pub(crate) fn part(trace: &Trace, ranks: Range<Rank>, span: (Time, Time), option
     let mut active = vec![false; n];
     let mut mpi = 0u64;
     let owned = || trace.ranks.iter().filter(|rt| ranks.contains(&rt.rank));
+    let marks = lifecycle_marks(trace);
     for rt in owned() {
         let r = (rt.rank - ranks.start) as usize;
         let c = &rt.calls;
         let len = c.func.len().min(c.enter.len()).min(c.duration.len());
         active[r] = len > 0;
         let mut prev_exit: Option<u64> = None;
+        let computing = computing_calls(&marks, len, |i| c.func[i]);
         for i in 0..len {
             let f = c.func[i] as usize;
             if f >= nf {
@@ -211,6 +241,9 @@ pub(crate) fn part(trace: &Trace, ranks: Range<Rank>, span: (Time, Time), option
             total[f] += d;
             per_rank[f * n + r] += d;
             mpi += d;
+            if !computing.contains(&i) {
+                continue;
+            }
             if let Some(p) = prev_exit {
                 compute[r] += c.enter(i).saturating_sub(p);
             }
@@ -386,6 +419,29 @@ mod tests {
             assert_eq!(size_bin(hi - 1), k);
             assert_eq!(size_bin(hi), k + 1);
         }
+    }
+
+    /// hypre asks `MPI_Initialized` before `MPI_Init`, and SST DUMPI stamps `MPI_Init`'s entry
+    /// when it returns: the start-up between the two is no computation, nor is the time between
+    /// `MPI_Finalize` and a later `MPI_Finalized`. By hand: rank 0 computes 420 − 410 and
+    /// 500 − 430; rank 1 (no lifecycle calls recorded) from its first call's exit on.
+    #[test]
+    fn computation_lies_between_init_and_finalize() {
+        let mut t = Trace::new("test", "t", 2);
+        t.push_call(0, "MPI_Initialized", 0, 1, NO_CALLPATH, 0);
+        t.push_call(0, "MPI_Init", 400, 410, NO_CALLPATH, 0);
+        let a = t.push_call(0, "MPI_Send", 420, 430, NO_CALLPATH, 0);
+        t.push_p2p(0, a, a, P2pDir::Send, 1, 0, 0, 8);
+        t.push_call(0, "MPI_Finalize", 500, 520, NO_CALLPATH, 0);
+        t.push_call(0, "MPI_Finalized", 900, 901, NO_CALLPATH, 0);
+        let b = t.push_call(1, "MPI_Recv", 300, 425, NO_CALLPATH, 0);
+        t.push_p2p(1, b, b, P2pDir::Recv, 0, 0, 0, 8);
+        t.push_call(1, "MPI_Barrier", 440, 441, NO_CALLPATH, 0);
+        let p = profile(&t, &Selection::all(), &ProfileOptions::default());
+        assert_eq!(p.compute_s, vec![80e-9, 15e-9]);
+        let i = crate::imbalance::imbalance(&t, &Selection::all());
+        let by_rank: Vec<f64> = i.by_rank.iter().map(|r| r.compute_s).collect();
+        assert_eq!(by_rank, vec![80e-9, 15e-9]);
     }
 
     #[test]
