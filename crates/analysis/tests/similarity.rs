@@ -533,3 +533,80 @@ fn floating_point_counter_is_preferred_and_divides_the_sends() {
         WorkMeasure::TotIns
     );
 }
+
+/// A run in which every pair of `n` ranks exchanges messages: 64 KiB each way on the pairs of
+/// `heavy`, 64 bytes on every other pair (as hypre's light coarse-level and diagonal exchanges
+/// link every rank), ranks renamed by `perm`.
+fn complete_with_heavy(n: u32, heavy: &[(u32, u32)], perm: &[u32]) -> Trace {
+    use tracelogic_model::{P2pDir, NO_CALLPATH};
+    let mut t = Trace::new("test", "complete", n);
+    let mut clock = vec![0u64; n as usize];
+    for a in 0..n {
+        for b in a + 1..n {
+            let bytes = if heavy.contains(&(a, b)) || heavy.contains(&(b, a)) {
+                65536
+            } else {
+                64
+            };
+            for (from, to) in [(a, b), (b, a)] {
+                let (pf, pt) = (perm[from as usize], perm[to as usize]);
+                let c = &mut clock[pf as usize];
+                let s = t.push_call(pf, "MPI_Send", *c, *c + 10, NO_CALLPATH, 0);
+                t.push_p2p(pf, s, s, P2pDir::Send, pt, 0, 0, bytes);
+                *c += 20;
+                let c = &mut clock[pt as usize];
+                let r = t.push_call(pt, "MPI_Recv", *c, *c + 10, NO_CALLPATH, 0);
+                t.push_p2p(pt, r, r, P2pDir::Recv, pf, 0, 0, bytes);
+                *c += 20;
+            }
+        }
+    }
+    t
+}
+
+/// Two complete graphs are isomorphic whatever the programs, so when every pair communicates
+/// in both runs the graphs are compared after `topology`'s widest-gap cut: a ring against a
+/// line (both linked everywhere by light pairs) is not similar, the ring against itself
+/// renumbered is, and a run whose every pair is heavy stays complete.
+#[test]
+fn complete_graphs_are_compared_after_the_widest_gap() {
+    let n = 6;
+    let ring: Vec<(u32, u32)> = (0..n).map(|r| (r, (r + 1) % n)).collect();
+    let line: Vec<(u32, u32)> = (0..n - 1).map(|r| (r, r + 1)).collect();
+    let all: Vec<(u32, u32)> = (0..n).flat_map(|a| (a + 1..n).map(move |b| (a, b))).collect();
+    let identity: Vec<u32> = (0..n).collect();
+    let shuffled: Vec<u32> = vec![3, 5, 0, 4, 1, 2];
+    let ring_run = complete_with_heavy(n, &ring, &identity);
+    let props = run_properties(&ring_run, None);
+    assert_eq!(props.edges.len(), 15, "every pair is an edge without a filter");
+    assert_eq!(props.auto_graph.as_ref().map(|g| g.edges.len()), Some(6));
+
+    let c = compare(&ring_run, &complete_with_heavy(n, &line, &identity), &opts()).unwrap();
+    check_contract(&c);
+    assert!(c.complete_graphs_filtered && !c.similar, "{}", c.verdict);
+    assert_eq!(
+        (c.graph.edges_a.len(), c.graph.edges_b.len(), c.graph.common),
+        (6, 5, 5)
+    );
+
+    let c = compare(&ring_run, &complete_with_heavy(n, &ring, &shuffled), &opts()).unwrap();
+    check_contract(&c);
+    assert!(c.complete_graphs_filtered && c.similar, "{}", c.verdict);
+    assert_eq!(c.epsilon, 1.0);
+
+    // Every pair heavy: nothing to cut, the graph stays complete against the ring.
+    let dense = complete_with_heavy(n, &all, &identity);
+    assert!(run_properties(&dense, None).auto_graph.is_none());
+    let c = compare(&dense, &ring_run, &opts()).unwrap();
+    assert!(c.complete_graphs_filtered && c.epsilon < 1.0, "{}", c.verdict);
+    // Both dense: no cut anywhere, the comparison is as before (complete, flagged).
+    let c = compare(&dense, &dense, &opts()).unwrap();
+    assert!(!c.complete_graphs_filtered && c.graphs_complete);
+    // An explicit filter is the user's: no substitution.
+    let explicit = CompareOptions {
+        filter: Some(Threshold::Percent(0.0)),
+        ..opts()
+    };
+    let c = compare(&ring_run, &complete_with_heavy(n, &line, &identity), &explicit).unwrap();
+    assert!(!c.complete_graphs_filtered && c.graphs_complete);
+}

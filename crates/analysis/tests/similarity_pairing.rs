@@ -142,6 +142,7 @@ fn random_run(
         filtered_pairs: 0,
         roots,
         parts: None,
+        auto_graph: None,
     }
 }
 

@@ -170,6 +170,12 @@ pub struct Comparison {
     /// alone is not certain.
     #[serde(default)]
     pub graphs_complete: bool,
+    /// Every pair of ranks communicates in both runs (no filter asked for), so the graphs,
+    /// ε and the spatial property were taken after `tracelogic topology`'s first cut (the
+    /// widest gap in pair volumes), which dropped pairs in at least one run
+    /// ([`RunProperties::auto_graph`]): light pairs linking everyone say nothing of a pattern.
+    #[serde(default)]
+    pub complete_graphs_filtered: bool,
     /// θ comes from the best-isomorphism pairing and is no larger than `pairing.theta_chance`,
     /// what the same maximisation reaches with values unrelated to the ranks' roles: the freedom
     /// of pairing, not the runs, made θ, so θ is no evidence and a *similar* verdict is not
@@ -363,6 +369,19 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
     }
     if !opts.threshold.is_finite() {
         return Err(format!("threshold {} is not a number", opts.threshold));
+    }
+    // Two complete graphs are isomorphic whatever the programs: compare them as `topology`
+    // would filter them, where one of them loses a pair to the widest volume gap.
+    if opts.filter.is_none()
+        && a.graph_complete()
+        && b.graph_complete()
+        && (a.auto_graph.is_some() || b.auto_graph.is_some())
+    {
+        let filtered = |p: &RunProperties| p.auto_graph.as_ref().map_or_else(|| p.clone(), |g| p.with_graph(g));
+        let mut c = compare_properties(&filtered(a), &filtered(b), opts)?;
+        c.complete_graphs_filtered = true;
+        (c.verdict, c.uncertain_because) = verdict::verdict_words(&c);
+        return Ok(c);
     }
     let n = a.ranks;
     let graph_of = |p: &RunProperties| Graph::from_edges(n, p.edges.iter().map(|e| (e[0], e[1])));
@@ -636,6 +655,7 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
         verdict: String::new(),
         uncertain_because: Vec::new(),
         graphs_complete,
+        complete_graphs_filtered: false,
         theta_at_chance,
         contrasted,
         threshold: t,

@@ -89,6 +89,42 @@ pub struct RunProperties {
     /// constancy is tested).
     #[serde(default)]
     pub parts: Option<RunParts>,
+    /// When no filter was asked for and every pair of ranks communicates, the graph filtered
+    /// by `tracelogic topology`'s first cut (the widest volume gap, [`auto_threshold`]) if that
+    /// cut drops a pair: a complete graph tells nothing apart, so two complete runs are
+    /// compared on these (`Comparison::complete_graphs_filtered`).
+    #[serde(default)]
+    pub auto_graph: Option<FilteredGraph>,
+}
+
+/// A run's communication graph after a filter ([`RunProperties::auto_graph`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FilteredGraph {
+    /// The pairs kept, `[a, b]` with `a < b`, sorted.
+    pub edges: Vec<[u32; 2]>,
+    /// Each rank's degree in `edges`.
+    pub spatial: Vec<u32>,
+    /// Communicating pairs the filter removed.
+    pub filtered_pairs: usize,
+}
+
+impl RunProperties {
+    /// The run with its graph replaced by `g` (and no further filtered graph).
+    pub fn with_graph(&self, g: &FilteredGraph) -> RunProperties {
+        RunProperties {
+            edges: g.edges.clone(),
+            spatial: g.spatial.clone(),
+            filtered_pairs: g.filtered_pairs,
+            auto_graph: None,
+            ..self.clone()
+        }
+    }
+
+    /// Every pair of its ranks is an edge (at least three ranks).
+    pub fn graph_complete(&self) -> bool {
+        let n = u64::from(self.ranks);
+        n >= 3 && self.edges.len() as u64 == n * (n - 1) / 2
+    }
 }
 
 /// Parts each rank's run is cut into for [`RunParts`].
@@ -314,13 +350,32 @@ pub fn run_properties(trace: &Trace, filter: Option<Threshold>) -> RunProperties
             auto_threshold(&volumes, &endpoints, n).map_or(pairs.len(), |(keep, _)| keep)
         }
     };
-    let mut edges: Vec<[u32; 2]> = pairs[..keep].iter().map(|&((a, b), _)| [a, b]).collect();
-    edges.sort_unstable();
-    let mut spatial = vec![0u32; n as usize];
-    for &[a, b] in &edges {
-        spatial[a as usize] += 1;
-        spatial[b as usize] += 1;
-    }
+    let graph_of = |keep: usize| {
+        let mut edges: Vec<[u32; 2]> = pairs[..keep].iter().map(|&((a, b), _)| [a, b]).collect();
+        edges.sort_unstable();
+        let mut spatial = vec![0u32; n as usize];
+        for &[a, b] in &edges {
+            spatial[a as usize] += 1;
+            spatial[b as usize] += 1;
+        }
+        FilteredGraph {
+            edges,
+            spatial,
+            filtered_pairs: pairs.len() - keep,
+        }
+    };
+    let FilteredGraph { edges, spatial, .. } = graph_of(keep);
+    let complete = n >= 3 && pairs.len() as u64 == u64::from(n) * u64::from(n - 1) / 2;
+    let auto_graph = if filter.is_none() && complete {
+        let volumes: Vec<u64> = pairs.iter().map(|p| p.1).collect();
+        let endpoints: Vec<(u32, u32)> = pairs.iter().map(|p| p.0).collect();
+        auto_threshold(&volumes, &endpoints, n)
+            .map(|(k, _)| k)
+            .filter(|&k| k < pairs.len())
+            .map(graph_of)
+    } else {
+        None
+    };
     let mut work = Vec::new();
     for measure in WorkMeasure::ALL {
         let w = match measure {
@@ -345,6 +400,7 @@ pub fn run_properties(trace: &Trace, filter: Option<Threshold>) -> RunProperties
         filtered_pairs: pairs.len() - keep,
         roots: collective_roots(trace),
         parts: run_parts(trace),
+        auto_graph,
     }
 }
 
@@ -399,6 +455,7 @@ mod tests {
             filtered_pairs: 0,
             roots: Vec::new(),
             parts: None,
+            auto_graph: None,
         }
     }
 

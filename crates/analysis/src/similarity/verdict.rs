@@ -29,6 +29,12 @@ pub(super) fn verdict_words(c: &Comparison) -> (String, Vec<String>) {
             why.join(", ")
         ),
     };
+    if c.complete_graphs_filtered {
+        s.push_str(
+            " — every pair of ranks communicates in both runs, so the graphs are compared after the widest gap \
+             in pair volumes (as `topology` filters them)",
+        );
+    }
     let mut uncertain: Vec<String> = Vec::new();
     if !c.classification_certain {
         if !c.epsilon_exact && c.epsilon < c.threshold && c.epsilon_upper >= c.threshold {

@@ -12,6 +12,7 @@ fn run(name: &str) -> RunProperties {
         filtered_pairs: 0,
         roots: Vec::new(),
         parts: None,
+        auto_graph: None,
     }
 }
 
@@ -181,6 +182,7 @@ fn torus(name: &str, volume: [u64; 9]) -> RunProperties {
         filtered_pairs: 0,
         roots: Vec::new(),
         parts: None,
+        auto_graph: None,
     }
 }
 
