@@ -50,8 +50,10 @@ pub struct Args {
     /// A pair is similar when θ and ε both reach this value (the paper: 0.6).
     #[arg(long, default_value_t = DEFAULT_THRESHOLD, value_parser = threshold_arg)]
     pub threshold: f64,
-    /// Drop low-volume pairs from the communication graphs first: `auto` or a percentage of the
-    /// largest pair, as `tracelogic topology` does (default: keep every communicating pair).
+    /// Drop low-volume pairs from the communication graphs first: `auto` (the widest gap in
+    /// pair volumes, `tracelogic topology`'s first cut; not its fallback cuts) or a percentage
+    /// of the largest pair (default: keep every communicating pair; when every pair
+    /// communicates in both runs, they are compared after the `auto` cut).
     #[arg(long, value_parser = filter_arg)]
     pub filter: Option<Threshold>,
     /// How ranks are paired for θ: `auto` (when the graphs are isomorphic, the isomorphism with
