@@ -239,6 +239,8 @@ pub(super) fn split_chains(
     // Per chained instance, its loop: the loop pattern over the same ranks covering most
     // events, when two exact copies of its events lie on one rank of the instance.
     let mut groups: Vec<(usize, Vec<usize>)> = Vec::new(); // (loop pattern, instances)
+                                                           // Per rank, the loop copies of chained instances no group splits (see below).
+    let mut left_whole: Vec<Vec<(u32, u32)>> = vec![Vec::new(); nranks];
     for (k, inst) in c.instances.iter().enumerate() {
         if !is_glued.get(inst.pattern as usize).copied().unwrap_or(false) {
             continue;
@@ -258,10 +260,29 @@ pub(super) fn split_chains(
                 })
             })
         });
-        if let Some(p) = found {
-            match groups.iter_mut().find(|g| g.0 == p) {
+        match found {
+            Some(p) => match groups.iter_mut().find(|g| g.0 == p) {
                 Some(g) => g.1.push(k),
                 None => groups.push((p, vec![k])),
+            },
+            None => {
+                // Left to the split by the ranks' majority ([`super::iterations`]) when every
+                // rank runs a loop inside it: those copies stay whole here.
+                let runs: Option<Vec<(u32, Vec<(u32, u32)>)>> = inst
+                    .parts
+                    .iter()
+                    .map(|q| {
+                        let seq = &events.ranks[q.rank as usize].symbols;
+                        let occ = &occurrences[q.rank as usize];
+                        super::iterations::longest_run(seq, occ, q.first_event, q.last_event + 1)
+                            .map(|(a, b)| (q.rank, occ[a..b].to_vec()))
+                    })
+                    .collect();
+                if let Some(runs) = runs.filter(|r| r.len() >= 2) {
+                    for (r, copies) in runs {
+                        left_whole[r as usize].extend(copies);
+                    }
+                }
             }
         }
     }
@@ -291,7 +312,15 @@ pub(super) fn split_chains(
                 }
             }
         }
+        // So do the copies of a loop, longer than this one's body, that a chained instance no
+        // group splits holds on every rank (hypre's PCG iterations: a smaller exchange loop
+        // seeded across the whole run would cut them on some ranks, and the majority split
+        // then finds no run there).
         for &r in &pat.ranks {
+            if let Some(body) = pat.events.get(&r) {
+                let m = body.len() as u32;
+                protected[r as usize].extend(left_whole[r as usize].iter().filter(|o| o.1 - o.0 > m));
+            }
             protected[r as usize].sort_unstable();
         }
         let is_protected = |r: u32, ev: u32| {

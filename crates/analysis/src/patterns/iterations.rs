@@ -128,7 +128,7 @@ impl<'a> Joins<'a> {
 
 /// The longest run (most events) of at least three back-to-back equal occurrences of `occ`
 /// inside `[lo, hi)`: indices `first..end` in `occ`.
-fn longest_run(seq: &[u32], occ: &[(u32, u32)], lo: u32, hi: u32) -> Option<(usize, usize)> {
+pub(super) fn longest_run(seq: &[u32], occ: &[(u32, u32)], lo: u32, hi: u32) -> Option<(usize, usize)> {
     let from = occ.partition_point(|o| o.0 < lo);
     let to = occ.partition_point(|o| o.1 <= hi);
     let mut best: Option<(usize, usize, u32)> = None;
