@@ -31,6 +31,9 @@ use super::steps::{merged_pieces, NOT_A_STEP};
 use super::{Events, Occurrences};
 use tracelogic_model::{Matching, Trace};
 
+/// A rank and some of its occurrences.
+type RankCopies = (u32, Vec<(u32, u32)>);
+
 /// Maps consulted per event: foldhash (nothing here depends on their iteration order).
 type FastMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 
@@ -268,7 +271,7 @@ pub(super) fn split_chains(
             None => {
                 // Left to the split by the ranks' majority ([`super::iterations`]) when every
                 // rank runs a loop inside it: those copies stay whole here.
-                let runs: Option<Vec<(u32, Vec<(u32, u32)>)>> = inst
+                let runs: Option<Vec<RankCopies>> = inst
                     .parts
                     .iter()
                     .map(|q| {
