@@ -14,6 +14,8 @@
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 rec=$root/tools/record
+# shellcheck source=tools/record/runs.sh
+. "$rec/runs.sh"
 out=${1:-/work/heldout/runs}
 shift $(( $# > 0 ? 1 : 0 ))
 only=("$@")
@@ -27,16 +29,6 @@ want() { # name: listed (or no list given) and not yet recorded
     fi
     [ -e "$out/$1" ] && { echo "heldout.sh: $1 exists, skipped" >&2; return 1; }
     echo "==> $1" >&2
-}
-
-# A permutation of the ranks' cores for an Open MPI rankfile (single host: cores, not nodes).
-rankfile() { # ranks file
-    local cores i
-    cores=$(nproc)
-    : > "$2"
-    for i in $(seq 0 $(($1 - 1))); do
-        echo "rank $i=localhost slot=$(( ($1 - 1 - i) % cores ))" >> "$2"
-    done
 }
 
 # GROMACS water (md.log: grids, steps, load balancing). Without dynamic load balancing the step

@@ -49,6 +49,8 @@ usage() { echo "usage: hypre.sh EXAMPLES [OUT_ROOT [RUN...]]" >&2; exit 2; }
 [ $# -ge 1 ] || usage
 root=$(cd "$(dirname "$0")/../.." && pwd)
 rec=$root/tools/record
+# shellcheck source=tools/record/runs.sh
+. "$rec/runs.sh"
 src=$1
 shift
 out=${1:-/work/heldout/runs}
@@ -75,17 +77,6 @@ want() {
     return 0
 }
 
-# A permutation of the ranks' cores for an Open MPI rankfile (single host: cores, not nodes), as
-# tools/record/heldout.sh's.
-rankfile() { # ranks file
-    local cores i
-    cores=$(nproc)
-    : > "$2"
-    for i in $(seq 0 $(($1 - 1))); do
-        echo "rank $i=localhost slot=$(( ($1 - 1 - i) % cores ))" >> "$2"
-    done
-}
-
 todo=
 for n in $runs; do want "$n" && todo="$todo $n"; done
 if [ -z "$todo" ]; then
@@ -93,19 +84,7 @@ if [ -z "$todo" ]; then
     exit 0
 fi
 
-# A run that fails or is interrupted leaves OUT_ROOT: its folder goes to /tmp, so a rerun records it again.
-build=$(mktemp -d /tmp/hypre-build.XXXXXX)
-current=
-cleanup() {
-    if [ -n "$current" ] && [ -e "$current" ]; then
-        keep=$(mktemp -d /tmp/hypre-failed.XXXXXX)
-        mv "$current" "$keep"/
-        echo "hypre.sh: $(basename "$current") incomplete, its output moved to $keep/$(basename "$current")" >&2
-    fi
-    rm -rf "$build"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+build_dir hypre
 fail() { echo "hypre.sh: $1" >&2; exit 1; }
 
 for e in ex3 ex5; do
