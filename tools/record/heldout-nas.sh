@@ -52,26 +52,7 @@ npb-lu.S.8-otf2 npb-lu.W.16 \
 npb-cg.S.32 npb-cg.W.8-otf2-rankfile \
 npb-mg.S.32-otf2 npb-mg.W.16-rankfile \
 npb-ft.S.8 npb-is.S.8-otf2 npb-ep.S.4"
-for n in $only; do
-    case " $runs " in *" $n "*) ;; *) echo "heldout-nas.sh: no run $n (runs: $runs)" >&2; exit 2 ;; esac
-done
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-
-want() { # name: listed (or no list given) and not yet recorded
-    if [ -n "$only" ]; then
-        case " $only " in *" $1 "*) ;; *) return 1 ;; esac
-    fi
-    [ -e "$out/$1" ] && { echo "heldout-nas.sh: $1 exists, skipped" >&2; return 1; }
-    return 0
-}
-
-todo=
-for n in $runs; do want "$n" && todo="$todo $n"; done
-if [ -z "$todo" ]; then
-    echo "heldout-nas.sh: nothing to record; check with: tools/record/check-heldout.py $out" >&2
-    exit 0
-fi
+select_runs heldout-nas
 
 build_dir heldout-nas
 fail() { echo "heldout-nas.sh: $1" >&2; exit 1; }

@@ -64,25 +64,7 @@ src=$(cd "$src" && pwd)
 
 runs="hypre-ex3-4 hypre-ex3-4-rankfile hypre-ex3-9-otf2 hypre-ex3smg-4-otf2 \
 hypre-ex5-4 hypre-ex5-8-otf2 hypre-ex5-9-otf2 hypre-ex5-4-otf2-rankfile"
-for n in $only; do
-    case " $runs " in *" $n "*) ;; *) echo "hypre.sh: no run $n (runs: $runs)" >&2; exit 2 ;; esac
-done
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
-want() {
-    if [ -n "$only" ]; then
-        case " $only " in *" $1 "*) ;; *) return 1 ;; esac
-    fi
-    [ -e "$out/$1" ] && { echo "hypre.sh: $1 exists, skipped" >&2; return 1; }
-    return 0
-}
-
-todo=
-for n in $runs; do want "$n" && todo="$todo $n"; done
-if [ -z "$todo" ]; then
-    echo "hypre.sh: nothing to record; check with: tools/record/check-heldout.py $out hypre-..." >&2
-    exit 0
-fi
+select_runs hypre
 
 build_dir hypre
 fail() { echo "hypre.sh: $1" >&2; exit 1; }

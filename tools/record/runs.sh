@@ -1,4 +1,5 @@
 # shellcheck shell=bash
+# shellcheck disable=SC2154  # runs, only, out and current are the calling script's
 # runs.sh: what the scripts recording a set of held-out runs share (heldout.sh, heldout-nas.sh,
 # hypre.sh), read by `. "$root/tools/record/runs.sh"` after `set -eu`.
 
@@ -33,4 +34,31 @@ runs_cleanup() {
         echo "$runs_name.sh: $(basename "$current") incomplete, its output moved to $keep/$(basename "$current")" >&2
     fi
     rm -rf "$build"
+}
+
+# select_runs NAME: from `runs` (every run's name), `only` (the runs asked for; empty: all) and
+# `out`: refuses a name not in `runs`, makes `out` absolute (creating it), and sets `todo` to the
+# runs asked for that `out` lacks; exits 0, saying how to check the runs, when there are none.
+select_runs() {
+    local n
+    for n in $only; do
+        case " $runs " in *" $n "*) ;; *) echo "$1.sh: no run $n (runs: $runs)" >&2; exit 2 ;; esac
+    done
+    mkdir -p "$out"
+    out=$(cd "$out" && pwd)
+    todo=
+    for n in $runs; do
+        if [ -n "$only" ]; then
+            case " $only " in *" $n "*) ;; *) continue ;; esac
+        fi
+        if [ -e "$out/$n" ]; then
+            echo "$1.sh: $n exists, skipped" >&2
+            continue
+        fi
+        todo="$todo $n"
+    done
+    if [ -z "$todo" ]; then
+        echo "$1.sh: nothing to record; check with: tools/record/check-heldout.py $out" >&2
+        exit 0
+    fi
 }
