@@ -1,6 +1,7 @@
-//! Held-out PT-Scotch and LIGGGHTS (docs/corpus.md, "PT-Scotch, LIGGGHTS, ABINIT"), recorded
-//! outside the repository by `tools/record/scotch.sh` and `liggghts.sh`, checked against what
-//! the programs do and print. `APPS_HELDOUT=DIR` names the folder holding the runs.
+//! Held-out PT-Scotch and LIGGGHTS (docs/corpus.md, "PT-Scotch, LIGGGHTS, ABINIT") and hypre's
+//! examples (docs/corpus.md, "hypre"), recorded outside the repository by
+//! `tools/record/scotch.sh`, `liggghts.sh` and `hypre.sh`, checked against what the programs do
+//! and print. `APPS_HELDOUT=DIR` names the folder holding the runs.
 
 #![cfg(not(target_arch = "wasm32"))]
 
