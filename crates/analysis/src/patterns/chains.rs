@@ -241,8 +241,9 @@ pub(super) fn split_chains(
     let nranks = events.ranks.len();
     // Per chained instance, its loop: the loop pattern over the same ranks covering most
     // events, when two exact copies of its events lie on one rank of the instance.
-    let mut groups: Vec<(usize, Vec<usize>)> = Vec::new(); // (loop pattern, instances)
-                                                           // Per rank, the loop copies of chained instances no group splits (see below).
+    // (loop pattern, instances)
+    let mut groups: Vec<(usize, Vec<usize>)> = Vec::new();
+    // Per rank, the loop copies of chained instances no group splits (see below).
     let mut left_whole: Vec<Vec<(u32, u32)>> = vec![Vec::new(); nranks];
     for (k, inst) in c.instances.iter().enumerate() {
         if !is_glued.get(inst.pattern as usize).copied().unwrap_or(false) {
