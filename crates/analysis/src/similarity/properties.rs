@@ -338,17 +338,19 @@ pub fn run_properties(trace: &Trace, filter: Option<Threshold>) -> RunProperties
     }
     let mut pairs: Vec<((u32, u32), u64)> = pairs.into_iter().collect();
     pairs.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
+    // Pairs `topology`'s first cut keeps (the widest volume gap); `None` when it finds none.
+    let auto_keep = || {
+        let volumes: Vec<u64> = pairs.iter().map(|p| p.1).collect();
+        let endpoints: Vec<(u32, u32)> = pairs.iter().map(|p| p.0).collect();
+        auto_threshold(&volumes, &endpoints, n).map(|(keep, _)| keep)
+    };
     let keep = match filter {
         None => pairs.len(),
         Some(Threshold::Percent(pct)) => {
             let max = pairs.first().map_or(0, |p| p.1) as f64;
             pairs.iter().take_while(|p| p.1 as f64 * 100.0 >= pct * max).count()
         }
-        Some(Threshold::Auto) => {
-            let volumes: Vec<u64> = pairs.iter().map(|p| p.1).collect();
-            let endpoints: Vec<(u32, u32)> = pairs.iter().map(|p| p.0).collect();
-            auto_threshold(&volumes, &endpoints, n).map_or(pairs.len(), |(keep, _)| keep)
-        }
+        Some(Threshold::Auto) => auto_keep().unwrap_or(pairs.len()),
     };
     let graph_of = |keep: usize| {
         let mut edges: Vec<[u32; 2]> = pairs[..keep].iter().map(|&((a, b), _)| [a, b]).collect();
@@ -367,12 +369,7 @@ pub fn run_properties(trace: &Trace, filter: Option<Threshold>) -> RunProperties
     let FilteredGraph { edges, spatial, .. } = graph_of(keep);
     let complete = n >= 3 && pairs.len() as u64 == u64::from(n) * u64::from(n - 1) / 2;
     let auto_graph = if filter.is_none() && complete {
-        let volumes: Vec<u64> = pairs.iter().map(|p| p.1).collect();
-        let endpoints: Vec<(u32, u32)> = pairs.iter().map(|p| p.0).collect();
-        auto_threshold(&volumes, &endpoints, n)
-            .map(|(k, _)| k)
-            .filter(|&k| k < pairs.len())
-            .map(graph_of)
+        auto_keep().filter(|&k| k < pairs.len()).map(graph_of)
     } else {
         None
     };
