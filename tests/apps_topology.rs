@@ -498,3 +498,43 @@ fn symmetry_check_accepts_rotations_and_rejects_swapped_ranks() {
     let small: Vec<Vec<usize>> = (0..6).map(|r| vec![r % 2, 0, r / 2]).collect();
     assert_eq!(grid_edges(&[2, 1, 3], &small, true).len(), 9);
 }
+
+/// NPB DT (DT/dt.c: `buildBH`, `buildSH`; graph node i runs on rank i). Class W's black hole
+/// gathers 8 sources (ranks 0–7) through comparators 8 + i reading sources 4i .. 4i+3 into the
+/// sink, rank 10: a tree of fan-out 2 then 4, rooted at the sink. Class S's shuffle: comparator
+/// 4 + i reads sources (i & !1) and (i & !1) + 1, sink 8 + i reads comparators 4 + (i & !2) and
+/// 4 + (i & !2) + 2: a 2-dimensional butterfly. The sinks' checksums to rank 0 (8 bytes each) are
+/// filtered out as light traffic.
+#[test]
+fn npb_dt_graphs_are_the_benchmarks_tree_and_butterfly() {
+    let mut bh = Edges::new();
+    for s in 0..8u32 {
+        bh.insert(edge(s, 8 + s / 4));
+    }
+    bh.insert(edge(8, 10));
+    bh.insert(edge(9, 10));
+    let v = identify(&trace_of(&app_dir("npb-dt.W.BH.11")));
+    check_graph("npb-dt.W.BH.11", &v, 11, &bh);
+    assert_eq!(v["match"]["family"], "tree", "{}", v["match"]["label"]);
+    assert_eq!(dims_of(&v["match"]), [2, 4]);
+    let coords = coords_of(&v);
+    assert_eq!(coords[10], [0, 0], "the sink is the root");
+    for r in [8, 9] {
+        assert_eq!(coords[r][0], 1, "comparator {r} is at depth 1");
+    }
+    for r in 0..8 {
+        assert_eq!(coords[r][0], 2, "source {r} is a leaf");
+    }
+
+    let mut sh = Edges::new();
+    for i in 0..4u32 {
+        for k in [0, 1] {
+            sh.insert(edge((i & !1) + k, 4 + i));
+            sh.insert(edge(4 + (i & !2) + 2 * k, 8 + i));
+        }
+    }
+    let v = identify(&trace_of(&app_dir("npb-dt.S.SH.12")));
+    check_graph("npb-dt.S.SH.12", &v, 12, &sh);
+    assert_eq!(v["match"]["family"], "butterfly", "{}", v["match"]["label"]);
+    assert_eq!(dims_of(&v["match"]), [2]);
+}

@@ -102,7 +102,40 @@ pub fn candidates(n: u32) -> Vec<TopologySpec> {
             push(Family::Butterfly, vec![k]);
         }
     }
+    for fan_outs in tree_fan_outs(n) {
+        push(Family::Tree, fan_outs);
+    }
     out.sort_by_key(|s| Family::ALL.iter().position(|&f| f == s.family));
+    out
+}
+
+/// The fan-out sequences `[b1, …, bL]` (L ≥ 2, each b ≥ 2, not all equal) of the level-complete
+/// trees with `n` nodes: `n − 1 = b1 + b1·b2 + … = b1·(1 + b2·(1 + …))`. A single level is a
+/// star and equal fan-outs a complete k-ary tree, which those families name. The sequences
+/// follow a chain of divisors of `n − 1`, so there are few (O(d(n)^depth), depth ≤ log2 n).
+pub fn tree_fan_outs(n: u32) -> Vec<Vec<u32>> {
+    fn rec(m: u32, cur: &mut Vec<u32>, out: &mut Vec<Vec<u32>>) {
+        // The next fan-out b divides m; either it is the last level (m = b) or the rest of the
+        // tree below each of the b nodes has m / b − 1 nodes.
+        for b in 2..=m.min(255) {
+            if !m.is_multiple_of(b) {
+                continue;
+            }
+            cur.push(b);
+            if m == b {
+                if cur.len() >= 2 && cur.iter().any(|&x| x != cur[0]) {
+                    out.push(cur.clone());
+                }
+            } else if m / b > 2 {
+                rec(m / b - 1, cur, out);
+            }
+            cur.pop();
+        }
+    }
+    let mut out = Vec::new();
+    if n >= 4 {
+        rec(n - 1, &mut Vec::new(), &mut out);
+    }
     out
 }
 
@@ -111,7 +144,7 @@ pub fn candidates(n: u32) -> Vec<TopologySpec> {
 /// NAS CG after every generic family (a 4-rank CG run is a 4-node line).
 /// Equivalent matches are reported under the simplest one.
 pub fn simplicity(spec: &TopologySpec) -> (usize, usize) {
-    const PREFERENCE: [Family; 22] = [
+    const PREFERENCE: [Family; 23] = [
         Family::Ring,
         Family::Line,
         Family::Star,
@@ -119,6 +152,7 @@ pub fn simplicity(spec: &TopologySpec) -> (usize, usize) {
         Family::Hypercube,
         Family::BinaryTree,
         Family::KaryTree,
+        Family::Tree,
         Family::Grid,
         Family::Torus,
         Family::ProcessGrid,

@@ -115,7 +115,7 @@ impl TopologySpec {
     pub(crate) fn closed_form_edge_count(&self) -> Option<u64> {
         let n = self.num_nodes() as u64;
         match self.family {
-            Family::BinaryTree | Family::KaryTree | Family::Star => Some(n.saturating_sub(1)),
+            Family::BinaryTree | Family::KaryTree | Family::Star | Family::Tree => Some(n.saturating_sub(1)),
             Family::AllToAll => Some(n * n.saturating_sub(1) / 2),
             f if f.is_cartesian() && self.prime_factors().is_none() => self.stencil_edge_count(),
             _ => {

@@ -55,15 +55,20 @@ const SAMPLES: &[&str] = &[
     "ring:9",
     "line:7",
     "butterfly:3",
+    "tree:2x4",
+    "tree:3x2x2",
 ];
 
 #[test]
 fn degree_histograms_from_structure_match_built_graphs() {
-    for s in SAMPLES
-        .iter()
-        .copied()
-        .chain(["grid:2x2x3x5", "torus:2x7", "kary-tree:4x1", "kary-tree:5x6"])
-    {
+    for s in SAMPLES.iter().copied().chain([
+        "grid:2x2x3x5",
+        "torus:2x7",
+        "kary-tree:4x1",
+        "kary-tree:5x6",
+        "tree:2x4x4",
+        "tree:4x2",
+    ]) {
         let t = spec(s);
         let g = t.graph();
         assert_eq!(t.degree_histogram(), g.degree_histogram(), "{s}");
@@ -74,7 +79,7 @@ fn degree_histograms_from_structure_match_built_graphs() {
 
 #[test]
 fn every_candidate_histogram_matches_its_graph() {
-    for n in [6u32, 8, 12, 16, 24, 27, 30, 64] {
+    for n in [6u32, 8, 11, 12, 16, 24, 27, 30, 43, 64] {
         for t in candidates(n) {
             let g = t.graph();
             assert_eq!(t.degree_histogram(), g.degree_histogram(), "{}", t.label());

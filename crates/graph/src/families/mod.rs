@@ -16,6 +16,8 @@
 //!   with wrap-around. `stencil8` is the periodic 8-point (Moore) neighbourhood. The `-mesh`
 //!   variants do not wrap.
 //! - A `binary-tree` of n nodes is heap-numbered: the children of `i` are `2i+1` and `2i+2`.
+//! - A `tree` of fan-outs `b1 x b2 x …` is complete level by level: the root has `b1` children,
+//!   each of them `b2`, …; nodes are numbered level by level (`tree:2x4`: root 0, 1–2, 3–10).
 //! - A `hypercube` of dimension d is the 2×…×2 grid of 2^d nodes (neighbours differ in one bit).
 //! - `nas-cg` is the exchange pattern of NPB CG (cg.f, `setup_submatrix_info`): ranks on an
 //!   `nprows × npcols` grid numbered `proc_row·npcols + proc_col`, each exchanging with the
@@ -91,11 +93,16 @@ pub enum Family {
     /// every rank of its row and of its column (the rook's graph `K_P □ K_Q`). `dims = [P, Q]`
     /// (rows, columns); node `row·Q + col`.
     ProcessGrid,
+    /// A rooted tree whose every node at depth `l` has `dims[l]` children (`dims` = fan-out per
+    /// level from the root, each 2..=255; the last level are leaves). Reduction and broadcast
+    /// trees of uneven fan-in, as NPB DT's black hole and white hole graphs (fan-in 4 then 2);
+    /// nodes are numbered level by level, children of one parent consecutive. `dims = [b1, …]`.
+    Tree,
 }
 
 impl Family {
     /// Every family, in the order candidates are listed.
-    pub const ALL: [Family; 22] = [
+    pub const ALL: [Family; 23] = [
         Family::Grid,
         Family::Torus,
         Family::Stencil6,
@@ -118,6 +125,7 @@ impl Family {
         Family::Butterfly,
         Family::NasCg,
         Family::ProcessGrid,
+        Family::Tree,
     ];
 
     /// The name used in JSON and on the command line (`grid`, `stencil6`, `binary-tree`, ...).
@@ -145,6 +153,7 @@ impl Family {
             Family::Butterfly => "butterfly",
             Family::NasCg => "nas-cg",
             Family::ProcessGrid => "process-grid",
+            Family::Tree => "tree",
         }
     }
 

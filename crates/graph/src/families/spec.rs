@@ -52,11 +52,18 @@ impl TopologySpec {
             Family::Butterfly if dims.len() != 1 || dims[0] > 24 => {
                 return Err("butterfly: give one dimension k ((k+1)·2^k nodes, k ≤ 24)".into())
             }
+            Family::Tree if dims.len() > 31 || dims.iter().any(|&b| !(2..=255).contains(&b)) => {
+                return Err(
+                    "tree: give the fan-out of each level from the root (2..=255 each, at most 31 levels), as 2x4"
+                        .into(),
+                )
+            }
             _ => {}
         }
         let n = match family {
             Family::KaryTree => dims[1] as u64,
             Family::Butterfly => (dims[0] as u64 + 1) << dims[0],
+            Family::Tree => tree_level_sizes(&dims).iter().sum(),
             _ => dims
                 .iter()
                 .try_fold(1u64, |acc, &d| acc.checked_mul(d as u64))
@@ -91,6 +98,7 @@ impl TopologySpec {
     /// Number of nodes.
     pub fn num_nodes(&self) -> u32 {
         match self.family {
+            Family::Tree => tree_level_sizes(&self.dims).iter().sum::<u64>() as u32,
             Family::Hypercube => 1 << self.dims[0],
             Family::KaryTree => self.dims[1],
             Family::Butterfly => (self.dims[0] + 1) << self.dims[0],
@@ -136,6 +144,7 @@ impl TopologySpec {
             Family::Butterfly => return format!("{d}-dimensional butterfly ({} nodes)", self.num_nodes()),
             Family::NasCg => return format!("NAS CG {d}"),
             Family::ProcessGrid => " process grid (rows and columns)",
+            Family::Tree => return format!("{}-node tree (fan-out {d} by level)", self.num_nodes()),
         };
         d.push_str(suffix);
         d
@@ -173,6 +182,10 @@ impl TopologySpec {
                 vec![depth, (node as u64 - first) as u32]
             }
             Family::Butterfly => vec![node >> self.dims[0], node & ((1 << self.dims[0]) - 1)],
+            Family::Tree => {
+                let (depth, pos) = self.tree_place(node);
+                vec![depth as u32, pos as u32]
+            }
             Family::NasCg | Family::ProcessGrid => vec![node / self.dims[1], node % self.dims[1]],
             _ => vec![node],
         }
@@ -258,6 +271,9 @@ impl TopologySpec {
             Family::KaryTree => std::iter::once(Direction::Parent)
                 .chain((0..self.dims[0] as u8).map(Direction::Child))
                 .collect(),
+            Family::Tree => std::iter::once(Direction::Parent)
+                .chain((0..self.dims.iter().copied().max().unwrap_or(0) as u8).map(Direction::Child))
+                .collect(),
             Family::Butterfly => [(true, false), (true, true), (false, false), (false, true)]
                 .into_iter()
                 .map(|(up, cross)| Direction::Butterfly { up, cross })
@@ -321,6 +337,20 @@ impl TopologySpec {
                 }
                 c as u32
             }
+            (Family::Tree, Direction::Parent) if node > 0 && node < n => {
+                let (depth, pos) = self.tree_place(node);
+                let parent_pos = pos / self.dims[depth - 1] as u64;
+                (tree_level_sizes(&self.dims)[..depth - 1].iter().sum::<u64>() + parent_pos) as u32
+            }
+            (Family::Tree, Direction::Child(i)) if node < n => {
+                let (depth, pos) = self.tree_place(node);
+                let b = *self.dims.get(depth)? as u64;
+                if *i as u64 >= b {
+                    return None;
+                }
+                let first_below: u64 = tree_level_sizes(&self.dims)[..=depth].iter().sum();
+                (first_below + pos * b + *i as u64) as u32
+            }
             (Family::Butterfly, Direction::Butterfly { up, cross }) => {
                 let k = self.dims[0];
                 let (level, row) = (node >> k, node & ((1 << k) - 1));
@@ -381,6 +411,10 @@ impl TopologySpec {
             Direction::Child(_) => Direction::Parent,
             Direction::Parent if self.family == Family::KaryTree => {
                 Direction::Child(((node_from.max(1) - 1) % self.dims[0]) as u8)
+            }
+            Direction::Parent if self.family == Family::Tree => {
+                let (depth, pos) = self.tree_place(node_from);
+                Direction::Child((pos % self.dims[depth.max(1) - 1] as u64) as u8)
             }
             Direction::Parent => Direction::Child(((node_from + 1) % 2) as u8),
             Direction::Butterfly { up, cross } => Direction::Butterfly { up: !up, cross: *cross },
@@ -518,6 +552,15 @@ impl TopologySpec {
                 }
             }
             Family::ProcessGrid => add(self.dims[0] + self.dims[1] - 2, n),
+            Family::Tree => {
+                // The root has b1 children; a node at depth l (inner) a parent and b(l+1)
+                // children; the leaves a parent only.
+                let sizes = tree_level_sizes(&self.dims);
+                add(self.dims[0], 1);
+                for (l, &count) in sizes.iter().enumerate().skip(1) {
+                    add(1 + self.dims.get(l).copied().unwrap_or(0), count);
+                }
+            }
             Family::BinaryTree | Family::KaryTree => {
                 let k = if self.family == Family::BinaryTree {
                     2
@@ -594,7 +637,30 @@ impl TopologySpec {
     }
 }
 
+/// Nodes per level of a [`Family::Tree`] with these fan-outs: 1, b1, b1·b2, … (saturating).
+fn tree_level_sizes(fan_outs: &[u32]) -> Vec<u64> {
+    let mut sizes = Vec::with_capacity(fan_outs.len() + 1);
+    sizes.push(1u64);
+    for &b in fan_outs {
+        let last = *sizes.last().unwrap_or(&1);
+        sizes.push(last.saturating_mul(b as u64).min(u64::MAX / 512));
+    }
+    sizes
+}
+
 impl TopologySpec {
+    /// Depth and position within its level of `node` in a [`Family::Tree`] (O(levels)).
+    fn tree_place(&self, node: u32) -> (usize, u64) {
+        let mut first = 0u64;
+        for (depth, size) in tree_level_sizes(&self.dims).into_iter().enumerate() {
+            if (node as u64) < first + size {
+                return (depth, node as u64 - first);
+            }
+            first += size;
+        }
+        (self.dims.len(), 0)
+    }
+
     /// Breadth-first level sizes from `root` (as `invariants::distance_profile` on
     /// [`TopologySpec::graph`]) computed from coordinates, without building the graph, for
     /// Cartesian families; `None` for the others. With `expect`, stops at the first level

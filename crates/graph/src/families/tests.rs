@@ -136,6 +136,7 @@ fn labels_name_the_extents_and_the_family() {
         ("kary-tree:3x40", "40-node 3-ary tree"),
         ("star:9", "9-node star"),
         ("butterfly:3", "3-dimensional butterfly (32 nodes)"),
+        ("tree:2x4", "11-node tree (fan-out 2x4 by level)"),
         ("grid:100x10", "100x10 grid"),
         ("ring:2000000000", "2000000000-node ring"),
     ] {
@@ -156,6 +157,11 @@ fn parse_errors_are_plain() {
         .contains("unknown topology family"));
     assert!(TopologySpec::parse("stencil6:4x4x4").unwrap_err().contains("2D"));
     assert!(TopologySpec::parse("grid:0x3").is_err());
+    assert!(TopologySpec::parse("tree:2x1").unwrap_err().contains("fan-out"));
+    assert!(TopologySpec::parse("tree:256").unwrap_err().contains("fan-out"));
+    assert!(TopologySpec::parse("tree:255x255x255x255x255")
+        .unwrap_err()
+        .contains("too many"));
 }
 
 #[test]
@@ -168,4 +174,64 @@ fn opposite_directions() {
     let t = spec("binary-tree:7");
     assert_eq!(t.opposite(1, &Direction::Parent), Some(Direction::Child(0)));
     assert_eq!(t.opposite(2, &Direction::Parent), Some(Direction::Child(1)));
+}
+
+/// NPB DT's black hole of class W (DT/dt.c `buildBH`: comparator i reads sources 4i .. 4i+3,
+/// the sink reads the comparators), numbered from the root down: root 0, comparators 1–2,
+/// sources 3–10.
+#[test]
+fn a_tree_of_fan_outs_is_the_reduction_tree_it_names() {
+    let t = spec("tree:2x4");
+    assert_eq!(t.num_nodes(), 11);
+    let mut expected: Vec<(u32, u32)> = vec![(0, 1), (0, 2)];
+    for source in 0..8u32 {
+        expected.push((1 + source / 4, 3 + source));
+    }
+    let g = t.graph();
+    let mut edges: Vec<(u32, u32)> = g.edges().map(|(u, v)| (u.min(v), u.max(v))).collect();
+    edges.sort_unstable();
+    expected.sort_unstable();
+    assert_eq!(edges, expected);
+    assert_eq!(t.coords(0), [0, 0]);
+    assert_eq!(t.coords(2), [1, 1]);
+    assert_eq!(t.coords(10), [2, 7]);
+    assert_eq!(t.neighbour(10, &Direction::Parent), Some(2));
+    assert_eq!(t.neighbour(2, &Direction::Child(3)), Some(10));
+    assert_eq!(t.neighbour(0, &Direction::Child(2)), None, "the root has 2 children");
+    assert_eq!(t.neighbour(5, &Direction::Child(0)), None, "leaves have none");
+    assert_eq!(t.opposite(10, &Direction::Parent), Some(Direction::Child(3)));
+    assert_eq!(t.opposite(1, &Direction::Parent), Some(Direction::Child(0)));
+}
+
+/// The catalogue's tree fan-outs against a brute force that grows every sequence of fan-outs
+/// level by level and counts its nodes.
+#[test]
+fn tree_fan_outs_are_every_level_complete_tree_of_n_nodes() {
+    fn brute(n: u64, levels: &mut Vec<u32>, width: u64, nodes: u64, out: &mut Vec<Vec<u32>>) {
+        if nodes == n && levels.len() >= 2 && levels.iter().any(|&b| b != levels[0]) {
+            out.push(levels.clone());
+        }
+        for b in 2..=255u32 {
+            let next = width * b as u64;
+            if nodes + next > n {
+                break;
+            }
+            levels.push(b);
+            brute(n, levels, next, nodes + next, out);
+            levels.pop();
+        }
+    }
+    for n in 1..=200u32 {
+        let mut expected = Vec::new();
+        brute(n as u64, &mut Vec::new(), 1, 1, &mut expected);
+        let mut got = crate::catalog::tree_fan_outs(n);
+        expected.sort();
+        got.sort();
+        assert_eq!(got, expected, "{n} nodes");
+    }
+    assert_eq!(crate::catalog::tree_fan_outs(11), vec![vec![2, 4]]);
+    assert!(
+        crate::catalog::tree_fan_outs(43).contains(&vec![2, 4, 4]),
+        "NPB DT BH class B"
+    );
 }
