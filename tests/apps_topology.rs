@@ -522,8 +522,8 @@ fn npb_dt_graphs_are_the_benchmarks_tree_and_butterfly() {
     for r in [8, 9] {
         assert_eq!(coords[r][0], 1, "comparator {r} is at depth 1");
     }
-    for r in 0..8 {
-        assert_eq!(coords[r][0], 2, "source {r} is a leaf");
+    for (r, c) in coords.iter().enumerate().take(8) {
+        assert_eq!(c[0], 2, "source {r} is a leaf");
     }
 
     let mut sh = Edges::new();

@@ -33,6 +33,9 @@ pub fn text(r: &TopologyReport) -> String {
         if let Some(fb) = &f.fallback {
             out.push_str(&format!("  Fallback: {}\n", fb.summary()));
         }
+        if let Some(split) = &f.size_split {
+            out.push_str(&format!("  {}\n", split.summary()));
+        }
         if let Some(w) = &f.one_way {
             out.push_str(&format!("  {}\n", w.summary()));
         }

@@ -2,8 +2,9 @@
 //! widest gap, a fixed percentage, and the fallback cuts tried when the first graph matches
 //! nothing (docs/topology.md §1).
 
-use super::report::{FilterReport, PairTraffic, Threshold};
+use super::report::{FilterReport, PairTraffic, SizeSplit, Threshold};
 use crate::matrix::{CommMatrix, Metric};
+use std::collections::BTreeMap;
 use tracelogic_graph::Graph;
 
 /// Communicating pairs `(a, b, weight, volume)` with `a < b`: `weight` is the larger of the two
@@ -238,6 +239,7 @@ impl SortedPairs {
             removed,
             gap_ratio,
             fallback: None,
+            size_split: None,
             one_way: None,
         }
     }
@@ -247,8 +249,15 @@ impl SortedPairs {
     }
 }
 
-/// The filter's first cut: how many pairs it keeps and its report.
-pub(super) fn filter_matrix(sorted: &SortedPairs, ranks: u32, threshold: Threshold) -> (usize, FilterReport) {
+/// The filter's first cut: how many pairs it keeps and its report. `counts` (automatic mode
+/// on bytes): every pair's message weight, for [`size_split`]; the widest gap that splits one
+/// exchange by size is passed over for the next that does not (or none).
+pub(super) fn filter_matrix(
+    sorted: &SortedPairs,
+    ranks: u32,
+    threshold: Threshold,
+    counts: Option<&BTreeMap<(u32, u32), u64>>,
+) -> (usize, FilterReport) {
     let pairs = &sorted.pairs;
     let max_volume = sorted.max_volume();
     match threshold {
@@ -260,12 +269,61 @@ pub(super) fn filter_matrix(sorted: &SortedPairs, ranks: u32, threshold: Thresho
             (keep, sorted.report("fixed", keep, pct, None))
         }
         Threshold::Auto => {
-            let volumes: Vec<u64> = pairs.iter().map(|p| p.2).collect();
-            let endpoints: Vec<(u32, u32)> = pairs.iter().map(|p| (p.0, p.1)).collect();
-            match auto_threshold(&volumes, &endpoints, ranks) {
+            let (volumes, endpoints) = sorted.weights_and_ends();
+            let mut passed_over = None;
+            let mut taken = None;
+            for (keep, ratio) in candidate_cuts(&volumes, &endpoints, ranks, AUTO_MIN_GAP) {
+                match counts.and_then(|c| size_split(sorted, c, ranks, keep, ratio)) {
+                    Some(split) => {
+                        passed_over.get_or_insert(split);
+                    }
+                    None => {
+                        taken = Some((keep, ratio));
+                        break;
+                    }
+                }
+            }
+            let (keep, mut report) = match taken {
                 Some((keep, ratio)) => (keep, sorted.report("auto", keep, sorted.cut_pct(keep), Some(ratio))),
                 None => (pairs.len(), sorted.report("auto", pairs.len(), 0.0, None)),
-            }
+            };
+            report.size_split = passed_over;
+            (keep, report)
         }
     }
+}
+
+/// Whether the cut keeping the `keep` heaviest pairs splits one exchange by message size (see
+/// [`SizeSplit`]): the kept pairs form two or more groups of ranks, and the removed pair that
+/// exchanges most messages exchanges at least 1/[`FALLBACK_MIN_GAP`] of the messages of the
+/// kept pair that exchanges fewest — below that factor two sides are one pattern's spread, as
+/// for the fallback's cuts. Stray traffic that a connected pattern sheds (NAS MG's coarse
+/// levels, hypre's corner exchanges) is cut as before: the pattern stays one group.
+/// O(pairs + ranks).
+fn size_split(
+    sorted: &SortedPairs,
+    counts: &BTreeMap<(u32, u32), u64>,
+    ranks: u32,
+    keep: usize,
+    gap_ratio: f64,
+) -> Option<SizeSplit> {
+    let count = |p: &PairVolume| counts.get(&(p.0, p.1)).copied().unwrap_or(0);
+    let kept_messages = sorted.pairs[..keep].iter().map(count).min()?;
+    let removed_messages = sorted.pairs[keep..].iter().map(count).max()?;
+    if (removed_messages as f64) * FALLBACK_MIN_GAP < kept_messages as f64 {
+        return None;
+    }
+    let groups = sorted
+        .graph(ranks, keep)
+        .components()
+        .iter()
+        .filter(|c| c.len() > 1)
+        .count();
+    (groups > 1).then_some(SizeSplit {
+        gap_ratio,
+        pairs_kept: keep,
+        groups,
+        kept_messages,
+        removed_messages,
+    })
 }

@@ -59,7 +59,15 @@ fn identified(r: &TopologyReport) -> bool {
 pub fn identify_matrix(m: &CommMatrix, opts: &TopologyOptions) -> TopologyReport {
     let sorted = SortedPairs::of(m, filter_metric(m));
     let total = sorted.total;
-    let (keep, filter) = filter_matrix(&sorted, m.ranks(), opts.threshold);
+    let counts: Option<BTreeMap<(u32, u32), u64>> = (opts.threshold == Threshold::Auto && sorted.metric == "bytes")
+        .then(|| {
+            SortedPairs::of(m, Metric::Messages)
+                .pairs
+                .iter()
+                .map(|p| ((p.0, p.1), p.2))
+                .collect()
+        });
+    let (keep, filter) = filter_matrix(&sorted, m.ranks(), opts.threshold, counts.as_ref());
     let volume: BTreeMap<(u32, u32), u64> = sorted.pairs.iter().map(|&(a, b, _, v)| ((a, b), v)).collect();
     let traffic = move |a: u32, b: u32| {
         let (a, b) = (a.min(b), a.max(b));
@@ -238,6 +246,7 @@ pub fn identify_graph(g: &Graph, opts: &TopologyOptions) -> TopologyReport {
         gap_ratio: None,
         fallback: None,
         one_way: None,
+        size_split: None,
     };
     let m = g.num_edges().max(1) as f64;
     let traffic = |a: u32, b: u32| {

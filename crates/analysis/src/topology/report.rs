@@ -119,6 +119,42 @@ pub struct FilterReport {
     /// also in `removed`. `None` when no pair was set aside.
     #[serde(default)]
     pub one_way: Option<OneWaySetAside>,
+    /// Automatic mode: the widest gap passed over because cutting there would split one
+    /// exchange by message size ([`SizeSplit`]); the fields above describe the cut taken.
+    #[serde(default)]
+    pub size_split: Option<SizeSplit>,
+}
+
+/// A gap in the byte weights the automatic filter does not cut at: the cut would leave the
+/// ranks in separate groups while the pairs it removes exchange at least half as many messages
+/// as the kept pair that exchanges fewest. Such pairs take part in every step of the same
+/// exchange; only their messages are smaller (halo faces of other areas in an irregular mesh
+/// partition: Code_Saturne's 132-face and 12-face neighbours, 8.9x apart in bytes, 8,509
+/// messages each).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SizeSplit {
+    /// Ratio of the byte weights on either side of the gap.
+    pub gap_ratio: f64,
+    /// Pairs the cut would have kept.
+    pub pairs_kept: usize,
+    /// Groups of ranks the kept pairs would have formed.
+    pub groups: usize,
+    /// Messages (larger direction) of the kept pair that exchanges fewest.
+    pub kept_messages: u64,
+    /// Messages (larger direction) of the removed pair that exchanges most.
+    pub removed_messages: u64,
+}
+
+impl SizeSplit {
+    /// One sentence for people; the CLI and the page print it under the filter's figures.
+    pub fn summary(&self) -> String {
+        format!(
+            "Not cut at the {:.1}x gap in bytes: its {} heaviest pairs would leave the ranks in {} separate groups, \
+             while the pairs below it exchange as many messages ({} against at least {}): one exchange whose \
+             messages differ in size, not traffic off the pattern.",
+            self.gap_ratio, self.pairs_kept, self.groups, self.removed_messages, self.kept_messages
+        )
+    }
 }
 
 /// The automatic filter's second chance: a threshold is only a means, and a match proves the
@@ -149,7 +185,7 @@ impl CutFallback {
         };
         let first = match self.widest.gap_ratio {
             Some(g) => format!("the widest gap ({g:.1}x, {} pairs kept)", self.widest.pairs_kept),
-            None => format!("keeping every pair (no gap of {AUTO_MIN_GAP}x or more)"),
+            None => format!("keeping every pair (no gap of {AUTO_MIN_GAP}x or more was cut)"),
         };
         match self.taken.and_then(|i| self.tried.get(i).map(|c| (i, c))) {
             Some((i, c)) => format!(

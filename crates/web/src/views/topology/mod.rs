@@ -376,6 +376,9 @@ pub fn topology_view(props: &TopologyProps) -> Html {
                 if let Some(fb) = &f.fallback {
                     <p id="topology-fallback" class="note small" data-taken={fb.taken.is_some().to_string()}>{ fb.summary() }</p>
                 }
+                if let Some(split) = &f.size_split {
+                    <p id="topology-size-split" class="note small">{ split.summary() }</p>
+                }
                 if let Some(w) = &f.one_way {
                     <p id="topology-one-way" class="note small" data-pairs={w.pairs.len().to_string()}>{ w.summary() }</p>
                 }
