@@ -424,11 +424,15 @@ impl State<'_> {
         }
     }
 
-    /// When no candidate is valid: the class head that the fewest classes seeing it disagree
-    /// with (then from the class with the most directions), advancing the classes that execute
-    /// it.
+    /// When no candidate is valid: a head that is not a collective before any collective (a
+    /// collective is every class's: forced for some classes only, the others execute it later as
+    /// a record of their own and the classes never get back in step — Code_Saturne's ranks each
+    /// exchange a few set-up messages of their own before the set-up's broadcasts); then the head
+    /// that the fewest classes seeing it disagree with (then from the class with the most
+    /// directions), advancing the classes that execute it.
     fn forced(&self) -> Option<Candidate> {
         let dirs = |c: usize| self.classes[c].visible.iter().filter(|&&v| v).count();
+        let everyones = |x: &Candidate| !(x.call.kind.is_p2p() || x.call.kind == CallKind::Completion);
         (0..self.classes.len())
             .filter_map(|c0| self.forced_from(c0))
             .min_by(|a, b| {
@@ -437,8 +441,9 @@ impl State<'_> {
                         .filter(|&c| x.seen[c] && !x.advance.contains(&c))
                         .count()
                 };
-                against(a)
-                    .cmp(&against(b))
+                everyones(a)
+                    .cmp(&everyones(b))
+                    .then_with(|| against(a).cmp(&against(b)))
                     .then_with(|| dirs(b.origin).cmp(&dirs(a.origin)))
                     .then_with(|| self.progress(a.origin).total_cmp(&self.progress(b.origin)))
                     .then_with(|| a.origin.cmp(&b.origin))

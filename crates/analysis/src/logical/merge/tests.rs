@@ -668,3 +668,65 @@ fn classes_too_long_for_one_table_align_between_world_collectives() {
     }
     assert_eq!(lengths[0], lengths[1]);
 }
+
+/// Ranks that each exchange a few messages of their own before the collectives of a set-up
+/// (Code_Saturne 6.0.2 on 4 ranks): when no head is valid, the merge emits a class's own
+/// point-to-point record before forcing a collective for the classes already at it, so every
+/// collective stays one record of every rank (forced for three classes first, the fourth
+/// executed its own copy of every later collective: the set-up twice, "only on" each half).
+#[test]
+fn side_messages_are_forced_before_a_collective_every_class_reaches() {
+    let names: Vec<String> = ["east", "west"].iter().map(|s| s.to_string()).collect();
+    let send = |d: &str, b: u64| call("MPI_Send", CallKind::Send, vec![op(P2pDir::Send, d, b)]);
+    let recv = |d: &str, b: u64| call("MPI_Recv", CallKind::Recv, vec![op(P2pDir::Recv, d, b)]);
+    let collective = |function: &str, op: CollectiveOp, root: Option<u32>| LogicalCall {
+        collective: Some(super::super::Collective {
+            op,
+            root,
+            root_in_comm: None,
+            root_by_rank: Vec::new(),
+            comm_size: 4,
+            bytes_sent: 8,
+            bytes_recv: 8,
+        }),
+        ..call(function, CallKind::Collective, Vec::new())
+    };
+    let set_up: Vec<LogicalCall> = vec![
+        collective("MPI_Allreduce", CollectiveOp::Allreduce, None),
+        collective("MPI_Bcast", CollectiveOp::Bcast, Some(0)),
+        collective("MPI_Bcast", CollectiveOp::Bcast, Some(0)),
+        collective("MPI_Allreduce", CollectiveOp::Allreduce, None),
+    ];
+    let own: [Vec<LogicalCall>; 4] = [
+        vec![send("east", 4)],
+        vec![recv("west", 16), send("east", 16)],
+        vec![send("west", 16)],
+        vec![recv("west", 4)],
+    ];
+    let classes: Vec<ClassTrace> = own
+        .iter()
+        .enumerate()
+        .map(|(c, first)| ClassTrace {
+            rank: c as Rank,
+            members: vec![c as Rank],
+            visible: vec![true, true],
+            records: as_records(first.iter().chain(&set_up).cloned().collect(), c as Rank),
+        })
+        .collect();
+    let refs: Vec<&ClassTrace> = classes.iter().collect();
+    let merged = merge(&refs, &names);
+    let calls: Vec<LogicalCall> = merged.records.iter().map(|r| r.call.clone()).collect();
+    let shapes = |v: &[LogicalCall]| v.iter().map(LogicalCall::shape).collect::<Vec<_>>();
+    for class in &classes {
+        let mine: Vec<LogicalCall> = class.records.iter().map(|r| r.call.clone()).collect();
+        assert_eq!(
+            shapes(&project_on(&calls, &names, &class.visible, class.rank)),
+            shapes(&mine),
+            "class {}",
+            class.rank
+        );
+    }
+    let collectives: Vec<&LogicalCall> = calls.iter().filter(|c| c.collective.is_some()).collect();
+    assert_eq!(collectives.len(), set_up.len(), "each collective once");
+    assert!(collectives.iter().all(|c| c.only_ranks.is_none()), "every rank's");
+}
