@@ -168,3 +168,31 @@ test('a one-way gather beside a ring exchange is set aside and the page says so,
   assert.ok(text.includes(note), `the CLI prints the same line:\n${text}`);
   await app.assertClean(s);
 });
+
+test('a gap that would split one exchange into separate pairs is not cut, and the page says why, as the CLI does', async () => {
+  // A generated 4-rank ring whose pairs 0-1 and 2-3 send 10x the bytes of pairs 1-2 and 3-0,
+  // every pair as many messages (halo faces of other areas, docs/topology.md §1): cutting at
+  // the 10x gap would leave two separate pairs.
+  const dir = mkdtempSync(join(tmpdir(), 'tracelogic-size-split-'));
+  const ring = join(dir, 'ring4.txt');
+  execFileSync(cli, ['generate', '--topology', 'ring:4', '--format', 'text', '--out', ring]);
+  const heavy = (a, b) => Math.floor(a / 2) === Math.floor(b / 2);
+  const lines = readFileSync(ring, 'utf8').split('\n').map((l) => {
+    const m = l.match(/^(\d+) .* (?:send|recv)=(\d+) .*bytes=4096/);
+    return m && heavy(Number(m[1]), Number(m[2])) ? l.replace('bytes=4096', 'bytes=40960') : l;
+  });
+  const faces = join(dir, 'ring4-faces.txt');
+  writeFileSync(faces, lines.join('\n'));
+  const t = cliJson(['topology', faces]);
+  assert.equal(t.match.label, '4-node ring');
+  assert.equal(t.filter.size_split.groups, 2);
+  const s = await dropFiles([{ name: 'ring4-faces.txt', bytes: readFileSync(faces) }]);
+  const { page } = s;
+  await show(page, 'topology', '#topology-label');
+  assert.equal(await page.getAttribute('#topology-label', 'data-label'), t.match.label);
+  const note = (await page.textContent('#topology-size-split')).trim();
+  assert.match(note, /^Not cut at the 10\.0x gap in bytes: its 2 heaviest pairs would leave the ranks in 2 separate groups/);
+  const text = execFileSync(cli, ['topology', faces], { encoding: 'utf8' });
+  assert.ok(text.includes(note), `the CLI prints the same line:\n${text}`);
+  await app.assertClean(s);
+});
