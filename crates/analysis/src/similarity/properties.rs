@@ -1,6 +1,6 @@
 //! Per-run properties (PACPM Definitions 1–3) and the communication graph, read from a trace.
 
-use crate::topology::{auto_threshold, Threshold};
+use crate::topology::{first_auto_cut, Threshold};
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use tracelogic_model::{CollectiveOp, P2pDir, Trace};
@@ -90,7 +90,7 @@ pub struct RunProperties {
     #[serde(default)]
     pub parts: Option<RunParts>,
     /// When no filter was asked for and every pair of ranks communicates, the graph filtered
-    /// by `tracelogic topology`'s first cut (the widest volume gap, [`auto_threshold`]) if that
+    /// by `tracelogic topology`'s first cut (the widest volume gap, [`first_auto_cut`]) if that
     /// cut drops a pair: a complete graph tells nothing apart, so two complete runs are
     /// compared on these (`Comparison::complete_graphs_filtered`).
     #[serde(default)]
@@ -331,18 +331,25 @@ pub fn run_properties(trace: &Trace, filter: Option<Threshold>) -> RunProperties
         (false, true) => d.sent_messages,
         (false, false) => d.received_messages,
     };
-    let mut pairs: HashMap<(u32, u32), u64> = HashMap::new();
+    // Per pair: its weight and its messages (larger direction each), as `topology` weighs them.
+    let mut by_pair: HashMap<(u32, u32), (u64, u64)> = HashMap::new();
     for (&(from, to), d) in &directed {
-        let w = pairs.entry((from.min(to), from.max(to))).or_insert(0);
-        *w = (*w).max(weight(d));
+        let w = by_pair.entry((from.min(to), from.max(to))).or_insert((0, 0));
+        w.0 = w.0.max(weight(d));
+        w.1 = w.1.max(d.sent_messages.max(d.received_messages));
     }
-    let mut pairs: Vec<((u32, u32), u64)> = pairs.into_iter().collect();
+    let mut pairs: Vec<((u32, u32), u64)> = by_pair.iter().map(|(&k, &(w, _))| (k, w)).collect();
     pairs.sort_by(|x, y| y.1.cmp(&x.1).then(x.0.cmp(&y.0)));
-    // Pairs `topology`'s first cut keeps (the widest volume gap); `None` when it finds none.
+    // Pairs `topology`'s first cut keeps (the widest volume gap that does not split one exchange
+    // by message size); `None` when it finds none.
     let auto_keep = || {
         let volumes: Vec<u64> = pairs.iter().map(|p| p.1).collect();
         let endpoints: Vec<(u32, u32)> = pairs.iter().map(|p| p.0).collect();
-        auto_threshold(&volumes, &endpoints, n).map(|(keep, _)| keep)
+        let messages: Vec<u64> = pairs.iter().map(|p| by_pair[&p.0].1).collect();
+        let messages = by_bytes.then_some(messages.as_slice());
+        first_auto_cut(&volumes, &endpoints, messages, n)
+            .0
+            .map(|(keep, _)| keep)
     };
     let keep = match filter {
         None => pairs.len(),

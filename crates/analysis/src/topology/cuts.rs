@@ -270,19 +270,9 @@ pub(super) fn filter_matrix(
         }
         Threshold::Auto => {
             let (volumes, endpoints) = sorted.weights_and_ends();
-            let mut passed_over = None;
-            let mut taken = None;
-            for (keep, ratio) in candidate_cuts(&volumes, &endpoints, ranks, AUTO_MIN_GAP) {
-                match counts.and_then(|c| size_split(sorted, c, ranks, keep, ratio)) {
-                    Some(split) => {
-                        passed_over.get_or_insert(split);
-                    }
-                    None => {
-                        taken = Some((keep, ratio));
-                        break;
-                    }
-                }
-            }
+            let messages: Option<Vec<u64>> =
+                counts.map(|c| pairs.iter().map(|p| c.get(&(p.0, p.1)).copied().unwrap_or(0)).collect());
+            let (taken, passed_over) = first_auto_cut(&volumes, &endpoints, messages.as_deref(), ranks);
             let (keep, mut report) = match taken {
                 Some((keep, ratio)) => (keep, sorted.report("auto", keep, sorted.cut_pct(keep), Some(ratio))),
                 None => (pairs.len(), sorted.report("auto", pairs.len(), 0.0, None)),
@@ -293,6 +283,29 @@ pub(super) fn filter_matrix(
     }
 }
 
+/// The automatic filter's first cut: the widest gap of at least [`AUTO_MIN_GAP`]× (see
+/// [`candidate_cuts`]) that does not split one exchange by message size ([`size_split`], when
+/// `messages` gives each pair's message weight in the order of `volumes_desc`); `None` keeps
+/// every pair. Also returns the widest gap passed over, if any. `topology` and `compare` (its
+/// complete-graph cut) both cut here.
+pub fn first_auto_cut(
+    volumes_desc: &[u64],
+    pairs: &[(u32, u32)],
+    messages: Option<&[u64]>,
+    ranks: u32,
+) -> (Option<(usize, f64)>, Option<SizeSplit>) {
+    let mut passed_over = None;
+    for (keep, ratio) in candidate_cuts(volumes_desc, pairs, ranks, AUTO_MIN_GAP) {
+        match messages.and_then(|m| size_split(pairs, m, ranks, keep, ratio)) {
+            Some(split) => {
+                passed_over.get_or_insert(split);
+            }
+            None => return (Some((keep, ratio)), passed_over),
+        }
+    }
+    (None, passed_over)
+}
+
 /// Whether the cut keeping the `keep` heaviest pairs splits one exchange by message size (see
 /// [`SizeSplit`]): the kept pairs form two or more groups of ranks, and the removed pair that
 /// exchanges most messages exchanges at least 1/[`FALLBACK_MIN_GAP`] of the messages of the
@@ -300,21 +313,13 @@ pub(super) fn filter_matrix(
 /// for the fallback's cuts. Stray traffic that a connected pattern sheds (NAS MG's coarse
 /// levels, hypre's corner exchanges) is cut as before: the pattern stays one group.
 /// O(pairs + ranks).
-fn size_split(
-    sorted: &SortedPairs,
-    counts: &BTreeMap<(u32, u32), u64>,
-    ranks: u32,
-    keep: usize,
-    gap_ratio: f64,
-) -> Option<SizeSplit> {
-    let count = |p: &PairVolume| counts.get(&(p.0, p.1)).copied().unwrap_or(0);
-    let kept_messages = sorted.pairs[..keep].iter().map(count).min()?;
-    let removed_messages = sorted.pairs[keep..].iter().map(count).max()?;
+fn size_split(pairs: &[(u32, u32)], messages: &[u64], ranks: u32, keep: usize, gap_ratio: f64) -> Option<SizeSplit> {
+    let kept_messages = messages.get(..keep)?.iter().copied().min()?;
+    let removed_messages = messages.get(keep..)?.iter().copied().max()?;
     if (removed_messages as f64) * FALLBACK_MIN_GAP < kept_messages as f64 {
         return None;
     }
-    let groups = sorted
-        .graph(ranks, keep)
+    let groups = Graph::from_edges(ranks, pairs[..keep].iter().copied())
         .components()
         .iter()
         .filter(|c| c.len() > 1)

@@ -30,8 +30,8 @@ mod placement;
 mod search;
 
 pub use cuts::{
-    auto_threshold, candidate_cuts, fallback_cuts, pair_volumes, PairVolume, AUTO_MIN_GAP, FALLBACK_MIN_GAP,
-    MAX_FALLBACK_CUTS,
+    auto_threshold, candidate_cuts, fallback_cuts, first_auto_cut, pair_volumes, PairVolume, AUTO_MIN_GAP,
+    FALLBACK_MIN_GAP, MAX_FALLBACK_CUTS,
 };
 pub use placement::place_ranks;
 pub use report::*;
