@@ -129,15 +129,7 @@ for name in $todo; do
     } >> versions.txt
     mkdir -p expected
     python3 "$build/truth.py" "$n" "$np" . > expected/freefem-truth.txt || fail "$name: the truth failed"
-    "$rec/expected-counts.sh" . || fail "$name: the decoder failed"
-    if [ $otf2 = yes ]; then
-        tar -cf - trace | zstd -12 -q -T2 -o trace.tar.zst && rm -rf trace
-    else
-        tar -cf - dumpi-*.meta dumpi-*.bin | zstd -12 -q -T2 -o dumpi.tar.zst && rm -f dumpi-*.meta dumpi-*.bin
-    fi
-    echo "recorded $dir ($(du -sh dumpi.tar.zst trace.tar.zst 2>/dev/null | cut -f1 | tr '\n' ' '))" >&2
-    cd - > /dev/null
-    current=
+    pack_run "$name" "$otf2"
 done
 # One script under two placements or tracers is similar; 8 ranks against 4 is the same two-rank
 # exchange with 4 more idle ranks (in MPILinearCG only); a finer mesh changes the message sizes

@@ -143,15 +143,7 @@ for name in $todo; do
     } >> versions.txt
     mkdir -p expected
     truth "$prog" "$np" hypre.out > expected/hypre-log.txt
-    "$rec/expected-counts.sh" . || fail "$name: the decoder failed"
-    if [ $otf2 = yes ]; then
-        tar -cf - trace | zstd -12 -q -T2 -o trace.tar.zst && rm -rf trace
-    else
-        tar -cf - dumpi-*.meta dumpi-*.bin | zstd -12 -q -T2 -o dumpi.tar.zst && rm -f dumpi-*.meta dumpi-*.bin
-    fi
-    echo "recorded $dir ($(du -sh dumpi.tar.zst trace.tar.zst 2>/dev/null | cut -f1 | tr '\n' ' '))" >&2
-    cd - > /dev/null
-    current=
+    pack_run "$name" "$otf2"
 done
 # Pairs whose compare verdict is known from the programs: one example under two tracers or
 # placements is similar; the Struct PCG+SMG example and the IJ BoomerAMG example are not (compare

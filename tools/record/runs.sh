@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2154  # runs, only, out and current are the calling script's
 # runs.sh: what the scripts recording a set of held-out runs share (heldout.sh, heldout-nas.sh,
-# hypre.sh), read by `. "$root/tools/record/runs.sh"` after `set -eu`.
+# hypre.sh, saturne.sh, freefem.sh), read by `. "$root/tools/record/runs.sh"` after `set -eu`.
 
 # rankfile RANKS FILE: a permutation of the ranks' cores for an Open MPI rankfile (single host:
 # cores, not nodes): rank i on core (RANKS - 1 - i) mod cores, so the placement changes and the
@@ -61,4 +61,22 @@ select_runs() {
         echo "$1.sh: nothing to record; check with: tools/record/check-heldout.py $out" >&2
         exit 0
     fi
+}
+
+# pack_run NAME OTF2: in a recorded run's folder (the current directory), the decoders' counts
+# into expected/ (expected-counts.sh), then the trace packed as trace.tar.zst (OTF2 = yes) or
+# dumpi.tar.zst and the unpacked files removed; leaves the folder, and the run is complete
+# (`current` emptied).
+pack_run() {
+    local rec
+    rec=$(dirname "${BASH_SOURCE[0]}")
+    "$rec/expected-counts.sh" . || { echo "$runs_name.sh: $1: the decoder failed" >&2; exit 1; }
+    if [ "$2" = yes ]; then
+        tar -cf - trace | zstd -12 -q -T2 -o trace.tar.zst && rm -rf trace
+    else
+        tar -cf - dumpi-*.meta dumpi-*.bin | zstd -12 -q -T2 -o dumpi.tar.zst && rm -f dumpi-*.meta dumpi-*.bin
+    fi
+    echo "recorded $(pwd) ($(du -sh dumpi.tar.zst trace.tar.zst 2>/dev/null | cut -f1 | tr '\n' ' '))" >&2
+    cd - > /dev/null
+    current=
 }

@@ -313,15 +313,7 @@ for name in $todo; do
     python3 "$build/truth.py" $dims "$np" . > expected/saturne-log.txt || fail "$name: the truth failed"
     "$rec/rank0-iotimes.sh" .
     "$rec/log-times.py" . stdout.txt 'init=^initializing' 'step=^time step: [0-9]+' || fail "$name: log-times.py failed"
-    "$rec/expected-counts.sh" . || fail "$name: the decoder failed"
-    if [ $otf2 = yes ]; then
-        tar -cf - trace | zstd -12 -q -T2 -o trace.tar.zst && rm -rf trace
-    else
-        tar -cf - dumpi-*.meta dumpi-*.bin | zstd -12 -q -T2 -o dumpi.tar.zst && rm -f dumpi-*.meta dumpi-*.bin
-    fi
-    echo "recorded $dir ($(du -sh dumpi.tar.zst trace.tar.zst 2>/dev/null | cut -f1 | tr '\n' ' '))" >&2
-    cd - > /dev/null
-    current=
+    pack_run "$name" "$otf2"
 done
 # Pairs whose compare verdict is known from the runs: one case under two placements or tracers is
 # similar; two meshes (other partition graph and message sizes) or two flow models (laminar, and
