@@ -427,7 +427,7 @@ fn one_time_transfers_as_heavy_as_the_halo_are_cut_by_message_counts() {
         [10, 0, 298, 0, 0, 299],
         [11, 0, 0, 298, 298, 0],
     ];
-    let r = identify_matrix(&six(&bytes, &messages), &with(Threshold::Auto));
+    let r = identify_matrix(&matrix_of(&bytes, &messages), &with(Threshold::Auto));
     assert_eq!(label(&r), Some("3x2 grid"), "{:?}", r.filter);
     assert_eq!(r.filter.metric, "messages");
     assert_eq!(r.filter.pairs_kept, 7);
@@ -461,7 +461,7 @@ fn one_time_transfers_as_heavy_as_the_halo_are_cut_by_message_counts() {
         [219, 159, 4231, 621, 36, 4224],
         [220, 159, 473, 4231, 4238, 36],
     ];
-    let r = identify_matrix(&six(&bytes, &messages), &with(Threshold::Auto));
+    let r = identify_matrix(&matrix_of(&bytes, &messages), &with(Threshold::Auto));
     assert_eq!(label(&r), Some("3x2 grid"), "{:?}", r.filter);
     let fb = r.filter.fallback.as_ref().expect("fallback figures");
     assert!(
@@ -470,19 +470,17 @@ fn one_time_transfers_as_heavy_as_the_halo_are_cut_by_message_counts() {
     );
 }
 
-/// A 6-rank matrix from its bytes and messages, row = sender.
-fn six(bytes: &[[u64; 6]; 6], messages: &[[u64; 6]; 6]) -> CommMatrix {
-    let entries = (0..6u32).flat_map(|a| {
-        (0..6u32)
-            .filter(move |&b| messages[a as usize][b as usize] > 0)
-            .map(move |b| Entry {
-                from: a,
-                to: b,
-                bytes: bytes[a as usize][b as usize],
-                messages: messages[a as usize][b as usize],
-            })
+/// A matrix of `N` ranks from its bytes and messages, row = sender.
+fn matrix_of<const N: usize>(bytes: &[[u64; N]; N], messages: &[[u64; N]; N]) -> CommMatrix {
+    let entries = (0..N).flat_map(|a| {
+        (0..N).filter(move |&b| messages[a][b] > 0).map(move |b| Entry {
+            from: a as u32,
+            to: b as u32,
+            bytes: bytes[a][b],
+            messages: messages[a][b],
+        })
     });
-    CommMatrix::from_entries(6, entries).unwrap()
+    CommMatrix::from_entries(N as u32, entries).unwrap()
 }
 
 #[test]
@@ -513,17 +511,7 @@ fn groups_that_only_talk_among_themselves_are_found_below_light_gathers() {
         [157, 0, 0, 0, 4287, 1878, 0, 1267],
         [73, 0, 0, 0, 1605, 2276, 1267, 0],
     ];
-    let entries = (0..8u32).flat_map(|a| {
-        (0..8u32)
-            .filter(move |&b| messages[a as usize][b as usize] > 0)
-            .map(move |b| Entry {
-                from: a,
-                to: b,
-                bytes: bytes[a as usize][b as usize],
-                messages: messages[a as usize][b as usize],
-            })
-    });
-    let r = identify_matrix(&CommMatrix::from_entries(8, entries).unwrap(), &with(Threshold::Auto));
+    let r = identify_matrix(&matrix_of(&bytes, &messages), &with(Threshold::Auto));
     let cliques = r.cliques.as_ref().expect("two disjoint cliques");
     assert_eq!((cliques.count, cliques.size), (2, 4), "{:?}", r.filter);
     let groups: Vec<Vec<u32>> = r.components.iter().map(|c| c.ranks.clone()).collect();
@@ -584,20 +572,7 @@ fn one_exchange_whose_messages_differ_in_size_is_not_split_into_groups() {
     ]
     .into_iter()
     .collect();
-    let matrix = |messages: &[[u64; 8]; 8]| {
-        let entries = (0..8u32).flat_map(|a| {
-            (0..8u32)
-                .filter(move |&b| messages[a as usize][b as usize] > 0)
-                .map(move |b| Entry {
-                    from: a,
-                    to: b,
-                    bytes: bytes[a as usize][b as usize],
-                    messages: messages[a as usize][b as usize],
-                })
-        });
-        CommMatrix::from_entries(8, entries).unwrap()
-    };
-    let r = identify_matrix(&matrix(&messages), &with(Threshold::Auto));
+    let r = identify_matrix(&matrix_of(&bytes, &messages), &with(Threshold::Auto));
     let edges: BTreeSet<[u32; 2]> = r.edges.iter().copied().collect();
     assert_eq!(edges, faces, "{:?}", r.filter);
     let split = r.filter.size_split.as_ref().expect("the 8.9x gap passed over");
@@ -615,7 +590,7 @@ fn one_exchange_whose_messages_differ_in_size_is_not_split_into_groups() {
             }
         }
     }
-    let r = identify_matrix(&matrix(&fewer), &with(Threshold::Auto));
+    let r = identify_matrix(&matrix_of(&bytes, &fewer), &with(Threshold::Auto));
     assert!(r.filter.size_split.is_none());
     assert_eq!(r.filter.pairs_kept, 4, "{:?}", r.filter);
 }
