@@ -101,6 +101,9 @@ struct Candidate {
     partial: Vec<(usize, Vec<bool>)>,
 }
 
+/// How far [`State::side_record`] looks for the same record in another class.
+const SIDE_LOOKAHEAD: usize = 256;
+
 /// [`State::direction_of`] a partner that is not a direction.
 const NOT_A_DIRECTION: usize = usize::MAX;
 /// [`State::direction_of`] a direction that is not one of the topology's.
@@ -424,29 +427,52 @@ impl State<'_> {
         }
     }
 
-    /// When no candidate is valid: a head that is not a collective before any collective (a
-    /// collective is every class's: forced for some classes only, the others execute it later as
-    /// a record of their own and the classes never get back in step — Code_Saturne's ranks each
-    /// exchange a few set-up messages of their own before the set-up's broadcasts); then the head
-    /// that the fewest classes seeing it disagree with (then from the class with the most
-    /// directions), advancing the classes that execute it.
+    /// When no candidate is valid: a side record ([`State::side_record`]) before anything else
+    /// (a collective is every class's: forced for some classes only, the others execute it
+    /// later as a record of their own and the classes never get back in step — Code_Saturne's
+    /// ranks each exchange a few set-up messages of their own before the set-up's broadcasts);
+    /// then the head that the fewest classes seeing it disagree with (then from the class with
+    /// the most directions), advancing the classes that execute it.
     fn forced(&self) -> Option<Candidate> {
         let dirs = |c: usize| self.classes[c].visible.iter().filter(|&&v| v).count();
-        let everyones = |x: &Candidate| !(x.call.kind.is_p2p() || x.call.kind == CallKind::Completion);
-        (0..self.classes.len())
+        // Each candidate's side-record test once (it looks ahead in the other classes).
+        let candidates: Vec<(bool, Candidate)> = (0..self.classes.len())
             .filter_map(|c0| self.forced_from(c0))
-            .min_by(|a, b| {
+            .map(|x| (!self.side_record(&x), x))
+            .collect();
+        candidates
+            .into_iter()
+            .min_by(|(a_not_side, a), (b_not_side, b)| {
                 let against = |x: &Candidate| {
                     (0..self.classes.len())
                         .filter(|&c| x.seen[c] && !x.advance.contains(&c))
                         .count()
                 };
-                everyones(a)
-                    .cmp(&everyones(b))
+                a_not_side
+                    .cmp(b_not_side)
                     .then_with(|| against(a).cmp(&against(b)))
                     .then_with(|| dirs(b.origin).cmp(&dirs(a.origin)))
                     .then_with(|| self.progress(a.origin).total_cmp(&self.progress(b.origin)))
                     .then_with(|| a.origin.cmp(&b.origin))
+            })
+            .map(|(_, x)| x)
+    }
+
+    /// Whether a forced candidate is a point-to-point record of its classes alone: no other
+    /// class that sees it has it before its next collective (at most [`SIDE_LOOKAHEAD`] records
+    /// ahead), so it cannot be met in step later and holds nothing back by going first.
+    fn side_record(&self, x: &Candidate) -> bool {
+        if !x.call.kind.is_p2p() {
+            return false;
+        }
+        (0..self.classes.len())
+            .filter(|&c| x.seen[c] && !x.advance.contains(&c))
+            .all(|c| {
+                self.classes[c].records[self.pos[c]..]
+                    .iter()
+                    .take(SIDE_LOOKAHEAD)
+                    .take_while(|r| r.call.kind.is_p2p() || r.call.kind == CallKind::Completion)
+                    .all(|r| self.seen_same(&x.call, c, &r.call, true) != Some(true))
             })
     }
 
