@@ -59,14 +59,13 @@ fn identified(r: &TopologyReport) -> bool {
 pub fn identify_matrix(m: &CommMatrix, opts: &TopologyOptions) -> TopologyReport {
     let sorted = SortedPairs::of(m, filter_metric(m));
     let total = sorted.total;
-    let counts: Option<BTreeMap<(u32, u32), u64>> = (opts.threshold == Threshold::Auto && sorted.metric == "bytes")
-        .then(|| {
-            SortedPairs::of(m, Metric::Messages)
-                .pairs
-                .iter()
-                .map(|p| ((p.0, p.1), p.2))
-                .collect()
-        });
+    // The pairs by message count, once: the first cut's size-split test and the fallback's
+    // count cuts both read them (automatic mode on bytes only).
+    let by_count =
+        (opts.threshold == Threshold::Auto && sorted.metric == "bytes").then(|| SortedPairs::of(m, Metric::Messages));
+    let counts: Option<BTreeMap<(u32, u32), u64>> = by_count
+        .as_ref()
+        .map(|c| c.pairs.iter().map(|p| ((p.0, p.1), p.2)).collect());
     let (keep, filter) = filter_matrix(&sorted, m.ranks(), opts.threshold, counts.as_ref());
     let volume: BTreeMap<(u32, u32), u64> = sorted.pairs.iter().map(|&(a, b, _, v)| ((a, b), v)).collect();
     let traffic = move |a: u32, b: u32| {
@@ -79,7 +78,7 @@ pub fn identify_matrix(m: &CommMatrix, opts: &TopologyOptions) -> TopologyReport
             share: if total == 0 { 0.0 } else { v as f64 / total as f64 },
         }
     };
-    let found = by_cuts(m, opts, &sorted, keep, filter, &traffic);
+    let found = by_cuts(m, opts, &sorted, by_count.as_ref(), keep, filter, &traffic);
     match opts.threshold {
         Threshold::Auto => set_aside_one_way(m, found, opts, &traffic),
         Threshold::Percent(_) => found,
@@ -143,6 +142,7 @@ fn by_cuts(
     m: &CommMatrix,
     opts: &TopologyOptions,
     sorted: &SortedPairs,
+    by_count: Option<&SortedPairs>,
     keep: usize,
     filter: FilterReport,
     traffic: &dyn Fn(u32, u32) -> PairTraffic,
@@ -157,8 +157,7 @@ fn by_cuts(
     // Then cuts of the message counts (when bytes were cut): one-time bulk transfers (a
     // gather of results, a redistribution) can weigh as much in bytes as the exchange repeated
     // every step, and sit far below it in messages (PETSc's `-dm_view` gathers to rank 0).
-    let by_count = (sorted.metric == "bytes").then(|| SortedPairs::of(m, Metric::Messages));
-    let count_cuts: Vec<(usize, Option<f64>)> = by_count.as_ref().map_or_else(Vec::new, |c| {
+    let count_cuts: Vec<(usize, Option<f64>)> = by_count.map_or_else(Vec::new, |c| {
         let (w, e) = c.weights_and_ends();
         candidate_cuts(&w, &e, m.ranks(), FALLBACK_MIN_GAP)
             .into_iter()
@@ -194,7 +193,7 @@ fn by_cuts(
     let tries = gaps
         .into_iter()
         .map(|c| (sorted, c))
-        .chain(count_cuts.into_iter().filter_map(|c| Some((by_count.as_ref()?, c))))
+        .chain(count_cuts.into_iter().filter_map(|c| Some((by_count?, c))))
         .chain(every_pair.into_iter().map(|c| (sorted, c)));
     for (pairs, (keep, gap_ratio)) in tries {
         let g = pairs.graph(m.ranks(), keep);
