@@ -52,15 +52,7 @@ pub fn text(r: &TopologyReport) -> String {
             out.push_str(&format!("  ... and {} more\n", f.removed.len() - 10));
         }
     }
-    out.push_str(&format!(
-        "Graph: {} ranks, {} edges",
-        r.identification.ranks,
-        r.edges.len()
-    ));
-    if !r.isolated_ranks.is_empty() {
-        out.push_str(&format!(", {} ranks without traffic", r.isolated_ranks.len()));
-    }
-    out.push_str(".\n\n");
+    out.push_str(&format!("Graph: {}.\n\n", r.graph_line()));
     identification(&mut out, &r.identification, r.placed_by);
     if let (Some(name), Some(note)) = (&r.name_as_declared, r.declared_note()) {
         out.push_str(&format!("Topology: {name} ({note})\n"));

@@ -594,3 +594,76 @@ fn one_exchange_whose_messages_differ_in_size_is_not_split_into_groups() {
     assert!(r.filter.size_split.is_none());
     assert_eq!(r.filter.pairs_kept, 4, "{:?}", r.filter);
 }
+
+#[test]
+fn a_master_that_sends_a_worker_a_few_bytes_is_set_apart_from_the_workers_grid() {
+    // ESyS-Particle 2.3.5 (held out, recorded with SST DUMPI; docs/corpus.md): rank 0 is the
+    // master (it drives the workers by broadcasts), ranks 1-4 the workers on the 2x2x1 grid the
+    // script declares (`mpiDimList`, MPI_Cart_create); the only point-to-point message that
+    // touches the master is 4 bytes from rank 1. The filter could not cut it (every rank with
+    // traffic had to keep an edge), so the graph was the grid plus a pendant edge: no match.
+    let bytes = [
+        [0, 0, 0, 0, 0],
+        [4, 0, 207712, 414592, 0],
+        [0, 621472, 0, 0, 414592],
+        [0, 414592, 0, 0, 331840],
+        [0, 0, 414592, 993856, 0],
+    ];
+    let messages = [
+        [0, 0, 0, 0, 0],
+        [1, 0, 208, 208, 0],
+        [0, 208, 0, 0, 208],
+        [0, 208, 0, 0, 208],
+        [0, 0, 208, 208, 0],
+    ];
+    let r = identify_matrix(&matrix_of(&bytes, &messages), &with(Threshold::Auto));
+    assert_eq!(r.filter.pairs_kept, 4, "{:?}", r.filter);
+    assert_eq!(r.isolated_ranks, vec![0]);
+    assert!(r.identification.matched.is_none());
+    assert_eq!(r.components.len(), 1);
+    assert_eq!(r.components[0].ranks, vec![1, 2, 3, 4]);
+    assert_eq!(
+        r.components[0]
+            .identification
+            .matched
+            .as_ref()
+            .map(|m| m.label.as_str()),
+        Some("4-node ring")
+    );
+    assert_eq!(r.graph_line(), "5 ranks, 4 edges, 1 rank set apart by the filter (0)");
+
+    // The 4x1x1 grid of the same script: the master's 4 bytes made the workers' line a
+    // 5-node line with the master at one end.
+    let bytes = [
+        [0, 0, 0, 0, 0],
+        [4, 0, 832, 0, 0],
+        [0, 414592, 0, 414592, 0],
+        [0, 0, 414592, 0, 414592],
+        [0, 0, 0, 414592, 0],
+    ];
+    let messages = [
+        [0, 0, 0, 0, 0],
+        [1, 0, 208, 0, 0],
+        [0, 208, 0, 208, 0],
+        [0, 0, 208, 0, 208],
+        [0, 0, 0, 208, 0],
+    ];
+    let r = identify_matrix(&matrix_of(&bytes, &messages), &with(Threshold::Auto));
+    assert_eq!(r.isolated_ranks, vec![0], "{:?}", r.filter);
+    assert_eq!(
+        r.components[0]
+            .identification
+            .matched
+            .as_ref()
+            .map(|m| m.label.as_str()),
+        Some("4-node line")
+    );
+
+    // A rank whose heaviest pair is within 5x of the others' is part of the pattern: the
+    // master's pair at a third of the line's keeps the 5-node line.
+    let mut heavier = bytes;
+    heavier[1][0] = 414592 / 3;
+    let r = identify_matrix(&matrix_of(&heavier, &messages), &with(Threshold::Auto));
+    assert!(r.isolated_ranks.is_empty());
+    assert_eq!(label(&r), Some("5-node line"));
+}

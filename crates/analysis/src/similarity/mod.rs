@@ -149,8 +149,8 @@ pub struct Comparison {
     /// False when `similar` could change with the exact `ε` (it lies between `epsilon` and
     /// `epsilon_upper`, on both sides of the threshold), or when `θ` is below the threshold
     /// and the best-pairing search ran out of steps (`pairing.exhaustive` false), or when the
-    /// verdict rests on ε alone and both graphs are complete ([`Comparison::graphs_complete`]),
-    /// or when a similar verdict's θ is no larger than chance ([`Comparison::theta_at_chance`]).
+    /// verdict rests on ε alone and both graphs are complete ([`Comparison::graphs_complete`])
+    /// or empty ([`Comparison::graphs_empty`]), or when a similar verdict's θ is no larger than chance ([`Comparison::theta_at_chance`]).
     pub classification_certain: bool,
     /// The verdict in words, with the reasons it is uncertain: what every shell shows.
     #[serde(default)]
@@ -170,6 +170,11 @@ pub struct Comparison {
     /// alone is not certain.
     #[serde(default)]
     pub graphs_complete: bool,
+    /// Neither run sends a point-to-point message (collectives only, as Elk's k-point broadcasts
+    /// or NAS EP and FT): both graphs are empty and every property is 0 on every rank, so ε = 1
+    /// and θ is undefined for any two such runs, and the verdict on ε alone is not certain.
+    #[serde(default)]
+    pub graphs_empty: bool,
     /// Every pair of ranks communicates in both runs (no filter asked for), so the graphs,
     /// ε and the spatial property were taken after `tracelogic topology`'s first cut (the
     /// widest gap in pair volumes), which dropped pairs in at least one run
@@ -626,10 +631,12 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
     // Every pair of ranks communicates in both runs: any two such runs have ε = 1.
     let pairs = u64::from(n) * u64::from(n - 1) / 2;
     let graphs_complete = n >= 2 && a.edges.len() as u64 == pairs && b.edges.len() as u64 == pairs;
+    // No point-to-point message in either run: two empty graphs, equal whatever the programs.
+    let graphs_empty = n >= 2 && a.edges.is_empty() && b.edges.is_empty();
     let bounds_certain = if theta.is_finite() {
         (mcs.exact || similar || theta < t || epsilon_upper < t) && (exhaustive || similar || epsilon_upper < t)
     } else {
-        (mcs.exact || similar || epsilon_upper < 1.0) && !graphs_complete
+        (mcs.exact || similar || epsilon_upper < 1.0) && !graphs_complete && !graphs_empty
     };
     // The maximum over pairings reaches θ with shuffled values too (1e-12: the same maximum
     // summed in another order).
@@ -655,6 +662,7 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
         verdict: String::new(),
         uncertain_because: Vec::new(),
         graphs_complete,
+        graphs_empty,
         complete_graphs_filtered: false,
         theta_at_chance,
         contrasted,

@@ -67,6 +67,13 @@ pub(super) fn verdict_words(c: &Comparison) -> (String, Vec<String>) {
                  ({chance:.3}): {why}, so θ is no evidence of a common pattern"
             ));
         }
+        if theta_undefined && c.graphs_empty {
+            uncertain.push(
+                "neither run sends a point-to-point message (collectives only), so both graphs are empty and every \
+                 property is 0 on every rank: nothing PACPM measures tells their patterns apart"
+                    .into(),
+            );
+        }
         if theta_undefined && c.graphs_complete {
             uncertain.push(
                 "both graphs are complete (every rank exchanges messages with every other), so ε = 1 for any two \

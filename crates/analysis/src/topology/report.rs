@@ -417,6 +417,34 @@ pub struct TopologyReport {
 }
 
 impl TopologyReport {
+    /// The filtered graph in words, as both shells print it (`Graph:`): ranks, edges and the
+    /// ranks without an edge, told apart by why: `without traffic` (no point-to-point message at
+    /// all, or none in a selection) or `set apart by the filter` (every pair of theirs lies
+    /// below the cut: a master that sends its workers a few bytes, [`super::cuts::minor_ranks`]).
+    pub fn graph_line(&self) -> String {
+        let counted = |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+        let mut line = format!(
+            "{}, {}",
+            counted(self.identification.ranks as usize, "rank", "ranks"),
+            counted(self.edges.len(), "edge", "edges")
+        );
+        let cut: std::collections::BTreeSet<u32> = self.filter.removed.iter().flat_map(|p| [p.a, p.b]).collect();
+        let (set_apart, silent): (Vec<u32>, Vec<u32>) = self.isolated_ranks.iter().partition(|r| cut.contains(r));
+        if !silent.is_empty() {
+            line.push_str(&format!(", {} without traffic", counted(silent.len(), "rank", "ranks")));
+        }
+        if !set_apart.is_empty() {
+            let listed: Vec<String> = set_apart.iter().take(8).map(u32::to_string).collect();
+            let more = if set_apart.len() > 8 { ", …" } else { "" };
+            line.push_str(&format!(
+                ", {} set apart by the filter ({}{more})",
+                counted(set_apart.len(), "rank", "ranks"),
+                listed.join(", ")
+            ));
+        }
+        line
+    }
+
     /// What both shells say under the declared grids when their search stopped early.
     pub fn grid_search_note(&self) -> Option<String> {
         self.grid_search_incomplete.then(|| {
@@ -438,9 +466,22 @@ impl TopologyReport {
         } else {
             "its row and column communicators"
         };
-        Some(match &self.identification.matched {
-            Some(m) => format!("declared by {by}; identified as {}", m.label),
-            None => {
+        let component = match self.components.as_slice() {
+            [c] => c.identification.matched.as_ref().map(|m| (m, &c.ranks)),
+            _ => None,
+        };
+        Some(match (&self.identification.matched, component) {
+            (Some(m), _) => format!("declared by {by}; identified as {}", m.label),
+            // One group of ranks talks, the others have no edge (a master set apart).
+            (None, Some((m, ranks))) => {
+                let listed: Vec<String> = ranks.iter().map(u32::to_string).collect();
+                format!(
+                    "declared by {by}; identified as {} on ranks {}",
+                    m.label,
+                    listed.join(",")
+                )
+            }
+            (None, None) => {
                 let off = self.communicator_grids.iter().find(|g| &g.label == name);
                 match off.filter(|g| g.pairs_off_grid > 0) {
                     Some(g) => format!(

@@ -461,21 +461,9 @@ pub fn topology_view(props: &TopologyProps) -> Html {
 /// rank mapping checked edge by edge, not a likeness.
 pub const PROOF: &str = "(proved by isomorphism, mapping verified)";
 
-/// The filtered graph in words, as the CLI's `Graph:` line: ranks, edges and, when some rank
-/// has no edge (a selection of ranks, a rank silent after filtering), how many.
+/// The filtered graph in words, as the CLI's `Graph:` line (the report's own words).
 pub fn graph_line(report: &TopologyReport) -> String {
-    let mut line = format!(
-        "{}, {}",
-        text::counted(report.identification.ranks.into(), "rank", "ranks"),
-        text::counted(report.edges.len() as u64, "edge", "edges")
-    );
-    if !report.isolated_ranks.is_empty() {
-        line.push_str(&format!(
-            ", {} without traffic",
-            text::counted(report.isolated_ranks.len() as u64, "rank", "ranks")
-        ));
-    }
-    line
+    report.graph_line()
 }
 
 /// Ranks as increasing ranges: `0-3, 6, 8-9`.
