@@ -116,11 +116,17 @@ impl LogicalReport {
     pub fn origin(&self) -> String {
         let l = &self.logical;
         let used: Vec<String> = l.ranks_used.iter().map(|x| x.to_string()).collect();
+        let collectives_only = l
+            .directions_from
+            .as_ref()
+            .is_some_and(|d| d.placed_by == PlacedBy::CollectivesOnly);
         format!(
             "From rank{} {}{}.",
             if used.len() > 1 { "s" } else { "" },
             used.join(", "),
-            if l.maximal && !l.classes.is_empty() {
+            if collectives_only && l.classes.is_empty() {
+                " (no rank sends a point-to-point message, so one rank's trace stands for all)"
+            } else if l.maximal && !l.classes.is_empty() {
                 " (a maximal rank: it has every neighbour; its trace alone does not give every class its own operations, so the classes were merged)"
             } else if l.maximal {
                 " (a maximal rank: it has every neighbour)"

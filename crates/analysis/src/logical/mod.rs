@@ -322,6 +322,12 @@ fn logicalize_keyed(
         .iter()
         .map(|&u| dirs.iter().map(|d| placement.spec.neighbour(u, d).is_some()).collect())
         .collect();
+    // Without a point-to-point operation on any rank no direction is ever used: every rank
+    // has every direction it could need (else the ends of a 2-rank line were two classes, and
+    // neither rank "maximal", in a program of collectives only).
+    if trace.ranks.iter().all(|r| r.p2p.is_empty()) {
+        coverage.iter_mut().flatten().for_each(|c| *c = true);
+    }
     if !self_ranks.is_empty() {
         names.push(SELF_DIRECTION.into());
         for (r, c) in coverage.iter_mut().enumerate() {
