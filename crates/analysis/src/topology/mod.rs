@@ -159,8 +159,12 @@ fn by_cuts(
     // every step, and sit far below it in messages (PETSc's `-dm_view` gathers to rank 0).
     let count_cuts: Vec<(usize, Option<f64>)> = by_count.map_or_else(Vec::new, |c| {
         let (w, e) = c.weights_and_ends();
-        candidate_cuts(&w, &e, m.ranks(), FALLBACK_MIN_GAP)
-            .into_iter()
+        let all = candidate_cuts(&w, &e, m.ranks(), FALLBACK_MIN_GAP);
+        // As for bytes: no pair below the widest gap of at least AUTO_MIN_GAP is taken back
+        // (DOLFINx on 4 ranks: a set-up pair of 12 messages against 268-280 on the halo pairs).
+        let bound = all.first().filter(|c| c.1 >= AUTO_MIN_GAP).map_or(usize::MAX, |c| c.0);
+        all.into_iter()
+            .filter(|c| c.0 <= bound)
             .take(MAX_FALLBACK_CUTS)
             .map(|(k, g)| (k, Some(g)))
             .collect()
@@ -186,15 +190,11 @@ fn by_cuts(
         ..opts.clone()
     };
     let identity: Vec<u32> = (0..m.ranks()).collect();
-    // Keeping every pair comes last: when every pair talks, its graph is the complete one, which
-    // all-to-all matches whatever the program's structure (PETSc ksp ex29 on 6 ranks: its
-    // multigrid's few messages between far ranks; the counts give its 3x2 grid).
-    let (gaps, every_pair): (Vec<_>, Vec<_>) = cuts.into_iter().partition(|c| c.1.is_some());
-    let tries = gaps
+    // The byte cuts (fewer pairs than the widest), then the count cuts.
+    let tries = cuts
         .into_iter()
         .map(|c| (sorted, c))
-        .chain(count_cuts.into_iter().filter_map(|c| Some((by_count?, c))))
-        .chain(every_pair.into_iter().map(|c| (sorted, c)));
+        .chain(count_cuts.into_iter().filter_map(|c| Some((by_count?, c))));
     for (pairs, (keep, gap_ratio)) in tries {
         let g = pairs.graph(m.ranks(), keep);
         let id = identify(&g, &identity, traffic, &trial);
