@@ -9,8 +9,8 @@ use tracelogic_analysis::matrix::CommMatrix;
 pub use tracelogic_analysis::topology::tracelogic_graph::{edgelist, Graph};
 use tracelogic_analysis::topology::{identify_graph, identify_matrix};
 pub use tracelogic_analysis::topology::{
-    Component, CustomPattern, Identification, RankPlace, SpectrumDisplay, Stage, Threshold, TopologyOptions,
-    TopologyReport,
+    Component, CustomPattern, Identification, PairTraffic, RankPlace, SpectrumDisplay, Stage, Threshold,
+    TopologyOptions, TopologyReport,
 };
 use tracelogic_model::Selection;
 

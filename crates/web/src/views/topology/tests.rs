@@ -91,6 +91,19 @@ fn graph_lines_agree_in_number_and_ranges_compress() {
     report.edges.truncate(1);
     report.isolated_ranks = vec![5];
     assert_eq!(graph_line(&report), "8 ranks, 1 edge, 1 rank without traffic");
+    // A rank whose every pair the filter removed is set apart, not silent (a master that sends
+    // a worker 4 bytes, docs/topology.md §1): the page says which, as the CLI does.
+    report.isolated_ranks = vec![0, 5];
+    report.filter.removed = vec![tracelogic_engine::topology::PairTraffic {
+        a: 0,
+        b: 1,
+        volume: 4,
+        share: 0.0,
+    }];
+    assert_eq!(
+        graph_line(&report),
+        "8 ranks, 1 edge, 1 rank without traffic, 1 rank set apart by the filter (0)"
+    );
     assert_eq!(rank_ranges(&[0, 1, 2, 5, 7, 8]), "0-2, 5, 7-8");
     assert_eq!(rank_ranges(&[]), "");
 }
