@@ -56,8 +56,9 @@ pub struct Args {
     /// communicates in both runs, they are compared after the `auto` cut).
     #[arg(long, value_parser = filter_arg)]
     pub filter: Option<Threshold>,
-    /// How ranks are paired for θ: `auto` (when the graphs are isomorphic, the isomorphism with
-    /// the largest θ, so the placement of either run does not matter; else rank numbers),
+    /// How ranks are paired for θ: `auto` (when the graphs are isomorphic, or without `--filter`
+    /// the graphs after `topology`'s first cut are, the isomorphism with the largest θ, so the
+    /// placement of either run does not matter; else rank numbers),
     /// `rank` (rank numbers, the paper), or `graph` (as auto, but the common-subgraph
     /// correspondence when the graphs are not isomorphic).
     #[arg(long, default_value = "auto", value_parser = align_arg)]

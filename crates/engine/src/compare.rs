@@ -179,6 +179,19 @@ pub fn theta_text(theta: f64) -> String {
 /// was cut), or by the common-subgraph correspondence.
 pub fn pairing_text(c: &Comparison) -> String {
     let p = &c.pairing;
+    let text = pairing_words(c);
+    if p.on_cut_graphs {
+        format!(
+            "{text}; roles read from the graphs after `topology`'s first cut (the runs' own graphs differ in light \
+             pairs and are not isomorphic)"
+        )
+    } else {
+        text
+    }
+}
+
+fn pairing_words(c: &Comparison) -> String {
+    let p = &c.pairing;
     match p.by {
         PairedBy::RankNumber => "by rank number".to_string(),
         PairedBy::SameProperties => "by an isomorphism of the graphs under which every rank keeps its place in \

@@ -396,12 +396,38 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
         .map_or_else(|| McsOptions::for_nodes(n), |max_steps| McsOptions { max_steps });
     let mcs = maximum_common_edge_subgraph(&ga, &gb, mcs_opts);
     let identity: Vec<u32> = (0..n).collect();
+    let isomorphic = matches!(mcs.method, McsMethod::Identical | McsMethod::Isomorphism);
+    // The graphs the pairing reads roles from: the runs' own, or — when those are not
+    // isomorphic, no filter was asked for and `topology`'s first cut drops light pairs in either
+    // run — the cut graphs when those are (set-up messages between ranks that are no neighbours
+    // differ from run to run: DOLFINx's two recordings of one input, whose partitioner swapped
+    // two ranks, paired by number). ε stays on the runs' own graphs.
+    let cut_graphs = (!isomorphic
+        && opts.filter.is_none()
+        && opts.alignment != Alignment::Rank
+        && (a.auto_graph.is_some() || b.auto_graph.is_some()))
+    .then(|| {
+        let cut = |p: &RunProperties| {
+            p.auto_graph.as_ref().map_or_else(
+                || graph_of(p),
+                |g| Graph::from_edges(n, g.edges.iter().map(|e| (e[0], e[1]))),
+            )
+        };
+        let (ca, cb) = (cut(a), cut(b));
+        let m = maximum_common_edge_subgraph(&ca, &cb, mcs_opts);
+        matches!(m.method, McsMethod::Identical | McsMethod::Isomorphism).then_some((ca, cb, m.mapping))
+    })
+    .flatten();
+    let paired_on_cut_graphs = cut_graphs.is_some();
+    let (pa, pb, iso_mapping) = match cut_graphs {
+        Some((ca, cb, m)) => (ca, cb, m),
+        None => (ga.clone(), gb.clone(), mcs.mapping.clone()),
+    };
     let (measure, work_a, work_b) = common_measure(a, b);
     let (temporal_a, temporal_b) = (
         temporal(&a.sends, &work_a, measure),
         temporal(&b.sends, &work_b, measure),
     );
-    let isomorphic = matches!(mcs.method, McsMethod::Identical | McsMethod::Isomorphism);
     let as_f64 = |v: &[u64]| -> Vec<Option<f64>> { v.iter().map(|&x| Some(x as f64)).collect() };
     let (volume_a, volume_b) = (as_f64(&a.volume), as_f64(&b.volume));
     let spatial = |p: &RunProperties| -> Vec<Option<f64>> { p.spatial.iter().map(|&x| Some(x as f64)).collect() };
@@ -472,7 +498,7 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
     };
     let (by, pair): (PairedBy, Vec<u32>) = if opts.alignment == Alignment::Rank {
         (PairedBy::RankNumber, identity.clone())
-    } else if isomorphic {
+    } else if isomorphic || paired_on_cut_graphs {
         let key = |v: &[Option<f64>]| -> Vec<f64> { v.iter().map(|x| x.unwrap_or(f64::INFINITY)).collect() };
         let counts = |v: &[u64]| -> Vec<f64> { v.iter().map(|&x| x as f64).collect() };
         let volume_sends = [
@@ -492,7 +518,7 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
         .flatten()
         .collect();
         let budget = opts.max_pairing_steps.unwrap_or_else(|| pairing_steps_for(n));
-        if let Some(m) = same_properties_pairing(&ga, &gb, &la, &lb) {
+        if let Some(m) = same_properties_pairing(&pa, &pb, &la, &lb) {
             // Keeping every rank's place may be chance too where the graphs allow any pairing
             // (complete graphs): what the best pairing reaches with shuffled values says.
             if n <= CHANCE_MAX_RANKS && !features.is_empty() {
@@ -500,11 +526,11 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
             }
             (PairedBy::SameProperties, m)
         } else {
-            let seeds: Vec<&[u32]> = vec![&identity, &mcs.mapping];
+            let seeds: Vec<&[u32]> = vec![&identity, &iso_mapping];
             let labels = joint_labels(&volume_sends, n as usize);
             let anchored = match (anchor.rank_a, anchor.rank_b) {
                 (Some(ra), Some(rb)) => {
-                    let best = best_theta_pairing(&ga, &gb, &features, &seeds, &labels, &[(ra, rb)], budget);
+                    let best = best_theta_pairing(&pa, &pb, &features, &seeds, &labels, &[(ra, rb)], budget);
                     if best.is_none() {
                         anchor.unused_because = Some(format!(
                             "no isomorphism of the graphs mapping rank {ra} onto rank {rb} was found (the roots play \
@@ -529,12 +555,12 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
                 }
             };
             anchor.used = anchored.is_some();
-            let found = anchored.or_else(|| best_theta_pairing(&ga, &gb, &features, &seeds, &labels, &[], budget));
+            let found = anchored.or_else(|| best_theta_pairing(&pa, &pb, &features, &seeds, &labels, &[], budget));
             if found.is_some() && n <= ANCHOR_COUNT_MAX_RANKS {
-                let all = count_automorphisms(&ga, ANCHOR_COUNT_STEPS);
+                let all = count_automorphisms(&pa, ANCHOR_COUNT_STEPS);
                 anchor.isomorphisms = all.1.then_some(all.0);
                 if let (true, Some(ra)) = (anchor.used, anchor.rank_a) {
-                    let fixing = count_automorphisms_fixing(&ga, &[ra], ANCHOR_COUNT_STEPS);
+                    let fixing = count_automorphisms_fixing(&pa, &[ra], ANCHOR_COUNT_STEPS);
                     anchor.anchored_isomorphisms = fixing.1.then_some(fixing.0);
                 }
             }
@@ -547,7 +573,7 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
                     (PairedBy::BestIsomorphism, best.ranks)
                 }
                 // Isomorphic by the common-subgraph search, so its mapping is one.
-                None => (PairedBy::CommonSubgraph, mcs.mapping.clone()),
+                None => (PairedBy::CommonSubgraph, iso_mapping.clone()),
             }
         }
     } else if opts.alignment == Alignment::Graph && common_edge_list(&ga, &gb, &identity).len() < mcs.common_edges {
@@ -620,12 +646,12 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
             .map(|(fa, fb)| fa.iter().zip(&pair).map(|(x, &j)| x * fb[j as usize]).sum::<f64>())
             .sum();
         let fixed = kept as f64 * theta - score;
-        let seeds: Vec<&[u32]> = vec![&mcs.mapping];
+        let seeds: Vec<&[u32]> = vec![&iso_mapping];
         let anchors: Vec<(u32, u32)> = match (anchor.used, anchor.rank_a, anchor.rank_b) {
             (true, Some(ra), Some(rb)) => vec![(ra, rb)],
             _ => Vec::new(),
         };
-        chance_score(&ga, &gb, &features, &seeds, &anchors, budget)
+        chance_score(&pa, &pb, &features, &seeds, &anchors, budget)
             .map(|s| ((s + fixed) / kept as f64).clamp(-1.0, 1.0))
     });
     // Every pair of ranks communicates in both runs: any two such runs have ε = 1.
@@ -677,6 +703,7 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
             steps,
             exhaustive,
             theta_chance,
+            on_cut_graphs: paired_on_cut_graphs && by != PairedBy::RankNumber,
             anchor: if by == PairedBy::BestIsomorphism {
                 anchor
             } else {

@@ -70,6 +70,11 @@ pub struct Pairing {
     /// the best-pairing search was restricted to the isomorphisms pairing them.
     #[serde(default)]
     pub anchor: PairingAnchor,
+    /// The roles were read from the runs' graphs after `topology`'s first cut (their own graphs
+    /// are not isomorphic, the cut ones are: light set-up pairs that differ between the runs);
+    /// ε is still that of the runs' own graphs.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub on_cut_graphs: bool,
 }
 
 /// The anchor of a best-isomorphism pairing: each run's root of its rooted collectives

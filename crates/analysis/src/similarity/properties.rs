@@ -89,10 +89,11 @@ pub struct RunProperties {
     /// constancy is tested).
     #[serde(default)]
     pub parts: Option<RunParts>,
-    /// When no filter was asked for and every pair of ranks communicates, the graph filtered
-    /// by `tracelogic topology`'s first cut (the widest volume gap, [`first_auto_cut`]) if that
-    /// cut drops a pair: a complete graph tells nothing apart, so two complete runs are
-    /// compared on these (`Comparison::complete_graphs_filtered`).
+    /// When no filter was asked for, the graph filtered by `tracelogic topology`'s first cut
+    /// ([`first_auto_cut`]) if that cut drops a pair: a complete graph tells nothing apart, so
+    /// two complete runs are compared on these (`Comparison::complete_graphs_filtered`), and
+    /// the pairing reads roles from them when the runs' own graphs are not isomorphic
+    /// (`Pairing::on_cut_graphs`).
     #[serde(default)]
     pub auto_graph: Option<FilteredGraph>,
 }
@@ -374,8 +375,9 @@ pub fn run_properties(trace: &Trace, filter: Option<Threshold>) -> RunProperties
         }
     };
     let FilteredGraph { edges, spatial, .. } = graph_of(keep);
-    let complete = n >= 3 && pairs.len() as u64 == u64::from(n) * u64::from(n - 1) / 2;
-    let auto_graph = if filter.is_none() && complete {
+    // Kept whenever the cut drops a pair: two complete runs are compared on it, and the pairing
+    // reads roles from it when the runs' own graphs are not isomorphic.
+    let auto_graph = if filter.is_none() {
         auto_keep().filter(|&k| k < pairs.len()).map(graph_of)
     } else {
         None

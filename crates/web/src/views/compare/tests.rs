@@ -241,6 +241,14 @@ fn the_pairing_line_says_how_the_ranks_were_paired() {
     };
     let r = compare_properties(&a, &b, &by_rank).unwrap();
     assert_eq!(pairing_text(&r), "ranks paired by rank number");
+    // Roles read from the cut graphs are said (the engine's words).
+    let mut on_cut = c.clone();
+    on_cut.pairing.on_cut_graphs = true;
+    assert!(
+        pairing_text(&on_cut).ends_with("roles read from the graphs after `topology`'s first cut (the runs' own graphs differ in light pairs and are not isomorphic)"),
+        "{}",
+        pairing_text(&on_cut)
+    );
     // A search cut after one step, with θ below the threshold, leaves the verdict open.
     let cut = CompareOptions {
         max_pairing_steps: Some(1),
