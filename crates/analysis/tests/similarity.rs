@@ -8,7 +8,7 @@ use tracelogic_analysis::similarity::{
 };
 use tracelogic_analysis::topology::Threshold;
 use tracelogic_graph::mcs::McsMethod;
-use tracelogic_model::Trace;
+use tracelogic_model::{CollectiveOp, Trace};
 use tracelogic_synth::{generate, Numbering, Spec, TopologySpec};
 
 mod similarity_support;
@@ -609,4 +609,56 @@ fn complete_graphs_are_compared_after_the_widest_gap() {
     };
     let c = compare(&ring_run, &complete_with_heavy(n, &line, &identity), &explicit).unwrap();
     assert!(!c.complete_graphs_filtered && c.graphs_complete);
+}
+
+/// A run of collectives only: every rank calls `ops` in order, `times` times.
+fn collectives_only(n: u32, ops: &[CollectiveOp], times: usize) -> Trace {
+    use tracelogic_model::NO_CALLPATH;
+    let mut t = Trace::new("test", "collectives", n);
+    for r in 0..n {
+        let mut at = 0u64;
+        for _ in 0..times {
+            for &op in ops {
+                let c = t.push_call(r, &format!("MPI_{op:?}"), at, at + 5, NO_CALLPATH, 0);
+                t.push_collective(r, c, op, 0, 0, 8, 8);
+                at += 10;
+            }
+        }
+    }
+    t
+}
+
+/// Neither run sends a point-to-point message: both graphs are empty (ε = 1) and every
+/// property is 0, so PACPM cannot tell any two such programs apart. They are compared by how
+/// they sequence their collectives (1 − JSD of consecutive pairs of collectives, by hand
+/// below): a loop of reductions each followed by a broadcast is similar to itself run longer
+/// or renumbered, and not to a program of runs of broadcasts and reductions.
+#[test]
+fn runs_of_collectives_only_are_compared_by_their_sequences_of_collectives() {
+    use CollectiveOp::{Allreduce, Barrier, Bcast, Reduce};
+    let short = collectives_only(4, &[Reduce, Bcast], 3);
+    let long = collectives_only(4, &[Reduce, Bcast], 6);
+    let c = compare(&short, &long, &opts()).unwrap();
+    check_contract(&c);
+    // Per rank ^>Reduce 1, Reduce>Bcast 3 (6), Bcast>Reduce 2 (5): shares 1/6, 3/6, 2/6 against
+    // 1/12, 6/12, 5/12.
+    let (p, q) = ([1.0 / 6.0, 0.5, 2.0 / 6.0], [1.0 / 12.0, 0.5, 5.0 / 12.0]);
+    let kl = |x: &[f64; 3], y: &[f64; 3]| -> f64 { (0..3).map(|i| x[i] * (x[i] / ((x[i] + y[i]) / 2.0)).log2()).sum() };
+    let by_hand = 1.0 - 0.5 * (kl(&p, &q) + kl(&q, &p));
+    let m = c.collective_mix_similarity.expect("compared on the collectives");
+    assert!((m - by_hand).abs() < 1e-12, "{m} against {by_hand}");
+    assert!(c.similar && c.classification_certain, "{}", c.verdict);
+    assert!(c.verdict.starts_with("similar on the collectives"), "{}", c.verdict);
+
+    let renumbered = renumber(&long, &[2, 0, 3, 1]);
+    let c = compare(&short, &renumbered, &opts()).unwrap();
+    check_contract(&c);
+    assert!(c.similar, "{}", c.verdict);
+
+    let other = collectives_only(4, &[Bcast, Bcast, Bcast, Barrier, Allreduce, Allreduce], 5);
+    let c = compare(&long, &other, &opts()).unwrap();
+    check_contract(&c);
+    assert!(!c.similar && c.classification_certain, "{}", c.verdict);
+    assert!(c.collective_mix_similarity.unwrap() < 0.1, "{}", c.verdict);
+    assert!(c.verdict.starts_with("not similar on the collectives"), "{}", c.verdict);
 }

@@ -143,6 +143,7 @@ fn random_run(
         roots,
         parts: None,
         auto_graph: None,
+        collective_mix: Default::default(),
     }
 }
 

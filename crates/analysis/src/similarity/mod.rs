@@ -175,6 +175,13 @@ pub struct Comparison {
     /// and θ is undefined for any two such runs, and the verdict on ε alone is not certain.
     #[serde(default)]
     pub graphs_empty: bool,
+    /// With [`Comparison::graphs_empty`] and collectives in either run: how alike the runs'
+    /// sequences of collective operations are, `1 − JSD` (base 2) of their consecutive pairs of
+    /// collectives counted over the ranks ([`RunProperties::collective_mix`]; 1: the same shares;
+    /// 0: no pair in common). The verdict then rests on it
+    /// ([`VerdictBasis::CollectiveMix`]). `None` otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collective_mix_similarity: Option<f64>,
     /// Every pair of ranks communicates in both runs (no filter asked for), so the graphs,
     /// ε and the spatial property were taken after `tracelogic topology`'s first cut (the
     /// widest gap in pair volumes), which dropped pairs in at least one run
@@ -219,6 +226,40 @@ pub enum VerdictBasis {
     /// is not, whatever its θ, and unrelated real runs share 0.63–0.91 of their edges (NAS SP
     /// and CG on 16 ranks, LU and MG on 8).
     EpsilonAlone,
+    /// Neither run sends a point-to-point message, so both graphs are empty (ε = 1) and θ is
+    /// undefined; PACPM measures nothing else, so the runs are compared by their mix of
+    /// collective operations: similar when [`Comparison::collective_mix_similarity`] reaches the
+    /// threshold. Without it any two collectives-only programs (Elk's k-point broadcasts,
+    /// NEURON's spike exchange by `MPI_Allgather`) would be similar.
+    CollectiveMix,
+}
+
+/// `1 − JSD` (base 2) of two runs' consecutive pairs of collective operations
+/// ([`Comparison::collective_mix_similarity`]); `None` when neither run has any. O(pairs).
+fn mix_similarity(
+    a: &std::collections::BTreeMap<String, u64>,
+    b: &std::collections::BTreeMap<String, u64>,
+) -> Option<f64> {
+    let (ta, tb) = (a.values().sum::<u64>() as f64, b.values().sum::<u64>() as f64);
+    if ta == 0.0 && tb == 0.0 {
+        return None;
+    }
+    if ta == 0.0 || tb == 0.0 {
+        return Some(0.0);
+    }
+    let ops: std::collections::BTreeSet<_> = a.keys().chain(b.keys()).collect();
+    let mut jsd = 0.0;
+    for op in ops {
+        let p = a.get(op).copied().unwrap_or(0) as f64 / ta;
+        let q = b.get(op).copied().unwrap_or(0) as f64 / tb;
+        let m = (p + q) / 2.0;
+        for x in [p, q] {
+            if x > 0.0 {
+                jsd += 0.5 * x * (x / m).log2();
+            }
+        }
+    }
+    Some((1.0 - jsd).clamp(0.0, 1.0))
 }
 
 /// `θ`, `ε` and the verdict of one pair, as a cell of [`SimilarityMatrix::matrix`].
@@ -627,16 +668,26 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
     let epsilon = mcs.epsilon();
     let epsilon_upper = mcs.epsilon_upper();
     let t = opts.threshold;
+    // No point-to-point message in either run: two empty graphs, equal whatever the programs.
+    let graphs_empty = n >= 2 && a.edges.is_empty() && b.edges.is_empty();
+    let collective_mix_similarity = if graphs_empty && !theta.is_finite() {
+        mix_similarity(&a.collective_mix, &b.collective_mix)
+    } else {
+        None
+    };
     let verdict_on = if theta.is_finite() {
         VerdictBasis::ThetaAndEpsilon
+    } else if collective_mix_similarity.is_some() {
+        VerdictBasis::CollectiveMix
     } else {
         VerdictBasis::EpsilonAlone
     };
-    // With θ undefined, ε alone must show the same graph up to renumbering (see VerdictBasis).
+    // With θ undefined, ε alone must show the same graph up to renumbering (see VerdictBasis);
+    // two runs of collectives only must also agree in their mix of collectives.
     let similar = if theta.is_finite() {
         theta >= t && epsilon >= t
     } else {
-        epsilon >= 1.0
+        epsilon >= 1.0 && collective_mix_similarity.is_none_or(|m| m >= t)
     };
     let (scored, steps, exhaustive) = search;
     // θ = (score + the θ_i no pairing changes) / kept, the same θ_i for shuffled values.
@@ -657,12 +708,12 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
     // Every pair of ranks communicates in both runs: any two such runs have ε = 1.
     let pairs = u64::from(n) * u64::from(n - 1) / 2;
     let graphs_complete = n >= 2 && a.edges.len() as u64 == pairs && b.edges.len() as u64 == pairs;
-    // No point-to-point message in either run: two empty graphs, equal whatever the programs.
-    let graphs_empty = n >= 2 && a.edges.is_empty() && b.edges.is_empty();
     let bounds_certain = if theta.is_finite() {
         (mcs.exact || similar || theta < t || epsilon_upper < t) && (exhaustive || similar || epsilon_upper < t)
     } else {
-        (mcs.exact || similar || epsilon_upper < 1.0) && !graphs_complete && !graphs_empty
+        (mcs.exact || similar || epsilon_upper < 1.0)
+            && !graphs_complete
+            && (!graphs_empty || collective_mix_similarity.is_some())
     };
     // The maximum over pairings reaches θ with shuffled values too (1e-12: the same maximum
     // summed in another order).
@@ -689,6 +740,7 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
         uncertain_because: Vec::new(),
         graphs_complete,
         graphs_empty,
+        collective_mix_similarity,
         complete_graphs_filtered: false,
         theta_at_chance,
         contrasted,

@@ -2,7 +2,7 @@
 
 use crate::topology::{first_auto_cut, Threshold};
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use tracelogic_model::{CollectiveOp, P2pDir, Trace};
 
 /// What stands for `work_j` in the temporal property (Definition 1), best first.
@@ -96,6 +96,13 @@ pub struct RunProperties {
     /// (`Pairing::on_cut_graphs`).
     #[serde(default)]
     pub auto_graph: Option<FilteredGraph>,
+    /// How the run sequences its collective operations: each rank's consecutive pairs of
+    /// collectives (`Reduce>Bcast`; `^>Barrier` for a rank's first), counted over all ranks.
+    /// What a run without point-to-point messages is compared on
+    /// (`Comparison::collective_mix_similarity`): pairs, not single operations, tell a loop of
+    /// reductions each followed by a broadcast (ExaML) from runs of broadcasts (Elk).
+    #[serde(default)]
+    pub collective_mix: BTreeMap<String, u64>,
 }
 
 /// A run's communication graph after a filter ([`RunProperties::auto_graph`]).
@@ -407,7 +414,30 @@ pub fn run_properties(trace: &Trace, filter: Option<Threshold>) -> RunProperties
         roots: collective_roots(trace),
         parts: run_parts(trace),
         auto_graph,
+        collective_mix: collective_mix(trace),
     }
+}
+
+/// Consecutive pairs of collective operations over all ranks ([`RunProperties::collective_mix`]).
+/// O(collectives).
+fn collective_mix(trace: &Trace) -> BTreeMap<String, u64> {
+    let mut counts: HashMap<(Option<CollectiveOp>, CollectiveOp), u64> = HashMap::new();
+    for rt in &trace.ranks {
+        let mut before = None;
+        for &op in &rt.collectives.op {
+            *counts.entry((before, op)).or_insert(0) += 1;
+            before = Some(op);
+        }
+    }
+    counts
+        .into_iter()
+        .map(|((a, b), n)| {
+            (
+                format!("{}>{b:?}", a.map_or_else(|| "^".to_string(), |a| format!("{a:?}"))),
+                n,
+            )
+        })
+        .collect()
 }
 
 /// Per rank, the rooted collective operations it recorded itself as the root of (one count per
@@ -462,6 +492,7 @@ mod tests {
             roots: Vec::new(),
             parts: None,
             auto_graph: None,
+            collective_mix: Default::default(),
         }
     }
 

@@ -7,7 +7,17 @@ use super::{Comparison, VerdictBasis};
 /// `classification_certain`). When every property is left out of θ, θ is undefined and the
 /// verdict rests on ε alone.
 pub(super) fn verdict_words(c: &Comparison) -> (String, Vec<String>) {
-    let theta_undefined = c.verdict_on == VerdictBasis::EpsilonAlone || c.theta.is_nan();
+    let theta_undefined = c.verdict_on != VerdictBasis::ThetaAndEpsilon || c.theta.is_nan();
+    if let (VerdictBasis::CollectiveMix, Some(m)) = (c.verdict_on, c.collective_mix_similarity) {
+        let s = format!(
+            "{} on the collectives (neither run sends a point-to-point message; their sequences of \
+             collectives (consecutive pairs) agree {m:.3} {} {})",
+            if c.similar { "similar" } else { "not similar" },
+            if m >= c.threshold { "≥" } else { "<" },
+            c.threshold
+        );
+        return (s, Vec::new());
+    }
     let mut why = Vec::new();
     if !theta_undefined && c.theta < c.threshold {
         why.push(format!("θ < {}", c.threshold));

@@ -58,7 +58,13 @@ pub fn check_contract(c: &Comparison) {
         assert!(t.is_nan() || (-1.0..=1.0).contains(&t), "{name}: {t}");
     }
     let defined: Vec<f64> = thetas.into_iter().filter(|t| !t.is_nan()).collect();
-    if defined.is_empty() {
+    if let (true, Some(m)) = (defined.is_empty(), c.collective_mix_similarity) {
+        // Collectives only in both runs: the verdict rests on their sequences of collectives.
+        assert!(c.theta.is_nan() && c.graphs_empty);
+        assert_eq!(c.verdict_on, VerdictBasis::CollectiveMix);
+        assert!((0.0..=1.0).contains(&m));
+        assert_eq!(c.similar, m >= c.threshold);
+    } else if defined.is_empty() {
         assert!(c.theta.is_nan());
         assert_eq!(c.verdict_on, VerdictBasis::EpsilonAlone);
         assert_eq!(

@@ -125,6 +125,28 @@ pub fn restore_request(owner: &str, kept_owner: &str, runs: &str) -> Option<Anal
     (!runs.is_empty()).then_some(AnalysisRequest::CompareRuns { runs, refused: None })
 }
 
+/// What the selected pair's verdict rests on, under the θ–ε plot: θ and ε, ε alone, or — when
+/// neither run sends a point-to-point message — the runs' sequences of collectives.
+pub fn basis_text(c: &Comparison, threshold: f64) -> String {
+    if c.theta.is_finite() {
+        format!(
+            "θ = {:.3}, ε = {:.3}; similar when both reach {threshold}",
+            c.theta, c.epsilon
+        )
+    } else if let Some(m) = c.collective_mix_similarity {
+        format!(
+            "θ undefined, ε = {:.3}: neither run sends a point-to-point message, so the verdict rests on how they \
+             sequence their collectives (agreement {m:.3}; similar when it reaches {threshold})",
+            c.epsilon
+        )
+    } else {
+        format!(
+            "θ undefined, ε = {:.3}: the verdict rests on ε alone (similar only when ε = 1, the same graph up to renumbering)",
+            c.epsilon
+        )
+    }
+}
+
 /// How the ranks were paired for θ, in a line, as `tracelogic compare` says it
 /// ([`tracelogic_engine::compare::pairing_text`]).
 pub fn pairing_text(c: &Comparison) -> String {
@@ -165,19 +187,7 @@ fn scatter(pairs: &[Comparison], selected: usize, threshold: f64) -> Html {
     let y = |v: f64| s - m - (s - 1.5 * m) * v.clamp(0.0, 1.0);
     let label = pairs
         .get(selected)
-        .map(|c| {
-            if c.theta.is_finite() {
-                format!(
-                    "θ = {:.3}, ε = {:.3}; similar when both reach {threshold}",
-                    c.theta, c.epsilon
-                )
-            } else {
-                format!(
-                    "θ undefined, ε = {:.3}: the verdict rests on ε alone (similar only when ε = 1, the same graph up to renumbering)",
-                    c.epsilon
-                )
-            }
-        })
+        .map(|c| basis_text(c, threshold))
         .unwrap_or_default();
     // A pair whose θ is undefined (no property orders the ranks) has no place on the θ axis: it
     // is drawn hollow on the ε axis, where its verdict (ε alone) is read.

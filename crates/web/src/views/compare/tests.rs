@@ -13,6 +13,7 @@ fn run(name: &str) -> RunProperties {
         roots: Vec::new(),
         parts: None,
         auto_graph: None,
+        collective_mix: Default::default(),
     }
 }
 
@@ -183,6 +184,7 @@ fn torus(name: &str, volume: [u64; 9]) -> RunProperties {
         roots: Vec::new(),
         parts: None,
         auto_graph: None,
+        collective_mix: Default::default(),
     }
 }
 
@@ -269,4 +271,27 @@ fn the_pairing_line_says_how_the_ranks_were_paired() {
         "{}",
         u.verdict
     );
+}
+
+/// Two runs without point-to-point messages: the plot's label says the verdict rests on their
+/// sequences of collectives, with the engine's agreement (not "ε alone").
+#[test]
+fn collectives_only_runs_say_what_the_verdict_rests_on() {
+    use tracelogic_analysis::similarity::{compare_properties, CompareOptions, VerdictBasis};
+    let empty = |name: &str, mix: &[(&str, u64)]| RunProperties {
+        edges: Vec::new(),
+        spatial: vec![0; 2],
+        sends: vec![0; 2],
+        volume: vec![0; 2],
+        collective_mix: mix.iter().map(|&(k, n)| (k.to_string(), n)).collect(),
+        ..run(name)
+    };
+    let a = empty("a", &[("^>Reduce", 9), ("Reduce>Bcast", 90), ("Bcast>Reduce", 81)]);
+    let b = empty("b", &[("^>Bcast", 9), ("Bcast>Bcast", 90), ("Bcast>Barrier", 9)]);
+    let c = compare_properties(&a, &b, &CompareOptions::default()).unwrap();
+    assert_eq!(c.verdict_on, VerdictBasis::CollectiveMix);
+    assert!(!c.similar);
+    let text = basis_text(&c, 0.6);
+    assert!(text.contains("sequence their collectives (agreement 0.000"), "{text}");
+    assert!(c.verdict.starts_with("not similar on the collectives"), "{}", c.verdict);
 }
