@@ -580,6 +580,12 @@ fn collectives_only_benchmarks_have_a_logical_trace_of_their_collectives() {
                     v.ranks_structure_differs
                 );
                 assert!(v.ranks_bytes_differ.is_empty(), "{what}: {:?}", v.ranks_bytes_differ);
+                // Nothing point-to-point was checked: every rank's collectives are, against the
+                // rank whose calls the program is.
+                let c = v.collectives.as_ref().expect("collectives checked");
+                assert_eq!(c.calls as usize, trace.ranks[c.origin as usize].collectives.len());
+                assert!(v.exact(), "{what}: {c:?}");
+                assert!(c.real_bytes > 0 && c.real_bytes == c.expanded_bytes, "{what}: {c:?}");
                 lengths.push(compress(&l.records).compressed_length);
             }
             if b == Ft {
@@ -590,4 +596,59 @@ fn collectives_only_benchmarks_have_a_logical_trace_of_their_collectives() {
             }
         }
     }
+}
+
+/// A program of collectives only whose ranks contribute differently to one `MPI_Allgatherv`
+/// (NEURON's spike exchange: the rank whose cell fired sends it, the others send nothing): the
+/// logical trace is one rank's calls, so its structure (operations, roots, order) holds on every
+/// rank but its sizes only on that rank — the verification says so instead of "exact" with
+/// nothing checked (before: `Structure: exact`, `Volume: exact, 0 bytes`, every count 0).
+#[test]
+fn a_collectives_only_program_is_verified_on_its_collectives() {
+    use tracelogic_analysis::logical::verify;
+    use tracelogic_model::{CollectiveOp, NO_CALLPATH};
+    let n = 4u32;
+    let mut t = Trace::new("test", "spikes", n);
+    for r in 0..n {
+        let mut at = 0u64;
+        for step in 0..8u32 {
+            let c = t.push_call(r, "MPI_Allgather", at, at + 5, NO_CALLPATH, 0);
+            t.push_collective(r, c, CollectiveOp::Allgather, 0, 0, 4, 4 * u64::from(n));
+            // The cell of rank `step % n` fires: it sends 12 bytes, everyone receives 12.
+            let sent = if step % n == r { 12 } else { 0 };
+            let c = t.push_call(r, "MPI_Allgatherv", at + 10, at + 15, NO_CALLPATH, 0);
+            t.push_collective(r, c, CollectiveOp::Allgatherv, 0, 0, sent, 12);
+            at += 20;
+        }
+    }
+    let l = logical(&t, &identify(&t));
+    let v = verify(&t, &l).unwrap();
+    let c = v.collectives.as_ref().expect("collectives checked");
+    assert_eq!(c.calls, 16);
+    assert!(c.ranks_structure_differs.is_empty(), "{c:?}");
+    let others: Vec<u32> = (0..n).filter(|&r| r != c.origin).collect();
+    assert_eq!(c.ranks_bytes_differ, others);
+    assert!(!v.exact());
+    // Every rank passes 8 × 4 bytes to MPI_Allgather and 2 × 12 to MPI_Allgatherv.
+    assert_eq!(c.real_bytes, u64::from(n) * (8 * 4 + 2 * 12));
+    assert!(
+        v.structure_text().contains("collectives exact on every rank (4)"),
+        "{}",
+        v.structure_text()
+    );
+    assert!(
+        v.volume_text().contains("sizes differ from rank"),
+        "{}",
+        v.volume_text()
+    );
+
+    // The same program with every rank sending alike: exact.
+    let mut same = Trace::new("test", "alike", n);
+    for r in 0..n {
+        let c = same.push_call(r, "MPI_Allreduce", 0, 5, NO_CALLPATH, 0);
+        same.push_collective(r, c, CollectiveOp::Allreduce, 0, 0, 8, 8);
+    }
+    let l = logical(&same, &identify(&same));
+    let v = verify(&same, &l).unwrap();
+    assert!(v.exact() && v.collectives.is_some(), "{}", v.volume_text());
 }

@@ -191,7 +191,13 @@ fn human(r: &LogicalDocument, report: &LogicalReport, side_by_side: bool) -> Str
     s.push_str(&format!("Compressed length: {}.\n", r.length_breakdown.text()));
     let v = r.verification;
     s.push_str(&structure_and_volume(v));
-    if v.ranks_below_full.is_empty() {
+    if let Some(c) = &v.collectives {
+        s.push_str(&format!(
+            "Verification: {} (collectives against rank {}'s, the program).\n",
+            if v.exact() { "exact" } else { "not exact" },
+            c.origin
+        ));
+    } else if v.ranks_below_full.is_empty() {
         s.push_str("Verification: the expansion reproduces every rank's point-to-point calls exactly.\n");
     } else {
         s.push_str(&format!(
@@ -268,19 +274,7 @@ pub fn skeleton_note(s: &SkeletonReport, output: &std::path::Path) -> String {
 /// completion calls, counted apart (when the run has any).
 pub fn structure_and_volume(v: &Verification) -> String {
     let structure = format!("Structure: {}.\n", v.structure_text());
-    let volume = if v.ranks_bytes_differ.is_empty() && v.ranks_volume_off.is_empty() && v.volume_error == 0.0 {
-        format!("Volume: exact, {} bytes, every size on every rank.\n", v.real_bytes)
-    } else {
-        format!(
-            "Volume: {} bytes expanded for {} recorded (error {:.3} %, largest per rank {:.3} %); sizes differ on {} ranks, volume off by more than 1 % on {}.\n",
-            v.expanded_bytes,
-            v.real_bytes,
-            100.0 * v.volume_error,
-            100.0 * v.max_volume_error,
-            v.ranks_bytes_differ.len(),
-            v.ranks_volume_off.len()
-        )
-    };
+    let volume = format!("Volume: {}.\n", v.volume_text());
     let completions = v
         .completions_text()
         .map_or_else(String::new, |t| format!("Completions: {t}.\n"));

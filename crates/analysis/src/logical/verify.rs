@@ -137,6 +137,127 @@ pub struct Verification {
     /// [`RankReproduction::expanded_completion_calls`] over all ranks.
     #[serde(default)]
     pub expanded_completion_calls: u64,
+    /// Runs without a point-to-point operation on any rank: nothing above was checked (every
+    /// count is 0), and the program is one rank's calls standing for all; each rank's
+    /// collectives are checked against that rank's instead. `None` otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collectives: Option<CollectiveCheck>,
+}
+
+/// How the collectives of every rank agree with those of the rank whose trace is the program
+/// ([`Verification::collectives`]): in operation, root and order (structure), and in bytes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CollectiveCheck {
+    /// The rank whose calls the program is.
+    pub origin: Rank,
+    /// Its collective operations.
+    pub calls: u64,
+    /// Ranks whose collectives differ from the origin's in operation, root or order.
+    pub ranks_structure_differs: Vec<Rank>,
+    /// Ranks with the origin's operations, roots and order but other sizes (an
+    /// `MPI_Allgatherv` whose contributions differ per rank).
+    pub ranks_bytes_differ: Vec<Rank>,
+    /// What every rank passed to its collectives, summed: a broadcast's or scatter's piece, its
+    /// contribution to the others.
+    pub real_bytes: u64,
+    /// The origin's bytes, once per rank: what the program moves.
+    pub expanded_bytes: u64,
+}
+
+impl CollectiveCheck {
+    /// The check of each rank's collectives against the origin's (`origin` a rank of `trace`).
+    /// O(collectives).
+    pub fn of(trace: &Trace, origin: Rank) -> CollectiveCheck {
+        // Each collective as its rank called it: operation, root and what the rank passed —
+        // a rooted operation's message (a broadcast's or scatter's piece, a reduction's or
+        // gather's contribution: the root's other side is its role, not its call), both sides
+        // of the others (an `MPI_Allgatherv` contribution differs per rank; the gathered whole
+        // does not).
+        let keys = |r: &tracelogic_model::RankTrace| -> Vec<(CollectiveOp, Rank, u64, u64)> {
+            let c = &r.collectives;
+            (0..c.len())
+                .map(|i| {
+                    let (op, root, sent, recv) = (c.op[i], c.root[i], c.bytes_sent[i], c.bytes_recv[i]);
+                    let passed = match op {
+                        CollectiveOp::Bcast | CollectiveOp::Scatter | CollectiveOp::Scatterv => {
+                            (if r.rank == root { sent } else { recv }, 0)
+                        }
+                        CollectiveOp::Reduce | CollectiveOp::Gather | CollectiveOp::Gatherv => (sent, 0),
+                        _ => (sent, recv),
+                    };
+                    (op, root, passed.0, passed.1)
+                })
+                .collect()
+        };
+        let own = trace.ranks.get(origin as usize).map(keys).unwrap_or_default();
+        let bytes = |k: &[(CollectiveOp, Rank, u64, u64)]| k.iter().fold(0u64, |a, x| a.saturating_add(x.2));
+        let own_bytes = bytes(&own);
+        let (mut structure, mut sizes, mut real) = (Vec::new(), Vec::new(), 0u64);
+        for rt in &trace.ranks {
+            let k = keys(rt);
+            real = real.saturating_add(bytes(&k));
+            if k.len() != own.len() || k.iter().zip(&own).any(|(a, b)| (a.0, a.1) != (b.0, b.1)) {
+                structure.push(rt.rank);
+            } else if k != own {
+                sizes.push(rt.rank);
+            }
+        }
+        CollectiveCheck {
+            origin,
+            calls: own.len() as u64,
+            ranks_structure_differs: structure,
+            ranks_bytes_differ: sizes,
+            real_bytes: real,
+            expanded_bytes: own_bytes.saturating_mul(trace.ranks.len() as u64),
+        }
+    }
+}
+
+impl Verification {
+    /// The answer to "does the expansion move each rank's bytes?" in one sentence, as both
+    /// shells show it.
+    pub fn volume_text(&self) -> String {
+        if let Some(c) = &self.collectives {
+            return if c.ranks_structure_differs.is_empty() && c.ranks_bytes_differ.is_empty() {
+                format!(
+                    "no point-to-point bytes; collectives exact, {} bytes, every size on every rank",
+                    c.real_bytes
+                )
+            } else {
+                format!(
+                    "no point-to-point bytes; collectives {} bytes expanded for {} recorded: sizes differ from rank \
+                     {}'s on {}",
+                    c.expanded_bytes,
+                    c.real_bytes,
+                    c.origin,
+                    ranks_text(&[c.ranks_structure_differs.as_slice(), c.ranks_bytes_differ.as_slice()].concat())
+                )
+            };
+        }
+        if self.ranks_bytes_differ.is_empty() && self.ranks_volume_off.is_empty() && self.volume_error == 0.0 {
+            format!("exact, {} bytes, every size on every rank", self.real_bytes)
+        } else {
+            format!(
+                "{} bytes expanded for {} recorded (error {:.3} %, largest per rank {:.3} %); sizes differ on {} ranks, \
+                 volume off by more than 1 % on {}",
+                self.expanded_bytes,
+                self.real_bytes,
+                100.0 * self.volume_error,
+                100.0 * self.max_volume_error,
+                self.ranks_bytes_differ.len(),
+                self.ranks_volume_off.len()
+            )
+        }
+    }
+
+    /// True when the expansion is each rank's calls exactly, in structure and bytes (for a run
+    /// without point-to-point operations: its collectives).
+    pub fn exact(&self) -> bool {
+        match &self.collectives {
+            Some(c) => c.ranks_structure_differs.is_empty() && c.ranks_bytes_differ.is_empty(),
+            None => self.ranks_below_full.is_empty(),
+        }
+    }
 }
 
 impl Verification {
@@ -146,6 +267,23 @@ impl Verification {
     /// differs.
     pub fn structure_text(&self) -> String {
         let ranks = self.per_rank.len();
+        if let Some(c) = &self.collectives {
+            return if c.ranks_structure_differs.is_empty() {
+                format!(
+                    "no point-to-point call on any rank; collectives exact on every rank ({ranks}): operations, roots \
+                     and order as rank {} recorded them ({} each)",
+                    c.origin, c.calls
+                )
+            } else {
+                format!(
+                    "no point-to-point call on any rank; collectives differ from rank {}'s (the program) in operation, \
+                     root or order on {} of {ranks} ranks ({})",
+                    c.origin,
+                    c.ranks_structure_differs.len(),
+                    ranks_text(&c.ranks_structure_differs)
+                )
+            };
+        }
         if self.ranks_structure_differs.is_empty() && !self.ranks_outside_topology.is_empty() {
             format!(
                 "exact on every rank ({ranks}) but for {}, which also made {} operations to peers the logical trace cannot name (dropped)",
@@ -303,6 +441,13 @@ pub fn verify<'a>(trace: impl Into<Sourced<'a>>, logical: &LogicalTrace) -> Resu
         operations_as_offsets: per_rank.iter().map(|p| p.offset_calls).sum(),
         real_completion_calls: per_rank.iter().map(|p| p.real_completion_calls).sum(),
         expanded_completion_calls: per_rank.iter().map(|p| p.expanded_completion_calls).sum(),
+        // Nothing point-to-point to check: the program is one rank's calls standing for all.
+        collectives: match logical.ranks_used.as_slice() {
+            [origin] if per_rank.iter().all(|p| p.real_calls == 0 && p.expanded_calls == 0) => {
+                Some(CollectiveCheck::of(trace, *origin))
+            }
+            _ => None,
+        },
         per_rank,
         overall_share: if den == 0 { 1.0 } else { num as f64 / den as f64 },
         structure_share: if s_den == 0 { 1.0 } else { s_num as f64 / s_den as f64 },

@@ -365,13 +365,7 @@ pub fn logical_view(props: &LogicalProps) -> Html {
                 </div>
                 <div class="stat" data-stat="volume" data-value={v.volume_error.to_string()} data-sizes-differ={v.ranks_bytes_differ.len().to_string()}>
                     <dt>{ "Volume" }</dt>
-                    <dd>{ if v.ranks_bytes_differ.is_empty() && v.volume_error == 0.0 {
-                        format!("exact ({} bytes)", text::count(v.real_bytes))
-                    } else {
-                        format!("{} of {} bytes (error {:.3} %, largest per rank {:.3} %; {} ranks off by > 1 %)",
-                            text::count(v.expanded_bytes), text::count(v.real_bytes), 100.0 * v.volume_error,
-                            100.0 * v.max_volume_error, v.ranks_volume_off.len())
-                    } }</dd>
+                    <dd>{ v.volume_text() }</dd>
                 </div>
                 if let Some(t) = v.completions_text() {
                     <div class="stat" data-stat="completions" data-value={v.real_completion_calls.to_string()} data-expanded={v.expanded_completion_calls.to_string()}>
