@@ -371,7 +371,11 @@ impl Engine {
         Ok(SkeletonReport {
             source,
             ranks: logical.ranks,
-            topology: logical.topology.label.clone(),
+            topology: if logical.collectives_only() {
+                "collectives only, no point-to-point call".to_string()
+            } else {
+                logical.topology.label.clone()
+            },
             raw_length: program.raw_length,
             compressed_length: program.compressed_length,
             placed_by_first_contacts: logical

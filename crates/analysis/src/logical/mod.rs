@@ -171,6 +171,16 @@ pub struct LogicalTrace {
     pub branches: u64,
 }
 
+impl LogicalTrace {
+    /// No rank made a point-to-point call: the program is its collectives, with no direction
+    /// and no topology (its placement is the ranks in their own order).
+    pub fn collectives_only(&self) -> bool {
+        self.directions_from
+            .as_ref()
+            .is_some_and(|d| d.placed_by == choice::PlacedBy::CollectivesOnly)
+    }
+}
+
 /// Classes of ranks (same directions, same logical sequence) beyond which the merge groups ranks
 /// by their directions only (the merge costs O(records × classes²)).
 pub const MAX_CLASSES: usize = 64;
