@@ -372,7 +372,7 @@ impl Engine {
             source,
             ranks: logical.ranks,
             topology: if logical.collectives_only() {
-                "collectives only, no point-to-point call".to_string()
+                logical.topology_text()
             } else {
                 logical.topology.label.clone()
             },

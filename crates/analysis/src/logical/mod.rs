@@ -179,6 +179,16 @@ impl LogicalTrace {
             .as_ref()
             .is_some_and(|d| d.placed_by == choice::PlacedBy::CollectivesOnly)
     }
+
+    /// The topology its directions name, as the shells and the skeleton say it: the
+    /// placement's label, or that the run has none ([`LogicalTrace::collectives_only`]).
+    pub fn topology_text(&self) -> String {
+        if self.collectives_only() {
+            "collectives only, no point-to-point call".to_string()
+        } else {
+            self.placement.spec.label()
+        }
+    }
 }
 
 /// Classes of ranks (same directions, same logical sequence) beyond which the merge groups ranks

@@ -460,9 +460,10 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
     })
     .flatten();
     let paired_on_cut_graphs = cut_graphs.is_some();
-    let (pa, pb, iso_mapping) = match cut_graphs {
+    // Borrowed: the runs' own graphs are not copied when no cut graphs are used.
+    let (pa, pb, iso_mapping): (&Graph, &Graph, &[u32]) = match &cut_graphs {
         Some((ca, cb, m)) => (ca, cb, m),
-        None => (ga.clone(), gb.clone(), mcs.mapping.clone()),
+        None => (&ga, &gb, &mcs.mapping),
     };
     let (measure, work_a, work_b) = common_measure(a, b);
     let (temporal_a, temporal_b) = (
@@ -614,7 +615,7 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
                     (PairedBy::BestIsomorphism, best.ranks)
                 }
                 // Isomorphic by the common-subgraph search, so its mapping is one.
-                None => (PairedBy::CommonSubgraph, iso_mapping.clone()),
+                None => (PairedBy::CommonSubgraph, iso_mapping.to_vec()),
             }
         }
     } else if opts.alignment == Alignment::Graph && common_edge_list(&ga, &gb, &identity).len() < mcs.common_edges {
