@@ -135,6 +135,31 @@ test('a grid declared by row and column communicators is listed, and names the p
   await app.assertClean(s);
 });
 
+test('a run of collectives only: the logical view checks its collectives and compare rests on them, as the CLI does', async () => {
+  // Elk on 4 ranks (tests/data/apps/elk-si-4, elk-al-4): k-point broadcasts, barriers and
+  // reductions, no point-to-point message. The logical view's Structure and Volume are the
+  // CLI's lines (each rank's collectives against rank 0's, not "exact" with nothing checked);
+  // compare against Al gives the CLI's verdict on the runs' sequences of collectives.
+  const si = join(root, 'tests/data/apps/elk-si-4');
+  const al = join(root, 'tests/data/apps/elk-al-4');
+  const lines = execFileSync(cli, ['logical', si], { encoding: 'utf8' }).split('\n');
+  const line = (k) => lines.find((l) => l.startsWith(`${k}: `)).slice(k.length + 2).replace(/\.$/, '');
+  assert.match(line('Structure'), /^no point-to-point call on any rank; collectives exact/);
+  const pair = cliJson(['compare', si, al]);
+  assert.equal(pair.verdict_on, 'collective-mix');
+  const s = await dropFiles(filesOf(si, (n) => n === 'dumpi.tar.zst'));
+  const { page } = s;
+  await show(page, 'logical', '[data-stat="structure"]');
+  assert.equal((await page.textContent('#view-logical [data-stat="structure"] dd')).trim(), line('Structure'));
+  assert.equal((await page.textContent('#view-logical [data-stat="volume"] dd')).trim(), line('Volume'));
+  await show(page, 'compare', '#compare-dropzone');
+  await drop(page, filesOf(al, (n) => n === 'dumpi.tar.zst'), 'compare-dropzone');
+  await page.waitForSelector('#compare-verdict', { timeout: 120_000 });
+  assert.equal(await page.getAttribute('#compare-verdict', 'data-similar'), String(pair.similar));
+  assert.equal((await page.textContent('#compare-verdict strong')).trim(), pair.verdict);
+  await app.assertClean(s);
+});
+
 test('a one-way gather beside a ring exchange is set aside and the page says so, as the CLI does', async () => {
   // A generated 4-rank ring exchange (10 messages each way per pair) plus one message of
   // 40,000 bytes from rank 2 to rank 0 just before MPI_Finalize: as heavy as a ring pair in
