@@ -560,7 +560,7 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
         .flatten()
         .collect();
         let budget = opts.max_pairing_steps.unwrap_or_else(|| pairing_steps_for(n));
-        if let Some(m) = same_properties_pairing(&pa, &pb, &la, &lb) {
+        if let Some(m) = same_properties_pairing(pa, pb, &la, &lb) {
             // Keeping every rank's place may be chance too where the graphs allow any pairing
             // (complete graphs): what the best pairing reaches with shuffled values says.
             if n <= CHANCE_MAX_RANKS && !features.is_empty() {
@@ -572,7 +572,7 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
             let labels = joint_labels(&volume_sends, n as usize);
             let anchored = match (anchor.rank_a, anchor.rank_b) {
                 (Some(ra), Some(rb)) => {
-                    let best = best_theta_pairing(&pa, &pb, &features, &seeds, &labels, &[(ra, rb)], budget);
+                    let best = best_theta_pairing(pa, pb, &features, &seeds, &labels, &[(ra, rb)], budget);
                     if best.is_none() {
                         anchor.unused_because = Some(format!(
                             "no isomorphism of the graphs mapping rank {ra} onto rank {rb} was found (the roots play \
@@ -597,12 +597,12 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
                 }
             };
             anchor.used = anchored.is_some();
-            let found = anchored.or_else(|| best_theta_pairing(&pa, &pb, &features, &seeds, &labels, &[], budget));
+            let found = anchored.or_else(|| best_theta_pairing(pa, pb, &features, &seeds, &labels, &[], budget));
             if found.is_some() && n <= ANCHOR_COUNT_MAX_RANKS {
-                let all = count_automorphisms(&pa, ANCHOR_COUNT_STEPS);
+                let all = count_automorphisms(pa, ANCHOR_COUNT_STEPS);
                 anchor.isomorphisms = all.1.then_some(all.0);
                 if let (true, Some(ra)) = (anchor.used, anchor.rank_a) {
-                    let fixing = count_automorphisms_fixing(&pa, &[ra], ANCHOR_COUNT_STEPS);
+                    let fixing = count_automorphisms_fixing(pa, &[ra], ANCHOR_COUNT_STEPS);
                     anchor.anchored_isomorphisms = fixing.1.then_some(fixing.0);
                 }
             }
@@ -703,8 +703,7 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
             (true, Some(ra), Some(rb)) => vec![(ra, rb)],
             _ => Vec::new(),
         };
-        chance_score(&pa, &pb, &features, &seeds, &anchors, budget)
-            .map(|s| ((s + fixed) / kept as f64).clamp(-1.0, 1.0))
+        chance_score(pa, pb, &features, &seeds, &anchors, budget).map(|s| ((s + fixed) / kept as f64).clamp(-1.0, 1.0))
     });
     // Every pair of ranks communicates in both runs: any two such runs have ε = 1.
     let pairs = u64::from(n) * u64::from(n - 1) / 2;
