@@ -162,7 +162,7 @@ fn arm_records(n: &Node) -> usize {
     body.iter()
         .filter(|b| match b {
             Node::Loop {
-                count: Values::List { values },
+                count: Values::List { values } | Values::Runs { values, .. },
                 ..
             } => values.iter().all(|&v| v <= 1),
             _ => false,

@@ -201,13 +201,18 @@ fn collect_bcast_sizes(
     }
 }
 
-/// The `i`-th value of a JSON `Values` sequence (constant, range, cycle or list).
+/// The `i`-th value of a JSON `Values` sequence (constant, range, cycle, runs or list).
 fn value_at(v: &serde_json::Value, i: u64) -> u64 {
     match v["form"].as_str().unwrap_or_else(|| panic!("no size sequence: {v}")) {
         "constant" => v["value"].as_u64().unwrap(),
         "range" => (v["first"].as_i64().unwrap() + v["step"].as_i64().unwrap() * i as i64) as u64,
         "cycle" => value_at(&v["unit"], i % v["period"].as_u64().unwrap()),
         "list" => v["values"][i as usize].as_u64().unwrap(),
+        "runs" => {
+            let ends = v["ends"].as_array().unwrap();
+            let k = ends.iter().position(|e| e.as_u64().unwrap() > i).unwrap();
+            v["values"][k].as_u64().unwrap()
+        }
         other => panic!("unknown form {other}"),
     }
 }

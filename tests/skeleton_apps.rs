@@ -123,11 +123,16 @@ fn gromacs_skeleton_receives_a_summarised_senders_mean() {
     });
 }
 
-/// Every listed sequence in `v` summarised as the generator would ([`Values::Stats`]).
+/// Every listed sequence (a list or runs) in `v` summarised as the generator would ([`Values::Stats`]).
 fn summarise(v: &mut Values) -> bool {
     match v {
         Values::List { values } => {
             *v = Values::summary_of(values);
+            true
+        }
+        Values::Runs { ends, .. } => {
+            let list: Vec<u64> = (0..ends.last().copied().unwrap_or(0)).map(|i| v.value(i)).collect();
+            *v = Values::summary_of(&list);
             true
         }
         Values::ByRank { default, ranks } => {

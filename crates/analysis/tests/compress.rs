@@ -133,3 +133,89 @@ fn phases_give_successive_loops() {
     let over = compress(&recs).expand(5);
     assert!(over.unwrap_err().contains("more than 5"));
 }
+
+/// A two-rank exchange whose size (8 or 16 bytes) the data choose at each of `steps` steps, in
+/// runs of random length (a likelihood search evaluating one value or a value and its
+/// derivative): a deterministic generator, so the sizes are the same on each run of the test.
+fn data_chosen_sizes(steps: usize) -> (Trace, Vec<u64>) {
+    let mut t = Trace::new("text", "data-chosen sizes", 2);
+    let (mut x, mut size, mut sizes) = (0x2545_f491_4f6c_dd1du64, 16u64, Vec::with_capacity(steps));
+    let mut clock = 0;
+    for _ in 0..steps {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        if x % 4 == 0 {
+            size = 24 - size;
+        }
+        sizes.push(size);
+        for r in 0..2u32 {
+            let c = t.push_call(r, "MPI_Sendrecv", clock, clock + 5, NO_CALLPATH, 0);
+            t.push_p2p(r, c, c, P2pDir::Send, 1 - r, 0, 0, size);
+            t.push_p2p(r, c, c, P2pDir::Recv, 1 - r, 0, 0, size);
+        }
+        clock += 10;
+    }
+    (t, sizes)
+}
+
+/// Sizes chosen by the data, a few distinct ones in an order with thousands of runs: with sizes
+/// summarised (the default) the record carries how often each size occurs, so the program does
+/// not grow with the steps and expands to exactly the recorded sizes and volume (in another
+/// order); with exact sizes it carries the runs and expands to the trace exactly.
+#[test]
+fn sizes_the_data_choose_keep_their_histogram_and_the_program_bounded() {
+    use tracelogic_analysis::compress::{compress_with, CompressOptions, MAX_STORED};
+    let mut json_sizes = Vec::new();
+    for steps in [4_000usize, 40_000] {
+        let (t, sizes) = data_chosen_sizes(steps);
+        let runs = 1 + sizes.windows(2).filter(|w| w[0] != w[1]).count();
+        assert!(2 * runs > MAX_STORED, "{steps}: only {runs} runs");
+        let recs = rank_records(&t, 0).unwrap();
+        let program = compress(&recs);
+        assert_eq!(program.compressed_length, 2, "{}", program.text());
+        let Node::Loop { body, .. } = &program.nodes[0] else {
+            panic!("{}", program.text())
+        };
+        let Node::Call { sizes: kept, .. } = &body[0] else {
+            panic!()
+        };
+        let (eights, sixteens) = (
+            sizes.iter().filter(|&&s| s == 8).count() as u64,
+            sizes.iter().filter(|&&s| s == 16).count() as u64,
+        );
+        assert_eq!(
+            kept[0],
+            Values::Histogram {
+                values: vec![8, 16],
+                counts: vec![eights, sixteens]
+            }
+        );
+        // The expansion: every size as often as recorded, so the same volume.
+        let expanded = program.expand(1 << 20).unwrap();
+        let mut got: Vec<u64> = expanded.iter().map(|c| c.ops[0].bytes).collect();
+        let mut want = sizes.clone();
+        got.sort_unstable();
+        want.sort_unstable();
+        assert_eq!(got, want, "{steps}");
+        json_sizes.push(serde_json::to_string(&program.nodes).unwrap().len());
+        // Exact sizes: the runs, and the expansion is the trace.
+        let exact = compress_with(&recs, &CompressOptions { exact_sizes: true });
+        let Node::Loop { body, .. } = &exact.nodes[0] else {
+            panic!("{}", exact.text())
+        };
+        let Node::Call { sizes: kept, .. } = &body[0] else {
+            panic!()
+        };
+        assert!(
+            matches!(&kept[0], Values::Runs { values, .. } if values.len() == runs),
+            "{steps}"
+        );
+        assert_eq!(
+            exact.expand(1 << 20).unwrap(),
+            recs.iter().map(|r| r.call.clone()).collect::<Vec<_>>()
+        );
+    }
+    // Ten times the steps: the program grows by the digits of its counts only.
+    assert!(json_sizes[1] <= json_sizes[0] + 16, "{json_sizes:?}");
+}

@@ -32,6 +32,7 @@ mod fold;
 mod length;
 mod nodes;
 mod program;
+mod reroll;
 mod values;
 mod variants;
 pub use expand::{call_text, presence_text};
@@ -42,7 +43,7 @@ pub use length::{BranchLength, DirectionLength, LengthBreakdown, LoopLength};
 use nodes::{absent_at, finish, length, rank_tables_at};
 use program::{count_nodes, id_bound, renumber};
 pub use program::{Gap, Node, Program};
-pub use values::{RankValues, Values, MAX_LISTED};
+pub use values::{RankValues, Values, MAX_LISTED, MAX_STORED};
 pub use variants::{MARKERS_TRIED, MAX_VARIANTS};
 
 /// Longest loop body tried, in symbols of the pass.
@@ -56,8 +57,9 @@ pub const PASS_WORK: u64 = 100_000_000;
 /// How [`compress_with`] keeps message sizes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CompressOptions {
-    /// Keep every message size (lists of any length) instead of summarising long patternless
-    /// lists as [`Values::Stats`]; the expansion is then the trace exactly.
+    /// Keep every message size (runs or lists of any length) instead of summarising sizes the
+    /// data choose as [`Values::Histogram`] or [`Values::Stats`]; the expansion is then the
+    /// trace exactly.
     pub exact_sizes: bool,
 }
 
@@ -122,7 +124,9 @@ fn block_ranges(records: &[Record]) -> Vec<std::ops::Range<usize>> {
 fn compress_one(records: &[Record], options: &CompressOptions) -> Program {
     let shapes = shape_ids(records);
     let (items, length) = choose(records, &shapes);
-    let (items, length) = with_nested(records, &shapes, length).unwrap_or((items, length));
+    let (items, _) = with_nested(records, &shapes, length).unwrap_or((items, length));
+    let items = reroll::reroll(items);
+    let length = nodes::length(&items);
     let program = finish(records, &items, options);
     debug_assert_eq!(program.compressed_length, length, "length counts what finish builds");
     program
@@ -262,7 +266,11 @@ impl Folding {
     /// made from (the same blocks and the same shapes, record for record: then every choice
     /// of [`compress`] is the same), else `compress` itself.
     pub fn program(&self, records: &[Record]) -> Program {
-        let options = CompressOptions::default();
+        self.program_with(records, &CompressOptions::default())
+    }
+
+    /// [`Folding::program`] with `options` (as [`compress_with`]).
+    pub fn program_with(&self, records: &[Record], options: &CompressOptions) -> Program {
         let same_blocks = block_ranges(records);
         let same = same_blocks.len() == self.parts.len()
             && same_blocks.iter().zip(&self.parts).all(|(a, (b, _, _))| a == b)
@@ -271,15 +279,16 @@ impl Folding {
                 .iter()
                 .all(|(range, _, _)| shape_ids(&records[range.clone()])[..] == self.shapes[range.clone()]);
         if !same {
-            return compress_with(records, &options);
+            return compress_with(records, options);
         }
         let mut nodes: Vec<Node> = Vec::new();
         for (range, items, length) in &self.parts {
             let (part, shapes) = (&records[range.clone()], &self.shapes[range.clone()]);
-            let part = match with_nested(part, shapes, *length) {
-                Some((nested, _)) => finish(part, &nested, &options),
-                None => finish(part, items, &options),
+            let chosen = match with_nested(part, shapes, *length) {
+                Some((nested, _)) => nested,
+                None => items.clone(),
             };
+            let part = finish(part, &reroll::reroll(chosen), options);
             let offset = id_bound(&nodes) as u32;
             nodes.extend(part.nodes.into_iter().map(|mut n| {
                 renumber(&mut n, offset);
@@ -289,7 +298,7 @@ impl Folding {
         let program = Program::of_nodes(records.len(), nodes);
         debug_assert_eq!(
             program,
-            compress_with(records, &options),
+            compress_with(records, options),
             "the folding's program is compress's"
         );
         program

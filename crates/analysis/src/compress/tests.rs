@@ -296,11 +296,39 @@ fn values_pick_the_compact_form() {
     assert!(matches!(c, Values::Cycle { period: 3, .. }), "{c:?}");
     let l = Values::compress(&[4, 9, 1]);
     assert!(matches!(l, Values::List { .. }));
+    // Two runs and a one: three runs store 6 numbers for 10.
+    let r = Values::compress(&[3, 3, 3, 3, 5, 5, 5, 5, 5, 3]);
+    assert_eq!(
+        r,
+        Values::Runs {
+            values: vec![3, 5, 3],
+            ends: vec![4, 9, 10]
+        }
+    );
+    for list in [
+        vec![3u64, 3, 3, 3, 5, 5, 5, 5, 5, 3],
+        vec![9, 9, 9, 1, 1, 1, 1, 7, 7, 7, 7, 7],
+    ] {
+        let v = Values::compress(&list);
+        assert!(matches!(v, Values::Runs { .. }), "{v:?}");
+        for n in 1..=list.len() {
+            assert_eq!(v.max_over(n as u64), *list[..n].iter().max().unwrap(), "{list:?} {n}");
+        }
+        let h = Values::histogram_of(&list);
+        let back: Vec<u64> = (0..list.len() as u64).map(|i| h.value(i)).collect();
+        let mut sorted = list.clone();
+        sorted.sort_unstable();
+        assert_eq!(back, sorted, "{h:?}");
+        for n in 1..=list.len() {
+            assert_eq!(h.max_over(n as u64), sorted[n - 1], "{h:?} {n}");
+        }
+    }
     for list in [
         vec![1u64, 7, 3, 1, 7, 3, 1, 7],
         vec![9, 8, 7, 6],
         vec![4, 9, 1],
         vec![3, 3, 5, 3, 3, 5],
+        vec![3, 3, 3, 3, 5, 5, 5, 5, 5, 3],
     ] {
         let v = Values::compress(&list);
         let back: Vec<u64> = (0..list.len() as u64).map(|i| v.value(i)).collect();
@@ -461,4 +489,65 @@ fn time_steps_of_varying_solves_are_one_loop() {
     let p = compress(&records(&f));
     expands_exactly(&p, &f);
     assert_eq!(p.compressed_length, 14, "{}", p.text());
+}
+
+/// A time step of five groups of the same shape — halo exchanges (`X Y`) run 8, 25, 4, 2 and 25
+/// times, each followed by a few reductions (`R`), the third group's reductions 7 instead of 4
+/// every tenth step (output), as Gerris's step — is one loop of the steps (the log's count),
+/// not one loop of the 5 × steps groups with their counts listed; its length does not depend
+/// on the steps, and the expansion is exact.
+#[test]
+fn steps_of_several_groups_of_one_shape_are_one_loop() {
+    let mut lengths = Vec::new();
+    for steps in [40usize, 100] {
+        let mut f = vec!["I"];
+        for s in 0..steps {
+            let third = if s % 10 == 9 { 7 } else { 4 };
+            for (exchanges, reductions) in [(8, 3), (25, 2), (4, third), (2, 3), (25, 2)] {
+                for _ in 0..exchanges {
+                    f.extend(["X", "Y"]);
+                }
+                f.extend(std::iter::repeat_n("R", reductions));
+            }
+        }
+        f.push("F");
+        let p = compress(&records(&f));
+        expands_exactly_up_to(&p, &f, 100_000);
+        let counts: Vec<&Values> = p
+            .nodes
+            .iter()
+            .filter_map(|n| match n {
+                Node::Loop { count, .. } => Some(count),
+                Node::Call { .. } => None,
+            })
+            .collect();
+        assert_eq!(
+            counts,
+            [&Values::Constant { value: steps as u64 }],
+            "{steps}: {}",
+            p.text()
+        );
+        lengths.push(p.compressed_length);
+    }
+    assert_eq!(lengths[0], lengths[1]);
+}
+
+/// A solver's iterations per step that follow no period (data) keep the loop of iterations
+/// equal up to inner counts: nothing is re-rolled.
+#[test]
+fn inner_counts_without_a_period_are_not_rerolled() {
+    let mut f = vec!["I"];
+    let mut x = 7u64;
+    for _ in 0..60 {
+        x = x * 1_103_515_245 % 2_147_483_648 + 12_345;
+        for _ in 0..(2 + x % 5) {
+            f.extend(["X", "Y"]);
+        }
+        f.push("R");
+    }
+    f.push("F");
+    let p = compress(&records(&f));
+    expands_exactly_up_to(&p, &f, 100_000);
+    let (outer, _) = outer_and_inner(&p).expect("a loop of iterations with an inner loop");
+    assert_eq!(*outer, Values::Constant { value: 60 }, "{}", p.text());
 }

@@ -1,4 +1,5 @@
-//! Sequences of numbers kept compactly: constant, range, cycle, list, per rank, or statistics.
+//! Sequences of numbers kept compactly: constant, range, cycle, runs, list, per rank, or (sizes
+//! only) a histogram or statistics.
 
 use super::*;
 
@@ -30,6 +31,27 @@ pub enum Values {
     List {
         /// The numbers.
         values: Vec<u64>,
+    },
+    /// Runs of one number: `values[k]` repeated up to occurrence `ends[k]` (exclusive, increasing).
+    /// Chosen over a list when it stores fewer numbers (NAS CG's 846 reduction and vector sizes
+    /// are 32 runs).
+    Runs {
+        /// The number of each run.
+        values: Vec<u64>,
+        /// Occurrences up to the end of each run (cumulative).
+        ends: Vec<u64>,
+    },
+    /// Message sizes whose order is data, summarised by how often each size occurs
+    /// ([`CompressOptions::exact_sizes`] off, at most [`MAX_LISTED`] distinct sizes, but more than
+    /// [`MAX_STORED`] numbers in any exact form: a phylogenetics code's likelihood reductions of 8
+    /// or 16 bytes in the order its tree search takes). `value(i)` gives the sizes in blocks, in
+    /// increasing size, so the expansion carries exactly the recorded sizes and volume in another
+    /// order.
+    Histogram {
+        /// The distinct sizes, increasing.
+        values: Vec<u64>,
+        /// Occurrences of each.
+        counts: Vec<u64>,
     },
     /// Numbers that follow no pattern, summarised ([`CompressOptions::exact_sizes`] off, more
     /// than [`MAX_LISTED`] distinct ones: message sizes that change from step to step, as a molecular
@@ -77,6 +99,14 @@ pub struct RankValues {
 /// data, summarised, so the program does not grow with the number of steps.
 pub const MAX_LISTED: usize = 16;
 
+/// Most numbers an exact form of a message-size sequence stores when
+/// [`CompressOptions::exact_sizes`] is off; beyond it the sizes become a [`Values::Histogram`]
+/// (or [`Values::Stats`]), so a record's size in the program is bounded whatever the number of
+/// steps. Sizes that follow the program's control flow fit well within it (NAS MG's 444 sizes
+/// on 8 ranks are 147 runs, 294 numbers); sizes chosen by the data in a long run do not (the
+/// 55,497 likelihood reductions of a 4-rank ExaML search are 1,859 runs).
+pub const MAX_STORED: usize = 1024;
+
 impl Values {
     /// The most compact form of `list` (constant, range of at least 3, cycle, or list).
     pub fn compress(list: &[u64]) -> Values {
@@ -99,16 +129,67 @@ impl Values {
                 unit: Box::new(Values::compress(&list[..period])),
             };
         }
+        let runs = 1 + list.windows(2).filter(|w| w[0] != w[1]).count();
+        if 2 * runs < list.len() {
+            let (mut values, mut ends) = (Vec::with_capacity(runs), Vec::with_capacity(runs));
+            for (i, w) in list.iter().enumerate() {
+                if list.get(i + 1) != Some(w) {
+                    values.push(*w);
+                    ends.push(i as u64 + 1);
+                }
+            }
+            return Values::Runs { values, ends };
+        }
         Values::List { values: list.to_vec() }
     }
 
-    /// `compress(list)`, summarised as [`Values::Stats`] when it is a list longer than
-    /// [`MAX_LISTED`] and `exact` is false.
+    /// `compress(list)` for message sizes: when `exact` is false, a list or runs with more than
+    /// [`MAX_LISTED`] distinct sizes becomes [`Values::Stats`], and a form storing more than
+    /// [`MAX_STORED`] numbers a [`Values::Histogram`] (or `Stats`).
     pub fn compress_sizes(list: &[u64], exact: bool) -> Values {
         let v = Values::compress(list);
+        if exact {
+            return v;
+        }
+        let many = || distinct_above(list, MAX_LISTED);
         match v {
-            Values::List { ref values } if !exact && distinct_above(values, MAX_LISTED) => Values::summary_of(values),
+            Values::List { .. } | Values::Runs { .. } if many() => Values::summary_of(list),
+            v if v.stored() > MAX_STORED => {
+                if many() {
+                    Values::summary_of(list)
+                } else {
+                    Values::histogram_of(list)
+                }
+            }
             v => v,
+        }
+    }
+
+    /// `list` as a [`Values::Histogram`].
+    pub fn histogram_of(list: &[u64]) -> Values {
+        let mut counts: std::collections::BTreeMap<u64, u64> = Default::default();
+        for &v in list {
+            *counts.entry(v).or_default() += 1;
+        }
+        Values::Histogram {
+            values: counts.keys().copied().collect(),
+            counts: counts.values().copied().collect(),
+        }
+    }
+
+    /// Numbers this form stores (a measure of its size in the program).
+    pub fn stored(&self) -> usize {
+        match self {
+            Values::Constant { .. } => 1,
+            Values::Range { .. } => 2,
+            Values::Cycle { unit, .. } => 1 + unit.stored(),
+            Values::List { values } => values.len(),
+            Values::Runs { values, ends } => values.len() + ends.len(),
+            Values::Histogram { values, counts } => values.len() + counts.len(),
+            Values::Stats { .. } => 5,
+            Values::ByRank { default, ranks } => {
+                default.stored() + ranks.iter().map(|g| g.ranks.len() + g.values.stored()).sum::<usize>()
+            }
         }
     }
 
@@ -149,6 +230,20 @@ impl Values {
             Values::Range { first, step } => (*first as i128 + *step as i128 * i as i128) as u64,
             Values::Cycle { period, unit } => unit.value(i % (*period).max(1) as u64),
             Values::List { values } => values.get(i as usize).copied().unwrap_or(0),
+            Values::Runs { values, ends } => {
+                let k = ends.partition_point(|&e| e <= i);
+                values.get(k).copied().unwrap_or(0)
+            }
+            Values::Histogram { values, counts } => {
+                let mut end = 0u64;
+                for (&v, &c) in values.iter().zip(counts) {
+                    end += c;
+                    if i < end {
+                        return v;
+                    }
+                }
+                0
+            }
         }
     }
 
@@ -166,6 +261,24 @@ impl Values {
                     String::new()
                 };
                 format!("{{{}{more}}}", shown.join(", "))
+            }
+            Values::Runs { values, ends } => {
+                let shown: Vec<String> = values
+                    .iter()
+                    .zip(std::iter::once(&0).chain(ends.iter()).zip(ends))
+                    .take(6)
+                    .map(|(v, (a, b))| format!("{v} ×{}", b - a))
+                    .collect();
+                let more = if values.len() > 6 {
+                    format!(", … {} runs", values.len())
+                } else {
+                    String::new()
+                };
+                format!("{{{}{more}}}", shown.join(", "))
+            }
+            Values::Histogram { values, counts } => {
+                let shown: Vec<String> = values.iter().zip(counts).map(|(v, c)| format!("{v} ×{c}")).collect();
+                format!("{{{}; order not kept}}", shown.join(", "))
             }
             Values::Stats {
                 count, min, mean, max, ..
@@ -200,6 +313,22 @@ impl Values {
             }
             Values::Cycle { period, unit } => unit.max_over((*period as u64).min(n)),
             Values::List { values } => values.iter().take(n as usize).copied().max().unwrap_or(0),
+            Values::Runs { values, ends } => {
+                // Runs that start before occurrence n.
+                let started = ends.partition_point(|&e| e < n) + 1;
+                values.iter().take(started).copied().max().unwrap_or(0)
+            }
+            Values::Histogram { values, counts } => {
+                let (mut start, mut max) = (0u64, 0u64);
+                for (&v, &c) in values.iter().zip(counts) {
+                    if start >= n {
+                        break;
+                    }
+                    max = max.max(v);
+                    start += c;
+                }
+                max
+            }
             Values::Stats { count, total, max, .. } => {
                 if n >= *count {
                     *max

@@ -373,6 +373,16 @@ static inline void compute(double ns)
 }
 
 static inline int nb(int d) { return neighbour[me][d]; }
+/* The value of occurrence `i` of a run-length table: `v[k]` up to occurrence `e[k]` (exclusive). */
+static inline unsigned long long run_at(const unsigned long long *v, const unsigned long long *e, unsigned long n, unsigned long long i)
+{
+    unsigned long lo = 0, hi = n;
+    while (lo < hi) {
+        unsigned long mid = lo + (hi - lo) / 2;
+        if (e[mid] <= i) lo = mid + 1; else hi = mid;
+    }
+    return lo < n ? v[lo] : 0ULL;
+}
 /* Request slot `k` of this record (a start of several persistent requests has several). */
 static inline MPI_Request *slot_k(int k) { return &ring[(pos % RING) * SLOTS + k]; }
 static inline MPI_Request *slot(void) { return slot_k(0); }
@@ -454,17 +464,40 @@ fn value_expr(v: &Values, idx: &str, name: &str, tables: &mut String, node_of_ra
             value_expr(unit, &format!("(({idx}) % {period}ULL)"), name, tables, node_of_rank)
         }
         Values::List { values } => {
-            let _ = write!(tables, "static const unsigned long long {name}[{}] = {{", values.len());
-            for (k, x) in values.iter().enumerate() {
-                if k % 12 == 0 {
-                    tables.push_str("\n    ");
-                }
-                let _ = write!(tables, "{x}ULL, ");
-            }
-            tables.push_str("\n};\n");
+            ull_table(tables, name, values);
             format!("{name}[{idx}]")
         }
+        Values::Runs { values, ends } => {
+            ull_table(tables, &format!("{name}_v"), values);
+            ull_table(tables, &format!("{name}_e"), ends);
+            format!("run_at({name}_v, {name}_e, {}UL, {idx})", values.len())
+        }
+        Values::Histogram { values, counts } => {
+            // Blocks in increasing size: runs whose ends are the cumulative counts.
+            let ends: Vec<u64> = counts
+                .iter()
+                .scan(0u64, |end, &c| {
+                    *end += c;
+                    Some(*end)
+                })
+                .collect();
+            ull_table(tables, &format!("{name}_v"), values);
+            ull_table(tables, &format!("{name}_e"), &ends);
+            format!("run_at({name}_v, {name}_e, {}UL, {idx})", values.len())
+        }
     }
+}
+
+/// A C table of unsigned long longs named `name`, appended to `tables`.
+fn ull_table(tables: &mut String, name: &str, values: &[u64]) {
+    let _ = write!(tables, "static const unsigned long long {name}[{}] = {{", values.len());
+    for (k, x) in values.iter().enumerate() {
+        if k % 12 == 0 {
+            tables.push_str("\n    ");
+        }
+        let _ = write!(tables, "{x}ULL, ");
+    }
+    tables.push_str("\n};\n");
 }
 
 fn needs_counter(v: &Values) -> bool {
