@@ -7,6 +7,7 @@ use crate::print;
 use crate::topology::threshold_arg;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use tracelogic_engine::logical::CompressOptions;
 use tracelogic_engine::topology::Threshold;
 use tracelogic_model::{Rank, Selection};
 
@@ -38,6 +39,11 @@ pub struct Args {
     /// Filtering before topology identification: `auto` or a percentage (as `tracelogic topology`).
     #[arg(long, default_value = "auto", value_parser = threshold_arg)]
     pub threshold: Threshold,
+    /// Keep every message size in the compressed program (runs or lists of any length) instead
+    /// of summarising sizes the data choose (more than 16 distinct sizes, or an exact form of
+    /// more than 1024 numbers) by a histogram or statistics.
+    #[arg(long)]
+    pub exact_sizes: bool,
     /// Show the physical records of the used rank(s) beside the logical ones (Table 5 style).
     #[arg(long, conflicts_with_all = ["compress", "json"])]
     pub side_by_side: bool,
@@ -63,9 +69,12 @@ pub fn run(args: Args) -> CliResult {
     let engine = narrowed(load_trace(&args.paths)?, &args.selection)?;
     let all = Selection::all();
     let out = args.output.as_deref();
+    let options = CompressOptions {
+        exact_sizes: args.exact_sizes,
+    };
     let text = if let Some(r) = args.rank {
         set_stage("compressing loops");
-        let program = engine.rank_program(&all, r)?;
+        let program = engine.rank_program_with(&all, r, &options)?;
         print::logical::rank_program(&program, args.json, args.compress)?
     } else if let Some(r) = args.expand_rank {
         set_stage(format!("expanding the logical trace for rank {r}"));
@@ -73,7 +82,7 @@ pub fn run(args: Args) -> CliResult {
         print::logical::expansion(&expansion, args.json)?
     } else {
         set_stage("building, verifying and compressing the logical trace");
-        let report = engine.logical(&all, args.threshold, &args.from_ranks)?;
+        let report = engine.logical_with(&all, args.threshold, &args.from_ranks, &options)?;
         if args.json {
             // Written as it is serialised: the document of a 16.6 M-call run is 146 MB of text,
             // built into a string first it took as long again in fresh pages.
@@ -124,6 +133,7 @@ mod tests {
             rank: None,
             from_ranks: Vec::new(),
             threshold: Threshold::Auto,
+            exact_sizes: false,
             side_by_side: false,
             output: Some(out.to_path_buf()),
             selection: SelectionArgs::default(),
@@ -163,6 +173,48 @@ mod tests {
         let outside = v["accuracy"]["offset_calls"].as_f64().unwrap() / v["accuracy"]["calls"].as_f64().unwrap();
         assert!(outside > 0.0 && outside < 0.2, "{outside}");
         assert!(v.get("records").is_none());
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    /// `--exact-sizes`: sizes the data choose (20 distinct ones, scrambled) are kept in the
+    /// program instead of being summarised.
+    #[test]
+    fn exact_sizes_keep_every_size_in_the_program() {
+        use tracelogic_model::{P2pDir, Trace, NO_CALLPATH};
+        let mut t = Trace::new("text", "scrambled sizes", 2);
+        let (mut clock, mut x) = (0, 0x9e37_79b9_7f4a_7c15u64);
+        for _ in 0..200 {
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let bytes = 8 * (1 + (x >> 33) % 20);
+            for r in 0..2u32 {
+                let c = t.push_call(r, "MPI_Sendrecv", clock, clock + 5, NO_CALLPATH, 0);
+                t.push_p2p(r, c, c, P2pDir::Send, 1 - r, 0, 0, bytes);
+                t.push_p2p(r, c, c, P2pDir::Recv, 1 - r, 0, 0, bytes);
+            }
+            clock += 10;
+        }
+        let dir = std::env::temp_dir().join(format!("tracelogic-cli-logical-{}-exact", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("run.txt");
+        std::fs::write(&path, tracelogic_formats::text::write(&t)).unwrap();
+        let out = dir.join("out.json");
+        let program = |exact_sizes: bool| {
+            run(Args {
+                compress: true,
+                exact_sizes,
+                ..args(&path, &out)
+            })
+            .unwrap();
+            read_json(&out)["program"].to_string()
+        };
+        assert!(program(false).contains(r#""form":"stats""#));
+        let exact = program(true);
+        assert!(
+            !exact.contains(r#""form":"stats""#) && exact.contains(r#""form":"list""#),
+            "{exact}"
+        );
         std::fs::remove_dir_all(dir).unwrap();
     }
 

@@ -6,6 +6,7 @@ use crate::logical::write_out;
 use crate::topology::threshold_arg;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use tracelogic_engine::logical::CompressOptions;
 use tracelogic_engine::topology::Threshold;
 use tracelogic_model::{Rank, Selection};
 
@@ -25,6 +26,10 @@ pub struct Args {
     /// Filtering before topology identification: `auto` or a percentage.
     #[arg(long, default_value = "auto", value_parser = threshold_arg)]
     pub threshold: Threshold,
+    /// Replay every message size as recorded (as `logical --exact-sizes`) instead of a
+    /// histogram or statistics of sizes the data choose.
+    #[arg(long)]
+    pub exact_sizes: bool,
     /// Which part of the run the skeleton replays (e.g. `--from 2s --to 3s` for one phase).
     #[command(flatten)]
     pub selection: SelectionArgs,
@@ -34,7 +39,10 @@ pub struct Args {
 pub fn run(args: Args) -> CliResult {
     let engine = load_narrowed(&args.paths, &args.selection)?;
     set_stage("writing the skeleton");
-    let skeleton = engine.skeleton(&Selection::all(), args.threshold, &args.from_ranks)?;
+    let options = CompressOptions {
+        exact_sizes: args.exact_sizes,
+    };
+    let skeleton = engine.skeleton_with(&Selection::all(), args.threshold, &args.from_ranks, &options)?;
     write_out(Some(&args.output), &skeleton.source)?;
     eprintln!(
         "tracelogic: {}",

@@ -6,8 +6,8 @@
 use crate::{Engine, Error, Result, Scope};
 use serde::{Deserialize, Serialize};
 use std::cell::OnceCell;
-pub use tracelogic_analysis::compress::Program;
-use tracelogic_analysis::compress::{compress, Folding};
+use tracelogic_analysis::compress::{compress_with, Folding};
+pub use tracelogic_analysis::compress::{CompressOptions, Program};
 use tracelogic_analysis::logical::{
     expand_records, logicalize_identified, logicalize_identified_folded, physical_calls, rank_records, verify, Sourced,
 };
@@ -246,6 +246,7 @@ fn verify_and_compress(
     trace: &Sourced<'_>,
     logical: &LogicalTrace,
     folding: Option<&Folding>,
+    options: &CompressOptions,
 ) -> (
     std::result::Result<tracelogic_analysis::logical::Verification, String>,
     Program,
@@ -253,7 +254,7 @@ fn verify_and_compress(
     #[cfg(not(target_arch = "wasm32"))]
     {
         std::thread::scope(|s| {
-            let program = s.spawn(|| compress_folded(&logical.records, folding));
+            let program = s.spawn(|| compress_folded(&logical.records, folding, options));
             let verification = verify(trace, logical);
             let program = program.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
             (verification, program)
@@ -261,15 +262,18 @@ fn verify_and_compress(
     }
     #[cfg(target_arch = "wasm32")]
     {
-        (verify(trace, logical), compress_folded(&logical.records, folding))
+        (
+            verify(trace, logical),
+            compress_folded(&logical.records, folding, options),
+        )
     }
 }
 
-/// [`compress`] of `records`, through `folding` when given.
-fn compress_folded(records: &[Record], folding: Option<&Folding>) -> Program {
+/// [`compress_with`] of `records`, through `folding` when given.
+fn compress_folded(records: &[Record], folding: Option<&Folding>, options: &CompressOptions) -> Program {
     match folding {
-        Some(f) => f.program(records),
-        None => compress(records),
+        Some(f) => f.program_with(records, options),
+        None => compress_with(records, options),
     }
 }
 
@@ -312,10 +316,22 @@ impl Engine {
     /// (`tracelogic logical`, the page's logical view). `threshold` filters the matrix before
     /// identification; `from` names the ranks to build it from (empty: automatic).
     pub fn logical(&self, selection: &Selection, threshold: Threshold, from: &[Rank]) -> Result<LogicalReport> {
+        self.logical_with(selection, threshold, from, &CompressOptions::default())
+    }
+
+    /// [`Engine::logical`], compressed with `options` (`exact_sizes`: every message size kept,
+    /// `tracelogic logical --exact-sizes`, the page's "exact sizes").
+    pub fn logical_with(
+        &self,
+        selection: &Selection,
+        threshold: Threshold,
+        from: &[Rank],
+        options: &CompressOptions,
+    ) -> Result<LogicalReport> {
         let scope = self.scope(selection)?;
         let sourced = scope.sourced();
         let (logical, folding) = self.logical_trace_folded(&scope, &sourced, threshold, from, true)?;
-        let (verification, program) = verify_and_compress(&sourced, &logical, folding.as_ref());
+        let (verification, program) = verify_and_compress(&sourced, &logical, folding.as_ref(), options);
         let verification = verification.map_err(Error::Input)?;
         Ok(LogicalReport {
             logical,
@@ -350,9 +366,19 @@ impl Engine {
 
     /// The own trace of `rank` in `selection` (peers as ranks, nothing dropped), loop-compressed.
     pub fn rank_program(&self, selection: &Selection, rank: Rank) -> Result<RankProgram> {
+        self.rank_program_with(selection, rank, &CompressOptions::default())
+    }
+
+    /// [`Engine::rank_program`] compressed with `options`.
+    pub fn rank_program_with(
+        &self,
+        selection: &Selection,
+        rank: Rank,
+        options: &CompressOptions,
+    ) -> Result<RankProgram> {
         let scope = self.scope(selection)?;
         let records = rank_records(scope.trace(), rank).map_err(Error::Input)?;
-        let program = compress(&records);
+        let program = compress_with(&records, options);
         Ok(RankProgram {
             source: scope.trace().source.clone(),
             rank,
@@ -364,9 +390,21 @@ impl Engine {
 
     /// The MPI performance skeleton in C of `selection` (`tracelogic skeleton`).
     pub fn skeleton(&self, selection: &Selection, threshold: Threshold, from: &[Rank]) -> Result<SkeletonReport> {
+        self.skeleton_with(selection, threshold, from, &CompressOptions::default())
+    }
+
+    /// [`Engine::skeleton`] of the program compressed with `options` (`tracelogic skeleton
+    /// --exact-sizes`).
+    pub fn skeleton_with(
+        &self,
+        selection: &Selection,
+        threshold: Threshold,
+        from: &[Rank],
+        options: &CompressOptions,
+    ) -> Result<SkeletonReport> {
         let scope = self.scope(selection)?;
         let (logical, folding) = self.logical_trace_folded(&scope, &scope.sourced(), threshold, from, true)?;
-        let program = compress_folded(&logical.records, folding.as_ref());
+        let program = compress_folded(&logical.records, folding.as_ref(), options);
         let source = skeleton_c(&logical, &program).map_err(Error::Input)?;
         Ok(SkeletonReport {
             source,

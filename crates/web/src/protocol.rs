@@ -139,7 +139,12 @@ pub enum AnalysisRequest {
         library: ReferenceLibrary,
     },
     /// The logical trace, its loop-compressed program, verification and C skeleton.
-    Logical,
+    Logical {
+        /// Keep every message size in the program (`tracelogic logical --exact-sizes`) instead
+        /// of a histogram or statistics of sizes the data choose.
+        #[serde(default)]
+        exact_sizes: bool,
+    },
     /// One download of the logical view, kept in the worker since the last
     /// [`AnalysisRequest::Logical`] of the same selection; the answer is the file's text as it
     /// is (not JSON).
@@ -242,7 +247,7 @@ impl AnalysisRequest {
     pub fn kind(&self) -> &'static str {
         match self {
             AnalysisRequest::Topology { .. } | AnalysisRequest::TopologyWithLibrary { .. } => "topology",
-            AnalysisRequest::Logical => "logical",
+            AnalysisRequest::Logical { .. } => "logical",
             AnalysisRequest::LogicalDownload { .. } => "logical-download",
             AnalysisRequest::Patterns => "patterns",
             AnalysisRequest::Match { .. } => "match",

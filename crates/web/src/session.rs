@@ -17,7 +17,7 @@ use crate::protocol::{
 };
 use std::cell::RefCell;
 use tracelogic_engine::compare::RunsReport;
-use tracelogic_engine::logical::LogicalReport;
+use tracelogic_engine::logical::{CompressOptions, LogicalReport};
 use tracelogic_engine::patterns::{PatternOptions, SearchRequest};
 use tracelogic_engine::phases::Outside;
 use tracelogic_engine::replay::ReplayRequest;
@@ -32,7 +32,7 @@ pub struct Session {
     engine: Engine,
     /// The logical trace of the last logical analysis and its selection (as the page sent it),
     /// for the view's downloads, which stay here instead of travelling with the answer.
-    logical: RefCell<Option<(Selection, LogicalReport)>>,
+    logical: RefCell<Option<(Selection, CompressOptions, LogicalReport)>>,
 }
 
 /// The outcome of [`Session::load`]: the session and what the page shows first.
@@ -235,16 +235,19 @@ impl Session {
             AnalysisRequest::TopologyWithLibrary { threshold_pct, library } => {
                 topology(*threshold_pct, library.custom_patterns()?)?
             }
-            AnalysisRequest::Logical => {
+            AnalysisRequest::Logical { exact_sizes } => {
                 self.logical.replace(None);
-                match engine.logical(selection, Threshold::Auto, &[]) {
+                let options = CompressOptions {
+                    exact_sizes: *exact_sizes,
+                };
+                match engine.logical_with(selection, Threshold::Auto, &[], &options) {
                     // A run without point-to-point traffic (NAS FT) has no logical trace: an
                     // answer, not a failure.
                     Err(tracelogic_engine::Error::NothingFound(m)) => Answer::NothingFound(m),
                     report => {
                         let report = report?;
                         let view = report.view();
-                        self.logical.replace(Some((selection.clone(), report)));
+                        self.logical.replace(Some((selection.clone(), options, report)));
                         Answer::Logical(view)
                     }
                 }
@@ -292,15 +295,15 @@ impl Session {
     }
 
     /// The text of download `which` of the logical trace of `selection`: the kept one when it
-    /// is that selection's, else built again.
+    /// is that selection's (with the options the view last asked for), else built again.
     fn download(&self, which: LogicalDownload, selection: &Selection) -> Result<String, String> {
         let mut kept = self.logical.borrow_mut();
-        if kept.as_ref().is_none_or(|(s, _)| s != selection) {
-            *kept = None;
-            let report = self.engine.logical(selection, Threshold::Auto, &[])?;
-            *kept = Some((selection.clone(), report));
+        if kept.as_ref().is_none_or(|(s, _, _)| s != selection) {
+            let options = kept.take().map(|(_, o, _)| o).unwrap_or_default();
+            let report = self.engine.logical_with(selection, Threshold::Auto, &[], &options)?;
+            *kept = Some((selection.clone(), options, report));
         }
-        let (_, report) = kept.as_ref().expect("kept above");
+        let (_, _, report) = kept.as_ref().expect("kept above");
         match which {
             LogicalDownload::Json => report.json(),
             LogicalDownload::Text => Ok(report.text()),

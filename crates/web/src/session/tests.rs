@@ -234,11 +234,11 @@ fn logical_downloads_come_from_the_selection_they_are_asked_with() {
         to: Some((end - start) / 2),
         ..Selection::default()
     };
-    let whole: LogicalView = answer(session.analyse(&AnalysisRequest::Logical));
+    let whole: LogicalView = answer(session.analyse(&AnalysisRequest::Logical { exact_sizes: false }));
     let kept = json(&Selection::all());
     assert_eq!(kept["records"].as_array().unwrap().len(), whole.program.raw_length);
     // Asked for another selection than the kept one, the download is that selection's.
-    let part: LogicalView = answer(session.analyse_selected(&AnalysisRequest::Logical, &low));
+    let part: LogicalView = answer(session.analyse_selected(&AnalysisRequest::Logical { exact_sizes: false }, &low));
     assert_ne!(part.program.raw_length, whole.program.raw_length);
     assert_eq!(json(&Selection::all()), kept);
     assert_eq!(json(&low)["records"].as_array().unwrap().len(), part.program.raw_length);
@@ -404,7 +404,7 @@ fn an_empty_selection_is_an_error_for_every_analysis_not_a_panic() {
     };
     for request in [
         AnalysisRequest::Topology { threshold_pct: None },
-        AnalysisRequest::Logical,
+        AnalysisRequest::Logical { exact_sizes: false },
         AnalysisRequest::Patterns,
         AnalysisRequest::Phases { strength: 0.0 },
         AnalysisRequest::WhatIf { custom: None },
@@ -434,7 +434,7 @@ fn the_logical_answer_names_the_ranks_that_message_themselves() {
     let own: Vec<u32> = (0..4u32)
         .filter(|&rank| mg4.ranks[rank as usize].p2p.peer.contains(&rank))
         .collect();
-    let r: LogicalView = answer(Session::new(mg4).analyse(&AnalysisRequest::Logical));
+    let r: LogicalView = answer(Session::new(mg4).analyse(&AnalysisRequest::Logical { exact_sizes: false }));
     assert!(!own.is_empty());
     assert_eq!(r.self_ranks, own);
 }
@@ -666,4 +666,47 @@ fn every_samples_load_answer_reads_back_through_the_worker_channel() {
         let back: crate::protocol::Response = bincode::deserialize(&bytes).unwrap_or_else(|e| panic!("{}: {e}", s.id));
         assert_eq!(back, answer, "{}", s.id);
     }
+}
+
+/// Sizes the data choose (20 distinct sizes in a scrambled order) are summarised in the view's
+/// program unless the view asks for exact sizes; the downloads follow the last request.
+#[test]
+fn the_logical_view_keeps_every_size_when_asked() {
+    use crate::protocol::{LogicalDownload, LogicalView};
+    use tracelogic_model::{P2pDir, NO_CALLPATH};
+    let mut t = Trace::new("text", "scrambled sizes", 2);
+    let (mut clock, mut x) = (0, 0x9e37_79b9_7f4a_7c15u64);
+    for _ in 0..200 {
+        x = x
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        let bytes = 8 * (1 + (x >> 33) % 20);
+        for r in 0..2u32 {
+            let c = t.push_call(r, "MPI_Sendrecv", clock, clock + 5, NO_CALLPATH, 0);
+            t.push_p2p(r, c, c, P2pDir::Send, 1 - r, 0, 0, bytes);
+            t.push_p2p(r, c, c, P2pDir::Recv, 1 - r, 0, 0, bytes);
+        }
+        clock += 10;
+    }
+    let session = Session::new(t);
+    let forms = |view: &LogicalView| serde_json::to_string(&view.program).unwrap();
+    let summarised: LogicalView = answer(session.analyse(&AnalysisRequest::Logical { exact_sizes: false }));
+    assert!(
+        forms(&summarised).contains(r#""form":"stats""#),
+        "{}",
+        forms(&summarised)
+    );
+    let exact: LogicalView = answer(session.analyse(&AnalysisRequest::Logical { exact_sizes: true }));
+    assert!(!forms(&exact).contains(r#""form":"stats""#), "{}", forms(&exact));
+    assert_eq!(exact.program.compressed_length, summarised.program.compressed_length);
+    // The skeleton download replays the exact program: its 200 sizes as a table.
+    let skeleton: String = answer(session.analyse(&AnalysisRequest::LogicalDownload {
+        which: LogicalDownload::Skeleton,
+    }));
+    assert!(skeleton.contains("[200] = {"), "{skeleton}");
+    let _: LogicalView = answer(session.analyse(&AnalysisRequest::Logical { exact_sizes: false }));
+    let skeleton: String = answer(session.analyse(&AnalysisRequest::LogicalDownload {
+        which: LogicalDownload::Skeleton,
+    }));
+    assert!(!skeleton.contains("[200] = {"), "{skeleton}");
 }

@@ -310,6 +310,14 @@ pub fn logical_view(props: &LogicalProps) -> Html {
         Err(page) => return wrap(page),
     };
     let busy = props.download.as_ref().is_some_and(|d| d.pending);
+    // Sizes the data choose are summarised unless the user asks for every one.
+    let exact_sizes = matches!(
+        props.state.request,
+        Some(AnalysisRequest::Logical { exact_sizes: true })
+    );
+    let on_exact_sizes = props.on_request.reform(|e: Event| AnalysisRequest::Logical {
+        exact_sizes: e.target_unchecked_into::<web_sys::HtmlInputElement>().checked(),
+    });
     let download_error = props
         .download
         .as_ref()
@@ -375,6 +383,9 @@ pub fn logical_view(props: &LogicalProps) -> Html {
                 }
             </dl>
             <p class="downloads">
+                <label title="Keep every message size in the program, the JSON and the skeleton (runs or lists of any length) instead of a histogram or statistics of sizes the data choose">
+                    <input type="checkbox" id="logical-exact-sizes" checked={exact_sizes} onchange={on_exact_sizes} disabled={props.state.pending} />{ " Exact sizes " }
+                </label>
                 { download_button("logical-json", "Download JSON", LogicalDownload::Json, &props.on_request, busy) }
                 { download_button("logical-text", "Download text", LogicalDownload::Text, &props.on_request, busy) }
                 if r.no_skeleton.is_none() {
@@ -502,7 +513,9 @@ mod tests {
     #[test]
     fn the_view_reads_the_answer_and_the_downloads_stay_out_of_it() {
         let session = crate::session::Session::new(crate::session::tests::sample_trace("npb-lu.S.8"));
-        let answer = session.analyse(&AnalysisRequest::Logical).unwrap();
+        let answer = session
+            .analyse(&AnalysisRequest::Logical { exact_sizes: false })
+            .unwrap();
         let Answer::Logical(full) = &answer else {
             panic!("{answer:?}")
         };

@@ -104,7 +104,7 @@ impl View {
     pub fn default_request(self) -> Option<AnalysisRequest> {
         match self {
             View::Topology => Some(AnalysisRequest::Topology { threshold_pct: None }),
-            View::Logical => Some(AnalysisRequest::Logical),
+            View::Logical => Some(AnalysisRequest::Logical { exact_sizes: false }),
             View::Patterns => Some(AnalysisRequest::Patterns),
             View::Phases => Some(AnalysisRequest::Phases { strength: 0.0 }),
             View::WhatIf => Some(AnalysisRequest::WhatIf { custom: None }),

@@ -257,7 +257,7 @@ fn only_the_latest_answer_of_a_view_is_shown() {
 #[test]
 fn analyses_are_asked_once_per_view_and_not_without_a_trace() {
     let mut s = State::default();
-    assert_eq!(s.begin_analysis(AnalysisRequest::Logical), None);
+    assert_eq!(s.begin_analysis(AnalysisRequest::Logical { exact_sizes: false }), None);
     assert_eq!(s.analysis_seq, 0);
     let (mut s, _) = showing_lu();
     assert_eq!(s.missing_analysis(View::Summary), None);
@@ -358,7 +358,8 @@ fn a_dead_worker_answers_the_waiting_views_and_a_stopped_one_every_later_request
     let (mut s, loaded) = showing_lu();
     let done = s.begin_analysis(AnalysisRequest::Profile).unwrap();
     s.take_answer(answer(&loaded.session, &done));
-    s.begin_analysis(AnalysisRequest::Logical).unwrap();
+    s.begin_analysis(AnalysisRequest::Logical { exact_sizes: false })
+        .unwrap();
     s.worker_failed("worker panicked: out of memory".into(), true);
     assert_eq!(
         s.analyses["logical"].result.as_deref(),
