@@ -235,11 +235,14 @@ impl Verification {
             };
         }
         if self.ranks_bytes_differ.is_empty() && self.ranks_volume_off.is_empty() && self.volume_error == 0.0 {
-            format!("exact, {} bytes, every size on every rank", self.real_bytes)
+            format!(
+                "exact, {} bytes sent and received, every size on every rank",
+                self.real_bytes
+            )
         } else {
             format!(
-                "{} bytes expanded for {} recorded (error {:.3} %, largest per rank {:.3} %); sizes differ on {} ranks, \
-                 volume off by more than 1 % on {}",
+                "{} bytes expanded for {} recorded (sent and received; error {:.3} %, largest per rank {:.3} %); sizes \
+                 differ on {} ranks, volume off by more than 1 % on {}",
                 self.expanded_bytes,
                 self.real_bytes,
                 100.0 * self.volume_error,
