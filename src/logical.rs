@@ -180,21 +180,8 @@ mod tests {
     /// program instead of being summarised.
     #[test]
     fn exact_sizes_keep_every_size_in_the_program() {
-        use tracelogic_model::{P2pDir, Trace, NO_CALLPATH};
-        let mut t = Trace::new("text", "scrambled sizes", 2);
-        let (mut clock, mut x) = (0, 0x9e37_79b9_7f4a_7c15u64);
-        for _ in 0..200 {
-            x = x
-                .wrapping_mul(6_364_136_223_846_793_005)
-                .wrapping_add(1_442_695_040_888_963_407);
-            let bytes = 8 * (1 + (x >> 33) % 20);
-            for r in 0..2u32 {
-                let c = t.push_call(r, "MPI_Sendrecv", clock, clock + 5, NO_CALLPATH, 0);
-                t.push_p2p(r, c, c, P2pDir::Send, 1 - r, 0, 0, bytes);
-                t.push_p2p(r, c, c, P2pDir::Recv, 1 - r, 0, 0, bytes);
-            }
-            clock += 10;
-        }
+        use tracelogic_synth::pair::{scrambled_sizes, sendrecv_pair};
+        let t = sendrecv_pair(&scrambled_sizes(200, 20, 0x9e37_79b9_7f4a_7c15));
         let dir = std::env::temp_dir().join(format!("tracelogic-cli-logical-{}-exact", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("run.txt");

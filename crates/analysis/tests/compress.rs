@@ -138,9 +138,7 @@ fn phases_give_successive_loops() {
 /// runs of random length (a likelihood search evaluating one value or a value and its
 /// derivative): a deterministic generator, so the sizes are the same on each run of the test.
 fn data_chosen_sizes(steps: usize) -> (Trace, Vec<u64>) {
-    let mut t = Trace::new("text", "data-chosen sizes", 2);
     let (mut x, mut size, mut sizes) = (0x2545_f491_4f6c_dd1du64, 16u64, Vec::with_capacity(steps));
-    let mut clock = 0;
     for _ in 0..steps {
         x ^= x << 13;
         x ^= x >> 7;
@@ -149,14 +147,8 @@ fn data_chosen_sizes(steps: usize) -> (Trace, Vec<u64>) {
             size = 24 - size;
         }
         sizes.push(size);
-        for r in 0..2u32 {
-            let c = t.push_call(r, "MPI_Sendrecv", clock, clock + 5, NO_CALLPATH, 0);
-            t.push_p2p(r, c, c, P2pDir::Send, 1 - r, 0, 0, size);
-            t.push_p2p(r, c, c, P2pDir::Recv, 1 - r, 0, 0, size);
-        }
-        clock += 10;
     }
-    (t, sizes)
+    (tracelogic_synth::pair::sendrecv_pair(&sizes), sizes)
 }
 
 /// Sizes chosen by the data, a few distinct ones in an order with thousands of runs: with sizes

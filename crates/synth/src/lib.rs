@@ -54,6 +54,7 @@ pub mod delays;
 mod generator;
 pub mod nas;
 mod numbering;
+pub mod pair;
 pub mod persistent;
 mod rng;
 mod spec;

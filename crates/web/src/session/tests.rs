@@ -673,21 +673,8 @@ fn every_samples_load_answer_reads_back_through_the_worker_channel() {
 #[test]
 fn the_logical_view_keeps_every_size_when_asked() {
     use crate::protocol::{LogicalDownload, LogicalView};
-    use tracelogic_model::{P2pDir, NO_CALLPATH};
-    let mut t = Trace::new("text", "scrambled sizes", 2);
-    let (mut clock, mut x) = (0, 0x9e37_79b9_7f4a_7c15u64);
-    for _ in 0..200 {
-        x = x
-            .wrapping_mul(6_364_136_223_846_793_005)
-            .wrapping_add(1_442_695_040_888_963_407);
-        let bytes = 8 * (1 + (x >> 33) % 20);
-        for r in 0..2u32 {
-            let c = t.push_call(r, "MPI_Sendrecv", clock, clock + 5, NO_CALLPATH, 0);
-            t.push_p2p(r, c, c, P2pDir::Send, 1 - r, 0, 0, bytes);
-            t.push_p2p(r, c, c, P2pDir::Recv, 1 - r, 0, 0, bytes);
-        }
-        clock += 10;
-    }
+    use tracelogic_synth::pair::{scrambled_sizes, sendrecv_pair};
+    let t = sendrecv_pair(&scrambled_sizes(200, 20, 0x9e37_79b9_7f4a_7c15));
     let session = Session::new(t);
     let forms = |view: &LogicalView| serde_json::to_string(&view.program).unwrap();
     let summarised: LogicalView = answer(session.analyse(&AnalysisRequest::Logical { exact_sizes: false }));
