@@ -125,7 +125,7 @@ fn compress_one(records: &[Record], options: &CompressOptions) -> Program {
     let shapes = shape_ids(records);
     let (items, length) = choose(records, &shapes);
     let (items, _) = with_nested(records, &shapes, length).unwrap_or((items, length));
-    let items = reroll::reroll(items);
+    let items = reroll::rerolled(&items).unwrap_or(items);
     let length = nodes::length(&items);
     let program = finish(records, &items, options);
     debug_assert_eq!(program.compressed_length, length, "length counts what finish builds");
@@ -284,11 +284,12 @@ impl Folding {
         let mut nodes: Vec<Node> = Vec::new();
         for (range, items, length) in &self.parts {
             let (part, shapes) = (&records[range.clone()], &self.shapes[range.clone()]);
-            let chosen = match with_nested(part, shapes, *length) {
-                Some((nested, _)) => nested,
-                None => items.clone(),
+            let nested = with_nested(part, shapes, *length).map(|(nested, _)| nested);
+            let chosen = nested.as_deref().unwrap_or(items);
+            let part = match reroll::rerolled(chosen) {
+                Some(rerolled) => finish(part, &rerolled, options),
+                None => finish(part, chosen, options),
             };
-            let part = finish(part, &reroll::reroll(chosen), options);
             let offset = id_bound(&nodes) as u32;
             nodes.extend(part.nodes.into_iter().map(|mut n| {
                 renumber(&mut n, offset);

@@ -19,16 +19,35 @@ use super::*;
 /// Longest step tried, in iterations of the loop re-rolled.
 pub(super) const MAX_PERIOD: usize = 16;
 
-/// `items` with each top-level loop re-rolled where that is cheaper ([`reroll_loop`]).
-pub(super) fn reroll(items: Vec<Item>) -> Vec<Item> {
+/// `items` with each top-level loop re-rolled where that is cheaper ([`plan`]), or `None` when
+/// no loop is (so a caller holding the items borrowed copies nothing).
+pub(super) fn rerolled(items: &[Item]) -> Option<Vec<Item>> {
+    let plans: Vec<Option<(usize, usize)>> = items
+        .iter()
+        .map(|item| match item {
+            Item::Loop(its) => plan(its),
+            Item::Leaf(_) => None,
+        })
+        .collect();
+    if plans.iter().all(Option::is_none) {
+        return None;
+    }
     let mut out = Vec::with_capacity(items.len());
-    for item in items {
-        match item {
-            Item::Loop(its) => out.extend(reroll_loop(its)),
-            leaf => out.push(leaf),
+    for (item, plan) in items.iter().zip(plans) {
+        match (item, plan) {
+            (Item::Loop(its), Some((period, offset))) => {
+                let steps = (its.len() - offset) / period;
+                let end = offset + steps * period;
+                out.extend(its[..offset].iter().flatten().cloned());
+                out.push(Item::Loop(
+                    its[offset..end].chunks(period).map(|step| step.concat()).collect(),
+                ));
+                out.extend(its[end..].iter().flatten().cloned());
+            }
+            (item, _) => out.push(item.clone()),
         }
     }
-    out
+    Some(out)
 }
 
 /// The count of the inner loop `it` (0 for a record).
@@ -39,14 +58,12 @@ fn count_of(it: &Item) -> u64 {
     }
 }
 
-/// The loop of iterations `its`, or its first `offset` iterations written out, the loop of
-/// steps of `period` iterations, and the iterations left over written out, whichever costs
-/// fewer numbers.
-fn reroll_loop(its: Vec<Vec<Item>>) -> Vec<Item> {
+/// For the loop of iterations `its`: the `(period, offset)` whose re-rolling — the first
+/// `offset` iterations written out, a loop of steps of `period` iterations, the iterations left
+/// over written out — costs fewer numbers than the loop as it is; `None` when none does.
+fn plan(its: &[Vec<Item>]) -> Option<(usize, usize)> {
     let n = its.len();
-    let Some(first) = its.first() else {
-        return vec![Item::Loop(its)];
-    };
+    let first = its.first()?;
     let inner: Vec<usize> = (0..first.len())
         .filter(|&m| matches!(first[m], Item::Loop(_)))
         .collect();
@@ -57,13 +74,10 @@ fn reroll_loop(its: Vec<Vec<Item>>) -> Vec<Item> {
     // Nothing varies; or a variant loop, whose arms run 0 or 1 times per iteration (its
     // choices are the variants' business, `variants`).
     if counts.iter().all(|c| c.iter().all(|&v| v == c[0])) || counts.iter().any(|c| c.contains(&0)) {
-        return vec![Item::Loop(its)];
+        return None;
     }
     // Records and loop headers of one iteration (the same for every iteration).
-    let body = {
-        let one = Item::Loop(vec![its[0].clone()]);
-        length(std::slice::from_ref(&one)) - 1
-    };
+    let body = length(first);
     let before = 1 + body + counts.iter().map(|c| Values::compress(c).stored()).sum::<usize>();
     let mut best: Option<(usize, usize, usize)> = None;
     for period in 2..=MAX_PERIOD.min(n / 2) {
@@ -86,16 +100,5 @@ fn reroll_loop(its: Vec<Vec<Item>>) -> Vec<Item> {
             }
         }
     }
-    let Some((_, period, offset)) = best else {
-        return vec![Item::Loop(its)];
-    };
-    let steps = (n - offset) / period;
-    let mut its = its.into_iter();
-    let mut out: Vec<Item> = its.by_ref().take(offset).flatten().collect();
-    let grouped: Vec<Vec<Item>> = (0..steps)
-        .map(|_| its.by_ref().take(period).flatten().collect())
-        .collect();
-    out.push(Item::Loop(grouped));
-    out.extend(its.flatten());
-    out
+    best.map(|(_, period, offset)| (period, offset))
 }
