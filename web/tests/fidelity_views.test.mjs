@@ -1,7 +1,8 @@
 // Browser tests that the page shows the fields the analyses gained, as the CLI prints them: the
 // Cartesian topology LAMMPS declared (dropped from tests/data/apps/lammps-melt-12), the grid hpcc's
 // HPL declares by communicators and the phase it names (tests/data/apps/hpcc-4), the patterns
-// hidden by default on a NAS MG skeleton of 64 ranks, and each phase's topology label.
+// hidden by default on a NAS MG skeleton of 64 ranks, each phase's topology label, and the logical
+// view's program with sizes summarised and, with Exact sizes ticked, kept (LAMMPS melt 8).
 // Expectations come from the CLI on the same files (harness.mjs; scripts/test-web sets the env).
 
 import { test, before, after } from 'node:test';
@@ -219,5 +220,37 @@ test('a gap that would split one exchange into separate pairs is not cut, and th
   assert.match(note, /^Not cut at the 10\.0x gap in bytes: its 2 heaviest pairs would leave the ranks in 2 separate groups/);
   const text = execFileSync(cli, ['topology', faces], { encoding: 'utf8' });
   assert.ok(text.includes(note), `the CLI prints the same line:\n${text}`);
+  await app.assertClean(s);
+});
+
+test('the logical view keeps every message size when Exact sizes is ticked, as the CLI with --exact-sizes', async () => {
+  // LAMMPS melt on 8 ranks (tests/data/apps/lammps-melt-8): ghost-atom exchanges whose sizes
+  // change from step to step are summarised by default (`~mean [min..max, n×]`) and kept with
+  // the box ticked. The page's program calls are the CLI's program lines in both cases.
+  const dir = join(root, 'tests/data/apps/lammps-melt-8');
+  const calls = (args) => {
+    const text = execFileSync(cli, ['logical', dir, '--compress', ...args], { encoding: 'utf8' });
+    return text.slice(text.indexOf('\n\n') + 2).split('\n').map((l) => l.trim())
+      .filter((l) => l && l !== '[' && !l.startsWith(']^'));
+  };
+  const summarised = calls([]);
+  const exact = calls(['--exact-sizes']);
+  assert.ok(summarised.some((l) => /×\]/.test(l)), 'some sizes are summarised by default');
+  assert.ok(!exact.some((l) => /×\]/.test(l)), 'none with --exact-sizes');
+  const s = await dropFiles(filesOf(dir, (n) => n === 'dumpi.tar.zst'));
+  const { page } = s;
+  await show(page, 'logical', '#logical-program li.call');
+  const shown = () => page.$$eval('#logical-program li.call code', (c) => c.map((x) => x.textContent.trim()));
+  assert.deepEqual(await shown(), summarised);
+  assert.equal(await page.isChecked('#logical-exact-sizes'), false);
+  await page.click('#logical-exact-sizes');
+  // The answer of the new request replaces the program: no call summarised any more.
+  await page.waitForFunction(() => {
+    const codes = [...document.querySelectorAll('#logical-program li.call code')];
+    return codes.length > 0 && !codes.some((c) => /×\]/.test(c.textContent));
+  }, null, { timeout: 300_000 });
+  await idle(page);
+  assert.equal(await page.isChecked('#logical-exact-sizes'), true);
+  assert.deepEqual(await shown(), exact);
   await app.assertClean(s);
 });

@@ -383,7 +383,7 @@ pub fn logical_view(props: &LogicalProps) -> Html {
                 }
             </dl>
             <p class="downloads">
-                <label title="Keep every message size in the program, the JSON and the skeleton (runs or lists of any length) instead of a histogram or statistics of sizes the data choose">
+                <label title="Keep every message size in the program and the C skeleton (runs or lists of any length) instead of a histogram or statistics of sizes the data choose">
                     <input type="checkbox" id="logical-exact-sizes" checked={exact_sizes} onchange={on_exact_sizes} disabled={props.state.pending} />{ " Exact sizes " }
                 </label>
                 { download_button("logical-json", "Download JSON", LogicalDownload::Json, &props.on_request, busy) }
