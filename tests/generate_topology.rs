@@ -108,6 +108,7 @@ fn other_families_under_random_numbering_are_identified() {
         "hypercube:5",
         "binary-tree:31",
         "ring:12",
+        "master-worker:3x11",
     ]
     .into_iter()
     .enumerate()

@@ -746,3 +746,95 @@ fn the_first_cut_is_a_gap_in_messages_as_well_as_in_bytes() {
     let r = identify_matrix(&matrix_of(&bytes, &same), &with(Threshold::Auto));
     assert_eq!(r.filter.pairs_kept, 5, "{:?}", r.filter);
 }
+
+/// Held-out mplrs (lrslib 7.1) on 8 ranks, recorded with SST DUMPI: rank 0 hands out jobs
+/// (0.6–0.9 % of the bytes, 157–359 messages a worker), rank 1 collects every worker's output.
+/// The byte cut sets the master apart and its components match (a 7-node star on the
+/// consumer); the message counts name the whole run, every rank in it, as two masters and six
+/// workers. Under any rank numbering.
+#[test]
+fn a_master_set_apart_by_bytes_is_named_by_the_message_counts() {
+    let bytes: [[u64; 8]; 8] = [
+        [0, 1861, 12097, 7567, 6914, 6966, 8494, 8473],
+        [0, 0, 0, 0, 0, 0, 0, 0],
+        [4786, 260841, 0, 0, 0, 0, 0, 0],
+        [4243, 276336, 0, 0, 0, 0, 0, 0],
+        [4768, 280895, 0, 0, 0, 0, 0, 0],
+        [4861, 277457, 0, 0, 0, 0, 0, 0],
+        [7750, 380107, 0, 0, 0, 0, 0, 0],
+        [6335, 299121, 0, 0, 0, 0, 0, 0],
+    ];
+    let messages: [[u64; 8]; 8] = [
+        [0, 6, 318, 177, 157, 159, 205, 205],
+        [0, 0, 0, 0, 0, 0, 0, 0],
+        [359, 320, 0, 0, 0, 0, 0, 0],
+        [249, 178, 0, 0, 0, 0, 0, 0],
+        [239, 158, 0, 0, 0, 0, 0, 0],
+        [239, 160, 0, 0, 0, 0, 0, 0],
+        [341, 206, 0, 0, 0, 0, 0, 0],
+        [303, 206, 0, 0, 0, 0, 0, 0],
+    ];
+    let mut rng = StdRng::seed_from_u64(8);
+    for round in 0..4 {
+        let mut perm: Vec<usize> = (0..8).collect();
+        if round > 0 {
+            perm.shuffle(&mut rng);
+        }
+        let (mut b, mut m) = ([[0u64; 8]; 8], [[0u64; 8]; 8]);
+        for i in 0..8 {
+            for j in 0..8 {
+                b[perm[i]][perm[j]] = bytes[i][j];
+                m[perm[i]][perm[j]] = messages[i][j];
+            }
+        }
+        let r = identify_matrix(&matrix_of(&b, &m), &with(Threshold::Auto));
+        assert_eq!(
+            label(&r),
+            Some("8-node master-worker (2 masters, 6 workers)"),
+            "{perm:?}: {:?}",
+            r.filter
+        );
+        assert!(r.isolated_ranks.is_empty());
+        let fb = r.filter.fallback.as_ref().expect("fallback figures");
+        assert_eq!(fb.set_apart, vec![perm[0] as u32]);
+        assert!(fb.summary().contains("components only"), "{}", fb.summary());
+        // The masters are the nodes 0 and 1 of the match, whichever ranks they are.
+        let masters: BTreeSet<u32> = r
+            .identification
+            .mapping
+            .iter()
+            .filter(|p| p.node < 2)
+            .map(|p| p.rank)
+            .collect();
+        assert_eq!(masters, BTreeSet::from([perm[0] as u32, perm[1] as u32]));
+        // The 0–1 pair (6 messages) is the one cut.
+        assert_eq!(r.edges.len(), 12);
+    }
+}
+
+/// A master that sends each worker a few bytes once (held-out ESyS-Particle: its workers a 2x2
+/// grid of 0.4–1 MB pairs) stays set apart: its pairs are as far below in messages as in bytes,
+/// so no count cut keeps it, and the workers' grid is the answer.
+#[test]
+fn a_master_of_few_messages_stays_set_apart() {
+    let mut bytes = [[0u64; 5]; 5];
+    let mut messages = [[0u64; 5]; 5];
+    for w in 1..5 {
+        bytes[0][w] = 4;
+        messages[0][w] = 1;
+    }
+    // Workers 1..5 on a 2x2 grid: 1-2, 3-4 rows, 1-3, 2-4 columns.
+    for (a, b, v) in [(1, 2, 900_000), (3, 4, 1_000_000), (1, 3, 400_000), (2, 4, 450_000)] {
+        bytes[a][b] = v;
+        bytes[b][a] = v;
+        messages[a][b] = 400;
+        messages[b][a] = 400;
+    }
+    let r = identify_matrix(&matrix_of(&bytes, &messages), &with(Threshold::Auto));
+    assert!(r.identification.matched.is_none(), "{:?}", r.identification.matched);
+    assert_eq!(r.isolated_ranks, vec![0]);
+    assert_eq!(r.components.len(), 1);
+    let m = r.components[0].identification.matched.as_ref().expect("workers' match");
+    assert_eq!(m.label, "4-node ring");
+    assert!(r.filter.fallback.is_none());
+}

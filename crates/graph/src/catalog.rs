@@ -34,6 +34,9 @@ pub fn factorisations(n: u32) -> Vec<Vec<u32>> {
     out
 }
 
+/// Most masters a [`Family::MasterWorker`] candidate has.
+pub const MAX_MASTERS: u32 = 4;
+
 /// Candidate topologies with `n` nodes, in [`Family::ALL`] order then by dimensions.
 pub fn candidates(n: u32) -> Vec<TopologySpec> {
     let mut out = Vec::new();
@@ -91,6 +94,10 @@ pub fn candidates(n: u32) -> Vec<TopologySpec> {
     if n >= 3 {
         push(Family::Ring, vec![n]);
     }
+    // Few masters: a run with more hubs than this is not a master–worker program.
+    for m in 2..=MAX_MASTERS.min(n / 2) {
+        push(Family::MasterWorker, vec![m, n]);
+    }
     for k in 3..n.saturating_sub(1).min(256) {
         push(Family::KaryTree, vec![k, n]);
     }
@@ -144,10 +151,11 @@ pub fn tree_fan_outs(n: u32) -> Vec<Vec<u32>> {
 /// NAS CG after every generic family (a 4-rank CG run is a 4-node line).
 /// Equivalent matches are reported under the simplest one.
 pub fn simplicity(spec: &TopologySpec) -> (usize, usize) {
-    const PREFERENCE: [Family; 23] = [
+    const PREFERENCE: [Family; 24] = [
         Family::Ring,
         Family::Line,
         Family::Star,
+        Family::MasterWorker,
         Family::AllToAll,
         Family::Hypercube,
         Family::BinaryTree,

@@ -117,6 +117,7 @@ impl TopologySpec {
         match self.family {
             Family::BinaryTree | Family::KaryTree | Family::Star | Family::Tree => Some(n.saturating_sub(1)),
             Family::AllToAll => Some(n * n.saturating_sub(1) / 2),
+            Family::MasterWorker => Some(self.dims[0] as u64 * (n - self.dims[0] as u64)),
             f if f.is_cartesian() && self.prime_factors().is_none() => self.stencil_edge_count(),
             _ => {
                 // In a product, each factor's edges are repeated once per node of the others.

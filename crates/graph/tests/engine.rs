@@ -51,6 +51,8 @@ const SAMPLES: &[&str] = &[
     "binary-tree:12",
     "kary-tree:3x20",
     "star:9",
+    "master-worker:2x8",
+    "master-worker:3x11",
     "all-to-all:7",
     "ring:9",
     "line:7",

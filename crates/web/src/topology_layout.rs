@@ -6,8 +6,8 @@ use std::collections::VecDeque;
 use tracelogic_engine::topology::{RankPlace, TopologyReport};
 
 /// Position of every rank in a `[0, 1]²` box: nested squares for hypercubes, from the
-/// coordinates for grid-like families and NAS CG's process grid, by depth for trees, on a
-/// circle otherwise.
+/// coordinates for grid-like families and NAS CG's process grid, by depth for trees, masters
+/// above workers for stars and master–worker runs, on a circle otherwise.
 pub fn layout(report: &TopologyReport) -> Vec<(f64, f64)> {
     let n = report.identification.ranks as usize;
     let family = report
@@ -40,12 +40,43 @@ pub fn layout(report: &TopologyReport) -> Vec<(f64, f64)> {
             return pos;
         }
     }
+    if coords_ok && matches!(family, "star" | "master-worker") {
+        let masters = report
+            .identification
+            .matched
+            .as_ref()
+            .filter(|m| m.family == "master-worker")
+            .and_then(|m| m.dims.first().copied())
+            .unwrap_or(1);
+        return hub_layout(mapping, n, masters);
+    }
     if coords_ok && family.contains("tree") {
         if let Some(root) = mapping.iter().find(|p| p.node == 0) {
             return tree_layout(n, &report.edges, root.rank);
         }
     }
     circle_layout(n)
+}
+
+/// Stars and master–worker runs: the masters (nodes `0..masters`) in a row at the top, the
+/// workers in a row (two rows past 16) below, each row spread over the width.
+fn hub_layout(mapping: &[RankPlace], n: usize, masters: u32) -> Vec<(f64, f64)> {
+    let workers = n.saturating_sub(masters as usize);
+    let rows = if workers > 16 { 2 } else { 1 };
+    let per_row = workers.div_ceil(rows).max(1);
+    let spread = |i: usize, count: usize| (i as f64 + 0.5) / count.max(1) as f64;
+    let mut pos = vec![(0.5, 0.5); n];
+    for p in mapping {
+        pos[p.rank as usize] = if p.node < masters {
+            (spread(p.node as usize, masters as usize), 0.1)
+        } else {
+            let w = (p.node - masters) as usize;
+            let (row, col) = (w / per_row, w % per_row);
+            let in_row = per_row.min(workers - row * per_row);
+            (spread(col, in_row), 0.7 + 0.25 * row as f64)
+        };
+    }
+    pos
 }
 
 fn circle_layout(n: usize) -> Vec<(f64, f64)> {

@@ -149,11 +149,24 @@ fn by_cuts(
 ) -> TopologyReport {
     let no_p2p = sorted.pairs.is_empty();
     let mut first = report(&sorted.graph(m.ranks(), keep), filter, no_p2p, traffic, opts, None);
-    if opts.threshold != Threshold::Auto || no_p2p || identified(&first) {
+    if opts.threshold != Threshold::Auto || no_p2p || first.identification.matched.is_some() {
         return first;
     }
+    // Every component matched but ranks were set apart: only a count cut that names the whole
+    // graph, every rank in it, replaces that answer. A master handing out jobs sends many small
+    // messages: the bytes set it apart, the counts do not (mplrs on 8 ranks: its master's
+    // pairs are 0.6–0.9 % of the bytes and 157–359 messages, as many as the consumer's).
+    let components_only = identified(&first);
     let (volumes, endpoints) = sorted.weights_and_ends();
-    let cuts: Vec<(usize, Option<f64>)> = fallback_cuts(&volumes, &endpoints, m.ranks(), keep);
+    let talks = |r: u32| endpoints.iter().any(|&(a, b)| a == r || b == r);
+    if components_only && !first.isolated_ranks.iter().any(|&r| talks(r)) {
+        return first;
+    }
+    let cuts: Vec<(usize, Option<f64>)> = if components_only {
+        Vec::new()
+    } else {
+        fallback_cuts(&volumes, &endpoints, m.ranks(), keep)
+    };
     // Then cuts of the message counts (when bytes were cut): one-time bulk transfers (a
     // gather of results, a redistribution) can weigh as much in bytes as the exchange repeated
     // every step, and sit far below it in messages (PETSc's `-dm_view` gathers to rank 0).
@@ -184,6 +197,22 @@ fn by_cuts(
         },
         tried: Vec::new(),
         taken: None,
+        set_apart: if components_only {
+            // Ranks with traffic but no edge (`isolated_ranks` also lists silent ones).
+            let mut talk = vec![false; m.ranks() as usize];
+            for &(a, b) in &endpoints {
+                talk[a as usize] = true;
+                talk[b as usize] = true;
+            }
+            first
+                .isolated_ranks
+                .iter()
+                .copied()
+                .filter(|&r| talk[r as usize])
+                .collect()
+        } else {
+            Vec::new()
+        },
     };
     let trial = TopologyOptions {
         near_matches: 0,
@@ -201,7 +230,7 @@ fn by_cuts(
         // Equal disjoint cliques (each of at least 3 ranks) are a named structure too: groups
         // of ranks that only talk among themselves, such as MrBayes's independent runs, whose
         // chains swap states within a run, once a rank's light gathers to rank 0 are cut.
-        let cliques = if id.matched.is_none() {
+        let cliques = if id.matched.is_none() && !components_only {
             disjoint_cliques(&g)
         } else {
             None
@@ -220,14 +249,18 @@ fn by_cuts(
             milliseconds: id.timings.total_ms,
             metric: pairs.metric.into(),
         });
-        if id.matched.is_some() || cliques.is_some() {
+        let whole = !components_only
+            || (id.matched.is_some() && endpoints.iter().all(|&(a, b)| g.degree(a) > 0 && g.degree(b) > 0));
+        if (id.matched.is_some() || cliques.is_some()) && whole {
             fallback.taken = Some(fallback.tried.len() - 1);
             let mut found = report(&g, filter, false, traffic, opts, Some(id));
             found.filter.fallback = Some(fallback);
             return found;
         }
     }
-    first.filter.fallback = Some(fallback);
+    if !components_only {
+        first.filter.fallback = Some(fallback);
+    }
     first
 }
 

@@ -22,7 +22,7 @@ pub(super) fn places(c: &Candidate, mapping: &[u32], ranks: &[u32]) -> Vec<RankP
         Candidate::Spec(s) => s,
         Candidate::Custom(p) => return custom_places(p, mapping, ranks, &rank_of_node),
     };
-    if s.family == Family::Star {
+    if matches!(s.family, Family::Star | Family::MasterWorker) {
         return mapping
             .iter()
             .enumerate()

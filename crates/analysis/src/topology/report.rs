@@ -171,6 +171,11 @@ pub struct CutFallback {
     /// Index in `tried` of the cut taken, or `None` when none identified a topology (the
     /// report then describes the widest gap's cut).
     pub taken: Option<usize>,
+    /// Ranks the widest gap's cut left without an edge while every component of its graph
+    /// matched a topology (the whole graph none): then only a count cut naming the whole graph
+    /// with every rank in it is taken. Empty when the widest gap's graph matched nothing.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub set_apart: Vec<u32>,
 }
 
 impl CutFallback {
@@ -187,17 +192,26 @@ impl CutFallback {
             Some(g) => format!("the widest gap ({g:.1}x, {} pairs kept)", self.widest.pairs_kept),
             None => format!("keeping every pair (no gap of {AUTO_MIN_GAP}x or more was cut)"),
         };
+        let first = if self.set_apart.is_empty() {
+            format!("{first} identified no topology")
+        } else {
+            let ranks: Vec<String> = self.set_apart.iter().map(u32::to_string).collect();
+            format!(
+                "{first} matched its components only, setting rank(s) {} apart",
+                ranks.join(", ")
+            )
+        };
         match self.taken.and_then(|i| self.tried.get(i).map(|c| (i, c))) {
             Some((i, c)) => format!(
-                "{first} identified no topology; {} ({} pairs kept, {:.3} % of the traffic removed) is the first \
-                 of the other cuts that does ({} tried).",
+                "{first}; {} ({} pairs kept, {:.3} % of the traffic removed) is the first \
+                 of the other cuts that names the whole graph ({} tried).",
                 cut(c),
                 c.pairs_kept,
                 100.0 * c.removed_share,
                 i + 1
             ),
             None => format!(
-                "{first} identified no topology, nor did the {} other cut(s) tried: {}.",
+                "{first}, nor did the {} other cut(s) tried: {}.",
                 self.tried.len(),
                 self.tried.iter().map(cut).collect::<Vec<_>>().join(", ")
             ),

@@ -35,6 +35,12 @@ pub enum Direction {
     /// In a process grid: `k` rows further along the same column, cyclically (name
     /// `in-col+{k}`).
     InColumn(u32),
+    /// In a master–worker topology: from a worker to master `i` (name `master{i}`). By role,
+    /// so every worker has the same directions.
+    Master(u32),
+    /// In a master–worker topology: from a master to worker `j`, the `j`-th worker counted
+    /// from the first (name `worker{j}`), the same name from every master.
+    Worker(u32),
 }
 
 impl Direction {
@@ -52,6 +58,8 @@ impl Direction {
             Direction::Transpose => "transpose".into(),
             Direction::InRow(k) => format!("in-row+{k}"),
             Direction::InColumn(k) => format!("in-col+{k}"),
+            Direction::Master(i) => format!("master{i}"),
+            Direction::Worker(j) => format!("worker{j}"),
             Direction::Butterfly { up, cross } => format!(
                 "{}-{}",
                 if *up { "up" } else { "down" },

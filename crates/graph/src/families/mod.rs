@@ -26,6 +26,11 @@
 //!   SUMMA): `P × Q` ranks numbered `row·Q + col`, each talking to its whole row and its whole
 //!   column — the rook's graph `K_P □ K_Q` ([`process_grid`] finds its rows and columns);
 //!   directions are relative and cyclic, `in-row+k` and `in-col+k`.
+//! - `master-worker` is `m` masters (nodes `0..m`) each talking to every worker (`m..n`), the
+//!   masters not to each other nor the workers among themselves: the complete bipartite graph
+//!   `K_{m,n−m}`, a star with `m` centres (mplrs: a master handing out jobs and a consumer
+//!   collecting output). Directions name the role: `master{i}` from a worker, `worker{j}` from
+//!   a master (`j` counted from the first worker), so every worker has the same directions.
 
 use crate::Graph;
 use serde::{Deserialize, Serialize};
@@ -98,11 +103,15 @@ pub enum Family {
     /// trees of uneven fan-in, as NPB DT's black hole and white hole graphs (fan-in 4 then 2);
     /// nodes are numbered level by level, children of one parent consecutive. `dims = [b1, …]`.
     Tree,
+    /// `m` masters (nodes `0..m`), each talking to every worker (`m..n`); masters do not talk
+    /// to one another nor workers among themselves (the complete bipartite graph `K_{m,n−m}`;
+    /// `m = 1` is the star). `dims = [m, n]`, `2 ≤ m < n − m`.
+    MasterWorker,
 }
 
 impl Family {
     /// Every family, in the order candidates are listed.
-    pub const ALL: [Family; 23] = [
+    pub const ALL: [Family; 24] = [
         Family::Grid,
         Family::Torus,
         Family::Stencil6,
@@ -126,6 +135,7 @@ impl Family {
         Family::NasCg,
         Family::ProcessGrid,
         Family::Tree,
+        Family::MasterWorker,
     ];
 
     /// The name used in JSON and on the command line (`grid`, `stencil6`, `binary-tree`, ...).
@@ -154,6 +164,7 @@ impl Family {
             Family::NasCg => "nas-cg",
             Family::ProcessGrid => "process-grid",
             Family::Tree => "tree",
+            Family::MasterWorker => "master-worker",
         }
     }
 

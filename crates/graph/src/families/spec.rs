@@ -46,6 +46,12 @@ impl TopologySpec {
             Family::BinaryTree | Family::AllToAll | Family::Ring | Family::Line | Family::Star if dims.len() != 1 => {
                 return Err(format!("{}: give one size n", family.name()))
             }
+            Family::MasterWorker if dims.len() != 2 || dims[0] < 2 || dims[0] >= dims[1] - dims[0].min(dims[1]) => {
+                return Err(
+                    "master-worker: give the masters m and the size n, as MxN, with 2 ≤ m < n − m (one master is a star)"
+                        .into(),
+                )
+            }
             Family::KaryTree if dims.len() != 2 || dims[0] < 2 || dims[0] > 255 => {
                 return Err("kary-tree: give the arity k (2..=255) and the size n, as KxN".into())
             }
@@ -61,7 +67,7 @@ impl TopologySpec {
             _ => {}
         }
         let n = match family {
-            Family::KaryTree => dims[1] as u64,
+            Family::KaryTree | Family::MasterWorker => dims[1] as u64,
             Family::Butterfly => (dims[0] as u64 + 1) << dims[0],
             Family::Tree => tree_level_sizes(&dims).iter().sum(),
             _ => dims
@@ -100,7 +106,7 @@ impl TopologySpec {
         match self.family {
             Family::Tree => tree_level_sizes(&self.dims).iter().sum::<u64>() as u32,
             Family::Hypercube => 1 << self.dims[0],
-            Family::KaryTree => self.dims[1],
+            Family::KaryTree | Family::MasterWorker => self.dims[1],
             Family::Butterfly => (self.dims[0] + 1) << self.dims[0],
             _ => self.dims.iter().product(),
         }
@@ -145,6 +151,10 @@ impl TopologySpec {
             Family::NasCg => return format!("NAS CG {d}"),
             Family::ProcessGrid => " process grid (rows and columns)",
             Family::Tree => return format!("{}-node tree (fan-out {d} by level)", self.num_nodes()),
+            Family::MasterWorker => {
+                let (m, n) = (self.dims[0], self.dims[1]);
+                return format!("{n}-node master-worker ({m} masters, {} workers)", n - m);
+            }
         };
         d.push_str(suffix);
         d
@@ -268,6 +278,10 @@ impl TopologySpec {
             Family::BinaryTree => vec![Direction::Parent, Direction::Child(0), Direction::Child(1)],
             Family::Ring => vec![Direction::Shift(1), Direction::Shift(self.dims[0] - 1)],
             Family::AllToAll | Family::Star => (1..self.dims[0]).map(Direction::Shift).collect(),
+            Family::MasterWorker => (0..self.dims[0])
+                .map(Direction::Master)
+                .chain((0..self.dims[1] - self.dims[0]).map(Direction::Worker))
+                .collect(),
             Family::KaryTree => std::iter::once(Direction::Parent)
                 .chain((0..self.dims[0] as u8).map(Direction::Child))
                 .collect(),
@@ -328,6 +342,10 @@ impl TopologySpec {
                     return None;
                 }
                 t
+            }
+            (Family::MasterWorker, Direction::Master(i)) if node >= self.dims[0] && node < n && *i < self.dims[0] => *i,
+            (Family::MasterWorker, Direction::Worker(j)) if node < self.dims[0] && *j < n - self.dims[0] => {
+                self.dims[0] + j
             }
             (Family::KaryTree, Direction::Parent) if node > 0 => (node - 1) / self.dims[0],
             (Family::KaryTree, Direction::Child(i)) if (*i as u32) < self.dims[0] => {
@@ -391,6 +409,15 @@ impl TopologySpec {
                 _ => Vec::new(),
             };
         }
+        if self.family == Family::MasterWorker {
+            // The loop below's answer, without trying all n − 1 directions from a worker.
+            let (m, n) = (self.dims[0], self.dims[1]);
+            return match node {
+                master if master < m => (m..n).map(|v| (Direction::Worker(v - m), v)).collect(),
+                worker if worker < n => (0..m).map(|i| (Direction::Master(i), i)).collect(),
+                _ => Vec::new(),
+            };
+        }
         let mut out: Vec<(Direction, u32)> = Vec::new();
         for d in self.directions() {
             if let Some(t) = self.neighbour(node, &d) {
@@ -423,6 +450,8 @@ impl TopologySpec {
             Direction::InRow(k) => Direction::InRow((self.dims[1] - k % self.dims[1]) % self.dims[1]),
             Direction::InColumn(k) => Direction::InColumn((self.dims[0] - k % self.dims[0]) % self.dims[0]),
             Direction::Shift(k) => Direction::Shift((self.num_nodes() - k) % self.num_nodes()),
+            Direction::Master(_) => Direction::Worker(node_from.checked_sub(*self.dims.first()?)?),
+            Direction::Worker(_) => Direction::Master(node_from),
         })
     }
 
@@ -529,6 +558,11 @@ impl TopologySpec {
                 add(n as u32 - 1, 1);
                 add(1, n - 1);
             }
+            Family::MasterWorker => {
+                let m = self.dims[0];
+                add(n as u32 - m, m as u64);
+                add(m, n - m as u64);
+            }
             Family::Butterfly => {
                 let (k, rows) = (self.dims[0] as u64, 1u64 << self.dims[0]);
                 if k == 0 {
@@ -616,6 +650,10 @@ impl TopologySpec {
         let n = self.num_nodes();
         if self.family == Family::Star {
             return Graph::from_edges(n, (1..n).map(|v| (0, v)));
+        }
+        if self.family == Family::MasterWorker {
+            let m = self.dims[0];
+            return Graph::from_edges(n, (0..m).flat_map(|u| (m..n).map(move |v| (u, v))));
         }
         if self.family == Family::Hypercube {
             // Node bits are the coordinates of the 2×…×2 grid, dimension 0 the lowest bit.

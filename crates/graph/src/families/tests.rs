@@ -135,6 +135,7 @@ fn labels_name_the_extents_and_the_family() {
         ("stencil27-mesh:3x3x3", "3x3x3 27-point stencil (no wrap-around)"),
         ("kary-tree:3x40", "40-node 3-ary tree"),
         ("star:9", "9-node star"),
+        ("master-worker:2x8", "8-node master-worker (2 masters, 6 workers)"),
         ("butterfly:3", "3-dimensional butterfly (32 nodes)"),
         ("tree:2x4", "11-node tree (fan-out 2x4 by level)"),
         ("grid:100x10", "100x10 grid"),
@@ -158,6 +159,14 @@ fn parse_errors_are_plain() {
     assert!(TopologySpec::parse("stencil6:4x4x4").unwrap_err().contains("2D"));
     assert!(TopologySpec::parse("grid:0x3").is_err());
     assert!(TopologySpec::parse("tree:2x1").unwrap_err().contains("fan-out"));
+    for bad in [
+        "master-worker:1x8",
+        "master-worker:4x8",
+        "master-worker:8",
+        "master-worker:9x3",
+    ] {
+        assert!(TopologySpec::parse(bad).unwrap_err().contains("2 ≤ m < n − m"), "{bad}");
+    }
     assert!(TopologySpec::parse("tree:256").unwrap_err().contains("fan-out"));
     assert!(TopologySpec::parse("tree:255x255x255x255x255")
         .unwrap_err()
@@ -234,4 +243,33 @@ fn tree_fan_outs_are_every_level_complete_tree_of_n_nodes() {
         crate::catalog::tree_fan_outs(43).contains(&vec![2, 4, 4]),
         "NPB DT BH class B"
     );
+}
+
+#[test]
+fn master_worker_is_the_complete_bipartite_graph_of_masters_and_workers() {
+    // Against the definition, pair by pair: an edge exactly between a master and a worker, and
+    // the special-cased neighbour lists equal to the generic walk over the directions.
+    for (m, n) in [(2u32, 5u32), (2, 8), (3, 11), (4, 9)] {
+        let s = spec(&format!("master-worker:{m}x{n}"));
+        let g = s.graph();
+        assert_eq!(g.num_nodes(), n);
+        assert_eq!(s.edge_count(), (m * (n - m)) as u64);
+        for u in 0..n {
+            for v in 0..n {
+                assert_eq!(g.has_edge(u, v), (u < m) != (v < m), "{m}x{n}: {u}-{v}");
+            }
+            let mut walked: Vec<(Direction, u32)> = Vec::new();
+            for d in s.directions() {
+                if let Some(t) = s.neighbour(u, &d) {
+                    if !walked.iter().any(|&(_, x)| x == t) {
+                        walked.push((d, t));
+                    }
+                }
+            }
+            let mut listed = s.neighbours(u);
+            listed.sort_by_key(|&(_, t)| t);
+            walked.sort_by_key(|&(_, t)| t);
+            assert_eq!(listed, walked, "{m}x{n}: node {u}");
+        }
+    }
 }

@@ -55,6 +55,32 @@ fn grid_layout_puts_neighbours_one_step_apart() {
     assert_eq!(neighbours(&report.edges, 0), BTreeSet::from([1, 4]));
 }
 
+/// A generated master–worker run (3 masters, 8 workers, random numbering): the match names it,
+/// its masters are drawn in one row above the workers, every rank in its own place.
+#[test]
+fn master_worker_runs_draw_their_masters_above_their_workers() {
+    use tracelogic_synth::{generate_with_truth, Numbering, Spec, TopologySpec};
+    let spec = Spec {
+        numbering: Numbering::Random,
+        seed: 3,
+        topology: TopologySpec::parse("master-worker:3x11").unwrap(),
+        ..Spec::default()
+    };
+    let (trace, truth) = generate_with_truth(&spec).unwrap();
+    let report = topology(&trace);
+    let m = report.identification.matched.as_ref().expect("a match");
+    assert_eq!(m.label, "11-node master-worker (3 masters, 8 workers)");
+    let pos = layout(&report);
+    let masters: BTreeSet<u32> = (0..11u32).filter(|&r| truth.node_of_rank[r as usize] < 3).collect();
+    assert_eq!(masters.len(), 3);
+    for r in 0..11u32 {
+        let top = pos[r as usize].1 < 0.5;
+        assert_eq!(top, masters.contains(&r), "rank {r} at {:?}", pos[r as usize]);
+    }
+    let distinct: BTreeSet<(i64, i64)> = pos.iter().map(|&(x, y)| ((x * 1e6) as i64, (y * 1e6) as i64)).collect();
+    assert_eq!(distinct.len(), 11);
+}
+
 #[test]
 fn a_selection_of_four_ranks_shows_its_component_and_the_ranks_without_traffic() {
     use tracelogic_model::{CallKind, Selection};
