@@ -305,3 +305,92 @@ fn the_check_fails_exactly_where_the_skeleton_does_and_says_the_same() {
     }
     assert_eq!(failed, 2, "the two programs a skeleton cannot replay fail");
 }
+
+/// A master–worker program that tells one worker's messages apart by tag, as mplrs does: per
+/// round the master posts a receive for the worker's result (tag 9) and one for its "ready"
+/// (tag 6), waits for "ready", sends a job, then waits for the result; the worker sends
+/// "ready" first, and takes its job with `MPI_ANY_TAG`. A program with receives of any tag was
+/// replayed by order (`MPI_ANY_TAG` everywhere): the result receive took "ready" and the ready
+/// receive waited for the result, which the worker sends only after its job: the skeleton hung.
+const TAGGED_MASTER_WORKER: &str = r#"
+#include <mpi.h>
+#include <string.h>
+int main(int argc, char **argv) {
+    int me, n; char buf[3][64]; memset(buf, 0, sizeof buf);
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &me); MPI_Comm_size(MPI_COMM_WORLD, &n);
+    for (int round = 0; round < 5; round++) {
+        if (me == 0) {
+            for (int w = 1; w < n; w++) {
+                MPI_Request rq[2];
+                MPI_Irecv(buf[0], 64, MPI_BYTE, w, 9, MPI_COMM_WORLD, &rq[0]);
+                MPI_Irecv(buf[1], 4, MPI_BYTE, w, 6, MPI_COMM_WORLD, &rq[1]);
+                MPI_Wait(&rq[1], MPI_STATUS_IGNORE);
+                MPI_Send(buf[2], 16, MPI_BYTE, w, 1, MPI_COMM_WORLD);
+                MPI_Wait(&rq[0], MPI_STATUS_IGNORE);
+            }
+        } else {
+            MPI_Send(buf[1], 4, MPI_BYTE, 0, 6, MPI_COMM_WORLD);
+            MPI_Recv(buf[2], 16, MPI_BYTE, 0, MPI_ANY_TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(buf[0], 64, MPI_BYTE, 0, 9, MPI_COMM_WORLD);
+        }
+    }
+    MPI_Finalize();
+    return 0;
+}
+"#;
+
+#[test]
+fn a_program_that_matches_by_tag_is_replayed_by_tag() {
+    if !mpi_available() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("tracelogic-skeleton-{}-tagged", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let original = run_traced(&compile(&dir, "tagged", TAGGED_MASTER_WORKER), 4, &dir);
+    let mut logical = logical_of(&original);
+    assert_eq!(logical.topology.family, "star");
+    // The PMPI tracer records the tag a wildcard receive matched; SST DUMPI, as mplrs's trace
+    // has it, the wildcard: the worker's job receive (tag 1) is one of any tag.
+    let mut wildcards = 0;
+    for r in &mut logical.records {
+        for o in &mut r.call.ops {
+            if o.dir == P2pDir::Recv && o.tag == 1 {
+                o.tag = ANY_TAG;
+                wildcards += 1;
+            }
+        }
+    }
+    assert_eq!(wildcards, 5 * 3, "one job receive per round on each worker");
+    let program = compress(&logical.records);
+    let m = tracelogic_analysis::skeleton::receives_fit_in_order(&logical, &program).expect("checked");
+    assert!(m.order_breaks_tags && m.tags_match, "{m:?}");
+    let source = skeleton_c(&logical, &program).unwrap();
+    // The master's receives keep their tags; each worker's receive of any tag stays one.
+    assert_eq!(source.matches("MPI_ANY_TAG, topo").count(), 3, "{source}");
+    let replayed = run_traced(&compile(&dir, "tagged-skeleton", &source), 4, &dir);
+    let _ = std::fs::remove_dir_all(&dir);
+    // The skeleton ran to the end and made the original's calls on every rank.
+    let again = logicalize(&replayed, &Placement::identity(logical.placement.spec.clone())).unwrap();
+    let v = tracelogic_analysis::logical::verify(&replayed, &again).unwrap();
+    assert!(v.ranks_below_full.is_empty(), "{v:?}");
+    for r in 0..4 {
+        let count = |t: &Trace, dir: P2pDir| t.ranks[r].p2p.dir.iter().filter(|&&d| d == dir).count();
+        let bytes = |t: &Trace| {
+            (0..t.ranks[r].p2p.len())
+                .map(|i| t.ranks[r].p2p.bytes.at(i))
+                .sum::<u64>()
+        };
+        assert_eq!(
+            count(&replayed, P2pDir::Send),
+            count(&original, P2pDir::Send),
+            "rank {r}"
+        );
+        assert_eq!(
+            count(&replayed, P2pDir::Recv),
+            count(&original, P2pDir::Recv),
+            "rank {r}"
+        );
+        assert_eq!(bytes(&replayed), bytes(&original), "rank {r}");
+    }
+}

@@ -48,14 +48,25 @@ pub struct OrderMatching {
     /// RandomAccess cancels the one it posted ahead); `Some` only when there are such receives.
     pub any_source_matched: Option<Vec<u64>>,
     /// Matched by tag instead, every receive finds a message at least as large and every
-    /// message a receive: the program's tags can be replayed as they are.
+    /// message a receive: the program's tags can be replayed as they are. With receives of any
+    /// tag in the program, only when matching by order would give a receive of one tag a
+    /// message of another ([`OrderMatching::order_breaks_tags`]).
     pub tags_match: bool,
+    /// Matched by order, some receive of a given tag would take a message sent with another
+    /// tag: the program tells its messages from one sender apart by tag, and by order a
+    /// receive may wait for a message that the sender only sends after something it waits for
+    /// (mplrs's master posts a receive per tag for each worker; the worker's tag-6 message
+    /// comes first, so by order the tag-9 receive takes it and the tag-6 receive waits for
+    /// ever).
+    pub order_breaks_tags: bool,
 }
 
-/// A receive posted in the expansion: its size and where it comes from.
+/// A receive posted in the expansion: its size, its tag (negative: any) and where it comes
+/// from.
 #[derive(Clone, Copy)]
 struct Posted {
     bytes: u64,
+    tag: i32,
     op: ReceiveOp,
 }
 
@@ -68,13 +79,11 @@ pub fn receives_fit_in_order(logical: &LogicalTrace, program: &Program) -> Optio
         return None;
     }
     let (calls, ids) = program.expand_with_ids(FIT_CHECK_LIMIT).ok()?;
-    // Per (sender, receiver): the sizes sent in order, and the receives posted in order.
-    let mut sent: HashMap<(Rank, Rank), Vec<u64>> = HashMap::default();
+    // Per (sender, receiver): the sizes and tags sent in order, and the receives posted in
+    // order.
+    let mut sent: HashMap<(Rank, Rank), Vec<(u64, i32)>> = HashMap::default();
     let mut posted: HashMap<(Rank, Rank), Vec<Posted>> = HashMap::default();
     let mut any_posted = vec![0u64; ranks];
-    // The same per (sender, receiver, tag); a receive with any tag ends the tag check.
-    let mut sent_tag: HashMap<(Rank, Rank, i32), Vec<u64>> = HashMap::default();
-    let mut posted_tag: HashMap<(Rank, Rank, i32), Vec<Posted>> = HashMap::default();
     let mut tags_known = true;
     let tables = logical.expansion_tables();
     let walk = ExpansionWalk::of(&calls, ranks);
@@ -83,65 +92,114 @@ pub fn receives_fit_in_order(logical: &LogicalTrace, program: &Program) -> Optio
         let table = tables.get(r as usize)?;
         walk.each_operation(table, r, &mut kept, |peer, send, bytes, tag, (call, k)| {
             match (peer, send) {
-                (Some(peer), true) => {
-                    sent.entry((r, peer)).or_default().push(bytes);
-                    sent_tag.entry((r, peer, tag)).or_default().push(bytes);
-                }
+                (Some(peer), true) => sent.entry((r, peer)).or_default().push((bytes, tag)),
                 (Some(peer), false) => {
-                    let p = Posted {
+                    posted.entry((peer, r)).or_default().push(Posted {
                         bytes,
+                        tag,
                         op: (ids[call], k),
-                    };
-                    posted.entry((peer, r)).or_default().push(p);
+                    });
                     tags_known &= tag >= 0;
-                    posted_tag.entry((peer, r, tag)).or_default().push(p);
                 }
                 (None, false) => any_posted[r as usize] += 1,
                 (None, true) => {}
             }
         });
     }
-    let too_small_by_order = too_small(&posted, &sent);
-    let too_small_by_tag = too_small(&posted_tag, &sent_tag);
+    let mut order_breaks_tags = false;
+    let mut by_order: Vec<(Posted, u64)> = Vec::new();
+    let mut by_tag: Vec<(Posted, u64)> = Vec::new();
+    let mut every_one_matched = true;
+    for (key, receives) in &posted {
+        let sends = sent.get(key).map_or(&[][..], Vec::as_slice);
+        for (k, recv) in receives.iter().enumerate() {
+            let send = sends.get(k).copied();
+            order_breaks_tags |= send.is_some_and(|(_, t)| recv.tag >= 0 && t >= 0 && t != recv.tag);
+            by_order.push((*recv, send.map_or(0, |s| s.0)));
+        }
+        every_one_matched &= match_by_tag(receives, sends, &mut by_tag);
+    }
+    // A sender's messages to a receiver that posts none.
+    every_one_matched &= sent.keys().all(|key| posted.contains_key(key));
+    let too_small_by_order = too_small(&by_order);
+    let too_small_by_tag = too_small(&by_tag);
     // A receive the logical trace keeps from any source is one the trace's matching found no
     // message for (a matched wildcard names its sender): hpcc's RandomAccess cancels the one it
     // posted ahead. Counting messages left over instead is not enough: hpcc on 6 ranks leaves one
     // on two ranks that the named receives of another order take.
     let surplus = any_posted.iter().any(|&p| p > 0);
-    let tags_match = tags_known
-        && !surplus
-        && too_small_by_tag.is_empty()
-        && sent_tag.len() == posted_tag.len()
-        && posted_tag
-            .iter()
-            .all(|(key, receives)| sent_tag.get(key).is_some_and(|sends| sends.len() == receives.len()));
+    // Where matching by order breaks the program's tags, receives a message does not fit by tag
+    // are posted at the largest it takes, as by order (mplrs: 40 of them).
+    let tags_match = (tags_known && too_small_by_tag.is_empty() || order_breaks_tags) && !surplus && every_one_matched;
     let matched = vec![0u64; ranks];
     Some(OrderMatching {
         too_small_by_order,
         too_small_by_tag,
         any_source_matched: surplus.then_some(matched),
         tags_match,
+        order_breaks_tags,
     })
+}
+
+/// Matching by tag of one (sender, receiver) pair, as MPI does when every message has arrived
+/// before the receives are posted: each receive, in posting order, takes the first message not
+/// yet taken with its tag, a receive of any tag the first message not yet taken. Pushes each
+/// receive with the size it takes (0: none) to `out`; true when every message is taken and
+/// the receives that take none come after every receive of their tag that takes one. Without receives of any tag this is "the k-th receive of a tag
+/// takes the k-th message of that tag". O(receives + messages) per tag in use.
+fn match_by_tag(receives: &[Posted], sends: &[(u64, i32)], out: &mut Vec<(Posted, u64)>) -> bool {
+    // Per tag, the positions of its messages, in order, and how many are taken; `taken` per
+    // message for receives of any tag, which take the first message left whatever its tag.
+    let mut of_tag: HashMap<i32, (Vec<usize>, usize)> = HashMap::default();
+    for (i, &(_, t)) in sends.iter().enumerate() {
+        of_tag.entry(t).or_default().0.push(i);
+    }
+    let mut taken = vec![false; sends.len()];
+    let mut first_left = 0usize;
+    // A receive without a message is one the program left pending (mplrs posts its next
+    // round's receives before it stops, and one of a tag no message carries): only after
+    // every receive of its tag (or of any tag) that takes one.
+    let mut unmatched_before: HashMap<i32, bool> = HashMap::default();
+    let mut all = true;
+    for recv in receives {
+        let pick = if recv.tag >= 0 {
+            of_tag.get_mut(&recv.tag).and_then(|(at, next)| {
+                while *next < at.len() && taken[at[*next]] {
+                    *next += 1;
+                }
+                at.get(*next).copied()
+            })
+        } else {
+            while first_left < sends.len() && taken[first_left] {
+                first_left += 1;
+            }
+            (first_left < sends.len()).then_some(first_left)
+        };
+        match pick {
+            Some(i) => {
+                taken[i] = true;
+                all &= !unmatched_before.get(&recv.tag.max(-1)).copied().unwrap_or(false);
+                out.push((*recv, sends[i].0));
+            }
+            None => {
+                unmatched_before.insert(recv.tag.max(-1), true);
+                out.push((*recv, 0));
+            }
+        }
+    }
+    all && taken.iter().all(|&t| t)
 }
 
 /// The receive operations that some message would not fit in, each with the largest size it
 /// must be posted at to take every message (the largest of its own recorded sizes and of the
-/// messages it takes), when the k-th receive of each key takes the k-th message sent under that
-/// key.
-fn too_small<K: std::hash::Hash + Eq>(
-    posted: &HashMap<K, Vec<Posted>>,
-    sent: &HashMap<K, Vec<u64>>,
-) -> std::collections::HashMap<ReceiveOp, u64> {
+/// messages it takes), given each receive with the size of the message it takes.
+fn too_small(matched: &[(Posted, u64)]) -> std::collections::HashMap<ReceiveOp, u64> {
     // Per receive operation: (some message does not fit, the largest size seen).
     let mut seen: std::collections::HashMap<ReceiveOp, (bool, u64)> = std::collections::HashMap::new();
-    for (key, receives) in posted {
-        let sends = sent.get(key).map_or(&[][..], Vec::as_slice);
-        for (k, recv) in receives.iter().enumerate() {
-            let send = sends.get(k).copied().unwrap_or(0);
-            let at = seen.entry(recv.op).or_default();
-            at.0 |= recv.bytes < send;
-            at.1 = at.1.max(recv.bytes).max(send);
-        }
+    for (recv, send) in matched {
+        let at = seen.entry(recv.op).or_default();
+        at.0 |= recv.bytes < *send;
+        at.1 = at.1.max(recv.bytes).max(*send);
     }
     seen.into_iter()
         .filter(|(_, (short, _))| *short)
