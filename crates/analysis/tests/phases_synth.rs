@@ -167,3 +167,30 @@ fn crowded_windows_of_many_occurrences_are_cut_where_communication_changes() {
         );
     }
 }
+
+/// A master–worker run (2 masters, 8 workers, random numbering): the phase names its masters
+/// (the generator's nodes 0 and 1, whatever their ranks) and measures imbalance among the
+/// workers only, the masters left out and never late.
+#[test]
+fn a_master_worker_phase_measures_imbalance_among_its_workers() {
+    let spec = Spec {
+        topology: TopologySpec::parse("master-worker:2x10").unwrap(),
+        numbering: tracelogic_synth::Numbering::Random,
+        seed: 4,
+        iterations: 30,
+        compute_ns: 200_000,
+        imbalance: 0.5,
+        ..Spec::default()
+    };
+    let (trace, truth) = generate_with_truth(&spec).unwrap();
+    let mut masters: Vec<u32> = (0..10u32).filter(|&r| truth.node_of_rank[r as usize] < 2).collect();
+    masters.sort_unstable();
+    let p = phases_of(&trace, 0.0);
+    let loop_phase = p.phases.iter().max_by_key(|ph| ph.end - ph.start).unwrap();
+    let t = loop_phase.topology.as_ref().expect("described");
+    assert_eq!(t.label, "10-node master-worker (2 masters, 8 workers)");
+    assert_eq!(t.masters, masters);
+    let im = loop_phase.imbalance.as_ref().expect("measured");
+    assert_eq!(im.left_out, masters);
+    assert!(im.late.iter().all(|r| !masters.contains(r)), "{im:?}");
+}

@@ -27,6 +27,11 @@ pub struct PhaseTopology {
     pub messages: u64,
     /// Their bytes.
     pub bytes: u64,
+    /// When the match is a star or a master–worker topology, the ranks of its centres (the
+    /// masters): they hand out work and wait, so the phase's imbalance is measured among the
+    /// workers. Empty otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub masters: Vec<Rank>,
 }
 
 /// Load imbalance of the computation in a phase: per rank, the time of its span in the phase
@@ -42,6 +47,10 @@ pub struct Imbalance {
     /// Ranks computing at least 5 % longer than the mean, slowest first (at most 8): they reach
     /// the phase's communication last.
     pub late: Vec<Rank>,
+    /// Ranks left out of the comparison: the masters of a star or master–worker phase
+    /// ([`PhaseTopology::masters`]), whose compute time is a role, not imbalance.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub left_out: Vec<Rank>,
 }
 
 /// Identification options for a phase: no near matches, no display spectrum (a phase report
@@ -215,6 +224,7 @@ impl Traffic {
         let bytes = pairs.values().fold(0u64, |s, v| s.saturating_add(v.1));
         let undirected: std::collections::BTreeSet<(Rank, Rank)> =
             pairs.keys().map(|&(a, b)| (a.min(b), a.max(b))).collect();
+        let mut masters: Vec<Rank> = Vec::new();
         let (label, family) = if local.len() < 2 {
             ("no point-to-point".to_owned(), None)
         } else {
@@ -239,6 +249,7 @@ impl Traffic {
                         .iter()
                         .map(|&[a, b]| [world[a as usize], world[b as usize]])
                         .collect();
+                    masters = hub_ranks(&report, &world);
                     match declared_grid(grids, &edges) {
                         Some(g) => {
                             // The catalogue's words for the declared P x Q (`2x3 process grid
@@ -266,17 +277,46 @@ impl Traffic {
                 pairs: undirected.len(),
                 messages,
                 bytes,
+                masters,
             },
             coll,
         )
     }
 }
 
+/// The world ranks at the centres of a star or the masters of a master–worker match (`world`:
+/// local rank → world rank); empty for any other report.
+fn hub_ranks(report: &TopologyReport, world: &[Rank]) -> Vec<Rank> {
+    let Some(m) = &report.identification.matched else {
+        return Vec::new();
+    };
+    let hubs = match m.family.as_str() {
+        "star" => 1,
+        "master-worker" => m.dims.first().copied().unwrap_or(0),
+        _ => return Vec::new(),
+    };
+    let mut out: Vec<Rank> = report
+        .identification
+        .mapping
+        .iter()
+        .filter(|p| p.node < hubs)
+        .filter_map(|p| world.get(p.rank as usize).copied())
+        .collect();
+    out.sort_unstable();
+    out
+}
+
 /// Compute time per rank over `spans` (per rank: inclusive event ranges): each rank's time from
 /// its first to its last call in the phase minus the time inside MPI calls in between.
-pub fn imbalance(trace: &Trace, events: &Events, spans: &BTreeMap<Rank, Vec<(u32, u32)>>) -> Option<Imbalance> {
+/// Ranks in `left_out` (a phase's masters) are not compared.
+pub fn imbalance(
+    trace: &Trace,
+    events: &Events,
+    spans: &BTreeMap<Rank, Vec<(u32, u32)>>,
+    left_out: &[Rank],
+) -> Option<Imbalance> {
     let mut compute: Vec<(Rank, Time)> = Vec::new();
-    for (&r, ranges) in spans {
+    for (&r, ranges) in spans.iter().filter(|(r, _)| !left_out.contains(r)) {
         let (re, calls) = (&events.ranks[r as usize], &trace.ranks[r as usize].calls);
         let first = ranges.iter().map(|x| x.0).min()?;
         let last = ranges.iter().map(|x| x.1).max()?;
@@ -306,6 +346,7 @@ pub fn imbalance(trace: &Trace, events: &Events, spans: &BTreeMap<Rank, Vec<(u32
         mean,
         max,
         late,
+        left_out: left_out.iter().copied().filter(|r| spans.contains_key(r)).collect(),
     })
 }
 

@@ -764,7 +764,9 @@ pub fn detect_phases_from(
             if section_bounds.is_some() {
                 phase_traffic.push(traffic);
             }
-            (Some(t), c, describe::imbalance(trace, events, &spans))
+            // A star's or master–worker phase's masters wait for their workers by role.
+            let imbalance = describe::imbalance(trace, events, &spans, &t.masters);
+            (Some(t), c, imbalance)
         } else {
             (None, Vec::new(), None)
         };

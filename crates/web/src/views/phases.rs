@@ -178,15 +178,18 @@ pub fn sections_note(a: &tracelogic_analysis::phases::PhaseAnalysis, t0: u64) ->
 
 /// A phase's load imbalance for the table: `1.21 (late: 3, 7)`; empty when not measured.
 pub fn imbalance_text(p: &tracelogic_analysis::phases::Phase) -> String {
-    match &p.imbalance {
-        None => String::new(),
-        Some(im) if im.late.is_empty() => format!("{:.2}", im.max_over_mean),
-        Some(im) => format!(
-            "{:.2} (late: {})",
-            im.max_over_mean,
-            im.late.iter().map(|r| r.to_string()).collect::<Vec<_>>().join(", ")
-        ),
+    let Some(im) = &p.imbalance else {
+        return String::new();
+    };
+    let list = |rs: &[u32]| rs.iter().map(|r| r.to_string()).collect::<Vec<_>>().join(", ");
+    let mut text = format!("{:.2}", im.max_over_mean);
+    if !im.late.is_empty() {
+        text += &format!(" (late: {})", list(&im.late));
     }
+    if !im.left_out.is_empty() {
+        text += &format!(" among workers (masters {} apart)", list(&im.left_out));
+    }
+    text
 }
 
 /// The phases view.
