@@ -145,8 +145,9 @@ pub fn receives_fit_in_order(logical: &LogicalTrace, program: &Program) -> Optio
 /// before the receives are posted: each receive, in posting order, takes the first message not
 /// yet taken with its tag, a receive of any tag the first message not yet taken. Pushes each
 /// receive with the size it takes (0: none) to `out`; true when every message is taken and
-/// the receives that take none come after every receive of their tag that takes one. Without receives of any tag this is "the k-th receive of a tag
-/// takes the k-th message of that tag". O(receives + messages) per tag in use.
+/// the receives that take none come after every receive of their tag that takes one. Without
+/// receives of any tag this is "the k-th receive of a tag takes the k-th message of that tag".
+/// O(receives + messages).
 fn match_by_tag(receives: &[Posted], sends: &[(u64, i32)], out: &mut Vec<(Posted, u64)>) -> bool {
     // Per tag, the positions of its messages, in order, and how many are taken; `taken` per
     // message for receives of any tag, which take the first message left whatever its tag.

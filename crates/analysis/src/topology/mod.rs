@@ -158,8 +158,23 @@ fn by_cuts(
     // pairs are 0.6–0.9 % of the bytes and 157–359 messages, as many as the consumer's).
     let components_only = identified(&first);
     let (volumes, endpoints) = sorted.weights_and_ends();
-    let talks = |r: u32| endpoints.iter().any(|&(a, b)| a == r || b == r);
-    if components_only && !first.isolated_ranks.iter().any(|&r| talks(r)) {
+    // Ranks with traffic (`isolated_ranks` also lists silent ones).
+    let mut talks = vec![false; m.ranks() as usize];
+    for &(a, b) in &endpoints {
+        talks[a as usize] = true;
+        talks[b as usize] = true;
+    }
+    let set_apart: Vec<u32> = if components_only {
+        first
+            .isolated_ranks
+            .iter()
+            .copied()
+            .filter(|&r| talks[r as usize])
+            .collect()
+    } else {
+        Vec::new()
+    };
+    if components_only && set_apart.is_empty() {
         return first;
     }
     let cuts: Vec<(usize, Option<f64>)> = if components_only {
@@ -197,22 +212,7 @@ fn by_cuts(
         },
         tried: Vec::new(),
         taken: None,
-        set_apart: if components_only {
-            // Ranks with traffic but no edge (`isolated_ranks` also lists silent ones).
-            let mut talk = vec![false; m.ranks() as usize];
-            for &(a, b) in &endpoints {
-                talk[a as usize] = true;
-                talk[b as usize] = true;
-            }
-            first
-                .isolated_ranks
-                .iter()
-                .copied()
-                .filter(|&r| talk[r as usize])
-                .collect()
-        } else {
-            Vec::new()
-        },
+        set_apart,
     };
     let trial = TopologyOptions {
         near_matches: 0,
@@ -249,8 +249,8 @@ fn by_cuts(
             milliseconds: id.timings.total_ms,
             metric: pairs.metric.into(),
         });
-        let whole = !components_only
-            || (id.matched.is_some() && endpoints.iter().all(|&(a, b)| g.degree(a) > 0 && g.degree(b) > 0));
+        let whole =
+            !components_only || (id.matched.is_some() && (0..m.ranks()).all(|r| !talks[r as usize] || g.degree(r) > 0));
         if (id.matched.is_some() || cliques.is_some()) && whole {
             fallback.taken = Some(fallback.tried.len() - 1);
             let mut found = report(&g, filter, false, traffic, opts, Some(id));
