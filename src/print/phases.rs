@@ -46,9 +46,8 @@ pub fn phase_line(k: usize, ph: &tracelogic_engine::phases::Phase) -> String {
             let late: Vec<String> = im.late.iter().map(|r| r.to_string()).collect();
             i += &format!(" (late ranks {})", late.join(", "));
         }
-        if !im.left_out.is_empty() {
-            let apart: Vec<String> = im.left_out.iter().map(|r| r.to_string()).collect();
-            i += &format!(" among workers (masters {} apart)", apart.join(", "));
+        if let Some(note) = im.left_out_note() {
+            i += &format!(" {note}");
         }
         parts.push(i);
     }

@@ -254,3 +254,31 @@ test('the logical view keeps every message size when Exact sizes is ticked, as t
   assert.deepEqual(await shown(), exact);
   await app.assertClean(s);
 });
+
+test('a master-worker run: the page names it, draws its masters above its workers and measures imbalance among the workers, as the CLI', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'tracelogic-master-worker-'));
+  const trace = join(dir, 'mw8.txt');
+  execFileSync(cli, ['generate', '--topology', 'master-worker:2x8', '--numbering', 'random', '--seed', '4',
+    '--iterations', '30', '--imbalance', '0.5', '--format', 'text', '--out', trace]);
+  const t = cliJson(['topology', trace]);
+  assert.equal(t.match.label, '8-node master-worker (2 masters, 6 workers)');
+  const masters = t.mapping.filter((p) => p.node < 2).map((p) => p.rank).sort((a, b) => a - b);
+  const ph = cliJson(['phases', trace]);
+  const withMasters = ph.phases.filter((p) => p.imbalance && (p.imbalance.left_out ?? []).length > 0);
+  assert.ok(withMasters.length > 0, 'the CLI leaves the masters out of a phase imbalance');
+  assert.deepEqual(withMasters[0].imbalance.left_out, masters);
+  const s = await dropFiles([{ name: 'mw8.txt', bytes: readFileSync(trace) }]);
+  const { page } = s;
+  await show(page, 'topology', '#topology-label');
+  assert.equal(await page.getAttribute('#topology-label', 'data-label'), t.match.label);
+  const cy = await page.$$eval('#view-topology g[data-rank] circle', (cs) =>
+    cs.map((c) => [Number(c.parentElement.dataset.rank), Number(c.getAttribute('cy'))]));
+  const workersTop = Math.min(...cy.filter(([r]) => !masters.includes(r)).map(([, y]) => y));
+  for (const [r, y] of cy.filter(([r]) => masters.includes(r))) {
+    assert.ok(y < workersTop, `master ${r} drawn above the workers (${y} < ${workersTop})`);
+  }
+  await show(page, 'phases', '#phases-table');
+  const cells = await page.$$eval('#phases-table td.phase-imbalance', (tds) => tds.map((td) => td.textContent));
+  assert.ok(cells.some((c) => c.includes(`among workers (masters ${masters.join(', ')} apart)`)), cells.join(' | '));
+  await app.assertClean(s);
+});

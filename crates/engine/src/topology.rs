@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use std::rc::Rc;
 use tracelogic_analysis::logical::{place_by_first_contacts, DirectionsFrom, Placement};
 use tracelogic_analysis::matrix::CommMatrix;
-pub use tracelogic_analysis::topology::tracelogic_graph::{edgelist, Graph};
+pub use tracelogic_analysis::topology::tracelogic_graph::{edgelist, Family, Graph, TopologySpec};
 use tracelogic_analysis::topology::{identify_graph, identify_matrix};
 pub use tracelogic_analysis::topology::{
     Component, CustomPattern, Identification, PairTraffic, RankPlace, SpectrumDisplay, Stage, Threshold,

@@ -3,7 +3,7 @@
 //! compared runs' graphs with it too.
 
 use std::collections::VecDeque;
-use tracelogic_engine::topology::{RankPlace, TopologyReport};
+use tracelogic_engine::topology::{Family, RankPlace, TopologyReport, TopologySpec};
 
 /// Position of every rank in a `[0, 1]²` box: nested squares for hypercubes, from the
 /// coordinates for grid-like families and NAS CG's process grid, by depth for trees, masters
@@ -40,15 +40,14 @@ pub fn layout(report: &TopologyReport) -> Vec<(f64, f64)> {
             return pos;
         }
     }
-    if coords_ok && matches!(family, "star" | "master-worker") {
-        let masters = report
-            .identification
-            .matched
-            .as_ref()
-            .filter(|m| m.family == "master-worker")
-            .and_then(|m| m.dims.first().copied())
-            .unwrap_or(1);
-        return hub_layout(mapping, n, masters);
+    let hubs = report
+        .identification
+        .matched
+        .as_ref()
+        .and_then(|m| TopologySpec::new(Family::from_name(&m.family)?, m.dims.clone()).ok())
+        .map_or(0, |s| s.hubs());
+    if coords_ok && hubs > 0 {
+        return hub_layout(mapping, n, hubs);
     }
     if coords_ok && family.contains("tree") {
         if let Some(root) = mapping.iter().find(|p| p.node == 0) {

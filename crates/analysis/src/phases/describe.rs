@@ -290,11 +290,9 @@ fn hub_ranks(report: &TopologyReport, world: &[Rank]) -> Vec<Rank> {
     let Some(m) = &report.identification.matched else {
         return Vec::new();
     };
-    let hubs = match m.family.as_str() {
-        "star" => 1,
-        "master-worker" => m.dims.first().copied().unwrap_or(0),
-        _ => return Vec::new(),
-    };
+    let hubs = tracelogic_graph::Family::from_name(&m.family)
+        .and_then(|f| tracelogic_graph::TopologySpec::new(f, m.dims.clone()).ok())
+        .map_or(0, |s| s.hubs());
     let mut out: Vec<Rank> = report
         .identification
         .mapping
@@ -304,6 +302,17 @@ fn hub_ranks(report: &TopologyReport, world: &[Rank]) -> Vec<Rank> {
         .collect();
     out.sort_unstable();
     out
+}
+
+impl Imbalance {
+    /// What the CLI and the page add when masters were left out: `among workers (masters 0, 1
+    /// apart)`; `None` when every rank was compared.
+    pub fn left_out_note(&self) -> Option<String> {
+        (!self.left_out.is_empty()).then(|| {
+            let apart: Vec<String> = self.left_out.iter().map(|r| r.to_string()).collect();
+            format!("among workers (masters {} apart)", apart.join(", "))
+        })
+    }
 }
 
 /// Compute time per rank over `spans` (per rank: inclusive event ranges): each rank's time from

@@ -101,6 +101,17 @@ impl TopologySpec {
         TopologySpec::new(family, dims)
     }
 
+    /// How many centre nodes (numbered first) a hub topology has: 1 for a star, the masters of a
+    /// master–worker topology; 0 for every other family. Their ranks hand out work and wait by
+    /// role (phases leave them out of the imbalance; the page draws them above the workers).
+    pub fn hubs(&self) -> u32 {
+        match self.family {
+            Family::Star => 1,
+            Family::MasterWorker => self.dims[0],
+            _ => 0,
+        }
+    }
+
     /// Number of nodes.
     pub fn num_nodes(&self) -> u32 {
         match self.family {

@@ -186,8 +186,8 @@ pub fn imbalance_text(p: &tracelogic_analysis::phases::Phase) -> String {
     if !im.late.is_empty() {
         text += &format!(" (late: {})", list(&im.late));
     }
-    if !im.left_out.is_empty() {
-        text += &format!(" among workers (masters {} apart)", list(&im.left_out));
+    if let Some(note) = im.left_out_note() {
+        text += &format!(" {note}");
     }
     text
 }
