@@ -14,16 +14,10 @@ pub fn print(r: &PatternsReport, all: bool, json: bool) -> Result<(), CliError> 
     }
 }
 
-/// The line saying what the default listing hides: `112 more patterns covering 0.8 % of events
-/// hidden (--all shows them)`. `None` when nothing is hidden.
+/// The line saying what the default listing hides ([`PatternsReport::hidden_note`]) and
+/// `(--all shows them)`. `None` when nothing is hidden.
 pub fn hidden_line(r: &PatternsReport) -> Option<String> {
-    (r.hidden_patterns > 0).then(|| {
-        format!(
-            "{} more patterns covering {:.1} % of events hidden (--all shows them)",
-            r.hidden_patterns,
-            100.0 * r.hidden_share
-        )
-    })
+    r.hidden_note().map(|note| format!("{note} (--all shows them)"))
 }
 
 /// The text of `tracelogic patterns`: the shown patterns (with `all`, every pattern).
@@ -49,11 +43,16 @@ pub fn text(r: &PatternsReport, all: bool) -> String {
             ]
         })
         .collect();
-    o += &table(
-        &["pattern", "occurrences", "ranks", "events", "first at s"],
-        rows,
-        &[0, 1, 2, 3, 4],
-    );
+    if listed.is_empty() && !r.patterns.is_empty() {
+        o += "no communication pattern repeats and covers at least ";
+        o += &format!("{:.0} % of the events\n", 100.0 * r.min_share);
+    } else {
+        o += &table(
+            &["pattern", "occurrences", "ranks", "events", "first at s"],
+            rows,
+            &[0, 1, 2, 3, 4],
+        );
+    }
     for p in listed.iter().filter(|p| !p.variants.is_empty()) {
         let counts: Vec<String> = p.variants.iter().map(|v| v.occurrences.to_string()).collect();
         o += &format!(

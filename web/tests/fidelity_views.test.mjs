@@ -74,6 +74,9 @@ test('the patterns view lists the shown patterns and counts the hidden ones as t
   const { page } = s;
   await show(page, 'patterns', '#patterns-count');
   assert.equal(Number(await page.getAttribute('#patterns-hidden', 'data-hidden')), p.hidden_patterns);
+  // The note says what the CLI's text says (the same words, from the engine).
+  const line = execFileSync(cli, ['patterns', trace]).toString().split('\n').find((l) => l.includes(' more patterns covering '));
+  assert.ok((await page.textContent('#patterns-hidden')).startsWith(line.replace(' (--all shows them)', '')), line);
   assert.equal(Number(await page.getAttribute('#patterns-count', 'data-value')), p.communication_patterns.length);
   const rows = () => page.$$eval('#patterns-table tr.pattern-row', (r) => r.map((x) => Number(x.dataset.pattern)));
   assert.deepEqual(await rows(), p.communication_patterns.slice(0, p.shown_patterns).map((x) => x.id));

@@ -79,13 +79,21 @@ pub struct PatternsReport {
     /// The selection applied (times absolute).
     #[serde(default)]
     pub selection: Selection,
-    /// Patterns to list by default: the first `shown_patterns` of `patterns` (each covers at
-    /// least `min_share` of the events; `patterns` is ordered by events covered).
+    /// Patterns to list by default: the first `shown_patterns` of `patterns` (each repeats and
+    /// covers at least `min_share` of the events; `patterns` holds the repeating patterns by
+    /// events covered, then the instances seen once over several ranks).
     #[serde(default)]
     pub shown_patterns: usize,
-    /// Patterns hidden by default (each covering less than `min_share` of the events).
+    /// Patterns hidden by default (covering less than `min_share` of the events each, or seen
+    /// once over several ranks).
     #[serde(default)]
     pub hidden_patterns: usize,
+    /// Of the hidden patterns, the instances seen once over several ranks.
+    #[serde(default)]
+    pub hidden_seen_once: usize,
+    /// `hidden_seen_once`'s events over all events.
+    #[serde(default)]
+    pub hidden_seen_once_share: f64,
     /// Events the hidden patterns cover, together.
     #[serde(default)]
     pub hidden_events: u64,
@@ -101,6 +109,33 @@ impl PatternsReport {
     /// The patterns to list by default (the first [`PatternsReport::shown_patterns`]).
     pub fn shown(&self) -> &[CommunicationPattern] {
         &self.patterns[..self.shown_patterns.min(self.patterns.len())]
+    }
+
+    /// What the default listing hides: `112 more patterns covering 0.8 % of events hidden`,
+    /// and of them the instances seen once over several ranks (`9 more patterns covering 38.2 %
+    /// of events hidden, 9 of them seen once over several ranks (38.2 %)`); `None` when nothing
+    /// is hidden. The CLI and the page print it as it is.
+    pub fn hidden_note(&self) -> Option<String> {
+        (self.hidden_patterns > 0).then(|| {
+            let mut note = format!(
+                "{} more {} covering {:.1} % of events hidden",
+                self.hidden_patterns,
+                if self.hidden_patterns == 1 {
+                    "pattern"
+                } else {
+                    "patterns"
+                },
+                100.0 * self.hidden_share
+            );
+            if self.hidden_seen_once > 0 {
+                note += &format!(
+                    ", {} of them seen once over several ranks ({:.1} %)",
+                    self.hidden_seen_once,
+                    100.0 * self.hidden_seen_once_share
+                );
+            }
+            note
+        })
     }
 
     /// Why there is nothing to show, when nothing repeats.
@@ -167,6 +202,8 @@ impl Engine {
             selection: scope.selection.clone(),
             shown_patterns: a.shown_patterns,
             hidden_patterns: a.hidden_patterns,
+            hidden_seen_once: a.hidden_seen_once,
+            hidden_seen_once_share: a.hidden_seen_once_events as f64 / a.events.max(1) as f64,
             hidden_events: a.hidden_events,
             hidden_share: a.hidden_share,
             min_share: a.min_share,
@@ -385,10 +422,11 @@ mod tests {
         };
         let e = Engine::new(tracelogic_synth::generate_nas(&spec).unwrap().0, FieldWords::Flags);
         let r = e.patterns(&Selection::all(), &PatternOptions::default()).unwrap();
+        // Hidden: under 1 % of the events, or an instance seen once over several ranks.
         let small: Vec<&CommunicationPattern> = r
             .patterns
             .iter()
-            .filter(|p| (p.events_covered as f64) < 0.01 * r.events as f64)
+            .filter(|p| (p.events_covered as f64) < 0.01 * r.events as f64 || p.repeats_no_form())
             .collect();
         assert!(!small.is_empty(), "MG on 64 ranks has one-off exchanges");
         assert_eq!(r.hidden_patterns, small.len());
@@ -396,6 +434,14 @@ mod tests {
         assert_eq!(r.hidden_events, small.iter().map(|p| p.events_covered).sum::<u64>());
         assert_eq!(r.shown().len(), r.shown_patterns);
         assert!(r.shown().iter().all(|p| !small.iter().any(|q| q.id == p.id)));
+        let once = small.iter().filter(|p| p.repeats_no_form()).count();
+        assert_eq!(r.hidden_seen_once, once);
+        let note = r.hidden_note().expect("something hidden");
+        assert!(
+            note.starts_with(&format!("{} more patterns covering", small.len())),
+            "{note}"
+        );
+        assert_eq!(note.contains("seen once over several ranks"), once > 0, "{note}");
         assert_eq!(r.min_share, 0.01);
     }
 

@@ -102,8 +102,9 @@ pub struct PatternAnalysis {
     pub options: Option<PatternOptions>,
     /// Per world rank, its patterns (most frequent first).
     pub rank_patterns: BTreeMap<Rank, Vec<RankPattern>>,
-    /// Communication patterns across ranks, most events covered first (all of them; the first
-    /// [`PatternAnalysis::shown_patterns`] are the ones to list by default).
+    /// Communication patterns across ranks: those that repeat, most events covered first,
+    /// then instances seen once over several ranks ([`CommunicationAnalysis::repeating_first`]);
+    /// all of them, the first [`PatternAnalysis::shown_patterns`] are the ones to list by default.
     pub communication_patterns: Vec<CommunicationPattern>,
     /// Events on all ranks.
     pub events: u64,
@@ -118,9 +119,16 @@ pub struct PatternAnalysis {
     /// the events (they come first in `communication_patterns`, ids `0..shown_patterns`).
     #[serde(default)]
     pub shown_patterns: usize,
-    /// Patterns hidden by default (covering less than `min_share` of the events each).
+    /// Patterns hidden by default: covering less than `min_share` of the events each, or seen
+    /// once over several ranks (no form of them repeats).
     #[serde(default)]
     pub hidden_patterns: usize,
+    /// Of the hidden patterns, those seen once over several ranks.
+    #[serde(default)]
+    pub hidden_seen_once: usize,
+    /// Events those cover, together.
+    #[serde(default)]
+    pub hidden_seen_once_events: u64,
     /// Events the hidden patterns cover, together.
     #[serde(default)]
     pub hidden_events: u64,
@@ -139,22 +147,26 @@ pub struct PatternAnalysis {
 pub const MIN_SHARE: f64 = 0.01;
 
 impl PatternAnalysis {
-    /// Hide the patterns covering less than `share` of the events (0: show all) and set the
-    /// `shown_patterns`/`hidden_*` fields. The list is ordered by events covered, so the shown
-    /// patterns are a prefix of it.
+    /// Hide the patterns covering less than `share` of the events and, unless `share` is 0
+    /// (show all), the instances seen once over several ranks; set the `shown_patterns` and
+    /// `hidden_*` fields. The list holds the repeating patterns by events covered, then the
+    /// instances seen once, so the shown patterns are a prefix of it.
     pub fn set_min_share(&mut self, share: f64) {
         let share = if share.is_finite() { share.max(0.0) } else { 0.0 };
         let total = self.events.max(1) as f64;
         let shown = self
             .communication_patterns
             .iter()
-            .take_while(|p| p.events_covered as f64 >= share * total)
+            .take_while(|p| p.events_covered as f64 >= share * total && (share == 0.0 || !p.repeats_no_form()))
             .count();
         let hidden = &self.communication_patterns[shown..];
         self.min_share = share;
         self.shown_patterns = shown;
         self.hidden_patterns = hidden.len();
         self.hidden_events = hidden.iter().map(|p| p.events_covered).sum();
+        let once = || hidden.iter().filter(|p| p.repeats_no_form());
+        self.hidden_seen_once = once().count();
+        self.hidden_seen_once_events = once().map(|p| p.events_covered).sum();
         self.hidden_share = if self.events == 0 {
             0.0
         } else {
@@ -211,6 +223,22 @@ pub fn communication_of(
 /// ([`parse_occurrences_with`]); it is kept only when fewer events are left in instances seen
 /// once and the pattern explaining most explains no less (the chain split's own test).
 fn analyse_with(
+    trace: &Trace,
+    matching: &tracelogic_model::Matching,
+    events: &Events,
+    opts: &PatternOptions,
+    compare: bool,
+) -> PatternAnalysis {
+    let mut chosen = choose_nesting(trace, matching, events, opts, compare);
+    chosen.communication.repeating_first();
+    chosen.communication_patterns = chosen.communication.patterns.clone();
+    chosen.set_min_share(chosen.min_share);
+    chosen
+}
+
+/// The analysis [`analyse_with`] keeps: [`analyse_nested`] as the loops are found, or redone
+/// innermost first where the pattern explaining most repeats no form.
+fn choose_nesting(
     trace: &Trace,
     matching: &tracelogic_model::Matching,
     events: &Events,

@@ -42,8 +42,13 @@ pub struct PatternsDocument<'a> {
     pub routine_comparison: &'a Option<RoutineComparison>,
     /// Patterns the default listing shows.
     pub shown_patterns: usize,
-    /// Patterns it hides (each under `min_share` of the events).
+    /// Patterns it hides (each under `min_share` of the events, or seen once over several
+    /// ranks).
     pub hidden_patterns: usize,
+    /// Of them, the instances seen once over several ranks.
+    pub hidden_seen_once: usize,
+    /// Their events over all events.
+    pub hidden_seen_once_share: f64,
     /// Events the hidden patterns cover.
     pub hidden_events: u64,
     /// `hidden_events` over `events_in_patterns`.
@@ -64,6 +69,8 @@ pub fn patterns(r: &PatternsReport) -> PatternsDocument<'_> {
         routine_comparison: &r.routine_comparison,
         shown_patterns: r.shown_patterns,
         hidden_patterns: r.hidden_patterns,
+        hidden_seen_once: r.hidden_seen_once,
+        hidden_seen_once_share: r.hidden_seen_once_share,
         hidden_events: r.hidden_events,
         hidden_share: r.hidden_share,
         min_share: r.min_share,

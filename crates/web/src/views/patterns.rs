@@ -141,14 +141,7 @@ pub fn listed(r: &PatternsResult, all: bool, focused: Option<usize>) -> Vec<&Com
 /// The note under the list: `112 more patterns covering 0.8 % of events hidden`, as
 /// `tracelogic patterns` prints it; `None` when nothing is hidden.
 pub fn hidden_note(r: &PatternsResult) -> Option<String> {
-    (r.hidden_patterns > 0).then(|| {
-        format!(
-            "{} more {} covering {:.1} % of events hidden",
-            r.hidden_patterns,
-            if r.hidden_patterns == 1 { "pattern" } else { "patterns" },
-            100.0 * r.hidden_share
-        )
-    })
+    r.hidden_note()
 }
 
 /// Events in one occurrence of `p`, over all its ranks.
@@ -698,7 +691,7 @@ pub fn patterns_view(props: &AnalysisProps) -> Html {
                                 let (focus, on_focus) = (props.focus.clone(), props.on_focus.clone());
                                 Callback::from(move |_: MouseEvent| on_focus.emit(Focus { all_patterns: !show_all, ..focus.clone() }))
                             }}>
-                            { if show_all { format!("Show the {} covering ≥ {:.0} % of events", result.shown_patterns, 100.0 * result.min_share) } else { format!("Show all {}", result.patterns.len()) } }
+                            { if show_all { format!("Show the {} that repeat, covering ≥ {:.0} % of events", result.shown_patterns, 100.0 * result.min_share) } else { format!("Show all {}", result.patterns.len()) } }
                         </button>
                     </p>
                 }

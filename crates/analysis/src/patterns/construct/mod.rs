@@ -86,6 +86,52 @@ impl CommunicationPattern {
     }
 }
 
+impl CommunicationAnalysis {
+    /// Reorder the patterns so that those some form of which repeats come first, then those
+    /// none of whose forms is seen twice ([`CommunicationPattern::repeats_no_form`]: an
+    /// instance seen once over several ranks), each group still by events covered. Such an
+    /// instance is not a repetition but what messages chained together where the program's
+    /// repetitions did not line up (a direct solver's factorisation, whose `MPI_ANY_SOURCE`
+    /// receives take the messages in another order each time; a master serving its workers in
+    /// data order); listed first by its size, it hid every pattern that does repeat. Ids are
+    /// renumbered (patterns, instances, examples, step loops) and instances stay in time order.
+    pub fn repeating_first(&mut self) {
+        let n = self.patterns.len();
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by_key(|&p| self.patterns[p].repeats_no_form());
+        if order.iter().enumerate().all(|(i, &p)| i == p) {
+            return;
+        }
+        let mut new_id = vec![0u32; n];
+        for (i, &p) in order.iter().enumerate() {
+            new_id[p] = i as u32;
+        }
+        fn take<T>(v: &mut Vec<T>, order: &[usize]) -> Vec<T> {
+            let mut old: Vec<Option<T>> = std::mem::take(v).into_iter().map(Some).collect();
+            order
+                .iter()
+                .map(|&p| old[p].take().expect("each pattern once"))
+                .collect()
+        }
+        self.patterns = take(&mut self.patterns, &order);
+        for (i, p) in self.patterns.iter_mut().enumerate() {
+            p.id = i;
+        }
+        if self.examples.len() == n {
+            self.examples = take(&mut self.examples, &order);
+        }
+        if self.step_loops.len() == n {
+            self.step_loops = take(&mut self.step_loops, &order);
+        }
+        for inst in &mut self.instances {
+            if inst.pattern != OUTSIDE {
+                inst.pattern = new_id[inst.pattern as usize];
+            }
+        }
+        self.instances.sort_by_key(|inst| (inst.start, inst.end, inst.pattern));
+    }
+}
+
 /// Events left in instances seen once over several ranks
 /// ([`CommunicationPattern::is_one_off_over_ranks`]).
 pub fn one_off_events(patterns: &[CommunicationPattern]) -> u64 {

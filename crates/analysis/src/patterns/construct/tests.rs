@@ -128,3 +128,57 @@ fn rotation_aliases_equal_rotating_every_signature() {
         }
     }
 }
+
+/// A one-off instance over two ranks covering more than a pattern seen three times: after
+/// `repeating_first` the repeating pattern is pattern 0 and the instance pattern 1; every
+/// instance still names the pattern whose events it has (checked by the events it was built
+/// with), examples and step loops moved with their patterns, instances stay in time order.
+#[test]
+fn repeating_patterns_come_before_instances_seen_once() {
+    let pattern = |id: usize, occurrences: usize, covered: u64, ranks: &[Rank]| CommunicationPattern {
+        id,
+        ranks: ranks.to_vec(),
+        events: BTreeMap::new(),
+        occurrences,
+        positions: Vec::new(),
+        spans: Vec::new(),
+        first_events: BTreeMap::new(),
+        from_rank_patterns: true,
+        events_covered: covered,
+        variants: Vec::new(),
+    };
+    let instance = |pattern: u32, start: Time| Instance {
+        pattern,
+        start,
+        end: start + 5,
+        parts: Vec::new(),
+        variant: 0,
+    };
+    // Pattern 0: seen once over ranks 0-1, 40 events; pattern 1: three occurrences of 6 events.
+    let mut c = CommunicationAnalysis {
+        patterns: vec![pattern(0, 1, 40, &[0, 1]), pattern(1, 3, 18, &[0, 1])],
+        instances: vec![
+            instance(1, 10),
+            instance(OUTSIDE, 15),
+            instance(0, 20),
+            instance(1, 30),
+            instance(1, 40),
+        ],
+        examples: vec![vec![vec![(0, 0, 40)]], vec![vec![(0, 40, 43)]]],
+        step_loops: vec![7, 8],
+    };
+    assert!(c.patterns[0].repeats_no_form() && !c.patterns[1].repeats_no_form());
+    c.repeating_first();
+    assert_eq!(
+        c.patterns.iter().map(|p| (p.id, p.occurrences)).collect::<Vec<_>>(),
+        [(0, 3), (1, 1)]
+    );
+    let named: Vec<(u32, Time)> = c.instances.iter().map(|i| (i.pattern, i.start)).collect();
+    assert_eq!(named, [(0, 10), (OUTSIDE, 15), (1, 20), (0, 30), (0, 40)]);
+    assert_eq!(c.examples, vec![vec![vec![(0, 40, 43)]], vec![vec![(0, 0, 40)]]]);
+    assert_eq!(c.step_loops, [8, 7]);
+    // Already in that order: nothing moves.
+    let again = c.clone();
+    c.repeating_first();
+    assert_eq!(c, again);
+}
