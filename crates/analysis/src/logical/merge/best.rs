@@ -4,6 +4,7 @@
 
 use super::{merge, merge_until, score, ClassTrace, Merged};
 use crate::compress::Folding;
+use crate::logical::per_rank::each_index;
 use crate::logical::Record;
 
 /// [`merge`] of every class; when that leaves conflicts (rank-dependent behaviour, or a
@@ -27,39 +28,17 @@ pub(in crate::logical) fn merge_best(
         // with fewer records, then the merge).
         // Sized by their folding (what compression would choose, no program built); the
         // winner's folding is kept.
-        let size = |m: &Merged| {
-            let folding = Folding::of(&m.records);
-            ((folding.compressed_length, m.records.len()), folding)
-        };
-        let (mut best_size, mut best_folding) = size(&full);
-        // Candidates already sized, by a hash of their records: a merge equal to one of them
-        // folds the same and cannot be shorter (the aligned merge of Gerris's adaptive run is
-        // the lockstep one: 1.5 of its 7 s were spent sizing it again).
-        let mut sized = vec![records_hash(&full.records)];
-        let mut best = full;
-        // Built one at a time, so that at most two record sequences are held (the best and the
-        // one being sized): on a 1.6 M-record run each is gigabytes.
-        let alternatives: [&dyn Fn() -> Option<Merged>; 3] = [
+        let alternatives: [&(dyn Fn() -> Option<Merged> + Sync); 3] = [
             &|| Some(merge_until(&all, names, false, true)),
             &|| Some(blocks(&all)),
             &|| crate::logical::align::aligned(&all, names),
         ];
-        for make in alternatives {
-            let Some(other) = make() else {
-                continue;
-            };
-            let hash = records_hash(&other.records);
-            if sized.contains(&hash) {
-                continue;
-            }
-            sized.push(hash);
-            let (s, folding) = size(&other);
-            if s < best_size {
-                best = other;
-                best_size = s;
-                best_folding = folding;
-            }
-        }
+        let records: usize = classes.iter().map(|c| c.records.len()).sum();
+        let (best, best_folding) = if records <= PARALLEL_RECORDS {
+            sized_together(full, &alternatives)
+        } else {
+            sized_in_turn(full, &alternatives)
+        };
         return (best, vec![true; classes.len()], Some(best_folding));
     }
     if full.conflicts == 0 || classes.len() < 2 {
@@ -107,9 +86,79 @@ pub(in crate::logical) fn merge_best(
     )
 }
 
+/// Candidate merges of at most this many class records in all are sized at once, each on a core
+/// of its own (natively): every candidate and its folding are then held together (held-out OPM
+/// Flow on 4 ranks, 518,348 class records: peak 0.75 → 1.02 GB on 2 cores); above it, in turn.
+const PARALLEL_RECORDS: usize = 1 << 20;
+
+/// A merge's size as the choice compares them: its folding's compressed length, then its number
+/// of records; and the folding.
+fn size(m: &Merged) -> ((usize, usize), Folding) {
+    let folding = Folding::of(&m.records);
+    ((folding.compressed_length, m.records.len()), folding)
+}
+
+/// The branched merge `full` and its `alternatives` sized one at a time, so that at most two
+/// record sequences are held (the best and the one being sized): on a 1.6 M-record run each is
+/// gigabytes. The shortest folding is kept, then the fewer records, then the earlier candidate.
+pub(super) fn sized_in_turn(full: Merged, alternatives: &[&(dyn Fn() -> Option<Merged> + Sync)]) -> (Merged, Folding) {
+    let (mut best_size, mut best_folding) = size(&full);
+    // Candidates already sized, by a hash of their records: a merge equal to one of them
+    // folds the same and cannot be shorter (the aligned merge of Gerris's adaptive run is
+    // the lockstep one: 1.5 of its 7 s were spent sizing it again).
+    let mut sized = vec![records_hash(&full.records)];
+    let mut best = full;
+    for make in alternatives {
+        let Some(other) = make() else {
+            continue;
+        };
+        let hash = records_hash(&other.records);
+        if sized.contains(&hash) {
+            continue;
+        }
+        sized.push(hash);
+        let (s, folding) = size(&other);
+        if s < best_size {
+            best = other;
+            best_size = s;
+            best_folding = folding;
+        }
+    }
+    (best, best_folding)
+}
+
+/// [`sized_in_turn`]'s choice with every candidate built and sized at once, on every core
+/// natively ([`each_index`]; in turn on wasm). Sizing the candidates is most of a branched
+/// run's logical trace (OPM Flow on 4 ranks: 78 % of its time in four foldings of 230,000 to
+/// 520,000 records each). The same choice: a candidate equal to `full` is dropped, ties keep
+/// the earlier candidate, which is where an equal later one loses.
+pub(super) fn sized_together(full: Merged, alternatives: &[&(dyn Fn() -> Option<Merged> + Sync)]) -> (Merged, Folding) {
+    let full_hash = records_hash(&full.records);
+    let sized = each_index(alternatives.len() + 1, |k| {
+        if k == 0 {
+            let (s, folding) = size(&full);
+            return Some((s, None, folding));
+        }
+        let other = alternatives[k - 1]()?;
+        if records_hash(&other.records) == full_hash {
+            return None;
+        }
+        let (s, folding) = size(&other);
+        Some((s, Some(other), folding))
+    });
+    let (_, merged, folding) = sized
+        .into_iter()
+        .flatten()
+        .enumerate()
+        .min_by_key(|(k, (s, _, _))| (*s, *k))
+        .map(|(_, c)| c)
+        .expect("the full merge is always sized");
+    (merged.unwrap_or(full), folding)
+}
+
 /// A hash of `records` as folding sees them and the merge keeps them (calls, ranks, call
 /// indices; not timings).
-fn records_hash(records: &[Record]) -> u64 {
+pub(super) fn records_hash(records: &[Record]) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut h = std::collections::hash_map::DefaultHasher::new();
     records.len().hash(&mut h);
@@ -125,7 +174,7 @@ fn records_hash(records: &[Record]) -> u64 {
 /// inside a class's block), and as short as the classes' own programs together when their
 /// sequences do not line up (NAS CG on 8 ranks, whose directions name other moves on other
 /// ranks; hpcc's all-to-all phases).
-fn blocks(classes: &[&ClassTrace]) -> Merged {
+pub(super) fn blocks(classes: &[&ClassTrace]) -> Merged {
     let mut records = Vec::new();
     for c in classes {
         for r in &c.records {

@@ -730,3 +730,53 @@ fn side_messages_are_forced_before_a_collective_every_class_reaches() {
     assert_eq!(collectives.len(), set_up.len(), "each collective once");
     assert!(collectives.iter().all(|c| c.only_ranks.is_none()), "every rank's");
 }
+
+/// The candidate merges sized on every core choose what sizing them one at a time chooses (the
+/// same records and folding): classes of one random program, each with side sends of its own
+/// so that the merge branches, 200 cases.
+#[test]
+fn candidates_sized_together_choose_as_in_turn() {
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    let mut branched = 0;
+    for case in 0..200 {
+        let names: Vec<String> = (0..2 + rng.below(3)).map(|k| format!("d{k}")).collect();
+        let common = program(&mut rng, &names);
+        let mut classes: Vec<ClassTrace> = Vec::new();
+        for c in 0..2 + rng.below(3) {
+            let visible: Vec<bool> = (0..names.len()).map(|_| rng.below(2) == 1).collect();
+            let seen: Vec<&String> = names.iter().zip(&visible).filter(|(_, &v)| v).map(|(n, _)| n).collect();
+            if seen.is_empty() {
+                continue;
+            }
+            let mut own = project(&common, &names, &visible);
+            // Side sends appended (no completion offsets to shift).
+            for _ in 0..rng.below(4) {
+                let d = seen[rng.below(seen.len() as u64) as usize];
+                own.push(call("MPI_Send", CallKind::Send, vec![op(P2pDir::Send, d, 500 + c)]));
+            }
+            classes.push(ClassTrace {
+                rank: c as Rank,
+                members: vec![c as Rank],
+                visible,
+                records: as_records(own, c as Rank),
+            });
+        }
+        if classes.is_empty() {
+            continue;
+        }
+        let refs: Vec<&ClassTrace> = classes.iter().collect();
+        let alternatives: [&(dyn Fn() -> Option<Merged> + Sync); 3] = [
+            &|| Some(merge_until(&refs, &names, false, true)),
+            &|| Some(super::best::blocks(&refs)),
+            &|| crate::logical::align::aligned(&refs, &names),
+        ];
+        let (a, fa) = super::best::sized_in_turn(merge(&refs, &names), &alternatives);
+        let (b, fb) = super::best::sized_together(merge(&refs, &names), &alternatives);
+        let hash = |m: &Merged| super::best::records_hash(&m.records);
+        assert_eq!(hash(&a), hash(&b), "case {case}");
+        assert_eq!(fa.compressed_length, fb.compressed_length, "case {case}");
+        branched += usize::from(hash(&a) != hash(&merge(&refs, &names)));
+    }
+    // Cases where an alternative to the lockstep merge was chosen.
+    assert!(branched > 10, "{branched}");
+}
