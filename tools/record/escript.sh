@@ -226,11 +226,7 @@ for name in $runs; do
     (cd "$dir" && tar -cf - u.*.vtu | zstd -12 -q -T2 -o vtu.tar.zst && rm -f u.*.vtu)
     "$rec/expected-counts.sh" "$dir"
     python3 "$build/truth.py" "$dir" "$d2a" > "$dir/expected/truth.txt"
-    if [ -d "$dir/trace" ]; then
-        (cd "$dir" && tar -cf - trace | zstd -12 -q -T2 -o trace.tar.zst && rm -rf trace)
-    else
-        (cd "$dir" && tar -cf - dumpi-*.meta dumpi-*.bin | zstd -12 -q -T2 -o dumpi.tar.zst && rm -f dumpi-*.meta dumpi-*.bin)
-    fi
+    "$rec/pack.sh" "$dir"
     echo "recorded $dir ($(du -sh "$dir" | cut -f1))" >&2
 done
 # Pairs whose compare verdict is known from the program: the same case under another tracer or

@@ -237,11 +237,7 @@ for name in $runs; do
     "$rec/expected-counts.sh" "$dir"
     python3 "$build/truth.py" "$dir" "$d2a" > "$dir/expected/truth.txt"
     # Packed as mplrs.sh does (DUMPI: 31 MB for 4 ranks, mostly MPI_Comm_rank records).
-    if [ -d "$dir/trace" ]; then
-        (cd "$dir" && tar -cf - trace | zstd -12 -q -T2 -o trace.tar.zst && rm -rf trace)
-    else
-        (cd "$dir" && tar -cf - dumpi-*.meta dumpi-*.bin | zstd -12 -q -T2 -o dumpi.tar.zst && rm -f dumpi-*.meta dumpi-*.bin)
-    fi
+    "$rec/pack.sh" "$dir"
     echo "recorded $dir ($(du -sh "$dir" | cut -f1))" >&2
 done
 # Pairs whose compare verdict is known from the program: the same case under another tracer or
