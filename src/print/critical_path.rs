@@ -28,7 +28,8 @@ pub fn text(r: &CriticalPathReport, top: usize) -> String {
     o += &format!("{}\n", r.relation);
     let im = &r.imbalance;
     o += &format!(
-        "load imbalance: computation max {:.6} s (rank {}), mean {:.6} s, max/mean {:.3} ({:.1}% imbalance); late ranks: {}\n",
+        "load imbalance{}: computation max {:.6} s (rank {}), mean {:.6} s, max/mean {:.3} ({:.1}% imbalance); late ranks: {}\n",
+        im.left_out_note().map(|n| format!(" {n}")).unwrap_or_default(),
         im.max_s,
         im.max_rank,
         im.mean_s,

@@ -283,5 +283,12 @@ test('a master-worker run: the page names it, draws its masters above its worker
   await show(page, 'phases', '#phases-table');
   const cells = await page.$$eval('#phases-table td.phase-imbalance', (tds) => tds.map((td) => td.textContent));
   assert.ok(cells.some((c) => c.includes(`among workers (masters ${masters.join(', ')} apart)`)), cells.join(' | '));
+  // The whole run's load imbalance (critical path section) leaves the same masters out.
+  const cp = cliJson(['critical-path', trace]);
+  assert.deepEqual(cp.imbalance.left_out, masters);
+  await show(page, 'waits', '#critical-path');
+  assert.equal(Number(await page.getAttribute('#cp-imbalance', 'data-ratio')).toFixed(9), cp.imbalance.ratio.toFixed(9));
+  assert.ok((await page.textContent('#cp-imbalance')).startsWith(`Load imbalance among workers (masters ${masters.join(', ')} apart):`));
+  assert.equal(await page.textContent('#cp-relation'), cp.relation);
   await app.assertClean(s);
 });

@@ -40,6 +40,35 @@ pub struct ImbalanceReport {
     pub late_ranks: Vec<Rank>,
     /// Per selected rank with calls: its computation in the window.
     pub by_rank: Vec<RankCompute>,
+    /// Ranks with calls left out of the comparison (not of `by_rank`): the masters of a star or
+    /// master–worker run ([`masters_of`]), which hand out work and wait, so their computation
+    /// is a role, not imbalance.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub left_out: Vec<Rank>,
+}
+
+impl ImbalanceReport {
+    /// What the CLI and the page add when masters were left out: `among workers (masters 0, 1
+    /// apart)`; `None` when every rank was compared.
+    pub fn left_out_note(&self) -> Option<String> {
+        left_out_note(&self.left_out)
+    }
+}
+
+/// `among workers (masters 0, 1 apart)` for the ranks `left_out`; `None` when there are none.
+pub fn left_out_note(left_out: &[Rank]) -> Option<String> {
+    (!left_out.is_empty()).then(|| {
+        let apart: Vec<String> = left_out.iter().map(|r| r.to_string()).collect();
+        format!("among workers (masters {} apart)", apart.join(", "))
+    })
+}
+
+/// The world ranks at the centres of a star or the masters of a master–worker match of a
+/// topology report of world ranks (the whole run's, or a selection's: its matrix keeps world
+/// rank numbers); empty for any other topology.
+pub fn masters_of(report: &crate::topology::TopologyReport) -> Vec<Rank> {
+    let world: Vec<Rank> = (0..report.identification.mapping.len() as Rank).collect();
+    crate::phases::hub_ranks(report, &world)
 }
 
 /// One rank's computation in the window.
@@ -65,6 +94,13 @@ fn quantile(sorted: &[u64], q: f64) -> f64 {
 /// absolute trace times like every selection; the whole run when absent). The kind and size
 /// filters do not apply: computation is what lies between any two calls.
 pub fn imbalance(trace: &Trace, selection: &Selection) -> ImbalanceReport {
+    imbalance_among(trace, selection, &[])
+}
+
+/// [`imbalance`] with the ranks `left_out` (the run's masters, [`masters_of`]) not compared:
+/// max, mean and late ranks are among the others, every rank's computation is still listed.
+/// When that would leave no rank to compare, every rank is compared.
+pub fn imbalance_among(trace: &Trace, selection: &Selection, left_out: &[Rank]) -> ImbalanceReport {
     let (t0, t1) = trace.span();
     let from: Time = selection.from.unwrap_or(t0).max(t0);
     let to: Time = selection.to.unwrap_or(t1.saturating_add(1)).min(t1).max(from);
@@ -98,6 +134,13 @@ pub fn imbalance(trace: &Trace, selection: &Selection) -> ImbalanceReport {
         });
         values.push((compute, rt.rank));
     }
+    let apart = |r: &Rank| left_out.contains(r);
+    let mut left: Vec<Rank> = Vec::new();
+    if values.iter().any(|(_, r)| !apart(r)) {
+        left = values.iter().map(|v| v.1).filter(apart).collect();
+        left.sort_unstable();
+        values.retain(|(_, r)| !apart(r));
+    }
     let n = values.len().max(1) as f64;
     let total: u64 = values.iter().map(|v| v.0).sum();
     let mean = total as f64 / n;
@@ -129,6 +172,7 @@ pub fn imbalance(trace: &Trace, selection: &Selection) -> ImbalanceReport {
         max_rank: if values.is_empty() { 0 } else { max_rank },
         late_ranks: late.into_iter().map(|v| v.1).collect(),
         by_rank,
+        left_out: left,
     }
 }
 

@@ -8,9 +8,10 @@ use crate::{Engine, Error, Result};
 use serde::{Deserialize, Serialize};
 use tracelogic_analysis::critical_path::critical_path_paired;
 pub use tracelogic_analysis::critical_path::{CriticalPath, FunctionOnPath, RankOnPath, Segment};
-use tracelogic_analysis::imbalance::imbalance;
+use tracelogic_analysis::imbalance::{imbalance_among, masters_of};
 pub use tracelogic_analysis::imbalance::{ImbalanceReport, RankCompute};
 pub use tracelogic_analysis::replay::Classification;
+use tracelogic_analysis::topology::Threshold;
 use tracelogic_model::{Rank, Selection};
 
 /// A rank's computation on the critical path.
@@ -73,6 +74,9 @@ pub fn relation(
         imbalance.ratio,
         imbalance.imbalance_pct
     );
+    if let Some(note) = imbalance.left_out_note() {
+        line += &format!(" {note}");
+    }
     if imbalance.late_ranks.is_empty() {
         line += &format!(", no late rank; rank {} computes most", imbalance.max_rank);
         if let Some(top) = compute_by_rank.first() {
@@ -118,7 +122,10 @@ impl Engine {
         let scope = self.scope(selection)?;
         let (matching, sequence) = scope.pairing();
         let path = critical_path_paired(scope.trace(), matching, sequence).map_err(Error::Input)?;
-        let imbalance = imbalance(self.trace(), &scope.selection);
+        // The masters of a star or master–worker run are not compared (their computation is
+        // their role); the topology of the same selection says which ranks they are.
+        let masters = masters_of(&self.identified(&scope, Threshold::Auto));
+        let imbalance = imbalance_among(self.trace(), &scope.selection, &masters);
         let mut compute = vec![0.0f64; scope.trace().ranks.len()];
         for s in path.segments.iter().filter(|s| s.kind == "compute") {
             if let Some(c) = compute.get_mut(s.rank as usize) {
@@ -180,7 +187,7 @@ mod tests {
     use crate::{Engine, FieldWords};
     use tracelogic_analysis::critical_path::critical_path;
     use tracelogic_analysis::imbalance::imbalance;
-    use tracelogic_model::{Selection, Trace, NO_CALLPATH};
+    use tracelogic_model::{Rank, Selection, Trace, NO_CALLPATH};
 
     #[test]
     fn the_path_is_the_analysis_of_the_same_selection() {
@@ -218,6 +225,52 @@ mod tests {
         assert!(selected.path.segments.iter().all(|s| s.rank < 4));
         assert!(selected.path.length_s < whole.path.length_s);
         assert_eq!(selected.imbalance.by_rank.len(), 4);
+    }
+
+    /// A generated master–worker run (2 masters, 8 workers under a random numbering; one worker
+    /// in two computes 1.5 times as long): the load imbalance leaves out the masters the
+    /// generator placed (its truth, not the identification), compares the workers as the
+    /// plain imbalance's per-rank computation gives them, and says so in both lines.
+    #[test]
+    fn a_master_worker_run_compares_its_workers() {
+        use tracelogic_synth::{generate_with_truth, Numbering, Spec, TopologySpec};
+        let spec = Spec {
+            topology: TopologySpec::parse("master-worker:2x10").unwrap(),
+            numbering: Numbering::Random,
+            seed: 4,
+            iterations: 30,
+            compute_ns: 200_000,
+            imbalance: 0.5,
+            ..Spec::default()
+        };
+        let (trace, truth) = generate_with_truth(&spec).unwrap();
+        let masters: Vec<Rank> = (0..10).filter(|&r| truth.node_of_rank[r as usize] < 2).collect();
+        let all = imbalance(&trace, &Selection::all());
+        let engine = Engine::new(trace, FieldWords::Flags);
+        let r = engine.critical_path(&Selection::all(), false).unwrap();
+        assert_eq!(r.imbalance.left_out, masters);
+        assert_eq!(
+            r.imbalance.by_rank, all.by_rank,
+            "every rank's computation still listed"
+        );
+        let workers: Vec<f64> = all
+            .by_rank
+            .iter()
+            .filter(|c| !masters.contains(&c.rank))
+            .map(|c| c.compute_s)
+            .collect();
+        let max = workers.iter().copied().fold(0.0, f64::max);
+        let mean = workers.iter().sum::<f64>() / workers.len() as f64;
+        assert!(
+            (r.imbalance.ratio - max / mean).abs() < 1e-6,
+            "{} {}",
+            r.imbalance.ratio,
+            max / mean
+        );
+        assert!(!masters.contains(&r.imbalance.max_rank));
+        let note = format!("among workers (masters {}, {} apart)", masters[0], masters[1]);
+        assert_eq!(r.imbalance.left_out_note().as_deref(), Some(note.as_str()));
+        assert!(r.relation.contains(&note), "{}", r.relation);
     }
 
     /// Four ranks compute 10 ms, rank 2 computes 40 ms, then all meet in an `MPI_Allreduce`

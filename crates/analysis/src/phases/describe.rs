@@ -286,7 +286,7 @@ impl Traffic {
 
 /// The world ranks at the centres of a star or the masters of a master–worker match (`world`:
 /// local rank → world rank); empty for any other report.
-fn hub_ranks(report: &TopologyReport, world: &[Rank]) -> Vec<Rank> {
+pub fn hub_ranks(report: &TopologyReport, world: &[Rank]) -> Vec<Rank> {
     let Some(m) = &report.identification.matched else {
         return Vec::new();
     };
@@ -308,10 +308,7 @@ impl Imbalance {
     /// What the CLI and the page add when masters were left out: `among workers (masters 0, 1
     /// apart)`; `None` when every rank was compared.
     pub fn left_out_note(&self) -> Option<String> {
-        (!self.left_out.is_empty()).then(|| {
-            let apart: Vec<String> = self.left_out.iter().map(|r| r.to_string()).collect();
-            format!("among workers (masters {} apart)", apart.join(", "))
-        })
+        crate::imbalance::left_out_note(&self.left_out)
     }
 }
 

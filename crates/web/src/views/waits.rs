@@ -168,7 +168,8 @@ fn critical_path(a: &WaitsAnswer, on_request: &Callback<AnalysisRequest>) -> Htm
                 if p.segments.len() < a.segments_total { <span class="small">{ format!(" The {} longest segments are drawn.", p.segments.len()) }</span> }</p>
             <p id="cp-relation">{ &cp.relation }</p>
             <p id="cp-imbalance" data-ratio={im.ratio.to_string()} data-late={late.clone()} data-max-rank={im.max_rank.to_string()}>
-                { format!("Load imbalance: computation max {} (rank {}), mean {}, max/mean {:.3} ({:.1}% imbalance); late ranks: {late}.",
+                { format!("Load imbalance{}: computation max {} (rank {}), mean {}, max/mean {:.3} ({:.1}% imbalance); late ranks: {late}.",
+                    im.left_out_note().map(|n| format!(" {n}")).unwrap_or_default(),
                     seconds(im.max_s), im.max_rank, seconds(im.mean_s), im.ratio, im.imbalance_pct) }</p>
             { match &cp.what_if {
                 Some(c) => html! { <p id="cp-whatif" data-label={c.label.clone()}>{ format!("What-if on {}: {} — {}", c.network, c.label, c.reason) }</p> },
