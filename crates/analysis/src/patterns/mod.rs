@@ -115,8 +115,9 @@ pub struct PatternAnalysis {
     /// Instances in time order, for phases and the timeline.
     #[serde(skip)]
     pub communication: CommunicationAnalysis,
-    /// Patterns to list by default: those covering at least [`PatternAnalysis::min_share`] of
-    /// the events (they come first in `communication_patterns`, ids `0..shown_patterns`).
+    /// Patterns to list by default: those that repeat and cover at least
+    /// [`PatternAnalysis::min_share`] of the events (they come first in
+    /// `communication_patterns`, ids `0..shown_patterns`).
     #[serde(default)]
     pub shown_patterns: usize,
     /// Patterns hidden by default: covering less than `min_share` of the events each, or seen
