@@ -171,10 +171,7 @@ for name in $runs; do
     case $name in *-rankfile)
         # rank i on core (NP - 1 - i) mod cores: the placement changes, not the numbering. Bound
         # two to a core, Open MPI's busy polling would starve the peer (examl.sh): yield when idle.
-        cores=$(nproc); : > "$build/rankfile"; i=0
-        while [ $i -lt $np ]; do
-            echo "rank $i=localhost slot=$(( (np - 1 - i) % cores ))" >> "$build/rankfile"; i=$((i + 1))
-        done
+        "$rec/reverse-rankfile.sh" "$np" "$build/rankfile"
         set -- "$@" --mpirun-opt "--rankfile $build/rankfile" --mpirun-opt --report-bindings \
             --mpirun-opt "--mca mpi_yield_when_idle 1" ;;
     esac

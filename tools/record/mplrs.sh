@@ -160,10 +160,7 @@ for name in $runs; do
     case $name in *-rankfile)
         # rank i on core (NP - 1 - i) mod cores: the placement changes, not the numbering. Bound
         # two to a core, Open MPI's busy polling would starve the peer (examl.sh): yield when idle.
-        cores=$(nproc); : > "$build/rankfile"; i=0
-        while [ $i -lt $np ]; do
-            echo "rank $i=localhost slot=$(( (np - 1 - i) % cores ))" >> "$build/rankfile"; i=$((i + 1))
-        done
+        "$rec/reverse-rankfile.sh" "$np" "$build/rankfile"
         set -- "$@" --mpirun-opt "--rankfile $build/rankfile" --mpirun-opt --report-bindings \
             --mpirun-opt "--mca mpi_yield_when_idle 1" ;;
     esac
@@ -184,11 +181,7 @@ for name in $runs; do
     python3 "$build/truth.py" "$dir" "$d2a" > "$dir/expected/truth.txt"
     # Packed as examl.sh does: the master and the consumer poll with MPI_Test, 50 000 to
     # 900 000 events a run, so an OTF2 trace/ can exceed 30 MB unpacked.
-    if [ -d "$dir/trace" ]; then
-        (cd "$dir" && tar -cf - trace | zstd -12 -q -T2 -o trace.tar.zst && rm -rf trace)
-    else
-        (cd "$dir" && tar -cf - dumpi-*.meta dumpi-*.bin | zstd -12 -q -T2 -o dumpi.tar.zst && rm -f dumpi-*.meta dumpi-*.bin)
-    fi
+    "$rec/pack.sh" "$dir"
     echo "recorded $dir ($(du -sh "$dir" | cut -f1))" >&2
 done
 # Pairs whose compare verdict is known from the program: the same case under another tracer or

@@ -185,10 +185,7 @@ for name in $runs; do
     case $name in *-otf2) set -- "$@" --otf2 ;; esac
     case $name in *-rankfile)
         # rank i on core (NP - 1 - i) mod cores: the placement changes, not the numbering.
-        cores=$(nproc); : > "$build/rankfile"; i=0
-        while [ $i -lt $np ]; do
-            echo "rank $i=localhost slot=$(( (np - 1 - i) % cores ))" >> "$build/rankfile"; i=$((i + 1))
-        done
+        "$rec/reverse-rankfile.sh" "$np" "$build/rankfile"
         set -- "$@" --mpirun-opt "--rankfile $build/rankfile" --mpirun-opt --report-bindings ;;
     esac
     echo "==> $name" >&2

@@ -124,10 +124,7 @@ for name in $runs; do
         # rank i on core (NP - 1 - i) mod cores: the placement changes, not the numbering. Two
         # ranks bound to one core are not "oversubscribed" for Open MPI, whose busy polling would
         # starve the peer: yield when idle, as it does in the unbound oversubscribed runs.
-        cores=$(nproc); : > "$build/rankfile"; i=0
-        while [ $i -lt $np ]; do
-            echo "rank $i=localhost slot=$(( (np - 1 - i) % cores ))" >> "$build/rankfile"; i=$((i + 1))
-        done
+        "$rec/reverse-rankfile.sh" "$np" "$build/rankfile"
         set -- "$@" --mpirun-opt "--rankfile $build/rankfile --report-bindings --mca mpi_yield_when_idle 1" ;;
     esac
     echo "==> $name" >&2
