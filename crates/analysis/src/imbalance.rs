@@ -68,7 +68,27 @@ pub fn left_out_note(left_out: &[Rank]) -> Option<String> {
 /// rank numbers); empty for any other topology.
 pub fn masters_of(report: &crate::topology::TopologyReport) -> Vec<Rank> {
     let world: Vec<Rank> = (0..report.identification.mapping.len() as Rank).collect();
-    crate::phases::hub_ranks(report, &world)
+    hub_ranks(report, &world)
+}
+
+/// The world ranks at the centres of a star or the masters of a master–worker match (`world`:
+/// local rank → world rank); empty for any other report.
+pub fn hub_ranks(report: &crate::topology::TopologyReport, world: &[Rank]) -> Vec<Rank> {
+    let Some(m) = &report.identification.matched else {
+        return Vec::new();
+    };
+    let hubs = tracelogic_graph::Family::from_name(&m.family)
+        .and_then(|f| tracelogic_graph::TopologySpec::new(f, m.dims.clone()).ok())
+        .map_or(0, |s| s.hubs());
+    let mut out: Vec<Rank> = report
+        .identification
+        .mapping
+        .iter()
+        .filter(|p| p.node < hubs)
+        .filter_map(|p| world.get(p.rank as usize).copied())
+        .collect();
+    out.sort_unstable();
+    out
 }
 
 /// One rank's computation in the window.

@@ -231,9 +231,10 @@ fn analyse_with(
     compare: bool,
 ) -> PatternAnalysis {
     let mut chosen = choose_nesting(trace, matching, events, opts, compare);
-    chosen.communication.repeating_first();
-    chosen.communication_patterns = chosen.communication.patterns.clone();
-    chosen.set_min_share(chosen.min_share);
+    if chosen.communication.repeating_first() {
+        chosen.communication_patterns = chosen.communication.patterns.clone();
+        chosen.set_min_share(chosen.min_share);
+    }
     chosen
 }
 

@@ -249,7 +249,7 @@ impl Traffic {
                         .iter()
                         .map(|&[a, b]| [world[a as usize], world[b as usize]])
                         .collect();
-                    masters = hub_ranks(&report, &world);
+                    masters = crate::imbalance::hub_ranks(&report, &world);
                     match declared_grid(grids, &edges) {
                         Some(g) => {
                             // The catalogue's words for the declared P x Q (`2x3 process grid
@@ -282,26 +282,6 @@ impl Traffic {
             coll,
         )
     }
-}
-
-/// The world ranks at the centres of a star or the masters of a master–worker match (`world`:
-/// local rank → world rank); empty for any other report.
-pub fn hub_ranks(report: &TopologyReport, world: &[Rank]) -> Vec<Rank> {
-    let Some(m) = &report.identification.matched else {
-        return Vec::new();
-    };
-    let hubs = tracelogic_graph::Family::from_name(&m.family)
-        .and_then(|f| tracelogic_graph::TopologySpec::new(f, m.dims.clone()).ok())
-        .map_or(0, |s| s.hubs());
-    let mut out: Vec<Rank> = report
-        .identification
-        .mapping
-        .iter()
-        .filter(|p| p.node < hubs)
-        .filter_map(|p| world.get(p.rank as usize).copied())
-        .collect();
-    out.sort_unstable();
-    out
 }
 
 impl Imbalance {

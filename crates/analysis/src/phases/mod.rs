@@ -12,7 +12,7 @@ pub mod merge;
 pub mod segmentation;
 pub mod spans;
 
-pub use describe::{hub_ranks, Imbalance, PhaseTopology};
+pub use describe::{Imbalance, PhaseTopology};
 pub use merge::BoundaryTest;
 pub use segmentation::*;
 

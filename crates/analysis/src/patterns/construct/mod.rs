@@ -95,12 +95,13 @@ impl CommunicationAnalysis {
     /// receives take the messages in another order each time; a master serving its workers in
     /// data order); listed first by its size, it hid every pattern that does repeat. Ids are
     /// renumbered (patterns, instances, examples, step loops) and instances stay in time order.
-    pub fn repeating_first(&mut self) {
+    /// Returns whether anything moved.
+    pub fn repeating_first(&mut self) -> bool {
         let n = self.patterns.len();
         let mut order: Vec<usize> = (0..n).collect();
         order.sort_by_key(|&p| self.patterns[p].repeats_no_form());
         if order.iter().enumerate().all(|(i, &p)| i == p) {
-            return;
+            return false;
         }
         let mut new_id = vec![0u32; n];
         for (i, &p) in order.iter().enumerate() {
@@ -129,6 +130,7 @@ impl CommunicationAnalysis {
             }
         }
         self.instances.sort_by_key(|inst| (inst.start, inst.end, inst.pattern));
+        true
     }
 }
 

@@ -168,7 +168,7 @@ fn repeating_patterns_come_before_instances_seen_once() {
         step_loops: vec![7, 8],
     };
     assert!(c.patterns[0].repeats_no_form() && !c.patterns[1].repeats_no_form());
-    c.repeating_first();
+    assert!(c.repeating_first());
     assert_eq!(
         c.patterns.iter().map(|p| (p.id, p.occurrences)).collect::<Vec<_>>(),
         [(0, 3), (1, 1)]
@@ -179,6 +179,6 @@ fn repeating_patterns_come_before_instances_seen_once() {
     assert_eq!(c.step_loops, [8, 7]);
     // Already in that order: nothing moves.
     let again = c.clone();
-    c.repeating_first();
+    assert!(!c.repeating_first());
     assert_eq!(c, again);
 }
