@@ -112,16 +112,23 @@ def row(run, exe, timeout):
     return "| " + " | ".join(cells) + " |"
 
 
-def compare_rows(root, exe, timeout):
-    pairs = os.path.join(root, "pairs.txt")
-    if not os.path.exists(pairs):
+def compare_rows(root, exe, timeout, runs):
+    """Pairs of ROOT/pairs.txt and ROOT/*-pairs.txt whose two runs are both among `runs` and
+    recorded (a pair naming a run not recorded here is skipped)."""
+    files = sorted(f for f in os.listdir(root) if f == "pairs.txt" or f.endswith("-pairs.txt"))
+    pairs, seen = [], set()
+    for f in files:
+        for line in open(os.path.join(root, f)):
+            parts = line.split()
+            if len(parts) < 3 or line.startswith("#") or tuple(parts[:2]) in seen:
+                continue
+            if parts[0] in runs and parts[1] in runs:
+                seen.add(tuple(parts[:2]))
+                pairs.append(parts[:3])
+    if not pairs:
         return
     print("\n| A | B | expected | θ | ε | verdict |\n|---|---|---|---|---|---|")
-    for line in open(pairs):
-        parts = line.split()
-        if len(parts) < 3 or line.startswith("#"):
-            continue
-        a, b, want = parts[:3]
+    for a, b, want in pairs:
         c, err, _ = tl(["compare", "--json", trace_of(os.path.join(root, a)), trace_of(os.path.join(root, b))], exe, timeout)
         if c is None:
             print(f"| {a} | {b} | {want} | failed: {err} | | |")
@@ -148,7 +155,8 @@ def main():
     print("|---|---|---|---|---|---|---|---|---|---|")
     for r in runs:
         print(row(os.path.join(a.root, r), a.tl, a.timeout), flush=True)
-    compare_rows(a.root, a.tl, a.timeout)
+    recorded = [r for r in runs if os.path.isdir(os.path.join(a.root, r))]
+    compare_rows(a.root, a.tl, a.timeout, set(recorded))
 
 
 if __name__ == "__main__":

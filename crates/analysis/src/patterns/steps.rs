@@ -325,6 +325,14 @@ pub(super) fn fold_lacking(
             pat.variants.iter().map(|v| &v.events).collect()
         }
     };
+    // Whether loop `x`'s step pattern covers fewer events than loop `l`'s.
+    let covered = |x: u32| {
+        step_of
+            .iter()
+            .find(|s| s.0 == x)
+            .map(|s| c.patterns[s.1].events_covered)
+    };
+    let lesser = |x: u32, l: u32| matches!((covered(x), covered(l)), (Some(a), Some(b)) if a < b);
     // New iterations per rank: (start, end, loop).
     let mut pieces: Vec<Vec<(u32, u32, u32)>> = vec![Vec::new(); occurrences.len()];
     // Per rank, the stretches claimed so far (start -> end).
@@ -357,9 +365,12 @@ pub(super) fn fold_lacking(
                 // (a short step's exchange with another short step's rank is cut apart by the
                 // per-rank parse: its own small instance).
                 let seq = &events.ranks[r].symbols[s as usize..e as usize];
-                // Occurrences inside the stretch only, none an iteration of another loop.
+                // Occurrences inside the stretch only, none an iteration of another loop unless
+                // that loop is lesser (its step pattern covers fewer events): a short step may
+                // hold an inner loop of its own (GROMACS 12 ranks, 200 steps: on the ranks
+                // lacking events, the first steps' repeated exchange folded as a loop).
                 let inside = from == to || (occ[from].0 >= s && occ[to - 1].1 <= e);
-                let free = inside && fl[from..to].iter().all(|&x| x == NOT_A_STEP || x == l);
+                let free = inside && fl[from..to].iter().all(|&x| x == NOT_A_STEP || x == l || lesser(x, l));
                 let lacks = step_forms.iter().any(|f| {
                     f.get(&part.rank)
                         .is_some_and(|b| b.len() >= seq.len() && is_subsequence(seq, b.ids()))
