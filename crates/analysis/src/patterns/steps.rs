@@ -11,10 +11,8 @@
 //! `n`): every iteration holds the whole body, in order, plus extra events. Each iteration
 //! ends where the embedding of its copy ends (the first iteration of the gap starts at the
 //! gap, each next one where the previous one ended); events after the last embedding are no
-//! iteration and keep their own parse. An event of a kind the body lacks is in no iteration
-//! either: it separates them (the energy reduction after every tenth MD step), and iterations
-//! are cut in each stretch between such events. A gap without the whole body (LAMMPS's thermo
-//! output, five `Allreduce`s) is no iteration either. No length, count or share threshold is involved:
+//! iteration and keep their own parse. A gap without the whole body (LAMMPS's thermo output,
+//! five `Allreduce`s) is no iteration either. No length, count or share threshold is involved:
 //! the body's events decide. Missing events are not folded (an iteration lacking one of the
 //! body's events stays another pattern).
 //!
@@ -219,21 +217,19 @@ fn segment(seq: &[u32], body: &[u32], old: &[(u32, u32)], old_loops: &[u32]) -> 
         let Some(&next) = copies.get(k + 1) else {
             break;
         };
-        // An iteration adds events of the body's own kinds and partners only (more messages
-        // to the same neighbours, more reductions). An event of another kind is in no
-        // iteration: it separates them (the energy reduction after every tenth MD step, a
-        // set-up stretch) and keeps its own parse, and iterations are cut in each run of the
-        // body's kinds between such events, the run's events after its last embedding left
-        // out as a gap's are.
-        let mut run = p + m;
-        for (i, x) in seq[(p + m) as usize..next as usize].iter().enumerate() {
-            let at = p + m + i as u32;
-            if kinds.binary_search(x).is_err() {
-                push_embedded(&mut iters, seq, body, run, at);
-                run = at + 1;
+        let gap_start = p + m;
+        let mut from = gap_start;
+        for e in embeddings(&seq[gap_start as usize..next as usize], body) {
+            // An iteration adds events of the body's own kinds and partners only (more
+            // messages to the same neighbours, more reductions); a stretch holding other
+            // communication is something else that happens to contain the body.
+            let piece = &seq[from as usize..(gap_start + e) as usize];
+            if !piece.iter().all(|x| kinds.binary_search(x).is_ok()) {
+                break;
             }
+            iters.push((from, gap_start + e, false));
+            from = gap_start + e;
         }
-        push_embedded(&mut iters, seq, body, run, next);
     }
     // Runs of back-to-back iterations; a loop is at least three in a row (as a loop body is,
     // `is_loop_body`).
@@ -252,16 +248,6 @@ fn segment(seq: &[u32], body: &[u32], old: &[(u32, u32)], old_loops: &[u32]) -> 
     let folded = kept.iter().any(|i| !i.2);
     let covered = kept.iter().map(|i| (i.1 - i.0) as usize).sum();
     Some(Segmented { kept, folded, covered })
-}
-
-/// The iterations embedded in `seq[from..to]` (events of the body's kinds only): the first
-/// starts at `from`, each next one where the previous one's embedded copy of `body` ended.
-fn push_embedded(iters: &mut Vec<(u32, u32, bool)>, seq: &[u32], body: &[u32], from: u32, to: u32) {
-    let mut start = from;
-    for e in embeddings(&seq[from as usize..to as usize], body) {
-        iters.push((start, from + e, false));
-        start = from + e;
-    }
 }
 
 /// The kept iterations (of loop `this_loop`) merged with the `old` occurrences overlapping
