@@ -152,12 +152,21 @@ fn iterations(
         // iterations is taken (ties: the instance's own cut, then the one starting fewest events
         // earlier). Each rotation costs one pass over the rank's events; at most
         // ROTATION_BUDGET events are scanned over the loop's ranks.
+        // The rank's collective symbols, sorted.
+        let mut collectives: Vec<u32> = seq
+            .iter()
+            .zip(&events.ranks[r].events)
+            .filter(|(_, e)| matches!(e, super::events::EventRef::Collective(_)))
+            .map(|(&s, _)| s)
+            .collect();
+        collectives.sort_unstable();
+        collectives.dedup();
         let m = body.len();
         let tries = m.min((ROTATION_BUDGET / loop_events.max(1)).max(1));
         let mut best: Option<Segmented> = None;
         for l in 0..tries {
             let rotated: Vec<u32> = (0..m).map(|i| body[(i + m - l) % m]).collect();
-            if let Some(s) = segment(seq, &rotated, &occurrences[r], &loops[r]) {
+            if let Some(s) = segment(seq, &rotated, &collectives, &occurrences[r], &loops[r]) {
                 if best.as_ref().is_none_or(|b| s.covered > b.covered) {
                     best = Some(s);
                 }
@@ -193,7 +202,7 @@ struct Segmented {
 /// of an energy minimisation, each between line-search reductions, are not one). `None`
 /// without two copies, or where the stretch holds iterations of a loop folded before (`old`
 /// occurrences, `old_loops`: of which loop each is an iteration).
-fn segment(seq: &[u32], body: &[u32], old: &[(u32, u32)], old_loops: &[u32]) -> Option<Segmented> {
+fn segment(seq: &[u32], body: &[u32], collectives: &[u32], old: &[(u32, u32)], old_loops: &[u32]) -> Option<Segmented> {
     let m = body.len() as u32;
     let copies = exact_copies(seq, body);
     if copies.len() < 2 {
@@ -210,6 +219,11 @@ fn segment(seq: &[u32], body: &[u32], old: &[(u32, u32)], old_loops: &[u32]) -> 
     let mut kinds = body.to_vec();
     kinds.sort_unstable();
     kinds.dedup();
+    let body_collectives: Vec<u32> = body
+        .iter()
+        .copied()
+        .filter(|x| collectives.binary_search(x).is_ok())
+        .collect();
     // (start, end, a copy) of every iteration, in order.
     let mut iters: Vec<(u32, u32, bool)> = Vec::with_capacity(copies.len());
     for (k, &p) in copies.iter().enumerate() {
@@ -217,18 +231,32 @@ fn segment(seq: &[u32], body: &[u32], old: &[(u32, u32)], old_loops: &[u32]) -> 
         let Some(&next) = copies.get(k + 1) else {
             break;
         };
-        let gap_start = p + m;
-        let mut from = gap_start;
-        for e in embeddings(&seq[gap_start as usize..next as usize], body) {
+        let mut from = p + m;
+        loop {
+            // Steps lacking the same messages, several in a row (GROMACS 16 ranks: three steps
+            // each 5 of 70 messages short; one embedding of the body would span them all).
+            if let Some(unit) = short_unit(seq, body, &body_collectives, collectives, from, next) {
+                let first = &seq[from as usize..(from + unit) as usize];
+                let mut s = from;
+                while s + unit <= next && &seq[s as usize..(s + unit) as usize] == first {
+                    iters.push((s, s + unit, false));
+                    s += unit;
+                }
+                from = s;
+                continue;
+            }
+            let Some(&e) = embeddings(&seq[from as usize..next as usize], body).first() else {
+                break;
+            };
             // An iteration adds events of the body's own kinds and partners only (more
             // messages to the same neighbours, more reductions); a stretch holding other
             // communication is something else that happens to contain the body.
-            let piece = &seq[from as usize..(gap_start + e) as usize];
+            let piece = &seq[from as usize..(from + e) as usize];
             if !piece.iter().all(|x| kinds.binary_search(x).is_ok()) {
                 break;
             }
-            iters.push((from, gap_start + e, false));
-            from = gap_start + e;
+            iters.push((from, from + e, false));
+            from += e;
         }
     }
     // Runs of back-to-back iterations; a loop is at least three in a row (as a loop body is,
@@ -248,6 +276,50 @@ fn segment(seq: &[u32], body: &[u32], old: &[(u32, u32)], old_loops: &[u32]) -> 
     let folded = kept.iter().any(|i| !i.2);
     let covered = kept.iter().map(|i| (i.1 - i.0) as usize).sum();
     Some(Segmented { kept, folded, covered })
+}
+
+/// The length of a step lacking messages that starts at `from` and repeats right after it: a
+/// stretch shorter than `body`, a subsequence of it, holding exactly its collectives
+/// (`body_collectives`, in order; symbols in the sorted `collectives`) and some messages,
+/// followed by an exact copy of itself, the two together no subsequence of the body (else the
+/// body holds two of them: a loop of its own, not a step lacking messages). A rank skips
+/// messages, never a collective alone (every rank of the communicator runs it), so the body's
+/// collectives mark where such steps repeat; a body without collectives has none (LAMMPS's
+/// thermo output, five `MPI_Allreduce`s in a row, holds no message). Candidate lengths: from the stretch's first collective to the
+/// next event of the same symbol within two body lengths. O(|body|) per candidate.
+fn short_unit(
+    seq: &[u32],
+    body: &[u32],
+    body_collectives: &[u32],
+    collectives: &[u32],
+    from: u32,
+    to: u32,
+) -> Option<u32> {
+    let &c0 = body_collectives.first()?;
+    let m = body.len();
+    let window = &seq[from as usize..(from as usize + 2 * m).min(to as usize)];
+    let a = window.iter().position(|&x| x == c0)?;
+    window
+        .iter()
+        .enumerate()
+        .skip(a + 1)
+        .filter(|&(_, &x)| x == c0)
+        .map(|(b, _)| b - a)
+        .filter(|&len| len < m && 2 * len <= window.len())
+        .find(|&len| {
+            let unit = &window[..len];
+            let messages = unit.iter().filter(|x| collectives.binary_search(x).is_err()).count();
+            unit == &window[len..2 * len]
+                && messages > 0
+                && is_subsequence(unit, body)
+                && !is_subsequence(&window[..2 * len], body)
+                && unit
+                    .iter()
+                    .copied()
+                    .filter(|x| collectives.binary_search(x).is_ok())
+                    .eq(body_collectives.iter().copied())
+        })
+        .map(|len| len as u32)
 }
 
 /// The kept iterations (of loop `this_loop`) merged with the `old` occurrences overlapping
@@ -582,7 +654,7 @@ pub(super) fn is_looped(list: &[(u32, u32, u32)]) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{embeddings, exact_copies};
+    use super::{embeddings, exact_copies, short_unit};
 
     /// Knuth–Morris–Pratt copies against a naive left-to-right scan, on random strings over
     /// small alphabets (bodies that overlap themselves included).
@@ -660,5 +732,38 @@ mod tests {
         assert_eq!(embeddings(&step, &[r4, s4, r2, s2, a]), vec![13]);
         // Thermo output between two steps: no iteration.
         assert!(embeddings(&[a, a, a, a, a], &[r4, s4, r2, s2, a]).is_empty());
+    }
+
+    /// Steps lacking the same messages in a row (GROMACS 16 ranks): found at the cut, and not
+    /// where the repeat is collectives alone, a loop inside the body, or no subsequence of it.
+    #[test]
+    fn short_units_are_steps_lacking_messages_in_a_row() {
+        // Messages 1-6, collectives 9 (an Alltoall) and 8 (an Allreduce).
+        let collectives = [8, 9];
+        let body = [1, 2, 3, 4, 5, 6, 9, 9];
+        let short = [1, 2, 5, 6, 9, 9]; // the exchange 3-4 skipped
+        let mut seq: Vec<u32> = Vec::new();
+        for _ in 0..3 {
+            seq.extend_from_slice(&short);
+        }
+        seq.extend_from_slice(&body);
+        let bc = [9, 9];
+        assert_eq!(short_unit(&seq, &body, &bc, &collectives, 0, seq.len() as u32), Some(6));
+        // Once only: no repeat, no unit.
+        let once: Vec<u32> = short.iter().chain(&body).copied().collect();
+        assert_eq!(short_unit(&once, &body, &bc, &collectives, 0, once.len() as u32), None);
+        // A stretch lacking a collective is no step of the body.
+        let no_coll = [1, 2, 3, 4, 5, 6, 9, 1, 2, 3, 4, 5, 6, 9];
+        assert_eq!(short_unit(&no_coll, &body, &bc, &collectives, 0, 14), None);
+        // Collectives alone (thermo output's reductions) hold no message.
+        let body2 = [1, 2, 8, 3, 4];
+        let thermo = [8, 8, 8, 8, 8, 1, 2, 8, 3, 4];
+        assert_eq!(short_unit(&thermo, &body2, &[8], &collectives, 0, 10), None);
+        // A body of two like steps: one step repeated is the body's own loop, not a short step.
+        let two = [1, 2, 9, 1, 2, 9];
+        let steps = [1, 2, 9, 1, 2, 9, 1, 2, 9, 1, 2, 9];
+        assert_eq!(short_unit(&steps, &two, &[9, 9], &collectives, 0, 12), None);
+        // A body without collectives has no short steps.
+        assert_eq!(short_unit(&[1, 2, 1, 2], &[1, 2, 3], &[], &collectives, 0, 4), None);
     }
 }
