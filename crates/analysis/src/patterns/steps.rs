@@ -13,8 +13,9 @@
 //! gap, each next one where the previous one ended); events after the last embedding are no
 //! iteration and keep their own parse. A gap without the whole body (LAMMPS's thermo output,
 //! five `Allreduce`s) is no iteration either. No length, count or share threshold is involved:
-//! the body's events decide. Missing events are not folded (an iteration lacking one of the
-//! body's events stays another pattern).
+//! the body's events decide. Missing events are folded here in one case only: steps lacking
+//! the same messages several in a row, where the cut stands ([`short_unit`]); others are left
+//! to [`fold_lacking`], after construction, where their partners' messages place them.
 //!
 //! The iterations, joined through their messages as any occurrences, become instances; those
 //! made of exactly one iteration on each of their ranks are *steps*, and steps over the same
@@ -245,7 +246,7 @@ fn segment(seq: &[u32], body: &[u32], collectives: &[u32], old: &[(u32, u32)], o
                 from = s;
                 continue;
             }
-            let Some(&e) = embeddings(&seq[from as usize..next as usize], body).first() else {
+            let Some(e) = first_embedding(&seq[from as usize..next as usize], body) else {
                 break;
             };
             // An iteration adds events of the body's own kinds and partners only (more
@@ -285,8 +286,9 @@ fn segment(seq: &[u32], body: &[u32], collectives: &[u32], old: &[(u32, u32)], o
 /// body holds two of them: a loop of its own, not a step lacking messages). A rank skips
 /// messages, never a collective alone (every rank of the communicator runs it), so the body's
 /// collectives mark where such steps repeat; a body without collectives has none (LAMMPS's
-/// thermo output, five `MPI_Allreduce`s in a row, holds no message). Candidate lengths: from the stretch's first collective to the
-/// next event of the same symbol within two body lengths. O(|body|) per candidate.
+/// thermo output, five `MPI_Allreduce`s in a row, holds no message). Candidate lengths: from
+/// the stretch's first collective to the next events of the same symbol within two body
+/// lengths. O(|body|) per candidate.
 fn short_unit(
     seq: &[u32],
     body: &[u32],
@@ -603,6 +605,7 @@ pub(super) fn exact_copies(seq: &[u32], body: &[u32]) -> Vec<u32> {
 /// Ends (exclusive, relative to `gap`) of the greedy in-order embeddings of `body` in `gap`,
 /// one after the other: the `k`-th ends where the `k`-th copy of `body` is complete at the
 /// earliest, so their number is the largest `n` with `body^n` a subsequence of `gap`. O(|gap|).
+#[cfg(test)]
 fn embeddings(gap: &[u32], body: &[u32]) -> Vec<u32> {
     let mut ends = Vec::new();
     let mut j = 0;
@@ -619,6 +622,22 @@ fn embeddings(gap: &[u32], body: &[u32]) -> Vec<u32> {
         }
     }
     ends
+}
+
+/// The end (exclusive) of the greedy embedding of `body` in `gap`: where a copy of `body` is
+/// complete at the earliest. Taken one after the other from each end, the ends give the largest
+/// number of disjoint copies (tested against a brute force). O(end).
+fn first_embedding(gap: &[u32], body: &[u32]) -> Option<u32> {
+    let mut j = 0;
+    for (i, &x) in gap.iter().enumerate() {
+        if body.get(j) == Some(&x) {
+            j += 1;
+            if j == body.len() {
+                return Some(i as u32 + 1);
+            }
+        }
+    }
+    None
 }
 
 /// Per pattern, its instances' parts `(rank, first event, last event)`, sorted.
@@ -654,7 +673,7 @@ pub(super) fn is_looped(list: &[(u32, u32, u32)]) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{embeddings, exact_copies, short_unit};
+    use super::{embeddings, exact_copies, first_embedding, short_unit};
 
     /// Knuth–Morris–Pratt copies against a naive left-to-right scan, on random strings over
     /// small alphabets (bodies that overlap themselves included).
@@ -719,6 +738,8 @@ mod tests {
                 .collect();
             let ends = embeddings(&gap, &body);
             assert_eq!(ends.len(), most(&gap, &body), "{gap:?}");
+            // The cut takes one embedding at a time: the same ends.
+            assert_eq!(first_embedding(&gap, &body), ends.first().copied(), "{gap:?}");
             let mut from = 0;
             for &e in &ends {
                 assert!(subseq(&body, &gap[from as usize..e as usize]), "{gap:?} {ends:?}");
