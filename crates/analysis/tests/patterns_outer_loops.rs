@@ -81,3 +81,124 @@ fn mg_16_v_cycle_once_per_iteration_of_the_log() {
         .collect();
     assert!(rest.iter().all(|&x| x == rest[0] && x.0 > 0), "{rest:?}");
 }
+
+/// A generated solver run whose outer loop is found before the loop inside it, independent of
+/// any recorded application (the shape of a finite-element code's Newton loop around PETSc's
+/// CG, as GetDP runs it): four ranks with an irregular halo graph (ranks 0 and 2 have three
+/// neighbours, 1 and 3 two), six linear solves of 40, 40, 31, 31, 31 and 27 CG iterations.
+/// Each solve begins with a set-up (layout reductions, a barrier, a blocking exchange of halo
+/// sizes)
+/// and each iteration is one halo exchange (receives posted, sends, then three `Allreduce`: two
+/// dot products and the norm); after each solve a residual (one exchange, one `Allreduce`).
+/// Solves with the same count are exact copies on a rank, so the reduction that takes the
+/// repeat starting first collapsed the copies of whole solves before the CG loop inside them,
+/// and every occurrence of the iteration spanned from its copy in the first solve to its copy
+/// in the last. Truth from the generator: the default pattern is the CG iteration on every
+/// rank, once per iteration and at most once more per solve (the residual's exchange), and no
+/// instance holds more than one iteration start on any rank. Before, the default pattern was
+/// the iterations' messages alone and the `Allreduce`s a pattern of single events.
+#[test]
+fn generated_solver_iterations_found_inside_repeated_solves() {
+    use tracelogic_analysis::patterns::analyse;
+    use tracelogic_model::{CollectiveOp, P2pDir, Trace, COMM_WORLD, NO_CALLPATH};
+    let n = 4u32;
+    let neighbours: [&[u32]; 4] = [&[1, 2, 3], &[0, 2], &[0, 1, 3], &[0, 2]];
+    let solves = [40u32, 40, 31, 31, 31, 27];
+    let mut t = Trace::new("text", "generated solver loop", n);
+    let mut starts: Vec<Vec<u32>> = vec![Vec::new(); n as usize];
+    for r in 0..n {
+        let mut events = 0u32;
+        let mut at = 0u64;
+        // The halo exchange (receives posted first, as PETSc's scatter starts them) or,
+        // `blocking`, the set-up's exchange of halo sizes (a send and a receive per neighbour).
+        let exchange = |t: &mut Trace, at: &mut u64, events: &mut u32, bytes: u64, blocking: bool| {
+            let ops: Vec<(P2pDir, u32)> = if blocking {
+                neighbours[r as usize]
+                    .iter()
+                    .flat_map(|&p| [(P2pDir::Send, p), (P2pDir::Recv, p)])
+                    .collect()
+            } else {
+                let each = |d| neighbours[r as usize].iter().map(move |&p| (d, p));
+                each(P2pDir::Recv).chain(each(P2pDir::Send)).collect()
+            };
+            for (dir, peer) in ops {
+                *at += 10;
+                let name = match (dir, blocking) {
+                    (P2pDir::Send, false) => "MPI_Isend",
+                    (_, false) => "MPI_Irecv",
+                    (P2pDir::Send, true) => "MPI_Send",
+                    (_, true) => "MPI_Recv",
+                };
+                let c = t.push_call(r, name, *at, *at + 5, NO_CALLPATH, 0);
+                t.push_p2p(r, c, c, dir, peer, 0, 0, bytes);
+                *events += 1;
+            }
+        };
+        let collective = |t: &mut Trace, at: &mut u64, events: &mut u32, name: &str, op: CollectiveOp| {
+            *at += 10;
+            let c = t.push_call(r, name, *at, *at + 5, NO_CALLPATH, 0);
+            t.push_collective(r, c, op, COMM_WORLD, 0, 8, 8);
+            *events += 1;
+        };
+        for &iterations in &solves {
+            for (name, op) in [
+                ("MPI_Allreduce", CollectiveOp::Allreduce),
+                ("MPI_Allgather", CollectiveOp::Allgather),
+                ("MPI_Allreduce", CollectiveOp::Allreduce),
+                ("MPI_Allgather", CollectiveOp::Allgather),
+                ("MPI_Barrier", CollectiveOp::Barrier),
+            ] {
+                collective(&mut t, &mut at, &mut events, name, op);
+            }
+            exchange(&mut t, &mut at, &mut events, 4, true);
+            for _ in 0..iterations {
+                starts[r as usize].push(events);
+                exchange(&mut t, &mut at, &mut events, 800, false);
+                for _ in 0..3 {
+                    collective(&mut t, &mut at, &mut events, "MPI_Allreduce", CollectiveOp::Allreduce);
+                }
+            }
+            exchange(&mut t, &mut at, &mut events, 800, false);
+            collective(&mut t, &mut at, &mut events, "MPI_Allreduce", CollectiveOp::Allreduce);
+        }
+    }
+    let total: usize = solves.iter().map(|&k| k as usize).sum();
+    let a = analyse(&t, &PatternOptions::default());
+    let first = &a.communication_patterns[0];
+    let summary: Vec<(usize, usize, u64)> = a
+        .communication_patterns
+        .iter()
+        .take(3)
+        .map(|p| (p.occurrences, p.ranks.len(), p.events_covered))
+        .collect();
+    assert_eq!(first.ranks, (0..n).collect::<Vec<u32>>(), "{summary:?}");
+    assert!(
+        first.occurrences >= total && first.occurrences <= total + solves.len(),
+        "{} occurrences of the default pattern for {total} iterations; {summary:?}",
+        first.occurrences
+    );
+    // Every part of the default pattern is one iteration: its exchange and its reductions.
+    for (r, names) in &first.events {
+        let reductions = names.iter().filter(|s| *s == "MPI_Allreduce").count();
+        assert_eq!(reductions, 3, "rank {r}: {names:?}");
+        assert_eq!(
+            names.len(),
+            2 * neighbours[*r as usize].len() + 3,
+            "rank {r}: {names:?}"
+        );
+    }
+    for inst in &a.communication.instances {
+        for p in &inst.parts {
+            let inside = starts[p.rank as usize]
+                .iter()
+                .filter(|&&s| s >= p.first_event && s <= p.last_event)
+                .count();
+            assert!(
+                inside <= 1,
+                "pattern {} on rank {}: {inside} iterations in one occurrence",
+                inst.pattern,
+                p.rank
+            );
+        }
+    }
+}

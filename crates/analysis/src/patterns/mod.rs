@@ -239,7 +239,7 @@ fn analyse_with(
 }
 
 /// The analysis [`analyse_with`] keeps: [`analyse_nested`] as the loops are found, or redone
-/// innermost first where the pattern explaining most repeats no form.
+/// innermost first where the pattern explaining most repeats no form or is not the run's loop.
 fn choose_nesting(
     trace: &Trace,
     matching: &tracelogic_model::Matching,
@@ -250,21 +250,48 @@ fn choose_nesting(
     let first = analyse_nested(trace, matching, events, opts, compare, false);
     let glued = |a: &PatternAnalysis| construct::one_off_events(&a.communication_patterns);
     let most = |a: &PatternAnalysis| a.communication_patterns.first().map_or(0, |p| p.events_covered);
-    // Only where the pattern a view shows first repeats no form: elsewhere the loops were
-    // found, and the redo would cost a second analysis (NAS LU C on 128 ranks: 6.4 → 8.6-12 s).
+    // Only where the pattern a view shows first repeats no form, or where it is not the run's
+    // loop: an outer loop was collapsed before the loop inside it, no outer loop was taken whole
+    // ([`outer_loops`]: there the outer iterations are the steps, NAS MG's V-cycles), and
+    // another pattern runs more often than the first (a solver's reductions alone, its
+    // iterations' messages apart). Elsewhere the loops were found, and the redo would cost a
+    // second analysis (NAS LU C on 128 ranks: 6.4 → 8.6-12 s).
     let one_off = first
         .communication_patterns
         .first()
         .is_some_and(|p| p.repeats_no_form());
-    if !one_off {
+    let pats = || first.rank_patterns.values().flatten();
+    let not_the_loop = first.communication_patterns.split_first().is_some_and(|(top, rest)| {
+        rest.iter().any(|p| p.occurrences > top.occurrences)
+            && pats().any(spans_outer_copies)
+            && !pats().any(|p| p.outer)
+    });
+    if !one_off && !not_the_loop {
         return first;
     }
     let nested = analyse_nested(trace, matching, events, opts, compare, true);
-    if glued(&nested) < glued(&first) && most(&nested) >= most(&first) {
+    // Kept where its first pattern covers no less and, net of the events left in one-off
+    // instances, more (both counted in events): a solver's CG iterations found in every linear
+    // solve, not their messages alone with the reductions left as lone events, are worth a few
+    // more events glued in the set-ups between solves.
+    let net = |a: &PatternAnalysis| most(a) as i64 - glued(a) as i64;
+    if most(&nested) >= most(&first) && net(&nested) > net(&first) {
         nested
     } else {
         first
     }
+}
+
+/// A loop body's occurrences overlap one another: the reduction collapsed an outer loop before
+/// the loop inside it, so each occurrence of the inner body spans from its copy in the first
+/// outer iteration to its copy in the last (a CG iteration over two identical linear solves:
+/// its 7 events read as the 2,425 of a whole solve). O(occurrences).
+fn spans_outer_copies(p: &RankPattern) -> bool {
+    p.tandem
+        && p.ends
+            .iter()
+            .zip(p.positions.iter().skip(1))
+            .any(|(&e, &next)| next < e)
 }
 
 /// [`analyse_with`] with tandem repeats removed innermost first and the main loop's
