@@ -89,16 +89,16 @@ fn mg_16_v_cycle_once_per_iteration_of_the_log() {
 /// CG, as GetDP runs it): four ranks with an irregular halo graph (ranks 0 and 2 have three
 /// neighbours, 1 and 3 two), six linear solves of 40, 40, 31, 31, 31 and 27 CG iterations.
 /// Each solve begins with a set-up (layout reductions, a barrier, a blocking exchange of halo
-/// sizes)
-/// and each iteration is one halo exchange (receives posted, sends, then three `Allreduce`: two
-/// dot products and the norm); after each solve a residual (one exchange, one `Allreduce`).
+/// sizes) and each iteration is one halo exchange (receives posted, sends, then three
+/// `Allreduce`: two dot products and the norm); after each solve a residual (one exchange, one
+/// `Allreduce`).
 /// Solves with the same count are exact copies on a rank, so the reduction that takes the
 /// repeat starting first collapsed the copies of whole solves before the CG loop inside them,
 /// and every occurrence of the iteration spanned from its copy in the first solve to its copy
 /// in the last. Truth from the generator: the default pattern is the CG iteration on every
 /// rank, once per iteration and at most once more per solve (the residual's exchange), and no
 /// instance holds more than one iteration start on any rank. Before, the default pattern was
-/// the iterations' messages alone and the `Allreduce`s a pattern of single events.
+/// 3 occurrences of pairs of whole solves.
 #[test]
 fn generated_solver_iterations_found_inside_repeated_solves() {
     use tracelogic_analysis::patterns::analyse;
