@@ -452,3 +452,86 @@ fn generated_ranks_at_different_loop_levels_give_one_step_pattern() {
         "pattern {pattern} on rank {rank}: {inside} steps in one occurrence; {summary:?}"
     );
 }
+
+/// A generated MD loop whose neighbour-search steps both lack and add events, independent of
+/// GROMACS (its 16-rank run does this every 40th step, `gromacs_heldout_md_step_as_often_as_md_log_says`):
+/// eight ranks on a ring, 120 steps; each step exchanges with the right, the left and the rank
+/// two to the right, then runs four `MPI_Alltoall` (transposes). Every 20th step (10, 30, …) is a
+/// neighbour search: one or two more exchanges with the right and the left neighbour (changing
+/// from search to search), the exchange two to the right cut to its lone half (half of the ranks
+/// only send, the others only receive, a different half each search) and an added
+/// `MPI_Allreduce`. Truth from the generator: the default pattern is on every rank, occurs once
+/// per step (120 times), and every occurrence holds exactly one step start on every rank.
+/// Without `patterns::between` the searches were messages and single collectives between steps
+/// (114 occurrences).
+#[test]
+fn generated_steps_that_lack_and_add_events_are_steps_of_the_loop() {
+    use tracelogic_analysis::patterns::analyse;
+    use tracelogic_model::{CollectiveOp, P2pDir, COMM_WORLD, NO_CALLPATH};
+    let n = 8u32;
+    let steps = 120u32;
+    let mut t = Trace::new("text", "generated md neighbour search", n);
+    let mut starts: Vec<Vec<u32>> = vec![Vec::new(); n as usize];
+    for r in 0..n {
+        let mut events = 0u32;
+        for s in 0..steps {
+            starts[r as usize].push(events);
+            let search = s % 20 == 10;
+            let k = s / 20;
+            let base = s as u64 * 10_000;
+            let (right, left, far, near) = ((r + 1) % n, (r + n - 1) % n, (r + 2) % n, (r + n - 2) % n);
+            let near_pairs = if search { 2 + (k % 2) } else { 1 };
+            let mut ops = Vec::new();
+            for _ in 0..near_pairs {
+                ops.extend([(P2pDir::Send, right), (P2pDir::Recv, left)]);
+                ops.extend([(P2pDir::Send, left), (P2pDir::Recv, right)]);
+            }
+            if !search {
+                ops.extend([(P2pDir::Send, far), (P2pDir::Recv, near)]);
+            } else if (r + k) % 4 < 2 {
+                // Sends only; the rank two to the right, (r + 2 + k) % 4 >= 2, receives only.
+                ops.push((P2pDir::Send, far));
+            } else {
+                ops.push((P2pDir::Recv, near));
+            }
+            for (j, &(dir, peer)) in ops.iter().enumerate() {
+                let at = base + 100 * (j as u64 + 1) + 10 * r as u64;
+                let name = if dir == P2pDir::Send { "MPI_Send" } else { "MPI_Recv" };
+                let c = t.push_call(r, name, at, at + 5, NO_CALLPATH, 0);
+                t.push_p2p(r, c, c, dir, peer, 0, 0, 64);
+                events += 1;
+            }
+            let mut collective = |name: &str, op: CollectiveOp, at: u64| {
+                let c = t.push_call(r, name, at, at + 5, NO_CALLPATH, 0);
+                t.push_collective(r, c, op, COMM_WORLD, 0, 8, 8);
+                events += 1;
+            };
+            for j in 0..4 {
+                collective("MPI_Alltoall", CollectiveOp::Alltoall, base + 5_000 + 10 * j);
+            }
+            if search {
+                collective("MPI_Allreduce", CollectiveOp::Allreduce, base + 8_000);
+            }
+        }
+    }
+    let a = analyse(&t, &PatternOptions::default());
+    let first = &a.communication_patterns[0];
+    let summary = steps_support::summary(&a);
+    assert_eq!(
+        first.ranks,
+        (0..n).collect::<Vec<u32>>(),
+        "default pattern on every rank"
+    );
+    assert_eq!(first.occurrences, steps as usize, "{summary:?}");
+    for inst in a.communication.instances.iter().filter(|i| i.pattern == 0) {
+        for p in &inst.parts {
+            let s = &starts[p.rank as usize];
+            let inside = s.partition_point(|&x| x <= p.last_event) - s.partition_point(|&x| x < p.first_event);
+            assert_eq!(
+                inside, 1,
+                "rank {}: {inside} step starts in one occurrence; {summary:?}",
+                p.rank
+            );
+        }
+    }
+}

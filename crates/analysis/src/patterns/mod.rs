@@ -32,6 +32,7 @@
 
 pub mod align;
 pub mod approx;
+mod between;
 mod chains;
 pub mod construct;
 pub mod extrapolate;
@@ -379,6 +380,13 @@ fn analyse_nested(
     // ranks) are steps of the loop too, where their partners run one iteration.
     let (occurrences, loops, communication) =
         match steps::fold_lacking(trace, matching, events, &ops, &occurrences, &loops, &communication) {
+            Some(folded) => folded,
+            None => (occurrences, loops, communication),
+        };
+    // A stretch between two steps on every rank of the step, holding one step's collectives and
+    // messages to the step's partners only, is a step that both lacks and adds events.
+    let (occurrences, loops, communication) =
+        match between::fold_between(trace, matching, events, &ops, &occurrences, &loops, &communication) {
             Some(folded) => folded,
             None => (occurrences, loops, communication),
         };
