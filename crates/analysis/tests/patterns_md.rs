@@ -453,31 +453,25 @@ fn generated_ranks_at_different_loop_levels_give_one_step_pattern() {
     );
 }
 
-/// A generated MD loop whose neighbour-search steps both lack and add events, independent of
-/// GROMACS (its 16-rank run does this every 40th step, `gromacs_heldout_md_step_as_often_as_md_log_says`):
-/// eight ranks on a ring, 120 steps; each step exchanges with the right, the left and the rank
-/// two to the right, then runs four `MPI_Alltoall` (transposes). Every 20th step (10, 30, …) is a
-/// neighbour search: one or two more exchanges with the right and the left neighbour (changing
-/// from search to search), the exchange two to the right cut to its lone half (half of the ranks
-/// only send, the others only receive, a different half each search) and an added
-/// `MPI_Allreduce`. Truth from the generator: the default pattern is on every rank, occurs once
-/// per step (120 times), and every occurrence holds exactly one step start on every rank.
-/// Without `patterns::between` the searches were messages and single collectives between steps
-/// (114 occurrences).
-#[test]
-fn generated_steps_that_lack_and_add_events_are_steps_of_the_loop() {
-    use tracelogic_analysis::patterns::analyse;
+/// A generated MD loop of `steps` steps on eight ranks in a ring, independent of GROMACS, and
+/// per rank the event index where each step starts. Each step exchanges with the right, the
+/// left and the rank two to the right, then runs four `MPI_Alltoall` (transposes). A step
+/// `search(s)` is a neighbour search: one or two more exchanges with the right and the left
+/// neighbour (changing from search to search), the exchange two to the right cut to its lone
+/// half (half of the ranks only send, the others only receive, a different half each search)
+/// and an added `MPI_Allreduce` (GROMACS's 16-rank run does this every 40th step,
+/// `gromacs_heldout_md_step_as_often_as_md_log_says`).
+fn neighbour_search_loop(steps: u32, search: impl Fn(u32) -> bool) -> (Trace, Vec<Vec<u32>>) {
     use tracelogic_model::{CollectiveOp, P2pDir, COMM_WORLD, NO_CALLPATH};
     let n = 8u32;
-    let steps = 120u32;
     let mut t = Trace::new("text", "generated md neighbour search", n);
     let mut starts: Vec<Vec<u32>> = vec![Vec::new(); n as usize];
     for r in 0..n {
         let mut events = 0u32;
         for s in 0..steps {
             starts[r as usize].push(events);
-            let search = s % 20 == 10;
-            let k = s / 20;
+            let search = search(s);
+            let k = s / 20 + s % 2;
             let base = s as u64 * 10_000;
             let (right, left, far, near) = ((r + 1) % n, (r + n - 1) % n, (r + 2) % n, (r + n - 2) % n);
             let near_pairs = if search { 2 + (k % 2) } else { 1 };
@@ -514,12 +508,25 @@ fn generated_steps_that_lack_and_add_events_are_steps_of_the_loop() {
             }
         }
     }
+    (t, starts)
+}
+
+/// Neighbour searches every 20th step (10, 30, …, [`neighbour_search_loop`]) are steps of the
+/// loop. Truth from the generator: the default pattern is on every rank, occurs once per step
+/// (120 times), and every occurrence holds exactly one step start on every rank. Without
+/// `patterns::between` the searches were messages and single collectives between steps (114
+/// occurrences).
+#[test]
+fn generated_steps_that_lack_and_add_events_are_steps_of_the_loop() {
+    use tracelogic_analysis::patterns::analyse;
+    let steps = 120u32;
+    let (t, starts) = neighbour_search_loop(steps, |s| s % 20 == 10);
     let a = analyse(&t, &PatternOptions::default());
     let first = &a.communication_patterns[0];
     let summary = steps_support::summary(&a);
     assert_eq!(
         first.ranks,
-        (0..n).collect::<Vec<u32>>(),
+        (0..8).collect::<Vec<u32>>(),
         "default pattern on every rank"
     );
     assert_eq!(first.occurrences, steps as usize, "{summary:?}");
@@ -534,4 +541,25 @@ fn generated_steps_that_lack_and_add_events_are_steps_of_the_loop() {
             );
         }
     }
+}
+
+/// Two neighbour searches back to back (steps 10 and 11, 30 and 31, …): the stretch between
+/// two plain steps then holds two steps' transposes and must not become one step. Truth from
+/// the generator: no occurrence of any pattern holds more than one step start on any rank.
+/// Today the two searches stay apart from the step pattern (108 occurrences, the 120 steps
+/// less the 12 searches): `patterns::between` does not fold such a stretch even with its
+/// collective count switched off (checked by hand; which other condition refuses it was not
+/// examined), so this guards the outcome, not that one rule.
+#[test]
+fn generated_two_searches_in_a_row_are_not_one_step() {
+    use tracelogic_analysis::patterns::analyse;
+    let (t, starts) = neighbour_search_loop(120, |s| s % 20 == 10 || s % 20 == 11);
+    let a = analyse(&t, &PatternOptions::default());
+    let summary = steps_support::summary(&a);
+
+    let (pattern, rank, inside) = steps_support::most_steps_in_one_part(&a, &starts).unwrap();
+    assert!(
+        inside <= 1,
+        "pattern {pattern} on rank {rank}: {inside} steps in one occurrence; {summary:?}"
+    );
 }
