@@ -101,11 +101,37 @@ fn mg_16_v_cycle_once_per_iteration_of_the_log() {
 /// 3 occurrences of pairs of whole solves.
 #[test]
 fn generated_solver_iterations_found_inside_repeated_solves() {
+    check_solver_iterations(&[40, 40, 31, 31, 31, 27], "AGAGB", false);
+}
+
+/// The same solver with the set-up GetDP runs before each solve (held-out GetDP magnet on 4
+/// ranks, recorded again 4 Dec, rank 0 between two CG loops: `GAGAAAAGAGAAAGGGGGGBAAGAGAGAGG
+/// AAABAAGAGAAAA`, `A` an `MPI_Allreduce`, `G` an `MPI_Allgather`, `B` a barrier, then two
+/// blocking exchanges of halo sizes, one halo exchange and `AGAGAAAAGAGAAAA`). Its runs of
+/// reductions and gathers are loops of their own. Truth from the generator, as above.
+/// **Not met:** the default pattern is 3 occurrences of whole solves, as on the recording (6
+/// × 4 ranks of whole solves, the CG iteration second with 334 ×; the recording of 2 Dec gave
+/// 2,690 CG iterations); the innermost-first redo gives the same 3 (docs/patterns.md, *Where
+/// tracelogic is behind*).
+#[test]
+#[ignore = "the parse takes whole solves when the set-up holds loops of its own; docs/patterns.md, Where tracelogic is behind"]
+fn generated_solver_with_getdp_set_up_iterations_found_inside_solves() {
+    check_solver_iterations(
+        &[40, 40, 31, 31, 31, 27],
+        "GAGAAAAGAGAAAGGGGGGBAAGAGAGAGGAAABAAGAGAAAA",
+        true,
+    );
+}
+
+/// Generates the solver run described above: `solves` CG iteration counts, `set_up` the
+/// collectives before each solve (`A` `MPI_Allreduce`, `G` `MPI_Allgather`, `B` `MPI_Barrier`)
+/// and, `getdp`, GetDP's second blocking exchange, a halo exchange and its reductions after
+/// them; then checks the default pattern against the generator's iteration starts.
+fn check_solver_iterations(solves: &[u32], set_up: &str, getdp: bool) {
     use tracelogic_analysis::patterns::analyse;
     use tracelogic_model::{CollectiveOp, P2pDir, Trace, COMM_WORLD, NO_CALLPATH};
     let n = 4u32;
     let neighbours: [&[u32]; 4] = [&[1, 2, 3], &[0, 2], &[0, 1, 3], &[0, 2]];
-    let solves = [40u32, 40, 31, 31, 31, 27];
     let mut t = Trace::new("text", "generated solver loop", n);
     let mut starts: Vec<Vec<u32>> = vec![Vec::new(); n as usize];
     for r in 0..n {
@@ -142,17 +168,25 @@ fn generated_solver_iterations_found_inside_repeated_solves() {
             t.push_collective(r, c, op, COMM_WORLD, 0, 8, 8);
             *events += 1;
         };
-        for &iterations in &solves {
-            for (name, op) in [
-                ("MPI_Allreduce", CollectiveOp::Allreduce),
-                ("MPI_Allgather", CollectiveOp::Allgather),
-                ("MPI_Allreduce", CollectiveOp::Allreduce),
-                ("MPI_Allgather", CollectiveOp::Allgather),
-                ("MPI_Barrier", CollectiveOp::Barrier),
-            ] {
+        for &iterations in solves {
+            let kind = |c: char| match c {
+                'A' => ("MPI_Allreduce", CollectiveOp::Allreduce),
+                'G' => ("MPI_Allgather", CollectiveOp::Allgather),
+                _ => ("MPI_Barrier", CollectiveOp::Barrier),
+            };
+            for c in set_up.chars() {
+                let (name, op) = kind(c);
                 collective(&mut t, &mut at, &mut events, name, op);
             }
             exchange(&mut t, &mut at, &mut events, 4, true);
+            if getdp {
+                exchange(&mut t, &mut at, &mut events, 4, true);
+                exchange(&mut t, &mut at, &mut events, 800, false);
+                for c in "AGAGAAAAGAGAAAA".chars() {
+                    let (name, op) = kind(c);
+                    collective(&mut t, &mut at, &mut events, name, op);
+                }
+            }
             for _ in 0..iterations {
                 starts[r as usize].push(events);
                 exchange(&mut t, &mut at, &mut events, 800, false);
