@@ -553,7 +553,7 @@ pub fn parse_occurrences_with(len: usize, patterns: &[RankPattern], main_first: 
     // (frequency, length, end, loop body) of the best pattern starting at each position, and
     // where an occurrence of the main loop body starts.
     let mut best: Vec<(u32, u32, u32, bool)> = vec![(0, 0, 0, false); len];
-    let mut main_at = vec![false; if main.is_some() { len } else { 0 }];
+    let mut main_at = vec![0u32; if main.is_some() { len } else { 0 }];
     let mut main_iterations: Vec<(u32, u32)> = Vec::new();
     // An outer loop's iteration is taken before the parts inside it (the inner loops stay in
     // the body): it ranks above every frequency.
@@ -567,7 +567,7 @@ pub fn parse_occurrences_with(len: usize, patterns: &[RankPattern], main_first: 
                 *slot = (f, e - s, e, looped);
             }
             if Some(k) == main {
-                main_at[s as usize] = true;
+                main_at[s as usize] = main_at[s as usize].max(e - s);
                 if main_first && looped {
                     main_iterations.push((s, e));
                 }
@@ -594,7 +594,22 @@ pub fn parse_occurrences_with(len: usize, patterns: &[RankPattern], main_first: 
         // A rarer occurrence that is no loop iteration yields where the main loop starts inside
         // it (MG's set-up followed by its whole V-cycle loop, twice, would otherwise hide the
         // halo exchanges).
-        let yields = !looped && main_frequency > f && main_at.get(i + 1..e as usize).is_some_and(|m| m.contains(&true));
+        let inside = main_at.get(i + 1..e as usize);
+        // With the loops found innermost first, an iteration of a rarer loop made mostly of the
+        // main loop's iterations (a linear solve repeated exactly, around its CG loop) is that
+        // loop run with its set-up, not a step of its own: it yields too.
+        let mostly_main = || {
+            let main_events: u32 = main_at[i..e as usize]
+                .iter()
+                .enumerate()
+                .filter(|&(k, &l)| l > 0 && i + k + l as usize <= e as usize)
+                .map(|(_, &l)| l)
+                .sum();
+            2 * main_events > e - i as u32
+        };
+        let yields = main_frequency > f
+            && inside.is_some_and(|m| m.iter().any(|&l| l > 0))
+            && (!looped || (main_first && mostly_main()));
         if f > 0 && !yields {
             out.push((i as u32, e));
             i = e as usize;
