@@ -22,9 +22,9 @@
 //! stretch before the first step and after the last (no step on its other side). No length,
 //! count or share threshold: the collectives and the partners decide.
 
-use super::construct::{construct_with_iterations, one_off_events, CommunicationAnalysis, OpIndex};
+use super::construct::{one_off_events, CommunicationAnalysis, OpIndex};
 use super::events::EventRef;
-use super::steps::{merged_pieces, NOT_A_STEP};
+use super::steps::{events_in_steps, with_pieces, NOT_A_STEP};
 use super::{Events, Occurrences};
 use tracelogic_model::{Matching, Trace};
 
@@ -63,14 +63,9 @@ pub(super) fn fold_between(
     if pieces.iter().all(|p| p.is_empty()) {
         return None;
     }
-    let mut out: Occurrences = occurrences.to_vec();
-    let mut flags: Vec<Vec<u32>> = loops.to_vec();
-    for (r, new) in pieces.iter_mut().enumerate() {
-        if new.is_empty() {
-            continue;
-        }
+    // Two loops' gaps on one rank may overlap: keep the first of overlapping ones.
+    for new in pieces.iter_mut() {
         new.sort_unstable();
-        // Two loops' gaps on one rank may overlap: keep the first of overlapping ones.
         let mut end = 0;
         new.retain(|&(s, e, _)| {
             let keep = s >= end;
@@ -79,20 +74,11 @@ pub(super) fn fold_between(
             }
             keep
         });
-        (out[r], flags[r]) = merged_pieces(&occurrences[r], &loops[r], new);
     }
-    let redone = construct_with_iterations(trace, matching, events, ops, &out, &flags, &[]);
-    let in_steps = |c: &CommunicationAnalysis| -> u64 {
-        c.patterns
-            .iter()
-            .zip(&c.step_loops)
-            .filter(|(_, &l)| l != NOT_A_STEP)
-            .map(|(p, _)| p.events_covered)
-            .sum()
-    };
+    let (out, flags, redone) = with_pieces(trace, matching, events, ops, occurrences, loops, &mut pieces);
     // Net of what the construction run again leaves in instances seen once elsewhere (it
     // matches the ranks' occurrences anew, so small one-off instances of the set-up may change).
-    let gain = |c: &CommunicationAnalysis| in_steps(c) as i64 - one_off_events(&c.patterns) as i64;
+    let gain = |c: &CommunicationAnalysis| events_in_steps(c) as i64 - one_off_events(&c.patterns) as i64;
     if gain(&redone) <= gain(c) {
         return None;
     }

@@ -472,6 +472,27 @@ pub(super) fn fold_lacking(
     if pieces.iter().all(|p| p.is_empty()) {
         return None;
     }
+    let (out, flags, redone) = with_pieces(trace, matching, events, ops, occurrences, loops, &mut pieces);
+    let one_off = |c: &CommunicationAnalysis| super::construct::one_off_events(&c.patterns);
+    // Seeded: the loop pattern's events are what its steps covered before.
+    let before = seed.map_or_else(|| events_in_steps(c), |p| c.patterns[p].events_covered);
+    if events_in_steps(&redone) <= before || one_off(&redone) > one_off(c) {
+        return None;
+    }
+    Some((out, flags, redone))
+}
+
+/// The ranks' occurrences with each rank's `pieces` `(start, end, loop)` (disjoint) put in as
+/// iterations of their loops, and the communication patterns constructed again.
+pub(super) fn with_pieces(
+    trace: &Trace,
+    matching: &Matching,
+    events: &Events,
+    ops: &OpIndex,
+    occurrences: &[Vec<(u32, u32)>],
+    loops: &[Vec<u32>],
+    pieces: &mut [Vec<(u32, u32, u32)>],
+) -> (Occurrences, Vec<Vec<u32>>, CommunicationAnalysis) {
     let mut out: Occurrences = occurrences.to_vec();
     let mut flags: Vec<Vec<u32>> = loops.to_vec();
     for (r, new) in pieces.iter_mut().enumerate() {
@@ -482,21 +503,17 @@ pub(super) fn fold_lacking(
         (out[r], flags[r]) = merged_pieces(&occurrences[r], &loops[r], new);
     }
     let redone = construct_with_iterations(trace, matching, events, ops, &out, &flags, &[]);
-    let in_steps = |c: &CommunicationAnalysis| -> u64 {
-        c.patterns
-            .iter()
-            .zip(&c.step_loops)
-            .filter(|(_, &l)| l != NOT_A_STEP)
-            .map(|(p, _)| p.events_covered)
-            .sum()
-    };
-    let one_off = |c: &CommunicationAnalysis| super::construct::one_off_events(&c.patterns);
-    // Seeded: the loop pattern's events are what its steps covered before.
-    let before = seed.map_or_else(|| in_steps(c), |p| c.patterns[p].events_covered);
-    if in_steps(&redone) <= before || one_off(&redone) > one_off(c) {
-        return None;
-    }
-    Some((out, flags, redone))
+    (out, flags, redone)
+}
+
+/// Events covered by the patterns whose occurrences are a loop's iterations.
+pub(super) fn events_in_steps(c: &CommunicationAnalysis) -> u64 {
+    c.patterns
+        .iter()
+        .zip(&c.step_loops)
+        .filter(|(_, &l)| l != NOT_A_STEP)
+        .map(|(p, _)| p.events_covered)
+        .sum()
 }
 
 /// The loop of a run where no loop was folded ([`fold_steps`] found no iteration adding

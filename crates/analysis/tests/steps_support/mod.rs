@@ -27,3 +27,35 @@ pub fn most_steps_in_one_part(a: &PatternAnalysis, starts: &[Vec<u32>]) -> Optio
         })
         .max_by_key(|&(_, _, inside)| inside)
 }
+
+/// Appends one generated MD step to rank `r` of `t`: the messages `ops` (kind, peer; 64 bytes
+/// each, `base + 100 (j + 1) + 10 r` ns), four `MPI_Alltoall` (transposes) and, `reduce`, an
+/// energy `MPI_Allreduce`. Returns the events appended. (Not every test file using this module
+/// generates steps.)
+#[allow(dead_code)]
+pub fn push_md_step(
+    t: &mut tracelogic_model::Trace,
+    r: u32,
+    base: u64,
+    ops: &[(tracelogic_model::P2pDir, u32)],
+    reduce: bool,
+) -> u32 {
+    use tracelogic_model::{CollectiveOp, P2pDir, COMM_WORLD, NO_CALLPATH};
+    for (j, &(dir, peer)) in ops.iter().enumerate() {
+        let at = base + 100 * (j as u64 + 1) + 10 * r as u64;
+        let name = if dir == P2pDir::Send { "MPI_Send" } else { "MPI_Recv" };
+        let c = t.push_call(r, name, at, at + 5, NO_CALLPATH, 0);
+        t.push_p2p(r, c, c, dir, peer, 0, 0, 64);
+    }
+    let mut collective = |name: &str, op: CollectiveOp, at: u64| {
+        let c = t.push_call(r, name, at, at + 5, NO_CALLPATH, 0);
+        t.push_collective(r, c, op, COMM_WORLD, 0, 8, 8);
+    };
+    for j in 0..4 {
+        collective("MPI_Alltoall", CollectiveOp::Alltoall, base + 5_000 + 10 * j);
+    }
+    if reduce {
+        collective("MPI_Allreduce", CollectiveOp::Allreduce, base + 8_000);
+    }
+    ops.len() as u32 + 4 + reduce as u32
+}
