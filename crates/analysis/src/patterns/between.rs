@@ -29,7 +29,7 @@ use super::{Events, Occurrences};
 use tracelogic_model::{Matching, Trace};
 
 /// Folded occurrences, their loops and the analysis again; `None` when no gap is a step (or the
-/// fold would not cover more events in steps).
+/// fold would not cover more events in steps, net of those left in one-off instances).
 pub(super) fn fold_between(
     trace: &Trace,
     matching: &Matching,
