@@ -137,13 +137,7 @@ fn gaps_that_are_steps(
     let per_rank: Vec<RankForms> = ranks
         .iter()
         .map(|&r| {
-            // The rank's collective symbols, sorted.
-            let mut symbols: Vec<u32> = (0..events.ranks[r].symbols.len())
-                .filter(|&i| is_collective(r, i))
-                .map(|i| events.ranks[r].symbols[i])
-                .collect();
-            symbols.sort_unstable();
-            symbols.dedup();
+            let symbols = events.ranks[r].collective_symbols();
             let collective_symbol = |x: u32| symbols.binary_search(&x).is_ok();
             let mut collectives: Vec<Vec<u32>> = Vec::new();
             let mut own: Vec<u32> = Vec::new();

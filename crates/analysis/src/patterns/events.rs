@@ -25,6 +25,23 @@ pub struct RankEvents {
     pub calls: Vec<CallIdx>,
 }
 
+impl RankEvents {
+    /// The symbols of this rank's collective events, sorted and without repeats (for binary
+    /// search). O(events).
+    pub fn collective_symbols(&self) -> Vec<u32> {
+        let mut out: Vec<u32> = self
+            .symbols
+            .iter()
+            .zip(&self.events)
+            .filter(|(_, e)| matches!(e, EventRef::Collective(_)))
+            .map(|(&s, _)| s)
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}
+
 /// Every rank's events with one symbol table.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Events {

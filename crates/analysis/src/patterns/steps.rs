@@ -153,15 +153,7 @@ fn iterations(
         // iterations is taken (ties: the instance's own cut, then the one starting fewest events
         // earlier). Each rotation costs one pass over the rank's events; at most
         // ROTATION_BUDGET events are scanned over the loop's ranks.
-        // The rank's collective symbols, sorted.
-        let mut collectives: Vec<u32> = seq
-            .iter()
-            .zip(&events.ranks[r].events)
-            .filter(|(_, e)| matches!(e, super::events::EventRef::Collective(_)))
-            .map(|(&s, _)| s)
-            .collect();
-        collectives.sort_unstable();
-        collectives.dedup();
+        let collectives = events.ranks[r].collective_symbols();
         let m = body.len();
         let tries = m.min((ROTATION_BUDGET / loop_events.max(1)).max(1));
         let mut best: Option<Segmented> = None;
