@@ -22,23 +22,26 @@
 //! stretch before the first step and after the last (no step on its other side). No length,
 //! count or share threshold: the collectives and the partners decide.
 
-use super::construct::{one_off_events, CommunicationAnalysis, OpIndex};
+use super::construct::{one_off_events, CommunicationAnalysis};
 use super::events::EventRef;
+use super::fold::{FoldInput, Folded};
 use super::steps::{events_in_steps, with_pieces, NOT_A_STEP};
-use super::{Events, Occurrences};
-use tracelogic_model::{Matching, Trace};
+use super::Events;
 
 /// Folded occurrences, their loops and the analysis again; `None` when no gap is a step (or the
 /// fold would not cover more events in steps, net of those left in one-off instances).
-pub(super) fn fold_between(
-    trace: &Trace,
-    matching: &Matching,
-    events: &Events,
-    ops: &OpIndex,
-    occurrences: &[Vec<(u32, u32)>],
-    loops: &[Vec<u32>],
-    c: &CommunicationAnalysis,
-) -> Option<(Occurrences, Vec<Vec<u32>>, CommunicationAnalysis)> {
+pub(super) fn fold_between(input: &FoldInput, state: &Folded) -> Option<Folded> {
+    let FoldInput {
+        trace,
+        matching,
+        events,
+        ops,
+    } = *input;
+    let (occurrences, loops, c) = (
+        state.occurrences.as_slice(),
+        state.loops.as_slice(),
+        &state.communication,
+    );
     if loops.iter().all(|l| l.is_empty()) {
         return None;
     }
@@ -82,7 +85,11 @@ pub(super) fn fold_between(
     if gain(&redone) <= gain(c) {
         return None;
     }
-    Some((out, flags, redone))
+    Some(Folded {
+        occurrences: out,
+        loops: flags,
+        communication: redone,
+    })
 }
 
 /// The gaps `(rank, start, end)` between consecutive steps of pattern `p` that are one step

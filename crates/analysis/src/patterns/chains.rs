@@ -26,10 +26,10 @@
 //! split is kept only when fewer events are left in instances seen once.
 
 use super::construct::UnionFind;
-use super::construct::{construct_with_iterations, CommunicationAnalysis, OpIndex};
+use super::construct::{construct_with_iterations, CommunicationAnalysis};
+use super::fold::{FoldInput, Folded};
 use super::steps::{merged_pieces, NOT_A_STEP};
-use super::{Events, Occurrences};
-use tracelogic_model::{Matching, Trace};
+use super::Occurrences;
 
 /// A rank and some of its occurrences.
 type RankCopies = (u32, Vec<(u32, u32)>);
@@ -210,15 +210,18 @@ impl BodyKinds {
 /// occurrence `k` of rank `r` is an iteration of ([`NOT_A_STEP`]: none; empty: no loop
 /// folded yet). `None` when no instance is chained or the split leaves as many events in
 /// instances seen once.
-pub(super) fn split_chains(
-    trace: &Trace,
-    matching: &Matching,
-    events: &Events,
-    ops: &OpIndex,
-    occurrences: &[Vec<(u32, u32)>],
-    loops: &[Vec<u32>],
-    c: &CommunicationAnalysis,
-) -> Option<(Occurrences, Vec<Vec<u32>>, CommunicationAnalysis)> {
+pub(super) fn split_chains(input: &FoldInput, state: &Folded) -> Option<Folded> {
+    let FoldInput {
+        trace,
+        matching,
+        events,
+        ops,
+    } = *input;
+    let (occurrences, loops, c) = (
+        state.occurrences.as_slice(),
+        state.loops.as_slice(),
+        &state.communication,
+    );
     let is_glued = glued(c);
     if !is_glued.iter().any(|&g| g) {
         return None;
@@ -724,5 +727,9 @@ pub(super) fn split_chains(
     if glued_events(&redone) >= glued_events(c) || most(&redone) < most(c) {
         return None;
     }
-    Some((out, flags, redone))
+    Some(Folded {
+        occurrences: out,
+        loops: flags,
+        communication: redone,
+    })
 }

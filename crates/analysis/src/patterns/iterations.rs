@@ -32,11 +32,11 @@
 //! threshold: the ranks' copies and the majority of their messages decide.
 
 use super::chains::{glued, glued_events};
-use super::construct::{construct_with_iterations, CommunicationAnalysis, OpIndex, UnionFind};
+use super::construct::{construct_with_iterations, UnionFind};
+use super::fold::{FoldInput, Folded};
 use super::steps::NOT_A_STEP;
 use super::{Events, Occurrences};
 use std::collections::HashMap;
-use tracelogic_model::{Matching, Trace};
 
 /// The iteration of every event (global ids, `offset[r]` the first of rank `r`): that of the
 /// occurrence holding it, [`NOT_A_STEP`] for none. Empty when no occurrence has one.
@@ -157,15 +157,18 @@ pub(super) fn longest_run(seq: &[u32], occ: &[(u32, u32)], lo: u32, hi: u32) -> 
 /// docs](self)). `loops[r][k]`: the loop occurrence `k` of rank `r` is an iteration of (empty:
 /// none). `None` when nothing is glued, no glued instance has loop copies on two ranks, or the
 /// cut leaves as many events in instances seen once.
-pub(super) fn split_by_majority(
-    trace: &Trace,
-    matching: &Matching,
-    events: &Events,
-    ops: &OpIndex,
-    occurrences: &[Vec<(u32, u32)>],
-    loops: &[Vec<u32>],
-    c: &CommunicationAnalysis,
-) -> Option<(Occurrences, Vec<Vec<u32>>, CommunicationAnalysis)> {
+pub(super) fn split_by_majority(input: &FoldInput, state: &Folded) -> Option<Folded> {
+    let FoldInput {
+        trace,
+        matching,
+        events,
+        ops,
+    } = *input;
+    let (occurrences, loops, c) = (
+        state.occurrences.as_slice(),
+        state.loops.as_slice(),
+        &state.communication,
+    );
     let is_glued = glued(c);
     let mut flags: Vec<Vec<u32>> = if loops.is_empty() {
         occurrences.iter().map(|o| vec![NOT_A_STEP; o.len()]).collect()
@@ -320,7 +323,11 @@ pub(super) fn split_by_majority(
     if glued_events(&redone) >= glued_events(c) {
         return None;
     }
-    Some((occurrences, flags, redone))
+    Some(Folded {
+        occurrences,
+        loops: flags,
+        communication: redone,
+    })
 }
 
 /// Each run of numbered copies extended by one iteration before its first copy and after its

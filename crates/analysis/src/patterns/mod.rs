@@ -46,6 +46,7 @@ pub mod templates;
 
 mod detect;
 mod events;
+mod fold;
 mod search;
 #[cfg(test)]
 mod tests;
@@ -367,41 +368,46 @@ fn analyse_nested(
         Some(redone) => redone,
         None => (occurrences, communication),
     };
-    // Iterations of the main loop that differ from its body by extra events (re-neighbouring)
-    // are occurrences of it too, listed as its variants.
-    let (occurrences, loops, communication) =
-        match steps::fold_steps(trace, matching, events, &ops, &occurrences, &communication) {
-            Some(folded) => folded,
-            None => (occurrences, Vec::new(), communication),
-        };
-    // An instance never spans more than one iteration of a loop on any rank: instances that
-    // chain a loop's iterations (ranks whose iterations lack or add events) are split at them.
-    let (occurrences, loops, communication) =
-        match chains::split_chains(trace, matching, events, &ops, &occurrences, &loops, &communication) {
-            Some(split) => split,
-            None => (occurrences, loops, communication),
-        };
-    // Steps lacking some of the loop body's events (a neighbour's exchange skipped on some
-    // ranks) are steps of the loop too, where their partners run one iteration.
-    let (occurrences, loops, communication) =
-        match steps::fold_lacking(trace, matching, events, &ops, &occurrences, &loops, &communication) {
-            Some(folded) => folded,
-            None => (occurrences, loops, communication),
-        };
-    // A stretch between two steps on every rank of the step, holding one step's collectives and
-    // messages to the step's partners only, is a step that both lacks and adds events.
-    let (occurrences, loops, communication) =
-        match between::fold_between(trace, matching, events, &ops, &occurrences, &loops, &communication) {
-            Some(folded) => folded,
-            None => (occurrences, loops, communication),
-        };
-    // Loop copies still chained by messages crossing an iteration boundary: iterations are
-    // matched across ranks by the majority of their messages, and no instance spans two.
-    let (occurrences, communication) =
-        match iterations::split_by_majority(trace, matching, events, &ops, &occurrences, &loops, &communication) {
-            Some((occ, _, c)) => (occ, c),
-            None => (occurrences, communication),
-        };
+    let input = fold::FoldInput {
+        trace,
+        matching,
+        events,
+        ops: &ops,
+    };
+    let mut state = fold::Folded {
+        occurrences,
+        loops: Vec::new(),
+        communication,
+    };
+    // In this order, each stage on the previous one's result (kept as it is where a stage
+    // changes nothing).
+    let stages: [fold::Stage; 5] = [
+        // Iterations of the main loop that differ from its body by extra events (re-neighbouring)
+        // are occurrences of it too, listed as its variants.
+        steps::fold_steps,
+        // An instance never spans more than one iteration of a loop on any rank: instances that
+        // chain a loop's iterations (ranks whose iterations lack or add events) are split at them.
+        chains::split_chains,
+        // Steps lacking some of the loop body's events (a neighbour's exchange skipped on some
+        // ranks) are steps of the loop too, where their partners run one iteration.
+        steps::fold_lacking,
+        // A stretch between two steps on every rank of the step, holding one step's collectives
+        // and messages to the step's partners only, is a step that both lacks and adds events.
+        between::fold_between,
+        // Loop copies still chained by messages crossing an iteration boundary: iterations are
+        // matched across ranks by the majority of their messages, and no instance spans two.
+        iterations::split_by_majority,
+    ];
+    for stage in stages {
+        if let Some(next) = stage(&input, &state) {
+            state = next;
+        }
+    }
+    let fold::Folded {
+        occurrences,
+        communication,
+        ..
+    } = state;
     let events_in_patterns = occurrences.iter().flatten().map(|o| (o.1 - o.0) as u64).sum();
     let mut analysis = PatternAnalysis {
         options: Some(*opts),

@@ -87,9 +87,20 @@ pub fn search_pattern(
     // Windows chained only by messages that cross an iteration boundary are cut as detection
     // cuts them (iterations matched by the majority of their messages), so a detected pattern
     // searched back is found as often as it was detected.
-    let comm = match iterations::split_by_majority(trace, matching, events, &ops, &occurrences, &[], &comm) {
-        Some((_, _, split)) => split,
-        None => comm,
+    let input = fold::FoldInput {
+        trace,
+        matching,
+        events,
+        ops: &ops,
+    };
+    let state = fold::Folded {
+        occurrences,
+        loops: Vec::new(),
+        communication: comm,
+    };
+    let comm = match iterations::split_by_majority(&input, &state) {
+        Some(split) => split.communication,
+        None => state.communication,
     };
     for inst in &comm.instances {
         let mut windows = BTreeMap::new();

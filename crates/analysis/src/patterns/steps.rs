@@ -23,6 +23,7 @@
 //! the most frequent form names it, the others are its variants with their counts.
 
 use super::construct::{construct_with_iterations, CommunicationAnalysis, OpIndex};
+use super::fold::{FoldInput, Folded};
 use super::{Events, Occurrences};
 use tracelogic_model::{Matching, Trace};
 
@@ -42,15 +43,16 @@ const MAX_LOOPS: usize = 16;
 /// The loops' iterations folded into one pattern per loop ([module docs](self)): loops are
 /// taken by the events they cover, most first (at most [`MAX_LOOPS`] tried); a loop is folded
 /// when its iterations, variants included, cover more events than its exact copies did. `None`
-/// when no loop was folded.
-pub(super) fn fold_steps(
-    trace: &Trace,
-    matching: &Matching,
-    events: &Events,
-    ops: &OpIndex,
-    occurrences: &[Vec<(u32, u32)>],
-    communication: &CommunicationAnalysis,
-) -> Option<(Occurrences, Vec<Vec<u32>>, CommunicationAnalysis)> {
+/// when no loop was folded. The first stage: no loop is folded before it, so `loops` is not read.
+pub(super) fn fold_steps(input: &FoldInput, folded: &Folded) -> Option<Folded> {
+    let FoldInput {
+        trace,
+        matching,
+        events,
+        ops,
+    } = *input;
+    let occurrences: &[Vec<(u32, u32)>] = &folded.occurrences;
+    let communication = &folded.communication;
     let mut state: Option<(Steps, CommunicationAnalysis)> = None;
     let mut tried: Vec<std::collections::BTreeMap<tracelogic_model::Rank, super::construct::EventNames>> = Vec::new();
     let mut loops = 0u32;
@@ -89,7 +91,11 @@ pub(super) fn fold_steps(
             loops += 1;
         }
     }
-    state.map(|((occ, flags), c)| (occ, flags, c))
+    state.map(|((occurrences, flags), communication)| Folded {
+        occurrences,
+        loops: flags,
+        communication,
+    })
 }
 
 /// The communication pattern covering most events among those with at least three
@@ -348,15 +354,18 @@ fn merged(
 /// the loop pattern did. No length, count or share threshold: the events decide.
 /// `loops[r][k]`: the loop occurrence `k` of rank `r` is an iteration of. `None` when nothing
 /// was folded.
-pub(super) fn fold_lacking(
-    trace: &Trace,
-    matching: &Matching,
-    events: &Events,
-    ops: &OpIndex,
-    occurrences: &[Vec<(u32, u32)>],
-    loops: &[Vec<u32>],
-    c: &CommunicationAnalysis,
-) -> Option<(Occurrences, Vec<Vec<u32>>, CommunicationAnalysis)> {
+pub(super) fn fold_lacking(input: &FoldInput, state: &Folded) -> Option<Folded> {
+    let FoldInput {
+        trace,
+        matching,
+        events,
+        ops,
+    } = *input;
+    let (occurrences, loops, c) = (
+        state.occurrences.as_slice(),
+        state.loops.as_slice(),
+        &state.communication,
+    );
     // No loop folded (no iteration adds events): the loop pattern's exact copies are its
     // iterations, and the steps lacking events are checked against its events.
     let seeded;
@@ -471,7 +480,11 @@ pub(super) fn fold_lacking(
     if events_in_steps(&redone) <= before || one_off(&redone) > one_off(c) {
         return None;
     }
-    Some((out, flags, redone))
+    Some(Folded {
+        occurrences: out,
+        loops: flags,
+        communication: redone,
+    })
 }
 
 /// The ranks' occurrences with each rank's `pieces` `(start, end, loop)` (disjoint) put in as
