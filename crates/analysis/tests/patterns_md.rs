@@ -549,8 +549,8 @@ fn generated_balanced_steps_in_changing_forms_are_one_step_pattern() {
         for s in 0..steps {
             starts[r as usize].push(events);
             let (search, regime) = (s % 10 == 0, s / 40);
-            // Regime g leaves the far pulse a -> a + 2 empty where (a + g) % 3 == 0.
-            let empty = |a: u32| regime > 0 && (a + regime) % 3 == 0;
+            // Regime g leaves the far pulse a -> a + 2 empty where 3 divides a + g.
+            let empty = |a: u32| regime > 0 && (a + regime).is_multiple_of(3);
             let (right, left, far, near) = ((r + 1) % n, (r + n - 1) % n, (r + 2) % n, (r + n - 2) % n);
             let mut ops = Vec::new();
             for _ in 0..if search { 3 } else { 1 } {
