@@ -31,17 +31,8 @@ use super::Events;
 /// Folded occurrences, their loops and the analysis again; `None` when no gap is a step (or the
 /// fold would not cover more events in steps, net of those left in one-off instances).
 pub(super) fn fold_between(input: &FoldInput, state: &Folded) -> Option<Folded> {
-    let FoldInput {
-        trace,
-        matching,
-        events,
-        ops,
-    } = *input;
-    let (occurrences, loops, c) = (
-        state.occurrences.as_slice(),
-        state.loops.as_slice(),
-        &state.communication,
-    );
+    let (trace, matching, events, ops) = input.parts();
+    let (occurrences, loops, c) = state.parts();
     if loops.iter().all(|l| l.is_empty()) {
         return None;
     }

@@ -211,17 +211,8 @@ impl BodyKinds {
 /// folded yet). `None` when no instance is chained or the split leaves as many events in
 /// instances seen once.
 pub(super) fn split_chains(input: &FoldInput, state: &Folded) -> Option<Folded> {
-    let FoldInput {
-        trace,
-        matching,
-        events,
-        ops,
-    } = *input;
-    let (occurrences, loops, c) = (
-        state.occurrences.as_slice(),
-        state.loops.as_slice(),
-        &state.communication,
-    );
+    let (trace, matching, events, ops) = input.parts();
+    let (occurrences, loops, c) = state.parts();
     let is_glued = glued(c);
     if !is_glued.iter().any(|&g| g) {
         return None;

@@ -27,5 +27,22 @@ pub(super) struct Folded {
     pub communication: CommunicationAnalysis,
 }
 
+impl<'a> FoldInput<'a> {
+    /// The trace, its matching, the ranks' events and the operation index, in that order.
+    pub fn parts(&self) -> (&'a Trace, &'a Matching, &'a Events, &'a OpIndex) {
+        (self.trace, self.matching, self.events, self.ops)
+    }
+}
+
+/// A [`Folded`] borrowed: its occurrences, loops and communication analysis.
+type FoldedParts<'s> = (&'s [Vec<(u32, u32)>], &'s [Vec<u32>], &'s CommunicationAnalysis);
+
+impl Folded {
+    /// The occurrences, the loops and the communication analysis, borrowed.
+    pub fn parts(&self) -> FoldedParts<'_> {
+        (&self.occurrences, &self.loops, &self.communication)
+    }
+}
+
 /// One fold stage: the new state, or `None` when it changes nothing (the state stands).
 pub(super) type Stage = fn(&FoldInput, &Folded) -> Option<Folded>;

@@ -158,17 +158,8 @@ pub(super) fn longest_run(seq: &[u32], occ: &[(u32, u32)], lo: u32, hi: u32) -> 
 /// none). `None` when nothing is glued, no glued instance has loop copies on two ranks, or the
 /// cut leaves as many events in instances seen once.
 pub(super) fn split_by_majority(input: &FoldInput, state: &Folded) -> Option<Folded> {
-    let FoldInput {
-        trace,
-        matching,
-        events,
-        ops,
-    } = *input;
-    let (occurrences, loops, c) = (
-        state.occurrences.as_slice(),
-        state.loops.as_slice(),
-        &state.communication,
-    );
+    let (trace, matching, events, ops) = input.parts();
+    let (occurrences, loops, c) = state.parts();
     let is_glued = glued(c);
     let mut flags: Vec<Vec<u32>> = if loops.is_empty() {
         occurrences.iter().map(|o| vec![NOT_A_STEP; o.len()]).collect()

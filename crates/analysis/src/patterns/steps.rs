@@ -45,12 +45,7 @@ const MAX_LOOPS: usize = 16;
 /// when its iterations, variants included, cover more events than its exact copies did. `None`
 /// when no loop was folded. The first stage: no loop is folded before it, so `loops` is not read.
 pub(super) fn fold_steps(input: &FoldInput, folded: &Folded) -> Option<Folded> {
-    let FoldInput {
-        trace,
-        matching,
-        events,
-        ops,
-    } = *input;
+    let (trace, matching, events, ops) = input.parts();
     let occurrences: &[Vec<(u32, u32)>] = &folded.occurrences;
     let communication = &folded.communication;
     let mut state: Option<(Steps, CommunicationAnalysis)> = None;
@@ -355,17 +350,8 @@ fn merged(
 /// `loops[r][k]`: the loop occurrence `k` of rank `r` is an iteration of. `None` when nothing
 /// was folded.
 pub(super) fn fold_lacking(input: &FoldInput, state: &Folded) -> Option<Folded> {
-    let FoldInput {
-        trace,
-        matching,
-        events,
-        ops,
-    } = *input;
-    let (occurrences, loops, c) = (
-        state.occurrences.as_slice(),
-        state.loops.as_slice(),
-        &state.communication,
-    );
+    let (trace, matching, events, ops) = input.parts();
+    let (occurrences, loops, c) = state.parts();
     // No loop folded (no iteration adds events): the loop pattern's exact copies are its
     // iterations, and the steps lacking events are checked against its events.
     let seeded;
