@@ -131,8 +131,8 @@ fn generated_solver_with_getdp_set_up_iterations_found_inside_solves() {
 /// `MPI_ANY_SOURCE` receives in the order they took in the recording, so solves 3-4 and 5-7
 /// are exact copies back to back on rank 0, more on the others: outer loops of whole solves
 /// taken whole (as NAS MG's V-cycles are). Truth from the generator, as above: the CG
-/// iteration. Before, the default pattern was 8 occurrences of whole solves, as on the
-/// recording 6 (74.6 % of events).
+/// iteration. Before, the default pattern was 6 occurrences of whole solves (74.6 % of
+/// events), as on the recording.
 #[test]
 fn generated_solver_with_solves_copies_iterations_found_inside_solves() {
     let set_up = |end: &str| format!("agagAAAagagAAAGGggggBAAgagagagGAAABAagagAAAAYYRSagagAAAagagAAAA{end}");

@@ -31,7 +31,7 @@ use super::Events;
 /// Folded occurrences, their loops and the analysis again; `None` when no gap is a step (or the
 /// fold would not cover more events in steps, net of those left in one-off instances).
 pub(super) fn fold_between(input: &FoldInput, state: &Folded) -> Option<Folded> {
-    let (trace, matching, events, ops) = input.parts();
+    let events = input.events;
     let (occurrences, loops, c) = state.parts();
     if loops.iter().all(|l| l.is_empty()) {
         return None;
@@ -69,18 +69,11 @@ pub(super) fn fold_between(input: &FoldInput, state: &Folded) -> Option<Folded> 
             keep
         });
     }
-    let (out, flags, redone) = with_pieces(trace, matching, events, ops, occurrences, loops, &mut pieces);
+    let folded = with_pieces(input, occurrences, loops, &mut pieces);
     // Net of what the construction run again leaves in instances seen once elsewhere (it
     // matches the ranks' occurrences anew, so small one-off instances of the set-up may change).
     let gain = |c: &CommunicationAnalysis| events_in_steps(c) as i64 - one_off_events(&c.patterns) as i64;
-    if gain(&redone) <= gain(c) {
-        return None;
-    }
-    Some(Folded {
-        occurrences: out,
-        loops: flags,
-        communication: redone,
-    })
+    (gain(&folded.communication) > gain(c)).then_some(folded)
 }
 
 /// The gaps `(rank, start, end)` between consecutive steps of pattern `p` that are one step

@@ -22,10 +22,9 @@
 //! ranks are one communication pattern whatever their events ([`super::construct_with_steps`]):
 //! the most frequent form names it, the others are its variants with their counts.
 
-use super::construct::{construct_with_iterations, CommunicationAnalysis, OpIndex};
+use super::construct::{construct_with_iterations, CommunicationAnalysis};
 use super::fold::{FoldInput, Folded};
 use super::{Events, Occurrences};
-use tracelogic_model::{Matching, Trace};
 
 /// Events scanned per loop to choose where iterations begin (one pass over the loop's ranks
 /// per rotation tried).
@@ -350,7 +349,7 @@ fn merged(
 /// `loops[r][k]`: the loop occurrence `k` of rank `r` is an iteration of. `None` when nothing
 /// was folded.
 pub(super) fn fold_lacking(input: &FoldInput, state: &Folded) -> Option<Folded> {
-    let (trace, matching, events, ops) = input.parts();
+    let events = input.events;
     let (occurrences, loops, c) = state.parts();
     // No loop folded (no iteration adds events): the loop pattern's exact copies are its
     // iterations, and the steps lacking events are checked against its events.
@@ -459,31 +458,26 @@ pub(super) fn fold_lacking(input: &FoldInput, state: &Folded) -> Option<Folded> 
     if pieces.iter().all(|p| p.is_empty()) {
         return None;
     }
-    let (out, flags, redone) = with_pieces(trace, matching, events, ops, occurrences, loops, &mut pieces);
+    let folded = with_pieces(input, occurrences, loops, &mut pieces);
+    let redone = &folded.communication;
     let one_off = |c: &CommunicationAnalysis| super::construct::one_off_events(&c.patterns);
     // Seeded: the loop pattern's events are what its steps covered before.
     let before = seed.map_or_else(|| events_in_steps(c), |p| c.patterns[p].events_covered);
-    if events_in_steps(&redone) <= before || one_off(&redone) > one_off(c) {
+    if events_in_steps(redone) <= before || one_off(redone) > one_off(c) {
         return None;
     }
-    Some(Folded {
-        occurrences: out,
-        loops: flags,
-        communication: redone,
-    })
+    Some(folded)
 }
 
 /// The ranks' occurrences with each rank's `pieces` `(start, end, loop)` (disjoint) put in as
 /// iterations of their loops, and the communication patterns constructed again.
 pub(super) fn with_pieces(
-    trace: &Trace,
-    matching: &Matching,
-    events: &Events,
-    ops: &OpIndex,
+    input: &FoldInput,
     occurrences: &[Vec<(u32, u32)>],
     loops: &[Vec<u32>],
     pieces: &mut [Vec<(u32, u32, u32)>],
-) -> (Occurrences, Vec<Vec<u32>>, CommunicationAnalysis) {
+) -> Folded {
+    let (trace, matching, events, ops) = input.parts();
     let mut out: Occurrences = occurrences.to_vec();
     let mut flags: Vec<Vec<u32>> = loops.to_vec();
     for (r, new) in pieces.iter_mut().enumerate() {
@@ -494,7 +488,11 @@ pub(super) fn with_pieces(
         (out[r], flags[r]) = merged_pieces(&occurrences[r], &loops[r], new);
     }
     let redone = construct_with_iterations(trace, matching, events, ops, &out, &flags, &[]);
-    (out, flags, redone)
+    Folded {
+        occurrences: out,
+        loops: flags,
+        communication: redone,
+    }
 }
 
 /// Events covered by the patterns whose occurrences are a loop's iterations.
