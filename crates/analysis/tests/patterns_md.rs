@@ -529,18 +529,22 @@ fn generated_two_searches_in_a_row_are_not_one_step() {
     );
 }
 
-/// GROMACS with dynamic load balancing (held-out `gromacs-12-200-dlb`, docs/patterns.md *Where
-/// tracelogic is behind*): a neighbour search every 10th step, and every 40 steps the balancer
-/// moves the cell boundaries, after which some pulses have nothing to send one way, so their
-/// exchange is a lone send on one rank and a lone receive on its partner; which ones changes
-/// with each regime. Each regime's regular step is then a loop of its own, 9 iterations at a
-/// time. Truth from the generator: the MD step is the default pattern, once per step on every
-/// rank (200 ± 5), no occurrence holding two step starts.
+/// GROMACS with dynamic load balancing (held-out `gromacs-12-200-dlb`, docs/patterns.md *Loop
+/// iterations that differ*, 8), as recorded: the steps of a regime are copies but for an
+/// energy step's reduction every 10th; every 40 steps the balancer gathers and broadcasts new
+/// cell boundaries, after which some pulses have nothing to send one way, so a rank loses the
+/// send or the receive of its far pulse; which ones changes with each regime. Each regime's
+/// step is then a loop of its own, and no form holds another. Truth from the generator: the MD
+/// step is the default pattern, once per step on every rank (200 ± 5), no occurrence holding
+/// two step starts. Today 20 occurrences: here each rank's parse takes an energy step and the
+/// 9 after it as one unit and `fold_steps` folds those blocks as the loop's iterations, so the
+/// collective cut, tried only where no loop was folded, never runs (on the recording no loop
+/// is folded first and the step is found, 200 × 12 ranks).
 #[test]
-#[ignore = "not built: loops whose bodies differ by lone halves are not folded into one step (docs/patterns.md)"]
+#[ignore = "not built: blocks of steps folded as a loop's iterations are not cut into steps (docs/patterns.md)"]
 fn generated_balanced_steps_in_changing_forms_are_one_step_pattern() {
     use tracelogic_analysis::patterns::analyse;
-    use tracelogic_model::P2pDir;
+    use tracelogic_model::{CollectiveOp, P2pDir, COMM_WORLD, NO_CALLPATH};
     let (n, steps) = (8u32, 200u32);
     let mut t = Trace::new("text", "generated md load balancing", n);
     let mut starts: Vec<Vec<u32>> = vec![Vec::new(); n as usize];
@@ -548,22 +552,38 @@ fn generated_balanced_steps_in_changing_forms_are_one_step_pattern() {
         let mut events = 0u32;
         for s in 0..steps {
             starts[r as usize].push(events);
-            let (search, regime) = (s % 10 == 0, s / 40);
+            let (energy, regime) = (s % 10 == 0, s / 40);
             // Regime g leaves the far pulse a -> a + 2 empty where 3 divides a + g.
             let empty = |a: u32| regime > 0 && (a + regime).is_multiple_of(3);
             let (right, left, far, near) = ((r + 1) % n, (r + n - 1) % n, (r + 2) % n, (r + n - 2) % n);
-            let mut ops = Vec::new();
-            for _ in 0..if search { 3 } else { 1 } {
-                ops.extend([(P2pDir::Send, right), (P2pDir::Recv, left)]);
-                ops.extend([(P2pDir::Send, left), (P2pDir::Recv, right)]);
+            let base = s as u64 * 10_000;
+            // As recorded: the balancer's step gathers and broadcasts the new boundaries, an
+            // energy step reduces, both before the step's exchanges.
+            let mut collective = |name: &str, op: CollectiveOp, at: u64| {
+                let c = t.push_call(r, name, at, at + 5, NO_CALLPATH, 0);
+                t.push_collective(r, c, op, COMM_WORLD, 0, 8, 8);
+                events += 1;
+            };
+            if s > 0 && s % 40 == 0 {
+                collective("MPI_Gather", CollectiveOp::Gather, base + 10);
+                collective("MPI_Bcast", CollectiveOp::Bcast, base + 20);
             }
+            if energy {
+                collective("MPI_Allreduce", CollectiveOp::Allreduce, base + 30);
+            }
+            let mut ops = vec![
+                (P2pDir::Send, right),
+                (P2pDir::Recv, left),
+                (P2pDir::Send, left),
+                (P2pDir::Recv, right),
+            ];
             if !empty(r) {
                 ops.push((P2pDir::Send, far));
             }
             if !empty(near) {
                 ops.push((P2pDir::Recv, near));
             }
-            events += steps_support::push_md_step(&mut t, r, s as u64 * 10_000, &ops, search);
+            events += steps_support::push_md_step(&mut t, r, base, &ops, false);
         }
     }
     let a = analyse(&t, &PatternOptions::default());

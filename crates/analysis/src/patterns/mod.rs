@@ -34,6 +34,7 @@ pub mod align;
 pub mod approx;
 mod between;
 mod chains;
+mod collective_steps;
 pub mod construct;
 pub mod extrapolate;
 pub mod file;
@@ -381,7 +382,7 @@ fn analyse_nested(
     };
     // In this order, each stage on the previous one's result (kept as it is where a stage
     // changes nothing).
-    let stages: [fold::Stage; 5] = [
+    let stages: [fold::Stage; 6] = [
         // Iterations of the main loop that differ from its body by extra events (re-neighbouring)
         // are occurrences of it too, listed as its variants.
         steps::fold_steps,
@@ -397,6 +398,9 @@ fn analyse_nested(
         // Loop copies still chained by messages crossing an iteration boundary: iterations are
         // matched across ranks by the majority of their messages, and no instance spans two.
         iterations::split_by_majority,
+        // Where no loop was folded: steps whose form changes over the run (load balancing: exchanges become lone halves)
+        // are steps of the main loop, counted by their collectives.
+        collective_steps::fold_collective_steps,
     ];
     for stage in stages {
         if let Some(next) = stage(&input, &state) {

@@ -510,7 +510,7 @@ pub(super) fn events_in_steps(c: &CommunicationAnalysis) -> u64 {
 /// its ranks, every exact copy of its events there that is made of whole occurrences put in
 /// their place as an iteration of loop 0 (a step the parse cut into two occurrences is one
 /// iteration; a copy an occurrence crosses is not cut out of it).
-fn seeded_loop(
+pub(super) fn seeded_loop(
     events: &Events,
     occurrences: &[Vec<(u32, u32)>],
     c: &CommunicationAnalysis,
