@@ -10,7 +10,7 @@
 //!
 //! What still counts the steps is the step's collectives: a rank skips messages, never a
 //! collective alone. Where no loop was folded (so no iteration was found holding the body), the
-//! loop pattern's exact copies seed the loop ([`super::steps::seeded_loop`]); the *step* is the
+//! loop pattern's exact copies seed the loop ([`super::steps::seed_copies`]); the *step* is the
 //! loop body over the same ranks, calling the same collectives as the loop pattern, that covers
 //! most events while holding a whole step on every rank (each collective as many times wherever
 //! it is called: a part cut at another rotation holds half a run of them); its *forms* are the
@@ -39,7 +39,7 @@
 use super::construct::{one_off_events, CommunicationAnalysis, EventNames};
 use super::events::EventRef;
 use super::fold::{FoldInput, Folded};
-use super::steps::{events_in_steps, instance_parts, is_looped, seeded_loop, with_pieces};
+use super::steps::{events_in_steps, instance_parts, is_looped, loop_pattern_in, seed_copies, with_pieces};
 use std::collections::BTreeMap;
 use tracelogic_model::Rank;
 
@@ -58,8 +58,8 @@ pub(super) fn fold_collective_steps(input: &FoldInput, state: &Folded) -> Option
     if loops.iter().any(|l| !l.is_empty()) {
         return None;
     }
-    let (p, occurrences, loops) = seeded_loop(events, occurrences, c)?;
-    let (occurrences, loops, l) = (occurrences.as_slice(), loops.as_slice(), 0u32);
+    let parts = instance_parts(c);
+    let p = loop_pattern_in(c, &parts, &[])?;
     let ranks = &c.patterns[p].ranks;
     let collective_symbols: BTreeMap<Rank, Vec<u32>> = ranks
         .iter()
@@ -78,7 +78,6 @@ pub(super) fn fold_collective_steps(input: &FoldInput, state: &Folded) -> Option
         col
     };
     // Candidates: the loop pattern and every loop body over the same ranks.
-    let parts = instance_parts(c);
     let candidates: Vec<usize> = (0..c.patterns.len())
         .filter(|&q| {
             q == p || (c.patterns[q].ranks == *ranks && c.patterns[q].occurrences >= 3 && is_looped(&parts[q]))
@@ -139,13 +138,15 @@ pub(super) fn fold_collective_steps(input: &FoldInput, state: &Folded) -> Option
     if forms.len() < 2 {
         return None;
     }
+    let (occurrences, loops) = seed_copies(events, occurrences, c, p);
+    let (occurrences, loops, l) = (occurrences.as_slice(), loops.as_slice(), 0u32);
     let mut pieces: Vec<Vec<(u32, u32, u32)>> = vec![Vec::new(); occurrences.len()];
     for &rank in &step.ranks {
         let r = rank as usize;
         let re = &events.ranks[r];
         let is_collective = |i: usize| matches!(re.events[i], EventRef::Collective(_));
-        let collective_symbols = re.collective_symbols();
-        let collective = |x: u32| collective_symbols.binary_search(&x).is_ok();
+        let symbols = &collective_symbols[&rank];
+        let collective = |x: u32| symbols.binary_search(&x).is_ok();
         let mut own: Vec<u32> = Vec::new();
         let mut form_layouts: Vec<Layout> = Vec::new();
         // Whether every form holds a message here (then so must a step).
@@ -365,13 +366,8 @@ fn give_back(c: &CommunicationAnalysis, ranks: &[Rank], l: u32, pieces: &mut [Ve
 
 #[cfg(test)]
 mod tests {
+    use super::super::steps::is_subsequence as subsequence;
     use super::{backward_cuts, forward_cut, layout, natural_start};
-
-    /// Whether `a` is a subsequence of `b` (brute force).
-    fn subsequence(a: &[u32], b: &[u32]) -> bool {
-        let mut it = b.iter();
-        a.iter().all(|x| it.any(|y| y == x))
-    }
 
     /// On random strings over small alphabets, every piece between consecutive cuts (backward
     /// and forward of a random anchor) holds the collectives `k` once: as a subsequence, and

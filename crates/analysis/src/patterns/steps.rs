@@ -98,11 +98,19 @@ fn loop_pattern(
     c: &CommunicationAnalysis,
     tried: &[std::collections::BTreeMap<tracelogic_model::Rank, super::construct::EventNames>],
 ) -> Option<usize> {
-    let parts = instance_parts(c);
+    loop_pattern_in(c, &instance_parts(c), tried)
+}
+
+/// [`loop_pattern`] with the patterns' parts already listed ([`instance_parts`]).
+pub(super) fn loop_pattern_in(
+    c: &CommunicationAnalysis,
+    parts: &[Vec<(u32, u32, u32)>],
+    tried: &[std::collections::BTreeMap<tracelogic_model::Rank, super::construct::EventNames>],
+) -> Option<usize> {
     let looped = is_looped;
     c.patterns
         .iter()
-        .zip(&parts)
+        .zip(parts)
         .filter(|(p, list)| {
             p.occurrences >= 3
                 && c.step_loops.get(p.id).is_none_or(|&l| l == NOT_A_STEP)
@@ -516,6 +524,18 @@ pub(super) fn seeded_loop(
     c: &CommunicationAnalysis,
 ) -> Option<(usize, Occurrences, Vec<Vec<u32>>)> {
     let p = loop_pattern(c, &[])?;
+    let (occ, flags) = seed_copies(events, occurrences, c, p);
+    Some((p, occ, flags))
+}
+
+/// [`seeded_loop`] for the loop pattern `p`: the occurrences with its exact copies made of
+/// whole occurrences put in as iterations of loop 0, and the loop of each occurrence.
+pub(super) fn seed_copies(
+    events: &Events,
+    occurrences: &[Vec<(u32, u32)>],
+    c: &CommunicationAnalysis,
+    p: usize,
+) -> (Occurrences, Vec<Vec<u32>>) {
     let mut occ: Occurrences = occurrences.to_vec();
     let mut flags: Vec<Vec<u32>> = occurrences.iter().map(|o| vec![NOT_A_STEP; o.len()]).collect();
     for (&r, body) in &c.patterns[p].events {
@@ -534,11 +554,11 @@ pub(super) fn seeded_loop(
             .collect();
         (occ[r], flags[r]) = merged_pieces(&occurrences[r], &flags[r], &pieces);
     }
-    Some((p, occ, flags))
+    (occ, flags)
 }
 
 /// Whether `a` is a subsequence of `b` (in order, not necessarily contiguous).
-fn is_subsequence(a: &[u32], b: &[u32]) -> bool {
+pub(super) fn is_subsequence(a: &[u32], b: &[u32]) -> bool {
     let mut it = b.iter();
     a.iter().all(|x| it.any(|y| y == x))
 }
