@@ -194,3 +194,34 @@ fn a_master_worker_phase_measures_imbalance_among_its_workers() {
     assert_eq!(im.left_out, masters);
     assert!(im.late.iter().all(|r| !masters.contains(r)), "{im:?}");
 }
+
+/// A loop whose exchanges change the MPI function that posts them and nothing else (GROMACS's
+/// halo pulses: an `MPI_Sendrecv` becomes a lone `MPI_Send` and `MPI_Recv` to the same peers
+/// where one side has nothing to send, more often under dynamic load balancing): a ring
+/// set-up, 60 torus iterations of `MPI_Sendrecv`, 60 of blocking sends and receives to the same
+/// neighbours. The phases may tell the two styles apart; the sections are the program's: the
+/// set-up, then the loop as one section from its first iteration to the end.
+#[test]
+fn a_loop_changing_only_its_send_functions_is_one_section() {
+    let spec = Spec {
+        topology: TopologySpec::parse("torus:4x4").unwrap(),
+        phases: vec![
+            phase("ring:16", Style::Sendrecv, 8),
+            phase("torus:4x4", Style::Sendrecv, 60),
+            phase("torus:4x4", Style::Blocking, 60),
+        ],
+        ..Default::default()
+    };
+    let (trace, truth) = generate_with_truth(&spec).unwrap();
+    let p = phases_of(&trace, 0.0);
+    let sections: Vec<_> = p.sections.iter().map(|s| s.time).collect();
+    let phases: Vec<_> = p.phases.iter().map(|ph| ph.extent).collect();
+    assert_eq!(sections.len(), 2, "sections {sections:?}, phases {phases:?}");
+    assert!(
+        sections[1].0 >= truth.phases[0].end_ns && sections[1].0 <= truth.phases[1].start_ns + 1_000_000,
+        "loop section {:?} vs generated loop start {}",
+        sections[1],
+        truth.phases[1].start_ns
+    );
+    assert!(p.phases.len() >= 2, "{phases:?}");
+}

@@ -299,6 +299,7 @@ fn section_bounds(
     seq: &[u32],
     idx: &[usize],
     bounds: &[usize],
+    counts: Option<&[Vec<u64>]>,
     opts: &PhaseOptions,
 ) -> Option<(Vec<usize>, Vec<merge::BoundaryTest>)> {
     if opts.significance >= 1.0 || opts.min_share <= 0.0 || seq.is_empty() {
@@ -314,7 +315,7 @@ fn section_bounds(
     let own = (opts.outside == Outside::Own).then_some(nkinds as u32);
     let classes = merge::classes(&kseq, own, |i| rank_bucket(comm.instances[idx[i]].parts.len()));
     let (b, t) = merge::merge(&classes, bounds, opts.significance, opts.strength);
-    Some(merge::merge_short_by(
+    let (b, t) = merge::merge_short_by(
         &classes,
         &starts,
         last_end,
@@ -323,7 +324,11 @@ fn section_bounds(
         opts.min_share,
         opts.significance,
         false,
-    ))
+    );
+    let Some(counts) = counts else {
+        return Some((b, t));
+    };
+    Some(kinds::merge_slight(&classes, bounds, counts, b, t, opts.significance))
 }
 
 /// The phases' boundaries and the tests of the inner ones, from what the occurrences
@@ -338,11 +343,11 @@ fn phase_bounds(
     idx: &[usize],
     opts: &PhaseOptions,
     ranks: Option<content::SignedRanks>,
-) -> (Vec<usize>, Vec<merge::BoundaryTest>) {
+) -> PhaseBounds {
     let (alpha, s0) = (opts.significance, opts.strength);
     if idx.is_empty() {
         // No occurrence: one empty phase, as the thesis' tree of an empty sequence is one leaf.
-        return (vec![0, 0], Vec::new());
+        return (vec![0, 0], Vec::new(), None);
     }
     let ranks = ranks.unwrap_or_else(|| content::SignedRanks::of(trace, events));
     let signed = content::Signed::of_ranks(trace, events, comm, idx, ranks);
@@ -350,7 +355,9 @@ fn phase_bounds(
     if opts.min_share <= 0.0 || idx.len() < 2 {
         // No resolution asked: every significant change between occurrences.
         let cuts = occ.segment(alpha, s0);
-        return merge::merge(&occ, &cuts, alpha, s0);
+        let (bounds, tests) = merge::merge(&occ, &cuts, alpha, s0);
+        let counts = signed.coarse_counts(&bounds);
+        return (bounds, tests, Some(counts));
     }
     let starts: Vec<tracelogic_model::Time> = idx.iter().map(|&i| comm.instances[i].start).collect();
     let last_end = idx.iter().map(|&i| comm.instances[i].end).max().unwrap_or(0);
@@ -439,8 +446,14 @@ fn phase_bounds(
     // neighbour of the closest mix, shortest first (CP2K's end of MD: 8 phases on 4 ranks, 5
     // of them under 1 %).
     let (bounds, tests) = merge::merge_short(&occ, &starts, last_end, bounds, tests, opts.min_share, alpha);
-    loop_edges(&occ, &starts, last_end, bounds, tests, opts)
+    let (bounds, tests) = loop_edges(&occ, &starts, last_end, bounds, tests, opts);
+    let counts = signed.coarse_counts(&bounds);
+    (bounds, tests, Some(counts))
 }
+
+/// The phases' boundaries, the tests of the inner ones, and each phase's events by coarse
+/// signature ([`content::Signed::coarse_counts`]; `None` without occurrences).
+type PhaseBounds = (Vec<usize>, Vec<merge::BoundaryTest>, Option<Vec<Vec<u64>>>);
 
 /// Levels of refinement below the run's windows (each a factor `1 / min_share` finer).
 const MAX_DEPTH: usize = 3;
@@ -662,12 +675,12 @@ pub fn detect_phases_from(
         .map(|&l| seg.tree[l].start)
         .chain(std::iter::once(seq.len()))
         .collect();
-    let (bounds, tests) = if reads_signed_ranks(opts) {
+    let (bounds, tests, counts) = if reads_signed_ranks(opts) {
         phase_bounds(trace, events, comm, &idx, opts, ranks)
     } else {
-        (leaf_bounds.clone(), Vec::new())
+        (leaf_bounds.clone(), Vec::new(), None)
     };
-    let section_bounds = section_bounds(comm, &seq, &idx, &bounds, opts);
+    let section_bounds = section_bounds(comm, &seq, &idx, &bounds, counts.as_deref(), opts);
     let nphases = bounds.len().saturating_sub(1);
     // Every rank's occurrence parts with their phase, then each rank's events cut into one
     // stretch per phase ([`spans`]).

@@ -163,6 +163,34 @@ impl Signed {
         self.times[a..e].iter().copied().zip(self.sigs[a..e].iter().copied())
     }
 
+    /// Each stretch's events counted by *coarse* signature: a point-to-point event by its
+    /// direction and peer number only (not the MPI function that posted it: a lone
+    /// `MPI_Send` and the send half of an `MPI_Sendrecv` to the same peer are one), a
+    /// collective by its MPI function; `bounds` cut the positions into stretches (first 0,
+    /// last [`Signed::len`]). The ids are dense over the whole sequence.
+    pub fn coarse_counts(&self, bounds: &[usize]) -> Vec<Vec<u64>> {
+        let mut ids: std::collections::HashMap<(u8, u32), u32> = Default::default();
+        let coarse: Vec<u32> = self
+            .names
+            .iter()
+            .map(|&(kind, func, peer)| {
+                let key = if kind == 2 { (kind, func) } else { (kind, peer) };
+                let n = ids.len() as u32;
+                *ids.entry(key).or_insert(n)
+            })
+            .collect();
+        bounds
+            .windows(2)
+            .map(|w| {
+                let mut c = vec![0u64; ids.len()];
+                for (_, id) in self.with_ids(w[0]..w[1]) {
+                    c[coarse[id as usize] as usize] += 1;
+                }
+                c
+            })
+            .collect()
+    }
+
     /// The ids the stretch of positions `r` gives its signatures, numbered in the order its
     /// events first show them (`local[id]`, `u32::MAX` for ids it lacks): so that its bags
     /// (and the floating-point sums over them) do not depend on what lies outside the stretch.
