@@ -482,21 +482,22 @@ impl Mixes for Bags {
         self.test_at(start, cut, end, alpha, false)
     }
     fn divergence(&self, a: std::ops::Range<usize>, b: std::ops::Range<usize>) -> f64 {
+        // Every sum in the order of the signature ids, so that the result does not depend on a
+        // hash map's order (its last bits decide which neighbour a short phase joins).
         let norm = |c: HashMap<u32, u64>| {
             let t: u64 = c.values().sum();
-            c.into_iter()
-                .map(|(s, n)| (s, n as f64 / t.max(1) as f64))
-                .collect::<HashMap<u32, f64>>()
+            let mut v: Vec<(u32, f64)> = c.into_iter().map(|(s, n)| (s, n as f64 / t.max(1) as f64)).collect();
+            v.sort_unstable_by_key(|x| x.0);
+            v
         };
         let (pa, pb) = (norm(self.counts(a)), norm(self.counts(b)));
         let h = |it: &mut dyn Iterator<Item = f64>| -> f64 { it.filter(|&x| x > 0.0).map(|x| -x * x.log2()).sum() };
-        let mut keys: Vec<u32> = pa.keys().chain(pb.keys()).copied().collect();
+        let get = |v: &[(u32, f64)], k: u32| v.binary_search_by_key(&k, |x| x.0).map_or(0.0, |i| v[i].1);
+        let mut keys: Vec<u32> = pa.iter().chain(&pb).map(|x| x.0).collect();
         keys.sort_unstable();
         keys.dedup();
-        let mid = h(&mut keys
-            .iter()
-            .map(|k| (pa.get(k).copied().unwrap_or(0.0) + pb.get(k).copied().unwrap_or(0.0)) / 2.0));
-        (mid - (h(&mut pa.values().copied()) + h(&mut pb.values().copied())) / 2.0).max(0.0)
+        let mid = h(&mut keys.iter().map(|&k| (get(&pa, k) + get(&pb, k)) / 2.0));
+        (mid - (h(&mut pa.iter().map(|x| x.1)) + h(&mut pb.iter().map(|x| x.1))) / 2.0).max(0.0)
     }
     fn positions(&self) -> usize {
         self.len()
