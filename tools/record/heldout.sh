@@ -37,6 +37,8 @@ want gromacs-12-100 && "$rec/gromacs-water.sh" "$out/gromacs-12-100" 12 "3 2 2" 
 want gromacs-12-200 && "$rec/gromacs-water.sh" "$out/gromacs-12-200" 12 "3 2 2" 200 -dlb no
 want gromacs-12-200-dlb && "$rec/gromacs-water.sh" "$out/gromacs-12-200-dlb" 12 "3 2 2" 200 -dlb yes
 want gromacs-16-150 && "$rec/gromacs-water.sh" "$out/gromacs-16-150" 16 "4 2 2" 150 -dlb no
+want gromacs-8-120-dlb && "$rec/gromacs-water.sh" "$out/gromacs-8-120-dlb" 8 "2 2 2" 120 -dlb yes
+want gromacs-18-100-auto && "$rec/gromacs-water.sh" "$out/gromacs-18-100-auto" 18 "3 3 2" 100
 
 # Meep (its chunk layout, step count and dated log lines are the truth).
 want meep-8 && "$rec/meep.sh" "$out/meep-8" 8

@@ -15,7 +15,10 @@
 //! most events while holding a whole step on every rank (each collective as many times wherever
 //! it is called: a part cut at another rotation holds half a run of them); its *forms* are the
 //! loop bodies over those ranks holding its collectives (another regime; a loop of the set-up's
-//! reductions alone is not one). Only a step in at least two forms is cut: a loop in one form
+//! reductions alone is not one), and the patterns holding a whole step with those collectives
+//! whose every part follows or precedes an iteration of such a loop body on its rank (a step
+//! variant recurring between iterations: GROMACS's neighbour-search steps on 8 ranks with load
+//! balancing, 12 of 121 steps, lacking some exchanges and adding others). Only a step in at least two forms is cut: a loop in one form
 //! is folded as far as its copies go, and around a solver's iterations the stretches holding
 //! its collectives are its set-up (OpenFOAM's CG solves, GetDP's). Each rank's step begins after its longest run of messages
 //! between two collectives ([`natural_start`]); from there the rank's events are cut where each
@@ -128,10 +131,37 @@ pub(super) fn fold_collective_steps(input: &FoldInput, state: &Folded) -> Option
                     .is_some_and(|own| collectives_of(r, names) == collectives_of(r, own))
             })
     };
-    let forms: Vec<&BTreeMap<Rank, EventNames>> = candidates
+    let looped: Vec<usize> = candidates
         .iter()
-        .map(|&f| &c.patterns[f].events)
-        .filter(|f| same_collectives(f))
+        .copied()
+        .filter(|&f| same_collectives(&c.patterns[f].events))
+        .collect();
+    // A form need not be a loop: a step variant recurring between the loop's iterations
+    // (GROMACS's neighbour-search steps, every `nstlist` steps, lacking some exchanges and
+    // adding others) is one when it holds a whole step and each of its parts on each rank
+    // follows or precedes an iteration of a looped form there.
+    let between = |g: usize| {
+        parts[g].iter().all(|&(r, a, b)| {
+            looped.iter().any(|&f| {
+                let list = &parts[f];
+                let i = list.partition_point(|y| (y.0, y.1) < (r, a));
+                let before = i > 0 && list[i - 1].0 == r && list[i - 1].2 + 1 == a;
+                let after = list.binary_search_by_key(&(r, b + 1), |y| (y.0, y.1)).is_ok();
+                before || after
+            })
+        })
+    };
+    let forms: Vec<&BTreeMap<Rank, EventNames>> = (0..c.patterns.len())
+        .filter(|&g| {
+            looped.contains(&g)
+                || (!candidates.contains(&g)
+                    && c.patterns[g].ranks == *ranks
+                    && c.patterns[g].occurrences >= 3
+                    && whole(g)
+                    && same_collectives(&c.patterns[g].events)
+                    && between(g))
+        })
+        .map(|g| &c.patterns[g].events)
         .collect();
     // A loop in one form is folded already as far as its copies go (a solver's iterations: the
     // stretches around them that hold its collectives are its set-up, not steps).
