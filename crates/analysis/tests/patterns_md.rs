@@ -178,8 +178,8 @@ fn gromacs_md_step_as_often_as_md_log_says() {
 /// `tools/record/heldout.sh`, each with its `dumpi.tar.zst` and `md.log`): the default pattern
 /// is the MD step on every rank, nsteps + 1 ± 2 times (md.log), and each of its occurrences
 /// holds exactly one step's transposes on each rank (the four `MPI_Alltoall`, read off the
-/// events). On 12/100, 12/200, 16/150, 12/200 and 8/120 with load balancing (docs/patterns.md,
-/// *Loop iterations that differ*); not met on 18/100 (*Where tracelogic is behind*).
+/// events). On 12/100, 12/200, 16/150, 12/200 and 8/120 with load balancing, 18/100 with
+/// balancing turned on by GROMACS (docs/patterns.md, *Loop iterations that differ*).
 #[test]
 #[ignore = "needs GROMACS_HELDOUT (held-out runs, recorded outside the repository)"]
 fn gromacs_heldout_md_step_as_often_as_md_log_says() {

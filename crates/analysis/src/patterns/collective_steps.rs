@@ -9,8 +9,10 @@
 //! makes one loop of them, and the per-rank parse takes whatever repeats longest.
 //!
 //! What still counts the steps is the step's collectives: a rank skips messages, never a
-//! collective alone. Where no loop was folded (so no iteration was found holding the body), the
-//! loop pattern's exact copies seed the loop ([`super::steps::seed_copies`]); the *step* is the
+//! collective alone. The loop pattern's exact copies seed the loop ([`super::steps::seed_copies`]);
+//! where a loop was folded before, only when none of its iterations holds the step's
+//! collectives twice (LAMMPS's folded steps are not cut again; GROMACS on 18 ranks, one regime
+//! folded on every rank, is cut). The *step* is the
 //! loop body over the same ranks, calling the same collectives as the loop pattern, that covers
 //! most events while holding a whole step on every rank (each collective as many times wherever
 //! it is called: a part cut at another rotation holds half a run of them); its *forms* are the
@@ -42,25 +44,24 @@
 use super::construct::{one_off_events, CommunicationAnalysis, EventNames};
 use super::events::EventRef;
 use super::fold::{FoldInput, Folded};
-use super::steps::{events_in_steps, instance_parts, is_looped, loop_pattern_in, seed_copies, with_pieces};
+use super::steps::{events_in_steps, instance_parts, is_looped, loop_pattern_in, seed_copies, with_pieces, NOT_A_STEP};
 use std::collections::BTreeMap;
 use tracelogic_model::Rank;
 
 /// Rounds of giving back the pieces of instances that are not steps.
 const ROUNDS: usize = 3;
 
-/// The loop's steps cut by their collectives ([module docs](self)); `None` when a loop was
-/// folded before, no loop body calls the loop pattern's collectives on every rank, the step has
+/// The loop's steps cut by their collectives ([module docs](self)); `None` when an iteration of
+/// a loop folded before holds the step's collectives twice, no loop body calls the loop pattern's collectives on every rank, the step has
 /// one form, no piece is new, or the fold would not put more events in steps net of those left
 /// in instances seen once.
 pub(super) fn fold_collective_steps(input: &FoldInput, state: &Folded) -> Option<Folded> {
     let events = input.events;
     let (occurrences, loops, c) = state.parts();
-    // Only where no loop was folded (no iteration holds the body: the forms change); the loop
-    // pattern's exact copies seed loop 0.
-    if loops.iter().any(|l| !l.is_empty()) {
-        return None;
-    }
+    // The loop pattern's exact copies seed loop 0; a loop folded before keeps its iterations
+    // whole (the per-rank check below).
+    let was_folded = loops.iter().any(|l| !l.is_empty());
+    let (old_occ, old_loops) = (occurrences, loops);
     let parts = instance_parts(c);
     let p = loop_pattern_in(c, &parts, &[])?;
     let ranks = &c.patterns[p].ranks;
@@ -212,6 +213,21 @@ pub(super) fn fold_collective_steps(input: &FoldInput, state: &Folded) -> Option
         let (s0, e0) = (first.0 as usize, first.1 as usize);
         let (j, k) = natural_start(&seq[s0..e0], |i| is_collective(s0 + i))?;
         let anchor = s0 + j;
+        // Where loops were folded: no folded iteration may hold the step's collectives twice (a
+        // cut would split it: LAMMPS's 50 folded steps into 140 pieces); folded forms that are
+        // single steps (GROMACS on 18 ranks, a regime folded on every rank) are cut as any.
+        if was_folded {
+            for (o, &lp) in old_occ[r].iter().zip(&old_loops[r]) {
+                if lp == NOT_A_STEP {
+                    continue;
+                }
+                let (a, b) = (o.0 as usize, o.1 as usize);
+                let twice = forward_cut(&seq[..b], &k, a).and_then(|x| forward_cut(&seq[..b], &k, x));
+                if twice.is_some() {
+                    return None;
+                }
+            }
+        }
         let mut cuts = backward_cuts(seq, &k, anchor);
         cuts.reverse();
         cuts.push(anchor);

@@ -398,8 +398,9 @@ fn analyse_nested(
         // Loop copies still chained by messages crossing an iteration boundary: iterations are
         // matched across ranks by the majority of their messages, and no instance spans two.
         iterations::split_by_majority,
-        // Where no loop was folded: steps whose form changes over the run (load balancing: exchanges become lone halves)
-        // are steps of the main loop, counted by their collectives.
+        // Steps whose form changes over the run (load balancing: exchanges become lone halves)
+        // are steps of the main loop, counted by their collectives; folded iterations stay
+        // whole.
         collective_steps::fold_collective_steps,
     ];
     for stage in stages {
