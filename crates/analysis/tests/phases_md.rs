@@ -1,9 +1,10 @@
 //! Sections of GROMACS runs against what the run itself says: the MD run, from the end of the
 //! set-up (its last `MPI_Scatterv`, the initial state distributed to the domains) through step
 //! 0's first PME transpose (the trace's first `MPI_Alltoall`, which only the MD steps call) to
-//! the last one, is one section (a short end of reductions may follow as a section of its own), with or without dynamic load balancing (`-dlb yes` moves the domain
-//! boundaries at every neighbour search, md.log's "DD step" lines, and some halo pulses'
-//! `MPI_Sendrecv` become lone sends and receives to the same peers).
+//! the last one, is one section (a short end of reductions may follow as a section of its own),
+//! with or without dynamic load balancing (`-dlb yes` moves the domain boundaries at every
+//! neighbour search, md.log's "DD step" lines, and some halo pulses' `MPI_Sendrecv` become lone
+//! sends and receives to the same peers).
 
 use std::path::PathBuf;
 use tracelogic_analysis::patterns::{analyse_events, rank_events, PatternOptions};
@@ -37,8 +38,8 @@ fn sections_and_md_run(dir: &std::path::Path) -> (Vec<Time>, (Time, Time, Time),
             })
             .collect::<Vec<Vec<Time>>>()
     };
-    let first = entries(alltoall).into_iter().flatten().min().unwrap();
-    let last = entries(alltoall).into_iter().flatten().max().unwrap();
+    let transposes: Vec<Time> = entries(alltoall).into_iter().flatten().collect();
+    let (first, last) = (*transposes.iter().min().unwrap(), *transposes.iter().max().unwrap());
     // The first rank to leave the set-up: ranks reach the MD run at different times.
     let set_up_end = entries(scatterv)
         .into_iter()

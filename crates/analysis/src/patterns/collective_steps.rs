@@ -1,43 +1,43 @@
 //! Steps counted by their collectives: a loop whose iterations change form over the run.
 //!
 //! GROMACS with dynamic load balancing moves the cell boundaries every so often, after which some
-//! pulses have nothing to send one way: their `MPI_Sendrecv` becomes a lone send on one rank and
-//! a lone receive on its partner, and which ones changes with each move, rank by rank. Each
-//! regime's step is then a loop of its own (a few to 40 iterations) whose body is no copy, no
-//! subsequence and no supersequence of the others, so neither [`super::steps::fold_steps`]
-//! (iterations holding the body) nor [`super::steps::fold_lacking`] (iterations inside a form)
-//! makes one loop of them, and the per-rank parse takes whatever repeats longest.
+//! pulses have nothing to send one way: their `MPI_Sendrecv` becomes a lone send on one rank and a
+//! lone receive on its partner, and which ones changes with each move, rank by rank. Each regime's
+//! step is then a loop of its own (a few to 40 iterations) whose body is no copy, no subsequence
+//! and no supersequence of the others, so neither [`super::steps::fold_steps`] (iterations holding
+//! the body) nor [`super::steps::fold_lacking`] (iterations inside a form) makes one loop of them,
+//! and the per-rank parse takes whatever repeats longest.
 //!
-//! What still counts the steps is the step's collectives: a rank skips messages, never a
-//! collective alone. The loop pattern's exact copies seed the loop ([`super::steps::seed_copies`]);
-//! where a loop was folded before, only when none of its iterations holds the step's
-//! collectives twice (LAMMPS's folded steps are not cut again; GROMACS on 18 ranks, one regime
-//! folded on every rank, is cut). The *step* is the
-//! loop body over the same ranks, calling the same collectives as the loop pattern, that covers
-//! most events while holding a whole step on every rank (each collective as many times wherever
-//! it is called: a part cut at another rotation holds half a run of them); its *forms* are the
-//! loop bodies over those ranks holding its collectives (another regime; a loop of the set-up's
-//! reductions alone is not one), and the patterns holding a whole step with those collectives
-//! whose every part follows or precedes an iteration of such a loop body on its rank (a step
-//! variant recurring between iterations: GROMACS's neighbour-search steps on 8 ranks with load
-//! balancing, 12 of 121 steps, lacking some exchanges and adding others). Only a step in at least two forms is cut: a loop in one form
-//! is folded as far as its copies go, and around a solver's iterations the stretches holding
-//! its collectives are its set-up (OpenFOAM's CG solves, GetDP's). Each rank's step begins after its longest run of messages
-//! between two collectives ([`natural_start`]); from there the rank's events are cut where each
-//! copy of the step's collectives (`K`, in order, embedded greedily; GROMACS: PME's four
-//! `MPI_Alltoall`s) ends, forward, and backward where the copy before ends; a piece is bounded
-//! by cuts on both sides (the stretch before the first cut and after the last is no step). A
-//! piece is a step when its messages go only to and from the partners the forms have there (at
-//! least one message where every form has one), and its own collectives are laid out as in one
-//! form — the same ones in order, with messages between two of them where the form has
-//! ([`Layout`]: three smoother iterations, each a reduction between exchanges, hold a CG
-//! iteration's three reductions but not back to back); collectives the step never calls may be
-//! added (a neighbour search's or an energy step's reduction, the balancer's gathers). The
-//! pieces become iterations of the loop; an instance holding a piece that is not one iteration
-//! on every rank of the step gives its pieces back; construction runs again, and the fold is
-//! kept when the events in step patterns, less those in instances seen once, exceed the loop
-//! pattern's. A loop without collectives has nothing to count its steps by and is left alone.
-//! No length, count or share threshold: the collectives, their layout and the partners decide.
+//! What still counts the steps is the step's collectives: a rank skips messages, never a collective
+//! alone. The loop pattern's exact copies seed the loop ([`super::steps::seed_copies`]); where a
+//! loop was folded before, only when none of its iterations holds the step's collectives twice
+//! (LAMMPS's folded steps are not cut again; GROMACS on 18 ranks, one regime folded on every rank,
+//! is cut). The *step* is the loop body over the same ranks, calling the same collectives as the
+//! loop pattern, that covers most events while holding a whole step on every rank (each collective
+//! as many times wherever it is called: a part cut at another rotation holds half a run of them);
+//! its *forms* are the loop bodies over those ranks holding its collectives (another regime; a loop
+//! of the set-up's reductions alone is not one), and the patterns holding a whole step with those
+//! collectives whose every part follows or precedes an iteration of such a loop body on its rank (a
+//! step variant recurring between iterations: GROMACS's neighbour-search steps on 8 ranks with load
+//! balancing, 12 of 121 steps, lacking some exchanges and adding others). Only a step in at least
+//! two forms is cut: a loop in one form is folded as far as its copies go, and around a solver's
+//! iterations the stretches holding its collectives are its set-up (OpenFOAM's CG solves, GetDP's).
+//! Each rank's step begins after its longest run of messages between two collectives
+//! ([`natural_start`]); from there the rank's events are cut where each copy of the step's
+//! collectives (`K`, in order, embedded greedily; GROMACS: PME's four `MPI_Alltoall`s) ends,
+//! forward, and backward where the copy before ends; a piece is bounded by cuts on both sides (the
+//! stretch before the first cut and after the last is no step). A piece is a step when its messages
+//! go only to and from the partners the forms have there (at least one message where every form has
+//! one), and its own collectives are laid out as in one form — the same ones in order, with
+//! messages between two of them where the form has ([`Layout`]: three smoother iterations, each a
+//! reduction between exchanges, hold a CG iteration's three reductions but not back to back);
+//! collectives the step never calls may be added (a neighbour search's or an energy step's
+//! reduction, the balancer's gathers). The pieces become iterations of the loop; an instance
+//! holding a piece that is not one iteration on every rank of the step gives its pieces back;
+//! construction runs again, and the fold is kept when the events in step patterns, less those in
+//! instances seen once, exceed the loop pattern's. A loop without collectives has nothing to count
+//! its steps by and is left alone. No length, count or share threshold: the collectives, their
+//! layout and the partners decide.
 //!
 //! O(events) per rank for the cut, plus up to [`ROUNDS`] constructions.
 
@@ -51,10 +51,10 @@ use tracelogic_model::Rank;
 /// Rounds of giving back the pieces of instances that are not steps.
 const ROUNDS: usize = 3;
 
-/// The loop's steps cut by their collectives ([module docs](self)); `None` when an iteration of
-/// a loop folded before holds the step's collectives twice, no loop body calls the loop pattern's collectives on every rank, the step has
-/// one form, no piece is new, or the fold would not put more events in steps net of those left
-/// in instances seen once.
+/// The loop's steps cut by their collectives ([module docs](self)); `None` when an iteration of a
+/// loop folded before holds the step's collectives twice, no loop body calls the loop pattern's
+/// collectives on every rank, the step has one form, no piece is new, or the fold would not put
+/// more events in steps net of those left in instances seen once.
 pub(super) fn fold_collective_steps(input: &FoldInput, state: &Folded) -> Option<Folded> {
     let events = input.events;
     let (occurrences, loops, c) = state.parts();
@@ -169,6 +169,37 @@ pub(super) fn fold_collective_steps(input: &FoldInput, state: &Folded) -> Option
     if forms.len() < 2 {
         return None;
     }
+    // Each rank's step start and the step's collectives there (`K`), from the loop's first
+    // iteration on the rank: its part in the step pattern's first instance.
+    let mut starts: BTreeMap<Rank, (usize, Vec<u32>)> = BTreeMap::new();
+    for &rank in &step.ranks {
+        let re = &events.ranks[rank as usize];
+        let Some((s0, e0)) = c
+            .instances
+            .iter()
+            .find(|i| i.pattern as usize == q)
+            .and_then(|i| i.parts.iter().find(|q| q.rank == rank))
+            .map(|q| (q.first_event as usize, q.last_event as usize + 1))
+        else {
+            continue;
+        };
+        let is_collective = |i: usize| matches!(re.events[i], EventRef::Collective(_));
+        let (j, k) = natural_start(&re.symbols[s0..e0], |i| is_collective(s0 + i))?;
+        // Where loops were folded: no folded iteration may hold the step's collectives twice (a
+        // cut would split it: LAMMPS's 50 folded steps into 140 pieces); folded forms that are
+        // single steps (GROMACS on 18 ranks, a regime folded on every rank) are cut as any.
+        if was_folded {
+            let r = rank as usize;
+            for (o, &lp) in old_occ[r].iter().zip(&old_loops[r]) {
+                let (a, b) = (o.0 as usize, o.1 as usize);
+                let seq = &re.symbols[..b];
+                if lp != NOT_A_STEP && forward_cut(seq, &k, a).and_then(|x| forward_cut(seq, &k, x)).is_some() {
+                    return None;
+                }
+            }
+        }
+        starts.insert(rank, (s0 + j, k));
+    }
     let (occurrences, loops) = seed_copies(events, occurrences, c, p);
     let (occurrences, loops, l) = (occurrences.as_slice(), loops.as_slice(), 0u32);
     let mut pieces: Vec<Vec<(u32, u32, u32)>> = vec![Vec::new(); occurrences.len()];
@@ -199,40 +230,13 @@ pub(super) fn fold_collective_steps(input: &FoldInput, state: &Folded) -> Option
         }
         own.sort_unstable();
         own.dedup();
-        // The loop's first iteration on this rank: its part in the step pattern's first instance.
-        let Some(first) = c
-            .instances
-            .iter()
-            .find(|i| i.pattern as usize == q)
-            .and_then(|i| i.parts.iter().find(|q| q.rank == rank))
-            .map(|q| (q.first_event, q.last_event + 1))
-        else {
-            continue;
-        };
-        let seq = &re.symbols;
-        let (s0, e0) = (first.0 as usize, first.1 as usize);
-        let (j, k) = natural_start(&seq[s0..e0], |i| is_collective(s0 + i))?;
-        let anchor = s0 + j;
-        // Where loops were folded: no folded iteration may hold the step's collectives twice (a
-        // cut would split it: LAMMPS's 50 folded steps into 140 pieces); folded forms that are
-        // single steps (GROMACS on 18 ranks, a regime folded on every rank) are cut as any.
-        if was_folded {
-            for (o, &lp) in old_occ[r].iter().zip(&old_loops[r]) {
-                if lp == NOT_A_STEP {
-                    continue;
-                }
-                let (a, b) = (o.0 as usize, o.1 as usize);
-                let twice = forward_cut(&seq[..b], &k, a).and_then(|x| forward_cut(&seq[..b], &k, x));
-                if twice.is_some() {
-                    return None;
-                }
-            }
-        }
-        let mut cuts = backward_cuts(seq, &k, anchor);
+        let Some((anchor, k)) = starts.get(&rank) else { continue };
+        let (anchor, seq) = (*anchor, &re.symbols);
+        let mut cuts = backward_cuts(seq, k, anchor);
         cuts.reverse();
         cuts.push(anchor);
         let mut at = anchor;
-        while let Some(next) = forward_cut(seq, &k, at) {
+        while let Some(next) = forward_cut(seq, k, at) {
             cuts.push(next);
             at = next;
         }

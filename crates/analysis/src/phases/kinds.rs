@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use std::fmt::Write;
 use std::ops::Range;
 
-use super::merge::{BoundaryTest, Mixes};
+use super::merge::{remove_boundary, BoundaryTest, Mixes};
 
 /// One rank's event string with its peers renamed in order of first appearance.
 fn local_form<'a, T: AsRef<str> + ?Sized + 'a>(events: impl IntoIterator<Item = &'a T>) -> String {
@@ -133,13 +133,7 @@ pub fn merge_slight<M: Mixes + ?Sized>(
             .filter(|&(_, d)| d < SAME_COMMUNICATION)
             .min_by(|a, b| a.1.total_cmp(&b.1));
         let Some((j, _)) = closest else { break };
-        bounds.remove(j);
-        tests.remove(j - 1);
-        for k in [j - 1, j] {
-            if k >= 1 && k + 1 < bounds.len() {
-                tests[k - 1] = classes.test(bounds[k - 1], bounds[k], bounds[k + 1], alpha);
-            }
-        }
+        remove_boundary(classes, &mut bounds, &mut tests, j, alpha);
     }
     (bounds, tests)
 }

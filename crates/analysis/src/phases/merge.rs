@@ -436,18 +436,33 @@ pub fn merge_short_by<M: Mixes + ?Sized>(
             _ => false,
         };
         // Remove the boundary at the start of phase k (into the left) or of phase k + 1.
-        let b = if into_left { k } else { k + 1 };
-        bounds.remove(b);
-        tests.remove(b - 1);
-        // Test again the boundaries at the start and end of the merged phase.
-        let merged = b - 1;
-        for j in [merged, merged + 1] {
-            if j >= 1 && j + 1 < bounds.len() {
-                tests[j - 1] = classes.test(bounds[j - 1], bounds[j], bounds[j + 1], alpha);
-            }
-        }
+        remove_boundary(
+            classes,
+            &mut bounds,
+            &mut tests,
+            if into_left { k } else { k + 1 },
+            alpha,
+        );
     }
     (bounds, tests)
+}
+
+/// Remove the inner boundary `bounds[at]` (`1 ≤ at < bounds.len() − 1`) with its test, and test
+/// again the boundaries at the start and end of the merged phase.
+pub(super) fn remove_boundary<M: Mixes + ?Sized>(
+    classes: &M,
+    bounds: &mut Vec<usize>,
+    tests: &mut Vec<BoundaryTest>,
+    at: usize,
+    alpha: f64,
+) {
+    bounds.remove(at);
+    tests.remove(at - 1);
+    for j in [at - 1, at] {
+        if j >= 1 && j + 1 < bounds.len() {
+            tests[j - 1] = classes.test(bounds[j - 1], bounds[j], bounds[j + 1], alpha);
+        }
+    }
 }
 
 /// Upper tail `P(X ≥ x)` of the χ² distribution with `df` degrees of freedom
