@@ -419,3 +419,101 @@ fn a_declared_grid_among_thousands_of_stray_lines_is_found_and_a_short_budget_is
     assert!(!complete);
     assert!(!identify(&t).grid_search_incomplete);
 }
+
+/// GROMACS's PME on 18 ranks, as recorded (held-out `gromacs-18-100-auto`): a 3x6 grid of row
+/// and column communicators, every pair of a row and of a column exchanging, except that the
+/// three antipodal pairs of each row (ranks 0-3, 1-4, 2-5 of row 0) exchange a few bytes once.
+/// Built here: heavy pairs 40 messages of 10 kB, the light ones one of 8 B, optionally one
+/// light pair off the grid; rank = row · 6 + col.
+fn pme_like(stray: Option<(u32, u32)>) -> Trace {
+    let (p, q) = (3u32, 6u32);
+    let n = p * q;
+    let mut t = Trace::new("pme", "test", n);
+    let world = t.add_comm("MPI_COMM_WORLD", (0..n).collect());
+    let rows: Vec<u32> = (0..p)
+        .map(|r| t.add_comm(&format!("row {r}"), (0..q).map(|c| r * q + c).collect()))
+        .collect();
+    let cols: Vec<u32> = (0..q)
+        .map(|c| t.add_comm(&format!("col {c}"), (0..p).map(|r| r * q + c).collect()))
+        .collect();
+    let mut clock = 0u64;
+    let mut exchange = |t: &mut Trace, a: u32, b: u32, times: usize, bytes: u64| {
+        for _ in 0..times {
+            clock += 10;
+            let s = clock;
+            let c = t.push_call(a, "MPI_Send", s, s + 1, NO_CALLPATH, 0);
+            t.push_p2p(a, c, c, P2pDir::Send, b, 0, world, bytes);
+            let c = t.push_call(b, "MPI_Recv", s, s + 2, NO_CALLPATH, 0);
+            t.push_p2p(b, c, c, P2pDir::Recv, a, 0, world, bytes);
+        }
+    };
+    for a in 0..n {
+        for b in a + 1..n {
+            let same_row = a / q == b / q;
+            let same_col = a % q == b % q;
+            if same_row && b - a == q / 2 {
+                exchange(&mut t, a, b, 1, 8);
+            } else if same_row || same_col {
+                exchange(&mut t, a, b, 40, 10_000);
+            }
+        }
+    }
+    if let Some((a, b)) = stray {
+        exchange(&mut t, a, b, 1, 8);
+    }
+    let e = clock + 10;
+    for (line, &comm) in rows.iter().chain(&cols).enumerate() {
+        let members = t.comms[comm as usize].members.clone();
+        for &m in &members {
+            let c = t.push_call(m, "MPI_Alltoall", e + line as u64, e + line as u64 + 1, NO_CALLPATH, 0);
+            t.push_collective(m, c, CollectiveOp::Alltoall, comm, members[0], 8, 8);
+        }
+    }
+    t
+}
+
+/// The light pairs are cut by the widest gap, and the 3x6 grid without its rows' antipodal
+/// pairs is no shape of the library; every pair lies in a row or column the communicators
+/// declare, so the graph of every pair is tried, and it is the 3x6 process grid: rows and
+/// columns as declared. A light pair off the grid (rank 0 with rank 7, row 1 column 1) stops
+/// that: nothing is named.
+#[test]
+fn pairs_the_filter_finds_light_are_kept_when_they_lie_on_a_declared_grid() {
+    use tracelogic_analysis::topology::identify_matrix_declared;
+    let t = pme_like(None);
+    let m = CommMatrix::from_trace(&t, &Selection::all());
+    let plain = identify_matrix(&m, &TopologyOptions::default());
+    assert!(
+        plain.identification.matched.is_none(),
+        "{:?}",
+        plain.identification.matched
+    );
+    assert_eq!(plain.edges.len(), 63 - 9);
+    let hinted = identify_matrix_declared(&m, &TopologyOptions::default(), &|pairs| {
+        declared::grid_holding(&t, pairs)
+    });
+    let matched = hinted.identification.matched.as_ref().expect("a match");
+    assert_eq!(matched.label, "3x6 process grid (rows and columns)");
+    assert_eq!(hinted.edges.len(), 3 * 15 + 6 * 3);
+    let fallback = hinted.filter.fallback.as_ref().expect("a fallback cut");
+    let taken = &fallback.tried[fallback.taken.expect("taken")];
+    assert_eq!(taken.declared_by.as_deref(), Some("3x6 process grid"));
+    assert!(fallback
+        .summary()
+        .contains("the 3x6 process grid the program's communicators declare"));
+    // Ranks share a reported row exactly when they share a declared one (rank / 6).
+    let places = &hinted.identification.mapping;
+    let row_of = |r: usize| places[r].coords[0];
+    for a in 0..18usize {
+        for b in 0..18usize {
+            assert_eq!(row_of(a) == row_of(b), a / 6 == b / 6, "ranks {a} and {b}");
+        }
+    }
+    let stray = pme_like(Some((0, 7)));
+    let m = CommMatrix::from_trace(&stray, &Selection::all());
+    assert_eq!(declared::grid_holding(&stray, &[[0, 7]]), None);
+    let hinted = identify_matrix_declared(&m, &TopologyOptions::default(), &|pairs| {
+        declared::grid_holding(&stray, pairs)
+    });
+    assert!(hinted.identification.matched.is_none());
+}

@@ -6,13 +6,14 @@ use serde::{Deserialize, Serialize};
 use std::rc::Rc;
 use tracelogic_analysis::logical::{place_by_first_contacts, DirectionsFrom, Placement};
 use tracelogic_analysis::matrix::CommMatrix;
+use tracelogic_analysis::topology::declared::grid_holding;
 pub use tracelogic_analysis::topology::tracelogic_graph::{edgelist, Family, Graph, TopologySpec};
-use tracelogic_analysis::topology::{identify_graph, identify_matrix};
+use tracelogic_analysis::topology::{identify_graph, identify_matrix, identify_matrix_declared};
 pub use tracelogic_analysis::topology::{
     Component, CustomPattern, Identification, PairTraffic, RankPlace, SpectrumDisplay, Stage, Threshold,
     TopologyOptions, TopologyReport,
 };
-use tracelogic_model::Selection;
+use tracelogic_model::{Selection, Trace};
 
 /// What a kept identification was computed for: the selection (absolute) and the threshold.
 pub(crate) type IdentifiedKey = (Selection, Threshold);
@@ -69,6 +70,15 @@ pub fn of_graph(graph: &Graph, options: &TopologyOptions) -> TopologyReport {
     identify_graph(graph, options)
 }
 
+/// Identify the communication matrix of `trace` (or of a selection of it), knowing the process
+/// grids its communicators declare: when no cut of the automatic filter names the graph, the
+/// graph of every pair is tried if such a grid holds it
+/// ([`tracelogic_analysis::topology::identify_matrix_declared`]). The serial CLI, the page and the
+/// MPI-parallel mode's rank 0 (whose trace holds every process's definitions) all identify so.
+pub fn of_trace_matrix(trace: &Trace, matrix: &CommMatrix, options: &TopologyOptions) -> TopologyReport {
+    identify_matrix_declared(matrix, options, &|pairs| grid_holding(trace, pairs))
+}
+
 /// Identify a communication matrix read from a file (no trace, so no placement).
 pub fn of_matrix(matrix: &CommMatrix, options: &TopologyOptions) -> TopologyReport {
     identify_matrix(matrix, options)
@@ -84,7 +94,7 @@ impl Engine {
     pub fn topology(&self, selection: &Selection, options: &TopologyOptions) -> Result<TopologyReport> {
         let absolute = self.absolute(selection)?;
         let matrix = CommMatrix::from_trace(self.trace(), &absolute);
-        let mut report = identify_matrix(&matrix, options);
+        let mut report = of_trace_matrix(self.trace(), &matrix, options);
         if absolute == Selection::all() {
             place_by_first_contacts(self.trace(), &mut report);
             // What the program declared (MPI_Cart_create) against what it did: the run is
@@ -104,7 +114,8 @@ impl Engine {
             }
         }
         let matrix = CommMatrix::from_trace(scope.trace(), &Selection::all());
-        let report = Rc::new(identify_matrix(
+        let report = Rc::new(of_trace_matrix(
+            scope.trace(),
             &matrix,
             &TopologyOptions {
                 threshold,

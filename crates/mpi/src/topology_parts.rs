@@ -43,7 +43,7 @@ pub(super) fn topology(world: &SimpleCommunicator, args: topology::Args) -> CliR
         let matrix = tracelogic_mpi::merge::matrix_of_rows(engine.trace().num_ranks(), &parts)
             .expect("the processes' rows make one matrix");
         set_stage("identifying the topology");
-        tracelogic_engine::topology::of_matrix(&matrix, &opts)
+        tracelogic_engine::topology::of_trace_matrix(engine.trace(), &matrix, &opts)
     });
     if !whole {
         return match report {

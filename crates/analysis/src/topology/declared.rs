@@ -357,6 +357,20 @@ pub fn compare(trace: &Trace, report: &TopologyReport) -> Vec<DeclaredTopology> 
     out
 }
 
+/// The one process grid `trace`'s row and column communicators declare over every rank whose
+/// rows and columns hold every one of `pairs` (a pair in neither lies off it; both rows and
+/// columns carry traffic, [`super::comm_grid::CommunicatorGrid::agrees`]): its label, or `None`
+/// when there is no such grid, or more than one. The hint [`super::identify_matrix_declared`]
+/// asks for when no cut of the filter names the graph.
+pub fn grid_holding(trace: &Trace, pairs: &[[u32; 2]]) -> Option<String> {
+    let (grids, _) = super::comm_grid::search(trace, pairs, super::comm_grid::MAX_STEPS);
+    let mut holding = grids.iter().filter(|g| g.agrees && g.pairs_off_grid == 0);
+    match (holding.next(), holding.next()) {
+        (Some(g), None) => Some(g.label.clone()),
+        _ => None,
+    }
+}
+
 /// Fill `report.declared` from `trace` (the trace `report` was identified from) and, when a
 /// declared topology agrees and its members include every rank with an edge, name the run by
 /// it (`report.name_as_declared`); else by the one process grid that row and column

@@ -57,6 +57,21 @@ fn identified(r: &TopologyReport) -> bool {
 /// matches, or which is equal disjoint cliques ([`disjoint_cliques`]), is reported instead ([`FilterReport::fallback`] says which and why); identification
 /// runs once more per cut tried, without near matches, only while nothing has matched.
 pub fn identify_matrix(m: &CommMatrix, opts: &TopologyOptions) -> TopologyReport {
+    identify_matrix_declared(m, opts, &|_| None)
+}
+
+/// [`identify_matrix`] knowing what the program declared: `grid_of(pairs)` names the process
+/// grid whose rows and columns, declared by the program's communicators, hold every one of
+/// `pairs` ([`declared::grid_holding`]), or `None`. When no cut of the automatic filter names
+/// the graph, the graph of every pair is tried last if such a grid holds it: a pair the filter
+/// found light is no stray traffic when it lies on a line the program declared (GROMACS on a 3x6
+/// PME grid: the rows' antipodal pairs carry 808 bytes each, 1,647x below the rest, and without
+/// them the rows are no cliques). Called only when every other cut failed.
+pub fn identify_matrix_declared(
+    m: &CommMatrix,
+    opts: &TopologyOptions,
+    grid_of: &dyn Fn(&[[u32; 2]]) -> Option<String>,
+) -> TopologyReport {
     let sorted = SortedPairs::of(m, filter_metric(m));
     let total = sorted.total;
     // The pairs by message count, once: the first cut's size-split test and the fallback's
@@ -78,7 +93,7 @@ pub fn identify_matrix(m: &CommMatrix, opts: &TopologyOptions) -> TopologyReport
             share: if total == 0 { 0.0 } else { v as f64 / total as f64 },
         }
     };
-    let found = by_cuts(m, opts, &sorted, by_count.as_ref(), keep, filter, &traffic);
+    let found = by_cuts(m, opts, &sorted, by_count.as_ref(), keep, filter, &traffic, grid_of);
     match opts.threshold {
         Threshold::Auto => set_aside_one_way(m, found, opts, &traffic),
         Threshold::Percent(_) => found,
@@ -137,7 +152,9 @@ fn set_aside_one_way(
     report(&two_way, filter, false, traffic, opts, Some(id))
 }
 
-/// The first cut's report, or the first fallback cut's that matches (see [`identify_matrix`]).
+/// The first cut's report, or the first fallback cut's that matches (see [`identify_matrix`] and
+/// [`identify_matrix_declared`]).
+#[allow(clippy::too_many_arguments)]
 fn by_cuts(
     m: &CommMatrix,
     opts: &TopologyOptions,
@@ -146,6 +163,7 @@ fn by_cuts(
     keep: usize,
     filter: FilterReport,
     traffic: &dyn Fn(u32, u32) -> PairTraffic,
+    grid_of: &dyn Fn(&[[u32; 2]]) -> Option<String>,
 ) -> TopologyReport {
     let no_p2p = sorted.pairs.is_empty();
     let mut first = report(&sorted.graph(m.ranks(), keep), filter, no_p2p, traffic, opts, None);
@@ -197,9 +215,15 @@ fn by_cuts(
             .map(|(k, g)| (k, Some(g)))
             .collect()
     });
-    if cuts.is_empty() && count_cuts.is_empty() {
-        return first;
-    }
+    // Last, every pair, when a grid the program declared holds them all (not where components
+    // matched: that answer stands); asked only once every other cut has failed.
+    let every_pair = || -> Option<String> {
+        if components_only || sorted.pairs.len() <= keep {
+            return None;
+        }
+        let pairs: Vec<[u32; 2]> = sorted.pairs.iter().map(|p| [p.0, p.1]).collect();
+        grid_of(&pairs)
+    };
     let mut fallback = CutFallback {
         widest: CutTried {
             pairs_kept: keep,
@@ -209,6 +233,7 @@ fn by_cuts(
             matched: None,
             milliseconds: first.identification.timings.total_ms,
             metric: sorted.metric.into(),
+            declared_by: None,
         },
         tried: Vec::new(),
         taken: None,
@@ -219,12 +244,8 @@ fn by_cuts(
         ..opts.clone()
     };
     let identity: Vec<u32> = (0..m.ranks()).collect();
-    // The byte cuts (fewer pairs than the widest), then the count cuts.
-    let tries = cuts
-        .into_iter()
-        .map(|c| (sorted, c))
-        .chain(count_cuts.into_iter().filter_map(|c| Some((by_count?, c))));
-    for (pairs, (keep, gap_ratio)) in tries {
+    // One cut tried: its report when it names the whole graph.
+    let mut attempt = |pairs: &SortedPairs, keep: usize, gap_ratio: Option<f64>, declared_by: Option<String>| {
         let g = pairs.graph(m.ranks(), keep);
         let id = identify(&g, &identity, traffic, &trial);
         // Equal disjoint cliques (each of at least 3 ranks) are a named structure too: groups
@@ -248,20 +269,45 @@ fn by_cuts(
                 .or_else(|| cliques.as_ref().map(|c| c.label())),
             milliseconds: id.timings.total_ms,
             metric: pairs.metric.into(),
+            declared_by,
         });
         let whole =
             !components_only || (id.matched.is_some() && (0..m.ranks()).all(|r| !talks[r as usize] || g.degree(r) > 0));
-        if (id.matched.is_some() || cliques.is_some()) && whole {
+        ((id.matched.is_some() || cliques.is_some()) && whole).then(|| {
             fallback.taken = Some(fallback.tried.len() - 1);
-            let mut found = report(&g, filter, false, traffic, opts, Some(id));
-            found.filter.fallback = Some(fallback);
-            return found;
+            report(&g, filter, false, traffic, opts, Some(id))
+        })
+    };
+    // The byte cuts (fewer pairs than the widest), then the count cuts, then every pair on a
+    // declared grid.
+    let tries = cuts
+        .into_iter()
+        .map(|c| (sorted, c))
+        .chain(count_cuts.into_iter().filter_map(|c| Some((by_count?, c))));
+    let mut found = None;
+    for (pairs, (keep, gap_ratio)) in tries {
+        found = attempt(pairs, keep, gap_ratio, None);
+        if found.is_some() {
+            break;
         }
     }
-    if !components_only {
-        first.filter.fallback = Some(fallback);
+    if found.is_none() {
+        if let Some(grid) = every_pair() {
+            found = attempt(sorted, sorted.pairs.len(), None, Some(grid));
+        }
     }
-    first
+    match found {
+        Some(mut found) => {
+            found.filter.fallback = Some(fallback);
+            found
+        }
+        None => {
+            if !components_only && !fallback.tried.is_empty() {
+                first.filter.fallback = Some(fallback);
+            }
+            first
+        }
+    }
 }
 
 /// Identify the topology of a bare graph (an edge list from another tool); no filtering.

@@ -183,10 +183,13 @@ impl CutFallback {
     /// taken instead (or that none of those tried matched either). The CLI and the web view
     /// show it under the filtering figures.
     pub fn summary(&self) -> String {
-        let cut = |c: &CutTried| match c.gap_ratio {
-            None => "keeping every pair".to_owned(),
-            Some(g) if c.metric == self.widest.metric => format!("the {g:.1}x gap"),
-            Some(g) => format!("the {g:.1}x gap in {}", c.metric),
+        let cut = |c: &CutTried| match (c.gap_ratio, &c.declared_by) {
+            (None, Some(grid)) => format!(
+                "keeping every pair, each in a row or column of the {grid} the program's communicators declare,"
+            ),
+            (None, None) => "keeping every pair".to_owned(),
+            (Some(g), _) if c.metric == self.widest.metric => format!("the {g:.1}x gap"),
+            (Some(g), _) => format!("the {g:.1}x gap in {}", c.metric),
         };
         let first = match self.widest.gap_ratio {
             Some(g) => format!("the widest gap ({g:.1}x, {} pairs kept)", self.widest.pairs_kept),
@@ -240,6 +243,10 @@ pub struct CutTried {
     /// failed, or for a trace whose messages carry no byte).
     #[serde(default = "bytes_metric")]
     pub metric: String,
+    /// For the cut keeping every pair tried last: the process grid the program's communicators
+    /// declare whose rows and columns hold every pair (`3x6 process grid`); `None` otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub declared_by: Option<String>,
 }
 
 fn bytes_metric() -> String {
