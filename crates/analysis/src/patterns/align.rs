@@ -24,8 +24,8 @@ use super::Events;
 use std::collections::VecDeque;
 use tracelogic_model::{Matching, Trace};
 
-/// Messages sampled per pair of runs.
-const SAMPLES: usize = 256;
+/// Classes of messages scored per pair of runs at most (more are sampled evenly).
+const SAMPLES: usize = 4096;
 /// Equally long runs tried as the root of one breadth-first placement.
 const ROOT_TRIALS: usize = 8;
 
@@ -33,8 +33,15 @@ const ROOT_TRIALS: usize = 8;
 /// far the occurrences around it move with it (0 when its cut moved earlier), the run's index.
 type Replacement = (usize, Vec<(u32, u32)>, u32, usize);
 
-/// Two runs (indices) and the sampled messages between them (event positions in each).
-type RunPair = ((u32, u32), Vec<(u32, u32)>);
+/// Two runs (indices) and the classes of messages between them: a representative message
+/// (event positions in each run) and how many messages the class holds.
+type RunPair = ((u32, u32), Vec<Class>);
+
+/// A class of messages between two runs: one message (event in the first run, event in the
+/// second) standing for every message at the same offsets into both runs' periods whose copies
+/// differ by as much, and their number. Such messages line up, or not, together under every
+/// pair of rotations, so scoring the classes weighted by their size is scoring every message.
+type Class = ((u32, u32), u32);
 
 struct Run {
     rank: usize,
@@ -131,24 +138,47 @@ pub(crate) fn align_runs_with(
             continue;
         }
         let k = slot(ra, rb, &mut pairs);
-        pairs[k].1.push((pa, pb));
+        pairs[k].1.push(((pa, pb), 1));
         let k = slot(rb, ra, &mut pairs);
-        pairs[k].1.push((pb, pa));
+        pairs[k].1.push(((pb, pa), 1));
     }
     drop(slots);
-    // Sample evenly over the run, in event order (not the matching's sender-by-sender order,
-    // which follows rank numbers). Pairs in key order, each one's index at hand.
-    pairs.sort_unstable_by_key(|p| p.0);
-    let sample = |pairs: &mut [RunPair]| {
-        for (_, v) in pairs.iter_mut() {
+    // Every message in its class (the first of each, in event order, stands for it), then, past
+    // SAMPLES classes, classes sampled evenly in event order (not the matching's
+    // sender-by-sender order, which follows rank numbers). Pairs in key order, each one's index
+    // at hand. Sampling messages instead (256 evenly spaced, until 4 Dec) could miss the few
+    // that fix a rotation: on NPB LU class W over 16 ranks a time step holds 62 sweep messages
+    // per pair for 2 of the halo exchange, the samples fell on the sweeps, and the steps were
+    // cut where the exchange of one step joined the next (9,631 plane occurrences for 301 steps).
+    let classify = |pairs: &mut [RunPair]| {
+        for ((a, b), v) in pairs.iter_mut() {
+            let (ra, rb) = (&runs[*a as usize], &runs[*b as usize]);
             // The messages of one direction come in order, so the list is a few ascending runs,
             // which the stable sort merges in linear time (equal entries are identical, so the
             // order is that of any sort).
             v.sort();
-            if v.len() > SAMPLES {
-                let step = v.len() as f64 / SAMPLES as f64;
-                *v = (0..SAMPLES).map(|i| v[(i as f64 * step) as usize]).collect();
+            let key = |&((pa, pb), _): &Class| {
+                let (oa, ob) = ((pa - ra.start) as i64, (pb - rb.start) as i64);
+                let (la, lb) = (ra.period as i64, rb.period as i64);
+                (oa % la, ob % lb, oa / la - ob / lb)
+            };
+            let mut index: std::collections::HashMap<(i64, i64, i64), usize, foldhash::fast::RandomState> =
+                Default::default();
+            let mut classes: Vec<Class> = Vec::new();
+            for m in v.iter() {
+                let n = classes.len();
+                let at = *index.entry(key(m)).or_insert(n);
+                if at == n {
+                    classes.push(*m);
+                } else {
+                    classes[at].1 += 1;
+                }
             }
+            if classes.len() > SAMPLES {
+                let step = classes.len() as f64 / SAMPLES as f64;
+                classes = (0..SAMPLES).map(|i| classes[(i as f64 * step) as usize]).collect();
+            }
+            *v = classes;
         }
     };
     // Each pair on its own: the pairs holding the first half of the messages on this core, the
@@ -163,7 +193,7 @@ pub(crate) fn align_runs_with(
         })
         .map_or(pairs.len(), |k| k + 1);
     let (first, second) = pairs.split_at_mut(half);
-    crate::logical::per_rank::both(|| sample(second), || sample(first));
+    crate::logical::per_rank::both(|| classify(second), || classify(first));
     // Runs in the order of preference as roots and as BFS neighbours: longest, then latest entry
     // time of the first call (a root that enters its loop last cuts the copies after every rank
     // has entered its own, so set-up stays out of the first copy), then rank's position. Lengths
@@ -413,52 +443,58 @@ fn copy_of(run: &Run, rot: u32, p: u32) -> i64 {
     (p as i64 - run.start as i64 - rot as i64).div_euclid(run.period as i64)
 }
 
-/// Sampled messages (event in `run_b`, event in `run_c`) whose copies line up under rotations
-/// `rb`, `rc`: the count of the most frequent difference of copy numbers. The at most
-/// [`SAMPLES`] differences are sorted in place, without allocating.
-fn agreement(run_b: &Run, run_c: &Run, sampled: &[(u32, u32)], rb: u32, rc: u32) -> usize {
-    let mut differences = [0i64; SAMPLES];
-    let differences = &mut differences[..sampled.len().min(SAMPLES)];
-    for (d, &(pb, pc)) in differences.iter_mut().zip(sampled) {
-        *d = copy_of(run_b, rb, pb) - copy_of(run_c, rc, pc);
-    }
+/// Messages between `run_b` and `run_c` (classes of them, [`Class`]) whose copies line up under
+/// rotations `rb`, `rc`: the number of messages at the most frequent difference of copy numbers.
+fn agreement(run_b: &Run, run_c: &Run, sampled: &[Class], rb: u32, rc: u32) -> usize {
+    let sampled = &sampled[..sampled.len().min(SAMPLES)];
+    let mut differences: Vec<(i64, u32)> = sampled
+        .iter()
+        .map(|&((pb, pc), w)| (copy_of(run_b, rb, pb) - copy_of(run_c, rc, pc), w))
+        .collect();
     differences.sort_unstable();
-    differences.chunk_by(|x, y| x == y).map(<[i64]>::len).max().unwrap_or(0)
+    differences
+        .chunk_by(|x, y| x.0 == y.0)
+        .map(|c| c.iter().map(|&(_, w)| w as usize).sum::<usize>())
+        .max()
+        .unwrap_or(0)
 }
 
 /// Add [`agreement`] of every rotation `rb` of `run_b` (`scores[rb]`, one per rotation up to
 /// its period) with `run_c` at rotation `rc`. A message at offset `q·L + m` into `run_b` is in
 /// copy `q` for rotations up to `m` and in copy `q − 1` after, so one sweep over the rotations
-/// moves each message once between two counts: O(L · d + S log S) for S samples taking d
-/// distinct differences, where scoring each rotation apart sorts the samples L times.
-fn add_agreement_by_rotation(run_b: &Run, run_c: &Run, sampled: &[(u32, u32)], rc: u32, scores: &mut [usize]) {
+/// moves each class once between two counts: O(L · d + S log S) for S classes taking d
+/// distinct differences, where scoring each rotation apart sorts the classes L times.
+fn add_agreement_by_rotation(run_b: &Run, run_c: &Run, sampled: &[Class], rc: u32, scores: &mut [usize]) {
     let sampled = &sampled[..sampled.len().min(SAMPLES)];
     let period = run_b.period as i64;
-    // Per sample: the difference at rotation 0 and the last rotation keeping it.
-    let mut at_zero = [(0u32, 0i64); SAMPLES];
-    let at_zero = &mut at_zero[..sampled.len()];
-    for (z, &(pb, pc)) in at_zero.iter_mut().zip(sampled) {
-        let offset = pb as i64 - run_b.start as i64;
-        *z = (
-            offset.rem_euclid(period) as u32,
-            offset.div_euclid(period) - copy_of(run_c, rc, pc),
-        );
-    }
+    // Per class: the last rotation keeping its difference at rotation 0, the difference, and
+    // its weight.
+    let mut at_zero: Vec<(u32, i64, u32)> = sampled
+        .iter()
+        .map(|&((pb, pc), w)| {
+            let offset = pb as i64 - run_b.start as i64;
+            (
+                offset.rem_euclid(period) as u32,
+                offset.div_euclid(period) - copy_of(run_c, rc, pc),
+                w,
+            )
+        })
+        .collect();
     at_zero.sort_unstable();
-    let mut values: Vec<i64> = at_zero.iter().flat_map(|&(_, d)| [d, d - 1]).collect();
+    let mut values: Vec<i64> = at_zero.iter().flat_map(|&(_, d, _)| [d, d - 1]).collect();
     values.sort_unstable();
     values.dedup();
     let slot = |d: i64| values.binary_search(&d).expect("every difference has a slot");
     let mut counts = vec![0usize; values.len()];
-    for &(_, d) in at_zero.iter() {
-        counts[slot(d)] += 1;
+    for &(_, d, w) in at_zero.iter() {
+        counts[slot(d)] += w as usize;
     }
     let mut moved = 0;
     for (rb, score) in scores.iter_mut().enumerate() {
         while moved < at_zero.len() && (at_zero[moved].0 as usize) < rb {
-            let d = at_zero[moved].1;
-            counts[slot(d)] -= 1;
-            counts[slot(d - 1)] += 1;
+            let (_, d, w) = at_zero[moved];
+            counts[slot(d)] -= w as usize;
+            counts[slot(d - 1)] += w as usize;
             moved += 1;
         }
         *score += counts.iter().copied().max().unwrap_or(0);
@@ -492,8 +528,8 @@ mod tests {
             let run_b = run(1 + next(20), next(50));
             let run_c = run(1 + next(20), next(50));
             let samples = if case % 10 == 0 { SAMPLES } else { next(40) as usize };
-            let sampled: Vec<(u32, u32)> = (0..samples)
-                .map(|_| (next(6 * run_b.period + 60), next(6 * run_c.period + 60)))
+            let sampled: Vec<Class> = (0..samples)
+                .map(|_| ((next(6 * run_b.period + 60), next(6 * run_c.period + 60)), 1 + next(5)))
                 .collect();
             let rc = next(run_c.period);
             let mut scores = vec![0usize; run_b.period as usize];
