@@ -39,7 +39,8 @@ def trace_of(run):
 
 def topology_cell(t, err):
     """The whole graph's match; else equal disjoint cliques, or every component's match (a
-    disconnected graph, e.g. MrBayes's runs); else none."""
+    disconnected graph, e.g. MrBayes's runs); else the grid the program declared, when it names
+    the run; else none."""
     if t and t.get("match"):
         return t["match"]["label"]
     if t and t.get("cliques"):
@@ -48,6 +49,9 @@ def topology_cell(t, err):
     labels = [((c.get("identification") or {}).get("match") or {}).get("label") for c in comps]
     if labels and all(labels):
         return "components: " + ", ".join(labels)
+    declared = (t or {}).get("name_as_declared")
+    if declared:
+        return f"{declared} (declared; no shape of the library matches)"
     return f"none ({err or 'no match'})"
 
 

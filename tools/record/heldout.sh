@@ -109,6 +109,8 @@ meep-8 meep-8-rankfile similar
 meep-12 meep-12-otf2 similar
 ray-4 ray-4-otf2 similar
 gromacs-12-100 gromacs-12-200 similar
+gromacs-12-200 gromacs-12-200-dlb similar
+gromacs-12-100 gromacs-12-200-dlb similar
 mrbayes-4 mrbayes-4-otf2 similar
 mrbayes-4 mrbayes-4-rankfile similar
 mrbayes-8 mrbayes-8-otf2 similar
