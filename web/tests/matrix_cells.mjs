@@ -9,6 +9,16 @@
  * `pixel` the canvas's RGBA there. */
 export async function drawnCells(page, figure) {
   await page.waitForSelector(`#${figure} svg[data-figure-key]`);
+  // The view installs the hook and records what it drew in effects that run after the figure's
+  // elements are in the page: wait until the hook answers for the first cell's centre.
+  await page.waitForFunction((figure) => {
+    const svg = document.querySelector(`#${figure} svg[data-figure-key]`);
+    const canvas = document.querySelector(`#${figure} canvas.cells`);
+    if (typeof window.tracelogicMatrixCell !== 'function' || !svg || !canvas) return false;
+    const side = Number(svg.dataset.side);
+    const box = canvas.getBoundingClientRect();
+    return side > 0 && window.tracelogicMatrixCell(figure, box.left + (0.5 * box.width) / side, box.top + (0.5 * box.height) / side) !== null;
+  }, figure, { timeout: 30_000 });
   return page.evaluate((figure) => {
     const svg = document.querySelector(`#${figure} svg[data-figure-key]`);
     const canvas = document.querySelector(`#${figure} canvas.cells`);
