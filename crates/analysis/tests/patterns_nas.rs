@@ -110,7 +110,7 @@ fn npb_lu_time_step_51_times_without_collectives() {
     let d = analyse(sample("npb-lu.S.8"), false);
     let main = main_pattern(&d);
     assert_eq!(total_events(main), 440);
-    assert!((48..=49).contains(&main.occurrences), "{}", main.occurrences);
+    assert_eq!(main.occurrences, 49);
     for (rank, ps) in &d.rank_patterns {
         assert!(ps.iter().any(|p| p.frequency == 49 || p.frequency == 48), "rank {rank}");
     }
@@ -218,8 +218,9 @@ fn npb_cg_iteration_once_per_conj_grad_iteration() {
 /// (`nz − 2`: 10 and 31). Rank 0, a corner, sends to its two neighbours on every plane of the
 /// lower sweep, receives from them on every plane of the upper one and exchanges the halo once
 /// (NPB 3.x `blts`, `buts`, `exchange_3`): 4 · planes + 4 events a step. Steps: 20 and the warm-up
-/// `ssor(1)`, less those the barrier and residual reductions at each `ssor`'s ends split (3, as on
-/// the recorded LU S: 48 of 51). Until 4 Dec class W gave 671 occurrences of one plane: the
+/// `ssor(1)`, less the warm-up, apart from any run, and the last, which holds `ssor`'s residual
+/// reductions (as on the recorded LU S: 49 of 51; 48 until 4 Dec, when `ssor`'s first step stayed
+/// with the barrier before it). Until 4 Dec class W gave 671 occurrences of one plane: the
 /// alignment scored 256 sampled messages a pair of ranks, which fell on the sweeps and missed
 /// the halo exchange (2 messages a step for 62), so each step was cut with the next one's
 /// exchange and the steps chained.
@@ -235,7 +236,7 @@ fn lu_time_step_is_the_pattern_whatever_the_planes_its_sweeps_pipeline() {
         let a = analyse(trace, false);
         let top = &a.communication_patterns[0];
         assert_eq!(top.events[&0].len(), 4 * planes + 4, "{class:?}: {:?}", top.events[&0]);
-        assert!((18..=21).contains(&top.occurrences), "{class:?}: {}", top.occurrences);
+        assert!((19..=21).contains(&top.occurrences), "{class:?}: {}", top.occurrences);
         assert_eq!(top.ranks.len(), 16);
     }
 }

@@ -88,8 +88,9 @@ fn share(p: &tracelogic_analysis::phases::PhaseAnalysis, k: usize) -> f64 {
 /// verification — three phases, where the thesis' tree has more leaves. NPB LU (8 ranks): at
 /// most six, as its program has stages (NPB 3.x `lu.f`: `read_input`'s broadcasts, the set-up
 /// exchanges and `l2norm`, the warm-up `ssor(1)` — one step, its sweeps per plane —, `ssor`'s
-/// first step, its steps, `error`/`pintgr`/`verify`); one phase is exactly the 48 time steps found
-/// as the global pattern and spans more than 85 % of the run (48 of the 50 steps).
+/// first step, its steps, `error`/`pintgr`/`verify`); one phase is exactly the 49 time steps found
+/// as the global pattern and spans more than 85 % of the run (49 of the 50 steps: the last holds
+/// `ssor`'s residual reductions).
 #[test]
 fn stationary_runs_give_few_phases() {
     let (_, a, p) = sample("npb-bt.S.9");
@@ -123,18 +124,17 @@ fn stationary_runs_give_few_phases() {
     let step = a
         .communication_patterns
         .iter()
-        .find(|c| c.occurrences == 48)
+        .find(|c| c.occurrences == 49)
         .unwrap()
         .id;
     let holds = p
         .phases
         .iter()
-        .position(|ph| ph.patterns.contains(&(Some(step), 48)))
+        .position(|ph| ph.patterns.contains(&(Some(step), 49)))
         .unwrap();
-    // With phases from the communication content the loop phase also holds `ssor(1)`'s sweeps: LU's source runs one
-    // untimed SSOR iteration before the timer, the same exchanges (patterns seen 10 times each)
-    // in other pattern labels; the phases compare what is communicated, not labels.
-    assert_eq!(p.phases[holds].patterns[0], (Some(step), 48));
+    // LU's source runs one untimed SSOR iteration before the timer; its sweeps (patterns seen 10
+    // times each, the lone step's planes) may fall on either side of the boundary.
+    assert_eq!(p.phases[holds].patterns[0], (Some(step), 49));
     assert!(share(&p, holds) > 0.85, "{}", share(&p, holds));
     // LU runs on a 4x2 process grid: the loop phase's graph is identified as one.
     assert_eq!(p.phases[holds].topology.as_ref().unwrap().label, "4x2 grid");

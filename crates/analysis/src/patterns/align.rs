@@ -9,14 +9,20 @@
 //! With rotations `r_A`, `r_B`, a message between runs A and B links copy
 //! `⌊(p_A − start_A − r_A) / L_A⌋` to copy `⌊(p_B − start_B − r_B) / L_B⌋`; the copies line up
 //! when that difference is the same for all their messages. Runs are visited breadth-first from
-//! a longest one (rotation 0), and each run reached takes the smallest rotation that makes the
-//! most sampled messages with all its already placed neighbours agree. The visit order is fixed
+//! a longest one, and each run reached takes a rotation that makes the most messages with all its
+//! already placed neighbours agree: of those, 0, else one keeping every copy whole (below), else
+//! the smallest. The root is cut at 0 or, when the events before it repeat the tail of its unit,
+//! where that repetition starts, whichever visit agrees better and then keeps more copies whole
+//! (NPB LU's `[exchange, lower sweep, upper sweep]` is found from the second exchange on, the
+//! first step's sweeps parsed with the barrier before them: cut before the sweeps, every rank
+//! keeps every step but the last, which holds reductions). The visit order is fixed
 //! by facts of the processes, not rank numbers (longest first, then the one whose first call
 //! enters latest; neighbours in the same order); up to [`ROOT_TRIALS`] equally long runs are
 //! tried as root and the visit on which the most sampled messages agree is kept. Rotated runs
 //! keep `k − 1` whole copies; the events before the first cut stay single events and the last,
 //! partial copy stays one occurrence — unless the `L − r` events before the run are the unit's
-//! tail, when the cut moves there and all `k` copies stay whole. Copies of a rotated unit outside
+//! tail (they may end the occurrence before the run, which is cut short), when the cut moves
+//! there and all `k` copies stay whole. Copies of a rotated unit outside
 //! any run are cut at the same rotation where the events around them allow.
 
 use super::construct::OpIndex;
@@ -29,9 +35,13 @@ const SAMPLES: usize = 4096;
 /// Equally long runs tried as the root of one breadth-first placement.
 const ROOT_TRIALS: usize = 8;
 
-/// The new occurrences of a rotated run: index of its first old occurrence, new spans, and how
-/// far the occurrences around it move with it (0 when its cut moved earlier), the run's index.
-type Replacement = (usize, Vec<(u32, u32)>, u32, usize);
+/// The new occurrences of a rotated run: index of its first old occurrence, new spans, how far
+/// the occurrences before it move with it (0 when its cut moved earlier), the run's index, and
+/// its rotation (how many events after the run its partial last copy may take to be whole).
+type Replacement = (usize, Vec<(u32, u32)>, u32, usize, u32);
+
+/// A rotation per run (`None`: not placed yet).
+type Rotations = Vec<Option<u32>>;
 
 /// Two runs (indices) and the classes of messages between them: a representative message
 /// (event positions in each run) and how many messages the class holds.
@@ -229,9 +239,38 @@ pub(crate) fn align_runs_with(
         let ((b, c), sampled) = &pairs[k];
         (&runs[*b as usize], &runs[*c as usize], sampled.as_slice())
     };
-    // Breadth-first placement from `root` (rotation 0) of every run it reaches.
-    let place = |root: usize, rotation: &mut Vec<Option<u32>>| {
-        rotation[root] = Some(0);
+    // Where the events before a run may join its first copy: after the occurrence before it,
+    // or, when that one is no copy of a loop, after its first event (it is cut short).
+    let free_from = |run: &Run| match run.first.checked_sub(1).map(|k| occurrences[run.rank][k]) {
+        Some((s, _)) if run_of[run.rank][s as usize] == u32::MAX => s + 1,
+        Some((_, e)) => e,
+        None => 0,
+    };
+    // Per run, how many events before it (from `free_from` on) repeat the tail of its unit
+    // ([`lead`]): at a rotation from `period − lead` on, the run's first copy starts among them
+    // and every copy is whole.
+    let leads: Vec<u32> = runs
+        .iter()
+        .map(|run| lead(&events.ranks[run.rank].symbols, run, free_from(run)))
+        .collect();
+    let whole_from = |i: usize| (leads[i] > 0).then(|| runs[i].period - leads[i]);
+    // Copies a run keeps whole at rotation `rot`: all at 0 or from `whole_from` on, else all
+    // but its last, which the events after the run may complete.
+    let whole = |i: usize, rot: u32| -> usize {
+        let run = &runs[i];
+        if rot == 0 || whole_from(i).is_some_and(|w| rot >= w) {
+            return run.copies;
+        }
+        let seq = &events.ranks[run.rank].symbols;
+        let end = (run.start + run.copies as u32 * run.period) as usize;
+        let unit = &seq[run.start as usize..run.start as usize + rot as usize];
+        run.copies - 1 + usize::from(seq.get(end..end + rot as usize) == Some(unit))
+    };
+    // Among rotations that agree equally: 0, then those keeping every copy whole, then the rest.
+    let preferred = |i: usize, rot: u32| (rot != 0, whole_from(i).is_none_or(|w| rot < w), rot);
+    // Breadth-first placement from `root` at rotation `at` of every run it reaches.
+    let place = |root: usize, at: u32, rotation: &mut Vec<Option<u32>>| {
+        rotation[root] = Some(at);
         let mut queue = VecDeque::from([root as u32]);
         while let Some(a) = queue.pop_front() {
             for &(b, _) in &neighbours[a as usize] {
@@ -246,13 +285,10 @@ pub(crate) fn align_runs_with(
                         add_agreement_by_rotation(run_b, run_c, sampled, rc, &mut scores);
                     }
                 }
-                let mut best = (0usize, 0u32);
-                for (rb, &agree) in scores.iter().enumerate() {
-                    if agree > best.0 {
-                        best = (agree, rb as u32);
-                    }
-                }
-                rotation[b as usize] = Some(best.1);
+                let most = scores.iter().copied().max().unwrap_or(0);
+                rotation[b as usize] = (0..runs[b as usize].period)
+                    .filter(|&rb| scores[rb as usize] == most)
+                    .min_by_key(|&rb| preferred(b as usize, rb));
                 queue.push_back(b);
             }
         }
@@ -289,14 +325,29 @@ pub(crate) fn align_runs_with(
             .filter(|&&i| rotation[i].is_none() && length(i) == length(root))
             .take(ROOT_TRIALS)
         {
-            let mut trial = rotation.clone();
-            place(cand, &mut trial);
-            let placed: Vec<bool> = (0..runs.len())
-                .map(|i| rotation[i].is_none() && trial[i].is_some())
-                .collect();
-            let score = total(&trial, &placed);
-            if best.as_ref().is_none_or(|(s, _)| score > *s) {
-                best = Some((score, trial));
+            // The candidate at rotation 0 and, when events before it repeat its unit's tail, cut
+            // where its repetition starts: that one kept if it agrees as well and keeps more
+            // copies whole.
+            let mut mine: Option<((usize, usize), Rotations)> = None;
+            for at in std::iter::once(0).chain(whole_from(cand)) {
+                let mut trial = rotation.clone();
+                place(cand, at, &mut trial);
+                let placed: Vec<bool> = (0..runs.len())
+                    .map(|i| rotation[i].is_none() && trial[i].is_some())
+                    .collect();
+                let kept = (0..runs.len())
+                    .filter(|&i| placed[i])
+                    .map(|i| whole(i, trial[i].unwrap_or(0)))
+                    .sum();
+                let score = (total(&trial, &placed), kept);
+                if mine.as_ref().is_none_or(|(s, _)| score > *s) {
+                    mine = Some((score, trial));
+                }
+            }
+            if let Some(((score, _), trial)) = mine {
+                if best.as_ref().is_none_or(|(s, _)| score > *s) {
+                    best = Some((score, trial));
+                }
             }
         }
         if let Some((_, trial)) = best {
@@ -317,17 +368,15 @@ pub(crate) fn align_runs_with(
         let unit = &seq[run.start as usize..(run.start + run.period) as usize];
         let end = run.start + run.copies as u32 * run.period;
         // Cutting `period − rot` events earlier is the same rotation; when those events are the
-        // unit's tail and no occurrence holds them, every copy stays whole (LU: the exchange's
-        // first receive just before a run whose body starts at its second event).
+        // unit's tail, every copy stays whole (LU: the exchange's first receive just before a run
+        // whose body starts at its second event). They may end the occurrence before the run,
+        // which is then cut short ([`free_from`]); the run's last `back` events stay one
+        // occurrence, as a partial last copy does.
         let back = run.period - rot;
-        let free_from = if run.first > 0 {
-            occurrences[run.rank][run.first - 1].1
-        } else {
-            0
-        };
-        if run.start >= free_from + back && seq[(run.start - back) as usize..run.start as usize] == unit[rot as usize..]
+        if run.start >= free_from(run) + back
+            && seq[(run.start - back) as usize..run.start as usize] == unit[rot as usize..]
         {
-            let occ = (0..run.copies as u32)
+            let mut occ: Vec<(u32, u32)> = (0..run.copies as u32)
                 .map(|j| {
                     (
                         run.start - back + j * run.period,
@@ -335,13 +384,14 @@ pub(crate) fn align_runs_with(
                     )
                 })
                 .collect();
-            replaced[run.rank].push((run.first, occ, 0, i));
+            occ.push((end - back, end));
+            replaced[run.rank].push((run.first, occ, 0, i, rot));
         } else {
             let mut occ: Vec<(u32, u32)> = (0..run.copies as u32 - 1)
                 .map(|j| (run.start + rot + j * run.period, run.start + rot + (j + 1) * run.period))
                 .collect();
             occ.push((run.start + rot + (run.copies as u32 - 1) * run.period, end));
-            replaced[run.rank].push((run.first, occ, rot, i));
+            replaced[run.rank].push((run.first, occ, rot, i, rot));
         }
     }
     for (r, reps) in replaced.into_iter().enumerate() {
@@ -353,9 +403,14 @@ pub(crate) fn align_runs_with(
         let mut i = 0;
         let seq = &events.ranks[r].symbols;
         let mut tails: Vec<(usize, usize, u32)> = Vec::new();
-        for (first, occ, shift, run) in reps {
+        for (first, occ, shift, run, tail) in reps {
             let floor = new.len();
             new.extend_from_slice(&old[i..first]);
+            // A run whose first copy moved back into the occurrence before it: that one ends
+            // where the copy starts.
+            if let (Some(prev), Some(&(s, _))) = (new.last_mut(), occ.first()) {
+                prev.1 = prev.1.min(s);
+            }
             // The occurrences leading without a gap into a run cut `shift` events later are cut
             // as much later (on NPB LU the first time steps and the exchanges between them, whose
             // last send opens the partners' next step).
@@ -367,15 +422,15 @@ pub(crate) fn align_runs_with(
                 next = o.0;
                 *o = (o.0 + shift, o.1 + shift);
             }
-            i = first + occ.len();
+            i = first + runs[run].copies;
             new.extend(occ);
-            if shift > 0 {
-                tails.push((new.len() - 1, run, shift));
+            if tail > 0 {
+                tails.push((new.len() - 1, run, tail));
             }
         }
         new.extend_from_slice(&old[i..]);
-        // A run cut `shift` events later: its last copy is whole when the `shift` events after
-        // the run open the unit again; the occurrences leading on from the run without a gap
+        // A run cut at rotation `shift`: its partial last copy is whole when the `shift` events
+        // after the run open the unit again; the occurrences leading on from the run without a gap
         // then move as much later (the next run's cut already placed, so nothing overlaps).
         for (k, run, shift) in tails {
             let run = &runs[run];
@@ -438,6 +493,16 @@ fn shift_isolated_copies(seq: &[u32], runs: &[Run], units: &[(usize, u32)], run_
     }
 }
 
+/// How many of the events just before `run`, from `free` on, repeat the tail of its unit (fewer
+/// than a period): at every rotation `r ≥ period − lead` the run's first copy starts before it
+/// and every copy is whole. O(period).
+fn lead(seq: &[u32], run: &Run, free: u32) -> u32 {
+    let (start, period) = (run.start as usize, run.period as usize);
+    (0..(period - 1).min(start.saturating_sub(free as usize)))
+        .take_while(|&t| seq[start - 1 - t] == seq[start - 1 - t + period])
+        .count() as u32
+}
+
 /// The copy of `run`, cut at rotation `rot`, that holds event `p` (negative before the cut).
 fn copy_of(run: &Run, rot: u32, p: u32) -> i64 {
     (p as i64 - run.start as i64 - rot as i64).div_euclid(run.period as i64)
@@ -475,7 +540,7 @@ fn add_agreement_by_rotation(run_b: &Run, run_c: &Run, sampled: &[Class], rc: u3
             let offset = pb as i64 - run_b.start as i64;
             (
                 offset.rem_euclid(period) as u32,
-                offset.div_euclid(period) - copy_of(run_c, rc, pc),
+                copy_of(run_b, 0, pb) - copy_of(run_c, rc, pc),
                 w,
             )
         })

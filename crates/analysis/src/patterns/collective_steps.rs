@@ -172,13 +172,13 @@ pub(super) fn fold_collective_steps(input: &FoldInput, state: &Folded) -> Option
     // Each rank's step start and the step's collectives there (`K`), from the loop's first
     // iteration on the rank: its part in the step pattern's first instance.
     let mut starts: BTreeMap<Rank, (usize, Vec<u32>)> = BTreeMap::new();
+    let first = c.instances.iter().find(|i| i.pattern as usize == q)?;
     for &rank in &step.ranks {
         let re = &events.ranks[rank as usize];
-        let Some((s0, e0)) = c
-            .instances
+        let Some((s0, e0)) = first
+            .parts
             .iter()
-            .find(|i| i.pattern as usize == q)
-            .and_then(|i| i.parts.iter().find(|q| q.rank == rank))
+            .find(|q| q.rank == rank)
             .map(|q| (q.first_event as usize, q.last_event as usize + 1))
         else {
             continue;
