@@ -364,18 +364,14 @@ pub(crate) fn align_runs_with(
             continue;
         }
         rotated_units[run.rank].push((i, rot));
-        let seq = &events.ranks[run.rank].symbols;
-        let unit = &seq[run.start as usize..(run.start + run.period) as usize];
         let end = run.start + run.copies as u32 * run.period;
         // Cutting `period − rot` events earlier is the same rotation; when those events are the
-        // unit's tail, every copy stays whole (LU: the exchange's first receive just before a run
-        // whose body starts at its second event). They may end the occurrence before the run,
-        // which is then cut short ([`free_from`]); the run's last `back` events stay one
-        // occurrence, as a partial last copy does.
+        // unit's tail (`rot ≥ whole_from`), every copy stays whole (LU: the exchange's first
+        // receive just before a run whose body starts at its second event). They may end the
+        // occurrence before the run, which is then cut short (`free_from`); the run's last
+        // `back` events stay one occurrence, as a partial last copy does.
         let back = run.period - rot;
-        if run.start >= free_from(run) + back
-            && seq[(run.start - back) as usize..run.start as usize] == unit[rot as usize..]
-        {
+        if whole_from(i).is_some_and(|w| rot >= w) {
             let mut occ: Vec<(u32, u32)> = (0..run.copies as u32)
                 .map(|j| {
                     (
