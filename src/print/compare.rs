@@ -62,6 +62,12 @@ pub fn pair_text(c: &Comparison) -> String {
     s.push('\n');
     s.push_str(&format!("θ              {}\n", theta_text(c.theta)));
     s.push_str(&format!("ε              {}\n", epsilon_text(c)));
+    if let Some(m) = c.operation_mix_similarity {
+        s.push_str(&format!(
+            "operations     {m:.3}  (how alike the runs sequence their operations: consecutive pairs; similar needs ≥ {})\n",
+            c.threshold
+        ));
+    }
     s.push_str(&format!("verdict        {}\n", verdict(c)));
     s
 }

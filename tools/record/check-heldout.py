@@ -131,11 +131,11 @@ def compare_rows(root, exe, timeout, runs):
                 pairs.append(parts[:3])
     if not pairs:
         return
-    print("\n| A | B | expected | θ | ε | verdict |\n|---|---|---|---|---|---|")
+    print("\n| A | B | expected | θ | ε | operations | verdict |\n|---|---|---|---|---|---|---|")
     for a, b, want in pairs:
         c, err, _ = tl(["compare", "--json", trace_of(os.path.join(root, a)), trace_of(os.path.join(root, b))], exe, timeout)
         if c is None:
-            print(f"| {a} | {b} | {want} | failed: {err} | | |")
+            print(f"| {a} | {b} | {want} | failed: {err} | | | |")
             continue
         pair = c.get("pairs", [c])[0] if isinstance(c.get("pairs"), list) else c
         theta, eps, sim = pair.get("theta"), pair.get("epsilon"), pair.get("similar")
@@ -144,7 +144,8 @@ def compare_rows(root, exe, timeout, runs):
         if pair.get("classification_certain") is False:
             mark += " (uncertain)"
         fmt = lambda x: f"{x:.3f}" if isinstance(x, (int, float)) else str(x)
-        print(f"| {a} | {b} | {want} | {fmt(theta)} | {fmt(eps)} | {verdict}{mark} |")
+        ops = pair.get("operation_mix_similarity")
+        print(f"| {a} | {b} | {want} | {fmt(theta)} | {fmt(eps)} | {fmt(ops)} | {verdict}{mark} |")
 
 
 def main():

@@ -477,6 +477,10 @@ test('compare view: θ, ε and the verdict against a bundled sample equal tracel
   // θ is null when no property orders the ranks in both runs (docs/similarity.md).
   if (c.theta === null) assert.equal(thetaText, 'null');
   else assert.ok(Math.abs(Number(thetaText) - c.theta) < 1e-9, `θ ${thetaText} vs ${c.theta}`);
+  // How alike the two runs sequence their operations, a condition of a similar verdict.
+  const mix = Number(await page.getAttribute('#compare-operations', 'data-mix'));
+  assert.ok(Math.abs(mix - c.operation_mix_similarity) < 1e-9, `operations ${mix} vs ${c.operation_mix_similarity}`);
+  assert.equal(await page.getAttribute('#compare-operations', 'data-differs'), String(c.operation_mix_differs));
   const eps = Number(await page.getAttribute('#compare-epsilon', 'data-epsilon'));
   assert.ok(Math.abs(eps - c.epsilon) < 1e-9, `ε ${eps} vs ${c.epsilon}`);
   assert.equal(await page.getAttribute('#compare-epsilon', 'data-exact'), String(c.epsilon_exact));

@@ -144,6 +144,7 @@ fn random_run(
         parts: None,
         auto_graph: None,
         collective_mix: Default::default(),
+        operation_mix: Default::default(),
     }
 }
 

@@ -182,6 +182,20 @@ pub struct Comparison {
     /// ([`VerdictBasis::CollectiveMix`]). `None` otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub collective_mix_similarity: Option<f64>,
+    /// How alike the runs' sequences of communication operations are: `1 − JSD` (base 2) of
+    /// their consecutive pairs of operations counted over the ranks
+    /// ([`RunProperties::operation_mix`]; 1: the same shares, 0: no pair in common). A similar
+    /// verdict also needs it to reach the threshold: PACPM's properties count how much and to
+    /// whom, not how, and two programs with one graph and one order of ranks may exchange their
+    /// bytes by wavefront sends (NAS LU) or by non-blocking halo exchanges and reductions
+    /// (NAS CG, Meep). `None` when either run has no communication operation (or its
+    /// properties were stored without the mix).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operation_mix_similarity: Option<f64>,
+    /// The operation mix alone decided a verdict of not similar that θ and ε (or the rule of
+    /// [`Comparison::verdict_on`]) would have called similar.
+    #[serde(default)]
+    pub operation_mix_differs: bool,
     /// Every pair of ranks communicates in both runs (no filter asked for), so the graphs,
     /// ε and the spatial property were taken after `tracelogic topology`'s first cut (the
     /// widest gap in pair volumes), which dropped pairs in at least one run
@@ -685,11 +699,20 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
     };
     // With θ undefined, ε alone must show the same graph up to renumbering (see VerdictBasis);
     // two runs of collectives only must also agree in their mix of collectives.
-    let similar = if theta.is_finite() {
+    let pacpm_similar = if theta.is_finite() {
         theta >= t && epsilon >= t
     } else {
         epsilon >= 1.0 && collective_mix_similarity.is_none_or(|m| m >= t)
     };
+    // How the runs communicate must agree too ([`Comparison::operation_mix_similarity`]).
+    // A run without any (or properties stored before the mix was recorded) has no say.
+    let operation_mix_similarity = if a.operation_mix.is_empty() || b.operation_mix.is_empty() {
+        None
+    } else {
+        mix_similarity(&a.operation_mix, &b.operation_mix)
+    };
+    let operation_mix_differs = pacpm_similar && operation_mix_similarity.is_some_and(|m| m < t);
+    let similar = pacpm_similar && !operation_mix_differs;
     let (scored, steps, exhaustive) = search;
     // θ = (score + the θ_i no pairing changes) / kept, the same θ_i for shuffled values.
     let theta_chance = chance_inputs.and_then(|(features, budget)| {
@@ -709,16 +732,19 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
     let pairs = u64::from(n) * u64::from(n - 1) / 2;
     let graphs_complete = n >= 2 && a.edges.len() as u64 == pairs && b.edges.len() as u64 == pairs;
     let bounds_certain = if theta.is_finite() {
-        (mcs.exact || similar || theta < t || epsilon_upper < t) && (exhaustive || similar || epsilon_upper < t)
+        (mcs.exact || pacpm_similar || theta < t || epsilon_upper < t)
+            && (exhaustive || pacpm_similar || epsilon_upper < t)
     } else {
-        (mcs.exact || similar || epsilon_upper < 1.0)
+        (mcs.exact || pacpm_similar || epsilon_upper < 1.0)
             && !graphs_complete
             && (!graphs_empty || collective_mix_similarity.is_some())
     };
     // The maximum over pairings reaches θ with shuffled values too (1e-12: the same maximum
     // summed in another order).
     let theta_at_chance = theta.is_finite() && theta_chance.is_some_and(|chance| theta <= chance + 1e-12);
-    let classification_certain = bounds_certain && (!similar || (contrasted.is_empty() && !theta_at_chance));
+    // The operation mix is exact: when it alone says not similar, no bound of θ or ε can change that.
+    let classification_certain =
+        operation_mix_differs || bounds_certain && (!pacpm_similar || (contrasted.is_empty() && !theta_at_chance));
     let mut c = Comparison {
         first: 0,
         second: 1,
@@ -741,6 +767,8 @@ pub fn compare_properties(a: &RunProperties, b: &RunProperties, opts: &CompareOp
         graphs_complete,
         graphs_empty,
         collective_mix_similarity,
+        operation_mix_similarity,
+        operation_mix_differs,
         complete_graphs_filtered: false,
         theta_at_chance,
         contrasted,

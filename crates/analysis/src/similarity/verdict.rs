@@ -8,6 +8,22 @@ use super::{Comparison, VerdictBasis};
 /// verdict rests on ε alone.
 pub(super) fn verdict_words(c: &Comparison) -> (String, Vec<String>) {
     let theta_undefined = c.verdict_on != VerdictBasis::ThetaAndEpsilon || c.theta.is_nan();
+    if c.operation_mix_differs {
+        let m = c.operation_mix_similarity.unwrap_or(0.0);
+        let rule = if c.verdict_on == VerdictBasis::CollectiveMix {
+            "their collectives agree"
+        } else if theta_undefined {
+            "ε = 1"
+        } else {
+            "θ and ε reach the threshold"
+        };
+        let s = format!(
+            "not similar: {rule}, but the runs communicate differently (their sequences of operations, as \
+             consecutive pairs, agree {m:.3} < {})",
+            c.threshold
+        );
+        return (s, Vec::new());
+    }
     if let (VerdictBasis::CollectiveMix, Some(m)) = (c.verdict_on, c.collective_mix_similarity) {
         let s = format!(
             "{} on the collectives (neither run sends a point-to-point message; their sequences of \

@@ -126,8 +126,20 @@ pub fn restore_request(owner: &str, kept_owner: &str, runs: &str) -> Option<Anal
 }
 
 /// What the selected pair's verdict rests on, under the θ–ε plot: θ and ε, ε alone, or — when
-/// neither run sends a point-to-point message — the runs' sequences of collectives.
+/// neither run sends a point-to-point message — the runs' sequences of collectives; and, when
+/// both runs have one, the operation mix a similar verdict also needs.
 pub fn basis_text(c: &Comparison, threshold: f64) -> String {
+    let basis = pacpm_basis_text(c, threshold);
+    match c.operation_mix_similarity {
+        Some(m) => format!(
+            "{basis}; the runs' sequences of operations (consecutive pairs) agree {m:.3}, and similar needs that to reach {threshold} too{}",
+            if c.operation_mix_differs { ": it does not, so not similar" } else { "" }
+        ),
+        None => basis,
+    }
+}
+
+fn pacpm_basis_text(c: &Comparison, threshold: f64) -> String {
     if c.theta.is_finite() {
         format!(
             "θ = {:.3}, ε = {:.3}; similar when both reach {threshold}",
@@ -698,6 +710,17 @@ fn compare_result(
                             <td class="small">{ if c.epsilon_exact { format!("exact ({} common edges)", c.graph.common) }
                                 else { format!("lower bound; at most {:.3}", c.epsilon_upper) } }</td>
                         </tr>
+                        if let Some(mix) = c.operation_mix_similarity {
+                            <tr id="compare-operations" data-mix={mix.to_string()} data-differs={c.operation_mix_differs.to_string()}>
+                                <th scope="row">{ "operations" }</th>
+                                <td class="num"><strong>{ format!("{mix:.3}") }</strong></td>
+                                <td class="small">{ format!(
+                                    "how alike the runs sequence their operations (consecutive pairs); similar needs ≥ {}{}",
+                                    m.threshold,
+                                    if c.operation_mix_differs { ": not reached, so not similar whatever θ and ε" } else { "" }
+                                ) }</td>
+                            </tr>
+                        }
                     </tbody>
                 </table>
                 { scatter(&m.pairs, index, m.threshold) }

@@ -14,6 +14,7 @@ fn run(name: &str) -> RunProperties {
         parts: None,
         auto_graph: None,
         collective_mix: Default::default(),
+        operation_mix: Default::default(),
     }
 }
 
@@ -185,6 +186,7 @@ fn torus(name: &str, volume: [u64; 9]) -> RunProperties {
         parts: None,
         auto_graph: None,
         collective_mix: Default::default(),
+        operation_mix: Default::default(),
     }
 }
 
@@ -294,4 +296,43 @@ fn collectives_only_runs_say_what_the_verdict_rests_on() {
     let text = basis_text(&c, 0.6);
     assert!(text.contains("sequence their collectives (agreement 0.000"), "{text}");
     assert!(c.verdict.starts_with("not similar on the collectives"), "{}", c.verdict);
+}
+
+#[test]
+fn a_pair_that_communicates_otherwise_says_the_operations_decided() {
+    use tracelogic_analysis::similarity::{compare_properties, CompareOptions};
+    // One graph, the same values: similar by θ and ε; blocking sends against non-blocking ones.
+    let with = |name: &str, mix: &[(&str, u64)]| RunProperties {
+        operation_mix: mix.iter().map(|&(k, n)| (k.to_string(), n)).collect(),
+        ..run(name)
+    };
+    let a = with("a", &[("^>Send", 1), ("Send>Recv", 50), ("Recv>Send", 49)]);
+    let b = with(
+        "b",
+        &[
+            ("^>Irecv", 1),
+            ("Irecv>Isend", 50),
+            ("Isend>Completion", 50),
+            ("Completion>Irecv", 49),
+        ],
+    );
+    let c = compare_properties(&a, &b, &CompareOptions::default()).unwrap();
+    assert!(!c.similar && c.operation_mix_differs && c.classification_certain);
+    assert!(
+        c.operation_mix_similarity.is_some_and(|m| m < 1e-9),
+        "{:?}",
+        c.operation_mix_similarity
+    );
+    let text = basis_text(&c, 0.6);
+    assert!(
+        text.contains("sequences of operations (consecutive pairs) agree 0.000"),
+        "{text}"
+    );
+    assert!(text.ends_with("it does not, so not similar"), "{text}");
+    assert!(c.verdict.contains("the runs communicate differently"), "{}", c.verdict);
+    let same = compare_properties(&a, &a, &CompareOptions::default()).unwrap();
+    assert!(same.similar && !same.operation_mix_differs);
+    // Properties stored before the mix was recorded have none: it has no say.
+    let stored = compare_properties(&a, &run("old"), &CompareOptions::default()).unwrap();
+    assert!(stored.similar && stored.operation_mix_similarity.is_none());
 }
