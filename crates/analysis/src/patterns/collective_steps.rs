@@ -385,7 +385,12 @@ fn backward_cuts(seq: &[u32], k: &[u32], anchor: usize) -> Vec<usize> {
 
 /// Drops the pieces of instances that hold one but are not a step of loop `l` over `ranks`;
 /// whether any was dropped.
-fn give_back(c: &CommunicationAnalysis, ranks: &[Rank], l: u32, pieces: &mut [Vec<(u32, u32, u32)>]) -> bool {
+pub(super) fn give_back(
+    c: &CommunicationAnalysis,
+    ranks: &[Rank],
+    l: u32,
+    pieces: &mut [Vec<(u32, u32, u32)>],
+) -> bool {
     let mut drop: Vec<Vec<bool>> = pieces.iter().map(|p| vec![false; p.len()]).collect();
     let mut any = false;
     for inst in &c.instances {

@@ -34,6 +34,7 @@ pub mod align;
 pub mod approx;
 mod between;
 mod chains;
+mod collective_period;
 mod collective_steps;
 pub mod construct;
 pub mod extrapolate;
@@ -382,7 +383,7 @@ fn analyse_nested(
     };
     // In this order, each stage on the previous one's result (kept as it is where a stage
     // changes nothing).
-    let stages: [fold::Stage; 6] = [
+    let stages: [fold::Stage; 7] = [
         // Iterations of the main loop that differ from its body by extra events (re-neighbouring)
         // are occurrences of it too, listed as its variants.
         steps::fold_steps,
@@ -402,6 +403,9 @@ fn analyse_nested(
         // are steps of the main loop, counted by their collectives; folded iterations stay
         // whole.
         collective_steps::fold_collective_steps,
+        // Where still no pattern explains a share of the events (a step in a new form nearly
+        // every time), the steps are cut at the run's collective period.
+        collective_period::fold_collective_period,
     ];
     for stage in stages {
         if let Some(next) = stage(&input, &state) {

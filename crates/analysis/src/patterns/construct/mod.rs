@@ -73,16 +73,38 @@ impl CommunicationPattern {
     }
 
     /// A pattern over several ranks none of whose forms is seen twice: an instance seen once
-    /// ([`Self::is_one_off_over_ranks`]), or a loop whose iterations all differ (GROMACS on 16
-    /// ranks: three stretches of about 50 MD steps each, glued as ranks parse at different loop
-    /// levels, folded as "iterations" in three forms). What repeats is inside it, not it.
+    /// ([`Self::is_one_off_over_ranks`]), or a loop whose iterations all differ, also rank by
+    /// rank (GROMACS on 16 ranks: three stretches of about 50 MD steps each, glued as ranks parse
+    /// at different loop levels, folded as "iterations" in three forms). What repeats is inside
+    /// it, not it. A loop whose iterations differ as a whole, but where some rank runs one part
+    /// twice, repeats: its ranks skip or add messages independently, so the combination over the
+    /// ranks is new each time but each rank's step is not (GROMACS with dynamic load balancing).
     pub fn repeats_no_form(&self) -> bool {
         let once = if self.variants.is_empty() {
             self.occurrences == 1
         } else {
-            self.variants.iter().all(|v| v.occurrences == 1)
+            self.variants.iter().all(|v| v.occurrences == 1) && !self.repeats_on_a_rank()
         };
         once && self.from_rank_patterns && self.ranks.len() >= 2
+    }
+
+    /// Whether two forms ([`Self::variants`]) have the same events on some rank. O(forms × their
+    /// events).
+    fn repeats_on_a_rank(&self) -> bool {
+        let mut seen: std::collections::HashSet<(Rank, Vec<&str>)> = std::collections::HashSet::new();
+        self.variants.iter().any(|v| {
+            v.events.iter().any(|(&r, names)| {
+                let key = (
+                    r,
+                    names
+                        .ids()
+                        .iter()
+                        .map(|&i| names.table()[i as usize].as_str())
+                        .collect(),
+                );
+                !seen.insert(key)
+            })
+        })
     }
 }
 

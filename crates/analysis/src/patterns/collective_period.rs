@@ -1,0 +1,210 @@
+//! Steps cut at the run's collective period, where no pattern explains anything.
+//!
+//! The other fold stages start from a loop the per-rank parse found: a pattern that runs three
+//! times in a row somewhere. When a step changes form nearly every time it runs, the parse finds
+//! only fragments of two or three messages and no loop at all: GROMACS with dynamic load
+//! balancing (held-out 12 ranks, 200 steps, recorded 4 Dec: rank 0 ran its step in 23 forms, a
+//! lone `MPI_Send` or `MPI_Recv` for a pulse with nothing to send one way, an extra pulse to one
+//! side only), where the patterns came out as 187 fragments, none covering 1 % of the events.
+//!
+//! What still marks the steps is the collectives, which every rank of a communicator calls the
+//! same number of times. On each rank the *step's collectives* are the maximal run of collectives
+//! (with no message between them) that recurs most often, at least three times (GROMACS: PME's
+//! four `MPI_Alltoall`s, 201 times, against the energy `MPI_Allreduce`'s 20); the rank is cut
+//! after every maximal run holding them (as a subsequence: an added reduction beside them keeps
+//! the cut). The pieces between two cuts are the steps when every rank of the step cuts as many
+//! (the most frequent count over the ranks that cut, at least three; other ranks are left as
+//! they are); the stretch before the first cut and after the last is set-up and wrap-up. A piece
+//! is not a step when it holds more than twice the rank's median piece's events (another stage
+//! of the run between two calls of the same collectives) or a message whose symbol no other
+//! piece of the rank has (a one-off exchange). The pieces become iterations of one loop,
+//! instances holding a piece that is not one step on every rank give theirs back, and the
+//! result is kept when its step pattern covers at least [`super::MIN_SHARE`] of the events and
+//! more events net of those left in instances seen once than the patterns before.
+//!
+//! Only where the state's best repeating pattern covers less than [`super::MIN_SHARE`] of the
+//! events (the patterns shown would be none), so runs whose loops were found keep their
+//! patterns. O(events) per rank, plus up to three constructions.
+
+use super::collective_steps::give_back;
+use super::construct::{one_off_events, CommunicationAnalysis};
+use super::events::EventRef;
+use super::fold::{FoldInput, Folded};
+use super::steps::{events_in_steps, is_subsequence, with_pieces, NOT_A_STEP};
+use std::collections::HashMap;
+use tracelogic_model::Rank;
+
+/// Rounds of giving back the pieces of instances that are not steps.
+const ROUNDS: usize = 3;
+
+/// The run's steps cut at its collective period ([module docs](self)); `None` where a pattern
+/// already covers [`super::MIN_SHARE`] of the events, no ranks cut alike, or the cut explains
+/// no more.
+pub(super) fn fold_collective_period(input: &FoldInput, state: &Folded) -> Option<Folded> {
+    let events = input.events;
+    let (occurrences, loops, c) = state.parts();
+    let total: u64 = events.ranks.iter().map(|r| r.symbols.len() as u64).sum();
+    let explained = |c: &CommunicationAnalysis| {
+        c.patterns
+            .iter()
+            .filter(|p| !p.repeats_no_form())
+            .map(|p| p.events_covered)
+            .max()
+            .unwrap_or(0)
+    };
+    let enough = |covered: u64| covered as f64 >= super::MIN_SHARE * total as f64;
+    if total == 0 || enough(explained(c)) {
+        return None;
+    }
+    // Each rank's cut pieces.
+    let cut: Vec<Vec<(u32, u32)>> = events
+        .ranks
+        .iter()
+        .map(|re| {
+            let collective: Vec<bool> = re.events.iter().map(|e| matches!(e, EventRef::Collective(_))).collect();
+            period_pieces(&re.symbols, &collective)
+        })
+        .collect();
+    // The ranks of the step: those cutting the most frequent number of pieces (ties: more).
+    let mut counts: HashMap<usize, usize> = HashMap::new();
+    for p in cut.iter().filter(|p| p.len() >= 3) {
+        *counts.entry(p.len()).or_default() += 1;
+    }
+    let (&n, &ranks_cutting) = counts.iter().max_by_key(|&(&len, &ranks)| (ranks, len))?;
+    if ranks_cutting < 2 {
+        return None;
+    }
+    let ranks: Vec<Rank> = events
+        .ranks
+        .iter()
+        .zip(&cut)
+        .filter(|(_, p)| p.len() == n)
+        .map(|(re, _)| re.rank)
+        .collect();
+    let l = 0u32;
+    let mut pieces: Vec<Vec<(u32, u32, u32)>> = vec![Vec::new(); events.ranks.len()];
+    for (r, (re, own)) in events.ranks.iter().zip(&cut).enumerate() {
+        if own.len() != n {
+            continue;
+        }
+        let collective = |i: usize| matches!(re.events[i], EventRef::Collective(_));
+        pieces[r] = steps_among(&re.symbols, own, collective)
+            .into_iter()
+            .map(|(s, e)| (s, e, l))
+            .collect();
+    }
+    // Occurrences in no loop yet where no stage folded one.
+    let flags: Vec<Vec<u32>> = if loops.is_empty() {
+        occurrences.iter().map(|o| vec![NOT_A_STEP; o.len()]).collect()
+    } else {
+        loops.to_vec()
+    };
+    let net = |c: &CommunicationAnalysis| events_in_steps(c) as i64 - one_off_events(&c.patterns) as i64;
+    let before = explained(c) as i64 - one_off_events(&c.patterns) as i64;
+    for _ in 0..ROUNDS {
+        if pieces.iter().all(|p| p.is_empty()) {
+            return None;
+        }
+        let folded = with_pieces(input, occurrences, &flags, &mut pieces);
+        if !give_back(&folded.communication, &ranks, l, &mut pieces) {
+            let fc = &folded.communication;
+            return (enough(explained(fc)) && net(fc) > before).then_some(folded);
+        }
+    }
+    None
+}
+
+/// A rank's pieces between consecutive cuts at its step's collectives (`collective[i]`: event
+/// `i` is a collective): the maximal run of collectives recurring most often (ties: the longer,
+/// then the earlier), at least three times; a cut after every maximal run holding it as a
+/// subsequence. Empty when no run recurs three times. O(events).
+fn period_pieces(symbols: &[u32], collective: &[bool]) -> Vec<(u32, u32)> {
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    let mut i = 0;
+    while i < symbols.len() {
+        if !collective[i] {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < symbols.len() && collective[i] {
+            i += 1;
+        }
+        runs.push((start, i));
+    }
+    let mut seen: HashMap<&[u32], (usize, usize)> = HashMap::new();
+    for (k, &(s, e)) in runs.iter().enumerate() {
+        seen.entry(&symbols[s..e]).or_insert((0, k)).0 += 1;
+    }
+    let Some((unit, _)) = seen
+        .iter()
+        .filter(|(_, &(count, _))| count >= 3)
+        .max_by_key(|(run, &(count, first))| (count, run.len(), std::cmp::Reverse(first)))
+    else {
+        return Vec::new();
+    };
+    let cuts: Vec<u32> = runs
+        .iter()
+        .filter(|&&(s, e)| is_subsequence(unit, &symbols[s..e]))
+        .map(|&(_, e)| e as u32)
+        .collect();
+    cuts.windows(2).map(|w| (w[0], w[1])).collect()
+}
+
+/// Of a rank's cut pieces, those that are steps: at most twice the median piece's events, and
+/// every message's symbol in some other piece too ([module docs](self)). O(events).
+fn steps_among(symbols: &[u32], pieces: &[(u32, u32)], collective: impl Fn(usize) -> bool) -> Vec<(u32, u32)> {
+    let mut lengths: Vec<u32> = pieces.iter().map(|&(s, e)| e - s).collect();
+    lengths.sort_unstable();
+    let Some(&median) = lengths.get(lengths.len() / 2) else {
+        return Vec::new();
+    };
+    // Pieces each message symbol occurs in (counted once per piece).
+    let mut in_pieces: HashMap<u32, (usize, usize)> = HashMap::new();
+    for (k, &(s, e)) in pieces.iter().enumerate() {
+        for (i, &x) in symbols.iter().enumerate().take(e as usize).skip(s as usize) {
+            if collective(i) {
+                continue;
+            }
+            let entry = in_pieces.entry(x).or_insert((0, usize::MAX));
+            if entry.1 != k {
+                *entry = (entry.0 + 1, k);
+            }
+        }
+    }
+    pieces
+        .iter()
+        .copied()
+        .filter(|&(s, e)| {
+            e - s <= 2 * median && (s as usize..e as usize).all(|i| collective(i) || in_pieces[&symbols[i]].0 >= 2)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{period_pieces, steps_among};
+
+    /// Messages 1–3, collectives 7 (a transpose, four times) and 8 (a reduction): the unit is
+    /// the run `7 7 7 7` (three times) rather than `8` (twice) and, in a run with a reduction
+    /// beside it, still cuts; the stretch before the first cut is set-up.
+    #[test]
+    fn the_most_frequent_collective_run_cuts_the_steps() {
+        let seq = [
+            8, 1, 7, 7, 7, 7, 1, 2, 8, 3, 7, 7, 7, 7, 8, 1, 2, 7, 7, 7, 7, 3, 7, 7, 7, 7,
+        ];
+        let collective: Vec<bool> = seq.iter().map(|&x| x >= 7).collect();
+        assert_eq!(period_pieces(&seq, &collective), vec![(6, 15), (15, 21), (21, 26)]);
+        // No run recurs three times: nothing is cut.
+        assert!(period_pieces(&seq[..15], &collective[..15]).is_empty());
+    }
+
+    /// A piece over twice the median, or with a message no other piece has, is no step.
+    #[test]
+    fn long_pieces_and_one_off_messages_are_no_steps() {
+        let seq = [1, 2, 7, 1, 2, 7, 1, 9, 7, 1, 2, 1, 2, 1, 2, 1, 2, 7, 1, 2, 7];
+        let pieces = [(0, 3), (3, 6), (6, 9), (9, 18), (18, 21)];
+        let steps = steps_among(&seq, &pieces, |i| seq[i] == 7);
+        assert_eq!(steps, vec![(0, 3), (3, 6), (18, 21)]);
+    }
+}
