@@ -40,6 +40,7 @@ pub mod construct;
 pub mod extrapolate;
 pub mod file;
 mod iterations;
+mod lacking_collectives;
 pub mod neighbourhood;
 pub mod steps;
 pub mod suffix;
@@ -383,13 +384,17 @@ fn analyse_nested(
     };
     // In this order, each stage on the previous one's result (kept as it is where a stage
     // changes nothing).
-    let stages: [fold::Stage; 7] = [
+    let stages: [fold::Stage; 8] = [
         // Iterations of the main loop that differ from its body by extra events (re-neighbouring)
         // are occurrences of it too, listed as its variants.
         steps::fold_steps,
         // An instance never spans more than one iteration of a loop on any rank: instances that
         // chain a loop's iterations (ranks whose iterations lack or add events) are split at them.
         chains::split_chains,
+        // Steps lacking the step's collectives several in a row (LAMMPS between a neighbour
+        // list rebuild and its next check), which the chain split joined to one iteration, are
+        // steps of their own.
+        lacking_collectives::fold_lacking_collectives,
         // Steps lacking some of the loop body's events (a neighbour's exchange skipped on some
         // ranks) are steps of the loop too, where their partners run one iteration.
         steps::fold_lacking,

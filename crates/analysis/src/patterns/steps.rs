@@ -24,6 +24,7 @@
 
 use super::construct::{construct_with_iterations, CommunicationAnalysis};
 use super::fold::{FoldInput, Folded};
+use super::lacking_collectives::quiet_steps;
 use super::{Events, Occurrences};
 
 /// Events scanned per loop to choose where iterations begin (one pass over the loop's ranks
@@ -225,6 +226,15 @@ fn segment(seq: &[u32], body: &[u32], collectives: &[u32], old: &[(u32, u32)], o
         .copied()
         .filter(|x| collectives.binary_search(x).is_ok())
         .collect();
+    // The body's messages alone (none when it has no collective: a copy of them is a copy).
+    let body_messages: Vec<u32> = if body_collectives.is_empty() {
+        Vec::new()
+    } else {
+        body.iter()
+            .copied()
+            .filter(|x| collectives.binary_search(x).is_err())
+            .collect()
+    };
     // (start, end, a copy) of every iteration, in order.
     let mut iters: Vec<(u32, u32, bool)> = Vec::with_capacity(copies.len());
     for (k, &p) in copies.iter().enumerate() {
@@ -234,6 +244,12 @@ fn segment(seq: &[u32], body: &[u32], collectives: &[u32], old: &[(u32, u32)], o
         };
         let mut from = p + m;
         loop {
+            // Steps lacking the body's collectives, several in a row (LAMMPS after a rebuild).
+            if let Some((m, n)) = quiet_steps(seq, body, &body_messages, collectives, (from, next)) {
+                iters.extend((0..n).map(|k| (from + k * m, from + (k + 1) * m, false)));
+                from += n * m;
+                continue;
+            }
             // Steps lacking the same messages, several in a row (GROMACS 16 ranks: three steps
             // each 5 of 70 messages short; one embedding of the body would span them all).
             if let Some(unit) = short_unit(seq, body, &body_collectives, collectives, from, next) {

@@ -1,0 +1,229 @@
+//! Steps that lack the step's collectives, several in a row.
+//!
+//! A rank never skips a collective alone, but a program may skip one on every rank: LAMMPS
+//! with `neigh_modify delay 5` checks whether to rebuild its neighbour lists (an
+//! `MPI_Allreduce`) only from the fifth step after a rebuild, so the four steps after each
+//! rebuild are the step's messages without its reduction. Having no reduction of their own,
+//! they join the rebuild step when the chain split ([`super::chains`]) places events: one
+//! iteration of five or six steps (held-out LAMMPS crack, 8 ranks, 5,000 steps, 101 rebuilds:
+//! 93 such iterations, 4,587 occurrences for 5,001 steps).
+//!
+//! An iteration of a step pattern in another form than the pattern's own is cut where, on
+//! every rank, it holds at least two back-to-back exact copies of the own form's messages (the
+//! form without its collectives, at its rotation): each copy is a step, the stretch before them
+//! one more when it holds the messages in order (the rebuild step), else part of the first
+//! copy, and the stretch after them likewise with the last. Every rank must cut the instance
+//! into as many steps (a collective skipped is skipped everywhere). Two copies in a row are
+//! asked for, as [`super::steps`] asks of steps lacking messages: one copy of the messages
+//! inside a longer step is not evidence of a step. The pieces become iterations of the loop,
+//! construction runs again, and the cut is kept when the steps then cover no fewer events net
+//! of those left in instances seen once. O(events of the variants' instances) plus one
+//! construction.
+
+use super::construct::{one_off_events, CommunicationAnalysis};
+use super::events::EventRef;
+use super::fold::{FoldInput, Folded};
+use super::steps::{events_in_steps, exact_copies, is_subsequence, with_pieces, NOT_A_STEP};
+
+/// The iterations of step patterns that hold steps lacking the step's collectives cut into
+/// those steps ([module docs](self)); `None` when none does or the cut explains less.
+pub(super) fn fold_lacking_collectives(input: &FoldInput, state: &Folded) -> Option<Folded> {
+    let events = input.events;
+    let (occurrences, loops, c) = state.parts();
+    if loops.is_empty() {
+        return None;
+    }
+    let mut pieces: Vec<Vec<(u32, u32, u32)>> = vec![Vec::new(); occurrences.len()];
+    let mut any = false;
+    for (q, p) in c.patterns.iter().enumerate() {
+        let l = c.step_loops.get(q).copied().unwrap_or(NOT_A_STEP);
+        if l == NOT_A_STEP || p.variants.is_empty() {
+            continue;
+        }
+        // The own form's messages on each rank.
+        let messages = |r: usize| -> Vec<u32> {
+            let re = &events.ranks[r];
+            let collective: std::collections::BTreeSet<u32> = re
+                .symbols
+                .iter()
+                .zip(&re.events)
+                .filter(|(_, e)| matches!(e, EventRef::Collective(_)))
+                .map(|(&s, _)| s)
+                .collect();
+            p.events.get(&(r as u32)).map_or_else(Vec::new, |names| {
+                names
+                    .ids()
+                    .iter()
+                    .copied()
+                    .filter(|x| !collective.contains(x))
+                    .collect()
+            })
+        };
+        let own: std::collections::BTreeMap<usize, Vec<u32>> =
+            p.events.keys().map(|&r| (r as usize, messages(r as usize))).collect();
+        for inst in c.instances.iter().filter(|i| i.pattern as usize == q && i.variant != 0) {
+            let cut: Vec<(usize, Vec<(u32, u32)>)> = inst
+                .parts
+                .iter()
+                .map(|part| {
+                    let r = part.rank as usize;
+                    let span = (part.first_event, part.last_event + 1);
+                    let empty = Vec::new();
+                    let body = own.get(&r).unwrap_or(&empty);
+                    (r, split_lacking_collectives(&events.ranks[r].symbols, span, body))
+                })
+                .collect();
+            let k = cut.first().map_or(0, |(_, s)| s.len());
+            if k < 2 || cut.iter().any(|(_, s)| s.len() != k) {
+                continue;
+            }
+            any = true;
+            for (r, split) in cut {
+                pieces[r].extend(split.into_iter().map(|(s, e)| (s, e, l)));
+            }
+        }
+    }
+    if !any {
+        return None;
+    }
+    let net = |c: &CommunicationAnalysis| events_in_steps(c) as i64 - one_off_events(&c.patterns) as i64;
+    let steps = |c: &CommunicationAnalysis| {
+        c.patterns
+            .iter()
+            .zip(&c.step_loops)
+            .filter(|(_, &l)| l != NOT_A_STEP)
+            .map(|(p, _)| p.occurrences)
+            .sum::<usize>()
+    };
+    let folded = with_pieces(input, occurrences, loops, &mut pieces);
+    let fc = &folded.communication;
+    (net(fc) >= net(c) && steps(fc) > steps(c)).then_some(folded)
+}
+
+/// Steps lacking some of the body's collectives, back to back at `from` (ending by `to`): the
+/// length of the step and how many run (at least two; `None` otherwise). A step is a stretch
+/// `V`, a subsequence of `body` shorter than it, holding all of the body's messages (`V`
+/// without its collectives, symbols in the sorted `collectives`, equals `messages`), followed
+/// by exact copies of itself: LAMMPS's steps after a rebuild lack the rebuild check's
+/// reduction but keep another one (a fix's), so `V` is the body less one collective. Where
+/// [`super::steps`] cuts a gap between two copies of the body. O(|body|²) per call.
+pub(super) fn quiet_steps(
+    seq: &[u32],
+    body: &[u32],
+    messages: &[u32],
+    collectives: &[u32],
+    (from, to): (u32, u32),
+) -> Option<(u32, u32)> {
+    if messages.is_empty() {
+        return None;
+    }
+    let window = &seq[from as usize..to as usize];
+    (messages.len()..body.len())
+        .filter(|&len| 2 * len <= window.len())
+        .find(|&len| {
+            let v = &window[..len];
+            v == &window[len..2 * len]
+                && v.iter()
+                    .copied()
+                    .filter(|x| collectives.binary_search(x).is_err())
+                    .eq(messages.iter().copied())
+                && is_subsequence(v, body)
+        })
+        .map(|len| {
+            let v = &window[..len];
+            let runs = window.chunks_exact(len).take_while(|c| *c == v).count();
+            (len as u32, runs as u32)
+        })
+}
+
+/// The iteration `[start, end)` of `seq` cut into steps lacking the body's collectives
+/// ([module docs](self)); `messages` is the body without its collectives. The iteration
+/// whole when it holds no two back-to-back copies. O(end − start).
+pub(super) fn split_lacking_collectives(seq: &[u32], (start, end): (u32, u32), messages: &[u32]) -> Vec<(u32, u32)> {
+    let whole = vec![(start, end)];
+    let m = messages.len() as u32;
+    if m == 0 {
+        return whole;
+    }
+    let piece = &seq[start as usize..end as usize];
+    // The longest run of back-to-back copies (the first of equal length).
+    let copies = exact_copies(piece, messages);
+    let (mut best, mut run) = ((0u32, 0usize), (0u32, 0usize));
+    for (k, &p) in copies.iter().enumerate() {
+        run = if k > 0 && copies[k - 1] + m == p {
+            (run.0, run.1 + 1)
+        } else {
+            (p, 1)
+        };
+        if run.1 > best.1 {
+            best = run;
+        }
+    }
+    let (first, count) = best;
+    if count < 2 {
+        return whole;
+    }
+    let mut cuts: Vec<u32> = (0..=count as u32).map(|i| start + first + i * m).collect();
+    // The stretch before the copies: a step of its own when it holds the messages.
+    if first > 0 {
+        if is_subsequence(messages, &piece[..first as usize]) {
+            cuts.insert(0, start);
+        } else {
+            cuts[0] = start;
+        }
+    }
+    // And the stretch after them.
+    let after = first + count as u32 * m;
+    if start + after < end {
+        if is_subsequence(messages, &piece[after as usize..]) {
+            cuts.push(end);
+        } else {
+            *cuts.last_mut().expect("two copies") = end;
+        }
+    }
+    cuts.windows(2).map(|w| (w[0], w[1])).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{quiet_steps, split_lacking_collectives};
+
+    /// Body `7 1 2 8` (collectives 7, 8): `1 2 8` twice is two steps lacking `7`; `1 2` three
+    /// times, three lacking both; one copy, a stretch lacking a message, or one with the
+    /// collectives in another order is none.
+    #[test]
+    fn quiet_steps_are_the_body_less_some_collectives_repeated() {
+        let (body, messages, collectives) = ([7, 1, 2, 8], [1, 2], [7, 8]);
+        let q = |seq: &[u32]| quiet_steps(seq, &body, &messages, &collectives, (0, seq.len() as u32));
+        assert_eq!(q(&[1, 2, 8, 1, 2, 8, 7]), Some((3, 2)));
+        assert_eq!(q(&[1, 2, 1, 2, 1, 2, 7, 1, 2, 8]), Some((2, 3)));
+        assert_eq!(q(&[1, 2, 8, 7, 1, 2]), None);
+        assert_eq!(q(&[1, 8, 1, 8]), None);
+        assert_eq!(q(&[8, 1, 2, 8, 1, 2]), None);
+    }
+
+    /// Messages `1 2`, a reduction `9`: a rebuild step `9 9 1 3 2 1 2`, four steps without the
+    /// reduction, the next step's reduction at the end. Cut into the rebuild and four steps,
+    /// the last with the reduction; one copy alone, or copies apart, are not cut.
+    #[test]
+    fn runs_of_the_messages_alone_are_steps() {
+        let seq = [9, 9, 1, 3, 2, 1, 2, 1, 2, 1, 2, 1, 2, 9];
+        let (a, b) = (0u32, seq.len() as u32);
+        assert_eq!(
+            split_lacking_collectives(&seq, (a, b), &[1, 2]),
+            vec![(0, 5), (5, 7), (7, 9), (9, 11), (11, 14)]
+        );
+        // The stretch before the copies without the messages joins the first copy.
+        let seq2 = [9, 3, 1, 2, 1, 2, 9];
+        assert_eq!(split_lacking_collectives(&seq2, (0, 7), &[1, 2]), vec![(0, 4), (4, 7)]);
+        // Offsets: a piece inside a longer sequence.
+        let seq3 = [5, 5, 1, 2, 1, 2, 5];
+        assert_eq!(split_lacking_collectives(&seq3, (2, 6), &[1, 2]), vec![(2, 4), (4, 6)]);
+        // Copies not back to back, or one copy: whole.
+        assert_eq!(
+            split_lacking_collectives(&[1, 2, 9, 1, 2], (0, 5), &[1, 2]),
+            vec![(0, 5)]
+        );
+        assert_eq!(split_lacking_collectives(&[9, 1, 2, 9], (0, 4), &[1, 2]), vec![(0, 4)]);
+    }
+}
