@@ -544,7 +544,6 @@ fn generated_two_searches_in_a_row_are_not_one_step() {
 #[test]
 #[ignore = "not built: blocks of steps folded as a loop's iterations are not cut into steps (docs/patterns.md)"]
 fn generated_balanced_steps_in_changing_forms_are_one_step_pattern() {
-    use tracelogic_analysis::patterns::analyse;
     use tracelogic_model::{CollectiveOp, P2pDir, COMM_WORLD, NO_CALLPATH};
     let (n, steps) = (8u32, 200u32);
     let mut t = Trace::new("text", "generated md load balancing", n);
@@ -587,20 +586,7 @@ fn generated_balanced_steps_in_changing_forms_are_one_step_pattern() {
             events += steps_support::push_md_step(&mut t, r, base, &ops, false);
         }
     }
-    let a = analyse(&t, &PatternOptions::default());
-    let first = &a.communication_patterns[0];
-    let summary = steps_support::summary(&a);
-    assert_eq!(first.ranks, (0..n).collect::<Vec<u32>>(), "{summary:?}");
-    assert!(
-        first.occurrences.abs_diff(steps as usize) <= 5,
-        "{} occurrences for {steps} steps; {summary:?}",
-        first.occurrences
-    );
-    let (pattern, rank, inside) = steps_support::most_steps_in_one_part(&a, &starts).unwrap();
-    assert!(
-        inside <= 1,
-        "pattern {pattern} on rank {rank}: {inside} steps in one occurrence; {summary:?}"
-    );
+    steps_support::assert_one_step_per_step(&t, n, steps, &starts);
 }
 
 /// A step in a new form nearly every time (GROMACS with dynamic load balancing as recorded on
@@ -613,7 +599,6 @@ fn generated_balanced_steps_in_changing_forms_are_one_step_pattern() {
 /// rank, once per step (200 ± 5), and no occurrence holds two step starts.
 #[test]
 fn generated_steps_in_a_new_form_nearly_every_time_are_one_step_pattern() {
-    use tracelogic_analysis::patterns::analyse;
     use tracelogic_model::P2pDir;
     let (n, steps) = (12u32, 200u32);
     // Whether the pulse of distance `k` sent by rank `a` towards `dir` is empty at step `s`.
@@ -649,20 +634,7 @@ fn generated_steps_in_a_new_form_nearly_every_time_are_one_step_pattern() {
             events += steps_support::push_md_step(&mut t, r, s as u64 * 10_000, &ops, s % 10 == 0);
         }
     }
-    let a = analyse(&t, &PatternOptions::default());
-    let first = &a.communication_patterns[0];
-    let summary = steps_support::summary(&a);
-    assert_eq!(first.ranks, (0..n).collect::<Vec<u32>>(), "{summary:?}");
-    assert!(
-        first.occurrences.abs_diff(steps as usize) <= 5,
-        "{} occurrences for {steps} steps; {summary:?}",
-        first.occurrences
-    );
-    let (pattern, rank, inside) = steps_support::most_steps_in_one_part(&a, &starts).unwrap();
-    assert!(
-        inside <= 1,
-        "pattern {pattern} on rank {rank}: {inside} steps in one occurrence; {summary:?}"
-    );
+    steps_support::assert_one_step_per_step(&t, n, steps, &starts);
 }
 
 /// Steps lacking the step's collective several in a row (LAMMPS with `neigh_modify delay 5`:
@@ -675,7 +647,6 @@ fn generated_steps_in_a_new_form_nearly_every_time_are_one_step_pattern() {
 /// pattern, over every rank, once per step (300 ± 5), and no occurrence holds two step starts.
 #[test]
 fn generated_steps_lacking_their_reduction_after_a_rebuild_are_steps() {
-    use tracelogic_analysis::patterns::analyse;
     use tracelogic_model::{CollectiveOp, P2pDir, COMM_WORLD, NO_CALLPATH};
     let (n, steps) = (8u32, 300u32);
     // Rebuilds as a run has them, 15 to 40 steps apart (an exact period would be one unit).
@@ -724,18 +695,5 @@ fn generated_steps_lacking_their_reduction_after_a_rebuild_are_steps() {
             events += ops.len() as u32;
         }
     }
-    let a = analyse(&t, &PatternOptions::default());
-    let first = &a.communication_patterns[0];
-    let summary = steps_support::summary(&a);
-    assert_eq!(first.ranks, (0..n).collect::<Vec<u32>>(), "{summary:?}");
-    assert!(
-        first.occurrences.abs_diff(steps as usize) <= 5,
-        "{} occurrences for {steps} steps; {summary:?}",
-        first.occurrences
-    );
-    let (pattern, rank, inside) = steps_support::most_steps_in_one_part(&a, &starts).unwrap();
-    assert!(
-        inside <= 1,
-        "pattern {pattern} on rank {rank}: {inside} steps in one occurrence; {summary:?}"
-    );
+    steps_support::assert_one_step_per_step(&t, n, steps, &starts);
 }

@@ -429,13 +429,8 @@ mod tests {
     /// not twice over (`k` followed by `k` is no subsequence of it); cuts strictly increase.
     #[test]
     fn every_piece_holds_the_collectives_once() {
-        let mut state = 7u64;
-        let mut next = |n: u64| {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 33) % n
-        };
+        let mut rng = crate::phases::merge::SplitMix(7);
+        let mut next = |n: u64| rng.below(n as usize) as u64;
         for _ in 0..2000 {
             let len = 1 + next(60) as usize;
             let alphabet = 2 + next(3);

@@ -513,13 +513,8 @@ mod tests {
     /// [`SMALL_ALPHABET`], with barriers.
     #[test]
     fn bigram_recurrences_by_table_and_by_sort_match_a_naive_scan() {
-        let mut state = 7u64;
-        let mut next = |n: u64| {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 33) % n
-        };
+        let mut rng = crate::phases::merge::SplitMix(7);
+        let mut next = |n: u64| rng.below(n as usize) as u64;
         for case in 0..400 {
             let alphabet = [2, 5, 40, SMALL_ALPHABET as u64, 600][case % 5];
             let n = next(200) as usize;

@@ -212,7 +212,7 @@ fn divergence_at(part: &[u32], at: usize, alphabet: usize) -> (f64, usize) {
 }
 
 /// SplitMix64: a small, fixed generator (results must not depend on a crate's version).
-pub(super) struct SplitMix(pub(super) u64);
+pub(crate) struct SplitMix(pub(crate) u64);
 
 impl SplitMix {
     fn next(&mut self) -> u64 {
@@ -223,7 +223,7 @@ impl SplitMix {
         z ^ (z >> 31)
     }
     /// Uniform in `0..n` (Lemire's multiply-shift; the bias is below 2^-32 for our sizes).
-    pub(super) fn below(&mut self, n: usize) -> usize {
+    pub(crate) fn below(&mut self, n: usize) -> usize {
         (((self.next() >> 32) * n as u64) >> 32) as usize
     }
 }

@@ -59,3 +59,24 @@ pub fn push_md_step(
     }
     ops.len() as u32 + 4 + reduce as u32
 }
+
+/// Asserts what a user expects of a generated MD loop of `steps` steps on ranks `0..n`: the
+/// default pattern is over every rank, once per step (± 5), and no occurrence holds two step
+/// starts (`starts[rank]`). (Not every test file using this module generates steps.)
+#[allow(dead_code)]
+pub fn assert_one_step_per_step(t: &tracelogic_model::Trace, n: u32, steps: u32, starts: &[Vec<u32>]) {
+    let a = tracelogic_analysis::patterns::analyse(t, &tracelogic_analysis::patterns::PatternOptions::default());
+    let first = &a.communication_patterns[0];
+    let summary = summary(&a);
+    assert_eq!(first.ranks, (0..n).collect::<Vec<u32>>(), "{summary:?}");
+    assert!(
+        first.occurrences.abs_diff(steps as usize) <= 5,
+        "{} occurrences for {steps} steps; {summary:?}",
+        first.occurrences
+    );
+    let (pattern, rank, inside) = most_steps_in_one_part(&a, starts).unwrap();
+    assert!(
+        inside <= 1,
+        "pattern {pattern} on rank {rank}: {inside} steps in one occurrence; {summary:?}"
+    );
+}
