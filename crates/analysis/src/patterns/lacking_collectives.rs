@@ -21,7 +21,6 @@
 //! construction.
 
 use super::construct::{one_off_events, CommunicationAnalysis};
-use super::events::EventRef;
 use super::fold::{FoldInput, Folded};
 use super::steps::{events_in_steps, exact_copies, is_subsequence, with_pieces, NOT_A_STEP};
 
@@ -42,20 +41,13 @@ pub(super) fn fold_lacking_collectives(input: &FoldInput, state: &Folded) -> Opt
         }
         // The own form's messages on each rank.
         let messages = |r: usize| -> Vec<u32> {
-            let re = &events.ranks[r];
-            let collective: std::collections::BTreeSet<u32> = re
-                .symbols
-                .iter()
-                .zip(&re.events)
-                .filter(|(_, e)| matches!(e, EventRef::Collective(_)))
-                .map(|(&s, _)| s)
-                .collect();
+            let collective = events.ranks[r].collective_symbols();
             p.events.get(&(r as u32)).map_or_else(Vec::new, |names| {
                 names
                     .ids()
                     .iter()
                     .copied()
-                    .filter(|x| !collective.contains(x))
+                    .filter(|x| collective.binary_search(x).is_err())
                     .collect()
             })
         };
