@@ -647,6 +647,28 @@ fn generated_steps_in_a_new_form_nearly_every_time_are_one_step_pattern() {
 /// pattern, over every rank, once per step (300 ± 5), and no occurrence holds two step starts.
 #[test]
 fn generated_steps_lacking_their_reduction_after_a_rebuild_are_steps() {
+    let (t, starts) = rebuild_delay_loop(false);
+    steps_support::assert_one_step_per_step(&t, 8, 300, &starts);
+}
+
+/// As above with a second reduction per step (a fix's, after the exchange: LAMMPS peptide's
+/// SHAKE), skipped in the first step after each rebuild only: that step lacks both reductions
+/// and stands alone, the next three lack the check only (held-out LAMMPS peptide on 8 ranks:
+/// 270 occurrences for 301 steps, its 26 steps lacking both a pattern of their own; 296 with
+/// the single-step rule). Fails today, 289 of 300: both reductions are `MPI_Allreduce`, so
+/// after a rebuild the lone step's messages and the next step's messages are two copies of the
+/// body less its reductions, taken as a run, and the next step's fix reduction is left alone.
+#[test]
+#[ignore = "not built: a lone step lacking all collectives before steps lacking one is cut as a run (docs/patterns.md)"]
+fn generated_single_steps_lacking_both_reductions_are_steps() {
+    let (t, starts) = rebuild_delay_loop(true);
+    steps_support::assert_one_step_per_step(&t, 8, 300, &starts);
+}
+
+/// 8 ranks on a ring, 300 steps with rebuilds 15 to 40 steps apart (module tests above); with
+/// `fix`, each step ends with a second reduction, skipped in the step right after a rebuild.
+/// Returns the trace and each rank's step starts.
+fn rebuild_delay_loop(fix: bool) -> (Trace, Vec<Vec<u32>>) {
     use tracelogic_model::{CollectiveOp, P2pDir, COMM_WORLD, NO_CALLPATH};
     let (n, steps) = (8u32, 300u32);
     // Rebuilds as a run has them, 15 to 40 steps apart (an exact period would be one unit).
@@ -666,10 +688,13 @@ fn generated_steps_lacking_their_reduction_after_a_rebuild_are_steps() {
             let base = s as u64 * 10_000;
             let since = s - rebuilds.iter().copied().filter(|&b| b <= s).max().unwrap_or(0);
             let (rebuild, quiet) = (rebuilds.contains(&s), (1..=4).contains(&since));
-            if !quiet {
-                let c = t.push_call(r, "MPI_Allreduce", base + 10, base + 15, NO_CALLPATH, 0);
+            let reduce = |t: &mut Trace, events: &mut u32, at: u64| {
+                let c = t.push_call(r, "MPI_Allreduce", at, at + 5, NO_CALLPATH, 0);
                 t.push_collective(r, c, CollectiveOp::Allreduce, COMM_WORLD, 0, 4, 4);
-                events += 1;
+                *events += 1;
+            };
+            if !quiet {
+                reduce(&mut t, &mut events, base + 10);
             }
             let mut ops = Vec::new();
             if rebuild {
@@ -693,7 +718,10 @@ fn generated_steps_lacking_their_reduction_after_a_rebuild_are_steps() {
                 t.push_p2p(r, c, c, dir, peer, 0, 0, 64);
             }
             events += ops.len() as u32;
+            if fix && since != 1 {
+                reduce(&mut t, &mut events, base + 9_000);
+            }
         }
     }
-    steps_support::assert_one_step_per_step(&t, n, steps, &starts);
+    (t, starts)
 }

@@ -154,8 +154,7 @@ fn otf2_lammps_melt_8_one_pattern_per_time_step() {
 /// repository, e.g. by `tools/record/lammps-examples.sh`: crack, peptide): the default pattern
 /// runs on every rank, about once per step of the log (within 2 %: the log's steps against
 /// the force evaluations; docs/corpus.md, *LAMMPS examples*). Recorded 4 Dec: crack 4,994
-/// for 5,000 steps passes, peptide 270 for 300 fails (its 26 rebuild steps are a pattern of
-/// their own).
+/// for 5,000 steps, peptide 296 for 300.
 #[test]
 #[ignore = "needs LAMMPS_HELDOUT (held-out runs, recorded outside the repository)"]
 fn lammps_heldout_step_as_often_as_the_log_says() {

@@ -17,7 +17,10 @@
 //! asked for, as [`super::steps`] asks of steps lacking messages: one copy of the messages
 //! inside a longer step is not evidence of a step. The pieces become iterations of the loop,
 //! construction runs again, and the cut is kept when the steps then cover no fewer events net
-//! of those left in instances seen once. O(events of the variants' instances) plus one
+//! of those left in instances seen once. An instance of another pattern over the step's ranks
+//! whose every part is the own form less some of its collectives, all its messages in order,
+//! is a step too (LAMMPS peptide: once per rebuild, a step lacking both of its reductions).
+//! O(events of the variants' instances and of the instances over the step's ranks) plus one
 //! construction.
 
 use super::construct::{one_off_events, CommunicationAnalysis};
@@ -39,9 +42,14 @@ pub(super) fn fold_lacking_collectives(input: &FoldInput, state: &Folded) -> Opt
         if l == NOT_A_STEP || p.variants.is_empty() {
             continue;
         }
-        // The own form's messages on each rank.
+        // Each rank's collectives, and the own form's messages there.
+        let collectives: std::collections::BTreeMap<usize, Vec<u32>> = p
+            .events
+            .keys()
+            .map(|&r| (r as usize, events.ranks[r as usize].collective_symbols()))
+            .collect();
         let messages = |r: usize| -> Vec<u32> {
-            let collective = events.ranks[r].collective_symbols();
+            let collective = &collectives[&r];
             p.events.get(&(r as u32)).map_or_else(Vec::new, |names| {
                 names
                     .ids()
@@ -74,6 +82,41 @@ pub(super) fn fold_lacking_collectives(input: &FoldInput, state: &Folded) -> Opt
                 pieces[r].extend(split.into_iter().map(|(s, e)| (s, e, l)));
             }
         }
+        // A single step lacking collectives on every rank of the step (LAMMPS: a step lacking
+        // both of its reductions once per rebuild) is an instance of its own: every part holds
+        // exactly the own form's messages, in order, and is a subsequence of the own form.
+        let quiet = |part: &super::construct::InstancePart| {
+            let r = part.rank as usize;
+            let seq = &events.ranks[r].symbols[part.first_event as usize..=part.last_event as usize];
+            let (Some(body), Some(form), Some(collective)) =
+                (own.get(&r), p.events.get(&part.rank), collectives.get(&r))
+            else {
+                return false;
+            };
+            // A step of collectives alone has no messages to recognise it by.
+            !body.is_empty()
+                && seq.len() < form.len()
+                && seq
+                    .iter()
+                    .copied()
+                    .filter(|x| collective.binary_search(x).is_err())
+                    .eq(body.iter().copied())
+                && is_subsequence(seq, form.ids())
+        };
+        for inst in c.instances.iter().filter(|i| {
+            c.step_loops.get(i.pattern as usize).is_none_or(|&x| x == NOT_A_STEP)
+                && i.parts.len() == p.ranks.len()
+                && i.parts.iter().zip(&p.ranks).all(|(part, &r)| part.rank == r)
+                && i.parts.iter().all(quiet)
+        }) {
+            any = true;
+            for part in &inst.parts {
+                pieces[part.rank as usize].push((part.first_event, part.last_event + 1, l));
+            }
+        }
+    }
+    for list in &mut pieces {
+        list.sort_unstable();
     }
     if !any {
         return None;
