@@ -115,8 +115,17 @@ pub(super) fn fold_lacking_collectives(input: &FoldInput, state: &Folded) -> Opt
             }
         }
     }
+    // Disjoint, in order (two step patterns could claim one stretch: the first is kept).
     for list in &mut pieces {
         list.sort_unstable();
+        let mut end = 0;
+        list.retain(|&(s, e, _)| {
+            let keep = s >= end;
+            if keep {
+                end = e;
+            }
+            keep
+        });
     }
     if !any {
         return None;
