@@ -22,10 +22,10 @@
 //! stretch before the first step and after the last (no step on its other side). No length,
 //! count or share threshold: the collectives and the partners decide.
 
-use super::construct::{one_off_events, CommunicationAnalysis};
+use super::construct::CommunicationAnalysis;
 use super::events::EventRef;
 use super::fold::{FoldInput, Folded};
-use super::steps::{events_in_steps, with_pieces, NOT_A_STEP};
+use super::steps::{steps_net_of_one_off, with_pieces, NOT_A_STEP};
 use super::Events;
 
 /// Folded occurrences, their loops and the analysis again; `None` when no gap is a step (or the
@@ -57,22 +57,11 @@ pub(super) fn fold_between(input: &FoldInput, state: &Folded) -> Option<Folded> 
     if pieces.iter().all(|p| p.is_empty()) {
         return None;
     }
-    // Two loops' gaps on one rank may overlap: keep the first of overlapping ones.
-    for new in pieces.iter_mut() {
-        new.sort_unstable();
-        let mut end = 0;
-        new.retain(|&(s, e, _)| {
-            let keep = s >= end;
-            if keep {
-                end = e;
-            }
-            keep
-        });
-    }
+    // Two loops' gaps on one rank may overlap: `with_pieces` keeps the first.
     let folded = with_pieces(input, occurrences, loops, &mut pieces);
     // Net of what the construction run again leaves in instances seen once elsewhere (it
     // matches the ranks' occurrences anew, so small one-off instances of the set-up may change).
-    let gain = |c: &CommunicationAnalysis| events_in_steps(c) as i64 - one_off_events(&c.patterns) as i64;
+    let gain = steps_net_of_one_off;
     (gain(&folded.communication) > gain(c)).then_some(folded)
 }
 

@@ -30,7 +30,7 @@ use super::collective_steps::give_back;
 use super::construct::{one_off_events, CommunicationAnalysis};
 use super::events::EventRef;
 use super::fold::{FoldInput, Folded};
-use super::steps::{events_in_steps, is_subsequence, with_pieces, NOT_A_STEP};
+use super::steps::{is_subsequence, steps_net_of_one_off, with_pieces, NOT_A_STEP};
 use std::collections::HashMap;
 use tracelogic_model::Rank;
 
@@ -99,7 +99,7 @@ pub(super) fn fold_collective_period(input: &FoldInput, state: &Folded) -> Optio
     } else {
         loops.to_vec()
     };
-    let net = |c: &CommunicationAnalysis| events_in_steps(c) as i64 - one_off_events(&c.patterns) as i64;
+    let net = steps_net_of_one_off;
     let before = explained(c) as i64 - one_off_events(&c.patterns) as i64;
     for _ in 0..ROUNDS {
         if pieces.iter().all(|p| p.is_empty()) {

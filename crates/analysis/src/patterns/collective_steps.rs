@@ -44,7 +44,9 @@
 use super::construct::{one_off_events, CommunicationAnalysis, EventNames};
 use super::events::EventRef;
 use super::fold::{FoldInput, Folded};
-use super::steps::{events_in_steps, instance_parts, is_looped, loop_pattern_in, seed_copies, with_pieces, NOT_A_STEP};
+use super::steps::{
+    instance_parts, is_looped, loop_pattern_in, seed_copies, steps_net_of_one_off, with_pieces, NOT_A_STEP,
+};
 use std::collections::BTreeMap;
 use tracelogic_model::Rank;
 
@@ -271,7 +273,7 @@ pub(super) fn fold_collective_steps(input: &FoldInput, state: &Folded) -> Option
             }
         }
     }
-    let gain = |c: &CommunicationAnalysis| events_in_steps(c) as i64 - one_off_events(&c.patterns) as i64;
+    let gain = steps_net_of_one_off;
     // The loop pattern's events are what its steps covered before.
     let before = c.patterns[p].events_covered as i64 - one_off_events(&c.patterns) as i64;
     for _ in 0..ROUNDS {

@@ -23,9 +23,9 @@
 //! O(events of the variants' instances and of the instances over the step's ranks) plus one
 //! construction.
 
-use super::construct::{one_off_events, CommunicationAnalysis};
+use super::construct::CommunicationAnalysis;
 use super::fold::{FoldInput, Folded};
-use super::steps::{events_in_steps, exact_copies, is_subsequence, with_pieces, NOT_A_STEP};
+use super::steps::{exact_copies, is_subsequence, steps_net_of_one_off, with_pieces, NOT_A_STEP};
 
 /// The iterations of step patterns that hold steps lacking the step's collectives cut into
 /// those steps ([module docs](self)); `None` when none does or the cut explains less.
@@ -115,22 +115,10 @@ pub(super) fn fold_lacking_collectives(input: &FoldInput, state: &Folded) -> Opt
             }
         }
     }
-    // Disjoint, in order (two step patterns could claim one stretch: the first is kept).
-    for list in &mut pieces {
-        list.sort_unstable();
-        let mut end = 0;
-        list.retain(|&(s, e, _)| {
-            let keep = s >= end;
-            if keep {
-                end = e;
-            }
-            keep
-        });
-    }
     if !any {
         return None;
     }
-    let net = |c: &CommunicationAnalysis| events_in_steps(c) as i64 - one_off_events(&c.patterns) as i64;
+    let net = steps_net_of_one_off;
     let steps = |c: &CommunicationAnalysis| {
         c.patterns
             .iter()

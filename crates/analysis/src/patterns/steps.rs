@@ -493,8 +493,10 @@ pub(super) fn fold_lacking(input: &FoldInput, state: &Folded) -> Option<Folded> 
     Some(folded)
 }
 
-/// The ranks' occurrences with each rank's `pieces` `(start, end, loop)` (disjoint) put in as
-/// iterations of their loops, and the communication patterns constructed again.
+/// The ranks' occurrences with each rank's `pieces` `(start, end, loop)` put in as iterations
+/// of their loops, and the communication patterns constructed again. `pieces` is left sorted
+/// and disjoint: of overlapping pieces (two loops or two step patterns claiming one stretch)
+/// the first is kept.
 pub(super) fn with_pieces(
     input: &FoldInput,
     occurrences: &[Vec<(u32, u32)>],
@@ -509,6 +511,14 @@ pub(super) fn with_pieces(
             continue;
         }
         new.sort_unstable();
+        let mut end = 0;
+        new.retain(|&(s, e, _)| {
+            let keep = s >= end;
+            if keep {
+                end = e;
+            }
+            keep
+        });
         (out[r], flags[r]) = merged_pieces(&occurrences[r], &loops[r], new);
     }
     let redone = construct_with_iterations(trace, matching, events, ops, &out, &flags, &[]);
@@ -517,6 +527,12 @@ pub(super) fn with_pieces(
         loops: flags,
         communication: redone,
     }
+}
+
+/// Events in steps less those left in instances seen once: what a fold stage must increase
+/// (or keep) to be kept.
+pub(super) fn steps_net_of_one_off(c: &CommunicationAnalysis) -> i64 {
+    events_in_steps(c) as i64 - super::construct::one_off_events(&c.patterns) as i64
 }
 
 /// Events covered by the patterns whose occurrences are a loop's iterations.

@@ -471,10 +471,10 @@ fn operation_mix(trace: &Trace) -> BTreeMap<String, u64> {
             before = this;
         }
     }
-    let name = |i: usize| match (i, names.get(i).copied().flatten()) {
-        (_, Some(Operation::PointToPoint(k))) => format!("{k:?}"),
-        (_, Some(Operation::Collective(c))) => format!("{c:?}"),
-        _ => "^".to_string(),
+    let name = |i: usize| match names.get(i).copied().flatten() {
+        Some(Operation::PointToPoint(k)) => format!("{k:?}"),
+        Some(Operation::Collective(c)) => format!("{c:?}"),
+        None => "^".to_string(),
     };
     counts
         .iter()
