@@ -151,8 +151,10 @@ fn period_pieces(symbols: &[u32], collective: &[bool]) -> Vec<(u32, u32)> {
     cuts.windows(2).map(|w| (w[0], w[1])).collect()
 }
 
-/// Of a rank's cut pieces, those that are steps: at most twice the median piece's events, and
-/// every message's symbol in some other piece too ([module docs](self)). O(events).
+/// Of a rank's cut pieces, those that are steps: at most twice the median piece's events, or
+/// the same messages as such a piece (only its collectives more: a rebuild step followed by
+/// more reductions than usual), and every message's symbol in some other piece too ([module
+/// docs](self)). O(events).
 fn steps_among(symbols: &[u32], pieces: &[(u32, u32)], collective: impl Fn(usize) -> bool) -> Vec<(u32, u32)> {
     let mut lengths: Vec<u32> = pieces.iter().map(|&(s, e)| e - s).collect();
     lengths.sort_unstable();
@@ -172,11 +174,21 @@ fn steps_among(symbols: &[u32], pieces: &[(u32, u32)], collective: impl Fn(usize
             }
         }
     }
+    let messages = |&(s, e): &(u32, u32)| -> Vec<u32> {
+        (s as usize..e as usize)
+            .filter(|&i| !collective(i))
+            .map(|i| symbols[i])
+            .collect()
+    };
+    let short = |&(s, e): &(u32, u32)| e - s <= 2 * median;
+    let short_messages: std::collections::HashSet<Vec<u32>> =
+        pieces.iter().filter(|p| short(p)).map(messages).collect();
     pieces
         .iter()
         .copied()
-        .filter(|&(s, e)| {
-            e - s <= 2 * median && (s as usize..e as usize).all(|i| collective(i) || in_pieces[&symbols[i]].0 >= 2)
+        .filter(|p| {
+            (short(p) || short_messages.contains(&messages(p)))
+                && (p.0 as usize..p.1 as usize).all(|i| collective(i) || in_pieces[&symbols[i]].0 >= 2)
         })
         .collect()
 }
@@ -199,12 +211,17 @@ mod tests {
         assert!(period_pieces(&seq[..15], &collective[..15]).is_empty());
     }
 
-    /// A piece over twice the median, or with a message no other piece has, is no step.
+    /// A piece over twice the median, or with a message no other piece has, is no step;
+    /// one over twice the median with a short piece's messages and more collectives is.
     #[test]
     fn long_pieces_and_one_off_messages_are_no_steps() {
         let seq = [1, 2, 7, 1, 2, 7, 1, 9, 7, 1, 2, 1, 2, 1, 2, 1, 2, 7, 1, 2, 7];
         let pieces = [(0, 3), (3, 6), (6, 9), (9, 18), (18, 21)];
         let steps = steps_among(&seq, &pieces, |i| seq[i] == 7);
         assert_eq!(steps, vec![(0, 3), (3, 6), (18, 21)]);
+        let seq = [1, 2, 7, 1, 2, 7, 1, 2, 7, 7, 7, 7, 7, 1, 2, 7];
+        let pieces = [(0, 3), (3, 6), (6, 13), (13, 16)];
+        let steps = steps_among(&seq, &pieces, |i| seq[i] == 7);
+        assert_eq!(steps, pieces.to_vec());
     }
 }

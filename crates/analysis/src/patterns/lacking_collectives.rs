@@ -9,8 +9,11 @@
 //! 93 such iterations, 4,587 occurrences for 5,001 steps).
 //!
 //! An iteration of a step pattern in another form than the pattern's own is cut where, on
-//! every rank, it holds at least two back-to-back exact copies of the own form's messages (the
-//! form without its collectives, at its rotation): each copy is a step, the stretch before them
+//! every rank, it holds at least two exact copies of the own form's messages (the form without
+//! its collectives, at its rotation) in a row, with nothing but collectives between them
+//! (LAMMPS's minimiser, held-out `indent.min` on 6 ranks: a line search's first evaluation is
+//! followed by three reductions, the next by four or more; where the steps were cut at the
+//! collective period those two were one piece): each copy is a step, the stretch before them
 //! one more when it holds the messages in order (the rebuild step), else part of the first
 //! copy, and the stretch after them likewise with the last. Every rank must cut the instance
 //! into as many steps (a collective skipped is skipped everywhere). Two copies in a row are
@@ -20,25 +23,37 @@
 //! of those left in instances seen once. An instance of another pattern over the step's ranks
 //! whose every part is the own form less some of its collectives, all its messages in order,
 //! is a step too (LAMMPS peptide: once per rebuild, a step lacking both of its reductions).
+//! Where no loop was folded yet, the loop pattern's exact copies are seeded as its iterations
+//! first. The stage runs after the chain split and again after the collective-period cut.
 //! O(events of the variants' instances and of the instances over the step's ranks) plus one
 //! construction.
 
 use super::construct::CommunicationAnalysis;
 use super::fold::{FoldInput, Folded};
-use super::steps::{exact_copies, is_subsequence, steps_net_of_one_off, with_pieces, NOT_A_STEP};
+use super::steps::{exact_copies, is_subsequence, seeded_loop, steps_net_of_one_off, with_pieces, NOT_A_STEP};
 
 /// The iterations of step patterns that hold steps lacking the step's collectives cut into
 /// those steps ([module docs](self)); `None` when none does or the cut explains less.
 pub(super) fn fold_lacking_collectives(input: &FoldInput, state: &Folded) -> Option<Folded> {
     let events = input.events;
     let (occurrences, loops, c) = state.parts();
-    if loops.is_empty() {
-        return None;
-    }
+    // No loop folded yet (the parse gave the loop's forms as one pattern's variants): the
+    // loop pattern's exact copies are its iterations, as [`super::steps::fold_lacking`] seeds.
+    let seeded;
+    let (occurrences, loops, seed) = if loops.iter().all(|l| l.is_empty()) {
+        seeded = seeded_loop(events, occurrences, c)?;
+        (seeded.1.as_slice(), seeded.2.as_slice(), Some(seeded.0))
+    } else {
+        (occurrences, loops, None)
+    };
+    let step_loop = |q: usize| match seed {
+        Some(s) if s == q => 0,
+        _ => c.step_loops.get(q).copied().unwrap_or(NOT_A_STEP),
+    };
     let mut pieces: Vec<Vec<(u32, u32, u32)>> = vec![Vec::new(); occurrences.len()];
     let mut any = false;
     for (q, p) in c.patterns.iter().enumerate() {
-        let l = c.step_loops.get(q).copied().unwrap_or(NOT_A_STEP);
+        let l = step_loop(q);
         if l == NOT_A_STEP || p.variants.is_empty() {
             continue;
         }
@@ -70,7 +85,14 @@ pub(super) fn fold_lacking_collectives(input: &FoldInput, state: &Folded) -> Opt
                     let span = (part.first_event, part.last_event + 1);
                     let empty = Vec::new();
                     let body = own.get(&r).unwrap_or(&empty);
-                    (r, split_lacking_collectives(&events.ranks[r].symbols, span, body))
+                    let collective = collectives.get(&r).unwrap_or(&empty);
+                    let lead = p.events.get(&part.rank).map_or(0, |names| {
+                        let ids = names.ids().iter();
+                        ids.take_while(|x| collective.binary_search(x).is_ok()).count()
+                    });
+                    let seq = &events.ranks[r].symbols;
+                    let split = split_lacking_collectives(seq, span, body, collective, lead);
+                    (r, split)
                 })
                 .collect();
             let k = cut.first().map_or(0, |(_, s)| s.len());
@@ -104,7 +126,7 @@ pub(super) fn fold_lacking_collectives(input: &FoldInput, state: &Folded) -> Opt
                 && is_subsequence(seq, form.ids())
         };
         for inst in c.instances.iter().filter(|i| {
-            c.step_loops.get(i.pattern as usize).is_none_or(|&x| x == NOT_A_STEP)
+            step_loop(i.pattern as usize) == NOT_A_STEP
                 && i.parts.len() == p.ranks.len()
                 && i.parts.iter().zip(&p.ranks).all(|(part, &r)| part.rank == r)
                 && i.parts.iter().all(quiet)
@@ -127,9 +149,17 @@ pub(super) fn fold_lacking_collectives(input: &FoldInput, state: &Folded) -> Opt
             .map(|(p, _)| p.occurrences)
             .sum::<usize>()
     };
+    // Before: seeded, the loop pattern's occurrences and events are the steps.
+    let (net_before, steps_before) = match seed {
+        Some(s) => {
+            let one_off = super::construct::one_off_events(&c.patterns) as i64;
+            (c.patterns[s].events_covered as i64 - one_off, c.patterns[s].occurrences)
+        }
+        None => (net(c), steps(c)),
+    };
     let folded = with_pieces(input, occurrences, loops, &mut pieces);
     let fc = &folded.communication;
-    (net(fc) >= net(c) && steps(fc) > steps(c)).then_some(folded)
+    (net(fc) >= net_before && steps(fc) > steps_before).then_some(folded)
 }
 
 /// Steps lacking some of the body's collectives, back to back at `from` (ending by `to`): the
@@ -169,23 +199,39 @@ pub(super) fn quiet_steps(
 }
 
 /// The iteration `[start, end)` of `seq` cut into steps lacking the body's collectives
-/// ([module docs](self)); `messages` is the body without its collectives. The iteration
-/// whole when it holds no two back-to-back copies. O(end − start).
-pub(super) fn split_lacking_collectives(seq: &[u32], (start, end): (u32, u32), messages: &[u32]) -> Vec<(u32, u32)> {
+/// ([module docs](self)); `messages` is the body without its collectives, `collectives` the
+/// rank's collective symbols (sorted) and `lead` how many collectives the body holds before
+/// its first message. Copies of the messages run "in a row" when only collectives lie between
+/// them (LAMMPS's minimiser: a line-search force evaluation followed by three reductions, the
+/// next by four); those between two copies go to the earlier copy, but the last `lead` to the
+/// later one. The iteration whole when it holds no two copies in a row. O(end − start).
+pub(super) fn split_lacking_collectives(
+    seq: &[u32],
+    (start, end): (u32, u32),
+    messages: &[u32],
+    collectives: &[u32],
+    lead: usize,
+) -> Vec<(u32, u32)> {
     let whole = vec![(start, end)];
     let m = messages.len() as u32;
     if m == 0 {
         return whole;
     }
     let piece = &seq[start as usize..end as usize];
-    // The longest run of back-to-back copies (the first of equal length).
+    let only_collectives = |from: u32, to: u32| {
+        piece[from as usize..to as usize]
+            .iter()
+            .all(|x| collectives.binary_search(x).is_ok())
+    };
+    // The longest run of copies in a row (the first of equal length), as (first, count) of
+    // indices into `copies`.
     let copies = exact_copies(piece, messages);
-    let (mut best, mut run) = ((0u32, 0usize), (0u32, 0usize));
+    let (mut best, mut run) = ((0usize, 0usize), (0usize, 0usize));
     for (k, &p) in copies.iter().enumerate() {
-        run = if k > 0 && copies[k - 1] + m == p {
+        run = if k > 0 && only_collectives(copies[k - 1] + m, p) {
             (run.0, run.1 + 1)
         } else {
-            (p, 1)
+            (k, 1)
         };
         if run.1 > best.1 {
             best = run;
@@ -195,17 +241,23 @@ pub(super) fn split_lacking_collectives(seq: &[u32], (start, end): (u32, u32), m
     if count < 2 {
         return whole;
     }
-    let mut cuts: Vec<u32> = (0..=count as u32).map(|i| start + first + i * m).collect();
+    let copies = &copies[first..first + count];
+    let mut cuts: Vec<u32> = vec![start + copies[0]];
+    for w in copies.windows(2) {
+        let gap = w[1] - (w[0] + m);
+        cuts.push(start + w[1] - gap.min(lead as u32));
+    }
+    let after = copies[count - 1] + m;
+    cuts.push(start + after);
     // The stretch before the copies: a step of its own when it holds the messages.
-    if first > 0 {
-        if is_subsequence(messages, &piece[..first as usize]) {
+    if copies[0] > 0 {
+        if is_subsequence(messages, &piece[..copies[0] as usize]) {
             cuts.insert(0, start);
         } else {
             cuts[0] = start;
         }
     }
     // And the stretch after them.
-    let after = first + count as u32 * m;
     if start + after < end {
         if is_subsequence(messages, &piece[after as usize..]) {
             cuts.push(end);
@@ -242,20 +294,34 @@ mod tests {
         let seq = [9, 9, 1, 3, 2, 1, 2, 1, 2, 1, 2, 1, 2, 9];
         let (a, b) = (0u32, seq.len() as u32);
         assert_eq!(
-            split_lacking_collectives(&seq, (a, b), &[1, 2]),
+            split_lacking_collectives(&seq, (a, b), &[1, 2], &[9], 0),
             vec![(0, 5), (5, 7), (7, 9), (9, 11), (11, 14)]
         );
         // The stretch before the copies without the messages joins the first copy.
         let seq2 = [9, 3, 1, 2, 1, 2, 9];
-        assert_eq!(split_lacking_collectives(&seq2, (0, 7), &[1, 2]), vec![(0, 4), (4, 7)]);
+        assert_eq!(
+            split_lacking_collectives(&seq2, (0, 7), &[1, 2], &[9], 0),
+            vec![(0, 4), (4, 7)]
+        );
         // Offsets: a piece inside a longer sequence.
         let seq3 = [5, 5, 1, 2, 1, 2, 5];
-        assert_eq!(split_lacking_collectives(&seq3, (2, 6), &[1, 2]), vec![(2, 4), (4, 6)]);
-        // Copies not back to back, or one copy: whole.
         assert_eq!(
-            split_lacking_collectives(&[1, 2, 9, 1, 2], (0, 5), &[1, 2]),
-            vec![(0, 5)]
+            split_lacking_collectives(&seq3, (2, 6), &[1, 2], &[5], 0),
+            vec![(2, 4), (4, 6)]
         );
-        assert_eq!(split_lacking_collectives(&[9, 1, 2, 9], (0, 4), &[1, 2]), vec![(0, 4)]);
+        // Copies apart by a message, or one copy: whole.
+        let split = |seq: &[u32], collectives: &[u32], lead| {
+            split_lacking_collectives(seq, (0, seq.len() as u32), &[1, 2], collectives, lead)
+        };
+        assert_eq!(split(&[1, 2, 9, 1, 2], &[], 0), vec![(0, 5)]);
+        assert_eq!(split(&[9, 1, 2, 9], &[9], 0), vec![(0, 4)]);
+        // Copies apart by collectives only (a force evaluation with three reductions, the
+        // next with four): each copy a step, the collectives with the copy before them, or
+        // the last `lead` of them with the copy after.
+        assert_eq!(
+            split(&[1, 2, 9, 9, 9, 1, 2, 9, 9, 9, 9], &[9], 0),
+            vec![(0, 5), (5, 11)]
+        );
+        assert_eq!(split(&[9, 1, 2, 9, 9, 9, 1, 2, 9, 9], &[9], 1), vec![(0, 5), (5, 10)]);
     }
 }

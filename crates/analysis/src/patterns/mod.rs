@@ -384,7 +384,7 @@ fn analyse_nested(
     };
     // In this order, each stage on the previous one's result (kept as it is where a stage
     // changes nothing).
-    let stages: [fold::Stage; 8] = [
+    let stages: [fold::Stage; 9] = [
         // Iterations of the main loop that differ from its body by extra events (re-neighbouring)
         // are occurrences of it too, listed as its variants.
         steps::fold_steps,
@@ -411,6 +411,10 @@ fn analyse_nested(
         // Where still no pattern explains a share of the events (a step in a new form nearly
         // every time), the steps are cut at the run's collective period.
         collective_period::fold_collective_period,
+        // Steps cut at the collective period that hold several steps lacking some of the
+        // step's collectives (LAMMPS's minimiser: a line-search evaluation with three
+        // reductions, the next with four) are those steps.
+        lacking_collectives::fold_lacking_collectives,
     ];
     for stage in stages {
         if let Some(next) = stage(&input, &state) {
