@@ -517,3 +517,26 @@ fn pairs_the_filter_finds_light_are_kept_when_they_lie_on_a_declared_grid() {
     });
     assert!(hinted.identification.matched.is_none());
 }
+
+/// A phase is named as the whole run is: the phase of every event of the PME-like run above,
+/// whose light row pairs the filter cuts, is the declared 3x6 process grid, not unidentified
+/// (held-out GROMACS on 18 ranks, a 3x6 PME grid: the run was named by its declared grid and its
+/// MD phases "unidentified"); with a light pair off the grid it stays unidentified.
+#[test]
+fn a_phase_on_a_declared_grid_is_named_as_the_run() {
+    use std::collections::BTreeMap;
+    use tracelogic_analysis::patterns::rank_events;
+    use tracelogic_analysis::phases::describe;
+    let whole = |t: &Trace| {
+        let events = rank_events(t, false);
+        let spans: BTreeMap<u32, Vec<(u32, u32)>> = events
+            .ranks
+            .iter()
+            .filter(|r| !r.symbols.is_empty())
+            .map(|r| (r.rank, vec![(0, r.symbols.len() as u32 - 1)]))
+            .collect();
+        describe::topology(t, &events, &spans).0.label
+    };
+    assert_eq!(whole(&pme_like(None)), "3x6 process grid (rows and columns)");
+    assert_eq!(whole(&pme_like(Some((0, 7)))), "unidentified");
+}

@@ -4,7 +4,7 @@
 use crate::matrix::{CommMatrix, Entry};
 use crate::patterns::{EventRef, Events};
 use crate::topology::comm_grid::CommunicatorGrid;
-use crate::topology::{identify_matrix, SpectrumDisplay, TopologyOptions, TopologyReport};
+use crate::topology::{identify_matrix_declared, SpectrumDisplay, TopologyOptions, TopologyReport};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use tracelogic_model::{P2pDir, Rank, Time, Trace};
@@ -117,6 +117,31 @@ fn declared_grid<'g>(grids: &'g [CommunicatorGrid], edges: &[[u32; 2]]) -> Optio
                 matches!((ca, cb), (Some(x), Some(y)) if a != b && (x[0] == y[0]) != (x[1] == y[1]))
             })
     })
+}
+
+/// The one grid of `grids` over every rank whose rows and columns hold every one of `pairs`
+/// (world ranks), both rows and columns among them: the hint [`identify_matrix_declared`] asks
+/// for, as `topology::declared::grid_holding` answers it for the whole run. `None` when no
+/// grid or more than one does.
+fn grid_holding<'g>(grids: &'g [CommunicatorGrid], pairs: &[[u32; 2]]) -> Option<&'g CommunicatorGrid> {
+    let mut holding = grids.iter().filter(|g| {
+        let (mut rows, mut cols) = (false, false);
+        let held = pairs
+            .iter()
+            .all(|&[a, b]| match (g.coords.get(a as usize), g.coords.get(b as usize)) {
+                (Some(x), Some(y)) if a != b && (x[0] == y[0]) != (x[1] == y[1]) => {
+                    rows |= x[0] == y[0];
+                    cols |= x[1] == y[1];
+                    true
+                }
+                _ => false,
+            });
+        held && rows && cols
+    });
+    match (holding.next(), holding.next()) {
+        (Some(g), None) => Some(g),
+        _ => None,
+    }
 }
 
 /// The point-to-point sends and collectives of some events, counted: what [`topology`] names.
@@ -234,16 +259,26 @@ impl Traffic {
                 bytes: by,
                 messages: m,
             });
+            let world: Vec<Rank> = {
+                let mut w = vec![0; local.len()];
+                for (&r, &l) in &local {
+                    w[l as usize] = r;
+                }
+                w
+            };
             match CommMatrix::from_entries(local.len() as u32, entries) {
                 Ok(m) => {
-                    let report = identify_matrix(&m, &options());
-                    let world: Vec<Rank> = {
-                        let mut w = vec![0; local.len()];
-                        for (&r, &l) in &local {
-                            w[l as usize] = r;
-                        }
-                        w
+                    // As the whole run is identified (`identify_matrix_declared`): when no cut
+                    // of the filter names the graph, every pair is tried if one declared grid
+                    // holds them all.
+                    let grid_of = |pairs: &[[u32; 2]]| {
+                        let world_pairs: Vec<[u32; 2]> = pairs
+                            .iter()
+                            .map(|&[a, b]| [world[a as usize], world[b as usize]])
+                            .collect();
+                        grid_holding(grids, &world_pairs).map(|g| g.label.clone())
                     };
+                    let report = identify_matrix_declared(&m, &options(), &grid_of);
                     let edges: Vec<[u32; 2]> = report
                         .edges
                         .iter()
