@@ -13,8 +13,10 @@
 //! rank the gap holds, among the step's own collective symbols, exactly the collectives of one
 //! form of the step on that rank (a rank skips messages, never a collective alone, so the
 //! collectives count the steps: two steps' worth is not one step), at least one of them, and
-//! messages only to and from the partners the step's forms have there. Collectives the step
-//! never calls may be added (the neighbour search's reduction). The gaps then become one
+//! messages only to and from the partners the step's forms have there, and a message on some
+//! rank where every form of the step has one (a thermo output's reductions alone between two
+//! steps are no step). Collectives the step never calls may be added (the neighbour search's
+//! reduction). The gaps then become one
 //! iteration of the loop on each rank, construction runs again, and the fold is kept when the
 //! events in step patterns, less those in instances seen once, increase (matching the ranks'
 //! occurrences again may regroup a few one-off messages of the set-up elsewhere). A loop
@@ -135,6 +137,13 @@ fn gaps_that_are_steps(
             RankForms { collectives, own }
         })
         .collect();
+    // Whether every form of the step exchanges a message on some rank.
+    let forms_exchange = forms.iter().all(|f| {
+        f.iter().any(|(&r, names)| {
+            let symbols = events.ranks[r as usize].collective_symbols();
+            names.ids().iter().any(|x| symbols.binary_search(x).is_err())
+        })
+    });
     // Closed: every instance with a part in a gap lies wholly in that gap, on step ranks only.
     let slot: std::collections::HashMap<usize, usize> = ranks.iter().enumerate().map(|(k, &r)| (r, k)).collect();
     let mut ok = vec![true; gaps.len()];
@@ -197,7 +206,13 @@ fn gaps_that_are_steps(
                 .collect();
             free && messages_fit && !col.is_empty() && forms.collectives.contains(&col)
         });
-        if fits {
+        // A stretch of collectives alone is no step of a loop whose forms exchange messages
+        // (LAMMPS micelle: a thermo output's reductions between two steps).
+        let messages = ranks
+            .iter()
+            .zip(gap)
+            .any(|(&r, &(s, e))| (s..e).any(|i| !is_collective(r, i as usize)));
+        if fits && (messages || !forms_exchange) {
             out.extend(ranks.iter().zip(gap).map(|(&r, &(s, e))| (r, s, e)));
         }
     }

@@ -50,6 +50,10 @@ pub(super) fn fold_steps(input: &FoldInput, folded: &Folded) -> Option<Folded> {
     let communication = &folded.communication;
     let mut state: Option<(Steps, CommunicationAnalysis)> = None;
     let mut tried: Vec<std::collections::BTreeMap<tracelogic_model::Rank, super::construct::EventNames>> = Vec::new();
+    let mut tried_loops: Vec<(
+        std::collections::BTreeMap<tracelogic_model::Rank, super::construct::EventNames>,
+        usize,
+    )> = Vec::new();
     let mut loops = 0u32;
     while tried.len() < MAX_LOOPS {
         let (occ, flags, current) = match &state {
@@ -59,7 +63,24 @@ pub(super) fn fold_steps(input: &FoldInput, folded: &Folded) -> Option<Folded> {
         let Some(loop_id) = loop_pattern(current, &tried) else {
             break;
         };
-        tried.push(current.patterns[loop_id].events.clone());
+        // A loop whose body holds, on every rank, two or more copies of a loop body tried
+        // before that runs more often is an outer loop of it (LAMMPS micelle: the stretch
+        // from one neighbour-list rebuild to the next, some ten steps): folding it would make
+        // the outer iterations the steps, and the stages after cut the steps themselves.
+        let candidate = &current.patterns[loop_id];
+        let outer = tried_loops.iter().any(|(inner, occurrences)| {
+            *occurrences > candidate.occurrences
+                && candidate.events.iter().all(|(r, body)| {
+                    inner
+                        .get(r)
+                        .is_some_and(|step| exact_copies(body.ids(), step.ids()).len() >= 2)
+                })
+        });
+        tried.push(candidate.events.clone());
+        tried_loops.push((candidate.events.clone(), candidate.occurrences));
+        if outer {
+            continue;
+        }
         let none: Vec<Vec<u32>>;
         let flags = match flags {
             Some(f) => f,
