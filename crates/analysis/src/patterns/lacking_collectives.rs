@@ -30,22 +30,17 @@
 
 use super::construct::CommunicationAnalysis;
 use super::fold::{FoldInput, Folded};
-use super::steps::{exact_copies, is_subsequence, seeded_loop, steps_net_of_one_off, with_pieces, NOT_A_STEP};
+use super::steps::{exact_copies, is_subsequence, steps_net_of_one_off, with_pieces, LoopsOrSeeded, NOT_A_STEP};
 
 /// The iterations of step patterns that hold steps lacking the step's collectives cut into
 /// those steps ([module docs](self)); `None` when none does or the cut explains less.
 pub(super) fn fold_lacking_collectives(input: &FoldInput, state: &Folded) -> Option<Folded> {
     let events = input.events;
-    let (occurrences, loops, c) = state.parts();
+    let c = &state.communication;
     // No loop folded yet (the parse gave the loop's forms as one pattern's variants): the
     // loop pattern's exact copies are its iterations, as [`super::steps::fold_lacking`] seeds.
-    let seeded;
-    let (occurrences, loops, seed) = if loops.iter().all(|l| l.is_empty()) {
-        seeded = seeded_loop(events, occurrences, c)?;
-        (seeded.1.as_slice(), seeded.2.as_slice(), Some(seeded.0))
-    } else {
-        (occurrences, loops, None)
-    };
+    let looped = LoopsOrSeeded::of(events, state)?;
+    let (occurrences, loops, seed) = looped.parts();
     let step_loop = |q: usize| match seed {
         Some(s) if s == q => 0,
         _ => c.step_loops.get(q).copied().unwrap_or(NOT_A_STEP),

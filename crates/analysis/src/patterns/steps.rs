@@ -395,16 +395,11 @@ fn merged(
 /// was folded.
 pub(super) fn fold_lacking(input: &FoldInput, state: &Folded) -> Option<Folded> {
     let events = input.events;
-    let (occurrences, loops, c) = state.parts();
+    let c = &state.communication;
     // No loop folded (no iteration adds events): the loop pattern's exact copies are its
     // iterations, and the steps lacking events are checked against its events.
-    let seeded;
-    let (occurrences, loops, seed) = if loops.iter().all(|l| l.is_empty()) {
-        seeded = seeded_loop(events, occurrences, c)?;
-        (seeded.1.as_slice(), seeded.2.as_slice(), Some(seeded.0))
-    } else {
-        (occurrences, loops, None)
-    };
+    let looped = LoopsOrSeeded::of(events, state)?;
+    let (occurrences, loops, seed) = looped.parts();
     // The step pattern of each loop: the pattern holding its iterations that covers most events.
     let mut step_of: Vec<(u32, usize)> = seed.map(|p| (0, p)).into_iter().collect();
     for (p, &l) in c.step_loops.iter().enumerate() {
@@ -564,6 +559,39 @@ pub(super) fn events_in_steps(c: &CommunicationAnalysis) -> u64 {
         .filter(|(_, &l)| l != NOT_A_STEP)
         .map(|(p, _)| p.events_covered)
         .sum()
+}
+
+/// Occurrences, their loops, and the seeded loop pattern ([`LoopsOrSeeded::parts`]).
+pub(super) type LoopParts<'a> = (&'a [Vec<(u32, u32)>], &'a [Vec<u32>], Option<usize>);
+
+/// A state's occurrences and loops, or where no loop was folded the loop pattern's exact
+/// copies seeded as its iterations ([`seeded_loop`]).
+pub(super) enum LoopsOrSeeded<'s> {
+    /// The state's own.
+    Folded(&'s [Vec<(u32, u32)>], &'s [Vec<u32>]),
+    /// The loop pattern, and the occurrences with its copies as iterations of loop 0.
+    Seeded(usize, Occurrences, Vec<Vec<u32>>),
+}
+
+impl<'s> LoopsOrSeeded<'s> {
+    /// `None` where no loop was folded and no pattern is a loop body.
+    pub(super) fn of(events: &Events, state: &'s Folded) -> Option<Self> {
+        let (occurrences, loops, c) = state.parts();
+        if loops.iter().all(|l| l.is_empty()) {
+            let (p, occ, flags) = seeded_loop(events, occurrences, c)?;
+            Some(Self::Seeded(p, occ, flags))
+        } else {
+            Some(Self::Folded(occurrences, loops))
+        }
+    }
+
+    /// The occurrences, their loops, and the seeded loop pattern (`None` when folded).
+    pub(super) fn parts(&self) -> LoopParts<'_> {
+        match self {
+            Self::Folded(o, l) => (o, l, None),
+            Self::Seeded(p, o, l) => (o, l, Some(*p)),
+        }
+    }
 }
 
 /// The loop of a run where no loop was folded ([`fold_steps`] found no iteration adding
