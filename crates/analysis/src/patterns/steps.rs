@@ -50,10 +50,8 @@ pub(super) fn fold_steps(input: &FoldInput, folded: &Folded) -> Option<Folded> {
     let communication = &folded.communication;
     let mut state: Option<(Steps, CommunicationAnalysis)> = None;
     let mut tried: Vec<std::collections::BTreeMap<tracelogic_model::Rank, super::construct::EventNames>> = Vec::new();
-    let mut tried_loops: Vec<(
-        std::collections::BTreeMap<tracelogic_model::Rank, super::construct::EventNames>,
-        usize,
-    )> = Vec::new();
+    // The occurrences of each pattern in `tried`.
+    let mut tried_occurrences: Vec<usize> = Vec::new();
     let mut loops = 0u32;
     while tried.len() < MAX_LOOPS {
         let (occ, flags, current) = match &state {
@@ -68,7 +66,7 @@ pub(super) fn fold_steps(input: &FoldInput, folded: &Folded) -> Option<Folded> {
         // from one neighbour-list rebuild to the next, some ten steps): folding it would make
         // the outer iterations the steps, and the stages after cut the steps themselves.
         let candidate = &current.patterns[loop_id];
-        let outer = tried_loops.iter().any(|(inner, occurrences)| {
+        let outer = tried.iter().zip(&tried_occurrences).any(|(inner, occurrences)| {
             *occurrences > candidate.occurrences
                 && candidate.events.iter().all(|(r, body)| {
                     inner
@@ -77,7 +75,7 @@ pub(super) fn fold_steps(input: &FoldInput, folded: &Folded) -> Option<Folded> {
                 })
         });
         tried.push(candidate.events.clone());
-        tried_loops.push((candidate.events.clone(), candidate.occurrences));
+        tried_occurrences.push(candidate.occurrences);
         if outer {
             continue;
         }
