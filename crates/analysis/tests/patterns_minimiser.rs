@@ -5,7 +5,7 @@
 
 mod steps_support;
 
-use tracelogic_model::{CollectiveOp, P2pDir, Trace, COMM_WORLD, NO_CALLPATH};
+use tracelogic_model::{P2pDir, Trace};
 
 /// A minimiser on 6 ranks in a 3x2 torus, 400 force evaluations in two runs of `minimize`.
 /// Each evaluation exchanges ghost atoms with both neighbours along x, twice with its one
@@ -78,18 +78,7 @@ fn generated_line_search_evaluations_are_one_step_each() {
                 (P2pDir::Send, other),
             ]);
             ops.extend(x);
-            for (j, &(dir, peer)) in ops.iter().enumerate() {
-                let at = base + 100 * (j as u64 + 1) + 10 * r as u64;
-                let name = if dir == P2pDir::Send { "MPI_Send" } else { "MPI_Recv" };
-                let c = t.push_call(r, name, at, at + 5, NO_CALLPATH, 0);
-                t.push_p2p(r, c, c, dir, peer, 0, 0, 64);
-            }
-            for j in 0..reductions {
-                let at = base + 5_000 + 100 * j as u64;
-                let c = t.push_call(r, "MPI_Allreduce", at, at + 5, NO_CALLPATH, 0);
-                t.push_collective(r, c, CollectiveOp::Allreduce, COMM_WORLD, 0, 8, 8);
-            }
-            events += ops.len() as u32 + reductions;
+            events += steps_support::push_step_with_reductions(&mut t, r, base, &ops, reductions);
         }
     }
     steps_support::assert_one_step_per_step(&t, n, evaluations, &starts);

@@ -223,7 +223,7 @@ fn lammps_heldout_step_as_often_as_the_log_says() {
 /// counted as steps.
 #[test]
 fn generated_steps_between_nearly_periodic_rebuilds_are_steps() {
-    use tracelogic_model::{CollectiveOp, P2pDir, Trace, COMM_WORLD, NO_CALLPATH};
+    use tracelogic_model::{P2pDir, Trace};
     let (n, steps) = (8u32, 600u32);
     let mut x = 0x5eed_0001_u64;
     let mut draw = |m: u64| {
@@ -269,19 +269,8 @@ fn generated_steps_between_nearly_periodic_rebuilds_are_steps() {
             ops.extend(y_swap);
             ops.extend(y_swap);
             ops.extend(x_swap);
-            for (k, &(dir, peer)) in ops.iter().enumerate() {
-                let at = base + 100 * (k as u64 + 1) + 10 * r as u64;
-                let name = if dir == P2pDir::Send { "MPI_Send" } else { "MPI_Recv" };
-                let c = t.push_call(r, name, at, at + 5, NO_CALLPATH, 0);
-                t.push_p2p(r, c, c, dir, peer, 0, 0, 64);
-            }
             let reductions = if (1..=4).contains(&since) { 0 } else { 1 } + if s % 50 == 0 { 6 } else { 0 };
-            for k in 0..reductions {
-                let at = base + 5_000 + 100 * k as u64;
-                let c = t.push_call(r, "MPI_Allreduce", at, at + 5, NO_CALLPATH, 0);
-                t.push_collective(r, c, CollectiveOp::Allreduce, COMM_WORLD, 0, 8, 8);
-            }
-            events += ops.len() as u32 + reductions;
+            events += steps_support::push_step_with_reductions(&mut t, r, base, &ops, reductions);
         }
     }
     steps_support::assert_one_step_per_step(&t, n, steps, &starts);

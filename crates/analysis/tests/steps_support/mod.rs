@@ -60,6 +60,33 @@ pub fn push_md_step(
     ops.len() as u32 + 4 + reduce as u32
 }
 
+/// Appends one generated step of a minimiser or an MD code with varying reductions to rank `r`
+/// of `t`: the messages `ops` (kind, peer; 64 bytes each, `base + 100 (j + 1) + 10 r` ns), then
+/// `reductions` `MPI_Allreduce`s. Returns the events appended. (Not every test file using this
+/// module generates steps.)
+#[allow(dead_code)]
+pub fn push_step_with_reductions(
+    t: &mut tracelogic_model::Trace,
+    r: u32,
+    base: u64,
+    ops: &[(tracelogic_model::P2pDir, u32)],
+    reductions: u32,
+) -> u32 {
+    use tracelogic_model::{CollectiveOp, P2pDir, COMM_WORLD, NO_CALLPATH};
+    for (j, &(dir, peer)) in ops.iter().enumerate() {
+        let at = base + 100 * (j as u64 + 1) + 10 * r as u64;
+        let name = if dir == P2pDir::Send { "MPI_Send" } else { "MPI_Recv" };
+        let c = t.push_call(r, name, at, at + 5, NO_CALLPATH, 0);
+        t.push_p2p(r, c, c, dir, peer, 0, 0, 64);
+    }
+    for j in 0..reductions {
+        let at = base + 5_000 + 100 * j as u64;
+        let c = t.push_call(r, "MPI_Allreduce", at, at + 5, NO_CALLPATH, 0);
+        t.push_collective(r, c, CollectiveOp::Allreduce, COMM_WORLD, 0, 8, 8);
+    }
+    ops.len() as u32 + reductions
+}
+
 /// Asserts what a user expects of a generated MD loop of `steps` steps on ranks `0..n`: the
 /// default pattern is over every rank, once per step (± 5), and no occurrence holds two step
 /// starts (`starts[rank]`). (Not every test file using this module generates steps.)
