@@ -28,6 +28,18 @@ pub fn most_steps_in_one_part(a: &PatternAnalysis, starts: &[Vec<u32>]) -> Optio
         .max_by_key(|&(_, _, inside)| inside)
 }
 
+/// Appends the messages `ops` (kind, peer; 64 bytes each, `base + 100 (j + 1) + 10 r` ns) to
+/// rank `r` of `t`.
+fn push_messages(t: &mut tracelogic_model::Trace, r: u32, base: u64, ops: &[(tracelogic_model::P2pDir, u32)]) {
+    use tracelogic_model::{P2pDir, NO_CALLPATH};
+    for (j, &(dir, peer)) in ops.iter().enumerate() {
+        let at = base + 100 * (j as u64 + 1) + 10 * r as u64;
+        let name = if dir == P2pDir::Send { "MPI_Send" } else { "MPI_Recv" };
+        let c = t.push_call(r, name, at, at + 5, NO_CALLPATH, 0);
+        t.push_p2p(r, c, c, dir, peer, 0, 0, 64);
+    }
+}
+
 /// Appends one generated MD step to rank `r` of `t`: the messages `ops` (kind, peer; 64 bytes
 /// each, `base + 100 (j + 1) + 10 r` ns), four `MPI_Alltoall` (transposes) and, `reduce`, an
 /// energy `MPI_Allreduce`. Returns the events appended. (Not every test file using this module
@@ -40,13 +52,8 @@ pub fn push_md_step(
     ops: &[(tracelogic_model::P2pDir, u32)],
     reduce: bool,
 ) -> u32 {
-    use tracelogic_model::{CollectiveOp, P2pDir, COMM_WORLD, NO_CALLPATH};
-    for (j, &(dir, peer)) in ops.iter().enumerate() {
-        let at = base + 100 * (j as u64 + 1) + 10 * r as u64;
-        let name = if dir == P2pDir::Send { "MPI_Send" } else { "MPI_Recv" };
-        let c = t.push_call(r, name, at, at + 5, NO_CALLPATH, 0);
-        t.push_p2p(r, c, c, dir, peer, 0, 0, 64);
-    }
+    use tracelogic_model::{CollectiveOp, COMM_WORLD, NO_CALLPATH};
+    push_messages(t, r, base, ops);
     let mut collective = |name: &str, op: CollectiveOp, at: u64| {
         let c = t.push_call(r, name, at, at + 5, NO_CALLPATH, 0);
         t.push_collective(r, c, op, COMM_WORLD, 0, 8, 8);
@@ -72,13 +79,8 @@ pub fn push_step_with_reductions(
     ops: &[(tracelogic_model::P2pDir, u32)],
     reductions: u32,
 ) -> u32 {
-    use tracelogic_model::{CollectiveOp, P2pDir, COMM_WORLD, NO_CALLPATH};
-    for (j, &(dir, peer)) in ops.iter().enumerate() {
-        let at = base + 100 * (j as u64 + 1) + 10 * r as u64;
-        let name = if dir == P2pDir::Send { "MPI_Send" } else { "MPI_Recv" };
-        let c = t.push_call(r, name, at, at + 5, NO_CALLPATH, 0);
-        t.push_p2p(r, c, c, dir, peer, 0, 0, 64);
-    }
+    use tracelogic_model::{CollectiveOp, COMM_WORLD, NO_CALLPATH};
+    push_messages(t, r, base, ops);
     for j in 0..reductions {
         let at = base + 5_000 + 100 * j as u64;
         let c = t.push_call(r, "MPI_Allreduce", at, at + 5, NO_CALLPATH, 0);
