@@ -115,6 +115,8 @@ fn gaps_that_are_steps(
     struct RankForms {
         collectives: Vec<Vec<u32>>,
         own: Vec<u32>,
+        /// Per form, whether its part on the rank holds a message.
+        messages: Vec<bool>,
     }
     let per_rank: Vec<RankForms> = ranks
         .iter()
@@ -123,9 +125,11 @@ fn gaps_that_are_steps(
             let collective_symbol = |x: u32| symbols.binary_search(&x).is_ok();
             let mut collectives: Vec<Vec<u32>> = Vec::new();
             let mut own: Vec<u32> = Vec::new();
-            for f in &forms {
+            let mut messages = vec![false; forms.len()];
+            for (k, f) in forms.iter().enumerate() {
                 if let Some(names) = f.get(&(r as tracelogic_model::Rank)) {
                     own.extend_from_slice(names.ids());
+                    messages[k] = names.ids().iter().any(|&x| !collective_symbol(x));
                     let col: Vec<u32> = names.ids().iter().copied().filter(|&x| collective_symbol(x)).collect();
                     if !collectives.contains(&col) {
                         collectives.push(col);
@@ -134,16 +138,15 @@ fn gaps_that_are_steps(
             }
             own.sort_unstable();
             own.dedup();
-            RankForms { collectives, own }
+            RankForms {
+                collectives,
+                own,
+                messages,
+            }
         })
         .collect();
     // Whether every form of the step exchanges a message on some rank.
-    let forms_exchange = forms.iter().all(|f| {
-        f.iter().any(|(&r, names)| {
-            let symbols = events.ranks[r as usize].collective_symbols();
-            names.ids().iter().any(|x| symbols.binary_search(x).is_err())
-        })
-    });
+    let forms_exchange = (0..forms.len()).all(|k| per_rank.iter().any(|f| f.messages[k]));
     // Closed: every instance with a part in a gap lies wholly in that gap, on step ranks only.
     let slot: std::collections::HashMap<usize, usize> = ranks.iter().enumerate().map(|(k, &r)| (r, k)).collect();
     let mut ok = vec![true; gaps.len()];

@@ -119,25 +119,12 @@ fn declared_grid<'g>(grids: &'g [CommunicatorGrid], edges: &[[u32; 2]]) -> Optio
     })
 }
 
-/// The one grid of `grids` over every rank whose rows and columns hold every one of `pairs`
-/// (world ranks), both rows and columns among them: the hint [`identify_matrix_declared`] asks
-/// for, as `topology::declared::grid_holding` answers it for the whole run. `None` when no
-/// grid or more than one does.
+/// The one grid of `grids` holding every one of `pairs` (world ranks,
+/// [`CommunicatorGrid::holds`]): the hint [`identify_matrix_declared`] asks for, as
+/// `topology::declared::grid_holding` answers it for the whole run. `None` when no grid or
+/// more than one does.
 fn grid_holding<'g>(grids: &'g [CommunicatorGrid], pairs: &[[u32; 2]]) -> Option<&'g CommunicatorGrid> {
-    let mut holding = grids.iter().filter(|g| {
-        let (mut rows, mut cols) = (false, false);
-        let held = pairs
-            .iter()
-            .all(|&[a, b]| match (g.coords.get(a as usize), g.coords.get(b as usize)) {
-                (Some(x), Some(y)) if a != b && (x[0] == y[0]) != (x[1] == y[1]) => {
-                    rows |= x[0] == y[0];
-                    cols |= x[1] == y[1];
-                    true
-                }
-                _ => false,
-            });
-        held && rows && cols
-    });
+    let mut holding = grids.iter().filter(|g| g.holds(pairs));
     match (holding.next(), holding.next()) {
         (Some(g), None) => Some(g),
         _ => None,

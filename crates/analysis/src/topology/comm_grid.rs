@@ -96,6 +96,25 @@ pub struct CommunicatorGrid {
     pub summary: String,
 }
 
+impl CommunicatorGrid {
+    /// What [`agrees`](Self::agrees) says of the pairs the grid was found with, of other
+    /// `pairs` (world ranks): every one lies in one row or one column, and both rows and
+    /// columns carry traffic (pairs among `pairs`, or collectives on their communicators). A
+    /// phase of the run is named by its declared grid this way (`phases::describe`).
+    pub fn holds(&self, pairs: &[[u32; 2]]) -> bool {
+        let (mut rows, mut cols) = (self.row_collective_calls > 0, self.col_collective_calls > 0);
+        let on_grid = pairs.iter().all(|&[a, b]| {
+            match (self.coords.get(a as usize), self.coords.get(b as usize)) {
+                (Some(x), Some(y)) if x[0] == y[0] => rows = true,
+                (Some(x), Some(y)) if x[1] == y[1] => cols = true,
+                _ => return false,
+            }
+            true
+        });
+        on_grid && rows && cols
+    }
+}
+
 /// The distinct member sets (sorted) of `trace`'s communicators, by size, each with the ids of
 /// the communicators that have it.
 pub(super) fn member_sets(trace: &Trace) -> BTreeMap<usize, BTreeMap<Vec<u32>, Vec<u32>>> {
