@@ -180,10 +180,11 @@ fn log_steps_or_evaluations(dir: &std::path::Path) -> usize {
 /// Held-out LAMMPS runs (`LAMMPS_HELDOUT=DIR[:DIR…]`, recorded outside the repository, e.g.
 /// by `tools/record/lammps-examples.sh`): the default pattern runs on every rank, about once
 /// per step of the log's runs, or per force evaluation of a minimisation (within 2 %: the log's
-/// steps against the force evaluations; docs/corpus.md, *LAMMPS examples*). Recorded 4–5 Dec:
-/// crack 4,994 for 5,000 steps, peptide 296 for 300, indent.min 1,718 for 1,724 force
-/// evaluations in seven `minimize` runs, micelle 1,997 for 2 × 1,000 steps, min 1,597 for
-/// 1,000 steps and 595 evaluations; shear (2,783 for 3,100) and balance do not pass.
+/// steps against the force evaluations; docs/corpus.md, *LAMMPS examples*). Recorded again 5
+/// Dec: crack 4,995 for 5,000 steps, peptide 297 for 300, indent.min 1,718 for 1,724 force
+/// evaluations in seven `minimize` runs, micelle 1,998 for 2 × 1,000 steps, min 1,597 for
+/// 1,000 steps and 595 evaluations, shear 3,097 for 100 + 3,000 steps; balance (1,072 for
+/// 10,000) does not pass.
 #[test]
 #[ignore = "needs LAMMPS_HELDOUT (held-out runs, recorded outside the repository)"]
 fn lammps_heldout_step_as_often_as_the_log_says() {
@@ -271,6 +272,72 @@ fn generated_steps_between_nearly_periodic_rebuilds_are_steps() {
             ops.extend(x_swap);
             let reductions = if (1..=4).contains(&since) { 0 } else { 1 } + if s % 50 == 0 { 6 } else { 0 };
             events += steps_support::push_step_with_reductions(&mut t, r, base, &ops, reductions);
+        }
+    }
+    steps_support::assert_one_step_per_step(&t, n, steps, &starts);
+}
+
+/// LAMMPS shear's steps (held out, EAM on 6 ranks: four halo exchanges per step, forward and
+/// reverse in turn, the swaps of a reverse exchange in the opposite order), generated on 8
+/// ranks: a step is `F R F R`, so its two halves are identical; the rebuild check's
+/// `MPI_Allreduce` comes first (none in the four steps after a rebuild), a fix's reduction at
+/// the end of every tenth step; a rebuild step sends its exchange and borders in place of the
+/// first `F`, so it ends with three quarters of a step's messages. Truth from the generator:
+/// the step is the default pattern, over every rank, once per step (600 ± 5), and no occurrence
+/// holds two step starts; before, the quiet steps after a rebuild were cut from the first copy
+/// of the messages, one exchange early, and came out one step short each time.
+#[test]
+fn generated_steps_of_identical_halves_are_cut_at_the_rebuild() {
+    use tracelogic_model::{P2pDir, Trace};
+    let (n, steps) = (8u32, 600u32);
+    let mut x = 0x5eed_0002_u64;
+    let mut draw = |m: u64| {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (x >> 33) % m
+    };
+    let mut rebuilds = vec![0u32];
+    while *rebuilds.last().unwrap() < steps {
+        let last = *rebuilds.last().unwrap();
+        rebuilds.push(last + 8 + draw(12) as u32);
+    }
+    let mut t = Trace::new("text", "generated steps of identical halves", n);
+    let mut starts: Vec<Vec<u32>> = vec![Vec::new(); n as usize];
+    for r in 0..n {
+        let (i, j) = (r % 4, r / 4);
+        let (right, left, other) = ((i + 1) % 4 + 4 * j, (i + 3) % 4 + 4 * j, i + 4 * (1 - j));
+        let forward = [
+            (P2pDir::Recv, left),
+            (P2pDir::Send, right),
+            (P2pDir::Recv, other),
+            (P2pDir::Send, other),
+        ];
+        let reverse = [
+            (P2pDir::Recv, other),
+            (P2pDir::Send, other),
+            (P2pDir::Recv, right),
+            (P2pDir::Send, left),
+        ];
+        let mut events = 0u32;
+        for s in 0..steps {
+            starts[r as usize].push(events);
+            let base = s as u64 * 10_000;
+            let since = s - rebuilds.iter().copied().filter(|&b| b <= s).max().unwrap_or(0);
+            if !(1..=4).contains(&since) {
+                events += steps_support::push_step_with_reductions(&mut t, r, base, &[], 1);
+            }
+            let mut ops = Vec::new();
+            if since == 0 && s > 0 {
+                // Exchange and borders: atoms to the left and the other row, ghosts back.
+                ops.extend([(P2pDir::Send, left), (P2pDir::Recv, right), (P2pDir::Send, other)]);
+                ops.extend([(P2pDir::Recv, other), (P2pDir::Send, right), (P2pDir::Recv, left)]);
+            } else {
+                ops.extend(forward);
+            }
+            ops.extend(reverse);
+            ops.extend(forward);
+            ops.extend(reverse);
+            let fix = u32::from(s % 10 == 9);
+            events += steps_support::push_step_with_reductions(&mut t, r, base + 1_000, &ops, fix);
         }
     }
     steps_support::assert_one_step_per_step(&t, n, steps, &starts);

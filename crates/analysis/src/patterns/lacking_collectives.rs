@@ -8,21 +8,28 @@
 //! iteration of five or six steps (held-out LAMMPS crack, 8 ranks, 5,000 steps, 101 rebuilds:
 //! 93 such iterations, 4,587 occurrences for 5,001 steps).
 //!
-//! An iteration of a step pattern in another form than the pattern's own is cut where, on
-//! every rank, it holds at least two exact copies of the own form's messages (the form without
-//! its collectives, at its rotation) in a row, with nothing but collectives between them
-//! (LAMMPS's minimiser, held-out `indent.min` on 6 ranks: a line search's first evaluation is
-//! followed by three reductions, the next by four or more; where the steps were cut at the
-//! collective period those two were one piece): each copy is a step, the stretch before them
-//! one more when it holds the messages in order (the rebuild step), else part of the first
-//! copy, and the stretch after them likewise with the last. Every rank must cut the instance
-//! into as many steps (a collective skipped is skipped everywhere). Two copies in a row are
-//! asked for, as [`super::steps`] asks of steps lacking messages: one copy of the messages
-//! inside a longer step is not evidence of a step. The pieces become iterations of the loop,
+//! An iteration of a step pattern in another form than the pattern's own is cut into a run of
+//! exact copies of the own form's messages (the form without its collectives, at its rotation)
+//! in a row, with nothing but collectives between them (LAMMPS's minimiser, held-out
+//! `indent.min` on 6 ranks: a line search's first evaluation is followed by three reductions,
+//! the next by four or more; where the steps were cut at the collective period those two were
+//! one piece), and the stretches before and after the run: each copy is a step, the stretch
+//! before it one more when it holds the messages in order or ends with more than half of them,
+//! the last ones, exactly (a rebuild step whose exchange and borders replace its first halo
+//! exchange), else part of the first copy, and the stretch after the run likewise with the
+//! first ones and the last copy (ANY_SOURCE receives in another order, held-out GetDP, hold
+//! most messages but not in order, so the exact end is asked for). The run cut is the one that makes most steps, then the longest: messages that repeat within
+//! themselves (LAMMPS shear: forward and reverse exchanges with the same symbols) have copies
+//! at several phases, and only one leaves the rebuild step its messages. At least two steps
+//! are asked for, one of them a copy: a stretch holding the messages without an exact copy
+//! beside it is one step in another form. Every rank must cut the instance into as many steps
+//! (a collective skipped is skipped everywhere). The pieces become iterations of the loop,
 //! construction runs again, and the cut is kept when the steps then cover no fewer events net
 //! of those left in instances seen once. An instance of another pattern over the step's ranks
 //! whose every part is the own form less some of its collectives, all its messages in order,
-//! is a step too (LAMMPS peptide: once per rebuild, a step lacking both of its reductions).
+//! is a step too (LAMMPS peptide: once per rebuild, a step lacking both of its reductions), and
+//! one whose every part is a run of such steps is as many steps (LAMMPS shear: the quiet steps
+//! after a rebuild, cut off from the next check by a fix's reduction).
 //! Where no loop was folded yet, the loop pattern's exact copies are seeded as its iterations
 //! first. The stage runs after the chain split and again after the collective-period cut.
 //! O(events of the variants' instances and of the instances over the step's ranks) plus one
@@ -30,7 +37,7 @@
 
 use super::construct::CommunicationAnalysis;
 use super::fold::{FoldInput, Folded};
-use super::steps::{exact_copies, is_subsequence, steps_net_of_one_off, with_pieces, LoopsOrSeeded, NOT_A_STEP};
+use super::steps::{is_subsequence, steps_net_of_one_off, with_pieces, LoopsOrSeeded, NOT_A_STEP};
 
 /// The iterations of step patterns that hold steps lacking the step's collectives cut into
 /// those steps ([module docs](self)); `None` when none does or the cut explains less.
@@ -99,20 +106,21 @@ pub(super) fn fold_lacking_collectives(input: &FoldInput, state: &Folded) -> Opt
                 pieces[r].extend(split.into_iter().map(|(s, e)| (s, e, l)));
             }
         }
-        // A single step lacking collectives on every rank of the step (LAMMPS: a step lacking
-        // both of its reductions once per rebuild) is an instance of its own: every part holds
-        // exactly the own form's messages, in order, and is a subsequence of the own form.
-        let quiet = |part: &super::construct::InstancePart| {
-            let r = part.rank as usize;
-            let seq = &events.ranks[r].symbols[part.first_event as usize..=part.last_event as usize];
+        // Steps lacking collectives on every rank of the step that are an instance of their
+        // own (LAMMPS: a step lacking both of its reductions once per rebuild; or the steps
+        // between a rebuild and its next check, cut off by a fix's reduction): every part is
+        // one or more stretches, each holding exactly the own form's messages, in order, as a
+        // subsequence of the own form, as many on every rank.
+        let quiet_one = |r: usize, (a, b): (u32, u32), whole: bool| {
+            let seq = &events.ranks[r].symbols[a as usize..b as usize];
             let (Some(body), Some(form), Some(collective)) =
-                (own.get(&r), p.events.get(&part.rank), collectives.get(&r))
+                (own.get(&r), p.events.get(&(r as u32)), collectives.get(&r))
             else {
                 return false;
             };
             // A step of collectives alone has no messages to recognise it by.
             !body.is_empty()
-                && seq.len() < form.len()
+                && (seq.len() < form.len() || !whole)
                 && seq
                     .iter()
                     .copied()
@@ -120,15 +128,37 @@ pub(super) fn fold_lacking_collectives(input: &FoldInput, state: &Folded) -> Opt
                     .eq(body.iter().copied())
                 && is_subsequence(seq, form.ids())
         };
+        let quiet = |part: &super::construct::InstancePart| -> Option<Vec<(u32, u32)>> {
+            let r = part.rank as usize;
+            let span = (part.first_event, part.last_event + 1);
+            if quiet_one(r, span, true) {
+                return Some(vec![span]);
+            }
+            let (body, collective) = (own.get(&r)?, collectives.get(&r)?);
+            let lead = p.events.get(&part.rank).map_or(0, |names| {
+                names
+                    .ids()
+                    .iter()
+                    .take_while(|x| collective.binary_search(x).is_ok())
+                    .count()
+            });
+            let split = split_lacking_collectives(&events.ranks[r].symbols, span, body, collective, lead);
+            (split.len() >= 2 && split.iter().all(|&piece| quiet_one(r, piece, false))).then_some(split)
+        };
         for inst in c.instances.iter().filter(|i| {
             step_loop(i.pattern as usize) == NOT_A_STEP
                 && i.parts.len() == p.ranks.len()
                 && i.parts.iter().zip(&p.ranks).all(|(part, &r)| part.rank == r)
-                && i.parts.iter().all(quiet)
         }) {
+            let Some(cut) = inst.parts.iter().map(quiet).collect::<Option<Vec<_>>>() else {
+                continue;
+            };
+            if cut.iter().any(|s| s.len() != cut[0].len()) {
+                continue;
+            }
             any = true;
-            for part in &inst.parts {
-                pieces[part.rank as usize].push((part.first_event, part.last_event + 1, l));
+            for (part, split) in inst.parts.iter().zip(cut) {
+                pieces[part.rank as usize].extend(split.into_iter().map(|(a, b)| (a, b, l)));
             }
         }
     }
@@ -199,7 +229,8 @@ pub(super) fn quiet_steps(
 /// its first message. Copies of the messages run "in a row" when only collectives lie between
 /// them (LAMMPS's minimiser: a line-search force evaluation followed by three reductions, the
 /// next by four); those between two copies go to the earlier copy, but the last `lead` to the
-/// later one. The iteration whole when it holds no two copies in a row. O(end − start).
+/// later one. The iteration whole when no run of copies makes two steps. O(end − start +
+/// |messages|), plus the collectives after each copy.
 pub(super) fn split_lacking_collectives(
     seq: &[u32],
     (start, end): (u32, u32),
@@ -213,30 +244,63 @@ pub(super) fn split_lacking_collectives(
         return whole;
     }
     let piece = &seq[start as usize..end as usize];
-    let only_collectives = |from: u32, to: u32| {
-        piece[from as usize..to as usize]
-            .iter()
-            .all(|x| collectives.binary_search(x).is_ok())
-    };
-    // The longest run of copies in a row (the first of equal length), as (first, count) of
-    // indices into `copies`.
-    let copies = exact_copies(piece, messages);
-    let (mut best, mut run) = ((0usize, 0usize), (0usize, 0usize));
-    for (k, &p) in copies.iter().enumerate() {
-        run = if k > 0 && only_collectives(copies[k - 1] + m, p) {
-            (run.0, run.1 + 1)
-        } else {
-            (k, 1)
-        };
-        if run.1 > best.1 {
-            best = run;
+    let n = piece.len();
+    let mu = m as usize;
+    // Where a copy of the messages starts, and from each such start the run of copies in a
+    // row: how many and where the last ends (right to left, so each start is read once).
+    let starts = copy_starts(piece, messages);
+    let is_copy = |o: usize| starts.get(o).copied().unwrap_or(false);
+    let mut run: Vec<(u32, usize)> = vec![(0, 0); n + 1];
+    for o in (0..n).rev() {
+        if !is_copy(o) {
+            continue;
         }
+        let mut q = o + mu;
+        while q < n && collectives.binary_search(&piece[q]).is_ok() && !is_copy(q) {
+            q += 1;
+        }
+        run[o] = if q < n && is_copy(q) {
+            (run[q].0 + 1, run[q].1)
+        } else {
+            (1, o + mu)
+        };
     }
-    let (first, count) = best;
-    if count < 2 {
+    // The stretch before a run is a step of its own when it holds the messages in order, or
+    // ends with more than half of them, the last ones, exactly (a rebuild step whose exchange
+    // and borders replace its first halo exchange; glued to the first copy it would make a
+    // piece of more than one and a half steps). The stretch after a run likewise, starting
+    // with the first ones.
+    let half = mu / 2 + 1;
+    let before_from = subsequence_end(messages.iter(), piece.iter()).unwrap_or(usize::MAX);
+    let after_to = subsequence_end(messages.iter().rev(), piece.iter().rev()).map_or(0, |k| n - k);
+    let before_is_step = |o: usize| o >= before_from || (o >= half && piece[o - half..o] == messages[mu - half..]);
+    let after_is_step = |e: usize| e <= after_to || (e + half <= n && piece[e..e + half] == messages[..half]);
+    // The run that makes most steps, stretches before and after counted; then the longest run;
+    // then the first. A body repeating within itself (LAMMPS shear: forward and reverse
+    // exchanges with the same symbols) has copies at several phases: the one that leaves the
+    // rebuild step its own messages is the cut.
+    let steps_of = |o: usize| {
+        let (count, after) = run[o];
+        count as usize + usize::from(o > 0 && before_is_step(o)) + usize::from(after < n && after_is_step(after))
+    };
+    let Some(first) = (0..n)
+        .filter(|&o| run[o].0 >= 1 && steps_of(o) >= 2)
+        .max_by_key(|&o| (steps_of(o), run[o].0, std::cmp::Reverse(o)))
+    else {
         return whole;
+    };
+    let mut copies: Vec<u32> = vec![first as u32];
+    while let Some(&last) = copies.last() {
+        if (copies.len() as u32) == run[first].0 {
+            break;
+        }
+        let mut q = last as usize + mu;
+        while !is_copy(q) {
+            q += 1;
+        }
+        copies.push(q as u32);
     }
-    let copies = &copies[first..first + count];
+    let count = copies.len();
     let mut cuts: Vec<u32> = vec![start + copies[0]];
     for w in copies.windows(2) {
         let gap = w[1] - (w[0] + m);
@@ -244,9 +308,9 @@ pub(super) fn split_lacking_collectives(
     }
     let after = copies[count - 1] + m;
     cuts.push(start + after);
-    // The stretch before the copies: a step of its own when it holds the messages.
+    // The stretch before the copies: a step of its own as above.
     if copies[0] > 0 {
-        if is_subsequence(messages, &piece[..copies[0] as usize]) {
+        if before_is_step(copies[0] as usize) {
             cuts.insert(0, start);
         } else {
             cuts[0] = start;
@@ -254,13 +318,62 @@ pub(super) fn split_lacking_collectives(
     }
     // And the stretch after them.
     if start + after < end {
-        if is_subsequence(messages, &piece[after as usize..]) {
+        if after_is_step(after as usize) {
             cuts.push(end);
         } else {
             *cuts.last_mut().expect("two copies") = end;
         }
     }
     cuts.windows(2).map(|w| (w[0], w[1])).collect()
+}
+
+/// Where in `seq` an exact copy of `body` (non-empty) starts, overlapping copies included
+/// (Knuth–Morris–Pratt). O(|seq| + |body|).
+fn copy_starts(seq: &[u32], body: &[u32]) -> Vec<bool> {
+    let m = body.len();
+    let mut fail = vec![0usize; m];
+    let mut k = 0;
+    for i in 1..m {
+        while k > 0 && body[i] != body[k] {
+            k = fail[k - 1];
+        }
+        if body[i] == body[k] {
+            k += 1;
+        }
+        fail[i] = k;
+    }
+    let mut out = vec![false; seq.len()];
+    let mut j = 0;
+    for (i, &x) in seq.iter().enumerate() {
+        while j > 0 && x != body[j] {
+            j = fail[j - 1];
+        }
+        if x == body[j] {
+            j += 1;
+        }
+        if j == m {
+            out[i + 1 - m] = true;
+            j = fail[m - 1];
+        }
+    }
+    out
+}
+
+/// How many items of `seq` a greedy embedding of `sub` (in order) takes: the shortest prefix
+/// of `seq` holding `sub` as a subsequence; `None` when none does. O(|seq|).
+fn subsequence_end<'a>(mut sub: impl Iterator<Item = &'a u32>, seq: impl Iterator<Item = &'a u32>) -> Option<usize> {
+    let mut want = sub.next();
+    for (i, x) in seq.enumerate() {
+        match want {
+            None => return Some(i),
+            Some(w) if w == x => want = sub.next(),
+            _ => {}
+        }
+        if want.is_none() {
+            return Some(i + 1);
+        }
+    }
+    want.is_none().then_some(0)
 }
 
 #[cfg(test)]
@@ -304,11 +417,13 @@ mod tests {
             split_lacking_collectives(&seq3, (2, 6), &[1, 2], &[5], 0),
             vec![(2, 4), (4, 6)]
         );
-        // Copies apart by a message, or one copy: whole.
+        // One copy and a stretch holding most of the messages (here all: there are two) is
+        // two steps; one copy alone, or beside a stretch holding fewer, is whole.
         let split = |seq: &[u32], collectives: &[u32], lead| {
             split_lacking_collectives(seq, (0, seq.len() as u32), &[1, 2], collectives, lead)
         };
-        assert_eq!(split(&[1, 2, 9, 1, 2], &[], 0), vec![(0, 5)]);
+        assert_eq!(split(&[1, 2, 9, 1, 2], &[], 0), vec![(0, 2), (2, 5)]);
+        assert_eq!(split(&[1, 2, 9, 1], &[], 0), vec![(0, 4)]);
         assert_eq!(split(&[9, 1, 2, 9], &[9], 0), vec![(0, 4)]);
         // Copies apart by collectives only (a force evaluation with three reductions, the
         // next with four): each copy a step, the collectives with the copy before them, or
@@ -318,5 +433,30 @@ mod tests {
             vec![(0, 5), (5, 11)]
         );
         assert_eq!(split(&[9, 1, 2, 9, 9, 9, 1, 2, 9, 9], &[9], 1), vec![(0, 5), (5, 10)]);
+    }
+
+    /// Messages that repeat within themselves (`1 2 2 1` twice: LAMMPS shear's forward and
+    /// reverse exchanges) have exact copies at two phases. A rebuild step `9 3 1 3 2` ending
+    /// with the last seven of them, then two quiet steps: the copies that leave the rebuild
+    /// its own messages are the cut (three steps), not the first copies found (two, the
+    /// rebuild's tail glued to the first).
+    #[test]
+    fn self_overlapping_messages_are_cut_where_most_steps_hold_them() {
+        let messages = [1, 2, 2, 1, 1, 2, 2, 1];
+        let mut seq = vec![9, 3, 1, 3, 2];
+        seq.extend_from_slice(&messages[1..]);
+        seq.extend_from_slice(&messages);
+        seq.extend_from_slice(&messages);
+        assert_eq!(seq.len(), 28);
+        assert_eq!(
+            split_lacking_collectives(&seq, (0, 28), &messages, &[9], 0),
+            vec![(0, 12), (12, 20), (20, 28)]
+        );
+        // Without the rebuild's tail the first copies are the cut, as before.
+        let plain: Vec<u32> = [&[9, 3][..], &messages, &messages].concat();
+        assert_eq!(
+            split_lacking_collectives(&plain, (0, 18), &messages, &[9], 0),
+            vec![(0, 10), (10, 18)]
+        );
     }
 }
