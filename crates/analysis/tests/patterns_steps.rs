@@ -226,20 +226,17 @@ fn lammps_heldout_step_as_often_as_the_log_says() {
 fn generated_steps_between_nearly_periodic_rebuilds_are_steps() {
     use tracelogic_model::{P2pDir, Trace};
     let (n, steps) = (8u32, 600u32);
-    let mut x = 0x5eed_0001_u64;
-    let mut draw = |m: u64| {
-        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (x >> 33) % m
-    };
-    let mut rebuilds = vec![0u32];
-    while *rebuilds.last().unwrap() < steps {
-        let last = *rebuilds.last().unwrap();
+    let rebuilds = steps_support::rebuild_steps(0x5eed_0001, steps, |last, draw| {
         // A rebuild right after every other thermo output (its reductions then end the step
         // before a rebuild), else 6 to 8 steps after the last.
         let thermo_next = (last / 100 + 1) * 100 + 1;
         let next = last + 6 + draw(3) as u32;
-        rebuilds.push(if thermo_next <= next { thermo_next } else { next });
-    }
+        if thermo_next <= next {
+            thermo_next
+        } else {
+            next
+        }
+    });
     let mut t = Trace::new("text", "generated md steps between nearly periodic rebuilds", n);
     let mut starts: Vec<Vec<u32>> = vec![Vec::new(); n as usize];
     for r in 0..n {
@@ -290,21 +287,11 @@ fn generated_steps_between_nearly_periodic_rebuilds_are_steps() {
 fn generated_steps_of_identical_halves_are_cut_at_the_rebuild() {
     use tracelogic_model::{P2pDir, Trace};
     let (n, steps) = (8u32, 600u32);
-    let mut x = 0x5eed_0002_u64;
-    let mut draw = |m: u64| {
-        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (x >> 33) % m
-    };
-    let mut rebuilds = vec![0u32];
-    while *rebuilds.last().unwrap() < steps {
-        let last = *rebuilds.last().unwrap();
-        rebuilds.push(last + 8 + draw(12) as u32);
-    }
+    let rebuilds = steps_support::rebuild_steps(0x5eed_0002, steps, |last, draw| last + 8 + draw(12) as u32);
     let mut t = Trace::new("text", "generated steps of identical halves", n);
     let mut starts: Vec<Vec<u32>> = vec![Vec::new(); n as usize];
     for r in 0..n {
-        let (i, j) = (r % 4, r / 4);
-        let (right, left, other) = ((i + 1) % 4 + 4 * j, (i + 3) % 4 + 4 * j, i + 4 * (1 - j));
+        let (right, left, other) = steps_support::partners_4x2(r);
         let forward = [
             (P2pDir::Recv, left),
             (P2pDir::Send, right),

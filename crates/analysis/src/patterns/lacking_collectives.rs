@@ -37,7 +37,7 @@
 
 use super::construct::CommunicationAnalysis;
 use super::fold::{FoldInput, Folded};
-use super::steps::{is_subsequence, steps_net_of_one_off, with_pieces, LoopsOrSeeded, NOT_A_STEP};
+use super::steps::{copies_of, is_subsequence, steps_net_of_one_off, with_pieces, LoopsOrSeeded, NOT_A_STEP};
 
 /// The iterations of step patterns that hold steps lacking the step's collectives cut into
 /// those steps ([module docs](self)); `None` when none does or the cut explains less.
@@ -248,7 +248,10 @@ pub(super) fn split_lacking_collectives(
     let mu = m as usize;
     // Where a copy of the messages starts, and from each such start the run of copies in a
     // row: how many and where the last ends (right to left, so each start is read once).
-    let starts = copy_starts(piece, messages);
+    let mut starts = vec![false; n];
+    for o in copies_of(piece, messages, true) {
+        starts[o as usize] = true;
+    }
     let is_copy = |o: usize| starts.get(o).copied().unwrap_or(false);
     let mut run: Vec<(u32, usize)> = vec![(0, 0); n + 1];
     for o in (0..n).rev() {
@@ -325,38 +328,6 @@ pub(super) fn split_lacking_collectives(
         }
     }
     cuts.windows(2).map(|w| (w[0], w[1])).collect()
-}
-
-/// Where in `seq` an exact copy of `body` (non-empty) starts, overlapping copies included
-/// (Knuth–Morris–Pratt). O(|seq| + |body|).
-fn copy_starts(seq: &[u32], body: &[u32]) -> Vec<bool> {
-    let m = body.len();
-    let mut fail = vec![0usize; m];
-    let mut k = 0;
-    for i in 1..m {
-        while k > 0 && body[i] != body[k] {
-            k = fail[k - 1];
-        }
-        if body[i] == body[k] {
-            k += 1;
-        }
-        fail[i] = k;
-    }
-    let mut out = vec![false; seq.len()];
-    let mut j = 0;
-    for (i, &x) in seq.iter().enumerate() {
-        while j > 0 && x != body[j] {
-            j = fail[j - 1];
-        }
-        if x == body[j] {
-            j += 1;
-        }
-        if j == m {
-            out[i + 1 - m] = true;
-            j = fail[m - 1];
-        }
-    }
-    out
 }
 
 /// How many items of `seq` a greedy embedding of `sub` (in order) takes: the shortest prefix

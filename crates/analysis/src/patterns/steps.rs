@@ -671,17 +671,12 @@ pub(super) fn merged_pieces(
     (occ, fl)
 }
 
-/// Starts of the non-overlapping exact copies of `body` in `seq`, left to right (Knuth–Morris–
-/// Pratt, O(|seq| + |body|)).
-pub(super) fn exact_copies(seq: &[u32], body: &[u32]) -> Vec<u32> {
-    let m = body.len();
-    let mut out = Vec::new();
-    if m == 0 {
-        return out;
-    }
-    let mut fail = vec![0usize; m];
+/// The Knuth–Morris–Pratt prefix function of `body`: for each `i`, the length of the longest
+/// proper prefix of `body[..=i]` that is also its suffix. O(|body|).
+pub(super) fn prefix_function(body: &[u32]) -> Vec<usize> {
+    let mut fail = vec![0usize; body.len()];
     let mut k = 0;
-    for i in 1..m {
+    for i in 1..body.len() {
         while k > 0 && body[i] != body[k] {
             k = fail[k - 1];
         }
@@ -690,6 +685,25 @@ pub(super) fn exact_copies(seq: &[u32], body: &[u32]) -> Vec<u32> {
         }
         fail[i] = k;
     }
+    fail
+}
+
+/// Starts of the non-overlapping exact copies of `body` in `seq`, left to right (Knuth–Morris–
+/// Pratt, O(|seq| + |body|)).
+pub(super) fn exact_copies(seq: &[u32], body: &[u32]) -> Vec<u32> {
+    copies_of(seq, body, false)
+}
+
+/// Starts of the exact copies of `body` in `seq`, left to right, overlapping ones included when
+/// `overlapping` (else each copy starts after the last ended). Knuth–Morris–Pratt,
+/// O(|seq| + |body|); none when `body` is empty.
+pub(super) fn copies_of(seq: &[u32], body: &[u32], overlapping: bool) -> Vec<u32> {
+    let m = body.len();
+    let mut out = Vec::new();
+    if m == 0 {
+        return out;
+    }
+    let fail = prefix_function(body);
     let mut j = 0;
     for (i, &x) in seq.iter().enumerate() {
         while j > 0 && x != body[j] {
@@ -700,7 +714,7 @@ pub(super) fn exact_copies(seq: &[u32], body: &[u32]) -> Vec<u32> {
         }
         if j == m {
             out.push((i + 1 - m) as u32);
-            j = 0;
+            j = if overlapping { fail[m - 1] } else { 0 };
         }
     }
     out

@@ -109,3 +109,30 @@ pub fn assert_one_step_per_step(t: &tracelogic_model::Trace, n: u32, steps: u32,
         "pattern {pattern} on rank {rank}: {inside} steps in one occurrence; {summary:?}"
     );
 }
+
+/// The steps at which a generated MD run rebuilds its neighbour lists: step 0, then each next
+/// one `next(last, draw)` until past `steps`; `draw(m)` is a seeded draw in `0..m` (a linear
+/// congruential generator, so runs are reproducible). (Not every test file using this module
+/// generates rebuilds.)
+#[allow(dead_code)]
+pub fn rebuild_steps(seed: u64, steps: u32, mut next: impl FnMut(u32, &mut dyn FnMut(u64) -> u64) -> u32) -> Vec<u32> {
+    let mut x = seed;
+    let mut draw = move |m: u64| {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (x >> 33) % m
+    };
+    let mut rebuilds = vec![0u32];
+    while *rebuilds.last().unwrap() < steps {
+        let last = *rebuilds.last().unwrap();
+        rebuilds.push(next(last, &mut draw));
+    }
+    rebuilds
+}
+
+/// Rank `r`'s partners on a generated 4×2 grid, periodic along the 4: (right, left, the other
+/// row). (Not every test file using this module generates steps.)
+#[allow(dead_code)]
+pub fn partners_4x2(r: u32) -> (u32, u32, u32) {
+    let (i, j) = (r % 4, r / 4);
+    ((i + 1) % 4 + 4 * j, (i + 3) % 4 + 4 * j, i + 4 * (1 - j))
+}
