@@ -17,6 +17,7 @@
 //! one occurrence (one step of a loop) come together. Message sizes are left out on purpose:
 //! molecular-dynamics steps send sizes that drift as atoms move (docs/phases.md).
 
+use super::xlogx::c_log2_c;
 use std::collections::HashMap;
 
 use super::merge::{BoundaryTest, Mixes, FEW_PERMUTATIONS, FEW_PERMUTATIONS_FROM, PERMUTATIONS};
@@ -142,8 +143,8 @@ impl Bags {
                 let s = s as usize;
                 let (l0, r0) = (left[s], all[s] - left[s]);
                 left[s] += c;
-                sum_l += c_log_c(l0 + c) - c_log_c(l0);
-                sum_r += c_log_c(r0 - c) - c_log_c(r0);
+                sum_l += c_log2_c(l0 + c) - c_log2_c(l0);
+                sum_r += c_log2_c(r0 - c) - c_log2_c(r0);
                 n_l += c;
             }
             if j + 1 < from {
@@ -152,7 +153,7 @@ impl Bags {
             let mut d = if n_l == 0 || n_l == total {
                 0.0
             } else {
-                h - (c_log_c(n_l) - sum_l) / n - (c_log_c(total - n_l) - sum_r) / n
+                h - (c_log2_c(n_l) - sum_l) / n - (c_log2_c(total - n_l) - sum_r) / n
             };
             if clamp_each {
                 d = d.max(0.0);
@@ -186,7 +187,7 @@ impl Bags {
                 all[s as usize] += c;
             }
         }
-        let sum = all.iter().map(|&c| c_log_c(c)).sum();
+        let sum = all.iter().map(|&c| c_log2_c(c)).sum();
         let total = all.iter().sum();
         let k = all.iter().filter(|&&c| c > 0).count();
         (all, sum, total, k)
@@ -464,16 +465,6 @@ impl Bags {
         cuts.sort_unstable();
         cuts.dedup();
         cuts
-    }
-}
-
-/// `c · log2 c` (0 for c ≤ 1), the term of a count in an entropy sum.
-#[inline]
-fn c_log_c(c: u64) -> f64 {
-    if c <= 1 {
-        0.0
-    } else {
-        c as f64 * (c as f64).log2()
     }
 }
 

@@ -34,6 +34,7 @@
 //!
 //! Deterministic: the shuffles use a fixed generator seeded by the union's position and length.
 
+use super::xlogx::c_log2_c;
 use std::cmp::Ordering;
 
 /// Significance level α of a kept boundary.
@@ -135,19 +136,10 @@ pub fn classes(seq: &[u32], rare_symbol: Option<u32>, rare_class: impl Fn(usize)
         .collect()
 }
 
-fn xlog2x(c: u64) -> f64 {
-    if c <= 1 {
-        0.0
-    } else {
-        let c = c as f64;
-        c * c.log2()
-    }
-}
-
 /// `c·log2(c)` for `c` in `0..=n` (a table: the permutation test evaluates it 2N times per
 /// shuffle).
 fn xlog2x_table(n: usize) -> Vec<f64> {
-    (0..=n as u64).map(xlog2x).collect()
+    (0..=n as u64).map(c_log2_c).collect()
 }
 
 /// Maximum D_JS (bits) over all cuts of `part`, using `left`/`right` as zeroed scratch counts

@@ -11,6 +11,7 @@ pub mod kinds;
 pub mod merge;
 pub mod segmentation;
 pub mod spans;
+mod xlogx;
 
 pub use describe::{Imbalance, PhaseTopology};
 pub use merge::BoundaryTest;

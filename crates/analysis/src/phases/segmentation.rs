@@ -23,6 +23,7 @@
 //! numbered as in the thesis' tables: a split numbers both children at once, then descends into
 //! the left child first.
 
+use super::xlogx::c_log2_c;
 use serde::{Deserialize, Serialize};
 
 /// One node of the segmentation tree (a row of the thesis' Table 5.8).
@@ -81,16 +82,7 @@ pub fn entropy(counts: &[u64]) -> f64 {
         return 0.0;
     }
     let n = n as f64;
-    n.log2() - counts.iter().filter(|&&c| c > 0).map(|&c| xlog2x(c)).sum::<f64>() / n
-}
-
-fn xlog2x(c: u64) -> f64 {
-    if c <= 1 {
-        0.0
-    } else {
-        let c = c as f64;
-        c * c.log2()
-    }
+    n.log2() - counts.iter().filter(|&&c| c > 0).map(|&c| c_log2_c(c)).sum::<f64>() / n
 }
 
 /// Best cut of one segment and the divergence at every cut.
@@ -117,7 +109,7 @@ fn scan(seq: &[u32], counts_left: &mut [u64], counts_right: &mut [u64], mut each
         let c = counts_right[s as usize];
         if c > 0 && counts_left[s as usize] == 0 {
             k += 1;
-            sum_right += xlog2x(c);
+            sum_right += c_log2_c(c);
             counts_left[s as usize] = 1; // mark as seen
         }
     }
@@ -139,13 +131,13 @@ fn scan(seq: &[u32], counts_left: &mut [u64], counts_right: &mut [u64], mut each
     for (idx, &s) in seq.iter().enumerate().take(n.saturating_sub(1)) {
         let s = s as usize;
         let cl = counts_left[s];
-        sum_left += xlog2x(cl + 1) - xlog2x(cl);
+        sum_left += c_log2_c(cl + 1) - c_log2_c(cl);
         if cl == 0 {
             k_left += 1;
         }
         counts_left[s] = cl + 1;
         let cr = counts_right[s];
-        sum_right += xlog2x(cr - 1) - xlog2x(cr);
+        sum_right += c_log2_c(cr - 1) - c_log2_c(cr);
         if cr == 1 {
             k_right -= 1;
         }
@@ -194,7 +186,7 @@ pub fn window_entropy(seq: &[u32], width: usize) -> Vec<f64> {
     fn add(counts: &mut [u64], sum: &mut f64, s: u32, delta: i64) {
         let c = counts[s as usize];
         let c2 = (c as i64 + delta) as u64;
-        *sum += xlog2x(c2) - xlog2x(c);
+        *sum += c_log2_c(c2) - c_log2_c(c);
         counts[s as usize] = c2;
     }
     for &s in &seq[..width] {
