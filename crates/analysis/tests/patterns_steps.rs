@@ -183,7 +183,7 @@ fn log_steps_or_evaluations(dir: &std::path::Path) -> usize {
 /// steps against the force evaluations; docs/corpus.md, *LAMMPS examples*). Recorded again 5
 /// Dec: crack 4,995 for 5,000 steps, peptide 297 for 300, indent.min 1,718 for 1,724 force
 /// evaluations in seven `minimize` runs, micelle 1,998 for 2 × 1,000 steps, min 1,597 for
-/// 1,000 steps and 595 evaluations, shear 3,097 for 100 + 3,000 steps; balance (1,072 for
+/// 1,000 steps and 595 evaluations, shear 3,097 for 100 + 3,000 steps; balance (7,080 for
 /// 10,000) does not pass.
 #[test]
 #[ignore = "needs LAMMPS_HELDOUT (held-out runs, recorded outside the repository)"]

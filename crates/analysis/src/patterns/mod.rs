@@ -421,6 +421,14 @@ fn analyse_nested(
             state = next;
         }
     }
+    // Where instances seen once still outweigh the best repeating pattern (steps whose
+    // partners change with every rebalancing, chained across steps), the same cut; in the
+    // innermost-first redo only, so that a loop the redo finds (GROMACS 16/150) comes first.
+    if innermost {
+        if let Some(next) = collective_period::fold_collective_period_over_one_offs(&input, &state) {
+            state = next;
+        }
+    }
     let fold::Folded {
         occurrences,
         communication,
