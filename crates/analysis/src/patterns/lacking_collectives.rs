@@ -18,9 +18,10 @@
 //! the last ones, exactly (a rebuild step whose exchange and borders replace its first halo
 //! exchange), else part of the first copy, and the stretch after the run likewise with the
 //! first ones and the last copy (ANY_SOURCE receives in another order, held-out GetDP, hold
-//! most messages but not in order, so the exact end is asked for). The run cut is the one that makes most steps, then the longest: messages that repeat within
-//! themselves (LAMMPS shear: forward and reverse exchanges with the same symbols) have copies
-//! at several phases, and only one leaves the rebuild step its messages. At least two steps
+//! most messages but not in order, so the exact end is asked for). The run cut is the one
+//! that makes most steps, then the longest: messages that repeat within themselves (LAMMPS
+//! shear: forward and reverse exchanges with the same symbols) have copies at several phases,
+//! and only one leaves the rebuild step its messages. At least two steps
 //! are asked for, one of them a copy: a stretch holding the messages without an exact copy
 //! beside it is one step in another form. Every rank must cut the instance into as many steps
 //! (a collective skipped is skipped everywhere). The pieces become iterations of the loop,
@@ -78,24 +79,34 @@ pub(super) fn fold_lacking_collectives(input: &FoldInput, state: &Folded) -> Opt
         };
         let own: std::collections::BTreeMap<usize, Vec<u32>> =
             p.events.keys().map(|&r| (r as usize, messages(r as usize))).collect();
+        // How many collectives the own form holds before its first message, per rank.
+        let leads: std::collections::BTreeMap<usize, usize> = p
+            .events
+            .iter()
+            .map(|(&r, names)| {
+                let collective = &collectives[&(r as usize)];
+                let lead = names
+                    .ids()
+                    .iter()
+                    .take_while(|x| collective.binary_search(x).is_ok())
+                    .count();
+                (r as usize, lead)
+            })
+            .collect();
+        // One part of an instance cut into steps lacking collectives.
+        let split_part = |part: &super::construct::InstancePart| {
+            let r = part.rank as usize;
+            let span = (part.first_event, part.last_event + 1);
+            let body = own.get(&r).map_or(&[][..], Vec::as_slice);
+            let collective = collectives.get(&r).map_or(&[][..], Vec::as_slice);
+            let lead = leads.get(&r).copied().unwrap_or(0);
+            split_lacking_collectives(&events.ranks[r].symbols, span, body, collective, lead)
+        };
         for inst in c.instances.iter().filter(|i| i.pattern as usize == q && i.variant != 0) {
             let cut: Vec<(usize, Vec<(u32, u32)>)> = inst
                 .parts
                 .iter()
-                .map(|part| {
-                    let r = part.rank as usize;
-                    let span = (part.first_event, part.last_event + 1);
-                    let empty = Vec::new();
-                    let body = own.get(&r).unwrap_or(&empty);
-                    let collective = collectives.get(&r).unwrap_or(&empty);
-                    let lead = p.events.get(&part.rank).map_or(0, |names| {
-                        let ids = names.ids().iter();
-                        ids.take_while(|x| collective.binary_search(x).is_ok()).count()
-                    });
-                    let seq = &events.ranks[r].symbols;
-                    let split = split_lacking_collectives(seq, span, body, collective, lead);
-                    (r, split)
-                })
+                .map(|part| (part.rank as usize, split_part(part)))
                 .collect();
             let k = cut.first().map_or(0, |(_, s)| s.len());
             if k < 2 || cut.iter().any(|(_, s)| s.len() != k) {
@@ -134,15 +145,7 @@ pub(super) fn fold_lacking_collectives(input: &FoldInput, state: &Folded) -> Opt
             if quiet_one(r, span, true) {
                 return Some(vec![span]);
             }
-            let (body, collective) = (own.get(&r)?, collectives.get(&r)?);
-            let lead = p.events.get(&part.rank).map_or(0, |names| {
-                names
-                    .ids()
-                    .iter()
-                    .take_while(|x| collective.binary_search(x).is_ok())
-                    .count()
-            });
-            let split = split_lacking_collectives(&events.ranks[r].symbols, span, body, collective, lead);
+            let split = split_part(part);
             (split.len() >= 2 && split.iter().all(|&piece| quiet_one(r, piece, false))).then_some(split)
         };
         for inst in c.instances.iter().filter(|i| {
