@@ -255,3 +255,57 @@ fn patterns_hide_those_covering_little_of_nas_mg() {
     assert_eq!(ids(&every).len(), all.len());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A LAMMPS input of three stages (minimisation, `run` 20, `run` 20 with a longer cutoff;
+/// `expected/stages.tsv` dates them from the log's flushes, independently of the trace): the
+/// stage boundaries (docs/phases.md, step 6) are said in the header, on their phases' lines and
+/// in the JSON alike, and every gap between two logged stages holds one.
+#[test]
+fn phases_say_where_the_loop_stopped_between_the_logged_stages() {
+    let dir = app("lammps-melt-phases-8");
+    let p = dir.to_str().unwrap();
+    let text = stdout(&run(&["phases", p]));
+    let json: Value = common::json(&run(&["phases", p, "--json"]));
+    let trace = read_trace(load_paths(std::slice::from_ref(&dir)).unwrap()).unwrap();
+    let (t0, t1) = trace.span();
+    let tol = (t1 - t0) / 100;
+    let cuts: Vec<u64> = json["phases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|ph| ph["boundary"]["stage"] == Value::Bool(true))
+        .map(|ph| ph["time"][0].as_u64().unwrap() - t0)
+        .collect();
+    assert!(!cuts.is_empty());
+    assert!(
+        text.lines().next().unwrap().ends_with(&format!(
+            "; {} stage boundaries where the loop stopped at a barrier)",
+            cuts.len()
+        )),
+        "{text}"
+    );
+    let marked = text
+        .lines()
+        .filter(|l| l.contains("new stage: the loop stopped at a barrier"))
+        .count();
+    assert_eq!(marked, cuts.len(), "{text}");
+    let stages: Vec<(u64, u64)> = std::fs::read_to_string(dir.join("expected/stages.tsv"))
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#') && !l.starts_with("stage"))
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            let s = |i: usize| (f[i].parse::<f64>().unwrap() * 1e9) as u64;
+            (s(4), s(5))
+        })
+        .collect();
+    assert_eq!(stages.len(), 3);
+    for w in stages.windows(2) {
+        assert!(
+            cuts.iter().any(|&c| c > w[0].0 + tol && c <= w[1].0 + tol),
+            "no stage boundary between the stages beginning at {} and {} ns: {cuts:?}",
+            w[0].0,
+            w[1].0
+        );
+    }
+}

@@ -24,10 +24,10 @@ pub fn header(r: &PhasesReport) -> String {
         )
     } else {
         format!(
-            "{} phases from {} leaves (boundaries significant at α = {})",
+            "{} phases from {} leaves ({})",
             p.phases.len(),
             p.leaves,
-            p.significance
+            p.boundaries_note()
         )
     }
 }
@@ -36,6 +36,9 @@ pub fn header(r: &PhasesReport) -> String {
 /// ranks. `phase 2 [40..90): 4x4 torus; MPI_Allreduce ×3; imbalance 1.21 (late ranks 3, 7)`.
 pub fn phase_line(k: usize, ph: &tracelogic_engine::phases::Phase) -> String {
     let mut parts = Vec::new();
+    if ph.begins_a_stage() {
+        parts.push(tracelogic_engine::phases::STAGE_NOTE.to_string());
+    }
     let summary = ph.summary();
     if !summary.is_empty() {
         parts.push(summary);

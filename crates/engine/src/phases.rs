@@ -7,7 +7,7 @@ use tracelogic_analysis::phases::content::SignedRanks;
 pub use tracelogic_analysis::phases::merge::SIGNIFICANCE;
 pub use tracelogic_analysis::phases::MIN_SHARE;
 use tracelogic_analysis::phases::{detect_phases_from, divergence_curve, reads_signed_ranks};
-pub use tracelogic_analysis::phases::{Outside, Phase, PhaseAnalysis, PhaseOptions};
+pub use tracelogic_analysis::phases::{Outside, Phase, PhaseAnalysis, PhaseOptions, STAGE_NOTE};
 use tracelogic_model::Selection;
 
 /// Most points of one divergence curve in a report (longer curves are sampled evenly, keeping

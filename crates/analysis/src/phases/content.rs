@@ -350,7 +350,11 @@ impl Bags {
         let units = end.saturating_sub(start);
         let (all, sum_all, total, k) = self.totals(start..end);
         if units < 2 || cut <= start || cut >= end || total == 0 || k <= 1 {
-            return BoundaryTest { p: 1.0, strength: -1.0 };
+            return BoundaryTest {
+                p: 1.0,
+                strength: -1.0,
+                stage: false,
+            };
         }
         let mut left = vec![0u64; self.alphabet];
         let order: Vec<usize> = (start..end).collect();
@@ -433,6 +437,7 @@ impl Bags {
                         return BoundaryTest {
                             p: (give_up as f64 / m as f64).min(1.0),
                             strength,
+                            stage: false,
                         };
                     }
                 }
@@ -444,6 +449,7 @@ impl Bags {
         BoundaryTest {
             p: (at_least + 1) as f64 / (shuffles + 1) as f64,
             strength,
+            stage: false,
         }
     }
 

@@ -193,7 +193,11 @@ mod tests {
         let phase_bounds = [0, 10, 20, 30];
         let counts = vec![vec![100, 0, 0], vec![97, 3, 0], vec![0, 0, 100]];
         let classes: Vec<u32> = (0..30).map(|i| if i < 20 { 0 } else { 1 }).collect();
-        let stale = BoundaryTest { p: 0.5, strength: 0.0 };
+        let stale = BoundaryTest {
+            p: 0.5,
+            strength: 0.0,
+            stage: false,
+        };
         let (b, t) = merge_slight(
             &classes,
             &phase_bounds,

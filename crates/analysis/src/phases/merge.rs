@@ -59,6 +59,11 @@ pub struct BoundaryTest {
     pub p: f64,
     /// The thesis' strength at the boundary itself, on the classes.
     pub strength: f64,
+    /// A stage boundary (docs/phases.md, step 6): the program stopped its loop and
+    /// synchronised every rank with `MPI_Barrier`; kept whatever `p` (the mixes of two stages
+    /// of one loop do not differ).
+    #[serde(default)]
+    pub stage: bool,
 }
 
 impl BoundaryTest {
@@ -237,6 +242,7 @@ pub fn test_boundary(classes: &[u32], start: usize, cut: usize, end: usize, alph
             p: 1.0,
             // A union of one class: D_JS = 0 at every cut, s = −1 (Eq. 5.12).
             strength: -1.0,
+            stage: false,
         };
     }
     let (d_cut, k_param) = divergence_at(part, cut - start, alphabet);
@@ -280,7 +286,11 @@ pub fn test_boundary(classes: &[u32], start: usize, cut: usize, end: usize, alph
             None => (at_least + 1) as f64 / (shuffles + 1) as f64,
         }
     };
-    BoundaryTest { p, strength }
+    BoundaryTest {
+        p,
+        strength,
+        stage: false,
+    }
 }
 
 /// Merge adjacent segments (given by their boundaries, `bounds[0] = 0`, last = length) until

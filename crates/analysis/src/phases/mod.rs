@@ -11,6 +11,7 @@ pub mod kinds;
 pub mod merge;
 pub mod segmentation;
 pub mod spans;
+mod stages;
 mod xlogx;
 
 pub use describe::{Imbalance, PhaseTopology};
@@ -100,7 +101,16 @@ impl Phase {
     pub fn summary(&self) -> String {
         summary(self.topology.as_ref(), &self.collectives)
     }
+
+    /// Whether the phase begins at a stage boundary (docs/phases.md, step 6): the main loop
+    /// stopped at a barrier and resumed, not a change of what is communicated.
+    pub fn begins_a_stage(&self) -> bool {
+        self.boundary.is_some_and(|b| b.stage)
+    }
 }
+
+/// What a shell says of a phase beginning at a stage boundary ([`Phase::begins_a_stage`]).
+pub const STAGE_NOTE: &str = "new stage: the loop stopped at a barrier";
 
 /// A phase's or section's line: its topology label, with its three most frequent collectives,
 /// or `collectives: …` when it has no point-to-point traffic.
@@ -209,6 +219,21 @@ impl PhaseAnalysis {
     /// Entropy (bits) of a window of `width` pattern occurrences sliding along the run.
     pub fn window_entropy(&self, width: usize) -> Vec<f64> {
         window_entropy(&self.sequence, width)
+    }
+
+    /// How the boundaries were kept, for the shells' headers: `boundaries significant at α =
+    /// 0.01`, and `; 2 stage boundaries where the loop stopped at a barrier` when step 6 cut
+    /// the main loop.
+    pub fn boundaries_note(&self) -> String {
+        let stages = self.phases.iter().filter(|p| p.begins_a_stage()).count();
+        let mut note = format!("boundaries significant at α = {}", self.significance);
+        if stages > 0 {
+            note += &format!(
+                "; {stages} stage {} where the loop stopped at a barrier",
+                if stages == 1 { "boundary" } else { "boundaries" }
+            );
+        }
+        note
     }
 }
 
@@ -348,7 +373,7 @@ fn phase_bounds(
     let (alpha, s0) = (opts.significance, opts.strength);
     if idx.is_empty() {
         // No occurrence: one empty phase, as the thesis' tree of an empty sequence is one leaf.
-        return (vec![0, 0], Vec::new(), None);
+        return (vec![0, 0], Vec::new(), None, Vec::new());
     }
     let ranks = ranks.unwrap_or_else(|| content::SignedRanks::of(trace, events));
     let signed = content::Signed::of_ranks(trace, events, comm, idx, ranks);
@@ -358,7 +383,7 @@ fn phase_bounds(
         let cuts = occ.segment(alpha, s0);
         let (bounds, tests) = merge::merge(&occ, &cuts, alpha, s0);
         let counts = signed.coarse_counts(&bounds);
-        return (bounds, tests, Some(counts));
+        return (bounds, tests, Some(counts), Vec::new());
     }
     let starts: Vec<tracelogic_model::Time> = idx.iter().map(|&i| comm.instances[i].start).collect();
     let last_end = idx.iter().map(|&i| comm.instances[i].end).max().unwrap_or(0);
@@ -449,12 +474,40 @@ fn phase_bounds(
     let (bounds, tests) = merge::merge_short(&occ, &starts, last_end, bounds, tests, opts.min_share, alpha);
     let (bounds, tests) = loop_edges(&occ, &starts, last_end, bounds, tests, opts);
     let counts = signed.coarse_counts(&bounds);
-    (bounds, tests, Some(counts))
+    // Step 6: stages of one loop, cut where the program synchronises between them; each cut
+    // with the test of its two sides' mixes, for the record (they need not differ).
+    let stages = stages::stage_cuts(trace, events, comm, idx, &bounds, opts.min_share)
+        .into_iter()
+        .map(|c| {
+            let at = bounds.partition_point(|&b| b <= c);
+            let t = occ.test_at(bounds[at - 1], c, bounds[at], alpha, true);
+            (c, merge::BoundaryTest { stage: true, ..t })
+        })
+        .collect();
+    (bounds, tests, Some(counts), stages)
 }
 
-/// The phases' boundaries, the tests of the inner ones, and each phase's events by coarse
-/// signature ([`content::Signed::coarse_counts`]; `None` without occurrences).
-type PhaseBounds = (Vec<usize>, Vec<merge::BoundaryTest>, Option<Vec<Vec<u64>>>);
+/// The phases' boundaries, the tests of the inner ones, each phase's events by coarse
+/// signature ([`content::Signed::coarse_counts`]; `None` without occurrences), and the stage
+/// boundaries inside the phases (step 6), not yet among the boundaries.
+type PhaseBounds = (
+    Vec<usize>,
+    Vec<merge::BoundaryTest>,
+    Option<Vec<Vec<u64>>>,
+    Vec<(usize, merge::BoundaryTest)>,
+);
+
+/// `cuts` inserted into `bounds` (first 0, ascending) and their tests into `tests` (one per
+/// inner boundary); a cut already a boundary is left as it is.
+fn insert_cuts(bounds: &mut Vec<usize>, tests: &mut Vec<merge::BoundaryTest>, cuts: &[(usize, merge::BoundaryTest)]) {
+    for &(c, t) in cuts {
+        let at = bounds.partition_point(|&b| b < c);
+        if bounds.get(at) != Some(&c) {
+            bounds.insert(at, c);
+            tests.insert(at - 1, t);
+        }
+    }
+}
 
 /// Levels of refinement below the run's windows (each a factor `1 / min_share` finer).
 const MAX_DEPTH: usize = 3;
@@ -631,13 +684,7 @@ fn loop_edges(
             new_cuts.push((c, t));
         }
     }
-    for (c, t) in new_cuts.into_iter().rev() {
-        let at = bounds.partition_point(|&b| b < c);
-        if bounds.get(at) != Some(&c) {
-            bounds.insert(at, c);
-            tests.insert(at - 1, t);
-        }
-    }
+    insert_cuts(&mut bounds, &mut tests, &new_cuts);
     (bounds, tests)
 }
 
@@ -676,12 +723,18 @@ pub fn detect_phases_from(
         .map(|&l| seg.tree[l].start)
         .chain(std::iter::once(seq.len()))
         .collect();
-    let (bounds, tests, counts) = if reads_signed_ranks(opts) {
+    let (mut bounds, mut tests, counts, stage_cuts) = if reads_signed_ranks(opts) {
         phase_bounds(trace, events, comm, &idx, opts, ranks)
     } else {
-        (leaf_bounds.clone(), Vec::new(), None)
+        (leaf_bounds.clone(), Vec::new(), None, Vec::new())
     };
-    let section_bounds = section_bounds(comm, &seq, &idx, &bounds, counts.as_deref(), opts);
+    let mut section_bounds = section_bounds(comm, &seq, &idx, &bounds, counts.as_deref(), opts);
+    // Stage boundaries are the program's own: boundaries of phases and of sections whatever
+    // their mixes (step 6).
+    insert_cuts(&mut bounds, &mut tests, &stage_cuts);
+    if let Some((sb, st)) = section_bounds.as_mut() {
+        insert_cuts(sb, st, &stage_cuts);
+    }
     let nphases = bounds.len().saturating_sub(1);
     // Every rank's occurrence parts with their phase, then each rank's events cut into one
     // stretch per phase ([`spans`]).

@@ -134,10 +134,10 @@ pub fn merge_note(a: &tracelogic_analysis::phases::PhaseAnalysis) -> String {
         "the thesis' leaves, not merged".to_string()
     } else {
         format!(
-            "{} from {} (boundaries significant at α = {})",
+            "{} from {} ({})",
             crate::text::counted(a.phases.len() as u64, "phase", "phases"),
             crate::text::counted(a.leaves as u64, "leaf", "leaves"),
-            a.significance
+            a.boundaries_note()
         )
     }
 }
@@ -332,7 +332,10 @@ pub fn phases_view(props: &PhasesProps) -> Html {
                                 <td class="num">{ crate::text::duration(p.time.0.saturating_sub(t0) as f64 * 1e-9) }</td>
                                 <td class="num">{ crate::text::duration(p.time.1.saturating_sub(t0) as f64 * 1e-9) }</td>
                                 <td class="phase-summary" data-topology={p.topology.as_ref().map(|t| t.label.clone()).unwrap_or_default()}
-                                    data-collectives={p.collectives.iter().map(|(n, c)| format!("{n}×{c}")).collect::<Vec<_>>().join(" ")}>{ p.summary() }</td>
+                                    data-collectives={p.collectives.iter().map(|(n, c)| format!("{n}×{c}")).collect::<Vec<_>>().join(" ")}
+                                    data-stage={p.begins_a_stage().to_string()}>
+                                    if p.begins_a_stage() { <span class="small">{ format!("{}. ", tracelogic_analysis::phases::STAGE_NOTE) }</span> }
+                                    { p.summary() }</td>
                                 <td class="num phase-imbalance" data-value={p.imbalance.as_ref().map(|im| format!("{:.4}", im.max_over_mean)).unwrap_or_default()}>{ imbalance_text(p) }</td>
                                 <td class="small">{ p.patterns.iter().take(6).map(|(id, n)| match id { Some(id) => format!("#{id}×{n}"), None => format!("outside×{n}") }).collect::<Vec<_>>().join(" ") }</td>
                                 if with_routines { <td class="small">{ p.routines.iter().take(3).map(|r| r.0.clone()).collect::<Vec<_>>().join(", ") }</td> }
@@ -381,6 +384,29 @@ mod tests {
             "a start after the first phase is not a trace start"
         );
         assert!(!routines_shown(&result.analysis.phases), "DUMPI records no call paths");
+    }
+
+    #[test]
+    fn stage_boundaries_are_said_in_the_note_as_the_cli_says_them() {
+        // A LAMMPS input of three stages (tests/data/apps, the corpus's archive as a user drops it).
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/data/apps/lammps-melt-phases-8/dumpi.tar.zst");
+        let bytes = std::fs::read(&path).unwrap();
+        let trace =
+            tracelogic_formats::read_trace(vec![tracelogic_formats::InputFile::new("dumpi.tar.zst", bytes)]).unwrap();
+        let session = crate::session::Session::new(trace);
+        let request = crate::protocol::AnalysisRequest::Phases { strength: 0.0 };
+        let result: PhasesResult = crate::session::tests::answer(session.analyse(&request));
+        let a = &result.analysis;
+        let stages = a.phases.iter().filter(|p| p.begins_a_stage()).count();
+        assert!(stages >= 2, "the gaps between the three stages");
+        let note = merge_note(a);
+        assert!(
+            note.ends_with(&format!(
+                "; {stages} stage boundaries where the loop stopped at a barrier)"
+            )),
+            "{note}"
+        );
     }
 
     #[test]

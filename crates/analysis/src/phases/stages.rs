@@ -1,0 +1,217 @@
+//! Stages of one loop (docs/phases.md, step 6): a loop phase that stops, synchronises every
+//! rank with `MPI_Barrier` and resumes the same loop is two stages of the program.
+//!
+//! The segmentation cuts where the mix of what is communicated changes, so one program running
+//! the same loop twice (LAMMPS's `run 1000` twice with another pair style, or seven
+//! minimisations) is one phase: both stages communicate alike. What the program does between
+//! them is too short to be a phase (LAMMPS: its statistics, the next input lines broadcast, the
+//! next run's set-up, 0.2 % of the run) but it is marked: the ranks synchronise, which the loop
+//! itself never does. A barrier outside the loop's step is how programs time a stage; it is
+//! the program's own marker of a section, not a threshold on a mix.
+//!
+//! Rule, in the main loop (the longest phase, as step 5 takes it) when it lasts at least two
+//! `min_share` of the run's time: its positions holding an `MPI_Barrier` (or `MPI_Ibarrier`)
+//! call on any rank, grouped while less than `min_share` of the run's time apart; a cut at the
+//! first position of each group beginning at least `min_share` from the phase's ends (nearer,
+//! it is the phase's own edge). No cut at all when
+//! - a group lasts `min_share` of the run or more: barriers are the loop's rhythm there;
+//! - the stages hold fewer than two steps (the phase's most frequent pattern) each on
+//!   average: barriers as frequent as the steps are the loop's own;
+//! - three or more inner stages of two steps or more hold the same number of steps (within a
+//!   tenth): a period of the loop (output every N steps, a solver's outer iterations).
+//!
+//! A first (last) cut leaving fewer than two steps before (after) it is dropped: that barrier
+//! starts (stops) the loop after its set-up (before its end), which step 5 decides.
+//!
+//! O(events of the phases' positions) for the barrier marks, O(positions) for the rest.
+
+use crate::patterns::construct::OUTSIDE;
+
+/// The positions (of `idx`, the phase sequence) at which the main loop, the longest phase of
+/// `bounds`, is cut into stages. `min_share` as [`super::PhaseOptions::min_share`] (> 0).
+pub(super) fn stage_cuts(
+    trace: &tracelogic_model::Trace,
+    events: &crate::patterns::Events,
+    comm: &crate::patterns::CommunicationAnalysis,
+    idx: &[usize],
+    bounds: &[usize],
+    min_share: f64,
+) -> Vec<usize> {
+    let barrier: Vec<u32> = (0..trace.functions.names().len() as u32)
+        .filter(|&f| matches!(trace.functions.name(f), "MPI_Barrier" | "MPI_Ibarrier"))
+        .collect();
+    if barrier.is_empty() || idx.len() < 2 || min_share <= 0.0 {
+        return Vec::new();
+    }
+    let starts: Vec<tracelogic_model::Time> = idx.iter().map(|&i| comm.instances[i].start).collect();
+    let last_end = idx.iter().map(|&i| comm.instances[i].end).max().unwrap_or(0);
+    let share = ((last_end - starts[0]) as f64 * min_share) as tracelogic_model::Time;
+    let holds_barrier = |i: usize| {
+        comm.instances[idx[i]].parts.iter().any(|part| {
+            let (Some(re), Some(rt)) = (
+                events.ranks.get(part.rank as usize),
+                trace.ranks.get(part.rank as usize),
+            ) else {
+                return false;
+            };
+            (part.first_event..=part.last_event).any(|e| {
+                re.calls
+                    .get(e as usize)
+                    .and_then(|&c| rt.calls.func.get(c as usize))
+                    .is_some_and(|f| barrier.contains(f))
+            })
+        })
+    };
+    // The main loop: the longest phase (ties: the first), as step 5 takes it.
+    let end_of = |e: usize| if e == idx.len() { last_end } else { starts[e] };
+    let Some((a, e)) = bounds
+        .windows(2)
+        .map(|w| (w[0], w[1]))
+        .filter(|&(a, e)| e > a)
+        .max_by_key(|&(a, e)| (end_of(e).saturating_sub(starts[a]), std::cmp::Reverse(a)))
+    else {
+        return Vec::new();
+    };
+    if end_of(e).saturating_sub(starts[a]) < 2 * share {
+        return Vec::new();
+    }
+    let pattern = |i: usize| comm.instances[idx[i]].pattern;
+    phase_stages(&starts, end_of(e), share, a, e, pattern, holds_barrier)
+}
+
+/// [`stage_cuts`] in one phase `a..e` ending at `end_time`; `pattern(i)` is position `i`'s
+/// pattern, `marked(i)` whether it holds a barrier.
+fn phase_stages(
+    starts: &[tracelogic_model::Time],
+    end_time: tracelogic_model::Time,
+    share: tracelogic_model::Time,
+    a: usize,
+    e: usize,
+    pattern: impl Fn(usize) -> u32,
+    marked: impl Fn(usize) -> bool,
+) -> Vec<usize> {
+    // The step: the phase's most frequent pattern (ties: the smaller id).
+    let mut counts: std::collections::BTreeMap<u32, usize> = Default::default();
+    for i in a..e {
+        let p = pattern(i);
+        if p != OUTSIDE {
+            *counts.entry(p).or_default() += 1;
+        }
+    }
+    let Some(step) = counts
+        .iter()
+        .max_by_key(|(&p, &n)| (n, std::cmp::Reverse(p)))
+        .map(|(&p, _)| p)
+    else {
+        return Vec::new();
+    };
+    let marks: Vec<usize> = (a..e).filter(|&i| marked(i)).collect();
+    // Groups over every mark, the phase's edges included, so that a rhythm of barriers
+    // running through a short phase is seen whole: (first position, last position).
+    let mut groups: Vec<(usize, usize)> = Vec::new();
+    for i in marks {
+        match groups.last_mut() {
+            Some(g) if starts[i] - starts[g.1] < share => g.1 = i,
+            _ => groups.push((i, i)),
+        }
+    }
+    if groups.iter().any(|g| starts[g.1] - starts[g.0] >= share) {
+        return Vec::new();
+    }
+    // Groups beginning within `min_share` of the phase's ends are its own edges.
+    groups.retain(|g| starts[g.0] - starts[a] >= share && end_time.saturating_sub(starts[g.0]) >= share);
+    if groups.is_empty() {
+        return Vec::new();
+    }
+    let mut cuts: Vec<usize> = groups.iter().map(|g| g.0).collect();
+    let steps_in = |x: usize, y: usize| (x..y).filter(|&i| pattern(i) == step).count();
+    // A first (last) stage of fewer than two steps is the loop's own set-up (end), which
+    // step 5 has decided: its barrier is the loop's start (stop), not a stage boundary.
+    while cuts.first().is_some_and(|&c| steps_in(a, c) < 2) {
+        cuts.remove(0);
+    }
+    while cuts.last().is_some_and(|&c| steps_in(c, e) < 2) {
+        cuts.pop();
+    }
+    if cuts.is_empty() {
+        return Vec::new();
+    }
+    let edges: Vec<usize> = std::iter::once(a)
+        .chain(cuts.iter().copied())
+        .chain(std::iter::once(e))
+        .collect();
+    let steps: Vec<usize> = edges.windows(2).map(|w| steps_in(w[0], w[1])).collect();
+    // Rarer than the steps: on average at least two steps a stage (a barrier every step or
+    // two, each step longer than `min_share`, is the loop's own).
+    if steps.iter().sum::<usize>() < 2 * steps.len() {
+        return Vec::new();
+    }
+    // Inner stages that are loops (two steps or more; a pause between two barrier groups
+    // holds a step at most).
+    let inner_steps: Vec<usize> = steps[1..steps.len() - 1].iter().copied().filter(|&n| n >= 2).collect();
+    if inner_steps.len() >= 3 {
+        let (lo, hi) = (inner_steps.iter().min().unwrap(), inner_steps.iter().max().unwrap());
+        if (*hi as f64) <= 1.1 * (*lo as f64) {
+            return Vec::new();
+        }
+    }
+    cuts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::phase_stages;
+
+    /// Positions 0..n at one time unit each; `step` the loop's pattern 0, marks pattern 9.
+    fn run(n: usize, marks: &[usize], share: u64) -> Vec<usize> {
+        let starts: Vec<u64> = (0..n as u64).collect();
+        let pattern = |i: usize| if marks.contains(&i) { 9 } else { 0 };
+        phase_stages(&starts, n as u64, share, 0, n, pattern, |i| marks.contains(&i))
+    }
+
+    #[test]
+    fn a_loop_stopped_by_barriers_is_cut_at_each_stop() {
+        assert_eq!(run(1000, &[400, 401, 405], 10), vec![400]);
+        // Seven stages of different lengths (LAMMPS's seven minimisations).
+        assert_eq!(
+            run(1000, &[100, 250, 300, 480, 700, 760], 10),
+            vec![100, 250, 300, 480, 700, 760]
+        );
+    }
+
+    #[test]
+    fn barriers_at_the_phase_s_edges_or_as_often_as_the_steps_cut_nothing() {
+        assert!(run(1000, &[3, 995], 10).is_empty());
+        // A barrier every step, each step longer than the share: stages of one step.
+        let starts: Vec<u64> = (0..100).map(|i| 10 * i).collect();
+        assert!(phase_stages(&starts, 1000, 5, 0, 100, |_| 0, |_| true).is_empty());
+    }
+
+    #[test]
+    fn a_first_or_last_stage_of_fewer_than_two_steps_is_the_loop_s_set_up_or_end() {
+        // Set-up occurrences (pattern 5) before the loop's starting barrier at 40.
+        let pattern = |i: usize| {
+            if i < 40 {
+                5
+            } else if i == 40 || i == 500 {
+                9
+            } else {
+                0
+            }
+        };
+        let starts: Vec<u64> = (0..1000).collect();
+        assert_eq!(
+            phase_stages(&starts, 1000, 10, 0, 1000, pattern, |i| i == 40 || i == 500),
+            vec![500]
+        );
+    }
+
+    #[test]
+    fn a_rhythm_of_barriers_cuts_nothing() {
+        // Barriers closer than the share: one long group.
+        let marks: Vec<usize> = (20..980).step_by(5).collect();
+        assert!(run(1000, &marks, 10).is_empty());
+        // Output every 100 steps: equal inner stages.
+        assert!(run(1000, &[100, 200, 300, 400, 500, 600, 700, 800, 900], 10).is_empty());
+    }
+}
