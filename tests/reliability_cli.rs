@@ -62,3 +62,33 @@ fn tracelogic_backtrace_restores_rusts_own_report() {
     assert_eq!(o.status.code(), Some(3), "{err}");
     assert!(err.contains("panicked at"), "Rust's report is printed: {err}");
 }
+
+/// Found by fuzzing (a rank count raised in a trace's header): a run of many declared ranks
+/// with no identified topology made `logical` build rank-offset tables of every rank to every
+/// other, ranks² entries (10,000 ranks: out of memory, an abort). Past
+/// `RANK_OFFSETS_MAX_RANKS` it is a clear refusal naming the file, at once; up to it, the
+/// logical trace is built.
+#[test]
+fn logical_refuses_rank_offsets_past_their_limit_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let limit = tracelogic_analysis::logical::RANK_OFFSETS_MAX_RANKS;
+    for (ranks, refused) in [(limit + 1, true), (64, false)] {
+        let path = dir.path().join(format!("pp-{ranks}.txt"));
+        let text = format!(
+            "#tracelogic-text 1\nranks {ranks}\n0 0 1us MPI_Init\n1 0 1us MPI_Init\n\
+             0 2us 3us MPI_Send peer=1 tag=7 bytes=1024\n1 2us 3us MPI_Recv peer=0 tag=7 bytes=1024\n"
+        );
+        std::fs::write(&path, text).unwrap();
+        let o = Command::new(tracelogic()).arg("logical").arg(&path).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        if refused {
+            assert_eq!(o.status.code(), Some(1), "{err}");
+            assert!(
+                err.contains(&format!("pp-{ranks}.txt")) && err.contains(&format!("at most {limit} ranks")),
+                "{err}"
+            );
+        } else {
+            assert!(o.status.success(), "{err}");
+        }
+    }
+}

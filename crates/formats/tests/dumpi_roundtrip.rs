@@ -362,3 +362,25 @@ fn split_with_a_rank_left_out_round_trips_without_extra_calls() {
     assert_same(&t, &back, "split with MPI_UNDEFINED");
     assert!(back.warnings.is_empty(), "{:?}", back.warnings);
 }
+
+/// libdumpi names rank files with `%04d`: a run of more than 10,000 ranks has `-0000.bin` …
+/// `-9999.bin` beside `-10000.bin`. Such a trace is read whole (it was refused as missing a
+/// rank file, named `-NNNN.bin`).
+#[test]
+fn more_than_ten_thousand_ranks_are_found_under_libdumpi_s_names() {
+    let text = "#tracelogic-text 1\nranks 10001\n\
+        0 0 1us MPI_Init\n10000 0 1us MPI_Init\n\
+        0 2us 3us MPI_Send peer=10000 tag=7 bytes=1024\n\
+        10000 2us 3us MPI_Recv peer=0 tag=7 bytes=1024\n";
+    let t = tracelogic_formats::text::read(&[InputFile::new("pp.txt", text)], &mut NoProgress).unwrap();
+    let files = dumpi::write(&t, "pp");
+    assert!(
+        files.iter().any(|f| f.name == "pp-10000.bin"),
+        "libdumpi's name for rank 10000"
+    );
+    assert!(files.iter().any(|f| f.name == "pp-0000.bin"));
+    let back = dumpi::read(&files, &mut NoProgress).expect("every rank file found");
+    assert_eq!(back.ranks.len(), 10_001);
+    assert_eq!(back.ranks[10_000].p2p.peer, vec![0]);
+    assert_eq!(back.ranks[0].p2p.peer, vec![10_000]);
+}

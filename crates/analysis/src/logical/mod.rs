@@ -587,12 +587,25 @@ pub fn logicalize_identified_folded<'a>(
 /// with no direction ever used (ScalaTrace records such programs the same way). A placement is
 /// still needed: the ranks in their own order on a line, whose two directions cost nothing at
 /// any rank count (an all-to-all of 65,536 ranks would need 4·10⁹ directions).
+/// Most ranks a rank-offset placement is built for: its direction tables hold every rank's
+/// direction to every other (held-out fuzzing: 2,000 declared ranks 0.83 GB, 4,000 3.3 GB,
+/// 10,000 out of memory), so past this a clear refusal beats an abort.
+pub const RANK_OFFSETS_MAX_RANKS: u32 = 2048;
+
 fn rank_offsets(
     trace: &Trace,
     keys: &[ContentKey],
     collectives_only: bool,
 ) -> Result<(Placement, choice::DirectionsFrom), String> {
     let n = trace.num_ranks();
+    if !collectives_only && n > RANK_OFFSETS_MAX_RANKS {
+        return Err(format!(
+            "no topology was identified for this run, and rank offsets (every rank's direction to \
+             every other) are kept for at most {RANK_OFFSETS_MAX_RANKS} ranks: their tables grow as the ranks \
+             squared and this trace declares {n} (`tracelogic topology` shows why none was \
+             identified)"
+        ));
+    }
     let family = if collectives_only {
         Family::Line
     } else {

@@ -100,13 +100,12 @@ fn rank_files<'f>(
     prefixes.push(stem.to_owned());
     for prefix in prefixes.iter().filter(|p| !p.is_empty()) {
         let name = |w: usize, r: u32| format!("{dir}{prefix}-{r:0w$}.bin");
+        // `w` is a minimum width, as libdumpi's `%04d`: rank 10000 of a 10,001-rank run is
+        // `-10000.bin` beside `-0000.bin`.
         for w in [4usize, 1, 2, 3, 5, 6, 7, 8, 9, 10] {
-            if w == 1 || n <= 10u32.saturating_pow(w as u32) {
-                let found: Option<Vec<&InputFile>> =
-                    (0..n).map(|r| by_name.get(name(w, r).as_str()).copied()).collect();
-                if let Some(v) = found {
-                    return Ok(v);
-                }
+            let found: Option<Vec<&InputFile>> = (0..n).map(|r| by_name.get(name(w, r).as_str()).copied()).collect();
+            if let Some(v) = found {
+                return Ok(v);
             }
         }
     }
