@@ -92,3 +92,21 @@ fn logical_refuses_rank_offsets_past_their_limit_naming_the_file() {
         }
     }
 }
+
+/// Found by fuzzing: a trace whose receives wait for sends posted after them (each rank
+/// receives before it sends) has no critical path; the error named no file.
+#[test]
+fn critical_path_of_a_cyclic_trace_is_an_input_error_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cycle.txt");
+    std::fs::write(
+        &path,
+        "#tracelogic-text 1\nranks 2\n0 0 1us MPI_Recv peer=1 tag=7 bytes=8\n1 0 1us MPI_Recv peer=0 tag=7 bytes=8\n\
+         0 2us 3us MPI_Send peer=1 tag=7 bytes=8\n1 2us 3us MPI_Send peer=0 tag=7 bytes=8\n",
+    )
+    .unwrap();
+    let o = Command::new(tracelogic()).arg("critical-path").arg(&path).output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(err.contains("cycle.txt: ") && err.contains("form a cycle"), "{err}");
+}

@@ -121,7 +121,8 @@ impl Engine {
     pub fn critical_path(&self, selection: &Selection, what_if: bool) -> Result<CriticalPathReport> {
         let scope = self.scope(selection)?;
         let (matching, sequence) = scope.pairing();
-        let path = critical_path_paired(scope.trace(), matching, sequence).map_err(Error::Input)?;
+        let path = critical_path_paired(scope.trace(), matching, sequence)
+            .map_err(|e| Error::Input(format!("{}: {e}", scope.trace().source)))?;
         // The masters of a star or master–worker run are not compared (their computation is
         // their role); the topology of the same selection says which ranks they are.
         let masters = masters_of(&self.identified(&scope, Threshold::Auto));
