@@ -197,3 +197,27 @@ fn random_corruption_never_panics() {
     }
     assert!(errors > 0, "some corruptions must be detected");
 }
+
+/// Found by fuzzing: a metafile line without `=` was echoed whole (100 KB of binary for a
+/// corrupt file); the error names the file and line and quotes the line's start only.
+#[test]
+fn a_garbled_metafile_line_is_quoted_short() {
+    let dir = "sstmacro-dumpi-testtrace";
+    let mut files: Vec<InputFile> = (0..4)
+        .map(|r| {
+            InputFile::new(
+                format!("testtrace-{r:04}.bin"),
+                sample(&format!("{dir}/testtrace-{r:04}.bin")),
+            )
+        })
+        .collect();
+    let mut meta = sample(&format!("{dir}/testtrace.meta"));
+    meta.extend(std::iter::repeat_n(b'x', 100_000));
+    meta.push(b'\n');
+    files.push(InputFile::new("testtrace.meta", meta));
+    let e = dumpi::read(&files, &mut NoProgress).expect_err("a line without key=value");
+    assert_eq!(e.file, "testtrace.meta");
+    let text = e.to_string();
+    assert!(text.contains("expected key=value") && text.contains('…'), "{text}");
+    assert!(text.len() < 300, "{} characters", text.len());
+}

@@ -54,7 +54,7 @@ pub fn parse_meta(file: &InputFile) -> Result<Meta, FormatError> {
             return Err(FormatError::at_line(
                 &file.name,
                 i as u64 + 1,
-                format!("expected key=value, found {line:?}"),
+                format!("expected key=value, found {:?}", excerpt(line)),
             ));
         };
         let (k, v) = (k.trim().to_owned(), v.trim().to_owned());
@@ -121,6 +121,18 @@ fn rank_files<'f>(
             meta_file.name
         ),
     ))
+}
+
+/// The start of `line` for an error message: at most 60 characters, `…` when cut (a corrupt
+/// metafile's line may be megabytes of binary).
+fn excerpt(line: &str) -> String {
+    let mut chars = line.chars();
+    let head: String = chars.by_ref().take(60).collect();
+    if chars.next().is_some() {
+        head + "…"
+    } else {
+        head
+    }
 }
 
 /// Most file names one warning lists before saying how many more there are.
