@@ -49,8 +49,8 @@ fn truncation_at_every_offset_is_an_error_with_file_and_offset() {
     }
 }
 
-#[test]
-fn truncated_rank_file_in_a_trace_names_that_file() {
+/// SST/macro's four-rank `testtrace` sample as given: its rank files, then its `.meta`.
+fn testtrace() -> Vec<InputFile> {
     let dir = "sstmacro-dumpi-testtrace";
     let mut files: Vec<InputFile> = (0..4)
         .map(|r| {
@@ -64,6 +64,12 @@ fn truncated_rank_file_in_a_trace_names_that_file() {
         "testtrace.meta",
         sample(&format!("{dir}/testtrace.meta")),
     ));
+    files
+}
+
+#[test]
+fn truncated_rank_file_in_a_trace_names_that_file() {
+    let mut files = testtrace();
     let len = files[2].bytes.len();
     files[2].bytes.truncate(len - 100);
     let e = dumpi::read(&files, &mut NoProgress).expect_err("truncated rank 2");
@@ -202,16 +208,9 @@ fn random_corruption_never_panics() {
 /// corrupt file); the error names the file and line and quotes the line's start only.
 #[test]
 fn a_garbled_metafile_line_is_quoted_short() {
-    let dir = "sstmacro-dumpi-testtrace";
-    let mut files: Vec<InputFile> = (0..4)
-        .map(|r| {
-            InputFile::new(
-                format!("testtrace-{r:04}.bin"),
-                sample(&format!("{dir}/testtrace-{r:04}.bin")),
-            )
-        })
-        .collect();
-    let mut meta = sample(&format!("{dir}/testtrace.meta"));
+    let mut files = testtrace();
+    let meta_file = files.pop().unwrap();
+    let mut meta = meta_file.bytes;
     meta.extend(std::iter::repeat_n(b'x', 100_000));
     meta.push(b'\n');
     files.push(InputFile::new("testtrace.meta", meta));
