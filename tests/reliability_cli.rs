@@ -105,7 +105,11 @@ fn critical_path_of_a_cyclic_trace_is_an_input_error_naming_the_file() {
          0 2us 3us MPI_Send peer=1 tag=7 bytes=8\n1 2us 3us MPI_Send peer=0 tag=7 bytes=8\n",
     )
     .unwrap();
-    let o = Command::new(tracelogic()).arg("critical-path").arg(&path).output().unwrap();
+    let o = Command::new(tracelogic())
+        .arg("critical-path")
+        .arg(&path)
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&o.stderr);
     assert_eq!(o.status.code(), Some(2), "{err}");
     assert!(err.contains("cycle.txt: ") && err.contains("form a cycle"), "{err}");
