@@ -476,7 +476,8 @@ fn phase_bounds(
     let counts = signed.coarse_counts(&bounds);
     // Step 6: stages of one loop, cut where the program synchronises between them; each cut
     // with the test of its two sides' mixes, for the record (they need not differ).
-    let stages = stages::stage_cuts(trace, events, comm, idx, &bounds, opts.min_share)
+    let pattern = |i: usize| comm.instances[idx[i]].pattern;
+    let stages = stages::stage_cuts(trace, &signed, &starts, last_end, pattern, &bounds, opts.min_share)
         .into_iter()
         .map(|c| {
             let at = bounds.partition_point(|&b| b <= c);

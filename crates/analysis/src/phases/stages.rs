@@ -23,47 +23,36 @@
 //! A first (last) cut leaving fewer than two steps before (after) it is dropped: that barrier
 //! starts (stops) the loop after its set-up (before its end), which step 5 decides.
 //!
-//! O(events of the phases' positions) for the barrier marks, O(positions) for the rest.
+//! O(events of the main loop's positions) for the barrier marks, O(positions) for the rest.
 
 use crate::patterns::construct::OUTSIDE;
 
-/// The positions (of `idx`, the phase sequence) at which the main loop, the longest phase of
-/// `bounds`, is cut into stages. `min_share` as [`super::PhaseOptions::min_share`] (> 0).
+/// The positions (of the phase sequence, whose occurrences start at `starts` and end by
+/// `last_end`) at which the main loop, the longest phase of `bounds`, is cut into stages;
+/// `pattern(i)` is position `i`'s pattern, `signed` its events' signatures (a barrier is a
+/// collective signature of `MPI_Barrier` or `MPI_Ibarrier`). `min_share` as
+/// [`super::PhaseOptions::min_share`] (> 0).
 pub(super) fn stage_cuts(
     trace: &tracelogic_model::Trace,
-    events: &crate::patterns::Events,
-    comm: &crate::patterns::CommunicationAnalysis,
-    idx: &[usize],
+    signed: &super::content::Signed,
+    starts: &[tracelogic_model::Time],
+    last_end: tracelogic_model::Time,
+    pattern: impl Fn(usize) -> u32,
     bounds: &[usize],
     min_share: f64,
 ) -> Vec<usize> {
-    let barrier: Vec<u32> = (0..trace.functions.names().len() as u32)
-        .filter(|&f| matches!(trace.functions.name(f), "MPI_Barrier" | "MPI_Ibarrier"))
+    let barrier: Vec<bool> = signed
+        .signatures()
+        .iter()
+        .map(|&(kind, func, _)| kind == 2 && matches!(trace.functions.name(func), "MPI_Barrier" | "MPI_Ibarrier"))
         .collect();
-    if barrier.is_empty() || idx.len() < 2 || min_share <= 0.0 {
+    if !barrier.contains(&true) || starts.len() < 2 || min_share <= 0.0 {
         return Vec::new();
     }
-    let starts: Vec<tracelogic_model::Time> = idx.iter().map(|&i| comm.instances[i].start).collect();
-    let last_end = idx.iter().map(|&i| comm.instances[i].end).max().unwrap_or(0);
     let share = ((last_end - starts[0]) as f64 * min_share) as tracelogic_model::Time;
-    let holds_barrier = |i: usize| {
-        comm.instances[idx[i]].parts.iter().any(|part| {
-            let (Some(re), Some(rt)) = (
-                events.ranks.get(part.rank as usize),
-                trace.ranks.get(part.rank as usize),
-            ) else {
-                return false;
-            };
-            (part.first_event..=part.last_event).any(|e| {
-                re.calls
-                    .get(e as usize)
-                    .and_then(|&c| rt.calls.func.get(c as usize))
-                    .is_some_and(|f| barrier.contains(f))
-            })
-        })
-    };
+    let holds_barrier = |i: usize| signed.with_ids(i..i + 1).any(|(_, id)| barrier[id as usize]);
     // The main loop: the longest phase (ties: the first), as step 5 takes it.
-    let end_of = |e: usize| if e == idx.len() { last_end } else { starts[e] };
+    let end_of = |e: usize| if e == starts.len() { last_end } else { starts[e] };
     let Some((a, e)) = bounds
         .windows(2)
         .map(|w| (w[0], w[1]))
@@ -75,8 +64,7 @@ pub(super) fn stage_cuts(
     if end_of(e).saturating_sub(starts[a]) < 2 * share {
         return Vec::new();
     }
-    let pattern = |i: usize| comm.instances[idx[i]].pattern;
-    phase_stages(&starts, end_of(e), share, a, e, pattern, holds_barrier)
+    phase_stages(starts, end_of(e), share, a, e, pattern, holds_barrier)
 }
 
 /// [`stage_cuts`] in one phase `a..e` ending at `end_time`; `pattern(i)` is position `i`'s

@@ -156,6 +156,12 @@ impl Signed {
         (out, &self.names)
     }
 
+    /// The signature of each id: `(kind: 0 send, 1 receive, 2 collective; MPI function; peer
+    /// number)`.
+    pub fn signatures(&self) -> &[(u8, u32, u32)] {
+        &self.names
+    }
+
     /// The events of positions `r` as `(entry time of its call, signature id)`, with the ids
     /// of the whole sequence (those of [`Bags::of_instances`]).
     pub fn with_ids(&self, r: std::ops::Range<usize>) -> impl Iterator<Item = (tracelogic_model::Time, u32)> + '_ {
