@@ -139,6 +139,26 @@ test('a grid declared by row and column communicators is listed, and names the p
   await app.assertClean(s);
 });
 
+test('the stage boundaries of a LAMMPS input of three stages are marked in the phases table and its note, as the CLI marks them', async () => {
+  // lammps-melt-phases-8: a minimisation and two runs, separated by the program's barriers
+  // (docs/phases.md, step 6).
+  const dir = join(root, 'tests/data/apps/lammps-melt-phases-8');
+  const ph = cliJson(['phases', dir]);
+  const stages = ph.phases.map((p) => String(Boolean(p.boundary?.stage)));
+  const n = stages.filter((x) => x === 'true').length;
+  assert.ok(n >= 2, 'a stage boundary between every two stages');
+  const s = await dropFiles(filesOf(dir, (x) => x === 'dumpi.tar.zst'));
+  const { page } = s;
+  await show(page, 'phases', '#phases-table');
+  const shown = await page.$$eval('#phases-table tr.phase-row td.phase-summary', (c) => c.map((x) => x.dataset.stage));
+  assert.deepEqual(shown, stages);
+  const marked = await page.$$eval('#phases-table tr.phase-row td.phase-summary', (c) =>
+    c.filter((x) => x.textContent.includes('new stage: the loop stopped at a barrier')).length);
+  assert.equal(marked, n);
+  assert.match(await page.textContent('#phases-merge'), new RegExp(`; ${n} stage boundaries where the loop stopped at a barrier\\)$`));
+  await app.assertClean(s);
+});
+
 test('a run of collectives only: the logical view checks its collectives and compare rests on them, as the CLI does', async () => {
   // Elk on 4 ranks (tests/data/apps/elk-si-4, elk-al-4): k-point broadcasts, barriers and
   // reductions, no point-to-point message. The logical view's Structure and Volume are the
