@@ -18,7 +18,12 @@
 //! - the stages hold fewer than two steps (the phase's most frequent pattern) each on
 //!   average: barriers as frequent as the steps are the loop's own;
 //! - three or more inner stages of two steps or more hold the same number of steps (within a
-//!   tenth): a period of the loop (output every N steps, a solver's outer iterations).
+//!   tenth): a period of the loop (output every N steps, a solver's outer iterations) —
+//!   unless every group holds a rooted collective (`MPI_Bcast`, `MPI_Reduce`, `MPI_Gather`,
+//!   `MPI_Scatter`) the loop calls nowhere else: then one rank reads or writes for all between
+//!   equal stages (a LAMMPS input looping over `run 100` five times broadcasts the next input
+//!   lines and reduces the run's statistics for its log), where a solver's outer iterations
+//!   exchange among equals (GetDP's Newton iterations: `MPI_Allgather`, `MPI_Allreduce`).
 //!
 //! A first (last) cut leaving fewer than two steps before (after) it is dropped: that barrier
 //! starts (stops) the loop after its set-up (before its end), which step 5 decides.
@@ -51,6 +56,20 @@ pub(super) fn stage_cuts(
     }
     let share = ((last_end - starts[0]) as f64 * min_share) as tracelogic_model::Time;
     let holds_barrier = |i: usize| signed.with_ids(i..i + 1).any(|(_, id)| barrier[id as usize]);
+    // Rooted collectives: one rank distributes or collects (the program's input and output
+    // through its root).
+    let rooted: Vec<bool> = signed
+        .signatures()
+        .iter()
+        .map(|&(kind, func, _)| kind == 2 && is_rooted(trace.functions.name(func)))
+        .collect();
+    let collectives = |i: usize| -> Vec<u32> {
+        signed
+            .with_ids(i..i + 1)
+            .map(|(_, id)| id)
+            .filter(|&id| rooted[id as usize])
+            .collect()
+    };
     // The main loop: the longest phase (ties: the first), as step 5 takes it.
     let end_of = |e: usize| if e == starts.len() { last_end } else { starts[e] };
     let Some((a, e)) = bounds
@@ -64,11 +83,33 @@ pub(super) fn stage_cuts(
     if end_of(e).saturating_sub(starts[a]) < 2 * share {
         return Vec::new();
     }
-    phase_stages(starts, end_of(e), share, a, e, pattern, holds_barrier)
+    phase_stages(starts, end_of(e), share, a, e, pattern, holds_barrier, collectives)
+}
+
+/// A collective with a root: `MPI_Bcast`, `MPI_Reduce`, `MPI_Gather(v)`, `MPI_Scatter(v)` and
+/// their non-blocking forms.
+fn is_rooted(name: &str) -> bool {
+    matches!(
+        name,
+        "MPI_Bcast"
+            | "MPI_Ibcast"
+            | "MPI_Reduce"
+            | "MPI_Ireduce"
+            | "MPI_Gather"
+            | "MPI_Igather"
+            | "MPI_Gatherv"
+            | "MPI_Igatherv"
+            | "MPI_Scatter"
+            | "MPI_Iscatter"
+            | "MPI_Scatterv"
+            | "MPI_Iscatterv"
+    )
 }
 
 /// [`stage_cuts`] in one phase `a..e` ending at `end_time`; `pattern(i)` is position `i`'s
-/// pattern, `marked(i)` whether it holds a barrier.
+/// pattern, `marked(i)` whether it holds a barrier, `collectives(i)` the signature ids of its
+/// other collectives.
+#[allow(clippy::too_many_arguments)]
 fn phase_stages(
     starts: &[tracelogic_model::Time],
     end_time: tracelogic_model::Time,
@@ -77,6 +118,7 @@ fn phase_stages(
     e: usize,
     pattern: impl Fn(usize) -> u32,
     marked: impl Fn(usize) -> bool,
+    collectives: impl Fn(usize) -> Vec<u32>,
 ) -> Vec<usize> {
     // The step: the phase's most frequent pattern (ties: the smaller id).
     let mut counts: std::collections::BTreeMap<u32, usize> = Default::default();
@@ -106,6 +148,12 @@ fn phase_stages(
     if groups.iter().any(|g| starts[g.1] - starts[g.0] >= share) {
         return Vec::new();
     }
+    // The collectives of the phase's positions outside every group: the loop's own.
+    let elsewhere: std::collections::BTreeSet<u32> = {
+        let inside = |i: usize| groups.iter().any(|g| g.0 <= i && i <= g.1);
+        (a..e).filter(|&i| !inside(i)).flat_map(&collectives).collect()
+    };
+    let all_groups = groups.clone();
     // Groups beginning within `min_share` of the phase's ends are its own edges.
     groups.retain(|g| starts[g.0] - starts[a] >= share && end_time.saturating_sub(starts[g.0]) >= share);
     if groups.is_empty() {
@@ -136,8 +184,16 @@ fn phase_stages(
     }
     // Inner stages that are loops (two steps or more; a pause between two barrier groups
     // holds a step at most).
+    // Whether every cut's group holds a collective the loop calls nowhere else: the program
+    // does something else between its stages.
+    let marked_apart = cuts.iter().all(|&c| {
+        all_groups
+            .iter()
+            .find(|g| g.0 == c)
+            .is_some_and(|g| (g.0..=g.1).flat_map(&collectives).any(|id| !elsewhere.contains(&id)))
+    });
     let inner_steps: Vec<usize> = steps[1..steps.len() - 1].iter().copied().filter(|&n| n >= 2).collect();
-    if inner_steps.len() >= 3 {
+    if inner_steps.len() >= 3 && !marked_apart {
         let (lo, hi) = (inner_steps.iter().min().unwrap(), inner_steps.iter().max().unwrap());
         if (*hi as f64) <= 1.1 * (*lo as f64) {
             return Vec::new();
@@ -154,7 +210,16 @@ mod tests {
     fn run(n: usize, marks: &[usize], share: u64) -> Vec<usize> {
         let starts: Vec<u64> = (0..n as u64).collect();
         let pattern = |i: usize| if marks.contains(&i) { 9 } else { 0 };
-        phase_stages(&starts, n as u64, share, 0, n, pattern, |i| marks.contains(&i))
+        phase_stages(
+            &starts,
+            n as u64,
+            share,
+            0,
+            n,
+            pattern,
+            |i| marks.contains(&i),
+            |_| vec![0],
+        )
     }
 
     #[test]
@@ -172,7 +237,7 @@ mod tests {
         assert!(run(1000, &[3, 995], 10).is_empty());
         // A barrier every step, each step longer than the share: stages of one step.
         let starts: Vec<u64> = (0..100).map(|i| 10 * i).collect();
-        assert!(phase_stages(&starts, 1000, 5, 0, 100, |_| 0, |_| true).is_empty());
+        assert!(phase_stages(&starts, 1000, 5, 0, 100, |_| 0, |_| true, |_| Vec::new()).is_empty());
     }
 
     #[test]
@@ -189,7 +254,16 @@ mod tests {
         };
         let starts: Vec<u64> = (0..1000).collect();
         assert_eq!(
-            phase_stages(&starts, 1000, 10, 0, 1000, pattern, |i| i == 40 || i == 500),
+            phase_stages(
+                &starts,
+                1000,
+                10,
+                0,
+                1000,
+                pattern,
+                |i| i == 40 || i == 500,
+                |_| Vec::new()
+            ),
             vec![500]
         );
     }
@@ -201,5 +275,38 @@ mod tests {
         assert!(run(1000, &marks, 10).is_empty());
         // Output every 100 steps: equal inner stages.
         assert!(run(1000, &[100, 200, 300, 400, 500, 600, 700, 800, 900], 10).is_empty());
+    }
+
+    #[test]
+    fn equal_stages_apart_from_what_the_loop_calls_are_cut() {
+        // Five equal stages (a LAMMPS input looping over one `run`): each pause holds the
+        // barrier and a broadcast (collective 2) the steps (collective 0) never call.
+        let marks = [200, 201, 400, 401, 600, 601, 800, 801];
+        let starts: Vec<u64> = (0..1000).collect();
+        let pattern = |i: usize| if marks.contains(&i) { 9 } else { 0 };
+        let pause = |i: usize| marks.contains(&i);
+        let collectives = |i: usize| if pause(i) && i % 2 == 1 { vec![2] } else { vec![0] };
+        let cut = |c: &dyn Fn(usize) -> Vec<u32>| {
+            phase_stages(&starts, 1000, 10, 0, 1000, pattern, |i| marks.contains(&i), c)
+        };
+        assert_eq!(cut(&collectives), vec![200, 400, 600, 800]);
+        // One pause without it: the barriers may be the loop's period, nothing is cut.
+        let one_plain = |i: usize| {
+            if pause(i) && i % 2 == 1 && i != 401 {
+                vec![2]
+            } else {
+                vec![0]
+            }
+        };
+        assert!(cut(&one_plain).is_empty());
+        // The broadcast also among the steps: a period.
+        let also_in_steps = |i: usize| {
+            if (pause(i) && i % 2 == 1) || i == 500 {
+                vec![2]
+            } else {
+                vec![0]
+            }
+        };
+        assert!(cut(&also_in_steps).is_empty());
     }
 }
