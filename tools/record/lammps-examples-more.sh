@@ -8,8 +8,9 @@
 # `obstacle` (4), `flow.couette` (8), `rigid` (8, rigid bodies), `deposit.atom` (4, atoms added
 # every 100 steps) and `pour` (8, granular, 2 runs, particles poured in); and `melt` as shipped
 # (8 ranks, 250 steps, neighbour lists every 20 steps unchecked: most steps hold no collective),
-# with two `run 250` (`melt-2runs-8`) and with four identical runs in a `label`/`jump` loop
-# (`melt-loop4-8`).
+# with two `run 250` (`melt-2runs-8`), with four identical runs in a `label`/`jump` loop
+# (`melt-loop4-8`), and with its neighbour lists checked every step and five `run 100` in such a
+# loop (`melt-check-loop5-8`).
 #
 #   tools/record/lammps-examples-more.sh OUT_ROOT [RUN...]
 set -eu
@@ -54,4 +55,7 @@ sed 's/^run[[:space:]]*250/run 250\nrun 250/' "$ex/melt/in.melt" > "$tmp/melt-2r
 one melt-2runs-8 8 "$tmp/melt-2runs" 1
 sed 's/^run[[:space:]]*250/variable i loop 4\nlabel again\nrun 250\nnext i\njump SELF again/' "$ex/melt/in.melt" > "$tmp/melt-loop4"
 one melt-loop4-8 8 "$tmp/melt-loop4" 1
+sed 's/^neigh_modify.*/neigh_modify\tevery 1 delay 0 check yes/; s/^run[[:space:]]*250/variable i loop 5\nlabel again\nrun 100\nnext i\njump SELF again/' \
+    "$ex/melt/in.melt" > "$tmp/melt-check-loop5"
+one melt-check-loop5-8 8 "$tmp/melt-check-loop5" 1
 echo "lammps-examples-more.sh: runs in $out; check them with: tools/record/check-heldout.py $out"
