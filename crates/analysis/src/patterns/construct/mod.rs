@@ -818,7 +818,7 @@ fn segments(events: &Events, occurrences: &[Vec<(u32, u32)>], offset: &[u32]) ->
 }
 
 /// Start of the least rotation of `s` (two-pointer minimum-expression algorithm, O(n)).
-fn least_rotation(s: &[u32]) -> usize {
+pub(super) fn least_rotation(s: &[u32]) -> usize {
     let n = s.len();
     // `x < 2n` below: one subtraction instead of a division.
     let at = |x: usize| if x >= n { s[x - n] } else { s[x] };
