@@ -148,11 +148,6 @@ fn phase_stages(
     if groups.iter().any(|g| starts[g.1] - starts[g.0] >= share) {
         return Vec::new();
     }
-    // The collectives of the phase's positions outside every group: the loop's own.
-    let elsewhere: std::collections::BTreeSet<u32> = {
-        let inside = |i: usize| groups.iter().any(|g| g.0 <= i && i <= g.1);
-        (a..e).filter(|&i| !inside(i)).flat_map(&collectives).collect()
-    };
     let all_groups = groups.clone();
     // Groups beginning within `min_share` of the phase's ends are its own edges.
     groups.retain(|g| starts[g.0] - starts[a] >= share && end_time.saturating_sub(starts[g.0]) >= share);
@@ -182,20 +177,25 @@ fn phase_stages(
     if steps.iter().sum::<usize>() < 2 * steps.len() {
         return Vec::new();
     }
+    // Whether every cut's group holds a collective that the phase's positions outside every
+    // group (the loop's own) never hold: the program does something else between its stages.
+    let marked_apart = || {
+        let inside = |i: usize| all_groups.iter().any(|g| g.0 <= i && i <= g.1);
+        let elsewhere: std::collections::BTreeSet<u32> =
+            (a..e).filter(|&i| !inside(i)).flat_map(&collectives).collect();
+        cuts.iter().all(|&c| {
+            all_groups
+                .iter()
+                .find(|g| g.0 == c)
+                .is_some_and(|g| (g.0..=g.1).flat_map(&collectives).any(|id| !elsewhere.contains(&id)))
+        })
+    };
     // Inner stages that are loops (two steps or more; a pause between two barrier groups
     // holds a step at most).
-    // Whether every cut's group holds a collective the loop calls nowhere else: the program
-    // does something else between its stages.
-    let marked_apart = cuts.iter().all(|&c| {
-        all_groups
-            .iter()
-            .find(|g| g.0 == c)
-            .is_some_and(|g| (g.0..=g.1).flat_map(&collectives).any(|id| !elsewhere.contains(&id)))
-    });
     let inner_steps: Vec<usize> = steps[1..steps.len() - 1].iter().copied().filter(|&n| n >= 2).collect();
-    if inner_steps.len() >= 3 && !marked_apart {
+    if inner_steps.len() >= 3 {
         let (lo, hi) = (inner_steps.iter().min().unwrap(), inner_steps.iter().max().unwrap());
-        if (*hi as f64) <= 1.1 * (*lo as f64) {
+        if (*hi as f64) <= 1.1 * (*lo as f64) && !marked_apart() {
             return Vec::new();
         }
     }
