@@ -197,6 +197,20 @@ impl CollectiveOp {
         })
     }
 
+    /// Whether the operation has a root that distributes or collects for all (`MPI_Bcast`,
+    /// `MPI_Reduce`, `MPI_Gather(v)`, `MPI_Scatter(v)`).
+    pub fn has_root(self) -> bool {
+        matches!(
+            self,
+            CollectiveOp::Bcast
+                | CollectiveOp::Reduce
+                | CollectiveOp::Gather
+                | CollectiveOp::Gatherv
+                | CollectiveOp::Scatter
+                | CollectiveOp::Scatterv
+        )
+    }
+
     /// The MPI standard name of the blocking form, e.g. `MPI_Allreduce`.
     pub fn mpi_name(self) -> &'static str {
         match self {
@@ -250,5 +264,30 @@ mod tests {
         );
         assert_eq!(CollectiveOp::from_name("MPI_Send"), None);
         assert_eq!(CollectiveOp::Bcast.mpi_name(), "MPI_Bcast");
+    }
+
+    #[test]
+    fn rooted_collectives_have_a_root_in_every_form() {
+        let rooted = |n: &str| CollectiveOp::from_name(n).is_some_and(CollectiveOp::has_root);
+        for n in [
+            "MPI_Bcast",
+            "PMPI_Ibcast",
+            "MPI_Reduce",
+            "MPI_Ireduce",
+            "MPI_Gatherv",
+            "MPI_Scatter_init",
+        ] {
+            assert!(rooted(n), "{n}");
+        }
+        for n in [
+            "MPI_Allreduce",
+            "MPI_Allgather",
+            "MPI_Barrier",
+            "MPI_Reduce_scatter",
+            "MPI_Scan",
+            "MPI_Send",
+        ] {
+            assert!(!rooted(n), "{n}");
+        }
     }
 }

@@ -20,7 +20,7 @@ pub(super) fn main_loop(patterns: &[RankPattern]) -> Option<usize> {
 
 /// The occurrences of a pattern that run at least three times back to back: its loop's
 /// iterations, as `[start, end)` event ranges, ascending.
-fn iteration_spans(p: &RankPattern) -> Vec<(u32, u32)> {
+pub(super) fn iteration_spans(p: &RankPattern) -> Vec<(u32, u32)> {
     let mut out: Vec<(u32, u32)> = Vec::new();
     let mut j = 0;
     while j < p.positions.len() {

@@ -715,14 +715,7 @@ fn parse_occurrences_by(len: usize, patterns: &[RankPattern], main_first: bool, 
 /// exchange` two levels up holds 11 to 4,204 events, a whole linear solve with its 25 to 68
 /// iterations); such an occurrence is no iteration of the loop.
 fn iteration_lengths(p: &RankPattern) -> Vec<u32> {
-    let mut lengths = Vec::new();
-    let mut adjacent = 0;
-    for (k, (end, next)) in p.ends.iter().zip(p.positions.iter().skip(1)).enumerate() {
-        adjacent = if end == next { adjacent + 1 } else { 0 };
-        if adjacent >= 2 {
-            lengths.extend((k - 1..=k + 1).map(|j| p.ends[j] - p.positions[j]));
-        }
-    }
+    let mut lengths: Vec<u32> = main_loop::iteration_spans(p).iter().map(|&(s, e)| e - s).collect();
     lengths.sort_unstable();
     lengths.dedup();
     lengths

@@ -31,6 +31,7 @@
 //! O(events of the main loop's positions) for the barrier marks, O(positions) for the rest.
 
 use crate::patterns::construct::OUTSIDE;
+use tracelogic_model::CollectiveOp;
 
 /// The positions (of the phase sequence, whose occurrences start at `starts` and end by
 /// `last_end`) at which the main loop, the longest phase of `bounds`, is cut into stages;
@@ -46,10 +47,12 @@ pub(super) fn stage_cuts(
     bounds: &[usize],
     min_share: f64,
 ) -> Vec<usize> {
+    // The collective operation of a function (the model's reading of its name).
+    let op = |func: u32| CollectiveOp::from_name(trace.functions.name(func));
     let barrier: Vec<bool> = signed
         .signatures()
         .iter()
-        .map(|&(kind, func, _)| kind == 2 && matches!(trace.functions.name(func), "MPI_Barrier" | "MPI_Ibarrier"))
+        .map(|&(kind, func, _)| kind == 2 && op(func) == Some(CollectiveOp::Barrier))
         .collect();
     if !barrier.contains(&true) || starts.len() < 2 || min_share <= 0.0 {
         return Vec::new();
@@ -61,7 +64,7 @@ pub(super) fn stage_cuts(
     let rooted: Vec<bool> = signed
         .signatures()
         .iter()
-        .map(|&(kind, func, _)| kind == 2 && is_rooted(trace.functions.name(func)))
+        .map(|&(kind, func, _)| kind == 2 && op(func).is_some_and(CollectiveOp::has_root))
         .collect();
     let collectives = |i: usize| -> Vec<u32> {
         signed
@@ -84,26 +87,6 @@ pub(super) fn stage_cuts(
         return Vec::new();
     }
     phase_stages(starts, end_of(e), share, a, e, pattern, holds_barrier, collectives)
-}
-
-/// A collective with a root: `MPI_Bcast`, `MPI_Reduce`, `MPI_Gather(v)`, `MPI_Scatter(v)` and
-/// their non-blocking forms.
-fn is_rooted(name: &str) -> bool {
-    matches!(
-        name,
-        "MPI_Bcast"
-            | "MPI_Ibcast"
-            | "MPI_Reduce"
-            | "MPI_Ireduce"
-            | "MPI_Gather"
-            | "MPI_Igather"
-            | "MPI_Gatherv"
-            | "MPI_Igatherv"
-            | "MPI_Scatter"
-            | "MPI_Iscatter"
-            | "MPI_Scatterv"
-            | "MPI_Iscatterv"
-    )
 }
 
 /// [`stage_cuts`] in one phase `a..e` ending at `end_time`; `pattern(i)` is position `i`'s
