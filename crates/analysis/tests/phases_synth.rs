@@ -225,3 +225,32 @@ fn a_loop_changing_only_its_send_functions_is_one_section() {
     );
     assert!(p.phases.len() >= 2, "{phases:?}");
 }
+
+/// A loop whose work drifts: every step a torus exchange by `MPI_Sendrecv`, and a rebuild (the
+/// same neighbours by `MPI_Isend`, as a LAMMPS step that rebuilds its neighbour lists exchanges
+/// atoms and borders) every third step for the first 40 rebuilds, then every ninth for 40 more
+/// (held-out LAMMPS `obstacle` rebuilds twice as often in its first 500 of 2,500 steps while
+/// its box deforms). The windows' mixes differ significantly between the two stretches, but
+/// both do the same things at other rates: one phase (docs/phases.md, step 3e).
+#[test]
+fn a_loop_changing_only_its_rates_is_one_phase() {
+    let mut phases = Vec::new();
+    for (steps, rebuilds) in [(2, 40), (8, 40)] {
+        for _ in 0..rebuilds {
+            phases.push(timed("torus:4x4", Style::Sendrecv, steps, 200_000));
+            phases.push(timed("torus:4x4", Style::Isend, 1, 200_000));
+        }
+    }
+    let spec = Spec {
+        topology: TopologySpec::parse("torus:4x4").unwrap(),
+        phases,
+        ..Default::default()
+    };
+    let (trace, _) = generate_with_truth(&spec).unwrap();
+    let p = phases_of(&trace, 0.0);
+    let extents: Vec<_> = p.phases.iter().map(|ph| ph.extent).collect();
+    // The change lies a quarter into the run; only the loop's own start and end may be cut.
+    let (t0, t1) = trace.span();
+    let inside = |t: u64| t > t0 + (t1 - t0) / 20 && t + (t1 - t0) / 20 < t1;
+    assert!(p.phases.iter().skip(1).all(|ph| !inside(ph.time.0)), "{extents:?}");
+}

@@ -9,6 +9,7 @@ pub mod content;
 pub mod describe;
 pub mod kinds;
 pub mod merge;
+pub mod rates;
 pub mod segmentation;
 pub mod spans;
 mod stages;
@@ -472,6 +473,11 @@ fn phase_bounds(
     // neighbour of the closest mix, shortest first (CP2K's end of MD: 8 phases on 4 ranks, 5
     // of them under 1 %).
     let (bounds, tests) = merge::merge_short(&occ, &starts, last_end, bounds, tests, opts.min_share, alpha);
+    // Step 3e: a change of rate is not a phase (`rates`): sides that do the same things at other
+    // rates are one phase (a LAMMPS run's neighbour-list rebuilds more frequent while its box
+    // deforms), before the main loop's edges are looked for.
+    let fine = signed.counts(&bounds);
+    let (bounds, tests) = rates::merge_rate_changes(&occ, fine, bounds, tests, opts.min_share, alpha);
     let (bounds, tests) = loop_edges(&occ, &starts, last_end, bounds, tests, opts);
     let counts = signed.coarse_counts(&bounds);
     // Step 6: stages of one loop, cut where the program synchronises between them; each cut

@@ -185,12 +185,27 @@ impl Signed {
                 *ids.entry(key).or_insert(n)
             })
             .collect();
+        self.counts(bounds)
+            .into_iter()
+            .map(|fine| {
+                let mut c = vec![0u64; ids.len()];
+                for (id, n) in fine.into_iter().enumerate() {
+                    c[coarse[id] as usize] += n;
+                }
+                c
+            })
+            .collect()
+    }
+
+    /// Each stretch's events counted by signature id (as [`Signed::coarse_counts`], the MPI
+    /// function that posted a message kept).
+    pub fn counts(&self, bounds: &[usize]) -> Vec<Vec<u64>> {
         bounds
             .windows(2)
             .map(|w| {
-                let mut c = vec![0u64; ids.len()];
+                let mut c = vec![0u64; self.names.len()];
                 for (_, id) in self.with_ids(w[0]..w[1]) {
-                    c[coarse[id as usize] as usize] += 1;
+                    c[id as usize] += 1;
                 }
                 c
             })

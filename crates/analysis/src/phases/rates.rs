@@ -1,0 +1,129 @@
+//! A change of rate is not a phase (docs/phases.md, step 3e).
+//!
+//! The windows' test finds every significant change of the event mix, and a loop whose work
+//! drifts changes its mix without changing what it does: a LAMMPS run whose box is deformed
+//! rebuilds its neighbour lists twice as often in its first 500 of 2,500 steps, so its steps'
+//! border and atom exchanges are more frequent there, but every kind of event occurs on both
+//! sides. A phase boundary is kept only where one side does something the other does not:
+//! at least `min_share` of one side's events have signatures the other side holds at less
+//! than a tenth of their rate ([`own_share`]). A tenth, not zero: a boundary placed at the
+//! occurrences can leave a few events of the new activity on the old side.
+//!
+//! Stages of one loop that communicate alike (LAMMPS's `minimize` then `run`) are cut by step
+//! 6 where the program stops at a barrier between them, not by this rule.
+
+use super::merge::{remove_boundary, BoundaryTest, Mixes};
+
+/// Share of `a`'s events whose signature `b` holds at less than a tenth of `a`'s rate (counts by
+/// signature id, same ids on both sides); 0 when `a` is empty.
+///
+/// O(number of signatures).
+///
+/// ```
+/// use tracelogic_analysis::phases::rates::own_share;
+/// // Same signatures at other rates: nothing of its own.
+/// assert_eq!(own_share(&[90, 10], &[50, 50]), 0.0);
+/// // A signature 5 % of `a`'s events, absent from `b`.
+/// assert!((own_share(&[95, 5], &[100, 0]) - 0.05).abs() < 1e-12);
+/// ```
+pub fn own_share(a: &[u64], b: &[u64]) -> f64 {
+    let (na, nb) = (a.iter().sum::<u64>() as f64, b.iter().sum::<u64>() as f64);
+    if na == 0.0 {
+        return 0.0;
+    }
+    let own: u64 = a
+        .iter()
+        .zip(b)
+        .filter(|&(&x, &y)| x > 0 && (y as f64) < 0.1 * x as f64 * nb / na)
+        .map(|(&x, _)| x)
+        .sum();
+    own as f64 / na
+}
+
+/// How much two adjacent stretches differ in what they do: the larger of their
+/// [`own_share`]s.
+pub fn difference(a: &[u64], b: &[u64]) -> f64 {
+    own_share(a, b).max(own_share(b, a))
+}
+
+/// Boundaries between phases that differ only in rates removed: while some inner boundary's
+/// sides ([`difference`] of `counts`, the phases' events by signature id) differ by less than
+/// `min_share`, the one of smallest difference is removed and the merged phase's boundaries
+/// tested again on `classes` at `alpha`. `bounds` first 0, last the number of positions; one
+/// test per inner boundary.
+///
+/// O(b² · s) for b boundaries and s signatures, plus the tests of the merged phases.
+pub fn merge_rate_changes<M: Mixes + ?Sized>(
+    classes: &M,
+    counts: Vec<Vec<u64>>,
+    bounds: Vec<usize>,
+    tests: Vec<BoundaryTest>,
+    min_share: f64,
+    alpha: f64,
+) -> (Vec<usize>, Vec<BoundaryTest>) {
+    let (mut bounds, mut tests, mut counts) = (bounds, tests, counts);
+    if min_share <= 0.0 {
+        return (bounds, tests);
+    }
+    while bounds.len() > 2 {
+        let closest = (1..bounds.len() - 1)
+            .map(|j| (j, difference(&counts[j - 1], &counts[j])))
+            .filter(|&(_, d)| d < min_share)
+            .min_by(|a, b| a.1.total_cmp(&b.1));
+        let Some((j, _)) = closest else { break };
+        let right = counts.remove(j);
+        for (x, y) in counts[j - 1].iter_mut().zip(right) {
+            *x += y;
+        }
+        remove_boundary(classes, &mut bounds, &mut tests, j, alpha);
+    }
+    (bounds, tests)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Three phases: A and B hold the same two signatures at other rates (a loop's rebuild
+    /// steps twice as frequent in A), C a third signature. A and B become one phase; the
+    /// boundary before C stays, tested again on the merged phase.
+    #[test]
+    fn phases_differing_in_rates_only_are_one() {
+        // Positions: 10 of A (class 0 and 1 alternating 4:1), 10 of B (9:1), 10 of C (class 2).
+        let classes: Vec<u32> = (0..30)
+            .map(|i| match i {
+                0..=19 => u32::from(i % 5 == 0),
+                _ => 2,
+            })
+            .collect();
+        let counts = vec![vec![80, 20, 0], vec![90, 10, 0], vec![0, 0, 100]];
+        let stale = BoundaryTest {
+            p: 0.5,
+            strength: 0.0,
+            stage: false,
+        };
+        let (b, t) = merge_rate_changes(&classes, counts, vec![0, 10, 20, 30], vec![stale; 2], 0.01, 0.01);
+        assert_eq!(b, vec![0, 20, 30]);
+        assert!(t[0].p < 0.01, "{:?}", t[0]);
+    }
+
+    /// A side doing something the other never does, in 2 % of its events, keeps its boundary;
+    /// with `min_share` 0 (every significant change) nothing is merged.
+    #[test]
+    fn a_new_activity_keeps_its_boundary() {
+        let classes: Vec<u32> = (0..20).map(|i| u32::from(i >= 10)).collect();
+        let counts = vec![vec![100, 0], vec![98, 2]];
+        let t = BoundaryTest {
+            p: 0.001,
+            strength: 1.0,
+            stage: false,
+        };
+        let (b, _) = merge_rate_changes(&classes, counts.clone(), vec![0, 10, 20], vec![t], 0.01, 0.01);
+        assert_eq!(b, vec![0, 10, 20]);
+        let same = vec![vec![100, 5], vec![90, 10]];
+        let (b, _) = merge_rate_changes(&classes, same.clone(), vec![0, 10, 20], vec![t], 0.01, 0.01);
+        assert_eq!(b, vec![0, 20]);
+        let (b, _) = merge_rate_changes(&classes, same, vec![0, 10, 20], vec![t], 0.0, 0.01);
+        assert_eq!(b, vec![0, 10, 20]);
+    }
+}
