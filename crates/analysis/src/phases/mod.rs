@@ -476,8 +476,9 @@ fn phase_bounds(
     // Step 3e: a change of rate is not a phase (`rates`): sides that do the same things at other
     // rates are one phase (a LAMMPS run's neighbour-list rebuilds more frequent while its box
     // deforms), before the main loop's edges are looked for.
-    let fine = signed.counts(&bounds);
-    let (bounds, tests) = rates::merge_rate_changes(&occ, fine, bounds, tests, opts.min_share, alpha);
+    let (fine, roles) = (signed.counts(&bounds), signed.role_counts(&bounds));
+    let (bounds, tests) = rates::merge_rate_changes(&occ, fine, roles, bounds, tests, opts.min_share, alpha);
+    let (bounds, tests) = rates::place_at_changes(&occ, &signed, bounds, tests, opts.min_share, alpha);
     let (bounds, tests) = loop_edges(&occ, &starts, last_end, bounds, tests, opts);
     let counts = signed.coarse_counts(&bounds);
     // Step 6: stages of one loop, cut where the program synchronises between them; each cut

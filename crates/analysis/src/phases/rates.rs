@@ -56,26 +56,97 @@ pub fn difference(a: &[u64], b: &[u64]) -> f64 {
 pub fn merge_rate_changes<M: Mixes + ?Sized>(
     classes: &M,
     counts: Vec<Vec<u64>>,
+    roles: Vec<Vec<u64>>,
     bounds: Vec<usize>,
     tests: Vec<BoundaryTest>,
     min_share: f64,
     alpha: f64,
 ) -> (Vec<usize>, Vec<BoundaryTest>) {
-    let (mut bounds, mut tests, mut counts) = (bounds, tests, counts);
+    let (mut bounds, mut tests, mut counts, mut roles) = (bounds, tests, counts, roles);
     if min_share <= 0.0 {
         return (bounds, tests);
     }
+    let add = |c: &mut Vec<Vec<u64>>, j: usize| {
+        let right = c.remove(j);
+        for (x, y) in c[j - 1].iter_mut().zip(right) {
+            *x += y;
+        }
+    };
     while bounds.len() > 2 {
         let closest = (1..bounds.len() - 1)
-            .map(|j| (j, difference(&counts[j - 1], &counts[j])))
+            .map(|j| {
+                let d = difference(&counts[j - 1], &counts[j]).min(difference(&roles[j - 1], &roles[j]));
+                (j, d)
+            })
             .filter(|&(_, d)| d < min_share)
             .min_by(|a, b| a.1.total_cmp(&b.1));
         let Some((j, _)) = closest else { break };
-        let right = counts.remove(j);
-        for (x, y) in counts[j - 1].iter_mut().zip(right) {
-            *x += y;
-        }
+        add(&mut counts, j);
+        add(&mut roles, j);
         remove_boundary(classes, &mut bounds, &mut tests, j, alpha);
+    }
+    (bounds, tests)
+}
+
+/// The signatures of `a` that `b` holds at less than a tenth of their rate in `a` (as
+/// [`own_share`] counts them).
+fn own_signatures(a: &[u64], b: &[u64]) -> Vec<bool> {
+    let (na, nb) = (a.iter().sum::<u64>() as f64, b.iter().sum::<u64>() as f64);
+    a.iter()
+        .zip(b)
+        .map(|(&x, &y)| x > 0 && (y as f64) < 0.1 * x as f64 * nb / na.max(1.0))
+        .collect()
+}
+
+/// Each boundary where only one side does something of its own moved to where that ends (the
+/// left side's) or begins (the right side's): the other side continues what they share, so the
+/// stretch between belongs with it. A set-up too short for a window of its own lies in a phase
+/// with the loop's first steps, cut where those steps first change their mix (a rebalancing's
+/// new partners); its end is the set-up's last event of its own. Sides compared by signature and
+/// by role signature ([`merge_rate_changes`]); the boundaries next to a moved one tested again.
+pub fn place_at_changes<M: Mixes + ?Sized>(
+    classes: &M,
+    signed: &super::content::Signed,
+    bounds: Vec<usize>,
+    tests: Vec<BoundaryTest>,
+    min_share: f64,
+    alpha: f64,
+) -> (Vec<usize>, Vec<BoundaryTest>) {
+    let (mut bounds, mut tests) = (bounds, tests);
+    if min_share <= 0.0 {
+        return (bounds, tests);
+    }
+    for j in 1..bounds.len().saturating_sub(1) {
+        let (a, c, e) = (bounds[j - 1], bounds[j], bounds[j + 1]);
+        let mut moved = None;
+        for roles in [false, true] {
+            let counts = if roles {
+                signed.role_counts(&[a, c, e])
+            } else {
+                signed.counts(&[a, c, e])
+            };
+            let (l, r) = (&counts[0], &counts[1]);
+            let (own_l, own_r) = (own_share(l, r), own_share(r, l));
+            let holds = |p: usize, own: &[bool]| signed.ids_at(p, roles).iter().any(|&id| own[id as usize]);
+            if own_r < min_share && own_l >= min_share {
+                let own = own_signatures(l, r);
+                moved = (a..c).rev().find(|&p| holds(p, &own)).map(|p| p + 1);
+            } else if own_l < min_share && own_r >= min_share {
+                let own = own_signatures(r, l);
+                moved = (c..e).find(|&p| holds(p, &own));
+            }
+            if moved.is_some() {
+                break;
+            }
+        }
+        if let Some(m) = moved.filter(|&m| m != c && m > a && m < e) {
+            bounds[j] = m;
+            for k in [j - 1, j, j + 1] {
+                if k >= 1 && k + 1 < bounds.len() {
+                    tests[k - 1] = classes.test(bounds[k - 1], bounds[k], bounds[k + 1], alpha);
+                }
+            }
+        }
     }
     (bounds, tests)
 }
@@ -102,7 +173,15 @@ mod tests {
             strength: 0.0,
             stage: false,
         };
-        let (b, t) = merge_rate_changes(&classes, counts, vec![0, 10, 20, 30], vec![stale; 2], 0.01, 0.01);
+        let (b, t) = merge_rate_changes(
+            &classes,
+            counts.clone(),
+            counts,
+            vec![0, 10, 20, 30],
+            vec![stale; 2],
+            0.01,
+            0.01,
+        );
         assert_eq!(b, vec![0, 20, 30]);
         assert!(t[0].p < 0.01, "{:?}", t[0]);
     }
@@ -118,12 +197,28 @@ mod tests {
             strength: 1.0,
             stage: false,
         };
-        let (b, _) = merge_rate_changes(&classes, counts.clone(), vec![0, 10, 20], vec![t], 0.01, 0.01);
+        let (b, _) = merge_rate_changes(
+            &classes,
+            counts.clone(),
+            counts.clone(),
+            vec![0, 10, 20],
+            vec![t],
+            0.01,
+            0.01,
+        );
         assert_eq!(b, vec![0, 10, 20]);
         let same = vec![vec![100, 5], vec![90, 10]];
-        let (b, _) = merge_rate_changes(&classes, same.clone(), vec![0, 10, 20], vec![t], 0.01, 0.01);
+        let (b, _) = merge_rate_changes(
+            &classes,
+            same.clone(),
+            same.clone(),
+            vec![0, 10, 20],
+            vec![t],
+            0.01,
+            0.01,
+        );
         assert_eq!(b, vec![0, 20]);
-        let (b, _) = merge_rate_changes(&classes, same, vec![0, 10, 20], vec![t], 0.0, 0.01);
+        let (b, _) = merge_rate_changes(&classes, same.clone(), same, vec![0, 10, 20], vec![t], 0.0, 0.01);
         assert_eq!(b, vec![0, 10, 20]);
     }
 }

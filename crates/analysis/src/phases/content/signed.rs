@@ -26,6 +26,12 @@ pub struct Signed {
     /// The signature of each id: `(kind: 0 send, 1 receive, 2 collective; MPI function; peer
     /// number)`.
     names: Vec<(u8, u32, u32)>,
+    /// Each event's *role* signature id: its peer numbered in the order the rank's part of the
+    /// occurrence first meets it, not the whole run (the third of a LAMMPS step's six
+    /// neighbours is role 2 whoever it is after a rebalancing), for [`Signed::role_counts`].
+    roles: Vec<u32>,
+    /// Number of distinct role signatures.
+    role_alphabet: usize,
 }
 
 /// Signature of one event (see the module docs of [`super`]).
@@ -93,6 +99,10 @@ impl Signed {
             .map(|part| (part.last_event as usize + 1).saturating_sub(part.first_event as usize))
             .sum();
         let (mut times, mut sigs) = (Vec::with_capacity(total), Vec::with_capacity(total));
+        let mut roles = Vec::with_capacity(total);
+        let mut role_ids: FastMap<Signature, u32> = FastMap::default();
+        // The part's peers (run-wide numbers) in the order it first meets them.
+        let mut met: Vec<u32> = Vec::new();
         let mut offs = Vec::with_capacity(idx.len() + 1);
         for &i in idx {
             offs.push(times.len());
@@ -101,6 +111,7 @@ impl Signed {
                 let (re, rt) = (&events.ranks[r], &trace.ranks[r]);
                 let (local, keys) = &per_rank[r];
                 let to_global = &mut global[r];
+                met.clear();
                 for e in part.first_event..=part.last_event {
                     let e = e as usize;
                     let (Some(&l), Some(&call)) = (local.get(e), re.calls.get(e)) else {
@@ -114,6 +125,18 @@ impl Signed {
                     }
                     times.push(time);
                     sigs.push(*g);
+                    let mut role = keys[l as usize];
+                    if role.kind != 2 && role.offset != u32::MAX {
+                        role.offset = match met.iter().position(|&o| o == role.offset) {
+                            Some(k) => k as u32,
+                            None => {
+                                met.push(role.offset);
+                                met.len() as u32 - 1
+                            }
+                        };
+                    }
+                    let n = role_ids.len() as u32;
+                    roles.push(*role_ids.entry(role).or_insert(n));
                 }
             }
         }
@@ -128,6 +151,8 @@ impl Signed {
             sigs,
             offs,
             names,
+            roles,
+            role_alphabet: role_ids.len(),
         }
     }
 
@@ -200,11 +225,27 @@ impl Signed {
     /// Each stretch's events counted by signature id (as [`Signed::coarse_counts`], the MPI
     /// function that posted a message kept).
     pub fn counts(&self, bounds: &[usize]) -> Vec<Vec<u64>> {
+        Self::count(&self.sigs, self.names.len(), &self.offs, bounds)
+    }
+
+    /// Each stretch's events counted by role signature (peers numbered within each rank's part
+    /// of an occurrence, see the field `roles`).
+    pub fn role_counts(&self, bounds: &[usize]) -> Vec<Vec<u64>> {
+        Self::count(&self.roles, self.role_alphabet, &self.offs, bounds)
+    }
+
+    /// The signature ids (`roles`: role signature ids) of position `pos`'s events.
+    pub fn ids_at(&self, pos: usize, roles: bool) -> &[u32] {
+        let ids = if roles { &self.roles } else { &self.sigs };
+        &ids[self.offs[pos]..self.offs[pos + 1]]
+    }
+
+    fn count(ids: &[u32], alphabet: usize, offs: &[usize], bounds: &[usize]) -> Vec<Vec<u64>> {
         bounds
             .windows(2)
             .map(|w| {
-                let mut c = vec![0u64; self.names.len()];
-                for (_, id) in self.with_ids(w[0]..w[1]) {
+                let mut c = vec![0u64; alphabet];
+                for &id in &ids[offs[w[0]]..offs[w[1]]] {
                     c[id as usize] += 1;
                 }
                 c
@@ -639,6 +680,8 @@ mod tests {
         }
         offs.push(times.len());
         Signed {
+            roles: sigs.clone(),
+            role_alphabet: next_id as usize,
             times,
             sigs,
             offs,
@@ -759,6 +802,8 @@ mod tests {
             }
             offs.push(times.len());
             let s = Signed {
+                roles: sigs.clone(),
+                role_alphabet: next_id as usize,
                 times,
                 sigs,
                 offs,

@@ -1,0 +1,81 @@
+//! A loop whose ranks change partners: a 2x2x2 halo exchange whose rank-to-position map is
+//! redrawn every 50 steps (as LAMMPS's `balance` / `fix balance` moves the sub-domain
+//! boundaries, held-out `balance-8`: one logged `run`, 11 phases before step 3e's role rule).
+//! Every rank keeps three neighbours and exchanges with each in the same order, whoever they
+//! are: one phase from the set-up to the end (docs/phases.md, step 3e). Truth is the generator's.
+
+use tracelogic_analysis::patterns::{analyse_events, rank_events, PatternOptions};
+use tracelogic_analysis::phases::{detect_phases, Outside};
+use tracelogic_model::{match_messages, CollectiveOp, P2pDir, Trace, COMM_WORLD, NO_CALLPATH};
+
+/// A deterministic permutation of the 8 positions, drawn for redraw `k`.
+fn positions(k: u64) -> [u32; 8] {
+    let mut p = [0, 1, 2, 3, 4, 5, 6, 7];
+    let mut x = k.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0xD1B5_4A32_D192_ED03;
+    for i in (1..8).rev() {
+        x ^= x >> 31;
+        x = x.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        let j = (x % (i as u64 + 1)) as usize;
+        p.swap(i, j);
+    }
+    p
+}
+
+/// Set-up broadcasts, `steps` steps of a halo exchange on a periodic 2x2x2 grid (per dimension
+/// a send to the neighbour and a receive from it), the rank-to-position map redrawn every 50
+/// steps with an `MPI_Allreduce` (the balancer's cost), closing reductions. Each step lasts
+/// 10 µs.
+fn rebalanced(steps: u32) -> Trace {
+    let n = 8u32;
+    let mut t = Trace::new("text", "generated halo exchange with rebalancing", n);
+    for r in 0..n {
+        let mut at = 0u64;
+        let collective = |t: &mut Trace, name: &str, op: CollectiveOp, at: &mut u64| {
+            let c = t.push_call(r, name, *at, *at + 5, NO_CALLPATH, 0);
+            t.push_collective(r, c, op, COMM_WORLD, 0, 8, 8);
+            *at += 100;
+        };
+        for _ in 0..20 {
+            collective(&mut t, "MPI_Bcast", CollectiveOp::Bcast, &mut at);
+        }
+        let mut pos = positions(0);
+        for s in 0..steps {
+            if s > 0 && s % 50 == 0 {
+                pos = positions(u64::from(s / 50));
+                collective(&mut t, "MPI_Allreduce", CollectiveOp::Allreduce, &mut at);
+            }
+            let rank_at = |p: u32| pos.iter().position(|&q| q == p).unwrap() as u32;
+            let me = pos[r as usize];
+            for d in [1u32, 2, 4] {
+                let peer = rank_at(me ^ d);
+                for (dir, name) in [(P2pDir::Send, "MPI_Send"), (P2pDir::Recv, "MPI_Recv")] {
+                    let c = t.push_call(r, name, at, at + 50, NO_CALLPATH, 0);
+                    t.push_p2p(r, c, c, dir, peer, 0, 0, 64);
+                    at += 1_000;
+                }
+            }
+            at += 4_000;
+        }
+        for _ in 0..3 {
+            collective(&mut t, "MPI_Allreduce", CollectiveOp::Allreduce, &mut at);
+        }
+    }
+    t
+}
+
+#[test]
+fn a_loop_whose_ranks_change_partners_is_one_phase() {
+    let t = rebalanced(1000);
+    let matching = match_messages(&t);
+    let events = rank_events(&t, false);
+    let a = analyse_events(&t, &matching, &events, &PatternOptions::default());
+    let p = detect_phases(&t, &events, &a.communication, 0.0, Outside::Own);
+    let (t0, t1) = t.span();
+    let inside = |x: u64| x > t0 + (t1 - t0) / 20 && x + (t1 - t0) / 20 < t1;
+    let starts: Vec<f64> = p.phases.iter().map(|ph| (ph.time.0 - t0) as f64 / 1e6).collect();
+    assert!(
+        p.phases.iter().skip(1).all(|ph| !inside(ph.time.0)),
+        "phases from {starts:?} ms of {} ms",
+        (t1 - t0) as f64 / 1e6
+    );
+}
