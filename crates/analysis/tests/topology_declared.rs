@@ -161,6 +161,49 @@ fn declared_periodic_without_wrap_around_traffic_is_reported() {
     );
 }
 
+/// As above, but the wrap-around pairs exchange one 8-byte message each (LAMMPS's atom counts
+/// across the non-periodic boundary of a grid it declares periodic, held-out `deposit`): they
+/// communicate, too little to be edges; the filter removes them as noise, and the comparison
+/// says so instead of "carry no traffic".
+#[test]
+fn declared_wrap_around_pairs_with_filtered_traffic_are_reported_as_such() {
+    let (mut trace, _) = generated("grid:3x2x2", Numbering::RowMajor);
+    let wraps: BTreeSet<(u32, u32)> = mpi_neighbour_pairs(&[2, 2, 3], &[true; 3])
+        .difference(&mpi_neighbour_pairs(&[2, 2, 3], &[true, true, false]))
+        .copied()
+        .collect();
+    for &(a, b) in &wraps {
+        let t = trace.ranks[a as usize]
+            .calls
+            .last_exit()
+            .unwrap_or(0)
+            .max(trace.ranks[b as usize].calls.last_exit().unwrap_or(0))
+            + 10;
+        let s = trace.push_call(a, "MPI_Send", t, t + 5, NO_CALLPATH, 0);
+        trace.push_p2p(a, s, s, tracelogic_model::P2pDir::Send, b, 0, 0, 8);
+        let r = trace.push_call(b, "MPI_Recv", t, t + 8, NO_CALLPATH, 0);
+        trace.push_p2p(b, r, r, tracelogic_model::P2pDir::Recv, a, 0, 0, 8);
+    }
+    declare(&mut trace, &[2, 2, 3], &[true, true, true]);
+    let report = identify(&through_dumpi(&trace));
+    assert_eq!(report.filter.removed.len(), 4, "{:?}", report.filter.removed);
+    let d = &report.declared[0];
+    assert_eq!(d.notes.len(), 1, "{:?}", d.notes);
+    assert!(
+        d.notes[0].starts_with(
+            "declared periodic in dimension 2 (extent 3): 4 of its 4 wrap-around pairs communicate, too little to be edges"
+        ),
+        "{:?}",
+        d.notes
+    );
+    assert!(
+        d.summary
+            .contains("4 of its 24 neighbour pairs carry only traffic filtered as noise"),
+        "{}",
+        d.summary
+    );
+}
+
 #[test]
 fn a_declared_dimension_of_extent_1_is_noted() {
     // MPI_Dims_create can hand out extents of 1; the grid is then the 3x4 torus.

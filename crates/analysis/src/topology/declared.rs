@@ -16,7 +16,7 @@
 //! them and the comparison reports their traffic per dimension ([`DeclaredTopology::lines`]).
 
 use super::grid_lines::{self, CommTraffic, LineTraffic};
-use super::report::TopologyReport;
+use super::report::{PairTraffic, TopologyReport};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeSet, HashMap};
 use tracelogic_graph::iso::{isomorphism, IsoOptions};
@@ -198,6 +198,18 @@ pub fn compare(trace: &Trace, report: &TopologyReport) -> Vec<DeclaredTopology> 
             [x.min(y), x.max(y)]
         };
         let unused: Vec<(u32, u32)> = declared.difference(&observed_local).copied().collect();
+        // Declared pairs whose traffic the filter removed as noise (communicating, too little
+        // to be edges).
+        let faint: BTreeSet<(u32, u32)> = report
+            .filter
+            .removed
+            .iter()
+            .filter_map(|r| {
+                let (x, y) = (*local.get(r.a as usize)?, *local.get(r.b as usize)?);
+                (x != u32::MAX && y != u32::MAX).then_some((x.min(y), x.max(y)))
+            })
+            .filter(|p| declared.contains(p))
+            .collect();
         let undeclared: Vec<(u32, u32)> = observed_local.difference(&declared).copied().collect();
         let used_pairs = declared.len() - unused.len();
 
@@ -228,7 +240,29 @@ pub fn compare(trace: &Trace, report: &TopologyReport) -> Vec<DeclaredTopology> 
             if t.periods[k] && d >= 3 {
                 let wraps: Vec<_> = along.iter().filter(|p| p.3).collect();
                 let seen = wraps.iter().filter(|p| used(p)).count();
-                if seen == 0 {
+                // Wrap-around pairs whose traffic the filter removed as noise: they communicate,
+                // just too little to be edges (LAMMPS's atom-count exchange across a
+                // non-periodic boundary of a grid it declares periodic).
+                let filtered: Vec<&PairTraffic> = report
+                    .filter
+                    .removed
+                    .iter()
+                    .filter(|r| {
+                        let (x, y) = (local[r.a as usize], local[r.b as usize]);
+                        faint.contains(&(x.min(y), x.max(y)))
+                            && wraps.iter().any(|p| (p.0, p.1) == (x.min(y), x.max(y)))
+                    })
+                    .collect();
+                if seen == 0 && !filtered.is_empty() {
+                    let share: f64 = filtered.iter().map(|r| r.share).sum();
+                    notes.push(format!(
+                        "declared periodic in dimension {k} (extent {d}): {} of its {} wrap-around pairs \
+                         communicate, too little to be edges ({:.3} % of the traffic, filtered as noise)",
+                        filtered.len(),
+                        wraps.len(),
+                        100.0 * share
+                    ));
+                } else if seen == 0 {
                     notes.push(format!(
                         "declared periodic in dimension {k} (extent {d}) but none of its {} wrap-around pairs \
                          communicates",
@@ -292,9 +326,19 @@ pub fn compare(trace: &Trace, report: &TopologyReport) -> Vec<DeclaredTopology> 
                 declared.len()
             )
         } else {
+            let carry = if faint.is_empty() {
+                "carry no traffic".to_string()
+            } else if faint.len() == unused.len() {
+                "carry only traffic filtered as noise".to_string()
+            } else {
+                format!(
+                    "carry no traffic ({} of them only traffic filtered as noise)",
+                    faint.len()
+                )
+            };
             format!(
-                "{head}; the observed graph differs: {} of its {} neighbour pairs carry no traffic, {} communicating \
-                 pairs are not declared neighbours",
+                "{head}; the observed graph differs: {} of its {} neighbour pairs {carry}, {} communicating pairs \
+                 are not declared neighbours",
                 unused.len(),
                 declared.len(),
                 undeclared.len()
