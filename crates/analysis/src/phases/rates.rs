@@ -9,6 +9,11 @@
 //! than a tenth of their rate ([`own_share`]). A tenth, not zero: a boundary placed at the
 //! occurrences can leave a few events of the new activity on the old side.
 //!
+//! The sides are compared by signature and by role signature (a rank's peers numbered in the
+//! order its part of each occurrence meets them): a rebalancing gives ranks new partners in
+//! the same roles. A boundary where only one side does something of its own then moves to
+//! where that ends or begins ([`place_at_changes`]).
+//!
 //! Stages of one loop that communicate alike (LAMMPS's `minimize` then `run`) are cut by step
 //! 6 where the program stops at a barrier between them, not by this rule.
 
@@ -27,17 +32,12 @@ use super::merge::{remove_boundary, BoundaryTest, Mixes};
 /// assert!((own_share(&[95, 5], &[100, 0]) - 0.05).abs() < 1e-12);
 /// ```
 pub fn own_share(a: &[u64], b: &[u64]) -> f64 {
-    let (na, nb) = (a.iter().sum::<u64>() as f64, b.iter().sum::<u64>() as f64);
-    if na == 0.0 {
+    let na = a.iter().sum::<u64>();
+    if na == 0 {
         return 0.0;
     }
-    let own: u64 = a
-        .iter()
-        .zip(b)
-        .filter(|&(&x, &y)| x > 0 && (y as f64) < 0.1 * x as f64 * nb / na)
-        .map(|(&x, _)| x)
-        .sum();
-    own as f64 / na
+    let own: u64 = a.iter().zip(own_signatures(a, b)).filter(|x| x.1).map(|x| *x.0).sum();
+    own as f64 / na as f64
 }
 
 /// How much two adjacent stretches differ in what they do: the larger of their
