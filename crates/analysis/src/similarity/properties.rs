@@ -516,17 +516,6 @@ fn collective_mix(trace: &Trace) -> BTreeMap<String, u64> {
 /// Per rank, the rooted collective operations it recorded itself as the root of (one count per
 /// operation, whatever the other members recorded).
 fn collective_roots(trace: &Trace) -> Vec<u64> {
-    let rooted = |op: CollectiveOp| {
-        matches!(
-            op,
-            CollectiveOp::Bcast
-                | CollectiveOp::Reduce
-                | CollectiveOp::Gather
-                | CollectiveOp::Gatherv
-                | CollectiveOp::Scatter
-                | CollectiveOp::Scatterv
-        )
-    };
     trace
         .ranks
         .iter()
@@ -534,7 +523,7 @@ fn collective_roots(trace: &Trace) -> Vec<u64> {
             let c = &rt.collectives;
             c.op.iter()
                 .zip(&c.root)
-                .filter(|&(&op, &root)| rooted(op) && root == rt.rank)
+                .filter(|&(&op, &root)| op.has_root() && root == rt.rank)
                 .count() as u64
         })
         .collect()
