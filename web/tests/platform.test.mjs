@@ -54,6 +54,13 @@ async function currentView(page) {
   return page.getAttribute('nav.views button[aria-current="page"]', 'id');
 }
 
+/** The current view once it is `expected` (or after 10 s): the page renders a key's view a frame later. */
+async function viewAfter(page, expected) {
+  const now = (id) => document.querySelector('nav.views button[aria-current="page"]')?.id === id;
+  await page.waitForFunction(now, expected, { timeout: 10_000 }).catch(() => {});
+  return currentView(page);
+}
+
 before(async () => {
   scratch = mkdtempSync(join(tmpdir(), 'tracelogic-platform-'));
   app = await startApp(prefix, { onServe: (path) => served.push(path), initScript: countPageReads });
@@ -173,27 +180,27 @@ test('keys 1-8 and the arrows switch views, back and forward follow, ? shows the
   const { page } = s;
   await page.waitForSelector('#trace', { timeout: 60_000 });
   await idle(page);
-  assert.equal(await currentView(page), 'nav-summary');
+  assert.equal(await viewAfter(page, 'nav-summary'), 'nav-summary');
   await page.keyboard.press('2');
-  assert.equal(await currentView(page), 'nav-matrix');
+  assert.equal(await viewAfter(page, 'nav-matrix'), 'nav-matrix');
   assert.match(page.url(), /#sample=npb-mg\.S\.8&view=matrix$/);
   await page.keyboard.press('ArrowRight');
-  assert.equal(await currentView(page), 'nav-profile');
+  assert.equal(await viewAfter(page, 'nav-profile'), 'nav-profile');
   await page.keyboard.press('5');
-  assert.equal(await currentView(page), 'nav-topology');
+  assert.equal(await viewAfter(page, 'nav-topology'), 'nav-topology');
   await page.keyboard.press('8');
-  assert.equal(await currentView(page), 'nav-phases');
+  assert.equal(await viewAfter(page, 'nav-phases'), 'nav-phases');
   await page.keyboard.press('ArrowLeft');
-  assert.equal(await currentView(page), 'nav-patterns');
+  assert.equal(await viewAfter(page, 'nav-patterns'), 'nav-patterns');
   await page.goBack();
   await page.waitForFunction(() => location.hash.includes('view=phases'));
-  assert.equal(await currentView(page), 'nav-phases');
+  assert.equal(await viewAfter(page, 'nav-phases'), 'nav-phases');
   await page.goBack();
   await page.waitForFunction(() => location.hash.includes('view=topology'));
-  assert.equal(await currentView(page), 'nav-topology');
+  assert.equal(await viewAfter(page, 'nav-topology'), 'nav-topology');
   await page.goForward();
   await page.waitForFunction(() => location.hash.includes('view=phases'));
-  assert.equal(await currentView(page), 'nav-phases');
+  assert.equal(await viewAfter(page, 'nav-phases'), 'nav-phases');
   // Typing in a field is not navigation.
   await page.keyboard.press('1');
   assert.equal(await currentView(page), 'nav-summary');
