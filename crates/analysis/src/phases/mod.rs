@@ -480,6 +480,19 @@ fn phase_bounds(
     let (bounds, tests) = rates::merge_rate_changes(&occ, fine, roles, bounds, tests, opts.min_share, alpha);
     let (bounds, tests) = rates::place_at_changes(&occ, &signed, bounds, tests, opts.min_share, alpha);
     let (bounds, tests) = loop_edges(&occ, &starts, last_end, bounds, tests, opts);
+    // Step 6: the main loop begins at the barrier that ends its set-up when what follows the
+    // barrier does what the loop does.
+    let (bounds, tests) = stages::loop_begins_at_barrier(
+        trace,
+        &signed,
+        &occ,
+        &starts,
+        last_end,
+        bounds,
+        tests,
+        opts.min_share,
+        alpha,
+    );
     let counts = signed.coarse_counts(&bounds);
     // Step 6: stages of one loop, cut where the program synchronises between them; each cut
     // with the test of its two sides' mixes, for the record (they need not differ).

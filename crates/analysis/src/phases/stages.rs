@@ -28,6 +28,9 @@
 //! A first (last) cut leaving fewer than two steps before (after) it is dropped: that barrier
 //! starts (stops) the loop after its set-up (before its end), which step 5 decides.
 //!
+//! The same marker places the loop's begin: [`loop_begins_at_barrier`] moves it back to the
+//! set-up's last barrier when what follows that barrier is the loop's own work.
+//!
 //! O(events of the main loop's positions) for the barrier marks, O(positions) for the rest.
 
 use crate::patterns::construct::OUTSIDE;
@@ -87,6 +90,101 @@ pub(super) fn stage_cuts(
         return Vec::new();
     }
     phase_stages(starts, end_of(e), share, a, e, pattern, holds_barrier, collectives)
+}
+
+/// The main loop's begin moved back to the last barrier of the set-up (the run's first phase)
+/// when what follows that barrier reads no input and does what the loop does (docs/phases.md,
+/// step 6). Programs start timing their loop at a barrier (LAMMPS each `run`, NPB its
+/// iterations): the program's own marker of where its set-up stops. The segmentation places the
+/// edge where the mix changes, which can be steps into the loop: LAMMPS pouring particles sends
+/// no halo message until they reach a rank's neighbours, and the first 70 ms of the run (5 %)
+/// went with the set-up. "Does what the loop does": less than `min_share` of the stretch's
+/// events have signatures (or role signatures) the main loop lacks; "reads no input": no rooted
+/// collective (`MPI_Bcast`, `MPI_Reduce`…, one rank reading for all). The end is left as
+/// steps 2–5 place it: a program's last barrier is often its very end (after the statistics
+/// LAMMPS prints), not the loop's. The boundaries next to a moved one are tested again.
+///
+/// O(events of the set-up and of the main loop).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn loop_begins_at_barrier<M: super::merge::Mixes + ?Sized>(
+    trace: &tracelogic_model::Trace,
+    signed: &super::content::Signed,
+    classes: &M,
+    starts: &[tracelogic_model::Time],
+    last_end: tracelogic_model::Time,
+    bounds: Vec<usize>,
+    tests: Vec<super::merge::BoundaryTest>,
+    min_share: f64,
+    alpha: f64,
+) -> (Vec<usize>, Vec<super::merge::BoundaryTest>) {
+    let (mut bounds, mut tests) = (bounds, tests);
+    let m = bounds.len().saturating_sub(1);
+    if m < 2 || starts.is_empty() {
+        return (bounds, tests);
+    }
+    let end_of = |e: usize| if e == starts.len() { last_end } else { starts[e] };
+    let longest = (0..m).max_by_key(|&k| {
+        let (a, e) = (bounds[k], bounds[k + 1]);
+        (end_of(e).saturating_sub(starts[a]), std::cmp::Reverse(k))
+    });
+    if longest != Some(1) {
+        return (bounds, tests);
+    }
+    let (a, e) = (bounds[1], bounds[2]);
+    let op = |func: u32| CollectiveOp::from_name(trace.functions.name(func));
+    let of_kind = |rooted: bool| -> Vec<bool> {
+        signed
+            .signatures()
+            .iter()
+            .map(|&(kind, func, _)| {
+                kind == 2
+                    && op(func).is_some_and(|o| {
+                        if rooted {
+                            o.has_root()
+                        } else {
+                            o == CollectiveOp::Barrier
+                        }
+                    })
+            })
+            .collect()
+    };
+    let (barrier, rooted) = (of_kind(false), of_kind(true));
+    let Some(b) = (0..a)
+        .rev()
+        .find(|&i| signed.with_ids(i..i + 1).any(|(_, id)| barrier[id as usize]))
+    else {
+        return (bounds, tests);
+    };
+    if b + 1 >= a || signed.with_ids(b + 1..a).any(|(_, id)| rooted[id as usize]) {
+        return (bounds, tests);
+    }
+    // Less than `min_share` of the stretch's events with signatures the loop lacks (a call made
+    // once, as LAMMPS's `fix pour` gathers once at its first step, is not a phase of its own).
+    let loop_like = [false, true].into_iter().any(|roles| {
+        let counts = if roles {
+            signed.role_counts(&[b + 1, a, e])
+        } else {
+            signed.counts(&[b + 1, a, e])
+        };
+        let (stretch, main_loop) = (&counts[0], &counts[1]);
+        let all: u64 = stretch.iter().sum();
+        let own: u64 = stretch
+            .iter()
+            .zip(main_loop)
+            .filter(|(_, &l)| l == 0)
+            .map(|(&n, _)| n)
+            .sum();
+        (own as f64) < min_share * all as f64
+    });
+    if loop_like {
+        bounds[1] = b + 1;
+        for t in 1..bounds.len().min(3) {
+            if t + 1 < bounds.len() {
+                tests[t - 1] = classes.test(bounds[t - 1], bounds[t], bounds[t + 1], alpha);
+            }
+        }
+    }
+    (bounds, tests)
 }
 
 /// [`stage_cuts`] in one phase `a..e` ending at `end_time`; `pattern(i)` is position `i`'s
