@@ -279,14 +279,14 @@ fn phases_say_where_the_loop_stopped_between_the_logged_stages() {
     assert!(!cuts.is_empty());
     assert!(
         text.lines().next().unwrap().ends_with(&format!(
-            "; {} stage boundaries where the loop stopped at a barrier)",
+            "; {} stage boundaries at a barrier every rank met)",
             cuts.len()
         )),
         "{text}"
     );
     let marked = text
         .lines()
-        .filter(|l| l.contains("new stage: the loop stopped at a barrier"))
+        .filter(|l| l.contains("new stage: every rank met at a barrier"))
         .count();
     assert_eq!(marked, cuts.len(), "{text}");
     let stages: Vec<(u64, u64)> = std::fs::read_to_string(dir.join("expected/stages.tsv"))

@@ -153,9 +153,9 @@ test('the stage boundaries of a LAMMPS input of three stages are marked in the p
   const shown = await page.$$eval('#phases-table tr.phase-row td.phase-summary', (c) => c.map((x) => x.dataset.stage));
   assert.deepEqual(shown, stages);
   const marked = await page.$$eval('#phases-table tr.phase-row td.phase-summary', (c) =>
-    c.filter((x) => x.textContent.includes('new stage: the loop stopped at a barrier')).length);
+    c.filter((x) => x.textContent.includes('new stage: every rank met at a barrier')).length);
   assert.equal(marked, n);
-  assert.match(await page.textContent('#phases-merge'), new RegExp(`; ${n} stage boundaries where the loop stopped at a barrier\\)$`));
+  assert.match(await page.textContent('#phases-merge'), new RegExp(`; ${n} stage boundaries at a barrier every rank met\\)$`));
   await app.assertClean(s);
 });
 

@@ -60,8 +60,8 @@ pub struct BoundaryTest {
     /// The thesis' strength at the boundary itself, on the classes.
     pub strength: f64,
     /// A stage boundary (docs/phases.md, step 6): the program stopped its loop and
-    /// synchronised every rank with `MPI_Barrier`; kept whatever `p` (the mixes of two stages
-    /// of one loop do not differ).
+    /// synchronised every rank with `MPI_Barrier`, or began its loop at its set-up's barrier;
+    /// kept whatever `p` (the mixes of two stages of one loop do not differ).
     #[serde(default)]
     pub stage: bool,
 }

@@ -104,14 +104,15 @@ impl Phase {
     }
 
     /// Whether the phase begins at a stage boundary (docs/phases.md, step 6): the main loop
-    /// stopped at a barrier and resumed, not a change of what is communicated.
+    /// stopped at a barrier and resumed, or began at its set-up's barrier; the program's own
+    /// marker, not a change of what is communicated.
     pub fn begins_a_stage(&self) -> bool {
         self.boundary.is_some_and(|b| b.stage)
     }
 }
 
 /// What a shell says of a phase beginning at a stage boundary ([`Phase::begins_a_stage`]).
-pub const STAGE_NOTE: &str = "new stage: the loop stopped at a barrier";
+pub const STAGE_NOTE: &str = "new stage: every rank met at a barrier";
 
 /// A phase's or section's line: its topology label, with its three most frequent collectives,
 /// or `collectives: …` when it has no point-to-point traffic.
@@ -223,14 +224,14 @@ impl PhaseAnalysis {
     }
 
     /// How the boundaries were kept, for the shells' headers: `boundaries significant at α =
-    /// 0.01`, and `; 2 stage boundaries where the loop stopped at a barrier` when step 6 cut
-    /// the main loop.
+    /// 0.01`, and `; 2 stage boundaries at a barrier every rank met` when step 6 cut the
+    /// main loop or began it at its set-up's barrier.
     pub fn boundaries_note(&self) -> String {
         let stages = self.phases.iter().filter(|p| p.begins_a_stage()).count();
         let mut note = format!("boundaries significant at α = {}", self.significance);
         if stages > 0 {
             note += &format!(
-                "; {stages} stage {} where the loop stopped at a barrier",
+                "; {stages} stage {} at a barrier every rank met",
                 if stages == 1 { "boundary" } else { "boundaries" }
             );
         }

@@ -102,7 +102,8 @@ pub(super) fn stage_cuts(
 /// events have signatures (or role signatures) the main loop lacks; "reads no input": no rooted
 /// collective (`MPI_Bcast`, `MPI_Reduce`…, one rank reading for all). The end is left as
 /// steps 2–5 place it: a program's last barrier is often its very end (after the statistics
-/// LAMMPS prints), not the loop's. The boundaries next to a moved one are tested again.
+/// LAMMPS prints), not the loop's. The boundaries next to a moved one are tested again; the
+/// moved one is a stage boundary (kept whatever its test, as step 6's cuts).
 ///
 /// O(events of the set-up and of the main loop).
 #[allow(clippy::too_many_arguments)]
@@ -183,6 +184,8 @@ pub(super) fn loop_begins_at_barrier<M: super::merge::Mixes + ?Sized>(
                 tests[t - 1] = classes.test(bounds[t - 1], bounds[t], bounds[t + 1], alpha);
             }
         }
+        // Placed by the program's marker, whatever its test: a stage boundary.
+        tests[0].stage = true;
     }
     (bounds, tests)
 }

@@ -402,9 +402,7 @@ mod tests {
         assert!(stages >= 2, "the gaps between the three stages");
         let note = merge_note(a);
         assert!(
-            note.ends_with(&format!(
-                "; {stages} stage boundaries where the loop stopped at a barrier)"
-            )),
+            note.ends_with(&format!("; {stages} stage boundaries at a barrier every rank met)")),
             "{note}"
         );
     }
