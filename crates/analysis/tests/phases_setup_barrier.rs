@@ -72,6 +72,9 @@ fn the_set_up_ends_at_the_barrier_that_starts_the_loop() {
     // program's marker ...
     let at_barrier = p.phases.iter().skip(1).find(|ph| ph.time.0.abs_diff(barrier_at) <= tol);
     assert!(at_barrier.is_some_and(|ph| ph.begins_a_stage()), "{msg}");
+    // ... and a section boundary (a stage boundary is one, whatever the sections' kinds).
+    let start = at_barrier.unwrap().start;
+    assert!(p.sections.iter().any(|s| s.start == start), "{msg}");
     // ... and none inside the stage it starts, but for the run's own end.
     let inside = |x: u64| x > barrier_at + tol && x + (t1 - t0) / 20 < t1;
     assert!(p.phases.iter().skip(1).all(|ph| !inside(ph.time.0)), "{msg}");

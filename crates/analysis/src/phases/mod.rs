@@ -483,7 +483,7 @@ fn phase_bounds(
     let (bounds, tests) = loop_edges(&occ, &starts, last_end, bounds, tests, opts);
     // Step 6: the main loop begins at the barrier that ends its set-up when what follows the
     // barrier does what the loop does.
-    let (bounds, tests) = stages::loop_begins_at_barrier(
+    let (bounds, tests, begun) = stages::loop_begins_at_barrier(
         trace,
         &signed,
         &occ,
@@ -496,7 +496,8 @@ fn phase_bounds(
     );
     let counts = signed.coarse_counts(&bounds);
     // Step 6: stages of one loop, cut where the program synchronises between them; each cut
-    // with the test of its two sides' mixes, for the record (they need not differ).
+    // with the test of its two sides' mixes, for the record (they need not differ); then the
+    // loop's begin if placed at the set-up's barrier.
     let pattern = |i: usize| comm.instances[idx[i]].pattern;
     let stages = stages::stage_cuts(trace, &signed, &starts, last_end, pattern, &bounds, opts.min_share)
         .into_iter()
@@ -505,13 +506,15 @@ fn phase_bounds(
             let t = occ.test_at(bounds[at - 1], c, bounds[at], alpha, true);
             (c, merge::BoundaryTest { stage: true, ..t })
         })
+        .chain(begun)
         .collect();
     (bounds, tests, Some(counts), stages)
 }
 
 /// The phases' boundaries, the tests of the inner ones, each phase's events by coarse
 /// signature ([`content::Signed::coarse_counts`]; `None` without occurrences), and the stage
-/// boundaries inside the phases (step 6), not yet among the boundaries.
+/// boundaries (step 6), each a section boundary too: the cuts inside the phases, not yet among
+/// the boundaries, and the main loop's begin when placed at its set-up's barrier (already one).
 type PhaseBounds = (
     Vec<usize>,
     Vec<merge::BoundaryTest>,

@@ -103,7 +103,8 @@ pub(super) fn stage_cuts(
 /// collective (`MPI_Bcast`, `MPI_Reduce`…, one rank reading for all). The end is left as
 /// steps 2–5 place it: a program's last barrier is often its very end (after the statistics
 /// LAMMPS prints), not the loop's. The boundaries next to a moved one are tested again; the
-/// moved one is a stage boundary (kept whatever its test, as step 6's cuts).
+/// moved one is a stage boundary (kept whatever its test, as step 6's cuts), returned with its
+/// test to be a section boundary too.
 ///
 /// O(events of the set-up and of the main loop).
 #[allow(clippy::too_many_arguments)]
@@ -117,11 +118,11 @@ pub(super) fn loop_begins_at_barrier<M: super::merge::Mixes + ?Sized>(
     tests: Vec<super::merge::BoundaryTest>,
     min_share: f64,
     alpha: f64,
-) -> (Vec<usize>, Vec<super::merge::BoundaryTest>) {
+) -> MovedBegin {
     let (mut bounds, mut tests) = (bounds, tests);
     let m = bounds.len().saturating_sub(1);
     if m < 2 || starts.is_empty() {
-        return (bounds, tests);
+        return (bounds, tests, None);
     }
     let end_of = |e: usize| if e == starts.len() { last_end } else { starts[e] };
     let longest = (0..m).max_by_key(|&k| {
@@ -129,7 +130,7 @@ pub(super) fn loop_begins_at_barrier<M: super::merge::Mixes + ?Sized>(
         (end_of(e).saturating_sub(starts[a]), std::cmp::Reverse(k))
     });
     if longest != Some(1) {
-        return (bounds, tests);
+        return (bounds, tests, None);
     }
     let (a, e) = (bounds[1], bounds[2]);
     let op = |func: u32| CollectiveOp::from_name(trace.functions.name(func));
@@ -154,10 +155,10 @@ pub(super) fn loop_begins_at_barrier<M: super::merge::Mixes + ?Sized>(
         .rev()
         .find(|&i| signed.with_ids(i..i + 1).any(|(_, id)| barrier[id as usize]))
     else {
-        return (bounds, tests);
+        return (bounds, tests, None);
     };
     if b + 1 >= a || signed.with_ids(b + 1..a).any(|(_, id)| rooted[id as usize]) {
-        return (bounds, tests);
+        return (bounds, tests, None);
     }
     // Less than `min_share` of the stretch's events with signatures the loop lacks (a call made
     // once, as LAMMPS's `fix pour` gathers once at its first step, is not a phase of its own).
@@ -177,18 +178,27 @@ pub(super) fn loop_begins_at_barrier<M: super::merge::Mixes + ?Sized>(
             .sum();
         (own as f64) < min_share * all as f64
     });
-    if loop_like {
-        bounds[1] = b + 1;
-        for t in 1..bounds.len().min(3) {
-            if t + 1 < bounds.len() {
-                tests[t - 1] = classes.test(bounds[t - 1], bounds[t], bounds[t + 1], alpha);
-            }
-        }
-        // Placed by the program's marker, whatever its test: a stage boundary.
-        tests[0].stage = true;
+    if !loop_like {
+        return (bounds, tests, None);
     }
-    (bounds, tests)
+    bounds[1] = b + 1;
+    for t in 1..bounds.len().min(3) {
+        if t + 1 < bounds.len() {
+            tests[t - 1] = classes.test(bounds[t - 1], bounds[t], bounds[t + 1], alpha);
+        }
+    }
+    // Placed by the program's marker, whatever its test: a stage boundary.
+    tests[0].stage = true;
+    let moved = (b + 1, tests[0]);
+    (bounds, tests, Some(moved))
 }
+
+/// [`loop_begins_at_barrier`]'s boundaries, their tests, and the moved boundary with its test.
+pub(super) type MovedBegin = (
+    Vec<usize>,
+    Vec<super::merge::BoundaryTest>,
+    Option<(usize, super::merge::BoundaryTest)>,
+);
 
 /// [`stage_cuts`] in one phase `a..e` ending at `end_time`; `pattern(i)` is position `i`'s
 /// pattern, `marked(i)` whether it holds a barrier, `collectives(i)` the signature ids of its
