@@ -666,11 +666,7 @@ fn loop_edges(
 ) -> (Vec<usize>, Vec<merge::BoundaryTest>) {
     use merge::Mixes;
     let m = bounds.len() - 1;
-    let time = |k: usize| {
-        let to = if k + 1 == m { last_end } else { starts[bounds[k + 1]] };
-        to.saturating_sub(starts[bounds[k]])
-    };
-    let Some(k) = (0..m).max_by_key(|&k| (time(k), std::cmp::Reverse(k))) else {
+    let Some(k) = stages::main_loop(&bounds, starts, last_end) else {
         return (bounds, tests);
     };
     let (a, e) = (bounds[k], bounds[k + 1]);

@@ -50,13 +50,7 @@ pub(super) fn stage_cuts(
     bounds: &[usize],
     min_share: f64,
 ) -> Vec<usize> {
-    // The collective operation of a function (the model's reading of its name).
-    let op = |func: u32| CollectiveOp::from_name(trace.functions.name(func));
-    let barrier: Vec<bool> = signed
-        .signatures()
-        .iter()
-        .map(|&(kind, func, _)| kind == 2 && op(func) == Some(CollectiveOp::Barrier))
-        .collect();
+    let barrier = collective_signatures(trace, signed, |o| o == CollectiveOp::Barrier);
     if !barrier.contains(&true) || starts.len() < 2 || min_share <= 0.0 {
         return Vec::new();
     }
@@ -64,11 +58,7 @@ pub(super) fn stage_cuts(
     let holds_barrier = |i: usize| signed.with_ids(i..i + 1).any(|(_, id)| barrier[id as usize]);
     // Rooted collectives: one rank distributes or collects (the program's input and output
     // through its root).
-    let rooted: Vec<bool> = signed
-        .signatures()
-        .iter()
-        .map(|&(kind, func, _)| kind == 2 && op(func).is_some_and(CollectiveOp::has_root))
-        .collect();
+    let rooted = collective_signatures(trace, signed, CollectiveOp::has_root);
     let collectives = |i: usize| -> Vec<u32> {
         signed
             .with_ids(i..i + 1)
@@ -76,16 +66,11 @@ pub(super) fn stage_cuts(
             .filter(|&id| rooted[id as usize])
             .collect()
     };
-    // The main loop: the longest phase (ties: the first), as step 5 takes it.
     let end_of = |e: usize| if e == starts.len() { last_end } else { starts[e] };
-    let Some((a, e)) = bounds
-        .windows(2)
-        .map(|w| (w[0], w[1]))
-        .filter(|&(a, e)| e > a)
-        .max_by_key(|&(a, e)| (end_of(e).saturating_sub(starts[a]), std::cmp::Reverse(a)))
-    else {
+    let Some(k) = main_loop(bounds, starts, last_end) else {
         return Vec::new();
     };
+    let (a, e) = (bounds[k], bounds[k + 1]);
     if end_of(e).saturating_sub(starts[a]) < 2 * share {
         return Vec::new();
     }
@@ -124,33 +109,12 @@ pub(super) fn loop_begins_at_barrier<M: super::merge::Mixes + ?Sized>(
     if m < 2 || starts.is_empty() {
         return (bounds, tests, None);
     }
-    let end_of = |e: usize| if e == starts.len() { last_end } else { starts[e] };
-    let longest = (0..m).max_by_key(|&k| {
-        let (a, e) = (bounds[k], bounds[k + 1]);
-        (end_of(e).saturating_sub(starts[a]), std::cmp::Reverse(k))
-    });
-    if longest != Some(1) {
+    if main_loop(&bounds, starts, last_end) != Some(1) {
         return (bounds, tests, None);
     }
     let (a, e) = (bounds[1], bounds[2]);
-    let op = |func: u32| CollectiveOp::from_name(trace.functions.name(func));
-    let of_kind = |rooted: bool| -> Vec<bool> {
-        signed
-            .signatures()
-            .iter()
-            .map(|&(kind, func, _)| {
-                kind == 2
-                    && op(func).is_some_and(|o| {
-                        if rooted {
-                            o.has_root()
-                        } else {
-                            o == CollectiveOp::Barrier
-                        }
-                    })
-            })
-            .collect()
-    };
-    let (barrier, rooted) = (of_kind(false), of_kind(true));
+    let barrier = collective_signatures(trace, signed, |o| o == CollectiveOp::Barrier);
+    let rooted = collective_signatures(trace, signed, CollectiveOp::has_root);
     let Some(b) = (0..a)
         .rev()
         .find(|&i| signed.with_ids(i..i + 1).any(|(_, id)| barrier[id as usize]))
@@ -191,6 +155,34 @@ pub(super) fn loop_begins_at_barrier<M: super::merge::Mixes + ?Sized>(
     tests[0].stage = true;
     let moved = (b + 1, tests[0]);
     (bounds, tests, Some(moved))
+}
+
+/// The main loop: the index of the longest phase of `bounds` in time (ties: the first), the
+/// phase steps 5 and 6 work on; `None` without phases.
+pub(super) fn main_loop(
+    bounds: &[usize],
+    starts: &[tracelogic_model::Time],
+    last_end: tracelogic_model::Time,
+) -> Option<usize> {
+    let end_of = |e: usize| if e == starts.len() { last_end } else { starts[e] };
+    (0..bounds.len().saturating_sub(1)).max_by_key(|&k| {
+        let (a, e) = (bounds[k], bounds[k + 1]);
+        (end_of(e).saturating_sub(starts[a]), std::cmp::Reverse(k))
+    })
+}
+
+/// Per signature id of `signed`, whether it is a collective whose operation (the model's
+/// reading of its function's name) is one `is` accepts.
+fn collective_signatures(
+    trace: &tracelogic_model::Trace,
+    signed: &super::content::Signed,
+    is: impl Fn(CollectiveOp) -> bool,
+) -> Vec<bool> {
+    signed
+        .signatures()
+        .iter()
+        .map(|&(kind, func, _)| kind == 2 && CollectiveOp::from_name(trace.functions.name(func)).is_some_and(&is))
+        .collect()
 }
 
 /// [`loop_begins_at_barrier`]'s boundaries, their tests, and the moved boundary with its test.
