@@ -385,6 +385,11 @@ fn lammps_12_ranks_forced_1x3x4_grid() {
 }
 
 #[test]
+fn lammps_8_ranks_rigid_bodies_data_dependent_halo() {
+    check_lammps("lammps-rigid-8");
+}
+
+#[test]
 fn lammps_27_ranks_3x3x3_torus() {
     check_lammps("lammps-melt-27");
 }

@@ -143,6 +143,67 @@ fn lammps_runs_keep_structure_and_volume() {
     }
 }
 
+/// LAMMPS `rigid` (nine rigid bodies on a periodic 2x2x2 grid, 200 steps): whether a swap
+/// sends at all, and how much, depends on where the bodies are, so the ranks' sequences differ
+/// (EXPECTED.md: 8 distinct (function, direction) sequences, `tools/record/direction-sequences.py`).
+/// A dimension of 2 has one neighbour both ways (`procs.map`, LAMMPS's own grid), so the program
+/// names it by one direction on every rank. Chosen by agreement with sizes alone, the 2x2x2 mesh
+/// named it `east` at one coordinate and `west` at the other (each rank its own class of names;
+/// held out at 2,000 steps: 397,538 records, 23,042 compressed, against 97,810 and 15,929).
+#[test]
+fn lammps_rigid_names_each_grid_dimension_by_one_direction_on_every_rank() {
+    let name = "lammps-rigid-8";
+    let (l, v, program) = check(name, false);
+    assert_eq!(v.ranks_bytes_differ, Vec::<u32>::new(), "{name}");
+    // LAMMPS's grid: rank -> 0-based (I, J, K), from procs.map (world, universe, original rank:
+    // I J K, 1-based).
+    let map = std::fs::read_to_string(common::apps::app_dir(name).join("procs.map")).unwrap();
+    let mut coords: Vec<Option<Vec<u32>>> = vec![None; l.ranks as usize];
+    for line in map.lines() {
+        let parts: Vec<&str> = line.split(':').collect();
+        if parts.len() < 2 {
+            continue;
+        }
+        let ids: Vec<usize> = parts[0].split_whitespace().filter_map(|w| w.parse().ok()).collect();
+        let ijk: Vec<u32> = parts[1].split_whitespace().filter_map(|w| w.parse().ok()).collect();
+        if ids.len() == 3 && ijk.len() == 3 {
+            coords[ids[2]] = Some(ijk.iter().map(|&x| x - 1).collect());
+        }
+    }
+    let coords: Vec<Vec<u32>> = coords
+        .into_iter()
+        .map(|c| c.expect("every rank in procs.map"))
+        .collect();
+    // Every direction the logical trace gives a neighbour, by the grid dimension they differ in.
+    let mut names: std::collections::BTreeMap<usize, std::collections::BTreeSet<String>> = Default::default();
+    for r in 0..l.ranks {
+        for direction in l.placement.direction_names() {
+            let Some(peer) = l.placement.neighbour(r, &direction) else {
+                continue;
+            };
+            let (a, b) = (&coords[r as usize], &coords[peer as usize]);
+            let differ: Vec<usize> = (0..3).filter(|&d| a[d] != b[d]).collect();
+            assert_eq!(differ.len(), 1, "rank {r} and {peer} are no grid neighbours");
+            names.entry(differ[0]).or_default().insert(direction);
+        }
+    }
+    assert_eq!(names.len(), 3, "{names:?}");
+    assert!(
+        names.values().all(|n| n.len() == 1),
+        "a dimension named apart by rank: {names:?}"
+    );
+    assert!(l.classes.iter().all(|c| c.directions.len() == 3), "{:?}", l.classes);
+    // The other placement, when the agreement's two counts disagreed, gave a longer program.
+    let from = l.directions_from.as_ref().unwrap();
+    if let Some(c) = &from.contest {
+        assert!(c.kept_length <= c.other_length, "{c:?}");
+    }
+    eprintln!(
+        "{name}: {} -> {}; {}",
+        program.raw_length, program.compressed_length, from.reason
+    );
+}
+
 /// Quantum ESPRESSO pw.x on 4 ranks: its point-to-point traffic (ScaLAPACK's 2x2 process grid,
 /// every pair) is identified as a 4-node all-to-all; the logical trace merges the four ranks'
 /// classes and must reproduce every rank's structure and bytes.

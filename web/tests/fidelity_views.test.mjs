@@ -2,7 +2,8 @@
 // Cartesian topology LAMMPS declared (dropped from tests/data/apps/lammps-melt-12), the grid hpcc's
 // HPL declares by communicators and the phase it names (tests/data/apps/hpcc-4), the patterns
 // hidden by default on a NAS MG skeleton of 64 ranks, each phase's topology label, and the logical
-// view's program with sizes summarised and, with Exact sizes ticked, kept (LAMMPS melt 8).
+// view's program with sizes summarised and, with Exact sizes ticked, kept (LAMMPS melt 8), and
+// the logical trace's choice between two placements (LAMMPS rigid 8).
 // Expectations come from the CLI on the same files (harness.mjs; scripts/test-web sets the env).
 
 import { test, before, after } from 'node:test';
@@ -156,6 +157,23 @@ test('the stage boundaries of a LAMMPS input of three stages are marked in the p
     c.filter((x) => x.textContent.includes('new stage: every rank met at a barrier')).length);
   assert.equal(marked, n);
   assert.match(await page.textContent('#phases-merge'), new RegExp(`; ${n} stage boundaries at a barrier every rank met\\)$`));
+  await app.assertClean(s);
+});
+
+test('a logical trace built under two placements says which program was shorter, as the CLI does', async () => {
+  // lammps-rigid-8: whether a swap sends depends on where the rigid bodies are, so the agreement
+  // with sizes prefers the 2x2x2 mesh and the agreement of moves the 3-cube; both logical traces
+  // are built and the shorter kept (docs/logical.md, Scoring).
+  const dir = join(root, 'tests/data/apps/lammps-rigid-8');
+  const l = cliJson(['logical', dir]);
+  assert.ok(l.directions_from.contest, 'the run is contested');
+  assert.ok(l.directions_from.contest.kept_length <= l.directions_from.contest.other_length);
+  assert.match(l.directions_from.reason, /agreed better counting .*, but its program has \d+ records against \d+$/);
+  const s = await dropFiles(filesOf(dir, (n) => n === 'dumpi.tar.zst'));
+  const { page } = s;
+  await show(page, 'logical', '#logical-topology');
+  assert.equal(await page.textContent('#logical-topology'), l.topology.label);
+  assert.equal(await page.textContent('#logical-directions-from'), `Directions from the ${l.directions_from.reason}`);
   await app.assertClean(s);
 });
 

@@ -25,7 +25,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use tracelogic_analysis::logical::{ContactSource, ContentKey, Placement, Scoring, Step};
+use tracelogic_analysis::logical::{Agreement, ContactSource, ContentKey, Placement, Scoring, Step};
 use tracelogic_analysis::partial::{
     combine_profile, combine_summary, profile_part, ranks_span, summary_part, MatchCounts, ProfilePart, SummaryPart,
 };

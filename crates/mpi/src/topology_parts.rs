@@ -138,13 +138,13 @@ impl ContactSource for Contacts<'_> {
             .collect()
     }
 
-    fn agreement(&mut self, placement: &Placement, keys: &[ContentKey]) -> (u64, u64) {
+    fn agreement(&mut self, placement: &Placement, keys: &[ContentKey]) -> (Agreement, u64) {
         let total = match self.total {
             Some(t) => t,
             None => *self.total.insert(sum(self.world, self.local.total())),
         };
         let Some(scoring) = Scoring::new(placement, keys) else {
-            return (0, total);
+            return (Agreement::default(), total);
         };
         let reference = scoring.reference();
         let owner = self
@@ -159,6 +159,11 @@ impl ContactSource for Contacts<'_> {
         };
         let bytes = broadcast_bytes(self.world, owner, mine);
         let steps: Vec<Step> = bincode::deserialize(&bytes).expect("steps deserialise");
-        (sum(self.world, self.local.agreed(&scoring, &steps)), total)
+        let agreed = self.local.agreed(&scoring, &steps);
+        let agreed = Agreement {
+            moves: sum(self.world, agreed.moves),
+            sized: sum(self.world, agreed.sized),
+        };
+        (agreed, total)
     }
 }

@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::ops::Range;
 use tracelogic_analysis::logical::{
-    choose_with_grids, declared_grids, place_by_first_contacts, place_by_first_contacts_from, ContactSource,
+    choose_with_grids, declared_grids, place_by_first_contacts, place_by_first_contacts_from, Agreement, ContactSource,
     ContentKey, LocalContacts, PlacedBy, Placement, Scoring,
 };
 use tracelogic_analysis::matrix::CommMatrix;
@@ -44,10 +44,10 @@ impl ContactSource for Parts<'_> {
             .flat_map(|p| p.first_contacts(adjacency, sends_only))
             .collect()
     }
-    fn agreement(&mut self, placement: &Placement, keys: &[ContentKey]) -> (u64, u64) {
+    fn agreement(&mut self, placement: &Placement, keys: &[ContentKey]) -> (Agreement, u64) {
         let total = self.parts.iter().map(|p| p.total()).sum();
         let Some(scoring) = Scoring::new(placement, keys) else {
-            return (0, total);
+            return (Agreement::default(), total);
         };
         let r = scoring.reference();
         let owner = self.blocks.iter().position(|b| b.contains(&r)).unwrap();

@@ -63,6 +63,9 @@ pub struct ConsideredTopology {
     /// Share of point-to-point operations that agree with the reference rank under its
     /// placement ([`agreement`]); `None` when no placement was built.
     pub agreement: Option<f64>,
+    /// The same share counting only operations whose sizes agree too ([`Agreement::sized`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agreement_with_sizes: Option<f64>,
     /// Why it has no placement (`not vertex-transitive`, `no assignment of directions fits every
     /// rank`, `beyond the bound of 6 equivalents`...), empty when it has one.
     #[serde(default, skip_serializing_if = "String::is_empty")]
@@ -89,14 +92,41 @@ pub struct DirectionsFrom {
     /// contacts, whose coordinates then differ from what `topology` prints.
     #[serde(default)]
     pub placed_by: PlacedBy,
+    /// When the agreement with sizes and without them preferred different placements: both
+    /// logical traces' lengths and which was kept (set by the logical trace, which builds both).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contest: Option<PlacementContest>,
+    /// The placement the agreement without sizes preferred, when it differs from this one
+    /// (`Placement::choose` returns the one with sizes first; the logical trace tries both).
+    #[serde(skip)]
+    pub contender: Option<Box<(Placement, DirectionsFrom)>>,
+}
+
+/// Two placements the agreement preferred by different counts ([`Agreement`]): sizes that
+/// change with the data (LAMMPS `rigid`) can favour the wrong names, operations only some ranks
+/// make can shift the moves' count (LAMMPS `crack`). Neither count is the program's, so the
+/// logical trace is built under both and the shorter program kept: its purpose is the shortest
+/// program that expands back exactly.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlacementContest {
+    /// The placement kept (its label).
+    pub kept: String,
+    /// Whether the kept one is the agreement without sizes' choice.
+    pub kept_by_moves: bool,
+    /// Its compressed length (records of the folded program, nested variant loops left out).
+    pub kept_length: usize,
+    /// The other placement.
+    pub other: String,
+    /// Its compressed length.
+    pub other_length: usize,
 }
 
 impl DirectionsFrom {
     /// True when the directions do not simply come from topology identification's mapping (an
-    /// isomorphic equivalent names them, or the ranks' first contacts placed them), so the
-    /// reason is worth showing beside the logical trace or the pattern search.
+    /// isomorphic equivalent names them, or the ranks' first contacts placed them) or another
+    /// placement's program was built and found longer, so the reason is worth showing beside the logical trace or the pattern search.
     pub fn worth_showing(&self) -> bool {
-        self.topology != self.identified || self.placed_by != PlacedBy::Identification
+        self.topology != self.identified || self.placed_by != PlacedBy::Identification || self.contest.is_some()
     }
 }
 
@@ -131,9 +161,9 @@ impl PlacedBy {
     }
 }
 
-/// Point-to-point operations of the trace whose direction, kind and size agree, position by
-/// position among the rank's sends and among its receives, with the reference rank's under
-/// `placement`, and all point-to-point operations.
+/// Point-to-point operations of the trace whose kind and direction (and whose kind, direction
+/// and size: [`Agreement`]) agree, position by position among the rank's sends and among its
+/// receives, with the reference rank's under `placement`, and all point-to-point operations.
 ///
 /// Per rank, its operations inside the topology become `(send/receive, direction, bytes)`; the
 /// reference is the first rank (most calls, most operations, content hash, then node) among
@@ -143,13 +173,13 @@ impl PlacedBy {
 /// first on the other), and each equal position counts. Operations outside the topology never
 /// count. Under the placement whose directions are the program's moves every rank of a uniform
 /// program agrees completely.
-pub fn agreement(trace: &Trace, placement: &Placement) -> (u64, u64) {
+pub fn agreement(trace: &Trace, placement: &Placement) -> (Agreement, u64) {
     let local = LocalContacts::new(trace, 0..trace.num_ranks());
     local.agreement_of_all(placement, &local.keys())
 }
 
 /// [`agreement`] with the ranks' content keys already computed.
-pub(super) fn agreement_keyed(trace: &Trace, placement: &Placement, keys: &[Key]) -> (u64, u64) {
+pub(super) fn agreement_keyed(trace: &Trace, placement: &Placement, keys: &[Key]) -> (Agreement, u64) {
     LocalContacts::new(trace, 0..trace.num_ranks()).agreement_of_all(placement, keys)
 }
 
@@ -223,7 +253,8 @@ pub fn choose_with_grids(
     let share = |a: u64| if total == 0 { 1.0 } else { a as f64 / total as f64 };
     let mut considered = vec![ConsideredTopology {
         label: identified.clone(),
-        agreement: Some(share(base.positional)),
+        agreement: Some(share(base.positional.moves)),
+        agreement_with_sizes: Some(share(base.positional.sized)),
         note: String::new(),
     }];
     let others: Vec<_> = id
@@ -231,15 +262,16 @@ pub fn choose_with_grids(
         .iter()
         .filter(|e| !(e.family == matched.spec.family.name() && e.dims == matched.spec.dims))
         .collect();
-    // The best placement built from first contacts that agrees better than the match, and
-    // whether it places the match's own topology.
-    let mut best: Option<(Score, Placement, bool, PlacedBy)> = None;
+    // Every other placement scored, in the order tried (ties keep the earlier), and whether it
+    // places the match's own topology.
+    let mut scored: Vec<(Score, Placement, bool, PlacedBy)> = Vec::new();
     // On two nodes every family is the one edge; its names are left as identified.
     if n <= 2 {
         for e in &others {
             considered.push(ConsideredTopology {
                 label: e.label.clone(),
                 agreement: None,
+                agreement_with_sizes: None,
                 note: "two nodes: the same single edge".into(),
             });
         }
@@ -279,33 +311,35 @@ pub fn choose_with_grids(
         // K3,3,3), and identification's mapping then names a program move by different
         // directions at different ranks.
         let own_label = format!("{identified}, placed by first contacts");
-        if base.positional == base.total {
+        if base.positional.sized == base.total {
             considered.push(ConsideredTopology {
                 label: own_label,
                 agreement: None,
+                agreement_with_sizes: None,
                 note: "not tried: identification's mapping already agrees fully".into(),
             });
         } else if matched.spec.is_vertex_transitive() {
             match by_contacts(&matched.spec) {
                 Ok(p) if p == matched => considered.push(ConsideredTopology {
                     label: own_label,
-                    agreement: Some(share(base.positional)),
+                    agreement: Some(share(base.positional.moves)),
+                    agreement_with_sizes: Some(share(base.positional.sized)),
                     note: "the same placement as identification's".into(),
                 }),
                 Ok(p) => {
                     let a = score(&p);
                     considered.push(ConsideredTopology {
                         label: own_label,
-                        agreement: Some(share(a.positional)),
+                        agreement: Some(share(a.positional.moves)),
+                        agreement_with_sizes: Some(share(a.positional.sized)),
                         note: String::new(),
                     });
-                    if a > base {
-                        best = Some((a, p, true, PlacedBy::FirstContacts));
-                    }
+                    scored.push((a, p, true, PlacedBy::FirstContacts));
                 }
                 Err(note) => considered.push(ConsideredTopology {
                     label: own_label,
                     agreement: None,
+                    agreement_with_sizes: None,
                     note,
                 }),
             }
@@ -313,6 +347,7 @@ pub fn choose_with_grids(
             considered.push(ConsideredTopology {
                 label: own_label,
                 agreement: None,
+                agreement_with_sizes: None,
                 note: "not vertex-transitive: identification's mapping is kept".into(),
             });
         }
@@ -354,23 +389,23 @@ pub fn choose_with_grids(
                     let a = score(&p);
                     considered.push(ConsideredTopology {
                         label: e.label.clone(),
-                        agreement: Some(share(a.positional)),
+                        agreement: Some(share(a.positional.moves)),
+                        agreement_with_sizes: Some(share(a.positional.sized)),
                         note: String::new(),
                     });
-                    if a > base && best.as_ref().is_none_or(|(b, _, _, _)| a > *b) {
-                        best = Some((a, p, false, how));
-                    }
+                    scored.push((a, p, false, how));
                 }
                 Err(note) => considered.push(ConsideredTopology {
                     label: e.label.clone(),
                     agreement: None,
+                    agreement_with_sizes: None,
                     note,
                 }),
             }
         }
         // The grids the program declared, placing the match or an equivalent of their extents
         // as the program numbers its processes (not tried when the match already agrees fully).
-        if base.positional < base.total {
+        if base.positional.sized < base.total {
             let specs =
                 std::iter::once(matched.spec.clone()).chain(others.iter().filter_map(|e| {
                     Family::from_name(&e.family).and_then(|f| TopologySpec::new(f, e.dims.clone()).ok())
@@ -384,17 +419,17 @@ pub fn choose_with_grids(
                             let a = score(&p);
                             considered.push(ConsideredTopology {
                                 label,
-                                agreement: Some(share(a.positional)),
+                                agreement: Some(share(a.positional.moves)),
+                                agreement_with_sizes: Some(share(a.positional.sized)),
                                 note: String::new(),
                             });
-                            if a > base && best.as_ref().is_none_or(|(b, _, _, _)| a > *b) {
-                                let own = s.family == matched.spec.family && s.dims == matched.spec.dims;
-                                best = Some((a, p, own, PlacedBy::Isomorphism));
-                            }
+                            let own = s.family == matched.spec.family && s.dims == matched.spec.dims;
+                            scored.push((a, p, own, PlacedBy::Isomorphism));
                         }
                         Err(note) => considered.push(ConsideredTopology {
                             label,
                             agreement: None,
+                            agreement_with_sizes: None,
                             note,
                         }),
                     }
@@ -402,66 +437,98 @@ pub fn choose_with_grids(
             }
         }
     }
-    Ok(match best {
-        Some((a, p, own, how)) => {
-            let label = p.spec.label();
-            let reason = if own && how == PlacedBy::Isomorphism {
-                format!(
-                    "{label} placed by the grid the program declared (identification's mapping is one of the \
-                     graph's isomorphisms but not the program's: its directions agree on {} of the \
-                     point-to-point operations, the declared grid's on {})",
-                    percent(share(base.positional)),
-                    percent(share(a.positional))
-                )
-            } else if own {
-                format!(
-                    "{label} placed by the ranks' first contacts (identification's mapping is one of the \
-                     graph's isomorphisms but not the program's: its directions agree on {} of the \
-                     point-to-point operations, the placement built from the trace on {})",
-                    percent(share(base.positional)),
-                    percent(share(a.positional))
-                )
-            } else {
-                format!(
-                    "{label} (isomorphic to the identified {identified}; its directions agree on {} of the \
-                     point-to-point operations against {})",
-                    percent(share(a.positional)),
-                    percent(share(base.positional))
-                )
-            };
-            (
-                p,
-                DirectionsFrom {
-                    topology: label,
-                    identified,
-                    agreement: share(a.positional),
-                    identified_agreement: share(base.positional),
-                    considered,
-                    reason,
-                    placed_by: how,
-                },
-            )
+    // The winner with sizes (as before sizes were set apart) and without: the first placement
+    // with the most agreeing operations, above identification's. When they differ the logical
+    // trace builds both and keeps the shorter program (`logicalize_identified`).
+    let winner = |key: &dyn Fn(&Score) -> (u64, u64)| {
+        let mut best: Option<usize> = None;
+        for (i, c) in scored.iter().enumerate() {
+            if key(&c.0) > key(&base) && best.is_none_or(|b| key(&c.0) > key(&scored[b].0)) {
+                best = Some(i);
+            }
         }
-        None => {
-            let reason = if considered.len() == 1 {
-                format!("{identified} (the identified topology; no isomorphic equivalent)")
-            } else if others.is_empty() {
-                format!("{identified} (the identified topology and mapping; no placement agrees better)")
-            } else {
-                format!("{identified} (the identified topology; no isomorphic equivalent's directions agree better)")
-            };
-            (
-                matched,
-                DirectionsFrom {
-                    topology: identified.clone(),
-                    identified,
-                    agreement: share(base.positional),
-                    identified_agreement: share(base.positional),
-                    considered,
-                    reason,
-                    placed_by: PlacedBy::Identification,
-                },
-            )
+        best
+    };
+    let with_sizes = winner(&|a: &Score| (a.positional.sized, 0));
+    let moves_only = winner(&|a: &Score| (a.positional.moves, a.positional.sized));
+    let result = |pick: Option<usize>, sized: bool| -> (Placement, DirectionsFrom) {
+        let count = |a: &Score| if sized { a.positional.sized } else { a.positional.moves };
+        let what = if sized { "directions and sizes" } else { "directions" };
+        match pick.map(|i| &scored[i]) {
+            Some((a, p, own, how)) => {
+                let (a, p, own, how) = (*a, p.clone(), *own, *how);
+                let label = p.spec.label();
+                let reason = if own && how == PlacedBy::Isomorphism {
+                    format!(
+                        "{label} placed by the grid the program declared (identification's mapping is one of the \
+                         graph's isomorphisms but not the program's: its {what} agree on {} of the \
+                         point-to-point operations, the declared grid's on {})",
+                        percent(share(count(&base))),
+                        percent(share(count(&a)))
+                    )
+                } else if own {
+                    format!(
+                        "{label} placed by the ranks' first contacts (identification's mapping is one of the \
+                         graph's isomorphisms but not the program's: its {what} agree on {} of the \
+                         point-to-point operations, the placement built from the trace on {})",
+                        percent(share(count(&base))),
+                        percent(share(count(&a)))
+                    )
+                } else {
+                    format!(
+                        "{label} (isomorphic to the identified {identified}; its {what} agree on {} of the \
+                         point-to-point operations against {})",
+                        percent(share(count(&a))),
+                        percent(share(count(&base)))
+                    )
+                };
+                (
+                    p,
+                    DirectionsFrom {
+                        topology: label,
+                        identified: identified.clone(),
+                        agreement: share(count(&a)),
+                        identified_agreement: share(count(&base)),
+                        considered: considered.clone(),
+                        reason,
+                        placed_by: how,
+                        contest: None,
+                        contender: None,
+                    },
+                )
+            }
+            None => {
+                let reason = if considered.len() == 1 {
+                    format!("{identified} (the identified topology; no isomorphic equivalent)")
+                } else if others.is_empty() {
+                    format!("{identified} (the identified topology and mapping; no placement agrees better)")
+                } else {
+                    format!("{identified} (the identified topology; no isomorphic equivalent's {what} agree better)")
+                };
+                (
+                    matched.clone(),
+                    DirectionsFrom {
+                        topology: identified.clone(),
+                        identified: identified.clone(),
+                        agreement: share(count(&base)),
+                        identified_agreement: share(count(&base)),
+                        considered: considered.clone(),
+                        reason,
+                        placed_by: PlacedBy::Identification,
+                        contest: None,
+                        contender: None,
+                    },
+                )
+            }
         }
+    };
+    // Without a contest the moves' figures are shown (what a direction means, whatever the
+    // data); with one, the placement agreeing better with sizes comes first, as before.
+    Ok(if with_sizes == moves_only {
+        result(moves_only, false)
+    } else {
+        let (p, mut from) = result(with_sizes, true);
+        from.contender = Some(Box::new(result(moves_only, false)));
+        (p, from)
     })
 }

@@ -8,6 +8,7 @@ use super::choice::*;
 use super::ContentKey as Key;
 use super::{content_key, Placement};
 use crate::topology::TopologyReport;
+use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, VecDeque};
 use tracelogic_graph::{Direction, TopologySpec};
 use tracelogic_model::{P2pDir, Rank, Trace, ANY_SOURCE};
@@ -70,11 +71,42 @@ impl Peers {
     }
 }
 
-/// A placement's score: [`agreement`]'s count and all point-to-point operations.
+/// A placement's score: [`agreement`]'s counts and all point-to-point operations.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub(super) struct Score {
-    pub(super) positional: u64,
+    pub(super) positional: Agreement,
     pub(super) total: u64,
+}
+
+/// Operations equal, position by position, to the reference rank's ([`LocalContacts::agreed`]).
+///
+/// `moves` compares what a direction means, the kind (send or receive) and the direction;
+/// `sized` also the bytes. A direction names a program move whatever the data, so sizes that
+/// change from rank to rank with the data (LAMMPS's rigid bodies, whose ghost counts differ on
+/// every rank) must not decide between two placements: they only break ties of `moves` (the
+/// derived order compares `moves` first).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct Agreement {
+    /// Operations whose kind and direction agree.
+    pub moves: u64,
+    /// Operations whose kind, direction and bytes agree.
+    pub sized: u64,
+}
+
+impl std::ops::Add for Agreement {
+    type Output = Agreement;
+    fn add(self, o: Agreement) -> Agreement {
+        Agreement {
+            moves: self.moves + o.moves,
+            sized: self.sized + o.sized,
+        }
+    }
+}
+
+impl std::iter::Sum for Agreement {
+    fn sum<I: Iterator<Item = Agreement>>(it: I) -> Agreement {
+        it.fold(Agreement::default(), |a, b| a + b)
+    }
 }
 
 /// What [`agreement`] needs of a placement besides the ranks' operations: the directions'
@@ -189,8 +221,9 @@ impl<'t> LocalContacts<'t> {
     }
 
     /// Operations of the ranks equal, position by position, to the reference's `reference`
-    /// ([`LocalContacts::steps`] of [`Scoring::reference`]).
-    pub fn agreed(&self, scoring: &Scoring, reference: &[Step]) -> u64 {
+    /// ([`LocalContacts::steps`] of [`Scoring::reference`]): in kind and direction, and also in
+    /// bytes ([`Agreement`]).
+    pub fn agreed(&self, scoring: &Scoring, reference: &[Step]) -> Agreement {
         let within = |c: &[bool], s: &Step| s.1 == u32::MAX || c[s.1 as usize];
         let coverage = &scoring.coverage;
         let ref_cover = &coverage[scoring.reference as usize];
@@ -211,14 +244,17 @@ impl<'t> LocalContacts<'t> {
             let r = ranks[i];
             let [sends, receives] = &restricted_ref[coverage[r as usize].as_slice()];
             let mut position = [0usize; 2];
-            let mut agreed = 0u64;
+            let mut agreed = Agreement::default();
             for s in self.steps(scoring, r).into_iter().filter(|s| within(ref_cover, s)) {
                 let (theirs, at) = if s.0 {
                     (sends, &mut position[0])
                 } else {
                     (receives, &mut position[1])
                 };
-                agreed += (theirs.get(*at) == Some(&s)) as u64;
+                if let Some(t) = theirs.get(*at).filter(|t| t.1 == s.1) {
+                    agreed.moves += 1;
+                    agreed.sized += (t.2 == s.2) as u64;
+                }
                 *at += 1;
             }
             agreed
@@ -228,11 +264,11 @@ impl<'t> LocalContacts<'t> {
     }
 
     /// [`agreement`] when the ranks are every rank of the trace.
-    pub(super) fn agreement_of_all(&self, placement: &Placement, keys: &[Key]) -> (u64, u64) {
+    pub(super) fn agreement_of_all(&self, placement: &Placement, keys: &[Key]) -> (Agreement, u64) {
         let total = self.total();
         match Scoring::new(placement, keys) {
             Some(s) => (self.agreed(&s, &self.steps(&s, s.reference)), total),
-            None => (0, total),
+            None => (Agreement::default(), total),
         }
     }
 }
@@ -248,7 +284,7 @@ pub trait ContactSource {
     /// [`LocalContacts::first_contacts`] of every rank; `None` when one of them is `None`.
     fn first_contacts(&mut self, adjacency: &[Vec<Rank>], sends_only: bool) -> Option<Vec<HashMap<Rank, u32>>>;
     /// [`agreement`] of `placement` given every rank's content key.
-    fn agreement(&mut self, placement: &Placement, keys: &[Key]) -> (u64, u64);
+    fn agreement(&mut self, placement: &Placement, keys: &[Key]) -> (Agreement, u64);
 }
 
 impl ContactSource for LocalContacts<'_> {
@@ -263,7 +299,7 @@ impl ContactSource for LocalContacts<'_> {
             .into_iter()
             .collect()
     }
-    fn agreement(&mut self, placement: &Placement, keys: &[Key]) -> (u64, u64) {
+    fn agreement(&mut self, placement: &Placement, keys: &[Key]) -> (Agreement, u64) {
         self.agreement_of_all(placement, keys)
     }
 }

@@ -67,14 +67,14 @@ use sizes::*;
 pub use verify::*;
 
 pub use choice::{
-    agreement, choose_from, choose_with_grids, ConsideredTopology, DirectionsFrom, PlacedBy, Step, MAX_EQUIVALENTS,
-    MAX_NEIGHBOURS, PROPAGATION_STEPS,
+    agreement, choose_from, choose_with_grids, ConsideredTopology, DirectionsFrom, PlacedBy, PlacementContest, Step,
+    MAX_EQUIVALENTS, MAX_NEIGHBOURS, PROPAGATION_STEPS,
 };
 pub use classes::ContentKey;
 pub(crate) use classes::FastHasher;
 pub use declared_grid::{declared_grids, DeclaredGrid};
 pub use first_contacts::{
-    place_by_first_contacts, place_by_first_contacts_from, ContactSource, LocalContacts, Scoring,
+    place_by_first_contacts, place_by_first_contacts_from, Agreement, ContactSource, LocalContacts, Scoring,
 };
 
 /// The direction of a message a rank sends to or receives from itself (NAS CG's diagonal
@@ -572,7 +572,46 @@ pub fn logicalize_identified_folded<'a>(
         }
         Err(e) => return Err(e),
     };
-    let (mut logical, folding) = logicalize_keyed(trace, &placement, ranks, Some(&keys))?;
+    let mut choice = choice;
+    let contender = choice.contender.take();
+    let (mut logical, mut folding) = logicalize_keyed(trace, &placement, ranks, Some(&keys))?;
+    // The agreement with and without sizes preferred different placements: the shorter
+    // program wins, ties keep the first (choice.rs, `PlacementContest`).
+    if let Some(other) = contender {
+        let (other_placement, other_choice) = *other;
+        if let Ok((other_logical, other_folding)) = logicalize_keyed(trace, &other_placement, ranks, Some(&keys)) {
+            let length = |l: &LogicalTrace, f: &Option<crate::compress::Folding>| {
+                f.as_ref().map_or_else(
+                    || crate::compress::Folding::of(&l.records).compressed_length,
+                    |f| f.compressed_length,
+                )
+            };
+            let (first, second) = (length(&logical, &folding), length(&other_logical, &other_folding));
+            let labels = (choice.topology.clone(), other_choice.topology.clone());
+            let kept_by_moves = second < first;
+            if kept_by_moves {
+                (logical, folding, choice) = (other_logical, other_folding, other_choice);
+            }
+            let (kept, other, kept_length, other_length) = if kept_by_moves {
+                (labels.1, labels.0, second, first)
+            } else {
+                (labels.0, labels.1, first, second)
+            };
+            choice.reason = format!(
+                "{}; {other} agreed better counting {}, but its program has {other_length} records \
+                 against {kept_length}",
+                choice.reason,
+                if kept_by_moves { "sizes too" } else { "directions only" }
+            );
+            choice.contest = Some(choice::PlacementContest {
+                kept,
+                kept_by_moves,
+                kept_length,
+                other,
+                other_length,
+            });
+        }
+    }
     logical.directions_from = Some(choice);
     Ok((logical, folding))
 }
@@ -620,7 +659,11 @@ fn rank_offsets(
         node_of_rank: (0..n).collect(),
     };
     let (agreed, total) = choice::agreement_keyed(trace, &placement, keys);
-    let agreement = if total == 0 { 1.0 } else { agreed as f64 / total as f64 };
+    let agreement = if total == 0 {
+        1.0
+    } else {
+        agreed.moves as f64 / total as f64
+    };
     let label = placement.spec.label();
     Ok((
         placement,
@@ -644,6 +687,8 @@ fn rank_offsets(
             } else {
                 choice::PlacedBy::RankOffsets
             },
+            contest: None,
+            contender: None,
         },
     ))
 }
