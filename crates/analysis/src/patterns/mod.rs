@@ -39,6 +39,7 @@ mod collective_steps;
 pub mod construct;
 pub mod extrapolate;
 pub mod file;
+mod inner_loops;
 mod iterations;
 mod lacking_collectives;
 mod main_loop;
@@ -247,6 +248,11 @@ fn analyse_with(
 
 /// The analysis [`analyse_with`] keeps: [`analyse_nested`] as the loops are found, or redone
 /// innermost first where the pattern explaining most repeats no form or is not the run's loop.
+///
+/// Then, where the first pattern is an outer loop of the ranks' loops (its parts hold three
+/// back-to-back copies of an inner loop's body on their rank), the ranks parsed again with
+/// those inner loops' copies as iterations ([`inner_loops`]), kept where it wins as
+/// [`inner_loops::explains_inside`] says.
 fn choose_nesting(
     trace: &Trace,
     matching: &tracelogic_model::Matching,
@@ -254,7 +260,39 @@ fn choose_nesting(
     opts: &PatternOptions,
     compare: bool,
 ) -> PatternAnalysis {
-    let first = analyse_nested(trace, matching, events, opts, compare, false, false);
+    let first = analyse_nested(trace, matching, events, opts, compare, ParseMode::default());
+    let outer_first = inner_loops::holds_inner_iterations(&first, events);
+    let best = choose_level(trace, matching, events, opts, compare, first);
+    if !outer_first {
+        return best;
+    }
+    let by_inner = analyse_nested(
+        trace,
+        matching,
+        events,
+        opts,
+        compare,
+        ParseMode {
+            nested: true,
+            ..ParseMode::default()
+        },
+    );
+    if inner_loops::explains_inside(&by_inner, &best) {
+        by_inner
+    } else {
+        best
+    }
+}
+
+/// [`choose_nesting`] before the inner loops: `first`, or the innermost-first redo.
+fn choose_level(
+    trace: &Trace,
+    matching: &tracelogic_model::Matching,
+    events: &Events,
+    opts: &PatternOptions,
+    compare: bool,
+    first: PatternAnalysis,
+) -> PatternAnalysis {
     let glued = |a: &PatternAnalysis| construct::one_off_events(&a.communication_patterns);
     let most = |a: &PatternAnalysis| a.communication_patterns.first().map_or(0, |p| p.events_covered);
     // Only where the pattern a view shows first repeats no form, where it is not the run's loop
@@ -275,7 +313,17 @@ fn choose_nesting(
     if !one_off && !not_the_loop && !outer_whole {
         return first;
     }
-    let nested = analyse_nested(trace, matching, events, opts, compare, true, false);
+    let nested = analyse_nested(
+        trace,
+        matching,
+        events,
+        opts,
+        compare,
+        ParseMode {
+            main_first: true,
+            ..ParseMode::default()
+        },
+    );
     // Kept where its first pattern covers no less and, net of the events left in one-off
     // instances, more (both counted in events): a solver's CG iterations found in every linear
     // solve, not their messages alone with the reductions left as lone events, are worth a few
@@ -308,7 +356,18 @@ fn choose_nesting(
     if !differs {
         return best;
     }
-    let by_events = analyse_nested(trace, matching, events, opts, compare, true, true);
+    let by_events = analyse_nested(
+        trace,
+        matching,
+        events,
+        opts,
+        compare,
+        ParseMode {
+            main_first: true,
+            by_events: true,
+            nested: false,
+        },
+    );
     if beats(&by_events, &best) {
         by_events
     } else {
@@ -329,16 +388,16 @@ fn spans_outer_copies(p: &RankPattern) -> bool {
 }
 
 /// [`analyse_with`] with tandem repeats removed innermost first and the main loop's
-/// iterations taken at their starts when `innermost`.
+/// iterations taken at their starts when `mode.main_first` (the ranks parsed as `mode` says).
 fn analyse_nested(
     trace: &Trace,
     matching: &tracelogic_model::Matching,
     events: &Events,
     opts: &PatternOptions,
     compare: bool,
-    innermost: bool,
-    by_events: bool,
+    mode: ParseMode,
 ) -> PatternAnalysis {
+    let innermost = mode.main_first;
     let alphabet = events.names.len() as u32;
     let mut rank_patterns = BTreeMap::new();
     let mut comparison = RoutineComparison::default();
@@ -360,7 +419,7 @@ fn analyse_nested(
             (plain.len(), pats.len(), common)
         });
         name_patterns(&mut pats, &re.symbols, &events.names);
-        let occurrences = parse_occurrences_by(re.symbols.len(), &pats, innermost, innermost && by_events);
+        let occurrences = parse_occurrences_in(re.symbols.len(), Some(&re.symbols), &pats, mode);
         (pats, compared, occurrences)
     });
     let mut occurrences: Vec<Vec<(u32, u32)>> = Vec::with_capacity(events.ranks.len());
@@ -384,21 +443,11 @@ fn analyse_nested(
     let ops = construct::OpIndex::of(trace, events);
     let occurrences = align::align_runs_with(trace, matching, events, &ops, &occurrences);
     let communication = construct::construct_with_iterations(trace, matching, events, &ops, &occurrences, &[], &[]);
-    let (occurrences, communication) = match unglue(
-        trace,
-        matching,
-        events,
-        &ops,
-        &mut rank_patterns,
-        &communication,
-        ParseMode {
-            main_first: innermost,
-            by_events: innermost && by_events,
-        },
-    ) {
-        Some(redone) => redone,
-        None => (occurrences, communication),
-    };
+    let (occurrences, communication) =
+        match unglue(trace, matching, events, &ops, &mut rank_patterns, &communication, mode) {
+            Some(redone) => redone,
+            None => (occurrences, communication),
+        };
     let input = fold::FoldInput {
         trace,
         matching,
@@ -477,13 +526,18 @@ fn analyse_nested(
     analysis
 }
 
-/// How [`unglue`] parses the ranks again: as [`parse_occurrences_by`] with these flags.
-#[derive(Clone, Copy)]
-pub(super) struct ParseMode {
+/// How the ranks are parsed into pattern occurrences ([`parse_occurrences_in`]), also again by
+/// [`unglue`]; the default is the plain parse.
+#[derive(Clone, Copy, Default)]
+pub struct ParseMode {
     /// The main loop's iterations taken at their starts (the innermost-first redo).
     pub main_first: bool,
-    /// The main loop chosen by its iterations' events ([`innermost_main_loop`]).
+    /// The main loop chosen by its iterations' events ([`innermost_main_loop`]); only with
+    /// `main_first`.
     pub by_events: bool,
+    /// Inner loops' exact copies taken as iterations, their outer loops yielding
+    /// ([`inner_loops::nested_loops`]).
+    pub nested: bool,
 }
 
 /// One glued instance — a communication pattern seen once, over several ranks — that is, on
@@ -585,14 +639,7 @@ pub(super) fn unglue(
     let occurrences: Vec<Vec<(u32, u32)>> = events
         .ranks
         .iter()
-        .map(|re| {
-            parse_occurrences_by(
-                re.symbols.len(),
-                &rank_patterns[&re.rank],
-                mode.main_first,
-                mode.by_events,
-            )
-        })
+        .map(|re| parse_occurrences_in(re.symbols.len(), Some(&re.symbols), &rank_patterns[&re.rank], mode))
         .collect();
     let occurrences = align::align_runs_with(trace, matching, events, ops, &occurrences);
     let redone = construct::construct_with_iterations(trace, matching, events, ops, &occurrences, &[], &[]);
@@ -630,17 +677,53 @@ pub fn parse_occurrences_with(len: usize, patterns: &[RankPattern], main_first: 
 /// [`parse_occurrences_with`]; with `by_events`, the main loop is the innermost loop whose
 /// iterations cover most events, at any rotation ([`innermost_main_loop`]).
 fn parse_occurrences_by(len: usize, patterns: &[RankPattern], main_first: bool, by_events: bool) -> Vec<(u32, u32)> {
+    let mode = ParseMode {
+        main_first,
+        by_events,
+        nested: false,
+    };
+    parse_occurrences_in(len, None, patterns, mode)
+}
+
+/// [`parse_occurrences_by`] with the rank's events, `seq`, where known: then an inner loop's
+/// exact copies ([`inner_loops::nested_loops`]) are its iterations and its outer loops yield
+/// where one starts inside them.
+pub fn parse_occurrences_in(
+    len: usize,
+    seq: Option<&[u32]>,
+    patterns: &[RankPattern],
+    mode: ParseMode,
+) -> Vec<(u32, u32)> {
+    let ParseMode {
+        main_first,
+        by_events,
+        nested,
+    } = mode;
+    let (nested_outer, nested_inner) = match seq {
+        Some(_) if nested => inner_loops::nested_loops(patterns),
+        _ => (vec![false; patterns.len()], Vec::new()),
+    };
     // The rank's main loop: the loop body covering most events.
     let (main, in_main) = if by_events {
         innermost_main_loop(patterns)
     } else {
-        let main = main_loop(patterns);
+        let main = if nested_outer.iter().any(|&o| o) {
+            patterns
+                .iter()
+                .enumerate()
+                .filter(|&(k, p)| is_loop_body(p) && !p.outer && !nested_outer[k])
+                .max_by_key(|(i, p)| (p.frequency * p.symbols.len(), std::cmp::Reverse(*i)))
+                .map(|(i, _)| i)
+        } else {
+            main_loop(patterns)
+        };
         let in_main = (0..patterns.len()).map(|k| Some(k) == main).collect();
         (main, in_main)
     };
     // (frequency, length, end, loop body) of the best pattern starting at each position, and
     // where an occurrence of the main loop body starts.
     let mut best: Vec<(u32, u32, u32, bool)> = vec![(0, 0, 0, false); len];
+    let mut outer_at: Vec<bool> = vec![false; if nested_outer.iter().any(|&o| o) { len } else { 0 }];
     let mut main_at = vec![0u32; if main.is_some() { len } else { 0 }];
     let mut main_iterations: Vec<(u32, u32)> = Vec::new();
     // An outer loop's iteration is taken before the parts inside it (the inner loops stay in
@@ -653,6 +736,9 @@ fn parse_occurrences_by(len: usize, patterns: &[RankPattern], main_first: bool, 
             let slot = &mut best[s as usize];
             if (f, e - s) > (slot.0, slot.1) {
                 *slot = (f, e - s, e, looped);
+                if let Some(o) = outer_at.get_mut(s as usize) {
+                    *o = nested_outer[k];
+                }
             }
             if in_main[k] {
                 main_at[s as usize] = main_at[s as usize].max(e - s);
@@ -675,6 +761,25 @@ fn parse_occurrences_by(len: usize, patterns: &[RankPattern], main_first: bool, 
             *slot = (main_frequency, e - s, e, true);
         }
     }
+    // An inner loop's exact copies are its iterations: each is taken at its start over an
+    // occurrence that is no iteration or is one of an outer loop holding it.
+    let mut inner_at = vec![0u32; if outer_at.is_empty() { 0 } else { len }];
+    if let Some(seq) = seq.filter(|_| !inner_at.is_empty()) {
+        for unit in &nested_inner {
+            let l = unit.len() as u32;
+            let copies = steps::exact_copies(seq, unit);
+            let frequency = copies.len() as u32;
+            for s in copies {
+                let at = s as usize;
+                inner_at[at] = inner_at[at].max(l);
+                let slot = &mut best[at];
+                if (!slot.3 || outer_at[at] || slot.1 < l) && (slot.1 != l || !slot.3) {
+                    *slot = (frequency, l, s + l, true);
+                    outer_at[at] = false;
+                }
+            }
+        }
+    }
     let mut out = Vec::new();
     let mut i = 0usize;
     while i < len {
@@ -695,9 +800,16 @@ fn parse_occurrences_by(len: usize, patterns: &[RankPattern], main_first: bool, 
                 .sum();
             2 * main_events > e - i as u32
         };
-        let yields = main_frequency > f
+        let outer_yields = || {
+            outer_at.get(i).copied().unwrap_or(false)
+                && inner_at
+                    .get(i + 1..e as usize)
+                    .is_some_and(|m| m.iter().any(|&l| l > 0))
+        };
+        let yields = (main_frequency > f
             && inside.is_some_and(|m| m.iter().any(|&l| l > 0))
-            && (!looped || (main_first && mostly_main()));
+            && (!looped || (main_first && mostly_main())))
+            || outer_yields();
         if f > 0 && !yields {
             out.push((i as u32, e));
             i = e as usize;
