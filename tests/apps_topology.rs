@@ -88,24 +88,7 @@ fn lammps_truth(dir: &Path) -> Truth {
     let dims: Vec<usize> = line.split_whitespace().filter_map(|w| w.parse().ok()).collect();
     assert_eq!(dims.len(), 3, "{line}");
     let n: usize = dims.iter().product();
-    let map = std::fs::read_to_string(dir.join("procs.map")).unwrap();
-    let mut coords = vec![None; n];
-    for l in map.lines() {
-        let parts: Vec<&str> = l.split(':').collect();
-        if parts.len() < 2 {
-            continue;
-        }
-        let ids: Vec<usize> = parts[0].split_whitespace().filter_map(|w| w.parse().ok()).collect();
-        let ijk: Vec<usize> = parts[1].split_whitespace().filter_map(|w| w.parse().ok()).collect();
-        if ids.len() == 3 && ijk.len() == 3 {
-            coords[ids[2]] = Some(ijk.iter().map(|&x| x - 1).collect::<Vec<_>>());
-        }
-    }
-    let coords: Vec<Vec<usize>> = coords
-        .into_iter()
-        .enumerate()
-        .map(|(r, c)| c.unwrap_or_else(|| panic!("procs.map has no line for rank {r}")))
-        .collect();
+    let coords = common::apps::lammps_procs_map(dir, n);
     let edges = grid_edges(&dims, &coords, true);
     Truth {
         dims,

@@ -155,25 +155,8 @@ fn lammps_rigid_names_each_grid_dimension_by_one_direction_on_every_rank() {
     let name = "lammps-rigid-8";
     let (l, v, program) = check(name, false);
     assert_eq!(v.ranks_bytes_differ, Vec::<u32>::new(), "{name}");
-    // LAMMPS's grid: rank -> 0-based (I, J, K), from procs.map (world, universe, original rank:
-    // I J K, 1-based).
-    let map = std::fs::read_to_string(common::apps::app_dir(name).join("procs.map")).unwrap();
-    let mut coords: Vec<Option<Vec<u32>>> = vec![None; l.ranks as usize];
-    for line in map.lines() {
-        let parts: Vec<&str> = line.split(':').collect();
-        if parts.len() < 2 {
-            continue;
-        }
-        let ids: Vec<usize> = parts[0].split_whitespace().filter_map(|w| w.parse().ok()).collect();
-        let ijk: Vec<u32> = parts[1].split_whitespace().filter_map(|w| w.parse().ok()).collect();
-        if ids.len() == 3 && ijk.len() == 3 {
-            coords[ids[2]] = Some(ijk.iter().map(|&x| x - 1).collect());
-        }
-    }
-    let coords: Vec<Vec<u32>> = coords
-        .into_iter()
-        .map(|c| c.expect("every rank in procs.map"))
-        .collect();
+    // LAMMPS's grid: rank -> 0-based (I, J, K), from procs.map (written by LAMMPS).
+    let coords = common::apps::lammps_procs_map(&common::apps::app_dir(name), l.ranks as usize);
     // Every direction the logical trace gives a neighbour, by the grid dimension they differ in.
     let mut names: std::collections::BTreeMap<usize, std::collections::BTreeSet<String>> = Default::default();
     for r in 0..l.ranks {

@@ -71,3 +71,27 @@ pub fn domain_grid_halo(dd: &[usize]) -> std::collections::BTreeSet<(usize, usiz
     }
     pairs
 }
+
+/// Each world rank's 0-based (I, J, K) in a LAMMPS run's processor grid, from its `procs.map`
+/// (written by LAMMPS itself, `processors ... file procs.map`: world, universe and original
+/// rank, then the 1-based I J K; the trace's ranks are the original ones). `n` ranks.
+pub fn lammps_procs_map(dir: &Path, n: usize) -> Vec<Vec<usize>> {
+    let map = std::fs::read_to_string(dir.join("procs.map")).unwrap();
+    let mut coords = vec![None; n];
+    for l in map.lines() {
+        let parts: Vec<&str> = l.split(':').collect();
+        if parts.len() < 2 {
+            continue;
+        }
+        let ids: Vec<usize> = parts[0].split_whitespace().filter_map(|w| w.parse().ok()).collect();
+        let ijk: Vec<usize> = parts[1].split_whitespace().filter_map(|w| w.parse().ok()).collect();
+        if ids.len() == 3 && ijk.len() == 3 {
+            coords[ids[2]] = Some(ijk.iter().map(|&x| x - 1).collect::<Vec<_>>());
+        }
+    }
+    coords
+        .into_iter()
+        .enumerate()
+        .map(|(r, c)| c.unwrap_or_else(|| panic!("procs.map has no line for rank {r}")))
+        .collect()
+}

@@ -129,6 +129,9 @@ impl Engine {
     /// Where each rank of the selection sits in its identified topology, as the logical trace
     /// places it: among the isomorphic topologies, the one whose directions the ranks agree on
     /// (`Placement::choose`), so a 4x4x4 torus identified as the 6-cube is placed as the torus.
+    /// Where the agreement with and without sizes prefer different placements (4 of the 95
+    /// corpus and held-out runs) this is the first, the one with sizes; the logical trace builds
+    /// both and may keep the other (`DirectionsFrom::contest`, docs/logical.md "Scoring").
     pub fn placement(&self, selection: &Selection, threshold: Threshold) -> Result<(Placement, DirectionsFrom)> {
         let scope = self.scope(selection)?;
         self.placement_of(&scope, threshold)

@@ -260,23 +260,17 @@ fn choose_nesting(
     opts: &PatternOptions,
     compare: bool,
 ) -> PatternAnalysis {
-    let first = analyse_nested(trace, matching, events, opts, compare, ParseMode::default());
+    let analyse = |mode| analyse_nested(trace, matching, events, opts, compare, mode);
+    let first = analyse(ParseMode::default());
     let outer_first = inner_loops::holds_inner_iterations(&first, events);
     let best = choose_level(trace, matching, events, opts, compare, first);
     if !outer_first {
         return best;
     }
-    let by_inner = analyse_nested(
-        trace,
-        matching,
-        events,
-        opts,
-        compare,
-        ParseMode {
-            nested: true,
-            ..ParseMode::default()
-        },
-    );
+    let by_inner = analyse(ParseMode {
+        nested: true,
+        ..ParseMode::default()
+    });
     if inner_loops::explains_inside(&by_inner, &best) {
         by_inner
     } else {
@@ -313,17 +307,11 @@ fn choose_level(
     if !one_off && !not_the_loop && !outer_whole {
         return first;
     }
-    let nested = analyse_nested(
-        trace,
-        matching,
-        events,
-        opts,
-        compare,
-        ParseMode {
-            main_first: true,
-            ..ParseMode::default()
-        },
-    );
+    let analyse = |mode| analyse_nested(trace, matching, events, opts, compare, mode);
+    let nested = analyse(ParseMode {
+        main_first: true,
+        ..ParseMode::default()
+    });
     // Kept where its first pattern covers no less and, net of the events left in one-off
     // instances, more (both counted in events): a solver's CG iterations found in every linear
     // solve, not their messages alone with the reductions left as lone events, are worth a few
@@ -356,18 +344,11 @@ fn choose_level(
     if !differs {
         return best;
     }
-    let by_events = analyse_nested(
-        trace,
-        matching,
-        events,
-        opts,
-        compare,
-        ParseMode {
-            main_first: true,
-            by_events: true,
-            nested: false,
-        },
-    );
+    let by_events = analyse(ParseMode {
+        main_first: true,
+        by_events: true,
+        nested: false,
+    });
     if beats(&by_events, &best) {
         by_events
     } else {
