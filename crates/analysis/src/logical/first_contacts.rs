@@ -81,10 +81,10 @@ pub(super) struct Score {
 /// Operations equal, position by position, to the reference rank's ([`LocalContacts::agreed`]).
 ///
 /// `moves` compares what a direction means, the kind (send or receive) and the direction;
-/// `sized` also the bytes. A direction names a program move whatever the data, so sizes that
-/// change from rank to rank with the data (LAMMPS's rigid bodies, whose ghost counts differ on
-/// every rank) must not decide between two placements: they only break ties of `moves` (the
-/// derived order compares `moves` first).
+/// `sized` also the bytes. Each picks its placement; where they pick different ones the logical
+/// trace builds both and keeps the shorter program ([`super::choice::PlacementContest`]): sizes
+/// that change with the data (LAMMPS's rigid bodies) can favour wrong names, operations only
+/// some ranks make can shift the moves' count (LAMMPS `crack`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Agreement {
     /// Operations whose kind and direction agree.

@@ -587,16 +587,21 @@ pub fn logicalize_identified_folded<'a>(
                 )
             };
             let (first, second) = (length(&logical, &folding), length(&other_logical, &other_folding));
-            let labels = (choice.topology.clone(), other_choice.topology.clone());
             let kept_by_moves = second < first;
+            let (first_label, second_label) = (choice.topology.clone(), other_choice.topology.clone());
             if kept_by_moves {
                 (logical, folding, choice) = (other_logical, other_folding, other_choice);
             }
-            let (kept, other, kept_length, other_length) = if kept_by_moves {
-                (labels.1, labels.0, second, first)
+            let (kept, mut other, kept_length, other_length) = if kept_by_moves {
+                (second_label, first_label, second, first)
             } else {
-                (labels.0, labels.1, first, second)
+                (first_label, second_label, first, second)
             };
+            // Two placements of one topology (identification's and one built from the trace)
+            // share a label: the other is then named as such.
+            if other == kept {
+                other = format!("another placement of the {kept}");
+            }
             choice.reason = format!(
                 "{}; {other} agreed better counting {}, but its program has {other_length} records \
                  against {kept_length}",
