@@ -124,7 +124,8 @@ pub struct PlacementContest {
 impl DirectionsFrom {
     /// True when the directions do not simply come from topology identification's mapping (an
     /// isomorphic equivalent names them, or the ranks' first contacts placed them) or another
-    /// placement's program was built and found longer, so the reason is worth showing beside the logical trace or the pattern search.
+    /// placement's program was built and found longer, so the reason is worth showing beside
+    /// the logical trace or the pattern search.
     pub fn worth_showing(&self) -> bool {
         self.topology != self.identified || self.placed_by != PlacedBy::Identification || self.contest.is_some()
     }
@@ -251,12 +252,19 @@ pub fn choose_with_grids(
     let base = score(&matched);
     let total = base.total;
     let share = |a: u64| if total == 0 { 1.0 } else { a as f64 / total as f64 };
-    let mut considered = vec![ConsideredTopology {
-        label: identified.clone(),
-        agreement: Some(share(base.positional.moves)),
-        agreement_with_sizes: Some(share(base.positional.sized)),
-        note: String::new(),
-    }];
+    let placed = |label: String, a: &Score, note: String| ConsideredTopology {
+        label,
+        agreement: Some(share(a.positional.moves)),
+        agreement_with_sizes: Some(share(a.positional.sized)),
+        note,
+    };
+    let unplaced = |label: String, note: String| ConsideredTopology {
+        label,
+        agreement: None,
+        agreement_with_sizes: None,
+        note,
+    };
+    let mut considered = vec![placed(identified.clone(), &base, String::new())];
     let others: Vec<_> = id
         .equivalents
         .iter()
@@ -268,12 +276,7 @@ pub fn choose_with_grids(
     // On two nodes every family is the one edge; its names are left as identified.
     if n <= 2 {
         for e in &others {
-            considered.push(ConsideredTopology {
-                label: e.label.clone(),
-                agreement: None,
-                agreement_with_sizes: None,
-                note: "two nodes: the same single edge".into(),
-            });
+            considered.push(unplaced(e.label.clone(), "two nodes: the same single edge".into()));
         }
     } else if n as usize == id.ranks as usize {
         let mut adjacency: Vec<Vec<Rank>> = vec![Vec::new(); n as usize];
@@ -312,44 +315,29 @@ pub fn choose_with_grids(
         // directions at different ranks.
         let own_label = format!("{identified}, placed by first contacts");
         if base.positional.sized == base.total {
-            considered.push(ConsideredTopology {
-                label: own_label,
-                agreement: None,
-                agreement_with_sizes: None,
-                note: "not tried: identification's mapping already agrees fully".into(),
-            });
+            considered.push(unplaced(
+                own_label,
+                "not tried: identification's mapping already agrees fully".into(),
+            ));
         } else if matched.spec.is_vertex_transitive() {
             match by_contacts(&matched.spec) {
-                Ok(p) if p == matched => considered.push(ConsideredTopology {
-                    label: own_label,
-                    agreement: Some(share(base.positional.moves)),
-                    agreement_with_sizes: Some(share(base.positional.sized)),
-                    note: "the same placement as identification's".into(),
-                }),
+                Ok(p) if p == matched => considered.push(placed(
+                    own_label,
+                    &base,
+                    "the same placement as identification's".into(),
+                )),
                 Ok(p) => {
                     let a = score(&p);
-                    considered.push(ConsideredTopology {
-                        label: own_label,
-                        agreement: Some(share(a.positional.moves)),
-                        agreement_with_sizes: Some(share(a.positional.sized)),
-                        note: String::new(),
-                    });
+                    considered.push(placed(own_label, &a, String::new()));
                     scored.push((a, p, true, PlacedBy::FirstContacts));
                 }
-                Err(note) => considered.push(ConsideredTopology {
-                    label: own_label,
-                    agreement: None,
-                    agreement_with_sizes: None,
-                    note,
-                }),
+                Err(note) => considered.push(unplaced(own_label, note)),
             }
         } else {
-            considered.push(ConsideredTopology {
-                label: own_label,
-                agreement: None,
-                agreement_with_sizes: None,
-                note: "not vertex-transitive: identification's mapping is kept".into(),
-            });
+            considered.push(unplaced(
+                own_label,
+                "not vertex-transitive: identification's mapping is kept".into(),
+            ));
         }
         // An equivalent that names the program's own moves without being vertex-transitive
         // (NAS CG's row and transpose partners, a P×Q process grid's rows and columns: the
@@ -387,20 +375,10 @@ pub fn choose_with_grids(
             match outcome {
                 Ok((p, how)) => {
                     let a = score(&p);
-                    considered.push(ConsideredTopology {
-                        label: e.label.clone(),
-                        agreement: Some(share(a.positional.moves)),
-                        agreement_with_sizes: Some(share(a.positional.sized)),
-                        note: String::new(),
-                    });
+                    considered.push(placed(e.label.clone(), &a, String::new()));
                     scored.push((a, p, false, how));
                 }
-                Err(note) => considered.push(ConsideredTopology {
-                    label: e.label.clone(),
-                    agreement: None,
-                    agreement_with_sizes: None,
-                    note,
-                }),
+                Err(note) => considered.push(unplaced(e.label.clone(), note)),
             }
         }
         // The grids the program declared, placing the match or an equivalent of their extents
@@ -417,21 +395,11 @@ pub fn choose_with_grids(
                     match placement_by_grid(s, g, &report.edges) {
                         Ok(p) => {
                             let a = score(&p);
-                            considered.push(ConsideredTopology {
-                                label,
-                                agreement: Some(share(a.positional.moves)),
-                                agreement_with_sizes: Some(share(a.positional.sized)),
-                                note: String::new(),
-                            });
+                            considered.push(placed(label, &a, String::new()));
                             let own = s.family == matched.spec.family && s.dims == matched.spec.dims;
                             scored.push((a, p, own, PlacedBy::Isomorphism));
                         }
-                        Err(note) => considered.push(ConsideredTopology {
-                            label,
-                            agreement: None,
-                            agreement_with_sizes: None,
-                            note,
-                        }),
+                        Err(note) => considered.push(unplaced(label, note)),
                     }
                 }
             }

@@ -72,7 +72,7 @@ impl Peers {
 }
 
 /// A placement's score: [`agreement`]'s counts and all point-to-point operations.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Score {
     pub(super) positional: Agreement,
     pub(super) total: u64,
@@ -85,7 +85,7 @@ pub(super) struct Score {
 /// trace builds both and keeps the shorter program ([`super::choice::PlacementContest`]): sizes
 /// that change with the data (LAMMPS's rigid bodies) can favour wrong names, operations only
 /// some ranks make can shift the moves' count (LAMMPS `crack`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Agreement {
     /// Operations whose kind and direction agree.
     pub moves: u64,

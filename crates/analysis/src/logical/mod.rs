@@ -561,7 +561,7 @@ pub fn logicalize_identified_folded<'a>(
     let trace: &Trace = &sourced;
     // Each rank's key on every core natively (a pass over its calls).
     let keys: Vec<ContentKey> = each_rank(trace.num_ranks(), |r| content_key(trace, r));
-    let (placement, choice) = match choice::choose_keyed(trace, report, &keys) {
+    let (placement, mut choice) = match choice::choose_keyed(trace, report, &keys) {
         Ok(chosen) => chosen,
         // A run with neither point-to-point traffic nor collectives has nothing to show.
         Err(_)
@@ -572,7 +572,6 @@ pub fn logicalize_identified_folded<'a>(
         }
         Err(e) => return Err(e),
     };
-    let mut choice = choice;
     let contender = choice.contender.take();
     let (mut logical, mut folding) = logicalize_keyed(trace, &placement, ranks, Some(&keys))?;
     // The agreement with and without sizes preferred different placements: the shorter

@@ -10,10 +10,16 @@ use super::{construct, is_loop_body, RankPattern};
 /// The loop body covering most events, as the parse takes it: most frequency × length of the
 /// general form (ties: the first). `None` when the rank has no loop.
 pub(super) fn main_loop(patterns: &[RankPattern]) -> Option<usize> {
+    main_loop_besides(patterns, &[])
+}
+
+/// [`main_loop`] among the patterns not marked in `skip` (the outer loops of nested loops,
+/// `inner_loops::nested_loops`: a period of rebuilds is no main loop when its steps are).
+pub(super) fn main_loop_besides(patterns: &[RankPattern], skip: &[bool]) -> Option<usize> {
     patterns
         .iter()
         .enumerate()
-        .filter(|(_, p)| is_loop_body(p) && !p.outer)
+        .filter(|&(i, p)| is_loop_body(p) && !p.outer && !skip.get(i).copied().unwrap_or(false))
         .max_by_key(|(i, p)| (p.frequency * p.symbols.len(), std::cmp::Reverse(*i)))
         .map(|(i, _)| i)
 }

@@ -2,7 +2,7 @@
 //! ([`parse_occurrences`]), and what the parse asks of a rank pattern: whether it is a loop body
 //! and how long its loop's iterations are.
 
-use super::main_loop::{self, innermost_main_loop, main_loop};
+use super::main_loop::{self, innermost_main_loop, main_loop_besides};
 use super::{inner_loops, steps, RankPattern};
 
 /// How the ranks are parsed into pattern occurrences ([`parse_occurrences_in`]), also again by
@@ -74,16 +74,7 @@ pub fn parse_occurrences_in(
     let (main, in_main) = if by_events {
         innermost_main_loop(patterns)
     } else {
-        let main = if nested_outer.iter().any(|&o| o) {
-            patterns
-                .iter()
-                .enumerate()
-                .filter(|&(k, p)| is_loop_body(p) && !p.outer && !nested_outer[k])
-                .max_by_key(|(i, p)| (p.frequency * p.symbols.len(), std::cmp::Reverse(*i)))
-                .map(|(i, _)| i)
-        } else {
-            main_loop(patterns)
-        };
+        let main = main_loop_besides(patterns, &nested_outer);
         let in_main = (0..patterns.len()).map(|k| Some(k) == main).collect();
         (main, in_main)
     };
