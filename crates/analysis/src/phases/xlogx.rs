@@ -5,8 +5,8 @@
 
 use std::sync::OnceLock;
 
-/// Counts with a precomputed term (32 KiB of `f64`).
-const TABLE: usize = 4096;
+/// Counts with a precomputed term (512 KiB of `f64`).
+const TABLE: usize = 1 << 16;
 
 /// `c · log2 c` (0 for c ≤ 1); e.g. 8 for 4, 24 for 8. O(1).
 #[inline]
