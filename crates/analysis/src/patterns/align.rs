@@ -119,40 +119,51 @@ pub(crate) fn align_runs_with(
     }
     // Sampled messages between runs (skipping each run's first and last copy).
     let inner = |run: &Run, p: u32| p >= run.start + run.period && p < run.start + (run.copies as u32 - 1) * run.period;
-    // Per pair of runs, its messages (event in the first, event in the second); `slots[a]`:
-    // the pairs starting at run `a` (a run meets few others, so a short list, not a map).
+    // Per pair of runs, its messages (event in the first, event in the second), both
+    // directions: each half of the matching's messages on its own core natively, then merged
+    // (a pair's messages are sorted before use, so the halves' order does not matter).
+    let between = |messages: &[tracelogic_model::Message]| -> Vec<Vec<(u32, Vec<Class>)>> {
+        // `out[a]`: the runs `a` meets and their messages (a run meets few others, so a short
+        // list, not a map).
+        let mut out: Vec<Vec<(u32, Vec<Class>)>> = vec![Vec::new(); runs.len()];
+        let mut push = |a: u32, b: u32, m: Class| {
+            let list = &mut out[a as usize];
+            match list.iter_mut().find(|x| x.0 == b) {
+                Some(x) => x.1.push(m),
+                None => list.push((b, vec![m])),
+            }
+        };
+        for m in messages {
+            let (sa, sb) = (m.sender as usize, m.receiver as usize);
+            let (pa, pb) = (ops.p2p(sa)[m.send_op as usize], ops.p2p(sb)[m.recv_op as usize]);
+            if pa == u32::MAX || pb == u32::MAX {
+                continue;
+            }
+            let (ra, rb) = (run_of[sa][pa as usize], run_of[sb][pb as usize]);
+            if ra == u32::MAX || rb == u32::MAX || ra == rb {
+                continue;
+            }
+            if !inner(&runs[ra as usize], pa) || !inner(&runs[rb as usize], pb) {
+                continue;
+            }
+            push(ra, rb, ((pa, pb), 1));
+            push(rb, ra, ((pb, pa), 1));
+        }
+        out
+    };
+    let all = &matching.messages;
+    let (later, earlier) =
+        crate::logical::per_rank::both(|| between(&all[all.len() / 2..]), || between(&all[..all.len() / 2]));
     let mut pairs: Vec<RunPair> = Vec::new();
-    let mut slots: Vec<Vec<(u32, u32)>> = vec![Vec::new(); runs.len()];
-    let mut slot = |a: u32, b: u32, pairs: &mut Vec<RunPair>| -> usize {
-        let list = &mut slots[a as usize];
-        match list.iter().find(|x| x.0 == b) {
-            Some(&(_, k)) => k as usize,
-            None => {
-                list.push((b, pairs.len() as u32));
-                pairs.push(((a, b), Vec::new()));
-                pairs.len() - 1
+    for (a, (mut mine, theirs)) in earlier.into_iter().zip(later).enumerate() {
+        for (b, v) in theirs {
+            match mine.iter_mut().find(|x| x.0 == b) {
+                Some(x) => x.1.extend(v),
+                None => mine.push((b, v)),
             }
         }
-    };
-    for m in &matching.messages {
-        let (sa, sb) = (m.sender as usize, m.receiver as usize);
-        let (pa, pb) = (ops.p2p(sa)[m.send_op as usize], ops.p2p(sb)[m.recv_op as usize]);
-        if pa == u32::MAX || pb == u32::MAX {
-            continue;
-        }
-        let (ra, rb) = (run_of[sa][pa as usize], run_of[sb][pb as usize]);
-        if ra == u32::MAX || rb == u32::MAX || ra == rb {
-            continue;
-        }
-        if !inner(&runs[ra as usize], pa) || !inner(&runs[rb as usize], pb) {
-            continue;
-        }
-        let k = slot(ra, rb, &mut pairs);
-        pairs[k].1.push(((pa, pb), 1));
-        let k = slot(rb, ra, &mut pairs);
-        pairs[k].1.push(((pb, pa), 1));
+        pairs.extend(mine.into_iter().map(|(b, v)| ((a as u32, b), v)));
     }
-    drop(slots);
     // Every message in its class (the first of each, in event order, stands for it), then, past
     // SAMPLES classes, classes sampled evenly in event order (not the matching's
     // sender-by-sender order, which follows rank numbers). Pairs in key order, each one's index

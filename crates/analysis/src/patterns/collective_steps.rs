@@ -67,7 +67,7 @@ pub(super) fn fold_collective_steps(input: &FoldInput, state: &Folded) -> Option
     let parts = instance_parts(c);
     let p = loop_pattern_in(c, &parts, &[])?;
     let ranks = &c.patterns[p].ranks;
-    let collective_symbols: BTreeMap<Rank, Vec<u32>> = ranks
+    let collective_symbols: BTreeMap<Rank, &[u32]> = ranks
         .iter()
         .map(|&r| (r, events.ranks[r as usize].collective_symbols()))
         .collect();

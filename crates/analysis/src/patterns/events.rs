@@ -23,22 +23,17 @@ pub struct RankEvents {
     pub events: Vec<EventRef>,
     /// The call that posted each event.
     pub calls: Vec<CallIdx>,
+    /// The symbols of this rank's collective events, sorted and without repeats (for binary
+    /// search); made once with the symbols, as several loop analyses ask for them per rank.
+    #[serde(default)]
+    pub collectives: Vec<u32>,
 }
 
 impl RankEvents {
     /// The symbols of this rank's collective events, sorted and without repeats (for binary
-    /// search). O(events).
-    pub fn collective_symbols(&self) -> Vec<u32> {
-        let mut out: Vec<u32> = self
-            .symbols
-            .iter()
-            .zip(&self.events)
-            .filter(|(_, e)| matches!(e, EventRef::Collective(_)))
-            .map(|(&s, _)| s)
-            .collect();
-        out.sort_unstable();
-        out.dedup();
-        out
+    /// search). O(1): made with the symbols.
+    pub fn collective_symbols(&self) -> &[u32] {
+        &self.collectives
     }
 }
 
@@ -61,6 +56,9 @@ impl Events {
         symbols.iter().map(|&s| self.names[s as usize].clone()).collect()
     }
 }
+
+/// [`SymbolKey::kind`] of a collective (0 a send, 1 a receive).
+const COLLECTIVE: u8 = 2;
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub(super) struct SymbolKey {
@@ -95,6 +93,13 @@ pub fn rank_events(trace: &Trace, with_envelope: bool) -> Events {
         for s in &mut out.symbols {
             *s = global[*s as usize];
         }
+        out.collectives = keys
+            .iter()
+            .zip(&global)
+            .filter(|(key, _)| key.kind == COLLECTIVE)
+            .map(|(_, &g)| g)
+            .collect();
+        out.collectives.sort_unstable();
         ranks.push(out);
     }
     Events { names, ranks }
@@ -135,7 +140,7 @@ fn rank_events_of(
             (key, EventRef::P2p(i as u32 - 1), p.post[i - 1])
         } else {
             let key = SymbolKey {
-                kind: 2,
+                kind: COLLECTIVE,
                 peer: if with_envelope { c.root[j] } else { 0 },
                 tag: trace.ranks[rt.rank as usize].calls.func[c.call[j] as usize] as i64,
                 bytes: if with_envelope { c.bytes_sent[j] } else { 0 },

@@ -61,7 +61,7 @@ pub(super) fn fold_lacking_collectives(input: &FoldInput, state: &Folded) -> Opt
             continue;
         }
         // Each rank's collectives, and the own form's messages there.
-        let collectives: std::collections::BTreeMap<usize, Vec<u32>> = p
+        let collectives: std::collections::BTreeMap<usize, &[u32]> = p
             .events
             .keys()
             .map(|&r| (r as usize, events.ranks[r as usize].collective_symbols()))
@@ -98,7 +98,7 @@ pub(super) fn fold_lacking_collectives(input: &FoldInput, state: &Folded) -> Opt
             let r = part.rank as usize;
             let span = (part.first_event, part.last_event + 1);
             let body = own.get(&r).map_or(&[][..], Vec::as_slice);
-            let collective = collectives.get(&r).map_or(&[][..], Vec::as_slice);
+            let collective = collectives.get(&r).copied().unwrap_or(&[]);
             let lead = leads.get(&r).copied().unwrap_or(0);
             split_lacking_collectives(&events.ranks[r].symbols, span, body, collective, lead)
         };

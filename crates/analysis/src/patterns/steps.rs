@@ -187,7 +187,7 @@ fn iterations(
         let mut best: Option<Segmented> = None;
         for l in 0..tries {
             let rotated: Vec<u32> = (0..m).map(|i| body[(i + m - l) % m]).collect();
-            if let Some(s) = segment(seq, &rotated, &collectives, &occurrences[r], &loops[r]) {
+            if let Some(s) = segment(seq, &rotated, collectives, &occurrences[r], &loops[r]) {
                 if best.as_ref().is_none_or(|b| s.covered > b.covered) {
                     best = Some(s);
                 }
@@ -695,9 +695,55 @@ pub(super) fn exact_copies(seq: &[u32], body: &[u32]) -> Vec<u32> {
 }
 
 /// Starts of the exact copies of `body` in `seq`, left to right, overlapping ones included when
-/// `overlapping` (else each copy starts after the last ended). Knuth–Morris–Pratt,
-/// O(|seq| + |body|); none when `body` is empty.
+/// `overlapping` (else each copy starts after the last ended); none when `body` is empty.
+///
+/// Candidates are compared directly first (a loop's copies lie back to back, so most of the
+/// scan jumps a whole body at a time and compares it with one `memcmp`). The comparisons are
+/// charged to a budget of `4·|seq| + |body|` symbols; past it Knuth–Morris–Pratt scans the
+/// rest, so the worst case stays O(|seq| + |body|) (a body like `aaab` in `aaaa…`). The copies
+/// are the same either way: the leftmost copy, then the leftmost starting at or after where
+/// the last one began (`overlapping`) or ended.
 pub(super) fn copies_of(seq: &[u32], body: &[u32], overlapping: bool) -> Vec<u32> {
+    let m = body.len();
+    let mut out = Vec::new();
+    if m == 0 || seq.len() < m {
+        return out;
+    }
+    /// Symbols compared one by one before the rest of a candidate is compared at once.
+    const HEAD: usize = 8;
+    let head = m.min(HEAD);
+    let mut budget = 4 * seq.len() + m;
+    let last = seq.len() - m;
+    let mut i = 0;
+    while i <= last {
+        if seq[i] != body[0] {
+            i += 1;
+            continue;
+        }
+        let (cost, found) = if seq[i..i + head] != body[..head] {
+            (head, false)
+        } else {
+            (m, seq[i + head..i + m] == body[head..])
+        };
+        if found {
+            out.push(i as u32);
+        }
+        let next = if found && !overlapping { i + m } else { i + 1 };
+        match budget.checked_sub(cost) {
+            Some(left) => budget = left,
+            None => {
+                let rest = kmp_copies(&seq[next..], body, overlapping);
+                out.extend(rest.into_iter().map(|s| s + next as u32));
+                return out;
+            }
+        }
+        i = next;
+    }
+    out
+}
+
+/// [`copies_of`] by Knuth–Morris–Pratt alone, O(|seq| + |body|).
+fn kmp_copies(seq: &[u32], body: &[u32], overlapping: bool) -> Vec<u32> {
     let m = body.len();
     let mut out = Vec::new();
     if m == 0 {
@@ -785,10 +831,13 @@ pub(super) fn is_looped(list: &[(u32, u32, u32)]) -> bool {
 mod tests {
     use super::{embeddings, exact_copies, short_unit};
 
-    /// Knuth–Morris–Pratt copies against a naive left-to-right scan, on random strings over
-    /// small alphabets (bodies that overlap themselves included).
+    /// The copies (direct comparison, Knuth–Morris–Pratt past its budget) against a naive
+    /// left-to-right scan, overlapping or not, on random strings over small alphabets: bodies
+    /// that overlap themselves, bodies longer than the directly compared head, and runs of one
+    /// symbol that exhaust the budget (`aaab` in `aaaa…`) included.
     #[test]
     fn exact_copies_match_a_naive_scan() {
+        use super::{copies_of, kmp_copies};
         let mut state = 11u64;
         let mut next = |n: u64| {
             state = state
@@ -796,22 +845,79 @@ mod tests {
                 .wrapping_add(1442695040888963407);
             ((state >> 33) % n) as u32
         };
-        for _ in 0..500 {
-            let len = next(40) as usize;
-            let seq: Vec<u32> = (0..len).map(|_| next(3)).collect();
-            let m = 1 + next(4) as usize;
-            let body: Vec<u32> = (0..m).map(|_| next(3)).collect();
-            let mut naive = Vec::new();
+        let naive = |seq: &[u32], body: &[u32], overlapping: bool| {
+            let m = body.len();
+            let mut out = Vec::new();
             let mut i = 0;
             while i + m <= seq.len() {
                 if seq[i..i + m] == body[..] {
-                    naive.push(i as u32);
-                    i += m;
+                    out.push(i as u32);
+                    i += if overlapping { 1 } else { m };
                 } else {
                     i += 1;
                 }
             }
-            assert_eq!(exact_copies(&seq, &body), naive, "{seq:?} {body:?}");
+            out
+        };
+        let mut budget_spent = 0;
+        for round in 0..4000 {
+            let (len, alphabet, m) = match round % 4 {
+                0 => (next(40) as usize, 3, 1 + next(4) as usize),
+                1 => (next(200) as usize, 2, 1 + next(20) as usize),
+                2 => (next(400) as usize, 1 + next(2) as u64, 9 + next(30) as usize),
+                _ => (0, 2, 1),
+            };
+            let mut seq: Vec<u32> = (0..len).map(|_| next(alphabet)).collect();
+            let mut body: Vec<u32> = (0..m).map(|_| next(alphabet)).collect();
+            if round % 4 == 2 {
+                // Mostly one symbol, a different last one: every candidate nearly matches.
+                body.iter_mut().for_each(|x| *x = 0);
+                body[m - 1] = 1;
+            }
+            if round % 4 == 3 {
+                // `0^k 1 0^k` in blocks `0^j 1` with j near k: copies overlap by k zeros.
+                let k = 4 + next(9) as usize;
+                body = [vec![0; k], vec![1], vec![0; k]].concat();
+                seq.clear();
+                while seq.len() < 300 {
+                    let j = k - 1 + next(3) as usize;
+                    seq.extend(std::iter::repeat_n(0, j));
+                    seq.push(1);
+                }
+            }
+            for overlapping in [false, true] {
+                let want = naive(&seq, &body, overlapping);
+                assert_eq!(
+                    copies_of(&seq, &body, overlapping),
+                    want,
+                    "{seq:?} {body:?} {overlapping}"
+                );
+                assert_eq!(
+                    kmp_copies(&seq, &body, overlapping),
+                    want,
+                    "{seq:?} {body:?} {overlapping}"
+                );
+            }
+            if overlapping_scan_over_budget(&seq, &body) {
+                budget_spent += 1;
+            }
+            assert_eq!(exact_copies(&seq, &body), naive(&seq, &body, false));
+        }
+        // The fallback ran: in some rounds the overlapping scan's comparisons exceed the budget.
+        assert!(budget_spent > 100, "{budget_spent}");
+
+        /// Whether the overlapping scan (every candidate compared) runs past its budget.
+        fn overlapping_scan_over_budget(seq: &[u32], body: &[u32]) -> bool {
+            let m = body.len();
+            if m == 0 || seq.len() < m {
+                return false;
+            }
+            let head = m.min(8);
+            let cost: usize = (0..=seq.len() - m)
+                .filter(|&i| seq[i] == body[0])
+                .map(|i| if seq[i..i + head] == body[..head] { m } else { head })
+                .sum();
+            cost > 4 * seq.len() + m
         }
     }
 
