@@ -24,8 +24,8 @@ pub struct RankEvents {
     /// The call that posted each event.
     pub calls: Vec<CallIdx>,
     /// The symbols of this rank's collective events, sorted and without repeats (for binary
-    /// search); made once with the symbols, as several loop analyses ask for them per rank.
-    #[serde(default)]
+    /// search); made once with the symbols, as several loop analyses ask for them per rank
+    /// (required when decoding: an empty default would silently mean "no collectives").
     pub collectives: Vec<u32>,
 }
 
