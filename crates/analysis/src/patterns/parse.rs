@@ -38,23 +38,16 @@ pub fn parse_occurrences(len: usize, patterns: &[RankPattern]) -> Vec<(u32, u32)
 /// part starting there: the step, not its first exchange, once the loops are found innermost
 /// first ([`super::tandem::reduce_nested`]).
 pub fn parse_occurrences_with(len: usize, patterns: &[RankPattern], main_first: bool) -> Vec<(u32, u32)> {
-    parse_occurrences_by(len, patterns, main_first, false)
-}
-
-/// [`parse_occurrences_with`]; with `by_events`, the main loop is the innermost loop whose
-/// iterations cover most events, at any rotation ([`innermost_main_loop`]).
-fn parse_occurrences_by(len: usize, patterns: &[RankPattern], main_first: bool, by_events: bool) -> Vec<(u32, u32)> {
     let mode = ParseMode {
         main_first,
-        by_events,
-        nested: false,
+        ..ParseMode::default()
     };
     parse_occurrences_in(len, None, patterns, mode)
 }
 
-/// [`parse_occurrences_by`] with the rank's events, `seq`, where known: then an inner loop's
-/// exact copies ([`inner_loops::nested_loops`]) are its iterations and its outer loops yield
-/// where one starts inside them.
+/// [`parse_occurrences_with`] as `mode` says ([`ParseMode`]), with the rank's events, `seq`,
+/// where known: then an inner loop's exact copies ([`inner_loops::nested_loops`]) are its
+/// iterations and its outer loops yield where one starts inside them.
 pub fn parse_occurrences_in(
     len: usize,
     seq: Option<&[u32]>,

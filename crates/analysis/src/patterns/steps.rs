@@ -860,31 +860,38 @@ mod tests {
             out
         };
         let mut budget_spent = 0;
+        fn random(next: &mut impl FnMut(u64) -> u32, len: usize, alphabet: u64) -> Vec<u32> {
+            (0..len).map(|_| next(alphabet)).collect()
+        }
         for round in 0..4000 {
-            let (len, alphabet, m) = match round % 4 {
-                0 => (next(40) as usize, 3, 1 + next(4) as usize),
-                1 => (next(200) as usize, 2, 1 + next(20) as usize),
-                2 => (next(400) as usize, 1 + next(2) as u64, 9 + next(30) as usize),
-                _ => (0, 2, 1),
-            };
-            let mut seq: Vec<u32> = (0..len).map(|_| next(alphabet)).collect();
-            let mut body: Vec<u32> = (0..m).map(|_| next(alphabet)).collect();
-            if round % 4 == 2 {
-                // Mostly one symbol, a different last one: every candidate nearly matches.
-                body.iter_mut().for_each(|x| *x = 0);
-                body[m - 1] = 1;
-            }
-            if round % 4 == 3 {
-                // `0^k 1 0^k` in blocks `0^j 1` with j near k: copies overlap by k zeros.
-                let k = 4 + next(9) as usize;
-                body = [vec![0; k], vec![1], vec![0; k]].concat();
-                seq.clear();
-                while seq.len() < 300 {
-                    let j = k - 1 + next(3) as usize;
-                    seq.extend(std::iter::repeat_n(0, j));
-                    seq.push(1);
+            let (seq, body) = match round % 4 {
+                0 => {
+                    let (len, m) = (next(40) as usize, 1 + next(4) as usize);
+                    (random(&mut next, len, 3), random(&mut next, m, 3))
                 }
-            }
+                1 => {
+                    let (len, m) = (next(200) as usize, 1 + next(20) as usize);
+                    (random(&mut next, len, 2), random(&mut next, m, 2))
+                }
+                2 => {
+                    // Mostly one symbol, a different last one: every candidate nearly matches.
+                    let (len, alphabet, m) = (next(400) as usize, 1 + next(2) as u64, 9 + next(30) as usize);
+                    let mut body = vec![0; m];
+                    body[m - 1] = 1;
+                    (random(&mut next, len, alphabet), body)
+                }
+                _ => {
+                    // `0^k 1 0^k` in blocks `0^j 1` with j near k: copies overlap by k zeros.
+                    let k = 4 + next(9) as usize;
+                    let mut seq = Vec::new();
+                    while seq.len() < 300 {
+                        let j = k - 1 + next(3) as usize;
+                        seq.extend(std::iter::repeat_n(0, j));
+                        seq.push(1);
+                    }
+                    (seq, [vec![0; k], vec![1], vec![0; k]].concat())
+                }
+            };
             for overlapping in [false, true] {
                 let want = naive(&seq, &body, overlapping);
                 assert_eq!(
