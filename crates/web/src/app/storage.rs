@@ -92,8 +92,10 @@ impl App {
         let link = ctx.link().clone();
         match crate::views::compare::keep_after(Some(state), &owner, kept) {
             crate::views::compare::Keep::Nothing => {}
+            // The stored-state line changes when the browser has written the change
+            // (`Msg::KeptCompared`), not before: a reload right after it finds what it says. The
+            // same answer is not stored twice (`compare_kept_seq`).
             crate::views::compare::Keep::Forget => {
-                self.stored_compared = None;
                 wasm_bindgen_futures::spawn_local(async move {
                     link.send_message(Msg::KeptCompared(persist::forget_compared().await.map(|_| None)));
                 });
@@ -104,8 +106,6 @@ impl App {
                     bytes: runs.len() as u64,
                     runs,
                 };
-                // Marked as kept at once, so the same answer is not stored twice.
-                self.stored_compared = Some(kept.clone());
                 wasm_bindgen_futures::spawn_local(async move {
                     let saved = persist::save_compared(&kept.owner, &kept.runs).await;
                     link.send_message(Msg::KeptCompared(match saved {
