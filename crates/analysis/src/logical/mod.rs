@@ -40,6 +40,7 @@ mod completion_sets;
 mod declared_grid;
 mod expand;
 mod first_contacts;
+mod memory;
 mod merge;
 mod offsets;
 pub(crate) mod per_rank;

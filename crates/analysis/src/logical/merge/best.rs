@@ -4,7 +4,6 @@
 
 use super::{merge, merge_until, score, ClassTrace, Merged};
 use crate::compress::Folding;
-use crate::logical::per_rank::each_index;
 use crate::logical::Record;
 
 /// [`merge`] of every class; when that leaves conflicts (rank-dependent behaviour, or a
@@ -34,11 +33,15 @@ pub(in crate::logical) fn merge_best(
             &|| crate::logical::align::aligned(&all, names),
         ];
         let records: usize = classes.iter().map(|c| c.records.len()).sum();
-        let (best, best_folding) = if records <= PARALLEL_RECORDS {
-            sized_together(full, &alternatives)
+        let cores = std::thread::available_parallelism().map_or(1, |t| t.get());
+        let workers = if records <= PARALLEL_RECORDS {
+            cores
+        } else if crate::logical::memory::room_for_times_resident(2) {
+            cores.min(2)
         } else {
-            sized_in_turn(full, &alternatives)
+            1
         };
+        let (best, best_folding) = sized_concurrently(full, &alternatives, workers);
         return (best, vec![true; classes.len()], Some(best_folding));
     }
     if full.conflicts == 0 || classes.len() < 2 {
@@ -86,9 +89,14 @@ pub(in crate::logical) fn merge_best(
     )
 }
 
-/// Candidate merges of at most this many class records in all are sized at once, each on a core
-/// of its own (natively): every candidate and its folding are then held together (held-out OPM
-/// Flow on 4 ranks, 518,348 class records: peak 0.75 → 1.02 GB on 2 cores); above it, in turn.
+/// Candidate merges of at most this many class records in all are sized on every core at once
+/// (natively). Above it, two at once when the system has at least twice the process's
+/// resident size available, else one at a time. Each candidate held is a sequence of records
+/// and its folding, gigabytes on a 1.6 M-record run: [`sized_concurrently`] holds the best so
+/// far and one candidate per worker. Held-out LAMMPS `balance` on 8 ranks (2.5 M class
+/// records, 1.7 GB resident when the merge starts): peak 3.1 GB one at a time, 4.6 GB two at
+/// once (84 → 56 s). Held-out OPM Flow on 4 ranks (518,348 class records), every candidate at
+/// once: peak 0.75 → 1.02 GB on 2 cores.
 const PARALLEL_RECORDS: usize = 1 << 20;
 
 /// A merge's size as the choice compares them: its folding's compressed length, then its number
@@ -127,33 +135,71 @@ pub(super) fn sized_in_turn(full: Merged, alternatives: &[&(dyn Fn() -> Option<M
     (best, best_folding)
 }
 
-/// [`sized_in_turn`]'s choice with every candidate built and sized at once, on every core
-/// natively ([`each_index`]; in turn on wasm). Sizing the candidates is most of a branched
+/// [`sized_in_turn`]'s choice with up to `workers` candidates built and sized at once, each on
+/// a core of its own (natively; in turn on wasm). Sizing the candidates is most of a branched
 /// run's logical trace (OPM Flow on 4 ranks: 78 % of its time in four foldings of 230,000 to
-/// 520,000 records each). The same choice: a candidate equal to `full` is dropped, ties keep
-/// the earlier candidate, which is where an equal later one loses.
-pub(super) fn sized_together(full: Merged, alternatives: &[&(dyn Fn() -> Option<Merged> + Sync)]) -> (Merged, Folding) {
-    let full_hash = records_hash(&full.records);
-    let sized = each_index(alternatives.len() + 1, |k| {
-        if k == 0 {
-            let (s, folding) = size(&full);
-            return Some((s, None, folding));
+/// 520,000 records each; LAMMPS `balance` on 8 ranks: 42 of 84 s in four foldings of 1 to 2.5 M
+/// records). A candidate loses as soon as it is sized against the best so far, so at most
+/// `workers + 1` candidates are held. The same choice: the shortest folding, then the fewer
+/// records, then the earlier candidate (`full` first); a candidate equal to an earlier one
+/// already known is not sized (it could only tie and lose).
+pub(super) fn sized_concurrently(
+    full: Merged,
+    alternatives: &[&(dyn Fn() -> Option<Merged> + Sync)],
+    workers: usize,
+) -> (Merged, Folding) {
+    if cfg!(target_arch = "wasm32") || workers < 2 {
+        return sized_in_turn(full, alternatives);
+    }
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Mutex;
+    type Best = Option<(((usize, usize), usize), Merged, Folding)>;
+    let n = alternatives.len() + 1;
+    let full = Mutex::new(Some(full));
+    // Per candidate: its records' hash, once built.
+    let hashes: Mutex<Vec<Option<u64>>> = Mutex::new(vec![None; n]);
+    let best: Mutex<Best> = Mutex::new(None);
+    let next = AtomicUsize::new(0);
+    let work = || loop {
+        let k = next.fetch_add(1, Ordering::Relaxed);
+        if k >= n {
+            break;
         }
-        let other = alternatives[k - 1]()?;
-        if records_hash(&other.records) == full_hash {
-            return None;
+        let candidate = if k == 0 {
+            full.lock().unwrap_or_else(|e| e.into_inner()).take()
+        } else {
+            alternatives[k - 1]()
+        };
+        let Some(candidate) = candidate else {
+            continue;
+        };
+        let hash = records_hash(&candidate.records);
+        {
+            let mut known = hashes.lock().unwrap_or_else(|e| e.into_inner());
+            if known[..k].contains(&Some(hash)) {
+                continue;
+            }
+            known[k] = Some(hash);
         }
-        let (s, folding) = size(&other);
-        Some((s, Some(other), folding))
+        let (s, folding) = size(&candidate);
+        let mut best = best.lock().unwrap_or_else(|e| e.into_inner());
+        if best.as_ref().is_none_or(|(key, _, _)| (s, k) < *key) {
+            // The one it replaces is dropped after the lock is released.
+            let _old = best.replace(((s, k), candidate, folding));
+            drop(best);
+        }
+    };
+    std::thread::scope(|scope| {
+        let threads: Vec<_> = (0..workers.min(n)).map(|_| scope.spawn(work)).collect();
+        for t in threads {
+            t.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+        }
     });
-    let (_, merged, folding) = sized
-        .into_iter()
-        .flatten()
-        .enumerate()
-        .min_by_key(|(k, (s, _, _))| (*s, *k))
-        .map(|(_, c)| c)
+    let (_, merged, folding) = best
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
         .expect("the full merge is always sized");
-    (merged.unwrap_or(full), folding)
+    (merged, folding)
 }
 
 /// A hash of `records` as folding sees them and the merge keeps them (calls, ranks, call

@@ -194,18 +194,20 @@ impl State<'_> {
         restrict_call(call, |o| self.op_visible(c, o).then(|| o.for_class(&self.dirs[c])))
     }
 
+    /// [`State::direction_of`] each operation of `call`, looked up once for every class and
+    /// record `call` is checked against (a hash of the direction's name: looked up per class
+    /// and per record of [`State::side_record`]'s look-ahead, it was a third of the merge of a
+    /// run whose classes never agree, LAMMPS `balance` on 8 ranks).
+    fn directions(&self, call: &LogicalCall) -> Vec<usize> {
+        call.ops.iter().map(|o| self.direction_of(o)).collect()
+    }
+
     /// Whether class `c` sees `call` (`None`: it does not), and if so whether what it sees is
     /// [`same`] as `other`: `same(&restrict(call, c)?, other, loose)` without building the
     /// restricted call when the class sees every operation and none has per-class sizes (then
-    /// the restriction is the call itself), as for most records of the merge.
-    fn seen_same(&self, call: &LogicalCall, c: usize, other: &LogicalCall, loose: bool) -> Option<bool> {
-        let dirs: Vec<usize> = call.ops.iter().map(|o| self.direction_of(o)).collect();
-        self.seen_same_at(call, &dirs, c, other, loose)
-    }
-
-    /// [`State::seen_same`] of `call` whose operations' [`State::direction_of`] are `dirs`
-    /// (looked up once for every class a candidate is checked against).
-    fn seen_same_at(
+    /// the restriction is the call itself), as for most records of the merge. `dirs` are
+    /// `call`'s [`State::directions`].
+    fn seen_same(
         &self,
         call: &LogicalCall,
         dirs: &[usize],
@@ -245,9 +247,10 @@ impl State<'_> {
     }
 
     fn seen_by(&self, call: &LogicalCall, targets: &[usize]) -> Vec<bool> {
+        let dirs = self.directions(call);
         (0..self.classes.len())
             .map(|c| match call.kind {
-                k if k.is_p2p() => call.ops.iter().any(|o| self.op_visible(c, o)),
+                k if k.is_p2p() => dirs.iter().any(|&d| self.visible_at(c, d)),
                 CallKind::Completion => targets.iter().any(|&t| self.out[t].seen[c]),
                 _ => true,
             })
@@ -308,13 +311,13 @@ impl State<'_> {
         'grow: loop {
             let mut advance = Vec::new();
             let mut partial = Vec::new();
-            let dirs: Vec<usize> = m.ops.iter().map(|o| self.direction_of(o)).collect();
+            let dirs = self.directions(m);
             for c in 0..self.classes.len() {
                 if !dirs.iter().any(|&d| self.visible_at(c, d)) {
                     continue;
                 }
                 let h = &self.head(c)?.call;
-                if self.seen_same_at(m, &dirs, c, h, self.loose) == Some(true) {
+                if self.seen_same(m, &dirs, c, h, self.loose) == Some(true) {
                     advance.push(c);
                     continue;
                 }
@@ -465,6 +468,7 @@ impl State<'_> {
         if !x.call.kind.is_p2p() {
             return false;
         }
+        let dirs = self.directions(&x.call);
         (0..self.classes.len())
             .filter(|&c| x.seen[c] && !x.advance.contains(&c))
             .all(|c| {
@@ -472,7 +476,7 @@ impl State<'_> {
                     .iter()
                     .take(SIDE_LOOKAHEAD)
                     .take_while(|r| r.call.kind.is_p2p() || r.call.kind == CallKind::Completion)
-                    .all(|r| self.seen_same(&x.call, c, &r.call, true) != Some(true))
+                    .all(|r| self.seen_same(&x.call, &dirs, c, &r.call, true) != Some(true))
             })
     }
 
@@ -486,6 +490,7 @@ impl State<'_> {
             Vec::new()
         };
         let seen = self.seen_by(&call, &targets);
+        let dirs = self.directions(&call);
         let advance: Vec<usize> = (0..self.classes.len())
             .filter(|&c| {
                 c == c0
@@ -496,7 +501,7 @@ impl State<'_> {
                                     && h.call.function == call.function
                                     && self.targets_of(c, h) == self.seen_targets(&targets, c)
                             }
-                            _ => self.seen_same(&call, c, &h.call, true) == Some(true),
+                            _ => self.seen_same(&call, &dirs, c, &h.call, true) == Some(true),
                         })
             })
             .collect();

@@ -731,11 +731,11 @@ fn side_messages_are_forced_before_a_collective_every_class_reaches() {
     assert!(collectives.iter().all(|c| c.only_ranks.is_none()), "every rank's");
 }
 
-/// The candidate merges sized on every core choose what sizing them one at a time chooses (the
-/// same records and folding): classes of one random program, each with side sends of its own
+/// The candidate merges sized on several cores choose what sizing them one at a time chooses
+/// (the same records, conflicts and folding): classes of one random program, each with side sends of its own
 /// so that the merge branches, 200 cases.
 #[test]
-fn candidates_sized_together_choose_as_in_turn() {
+fn candidates_sized_concurrently_choose_as_in_turn() {
     let mut rng = Rng(0x2545_F491_4F6C_DD1D);
     let mut branched = 0;
     for case in 0..200 {
@@ -771,10 +771,16 @@ fn candidates_sized_together_choose_as_in_turn() {
             &|| crate::logical::align::aligned(&refs, &names),
         ];
         let (a, fa) = super::best::sized_in_turn(merge(&refs, &names), &alternatives);
-        let (b, fb) = super::best::sized_together(merge(&refs, &names), &alternatives);
         let hash = |m: &Merged| super::best::records_hash(&m.records);
-        assert_eq!(hash(&a), hash(&b), "case {case}");
-        assert_eq!(fa.compressed_length, fb.compressed_length, "case {case}");
+        for workers in [2, 3, 4] {
+            let (b, fb) = super::best::sized_concurrently(merge(&refs, &names), &alternatives, workers);
+            assert_eq!(hash(&a), hash(&b), "case {case}, {workers} workers");
+            assert_eq!(a.conflicts, b.conflicts, "case {case}, {workers} workers");
+            assert_eq!(
+                fa.compressed_length, fb.compressed_length,
+                "case {case}, {workers} workers"
+            );
+        }
         branched += usize::from(hash(&a) != hash(&merge(&refs, &names)));
     }
     // Cases where an alternative to the lockstep merge was chosen.
