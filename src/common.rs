@@ -75,6 +75,63 @@ fn stage() -> String {
     STAGE.with(|s| s.borrow().clone())
 }
 
+/// How long a stage runs before [`working`] shows it on a terminal.
+const SHOW_AFTER: Duration = Duration::from_secs(2);
+
+/// Run `work` as the stage `name` ([`set_stage`]). When stderr is a terminal and the stage
+/// lasts more than two seconds, one rewritten stderr line says so and how long it has run
+/// (`building … the logical trace… 12 s`), so that a long analysis is not silent; the line is
+/// cleared before `working` returns, so the answer printed after starts on a clean line.
+/// `TRACELOGIC_PROGRESS_AFTER_MS` sets the two seconds (tests set 0; docs/cli.md).
+pub fn working<T>(name: impl Into<String>, work: impl FnOnce() -> T) -> T {
+    let name = name.into();
+    set_stage(name.clone());
+    if !io::stderr().is_terminal() {
+        return work();
+    }
+    let after = std::env::var("TRACELOGIC_PROGRESS_AFTER_MS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .map_or(SHOW_AFTER, Duration::from_millis);
+    let start = Instant::now();
+    let show = move |name: &str| {
+        let mut err = io::stderr().lock();
+        let _ = write!(err, "\r\x1b[2K{}", working_line(name, start.elapsed()));
+        let _ = err.flush();
+    };
+    // Shown at once when `after` is zero (before the work starts, whatever the scheduling).
+    let shown_at_start = after.is_zero();
+    if shown_at_start {
+        show(&name);
+    }
+    let (done, wait) = std::sync::mpsc::channel::<()>();
+    std::thread::scope(|scope| {
+        scope.spawn(move || {
+            let mut shown = shown_at_start;
+            // First shown `after` the start, then four times a second; ends when `done` is
+            // dropped: after `work`, or while a panic unwinds past it.
+            let tick = Duration::from_millis(250);
+            let mut wait_for = if shown_at_start { tick } else { after };
+            while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = wait.recv_timeout(wait_for) {
+                show(&name);
+                shown = true;
+                wait_for = tick;
+            }
+            if shown {
+                let _ = write!(io::stderr(), "\r\x1b[2K");
+            }
+        });
+        let out = work();
+        drop(done);
+        out
+    })
+}
+
+/// The line [`working`] shows: the stage and its whole seconds so far.
+fn working_line(name: &str, elapsed: Duration) -> String {
+    format!("{name}… {} s", elapsed.as_secs())
+}
+
 /// Panic hook: remember the message and where it happened instead of printing a backtrace.
 /// Installed by `main` unless `TRACELOGIC_BACKTRACE` is set (then Rust's own report is kept).
 pub fn record_panic(info: &panic::PanicHookInfo<'_>) {

@@ -2,7 +2,7 @@
 //! 002 PACPM): θ from the rank-transformed per-rank properties, ε from the maximum common
 //! subgraph of the communication graphs, and the verdict against a threshold.
 
-use crate::common::{load_trace, narrowed, set_stage, CliResult, SelectionArgs};
+use crate::common::{load_trace, narrowed, working, CliResult, SelectionArgs};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use tracelogic_engine::compare::{compare, Alignment, CompareOptions, DEFAULT_THRESHOLD};
@@ -94,12 +94,13 @@ pub fn run(args: Args) -> CliResult {
         let mut trace = load_trace(std::slice::from_ref(path))?;
         trace.source = path.display().to_string();
         let engine = narrowed(trace, &args.selection)?;
-        set_stage(format!("measuring the properties of {}", path.display()));
-        runs.push(engine.run_properties(&Selection::all(), opts.filter, None)?);
+        runs.push(working(
+            format!("measuring the properties of {}", path.display()),
+            || engine.run_properties(&Selection::all(), opts.filter, None),
+        )?);
         selections.push(engine.absolute(&Selection::all())?);
     }
-    set_stage("comparing the runs");
-    let result = compare(&runs, &opts)?;
+    let result = working("comparing the runs", || compare(&runs, &opts))?;
     crate::print::compare::print(&result, &selections, args.json)?;
     Ok(ExitCode::SUCCESS)
 }

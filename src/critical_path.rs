@@ -2,7 +2,7 @@
 //! and function, the gain of each rank's computation on it, and the load imbalance
 //! (`docs/waits.md`).
 
-use crate::common::{load_trace, print_json, set_stage, CliResult, SelectionArgs};
+use crate::common::{load_trace, print_json, working, CliResult, SelectionArgs};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -29,8 +29,9 @@ pub struct Args {
 pub fn run(args: Args) -> CliResult {
     let trace = load_trace(&args.paths)?;
     let (engine, selection) = crate::profile::engine(trace, &args.selection)?;
-    set_stage("building the happens-before graph and its longest path");
-    let report = engine.critical_path(&selection, args.what_if)?;
+    let report = working("building the happens-before graph and its longest path", || {
+        engine.critical_path(&selection, args.what_if)
+    })?;
     if args.json {
         print_json(&report)?;
     } else {

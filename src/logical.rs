@@ -2,7 +2,7 @@
 //! rewritten as topology directions — with its accuracy, its verification by expansion, its loop
 //! compression, and the physical trace it expands to for any rank.
 
-use crate::common::{load_trace, narrowed, set_stage, CliError, CliResult, SelectionArgs};
+use crate::common::{load_trace, narrowed, working, CliError, CliResult, SelectionArgs};
 use crate::print;
 use crate::topology::threshold_arg;
 use std::path::{Path, PathBuf};
@@ -73,16 +73,17 @@ pub fn run(args: Args) -> CliResult {
         exact_sizes: args.exact_sizes,
     };
     let text = if let Some(r) = args.rank {
-        set_stage("compressing loops");
-        let program = engine.rank_program_with(&all, r, &options)?;
+        let program = working("compressing loops", || engine.rank_program_with(&all, r, &options))?;
         print::logical::rank_program(&program, args.json, args.compress)?
     } else if let Some(r) = args.expand_rank {
-        set_stage(format!("expanding the logical trace for rank {r}"));
-        let expansion = engine.expansion(&all, args.threshold, &args.from_ranks, r)?;
+        let expansion = working(format!("expanding the logical trace for rank {r}"), || {
+            engine.expansion(&all, args.threshold, &args.from_ranks, r)
+        })?;
         print::logical::expansion(&expansion, args.json)?
     } else {
-        set_stage("building, verifying and compressing the logical trace");
-        let report = engine.logical_with(&all, args.threshold, &args.from_ranks, &options)?;
+        let report = working("building, verifying and compressing the logical trace", || {
+            engine.logical_with(&all, args.threshold, &args.from_ranks, &options)
+        })?;
         if args.json {
             // Written as it is serialised: the document of a 16.6 M-call run is 146 MB of text,
             // built into a string first it took as long again in fresh pages.

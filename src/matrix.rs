@@ -1,6 +1,6 @@
 //! `tracelogic matrix`: the rank-to-rank communication matrix and its filtered binary form.
 
-use crate::common::{load_trace, set_stage, CliError, CliResult, OutputArgs, SelectionArgs};
+use crate::common::{load_trace, set_stage, working, CliError, CliResult, OutputArgs, SelectionArgs};
 use crate::print;
 use crate::print::matrix::Csv;
 use std::path::PathBuf;
@@ -69,12 +69,13 @@ pub struct Args {
 /// Run `tracelogic matrix`.
 pub fn run(args: Args) -> CliResult {
     let (engine, selection) = args.selection.engine(load_trace(&args.paths)?)?;
-    set_stage("building the communication matrix");
-    let report = if args.metric == MetricArg::Waiting {
-        engine.matrix_with_waiting(&selection, Metric::from(args.metric), args.threshold)?
-    } else {
-        engine.matrix(&selection, Metric::from(args.metric), args.threshold)?
-    };
+    let report = working("building the communication matrix", || {
+        if args.metric == MetricArg::Waiting {
+            engine.matrix_with_waiting(&selection, Metric::from(args.metric), args.threshold)
+        } else {
+            engine.matrix(&selection, Metric::from(args.metric), args.threshold)
+        }
+    })?;
     set_stage("writing the communication matrix");
     let csv = args.output.csv.then_some(if args.sparse {
         Csv::Sparse

@@ -1,6 +1,6 @@
 //! `tracelogic match`: search a given communication pattern approximately (thesis §4.5).
 
-use crate::common::{load_trace, narrowed, set_stage, CliError, CliResult, SelectionArgs};
+use crate::common::{load_trace, narrowed, working, CliError, CliResult, SelectionArgs};
 use crate::topology::threshold_arg;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -126,7 +126,6 @@ pub fn run(args: Args) -> CliResult {
         trace = engine.into_trace();
     }
     let engine = narrowed(trace, &args.selection)?;
-    set_stage("searching the pattern");
     let request = SearchRequest {
         pattern: file,
         name,
@@ -134,7 +133,9 @@ pub fn run(args: Args) -> CliResult {
         threshold: args.threshold,
         with_envelope: args.with_envelope,
     };
-    let report = engine.pattern_search(&Selection::all(), &request)?;
+    let report = working("searching the pattern", || {
+        engine.pattern_search(&Selection::all(), &request)
+    })?;
     crate::print::pattern_match::print(&report, args.json)?;
     Ok(match report.nothing_found() {
         Some(why) => {

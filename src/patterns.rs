@@ -1,6 +1,6 @@
 //! `tracelogic patterns`: per-rank repeats and communication patterns (thesis ch. 4).
 
-use crate::common::{load_narrowed, set_stage, CliResult, SelectionArgs};
+use crate::common::{load_narrowed, working, CliResult, SelectionArgs};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use tracelogic_engine::patterns::PatternOptions;
@@ -46,8 +46,9 @@ fn options(args: &Args) -> PatternOptions {
 /// Run `tracelogic patterns`.
 pub fn run(args: Args) -> CliResult {
     let engine = load_narrowed(&args.paths, &args.selection)?;
-    set_stage("detecting patterns");
-    let report = engine.patterns(&Selection::all(), &options(&args))?;
+    let report = working("detecting patterns", || {
+        engine.patterns(&Selection::all(), &options(&args))
+    })?;
     crate::print::patterns::print(&report, args.all, args.json)?;
     Ok(match report.nothing_found() {
         Some(why) => {

@@ -1,7 +1,7 @@
 //! `tracelogic phases`: execution phases by entropic segmentation of the pattern sequence
 //! (thesis ch. 5).
 
-use crate::common::{load_narrowed, set_stage, CliResult, SelectionArgs};
+use crate::common::{load_narrowed, working, CliResult, SelectionArgs};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use tracelogic_engine::phases::{Outside, PhaseOptions};
@@ -54,7 +54,6 @@ pub fn run(args: Args) -> CliResult {
     tracelogic_engine::phases::check_min_share(args.min_share)?;
     let engine = load_narrowed(&args.paths, &args.selection)?;
     let outside = if args.skip_outside { Outside::Skip } else { Outside::Own };
-    set_stage("detecting patterns and segmenting");
     let options = PhaseOptions {
         strength: args.strength,
         outside,
@@ -62,7 +61,9 @@ pub fn run(args: Args) -> CliResult {
         min_share: args.min_share,
         ..PhaseOptions::default()
     };
-    let report = engine.phases_with(&Selection::all(), &options)?;
+    let report = working("detecting patterns and segmenting", || {
+        engine.phases_with(&Selection::all(), &options)
+    })?;
     crate::print::phases::print(&report, args.json)?;
     Ok(match report.nothing_found() {
         Some(why) => {

@@ -1,7 +1,7 @@
 //! `tracelogic profile`: time per MPI function, computation per rank, message sizes and bytes
 //! over time (`docs/profile.md`).
 
-use crate::common::{load_trace, print_json, set_stage, CliError, CliResult, SelectionArgs};
+use crate::common::{load_trace, print_json, working, CliError, CliResult, SelectionArgs};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use tracelogic_engine::profile::ProfileOptions;
@@ -28,11 +28,10 @@ pub struct Args {
 pub fn run(args: Args) -> CliResult {
     let trace = load_trace(&args.paths)?;
     let (engine, selection) = crate::profile::engine(trace, &args.selection)?;
-    set_stage("profiling the trace");
     let options = ProfileOptions {
         time_bins: args.time_bins as usize,
     };
-    let report = engine.profile(&selection, &options)?;
+    let report = working("profiling the trace", || engine.profile(&selection, &options))?;
     if args.json {
         print_json(&report)?;
     } else {

@@ -1,6 +1,6 @@
 //! `tracelogic replay`: predict the run time under other networks and classify what bounds it.
 
-use crate::common::{load_trace, print_json, set_stage, CliError, CliResult, Selected, SelectionArgs};
+use crate::common::{load_trace, print_json, working, CliError, CliResult, Selected, SelectionArgs};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use tracelogic_engine::replay::{parse_scales, MessageTable, Network, ReplayReport, ReplayRequest};
@@ -104,8 +104,7 @@ fn analyse(args: &Args) -> Result<ReplayReport, CliError> {
             .unwrap_or_default();
         eprintln!("tracelogic: note: the selection keeps no MPI call of {source}{why}");
     }
-    set_stage("replaying the trace");
-    Ok(engine.replay(&selection, &request)?)
+    Ok(working("replaying the trace", || engine.replay(&selection, &request))?)
 }
 
 #[cfg(test)]

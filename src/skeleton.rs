@@ -1,7 +1,7 @@
 //! `tracelogic skeleton`: an MPI performance skeleton in C generated from the compressed logical
 //! trace of a run (Logicalization §2). Build it with `mpicc`, run it on as many ranks as the run had.
 
-use crate::common::{load_narrowed, set_stage, CliResult, SelectionArgs};
+use crate::common::{load_narrowed, working, CliResult, SelectionArgs};
 use crate::logical::write_out;
 use crate::topology::threshold_arg;
 use std::path::PathBuf;
@@ -38,11 +38,12 @@ pub struct Args {
 /// Run `tracelogic skeleton`.
 pub fn run(args: Args) -> CliResult {
     let engine = load_narrowed(&args.paths, &args.selection)?;
-    set_stage("writing the skeleton");
     let options = CompressOptions {
         exact_sizes: args.exact_sizes,
     };
-    let skeleton = engine.skeleton_with(&Selection::all(), args.threshold, &args.from_ranks, &options)?;
+    let skeleton = working("writing the skeleton", || {
+        engine.skeleton_with(&Selection::all(), args.threshold, &args.from_ranks, &options)
+    })?;
     write_out(Some(&args.output), &skeleton.source)?;
     eprintln!(
         "tracelogic: {}",

@@ -2,7 +2,7 @@
 //! draws): per lane and pixel column the dominant MPI function and busy share, the calls at
 //! least a column wide, messages and collectives.
 
-use crate::common::{emit, load_trace, print_json, set_stage, CliError, CliResult};
+use crate::common::{emit, load_trace, print_json, set_stage, working, CliError, CliResult};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -152,11 +152,10 @@ pub fn run(args: Args) -> CliResult {
         query.ranks = ordering.ranks;
         order_note = Some(ordering.note);
     }
-    set_stage("building the timeline");
     let t0 = Instant::now();
     // The first query builds the index (and, in logical time, the steps); the second is what
     // every later query of a shell that keeps the engine costs.
-    engine.timeline(&query)?;
+    working("building the timeline", || engine.timeline(&query))?;
     let first = t0.elapsed();
     let t1 = Instant::now();
     let tile = engine.timeline(&query)?;

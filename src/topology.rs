@@ -1,7 +1,7 @@
 //! `tracelogic topology`: identify the communication topology of a run (or of a plain graph or
 //! CSV matrix), prove it with a rank → coordinates mapping, and show the elimination stages.
 
-use crate::common::{emit, load_trace, print_json, set_stage, CliError, CliResult, SelectionArgs};
+use crate::common::{emit, load_trace, print_json, set_stage, working, CliError, CliResult, SelectionArgs};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use tracelogic_engine::matrix::{CommMatrix, Entry};
@@ -290,8 +290,7 @@ pub fn run(args: Args) -> CliResult {
                 engine.trace().source
             );
         }
-        set_stage("identifying the topology");
-        engine.topology(&selection, &opts)?
+        working("identifying the topology", || engine.topology(&selection, &opts))?
     };
     finish(&args, report)
 }

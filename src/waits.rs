@@ -1,6 +1,6 @@
 //! `tracelogic waits`: wait states with Scalasca's definitions (`docs/waits.md`).
 
-use crate::common::{load_trace, print_json, set_stage, CliResult, SelectionArgs};
+use crate::common::{load_trace, print_json, working, CliResult, SelectionArgs};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -24,8 +24,7 @@ pub struct Args {
 pub fn run(args: Args) -> CliResult {
     let trace = load_trace(&args.paths)?;
     let (engine, selection) = crate::profile::engine(trace, &args.selection)?;
-    set_stage("measuring wait states");
-    let report = engine.waits(&selection)?;
+    let report = working("measuring wait states", || engine.waits(&selection))?;
     if args.json {
         print_json(&report)?;
     } else {
