@@ -177,7 +177,7 @@ pub fn use_parsed<T: FromAnswer + 'static>(state: &AnalysisState) -> Result<Rc<T
         ),
     });
     match &*parsed {
-        None => Err(html! { <p class="waiting" role="status">{ "Computing in the analysis worker…" }</p> }),
+        None => Err(html! { <Computing /> }),
         Some(Err(e)) => Err(match e.strip_prefix(NOTHING) {
             Some(reason) => html! { <p class="note nothing-found" id="nothing-found">{ reason }{ "." }</p> },
             None => error_box(e),
@@ -196,6 +196,43 @@ pub fn error_box(message: &str) -> Html {
             <p><strong>{ "The analysis failed. " }</strong>{ message }</p>
             <p class="kept">{ "The trace is still loaded; the other views work." }</p>
         </div>
+    }
+}
+
+/// How long an analysis runs before [`Computing`] says for how long (as the CLI's stage line,
+/// docs/cli.md).
+const SHOW_SECONDS_AFTER: u32 = 2;
+
+/// What [`Computing`] says after `seconds` of waiting.
+fn computing_text(seconds: u32) -> String {
+    if seconds < SHOW_SECONDS_AFTER {
+        "Computing in the analysis worker…".to_owned()
+    } else {
+        format!("Computing in the analysis worker… {seconds} s")
+    }
+}
+
+/// The stand-in for a view whose first answer is awaited: after two seconds it also counts the
+/// seconds since it was shown, so that a long analysis (a minute for the logical trace of a
+/// 2.5 M-record run) is visibly alive.
+#[function_component(Computing)]
+fn computing() -> Html {
+    let seconds = use_state_eq(|| 0u32);
+    {
+        let seconds = seconds.clone();
+        use_effect_with((), move |_| {
+            let mut count = 0u32;
+            let interval = gloo::timers::callback::Interval::new(1000, move || {
+                count += 1;
+                seconds.set(count);
+            });
+            move || drop(interval)
+        });
+    }
+    html! {
+        <p class="waiting computing" role="status" data-seconds={seconds.to_string()}>
+            { computing_text(*seconds) }
+        </p>
     }
 }
 
@@ -257,4 +294,17 @@ pub fn seconds(s: f64) -> String {
 /// selected one. Shared by the tables of the patterns, phases, topology, logical and what-if views.
 pub fn row_button(pressed: bool, label: Html) -> Html {
     html! { <button type="button" class="row-select" aria-pressed={pressed.to_string()}>{ label }</button> }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::computing_text;
+
+    #[test]
+    fn the_waiting_text_counts_seconds_after_two() {
+        assert_eq!(computing_text(0), "Computing in the analysis worker…");
+        assert_eq!(computing_text(1), "Computing in the analysis worker…");
+        assert_eq!(computing_text(2), "Computing in the analysis worker… 2 s");
+        assert_eq!(computing_text(75), "Computing in the analysis worker… 75 s");
+    }
 }
