@@ -92,6 +92,8 @@ fn candidates(syms: &[u32], keys: &[u64], max_variants: usize) -> Vec<Candidate>
             .push(i);
     }
     let mut out: Vec<Candidate> = Vec::new();
+    // Buffers of the window's starts, reused for every end (allocated once).
+    let mut starts: Vec<usize> = Vec::new();
     for k in order {
         let positions = &by_key[&k];
         if positions.len() < MIN_ITERATIONS + 1 {
@@ -125,20 +127,26 @@ fn candidates(syms: &[u32], keys: &[u64], max_variants: usize) -> Vec<Candidate>
             last.insert(h, hi);
             // The best start for this end: the leftmost one, or just after the last occurrence
             // of a variant (dropping it and every variant not seen since).
-            let mut starts: Vec<usize> = std::iter::once(lo).chain(counts.keys().map(|h| last[h] + 1)).collect();
+            starts.clear();
+            starts.push(lo);
+            starts.extend(counts.keys().map(|h| last[h] + 1));
             starts.sort_unstable();
             starts.dedup();
-            for start in starts {
+            for &start in &starts {
                 if start > hi + 1 || hi + 1 - start < MIN_ITERATIONS {
                     continue;
                 }
-                let kept: Vec<u64> = counts.keys().copied().filter(|h| last[h] >= start).collect();
-                if kept.len() < 2 {
+                // The variants seen since `start`: how many, and their lengths together.
+                let (mut kept, mut lens) = (0i64, 0i64);
+                for h in counts.keys().filter(|h| last[h] >= start) {
+                    kept += 1;
+                    lens += seg_len[h] as i64;
+                }
+                if kept < 2 {
                     continue;
                 }
-                let lens: i64 = kept.iter().map(|h| seg_len[h] as i64).sum();
                 let covered = (positions[hi + 1] - positions[start]) as i64;
-                let score = covered - lens - kept.len() as i64;
+                let score = covered - lens - kept;
                 if best.is_none_or(|(s, _, _)| score > s) {
                     best = Some((score, start, hi + 1));
                 }
