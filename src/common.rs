@@ -8,7 +8,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
-use tracelogic_engine::{Engine, FieldWords};
+use tracelogic_engine::{progress, Engine, FieldWords};
 use tracelogic_formats::input::{read_paths, read_paths_with_progress};
 use tracelogic_formats::stream::{read_whole, streams, DiskFiles};
 use tracelogic_formats::{read_trace_with_progress, NoProgress, Progress};
@@ -80,7 +80,7 @@ const SHOW_AFTER: Duration = Duration::from_secs(2);
 
 /// Run `work` as the stage `name` ([`set_stage`]). When stderr is a terminal and the stage
 /// lasts more than two seconds, one rewritten stderr line says so and how long it has run
-/// (`building … the logical trace… 12 s`), so that a long analysis is not silent; the line is
+/// (`building … the logical trace: verifying by expansion, 41 %… 12 s`), so that a long analysis is not silent; the line is
 /// cleared before `working` returns, so the answer printed after starts on a clean line.
 /// `TRACELOGIC_PROGRESS_AFTER_MS` sets the two seconds (tests set 0; docs/cli.md).
 pub fn working<T>(name: impl Into<String>, work: impl FnOnce() -> T) -> T {
@@ -96,7 +96,8 @@ pub fn working<T>(name: impl Into<String>, work: impl FnOnce() -> T) -> T {
     let start = Instant::now();
     let show = move |name: &str| {
         let mut err = io::stderr().lock();
-        let _ = write!(err, "\r\x1b[2K{}", working_line(name, start.elapsed()));
+        let line = working_line(name, progress::latest().as_ref(), start.elapsed());
+        let _ = write!(err, "\r\x1b[2K{line}");
         let _ = err.flush();
     };
     // Shown at once when `after` is zero (before the work starts, whatever the scheduling).
@@ -121,15 +122,19 @@ pub fn working<T>(name: impl Into<String>, work: impl FnOnce() -> T) -> T {
                 let _ = write!(io::stderr(), "\r\x1b[2K");
             }
         });
-        let out = work();
+        let out = progress::watch(|_: &progress::Step| {}, work);
         drop(done);
         out
     })
 }
 
-/// The line [`working`] shows: the stage and its whole seconds so far.
-fn working_line(name: &str, elapsed: Duration) -> String {
-    format!("{name}… {} s", elapsed.as_secs())
+/// The line [`working`] shows: the stage, where the analysis is within it when it reports
+/// that ([`progress`]), and the whole seconds so far.
+fn working_line(name: &str, step: Option<&progress::Step>, elapsed: Duration) -> String {
+    match step {
+        Some(step) => format!("{name}: {}… {} s", step.text(), elapsed.as_secs()),
+        None => format!("{name}… {} s", elapsed.as_secs()),
+    }
 }
 
 /// Panic hook: remember the message and where it happened instead of printing a backtrace.
@@ -543,6 +548,30 @@ pub use tracelogic_engine::documents::Selected;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_stage_line_says_where_the_analysis_is_when_it_reports_it() {
+        let at = Duration::from_millis(12_400);
+        assert_eq!(working_line("building it", None, at), "building it… 12 s");
+        let step = progress::Step {
+            stage: "verifying by expansion",
+            done: 41,
+            total: 100,
+        };
+        assert_eq!(
+            working_line("building it", Some(&step), at),
+            "building it: verifying by expansion, 41 %… 12 s"
+        );
+        let uncounted = progress::Step {
+            stage: "folding the loops",
+            done: 0,
+            total: 0,
+        };
+        assert_eq!(
+            working_line("building it", Some(&uncounted), at),
+            "building it: folding the loops… 12 s"
+        );
+    }
 
     #[test]
     fn guard_turns_a_panic_into_an_internal_error_naming_the_stage() {

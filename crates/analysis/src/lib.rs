@@ -15,6 +15,7 @@ pub mod partial_waits;
 pub mod patterns;
 pub mod phases;
 pub mod profile;
+pub mod progress;
 pub mod replay;
 pub mod similarity;
 

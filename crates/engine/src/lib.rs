@@ -63,6 +63,7 @@ use serde::{Deserialize, Serialize};
 use std::cell::{OnceCell, RefCell};
 use std::fmt;
 use std::rc::Rc;
+pub use tracelogic_analysis::progress;
 use tracelogic_formats::{read_trace_with_progress, FormatError, InputFile, ProgressSink};
 pub use tracelogic_model::query::FieldWords;
 use tracelogic_model::{match_messages, CommId, Matching, Selection, Sourced, Time, Trace};
@@ -180,7 +181,7 @@ impl Scope<'_> {
     /// Its messages matched (computed once per trace).
     pub(crate) fn matching(&self) -> &Matching {
         match &self.restricted {
-            Some(r) => r.matching.get_or_init(|| match_messages(&r.trace)),
+            Some(r) => r.matching.get_or_init(|| matched(&r.trace)),
             None => self.engine.matching(),
         }
     }
@@ -307,7 +308,7 @@ impl Engine {
 
     /// The trace's messages matched (computed on first use, then kept).
     pub fn matching(&self) -> &Matching {
-        self.matching.get_or_init(|| match_messages(&self.trace))
+        self.matching.get_or_init(|| matched(&self.trace))
     }
 
     /// The matching, if something asked for it already.
@@ -408,6 +409,12 @@ impl Engine {
     pub fn pattern_analyses(&self) -> u64 {
         self.kept.pattern_analyses.get()
     }
+}
+
+/// The messages of `trace` matched, as the progress stage "matching the messages".
+fn matched(trace: &Trace) -> Matching {
+    progress::step("matching the messages", 0, 0);
+    match_messages(trace)
 }
 
 /// The communicator of `trace` named `text`: its index as `summary` lists it, or its name.

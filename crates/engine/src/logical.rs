@@ -15,6 +15,7 @@ pub use tracelogic_analysis::logical::{
     ranks_text, Accuracy, DirectionsFrom, LogicalTrace, OffsetRanks, PhysicalCall, PlacedBy, Placement, RankClass,
     Record, TopologyInfo, Verification, SCHEMA,
 };
+use tracelogic_analysis::progress;
 use tracelogic_analysis::skeleton::{skeleton_c, skeleton_check};
 use tracelogic_analysis::topology::Threshold;
 use tracelogic_model::{Rank, Selection};
@@ -256,18 +257,21 @@ fn verify_and_compress(
         std::thread::scope(|s| {
             let program = s.spawn(|| compress_folded(&logical.records, folding, options));
             let verification = verify(trace, logical);
+            progress::step(FOLDING, 0, 0);
             let program = program.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
             (verification, program)
         })
     }
     #[cfg(target_arch = "wasm32")]
     {
-        (
-            verify(trace, logical),
-            compress_folded(&logical.records, folding, options),
-        )
+        let verification = verify(trace, logical);
+        progress::step(FOLDING, 0, 0);
+        (verification, compress_folded(&logical.records, folding, options))
     }
 }
+
+/// The progress stage of the loop compression ([`progress`]).
+const FOLDING: &str = "folding the loops";
 
 /// [`compress_with`] of `records`, through `folding` when given.
 fn compress_folded(records: &[Record], folding: Option<&Folding>, options: &CompressOptions) -> Program {
@@ -426,6 +430,7 @@ impl Engine {
 
 #[cfg(test)]
 mod tests {
+    use super::{progress, FOLDING};
     use crate::testing::{sample_engine, sample_trace};
     use crate::{Engine, FieldWords};
     use tracelogic_analysis::topology::Threshold;
@@ -433,6 +438,33 @@ mod tests {
 
     fn engine(trace: tracelogic_model::Trace) -> Engine {
         Engine::new(trace, FieldWords::Labels)
+    }
+
+    #[test]
+    fn a_logical_trace_reports_its_stages_in_order_while_watched() {
+        let e = sample_engine("npb-lu.S.8");
+        let seen = std::rc::Rc::new(std::cell::RefCell::new(Vec::<progress::Step>::new()));
+        let sink = seen.clone();
+        let r = progress::watch(
+            move |s: &progress::Step| sink.borrow_mut().push(*s),
+            || e.logical(&Selection::all(), Threshold::Auto, &[]),
+        );
+        assert!(r.is_ok());
+        let seen = seen.borrow();
+        assert!(seen.iter().all(|s| s.done <= s.total || s.total == 0), "{seen:?}");
+        let mut stages: Vec<&str> = seen.iter().map(|s| s.stage).collect();
+        stages.dedup();
+        let at = |stage: &str| {
+            stages
+                .iter()
+                .position(|&s| s == stage)
+                .unwrap_or_else(|| panic!("{stage} not in {stages:?}"))
+        };
+        assert!(at("reading every rank's calls") < at("choosing the directions' placement"));
+        assert!(at("choosing the directions' placement") < at("rewriting the calls in directions"));
+        assert!(at("rewriting the calls in directions") < at("verifying by expansion"));
+        assert!(at("verifying by expansion") < at(FOLDING));
+        assert_eq!(progress::latest(), None);
     }
 
     #[test]

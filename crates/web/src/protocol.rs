@@ -580,6 +580,34 @@ pub struct ProgressReport {
     pub bytes_total: u64,
 }
 
+/// Where a running analysis is (`tracelogic_engine::progress`): sent while the worker
+/// computes the answer to request `seq`, at each new stage and each whole percent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WorkingReport {
+    /// The request being answered.
+    pub seq: u64,
+    /// The stage ("verifying by expansion").
+    pub stage: String,
+    /// Units done; 0 with `total` 0 when the stage is not counted.
+    pub done: u64,
+    /// Units in all, or 0.
+    pub total: u64,
+}
+
+impl WorkingReport {
+    /// "verifying by expansion, 41 %", or the stage alone when it is not counted (the CLI's
+    /// stage line says the same).
+    pub fn text(&self) -> String {
+        tracelogic_engine::progress::Step {
+            stage: "",
+            done: self.done,
+            total: self.total,
+        }
+        .percent()
+        .map_or_else(|| self.stage.clone(), |p| format!("{}, {p} %", self.stage))
+    }
+}
+
 /// The summary of a freshly loaded trace.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LoadedTrace {
@@ -648,6 +676,8 @@ pub enum Response {
     Matrix(Box<MatrixView>),
     /// A [`Request::Timeline`] finished.
     Timeline(Box<TimelineAnswer>),
+    /// A [`Request::Analyse`] is under way ([`WorkingReport`]).
+    Working(WorkingReport),
     /// A [`Request::Analyse`] finished (or failed: the trace stays loaded either way).
     Analysis(Box<AnalysisAnswer>),
     /// A request failed; the worker still holds the trace it had before (if any).

@@ -279,6 +279,7 @@ impl HappensBefore {
     /// Builds the graph of `trace` and computes the longest path. Fails when the dependencies
     /// contradict program order (a cycle).
     pub fn build(trace: &Trace, matching: &Matching) -> Result<HappensBefore, String> {
+        crate::progress::step("building the happens-before graph", 0, 0);
         HappensBefore::build_paired(trace, matching, None)
     }
 

@@ -399,9 +399,12 @@ fn logicalize_keyed(
             // so the merge gives each its own branches; beyond `MAX_CLASSES` the classes are by
             // directions only, as before.
             let structure: Vec<u64>;
-            (structure, own_ops) = each_rank(n, |r| shape_of(trace, r, &partner_of(r), &names))
-                .into_iter()
-                .unzip();
+            (structure, own_ops) = each_index_counted(REWRITING, n as usize, |r| {
+                let r = r as Rank;
+                shape_of(trace, r, &partner_of(r), &names)
+            })
+            .into_iter()
+            .unzip();
             let mut classes = classes_in_order(&order, &coverage, &structure);
             if classes.len() > MAX_CLASSES {
                 classes = classes_in_order(&order, &coverage, &[]);
@@ -423,7 +426,7 @@ fn logicalize_keyed(
     } else {
         let mut class_traces = Vec::with_capacity(groups.len());
         let mut class_skipped = Vec::with_capacity(groups.len());
-        let rewritten = each_index(groups.len(), |g| rewrite(groups[g].0));
+        let rewritten = each_index_counted(REWRITING, groups.len(), |g| rewrite(groups[g].0));
         for ((r, members), (recs, sk)) in groups.iter().zip(rewritten) {
             class_skipped.push(sk);
             class_traces.push(merge::ClassTrace {
@@ -538,6 +541,9 @@ fn logicalize_keyed(
     Ok((logical, folding))
 }
 
+/// The progress stage of rewriting the ranks' calls in directions ([`crate::progress`]).
+const REWRITING: &str = "rewriting the calls in directions";
+
 /// The logical trace of `trace` under the placement [`Placement::choose`] picks from the
 /// topology report (the identified match, or an isomorphic equivalent whose directions the
 /// ranks agree on better), from the given ranks when `ranks` is `Some`; the choice is recorded
@@ -561,7 +567,10 @@ pub fn logicalize_identified_folded<'a>(
     let sourced = trace.into();
     let trace: &Trace = &sourced;
     // Each rank's key on every core natively (a pass over its calls).
-    let keys: Vec<ContentKey> = each_rank(trace.num_ranks(), |r| content_key(trace, r));
+    let keys: Vec<ContentKey> = each_index_counted("reading every rank's calls", trace.ranks.len(), |r| {
+        content_key(trace, r as Rank)
+    });
+    crate::progress::step("choosing the directions' placement", 0, 0);
     let (placement, mut choice) = match choice::choose_keyed(trace, report, &keys) {
         Ok(chosen) => chosen,
         // A run with neither point-to-point traffic nor collectives has nothing to show.

@@ -5,7 +5,7 @@
 //! ([`Operation::bytes_by_rank`]) turned around into one list per rank, read with a cursor while a
 //! rank's expansion walks the records in order (the tables list up to every rank per operation:
 //! searching them per operation and rank was a sixth of the time on a 16.6 M-call run). The
-//! ranks are independent, so they run on every core natively ([`each_rank`]); wasm runs them in
+//! ranks are independent, so they run on every core natively ([`each_index`]); wasm runs them in
 //! order.
 
 #[allow(unused_imports)]
@@ -343,10 +343,41 @@ pub(super) fn own_entry<G: Copy + PartialOrd>(own: &[(G, u64)], next: &mut usize
     own.get(*next).filter(|e| e.0 == at).map(|e| e.1)
 }
 
-/// `f` of every rank `0..n`, in rank order: on every core natively, in order on wasm
-/// ([`each_index`]).
-pub(super) fn each_rank<T: Send>(n: Rank, f: impl Fn(Rank) -> T + Sync) -> Vec<T> {
-    each_index(n as usize, |i| f(i as Rank))
+/// [`each_index`] reporting `stage` as items finish ([`crate::progress`]), from the calling
+/// thread (natively the items finish on other threads; a watching sink sees the calling
+/// thread's steps only).
+pub(crate) fn each_index_counted<T: Send>(stage: &'static str, n: usize, f: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    if !crate::progress::watched() {
+        return each_index(n, f);
+    }
+    crate::progress::step(stage, 0, n as u64);
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        let (finished, arrivals) = std::sync::mpsc::channel::<()>();
+        std::thread::scope(|scope| {
+            let f = &f;
+            let work = scope.spawn(move || {
+                each_index(n, |i| {
+                    let t = f(i);
+                    let _ = finished.send(());
+                    t
+                })
+            });
+            // Ends when `work` is done and its sender dropped.
+            for (done, ()) in arrivals.iter().enumerate() {
+                crate::progress::step(stage, done as u64 + 1, n as u64);
+            }
+            work.join().unwrap_or_else(|e| std::panic::resume_unwind(e))
+        })
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        each_index(n, |i| {
+            let t = f(i);
+            crate::progress::step(stage, i as u64 + 1, n as u64);
+            t
+        })
+    }
 }
 
 /// `f` of every index `0..n`, in order: on every core natively (indices handed out one at a

@@ -393,7 +393,8 @@ pub fn verify<'a>(trace: impl Into<Sourced<'a>>, logical: &LogicalTrace) -> Resu
         n as usize,
         trace.functions.names(),
     );
-    let per_rank = each_rank(n, |r| {
+    let per_rank = each_index_counted("verifying by expansion", n as usize, |r| {
+        let r = r as Rank;
         let table = &neighbours[r as usize];
         let mut here: Vec<&str> = table.keys().map(String::as_str).collect();
         here.sort_unstable();

@@ -387,7 +387,7 @@ fn analyse_nested(
     let mut comparison = RoutineComparison::default();
     let mut any_routines = false;
     // Each rank's detection on its own (on every core natively), summed in rank order.
-    let detected = crate::logical::per_rank::each_index(events.ranks.len(), |r| {
+    let detected = crate::logical::per_rank::each_index_counted("finding each rank's loops", events.ranks.len(), |r| {
         let re = &events.ranks[r];
         let bounds = if opts.routines {
             routine_boundaries(trace, re)
@@ -424,6 +424,7 @@ fn analyse_nested(
         comparison.recall = ratio(comparison.common, comparison.routine_directed);
         comparison
     });
+    crate::progress::step("joining the ranks' loops into patterns", 0, 0);
     let ops = construct::OpIndex::of(trace, events);
     let occurrences = align::align_runs_with(trace, matching, events, &ops, &occurrences);
     let communication = construct::construct_with_iterations(trace, matching, events, &ops, &occurrences, &[], &[]);

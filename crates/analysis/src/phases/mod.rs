@@ -736,6 +736,7 @@ pub fn detect_phases_from(
     opts: &PhaseOptions,
     ranks: Option<content::SignedRanks>,
 ) -> PhaseAnalysis {
+    crate::progress::step("segmenting by divergence", 0, 0);
     let (seq, idx) = pattern_sequence(comm, opts.outside);
     let seg = segment(&seq, opts.strength);
     let leaf_bounds: Vec<usize> = seg

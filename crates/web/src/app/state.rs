@@ -10,7 +10,7 @@
 
 use crate::protocol::{
     AnalysisAnswer, AnalysisRequest, Failure, LoadedTrace, MatrixRequest, MatrixView as MatrixResult, ProgressReport,
-    ReferenceLibrary, Request, TimelineAnswer,
+    ReferenceLibrary, Request, TimelineAnswer, WorkingReport,
 };
 use crate::route::Route;
 use crate::samples::Sample;
@@ -266,6 +266,7 @@ impl<L, S> PageState<L, S> {
         let state = self.analyses.entry(kind).or_default();
         state.seq = self.analysis_seq;
         state.pending = !stopped;
+        state.working = None;
         if stopped {
             state.loading = None;
             state.result = Some(Rc::new(Err(STOPPED.to_owned())));
@@ -355,8 +356,21 @@ impl<L, S> PageState<L, S> {
             return Answered::Stale;
         };
         state.pending = false;
+        state.working = None;
         state.result = Some(Rc::new(answer.answer));
         Answered::Shown
+    }
+
+    /// Where the worker is with analysis request `report.seq`: kept on the view waiting for
+    /// it (the page redraws); a report of an answered or superseded request changes nothing.
+    pub fn working(&mut self, report: WorkingReport) -> bool {
+        match self.analyses.values_mut().find(|s| s.seq == report.seq && s.pending) {
+            Some(state) if state.working.as_ref() != Some(&report) => {
+                state.working = Some(report);
+                true
+            }
+            _ => false,
+        }
     }
 
     /// Every view waiting for an answer gets `message` instead (no pending view waits forever).

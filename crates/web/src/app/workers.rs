@@ -168,6 +168,7 @@ impl App {
         match response {
             Response::Matrix(m) => self.state.matrix_answer(*m),
             Response::Timeline(t) => self.state.timeline_answer(*t),
+            Response::Working(w) => self.state.working(w),
             Response::Analysis(a) => {
                 if self.state.answered_view(&a) == Some("compare") {
                     if let Some(key) = self.compare_key.take() {
@@ -274,6 +275,7 @@ impl App {
             }
             Response::Matrix(_)
             | Response::Analysis(_)
+            | Response::Working(_)
             | Response::Timeline(_)
             | Response::OverviewPart(_)
             | Response::LoadBlock(_)

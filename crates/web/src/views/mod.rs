@@ -129,6 +129,8 @@ pub struct AnalysisState {
     pub result: Option<Rc<Result<Answer, String>>>,
     /// Label of a second trace being read (comparisons).
     pub loading: Option<String>,
+    /// Where the worker is with the awaited answer, when the analysis reports it.
+    pub working: Option<crate::protocol::WorkingReport>,
 }
 
 /// The selection carried between views.
@@ -177,7 +179,7 @@ pub fn use_parsed<T: FromAnswer + 'static>(state: &AnalysisState) -> Result<Rc<T
         ),
     });
     match &*parsed {
-        None => Err(html! { <Computing /> }),
+        None => Err(html! { <Computing working={state.working.as_ref().map(|w| w.text())} /> }),
         Some(Err(e)) => Err(match e.strip_prefix(NOTHING) {
             Some(reason) => html! { <p class="note nothing-found" id="nothing-found">{ reason }{ "." }</p> },
             None => error_box(e),
@@ -203,20 +205,47 @@ pub fn error_box(message: &str) -> Html {
 /// docs/cli.md).
 const SHOW_SECONDS_AFTER: u32 = 2;
 
-/// What [`Computing`] says after `seconds` of waiting.
-fn computing_text(seconds: u32) -> String {
-    if seconds < SHOW_SECONDS_AFTER {
-        "Computing in the analysis worker…".to_owned()
+/// What [`Computing`] says after `seconds` of waiting, `working` being where the analysis
+/// reported it is ([`crate::protocol::WorkingReport::text`]), as the CLI's stage line does.
+fn computing_text(seconds: u32, after: u32, working: Option<&str>) -> String {
+    let what = match working {
+        Some(w) => format!("Computing in the analysis worker: {w}…"),
+        None => "Computing in the analysis worker…".to_owned(),
+    };
+    if seconds < after {
+        what
     } else {
-        format!("Computing in the analysis worker… {seconds} s")
+        format!("{what} {seconds} s")
     }
 }
 
-/// The stand-in for a view whose first answer is awaited: after two seconds it also counts the
-/// seconds since it was shown, so that a long analysis (a minute for the logical trace of a
-/// 2.5 M-record run) is visibly alive.
+/// Where the delay before [`Computing`] counts seconds can be changed: the page's address
+/// parameter `progress-after` (seconds; tests set 0, as `TRACELOGIC_PROGRESS_AFTER_MS` for
+/// the CLI).
+fn show_seconds_after() -> u32 {
+    web_sys::window()
+        .and_then(|w| w.location().search().ok())
+        .and_then(|q| {
+            q.trim_start_matches('?')
+                .split('&')
+                .find_map(|kv| kv.strip_prefix("progress-after=").and_then(|v| v.parse().ok()))
+        })
+        .unwrap_or(SHOW_SECONDS_AFTER)
+}
+
+/// What [`Computing`] is told.
+#[derive(Properties, PartialEq)]
+pub struct ComputingProps {
+    /// Where the analysis is, as text ("verifying by expansion, 41 %"), when it reports it.
+    #[prop_or_default]
+    pub working: Option<String>,
+}
+
+/// The stand-in for a view whose first answer is awaited: where the analysis is when it
+/// reports it and, after two seconds, the seconds since it was shown, so that a long analysis
+/// (a minute for the logical trace of a 2.5 M-record run) is visibly alive.
 #[function_component(Computing)]
-fn computing() -> Html {
+fn computing(props: &ComputingProps) -> Html {
     let seconds = use_state_eq(|| 0u32);
     {
         let seconds = seconds.clone();
@@ -230,8 +259,9 @@ fn computing() -> Html {
         });
     }
     html! {
-        <p class="waiting computing" role="status" data-seconds={seconds.to_string()}>
-            { computing_text(*seconds) }
+        <p class="waiting computing" role="status" data-seconds={seconds.to_string()}
+            data-working={props.working.clone()}>
+            { computing_text(*seconds, show_seconds_after(), props.working.as_deref()) }
         </p>
     }
 }
@@ -239,7 +269,11 @@ fn computing() -> Html {
 /// A "computing" marker while a new answer is awaited over an old one.
 pub fn pending_note(state: &AnalysisState) -> Html {
     if state.pending && state.result.is_some() {
-        html! { <p class="waiting" role="status">{ "Updating…" }</p> }
+        let text = match &state.working {
+            Some(w) => format!("Updating: {}…", w.text()),
+            None => "Updating…".to_owned(),
+        };
+        html! { <p class="waiting" role="status">{ text }</p> }
     } else {
         Html::default()
     }
@@ -302,9 +336,14 @@ mod tests {
 
     #[test]
     fn the_waiting_text_counts_seconds_after_two() {
-        assert_eq!(computing_text(0), "Computing in the analysis worker…");
-        assert_eq!(computing_text(1), "Computing in the analysis worker…");
-        assert_eq!(computing_text(2), "Computing in the analysis worker… 2 s");
-        assert_eq!(computing_text(75), "Computing in the analysis worker… 75 s");
+        assert_eq!(computing_text(0, 2, None), "Computing in the analysis worker…");
+        assert_eq!(computing_text(1, 2, None), "Computing in the analysis worker…");
+        assert_eq!(computing_text(2, 2, None), "Computing in the analysis worker… 2 s");
+        assert_eq!(computing_text(75, 2, None), "Computing in the analysis worker… 75 s");
+        assert_eq!(computing_text(0, 0, None), "Computing in the analysis worker… 0 s");
+        assert_eq!(
+            computing_text(12, 2, Some("verifying by expansion, 41 %")),
+            "Computing in the analysis worker: verifying by expansion, 41 %… 12 s"
+        );
     }
 }

@@ -12,7 +12,7 @@
 
 use crate::input::{blob_files, blob_reader, prefetch_blobs, read_blobs, streamed_by_name};
 use crate::protocol::{
-    AnalysisAnswer, AnalysisRequest, Failure, MatrixRequest, ProgressReport, Request, Response, WireFile,
+    AnalysisAnswer, AnalysisRequest, Failure, MatrixRequest, ProgressReport, Request, Response, WireFile, WorkingReport,
 };
 use crate::session::Session;
 use gloo::worker::{Codec, HandlerId, Worker, WorkerScope};
@@ -232,6 +232,42 @@ fn reporter(scope: &WorkerScope<AnalysisWorker>, id: HandlerId) -> impl FnMut(Pr
             last = Some(p);
         }
         true
+    }
+}
+
+/// The progress sink of analysis request `seq` answering bridge `id`: a [`WorkingReport`]
+/// to the page at each new stage and each new whole percent ([`worth_showing`]).
+fn working_reporter(
+    scope: WorkerScope<AnalysisWorker>,
+    id: HandlerId,
+    seq: u64,
+) -> impl FnMut(&tracelogic_engine::progress::Step) + 'static {
+    let mut last: Option<tracelogic_engine::progress::Step> = None;
+    move |step| {
+        if worth_showing(last.as_ref(), step) {
+            last = Some(*step);
+            scope.respond(
+                id,
+                Response::Working(WorkingReport {
+                    seq,
+                    stage: step.stage.to_owned(),
+                    done: step.done,
+                    total: step.total,
+                }),
+            );
+        }
+    }
+}
+
+/// Whether an analysis step is worth a message to the page: a new stage, or a new whole
+/// percent of a counted one (at most about a hundred messages per stage).
+pub fn worth_showing(
+    last: Option<&tracelogic_engine::progress::Step>,
+    next: &tracelogic_engine::progress::Step,
+) -> bool {
+    match last {
+        None => true,
+        Some(l) => l.stage != next.stage || l.percent() != next.percent(),
     }
 }
 
@@ -471,26 +507,43 @@ impl AnalysisWorker {
         mark("worker answered");
     }
 
-    fn analyse(&self, seq: u64, request: AnalysisRequest, selection: Option<&Selection>) -> Response {
+    /// The answer to analysis request `seq`; meanwhile the engine's progress steps worth
+    /// showing go to the page ([`working_reporter`]).
+    fn analyse(
+        &self,
+        scope: &WorkerScope<Self>,
+        id: HandlerId,
+        seq: u64,
+        request: AnalysisRequest,
+        selection: Option<&Selection>,
+    ) -> Response {
         match &self.session {
-            Some(s) => Response::Analysis(Box::new(AnalysisAnswer {
-                seq,
-                answer: match selection {
-                    Some(selection) => s.analyse_selected(&request, selection),
-                    None => s.analyse(&request),
-                },
-            })),
+            Some(s) => {
+                let answer =
+                    tracelogic_engine::progress::watch(working_reporter(scope.clone(), id, seq), || match selection {
+                        Some(selection) => s.analyse_selected(&request, selection),
+                        None => s.analyse(&request),
+                    });
+                Response::Analysis(Box::new(AnalysisAnswer { seq, answer }))
+            }
             None => no_trace(),
         }
     }
 
-    fn compare(&self, seq: u64, mut request: AnalysisRequest, files: Result<Vec<WireFile>, Failure>) -> Response {
+    fn compare(
+        &self,
+        scope: &WorkerScope<Self>,
+        id: HandlerId,
+        seq: u64,
+        mut request: AnalysisRequest,
+        files: Result<Vec<WireFile>, Failure>,
+    ) -> Response {
         match files.map_err(|f| f.message) {
             Ok(read) => {
                 if let AnalysisRequest::Compare { files, .. } = &mut request {
                     *files = read;
                 }
-                self.analyse(seq, request, None)
+                self.analyse(scope, id, seq, request, None)
             }
             Err(message) => Response::Analysis(Box::new(AnalysisAnswer {
                 seq,
@@ -574,7 +627,7 @@ impl Worker for AnalysisWorker {
         arm_fatal(Some(id));
         let answer = match job {
             Job::Open { label, matrix, options } => self.open_files(scope, id, &label, files, &matrix, &options),
-            Job::Compare { seq, request } => self.compare(seq, request, files),
+            Job::Compare { seq, request } => self.compare(scope, id, seq, request, files),
         };
         mark("worker answering");
         scope.respond(id, answer);
@@ -636,7 +689,7 @@ impl Worker for AnalysisWorker {
                 selection,
             }) => match self.start_pooled_whatif(scope, id, seq, request, selection) {
                 Ok(()) => return,
-                Err(back) => self.analyse(seq, back.0, back.1.as_ref()),
+                Err(back) => self.analyse(scope, id, seq, back.0, back.1.as_ref()),
             },
             Input::ReplayShare { configs } => self.replay_share(configs),
             Input::ReplayChunk { ranks } => match self.replay_chunk(ranks) {

@@ -98,7 +98,7 @@ impl AnalysisWorker {
             }
             None => {
                 mark("worker replaying the what-if alone");
-                self.analyse(seq, pool.request, pool.selection.as_ref())
+                self.analyse(scope, id, seq, pool.request, pool.selection.as_ref())
             }
         };
         mark("worker answering");

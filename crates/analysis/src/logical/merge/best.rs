@@ -99,6 +99,9 @@ pub(in crate::logical) fn merge_best(
 /// once: peak 0.75 → 1.02 GB on 2 cores.
 const PARALLEL_RECORDS: usize = 1 << 20;
 
+/// The progress stage of sizing the candidate merges ([`crate::progress`]).
+const COMPARING: &str = "comparing candidate merges by their loops";
+
 /// A merge's size as the choice compares them: its folding's compressed length, then its number
 /// of records; and the folding.
 fn size(m: &Merged) -> ((usize, usize), Folding) {
@@ -110,13 +113,16 @@ fn size(m: &Merged) -> ((usize, usize), Folding) {
 /// record sequences are held (the best and the one being sized): on a 1.6 M-record run each is
 /// gigabytes. The shortest folding is kept, then the fewer records, then the earlier candidate.
 pub(super) fn sized_in_turn(full: Merged, alternatives: &[&(dyn Fn() -> Option<Merged> + Sync)]) -> (Merged, Folding) {
+    crate::progress::step(COMPARING, 0, alternatives.len() as u64 + 1);
     let (mut best_size, mut best_folding) = size(&full);
     // Candidates already sized, by a hash of their records: a merge equal to one of them
     // folds the same and cannot be shorter (the aligned merge of Gerris's adaptive run is
     // the lockstep one: 1.5 of its 7 s were spent sizing it again).
     let mut sized = vec![records_hash(&full.records)];
     let mut best = full;
-    for make in alternatives {
+    let n = alternatives.len() as u64 + 1;
+    for (k, make) in alternatives.iter().enumerate() {
+        crate::progress::step(COMPARING, k as u64 + 1, n);
         let Some(other) = make() else {
             continue;
         };
@@ -160,6 +166,8 @@ pub(super) fn sized_concurrently(
     let hashes: Mutex<Vec<Option<u64>>> = Mutex::new(vec![None; n]);
     let best: Mutex<Best> = Mutex::new(None);
     let next = AtomicUsize::new(0);
+    let compared = AtomicUsize::new(0);
+    crate::progress::step(COMPARING, 0, n as u64);
     let work = || loop {
         let k = next.fetch_add(1, Ordering::Relaxed);
         if k >= n {
@@ -182,6 +190,7 @@ pub(super) fn sized_concurrently(
             known[k] = Some(hash);
         }
         let (s, folding) = size(&candidate);
+        crate::progress::step(COMPARING, compared.fetch_add(1, Ordering::Relaxed) as u64 + 1, n as u64);
         let mut best = best.lock().unwrap_or_else(|e| e.into_inner());
         if best.as_ref().is_none_or(|(key, _, _)| (s, k) < *key) {
             // The one it replaces is dropped after the lock is released.

@@ -713,7 +713,17 @@ fn merge_until(classes: &[&ClassTrace], names: &[String], stop_at_conflict: bool
     let mut conflicts = 0u64;
     let mut class_conflicts = vec![0u64; classes.len()];
     let mut contributed = vec![0u64; classes.len()];
+    // Progress of the merge of every class (the first and longest; candidates and trials
+    // report as they are compared instead).
+    let counted = !stop_at_conflict && !lockstep;
+    let total: u64 = classes.iter().map(|c| c.records.len() as u64).sum();
+    let mut layers = 0u64;
     loop {
+        layers += 1;
+        if counted && layers.is_multiple_of(1024) {
+            let done = st.pos.iter().map(|&p| p as u64).sum();
+            crate::progress::step("merging the classes' sequences", done, total);
+        }
         // All valid candidates at once (a layer): they advance disjoint sets of classes, so
         // each stays valid after the others; emitting them in an order that depends on their
         // content only keeps loop iterations identical.

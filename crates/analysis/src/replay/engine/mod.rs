@@ -74,6 +74,9 @@ enum Stage {
     Complete,
 }
 
+/// The progress stage of a replay ([`crate::progress`]).
+const REPLAYING: &str = "replaying the calls on the model networks";
+
 struct Cursor {
     call: usize,
     post: usize,
@@ -473,9 +476,20 @@ impl<'a> Engine<'a> {
     /// (which empties the buffer) every [`CHUNK`] or so, in order, and at the end.
     pub(super) fn run(&mut self, hand: &mut dyn FnMut(&mut Vec<Instr>)) {
         let mut first_open = self.owned.start as usize;
+        // Progress: calls replayed of the ranks replayed here, reported every 64 Ki calls.
+        let owned = self.owned.start as usize..(self.owned.end as usize).min(self.plans.len());
+        let total: u64 = self.plans[owned].iter().map(|p| p.calls as u64).sum();
+        let (mut replayed, mut reported) = (0u64, 0u64);
+        crate::progress::step(REPLAYING, 0, total);
         loop {
             while let Some(r) = self.worklist.pop_front() {
+                let before = self.cursors[r as usize].call;
                 self.advance_rank(r);
+                replayed += self.cursors[r as usize].call.saturating_sub(before) as u64;
+                if replayed - reported >= 1 << 16 {
+                    reported = replayed;
+                    crate::progress::step(REPLAYING, replayed, total);
+                }
                 if let Out::Gather(v) = &mut self.out {
                     if v.len() >= CHUNK {
                         hand(v);

@@ -255,6 +255,65 @@ fn only_the_latest_answer_of_a_view_is_shown() {
 }
 
 #[test]
+fn where_the_worker_is_shows_on_the_waiting_view_until_its_answer() {
+    let (mut s, loaded) = showing_lu();
+    let stale = s
+        .begin_analysis(AnalysisRequest::Logical { exact_sizes: false })
+        .unwrap();
+    let request = s
+        .begin_analysis(AnalysisRequest::Logical { exact_sizes: false })
+        .unwrap();
+    let Request::Analyse { seq, .. } = request else {
+        panic!("{request:?}")
+    };
+    let Request::Analyse { seq: stale_seq, .. } = stale else {
+        panic!("{stale:?}")
+    };
+    // The engine's steps, as the worker's reporter filters them, while it computes the answer.
+    let reports = Rc::new(std::cell::RefCell::new(Vec::new()));
+    let sink = reports.clone();
+    let mut last = None;
+    let expected = tracelogic_engine::progress::watch(
+        move |step: &tracelogic_engine::progress::Step| {
+            if crate::worker::worth_showing(last.as_ref(), step) {
+                last = Some(*step);
+                sink.borrow_mut().push(WorkingReport {
+                    seq,
+                    stage: step.stage.into(),
+                    done: step.done,
+                    total: step.total,
+                });
+            }
+        },
+        || answer(&loaded.session, &request),
+    );
+    let reports = reports.take();
+    assert!(
+        reports.iter().any(|r| r.text() == "verifying by expansion, 100 %"),
+        "{reports:?}"
+    );
+    let stale_report = WorkingReport {
+        seq: stale_seq,
+        ..reports[0].clone()
+    };
+    assert!(!s.working(stale_report), "a superseded request's step changes nothing");
+    for r in &reports {
+        assert!(s.working(r.clone()));
+    }
+    assert_eq!(s.analyses["logical"].working.as_ref(), reports.last());
+    assert!(
+        !s.working(reports.last().unwrap().clone()),
+        "the same step again: no redraw"
+    );
+    assert_eq!(s.take_answer(expected), Answered::Shown);
+    assert_eq!(s.analyses["logical"].working, None);
+    assert!(
+        !s.working(reports[0].clone()),
+        "an answered request's step changes nothing"
+    );
+}
+
+#[test]
 fn analyses_are_asked_once_per_view_and_not_without_a_trace() {
     let mut s = State::default();
     assert_eq!(s.begin_analysis(AnalysisRequest::Logical { exact_sizes: false }), None);
