@@ -151,6 +151,12 @@ pub struct PatternAnalysis {
     /// every pattern).
     #[serde(default)]
     pub min_share: f64,
+    /// The same analysis with its steps cut at the run's collective period, where that cut
+    /// gives more steps than its best pattern has occurrences and explains more
+    /// ([`collective_period::fold_collective_period_finer`]); taken in its place only when
+    /// this analysis is the one kept ([`analyse_with`]).
+    #[serde(skip)]
+    pub finer: Option<Box<PatternAnalysis>>,
 }
 
 /// Default share of the events a communication pattern must cover to be listed: 1 %. On NAS MG
@@ -242,6 +248,9 @@ fn analyse_with(
     compare: bool,
 ) -> PatternAnalysis {
     let mut chosen = choose_nesting(trace, matching, events, opts, compare);
+    if let Some(finer) = chosen.finer.take() {
+        chosen = *finer;
+    }
     if chosen.communication.repeating_first() {
         chosen.communication_patterns = chosen.communication.patterns.clone();
         chosen.set_min_share(chosen.min_share);
@@ -491,24 +500,36 @@ fn analyse_nested(
             state = next;
         }
     }
-    let fold::Folded {
-        occurrences,
-        communication,
-        ..
-    } = state;
-    let events_in_patterns = occurrences.iter().flatten().map(|o| (o.1 - o.0) as u64).sum();
-    let mut analysis = PatternAnalysis {
-        options: Some(*opts),
-        rank_patterns,
-        communication_patterns: communication.patterns.clone(),
-        events: events.ranks.iter().map(|r| r.symbols.len() as u64).sum(),
-        events_in_patterns,
-        routine_comparison,
-        communication,
-        ..PatternAnalysis::default()
+    // Where the run's collective period cuts more steps than the pattern explaining most has
+    // occurrences (its instances hold several steps: LAMMPS `colloid`, a rebuild every few
+    // steps), the same cut, kept under the same rule, as the alternative taken when this
+    // analysis is the one kept.
+    let finer = collective_period::fold_collective_period_finer(&input, &state);
+    let analysis_of = |state: fold::Folded, rank_patterns, routine_comparison| {
+        let fold::Folded {
+            occurrences,
+            communication,
+            ..
+        } = state;
+        let events_in_patterns = occurrences.iter().flatten().map(|o| (o.1 - o.0) as u64).sum();
+        let mut analysis = PatternAnalysis {
+            options: Some(*opts),
+            rank_patterns,
+            communication_patterns: communication.patterns.clone(),
+            events: events.ranks.iter().map(|r| r.symbols.len() as u64).sum(),
+            events_in_patterns,
+            routine_comparison,
+            communication,
+            ..PatternAnalysis::default()
+        };
+        analysis.set_min_share(MIN_SHARE);
+        analysis
     };
-    analysis.set_min_share(MIN_SHARE);
-    analysis
+    let finer = finer.map(|f| Box::new(analysis_of(f, rank_patterns.clone(), routine_comparison.clone())));
+    PatternAnalysis {
+        finer,
+        ..analysis_of(state, rank_patterns, routine_comparison)
+    }
 }
 
 /// One glued instance — a communication pattern seen once, over several ranks — that is, on
