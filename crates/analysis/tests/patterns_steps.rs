@@ -61,11 +61,8 @@ fn p2p(events: &EventNames) -> usize {
 fn check(name: &str) {
     let dir = app(name);
     let (steps, builds) = log_truth(&dir);
-    let trace = read_trace(load_paths(&[dir]).unwrap()).unwrap();
+    let (trace, a) = analysed(&dir);
     let ranks = trace.ranks.len() as u32;
-    let matching = match_messages(&trace);
-    let events = rank_events(&trace, false);
-    let a = analyse_events(&trace, &matching, &events, &PatternOptions::default());
     let step = &a.communication_patterns[0];
     assert_eq!(step.ranks, (0..ranks).collect::<Vec<u32>>(), "{name}");
     assert_eq!(step.occurrences, steps, "{name}: one occurrence per step of the log");
@@ -177,6 +174,21 @@ fn log_steps_or_evaluations(dir: &std::path::Path) -> usize {
     steps - iterations + evaluations
 }
 
+/// The folders the environment variable `var` lists (`DIR[:DIR…]`).
+fn heldout_dirs(var: &str) -> Vec<PathBuf> {
+    let dirs = std::env::var(var).unwrap_or_else(|_| panic!("{var}=DIR[:DIR…]"));
+    dirs.split(':').filter(|d| !d.is_empty()).map(PathBuf::from).collect()
+}
+
+/// The trace in `dir` and its pattern analysis with the default options.
+fn analysed(dir: &std::path::Path) -> (tracelogic_model::Trace, tracelogic_analysis::patterns::PatternAnalysis) {
+    let trace = read_trace(load_paths(&[dir.to_path_buf()]).unwrap()).unwrap();
+    let matching = match_messages(&trace);
+    let events = rank_events(&trace, false);
+    let a = analyse_events(&trace, &matching, &events, &PatternOptions::default());
+    (trace, a)
+}
+
 /// Held-out LAMMPS runs (`LAMMPS_HELDOUT=DIR[:DIR…]`, recorded outside the repository, e.g.
 /// by `tools/record/lammps-examples.sh`): the default pattern runs on every rank, about once
 /// per step of the log's runs, or per force evaluation of a minimisation (within 2 %: the log's
@@ -188,14 +200,10 @@ fn log_steps_or_evaluations(dir: &std::path::Path) -> usize {
 #[test]
 #[ignore = "needs LAMMPS_HELDOUT (held-out runs, recorded outside the repository)"]
 fn lammps_heldout_step_as_often_as_the_log_says() {
-    let dirs = std::env::var("LAMMPS_HELDOUT").expect("LAMMPS_HELDOUT=DIR[:DIR…]");
     let mut failed = Vec::new();
-    for dir in dirs.split(':').filter(|d| !d.is_empty()).map(PathBuf::from) {
+    for dir in heldout_dirs("LAMMPS_HELDOUT") {
         let steps = log_steps_or_evaluations(&dir);
-        let trace = read_trace(load_paths(std::slice::from_ref(&dir)).unwrap()).unwrap();
-        let matching = match_messages(&trace);
-        let events = rank_events(&trace, false);
-        let a = analyse_events(&trace, &matching, &events, &PatternOptions::default());
+        let (trace, a) = analysed(&dir);
         let step = &a.communication_patterns[0];
         let ranks = (0..trace.ranks.len() as u32).collect::<Vec<u32>>();
         println!(
@@ -344,14 +352,10 @@ fn generated_steps_of_identical_halves_are_cut_at_the_rebuild() {
 #[test]
 #[ignore = "needs LAMMPS_REBUILDS (held-out runs, recorded outside the repository)"]
 fn lammps_heldout_rebuilds_every_few_steps_are_the_logs_builds() {
-    let dirs = std::env::var("LAMMPS_REBUILDS").expect("LAMMPS_REBUILDS=DIR[:DIR…]");
     let mut failed = Vec::new();
-    for dir in dirs.split(':').filter(|d| !d.is_empty()).map(PathBuf::from) {
+    for dir in heldout_dirs("LAMMPS_REBUILDS") {
         let (steps, builds) = log_truth(&dir);
-        let trace = read_trace(load_paths(std::slice::from_ref(&dir)).unwrap()).unwrap();
-        let matching = match_messages(&trace);
-        let events = rank_events(&trace, false);
-        let a = analyse_events(&trace, &matching, &events, &PatternOptions::default());
+        let (trace, a) = analysed(&dir);
         let step = &a.communication_patterns[0];
         let ranks = (0..trace.ranks.len() as u32).collect::<Vec<u32>>();
         let rebuilt: usize = step
