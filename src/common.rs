@@ -79,9 +79,10 @@ fn stage() -> String {
 const SHOW_AFTER: Duration = Duration::from_secs(2);
 
 /// Run `work` as the stage `name` ([`set_stage`]). When stderr is a terminal and the stage
-/// lasts more than two seconds, one rewritten stderr line says so and how long it has run
-/// (`building … the logical trace: verifying by expansion, 41 %… 12 s`), so that a long analysis is not silent; the line is
-/// cleared before `working` returns, so the answer printed after starts on a clean line.
+/// lasts more than two seconds, one rewritten stderr line says so, where the analysis is, and
+/// how long it has run (`building … the logical trace: verifying by expansion, 41 %… 12 s`), so
+/// that a long analysis is not silent; the line is cleared before `working` returns, so the
+/// answer printed after starts on a clean line.
 /// `TRACELOGIC_PROGRESS_AFTER_MS` sets the two seconds (tests set 0; docs/cli.md).
 pub fn working<T>(name: impl Into<String>, work: impl FnOnce() -> T) -> T {
     let name = name.into();

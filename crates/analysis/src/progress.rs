@@ -42,16 +42,27 @@ pub struct Step {
 impl Step {
     /// Whole percent done, when the stage is counted.
     pub fn percent(&self) -> Option<u64> {
-        (self.total > 0).then(|| (self.done.min(self.total) * 100) / self.total)
+        percent_of(self.done, self.total)
     }
 
     /// "verifying by expansion, 41 %", or the stage alone when it is not counted.
     pub fn text(&self) -> String {
-        match self.percent() {
-            Some(p) => format!("{}, {p} %", self.stage),
-            None => self.stage.to_owned(),
-        }
+        describe(self.stage, self.done, self.total)
     }
+}
+
+/// A step's words ([`Step::text`]) from its parts, for a shell that received them apart (the
+/// page, from its worker).
+pub fn describe(stage: &str, done: u64, total: u64) -> String {
+    match percent_of(done, total) {
+        Some(p) => format!("{stage}, {p} %"),
+        None => stage.to_owned(),
+    }
+}
+
+/// Whole percent of `done` in `total` (capped at 100), when `total` counts something.
+fn percent_of(done: u64, total: u64) -> Option<u64> {
+    (total > 0).then(|| (done.min(total) * 100) / total)
 }
 
 /// How many [`watch`]es are running (any thread).

@@ -595,16 +595,20 @@ pub struct WorkingReport {
 }
 
 impl WorkingReport {
-    /// "verifying by expansion, 41 %", or the stage alone when it is not counted (the CLI's
-    /// stage line says the same).
-    pub fn text(&self) -> String {
-        tracelogic_engine::progress::Step {
-            stage: "",
-            done: self.done,
-            total: self.total,
+    /// The report of `step` of request `seq`.
+    pub fn of(seq: u64, step: &tracelogic_engine::progress::Step) -> WorkingReport {
+        WorkingReport {
+            seq,
+            stage: step.stage.to_owned(),
+            done: step.done,
+            total: step.total,
         }
-        .percent()
-        .map_or_else(|| self.stage.clone(), |p| format!("{}, {p} %", self.stage))
+    }
+
+    /// "verifying by expansion, 41 %", or the stage alone when it is not counted (the CLI's
+    /// stage line says the same: [`tracelogic_engine::progress::describe`]).
+    pub fn text(&self) -> String {
+        tracelogic_engine::progress::describe(&self.stage, self.done, self.total)
     }
 }
 

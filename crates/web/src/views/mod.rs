@@ -247,6 +247,7 @@ pub struct ComputingProps {
 #[function_component(Computing)]
 fn computing(props: &ComputingProps) -> Html {
     let seconds = use_state_eq(|| 0u32);
+    let after = *use_memo((), |_| show_seconds_after());
     {
         let seconds = seconds.clone();
         use_effect_with((), move |_| {
@@ -261,7 +262,7 @@ fn computing(props: &ComputingProps) -> Html {
     html! {
         <p class="waiting computing" role="status" data-seconds={seconds.to_string()}
             data-working={props.working.clone()}>
-            { computing_text(*seconds, show_seconds_after(), props.working.as_deref()) }
+            { computing_text(*seconds, after, props.working.as_deref()) }
         </p>
     }
 }

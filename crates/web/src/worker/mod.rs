@@ -246,15 +246,7 @@ fn working_reporter(
     move |step| {
         if worth_showing(last.as_ref(), step) {
             last = Some(*step);
-            scope.respond(
-                id,
-                Response::Working(WorkingReport {
-                    seq,
-                    stage: step.stage.to_owned(),
-                    done: step.done,
-                    total: step.total,
-                }),
-            );
+            scope.respond(id, Response::Working(WorkingReport::of(seq, step)));
         }
     }
 }

@@ -113,14 +113,14 @@ fn size(m: &Merged) -> ((usize, usize), Folding) {
 /// record sequences are held (the best and the one being sized): on a 1.6 M-record run each is
 /// gigabytes. The shortest folding is kept, then the fewer records, then the earlier candidate.
 pub(super) fn sized_in_turn(full: Merged, alternatives: &[&(dyn Fn() -> Option<Merged> + Sync)]) -> (Merged, Folding) {
-    crate::progress::step(COMPARING, 0, alternatives.len() as u64 + 1);
+    let n = alternatives.len() as u64 + 1;
+    crate::progress::step(COMPARING, 0, n);
     let (mut best_size, mut best_folding) = size(&full);
     // Candidates already sized, by a hash of their records: a merge equal to one of them
     // folds the same and cannot be shorter (the aligned merge of Gerris's adaptive run is
     // the lockstep one: 1.5 of its 7 s were spent sizing it again).
     let mut sized = vec![records_hash(&full.records)];
     let mut best = full;
-    let n = alternatives.len() as u64 + 1;
     for (k, make) in alternatives.iter().enumerate() {
         crate::progress::step(COMPARING, k as u64 + 1, n);
         let Some(other) = make() else {

@@ -720,7 +720,7 @@ fn merge_until(classes: &[&ClassTrace], names: &[String], stop_at_conflict: bool
     let mut layers = 0u64;
     loop {
         layers += 1;
-        if counted && layers.is_multiple_of(1024) {
+        if counted && layers.is_multiple_of(1024) && crate::progress::watched() {
             let done = st.pos.iter().map(|&p| p as u64).sum();
             crate::progress::step("merging the classes' sequences", done, total);
         }

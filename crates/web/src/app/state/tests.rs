@@ -277,12 +277,7 @@ fn where_the_worker_is_shows_on_the_waiting_view_until_its_answer() {
         move |step: &tracelogic_engine::progress::Step| {
             if crate::worker::worth_showing(last.as_ref(), step) {
                 last = Some(*step);
-                sink.borrow_mut().push(WorkingReport {
-                    seq,
-                    stage: step.stage.into(),
-                    done: step.done,
-                    total: step.total,
-                });
+                sink.borrow_mut().push(WorkingReport::of(seq, step));
             }
         },
         || answer(&loaded.session, &request),
