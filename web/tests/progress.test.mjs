@@ -2,11 +2,13 @@
 // answer, the view says where the worker is (the engine's progress steps, the words of the CLI's
 // stage line) and counts seconds; `?progress-after=0` counts from the start, as
 // TRACELOGIC_PROGRESS_AFTER_MS=0 does for the CLI. Same set-up as the other browser tests
-// (harness.mjs).
+// (harness.mjs); the trace is dropped on the page as a user drops it.
 
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startApp } from './harness.mjs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startApp, drop, idle, sampleDir } from './harness.mjs';
 
 const prefix = '/progress/sub/path/';
 let app;
@@ -31,10 +33,13 @@ const STAGES = [
 ];
 
 test('a waiting view says where the worker is and counts seconds from the start with ?progress-after=0', async () => {
-  const s = await app.openPage(`${app.origin}${prefix}?progress-after=0#sample=npb-lu.S.8`);
+  const s = await app.openPage(`${app.origin}${prefix}?progress-after=0&sample=none`);
   const { page } = s;
+  // The LU sample's DUMPI files, dropped as a user drops them.
+  const dir = sampleDir('npb-lu.S.8');
+  await drop(page, readdirSync(dir).sort().map((name) => ({ name, bytes: readFileSync(join(dir, name)) })));
   await page.waitForSelector('#trace', { timeout: 60_000 });
-  await page.waitForSelector('.app[data-state="idle"]', { timeout: 60_000 });
+  await idle(page);
   // Every state the waiting paragraph goes through, recorded as it changes.
   await page.evaluate(() => {
     window.__waiting = [];
