@@ -1,0 +1,40 @@
+#!/bin/sh
+# Records a fourth batch of LAMMPS example inputs from Debian's lammps-examples package, with
+# SST DUMPI preloaded into the unmodified `lmp`, each with its `run` lengths divided so that a
+# trace stays small (the only edit; the edited input is kept in the run folder beside
+# log.lammps, which gives the truth: grid, steps, neighbour-list builds): `tersoff` (4 ranks,
+# five runs, each with another potential), `threebody` (8, four runs), `eim` (6),
+# `ellipse.gayberne` (6, 2-D, two runs), `peri.pmb` (4, peridynamics), `wall.specular` (4)
+# and `srd.pure` (4, stochastic rotation dynamics). Debian's `lmp` lacks the packages of `meam`,
+# VISCOSITY `mp.2d` and reaxff; KAPPA `mp` needs its first run a multiple of 1,000 steps.
+#
+#   tools/record/lammps-examples-fourth.sh OUT_ROOT
+set -eu
+root=$(cd "$(dirname "$0")/../.." && pwd)
+out=${1:?usage: lammps-examples-fourth.sh OUT_ROOT}
+ex=/usr/share/lammps/examples
+rec=$root/tools/record/record.sh
+mkdir -p "$out"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+# one NAME NP INPUT DIVISOR [EXTRA_INPUT...]: INPUT with every `run N` as `run N/DIVISOR`.
+one() {
+    name=$1; np=$2; src=$3; div=$4; shift 4
+    awk -v d="$div" '$1 == "run" && $2 ~ /^[0-9]+$/ { $2 = int($2 / d) } { print }' "$src" > "$tmp/in.$name"
+    extra=
+    for f in "$@"; do extra="$extra --input $f"; done
+    rm -rf "${out:?}/$name"
+    # shellcheck disable=SC2086
+    "$rec" "$out/$name" "$np" --input "$tmp/in.$name" $extra -- \
+        timeout 600 lmp -in "in.$name" -log log.lammps -screen none || echo "lammps-examples-fourth.sh: $name failed" >&2
+    grep -h "processor grid\|Loop time\|Neighbor list builds" "$out/$name/log.lammps" || true
+}
+one tersoff-4 4 "$ex/tersoff/in.tersoff" 1 "$ex/tersoff/Si.tersoff" "$ex/tersoff/Si.tersoff.mod" \
+    "$ex/tersoff/Si.tersoff.modc" "$ex/tersoff/BNC.tersoff"
+one threebody-8 8 "$ex/threebody/in.threebody" 1 "$ex/threebody/Si.sw" \
+    "$ex/threebody/CdTeZnSeHgS0.sw" "$ex/threebody/InP.vashishta" "$ex/threebody/BNC.tersoff"
+one eim-6 6 "$ex/eim/in.eim" 5 "$ex/eim/data.eim" "$ex/eim/ffield.eim"
+one ellipse-gayberne-6 6 "$ex/ellipse/in.ellipse.gayberne" 10
+one peri-pmb-4 4 "$ex/peri/in.peri.pmb" 5
+one wall-specular-4 4 "$ex/wall/in.wall.specular" 50
+one srd-pure-4 4 "$ex/srd/in.srd.pure" 25
