@@ -209,3 +209,22 @@ fn the_comparison_notices_single_changes() {
         assert!(caught.is_err(), "a changed {what} went unnoticed");
     }
 }
+
+/// A recorded trace whose program calls `MPI_Type_size` (LAMMPS, corpus `lammps-melt-8`; its
+/// reading agrees with `dumpi2ascii`, `tests/apps_summary.rs`) written as DUMPI and read back:
+/// the same model. The writer used to put a traced `MPI_Type_size` down as the size 0 of
+/// `MPI_BYTE`, the type it writes every message in, so every message read back as 0 bytes.
+#[test]
+fn roundtrip_dumpi_of_a_recorded_trace_keeps_its_bytes() {
+    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/data/apps/lammps-melt-8");
+    let trace = read_trace(tracelogic_formats::fs::load_paths(&[dir]).unwrap()).unwrap();
+    assert!(
+        trace
+            .ranks
+            .iter()
+            .any(|rt| (0..rt.calls.len() as u32).any(|i| trace.call_name(rt.rank, i) == "MPI_Type_size")),
+        "the recording calls MPI_Type_size"
+    );
+    let back = read_trace(tracelogic_formats::dumpi::write(&trace, "melt")).unwrap();
+    assert_same_model(&trace, &back, 0, "dumpi of lammps-melt-8");
+}

@@ -34,6 +34,8 @@ use tracelogic_model::{
 };
 
 const DT_BYTE: i64 = 5;
+/// `DUMPI_DATATYPE_NULL` (libdumpi's `constants.h`; size 0, no message is written with it).
+const DT_NULL: i64 = 1;
 const COMM_NULL: i64 = 1;
 const COMM_WORLD: i64 = 2;
 const COMM_SELF: i64 = 3;
@@ -109,9 +111,15 @@ impl Args {
     }
 }
 
-fn default_value(field: &str, kind: FieldKind) -> Value {
+/// The value written for a field the model has no argument for. A datatype is `MPI_BYTE`,
+/// except in the records that tell a reader a type's size (`MPI_Type_size`, the constructors'
+/// new types): there it is the null datatype, since a reader sizes a handle from those records
+/// (a traced `MPI_Type_size` written as the size 0 of `MPI_BYTE` made every message read back
+/// 0 bytes: LAMMPS converted to DUMPI).
+fn default_value(call: &str, field: &str, kind: FieldKind) -> Value {
     match kind {
         FieldKind::U16 if field.contains("comm") => Value::Int(COMM_WORLD),
+        FieldKind::U16 if field.contains("type") && call.starts_with("Type_") => Value::Int(DT_NULL),
         FieldKind::U16 if field.contains("type") => Value::Int(DT_BYTE),
         FieldKind::I32 | FieldKind::U16 | FieldKind::U8 | FieldKind::U64 => Value::Int(0),
         FieldKind::I32Arr | FieldKind::U16Arr | FieldKind::U8Arr | FieldKind::I32ArrSince(..) => Value::Ints(vec![]),
@@ -222,7 +230,7 @@ impl RankWriter<'_> {
             let v = args
                 .get(field.name)
                 .cloned()
-                .unwrap_or_else(|| default_value(field.name, field.kind));
+                .unwrap_or_else(|| default_value(spec.name, field.name, field.kind));
             if let Some((a, b)) = field.only_if_equal {
                 if written[a] != written[b] {
                     written.push(Value::Absent);
