@@ -7,14 +7,16 @@ use super::{Events, Occurrences};
 use tracelogic_model::{Matching, Trace};
 
 /// The context every fold stage reads and none changes: the trace, its matched messages, the
-/// ranks' events and the index of their operations. Grouped so the stages need not each list
-/// all four.
+/// ranks' events, the index of their operations, and whether the ranks were parsed innermost
+/// first (the retry of [`super::analyse_nested`]). Grouped so the stages need not each list
+/// them all.
 #[derive(Clone, Copy)]
 pub(super) struct FoldInput<'a> {
     pub trace: &'a Trace,
     pub matching: &'a Matching,
     pub events: &'a Events,
     pub ops: &'a OpIndex,
+    pub innermost: bool,
 }
 
 /// What the fold stages transform, one stage's result the next one's start: per rank, the

@@ -57,7 +57,13 @@ pub(super) fn fold_lacking_collectives(input: &FoldInput, state: &Folded) -> Opt
     let mut any = false;
     for (q, p) in c.patterns.iter().enumerate() {
         let l = step_loop(q);
-        if l == NOT_A_STEP || p.variants.is_empty() {
+        if l == NOT_A_STEP {
+            continue;
+        }
+        if input.innermost {
+            any |= quiet_runs_beside(events, (occurrences, loops), c, q, l, &mut pieces);
+        }
+        if p.variants.is_empty() {
             continue;
         }
         // Each rank's collectives, and the own form's messages there.
@@ -188,6 +194,83 @@ pub(super) fn fold_lacking_collectives(input: &FoldInput, state: &Folded) -> Opt
     let folded = with_pieces(input, occurrences, loops, &mut pieces);
     let fc = &folded.communication;
     (net(fc) >= net_before && steps(fc) > steps_before).then_some(folded)
+}
+
+/// Runs of quiet steps at the loop's ends: on each rank of step pattern `q` (loop `l`), the back
+/// to back exact copies of its own form's messages (the form less its collectives, at its
+/// rotation) in no iteration of any loop and no step, whose run ends where the rank's first
+/// step begins or begins where its last step ends, are steps lacking the step's collectives
+/// (LAMMPS `peri`: the first nine steps, before a fix reduces, were cut by the parse into single
+/// exchanges, each an instance of two ranks). Added to `pieces`; `true` when any was; the
+/// fold's rule decides whether they are kept. Only in the innermost-first retry, whose parse
+/// leaves such runs as pairs of messages: taken in the first parse they kept the retry from
+/// being tried (LAMMPS `threebody`, four runs: 402 steps of 400 became 385). O(events of the
+/// step's ranks).
+fn quiet_runs_beside(
+    events: &super::Events,
+    (occurrences, loops): (&[Vec<(u32, u32)>], &[Vec<u32>]),
+    c: &CommunicationAnalysis,
+    q: usize,
+    l: u32,
+    pieces: &mut [Vec<(u32, u32, u32)>],
+) -> bool {
+    let p = &c.patterns[q];
+    // Per rank, the parts of the step pattern's instances (any form), sorted.
+    let mut steps: std::collections::BTreeMap<usize, Vec<(u32, u32)>> = Default::default();
+    for inst in c.instances.iter().filter(|i| i.pattern as usize == q) {
+        for part in &inst.parts {
+            steps
+                .entry(part.rank as usize)
+                .or_default()
+                .push((part.first_event, part.last_event + 1));
+        }
+    }
+    let mut any = false;
+    for (&r, form) in &p.events {
+        let r = r as usize;
+        let mut parts = steps.remove(&r).unwrap_or_default();
+        parts.sort_unstable();
+        let collective = events.ranks[r].collective_symbols();
+        let body: Vec<u32> = form
+            .ids()
+            .iter()
+            .copied()
+            .filter(|x| collective.binary_search(x).is_err())
+            .collect();
+        if body.is_empty() || body.len() == form.len() {
+            continue;
+        }
+        let (occ, fl) = (&occurrences[r], &loops[r]);
+        let m = body.len() as u32;
+        // Whether [s, e) overlaps an iteration of any loop or a step of any form.
+        let in_loop = |s: u32, e: u32| {
+            let i = occ.partition_point(|o| o.1 <= s);
+            let j = parts.partition_point(|o| o.1 <= s);
+            occ[i..]
+                .iter()
+                .zip(&fl[i..])
+                .take_while(|(o, _)| o.0 < e)
+                .any(|(_, &x)| x != NOT_A_STEP)
+                || parts.get(j).is_some_and(|o| o.0 < e)
+        };
+        // The rank's first step's begin and last step's end: iterations of `l` and parts of
+        // the step pattern's instances.
+        let iterations = occ.iter().zip(fl).filter(|(_, &x)| x == l).map(|(o, _)| *o);
+        let first = iterations.clone().map(|o| o.0).chain(parts.iter().map(|o| o.0)).min();
+        let last = iterations.map(|o| o.1).chain(parts.iter().map(|o| o.1)).max();
+        let copies: Vec<u32> = copies_of(&events.ranks[r].symbols, &body, false)
+            .into_iter()
+            .filter(|&s| !in_loop(s, s + m))
+            .collect();
+        for run in copies.chunk_by(|a, b| b - a == m) {
+            let (a, b) = (run[0], run[run.len() - 1] + m);
+            if first == Some(b) || last == Some(a) {
+                any = true;
+                pieces[r].extend(run.iter().map(|&s| (s, s + m, l)));
+            }
+        }
+    }
+    any
 }
 
 /// Steps lacking some of the body's collectives, back to back at `from` (ending by `to`): the

@@ -459,6 +459,7 @@ fn analyse_nested(
         matching,
         events,
         ops: &ops,
+        innermost,
     };
     let mut state = fold::Folded {
         occurrences,

@@ -92,6 +92,7 @@ pub fn search_pattern(
         matching,
         events,
         ops: &ops,
+        innermost: false,
     };
     let state = fold::Folded {
         occurrences,
