@@ -61,7 +61,7 @@ pub(super) fn fold_lacking_collectives(input: &FoldInput, state: &Folded) -> Opt
             continue;
         }
         if input.innermost {
-            any |= quiet_runs_beside(events, (occurrences, loops), c, q, l, &mut pieces);
+            any |= quiet_runs_beside(events, occurrences, loops, c, q, l, &mut pieces);
         }
         if p.variants.is_empty() {
             continue;
@@ -208,7 +208,8 @@ pub(super) fn fold_lacking_collectives(input: &FoldInput, state: &Folded) -> Opt
 /// step's ranks).
 fn quiet_runs_beside(
     events: &super::Events,
-    (occurrences, loops): (&[Vec<(u32, u32)>], &[Vec<u32>]),
+    occurrences: &[Vec<(u32, u32)>],
+    loops: &[Vec<u32>],
     c: &CommunicationAnalysis,
     q: usize,
     l: u32,
