@@ -12,23 +12,8 @@
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:?usage: lammps-examples-fourth.sh OUT_ROOT}
-ex=/usr/share/lammps/examples
-rec=$root/tools/record/record.sh
-mkdir -p "$out"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-# one NAME NP INPUT DIVISOR [EXTRA_INPUT...]: INPUT with every `run N` as `run N/DIVISOR`.
-one() {
-    name=$1; np=$2; src=$3; div=$4; shift 4
-    awk -v d="$div" '$1 == "run" && $2 ~ /^[0-9]+$/ { $2 = int($2 / d) } { print }' "$src" > "$tmp/in.$name"
-    extra=
-    for f in "$@"; do extra="$extra --input $f"; done
-    rm -rf "${out:?}/$name"
-    # shellcheck disable=SC2086
-    "$rec" "$out/$name" "$np" --input "$tmp/in.$name" $extra -- \
-        timeout 600 lmp -in "in.$name" -log log.lammps -screen none || echo "lammps-examples-fourth.sh: $name failed" >&2
-    grep -h "processor grid\|Loop time\|Neighbor list builds" "$out/$name/log.lammps" || true
-}
+batch=lammps-examples-fourth.sh
+. "$root/tools/record/lammps-batch.sh"
 one tersoff-4 4 "$ex/tersoff/in.tersoff" 1 "$ex/tersoff/Si.tersoff" "$ex/tersoff/Si.tersoff.mod" \
     "$ex/tersoff/Si.tersoff.modc" "$ex/tersoff/BNC.tersoff"
 one threebody-8 8 "$ex/threebody/in.threebody" 1 "$ex/threebody/Si.sw" \
