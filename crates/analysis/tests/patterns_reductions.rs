@@ -58,7 +58,7 @@ fn generated_steps_after_a_thermo_burst_are_steps() {
 /// reductions; 130 on the recording): the parse's occurrences of the step end at its exact
 /// copy, not over the run of reductions its general form stands for.
 #[test]
-#[ignore = "not right yet: a barostat's extra reductions are a pattern of their own (docs/patterns.md, Still not right)"]
+#[ignore = "not right yet: a barostat's extra reductions are a pattern of their own (docs/patterns.md, Where tracelogic is behind)"]
 fn generated_steps_with_a_barostats_reductions_are_steps() {
     let (n, steps) = (8u32, 400u32);
     let rebuilds = steps_support::rebuild_steps(0x5eed_0003, steps, |last, draw| last + 8 + draw(12) as u32);
