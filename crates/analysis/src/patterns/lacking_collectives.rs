@@ -38,7 +38,9 @@
 
 use super::construct::CommunicationAnalysis;
 use super::fold::{FoldInput, Folded};
-use super::steps::{copies_of, is_subsequence, steps_net_of_one_off, with_pieces, LoopsOrSeeded, NOT_A_STEP};
+use super::steps::{
+    copies_of, instance_parts, is_subsequence, steps_net_of_one_off, with_pieces, LoopsOrSeeded, NOT_A_STEP,
+};
 
 /// The iterations of step patterns that hold steps lacking the step's collectives cut into
 /// those steps ([module docs](self)); `None` when none does or the cut explains less.
@@ -55,13 +57,16 @@ pub(super) fn fold_lacking_collectives(input: &FoldInput, state: &Folded) -> Opt
     };
     let mut pieces: Vec<Vec<(u32, u32, u32)>> = vec![Vec::new(); occurrences.len()];
     let mut any = false;
+    // Per pattern, its instances' parts, listed once where quiet runs are looked for.
+    let mut step_parts: Option<Vec<Vec<(u32, u32, u32)>>> = None;
     for (q, p) in c.patterns.iter().enumerate() {
         let l = step_loop(q);
         if l == NOT_A_STEP {
             continue;
         }
         if input.innermost {
-            any |= quiet_runs_beside(events, occurrences, loops, c, q, l, &mut pieces);
+            let parts = step_parts.get_or_insert_with(|| instance_parts(c));
+            any |= quiet_runs_beside(events, (occurrences, loops), p, &parts[q], l, &mut pieces);
         }
         if p.variants.is_empty() {
             continue;
@@ -196,7 +201,8 @@ pub(super) fn fold_lacking_collectives(input: &FoldInput, state: &Folded) -> Opt
     (net(fc) >= net_before && steps(fc) > steps_before).then_some(folded)
 }
 
-/// Runs of quiet steps at the loop's ends: on each rank of step pattern `q` (loop `l`), the back
+/// Runs of quiet steps at the loop's ends: on each rank of step pattern `p` (loop `l`, its
+/// instances' parts `step_parts` as [`instance_parts`] lists them), the back
 /// to back exact copies of its own form's messages (the form less its collectives, at its
 /// rotation) in no iteration of any loop and no step, whose run ends where the rank's first
 /// step begins or begins where its last step ends, are steps lacking the step's collectives
@@ -208,29 +214,21 @@ pub(super) fn fold_lacking_collectives(input: &FoldInput, state: &Folded) -> Opt
 /// step's ranks).
 fn quiet_runs_beside(
     events: &super::Events,
-    occurrences: &[Vec<(u32, u32)>],
-    loops: &[Vec<u32>],
-    c: &CommunicationAnalysis,
-    q: usize,
+    (occurrences, loops): super::steps::OccurrencesAndLoops,
+    p: &super::CommunicationPattern,
+    step_parts: &[(u32, u32, u32)],
     l: u32,
     pieces: &mut [Vec<(u32, u32, u32)>],
 ) -> bool {
-    let p = &c.patterns[q];
-    // Per rank, the parts of the step pattern's instances (any form), sorted.
-    let mut steps: std::collections::BTreeMap<usize, Vec<(u32, u32)>> = Default::default();
-    for inst in c.instances.iter().filter(|i| i.pattern as usize == q) {
-        for part in &inst.parts {
-            steps
-                .entry(part.rank as usize)
-                .or_default()
-                .push((part.first_event, part.last_event + 1));
-        }
-    }
     let mut any = false;
     for (&r, form) in &p.events {
+        // The rank's parts of the step pattern's instances (any form), sorted.
+        let here = step_parts.partition_point(|x| x.0 < r)..step_parts.partition_point(|x| x.0 <= r);
+        let parts: Vec<(u32, u32)> = step_parts[here]
+            .iter()
+            .map(|&(_, first, last)| (first, last + 1))
+            .collect();
         let r = r as usize;
-        let mut parts = steps.remove(&r).unwrap_or_default();
-        parts.sort_unstable();
         let collective = events.ranks[r].collective_symbols();
         let body: Vec<u32> = form
             .ids()

@@ -562,6 +562,9 @@ pub(super) fn events_in_steps(c: &CommunicationAnalysis) -> u64 {
 /// Occurrences, their loops, and the seeded loop pattern ([`LoopsOrSeeded::parts`]).
 pub(super) type LoopParts<'a> = (&'a [Vec<(u32, u32)>], &'a [Vec<u32>], Option<usize>);
 
+/// Every rank's occurrences and the loop each is an iteration of ([`Folded::loops`]).
+pub(super) type OccurrencesAndLoops<'a> = (&'a [Vec<(u32, u32)>], &'a [Vec<u32>]);
+
 /// A state's occurrences and loops, or where no loop was folded the loop pattern's exact
 /// copies seeded as its iterations ([`seeded_loop`]).
 pub(super) enum LoopsOrSeeded<'s> {
