@@ -17,29 +17,9 @@ set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:?usage: lammps-examples-more.sh OUT_ROOT [RUN...]}
 shift
-ex=/usr/share/lammps/examples
-rec=$root/tools/record/record.sh
-mkdir -p "$out"
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-# edit NAME SRC DIVISOR: SRC with every `run N` as `run N/DIVISOR`, written to $tmp/in.NAME.
-edit() {
-    awk -v d="$3" '$1 == "run" && $2 ~ /^[0-9]+$/ { $2 = int($2 / d) } { print }' "$2" > "$tmp/in.$1"
-}
-# one NAME NP INPUT DIVISOR [EXTRA_INPUT...]
-one() {
-    name=$1; np=$2; src=$3; div=$4; shift 4
-    case " ${want:-} " in "  ") ;; *" $name "*) ;; *) return 0 ;; esac
-    edit "$name" "$src" "$div"
-    extra=
-    for f in "$@"; do extra="$extra --input $f"; done
-    rm -rf "${out:?}/$name"
-    # shellcheck disable=SC2086
-    "$rec" "$out/$name" "$np" --input "$tmp/in.$name" $extra -- \
-        timeout 600 lmp -in "in.$name" -log log.lammps -screen none || echo "lammps-examples-more.sh: $name failed" >&2
-    grep -h "processor grid\|Loop time" "$out/$name/log.lammps" || true
-}
+batch=lammps-examples-more.sh
 want="$*"
+. "$root/tools/record/lammps-batch.sh"
 one indent-4 4 "$ex/indent/in.indent" 20
 one msst-4 4 "$ex/msst/in.msst" 1
 one gayberne-8 8 "$ex/ellipse/in.ellipse.gayberne" 4
