@@ -1,5 +1,6 @@
 // The what-if in a pool of workers (`?whatif-workers=N`, crates/web/src/whatif_pool.rs): with the
-// pool forced to 2 and 3 workers, the page's what-if of a bundled sample is, to the last bit, the
+// pool forced to 2 and 3 workers, the pool's waiting view shows the replay's progress and then
+// the helpers finishing; the page's what-if of a bundled sample is, to the last bit, the
 // one the page's worker computes alone (every configuration's predicted time and breakdown, each
 // reference rank's end and breakdown, as the page exports them: Rust's shortest round-trip text),
 // and equals `tracelogic replay --json --per-rank` (classification exactly; numbers within 1e-14
@@ -36,14 +37,26 @@ const exported = (page, selector) =>
 /** The what-if of sample `id` with `workers` workers: the pool that answered, the classification,
  * and per network the bars' and the reference ranks' exported rows. */
 async function whatIf(id, workers, networks) {
-  const s = await app.openPage(`${app.origin}${prefix}?whatif-workers=${workers}#sample=${encodeURIComponent(id)}`);
+  const s = await app.openPage(`${app.origin}${prefix}?whatif-workers=${workers}&progress-after=0#sample=${encodeURIComponent(id)}`);
   const { page } = s;
   await page.setViewportSize({ width: 1280, height: 900 });
   await page.waitForSelector('#trace', { timeout: 60_000 });
   await page.waitForSelector('.app[data-state="idle"]', { timeout: 60_000 });
+  // The worker's progress steps the waiting view shows, recorded as they change.
+  await page.evaluate(() => {
+    window.__working = [];
+    const seen = () => {
+      for (const p of document.querySelectorAll('#view-whatif .computing')) {
+        const w = p.dataset.working;
+        if (w !== undefined && window.__working[window.__working.length - 1] !== w) window.__working.push(w);
+      }
+    };
+    new MutationObserver(seen).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
+  });
   await page.click('#nav-whatif');
   await page.waitForSelector('#view-whatif #whatif-bars, #view-whatif .view-error', { timeout: 120_000 });
   assert.equal(await page.$('#view-whatif .view-error'), null);
+  const working = await page.evaluate(() => window.__working);
   let pooled = 0;
   for (const w of page.workers()) pooled = Math.max(pooled, await w.evaluate(() => self.__tracelogicWhatIfPool || 0).catch(() => 0));
   const classes = await page.$$eval('#whatif-classification tbody tr', (els) => els.map((e) => [e.dataset.network, e.dataset.bound]));
@@ -55,7 +68,7 @@ async function whatIf(id, workers, networks) {
   }
   app.assertClean(s);
   await page.close();
-  return { pooled, classes, shown };
+  return { pooled, classes, shown, working };
 }
 
 const near = (a, b) => Math.abs(a - b) <= 1e-14 * Math.abs(b) + 1e-300;
@@ -66,6 +79,9 @@ for (const [id, workers] of [['npb-mg.S.8', 2], ['npb-bt.S.9', 3]]) {
     const networks = r.classification.map((c) => c.network);
     const pool = await whatIf(id, workers, networks);
     assert.equal(pool.pooled, workers, 'the what-if ran in the pool asked for');
+    // The pool says where it is, as the one worker does: the replay's traversal, then the helpers.
+    assert.ok(pool.working.some((w) => w.startsWith('replaying the calls on the model networks')), JSON.stringify(pool.working));
+    assert.ok(pool.working.includes(`the what-if's ${workers} workers finishing their shares`), JSON.stringify(pool.working));
     const alone = await whatIf(id, 1, networks);
     assert.equal(alone.pooled, 0, 'one worker: no pool');
     assert.deepEqual(pool.shown, alone.shown, 'the pool gives the one worker\'s numbers, bit for bit');

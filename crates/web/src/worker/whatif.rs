@@ -80,8 +80,28 @@ impl AnalysisWorker {
         let answer = match pool.arrived(index, response) {
             Step::Wait => return,
             Step::Traverse => match &self.session {
-                Some(session) if pool.traverse(session.engine()).is_ok() => return,
-                _ => None,
+                Some(session) => {
+                    // The traversal reports the replay's progress as the one worker's does; the
+                    // helpers then finish their shares (not counted: each runs on its own).
+                    let traversed =
+                        tracelogic_engine::progress::watch(working_reporter(scope.clone(), id, seq), || {
+                            pool.traverse(session.engine())
+                        });
+                    if traversed.is_err() {
+                        None
+                    } else {
+                        let stage = format!("the what-if's {} workers finishing their shares", pool.workers());
+                        let waiting = WorkingReport {
+                            seq,
+                            stage,
+                            done: 0,
+                            total: 0,
+                        };
+                        scope.respond(id, Response::Working(waiting));
+                        return;
+                    }
+                }
+                None => None,
             },
             Step::Answer(answer) => Some(*answer),
             Step::Alone => None,
