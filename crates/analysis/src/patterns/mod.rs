@@ -49,6 +49,7 @@ pub mod steps;
 pub mod suffix;
 pub mod tandem;
 pub mod templates;
+mod trailing_collectives;
 
 mod detect;
 mod events;
@@ -157,6 +158,9 @@ pub struct PatternAnalysis {
     /// this analysis is the one kept ([`analyse_with`]).
     #[serde(skip)]
     pub finer: Option<Box<PatternAnalysis>>,
+    /// The fold's final state, until the analysis to report is chosen ([`analyse_with`]).
+    #[serde(skip)]
+    pub fold_state: Option<Box<FoldState>>,
 }
 
 /// Default share of the events a communication pattern must cover to be listed: 1 %. On NAS MG
@@ -251,6 +255,10 @@ fn analyse_with(
     if let Some(finer) = chosen.finer.take() {
         chosen = *finer;
     }
+    // On the analysis kept, not before the choice: it would change which parse wins (LAMMPS
+    // `threebody`: the first parse's steps covered more and the redo that finds 403 steps of
+    // 400 was no longer tried; 272 in two forms).
+    trailing_collectives::join_to_steps(trace, matching, events, &mut chosen);
     if chosen.communication.repeating_first() {
         chosen.communication_patterns = chosen.communication.patterns.clone();
         chosen.set_min_share(chosen.min_share);
@@ -519,23 +527,14 @@ fn analyse_nested(
     // analysis is the one kept.
     let finer = collective_period::fold_collective_period_finer(&input, &state);
     let analysis_of = |state: fold::Folded, rank_patterns, routine_comparison| {
-        let fold::Folded {
-            occurrences,
-            communication,
-            ..
-        } = state;
-        let events_in_patterns = occurrences.iter().flatten().map(|o| (o.1 - o.0) as u64).sum();
         let mut analysis = PatternAnalysis {
             options: Some(*opts),
             rank_patterns,
-            communication_patterns: communication.patterns.clone(),
             events: events.ranks.iter().map(|r| r.symbols.len() as u64).sum(),
-            events_in_patterns,
             routine_comparison,
-            communication,
             ..PatternAnalysis::default()
         };
-        analysis.set_min_share(MIN_SHARE);
+        analysis.set_fold_state(state, innermost);
         analysis
     };
     let finer = finer.map(|f| Box::new(analysis_of(f, rank_patterns.clone(), routine_comparison.clone())));
@@ -543,6 +542,38 @@ fn analyse_nested(
         finer,
         ..analysis_of(state, rank_patterns, routine_comparison)
     }
+}
+
+impl PatternAnalysis {
+    /// Take the fold's final `state` (parsed innermost first or not): its communication
+    /// analysis, the events its occurrences cover, the patterns shown, and the state itself for
+    /// the stages that run on the analysis kept ([`trailing_collectives`]).
+    fn set_fold_state(&mut self, state: fold::Folded, innermost: bool) {
+        let fold::Folded {
+            occurrences,
+            loops,
+            communication,
+        } = state;
+        self.events_in_patterns = occurrences.iter().flatten().map(|o| (o.1 - o.0) as u64).sum();
+        self.communication_patterns = communication.patterns.clone();
+        self.communication = communication;
+        self.fold_state = Some(Box::new(FoldState {
+            occurrences,
+            loops,
+            innermost,
+        }));
+        self.set_min_share(MIN_SHARE);
+    }
+}
+
+/// What the fold stages ended with, kept on an analysis until [`analyse_with`] has chosen the
+/// one to report: each rank's occurrences, the loop each is an iteration of, and whether the
+/// ranks were parsed innermost first.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FoldState {
+    occurrences: Occurrences,
+    loops: Vec<Vec<u32>>,
+    innermost: bool,
 }
 
 /// One glued instance — a communication pattern seen once, over several ranks — that is, on
