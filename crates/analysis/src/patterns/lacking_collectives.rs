@@ -36,10 +36,10 @@
 //! O(events of the variants' instances and of the instances over the step's ranks) plus one
 //! construction.
 
-use super::construct::CommunicationAnalysis;
 use super::fold::{FoldInput, Folded};
 use super::steps::{
-    copies_of, instance_parts, is_subsequence, steps_net_of_one_off, with_pieces, LoopsOrSeeded, NOT_A_STEP,
+    copies_of, instance_parts, is_subsequence, step_occurrences, steps_before, steps_net_of_one_off, with_pieces,
+    LoopsOrSeeded, NOT_A_STEP,
 };
 
 /// The iterations of step patterns that hold steps lacking the step's collectives cut into
@@ -179,26 +179,11 @@ pub(super) fn fold_lacking_collectives(input: &FoldInput, state: &Folded) -> Opt
     if !any {
         return None;
     }
-    let net = steps_net_of_one_off;
-    let steps = |c: &CommunicationAnalysis| {
-        c.patterns
-            .iter()
-            .zip(&c.step_loops)
-            .filter(|(_, &l)| l != NOT_A_STEP)
-            .map(|(p, _)| p.occurrences)
-            .sum::<usize>()
-    };
     // Before: seeded, the loop pattern's occurrences and events are the steps.
-    let (net_before, steps_before) = match seed {
-        Some(s) => {
-            let one_off = super::construct::one_off_events(&c.patterns) as i64;
-            (c.patterns[s].events_covered as i64 - one_off, c.patterns[s].occurrences)
-        }
-        None => (net(c), steps(c)),
-    };
+    let (net_before, steps_before) = steps_before(c, seed);
     let folded = with_pieces(input, occurrences, loops, &mut pieces);
     let fc = &folded.communication;
-    (net(fc) >= net_before && steps(fc) > steps_before).then_some(folded)
+    (steps_net_of_one_off(fc) >= net_before && step_occurrences(fc) > steps_before).then_some(folded)
 }
 
 /// Runs of quiet steps at the loop's ends: on each rank of step pattern `p` (loop `l`, its

@@ -549,6 +549,29 @@ pub(super) fn steps_net_of_one_off(c: &CommunicationAnalysis) -> i64 {
     events_in_steps(c) as i64 - super::construct::one_off_events(&c.patterns) as i64
 }
 
+/// Occurrences of the patterns whose occurrences are a loop's iterations: the steps.
+pub(super) fn step_occurrences(c: &CommunicationAnalysis) -> usize {
+    c.patterns
+        .iter()
+        .zip(&c.step_loops)
+        .filter(|(_, &l)| l != NOT_A_STEP)
+        .map(|(p, _)| p.occurrences)
+        .sum()
+}
+
+/// What a fold stage starts from, as ([`steps_net_of_one_off`], [`step_occurrences`]); where
+/// the loop pattern `seed` was seeded (no loop folded), its events net of those in instances
+/// seen once and its occurrences.
+pub(super) fn steps_before(c: &CommunicationAnalysis, seed: Option<usize>) -> (i64, usize) {
+    match seed {
+        Some(s) => {
+            let one_off = super::construct::one_off_events(&c.patterns) as i64;
+            (c.patterns[s].events_covered as i64 - one_off, c.patterns[s].occurrences)
+        }
+        None => (steps_net_of_one_off(c), step_occurrences(c)),
+    }
+}
+
 /// Events covered by the patterns whose occurrences are a loop's iterations.
 pub(super) fn events_in_steps(c: &CommunicationAnalysis) -> u64 {
     c.patterns

@@ -23,7 +23,9 @@
 
 use super::construct::{CommunicationAnalysis, OpIndex};
 use super::fold::{FoldInput, Folded};
-use super::steps::{instance_parts, steps_net_of_one_off, with_pieces, LoopsOrSeeded, NOT_A_STEP};
+use super::steps::{
+    instance_parts, step_occurrences, steps_before, steps_net_of_one_off, with_pieces, LoopsOrSeeded, NOT_A_STEP,
+};
 use super::{Events, PatternAnalysis};
 use tracelogic_model::{Matching, Trace};
 
@@ -152,26 +154,12 @@ pub(super) fn fold_trailing_collectives(input: &FoldInput, state: &Folded) -> Op
     if !any {
         return None;
     }
-    let steps = |c: &CommunicationAnalysis| {
-        c.patterns
-            .iter()
-            .zip(&c.step_loops)
-            .filter(|(_, &l)| l != NOT_A_STEP)
-            .map(|(p, _)| p.occurrences)
-            .sum::<usize>()
-    };
-    let (net_before, steps_before) = match seed {
-        Some(s) => {
-            let one_off = super::construct::one_off_events(&c.patterns) as i64;
-            (c.patterns[s].events_covered as i64 - one_off, c.patterns[s].occurrences)
-        }
-        None => (steps_net_of_one_off(c), steps(c)),
-    };
+    let (net_before, steps_before) = steps_before(c, seed);
     let folded = with_pieces(input, occurrences, loops, &mut pieces);
     let fc = &folded.communication;
-    // The pattern a view shows first must keep its steps: joined stretches that make two forms
-    // of one step two patterns (LAMMPS `threebody`, a thermostat's reductions before the
-    // step's messages) are no gain even where they cover more.
+    // The pattern a view shows first must keep its occurrences: a join that makes two forms of
+    // one step two patterns is no gain even where it covers more.
     let first = |c: &CommunicationAnalysis| c.patterns.first().map_or(0, |p| p.occurrences);
-    (steps_net_of_one_off(fc) > net_before && steps(fc) >= steps_before && first(fc) >= first(c)).then_some(folded)
+    let kept = steps_net_of_one_off(fc) > net_before && step_occurrences(fc) >= steps_before;
+    (kept && first(fc) >= first(c)).then_some(folded)
 }
