@@ -51,10 +51,7 @@ pub(super) fn fold_lacking_collectives(input: &FoldInput, state: &Folded) -> Opt
     // loop pattern's exact copies are its iterations, as [`super::steps::fold_lacking`] seeds.
     let looped = LoopsOrSeeded::of(events, state)?;
     let (occurrences, loops, seed) = looped.parts();
-    let step_loop = |q: usize| match seed {
-        Some(s) if s == q => 0,
-        _ => c.step_loops.get(q).copied().unwrap_or(NOT_A_STEP),
-    };
+    let step_loop = |q: usize| looped.step_loop(c, q);
     let mut pieces: Vec<Vec<(u32, u32, u32)>> = vec![Vec::new(); occurrences.len()];
     let mut any = false;
     // Per pattern, its instances' parts, listed once where quiet runs are looked for.

@@ -616,6 +616,15 @@ impl<'s> LoopsOrSeeded<'s> {
             Self::Seeded(p, o, l) => (o, l, Some(*p)),
         }
     }
+
+    /// The loop pattern `q` of `c` is the step of ([`NOT_A_STEP`]: none); the seeded pattern
+    /// is loop 0's.
+    pub(super) fn step_loop(&self, c: &CommunicationAnalysis, q: usize) -> u32 {
+        match self {
+            Self::Seeded(s, ..) if *s == q => 0,
+            _ => c.step_loops.get(q).copied().unwrap_or(NOT_A_STEP),
+        }
+    }
 }
 
 /// The loop of a run where no loop was folded ([`fold_steps`] found no iteration adding

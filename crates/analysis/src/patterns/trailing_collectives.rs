@@ -71,10 +71,7 @@ pub(super) fn fold_trailing_collectives(input: &FoldInput, state: &Folded) -> Op
     let c = &state.communication;
     let looped = LoopsOrSeeded::of(events, state)?;
     let (occurrences, loops, seed) = looped.parts();
-    let step_loop = |q: usize| match seed {
-        Some(s) if s == q => 0,
-        _ => c.step_loops.get(q).copied().unwrap_or(NOT_A_STEP),
-    };
+    let step_loop = |q: usize| looped.step_loop(c, q);
     let mut pieces: Vec<Vec<(u32, u32, u32)>> = vec![Vec::new(); occurrences.len()];
     let mut any = false;
     let parts = instance_parts(c);
