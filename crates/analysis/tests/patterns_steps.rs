@@ -149,6 +149,44 @@ fn otf2_lammps_melt_8_one_pattern_per_time_step() {
     check("otf2-lammps-melt-8");
 }
 
+/// LAMMPS rigid bodies (`tests/data/apps/lammps-rigid-8`, 200 steps, 18 neighbour-list
+/// builds): a swap sends only when a body's atoms are near the boundary, so the step changes
+/// form from step to step (one message each way and the step's reduction while the bodies are
+/// far from every boundary, a rebuild's exchange and borders beside the usual halo). Truth is
+/// the log: the default pattern runs on every rank once per step, one part per rank and step,
+/// in time order, and holds most of the events (154 occurrences before the rebuilds and the
+/// first, message-poor steps were cut as steps).
+#[test]
+fn lammps_rigid_8_one_pattern_per_time_step_in_every_form() {
+    let dir = app("lammps-rigid-8");
+    let (steps, _) = log_truth(&dir);
+    let (trace, a) = analysed(&dir);
+    let step = &a.communication_patterns[0];
+    let ranks = trace.ranks.len() as u32;
+    assert_eq!(step.ranks, (0..ranks).collect::<Vec<u32>>());
+    assert_eq!(step.occurrences, steps, "one occurrence per step of the log");
+    for r in 0..ranks {
+        let mut parts: Vec<(u32, u32)> = a
+            .communication
+            .instances
+            .iter()
+            .filter(|i| i.pattern == 0)
+            .flat_map(|i| &i.parts)
+            .filter(|p| p.rank == r)
+            .map(|p| (p.first_event, p.last_event))
+            .collect();
+        parts.sort_unstable();
+        assert_eq!(parts.len(), steps, "rank {r}");
+        assert!(parts.windows(2).all(|w| w[0].1 < w[1].0), "rank {r}");
+    }
+    assert!(
+        step.events_covered * 10 >= a.events * 9,
+        "{} of {} events",
+        step.events_covered,
+        a.events
+    );
+}
+
 /// The log's units of work: the steps of every `run`, and for a `minimize` its force
 /// evaluations (`Iterations, force evaluations = 35 70`: each evaluation is one ghost exchange
 /// and its reverse, an iteration one to a few of them; its "Loop time … for N steps" counts the

@@ -15,9 +15,11 @@
 //! the cut). The pieces between two cuts are the steps when every rank of the step cuts as many
 //! (the most frequent count over the ranks that cut, at least three; other ranks are left as
 //! they are); the stretch before the first cut and after the last is set-up and wrap-up. A piece
-//! is not a step when it holds more than twice the rank's median piece's events (another stage
-//! of the run between two calls of the same collectives) or a message whose symbol no other
-//! piece of the rank has (a one-off exchange). The pieces become iterations of one loop,
+//! is not a step when it holds more than twice the rank's median piece's events and other
+//! collectives or partners than the short pieces (another stage of the run between two calls of
+//! the same collectives, not a rebuild's longer exchange), a collective most pieces do not call
+//! (a barrier between stages), or a message whose symbol no other piece of the rank has (a
+//! one-off exchange). The pieces become iterations of one loop,
 //! instances holding a piece that is not one step on every rank give theirs back, and the
 //! result is kept when its step pattern covers at least [`super::MIN_SHARE`] of the events and
 //! more events net of those left in instances seen once than the patterns before.
@@ -34,7 +36,7 @@ use super::construct::{one_off_events, CommunicationAnalysis};
 use super::events::EventRef;
 use super::fold::{FoldInput, Folded};
 use super::steps::{is_subsequence, steps_net_of_one_off, with_pieces, NOT_A_STEP};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use tracelogic_model::Rank;
 
 /// Rounds of giving back the pieces of instances that are not steps.
@@ -57,7 +59,8 @@ pub(super) fn fold_collective_period_over_one_offs(input: &FoldInput, state: &Fo
 }
 
 /// The same cut, last in every parse, where it cuts more steps than the pattern explaining
-/// most has occurrences: that pattern's instances hold several steps (held-out LAMMPS
+/// most has occurrences: that pattern's instances, or instances of others beside them, hold
+/// several steps (LAMMPS `rigid`: two steps and the few messages between them; held-out LAMMPS
 /// `colloid`, 8 ranks, 2,500 steps with 657 neighbour-list rebuilds: runs of ordinary steps
 /// between rebuilds were chained into 1,064 instances in 21 forms; cut, 2,500 steps in 2 forms,
 /// more events explained and fewer left in instances seen once). Kept under the same rule.
@@ -157,6 +160,14 @@ fn cut(input: &FoldInput, state: &Folded, over_one_offs: bool, finer: bool) -> O
                 .push((part.first_event, part.last_event + 1));
         }
         parts.values_mut().for_each(|p| p.sort_unstable());
+        // The loop's stretch takes in the instances beside it that hold several steps (on
+        // every rank of such an instance).
+        for (rank, glued) in glued_parts(c, Some(k), events, &cut, true) {
+            let span = within.entry(rank).or_insert((u32::MAX, 0));
+            for (first, end, _) in glued {
+                *span = (span.0.min(first), span.1.max(end));
+            }
+        }
     }
     let l = 0u32;
     let mut pieces: Vec<Vec<(u32, u32, u32)>> = vec![Vec::new(); events.ranks.len()];
@@ -168,10 +179,16 @@ fn cut(input: &FoldInput, state: &Folded, over_one_offs: bool, finer: bool) -> O
         let mut lengths: Vec<u32> = own.iter().map(|&(s, e)| e - s).collect();
         lengths.sort_unstable();
         let median = lengths[lengths.len() / 2];
+        // A piece shorter than half the median counts when it lies inside and runs back to back
+        // with two copies of itself or more (a loop's iterations: LAMMPS `rigid`'s steps whose
+        // bodies are far from every boundary, one message each way and the reduction); alone it
+        // is set-up (PPPM's grid set-up at each `run`, one exchange and reduction a dimension).
+        let looping = back_to_back(&re.symbols, own);
         let inside = |s: u32, e: u32| {
-            within
-                .get(&re.rank)
-                .is_none_or(|&(first, end)| 2 * e.min(end).saturating_sub(s.max(first)) > median)
+            within.get(&re.rank).is_none_or(|&(first, end)| {
+                let least = if looping.contains(&(s, e)) { e - s } else { median };
+                2 * e.min(end).saturating_sub(s.max(first)) > least
+            })
         };
         pieces[r] = steps_among(&re.symbols, own, collective)
             .into_iter()
@@ -195,7 +212,16 @@ fn cut(input: &FoldInput, state: &Folded, over_one_offs: bool, finer: bool) -> O
                 })
                 .count();
         }
-        if in_parts <= parts.values().map(Vec::len).sum::<usize>() {
+        let kept: Vec<Vec<(u32, u32)>> = pieces
+            .iter()
+            .map(|p| p.iter().map(|&(s, e, _)| (s, e)).collect())
+            .collect();
+        let glued: usize = glued_parts(c, top.map(|t| t.0), events, &kept, false)
+            .values()
+            .flatten()
+            .map(|&(_, _, h)| h)
+            .sum();
+        if in_parts <= parts.values().map(Vec::len).sum::<usize>() && glued == 0 {
             return None;
         }
     }
@@ -218,6 +244,79 @@ fn cut(input: &FoldInput, state: &Folded, over_one_offs: bool, finer: bool) -> O
         }
     }
     None
+}
+
+/// Per rank, the parts of other patterns' instances than `top` holding two of the rank's
+/// `pieces` or more (by their middle event), with how many; with `whole`, every part of an
+/// instance with such a part. Steps glued into one instance beside the loop found (LAMMPS
+/// `rigid`: two steps' reductions and the few messages between them as a pattern of their own;
+/// its first steps, before the loop's first instance, one instance seen once).
+/// O(parts · log parts + pieces · log parts).
+fn glued_parts(
+    c: &CommunicationAnalysis,
+    top: Option<usize>,
+    events: &super::events::Events,
+    pieces: &[Vec<(u32, u32)>],
+    whole: bool,
+) -> HashMap<Rank, Vec<(u32, u32, usize)>> {
+    // Per rank, (first event, end, instance).
+    let mut parts: HashMap<Rank, Vec<(u32, u32, usize)>> = HashMap::new();
+    for (k, instance) in c.instances.iter().enumerate() {
+        if Some(instance.pattern as usize) == top {
+            continue;
+        }
+        for part in &instance.parts {
+            parts
+                .entry(part.rank)
+                .or_default()
+                .push((part.first_event, part.last_event + 1, k));
+        }
+    }
+    let mut held: HashMap<(Rank, usize), usize> = HashMap::new();
+    let mut glued_instances = HashSet::new();
+    for (re, own) in events.ranks.iter().zip(pieces) {
+        let Some(ps) = parts.get_mut(&re.rank) else { continue };
+        ps.sort_unstable();
+        for &(s, e) in own {
+            let mid = s + (e - s) / 2;
+            let k = ps.partition_point(|&(first, _, _)| first <= mid);
+            if k > 0 && mid < ps[k - 1].1 {
+                let h = held.entry((re.rank, k - 1)).or_default();
+                *h += 1;
+                if *h >= 2 {
+                    glued_instances.insert(ps[k - 1].2);
+                }
+            }
+        }
+    }
+    let mut glued: HashMap<Rank, Vec<(u32, u32, usize)>> = HashMap::new();
+    for (rank, ps) in &parts {
+        for (j, &(first, end, instance)) in ps.iter().enumerate() {
+            let h = held.get(&(*rank, j)).copied().unwrap_or(0);
+            if h >= 2 || (whole && glued_instances.contains(&instance)) {
+                glued.entry(*rank).or_default().push((first, end, h));
+            }
+        }
+    }
+    glued
+}
+
+/// The pieces in runs of three identical pieces or more back to back (`pieces` in order).
+/// O(events).
+fn back_to_back(symbols: &[u32], pieces: &[(u32, u32)]) -> HashSet<(u32, u32)> {
+    let body = |&(s, e): &(u32, u32)| &symbols[s as usize..e as usize];
+    let mut looping = HashSet::new();
+    let mut start = 0;
+    for k in 1..=pieces.len() {
+        if k < pieces.len() && body(&pieces[k]) == body(&pieces[k - 1]) {
+            continue;
+        }
+        if k - start >= 3 {
+            looping.extend(pieces[start..k].iter().copied());
+        }
+        start = k;
+    }
+    looping
 }
 
 /// A rank's pieces between consecutive cuts at its step's collectives (`collective[i]`: event
@@ -259,8 +358,10 @@ fn period_pieces(symbols: &[u32], collective: &[bool]) -> Vec<(u32, u32)> {
 
 /// Of a rank's cut pieces, those that are steps: at most twice the median piece's events, or
 /// the same messages as such a piece (only its collectives more: a rebuild step followed by
-/// more reductions than usual), and every message's symbol in some other piece too ([module
-/// docs](self)). O(events).
+/// more reductions than usual), or a short piece's collectives with messages to its partners
+/// only (a rebuild's exchange); no collective most short pieces do not call (but the rank's
+/// last piece); and every message's symbol in some other piece too ([module docs](self)).
+/// O(events).
 fn steps_among(symbols: &[u32], pieces: &[(u32, u32)], collective: impl Fn(usize) -> bool) -> Vec<(u32, u32)> {
     let mut lengths: Vec<u32> = pieces.iter().map(|&(s, e)| e - s).collect();
     lengths.sort_unstable();
@@ -286,14 +387,44 @@ fn steps_among(symbols: &[u32], pieces: &[(u32, u32)], collective: impl Fn(usize
             .map(|i| symbols[i])
             .collect()
     };
+    let collectives = |&(s, e): &(u32, u32)| -> Vec<u32> {
+        (s as usize..e as usize)
+            .filter(|&i| collective(i))
+            .map(|i| symbols[i])
+            .collect()
+    };
     let short = |&(s, e): &(u32, u32)| e - s <= 2 * median;
-    let short_messages: std::collections::HashSet<Vec<u32>> =
-        pieces.iter().filter(|p| short(p)).map(messages).collect();
+    let short_pieces: Vec<(u32, u32)> = pieces.iter().copied().filter(short).collect();
+    let short_messages: HashSet<Vec<u32>> = short_pieces.iter().map(messages).collect();
+    let short_collectives: HashSet<Vec<u32>> = short_pieces.iter().map(collectives).collect();
+    let short_symbols: HashSet<u32> = short_messages.iter().flatten().copied().collect();
+    // The collectives most short pieces call (in more than half of them). A piece calling
+    // another (a barrier, the next command's broadcasts) is no step: the last piece of one
+    // stage runs on through the end of that stage and the set-up of the next (LAMMPS between a
+    // `minimize` and the next `run`: its closing run of collectives is one run, cut after its
+    // last reduction). The rank's last piece is exempt: the last step's runs on through the
+    // run's closing statistics, and the wrap-up follows no step.
+    let mut calling: HashMap<u32, usize> = HashMap::new();
+    for p in &short_pieces {
+        let mut own = collectives(p);
+        own.sort_unstable();
+        own.dedup();
+        own.into_iter().for_each(|x| *calling.entry(x).or_default() += 1);
+    }
+    let usual = |i: usize| 2 * calling.get(&symbols[i]).copied().unwrap_or(0) > short_pieces.len();
+    // A long piece calling a short piece's collectives and messaging only as short pieces do is
+    // a step with more messages (a neighbour-list rebuild's exchange and borders), not another
+    // stage of the run, which calls collectives of its own.
+    let rebuild = |p: &(u32, u32)| {
+        short_collectives.contains(&collectives(p)) && messages(p).iter().all(|x| short_symbols.contains(x))
+    };
+    let last = pieces.last().copied();
     pieces
         .iter()
         .copied()
         .filter(|p| {
-            (short(p) || short_messages.contains(&messages(p)))
+            (Some(*p) == last || (p.0 as usize..p.1 as usize).all(|i| !collective(i) || usual(i)))
+                && (short(p) || short_messages.contains(&messages(p)) || rebuild(p))
                 && (p.0 as usize..p.1 as usize).all(|i| collective(i) || in_pieces[&symbols[i]].0 >= 2)
         })
         .collect()
@@ -301,7 +432,7 @@ fn steps_among(symbols: &[u32], pieces: &[(u32, u32)], collective: impl Fn(usize
 
 #[cfg(test)]
 mod tests {
-    use super::{period_pieces, steps_among};
+    use super::{back_to_back, period_pieces, steps_among};
 
     /// Messages 1–3, collectives 7 (a transpose, four times) and 8 (a reduction): the unit is
     /// the run `7 7 7 7` (three times) rather than `8` (twice) and, in a run with a reduction
@@ -317,17 +448,48 @@ mod tests {
         assert!(period_pieces(&seq[..15], &collective[..15]).is_empty());
     }
 
-    /// A piece over twice the median, or with a message no other piece has, is no step;
-    /// one over twice the median with a short piece's messages and more collectives is.
+    /// A piece over twice the median calling collectives of its own (another stage of the run),
+    /// or with a message no other piece has, is no step; one over twice the median with a short
+    /// piece's messages and more collectives is, and so is one calling a short piece's
+    /// collectives with more messages to the same partners (a rebuild's exchange).
     #[test]
     fn long_pieces_and_one_off_messages_are_no_steps() {
-        let seq = [1, 2, 7, 1, 2, 7, 1, 9, 7, 1, 2, 1, 2, 1, 2, 1, 2, 7, 1, 2, 7];
-        let pieces = [(0, 3), (3, 6), (6, 9), (9, 18), (18, 21)];
-        let steps = steps_among(&seq, &pieces, |i| seq[i] == 7);
-        assert_eq!(steps, vec![(0, 3), (3, 6), (18, 21)]);
+        let seq = [1, 2, 7, 1, 2, 7, 1, 9, 7, 1, 2, 1, 8, 2, 1, 2, 1, 2, 7, 1, 2, 7];
+        let collective = |i: usize| seq[i] == 7 || seq[i] == 8;
+        let pieces = [(0, 3), (3, 6), (6, 9), (9, 19), (19, 22)];
+        let steps = steps_among(&seq, &pieces, collective);
+        assert_eq!(steps, vec![(0, 3), (3, 6), (19, 22)]);
         let seq = [1, 2, 7, 1, 2, 7, 1, 2, 7, 7, 7, 7, 7, 1, 2, 7];
         let pieces = [(0, 3), (3, 6), (6, 13), (13, 16)];
         let steps = steps_among(&seq, &pieces, |i| seq[i] == 7);
         assert_eq!(steps, pieces.to_vec());
+        // The rebuild: 1 2 1 2 1 2 1 2 before the step's one collective.
+        let seq = [1, 2, 7, 1, 2, 7, 1, 2, 7, 1, 2, 1, 2, 1, 2, 1, 2, 7, 1, 2, 7];
+        let pieces = [(0, 3), (3, 6), (6, 9), (9, 18), (18, 21)];
+        let steps = steps_among(&seq, &pieces, |i| seq[i] == 7);
+        assert_eq!(steps, pieces.to_vec());
+        // Long pieces messaging a partner no short piece has are no rebuilds.
+        let seq = [
+            1, 2, 7, 1, 2, 7, 1, 2, 7, 1, 2, 3, 2, 3, 2, 1, 2, 7, 1, 2, 7, 1, 3, 2, 3, 1, 2, 1, 2, 7,
+        ];
+        let pieces = [(0, 3), (3, 6), (6, 9), (9, 18), (18, 21), (21, 30)];
+        let steps = steps_among(&seq, &pieces, |i| seq[i] == 7);
+        assert_eq!(steps, vec![(0, 3), (3, 6), (6, 9), (18, 21)]);
+        // A short piece calling a collective most pieces do not (8: a barrier between two
+        // stages) is no step.
+        let seq = [1, 2, 7, 1, 2, 7, 1, 2, 7, 8, 7, 1, 2, 7];
+        let pieces = [(0, 3), (3, 6), (6, 11), (11, 14)];
+        let steps = steps_among(&seq, &pieces, |i| seq[i] >= 7);
+        assert_eq!(steps, vec![(0, 3), (3, 6), (11, 14)]);
+    }
+
+    /// Three identical pieces or more back to back are a loop's; two are not.
+    #[test]
+    fn pieces_back_to_back() {
+        let seq = [1, 7, 1, 7, 1, 7, 2, 7, 2, 7, 1, 7];
+        let pieces: Vec<(u32, u32)> = (0..6).map(|k| (2 * k, 2 * k + 2)).collect();
+        let mut looping: Vec<(u32, u32)> = back_to_back(&seq, &pieces).into_iter().collect();
+        looping.sort_unstable();
+        assert_eq!(looping, vec![(0, 2), (2, 4), (4, 6)]);
     }
 }
