@@ -17,9 +17,9 @@
 //! they are); the stretch before the first cut and after the last is set-up and wrap-up. A piece
 //! is not a step when it holds more than twice the rank's median piece's events and other
 //! collectives or partners than the short pieces (another stage of the run between two calls of
-//! the same collectives, not a rebuild's longer exchange), a collective most pieces do not call
-//! (a barrier between stages), or a message whose symbol no other piece of the rank has (a
-//! one-off exchange). The pieces become iterations of one loop,
+//! the same collectives, not a rebuild's longer exchange), a barrier most pieces do not call
+//! (a stage begins), or a message whose symbol no other piece of the rank has (a one-off
+//! exchange). The pieces become iterations of one loop,
 //! instances holding a piece that is not one step on every rank give theirs back, and the
 //! result is kept when its step pattern covers at least [`super::MIN_SHARE`] of the events and
 //! more events net of those left in instances seen once than the patterns before.
@@ -190,7 +190,8 @@ fn cut(input: &FoldInput, state: &Folded, over_one_offs: bool, finer: bool) -> O
                 2 * e.min(end).saturating_sub(s.max(first)) > least
             })
         };
-        pieces[r] = steps_among(&re.symbols, own, collective)
+        let barrier = |i: usize| events.names[re.symbols[i] as usize].starts_with("MPI_Barrier");
+        pieces[r] = steps_among(&re.symbols, own, collective, barrier)
             .into_iter()
             .filter(|&(s, e)| inside(s, e))
             .map(|(s, e)| (s, e, l))
@@ -359,10 +360,15 @@ fn period_pieces(symbols: &[u32], collective: &[bool]) -> Vec<(u32, u32)> {
 /// Of a rank's cut pieces, those that are steps: at most twice the median piece's events, or
 /// the same messages as such a piece (only its collectives more: a rebuild step followed by
 /// more reductions than usual), or a short piece's collectives with messages to its partners
-/// only (a rebuild's exchange); no collective most short pieces do not call (but the rank's
-/// last piece); and every message's symbol in some other piece too ([module docs](self)).
-/// O(events).
-fn steps_among(symbols: &[u32], pieces: &[(u32, u32)], collective: impl Fn(usize) -> bool) -> Vec<(u32, u32)> {
+/// only (a rebuild's exchange); no barrier (`barrier(i)`) most short pieces do not call (but in
+/// the rank's last piece); and every message's symbol in some other piece too ([module
+/// docs](self)). O(events).
+fn steps_among(
+    symbols: &[u32],
+    pieces: &[(u32, u32)],
+    collective: impl Fn(usize) -> bool,
+    barrier: impl Fn(usize) -> bool,
+) -> Vec<(u32, u32)> {
     let mut lengths: Vec<u32> = pieces.iter().map(|&(s, e)| e - s).collect();
     lengths.sort_unstable();
     let Some(&median) = lengths.get(lengths.len() / 2) else {
@@ -398,12 +404,14 @@ fn steps_among(symbols: &[u32], pieces: &[(u32, u32)], collective: impl Fn(usize
     let short_messages: HashSet<Vec<u32>> = short_pieces.iter().map(messages).collect();
     let short_collectives: HashSet<Vec<u32>> = short_pieces.iter().map(collectives).collect();
     let short_symbols: HashSet<u32> = short_messages.iter().flatten().copied().collect();
-    // The collectives most short pieces call (in more than half of them). A piece calling
-    // another (a barrier, the next command's broadcasts) is no step: the last piece of one
-    // stage runs on through the end of that stage and the set-up of the next (LAMMPS between a
-    // `minimize` and the next `run`: its closing run of collectives is one run, cut after its
-    // last reduction). The rank's last piece is exempt: the last step's runs on through the
-    // run's closing statistics, and the wrap-up follows no step.
+    // The collectives most short pieces call (in more than half of them). A piece calling a
+    // barrier most do not is no step, as a barrier every rank meets begins a stage (the
+    // phases' rule): the last piece of one stage runs on through the end of that stage and the
+    // set-up of the next (LAMMPS between a `minimize` and the next `run`: its closing run of
+    // collectives is one run, cut after its last reduction). Other collectives steps call now
+    // and then (an energy reduction every tenth step) keep their pieces. The rank's last piece
+    // is exempt: the last step's runs on through the run's closing statistics, and the wrap-up
+    // follows no step.
     let mut calling: HashMap<u32, usize> = HashMap::new();
     for p in &short_pieces {
         let mut own = collectives(p);
@@ -423,7 +431,7 @@ fn steps_among(symbols: &[u32], pieces: &[(u32, u32)], collective: impl Fn(usize
         .iter()
         .copied()
         .filter(|p| {
-            (Some(*p) == last || (p.0 as usize..p.1 as usize).all(|i| !collective(i) || usual(i)))
+            (Some(*p) == last || (p.0 as usize..p.1 as usize).all(|i| !barrier(i) || usual(i)))
                 && (short(p) || short_messages.contains(&messages(p)) || rebuild(p))
                 && (p.0 as usize..p.1 as usize).all(|i| collective(i) || in_pieces[&symbols[i]].0 >= 2)
         })
@@ -457,30 +465,30 @@ mod tests {
         let seq = [1, 2, 7, 1, 2, 7, 1, 9, 7, 1, 2, 1, 8, 2, 1, 2, 1, 2, 7, 1, 2, 7];
         let collective = |i: usize| seq[i] == 7 || seq[i] == 8;
         let pieces = [(0, 3), (3, 6), (6, 9), (9, 19), (19, 22)];
-        let steps = steps_among(&seq, &pieces, collective);
+        let steps = steps_among(&seq, &pieces, collective, |_| false);
         assert_eq!(steps, vec![(0, 3), (3, 6), (19, 22)]);
         let seq = [1, 2, 7, 1, 2, 7, 1, 2, 7, 7, 7, 7, 7, 1, 2, 7];
         let pieces = [(0, 3), (3, 6), (6, 13), (13, 16)];
-        let steps = steps_among(&seq, &pieces, |i| seq[i] == 7);
+        let steps = steps_among(&seq, &pieces, |i| seq[i] == 7, |_| false);
         assert_eq!(steps, pieces.to_vec());
         // The rebuild: 1 2 1 2 1 2 1 2 before the step's one collective.
         let seq = [1, 2, 7, 1, 2, 7, 1, 2, 7, 1, 2, 1, 2, 1, 2, 1, 2, 7, 1, 2, 7];
         let pieces = [(0, 3), (3, 6), (6, 9), (9, 18), (18, 21)];
-        let steps = steps_among(&seq, &pieces, |i| seq[i] == 7);
+        let steps = steps_among(&seq, &pieces, |i| seq[i] == 7, |_| false);
         assert_eq!(steps, pieces.to_vec());
         // Long pieces messaging a partner no short piece has are no rebuilds.
         let seq = [
             1, 2, 7, 1, 2, 7, 1, 2, 7, 1, 2, 3, 2, 3, 2, 1, 2, 7, 1, 2, 7, 1, 3, 2, 3, 1, 2, 1, 2, 7,
         ];
         let pieces = [(0, 3), (3, 6), (6, 9), (9, 18), (18, 21), (21, 30)];
-        let steps = steps_among(&seq, &pieces, |i| seq[i] == 7);
+        let steps = steps_among(&seq, &pieces, |i| seq[i] == 7, |_| false);
         assert_eq!(steps, vec![(0, 3), (3, 6), (6, 9), (18, 21)]);
-        // A short piece calling a collective most pieces do not (8: a barrier between two
-        // stages) is no step.
-        let seq = [1, 2, 7, 1, 2, 7, 1, 2, 7, 8, 7, 1, 2, 7];
-        let pieces = [(0, 3), (3, 6), (6, 11), (11, 14)];
-        let steps = steps_among(&seq, &pieces, |i| seq[i] >= 7);
-        assert_eq!(steps, vec![(0, 3), (3, 6), (11, 14)]);
+        // A short piece calling a barrier (8) most pieces do not call is no step (a stage
+        // begins), but the last piece is; another collective (9) now and then keeps its piece.
+        let seq = [1, 2, 7, 1, 2, 7, 1, 2, 7, 8, 7, 1, 2, 9, 7, 1, 2, 7, 8];
+        let pieces = [(0, 3), (3, 6), (6, 11), (11, 15), (15, 19)];
+        let steps = steps_among(&seq, &pieces, |i| seq[i] >= 7, |i| seq[i] == 8);
+        assert_eq!(steps, vec![(0, 3), (3, 6), (11, 15), (15, 19)]);
     }
 
     /// Three identical pieces or more back to back are a loop's; two are not.
