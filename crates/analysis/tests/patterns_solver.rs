@@ -22,6 +22,8 @@
 //! back-to-back occurrences are the log's solves in order. A list that swallows the run fails
 //! all of it.
 
+mod steps_support;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use tracelogic_analysis::patterns::{analyse_events, rank_events, CommunicationPattern, PatternOptions};
@@ -179,17 +181,6 @@ fn openfoam_cavity_solver_iterations_as_often_as_the_log_says() {
         );
     }
     for r in 0..trace.ranks.len() as u32 {
-        let mut parts: Vec<(u32, u32)> = a
-            .communication
-            .instances
-            .iter()
-            .filter(|i| i.pattern == 0)
-            .flat_map(|i| &i.parts)
-            .filter(|p| p.rank == r)
-            .map(|p| (p.first_event, p.last_event))
-            .collect();
-        parts.sort_unstable();
-        assert_eq!(parts.len(), first.occurrences, "rank {r}");
-        assert!(parts.windows(2).all(|w| w[0].1 < w[1].0), "rank {r}");
+        steps_support::assert_first_pattern_parts(&a, r, first.occurrences, "openfoam-cavity-8");
     }
 }

@@ -114,18 +114,7 @@ fn check(name: &str) {
     // One occurrence per step, in time order, on every rank one after the other.
     assert!(step.positions.windows(2).all(|w| w[0] < w[1]), "{name}");
     for r in 0..ranks {
-        let mut parts: Vec<(u32, u32)> = a
-            .communication
-            .instances
-            .iter()
-            .filter(|i| i.pattern == 0)
-            .flat_map(|i| &i.parts)
-            .filter(|p| p.rank == r)
-            .map(|p| (p.first_event, p.last_event))
-            .collect();
-        parts.sort_unstable();
-        assert_eq!(parts.len(), steps, "{name}: rank {r}");
-        assert!(parts.windows(2).all(|w| w[0].1 < w[1].0), "{name}: rank {r}");
+        steps_support::assert_first_pattern_parts(&a, r, steps, name);
     }
 }
 
@@ -166,18 +155,7 @@ fn lammps_rigid_8_one_pattern_per_time_step_in_every_form() {
     assert_eq!(step.ranks, (0..ranks).collect::<Vec<u32>>());
     assert_eq!(step.occurrences, steps, "one occurrence per step of the log");
     for r in 0..ranks {
-        let mut parts: Vec<(u32, u32)> = a
-            .communication
-            .instances
-            .iter()
-            .filter(|i| i.pattern == 0)
-            .flat_map(|i| &i.parts)
-            .filter(|p| p.rank == r)
-            .map(|p| (p.first_event, p.last_event))
-            .collect();
-        parts.sort_unstable();
-        assert_eq!(parts.len(), steps, "rank {r}");
-        assert!(parts.windows(2).all(|w| w[0].1 < w[1].0), "rank {r}");
+        steps_support::assert_first_pattern_parts(&a, r, steps, "lammps-rigid-8");
     }
     assert!(
         step.events_covered * 10 >= a.events * 9,

@@ -13,6 +13,25 @@ pub fn summary(a: &PatternAnalysis) -> Vec<(usize, usize, u64)> {
         .collect()
 }
 
+/// Asserts that rank `r` has `n` parts of the first pattern's instances, one after the other
+/// (one occurrence per step on the rank, none overlapping another). `what` names the run in
+/// assertion messages.
+#[allow(dead_code)]
+pub fn assert_first_pattern_parts(a: &PatternAnalysis, r: u32, n: usize, what: &str) {
+    let mut parts: Vec<(u32, u32)> = a
+        .communication
+        .instances
+        .iter()
+        .filter(|i| i.pattern == 0)
+        .flat_map(|i| &i.parts)
+        .filter(|p| p.rank == r)
+        .map(|p| (p.first_event, p.last_event))
+        .collect();
+    parts.sort_unstable();
+    assert_eq!(parts.len(), n, "{what}: rank {r}");
+    assert!(parts.windows(2).all(|w| w[0].1 < w[1].0), "{what}: rank {r}");
+}
+
 /// The instance part holding the most step starts: (pattern id, rank, starts inside it), `None`
 /// when there are no instances. `starts[rank]` are that rank's step starts, ascending.
 pub fn most_steps_in_one_part(a: &PatternAnalysis, starts: &[Vec<u32>]) -> Option<(u32, u32, usize)> {
