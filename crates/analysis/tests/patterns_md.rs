@@ -725,3 +725,79 @@ fn rebuild_delay_loop(fix: bool) -> (Trace, Vec<Vec<u32>>) {
     }
     (t, starts)
 }
+
+/// Steps whose only collective comes every second or third step (LAMMPS with
+/// `neigh_modify every 2`: the neighbour-list check, an `MPI_Allreduce`, every second step;
+/// held-out LAMMPS `dreiding` on 4 ranks: 49 occurrences of two steps each for the log's 100).
+/// Here 8 ranks on a ring, 200 steps, each step a forward and a reverse halo exchange with
+/// both neighbours. Truth from the generator: the step is the default pattern, over every
+/// rank, once per step (200 ± 5), and no occurrence holds two step starts.
+#[test]
+fn generated_steps_checked_every_few_steps_are_steps() {
+    use tracelogic_model::P2pDir;
+    let (n, steps) = (8u32, 200u32);
+    for every in [2, 3] {
+        let mut t = Trace::new("text", "generated md steps checked every few steps", n);
+        let mut starts: Vec<Vec<u32>> = vec![Vec::new(); n as usize];
+        for r in 0..n {
+            let (right, left) = ((r + 1) % n, (r + n - 1) % n);
+            let ops = [
+                (P2pDir::Send, right),
+                (P2pDir::Recv, left),
+                (P2pDir::Send, left),
+                (P2pDir::Recv, right),
+                (P2pDir::Send, left),
+                (P2pDir::Recv, right),
+                (P2pDir::Send, right),
+                (P2pDir::Recv, left),
+            ];
+            let mut events = 0u32;
+            for s in 0..steps {
+                starts[r as usize].push(events);
+                let check = (s % every == every - 1) as u32;
+                events += steps_support::push_step_with_reductions(&mut t, r, s as u64 * 10_000, &ops, check);
+            }
+        }
+        steps_support::assert_one_step_per_step(&t, n, steps, &starts);
+    }
+}
+
+/// The other side of the rule above: a step whose forward and reverse halo exchanges have the
+/// same partners in the same order (a 1-D decomposition, LAMMPS `obstacle` on 4 ranks in a
+/// line: every step `X Y X Y` and a check) is one step, not two, as its halves do not take the
+/// same time: here the force computation, 6 µs, lies between them and 1 µs after. 8 ranks on
+/// a ring, 200 steps, no rebuild. Truth from the generator: 200 ± 5 occurrences of the step
+/// over every rank, no occurrence holding two step starts.
+#[test]
+fn generated_steps_with_two_like_halves_are_not_halved() {
+    use tracelogic_model::{CollectiveOp, P2pDir, COMM_WORLD, NO_CALLPATH};
+    let (n, steps) = (8u32, 200u32);
+    let mut t = Trace::new("text", "generated md steps with two like halves", n);
+    let mut starts: Vec<Vec<u32>> = vec![Vec::new(); n as usize];
+    for r in 0..n {
+        let (right, left) = ((r + 1) % n, (r + n - 1) % n);
+        let half = [
+            (P2pDir::Recv, left),
+            (P2pDir::Send, right),
+            (P2pDir::Recv, right),
+            (P2pDir::Send, left),
+        ];
+        let mut events = 0u32;
+        for s in 0..steps {
+            starts[r as usize].push(events);
+            let base = s as u64 * 10_000;
+            let c = t.push_call(r, "MPI_Allreduce", base, base + 5, NO_CALLPATH, 0);
+            t.push_collective(r, c, CollectiveOp::Allreduce, COMM_WORLD, 0, 4, 4);
+            for (h, offset) in [(0u64, 100u64), (1, 8_000)] {
+                for (j, &(dir, peer)) in half.iter().enumerate() {
+                    let at = base + offset + 100 * j as u64 + 10 * r as u64 + h;
+                    let name = if dir == P2pDir::Send { "MPI_Send" } else { "MPI_Recv" };
+                    let c = t.push_call(r, name, at, at + 5, NO_CALLPATH, 0);
+                    t.push_p2p(r, c, c, dir, peer, 0, 0, 64);
+                }
+            }
+            events += 9;
+        }
+    }
+    steps_support::assert_one_step_per_step(&t, n, steps, &starts);
+}

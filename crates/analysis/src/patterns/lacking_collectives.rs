@@ -31,6 +31,14 @@
 //! is a step too (LAMMPS peptide: once per rebuild, a step lacking both of its reductions), and
 //! one whose every part is a run of such steps is as many steps (LAMMPS shear: the quiet steps
 //! after a rebuild, cut off from the next check by a fix's reduction).
+//! Where the own form's copies cut no instance alike on every rank, up to [`OTHER_FORMS`] other
+//! forms seen twice or more are tried in turn, most frequent first (LAMMPS `friction`, 6 ranks:
+//! on two ranks a swap sends once, not twice, in the steps after a rebuild, which are the
+//! second form there; 1,880 → 1,993 steps of 2,000). On the analysis kept only
+//! ([`fold_lacking_collectives_between`]), last, copies of the own form's messages with
+//! collectives anywhere inside or between them (LAMMPS `obstacle`, 4 ranks: its step reduces
+//! between its two halo exchanges, so a rebuild glued to the next step held no contiguous copy;
+//! 2,313 → 2,498 of 2,500).
 //! Where no loop was folded yet, the loop pattern's exact copies are seeded as its iterations
 //! first. The stage runs after the chain split and again after the collective-period cut.
 //! O(events of the variants' instances and of the instances over the step's ranks) plus one
@@ -42,9 +50,27 @@ use super::steps::{
     LoopsOrSeeded, NOT_A_STEP,
 };
 
+/// How many of a step pattern's other forms (most frequent first) an iteration is tried
+/// against when copies of the own form's messages do not cut it.
+const OTHER_FORMS: usize = 3;
+
 /// The iterations of step patterns that hold steps lacking the step's collectives cut into
 /// those steps ([module docs](self)); `None` when none does or the cut explains less.
 pub(super) fn fold_lacking_collectives(input: &FoldInput, state: &Folded) -> Option<Folded> {
+    fold(input, state, false)
+}
+
+/// [`fold_lacking_collectives`] where, last, copies of the own form's messages may also have
+/// collectives inside or between them ([`split_between_collectives`]): run once, on the
+/// analysis kept ([`super::trailing_collectives::join_to_steps`]), since inside each parse the
+/// steps it adds change which parse wins (held-out LAMMPS `indent`, 4 ranks: the first parse
+/// then won, and its rebuilds glued to their quiet steps left 2,795 steps of 3,000).
+pub(super) fn fold_lacking_collectives_between(input: &FoldInput, state: &Folded) -> Option<Folded> {
+    fold(input, state, true)
+}
+
+/// [`fold_lacking_collectives`], or with `between` [`fold_lacking_collectives_between`].
+fn fold(input: &FoldInput, state: &Folded, between: bool) -> Option<Folded> {
     let events = input.events;
     let c = &state.communication;
     // No loop folded yet (the parse gave the loop's forms as one pattern's variants): the
@@ -74,52 +100,94 @@ pub(super) fn fold_lacking_collectives(input: &FoldInput, state: &Folded) -> Opt
             .keys()
             .map(|&r| (r as usize, events.ranks[r as usize].collective_symbols()))
             .collect();
-        let messages = |r: usize| -> Vec<u32> {
+        // A form's messages on rank `r`, and how many collectives it holds before the first.
+        let messages_and_lead = |form: &std::collections::BTreeMap<u32, super::EventNames>, r: usize| {
             let collective = &collectives[&r];
-            p.events.get(&(r as u32)).map_or_else(Vec::new, |names| {
-                names
-                    .ids()
+            form.get(&(r as u32)).map_or((Vec::new(), 0), |names| {
+                let ids = names.ids();
+                let lead = ids.iter().take_while(|x| collective.binary_search(x).is_ok()).count();
+                let messages = ids
                     .iter()
                     .copied()
                     .filter(|x| collective.binary_search(x).is_err())
-                    .collect()
+                    .collect();
+                (messages, lead)
             })
         };
-        let own: std::collections::BTreeMap<usize, Vec<u32>> =
-            p.events.keys().map(|&r| (r as usize, messages(r as usize))).collect();
-        // How many collectives the own form holds before its first message, per rank.
+        let own: std::collections::BTreeMap<usize, Vec<u32>> = p
+            .events
+            .keys()
+            .map(|&r| (r as usize, messages_and_lead(&p.events, r as usize).0))
+            .collect();
         let leads: std::collections::BTreeMap<usize, usize> = p
             .events
-            .iter()
-            .map(|(&r, names)| {
-                let collective = &collectives[&(r as usize)];
-                let lead = names
-                    .ids()
-                    .iter()
-                    .take_while(|x| collective.binary_search(x).is_ok())
-                    .count();
-                (r as usize, lead)
-            })
+            .keys()
+            .map(|&r| (r as usize, messages_and_lead(&p.events, r as usize).1))
             .collect();
-        // One part of an instance cut into steps lacking collectives.
-        let split_part = |part: &super::construct::InstancePart| {
+        // One part of an instance cut into steps lacking collectives, copies of the messages
+        // `body` (`lead` collectives before the first in the form).
+        let split_with = |part: &super::construct::InstancePart, body: &[u32], lead: usize| {
             let r = part.rank as usize;
             let span = (part.first_event, part.last_event + 1);
-            let body = own.get(&r).map_or(&[][..], Vec::as_slice);
             let collective = collectives.get(&r).copied().unwrap_or(&[]);
-            let lead = leads.get(&r).copied().unwrap_or(0);
             split_lacking_collectives(&events.ranks[r].symbols, span, body, collective, lead)
         };
+        let split_part = |part: &super::construct::InstancePart| {
+            let r = part.rank as usize;
+            let body = own.get(&r).map_or(&[][..], Vec::as_slice);
+            split_with(part, body, leads.get(&r).copied().unwrap_or(0))
+        };
+        // The other forms seen twice or more, most frequent first, whose copies a rank's quiet
+        // steps may be where the own form's are not (LAMMPS `friction` on 6 ranks: the steps
+        // after a rebuild are its second form on two ranks, a swap there sending once, not
+        // twice).
+        let others: Vec<&std::collections::BTreeMap<u32, super::EventNames>> = p
+            .variants
+            .iter()
+            .skip(1)
+            .filter(|v| v.occurrences >= 2)
+            .take(OTHER_FORMS)
+            .map(|v| &v.events)
+            .collect();
         for inst in c.instances.iter().filter(|i| i.pattern as usize == q && i.variant != 0) {
-            let cut: Vec<(usize, Vec<(u32, u32)>)> = inst
-                .parts
-                .iter()
-                .map(|part| (part.rank as usize, split_part(part)))
-                .collect();
-            let k = cut.first().map_or(0, |(_, s)| s.len());
-            if k < 2 || cut.iter().any(|(_, s)| s.len() != k) {
+            let cut_by = |split: &dyn Fn(&super::construct::InstancePart) -> Vec<(u32, u32)>| {
+                let cut: Vec<(usize, Vec<(u32, u32)>)> = inst
+                    .parts
+                    .iter()
+                    .map(|part| (part.rank as usize, split(part)))
+                    .collect();
+                let k = cut.first().map_or(0, |(_, s)| s.len());
+                (k >= 2 && cut.iter().all(|(_, s)| s.len() == k)).then_some(cut)
+            };
+            let cut = cut_by(&split_part)
+                .or_else(|| {
+                    others.iter().find_map(|form| {
+                        cut_by(&|part: &super::construct::InstancePart| {
+                            let (body, lead) = messages_and_lead(form, part.rank as usize);
+                            split_with(part, &body, lead)
+                        })
+                    })
+                })
+                .or_else(|| {
+                    if !between {
+                        return None;
+                    }
+                    // Last, copies of the own form's messages with collectives anywhere
+                    // between them (LAMMPS `obstacle` on 4 ranks: its step reduces between
+                    // its forward and reverse halo exchanges, so a rebuild step glued to the
+                    // next step holds no contiguous copy).
+                    cut_by(&|part: &super::construct::InstancePart| {
+                        let r = part.rank as usize;
+                        let body = own.get(&r).map_or(&[][..], Vec::as_slice);
+                        let collective = collectives.get(&r).copied().unwrap_or(&[]);
+                        let span = (part.first_event, part.last_event + 1);
+                        let lead = leads.get(&r).copied().unwrap_or(0);
+                        split_between_collectives(&events.ranks[r].symbols, span, body, collective, lead)
+                    })
+                });
+            let Some(cut) = cut else {
                 continue;
-            }
+            };
             any = true;
             for (r, split) in cut {
                 pieces[r].extend(split.into_iter().map(|(s, e)| (s, e, l)));
@@ -397,6 +465,38 @@ pub(super) fn split_lacking_collectives(
     cuts.windows(2).map(|w| (w[0], w[1])).collect()
 }
 
+/// [`split_lacking_collectives`] on the iteration's messages alone (its collectives left out),
+/// so that copies of `messages` may have collectives anywhere inside or between them; each cut
+/// placed back before the message it falls on, the last `lead` of the collectives before that
+/// message going with it, the others with the piece before. The iteration whole where that
+/// makes fewer than two steps. O(end − start + |messages|).
+pub(super) fn split_between_collectives(
+    seq: &[u32],
+    (start, end): (u32, u32),
+    messages: &[u32],
+    collectives: &[u32],
+    lead: usize,
+) -> Vec<(u32, u32)> {
+    let at: Vec<u32> = (start..end)
+        .filter(|&i| collectives.binary_search(&seq[i as usize]).is_err())
+        .collect();
+    let only: Vec<u32> = at.iter().map(|&i| seq[i as usize]).collect();
+    let cut = split_lacking_collectives(&only, (0, only.len() as u32), messages, &[], 0);
+    if cut.len() < 2 {
+        return vec![(start, end)];
+    }
+    let mut bounds: Vec<u32> = cut[1..]
+        .iter()
+        .map(|&(j, _)| {
+            let (here, before) = (at[j as usize], at[j as usize - 1]);
+            here - (here - before - 1).min(lead as u32)
+        })
+        .collect();
+    bounds.insert(0, start);
+    bounds.push(end);
+    bounds.windows(2).map(|w| (w[0], w[1])).collect()
+}
+
 /// How many items of `seq` a greedy embedding of `sub` (in order) takes: the shortest prefix
 /// of `seq` holding `sub` as a subsequence; `None` when none does. O(|seq|).
 fn subsequence_end<'a>(mut sub: impl Iterator<Item = &'a u32>, seq: impl Iterator<Item = &'a u32>) -> Option<usize> {
@@ -416,7 +516,7 @@ fn subsequence_end<'a>(mut sub: impl Iterator<Item = &'a u32>, seq: impl Iterato
 
 #[cfg(test)]
 mod tests {
-    use super::{quiet_steps, split_lacking_collectives};
+    use super::{quiet_steps, split_between_collectives, split_lacking_collectives};
 
     /// Body `7 1 2 8` (collectives 7, 8): `1 2 8` twice is two steps lacking `7`; `1 2` three
     /// times, three lacking both; one copy, a stretch lacking a message, or one with the
@@ -495,6 +595,30 @@ mod tests {
         assert_eq!(
             split_lacking_collectives(&plain, (0, 18), &messages, &[9], 0),
             vec![(0, 10), (10, 18)]
+        );
+    }
+
+    /// Messages `1 2 1 2` with the step's reduction `9` between its halves (`1 2 9 1 2`): a
+    /// rebuild step (`3 4` first) glued to the next step holds no contiguous copy, but with
+    /// the collectives left out two copies and the rebuild's stretch before them, which joins
+    /// the first: two steps, cut before the second copy's first message, its reduction with
+    /// it (lead 0: the reductions before the cut stay with the first piece). Copies far apart
+    /// by messages are no run; one copy is whole.
+    #[test]
+    fn copies_with_collectives_inside_are_steps() {
+        let seq = [3, 4, 1, 2, 9, 1, 2, 1, 2, 9, 1, 2];
+        let split =
+            |seq: &[u32], lead| split_between_collectives(seq, (0, seq.len() as u32), &[1, 2, 1, 2], &[9], lead);
+        assert_eq!(split(&seq, 0), vec![(0, 7), (7, 12)]);
+        let seq = [3, 4, 1, 2, 9, 1, 2, 9, 1, 2, 9, 1, 2];
+        assert_eq!(split(&seq, 0), vec![(0, 8), (8, 13)]);
+        assert_eq!(split(&seq, 1), vec![(0, 7), (7, 13)]);
+        assert_eq!(split(&[1, 2, 9, 1, 2], 0), vec![(0, 5)]);
+        // Inside a longer sequence: offsets kept.
+        let seq = [5, 5, 1, 2, 9, 1, 2, 1, 2, 9, 1, 2, 5];
+        assert_eq!(
+            split_between_collectives(&seq, (2, 12), &[1, 2, 1, 2], &[5, 9], 0),
+            vec![(2, 7), (7, 12)]
         );
     }
 }

@@ -37,6 +37,7 @@ mod chains;
 mod collective_period;
 mod collective_steps;
 pub mod construct;
+mod copies;
 pub mod extrapolate;
 pub mod file;
 mod inner_loops;

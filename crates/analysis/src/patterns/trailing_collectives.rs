@@ -22,15 +22,16 @@
 //! one construction.
 
 use super::construct::{CommunicationAnalysis, OpIndex};
-use super::fold::{FoldInput, Folded};
+use super::fold::{self, FoldInput, Folded};
 use super::steps::{
     instance_parts, step_occurrences, steps_before, steps_net_of_one_off, with_pieces, LoopsOrSeeded, NOT_A_STEP,
 };
 use super::{Events, PatternAnalysis};
 use tracelogic_model::{Matching, Trace};
 
-/// [`fold_trailing_collectives`] on the analysis kept (its fold state, which it then drops):
-/// `analysis` changed only where the join is kept.
+/// [`super::copies::fold_copies`], [`super::lacking_collectives::fold_lacking_collectives_between`]
+/// and [`fold_trailing_collectives`], in that order, on the analysis kept (its fold state, which
+/// it then drops): `analysis` changed only where one of them is kept.
 pub(super) fn join_to_steps(trace: &Trace, matching: &Matching, events: &Events, analysis: &mut PatternAnalysis) {
     let Some(kept) = analysis.fold_state.take() else {
         return;
@@ -53,15 +54,31 @@ pub(super) fn join_to_steps(trace: &Trace, matching: &Matching, events: &Events,
         loops,
         communication: std::mem::take(&mut analysis.communication),
     };
-    match fold_trailing_collectives(&input, &state) {
-        Some(joined) => {
-            let share = analysis.min_share;
-            analysis.set_fold_state(joined, innermost);
-            analysis.fold_state = None;
-            analysis.set_min_share(share);
+    // The iterations made of copies of one step cut into those steps; then those holding
+    // steps that lack the step's collectives, copies with collectives between them allowed;
+    // then the step's own collectives beside it joined. Each kept where it explains more.
+    let stages: [fold::Stage; 3] = [
+        super::copies::fold_copies,
+        super::lacking_collectives::fold_lacking_collectives_between,
+        fold_trailing_collectives,
+    ];
+    let mut state = state;
+    let mut changed = false;
+    for stage in stages {
+        if let Some(next) = stage(&input, &state) {
+            state = next;
+            changed = true;
         }
-        None => analysis.communication = state.communication,
     }
+    if !changed {
+        analysis.communication = state.communication;
+        return;
+    }
+    let kept = state;
+    let share = analysis.min_share;
+    analysis.set_fold_state(kept, innermost);
+    analysis.fold_state = None;
+    analysis.set_min_share(share);
 }
 
 /// The steps with the instances of their own collectives beside them joined to them
