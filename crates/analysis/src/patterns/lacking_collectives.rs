@@ -222,7 +222,38 @@ fn fold(input: &FoldInput, state: &Folded, between: bool) -> Option<Folded> {
                 return Some(vec![span]);
             }
             let split = split_part(part);
-            (split.len() >= 2 && split.iter().all(|&piece| quiet_one(r, piece, false))).then_some(split)
+            // A stretch's messages, and the own form's on the rank.
+            let body = own.get(&r).map_or(&[][..], Vec::as_slice);
+            let messages_in = |(a, b): (u32, u32)| -> Vec<u32> {
+                let collective = collectives.get(&r).copied().unwrap_or(&[]);
+                events.ranks[r].symbols[a as usize..b as usize]
+                    .iter()
+                    .copied()
+                    .filter(|x| collective.binary_search(x).is_err())
+                    .collect()
+            };
+            // On the analysis kept, the first stretch may be the rebuild step the quiet steps
+            // follow: all the own form's messages in order among more (LAMMPS `gayberne`, 8
+            // ranks, its neighbour lists checked from the tenth step after a rebuild: a
+            // rebuild and the steps up to its first check were an instance of their own; 946
+            // → 975 steps of 1,000). And the last may be the beginning of the next step, more
+            // than half its messages (the instance ends inside that step, at the own form's
+            // rotation).
+            let rebuild = |piece| {
+                let m = messages_in(piece);
+                !body.is_empty() && m.len() > body.len() && is_subsequence(body, &m)
+            };
+            let begins = |piece| {
+                let m = messages_in(piece);
+                2 * m.len() > body.len() && body.starts_with(&m)
+            };
+            let last = split.len().saturating_sub(1);
+            let steps = split.iter().enumerate().all(|(k, &piece)| {
+                quiet_one(r, piece, false)
+                    || (between && k == 0 && rebuild(piece))
+                    || (between && k == last && k > 0 && begins(piece))
+            });
+            (split.len() >= 2 && steps).then_some(split)
         };
         for inst in c.instances.iter().filter(|i| {
             step_loop(i.pattern as usize) == NOT_A_STEP
