@@ -33,7 +33,7 @@ mod length;
 mod nodes;
 mod program;
 mod reroll;
-mod values;
+pub(crate) mod values;
 mod variants;
 pub use expand::{call_text, presence_text};
 #[cfg(test)]

@@ -354,8 +354,9 @@ pub(super) fn distinct_above(values: &[u64], bound: usize) -> bool {
     })
 }
 
-/// Smallest p such that `s[i] == s[i - p]` for all i ≥ p (prefix function).
-pub(super) fn smallest_period(s: &[u64]) -> usize {
+/// Smallest p such that `s[i] == s[i - p]` for all i ≥ p (prefix function; also the patterns'
+/// copies of one step, `patterns::copies`). O(|s|).
+pub(crate) fn smallest_period<T: PartialEq>(s: &[T]) -> usize {
     let n = s.len();
     let mut pi = vec![0usize; n];
     for i in 1..n {

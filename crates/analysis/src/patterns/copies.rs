@@ -129,26 +129,14 @@ fn first_pattern(c: &CommunicationAnalysis) -> Option<(usize, &super::construct:
 }
 
 /// How many back-to-back copies of one string `s` is: `s.len()` over its smallest period where
-/// that divides it, else 1 (0 for the empty string). The prefix function: O(|s|).
+/// that divides it, else 1 (0 for the empty string). O(|s|).
 fn copies(s: &[u32]) -> usize {
-    let n = s.len();
-    if n == 0 {
+    if s.is_empty() {
         return 0;
     }
-    let mut border = vec![0usize; n];
-    for i in 1..n {
-        let mut b = border[i - 1];
-        while b > 0 && s[i] != s[b] {
-            b = border[b - 1];
-        }
-        if s[i] == s[b] {
-            b += 1;
-        }
-        border[i] = b;
-    }
-    let period = n - border[n - 1];
-    if n.is_multiple_of(period) {
-        n / period
+    let period = crate::compress::values::smallest_period(s);
+    if s.len().is_multiple_of(period) {
+        s.len() / period
     } else {
         1
     }
