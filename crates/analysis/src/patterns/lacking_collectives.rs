@@ -238,14 +238,16 @@ fn fold(input: &FoldInput, state: &Folded, between: bool) -> Option<Folded> {
             // rebuild and the steps up to its first check were an instance of their own; 946
             // → 975 steps of 1,000). And the last may be the beginning of the next step, more
             // than half its messages (the instance ends inside that step, at the own form's
-            // rotation).
+            // rotation), or a whole quiet step and then that beginning (LAMMPS `peri`, 4 ranks:
+            // its one rebuild and eight quiet steps, 189 → 198 steps of 200).
             let rebuild = |piece| {
                 let m = messages_in(piece);
                 !body.is_empty() && m.len() > body.len() && is_subsequence(body, &m)
             };
             let begins = |piece| {
                 let m = messages_in(piece);
-                2 * m.len() > body.len() && body.starts_with(&m)
+                let after_copy = m.starts_with(body) && body.starts_with(&m[body.len()..]);
+                after_copy || (2 * m.len() > body.len() && body.starts_with(&m))
             };
             let last = split.len().saturating_sub(1);
             let steps = split.iter().enumerate().all(|(k, &piece)| {
