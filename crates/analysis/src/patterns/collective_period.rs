@@ -79,14 +79,7 @@ fn cut(input: &FoldInput, state: &Folded, over_one_offs: bool, finer: bool) -> O
     let events = input.events;
     let (occurrences, loops, c) = state.parts();
     let total: u64 = events.ranks.iter().map(|r| r.symbols.len() as u64).sum();
-    let explained = |c: &CommunicationAnalysis| {
-        c.patterns
-            .iter()
-            .filter(|p| !p.repeats_no_form())
-            .map(|p| p.events_covered)
-            .max()
-            .unwrap_or(0)
-    };
+    let explained = |c: &CommunicationAnalysis| c.explaining_most().map_or(0, |(_, p)| p.events_covered);
     let enough = |covered: u64| covered as f64 >= super::MIN_SHARE * total as f64;
     let repeating = || {
         let best = c
@@ -97,12 +90,7 @@ fn cut(input: &FoldInput, state: &Folded, over_one_offs: bool, finer: bool) -> O
             .max();
         best.unwrap_or(0) >= one_off_events(&c.patterns)
     };
-    let top = c
-        .patterns
-        .iter()
-        .enumerate()
-        .filter(|(_, p)| !p.repeats_no_form())
-        .max_by_key(|(k, p)| (p.events_covered, std::cmp::Reverse(*k)));
+    let top = c.explaining_most();
     let top_occurrences = top.map_or(0, |(_, p)| p.occurrences);
     if total == 0 || (!finer && enough(explained(c)) && (!over_one_offs || repeating())) {
         return None;
@@ -170,6 +158,8 @@ fn cut(input: &FoldInput, state: &Folded, over_one_offs: bool, finer: bool) -> O
         }
     }
     let l = 0u32;
+    // Which symbols are barriers, once rather than a name compared per event.
+    let barriers: Vec<bool> = events.names.iter().map(|n| n.starts_with("MPI_Barrier")).collect();
     let mut pieces: Vec<Vec<(u32, u32, u32)>> = vec![Vec::new(); events.ranks.len()];
     for (r, (re, own)) in events.ranks.iter().zip(&cut).enumerate() {
         if own.len() != n {
@@ -190,7 +180,7 @@ fn cut(input: &FoldInput, state: &Folded, over_one_offs: bool, finer: bool) -> O
                 2 * e.min(end).saturating_sub(s.max(first)) > least
             })
         };
-        let barrier = |i: usize| events.names[re.symbols[i] as usize].starts_with("MPI_Barrier");
+        let barrier = |i: usize| barriers[re.symbols[i] as usize];
         pieces[r] = steps_among(&re.symbols, own, collective, barrier)
             .into_iter()
             .filter(|&(s, e)| inside(s, e))

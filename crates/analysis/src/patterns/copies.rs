@@ -22,7 +22,6 @@
 //! ([`super::trailing_collectives::join_to_steps`]). O(events of the pattern's parts) plus one
 //! construction.
 
-use super::construct::CommunicationAnalysis;
 use super::events::EventRef;
 use super::fold::{FoldInput, Folded};
 use super::steps::{steps_net_of_one_off, with_pieces, NOT_A_STEP};
@@ -39,7 +38,7 @@ const SAME_TIME: f64 = 1.25;
 pub(super) fn fold_copies(input: &FoldInput, state: &Folded) -> Option<Folded> {
     let events = input.events;
     let (occurrences, loops, c) = state.parts();
-    let (top, pattern) = first_pattern(c)?;
+    let (top, pattern) = c.explaining_most()?;
     if pattern.occurrences < 2 {
         return None;
     }
@@ -114,18 +113,11 @@ pub(super) fn fold_copies(input: &FoldInput, state: &Folded) -> Option<Folded> {
         occurrences.iter().map(|o| vec![NOT_A_STEP; o.len()]).collect()
     };
     let cut = with_pieces(input, occurrences, &flags, &mut pieces);
-    let more = first_pattern(&cut.communication).is_some_and(|(_, p)| p.occurrences > pattern.occurrences);
+    let more = cut
+        .communication
+        .explaining_most()
+        .is_some_and(|(_, p)| p.occurrences > pattern.occurrences);
     (more && steps_net_of_one_off(&cut.communication) >= steps_net_of_one_off(c)).then_some(cut)
-}
-
-/// The pattern explaining most among those repeating some form, with its index (ties: the
-/// earlier).
-fn first_pattern(c: &CommunicationAnalysis) -> Option<(usize, &super::construct::CommunicationPattern)> {
-    c.patterns
-        .iter()
-        .enumerate()
-        .filter(|(_, p)| !p.repeats_no_form())
-        .max_by_key(|(k, p)| (p.events_covered, std::cmp::Reverse(*k)))
 }
 
 /// How many back-to-back copies of one string `s` is: `s.len()` over its smallest period where

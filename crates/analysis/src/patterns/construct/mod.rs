@@ -109,6 +109,16 @@ impl CommunicationPattern {
 }
 
 impl CommunicationAnalysis {
+    /// The pattern explaining most (events covered) among those some form of which repeats,
+    /// with its index (ties: the earlier); what the fold stages refine. O(patterns).
+    pub fn explaining_most(&self) -> Option<(usize, &CommunicationPattern)> {
+        self.patterns
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| !p.repeats_no_form())
+            .max_by_key(|(k, p)| (p.events_covered, std::cmp::Reverse(*k)))
+    }
+
     /// Reorder the patterns so that those some form of which repeats come first, then those
     /// none of whose forms is seen twice ([`CommunicationPattern::repeats_no_form`]: an
     /// instance seen once over several ranks), each group still by events covered. Such an
