@@ -19,7 +19,8 @@
 //! collectives or partners than the short pieces (another stage of the run between two calls of
 //! the same collectives, not a rebuild's longer exchange), a barrier most pieces do not call
 //! (a stage begins), or a message whose symbol no other piece of the rank has (a one-off
-//! exchange). The pieces become iterations of one loop,
+//! exchange). The pieces become iterations of one loop (the folded loop they lie in, else a
+//! new one: [`loop_of_pieces`]),
 //! instances holding a piece that is not one step on every rank give theirs back, and the
 //! result is kept when its step pattern covers at least [`super::MIN_SHARE`] of the events and
 //! more events net of those left in instances seen once than the patterns before.
@@ -157,7 +158,6 @@ fn cut(input: &FoldInput, state: &Folded, over_one_offs: bool, finer: bool) -> O
             }
         }
     }
-    let l = 0u32;
     // Which symbols are barriers, once rather than a name compared per event.
     let barriers: Vec<bool> = events.names.iter().map(|n| n.starts_with("MPI_Barrier")).collect();
     let mut pieces: Vec<Vec<(u32, u32, u32)>> = vec![Vec::new(); events.ranks.len()];
@@ -184,9 +184,11 @@ fn cut(input: &FoldInput, state: &Folded, over_one_offs: bool, finer: bool) -> O
         pieces[r] = steps_among(&re.symbols, own, collective, barrier)
             .into_iter()
             .filter(|&(s, e)| inside(s, e))
-            .map(|(s, e)| (s, e, l))
+            .map(|(s, e)| (s, e, NOT_A_STEP))
             .collect();
     }
+    let l = loop_of_pieces(occurrences, loops, &pieces);
+    pieces.iter_mut().flatten().for_each(|p| p.2 = l);
     // The finer cut must split the best pattern's instances: more of its pieces lie in them
     // (by their middle event) than there are parts of them. Pieces between instances (LAMMPS's
     // set-up of each further `run` in a loop of runs) do not make a cut finer.
@@ -235,6 +237,36 @@ fn cut(input: &FoldInput, state: &Folded, over_one_offs: bool, finer: bool) -> O
         }
     }
     None
+}
+
+/// The loop the `pieces` are iterations of: the folded loop whose iterations hold most of their
+/// middle events, else a new one (0 where none was folded). A loop folded before may be
+/// another stage of the run than the steps the cut finds (held-out LAMMPS `cmap`: the input's
+/// broadcasts, seven iterations before the run; as loop 0 with the steps, they were counted
+/// as seven more steps). O(pieces · log occurrences).
+fn loop_of_pieces(occurrences: &[Vec<(u32, u32)>], loops: &[Vec<u32>], pieces: &[Vec<(u32, u32, u32)>]) -> u32 {
+    let mut held: HashMap<u32, usize> = HashMap::new();
+    let mut next = 0u32;
+    for ((occ, flags), own) in occurrences.iter().zip(loops).zip(pieces) {
+        let mut iterations: Vec<(u32, u32, u32)> = occ
+            .iter()
+            .zip(flags)
+            .filter(|(_, &l)| l != NOT_A_STEP)
+            .map(|(&(s, e), &l)| (s, e, l))
+            .collect();
+        iterations.sort_unstable();
+        next = next.max(iterations.iter().map(|x| x.2 + 1).max().unwrap_or(0));
+        for &(s, e, _) in own {
+            let mid = s + (e - s) / 2;
+            let k = iterations.partition_point(|x| x.0 <= mid);
+            if k > 0 && mid < iterations[k - 1].1 {
+                *held.entry(iterations[k - 1].2).or_default() += 1;
+            }
+        }
+    }
+    held.into_iter()
+        .max_by_key(|&(l, n)| (n, std::cmp::Reverse(l)))
+        .map_or(next, |(l, _)| l)
 }
 
 /// Per rank, the parts of other patterns' instances than `top` holding two of the rank's
@@ -430,7 +462,7 @@ fn steps_among(
 
 #[cfg(test)]
 mod tests {
-    use super::{back_to_back, period_pieces, steps_among};
+    use super::{back_to_back, loop_of_pieces, period_pieces, steps_among, NOT_A_STEP};
 
     /// Messages 1–3, collectives 7 (a transpose, four times) and 8 (a reduction): the unit is
     /// the run `7 7 7 7` (three times) rather than `8` (twice) and, in a run with a reduction
@@ -489,5 +521,39 @@ mod tests {
         let mut looping: Vec<(u32, u32)> = back_to_back(&seq, &pieces).into_iter().collect();
         looping.sort_unstable();
         assert_eq!(looping, vec![(0, 2), (2, 4), (4, 6)]);
+    }
+
+    /// The cut's pieces are iterations of the folded loop whose iterations hold most of their
+    /// middle events; of a new loop where they lie in none (a loop folded before that is
+    /// another stage of the run), and of loop 0 where no loop was folded.
+    #[test]
+    fn pieces_join_the_loop_they_lie_in_or_a_new_one() {
+        let n = NOT_A_STEP;
+        // Two ranks; loop 0 runs at events 0–30 (set-up), loop 1 at 100–160.
+        let occurrences = vec![
+            vec![
+                (0, 10),
+                (10, 20),
+                (20, 30),
+                (50, 60),
+                (100, 120),
+                (120, 140),
+                (140, 160)
+            ];
+            2
+        ];
+        let loops = vec![vec![0, 0, 0, n, 1, 1, 1]; 2];
+        // Pieces inside loop 1's iterations, one in no iteration: loop 1.
+        let pieces = vec![vec![(100, 121, n), (121, 141, n), (50, 60, n)]; 2];
+        assert_eq!(loop_of_pieces(&occurrences, &loops, &pieces), 1);
+        // Pieces after every iteration (steps the parse found no loop in): a new loop, 2.
+        let pieces = vec![vec![(200, 220, n), (220, 240, n)]; 2];
+        assert_eq!(loop_of_pieces(&occurrences, &loops, &pieces), 2);
+        // Nothing folded: loop 0.
+        let unfolded = vec![vec![n; 7]; 2];
+        assert_eq!(loop_of_pieces(&occurrences, &unfolded, &pieces), 0);
+        // Most pieces in loop 0's iterations: loop 0.
+        let pieces = vec![vec![(0, 10, n), (10, 20, n), (120, 140, n)]; 2];
+        assert_eq!(loop_of_pieces(&occurrences, &loops, &pieces), 0);
     }
 }
