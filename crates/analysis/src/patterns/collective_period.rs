@@ -102,7 +102,7 @@ fn cut(input: &FoldInput, state: &Folded, over_one_offs: bool, finer: bool) -> O
         .iter()
         .map(|re| {
             let collective: Vec<bool> = re.events.iter().map(|e| matches!(e, EventRef::Collective(_))).collect();
-            period_pieces(&re.symbols, &collective)
+            joined_halves(&re.symbols, &collective, period_pieces(&re.symbols, &collective))
         })
         .collect();
     // The ranks of the step: those cutting the most frequent number of pieces (ties: more).
@@ -379,6 +379,48 @@ fn period_pieces(symbols: &[u32], collective: &[bool]) -> Vec<(u32, u32)> {
     cuts.windows(2).map(|w| (w[0], w[1])).collect()
 }
 
+/// A rank's `pieces` with each two back to back whose messages, the first's then the second's,
+/// are exactly the messages of the rank's most frequent piece (seen three times or more), and
+/// neither alone, joined: a step that calls its collectives twice (LAMMPS `coreshell`'s first
+/// run: the Ewald sum's reductions after the forward exchange, a thermostat's after the
+/// reverse one) is cut in two by the collective period, where its other runs' steps (the same
+/// exchanges, one run of reductions) are one piece. O(events).
+fn joined_halves(symbols: &[u32], collective: &[bool], pieces: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
+    let messages = |&(s, e): &(u32, u32)| -> Vec<u32> {
+        (s as usize..e as usize)
+            .filter(|&i| !collective[i])
+            .map(|i| symbols[i])
+            .collect()
+    };
+    let own: Vec<Vec<u32>> = pieces.iter().map(messages).collect();
+    let mut seen: HashMap<&[u32], (usize, usize)> = HashMap::new();
+    for (k, m) in own.iter().enumerate() {
+        seen.entry(m.as_slice()).or_insert((0, k)).0 += 1;
+    }
+    let Some((&whole, _)) = seen
+        .iter()
+        .filter(|(m, &(count, _))| count >= 3 && !m.is_empty())
+        .max_by_key(|(m, &(count, first))| (count, m.len(), std::cmp::Reverse(first)))
+    else {
+        return pieces;
+    };
+    let halves = |a: &[u32], b: &[u32]| {
+        !a.is_empty() && !b.is_empty() && a.len() + b.len() == whole.len() && whole.starts_with(a) && whole.ends_with(b)
+    };
+    let mut out = Vec::with_capacity(pieces.len());
+    let mut k = 0;
+    while k < pieces.len() {
+        if k + 1 < pieces.len() && pieces[k].1 == pieces[k + 1].0 && halves(&own[k], &own[k + 1]) {
+            out.push((pieces[k].0, pieces[k + 1].1));
+            k += 2;
+        } else {
+            out.push(pieces[k]);
+            k += 1;
+        }
+    }
+    out
+}
+
 /// Of a rank's cut pieces, those that are steps: at most twice the median piece's events, or
 /// the same messages as such a piece (only its collectives more: a rebuild step followed by
 /// more reductions than usual), or a short piece's collectives with messages to its partners
@@ -462,7 +504,7 @@ fn steps_among(
 
 #[cfg(test)]
 mod tests {
-    use super::{back_to_back, loop_of_pieces, period_pieces, steps_among, NOT_A_STEP};
+    use super::{back_to_back, joined_halves, loop_of_pieces, period_pieces, steps_among, NOT_A_STEP};
 
     /// Messages 1–3, collectives 7 (a transpose, four times) and 8 (a reduction): the unit is
     /// the run `7 7 7 7` (three times) rather than `8` (twice) and, in a run with a reduction
@@ -555,5 +597,27 @@ mod tests {
         // Most pieces in loop 0's iterations: loop 0.
         let pieces = vec![vec![(0, 10, n), (10, 20, n), (120, 140, n)]; 2];
         assert_eq!(loop_of_pieces(&occurrences, &loops, &pieces), 0);
+    }
+
+    /// Messages 1 (forward exchange) and 2 (reverse), reduction 7: three steps `1 7 2 7` then
+    /// four `2 1 7` (the second run's steps at the cut's rotation). The first run's steps are
+    /// cut in two (the stretch before the first cut is set-up); halves back to back whose
+    /// messages make the most frequent piece's (`2 1`) are joined, the first run's last reverse
+    /// half, before a whole piece, is not: 7 pieces for 7 steps. Nothing is joined where halves
+    /// are the most frequent pieces.
+    #[test]
+    fn halves_of_the_usual_step_are_one_piece() {
+        let seq = [1, 7, 2, 7, 1, 7, 2, 7, 1, 7, 2, 7, 2, 1, 7, 2, 1, 7, 2, 1, 7, 2, 1, 7];
+        let collective: Vec<bool> = seq.iter().map(|&x| x == 7).collect();
+        let pieces = period_pieces(&seq, &collective);
+        assert_eq!(pieces.len(), 9);
+        let joined = joined_halves(&seq, &collective, pieces);
+        assert_eq!(
+            joined,
+            vec![(2, 6), (6, 10), (10, 12), (12, 15), (15, 18), (18, 21), (21, 24)]
+        );
+        // Only the first run: `1 7` and `2 7` pieces each as frequent, no whole step: kept.
+        let pieces = period_pieces(&seq[..12], &collective[..12]);
+        assert_eq!(joined_halves(&seq[..12], &collective[..12], pieces.clone()), pieces);
     }
 }
