@@ -9,7 +9,8 @@
 //! itself never does. A barrier outside the loop's step is how programs time a stage; it is
 //! the program's own marker of a section, not a threshold on a mix.
 //!
-//! Rule, in the main loop (the longest phase, as step 5 takes it) when it lasts at least two
+//! Rule, in the main loop (the longest phase, as step 5 takes it) and every other phase whose
+//! most frequent pattern is the loop's step ([`loop_phases`]), each lasting at least two
 //! `min_share` of the run's time: its positions holding an `MPI_Barrier` (or `MPI_Ibarrier`)
 //! call on any rank, grouped while less than `min_share` of the run's time apart; a cut at the
 //! first position of each group beginning at least `min_share` from the phase's ends (nearer,
@@ -68,14 +69,54 @@ pub(super) fn stage_cuts(
             .collect()
     };
     let end_of = |e: usize| if e == starts.len() { last_end } else { starts[e] };
+    loop_phases(bounds, starts, last_end, share, &pattern)
+        .into_iter()
+        .flat_map(|(a, e)| phase_stages(starts, end_of(e), share, a, e, &pattern, holds_barrier, &collectives))
+        .collect()
+}
+
+/// The phases of `bounds` cut into stages, `(first, end)` position: the main loop and every
+/// other phase running the same step (its most frequent pattern), each lasting at least two
+/// `share`. Where the loop's mix changed inside a stage, the stages after the change are in
+/// the next phase (held-out LAMMPS `min.box`: the fifth minimisation's neighbour-list rebuilds
+/// stop midway, and the next two minimisations' barriers were in that second phase). O(positions).
+fn loop_phases(
+    bounds: &[usize],
+    starts: &[tracelogic_model::Time],
+    last_end: tracelogic_model::Time,
+    share: tracelogic_model::Time,
+    pattern: impl Fn(usize) -> u32,
+) -> Vec<(usize, usize)> {
+    let end_of = |e: usize| if e == starts.len() { last_end } else { starts[e] };
     let Some(k) = main_loop(bounds, starts, last_end) else {
         return Vec::new();
     };
-    let (a, e) = (bounds[k], bounds[k + 1]);
-    if end_of(e).saturating_sub(starts[a]) < 2 * share {
+    let Some(step) = most_frequent(bounds[k]..bounds[k + 1], &pattern) else {
         return Vec::new();
+    };
+    bounds
+        .windows(2)
+        .map(|w| (w[0], w[1]))
+        .filter(|&(a, e)| {
+            end_of(e).saturating_sub(starts[a]) >= 2 * share && most_frequent(a..e, &pattern) == Some(step)
+        })
+        .collect()
+}
+
+/// The most frequent pattern of `positions` (ties: the smaller id); `None` when every position
+/// is outside every pattern.
+fn most_frequent(positions: std::ops::Range<usize>, pattern: impl Fn(usize) -> u32) -> Option<u32> {
+    let mut counts: std::collections::BTreeMap<u32, usize> = Default::default();
+    for i in positions {
+        let p = pattern(i);
+        if p != OUTSIDE {
+            *counts.entry(p).or_default() += 1;
+        }
     }
-    phase_stages(starts, end_of(e), share, a, e, pattern, holds_barrier, collectives)
+    counts
+        .iter()
+        .max_by_key(|(&p, &n)| (n, std::cmp::Reverse(p)))
+        .map(|(&p, _)| p)
 }
 
 /// The main loop's begin moved back to the last barrier of the set-up (the run's first phase)
@@ -207,19 +248,8 @@ fn phase_stages(
     marked: impl Fn(usize) -> bool,
     collectives: impl Fn(usize) -> Vec<u32>,
 ) -> Vec<usize> {
-    // The step: the phase's most frequent pattern (ties: the smaller id).
-    let mut counts: std::collections::BTreeMap<u32, usize> = Default::default();
-    for i in a..e {
-        let p = pattern(i);
-        if p != OUTSIDE {
-            *counts.entry(p).or_default() += 1;
-        }
-    }
-    let Some(step) = counts
-        .iter()
-        .max_by_key(|(&p, &n)| (n, std::cmp::Reverse(p)))
-        .map(|(&p, _)| p)
-    else {
+    // The step: the phase's most frequent pattern.
+    let Some(step) = most_frequent(a..e, &pattern) else {
         return Vec::new();
     };
     let marks: Vec<usize> = (a..e).filter(|&i| marked(i)).collect();
@@ -300,7 +330,7 @@ fn phase_stages(
 
 #[cfg(test)]
 mod tests {
-    use super::phase_stages;
+    use super::{loop_phases, phase_stages};
 
     /// Positions 0..n at one time unit each; `step` the loop's pattern 0, marks pattern 9.
     fn run(n: usize, marks: &[usize], share: u64) -> Vec<usize> {
@@ -404,5 +434,25 @@ mod tests {
             }
         };
         assert!(cut(&also_in_steps).is_empty());
+    }
+
+    /// The main loop (the longest phase) and the other phases running its step are cut into
+    /// stages; the set-up, a phase of another loop and a phase of the step shorter than two
+    /// `share` are not.
+    #[test]
+    fn phases_running_the_main_loop_s_step_are_cut_too() {
+        let starts: Vec<u64> = (0..1000).collect();
+        // Set-up (pattern 5), the loop (0), another loop (1), the loop again, a short tail of it.
+        let pattern = |i: usize| match i {
+            0..100 => 5,
+            100..600 => 0,
+            600..800 => 1,
+            _ => 0,
+        };
+        let bounds = [0, 100, 600, 800, 985, 1000];
+        assert_eq!(
+            loop_phases(&bounds, &starts, 1000, 10, pattern),
+            vec![(100, 600), (800, 985)]
+        );
     }
 }
