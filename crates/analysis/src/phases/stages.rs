@@ -71,7 +71,7 @@ pub(super) fn stage_cuts(
     let end_of = |e: usize| if e == starts.len() { last_end } else { starts[e] };
     loop_phases(bounds, starts, last_end, share, &pattern)
         .into_iter()
-        .flat_map(|(a, e)| phase_stages(starts, end_of(e), share, a, e, &pattern, holds_barrier, &collectives))
+        .flat_map(|(a, e)| phase_stages(starts, end_of(e), share, a, e, &pattern, holds_barrier, collectives))
         .collect()
 }
 
