@@ -158,8 +158,7 @@ fn cut(input: &FoldInput, state: &Folded, over_one_offs: bool, finer: bool) -> O
             }
         }
     }
-    // Which symbols are barriers, once rather than a name compared per event.
-    let barriers: Vec<bool> = events.names.iter().map(|n| n.starts_with("MPI_Barrier")).collect();
+    let barriers = events.barrier_symbols();
     let mut pieces: Vec<Vec<(u32, u32, u32)>> = vec![Vec::new(); events.ranks.len()];
     for (r, (re, own)) in events.ranks.iter().zip(&cut).enumerate() {
         if own.len() != n {

@@ -55,6 +55,18 @@ impl Events {
     pub fn names_of(&self, symbols: &[u32]) -> Vec<String> {
         symbols.iter().map(|&s| self.names[s as usize].clone()).collect()
     }
+    /// Per symbol, whether it is a barrier (`MPI_Barrier`, `MPI_Ibarrier`, as the model reads
+    /// a collective's name; the envelope after `:` left aside): a stage's marker, looked up by
+    /// id rather than a name compared per event. O(symbols).
+    pub fn barrier_symbols(&self) -> Vec<bool> {
+        self.names
+            .iter()
+            .map(|n| {
+                let function = n.split(':').next().unwrap_or(n);
+                tracelogic_model::CollectiveOp::from_name(function) == Some(tracelogic_model::CollectiveOp::Barrier)
+            })
+            .collect()
+    }
 }
 
 /// [`SymbolKey::kind`] of a collective (0 a send, 1 a receive).

@@ -314,9 +314,10 @@ fn quiet_runs_beside(
     at_barrier: bool,
     pieces: &mut [Vec<(u32, u32, u32)>],
 ) -> bool {
-    let barrier = |x: u32| {
-        let n = &events.names[x as usize];
-        n.starts_with("MPI_Barrier") || n.starts_with("MPI_Ibarrier")
+    let barriers = if at_barrier {
+        events.barrier_symbols()
+    } else {
+        Vec::new()
     };
     let mut any = false;
     for (&r, form) in &p.events {
@@ -360,8 +361,11 @@ fn quiet_runs_beside(
             .filter(|&s| !in_loop(s, s + m))
             .collect();
         let symbols = &events.ranks[r].symbols;
-        let barrier_at =
-            |i: Option<u32>| !at_barrier || i.and_then(|i| symbols.get(i as usize)).is_some_and(|&x| barrier(x));
+        let barrier_at = |i: Option<u32>| {
+            !at_barrier
+                || i.and_then(|i| symbols.get(i as usize))
+                    .is_some_and(|&x| barriers[x as usize])
+        };
         for run in copies.chunk_by(|a, b| b - a == m) {
             let (a, b) = (run[0], run[run.len() - 1] + m);
             let leading = first == Some(b) && barrier_at(a.checked_sub(1));
