@@ -197,11 +197,7 @@ fn cut(input: &FoldInput, state: &Folded, over_one_offs: bool, finer: bool) -> O
             let Some(ps) = parts.get(&re.rank) else { continue };
             in_parts += own
                 .iter()
-                .filter(|&&(s, e, _)| {
-                    let mid = s + (e - s) / 2;
-                    let k = ps.partition_point(|&(first, _)| first <= mid);
-                    k > 0 && mid < ps[k - 1].1
-                })
+                .filter(|&&(s, e, _)| holding_middle(ps, |&(first, end)| (first, end), (s, e)).is_some())
                 .count();
         }
         let kept: Vec<Vec<(u32, u32)>> = pieces
@@ -256,10 +252,8 @@ fn loop_of_pieces(occurrences: &[Vec<(u32, u32)>], loops: &[Vec<u32>], pieces: &
         iterations.sort_unstable();
         next = next.max(iterations.iter().map(|x| x.2 + 1).max().unwrap_or(0));
         for &(s, e, _) in own {
-            let mid = s + (e - s) / 2;
-            let k = iterations.partition_point(|x| x.0 <= mid);
-            if k > 0 && mid < iterations[k - 1].1 {
-                *held.entry(iterations[k - 1].2).or_default() += 1;
+            if let Some(k) = holding_middle(&iterations, |x| (x.0, x.1), (s, e)) {
+                *held.entry(iterations[k].2).or_default() += 1;
             }
         }
     }
@@ -299,14 +293,12 @@ fn glued_parts(
     for (re, own) in events.ranks.iter().zip(pieces) {
         let Some(ps) = parts.get_mut(&re.rank) else { continue };
         ps.sort_unstable();
-        for &(s, e) in own {
-            let mid = s + (e - s) / 2;
-            let k = ps.partition_point(|&(first, _, _)| first <= mid);
-            if k > 0 && mid < ps[k - 1].1 {
-                let h = held.entry((re.rank, k - 1)).or_default();
+        for &piece in own {
+            if let Some(k) = holding_middle(ps, |x| (x.0, x.1), piece) {
+                let h = held.entry((re.rank, k)).or_default();
                 *h += 1;
                 if *h >= 2 {
-                    glued_instances.insert(ps[k - 1].2);
+                    glued_instances.insert(ps[k].2);
                 }
             }
         }
@@ -321,6 +313,22 @@ fn glued_parts(
         }
     }
     glued
+}
+
+/// The piece's symbols at the events `keep` takes (its messages, or its collectives), in order.
+fn picked(symbols: &[u32], (s, e): (u32, u32), keep: impl Fn(usize) -> bool) -> Vec<u32> {
+    (s as usize..e as usize)
+        .filter(|&i| keep(i))
+        .map(|i| symbols[i])
+        .collect()
+}
+
+/// Which of `spans` (disjoint, in order; `bounds` gives a span's first event and end) holds the
+/// middle event of the piece `s..e`. O(log spans).
+fn holding_middle<T>(spans: &[T], bounds: impl Fn(&T) -> (u32, u32), (s, e): (u32, u32)) -> Option<usize> {
+    let mid = s + (e - s) / 2;
+    let k = spans.partition_point(|x| bounds(x).0 <= mid);
+    (k > 0 && mid < bounds(&spans[k - 1]).1).then(|| k - 1)
 }
 
 /// The pieces in runs that repeat one piece, or two in turn, three times or more back to back
@@ -398,13 +406,7 @@ fn period_pieces(symbols: &[u32], collective: &[bool]) -> Vec<(u32, u32)> {
 /// steps, and `indent.min` (halves only in company of others) 312 of 1,713, when they were
 /// joined. O(events).
 fn joined_halves(symbols: &[u32], collective: &[bool], pieces: Vec<(u32, u32)>) -> Vec<(u32, u32)> {
-    let messages = |&(s, e): &(u32, u32)| -> Vec<u32> {
-        (s as usize..e as usize)
-            .filter(|&i| !collective[i])
-            .map(|i| symbols[i])
-            .collect()
-    };
-    let own: Vec<Vec<u32>> = pieces.iter().map(messages).collect();
+    let own: Vec<Vec<u32>> = pieces.iter().map(|&p| picked(symbols, p, |i| !collective[i])).collect();
     // Each non-empty message list: its count and its first and last piece.
     let mut seen: HashMap<&[u32], (usize, usize, usize)> = HashMap::new();
     for (k, m) in own.iter().enumerate().filter(|(_, m)| !m.is_empty()) {
@@ -487,18 +489,8 @@ fn steps_among(
             }
         }
     }
-    let messages = |&(s, e): &(u32, u32)| -> Vec<u32> {
-        (s as usize..e as usize)
-            .filter(|&i| !collective(i))
-            .map(|i| symbols[i])
-            .collect()
-    };
-    let collectives = |&(s, e): &(u32, u32)| -> Vec<u32> {
-        (s as usize..e as usize)
-            .filter(|&i| collective(i))
-            .map(|i| symbols[i])
-            .collect()
-    };
+    let messages = |&p: &(u32, u32)| picked(symbols, p, |i| !collective(i));
+    let collectives = |&p: &(u32, u32)| picked(symbols, p, &collective);
     let short = |&(s, e): &(u32, u32)| e - s <= 2 * median;
     let short_pieces: Vec<(u32, u32)> = pieces.iter().copied().filter(short).collect();
     let short_messages: HashSet<Vec<u32>> = short_pieces.iter().map(messages).collect();

@@ -109,11 +109,7 @@ fn fold(input: &FoldInput, state: &Folded, between: bool) -> Option<Folded> {
             form.get(&(r as u32)).map_or((Vec::new(), 0), |names| {
                 let ids = names.ids();
                 let lead = ids.iter().take_while(|x| collective.binary_search(x).is_ok()).count();
-                let messages = ids
-                    .iter()
-                    .copied()
-                    .filter(|x| collective.binary_search(x).is_err())
-                    .collect();
+                let messages = messages_among(ids, collective).collect();
                 (messages, lead)
             })
         };
@@ -211,11 +207,7 @@ fn fold(input: &FoldInput, state: &Folded, between: bool) -> Option<Folded> {
             // A step of collectives alone has no messages to recognise it by.
             !body.is_empty()
                 && (seq.len() < form.len() || !whole)
-                && seq
-                    .iter()
-                    .copied()
-                    .filter(|x| collective.binary_search(x).is_err())
-                    .eq(body.iter().copied())
+                && messages_among(seq, collective).eq(body.iter().copied())
                 && is_subsequence(seq, form.ids())
         };
         let quiet = |part: &super::construct::InstancePart| -> Option<Vec<(u32, u32)>> {
@@ -229,11 +221,7 @@ fn fold(input: &FoldInput, state: &Folded, between: bool) -> Option<Folded> {
             let body = own.get(&r).map_or(&[][..], Vec::as_slice);
             let messages_in = |(a, b): (u32, u32)| -> Vec<u32> {
                 let collective = collectives.get(&r).copied().unwrap_or(&[]);
-                events.ranks[r].symbols[a as usize..b as usize]
-                    .iter()
-                    .copied()
-                    .filter(|x| collective.binary_search(x).is_err())
-                    .collect()
+                messages_among(&events.ranks[r].symbols[a as usize..b as usize], collective).collect()
             };
             // On the analysis kept, the first stretch may be the rebuild step the quiet steps
             // follow: all the own form's messages in order among more (LAMMPS `gayberne`, 8
@@ -329,12 +317,7 @@ fn quiet_runs_beside(
             .collect();
         let r = r as usize;
         let collective = events.ranks[r].collective_symbols();
-        let body: Vec<u32> = form
-            .ids()
-            .iter()
-            .copied()
-            .filter(|x| collective.binary_search(x).is_err())
-            .collect();
+        let body: Vec<u32> = messages_among(form.ids(), collective).collect();
         if body.is_empty() || body.len() == form.len() {
             continue;
         }
@@ -402,10 +385,7 @@ pub(super) fn quiet_steps(
         .find(|&len| {
             let v = &window[..len];
             v == &window[len..2 * len]
-                && v.iter()
-                    .copied()
-                    .filter(|x| collectives.binary_search(x).is_err())
-                    .eq(messages.iter().copied())
+                && messages_among(v, collectives).eq(messages.iter().copied())
                 && is_subsequence(v, body)
         })
         .map(|len| {
@@ -552,6 +532,11 @@ pub(super) fn split_between_collectives(
     bounds.insert(0, start);
     bounds.push(end);
     bounds.windows(2).map(|w| (w[0], w[1])).collect()
+}
+
+/// The message symbols among `ids`: those not in the rank's `collective` symbols (sorted).
+fn messages_among<'a>(ids: &'a [u32], collective: &'a [u32]) -> impl Iterator<Item = u32> + 'a {
+    ids.iter().copied().filter(|x| collective.binary_search(x).is_err())
 }
 
 /// How many items of `seq` a greedy embedding of `sub` (in order) takes: the shortest prefix
