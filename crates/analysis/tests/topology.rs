@@ -458,3 +458,29 @@ fn the_report_json_reads_back_unchanged() {
     assert_eq!(back.identification.matched, report.identification.matched);
     assert_eq!(back.identification.mapping, report.identification.mapping);
 }
+
+/// MPQC 2.3 gathers its per-node timers at the end of a run along MPI's binomial tree: on 8
+/// ranks the edges 0-1, 0-2, 0-4, 1-3, 1-5, 2-6, 3-7 (held-out `mpqc-8`, read from its DUMPI
+/// trace with `dumpi2ascii`). The identification names it so, under any rank numbering, and maps
+/// every edge onto the tree's.
+#[test]
+fn mpqc_timer_gather_is_an_8_node_binomial_tree() {
+    let edges = [(0, 1), (0, 2), (0, 4), (1, 3), (1, 5), (2, 6), (3, 7)];
+    let tree = Graph::from_edges(8, edges.iter().copied());
+    let spec = TopologySpec::parse("binomial-tree:8").unwrap();
+    for seed in 0..4 {
+        let mut perm: Vec<u32> = (0..8).collect();
+        perm.shuffle(&mut StdRng::seed_from_u64(seed));
+        let g = tree.relabel(&perm);
+        let rep = identify_graph(&g, &TopologyOptions::default());
+        let m = rep.identification.matched.as_ref().expect("a match");
+        assert_eq!(m.label, "8-node binomial tree");
+        let mut node_of = vec![0u32; 8];
+        for p in &rep.identification.mapping {
+            node_of[p.rank as usize] = p.node;
+        }
+        for (a, b) in g.edges() {
+            assert!(spec.graph().has_edge(node_of[a as usize], node_of[b as usize]));
+        }
+    }
+}

@@ -1,7 +1,7 @@
 //! Which family members could have `n` nodes: every factorisation for grids and tori (any
 //! number of dimensions), 2D factorisations for 6/8-point stencils, 3D ones for 7/19/27-point
-//! stencils, 2D ones for process grids (rows and columns), and the one-parameter families (ring, line, star, all-to-all, trees, hypercube,
-//! butterfly) where `n` fits.
+//! stencils, 2D ones for process grids (rows and columns), and the one-parameter families (ring, line, star, all-to-all, binary and
+//! binomial trees, hypercube, butterfly) where `n` fits.
 //!
 //! Dimension orders that give the same graph are listed once (extents non-increasing); the
 //! 1-dimensional grid and torus are listed as `line` and `ring`.
@@ -90,6 +90,7 @@ pub fn candidates(n: u32) -> Vec<TopologySpec> {
         push(Family::AllToAll, vec![n]);
         push(Family::Line, vec![n]);
         push(Family::Star, vec![n]);
+        push(Family::BinomialTree, vec![n]);
     }
     if n >= 3 {
         push(Family::Ring, vec![n]);
@@ -151,7 +152,7 @@ pub fn tree_fan_outs(n: u32) -> Vec<Vec<u32>> {
 /// NAS CG after every generic family (a 4-rank CG run is a 4-node line).
 /// Equivalent matches are reported under the simplest one.
 pub fn simplicity(spec: &TopologySpec) -> (usize, usize) {
-    const PREFERENCE: [Family; 24] = [
+    const PREFERENCE: [Family; 25] = [
         Family::Ring,
         Family::Line,
         Family::Star,
@@ -161,6 +162,7 @@ pub fn simplicity(spec: &TopologySpec) -> (usize, usize) {
         Family::BinaryTree,
         Family::KaryTree,
         Family::Tree,
+        Family::BinomialTree,
         Family::Grid,
         Family::Torus,
         Family::ProcessGrid,

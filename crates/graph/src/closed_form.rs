@@ -115,7 +115,9 @@ impl TopologySpec {
     pub(crate) fn closed_form_edge_count(&self) -> Option<u64> {
         let n = self.num_nodes() as u64;
         match self.family {
-            Family::BinaryTree | Family::KaryTree | Family::Star | Family::Tree => Some(n.saturating_sub(1)),
+            Family::BinaryTree | Family::KaryTree | Family::Star | Family::Tree | Family::BinomialTree => {
+                Some(n.saturating_sub(1))
+            }
             Family::AllToAll => Some(n * n.saturating_sub(1) / 2),
             Family::MasterWorker => Some(self.dims[0] as u64 * (n - self.dims[0] as u64)),
             f if f.is_cartesian() && self.prime_factors().is_none() => self.stencil_edge_count(),

@@ -59,6 +59,8 @@ const SAMPLES: &[&str] = &[
     "butterfly:3",
     "tree:2x4",
     "tree:3x2x2",
+    "binomial-tree:13",
+    "binomial-tree:32",
 ];
 
 #[test]

@@ -16,6 +16,10 @@
 //!   with wrap-around. `stencil8` is the periodic 8-point (Moore) neighbourhood. The `-mesh`
 //!   variants do not wrap.
 //! - A `binary-tree` of n nodes is heap-numbered: the children of `i` are `2i+1` and `2i+2`.
+//! - A `binomial-tree` of n nodes is the tree of MPI's binomial broadcast and gather rooted at 0:
+//!   the parent of `i > 0` is `i` with its highest set bit cleared, the children of `i` are
+//!   `i + 2^j` for every `2^j > i` below n (direction `Child(j)`: round `j` of the broadcast on
+//!   every rank). For n = 2^k it is the binomial tree B_k.
 //! - A `tree` of fan-outs `b1 x b2 x …` is complete level by level: the root has `b1` children,
 //!   each of them `b2`, …; nodes are numbered level by level (`tree:2x4`: root 0, 1–2, 3–10).
 //! - A `hypercube` of dimension d is the 2×…×2 grid of 2^d nodes (neighbours differ in one bit).
@@ -107,11 +111,15 @@ pub enum Family {
     /// to one another nor workers among themselves (the complete bipartite graph `K_{m,n−m}`;
     /// `m = 1` is the star). `dims = [m, n]`, `2 ≤ m < n − m`.
     MasterWorker,
+    /// The tree of MPI's binomial broadcast and gather rooted at 0 (the binomial tree B_k for
+    /// n = 2^k): the parent of `i > 0` is `i − 2^⌊log2 i⌋`, the children of `i` are `i + 2^j`
+    /// for every `2^j > i` with `i + 2^j < n`. `dims = [n]`.
+    BinomialTree,
 }
 
 impl Family {
     /// Every family, in the order candidates are listed.
-    pub const ALL: [Family; 24] = [
+    pub const ALL: [Family; 25] = [
         Family::Grid,
         Family::Torus,
         Family::Stencil6,
@@ -136,6 +144,7 @@ impl Family {
         Family::ProcessGrid,
         Family::Tree,
         Family::MasterWorker,
+        Family::BinomialTree,
     ];
 
     /// The name used in JSON and on the command line (`grid`, `stencil6`, `binary-tree`, ...).
@@ -165,6 +174,7 @@ impl Family {
             Family::ProcessGrid => "process-grid",
             Family::Tree => "tree",
             Family::MasterWorker => "master-worker",
+            Family::BinomialTree => "binomial-tree",
         }
     }
 

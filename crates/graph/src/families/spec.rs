@@ -43,7 +43,14 @@ impl TopologySpec {
             Family::ProcessGrid if dims.len() != 2 => {
                 return Err("process-grid: give the rows and columns, as PxQ".into())
             }
-            Family::BinaryTree | Family::AllToAll | Family::Ring | Family::Line | Family::Star if dims.len() != 1 => {
+            Family::BinaryTree
+            | Family::BinomialTree
+            | Family::AllToAll
+            | Family::Ring
+            | Family::Line
+            | Family::Star
+                if dims.len() != 1 =>
+            {
                 return Err(format!("{}: give one size n", family.name()))
             }
             Family::MasterWorker if dims.len() != 2 || dims[0] < 2 || dims[0] >= dims[1] - dims[0].min(dims[1]) => {
@@ -147,6 +154,7 @@ impl TopologySpec {
             }
             Family::Hypercube => "-dimensional hypercube",
             Family::BinaryTree => "-node binary tree",
+            Family::BinomialTree => "-node binomial tree",
             Family::AllToAll => "-node all-to-all",
             Family::Ring => "-node ring",
             Family::Line => "-node line",
@@ -172,8 +180,9 @@ impl TopologySpec {
     }
 
     /// Coordinates of `node`: Cartesian coordinates (dimension 0 first); hypercube bits (bit 0
-    /// first); `[depth, position in level]` for trees; `[level, row]` for butterflies; `[node]`
-    /// for rings, stars and all-to-all.
+    /// first); `[depth, position in level]` for trees (for a binomial tree the depth is the
+    /// node's number of set bits, the position its rank among the nodes of as many, by number);
+    /// `[level, row]` for butterflies; `[node]` for rings, stars and all-to-all.
     pub fn coords(&self, node: u32) -> Vec<u32> {
         match self.family {
             f if f.is_cartesian() => {
@@ -207,6 +216,7 @@ impl TopologySpec {
                 let (depth, pos) = self.tree_place(node);
                 vec![depth as u32, pos as u32]
             }
+            Family::BinomialTree => vec![node.count_ones(), binomial_level_position(node)],
             Family::NasCg | Family::ProcessGrid => vec![node / self.dims[1], node % self.dims[1]],
             _ => vec![node],
         }
@@ -299,6 +309,10 @@ impl TopologySpec {
             Family::Tree => std::iter::once(Direction::Parent)
                 .chain((0..self.dims.iter().copied().max().unwrap_or(0) as u8).map(Direction::Child))
                 .collect(),
+            // Child(j) is round j of the broadcast (+2^j), j = 0..⌈log2 n⌉.
+            Family::BinomialTree => std::iter::once(Direction::Parent)
+                .chain((0..bit_length(self.dims[0].saturating_sub(1)) as u8).map(Direction::Child))
+                .collect(),
             Family::Butterfly => [(true, false), (true, true), (false, false), (false, true)]
                 .into_iter()
                 .map(|(up, cross)| Direction::Butterfly { up, cross })
@@ -379,6 +393,18 @@ impl TopologySpec {
                 }
                 let first_below: u64 = tree_level_sizes(&self.dims)[..=depth].iter().sum();
                 (first_below + pos * b + *i as u64) as u32
+            }
+            // The highest set bit cleared.
+            (Family::BinomialTree, Direction::Parent) if node > 0 && node < n => {
+                node & !(1 << (31 - node.leading_zeros()))
+            }
+            // Round j reaches i + 2^j from the ranks that already have the data (i < 2^j).
+            (Family::BinomialTree, Direction::Child(j)) if (*j as u32) < 32 && (node as u64) < 1u64 << j => {
+                let c = node as u64 + (1u64 << j);
+                if c >= n as u64 {
+                    return None;
+                }
+                c as u32
             }
             (Family::Butterfly, Direction::Butterfly { up, cross }) => {
                 let k = self.dims[0];
@@ -465,6 +491,10 @@ impl TopologySpec {
             Direction::Parent if self.family == Family::Tree => {
                 let (depth, pos) = self.tree_place(node_from);
                 Direction::Child((pos % self.dims[depth.max(1) - 1] as u64) as u8)
+            }
+            // Node i is its parent's child at +2^⌊log2 i⌋.
+            Direction::Parent if self.family == Family::BinomialTree => {
+                Direction::Child((31 - node_from.max(1).leading_zeros()) as u8)
             }
             Direction::Parent => Direction::Child(((node_from + 1) % 2) as u8),
             Direction::Butterfly { up, cross } => Direction::Butterfly { up: !up, cross: *cross },
@@ -618,6 +648,28 @@ impl TopologySpec {
                     add(1 + self.dims.get(l).copied().unwrap_or(0), count);
                 }
             }
+            Family::BinomialTree => {
+                // Node i has a parent unless i = 0 and a child i + 2^j for each j with
+                // bits(i) ≤ j < bits(n − 1 − i) (bits: the bit length): its degree depends only
+                // on bits(i) and bits(n − 1 − i), so nodes are counted by the pair of lengths.
+                let n = n as u32;
+                let last = n.saturating_sub(1);
+                for b in 0..=bit_length(last) {
+                    let (lo, hi) = bit_length_range(b);
+                    let (lo, hi) = (lo, hi.min(n));
+                    for c in 0..=bit_length(last) {
+                        // n − 1 − i has bit length c exactly for i in (last − m_hi, last − m_lo].
+                        let (m_lo, m_hi) = bit_length_range(c);
+                        if m_lo > last {
+                            break;
+                        }
+                        let i_lo = (last + 1).saturating_sub(m_hi.min(last + 1));
+                        let i_hi = last - m_lo + 1;
+                        let count = hi.min(i_hi).saturating_sub(lo.max(i_lo));
+                        add(c.saturating_sub(b) + u32::from(b > 0), count as u64);
+                    }
+                }
+            }
             Family::BinaryTree | Family::KaryTree => {
                 let k = if self.family == Family::BinaryTree {
                     2
@@ -696,6 +748,43 @@ impl TopologySpec {
         });
         Graph::from_edges(n, edges.collect::<Vec<_>>())
     }
+}
+
+/// The number of bits of `x` (0 for 0): node `i` of a binomial tree has its children at
+/// `i + 2^j` for `j ≥ bit_length(i)`.
+fn bit_length(x: u32) -> u32 {
+    32 - x.leading_zeros()
+}
+
+/// The numbers of bit length `b`, as a half-open range (`0..1` for 0, `2^(b−1)..2^b` otherwise).
+fn bit_length_range(b: u32) -> (u32, u32) {
+    match b {
+        0 => (0, 1),
+        32 => (1 << 31, u32::MAX),
+        b => (1 << (b - 1), 1 << b),
+    }
+}
+
+/// How many numbers below `node` have as many set bits: its position in its level of a
+/// [`Family::BinomialTree`] (whose depth is the number of set bits). O(32²).
+fn binomial_level_position(node: u32) -> u32 {
+    let choose = |n: u32, k: u32| -> u64 {
+        if k > n {
+            return 0;
+        }
+        (0..k).fold(1u64, |acc, i| acc * (n - i) as u64 / (i + 1) as u64)
+    };
+    // For each set bit k of `node` (from the top), the numbers equal above bit k and with a 0
+    // there put the ones still to place anywhere in the k bits below.
+    let mut ones = node.count_ones();
+    let mut below = 0u64;
+    for k in (0..32).rev() {
+        if node >> k & 1 == 1 {
+            below += choose(k, ones);
+            ones -= 1;
+        }
+    }
+    below as u32
 }
 
 /// Nodes per level of a [`Family::Tree`] with these fan-outs: 1, b1, b1·b2, … (saturating).

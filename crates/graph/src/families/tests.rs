@@ -138,6 +138,7 @@ fn labels_name_the_extents_and_the_family() {
         ("master-worker:2x8", "8-node master-worker (2 masters, 6 workers)"),
         ("butterfly:3", "3-dimensional butterfly (32 nodes)"),
         ("tree:2x4", "11-node tree (fan-out 2x4 by level)"),
+        ("binomial-tree:8", "8-node binomial tree"),
         ("grid:100x10", "100x10 grid"),
         ("ring:2000000000", "2000000000-node ring"),
     ] {
@@ -271,5 +272,135 @@ fn master_worker_is_the_complete_bipartite_graph_of_masters_and_workers() {
             walked.sort_by_key(|&(_, t)| t);
             assert_eq!(listed, walked, "{m}x{n}: node {u}");
         }
+    }
+}
+
+/// What topology identification names `g`: the simplest candidate of its size with its edge
+/// count and degrees that the isomorphism search proves the same graph (the stages of
+/// `tracelogic_analysis::topology::identify_graph`, without filters and near matches).
+fn identify(g: &Graph) -> Option<TopologySpec> {
+    let n = g.num_nodes();
+    let degrees = g.degree_histogram();
+    crate::catalog::candidates(n)
+        .into_iter()
+        .filter(|c| c.edge_count() == g.num_edges() as u64 && c.degree_histogram() == degrees)
+        .filter(|c| {
+            matches!(
+                crate::iso::isomorphism(g, &c.graph(), crate::iso::IsoOptions::for_nodes(n)),
+                crate::iso::IsoOutcome::Isomorphic { .. }
+            )
+        })
+        .min_by_key(crate::catalog::simplicity)
+}
+
+#[test]
+fn binomial_tree_is_the_tree_of_the_binomial_broadcast() {
+    for n in 2..=40u32 {
+        let s = spec(&format!("binomial-tree:{n}"));
+        assert_eq!(s.num_nodes(), n);
+        let g = s.graph();
+        assert_eq!(g.num_nodes(), n);
+        assert_eq!(g.num_edges() as u32, n - 1, "{n}");
+        assert_eq!(s.edge_count(), (n - 1) as u64, "{n}");
+        assert_eq!(g.components().len(), 1, "{n}: connected");
+        assert_eq!(s.degree_histogram(), g.degree_histogram(), "{n}");
+        // The definition: the parent of i > 0 is i − 2^⌊log2 i⌋, one edge per node but the root.
+        for i in 1..n {
+            let mut top = 1;
+            while top * 2 <= i {
+                top *= 2;
+            }
+            assert!(g.has_edge(i, i - top), "{n}: {i}");
+            assert_eq!(s.neighbour(i, &Direction::Parent), Some(i - top), "{n}: {i}");
+        }
+        assert_eq!(s.neighbour(0, &Direction::Parent), None);
+        // Child(j) is +2^j from every rank that has the data before round j, j < ⌈log2 n⌉.
+        let rounds = (n - 1).ilog2() + 1;
+        assert_eq!(s.directions().len() as u32, 1 + rounds, "{n}");
+        assert_eq!(n.next_power_of_two().trailing_zeros(), rounds, "{n}");
+        for u in 0..n {
+            for j in 0..rounds as u8 {
+                let expected = (u < 1 << j && u + (1 << j) < n).then_some(u + (1 << j));
+                let child = s.neighbour(u, &Direction::Child(j));
+                assert_eq!(child, expected, "{n}: {u} child {j}");
+                if let Some(c) = child {
+                    assert_eq!(s.neighbour(c, &Direction::Parent), Some(u), "{n}: {c}");
+                    assert_eq!(s.opposite(c, &Direction::Parent), Some(Direction::Child(j)), "{n}: {c}");
+                    assert_eq!(s.opposite(u, &Direction::Child(j)), Some(Direction::Parent));
+                }
+            }
+            assert_eq!(s.neighbours(u).len() as u32, g.degree(u), "{n}: {u}");
+        }
+        // Coordinates: [depth, position in level], depth the number of set bits.
+        let mut levels: Vec<Vec<u32>> = Vec::new();
+        for u in 0..n {
+            let d = u.count_ones() as usize;
+            levels.resize(levels.len().max(d + 1), Vec::new());
+            levels[d].push(u);
+        }
+        for (depth, level) in levels.iter().enumerate() {
+            for (pos, &u) in level.iter().enumerate() {
+                assert_eq!(s.coords(u), vec![depth as u32, pos as u32], "{n}: {u}");
+            }
+        }
+    }
+    let big = spec("binomial-tree:1000003");
+    assert_eq!(big.degree_histogram(), big.graph().degree_histogram());
+    assert_eq!(spec("binomial-tree:8").label(), "8-node binomial tree");
+    assert_eq!(spec("binomial-tree:1").num_nodes(), 1);
+    assert!(TopologySpec::parse("binomial-tree:4x2").is_err());
+}
+
+/// MPQC (Massively Parallel Quantum Chemistry) gathers its timers over 8 ranks along a binomial
+/// tree rooted at 0.
+#[test]
+fn mpqc_timer_gather_is_an_8_node_binomial_tree() {
+    let mpqc = Graph::from_edges(8, [(0, 1), (0, 2), (0, 4), (1, 3), (1, 5), (2, 6), (3, 7)]);
+    let b8 = spec("binomial-tree:8");
+    assert_eq!(mpqc, b8.graph(), "the same graph, node for node");
+    match crate::iso::isomorphism(&mpqc, &b8.graph(), crate::iso::IsoOptions::for_nodes(8)) {
+        crate::iso::IsoOutcome::Isomorphic { mapping, .. } => crate::iso::verify(&mpqc, &b8.graph(), &mapping).unwrap(),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        identify(&mpqc).map(|s| s.label()).as_deref(),
+        Some("8-node binomial tree")
+    );
+    // Rank 1 receives in round 0 and forwards in rounds 1 and 2.
+    assert_eq!(b8.neighbour(1, &Direction::Parent), Some(0));
+    assert_eq!(b8.neighbour(1, &Direction::Child(1)), Some(3));
+    assert_eq!(b8.neighbour(1, &Direction::Child(2)), Some(5));
+    assert_eq!(b8.neighbour(1, &Direction::Child(0)), None);
+}
+
+#[test]
+fn binomial_tree_is_named_under_any_numbering_and_after_simpler_equals() {
+    use rand::seq::SliceRandom;
+    use rand::SeedableRng;
+    let mut rng = rand::rngs::StdRng::seed_from_u64(16);
+    let g = spec("binomial-tree:16").graph();
+    for _ in 0..4 {
+        let mut perm: Vec<u32> = (0..16).collect();
+        perm.shuffle(&mut rng);
+        let h = g.relabel(&perm);
+        assert_eq!(
+            identify(&h).map(|s| s.label()).as_deref(),
+            Some("16-node binomial tree")
+        );
+    }
+    // Small binomial trees are simpler families: a line up to 4 nodes, a binary tree of 5. Of 6
+    // nodes it is also the 3-ary tree, named after it (one parameter against two).
+    for (n, name) in [
+        (2, "2-node line"),
+        (3, "3-node line"),
+        (4, "4-node line"),
+        (5, "5-node binary tree"),
+        (6, "6-node binomial tree"),
+        (7, "7-node binomial tree"),
+        (32, "32-node binomial tree"),
+        (40, "40-node binomial tree"),
+    ] {
+        let got = identify(&spec(&format!("binomial-tree:{n}")).graph()).map(|s| s.label());
+        assert_eq!(got.as_deref(), Some(name), "{n}");
     }
 }
