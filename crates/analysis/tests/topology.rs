@@ -475,7 +475,7 @@ fn mpqc_timer_gather_is_an_8_node_binomial_tree() {
         let rep = identify_graph(&g, &TopologyOptions::default());
         let m = rep.identification.matched.as_ref().expect("a match");
         assert_eq!(m.label, "8-node binomial tree");
-        let mut node_of = vec![0u32; 8];
+        let mut node_of = [0u32; 8];
         for p in &rep.identification.mapping {
             node_of[p.rank as usize] = p.node;
         }
