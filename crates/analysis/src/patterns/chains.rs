@@ -586,11 +586,7 @@ pub(super) fn split_chains(input: &FoldInput, state: &Folded) -> Option<Folded> 
         }
     };
     let mut out: Occurrences = occurrences.to_vec();
-    let mut flags: Vec<Vec<u32>> = if loops.is_empty() {
-        occurrences.iter().map(|o| vec![NOT_A_STEP; o.len()]).collect()
-    } else {
-        loops.to_vec()
-    };
+    let mut flags: Vec<Vec<u32>> = super::steps::loop_flags(occurrences, loops);
     // New pieces per rank: (start, end, loop).
     let mut pieces: Vec<Vec<(u32, u32, u32)>> = vec![Vec::new(); nranks];
     // Every instance of the loop pattern outside the chained ones is an iteration too.

@@ -214,11 +214,7 @@ fn cut(input: &FoldInput, state: &Folded, over_one_offs: bool, finer: bool) -> O
         }
     }
     // Occurrences in no loop yet where no stage folded one.
-    let flags: Vec<Vec<u32>> = if loops.is_empty() {
-        occurrences.iter().map(|o| vec![NOT_A_STEP; o.len()]).collect()
-    } else {
-        loops.to_vec()
-    };
+    let flags: Vec<Vec<u32>> = super::steps::loop_flags(occurrences, loops);
     let net = steps_net_of_one_off;
     let before = explained(c) as i64 - one_off_events(&c.patterns) as i64;
     for _ in 0..ROUNDS {

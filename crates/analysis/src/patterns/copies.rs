@@ -107,11 +107,7 @@ pub(super) fn fold_copies(input: &FoldInput, state: &Folded) -> Option<Folded> {
     if (most as f64) > SAME_TIME * least as f64 {
         return None;
     }
-    let flags: Vec<Vec<u32>> = if folded {
-        loops.to_vec()
-    } else {
-        occurrences.iter().map(|o| vec![NOT_A_STEP; o.len()]).collect()
-    };
+    let flags: Vec<Vec<u32>> = super::steps::loop_flags(occurrences, loops);
     let cut = with_pieces(input, occurrences, &flags, &mut pieces);
     let more = cut
         .communication

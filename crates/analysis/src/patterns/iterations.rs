@@ -161,11 +161,7 @@ pub(super) fn split_by_majority(input: &FoldInput, state: &Folded) -> Option<Fol
     let (trace, matching, events, ops) = input.parts();
     let (occurrences, loops, c) = state.parts();
     let is_glued = glued(c);
-    let mut flags: Vec<Vec<u32>> = if loops.is_empty() {
-        occurrences.iter().map(|o| vec![NOT_A_STEP; o.len()]).collect()
-    } else {
-        loops.to_vec()
-    };
+    let mut flags: Vec<Vec<u32>> = super::steps::loop_flags(occurrences, loops);
     let mut next_loop = flags
         .iter()
         .flatten()

@@ -37,6 +37,16 @@ pub(super) type Steps = (Occurrences, Vec<Vec<u32>>);
 /// Loop id of an occurrence that is no iteration.
 pub const NOT_A_STEP: u32 = u32::MAX;
 
+/// Each occurrence's loop: `loops` where a stage folded some, else [`NOT_A_STEP`] for every
+/// occurrence (`loops` is empty, or parallel to `occurrences`).
+pub(super) fn loop_flags(occurrences: &[Vec<(u32, u32)>], loops: &[Vec<u32>]) -> Vec<Vec<u32>> {
+    if loops.iter().all(Vec::is_empty) {
+        occurrences.iter().map(|o| vec![NOT_A_STEP; o.len()]).collect()
+    } else {
+        loops.to_vec()
+    }
+}
+
 /// Loops tried at most (each costs up to a construction).
 const MAX_LOOPS: usize = 16;
 
