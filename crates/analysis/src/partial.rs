@@ -74,7 +74,7 @@ pub fn summary_part(trace: &Trace, ranks: Range<Rank>, matching: MatchCounts) ->
     for rt in trace.ranks.iter().filter(|rt| ranks.contains(&rt.rank)) {
         crate::summary::count_comm_sends(rt, &mut s.comm_sends);
         if s.concurrent_threads.is_none() {
-            s.concurrent_threads = crate::summary::concurrent_threads_of(rt);
+            s.concurrent_threads = crate::summary::concurrent_threads_of(rt, &trace.functions);
         }
         s.calls_per_rank.push(rt.calls.len() as u64);
         for &f in &rt.calls.func {

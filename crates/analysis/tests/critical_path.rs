@@ -382,6 +382,30 @@ fn calls_of_concurrent_threads_are_named_not_a_cycle() {
     assert!(!named(&t));
 }
 
+/// StarPU (held-out `stencil5`): its progress thread communicates while the application
+/// thread asks `MPI_Comm_rank` and `MPI_Comm_size`, overlapping the progress thread's calls.
+/// Local questions reorder nothing: the turns trace above with such calls from thread 1 during
+/// thread 0's send and receive is still one program order (nothing said, the same path); a
+/// send from thread 1 during the receive is not.
+#[test]
+fn local_questions_from_another_thread_keep_one_program_order() {
+    use tracelogic_model::{P2pDir, NO_CALLPATH};
+    let named = |t: &Trace| summarize(t, &match_messages(t)).threads;
+    let mut t = two_threads_on_rank_0(false);
+    t.push_call(0, "MPI_Comm_rank", 2, 4, NO_CALLPATH, 1);
+    t.push_call(0, "MPI_Comm_size", 30, 31, NO_CALLPATH, 0);
+    t.push_call(0, "PMPI_Wtime", 40, 41, NO_CALLPATH, 0);
+    assert_eq!(named(&t), None);
+    eq(critical_path(&t, &Selection::all()).unwrap().length_s, 50, "length");
+    let c = t.push_call(0, "MPI_Send", 42, 44, NO_CALLPATH, 0);
+    t.push_p2p(0, c, c, P2pDir::Send, 1, 9, 0, 8);
+    assert!(
+        named(&t).is_some_and(|w| w.contains("2 threads at once")),
+        "{:?}",
+        named(&t)
+    );
+}
+
 #[test]
 fn empty_traces_and_ranks_without_calls() {
     let cp = critical_path(&Trace::new("test", "empty", 0), &Selection::all()).unwrap();
