@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use tracelogic_model::{is_one_sided, Matching, P2pDir, RankTrace, Trace};
+use tracelogic_model::{is_one_sided, CallKind, Matching, P2pDir, RankTrace, Trace};
 
 /// Overview of a trace, as `tracelogic summary --json` prints it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -135,8 +135,9 @@ pub fn summarize(trace: &Trace, matching: &Matching) -> Summary {
 /// (`MPI_THREAD_MULTIPLE`, e.g. PT-Scotch's `dgord`) interleaves the threads' calls in the
 /// rank's record; read as one sequence they can wait for each other in a circle or show
 /// computation that never was. Threads taking turns (no overlap) still form one program order,
-/// and so do threads of which all but one only ask local questions ([`is_local_query`]: StarPU's
-/// application thread asks `MPI_Comm_rank` while its progress thread communicates).
+/// and so do threads of which all but one only call what [`CallKind::classify`] calls `Other`
+/// (local questions, datatypes: StarPU's application thread asks `MPI_Comm_rank` while its
+/// progress thread communicates).
 pub fn concurrent_threads(trace: &Trace) -> Option<String> {
     trace
         .ranks
@@ -160,11 +161,12 @@ pub(crate) fn concurrent_threads_of(rt: &RankTrace, functions: &tracelogic_model
     if threads.len() < 2 {
         return None;
     }
-    // Per function id, whether it is a local query (looked up once per id).
+    // Per function id, whether it neither communicates nor completes anything (classified once
+    // per id).
     let mut local: Vec<Option<bool>> = vec![None; functions.len()];
     let mut is_local = |f: u32| -> bool {
         match local.get_mut(f as usize) {
-            Some(known) => *known.get_or_insert_with(|| is_local_query(functions.name(f))),
+            Some(known) => *known.get_or_insert_with(|| CallKind::classify(functions.name(f)) == CallKind::Other),
             None => false,
         }
     };
@@ -184,40 +186,6 @@ pub(crate) fn concurrent_threads_of(rt: &RankTrace, functions: &tracelogic_model
             threads.len()
         )
     })
-}
-
-/// MPI functions that only ask the library or the process something local (a rank, a size, the
-/// time, a type's extent, a version): they neither communicate nor complete anything, so a
-/// thread calling them beside another thread's communication does not reorder it.
-pub fn is_local_query(name: &str) -> bool {
-    let name = name.strip_prefix('P').unwrap_or(name);
-    matches!(
-        name,
-        "MPI_Comm_rank"
-            | "MPI_Comm_size"
-            | "MPI_Comm_remote_size"
-            | "MPI_Comm_test_inter"
-            | "MPI_Comm_get_attr"
-            | "MPI_Comm_get_name"
-            | "MPI_Wtime"
-            | "MPI_Wtick"
-            | "MPI_Initialized"
-            | "MPI_Finalized"
-            | "MPI_Query_thread"
-            | "MPI_Is_thread_main"
-            | "MPI_Get_processor_name"
-            | "MPI_Get_version"
-            | "MPI_Get_library_version"
-            | "MPI_Get_count"
-            | "MPI_Get_elements"
-            | "MPI_Type_size"
-            | "MPI_Type_get_extent"
-            | "MPI_Type_get_true_extent"
-            | "MPI_Group_size"
-            | "MPI_Group_rank"
-            | "MPI_Error_string"
-            | "MPI_Error_class"
-    )
 }
 
 /// The summary's [`Summary::threads`] for [`concurrent_threads`]' finding `w`.
