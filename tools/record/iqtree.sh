@@ -110,4 +110,5 @@ for np in 4 8; do
     "$rec" "$dir" "$np" --input "$ex" -- iqtree2-mpi -s example.phy -m GTR+G -seed 1
     dpkg-query -W -f='package: ${Package} ${Version}\n' iqtree >> "$dir/versions.txt"
     python3 "$tmp/truth.py" "$dir" "$np" "$d2a"
+    "$root/tools/record/expected-counts.sh" "$dir"
 done

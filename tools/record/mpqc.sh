@@ -152,6 +152,7 @@ one() {
     rm -rf "$run"
     "$rec" "$run" "$np" --input "$tmp/$inp" -- timeout 120 mpqc "$inp"
     python3 "$tmp/truth.py" "$run" "$np" "$inp" "$what" "$d2a"
+    "$root/tools/record/expected-counts.sh" "$run"
 }
 one 4 h2o-sto3g.in "water HF/STO-3G single point"
 one 8 hfh2oopt.in "water HF/6-31G* geometry optimization (shipped example hfh2oopt.in)"

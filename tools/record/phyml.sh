@@ -118,4 +118,5 @@ for spec in 4:12 8:20; do
     "$rec" "$dir" "$np" --input "$ex" -- phyml-mpi -i nucleic -b "$b" -m HKY85 -o lr --r_seed 1 --no_memory_check
     dpkg-query -W -f='package: ${Package} ${Version}\n' phyml >> "$dir/versions.txt"
     python3 "$tmp/truth.py" "$dir" "$np" "$b" "$d2a"
+    "$root/tools/record/expected-counts.sh" "$dir"
 done

@@ -180,4 +180,5 @@ for np in 4 8; do
     rm -rf "$run"
     "$rec" "$run" "$np" -- timeout 120 "$prog" -iter "$iter" -display
     python3 "$tmp/truth.py" "$run" "$np" "$iter" "$prog" "$d2a"
+    "$root/tools/record/expected-counts.sh" "$run"
 done
