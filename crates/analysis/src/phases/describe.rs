@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use tracelogic_model::{P2pDir, Rank, Time, Trace};
 
 /// The communication graph of one phase, named.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct PhaseTopology {
     /// What the topology identification names the phase's point-to-point graph: its match
     /// (`4x4 torus`, `8-node all-to-all`), the matches of its components (`4 × 2-node line`),
@@ -32,6 +32,45 @@ pub struct PhaseTopology {
     /// workers. Empty otherwise.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub masters: Vec<Rank>,
+    /// The ranks of the graph [`PhaseTopology::label`] names (the pairs the identification kept,
+    /// as the label does), as inclusive ranges `[first, last]`, when they are not every rank of
+    /// the run: a phase's work on some ranks only, or moved between ranks (StarPU's stencil on
+    /// ranks 1–3, then on 0, 2–3). Empty when they are every rank, or fewer than two.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub over: Vec<[Rank; 2]>,
+}
+
+impl PhaseTopology {
+    /// `over ranks 1–3`, `over ranks 0, 2–3`; `None` when every rank communicates
+    /// ([`PhaseTopology::over`] empty).
+    ///
+    /// ```
+    /// use tracelogic_analysis::phases::PhaseTopology;
+    /// let t = PhaseTopology { over: vec![[0, 0], [2, 3]], ..PhaseTopology::default() };
+    /// assert_eq!(t.over_ranks().as_deref(), Some("over ranks 0, 2–3"));
+    /// ```
+    pub fn over_ranks(&self) -> Option<String> {
+        (!self.over.is_empty()).then(|| {
+            let ranges: Vec<String> = self
+                .over
+                .iter()
+                .map(|&[a, b]| if a == b { a.to_string() } else { format!("{a}–{b}") })
+                .collect();
+            format!("over ranks {}", ranges.join(", "))
+        })
+    }
+}
+
+/// Inclusive ranges of ascending, distinct `ranks`.
+fn rank_ranges(ranks: impl IntoIterator<Item = Rank>) -> Vec<[Rank; 2]> {
+    let mut out: Vec<[Rank; 2]> = Vec::new();
+    for r in ranks {
+        match out.last_mut() {
+            Some(last) if last[1] + 1 == r => last[1] = r,
+            _ => out.push([r, r]),
+        }
+    }
+    out
 }
 
 /// Load imbalance of the computation in a phase: per rank, the time of its span in the phase
@@ -99,7 +138,7 @@ pub fn topology(
     spans: &BTreeMap<Rank, Vec<(u32, u32)>>,
 ) -> (PhaseTopology, Vec<(String, u64)>) {
     let grids = crate::topology::comm_grid::find(trace, &[]);
-    Traffic::of(trace, events, spans).describe(&grids)
+    Traffic::of(trace, events, spans).describe(&grids, trace.ranks.len() as u32)
 }
 
 /// The process grid of `grids` whose graph (every pair in one row or one column) is exactly
@@ -213,8 +252,9 @@ impl Traffic {
     /// The graph's topology, and the collectives by MPI function name, each counted as the
     /// largest count on any rank (a collective on all ranks counts once, not once per rank).
     /// `grids`: the process grids the trace's row and column communicators declare
-    /// ([`crate::topology::comm_grid::find`]), by which a phase whose graph is one is named.
-    pub fn describe(&self, grids: &[CommunicatorGrid]) -> (PhaseTopology, Vec<(String, u64)>) {
+    /// ([`crate::topology::comm_grid::find`]), by which a phase whose graph is one is named;
+    /// `world`: the run's number of ranks (fewer communicating: [`PhaseTopology::over`]).
+    pub fn describe(&self, grids: &[CommunicatorGrid], world: u32) -> (PhaseTopology, Vec<(String, u64)>) {
         let pairs = &self.pairs;
         let mut collectives: BTreeMap<String, u64> = BTreeMap::new();
         for calls in self.collectives.values() {
@@ -237,6 +277,8 @@ impl Traffic {
         let undirected: std::collections::BTreeSet<(Rank, Rank)> =
             pairs.keys().map(|&(a, b)| (a.min(b), a.max(b))).collect();
         let mut masters: Vec<Rank> = Vec::new();
+        // The ranks of the graph the label names (after the identification's filtering).
+        let mut named: std::collections::BTreeSet<Rank> = local.keys().copied().collect();
         let (label, family) = if local.len() < 2 {
             ("no point-to-point".to_owned(), None)
         } else {
@@ -272,6 +314,9 @@ impl Traffic {
                         .map(|&[a, b]| [world[a as usize], world[b as usize]])
                         .collect();
                     masters = crate::imbalance::hub_ranks(&report, &world);
+                    if !edges.is_empty() {
+                        named = edges.iter().flatten().copied().collect();
+                    }
                     match declared_grid(grids, &edges) {
                         Some(g) => {
                             // The catalogue's words for the declared P x Q (`2x3 process grid
@@ -300,6 +345,11 @@ impl Traffic {
                 messages,
                 bytes,
                 masters,
+                over: if named.len() >= 2 && (named.len() as u32) < world {
+                    rank_ranges(named)
+                } else {
+                    Vec::new()
+                },
             },
             coll,
         )

@@ -127,10 +127,14 @@ fn summary(topology: Option<&PhaseTopology>, collectives: &[(String, u64)]) -> S
     };
     match topology {
         Some(t) if t.ranks >= 2 => {
+            let label = match t.over_ranks() {
+                Some(over) => format!("{} {over}", t.label),
+                None => t.label.clone(),
+            };
             if collectives.is_empty() {
-                t.label.clone()
+                label
             } else {
-                format!("{}; {}", t.label, coll())
+                format!("{label}; {}", coll())
             }
         }
         _ if !collectives.is_empty() => format!("collectives: {}", coll()),
@@ -477,9 +481,14 @@ fn phase_bounds(
     // Step 3e: a change of rate is not a phase (`rates`): sides that do the same things at other
     // rates are one phase (a LAMMPS run's neighbour-list rebuilds more frequent while its box
     // deforms), before the main loop's edges are looked for.
-    let (fine, roles) = (signed.counts(&bounds), signed.role_counts(&bounds));
-    let (bounds, tests) = rates::merge_rate_changes(&occ, fine, roles, bounds, tests, opts.min_share, alpha);
-    let (bounds, tests) = rates::place_at_changes(&occ, &signed, bounds, tests, opts.min_share, alpha);
+    let by_rank = |b: &[usize]| rates::rank_counts(comm, idx, trace.ranks.len(), b);
+    let sides = rates::SideCounts {
+        signatures: signed.counts(&bounds),
+        roles: signed.role_counts(&bounds),
+        ranks: by_rank(&bounds),
+    };
+    let (bounds, tests) = rates::merge_rate_changes(&occ, sides, bounds, tests, opts.min_share, alpha);
+    let (bounds, tests) = rates::place_at_changes(&occ, &signed, by_rank, bounds, tests, opts.min_share, alpha);
     let (bounds, tests) = loop_edges(&occ, &starts, last_end, bounds, tests, opts);
     // Step 6: the main loop begins at the barrier that ends its set-up when what follows the
     // barrier does what the loop does.
@@ -849,7 +858,7 @@ pub fn detect_phases_from(
         patterns.sort_by_key(|p| std::cmp::Reverse(p.1));
         let (topology, collectives, imbalance) = if opts.describe {
             let traffic = describe::Traffic::of(trace, events, &spans);
-            let (t, c) = traffic.describe(&grids);
+            let (t, c) = traffic.describe(&grids, trace.ranks.len() as u32);
             if section_bounds.is_some() {
                 phase_traffic.push(traffic);
             }
@@ -894,7 +903,7 @@ pub fn detect_phases_from(
                     for t in &phase_traffic[first..last] {
                         traffic.add(t);
                     }
-                    let (t, c) = traffic.describe(&grids);
+                    let (t, c) = traffic.describe(&grids, trace.ranks.len() as u32);
                     (Some(t), c)
                 } else {
                     (None, Vec::new())

@@ -11,8 +11,13 @@
 //!
 //! The sides are compared by signature and by role signature (a rank's peers numbered in the
 //! order its part of each occurrence meets them): a rebalancing gives ranks new partners in
-//! the same roles. A boundary where only one side does something of its own then moves to
-//! where that ends or begins ([`place_at_changes`]).
+//! the same roles. They are also compared by rank: where some ranks run a loop on one side and
+//! (almost) nothing on the other, and other ranks the other way round, the work moved to other
+//! ranks, which no rate change does (StarPU's stencil migrates its cells to the next rank
+//! halfway: ranks 1–3 exchange before, ranks 0, 2, 3 after, in the same roles). One pass of a
+//! pipeline or a tree (NPB DT's graph, a gather's levels) moves along ranks too, but no rank
+//! repeats its part: [`moved_work`]. A boundary where only one side does something of
+//! its own then moves to where that ends or begins ([`place_at_changes`]).
 //!
 //! Stages of one loop that communicate alike (LAMMPS's `minimize` then `run`) are cut by step
 //! 6 where the program stops at a barrier between them, not by this rule.
@@ -46,23 +51,153 @@ pub fn difference(a: &[u64], b: &[u64]) -> f64 {
     own_share(a, b).max(own_share(b, a))
 }
 
-/// Boundaries between phases that differ only in rates removed: while some inner boundary's
-/// sides ([`difference`] of `counts`, the phases' events by signature id) differ by less than
-/// `min_share`, the one of smallest difference is removed and the merged phase's boundaries
-/// tested again on `classes` at `alpha`. `bounds` first 0, last the number of positions; one
-/// test per inner boundary.
+/// Each phase's events counted three ways, for [`merge_rate_changes`]: one row per phase.
+#[derive(Debug, Clone, Default)]
+pub struct SideCounts {
+    /// By signature id ([`super::content::Signed::counts`]).
+    pub signatures: Vec<Vec<u64>>,
+    /// By role signature ([`super::content::Signed::role_counts`]).
+    pub roles: Vec<Vec<u64>>,
+    /// By rank ([`rank_counts`]; empty: not compared by rank).
+    pub ranks: Vec<RankCounts>,
+}
+
+/// A stretch's events by rank (indexed by world rank) and how often each rank repeats a pattern.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RankCounts {
+    /// Events of each rank in the stretch.
+    pub events: Vec<u64>,
+    /// Occurrences of each (rank, communication pattern) in the stretch: those of a pattern
+    /// that the rank takes part in.
+    pub repeats: std::collections::BTreeMap<(u32, u32), u64>,
+}
+
+impl RankCounts {
+    /// Both stretches' counts together.
+    fn absorb(&mut self, other: RankCounts) {
+        for (x, y) in self.events.iter_mut().zip(other.events) {
+            *x += y;
+        }
+        for (k, n) in other.repeats {
+            *self.repeats.entry(k).or_default() += n;
+        }
+    }
+
+    /// Per rank, the most occurrences of one pattern it takes part in.
+    fn most_repeated(&self) -> Vec<u64> {
+        let mut most = vec![0; self.events.len()];
+        for (&(r, _), &n) in &self.repeats {
+            if let Some(m) = most.get_mut(r as usize) {
+                *m = (*m).max(n);
+            }
+        }
+        most
+    }
+}
+
+/// Occurrences of one pattern a rank takes part in, at least, for its part of a stretch to be a
+/// loop of its own (the three copies that make a loop elsewhere in the pattern detection).
+const REPEATED: u64 = 3;
+
+/// Each stretch's events and repeated patterns by rank: position `p` is the instance `idx[p]`
+/// of `comm`, its parts' events counted on their ranks and, unless it is outside any pattern,
+/// one occurrence of its pattern on each of its ranks. `bounds` first 0, ascending, last
+/// `idx.len()`; one [`RankCounts`] of `ranks` ranks per stretch.
 ///
-/// O(b² · s) for b boundaries and s signatures, plus the tests of the merged phases.
+/// O(parts of the positions + stretches · ranks).
+pub fn rank_counts(
+    comm: &crate::patterns::CommunicationAnalysis,
+    idx: &[usize],
+    ranks: usize,
+    bounds: &[usize],
+) -> Vec<RankCounts> {
+    bounds
+        .windows(2)
+        .map(|w| {
+            let mut row = RankCounts {
+                events: vec![0; ranks],
+                ..Default::default()
+            };
+            for &i in &idx[w[0]..w[1]] {
+                let instance = &comm.instances[i];
+                for part in &instance.parts {
+                    let r = part.rank as usize;
+                    if r < ranks {
+                        row.events[r] += u64::from(part.last_event + 1).saturating_sub(u64::from(part.first_event));
+                        if instance.pattern != crate::patterns::construct::OUTSIDE {
+                            *row.repeats.entry((part.rank, instance.pattern)).or_default() += 1;
+                        }
+                    }
+                }
+            }
+            row
+        })
+        .collect()
+}
+
+/// How much work moved to other ranks between two adjacent stretches: the smaller of the two
+/// sides' shares of events on ranks of their own, a rank of its own being one whose events the
+/// other side holds at less than a tenth of their rate ([`own_share`] by rank) and that takes
+/// part in at least three occurrences of one pattern on its side (a loop). Both sides need such
+/// ranks: a tree's levels only drop ranks (or add them), and a pipeline's ranks pass once.
+///
+/// O(ranks).
+///
+/// ```
+/// use tracelogic_analysis::phases::rates::{moved_work, RankCounts};
+/// // Each rank's events, and its occurrences of pattern 0.
+/// let side = |events: Vec<u64>, loops: Vec<u64>| RankCounts {
+///     repeats: (0..).zip(loops).map(|(r, n)| ((r, 0), n)).collect(),
+///     events,
+/// };
+/// // Rank 0 loops before, rank 2 after; rank 1 on both sides.
+/// let before = side(vec![300, 600, 0], vec![100, 100, 0]);
+/// let after = side(vec![0, 600, 300], vec![0, 100, 100]);
+/// assert!((moved_work(&before, &after) - 1.0 / 3.0).abs() < 1e-12);
+/// // A pipeline: ranks 0 and 1, then 2, each passing once: nothing moved.
+/// let first = side(vec![2, 2, 0], vec![1, 1, 0]);
+/// let then = side(vec![0, 0, 4], vec![0, 0, 1]);
+/// assert_eq!(moved_work(&first, &then), 0.0);
+/// ```
+pub fn moved_work(a: &RankCounts, b: &RankCounts) -> f64 {
+    let own = |x: &RankCounts, y: &RankCounts| {
+        let total = x.events.iter().sum::<u64>();
+        if total == 0 {
+            return 0.0;
+        }
+        let (own, most) = (own_signatures(&x.events, &y.events), x.most_repeated());
+        let looped: u64 = (0..x.events.len())
+            .filter(|&r| own[r] && most[r] >= REPEATED)
+            .map(|r| x.events[r])
+            .sum();
+        looped as f64 / total as f64
+    };
+    own(a, b).min(own(b, a))
+}
+
+/// Boundaries between phases that differ only in rates removed: while some inner boundary's
+/// sides differ by less than `min_share` ([`difference`] of the phases' events by signature or
+/// by role signature, whichever is smaller) and no work moved between ranks ([`moved_work`]
+/// below `min_share`), the one of smallest difference is
+/// removed and the merged phase's boundaries tested again on `classes` at `alpha`. `bounds`
+/// first 0, last the number of positions; one test per inner boundary; one row of `sides` per
+/// phase.
+///
+/// O(b² · s) for b boundaries and s signatures and ranks, plus the tests of the merged phases.
 pub fn merge_rate_changes<M: Mixes + ?Sized>(
     classes: &M,
-    counts: Vec<Vec<u64>>,
-    roles: Vec<Vec<u64>>,
+    sides: SideCounts,
     bounds: Vec<usize>,
     tests: Vec<BoundaryTest>,
     min_share: f64,
     alpha: f64,
 ) -> (Vec<usize>, Vec<BoundaryTest>) {
-    let (mut bounds, mut tests, mut counts, mut roles) = (bounds, tests, counts, roles);
+    let (mut bounds, mut tests) = (bounds, tests);
+    let SideCounts {
+        signatures: mut counts,
+        mut roles,
+        ranks: mut by_rank,
+    } = sides;
     if min_share <= 0.0 {
         return (bounds, tests);
     }
@@ -75,14 +210,19 @@ pub fn merge_rate_changes<M: Mixes + ?Sized>(
     while bounds.len() > 2 {
         let closest = (1..bounds.len() - 1)
             .map(|j| {
-                let d = difference(&counts[j - 1], &counts[j]).min(difference(&roles[j - 1], &roles[j]));
-                (j, d)
+                let same_work = difference(&counts[j - 1], &counts[j]).min(difference(&roles[j - 1], &roles[j]));
+                let moved = by_rank.get(j).map_or(0.0, |r| moved_work(&by_rank[j - 1], r));
+                (j, same_work.max(moved))
             })
             .filter(|&(_, d)| d < min_share)
             .min_by(|a, b| a.1.total_cmp(&b.1));
         let Some((j, _)) = closest else { break };
         add(&mut counts, j);
         add(&mut roles, j);
+        if by_rank.len() > j {
+            let right = by_rank.remove(j);
+            by_rank[j - 1].absorb(right);
+        }
         remove_boundary(classes, &mut bounds, &mut tests, j, alpha);
     }
     (bounds, tests)
@@ -104,9 +244,12 @@ fn own_signatures(a: &[u64], b: &[u64]) -> Vec<bool> {
 /// with the loop's first steps, cut where those steps first change their mix (a rebalancing's
 /// new partners); its end is the set-up's last event of its own. Sides compared by signature and
 /// by role signature ([`merge_rate_changes`]); the boundaries next to a moved one tested again.
+/// A boundary where work moved to other ranks stays ([`moved_work`] of `ranks`' counts, a
+/// stretch's [`RankCounts`] for its bounds).
 pub fn place_at_changes<M: Mixes + ?Sized>(
     classes: &M,
     signed: &super::content::Signed,
+    ranks: impl Fn(&[usize]) -> Vec<RankCounts>,
     bounds: Vec<usize>,
     tests: Vec<BoundaryTest>,
     min_share: f64,
@@ -118,6 +261,13 @@ pub fn place_at_changes<M: Mixes + ?Sized>(
     }
     for j in 1..bounds.len().saturating_sub(1) {
         let (a, c, e) = (bounds[j - 1], bounds[j], bounds[j + 1]);
+        // Where the work moved to other ranks, the move is the change, whatever else one side
+        // does of its own (the run's closing reductions after a moved loop).
+        if let [l, r] = &ranks(&[a, c, e])[..] {
+            if moved_work(l, r) >= min_share {
+                continue;
+            }
+        }
         let mut moved = None;
         for roles in [false, true] {
             let counts = if roles {
@@ -155,6 +305,15 @@ pub fn place_at_changes<M: Mixes + ?Sized>(
 mod tests {
     use super::*;
 
+    /// The same counts by signature and by role, no counts by rank.
+    fn alike(counts: &[Vec<u64>]) -> SideCounts {
+        SideCounts {
+            signatures: counts.to_vec(),
+            roles: counts.to_vec(),
+            ranks: Vec::new(),
+        }
+    }
+
     /// Three phases: A and B hold the same two signatures at other rates (a loop's rebuild
     /// steps twice as frequent in A), C a third signature. A and B become one phase; the
     /// boundary before C stays, tested again on the merged phase.
@@ -175,8 +334,7 @@ mod tests {
         };
         let (b, t) = merge_rate_changes(
             &classes,
-            counts.clone(),
-            counts,
+            alike(&counts),
             vec![0, 10, 20, 30],
             vec![stale; 2],
             0.01,
@@ -197,28 +355,97 @@ mod tests {
             strength: 1.0,
             stage: false,
         };
-        let (b, _) = merge_rate_changes(
-            &classes,
-            counts.clone(),
-            counts.clone(),
-            vec![0, 10, 20],
-            vec![t],
-            0.01,
-            0.01,
-        );
+        let (b, _) = merge_rate_changes(&classes, alike(&counts), vec![0, 10, 20], vec![t], 0.01, 0.01);
         assert_eq!(b, vec![0, 10, 20]);
         let same = vec![vec![100, 5], vec![90, 10]];
-        let (b, _) = merge_rate_changes(
-            &classes,
-            same.clone(),
-            same.clone(),
-            vec![0, 10, 20],
-            vec![t],
-            0.01,
-            0.01,
-        );
+        let (b, _) = merge_rate_changes(&classes, alike(&same), vec![0, 10, 20], vec![t], 0.01, 0.01);
         assert_eq!(b, vec![0, 20]);
-        let (b, _) = merge_rate_changes(&classes, same.clone(), same, vec![0, 10, 20], vec![t], 0.0, 0.01);
+        let (b, _) = merge_rate_changes(&classes, alike(&same), vec![0, 10, 20], vec![t], 0.0, 0.01);
         assert_eq!(b, vec![0, 10, 20]);
+    }
+
+    /// The same work in the same roles moved to other ranks (StarPU's stencil after its
+    /// migration: ranks 1, 2, 3 loop before, 0, 2, 3 after) keeps its boundary; the same ranks
+    /// at other rates (a rebalancing among the same ranks), or ranks that only drop out (a
+    /// tree's levels) or pass once (a pipeline), do not.
+    #[test]
+    fn work_moved_to_other_ranks_keeps_its_boundary() {
+        let classes: Vec<u32> = (0..20).map(|i| u32::from(i >= 10)).collect();
+        let t = BoundaryTest {
+            p: 0.001,
+            strength: 1.0,
+            stage: false,
+        };
+        let work = vec![vec![600, 600], vec![600, 600]];
+        let side = |events: Vec<u64>, loops: Vec<u64>| RankCounts {
+            repeats: (0..).zip(loops).map(|(r, n)| ((r, 0), n)).collect(),
+            events,
+        };
+        let merged = |ranks: Vec<RankCounts>| {
+            let sides = SideCounts { ranks, ..alike(&work) };
+            merge_rate_changes(&classes, sides, vec![0, 10, 20], vec![t], 0.01, 0.01).0
+        };
+        let moved = vec![
+            side(vec![2, 600, 1200, 600], vec![1, 100, 100, 100]),
+            side(vec![600, 4, 600, 1200], vec![100, 2, 100, 100]),
+        ];
+        assert_eq!(merged(moved), vec![0, 10, 20]);
+        let rebalanced = vec![
+            side(vec![500, 700, 1200, 600], vec![100; 4]),
+            side(vec![700, 500, 600, 1200], vec![100; 4]),
+        ];
+        assert_eq!(merged(rebalanced), vec![0, 20]);
+        let levels = vec![
+            side(vec![50, 50, 50, 50], vec![10; 4]),
+            side(vec![100, 0, 100, 0], vec![10, 0, 10, 0]),
+        ];
+        assert_eq!(merged(levels), vec![0, 20]);
+        let pipeline = vec![
+            side(vec![2, 2, 0, 0], vec![1, 1, 0, 0]),
+            side(vec![0, 0, 2, 2], vec![0, 0, 1, 1]),
+        ];
+        assert_eq!(merged(pipeline), vec![0, 20]);
+    }
+
+    /// Each stretch's events by rank, from its occurrences' parts.
+    #[test]
+    fn rank_counts_add_the_parts_of_each_stretch() {
+        use crate::patterns::construct::{CommunicationAnalysis, Instance, InstancePart};
+        let part = |rank: u32, first_event: u32, last_event: u32| InstancePart {
+            rank,
+            first_event,
+            last_event,
+            start: 0,
+            end: 0,
+        };
+        let instance = |pattern: u32, parts: Vec<InstancePart>| Instance {
+            pattern,
+            start: 0,
+            end: 0,
+            parts,
+            variant: 0,
+        };
+        let comm = CommunicationAnalysis {
+            instances: vec![
+                instance(0, vec![part(0, 0, 3), part(1, 0, 1)]),
+                instance(7, vec![part(2, 5, 5)]),
+            ],
+            ..Default::default()
+        };
+        let row = |events: Vec<u64>, repeats: &[((u32, u32), u64)]| RankCounts {
+            events,
+            repeats: repeats.iter().copied().collect(),
+        };
+        assert_eq!(
+            rank_counts(&comm, &[0, 1], 3, &[0, 1, 2]),
+            vec![
+                row(vec![4, 2, 0], &[((0, 0), 1), ((1, 0), 1)]),
+                row(vec![0, 0, 1], &[((2, 7), 1)])
+            ]
+        );
+        assert_eq!(
+            rank_counts(&comm, &[1, 0, 1], 3, &[0, 3]),
+            vec![row(vec![4, 2, 2], &[((0, 0), 1), ((1, 0), 1), ((2, 7), 2)])]
+        );
     }
 }
