@@ -174,3 +174,75 @@ fn a_loop_moved_to_other_ranks_is_two_phases() {
         p.phases[0].summary()
     );
 }
+
+/// A one-off message 0 -> 1, `steps` steps of an exchange between ranks 1 and 2, then `steps`
+/// steps of the same exchange between 2 and 3 (StarPU's stencil on 8 ranks, held-out
+/// `starpu-8`), closing reductions; 4 ranks, steps of 10 µs. Each rank numbers its peers in the
+/// order it meets them: rank 1 meets 0 first, so its exchange with 2 is its second peer, as
+/// rank 2's with 3; rank 2's with 1 and rank 3's with 2 are their first. Both halves then hold
+/// the same event signatures, first and second peers alike: only the ranks differ.
+fn handed_on(steps: u32) -> Trace {
+    let n = 4u32;
+    let mut t = Trace::new("text", "generated exchange handed on to the next rank", n);
+    for r in 0..n {
+        let mut at = 0u64;
+        let message = |t: &mut Trace, dir: P2pDir, peer: u32, at: &mut u64| {
+            let name = if dir == P2pDir::Send { "MPI_Isend" } else { "MPI_Irecv" };
+            let c = t.push_call(r, name, *at, *at + 50, NO_CALLPATH, 0);
+            t.push_p2p(r, c, c, dir, peer, 0, 0, 4);
+            *at += 1_000;
+        };
+        match r {
+            0 => message(&mut t, P2pDir::Send, 1, &mut at),
+            1 => message(&mut t, P2pDir::Recv, 0, &mut at),
+            _ => at += 1_000,
+        }
+        for pair in [(1u32, 2u32), (2, 3)] {
+            let peer = match r {
+                _ if r == pair.0 => Some(pair.1),
+                _ if r == pair.1 => Some(pair.0),
+                _ => None,
+            };
+            for _ in 0..steps {
+                let step_end = at + 10_000;
+                if let Some(peer) = peer {
+                    message(&mut t, P2pDir::Send, peer, &mut at);
+                    message(&mut t, P2pDir::Recv, peer, &mut at);
+                }
+                at = step_end;
+            }
+        }
+        let c = t.push_call(r, "MPI_Allreduce", at, at + 5, NO_CALLPATH, 0);
+        t.push_collective(r, c, CollectiveOp::Allreduce, COMM_WORLD, 0, 8, 8);
+    }
+    t
+}
+
+/// Work handed on to other ranks in the same roles, invisible to the event signatures, is two
+/// phases (docs/phases.md, step 3f): one boundary inside the run, at the hand-over (within 5 %).
+#[test]
+fn an_exchange_handed_on_to_the_next_rank_is_two_phases() {
+    let t = handed_on(100);
+    let matching = match_messages(&t);
+    let events = rank_events(&t, false);
+    let a = analyse_events(&t, &matching, &events, &PatternOptions::default());
+    let p = detect_phases(&t, &events, &a.communication, 0.0, Outside::Own);
+    let (t0, t1) = t.span();
+    let ms = |x: u64| (x - t0) as f64 / 1e6;
+    let inside = |x: u64| x > t0 + (t1 - t0) / 20 && x + (t1 - t0) / 20 < t1;
+    let starts: Vec<f64> = p.phases.iter().map(|ph| ms(ph.time.0)).collect();
+    let cuts: Vec<f64> = p
+        .phases
+        .iter()
+        .skip(1)
+        .filter(|ph| inside(ph.time.0))
+        .map(|ph| ms(ph.time.0))
+        .collect();
+    assert_eq!(cuts.len(), 1, "phases from {starts:?} ms of {} ms", ms(t1));
+    let half = ms(t1) / 2.0;
+    assert!(
+        (cuts[0] - half).abs() < ms(t1) / 20.0,
+        "cut at {} ms, the hand-over at {half} ms",
+        cuts[0]
+    );
+}

@@ -9,6 +9,7 @@ pub mod content;
 pub mod describe;
 pub mod kinds;
 pub mod merge;
+pub mod moved;
 pub mod rates;
 pub mod segmentation;
 pub mod spans;
@@ -481,7 +482,7 @@ fn phase_bounds(
     // Step 3e: a change of rate is not a phase (`rates`): sides that do the same things at other
     // rates are one phase (a LAMMPS run's neighbour-list rebuilds more frequent while its box
     // deforms), before the main loop's edges are looked for.
-    let by_rank = |b: &[usize]| rates::rank_counts(comm, idx, trace.ranks.len(), b);
+    let by_rank = |b: &[usize]| moved::rank_counts(comm, idx, trace.ranks.len(), b);
     let sides = rates::SideCounts {
         signatures: signed.counts(&bounds),
         roles: signed.role_counts(&bounds),
@@ -489,6 +490,9 @@ fn phase_bounds(
     };
     let (bounds, tests) = rates::merge_rate_changes(&occ, sides, bounds, tests, opts.min_share, alpha);
     let (bounds, tests) = rates::place_at_changes(&occ, &signed, by_rank, bounds, tests, opts.min_share, alpha);
+    // Step 3f: work moved to other ranks inside a phase, in the same roles (`moved`).
+    let test = |a: usize, c: usize, e: usize| occ.test_at(a, c, e, alpha, false);
+    let (bounds, tests) = moved::split_moved(by_rank, &starts, last_end, share, bounds, tests, opts.min_share, test);
     let (bounds, tests) = loop_edges(&occ, &starts, last_end, bounds, tests, opts);
     // Step 6: the main loop begins at the barrier that ends its set-up when what follows the
     // barrier does what the loop does.
@@ -498,6 +502,7 @@ fn phase_bounds(
         &occ,
         &starts,
         last_end,
+        by_rank,
         bounds,
         tests,
         opts.min_share,

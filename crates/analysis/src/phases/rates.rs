@@ -23,6 +23,7 @@
 //! 6 where the program stops at a barrier between them, not by this rule.
 
 use super::merge::{remove_boundary, BoundaryTest, Mixes};
+use super::moved::{moved_work, RankCounts};
 
 /// Share of `a`'s events whose signature `b` holds at less than a tenth of `a`'s rate (counts by
 /// signature id, same ids on both sides); 0 when `a` is empty.
@@ -58,121 +59,8 @@ pub struct SideCounts {
     pub signatures: Vec<Vec<u64>>,
     /// By role signature ([`super::content::Signed::role_counts`]).
     pub roles: Vec<Vec<u64>>,
-    /// By rank ([`rank_counts`]; empty: not compared by rank).
+    /// By rank ([`super::moved::rank_counts`]; empty: not compared by rank).
     pub ranks: Vec<RankCounts>,
-}
-
-/// A stretch's events by rank (indexed by world rank) and how often each rank repeats a pattern.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct RankCounts {
-    /// Events of each rank in the stretch.
-    pub events: Vec<u64>,
-    /// Occurrences of each (rank, communication pattern) in the stretch: those of a pattern
-    /// that the rank takes part in.
-    pub repeats: std::collections::BTreeMap<(u32, u32), u64>,
-}
-
-impl RankCounts {
-    /// Both stretches' counts together.
-    fn absorb(&mut self, other: RankCounts) {
-        for (x, y) in self.events.iter_mut().zip(other.events) {
-            *x += y;
-        }
-        for (k, n) in other.repeats {
-            *self.repeats.entry(k).or_default() += n;
-        }
-    }
-
-    /// Per rank, the most occurrences of one pattern it takes part in.
-    fn most_repeated(&self) -> Vec<u64> {
-        let mut most = vec![0; self.events.len()];
-        for (&(r, _), &n) in &self.repeats {
-            if let Some(m) = most.get_mut(r as usize) {
-                *m = (*m).max(n);
-            }
-        }
-        most
-    }
-}
-
-/// Occurrences of one pattern a rank takes part in, at least, for its part of a stretch to be a
-/// loop of its own (the three copies that make a loop elsewhere in the pattern detection).
-const REPEATED: u64 = 3;
-
-/// Each stretch's events and repeated patterns by rank: position `p` is the instance `idx[p]`
-/// of `comm`, its parts' events counted on their ranks and, unless it is outside any pattern,
-/// one occurrence of its pattern on each of its ranks. `bounds` first 0, ascending, last
-/// `idx.len()`; one [`RankCounts`] of `ranks` ranks per stretch.
-///
-/// O(parts of the positions + stretches · ranks).
-pub fn rank_counts(
-    comm: &crate::patterns::CommunicationAnalysis,
-    idx: &[usize],
-    ranks: usize,
-    bounds: &[usize],
-) -> Vec<RankCounts> {
-    bounds
-        .windows(2)
-        .map(|w| {
-            let mut row = RankCounts {
-                events: vec![0; ranks],
-                ..Default::default()
-            };
-            for &i in &idx[w[0]..w[1]] {
-                let instance = &comm.instances[i];
-                for part in &instance.parts {
-                    let r = part.rank as usize;
-                    if r < ranks {
-                        row.events[r] += u64::from(part.last_event + 1).saturating_sub(u64::from(part.first_event));
-                        if instance.pattern != crate::patterns::construct::OUTSIDE {
-                            *row.repeats.entry((part.rank, instance.pattern)).or_default() += 1;
-                        }
-                    }
-                }
-            }
-            row
-        })
-        .collect()
-}
-
-/// How much work moved to other ranks between two adjacent stretches: the smaller of the two
-/// sides' shares of events on ranks of their own, a rank of its own being one whose events the
-/// other side holds at less than a tenth of their rate ([`own_share`] by rank) and that takes
-/// part in at least three occurrences of one pattern on its side (a loop). Both sides need such
-/// ranks: a tree's levels only drop ranks (or add them), and a pipeline's ranks pass once.
-///
-/// O(ranks).
-///
-/// ```
-/// use tracelogic_analysis::phases::rates::{moved_work, RankCounts};
-/// // Each rank's events, and its occurrences of pattern 0.
-/// let side = |events: Vec<u64>, loops: Vec<u64>| RankCounts {
-///     repeats: (0..).zip(loops).map(|(r, n)| ((r, 0), n)).collect(),
-///     events,
-/// };
-/// // Rank 0 loops before, rank 2 after; rank 1 on both sides.
-/// let before = side(vec![300, 600, 0], vec![100, 100, 0]);
-/// let after = side(vec![0, 600, 300], vec![0, 100, 100]);
-/// assert!((moved_work(&before, &after) - 1.0 / 3.0).abs() < 1e-12);
-/// // A pipeline: ranks 0 and 1, then 2, each passing once: nothing moved.
-/// let first = side(vec![2, 2, 0], vec![1, 1, 0]);
-/// let then = side(vec![0, 0, 4], vec![0, 0, 1]);
-/// assert_eq!(moved_work(&first, &then), 0.0);
-/// ```
-pub fn moved_work(a: &RankCounts, b: &RankCounts) -> f64 {
-    let own = |x: &RankCounts, y: &RankCounts| {
-        let total = x.events.iter().sum::<u64>();
-        if total == 0 {
-            return 0.0;
-        }
-        let (own, most) = (own_signatures(&x.events, &y.events), x.most_repeated());
-        let looped: u64 = (0..x.events.len())
-            .filter(|&r| own[r] && most[r] >= REPEATED)
-            .map(|r| x.events[r])
-            .sum();
-        looped as f64 / total as f64
-    };
-    own(a, b).min(own(b, a))
 }
 
 /// Boundaries between phases that differ only in rates removed: while some inner boundary's
@@ -230,7 +118,7 @@ pub fn merge_rate_changes<M: Mixes + ?Sized>(
 
 /// The signatures of `a` that `b` holds at less than a tenth of their rate in `a` (as
 /// [`own_share`] counts them).
-fn own_signatures(a: &[u64], b: &[u64]) -> Vec<bool> {
+pub(super) fn own_signatures(a: &[u64], b: &[u64]) -> Vec<bool> {
     let (na, nb) = (a.iter().sum::<u64>() as f64, b.iter().sum::<u64>() as f64);
     a.iter()
         .zip(b)
@@ -405,47 +293,5 @@ mod tests {
             side(vec![0, 0, 2, 2], vec![0, 0, 1, 1]),
         ];
         assert_eq!(merged(pipeline), vec![0, 20]);
-    }
-
-    /// Each stretch's events by rank, from its occurrences' parts.
-    #[test]
-    fn rank_counts_add_the_parts_of_each_stretch() {
-        use crate::patterns::construct::{CommunicationAnalysis, Instance, InstancePart};
-        let part = |rank: u32, first_event: u32, last_event: u32| InstancePart {
-            rank,
-            first_event,
-            last_event,
-            start: 0,
-            end: 0,
-        };
-        let instance = |pattern: u32, parts: Vec<InstancePart>| Instance {
-            pattern,
-            start: 0,
-            end: 0,
-            parts,
-            variant: 0,
-        };
-        let comm = CommunicationAnalysis {
-            instances: vec![
-                instance(0, vec![part(0, 0, 3), part(1, 0, 1)]),
-                instance(7, vec![part(2, 5, 5)]),
-            ],
-            ..Default::default()
-        };
-        let row = |events: Vec<u64>, repeats: &[((u32, u32), u64)]| RankCounts {
-            events,
-            repeats: repeats.iter().copied().collect(),
-        };
-        assert_eq!(
-            rank_counts(&comm, &[0, 1], 3, &[0, 1, 2]),
-            vec![
-                row(vec![4, 2, 0], &[((0, 0), 1), ((1, 0), 1)]),
-                row(vec![0, 0, 1], &[((2, 7), 1)])
-            ]
-        );
-        assert_eq!(
-            rank_counts(&comm, &[1, 0, 1], 3, &[0, 3]),
-            vec![row(vec![4, 2, 2], &[((0, 0), 1), ((1, 0), 1), ((2, 7), 2)])]
-        );
     }
 }

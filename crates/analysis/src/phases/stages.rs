@@ -129,7 +129,8 @@ fn most_frequent(positions: std::ops::Range<usize>, pattern: impl Fn(usize) -> u
 /// events have signatures (or role signatures) the main loop lacks; "reads no input": no rooted
 /// collective (`MPI_Bcast`, `MPI_Reduce`…, one rank reading for all). The end is left as
 /// steps 2–5 place it: a program's last barrier is often its very end (after the statistics
-/// LAMMPS prints), not the loop's. The boundaries next to a moved one are tested again; the
+/// LAMMPS prints), not the loop's; nor where the stretch's work is on other ranks than the
+/// loop's ([`super::moved::moved_work`] of `by_rank`'s counts). The boundaries next to a moved one are tested again; the
 /// moved one is a stage boundary (kept whatever its test, as step 6's cuts), returned with its
 /// test to be a section boundary too.
 ///
@@ -141,6 +142,7 @@ pub(super) fn loop_begins_at_barrier<M: super::merge::Mixes + ?Sized>(
     classes: &M,
     starts: &[tracelogic_model::Time],
     last_end: tracelogic_model::Time,
+    by_rank: impl Fn(&[usize]) -> Vec<super::moved::RankCounts>,
     bounds: Vec<usize>,
     tests: Vec<super::merge::BoundaryTest>,
     min_share: f64,
@@ -186,6 +188,13 @@ pub(super) fn loop_begins_at_barrier<M: super::merge::Mixes + ?Sized>(
     });
     if !loop_like {
         return (bounds, tests, None);
+    }
+    // Nor where the loop's work is on other ranks than the stretch's (step 3f: the same roles,
+    // other ranks; StarPU's stencil on ranks 1-2 before the boundary, 2-3 after).
+    if let [stretch, main_loop] = &by_rank(&[b + 1, a, e])[..] {
+        if super::moved::moved_work(stretch, main_loop) >= min_share {
+            return (bounds, tests, None);
+        }
     }
     bounds[1] = b + 1;
     for t in 1..bounds.len().min(3) {
