@@ -5,7 +5,7 @@
 //! are: one phase from the set-up to the end (docs/phases.md, step 3e). Truth is the generator's.
 
 use tracelogic_analysis::patterns::{analyse_events, rank_events, PatternOptions};
-use tracelogic_analysis::phases::{detect_phases, Outside};
+use tracelogic_analysis::phases::{detect_phases, Outside, PhaseAnalysis};
 use tracelogic_model::{match_messages, CollectiveOp, P2pDir, Trace, COMM_WORLD, NO_CALLPATH};
 
 /// A deterministic permutation of the 8 positions, drawn for redraw `k`.
@@ -63,21 +63,39 @@ fn rebalanced(steps: u32) -> Trace {
     t
 }
 
+/// The phases of `t` (default options), with the starts (ms from the run's start) of those
+/// beginning inside the run (more than 5 % from either end), and the run's length in ms.
+fn inner_cuts(t: &Trace) -> (PhaseAnalysis, Vec<f64>, f64) {
+    let matching = match_messages(t);
+    let events = rank_events(t, false);
+    let a = analyse_events(t, &matching, &events, &PatternOptions::default());
+    let p = detect_phases(t, &events, &a.communication, 0.0, Outside::Own);
+    let (t0, t1) = t.span();
+    let ms = |x: u64| (x - t0) as f64 / 1e6;
+    let inside = |x: u64| x > t0 + (t1 - t0) / 20 && x + (t1 - t0) / 20 < t1;
+    let cuts = p
+        .phases
+        .iter()
+        .skip(1)
+        .filter(|ph| inside(ph.time.0))
+        .map(|ph| ms(ph.time.0))
+        .collect();
+    (p, cuts, ms(t1))
+}
+
+/// Where the phases begin (ms), for a failing assertion's message.
+fn starts(p: &PhaseAnalysis, t: &Trace) -> Vec<f64> {
+    p.phases
+        .iter()
+        .map(|ph| (ph.time.0 - t.span().0) as f64 / 1e6)
+        .collect()
+}
+
 #[test]
 fn a_loop_whose_ranks_change_partners_is_one_phase() {
     let t = rebalanced(1000);
-    let matching = match_messages(&t);
-    let events = rank_events(&t, false);
-    let a = analyse_events(&t, &matching, &events, &PatternOptions::default());
-    let p = detect_phases(&t, &events, &a.communication, 0.0, Outside::Own);
-    let (t0, t1) = t.span();
-    let inside = |x: u64| x > t0 + (t1 - t0) / 20 && x + (t1 - t0) / 20 < t1;
-    let starts: Vec<f64> = p.phases.iter().map(|ph| (ph.time.0 - t0) as f64 / 1e6).collect();
-    assert!(
-        p.phases.iter().skip(1).all(|ph| !inside(ph.time.0)),
-        "phases from {starts:?} ms of {} ms",
-        (t1 - t0) as f64 / 1e6
-    );
+    let (p, cuts, length) = inner_cuts(&t);
+    assert!(cuts.is_empty(), "phases from {:?} ms of {length} ms", starts(&p, &t));
 }
 
 /// `steps` steps of a line exchange over ranks 1-2-3 of 4 (rank 2 in the middle sends to and
@@ -128,30 +146,11 @@ fn moved(steps: u32) -> Trace {
 #[test]
 fn a_loop_moved_to_other_ranks_is_two_phases() {
     let t = moved(100);
-    let matching = match_messages(&t);
-    let events = rank_events(&t, false);
-    let a = analyse_events(&t, &matching, &events, &PatternOptions::default());
-    let p = detect_phases(&t, &events, &a.communication, 0.0, Outside::Own);
-    let (t0, t1) = t.span();
-    let inside = |x: u64| x > t0 + (t1 - t0) / 20 && x + (t1 - t0) / 20 < t1;
-    let starts: Vec<f64> = p.phases.iter().map(|ph| (ph.time.0 - t0) as f64 / 1e6).collect();
-    let cuts: Vec<f64> = p
-        .phases
-        .iter()
-        .skip(1)
-        .filter(|ph| inside(ph.time.0))
-        .map(|ph| (ph.time.0 - t0) as f64 / 1e6)
-        .collect();
-    let half = (t1 - t0) as f64 / 2e6;
-    assert_eq!(
-        cuts.len(),
-        1,
-        "phases from {starts:?} ms of {} ms",
-        (t1 - t0) as f64 / 1e6
-    );
+    let (p, cuts, length) = inner_cuts(&t);
+    assert_eq!(cuts.len(), 1, "phases from {:?} ms of {length} ms", starts(&p, &t));
     assert!(
-        (cuts[0] - half).abs() < (t1 - t0) as f64 / 20e6,
-        "cut at {} ms, the move at {half} ms",
+        (cuts[0] - length / 2.0).abs() < length / 20.0,
+        "cut at {} ms, the move halfway",
         cuts[0]
     );
     // Each phase says over which ranks its line runs (the closing reductions: no line).
@@ -223,26 +222,11 @@ fn handed_on(steps: u32) -> Trace {
 #[test]
 fn an_exchange_handed_on_to_the_next_rank_is_two_phases() {
     let t = handed_on(100);
-    let matching = match_messages(&t);
-    let events = rank_events(&t, false);
-    let a = analyse_events(&t, &matching, &events, &PatternOptions::default());
-    let p = detect_phases(&t, &events, &a.communication, 0.0, Outside::Own);
-    let (t0, t1) = t.span();
-    let ms = |x: u64| (x - t0) as f64 / 1e6;
-    let inside = |x: u64| x > t0 + (t1 - t0) / 20 && x + (t1 - t0) / 20 < t1;
-    let starts: Vec<f64> = p.phases.iter().map(|ph| ms(ph.time.0)).collect();
-    let cuts: Vec<f64> = p
-        .phases
-        .iter()
-        .skip(1)
-        .filter(|ph| inside(ph.time.0))
-        .map(|ph| ms(ph.time.0))
-        .collect();
-    assert_eq!(cuts.len(), 1, "phases from {starts:?} ms of {} ms", ms(t1));
-    let half = ms(t1) / 2.0;
+    let (p, cuts, length) = inner_cuts(&t);
+    assert_eq!(cuts.len(), 1, "phases from {:?} ms of {length} ms", starts(&p, &t));
     assert!(
-        (cuts[0] - half).abs() < ms(t1) / 20.0,
-        "cut at {} ms, the hand-over at {half} ms",
+        (cuts[0] - length / 2.0).abs() < length / 20.0,
+        "cut at {} ms, the hand-over halfway",
         cuts[0]
     );
 }
