@@ -98,7 +98,7 @@ pub fn rank_counts(
 
 /// How much work moved to other ranks between two adjacent stretches: the smaller of the two
 /// sides' shares of events on ranks of their own, a rank of its own being one whose events the
-/// other side holds at less than a tenth of their rate ([`own_share`] by rank) and that takes
+/// other side holds at less than a tenth of their rate ([`super::rates::own_share`] by rank) and that takes
 /// part in at least three occurrences of one pattern on its side (a loop). Both sides need such
 /// ranks: a tree's levels only drop ranks (or add them), and a pipeline's ranks pass once.
 ///
@@ -205,6 +205,12 @@ pub fn split_moved(
         if bounds.get(j) != Some(&c) {
             bounds.insert(j, c);
             tests.insert(j - 1, test(bounds[j - 1], c, bounds[j + 1]));
+            // The neighbouring boundaries' sides changed: tested again.
+            for k in [j - 1, j + 1] {
+                if k >= 1 && k + 1 < bounds.len() {
+                    tests[k - 1] = test(bounds[k - 1], bounds[k], bounds[k + 1]);
+                }
+            }
         }
     }
     (bounds, tests)
