@@ -229,4 +229,14 @@ fn an_exchange_handed_on_to_the_next_rank_is_two_phases() {
         "cut at {} ms, the hand-over halfway",
         cuts[0]
     );
+    // A section boundary too, although both sides communicate alike.
+    let at = p
+        .phases
+        .iter()
+        .position(|ph| (ph.time.0 - t.span().0) as f64 / 1e6 == cuts[0]);
+    assert!(
+        p.sections.iter().any(|sec| Some(sec.phases.0) == at),
+        "{:?}",
+        p.sections
+    );
 }

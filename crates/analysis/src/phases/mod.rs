@@ -770,6 +770,13 @@ pub fn detect_phases_from(
     insert_cuts(&mut bounds, &mut tests, &stage_cuts);
     if let Some((sb, st)) = section_bounds.as_mut() {
         insert_cuts(sb, st, &stage_cuts);
+        // Work moved to other ranks (steps 3e, 3f) is a change of section too, whatever the
+        // kinds of communication on both sides (the same roles on other ranks).
+        insert_cuts(
+            sb,
+            st,
+            &moved::moved_bounds(comm, &idx, trace.ranks.len(), &bounds, &tests, opts.min_share),
+        );
     }
     let nphases = bounds.len().saturating_sub(1);
     // Every rank's occurrence parts with their phase, then each rank's events cut into one

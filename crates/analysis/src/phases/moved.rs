@@ -251,6 +251,29 @@ fn best(by_rank: &impl Fn(&[usize]) -> Vec<RankCounts>, a: usize, cands: &[usize
     out
 }
 
+/// The inner boundaries of `bounds` (phases of the positions `idx` of `comm`, one test each in
+/// `tests`) where work moved to other ranks ([`moved_work`] of the two phases at least
+/// `min_share`), with their tests: the phases' boundaries that are section boundaries too.
+///
+/// O(parts of the positions + phases · (ranks + rank–pattern pairs)).
+pub fn moved_bounds(
+    comm: &crate::patterns::CommunicationAnalysis,
+    idx: &[usize],
+    ranks: usize,
+    bounds: &[usize],
+    tests: &[super::merge::BoundaryTest],
+    min_share: f64,
+) -> Vec<(usize, super::merge::BoundaryTest)> {
+    if min_share <= 0.0 || bounds.len() < 3 {
+        return Vec::new();
+    }
+    let phases = rank_counts(comm, idx, ranks, bounds);
+    (1..bounds.len() - 1)
+        .filter(|&j| moved_work(&phases[j - 1], &phases[j]) >= min_share)
+        .filter_map(|j| tests.get(j - 1).map(|&t| (bounds[j], t)))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
