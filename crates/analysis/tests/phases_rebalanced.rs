@@ -168,7 +168,7 @@ fn a_loop_moved_to_other_ranks_is_two_phases() {
         p.phases.iter().map(|ph| ph.summary()).collect::<Vec<_>>()
     );
     assert!(
-        p.phases[0].summary().starts_with("3-node line over ranks 1–3"),
+        p.phases[0].summary().starts_with("3-node line over ranks 1-3"),
         "{}",
         p.phases[0].summary()
     );

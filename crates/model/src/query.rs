@@ -415,6 +415,37 @@ pub fn parse_ranks(text: &str) -> Result<Vec<Rank>, String> {
     Ok(ranks.into_iter().collect())
 }
 
+/// Consecutive ranks joined into inclusive runs `[first, last]`: `[0, 1, 2, 3, 8]` gives
+/// `[[0, 3], [8, 8]]`. `ranks` ascending without duplicates (a [`parse_ranks`] result, a
+/// `BTreeSet`'s keys).
+///
+/// ```
+/// use tracelogic_model::query::{parse_ranks, rank_runs, rank_runs_text};
+/// let runs = rank_runs([0, 1, 2, 3, 8, 10, 11]);
+/// assert_eq!(runs, vec![[0, 3], [8, 8], [10, 11]]);
+/// assert_eq!(rank_runs_text(&runs), "0-3, 8, 10-11");
+/// // The text is a rank list `--ranks` reads back.
+/// assert_eq!(parse_ranks(&rank_runs_text(&runs)).unwrap(), vec![0, 1, 2, 3, 8, 10, 11]);
+/// ```
+pub fn rank_runs(ranks: impl IntoIterator<Item = Rank>) -> Vec<[Rank; 2]> {
+    let mut runs: Vec<[Rank; 2]> = Vec::new();
+    for r in ranks {
+        match runs.last_mut() {
+            Some(last) if last[1].checked_add(1) == Some(r) => last[1] = r,
+            _ => runs.push([r, r]),
+        }
+    }
+    runs
+}
+
+/// Runs of ranks ([`rank_runs`]) as a rank list: `0-3, 8, 10-11`.
+pub fn rank_runs_text(runs: &[[Rank; 2]]) -> String {
+    runs.iter()
+        .map(|&[a, b]| if a == b { a.to_string() } else { format!("{a}-{b}") })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// Parse one call-kind name: `send`, `isend`, `recv`, `irecv`, `sendrecv`, `completion` (or
 /// `wait`), `probe`, `collective`, `communicator`, `lifecycle`, `other`. `p2p` stands for the
 /// five point-to-point kinds, hence the `Vec`.

@@ -35,42 +35,23 @@ pub struct PhaseTopology {
     /// The ranks of the graph [`PhaseTopology::label`] names (the pairs the identification kept,
     /// as the label does), as inclusive ranges `[first, last]`, when they are not every rank of
     /// the run: a phase's work on some ranks only, or moved between ranks (StarPU's stencil on
-    /// ranks 1–3, then on 0, 2–3). Empty when they are every rank, or fewer than two.
+    /// ranks 1-3, then on 0, 2-3). Empty when they are every rank, or fewer than two.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub over: Vec<[Rank; 2]>,
 }
 
 impl PhaseTopology {
-    /// `over ranks 1–3`, `over ranks 0, 2–3`; `None` when every rank communicates
+    /// `over ranks 1-3`, `over ranks 0, 2-3`; `None` when every rank communicates
     /// ([`PhaseTopology::over`] empty).
     ///
     /// ```
     /// use tracelogic_analysis::phases::PhaseTopology;
     /// let t = PhaseTopology { over: vec![[0, 0], [2, 3]], ..PhaseTopology::default() };
-    /// assert_eq!(t.over_ranks().as_deref(), Some("over ranks 0, 2–3"));
+    /// assert_eq!(t.over_ranks().as_deref(), Some("over ranks 0, 2-3"));
     /// ```
     pub fn over_ranks(&self) -> Option<String> {
-        (!self.over.is_empty()).then(|| {
-            let ranges: Vec<String> = self
-                .over
-                .iter()
-                .map(|&[a, b]| if a == b { a.to_string() } else { format!("{a}–{b}") })
-                .collect();
-            format!("over ranks {}", ranges.join(", "))
-        })
+        (!self.over.is_empty()).then(|| format!("over ranks {}", tracelogic_model::query::rank_runs_text(&self.over)))
     }
-}
-
-/// Inclusive ranges of ascending, distinct `ranks`.
-fn rank_ranges(ranks: impl IntoIterator<Item = Rank>) -> Vec<[Rank; 2]> {
-    let mut out: Vec<[Rank; 2]> = Vec::new();
-    for r in ranks {
-        match out.last_mut() {
-            Some(last) if last[1] + 1 == r => last[1] = r,
-            _ => out.push([r, r]),
-        }
-    }
-    out
 }
 
 /// Load imbalance of the computation in a phase: per rank, the time of its span in the phase
@@ -346,7 +327,7 @@ impl Traffic {
                 bytes,
                 masters,
                 over: if named.len() >= 2 && (named.len() as u32) < world {
-                    rank_ranges(named)
+                    tracelogic_model::query::rank_runs(named)
                 } else {
                     Vec::new()
                 },

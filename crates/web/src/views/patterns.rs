@@ -54,19 +54,8 @@ pub fn rank_list(ranks: &[u32], max_runs: usize) -> String {
     let mut sorted = ranks.to_vec();
     sorted.sort_unstable();
     sorted.dedup();
-    let mut runs: Vec<(u32, u32)> = Vec::new();
-    for &r in &sorted {
-        match runs.last_mut() {
-            Some((_, last)) if last.checked_add(1) == Some(r) => *last = r,
-            _ => runs.push((r, r)),
-        }
-    }
-    let mut text = runs
-        .iter()
-        .take(max_runs.max(1))
-        .map(|&(a, b)| if a == b { a.to_string() } else { format!("{a}-{b}") })
-        .collect::<Vec<_>>()
-        .join(", ");
+    let runs = tracelogic_model::query::rank_runs(sorted.iter().copied());
+    let mut text = tracelogic_model::query::rank_runs_text(&runs[..runs.len().min(max_runs.max(1))]);
     if runs.len() > max_runs.max(1) {
         text.push_str(&format!(", … ({} ranks)", grouped(sorted.len())));
     }

@@ -466,23 +466,10 @@ pub fn graph_line(report: &TopologyReport) -> String {
     report.graph_line()
 }
 
-/// Ranks as increasing ranges: `0-3, 6, 8-9`.
+/// Ranks as increasing ranges: `0-3, 6, 8-9` (`ranks` ascending).
 pub fn rank_ranges(ranks: &[u32]) -> String {
-    let mut parts: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < ranks.len() {
-        let mut j = i;
-        while j + 1 < ranks.len() && ranks[j + 1] == ranks[j] + 1 {
-            j += 1;
-        }
-        parts.push(if j > i {
-            format!("{}-{}", ranks[i], ranks[j])
-        } else {
-            ranks[i].to_string()
-        });
-        i = j + 1;
-    }
-    parts.join(", ")
+    use tracelogic_model::query::{rank_runs, rank_runs_text};
+    rank_runs_text(&rank_runs(ranks.iter().copied()))
 }
 
 /// The heading over the components: why they are there.
