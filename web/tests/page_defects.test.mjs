@@ -322,3 +322,23 @@ test('waiting by polling is shown beside the wait states, as the CLI measures it
   app.assertClean(s);
   await page.close();
 });
+
+test('the phases come first; the segmentation tree follows in a box of its own, whatever its size', async () => {
+  // npb-lu.S.8's tree has 27 segments: drawn in full before the table it pushed the phases below
+  // the fold (a master-worker run's tree of 145 segments put them 4,500 px down).
+  const id = 'npb-lu.S.8';
+  const ph = cliJson(['phases', sampleDir(id)]);
+  assert.ok(ph.tree.length >= 20, `${ph.tree.length} segments`);
+  const s = await app.openView(id, 'phases', '#phases-table');
+  const { page } = s;
+  const top = (sel) => page.$eval(sel, (e) => e.getBoundingClientRect().top + window.scrollY);
+  assert.ok((await top('#phases-table')) < (await top('#phases-tree')), 'the table before the tree');
+  assert.ok((await top('#phases-timeline')) < (await top('#phases-tree')), 'the timeline before the tree');
+  const box = await page.$eval('#phases-tree .tree-scroll', (e) => ({ client: e.clientHeight, scroll: e.scrollHeight }));
+  assert.ok(box.client <= 24 * 16 + 16, `the tree's box is ${box.client} px high`);
+  assert.ok(box.scroll > box.client, 'the tree scrolls inside its box');
+  // Every segment is still there and selectable.
+  assert.equal(await page.locator('#phases-tree button.tree-node').count(), ph.tree.length);
+  app.assertClean(s);
+  await page.close();
+});

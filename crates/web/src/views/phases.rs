@@ -262,17 +262,6 @@ pub fn phases_view(props: &PhasesProps) -> Html {
             if a.phases.is_empty() {
                 <p class="note">{ "No pattern occurrences: nothing to segment." }</p>
             }
-            <div class="phase-panels">
-                <div class="tree" id="phases-tree">
-                    <h3>{ "Segmentation tree" }</h3>
-                    <p class="small" id="phases-tree-help">{ format!("Each segment [start, end) of the pattern sequence with the strength s of its best cut, s = 2N·D_JS / (K·log2 N) − 1; it is cut when s > s0 = {}. A leaf at s = −1.00 has D_JS = 0: every cut leaves the same mix of patterns on both sides.", a.strength_threshold) }</p>
-                    if !a.tree.is_empty() { <ul>{ tree_node(&a.tree, 0, sel, &on_select, &leaves) }</ul> }
-                </div>
-                <div>
-                    <h3>{ format!("Divergence of segment #{sel}") }</h3>
-                    if let (Some(seg), Some(points)) = (a.tree.get(sel), result.curves.get(sel)) { { curve_plot(points, seg) } }
-                </div>
-            </div>
             if ranks as usize > MAX_LANES {
                 <p class="note">{ format!("{ranks} ranks: too many lanes to draw a timeline; the table lists every phase.") }</p>
             }
@@ -347,6 +336,24 @@ pub fn phases_view(props: &PhasesProps) -> Html {
             if !with_routines && !a.phases.is_empty() {
                 <p class="note small" id="phases-no-routines">{ "No Routines column: this trace records no call paths (DUMPI traces have none), so no phase can name the routines its calls are made from." }</p>
             }
+            // How the phases were found comes after what they are: the thesis' tree holds a node per
+            // segment (hundreds on a master-worker run) and is scrolled in a box of its own.
+            <h3 id="phases-method-title">{ "How the phases were found" }</h3>
+            <div class="phase-panels">
+                <div class="tree" id="phases-tree">
+                    <h4>{ "Segmentation tree" }</h4>
+                    <p class="small" id="phases-tree-help">{ format!("Each segment [start, end) of the pattern sequence with the strength s of its best cut, s = 2N·D_JS / (K·log2 N) − 1; it is cut when s > s0 = {}. A leaf at s = −1.00 has D_JS = 0: every cut leaves the same mix of patterns on both sides.", a.strength_threshold) }</p>
+                    if !a.tree.is_empty() {
+                        <div class="tree-scroll" tabindex="0" role="group" aria-label={format!("Segmentation tree: {} segments", a.tree.len())}>
+                            <ul>{ tree_node(&a.tree, 0, sel, &on_select, &leaves) }</ul>
+                        </div>
+                    }
+                </div>
+                <div>
+                    <h4>{ format!("Divergence of segment #{sel}") }</h4>
+                    if let (Some(seg), Some(points)) = (a.tree.get(sel), result.curves.get(sel)) { { curve_plot(points, seg) } }
+                </div>
+            </div>
         </>
     };
     wrap(body)
