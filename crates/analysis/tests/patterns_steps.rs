@@ -392,3 +392,65 @@ fn lammps_heldout_rebuilds_every_few_steps_are_the_logs_builds() {
     }
     assert!(failed.is_empty(), "{failed:?}");
 }
+
+/// LAMMPS `vashishta` (held out, SiO2 on 2x2x2 ranks, `neigh_modify delay 10`, `thermo 10`):
+/// the neighbour lists are checked, rebuilt and the thermo output reduced only every tenth
+/// step, so the run's only collective marker comes once a period, and the parse's loop was the
+/// period: 9 occurrences for the log's 100 steps. Generated on 8 ranks (4 by 2), 300 steps:
+/// every tenth step checks (`MPI_Allreduce`), migrates atoms and sends new borders in place of
+/// the forward halo, then the reverse halo and five reductions; the other nine send the
+/// forward and reverse halos only. A period is one different step and nine copies of one
+/// string of messages. Truth from the generator: the step is the default pattern, over every
+/// rank, once per step (300 ± 5), and no occurrence holds two step starts.
+#[test]
+fn generated_steps_after_a_different_rebuild_step_are_steps() {
+    use tracelogic_model::{P2pDir, Trace};
+    let (n, steps) = (8u32, 300u32);
+    let mut t = Trace::new("text", "generated md steps, a rebuild every tenth", n);
+    let mut starts: Vec<Vec<u32>> = vec![Vec::new(); n as usize];
+    for r in 0..n {
+        let (right, left, other) = steps_support::partners_4x2(r);
+        let forward = [
+            (P2pDir::Recv, left),
+            (P2pDir::Send, right),
+            (P2pDir::Recv, other),
+            (P2pDir::Send, other),
+        ];
+        let reverse = [
+            (P2pDir::Recv, other),
+            (P2pDir::Send, other),
+            (P2pDir::Recv, right),
+            (P2pDir::Send, left),
+        ];
+        let mut events = 0u32;
+        for s in 0..steps {
+            starts[r as usize].push(events);
+            let base = (s as u64 + 1) * 10_000;
+            let mut ops = Vec::new();
+            let rebuild = s % 10 == 0;
+            if rebuild {
+                // The check first, 50 ns into the step (the helper puts reductions 5 µs in).
+                events += steps_support::push_step_with_reductions(&mut t, r, base - 4_950, &[], 1);
+                // Exchange (both ways along x, then the other row), then borders.
+                ops.extend([
+                    (P2pDir::Send, left),
+                    (P2pDir::Recv, right),
+                    (P2pDir::Send, right),
+                    (P2pDir::Recv, left),
+                    (P2pDir::Send, other),
+                    (P2pDir::Recv, other),
+                    (P2pDir::Send, right),
+                    (P2pDir::Recv, left),
+                    (P2pDir::Send, other),
+                    (P2pDir::Recv, other),
+                ]);
+            } else {
+                ops.extend(forward);
+            }
+            ops.extend(reverse);
+            let thermo = if rebuild { 5 } else { 0 };
+            events += steps_support::push_step_with_reductions(&mut t, r, base + 1, &ops, thermo);
+        }
+    }
+    steps_support::assert_one_step_per_step(&t, n, steps, &starts);
+}

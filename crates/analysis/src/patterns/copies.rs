@@ -50,8 +50,9 @@ pub(super) fn fold_copies(input: &FoldInput, state: &Folded) -> Option<Folded> {
     };
     let mut pieces: Vec<Vec<(u32, u32, u32)>> = vec![Vec::new(); events.ranks.len()];
     let mut copies_of_all = None;
-    // Per part (rank, first event), the entry time of each copy's first message.
-    let mut copy_starts: Vec<(u32, u32, Vec<u64>)> = Vec::new();
+    // Per part (rank, first event), the entry time of each copy's first message and the part's
+    // own beginning.
+    let mut copy_starts: Vec<(u32, u32, Vec<u64>, u64)> = Vec::new();
     for part in c
         .instances
         .iter()
@@ -65,29 +66,43 @@ pub(super) fn fold_copies(input: &FoldInput, state: &Folded) -> Option<Folded> {
             .filter(|&i| !matches!(re.events[i], EventRef::Collective(_)))
             .collect();
         let string: Vec<u32> = messages.iter().map(|&i| re.symbols[i]).collect();
-        let k = copies(&string);
-        if k < 2 || *copies_of_all.get_or_insert(k) != k {
+        // The whole part k copies, or one different step (a rebuild) and then k copies.
+        let (lead, k) = match copies(&string) {
+            k if k >= 2 => (0, k),
+            _ => copies_after_lead(&string)?,
+        };
+        if *copies_of_all.get_or_insert((lead > 0, k)) != (lead > 0, k) {
             return None;
         }
-        let period = string.len() / k;
-        let mut bounds: Vec<usize> = (1..k).map(|j| messages[j * period]).collect();
-        bounds.insert(0, first);
+        let period = (string.len() - lead) / k;
+        let mut bounds: Vec<usize> = (0..k).map(|j| messages[lead + j * period]).collect();
+        if lead > 0 {
+            bounds.insert(0, first);
+        } else {
+            bounds[0] = first;
+        }
         bounds.push(end);
         let times = (0..k)
-            .map(|j| calls.enter(re.calls[messages[j * period]] as usize))
+            .map(|j| calls.enter(re.calls[messages[lead + j * period]] as usize))
             .collect();
-        copy_starts.push((part.rank, part.first_event, times));
+        // Where the part begins: its first copy, or the different step before the copies.
+        let begins = if lead > 0 {
+            calls.enter(re.calls[first] as usize)
+        } else {
+            calls.enter(re.calls[messages[0]] as usize)
+        };
+        copy_starts.push((part.rank, part.first_event, times, begins));
         for w in bounds.windows(2) {
             pieces[part.rank as usize].push((w[0] as u32, w[1] as u32, l));
         }
     }
     // Per copy (its place in the part), the time from its start to the next copy's (the last
     // copy's: to the rank's next part's start, where there is one).
-    copy_starts.sort_unstable_by_key(|&(rank, first, _)| (rank, first));
-    let k = copies_of_all?;
+    copy_starts.sort_unstable_by_key(|&(rank, first, _, _)| (rank, first));
+    let (_, k) = copies_of_all?;
     let mut durations: Vec<Vec<u64>> = vec![Vec::new(); k];
-    for (i, (rank, _, times)) in copy_starts.iter().enumerate() {
-        let next = copy_starts.get(i + 1).filter(|n| n.0 == *rank).map(|n| n.2[0]);
+    for (i, (rank, _, times, _)) in copy_starts.iter().enumerate() {
+        let next = copy_starts.get(i + 1).filter(|n| n.0 == *rank).map(|n| n.3);
         for j in 0..k {
             if let Some(to) = times.get(j + 1).copied().or(next) {
                 durations[j].push(to.saturating_sub(times[j]));
@@ -130,9 +145,61 @@ fn copies(s: &[u32]) -> usize {
     }
 }
 
+/// Where `s` is one different stretch `w` and then `k` ≥ 2 back-to-back copies of one string,
+/// the copies covering at least half of `s`: `(|w|, k)` for the longest such run of copies
+/// (`w` non-empty; `None` where there is none). A period of a LAMMPS run whose neighbour
+/// lists are rebuilt every N steps, with the check and the thermo output at the rebuild only
+/// (held-out `vashishta`, `neigh_modify delay 10`, `thermo 10`): the rebuild step migrates
+/// atoms and sends new borders, the other N − 1 steps send the same halo messages. O(|s|):
+/// one prefix function of the reversed string (its prefix of length `j` is a power of `j`
+/// over its smallest period where that divides it).
+fn copies_after_lead(s: &[u32]) -> Option<(usize, usize)> {
+    let n = s.len();
+    let r: Vec<u32> = s.iter().rev().copied().collect();
+    let mut pi = vec![0usize; n];
+    for i in 1..n {
+        let mut k = pi[i - 1];
+        while k > 0 && r[i] != r[k] {
+            k = pi[k - 1];
+        }
+        if r[i] == r[k] {
+            k += 1;
+        }
+        pi[i] = k;
+    }
+    (2..n).rev().take_while(|&j| 2 * j >= n).find_map(|j| {
+        let period = j - pi[j - 1];
+        (j.is_multiple_of(period) && j / period >= 2).then_some((n - j, j / period))
+    })
+}
+
 #[cfg(test)]
 mod tests {
-    use super::copies;
+    use super::{copies, copies_after_lead};
+
+    /// Checked against the definition by brute force over every string of length 1 to 10 over
+    /// two symbols: the longest proper suffix, at least half the string, that is `k` ≥ 2 copies
+    /// of one string.
+    #[test]
+    fn copies_after_a_lead_are_the_longest_power_suffix() {
+        for n in 1..=10usize {
+            for bits in 0..(1u32 << n) {
+                let s: Vec<u32> = (0..n).map(|i| (bits >> i) & 1).collect();
+                let brute = (1..n).filter(|&lead| 2 * (n - lead) >= n).find_map(|lead| {
+                    let t = &s[lead..];
+                    let m = t.len();
+                    (2..=m)
+                        .rev()
+                        .find(|&k| m % k == 0 && (0..m).all(|i| t[i] == t[i % (m / k)]))
+                        .map(|k| (lead, k))
+                });
+                assert_eq!(copies_after_lead(&s), brute, "{s:?}");
+            }
+        }
+        // A rebuild step (5, 6, 7) and three equal steps (1, 2).
+        assert_eq!(copies_after_lead(&[5, 6, 7, 1, 2, 1, 2, 1, 2]), Some((3, 3)));
+        assert_eq!(copies_after_lead(&[5, 6, 7, 1, 2]), None);
+    }
 
     /// Checked against the definition: the largest `k` with `s` equal to `k` copies of its first
     /// `len / k` symbols, by brute force over every string of length 1 to 8 over two symbols.
