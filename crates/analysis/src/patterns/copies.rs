@@ -190,7 +190,7 @@ mod tests {
                     let m = t.len();
                     (2..=m)
                         .rev()
-                        .find(|&k| m % k == 0 && (0..m).all(|i| t[i] == t[i % (m / k)]))
+                        .find(|&k| m.is_multiple_of(k) && (0..m).all(|i| t[i] == t[i % (m / k)]))
                         .map(|k| (lead, k))
                 });
                 assert_eq!(copies_after_lead(&s), brute, "{s:?}");
