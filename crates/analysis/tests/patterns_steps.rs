@@ -316,18 +316,7 @@ fn generated_steps_of_identical_halves_are_cut_at_the_rebuild() {
     let mut starts: Vec<Vec<u32>> = vec![Vec::new(); n as usize];
     for r in 0..n {
         let (right, left, other) = steps_support::partners_4x2(r);
-        let forward = [
-            (P2pDir::Recv, left),
-            (P2pDir::Send, right),
-            (P2pDir::Recv, other),
-            (P2pDir::Send, other),
-        ];
-        let reverse = [
-            (P2pDir::Recv, other),
-            (P2pDir::Send, other),
-            (P2pDir::Recv, right),
-            (P2pDir::Send, left),
-        ];
+        let (forward, reverse) = steps_support::halos_4x2(r);
         let mut events = 0u32;
         for s in 0..steps {
             starts[r as usize].push(events);
@@ -410,18 +399,7 @@ fn generated_steps_after_a_different_rebuild_step_are_steps() {
     let mut starts: Vec<Vec<u32>> = vec![Vec::new(); n as usize];
     for r in 0..n {
         let (right, left, other) = steps_support::partners_4x2(r);
-        let forward = [
-            (P2pDir::Recv, left),
-            (P2pDir::Send, right),
-            (P2pDir::Recv, other),
-            (P2pDir::Send, other),
-        ];
-        let reverse = [
-            (P2pDir::Recv, other),
-            (P2pDir::Send, other),
-            (P2pDir::Recv, right),
-            (P2pDir::Send, left),
-        ];
+        let (forward, reverse) = steps_support::halos_4x2(r);
         let mut events = 0u32;
         for s in 0..steps {
             starts[r as usize].push(events);

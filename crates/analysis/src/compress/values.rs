@@ -354,9 +354,11 @@ pub(super) fn distinct_above(values: &[u64], bound: usize) -> bool {
     })
 }
 
-/// Smallest p such that `s[i] == s[i - p]` for all i ≥ p (prefix function; also the patterns'
-/// copies of one step, `patterns::copies`). O(|s|).
-pub(crate) fn smallest_period<T: PartialEq>(s: &[T]) -> usize {
+/// The prefix function of `s` (Knuth–Morris–Pratt): `pi[i]` is the length of the longest proper
+/// prefix of `s[..=i]` that is also its suffix, so `s[..j]` has smallest period `j - pi[j - 1]`.
+/// Shared by [`smallest_period`] and the patterns' copies of one step (`patterns::copies`).
+/// O(|s|).
+pub(crate) fn prefix_function<T: PartialEq>(s: &[T]) -> Vec<usize> {
     let n = s.len();
     let mut pi = vec![0usize; n];
     for i in 1..n {
@@ -369,5 +371,11 @@ pub(crate) fn smallest_period<T: PartialEq>(s: &[T]) -> usize {
         }
         pi[i] = k;
     }
-    n - pi.last().copied().unwrap_or(0)
+    pi
+}
+
+/// Smallest p such that `s[i] == s[i - p]` for all i ≥ p (prefix function; also the patterns'
+/// copies of one step, `patterns::copies`). O(|s|).
+pub(crate) fn smallest_period<T: PartialEq>(s: &[T]) -> usize {
+    s.len() - prefix_function(s).last().copied().unwrap_or(0)
 }

@@ -156,17 +156,7 @@ fn copies(s: &[u32]) -> usize {
 fn copies_after_lead(s: &[u32]) -> Option<(usize, usize)> {
     let n = s.len();
     let r: Vec<u32> = s.iter().rev().copied().collect();
-    let mut pi = vec![0usize; n];
-    for i in 1..n {
-        let mut k = pi[i - 1];
-        while k > 0 && r[i] != r[k] {
-            k = pi[k - 1];
-        }
-        if r[i] == r[k] {
-            k += 1;
-        }
-        pi[i] = k;
-    }
+    let pi = crate::compress::values::prefix_function(&r);
     (2..n).rev().take_while(|&j| 2 * j >= n).find_map(|j| {
         let period = j - pi[j - 1];
         (j.is_multiple_of(period) && j / period >= 2).then_some((n - j, j / period))

@@ -155,3 +155,30 @@ pub fn partners_4x2(r: u32) -> (u32, u32, u32) {
     let (i, j) = (r % 4, r / 4);
     ((i + 1) % 4 + 4 * j, (i + 3) % 4 + 4 * j, i + 4 * (1 - j))
 }
+
+/// Four messages of a halo exchange: (kind, peer).
+#[allow(dead_code)]
+pub type Halo = [(tracelogic_model::P2pDir, u32); 4];
+
+/// Rank `r`'s forward and reverse halo exchanges on the generated 4×2 grid of
+/// [`partners_4x2`]: receive from the left and send right, then both ways with the other row;
+/// the reverse the other way round. (Not every test file using this module generates steps.)
+#[allow(dead_code)]
+pub fn halos_4x2(r: u32) -> (Halo, Halo) {
+    use tracelogic_model::P2pDir;
+    let (right, left, other) = partners_4x2(r);
+    (
+        [
+            (P2pDir::Recv, left),
+            (P2pDir::Send, right),
+            (P2pDir::Recv, other),
+            (P2pDir::Send, other),
+        ],
+        [
+            (P2pDir::Recv, other),
+            (P2pDir::Send, other),
+            (P2pDir::Recv, right),
+            (P2pDir::Send, left),
+        ],
+    )
+}
