@@ -65,6 +65,7 @@ fn generated_steps_with_a_barostats_reductions_are_steps() {
     let mut starts: Vec<Vec<u32>> = vec![Vec::new(); n as usize];
     for r in 0..n {
         let (right, left, other) = steps_support::partners_4x2(r);
+        let (forward, reverse) = steps_support::halos_4x2(r);
         let mut events = 0u32;
         for s in 0..steps {
             starts[r as usize].push(events);
@@ -77,16 +78,8 @@ fn generated_steps_with_a_barostats_reductions_are_steps() {
                     (P2pDir::Recv, other),
                 ]);
             }
-            ops.extend([
-                (P2pDir::Recv, left),
-                (P2pDir::Send, right),
-                (P2pDir::Recv, other),
-                (P2pDir::Send, other),
-                (P2pDir::Recv, other),
-                (P2pDir::Send, other),
-                (P2pDir::Recv, right),
-                (P2pDir::Send, left),
-            ]);
+            ops.extend(forward);
+            ops.extend(reverse);
             let reductions = if s < 200 { 4 } else { 1 };
             events += steps_support::push_step_with_reductions(&mut t, r, s as u64 * 10_000, &ops, reductions);
         }
