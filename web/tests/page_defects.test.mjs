@@ -324,13 +324,17 @@ test('waiting by polling is shown beside the wait states, as the CLI measures it
 });
 
 test('the phases come first; the segmentation tree follows in a box of its own, whatever its size', async () => {
-  // npb-lu.S.8's tree has 27 segments: drawn in full before the table it pushed the phases below
+  // Dropped as a user drops it. npb-lu.S.8's tree has 27 segments: drawn in full before the table it pushed the phases below
   // the fold (a master-worker run's tree of 145 segments put them 4,500 px down).
   const id = 'npb-lu.S.8';
   const ph = cliJson(['phases', sampleDir(id)]);
   assert.ok(ph.tree.length >= 20, `${ph.tree.length} segments`);
-  const s = await app.openView(id, 'phases', '#phases-table');
+  const s = await dropSample(id);
   const { page } = s;
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.click('#nav-phases');
+  await page.waitForSelector('#phases-table', { timeout: 120_000 });
+  assert.equal(await page.getAttribute('#phases-count', 'data-value'), String(ph.phases.length));
   const top = (sel) => page.$eval(sel, (e) => e.getBoundingClientRect().top + window.scrollY);
   assert.ok((await top('#phases-table')) < (await top('#phases-tree')), 'the table before the tree');
   assert.ok((await top('#phases-timeline')) < (await top('#phases-tree')), 'the timeline before the tree');
