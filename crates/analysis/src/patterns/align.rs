@@ -40,8 +40,8 @@ const ROOT_TRIALS: usize = 8;
 /// its rotation (how many events after the run its partial last copy may take to be whole).
 type Replacement = (usize, Vec<(u32, u32)>, u32, usize, u32);
 
-/// A rotation per run (`None`: not placed yet).
-type Rotations = Vec<Option<u32>>;
+/// The runs one visit placed and their rotations.
+type Placement = Vec<(usize, u32)>;
 
 /// Two runs (indices) and the classes of messages between them: a representative message
 /// (event positions in each run) and how many messages the class holds.
@@ -279,9 +279,11 @@ pub(crate) fn align_runs_with(
     };
     // Among rotations that agree equally: 0, then those keeping every copy whole, then the rest.
     let preferred = |i: usize, rot: u32| (rot != 0, whole_from(i).is_none_or(|w| rot < w), rot);
-    // Breadth-first placement from `root` at rotation `at` of every run it reaches.
-    let place = |root: usize, at: u32, rotation: &mut Vec<Option<u32>>| {
+    // Breadth-first placement from `root` at rotation `at` of every run it reaches; the runs
+    // placed, in visit order.
+    let place = |root: usize, at: u32, rotation: &mut Vec<Option<u32>>| -> Vec<usize> {
         rotation[root] = Some(at);
+        let mut visited = vec![root];
         let mut queue = VecDeque::from([root as u32]);
         while let Some(a) = queue.pop_front() {
             for &(b, _) in &neighbours[a as usize] {
@@ -300,69 +302,76 @@ pub(crate) fn align_runs_with(
                 rotation[b as usize] = (0..runs[b as usize].period)
                     .filter(|&rb| scores[rb as usize] == most)
                     .min_by_key(|&rb| preferred(b as usize, rb));
+                if rotation[b as usize].is_some() {
+                    visited.push(b as usize);
+                }
                 queue.push_back(b);
             }
         }
+        visited
     };
-    // Agreement over every pair of runs placed by one visit.
-    let total = |rotation: &[Option<u32>], placed: &[bool]| -> usize {
-        pairs
+    // Agreement over every pair of runs placed by one visit (`placed`, marked in `mark`): each
+    // pair once, from its smaller run. O(the visit's pairs), not O(all pairs), so that a trace
+    // of many short runs in many components (LAMMPS gcmc: an MC exchange between steps) is not
+    // quadratic in its runs.
+    let total = |rotation: &[Option<u32>], placed: &[usize], mark: &[bool]| -> usize {
+        placed
             .iter()
-            .enumerate()
-            .filter(|(_, &((b, c), _))| b < c && placed[b as usize] && placed[c as usize])
-            .map(|(k, &((b, c), _))| {
+            .flat_map(|&b| neighbours[b].iter().map(move |&(c, k)| (b, c as usize, k)))
+            .filter(|&(b, c, _)| b < c && mark[c])
+            .map(|(b, c, k)| {
                 let (run_b, run_c, sampled) = pair_runs(k);
                 agreement(
                     run_b,
                     run_c,
                     sampled,
-                    rotation[b as usize].unwrap_or(0),
-                    rotation[c as usize].unwrap_or(0),
+                    rotation[b].unwrap_or(0),
+                    rotation[c].unwrap_or(0),
                 )
             })
             .sum()
     };
     let length = |i: usize| runs[i].copies as u64 * runs[i].period as u64;
     let mut rotation: Vec<Option<u32>> = vec![None; runs.len()];
+    let mut mark = vec![false; runs.len()];
     for (k, &root) in order.iter().enumerate() {
         if rotation[root].is_some() {
             continue;
         }
         // Every unplaced run as long as the root is tried as root (up to ROOT_TRIALS); the visit
         // whose placed runs agree on the most sampled messages is kept (ties: the preferred root).
-        let mut best: Option<(usize, Vec<Option<u32>>)> = None;
-        for &cand in order[k..]
+        // `order` is by length first, so the equally long runs follow the root.
+        let mut best: Option<((usize, usize), Placement)> = None;
+        let candidates: Vec<usize> = order[k..]
             .iter()
-            .filter(|&&i| rotation[i].is_none() && length(i) == length(root))
+            .copied()
+            .take_while(|&i| length(i) == length(root))
+            .filter(|&i| rotation[i].is_none())
             .take(ROOT_TRIALS)
-        {
+            .collect();
+        for cand in candidates {
             // The candidate at rotation 0 and, when events before it repeat its unit's tail, cut
             // where its repetition starts: that one kept if it agrees as well and keeps more
-            // copies whole.
-            let mut mine: Option<((usize, usize), Rotations)> = None;
+            // copies whole. Each trial is placed in `rotation` and taken back out.
             for at in std::iter::once(0).chain(whole_from(cand)) {
-                let mut trial = rotation.clone();
-                place(cand, at, &mut trial);
-                let placed: Vec<bool> = (0..runs.len())
-                    .map(|i| rotation[i].is_none() && trial[i].is_some())
-                    .collect();
-                let kept = (0..runs.len())
-                    .filter(|&i| placed[i])
-                    .map(|i| whole(i, trial[i].unwrap_or(0)))
-                    .sum();
-                let score = (total(&trial, &placed), kept);
-                if mine.as_ref().is_none_or(|(s, _)| score > *s) {
-                    mine = Some((score, trial));
+                let placed = place(cand, at, &mut rotation);
+                placed.iter().for_each(|&i| mark[i] = true);
+                let kept = placed.iter().map(|&i| whole(i, rotation[i].unwrap_or(0))).sum();
+                let score = (total(&rotation, &placed, &mark), kept);
+                let trial: Vec<(usize, u32)> = placed.iter().map(|&i| (i, rotation[i].unwrap_or(0))).collect();
+                for &i in &placed {
+                    mark[i] = false;
+                    rotation[i] = None;
                 }
-            }
-            if let Some(((score, _), trial)) = mine {
                 if best.as_ref().is_none_or(|(s, _)| score > *s) {
                     best = Some((score, trial));
                 }
             }
         }
         if let Some((_, trial)) = best {
-            rotation = trial;
+            for (i, r) in trial {
+                rotation[i] = Some(r);
+            }
         }
     }
     let mut out: Vec<Vec<(u32, u32)>> = occurrences.to_vec();
