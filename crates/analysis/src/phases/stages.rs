@@ -10,7 +10,7 @@
 //! the program's own marker of a section, not a threshold on a mix.
 //!
 //! Rule, in the main loop (the longest phase, as step 5 takes it) and every other phase whose
-//! most frequent pattern is the loop's step ([`loop_phases`]), each lasting at least two
+//! step is the loop's ([`loop_phases`]), each lasting at least two
 //! `min_share` of the run's time: its positions holding an `MPI_Barrier` (or `MPI_Ibarrier`)
 //! call on any rank, grouped while less than `min_share` of the run's time apart; a cut at the
 //! first position of each group beginning at least `min_share` from the phase's ends (nearer,
@@ -18,8 +18,8 @@
 //! - a group lasts `min_share` of the run or more and three or more of the gaps between its
 //!   barriers hold steps: barriers are the loop's rhythm there (a longer pause without steps
 //!   between two stages is still a pause, and one or two short stages chained are stages);
-//! - the stages hold fewer than two steps (the phase's most frequent pattern) each on
-//!   average: barriers as frequent as the steps are the loop's own;
+//! - the stages hold fewer than two steps each on average: barriers as frequent as the steps
+//!   are the loop's own;
 //! - three or more inner stages of two steps or more hold the same number of steps (within a
 //!   tenth): a period of the loop (output every N steps, a solver's outer iterations) —
 //!   unless every group holds a rooted collective (`MPI_Bcast`, `MPI_Reduce`, `MPI_Gather`,
@@ -27,6 +27,14 @@
 //!   equal stages (a LAMMPS input looping over `run 100` five times broadcasts the next input
 //!   lines and reduces the run's statistics for its log), where a solver's outer iterations
 //!   exchange among equals (GetDP's Newton iterations: `MPI_Allgather`, `MPI_Allreduce`).
+//!
+//! A phase's step is its most frequent pattern among the positions that do more than read
+//! input ([`step_of`]: positions holding rooted collectives only are left out): LAMMPS ELASTIC
+//! broadcasts its input one line at a time between its twelve minimisations (~300 one-call
+//! `MPI_Bcast` occurrences a pause, 3,646 in the phase against 588 iterations); with the
+//! broadcast taken as the step, no step lay inside a minimisation and 3 of the 12 boundaries
+//! were cut. (The pattern holding most events instead moved LAMMPS melt's step to a pattern of
+//! several steps an occurrence, and two stage boundaries were lost.)
 //!
 //! A first (last) cut leaving fewer than two steps before (after) it is dropped: that barrier
 //! starts (stops) the loop after its set-up (before its end), which step 5 decides.
@@ -70,14 +78,29 @@ pub(super) fn stage_cuts(
             .collect()
     };
     let end_of = |e: usize| if e == starts.len() { last_end } else { starts[e] };
-    loop_phases(bounds, starts, last_end, share, &pattern)
+    let input_only = |i: usize| signed.with_ids(i..i + 1).all(|(_, id)| rooted[id as usize]);
+    loop_phases(bounds, starts, last_end, share, &pattern, input_only)
         .into_iter()
-        .flat_map(|(a, e)| phase_stages(starts, end_of(e), share, a, e, &pattern, holds_barrier, collectives))
+        .flat_map(|(a, e)| {
+            let step = step_of(a..e, &pattern, input_only);
+            phase_stages(
+                starts,
+                end_of(e),
+                share,
+                a,
+                e,
+                step,
+                &pattern,
+                holds_barrier,
+                collectives,
+            )
+        })
         .collect()
 }
 
 /// The phases of `bounds` cut into stages, `(first, end)` position: the main loop and every
-/// other phase running the same step (its most frequent pattern), each lasting at least two
+/// other phase running the same step ([`step_of`], `input_only(i)` whether position `i` only
+/// reads input), each lasting at least two
 /// `share`. Where the loop's mix changed inside a stage, the stages after the change are in
 /// the next phase (held-out LAMMPS `min.box`: the fifth minimisation's neighbour-list rebuilds
 /// stop midway, and the next two minimisations' barriers were in that second phase). O(positions).
@@ -87,30 +110,37 @@ fn loop_phases(
     last_end: tracelogic_model::Time,
     share: tracelogic_model::Time,
     pattern: impl Fn(usize) -> u32,
+    input_only: impl Fn(usize) -> bool,
 ) -> Vec<(usize, usize)> {
     let end_of = |e: usize| if e == starts.len() { last_end } else { starts[e] };
     let Some(k) = main_loop(bounds, starts, last_end) else {
         return Vec::new();
     };
-    let Some(step) = most_frequent(bounds[k]..bounds[k + 1], &pattern) else {
+    let Some(step) = step_of(bounds[k]..bounds[k + 1], &pattern, &input_only) else {
         return Vec::new();
     };
     bounds
         .windows(2)
         .map(|w| (w[0], w[1]))
         .filter(|&(a, e)| {
-            end_of(e).saturating_sub(starts[a]) >= 2 * share && most_frequent(a..e, &pattern) == Some(step)
+            end_of(e).saturating_sub(starts[a]) >= 2 * share && step_of(a..e, &pattern, &input_only) == Some(step)
         })
         .collect()
 }
 
-/// The most frequent pattern of `positions` (ties: the smaller id); `None` when every position
-/// is outside every pattern.
-fn most_frequent(positions: std::ops::Range<usize>, pattern: impl Fn(usize) -> u32) -> Option<u32> {
+/// The step of `positions`: their most frequent pattern (ties: the smaller id) among the
+/// positions that do more than read input (`input_only(i)`: position `i` holds rooted
+/// collectives only, one rank handing out or collecting for all); `None` when no such position
+/// is inside a pattern. O(positions + the events `input_only` reads).
+fn step_of(
+    positions: std::ops::Range<usize>,
+    pattern: impl Fn(usize) -> u32,
+    input_only: impl Fn(usize) -> bool,
+) -> Option<u32> {
     let mut counts: std::collections::BTreeMap<u32, usize> = Default::default();
     for i in positions {
         let p = pattern(i);
-        if p != OUTSIDE {
+        if p != OUTSIDE && !input_only(i) {
             *counts.entry(p).or_default() += 1;
         }
     }
@@ -244,9 +274,9 @@ pub(super) type MovedBegin = (
     Option<(usize, super::merge::BoundaryTest)>,
 );
 
-/// [`stage_cuts`] in one phase `a..e` ending at `end_time`; `pattern(i)` is position `i`'s
-/// pattern, `marked(i)` whether it holds a barrier, `collectives(i)` the signature ids of its
-/// other collectives.
+/// [`stage_cuts`] in one phase `a..e` ending at `end_time` whose step is `step` ([`step_of`]);
+/// `pattern(i)` is position `i`'s pattern, `marked(i)` whether it holds a barrier,
+/// `collectives(i)` the signature ids of its other collectives.
 #[allow(clippy::too_many_arguments)]
 fn phase_stages(
     starts: &[tracelogic_model::Time],
@@ -254,12 +284,12 @@ fn phase_stages(
     share: tracelogic_model::Time,
     a: usize,
     e: usize,
+    step: Option<u32>,
     pattern: impl Fn(usize) -> u32,
     marked: impl Fn(usize) -> bool,
     collectives: impl Fn(usize) -> Vec<u32>,
 ) -> Vec<usize> {
-    // The step: the phase's most frequent pattern.
-    let Some(step) = most_frequent(a..e, &pattern) else {
+    let Some(step) = step else {
         return Vec::new();
     };
     let marks: Vec<usize> = (a..e).filter(|&i| marked(i)).collect();
@@ -345,7 +375,7 @@ fn phase_stages(
 
 #[cfg(test)]
 mod tests {
-    use super::{loop_phases, phase_stages};
+    use super::{loop_phases, phase_stages, step_of};
 
     /// Positions 0..n at one time unit each; `step` the loop's pattern 0, marks pattern 9.
     fn run(n: usize, marks: &[usize], share: u64) -> Vec<usize> {
@@ -357,6 +387,7 @@ mod tests {
             share,
             0,
             n,
+            Some(0),
             pattern,
             |i| marks.contains(&i),
             |_| vec![0],
@@ -378,7 +409,7 @@ mod tests {
         assert!(run(1000, &[3, 995], 10).is_empty());
         // A barrier every step, each step longer than the share: stages of one step.
         let starts: Vec<u64> = (0..100).map(|i| 10 * i).collect();
-        assert!(phase_stages(&starts, 1000, 5, 0, 100, |_| 0, |_| true, |_| Vec::new()).is_empty());
+        assert!(phase_stages(&starts, 1000, 5, 0, 100, Some(0), |_| 0, |_| true, |_| Vec::new()).is_empty());
     }
 
     #[test]
@@ -401,6 +432,7 @@ mod tests {
                 10,
                 0,
                 1000,
+                Some(0),
                 pattern,
                 |i| i == 40 || i == 500,
                 |_| Vec::new()
@@ -438,7 +470,7 @@ mod tests {
         let pause = |i: usize| marks.contains(&i);
         let collectives = |i: usize| if pause(i) && i % 2 == 1 { vec![2] } else { vec![0] };
         let cut = |c: &dyn Fn(usize) -> Vec<u32>| {
-            phase_stages(&starts, 1000, 10, 0, 1000, pattern, |i| marks.contains(&i), c)
+            phase_stages(&starts, 1000, 10, 0, 1000, Some(0), pattern, |i| marks.contains(&i), c)
         };
         assert_eq!(cut(&collectives), vec![200, 400, 600, 800]);
         // One pause without it: the barriers may be the loop's period, nothing is cut.
@@ -476,8 +508,52 @@ mod tests {
         };
         let bounds = [0, 100, 600, 800, 985, 1000];
         assert_eq!(
-            loop_phases(&bounds, &starts, 1000, 10, pattern),
+            loop_phases(&bounds, &starts, 1000, 10, pattern, |_| false),
             vec![(100, 600), (800, 985)]
         );
+    }
+
+    /// Twelve minimisations of 49 iterations (pattern 0), each after a pause between two
+    /// barriers (pattern 9) in which rank 0 broadcasts 60 input lines (pattern 7, rooted
+    /// collectives only): LAMMPS ELASTIC. The broadcasts are the most frequent pattern (720
+    /// against 588 iterations here, 3,646 against 588 in the real run) but only read input:
+    /// the iterations are the step, and each pause begins a stage.
+    #[test]
+    fn the_step_is_the_most_frequent_pattern_that_does_more_than_read_input() {
+        let mut pattern = Vec::new();
+        let mut marks = Vec::new();
+        for _ in 0..12 {
+            marks.push(pattern.len());
+            pattern.push(9);
+            pattern.extend([7; 60]);
+            marks.push(pattern.len());
+            pattern.push(9);
+            pattern.extend([0; 49]);
+        }
+        let n = pattern.len();
+        let starts: Vec<u64> = (0..n as u64).collect();
+        let input_only = |i: usize| pattern[i] == 7;
+        let step = step_of(0..n, |i| pattern[i], input_only);
+        assert_eq!(step, Some(0));
+        let cut = |step: Option<u32>| {
+            phase_stages(
+                &starts,
+                n as u64,
+                10,
+                0,
+                n,
+                step,
+                |i| pattern[i],
+                |i| marks.contains(&i),
+                |i| if pattern[i] == 7 { vec![2] } else { vec![0] },
+            )
+        };
+        // Every pause but the first (the phase's own edge) begins a stage.
+        let expected: Vec<usize> = marks.iter().copied().step_by(2).skip(1).collect();
+        assert_eq!(cut(step), expected);
+        // With the broadcast as the step, the minimisations read as pauses: cut elsewhere.
+        assert_ne!(cut(Some(7)), expected);
+        // Counting the broadcasts, they would be the step.
+        assert_eq!(step_of(0..n, |i| pattern[i], |_| false), Some(7));
     }
 }
