@@ -5,7 +5,9 @@
 //! a global pattern, with a random event every few hundred), and the thesis' Tables 4.2/4.4 needed
 //! 22 s for 2.15 M messages and 354 s for 5.3 M events. Segmentation runs on a 10 M-symbol pattern
 //! sequence with three phases and noise. Whole-trace analysis (symbols, detection, construction)
-//! runs on a generated 64-rank torus exchange.
+//! runs on a generated 64-rank torus exchange, and on 4 ranks whose steps each hold a short
+//! loop of collectives (an MC exchange between MD steps, as LAMMPS `fix gcmc`): thousands of
+//! short tandem runs, each its own component in the run alignment.
 
 use std::hint::black_box;
 use std::time::Instant;
@@ -111,4 +113,47 @@ fn main() {
         || analyse(&trace, &PatternOptions::default()),
     );
     println!("  {} communication patterns", a.communication_patterns.len());
+
+    let trace = short_loops_between_steps(20_000);
+    let events: u64 = trace
+        .ranks
+        .iter()
+        .map(|r| (r.p2p.len() + r.collectives.len()) as u64)
+        .sum();
+    let a = timed(
+        "whole trace, 4 ranks, a short loop of collectives in each of 20,000 steps (events)",
+        events as usize,
+        || analyse(&trace, &PatternOptions::default()),
+    );
+    println!("  {} communication patterns", a.communication_patterns.len());
+}
+
+/// 4 ranks in a ring, `steps` steps: a send to the next rank and a receive from the previous,
+/// then 3–8 (the same on every rank) repeats of `MPI_Allreduce`, `MPI_Bcast`.
+fn short_loops_between_steps(steps: u64) -> tracelogic_model::Trace {
+    use tracelogic_model::{CollectiveOp, P2pDir, Trace, COMM_WORLD, NO_CALLPATH};
+    let n = 4u32;
+    let mut t = Trace::new("text", "generated steps with short loops of collectives", n);
+    let mut x = 7u64;
+    let repeats: Vec<u64> = (0..steps).map(|_| 3 + lcg(&mut x) % 6).collect();
+    for r in 0..n {
+        let mut at = 0u64;
+        let mut call = |t: &mut Trace, name: &str| {
+            at += 100;
+            t.push_call(r, name, at, at + 50, NO_CALLPATH, 0)
+        };
+        for &k in &repeats {
+            let c = call(&mut t, "MPI_Send");
+            t.push_p2p(r, c, c, P2pDir::Send, (r + 1) % n, 0, 0, 64);
+            let c = call(&mut t, "MPI_Recv");
+            t.push_p2p(r, c, c, P2pDir::Recv, (r + n - 1) % n, 0, 0, 64);
+            for _ in 0..k {
+                let c = call(&mut t, "MPI_Allreduce");
+                t.push_collective(r, c, CollectiveOp::Allreduce, COMM_WORLD, 0, 8, 8);
+                let c = call(&mut t, "MPI_Bcast");
+                t.push_collective(r, c, CollectiveOp::Bcast, COMM_WORLD, 0, 8, 8);
+            }
+        }
+    }
+    t
 }
