@@ -101,30 +101,21 @@ fn main() {
         iterations: 2000,
         ..Default::default()
     };
-    let trace = generate(&spec).unwrap();
-    let events: u64 = trace
-        .ranks
-        .iter()
-        .map(|r| (r.p2p.len() + r.collectives.len()) as u64)
-        .sum();
-    let a = timed(
+    whole_trace(
         "whole trace, 64-rank torus, matching included (events)",
-        events as usize,
-        || analyse(&trace, &PatternOptions::default()),
+        &generate(&spec).unwrap(),
     );
-    println!("  {} communication patterns", a.communication_patterns.len());
-
-    let trace = short_loops_between_steps(20_000);
-    let events: u64 = trace
-        .ranks
-        .iter()
-        .map(|r| (r.p2p.len() + r.collectives.len()) as u64)
-        .sum();
-    let a = timed(
+    whole_trace(
         "whole trace, 4 ranks, a short loop of collectives in each of 20,000 steps (events)",
-        events as usize,
-        || analyse(&trace, &PatternOptions::default()),
+        &short_loops_between_steps(20_000),
     );
+}
+
+/// The whole analysis of `trace` (events, detection, matching, construction), timed over its
+/// events.
+fn whole_trace(what: &str, trace: &tracelogic_model::Trace) {
+    let events: usize = trace.ranks.iter().map(|r| r.p2p.len() + r.collectives.len()).sum();
+    let a = timed(what, events, || analyse(trace, &PatternOptions::default()));
     println!("  {} communication patterns", a.communication_patterns.len());
 }
 
