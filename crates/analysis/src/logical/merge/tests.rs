@@ -786,3 +786,24 @@ fn candidates_sized_concurrently_choose_as_in_turn() {
     // Cases where an alternative to the lockstep merge was chosen.
     assert!(branched > 10, "{branched}");
 }
+
+/// `union_sorted` against a set's union on random ascending lists without repeats.
+#[test]
+fn union_of_sorted_targets_is_the_set_union() {
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    for _ in 0..500 {
+        let mut list = |n: u64| -> Vec<usize> {
+            let set: std::collections::BTreeSet<usize> = (0..rng.below(n)).map(|_| rng.below(40) as usize).collect();
+            set.into_iter().collect()
+        };
+        let (a, b) = (list(20), list(20));
+        let want: Vec<usize> = a
+            .iter()
+            .chain(&b)
+            .copied()
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        assert_eq!(union_sorted(&a, &b), want, "{a:?} ∪ {b:?}");
+    }
+}
